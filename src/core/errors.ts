@@ -1,0 +1,118 @@
+/**
+ * One error tree for all of mmkit. Every error has a stable `code` (safe to switch on, log and
+ * count) and says whether retrying the same action may succeed. Messages never carry secrets.
+ *
+ * Hierarchy:
+ *   MmkitError
+ *   ├─ ValidationError      fatal   bad input (malformed wire data, out-of-range value)
+ *   ├─ ConfigError          fatal   a bad configuration key (names the key)
+ *   ├─ AuthError            fatal   missing/invalid credentials or signature
+ *   ├─ NotFoundError        fatal   unknown id
+ *   ├─ OrderRejectedError   fatal   the venue refused an order (venue code, e.g. INVALID_ORDER_MIN_SIZE)
+ *   ├─ RateLimitError       retry   429 (carries retryAfterMs)
+ *   ├─ NetworkError         retry   transport failure, timeout, 5xx, 425
+ *   └─ InternalError        fatal   a bug: an invariant did not hold
+ */
+export type ErrorCode =
+  | 'VALIDATION'
+  | 'CONFIG'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'RATE_LIMITED'
+  | 'NETWORK'
+  | 'SERVICE_UNAVAILABLE'
+  | 'INTERNAL'
+  | VenueRejectCode;
+
+/** Rejection codes of the venue's order endpoints (venue-conventions). */
+export const VENUE_REJECT_CODES = [
+  'INVALID_ORDER_MIN_TICK_SIZE',
+  'INVALID_ORDER_MIN_SIZE',
+  'INVALID_ORDER_DUPLICATED',
+  'INVALID_ORDER_NOT_ENOUGH_BALANCE',
+  'INVALID_ORDER_EXPIRATION',
+  'INVALID_ORDER_ERROR',
+  'INVALID_POST_ONLY_ORDER_TYPE',
+  'INVALID_POST_ONLY_ORDER',
+  'FOK_ORDER_NOT_FILLED_ERROR',
+  'MARKET_NOT_READY',
+  'INVALID_SIGNATURE',
+  'INVALID_ORDER_OWNER',
+] as const;
+export type VenueRejectCode = (typeof VENUE_REJECT_CODES)[number];
+
+export interface ErrorOptions {
+  cause?: unknown;
+  details?: Record<string, unknown>;
+}
+
+export class MmkitError extends Error {
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+  readonly details: Record<string, unknown> | undefined;
+  constructor(code: ErrorCode, message: string, retryable: boolean, opts: ErrorOptions = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.retryable = retryable;
+    this.details = opts.details;
+  }
+}
+
+export class ValidationError extends MmkitError {
+  constructor(message: string, opts?: ErrorOptions) {
+    super('VALIDATION', message, false, opts);
+  }
+}
+
+export class ConfigError extends MmkitError {
+  readonly key: string;
+  constructor(key: string, message: string, opts?: ErrorOptions) {
+    super('CONFIG', `config ${key}: ${message}`, false, opts);
+    this.key = key;
+  }
+}
+
+export class AuthError extends MmkitError {
+  constructor(message: string, code: 'UNAUTHORIZED' | 'FORBIDDEN' = 'UNAUTHORIZED', opts?: ErrorOptions) {
+    super(code, message, false, opts);
+  }
+}
+
+export class NotFoundError extends MmkitError {
+  constructor(message: string, opts?: ErrorOptions) {
+    super('NOT_FOUND', message, false, opts);
+  }
+}
+
+export class OrderRejectedError extends MmkitError {
+  constructor(code: VenueRejectCode, message: string, opts?: ErrorOptions) {
+    super(code, message, false, opts);
+  }
+}
+
+export class RateLimitError extends MmkitError {
+  readonly retryAfterMs: number;
+  constructor(message: string, retryAfterMs: number, opts?: ErrorOptions) {
+    super('RATE_LIMITED', message, true, opts);
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+export class NetworkError extends MmkitError {
+  constructor(message: string, code: 'NETWORK' | 'SERVICE_UNAVAILABLE' = 'NETWORK', opts?: ErrorOptions) {
+    super(code, message, true, opts);
+  }
+}
+
+export class InternalError extends MmkitError {
+  constructor(message: string, opts?: ErrorOptions) {
+    super('INTERNAL', message, false, opts);
+  }
+}
+
+/** True when retrying the same action later may succeed. Unknown errors are not retryable. */
+export function isRetryable(err: unknown): boolean {
+  return err instanceof MmkitError && err.retryable;
+}
