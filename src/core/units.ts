@@ -136,7 +136,7 @@ export function parseRawAmount(s: string): Micro {
 }
 
 /** True when `p` is a valid price on `tick`: a multiple of the tick inside [tick, 1 - tick]. */
-export function isValidPrice(p: number, tick: Pips): boolean {
+export function isValidPrice(p: number, tick: number): boolean {
   return Number.isInteger(p) && p % tick === 0 && p >= tick && p <= PRICE_SCALE - tick;
 }
 

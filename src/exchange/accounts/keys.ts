@@ -1,0 +1,101 @@
+/**
+ * API credentials of the paper exchange. A key set {apiKey, secret, passphrase} belongs to one
+ * wallet address and one nonce; it is derived deterministically from a server secret, so
+ * `GET /auth/derive-api-key` returns the same credentials for the same (address, nonce), as the
+ * venue does. Secrets are held here and nowhere else; they are never logged.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+
+export interface ApiCreds {
+  apiKey: string;
+  secret: string;
+  passphrase: string;
+}
+
+export interface ApiKeyRecord extends ApiCreds {
+  address: string; // lower case
+  nonce: string;
+  createdAt: number; // unix ms
+}
+
+function uuidFromBytes(b: Buffer): string {
+  const h = Buffer.from(b.subarray(0, 16));
+  h[6] = ((h[6] ?? 0) & 0x0f) | 0x40;
+  h[8] = ((h[8] ?? 0) & 0x3f) | 0x80;
+  const x = h.toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+export class ApiKeyStore {
+  private readonly byKey = new Map<string, ApiKeyRecord>();
+  private readonly byAddrNonce = new Map<string, ApiKeyRecord>();
+  private readonly serverSecret: Buffer;
+
+  /** @param serverSecret keys are derived from it; random per process unless given. */
+  constructor(serverSecret?: Buffer) {
+    this.serverSecret = serverSecret ?? randomBytes(32);
+  }
+
+  /** The credentials for (address, nonce), computed without storing them. */
+  derive(address: string, nonce: string): ApiCreds {
+    const mac = (label: string): Buffer =>
+      createHmac('sha256', this.serverSecret).update(`${label}|${address.toLowerCase()}|${nonce}`).digest();
+    return {
+      apiKey: uuidFromBytes(mac('key')),
+      secret: mac('secret').toString('base64url').padEnd(44, '='),
+      passphrase: mac('passphrase').toString('hex'),
+    };
+  }
+
+  /** Creates (registers) the key for (address, nonce). Returns null when it already exists. */
+  create(address: string, nonce: string, now: number): ApiKeyRecord | null {
+    const k = `${address.toLowerCase()}|${nonce}`;
+    if (this.byAddrNonce.has(k)) return null;
+    const rec: ApiKeyRecord = { ...this.derive(address, nonce), address: address.toLowerCase(), nonce, createdAt: now };
+    this.byAddrNonce.set(k, rec);
+    this.byKey.set(rec.apiKey, rec);
+    return rec;
+  }
+
+  /** The key for (address, nonce) if it was created, registering it if it was not. */
+  deriveOrCreate(address: string, nonce: string, now: number): ApiKeyRecord {
+    return this.byAddrNonce.get(`${address.toLowerCase()}|${nonce}`) ?? (this.create(address, nonce, now) as ApiKeyRecord);
+  }
+
+  get(apiKey: string): ApiKeyRecord | undefined {
+    return this.byKey.get(apiKey);
+  }
+
+  list(address: string): ApiKeyRecord[] {
+    const a = address.toLowerCase();
+    return [...this.byKey.values()].filter((r) => r.address === a);
+  }
+
+  /** Number of addresses that hold at least one key. */
+  hasAny(address: string): boolean {
+    const a = address.toLowerCase();
+    for (const r of this.byKey.values()) if (r.address === a) return true;
+    return false;
+  }
+
+  delete(apiKey: string): boolean {
+    const rec = this.byKey.get(apiKey);
+    if (rec === undefined) return false;
+    this.byKey.delete(apiKey);
+    this.byAddrNonce.delete(`${rec.address}|${rec.nonce}`);
+    return true;
+  }
+
+  all(): ApiKeyRecord[] {
+    return [...this.byKey.values()];
+  }
+}
+
+/** A stable public alias of an API key: shown as `owner` of other users' orders, so keys never leak. */
+export function ownerAlias(apiKey: string): string {
+  return uuidFromBytes(createHmac('sha256', 'mmkit-owner-alias').update(apiKey).digest());
+}
+
+export function newHeartbeatId(): string {
+  return uuidFromBytes(randomBytes(16));
+}

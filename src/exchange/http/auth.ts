@@ -1,0 +1,114 @@
+/**
+ * Request authentication of the paper exchange.
+ *  - L2 (the public service's form): POLY_ADDRESS, POLY_SIGNATURE, POLY_TIMESTAMP, POLY_API_KEY,
+ *    POLY_PASSPHRASE; HMAC over timestamp + METHOD + path + body, where path is relative to the
+ *    API's base URL (a client signs `/order` even when its base URL ends in `/clob`).
+ *  - Bearer (the spec's form): `Authorization: Bearer <API_KEY>`.
+ *  - L1 (key creation/derivation): POLY_ADDRESS, POLY_SIGNATURE, POLY_TIMESTAMP, POLY_NONCE, an
+ *    EIP-712 ClobAuth signature by the wallet.
+ * Failures are 401 with a message that never echoes a secret.
+ */
+import type { FastifyRequest } from 'fastify';
+import { recoverClobAuth } from '../../api/signing/clob-auth.ts';
+import { verifyHmacSignature } from '../../api/signing/hmac.ts';
+import { timingSafeEqual } from 'node:crypto';
+import type { ApiKeyRecord } from '../accounts/keys.ts';
+import type { PaperExchange } from '../exchange.ts';
+import { unauthorized } from './errors.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    rawBody?: string;
+    /** The path relative to the API's base URL, without query string (e.g. "/order"). */
+    apiPath?: string;
+  }
+}
+
+function header(req: FastifyRequest, name: string): string | undefined {
+  const v = req.headers[name.toLowerCase()];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** The API key a request names (for rate-limit identity); not a proof of anything. */
+export function claimedApiKey(req: FastifyRequest): string | undefined {
+  const k = header(req, 'poly_api_key');
+  if (k !== undefined) return k;
+  const auth = header(req, 'authorization');
+  if (auth !== undefined && /^Bearer\s+/i.test(auth)) return auth.replace(/^Bearer\s+/i, '').trim();
+  return undefined;
+}
+
+export interface AuthOptions {
+  /** Largest accepted |server time - POLY_TIMESTAMP|, seconds. */
+  maxSkewSec: number;
+}
+
+/**
+ * Authenticate an L2 or Bearer request.
+ * @throws HttpError 401 when no valid credential is present.
+ */
+export function authenticate(ex: PaperExchange, req: FastifyRequest, opts: AuthOptions): ApiKeyRecord {
+  const apiKey = header(req, 'poly_api_key');
+  if (apiKey !== undefined) {
+    const rec = ex.keys.get(apiKey);
+    const sig = header(req, 'poly_signature');
+    const ts = header(req, 'poly_timestamp');
+    const pass = header(req, 'poly_passphrase');
+    const addr = header(req, 'poly_address');
+    if (rec === undefined) throw unauthorized('Unauthorized/Invalid api key');
+    if (sig === undefined || ts === undefined || pass === undefined || addr === undefined)
+      throw unauthorized('Invalid L2 request headers: POLY_ADDRESS, POLY_SIGNATURE, POLY_TIMESTAMP, POLY_API_KEY and POLY_PASSPHRASE are required');
+    if (!safeEqual(pass, rec.passphrase)) throw unauthorized('Unauthorized/Invalid api key');
+    if (addr.toLowerCase() !== rec.address) throw unauthorized('POLY_ADDRESS does not own this api key');
+    checkTimestamp(ex, ts, opts);
+    const path = req.apiPath ?? '/';
+    const body = req.rawBody === undefined || req.rawBody === '' ? undefined : req.rawBody;
+    const query = req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '';
+    const ok =
+      verifyHmacSignature(rec.secret, ts, req.method, path, body, sig) ||
+      (query !== '' && verifyHmacSignature(rec.secret, ts, req.method, path + query, body, sig));
+    if (!ok) throw unauthorized('Invalid L2 signature');
+    return rec;
+  }
+  const auth = header(req, 'authorization');
+  if (auth !== undefined && /^Bearer\s+/i.test(auth)) {
+    const rec = ex.keys.get(auth.replace(/^Bearer\s+/i, '').trim());
+    if (rec === undefined) throw unauthorized('Unauthorized/Invalid api key');
+    return rec;
+  }
+  throw unauthorized('Unauthorized: send L2 headers (POLY_API_KEY, ...) or Authorization: Bearer <API_KEY>');
+}
+
+function checkTimestamp(ex: PaperExchange, ts: string, opts: AuthOptions): void {
+  if (!/^\d{1,13}$/.test(ts)) throw unauthorized('POLY_TIMESTAMP must be unix seconds');
+  const skew = Math.abs(ex.clock.now() / 1000 - Number(ts));
+  if (skew > opts.maxSkewSec) throw unauthorized(`POLY_TIMESTAMP is ${Math.round(skew)} s away from server time (max ${opts.maxSkewSec} s)`);
+}
+
+/**
+ * Verify L1 headers and return the wallet address (lower case) and nonce.
+ * @throws HttpError 401 on missing headers or a signature that does not recover POLY_ADDRESS.
+ */
+export function authenticateL1(ex: PaperExchange, req: FastifyRequest, opts: AuthOptions): { address: string; nonce: string } {
+  const addr = header(req, 'poly_address');
+  const sig = header(req, 'poly_signature');
+  const ts = header(req, 'poly_timestamp');
+  const nonce = header(req, 'poly_nonce') ?? '0';
+  if (addr === undefined || sig === undefined || ts === undefined) throw unauthorized('Invalid L1 Request headers');
+  if (!/^0x[0-9a-fA-F]{40}$/.test(addr) || !/^\d{1,30}$/.test(nonce)) throw unauthorized('Invalid L1 Request headers');
+  checkTimestamp(ex, ts, opts);
+  let recovered: string;
+  try {
+    recovered = recoverClobAuth(ex.opts.chainId, addr, ts, BigInt(nonce), sig);
+  } catch {
+    throw unauthorized('Invalid L1 Request headers');
+  }
+  if (recovered.toLowerCase() !== addr.toLowerCase()) throw unauthorized('Invalid L1 Request headers: signature does not match POLY_ADDRESS');
+  return { address: addr.toLowerCase(), nonce };
+}

@@ -1,0 +1,82 @@
+/**
+ * Small, strict readers for query strings and JSON bodies. Anything malformed becomes a 400 with a
+ * message that names the field; no handler ever sees an unchecked value.
+ */
+import { z } from 'zod';
+import { badRequest } from './errors.ts';
+
+export function parseWith<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const path = issue && issue.path.length ? issue.path.join('.') : what;
+  throw badRequest(`invalid ${what}: ${path}: ${issue?.message ?? 'malformed'}`);
+}
+
+export type Query = Record<string, string | string[] | undefined>;
+
+export function qString(q: Query, name: string): string | undefined {
+  const v = q[name];
+  if (Array.isArray(v)) return v[0];
+  return v === undefined || v === '' ? undefined : v;
+}
+
+export function qRequired(q: Query, name: string): string {
+  const v = qString(q, name);
+  if (v === undefined) throw badRequest(`missing query parameter ${name}`);
+  return v;
+}
+
+export function qInt(q: Query, name: string, def: number, min: number, max: number): number {
+  const v = qString(q, name);
+  if (v === undefined) return def;
+  if (!/^\d{1,9}$/.test(v)) throw badRequest(`query parameter ${name} must be a non-negative integer`);
+  const n = Number(v);
+  if (n < min || n > max) throw badRequest(`query parameter ${name} must be between ${min} and ${max}`);
+  return n;
+}
+
+export function qBool(q: Query, name: string): boolean | undefined {
+  const v = qString(q, name);
+  if (v === undefined) return undefined;
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw badRequest(`query parameter ${name} must be true or false`);
+}
+
+/** Cursor pagination of the venue: base64 of the offset; "MA==" starts, "LTE=" is the end. */
+export const FIRST_CURSOR = 'MA==';
+export const END_CURSOR = 'LTE=';
+
+export function decodeCursor(cursor: string | undefined): number {
+  if (cursor === undefined || cursor === '' || cursor === FIRST_CURSOR) return 0;
+  if (cursor === END_CURSOR) return -1;
+  let s: string;
+  try {
+    s = Buffer.from(cursor, 'base64').toString('utf8');
+  } catch {
+    throw badRequest('invalid next_cursor');
+  }
+  if (!/^\d{1,9}$/.test(s)) throw badRequest('invalid next_cursor');
+  return Number(s);
+}
+
+export function encodeCursor(offset: number): string {
+  return Buffer.from(String(offset)).toString('base64');
+}
+
+/** One cursor page `{limit, count, next_cursor, data}` over `items`. */
+export function cursorPage<T, U>(items: readonly T[], q: Query, render: (t: T) => U, defLimit: number, maxLimit: number): {
+  limit: number;
+  count: number;
+  next_cursor: string;
+  data: U[];
+} {
+  const limit = qInt(q, 'limit', defLimit, 1, maxLimit);
+  const cursor = qString(q, 'next_cursor');
+  const start = cursor !== undefined ? decodeCursor(cursor) : qInt(q, 'offset', 0, 0, 1e9);
+  if (start < 0) return { limit, count: 0, next_cursor: END_CURSOR, data: [] };
+  const slice = items.slice(start, start + limit);
+  const end = start + slice.length;
+  return { limit, count: slice.length, next_cursor: end >= items.length ? END_CURSOR : encodeCursor(end), data: slice.map(render) };
+}

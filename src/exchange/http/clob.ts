@@ -1,0 +1,414 @@
+/**
+ * The CLOB API of the paper exchange (spec 4.1 plus what public clients of the venue call), mounted
+ * under /clob. Public market data needs no credential; trading and account routes need L2 or
+ * Bearer auth; key creation needs L1. Responses are bare records, as public clients expect.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { formatAmount, formatPrice, PRICE_SCALE } from '../../core/units.ts';
+import { orderFromWire } from '../../api/signing/order.ts';
+import { ValidationError } from '../../core/errors.ts';
+import type { ApiKeyRecord } from '../accounts/keys.ts';
+import { clobMarketRecord } from '../markets.ts';
+import type { PaperExchange, PlaceOutcome, PlaceRequest } from '../exchange.ts';
+import type { OrderState } from '../matching/types.ts';
+import { authenticate, authenticateL1, type AuthOptions } from './auth.ts';
+import { cursorPage, parseWith, qRequired, qString, type Query } from './body.ts';
+import { badRequest, envelope, HttpError, notFound } from './errors.ts';
+import { formatMid, renderBook, renderOrder, renderTrade } from './render.ts';
+
+export const MAX_BATCH = 15;
+
+const postOrderSchema = z.object({
+  order: z.unknown(),
+  owner: z.string().min(1).max(100),
+  orderType: z.enum(['GTC', 'GTD', 'FOK', 'FAK']).default('GTC'),
+  postOnly: z.boolean().optional(),
+  deferExec: z.boolean().optional(),
+  builder: z.string().max(100).optional(),
+});
+const tokenListSchema = z.array(z.object({ token_id: z.string().min(1).max(100), side: z.enum(['BUY', 'SELL']).optional() })).max(500);
+const cancelOneSchema = z.object({ orderID: z.string().min(1).max(100) });
+const cancelManySchema = z.array(z.string().min(1).max(100)).max(3000);
+const cancelMarketSchema = z
+  .object({ market: z.string().max(100).optional(), asset_id: z.string().max(100).optional() })
+  .nullish()
+  .transform((v) => v ?? {});
+const heartbeatSchema = z
+  .object({ heartbeat_id: z.string().max(100).nullish() })
+  .nullish()
+  .transform((v) => v ?? {});
+
+function parseOrderRequest(body: unknown): PlaceRequest {
+  const b = parseWith(postOrderSchema, body, 'order request');
+  let parsed: ReturnType<typeof orderFromWire>;
+  try {
+    parsed = orderFromWire(b.order);
+  } catch (e) {
+    if (e instanceof ValidationError) throw badRequest(`invalid order: ${e.message}`);
+    throw e;
+  }
+  if (b.postOnly === true && (b.orderType === 'FOK' || b.orderType === 'FAK'))
+    throw new HttpError(400, 'INVALID_POST_ONLY_ORDER_TYPE', 'invalid post-only order: only GTC and GTD order types are allowed');
+  return { order: parsed.order, signature: parsed.signature, owner: b.owner, orderType: b.orderType, postOnly: b.postOnly ?? false, ...(b.builder ? { builder: b.builder } : {}) };
+}
+
+function orderResponse(r: PlaceOutcome): Record<string, unknown> {
+  if (r.ok)
+    return {
+      success: true,
+      errorMsg: '',
+      orderID: r.orderID,
+      status: r.status,
+      makingAmount: formatAmount(r.makingAmount),
+      takingAmount: formatAmount(r.takingAmount),
+      transactionsHashes: r.transactionsHashes,
+      tradeIDs: r.tradeIds,
+    };
+  return envelope(r.code, r.message, { errorMsg: r.message, orderID: r.orderID, status: '' });
+}
+
+export interface ClobRouteOptions {
+  auth: AuthOptions;
+}
+
+export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
+  return async function plugin(app: FastifyInstance): Promise<void> {
+    const l2 = (req: FastifyRequest): ApiKeyRecord => authenticate(ex, req, opts.auth);
+
+    const tokenOf = (tokenId: string | undefined) => {
+      if (tokenId === undefined || !/^\d{1,78}$/.test(tokenId)) throw badRequest('Invalid token id');
+      const found = ex.marketOfToken(tokenId);
+      if (found === undefined) throw notFound('No orderbook exists for the requested token id');
+      return found;
+    };
+    const bookOf = (tokenId: string | undefined) => {
+      tokenOf(tokenId);
+      return renderBook(ex, ex.engine.book(tokenId as string), ex.clock.now());
+    };
+    const bba = (tokenId: string) => ex.engine.bestBidAsk(tokenId);
+    const midOf = (tokenId: string): string => {
+      const { bid, ask } = bba(tokenId);
+      if (bid === null || ask === null) {
+        const last = ex.lastTradePrice(tokenId);
+        if (last) return formatPrice(last.price);
+        throw notFound('No orderbook exists for the requested token id: the book has no two-sided quote');
+      }
+      return formatMid((bid + ask) / 2);
+    };
+    const priceOf = (tokenId: string, side: string): string => {
+      const { bid, ask } = bba(tokenId);
+      const p = side === 'BUY' ? bid : ask;
+      if (p === null) throw notFound(`no ${side === 'BUY' ? 'bids' : 'asks'} for the requested token id`);
+      return formatPrice(p);
+    };
+    const spreadOf = (tokenId: string): string => {
+      const { bid, ask } = bba(tokenId);
+      if (bid === null || ask === null) throw notFound('the book has no two-sided quote');
+      return formatPrice(ask - bid);
+    };
+
+    app.get('/', async () => 'OK');
+    app.get('/time', async () => Math.floor(ex.clock.now() / 1000));
+
+    // ---- markets ------------------------------------------------------------------------------
+    const marketRecords = () => ex.listMarkets().map((e) => clobMarketRecord(e.meta, ex.marketState(e)));
+    app.get('/markets', async (req) => cursorPage(marketRecords(), req.query as Query, (m) => m, 10, 1000));
+    app.get('/sampling-markets', async (req) =>
+      cursorPage(marketRecords().filter((m) => m.active === true), req.query as Query, (m) => m, 10, 1000),
+    );
+    const simplified = (m: Record<string, unknown>) => ({
+      condition_id: m.condition_id,
+      tokens: m.tokens,
+      rewards: m.rewards,
+      active: m.active,
+      closed: m.closed,
+      archived: m.archived,
+      accepting_orders: m.accepting_orders,
+    });
+    app.get('/simplified-markets', async (req) => cursorPage(marketRecords(), req.query as Query, simplified, 10, 1000));
+    app.get('/sampling-simplified-markets', async (req) =>
+      cursorPage(marketRecords().filter((m) => m.active === true), req.query as Query, simplified, 10, 1000),
+    );
+    const oneMarket = (cid: string | undefined) => {
+      if (cid === undefined) throw badRequest('missing condition_id');
+      const e = ex.market(cid);
+      if (e === undefined) throw notFound('market not found');
+      return clobMarketRecord(e.meta, ex.marketState(e));
+    };
+    app.get<{ Params: { condition_id: string } }>('/markets/:condition_id', async (req) => oneMarket(req.params.condition_id));
+    app.get('/market', async (req) => oneMarket(qString(req.query as Query, 'condition_id') ?? qString(req.query as Query, 'market')));
+
+    // ---- book and prices ----------------------------------------------------------------------
+    app.get('/book', async (req) => bookOf(qString(req.query as Query, 'token_id')));
+    app.post('/books', async (req) => parseWith(tokenListSchema, req.body, 'body').map((t) => bookOf(t.token_id)));
+    app.get('/books', async (req) => (qRequired(req.query as Query, 'token_ids').split(',').slice(0, 500)).map((t) => bookOf(t)));
+    app.get('/midpoint', async (req) => {
+      const t = qString(req.query as Query, 'token_id');
+      tokenOf(t);
+      return { mid: midOf(t as string) };
+    });
+    app.post('/midpoints', async (req) => {
+      const out: Record<string, string> = {};
+      for (const t of parseWith(tokenListSchema, req.body, 'body')) {
+        tokenOf(t.token_id);
+        out[t.token_id] = midOf(t.token_id);
+      }
+      return out;
+    });
+    app.get('/price', async (req) => {
+      const q = req.query as Query;
+      const t = qString(q, 'token_id');
+      const side = qRequired(q, 'side').toUpperCase();
+      if (side !== 'BUY' && side !== 'SELL') throw badRequest('side must be BUY or SELL');
+      tokenOf(t);
+      return { price: priceOf(t as string, side) };
+    });
+    app.post('/prices', async (req) => {
+      const out: Record<string, Record<string, string>> = {};
+      for (const t of parseWith(tokenListSchema, req.body, 'body')) {
+        tokenOf(t.token_id);
+        const { bid, ask } = bba(t.token_id);
+        const entry: Record<string, string> = (out[t.token_id] ??= {});
+        if ((t.side ?? 'BUY') === 'BUY' || t.side === undefined) if (bid !== null) entry.BUY = formatPrice(bid);
+        if ((t.side ?? 'SELL') === 'SELL' || t.side === undefined) if (ask !== null) entry.SELL = formatPrice(ask);
+      }
+      return out;
+    });
+    app.get('/spread', async (req) => {
+      const t = qString(req.query as Query, 'token_id');
+      tokenOf(t);
+      return { spread: spreadOf(t as string) };
+    });
+    app.post('/spreads', async (req) => {
+      const out: Record<string, string> = {};
+      for (const t of parseWith(tokenListSchema, req.body, 'body')) {
+        tokenOf(t.token_id);
+        out[t.token_id] = spreadOf(t.token_id);
+      }
+      return out;
+    });
+    const lastTrade = (tokenId: string) => {
+      const l = ex.lastTradePrice(tokenId);
+      return l ? { price: formatPrice(l.price), side: l.side } : { price: '0.5', side: '' };
+    };
+    app.get('/last-trade-price', async (req) => {
+      const t = qString(req.query as Query, 'token_id');
+      tokenOf(t);
+      return lastTrade(t as string);
+    });
+    app.post('/last-trades-prices', async (req) =>
+      parseWith(tokenListSchema, req.body, 'body').map((t) => {
+        tokenOf(t.token_id);
+        return { token_id: t.token_id, ...lastTrade(t.token_id) };
+      }),
+    );
+    app.get('/tick-size', async (req) => {
+      const t = qString(req.query as Query, 'token_id');
+      return { minimum_tick_size: Number(tokenOf(t).entry.state.tick) };
+    });
+    app.get('/neg-risk', async (req) => {
+      const t = qString(req.query as Query, 'token_id');
+      return { neg_risk: tokenOf(t).entry.meta.negRisk };
+    });
+    app.get('/fee-rate', async (req) => {
+      const q = req.query as Query;
+      const t = qString(q, 'token_id');
+      return { base_fee: tokenOf(t).entry.meta.feeRateBps };
+    });
+
+    // ---- API keys -----------------------------------------------------------------------------
+    app.post('/auth/api-key', async (req) => {
+      const { address, nonce } = authenticateL1(ex, req, opts.auth);
+      const rec = ex.createApiKey(address, nonce);
+      if (rec === null) throw badRequest('Could not create api key: one already exists for this address and nonce (derive it with GET /auth/derive-api-key)', 'API_KEY_EXISTS');
+      return { apiKey: rec.apiKey, secret: rec.secret, passphrase: rec.passphrase };
+    });
+    app.get('/auth/derive-api-key', async (req) => {
+      const { address, nonce } = authenticateL1(ex, req, opts.auth);
+      const rec = ex.deriveApiKey(address, nonce);
+      return { apiKey: rec.apiKey, secret: rec.secret, passphrase: rec.passphrase };
+    });
+    app.get('/auth/api-key', async (req) => {
+      const k = l2(req);
+      return { apiKey: k.apiKey, address: k.address, nonce: k.nonce, created_at: new Date(k.createdAt).toISOString() };
+    });
+    app.get('/auth/api-keys', async (req) => {
+      const k = l2(req);
+      return { apiKeys: ex.keys.list(k.address).map((r) => r.apiKey) };
+    });
+    app.delete('/auth/api-key', async (req) => {
+      const k = l2(req);
+      ex.keys.delete(k.apiKey);
+      return 'OK';
+    });
+
+    // ---- orders -------------------------------------------------------------------------------
+    app.post('/order', async (req, reply) => {
+      const k = l2(req);
+      const r = ex.place(k, parseOrderRequest(req.body));
+      if (!r.ok) reply.code(r.httpStatus);
+      return orderResponse(r);
+    });
+    app.post('/orders', async (req) => {
+      const k = l2(req);
+      if (!Array.isArray(req.body)) throw badRequest('body must be a JSON array of orders');
+      if (req.body.length === 0) throw badRequest('body must hold at least one order');
+      if (req.body.length > MAX_BATCH) throw badRequest(`too many orders in one request: ${req.body.length} > ${MAX_BATCH}`, 'BATCH_TOO_LARGE');
+      return req.body.map((entry: unknown) => {
+        try {
+          return orderResponse(ex.place(k, parseOrderRequest(entry)));
+        } catch (e) {
+          if (e instanceof HttpError) return envelope(e.code, e.message, { errorMsg: e.message, orderID: '', status: '' });
+          throw e;
+        }
+      });
+    });
+    app.delete('/order', async (req) => {
+      const k = l2(req);
+      const { orderID } = parseWith(cancelOneSchema, req.body, 'body');
+      if (ex.getOrder(k.address, orderID) === undefined) throw notFound('order not found');
+      return ex.cancel(k.address, [orderID]);
+    });
+    app.delete('/orders', async (req) => {
+      const k = l2(req);
+      return ex.cancel(k.address, parseWith(cancelManySchema, req.body, 'body'));
+    });
+    app.delete('/cancel-all', async (req) => ex.cancelAll(l2(req).address));
+    app.delete('/cancel-market-orders', async (req) => {
+      const k = l2(req);
+      const b = parseWith(cancelMarketSchema, req.body ?? undefined, 'body');
+      const filter: { market?: string; tokenId?: string } = {};
+      if (b.market) filter.market = b.market;
+      if (b.asset_id) filter.tokenId = b.asset_id;
+      return ex.cancelMarket(k.address, filter);
+    });
+
+    const oneOrder = (k: ApiKeyRecord, id: string | undefined) => {
+      if (id === undefined || id === '') throw badRequest('missing order id');
+      const o = ex.getOrder(k.address, id);
+      if (o === undefined) throw notFound('order not found');
+      return renderOrder(o, k.apiKey);
+    };
+    app.get<{ Params: { id: string } }>('/data/order/:id', async (req) => oneOrder(l2(req), req.params.id));
+    app.get('/order', async (req) => oneOrder(l2(req), qString(req.query as Query, 'id') ?? qString(req.query as Query, 'orderID')));
+
+    const openOrders = (req: FastifyRequest) => {
+      const k = l2(req);
+      const q = req.query as Query;
+      const id = qString(q, 'id');
+      const market = qString(q, 'market');
+      const asset = qString(q, 'asset_id');
+      let list: OrderState[] = ex.engine.openOrders(k.address);
+      if (id) list = list.filter((o) => o.id === id);
+      if (market) list = list.filter((o) => o.market === market);
+      if (asset) list = list.filter((o) => o.tokenId === asset);
+      return cursorPage(list, q, (o) => renderOrder(o, k.apiKey), 500, 500);
+    };
+    app.get('/data/orders', async (req) => openOrders(req));
+    app.get('/orders', async (req) => openOrders(req));
+
+    const trades = (req: FastifyRequest) => {
+      const k = l2(req);
+      const q = req.query as Query;
+      const id = qString(q, 'id');
+      const market = qString(q, 'market');
+      const asset = qString(q, 'asset_id');
+      const before = qString(q, 'before');
+      const after = qString(q, 'after');
+      const makerAddr = qString(q, 'maker_address')?.toLowerCase();
+      if (makerAddr !== undefined && makerAddr !== k.address) return cursorPage([], q, (x) => x, 100, 500);
+      let list = ex.tradesOf(k.address);
+      if (id) list = list.filter((r) => r.trade.id === id);
+      if (market) list = list.filter((r) => r.trade.market === market);
+      if (asset) list = list.filter((r) => r.trade.tokenId === asset || r.trade.makers.some((m) => m.tokenId === asset && m.account === k.address));
+      if (before) list = list.filter((r) => r.trade.matchTime / 1000 < Number(before));
+      if (after) list = list.filter((r) => r.trade.matchTime / 1000 > Number(after));
+      return cursorPage(list, q, (r) => renderTrade(ex, r, k.address, k.apiKey), 100, 500);
+    };
+    app.get('/data/trades', async (req) => trades(req));
+    app.get('/trades', async (req) => trades(req));
+
+    // ---- account ------------------------------------------------------------------------------
+    app.get('/balances', async (req) => {
+      const k = l2(req);
+      const b = ex.engine.balance(k.address);
+      return {
+        address: k.address,
+        collateral: {
+          balance: formatAmount(b.collateral + b.collateralReserved),
+          available: formatAmount(b.collateral),
+          reserved: formatAmount(b.collateralReserved),
+        },
+        tokens: [...b.tokens.entries()]
+          .filter(([, t]) => t.available + t.reserved > 0)
+          .map(([tokenId, t]) => {
+            const m = ex.marketOfToken(tokenId);
+            return {
+              asset_id: tokenId,
+              market: m?.entry.meta.conditionId ?? '',
+              outcome: m ? m.entry.meta.outcomes[m.index] : '',
+              balance: formatAmount(t.available + t.reserved),
+              available: formatAmount(t.available),
+              reserved: formatAmount(t.reserved),
+            };
+          }),
+      };
+    });
+    app.get('/positions', async (req) => {
+      const k = l2(req);
+      const b = ex.engine.balance(k.address);
+      return ex.positions
+        .positions(k.address)
+        .filter(([tokenId]) => {
+          const t = b.tokens.get(tokenId);
+          return t !== undefined && t.available + t.reserved > 0;
+        })
+        .map(([tokenId, p]) => {
+          const m = ex.marketOfToken(tokenId);
+          const t = b.tokens.get(tokenId);
+          const size = t ? t.available + t.reserved : 0;
+          const st = m ? ex.marketState(m.entry) : undefined;
+          const mark = st ? (st.mid[m!.index] ?? st.lastPrice[m!.index]) : undefined;
+          const value = mark === undefined ? undefined : Math.round((size * mark) / PRICE_SCALE);
+          return {
+            asset_id: tokenId,
+            market: m?.entry.meta.conditionId ?? '',
+            outcome: m ? m.entry.meta.outcomes[m.index] : '',
+            size: formatAmount(size),
+            avg_price: p.size > 0 ? formatMid(Math.round((p.cost * PRICE_SCALE * 100) / p.size) / 100) : '0',
+            cost: formatAmount(p.cost),
+            realized_pnl: formatAmount(p.realized),
+            cur_price: mark === undefined ? null : formatMid(mark),
+            current_value: value === undefined ? null : formatAmount(value),
+            cash_pnl: value === undefined ? null : formatAmount(value - p.cost),
+          };
+        });
+    });
+    app.get('/balance-allowance', async (req) => {
+      const k = l2(req);
+      const q = req.query as Query;
+      const type = (qString(q, 'asset_type') ?? 'COLLATERAL').toUpperCase();
+      const b = ex.engine.balance(k.address);
+      let micro: number;
+      if (type === 'COLLATERAL') micro = b.collateral + b.collateralReserved;
+      else if (type === 'CONDITIONAL') {
+        const t = b.tokens.get(qRequired(q, 'token_id'));
+        micro = t ? t.available + t.reserved : 0;
+      } else throw badRequest('asset_type must be COLLATERAL or CONDITIONAL');
+      const allowance = '115792089237316195423570985008687907853269984665640564039457584007913129639935';
+      return { balance: String(micro), allowance, allowances: { [ex.opts.exchangeAddress ?? 'exchange']: allowance } };
+    });
+    app.get('/balance-allowance/update', async (req) => {
+      l2(req);
+      return 'OK';
+    });
+    const heartbeat = async (req: FastifyRequest) => {
+      const k = l2(req);
+      parseWith(heartbeatSchema, req.body ?? undefined, 'body');
+      return { heartbeat_id: ex.heartbeat(k.address), error: null };
+    };
+    app.post('/v1/heartbeats', heartbeat);
+    app.post('/heartbeats', heartbeat);
+  };
+}

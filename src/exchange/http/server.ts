@@ -1,0 +1,189 @@
+/**
+ * The paper exchange's HTTP server: one fastify instance serving every API under its base path
+ * (/clob now; /gamma, /data and /content join it), with the spec's error envelope on every error,
+ * raw-body capture for L2 signatures, and the spec's rate limits (section 8) applied before any
+ * handler runs: over a limit a request is held briefly, then answered 429 with the X-RateLimit-*
+ * headers and Retry-After.
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { parseAmount } from '../../core/units.ts';
+import { ValidationError } from '../../core/errors.ts';
+import type { PaperExchange } from '../exchange.ts';
+import { RatePolicy } from '../limits/policy.ts';
+import { claimedApiKey } from './auth.ts';
+import { parseWith } from './body.ts';
+import { clobRoutes } from './clob.ts';
+import { badRequest, envelope, forbidden, HttpError, notFound } from './errors.ts';
+import { tickPips, isTickSize } from '../../core/units.ts';
+
+export type ApiName = 'clob' | 'gamma' | 'data' | 'content';
+export const API_PREFIXES: Record<ApiName, string> = { clob: '/clob', gamma: '/gamma', data: '/data', content: '/content' };
+
+export interface HttpOptions {
+  bodyLimit: number;
+  rateLimits: { enabled: boolean; scale: number; queueMs: number; rules?: Record<string, { limit: number; windowMs: number }> };
+  /** Admin routes (/admin/...) are served only when a token is set; requests carry it in X-Admin-Token. */
+  adminToken?: string | undefined;
+  authMaxSkewSec: number;
+  logger?: Logger | undefined;
+}
+
+export const DEFAULT_HTTP_OPTIONS: HttpOptions = {
+  bodyLimit: 256 * 1024,
+  rateLimits: { enabled: true, scale: 1, queueMs: 500 },
+  authMaxSkewSec: 300,
+};
+
+function apiOf(path: string): { api: ApiName; rel: string } | undefined {
+  for (const [api, prefix] of Object.entries(API_PREFIXES) as Array<[ApiName, string]>) {
+    if (path === prefix || path.startsWith(prefix + '/')) return { api, rel: path.slice(prefix.length) || '/' };
+  }
+  return undefined;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInstance {
+  const app = Fastify({
+    bodyLimit: opts.bodyLimit,
+    // per-request logs are off (a daemon's log is for events, not traffic): warn and above only
+    ...(opts.logger ? { loggerInstance: opts.logger.child({ component: 'http' }, { level: 'warn' }) as unknown as FastifyBaseLogger } : { logger: false }),
+    return503OnClosing: true,
+    forceCloseConnections: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  // Keep the raw body: L2 signatures cover the exact bytes the client sent.
+  const parseJson = (req: FastifyRequest, body: string, done: (err: Error | null, v?: unknown) => void) => {
+    req.rawBody = body;
+    if (body === '' || /^\s*$/.test(body)) return done(null, undefined);
+    try {
+      done(null, JSON.parse(body));
+    } catch {
+      done(badRequest('malformed JSON body'));
+    }
+  };
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
+  app.addContentTypeParser('*', { parseAs: 'string' }, parseJson);
+
+  app.addHook('onRequest', async (req) => {
+    const path = req.url.split('?')[0] ?? '/';
+    const a = apiOf(path);
+    if (a) req.apiPath = a.rel;
+  });
+
+  if (opts.rateLimits.enabled) {
+    const policy = new RatePolicy({ scale: opts.rateLimits.scale, ...(opts.rateLimits.rules ? { rules: opts.rateLimits.rules } : {}) });
+    app.addHook('onRequest', async (req, reply) => {
+      const path = req.url.split('?')[0] ?? '/';
+      const a = apiOf(path);
+      if (a === undefined) return;
+      const route = req.routeOptions.url ? (apiOf(req.routeOptions.url)?.rel ?? a.rel) : a.rel;
+      const rules = policy.rulesFor(a.api, req.method, route);
+      const identity = claimedApiKey(req) ?? `ip:${req.ip}`;
+      const deadline = ex.clock.now() + opts.rateLimits.queueMs;
+      for (;;) {
+        const now = ex.clock.now();
+        const r = policy.acquire(identity, rules, now);
+        if (r.ok) {
+          reply.header('X-RateLimit-Limit', String(r.tightest.limit));
+          reply.header('X-RateLimit-Remaining', String(r.tightest.remaining));
+          reply.header('X-RateLimit-Reset', String(Math.ceil(r.tightest.resetAt / 1000)));
+          return;
+        }
+        if (r.retryAt <= deadline && r.retryAt > now) {
+          await sleep(Math.max(1, r.retryAt - now));
+          continue;
+        }
+        const retryAfter = Math.max(1, Math.ceil((r.retryAt - now) / 1000));
+        throw new HttpError(429, 'RATE_LIMITED', `Too Many Requests: ${r.rule.name} allows ${r.limit} requests per ${r.rule.windowMs / 1000} s`, {
+          headers: {
+            'X-RateLimit-Limit': String(r.limit),
+            'X-RateLimit-Remaining': '0',
+            'X-RateLimit-Reset': String(Math.ceil(r.resetAt / 1000)),
+            'Retry-After': String(retryAfter),
+          },
+        });
+      }
+    });
+  }
+
+  app.setErrorHandler((err: unknown, req, reply) => {
+    if (err instanceof HttpError) {
+      if (err.headers) reply.headers(err.headers);
+      return reply.code(err.status).send(envelope(err.code, err.message, err.extra));
+    }
+    if (err instanceof ValidationError) return reply.code(400).send(envelope('BAD_REQUEST', err.message));
+    const e = err as { statusCode?: number; code?: string; message?: string };
+    const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
+    if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send(envelope('PAYLOAD_TOO_LARGE', `request body larger than ${opts.bodyLimit} bytes`));
+    if (status >= 400 && status < 500) return reply.code(status).send(envelope(status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'BAD_REQUEST', e.message ?? 'bad request'));
+    req.log.error({ err }, 'unhandled error');
+    return reply.code(500).send(envelope('INTERNAL', 'internal server error'));
+  });
+  app.setNotFoundHandler((req, reply) => {
+    reply.code(404).send(envelope('NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`));
+  });
+
+  app.register(clobRoutes(ex, { auth: { maxSkewSec: opts.authMaxSkewSec } }), { prefix: API_PREFIXES.clob });
+  if (opts.adminToken) app.register(adminRoutes(ex, opts.adminToken), { prefix: '/admin' });
+  return app;
+}
+
+const fundSchema = z.object({
+  address: z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+  collateral: z.string().optional(),
+  tokens: z.record(z.string().regex(/^\d{1,78}$/), z.string()).optional(),
+});
+
+/** Test and operator controls; served only when an admin token is configured. */
+function adminRoutes(ex: PaperExchange, token: string) {
+  return async function plugin(app: FastifyInstance): Promise<void> {
+    app.addHook('onRequest', async (req) => {
+      if (req.headers['x-admin-token'] !== token) throw forbidden('admin token required (X-Admin-Token)');
+    });
+    const amount = (s: string) => {
+      try {
+        return parseAmount(s);
+      } catch (e) {
+        throw badRequest(`invalid amount ${JSON.stringify(s)}: ${(e as Error).message}`);
+      }
+    };
+    /** Set balances: collateral and/or token balances (decimal strings), replacing what was there. */
+    app.post('/balances', async (req) => {
+      const b = parseWith(fundSchema, req.body, 'body');
+      const addr = b.address.toLowerCase();
+      if (b.collateral !== undefined) ex.engine.setCollateral(addr, amount(b.collateral));
+      for (const [tok, v] of Object.entries(b.tokens ?? {})) {
+        if (!ex.marketOfToken(tok)) throw notFound(`unknown token ${tok}`);
+        ex.engine.setTokens(addr, tok, amount(v));
+      }
+      return { ok: true };
+    });
+    const market = (cid: string) => {
+      const m = ex.market(cid);
+      if (!m) throw notFound('market not found');
+      return m;
+    };
+    app.post<{ Params: { cid: string } }>('/markets/:cid/tick-size', async (req) => {
+      const b = parseWith(z.object({ tick_size: z.string() }), req.body, 'body');
+      if (!isTickSize(b.tick_size)) throw badRequest('tick_size must be 0.1, 0.01, 0.001 or 0.0001');
+      ex.setTickSize(market(req.params.cid).meta.conditionId, tickPips(b.tick_size));
+      return { ok: true };
+    });
+    app.post<{ Params: { cid: string } }>('/markets/:cid/close', async (req) => {
+      ex.closeMarket(market(req.params.cid).meta.conditionId);
+      return { ok: true };
+    });
+    app.post<{ Params: { cid: string } }>('/markets/:cid/resolve', async (req) => {
+      const m = market(req.params.cid);
+      const b = parseWith(z.object({ winning_token: z.string() }), req.body, 'body');
+      if (!m.meta.tokens.includes(b.winning_token)) throw badRequest('winning_token is not a token of this market');
+      ex.resolveMarket(m.meta.conditionId, b.winning_token);
+      return { ok: true };
+    });
+  };
+}

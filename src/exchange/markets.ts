@@ -1,0 +1,143 @@
+/**
+ * The paper exchange's market registry: the metadata of every market (condition) the matching
+ * engine trades, and the CLOB wire record of it.
+ */
+import { keccak256, toUtf8Bytes } from 'ethers';
+import { Rng } from '../core/random.ts';
+import { formatAmount, formatPrice, tickPips, type TickSize } from '../core/units.ts';
+import type { MarketDef, MarketStatus } from './matching/types.ts';
+
+export interface MarketMeta {
+  conditionId: string;
+  questionId: string;
+  question: string;
+  description: string;
+  slug: string;
+  outcomes: ['Yes', 'No'];
+  tokens: [string, string];
+  tick: TickSize;
+  minSizeMicro: number;
+  negRisk: boolean;
+  feeRateBps: number;
+  endDate: string; // ISO 8601
+  createdAt: string;
+  category: string;
+  tags: string[];
+}
+
+/** A uint256 decimal token id derived from a label, like the venue's (77-78 digit) ids. */
+export function tokenIdFor(label: string): string {
+  return BigInt(keccak256(toUtf8Bytes(`token:${label}`))).toString(10);
+}
+export function conditionIdFor(label: string): string {
+  return keccak256(toUtf8Bytes(`condition:${label}`));
+}
+
+export function toMarketDef(m: MarketMeta): MarketDef {
+  return {
+    conditionId: m.conditionId,
+    yesToken: m.tokens[0],
+    noToken: m.tokens[1],
+    tickPips: tickPips(m.tick),
+    minSizeMicro: m.minSizeMicro,
+    negRisk: m.negRisk,
+    feeRateBps: m.feeRateBps,
+  };
+}
+
+export interface LiveMarketState {
+  status: MarketStatus;
+  tick: TickSize;
+  winningToken?: string | undefined;
+  /** Last trade price per token (pips), or undefined. */
+  lastPrice: [number | undefined, number | undefined];
+  /** Mid per token (pips, may be x.5), or undefined. */
+  mid: [number | undefined, number | undefined];
+}
+
+/** CLOB market record (snake_case), as GET /markets and /markets/{condition_id} answer it. */
+export function clobMarketRecord(m: MarketMeta, s: LiveMarketState): Record<string, unknown> {
+  const tokenPrice = (i: 0 | 1): number => {
+    if (s.status === 'resolved') return s.winningToken === m.tokens[i] ? 1 : 0;
+    const p = s.mid[i] ?? s.lastPrice[i];
+    return p === undefined ? 0.5 : Number(formatPrice(p));
+  };
+  return {
+    condition_id: m.conditionId,
+    question_id: m.questionId,
+    question: m.question,
+    description: m.description,
+    market_slug: m.slug,
+    tokens: [0, 1].map((i) => ({
+      token_id: m.tokens[i as 0 | 1],
+      outcome: m.outcomes[i as 0 | 1],
+      price: tokenPrice(i as 0 | 1),
+      winner: s.status === 'resolved' && s.winningToken === m.tokens[i as 0 | 1],
+    })),
+    minimum_order_size: Number(formatAmount(m.minSizeMicro)),
+    minimum_tick_size: Number(s.tick),
+    neg_risk: m.negRisk,
+    neg_risk_market_id: m.negRisk ? m.questionId : '',
+    active: s.status === 'active',
+    closed: s.status !== 'active',
+    archived: false,
+    accepting_orders: s.status === 'active',
+    enable_order_book: true,
+    end_date_iso: m.endDate,
+    game_start_time: null,
+    seconds_delay: 0,
+    maker_base_fee: 0,
+    taker_base_fee: m.feeRateBps,
+    fpmm: '',
+    icon: '',
+    image: '',
+    rewards: { rates: null, min_size: 0, max_spread: 0 },
+    is_50_50_outcome: false,
+    tags: m.tags,
+  };
+}
+
+const QUESTIONS: Array<[string, string, string[]]> = [
+  ['Will the Fed cut rates at its next meeting?', 'economics', ['Economy', 'Fed']],
+  ['Will BTC close above $120k this month?', 'crypto', ['Crypto', 'Bitcoin']],
+  ['Will the home team win the championship final?', 'sports', ['Sports']],
+  ['Will candidate A win the primary?', 'politics', ['Politics', 'Elections']],
+  ['Will candidate B win the primary?', 'politics', ['Politics', 'Elections']],
+  ['Will the new phone ship before the holidays?', 'tech', ['Tech']],
+  ['Will average global temperature set a record this year?', 'science', ['Science', 'Climate']],
+  ['Will ETH trade above $5k by year end?', 'crypto', ['Crypto', 'Ethereum']],
+];
+
+/**
+ * The opening set of binary markets: deterministic for a seed, across all tick sizes, some
+ * neg-risk (the two primary candidates share a neg-risk event), minimum size 5 shares.
+ */
+export function initialMarkets(seed: number, nowMs: number): MarketMeta[] {
+  const rng = new Rng(seed);
+  const ticks: TickSize[] = ['0.01', '0.01', '0.1', '0.001', '0.001', '0.01', '0.0001', '0.01'];
+  return QUESTIONS.map(([question, category, tags], i) => {
+    const label = `${seed}:${i}:${question}`;
+    const slug = question
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '');
+    const days = rng.int(7, 120);
+    return {
+      conditionId: conditionIdFor(label),
+      questionId: keccak256(toUtf8Bytes(`question:${label}`)),
+      question,
+      description: `This market resolves to "Yes" if: ${question.replace(/\?$/, '')}. Otherwise it resolves to "No".`,
+      slug,
+      outcomes: ['Yes', 'No'],
+      tokens: [tokenIdFor(`${label}:yes`), tokenIdFor(`${label}:no`)],
+      tick: ticks[i] ?? '0.01',
+      minSizeMicro: 5_000_000,
+      negRisk: category === 'politics',
+      feeRateBps: 0,
+      endDate: new Date(nowMs + days * 86_400_000).toISOString(),
+      createdAt: new Date(nowMs - rng.int(1, 30) * 86_400_000).toISOString(),
+      category,
+      tags,
+    } satisfies MarketMeta;
+  });
+}

@@ -1,0 +1,1050 @@
+/**
+ * The paper exchange's matching engine: one price-time priority book per market (in YES terms),
+ * serving both outcome tokens, with exact integer settlement (transfer, mint, merge), taker fees,
+ * order reservations and the order lifecycle (GTC, GTD, FOK, FAK, post-only).
+ *
+ * Pure and deterministic: no I/O, no wall clock, no randomness. Every call that depends on time
+ * takes `now` (unix ms). The same sequence of calls always produces the same state, the same ids
+ * and the same events.
+ *
+ * Layout, chosen for throughput (see test/bench/matching.bench.ts):
+ *  - per market and side, dense arrays indexed by YES price (0..10000): the head and tail of an
+ *    intrusive doubly linked FIFO of resting orders (O(1) append, O(1) cancel, no compaction), and
+ *    the level's aggregate size;
+ *  - a cached best bid / best ask index, moved by scanning when its level empties;
+ *  - orders in a Map by id (kept forever: duplicate ids are refused forever, history is queryable);
+ *  - GTD orders in a binary min-heap keyed by (expiresAt, sequence), with lazy deletion.
+ *
+ * Amounts: prices are pips (1e-4), amounts micro (1e-6). Sizes are multiples of LOT_MICRO, so
+ * `size * price / 10000` is always an exact integer and every product stays below 2^53.
+ */
+import { sequentialUuid } from '../../core/ids.ts';
+import { NotFoundError, ValidationError } from '../../core/errors.ts';
+import { LOT_MICRO, MAX_ORDER_MICRO, PRICE_SCALE, notional } from '../../core/units.ts';
+import type { Side } from '../../core/units.ts';
+import type {
+  Balance,
+  BookLevel,
+  BookView,
+  CancelReason,
+  EngineEvent,
+  MakerFill,
+  MarketDef,
+  MarketStatus,
+  NewOrder,
+  OrderState,
+  OrderStatus,
+  OrderType,
+  PlaceResult,
+  RejectCode,
+  Trade,
+} from './types.ts';
+
+/** The account fees are credited to, unless the constructor names another. */
+export const DEFAULT_FEE_ACCOUNT = '0xfee0000000000000000000000000000000000000';
+/** Highest feeRateBps an order may carry (10%). */
+export const MAX_FEE_RATE_BPS = 1000;
+/** Tick sizes the venue uses, in pips. */
+export const VALID_TICK_PIPS: readonly number[] = [1000, 100, 10, 1];
+
+/** The venue's message text for each rejection code (old CLOB "insert error messages" table). */
+export const REJECT_MESSAGES: Readonly<Record<RejectCode, string>> = {
+  MARKET_NOT_READY: 'the market is not yet ready to process new orders',
+  INVALID_ORDER_DUPLICATED: "order is invalid. Duplicated. Same order has already been placed, can't be placed again",
+  INVALID_POST_ONLY_ORDER_TYPE: 'invalid post-only order: only GTC and GTD order types are allowed',
+  INVALID_ORDER_MIN_TICK_SIZE: 'order is invalid. Price breaks minimum tick size rules',
+  INVALID_ORDER_MIN_SIZE: 'order is invalid. Size lower than the minimum',
+  INVALID_ORDER_ERROR: 'could not insert order',
+  INVALID_ORDER_EXPIRATION: 'invalid expiration',
+  INVALID_ORDER_NOT_ENOUGH_BALANCE: 'not enough balance / allowance',
+  INVALID_POST_ONLY_ORDER: 'invalid post-only order: order crosses book',
+  FOK_ORDER_NOT_FILLED_ERROR: "order couldn't be fully filled, FOK orders are fully filled/killed",
+};
+
+/** Options of {@link MatchingEngine}. */
+export interface MatchingEngineOptions {
+  /** Account credited with taker fees. Default {@link DEFAULT_FEE_ACCOUNT}. */
+  feeAccount?: string;
+  /** Trade id of the n-th trade (n = 1, 2, ...). Default: a deterministic uuid-shaped counter. */
+  tradeId?: (n: number) => string;
+  /** Queue events for {@link MatchingEngine.drainEvents}. Default true. */
+  recordEvents?: boolean;
+}
+
+/** Read-only view of a market: its definition plus its current tick size and status. */
+export interface MarketInfo {
+  readonly conditionId: string;
+  readonly yesToken: string;
+  readonly noToken: string;
+  /** Current tick size in pips (may differ from the definition after setTickSize). */
+  readonly tickPips: number;
+  readonly minSizeMicro: number;
+  readonly negRisk: boolean;
+  readonly feeRateBps: number;
+  readonly status: MarketStatus;
+  /** Set once the market is resolved. */
+  readonly winningToken?: string;
+}
+
+/** Result of {@link MatchingEngine.cancel}. */
+export type CancelResult = { ok: true; order: OrderState } | { ok: false; reason: 'NOT_FOUND' | 'NOT_LIVE' };
+
+/** Filter of {@link MatchingEngine.openOrders} and {@link MatchingEngine.cancelMarket}. */
+export interface OrderFilter {
+  market?: string;
+  tokenId?: string;
+}
+
+const N_LEVELS = PRICE_SCALE + 1;
+/** Sentinel best-ask index of an empty ask side (above every price). */
+const NO_ASK = N_LEVELS;
+/** Sentinel best-bid index of an empty bid side (below every price). */
+const NO_BID = -1;
+
+class TokenBal {
+  available = 0;
+  reserved = 0;
+}
+
+class Account {
+  collateral = 0;
+  collateralReserved = 0;
+  readonly tokens = new Map<string, TokenBal>();
+  /** Every accepted order, in acceptance order. */
+  readonly orders: Ord[] = [];
+  /** Resting (LIVE) orders, in the order they came to rest. */
+  readonly live = new Set<Ord>();
+  /** Operation stamp: the account already has its 'balance' event queued for this operation. */
+  stamp = 0;
+  constructor(readonly id: string) {}
+
+  tok(tokenId: string): TokenBal {
+    let b = this.tokens.get(tokenId);
+    if (b === undefined) {
+      b = new TokenBal();
+      this.tokens.set(tokenId, b);
+    }
+    return b;
+  }
+}
+
+/** One side of a market's YES book. */
+class HalfBook {
+  readonly head: (Ord | null)[] = new Array<Ord | null>(N_LEVELS).fill(null);
+  readonly tail: (Ord | null)[] = new Array<Ord | null>(N_LEVELS).fill(null);
+  /** Aggregate remaining size per YES price. */
+  readonly total = new Float64Array(N_LEVELS);
+  /** Operation stamp per level: the level is already in this operation's touched list. */
+  readonly stamp = new Float64Array(N_LEVELS);
+  best: number;
+  constructor(readonly isBid: boolean) {
+    this.best = isBid ? NO_BID : NO_ASK;
+  }
+}
+
+class Market {
+  tickPips: number;
+  status: MarketStatus;
+  winningToken: string | undefined = undefined;
+  readonly bids = new HalfBook(true);
+  readonly asks = new HalfBook(false);
+  constructor(readonly def: MarketDef) {
+    this.tickPips = def.tickPips;
+    this.status = def.status ?? 'active';
+  }
+}
+
+/** Internal order record; snapshots of it are handed out as OrderState. */
+class Ord {
+  sizeMatched = 0;
+  status: OrderStatus = 'LIVE';
+  reserved = 0;
+  tradeIds: string[] | null = null;
+  prev: Ord | null = null;
+  next: Ord | null = null;
+  readonly outcome: 'Yes' | 'No';
+  readonly isBuy: boolean;
+  /** Price in YES terms. */
+  readonly yesPrice: number;
+  /** A YES bid (BUY YES or SELL NO). */
+  readonly isBid: boolean;
+  constructor(
+    readonly id: string,
+    readonly acct: Account,
+    readonly owner: string,
+    readonly mkt: Market,
+    readonly tokenId: string,
+    readonly isYes: boolean,
+    readonly side: Side,
+    readonly price: number,
+    readonly originalSize: number,
+    readonly type: OrderType,
+    readonly expiresAt: number,
+    readonly feeRateBps: number,
+    readonly createdAt: number,
+    readonly seq: number,
+    readonly bal: TokenBal,
+  ) {
+    this.outcome = isYes ? 'Yes' : 'No';
+    this.isBuy = side === 'BUY';
+    this.yesPrice = isYes ? price : PRICE_SCALE - price;
+    this.isBid = this.isBuy === isYes;
+  }
+}
+
+function snapshot(o: Ord): OrderState {
+  return {
+    id: o.id,
+    account: o.acct.id,
+    owner: o.owner,
+    market: o.mkt.def.conditionId,
+    tokenId: o.tokenId,
+    outcome: o.outcome,
+    side: o.side,
+    price: o.price,
+    originalSize: o.originalSize,
+    sizeMatched: o.sizeMatched,
+    status: o.status,
+    type: o.type,
+    expiresAt: o.expiresAt,
+    feeRateBps: o.feeRateBps,
+    createdAt: o.createdAt,
+    reserved: o.reserved,
+    tradeIds: o.tradeIds === null ? [] : o.tradeIds.slice(),
+  };
+}
+
+function reject(code: RejectCode): PlaceResult {
+  return { ok: false, code, message: REJECT_MESSAGES[code] };
+}
+
+function isSafeInt(n: number): boolean {
+  return Number.isSafeInteger(n);
+}
+
+function orderBefore(a: Ord, b: Ord): boolean {
+  return a.expiresAt < b.expiresAt || (a.expiresAt === b.expiresAt && a.seq < b.seq);
+}
+
+/**
+ * The matching engine of the paper exchange. See the module comment and src/exchange/matching/types.ts
+ * for the model. Methods that take `now` first expire due GTD orders ({@link advance}).
+ *
+ * Returned OrderState objects are snapshots (copies): later changes do not show in them, and
+ * changing them does not change the engine. Trade objects are shared between the PlaceResult and the
+ * 'trade' event and must not be mutated.
+ */
+export class MatchingEngine {
+  private readonly feeAccountId: string;
+  private readonly tradeIdOf: (n: number) => string;
+  private readonly rec: boolean;
+
+  private readonly markets = new Map<string, Market>();
+  private readonly marketByToken = new Map<string, Market>();
+  private readonly accounts = new Map<string, Account>();
+  private readonly orders = new Map<string, Ord>();
+  private readonly feeAcct: Account;
+  private readonly heap: Ord[] = [];
+
+  private events: EngineEvent[] = [];
+  private opSeq = 0;
+  private orderSeq = 0;
+  private tradeSeq = 0;
+  private feesTotal = 0;
+  /** Latest time seen (stamps the balance events of the funding calls, which take no time). */
+  private lastNow = 0;
+
+  // per-operation touched levels and accounts (only when recording events)
+  private readonly tLvlBook: HalfBook[] = [];
+  private readonly tLvlMarket: string[] = [];
+  private readonly tLvlPrice: number[] = [];
+  private readonly tLvlInit: number[] = [];
+  private readonly tAccts: Account[] = [];
+
+  /** @throws ValidationError when feeAccount is empty. */
+  constructor(opts: MatchingEngineOptions = {}) {
+    this.feeAccountId = opts.feeAccount ?? DEFAULT_FEE_ACCOUNT;
+    if (this.feeAccountId.length === 0) throw new ValidationError('feeAccount must not be empty');
+    this.tradeIdOf = opts.tradeId ?? ((n: number) => sequentialUuid(0x7ade, n));
+    this.rec = opts.recordEvents ?? true;
+    this.feeAcct = this.acct(this.feeAccountId);
+  }
+
+  // ---- markets ---------------------------------------------------------------------------------
+
+  /**
+   * Registers a market (both its tokens). Its book starts empty.
+   * @throws ValidationError on a duplicate condition or token id, or an invalid definition
+   *   (tick not one of 1000/100/10/1 pips, negative or non-integer minimum size, fee out of 0..1000).
+   */
+  addMarket(def: MarketDef): void {
+    if (this.markets.has(def.conditionId)) throw new ValidationError(`duplicate market ${def.conditionId}`);
+    if (def.yesToken === def.noToken) throw new ValidationError('yesToken and noToken must differ');
+    if (this.marketByToken.has(def.yesToken)) throw new ValidationError(`duplicate token ${def.yesToken}`);
+    if (this.marketByToken.has(def.noToken)) throw new ValidationError(`duplicate token ${def.noToken}`);
+    if (!VALID_TICK_PIPS.includes(def.tickPips)) throw new ValidationError(`invalid tick size in pips: ${def.tickPips}`);
+    if (!isSafeInt(def.minSizeMicro) || def.minSizeMicro < 0) throw new ValidationError(`invalid minSizeMicro: ${def.minSizeMicro}`);
+    if (!isSafeInt(def.feeRateBps) || def.feeRateBps < 0 || def.feeRateBps > MAX_FEE_RATE_BPS)
+      throw new ValidationError(`invalid feeRateBps: ${def.feeRateBps}`);
+    const m = new Market({ ...def });
+    this.markets.set(def.conditionId, m);
+    this.marketByToken.set(def.yesToken, m);
+    this.marketByToken.set(def.noToken, m);
+  }
+
+  /** The market's definition and live state, or undefined when unknown. */
+  getMarket(conditionId: string): MarketInfo | undefined {
+    const m = this.markets.get(conditionId);
+    return m === undefined ? undefined : this.info(m);
+  }
+
+  /** The market trading `tokenId`, or undefined when no market does. */
+  marketOfToken(tokenId: string): MarketInfo | undefined {
+    const m = this.marketByToken.get(tokenId);
+    return m === undefined ? undefined : this.info(m);
+  }
+
+  private info(m: Market): MarketInfo {
+    const d = m.def;
+    const out: MarketInfo = {
+      conditionId: d.conditionId,
+      yesToken: d.yesToken,
+      noToken: d.noToken,
+      tickPips: m.tickPips,
+      minSizeMicro: d.minSizeMicro,
+      negRisk: d.negRisk,
+      feeRateBps: d.feeRateBps,
+      status: m.status,
+      ...(m.winningToken !== undefined ? { winningToken: m.winningToken } : {}),
+    };
+    return out;
+  }
+
+  private marketOrThrow(conditionId: string): Market {
+    const m = this.markets.get(conditionId);
+    if (m === undefined) throw new NotFoundError(`unknown market ${conditionId}`);
+    return m;
+  }
+
+  // ---- funding ---------------------------------------------------------------------------------
+
+  private acct(id: string): Account {
+    let a = this.accounts.get(id);
+    if (a === undefined) {
+      a = new Account(id);
+      this.accounts.set(id, a);
+    }
+    return a;
+  }
+
+  /**
+   * Adds `micro` (may be negative) to the account's available collateral; creates the account.
+   * @throws ValidationError when `micro` is not a safe integer or the result would be negative.
+   */
+  credit(account: string, micro: number): void {
+    if (!isSafeInt(micro)) throw new ValidationError(`credit amount must be an integer: ${micro}`);
+    const a = this.accounts.get(account);
+    const cur = a === undefined ? 0 : a.collateral;
+    if (cur + micro < 0) throw new ValidationError(`credit would make available collateral negative (${cur} + ${micro})`);
+    this.setBalanceOp(this.acct(account), null, cur + micro);
+  }
+
+  /**
+   * Sets the account's available collateral (reservations are untouched).
+   * @throws ValidationError when `micro` is negative or not a safe integer.
+   */
+  setCollateral(account: string, micro: number): void {
+    if (!isSafeInt(micro) || micro < 0) throw new ValidationError(`collateral must be a non-negative integer: ${micro}`);
+    this.setBalanceOp(this.acct(account), null, micro);
+  }
+
+  /**
+   * Sets the account's available balance of a token (reservations are untouched).
+   * @throws NotFoundError when no market trades the token.
+   * @throws ValidationError when `micro` is negative or not a safe integer.
+   */
+  setTokens(account: string, tokenId: string, micro: number): void {
+    if (!this.marketByToken.has(tokenId)) throw new NotFoundError(`unknown token ${tokenId}`);
+    if (!isSafeInt(micro) || micro < 0) throw new ValidationError(`token balance must be a non-negative integer: ${micro}`);
+    const a = this.acct(account);
+    this.setBalanceOp(a, a.tok(tokenId), micro);
+  }
+
+  private setBalanceOp(a: Account, tok: TokenBal | null, value: number): void {
+    this.beginOp();
+    if (tok === null) a.collateral = value;
+    else tok.available = value;
+    this.touchAcct(a);
+    this.endOp(this.lastNow);
+  }
+
+  /** A copy of the account's balances (all zero for an unknown account). */
+  balance(account: string): Balance {
+    const a = this.accounts.get(account);
+    const tokens = new Map<string, { available: number; reserved: number }>();
+    if (a === undefined) return { collateral: 0, collateralReserved: 0, tokens };
+    for (const [id, b] of a.tokens) tokens.set(id, { available: b.available, reserved: b.reserved });
+    return { collateral: a.collateral, collateralReserved: a.collateralReserved, tokens };
+  }
+
+  /**
+   * Sums for invariant checks: collateral over all accounts (available + reserved, fee account
+   * included), fees collected so far, and per token its supply (available + reserved).
+   */
+  totals(): { collateral: number; fees: number; tokenSupply: Map<string, number> } {
+    let collateral = 0;
+    const tokenSupply = new Map<string, number>();
+    for (const m of this.markets.values()) {
+      tokenSupply.set(m.def.yesToken, 0);
+      tokenSupply.set(m.def.noToken, 0);
+    }
+    for (const a of this.accounts.values()) {
+      collateral += a.collateral + a.collateralReserved;
+      for (const [id, b] of a.tokens) tokenSupply.set(id, (tokenSupply.get(id) ?? 0) + b.available + b.reserved);
+    }
+    return { collateral, fees: this.feesTotal, tokenSupply };
+  }
+
+  // ---- operations and events ---------------------------------------------------------------------
+
+  private beginOp(): void {
+    this.opSeq++;
+  }
+
+  /** Queues the level and balance events of the operation that ends. */
+  private endOp(now: number): void {
+    if (!this.rec) return;
+    const ev = this.events;
+    const books = this.tLvlBook;
+    const n = books.length;
+    if (n > 0) {
+      for (let i = 0; i < n; i++) {
+        const b = books[i]!;
+        const p = this.tLvlPrice[i]!;
+        const size = b.total[p]!;
+        if (size !== this.tLvlInit[i]) ev.push({ type: 'level', market: this.tLvlMarket[i]!, side: b.isBid ? 'bid' : 'ask', yesPrice: p, size, at: now });
+      }
+      books.length = 0;
+      this.tLvlMarket.length = 0;
+      this.tLvlPrice.length = 0;
+      this.tLvlInit.length = 0;
+    }
+    const accts = this.tAccts;
+    if (accts.length > 0) {
+      for (let i = 0; i < accts.length; i++) ev.push({ type: 'balance', account: accts[i]!.id, at: now });
+      accts.length = 0;
+    }
+  }
+
+  /** Call before a level's total changes. */
+  private touchLevel(m: Market, b: HalfBook, p: number): void {
+    if (!this.rec || b.stamp[p] === this.opSeq) return;
+    b.stamp[p] = this.opSeq;
+    this.tLvlBook.push(b);
+    this.tLvlMarket.push(m.def.conditionId);
+    this.tLvlPrice.push(p);
+    this.tLvlInit.push(b.total[p]!);
+  }
+
+  private touchAcct(a: Account): void {
+    if (!this.rec || a.stamp === this.opSeq) return;
+    a.stamp = this.opSeq;
+    this.tAccts.push(a);
+  }
+
+  /** Returns the queued events and clears the queue. Always empty when recordEvents is false. */
+  drainEvents(): EngineEvent[] {
+    const out = this.events;
+    if (out.length === 0) return [];
+    this.events = [];
+    return out;
+  }
+
+  // ---- book structure --------------------------------------------------------------------------
+
+  private link(o: Ord, rem: number): void {
+    const m = o.mkt;
+    const b = o.isBid ? m.bids : m.asks;
+    const p = o.yesPrice;
+    this.touchLevel(m, b, p);
+    const t = b.tail[p] as Ord | null;
+    if (t === null) b.head[p] = o;
+    else {
+      t.next = o;
+      o.prev = t;
+    }
+    b.tail[p] = o;
+    b.total[p] = b.total[p]! + rem;
+    if (b.isBid ? p > b.best : p < b.best) b.best = p;
+  }
+
+  private unlink(o: Ord, rem: number): void {
+    const m = o.mkt;
+    const b = o.isBid ? m.bids : m.asks;
+    const p = o.yesPrice;
+    this.touchLevel(m, b, p);
+    const pr = o.prev;
+    const nx = o.next;
+    if (pr === null) b.head[p] = nx;
+    else pr.next = nx;
+    if (nx === null) b.tail[p] = pr;
+    else nx.prev = pr;
+    o.prev = null;
+    o.next = null;
+    b.total[p] = b.total[p]! - rem;
+    if (b.head[p] === null && p === b.best) rescan(b);
+  }
+
+  // ---- placing ---------------------------------------------------------------------------------
+
+  /**
+   * Validates and places an order: it takes liquidity at the resting orders' prices, then (GTC/GTD)
+   * rests its remainder or (FOK/FAK) drops it. A rejected order changes nothing.
+   * Never throws for bad order input: every refusal is `{ ok: false, code, message }`.
+   */
+  place(o: NewOrder, now: number): PlaceResult {
+    this.advance(now);
+    // -- validation, in the venue's order; nothing changes before it passes
+    const m = this.marketByToken.get(o.tokenId);
+    if (m === undefined || m.status !== 'active') return reject('MARKET_NOT_READY');
+    if (this.orders.has(o.id)) return reject('INVALID_ORDER_DUPLICATED');
+    const type = o.type;
+    const isMarketType = type === 'FOK' || type === 'FAK';
+    if (!isMarketType && type !== 'GTC' && type !== 'GTD') return reject('INVALID_ORDER_ERROR');
+    if (o.postOnly && isMarketType) return reject('INVALID_POST_ONLY_ORDER_TYPE');
+    const tick = m.tickPips;
+    const price = o.price;
+    if (!Number.isInteger(price) || price % tick !== 0 || price < tick || price > PRICE_SCALE - tick) return reject('INVALID_ORDER_MIN_TICK_SIZE');
+    const size = o.size;
+    if (size < m.def.minSizeMicro) return reject('INVALID_ORDER_MIN_SIZE');
+    if (!Number.isInteger(size) || size <= 0 || size % LOT_MICRO !== 0 || size > MAX_ORDER_MICRO) return reject('INVALID_ORDER_ERROR');
+    const bps = o.feeRateBps;
+    if (!Number.isInteger(bps) || bps < m.def.feeRateBps || bps > MAX_FEE_RATE_BPS) return reject('INVALID_ORDER_ERROR');
+    if (o.side !== 'BUY' && o.side !== 'SELL') return reject('INVALID_ORDER_ERROR');
+    if (type === 'GTD' && !(o.expiresAt > now)) return reject('INVALID_ORDER_EXPIRATION');
+    const isBuy = o.side === 'BUY';
+    const isYes = o.tokenId === m.def.yesToken;
+    const existing = this.accounts.get(o.account);
+    let need: number;
+    if (isBuy) {
+      const n = notional(size, price, 'up');
+      need = n + Math.floor((n * bps) / PRICE_SCALE);
+      if ((existing === undefined ? 0 : existing.collateral) < need) return reject('INVALID_ORDER_NOT_ENOUGH_BALANCE');
+    } else {
+      need = size;
+      const tb = existing === undefined ? undefined : existing.tokens.get(o.tokenId);
+      if ((tb === undefined ? 0 : tb.available) < need) return reject('INVALID_ORDER_NOT_ENOUGH_BALANCE');
+    }
+    const yesPrice = isYes ? price : PRICE_SCALE - price;
+    const isBid = isBuy === isYes;
+    const opp = isBid ? m.asks : m.bids;
+    if (o.postOnly && (isBid ? opp.best <= yesPrice : opp.best >= yesPrice)) return reject('INVALID_POST_ONLY_ORDER');
+    if (type === 'FOK' && available(opp, yesPrice, size) < size) return reject('FOK_ORDER_NOT_FILLED_ERROR');
+
+    // -- accepted
+    this.beginOp();
+    const a = existing ?? this.acct(o.account);
+    const bal = a.tok(o.tokenId);
+    const ord = new Ord(o.id, a, o.owner, m, o.tokenId, isYes, o.side, price, size, type, type === 'GTD' ? o.expiresAt : 0, bps, now, ++this.orderSeq, bal);
+    this.orders.set(o.id, ord);
+    a.orders.push(ord);
+    if (isBuy) {
+      a.collateral -= need;
+      a.collateralReserved += need;
+    } else {
+      bal.available -= need;
+      bal.reserved += need;
+    }
+    ord.reserved = need;
+    const rec = this.rec;
+    if (rec) this.events.push({ type: 'order_placed', order: snapshot(ord), at: now });
+
+    // -- taking phase
+    let rem = size;
+    let trade: Trade | null = null;
+    let making = 0;
+    let taking = 0;
+    if (isBid ? opp.best <= yesPrice : opp.best >= yesPrice) {
+      const makers: MakerFill[] = [];
+      const tradeId = this.tradeIdOf(++this.tradeSeq);
+      const fee = this.feeAcct;
+      let feeSum = 0;
+      let notionalSum = 0; // sum of s * takerPrice (for the average price)
+      let firstPt = -1;
+      let onePrice = true;
+      const tbps = bps;
+      while (rem > 0) {
+        const p = opp.best;
+        if (isBid ? p > yesPrice : p < yesPrice) break;
+        this.touchLevel(m, opp, p);
+        const pt = isYes ? p : PRICE_SCALE - p; // fill price on the taker's scale
+        if (firstPt < 0) firstPt = pt;
+        else if (pt !== firstPt) onePrice = false;
+        const tAmtPerLot = pt; // collateral per micro-share * 1e4
+        const feeBase = pt < PRICE_SCALE - pt ? pt : PRICE_SCALE - pt;
+        let mk = opp.head[p] as Ord | null;
+        let levelTotal = opp.total[p]!;
+        while (mk !== null && rem > 0) {
+          const mrem = mk.originalSize - mk.sizeMatched;
+          const s = rem < mrem ? rem : mrem;
+          // maker settlement, on the maker's own price (the resting price)
+          const mAmt = (s * mk.price) / PRICE_SCALE;
+          const ma = mk.acct;
+          if (mk.isBuy) {
+            ma.collateralReserved -= mAmt;
+            mk.reserved -= mAmt;
+            mk.bal.available += s;
+          } else {
+            mk.bal.reserved -= s;
+            mk.reserved -= s;
+            ma.collateral += mAmt;
+          }
+          mk.sizeMatched += s;
+          if (mk.tradeIds === null) mk.tradeIds = [tradeId];
+          else mk.tradeIds.push(tradeId);
+          makers.push({ orderId: mk.id, account: ma.id, owner: mk.owner, tokenId: mk.tokenId, outcome: mk.outcome, side: mk.side, price: mk.price, size: s });
+          // taker settlement
+          const tAmt = (s * tAmtPerLot) / PRICE_SCALE;
+          const f = Math.floor((((s * feeBase) / PRICE_SCALE) * tbps) / PRICE_SCALE);
+          if (isBuy) {
+            a.collateralReserved -= tAmt + f;
+            ord.reserved -= tAmt + f;
+            bal.available += s;
+            making += tAmt + f;
+            taking += s;
+          } else {
+            bal.reserved -= s;
+            ord.reserved -= s;
+            a.collateral += tAmt - f;
+            making += s;
+            taking += tAmt - f;
+          }
+          feeSum += f;
+          notionalSum += s * pt;
+          rem -= s;
+          levelTotal -= s;
+          this.touchAcct(ma);
+          const next = mk.next;
+          if (s === mrem) {
+            // maker done: pop it from the head of the level
+            mk.status = 'MATCHED';
+            ma.live.delete(mk);
+            mk.next = null;
+            if (next !== null) next.prev = null;
+            opp.head[p] = next;
+            if (next === null) opp.tail[p] = null;
+          }
+          if (rec) this.events.push({ type: 'order_updated', order: snapshot(mk), at: now });
+          mk = next;
+        }
+        opp.total[p] = levelTotal;
+        if (opp.head[p] === null) rescan(opp);
+      }
+      if (feeSum > 0) {
+        fee.collateral += feeSum;
+        this.feesTotal += feeSum;
+        this.touchAcct(fee);
+      }
+      const filled = size - rem;
+      ord.sizeMatched = filled;
+      ord.tradeIds = [tradeId];
+      let avg = firstPt;
+      if (!onePrice) {
+        let q = Math.floor(notionalSum / filled);
+        let r = notionalSum - q * filled;
+        if (r < 0) {
+          q--;
+          r += filled;
+        } else if (r >= filled) {
+          q++;
+          r -= filled;
+        }
+        avg = 2 * r >= filled ? q + 1 : q;
+      }
+      trade = {
+        id: tradeId,
+        market: m.def.conditionId,
+        takerOrderId: o.id,
+        takerAccount: a.id,
+        takerOwner: o.owner,
+        tokenId: o.tokenId,
+        outcome: ord.outcome,
+        side: o.side,
+        price: avg,
+        size: filled,
+        feeRateBps: bps,
+        fee: feeSum,
+        makers,
+        matchTime: now,
+      };
+    }
+
+    // -- the remainder: rest it (GTC/GTD) or drop it (FOK/FAK)
+    const rests = rem > 0 && !isMarketType;
+    if (rem === 0) {
+      ord.status = 'MATCHED';
+      if (ord.reserved !== 0) this.release(ord, ord.reserved);
+    } else if (rests) {
+      const keep = isBuy ? notional(rem, price) : rem;
+      if (ord.reserved !== keep) this.release(ord, ord.reserved - keep);
+    } else if (ord.reserved !== 0) {
+      this.release(ord, ord.reserved);
+    }
+    if (trade !== null || rests) this.touchAcct(a);
+    if (trade !== null && rec) {
+      this.events.push({ type: 'order_updated', order: snapshot(ord), at: now });
+      this.events.push({ type: 'trade', trade, at: now });
+    }
+    let status: 'live' | 'matched' | 'unmatched';
+    if (rests) {
+      this.link(ord, rem);
+      a.live.add(ord);
+      if (type === 'GTD') this.heapPush(ord);
+      status = 'live';
+    } else if (rem > 0) {
+      ord.status = 'CANCELED';
+      if (rec) this.events.push({ type: 'order_canceled', order: snapshot(ord), reason: 'UNFILLED_REMAINDER', at: now });
+      status = trade === null ? 'unmatched' : 'matched';
+    } else {
+      status = 'matched';
+    }
+    this.endOp(now);
+    return { ok: true, order: snapshot(ord), status, trade, makingAmount: making, takingAmount: taking };
+  }
+
+  /** Gives back `amount` of the order's reservation (collateral for BUY, tokens for SELL). */
+  private release(o: Ord, amount: number): void {
+    if (o.isBuy) {
+      o.acct.collateralReserved -= amount;
+      o.acct.collateral += amount;
+    } else {
+      o.bal.reserved -= amount;
+      o.bal.available += amount;
+    }
+    o.reserved -= amount;
+  }
+
+  // ---- cancelling ------------------------------------------------------------------------------
+
+  /** Takes a LIVE order off the book, releases its reservation and queues order_canceled. */
+  private cancelOrd(o: Ord, reason: CancelReason, now: number): void {
+    this.unlink(o, o.originalSize - o.sizeMatched);
+    if (o.reserved !== 0) this.release(o, o.reserved);
+    o.status = 'CANCELED';
+    o.acct.live.delete(o);
+    this.touchAcct(o.acct);
+    if (this.rec) this.events.push({ type: 'order_canceled', order: snapshot(o), reason, at: now });
+  }
+
+  /**
+   * Cancels one of the account's orders. Another account's order is reported NOT_FOUND, never
+   * revealed; a known order that is no longer on the book is NOT_LIVE.
+   */
+  cancel(account: string, orderId: string, now: number, reason: CancelReason = 'USER'): CancelResult {
+    this.advance(now);
+    const o = this.orders.get(orderId);
+    if (o === undefined || o.acct.id !== account) return { ok: false, reason: 'NOT_FOUND' };
+    if (o.status !== 'LIVE') return { ok: false, reason: 'NOT_LIVE' };
+    this.beginOp();
+    this.cancelOrd(o, reason, now);
+    this.endOp(now);
+    return { ok: true, order: snapshot(o) };
+  }
+
+  /** Cancels every LIVE order of the account; returns them (as cancelled), oldest first. */
+  cancelAll(account: string, now: number, reason: CancelReason = 'USER'): OrderState[] {
+    return this.cancelWhere(account, undefined, now, reason);
+  }
+
+  /**
+   * Cancels the account's LIVE orders in a market and/or token (no filter field: all of them);
+   * returns them (as cancelled), oldest first.
+   */
+  cancelMarket(account: string, filter: OrderFilter, now: number): OrderState[] {
+    return this.cancelWhere(account, filter, now, 'USER');
+  }
+
+  private cancelWhere(account: string, filter: OrderFilter | undefined, now: number, reason: CancelReason): OrderState[] {
+    this.advance(now);
+    const a = this.accounts.get(account);
+    if (a === undefined || a.live.size === 0) return [];
+    const todo: Ord[] = [];
+    for (const o of a.live) if (filter === undefined || matchesFilter(o, filter)) todo.push(o);
+    if (todo.length === 0) return [];
+    this.beginOp();
+    const out: OrderState[] = [];
+    for (const o of todo) {
+      this.cancelOrd(o, reason, now);
+      out.push(snapshot(o));
+    }
+    this.endOp(now);
+    return out;
+  }
+
+  // ---- time ------------------------------------------------------------------------------------
+
+  /** Expires every LIVE GTD order with expiresAt <= now (cancel reason EXPIRED), earliest first. */
+  advance(now: number): void {
+    if (now > this.lastNow) this.lastNow = now;
+    const h = this.heap;
+    if (h.length === 0 || h[0]!.expiresAt > now) return;
+    let began = false;
+    while (h.length > 0 && h[0]!.expiresAt <= now) {
+      const o = this.heapPop();
+      if (o.status !== 'LIVE') continue;
+      if (!began) {
+        this.beginOp();
+        began = true;
+      }
+      this.cancelOrd(o, 'EXPIRED', now);
+    }
+    if (began) this.endOp(now);
+  }
+
+  private heapPush(o: Ord): void {
+    const h = this.heap;
+    let i = h.length;
+    h.push(o);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const p = h[parent]!;
+      if (!orderBefore(o, p)) break;
+      h[i] = p;
+      i = parent;
+    }
+    h[i] = o;
+    // lazy deletion can let cancelled GTD orders pile up: rebuild when most entries are dead
+    if (h.length >= 1024 && (h.length & 1023) === 0) this.heapCompact();
+  }
+
+  private heapPop(): Ord {
+    const h = this.heap;
+    const top = h[0]!;
+    const last = h.pop()!;
+    const n = h.length;
+    if (n > 0) {
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= n) break;
+        const r = l + 1;
+        let c = l;
+        if (r < n && orderBefore(h[r]!, h[l]!)) c = r;
+        if (!orderBefore(h[c]!, last)) break;
+        h[i] = h[c]!;
+        i = c;
+      }
+      h[i] = last;
+    }
+    return top;
+  }
+
+  private heapCompact(): void {
+    const h = this.heap;
+    let live = 0;
+    for (const o of h) if (o.status === 'LIVE') live++;
+    if (live * 2 > h.length) return;
+    const keep = h.filter((o) => o.status === 'LIVE');
+    h.length = 0;
+    for (const o of keep) {
+      // re-insert without triggering another compaction
+      let i = h.length;
+      h.push(o);
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        const p = h[parent]!;
+        if (!orderBefore(o, p)) break;
+        h[i] = p;
+        i = parent;
+      }
+      h[i] = o;
+    }
+  }
+
+  // ---- market lifecycle ------------------------------------------------------------------------
+
+  /** All LIVE orders of a market, oldest first. */
+  private liveOrdersOf(m: Market, pred?: (o: Ord) => boolean): Ord[] {
+    const out: Ord[] = [];
+    for (const b of [m.bids, m.asks]) {
+      for (let p = 0; p < N_LEVELS; p++) {
+        for (let o = b.head[p] as Ord | null; o !== null; o = o.next) if (pred === undefined || pred(o)) out.push(o);
+      }
+    }
+    out.sort((x, y) => x.seq - y.seq);
+    return out;
+  }
+
+  /**
+   * Changes the market's tick size. Resting orders whose price is not a multiple of the new tick
+   * are cancelled (TICK_SIZE_CHANGE). Queues tick_size_change.
+   * @throws NotFoundError for an unknown market; ValidationError for a tick not in 1000/100/10/1.
+   */
+  setTickSize(conditionId: string, tickPips: number, now: number): void {
+    const m = this.marketOrThrow(conditionId);
+    if (!VALID_TICK_PIPS.includes(tickPips)) throw new ValidationError(`invalid tick size in pips: ${tickPips}`);
+    this.advance(now);
+    this.beginOp();
+    const old = m.tickPips;
+    m.tickPips = tickPips;
+    if (this.rec) this.events.push({ type: 'tick_size_change', market: conditionId, oldTickPips: old, newTickPips: tickPips, at: now });
+    for (const o of this.liveOrdersOf(m, (x) => x.price % tickPips !== 0)) this.cancelOrd(o, 'TICK_SIZE_CHANGE', now);
+    this.endOp(now);
+  }
+
+  /**
+   * Closes the market: status 'closed', every open order cancelled (MARKET_CLOSED); new orders get
+   * MARKET_NOT_READY. Closing a closed market does nothing.
+   * @throws NotFoundError for an unknown market; ValidationError when it is already resolved.
+   */
+  closeMarket(conditionId: string, now: number): void {
+    const m = this.marketOrThrow(conditionId);
+    if (m.status === 'resolved') throw new ValidationError(`market ${conditionId} is resolved`);
+    this.advance(now);
+    if (m.status === 'closed') return;
+    this.beginOp();
+    m.status = 'closed';
+    for (const o of this.liveOrdersOf(m)) this.cancelOrd(o, 'MARKET_CLOSED', now);
+    if (this.rec) this.events.push({ type: 'market_status', market: conditionId, status: 'closed', at: now });
+    this.endOp(now);
+  }
+
+  /**
+   * Resolves the market: open orders are cancelled (MARKET_RESOLVED), every holder of the winning
+   * token receives 1 micro of collateral per micro-share, and both tokens' balances go to zero.
+   * @throws NotFoundError for an unknown market; ValidationError when the token is not one of the
+   *   market's or the market is already resolved.
+   */
+  resolveMarket(conditionId: string, winningTokenId: string, now: number): void {
+    const m = this.marketOrThrow(conditionId);
+    const { yesToken, noToken } = m.def;
+    if (winningTokenId !== yesToken && winningTokenId !== noToken)
+      throw new ValidationError(`token ${winningTokenId} is not an outcome of market ${conditionId}`);
+    if (m.status === 'resolved') throw new ValidationError(`market ${conditionId} is already resolved`);
+    this.advance(now);
+    this.beginOp();
+    for (const o of this.liveOrdersOf(m)) this.cancelOrd(o, 'MARKET_RESOLVED', now);
+    m.status = 'resolved';
+    m.winningToken = winningTokenId;
+    for (const a of this.accounts.values()) {
+      const y = a.tokens.get(yesToken);
+      const n = a.tokens.get(noToken);
+      if (y === undefined && n === undefined) continue;
+      const w = winningTokenId === yesToken ? y : n;
+      let changed = false;
+      if (w !== undefined && w.available + w.reserved > 0) {
+        a.collateral += w.available + w.reserved;
+        changed = true;
+      }
+      for (const t of [y, n]) {
+        if (t === undefined) continue;
+        if (t.available !== 0 || t.reserved !== 0) changed = true;
+        t.available = 0;
+        t.reserved = 0;
+      }
+      if (changed) this.touchAcct(a);
+    }
+    if (this.rec) this.events.push({ type: 'market_status', market: conditionId, status: 'resolved', winningToken: winningTokenId, at: now });
+    this.endOp(now);
+  }
+
+  // ---- queries ---------------------------------------------------------------------------------
+
+  /** A snapshot of any order ever accepted (any status), or undefined. Does not check the owner. */
+  getOrder(id: string): OrderState | undefined {
+    const o = this.orders.get(id);
+    return o === undefined ? undefined : snapshot(o);
+  }
+
+  /** The account's LIVE orders, in the order they came to rest, optionally filtered. */
+  openOrders(account: string, filter?: OrderFilter): OrderState[] {
+    const a = this.accounts.get(account);
+    if (a === undefined) return [];
+    const out: OrderState[] = [];
+    for (const o of a.live) if (filter === undefined || matchesFilter(o, filter)) out.push(snapshot(o));
+    return out;
+  }
+
+  /** Every order the account ever placed (any status), oldest first. */
+  ordersOf(account: string): OrderState[] {
+    const a = this.accounts.get(account);
+    return a === undefined ? [] : a.orders.map(snapshot);
+  }
+
+  /**
+   * Aggregated levels of a token's book, best first, on the token's own price scale. The NO book
+   * mirrors the YES book: a NO bid at q is a YES ask at 10000 - q, with the same size.
+   * @throws NotFoundError when no market trades the token.
+   */
+  book(tokenId: string): BookView {
+    const m = this.marketByToken.get(tokenId);
+    if (m === undefined) throw new NotFoundError(`unknown token ${tokenId}`);
+    const yesBids = levels(m.bids);
+    const yesAsks = levels(m.asks);
+    if (tokenId === m.def.yesToken) return { market: m.def.conditionId, tokenId, bids: yesBids, asks: yesAsks };
+    return { market: m.def.conditionId, tokenId, bids: yesAsks.map(mirror), asks: yesBids.map(mirror) };
+  }
+
+  /**
+   * Best bid and ask of a token, in pips on its own scale (null when that side is empty).
+   * @throws NotFoundError when no market trades the token.
+   */
+  bestBidAsk(tokenId: string): { bid: number | null; ask: number | null } {
+    const m = this.marketByToken.get(tokenId);
+    if (m === undefined) throw new NotFoundError(`unknown token ${tokenId}`);
+    const bb = m.bids.best;
+    const ba = m.asks.best;
+    if (tokenId === m.def.yesToken) return { bid: bb === NO_BID ? null : bb, ask: ba === NO_ASK ? null : ba };
+    return { bid: ba === NO_ASK ? null : PRICE_SCALE - ba, ask: bb === NO_BID ? null : PRICE_SCALE - bb };
+  }
+}
+
+function matchesFilter(o: Ord, f: OrderFilter): boolean {
+  if (f.market !== undefined && f.market !== '' && o.mkt.def.conditionId !== f.market) return false;
+  if (f.tokenId !== undefined && f.tokenId !== '' && o.tokenId !== f.tokenId) return false;
+  return true;
+}
+
+/** Moves a side's best index past empty levels. */
+function rescan(b: HalfBook): void {
+  const head = b.head;
+  let p = b.best;
+  if (b.isBid) {
+    while (p >= 0 && head[p] === null) p--;
+    b.best = p < 0 ? NO_BID : p;
+  } else {
+    while (p < N_LEVELS && head[p] === null) p++;
+    b.best = p >= N_LEVELS ? NO_ASK : p;
+  }
+}
+
+/** Size available on `opp` at prices crossing a YES limit of `yesPrice`, stopping once `want` is reached. */
+function available(opp: HalfBook, yesPrice: number, want: number): number {
+  let sum = 0;
+  if (opp.isBid) {
+    for (let p = opp.best; p >= yesPrice && p >= 0 && sum < want; p--) sum += opp.total[p]!;
+  } else {
+    for (let p = opp.best; p <= yesPrice && p < N_LEVELS && sum < want; p++) sum += opp.total[p]!;
+  }
+  return sum;
+}
+
+function levels(b: HalfBook): BookLevel[] {
+  const out: BookLevel[] = [];
+  if (b.isBid) {
+    for (let p = b.best; p >= 0; p--) {
+      const s = b.total[p]!;
+      if (s > 0) out.push({ price: p, size: s });
+    }
+  } else {
+    for (let p = b.best; p < N_LEVELS; p++) {
+      const s = b.total[p]!;
+      if (s > 0) out.push({ price: p, size: s });
+    }
+  }
+  return out;
+}
+
+function mirror(l: BookLevel): BookLevel {
+  return { price: PRICE_SCALE - l.price, size: l.size };
+}

@@ -1,0 +1,195 @@
+/**
+ * Matching engine throughput. A plain script: `node --import tsx test/bench/matching.bench.ts`
+ * (or `npm run bench -- matching`).
+ *
+ * Builds 4 markets and 24 funded accounts, warms up, then runs a realistic mix for ~2.5 s of timed
+ * work: ~60% resting limit orders near the mid (a few GTD), ~15% crossing orders (GTC or FAK, on both
+ * tokens, so transfers, mints and merges all happen), ~25% cancels of earlier resting orders. Events
+ * are recorded and drained after every operation, as the server does. Inputs are generated in
+ * chunks outside the timed sections.
+ *
+ * Prints `figure: matching_ops_per_sec = <n> ops/s` and `figure: matching_ns_per_op = <n> ns`.
+ */
+import { LOT_MICRO, PRICE_SCALE } from '../../src/core/units.ts';
+import { MatchingEngine } from '../../src/exchange/matching/engine.ts';
+import type { MarketDef, NewOrder, OrderType } from '../../src/exchange/matching/types.ts';
+
+const TIMED_MS = Number(process.env.BENCH_MS ?? 2500);
+const CHUNK = 250_000;
+const N_MARKETS = 4;
+const N_ACCOUNTS = 24;
+
+/** mulberry32: a small deterministic PRNG (the bench is reproducible). */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const rnd = prng(42);
+const randInt = (lo: number, hi: number): number => lo + Math.floor(rnd() * (hi - lo + 1));
+
+const markets: MarketDef[] = [];
+for (let i = 0; i < N_MARKETS; i++) {
+  const hex = (i + 1).toString(16).padStart(64, '0');
+  markets.push({
+    conditionId: `0x${hex}`,
+    yesToken: `${1000000000000000 + 2 * i}`,
+    noToken: `${1000000000000000 + 2 * i + 1}`,
+    tickPips: i % 2 === 0 ? 100 : 10,
+    minSizeMicro: 5_000_000,
+    negRisk: false,
+    feeRateBps: 0,
+  });
+}
+const accounts: string[] = [];
+for (let i = 0; i < N_ACCOUNTS; i++) accounts.push(`0x${(i + 1).toString(16).padStart(40, '0')}`);
+
+const engine = new MatchingEngine({ recordEvents: true });
+for (const m of markets) engine.addMarket(m);
+for (const a of accounts) {
+  engine.credit(a, 50_000_000_000_000); // 50M collateral each
+  for (const m of markets) {
+    engine.setTokens(a, m.yesToken, 50_000_000_000_000);
+    engine.setTokens(a, m.noToken, 50_000_000_000_000);
+  }
+}
+engine.drainEvents();
+
+// mid per market (YES pips), a mean-reverting random walk on the market's tick
+const mids = markets.map(() => 5000);
+
+interface Op {
+  kind: 0 | 1; // 0 place, 1 cancel
+  order: NewOrder | null;
+  account: string;
+  cancelId: string;
+}
+
+let seq = 0;
+let now = 1_700_000_000_000;
+/** Ids of earlier resting-type orders with their account, candidates for cancels (most recent last). */
+const restingIds: { id: string; account: string }[] = [];
+
+function orderId(): string {
+  seq++;
+  return `0x${seq.toString(16).padStart(64, '0')}`;
+}
+
+function genOp(): Op {
+  const r = rnd();
+  const mi = randInt(0, N_MARKETS - 1);
+  const m = markets[mi]!;
+  const tick = m.tickPips;
+  if (r < 0.25 && restingIds.length > 0) {
+    // cancel one of the ~500 most recent resting orders
+    const k = restingIds.length - 1 - Math.min(restingIds.length - 1, randInt(0, 500));
+    const t = restingIds[k]!;
+    restingIds[k] = restingIds[restingIds.length - 1]!;
+    restingIds.pop();
+    return { kind: 1, order: null, account: t.account, cancelId: t.id };
+  }
+  // walk the mid now and then
+  if (rnd() < 0.02) {
+    const mid = mids[mi]!;
+    const drift = mid > 6000 ? -1 : mid < 4000 ? 1 : rnd() < 0.5 ? -1 : 1;
+    mids[mi] = mid + drift * tick;
+  }
+  const mid = mids[mi]!;
+  const account = accounts[randInt(0, N_ACCOUNTS - 1)]!;
+  const yes = rnd() < 0.5;
+  const buyYesTerms = rnd() < 0.5; // a YES bid (BUY YES or SELL NO)
+  const crossing = r >= 0.85; // ~15% of all ops
+  let yesPrice: number;
+  if (crossing) yesPrice = buyYesTerms ? mid + randInt(1, 6) * tick : mid - randInt(1, 6) * tick;
+  else yesPrice = buyYesTerms ? mid - randInt(1, 25) * tick : mid + randInt(1, 25) * tick;
+  yesPrice = Math.min(PRICE_SCALE - tick, Math.max(tick, yesPrice));
+  const price = yes ? yesPrice : PRICE_SCALE - yesPrice;
+  const side = buyYesTerms === yes ? 'BUY' : 'SELL';
+  const size = randInt(5, 200) * 100 * LOT_MICRO; // 5..200 shares
+  let type: OrderType = 'GTC';
+  let expiresAt = 0;
+  if (crossing) type = rnd() < 0.5 ? 'FAK' : 'GTC';
+  else if (rnd() < 0.05) {
+    type = 'GTD';
+    expiresAt = now + randInt(50, 2000);
+  }
+  const id = orderId();
+  if (type !== 'FAK') {
+    restingIds.push({ id, account });
+    if (restingIds.length > 5000) restingIds.splice(0, 1000);
+  }
+  return {
+    kind: 0,
+    order: { id, account, owner: 'bench-key', tokenId: yes ? m.yesToken : m.noToken, side, price, size, type, postOnly: false, expiresAt, feeRateBps: 0 },
+    account,
+    cancelId: '',
+  };
+}
+
+function genChunk(n: number): Op[] {
+  const out: Op[] = [];
+  for (let i = 0; i < n; i++) out.push(genOp());
+  return out;
+}
+
+let accepted = 0;
+let rejected = 0;
+let cancelOk = 0;
+let cancelMiss = 0;
+let eventsSeen = 0;
+let nowMs = now;
+
+function run(ops: Op[]): void {
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
+    if ((i & 255) === 0) nowMs++;
+    if (op.kind === 0) {
+      const r = engine.place(op.order!, nowMs);
+      if (r.ok) accepted++;
+      else rejected++;
+    } else {
+      const r = engine.cancel(op.account, op.cancelId, nowMs);
+      if (r.ok) cancelOk++;
+      else cancelMiss++;
+    }
+    eventsSeen += engine.drainEvents().length;
+  }
+}
+
+// warm-up (not timed)
+for (let i = 0; i < 3; i++) run(genChunk(100_000));
+now = nowMs;
+accepted = rejected = cancelOk = cancelMiss = eventsSeen = 0;
+
+let timedNs = 0n;
+let timedOps = 0;
+while (Number(timedNs / 1_000_000n) < TIMED_MS) {
+  now = nowMs;
+  const ops = genChunk(CHUNK);
+  const t0 = process.hrtime.bigint();
+  run(ops);
+  timedNs += process.hrtime.bigint() - t0;
+  timedOps += ops.length;
+}
+
+const secs = Number(timedNs) / 1e9;
+const opsPerSec = Math.round(timedOps / secs);
+const nsPerOp = Math.round(Number(timedNs) / timedOps);
+let fills = 0;
+const t = engine.totals();
+void t;
+fills = eventsSeen;
+console.log(
+  `# ${timedOps} ops in ${secs.toFixed(2)} s: placed ${accepted} (rejected ${rejected}), cancels ${cancelOk} ok / ${cancelMiss} not live, ${fills} events`,
+);
+for (const m of markets) {
+  const b = engine.book(m.yesToken);
+  console.log(`# ${m.conditionId.slice(0, 10)}… bid levels ${b.bids.length}, ask levels ${b.asks.length}, best ${JSON.stringify(engine.bestBidAsk(m.yesToken))}`);
+}
+console.log(`figure: matching_ops_per_sec = ${opsPerSec} ops/s`);
+console.log(`figure: matching_ns_per_op = ${nsPerOp} ns`);

@@ -1,0 +1,57 @@
+import { startExchange, type ExchangeServerOptions, type RunningExchange } from '../../../src/exchange/server.ts';
+import { listMarkets, Trader, type MarketInfo } from './trader.ts';
+
+export const ADMIN = 'test-admin-token';
+
+export interface TestVenue {
+  running: RunningExchange;
+  clob: string;
+  markets: MarketInfo[];
+  /** A normal (not neg-risk) market with tick 0.01. */
+  m1: MarketInfo;
+  /** A neg-risk market. */
+  negRisk: MarketInfo;
+  trader(): Promise<Trader>;
+  admin(path: string, body: unknown): Promise<{ status: number; body: any }>;
+  close(): Promise<void>;
+}
+
+export async function startVenue(o: Partial<ExchangeServerOptions> = {}): Promise<TestVenue> {
+  const running = await startExchange({ port: 0, seed: 7, ...o, http: { adminToken: ADMIN, ...(o.http ?? {}) } });
+  const clob = running.urls.clob_url;
+  const markets = await listMarkets(clob);
+  const m1 = markets.find((m) => !m.neg_risk && m.minimum_tick_size === 0.01);
+  const negRisk = markets.find((m) => m.neg_risk);
+  if (!m1 || !negRisk) throw new Error('seeded markets lack a 0.01 market or a neg-risk market');
+  return {
+    running,
+    clob,
+    markets,
+    m1,
+    negRisk,
+    async trader() {
+      const t = new Trader(clob);
+      const r = await t.createKey();
+      if (r.status !== 200) throw new Error(`createKey: ${r.status} ${JSON.stringify(r.body)}`);
+      return t;
+    },
+    async admin(path, body) {
+      const res = await fetch(`${clob.replace(/\/clob$/, '')}/admin${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-admin-token': ADMIN },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: await res.json() };
+    },
+    close: () => running.close(),
+  };
+}
+
+export const yes = (m: MarketInfo): string => m.tokens[0]!.token_id;
+export const no = (m: MarketInfo): string => m.tokens[1]!.token_id;
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** GET a URL and parse its JSON body (untyped, for assertions). */
+export async function getJson(url: string): Promise<any> {
+  const r = await fetch(url);
+  return r.json();
+}

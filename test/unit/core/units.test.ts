@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import {
+  formatAmount,
+  formatPrice,
+  impliedPrice,
+  isValidPrice,
+  limitOrderAmounts,
+  marketOrderAmounts,
+  notional,
+  parseAmount,
+  parseFixed,
+  parsePrice,
+  tickFromPips,
+  tickPips,
+  type Side,
+  type TickSize,
+} from '../../../src/core/units.ts';
+import { ValidationError } from '../../../src/core/errors.ts';
+
+describe('decimal parsing and formatting', () => {
+  it('parses exact decimals into integers', () => {
+    expect(parsePrice('0.56')).toBe(5600);
+    expect(parsePrice('0.0001')).toBe(1);
+    expect(parsePrice(0.5)).toBe(5000);
+    expect(parseAmount('21.04')).toBe(21_040_000);
+    expect(parseAmount('10000')).toBe(10_000_000_000);
+  });
+  it('refuses digits that would be lost unless told how to round', () => {
+    expect(() => parsePrice('0.12345')).toThrow(ValidationError);
+    expect(parsePrice('0.12345', 'down')).toBe(1234);
+    expect(parsePrice('0.12345', 'up')).toBe(1235);
+    expect(parsePrice('0.12345', 'half-up')).toBe(1235);
+    expect(parsePrice('0.12344', 'half-up')).toBe(1234);
+  });
+  it('rejects malformed input with a ValidationError', () => {
+    for (const bad of ['', 'abc', '-1', '1e5', '0x10', '1.2.3', ' ', 'NaN']) {
+      expect(() => parseFixed(bad, 6)).toThrow(ValidationError);
+    }
+    expect(() => parseFixed(Number.NaN, 6)).toThrow(ValidationError);
+    expect(() => parseFixed(Infinity, 6)).toThrow(ValidationError);
+    expect(() => parseFixed(-1, 6)).toThrow(ValidationError);
+  });
+  it('formats minimal decimals', () => {
+    expect(formatPrice(5600)).toBe('0.56');
+    expect(formatPrice(1)).toBe('0.0001');
+    expect(formatPrice(10000)).toBe('1');
+    expect(formatAmount(21_040_000)).toBe('21.04');
+    expect(formatAmount(0)).toBe('0');
+    expect(formatAmount(-1_500_000)).toBe('-1.5');
+  });
+  it('round-trips every pip exactly', () => {
+    for (let p = 0; p <= 10000; p++) expect(parsePrice(formatPrice(p))).toBe(p);
+  });
+});
+
+describe('ticks', () => {
+  it('maps tick sizes to pips and back', () => {
+    expect(tickPips('0.1')).toBe(1000);
+    expect(tickPips('0.01')).toBe(100);
+    expect(tickPips('0.001')).toBe(10);
+    expect(tickPips('0.0001')).toBe(1);
+    expect(tickFromPips(100)).toBe('0.01');
+    expect(() => tickFromPips(50)).toThrow(ValidationError);
+  });
+  it('validates a price against tick and range [tick, 1 - tick]', () => {
+    expect(isValidPrice(5600, 100)).toBe(true);
+    expect(isValidPrice(5610, 100)).toBe(false);
+    expect(isValidPrice(100, 100)).toBe(true);
+    expect(isValidPrice(0, 100)).toBe(false);
+    expect(isValidPrice(9900, 100)).toBe(true);
+    expect(isValidPrice(10000, 100)).toBe(false);
+    expect(isValidPrice(9999, 1)).toBe(true);
+  });
+  it('computes notional exactly on lots and rounds off-lot sizes as told', () => {
+    expect(notional(21_040_000, 5600)).toBe(11_782_400);
+    expect(notional(1, 5600, 'down')).toBe(0);
+    expect(notional(1, 5600, 'up')).toBe(1);
+  });
+});
+
+describe('signed-order amounts (venue-conventions vectors)', () => {
+  const limit: Array<[Side, TickSize, string, string, string, string]> = [
+    ['BUY', '0.01', '0.56', '21.04', '11782400', '21040000'],
+    ['BUY', '0.1', '0.5', '21.04', '10520000', '21040000'],
+    ['BUY', '0.001', '0.056', '21.04', '1178240', '21040000'],
+    ['BUY', '0.0001', '0.0056', '21.04', '117824', '21040000'],
+    ['BUY', '0.01', '0.78', '12.8205', '9999600', '12820000'],
+    ['BUY', '0.01', '0.39', '2435.89', '949997100', '2435890000'],
+    ['BUY', '0.01', '0.82', '101', '82820000', '101000000'],
+    ['BUY', '0.1', '0.7', '170', '119000000', '170000000'],
+    ['SELL', '0.01', '0.56', '21.04', '21040000', '11782400'],
+    ['SELL', '0.01', '0.82', '101', '101000000', '82820000'],
+  ];
+  it.each(limit)('limit %s tick %s %s x %s -> %s / %s', (side, tick, price, size, maker, taker) => {
+    const a = limitOrderAmounts(side, tick, price, size);
+    expect(a.makerAmount.toString()).toBe(maker);
+    expect(a.takerAmount.toString()).toBe(taker);
+  });
+  it('market orders', () => {
+    const b = marketOrderAmounts('BUY', '0.01', '0.56', '100');
+    expect([b.makerAmount, b.takerAmount].map(String)).toEqual(['100000000', '178571400']);
+    const b2 = marketOrderAmounts('BUY', '0.01', '0.78', '9.9996');
+    expect([b2.makerAmount, b2.takerAmount].map(String)).toEqual(['9990000', '12807600']);
+    const s = marketOrderAmounts('SELL', '0.01', '0.56', '100');
+    expect([s.makerAmount, s.takerAmount].map(String)).toEqual(['100000000', '56000000']);
+  });
+  it('recovers the limit price and lot-rounded shares from signed amounts', () => {
+    expect(impliedPrice('BUY', 11_782_400n, 21_040_000n)).toMatchObject({ price: 5600, shares: 21_040_000 });
+    expect(impliedPrice('SELL', 21_040_000n, 11_782_400n)).toMatchObject({ price: 5600, shares: 21_040_000 });
+    // market BUY $100 at 0.56: 178.5714 shares, price rounds to 0.56, shares floor to the 0.01 lot
+    expect(impliedPrice('BUY', 100_000_000n, 178_571_400n)).toMatchObject({ price: 5600, shares: 178_570_000 });
+    expect(impliedPrice('BUY', 1n, 0n).shares).toBe(0);
+  });
+});
