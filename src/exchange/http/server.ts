@@ -94,8 +94,10 @@ export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInsta
           reply.header('X-RateLimit-Reset', String(Math.ceil(r.tightest.resetAt / 1000)));
           return;
         }
-        if (r.retryAt <= deadline && r.retryAt > now) {
-          await sleep(Math.max(1, r.retryAt - now));
+        // the spec's edge delays an over-limit request before refusing it: hold it until a slot
+        // frees or the queue time is spent, whichever comes first
+        if (now < deadline) {
+          await sleep(Math.max(1, Math.min(r.retryAt, deadline) - now));
           continue;
         }
         const retryAfter = Math.max(1, Math.ceil((r.retryAt - now) / 1000));

@@ -84,6 +84,20 @@ export class Trader {
     return this.raw(method, path, { ...(bodyStr !== undefined ? { rawBody: bodyStr } : {}), headers: { ...headers }, ...(query ? { query } : {}) });
   }
 
+  /** L2-authenticated request with an exact raw body (for malformed-input tests). */
+  async l2raw(method: string, path: string, rawBody: string): Promise<HttpResult> {
+    if (!this.creds) throw new Error('no API key');
+    const headers = l2Headers(
+      { key: this.creds.apiKey, secret: this.creds.secret, passphrase: this.creds.passphrase },
+      this.wallet.address,
+      method,
+      path,
+      rawBody,
+      Math.floor(Date.now() / 1000),
+    );
+    return this.raw(method, path, { rawBody, headers: { ...headers } });
+  }
+
   /** A signed order body for POST /order. */
   order(tokenId: string, side: Side, price: string, size: string, o: OrderOpts = {}): { body: Record<string, unknown>; id: string; struct: SignedOrderStruct } {
     const tick = o.tick ?? '0.01';
