@@ -1,0 +1,58 @@
+/**
+ * The `mmkit exchange` command as a user runs it: a real process, its JSON line of URLs, a request
+ * to it, and a clean stop on SIGTERM and SIGINT.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+
+const BIN = new URL('../../bin/mmkit.js', import.meta.url).pathname;
+
+async function start(args: string[]): Promise<{ p: ChildProcess; urls: Record<string, string> }> {
+  const p = spawn(process.execPath, [BIN, 'exchange', '--port', '0', '--json', '--log-level', 'warn', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const rl = createInterface({ input: p.stdout! });
+  const [line] = (await once(rl, 'line')) as [string];
+  return { p, urls: JSON.parse(line) };
+}
+
+describe('mmkit exchange', () => {
+  it('prints its base URLs as one JSON line, serves, and stops cleanly on SIGTERM', async () => {
+    const { p, urls } = await start(['--seed', '3', '--fund', '0x1111111111111111111111111111111111111111=250.5']);
+    expect(Object.keys(urls).sort()).toEqual(['clob_url', 'content_url', 'data_url', 'gamma_url', 'price_feed_url', 'ws_url']);
+    expect(urls.clob_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/clob$/);
+    const markets = await (await fetch(`${urls.clob_url}/markets`)).json();
+    expect(markets.data.length).toBeGreaterThan(0);
+    const t = await (await fetch(`${urls.clob_url}/time`)).json();
+    expect(typeof t).toBe('number');
+    p.kill('SIGTERM');
+    const [code] = await once(p, 'exit');
+    expect(code).toBe(0);
+  });
+
+  it('stops on SIGINT too', async () => {
+    const { p } = await start([]);
+    p.kill('SIGINT');
+    const [code] = await once(p, 'exit');
+    expect(code).toBe(0);
+  });
+
+  it('refuses a bad flag with a clear message and a non-zero exit', async () => {
+    const p = spawn(process.execPath, [BIN, 'exchange', '--port', 'abc'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    p.stderr!.on('data', (d) => (err += d));
+    const [code] = await once(p, 'exit');
+    expect(code).not.toBe(0);
+    expect(err).toContain('--port');
+  });
+
+  it('the same seed gives the same markets', async () => {
+    const a = await start(['--seed', '11']);
+    const b = await start(['--seed', '11']);
+    const ids = async (u: string) => (await (await fetch(`${u}/markets?limit=100`)).json()).data.map((m: any) => m.condition_id);
+    expect(await ids(a.urls.clob_url!)).toEqual(await ids(b.urls.clob_url!));
+    a.p.kill('SIGTERM');
+    b.p.kill('SIGTERM');
+    await Promise.all([once(a.p, 'exit'), once(b.p, 'exit')]);
+  });
+});
