@@ -59,11 +59,7 @@ program
       exchange: { startingCollateral: starting, chainId: o.chainId },
       http: { adminToken, rateLimits: { enabled: o.rateLimits !== false, scale, queueMs: 500 } },
     });
-    if (o.json) process.stdout.write(JSON.stringify(running.urls) + '\n');
-    else {
-      process.stdout.write(`mmkit paper exchange listening (seed ${o.seed}, chain ${o.chainId})\n`);
-      for (const [k, v] of Object.entries(running.urls)) process.stdout.write(`  ${k.padEnd(15)} ${v}\n`);
-    }
+    // handlers first: a supervisor may signal as soon as it reads the URLs
     let stopping = false;
     const stop = (sig: string) => {
       if (stopping) return;
@@ -76,6 +72,11 @@ program
     };
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));
+    if (o.json) process.stdout.write(JSON.stringify(running.urls) + '\n');
+    else {
+      process.stdout.write(`mmkit paper exchange listening (seed ${o.seed}, chain ${o.chainId})\n`);
+      for (const [k, v] of Object.entries(running.urls)) process.stdout.write(`  ${k.padEnd(15)} ${v}\n`);
+    }
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {

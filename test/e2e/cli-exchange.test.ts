@@ -21,7 +21,7 @@ describe('mmkit exchange', () => {
     const { p, urls } = await start(['--seed', '3', '--fund', '0x1111111111111111111111111111111111111111=250.5']);
     expect(Object.keys(urls).sort()).toEqual(['clob_url', 'content_url', 'data_url', 'gamma_url', 'price_feed_url', 'ws_url']);
     expect(urls.clob_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/clob$/);
-    const markets = await (await fetch(`${urls.clob_url}/markets`)).json();
+    const markets: any = await (await fetch(`${urls.clob_url}/markets`)).json();
     expect(markets.data.length).toBeGreaterThan(0);
     const t = await (await fetch(`${urls.clob_url}/time`)).json();
     expect(typeof t).toBe('number');
@@ -49,7 +49,7 @@ describe('mmkit exchange', () => {
   it('the same seed gives the same markets', async () => {
     const a = await start(['--seed', '11']);
     const b = await start(['--seed', '11']);
-    const ids = async (u: string) => (await (await fetch(`${u}/markets?limit=100`)).json()).data.map((m: any) => m.condition_id);
+    const ids = async (u: string) => ((await (await fetch(`${u}/markets?limit=100`)).json()) as any).data.map((m: any) => m.condition_id);
     expect(await ids(a.urls.clob_url!)).toEqual(await ids(b.urls.clob_url!));
     a.p.kill('SIGTERM');
     b.p.kill('SIGTERM');

@@ -166,12 +166,12 @@ describe('bad input', () => {
   it('public market data: unknown token 404, bad token 400, unknown route 404', async () => {
     const r1 = await fetch(`${v.clob}/book?token_id=123`);
     expect(r1.status).toBe(404);
-    expect((await r1.json()).success).toBe(false);
+    expect(((await r1.json()) as any).success).toBe(false);
     const r2 = await fetch(`${v.clob}/book?token_id=abc`);
     expect(r2.status).toBe(400);
     const r3 = await fetch(`${v.clob}/no-such-route`);
     expect(r3.status).toBe(404);
-    expect((await r3.json()).error.code).toBe('NOT_FOUND');
+    expect(((await r3.json()) as any).error.code).toBe('NOT_FOUND');
     const r4 = await fetch(`${v.clob}/markets/0x${'00'.repeat(32)}`);
     expect(r4.status).toBe(404);
     const page = await getJson(`${v.clob}/markets?next_cursor=%%%`);

@@ -14,6 +14,7 @@ import { Buffer } from 'node:buffer';
 import { SigningKey, TypedDataEncoder, keccak256, toUtf8Bytes } from 'ethers';
 import type { TypedDataDomain, TypedDataField } from 'ethers';
 import { AuthError, ValidationError } from '../../core/errors.ts';
+import { keccak256Bytes, recoverPublicKey } from './fast-crypto.ts';
 import { isAddress, isUintString, toAddress } from '../../core/ids.ts';
 
 /** The signed order struct, exactly the EIP-712 `Order` type (the signature is not part of it). */
@@ -149,9 +150,8 @@ export class OrderHasher {
       throw new ValidationError(`signatureType: must be 0, 1 or 2, got ${String(o.signatureType)}`);
     }
     writeSmall(b, 12, o.signatureType);
-    const structHash = keccak256(b);
-    this.#outer.write(structHash.slice(2), 34, 'hex');
-    return keccak256(this.#outer);
+    keccak256Bytes(b).copy(this.#outer, 34);
+    return '0x' + keccak256Bytes(this.#outer).toString('hex');
   }
 }
 
@@ -220,15 +220,15 @@ export function recoverSigner(digest: string, signature: string): string {
   const r = signature.slice(2, 66);
   if (s === 0n || s > SECP256K1_HALF_N) throw new AuthError('invalid signature: s out of range (non-canonical)');
   if (/^0+$/.test(r)) throw new AuthError('invalid signature: r is zero');
-  let pub: string;
+  const sig = Buffer.from(signature.slice(2, 130), 'hex');
+  let pub: Uint8Array;
   try {
-    pub = SigningKey.recoverPublicKey(digest, v < 27 ? signature.slice(0, 130) + (v === 0 ? '1b' : '1c') : signature);
+    pub = recoverPublicKey(sig, v >= 27 ? v - 27 : v, Buffer.from(digest.slice(2), 'hex'));
   } catch (err) {
     throw new AuthError('invalid signature: cannot recover a public key', 'UNAUTHORIZED', { cause: err });
   }
   // pub = 0x04 ‖ X ‖ Y (uncompressed); the address is the last 20 bytes of keccak256(X ‖ Y).
-  const h = keccak256(Buffer.from(pub.slice(4), 'hex'));
-  return '0x' + h.slice(26);
+  return '0x' + keccak256Bytes(pub.subarray(1)).toString('hex', 12);
 }
 
 /** Anything that holds a secp256k1 key: an ethers `Wallet`, or `{ signingKey }`. */

@@ -100,6 +100,39 @@ const N_LEVELS = PRICE_SCALE + 1;
 const NO_ASK = N_LEVELS;
 /** Sentinel best-bid index of an empty bid side (below every price). */
 const NO_BID = -1;
+/** "No order" in the linked lists (order handles are array indices). */
+const NIL = -1;
+
+// order flags
+const F_YES = 1;
+const F_BUY = 2;
+const F_BID = 4; // a YES bid: BUY YES or SELL NO
+
+// order types and statuses, stored as small integers
+const T_GTC = 0;
+const T_GTD = 1;
+const T_FOK = 2;
+const T_FAK = 3;
+const TYPE_NAMES: readonly OrderType[] = ['GTC', 'GTD', 'FOK', 'FAK'];
+const S_LIVE = 0;
+const S_MATCHED = 1;
+const S_CANCELED = 2;
+const STATUS_NAMES: readonly OrderStatus[] = ['LIVE', 'MATCHED', 'CANCELED'];
+
+function typeCode(t: string): number {
+  switch (t) {
+    case 'GTC':
+      return T_GTC;
+    case 'GTD':
+      return T_GTD;
+    case 'FOK':
+      return T_FOK;
+    case 'FAK':
+      return T_FAK;
+    default:
+      return -1;
+  }
+}
 
 class TokenBal {
   available = 0;
@@ -110,10 +143,13 @@ class Account {
   collateral = 0;
   collateralReserved = 0;
   readonly tokens = new Map<string, TokenBal>();
-  /** Every accepted order, in acceptance order. */
-  readonly orders: Ord[] = [];
-  /** Resting (LIVE) orders, in the order they came to rest. */
-  readonly live = new Set<Ord>();
+  /** Every accepted order (any status), a singly linked list in acceptance order. */
+  firstOrder = NIL;
+  lastOrder = NIL;
+  /** LIVE orders, a doubly linked list in the order they came to rest. */
+  liveHead = NIL;
+  liveTail = NIL;
+  liveCount = 0;
   /** Operation stamp: the account already has its 'balance' event queued for this operation. */
   stamp = 0;
   constructor(readonly id: string) {}
@@ -128,10 +164,10 @@ class Account {
   }
 }
 
-/** One side of a market's YES book. */
+/** One side of a market's YES book: per YES price, a FIFO of order handles and its total size. */
 class HalfBook {
-  readonly head: (Ord | null)[] = new Array<Ord | null>(N_LEVELS).fill(null);
-  readonly tail: (Ord | null)[] = new Array<Ord | null>(N_LEVELS).fill(null);
+  readonly head = new Int32Array(N_LEVELS).fill(NIL);
+  readonly tail = new Int32Array(N_LEVELS).fill(NIL);
   /** Aggregate remaining size per YES price. */
   readonly total = new Float64Array(N_LEVELS);
   /** Operation stamp per level: the level is already in this operation's touched list. */
@@ -154,64 +190,164 @@ class Market {
   }
 }
 
-/** Internal order record; snapshots of it are handed out as OrderState. */
-class Ord {
-  sizeMatched = 0;
-  status: OrderStatus = 'LIVE';
-  reserved = 0;
-  tradeIds: string[] | null = null;
-  prev: Ord | null = null;
-  next: Ord | null = null;
-  readonly outcome: 'Yes' | 'No';
-  readonly isBuy: boolean;
-  /** Price in YES terms. */
-  readonly yesPrice: number;
-  /** A YES bid (BUY YES or SELL NO). */
-  readonly isBid: boolean;
-  constructor(
-    readonly id: string,
-    readonly acct: Account,
-    readonly owner: string,
-    readonly mkt: Market,
-    readonly tokenId: string,
-    readonly isYes: boolean,
-    readonly side: Side,
-    readonly price: number,
-    readonly originalSize: number,
-    readonly type: OrderType,
-    readonly expiresAt: number,
-    readonly feeRateBps: number,
-    readonly createdAt: number,
-    readonly seq: number,
-    readonly bal: TokenBal,
-  ) {
-    this.outcome = isYes ? 'Yes' : 'No';
-    this.isBuy = side === 'BUY';
-    this.yesPrice = isYes ? price : PRICE_SCALE - price;
-    this.isBid = this.isBuy === isYes;
+/**
+ * Every order ever accepted, as a struct of arrays indexed by a handle (0, 1, 2, ... in acceptance
+ * order, so the handle is also the time priority). Numbers live in typed arrays, which the garbage
+ * collector never scans: keeping millions of orders costs no GC time.
+ */
+class OrderTable {
+  n = 0;
+  cap: number;
+  price: Int32Array;
+  fee: Int32Array;
+  flags: Uint8Array;
+  type: Uint8Array;
+  status: Uint8Array;
+  size: Float64Array;
+  matched: Float64Array;
+  reserved: Float64Array;
+  expires: Float64Array;
+  created: Float64Array;
+  /** Level FIFO links. */
+  prev: Int32Array;
+  next: Int32Array;
+  /** Account live-list links. */
+  aprev: Int32Array;
+  anext: Int32Array;
+  /** Account all-orders list link. */
+  allNext: Int32Array;
+  readonly id: string[] = [];
+  readonly owner: string[] = [];
+  readonly acct: Account[] = [];
+  readonly mkt: Market[] = [];
+  readonly bal: TokenBal[] = [];
+  readonly tokenId: string[] = [];
+  readonly trades: (string[] | null)[] = [];
+
+  // id index: open addressing, linear probing; slot value = handle + 1 (0 = empty)
+  private slotHash: Int32Array;
+  private slotVal: Int32Array;
+  private mask: number;
+
+  constructor(cap = 1024) {
+    this.cap = cap;
+    this.price = new Int32Array(cap);
+    this.fee = new Int32Array(cap);
+    this.flags = new Uint8Array(cap);
+    this.type = new Uint8Array(cap);
+    this.status = new Uint8Array(cap);
+    this.size = new Float64Array(cap);
+    this.matched = new Float64Array(cap);
+    this.reserved = new Float64Array(cap);
+    this.expires = new Float64Array(cap);
+    this.created = new Float64Array(cap);
+    this.prev = new Int32Array(cap);
+    this.next = new Int32Array(cap);
+    this.aprev = new Int32Array(cap);
+    this.anext = new Int32Array(cap);
+    this.allNext = new Int32Array(cap);
+    this.slotHash = new Int32Array(cap * 2);
+    this.slotVal = new Int32Array(cap * 2);
+    this.mask = cap * 2 - 1;
+  }
+
+  /** The handle of the order with this id, or NIL. */
+  find(id: string, h: number): number {
+    const sv = this.slotVal;
+    const sh = this.slotHash;
+    const mask = this.mask;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const v = sv[i]!;
+      if (v === 0) return NIL;
+      if (sh[i] === h && this.id[v - 1] === id) return v - 1;
+    }
+  }
+
+  /** Appends an order (the caller fills the numeric fields) and indexes its id. */
+  add(id: string, h: number, owner: string, acct: Account, mkt: Market, bal: TokenBal, tokenId: string): number {
+    if (this.n === this.cap) this.grow();
+    const o = this.n++;
+    this.id.push(id);
+    this.owner.push(owner);
+    this.acct.push(acct);
+    this.mkt.push(mkt);
+    this.bal.push(bal);
+    this.tokenId.push(tokenId);
+    this.trades.push(null);
+    const sv = this.slotVal;
+    const mask = this.mask;
+    let i = h & mask;
+    while (sv[i] !== 0) i = (i + 1) & mask;
+    sv[i] = o + 1;
+    this.slotHash[i] = h;
+    return o;
+  }
+
+  private grow(): void {
+    const cap = this.cap * 2;
+    this.cap = cap;
+    const f64 = (a: Float64Array): Float64Array => {
+      const b = new Float64Array(cap);
+      b.set(a);
+      return b;
+    };
+    const i32 = (a: Int32Array): Int32Array => {
+      const b = new Int32Array(cap);
+      b.set(a);
+      return b;
+    };
+    const u8 = (a: Uint8Array): Uint8Array => {
+      const b = new Uint8Array(cap);
+      b.set(a);
+      return b;
+    };
+    this.price = i32(this.price);
+    this.fee = i32(this.fee);
+    this.flags = u8(this.flags);
+    this.type = u8(this.type);
+    this.status = u8(this.status);
+    this.size = f64(this.size);
+    this.matched = f64(this.matched);
+    this.reserved = f64(this.reserved);
+    this.expires = f64(this.expires);
+    this.created = f64(this.created);
+    this.prev = i32(this.prev);
+    this.next = i32(this.next);
+    this.aprev = i32(this.aprev);
+    this.anext = i32(this.anext);
+    this.allNext = i32(this.allNext);
+    // rehash the id index (hashes are kept, strings are not touched)
+    const oh = this.slotHash;
+    const ov = this.slotVal;
+    const sh = new Int32Array(cap * 2);
+    const sv = new Int32Array(cap * 2);
+    const mask = cap * 2 - 1;
+    for (let j = 0; j < ov.length; j++) {
+      const v = ov[j]!;
+      if (v === 0) continue;
+      const h = oh[j]!;
+      let i = h & mask;
+      while (sv[i] !== 0) i = (i + 1) & mask;
+      sv[i] = v;
+      sh[i] = h;
+    }
+    this.slotHash = sh;
+    this.slotVal = sv;
+    this.mask = mask;
   }
 }
 
-function snapshot(o: Ord): OrderState {
-  return {
-    id: o.id,
-    account: o.acct.id,
-    owner: o.owner,
-    market: o.mkt.def.conditionId,
-    tokenId: o.tokenId,
-    outcome: o.outcome,
-    side: o.side,
-    price: o.price,
-    originalSize: o.originalSize,
-    sizeMatched: o.sizeMatched,
-    status: o.status,
-    type: o.type,
-    expiresAt: o.expiresAt,
-    feeRateBps: o.feeRateBps,
-    createdAt: o.createdAt,
-    reserved: o.reserved,
-    tradeIds: o.tradeIds === null ? [] : o.tradeIds.slice(),
-  };
+/** 32-bit hash of an order id for the id index (FNV-1a over UTF-16 units, murmur finaliser). */
+function hashId(s: string): number {
+  const n = s.length;
+  let h = 0x811c9dc5 ^ n;
+  for (let i = 0; i < n; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h;
 }
 
 function reject(code: RejectCode): PlaceResult {
@@ -220,10 +356,6 @@ function reject(code: RejectCode): PlaceResult {
 
 function isSafeInt(n: number): boolean {
   return Number.isSafeInteger(n);
-}
-
-function orderBefore(a: Ord, b: Ord): boolean {
-  return a.expiresAt < b.expiresAt || (a.expiresAt === b.expiresAt && a.seq < b.seq);
 }
 
 /**
@@ -242,13 +374,13 @@ export class MatchingEngine {
   private readonly markets = new Map<string, Market>();
   private readonly marketByToken = new Map<string, Market>();
   private readonly accounts = new Map<string, Account>();
-  private readonly orders = new Map<string, Ord>();
+  private readonly ot = new OrderTable();
   private readonly feeAcct: Account;
-  private readonly heap: Ord[] = [];
+  /** GTD min-heap of order handles keyed by (expiresAt, handle); lazy deletion. */
+  private heap: number[] = [];
 
   private events: EngineEvent[] = [];
   private opSeq = 0;
-  private orderSeq = 0;
   private tradeSeq = 0;
   private feesTotal = 0;
   /** Latest time seen (stamps the balance events of the funding calls, which take no time). */
@@ -295,29 +427,13 @@ export class MatchingEngine {
   /** The market's definition and live state, or undefined when unknown. */
   getMarket(conditionId: string): MarketInfo | undefined {
     const m = this.markets.get(conditionId);
-    return m === undefined ? undefined : this.info(m);
+    return m === undefined ? undefined : info(m);
   }
 
   /** The market trading `tokenId`, or undefined when no market does. */
   marketOfToken(tokenId: string): MarketInfo | undefined {
     const m = this.marketByToken.get(tokenId);
-    return m === undefined ? undefined : this.info(m);
-  }
-
-  private info(m: Market): MarketInfo {
-    const d = m.def;
-    const out: MarketInfo = {
-      conditionId: d.conditionId,
-      yesToken: d.yesToken,
-      noToken: d.noToken,
-      tickPips: m.tickPips,
-      minSizeMicro: d.minSizeMicro,
-      negRisk: d.negRisk,
-      feeRateBps: d.feeRateBps,
-      status: m.status,
-      ...(m.winningToken !== undefined ? { winningToken: m.winningToken } : {}),
-    };
-    return out;
+    return m === undefined ? undefined : info(m);
   }
 
   private marketOrThrow(conditionId: string): Market {
@@ -452,7 +568,7 @@ export class MatchingEngine {
     this.tAccts.push(a);
   }
 
-  /** Returns the queued events and clears the queue. Always empty when recordEvents is false. */
+  /** Returns the queued events, oldest first, and clears the queue. Always empty when recordEvents is false. */
   drainEvents(): EngineEvent[] {
     const out = this.events;
     if (out.length === 0) return [];
@@ -460,39 +576,91 @@ export class MatchingEngine {
     return out;
   }
 
-  // ---- book structure --------------------------------------------------------------------------
-
-  private link(o: Ord, rem: number): void {
-    const m = o.mkt;
-    const b = o.isBid ? m.bids : m.asks;
-    const p = o.yesPrice;
-    this.touchLevel(m, b, p);
-    const t = b.tail[p] as Ord | null;
-    if (t === null) b.head[p] = o;
-    else {
-      t.next = o;
-      o.prev = t;
-    }
-    b.tail[p] = o;
-    b.total[p] = b.total[p]! + rem;
-    if (b.isBid ? p > b.best : p < b.best) b.best = p;
+  /** A snapshot of order `o`. */
+  private snap(o: number): OrderState {
+    const t = this.ot;
+    const tr = t.trades[o]!;
+    return {
+      id: t.id[o]!,
+      account: t.acct[o]!.id,
+      owner: t.owner[o]!,
+      market: t.mkt[o]!.def.conditionId,
+      tokenId: t.tokenId[o]!,
+      outcome: (t.flags[o]! & F_YES) !== 0 ? 'Yes' : 'No',
+      side: (t.flags[o]! & F_BUY) !== 0 ? 'BUY' : 'SELL',
+      price: t.price[o]!,
+      originalSize: t.size[o]!,
+      sizeMatched: t.matched[o]!,
+      status: STATUS_NAMES[t.status[o]!]!,
+      type: TYPE_NAMES[t.type[o]!]!,
+      expiresAt: t.expires[o]!,
+      feeRateBps: t.fee[o]!,
+      createdAt: t.created[o]!,
+      reserved: t.reserved[o]!,
+      tradeIds: tr === null ? [] : tr.slice(),
+    };
   }
 
-  private unlink(o: Ord, rem: number): void {
-    const m = o.mkt;
-    const b = o.isBid ? m.bids : m.asks;
-    const p = o.yesPrice;
+  // ---- book structure --------------------------------------------------------------------------
+
+  /** Appends a LIVE order to its level and to its account's live list. */
+  private link(o: number, rem: number): void {
+    const t = this.ot;
+    const m = t.mkt[o]!;
+    const f = t.flags[o]!;
+    const isBid = (f & F_BID) !== 0;
+    const b = isBid ? m.bids : m.asks;
+    const p = (f & F_YES) !== 0 ? t.price[o]! : PRICE_SCALE - t.price[o]!;
     this.touchLevel(m, b, p);
-    const pr = o.prev;
-    const nx = o.next;
-    if (pr === null) b.head[p] = nx;
-    else pr.next = nx;
-    if (nx === null) b.tail[p] = pr;
-    else nx.prev = pr;
-    o.prev = null;
-    o.next = null;
+    const tl = b.tail[p]!;
+    t.next[o] = NIL;
+    t.prev[o] = tl;
+    if (tl === NIL) b.head[p] = o;
+    else t.next[tl] = o;
+    b.tail[p] = o;
+    b.total[p] = b.total[p]! + rem;
+    if (isBid ? p > b.best : p < b.best) b.best = p;
+    // account live list
+    const a = t.acct[o]!;
+    const at = a.liveTail;
+    t.anext[o] = NIL;
+    t.aprev[o] = at;
+    if (at === NIL) a.liveHead = o;
+    else t.anext[at] = o;
+    a.liveTail = o;
+    a.liveCount++;
+  }
+
+  /** Removes an order from its account's live list. */
+  private unlinkAccount(o: number): void {
+    const t = this.ot;
+    const a = t.acct[o]!;
+    const pr = t.aprev[o]!;
+    const nx = t.anext[o]!;
+    if (pr === NIL) a.liveHead = nx;
+    else t.anext[pr] = nx;
+    if (nx === NIL) a.liveTail = pr;
+    else t.aprev[nx] = pr;
+    a.liveCount--;
+  }
+
+  /** Removes a LIVE order from its level (anywhere in the FIFO) and from its account's live list. */
+  private unlink(o: number, rem: number): void {
+    const t = this.ot;
+    const m = t.mkt[o]!;
+    const f = t.flags[o]!;
+    const b = (f & F_BID) !== 0 ? m.bids : m.asks;
+    const p = (f & F_YES) !== 0 ? t.price[o]! : PRICE_SCALE - t.price[o]!;
+    this.touchLevel(m, b, p);
+    const pr = t.prev[o]!;
+    const nx = t.next[o]!;
+    if (pr === NIL) b.head[p] = nx;
+    else t.next[pr] = nx;
+    if (nx === NIL) b.tail[p] = pr;
+    else t.prev[nx] = pr;
     b.total[p] = b.total[p]! - rem;
-    if (b.head[p] === null && p === b.best) rescan(b);
+    if (b.head[p] === NIL && p === b.best) rescan(b);
+    this.unlinkAccount(o);
   }
 
   // ---- placing ---------------------------------------------------------------------------------
@@ -507,10 +675,12 @@ export class MatchingEngine {
     // -- validation, in the venue's order; nothing changes before it passes
     const m = this.marketByToken.get(o.tokenId);
     if (m === undefined || m.status !== 'active') return reject('MARKET_NOT_READY');
-    if (this.orders.has(o.id)) return reject('INVALID_ORDER_DUPLICATED');
-    const type = o.type;
-    const isMarketType = type === 'FOK' || type === 'FAK';
-    if (!isMarketType && type !== 'GTC' && type !== 'GTD') return reject('INVALID_ORDER_ERROR');
+    const ot = this.ot;
+    const idHash = hashId(o.id);
+    if (ot.find(o.id, idHash) !== NIL) return reject('INVALID_ORDER_DUPLICATED');
+    const type = typeCode(o.type);
+    if (type < 0) return reject('INVALID_ORDER_ERROR');
+    const isMarketType = type === T_FOK || type === T_FAK;
     if (o.postOnly && isMarketType) return reject('INVALID_POST_ONLY_ORDER_TYPE');
     const tick = m.tickPips;
     const price = o.price;
@@ -521,7 +691,7 @@ export class MatchingEngine {
     const bps = o.feeRateBps;
     if (!Number.isInteger(bps) || bps < m.def.feeRateBps || bps > MAX_FEE_RATE_BPS) return reject('INVALID_ORDER_ERROR');
     if (o.side !== 'BUY' && o.side !== 'SELL') return reject('INVALID_ORDER_ERROR');
-    if (type === 'GTD' && !(o.expiresAt > now)) return reject('INVALID_ORDER_EXPIRATION');
+    if (type === T_GTD && !(o.expiresAt > now)) return reject('INVALID_ORDER_EXPIRATION');
     const isBuy = o.side === 'BUY';
     const isYes = o.tokenId === m.def.yesToken;
     const existing = this.accounts.get(o.account);
@@ -539,15 +709,30 @@ export class MatchingEngine {
     const isBid = isBuy === isYes;
     const opp = isBid ? m.asks : m.bids;
     if (o.postOnly && (isBid ? opp.best <= yesPrice : opp.best >= yesPrice)) return reject('INVALID_POST_ONLY_ORDER');
-    if (type === 'FOK' && available(opp, yesPrice, size) < size) return reject('FOK_ORDER_NOT_FILLED_ERROR');
+    if (type === T_FOK && available(opp, yesPrice, size) < size) return reject('FOK_ORDER_NOT_FILLED_ERROR');
 
     // -- accepted
     this.beginOp();
     const a = existing ?? this.acct(o.account);
     const bal = a.tok(o.tokenId);
-    const ord = new Ord(o.id, a, o.owner, m, o.tokenId, isYes, o.side, price, size, type, type === 'GTD' ? o.expiresAt : 0, bps, now, ++this.orderSeq, bal);
-    this.orders.set(o.id, ord);
-    a.orders.push(ord);
+    const h = ot.add(o.id, idHash, o.owner, a, m, bal, o.tokenId);
+    ot.price[h] = price;
+    ot.fee[h] = bps;
+    ot.flags[h] = (isYes ? F_YES : 0) | (isBuy ? F_BUY : 0) | (isBid ? F_BID : 0);
+    ot.type[h] = type;
+    ot.status[h] = S_LIVE;
+    ot.size[h] = size;
+    ot.matched[h] = 0;
+    ot.expires[h] = type === T_GTD ? o.expiresAt : 0;
+    ot.created[h] = now;
+    ot.prev[h] = NIL;
+    ot.next[h] = NIL;
+    ot.aprev[h] = NIL;
+    ot.anext[h] = NIL;
+    ot.allNext[h] = NIL;
+    if (a.lastOrder === NIL) a.firstOrder = h;
+    else ot.allNext[a.lastOrder] = h;
+    a.lastOrder = h;
     if (isBuy) {
       a.collateral -= need;
       a.collateralReserved += need;
@@ -555,9 +740,10 @@ export class MatchingEngine {
       bal.available -= need;
       bal.reserved += need;
     }
-    ord.reserved = need;
+    ot.reserved[h] = need;
+    let reserved = need;
     const rec = this.rec;
-    if (rec) this.events.push({ type: 'order_placed', order: snapshot(ord), at: now });
+    if (rec) this.events.push({ type: 'order_placed', order: this.snap(h), at: now });
 
     // -- taking phase
     let rem = size;
@@ -565,14 +751,25 @@ export class MatchingEngine {
     let making = 0;
     let taking = 0;
     if (isBid ? opp.best <= yesPrice : opp.best >= yesPrice) {
+      const tPrice = ot.price;
+      const tFlags = ot.flags;
+      const tSize = ot.size;
+      const tMatched = ot.matched;
+      const tReserved = ot.reserved;
+      const tStatus = ot.status;
+      const tNext = ot.next;
+      const tPrev = ot.prev;
+      const tAcct = ot.acct;
+      const tBal = ot.bal;
+      const tTrades = ot.trades;
       const makers: MakerFill[] = [];
       const tradeId = this.tradeIdOf(++this.tradeSeq);
-      const fee = this.feeAcct;
       let feeSum = 0;
-      let notionalSum = 0; // sum of s * takerPrice (for the average price)
+      let notionalSum = 0; // sum of s * taker-scale price (for the average price)
       let firstPt = -1;
       let onePrice = true;
-      const tbps = bps;
+      const heads = opp.head;
+      const totals = opp.total;
       while (rem > 0) {
         const p = opp.best;
         if (isBid ? p > yesPrice : p < yesPrice) break;
@@ -580,41 +777,53 @@ export class MatchingEngine {
         const pt = isYes ? p : PRICE_SCALE - p; // fill price on the taker's scale
         if (firstPt < 0) firstPt = pt;
         else if (pt !== firstPt) onePrice = false;
-        const tAmtPerLot = pt; // collateral per micro-share * 1e4
         const feeBase = pt < PRICE_SCALE - pt ? pt : PRICE_SCALE - pt;
-        let mk = opp.head[p] as Ord | null;
-        let levelTotal = opp.total[p]!;
-        while (mk !== null && rem > 0) {
-          const mrem = mk.originalSize - mk.sizeMatched;
+        let mk = heads[p]!;
+        let levelTotal = totals[p]!;
+        while (mk !== NIL && rem > 0) {
+          const mrem = tSize[mk]! - tMatched[mk]!;
           const s = rem < mrem ? rem : mrem;
-          // maker settlement, on the maker's own price (the resting price)
-          const mAmt = (s * mk.price) / PRICE_SCALE;
-          const ma = mk.acct;
-          if (mk.isBuy) {
+          // maker settlement, at the maker's own (resting) price
+          const mPrice = tPrice[mk]!;
+          const mAmt = (s * mPrice) / PRICE_SCALE;
+          const mf = tFlags[mk]!;
+          const ma = tAcct[mk]!;
+          const mBuy = (mf & F_BUY) !== 0;
+          if (mBuy) {
             ma.collateralReserved -= mAmt;
-            mk.reserved -= mAmt;
-            mk.bal.available += s;
+            tReserved[mk] = tReserved[mk]! - mAmt;
+            tBal[mk]!.available += s;
           } else {
-            mk.bal.reserved -= s;
-            mk.reserved -= s;
+            tBal[mk]!.reserved -= s;
+            tReserved[mk] = tReserved[mk]! - s;
             ma.collateral += mAmt;
           }
-          mk.sizeMatched += s;
-          if (mk.tradeIds === null) mk.tradeIds = [tradeId];
-          else mk.tradeIds.push(tradeId);
-          makers.push({ orderId: mk.id, account: ma.id, owner: mk.owner, tokenId: mk.tokenId, outcome: mk.outcome, side: mk.side, price: mk.price, size: s });
-          // taker settlement
-          const tAmt = (s * tAmtPerLot) / PRICE_SCALE;
-          const f = Math.floor((((s * feeBase) / PRICE_SCALE) * tbps) / PRICE_SCALE);
+          tMatched[mk] = tMatched[mk]! + s;
+          const mt = tTrades[mk]!;
+          if (mt === null) tTrades[mk] = [tradeId];
+          else mt.push(tradeId);
+          makers.push({
+            orderId: ot.id[mk]!,
+            account: ma.id,
+            owner: ot.owner[mk]!,
+            tokenId: ot.tokenId[mk]!,
+            outcome: (mf & F_YES) !== 0 ? 'Yes' : 'No',
+            side: mBuy ? 'BUY' : 'SELL',
+            price: mPrice,
+            size: s,
+          });
+          // taker settlement, at the taker-scale fill price, fee on top (BUY) or deducted (SELL)
+          const tAmt = (s * pt) / PRICE_SCALE;
+          const f = Math.floor((((s * feeBase) / PRICE_SCALE) * bps) / PRICE_SCALE);
           if (isBuy) {
             a.collateralReserved -= tAmt + f;
-            ord.reserved -= tAmt + f;
+            reserved -= tAmt + f;
             bal.available += s;
             making += tAmt + f;
             taking += s;
           } else {
             bal.reserved -= s;
-            ord.reserved -= s;
+            reserved -= s;
             a.collateral += tAmt - f;
             making += s;
             taking += tAmt - f;
@@ -624,32 +833,33 @@ export class MatchingEngine {
           rem -= s;
           levelTotal -= s;
           this.touchAcct(ma);
-          const next = mk.next;
+          const next = tNext[mk]!;
           if (s === mrem) {
             // maker done: pop it from the head of the level
-            mk.status = 'MATCHED';
-            ma.live.delete(mk);
-            mk.next = null;
-            if (next !== null) next.prev = null;
-            opp.head[p] = next;
-            if (next === null) opp.tail[p] = null;
+            tStatus[mk] = S_MATCHED;
+            this.unlinkAccount(mk);
+            tNext[mk] = NIL;
+            if (next !== NIL) tPrev[next] = NIL;
+            heads[p] = next;
+            if (next === NIL) opp.tail[p] = NIL;
           }
-          if (rec) this.events.push({ type: 'order_updated', order: snapshot(mk), at: now });
+          if (rec) this.events.push({ type: 'order_updated', order: this.snap(mk), at: now });
           mk = next;
         }
-        opp.total[p] = levelTotal;
-        if (opp.head[p] === null) rescan(opp);
+        totals[p] = levelTotal;
+        if (heads[p] === NIL) rescan(opp);
       }
       if (feeSum > 0) {
-        fee.collateral += feeSum;
+        this.feeAcct.collateral += feeSum;
         this.feesTotal += feeSum;
-        this.touchAcct(fee);
+        this.touchAcct(this.feeAcct);
       }
       const filled = size - rem;
-      ord.sizeMatched = filled;
-      ord.tradeIds = [tradeId];
+      tMatched[h] = filled;
+      tTrades[h] = [tradeId];
       let avg = firstPt;
       if (!onePrice) {
+        // nearest pip of notionalSum / filled, exactly (notionalSum < 2^53)
         let q = Math.floor(notionalSum / filled);
         let r = notionalSum - q * filled;
         if (r < 0) {
@@ -668,7 +878,7 @@ export class MatchingEngine {
         takerAccount: a.id,
         takerOwner: o.owner,
         tokenId: o.tokenId,
-        outcome: ord.outcome,
+        outcome: isYes ? 'Yes' : 'No',
         side: o.side,
         price: avg,
         size: filled,
@@ -679,61 +889,64 @@ export class MatchingEngine {
       };
     }
 
-    // -- the remainder: rest it (GTC/GTD) or drop it (FOK/FAK)
+    // -- the remainder: rest it (GTC/GTD) or drop it (FOK/FAK); release what is not needed
     const rests = rem > 0 && !isMarketType;
-    if (rem === 0) {
-      ord.status = 'MATCHED';
-      if (ord.reserved !== 0) this.release(ord, ord.reserved);
-    } else if (rests) {
-      const keep = isBuy ? notional(rem, price) : rem;
-      if (ord.reserved !== keep) this.release(ord, ord.reserved - keep);
-    } else if (ord.reserved !== 0) {
-      this.release(ord, ord.reserved);
+    const keep = rests ? (isBuy ? notional(rem, price) : rem) : 0;
+    if (reserved !== keep) {
+      const give = reserved - keep;
+      if (isBuy) {
+        a.collateralReserved -= give;
+        a.collateral += give;
+      } else {
+        bal.reserved -= give;
+        bal.available += give;
+      }
     }
+    ot.reserved[h] = keep;
+    if (rem === 0) ot.status[h] = S_MATCHED;
     if (trade !== null || rests) this.touchAcct(a);
     if (trade !== null && rec) {
-      this.events.push({ type: 'order_updated', order: snapshot(ord), at: now });
+      this.events.push({ type: 'order_updated', order: this.snap(h), at: now });
       this.events.push({ type: 'trade', trade, at: now });
     }
     let status: 'live' | 'matched' | 'unmatched';
     if (rests) {
-      this.link(ord, rem);
-      a.live.add(ord);
-      if (type === 'GTD') this.heapPush(ord);
+      this.link(h, rem);
+      if (type === T_GTD) this.heapPush(h);
       status = 'live';
     } else if (rem > 0) {
-      ord.status = 'CANCELED';
-      if (rec) this.events.push({ type: 'order_canceled', order: snapshot(ord), reason: 'UNFILLED_REMAINDER', at: now });
+      ot.status[h] = S_CANCELED;
+      if (rec) this.events.push({ type: 'order_canceled', order: this.snap(h), reason: 'UNFILLED_REMAINDER', at: now });
       status = trade === null ? 'unmatched' : 'matched';
     } else {
       status = 'matched';
     }
     this.endOp(now);
-    return { ok: true, order: snapshot(ord), status, trade, makingAmount: making, takingAmount: taking };
-  }
-
-  /** Gives back `amount` of the order's reservation (collateral for BUY, tokens for SELL). */
-  private release(o: Ord, amount: number): void {
-    if (o.isBuy) {
-      o.acct.collateralReserved -= amount;
-      o.acct.collateral += amount;
-    } else {
-      o.bal.reserved -= amount;
-      o.bal.available += amount;
-    }
-    o.reserved -= amount;
+    return { ok: true, order: this.snap(h), status, trade, makingAmount: making, takingAmount: taking };
   }
 
   // ---- cancelling ------------------------------------------------------------------------------
 
   /** Takes a LIVE order off the book, releases its reservation and queues order_canceled. */
-  private cancelOrd(o: Ord, reason: CancelReason, now: number): void {
-    this.unlink(o, o.originalSize - o.sizeMatched);
-    if (o.reserved !== 0) this.release(o, o.reserved);
-    o.status = 'CANCELED';
-    o.acct.live.delete(o);
-    this.touchAcct(o.acct);
-    if (this.rec) this.events.push({ type: 'order_canceled', order: snapshot(o), reason, at: now });
+  private cancelOrd(o: number, reason: CancelReason, now: number): void {
+    const t = this.ot;
+    this.unlink(o, t.size[o]! - t.matched[o]!);
+    const r = t.reserved[o]!;
+    const a = t.acct[o]!;
+    if (r !== 0) {
+      if ((t.flags[o]! & F_BUY) !== 0) {
+        a.collateralReserved -= r;
+        a.collateral += r;
+      } else {
+        const b = t.bal[o]!;
+        b.reserved -= r;
+        b.available += r;
+      }
+      t.reserved[o] = 0;
+    }
+    t.status[o] = S_CANCELED;
+    this.touchAcct(a);
+    if (this.rec) this.events.push({ type: 'order_canceled', order: this.snap(o), reason, at: now });
   }
 
   /**
@@ -742,13 +955,14 @@ export class MatchingEngine {
    */
   cancel(account: string, orderId: string, now: number, reason: CancelReason = 'USER'): CancelResult {
     this.advance(now);
-    const o = this.orders.get(orderId);
-    if (o === undefined || o.acct.id !== account) return { ok: false, reason: 'NOT_FOUND' };
-    if (o.status !== 'LIVE') return { ok: false, reason: 'NOT_LIVE' };
+    const t = this.ot;
+    const o = t.find(orderId, hashId(orderId));
+    if (o === NIL || t.acct[o]!.id !== account) return { ok: false, reason: 'NOT_FOUND' };
+    if (t.status[o] !== S_LIVE) return { ok: false, reason: 'NOT_LIVE' };
     this.beginOp();
     this.cancelOrd(o, reason, now);
     this.endOp(now);
-    return { ok: true, order: snapshot(o) };
+    return { ok: true, order: this.snap(o) };
   }
 
   /** Cancels every LIVE order of the account; returns them (as cancelled), oldest first. */
@@ -757,25 +971,39 @@ export class MatchingEngine {
   }
 
   /**
-   * Cancels the account's LIVE orders in a market and/or token (no filter field: all of them);
-   * returns them (as cancelled), oldest first.
+   * Cancels the account's LIVE orders in a market and/or token (an absent or empty filter field
+   * matches everything); returns them (as cancelled), oldest first.
    */
   cancelMarket(account: string, filter: OrderFilter, now: number): OrderState[] {
     return this.cancelWhere(account, filter, now, 'USER');
   }
 
+  /** The account's LIVE order handles matching the filter, in the order they came to rest. */
+  private liveOf(a: Account, filter: OrderFilter | undefined): number[] {
+    const t = this.ot;
+    const out: number[] = [];
+    for (let o = a.liveHead; o !== NIL; o = t.anext[o]!) if (filter === undefined || this.matches(o, filter)) out.push(o);
+    return out;
+  }
+
+  private matches(o: number, f: OrderFilter): boolean {
+    const t = this.ot;
+    if (f.market !== undefined && f.market !== '' && t.mkt[o]!.def.conditionId !== f.market) return false;
+    if (f.tokenId !== undefined && f.tokenId !== '' && t.tokenId[o] !== f.tokenId) return false;
+    return true;
+  }
+
   private cancelWhere(account: string, filter: OrderFilter | undefined, now: number, reason: CancelReason): OrderState[] {
     this.advance(now);
     const a = this.accounts.get(account);
-    if (a === undefined || a.live.size === 0) return [];
-    const todo: Ord[] = [];
-    for (const o of a.live) if (filter === undefined || matchesFilter(o, filter)) todo.push(o);
+    if (a === undefined || a.liveCount === 0) return [];
+    const todo = this.liveOf(a, filter);
     if (todo.length === 0) return [];
     this.beginOp();
     const out: OrderState[] = [];
     for (const o of todo) {
       this.cancelOrd(o, reason, now);
-      out.push(snapshot(o));
+      out.push(this.snap(o));
     }
     this.endOp(now);
     return out;
@@ -787,11 +1015,11 @@ export class MatchingEngine {
   advance(now: number): void {
     if (now > this.lastNow) this.lastNow = now;
     const h = this.heap;
-    if (h.length === 0 || h[0]!.expiresAt > now) return;
+    if (h.length === 0 || this.ot.expires[h[0]!]! > now) return;
     let began = false;
-    while (h.length > 0 && h[0]!.expiresAt <= now) {
+    while (h.length > 0 && this.ot.expires[h[0]!]! <= now) {
       const o = this.heapPop();
-      if (o.status !== 'LIVE') continue;
+      if (this.ot.status[o] !== S_LIVE) continue;
       if (!began) {
         this.beginOp();
         began = true;
@@ -801,23 +1029,31 @@ export class MatchingEngine {
     if (began) this.endOp(now);
   }
 
-  private heapPush(o: Ord): void {
+  /** Heap order: earlier expiry first, then earlier acceptance (smaller handle). */
+  private before(x: number, y: number): boolean {
+    const e = this.ot.expires;
+    const ex = e[x]!;
+    const ey = e[y]!;
+    return ex < ey || (ex === ey && x < y);
+  }
+
+  private heapPush(o: number): void {
     const h = this.heap;
+    // lazy deletion lets cancelled GTD orders pile up: rebuild when most entries are dead
+    if (h.length >= 1024 && (h.length & 1023) === 0) this.heapCompact();
     let i = h.length;
     h.push(o);
     while (i > 0) {
       const parent = (i - 1) >> 1;
       const p = h[parent]!;
-      if (!orderBefore(o, p)) break;
+      if (!this.before(o, p)) break;
       h[i] = p;
       i = parent;
     }
     h[i] = o;
-    // lazy deletion can let cancelled GTD orders pile up: rebuild when most entries are dead
-    if (h.length >= 1024 && (h.length & 1023) === 0) this.heapCompact();
   }
 
-  private heapPop(): Ord {
+  private heapPop(): number {
     const h = this.heap;
     const top = h[0]!;
     const last = h.pop()!;
@@ -829,8 +1065,8 @@ export class MatchingEngine {
         if (l >= n) break;
         const r = l + 1;
         let c = l;
-        if (r < n && orderBefore(h[r]!, h[l]!)) c = r;
-        if (!orderBefore(h[c]!, last)) break;
+        if (r < n && this.before(h[r]!, h[l]!)) c = r;
+        if (!this.before(h[c]!, last)) break;
         h[i] = h[c]!;
         i = c;
       }
@@ -840,44 +1076,32 @@ export class MatchingEngine {
   }
 
   private heapCompact(): void {
-    const h = this.heap;
+    const st = this.ot.status;
     let live = 0;
-    for (const o of h) if (o.status === 'LIVE') live++;
-    if (live * 2 > h.length) return;
-    const keep = h.filter((o) => o.status === 'LIVE');
-    h.length = 0;
-    for (const o of keep) {
-      // re-insert without triggering another compaction
-      let i = h.length;
-      h.push(o);
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        const p = h[parent]!;
-        if (!orderBefore(o, p)) break;
-        h[i] = p;
-        i = parent;
-      }
-      h[i] = o;
-    }
+    for (const o of this.heap) if (st[o] === S_LIVE) live++;
+    if (live * 2 > this.heap.length) return;
+    const keep = this.heap.filter((o) => st[o] === S_LIVE);
+    // a list sorted by the heap order is a valid heap
+    keep.sort((x, y) => (this.before(x, y) ? -1 : this.before(y, x) ? 1 : 0));
+    this.heap = keep;
   }
 
   // ---- market lifecycle ------------------------------------------------------------------------
 
   /** All LIVE orders of a market, oldest first. */
-  private liveOrdersOf(m: Market, pred?: (o: Ord) => boolean): Ord[] {
-    const out: Ord[] = [];
+  private liveOrdersOf(m: Market): number[] {
+    const t = this.ot;
+    const out: number[] = [];
     for (const b of [m.bids, m.asks]) {
-      for (let p = 0; p < N_LEVELS; p++) {
-        for (let o = b.head[p] as Ord | null; o !== null; o = o.next) if (pred === undefined || pred(o)) out.push(o);
-      }
+      for (let p = 0; p < N_LEVELS; p++) for (let o = b.head[p]!; o !== NIL; o = t.next[o]!) out.push(o);
     }
-    out.sort((x, y) => x.seq - y.seq);
+    out.sort((x, y) => x - y);
     return out;
   }
 
   /**
    * Changes the market's tick size. Resting orders whose price is not a multiple of the new tick
-   * are cancelled (TICK_SIZE_CHANGE). Queues tick_size_change.
+   * are cancelled (TICK_SIZE_CHANGE). Queues tick_size_change (before the cancellations).
    * @throws NotFoundError for an unknown market; ValidationError for a tick not in 1000/100/10/1.
    */
   setTickSize(conditionId: string, tickPips: number, now: number): void {
@@ -888,7 +1112,8 @@ export class MatchingEngine {
     const old = m.tickPips;
     m.tickPips = tickPips;
     if (this.rec) this.events.push({ type: 'tick_size_change', market: conditionId, oldTickPips: old, newTickPips: tickPips, at: now });
-    for (const o of this.liveOrdersOf(m, (x) => x.price % tickPips !== 0)) this.cancelOrd(o, 'TICK_SIZE_CHANGE', now);
+    const price = this.ot.price;
+    for (const o of this.liveOrdersOf(m)) if (price[o]! % tickPips !== 0) this.cancelOrd(o, 'TICK_SIZE_CHANGE', now);
     this.endOp(now);
   }
 
@@ -952,23 +1177,25 @@ export class MatchingEngine {
 
   /** A snapshot of any order ever accepted (any status), or undefined. Does not check the owner. */
   getOrder(id: string): OrderState | undefined {
-    const o = this.orders.get(id);
-    return o === undefined ? undefined : snapshot(o);
+    const o = this.ot.find(id, hashId(id));
+    return o === NIL ? undefined : this.snap(o);
   }
 
   /** The account's LIVE orders, in the order they came to rest, optionally filtered. */
   openOrders(account: string, filter?: OrderFilter): OrderState[] {
     const a = this.accounts.get(account);
     if (a === undefined) return [];
-    const out: OrderState[] = [];
-    for (const o of a.live) if (filter === undefined || matchesFilter(o, filter)) out.push(snapshot(o));
-    return out;
+    return this.liveOf(a, filter).map((o) => this.snap(o));
   }
 
   /** Every order the account ever placed (any status), oldest first. */
   ordersOf(account: string): OrderState[] {
     const a = this.accounts.get(account);
-    return a === undefined ? [] : a.orders.map(snapshot);
+    const out: OrderState[] = [];
+    if (a === undefined) return out;
+    const next = this.ot.allNext;
+    for (let o = a.firstOrder; o !== NIL; o = next[o]!) out.push(this.snap(o));
+    return out;
   }
 
   /**
@@ -999,10 +1226,19 @@ export class MatchingEngine {
   }
 }
 
-function matchesFilter(o: Ord, f: OrderFilter): boolean {
-  if (f.market !== undefined && f.market !== '' && o.mkt.def.conditionId !== f.market) return false;
-  if (f.tokenId !== undefined && f.tokenId !== '' && o.tokenId !== f.tokenId) return false;
-  return true;
+function info(m: Market): MarketInfo {
+  const d = m.def;
+  return {
+    conditionId: d.conditionId,
+    yesToken: d.yesToken,
+    noToken: d.noToken,
+    tickPips: m.tickPips,
+    minSizeMicro: d.minSizeMicro,
+    negRisk: d.negRisk,
+    feeRateBps: d.feeRateBps,
+    status: m.status,
+    ...(m.winningToken !== undefined ? { winningToken: m.winningToken } : {}),
+  };
 }
 
 /** Moves a side's best index past empty levels. */
@@ -1010,10 +1246,10 @@ function rescan(b: HalfBook): void {
   const head = b.head;
   let p = b.best;
   if (b.isBid) {
-    while (p >= 0 && head[p] === null) p--;
+    while (p >= 0 && head[p] === NIL) p--;
     b.best = p < 0 ? NO_BID : p;
   } else {
-    while (p < N_LEVELS && head[p] === null) p++;
+    while (p < N_LEVELS && head[p] === NIL) p++;
     b.best = p >= N_LEVELS ? NO_ASK : p;
   }
 }
