@@ -3,8 +3,10 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
+import { ConfigError } from '../core/errors.ts';
 import { parseAmount } from '../core/units.ts';
 import { startExchange } from '../exchange/server.ts';
+import { describeConfig, loadConfig } from './config.ts';
 
 function intArg(name: string, min: number, max: number) {
   return (v: string): number => {
@@ -19,47 +21,72 @@ function fundArg(v: string, prev: Array<{ address: string; micro: number }> = []
   return [...prev, { address: (m[1] as string).toLowerCase(), micro: parseAmount(m[2] as string) }];
 }
 
+/** Secrets never reach a log line: redacted by path wherever they appear. */
+export const REDACT_PATHS = [
+  'req.headers.poly_passphrase',
+  'req.headers.poly_signature',
+  'req.headers.poly_api_key',
+  'req.headers.authorization',
+  'req.headers["x-admin-token"]',
+  '*.secret',
+  '*.passphrase',
+  '*.privateKey',
+  '*.adminToken',
+  'auth',
+];
+
 const program = new Command();
 program.name('mmkit').description('Market-making framework for prediction-market order books').version('0.1.0');
 
 program
   .command('exchange')
-  .description('run the paper exchange (the whole service on loopback)')
-  .option('--port <n>', 'port to listen on (0 picks a free one)', intArg('--port', 0, 65535), 8080)
-  .option('--host <host>', 'address to bind', '127.0.0.1')
-  .option('--seed <n>', 'seed of the market world', intArg('--seed', 0, 2 ** 31), 1)
-  .option('--json', 'print the base URLs as one JSON line and log JSON')
+  .description('run the paper exchange: the whole service on one loopback port')
+  .option('--config <file>', 'JSON config file merged over config/default.json')
+  .option('--port <n>', 'port to listen on (0 picks a free one) [exchange.port]', intArg('--port', 0, 65535))
+  .option('--host <host>', 'address to bind [exchange.host]')
+  .option('--seed <n>', 'seed of the market world [exchange.seed]', intArg('--seed', 0, 2 ** 31))
+  .option('--json', 'print the base URLs as one JSON line')
   .option('--fund <address=amount>', 'credit collateral to an address at start (repeatable)', fundArg, [])
-  .option('--starting-balance <amount>', 'collateral an address receives with its first API key', '10000')
-  .option('--chain-id <n>', 'chain id of signed orders and L1 auth', intArg('--chain-id', 1, 2 ** 31), 137)
-  .option('--admin-token <token>', 'enable the /admin routes, authenticated by X-Admin-Token (env MMKIT_ADMIN_TOKEN)')
-  .option('--no-rate-limits', 'turn off the rate limits of spec section 8')
-  .option('--rate-limit-scale <x>', 'multiply every rate limit by x', '1')
-  .option('--log-level <level>', 'log level (fatal..trace, silent)', 'info')
+  .option('--starting-balance <amount>', 'collateral an address receives with its first API key [exchange.startingBalance]')
+  .option('--chain-id <n>', 'chain id of signed orders and L1 auth [exchange.chainId]', intArg('--chain-id', 1, 2 ** 31))
+  .option('--admin-token <token>', 'enable the /admin routes (prefer env MMKIT_ADMIN_TOKEN) [exchange.adminToken]')
+  .option('--no-rate-limits', 'turn off the rate limits of spec section 8 [exchange.rateLimits.enabled]')
+  .option('--rate-limit-scale <x>', 'multiply every rate limit by x [exchange.rateLimits.scale]', (v) => Number(v))
+  .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]')
   .action(async (o) => {
-    let starting: number;
-    try {
-      starting = parseAmount(o.startingBalance);
-    } catch {
-      throw new InvalidArgumentError('--starting-balance must be a decimal amount');
-    }
-    const scale = Number(o.rateLimitScale);
-    if (!(scale > 0)) throw new InvalidArgumentError('--rate-limit-scale must be > 0');
-    const logger = pino({
-      level: o.logLevel,
-      redact: { paths: ['req.headers.poly_passphrase', 'req.headers.poly_signature', 'req.headers.authorization', '*.secret', '*.passphrase'], censor: '[redacted]' },
+    const cfg = loadConfig(o.config, {
+      'exchange.port': o.port,
+      'exchange.host': o.host,
+      'exchange.seed': o.seed,
+      'exchange.startingBalance': o.startingBalance,
+      'exchange.chainId': o.chainId,
+      'exchange.adminToken': o.adminToken,
+      'exchange.rateLimits.enabled': o.rateLimits === false ? false : undefined,
+      'exchange.rateLimits.scale': o.rateLimitScale,
+      'log.level': o.logLevel,
     });
-    const adminToken: string | undefined = o.adminToken ?? process.env.MMKIT_ADMIN_TOKEN;
+    const x = cfg.exchange;
+    const logger = pino({ level: cfg.log.level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
     const running = await startExchange({
-      host: o.host,
-      port: o.port,
-      seed: o.seed,
+      host: x.host,
+      port: x.port,
+      seed: x.seed,
       fund: o.fund,
       logger,
-      exchange: { startingCollateral: starting, chainId: o.chainId },
-      http: { adminToken, rateLimits: { enabled: o.rateLimits !== false, scale, queueMs: 500 } },
+      exchange: {
+        startingCollateral: parseAmount(x.startingBalance),
+        chainId: x.chainId,
+        heartbeatTimeoutMs: x.heartbeatTimeoutMs,
+        gtdThresholdSec: x.gtdThresholdSec,
+      },
+      http: {
+        adminToken: x.adminToken || undefined,
+        bodyLimit: x.bodyLimitBytes,
+        authMaxSkewSec: x.authMaxSkewSec,
+        rateLimits: { ...x.rateLimits },
+      },
     });
-    // handlers first: a supervisor may signal as soon as it reads the URLs
+    logger.info({ urls: running.urls, seed: x.seed, admin: x.adminToken !== '' }, 'paper exchange listening');
     let stopping = false;
     const stop = (sig: string) => {
       if (stopping) return;
@@ -70,16 +97,29 @@ program
         () => process.exit(1),
       );
     };
+    // handlers first: a supervisor may signal as soon as it reads the URLs
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));
     if (o.json) process.stdout.write(JSON.stringify(running.urls) + '\n');
     else {
-      process.stdout.write(`mmkit paper exchange listening (seed ${o.seed}, chain ${o.chainId})\n`);
+      process.stdout.write(`mmkit paper exchange listening (seed ${x.seed}, chain ${x.chainId})\n`);
       for (const [k, v] of Object.entries(running.urls)) process.stdout.write(`  ${k.padEnd(15)} ${v}\n`);
     }
   });
 
+program
+  .command('config')
+  .description('print the configuration keys (with --check: load and validate a config file)')
+  .option('--check <file>', 'validate this file merged over the defaults')
+  .action((o) => {
+    if (o.check) {
+      loadConfig(o.check);
+      process.stdout.write(`${o.check}: ok\n`);
+    } else process.stdout.write(describeConfig() + '\n');
+  });
+
 program.parseAsync(process.argv).catch((err: unknown) => {
-  process.stderr.write(`mmkit: ${(err as Error).message}\n`);
+  const msg = err instanceof ConfigError ? err.message : (err as Error).message;
+  process.stderr.write(`mmkit: ${msg}\n`);
   process.exit(1);
 });

@@ -164,7 +164,23 @@ class Account {
   }
 }
 
-/** One side of a market's YES book: per YES price, a FIFO of order handles and its total size. */
+const N_WORDS = (N_LEVELS + 31) >>> 5;
+const N_SUMMARY = (N_WORDS + 31) >>> 5;
+
+/** Index of the lowest set bit of a non-zero 32-bit value. */
+function ctz(x: number): number {
+  return 31 - Math.clz32(x & -x);
+}
+/** Index of the highest set bit of a non-zero 32-bit value. */
+function msb(x: number): number {
+  return 31 - Math.clz32(x);
+}
+
+/**
+ * One side of a market's YES book: per YES price, a FIFO of order handles and its total size, plus
+ * a two-level occupancy bitmap so the next non-empty level is found in a few word operations
+ * (no linear scan over the 10,001 prices when a book thins out).
+ */
 class HalfBook {
   readonly head = new Int32Array(N_LEVELS).fill(NIL);
   readonly tail = new Int32Array(N_LEVELS).fill(NIL);
@@ -172,9 +188,68 @@ class HalfBook {
   readonly total = new Float64Array(N_LEVELS);
   /** Operation stamp per level: the level is already in this operation's touched list. */
   readonly stamp = new Float64Array(N_LEVELS);
+  /** Bit p set when level p has orders; summary bit w set when word w is non-zero. */
+  readonly words = new Int32Array(N_WORDS);
+  readonly summary = new Int32Array(N_SUMMARY);
   best: number;
   constructor(readonly isBid: boolean) {
     this.best = isBid ? NO_BID : NO_ASK;
+  }
+
+  mark(p: number): void {
+    const w = p >>> 5;
+    this.words[w] = this.words[w]! | (1 << (p & 31));
+    this.summary[w >>> 5] = this.summary[w >>> 5]! | (1 << (w & 31));
+  }
+
+  unmark(p: number): void {
+    const w = p >>> 5;
+    const v = this.words[w]! & ~(1 << (p & 31));
+    this.words[w] = v;
+    if (v === 0) this.summary[w >>> 5] = this.summary[w >>> 5]! & ~(1 << (w & 31));
+  }
+
+  /** Lowest non-empty level >= p, or NO_ASK. */
+  nextUp(p: number): number {
+    if (p >= N_LEVELS) return NO_ASK;
+    if (p < 0) p = 0;
+    let w = p >>> 5;
+    const bits = this.words[w]! & (-1 << (p & 31));
+    if (bits !== 0) return (w << 5) + ctz(bits);
+    w++;
+    if (w >= N_WORDS) return NO_ASK;
+    let sw = w >>> 5;
+    let sbits = this.summary[sw]! & (-1 << (w & 31));
+    while (sbits === 0) {
+      if (++sw >= N_SUMMARY) return NO_ASK;
+      sbits = this.summary[sw]!;
+    }
+    w = (sw << 5) + ctz(sbits);
+    return (w << 5) + ctz(this.words[w]!);
+  }
+
+  /** Highest non-empty level <= p, or NO_BID. */
+  nextDown(p: number): number {
+    if (p < 0) return NO_BID;
+    if (p >= N_LEVELS) p = N_LEVELS - 1;
+    let w = p >>> 5;
+    const bits = this.words[w]! & (-1 >>> (31 - (p & 31)));
+    if (bits !== 0) return (w << 5) + msb(bits);
+    if (w === 0) return NO_BID;
+    w--;
+    let sw = w >>> 5;
+    let sbits = this.summary[sw]! & (-1 >>> (31 - (w & 31)));
+    while (sbits === 0) {
+      if (--sw < 0) return NO_BID;
+      sbits = this.summary[sw]!;
+    }
+    w = (sw << 5) + msb(sbits);
+    return (w << 5) + msb(this.words[w]!);
+  }
+
+  /** Moves `best` to the best non-empty level (after the best level emptied). */
+  rescan(): void {
+    this.best = this.isBid ? this.nextDown(this.best) : this.nextUp(this.best);
   }
 }
 
@@ -386,12 +461,15 @@ export class MatchingEngine {
   /** Latest time seen (stamps the balance events of the funding calls, which take no time). */
   private lastNow = 0;
 
-  // per-operation touched levels and accounts (only when recording events)
-  private readonly tLvlBook: HalfBook[] = [];
+  // per-operation touched levels and accounts (only when recording events); the arrays are reused
+  // (counts, not lengths: truncating an array would free its storage)
+  private readonly tLvlBook: (HalfBook | null)[] = [];
   private readonly tLvlMarket: string[] = [];
   private readonly tLvlPrice: number[] = [];
   private readonly tLvlInit: number[] = [];
-  private readonly tAccts: Account[] = [];
+  private tLvlN = 0;
+  private readonly tAccts: (Account | null)[] = [];
+  private tAcctN = 0;
 
   /** @throws ValidationError when feeAccount is empty. */
   constructor(opts: MatchingEngineOptions = {}) {
@@ -531,24 +609,26 @@ export class MatchingEngine {
   private endOp(now: number): void {
     if (!this.rec) return;
     const ev = this.events;
-    const books = this.tLvlBook;
-    const n = books.length;
+    const n = this.tLvlN;
     if (n > 0) {
+      const books = this.tLvlBook;
       for (let i = 0; i < n; i++) {
         const b = books[i]!;
         const p = this.tLvlPrice[i]!;
         const size = b.total[p]!;
         if (size !== this.tLvlInit[i]) ev.push({ type: 'level', market: this.tLvlMarket[i]!, side: b.isBid ? 'bid' : 'ask', yesPrice: p, size, at: now });
+        books[i] = null;
       }
-      books.length = 0;
-      this.tLvlMarket.length = 0;
-      this.tLvlPrice.length = 0;
-      this.tLvlInit.length = 0;
+      this.tLvlN = 0;
     }
-    const accts = this.tAccts;
-    if (accts.length > 0) {
-      for (let i = 0; i < accts.length; i++) ev.push({ type: 'balance', account: accts[i]!.id, at: now });
-      accts.length = 0;
+    const na = this.tAcctN;
+    if (na > 0) {
+      const accts = this.tAccts;
+      for (let i = 0; i < na; i++) {
+        ev.push({ type: 'balance', account: accts[i]!.id, at: now });
+        accts[i] = null;
+      }
+      this.tAcctN = 0;
     }
   }
 
@@ -556,16 +636,26 @@ export class MatchingEngine {
   private touchLevel(m: Market, b: HalfBook, p: number): void {
     if (!this.rec || b.stamp[p] === this.opSeq) return;
     b.stamp[p] = this.opSeq;
-    this.tLvlBook.push(b);
-    this.tLvlMarket.push(m.def.conditionId);
-    this.tLvlPrice.push(p);
-    this.tLvlInit.push(b.total[p]!);
+    const i = this.tLvlN++;
+    if (i === this.tLvlBook.length) {
+      this.tLvlBook.push(b);
+      this.tLvlMarket.push(m.def.conditionId);
+      this.tLvlPrice.push(p);
+      this.tLvlInit.push(b.total[p]!);
+    } else {
+      this.tLvlBook[i] = b;
+      this.tLvlMarket[i] = m.def.conditionId;
+      this.tLvlPrice[i] = p;
+      this.tLvlInit[i] = b.total[p]!;
+    }
   }
 
   private touchAcct(a: Account): void {
     if (!this.rec || a.stamp === this.opSeq) return;
     a.stamp = this.opSeq;
-    this.tAccts.push(a);
+    const i = this.tAcctN++;
+    if (i === this.tAccts.length) this.tAccts.push(a);
+    else this.tAccts[i] = a;
   }
 
   /** Returns the queued events, oldest first, and clears the queue. Always empty when recordEvents is false. */
@@ -615,8 +705,10 @@ export class MatchingEngine {
     const tl = b.tail[p]!;
     t.next[o] = NIL;
     t.prev[o] = tl;
-    if (tl === NIL) b.head[p] = o;
-    else t.next[tl] = o;
+    if (tl === NIL) {
+      b.head[p] = o;
+      b.mark(p);
+    } else t.next[tl] = o;
     b.tail[p] = o;
     b.total[p] = b.total[p]! + rem;
     if (isBid ? p > b.best : p < b.best) b.best = p;
@@ -659,7 +751,10 @@ export class MatchingEngine {
     if (nx === NIL) b.tail[p] = pr;
     else t.prev[nx] = pr;
     b.total[p] = b.total[p]! - rem;
-    if (b.head[p] === NIL && p === b.best) rescan(b);
+    if (b.head[p] === NIL) {
+      b.unmark(p);
+      if (p === b.best) b.rescan();
+    }
     this.unlinkAccount(o);
   }
 
@@ -847,7 +942,10 @@ export class MatchingEngine {
           mk = next;
         }
         totals[p] = levelTotal;
-        if (heads[p] === NIL) rescan(opp);
+        if (heads[p] === NIL) {
+          opp.unmark(p);
+          opp.rescan();
+        }
       }
       if (feeSum > 0) {
         this.feeAcct.collateral += feeSum;
@@ -1241,43 +1339,21 @@ function info(m: Market): MarketInfo {
   };
 }
 
-/** Moves a side's best index past empty levels. */
-function rescan(b: HalfBook): void {
-  const head = b.head;
-  let p = b.best;
-  if (b.isBid) {
-    while (p >= 0 && head[p] === NIL) p--;
-    b.best = p < 0 ? NO_BID : p;
-  } else {
-    while (p < N_LEVELS && head[p] === NIL) p++;
-    b.best = p >= N_LEVELS ? NO_ASK : p;
-  }
-}
-
 /** Size available on `opp` at prices crossing a YES limit of `yesPrice`, stopping once `want` is reached. */
 function available(opp: HalfBook, yesPrice: number, want: number): number {
   let sum = 0;
   if (opp.isBid) {
-    for (let p = opp.best; p >= yesPrice && p >= 0 && sum < want; p--) sum += opp.total[p]!;
+    for (let p = opp.best; p !== NO_BID && p >= yesPrice && sum < want; p = opp.nextDown(p - 1)) sum += opp.total[p]!;
   } else {
-    for (let p = opp.best; p <= yesPrice && p < N_LEVELS && sum < want; p++) sum += opp.total[p]!;
+    for (let p = opp.best; p !== NO_ASK && p <= yesPrice && sum < want; p = opp.nextUp(p + 1)) sum += opp.total[p]!;
   }
   return sum;
 }
 
 function levels(b: HalfBook): BookLevel[] {
   const out: BookLevel[] = [];
-  if (b.isBid) {
-    for (let p = b.best; p >= 0; p--) {
-      const s = b.total[p]!;
-      if (s > 0) out.push({ price: p, size: s });
-    }
-  } else {
-    for (let p = b.best; p < N_LEVELS; p++) {
-      const s = b.total[p]!;
-      if (s > 0) out.push({ price: p, size: s });
-    }
-  }
+  if (b.isBid) for (let p = b.best; p !== NO_BID; p = b.nextDown(p - 1)) out.push({ price: p, size: b.total[p]! });
+  else for (let p = b.best; p !== NO_ASK; p = b.nextUp(p + 1)) out.push({ price: p, size: b.total[p]! });
   return out;
 }
 
