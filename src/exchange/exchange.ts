@@ -1,17 +1,23 @@
 /**
  * The paper exchange's state: the matching engine plus everything around it that the venue keeps:
- * markets, API keys, funding, the trade log, last prices, positions, the dead-man switch and
- * order expiry. The HTTP, WS and RTDS layers are thin around this class.
+ * markets, the world's records, API keys, funding, the trade log, last prices, volumes, positions,
+ * the dead-man switch and order expiry. The HTTP, WS and RTDS layers are thin around this class.
+ *
+ * Every state change is a `Command` applied by `exec` (see commands.ts): that makes the state
+ * journal-able and replayable (--db). Reads go straight to the structures.
  */
 import { keccak256, toUtf8Bytes } from 'ethers';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { AMOUNT_SCALE, impliedPrice, MAX_ORDER_MICRO, PRICE_SCALE, tickFromPips } from '../core/units.ts';
 import { OrderHasher, recoverSigner, CTF_EXCHANGE, NEG_RISK_CTF_EXCHANGE, type SignedOrderStruct } from '../api/signing/order.ts';
 import { MatchingEngine } from './matching/engine.ts';
-import type { CancelReason, EngineEvent, OrderState, OrderType, RejectCode, Trade } from './matching/types.ts';
+import type { CancelReason, EngineEvent, NewOrder, OrderState, OrderType, PlaceResult, RejectCode, Trade } from './matching/types.ts';
 import { ApiKeyStore, newHeartbeatId, type ApiKeyRecord } from './accounts/keys.ts';
 import { PositionBook } from './accounts/positions.ts';
 import { toMarketDef, type LiveMarketState, type MarketMeta } from './markets.ts';
+import type { Command, CommandSink, TimedCommand } from './commands.ts';
+import { WorldStore } from './world/store.ts';
+import type { WorldEvent } from './world/model.ts';
 
 export interface ExchangeOptions {
   clock: Clock;
@@ -41,6 +47,9 @@ export const DEFAULT_EXCHANGE_OPTIONS: Omit<ExchangeOptions, 'clock'> = {
 export interface MarketEntry {
   meta: MarketMeta;
   state: LiveMarketState;
+  /** Traded notional, micro-collateral (both tokens). */
+  volume: number;
+  createdAt: number; // unix ms
 }
 
 export interface PlaceRequest {
@@ -72,7 +81,22 @@ export interface TradeRecord {
   transactionHash: string;
 }
 
-export type ExchangeListener = (events: readonly EngineEvent[]) => void;
+/** What listeners (WS fan-out, RTDS) receive: engine events and world events, in order. */
+export type ExchangeEvent = EngineEvent | WorldEvent;
+export type ExchangeListener = (events: readonly ExchangeEvent[]) => void;
+
+/** An order placed from inside the exchange (flow agents): no signature, the id is given. */
+export interface InternalOrder {
+  id: string;
+  account: string;
+  tokenId: string;
+  side: 'BUY' | 'SELL';
+  price: number; // pips, token scale
+  size: number; // micro-shares (multiple of 10_000)
+  type: OrderType;
+  postOnly?: boolean;
+  expiresAt?: number;
+}
 
 export class PaperExchange {
   readonly opts: ExchangeOptions;
@@ -80,17 +104,24 @@ export class PaperExchange {
   readonly engine = new MatchingEngine();
   readonly keys: ApiKeyStore;
   readonly positions = new PositionBook();
+  readonly world = new WorldStore();
+  /** Builder attribution per order id (orders may carry a builder key). */
+  readonly orderBuilder = new Map<string, string>();
   private readonly markets = new Map<string, MarketEntry>();
   private readonly tokenIndex = new Map<string, { entry: MarketEntry; index: 0 | 1 }>();
   private readonly trades: TradeRecord[] = [];
   private readonly tradeById = new Map<string, TradeRecord>();
   private readonly tradesByAccount = new Map<string, TradeRecord[]>();
-  private readonly lastTrade = new Map<string, { price: number; side: 'BUY' | 'SELL' }>();
+  private readonly lastTrade = new Map<string, { price: number; side: 'BUY' | 'SELL'; at: number }>();
   private readonly heartbeats = new Map<string, { at: number; id: string }>();
   private readonly listeners = new Set<ExchangeListener>();
   private readonly funded = new Set<string>();
   private readonly hashers: { normal: OrderHasher; negRisk: OrderHasher };
+  private pendingWorld: WorldEvent[] = [];
+  private sink: CommandSink | undefined;
   private timer: TimerHandle | undefined;
+  /** Time of the command being applied (replay uses the journal's times, not the clock). */
+  private now = 0;
 
   constructor(opts: ExchangeOptions) {
     this.opts = opts;
@@ -102,7 +133,12 @@ export class PaperExchange {
     };
   }
 
-  /** Starts the 1 s housekeeping timer: GTD expiry and the heartbeat dead-man switch. */
+  /** Journal every applied command from now on (--db). */
+  setSink(sink: CommandSink | undefined): void {
+    this.sink = sink;
+  }
+
+  /** Starts housekeeping (4 Hz): GTD expiry and the heartbeat dead-man switch. */
   start(): void {
     if (this.timer !== undefined) return;
     this.timer = this.clock.setInterval(() => this.tick(), 250);
@@ -116,14 +152,13 @@ export class PaperExchange {
   /** Expire GTD orders and enforce heartbeats at the current time. */
   tick(): void {
     const now = this.clock.now();
-    this.engine.advance(now);
+    if (this.engine.hasExpiredBy(now)) this.exec({ k: 'advance' });
     for (const [account, hb] of this.heartbeats) {
       if (now - hb.at > this.opts.heartbeatTimeoutMs) {
         this.heartbeats.delete(account);
-        this.engine.cancelAll(account, now, 'HEARTBEAT');
+        this.exec({ k: 'cancelAll', account, reason: 'HEARTBEAT' });
       }
     }
-    this.flush();
   }
 
   subscribe(fn: ExchangeListener): () => void {
@@ -131,10 +166,123 @@ export class PaperExchange {
     return () => this.listeners.delete(fn);
   }
 
-  /** Drain the engine's events, update derived state and notify listeners. */
-  private flush(): void {
+  /** Publish a world event that changes no state (crypto price ticks). */
+  publish(e: WorldEvent): void {
+    this.pendingWorld.push(e);
+    this.flush();
+  }
+
+  // ---- commands --------------------------------------------------------------------------------
+
+  /** Apply a command now (journaled when a sink is set) and notify listeners. */
+  exec(cmd: Command): unknown {
+    const t = this.clock.now();
+    const out = this.apply({ ...cmd, t } as TimedCommand);
+    this.flush();
+    return out;
+  }
+
+  /** Replay journaled commands (at their own times) without notifying anyone. */
+  replay(cmds: Iterable<TimedCommand>): number {
+    const sink = this.sink;
+    this.sink = undefined;
+    let n = 0;
+    try {
+      for (const c of cmds) {
+        this.apply(c);
+        n++;
+        // keep derived state, drop notifications: nobody is connected yet
+        this.drain();
+        this.pendingWorld = [];
+      }
+    } finally {
+      this.sink = sink;
+    }
+    return n;
+  }
+
+  private apply(c: TimedCommand): unknown {
+    this.now = c.t;
+    this.sink?.append(c);
+    const e = this.engine;
+    switch (c.k) {
+      case 'market':
+        return this.applyMarket(c.meta, c.t);
+      case 'event':
+        this.world.putEvent(c.event);
+        return undefined;
+      case 'tag':
+        this.world.addTag(c.tag);
+        return undefined;
+      case 'series':
+        this.world.addSeries(c.series);
+        return undefined;
+      case 'sport':
+        this.world.addSport(c.sport);
+        return undefined;
+      case 'article':
+        this.world.addArticle(c.article);
+        return undefined;
+      case 'profile':
+        this.world.putProfile(c.profile);
+        return undefined;
+      case 'comment':
+        this.world.addComment(c.comment);
+        this.pendingWorld.push({ type: 'comment_created', comment: c.comment, at: c.t });
+        return undefined;
+      case 'fund':
+        e.credit(c.account, c.micro);
+        this.funded.add(c.account);
+        return undefined;
+      case 'setCollateral':
+        e.setCollateral(c.account, c.micro);
+        return undefined;
+      case 'setTokens':
+        e.setTokens(c.account, c.tokenId, c.micro);
+        return undefined;
+      case 'key': {
+        const rec = this.keys.create(c.address, c.nonce, c.t);
+        if (rec !== null && !this.funded.has(rec.address)) {
+          this.funded.add(rec.address);
+          if (this.opts.startingCollateral > 0) e.credit(rec.address, this.opts.startingCollateral);
+        }
+        return rec;
+      }
+      case 'delkey':
+        return this.keys.delete(c.apiKey);
+      case 'place': {
+        const r = e.place(c.order, c.t);
+        if (r.ok && c.builder !== undefined) this.orderBuilder.set(c.order.id, c.builder);
+        return r;
+      }
+      case 'cancel':
+        return c.ids.map((id) => e.cancel(c.account, id, c.t, c.reason));
+      case 'cancelAll':
+        return e.cancelAll(c.account, c.t, c.reason);
+      case 'cancelMarket':
+        return e.cancelMarket(c.account, { ...(c.market ? { market: c.market } : {}), ...(c.tokenId ? { tokenId: c.tokenId } : {}) }, c.t);
+      case 'advance':
+        e.advance(c.t);
+        return undefined;
+      case 'tick':
+        e.setTickSize(c.conditionId, c.tickPips, c.t);
+        return undefined;
+      case 'close':
+        e.closeMarket(c.conditionId, c.t);
+        return undefined;
+      case 'resolve':
+        e.resolveMarket(c.conditionId, c.winningToken, c.t);
+        return undefined;
+      default: {
+        const never: never = c;
+        throw new Error(`unknown command ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  /** Drain the engine's events and update derived state; returns them. */
+  private drain(): EngineEvent[] {
     const events = this.engine.drainEvents();
-    if (events.length === 0) return;
     for (const e of events) {
       if (e.type === 'trade') this.recordTrade(e.trade);
       else if (e.type === 'tick_size_change') {
@@ -149,11 +297,18 @@ export class PaperExchange {
         }
       }
     }
-    for (const fn of this.listeners) fn(events);
+    return events;
   }
 
-  /** Builder attribution per order id (orders may carry a builder key). */
-  readonly orderBuilder = new Map<string, string>();
+  private flush(): void {
+    const events: ExchangeEvent[] = this.drain();
+    if (this.pendingWorld.length) {
+      events.push(...this.pendingWorld);
+      this.pendingWorld = [];
+    }
+    if (events.length === 0) return;
+    for (const fn of this.listeners) fn(events);
+  }
 
   private recordTrade(t: Trade): void {
     const rec: TradeRecord = { trade: t, transactionHash: keccak256(toUtf8Bytes(`tx:${t.id}`)) };
@@ -166,31 +321,35 @@ export class PaperExchange {
       list.push(rec);
     }
     this.positions.applyTrade(t);
+    const found = this.tokenIndex.get(t.tokenId);
+    if (found) for (const m of t.makers) found.entry.volume += Math.round((m.size * m.price) / PRICE_SCALE);
     const last = t.makers[t.makers.length - 1];
-    if (last !== undefined) {
-      const makerTokenPx = last.price;
-      const otherToken = (tok: string): string | undefined => {
-        const e = this.tokenIndex.get(tok);
-        return e ? e.entry.meta.tokens[e.index === 0 ? 1 : 0] : undefined;
-      };
-      this.lastTrade.set(t.tokenId, { price: last.tokenId === t.tokenId ? makerTokenPx : PRICE_SCALE - makerTokenPx, side: t.side });
-      const other = otherToken(t.tokenId);
-      if (other !== undefined)
-        this.lastTrade.set(other, { price: last.tokenId === other ? makerTokenPx : PRICE_SCALE - makerTokenPx, side: t.side === 'BUY' ? 'SELL' : 'BUY' });
+    if (last !== undefined && found) {
+      const pxFor = (tok: string) => (last.tokenId === tok ? last.price : PRICE_SCALE - last.price);
+      const other = found.entry.meta.tokens[found.index === 0 ? 1 : 0];
+      this.lastTrade.set(t.tokenId, { price: pxFor(t.tokenId), side: t.side, at: t.matchTime });
+      this.lastTrade.set(other, { price: pxFor(other), side: t.side === 'BUY' ? 'SELL' : 'BUY', at: t.matchTime });
     }
   }
 
   // ---- markets -------------------------------------------------------------------------------
 
   addMarket(meta: MarketMeta): MarketEntry {
+    return this.exec({ k: 'market', meta }) as MarketEntry;
+  }
+
+  private applyMarket(meta: MarketMeta, t: number): MarketEntry {
     const entry: MarketEntry = {
       meta,
       state: { status: 'active', tick: meta.tick, lastPrice: [undefined, undefined], mid: [undefined, undefined] },
+      volume: 0,
+      createdAt: t,
     };
     this.engine.addMarket(toMarketDef(meta));
     this.markets.set(meta.conditionId, entry);
     this.tokenIndex.set(meta.tokens[0], { entry, index: 0 });
     this.tokenIndex.set(meta.tokens[1], { entry, index: 1 });
+    this.pendingWorld.push({ type: 'new_market', conditionId: meta.conditionId, at: t });
     return entry;
   }
 
@@ -213,48 +372,57 @@ export class PaperExchange {
     }
     return entry.state;
   }
-  lastTradePrice(tokenId: string): { price: number; side: 'BUY' | 'SELL' } | undefined {
+  /**
+   * Resting liquidity of a market in micro-collateral: the notional of every YES-book level within
+   * 10% of the mid (both sides).
+   */
+  liquidity(entry: MarketEntry): number {
+    const book = this.engine.book(entry.meta.tokens[0]);
+    const best = this.engine.bestBidAsk(entry.meta.tokens[0]);
+    const mid = best.bid !== null && best.ask !== null ? (best.bid + best.ask) / 2 : (best.bid ?? best.ask ?? PRICE_SCALE / 2);
+    let sum = 0;
+    for (const l of book.bids) if (Math.abs(l.price - mid) <= 1000) sum += Math.round((l.size * l.price) / PRICE_SCALE);
+    for (const l of book.asks) if (Math.abs(l.price - mid) <= 1000) sum += Math.round((l.size * (PRICE_SCALE - l.price)) / PRICE_SCALE);
+    return sum;
+  }
+  lastTradePrice(tokenId: string): { price: number; side: 'BUY' | 'SELL'; at: number } | undefined {
     return this.lastTrade.get(tokenId);
   }
 
   setTickSize(conditionId: string, tickPips: number): void {
-    this.engine.setTickSize(conditionId, tickPips, this.clock.now());
-    this.flush();
+    this.exec({ k: 'tick', conditionId, tickPips });
   }
   closeMarket(conditionId: string): void {
-    this.engine.closeMarket(conditionId, this.clock.now());
-    this.flush();
+    this.exec({ k: 'close', conditionId });
   }
   resolveMarket(conditionId: string, winningToken: string): void {
-    this.engine.resolveMarket(conditionId, winningToken, this.clock.now());
-    this.flush();
+    this.exec({ k: 'resolve', conditionId, winningToken });
   }
 
   // ---- accounts ------------------------------------------------------------------------------
 
   /** Credit collateral (micro) to an address. */
   fund(address: string, micro: number): void {
-    this.engine.credit(address.toLowerCase(), micro);
-    this.funded.add(address.toLowerCase());
-    this.flush();
+    this.exec({ k: 'fund', account: address.toLowerCase(), micro });
+  }
+  setCollateral(address: string, micro: number): void {
+    this.exec({ k: 'setCollateral', account: address.toLowerCase(), micro });
+  }
+  setTokens(address: string, tokenId: string, micro: number): void {
+    this.exec({ k: 'setTokens', account: address.toLowerCase(), tokenId, micro });
   }
 
   /** Creates the key for (address, nonce); the address gets its starting balance on its first key. */
   createApiKey(address: string, nonce: string): ApiKeyRecord | null {
-    const rec = this.keys.create(address, nonce, this.clock.now());
-    if (rec !== null) this.fundOnce(rec.address);
-    return rec;
+    return this.exec({ k: 'key', address: address.toLowerCase(), nonce }) as ApiKeyRecord | null;
   }
+  /** The key for (address, nonce), created if it does not exist yet. */
   deriveApiKey(address: string, nonce: string): ApiKeyRecord {
-    const rec = this.keys.deriveOrCreate(address, nonce, this.clock.now());
-    this.fundOnce(rec.address);
-    return rec;
+    const existing = this.keys.list(address).find((r) => r.nonce === nonce);
+    return existing ?? (this.createApiKey(address, nonce) as ApiKeyRecord);
   }
-  private fundOnce(address: string): void {
-    if (this.funded.has(address)) return;
-    this.funded.add(address);
-    if (this.opts.startingCollateral > 0) this.engine.credit(address, this.opts.startingCollateral);
-    this.flush();
+  deleteApiKey(apiKey: string): boolean {
+    return this.exec({ k: 'delkey', apiKey }) as boolean;
   }
 
   // ---- orders --------------------------------------------------------------------------------
@@ -293,7 +461,7 @@ export class PaperExchange {
     }
     if (signer.toLowerCase() !== o.signer.toLowerCase())
       return reject('INVALID_SIGNATURE', 'invalid order signature: it does not recover the order signer (wrong key, chain or exchange contract?)');
-    if (o.taker !== '0x0000000000000000000000000000000000000000' && o.taker.toLowerCase() !== '0x0000000000000000000000000000000000000000')
+    if (o.taker.toLowerCase() !== '0x0000000000000000000000000000000000000000')
       return reject('INVALID_ORDER_ERROR', 'only public orders (taker = zero address) are supported');
     const side = o.side === 0 ? 'BUY' : 'SELL';
     if (o.makerAmount > BigInt(MAX_ORDER_MICRO) * 2n || o.takerAmount > BigInt(MAX_ORDER_MICRO) * 2n)
@@ -309,25 +477,21 @@ export class PaperExchange {
       expiresAt = (exp - this.opts.gtdThresholdSec) * 1000;
     }
     if (o.feeRateBps > 10_000n) return reject('INVALID_ORDER_ERROR', 'invalid feeRateBps');
-    const r = this.engine.place(
-      {
-        id: orderID,
-        account: o.maker.toLowerCase(),
-        owner: key.apiKey,
-        tokenId,
-        side,
-        price: ip.price,
-        size: ip.shares,
-        type: req.orderType,
-        postOnly: req.postOnly,
-        expiresAt,
-        feeRateBps: Number(o.feeRateBps),
-      },
-      now,
-    );
-    this.flush();
+    const order: NewOrder = {
+      id: orderID,
+      account: o.maker.toLowerCase(),
+      owner: key.apiKey,
+      tokenId,
+      side,
+      price: ip.price,
+      size: ip.shares,
+      type: req.orderType,
+      postOnly: req.postOnly,
+      expiresAt,
+      feeRateBps: Number(o.feeRateBps),
+    };
+    const r = this.exec({ k: 'place', order, ...(req.builder !== undefined ? { builder: req.builder } : {}) }) as PlaceResult;
     if (!r.ok) return reject(r.code, r.message);
-    if (req.builder !== undefined) this.orderBuilder.set(orderID, req.builder);
     const tradeIds = r.trade ? [r.trade.id] : [];
     return {
       ok: true,
@@ -340,30 +504,47 @@ export class PaperExchange {
     };
   }
 
+  /** Place an order from inside the exchange (flow agents): no signature, no API key. */
+  placeInternal(o: InternalOrder): PlaceResult {
+    return this.exec({
+      k: 'place',
+      order: {
+        id: o.id,
+        account: o.account,
+        owner: o.account,
+        tokenId: o.tokenId,
+        side: o.side,
+        price: o.price,
+        size: o.size,
+        type: o.type,
+        postOnly: o.postOnly ?? false,
+        expiresAt: o.expiresAt ?? 0,
+        feeRateBps: this.tokenIndex.get(o.tokenId)?.entry.meta.feeRateBps ?? 0,
+      },
+    }) as PlaceResult;
+  }
+
   /** Cancel the caller's orders by id. Another user's order is reported as not found. */
   cancel(account: string, ids: readonly string[], reason: CancelReason = 'USER'): { canceled: string[]; not_canceled: Record<string, string> } {
-    const now = this.clock.now();
+    const results = this.exec({ k: 'cancel', account, ids: [...ids], reason }) as Array<{ ok: boolean; reason?: string }>;
     const canceled: string[] = [];
     const not_canceled: Record<string, string> = {};
-    for (const id of ids) {
-      const r = this.engine.cancel(account, id, now, reason);
-      if (r.ok) canceled.push(id);
-      else not_canceled[id] = r.reason === 'NOT_FOUND' ? 'order not found' : 'order can not be canceled because it is already canceled or matched';
-    }
-    this.flush();
+    ids.forEach((id, i) => {
+      const r = results[i];
+      if (r?.ok) canceled.push(id);
+      else not_canceled[id] = r?.reason === 'NOT_FOUND' ? 'order not found' : 'order can not be canceled because it is already canceled or matched';
+    });
     return { canceled, not_canceled };
   }
 
   cancelAll(account: string): { canceled: string[]; not_canceled: Record<string, string> } {
-    const out = this.engine.cancelAll(account, this.clock.now(), 'USER').map((o) => o.id);
-    this.flush();
-    return { canceled: out, not_canceled: {} };
+    const out = this.exec({ k: 'cancelAll', account, reason: 'USER' }) as OrderState[];
+    return { canceled: out.map((o) => o.id), not_canceled: {} };
   }
 
   cancelMarket(account: string, filter: { market?: string; tokenId?: string }): { canceled: string[]; not_canceled: Record<string, string> } {
-    const out = this.engine.cancelMarket(account, filter, this.clock.now()).map((o) => o.id);
-    this.flush();
-    return { canceled: out, not_canceled: {} };
+    const out = this.exec({ k: 'cancelMarket', account, ...filter }) as OrderState[];
+    return { canceled: out.map((o) => o.id), not_canceled: {} };
   }
 
   getOrder(account: string, id: string): OrderState | undefined {
@@ -387,6 +568,9 @@ export class PaperExchange {
   }
   allTrades(): readonly TradeRecord[] {
     return this.trades;
+  }
+  trade(id: string): TradeRecord | undefined {
+    return this.tradeById.get(id);
   }
   tradeStatus(t: Trade, now = this.clock.now()): TradeStatus {
     const age = now - t.matchTime;

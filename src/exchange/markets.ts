@@ -23,6 +23,10 @@ export interface MarketMeta {
   createdAt: string;
   category: string;
   tags: string[];
+  /** Id of the event that holds the market ('' when none). */
+  eventId?: string;
+  /** Crypto up/down markets: the symbol whose price decides them. */
+  cryptoSymbol?: string;
 }
 
 /** A uint256 decimal token id derived from a label, like the venue's (77-78 digit) ids. */

@@ -4,7 +4,7 @@ const e = new MatchingEngine({ recordEvents: rec });
 e.addMarket({ conditionId: 'c', yesToken: 'Y', noToken: 'N', tickPips: 100, minSizeMicro: 0, negRisk: false, feeRateBps: 0 });
 e.credit('a', 1e14); e.setTokens('a', 'Y', 1e14); e.setTokens('a','N',1e14);
 const N = 1_000_000;
-const ids: string[] = []; for (let i = 0; i < N; i++) ids.push(Buffer.from('0x' + i.toString(16).padStart(64, '0'), 'latin1').toString('latin1'));
+const ids: string[] = []; for (let i = 0; i < N; i++) ids.push('o' + i);
 const mode = process.env.MODE ?? 'restcancel';
 const t0 = process.hrtime.bigint();
 for (let i = 0; i < N; i++) {

@@ -216,18 +216,35 @@ for (let i = 0; i < 3; i++) run(genChunk(100_000));
 now = nowMs;
 accepted = rejected = cancelOk = cancelMiss = eventsSeen = 0;
 
+import { PerformanceObserver } from 'node:perf_hooks';
+let gcMs = 0;
+let gcCount = 0;
+let timing = false;
+const obs = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    if (timing) {
+      gcMs += e.duration;
+      gcCount++;
+    }
+  }
+});
+obs.observe({ entryTypes: ['gc'] });
 let timedNs = 0n;
 let timedOps = 0;
 while (Number(timedNs / 1_000_000n) < TIMED_MS) {
   now = nowMs;
   const chunk = genChunk(CHUNK);
+  timing = true;
   const t0 = process.hrtime.bigint();
   run(chunk);
   timedNs += process.hrtime.bigint() - t0;
+  await new Promise((r) => setImmediate(r));
+  timing = false;
   timedOps += chunk.n;
 }
 
 const secs = Number(timedNs) / 1e9;
+console.log(`# gc during timed: ${gcCount} pauses, ${gcMs.toFixed(0)} ms`);
 const opsPerSec = Math.round(timedOps / secs);
 const nsPerOp = Math.round(Number(timedNs) / timedOps);
 console.log(
@@ -235,7 +252,7 @@ console.log(
 );
 for (const m of markets) {
   const b = engine.book(m.yesToken);
-  console.log(`# ${m.conditionId.slice(0, 10)}… bid levels ${b.bids.length}, ask levels ${b.asks.length}, best ${JSON.stringify(engine.bestBidAsk(m.yesToken))}`);
+  console.log(`# ${m.conditionId.slice(-4)} bid levels ${b.bids.length}, ask levels ${b.asks.length}, best ${JSON.stringify(engine.bestBidAsk(m.yesToken))} top ${JSON.stringify(b.bids[0])}`);
 }
 console.log(`figure: matching_ops_per_sec = ${opsPerSec} ops/s`);
 console.log(`figure: matching_ns_per_op = ${nsPerOp} ns`);

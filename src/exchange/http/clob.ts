@@ -239,7 +239,7 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
     });
     app.delete('/auth/api-key', async (req) => {
       const k = l2(req);
-      ex.keys.delete(k.apiKey);
+      ex.deleteApiKey(k.apiKey);
       return 'OK';
     });
 

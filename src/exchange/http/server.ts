@@ -15,6 +15,10 @@ import { RatePolicy } from '../limits/policy.ts';
 import { claimedApiKey } from './auth.ts';
 import { parseWith } from './body.ts';
 import { clobRoutes } from './clob.ts';
+import { contentRoutes } from './content.ts';
+import { dataRoutes } from './data.ts';
+import { gammaRoutes } from './gamma.ts';
+import type { FaultController, FaultRule } from '../faults.ts';
 import { badRequest, envelope, forbidden, HttpError, notFound } from './errors.ts';
 import { tickPips, isTickSize } from '../../core/units.ts';
 
@@ -28,6 +32,8 @@ export interface HttpOptions {
   adminToken?: string | undefined;
   authMaxSkewSec: number;
   logger?: Logger | undefined;
+  /** Fault injection (off unless rules are set). */
+  faults?: FaultController | undefined;
 }
 
 export const DEFAULT_HTTP_OPTIONS: HttpOptions = {
@@ -74,6 +80,31 @@ export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInsta
     const a = apiOf(path);
     if (a) req.apiPath = a.rel;
   });
+
+  const faults = opts.faults;
+  if (faults) {
+    app.addHook('onRequest', async (req) => {
+      const path = req.url.split('?')[0] ?? '/';
+      if (path.startsWith('/admin')) return;
+      const f = faults.http(req.method, path);
+      if (f === undefined) return;
+      if (f.latencyMs) await sleep(f.latencyMs);
+      if (f.status === undefined) return;
+      const now = ex.clock.now();
+      switch (f.status) {
+        case 425:
+          throw new HttpError(425, 'SERVICE_NOT_READY', 'Service is not ready: the matching engine is restarting (injected fault)', { headers: { 'Retry-After': '1' } });
+        case 429:
+          throw new HttpError(429, 'RATE_LIMITED', 'Too Many Requests (injected fault)', {
+            headers: { 'X-RateLimit-Limit': '0', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Math.ceil(now / 1000) + 1), 'Retry-After': '1' },
+          });
+        case 503:
+          throw new HttpError(503, 'SERVICE_UNAVAILABLE', 'Trading is currently disabled (injected fault)', { headers: { 'Retry-After': '1' } });
+        default:
+          throw new HttpError(500, 'INTERNAL', 'internal server error (injected fault)');
+      }
+    });
+  }
 
   if (opts.rateLimits.enabled) {
     const policy = new RatePolicy({ scale: opts.rateLimits.scale, ...(opts.rateLimits.rules ? { rules: opts.rateLimits.rules } : {}) });
@@ -131,7 +162,10 @@ export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInsta
   });
 
   app.register(clobRoutes(ex, { auth: { maxSkewSec: opts.authMaxSkewSec } }), { prefix: API_PREFIXES.clob });
-  if (opts.adminToken) app.register(adminRoutes(ex, opts.adminToken), { prefix: '/admin' });
+  app.register(gammaRoutes(ex), { prefix: API_PREFIXES.gamma });
+  app.register(dataRoutes(ex), { prefix: API_PREFIXES.data });
+  app.register(contentRoutes(ex), { prefix: API_PREFIXES.content });
+  if (opts.adminToken) app.register(adminRoutes(ex, opts.adminToken, opts.faults), { prefix: '/admin' });
   return app;
 }
 
@@ -141,8 +175,21 @@ const fundSchema = z.object({
   tokens: z.record(z.string().regex(/^\d{1,78}$/), z.string()).optional(),
 });
 
+const faultSchema = z.object({
+  id: z.string().max(50).optional(),
+  route: z.string().max(200).optional(),
+  status: z.union([z.literal(425), z.literal(429), z.literal(500), z.literal(503)]).optional(),
+  latencyMs: z.number().int().min(0).max(600_000).optional(),
+  probability: z.number().min(0).max(1).optional(),
+  stream: z.enum(['market', 'user', 'rtds']).optional(),
+  freeze: z.boolean().optional(),
+  drop: z.boolean().optional(),
+  dropAfterMs: z.number().int().min(0).optional(),
+  untilMs: z.number().int().min(0).optional(),
+});
+
 /** Test and operator controls; served only when an admin token is configured. */
-function adminRoutes(ex: PaperExchange, token: string) {
+function adminRoutes(ex: PaperExchange, token: string, faults: FaultController | undefined) {
   return async function plugin(app: FastifyInstance): Promise<void> {
     app.addHook('onRequest', async (req) => {
       if (req.headers['x-admin-token'] !== token) throw forbidden('admin token required (X-Admin-Token)');
@@ -158,10 +205,10 @@ function adminRoutes(ex: PaperExchange, token: string) {
     app.post('/balances', async (req) => {
       const b = parseWith(fundSchema, req.body, 'body');
       const addr = b.address.toLowerCase();
-      if (b.collateral !== undefined) ex.engine.setCollateral(addr, amount(b.collateral));
+      if (b.collateral !== undefined) ex.setCollateral(addr, amount(b.collateral));
       for (const [tok, v] of Object.entries(b.tokens ?? {})) {
         if (!ex.marketOfToken(tok)) throw notFound(`unknown token ${tok}`);
-        ex.engine.setTokens(addr, tok, amount(v));
+        ex.setTokens(addr, tok, amount(v));
       }
       return { ok: true };
     });
@@ -174,6 +221,42 @@ function adminRoutes(ex: PaperExchange, token: string) {
       const b = parseWith(z.object({ tick_size: z.string() }), req.body, 'body');
       if (!isTickSize(b.tick_size)) throw badRequest('tick_size must be 0.1, 0.01, 0.001 or 0.0001');
       ex.setTickSize(market(req.params.cid).meta.conditionId, tickPips(b.tick_size));
+      return { ok: true };
+    });
+    /** Fault injection at run time: list, replace (PUT), add (POST), remove (DELETE /:id) or clear (DELETE). */
+    const needFaults = (): FaultController => {
+      if (!faults) throw notFound('fault injection is not enabled on this exchange');
+      return faults;
+    };
+    const asRule = (v: unknown): FaultRule => {
+      const r = parseWith(faultSchema, v, 'fault rule');
+      return r as FaultRule;
+    };
+    const guarded = <T>(fn: () => T): T => {
+      try {
+        return fn();
+      } catch (e) {
+        if (e instanceof RangeError) throw badRequest(e.message);
+        throw e;
+      }
+    };
+    app.get('/faults', async () => ({ rules: needFaults().list() }));
+    app.put('/faults', async (req) => {
+      const f = needFaults();
+      const list = parseWith(z.array(z.unknown()).max(100), req.body, 'body').map(asRule);
+      return { rules: guarded(() => f.set(list)) };
+    });
+    app.post('/faults', async (req) => {
+      const f = needFaults();
+      const rule = asRule(req.body);
+      return { rule: guarded(() => f.add(rule)) };
+    });
+    app.delete('/faults', async () => {
+      needFaults().clear();
+      return { rules: [] };
+    });
+    app.delete<{ Params: { id: string } }>('/faults/:id', async (req) => {
+      if (!needFaults().remove(req.params.id)) throw notFound('no such fault rule');
       return { ok: true };
     });
     app.post<{ Params: { cid: string } }>('/markets/:cid/close', async (req) => {

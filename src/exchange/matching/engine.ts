@@ -296,8 +296,10 @@ class OrderTable {
   readonly acct: Account[] = [];
   readonly mkt: Market[] = [];
   readonly bal: TokenBal[] = [];
-  readonly tokenId: string[] = [];
-  readonly trades: (string[] | null)[] = [];
+  /** Sequence number of the first trade the order took part in (0: none); later ones in `moreTrades`. */
+  firstTrade: Int32Array;
+  /** Trade sequence numbers after the first, per order handle (few orders have them). */
+  readonly moreTrades = new Map<number, number[]>();
 
   // id index: open addressing, linear probing; slot value = handle + 1 (0 = empty)
   private slotHash: Int32Array;
@@ -321,6 +323,7 @@ class OrderTable {
     this.aprev = new Int32Array(cap);
     this.anext = new Int32Array(cap);
     this.allNext = new Int32Array(cap);
+    this.firstTrade = new Int32Array(cap);
     this.slotHash = new Int32Array(cap * 2);
     this.slotVal = new Int32Array(cap * 2);
     this.mask = cap * 2 - 1;
@@ -339,7 +342,7 @@ class OrderTable {
   }
 
   /** Appends an order (the caller fills the numeric fields) and indexes its id. */
-  add(id: string, h: number, owner: string, acct: Account, mkt: Market, bal: TokenBal, tokenId: string): number {
+  add(id: string, h: number, owner: string, acct: Account, mkt: Market, bal: TokenBal): number {
     if (this.n === this.cap) this.grow();
     const o = this.n++;
     this.id.push(id);
@@ -347,8 +350,6 @@ class OrderTable {
     this.acct.push(acct);
     this.mkt.push(mkt);
     this.bal.push(bal);
-    this.tokenId.push(tokenId);
-    this.trades.push(null);
     const sv = this.slotVal;
     const mask = this.mask;
     let i = h & mask;
@@ -391,6 +392,7 @@ class OrderTable {
     this.aprev = i32(this.aprev);
     this.anext = i32(this.anext);
     this.allNext = i32(this.allNext);
+    this.firstTrade = i32(this.firstTrade);
     // rehash the id index (hashes are kept, strings are not touched)
     const oh = this.slotHash;
     const ov = this.slotVal;
@@ -411,6 +413,19 @@ class OrderTable {
     this.mask = mask;
   }
 }
+
+/** Records that order `o` took part in trade number `seq`. */
+function noteTrade(t: OrderTable, o: number, seq: number): void {
+  if (t.firstTrade[o] === 0) t.firstTrade[o] = seq;
+  else {
+    const more = t.moreTrades.get(o);
+    if (more === undefined) t.moreTrades.set(o, [seq]);
+    else more.push(seq);
+  }
+}
+
+/** Shared tradeIds of snapshots of orders that never traded (frozen: snapshots are read-only). */
+const NO_TRADES: string[] = Object.freeze([] as string[]) as string[];
 
 /** 32-bit hash of an order id for the id index (FNV-1a over UTF-16 units, murmur finaliser). */
 function hashId(s: string): number {
@@ -1108,6 +1123,12 @@ export class MatchingEngine {
   }
 
   // ---- time ------------------------------------------------------------------------------------
+
+  /** True when advance(now) would have something to do (a GTD order is due); cheap. */
+  hasExpiredBy(now: number): boolean {
+    const h = this.heap;
+    return h.length > 0 && this.ot.expires[h[0]!]! <= now;
+  }
 
   /** Expires every LIVE GTD order with expiresAt <= now (cancel reason EXPIRED), earliest first. */
   advance(now: number): void {

@@ -1,0 +1,40 @@
+/**
+ * Every change to the paper exchange's state is a command: plain JSON data with the time it
+ * happened. The exchange applies commands through one function, and the matching engine is
+ * deterministic, so the journal of commands *is* the state: with --db, commands are appended to
+ * SQLite and replayed on start, and the exchange comes back exactly as it was (orders, trades,
+ * balances, keys, the world).
+ */
+import type { MarketMeta } from './markets.ts';
+import type { CancelReason, NewOrder } from './matching/types.ts';
+import type { ArticleRec, CommentRec, EventRec, ProfileRec, SeriesRec, SportRec, TagRec } from './world/model.ts';
+
+export type Command =
+  | { k: 'market'; meta: MarketMeta }
+  | { k: 'event'; event: EventRec }
+  | { k: 'tag'; tag: TagRec }
+  | { k: 'series'; series: SeriesRec }
+  | { k: 'sport'; sport: SportRec }
+  | { k: 'article'; article: ArticleRec }
+  | { k: 'profile'; profile: ProfileRec }
+  | { k: 'comment'; comment: CommentRec }
+  | { k: 'fund'; account: string; micro: number }
+  | { k: 'setCollateral'; account: string; micro: number }
+  | { k: 'setTokens'; account: string; tokenId: string; micro: number }
+  | { k: 'key'; address: string; nonce: string }
+  | { k: 'delkey'; apiKey: string }
+  | { k: 'place'; order: NewOrder; builder?: string }
+  | { k: 'cancel'; account: string; ids: string[]; reason: CancelReason }
+  | { k: 'cancelAll'; account: string; reason: CancelReason }
+  | { k: 'cancelMarket'; account: string; market?: string; tokenId?: string }
+  | { k: 'advance' }
+  | { k: 'tick'; conditionId: string; tickPips: number }
+  | { k: 'close'; conditionId: string }
+  | { k: 'resolve'; conditionId: string; winningToken: string };
+
+export type TimedCommand = Command & { t: number };
+
+/** Where applied commands go (the SQLite journal with --db; nothing in memory-only runs). */
+export interface CommandSink {
+  append(cmd: TimedCommand): void;
+}

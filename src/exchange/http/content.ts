@@ -1,0 +1,9 @@
+/**
+ * The content API of the paper exchange (stub: replaced by its implementation).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { PaperExchange } from '../exchange.ts';
+
+export function contentRoutes(_ex: PaperExchange) {
+  return async function plugin(_app: FastifyInstance): Promise<void> {};
+}

@@ -1,0 +1,9 @@
+/**
+ * The gamma API of the paper exchange (stub: replaced by its implementation).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { PaperExchange } from '../exchange.ts';
+
+export function gammaRoutes(_ex: PaperExchange) {
+  return async function plugin(_app: FastifyInstance): Promise<void> {};
+}

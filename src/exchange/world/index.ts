@@ -1,0 +1,28 @@
+/**
+ * The synthetic market world: seeding (events, markets, tags, series, sports, comments, articles,
+ * profiles), the crypto price feed, market lifecycle and flow agents. (Stub: replaced by the world
+ * implementation.)
+ */
+import type { PaperExchange } from '../exchange.ts';
+import { initialMarkets } from '../markets.ts';
+
+export type AgentsMode = 'default' | 'none';
+
+export interface WorldOptions {
+  seed: number;
+  agents: AgentsMode;
+}
+
+export interface RunningWorld {
+  stop(): void;
+}
+
+/** Create the world's initial records in an empty exchange (deterministic for a seed). */
+export function seedWorld(ex: PaperExchange, seed: number): void {
+  for (const m of initialMarkets(seed, ex.clock.now())) ex.addMarket(m);
+}
+
+/** Start the world's activity (prices, lifecycle, agents). */
+export function startWorld(_ex: PaperExchange, _opts: WorldOptions): RunningWorld {
+  return { stop() {} };
+}
