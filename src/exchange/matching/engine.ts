@@ -440,6 +440,11 @@ function hashId(s: string): number {
   return h;
 }
 
+/** Default trade id: a uuid-shaped counter, reproducible from the trade's sequence number. */
+function defaultTradeId(n: number): string {
+  return sequentialUuid(0x7ade, n);
+}
+
 function reject(code: RejectCode): PlaceResult {
   return { ok: false, code, message: REJECT_MESSAGES[code] };
 }
@@ -459,6 +464,8 @@ function isSafeInt(n: number): boolean {
 export class MatchingEngine {
   private readonly feeAccountId: string;
   private readonly tradeIdOf: (n: number) => string;
+  /** With a custom tradeId function, the ids it gave (index seq - 1); the default ones are recomputed. */
+  private readonly tradeIdStrs: string[] | null;
   private readonly rec: boolean;
 
   private readonly markets = new Map<string, Market>();
@@ -490,7 +497,8 @@ export class MatchingEngine {
   constructor(opts: MatchingEngineOptions = {}) {
     this.feeAccountId = opts.feeAccount ?? DEFAULT_FEE_ACCOUNT;
     if (this.feeAccountId.length === 0) throw new ValidationError('feeAccount must not be empty');
-    this.tradeIdOf = opts.tradeId ?? ((n: number) => sequentialUuid(0x7ade, n));
+    this.tradeIdOf = opts.tradeId ?? defaultTradeId;
+    this.tradeIdStrs = opts.tradeId === undefined ? null : [];
     this.rec = opts.recordEvents ?? true;
     this.feeAcct = this.acct(this.feeAccountId);
   }
@@ -681,18 +689,31 @@ export class MatchingEngine {
     return out;
   }
 
+  /** The id of trade number `seq`. */
+  private tradeIdString(seq: number): string {
+    return this.tradeIdStrs === null ? defaultTradeId(seq) : this.tradeIdStrs[seq - 1]!;
+  }
+
   /** A snapshot of order `o`. */
   private snap(o: number): OrderState {
     const t = this.ot;
-    const tr = t.trades[o]!;
+    const f = t.flags[o]!;
+    const m = t.mkt[o]!;
+    const first = t.firstTrade[o]!;
+    let tradeIds = NO_TRADES;
+    if (first !== 0) {
+      tradeIds = [this.tradeIdString(first)];
+      const more = t.moreTrades.get(o);
+      if (more !== undefined) for (const seq of more) tradeIds.push(this.tradeIdString(seq));
+    }
     return {
       id: t.id[o]!,
       account: t.acct[o]!.id,
       owner: t.owner[o]!,
-      market: t.mkt[o]!.def.conditionId,
-      tokenId: t.tokenId[o]!,
-      outcome: (t.flags[o]! & F_YES) !== 0 ? 'Yes' : 'No',
-      side: (t.flags[o]! & F_BUY) !== 0 ? 'BUY' : 'SELL',
+      market: m.def.conditionId,
+      tokenId: (f & F_YES) !== 0 ? m.def.yesToken : m.def.noToken,
+      outcome: (f & F_YES) !== 0 ? 'Yes' : 'No',
+      side: (f & F_BUY) !== 0 ? 'BUY' : 'SELL',
       price: t.price[o]!,
       originalSize: t.size[o]!,
       sizeMatched: t.matched[o]!,
@@ -702,7 +723,7 @@ export class MatchingEngine {
       feeRateBps: t.fee[o]!,
       createdAt: t.created[o]!,
       reserved: t.reserved[o]!,
-      tradeIds: tr === null ? [] : tr.slice(),
+      tradeIds,
     };
   }
 
@@ -825,7 +846,7 @@ export class MatchingEngine {
     this.beginOp();
     const a = existing ?? this.acct(o.account);
     const bal = a.tok(o.tokenId);
-    const h = ot.add(o.id, idHash, o.owner, a, m, bal, o.tokenId);
+    const h = ot.add(o.id, idHash, o.owner, a, m, bal);
     ot.price[h] = price;
     ot.fee[h] = bps;
     ot.flags[h] = (isYes ? F_YES : 0) | (isBuy ? F_BUY : 0) | (isBid ? F_BID : 0);
@@ -840,6 +861,7 @@ export class MatchingEngine {
     ot.aprev[h] = NIL;
     ot.anext[h] = NIL;
     ot.allNext[h] = NIL;
+    ot.firstTrade[h] = 0;
     if (a.lastOrder === NIL) a.firstOrder = h;
     else ot.allNext[a.lastOrder] = h;
     a.lastOrder = h;
@@ -853,14 +875,17 @@ export class MatchingEngine {
     ot.reserved[h] = need;
     let reserved = need;
     const rec = this.rec;
-    if (rec) this.events.push({ type: 'order_placed', order: this.snap(h), at: now });
+    const crosses = isBid ? opp.best <= yesPrice : opp.best >= yesPrice;
+    // an order that takes is announced as accepted, before its fills; one that rests untouched is
+    // announced below, as it rests (one snapshot serves the event and the result)
+    if (rec && (crosses || isMarketType)) this.events.push({ type: 'order_placed', order: this.snap(h), at: now });
 
     // -- taking phase
     let rem = size;
     let trade: Trade | null = null;
     let making = 0;
     let taking = 0;
-    if (isBid ? opp.best <= yesPrice : opp.best >= yesPrice) {
+    if (crosses) {
       const tPrice = ot.price;
       const tFlags = ot.flags;
       const tSize = ot.size;
@@ -871,9 +896,10 @@ export class MatchingEngine {
       const tPrev = ot.prev;
       const tAcct = ot.acct;
       const tBal = ot.bal;
-      const tTrades = ot.trades;
       const makers: MakerFill[] = [];
-      const tradeId = this.tradeIdOf(++this.tradeSeq);
+      const tseq = ++this.tradeSeq;
+      const tradeId = this.tradeIdOf(tseq);
+      if (this.tradeIdStrs !== null) this.tradeIdStrs.push(tradeId);
       let feeSum = 0;
       let notionalSum = 0; // sum of s * taker-scale price (for the average price)
       let firstPt = -1;
@@ -909,14 +935,12 @@ export class MatchingEngine {
             ma.collateral += mAmt;
           }
           tMatched[mk] = tMatched[mk]! + s;
-          const mt = tTrades[mk]!;
-          if (mt === null) tTrades[mk] = [tradeId];
-          else mt.push(tradeId);
+          noteTrade(ot, mk, tseq);
           makers.push({
             orderId: ot.id[mk]!,
             account: ma.id,
             owner: ot.owner[mk]!,
-            tokenId: ot.tokenId[mk]!,
+            tokenId: (mf & F_YES) !== 0 ? m.def.yesToken : m.def.noToken,
             outcome: (mf & F_YES) !== 0 ? 'Yes' : 'No',
             side: mBuy ? 'BUY' : 'SELL',
             price: mPrice,
@@ -969,7 +993,7 @@ export class MatchingEngine {
       }
       const filled = size - rem;
       tMatched[h] = filled;
-      tTrades[h] = [tradeId];
+      ot.firstTrade[h] = tseq;
       let avg = firstPt;
       if (!onePrice) {
         // nearest pip of notionalSum / filled, exactly (notionalSum < 2^53)
@@ -1023,25 +1047,36 @@ export class MatchingEngine {
       this.events.push({ type: 'trade', trade, at: now });
     }
     let status: 'live' | 'matched' | 'unmatched';
+    let final: OrderState | null = null;
     if (rests) {
       this.link(h, rem);
       if (type === T_GTD) this.heapPush(h);
       status = 'live';
+      if (rec && !crosses) {
+        final = this.snap(h);
+        this.events.push({ type: 'order_placed', order: final, at: now });
+      }
     } else if (rem > 0) {
       ot.status[h] = S_CANCELED;
-      if (rec) this.events.push({ type: 'order_canceled', order: this.snap(h), reason: 'UNFILLED_REMAINDER', at: now });
+      if (rec) {
+        final = this.snap(h);
+        this.events.push({ type: 'order_canceled', order: final, reason: 'UNFILLED_REMAINDER', at: now });
+      }
       status = trade === null ? 'unmatched' : 'matched';
     } else {
       status = 'matched';
     }
     this.endOp(now);
-    return { ok: true, order: this.snap(h), status, trade, makingAmount: making, takingAmount: taking };
+    return { ok: true, order: final ?? this.snap(h), status, trade, makingAmount: making, takingAmount: taking };
   }
 
   // ---- cancelling ------------------------------------------------------------------------------
 
-  /** Takes a LIVE order off the book, releases its reservation and queues order_canceled. */
-  private cancelOrd(o: number, reason: CancelReason, now: number): void {
+  /**
+   * Takes a LIVE order off the book, releases its reservation and queues order_canceled. Returns the
+   * event's snapshot (null when not recording).
+   */
+  private cancelOrd(o: number, reason: CancelReason, now: number): OrderState | null {
     const t = this.ot;
     this.unlink(o, t.size[o]! - t.matched[o]!);
     const r = t.reserved[o]!;
@@ -1059,7 +1094,10 @@ export class MatchingEngine {
     }
     t.status[o] = S_CANCELED;
     this.touchAcct(a);
-    if (this.rec) this.events.push({ type: 'order_canceled', order: this.snap(o), reason, at: now });
+    if (!this.rec) return null;
+    const order = this.snap(o);
+    this.events.push({ type: 'order_canceled', order, reason, at: now });
+    return order;
   }
 
   /**
@@ -1073,9 +1111,9 @@ export class MatchingEngine {
     if (o === NIL || t.acct[o]!.id !== account) return { ok: false, reason: 'NOT_FOUND' };
     if (t.status[o] !== S_LIVE) return { ok: false, reason: 'NOT_LIVE' };
     this.beginOp();
-    this.cancelOrd(o, reason, now);
+    const order = this.cancelOrd(o, reason, now) ?? this.snap(o);
     this.endOp(now);
-    return { ok: true, order: this.snap(o) };
+    return { ok: true, order };
   }
 
   /** Cancels every LIVE order of the account; returns them (as cancelled), oldest first. */
@@ -1102,7 +1140,10 @@ export class MatchingEngine {
   private matches(o: number, f: OrderFilter): boolean {
     const t = this.ot;
     if (f.market !== undefined && f.market !== '' && t.mkt[o]!.def.conditionId !== f.market) return false;
-    if (f.tokenId !== undefined && f.tokenId !== '' && t.tokenId[o] !== f.tokenId) return false;
+    if (f.tokenId !== undefined && f.tokenId !== '') {
+      const d = t.mkt[o]!.def;
+      if (((t.flags[o]! & F_YES) !== 0 ? d.yesToken : d.noToken) !== f.tokenId) return false;
+    }
     return true;
   }
 
@@ -1114,10 +1155,7 @@ export class MatchingEngine {
     if (todo.length === 0) return [];
     this.beginOp();
     const out: OrderState[] = [];
-    for (const o of todo) {
-      this.cancelOrd(o, reason, now);
-      out.push(this.snap(o));
-    }
+    for (const o of todo) out.push(this.cancelOrd(o, reason, now) ?? this.snap(o));
     this.endOp(now);
     return out;
   }
