@@ -1,12 +1,17 @@
 /**
- * Start and stop the whole paper exchange on one loopback port.
+ * Start and stop the whole paper exchange on one loopback port: HTTP APIs (CLOB, metadata, data,
+ * content), the market/user streams and the real-time data stream, the synthetic world, fault
+ * injection and, with a database file, persistence.
  */
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { LiveClock, type Clock } from '../core/clock.ts';
 import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange, type ExchangeOptions } from './exchange.ts';
+import { FaultController, type FaultRule } from './faults.ts';
 import { buildHttpApp, DEFAULT_HTTP_OPTIONS, type HttpOptions } from './http/server.ts';
-import { initialMarkets } from './markets.ts';
+import { openJournal, type Journal } from './persist/journal.ts';
+import { attachStreams } from './ws/index.ts';
+import { seedWorld, startWorld, type WorldOptions } from './world/index.ts';
 
 export interface ExchangeServerOptions {
   host: string;
@@ -15,6 +20,12 @@ export interface ExchangeServerOptions {
   clock?: Clock;
   exchange?: Partial<Omit<ExchangeOptions, 'clock'>>;
   http?: Partial<HttpOptions>;
+  /** World activity; default: agents on, lifecycle on, price feed on. */
+  world?: Partial<Omit<WorldOptions, 'seed'>>;
+  /** Fault rules active from the start (more can be set through the admin route). */
+  faults?: FaultRule[];
+  /** SQLite file: state survives restarts. In memory when absent. */
+  dbFile?: string;
   /** Collateral to credit at start: address -> micro-units. */
   fund?: Array<{ address: string; micro: number }>;
   logger?: Logger;
@@ -31,28 +42,45 @@ export interface ExchangeUrls {
 
 export interface RunningExchange {
   exchange: PaperExchange;
+  faults: FaultController;
   urls: ExchangeUrls;
   port: number;
-  /** Idempotent. */
+  /** Idempotent: stops the world, closes sockets and the server, flushes the journal. */
   close(): Promise<void>;
 }
 
 export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Promise<RunningExchange> {
   const clock = o.clock ?? new LiveClock();
   const host = o.host ?? '127.0.0.1';
-  const ex = new PaperExchange({ ...DEFAULT_EXCHANGE_OPTIONS, ...(o.exchange ?? {}), clock });
-  for (const m of initialMarkets(o.seed ?? 1, clock.now())) ex.addMarket(m);
+  const seed = o.seed ?? 1;
+  let journal: Journal | undefined;
+  let serverSecret = o.exchange?.serverSecret;
+  if (o.dbFile !== undefined) {
+    journal = openJournal(o.dbFile, { seed });
+    serverSecret = journal.serverSecret;
+  }
+  const ex = new PaperExchange({ ...DEFAULT_EXCHANGE_OPTIONS, ...(o.exchange ?? {}), ...(serverSecret ? { serverSecret } : {}), clock });
+  const replayed = journal ? ex.replay(journal.commands()) : 0;
+  if (journal) ex.setSink(journal);
+  if (replayed === 0) seedWorld(ex, journal?.seed ?? seed);
   for (const f of o.fund ?? []) ex.fund(f.address, f.micro);
+
+  const faults = new FaultController(() => clock.now(), seed);
+  if (o.faults?.length) faults.set(o.faults);
   const httpOpts: HttpOptions = {
     ...DEFAULT_HTTP_OPTIONS,
     ...(o.http ?? {}),
     rateLimits: { ...DEFAULT_HTTP_OPTIONS.rateLimits, ...(o.http?.rateLimits ?? {}) },
     logger: o.logger,
+    faults,
   };
   const app = buildHttpApp(ex, httpOpts);
+  const streams = attachStreams(app.server, ex, faults, { maxPayload: 64 * 1024 });
   await app.listen({ host, port: o.port ?? 0 });
   const port = (app.server.address() as AddressInfo).port;
   ex.start();
+  const world = startWorld(ex, { seed: journal?.seed ?? seed, agents: 'default', lifecycle: true, priceFeed: true, ...(o.world ?? {}) });
+  o.logger?.info({ replayed, db: o.dbFile ?? null }, replayed ? 'state restored from the journal' : 'fresh state');
   const h = host.includes(':') ? `[${host}]` : host;
   const base = `http://${h}:${port}`;
   const urls: ExchangeUrls = {
@@ -66,12 +94,16 @@ export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Pro
   let closing: Promise<void> | undefined;
   return {
     exchange: ex,
+    faults,
     urls,
     port,
     close() {
       closing ??= (async () => {
+        world.stop();
         ex.stop();
+        await streams.close();
         await app.close();
+        journal?.close();
       })();
       return closing;
     },

@@ -464,8 +464,8 @@ function isSafeInt(n: number): boolean {
 export class MatchingEngine {
   private readonly feeAccountId: string;
   private readonly tradeIdOf: (n: number) => string;
-  /** With a custom tradeId function, the ids it gave (index seq - 1); the default ones are recomputed. */
-  private readonly tradeIdStrs: string[] | null;
+  /** Every trade id given, by sequence number - 1 (orders refer to trades by sequence number). */
+  private readonly tradeIdStrs: string[] = [];
   private readonly rec: boolean;
 
   private readonly markets = new Map<string, Market>();
@@ -498,7 +498,6 @@ export class MatchingEngine {
     this.feeAccountId = opts.feeAccount ?? DEFAULT_FEE_ACCOUNT;
     if (this.feeAccountId.length === 0) throw new ValidationError('feeAccount must not be empty');
     this.tradeIdOf = opts.tradeId ?? defaultTradeId;
-    this.tradeIdStrs = opts.tradeId === undefined ? null : [];
     this.rec = opts.recordEvents ?? true;
     this.feeAcct = this.acct(this.feeAccountId);
   }
@@ -691,7 +690,7 @@ export class MatchingEngine {
 
   /** The id of trade number `seq`. */
   private tradeIdString(seq: number): string {
-    return this.tradeIdStrs === null ? defaultTradeId(seq) : this.tradeIdStrs[seq - 1]!;
+    return this.tradeIdStrs[seq - 1]!;
   }
 
   /** A snapshot of order `o`. */
@@ -899,7 +898,7 @@ export class MatchingEngine {
       const makers: MakerFill[] = [];
       const tseq = ++this.tradeSeq;
       const tradeId = this.tradeIdOf(tseq);
-      if (this.tradeIdStrs !== null) this.tradeIdStrs.push(tradeId);
+      this.tradeIdStrs.push(tradeId);
       let feeSum = 0;
       let notionalSum = 0; // sum of s * taker-scale price (for the average price)
       let firstPt = -1;

@@ -10,7 +10,12 @@ export type AgentsMode = 'default' | 'none';
 
 export interface WorldOptions {
   seed: number;
+  /** Flow agents: 'default' trades on every active market; 'none' turns them off. */
   agents: AgentsMode;
+  /** Markets closing, resolving and appearing during the run. */
+  lifecycle: boolean;
+  /** The simulated crypto prices (RTDS crypto_prices; they drive the up/down markets). */
+  priceFeed: boolean;
 }
 
 export interface RunningWorld {

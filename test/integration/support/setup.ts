@@ -17,7 +17,13 @@ export interface TestVenue {
 }
 
 export async function startVenue(o: Partial<ExchangeServerOptions> = {}): Promise<TestVenue> {
-  const running = await startExchange({ port: 0, seed: 7, ...o, http: { adminToken: ADMIN, ...(o.http ?? {}) } });
+  const running = await startExchange({
+    port: 0,
+    seed: 7,
+    ...o,
+    world: { agents: 'none', lifecycle: false, priceFeed: false, ...(o.world ?? {}) },
+    http: { adminToken: ADMIN, ...(o.http ?? {}) },
+  });
   const clob = running.urls.clob_url;
   const markets = await listMarkets(clob);
   const m1 = markets.find((m) => !m.neg_risk && m.minimum_tick_size === 0.01);
