@@ -16,6 +16,20 @@ convict.addFormat({
   },
 });
 convict.addFormat({
+  name: 'json-array',
+  validate(v: unknown) {
+    if (!Array.isArray(v)) throw new Error('must be a JSON array');
+  },
+  coerce(v: unknown) {
+    if (typeof v !== 'string') return v;
+    try {
+      return JSON.parse(v);
+    } catch {
+      throw new Error('must be a JSON array');
+    }
+  },
+});
+convict.addFormat({
   name: 'positive-number',
   validate(v: unknown) {
     if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) throw new Error('must be a positive number');
@@ -45,6 +59,20 @@ export const schema = {
     gtdThresholdSec: { doc: 'GTD security threshold (s): an order lives until expiration minus this.', format: 'nat', default: 60, env: 'MMKIT_EXCHANGE_GTD_THRESHOLD_SEC' },
     bodyLimitBytes: { doc: 'Largest accepted request body, bytes.', format: 'nat', default: 262_144, env: 'MMKIT_EXCHANGE_BODY_LIMIT' },
     authMaxSkewSec: { doc: 'Largest accepted difference between POLY_TIMESTAMP and server time, s.', format: 'nat', default: 300, env: 'MMKIT_EXCHANGE_AUTH_MAX_SKEW_SEC' },
+    db: {
+      doc: 'SQLite file that keeps accounts, keys, orders, trades and the world across restarts; empty: in memory.',
+      format: String,
+      default: '',
+      env: 'MMKIT_EXCHANGE_DB',
+    },
+    agents: { doc: 'Flow agents trading on every market: default, or none.', format: ['default', 'none'], default: 'default', env: 'MMKIT_EXCHANGE_AGENTS' },
+    lifecycle: { doc: 'Markets close, resolve and appear during the run.', format: Boolean, default: true, env: 'MMKIT_EXCHANGE_LIFECYCLE' },
+    faults: {
+      doc: 'Fault-injection rules active from the start (see README); change them at run time through /admin/faults.',
+      format: 'json-array',
+      default: [] as unknown[],
+      env: 'MMKIT_EXCHANGE_FAULTS',
+    },
     rateLimits: {
       enabled: { doc: 'Apply the rate limits of spec section 8.', format: Boolean, default: true, env: 'MMKIT_EXCHANGE_RATE_LIMITS' },
       scale: { doc: 'Multiplier of every rate limit.', format: 'positive-number', default: 1, env: 'MMKIT_EXCHANGE_RATE_LIMIT_SCALE' },
@@ -73,6 +101,10 @@ export type MmkitConfig = {
     gtdThresholdSec: number;
     bodyLimitBytes: number;
     authMaxSkewSec: number;
+    db: string;
+    agents: 'default' | 'none';
+    lifecycle: boolean;
+    faults: unknown[];
     rateLimits: { enabled: boolean; scale: number; queueMs: number };
   };
   log: { level: string };

@@ -5,6 +5,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import { ConfigError } from '../core/errors.ts';
 import { parseAmount } from '../core/units.ts';
+import { FaultController, type FaultRule } from '../exchange/faults.ts';
 import { startExchange } from '../exchange/server.ts';
 import { describeConfig, loadConfig } from './config.ts';
 
@@ -35,6 +36,15 @@ export const REDACT_PATHS = [
   'auth',
 ];
 
+function parseFaults(v: unknown[]): FaultRule[] {
+  const c = new FaultController(() => 0);
+  try {
+    return c.set(v as FaultRule[]);
+  } catch (e) {
+    throw new ConfigError('exchange.faults', (e as Error).message);
+  }
+}
+
 const program = new Command();
 program.name('mmkit').description('Market-making framework for prediction-market order books').version('0.1.0');
 
@@ -52,6 +62,9 @@ program
   .option('--admin-token <token>', 'enable the /admin routes (prefer env MMKIT_ADMIN_TOKEN) [exchange.adminToken]')
   .option('--no-rate-limits', 'turn off the rate limits of spec section 8 [exchange.rateLimits.enabled]')
   .option('--rate-limit-scale <x>', 'multiply every rate limit by x [exchange.rateLimits.scale]', (v) => Number(v))
+  .option('--db <file>', 'SQLite file: state survives restarts [exchange.db]')
+  .option('--agents <mode>', 'flow agents: default | none [exchange.agents]')
+  .option('--no-lifecycle', 'markets do not close, resolve or appear during the run [exchange.lifecycle]')
   .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]')
   .action(async (o) => {
     const cfg = loadConfig(o.config, {
@@ -63,6 +76,9 @@ program
       'exchange.adminToken': o.adminToken,
       'exchange.rateLimits.enabled': o.rateLimits === false ? false : undefined,
       'exchange.rateLimits.scale': o.rateLimitScale,
+      'exchange.db': o.db,
+      'exchange.agents': o.agents,
+      'exchange.lifecycle': o.lifecycle === false ? false : undefined,
       'log.level': o.logLevel,
     });
     const x = cfg.exchange;
@@ -73,6 +89,9 @@ program
       seed: x.seed,
       fund: o.fund,
       logger,
+      ...(x.db ? { dbFile: x.db } : {}),
+      world: { agents: x.agents, lifecycle: x.lifecycle },
+      faults: parseFaults(x.faults),
       exchange: {
         startingCollateral: parseAmount(x.startingBalance),
         chainId: x.chainId,
