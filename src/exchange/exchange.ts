@@ -118,6 +118,8 @@ export class PaperExchange {
   private readonly funded = new Set<string>();
   private readonly hashers: { normal: OrderHasher; negRisk: OrderHasher };
   private pendingWorld: WorldEvent[] = [];
+  /** Engine events drained early (by an advance), delivered with the next drain. */
+  private pendingEngine: EngineEvent[] = [];
   private sink: CommandSink | undefined;
   private timer: TimerHandle | undefined;
   /** Time of the command being applied (replay uses the journal's times, not the clock). */
@@ -152,7 +154,7 @@ export class PaperExchange {
   /** Expire GTD orders and enforce heartbeats at the current time. */
   tick(): void {
     const now = this.clock.now();
-    if (this.engine.hasExpiredBy(now)) this.exec({ k: 'advance' });
+    this.exec({ k: 'advance' });
     for (const [account, hb] of this.heartbeats) {
       if (now - hb.at > this.opts.heartbeatTimeoutMs) {
         this.heartbeats.delete(account);
@@ -203,7 +205,8 @@ export class PaperExchange {
 
   private apply(c: TimedCommand): unknown {
     this.now = c.t;
-    this.sink?.append(c);
+    // an advance that expires nothing changes nothing: it is not journaled (the 4 Hz housekeeping)
+    if (c.k !== 'advance') this.sink?.append(c);
     const e = this.engine;
     switch (c.k) {
       case 'market':
@@ -261,9 +264,15 @@ export class PaperExchange {
         return e.cancelAll(c.account, c.t, c.reason);
       case 'cancelMarket':
         return e.cancelMarket(c.account, { ...(c.market ? { market: c.market } : {}), ...(c.tokenId ? { tokenId: c.tokenId } : {}) }, c.t);
-      case 'advance':
+      case 'advance': {
         e.advance(c.t);
+        const expired = e.drainEvents();
+        if (expired.length > 0) {
+          this.sink?.append(c);
+          this.pendingEngine.push(...expired);
+        }
         return undefined;
+      }
       case 'tick':
         e.setTickSize(c.conditionId, c.tickPips, c.t);
         return undefined;
@@ -282,7 +291,11 @@ export class PaperExchange {
 
   /** Drain the engine's events and update derived state; returns them. */
   private drain(): EngineEvent[] {
-    const events = this.engine.drainEvents();
+    let events = this.engine.drainEvents();
+    if (this.pendingEngine.length > 0) {
+      events = this.pendingEngine.concat(events);
+      this.pendingEngine = [];
+    }
     for (const e of events) {
       if (e.type === 'trade') this.recordTrade(e.trade);
       else if (e.type === 'tick_size_change') {
