@@ -82,7 +82,8 @@ program
       'log.level': o.logLevel,
     });
     const x = cfg.exchange;
-    const logger = pino({ level: cfg.log.level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
+    // logs go to stderr: stdout carries what a supervisor reads (the --json line of URLs)
+    const logger = pino({ level: cfg.log.level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, pino.destination(2));
     const running = await startExchange({
       host: x.host,
       port: x.port,

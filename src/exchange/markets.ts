@@ -4,7 +4,7 @@
  */
 import { keccak256, toUtf8Bytes } from 'ethers';
 import { Rng } from '../core/random.ts';
-import { formatAmount, formatPrice, tickPips, type TickSize } from '../core/units.ts';
+import { formatAmount, tickPips, type TickSize } from '../core/units.ts';
 import type { MarketDef, MarketStatus } from './matching/types.ts';
 
 export interface MarketMeta {
@@ -64,7 +64,8 @@ export function clobMarketRecord(m: MarketMeta, s: LiveMarketState): Record<stri
   const tokenPrice = (i: 0 | 1): number => {
     if (s.status === 'resolved') return s.winningToken === m.tokens[i] ? 1 : 0;
     const p = s.mid[i] ?? s.lastPrice[i];
-    return p === undefined ? 0.5 : Number(formatPrice(p));
+    // a mid may fall on a half pip: format it exactly at 6 decimals
+    return p === undefined ? 0.5 : Number(formatAmount(Math.round(p * 100)));
   };
   return {
     condition_id: m.conditionId,

@@ -1,0 +1,170 @@
+/**
+ * The real-time data stream (RTDS, at `/rtds`): topics `crypto_prices` and `comments`, fed by the
+ * world's events (`crypto_price`, `comment_created`).
+ *
+ * Messages: `{topic, type, timestamp (unix ms number), payload, connection_id}`.
+ *  - crypto_prices: `type: "update"`, payload `{symbol, timestamp, value}` (value a float USD price:
+ *    market data, not money held). Subscribing with a symbol filter first sends, per symbol with
+ *    recent history, a snapshot `{topic, type: "subscribe", timestamp, payload: {symbol, data:
+ *    [{timestamp, value}]}}` (oldest first, at most HISTORY points). No filter = every symbol, no
+ *    snapshot. Unsubscribing with symbols removes those, without filters the whole topic.
+ *  - comments: `type: "comment_created"`, payload the comment in the venue's camelCase (id, body,
+ *    parentEntityType, parentEntityID, parentCommentID, userAddress, createdAt, profile). Optional
+ *    filter `{parentEntityID, parentEntityType}`; several filtered subscriptions add up.
+ * Unknown topics and malformed messages get the error frame; PING is answered by the caller.
+ */
+import type { ExchangeEvent, PaperExchange } from '../exchange.ts';
+import type { CommentRec } from '../world/model.ts';
+import { frame, type Gate, type StreamConn } from '../ws/conn.ts';
+import { parseRtdsRequest, type CommentFilter } from './protocol.ts';
+
+/** Price points kept per symbol for subscription snapshots. */
+export const HISTORY = 300;
+
+interface CryptoSub {
+  all: boolean;
+  symbols: Set<string>; // followed (when not all)
+  excluded: Set<string>; // unsubscribed (when all)
+}
+
+interface RtdsClient {
+  conn: StreamConn;
+  crypto: CryptoSub | undefined;
+  comments: Array<CommentFilter | 'all'>;
+}
+
+/** A comment as the venue's comment stream shows it (camelCase). */
+export function commentPayload(ex: PaperExchange, c: CommentRec): Record<string, unknown> {
+  const profile = ex.world.profiles.get(c.userAddress.toLowerCase());
+  return {
+    id: c.id,
+    body: c.body,
+    parentEntityType: c.parentEntityType,
+    parentEntityID: c.parentEntityId,
+    parentCommentID: c.replyTo ?? null,
+    userAddress: c.userAddress,
+    replyAddress: c.replyTo !== undefined ? (ex.world.commentById.get(c.replyTo)?.userAddress ?? null) : null,
+    createdAt: c.createdAt,
+    updatedAt: c.createdAt,
+    reactionCount: 0,
+    reportCount: 0,
+    profile: profile ? { name: profile.name, pseudonym: profile.pseudonym, bio: profile.bio, profileImage: profile.profileImage, proxyWallet: profile.address } : null,
+  };
+}
+
+function matches(f: CommentFilter | 'all', c: CommentRec): boolean {
+  if (f === 'all') return true;
+  if (f.parentEntityID !== undefined && f.parentEntityID !== c.parentEntityId) return false;
+  if (f.parentEntityType !== undefined && f.parentEntityType.toLowerCase() !== c.parentEntityType.toLowerCase()) return false;
+  return true;
+}
+
+function follows(s: CryptoSub | undefined, symbol: string): boolean {
+  if (s === undefined) return false;
+  return s.all ? !s.excluded.has(symbol) : s.symbols.has(symbol);
+}
+
+/** Subscriptions, price history and fan-out of RTDS (see the module comment). */
+export class RtdsChannel {
+  private readonly clients = new Map<StreamConn, RtdsClient>();
+  private readonly history = new Map<string, Array<{ timestamp: number; value: number }>>();
+
+  constructor(
+    private readonly ex: PaperExchange,
+    private readonly gate: () => Gate,
+  ) {}
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  add(conn: StreamConn): void {
+    this.clients.set(conn, { conn, crypto: undefined, comments: [] });
+  }
+
+  remove(conn: StreamConn): void {
+    this.clients.delete(conn);
+  }
+
+  /** A parsed JSON message of an RTDS client. */
+  handle(conn: StreamConn, msg: Record<string, unknown>): void {
+    const c = this.clients.get(conn);
+    if (c === undefined) return;
+    const r = parseRtdsRequest(msg);
+    if (!r.ok) return conn.error('BAD_REQUEST', r.message);
+    const { action, subscriptions } = r.value;
+    for (const s of subscriptions) {
+      if (s.topic === 'crypto_prices') {
+        if (action === 'subscribe') {
+          const sub = (c.crypto ??= { all: false, symbols: new Set(), excluded: new Set() });
+          if (s.symbols === 'all') {
+            sub.all = true;
+            sub.excluded.clear();
+          } else {
+            for (const sym of s.symbols) {
+              sub.symbols.add(sym);
+              sub.excluded.delete(sym);
+            }
+            this.snapshot(conn, s.symbols);
+          }
+        } else if (c.crypto !== undefined) {
+          if (s.symbols === 'all') c.crypto = undefined;
+          else
+            for (const sym of s.symbols) {
+              c.crypto.symbols.delete(sym);
+              if (c.crypto.all) c.crypto.excluded.add(sym);
+            }
+        }
+      } else {
+        const key = JSON.stringify(s.filter);
+        if (action === 'subscribe') {
+          if (!c.comments.some((f) => JSON.stringify(f) === key)) c.comments.push(s.filter);
+        } else if (s.filter === 'all') c.comments = [];
+        else c.comments = c.comments.filter((f) => JSON.stringify(f) !== key);
+      }
+    }
+  }
+
+  private snapshot(conn: StreamConn, symbols: string[]): void {
+    const gate = this.gate();
+    const now = this.ex.clock.now();
+    for (const symbol of symbols) {
+      const h = this.history.get(symbol);
+      if (h === undefined || h.length === 0) continue;
+      const msg = { topic: 'crypto_prices', type: 'subscribe', timestamp: now, payload: { symbol, data: h.map((p) => ({ ...p })) }, connection_id: conn.id };
+      conn.data(frame(JSON.stringify(msg)), gate);
+    }
+  }
+
+  /** Records prices and fans world events out to the subscribers. */
+  onEvents(events: readonly ExchangeEvent[]): void {
+    let gate: Gate | undefined;
+    for (const e of events) {
+      if (e.type === 'crypto_price') {
+        let h = this.history.get(e.symbol);
+        if (h === undefined) this.history.set(e.symbol, (h = []));
+        h.push({ timestamp: e.at, value: e.value });
+        if (h.length > HISTORY) h.splice(0, h.length - HISTORY);
+        if (this.clients.size === 0) continue;
+        const now = this.ex.clock.now();
+        for (const c of this.clients.values()) {
+          if (!follows(c.crypto, e.symbol)) continue;
+          gate ??= this.gate();
+          const msg = { topic: 'crypto_prices', type: 'update', timestamp: now, payload: { symbol: e.symbol, timestamp: e.at, value: e.value }, connection_id: c.conn.id };
+          c.conn.data(frame(JSON.stringify(msg)), gate);
+        }
+      } else if (e.type === 'comment_created') {
+        if (this.clients.size === 0) continue;
+        let payload: Record<string, unknown> | undefined;
+        const now = this.ex.clock.now();
+        for (const c of this.clients.values()) {
+          if (!c.comments.some((f) => matches(f, e.comment))) continue;
+          gate ??= this.gate();
+          payload ??= commentPayload(this.ex, e.comment);
+          const msg = { topic: 'comments', type: 'comment_created', timestamp: now, payload, connection_id: c.conn.id };
+          c.conn.data(frame(JSON.stringify(msg)), gate);
+        }
+      }
+    }
+  }
+}
