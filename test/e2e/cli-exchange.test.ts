@@ -5,12 +5,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 const BIN = new URL('../../bin/mmkit.js', import.meta.url).pathname;
+const children: ChildProcess[] = [];
+// a failing test must not leave exchanges running
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
 
 async function start(args: string[]): Promise<{ p: ChildProcess; urls: Record<string, string> }> {
   const p = spawn(process.execPath, [BIN, 'exchange', '--port', '0', '--json', '--log-level', 'warn', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(p);
   const rl = createInterface({ input: p.stdout! });
   const [line] = (await once(rl, 'line')) as [string];
   return { p, urls: JSON.parse(line) };

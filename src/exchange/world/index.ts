@@ -1,14 +1,41 @@
 /**
- * The synthetic market world: seeding (events, markets, tags, series, sports, comments, articles,
- * profiles), the crypto price feed, market lifecycle and flow agents. (Stub: replaced by the world
- * implementation.)
+ * The synthetic market world of the paper exchange.
+ *
+ * `seedWorld(ex, seed)` fills a fresh exchange with the records of a believable venue (generator.ts):
+ * tags, series, sports, 10-20 events across categories holding 30-60 binary markets (every tick
+ * size, neg-risk groups, short-dated games and rolling crypto up/down windows), profiles, comments
+ * and articles. It places no orders: books start empty.
+ *
+ * `startWorld(ex, opts)` makes it live, on the exchange's clock:
+ *  - priceFeed: a seeded per-second random walk per crypto symbol, published about once a second
+ *    (`crypto_price` world events, RTDS `crypto_prices`); it also drives the crypto markets;
+ *  - lifecycle: markets close at their end and resolve shortly after, rolling crypto windows and
+ *    games are replaced, ticks move to 0.001 near the edges, comments trickle in (lifecycle.ts);
+ *  - agents: liquidity providers, noise traders and informed traders trading toward each market's
+ *    hidden probability (agents.ts, fair.ts).
+ *
+ * Every state change goes through the exchange's commands, so with --db the world is journaled and a
+ * restart replays it; a world started on the restored exchange recomputes its hidden state from the
+ * seed and carries on (agents are funded only once).
  */
 import type { PaperExchange } from '../exchange.ts';
-import { initialMarkets } from '../markets.ts';
+import { Agents, DEFAULT_AGENT_RATES, type AgentRates } from './agents.ts';
+import { roundPrice } from './crypto.ts';
+import { agentAccounts, generateWorld, type AgentAccounts } from './generator.ts';
+import { DEFAULT_LIFECYCLE, Lifecycle, type LifecycleOptions } from './lifecycle.ts';
+import { CRYPTO_SYMBOLS } from './model.ts';
+import { WorldRuntime, type WorldStats } from './runtime.ts';
 
+export type { AgentRates } from './agents.ts';
+export type { WorldStats } from './runtime.ts';
+export { generateWorld, type WorldPlan } from './generator.ts';
+
+/** 'default': the flow agents trade on every active market; 'none': no agent ever trades. */
 export type AgentsMode = 'default' | 'none';
 
+/** What startWorld runs (server.ts passes its `world` option through). */
 export interface WorldOptions {
+  /** The world's seed (the journal's seed after a restart). */
   seed: number;
   /** Flow agents: 'default' trades on every active market; 'none' turns them off. */
   agents: AgentsMode;
@@ -16,18 +43,105 @@ export interface WorldOptions {
   lifecycle: boolean;
   /** The simulated crypto prices (RTDS crypto_prices; they drive the up/down markets). */
   priceFeed: boolean;
+  /**
+   * Multiplier of the agents' activity (noise and informed arrival rates; ladder refreshes happen
+   * `rate` times as often; 0 turns the agents off). Default 1: over the ~45 markets of a seeded
+   * world, about 15 orders and 5-10 cancels per second, 3-5 trades per second, ~1% of a core.
+   */
+  rate?: number;
+  /** Per-kind agent rates, overriding the defaults (before `rate`). */
+  rates?: Partial<AgentRates>;
+  /** Lifecycle options (comment rate, pause between games). */
+  lifecycleOptions?: Partial<LifecycleOptions>;
+  /** Period of the crypto price publication, ms. Default 1000. */
+  priceFeedMs?: number;
 }
 
+/** A started world. */
 export interface RunningWorld {
+  /** Stops every timer of the world and detaches it from the exchange. Idempotent. */
   stop(): void;
+  /** What the world did since it started. */
+  stats(): WorldStats;
+  /**
+   * The hidden probability (0..1) that a market resolves YES, as the informed traders know it now.
+   * For tests and diagnostics: the exchange never exposes it.
+   */
+  fair(conditionId: string): number;
+  /** The simulated price of a crypto symbol now (unrounded). */
+  cryptoPrice(symbol: (typeof CRYPTO_SYMBOLS)[number]): number;
+  /** The agents' accounts (also when agents are off). */
+  readonly accounts: AgentAccounts;
 }
 
-/** Create the world's initial records in an empty exchange (deterministic for a seed). */
+/**
+ * Create the world's initial records in an empty exchange (deterministic for a seed: the same seed
+ * gives the same ids and, at the same clock time, the same records). Places no orders.
+ */
 export function seedWorld(ex: PaperExchange, seed: number): void {
-  for (const m of initialMarkets(seed, ex.clock.now())) ex.addMarket(m);
+  const plan = generateWorld(seed, ex.clock.now());
+  for (const tag of plan.tags) ex.exec({ k: 'tag', tag });
+  for (const series of plan.series) ex.exec({ k: 'series', series });
+  for (const sport of plan.sports) ex.exec({ k: 'sport', sport });
+  for (const profile of plan.profiles) ex.exec({ k: 'profile', profile });
+  // an event before its markets: a new_market listener finds the market's event
+  const byEvent = new Map<string, typeof plan.markets>();
+  for (const m of plan.markets) {
+    const list = byEvent.get(m.eventId ?? '') ?? [];
+    list.push(m);
+    byEvent.set(m.eventId ?? '', list);
+  }
+  for (const event of plan.events) {
+    ex.exec({ k: 'event', event });
+    for (const m of byEvent.get(event.id) ?? []) ex.addMarket(m);
+  }
+  for (const comment of plan.comments) ex.exec({ k: 'comment', comment });
+  for (const article of plan.articles) ex.exec({ k: 'article', article });
 }
 
-/** Start the world's activity (prices, lifecycle, agents). */
-export function startWorld(_ex: PaperExchange, _opts: WorldOptions): RunningWorld {
-  return { stop() {} };
+/** The effective agent rates of a world's options. */
+export function agentRatesOf(opts: Pick<WorldOptions, 'rate' | 'rates'>): AgentRates {
+  const r = { ...DEFAULT_AGENT_RATES, ...(opts.rates ?? {}) };
+  const k = opts.rate ?? 1;
+  if (!(k >= 0) || !Number.isFinite(k)) throw new RangeError(`world rate must be a finite number >= 0, got ${k}`);
+  return {
+    noisePerMarketPerMin: r.noisePerMarketPerMin * k,
+    informedPerMarketPerMin: r.informedPerMarketPerMin * k,
+    lpRefreshMs: k > 0 ? r.lpRefreshMs / k : Infinity,
+    lpReactMs: r.lpReactMs,
+  };
+}
+
+/**
+ * Start the world's activity (prices, lifecycle, agents) on the exchange's clock. Works on a fresh
+ * exchange after seedWorld and on one restored from its journal.
+ * @throws RangeError when `rate` is negative or not finite.
+ */
+export function startWorld(ex: PaperExchange, opts: WorldOptions): RunningWorld {
+  const rates = agentRatesOf(opts);
+  const rt = new WorldRuntime(ex, opts.seed);
+  const accounts = agentAccounts(opts.seed);
+  if (opts.priceFeed) {
+    rt.timers.every(opts.priceFeedMs ?? 1000, () => {
+      const at = rt.clock.now();
+      for (const symbol of CRYPTO_SYMBOLS) {
+        ex.publish({ type: 'crypto_price', symbol, value: roundPrice(symbol, rt.walk(symbol).priceAt(at)), at });
+        rt.stats.pricesPublished++;
+      }
+    });
+  }
+  if (opts.lifecycle) new Lifecycle(rt, { ...DEFAULT_LIFECYCLE, ...(opts.lifecycleOptions ?? {}) }).start();
+  if (opts.agents === 'default' && (opts.rate ?? 1) > 0) new Agents(rt, rates).start();
+  let stopped = false;
+  return {
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      rt.stop();
+    },
+    stats: () => structuredClone(rt.stats),
+    fair: (cid) => rt.fair.fair(cid, rt.clock.now()),
+    cryptoPrice: (symbol) => rt.walk(symbol).priceAt(rt.clock.now()),
+    accounts,
+  };
 }

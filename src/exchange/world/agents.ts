@@ -1,0 +1,433 @@
+/**
+ * Flow agents: internal accounts that trade on every active market through the matching engine, so
+ * a market maker connected to the paper exchange meets a living market.
+ *
+ *  - Liquidity providers keep a ladder of resting quotes (3 levels a side, a few ticks wide) around
+ *    their own estimate of each market's value. The estimate follows the hidden fair value with a
+ *    lag and is skewed by inventory; the ladder is refreshed every few seconds and soon after one
+ *    of its orders fills. Bids are BUY YES (or SELL NO out of NO inventory), asks are BUY NO at
+ *    1 - price (or SELL YES out of YES inventory): one book per market serves both tokens.
+ *  - Noise traders arrive as a Poisson process: limit orders near the touch (GTD, they leave after
+ *    a few minutes) and marketable FAK orders, on both sides of both tokens.
+ *  - Informed traders look at markets at Poisson times and, when the book is far from the hidden
+ *    probability, take liquidity toward it (FAK): a passive quote that was left behind by news or
+ *    a crypto move gets filled adversely.
+ *
+ * Sizes respect each market's minimum and current tick; SELL orders only use tokens the agent holds
+ * (tracked from the exchange's trade events), so rejections are rare. Nothing is logged per order.
+ * Every change goes through the exchange's commands (placeInternal, cancel, fund): journaled, and
+ * replayed exactly after a restart.
+ */
+import { keccak256, toUtf8Bytes } from 'ethers';
+import type { Rng } from '../../core/random.ts';
+import { AMOUNT_SCALE, LOT_MICRO, PRICE_SCALE, tickPips } from '../../core/units.ts';
+import type { ExchangeEvent, InternalOrder, PaperExchange } from '../exchange.ts';
+import type { OrderType } from '../matching/types.ts';
+import { agentAccounts, type AgentAccounts } from './generator.ts';
+import type { LiveMarket, WorldRuntime } from './runtime.ts';
+import { hash32, rngFor } from './seeding.ts';
+
+/** Activity rates of the agents (before the world's `rate` multiplier). */
+export interface AgentRates {
+  /** Noise-trader orders per active market per minute. */
+  noisePerMarketPerMin: number;
+  /** Informed traders' looks at each active market per minute (they trade only on an edge). */
+  informedPerMarketPerMin: number;
+  /** Mean time between two refreshes of a market's liquidity ladder, ms. */
+  lpRefreshMs: number;
+  /** Delay before a ladder is replenished after one of its orders filled, ms. */
+  lpReactMs: number;
+}
+
+export const DEFAULT_AGENT_RATES: AgentRates = {
+  noisePerMarketPerMin: 10,
+  informedPerMarketPerMin: 8,
+  lpRefreshMs: 4_000,
+  lpReactMs: 1_000,
+};
+
+/** Collateral each agent account starts with (micro). */
+export const AGENT_FUNDING = {
+  lp: 2_000_000 * AMOUNT_SCALE,
+  noise: 50_000 * AMOUNT_SCALE,
+  informed: 250_000 * AMOUNT_SCALE,
+} as const;
+
+const LEVELS = 3;
+const LEVEL_SIZE = [1, 1.6, 2.4] as const;
+/** How far the liquidity providers' estimate moves toward the fair value per refresh. */
+const LP_ALPHA = 0.2;
+/** Informed traders act when the book is this far (pips) from the fair value (or 2 ticks). */
+const EDGE_PIPS = 150;
+const TOPUP_EVERY_MS = 60_000;
+
+/**
+ * Token holdings (available + reserved, micro) of the agent accounts, kept from trade and
+ * resolution events: O(1) per lookup, however many markets an account has touched.
+ */
+class Holdings {
+  private readonly byAccount = new Map<string, Map<string, number>>();
+  constructor(accounts: readonly string[]) {
+    for (const a of accounts) this.byAccount.set(a, new Map());
+  }
+  has(account: string): boolean {
+    return this.byAccount.has(account);
+  }
+  get(account: string, token: string): number {
+    return this.byAccount.get(account)?.get(token) ?? 0;
+  }
+  add(account: string, token: string, delta: number): void {
+    const m = this.byAccount.get(account);
+    if (m === undefined) return;
+    const v = (m.get(token) ?? 0) + delta;
+    if (v === 0) m.delete(token);
+    else m.set(token, v);
+  }
+  /** Replace an account's holdings with the engine's balances. */
+  sync(ex: PaperExchange, account: string): void {
+    const m = new Map<string, number>();
+    for (const [token, b] of ex.engine.balance(account).tokens) if (b.available + b.reserved > 0) m.set(token, b.available + b.reserved);
+    this.byAccount.set(account, m);
+  }
+  dropTokens(tokens: readonly string[]): void {
+    for (const m of this.byAccount.values()) for (const t of tokens) m.delete(t);
+  }
+  apply(e: ExchangeEvent): void {
+    if (e.type !== 'trade') return;
+    const t = e.trade;
+    for (const mk of t.makers) {
+      if (this.has(mk.account)) this.add(mk.account, mk.tokenId, mk.side === 'BUY' ? mk.size : -mk.size);
+    }
+    if (this.has(t.takerAccount)) this.add(t.takerAccount, t.tokenId, t.side === 'BUY' ? t.size : -t.size);
+  }
+}
+
+/**
+ * Order ids of the agents: 0x + 64 hex, a 24-byte prefix fixed per start (hash of the seed and the
+ * start time) and an 8-byte counter. Deterministic for a run, and never repeated across restarts:
+ * a start at the same clock time as an earlier one (virtual clocks) finds the earlier prefix in use
+ * and takes the next.
+ */
+export class OrderIds {
+  private n = 0;
+  readonly prefix: string;
+  /** @param exists whether the exchange already knows an order id */
+  constructor(seed: number, startMs: number, exists: (id: string) => boolean) {
+    let prefix = '';
+    for (let attempt = 0; ; attempt++) {
+      prefix = keccak256(toUtf8Bytes(`mmkit-world-orders:${seed}:${startMs}:${attempt}`)).slice(2, 50);
+      // the first few, in case the first orders of the earlier run were refused (never recorded)
+      let used = false;
+      for (let k = 1; k <= 8 && !used; k++) used = exists(OrderIds.format(prefix, k));
+      if (!used) break;
+    }
+    this.prefix = prefix;
+  }
+  private static format(prefix: string, n: number): string {
+    return `0x${prefix}${n.toString(16).padStart(16, '0')}`;
+  }
+  next(): string {
+    return OrderIds.format(this.prefix, ++this.n);
+  }
+}
+
+/** A liquidity provider's view of one market. */
+interface LpBook {
+  account: string;
+  /** Half the inner spread, pips (before rounding to the tick). */
+  halfPips: number;
+  /** Size of the first level, shares. */
+  base: number;
+  /** The provider's estimate of P(YES), 0..1 (undefined before its first refresh). */
+  r: number | undefined;
+  next: number;
+  last: number;
+  dirty: boolean;
+}
+
+interface Level {
+  bid: boolean;
+  /** YES price, pips. */
+  p: number;
+  size: number;
+}
+
+const floorTo = (x: number, t: number) => Math.floor(x / t) * t;
+const ceilTo = (x: number, t: number) => Math.ceil(x / t) * t;
+const clamp = (x: number, lo: number, hi: number) => (x < lo ? lo : x > hi ? hi : x);
+const floorLot = (x: number) => Math.floor(x / LOT_MICRO) * LOT_MICRO;
+
+/** The running flow agents of a world (see the module comment). */
+export class Agents {
+  readonly accounts: AgentAccounts;
+  private readonly ex: PaperExchange;
+  private readonly hold: Holdings;
+  private readonly ids: OrderIds;
+  private readonly lp = new Map<string, LpBook>();
+  private readonly lpSet: Set<string>;
+  private readonly lastTopUp = new Map<string, number>();
+  private readonly rngLp: Rng;
+  private readonly rngNoise: Rng;
+  private readonly rngInformed: Rng;
+
+  constructor(
+    private readonly rt: WorldRuntime,
+    private readonly rates: AgentRates,
+  ) {
+    this.ex = rt.ex;
+    this.accounts = agentAccounts(rt.seed);
+    const all = [...this.accounts.lp, ...this.accounts.noise, ...this.accounts.informed];
+    this.lpSet = new Set(this.accounts.lp);
+    this.hold = new Holdings(all);
+    const start = rt.clock.now();
+    this.ids = new OrderIds(rt.seed, start, (id) => this.ex.engine.getOrder(id) !== undefined);
+    this.rngLp = rngFor(rt.seed, `agents:lp:${start}`);
+    this.rngNoise = rngFor(rt.seed, `agents:noise:${start}`);
+    this.rngInformed = rngFor(rt.seed, `agents:informed:${start}`);
+  }
+
+  /** Fund the accounts (only those never funded: a restored exchange keeps its balances), start the loops. */
+  start(): void {
+    const fund = (accounts: readonly string[], micro: number) => {
+      for (const a of accounts) {
+        const b = this.ex.engine.balance(a);
+        if (b.collateral + b.collateralReserved === 0 && b.tokens.size === 0) this.ex.fund(a, micro);
+        this.hold.sync(this.ex, a);
+      }
+    };
+    fund(this.accounts.lp, AGENT_FUNDING.lp);
+    fund(this.accounts.noise, AGENT_FUNDING.noise);
+    fund(this.accounts.informed, AGENT_FUNDING.informed);
+    this.rt.onExchange((events) => this.onEvents(events));
+    const t = this.rt.timers;
+    const r = this.rates;
+    t.every(250, () => this.lpLoop());
+    if (r.noisePerMarketPerMin > 0) t.poisson(this.rngNoise, () => 60_000 / (r.noisePerMarketPerMin * this.rt.active().length), () => this.noise());
+    if (r.informedPerMarketPerMin > 0)
+      t.poisson(this.rngInformed, () => 60_000 / (r.informedPerMarketPerMin * this.rt.active().length), () => this.informed());
+  }
+
+  private onEvents(events: readonly ExchangeEvent[]): void {
+    for (const e of events) {
+      if (e.type === 'trade') {
+        this.hold.apply(e);
+        const book = this.lp.get(e.trade.market);
+        if (book !== undefined && e.trade.makers.some((m) => m.account === book.account)) book.dirty = true;
+      } else if (e.type === 'market_status' && e.status === 'resolved') {
+        const entry = this.ex.market(e.market);
+        if (entry) this.hold.dropTokens(entry.meta.tokens);
+        this.lp.delete(e.market);
+      }
+    }
+  }
+
+  // ---- order plumbing ---------------------------------------------------------------------------
+
+  private place(account: string, tokenId: string, side: 'BUY' | 'SELL', price: number, size: number, type: OrderType, extra: Partial<InternalOrder> = {}): boolean {
+    const st = this.rt.stats;
+    st.orders++;
+    const r = this.ex.placeInternal({ id: this.ids.next(), account, tokenId, side, price, size, type, ...extra });
+    if (!r.ok) {
+      st.rejected[r.code] = (st.rejected[r.code] ?? 0) + 1;
+      if (r.code === 'INVALID_ORDER_NOT_ENOUGH_BALANCE') this.replenish(account);
+      return false;
+    }
+    if (r.trade !== null) st.takerTrades++;
+    return true;
+  }
+
+  /** After a balance refusal: resync the holdings and top the collateral up (at most once a minute). */
+  private replenish(account: string): void {
+    this.hold.sync(this.ex, account);
+    const now = this.rt.clock.now();
+    if (now - (this.lastTopUp.get(account) ?? -Infinity) < TOPUP_EVERY_MS) return;
+    this.lastTopUp.set(account, now);
+    const target = this.lpSet.has(account) ? AGENT_FUNDING.lp : this.accounts.noise.includes(account) ? AGENT_FUNDING.noise : AGENT_FUNDING.informed;
+    const have = this.ex.engine.balance(account).collateral;
+    if (have < target / 4) {
+      this.ex.fund(account, target - have);
+      this.rt.stats.topUps += target - have;
+    }
+  }
+
+  private sharesToMicro(shares: number, minSize: number): number {
+    return Math.max(minSize, floorLot(Math.round(shares) * AMOUNT_SCALE));
+  }
+
+  // ---- liquidity providers ------------------------------------------------------------------------
+
+  private lpBook(m: LiveMarket, now: number): LpBook {
+    let b = this.lp.get(m.cid);
+    if (b === undefined) {
+      const r = rngFor(this.rt.seed, `lp:${m.cid}`);
+      const crypto = m.entry.meta.cryptoSymbol !== undefined;
+      b = {
+        account: this.accounts.lp[hash32(m.cid) % this.accounts.lp.length]!,
+        halfPips: 60 + 140 * r.next(),
+        base: (20 + 130 * r.next()) * (crypto ? 1.5 : 1),
+        r: undefined,
+        next: now + Math.floor(this.rngLp.next() * 1000),
+        last: -Infinity,
+        dirty: false,
+      };
+      this.lp.set(m.cid, b);
+    }
+    return b;
+  }
+
+  private lpLoop(): void {
+    const now = this.rt.clock.now();
+    for (const m of this.rt.active()) {
+      const b = this.lpBook(m, now);
+      if (now >= b.next || (b.dirty && now - b.last >= this.rates.lpReactMs)) this.refresh(m, b, now);
+    }
+  }
+
+  /** Bring one market's ladder to where the provider wants it: keep what is close, cancel, place. */
+  private refresh(m: LiveMarket, b: LpBook, now: number): void {
+    const rng = this.rngLp;
+    b.last = now;
+    b.dirty = false;
+    b.next = now + this.rates.lpRefreshMs * (0.6 + 0.8 * rng.next());
+    const ex = this.ex;
+    const tick = tickPips(m.entry.state.tick);
+    const f = this.rt.fair.fair(m.cid, now);
+    b.r = b.r === undefined ? clamp(f + 0.01 * rng.normal(), 0, 1) : b.r + LP_ALPHA * (f - b.r);
+    const a = b.account;
+    const heldYes = this.hold.get(a, m.yes);
+    const heldNo = this.hold.get(a, m.no);
+    const h = Math.max(tick, Math.round(b.halfPips / tick) * tick);
+    const d = Math.max(tick, Math.round((0.7 * h) / tick) * tick);
+    const skew = clamp((heldYes - heldNo) / AMOUNT_SCALE / (6 * b.base), -1, 1) * h;
+    const c = clamp(b.r * PRICE_SCALE - skew, tick, PRICE_SCALE - tick);
+    const minSize = m.entry.meta.minSizeMicro;
+    const want: Level[] = [];
+    for (let i = 0; i < LEVELS; i++) {
+      const size = this.sharesToMicro(b.base * LEVEL_SIZE[i]!, minSize);
+      want.push({ bid: true, p: clamp(floorTo(c - h - i * d, tick), tick, PRICE_SCALE - 2 * tick), size });
+      want.push({ bid: false, p: clamp(ceilTo(c + h + i * d, tick), 2 * tick, PRICE_SCALE - tick), size });
+    }
+    // keep live orders close to a wanted level; cancel the rest
+    const tol = Math.floor(h / 2 / tick) * tick;
+    const live = ex.engine.openOrders(a, { market: m.cid });
+    const used = new Array<boolean>(live.length).fill(false);
+    const todo: Level[] = [];
+    let reservedYes = 0;
+    let reservedNo = 0;
+    const seen = new Set<number>();
+    for (const w of want) {
+      const key = w.bid ? w.p : -w.p;
+      if (seen.has(key)) continue; // levels clamped onto the same price
+      seen.add(key);
+      let kept = false;
+      for (let i = 0; i < live.length; i++) {
+        if (used[i]) continue;
+        const o = live[i]!;
+        const isYes = o.tokenId === m.yes;
+        const bid = isYes === (o.side === 'BUY');
+        const yp = isYes ? o.price : PRICE_SCALE - o.price;
+        const rem = o.originalSize - o.sizeMatched;
+        if (bid === w.bid && Math.abs(yp - w.p) <= tol && rem * 2 >= w.size) {
+          used[i] = true;
+          kept = true;
+          if (o.side === 'SELL') {
+            if (isYes) reservedYes += rem;
+            else reservedNo += rem;
+          }
+          break;
+        }
+      }
+      if (!kept) todo.push(w);
+    }
+    const cancel: string[] = [];
+    live.forEach((o, i) => {
+      if (!used[i]) cancel.push(o.id);
+    });
+    if (cancel.length) {
+      this.rt.stats.cancels += cancel.length;
+      ex.cancel(a, cancel);
+    }
+    if (todo.length === 0) return;
+    // never cross the book (post-only): step back behind the other side's best
+    const { bid: bb, ask: ba } = ex.engine.bestBidAsk(m.yes);
+    let freeYes = heldYes - reservedYes;
+    let freeNo = heldNo - reservedNo;
+    for (const w of todo) {
+      let p = w.p;
+      if (w.bid && ba !== null && p >= ba) p = ba - tick;
+      if (!w.bid && bb !== null && p <= bb) p = bb + tick;
+      if (p < tick || p > PRICE_SCALE - tick) continue;
+      if (w.bid) {
+        if (freeNo >= w.size) {
+          freeNo -= w.size;
+          this.place(a, m.no, 'SELL', PRICE_SCALE - p, w.size, 'GTC', { postOnly: true });
+        } else this.place(a, m.yes, 'BUY', p, w.size, 'GTC', { postOnly: true });
+      } else if (freeYes >= w.size) {
+        freeYes -= w.size;
+        this.place(a, m.yes, 'SELL', p, w.size, 'GTC', { postOnly: true });
+      } else this.place(a, m.no, 'BUY', PRICE_SCALE - p, w.size, 'GTC', { postOnly: true });
+    }
+  }
+
+  // ---- noise traders ----------------------------------------------------------------------------
+
+  private noise(): void {
+    const active = this.rt.active();
+    if (active.length === 0) return;
+    const rng = this.rngNoise;
+    const m = rng.pick(active);
+    const a = rng.pick(this.accounts.noise);
+    const tick = tickPips(m.entry.state.tick);
+    const minSize = m.entry.meta.minSizeMicro;
+    const token = rng.next() < 0.5 ? m.yes : m.no;
+    const { bid, ask } = this.ex.engine.bestBidAsk(token);
+    const held = floorLot(this.hold.get(a, token));
+    let size = this.sharesToMicro(clamp(Math.exp(Math.log(18) + 0.9 * rng.normal()), 5, 500), minSize);
+    const top = PRICE_SCALE - tick;
+    if (held >= minSize && rng.next() < 0.35) {
+      if (bid === null) return;
+      size = Math.min(size, held);
+      this.place(a, token, 'SELL', clamp(bid - rng.int(0, 1) * tick, tick, top), size, 'FAK');
+    } else if (ask !== null && rng.next() < 0.4) {
+      this.place(a, token, 'BUY', clamp(ask + rng.int(0, 2) * tick, tick, top), size, 'FAK');
+    } else {
+      const ref = bid ?? (ask !== null ? ask - 2 * tick : PRICE_SCALE / 2);
+      let p = floorTo(ref, tick) + rng.int(-3, 1) * tick;
+      if (ask !== null && p >= ask) p = ask - tick;
+      p = clamp(p, tick, top);
+      if (ask !== null && p >= ask) return;
+      const life = Math.max(20_000, rng.exp(180_000));
+      this.place(a, token, 'BUY', p, size, 'GTD', { expiresAt: this.rt.clock.now() + Math.round(life) });
+    }
+  }
+
+  // ---- informed traders ---------------------------------------------------------------------------
+
+  private informed(): void {
+    const active = this.rt.active();
+    if (active.length === 0) return;
+    const rng = this.rngInformed;
+    const m = rng.pick(active);
+    const a = rng.pick(this.accounts.informed);
+    const tick = tickPips(m.entry.state.tick);
+    const minSize = m.entry.meta.minSizeMicro;
+    const f = this.rt.fair.fair(m.cid, this.rt.clock.now()) * PRICE_SCALE;
+    const edge = Math.max(2 * tick, EDGE_PIPS);
+    const { bid, ask } = this.ex.engine.bestBidAsk(m.yes);
+    const size = this.sharesToMicro(rng.int(40, 300), minSize);
+    const top = PRICE_SCALE - tick;
+    if (ask !== null && ask <= f - edge) {
+      // YES is cheap: buy YES (or sell NO held), up to fair - edge/2
+      const p = clamp(floorTo(f - edge / 2, tick), ask, top);
+      const heldNo = floorLot(this.hold.get(a, m.no));
+      if (heldNo >= minSize) this.place(a, m.no, 'SELL', PRICE_SCALE - p, Math.min(size, heldNo), 'FAK');
+      else this.place(a, m.yes, 'BUY', p, size, 'FAK');
+    } else if (bid !== null && bid >= f + edge) {
+      // YES is dear: sell YES held, or buy NO, down to fair + edge/2
+      const p = clamp(ceilTo(f + edge / 2, tick), tick, bid);
+      const heldYes = floorLot(this.hold.get(a, m.yes));
+      if (heldYes >= minSize) this.place(a, m.yes, 'SELL', p, Math.min(size, heldYes), 'FAK');
+      else this.place(a, m.no, 'BUY', PRICE_SCALE - p, size, 'FAK');
+    }
+  }
+}
