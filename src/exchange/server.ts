@@ -10,7 +10,7 @@ import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange, type ExchangeOptions } from '.
 import { FaultController, type FaultRule } from './faults.ts';
 import { buildHttpApp, DEFAULT_HTTP_OPTIONS, type HttpOptions } from './http/server.ts';
 import { openJournal, type Journal } from './persist/journal.ts';
-import { attachStreams } from './ws/index.ts';
+import { attachStreams, type Streams } from './ws/index.ts';
 import { seedWorld, startWorld, type WorldOptions } from './world/index.ts';
 
 export interface ExchangeServerOptions {
@@ -43,6 +43,8 @@ export interface ExchangeUrls {
 export interface RunningExchange {
   exchange: PaperExchange;
   faults: FaultController;
+  /** Connected sockets and frame counters of the streams. */
+  streams: Streams;
   urls: ExchangeUrls;
   port: number;
   /** Idempotent: stops the world, closes sockets and the server, flushes the journal. */
@@ -95,6 +97,7 @@ export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Pro
   return {
     exchange: ex,
     faults,
+    streams,
     urls,
     port,
     close() {
