@@ -116,6 +116,8 @@ export class PaperExchange {
   private readonly heartbeats = new Map<string, { at: number; id: string }>();
   private readonly listeners = new Set<ExchangeListener>();
   private readonly funded = new Set<string>();
+  /** Signer address -> funder (maker) accounts it placed proxy orders for (signatureType 1/2). */
+  private readonly funders = new Map<string, Set<string>>();
   private readonly hashers: { normal: OrderHasher; negRisk: OrderHasher };
   private pendingWorld: WorldEvent[] = [];
   /** Engine events drained early (by an advance), delivered with the next drain. */
@@ -158,7 +160,7 @@ export class PaperExchange {
     for (const [account, hb] of this.heartbeats) {
       if (now - hb.at > this.opts.heartbeatTimeoutMs) {
         this.heartbeats.delete(account);
-        this.exec({ k: 'cancelAll', account, reason: 'HEARTBEAT' });
+        this.cancelAll(account, 'HEARTBEAT');
       }
     }
   }
@@ -256,6 +258,14 @@ export class PaperExchange {
       case 'place': {
         const r = e.place(c.order, c.t);
         if (r.ok && c.builder !== undefined) this.orderBuilder.set(c.order.id, c.builder);
+        if (r.ok) {
+          const signer = this.keys.get(c.order.owner)?.address;
+          if (signer !== undefined && signer !== c.order.account) {
+            let set = this.funders.get(signer);
+            if (set === undefined) this.funders.set(signer, (set = new Set()));
+            set.add(c.order.account);
+          }
+        }
         return r;
       }
       case 'cancel':
@@ -537,32 +547,67 @@ export class PaperExchange {
     }) as PlaceResult;
   }
 
+  /** The accounts an API key's address trades for: itself and the funders of its proxy orders. */
+  accountsOf(address: string): string[] {
+    const f = this.funders.get(address);
+    return f === undefined ? [address] : [address, ...f];
+  }
+
   /** Cancel the caller's orders by id. Another user's order is reported as not found. */
-  cancel(account: string, ids: readonly string[], reason: CancelReason = 'USER'): { canceled: string[]; not_canceled: Record<string, string> } {
-    const results = this.exec({ k: 'cancel', account, ids: [...ids], reason }) as Array<{ ok: boolean; reason?: string }>;
-    const canceled: string[] = [];
+  cancel(address: string, ids: readonly string[], reason: CancelReason = 'USER'): { canceled: string[]; not_canceled: Record<string, string> } {
+    const accounts = this.accountsOf(address);
+    const byAccount = new Map<string, string[]>();
     const not_canceled: Record<string, string> = {};
-    ids.forEach((id, i) => {
-      const r = results[i];
-      if (r?.ok) canceled.push(id);
-      else not_canceled[id] = r?.reason === 'NOT_FOUND' ? 'order not found' : 'order can not be canceled because it is already canceled or matched';
-    });
+    for (const id of ids) {
+      const o = this.engine.getOrder(id);
+      if (o === undefined || !accounts.includes(o.account)) {
+        not_canceled[id] = 'order not found';
+        continue;
+      }
+      let list = byAccount.get(o.account);
+      if (list === undefined) byAccount.set(o.account, (list = []));
+      list.push(id);
+    }
+    const canceled: string[] = [];
+    for (const [account, list] of byAccount) {
+      const results = this.exec({ k: 'cancel', account, ids: list, reason }) as Array<{ ok: boolean; reason?: string }>;
+      list.forEach((id, i) => {
+        const r = results[i];
+        if (r?.ok) canceled.push(id);
+        else not_canceled[id] = r?.reason === 'NOT_FOUND' ? 'order not found' : 'order can not be canceled because it is already canceled or matched';
+      });
+    }
     return { canceled, not_canceled };
   }
 
-  cancelAll(account: string): { canceled: string[]; not_canceled: Record<string, string> } {
-    const out = this.exec({ k: 'cancelAll', account, reason: 'USER' }) as OrderState[];
-    return { canceled: out.map((o) => o.id), not_canceled: {} };
+  cancelAll(address: string, reason: CancelReason = 'USER'): { canceled: string[]; not_canceled: Record<string, string> } {
+    const canceled: string[] = [];
+    for (const account of this.accountsOf(address)) {
+      if (this.engine.openOrders(account).length === 0) continue;
+      const out = this.exec({ k: 'cancelAll', account, reason }) as OrderState[];
+      canceled.push(...out.map((o) => o.id));
+    }
+    return { canceled, not_canceled: {} };
   }
 
-  cancelMarket(account: string, filter: { market?: string; tokenId?: string }): { canceled: string[]; not_canceled: Record<string, string> } {
-    const out = this.exec({ k: 'cancelMarket', account, ...filter }) as OrderState[];
-    return { canceled: out.map((o) => o.id), not_canceled: {} };
+  cancelMarket(address: string, filter: { market?: string; tokenId?: string }): { canceled: string[]; not_canceled: Record<string, string> } {
+    const canceled: string[] = [];
+    for (const account of this.accountsOf(address)) {
+      const out = this.exec({ k: 'cancelMarket', account, ...filter }) as OrderState[];
+      canceled.push(...out.map((o) => o.id));
+    }
+    return { canceled, not_canceled: {} };
   }
 
-  getOrder(account: string, id: string): OrderState | undefined {
+  /** One of the caller's orders (any status), or undefined (also for another user's order). */
+  getOrder(address: string, id: string): OrderState | undefined {
     const o = this.engine.getOrder(id);
-    return o !== undefined && o.account === account ? o : undefined;
+    return o !== undefined && this.accountsOf(address).includes(o.account) ? o : undefined;
+  }
+
+  /** The caller's open orders across the accounts it trades for. */
+  openOrders(address: string): OrderState[] {
+    return this.accountsOf(address).flatMap((a) => this.engine.openOrders(a));
   }
 
   // ---- heartbeats ----------------------------------------------------------------------------
@@ -576,8 +621,17 @@ export class PaperExchange {
 
   // ---- trades --------------------------------------------------------------------------------
 
+  /** Trades an account took part in, in match order. */
   tradesOf(account: string): readonly TradeRecord[] {
     return this.tradesByAccount.get(account) ?? [];
+  }
+  /** Trades of every account an API key's address trades for, in match order, each once. */
+  tradesOfKey(address: string): readonly TradeRecord[] {
+    const accounts = this.accountsOf(address);
+    if (accounts.length === 1) return this.tradesOf(address);
+    const seen = new Set<TradeRecord>();
+    for (const a of accounts) for (const t of this.tradesOf(a)) seen.add(t);
+    return [...seen].sort((x, y) => x.trade.matchTime - y.trade.matchTime);
   }
   allTrades(): readonly TradeRecord[] {
     return this.trades;

@@ -299,7 +299,7 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       const id = qString(q, 'id');
       const market = qString(q, 'market');
       const asset = qString(q, 'asset_id');
-      let list: OrderState[] = ex.engine.openOrders(k.address);
+      let list: OrderState[] = ex.openOrders(k.address);
       if (id) list = list.filter((o) => o.id === id);
       if (market) list = list.filter((o) => o.market === market);
       if (asset) list = list.filter((o) => o.tokenId === asset);
@@ -317,14 +317,15 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       const before = qString(q, 'before');
       const after = qString(q, 'after');
       const makerAddr = qString(q, 'maker_address')?.toLowerCase();
-      if (makerAddr !== undefined && makerAddr !== k.address) return cursorPage([], q, (x) => x, 100, 500);
-      let list = ex.tradesOf(k.address);
+      if (makerAddr !== undefined && !ex.accountsOf(k.address).includes(makerAddr)) return cursorPage([], q, (x) => x, 100, 500);
+      let list = ex.tradesOfKey(k.address);
       if (id) list = list.filter((r) => r.trade.id === id);
       if (market) list = list.filter((r) => r.trade.market === market);
-      if (asset) list = list.filter((r) => r.trade.tokenId === asset || r.trade.makers.some((m) => m.tokenId === asset && m.account === k.address));
+      const mine = new Set(ex.accountsOf(k.address));
+      if (asset) list = list.filter((r) => r.trade.tokenId === asset || r.trade.makers.some((m) => m.tokenId === asset && mine.has(m.account)));
       if (before) list = list.filter((r) => r.trade.matchTime / 1000 < Number(before));
       if (after) list = list.filter((r) => r.trade.matchTime / 1000 > Number(after));
-      return cursorPage(list, q, (r) => renderTrade(ex, r, k.address, k.apiKey), 100, 500);
+      return cursorPage(list, q, (r) => renderTrade(ex, r, mine.has(r.trade.takerAccount) ? r.trade.takerAccount : k.address, k.apiKey), 100, 500);
     };
     app.get('/data/trades', async (req) => trades(req));
     app.get('/trades', async (req) => trades(req));
