@@ -10,7 +10,8 @@
  *   ├─ NotFoundError        fatal   unknown id
  *   ├─ OrderRejectedError   fatal   the venue refused an order (venue code, e.g. INVALID_ORDER_MIN_SIZE)
  *   ├─ RateLimitError       retry   429 (carries retryAfterMs)
- *   ├─ NetworkError         retry   transport failure, timeout, 5xx, 425
+ *   ├─ NetworkError         retry   transport failure, 5xx, 425/503
+ *   │  └─ TimeoutError      retry   no answer in time (the request may or may not have landed)
  *   └─ InternalError        fatal   a bug: an invariant did not hold
  */
 export type ErrorCode =
@@ -22,6 +23,7 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'NETWORK'
   | 'SERVICE_UNAVAILABLE'
+  | 'TIMEOUT'
   | 'INTERNAL'
   | VenueRejectCode;
 
@@ -101,8 +103,21 @@ export class RateLimitError extends MmkitError {
 }
 
 export class NetworkError extends MmkitError {
-  constructor(message: string, code: 'NETWORK' | 'SERVICE_UNAVAILABLE' = 'NETWORK', opts?: ErrorOptions) {
+  constructor(message: string, code: 'NETWORK' | 'SERVICE_UNAVAILABLE' | 'TIMEOUT' = 'NETWORK', opts?: ErrorOptions) {
     super(code, message, true, opts);
+  }
+}
+
+/**
+ * No answer within the request's timeout. A NetworkError (code 'TIMEOUT', retryable): the request
+ * may have landed, so only idempotent requests are retried after one, and a POST of signed orders
+ * is resent byte for byte or resolved by querying the order ids, never re-signed.
+ */
+export class TimeoutError extends NetworkError {
+  readonly timeoutMs: number;
+  constructor(message: string, timeoutMs: number, opts?: ErrorOptions) {
+    super(message, 'TIMEOUT', opts);
+    this.timeoutMs = timeoutMs;
   }
 }
 

@@ -3,88 +3,28 @@
  *
  * Every request is counted against several rules at once, each an exact sliding window per
  * identity (see sliding-window.ts); a request passes only if every rule has room, and then it is
- * counted in all of them (all or nothing). Which rules apply (`rulesFor`):
- *
- *  - always `general` (15000 / 10 s);
- *  - health-check endpoints of any API (`/health`, `/ok`, and the CLOB root `/`): `health` only,
- *    in place of the API's group rule;
- *  - order-book API (`clob`): `clob` (15000 / 10 s), plus
- *      - `clob-api-keys` (100 / 10 s) for every `/auth/...` path (api-key create/get/delete, derive);
- *      - `GET /markets`, `GET /book`, `GET /midpoint`, `GET /price`, `GET /spread`, `GET /balances`
- *        (also serving `GET /balance-allowance`), `GET /tick-size`, `GET /neg-risk`: 100 / 10 s each;
- *      - the trading endpoints, a burst (10 s) and a sustained (10 min) rule each, both applying:
- *        `POST /order` 3500 & 36000, `DELETE /order` 3000 & 30000, `POST /orders` 1000 & 15000,
- *        `DELETE /orders` 1000 & 15000, `DELETE /cancel-all` 250 & 6000,
- *        `DELETE /cancel-market-orders` 1000 & 1500; named `<METHOD> <path>:burst|:sustained`;
- *  - data API (`data`): `data-api` (50 / 10 s), except `/users/{address}/pnl`, which is the user
- *    profit-and-loss API: `user-pnl` (200 / 10 s) in place of `data-api`;
- *  - market-metadata API (`gamma`): `gamma-api` (50 / 10 s);
- *  - content API (`content`): no rule beyond `general`.
- *
- * HEAD counts as GET. Route paths are relative to the API base; a query string and a trailing
- * slash are ignored; path parameters may be given as values or as `:name` patterns.
+ * counted in all of them (all or nothing). The rule table and the route → rules mapping (which
+ * rules apply to which request: `general` always, the API group, the per-endpoint GET rules, burst
+ * and sustained for the trading endpoints) live in src/core/rate-limits.ts, shared with the bot's
+ * request budgets so both sides of the wire use one source.
  *
  * Pure: no wall clock; every call takes `now` (unix ms).
  */
 import { ConfigError } from '../../core/errors.ts';
+import { DEFAULT_RATE_RULES, resolveRateRules, ruleNamesFor, type RateApi, type RateRule, type RateRuleOverrides } from '../../core/rate-limits.ts';
 import { SlidingWindowLimiter } from './sliding-window.ts';
 
-/** One rate rule: at most `limit` requests per identity in any sliding `windowMs`. */
-export interface RateRule {
-  name: string;
-  limit: number;
-  windowMs: number;
-}
+/** One rate rule: at most `limit` requests per identity in any sliding `windowMs` (src/core/rate-limits.ts). */
+export type { RateRule };
 
 /** The four APIs of the exchange. */
-export type ApiName = 'clob' | 'gamma' | 'data' | 'content';
+export type ApiName = RateApi;
 
-const S10 = 10_000;
-const M10 = 600_000;
-
-function rule(name: string, limit: number, windowMs: number): RateRule {
-  return Object.freeze({ name, limit, windowMs });
-}
-
-/** Order-book API market-data and account endpoints limited individually (spec 8.2). */
-const PER_ENDPOINT_GETS = ['/markets', '/book', '/midpoint', '/price', '/spread', '/balances', '/tick-size', '/neg-risk'] as const;
-
-/** Trading endpoints with a burst and a sustained limit (spec 8.3): [method path, burst/10 s, sustained/10 min]. */
-const TRADING: ReadonlyArray<readonly [string, number, number]> = [
-  ['POST /order', 3500, 36000],
-  ['DELETE /order', 3000, 30000],
-  ['POST /orders', 1000, 15000],
-  ['DELETE /orders', 1000, 15000],
-  ['DELETE /cancel-all', 250, 6000],
-  ['DELETE /cancel-market-orders', 1000, 1500],
-];
-
-/** The default rules of spec section 8 (the relayer's /submit is not part of this exchange). */
-export const DEFAULT_RULES: readonly RateRule[] = Object.freeze([
-  rule('general', 15000, S10),
-  rule('health', 100, S10),
-  rule('data-api', 50, S10),
-  rule('gamma-api', 50, S10),
-  rule('clob', 15000, S10),
-  rule('clob-api-keys', 100, S10),
-  rule('user-pnl', 200, S10),
-  ...PER_ENDPOINT_GETS.map((p) => rule(`GET ${p}`, 100, S10)),
-  ...TRADING.flatMap(([ep, burst, sustained]) => [rule(`${ep}:burst`, burst, S10), rule(`${ep}:sustained`, sustained, M10)]),
-]);
-
-/** Aliases of per-endpoint rules: the public service's name of the balances endpoint. */
-const GET_ALIASES: Readonly<Record<string, string>> = { '/balance-allowance': '/balances' };
-
-const HEALTH_PATHS = new Set(['/health', '/ok']);
-const USER_PNL = /^\/users\/[^/]+\/pnl$/;
+/** The default rules of spec section 8 (the table lives in src/core/rate-limits.ts, shared with the client). */
+export const DEFAULT_RULES: readonly RateRule[] = DEFAULT_RATE_RULES;
 
 /** Overrides of a RatePolicy. */
-export interface RatePolicyOverrides {
-  /** Multiplies every limit (after `rules` overrides); the result is floored, at least 1. Default 1. */
-  scale?: number;
-  /** Per rule name (see DEFAULT_RULES), a replacement limit and/or window. Unknown names throw. */
-  rules?: Partial<Record<string, { limit?: number; windowMs?: number }>>;
-}
+export type RatePolicyOverrides = RateRuleOverrides;
 
 /** Success of `RatePolicy.acquire`: the rule with the fewest slots left, for X-RateLimit-* headers. */
 export interface PolicyOk {
@@ -112,19 +52,7 @@ export class RatePolicy {
 
   /** @throws ConfigError on an unknown rule name, a non-positive scale, limit or window. */
   constructor(overrides: RatePolicyOverrides = {}) {
-    const scale = overrides.scale ?? 1;
-    if (!(scale > 0) || !Number.isFinite(scale)) throw new ConfigError('limits.scale', `must be a positive number, got ${String(scale)}`);
-    const known = new Set(DEFAULT_RULES.map((r) => r.name));
-    for (const name of Object.keys(overrides.rules ?? {})) {
-      if (!known.has(name)) throw new ConfigError(`limits.rules.${name}`, 'unknown rule name');
-    }
-    for (const base of DEFAULT_RULES) {
-      const o = overrides.rules?.[base.name];
-      const limit = o?.limit ?? base.limit;
-      const windowMs = o?.windowMs ?? base.windowMs;
-      if (!Number.isFinite(limit) || limit <= 0) throw new ConfigError(`limits.rules.${base.name}.limit`, 'must be positive');
-      if (!Number.isFinite(windowMs) || windowMs <= 0) throw new ConfigError(`limits.rules.${base.name}.windowMs`, 'must be positive');
-      const r = rule(base.name, Math.max(1, Math.floor(limit * scale)), windowMs);
+    for (const r of resolveRateRules(overrides, 'limits').values()) {
       this.#rules.set(r.name, r);
       this.#limiters.set(r, new SlidingWindowLimiter(r));
     }
@@ -151,41 +79,7 @@ export class RatePolicy {
    * array is fresh; its rules are this policy's own objects.
    */
   rulesFor(api: ApiName, method: string, routePath: string): RateRule[] {
-    const path = normalizePath(routePath);
-    let m = method.toUpperCase();
-    if (m === 'HEAD') m = 'GET';
-    const out: RateRule[] = [this.#r('general')];
-    if (HEALTH_PATHS.has(path) || (api === 'clob' && path === '/')) {
-      out.push(this.#r('health'));
-      return out;
-    }
-    switch (api) {
-      case 'clob': {
-        out.push(this.#r('clob'));
-        if (path.startsWith('/auth/')) {
-          out.push(this.#r('clob-api-keys'));
-          break;
-        }
-        if (m === 'GET') {
-          const p = GET_ALIASES[path] ?? path;
-          const r = this.#rules.get(`GET ${p}`);
-          if (r !== undefined) out.push(r);
-          break;
-        }
-        const burst = this.#rules.get(`${m} ${path}:burst`);
-        if (burst !== undefined) out.push(burst, this.#r(`${m} ${path}:sustained`));
-        break;
-      }
-      case 'data':
-        out.push(this.#r(USER_PNL.test(path) ? 'user-pnl' : 'data-api'));
-        break;
-      case 'gamma':
-        out.push(this.#r('gamma-api'));
-        break;
-      case 'content':
-        break;
-    }
-    return out;
+    return ruleNamesFor(api, method, routePath).map((n) => this.#r(n));
   }
 
   /**
@@ -249,13 +143,4 @@ export class RatePolicy {
     }
     return lim;
   }
-}
-
-function normalizePath(routePath: string): string {
-  let p = routePath;
-  const q = p.indexOf('?');
-  if (q >= 0) p = p.slice(0, q);
-  if (!p.startsWith('/')) p = '/' + p;
-  while (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
-  return p;
 }

@@ -1,0 +1,890 @@
+/**
+ * The typed client of the order-book (CLOB) API: every endpoint the paper exchange serves (spec 4.1
+ * plus what public clients of the venue call), over the Transport contract (budgets, auth, retries,
+ * envelopes and errors are the transport's).
+ *
+ * Units: the wire's decimal strings become integers once, here: prices are integer pips (Pips),
+ * sizes and amounts integer micro-units (Micro), with src/core/units.ts. A mid or an average price
+ * may fall between two pips: those are exposed in pips with a possible half (`midPips`, exact in
+ * binary) or left as decimal strings. Book levels are returned BEST FIRST (bids descending, asks
+ * ascending), whatever order the venue sends (the public venue sends best last on REST).
+ *
+ * Orders: `postOrder` takes an already signed order (`{id, wire}`, e.g. a BuiltOrder of
+ * src/api/orders.ts) and never re-signs it. The transport re-sends the identical bytes after an
+ * ambiguous failure (timeout, dropped connection); if that resend is refused as
+ * INVALID_ORDER_DUPLICATED, the first copy landed, and the client resolves the order by its id
+ * (GET /data/order/{id}) and returns it with `resolved: true`. `resolveOrder(id)` does the same on
+ * demand (e.g. after a restart, for ids persisted before sending).
+ */
+import type { z } from 'zod';
+import { MmkitError, NetworkError, NotFoundError, OrderRejectedError, TimeoutError, ValidationError, VENUE_REJECT_CODES, type VenueRejectCode } from '../core/errors.ts';
+import type { Address, ConditionId, OrderId, TokenId, TradeId } from '../core/ids.ts';
+import { isTickSize, parseAmount, parseFixed, parsePrice, parseRawAmount, type Micro, type Pips, type Side, type TickSize } from '../core/units.ts';
+import type { ApiCredentials, RequestObserver } from './http/transport.ts';
+import type { QueryValue, RequestSpec, Transport } from './http/types.ts';
+import type { WireOrder } from './signing/order.ts';
+import * as S from './schemas/clob.ts';
+
+/** First cursor of a cursor-paginated list. */
+export const FIRST_CURSOR = 'MA==';
+/** Cursor of "no more pages". */
+export const END_CURSOR = 'LTE=';
+/** Most orders in one POST /orders. */
+export const MAX_BATCH_ORDERS = 15;
+
+export type OrderType = 'GTC' | 'GTD' | 'FOK' | 'FAK';
+
+/** An order signed elsewhere (e.g. `BuiltOrder` of src/api/orders.ts): its id (EIP-712 digest) and wire form. */
+export interface SignedOrderLike {
+  readonly id: string;
+  readonly wire: WireOrder;
+}
+
+/** How to post an order. */
+export interface PostOrderOptions {
+  /** Default GTC. */
+  orderType?: OrderType;
+  /** Only with GTC/GTD: refuse to cross the book (INVALID_POST_ONLY_ORDER). */
+  postOnly?: boolean;
+  /** Optional builder attribution key. */
+  builder?: string;
+  signal?: AbortSignal;
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface ClobToken {
+  tokenId: TokenId;
+  outcome: string;
+  /** The outcome's price (mid, last trade or 0.5), in pips rounded half-up. */
+  price: Pips | undefined;
+  winner: boolean;
+}
+
+export interface ClobMarket {
+  conditionId: ConditionId;
+  questionId: string;
+  question: string;
+  slug: string;
+  tokens: ClobToken[];
+  minOrderSize: Micro;
+  tickSize: TickSize;
+  negRisk: boolean;
+  active: boolean;
+  closed: boolean;
+  acceptingOrders: boolean;
+  endDateIso: string | undefined;
+}
+
+export interface SimplifiedMarket {
+  conditionId: ConditionId;
+  tokens: ClobToken[];
+  active: boolean;
+  closed: boolean;
+  acceptingOrders: boolean;
+}
+
+export interface BookLevel {
+  price: Pips;
+  size: Micro;
+}
+
+export interface OrderBook {
+  market: ConditionId;
+  assetId: TokenId;
+  /** Venue time of the snapshot, unix ms. */
+  timestamp: number;
+  hash: string;
+  /** Best (highest) first. */
+  bids: BookLevel[];
+  /** Best (lowest) first. */
+  asks: BookLevel[];
+  tickSize: TickSize | undefined;
+  minOrderSize: Micro | undefined;
+  negRisk: boolean | undefined;
+  lastTradePrice: Pips | undefined;
+}
+
+/** A page of a cursor-paginated list. */
+export interface Page<T> {
+  data: T[];
+  /** Cursor of the next page; END_CURSOR when this is the last. */
+  nextCursor: string;
+}
+
+export type OrderStatus = 'live' | 'matched' | 'canceled' | 'delayed' | 'unmatched' | (string & {});
+
+export interface OpenOrder {
+  id: OrderId;
+  status: OrderStatus;
+  owner: string;
+  makerAddress: Address;
+  market: ConditionId;
+  assetId: TokenId;
+  side: Side;
+  originalSize: Micro;
+  sizeMatched: Micro;
+  price: Pips;
+  outcome: string;
+  associateTrades: TradeId[];
+  /** Unix seconds. */
+  createdAt: number | undefined;
+  /** Unix seconds; 0 for none. */
+  expiration: number;
+  orderType: string;
+}
+
+export interface MakerOrder {
+  orderId: OrderId;
+  owner: string;
+  makerAddress: Address;
+  matchedAmount: Micro;
+  price: Pips;
+  feeRateBps: number;
+  assetId: TokenId;
+  outcome: string;
+  side: Side;
+}
+
+export interface Trade {
+  id: TradeId;
+  takerOrderId: OrderId;
+  market: ConditionId;
+  assetId: TokenId;
+  side: Side;
+  size: Micro;
+  feeRateBps: number;
+  price: Pips;
+  status: string;
+  /** Unix seconds. */
+  matchTime: number;
+  lastUpdate: number | undefined;
+  outcome: string;
+  bucketIndex: number;
+  owner: string;
+  makerAddress: Address;
+  transactionHash: string | undefined;
+  traderSide: 'TAKER' | 'MAKER';
+  makerOrders: MakerOrder[];
+}
+
+/** The result of an accepted order. */
+export interface PostOrderResult {
+  orderId: OrderId;
+  status: OrderStatus;
+  /** What the order gave in its immediate matches (collateral for BUY, shares for SELL), micro. */
+  makingAmount: Micro;
+  /** What it received, micro. */
+  takingAmount: Micro;
+  transactionsHashes: string[];
+  tradeIds: TradeId[];
+  /**
+   * True when the POST's outcome was ambiguous and the order was found by id (GET /data/order):
+   * making/taking amounts are then 0 and `order` holds the venue's record.
+   */
+  resolved: boolean;
+  order?: OpenOrder;
+}
+
+/** One entry of a batch: accepted, or refused with the venue's code (never thrown). */
+export type BatchEntryResult = ({ ok: true } & PostOrderResult) | { ok: false; orderId: OrderId; code: VenueRejectCode | (string & {}); message: string };
+
+export interface CancelResult {
+  canceled: OrderId[];
+  /** Order id → reason. */
+  notCanceled: Record<string, string>;
+}
+
+export interface Balances {
+  address: Address;
+  collateral: { balance: Micro; available: Micro; reserved: Micro };
+  tokens: Array<{ assetId: TokenId; market: ConditionId; outcome: string; balance: Micro; available: Micro; reserved: Micro }>;
+}
+
+export interface Position {
+  assetId: TokenId;
+  market: ConditionId;
+  outcome: string;
+  size: Micro;
+  /** Average entry price, decimal (it may fall between pips). */
+  avgPrice: string;
+  /** Signed micro-units of collateral. */
+  cost: number;
+  realizedPnl: number;
+  /** Mark price, decimal, or undefined when unmarked. */
+  curPrice: string | undefined;
+  currentValue: number | undefined;
+  cashPnl: number | undefined;
+}
+
+export interface BalanceAllowance {
+  balance: Micro;
+  allowance: string | undefined;
+}
+
+export interface ApiKeyInfo {
+  apiKey: string;
+  address: string | undefined;
+  nonce: string | undefined;
+  createdAt: string | undefined;
+}
+
+/** Filters of GET /data/orders. */
+export interface OpenOrdersFilter {
+  id?: string;
+  market?: string;
+  assetId?: string;
+  /** Page size (the venue's default when absent). */
+  limit?: number;
+}
+
+/** Filters of GET /data/trades. */
+export interface TradesFilter {
+  id?: string;
+  market?: string;
+  assetId?: string;
+  makerAddress?: string;
+  /** Unix seconds. */
+  before?: number;
+  after?: number;
+  /** Page size (the venue's default when absent). */
+  limit?: number;
+}
+
+// ---- conversions (the only place wire decimals become integers) -------------------------------
+
+const pips = (s: string): Pips => parsePrice(s, 'exact');
+const micro = (s: string): Micro => parseAmount(s, 'exact');
+
+/** A signed decimal (e.g. PnL "-1.25") to signed micro-units. @throws ValidationError. */
+export function parseSignedMicro(s: string): number {
+  const t = s.trim();
+  const neg = t.startsWith('-');
+  const v = Number(parseFixed(neg ? t.slice(1) : t, 6, 'exact'));
+  return neg ? -v : v;
+}
+
+/** A mid (possibly between two pips) to pips, a half pip kept exactly. @throws ValidationError. */
+export function parseMidPips(s: string): number {
+  const m = parseFixed(s, 6, 'half-up'); // micro-price
+  return Number((m * 2n) / 100n) / 2; // half-pip resolution
+}
+
+function tickOf(v: string | undefined): TickSize | undefined {
+  if (v === undefined) return undefined;
+  const t = v.trim();
+  if (isTickSize(t)) return t;
+  // "0.010" or 1e-4 as numbers: normalise through pips
+  try {
+    const p = parsePrice(t, 'exact');
+    const s = String(p / 10_000);
+    return isTickSize(s) ? s : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function lower(status: string): OrderStatus {
+  return status.toLowerCase().replace(/^order_status_/, '') as OrderStatus;
+}
+
+function toToken(t: z.output<typeof S.clobTokenSchema>): ClobToken {
+  return {
+    tokenId: t.token_id as TokenId,
+    outcome: t.outcome,
+    price: t.price === undefined ? undefined : parsePrice(t.price, 'half-up'),
+    winner: t.winner ?? false,
+  };
+}
+
+function toMarket(m: S.WireClobMarket): ClobMarket {
+  const tick = tickOf(m.minimum_tick_size);
+  if (tick === undefined) throw new ValidationError(`market ${m.condition_id}: minimum_tick_size ${m.minimum_tick_size} is not a venue tick`);
+  return {
+    conditionId: m.condition_id as ConditionId,
+    questionId: m.question_id ?? '',
+    question: m.question ?? '',
+    slug: m.market_slug ?? '',
+    tokens: m.tokens.map(toToken),
+    minOrderSize: micro(m.minimum_order_size),
+    tickSize: tick,
+    negRisk: m.neg_risk,
+    active: m.active,
+    closed: m.closed,
+    acceptingOrders: m.accepting_orders ?? m.active,
+    endDateIso: m.end_date_iso ?? undefined,
+  };
+}
+
+function toSimplified(m: S.WireSimplifiedMarket): SimplifiedMarket {
+  return {
+    conditionId: m.condition_id as ConditionId,
+    tokens: m.tokens.map(toToken),
+    active: m.active,
+    closed: m.closed,
+    acceptingOrders: m.accepting_orders ?? m.active,
+  };
+}
+
+function toBook(b: S.WireBook): OrderBook {
+  const lvl = (l: { price: string; size: string }): BookLevel => ({ price: pips(l.price), size: micro(l.size) });
+  const ts = /^\d+$/.test(b.timestamp) ? Number(b.timestamp) : Date.parse(b.timestamp);
+  return {
+    market: b.market as ConditionId,
+    assetId: b.asset_id as TokenId,
+    timestamp: Number.isFinite(ts) ? ts : 0,
+    hash: b.hash,
+    bids: b.bids.map(lvl).sort((x, y) => y.price - x.price),
+    asks: b.asks.map(lvl).sort((x, y) => x.price - y.price),
+    tickSize: tickOf(b.tick_size),
+    minOrderSize: b.min_order_size === undefined ? undefined : micro(b.min_order_size),
+    negRisk: b.neg_risk,
+    lastTradePrice: b.last_trade_price === undefined || b.last_trade_price === '' ? undefined : pips(b.last_trade_price),
+  };
+}
+
+function toOpenOrder(o: S.WireOpenOrder): OpenOrder {
+  return {
+    id: o.id as OrderId,
+    status: lower(o.status),
+    owner: o.owner,
+    makerAddress: o.maker_address.toLowerCase() as Address,
+    market: o.market as ConditionId,
+    assetId: o.asset_id as TokenId,
+    side: o.side,
+    originalSize: micro(o.original_size),
+    sizeMatched: micro(o.size_matched),
+    price: pips(o.price),
+    outcome: o.outcome,
+    associateTrades: (o.associate_trades ?? []) as TradeId[],
+    createdAt: o.created_at,
+    expiration: o.expiration ?? 0,
+    orderType: o.order_type,
+  };
+}
+
+function toTrade(t: S.WireTrade): Trade {
+  return {
+    id: t.id as TradeId,
+    takerOrderId: t.taker_order_id as OrderId,
+    market: t.market as ConditionId,
+    assetId: t.asset_id as TokenId,
+    side: t.side,
+    size: micro(t.size),
+    feeRateBps: t.fee_rate_bps ?? 0,
+    price: pips(t.price),
+    status: t.status,
+    matchTime: t.match_time,
+    lastUpdate: t.last_update,
+    outcome: t.outcome,
+    bucketIndex: t.bucket_index ?? 0,
+    owner: t.owner,
+    makerAddress: t.maker_address.toLowerCase() as Address,
+    transactionHash: t.transaction_hash ?? undefined,
+    traderSide: t.trader_side,
+    makerOrders: t.maker_orders.map((m) => ({
+      orderId: m.order_id as OrderId,
+      owner: m.owner,
+      makerAddress: m.maker_address.toLowerCase() as Address,
+      matchedAmount: micro(m.matched_amount),
+      price: pips(m.price),
+      feeRateBps: m.fee_rate_bps ?? 0,
+      assetId: m.asset_id as TokenId,
+      outcome: m.outcome,
+      side: m.side,
+    })),
+  };
+}
+
+function toCancel(r: z.output<typeof S.cancelResponseSchema>): CancelResult {
+  return { canceled: r.canceled as OrderId[], notCanceled: r.not_canceled };
+}
+
+function isVenueCode(c: string): c is VenueRejectCode {
+  return (VENUE_REJECT_CODES as readonly string[]).includes(c);
+}
+
+function refusalOf(r: S.WireOrderResponse, fallbackId: string): { code: string; message: string; orderId: OrderId } {
+  let code: string | undefined;
+  let message = r.errorMsg;
+  if (typeof r.error === 'object') {
+    code = r.error.code;
+    if (message === '') message = r.error.message;
+  } else if (typeof r.error === 'string' && message === '') message = r.error;
+  return { code: code ?? 'INVALID_ORDER_ERROR', message: message || 'order refused', orderId: (r.orderID || fallbackId) as OrderId };
+}
+
+function accepted(r: S.WireOrderResponse, fallbackId: string): PostOrderResult {
+  return {
+    orderId: (r.orderID || fallbackId) as OrderId,
+    status: lower(r.status),
+    makingAmount: r.makingAmount === undefined || r.makingAmount === '' ? (0 as Micro) : micro(r.makingAmount),
+    takingAmount: r.takingAmount === undefined || r.takingAmount === '' ? (0 as Micro) : micro(r.takingAmount),
+    transactionsHashes: r.transactionsHashes ?? [],
+    tradeIds: (r.tradeIDs ?? []) as TradeId[],
+    resolved: false,
+  };
+}
+
+/** True for a failure after which the request may or may not have landed. */
+function isAmbiguous(err: MmkitError): boolean {
+  return err instanceof TimeoutError || (err instanceof NetworkError && err.code === 'NETWORK');
+}
+
+/** Options of a ClobClient. */
+export interface ClobClientOptions {
+  /**
+   * The API key that owns posted orders (`owner`). Default: the transport's `apiKey` (an
+   * HttpTransport from createTransport has one once credentials are set).
+   */
+  owner?: string | (() => string | undefined);
+}
+
+/** The CLOB API client. Stateless apart from the transport; safe to share. */
+export class ClobClient {
+  readonly #t: Transport;
+  readonly #owner: () => string | undefined;
+
+  constructor(transport: Transport, opts: ClobClientOptions = {}) {
+    this.#t = transport;
+    const o = opts.owner;
+    if (typeof o === 'string') this.#owner = () => o;
+    else if (typeof o === 'function') this.#owner = o;
+    else this.#owner = () => (transport as { apiKey?: string }).apiKey;
+  }
+
+  #req<T extends z.ZodType>(
+    method: RequestSpec['method'],
+    path: string,
+    schema: T,
+    o: { auth?: RequestSpec['auth']; query?: Record<string, QueryValue>; body?: unknown; idempotent?: boolean; nonce?: number; call?: CallOptions; observer?: RequestObserver },
+  ): Promise<z.output<T>> {
+    const spec: RequestSpec & RequestObserver = {
+      api: 'clob',
+      method,
+      path,
+      auth: o.auth ?? 'none',
+      idempotent: o.idempotent ?? true,
+      ...(o.query ? { query: o.query } : {}),
+      ...(o.body !== undefined ? { body: o.body } : {}),
+      ...(o.nonce !== undefined ? { nonce: o.nonce } : {}),
+      ...(o.call?.signal ? { signal: o.call.signal } : {}),
+      ...(o.call?.timeoutMs !== undefined ? { timeoutMs: o.call.timeoutMs } : {}),
+      ...(o.observer?.onRetry ? { onRetry: o.observer.onRetry } : {}),
+    };
+    return this.#t.request(spec, schema);
+  }
+
+  // ---- health, time, markets --------------------------------------------------------------------
+
+  /** GET / : the health check. @throws NetworkError when the service is down. */
+  async ok(call?: CallOptions): Promise<boolean> {
+    await this.#req('GET', '/', S.okSchema, { call });
+    return true;
+  }
+
+  /** GET /time: the server's unix time, seconds (for clock-skew checks of L1/L2 timestamps). */
+  time(call?: CallOptions): Promise<number> {
+    return this.#req('GET', '/time', S.timeSchema, { call });
+  }
+
+  /** GET /markets: one page of market records. @throws ValidationError on a malformed record. */
+  async markets(cursor: string = FIRST_CURSOR, call?: CallOptions & { limit?: number }): Promise<Page<ClobMarket>> {
+    const p = await this.#req('GET', '/markets', S.cursorPageSchema(S.clobMarketSchema), { query: { next_cursor: cursor, limit: call?.limit }, call });
+    return { data: p.data.map(toMarket), nextCursor: p.next_cursor };
+  }
+
+  /** Every market, following next_cursor until END_CURSOR. */
+  marketsAll(call?: CallOptions & { limit?: number }): AsyncGenerator<ClobMarket> {
+    return paginate((c) => this.markets(c, call));
+  }
+
+  /** GET /sampling-markets: markets in the rewards program (the paper exchange: active ones). */
+  async samplingMarkets(cursor: string = FIRST_CURSOR, call?: CallOptions): Promise<Page<ClobMarket>> {
+    const p = await this.#req('GET', '/sampling-markets', S.cursorPageSchema(S.clobMarketSchema), { query: { next_cursor: cursor }, call });
+    return { data: p.data.map(toMarket), nextCursor: p.next_cursor };
+  }
+
+  /** GET /simplified-markets. */
+  async simplifiedMarkets(cursor: string = FIRST_CURSOR, call?: CallOptions): Promise<Page<SimplifiedMarket>> {
+    const p = await this.#req('GET', '/simplified-markets', S.cursorPageSchema(S.simplifiedMarketSchema), { query: { next_cursor: cursor }, call });
+    return { data: p.data.map(toSimplified), nextCursor: p.next_cursor };
+  }
+
+  /** GET /sampling-simplified-markets. */
+  async samplingSimplifiedMarkets(cursor: string = FIRST_CURSOR, call?: CallOptions): Promise<Page<SimplifiedMarket>> {
+    const p = await this.#req('GET', '/sampling-simplified-markets', S.cursorPageSchema(S.simplifiedMarketSchema), { query: { next_cursor: cursor }, call });
+    return { data: p.data.map(toSimplified), nextCursor: p.next_cursor };
+  }
+
+  /** GET /markets/{condition_id}. @throws NotFoundError for an unknown market. */
+  async market(conditionId: string, call?: CallOptions): Promise<ClobMarket> {
+    return toMarket(await this.#req('GET', `/markets/${encodeURIComponent(conditionId)}`, S.clobMarketSchema, { call }));
+  }
+
+  /** GET /market?condition_id= (the spec's form of the same record). @throws NotFoundError. */
+  async marketByQuery(conditionId: string, call?: CallOptions): Promise<ClobMarket> {
+    return toMarket(await this.#req('GET', '/market', S.clobMarketSchema, { query: { condition_id: conditionId }, call }));
+  }
+
+  // ---- book and prices ------------------------------------------------------------------------
+
+  /** GET /book. Levels best first. @throws NotFoundError when no book exists for the token. */
+  async book(tokenId: string, call?: CallOptions): Promise<OrderBook> {
+    return toBook(await this.#req('GET', '/book', S.bookSchema, { query: { token_id: tokenId }, call }));
+  }
+
+  /**
+   * Several books in one request: POST /books (default, as the public client), or GET
+   * /books?token_ids=a,b with `via: 'GET'`. Same order as `tokenIds`.
+   * @throws NotFoundError when one token has no book.
+   */
+  async books(tokenIds: readonly string[], call?: CallOptions & { via?: 'POST' | 'GET' }): Promise<OrderBook[]> {
+    const r =
+      call?.via === 'GET'
+        ? await this.#req('GET', '/books', S.bookSchema.array(), { query: { token_ids: tokenIds.join(',') }, call })
+        : await this.#req('POST', '/books', S.bookSchema.array(), { body: tokenIds.map((t) => ({ token_id: t })), call });
+    return r.map(toBook);
+  }
+
+  /** GET /midpoint, in pips (a half pip when the mid falls between two). @throws NotFoundError without a two-sided book. */
+  async midpoint(tokenId: string, call?: CallOptions): Promise<number> {
+    return parseMidPips((await this.#req('GET', '/midpoint', S.midpointSchema, { query: { token_id: tokenId }, call })).mid);
+  }
+
+  /** POST /midpoints: token → mid in pips. */
+  async midpoints(tokenIds: readonly string[], call?: CallOptions): Promise<Map<TokenId, number>> {
+    const r = await this.#req('POST', '/midpoints', S.midpointsSchema, { body: tokenIds.map((t) => ({ token_id: t })), call });
+    return new Map(Object.entries(r).map(([k, v]) => [k as TokenId, parseMidPips(v)]));
+  }
+
+  /** GET /price: the best bid (side BUY) or ask (side SELL), pips. @throws NotFoundError when that side is empty. */
+  async price(tokenId: string, side: Side, call?: CallOptions): Promise<Pips> {
+    return pips((await this.#req('GET', '/price', S.priceSchema, { query: { token_id: tokenId, side }, call })).price);
+  }
+
+  /** POST /prices: token → {BUY?: best bid, SELL?: best ask}, pips. */
+  async prices(req: ReadonlyArray<{ tokenId: string; side?: Side }>, call?: CallOptions): Promise<Map<TokenId, { BUY?: Pips; SELL?: Pips }>> {
+    const r = await this.#req('POST', '/prices', S.pricesSchema, { body: req.map((x) => ({ token_id: x.tokenId, ...(x.side ? { side: x.side } : {}) })), call });
+    const out = new Map<TokenId, { BUY?: Pips; SELL?: Pips }>();
+    for (const [k, v] of Object.entries(r)) out.set(k as TokenId, { ...(v.BUY !== undefined ? { BUY: pips(v.BUY) } : {}), ...(v.SELL !== undefined ? { SELL: pips(v.SELL) } : {}) });
+    return out;
+  }
+
+  /** GET /spread, pips. @throws NotFoundError without a two-sided book. */
+  async spread(tokenId: string, call?: CallOptions): Promise<Pips> {
+    return pips((await this.#req('GET', '/spread', S.spreadSchema, { query: { token_id: tokenId }, call })).spread);
+  }
+
+  /** POST /spreads: token → spread, pips. */
+  async spreads(tokenIds: readonly string[], call?: CallOptions): Promise<Map<TokenId, Pips>> {
+    const r = await this.#req('POST', '/spreads', S.spreadsSchema, { body: tokenIds.map((t) => ({ token_id: t })), call });
+    return new Map(Object.entries(r).map(([k, v]) => [k as TokenId, pips(v)]));
+  }
+
+  /** GET /last-trade-price: price (pips) and taker side ('' when no trade yet: price is then the venue's 0.5 default). */
+  async lastTradePrice(tokenId: string, call?: CallOptions): Promise<{ price: Pips; side: Side | '' }> {
+    const r = await this.#req('GET', '/last-trade-price', S.lastTradePriceSchema, { query: { token_id: tokenId }, call });
+    return { price: pips(r.price), side: r.side === 'BUY' || r.side === 'SELL' ? r.side : '' };
+  }
+
+  /** POST /last-trades-prices. */
+  async lastTradesPrices(tokenIds: readonly string[], call?: CallOptions): Promise<Array<{ tokenId: TokenId; price: Pips; side: Side | '' }>> {
+    const r = await this.#req('POST', '/last-trades-prices', S.lastTradesPricesSchema, { body: tokenIds.map((t) => ({ token_id: t })), call });
+    return r.map((x) => ({ tokenId: x.token_id as TokenId, price: pips(x.price), side: x.side === 'BUY' || x.side === 'SELL' ? x.side : '' }));
+  }
+
+  /** GET /tick-size. @throws ValidationError when the venue answers something that is not a tick. */
+  async tickSize(tokenId: string, call?: CallOptions): Promise<TickSize> {
+    const r = await this.#req('GET', '/tick-size', S.tickSizeSchema, { query: { token_id: tokenId }, call });
+    const t = tickOf(r.minimum_tick_size);
+    if (t === undefined) throw new ValidationError(`GET /tick-size: ${r.minimum_tick_size} is not a venue tick size`);
+    return t;
+  }
+
+  /** GET /neg-risk: whether orders on the token sign for the neg-risk exchange. */
+  async negRisk(tokenId: string, call?: CallOptions): Promise<boolean> {
+    return (await this.#req('GET', '/neg-risk', S.negRiskSchema, { query: { token_id: tokenId }, call })).neg_risk;
+  }
+
+  /** GET /fee-rate: the market's base fee, bps. */
+  async feeRate(tokenId: string, call?: CallOptions): Promise<number> {
+    return (await this.#req('GET', '/fee-rate', S.feeRateSchema, { query: { token_id: tokenId }, call })).base_fee;
+  }
+
+  // ---- API keys ---------------------------------------------------------------------------------
+
+  /** POST /auth/api-key (L1). @throws ValidationError when the key exists (derive it). */
+  createApiKey(nonce = 0, call?: CallOptions): Promise<ApiCredentials> {
+    return this.#req('POST', '/auth/api-key', S.apiCredsSchema, { auth: 'l1', nonce, call });
+  }
+
+  /** GET /auth/derive-api-key (L1): the same credentials for the same nonce. */
+  deriveApiKey(nonce = 0, call?: CallOptions): Promise<ApiCredentials> {
+    return this.#req('GET', '/auth/derive-api-key', S.apiCredsSchema, { auth: 'l1', nonce, call });
+  }
+
+  /** GET /auth/api-key (L2): the key in use. */
+  async getApiKey(call?: CallOptions): Promise<ApiKeyInfo> {
+    const r = await this.#req('GET', '/auth/api-key', S.apiKeyInfoSchema, { auth: 'l2', call });
+    return { apiKey: r.apiKey, address: r.address, nonce: r.nonce, createdAt: r.created_at };
+  }
+
+  /** GET /auth/api-keys (L2): every key of the wallet. */
+  async apiKeys(call?: CallOptions): Promise<string[]> {
+    return (await this.#req('GET', '/auth/api-keys', S.apiKeysSchema, { auth: 'l2', call })).apiKeys;
+  }
+
+  /** DELETE /auth/api-key (L2): revoke the key in use. Later L2 calls with it fail with AuthError. */
+  async deleteApiKey(call?: CallOptions): Promise<void> {
+    await this.#req('DELETE', '/auth/api-key', S.okSchema, { auth: 'l2', idempotent: false, call });
+  }
+
+  // ---- orders -----------------------------------------------------------------------------------
+
+  #body(o: SignedOrderLike, opts: PostOrderOptions): Record<string, unknown> {
+    const owner = this.#owner();
+    if (owner === undefined || owner === '') throw new ValidationError('postOrder: no API key to own the order (set credentials on the transport or `owner`)');
+    const orderType = opts.orderType ?? 'GTC';
+    if (opts.postOnly === true && orderType !== 'GTC' && orderType !== 'GTD') throw new ValidationError('postOnly: only with GTC or GTD orders');
+    return {
+      order: o.wire,
+      owner,
+      orderType,
+      ...(opts.postOnly !== undefined ? { postOnly: opts.postOnly } : {}),
+      ...(opts.builder !== undefined ? { builder: opts.builder } : {}),
+    };
+  }
+
+  /**
+   * POST /order: post one signed order. Resent byte for byte after an ambiguous failure; a resend
+   * refused as a duplicate is resolved by id (`resolved: true`).
+   * @throws OrderRejectedError with the venue's code (INVALID_ORDER_MIN_SIZE, ...); ValidationError
+   *   on a bad option; TimeoutError / NetworkError when the outcome stays unknown after the
+   *   retries (then call `resolveOrder(order.id)`, never re-sign); AuthError; RateLimitError.
+   */
+  async postOrder(order: SignedOrderLike, opts: PostOrderOptions = {}): Promise<PostOrderResult> {
+    const body = this.#body(order, opts);
+    let ambiguous = false;
+    const observer: RequestObserver = { onRetry: (e) => void (isAmbiguous(e) && (ambiguous = true)) };
+    let r: S.WireOrderResponse;
+    try {
+      r = await this.#req('POST', '/order', S.orderResponseSchema, { auth: 'l2', body, idempotent: true, call: opts, observer });
+    } catch (err) {
+      if (ambiguous && err instanceof OrderRejectedError && err.code === 'INVALID_ORDER_DUPLICATED') {
+        const found = await this.resolveOrder(order.id, opts);
+        if (found !== undefined) return { orderId: found.id, status: found.status, makingAmount: 0 as Micro, takingAmount: 0 as Micro, transactionsHashes: [], tradeIds: found.associateTrades, resolved: true, order: found };
+      }
+      throw err;
+    }
+    if (!r.success) {
+      const f = refusalOf(r, order.id);
+      const code = isVenueCode(f.code) ? f.code : 'INVALID_ORDER_ERROR';
+      throw new OrderRejectedError(code, `POST /order: ${f.code}: ${f.message}`, { details: { orderID: f.orderId } });
+    }
+    return accepted(r, order.id);
+  }
+
+  /**
+   * POST /orders: post up to 15 signed orders in one request (one budget slot). Returns one result
+   * per entry, in order; a refused entry is `{ok: false, code}` and never throws. Entries refused
+   * as duplicates after an ambiguous failure are resolved by id.
+   * @throws ValidationError for an empty batch or more than 15 orders; TimeoutError /
+   *   NetworkError when the outcome stays unknown (resolve the ids); AuthError; RateLimitError.
+   */
+  async postOrders(orders: ReadonlyArray<{ order: SignedOrderLike } & Omit<PostOrderOptions, 'signal'>>, call?: CallOptions): Promise<BatchEntryResult[]> {
+    if (orders.length === 0) throw new ValidationError('postOrders: empty batch');
+    if (orders.length > MAX_BATCH_ORDERS) throw new ValidationError(`postOrders: ${orders.length} orders, at most ${MAX_BATCH_ORDERS} per request`);
+    const body = orders.map((e) => this.#body(e.order, e));
+    let ambiguous = false;
+    const observer: RequestObserver = { onRetry: (e) => void (isAmbiguous(e) && (ambiguous = true)) };
+    const r = await this.#req('POST', '/orders', S.orderResponsesSchema, { auth: 'l2', body, idempotent: true, call, observer });
+    if (r.length !== orders.length) throw new ValidationError(`POST /orders: ${r.length} results for ${orders.length} orders`);
+    const out: BatchEntryResult[] = [];
+    for (let i = 0; i < r.length; i++) {
+      const e = r[i]!;
+      const id = orders[i]!.order.id;
+      if (e.success) {
+        out.push({ ok: true, ...accepted(e, id) });
+        continue;
+      }
+      const f = refusalOf(e, id);
+      if (ambiguous && f.code === 'INVALID_ORDER_DUPLICATED') {
+        const found = await this.resolveOrder(id, call);
+        if (found !== undefined) {
+          out.push({ ok: true, orderId: found.id, status: found.status, makingAmount: 0 as Micro, takingAmount: 0 as Micro, transactionsHashes: [], tradeIds: found.associateTrades, resolved: true, order: found });
+          continue;
+        }
+      }
+      out.push({ ok: false, orderId: f.orderId, code: f.code, message: f.message });
+    }
+    return out;
+  }
+
+  /** DELETE /order. @throws NotFoundError for an unknown (or someone else's) order. */
+  async cancelOrder(orderId: string, call?: CallOptions): Promise<CancelResult> {
+    return toCancel(await this.#req('DELETE', '/order', S.cancelResponseSchema, { auth: 'l2', body: { orderID: orderId }, call }));
+  }
+
+  /** DELETE /orders: cancel many by id in one request; unknown ids land in `notCanceled`. */
+  async cancelOrders(orderIds: readonly string[], call?: CallOptions): Promise<CancelResult> {
+    return toCancel(await this.#req('DELETE', '/orders', S.cancelResponseSchema, { auth: 'l2', body: [...orderIds], call }));
+  }
+
+  /** DELETE /cancel-all: cancel every open order of the caller. */
+  async cancelAll(call?: CallOptions): Promise<CancelResult> {
+    return toCancel(await this.#req('DELETE', '/cancel-all', S.cancelResponseSchema, { auth: 'l2', call }));
+  }
+
+  /** DELETE /cancel-market-orders: cancel the caller's orders in one market and/or token. */
+  async cancelMarketOrders(filter: { market?: string; assetId?: string }, call?: CallOptions): Promise<CancelResult> {
+    const body = { ...(filter.market ? { market: filter.market } : {}), ...(filter.assetId ? { asset_id: filter.assetId } : {}) };
+    return toCancel(await this.#req('DELETE', '/cancel-market-orders', S.cancelResponseSchema, { auth: 'l2', body, call }));
+  }
+
+  /** GET /data/order/{id}: one of the caller's orders (open or not). @throws NotFoundError. */
+  async getOrder(orderId: string, call?: CallOptions): Promise<OpenOrder> {
+    return toOpenOrder(await this.#req('GET', `/data/order/${encodeURIComponent(orderId)}`, S.openOrderSchema, { auth: 'l2', call }));
+  }
+
+  /** GET /order?id= (the spec's form of getOrder). @throws NotFoundError. */
+  async getOrderByQuery(orderId: string, call?: CallOptions): Promise<OpenOrder> {
+    return toOpenOrder(await this.#req('GET', '/order', S.openOrderSchema, { auth: 'l2', query: { id: orderId }, call }));
+  }
+
+  /**
+   * Resolve an order whose POST outcome is unknown: its record, or undefined when the venue never
+   * got it (then the same signed bytes may be posted again, never a re-signed order).
+   * @throws NetworkError / TimeoutError / AuthError / RateLimitError as the transport.
+   */
+  async resolveOrder(orderId: string, call?: CallOptions): Promise<OpenOrder | undefined> {
+    try {
+      return await this.getOrder(orderId, call);
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+  }
+
+  /** GET /data/orders: one page of the caller's open orders. */
+  async openOrders(filter: OpenOrdersFilter = {}, cursor: string = FIRST_CURSOR, call?: CallOptions): Promise<Page<OpenOrder>> {
+    const p = await this.#req('GET', '/data/orders', S.cursorPageSchema(S.openOrderSchema), {
+      auth: 'l2',
+      query: { id: filter.id, market: filter.market, asset_id: filter.assetId, limit: filter.limit, next_cursor: cursor },
+      call,
+    });
+    return { data: p.data.map(toOpenOrder), nextCursor: p.next_cursor };
+  }
+
+  /** Every open order: `for await (const o of clob.openOrdersAll())`, following next_cursor to END_CURSOR. */
+  openOrdersAll(filter: OpenOrdersFilter = {}, call?: CallOptions): AsyncGenerator<OpenOrder> {
+    return paginate((c) => this.openOrders(filter, c, call));
+  }
+
+  /** GET /orders: the spec's open-orders endpoint (same records and pages as /data/orders). */
+  async orders(filter: OpenOrdersFilter = {}, cursor: string = FIRST_CURSOR, call?: CallOptions): Promise<Page<OpenOrder>> {
+    const p = await this.#req('GET', '/orders', S.cursorPageSchema(S.openOrderSchema), {
+      auth: 'l2',
+      query: { id: filter.id, market: filter.market, asset_id: filter.assetId, limit: filter.limit, next_cursor: cursor },
+      call,
+    });
+    return { data: p.data.map(toOpenOrder), nextCursor: p.next_cursor };
+  }
+
+  /** GET /data/trades: one page of the caller's trades (as taker or maker). */
+  async trades(filter: TradesFilter = {}, cursor: string = FIRST_CURSOR, call?: CallOptions): Promise<Page<Trade>> {
+    const p = await this.#req('GET', '/data/trades', S.cursorPageSchema(S.tradeSchema), { auth: 'l2', query: { ...tradeQuery(filter), next_cursor: cursor }, call });
+    return { data: p.data.map(toTrade), nextCursor: p.next_cursor };
+  }
+
+  /** Every trade matching the filter, following next_cursor. */
+  tradesAll(filter: TradesFilter = {}, call?: CallOptions): AsyncGenerator<Trade> {
+    return paginate((c) => this.trades(filter, c, call));
+  }
+
+  /** GET /trades: the spec's trade history (same records and pages as /data/trades). */
+  async tradeHistory(filter: TradesFilter = {}, cursor: string = FIRST_CURSOR, call?: CallOptions): Promise<Page<Trade>> {
+    const p = await this.#req('GET', '/trades', S.cursorPageSchema(S.tradeSchema), { auth: 'l2', query: { ...tradeQuery(filter), next_cursor: cursor }, call });
+    return { data: p.data.map(toTrade), nextCursor: p.next_cursor };
+  }
+
+  // ---- account ----------------------------------------------------------------------------------
+
+  /** GET /balances: collateral and token balances (available + reserved), micro. */
+  async balances(call?: CallOptions): Promise<Balances> {
+    const r = await this.#req('GET', '/balances', S.balancesSchema, { auth: 'l2', call });
+    return {
+      address: r.address.toLowerCase() as Address,
+      collateral: { balance: micro(r.collateral.balance), available: micro(r.collateral.available), reserved: micro(r.collateral.reserved) },
+      tokens: r.tokens.map((t) => ({
+        assetId: t.asset_id as TokenId,
+        market: t.market as ConditionId,
+        outcome: t.outcome,
+        balance: micro(t.balance),
+        available: micro(t.available),
+        reserved: micro(t.reserved),
+      })),
+    };
+  }
+
+  /** GET /positions: held tokens with cost, realized PnL and mark (signed micro-units). */
+  async positions(call?: CallOptions): Promise<Position[]> {
+    const r = await this.#req('GET', '/positions', S.positionsSchema, { auth: 'l2', call });
+    return r.map((p) => ({
+      assetId: p.asset_id as TokenId,
+      market: p.market as ConditionId,
+      outcome: p.outcome,
+      size: micro(p.size),
+      avgPrice: p.avg_price,
+      cost: parseSignedMicro(p.cost),
+      realizedPnl: parseSignedMicro(p.realized_pnl),
+      curPrice: p.cur_price ?? undefined,
+      currentValue: p.current_value === null ? undefined : parseSignedMicro(p.current_value),
+      cashPnl: p.cash_pnl === null ? undefined : parseSignedMicro(p.cash_pnl),
+    }));
+  }
+
+  /** GET /balance-allowance: the venue's raw balance of collateral or of one token, micro. */
+  async balanceAllowance(q: { assetType: 'COLLATERAL' | 'CONDITIONAL'; tokenId?: string }, call?: CallOptions): Promise<BalanceAllowance> {
+    const r = await this.#req('GET', '/balance-allowance', S.balanceAllowanceSchema, { auth: 'l2', query: { asset_type: q.assetType, token_id: q.tokenId }, call });
+    return { balance: parseRawAmount(r.balance), allowance: r.allowance };
+  }
+
+  /** GET /balance-allowance/update: ask the venue to refresh its cached balance. */
+  async updateBalanceAllowance(q: { assetType: 'COLLATERAL' | 'CONDITIONAL'; tokenId?: string }, call?: CallOptions): Promise<void> {
+    await this.#req('GET', '/balance-allowance/update', S.okSchema, { auth: 'l2', query: { asset_type: q.assetType, token_id: q.tokenId }, call });
+  }
+
+  /**
+   * POST /v1/heartbeats: the dead-man switch. Chain each call with the previous id (null first);
+   * once started, 10 s without one cancels all the caller's orders.
+   */
+  async heartbeat(previousId: string | null, call?: CallOptions): Promise<string> {
+    return (await this.#req('POST', '/v1/heartbeats', S.heartbeatSchema, { auth: 'l2', body: { heartbeat_id: previousId }, call })).heartbeat_id;
+  }
+}
+
+function tradeQuery(f: TradesFilter): Record<string, QueryValue> {
+  return { id: f.id, market: f.market, asset_id: f.assetId, maker_address: f.makerAddress, before: f.before, after: f.after, limit: f.limit };
+}
+
+/**
+ * Iterate a cursor-paginated list: pages from FIRST_CURSOR until END_CURSOR (or an empty cursor,
+ * or a cursor that repeats, which would otherwise loop forever).
+ */
+export async function* paginate<T>(fetchPage: (cursor: string) => Promise<Page<T>>, first: string = FIRST_CURSOR): AsyncGenerator<T> {
+  const seen = new Set<string>();
+  let cursor = first;
+  for (;;) {
+    seen.add(cursor);
+    const page = await fetchPage(cursor);
+    yield* page.data;
+    const next = page.nextCursor;
+    if (next === END_CURSOR || next === '' || seen.has(next)) return;
+    cursor = next;
+  }
+}

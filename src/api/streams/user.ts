@@ -1,0 +1,329 @@
+/**
+ * The user channel (`{ws_url}/ws/user`) as an Observable of the user's own order updates and fills.
+ *
+ * Subscribes with `{"auth": {apiKey, secret, passphrase}, "markets": [...], "type": "user"}` on every
+ * (re)connect (the frame carries secrets: it is never logged). The venue does not replay what was
+ * missed while disconnected, so after every reconnect, once the server has confirmed the
+ * subscription (so nothing can fall between the two), the injected `reconcile()` is called (in
+ * production: the CLOB client's /data/orders and /data/trades, plus /data/order/{id} for the ids it
+ * is given) and the order and fill events it reveals are emitted, deduplicated against what the
+ * stream already delivered, then `resynced`. Sequence: `disconnected` → (live events, reconciled
+ * events, in any interleaving, none twice) → `resynced`. A failed reconciliation is a
+ * `stream_error` and is retried with backoff while the connection lasts.
+ */
+import { Observable, share } from 'rxjs';
+import { LiveClock, type Clock, type TimerHandle } from '../../core/clock.ts';
+import type { FillEvent, OrderUpdateEvent, UserEvent } from '../../core/events.ts';
+import { backoffDelay, DEFAULT_BACKOFF, reconnectingSocket, type BackoffPolicy, type SocketSignal, type SocketStats, type StreamLogger, type WsFactory } from './socket.ts';
+import { serverErrorReason } from './market-decode.ts';
+import { fillsOf, orderEvent, orderMessageSchema, orderRecordSchema, parseWith, tradeMessageSchema, tradeRecordSchema, UserDedupe, type UserIdentity } from './user-decode.ts';
+
+/** The API key set of `POST /auth/api-key`. */
+export interface UserCreds {
+  apiKey: string;
+  secret: string;
+  passphrase: string;
+}
+
+/** What `reconcile()` is told. */
+export interface ReconcileContext {
+  /** 'reconnect', or 'start' when `reconcileOnStart` is set. */
+  reason: 'reconnect' | 'start';
+  /**
+   * Local time (unix ms) up to which the stream is known to have delivered everything: the last
+   * data or confirmed subscription before the gap. Fetch trades from a little before it.
+   */
+  since: number;
+  /** Orders last seen open: look up those missing from /data/orders (filled or cancelled meanwhile). */
+  openOrderIds: readonly string[];
+  /** Aborted when the connection is lost again or the stream closes. */
+  signal: AbortSignal;
+}
+
+/**
+ * What `reconcile()` answers: raw records as the venue's REST API gives them (validated here):
+ * orders as /data/orders and /data/order/{id} render them, trades as /data/trades does.
+ */
+export interface ReconcileResult {
+  orders: readonly unknown[];
+  trades: readonly unknown[];
+}
+
+export interface UserStreamOptions {
+  /** The channel's URL, e.g. `${ws_url}/ws/user`. */
+  url: string;
+  creds: UserCreds;
+  /** Condition ids to follow; empty or absent: every market. */
+  markets?: readonly string[];
+  /** The account's address (also recognises own maker orders by maker_address). */
+  address?: string;
+  /** Fetches the orders and trades the stream may have missed (see ReconcileContext). */
+  reconcile: (ctx: ReconcileContext) => Promise<ReconcileResult>;
+  /** Also reconcile after the first connection (emits the account's current state). Default false. */
+  reconcileOnStart?: boolean;
+  /** Data silence after which the connection is replaced (and reconciled), ms (default 30 s; 0 disables). */
+  silenceMs?: number;
+  /** PING interval, ms (default 10 s). */
+  pingIntervalMs?: number;
+  backoff?: Partial<BackoffPolicy>;
+  connectTimeoutMs?: number;
+  healthyAfterMs?: number;
+  /** Entries remembered per kind for dedupe (default 100,000). */
+  dedupeCapacity?: number;
+  clock?: Clock;
+  random?: () => number;
+  logger?: StreamLogger;
+  createSocket?: WsFactory;
+}
+
+/** Counters of a user stream. */
+export interface UserStreamStats {
+  socket: Readonly<SocketStats>;
+  /** Messages and records refused (bad frames). */
+  badFrames: number;
+  /** Error frames from the venue (e.g. UNAUTHORIZED). */
+  serverErrors: number;
+  /** Events suppressed as already emitted. */
+  duplicates: number;
+  /** Reconciliations completed / failed. */
+  reconciles: number;
+  reconcileFailures: number;
+  /** Events revealed by reconciliations (missed by the stream). */
+  recovered: number;
+}
+
+/** A live user-channel client. */
+export interface UserStream {
+  /** Own order and fill events. Subscribing connects (shared); `close()` completes. */
+  readonly events$: Observable<UserEvent>;
+  /** Follows more markets (condition ids). */
+  subscribe(markets: readonly string[]): void;
+  /** Stops following markets. (Unsubscribing every listed market leaves an empty list: all markets on reconnect.) */
+  unsubscribe(markets: readonly string[]): void;
+  stats(): UserStreamStats;
+  /** Closes the socket, aborts a reconciliation, completes `events$`. Idempotent. */
+  close(): void;
+}
+
+/** Creates a user-channel client (see the module comment). Nothing connects until `events$` is subscribed. */
+export function userStream(o: UserStreamOptions): UserStream {
+  const clock = o.clock ?? new LiveClock();
+  const random = o.random ?? Math.random;
+  const backoff: BackoffPolicy = { ...DEFAULT_BACKOFF, ...(o.backoff ?? {}) };
+  const markets = new Set<string>(o.markets ?? []);
+  const me: UserIdentity = { apiKey: o.creds.apiKey, ...(o.address ? { address: o.address.toLowerCase() } : {}) };
+  const dedupe = new UserDedupe(o.dedupeCapacity ?? 100_000);
+  const counters = { badFrames: 0, serverErrors: 0, duplicates: 0, reconciles: 0, reconcileFailures: 0, recovered: 0 };
+
+  const sock = reconnectingSocket({
+    url: o.url,
+    stream: 'user',
+    openFrames: () => [JSON.stringify({ auth: { apiKey: o.creds.apiKey, secret: o.creds.secret, passphrase: o.creds.passphrase }, markets: [...markets], type: 'user' })],
+    pingIntervalMs: o.pingIntervalMs ?? 10_000,
+    silenceMs: o.silenceMs ?? 30_000,
+    clock,
+    random,
+    ...(o.backoff ? { backoff: o.backoff } : {}),
+    ...(o.connectTimeoutMs !== undefined ? { connectTimeoutMs: o.connectTimeoutMs } : {}),
+    ...(o.healthyAfterMs !== undefined ? { healthyAfterMs: o.healthyAfterMs } : {}),
+    ...(o.logger ? { logger: o.logger } : {}),
+    ...(o.createSocket ? { createSocket: o.createSocket } : {}),
+  });
+
+  let emit: ((e: UserEvent) => void) | undefined;
+  let up = false;
+  let initialDone = false;
+  let since = clock.now(); // everything before this was delivered
+  let conn = 0; // connection generation (bumped on every loss)
+  let abort: AbortController | undefined;
+  let retryTimer: TimerHandle | undefined;
+
+  const streamError = (reason: string, at: number) => emit?.({ type: 'stream_error', stream: 'user', reason, venueTime: at, recvTime: at });
+  const badRecord = (reason: string, at: number) => {
+    counters.badFrames++;
+    if (o.logger && (counters.badFrames <= 10 || counters.badFrames % 1000 === 0)) o.logger.warn({ stream: 'user', reason, badFrames: counters.badFrames }, 'bad user message (skipped)');
+    streamError(`bad message: ${reason}`, at);
+  };
+  const emitOrder = (e: OrderUpdateEvent): boolean => {
+    if (!dedupe.order(e.id, e.status, e.sizeMatched)) {
+      counters.duplicates++;
+      return false;
+    }
+    emit?.(e);
+    return true;
+  };
+  const emitFill = (e: FillEvent): boolean => {
+    if (!dedupe.fill(e.tradeId, e.orderId, e.status)) {
+      counters.duplicates++;
+      return false;
+    }
+    emit?.(e);
+    return true;
+  };
+  const resynced = (at: number) => {
+    up = true;
+    since = Math.max(since, at);
+    emit?.({ type: 'resynced', stream: 'user', initial: !initialDone, venueTime: at, recvTime: at });
+    initialDone = true;
+  };
+
+  const onMessage = (msg: unknown, recvTime: number) => {
+    if (up) since = recvTime; // while synced, everything up to here has arrived
+    const type = typeof msg === 'object' && msg !== null && !Array.isArray(msg) ? (msg as Record<string, unknown>)['event_type'] : undefined;
+    if (type === 'order') {
+      const r = parseWith(orderMessageSchema, msg);
+      if (!r.ok) return badRecord(`order: ${r.reason}`, recvTime);
+      emitOrder(orderEvent(r.value, r.value.type, 'stream', recvTime));
+    } else if (type === 'trade') {
+      const r = parseWith(tradeMessageSchema, msg);
+      if (!r.ok) return badRecord(`trade: ${r.reason}`, recvTime);
+      const fills = fillsOf(r.value, me, 'stream', recvTime);
+      if (fills.length === 0) return badRecord('trade: none of its orders is recognisably the user\'s', recvTime);
+      for (const f of fills) emitFill(f);
+    } else if (type === 'error') {
+      counters.serverErrors++;
+      const reason = serverErrorReason(msg);
+      o.logger?.warn({ stream: 'user', reason }, 'error frame from the user channel');
+      streamError(`venue error: ${reason}`, recvTime);
+    } else if (typeof type === 'string') {
+      // an event kind this client does not know: ignored
+    } else badRecord('a message must be a JSON object with event_type', recvTime);
+  };
+
+  /** Applies a reconciliation's records: fills first (by venue time), then order states. */
+  const applyReconciled = (res: ReconcileResult, at: number) => {
+    const fills: FillEvent[] = [];
+    for (const t of res.trades ?? []) {
+      const r = parseWith(tradeRecordSchema, t);
+      if (!r.ok) {
+        badRecord(`reconciled trade: ${r.reason}`, at);
+        continue;
+      }
+      fills.push(...fillsOf(r.value, me, 'reconcile', at));
+    }
+    fills.sort((a, b) => a.venueTime - b.venueTime);
+    for (const f of fills) if (emitFill(f)) counters.recovered++;
+    for (const rec of res.orders ?? []) {
+      const r = parseWith(orderRecordSchema, rec);
+      if (!r.ok) {
+        badRecord(`reconciled order: ${r.reason}`, at);
+        continue;
+      }
+      const m = r.value;
+      const kind = m.status === 'CANCELED' ? 'CANCELLATION' : dedupe.knowsOrder(m.id) ? 'UPDATE' : 'PLACEMENT';
+      if (emitOrder(orderEvent(m, kind, 'reconcile', at))) counters.recovered++;
+    }
+  };
+
+  const clearRetry = () => {
+    if (retryTimer !== undefined) clock.clearTimeout(retryTimer);
+    retryTimer = undefined;
+  };
+
+  const runReconcile = (reason: ReconcileContext['reason'], attempt: number) => {
+    const gen = conn;
+    const ac = new AbortController();
+    abort = ac;
+    const ctx: ReconcileContext = { reason, since, openOrderIds: dedupe.openOrderIds(), signal: ac.signal };
+    let p: Promise<ReconcileResult>;
+    try {
+      p = Promise.resolve(o.reconcile(ctx));
+    } catch (err) {
+      p = Promise.reject(err);
+    }
+    p.then(
+      (res) => {
+        if (emit === undefined) return;
+        if (gen !== conn) {
+          // the connection was lost meanwhile: the records are still facts (emitted once); the
+          // reconciliation after the next connection decides the resync
+          applyReconciled(res, clock.now());
+          return;
+        }
+        counters.reconciles++;
+        const at = clock.now();
+        applyReconciled(res, at);
+        if (gen === conn) resynced(at);
+      },
+      (err: unknown) => {
+        if (gen !== conn || emit === undefined) return;
+        counters.reconcileFailures++;
+        const msg = err instanceof Error ? err.message : String(err);
+        o.logger?.warn({ stream: 'user', err: msg.slice(0, 200), attempt }, 'reconciliation failed; retrying');
+        streamError(`reconcile failed: ${msg.slice(0, 200)}`, clock.now());
+        const delay = backoffDelay(attempt, backoff, random());
+        retryTimer = clock.setTimeout(() => {
+          retryTimer = undefined;
+          if (gen === conn && emit !== undefined) runReconcile(reason, attempt + 1);
+        }, delay);
+      },
+    );
+  };
+
+  const onSignal = (s: SocketSignal) => {
+    switch (s.kind) {
+      case 'message':
+        return onMessage(s.msg, s.recvTime);
+      case 'bad_frame':
+        return badRecord(s.reason, s.recvTime);
+      case 'open':
+        return;
+      case 'ready':
+        if (s.reconnect) runReconcile('reconnect', 0);
+        else if (o.reconcileOnStart) runReconcile('start', 0);
+        else {
+          since = Math.max(since, s.at);
+          resynced(s.at);
+        }
+        return;
+      case 'down':
+        conn++;
+        clearRetry();
+        abort?.abort();
+        abort = undefined;
+        if (up) {
+          up = false;
+          emit?.({ type: 'disconnected', stream: 'user', reason: s.reason, venueTime: s.at, recvTime: s.at });
+        } else streamError(`connection attempt failed: ${s.reason}`, s.at);
+        return;
+    }
+  };
+
+  const events$ = new Observable<UserEvent>((sub) => {
+    emit = (e) => sub.next(e);
+    const inner = sock.signals$.subscribe({ next: onSignal, complete: () => sub.complete() });
+    return () => {
+      inner.unsubscribe();
+      emit = undefined;
+      conn++;
+      clearRetry();
+      abort?.abort();
+      abort = undefined;
+      up = false;
+    };
+  }).pipe(share());
+
+  return {
+    events$,
+    subscribe(ids) {
+      const fresh = [...new Set(ids)].filter((m) => !markets.has(m));
+      if (fresh.length === 0) return;
+      for (const m of fresh) markets.add(m);
+      sock.send(JSON.stringify({ markets: fresh, operation: 'subscribe' }));
+    },
+    unsubscribe(ids) {
+      const gone = [...new Set(ids)].filter((m) => markets.has(m));
+      if (gone.length === 0) return;
+      for (const m of gone) markets.delete(m);
+      sock.send(JSON.stringify({ markets: gone, operation: 'unsubscribe' }));
+    },
+    stats: () => ({ socket: sock.stats, ...counters }),
+    close() {
+      conn++;
+      clearRetry();
+      abort?.abort();
+      abort = undefined;
+      sock.close();
+    },
+  };
+}

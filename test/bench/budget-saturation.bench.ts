@@ -1,0 +1,142 @@
+/**
+ * Budget saturation: against the paper exchange with its DEFAULT limits (spec section 8), a
+ * saturating producer of POST /orders (15 pre-signed orders each) and DELETE /orders (cancelling
+ * what was placed) runs for ~12 s through mmkit's transport and budgets. Figures: the share of
+ * the POST /orders and DELETE /orders burst budgets (1000 / 10 s each) in use, as the LOWEST
+ * count over every 10 s window inside the run divided by the burst limit, and the number of 429s.
+ * The exchange runs in its own process (`mmkit exchange`), as in production.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { Wallet } from 'ethers';
+import secp256k1 from 'secp256k1';
+import { createTransport } from '../../src/api/http/transport.ts';
+import { ClobClient, type SignedOrderLike } from '../../src/api/clob.ts';
+import { createOrDeriveApiKey } from '../../src/api/auth.ts';
+import { orderHasher, orderToWire, type SignedOrderStruct } from '../../src/api/signing/order.ts';
+import { limitOrderAmounts } from '../../src/core/units.ts';
+import { DEFAULT_RATE_RULES } from '../../src/core/rate-limits.ts';
+
+const RUN_MS = 12_000;
+const WINDOW_MS = 10_000;
+const WORKERS = 32;
+const BATCHES = 2600; // > what 12 s of budget can take (about 2 × 1000)
+
+const burstLimit = (name: string): number => DEFAULT_RATE_RULES.find((r) => r.name === name)!.limit;
+
+const p = spawn(process.execPath, ['bin/mmkit.js', 'exchange', '--port', '0', '--json', '--agents', 'none', '--no-lifecycle', '--log-level', 'warn'], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const [line] = (await once(createInterface({ input: p.stdout! }), 'line')) as [string];
+const urls = JSON.parse(line) as { clob_url: string };
+
+const wallet = new Wallet(Wallet.createRandom().privateKey);
+const postTimes: number[] = [];
+const deleteTimes: number[] = [];
+// send times as each request leaves its budget (the server counts arrivals, not answers)
+const onSend = (e: { method: string; path: string; at: number }) => {
+  if (e.path === '/orders') (e.method === 'POST' ? postTimes : deleteTimes).push(e.at);
+};
+const t = createTransport({ urls: { clob: urls.clob_url }, signer: wallet, onSend });
+t.setCredentials(await createOrDeriveApiKey(t));
+const clob = new ClobClient(t);
+
+let market;
+for await (const m of clob.marketsAll({ limit: 100 })) {
+  if (!m.negRisk && m.tickSize === '0.01' && m.acceptingOrders) {
+    market = m;
+    break;
+  }
+}
+if (market === undefined) throw new Error('no 0.01-tick market');
+const token = market.tokens[0]!.tokenId;
+
+// pre-sign BUY 0.01 × 5 orders ($0.05 each) with native secp256k1
+const hasher = orderHasher(137, false);
+const amounts = limitOrderAmounts('BUY', '0.01', '0.01', '5');
+const priv = Buffer.from(wallet.privateKey.slice(2), 'hex');
+const batches: SignedOrderLike[][] = [];
+let salt = Date.now();
+const s0 = performance.now();
+for (let b = 0; b < BATCHES; b++) {
+  const batch: SignedOrderLike[] = [];
+  for (let k = 0; k < 15; k++) {
+    const o: SignedOrderStruct = {
+      salt: BigInt(salt++),
+      maker: wallet.address,
+      signer: wallet.address,
+      taker: '0x0000000000000000000000000000000000000000',
+      tokenId: BigInt(token),
+      makerAmount: amounts.makerAmount,
+      takerAmount: amounts.takerAmount,
+      expiration: 0n,
+      nonce: 0n,
+      feeRateBps: 0n,
+      side: 0,
+      signatureType: 0,
+    };
+    const id = hasher.digest(o);
+    const sig = secp256k1.ecdsaSign(Buffer.from(id.slice(2), 'hex'), priv);
+    batch.push({ id, wire: orderToWire(o, '0x' + Buffer.from(sig.signature).toString('hex') + (sig.recid + 27).toString(16)) });
+  }
+  batches.push(batch);
+}
+console.error(`# pre-signed ${BATCHES * 15} orders in ${Math.round(performance.now() - s0)} ms`);
+
+const placed: string[][] = [];
+let nextBatch = 0;
+let rejected = 0;
+const start = Date.now();
+const end = start + RUN_MS;
+
+async function poster(): Promise<void> {
+  while (Date.now() < end) {
+    const b = batches[nextBatch++];
+    if (b === undefined) throw new Error('ran out of pre-signed batches; raise BATCHES');
+    const res = await clob.postOrders(b.map((order) => ({ order })));
+    const ids = res.filter((r) => r.ok).map((r) => r.orderId as string);
+    rejected += res.length - ids.length;
+    placed.push(ids);
+  }
+}
+
+async function canceller(): Promise<void> {
+  while (Date.now() < end) {
+    const ids = placed.shift();
+    if (ids === undefined) {
+      await new Promise((r) => setTimeout(r, 2));
+      continue;
+    }
+    await clob.cancelOrders(ids);
+  }
+}
+
+await Promise.all([...Array.from({ length: WORKERS }, poster), ...Array.from({ length: WORKERS }, canceller)]);
+// leave the account clean: cancel what is left
+await clob.cancelAll();
+
+/** The fewest requests in any 10 s window inside the run (windows start every 50 ms). */
+function minWindow(times: number[]): number {
+  let min = Infinity;
+  for (let a = start; a + WINDOW_MS <= end; a += 50) {
+    const n = times.filter((x) => x >= a && x < a + WINDOW_MS).length;
+    min = Math.min(min, n);
+  }
+  return min;
+}
+
+const hist = (ts: number[]) => { const h: number[] = []; for (const x of ts) { const i = Math.floor((x - start) / 500); h[i] = (h[i] ?? 0) + 1; } return Array.from(h, (v) => v ?? 0).join(' '); };
+console.error('# post/500ms: ' + hist(postTimes));
+console.error('# del/500ms:  ' + hist(deleteTimes));
+const postUse = (100 * minWindow(postTimes)) / burstLimit('POST /orders:burst');
+const delUse = (100 * minWindow(deleteTimes)) / burstLimit('DELETE /orders:burst');
+const s = t.stats();
+console.error(`# sent: POST /orders ${postTimes.length}, DELETE /orders ${deleteTimes.length} in ${RUN_MS} ms; refused entries ${rejected}; statuses ${JSON.stringify(s.statuses)}`);
+console.log(`figure: budget_post_orders_burst_use = ${postUse.toFixed(1)} %`);
+console.log(`figure: budget_delete_orders_burst_use = ${delUse.toFixed(1)} %`);
+console.log(`figure: budget_429_count = ${s.statuses[429] ?? 0} count`);
+
+await t.close();
+p.kill('SIGTERM');
+await once(p, 'exit');

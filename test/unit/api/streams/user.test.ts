@@ -1,0 +1,247 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { fillsOf, normaliseOrderStatus, orderRecordSchema, tradeRecordSchema, UserDedupe } from '../../../../src/api/streams/user-decode.ts';
+import { userStream, type ReconcileContext, type ReconcileResult, type UserStreamOptions } from '../../../../src/api/streams/user.ts';
+import { VirtualClock } from '../../../../src/core/clock.ts';
+import type { FillEvent, TradeStatus, UserEvent } from '../../../../src/core/events.ts';
+import { FakeServer } from './fake-socket.ts';
+
+const KEY = 'key-me';
+const CREDS = { apiKey: KEY, secret: 'c2VjcmV0LXNlY3JldA==', passphrase: 'pass-phrase-xyz' };
+const M = '0xmarket';
+const YES = '111';
+const NO = '222';
+
+// shaped as the paper exchange renders them (REST record; the stream adds event_type, type, ...)
+const order = (id: string, status = 'LIVE', matched = '0') => ({ id, status, owner: KEY, maker_address: '0xme', market: M, asset_id: YES, side: 'BUY', original_size: '10', size_matched: matched, price: '0.4', outcome: 'Yes', associate_trades: [], created_at: 1_760_000_000, expiration: '0', order_type: 'GTC' });
+const orderMsg = (id: string, type: string, status = 'LIVE', matched = '0') => ({ event_type: 'order', type, ...order(id, status, matched), order_owner: KEY, timestamp: '1760000001' });
+/** A trade where I am a maker (my order `oid` on YES) against someone's NO buy. */
+const trade = (id: string, oid: string, status = 'MATCHED', side: 'MAKER' | 'TAKER' = 'MAKER') => ({
+  id,
+  taker_order_id: side === 'TAKER' ? oid : '0xtaker',
+  market: M,
+  asset_id: side === 'TAKER' ? YES : NO,
+  side: 'BUY',
+  size: '6',
+  fee_rate_bps: '0',
+  price: side === 'TAKER' ? '0.4' : '0.6',
+  status,
+  match_time: '1760000002',
+  last_update: '1760000002',
+  outcome: 'No',
+  owner: side === 'TAKER' ? KEY : 'someone',
+  maker_address: '0xother',
+  transaction_hash: '0xhash',
+  trader_side: side,
+  maker_orders: side === 'TAKER' ? [{ order_id: '0xmk', owner: 'someone', maker_address: '0xother', matched_amount: '6', price: '0.6', fee_rate_bps: '0', asset_id: NO, outcome: 'No', side: 'BUY' }] : [{ order_id: oid, owner: KEY, maker_address: '0xme', matched_amount: '6', price: '0.4', fee_rate_bps: '0', asset_id: YES, outcome: 'Yes', side: 'BUY' }],
+});
+const tradeMsg = (id: string, oid: string, status = 'MATCHED', side: 'MAKER' | 'TAKER' = 'MAKER') => ({ event_type: 'trade', type: 'TRADE', ...trade(id, oid, status, side), trade_owner: KEY, timestamp: '1760000003' });
+
+describe('own fills of a trade', () => {
+  it('maker: the maker orders I own, on their own token, side and price', () => {
+    const t = tradeRecordSchema.parse(trade('T1', '0xo1'));
+    expect(fillsOf(t, { apiKey: KEY }, 'stream', 5)).toEqual([
+      { type: 'fill', venueTime: 1_760_000_002_000, recvTime: 5, tradeId: 'T1', orderId: '0xo1', status: 'MATCHED', role: 'MAKER', market: M, tokenId: YES, side: 'BUY', price: 4000, size: 6_000_000, feeRateBps: 0, takerOrderId: '0xtaker', source: 'stream' },
+    ]);
+    // by address when the owner is aliased
+    const aliased = tradeRecordSchema.parse({ ...trade('T1', '0xo1'), maker_orders: [{ ...trade('T1', '0xo1').maker_orders[0], owner: 'alias' }] });
+    expect(fillsOf(aliased, { apiKey: KEY }, 'stream', 5)).toEqual([]);
+    expect(fillsOf(aliased, { apiKey: KEY, address: '0xME' }, 'stream', 5).map((f) => f.orderId)).toEqual(['0xo1']);
+  });
+  it('taker: the taker order at the trade price (rounded to a pip when averaged)', () => {
+    const t = tradeRecordSchema.parse({ ...trade('T2', '0xo2', 'MINED', 'TAKER'), price: '0.40005' });
+    expect(fillsOf(t, { apiKey: KEY }, 'reconcile', 5)).toEqual([expect.objectContaining({ tradeId: 'T2', orderId: '0xo2', role: 'TAKER', tokenId: YES, price: 4001, size: 6_000_000, status: 'MINED', source: 'reconcile' })]);
+  });
+  it('statuses are normalised; unknown ones refused', () => {
+    expect(['live', 'ORDER_STATUS_CANCELLED', 'matched', 'weird'].map(normaliseOrderStatus)).toEqual(['LIVE', 'CANCELED', 'MATCHED', undefined]);
+    expect(orderRecordSchema.safeParse(order('o', 'weird')).success).toBe(false);
+    expect(tradeRecordSchema.safeParse(trade('t', 'o', 'LOST')).success).toBe(false);
+  });
+});
+
+describe('dedupe', () => {
+  it('orders: new (status, sizeMatched) only; nothing after a terminal status or going backwards', () => {
+    const d = new UserDedupe();
+    expect(d.order('o', 'LIVE', 0)).toBe(true);
+    expect(d.order('o', 'LIVE', 0)).toBe(false);
+    expect(d.order('o', 'LIVE', 6)).toBe(true);
+    expect(d.order('o', 'LIVE', 3)).toBe(false);
+    expect(d.openOrderIds()).toEqual(['o']);
+    expect(d.order('o', 'CANCELED', 6)).toBe(true);
+    expect(d.order('o', 'LIVE', 8)).toBe(false);
+    expect(d.openOrderIds()).toEqual([]);
+  });
+  it('fills: once per (trade, order, status), never a lower-ranked status after a higher one', () => {
+    const d = new UserDedupe();
+    expect(d.fill('t', 'o', 'MATCHED')).toBe(true);
+    expect(d.fill('t', 'o', 'MATCHED')).toBe(false);
+    expect(d.fill('t', 'o2', 'MATCHED')).toBe(true);
+    expect(d.fill('t', 'o', 'CONFIRMED')).toBe(true);
+    expect(d.fill('t', 'o', 'MINED')).toBe(false);
+    expect(d.fill('t', 'o', 'FAILED')).toBe(true);
+  });
+  it('property: any interleaving of duplicated deliveries emits each (trade, order, status) at most once, in rank order', () => {
+    const statuses: TradeStatus[] = ['MATCHED', 'MINED', 'CONFIRMED'];
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 1 }), fc.integer({ min: 0, max: 2 })), { maxLength: 60 }), (deliveries) => {
+        const d = new UserDedupe();
+        const emitted: string[] = [];
+        const rank = new Map<string, number>();
+        for (const [t, o, s] of deliveries) {
+          if (d.fill(`t${t}`, `o${o}`, statuses[s]!)) {
+            const k = `t${t}|o${o}`;
+            expect(s).toBeGreaterThanOrEqual(rank.get(k) ?? 0);
+            rank.set(k, s);
+            emitted.push(`${k}|${s}`);
+          }
+        }
+        expect(new Set(emitted).size).toBe(emitted.length);
+      }),
+    );
+  });
+  it('is bounded', () => {
+    const d = new UserDedupe(3);
+    for (const id of ['a', 'b', 'c', 'd']) d.fill(id, 'o', 'MATCHED');
+    expect(d.fill('a', 'o', 'MATCHED')).toBe(true); // forgotten
+    expect(d.fill('d', 'o', 'MATCHED')).toBe(false);
+  });
+});
+
+function setup(reconcile: (ctx: ReconcileContext) => Promise<ReconcileResult>, o: Partial<UserStreamOptions> = {}) {
+  const clock = new VirtualClock(1_000_000);
+  const server = new FakeServer();
+  const logs: string[] = [];
+  const logger = { warn: (obj: object, msg: string) => logs.push(JSON.stringify(obj) + msg), info: (obj: object, msg: string) => logs.push(JSON.stringify(obj) + msg) };
+  const stream = userStream({ url: 'ws://x/ws/user', creds: CREDS, markets: [M], reconcile, clock, random: () => 0, createSocket: server.factory, logger, ...o });
+  const events: UserEvent[] = [];
+  stream.events$.subscribe((e) => events.push(e));
+  return { clock, server, stream, events, logs };
+}
+const flush = () => new Promise((r) => setTimeout(r, 0));
+const fillKeys = (evs: UserEvent[]) => evs.filter((e): e is FillEvent => e.type === 'fill').map((f) => `${f.tradeId}|${f.orderId}|${f.status}|${f.source}`);
+
+describe('user stream', () => {
+  it('authenticates per the venue conventions and emits own orders and fills', async () => {
+    const t = setup(async () => ({ orders: [], trades: [] }));
+    const s = t.server.last.open();
+    expect(s.json()[0]).toEqual({ auth: CREDS, markets: [M], type: 'user' });
+    s.recv('PONG');
+    s.recv(orderMsg('0xo1', 'PLACEMENT')).recv(tradeMsg('T1', '0xo1')).recv(orderMsg('0xo1', 'UPDATE', 'LIVE', '6'));
+    expect(t.events.map((e) => e.type)).toEqual(['resynced', 'order_update', 'fill', 'order_update']);
+    expect(t.events[1]).toMatchObject({ kind: 'PLACEMENT', id: '0xo1', status: 'LIVE', price: 4000, originalSize: 10_000_000, sizeMatched: 0, venueTime: 1_760_000_001_000, source: 'stream' });
+    expect(t.events[3]).toMatchObject({ kind: 'UPDATE', sizeMatched: 6_000_000 });
+    expect(t.logs.join('\n')).not.toContain(CREDS.secret);
+    expect(t.logs.join('\n')).not.toContain(CREDS.passphrase);
+  });
+
+  it('after a reconnect: reconciles once the subscription is confirmed, emits only what was missed, then resynced', async () => {
+    const calls: ReconcileContext[] = [];
+    let answer: ReconcileResult = { orders: [], trades: [] };
+    const t = setup(async (ctx) => {
+      calls.push(ctx);
+      return answer;
+    });
+    const s1 = t.server.last.open().recv('PONG');
+    s1.recv(orderMsg('0xo1', 'PLACEMENT')).recv(orderMsg('0xo2', 'PLACEMENT')).recv(tradeMsg('T1', '0xo1'));
+    t.clock.advance(1000);
+    s1.drop();
+    expect(t.events[t.events.length - 1]).toMatchObject({ type: 'disconnected', stream: 'user' });
+    // while away: T1 got MINED, T2 filled o1 fully, o2 was cancelled
+    answer = {
+      orders: [order('0xo1', 'MATCHED', '10'), order('0xo2', 'CANCELED', '0')],
+      trades: [trade('T1', '0xo1', 'MINED'), trade('T2', '0xo1', 'MATCHED'), trade('T0', '0xold', 'CONFIRMED')],
+    };
+    t.clock.advance(500);
+    const s2 = t.server.last.open();
+    expect(calls.length).toBe(0); // not before the server confirmed the subscription
+    s2.recv(tradeMsg('T2', '0xo1', 'MATCHED')); // the new socket already delivers T2
+    s2.recv('PONG');
+    expect(calls.length).toBe(1);
+    expect(calls[0]).toMatchObject({ reason: 'reconnect', since: 1_000_000, openOrderIds: ['0xo1', '0xo2'] });
+    await flush();
+    const after = t.events.slice(t.events.findIndex((e) => e.type === 'disconnected') + 1);
+    expect(after.map((e) => e.type)).toEqual(['fill', 'fill', 'fill', 'order_update', 'order_update', 'resynced']);
+    expect(fillKeys(after)).toEqual(['T2|0xo1|MATCHED|stream', 'T1|0xo1|MINED|reconcile', 'T0|0xold|CONFIRMED|reconcile']);
+    expect(after[3]).toMatchObject({ kind: 'UPDATE', id: '0xo1', status: 'MATCHED', sizeMatched: 10_000_000, source: 'reconcile' });
+    expect(after[4]).toMatchObject({ kind: 'CANCELLATION', id: '0xo2', status: 'CANCELED' });
+    expect(after[5]).toMatchObject({ type: 'resynced', initial: false });
+    expect(t.stream.stats()).toMatchObject({ reconciles: 1, recovered: 4, duplicates: 1 });
+    // later deliveries of the same facts are not emitted again
+    s2.recv(tradeMsg('T1', '0xo1', 'MINED')).recv(tradeMsg('T1', '0xo1', 'MATCHED')).recv(orderMsg('0xo2', 'CANCELLATION', 'CANCELED'));
+    expect(t.events[t.events.length - 1]!.type).toBe('resynced');
+    // a second reconnect with the same answer emits nothing new
+    s2.drop();
+    t.clock.advance(5000);
+    expect(t.server.sockets.length).toBe(3);
+    t.server.last.open().recv('PONG');
+    await flush();
+    expect(t.events.slice(-2).map((e) => e.type)).toEqual(['disconnected', 'resynced']);
+  });
+
+  it('a failed reconciliation is a stream_error, retried with backoff; resynced only after success', async () => {
+    let n = 0;
+    const t = setup(async () => {
+      if (++n < 3) throw new Error(`http 503 #${n}`);
+      return { orders: [], trades: [trade('T9', '0xo9')] };
+    });
+    t.server.last.open().recv('PONG').drop();
+    t.clock.advance(500);
+    t.server.last.open().recv('PONG');
+    await flush();
+    expect(t.events[t.events.length - 1]).toMatchObject({ type: 'stream_error', reason: 'reconcile failed: http 503 #1' });
+    t.clock.advance(500);
+    await flush();
+    expect(t.events[t.events.length - 1]).toMatchObject({ type: 'stream_error', reason: 'reconcile failed: http 503 #2' });
+    t.clock.advance(1000);
+    await flush();
+    expect(t.events.slice(-2).map((e) => e.type)).toEqual(['fill', 'resynced']);
+    expect(t.stream.stats()).toMatchObject({ reconcileFailures: 2, reconciles: 1 });
+  });
+
+  it('a reconciliation outlived by its connection is aborted and does not resync', async () => {
+    let release: (r: ReconcileResult) => void = () => {};
+    const signals: AbortSignal[] = [];
+    const t = setup((ctx) => {
+      signals.push(ctx.signal);
+      return new Promise((r) => (release = r));
+    });
+    t.server.last.open().recv('PONG').drop();
+    t.clock.advance(500);
+    t.server.last.open().recv('PONG');
+    t.server.last.drop();
+    expect(signals[0]!.aborted).toBe(true);
+    release({ orders: [], trades: [trade('T5', '0xo5')] });
+    await flush();
+    expect(t.events.filter((e) => e.type === 'resynced').length).toBe(1); // the initial one only
+    expect(fillKeys(t.events)).toEqual(['T5|0xo5|MATCHED|reconcile']); // the facts still count, once
+  });
+
+  it('bad messages and records are counted stream_errors; venue error frames too', async () => {
+    const t = setup(async () => ({ orders: [{ id: 'x' }], trades: [42] }));
+    const s = t.server.last.open().recv('PONG');
+    s.recv('nope').recv({ event_type: 'order', type: 'PLACEMENT', id: 'o' }).recv({ event_type: 'error', error: { code: 'UNAUTHORIZED', message: 'invalid API credentials' } });
+    s.recv({ ...tradeMsg('T1', '0xo1'), maker_orders: [] });
+    expect(t.events.filter((e) => e.type === 'stream_error').map((e) => (e as any).reason)).toEqual([
+      'bad message: malformed JSON',
+      expect.stringMatching(/^bad message: order: /),
+      'venue error: UNAUTHORIZED: invalid API credentials',
+      "bad message: trade: none of its orders is recognisably the user's",
+    ]);
+    expect(t.stream.stats()).toMatchObject({ badFrames: 3, serverErrors: 1 });
+  });
+
+  it('dynamic markets; close() aborts and completes', () => {
+    const t = setup(async () => ({ orders: [], trades: [] }));
+    const s = t.server.last.open().recv('PONG');
+    t.stream.subscribe(['0xm2', M]);
+    t.stream.unsubscribe([M]);
+    expect(s.json().slice(1)).toEqual([
+      { markets: ['0xm2'], operation: 'subscribe' },
+      { markets: [M], operation: 'unsubscribe' },
+    ]);
+    t.stream.close();
+    t.stream.close();
+    expect(s.closed).toBe(true);
+    expect(t.clock.pending()).toBe(0);
+  });
+});
