@@ -7,13 +7,20 @@
  * takes `now` (unix ms). The same sequence of calls always produces the same state, the same ids
  * and the same events.
  *
- * Layout, chosen for throughput (see test/bench/matching.bench.ts):
- *  - per market and side, dense arrays indexed by YES price (0..10000): the head and tail of an
- *    intrusive doubly linked FIFO of resting orders (O(1) append, O(1) cancel, no compaction), and
- *    the level's aggregate size;
- *  - a cached best bid / best ask index, moved by scanning when its level empties;
- *  - orders in a Map by id (kept forever: duplicate ids are refused forever, history is queryable);
- *  - GTD orders in a binary min-heap keyed by (expiresAt, sequence), with lazy deletion.
+ * Layout, chosen for throughput (see test/bench/matching.bench.ts) and for a history that is kept
+ * forever (duplicate ids are refused forever, every order stays queryable):
+ *  - every order ever accepted is a handle (0, 1, 2, ... in acceptance order, so also its time
+ *    priority) into a record table: a 64-byte Int32 row (price, flags, sizes in lots, links,
+ *    account/market/owner indices) and a 16-byte Float64 row (times), in fixed pages that are never
+ *    copied. Typed arrays are invisible to the garbage collector and keep an order on one or two
+ *    cache lines. A resting order's reservation is not stored: it is what its rest needs;
+ *  - order ids (and trade ids) in pages that are joined into one string each when full, so the
+ *    collector sees one object per 32,768 ids; an open-addressing hash index from id to handle;
+ *  - per market and side, dense arrays indexed by YES price (0..10000): head and tail of an
+ *    intrusive doubly linked FIFO of handles (O(1) append, O(1) cancel, no compaction), the level's
+ *    aggregate size, and a two-level occupancy bitmap that finds the next non-empty level in a few
+ *    word operations; a cached best bid / best ask index;
+ *  - GTD orders in a binary min-heap keyed by (expiresAt, handle), with lazy deletion.
  *
  * Amounts: prices are pips (1e-4), amounts micro (1e-6). Sizes are multiples of LOT_MICRO, so
  * `size * price / 10000` is always an exact integer and every product stays below 2^53.
@@ -100,7 +107,7 @@ const N_LEVELS = PRICE_SCALE + 1;
 const NO_ASK = N_LEVELS;
 /** Sentinel best-bid index of an empty bid side (below every price). */
 const NO_BID = -1;
-/** "No order" in the linked lists (order handles are array indices). */
+/** "No order" in the linked lists. */
 const NIL = -1;
 
 // order flags
@@ -119,6 +126,33 @@ const S_MATCHED = 1;
 const S_CANCELED = 2;
 const STATUS_NAMES: readonly OrderStatus[] = ['LIVE', 'MATCHED', 'CANCELED'];
 
+// The Int32 row of an order: IS fields.
+const I_PRICE = 0; // pips, token scale
+const I_META = 1; // flags | type << 3 | status << 5
+const I_FEE = 2; // feeRateBps
+const I_SIZE = 3; // original size, in lots (LOT_MICRO): at most MAX_ORDER_MICRO / LOT_MICRO = 5e7
+const I_MATCHED = 4; // in lots
+const I_PREV = 5; // level FIFO links
+const I_NEXT = 6;
+const I_APREV = 7; // account live-list links
+const I_ANEXT = 8;
+const I_ALLNEXT = 9; // account all-orders list link
+const I_TRADE = 10; // sequence number of the first trade it took part in (0: none)
+const I_TMORE = 11; // its later trades: the newest link of a chain in the trade-link pool (NIL: none)
+const I_ACCT = 12; // account index
+const I_MKT = 13; // market index
+const I_OWNER = 14; // owner index
+const I_IDOFF = 15; // where its id starts in its page's packed id string
+const IS_BITS = 4;
+const IS = 1 << IS_BITS;
+// The Float64 row: DS fields.
+const D_EXPIRES = 0;
+const D_CREATED = 1;
+const DS = 2;
+
+const META_STATUS_SHIFT = 5;
+const META_STATUS_MASK = 3 << META_STATUS_SHIFT;
+
 function typeCode(t: string): number {
   switch (t) {
     case 'GTC':
@@ -134,6 +168,11 @@ function typeCode(t: string): number {
   }
 }
 
+/** Status of an order from its meta word. */
+function statusOf(meta: number): number {
+  return (meta & META_STATUS_MASK) >> META_STATUS_SHIFT;
+}
+
 class TokenBal {
   available = 0;
   reserved = 0;
@@ -143,6 +182,8 @@ class Account {
   collateral = 0;
   collateralReserved = 0;
   readonly tokens = new Map<string, TokenBal>();
+  /** The same TokenBal objects by token index (2 * market index + 0 for YES, 1 for NO). */
+  readonly balByTok: (TokenBal | undefined)[] = [];
   /** Every accepted order (any status), a singly linked list in acceptance order. */
   firstOrder = NIL;
   lastOrder = NIL;
@@ -152,13 +193,18 @@ class Account {
   liveCount = 0;
   /** Operation stamp: the account already has its 'balance' event queued for this operation. */
   stamp = 0;
-  constructor(readonly id: string) {}
+  constructor(
+    readonly id: string,
+    readonly idx: number,
+  ) {}
 
-  tok(tokenId: string): TokenBal {
-    let b = this.tokens.get(tokenId);
+  tok(tokenId: string, tokIdx: number): TokenBal {
+    let b = this.balByTok[tokIdx];
     if (b === undefined) {
       b = new TokenBal();
       this.tokens.set(tokenId, b);
+      while (this.balByTok.length < tokIdx) this.balByTok.push(undefined);
+      this.balByTok[tokIdx] = b;
     }
     return b;
   }
@@ -259,179 +305,285 @@ class Market {
   winningToken: string | undefined = undefined;
   readonly bids = new HalfBook(true);
   readonly asks = new HalfBook(false);
-  constructor(readonly def: MarketDef) {
+  constructor(
+    readonly def: MarketDef,
+    readonly idx: number,
+  ) {
     this.tickPips = def.tickPips;
     this.status = def.status ?? 'active';
   }
 }
 
+/** Orders (and trade ids) per page (pages are allocated as needed and never copied). */
+const PAGE_BITS = 15;
+const PAGE_SIZE = 1 << PAGE_BITS;
+const PAGE_MASK = PAGE_SIZE - 1;
+
 /**
- * Every order ever accepted, as a struct of arrays indexed by a handle (0, 1, 2, ... in acceptance
- * order, so the handle is also the time priority). Numbers live in typed arrays, which the garbage
- * collector never scans: keeping millions of orders costs no GC time.
+ * Strings per page of StringPages: small, so that a page is joined (and its strings dropped)
+ * before a young-generation collection would have to copy them.
  */
-class OrderTable {
-  n = 0;
-  cap: number;
-  price: Int32Array;
-  fee: Int32Array;
-  flags: Uint8Array;
-  type: Uint8Array;
-  status: Uint8Array;
-  size: Float64Array;
-  matched: Float64Array;
-  reserved: Float64Array;
-  expires: Float64Array;
-  created: Float64Array;
-  /** Level FIFO links. */
-  prev: Int32Array;
-  next: Int32Array;
-  /** Account live-list links. */
-  aprev: Int32Array;
-  anext: Int32Array;
-  /** Account all-orders list link. */
-  allNext: Int32Array;
-  readonly id: string[] = [];
-  readonly owner: string[] = [];
-  readonly acct: Account[] = [];
-  readonly mkt: Market[] = [];
-  readonly bal: TokenBal[] = [];
-  /** Sequence number of the first trade the order took part in (0: none); later ones in `moreTrades`. */
-  firstTrade: Int32Array;
-  /** Trade sequence numbers after the first, per order handle (few orders have them). */
-  readonly moreTrades = new Map<number, number[]>();
+const STR_PAGE_BITS = 11;
+const STR_PAGE_SIZE = 1 << STR_PAGE_BITS;
+const STR_PAGE_MASK = STR_PAGE_SIZE - 1;
 
-  // id index: open addressing, linear probing; slot value = handle + 1 (0 = empty)
-  private slotHash: Int32Array;
-  private slotVal: Int32Array;
-  private mask: number;
+/**
+ * Strings kept forever (order ids, trade ids), by number, in pages. A full page is joined into one
+ * flat string: the garbage collector then sees one object per page instead of 2,048 (marking the
+ * heap is what a big order history costs), and the memory is about halved. A packed string is
+ * handed out as a slice of its page (a small view object, no copy).
+ */
+class StringPages {
+  /** Joined strings of the full pages. */
+  private readonly packed: string[] = [];
+  /** Start of each string in its packed page; page p's offsets at [p * STR_PAGE_SIZE, (p + 1) * STR_PAGE_SIZE]. */
+  private offs = new Int32Array(STR_PAGE_SIZE + 1);
+  /** The strings of the page being filled. */
+  private cur: string[] = [];
 
-  constructor(cap = 1024) {
-    this.cap = cap;
-    this.price = new Int32Array(cap);
-    this.fee = new Int32Array(cap);
-    this.flags = new Uint8Array(cap);
-    this.type = new Uint8Array(cap);
-    this.status = new Uint8Array(cap);
-    this.size = new Float64Array(cap);
-    this.matched = new Float64Array(cap);
-    this.reserved = new Float64Array(cap);
-    this.expires = new Float64Array(cap);
-    this.created = new Float64Array(cap);
-    this.prev = new Int32Array(cap);
-    this.next = new Int32Array(cap);
-    this.aprev = new Int32Array(cap);
-    this.anext = new Int32Array(cap);
-    this.allNext = new Int32Array(cap);
-    this.firstTrade = new Int32Array(cap);
-    this.slotHash = new Int32Array(cap * 2);
-    this.slotVal = new Int32Array(cap * 2);
-    this.mask = cap * 2 - 1;
+  get(n: number): string {
+    const p = n >>> STR_PAGE_BITS;
+    if (p === this.packed.length) return this.cur[n & STR_PAGE_MASK]!;
+    const b = p * (STR_PAGE_SIZE + 1) + (n & STR_PAGE_MASK);
+    return this.packed[p]!.slice(this.offs[b]!, this.offs[b + 1]!);
   }
 
-  /** The handle of the order with this id, or NIL. */
-  find(id: string, h: number): number {
-    const sv = this.slotVal;
-    const sh = this.slotHash;
-    const mask = this.mask;
-    for (let i = h & mask; ; i = (i + 1) & mask) {
-      const v = sv[i]!;
-      if (v === 0) return NIL;
-      if (sh[i] === h && this.id[v - 1] === id) return v - 1;
+  /** True when string n equals s (without building it). */
+  equals(n: number, s: string): boolean {
+    const p = n >>> STR_PAGE_BITS;
+    if (p === this.packed.length) return this.cur[n & STR_PAGE_MASK] === s;
+    const b = p * (STR_PAGE_SIZE + 1) + (n & STR_PAGE_MASK);
+    const start = this.offs[b]!;
+    return this.offs[b + 1]! - start === s.length && this.packed[p]!.startsWith(s, start);
+  }
+
+  /** Stores string number n (numbers come in order: 0, 1, 2, ...). */
+  set(n: number, s: string): void {
+    const cur = this.cur;
+    const i = cur.length;
+    cur.push(s);
+    // the offsets are written now, while the string is in cache
+    const b = (n >>> STR_PAGE_BITS) * (STR_PAGE_SIZE + 1) + i;
+    if (b + 1 >= this.offs.length) {
+      const o = new Int32Array(this.offs.length * 2);
+      o.set(this.offs);
+      this.offs = o;
     }
-  }
-
-  /** Appends an order (the caller fills the numeric fields) and indexes its id. */
-  add(id: string, h: number, owner: string, acct: Account, mkt: Market, bal: TokenBal): number {
-    if (this.n === this.cap) this.grow();
-    const o = this.n++;
-    this.id.push(id);
-    this.owner.push(owner);
-    this.acct.push(acct);
-    this.mkt.push(mkt);
-    this.bal.push(bal);
-    const sv = this.slotVal;
-    const mask = this.mask;
-    let i = h & mask;
-    while (sv[i] !== 0) i = (i + 1) & mask;
-    sv[i] = o + 1;
-    this.slotHash[i] = h;
-    return o;
-  }
-
-  private grow(): void {
-    const cap = this.cap * 2;
-    this.cap = cap;
-    const f64 = (a: Float64Array): Float64Array => {
-      const b = new Float64Array(cap);
-      b.set(a);
-      return b;
-    };
-    const i32 = (a: Int32Array): Int32Array => {
-      const b = new Int32Array(cap);
-      b.set(a);
-      return b;
-    };
-    const u8 = (a: Uint8Array): Uint8Array => {
-      const b = new Uint8Array(cap);
-      b.set(a);
-      return b;
-    };
-    this.price = i32(this.price);
-    this.fee = i32(this.fee);
-    this.flags = u8(this.flags);
-    this.type = u8(this.type);
-    this.status = u8(this.status);
-    this.size = f64(this.size);
-    this.matched = f64(this.matched);
-    this.reserved = f64(this.reserved);
-    this.expires = f64(this.expires);
-    this.created = f64(this.created);
-    this.prev = i32(this.prev);
-    this.next = i32(this.next);
-    this.aprev = i32(this.aprev);
-    this.anext = i32(this.anext);
-    this.allNext = i32(this.allNext);
-    this.firstTrade = i32(this.firstTrade);
-    // rehash the id index (hashes are kept, strings are not touched)
-    const oh = this.slotHash;
-    const ov = this.slotVal;
-    const sh = new Int32Array(cap * 2);
-    const sv = new Int32Array(cap * 2);
-    const mask = cap * 2 - 1;
-    for (let j = 0; j < ov.length; j++) {
-      const v = ov[j]!;
-      if (v === 0) continue;
-      const h = oh[j]!;
-      let i = h & mask;
-      while (sv[i] !== 0) i = (i + 1) & mask;
-      sv[i] = v;
-      sh[i] = h;
-    }
-    this.slotHash = sh;
-    this.slotVal = sv;
-    this.mask = mask;
+    this.offs[b + 1] = this.offs[b]! + s.length;
+    if (i + 1 < STR_PAGE_SIZE) return;
+    // the page is full: pack it
+    this.packed.push(cur.join(''));
+    this.cur = [];
   }
 }
 
-/** Records that order `o` took part in trade number `seq`. */
-function noteTrade(t: OrderTable, o: number, seq: number): void {
-  if (t.firstTrade[o] === 0) t.firstTrade[o] = seq;
-  else {
-    const more = t.moreTrades.get(o);
-    if (more === undefined) t.moreTrades.set(o, [seq]);
-    else more.push(seq);
+/**
+ * Every order ever accepted: an Int32 row and a Float64 row per handle (in pages of PAGE_SIZE
+ * orders, so the table grows without copying), its id (StringPages), and the id index: open
+ * addressing with linear probing at load <= 3/4, each slot a (hash, handle + 1) pair of Int32s, 0
+ * meaning empty.
+ */
+class OrderTable {
+  n = 0;
+  readonly ip: Int32Array[] = [];
+  readonly dp: Float64Array[] = [];
+  readonly ids = new StringPages();
+  /** Trade-link pool: (trade sequence number, older link) pairs chaining an order's later trades. */
+  links = new Int32Array(2048);
+  nLinks = 0;
+  /** The id index: 2^bits slots, addressed by the top bits of the hash (so growing is a linear merge). */
+  private slots: Int32Array;
+  private bits: number;
+
+  constructor() {
+    this.bits = 11;
+    this.slots = new Int32Array(2 << this.bits);
+  }
+
+  gi(o: number, f: number): number {
+    return this.ip[o >>> PAGE_BITS]![((o & PAGE_MASK) << IS_BITS) + f]!;
+  }
+  si(o: number, f: number, v: number): void {
+    this.ip[o >>> PAGE_BITS]![((o & PAGE_MASK) << IS_BITS) + f] = v;
+  }
+  gd(o: number, f: number): number {
+    return this.dp[o >>> PAGE_BITS]![(o & PAGE_MASK) * DS + f]!;
+  }
+
+  /** The handle of the order with this id (hash `h`), or NIL. */
+  find(id: string, h: number): number {
+    const sl = this.slots;
+    const mask = (1 << this.bits) - 1;
+    for (let s = h >>> (32 - this.bits); ; s = (s + 1) & mask) {
+      const v = sl[2 * s + 1]!;
+      if (v === 0) return NIL;
+      if (sl[2 * s] === h && this.ids.equals(v - 1, id)) return v - 1;
+    }
+  }
+
+  /** Appends an order (the caller fills its rows) and indexes its id. */
+  add(id: string, h: number): number {
+    const o = this.n++;
+    if ((o & PAGE_MASK) === 0) {
+      this.ip.push(new Int32Array(PAGE_SIZE * IS));
+      this.dp.push(new Float64Array(PAGE_SIZE * DS));
+    }
+    this.ids.set(o, id);
+    if (4 * this.n > 3 << this.bits) this.grow();
+    const sl = this.slots;
+    const mask = (1 << this.bits) - 1;
+    let s = h >>> (32 - this.bits);
+    while (sl[2 * s + 1] !== 0) s = (s + 1) & mask;
+    sl[2 * s] = h;
+    sl[2 * s + 1] = o + 1;
+    return o;
+  }
+
+  /** Records that order `o` took part in trade number `seq`. */
+  noteTrade(o: number, seq: number): void {
+    const IP = this.ip[o >>> PAGE_BITS]!;
+    const ib = (o & PAGE_MASK) << IS_BITS;
+    if (IP[ib + I_TRADE] === 0) {
+      IP[ib + I_TRADE] = seq;
+      return;
+    }
+    if (2 * this.nLinks === this.links.length) {
+      const l = new Int32Array(this.links.length * 2);
+      l.set(this.links);
+      this.links = l;
+    }
+    const k = this.nLinks++;
+    this.links[2 * k] = seq;
+    this.links[2 * k + 1] = IP[ib + I_TMORE]!;
+    IP[ib + I_TMORE] = k;
+  }
+
+  /**
+   * Doubles the id index. Slots are addressed by the top bits of the hash, so old slot s goes to new
+   * slot 2s or 2s+1: reading the old table in order writes the new one (almost) in order, with no
+   * random memory access; the hashes are kept in the table, the ids are not touched.
+   */
+  private grow(): void {
+    const old = this.slots;
+    const bits = this.bits + 1;
+    const sl = new Int32Array(old.length * 2);
+    const mask = (1 << bits) - 1;
+    const shift = 32 - bits;
+    for (let j = 0; j < old.length; j += 2) {
+      const v = old[j + 1]!;
+      if (v === 0) continue;
+      const h = old[j]!;
+      let s = h >>> shift;
+      while (sl[2 * s + 1] !== 0) s = (s + 1) & mask;
+      sl[2 * s] = h;
+      sl[2 * s + 1] = v;
+    }
+    this.slots = sl;
+    this.bits = bits;
+  }
+}
+
+/**
+ * Binary min-heap of (expiresAt, handle) pairs in typed arrays, earliest expiry first, then earliest
+ * acceptance. The engine deletes lazily: an entry whose order is no longer LIVE is skipped when it
+ * surfaces, and the heap is rebuilt when most of it is dead.
+ */
+class ExpiryHeap {
+  n = 0;
+  private key = new Float64Array(256);
+  private val = new Int32Array(256);
+
+  peekKey(): number {
+    return this.n === 0 ? Infinity : this.key[0]!;
+  }
+
+  push(k: number, v: number): void {
+    if (this.n === this.key.length) {
+      const key = new Float64Array(this.n * 2);
+      key.set(this.key);
+      this.key = key;
+      const val = new Int32Array(this.n * 2);
+      val.set(this.val);
+      this.val = val;
+    }
+    const key = this.key;
+    const val = this.val;
+    let i = this.n++;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const pk = key[p]!;
+      if (pk < k || (pk === k && val[p]! < v)) break;
+      key[i] = pk;
+      val[i] = val[p]!;
+      i = p;
+    }
+    key[i] = k;
+    val[i] = v;
+  }
+
+  /** Removes the top entry and returns its handle (the heap must not be empty). */
+  pop(): number {
+    const key = this.key;
+    const val = this.val;
+    const top = val[0]!;
+    const n = --this.n;
+    if (n > 0) this.siftDown(0, key[n]!, val[n]!);
+    return top;
+  }
+
+  private siftDown(i: number, k: number, v: number): void {
+    const key = this.key;
+    const val = this.val;
+    const n = this.n;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      let c = l;
+      const r = l + 1;
+      if (r < n && (key[r]! < key[l]! || (key[r] === key[l] && val[r]! < val[l]!))) c = r;
+      const ck = key[c]!;
+      if (k < ck || (k === ck && v < val[c]!)) break;
+      key[i] = ck;
+      val[i] = val[c]!;
+      i = c;
+    }
+    key[i] = k;
+    val[i] = v;
+  }
+
+  /** Keeps only the entries whose handle passes `keep`, and restores the heap order. */
+  filter(keep: (v: number) => boolean): void {
+    const key = this.key;
+    const val = this.val;
+    let m = 0;
+    for (let i = 0; i < this.n; i++) {
+      if (!keep(val[i]!)) continue;
+      key[m] = key[i]!;
+      val[m] = val[i]!;
+      m++;
+    }
+    this.n = m;
+    for (let i = (m >> 1) - 1; i >= 0; i--) this.siftDown(i, key[i]!, val[i]!);
   }
 }
 
 /** Shared tradeIds of snapshots of orders that never traded (frozen: snapshots are read-only). */
 const NO_TRADES: string[] = Object.freeze([] as string[]) as string[];
 
-/** 32-bit hash of an order id for the id index (FNV-1a over UTF-16 units, murmur finaliser). */
+/**
+ * 32-bit hash of an order id for the id index (FNV-1a, murmur finaliser). Ids longer than 32
+ * characters (order digests are 66) are hashed on their length, first 8 and last 24 characters:
+ * plenty for digests and uuids, and a collision only costs a probe, never correctness.
+ */
 function hashId(s: string): number {
   const n = s.length;
   let h = 0x811c9dc5 ^ n;
-  for (let i = 0; i < n; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  if (n <= 32) {
+    for (let i = 0; i < n; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  } else {
+    for (let i = 0; i < 8; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+    for (let i = n - 24; i < n; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  }
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
@@ -440,9 +592,41 @@ function hashId(s: string): number {
   return h;
 }
 
-/** Default trade id: a uuid-shaped counter, reproducible from the trade's sequence number. */
+/** Default trade id: a uuid-shaped counter (reproducible runs get reproducible ids). */
 function defaultTradeId(n: number): string {
   return sequentialUuid(0x7ade, n);
+}
+
+/** Builds an OrderState snapshot (one object literal for all of them; see the priming below). */
+function orderState(
+  id: string,
+  account: string,
+  owner: string,
+  market: string,
+  tokenId: string,
+  outcome: 'Yes' | 'No',
+  side: Side,
+  price: number,
+  originalSize: number,
+  sizeMatched: number,
+  status: OrderStatus,
+  type: OrderType,
+  expiresAt: number,
+  feeRateBps: number,
+  createdAt: number,
+  reserved: number,
+  tradeIds: string[],
+): OrderState {
+  return { id, account, owner, market, tokenId, outcome, side, price, originalSize, sizeMatched, status, type, expiresAt, feeRateBps, createdAt, reserved, tradeIds };
+}
+// V8 detail, for speed only: the first object a literal builds fixes how its fields are stored.
+// Building one with non-numbers first keeps the numeric fields "tagged", so small integers (most
+// prices, sizes and amounts) are stored in the object itself instead of in a heap number each:
+// snapshots, the bulk of the engine's allocations, get about a quarter smaller.
+{
+  const x = null as unknown as number;
+  orderState('', '', '', '', '', 'Yes', 'BUY', x, x, x, 'LIVE', 'GTC', x, x, x, x, NO_TRADES);
+  orderState('', '', '', '', '', 'Yes', 'BUY', 0, 0, 0, 'LIVE', 'GTC', 0, 0, 0, 0, NO_TRADES);
 }
 
 function reject(code: RejectCode): PlaceResult {
@@ -457,25 +641,34 @@ function isSafeInt(n: number): boolean {
  * The matching engine of the paper exchange. See the module comment and src/exchange/matching/types.ts
  * for the model. Methods that take `now` first expire due GTD orders ({@link advance}).
  *
- * Returned OrderState objects are snapshots (copies): later changes do not show in them, and
- * changing them does not change the engine. Trade objects are shared between the PlaceResult and the
- * 'trade' event and must not be mutated.
+ * Returned OrderState objects are snapshots (copies): later changes do not show in them, and they
+ * must not be modified (an event and a result may share one; `tradeIds` of an order that never
+ * traded is a shared frozen array). Trade objects are shared between the PlaceResult and the
+ * 'trade' event and must not be modified either.
  */
 export class MatchingEngine {
   private readonly feeAccountId: string;
   private readonly tradeIdOf: (n: number) => string;
-  /** Every trade id given, by sequence number - 1 (orders refer to trades by sequence number). */
-  private readonly tradeIdStrs: string[] = [];
   private readonly rec: boolean;
 
   private readonly markets = new Map<string, Market>();
+  private readonly marketList: Market[] = [];
   private readonly marketByToken = new Map<string, Market>();
   private readonly accounts = new Map<string, Account>();
+  private readonly accountList: Account[] = [];
   private readonly ot = new OrderTable();
   private readonly feeAcct: Account;
-  /** GTD min-heap of order handles keyed by (expiresAt, handle); lazy deletion. */
-  private heap: number[] = [];
+  /** LIVE GTD orders by expiry (and some dead entries: deletion is lazy). */
+  private readonly expiries = new ExpiryHeap();
+  /** LIVE GTD orders that rest (the live entries of `expiries`). */
+  private gtdLive = 0;
+  /** Every trade id given, at sequence number - 1 (orders refer to trades by number). */
+  private readonly tradeIds = new StringPages();
+  /** Owners (API keys) by index; orders keep the index. */
+  private readonly owners: string[] = [];
+  private readonly ownerIdx = new Map<string, number>();
 
+  /** Queued events (a fresh array after each drain: young arrays are cheap for the GC). */
   private events: EngineEvent[] = [];
   private opSeq = 0;
   private tradeSeq = 0;
@@ -518,7 +711,8 @@ export class MatchingEngine {
     if (!isSafeInt(def.minSizeMicro) || def.minSizeMicro < 0) throw new ValidationError(`invalid minSizeMicro: ${def.minSizeMicro}`);
     if (!isSafeInt(def.feeRateBps) || def.feeRateBps < 0 || def.feeRateBps > MAX_FEE_RATE_BPS)
       throw new ValidationError(`invalid feeRateBps: ${def.feeRateBps}`);
-    const m = new Market({ ...def });
+    const m = new Market({ ...def }, this.marketList.length);
+    this.marketList.push(m);
     this.markets.set(def.conditionId, m);
     this.marketByToken.set(def.yesToken, m);
     this.marketByToken.set(def.noToken, m);
@@ -547,7 +741,8 @@ export class MatchingEngine {
   private acct(id: string): Account {
     let a = this.accounts.get(id);
     if (a === undefined) {
-      a = new Account(id);
+      a = new Account(id, this.accountList.length);
+      this.accountList.push(a);
       this.accounts.set(id, a);
     }
     return a;
@@ -580,10 +775,11 @@ export class MatchingEngine {
    * @throws ValidationError when `micro` is negative or not a safe integer.
    */
   setTokens(account: string, tokenId: string, micro: number): void {
-    if (!this.marketByToken.has(tokenId)) throw new NotFoundError(`unknown token ${tokenId}`);
+    const m = this.marketByToken.get(tokenId);
+    if (m === undefined) throw new NotFoundError(`unknown token ${tokenId}`);
     if (!isSafeInt(micro) || micro < 0) throw new ValidationError(`token balance must be a non-negative integer: ${micro}`);
     const a = this.acct(account);
-    this.setBalanceOp(a, a.tok(tokenId), micro);
+    this.setBalanceOp(a, a.tok(tokenId, tokIndex(m, tokenId)), micro);
   }
 
   private setBalanceOp(a: Account, tok: TokenBal | null, value: number): void {
@@ -610,11 +806,11 @@ export class MatchingEngine {
   totals(): { collateral: number; fees: number; tokenSupply: Map<string, number> } {
     let collateral = 0;
     const tokenSupply = new Map<string, number>();
-    for (const m of this.markets.values()) {
+    for (const m of this.marketList) {
       tokenSupply.set(m.def.yesToken, 0);
       tokenSupply.set(m.def.noToken, 0);
     }
-    for (const a of this.accounts.values()) {
+    for (const a of this.accountList) {
       collateral += a.collateral + a.collateralReserved;
       for (const [id, b] of a.tokens) tokenSupply.set(id, (tokenSupply.get(id) ?? 0) + b.available + b.reserved);
     }
@@ -630,7 +826,6 @@ export class MatchingEngine {
   /** Queues the level and balance events of the operation that ends. */
   private endOp(now: number): void {
     if (!this.rec) return;
-    const ev = this.events;
     const n = this.tLvlN;
     if (n > 0) {
       const books = this.tLvlBook;
@@ -638,7 +833,7 @@ export class MatchingEngine {
         const b = books[i]!;
         const p = this.tLvlPrice[i]!;
         const size = b.total[p]!;
-        if (size !== this.tLvlInit[i]) ev.push({ type: 'level', market: this.tLvlMarket[i]!, side: b.isBid ? 'bid' : 'ask', yesPrice: p, size, at: now });
+        if (size !== this.tLvlInit[i]) this.emit({ type: 'level', market: this.tLvlMarket[i]!, side: b.isBid ? 'bid' : 'ask', yesPrice: p, size, at: now });
         books[i] = null;
       }
       this.tLvlN = 0;
@@ -647,7 +842,7 @@ export class MatchingEngine {
     if (na > 0) {
       const accts = this.tAccts;
       for (let i = 0; i < na; i++) {
-        ev.push({ type: 'balance', account: accts[i]!.id, at: now });
+        this.emit({ type: 'balance', account: accts[i]!.id, at: now });
         accts[i] = null;
       }
       this.tAcctN = 0;
@@ -688,72 +883,88 @@ export class MatchingEngine {
     return out;
   }
 
-  /** The id of trade number `seq`. */
-  private tradeIdString(seq: number): string {
-    return this.tradeIdStrs[seq - 1]!;
+  private emit(e: EngineEvent): void {
+    this.events.push(e);
   }
 
-  /** A snapshot of order `o`. */
-  private snap(o: number): OrderState {
+  /** A snapshot of order `o`. `reserved` overrides the reservation shown (a taker's, mid-operation). */
+  private snap(o: number, reserved = -1): OrderState {
     const t = this.ot;
-    const f = t.flags[o]!;
-    const m = t.mkt[o]!;
-    const first = t.firstTrade[o]!;
+    const IP = t.ip[o >>> PAGE_BITS]!;
+    const ib = (o & PAGE_MASK) << IS_BITS;
+    const DP = t.dp[o >>> PAGE_BITS]!;
+    const db = (o & PAGE_MASK) * DS;
+    const meta = IP[ib + I_META]!;
+    const m = this.marketList[IP[ib + I_MKT]!]!;
+    const first = IP[ib + I_TRADE]!;
     let tradeIds = NO_TRADES;
     if (first !== 0) {
-      tradeIds = [this.tradeIdString(first)];
-      const more = t.moreTrades.get(o);
-      if (more !== undefined) for (const seq of more) tradeIds.push(this.tradeIdString(seq));
+      tradeIds = [this.tradeIds.get(first - 1)];
+      const more = IP[ib + I_TMORE]!;
+      if (more !== NIL) {
+        // the chain runs newest first
+        const links = t.links;
+        const later: number[] = [];
+        for (let k = more; k !== NIL; k = links[2 * k + 1]!) later.push(links[2 * k]!);
+        for (let i = later.length - 1; i >= 0; i--) tradeIds.push(this.tradeIds.get(later[i]! - 1));
+      }
     }
-    return {
-      id: t.id[o]!,
-      account: t.acct[o]!.id,
-      owner: t.owner[o]!,
-      market: m.def.conditionId,
-      tokenId: (f & F_YES) !== 0 ? m.def.yesToken : m.def.noToken,
-      outcome: (f & F_YES) !== 0 ? 'Yes' : 'No',
-      side: (f & F_BUY) !== 0 ? 'BUY' : 'SELL',
-      price: t.price[o]!,
-      originalSize: t.size[o]!,
-      sizeMatched: t.matched[o]!,
-      status: STATUS_NAMES[t.status[o]!]!,
-      type: TYPE_NAMES[t.type[o]!]!,
-      expiresAt: t.expires[o]!,
-      feeRateBps: t.fee[o]!,
-      createdAt: t.created[o]!,
-      reserved: t.reserved[o]!,
+    const price = IP[ib + I_PRICE]!;
+    const size = IP[ib + I_SIZE]! * LOT_MICRO;
+    const matched = IP[ib + I_MATCHED]! * LOT_MICRO;
+    const status = (meta & META_STATUS_MASK) >> META_STATUS_SHIFT;
+    if (reserved < 0) reserved = status !== S_LIVE ? 0 : (meta & F_BUY) !== 0 ? ((size - matched) * price) / PRICE_SCALE : size - matched;
+    return orderState(
+      t.ids.get(o),
+      this.accountList[IP[ib + I_ACCT]!]!.id,
+      this.owners[IP[ib + I_OWNER]!]!,
+      m.def.conditionId,
+      (meta & F_YES) !== 0 ? m.def.yesToken : m.def.noToken,
+      (meta & F_YES) !== 0 ? 'Yes' : 'No',
+      (meta & F_BUY) !== 0 ? 'BUY' : 'SELL',
+      price,
+      size,
+      matched,
+      STATUS_NAMES[status]!,
+      TYPE_NAMES[(meta >> 3) & 3]!,
+      DP[db + D_EXPIRES]!,
+      IP[ib + I_FEE]!,
+      DP[db + D_CREATED]!,
+      reserved,
       tradeIds,
-    };
+    );
   }
 
   // ---- book structure --------------------------------------------------------------------------
 
-  /** Appends a LIVE order to its level and to its account's live list. */
+  /** Appends a LIVE order with `rem` (micro) unfilled to its level and to its account's live list. */
   private link(o: number, rem: number): void {
     const t = this.ot;
-    const m = t.mkt[o]!;
-    const f = t.flags[o]!;
-    const isBid = (f & F_BID) !== 0;
+    const IP = t.ip[o >>> PAGE_BITS]!;
+    const ib = (o & PAGE_MASK) << IS_BITS;
+    const m = this.marketList[IP[ib + I_MKT]!]!;
+    const meta = IP[ib + I_META]!;
+    const isBid = (meta & F_BID) !== 0;
     const b = isBid ? m.bids : m.asks;
-    const p = (f & F_YES) !== 0 ? t.price[o]! : PRICE_SCALE - t.price[o]!;
+    const p = (meta & F_YES) !== 0 ? IP[ib + I_PRICE]! : PRICE_SCALE - IP[ib + I_PRICE]!;
     this.touchLevel(m, b, p);
     const tl = b.tail[p]!;
-    t.next[o] = NIL;
-    t.prev[o] = tl;
+    IP[ib + I_NEXT] = NIL;
+    IP[ib + I_PREV] = tl;
     if (tl === NIL) {
       b.head[p] = o;
       b.mark(p);
-    } else t.next[tl] = o;
+    } else t.si(tl, I_NEXT, o);
     b.tail[p] = o;
     b.total[p] = b.total[p]! + rem;
     if (isBid ? p > b.best : p < b.best) b.best = p;
     // account live list
-    const a = t.acct[o]!;
+    const a = this.accountList[IP[ib + I_ACCT]!]!;
     const at = a.liveTail;
-    t.anext[o] = NIL;
-    t.aprev[o] = at;
+    IP[ib + I_ANEXT] = NIL;
+    IP[ib + I_APREV] = at;
     if (at === NIL) a.liveHead = o;
-    else t.anext[at] = o;
+    else t.si(at, I_ANEXT, o);
     a.liveTail = o;
     a.liveCount++;
   }
@@ -761,30 +972,34 @@ export class MatchingEngine {
   /** Removes an order from its account's live list. */
   private unlinkAccount(o: number): void {
     const t = this.ot;
-    const a = t.acct[o]!;
-    const pr = t.aprev[o]!;
-    const nx = t.anext[o]!;
+    const IP = t.ip[o >>> PAGE_BITS]!;
+    const ib = (o & PAGE_MASK) << IS_BITS;
+    const a = this.accountList[IP[ib + I_ACCT]!]!;
+    const pr = IP[ib + I_APREV]!;
+    const nx = IP[ib + I_ANEXT]!;
     if (pr === NIL) a.liveHead = nx;
-    else t.anext[pr] = nx;
+    else t.si(pr, I_ANEXT, nx);
     if (nx === NIL) a.liveTail = pr;
-    else t.aprev[nx] = pr;
+    else t.si(nx, I_APREV, pr);
     a.liveCount--;
   }
 
-  /** Removes a LIVE order from its level (anywhere in the FIFO) and from its account's live list. */
+  /** Removes a LIVE order with `rem` (micro) unfilled from its level (anywhere in the FIFO) and from its account's live list. */
   private unlink(o: number, rem: number): void {
     const t = this.ot;
-    const m = t.mkt[o]!;
-    const f = t.flags[o]!;
-    const b = (f & F_BID) !== 0 ? m.bids : m.asks;
-    const p = (f & F_YES) !== 0 ? t.price[o]! : PRICE_SCALE - t.price[o]!;
+    const IP = t.ip[o >>> PAGE_BITS]!;
+    const ib = (o & PAGE_MASK) << IS_BITS;
+    const m = this.marketList[IP[ib + I_MKT]!]!;
+    const meta = IP[ib + I_META]!;
+    const b = (meta & F_BID) !== 0 ? m.bids : m.asks;
+    const p = (meta & F_YES) !== 0 ? IP[ib + I_PRICE]! : PRICE_SCALE - IP[ib + I_PRICE]!;
     this.touchLevel(m, b, p);
-    const pr = t.prev[o]!;
-    const nx = t.next[o]!;
+    const pr = IP[ib + I_PREV]!;
+    const nx = IP[ib + I_NEXT]!;
     if (pr === NIL) b.head[p] = nx;
-    else t.next[pr] = nx;
+    else t.si(pr, I_NEXT, nx);
     if (nx === NIL) b.tail[p] = pr;
-    else t.prev[nx] = pr;
+    else t.si(nx, I_PREV, pr);
     b.total[p] = b.total[p]! - rem;
     if (b.head[p] === NIL) {
       b.unmark(p);
@@ -824,6 +1039,7 @@ export class MatchingEngine {
     if (type === T_GTD && !(o.expiresAt > now)) return reject('INVALID_ORDER_EXPIRATION');
     const isBuy = o.side === 'BUY';
     const isYes = o.tokenId === m.def.yesToken;
+    const tokIdx = (m.idx << 1) | (isYes ? 0 : 1);
     const existing = this.accounts.get(o.account);
     let need: number;
     if (isBuy) {
@@ -832,37 +1048,51 @@ export class MatchingEngine {
       if ((existing === undefined ? 0 : existing.collateral) < need) return reject('INVALID_ORDER_NOT_ENOUGH_BALANCE');
     } else {
       need = size;
-      const tb = existing === undefined ? undefined : existing.tokens.get(o.tokenId);
+      const tb = existing === undefined ? undefined : existing.balByTok[tokIdx];
       if ((tb === undefined ? 0 : tb.available) < need) return reject('INVALID_ORDER_NOT_ENOUGH_BALANCE');
     }
     const yesPrice = isYes ? price : PRICE_SCALE - price;
     const isBid = isBuy === isYes;
     const opp = isBid ? m.asks : m.bids;
-    if (o.postOnly && (isBid ? opp.best <= yesPrice : opp.best >= yesPrice)) return reject('INVALID_POST_ONLY_ORDER');
+    const crosses = isBid ? opp.best <= yesPrice : opp.best >= yesPrice;
+    if (o.postOnly && crosses) return reject('INVALID_POST_ONLY_ORDER');
     if (type === T_FOK && available(opp, yesPrice, size) < size) return reject('FOK_ORDER_NOT_FILLED_ERROR');
 
     // -- accepted
     this.beginOp();
     const a = existing ?? this.acct(o.account);
-    const bal = a.tok(o.tokenId);
-    const h = ot.add(o.id, idHash, o.owner, a, m, bal);
-    ot.price[h] = price;
-    ot.fee[h] = bps;
-    ot.flags[h] = (isYes ? F_YES : 0) | (isBuy ? F_BUY : 0) | (isBid ? F_BID : 0);
-    ot.type[h] = type;
-    ot.status[h] = S_LIVE;
-    ot.size[h] = size;
-    ot.matched[h] = 0;
-    ot.expires[h] = type === T_GTD ? o.expiresAt : 0;
-    ot.created[h] = now;
-    ot.prev[h] = NIL;
-    ot.next[h] = NIL;
-    ot.aprev[h] = NIL;
-    ot.anext[h] = NIL;
-    ot.allNext[h] = NIL;
-    ot.firstTrade[h] = 0;
+    const bal = a.balByTok[tokIdx] ?? a.tok(o.tokenId, tokIdx);
+    let owner = this.ownerIdx.get(o.owner);
+    if (owner === undefined) {
+      owner = this.owners.length;
+      this.owners.push(o.owner);
+      this.ownerIdx.set(o.owner, owner);
+    }
+    const h = ot.add(o.id, idHash);
+    const IP = ot.ip[h >>> PAGE_BITS]!; // after add: it may have opened a page
+    const ib = (h & PAGE_MASK) << IS_BITS;
+    const DP = ot.dp[h >>> PAGE_BITS]!;
+    const db = (h & PAGE_MASK) * DS;
+    const meta = (isYes ? F_YES : 0) | (isBuy ? F_BUY : 0) | (isBid ? F_BID : 0) | (type << 3) | (S_LIVE << META_STATUS_SHIFT);
+    IP[ib + I_PRICE] = price;
+    IP[ib + I_META] = meta;
+    IP[ib + I_FEE] = bps;
+    IP[ib + I_SIZE] = size / LOT_MICRO;
+    IP[ib + I_MATCHED] = 0;
+    IP[ib + I_PREV] = NIL;
+    IP[ib + I_NEXT] = NIL;
+    IP[ib + I_APREV] = NIL;
+    IP[ib + I_ANEXT] = NIL;
+    IP[ib + I_ALLNEXT] = NIL;
+    IP[ib + I_TRADE] = 0;
+    IP[ib + I_TMORE] = NIL;
+    IP[ib + I_ACCT] = a.idx;
+    IP[ib + I_MKT] = m.idx;
+    IP[ib + I_OWNER] = owner;
+    DP[db + D_EXPIRES] = type === T_GTD ? o.expiresAt : 0;
+    DP[db + D_CREATED] = now;
     if (a.lastOrder === NIL) a.firstOrder = h;
-    else ot.allNext[a.lastOrder] = h;
+    else ot.si(a.lastOrder, I_ALLNEXT, h);
     a.lastOrder = h;
     if (isBuy) {
       a.collateral -= need;
@@ -871,41 +1101,31 @@ export class MatchingEngine {
       bal.available -= need;
       bal.reserved += need;
     }
-    ot.reserved[h] = need;
     let reserved = need;
     const rec = this.rec;
-    const crosses = isBid ? opp.best <= yesPrice : opp.best >= yesPrice;
-    // an order that takes is announced as accepted, before its fills; one that rests untouched is
-    // announced below, as it rests (one snapshot serves the event and the result)
-    if (rec && (crosses || isMarketType)) this.events.push({ type: 'order_placed', order: this.snap(h), at: now });
+    // an order that takes (or cannot rest) is announced as accepted, before its fills; one that
+    // rests untouched is announced below, as it rests (one snapshot serves the event and the result)
+    if (rec && (crosses || isMarketType)) this.emit({ type: 'order_placed', order: this.snap(h, need), at: now });
 
     // -- taking phase
-    let rem = size;
+    let remLots = size / LOT_MICRO;
     let trade: Trade | null = null;
     let making = 0;
     let taking = 0;
     if (crosses) {
-      const tPrice = ot.price;
-      const tFlags = ot.flags;
-      const tSize = ot.size;
-      const tMatched = ot.matched;
-      const tReserved = ot.reserved;
-      const tStatus = ot.status;
-      const tNext = ot.next;
-      const tPrev = ot.prev;
-      const tAcct = ot.acct;
-      const tBal = ot.bal;
+      const accts = this.accountList;
       const makers: MakerFill[] = [];
       const tseq = ++this.tradeSeq;
       const tradeId = this.tradeIdOf(tseq);
-      this.tradeIdStrs.push(tradeId);
+      this.tradeIds.set(tseq - 1, tradeId);
       let feeSum = 0;
       let notionalSum = 0; // sum of s * taker-scale price (for the average price)
       let firstPt = -1;
       let onePrice = true;
       const heads = opp.head;
       const totals = opp.total;
-      while (rem > 0) {
+      const mktTok = m.idx << 1;
+      while (remLots > 0) {
         const p = opp.best;
         if (isBid ? p > yesPrice : p < yesPrice) break;
         this.touchLevel(m, opp, p);
@@ -915,68 +1135,72 @@ export class MatchingEngine {
         const feeBase = pt < PRICE_SCALE - pt ? pt : PRICE_SCALE - pt;
         let mk = heads[p]!;
         let levelTotal = totals[p]!;
-        while (mk !== NIL && rem > 0) {
-          const mrem = tSize[mk]! - tMatched[mk]!;
-          const s = rem < mrem ? rem : mrem;
-          // maker settlement, at the maker's own (resting) price
-          const mPrice = tPrice[mk]!;
+        while (mk !== NIL && remLots > 0) {
+          const MIP = ot.ip[mk >>> PAGE_BITS]!;
+          const mib = (mk & PAGE_MASK) << IS_BITS;
+          const mremLots = MIP[mib + I_SIZE]! - MIP[mib + I_MATCHED]!;
+          const sLots = remLots < mremLots ? remLots : mremLots;
+          const s = sLots * LOT_MICRO;
+          // maker settlement, at the maker's own (resting) price; its reservation shrinks with it
+          const mPrice = MIP[mib + I_PRICE]!;
           const mAmt = (s * mPrice) / PRICE_SCALE;
-          const mf = tFlags[mk]!;
-          const ma = tAcct[mk]!;
+          const mf = MIP[mib + I_META]!;
+          const mYes = (mf & F_YES) !== 0;
+          const ma = accts[MIP[mib + I_ACCT]!]!;
+          const mBal = ma.balByTok[mktTok | (mYes ? 0 : 1)]!;
           const mBuy = (mf & F_BUY) !== 0;
           if (mBuy) {
             ma.collateralReserved -= mAmt;
-            tReserved[mk] = tReserved[mk]! - mAmt;
-            tBal[mk]!.available += s;
+            mBal.available += s;
           } else {
-            tBal[mk]!.reserved -= s;
-            tReserved[mk] = tReserved[mk]! - s;
+            mBal.reserved -= s;
             ma.collateral += mAmt;
           }
-          tMatched[mk] = tMatched[mk]! + s;
-          noteTrade(ot, mk, tseq);
+          MIP[mib + I_MATCHED] = MIP[mib + I_MATCHED]! + sLots;
+          ot.noteTrade(mk, tseq);
           makers.push({
-            orderId: ot.id[mk]!,
+            orderId: ot.ids.get(mk),
             account: ma.id,
-            owner: ot.owner[mk]!,
-            tokenId: (mf & F_YES) !== 0 ? m.def.yesToken : m.def.noToken,
-            outcome: (mf & F_YES) !== 0 ? 'Yes' : 'No',
+            owner: this.owners[MIP[mib + I_OWNER]!]!,
+            tokenId: mYes ? m.def.yesToken : m.def.noToken,
+            outcome: mYes ? 'Yes' : 'No',
             side: mBuy ? 'BUY' : 'SELL',
             price: mPrice,
             size: s,
           });
           // taker settlement, at the taker-scale fill price, fee on top (BUY) or deducted (SELL)
           const tAmt = (s * pt) / PRICE_SCALE;
-          const f = Math.floor((((s * feeBase) / PRICE_SCALE) * bps) / PRICE_SCALE);
+          const fee = Math.floor((((s * feeBase) / PRICE_SCALE) * bps) / PRICE_SCALE);
           if (isBuy) {
-            a.collateralReserved -= tAmt + f;
-            reserved -= tAmt + f;
+            a.collateralReserved -= tAmt + fee;
+            reserved -= tAmt + fee;
             bal.available += s;
-            making += tAmt + f;
+            making += tAmt + fee;
             taking += s;
           } else {
             bal.reserved -= s;
             reserved -= s;
-            a.collateral += tAmt - f;
+            a.collateral += tAmt - fee;
             making += s;
-            taking += tAmt - f;
+            taking += tAmt - fee;
           }
-          feeSum += f;
+          feeSum += fee;
           notionalSum += s * pt;
-          rem -= s;
+          remLots -= sLots;
           levelTotal -= s;
           this.touchAcct(ma);
-          const next = tNext[mk]!;
-          if (s === mrem) {
+          const next = MIP[mib + I_NEXT]!;
+          if (sLots === mremLots) {
             // maker done: pop it from the head of the level
-            tStatus[mk] = S_MATCHED;
+            MIP[mib + I_META] = (mf & ~META_STATUS_MASK) | (S_MATCHED << META_STATUS_SHIFT);
+            if (((mf >> 3) & 3) === T_GTD) this.gtdLive--;
             this.unlinkAccount(mk);
-            tNext[mk] = NIL;
-            if (next !== NIL) tPrev[next] = NIL;
+            MIP[mib + I_NEXT] = NIL;
+            if (next !== NIL) ot.si(next, I_PREV, NIL);
             heads[p] = next;
             if (next === NIL) opp.tail[p] = NIL;
           }
-          if (rec) this.events.push({ type: 'order_updated', order: this.snap(mk), at: now });
+          if (rec) this.emit({ type: 'order_updated', order: this.snap(mk), at: now });
           mk = next;
         }
         totals[p] = levelTotal;
@@ -990,9 +1214,9 @@ export class MatchingEngine {
         this.feesTotal += feeSum;
         this.touchAcct(this.feeAcct);
       }
-      const filled = size - rem;
-      tMatched[h] = filled;
-      ot.firstTrade[h] = tseq;
+      const filled = size - remLots * LOT_MICRO;
+      IP[ib + I_MATCHED] = filled / LOT_MICRO;
+      IP[ib + I_TRADE] = tseq;
       let avg = firstPt;
       if (!onePrice) {
         // nearest pip of notionalSum / filled, exactly (notionalSum < 2^53)
@@ -1026,6 +1250,7 @@ export class MatchingEngine {
     }
 
     // -- the remainder: rest it (GTC/GTD) or drop it (FOK/FAK); release what is not needed
+    const rem = remLots * LOT_MICRO;
     const rests = rem > 0 && !isMarketType;
     const keep = rests ? (isBuy ? notional(rem, price) : rem) : 0;
     if (reserved !== keep) {
@@ -1038,28 +1263,35 @@ export class MatchingEngine {
         bal.available += give;
       }
     }
-    ot.reserved[h] = keep;
-    if (rem === 0) ot.status[h] = S_MATCHED;
+    if (rem === 0) IP[ib + I_META] = (meta & ~META_STATUS_MASK) | (S_MATCHED << META_STATUS_SHIFT);
     if (trade !== null || rests) this.touchAcct(a);
+    // the taker's own update: also its final state, unless a remainder is dropped below
+    let final: OrderState | null = null;
     if (trade !== null && rec) {
-      this.events.push({ type: 'order_updated', order: this.snap(h), at: now });
-      this.events.push({ type: 'trade', trade, at: now });
+      final = this.snap(h, keep);
+      this.emit({ type: 'order_updated', order: final, at: now });
+      this.emit({ type: 'trade', trade, at: now });
     }
     let status: 'live' | 'matched' | 'unmatched';
-    let final: OrderState | null = null;
     if (rests) {
       this.link(h, rem);
-      if (type === T_GTD) this.heapPush(h);
+      if (type === T_GTD) {
+        const x = this.expiries;
+        // lazy deletion lets dead entries pile up: drop them when they are most of the heap
+        if (x.n >= 1024 && x.n > 2 * this.gtdLive) x.filter((v) => statusOf(ot.gi(v, I_META)) === S_LIVE);
+        x.push(o.expiresAt, h);
+        this.gtdLive++;
+      }
       status = 'live';
       if (rec && !crosses) {
         final = this.snap(h);
-        this.events.push({ type: 'order_placed', order: final, at: now });
+        this.emit({ type: 'order_placed', order: final, at: now });
       }
     } else if (rem > 0) {
-      ot.status[h] = S_CANCELED;
+      IP[ib + I_META] = (meta & ~META_STATUS_MASK) | (S_CANCELED << META_STATUS_SHIFT);
       if (rec) {
         final = this.snap(h);
-        this.events.push({ type: 'order_canceled', order: final, reason: 'UNFILLED_REMAINDER', at: now });
+        this.emit({ type: 'order_canceled', order: final, reason: 'UNFILLED_REMAINDER', at: now });
       }
       status = trade === null ? 'unmatched' : 'matched';
     } else {
@@ -1076,26 +1308,28 @@ export class MatchingEngine {
    * event's snapshot (null when not recording).
    */
   private cancelOrd(o: number, reason: CancelReason, now: number): OrderState | null {
-    const t = this.ot;
-    this.unlink(o, t.size[o]! - t.matched[o]!);
-    const r = t.reserved[o]!;
-    const a = t.acct[o]!;
-    if (r !== 0) {
-      if ((t.flags[o]! & F_BUY) !== 0) {
-        a.collateralReserved -= r;
-        a.collateral += r;
-      } else {
-        const b = t.bal[o]!;
-        b.reserved -= r;
-        b.available += r;
-      }
-      t.reserved[o] = 0;
+    const IP = this.ot.ip[o >>> PAGE_BITS]!;
+    const ib = (o & PAGE_MASK) << IS_BITS;
+    const meta = IP[ib + I_META]!;
+    const rem = (IP[ib + I_SIZE]! - IP[ib + I_MATCHED]!) * LOT_MICRO;
+    this.unlink(o, rem);
+    const a = this.accountList[IP[ib + I_ACCT]!]!;
+    // release the reservation of the rest
+    if ((meta & F_BUY) !== 0) {
+      const r = (rem * IP[ib + I_PRICE]!) / PRICE_SCALE;
+      a.collateralReserved -= r;
+      a.collateral += r;
+    } else {
+      const b = a.balByTok[(IP[ib + I_MKT]! << 1) | ((meta & F_YES) !== 0 ? 0 : 1)]!;
+      b.reserved -= rem;
+      b.available += rem;
     }
-    t.status[o] = S_CANCELED;
+    IP[ib + I_META] = (meta & ~META_STATUS_MASK) | (S_CANCELED << META_STATUS_SHIFT);
+    if (((meta >> 3) & 3) === T_GTD) this.gtdLive--;
     this.touchAcct(a);
     if (!this.rec) return null;
     const order = this.snap(o);
-    this.events.push({ type: 'order_canceled', order, reason, at: now });
+    this.emit({ type: 'order_canceled', order, reason, at: now });
     return order;
   }
 
@@ -1107,8 +1341,8 @@ export class MatchingEngine {
     this.advance(now);
     const t = this.ot;
     const o = t.find(orderId, hashId(orderId));
-    if (o === NIL || t.acct[o]!.id !== account) return { ok: false, reason: 'NOT_FOUND' };
-    if (t.status[o] !== S_LIVE) return { ok: false, reason: 'NOT_LIVE' };
+    if (o === NIL || this.accountList[t.gi(o, I_ACCT)]!.id !== account) return { ok: false, reason: 'NOT_FOUND' };
+    if (statusOf(t.gi(o, I_META)) !== S_LIVE) return { ok: false, reason: 'NOT_LIVE' };
     this.beginOp();
     const order = this.cancelOrd(o, reason, now) ?? this.snap(o);
     this.endOp(now);
@@ -1130,19 +1364,15 @@ export class MatchingEngine {
 
   /** The account's LIVE order handles matching the filter, in the order they came to rest. */
   private liveOf(a: Account, filter: OrderFilter | undefined): number[] {
-    const t = this.ot;
     const out: number[] = [];
-    for (let o = a.liveHead; o !== NIL; o = t.anext[o]!) if (filter === undefined || this.matches(o, filter)) out.push(o);
+    for (let o = a.liveHead; o !== NIL; o = this.ot.gi(o, I_ANEXT)) if (filter === undefined || this.matches(o, filter)) out.push(o);
     return out;
   }
 
   private matches(o: number, f: OrderFilter): boolean {
-    const t = this.ot;
-    if (f.market !== undefined && f.market !== '' && t.mkt[o]!.def.conditionId !== f.market) return false;
-    if (f.tokenId !== undefined && f.tokenId !== '') {
-      const d = t.mkt[o]!.def;
-      if (((t.flags[o]! & F_YES) !== 0 ? d.yesToken : d.noToken) !== f.tokenId) return false;
-    }
+    const d = this.marketList[this.ot.gi(o, I_MKT)]!.def;
+    if (f.market !== undefined && f.market !== '' && d.conditionId !== f.market) return false;
+    if (f.tokenId !== undefined && f.tokenId !== '' && ((this.ot.gi(o, I_META) & F_YES) !== 0 ? d.yesToken : d.noToken) !== f.tokenId) return false;
     return true;
   }
 
@@ -1161,21 +1391,15 @@ export class MatchingEngine {
 
   // ---- time ------------------------------------------------------------------------------------
 
-  /** True when advance(now) would have something to do (a GTD order is due); cheap. */
-  hasExpiredBy(now: number): boolean {
-    const h = this.heap;
-    return h.length > 0 && this.ot.expires[h[0]!]! <= now;
-  }
-
   /** Expires every LIVE GTD order with expiresAt <= now (cancel reason EXPIRED), earliest first. */
   advance(now: number): void {
     if (now > this.lastNow) this.lastNow = now;
-    const h = this.heap;
-    if (h.length === 0 || this.ot.expires[h[0]!]! > now) return;
+    const x = this.expiries;
+    if (!(x.peekKey() <= now)) return;
     let began = false;
-    while (h.length > 0 && this.ot.expires[h[0]!]! <= now) {
-      const o = this.heapPop();
-      if (this.ot.status[o] !== S_LIVE) continue;
+    while (x.peekKey() <= now) {
+      const o = x.pop();
+      if (statusOf(this.ot.gi(o, I_META)) !== S_LIVE) continue;
       if (!began) {
         this.beginOp();
         began = true;
@@ -1185,71 +1409,13 @@ export class MatchingEngine {
     if (began) this.endOp(now);
   }
 
-  /** Heap order: earlier expiry first, then earlier acceptance (smaller handle). */
-  private before(x: number, y: number): boolean {
-    const e = this.ot.expires;
-    const ex = e[x]!;
-    const ey = e[y]!;
-    return ex < ey || (ex === ey && x < y);
-  }
-
-  private heapPush(o: number): void {
-    const h = this.heap;
-    // lazy deletion lets cancelled GTD orders pile up: rebuild when most entries are dead
-    if (h.length >= 1024 && (h.length & 1023) === 0) this.heapCompact();
-    let i = h.length;
-    h.push(o);
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      const p = h[parent]!;
-      if (!this.before(o, p)) break;
-      h[i] = p;
-      i = parent;
-    }
-    h[i] = o;
-  }
-
-  private heapPop(): number {
-    const h = this.heap;
-    const top = h[0]!;
-    const last = h.pop()!;
-    const n = h.length;
-    if (n > 0) {
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        if (l >= n) break;
-        const r = l + 1;
-        let c = l;
-        if (r < n && this.before(h[r]!, h[l]!)) c = r;
-        if (!this.before(h[c]!, last)) break;
-        h[i] = h[c]!;
-        i = c;
-      }
-      h[i] = last;
-    }
-    return top;
-  }
-
-  private heapCompact(): void {
-    const st = this.ot.status;
-    let live = 0;
-    for (const o of this.heap) if (st[o] === S_LIVE) live++;
-    if (live * 2 > this.heap.length) return;
-    const keep = this.heap.filter((o) => st[o] === S_LIVE);
-    // a list sorted by the heap order is a valid heap
-    keep.sort((x, y) => (this.before(x, y) ? -1 : this.before(y, x) ? 1 : 0));
-    this.heap = keep;
-  }
-
   // ---- market lifecycle ------------------------------------------------------------------------
 
   /** All LIVE orders of a market, oldest first. */
   private liveOrdersOf(m: Market): number[] {
-    const t = this.ot;
     const out: number[] = [];
     for (const b of [m.bids, m.asks]) {
-      for (let p = 0; p < N_LEVELS; p++) for (let o = b.head[p]!; o !== NIL; o = t.next[o]!) out.push(o);
+      for (let p = b.nextUp(0); p !== NO_ASK; p = b.nextUp(p + 1)) for (let o = b.head[p]!; o !== NIL; o = this.ot.gi(o, I_NEXT)) out.push(o);
     }
     out.sort((x, y) => x - y);
     return out;
@@ -1267,9 +1433,8 @@ export class MatchingEngine {
     this.beginOp();
     const old = m.tickPips;
     m.tickPips = tickPips;
-    if (this.rec) this.events.push({ type: 'tick_size_change', market: conditionId, oldTickPips: old, newTickPips: tickPips, at: now });
-    const price = this.ot.price;
-    for (const o of this.liveOrdersOf(m)) if (price[o]! % tickPips !== 0) this.cancelOrd(o, 'TICK_SIZE_CHANGE', now);
+    if (this.rec) this.emit({ type: 'tick_size_change', market: conditionId, oldTickPips: old, newTickPips: tickPips, at: now });
+    for (const o of this.liveOrdersOf(m)) if (this.ot.gi(o, I_PRICE) % tickPips !== 0) this.cancelOrd(o, 'TICK_SIZE_CHANGE', now);
     this.endOp(now);
   }
 
@@ -1286,7 +1451,7 @@ export class MatchingEngine {
     this.beginOp();
     m.status = 'closed';
     for (const o of this.liveOrdersOf(m)) this.cancelOrd(o, 'MARKET_CLOSED', now);
-    if (this.rec) this.events.push({ type: 'market_status', market: conditionId, status: 'closed', at: now });
+    if (this.rec) this.emit({ type: 'market_status', market: conditionId, status: 'closed', at: now });
     this.endOp(now);
   }
 
@@ -1307,9 +1472,9 @@ export class MatchingEngine {
     for (const o of this.liveOrdersOf(m)) this.cancelOrd(o, 'MARKET_RESOLVED', now);
     m.status = 'resolved';
     m.winningToken = winningTokenId;
-    for (const a of this.accounts.values()) {
-      const y = a.tokens.get(yesToken);
-      const n = a.tokens.get(noToken);
+    for (const a of this.accountList) {
+      const y = a.balByTok[m.idx << 1];
+      const n = a.balByTok[(m.idx << 1) | 1];
       if (y === undefined && n === undefined) continue;
       const w = winningTokenId === yesToken ? y : n;
       let changed = false;
@@ -1325,7 +1490,7 @@ export class MatchingEngine {
       }
       if (changed) this.touchAcct(a);
     }
-    if (this.rec) this.events.push({ type: 'market_status', market: conditionId, status: 'resolved', winningToken: winningTokenId, at: now });
+    if (this.rec) this.emit({ type: 'market_status', market: conditionId, status: 'resolved', winningToken: winningTokenId, at: now });
     this.endOp(now);
   }
 
@@ -1349,8 +1514,7 @@ export class MatchingEngine {
     const a = this.accounts.get(account);
     const out: OrderState[] = [];
     if (a === undefined) return out;
-    const next = this.ot.allNext;
-    for (let o = a.firstOrder; o !== NIL; o = next[o]!) out.push(this.snap(o));
+    for (let o = a.firstOrder; o !== NIL; o = this.ot.gi(o, I_ALLNEXT)) out.push(this.snap(o));
     return out;
   }
 
@@ -1380,6 +1544,10 @@ export class MatchingEngine {
     if (tokenId === m.def.yesToken) return { bid: bb === NO_BID ? null : bb, ask: ba === NO_ASK ? null : ba };
     return { bid: ba === NO_ASK ? null : PRICE_SCALE - ba, ask: bb === NO_BID ? null : PRICE_SCALE - bb };
   }
+}
+
+function tokIndex(m: Market, tokenId: string): number {
+  return (m.idx << 1) | (tokenId === m.def.yesToken ? 0 : 1);
 }
 
 function info(m: Market): MarketInfo {
