@@ -1,0 +1,91 @@
+/**
+ * The strategy plugin API. A plugin module default-exports `defineStrategy({...})`: a name, a typed
+ * and documented parameter schema with defaults, and `create(ctx, params)` returning handlers.
+ * Handlers are pure functions of (event, read-only state) that return desired quotes per market
+ * (and, rarely, immediate FOK/FAK orders). `ctx` gives the clock, a child logger, market metadata
+ * and the params; nothing else: no env, no network, no wall clock, so the same code runs live, on
+ * paper and in backtests. Strategies import only this module and src/core.
+ */
+import type { Clock } from '../core/clock.ts';
+import type { ConditionId, TokenId } from '../core/ids.ts';
+import type { MmkitEvent } from '../core/events.ts';
+import type { LiveOrderView, StrategyOutput } from '../core/intents.ts';
+import type { Micro, Pips } from '../core/units.ts';
+import type { MarketInfo } from '../engine/venue.ts';
+
+/** One parameter: its type, default, documentation and bounds. Units are part of the doc. */
+export type ParamSpec =
+  | { readonly type: 'number'; readonly default: number; readonly doc: string; readonly min?: number; readonly max?: number }
+  | { readonly type: 'integer'; readonly default: number; readonly doc: string; readonly min?: number; readonly max?: number }
+  | { readonly type: 'boolean'; readonly default: boolean; readonly doc: string }
+  | { readonly type: 'string'; readonly default: string; readonly doc: string; readonly choices?: readonly string[] };
+
+export type ParamSchema = Readonly<Record<string, ParamSpec>>;
+
+/** The params object a schema describes (what `create` receives, validated and defaulted). */
+export type ParamsOf<S extends ParamSchema> = {
+  readonly [K in keyof S]: S[K] extends { type: 'boolean' } ? boolean : S[K] extends { type: 'string' } ? string : number;
+};
+
+/** A logger a strategy may use (a pino child in production). */
+export interface StrategyLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface StrategyContext {
+  readonly clock: Clock;
+  readonly log: StrategyLogger;
+  /** The markets this strategy instance trades. */
+  readonly markets: ReadonlyMap<ConditionId, MarketInfo>;
+}
+
+/** A read-only view of one token's book mirror. */
+export interface BookView {
+  readonly tokenId: TokenId;
+  readonly bestBid: Pips | null;
+  readonly bestAsk: Pips | null;
+  /** (bestBid + bestAsk) / 2 in pips, possibly a half pip; null unless both sides exist. */
+  readonly mid: number | null;
+  /** True while the mirror is not known to equal the venue (disconnected, crossed, not yet snapshotted). */
+  readonly stale: boolean;
+  /** Best-first levels, at most `depth` of them. */
+  levels(side: 'bids' | 'asks', depth?: number): ReadonlyArray<readonly [Pips, Micro]>;
+}
+
+export interface PositionView {
+  /** Net shares held (micro). */
+  readonly size: Micro;
+  /** Average cost in pips (may be fractional), null when flat. */
+  readonly avgPrice: number | null;
+  /** Realized PnL, micro-collateral (signed). */
+  readonly realized: number;
+}
+
+/** What a handler may read. Everything is current: state is updated before the handler runs. */
+export interface StrategyState {
+  readonly now: number;
+  book(tokenId: TokenId): BookView | undefined;
+  position(tokenId: TokenId): PositionView;
+  openOrders(market: ConditionId): readonly LiveOrderView[];
+  /** Collateral available to new orders, micro. */
+  readonly availableCollateral: Micro;
+}
+
+export interface StrategyHandlers {
+  /** Called for every event, after state was updated with it. */
+  onEvent(event: MmkitEvent, state: StrategyState): StrategyOutput | undefined;
+}
+
+export interface StrategyDefinition<S extends ParamSchema = ParamSchema> {
+  readonly name: string;
+  readonly description: string;
+  readonly params: S;
+  create(ctx: StrategyContext, params: ParamsOf<S>): StrategyHandlers;
+}
+
+/** Identity helper that types a plugin's definition (`export default defineStrategy({...})`). */
+export function defineStrategy<S extends ParamSchema>(def: StrategyDefinition<S>): StrategyDefinition<S> {
+  return def;
+}
