@@ -15,7 +15,7 @@
  *    copied. Typed arrays are invisible to the garbage collector and keep an order on one or two
  *    cache lines. A resting order's reservation is not stored: it is what its rest needs;
  *  - order ids (and trade ids) in pages that are joined into one string each when full, so the
- *    collector sees one object per 32,768 ids; an open-addressing hash index from id to handle;
+ *    collector sees one object per page of ids; an open-addressing hash index from id to handle;
  *  - per market and side, dense arrays indexed by YES price (0..10000): head and tail of an
  *    intrusive doubly linked FIFO of handles (O(1) append, O(1) cancel, no compaction), the level's
  *    aggregate size, and a two-level occupancy bitmap that finds the next non-empty level in a few
@@ -142,7 +142,7 @@ const I_TMORE = 11; // its later trades: the newest link of a chain in the trade
 const I_ACCT = 12; // account index
 const I_MKT = 13; // market index
 const I_OWNER = 14; // owner index
-const I_IDOFF = 15; // where its id starts in its page's packed id string
+// field 15: spare
 const IS_BITS = 4;
 const IS = 1 << IS_BITS;
 // The Float64 row: DS fields.
@@ -320,39 +320,48 @@ const PAGE_SIZE = 1 << PAGE_BITS;
 const PAGE_MASK = PAGE_SIZE - 1;
 
 /**
- * Strings per page of StringPages: small, so that a page is joined (and its strings dropped)
- * before a young-generation collection would have to copy them.
+ * Strings per page of StringPages (log2): small, so that a page is joined (and its strings
+ * dropped) before a young-generation collection would have to copy them. A page of 2,048 order
+ * ids (~135 KB) goes straight to the large-object space; trade ids come more slowly, in pages of 256.
  */
-const STR_PAGE_BITS = 11;
-const STR_PAGE_SIZE = 1 << STR_PAGE_BITS;
-const STR_PAGE_MASK = STR_PAGE_SIZE - 1;
+const ID_PAGE_BITS = 11;
+const TRADE_ID_PAGE_BITS = 8;
 
 /**
  * Strings kept forever (order ids, trade ids), by number, in pages. A full page is joined into one
- * flat string: the garbage collector then sees one object per page instead of 2,048 (marking the
- * heap is what a big order history costs), and the memory is about halved. A packed string is
- * handed out as a slice of its page (a small view object, no copy).
+ * flat string: the garbage collector then sees one object per page instead of one per string
+ * (marking the heap is what a big order history costs), and the memory is about halved. A packed
+ * string is handed out as a slice of its page (a small view object, no copy).
  */
 class StringPages {
+  private readonly size: number;
+  private readonly mask: number;
   /** Joined strings of the full pages. */
   private readonly packed: string[] = [];
-  /** Start of each string in its packed page; page p's offsets at [p * STR_PAGE_SIZE, (p + 1) * STR_PAGE_SIZE]. */
-  private offs = new Int32Array(STR_PAGE_SIZE + 1);
+  /** Start of each string in its page: page p's offsets at [p * (size + 1), p * (size + 1) + size]. */
+  private offs: Int32Array;
   /** The strings of the page being filled. */
   private cur: string[] = [];
 
+  /** Pages of 2^bits strings. */
+  constructor(private readonly bits: number) {
+    this.size = 1 << bits;
+    this.mask = this.size - 1;
+    this.offs = new Int32Array(this.size + 1);
+  }
+
   get(n: number): string {
-    const p = n >>> STR_PAGE_BITS;
-    if (p === this.packed.length) return this.cur[n & STR_PAGE_MASK]!;
-    const b = p * (STR_PAGE_SIZE + 1) + (n & STR_PAGE_MASK);
+    const p = n >>> this.bits;
+    if (p === this.packed.length) return this.cur[n & this.mask]!;
+    const b = p * (this.size + 1) + (n & this.mask);
     return this.packed[p]!.slice(this.offs[b]!, this.offs[b + 1]!);
   }
 
   /** True when string n equals s (without building it). */
   equals(n: number, s: string): boolean {
-    const p = n >>> STR_PAGE_BITS;
-    if (p === this.packed.length) return this.cur[n & STR_PAGE_MASK] === s;
-    const b = p * (STR_PAGE_SIZE + 1) + (n & STR_PAGE_MASK);
+    const p = n >>> this.bits;
+    if (p === this.packed.length) return this.cur[n & this.mask] === s;
+    const b = p * (this.size + 1) + (n & this.mask);
     const start = this.offs[b]!;
     return this.offs[b + 1]! - start === s.length && this.packed[p]!.startsWith(s, start);
   }
@@ -363,14 +372,14 @@ class StringPages {
     const i = cur.length;
     cur.push(s);
     // the offsets are written now, while the string is in cache
-    const b = (n >>> STR_PAGE_BITS) * (STR_PAGE_SIZE + 1) + i;
+    const b = (n >>> this.bits) * (this.size + 1) + i;
     if (b + 1 >= this.offs.length) {
       const o = new Int32Array(this.offs.length * 2);
       o.set(this.offs);
       this.offs = o;
     }
     this.offs[b + 1] = this.offs[b]! + s.length;
-    if (i + 1 < STR_PAGE_SIZE) return;
+    if (i + 1 < this.size) return;
     // the page is full: pack it
     this.packed.push(cur.join(''));
     this.cur = [];
@@ -387,7 +396,7 @@ class OrderTable {
   n = 0;
   readonly ip: Int32Array[] = [];
   readonly dp: Float64Array[] = [];
-  readonly ids = new StringPages();
+  readonly ids = new StringPages(ID_PAGE_BITS);
   /** Trade-link pool: (trade sequence number, older link) pairs chaining an order's later trades. */
   links = new Int32Array(2048);
   nLinks = 0;
@@ -663,10 +672,12 @@ export class MatchingEngine {
   /** LIVE GTD orders that rest (the live entries of `expiries`). */
   private gtdLive = 0;
   /** Every trade id given, at sequence number - 1 (orders refer to trades by number). */
-  private readonly tradeIds = new StringPages();
+  private readonly tradeIds = new StringPages(TRADE_ID_PAGE_BITS);
   /** Owners (API keys) by index; orders keep the index. */
   private readonly owners: string[] = [];
   private readonly ownerIdx = new Map<string, number>();
+  /** Index of the owner of the last accepted order (the next one often has the same). */
+  private lastOwner = 0;
 
   /** Queued events (a fresh array after each drain: young arrays are cheap for the GC). */
   private events: EngineEvent[] = [];
@@ -1062,11 +1073,16 @@ export class MatchingEngine {
     this.beginOp();
     const a = existing ?? this.acct(o.account);
     const bal = a.balByTok[tokIdx] ?? a.tok(o.tokenId, tokIdx);
-    let owner = this.ownerIdx.get(o.owner);
-    if (owner === undefined) {
-      owner = this.owners.length;
-      this.owners.push(o.owner);
-      this.ownerIdx.set(o.owner, owner);
+    let owner = this.lastOwner;
+    if (o.owner !== this.owners[owner]) {
+      const known = this.ownerIdx.get(o.owner);
+      if (known !== undefined) owner = known;
+      else {
+        owner = this.owners.length;
+        this.owners.push(o.owner);
+        this.ownerIdx.set(o.owner, owner);
+      }
+      this.lastOwner = owner;
     }
     const h = ot.add(o.id, idHash);
     const IP = ot.ip[h >>> PAGE_BITS]!; // after add: it may have opened a page
