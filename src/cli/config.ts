@@ -30,6 +30,38 @@ convict.addFormat({
   },
 });
 convict.addFormat({
+  name: 'json-object',
+  validate(v: unknown) {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('must be a JSON object');
+  },
+  coerce(v: unknown) {
+    if (typeof v !== 'string') return v;
+    try {
+      return JSON.parse(v);
+    } catch {
+      throw new Error('must be a JSON object');
+    }
+  },
+});
+convict.addFormat({
+  name: 'string-list',
+  validate(v: unknown) {
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw new Error('must be a list of strings');
+  },
+  coerce(v: unknown) {
+    if (typeof v !== 'string') return v;
+    const t = v.trim();
+    if (t.startsWith('[')) return JSON.parse(t);
+    return t === '' ? [] : t.split(',').map((x) => x.trim());
+  },
+});
+convict.addFormat({
+  name: 'duration-string',
+  validate(v: unknown) {
+    if (typeof v !== 'string' || (v !== '' && parseDuration(v) === undefined)) throw new Error('must be a duration like 30s, 5m, 2h or 1500ms (or empty)');
+  },
+});
+convict.addFormat({
   name: 'positive-number',
   validate(v: unknown) {
     if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) throw new Error('must be a positive number');
@@ -79,6 +111,25 @@ export const schema = {
       queueMs: { doc: 'How long an over-limit request is held before it is answered 429, ms.', format: 'nat', default: 500, env: 'MMKIT_EXCHANGE_RATE_LIMIT_QUEUE_MS' },
     },
   },
+  bot: {
+    strategy: { doc: 'Strategy: a shipped name (strategies/<name>.ts) or a path to a plugin file.', format: String, default: 'bands', env: 'MMKIT_STRATEGY' },
+    params: { doc: 'Strategy parameters (JSON object); see `mmkit strategies`.', format: 'json-object', default: {} as Record<string, unknown>, env: 'MMKIT_STRATEGY_PARAMS' },
+    markets: { doc: 'Condition ids to trade (JSON array or comma list); empty: the most liquid `marketCount`.', format: 'string-list', default: [] as string[], env: 'MMKIT_MARKETS' },
+    marketCount: { doc: 'How many markets to pick when `markets` is empty.', format: 'nat', default: 3, env: 'MMKIT_MARKET_COUNT' },
+    duration: { doc: 'Run for this long (e.g. 30s, 5m, 2h); empty: until a signal.', format: 'duration-string', default: '', env: 'MMKIT_DURATION' },
+    dataDir: { doc: 'Directory of the SQLite store (mmkit.db) and the paper wallet.', format: String, default: 'data', env: 'MMKIT_DATA_DIR' },
+    exchangeUrl: { doc: 'Base URL of a running paper exchange (http://host:port); empty: start one in-process.', format: String, default: '', env: 'MMKIT_EXCHANGE_URL' },
+    chainId: { doc: 'Chain id of signed orders.', format: 'nat', default: 137, env: 'MMKIT_CHAIN_ID' },
+    statusIntervalMs: { doc: 'Period of the position and PnL log line, ms.', format: 'nat', default: 5000, env: 'MMKIT_STATUS_INTERVAL_MS' },
+    tolerance: {
+      priceTicks: { doc: 'A live order within this many ticks of a desired quote is kept.', format: 'nat', default: 0, env: 'MMKIT_TOLERANCE_PRICE_TICKS' },
+      sizeFraction: { doc: 'A live order within this fraction of a desired size is kept.', format: Number, default: 0.1, env: 'MMKIT_TOLERANCE_SIZE_FRACTION' },
+    },
+    risk: { doc: 'Risk limits (JSON object; see README "Risk").', format: 'json-object', default: {} as Record<string, unknown>, env: 'MMKIT_RISK' },
+    restartPolicy: { doc: 'Open orders found at the venue on start: cancel, or adopt.', format: ['cancel', 'adopt'], default: 'cancel', env: 'MMKIT_RESTART_POLICY' },
+    keystoreFile: { doc: 'Encrypted keystore file of the wallet (password in MMKIT_KEYSTORE_PASSWORD); else MMKIT_PRIVATE_KEY, else a paper wallet.', format: String, default: '', env: 'MMKIT_KEYSTORE_FILE' },
+    seed: { doc: 'World seed of the in-process paper exchange.', format: 'nat', default: 1, env: 'MMKIT_SEED' },
+  },
   log: {
     level: {
       doc: 'Log level.',
@@ -89,7 +140,32 @@ export const schema = {
   },
 };
 
+/** '30s' | '5m' | '2h' | '1500ms' | '45' (seconds) -> ms; undefined when malformed. */
+export function parseDuration(s: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(s.trim());
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const unit = m[2] ?? 's';
+  return Math.round(n * (unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000));
+}
+
 export type MmkitConfig = {
+  bot: {
+    strategy: string;
+    params: Record<string, unknown>;
+    markets: string[];
+    marketCount: number;
+    duration: string;
+    dataDir: string;
+    exchangeUrl: string;
+    chainId: number;
+    statusIntervalMs: number;
+    tolerance: { priceTicks: number; sizeFraction: number };
+    risk: Record<string, unknown>;
+    restartPolicy: 'cancel' | 'adopt';
+    keystoreFile: string;
+    seed: number;
+  };
   exchange: {
     host: string;
     port: number;

@@ -7,7 +7,7 @@ import { ConfigError } from '../core/errors.ts';
 import { parseAmount } from '../core/units.ts';
 import { FaultController, type FaultRule } from '../exchange/faults.ts';
 import { startExchange } from '../exchange/server.ts';
-import { describeConfig, loadConfig } from './config.ts';
+import { describeConfig, loadConfig, parseDuration } from './config.ts';
 
 function intArg(name: string, min: number, max: number) {
   return (v: string): number => {
@@ -125,6 +125,73 @@ program
       process.stdout.write(`mmkit paper exchange listening (seed ${x.seed}, chain ${x.chainId})\n`);
       for (const [k, v] of Object.entries(running.urls)) process.stdout.write(`  ${k.padEnd(15)} ${v}\n`);
     }
+  });
+
+program
+  .command('run')
+  .description('run the market-making daemon (default: paper trading against an in-process paper exchange)')
+  .option('--config <file>', 'JSON config file merged over config/default.json')
+  .option('--strategy <name|path>', 'strategy: a shipped name or a plugin file [bot.strategy]')
+  .option('--param <key=value>', 'a strategy parameter (repeatable) [bot.params]', (v: string, prev: Record<string, string> = {}) => {
+    const i = v.indexOf('=');
+    if (i <= 0) throw new InvalidArgumentError('--param takes key=value');
+    return { ...prev, [v.slice(0, i)]: v.slice(i + 1) };
+  })
+  .option('--markets <ids>', 'comma-separated condition ids [bot.markets]')
+  .option('--duration <d>', 'run for 30s, 5m, 2h... then stop cleanly [bot.duration]')
+  .option('--data-dir <dir>', 'where mmkit.db lives [bot.dataDir]')
+  .option('--exchange-url <url>', 'a paper exchange already running at this base URL [bot.exchangeUrl]')
+  .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]')
+  .action(async (o) => {
+    const cfg = loadConfig(o.config, {
+      'bot.strategy': o.strategy,
+      'bot.markets': o.markets !== undefined ? String(o.markets).split(',').map((x) => x.trim()).filter(Boolean) : undefined,
+      'bot.duration': o.duration,
+      'bot.dataDir': o.dataDir,
+      'bot.exchangeUrl': o.exchangeUrl,
+      'log.level': o.logLevel,
+    });
+    const b = cfg.bot;
+    const logger = pino({
+      level: cfg.log.level,
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      ...(process.stdout.isTTY ? { transport: { target: 'pino-pretty', options: { destination: 2 } } } : {}),
+    }, process.stdout.isTTY ? undefined : pino.destination(2));
+    const { runBot } = await import('./run.ts');
+    const summary = await runBot(
+      {
+        strategy: b.strategy,
+        params: { ...b.params, ...(o.param ?? {}) },
+        markets: b.markets,
+        marketCount: b.marketCount,
+        durationMs: b.duration ? (parseDuration(b.duration) ?? 0) : 0,
+        dataDir: b.dataDir,
+        exchangeUrl: b.exchangeUrl,
+        chainId: b.chainId,
+        statusIntervalMs: b.statusIntervalMs,
+        tolerance: b.tolerance,
+        risk: b.risk,
+        restartPolicy: b.restartPolicy,
+        keystoreFile: b.keystoreFile,
+        seed: b.seed,
+      },
+      logger,
+    );
+    logger.info(summary, 'summary');
+    process.stdout.write(
+      [
+        `mmkit run stopped (${summary.reason})`,
+        `  orders placed     ${summary.ordersPlaced}`,
+        `  orders cancelled  ${summary.ordersCancelled}`,
+        `  orders rejected   ${summary.ordersRejected}`,
+        `  fills             ${summary.fills}`,
+        `  volume            ${summary.volume} shares (${summary.notional} USDC)`,
+        `  realized PnL      ${summary.realizedPnl}`,
+        `  unrealized PnL    ${summary.unrealizedPnl}`,
+        `  open orders left  ${summary.openOrdersAtExit}`,
+      ].join('\n') + '\n',
+    );
+    process.exit(summary.openOrdersAtExit === 0 ? 0 : 2);
   });
 
 program

@@ -1,0 +1,700 @@
+/**
+ * The live adapter of the Venue port (src/engine/venue.ts), built on src/api: the same code talks
+ * to the paper exchange and to the real service; only the URLs differ.
+ *
+ *  - Identity: the wallet's API key, created or derived with an L1 signature at start; one HTTP
+ *    transport (one set of budgets) for every request of that identity.
+ *  - `markets()`: every market of GET /markets, active (and accepting orders) first, in integer
+ *    units. It also fills the cache `prepare` signs from (tick size, neg-risk, fee rate); the cache
+ *    follows tick-size changes seen on the market channel.
+ *  - `marketEvents(tokens)`: ONE market-channel connection, shared; asking again for more tokens
+ *    subscribes them on the live connection. `userEvents(markets)`: ONE user-channel connection,
+ *    shared likewise, whose reconnects are reconciled over REST (/data/orders, /data/order/{id},
+ *    /data/trades), so nothing missed while away is lost and nothing is emitted twice.
+ *  - `prepare` signs locally (the id, the EIP-712 digest, is known before anything is sent);
+ *    `place` posts the prepared wire objects at most 15 per POST /orders, byte-identical on a retry.
+ *    Each entry's answer becomes a PlaceOutcome; when the request as a whole fails, no one knows
+ *    whether it landed, so every entry of that batch is `UNKNOWN`: resolve with `order(id)`, never
+ *    re-sign.
+ *  - `fills(since)`: GET /data/trades mapped per own order: the taker order when we took, and every
+ *    maker order of ours (possibly on the complementary token: its token, side and price are the
+ *    maker order's own).
+ *  - `heartbeat()`: POST /v1/heartbeats chaining the id; false on any failure (the chain restarts).
+ */
+import type { Observable } from 'rxjs';
+import { filter, share, tap } from 'rxjs';
+import type { Wallet } from 'ethers';
+import { createOrDeriveApiKey } from '../api/auth.ts';
+import { ClobClient, MAX_BATCH_ORDERS, type ClobMarket, type OpenOrder, type Trade } from '../api/clob.ts';
+import type { Budgets, BudgetConfig } from '../api/http/budgets.ts';
+import { createTransport, type ApiCredentials, type HttpTransport, type LoggerLike } from '../api/http/transport.ts';
+import type { Transport } from '../api/http/types.ts';
+import { OrderBuilder } from '../api/orders.ts';
+import type { WireOrder } from '../api/signing/order.ts';
+import { marketStream, type MarketStream } from '../api/streams/market.ts';
+import type { BackoffPolicy, StreamLogger, WsFactory } from '../api/streams/socket.ts';
+import { fillsOf, normaliseOrderStatus, parseWith, tradeRecordSchema, type UserIdentity } from '../api/streams/user-decode.ts';
+import { userStream, type ReconcileContext, type ReconcileResult, type UserStream } from '../api/streams/user.ts';
+import { LiveClock, type Clock } from '../core/clock.ts';
+import { ValidationError } from '../core/errors.ts';
+import type { MarketEvent, UserEvent } from '../core/events.ts';
+import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
+import { formatAmount, formatPrice, LOT_MICRO, notional, PRICE_SCALE, tickFromPips, tickPips, type Micro, type TickSize } from '../core/units.ts';
+import type { CancelOutcome, MarketInfo, PlaceOutcome, PlaceRequest, PreparedOrder, Venue, VenueFill, VenueOrder } from './venue.ts';
+
+/** A logger the venue, its transport and its streams can share (pino's Logger fits). */
+export interface VenueLogger extends LoggerLike, StreamLogger {
+  warn(obj: Record<string, unknown>, msg: string): void;
+  info(obj: Record<string, unknown>, msg: string): void;
+  debug(obj: Record<string, unknown>, msg: string): void;
+}
+
+/** Options of `createLiveVenue`. */
+export interface LiveVenueOptions {
+  /** Base URLs: `clob` (required), `ws` (the WebSocket base: `${ws}/ws/market`, `${ws}/ws/user`), and optionally gamma/data/content. */
+  urls: { clob: string; ws: string; gamma?: string; data?: string; content?: string };
+  /** The trading wallet (signs orders and the L1 key requests). */
+  wallet: Wallet;
+  /** EIP-712 chain id (default 137). */
+  chainId?: number;
+  /** Time for requests, signatures and stream timers (default the wall clock). */
+  clock?: Clock;
+  /** Request budgets (config, or a shared Budgets instance). */
+  budgets?: BudgetConfig | Budgets;
+  logger?: VenueLogger;
+  /** Market channel: data silence after which the connection is replaced, ms (default 30 s; 0 disables). */
+  silenceMs?: number;
+  /**
+   * User channel: data silence after which the connection is replaced, ms (default 0: disabled).
+   * A quiet account is silent by nature, so a silence deadline there means a reconnect (and a
+   * REST reconciliation, with quotes pulled meanwhile) after every quiet period; liveness is judged
+   * by PING/PONG and closes instead, and anything missed is reconciled after any reconnect.
+   */
+  userSilenceMs?: number;
+  /** Stream PING interval, ms (default 10 s). */
+  pingIntervalMs?: number;
+  /** Stream reconnect backoff. */
+  backoff?: Partial<BackoffPolicy>;
+  /** Per-attempt HTTP timeout, ms (default 10 s). */
+  timeoutMs?: number;
+  /** L1 nonce of the API key (default 0). */
+  nonce?: number;
+  /** Trades are refetched from this long before a stream gap (reconciliation), ms (default 60 s). */
+  reconcileMarginMs?: number;
+  /** Socket implementation for both streams (tests, benches). */
+  createSocket?: WsFactory;
+  /** Speculative signing of likely re-quotes in idle time (see LiveVenueParts.presign). Default `{ticks: 1}`. */
+  presign?: PresignOptions | false;
+}
+
+/**
+ * Speculative signing. Signing (EIP-712 hash + secp256k1) is most of the time between a market
+ * frame and an order on the wire (~50-90 us per order). After a GTC limit order is prepared, the
+ * same order at its price and `ticks` ticks either side is signed in idle time (one signature per
+ * event-loop turn, so incoming frames wait at most one signature), and a later `prepare` of an
+ * identical order (token, side, price, size, tick, neg-risk, fee) takes it from the cache. Each
+ * pre-signed order has its own salt and is used at most once; unused ones are simply never sent.
+ */
+export interface PresignOptions {
+  /** Ticks either side of each prepared price to pre-sign (default 1; 0 pre-signs the same price only). */
+  ticks?: number;
+  /** Most pre-signed orders kept (oldest dropped first; default 1,000). */
+  capacity?: number;
+}
+
+/** Counters of a live venue. */
+export interface LiveVenueStats {
+  /** Orders prepared from the pre-signed cache / signed on the spot. */
+  presignHits: number;
+  presignMisses: number;
+  /** Orders signed speculatively, and held now. */
+  presigned: number;
+  presignHeld: number;
+}
+
+/** What the live venue adds to the port. */
+export interface LiveVenue extends Venue {
+  /** The API key id (the `owner` of our orders). Never the secret. */
+  readonly apiKey: string;
+  /** The account address, lower case. */
+  readonly address: string;
+  /** The CLOB client of this identity (for what the port does not cover). */
+  readonly clob: ClobClient;
+  /** Asks the market channel for fresh snapshots of these tokens (a desynced or crossed mirror). */
+  resync(tokenIds: readonly TokenId[]): void;
+  /** The cached info of a token's market (tick as last seen), or undefined before `markets()`. */
+  marketOfToken(tokenId: string): MarketInfo | undefined;
+  /** Adds markets to the signing cache without listing (tests, benches, a known universe). */
+  learnMarkets(markets: readonly MarketInfo[]): void;
+  stats(): LiveVenueStats;
+}
+
+/** Parts a live venue is assembled from (`createLiveVenue` builds them; tests and benches may inject). */
+export interface LiveVenueParts {
+  transport: Transport & { close?(): Promise<void> };
+  creds: ApiCredentials;
+  /** Account address (any case). */
+  address: string;
+  builder: OrderBuilder;
+  urls: { ws: string };
+  clock: Clock;
+  logger?: VenueLogger;
+  silenceMs?: number;
+  userSilenceMs?: number;
+  pingIntervalMs?: number;
+  backoff?: Partial<BackoffPolicy>;
+  reconcileMarginMs?: number;
+  createSocket?: WsFactory;
+  /** Speculative signing (default `{ticks: 1}`); false disables it. */
+  presign?: PresignOptions | false;
+}
+
+/**
+ * Connects to the venue: creates (or derives) the wallet's API key and returns the Venue.
+ * Nothing streams until `marketEvents` / `userEvents` are subscribed.
+ * @throws ConfigError on a bad URL; AuthError when the key request is refused; NetworkError /
+ *   RateLimitError / TimeoutError when the venue cannot be reached.
+ */
+export async function createLiveVenue(o: LiveVenueOptions): Promise<LiveVenue> {
+  const clock = o.clock ?? new LiveClock();
+  const transport = createTransport({
+    urls: { clob: o.urls.clob, ...(o.urls.gamma ? { gamma: o.urls.gamma } : {}), ...(o.urls.data ? { data: o.urls.data } : {}), ...(o.urls.content ? { content: o.urls.content } : {}) },
+    signer: o.wallet,
+    chainId: o.chainId ?? 137,
+    clock,
+    ...(o.budgets !== undefined ? { budgets: o.budgets } : {}),
+    ...(o.logger ? { logger: o.logger } : {}),
+    ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+  });
+  let creds: ApiCredentials;
+  try {
+    creds = await createOrDeriveApiKey(transport, { nonce: o.nonce ?? 0 });
+  } catch (err) {
+    await transport.close();
+    throw err;
+  }
+  transport.setCredentials(creds);
+  const builder = new OrderBuilder({ wallet: o.wallet, chainId: o.chainId ?? 137, clock });
+  return liveVenueFromParts({
+    transport,
+    creds,
+    address: o.wallet.address,
+    builder,
+    urls: { ws: o.urls.ws },
+    clock,
+    ...(o.logger ? { logger: o.logger } : {}),
+    ...(o.silenceMs !== undefined ? { silenceMs: o.silenceMs } : {}),
+    ...(o.userSilenceMs !== undefined ? { userSilenceMs: o.userSilenceMs } : {}),
+    ...(o.pingIntervalMs !== undefined ? { pingIntervalMs: o.pingIntervalMs } : {}),
+    ...(o.backoff ? { backoff: o.backoff } : {}),
+    ...(o.reconcileMarginMs !== undefined ? { reconcileMarginMs: o.reconcileMarginMs } : {}),
+    ...(o.createSocket ? { createSocket: o.createSocket } : {}),
+    ...(o.presign !== undefined ? { presign: o.presign } : {}),
+  });
+}
+
+/** Assembles a live venue from ready parts (no I/O until a method is called). */
+export function liveVenueFromParts(p: LiveVenueParts): LiveVenue {
+  return new LiveVenueImpl(p);
+}
+
+// ---- wire records for the user stream's reconciliation (it validates them itself) ---------------
+
+/** An OpenOrder of the CLOB client back to the record form of /data/orders. */
+export function orderRecord(o: OpenOrder): Record<string, unknown> {
+  return {
+    id: o.id,
+    market: o.market,
+    asset_id: o.assetId,
+    side: o.side,
+    price: formatPrice(o.price),
+    original_size: formatAmount(o.originalSize),
+    size_matched: formatAmount(o.sizeMatched),
+    status: String(o.status).toUpperCase(),
+    ...(o.createdAt !== undefined ? { created_at: o.createdAt } : {}),
+  };
+}
+
+/** A Trade of the CLOB client back to the record form of /data/trades. */
+export function tradeRecord(t: Trade): Record<string, unknown> {
+  return {
+    id: t.id,
+    taker_order_id: t.takerOrderId,
+    market: t.market,
+    asset_id: t.assetId,
+    side: t.side,
+    size: formatAmount(t.size),
+    price: formatPrice(t.price),
+    status: t.status,
+    fee_rate_bps: String(t.feeRateBps),
+    trader_side: t.traderSide,
+    owner: t.owner,
+    maker_address: t.makerAddress,
+    match_time: t.matchTime,
+    ...(t.lastUpdate !== undefined ? { last_update: t.lastUpdate } : {}),
+    maker_orders: t.makerOrders.map((m) => ({
+      order_id: m.orderId,
+      owner: m.owner,
+      maker_address: m.makerAddress,
+      matched_amount: formatAmount(m.matchedAmount),
+      price: formatPrice(m.price),
+      asset_id: m.assetId,
+      side: m.side,
+      fee_rate_bps: String(m.feeRateBps),
+    })),
+  };
+}
+
+/** An OpenOrder as the port's VenueOrder (status upper case; an unknown status reads as LIVE). */
+export function toVenueOrder(o: OpenOrder): VenueOrder {
+  return {
+    id: o.id,
+    market: o.market,
+    tokenId: o.assetId,
+    side: o.side,
+    price: o.price,
+    originalSize: o.originalSize,
+    sizeMatched: o.sizeMatched,
+    status: normaliseOrderStatus(String(o.status)) ?? 'LIVE',
+  };
+}
+
+/**
+ * The venue's taker fee of a fill: size × min(p, 1 − p) × bps, floored to a micro (the matching
+ * engine's formula). Makers pay their own (usually zero) rate.
+ */
+export function feeOf(size: number, price: number, feeRateBps: number): Micro {
+  if (feeRateBps <= 0) return 0 as Micro;
+  const base = Math.min(price, PRICE_SCALE - price);
+  return Math.floor((((size * base) / PRICE_SCALE) * feeRateBps) / PRICE_SCALE) as Micro;
+}
+
+/** The own fills of trade records (the records of /data/trades), as the port's VenueFills. */
+export function venueFillsOf(records: readonly unknown[], me: UserIdentity): VenueFill[] {
+  const out: VenueFill[] = [];
+  for (const rec of records) {
+    const r = parseWith(tradeRecordSchema, rec);
+    if (!r.ok) continue;
+    const matchTime = r.value.match_time >= 0 ? r.value.match_time : r.value.last_update >= 0 ? r.value.last_update : r.value.timestamp;
+    for (const f of fillsOf(r.value, me, 'reconcile', 0)) {
+      out.push({
+        tradeId: f.tradeId,
+        orderId: f.orderId,
+        market: f.market,
+        tokenId: f.tokenId,
+        side: f.side,
+        price: f.price,
+        size: f.size,
+        role: f.role,
+        fee: feeOf(f.size, f.price, f.feeRateBps),
+        status: f.status,
+        matchTime: matchTime < 0 ? 0 : matchTime,
+      });
+    }
+  }
+  return out;
+}
+
+/** Everything a limit GTC order's signature depends on, but its salt. */
+function presignKey(tokenId: string, side: string, price: number, size: number, m: MarketInfo): string {
+  return `${tokenId}|${side}|${price}|${size}|${m.tick}|${m.negRisk ? 1 : 0}|${m.feeRateBps}`;
+}
+
+function toMarketInfo(m: ClobMarket, feeRateBps: number): MarketInfo | undefined {
+  if (m.tokens.length !== 2) return undefined;
+  const [a, b] = m.tokens as [ClobMarket['tokens'][0], ClobMarket['tokens'][0]];
+  return {
+    market: m.conditionId,
+    question: m.question,
+    tokens: [
+      { tokenId: a.tokenId, outcome: a.outcome },
+      { tokenId: b.tokenId, outcome: b.outcome },
+    ],
+    tick: m.tickSize,
+    minOrderSize: m.minOrderSize,
+    negRisk: m.negRisk,
+    feeRateBps,
+    active: m.active && !m.closed && m.acceptingOrders,
+    endDate: m.endDateIso ?? '',
+  };
+}
+
+const PLACE_STATUSES = new Set(['live', 'matched', 'unmatched', 'delayed']);
+
+class LiveVenueImpl implements LiveVenue {
+  readonly clock: Clock;
+  readonly apiKey: string;
+  readonly address: string;
+  readonly clob: ClobClient;
+  readonly #p: LiveVenueParts;
+  readonly #me: UserIdentity;
+  readonly #byToken = new Map<string, MarketInfo>();
+  readonly #byMarket = new Map<string, MarketInfo>();
+  readonly #fees = new Map<string, number>();
+  readonly #feeAsked = new Set<string>();
+  readonly #marginMs: number;
+  #market: { stream: MarketStream; events$: Observable<MarketEvent> } | undefined;
+  #user: { stream: UserStream; events$: Observable<UserEvent>; markets: Set<string> } | undefined;
+  #heartbeatId: string | null = null;
+  #closed: Promise<void> | undefined;
+  readonly #presignTicks: number; // -1: disabled
+  readonly #presignCap: number;
+  readonly #presigned = new Map<string, { id: string; wire: WireOrder }>();
+  readonly #presignQueue = new Map<string, { tokenId: string; side: PlaceRequest['side']; price: number; size: number }>();
+  #presignScheduled = false;
+  readonly #stats: LiveVenueStats = { presignHits: 0, presignMisses: 0, presigned: 0, presignHeld: 0 };
+
+  constructor(p: LiveVenueParts) {
+    this.#p = p;
+    this.clock = p.clock;
+    this.apiKey = p.creds.apiKey;
+    this.address = p.address.toLowerCase();
+    this.clob = new ClobClient(p.transport, { owner: p.creds.apiKey });
+    this.#me = { apiKey: p.creds.apiKey, address: this.address };
+    this.#marginMs = p.reconcileMarginMs ?? 60_000;
+    const ps = p.presign === undefined ? {} : p.presign;
+    this.#presignTicks = ps === false ? -1 : Math.max(0, Math.floor(ps.ticks ?? 1));
+    this.#presignCap = ps === false ? 0 : Math.max(1, ps.capacity ?? 1_000);
+  }
+
+  stats(): LiveVenueStats {
+    return { ...this.#stats, presignHeld: this.#presigned.size };
+  }
+
+  // ---- markets ---------------------------------------------------------------------------------
+
+  learnMarkets(markets: readonly MarketInfo[]): void {
+    for (const m of markets) {
+      this.#byMarket.set(m.market, m);
+      for (const t of m.tokens) this.#byToken.set(t.tokenId, m);
+    }
+  }
+
+  marketOfToken(tokenId: string): MarketInfo | undefined {
+    return this.#byToken.get(tokenId);
+  }
+
+  async markets(): Promise<readonly MarketInfo[]> {
+    const out: MarketInfo[] = [];
+    for await (const m of this.clob.marketsAll()) {
+      const info = toMarketInfo(m, this.#fees.get(m.conditionId) ?? this.#byMarket.get(m.conditionId)?.feeRateBps ?? 0);
+      if (info !== undefined) out.push(info);
+    }
+    // stable: active first, listing order otherwise
+    const sorted = [...out.filter((m) => m.active), ...out.filter((m) => !m.active)];
+    this.learnMarkets(sorted);
+    return sorted;
+  }
+
+  /** Fetches the fee rate of the markets of these tokens once, in the background (signing needs it). */
+  #learnFees(tokenIds: readonly string[]): void {
+    for (const t of tokenIds) {
+      const m = this.#byToken.get(t);
+      if (m === undefined || this.#feeAsked.has(m.market)) continue;
+      this.#feeAsked.add(m.market);
+      this.clob.feeRate(t).then(
+        (bps) => {
+          this.#fees.set(m.market, bps);
+          const cur = this.#byMarket.get(m.market);
+          if (cur !== undefined && cur.feeRateBps !== bps) this.learnMarkets([{ ...cur, feeRateBps: bps }]);
+        },
+        (err: unknown) => {
+          this.#feeAsked.delete(m.market);
+          this.#p.logger?.warn({ market: m.market, err: (err as Error).message?.slice(0, 200) }, 'fee rate lookup failed (orders sign with the cached rate)');
+        },
+      );
+    }
+  }
+
+  #onTick(tokenId: string, tickPipsNew: number): void {
+    const m = this.#byToken.get(tokenId);
+    if (m === undefined) return;
+    let tick: TickSize;
+    try {
+      tick = tickFromPips(tickPipsNew);
+    } catch {
+      return;
+    }
+    if (m.tick !== tick) this.learnMarkets([{ ...m, tick }]);
+  }
+
+  // ---- streams -----------------------------------------------------------------------------------
+
+  marketEvents(tokenIds: readonly TokenId[]): Observable<MarketEvent> {
+    if (this.#closed) throw new ValidationError('venue closed');
+    this.#learnFees(tokenIds);
+    let m = this.#market;
+    if (m === undefined) {
+      const p = this.#p;
+      const stream = marketStream({
+        url: `${p.urls.ws.replace(/\/+$/, '')}/ws/market`,
+        assetIds: [...tokenIds],
+        clock: p.clock,
+        ...(p.silenceMs !== undefined ? { silenceMs: p.silenceMs } : {}),
+        ...(p.pingIntervalMs !== undefined ? { pingIntervalMs: p.pingIntervalMs } : {}),
+        ...(p.backoff ? { backoff: p.backoff } : {}),
+        ...(p.logger ? { logger: p.logger } : {}),
+        ...(p.createSocket ? { createSocket: p.createSocket } : {}),
+      });
+      // keep the signing cache's tick in step with the venue (before any consumer sees the event)
+      const events$ = stream.events$.pipe(
+        tap((e) => {
+          if (e.type === 'tick_size_change') this.#onTick(e.tokenId, e.new);
+          else if (e.type === 'book_snapshot' && e.tickSize !== null) this.#onTick(e.tokenId, e.tickSize);
+        }),
+        share(),
+      );
+      this.#market = m = { stream, events$ };
+    } else {
+      m.stream.subscribe(tokenIds);
+    }
+    const wanted = new Set<string>(tokenIds);
+    const markets = new Set<string>();
+    for (const t of tokenIds) {
+      const info = this.#byToken.get(t);
+      if (info !== undefined) markets.add(info.market);
+    }
+    return m.events$.pipe(
+      filter((e) => {
+        switch (e.type) {
+          case 'book_snapshot':
+          case 'level_change':
+          case 'last_trade':
+          case 'tick_size_change':
+          case 'best_bid_ask':
+            return wanted.has(e.tokenId);
+          case 'market_resolved':
+            return markets.size === 0 || markets.has(e.market);
+          default:
+            return true;
+        }
+      }),
+    );
+  }
+
+  resync(tokenIds: readonly TokenId[]): void {
+    this.#market?.stream.resync(tokenIds);
+  }
+
+  userEvents(markets: readonly ConditionId[]): Observable<UserEvent> {
+    if (this.#closed) throw new ValidationError('venue closed');
+    let u = this.#user;
+    if (u === undefined) {
+      const p = this.#p;
+      const set = new Set<string>(markets);
+      const stream = userStream({
+        url: `${p.urls.ws.replace(/\/+$/, '')}/ws/user`,
+        creds: p.creds,
+        address: this.address,
+        markets: [...set],
+        reconcile: (ctx) => this.#reconcile(ctx, set),
+        clock: p.clock,
+        silenceMs: p.userSilenceMs ?? 0,
+        ...(p.pingIntervalMs !== undefined ? { pingIntervalMs: p.pingIntervalMs } : {}),
+        ...(p.backoff ? { backoff: p.backoff } : {}),
+        ...(p.logger ? { logger: p.logger } : {}),
+        ...(p.createSocket ? { createSocket: p.createSocket } : {}),
+      });
+      this.#user = u = { stream, events$: stream.events$, markets: set };
+    } else {
+      const fresh = markets.filter((m) => !u!.markets.has(m));
+      for (const m of fresh) u.markets.add(m);
+      if (fresh.length > 0) u.stream.subscribe(fresh);
+    }
+    return u.events$;
+  }
+
+  /** What the user stream may have missed: open orders, orders last seen open, trades since the gap. */
+  async #reconcile(ctx: ReconcileContext, markets: ReadonlySet<string>): Promise<ReconcileResult> {
+    const call = { signal: ctx.signal };
+    const inScope = (market: string) => markets.size === 0 || markets.has(market);
+    const orders: unknown[] = [];
+    const seen = new Set<string>();
+    for await (const o of this.clob.openOrdersAll({}, call)) {
+      seen.add(o.id);
+      if (inScope(o.market)) orders.push(orderRecord(o));
+    }
+    for (const id of ctx.openOrderIds) {
+      if (seen.has(id)) continue;
+      const o = await this.clob.resolveOrder(id, call);
+      if (o !== undefined) orders.push(orderRecord(o));
+    }
+    const trades: unknown[] = [];
+    const after = Math.max(0, Math.floor((ctx.since - this.#marginMs) / 1000) - 1);
+    for await (const t of this.clob.tradesAll({ after }, call)) if (inScope(t.market)) trades.push(tradeRecord(t));
+    return { orders, trades };
+  }
+
+  // ---- orders ----------------------------------------------------------------------------------
+
+  prepare(requests: readonly PlaceRequest[]): readonly PreparedOrder[] {
+    const out: PreparedOrder[] = new Array(requests.length);
+    for (let i = 0; i < requests.length; i++) {
+      const r = requests[i]!;
+      const m = this.#byToken.get(r.tokenId);
+      if (m === undefined) throw new ValidationError(`prepare: token ${String(r.tokenId).slice(0, 20)}… is not in the market cache (call markets() first)`);
+      if (m.market !== r.market) throw new ValidationError(`prepare: token ${String(r.tokenId).slice(0, 20)}… is not of market ${String(r.market).slice(0, 12)}…`);
+      const common = { tokenId: r.tokenId as string, side: r.side, tick: m.tick, negRisk: m.negRisk, feeRateBps: m.feeRateBps };
+      if (r.type === 'GTC' && this.#presignTicks >= 0) {
+        const key = presignKey(r.tokenId, r.side, r.price, r.size, m);
+        const hit = this.#presigned.get(key);
+        if (hit !== undefined) {
+          this.#presigned.delete(key);
+          this.#stats.presignHits++;
+          out[i] = { id: hit.id as OrderId, request: r, wire: hit.wire };
+        } else {
+          this.#stats.presignMisses++;
+          const built = this.#p.builder.buildLimit({ ...common, price: r.price, size: r.size });
+          out[i] = { id: built.id as OrderId, request: r, wire: built.wire };
+        }
+        this.#presignAround(r.tokenId, r.side, r.price, r.size, m);
+        continue;
+      }
+      let built;
+      if (r.type === 'FOK' || r.type === 'FAK') {
+        // a market order: BUY spends collateral (size × price, on the 0.01 lot), SELL sells shares
+        const amount = r.side === 'BUY' ? notional(r.size, r.price, 'down') : r.size;
+        built = this.#p.builder.buildMarket({ ...common, price: r.price, amount: amount - (amount % LOT_MICRO) });
+      } else {
+        built = this.#p.builder.buildLimit({ ...common, price: r.price, size: r.size, ...(r.type === 'GTD' ? { expiration: r.expiration ?? 0 } : {}) });
+      }
+      out[i] = { id: built.id as OrderId, request: r, wire: built.wire };
+    }
+    return out;
+  }
+
+  /** Queues the same order at its price and the neighbouring ticks for signing in idle time. */
+  #presignAround(tokenId: string, side: PlaceRequest['side'], price: number, size: number, m: MarketInfo): void {
+    const tick = tickPips(m.tick);
+    const n = this.#presignTicks;
+    for (let k = -n; k <= n; k++) {
+      const p = price + k * tick;
+      if (p < tick || p > PRICE_SCALE - tick) continue;
+      const key = presignKey(tokenId, side, p, size, m);
+      if (this.#presigned.has(key) || this.#presignQueue.has(key)) continue;
+      this.#presignQueue.set(key, { tokenId, side, price: p, size });
+    }
+    while (this.#presignQueue.size > this.#presignCap) this.#presignQueue.delete(this.#presignQueue.keys().next().value!);
+    if (!this.#presignScheduled && this.#presignQueue.size > 0 && this.#closed === undefined) {
+      this.#presignScheduled = true;
+      setImmediate(this.#presignStep);
+    }
+  }
+
+  /** Signs one queued order per event-loop turn (incoming frames wait at most one signature). */
+  readonly #presignStep = (): void => {
+    this.#presignScheduled = false;
+    if (this.#closed !== undefined) return;
+    const next = this.#presignQueue.entries().next();
+    if (next.done) return;
+    const [key, q] = next.value;
+    this.#presignQueue.delete(key);
+    // the market may have changed (tick) since it was queued: sign only what is still current
+    const cur = this.#byToken.get(q.tokenId);
+    if (cur !== undefined && presignKey(q.tokenId, q.side, q.price, q.size, cur) === key) {
+      try {
+        const b = this.#p.builder.buildLimit({ tokenId: q.tokenId, side: q.side, tick: cur.tick, negRisk: cur.negRisk, feeRateBps: cur.feeRateBps, price: q.price, size: q.size });
+        this.#presigned.set(key, { id: b.id, wire: b.wire });
+        this.#stats.presigned++;
+        if (this.#presigned.size > this.#presignCap) this.#presigned.delete(this.#presigned.keys().next().value!);
+      } catch {
+        /* off the tick now, or out of range: nothing to pre-sign */
+      }
+    }
+    if (this.#presignQueue.size > 0) {
+      this.#presignScheduled = true;
+      setImmediate(this.#presignStep);
+    }
+  };
+
+  async place(orders: readonly PreparedOrder[]): Promise<readonly PlaceOutcome[]> {
+    const out: PlaceOutcome[] = [];
+    for (let i = 0; i < orders.length; i += MAX_BATCH_ORDERS) {
+      const chunk = orders.slice(i, i + MAX_BATCH_ORDERS);
+      const entries = chunk.map((o) => ({
+        order: { id: o.id as string, wire: o.wire as WireOrder },
+        orderType: o.request.type,
+        ...(o.request.postOnly !== undefined ? { postOnly: o.request.postOnly } : {}),
+      }));
+      let res;
+      try {
+        res = await this.clob.postOrders(entries);
+      } catch (err) {
+        // the request may or may not have landed: every entry is unknown until resolved by id
+        const e = err as { code?: unknown; message?: unknown };
+        const message = `${typeof e.code === 'string' ? e.code : 'ERROR'}: ${String(e.message ?? err).slice(0, 200)}`;
+        for (const o of chunk) out.push({ id: o.id, ok: false, code: 'UNKNOWN', message });
+        continue;
+      }
+      for (let k = 0; k < chunk.length; k++) {
+        const r = res[k]!;
+        const id = chunk[k]!.id;
+        if (r.ok) {
+          const s = String(r.status).toLowerCase();
+          const status = PLACE_STATUSES.has(s) ? (s as 'live' | 'matched' | 'unmatched' | 'delayed') : s === 'canceled' ? 'unmatched' : 'live';
+          out.push({ id, ok: true, status });
+        } else out.push({ id, ok: false, code: String(r.code), message: r.message });
+      }
+    }
+    return out;
+  }
+
+  async cancel(ids: readonly OrderId[]): Promise<CancelOutcome> {
+    const canceled: OrderId[] = [];
+    const notCanceled = new Map<OrderId, string>();
+    for (let i = 0; i < ids.length; i += 3000) {
+      const r = await this.clob.cancelOrders(ids.slice(i, i + 3000));
+      canceled.push(...r.canceled);
+      for (const [k, v] of Object.entries(r.notCanceled)) notCanceled.set(k as OrderId, v);
+    }
+    return { canceled, notCanceled };
+  }
+
+  async cancelAll(): Promise<CancelOutcome> {
+    const r = await this.clob.cancelAll();
+    return { canceled: r.canceled, notCanceled: new Map(Object.entries(r.notCanceled) as Array<[OrderId, string]>) };
+  }
+
+  async openOrders(): Promise<readonly VenueOrder[]> {
+    const out: VenueOrder[] = [];
+    for await (const o of this.clob.openOrdersAll()) out.push(toVenueOrder(o));
+    return out;
+  }
+
+  async order(id: OrderId): Promise<VenueOrder | undefined> {
+    const o = await this.clob.resolveOrder(id);
+    return o === undefined ? undefined : toVenueOrder(o);
+  }
+
+  async fills(sinceMs: number): Promise<readonly VenueFill[]> {
+    const after = Math.max(0, Math.floor(sinceMs / 1000) - 1); // the venue filters on whole seconds, strictly after
+    const records: unknown[] = [];
+    for await (const t of this.clob.tradesAll({ after })) records.push(tradeRecord(t));
+    return venueFillsOf(records, this.#me).filter((f) => f.matchTime >= Math.floor(sinceMs / 1000) * 1000);
+  }
+
+  async heartbeat(): Promise<boolean> {
+    try {
+      this.#heartbeatId = await this.clob.heartbeat(this.#heartbeatId);
+      return true;
+    } catch (err) {
+      this.#heartbeatId = null;
+      this.#p.logger?.warn({ err: (err as Error).message?.slice(0, 200) }, 'heartbeat failed');
+      return false;
+    }
+  }
+
+  async balance(): Promise<{ available: Micro; reserved: Micro }> {
+    const b = await this.clob.balances();
+    return { available: b.collateral.available, reserved: b.collateral.reserved };
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      this.#market?.stream.close();
+      this.#user?.stream.close();
+      await this.#p.transport.close?.();
+    })();
+    return this.#closed;
+  }
+}

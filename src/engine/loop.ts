@@ -1,0 +1,447 @@
+/**
+ * The engine: ONE RxJS loop, `merge(marketEvents$, userEvents$, timer$)`, processed strictly in
+ * order and synchronously. For each event:
+ *
+ *   1. the state is updated (book mirrors, own orders, positions; src/engine/state.ts);
+ *   2. a fill is handed to `onFill` (the store: on disk before anything reports it);
+ *   3. markets whose data went bad (a book stale: disconnected, frozen, crossed, desynced; the
+ *      user channel lost; the market resolved) are PULLED: an empty DesiredQuotes goes straight to
+ *      `execute`, so execution cancels the quotes; their quotes are dropped until the data is whole
+ *      again (a fresh snapshot after the resync), then quoting resumes;
+ *   4. `strategy.onEvent(event, state)`; its desired quotes pass `gate` (risk) and then `execute`
+ *      (the executor's submit); immediate orders pass `gateOrders` then `executeOrders`.
+ *
+ * Nothing inside a step awaits: an event re-entering the loop while one is processed (a
+ * synchronous source) is queued and processed after it. A throwing state update, strategy, gate or
+ * executor is caught, logged (rate-limited) and counted; the loop goes on (a gate that throws
+ * fails closed: the market is pulled). A source that errors is replaced by a `disconnected` event
+ * for its stream (its books go stale), never by a dead loop.
+ *
+ * Start: the streams are subscribed first (state builds from the first event), then the restart
+ * reconciliation runs (`reconcile`, e.g. `reconcileOnStart` of ./restart.ts); the strategy is not
+ * called, and nothing is quoted, until it has succeeded. `start()` rejects (and stops the engine)
+ * when it fails. `stop()` is idempotent; it does not cancel orders or close the venue (the daemon
+ * does: cancelAll, verify, then close).
+ */
+import { merge, Observable, Subject, catchError, of, type Subscription } from 'rxjs';
+import type { Clock, TimerHandle } from '../core/clock.ts';
+import type { DisconnectedEvent, FillEvent, MmkitEvent, StreamName, TimerEvent } from '../core/events.ts';
+import type { ConditionId, TokenId } from '../core/ids.ts';
+import type { DesiredQuotes, ImmediateIntent, StrategyOutput } from '../core/intents.ts';
+import type { StrategyHandlers, StrategyState } from '../strategy/api.ts';
+import { EngineState, type FillLike, type OrderViewSource } from './state.ts';
+import type { MarketInfo, Venue, VenueOrder } from './venue.ts';
+
+/** A structured logger (pino's Logger fits). */
+export interface EngineLogger {
+  debug?(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error?(obj: object, msg?: string): void;
+}
+
+/** What a start reconciliation may hand the engine (see ./restart.ts, ReconcileReport). */
+export interface StartReconciliation {
+  /** Open orders found at the venue and kept: they join the state's own orders. */
+  readonly adopted?: readonly VenueOrder[];
+  /** Fills backfilled from the venue: they join the state's positions (deduplicated). */
+  readonly fills?: readonly FillLike[];
+}
+
+/** Options of `createEngine`. */
+export interface EngineOptions {
+  venue: Venue;
+  /** The strategy instance (`definition.create(ctx, params)`); pass `engine.state.markets` as ctx.markets. */
+  strategy: StrategyHandlers;
+  /** The markets to trade: both tokens of each are mirrored and must be fresh to quote. */
+  markets: readonly MarketInfo[];
+  clock: Clock;
+  /** Timer events for the strategy every `tickMs` (0: none); venue balance refresh every `balanceMs` (default 5 s; 0: never). */
+  timers?: { tickMs: number; balanceMs?: number };
+  /** Risk gate for quotes: returns what may be executed (an empty list pulls). Default: pass. */
+  gate?: (desired: DesiredQuotes, state: StrategyState) => DesiredQuotes;
+  /** Hands desired quotes to execution (the executor's submit; latest per market wins there). */
+  execute?: (desired: DesiredQuotes) => void;
+  /** Risk gate for immediate orders. Default: pass. */
+  gateOrders?: (orders: readonly ImmediateIntent[], state: StrategyState) => readonly ImmediateIntent[];
+  /** Hands immediate orders to execution. Without it they are dropped (and counted). */
+  executeOrders?: (orders: readonly ImmediateIntent[]) => void;
+  /** Every fill event, after the state counted it, before the strategy sees it (persist here). */
+  onFill?: (fill: FillEvent) => void;
+  /** The restart reconciliation; start() awaits it before any quoting. */
+  reconcile?: () => Promise<StartReconciliation | void>;
+  /** Own open orders from the executor's tracker instead of the order events. */
+  orders?: OrderViewSource;
+  /** Asks the venue for fresh snapshots (default: the venue's `resync` when it has one). */
+  resync?: (tokenIds: readonly TokenId[]) => void;
+  /** Pull quotes while the user channel is out of sync (default true). */
+  requireUserSync?: boolean;
+  logger?: EngineLogger;
+}
+
+/** Counters of the engine. */
+export interface EngineStats {
+  /** Events processed. */
+  events: number;
+  /** Strategy outputs and quote sets executed / dropped (pulled market, unknown market). */
+  outputs: number;
+  executed: number;
+  dropped: number;
+  /** Pulls (a market went unquotable) and resumes. */
+  pulls: number;
+  resumes: number;
+  /** Errors caught, per place. */
+  errors: { state: number; strategy: number; gate: number; execute: number; onFill: number; source: number; balance: number };
+}
+
+/** The running engine. */
+export interface Engine {
+  /** Subscribes the streams, runs the reconciliation, then lets the strategy quote. @throws what the reconciliation throws. */
+  start(): Promise<void>;
+  /** Unsubscribes and stops the timers. Idempotent. */
+  stop(): Promise<void>;
+  readonly state: EngineState;
+  /** Every event, after the state and the strategy have processed it. */
+  readonly events$: Observable<MmkitEvent>;
+  /** Every quote set handed to `execute` (gated strategy output and pulls). */
+  readonly desired$: Observable<DesiredQuotes>;
+  /** True once the reconciliation has succeeded (quoting allowed) and until stop. */
+  readonly ready: boolean;
+  /** The markets pulled right now (no quoting). */
+  pulled(): ReadonlySet<ConditionId>;
+  stats(): EngineStats;
+}
+
+type Control = { readonly kind: 'balance'; readonly available: number; readonly reserved: number } | { readonly kind: 'ready' };
+type Item = MmkitEvent | Control;
+
+const isControl = (x: Item): x is Control => 'kind' in x && !('type' in x);
+
+/** Creates the engine (see the module comment). Nothing runs until `start()`. */
+export function createEngine(o: EngineOptions): Engine {
+  return new EngineImpl(o);
+}
+
+class EngineImpl implements Engine {
+  readonly state: EngineState;
+  readonly #o: EngineOptions;
+  readonly #events = new Subject<MmkitEvent>();
+  readonly #desired = new Subject<DesiredQuotes>();
+  readonly #control = new Subject<Control>();
+  readonly #pulled = new Set<ConditionId>();
+  readonly #markets: ReadonlySet<ConditionId>;
+  readonly #queue: Item[] = [];
+  readonly #resync: ((ids: readonly TokenId[]) => void) | undefined;
+  readonly #stats: EngineStats = { events: 0, outputs: 0, executed: 0, dropped: 0, pulls: 0, resumes: 0, errors: { state: 0, strategy: 0, gate: 0, execute: 0, onFill: 0, source: 0, balance: 0 } };
+  readonly #logged = new Map<string, number>();
+  #busy = false;
+  #ready = false;
+  #started: Promise<void> | undefined;
+  #stopped: Promise<void> | undefined;
+  #sub: Subscription | undefined;
+  #balanceTimer: TimerHandle | undefined;
+
+  readonly events$: Observable<MmkitEvent>;
+  readonly desired$: Observable<DesiredQuotes>;
+
+  constructor(o: EngineOptions) {
+    this.#o = o;
+    this.state = new EngineState(o.markets, { requireUserSync: o.requireUserSync ?? true, ...(o.orders ? { orders: o.orders } : {}) });
+    this.#markets = new Set(o.markets.map((m) => m.market));
+    for (const m of o.markets) this.#pulled.add(m.market); // nothing is quoted before the data is whole
+    this.state.dirtyMarkets.clear();
+    const v = o.venue as Venue & { resync?: (ids: readonly TokenId[]) => void };
+    this.#resync = o.resync ?? (typeof v.resync === 'function' ? (ids) => v.resync!(ids) : undefined);
+    this.events$ = this.#events.asObservable();
+    this.desired$ = this.#desired.asObservable();
+  }
+
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  pulled(): ReadonlySet<ConditionId> {
+    return this.#pulled;
+  }
+
+  stats(): EngineStats {
+    return { ...this.#stats, errors: { ...this.#stats.errors } };
+  }
+
+  start(): Promise<void> {
+    this.#started ??= this.#start();
+    return this.#started;
+  }
+
+  async #start(): Promise<void> {
+    if (this.#stopped) throw new Error('engine stopped');
+    const o = this.#o;
+    const tokens = o.markets.flatMap((m) => m.tokens.map((t) => t.tokenId));
+    const markets = o.markets.map((m) => m.market);
+    const guard = (src: Observable<MmkitEvent>, stream: StreamName) =>
+      src.pipe(
+        catchError((err: unknown) => {
+          this.#stats.errors.source++;
+          this.#log('error', `source.${stream}`, { stream, err: errMsg(err) }, 'event source failed: its state is stale from now on');
+          const now = o.clock.now();
+          const e: DisconnectedEvent = { type: 'disconnected', stream, reason: `source error: ${errMsg(err)}`, venueTime: now, recvTime: now };
+          return of(e);
+        }),
+      );
+    const sources: Array<Observable<Item>> = [this.#control];
+    if (tokens.length > 0) sources.push(guard(o.venue.marketEvents(tokens), 'market'));
+    if (markets.length > 0) sources.push(guard(o.venue.userEvents(markets), 'user'));
+    const tickMs = o.timers?.tickMs ?? 0;
+    if (tickMs > 0) sources.push(timer$(o.clock, tickMs, 'tick'));
+    this.#sub = merge(...sources).subscribe({
+      next: (x) => this.#enqueue(x),
+      error: (err: unknown) => this.#log('error', 'loop', { err: errMsg(err) }, 'engine loop failed'),
+    });
+    try {
+      const report = o.reconcile ? await o.reconcile() : undefined;
+      if (this.#stopped) return;
+      if (report) {
+        if (report.adopted?.length) this.state.adoptOrders(report.adopted, o.clock.now());
+        for (const f of report.fills ?? []) this.state.seedFill(f);
+      }
+    } catch (err) {
+      this.#log('error', 'reconcile', { err: errMsg(err) }, 'start reconciliation failed: not quoting');
+      await this.stop();
+      throw err;
+    }
+    await this.#refreshBalance();
+    const balanceMs = o.timers?.balanceMs ?? 5_000;
+    if (balanceMs > 0 && !this.#stopped) {
+      this.#balanceTimer = o.clock.setInterval(() => void this.#refreshBalance(), balanceMs);
+    }
+    if (!this.#stopped) this.#control.next({ kind: 'ready' });
+  }
+
+  async #refreshBalance(): Promise<void> {
+    try {
+      const b = await this.#o.venue.balance();
+      if (!this.#stopped) this.#control.next({ kind: 'balance', available: b.available, reserved: b.reserved });
+    } catch (err) {
+      this.#stats.errors.balance++;
+      this.#log('warn', 'balance', { err: errMsg(err) }, 'balance refresh failed');
+    }
+  }
+
+  stop(): Promise<void> {
+    this.#stopped ??= (async () => {
+      this.#ready = false;
+      this.#sub?.unsubscribe();
+      this.#sub = undefined;
+      if (this.#balanceTimer !== undefined) this.#o.clock.clearInterval(this.#balanceTimer);
+      this.#balanceTimer = undefined;
+      this.#queue.length = 0;
+      this.#events.complete();
+      this.#desired.complete();
+      this.#control.complete();
+    })();
+    return this.#stopped;
+  }
+
+  // ---- the loop --------------------------------------------------------------------------------
+
+  #enqueue(x: Item): void {
+    if (this.#busy) {
+      this.#queue.push(x);
+      return;
+    }
+    this.#busy = true;
+    try {
+      this.#safeStep(x);
+      while (this.#queue.length > 0) this.#safeStep(this.#queue.shift()!);
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  #safeStep(x: Item): void {
+    try {
+      this.#step(x);
+    } catch (err) {
+      // every stage catches its own errors; this is a last line (e.g. a throwing events$ observer)
+      this.#stats.errors.state++;
+      this.#log('error', 'step', { err: errMsg(err) }, 'unexpected error in the engine loop (event skipped)');
+    }
+  }
+
+  #step(x: Item): void {
+    if (this.#stopped) return;
+    if (isControl(x)) return this.#onControl(x);
+    const e = x;
+    const o = this.#o;
+    const now = o.clock.now();
+    this.#stats.events++;
+    let applied = true;
+    try {
+      this.state.apply(e, now);
+    } catch (err) {
+      applied = false;
+      this.#stats.errors.state++;
+      this.#log('warn', 'state', { event: e.type, err: errMsg(err) }, 'event could not be applied to the state');
+    }
+    const rs = this.state.takeResyncRequests();
+    if (rs !== undefined && this.#resync !== undefined) {
+      try {
+        this.#resync(rs);
+      } catch (err) {
+        this.#log('warn', 'resync', { err: errMsg(err) }, 'resync request failed');
+      }
+    }
+    if (this.state.dirtyMarkets.size > 0) this.#checkMarkets(now);
+    if (e.type === 'fill' && o.onFill !== undefined) {
+      try {
+        o.onFill(e);
+      } catch (err) {
+        this.#stats.errors.onFill++;
+        this.#log('error', 'onFill', { tradeId: e.tradeId, orderId: e.orderId, err: errMsg(err) }, 'onFill failed');
+      }
+    }
+    if (this.#ready && applied) {
+      let out: StrategyOutput | undefined;
+      try {
+        out = o.strategy.onEvent(e, this.state);
+      } catch (err) {
+        this.#stats.errors.strategy++;
+        this.#log('error', 'strategy', { event: e.type, err: errMsg(err) }, 'strategy handler threw (output dropped)');
+      }
+      if (out !== undefined) this.#output(out);
+    }
+    this.#events.next(e);
+  }
+
+  #onControl(c: Control): void {
+    if (c.kind === 'balance') {
+      this.state.setCollateral(c.available, c.reserved);
+      return;
+    }
+    // ready: the reconciliation succeeded; pull what is not quotable (adopted orders on stale books), then let the strategy run
+    this.#ready = true;
+    const now = this.#o.clock.now();
+    for (const cid of this.#markets) {
+      if (this.state.quotable(cid)) {
+        this.#pulled.delete(cid);
+      } else {
+        this.#pulled.add(cid);
+        this.#hand({ market: cid, quotes: [], at: now });
+      }
+    }
+    this.#log('info', 'ready', { markets: this.#markets.size, pulled: this.#pulled.size }, 'engine ready: quoting allowed');
+    const t: TimerEvent = { type: 'timer', name: 'engine.ready', venueTime: now, recvTime: now };
+    this.#step(t);
+  }
+
+  /** Pulls markets that stopped being quotable, releases those that are again. */
+  #checkMarkets(now: number): void {
+    const dirty = this.state.dirtyMarkets;
+    for (const cid of dirty) {
+      if (!this.#markets.has(cid)) continue;
+      const ok = this.state.quotable(cid);
+      const pulled = this.#pulled.has(cid);
+      if (!ok && !pulled) {
+        this.#pulled.add(cid);
+        this.#stats.pulls++;
+        this.#log('warn', `pull.${cid}`, { market: cid, why: this.state.whyNotQuotable(cid) }, 'pulling quotes');
+        if (this.#ready) this.#hand({ market: cid, quotes: [], at: now });
+      } else if (ok && pulled) {
+        this.#pulled.delete(cid);
+        if (this.#ready) {
+          this.#stats.resumes++;
+          this.#log('info', `resume.${cid}`, { market: cid }, 'data whole again: quoting resumes');
+        }
+      }
+    }
+    dirty.clear();
+  }
+
+  #output(out: StrategyOutput): void {
+    const o = this.#o;
+    this.#stats.outputs++;
+    if (out.quotes !== undefined) {
+      for (const d of out.quotes) {
+        if (!this.#markets.has(d.market) || this.#pulled.has(d.market)) {
+          this.#stats.dropped++;
+          continue;
+        }
+        let g: DesiredQuotes = d;
+        if (o.gate !== undefined) {
+          try {
+            g = o.gate(d, this.state);
+          } catch (err) {
+            this.#stats.errors.gate++;
+            this.#log('error', 'gate', { market: d.market, err: errMsg(err) }, 'risk gate threw: pulling the market (fail closed)');
+            g = { market: d.market, quotes: [], at: d.at };
+          }
+        }
+        this.#hand(g);
+      }
+    }
+    if (out.orders !== undefined && out.orders.length > 0) {
+      let orders: readonly ImmediateIntent[] = out.orders.filter((x) => this.#markets.has(x.market) && !this.#pulled.has(x.market));
+      this.#stats.dropped += out.orders.length - orders.length;
+      if (o.gateOrders !== undefined && orders.length > 0) {
+        try {
+          orders = o.gateOrders(orders, this.state);
+        } catch (err) {
+          this.#stats.errors.gate++;
+          this.#log('error', 'gateOrders', { err: errMsg(err) }, 'risk gate threw on orders: dropped (fail closed)');
+          orders = [];
+        }
+      }
+      if (orders.length > 0) {
+        if (o.executeOrders === undefined) this.#stats.dropped += orders.length;
+        else {
+          try {
+            o.executeOrders(orders);
+          } catch (err) {
+            this.#stats.errors.execute++;
+            this.#log('error', 'executeOrders', { err: errMsg(err) }, 'executeOrders threw');
+          }
+        }
+      }
+    }
+  }
+
+  /** Hands one quote set to execution. */
+  #hand(d: DesiredQuotes): void {
+    this.#stats.executed++;
+    this.#desired.next(d);
+    const ex = this.#o.execute;
+    if (ex === undefined) return;
+    try {
+      ex(d);
+    } catch (err) {
+      this.#stats.errors.execute++;
+      this.#log('error', 'execute', { market: d.market, err: errMsg(err) }, 'execute threw');
+    }
+  }
+
+  /** Logs the first 10 of a kind, then every 1000th. */
+  #log(level: 'info' | 'warn' | 'error', kind: string, obj: object, msg: string): void {
+    const l = this.#o.logger;
+    if (l === undefined) return;
+    const n = (this.#logged.get(kind) ?? 0) + 1;
+    this.#logged.set(kind, n);
+    if (level !== 'info' && n > 10 && n % 1000 !== 0) return;
+    const fn = level === 'error' ? (l.error ?? l.warn) : level === 'warn' ? l.warn : l.info;
+    fn.call(l, { ...obj, ...(n > 10 ? { occurrences: n } : {}) }, msg);
+  }
+}
+
+/** Timer events every `ms` on the injected clock. */
+export function timer$(clock: Clock, ms: number, name: string): Observable<TimerEvent> {
+  return new Observable<TimerEvent>((sub) => {
+    const h = clock.setInterval(() => {
+      const now = clock.now();
+      sub.next({ type: 'timer', name, venueTime: now, recvTime: now });
+    }, ms);
+    return () => clock.clearInterval(h);
+  });
+}
+
+function errMsg(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).slice(0, 300);
+}

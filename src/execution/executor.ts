@@ -1,0 +1,835 @@
+/**
+ * The executor: turns desired quotes into requests against the Venue port, and keeps the order
+ * tracker and the store in step with what the venue answers.
+ *
+ * Per market, one cycle at a time; the latest intent wins:
+ *   submit(desired) ─► [a cycle is running?] ─► queue it (replacing, and so dropping, any older
+ *   queued intent for that market: stale intents are never sent)
+ *   cycle = diff(desired, live orders, tolerance)
+ *         ─► cancels first (venue.cancel, batched), awaited
+ *         ─► places, ≤ 15 per venue.place call: prepare (sign locally: ids known)
+ *            ─► store.recordOrders (BEFORE sending) ─► venue.place ─► tracker + store
+ *
+ * Ambiguity is never resolved by re-signing: an UNKNOWN outcome (or a transport failure that may
+ * have landed) leaves the order `unknown`; it is resolved by querying its id, and when the venue
+ * does not have it, the SAME signed order is re-sent once (the venue refuses a duplicate hash), else
+ * it is concluded never to have arrived. Unknown orders count as live for the diff meanwhile, so a
+ * quote is never placed twice.
+ *
+ * Failures (a cancel or place request that throws) do not lose the intent: the market's latest
+ * intent is retried after a jittered exponential backoff (at least the server's Retry-After), one
+ * attempt per backoff period however many intents arrive: no retry storm.
+ *
+ * `pause(reason)` (risk, heartbeat failure) stops places but not cancels; when the last reason is
+ * lifted the latest intent of every market is run again. `cancelAll()` halts for good (kill switch,
+ * shutdown): no place is sent after it starts, and `verifyFlat()` confirms zero open orders at
+ * the venue.
+ */
+import type { Clock, TimerHandle } from '../core/clock.ts';
+import { AuthError, ConfigError, MmkitError, OrderRejectedError, RateLimitError, ValidationError, isRetryable } from '../core/errors.ts';
+import type { UserEvent } from '../core/events.ts';
+import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
+import type { DesiredQuotes, QuoteIntent } from '../core/intents.ts';
+import type { CancelOutcome, PlaceOutcome, PlaceRequest, PreparedOrder, Venue, VenueFill, VenueOrder } from '../engine/venue.ts';
+import { fillFromEvent, type FillChange, type Store } from '../store/store.ts';
+import { diffQuotes, type DiffTolerance } from './diff.ts';
+import { OrderTracker, isOpen, type Transition } from './tracker.ts';
+
+/** The most orders one POST /orders may carry. */
+export const MAX_PLACE_BATCH = 15;
+
+/** Options of the executor. */
+export interface ExecutorOptions {
+  readonly venue: Venue;
+  readonly store: Store;
+  /** The tracker to drive (default: a new one on the venue's clock). Share it with risk. */
+  readonly tracker?: OrderTracker;
+  /** Time source for backoff and resolution delays (default: the venue's clock). */
+  readonly clock?: Clock;
+  /** Diff tolerance (default: exact price and size). */
+  readonly tolerance?: DiffTolerance;
+  /** The market's current tick in pips (tick-size changes happen); undefined → price tolerance 0. */
+  readonly tickPips?: (market: ConditionId) => number | undefined;
+  /** Order type of quotes (default 'GTC'). */
+  readonly orderType?: 'GTC' | 'GTD';
+  /** Post quotes as post-only (default false). */
+  readonly postOnly?: boolean;
+  /** GTD quotes: expiration (unix seconds) for an order placed now. */
+  readonly expiration?: (nowMs: number) => number;
+  /** Orders per venue.place call, 1..15 (default 15). */
+  readonly maxPlaceBatch?: number;
+  /** Ids per venue.cancel call (default 1000). */
+  readonly maxCancelBatch?: number;
+  /** Unknown-outcome resolution: first query after `delayMs` (default 500), doubling, `attempts` queries (default 6). */
+  readonly resolve?: { readonly delayMs?: number; readonly attempts?: number };
+  /** Backoff after a failed cycle: base and cap, ms (defaults 250 and 30,000). */
+  readonly backoff?: { readonly baseMs?: number; readonly capMs?: number };
+  /** Random source in [0, 1) for backoff jitter (default Math.random). */
+  readonly random?: () => number;
+}
+
+/** A venue rejection of one of our orders (the kill switch counts these). */
+export interface RejectionInfo {
+  readonly id: OrderId;
+  readonly market: ConditionId;
+  readonly tokenId: TokenId;
+  readonly code: string;
+  readonly message: string;
+  readonly at: number;
+}
+
+/** What one cycle did (for logs and metrics). */
+export interface CycleReport {
+  readonly market: ConditionId;
+  /** Clock time the intent was produced. */
+  readonly intentAt: number;
+  readonly startedAt: number;
+  readonly finishedAt: number;
+  readonly kept: number;
+  readonly cancelled: number;
+  /** Quotes sent (in orders) and quotes not sent because placing was paused or halted. */
+  readonly placed: number;
+  readonly skipped: number;
+  readonly rejected: number;
+  readonly unknown: number;
+  /** The error that ended the cycle early (the intent is retried after a backoff when retryable). */
+  readonly error?: unknown;
+  /** When the error ended the cycle: ms until the retry (undefined: not retried). */
+  readonly retryInMs?: number;
+}
+
+/** Result of verifyFlat. */
+export interface FlatReport {
+  readonly flat: boolean;
+  /** Open orders seen at the last successful query (empty when flat). */
+  readonly open: readonly VenueOrder[];
+  readonly queries: number;
+  readonly elapsedMs: number;
+}
+
+/** Counters since start. */
+export interface ExecutorStats {
+  readonly submitted: number;
+  /** Intents replaced by a newer one before they ran (never sent). */
+  readonly superseded: number;
+  readonly cycles: number;
+  readonly failedCycles: number;
+  readonly ordersSent: number;
+  readonly cancelsSent: number;
+  readonly rejections: number;
+  readonly unknownOutcomes: number;
+  readonly resends: number;
+  readonly concludedNeverArrived: number;
+  readonly paused: boolean;
+  readonly pauseReasons: readonly string[];
+  readonly halted: boolean;
+}
+
+interface Slot {
+  readonly market: ConditionId;
+  queued: DesiredQuotes | undefined;
+  last: DesiredQuotes | undefined;
+  running: Promise<void> | undefined;
+  timer: TimerHandle | undefined;
+  notBefore: number;
+  failures: number;
+}
+
+type Listener<T> = (x: T) => void;
+
+function chunks<T>(xs: readonly T[], n: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
+  return out;
+}
+
+/**
+ * True when a thrown error proves the venue did NOT accept the request (so its orders are not
+ * there): a 429, an auth failure, a validation error, a rejection. Anything else (timeouts, network
+ * errors, 5xx, unexpected errors) may have landed.
+ */
+export function provesNotAccepted(err: unknown): boolean {
+  return err instanceof RateLimitError || err instanceof AuthError || err instanceof ValidationError || err instanceof ConfigError || err instanceof OrderRejectedError;
+}
+
+function errorCode(err: unknown): string {
+  return err instanceof MmkitError ? err.code : 'ERROR';
+}
+
+/**
+ * Drives a Venue from desired quotes. See the module comment for the rules.
+ * @throws ConfigError from the constructor on a bad batch size or tolerance.
+ */
+export class Executor {
+  readonly tracker: OrderTracker;
+  readonly #venue: Venue;
+  readonly #store: Store;
+  readonly #clock: Clock;
+  readonly #tolerance: DiffTolerance;
+  readonly #tickPips: (market: ConditionId) => number | undefined;
+  readonly #orderType: 'GTC' | 'GTD';
+  readonly #postOnly: boolean;
+  readonly #expiration: ((nowMs: number) => number) | undefined;
+  readonly #maxPlace: number;
+  readonly #maxCancel: number;
+  readonly #resolveDelay: number;
+  readonly #resolveAttempts: number;
+  readonly #backoffBase: number;
+  readonly #backoffCap: number;
+  readonly #random: () => number;
+
+  readonly #slots = new Map<ConditionId, Slot>();
+  readonly #resolving = new Map<OrderId, Promise<void>>();
+  readonly #pauses = new Set<string>();
+  #halted = false;
+  #closed = false;
+  readonly #sleeps = new Map<TimerHandle, () => void>();
+  readonly #onRejection = new Set<Listener<RejectionInfo>>();
+  readonly #onCycle = new Set<Listener<CycleReport>>();
+  readonly #onError = new Set<Listener<{ where: string; error: unknown }>>();
+  #stats = { submitted: 0, superseded: 0, cycles: 0, failedCycles: 0, ordersSent: 0, cancelsSent: 0, rejections: 0, unknownOutcomes: 0, resends: 0, concludedNeverArrived: 0 };
+  readonly #unsubscribe: () => void;
+
+  constructor(opts: ExecutorOptions) {
+    this.#venue = opts.venue;
+    this.#store = opts.store;
+    this.#clock = opts.clock ?? opts.venue.clock;
+    this.tracker = opts.tracker ?? new OrderTracker(this.#clock);
+    this.#tolerance = opts.tolerance ?? { priceTicks: 0, sizeFraction: 0 };
+    if (!(this.#tolerance.priceTicks >= 0) || !(this.#tolerance.sizeFraction >= 0)) throw new ConfigError('execution.tolerance', 'priceTicks and sizeFraction must be non-negative numbers');
+    this.#tickPips = opts.tickPips ?? (() => undefined);
+    this.#orderType = opts.orderType ?? 'GTC';
+    this.#postOnly = opts.postOnly ?? false;
+    this.#expiration = opts.expiration;
+    if (this.#orderType === 'GTD' && this.#expiration === undefined) throw new ConfigError('execution.expiration', 'GTD quotes need an expiration');
+    this.#maxPlace = opts.maxPlaceBatch ?? MAX_PLACE_BATCH;
+    if (!Number.isSafeInteger(this.#maxPlace) || this.#maxPlace < 1 || this.#maxPlace > MAX_PLACE_BATCH) throw new ConfigError('execution.maxPlaceBatch', `must be an integer in 1..${MAX_PLACE_BATCH}`);
+    this.#maxCancel = opts.maxCancelBatch ?? 1000;
+    if (!Number.isSafeInteger(this.#maxCancel) || this.#maxCancel < 1) throw new ConfigError('execution.maxCancelBatch', 'must be a positive integer');
+    this.#resolveDelay = opts.resolve?.delayMs ?? 500;
+    this.#resolveAttempts = opts.resolve?.attempts ?? 6;
+    this.#backoffBase = opts.backoff?.baseMs ?? 250;
+    this.#backoffCap = opts.backoff?.capMs ?? 30_000;
+    this.#random = opts.random ?? Math.random;
+    this.#unsubscribe = this.tracker.onTransition((t) => this.#persist(t));
+  }
+
+  // ---- listeners -------------------------------------------------------------------------------
+
+  /** Each venue rejection of an order (code and message): the kill switch's "repeated rejections". */
+  onRejection(fn: Listener<RejectionInfo>): () => void {
+    this.#onRejection.add(fn);
+    return () => this.#onRejection.delete(fn);
+  }
+  /** Each finished cycle. */
+  onCycle(fn: Listener<CycleReport>): () => void {
+    this.#onCycle.add(fn);
+    return () => this.#onCycle.delete(fn);
+  }
+  /** Errors handled internally (a failed request, a store write that failed in a listener). */
+  onError(fn: Listener<{ where: string; error: unknown }>): () => void {
+    this.#onError.add(fn);
+    return () => this.#onError.delete(fn);
+  }
+
+  // ---- intents ---------------------------------------------------------------------------------
+
+  /**
+   * The complete set of quotes wanted in one market now (risk-approved). Runs a cycle at once when
+   * none runs for that market; else replaces the queued intent (the older one is dropped, never
+   * sent). Ignored after cancelAll (halted). Synchronous: the first request of the cycle is handed
+   * to the venue before this returns when there is nothing to cancel.
+   */
+  submit(desired: DesiredQuotes): void {
+    this.#stats.submitted++;
+    if (this.#halted) return;
+    const s = this.#slot(desired.market);
+    if (s.queued !== undefined) this.#stats.superseded++;
+    s.queued = desired;
+    s.last = desired;
+    this.#kick(s);
+  }
+
+  /** Stop new places for `reason` (cancels still go out). Several reasons may hold at once. */
+  pause(reason: string): void {
+    if (this.#pauses.has(reason)) return;
+    this.#pauses.add(reason);
+    this.#audit('pause', { reason, reasons: [...this.#pauses] });
+  }
+
+  /**
+   * Lift one pause reason. When none is left, the latest intent of every market runs again (the
+   * places that were held back go out now, diffed against the current live orders).
+   */
+  resume(reason: string): void {
+    if (!this.#pauses.delete(reason)) return;
+    this.#audit('resume', { reason, reasons: [...this.#pauses] });
+    if (this.#pauses.size > 0 || this.#halted) return;
+    for (const s of this.#slots.values()) {
+      if (s.last !== undefined && s.queued === undefined) {
+        s.queued = s.last;
+        this.#kick(s);
+      }
+    }
+  }
+
+  /** True while any pause reason holds. */
+  get paused(): boolean {
+    return this.#pauses.size > 0;
+  }
+  /** True after cancelAll: nothing is placed any more. */
+  get halted(): boolean {
+    return this.#halted;
+  }
+
+  /** True when orders rest or may rest (or a cycle is in flight): the heartbeat must run. */
+  hasOpenOrders(): boolean {
+    if (this.tracker.openCount() > 0) return true;
+    for (const s of this.#slots.values()) if (s.running !== undefined) return true;
+    return false;
+  }
+
+  // ---- user events -----------------------------------------------------------------------------
+
+  /**
+   * Feed an event of the user stream. A fill is written to the store (committed) BEFORE this
+   * returns, then applied to the tracker; the result says whether it was new (log/count it then).
+   * Order updates drive the tracker (unknown ids are adopted) and the store.
+   * @throws Error when the store is closed (a fill must not be dropped silently).
+   */
+  onUserEvent(e: UserEvent): FillChange | undefined {
+    switch (e.type) {
+      case 'fill': {
+        const change = this.#store.applyFill(fillFromEvent(e));
+        this.tracker.onFill(e);
+        return change;
+      }
+      case 'order_update':
+        this.tracker.onOrderUpdate(e);
+        return undefined;
+      case 'disconnected':
+      case 'resynced':
+      case 'stream_error':
+        return undefined;
+    }
+  }
+
+  /**
+   * A fill from the venue's trade history (backfill after a restart or reconnect): stored once,
+   * applied to the tracker.
+   * @throws Error when the store is closed.
+   */
+  onVenueFill(f: VenueFill): FillChange {
+    const change = this.#store.applyFill(f);
+    this.tracker.onFill(f);
+    return change;
+  }
+
+  /**
+   * Orders found at the venue and kept (restart policy 'adopt', or an open-orders listing): the
+   * tracker and the store take them over, so the diff keeps or cancels them like its own.
+   */
+  adopt(orders: readonly VenueOrder[]): void {
+    for (const v of orders) this.tracker.applyVenueOrder(v);
+  }
+
+  // ---- shutdown and kill switch ----------------------------------------------------------------
+
+  /**
+   * Cancel every open order of the account and halt: queued intents are dropped, no place is sent
+   * from now on (a cycle in flight stops before its next batch), unknown orders are not re-sent.
+   * Orders a cycle placed while this ran are cancelled by id afterwards (cycles in flight are waited
+   * for at most `settleMs`, default 1500). Never throws: failures are reported through onError, and
+   * `verifyFlat()` is the check (and retries the cancels).
+   */
+  async cancelAll(reason = 'cancel-all', opts: { settleMs?: number } = {}): Promise<CancelOutcome> {
+    this.#halt();
+    this.#audit('cancel_all', { reason });
+    const canceled: OrderId[] = [];
+    const notCanceled = new Map<OrderId, string>();
+    const merge = (o: CancelOutcome): void => {
+      canceled.push(...o.canceled);
+      for (const [k, v] of o.notCanceled) notCanceled.set(k, v);
+    };
+    try {
+      const out = await this.#venue.cancelAll();
+      this.#stats.cancelsSent++;
+      this.tracker.onCancelOutcome(out);
+      merge(out);
+    } catch (error) {
+      this.#emitError('cancelAll', error);
+    }
+    // a cycle whose place request was already on its way may still land orders: wait for it (not
+    // forever: verifyFlat keeps cancelling whatever shows up later), then cancel what it placed
+    await this.#cyclesSettled(opts.settleMs ?? 1500);
+    const rest = this.tracker.liveOrders().map((o) => o.id);
+    if (rest.length > 0) {
+      try {
+        merge(await this.#cancelIds(rest));
+      } catch (error) {
+        this.#emitError('cancelAll', error);
+      }
+    }
+    return { canceled, notCanceled };
+  }
+
+  /**
+   * Query the venue's open orders until there are none or `timeoutMs` passed; open orders found are
+   * cancelled again (by id) between queries. For shutdown and the kill switch.
+   */
+  async verifyFlat(opts: { timeoutMs?: number; intervalMs?: number } = {}): Promise<FlatReport> {
+    const timeoutMs = opts.timeoutMs ?? 5000;
+    const intervalMs = opts.intervalMs ?? 200;
+    const start = this.#clock.now();
+    let queries = 0;
+    let open: readonly VenueOrder[] = [];
+    for (;;) {
+      queries++;
+      let ok = false;
+      try {
+        open = await this.#venue.openOrders();
+        ok = true;
+      } catch (error) {
+        this.#emitError('verifyFlat', error);
+      }
+      if (ok && open.length === 0) {
+        const r = { flat: true, open: [], queries, elapsedMs: this.#clock.now() - start };
+        this.#audit('verify_flat', { flat: true, queries, elapsedMs: r.elapsedMs });
+        return r;
+      }
+      if (ok) {
+        for (const v of open) this.tracker.applyVenueOrder(v);
+        try {
+          await this.#cancelIds(open.map((v) => v.id));
+        } catch (error) {
+          this.#emitError('verifyFlat', error);
+        }
+      }
+      const left = start + timeoutMs - this.#clock.now();
+      if (left <= 0) {
+        const r = { flat: false, open, queries, elapsedMs: this.#clock.now() - start };
+        this.#audit('verify_flat', { flat: false, queries, open: open.map((v) => v.id), elapsedMs: r.elapsedMs });
+        return r;
+      }
+      await this.#sleep(Math.min(intervalMs, left));
+    }
+  }
+
+  /**
+   * Resolves when no cycle and no unknown-outcome resolution is in flight. Intents waiting for a
+   * backoff timer are not waited for.
+   */
+  async idle(): Promise<void> {
+    for (;;) {
+      const ps: Promise<void>[] = [];
+      for (const s of this.#slots.values()) if (s.running !== undefined) ps.push(s.running);
+      for (const p of this.#resolving.values()) ps.push(p);
+      if (ps.length === 0) return;
+      await Promise.allSettled(ps);
+    }
+  }
+
+  /**
+   * Halt, stop timers and pending resolutions, wait for requests in flight, detach from the tracker.
+   * Does not cancel orders (call cancelAll and verifyFlat first). Idempotent.
+   */
+  async close(): Promise<void> {
+    this.#halt();
+    this.#closed = true;
+    for (const [h, wake] of this.#sleeps) {
+      this.#clock.clearTimeout(h);
+      wake();
+    }
+    this.#sleeps.clear();
+    await this.idle();
+    this.#unsubscribe();
+  }
+
+  #halt(): void {
+    this.#halted = true;
+    for (const s of this.#slots.values()) {
+      s.queued = undefined;
+      if (s.timer !== undefined) this.#clock.clearTimeout(s.timer);
+      s.timer = undefined;
+    }
+  }
+
+  /** Wait until no cycle runs, at most `ms` (true when none runs). */
+  async #cyclesSettled(ms: number): Promise<boolean> {
+    const running = (): Promise<void>[] => [...this.#slots.values()].flatMap((s) => (s.running !== undefined ? [s.running] : []));
+    let ps = running();
+    if (ps.length === 0) return true;
+    let timedOut = false;
+    let handle: TimerHandle | undefined;
+    const timer = new Promise<void>((resolve) => {
+      handle = this.#clock.setTimeout(() => {
+        timedOut = true;
+        resolve();
+      }, ms);
+    });
+    while (ps.length > 0 && !timedOut) {
+      await Promise.race([Promise.allSettled(ps), timer]);
+      ps = running();
+    }
+    if (handle !== undefined) this.#clock.clearTimeout(handle);
+    return ps.length === 0;
+  }
+
+  /** Counters since start. */
+  stats(): ExecutorStats {
+    return { ...this.#stats, paused: this.paused, pauseReasons: [...this.#pauses], halted: this.#halted };
+  }
+
+  // ---- cycles ----------------------------------------------------------------------------------
+
+  #slot(market: ConditionId): Slot {
+    let s = this.#slots.get(market);
+    if (s === undefined) {
+      s = { market, queued: undefined, last: undefined, running: undefined, timer: undefined, notBefore: 0, failures: 0 };
+      this.#slots.set(market, s);
+    }
+    return s;
+  }
+
+  #kick(s: Slot): void {
+    if (s.running !== undefined || s.timer !== undefined || s.queued === undefined || this.#halted) return;
+    const wait = s.notBefore - this.#clock.now();
+    if (wait > 0) {
+      s.timer = this.#clock.setTimeout(() => {
+        s.timer = undefined;
+        this.#kick(s);
+      }, wait);
+      return;
+    }
+    s.running = this.#drain(s)
+      .catch((error: unknown) => this.#emitError(`cycle ${s.market}`, error))
+      .finally(() => {
+        s.running = undefined;
+        this.#kick(s);
+      });
+  }
+
+  async #drain(s: Slot): Promise<void> {
+    while (s.queued !== undefined && !this.#halted) {
+      const d = s.queued;
+      s.queued = undefined;
+      const report = await this.#cycle(d);
+      this.#stats.cycles++;
+      if (report.error === undefined) {
+        s.failures = 0;
+        this.#emitCycle(report);
+        continue;
+      }
+      this.#stats.failedCycles++;
+      s.failures++;
+      const err = report.error;
+      let delay = Math.min(this.#backoffCap, this.#backoffBase * 2 ** Math.min(s.failures - 1, 30));
+      delay = Math.round(delay * (0.5 + 0.5 * this.#random()));
+      if (err instanceof RateLimitError) delay = Math.max(delay, Math.min(this.#backoffCap, err.retryAfterMs));
+      s.notBefore = this.#clock.now() + delay;
+      const retry = isRetryable(err) || !provesNotAccepted(err);
+      // the failed intent is retried unless a newer one already replaced it
+      if (retry && s.queued === undefined && !this.#halted) s.queued = d;
+      this.#emitCycle({ ...report, ...(retry ? { retryInMs: delay } : {}) });
+      this.#emitError(`cycle ${s.market}`, err);
+      return;
+    }
+  }
+
+  async #cycle(d: DesiredQuotes): Promise<CycleReport> {
+    const startedAt = this.#clock.now();
+    const market = d.market;
+    let cancelled = 0;
+    let placed = 0;
+    let skipped = 0;
+    let rejected = 0;
+    let unknown = 0;
+    let kept = 0;
+    const done = (error?: unknown): CycleReport => ({
+      market,
+      intentAt: d.at,
+      startedAt,
+      finishedAt: this.#clock.now(),
+      kept,
+      cancelled,
+      placed,
+      skipped,
+      rejected,
+      unknown,
+      ...(error !== undefined ? { error } : {}),
+    });
+    try {
+      // orders whose fate is unknown and not being resolved (e.g. resolution ran out): try again
+      for (const u of this.tracker.unknownOrders()) if (u.market === market) this.#resolveLater(u.id);
+      const again = this.tracker.cancellingOrders(market);
+      const live = this.tracker.liveOrders(market, { excludeCancelling: true });
+      const diff = diffQuotes(d, live, this.#tolerance, this.#tickPips(market) ?? 0);
+      kept = diff.kept.length;
+      const cancels = again.length === 0 ? diff.cancels : [...again, ...diff.cancels];
+      if (cancels.length > 0) {
+        await this.#cancelIds(cancels);
+        cancelled = cancels.length;
+      }
+      if (diff.places.length > 0) {
+        const r = await this.#place(market, diff.places);
+        placed = r.placed;
+        skipped = r.skipped;
+        rejected = r.rejected;
+        unknown = r.unknown;
+      }
+      if (cancelled + placed + skipped > 0) this.#audit('cycle', { market, intentAt: d.at, kept, cancelled, placed, skipped, rejected, unknown });
+      return done();
+    } catch (error) {
+      this.#audit('cycle_error', { market, intentAt: d.at, code: errorCode(error), message: error instanceof Error ? error.message : String(error) });
+      return done(error);
+    }
+  }
+
+  /** Cancel ids in batches; not-canceled ids are resolved by querying them. @throws the venue's error. */
+  async #cancelIds(ids: readonly OrderId[]): Promise<CancelOutcome> {
+    const canceled: OrderId[] = [];
+    const notCanceled = new Map<OrderId, string>();
+    for (const batch of chunks(ids, this.#maxCancel)) {
+      this.tracker.markCancelRequested(batch);
+      const out = await this.#venue.cancel(batch);
+      this.#stats.cancelsSent++;
+      canceled.push(...out.canceled);
+      for (const [k, v] of out.notCanceled) notCanceled.set(k, v);
+      const check = this.tracker.onCancelOutcome(out);
+      for (const id of check) {
+        const t = this.tracker.get(id);
+        if (t === undefined || !isOpen(t.status)) continue;
+        let v: VenueOrder | undefined;
+        try {
+          v = await this.#venue.order(id);
+        } catch (error) {
+          this.#emitError('cancel/query', error);
+          continue; // still cancelRequested: the next cycle cancels it again
+        }
+        if (v !== undefined) this.tracker.applyVenueOrder(v);
+        else if (t.status === 'live' || t.status === 'partially_filled') this.tracker.concludeGone(id);
+        // pending/unknown ones are left to their resolution (which will not resend them)
+      }
+    }
+    return { canceled, notCanceled };
+  }
+
+  #request(market: ConditionId, q: QuoteIntent): PlaceRequest {
+    const base: PlaceRequest = { market, tokenId: q.tokenId, side: q.side, price: q.price, size: q.size, type: this.#orderType };
+    return {
+      ...base,
+      ...(this.#postOnly ? { postOnly: true } : {}),
+      ...(this.#orderType === 'GTD' && this.#expiration !== undefined ? { expiration: this.#expiration(this.#clock.now()) } : {}),
+    };
+  }
+
+  async #place(market: ConditionId, quotes: readonly QuoteIntent[]): Promise<{ placed: number; skipped: number; rejected: number; unknown: number }> {
+    let placed = 0;
+    let rejected = 0;
+    let unknown = 0;
+    const batches = chunks(quotes, this.#maxPlace);
+    for (let i = 0; i < batches.length; i++) {
+      if (this.paused || this.#halted) {
+        let skipped = 0;
+        for (let j = i; j < batches.length; j++) skipped += batches[j]!.length;
+        return { placed, skipped, rejected, unknown };
+      }
+      const batch = batches[i]!;
+      const prepared = this.#venue.prepare(batch.map((q) => this.#request(market, q)));
+      // the ids are known: on disk before anything is sent
+      this.#store.recordOrders(prepared);
+      for (const p of prepared) this.tracker.addPending(p);
+      let outcomes: readonly PlaceOutcome[];
+      try {
+        this.#stats.ordersSent += prepared.length;
+        outcomes = await this.#venue.place(prepared);
+      } catch (error) {
+        if (provesNotAccepted(error)) {
+          for (const p of prepared) this.tracker.markRejected(p.id, errorCode(error));
+        } else {
+          for (const p of prepared) this.#unknown(p.id);
+        }
+        throw error;
+      }
+      const r = this.#applyOutcomes(prepared, outcomes);
+      placed += prepared.length;
+      rejected += r.rejected;
+      unknown += r.unknown;
+    }
+    return { placed, skipped: 0, rejected, unknown };
+  }
+
+  #applyOutcomes(prepared: readonly PreparedOrder[], outcomes: readonly PlaceOutcome[]): { rejected: number; unknown: number } {
+    const byId = new Map<OrderId, PlaceOutcome>();
+    for (const o of outcomes) byId.set(o.id, o);
+    let rejected = 0;
+    let unknown = 0;
+    for (const p of prepared) {
+      const o = byId.get(p.id);
+      if (o === undefined || (!o.ok && (o.code === 'UNKNOWN' || o.code === 'INVALID_ORDER_DUPLICATED'))) {
+        // no answer for it, an ambiguous one, or "the venue already has this hash": find out by id
+        this.#unknown(p.id);
+        unknown++;
+      } else if (o.ok) {
+        this.tracker.onPlaceOutcome(o);
+      } else {
+        this.tracker.onPlaceOutcome(o);
+        rejected++;
+        this.#rejection(p, o.code, o.message);
+      }
+    }
+    return { rejected, unknown };
+  }
+
+  #rejection(p: PreparedOrder, code: string, message: string): void {
+    this.#stats.rejections++;
+    const info: RejectionInfo = { id: p.id, market: p.request.market, tokenId: p.request.tokenId, code, message, at: this.#clock.now() };
+    this.#audit('rejected', info);
+    for (const fn of this.#onRejection) {
+      try {
+        fn(info);
+      } catch (error) {
+        this.#emitError('onRejection listener', error);
+      }
+    }
+  }
+
+  // ---- unknown outcomes ------------------------------------------------------------------------
+
+  #unknown(id: OrderId): void {
+    this.#stats.unknownOutcomes++;
+    this.tracker.markUnknown(id);
+    this.#resolveLater(id);
+  }
+
+  #resolveLater(id: OrderId): void {
+    if (this.#resolving.has(id)) return;
+    const p = this.#resolve(id).finally(() => this.#resolving.delete(id));
+    this.#resolving.set(id, p);
+  }
+
+  /**
+   * Resolve an unknown outcome by id: query; if the venue has it, adopt its state; if not, resend the
+   * SAME signed order once (unless a cancel was requested, or placing is paused or halted); after a
+   * resend or when resending is not allowed, two consecutive "not found" conclude it never arrived.
+   * Query failures leave it unknown (the next cycle of its market tries again).
+   */
+  async #resolve(id: OrderId): Promise<void> {
+    let notFound = 0;
+    for (let attempt = 0; attempt < this.#resolveAttempts; attempt++) {
+      await this.#sleep(this.#resolveDelay * 2 ** Math.min(attempt, 6));
+      if (this.#closed) return;
+      let t = this.tracker.get(id);
+      if (t === undefined || t.status !== 'unknown') return;
+      let v: VenueOrder | undefined;
+      try {
+        v = await this.#venue.order(id);
+      } catch (error) {
+        this.#emitError('resolve/query', error);
+        continue;
+      }
+      t = this.tracker.get(id);
+      if (t === undefined || t.status !== 'unknown') return;
+      if (v !== undefined) {
+        this.tracker.applyVenueOrder(v);
+        this.#audit('resolved', { id, status: v.status });
+        return;
+      }
+      notFound++;
+      const mayResend = !t.resent && t.prepared !== undefined && !t.cancelRequested && !this.#halted && !this.paused;
+      if (mayResend) {
+        const prepared = t.prepared!;
+        this.tracker.markResent(id);
+        this.#stats.resends++;
+        this.#audit('resend', { id });
+        let outcomes: readonly PlaceOutcome[];
+        try {
+          outcomes = await this.#venue.place([prepared]);
+        } catch (error) {
+          this.#emitError('resolve/resend', error);
+          if (provesNotAccepted(error)) {
+            this.tracker.markRejected(id, errorCode(error));
+            return;
+          }
+          notFound = 0;
+          continue;
+        }
+        const o = outcomes.find((x) => x.id === id);
+        if (o !== undefined && o.ok) {
+          this.tracker.onPlaceOutcome(o);
+          this.#audit('resolved', { id, status: o.status, resent: true });
+          return;
+        }
+        if (o !== undefined && !o.ok && o.code !== 'UNKNOWN' && o.code !== 'INVALID_ORDER_DUPLICATED') {
+          this.tracker.onPlaceOutcome(o);
+          this.#rejection(prepared, o.code, o.message);
+          return;
+        }
+        notFound = 0; // ambiguous again, or a duplicate (so it IS there): query again
+        continue;
+      }
+      if (notFound >= 2) {
+        this.tracker.concludeGone(id);
+        this.#stats.concludedNeverArrived++;
+        this.#audit('never_arrived', { id });
+        return;
+      }
+    }
+  }
+
+  // ---- glue ------------------------------------------------------------------------------------
+
+  /** Persist a tracker transition (the prepared row itself was recorded before sending). */
+  #persist(t: Transition): void {
+    if (t.from === null) return;
+    const o = t.order;
+    try {
+      if (o.adopted) {
+        this.#store.adoptOrder({ id: o.id, market: o.market, tokenId: o.tokenId, side: o.side, price: o.price, originalSize: o.originalSize, sizeMatched: o.sizeMatched, status: o.status });
+      }
+      this.#store.updateOrder(o.id, { status: o.status, sizeMatched: o.sizeMatched, rejectCode: o.rejectCode });
+    } catch (error) {
+      this.#emitError('store', error);
+    }
+  }
+
+  #audit(kind: string, data: unknown): void {
+    try {
+      this.#store.audit(kind, data);
+    } catch (error) {
+      this.#emitError('audit', error);
+    }
+  }
+
+  #emitCycle(r: CycleReport): void {
+    for (const fn of this.#onCycle) {
+      try {
+        fn(r);
+      } catch (error) {
+        this.#emitError('onCycle listener', error);
+      }
+    }
+  }
+
+  #emitError(where: string, error: unknown): void {
+    for (const fn of this.#onError) {
+      try {
+        fn({ where, error });
+      } catch {
+        /* a failing error listener must not break execution */
+      }
+    }
+  }
+
+  /** Sleep on the clock; close() ends every sleep at once. */
+  #sleep(ms: number): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const h = this.#clock.setTimeout(() => {
+        this.#sleeps.delete(h);
+        resolve();
+      }, Math.max(0, ms));
+      this.#sleeps.set(h, resolve);
+    });
+  }
+}

@@ -1,0 +1,456 @@
+/**
+ * The order tracker: one small state machine per own order, driven by the answers to our requests
+ * (place, cancel, query by id) AND by the user stream (order updates, fills), in whatever order they
+ * arrive. It is the source of "what rests where" for the quote diff and for risk.
+ *
+ *   pending ──► live ──► partially_filled ──► filled
+ *      │  │       └──────────┴──► cancelled
+ *      │  └─► rejected
+ *      └──► unknown ──(query by id / resend the SAME signed order)──► any of the above
+ *
+ * Rules that make it safe under replays and reordering:
+ *  - Status only moves forward (pending/unknown < live < partially_filled < terminal); a stale
+ *    event (a PLACEMENT after an UPDATE, a LIVE after the CANCELLATION) changes nothing.
+ *  - `sizeMatched` never decreases; fills are counted once per trade id (a trade first seen FAILED
+ *    is not counted; FAILED reversal of positions is the store's job).
+ *  - Terminal states (filled, cancelled, rejected) are final when the venue said so. A terminal
+ *    state WE concluded (`inferred`: "the venue does not know this id") yields to later venue
+ *    evidence (an order update for that id), because evidence beats inference.
+ *  - An order the tracker never saw (placed by an earlier run) is adopted from the stream, so the
+ *    diff can cancel it.
+ */
+import type { Clock } from '../core/clock.ts';
+import type { OrderStatus as VenueOrderStatus, OrderUpdateEvent, TradeStatus } from '../core/events.ts';
+import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
+import type { LiveOrderView } from '../core/intents.ts';
+import type { Micro, Pips, Side } from '../core/units.ts';
+import type { CancelOutcome, PlaceOutcome, PreparedOrder, VenueOrder } from '../engine/venue.ts';
+
+/** The tracker's states (the store's `orders.status`). */
+export type TrackedStatus = 'pending' | 'live' | 'partially_filled' | 'filled' | 'cancelled' | 'rejected' | 'unknown';
+
+/** One tracked order (read-only view). */
+export interface TrackedOrder {
+  readonly id: OrderId;
+  readonly market: ConditionId;
+  readonly tokenId: TokenId;
+  readonly side: Side;
+  readonly price: Pips;
+  readonly originalSize: Micro;
+  readonly sizeMatched: Micro;
+  readonly status: TrackedStatus;
+  /** Venue reject code, or our conclusion ('NEVER_ARRIVED', 'NOT_FOUND'), when rejected/cancelled by inference. */
+  readonly rejectCode: string | null;
+  /** The signed order, kept while its fate may need a resend (not for adopted orders). */
+  readonly prepared: PreparedOrder | undefined;
+  /** True once the SAME prepared order was resent (at most once). */
+  readonly resent: boolean;
+  /** A cancel was requested; the order must never be kept by the diff or resent. */
+  readonly cancelRequested: boolean;
+  /** The current terminal state is our conclusion, not the venue's word. */
+  readonly inferred: boolean;
+  /** Seen first in the stream or at the venue, not placed by this process. */
+  readonly adopted: boolean;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
+
+/** A change of one order: status and/or matched size. `from` is null when the order is new. */
+export interface Transition {
+  readonly from: TrackedStatus | null;
+  readonly to: TrackedStatus;
+  readonly order: TrackedOrder;
+  /** What caused it: 'prepared', 'place', 'cancel', 'query', 'order_update', 'fill', 'inferred'. */
+  readonly cause: string;
+}
+
+export type TransitionListener = (t: Transition) => void;
+
+/** Options of the tracker. */
+export interface TrackerOptions {
+  /** Terminal orders are forgotten this long after their last change (default 10 min). */
+  retainTerminalMs?: number;
+}
+
+const RANK: Readonly<Record<TrackedStatus, number>> = { pending: 0, unknown: 0, live: 1, partially_filled: 2, filled: 3, cancelled: 3, rejected: 3 };
+
+/** True for filled, cancelled and rejected. */
+export function isTerminal(s: TrackedStatus): boolean {
+  return RANK[s] === 3;
+}
+/** True for the states that may rest at the venue (or may, while unresolved). */
+export function isOpen(s: TrackedStatus): boolean {
+  return RANK[s] < 3;
+}
+
+/** A venue order status plus matched size, as a tracker state. */
+export function fromVenueStatus(status: VenueOrderStatus, sizeMatched: number, originalSize: number): TrackedStatus {
+  switch (status) {
+    case 'LIVE':
+    case 'DELAYED':
+      return sizeMatched > 0 ? (sizeMatched >= originalSize ? 'filled' : 'partially_filled') : 'live';
+    case 'MATCHED':
+      return 'filled';
+    case 'CANCELED':
+    case 'UNMATCHED':
+      return 'cancelled';
+  }
+}
+
+interface Entry {
+  id: OrderId;
+  market: ConditionId;
+  tokenId: TokenId;
+  side: Side;
+  price: Pips;
+  originalSize: Micro;
+  /** Largest matched size the venue reported in an order update or query. */
+  reportedMatched: number;
+  /** Per trade id: the size it counts for (0 when first seen FAILED). */
+  fills: Map<string, number>;
+  sizeMatched: Micro;
+  status: TrackedStatus;
+  rejectCode: string | null;
+  prepared: PreparedOrder | undefined;
+  resent: boolean;
+  cancelRequested: boolean;
+  inferred: boolean;
+  adopted: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+function view(e: Entry): TrackedOrder {
+  return {
+    id: e.id,
+    market: e.market,
+    tokenId: e.tokenId,
+    side: e.side,
+    price: e.price,
+    originalSize: e.originalSize,
+    sizeMatched: e.sizeMatched,
+    status: e.status,
+    rejectCode: e.rejectCode,
+    prepared: e.prepared,
+    resent: e.resent,
+    cancelRequested: e.cancelRequested,
+    inferred: e.inferred,
+    adopted: e.adopted,
+    createdAt: e.createdAt,
+    updatedAt: e.updatedAt,
+  };
+}
+
+/**
+ * Tracks own orders. Synchronous and idempotent: feeding the same answer or event twice changes
+ * nothing the second time. Transitions are reported to listeners (the executor persists them).
+ */
+export class OrderTracker {
+  readonly #clock: Clock;
+  readonly #retainMs: number;
+  readonly #orders = new Map<OrderId, Entry>();
+  /** The open entries only (the diff runs on these at every cycle: not on the retained terminal ones). */
+  readonly #open = new Map<OrderId, Entry>();
+  readonly #listeners = new Set<TransitionListener>();
+  #lastPrune = 0;
+
+  constructor(clock: Clock, opts: TrackerOptions = {}) {
+    this.#clock = clock;
+    this.#retainMs = opts.retainTerminalMs ?? 600_000;
+  }
+
+  /** Subscribe to transitions; returns the unsubscribe function. */
+  onTransition(fn: TransitionListener): () => void {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  /** A signed order about to be sent: tracked as pending. Idempotent (a resend is not new). */
+  addPending(p: PreparedOrder): void {
+    if (this.#orders.has(p.id)) return;
+    const now = this.#clock.now();
+    const r = p.request;
+    const e: Entry = {
+      id: p.id,
+      market: r.market,
+      tokenId: r.tokenId,
+      side: r.side,
+      price: r.price,
+      originalSize: r.size,
+      reportedMatched: 0,
+      fills: new Map(),
+      sizeMatched: 0 as Micro,
+      status: 'pending',
+      rejectCode: null,
+      prepared: p,
+      resent: false,
+      cancelRequested: false,
+      inferred: false,
+      adopted: false,
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.#orders.set(p.id, e);
+    this.#emit(null, e, 'prepared');
+  }
+
+  /** The answer of POST /orders for one order. Returns the new status (undefined for an untracked id). */
+  onPlaceOutcome(o: PlaceOutcome): TrackedStatus | undefined {
+    const e = this.#orders.get(o.id);
+    if (e === undefined) return undefined;
+    if (o.ok) {
+      switch (o.status) {
+        case 'live':
+        case 'delayed':
+          this.#advance(e, 'live', 'place', 'venue');
+          break;
+        case 'matched':
+          // matched at once, nothing rests: fully for GTC/GTD/FOK; a FAK's rest was dropped (its
+          // matched size then comes from the stream)
+          if (e.prepared?.request.type !== 'FAK') this.#raiseMatched(e, e.originalSize);
+          this.#advance(e, 'filled', 'place', 'venue');
+          break;
+        case 'unmatched':
+          this.#advance(e, 'cancelled', 'place', 'venue');
+          break;
+      }
+    } else if (o.code === 'UNKNOWN') {
+      this.markUnknown(o.id);
+    } else {
+      this.#reject(e, o.code, 'place', 'venue');
+    }
+    return e.status;
+  }
+
+  /** The request's fate is not known (timeout, dropped connection): pending → unknown. */
+  markUnknown(id: OrderId): void {
+    const e = this.#orders.get(id);
+    if (e !== undefined) this.#advance(e, 'unknown', 'place', 'venue');
+  }
+
+  /** Definitive non-acceptance of a pending/unknown order with a code (venue or transport). */
+  markRejected(id: OrderId, code: string, inferred = false): void {
+    const e = this.#orders.get(id);
+    if (e === undefined) return;
+    this.#reject(e, code, inferred ? 'inferred' : 'place', inferred ? 'inferred' : 'venue');
+  }
+
+  /** The SAME prepared order is being resent (at most once). */
+  markResent(id: OrderId): void {
+    const e = this.#orders.get(id);
+    if (e !== undefined) e.resent = true;
+  }
+
+  /** A cancel was sent for these ids: they are never kept by the diff nor resent from now on. */
+  markCancelRequested(ids: readonly OrderId[]): void {
+    for (const id of ids) {
+      const e = this.#orders.get(id);
+      if (e !== undefined) e.cancelRequested = true;
+    }
+  }
+
+  /**
+   * The answer of DELETE /orders (or cancel-all). Canceled ids become cancelled; returns the ids the
+   * venue did not cancel (they must be resolved by querying them: matched meanwhile, or unknown).
+   */
+  onCancelOutcome(o: CancelOutcome): OrderId[] {
+    for (const id of o.canceled) {
+      const e = this.#orders.get(id);
+      if (e !== undefined) this.#advance(e, 'cancelled', 'cancel', 'venue');
+    }
+    return [...o.notCanceled.keys()];
+  }
+
+  /** The venue's record of an order (query by id, open-orders listing): adopt or advance. */
+  applyVenueOrder(v: VenueOrder): void {
+    let e = this.#orders.get(v.id);
+    if (e === undefined) {
+      e = this.#adopt(v.id, v.market, v.tokenId, v.side, v.price, v.originalSize);
+    }
+    const before = e.sizeMatched;
+    this.#raiseMatched(e, v.sizeMatched);
+    if (!this.#advance(e, fromVenueStatus(v.status, e.sizeMatched, e.originalSize), 'query', 'venue') && e.sizeMatched !== before) this.#touch(e, e.status, 'query');
+  }
+
+  /**
+   * Our conclusion that the venue does not have this order (a query by id found nothing): pending or
+   * unknown → rejected (`NEVER_ARRIVED`); live or partially filled → cancelled (`NOT_FOUND`). Marked
+   * inferred, so later venue evidence for the id still wins.
+   */
+  concludeGone(id: OrderId): void {
+    const e = this.#orders.get(id);
+    if (e === undefined || isTerminal(e.status)) return;
+    if (e.status === 'pending' || e.status === 'unknown') this.#advance(e, 'rejected', 'inferred', 'inferred', 'NEVER_ARRIVED');
+    else this.#advance(e, 'cancelled', 'inferred', 'inferred', 'NOT_FOUND');
+  }
+
+  /** An order update of the user stream (stream or reconcile). Unknown ids are adopted. */
+  onOrderUpdate(u: OrderUpdateEvent): void {
+    let e = this.#orders.get(u.id);
+    if (e === undefined) e = this.#adopt(u.id, u.market, u.tokenId, u.side, u.price, u.originalSize);
+    const before = e.sizeMatched;
+    this.#raiseMatched(e, u.sizeMatched);
+    if (!this.#advance(e, fromVenueStatus(u.status, e.sizeMatched, e.originalSize), 'order_update', 'venue') && e.sizeMatched !== before) this.#touch(e, e.status, 'order_update');
+  }
+
+  /**
+   * A fill of one own order in one trade, at one trade status. Counted once per trade id (later
+   * statuses of the same trade change nothing here); a trade first seen as FAILED is not counted.
+   * The matched size never decreases (as the venue's does not). Fills for ids the tracker does not
+   * know are ignored (the store still records them).
+   */
+  onFill(f: { readonly tradeId: string; readonly orderId: OrderId; readonly size: number; readonly status: TradeStatus }): void {
+    const e = this.#orders.get(f.orderId);
+    if (e === undefined || e.fills.has(f.tradeId)) return;
+    e.fills.set(f.tradeId, f.status === 'FAILED' ? 0 : f.size);
+    const before = e.sizeMatched;
+    this.#recomputeMatched(e);
+    if (e.sizeMatched === before) return;
+    const full = e.sizeMatched >= e.originalSize;
+    // a fill is venue evidence the order exists: pending/unknown/live move up with it
+    if (!this.#advance(e, full ? 'filled' : 'partially_filled', 'fill', 'venue')) this.#touch(e, e.status, 'fill');
+  }
+
+  /** One order, or undefined. */
+  get(id: OrderId): TrackedOrder | undefined {
+    this.#prune();
+    const e = this.#orders.get(id);
+    return e === undefined ? undefined : view(e);
+  }
+
+  /**
+   * Orders that rest or may rest (pending, live, partially filled, unknown), as the diff and risk
+   * see them, optionally of one market. With `excludeCancelling`, orders with a cancel requested are
+   * left out (the diff must not keep them; the executor cancels them again).
+   */
+  liveOrders(market?: ConditionId, opts: { excludeCancelling?: boolean } = {}): LiveOrderView[] {
+    this.#prune();
+    const out: LiveOrderView[] = [];
+    for (const e of this.#open.values()) {
+      if (!isOpen(e.status)) continue;
+      if (market !== undefined && e.market !== market) continue;
+      if (opts.excludeCancelling === true && e.cancelRequested) continue;
+      out.push({ id: e.id, market: e.market, tokenId: e.tokenId, side: e.side, price: e.price, originalSize: e.originalSize, sizeMatched: e.sizeMatched });
+    }
+    return out;
+  }
+
+  /** Open orders with a cancel requested (the executor repeats the cancel). */
+  cancellingOrders(market?: ConditionId): OrderId[] {
+    const out: OrderId[] = [];
+    for (const e of this.#open.values()) if (isOpen(e.status) && e.cancelRequested && (market === undefined || e.market === market)) out.push(e.id);
+    return out;
+  }
+
+  /** Orders whose outcome is unknown. */
+  unknownOrders(): TrackedOrder[] {
+    return [...this.#open.values()].filter((e) => e.status === 'unknown').map(view);
+  }
+
+  /** Number of open orders (any market). */
+  openCount(): number {
+    return this.#open.size;
+  }
+
+  /** Every tracked order (terminal ones until they are pruned). */
+  all(): TrackedOrder[] {
+    return [...this.#orders.values()].map(view);
+  }
+
+  // ---- internals -------------------------------------------------------------------------------
+
+  #adopt(id: OrderId, market: ConditionId, tokenId: TokenId, side: Side, price: Pips, originalSize: Micro): Entry {
+    const now = this.#clock.now();
+    const e: Entry = {
+      id,
+      market,
+      tokenId,
+      side,
+      price,
+      originalSize,
+      reportedMatched: 0,
+      fills: new Map(),
+      sizeMatched: 0 as Micro,
+      status: 'unknown',
+      rejectCode: null,
+      prepared: undefined,
+      resent: false,
+      cancelRequested: false,
+      inferred: false,
+      adopted: true,
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.#orders.set(id, e);
+    this.#open.set(id, e);
+    // no transition yet: the caller advances it to the venue's state right away
+    return e;
+  }
+
+  #recomputeMatched(e: Entry): void {
+    let sum = 0;
+    for (const size of e.fills.values()) sum += size;
+    const m = Math.max(e.reportedMatched, sum, e.sizeMatched);
+    e.sizeMatched = (e.originalSize > 0 ? Math.min(m, e.originalSize) : m) as Micro;
+  }
+
+  /** Raise the venue-reported matched size (monotonic); the caller advances/emits. */
+  #raiseMatched(e: Entry, reported: number): void {
+    if (reported > e.reportedMatched) e.reportedMatched = reported;
+    this.#recomputeMatched(e);
+  }
+
+  #reject(e: Entry, code: string, cause: string, evidence: 'venue' | 'inferred'): void {
+    if (e.status !== 'pending' && e.status !== 'unknown' && !(isTerminal(e.status) && e.inferred)) return; // a live order is not "rejected"
+    this.#advance(e, 'rejected', cause, evidence, code);
+  }
+
+  /**
+   * Move to `to` when that is forward (pending → unknown counts as forward), or when the current
+   * terminal state was only inferred and venue evidence arrives. The matched size is folded in (a
+   * live order with a matched size is partially filled). Emits and returns true when the status
+   * changed; `code` becomes the reject code then.
+   */
+  #advance(e: Entry, to: TrackedStatus, cause: string, evidence: 'venue' | 'inferred', code: string | null = null): boolean {
+    if (to === 'live' || to === 'partially_filled') {
+      if (e.sizeMatched >= e.originalSize && e.originalSize > 0) to = 'filled';
+      else if (e.sizeMatched > 0) to = 'partially_filled';
+    }
+    const from = e.status;
+    if (from === to) {
+      if (e.inferred && evidence === 'venue') e.inferred = false;
+      return false;
+    }
+    const revive = isTerminal(from) && e.inferred && evidence === 'venue';
+    if (!revive) {
+      if (isTerminal(from)) return false;
+      const forward = RANK[to] > RANK[from] || (from === 'pending' && to === 'unknown');
+      if (!forward) return false;
+    }
+    e.status = to;
+    e.inferred = evidence === 'inferred';
+    e.rejectCode = code;
+    if (isTerminal(to) && !e.inferred) e.prepared = undefined;
+    this.#touch(e, from, cause);
+    return true;
+  }
+
+  #touch(e: Entry, from: TrackedStatus | null, cause: string): void {
+    e.updatedAt = this.#clock.now();
+    this.#emit(from, e, cause);
+  }
+
+  #emit(from: TrackedStatus | null, e: Entry, cause: string): void {
+    if (isOpen(e.status)) this.#open.set(e.id, e);
+    else this.#open.delete(e.id);
+    const t: Transition = { from, to: e.status, order: view(e), cause };
+    for (const fn of this.#listeners) fn(t);
+  }
+
+  #prune(): void {
+    const now = this.#clock.now();
+    if (now - this.#lastPrune < 1000) return;
+    this.#lastPrune = now;
+    for (const [id, e] of this.#orders) if (isTerminal(e.status) && now - e.updatedAt > this.#retainMs) this.#orders.delete(id);
+  }
+}

@@ -1,0 +1,370 @@
+/**
+ * The pre-trade risk gate: intents in, approved or refused out, each refusal with a reason. It sits
+ * between the strategy and execution; execution acts only on what the gate approved (DESIGN
+ * practice 2: barter's RiskApproved/RiskRefused, nautilus' RiskEngine).
+ *
+ * `gate(desired, view)` is pure: a function of the desired set and a read-only view of the state.
+ * The desired set REPLACES the market's quotes, so limits are checked on the state after the
+ * replacement: this market's live orders are counted as gone (execution cancels what is not
+ * approved), other markets' live orders as staying. Quotes are considered in the order given
+ * (strategies list their most important quotes first) and greedily:
+ *
+ *  1. whole-market refusals: the kill switch tripped, a halt (reconciliation pending, ...), failing
+ *     heartbeats, an unknown or inactive market, and the book: missing, stale, crossed or one-sided
+ *     (no mid) — never a quote on a guessed price. A refused market gets an empty approved set, so
+ *     execution pulls its quotes; an empty desired set always passes (pulling is always allowed).
+ *  2. per-quote refusals: a token of another market, an invalid or off-tick price, outside
+ *     [minPrice, maxPrice], further than maxMidDistance from the token's mid, crossing the book
+ *     (net of our own orders, which are being replaced), crossing another approved quote (also
+ *     across the YES/NO complement), too many open orders (per market, global).
+ *  3. trims: sizes are cut to the 0.01 lot, to maxOrderSize, to the position room (maxPosition per
+ *     token for buys; the shares held for sells: no shorting), to the collateral available (plus
+ *     what this market's live buys reserve), to the notional left per market and globally. A quote
+ *     cut below the market's minimum size is refused with the code of the limit that cut it.
+ *
+ * Units: prices in pips, sizes in micro-shares, collateral in micro. Notional = size x price,
+ * rounded up, on the order's own token.
+ */
+import type { ConditionId, TokenId } from '../core/ids.ts';
+import type { DesiredQuotes, ImmediateIntent, LiveOrderView, QuoteIntent } from '../core/intents.ts';
+import { LOT_MICRO, PRICE_SCALE, isValidPrice, notional, tickPips, type Micro, type Pips } from '../core/units.ts';
+import type { MarketInfo } from '../engine/venue.ts';
+import type { BookView } from '../strategy/api.ts';
+import type { KillSwitchState } from './kill-switch.ts';
+import { limitsFor, type MarketLimits, type RiskLimits } from './limits.ts';
+
+/** Stable codes of refusals and trims (for logs and metrics). */
+export type RiskCode =
+  | 'KILL_SWITCH'
+  | 'HALTED'
+  | 'HEARTBEAT'
+  | 'UNKNOWN_MARKET'
+  | 'MARKET_INACTIVE'
+  | 'NO_BOOK'
+  | 'STALE_BOOK'
+  | 'CROSSED_BOOK'
+  | 'NO_MID'
+  | 'WRONG_TOKEN'
+  | 'INVALID_PRICE'
+  | 'OFF_TICK'
+  | 'PRICE_LIMIT'
+  | 'PRICE_BAND'
+  | 'WOULD_CROSS'
+  | 'SELF_CROSS'
+  | 'INVALID_SIZE'
+  | 'MIN_SIZE'
+  | 'LOT'
+  | 'ORDER_SIZE'
+  | 'POSITION'
+  | 'NO_INVENTORY'
+  | 'COLLATERAL'
+  | 'NOTIONAL_MARKET'
+  | 'NOTIONAL_GLOBAL'
+  | 'OPEN_ORDERS_MARKET'
+  | 'OPEN_ORDERS_GLOBAL';
+
+/** What the gate reads. Built by the engine from its state; everything current. */
+export interface RiskView {
+  readonly limits: RiskLimits;
+  /** The kill switch (a `KillSwitch` fits); tripped refuses everything. */
+  readonly killSwitch?: KillSwitchState;
+  /** A reason not to quote at all right now (e.g. "reconciling"); null/undefined when none. */
+  readonly halted?: string | null;
+  /** False while heartbeats fail (execution fails closed until one succeeds); default true. */
+  readonly heartbeatOk?: boolean;
+  market(id: ConditionId): MarketInfo | undefined;
+  /** The current tick of a market in pips when it changed since MarketInfo (tick_size_change). */
+  tick?(id: ConditionId): Pips | undefined;
+  book(tokenId: TokenId): BookView | undefined;
+  /** Net shares held, micro. */
+  position(tokenId: TokenId): Micro;
+  /** Every live (resting or pending) order, all markets. */
+  openOrders(): readonly LiveOrderView[];
+  /** Collateral free for new orders (not reserved by live orders), micro. */
+  readonly availableCollateral: Micro;
+}
+
+/** A quote (or immediate order) the gate refused, with a stable code and a readable reason. */
+export interface Refusal<Q = QuoteIntent> {
+  readonly quote: Q;
+  readonly code: RiskCode;
+  readonly reason: string;
+}
+
+/** An approved quote whose size the gate cut, and which limit cut it. */
+export interface Trim {
+  readonly quote: QuoteIntent;
+  /** The approved size, micro-shares (smaller than quote.size). */
+  readonly size: Micro;
+  readonly code: RiskCode;
+  readonly reason: string;
+}
+
+/** What `gate` returns: the set execution may act on, and every refusal and cut with its reason. */
+export interface GateResult {
+  /** The set to hand to execution: same market and time, refused quotes removed, sizes cut. */
+  readonly approved: DesiredQuotes;
+  readonly refusals: readonly Refusal[];
+  /** Approved quotes whose size was cut (the approved size is in `approved` too). */
+  readonly trims: readonly Trim[];
+}
+
+/** A token's top of book as the gate uses it. */
+interface Top {
+  readonly bid: number;
+  readonly ask: number;
+  readonly mid: number;
+  readonly book: BookView;
+  /** The view is the other token's book seen through the complement. */
+  readonly complement: boolean;
+}
+
+type TopOrError = Top | { readonly code: RiskCode; readonly reason: string };
+
+function topFor(token: TokenId, other: TokenId, view: RiskView): TopOrError {
+  const own = view.book(token);
+  const b = own ?? view.book(other);
+  if (b === undefined) return { code: 'NO_BOOK', reason: `no book for token ${token}` };
+  if (b.stale) return { code: 'STALE_BOOK', reason: `the book of ${b.tokenId} is stale` };
+  if (b.bestBid === null || b.bestAsk === null) return { code: 'NO_MID', reason: `the book of ${b.tokenId} is one-sided: no mid` };
+  if (b.bestBid >= b.bestAsk) return { code: 'CROSSED_BOOK', reason: `the book of ${b.tokenId} is crossed (${b.bestBid} >= ${b.bestAsk})` };
+  if (own !== undefined) return { bid: b.bestBid, ask: b.bestAsk, mid: (b.bestBid + b.bestAsk) / 2, book: b, complement: false };
+  const bid = PRICE_SCALE - b.bestAsk;
+  const ask = PRICE_SCALE - b.bestBid;
+  return { bid, ask, mid: (bid + ask) / 2, book: b, complement: true };
+}
+
+const lotDown = (m: number): number => Math.floor(m / LOT_MICRO) * LOT_MICRO;
+const remainingOf = (o: LiveOrderView): number => o.originalSize - o.sizeMatched;
+
+/** Shares buyable with `room` micro-collateral at `price` (exact while room x 10^4 < 2^53). */
+function sharesFor(room: number, price: number): number {
+  if (room <= 0) return 0;
+  const scaled = room * PRICE_SCALE;
+  return scaled >= Number.MAX_SAFE_INTEGER ? Number.MAX_SAFE_INTEGER : Math.floor(scaled / price);
+}
+
+/**
+ * True when a BUY (or SELL) at `price` on `token` would trade against someone else's resting order:
+ * a level at or through the price with size beyond our own orders there.
+ */
+function crossesOthers(side: 'BUY' | 'SELL', price: number, top: Top, token: TokenId, marketOrders: readonly LiveOrderView[]): boolean {
+  if (side === 'BUY' ? price < top.ask : price > top.bid) return false;
+  // our orders resting on the opposite side of this token's book, by price on this token's scale
+  const mine = new Map<number, number>();
+  for (const o of marketOrders) {
+    const same = o.tokenId === token;
+    // an opposite-side order here: same token, other side; or the other token, same side, at 1 - p
+    const opposite = same ? o.side !== side : o.side === side;
+    if (!opposite) continue;
+    const p = same ? o.price : PRICE_SCALE - o.price;
+    mine.set(p, (mine.get(p) ?? 0) + remainingOf(o));
+  }
+  const bookSide = (side === 'BUY') !== top.complement ? 'asks' : 'bids';
+  for (const [lp, size] of top.book.levels(bookSide, mine.size + 1)) {
+    const p = top.complement ? PRICE_SCALE - lp : lp;
+    if (side === 'BUY' ? p > price : p < price) return false;
+    if (size - (mine.get(p) ?? 0) > 0) return true;
+  }
+  return false;
+}
+
+interface MarketCheck {
+  readonly info: MarketInfo;
+  readonly limits: MarketLimits;
+  readonly tick: number;
+  readonly tops: ReadonlyMap<TokenId, Top>;
+}
+
+/** Whole-market checks; a refusal reason for every quote of the market, or what the rest needs. */
+function checkMarket(market: ConditionId, tokens: Iterable<TokenId>, view: RiskView): MarketCheck | { code: RiskCode; reason: string } {
+  const ks = view.killSwitch;
+  if (ks?.tripped) return { code: 'KILL_SWITCH', reason: `kill switch tripped${ks.reason ? ` (${ks.reason.trigger}: ${ks.reason.message})` : ''}` };
+  if (view.halted) return { code: 'HALTED', reason: `halted: ${view.halted}` };
+  if (view.heartbeatOk === false) return { code: 'HEARTBEAT', reason: 'heartbeats are failing: no new orders until one succeeds' };
+  const info = view.market(market);
+  if (info === undefined) return { code: 'UNKNOWN_MARKET', reason: `unknown market ${market}` };
+  if (!info.active) return { code: 'MARKET_INACTIVE', reason: `market ${market} is not active` };
+  const [a, b] = [info.tokens[0].tokenId, info.tokens[1].tokenId];
+  const tops = new Map<TokenId, Top>();
+  for (const t of tokens) {
+    if (t !== a && t !== b) continue; // refused per quote
+    if (tops.has(t)) continue;
+    const r = topFor(t, t === a ? b : a, view);
+    if ('code' in r) return r;
+    tops.set(t, r);
+  }
+  return { info, limits: limitsFor(view.limits, market), tick: view.tick?.(market) ?? tickPips(info.tick), tops };
+}
+
+/**
+ * Checks one market's desired quotes against the limits and the state (see the module comment).
+ * Pure. The approved set keeps the market and time of `desired`; refused quotes are removed, sizes
+ * may be cut; every removal or cut is reported with a code and a reason.
+ */
+export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
+  const refusals: Refusal[] = [];
+  const trims: Trim[] = [];
+  const result = (quotes: readonly QuoteIntent[]): GateResult => ({ approved: { market: desired.market, quotes, at: desired.at }, refusals, trims });
+  if (desired.quotes.length === 0) return result([]);
+
+  const mc = checkMarket(desired.market, desired.quotes.map((q) => q.tokenId), view);
+  if ('code' in mc) {
+    for (const q of desired.quotes) refusals.push({ quote: q, code: mc.code, reason: mc.reason });
+    return result([]);
+  }
+  const { info, limits, tick, tops } = mc;
+  const yes = info.tokens[0].tokenId;
+  const minSize = Math.max(info.minOrderSize, LOT_MICRO);
+
+  // the state after the replacement: this market's live orders go, the others stay
+  const marketOrders: LiveOrderView[] = [];
+  let otherCount = 0;
+  let otherNotional = 0;
+  let reservedHere = 0;
+  for (const o of view.openOrders()) {
+    const rem = remainingOf(o);
+    if (rem <= 0) continue;
+    if (o.market === desired.market) {
+      marketOrders.push(o);
+      if (o.side === 'BUY') reservedHere += notional(rem, o.price, 'up');
+    } else {
+      otherCount++;
+      otherNotional += notional(rem, o.price, 'up');
+    }
+  }
+  let collateral = view.availableCollateral + reservedHere;
+  let count = 0;
+  let marketNotional = 0;
+  const buys = new Map<TokenId, number>();
+  const sells = new Map<TokenId, number>();
+  let maxYesBid = -Infinity;
+  let minYesAsk = Infinity;
+  const approved: QuoteIntent[] = [];
+
+  for (const q of desired.quotes) {
+    const refuse = (code: RiskCode, reason: string): void => {
+      refusals.push({ quote: q, code, reason });
+    };
+    const top = tops.get(q.tokenId);
+    if (top === undefined) {
+      refuse('WRONG_TOKEN', `token ${q.tokenId} is not a token of market ${desired.market}`);
+      continue;
+    }
+    if (q.side !== 'BUY' && q.side !== 'SELL') {
+      refuse('INVALID_PRICE', `unknown side ${String(q.side)}`);
+      continue;
+    }
+    if (!Number.isInteger(q.price) || q.price <= 0 || q.price >= PRICE_SCALE) {
+      refuse('INVALID_PRICE', `price ${q.price} pips is not inside (0, 1)`);
+      continue;
+    }
+    if (!isValidPrice(q.price, tick)) {
+      refuse('OFF_TICK', `price ${q.price} pips is not on the tick (${tick} pips) inside [tick, 1 - tick]`);
+      continue;
+    }
+    if (q.price < limits.minPrice || q.price > limits.maxPrice) {
+      refuse('PRICE_LIMIT', `price ${q.price} pips outside the limits [${limits.minPrice}, ${limits.maxPrice}]`);
+      continue;
+    }
+    if (Math.abs(q.price - top.mid) > limits.maxMidDistance) {
+      refuse('PRICE_BAND', `price ${q.price} pips is ${Math.abs(q.price - top.mid)} pips from the mid ${top.mid} (band ${limits.maxMidDistance})`);
+      continue;
+    }
+    if (crossesOthers(q.side, q.price, top, q.tokenId, marketOrders)) {
+      refuse('WOULD_CROSS', `a ${q.side} at ${q.price} pips would cross the book (bid ${top.bid}, ask ${top.ask})`);
+      continue;
+    }
+    const yesBid = (q.tokenId === yes) === (q.side === 'BUY');
+    const yp = q.tokenId === yes ? q.price : PRICE_SCALE - q.price;
+    if (yesBid ? yp >= minYesAsk : yp <= maxYesBid) {
+      refuse('SELF_CROSS', `would cross another approved quote of this market (YES-equivalent ${yesBid ? 'bid' : 'ask'} at ${yp} pips)`);
+      continue;
+    }
+    if (!Number.isSafeInteger(q.size) || q.size <= 0) {
+      refuse('INVALID_SIZE', `size ${q.size} is not a positive integer of micro-shares`);
+      continue;
+    }
+
+    let size: number = q.size;
+    let cut: { code: RiskCode; reason: string } | null = null;
+    const cap = (room: number, code: RiskCode, reason: string): void => {
+      const r = lotDown(Math.max(0, room));
+      if (r < size) {
+        size = r;
+        cut = { code, reason };
+      }
+    };
+    cap(q.size, 'LOT', 'size rounded down to the 0.01-share lot');
+    cap(limits.maxOrderSize, 'ORDER_SIZE', `cut to maxOrderSize ${limits.maxOrderSize}`);
+    const pos = Math.max(0, view.position(q.tokenId));
+    if (q.side === 'BUY') {
+      cap(limits.maxPosition - pos - (buys.get(q.tokenId) ?? 0), 'POSITION', `position ${pos} + resting buys would exceed maxPosition ${limits.maxPosition}`);
+      cap(sharesFor(collateral, q.price), 'COLLATERAL', `collateral available ${collateral}`);
+    } else {
+      cap(pos - (sells.get(q.tokenId) ?? 0), 'NO_INVENTORY', `sells beyond the ${pos} shares held (no shorting)`);
+    }
+    cap(sharesFor(limits.maxNotional - marketNotional, q.price), 'NOTIONAL_MARKET', `market notional would exceed ${limits.maxNotional}`);
+    cap(sharesFor(view.limits.global.maxNotional - otherNotional - marketNotional, q.price), 'NOTIONAL_GLOBAL', `global notional would exceed ${view.limits.global.maxNotional}`);
+    if (size < minSize) {
+      const c = cut as { code: RiskCode; reason: string } | null;
+      if (c === null) refuse('MIN_SIZE', `size ${q.size} is below the market's minimum ${minSize}`);
+      else refuse(c.code, `${c.reason}: what is left (${size}) is below the minimum size ${minSize}`);
+      continue;
+    }
+    if (count + 1 > limits.maxOpenOrders) {
+      refuse('OPEN_ORDERS_MARKET', `more than ${limits.maxOpenOrders} open orders in this market`);
+      continue;
+    }
+    if (otherCount + count + 1 > view.limits.global.maxOpenOrders) {
+      refuse('OPEN_ORDERS_GLOBAL', `more than ${view.limits.global.maxOpenOrders} open orders in all`);
+      continue;
+    }
+
+    // approved
+    const n = notional(size, q.price, 'up');
+    count++;
+    marketNotional += n;
+    if (q.side === 'BUY') {
+      buys.set(q.tokenId, (buys.get(q.tokenId) ?? 0) + size);
+      collateral -= n;
+    } else sells.set(q.tokenId, (sells.get(q.tokenId) ?? 0) + size);
+    if (yesBid) maxYesBid = Math.max(maxYesBid, yp);
+    else minYesAsk = Math.min(minYesAsk, yp);
+    if (size === q.size) approved.push(q);
+    else {
+      const c = cut as { code: RiskCode; reason: string } | null;
+      approved.push({ ...q, size: size as Micro });
+      trims.push({ quote: q, size: size as Micro, code: c?.code ?? 'LOT', reason: c?.reason ?? 'cut' });
+    }
+  }
+  return result(approved);
+}
+
+/** The gate's answer for one immediate order. */
+export type OrderGateResult = { readonly approved: ImmediateIntent; readonly refusal: null } | { readonly approved: null; readonly refusal: Refusal<ImmediateIntent> };
+
+/**
+ * Checks a rare immediate order (FOK/FAK): the whole-market checks, the tick and price limits, the
+ * price band (its worst price must be within maxMidDistance of the mid), maxOrderSize, the position
+ * limit (BUY) or the shares held (SELL) and the collateral. No trimming: an immediate order is
+ * approved whole or refused. Pure.
+ */
+export function gateOrder(order: ImmediateIntent, view: RiskView): OrderGateResult {
+  const refuse = (code: RiskCode, reason: string): OrderGateResult => ({ approved: null, refusal: { quote: order, code, reason } });
+  const mc = checkMarket(order.market, [order.tokenId], view);
+  if ('code' in mc) return refuse(mc.code, mc.reason);
+  const top = mc.tops.get(order.tokenId);
+  if (top === undefined) return refuse('WRONG_TOKEN', `token ${order.tokenId} is not a token of market ${order.market}`);
+  if (!isValidPrice(order.price, mc.tick)) return refuse('OFF_TICK', `price ${order.price} pips is not on the tick (${mc.tick} pips)`);
+  if (order.price < mc.limits.minPrice || order.price > mc.limits.maxPrice) return refuse('PRICE_LIMIT', `price ${order.price} pips outside the limits`);
+  if (Math.abs(order.price - top.mid) > mc.limits.maxMidDistance) return refuse('PRICE_BAND', `worst price ${order.price} pips is too far from the mid ${top.mid}`);
+  if (!Number.isSafeInteger(order.size) || order.size <= 0 || order.size % LOT_MICRO !== 0) return refuse('INVALID_SIZE', `size ${order.size} is not a positive number of 0.01-share lots`);
+  if (order.size > mc.limits.maxOrderSize) return refuse('ORDER_SIZE', `size ${order.size} above maxOrderSize ${mc.limits.maxOrderSize}`);
+  const pos = Math.max(0, view.position(order.tokenId));
+  if (order.side === 'BUY') {
+    if (pos + order.size > mc.limits.maxPosition) return refuse('POSITION', `position ${pos} + ${order.size} would exceed maxPosition ${mc.limits.maxPosition}`);
+    if (notional(order.size, order.price, 'up') > view.availableCollateral) return refuse('COLLATERAL', `needs more than the ${view.availableCollateral} collateral available`);
+  } else if (order.size > pos) return refuse('NO_INVENTORY', `sells ${order.size} with ${pos} shares held`);
+  return { approved: order, refusal: null };
+}

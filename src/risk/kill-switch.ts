@@ -1,0 +1,171 @@
+/**
+ * The kill switch: a one-way state machine, ARMED → TRIPPED. Once tripped it stays tripped for the
+ * life of the process (fail closed): the gate refuses every quote and order, and nothing re-arms it
+ * short of a restart, which reconciles before quoting again.
+ *
+ * Triggers:
+ *  - `signal`           SIGINT/SIGTERM (the daemon calls `trip('signal', ...)`);
+ *  - `cli`              an operator command (`mmkit kill`, the status page);
+ *  - `lossLimit`        realized + unrealized PnL below -maxLoss (`recordPnl`);
+ *  - `rejections`       maxRejections order rejections within rejectionWindowMs (`recordRejection`);
+ *  - `heartbeatFailure` maxHeartbeatFailures consecutive failed heartbeats (`recordHeartbeat`);
+ *  - `manual`           anything else a component decides is fatal (an invariant, a reconciliation
+ *                       that cannot be completed).
+ *
+ * CONTRACT with the engine (which owns the venue): subscribe with `onTrip` at start. A listener is
+ * called synchronously, once, on the trip (or at once when subscribing to a switch that has already
+ * tripped). The engine must then: stop handing intents to execution (the gate already refuses them
+ * all), drop queued places, `venue.cancelAll()`, then poll `venue.openOrders()` until it is empty
+ * (re-issuing cancels for what is left) and log/emit the result: zero open orders within 2 s is the
+ * target. After a `signal` or `cli` trip it exits normally once verified; after the others it stays
+ * up without quoting (so the operator sees why) or exits, per the daemon's policy.
+ *
+ * Time comes from the injected clock; nothing here reads the wall clock.
+ */
+import type { Clock } from '../core/clock.ts';
+import type { KillSwitchLimits } from './limits.ts';
+import { DEFAULT_RISK_LIMITS } from './limits.ts';
+
+/** What tripped the switch. */
+export type KillTrigger = 'signal' | 'cli' | 'lossLimit' | 'rejections' | 'heartbeatFailure' | 'manual';
+
+/** Why and when the switch tripped. */
+export interface TripReason {
+  readonly trigger: KillTrigger;
+  readonly message: string;
+  /** Clock time of the trip, unix ms. */
+  readonly at: number;
+}
+
+/** What the gate reads of the switch. */
+export interface KillSwitchState {
+  readonly tripped: boolean;
+  readonly reason: TripReason | null;
+}
+
+/** Called once when the switch trips (see the engine contract in the module comment). */
+export type TripListener = (reason: TripReason) => void;
+
+/** Options of `new KillSwitch(clock, options)`. */
+export interface KillSwitchOptions {
+  /** Thresholds (default: DEFAULT_RISK_LIMITS.killSwitch). */
+  readonly limits?: KillSwitchLimits;
+  /** Called with an error a listener threw (the other listeners still run, the switch stays tripped). */
+  readonly onListenerError?: (err: unknown, reason: TripReason) => void;
+}
+
+/** The kill switch (see the module comment). */
+export class KillSwitch implements KillSwitchState {
+  private readonly limits: KillSwitchLimits;
+  private readonly onListenerError: ((err: unknown, reason: TripReason) => void) | undefined;
+  private readonly listeners = new Set<TripListener>();
+  private why: TripReason | null = null;
+  /** Times of recent rejections (unix ms), oldest first. */
+  private rejections: number[] = [];
+  private heartbeatFailures = 0;
+
+  constructor(
+    private readonly clock: Pick<Clock, 'now'>,
+    options: KillSwitchOptions = {},
+  ) {
+    this.limits = options.limits ?? DEFAULT_RISK_LIMITS.killSwitch;
+    this.onListenerError = options.onListenerError;
+  }
+
+  /** True once tripped; never false again. */
+  get tripped(): boolean {
+    return this.why !== null;
+  }
+
+  /** Why it tripped (the first trip), or null while armed. */
+  get reason(): TripReason | null {
+    return this.why;
+  }
+
+  /**
+   * Trips the switch. Only the first trip counts (its reason is kept, listeners run once); later
+   * calls are no-ops that return false.
+   * @returns true when this call tripped it
+   */
+  trip(trigger: KillTrigger, message: string = trigger): boolean {
+    if (this.why !== null) return false;
+    const reason: TripReason = Object.freeze({ trigger, message, at: this.clock.now() });
+    this.why = reason;
+    for (const l of [...this.listeners]) this.call(l, reason);
+    this.listeners.clear();
+    return true;
+  }
+
+  /**
+   * Subscribes to the trip. Called once, synchronously, when the switch trips; called immediately
+   * when it has already tripped. Returns the unsubscribe function.
+   */
+  onTrip(listener: TripListener): () => void {
+    if (this.why !== null) {
+      this.call(listener, this.why);
+      return () => {};
+    }
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  /**
+   * Feeds the current PnL (micro-collateral, signed). Trips `lossLimit` when realized + unrealized
+   * is below -maxLoss (maxLoss 0 disables).
+   * @returns whether the switch is tripped afterwards
+   */
+  recordPnl(realized: number, unrealized: number): boolean {
+    const total = realized + unrealized;
+    if (this.limits.maxLoss > 0 && Number.isFinite(total) && total < -this.limits.maxLoss) {
+      this.trip('lossLimit', `PnL ${(total / 1e6).toFixed(2)} below -${(this.limits.maxLoss / 1e6).toFixed(2)} (realized ${(realized / 1e6).toFixed(2)}, unrealized ${(unrealized / 1e6).toFixed(2)})`);
+    }
+    return this.tripped;
+  }
+
+  /**
+   * Counts an order rejection by the venue (`code`, e.g. INVALID_ORDER_NOT_ENOUGH_BALANCE). Trips
+   * `rejections` at maxRejections within rejectionWindowMs (maxRejections 0 disables).
+   * @returns whether the switch is tripped afterwards
+   */
+  recordRejection(code = 'rejected'): boolean {
+    if (this.limits.maxRejections <= 0) return this.tripped;
+    const now = this.clock.now();
+    const from = now - this.limits.rejectionWindowMs;
+    this.rejections.push(now);
+    let drop = 0;
+    while (drop < this.rejections.length && this.rejections[drop]! <= from) drop++;
+    if (drop > 0) this.rejections = this.rejections.slice(drop);
+    if (this.rejections.length >= this.limits.maxRejections) {
+      this.trip('rejections', `${this.rejections.length} order rejections within ${this.limits.rejectionWindowMs} ms (last: ${code})`);
+    }
+    return this.tripped;
+  }
+
+  /**
+   * Records a heartbeat result. Trips `heartbeatFailure` after maxHeartbeatFailures consecutive
+   * failures (0 disables); a success resets the count. (Execution separately stops placing after a
+   * single failure until a heartbeat succeeds; this is the give-up point.)
+   * @returns whether the switch is tripped afterwards
+   */
+  recordHeartbeat(ok: boolean): boolean {
+    if (ok) {
+      this.heartbeatFailures = 0;
+      return this.tripped;
+    }
+    this.heartbeatFailures++;
+    if (this.limits.maxHeartbeatFailures > 0 && this.heartbeatFailures >= this.limits.maxHeartbeatFailures) {
+      this.trip('heartbeatFailure', `${this.heartbeatFailures} consecutive heartbeat failures`);
+    }
+    return this.tripped;
+  }
+
+  private call(l: TripListener, reason: TripReason): void {
+    try {
+      l(reason);
+    } catch (e) {
+      this.onListenerError?.(e, reason);
+    }
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The store's schema, as numbered migrations. Migration N (1-based) is `MIGRATIONS[N - 1]`; a
+ * database remembers the highest one applied in `schema_version`. Never edit a shipped migration:
+ * append a new one. Every table is STRICT, so a float can never land in an integer money column.
+ */
+import type Database from 'better-sqlite3';
+
+/** The migrations, in order. Exported for tests (open a file at an older version). */
+export const MIGRATIONS: readonly string[] = [
+  // 1: orders and fills
+  `CREATE TABLE orders (
+     id           TEXT    PRIMARY KEY,
+     market       TEXT    NOT NULL,
+     token        TEXT    NOT NULL,
+     side         TEXT    NOT NULL CHECK (side IN ('BUY', 'SELL')),
+     price        INTEGER NOT NULL CHECK (price >= 0),
+     size         INTEGER NOT NULL CHECK (size >= 0),
+     type         TEXT    NOT NULL,
+     status       TEXT    NOT NULL CHECK (status IN ('pending', 'live', 'partially_filled', 'filled', 'cancelled', 'rejected', 'unknown')),
+     size_matched INTEGER NOT NULL DEFAULT 0 CHECK (size_matched >= 0),
+     created_at   INTEGER NOT NULL,
+     updated_at   INTEGER NOT NULL,
+     reject_code  TEXT
+   ) STRICT;
+   CREATE INDEX orders_status ON orders (status);
+   CREATE TABLE fills (
+     trade_id    TEXT    NOT NULL,
+     order_id    TEXT    NOT NULL,
+     market      TEXT    NOT NULL,
+     token       TEXT    NOT NULL,
+     side        TEXT    NOT NULL CHECK (side IN ('BUY', 'SELL')),
+     price       INTEGER NOT NULL CHECK (price >= 0),
+     size        INTEGER NOT NULL CHECK (size >= 0),
+     fee         INTEGER NOT NULL CHECK (fee >= 0),
+     role        TEXT    NOT NULL CHECK (role IN ('TAKER', 'MAKER')),
+     status      TEXT    NOT NULL CHECK (status IN ('MATCHED', 'MINED', 'CONFIRMED', 'RETRYING', 'FAILED')),
+     match_time  INTEGER NOT NULL,
+     recorded_at INTEGER NOT NULL,
+     updated_at  INTEGER NOT NULL,
+     PRIMARY KEY (trade_id, order_id)
+   ) STRICT;
+   CREATE INDEX fills_time ON fills (match_time);`,
+  // 2: the append-only audit log of decisions
+  `CREATE TABLE audit (
+     seq  INTEGER PRIMARY KEY AUTOINCREMENT,
+     time INTEGER NOT NULL,
+     kind TEXT    NOT NULL,
+     json TEXT    NOT NULL
+   ) STRICT;
+   CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
+   CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
+   CREATE INDEX orders_market ON orders (market, status);`,
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Bring a database up to `target` (default: the latest), in one transaction: either every missing
+ * migration applies or none does. Returns the version the database is at afterwards.
+ * @throws Error when the database holds a newer schema than this code knows (refuse to guess).
+ */
+export function migrate(db: Database.Database, file: string, target: number = MIGRATIONS.length): number {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+  const row = db.prepare('SELECT version FROM schema_version').get() as { version: number } | undefined;
+  let version = row?.version ?? 0;
+  if (version > MIGRATIONS.length) throw new Error(`${file}: store schema version ${version} is newer than this mmkit knows (${MIGRATIONS.length})`);
+  if (version >= target) return version;
+  db.transaction(() => {
+    for (; version < target; version++) db.exec(MIGRATIONS[version] as string);
+    db.prepare('DELETE FROM schema_version').run();
+    db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(version);
+  })();
+  return version;
+}

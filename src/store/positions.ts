@@ -1,0 +1,182 @@
+/**
+ * Positions and PnL derived from fills, exactly (pure; the store feeds it its fills).
+ *
+ * Average-cost accounting per token, on signed positions (BUY adds, SELL subtracts). Cost basis is
+ * kept in bigint "pip-micro" (size micro-shares × price pips), so nothing is rounded until the
+ * final conversion to micro-collateral (÷ 10,000, rounded toward −∞: PnL is never overstated by a
+ * rounding). Reducing a position realizes (exit price − average cost) × quantity; a fill larger
+ * than the position flips it, and the rest opens at the fill price. FAILED fills are void: the
+ * caller leaves them out, which reverses them wherever they fell in the sequence.
+ */
+import type { ConditionId, TokenId } from '../core/ids.ts';
+import { PRICE_SCALE, type Micro, type Pips, type Side } from '../core/units.ts';
+
+/** What position math needs of one fill (integer units). */
+export interface PositionFill {
+  readonly market: ConditionId;
+  readonly tokenId: TokenId;
+  readonly side: Side;
+  readonly price: Pips;
+  readonly size: Micro;
+  readonly fee: Micro;
+}
+
+/** One token's position. All money in micro-collateral, sizes in micro-shares, prices in pips. */
+export interface Position {
+  readonly market: ConditionId;
+  readonly tokenId: TokenId;
+  /** Signed: positive long, negative short (sold more than the fills bought). */
+  readonly size: Micro;
+  /** Average entry price of the open position, pips, rounded half-up; 0 when flat. */
+  readonly avgPrice: Pips;
+  /** Cost of the open position (signed like `size`), micro-collateral, rounded toward −∞. */
+  readonly cost: number;
+  /** Realized PnL before fees, micro-collateral, rounded toward −∞. */
+  readonly realized: number;
+  /** Fees paid, micro-collateral. */
+  readonly fees: Micro;
+  /** Shares bought and sold, micro-shares. */
+  readonly bought: Micro;
+  readonly sold: Micro;
+  /** Number of (non-void) fills. */
+  readonly fills: number;
+}
+
+/** Realized and unrealized PnL at the given marks. */
+export interface PnlReport {
+  /** Realized before fees, micro-collateral. */
+  readonly realized: number;
+  /** Open positions at the marks (tokens without a mark count 0 and are listed in `unmarked`). */
+  readonly unrealized: number;
+  readonly fees: number;
+  /** realized + unrealized − fees. */
+  readonly total: number;
+  /** Tokens with an open position but no mark: their unrealized PnL is unknown, never guessed. */
+  readonly unmarked: readonly TokenId[];
+  readonly byToken: readonly { readonly tokenId: TokenId; readonly realized: number; readonly unrealized: number; readonly fees: number }[];
+}
+
+const SCALE = BigInt(PRICE_SCALE);
+
+/** Floor division of bigints (toward −∞). */
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
+}
+
+function toNumber(v: bigint): number {
+  if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`amount out of safe range: ${v}`);
+  return Number(v);
+}
+
+/** Running state of one token (exact). */
+export class PositionAccumulator {
+  size = 0n;
+  /** Signed cost of the open position, pip-micro. */
+  cost = 0n;
+  /** Realized, pip-micro. */
+  realized = 0n;
+  fees = 0n;
+  bought = 0n;
+  sold = 0n;
+  fills = 0;
+  constructor(readonly market: ConditionId, readonly tokenId: TokenId) {}
+
+  /** Apply one fill. */
+  add(f: PositionFill): void {
+    const q = BigInt(f.size);
+    const p = BigInt(f.price);
+    const d = f.side === 'BUY' ? 1n : -1n;
+    this.fills++;
+    this.fees += BigInt(f.fee);
+    if (d > 0n) this.bought += q;
+    else this.sold += q;
+    if (q === 0n) return;
+    if (this.size === 0n || (this.size > 0n) === (d > 0n)) {
+      this.size += d * q;
+      this.cost += d * q * p;
+      return;
+    }
+    const abs = this.size < 0n ? -this.size : this.size;
+    const close = q < abs ? q : abs;
+    // cost leaving the position: proportional share, truncated toward zero (same sign as cost)
+    const removed = (this.cost * close) / abs;
+    const sign = this.size > 0n ? 1n : -1n;
+    this.realized += sign * close * p - removed;
+    this.size += d * close;
+    this.cost -= removed;
+    if (this.size === 0n) this.cost = 0n;
+    const rest = q - close;
+    if (rest > 0n) {
+      this.size = d * rest;
+      this.cost = d * rest * p;
+    }
+  }
+
+  /** Unrealized at `mark` pips, pip-micro. */
+  unrealizedAt(mark: number): bigint {
+    return this.size * BigInt(mark) - this.cost;
+  }
+
+  snapshot(): Position {
+    const abs = this.size < 0n ? -this.size : this.size;
+    const absCost = this.cost < 0n ? -this.cost : this.cost;
+    const avg = abs === 0n ? 0n : (absCost * 2n + abs) / (abs * 2n);
+    return {
+      market: this.market,
+      tokenId: this.tokenId,
+      size: toNumber(this.size) as Micro,
+      avgPrice: toNumber(avg) as Pips,
+      cost: toNumber(floorDiv(this.cost, SCALE)),
+      realized: toNumber(floorDiv(this.realized, SCALE)),
+      fees: toNumber(this.fees) as Micro,
+      bought: toNumber(this.bought) as Micro,
+      sold: toNumber(this.sold) as Micro,
+      fills: this.fills,
+    };
+  }
+}
+
+/** Fold fills (in time order, void ones already left out) into positions per token. */
+export function accumulate(fills: Iterable<PositionFill>): Map<TokenId, PositionAccumulator> {
+  const out = new Map<TokenId, PositionAccumulator>();
+  for (const f of fills) {
+    let a = out.get(f.tokenId);
+    if (a === undefined) out.set(f.tokenId, (a = new PositionAccumulator(f.market, f.tokenId)));
+    a.add(f);
+  }
+  return out;
+}
+
+/** Positions per token, in first-fill order. */
+export function derivePositions(fills: Iterable<PositionFill>): Position[] {
+  return [...accumulate(fills).values()].map((a) => a.snapshot());
+}
+
+/**
+ * Realized + unrealized PnL at the marks (pips per token). A token with an open position and no
+ * mark contributes no unrealized PnL and is reported in `unmarked`.
+ */
+export function pnlOf(acc: ReadonlyMap<TokenId, PositionAccumulator>, marks: ReadonlyMap<TokenId, number>): PnlReport {
+  let realized = 0n;
+  let unrealized = 0n;
+  let fees = 0n;
+  const unmarked: TokenId[] = [];
+  const byToken: { tokenId: TokenId; realized: number; unrealized: number; fees: number }[] = [];
+  for (const a of acc.values()) {
+    realized += a.realized;
+    fees += a.fees;
+    let u = 0n;
+    if (a.size !== 0n) {
+      const m = marks.get(a.tokenId);
+      if (m === undefined || !Number.isSafeInteger(m)) unmarked.push(a.tokenId);
+      else u = a.unrealizedAt(m);
+    }
+    unrealized += u;
+    byToken.push({ tokenId: a.tokenId, realized: toNumber(floorDiv(a.realized, SCALE)), unrealized: toNumber(floorDiv(u, SCALE)), fees: toNumber(a.fees) });
+  }
+  const r = toNumber(floorDiv(realized, SCALE));
+  const u = toNumber(floorDiv(unrealized, SCALE));
+  const f = toNumber(fees);
+  return { realized: r, unrealized: u, fees: f, total: r + u - f, unmarked, byToken };
+}

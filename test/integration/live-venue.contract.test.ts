@@ -1,0 +1,134 @@
+/**
+ * The live Venue adapter (src/engine/live-venue.ts) against the real paper exchange on a loopback
+ * port, through the shared contract suite (test/contract/venue.contract.ts), plus what only the
+ * live adapter has: the cache following tick-size changes, the reconnect reconciliation, and an
+ * ambiguous POST answered as UNKNOWN and resolved by id.
+ */
+import { Wallet } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FillEvent, UserEvent } from '../../src/core/events.ts';
+import type { ConditionId, TokenId } from '../../src/core/ids.ts';
+import { formatAmount, formatPrice, PRICE_SCALE, type Micro, type Pips } from '../../src/core/units.ts';
+import { createLiveVenue, type LiveVenue } from '../../src/engine/live-venue.ts';
+import { runVenueContract } from '../contract/venue.contract.ts';
+import { no, sleep, startVenue, yes, type TestVenue } from './support/setup.ts';
+
+function urls(v: TestVenue) {
+  const u = v.running.urls;
+  return { clob: u.clob_url, gamma: u.gamma_url, data: u.data_url, content: u.content_url, ws: u.ws_url };
+}
+
+runVenueContract('live adapter on the paper exchange', async () => {
+  const v = await startVenue();
+  const venue = await createLiveVenue({ urls: urls(v), wallet: new Wallet(Wallet.createRandom().privateKey), chainId: 137 });
+  const trader = await v.trader();
+  const all = await venue.markets();
+  const market = all.find((m) => m.active && !m.negRisk && m.tick === '0.01' && m.market === v.m1.condition_id)!;
+  return {
+    venue,
+    market,
+    counterparty: {
+      // a SELL of YES at p, sent as the equivalent BUY of NO at 1 - p (a complementary match: our
+      // maker fill is on YES while the trade is printed on NO)
+      async take(o) {
+        const r = await trader.place(no(v.m1), 'BUY', formatPrice(PRICE_SCALE - o.price), formatAmount(o.size));
+        if (r.status !== 200 || r.body.status !== 'matched') throw new Error(`counterparty order: ${r.status} ${JSON.stringify(r.body)}`);
+      },
+    },
+    async close() {
+      await venue.close();
+      await v.close();
+    },
+  };
+});
+
+describe('live adapter specifics', () => {
+  let v: TestVenue;
+  let venue: LiveVenue;
+  beforeAll(async () => {
+    v = await startVenue();
+    venue = await createLiveVenue({ urls: urls(v), wallet: new Wallet(Wallet.createRandom().privateKey), silenceMs: 0, backoff: { initialMs: 50, maxMs: 200 } });
+    await venue.markets();
+  });
+  afterAll(async () => {
+    await venue?.close();
+    await v?.close();
+  });
+
+  it('the signing cache follows a tick-size change seen on the market channel', async () => {
+    const m = v.markets.find((x) => !x.neg_risk && x.minimum_tick_size === 0.01 && x.condition_id !== v.m1.condition_id)!;
+    const tok = yes(m) as TokenId;
+    const seen: string[] = [];
+    const sub = venue.marketEvents([tok, no(m) as TokenId]).subscribe((e) => seen.push(e.type));
+    try {
+      for (let i = 0; i < 100 && !seen.includes('resynced'); i++) await sleep(20);
+      const req = { market: m.condition_id as ConditionId, tokenId: tok, side: 'BUY' as const, price: 4550 as Pips, size: 5_000_000 as Micro, type: 'GTC' as const };
+      expect(() => venue.prepare([req])).toThrow(/0\.01/); // off the 0.01 tick
+      expect((await v.admin(`/markets/${m.condition_id}/tick-size`, { tick_size: '0.001' })).status).toBe(200);
+      for (let i = 0; i < 100 && !seen.includes('tick_size_change'); i++) await sleep(20);
+      expect(venue.marketOfToken(tok)!.tick).toBe('0.001');
+      const [p] = venue.prepare([req]);
+      const [out] = await venue.place([p!]);
+      expect(out).toMatchObject({ ok: true, status: 'live' });
+      await venue.cancel([p!.id]);
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+
+  it('a user channel loss is reconciled over REST: fills made while away arrive once, as MAKER fills on our token', async () => {
+    const m = v.markets.filter((x) => !x.neg_risk && x.minimum_tick_size === 0.01)[3]!;
+    const events: UserEvent[] = [];
+    const sub = venue.userEvents([m.condition_id as ConditionId]).subscribe((e) => events.push(e));
+    const trader = await v.trader();
+    try {
+      for (let i = 0; i < 100 && !events.some((e) => e.type === 'resynced'); i++) await sleep(20);
+      const [p] = venue.prepare([{ market: m.condition_id as ConditionId, tokenId: yes(m) as TokenId, side: 'BUY', price: 4200 as Pips, size: 10_000_000 as Micro, type: 'GTC' }]);
+      expect((await venue.place([p!]))[0]).toMatchObject({ ok: true });
+      const rule = v.running.faults.add({ stream: 'user', drop: true });
+      for (let i = 0; i < 100 && !events.some((e) => e.type === 'disconnected'); i++) await sleep(20);
+      expect(events.some((e) => e.type === 'disconnected')).toBe(true);
+      const r = await trader.place(no(m), 'BUY', '0.58', '10');
+      expect(r.body.status).toBe('matched');
+      v.running.faults.remove(rule.id!);
+      const iDisc = events.findIndex((e) => e.type === 'disconnected');
+      for (let i = 0; i < 250 && !events.slice(iDisc).some((e) => e.type === 'resynced'); i++) await sleep(20);
+      const fills = events.filter((e): e is FillEvent => e.type === 'fill' && e.orderId === p!.id);
+      expect(fills.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(fills.map((f) => `${f.tradeId}|${f.status}`)).size).toBe(fills.length);
+      expect(fills[0]).toMatchObject({ source: 'reconcile', role: 'MAKER', tokenId: yes(m), side: 'BUY', price: 4200, size: 10_000_000 });
+      const all = await venue.fills(Date.now() - 60_000);
+      expect(all.filter((f) => f.orderId === p!.id)).toHaveLength(1);
+      expect(await venue.order(p!.id)).toMatchObject({ status: 'MATCHED' });
+    } finally {
+      sub.unsubscribe();
+    }
+  });
+
+  it('a POST /orders that times out is UNKNOWN for every entry; resolved by id, it was placed once', async () => {
+    const slow = await createLiveVenue({ urls: urls(v), wallet: new Wallet(Wallet.createRandom().privateKey), timeoutMs: 150 });
+    try {
+      await slow.markets();
+      const m = v.m1;
+      v.running.faults.add({ route: 'POST /clob/orders', latencyMs: 600, untilMs: Date.now() + 1_500 });
+      const ps = slow.prepare([
+        { market: m.condition_id as ConditionId, tokenId: yes(m) as TokenId, side: 'BUY', price: 100 as Pips, size: 5_000_000 as Micro, type: 'GTC' },
+        { market: m.condition_id as ConditionId, tokenId: yes(m) as TokenId, side: 'BUY', price: 200 as Pips, size: 5_000_000 as Micro, type: 'GTC' },
+      ]);
+      const outs = await slow.place(ps);
+      if (outs.every((o) => o.ok)) {
+        // the transport's resend was answered as a duplicate and resolved by id: also fine
+        expect(outs.map((o) => o.id)).toEqual(ps.map((p) => p.id));
+      } else {
+        expect(outs.map((o) => (o.ok ? 'ok' : o.code))).toEqual(['UNKNOWN', 'UNKNOWN']);
+      }
+      await sleep(1_700);
+      for (const p of ps) expect(await slow.order(p.id)).toMatchObject({ id: p.id, status: 'LIVE' });
+      expect((await slow.openOrders()).length).toBe(2);
+    } finally {
+      v.running.faults.clear();
+      await slow.cancelAll();
+      await slow.close();
+    }
+  });
+});

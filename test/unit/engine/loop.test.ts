@@ -1,0 +1,319 @@
+import { describe, expect, it } from 'vitest';
+import type { MmkitEvent } from '../../../src/core/events.ts';
+import type { DesiredQuotes, StrategyOutput } from '../../../src/core/intents.ts';
+import type { Pips, Micro } from '../../../src/core/units.ts';
+import { createEngine, type EngineOptions } from '../../../src/engine/loop.ts';
+import type { StrategyState } from '../../../src/strategy/api.ts';
+import { CID, CID2, disconnected, FakeVenue, fill, flush, level, market, NO, NO2, resolved, resynced, snap, YES, YES2 } from './fixtures.ts';
+
+const quote = (at: number, price = 4500): DesiredQuotes => ({ market: CID, quotes: [{ tokenId: YES, side: 'BUY', price: price as Pips, size: 5e6 as Micro }], at });
+
+/** An engine on a FakeVenue with a recording strategy (quotes CID on every event by default). */
+async function setup(o: Partial<EngineOptions> & { onEvent?: (e: MmkitEvent, s: StrategyState) => StrategyOutput | undefined; noStart?: boolean } = {}) {
+  const venue = new FakeVenue();
+  const seen: Array<{ type: string; bestBid: number | null | undefined }> = [];
+  const executed: DesiredQuotes[] = [];
+  const logs: string[] = [];
+  const engine = createEngine({
+    venue,
+    markets: [market(), market(CID2, YES2, NO2)],
+    clock: venue.clock,
+    strategy: {
+      onEvent(e, s) {
+        seen.push({ type: e.type, bestBid: s.book(YES)?.bestBid });
+        return o.onEvent ? o.onEvent(e, s) : { quotes: [quote(s.now)] };
+      },
+    },
+    execute: (d) => executed.push(d),
+    logger: { info: () => {}, warn: (_o, m) => logs.push(String(m)), error: (_o, m) => logs.push(String(m)) },
+    ...o,
+  });
+  if (!o.noStart) await engine.start();
+  const feedBooks = () => {
+    venue.user$.next(resynced('user', true));
+    for (const [t, c] of [
+      [YES, CID],
+      [NO, CID],
+      [YES2, CID2],
+      [NO2, CID2],
+    ] as const)
+      venue.market$.next(snap(t, [[4000, 10e6]], [[6000, 10e6]], c));
+    venue.market$.next(resynced('market', true));
+  };
+  return { venue, engine, seen, executed, logs, feedBooks };
+}
+
+describe('engine loop: order and state', () => {
+  it('updates the state before the strategy sees the event', async () => {
+    const { venue, seen, feedBooks } = await setup();
+    feedBooks();
+    seen.length = 0;
+    venue.market$.next(level(YES, 'BUY', 4100, 1e6, { bid: 4100, ask: 6000 }));
+    expect(seen).toEqual([{ type: 'level_change', bestBid: 4100 }]);
+  });
+
+  it('processes events strictly in order, even when one is emitted while another is processed', async () => {
+    const order: string[] = [];
+    let injected = false;
+    const ctx = await setup({
+      onEvent(e) {
+        order.push(`strategy:${e.type}`);
+        if (e.type === 'level_change' && !injected) {
+          injected = true;
+          // a synchronous source emitting from inside the handler: must wait its turn
+          ctx.venue.market$.next(level(YES, 'BUY', 4200, 1e6, { bid: 4200, ask: 6000 }));
+          order.push('after-inner-next');
+        }
+        return undefined;
+      },
+    });
+    ctx.feedBooks();
+    order.length = 0;
+    ctx.engine.events$.subscribe((e) => order.push(`done:${e.type}`));
+    ctx.venue.market$.next(level(YES, 'BUY', 4100, 1e6, { bid: 4100, ask: 6000 }));
+    expect(order).toEqual(['strategy:level_change', 'after-inner-next', 'done:level_change', 'strategy:level_change', 'done:level_change']);
+    expect(ctx.engine.state.book(YES)!.bestBid).toBe(4200);
+  });
+
+  it('merges market, user and timer events into one ordered stream; fills go to onFill before the strategy', async () => {
+    const trail: string[] = [];
+    const ctx = await setup({
+      timers: { tickMs: 1000, balanceMs: 0 },
+      onFill: (f) => trail.push(`onFill:${f.tradeId}:${ctx.engine.state.position(YES).size}`),
+      onEvent(e) {
+        trail.push(`strategy:${e.type}${e.type === 'timer' ? `:${e.name}` : ''}`);
+        return undefined;
+      },
+    });
+    trail.length = 0;
+    ctx.venue.user$.next(fill('t1', 'o1', 'MATCHED'));
+    ctx.venue.clock.advance(1000);
+    ctx.venue.market$.next(snap(YES, [[4000, 1]], [[6000, 1]]));
+    expect(trail).toEqual(['onFill:t1:10000000', 'strategy:fill', 'strategy:timer:tick', 'strategy:book_snapshot']);
+    expect(ctx.engine.stats().events).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('engine loop: stale books pull quotes', () => {
+  it('nothing is quoted before every book of the market is fresh; then the strategy output passes', async () => {
+    const { venue, executed, feedBooks, engine } = await setup();
+    // ready fired with stale books: both markets pulled (an empty set each)
+    expect(executed.map((d) => [d.market, d.quotes.length])).toEqual([
+      [CID, 0],
+      [CID2, 0],
+    ]);
+    executed.length = 0;
+    venue.market$.next(snap(YES, [[4000, 1]], [[6000, 1]]));
+    expect(executed).toEqual([]); // NO still stale, user not synced
+    feedBooks();
+    expect(executed.length).toBeGreaterThan(0);
+    expect(executed.at(-1)!.quotes).toHaveLength(1);
+    expect(engine.pulled().size).toBe(0);
+  });
+
+  it('a disconnected market stream pulls every market at once (one empty set each), drops quotes until the resync, then resumes', async () => {
+    const { venue, executed, feedBooks, engine } = await setup();
+    feedBooks();
+    executed.length = 0;
+    const resumes0 = engine.stats().resumes;
+    venue.market$.next(disconnected('market'));
+    expect(executed).toEqual([
+      { market: CID, quotes: [], at: venue.clock.now() },
+      { market: CID2, quotes: [], at: venue.clock.now() },
+    ]);
+    executed.length = 0;
+    // the strategy keeps asking: dropped
+    venue.market$.next(level(YES, 'BUY', 4100, 1e6, { bid: 4100, ask: 6000 }));
+    venue.market$.next({ type: 'stream_error', stream: 'market', reason: 'x', venueTime: 0, recvTime: 0 });
+    expect(executed).toEqual([]);
+    expect(engine.stats().dropped).toBeGreaterThan(0);
+    expect(engine.stats().pulls).toBe(2);
+    // fresh snapshots: quoting resumes
+    venue.market$.next(snap(YES, [[4000, 1]], [[6000, 1]]));
+    venue.market$.next(snap(NO, [[4000, 1]], [[6000, 1]]));
+    expect(executed.at(-1)!.quotes).toHaveLength(1);
+    expect(engine.stats().resumes - resumes0).toBe(1); // CID2 still waits for its snapshots
+  });
+
+  it('a crossed book pulls its market only, asks the venue for a fresh snapshot, and resumes on it', async () => {
+    const { venue, executed, feedBooks, engine } = await setup();
+    feedBooks();
+    executed.length = 0;
+    venue.market$.next(level(YES, 'BUY', 6000, 1e6, { bid: 6000, ask: 6000 }));
+    expect(executed).toEqual([{ market: CID, quotes: [], at: venue.clock.now() }]);
+    expect(venue.resyncs).toEqual([[YES]]);
+    expect([...engine.pulled()]).toEqual([CID]);
+    venue.market$.next(snap(YES, [[4000, 1]], [[6000, 1]]));
+    expect(engine.pulled().size).toBe(0);
+  });
+
+  it('a resolved market is pulled for good', async () => {
+    const { venue, executed, feedBooks } = await setup();
+    feedBooks();
+    executed.length = 0;
+    venue.market$.next(resolved(CID));
+    expect(executed).toEqual([{ market: CID, quotes: [], at: venue.clock.now() }]);
+    executed.length = 0;
+    venue.market$.next(snap(YES, [[4000, 1]], [[6000, 1]]));
+    venue.market$.next(snap(NO, [[4000, 1]], [[6000, 1]]));
+    expect(executed).toEqual([]);
+  });
+
+  it('losing the user channel pulls too', async () => {
+    const { venue, executed, feedBooks } = await setup();
+    feedBooks();
+    executed.length = 0;
+    venue.user$.next(disconnected('user'));
+    expect(executed.map((d) => d.quotes.length)).toEqual([0, 0]);
+  });
+});
+
+describe('engine loop: errors never kill the loop', () => {
+  it('a throwing strategy is counted and logged; the next event goes on', async () => {
+    let n = 0;
+    const { venue, engine, executed, feedBooks, logs } = await setup({
+      onEvent: (_e, s) => {
+        if (++n % 2 === 0) throw new Error('boom');
+        return { quotes: [quote(s.now)] };
+      },
+    });
+    feedBooks();
+    for (let i = 0; i < 6; i++) venue.market$.next(level(YES, 'BUY', 4100 + i, 1e6, { bid: 4100 + i, ask: 6000 }));
+    expect(engine.stats().errors.strategy).toBeGreaterThanOrEqual(3);
+    expect(logs.some((l) => /strategy handler threw/.test(l))).toBe(true);
+    expect(executed.length).toBeGreaterThan(2);
+    expect(engine.state.book(YES)!.bestBid).toBe(4105);
+  });
+
+  it('a bad event is counted (state error), not given to the strategy; the loop goes on', async () => {
+    const { venue, engine, seen, feedBooks } = await setup();
+    feedBooks();
+    seen.length = 0;
+    venue.market$.next(snap(YES, [[0, 1]], []));
+    expect(engine.stats().errors.state).toBe(1);
+    expect(seen).toEqual([]);
+    venue.market$.next(snap(YES, [[4000, 1]], [[6000, 1]]));
+    expect(seen.map((x) => x.type)).toEqual(['book_snapshot']);
+  });
+
+  it('a throwing gate fails closed (the market is pulled); a throwing executor is counted', async () => {
+    let gateThrows = true;
+    let execThrows = false;
+    const executed: DesiredQuotes[] = [];
+    const { venue, engine, feedBooks } = await setup({
+      gate: (d) => {
+        if (gateThrows) throw new Error('risk down');
+        return { ...d, quotes: d.quotes.filter((q) => q.price <= 4500) };
+      },
+      execute: (d) => {
+        if (execThrows) throw new Error('exec down');
+        executed.push(d);
+      },
+    });
+    feedBooks();
+    expect(executed.at(-1)).toMatchObject({ market: CID, quotes: [] });
+    expect(engine.stats().errors.gate).toBeGreaterThan(0);
+    gateThrows = false;
+    venue.market$.next(level(YES, 'BUY', 4100, 1e6, { bid: 4100, ask: 6000 }));
+    expect(executed.at(-1)!.quotes).toHaveLength(1);
+    execThrows = true;
+    venue.market$.next(level(YES, 'BUY', 4200, 1e6, { bid: 4200, ask: 6000 }));
+    expect(engine.stats().errors.execute).toBe(1);
+    execThrows = false;
+    venue.market$.next(level(YES, 'BUY', 4300, 1e6, { bid: 4300, ask: 6000 }));
+    expect(executed.at(-1)!.quotes).toHaveLength(1);
+  });
+
+  it('a source that errors becomes a disconnected event (books stale, quotes pulled); the other sources go on', async () => {
+    const { venue, engine, executed, feedBooks } = await setup();
+    feedBooks();
+    executed.length = 0;
+    venue.market$.error(new Error('socket exploded'));
+    expect(engine.stats().errors.source).toBe(1);
+    expect(engine.state.book(YES)!.stale).toBe(true);
+    expect(executed.map((d) => d.quotes.length)).toEqual([0, 0]);
+    venue.user$.next(fill('t9', 'o9', 'MATCHED'));
+    expect(engine.state.position(YES).size).toBe(10e6);
+  });
+});
+
+describe('engine lifecycle', () => {
+  it('no strategy call and no quoting until the reconciliation has succeeded; adopted orders and backfilled fills join the state', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const ctx = await setup({
+      noStart: true,
+      reconcile: async () => {
+        await gate;
+        return {
+          adopted: [{ id: 'old' as never, market: CID, tokenId: YES, side: 'BUY', price: 4000 as never, originalSize: 5e6 as never, sizeMatched: 0 as never, status: 'LIVE' }],
+          fills: [{ tradeId: 'bf', orderId: 'old', tokenId: YES, side: 'BUY', price: 4000, size: 2e6, status: 'CONFIRMED' }],
+        };
+      },
+    });
+    const started = ctx.engine.start();
+    await flush();
+    ctx.feedBooks();
+    expect(ctx.seen).toEqual([]); // state builds, strategy waits
+    expect(ctx.executed).toEqual([]);
+    expect(ctx.engine.ready).toBe(false);
+    expect(ctx.engine.state.book(YES)!.stale).toBe(false);
+    release();
+    await started;
+    expect(ctx.engine.ready).toBe(true);
+    expect(ctx.seen.map((x) => x.type)).toEqual(['timer']); // the 'engine.ready' tick
+    expect(ctx.executed.at(-1)!.quotes).toHaveLength(1);
+    expect(ctx.engine.state.openOrders(CID).map((o) => o.id)).toEqual(['old']);
+    expect(ctx.engine.state.position(YES).size).toBe(2e6);
+    // the same fill from the stream later: counted once
+    ctx.venue.user$.next(fill('bf', 'old', 'CONFIRMED', { size: 2e6 as never }));
+    expect(ctx.engine.state.position(YES).size).toBe(2e6);
+  });
+
+  it('a failed reconciliation rejects start and leaves the engine stopped, never quoting', async () => {
+    const ctx = await setup({ noStart: true, reconcile: async () => Promise.reject(new Error('venue down')) });
+    await expect(ctx.engine.start()).rejects.toThrow(/venue down/);
+    ctx.feedBooks();
+    expect(ctx.seen).toEqual([]);
+    expect(ctx.executed).toEqual([]);
+    expect(ctx.engine.ready).toBe(false);
+  });
+
+  it('stop is idempotent and ends processing; the balance is refreshed on the clock', async () => {
+    const ctx = await setup({ timers: { tickMs: 0, balanceMs: 1000 } });
+    expect(ctx.engine.state.availableCollateral).toBe(1_000_000_000);
+    ctx.venue.balanceAnswer = { available: 5 as Micro, reserved: 7 as Micro };
+    ctx.venue.clock.advance(1000);
+    await flush();
+    expect(ctx.engine.state.availableCollateral).toBe(5);
+    expect(ctx.engine.state.reservedCollateral).toBe(7);
+    let completed = false;
+    ctx.engine.events$.subscribe({ complete: () => (completed = true) });
+    await Promise.all([ctx.engine.stop(), ctx.engine.stop()]);
+    await ctx.engine.stop();
+    expect(completed).toBe(true);
+    const n = ctx.engine.stats().events;
+    ctx.feedBooks();
+    expect(ctx.engine.stats().events).toBe(n);
+    expect(ctx.venue.clock.pending()).toBe(0);
+  });
+
+  it('quotes for a market the engine does not trade are dropped; immediate orders pass gateOrders then executeOrders', async () => {
+    const sent: unknown[] = [];
+    const ctx = await setup({
+      onEvent: (_e, s) => ({
+        quotes: [{ market: '0xother' as never, quotes: [], at: s.now }],
+        orders: [
+          { market: CID, tokenId: YES, side: 'BUY', price: 5000 as Pips, size: 5e6 as Micro, type: 'FAK' },
+          { market: CID, tokenId: YES, side: 'BUY', price: 9000 as Pips, size: 5e6 as Micro, type: 'FAK' },
+        ],
+      }),
+      gateOrders: (orders) => orders.filter((x) => x.price < 6000),
+      executeOrders: (orders) => sent.push(...orders),
+    });
+    ctx.feedBooks();
+    expect(ctx.executed.filter((d) => d.market === ('0xother' as never))).toEqual([]);
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.every((x) => (x as { price: number }).price === 5000)).toBe(true);
+  });
+});

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import type { OrderId } from '../../../src/core/ids.ts';
+import type { Micro, Pips } from '../../../src/core/units.ts';
+import { reconcileOnStart, ReconcileError, type RestartStore } from '../../../src/engine/restart.ts';
+import type { VenueFill, VenueOrder } from '../../../src/engine/venue.ts';
+import { CID, FakeVenue, NO, YES } from './fixtures.ts';
+
+const vo = (id: string, status: VenueOrder['status'] = 'LIVE'): VenueOrder => ({ id: id as OrderId, market: CID, tokenId: YES, side: 'BUY', price: 4000 as Pips, originalSize: 5e6 as Micro, sizeMatched: 0 as Micro, status });
+const vf = (tradeId: string, orderId: string, matchTime: number): VenueFill => ({
+  tradeId,
+  orderId: orderId as OrderId,
+  market: CID,
+  tokenId: NO,
+  side: 'BUY',
+  price: 6000 as Pips,
+  size: 5e6 as Micro,
+  role: 'MAKER',
+  fee: 0 as Micro,
+  status: 'CONFIRMED',
+  matchTime,
+});
+
+/** An in-memory store keyed like the real one (trade id, order id). */
+class MemStore implements RestartStore {
+  fills = new Map<string, VenueFill>();
+  orders = new Map<string, { id: string; status: string }>();
+  missing: string[] = [];
+  async openOrders() {
+    return [...this.orders.values()].filter((o) => o.status === 'LIVE');
+  }
+  recordFill(f: VenueFill): boolean {
+    const k = `${f.tradeId}|${f.orderId}`;
+    const had = this.fills.has(k);
+    this.fills.set(k, f);
+    return !had;
+  }
+  lastFillTime() {
+    let t: number | undefined;
+    for (const f of this.fills.values()) t = Math.max(t ?? 0, f.matchTime);
+    return t;
+  }
+  updateOrder(o: VenueOrder) {
+    this.orders.set(o.id, { id: o.id, status: o.status });
+  }
+  markOrderMissing(id: string) {
+    this.missing.push(id);
+    this.orders.set(id, { id, status: 'MISSING' });
+  }
+}
+
+describe('reconcileOnStart', () => {
+  it("policy 'cancel' (default): cancels what the venue shows, verifies zero, resolves store-open orders by id, backfills since the last fill minus the margin", async () => {
+    const venue = new FakeVenue();
+    venue.open = [vo('v1'), vo('v2')];
+    const store = new MemStore();
+    store.orders.set('v1', { id: 'v1', status: 'LIVE' });
+    store.orders.set('gone', { id: 'gone', status: 'LIVE' }); // filled while we were down
+    store.orders.set('never', { id: 'never', status: 'LIVE' }); // persisted, never sent
+    venue.orderLookup.set('gone', vo('gone', 'MATCHED'));
+    venue.orderLookup.set('v1', vo('v1', 'CANCELED'));
+    store.recordFill(vf('t0', 'x', 100_000));
+    venue.venueFills = [vf('t0', 'x', 100_000), vf('t1', 'gone', 150_000), vf('old', 'y', 10_000)];
+    const r = await reconcileOnStart(venue, store, { marginMs: 60_000 });
+    expect(r.policy).toBe('cancel');
+    expect(r.found.map((o) => o.id)).toEqual(['v1', 'v2']);
+    expect(r.canceled).toEqual(['v1', 'v2']);
+    expect(r.adopted).toEqual([]);
+    expect(venue.open).toEqual([]);
+    expect(r.closed.map((o) => [o.id, o.status])).toEqual([
+      ['v1', 'CANCELED'],
+      ['gone', 'MATCHED'],
+    ]);
+    expect(r.missing).toEqual(['never']);
+    expect(store.orders.get('gone')!.status).toBe('MATCHED');
+    expect(store.orders.get('never')!.status).toBe('MISSING');
+    expect(r.sinceMs).toBe(40_000);
+    expect(venue.calls).toContain('fills:40000');
+    expect(r.fills.map((f) => f.tradeId)).toEqual(['t0', 't1']);
+    expect(r.newFills).toBe(1);
+    // a second run changes nothing
+    const again = await reconcileOnStart(venue, store);
+    expect(again.newFills).toBe(0);
+    expect(store.fills.size).toBe(2);
+  });
+
+  it("policy 'adopt' keeps the venue's orders (and cancels nothing)", async () => {
+    const venue = new FakeVenue();
+    venue.open = [vo('v1')];
+    const store = new MemStore();
+    store.orders.set('v1', { id: 'v1', status: 'LIVE' });
+    const r = await reconcileOnStart(venue, store, { policy: 'adopt' });
+    expect(r.adopted.map((o) => o.id)).toEqual(['v1']);
+    expect(venue.calls).not.toContain('cancelAll');
+    expect(venue.open).toHaveLength(1);
+    expect(r.closed).toEqual([]);
+    expect(r.sinceMs).toBe(0); // empty store: the whole history
+  });
+
+  it('throws when orders stay open after the cancel attempts (the engine must not quote)', async () => {
+    const venue = new FakeVenue();
+    venue.open = [vo('v1')];
+    venue.stubbornCancels = 10;
+    const p = reconcileOnStart(venue, new MemStore(), { verifyAttempts: 2, retryDelayMs: 10 }).catch((e: unknown) => e);
+    // the retry delay runs on the venue's (virtual) clock
+    for (let i = 0; i < 20; i++) {
+      await Promise.resolve();
+      await new Promise((r) => setImmediate(r));
+      venue.clock.advance(10);
+    }
+    const err = await p;
+    expect(err).toBeInstanceOf(ReconcileError);
+    expect((err as ReconcileError).remaining.map((o) => o.id)).toEqual(['v1']);
+    expect(venue.calls.filter((c) => c === 'cancelAll')).toHaveLength(2);
+  });
+
+  it('recovers when a later cancel-all attempt succeeds', async () => {
+    const venue = new FakeVenue();
+    venue.open = [vo('v1')];
+    venue.stubbornCancels = 1;
+    const p = reconcileOnStart(venue, new MemStore(), { retryDelayMs: 10 });
+    for (let i = 0; i < 10; i++) {
+      await new Promise((r) => setImmediate(r));
+      venue.clock.advance(10);
+    }
+    const r = await p;
+    expect(r.canceled).toEqual(['v1']);
+    expect(venue.calls.filter((c) => c === 'cancelAll')).toHaveLength(2);
+  });
+});

@@ -1,0 +1,268 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../../src/core/clock.ts';
+import type { OrderStatus, OrderUpdateEvent } from '../../../src/core/events.ts';
+import type { ConditionId, OrderId, TokenId } from '../../../src/core/ids.ts';
+import type { Micro, Pips } from '../../../src/core/units.ts';
+import type { PreparedOrder, VenueOrder } from '../../../src/engine/venue.ts';
+import { OrderTracker, fromVenueStatus, type Transition } from '../../../src/execution/tracker.ts';
+
+const M = '0xm' as ConditionId;
+const Y = 'y' as TokenId;
+const SIZE = 10_000_000;
+
+function prep(id: string, type: 'GTC' | 'FAK' = 'GTC'): PreparedOrder {
+  return { id: id as OrderId, request: { market: M, tokenId: Y, side: 'BUY', price: 5000 as Pips, size: SIZE as Micro, type }, wire: { id } };
+}
+function upd(id: string, status: OrderStatus, sizeMatched = 0, kind: OrderUpdateEvent['kind'] = 'UPDATE'): OrderUpdateEvent {
+  return { type: 'order_update', kind, id: id as OrderId, market: M, tokenId: Y, side: 'BUY', price: 5000 as Pips, originalSize: SIZE as Micro, sizeMatched: sizeMatched as Micro, status, source: 'stream', venueTime: 0, recvTime: 0 };
+}
+function vo(id: string, status: VenueOrder['status'], sizeMatched = 0): VenueOrder {
+  return { id: id as OrderId, market: M, tokenId: Y, side: 'BUY', price: 5000 as Pips, originalSize: SIZE as Micro, sizeMatched: sizeMatched as Micro, status };
+}
+const fill = (id: string, tradeId: string, size: number, status: 'MATCHED' | 'MINED' | 'CONFIRMED' | 'FAILED' = 'MATCHED') => ({ tradeId, orderId: id as OrderId, size, status });
+const A = '0xa' as OrderId;
+
+function setup() {
+  const clock = new VirtualClock(1000);
+  const t = new OrderTracker(clock);
+  const log: Transition[] = [];
+  t.onTransition((x) => log.push(x));
+  return { clock, t, log };
+}
+
+describe('OrderTracker transitions', () => {
+  it('pending → live → partially_filled → filled', () => {
+    const { t, log } = setup();
+    t.addPending(prep('0xa'));
+    expect(t.get(A)?.status).toBe('pending');
+    t.onPlaceOutcome({ id: A, ok: true, status: 'live' });
+    t.onFill(fill('0xa', 't1', 4_000_000));
+    expect(t.get(A)).toMatchObject({ status: 'partially_filled', sizeMatched: 4_000_000 });
+    t.onFill(fill('0xa', 't2', 6_000_000));
+    expect(t.get(A)).toMatchObject({ status: 'filled', sizeMatched: SIZE });
+    expect(log.map((x) => `${x.from}>${x.to}`)).toEqual(['null>pending', 'pending>live', 'live>partially_filled', 'partially_filled>filled']);
+    expect(t.liveOrders()).toEqual([]);
+  });
+
+  it('pending → rejected with the venue code; the prepared order is dropped', () => {
+    const { t } = setup();
+    t.addPending(prep('0xa'));
+    t.onPlaceOutcome({ id: A, ok: false, code: 'INVALID_ORDER_MIN_SIZE', message: 'too small' });
+    expect(t.get(A)).toMatchObject({ status: 'rejected', rejectCode: 'INVALID_ORDER_MIN_SIZE', prepared: undefined, inferred: false });
+  });
+
+  it('place statuses: matched → filled, unmatched → cancelled, delayed → live', () => {
+    const { t } = setup();
+    for (const id of ['0x1', '0x2', '0x3']) t.addPending(prep(id));
+    t.onPlaceOutcome({ id: '0x1' as OrderId, ok: true, status: 'matched' });
+    t.onPlaceOutcome({ id: '0x2' as OrderId, ok: true, status: 'unmatched' });
+    t.onPlaceOutcome({ id: '0x3' as OrderId, ok: true, status: 'delayed' });
+    expect(t.get('0x1' as OrderId)).toMatchObject({ status: 'filled', sizeMatched: SIZE });
+    expect(t.get('0x2' as OrderId)?.status).toBe('cancelled');
+    expect(t.get('0x3' as OrderId)?.status).toBe('live');
+  });
+
+  it('a FAK matched at once is filled without inventing its matched size', () => {
+    const { t } = setup();
+    t.addPending(prep('0xa', 'FAK'));
+    t.onPlaceOutcome({ id: A, ok: true, status: 'matched' });
+    expect(t.get(A)).toMatchObject({ status: 'filled', sizeMatched: 0 });
+  });
+
+  it('live and partially filled orders can be cancelled; the matched size stays', () => {
+    const { t } = setup();
+    t.addPending(prep('0xa'));
+    t.onPlaceOutcome({ id: A, ok: true, status: 'live' });
+    t.onFill(fill('0xa', 't1', 3_000_000));
+    t.markCancelRequested([A]);
+    expect(t.liveOrders(M, { excludeCancelling: true })).toEqual([]);
+    expect(t.cancellingOrders(M)).toEqual([A]);
+    expect(t.onCancelOutcome({ canceled: [A], notCanceled: new Map() })).toEqual([]);
+    expect(t.get(A)).toMatchObject({ status: 'cancelled', sizeMatched: 3_000_000 });
+  });
+
+  it('returns the not-canceled ids for resolution', () => {
+    const { t } = setup();
+    t.addPending(prep('0xa'));
+    expect(t.onCancelOutcome({ canceled: [], notCanceled: new Map([[A, 'order not found']]) })).toEqual([A]);
+  });
+
+  it('unknown → resolved by a query (found) or concluded gone (never arrived), which venue evidence overrides', () => {
+    const { t } = setup();
+    t.addPending(prep('0xa'));
+    t.onPlaceOutcome({ id: A, ok: false, code: 'UNKNOWN', message: 'timeout' });
+    expect(t.get(A)?.status).toBe('unknown');
+    expect(t.get(A)?.prepared?.id).toBe(A);
+    expect(t.unknownOrders().map((o) => o.id)).toEqual([A]);
+    // unknown orders count as live for the diff (a quote is never placed twice)
+    expect(t.liveOrders(M).map((o) => o.id)).toEqual([A]);
+    t.applyVenueOrder(vo('0xa', 'LIVE'));
+    expect(t.get(A)?.status).toBe('live');
+
+    t.addPending(prep('0xb'));
+    t.markUnknown('0xb' as OrderId);
+    t.concludeGone('0xb' as OrderId);
+    expect(t.get('0xb' as OrderId)).toMatchObject({ status: 'rejected', rejectCode: 'NEVER_ARRIVED', inferred: true });
+    // the request landed after all: the stream shows it
+    t.onOrderUpdate(upd('0xb', 'LIVE', 0, 'PLACEMENT'));
+    expect(t.get('0xb' as OrderId)).toMatchObject({ status: 'live', inferred: false, rejectCode: null });
+  });
+
+  it('a live order the venue no longer knows is concluded cancelled (NOT_FOUND)', () => {
+    const { t } = setup();
+    t.addPending(prep('0xa'));
+    t.onPlaceOutcome({ id: A, ok: true, status: 'live' });
+    t.concludeGone(A);
+    expect(t.get(A)).toMatchObject({ status: 'cancelled', rejectCode: 'NOT_FOUND', inferred: true });
+  });
+
+  it('venue terminal states are final: a late LIVE after the cancellation changes nothing', () => {
+    const { t, log } = setup();
+    t.addPending(prep('0xa'));
+    t.onOrderUpdate(upd('0xa', 'CANCELED', 0, 'CANCELLATION'));
+    const n = log.length;
+    t.onOrderUpdate(upd('0xa', 'LIVE', 0, 'PLACEMENT'));
+    t.onPlaceOutcome({ id: A, ok: true, status: 'live' });
+    expect(t.get(A)?.status).toBe('cancelled');
+    expect(log.length).toBe(n);
+  });
+
+  it('out of order: the stream before the place answer, an UPDATE before the PLACEMENT', () => {
+    const { t } = setup();
+    t.addPending(prep('0xa'));
+    t.onOrderUpdate(upd('0xa', 'LIVE', 2_000_000, 'UPDATE'));
+    expect(t.get(A)).toMatchObject({ status: 'partially_filled', sizeMatched: 2_000_000 });
+    t.onOrderUpdate(upd('0xa', 'LIVE', 0, 'PLACEMENT'));
+    t.onPlaceOutcome({ id: A, ok: true, status: 'live' });
+    expect(t.get(A)).toMatchObject({ status: 'partially_filled', sizeMatched: 2_000_000 });
+  });
+
+  it('fills are counted once per trade; later trade statuses and replays change nothing', () => {
+    const { t, log } = setup();
+    t.addPending(prep('0xa'));
+    t.onPlaceOutcome({ id: A, ok: true, status: 'live' });
+    t.onFill(fill('0xa', 't1', 2_000_000));
+    const n = log.length;
+    t.onFill(fill('0xa', 't1', 2_000_000, 'MINED'));
+    t.onFill(fill('0xa', 't1', 2_000_000, 'CONFIRMED'));
+    t.onFill(fill('0xa', 't1', 2_000_000));
+    expect(t.get(A)?.sizeMatched).toBe(2_000_000);
+    expect(log.length).toBe(n);
+    // a trade first seen FAILED does not count
+    t.onFill(fill('0xa', 't2', 5_000_000, 'FAILED'));
+    expect(t.get(A)?.sizeMatched).toBe(2_000_000);
+  });
+
+  it('a fill on a pending order proves it exists (pending → partially_filled)', () => {
+    const { t } = setup();
+    t.addPending(prep('0xa'));
+    t.onFill(fill('0xa', 't1', 1_000_000));
+    expect(t.get(A)?.status).toBe('partially_filled');
+  });
+
+  it('a late fill on a cancelled order raises its matched size, not its status', () => {
+    const { t, log } = setup();
+    t.addPending(prep('0xa'));
+    t.onPlaceOutcome({ id: A, ok: true, status: 'live' });
+    t.onCancelOutcome({ canceled: [A], notCanceled: new Map() });
+    t.onFill(fill('0xa', 't1', 1_000_000));
+    expect(t.get(A)).toMatchObject({ status: 'cancelled', sizeMatched: 1_000_000 });
+    expect(log.at(-1)).toMatchObject({ from: 'cancelled', to: 'cancelled', cause: 'fill' });
+  });
+
+  it('adopts orders it never saw (an earlier run) from the stream and from queries', () => {
+    const { t, log } = setup();
+    t.onOrderUpdate(upd('0xold', 'LIVE', 0, 'PLACEMENT'));
+    expect(t.get('0xold' as OrderId)).toMatchObject({ status: 'live', adopted: true, prepared: undefined });
+    expect(log.at(-1)).toMatchObject({ from: 'unknown', to: 'live' });
+    t.applyVenueOrder(vo('0xq', 'LIVE', 1_000_000));
+    expect(t.get('0xq' as OrderId)).toMatchObject({ status: 'partially_filled', adopted: true });
+    expect(t.liveOrders(M).map((o) => o.id)).toEqual(['0xold', '0xq']);
+  });
+
+  it('addPending is idempotent (a resend of the same prepared order is not new)', () => {
+    const { t, log } = setup();
+    t.addPending(prep('0xa'));
+    t.addPending(prep('0xa'));
+    expect(log).toHaveLength(1);
+  });
+
+  it('forgets terminal orders after the retention time', () => {
+    const clock = new VirtualClock(0);
+    const t = new OrderTracker(clock, { retainTerminalMs: 5000 });
+    t.addPending(prep('0xa'));
+    t.onPlaceOutcome({ id: A, ok: false, code: 'INVALID_ORDER_MIN_SIZE', message: '' });
+    clock.advance(4000);
+    expect(t.get(A)).toBeDefined();
+    clock.advance(2000);
+    expect(t.get(A)).toBeUndefined();
+  });
+
+  it('fromVenueStatus maps the venue statuses', () => {
+    expect(fromVenueStatus('LIVE', 0, 10)).toBe('live');
+    expect(fromVenueStatus('LIVE', 3, 10)).toBe('partially_filled');
+    expect(fromVenueStatus('DELAYED', 0, 10)).toBe('live');
+    expect(fromVenueStatus('MATCHED', 10, 10)).toBe('filled');
+    expect(fromVenueStatus('CANCELED', 3, 10)).toBe('cancelled');
+    expect(fromVenueStatus('UNMATCHED', 0, 10)).toBe('cancelled');
+  });
+});
+
+describe('OrderTracker (property): any order of the events gives the same final state', () => {
+  it('a permutation of a fixed lifecycle with replays converges', () => {
+    // the events of one order that was placed, filled in two trades (with status progressions) and
+    // then cancelled; the streams may deliver them in any order, some twice
+    type Ev = { kind: 'place'; status: 'live' } | { kind: 'upd'; status: OrderStatus; matched: number } | { kind: 'fill'; trade: string; size: number; status: 'MATCHED' | 'MINED' | 'CONFIRMED' } | { kind: 'cancel' };
+    const events: Ev[] = [
+      { kind: 'place', status: 'live' },
+      { kind: 'upd', status: 'LIVE', matched: 0 },
+      { kind: 'fill', trade: 't1', size: 2_000_000, status: 'MATCHED' },
+      { kind: 'upd', status: 'LIVE', matched: 2_000_000 },
+      { kind: 'fill', trade: 't1', size: 2_000_000, status: 'CONFIRMED' },
+      { kind: 'fill', trade: 't2', size: 3_000_000, status: 'MATCHED' },
+      { kind: 'upd', status: 'LIVE', matched: 5_000_000 },
+      { kind: 'cancel' },
+      { kind: 'upd', status: 'CANCELED', matched: 5_000_000 },
+    ];
+    const apply = (t: OrderTracker, e: Ev): void => {
+      switch (e.kind) {
+        case 'place':
+          t.onPlaceOutcome({ id: A, ok: true, status: e.status });
+          break;
+        case 'upd':
+          t.onOrderUpdate(upd('0xa', e.status, e.matched));
+          break;
+        case 'fill':
+          t.onFill(fill('0xa', e.trade, e.size, e.status));
+          break;
+        case 'cancel':
+          t.onCancelOutcome({ canceled: [A], notCanceled: new Map() });
+          break;
+      }
+    };
+    fc.assert(
+      fc.property(
+        fc.shuffledSubarray(events, { minLength: events.length, maxLength: events.length }),
+        fc.array(fc.integer({ min: 0, max: events.length - 1 }), { maxLength: 5 }),
+        (order, replays) => {
+          const { t } = setup();
+          t.addPending(prep('0xa'));
+          let lastStatusRank = 0;
+          const rank = { pending: 0, unknown: 0, live: 1, partially_filled: 2, filled: 3, cancelled: 3, rejected: 3 } as const;
+          let lastMatched = 0;
+          for (const e of [...order, ...replays.map((i) => events[i]!)]) {
+            apply(t, e);
+            const o = t.get(A)!;
+            expect(rank[o.status]).toBeGreaterThanOrEqual(lastStatusRank);
+            expect(o.sizeMatched).toBeGreaterThanOrEqual(lastMatched);
+            lastStatusRank = rank[o.status];
+            lastMatched = o.sizeMatched;
+          }
+          expect(t.get(A)).toMatchObject({ status: 'cancelled', sizeMatched: 5_000_000 });
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});

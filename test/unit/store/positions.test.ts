@@ -1,0 +1,68 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ConditionId, TokenId } from '../../../src/core/ids.ts';
+import type { Micro, Pips } from '../../../src/core/units.ts';
+import { PositionAccumulator, accumulate, derivePositions, pnlOf, type PositionFill } from '../../../src/store/positions.ts';
+
+const M = 'm' as ConditionId;
+const T = 't' as TokenId;
+
+const fillArb = fc.record({
+  side: fc.constantFrom<'BUY' | 'SELL'>('BUY', 'SELL'),
+  price: fc.integer({ min: 1, max: 9999 }),
+  size: fc.integer({ min: 0, max: 5_000_000_000 }),
+  fee: fc.integer({ min: 0, max: 1_000_000 }),
+});
+const toFill = (f: { side: 'BUY' | 'SELL'; price: number; size: number; fee: number }): PositionFill => ({ market: M, tokenId: T, side: f.side, price: f.price as Pips, size: f.size as Micro, fee: f.fee as Micro });
+
+describe('position math (property)', () => {
+  it('realized + unrealized at any mark equals the cash flow plus the marked position, exactly', () => {
+    fc.assert(
+      fc.property(fc.array(fillArb, { maxLength: 60 }), fc.integer({ min: 0, max: 10_000 }), (fs, mark) => {
+        const a = new PositionAccumulator(M, T);
+        let cash = 0n;
+        let size = 0n;
+        for (const f of fs) {
+          a.add(toFill(f));
+          const d = f.side === 'BUY' ? 1n : -1n;
+          cash -= d * BigInt(f.size) * BigInt(f.price);
+          size += d * BigInt(f.size);
+        }
+        expect(a.size).toBe(size);
+        expect(a.realized + a.unrealizedAt(mark)).toBe(cash + size * BigInt(mark));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a round trip back to flat realizes exactly the cash flow', () => {
+    fc.assert(
+      fc.property(fc.array(fillArb, { minLength: 1, maxLength: 30 }), (fs) => {
+        const fills = fs.map(toFill);
+        let net = 0;
+        for (const f of fills) net += f.side === 'BUY' ? f.size : -f.size;
+        if (net !== 0) fills.push({ market: M, tokenId: T, side: net > 0 ? 'SELL' : 'BUY', price: 5000 as Pips, size: Math.abs(net) as Micro, fee: 0 as Micro });
+        const [p] = derivePositions(fills);
+        let cash = 0n;
+        for (const f of fills) cash += (f.side === 'SELL' ? 1n : -1n) * BigInt(f.size) * BigInt(f.price);
+        expect(p!.size).toBe(0);
+        expect(p!.cost).toBe(0);
+        expect(p!.avgPrice).toBe(0);
+        // floor division of the exact pip-micro amount
+        const floor = cash >= 0n ? cash / 10_000n : -((-cash + 9_999n) / 10_000n);
+        expect(p!.realized).toBe(Number(floor));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('total = realized + unrealized − fees', () => {
+    fc.assert(
+      fc.property(fc.array(fillArb, { maxLength: 20 }), fc.integer({ min: 1, max: 9999 }), (fs, mark) => {
+        const r = pnlOf(accumulate(fs.map(toFill)), new Map([[T, mark]]));
+        expect(r.total).toBe(r.realized + r.unrealized - r.fees);
+        expect(r.unmarked).toEqual([]);
+      }),
+    );
+  });
+});

@@ -1,0 +1,394 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../../src/core/clock.ts';
+import type { FillEvent } from '../../../src/core/events.ts';
+import type { ConditionId, OrderId, TokenId, TradeId } from '../../../src/core/ids.ts';
+import type { Micro, Pips } from '../../../src/core/units.ts';
+import type { PreparedOrder } from '../../../src/engine/venue.ts';
+import { MIGRATIONS, SCHEMA_VERSION, migrate } from '../../../src/store/migrations.ts';
+import { fillFromEvent, openStore, tradeStatusAdvances, type FillRecord, type Store } from '../../../src/store/store.ts';
+
+const M = '0xmarket' as ConditionId;
+const YES = '111' as TokenId;
+const NO = '222' as TokenId;
+
+function prepared(id: string, over: Partial<PreparedOrder['request']> = {}): PreparedOrder {
+  return { id: id as OrderId, request: { market: M, tokenId: YES, side: 'BUY', price: 5000 as Pips, size: 10_000_000 as Micro, type: 'GTC', ...over }, wire: {} };
+}
+function fill(tradeId: string, orderId: string, over: Partial<FillRecord> = {}): FillRecord {
+  return {
+    tradeId,
+    orderId: orderId as OrderId,
+    market: M,
+    tokenId: YES,
+    side: 'BUY',
+    price: 5000 as Pips,
+    size: 10_000_000 as Micro,
+    fee: 0 as Micro,
+    role: 'MAKER',
+    status: 'MATCHED',
+    matchTime: 1000,
+    ...over,
+  };
+}
+
+let dir: string;
+let file: string;
+let clock: VirtualClock;
+let store: Store;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mmkit-store-'));
+  file = join(dir, 'mmkit.db');
+  clock = new VirtualClock(1_000_000);
+  store = openStore(file, { clock });
+});
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('migrations', () => {
+  it('creates the latest schema with WAL and records the version', () => {
+    store.close();
+    const db = new Database(file);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect((db.prepare('SELECT version FROM schema_version').get() as { version: number }).version).toBe(SCHEMA_VERSION);
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
+    expect(tables).toEqual(expect.arrayContaining(['orders', 'fills', 'audit', 'schema_version']));
+    db.close();
+    store = openStore(file, { clock });
+  });
+
+  it('upgrades an older database in place, keeping its rows', () => {
+    store.close();
+    rmSync(file);
+    const db = new Database(file);
+    expect(migrate(db, file, 1)).toBe(1);
+    db.prepare(`INSERT INTO orders (id, market, token, side, price, size, type, status, size_matched, created_at, updated_at) VALUES ('0xold', 'm', 't', 'BUY', 100, 10000, 'GTC', 'live', 0, 1, 1)`).run();
+    db.close();
+    store = openStore(file, { clock });
+    expect(store.order('0xold' as OrderId)?.status).toBe('live');
+    store.audit('after-upgrade', { ok: true });
+    expect(store.auditLog().map((a) => a.kind)).toEqual(['after-upgrade']);
+  });
+
+  it('refuses a database from a newer mmkit', () => {
+    store.close();
+    const db = new Database(file);
+    db.prepare('UPDATE schema_version SET version = ?').run(MIGRATIONS.length + 1);
+    db.close();
+    expect(() => openStore(file)).toThrow(/newer/);
+    store = openStore(join(dir, 'other.db'), { clock });
+  });
+
+  it('reopening an up-to-date database applies nothing', () => {
+    store.recordOrder(prepared('0x1'));
+    store.close();
+    store = openStore(file, { clock });
+    expect(store.order('0x1' as OrderId)).toBeDefined();
+  });
+});
+
+describe('orders', () => {
+  it('records a prepared order as pending, once', () => {
+    expect(store.recordOrder(prepared('0xa'))).toBe(true);
+    expect(store.recordOrder(prepared('0xa'))).toBe(false);
+    const o = store.order('0xa' as OrderId)!;
+    expect(o).toMatchObject({ id: '0xa', market: M, tokenId: YES, side: 'BUY', price: 5000, size: 10_000_000, type: 'GTC', status: 'pending', sizeMatched: 0, rejectCode: null, createdAt: 1_000_000 });
+  });
+
+  it('records a batch in one call', () => {
+    expect(store.recordOrders([prepared('0xa'), prepared('0xb'), prepared('0xa')])).toBe(2);
+    expect(store.openOrders().map((o) => o.id)).toEqual(['0xa', '0xb']);
+  });
+
+  it('updates status, matched size (never down) and reject code', () => {
+    store.recordOrder(prepared('0xa'));
+    clock.advance(5);
+    expect(store.updateOrder('0xa' as OrderId, { status: 'partially_filled', sizeMatched: 4_000_000 })).toBe(true);
+    expect(store.updateOrder('0xa' as OrderId, { sizeMatched: 1_000_000 })).toBe(true);
+    let o = store.order('0xa' as OrderId)!;
+    expect(o.status).toBe('partially_filled');
+    expect(o.sizeMatched).toBe(4_000_000);
+    expect(o.updatedAt).toBe(1_000_005);
+    store.recordOrder(prepared('0xb'));
+    store.updateOrder('0xb' as OrderId, { status: 'rejected', rejectCode: 'INVALID_ORDER_MIN_SIZE' });
+    o = store.order('0xb' as OrderId)!;
+    expect(o).toMatchObject({ status: 'rejected', rejectCode: 'INVALID_ORDER_MIN_SIZE' });
+    expect(store.updateOrder('0xnope' as OrderId, { status: 'live' })).toBe(false);
+  });
+
+  it('lists open orders (pending, live, partially filled, unknown), optionally per market', () => {
+    for (const [id, status] of [
+      ['0x1', 'pending'],
+      ['0x2', 'live'],
+      ['0x3', 'partially_filled'],
+      ['0x4', 'unknown'],
+      ['0x5', 'filled'],
+      ['0x6', 'cancelled'],
+      ['0x7', 'rejected'],
+    ] as const) {
+      store.recordOrder(prepared(id));
+      store.updateOrder(id as OrderId, { status });
+    }
+    store.recordOrder(prepared('0x8', { market: '0xother' as ConditionId }));
+    expect(store.openOrders().map((o) => o.id)).toEqual(['0x1', '0x2', '0x3', '0x4', '0x8']);
+    expect(store.openOrders(M).map((o) => o.id)).toEqual(['0x1', '0x2', '0x3', '0x4']);
+  });
+
+  it('adopts an order found at the venue without overwriting a known one', () => {
+    expect(store.adoptOrder({ id: '0xz' as OrderId, market: M, tokenId: NO, side: 'SELL', price: 4000 as Pips, originalSize: 5_000_000 as Micro, sizeMatched: 1_000_000 as Micro, status: 'partially_filled' })).toBe(true);
+    expect(store.order('0xz' as OrderId)).toMatchObject({ status: 'partially_filled', sizeMatched: 1_000_000, type: 'GTC' });
+    store.recordOrder(prepared('0xa'));
+    expect(store.adoptOrder({ id: '0xa' as OrderId, market: M, tokenId: YES, side: 'BUY', price: 1 as Pips, originalSize: 1 as Micro, sizeMatched: 0 as Micro, status: 'live' })).toBe(false);
+    expect(store.order('0xa' as OrderId)?.price).toBe(5000);
+  });
+
+  it('refuses floats and negative amounts (integer units only)', () => {
+    expect(() => store.recordOrder(prepared('0xf', { price: 50.5 as Pips }))).toThrow(RangeError);
+    expect(() => store.recordFill(fill('t', '0x1', { size: -1 as Micro }))).toThrow(RangeError);
+    expect(() => store.updateOrder('0x1' as OrderId, { sizeMatched: 0.5 })).toThrow(RangeError);
+  });
+});
+
+describe('fills exactly once', () => {
+  it('a replayed fill changes nothing', () => {
+    expect(store.recordFill(fill('t1', '0xa'))).toBe(true);
+    expect(store.recordFill(fill('t1', '0xa'))).toBe(false);
+    expect(store.recordFill(fill('t1', '0xa', { size: 99_000_000 as Micro, price: 9000 as Pips }))).toBe(false);
+    expect(store.fills()).toHaveLength(1);
+    expect(store.fills()[0]).toMatchObject({ size: 10_000_000, price: 5000, status: 'MATCHED' });
+    expect(store.positions()[0]?.size).toBe(10_000_000);
+  });
+
+  it('one trade filling two own orders is two fills', () => {
+    expect(store.recordFill(fill('t1', '0xa'))).toBe(true);
+    expect(store.recordFill(fill('t1', '0xb', { tokenId: NO, side: 'BUY', price: 5000 as Pips }))).toBe(true);
+    expect(store.fills()).toHaveLength(2);
+  });
+
+  it('status progression MATCHED → MINED → CONFIRMED updates the status only', () => {
+    expect(store.applyFill(fill('t1', '0xa'))).toBe('new');
+    clock.advance(10);
+    expect(store.applyFill(fill('t1', '0xa', { status: 'MINED', size: 1 as Micro }))).toBe('status');
+    expect(store.applyFill(fill('t1', '0xa', { status: 'MINED' }))).toBe('duplicate');
+    expect(store.applyFill(fill('t1', '0xa', { status: 'CONFIRMED' }))).toBe('status');
+    // a late replay of an older status does not move it back
+    expect(store.applyFill(fill('t1', '0xa', { status: 'MATCHED' }))).toBe('duplicate');
+    expect(store.applyFill(fill('t1', '0xa', { status: 'FAILED' }))).toBe('duplicate');
+    const [f] = store.fills();
+    expect(f).toMatchObject({ status: 'CONFIRMED', size: 10_000_000, recordedAt: 1_000_000, updatedAt: 1_000_010 });
+    expect(store.positions()[0]?.size).toBe(10_000_000);
+  });
+
+  it('FAILED voids the fill and reverses it in positions and PnL', () => {
+    store.recordFill(fill('t1', '0xa', { side: 'BUY', price: 4000 as Pips, size: 10_000_000 as Micro, matchTime: 1 }));
+    store.recordFill(fill('t2', '0xb', { side: 'SELL', price: 6000 as Pips, size: 10_000_000 as Micro, matchTime: 2 }));
+    expect(store.pnl(new Map()).realized).toBe(2_000_000);
+    expect(store.applyFill(fill('t1', '0xa', { status: 'RETRYING' }))).toBe('status');
+    expect(store.applyFill(fill('t1', '0xa', { status: 'FAILED' }))).toBe('void');
+    expect(store.applyFill(fill('t1', '0xa', { status: 'CONFIRMED' }))).toBe('duplicate');
+    // only the sell remains: a short of 10 shares at 0.60, nothing realized
+    const [p] = store.positions();
+    expect(p).toMatchObject({ size: -10_000_000, avgPrice: 6000, realized: 0, fills: 1 });
+    expect(store.fills().map((f) => f.status)).toEqual(['FAILED', 'MATCHED']);
+    expect(store.summary()).toMatchObject({ fills: 1, voidFills: 1, volume: 10_000_000, notional: 6_000_000 });
+  });
+
+  it('a fill first seen as FAILED is stored void and never counted', () => {
+    expect(store.recordFill(fill('t9', '0xa', { status: 'FAILED' }))).toBe(true);
+    expect(store.positions()).toEqual([]);
+  });
+
+  it('status rank: forward only, final states final', () => {
+    expect(tradeStatusAdvances('MATCHED', 'MINED')).toBe(true);
+    expect(tradeStatusAdvances('MATCHED', 'RETRYING')).toBe(true);
+    expect(tradeStatusAdvances('RETRYING', 'FAILED')).toBe(true);
+    expect(tradeStatusAdvances('RETRYING', 'CONFIRMED')).toBe(true);
+    expect(tradeStatusAdvances('MINED', 'MATCHED')).toBe(false);
+    expect(tradeStatusAdvances('CONFIRMED', 'FAILED')).toBe(false);
+    expect(tradeStatusAdvances('FAILED', 'CONFIRMED')).toBe(false);
+  });
+
+  it('fills(since) filters by match time, in time order', () => {
+    store.recordFill(fill('b', '0x1', { matchTime: 200 }));
+    store.recordFill(fill('a', '0x1', { matchTime: 100 }));
+    store.recordFill(fill('c', '0x1', { matchTime: 300 }));
+    expect(store.fills().map((f) => f.tradeId)).toEqual(['a', 'b', 'c']);
+    expect(store.fills(200).map((f) => f.tradeId)).toEqual(['b', 'c']);
+  });
+
+  it('fillFromEvent computes a taker fee the venue way and none for a maker', () => {
+    const e: FillEvent = {
+      type: 'fill',
+      venueTime: 1234,
+      recvTime: 1240,
+      tradeId: 'tr' as TradeId,
+      orderId: '0xo' as OrderId,
+      status: 'MATCHED',
+      role: 'TAKER',
+      market: M,
+      tokenId: YES,
+      side: 'BUY',
+      price: 3000 as Pips,
+      size: 10_000_000 as Micro,
+      feeRateBps: 200,
+      takerOrderId: '0xo' as OrderId,
+      source: 'stream',
+    };
+    // 10 shares × min(0.30, 0.70) × 2 % = 0.06 collateral
+    expect(fillFromEvent(e)).toMatchObject({ tradeId: 'tr', fee: 60_000, matchTime: 1234, size: 10_000_000, price: 3000 });
+    expect(fillFromEvent({ ...e, role: 'MAKER' }).fee).toBe(0);
+    expect(fillFromEvent({ ...e, price: 8000 as Pips }).fee).toBe(40_000);
+  });
+});
+
+describe('positions and PnL', () => {
+  it('average cost, partial close, realized and unrealized', () => {
+    store.recordFill(fill('1', '0xa', { side: 'BUY', price: 4000 as Pips, size: 10_000_000 as Micro, matchTime: 1, fee: 10 as Micro }));
+    store.recordFill(fill('2', '0xa', { side: 'BUY', price: 5000 as Pips, size: 30_000_000 as Micro, matchTime: 2 }));
+    // avg = (10×0.40 + 30×0.50) / 40 = 0.475
+    let [p] = store.positions();
+    expect(p).toMatchObject({ size: 40_000_000, avgPrice: 4750, cost: 19_000_000, realized: 0, fees: 10, bought: 40_000_000, sold: 0 });
+    store.recordFill(fill('3', '0xb', { side: 'SELL', price: 6000 as Pips, size: 20_000_000 as Micro, matchTime: 3, fee: 5 as Micro }));
+    [p] = store.positions();
+    // realized = 20 × (0.60 − 0.475) = 2.5
+    expect(p).toMatchObject({ size: 20_000_000, avgPrice: 4750, cost: 9_500_000, realized: 2_500_000, fees: 15, sold: 20_000_000 });
+    const r = store.pnl(new Map([[YES, 5500]]));
+    // unrealized = 20 × (0.55 − 0.475) = 1.5
+    expect(r).toMatchObject({ realized: 2_500_000, unrealized: 1_500_000, fees: 15, total: 3_999_985, unmarked: [] });
+  });
+
+  it('a sell larger than the position flips it; the rest opens at the fill price', () => {
+    store.recordFill(fill('1', '0xa', { side: 'BUY', price: 3000 as Pips, size: 10_000_000 as Micro, matchTime: 1 }));
+    store.recordFill(fill('2', '0xb', { side: 'SELL', price: 3500 as Pips, size: 15_000_000 as Micro, matchTime: 2 }));
+    const [p] = store.positions();
+    expect(p).toMatchObject({ size: -5_000_000, avgPrice: 3500, realized: 500_000 });
+    // short 5 at 0.35, mark 0.30: +0.25
+    expect(store.pnl(new Map([[YES, 3000]])).unrealized).toBe(250_000);
+  });
+
+  it('positions are per token; unmarked open tokens are reported, not guessed', () => {
+    store.recordFill(fill('1', '0xa', { tokenId: YES, matchTime: 1 }));
+    store.recordFill(fill('2', '0xb', { tokenId: NO, price: 4000 as Pips, matchTime: 2 }));
+    expect(store.positions().map((p) => p.tokenId)).toEqual([YES, NO]);
+    const r = store.pnl(new Map([[YES, 5100]]));
+    expect(r.unmarked).toEqual([NO]);
+    expect(r.unrealized).toBe(100_000);
+  });
+
+  it('position math is independent of the order fills ARRIVE in (sorted by match time)', () => {
+    const fs = [
+      fill('1', '0xa', { side: 'BUY', price: 4000 as Pips, size: 10_000_000 as Micro, matchTime: 1 }),
+      fill('2', '0xb', { side: 'SELL', price: 6000 as Pips, size: 5_000_000 as Micro, matchTime: 2 }),
+      fill('3', '0xc', { side: 'BUY', price: 2000 as Pips, size: 5_000_000 as Micro, matchTime: 3 }),
+    ];
+    for (const f of fs) store.recordFill(f);
+    const a = store.positions();
+    const other = openStore(':memory:', { clock });
+    for (const f of [...fs].reverse()) other.recordFill(f);
+    expect(other.positions()).toEqual(a);
+    other.close();
+  });
+
+  it('summary counts orders, fills and volume', () => {
+    store.recordOrders([prepared('0x1'), prepared('0x2'), prepared('0x3'), prepared('0x4')]);
+    store.updateOrder('0x1' as OrderId, { status: 'live' });
+    store.updateOrder('0x2' as OrderId, { status: 'cancelled' });
+    store.updateOrder('0x3' as OrderId, { status: 'rejected', rejectCode: 'INVALID_ORDER_MIN_SIZE' });
+    store.recordFill(fill('t', '0x1', { price: 2500 as Pips, size: 4_000_000 as Micro, fee: 7 as Micro }));
+    expect(store.summary()).toEqual({
+      ordersRecorded: 4,
+      ordersPlaced: 2,
+      ordersCancelled: 1,
+      ordersRejected: 1,
+      ordersOpen: 2,
+      fills: 1,
+      voidFills: 0,
+      volume: 4_000_000,
+      notional: 1_000_000,
+      fees: 7,
+    });
+  });
+});
+
+describe('audit', () => {
+  it('appends decisions and refuses updates and deletes', () => {
+    store.audit('cycle', { market: M, placed: 2 });
+    clock.advance(1);
+    store.audit('pause', { reason: 'heartbeat' });
+    const log = store.auditLog();
+    expect(log.map((a) => [a.kind, a.time])).toEqual([
+      ['cycle', 1_000_000],
+      ['pause', 1_000_001],
+    ]);
+    expect(log[1]?.data).toEqual({ reason: 'heartbeat' });
+    expect(store.auditLog({ kind: 'pause' })).toHaveLength(1);
+    expect(store.auditLog({ sinceSeq: log[0]!.seq })).toHaveLength(1);
+    store.close();
+    const db = new Database(file);
+    expect(() => db.prepare('DELETE FROM audit').run()).toThrow(/append-only/);
+    expect(() => db.prepare("UPDATE audit SET kind = 'x'").run()).toThrow(/append-only/);
+    db.close();
+    store = openStore(file, { clock });
+  });
+});
+
+describe('crash safety', () => {
+  it('everything committed is there after reopening, without close()', () => {
+    store.recordOrder(prepared('0xa'));
+    store.updateOrder('0xa' as OrderId, { status: 'live' });
+    store.recordFill(fill('t1', '0xa'));
+    store.applyFill(fill('t1', '0xa', { status: 'MINED' }));
+    store.audit('cycle', { n: 1 });
+    // a second connection (as a restarted process would open it) sees every commit while the
+    // first one was never closed nor checkpointed
+    const again = openStore(file, { clock });
+    expect(again.order('0xa' as OrderId)?.status).toBe('live');
+    expect(again.fills()).toHaveLength(1);
+    expect(again.fills()[0]?.status).toBe('MINED');
+    expect(again.auditLog()).toHaveLength(1);
+    expect(again.recordFill(fill('t1', '0xa'))).toBe(false);
+    again.close();
+  });
+
+  it('a killed process leaves every committed fill on disk (kill -9 of a child writer)', async () => {
+    store.close();
+    const { spawnSync } = await import('node:child_process');
+    const script = `
+      import { openStore } from ${JSON.stringify(new URL('../../../src/store/store.ts', import.meta.url).pathname)};
+      const s = openStore(${JSON.stringify(file)});
+      for (let i = 0; i < 50; i++) {
+        s.recordFill({ tradeId: 't' + i, orderId: '0xa', market: 'm', tokenId: 'y', side: 'BUY', price: 5000, size: 10000, fee: 0, role: 'MAKER', status: 'MATCHED', matchTime: i });
+      }
+      process.kill(process.pid, 'SIGKILL');
+    `;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(r.signal).toBe('SIGKILL');
+    store = openStore(file, { clock });
+    expect(store.fills()).toHaveLength(50);
+    expect(store.positions()[0]?.size).toBe(500_000);
+  });
+
+  it('a worker thread checkpoints the WAL into the database file (the writer never does)', async () => {
+    store.close();
+    const { statSync } = await import('node:fs');
+    store = openStore(file, { clock, checkpointMs: 50 });
+    const before = statSync(file).size;
+    store.recordOrders(Array.from({ length: 3000 }, (_, i) => prepared(`0x${i.toString(16).padStart(64, '0')}`)));
+    for (let i = 0; i < 100 && statSync(file).size <= before; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(statSync(file).size).toBeGreaterThan(before + 100_000);
+    expect(store.openOrders()).toHaveLength(3000);
+  });
+
+  it('close is idempotent and later use throws', () => {
+    store.close();
+    store.close();
+    expect(() => store.recordFill(fill('x', '0x1'))).toThrow(/closed/);
+    store = openStore(file, { clock });
+  });
+});
