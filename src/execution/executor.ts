@@ -183,6 +183,7 @@ export class Executor {
   readonly #pauses = new Set<string>();
   #halted = false;
   #closed = false;
+  #batch: Parameters<Store['updateOrders']>[0][number][] | undefined;
   readonly #sleeps = new Map<TimerHandle, () => void>();
   readonly #onRejection = new Set<Listener<RejectionInfo>>();
   readonly #onCycle = new Set<Listener<CycleReport>>();
@@ -330,7 +331,9 @@ export class Executor {
    * tracker and the store take them over, so the diff keeps or cancels them like its own.
    */
   adopt(orders: readonly VenueOrder[]): void {
-    for (const v of orders) this.tracker.applyVenueOrder(v);
+    this.#batched(() => {
+      for (const v of orders) this.tracker.applyVenueOrder(v);
+    });
   }
 
   // ---- shutdown and kill switch ----------------------------------------------------------------
@@ -354,7 +357,7 @@ export class Executor {
     try {
       const out = await this.#venue.cancelAll();
       this.#stats.cancelsSent++;
-      this.tracker.onCancelOutcome(out);
+      this.#batched(() => this.tracker.onCancelOutcome(out));
       merge(out);
     } catch (error) {
       this.#emitError('cancelAll', error);
@@ -398,7 +401,9 @@ export class Executor {
         return r;
       }
       if (ok) {
-        for (const v of open) this.tracker.applyVenueOrder(v);
+        this.#batched(() => {
+          for (const v of open) this.tracker.applyVenueOrder(v);
+        });
         try {
           await this.#cancelIds(open.map((v) => v.id));
         } catch (error) {
@@ -595,7 +600,7 @@ export class Executor {
       this.#stats.cancelsSent++;
       canceled.push(...out.canceled);
       for (const [k, v] of out.notCanceled) notCanceled.set(k, v);
-      const check = this.tracker.onCancelOutcome(out);
+      const check = this.#batched(() => this.tracker.onCancelOutcome(out));
       for (const id of check) {
         const t = this.tracker.get(id);
         if (t === undefined || !isOpen(t.status)) continue;
@@ -644,11 +649,13 @@ export class Executor {
         this.#stats.ordersSent += prepared.length;
         outcomes = await this.#venue.place(prepared);
       } catch (error) {
-        if (provesNotAccepted(error)) {
-          for (const p of prepared) this.tracker.markRejected(p.id, errorCode(error));
-        } else {
-          for (const p of prepared) this.#unknown(p.id);
-        }
+        this.#batched(() => {
+          if (provesNotAccepted(error)) {
+            for (const p of prepared) this.tracker.markRejected(p.id, errorCode(error));
+          } else {
+            for (const p of prepared) this.#unknown(p.id);
+          }
+        });
         throw error;
       }
       const r = this.#applyOutcomes(prepared, outcomes);
@@ -660,6 +667,10 @@ export class Executor {
   }
 
   #applyOutcomes(prepared: readonly PreparedOrder[], outcomes: readonly PlaceOutcome[]): { rejected: number; unknown: number } {
+    return this.#batched(() => this.#applyOutcomesNow(prepared, outcomes));
+  }
+
+  #applyOutcomesNow(prepared: readonly PreparedOrder[], outcomes: readonly PlaceOutcome[]): { rejected: number; unknown: number } {
     const byId = new Map<OrderId, PlaceOutcome>();
     for (const o of outcomes) byId.set(o.id, o);
     let rejected = 0;
@@ -779,17 +790,43 @@ export class Executor {
 
   // ---- glue ------------------------------------------------------------------------------------
 
-  /** Persist a tracker transition (the prepared row itself was recorded before sending). */
+  /**
+   * Persist a tracker transition (the prepared row itself was recorded before sending). Inside
+   * `#batched`, transitions are collected and written in one transaction.
+   */
   #persist(t: Transition): void {
     if (t.from === null) return;
     const o = t.order;
+    const u = {
+      id: o.id,
+      patch: { status: o.status, sizeMatched: o.sizeMatched, rejectCode: o.rejectCode },
+      ...(o.adopted ? { adopt: { id: o.id, market: o.market, tokenId: o.tokenId, side: o.side, price: o.price, originalSize: o.originalSize, sizeMatched: o.sizeMatched, status: o.status } } : {}),
+    };
+    if (this.#batch !== undefined) {
+      this.#batch.push(u);
+      return;
+    }
     try {
-      if (o.adopted) {
-        this.#store.adoptOrder({ id: o.id, market: o.market, tokenId: o.tokenId, side: o.side, price: o.price, originalSize: o.originalSize, sizeMatched: o.sizeMatched, status: o.status });
-      }
-      this.#store.updateOrder(o.id, { status: o.status, sizeMatched: o.sizeMatched, rejectCode: o.rejectCode });
+      this.#store.updateOrders([u]);
     } catch (error) {
       this.#emitError('store', error);
+    }
+  }
+
+  /** Run `fn` with the store writes of its transitions collected into one transaction. */
+  #batched<T>(fn: () => T): T {
+    if (this.#batch !== undefined) return fn();
+    const batch: Parameters<Store['updateOrders']>[0][number][] = [];
+    this.#batch = batch;
+    try {
+      return fn();
+    } finally {
+      this.#batch = undefined;
+      try {
+        this.#store.updateOrders(batch);
+      } catch (error) {
+        this.#emitError('store', error);
+      }
     }
   }
 

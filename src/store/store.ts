@@ -162,6 +162,11 @@ export interface Store {
   adoptOrder(o: AdoptedOrder): boolean;
   /** Update an order's status / matched size / reject code. Returns false for an unknown id. */
   updateOrder(id: OrderId, patch: OrderPatch): boolean;
+  /**
+   * Several updates (and adoptions of orders never recorded) in ONE transaction: the answers of a
+   * whole batch cost one commit. Returns how many rows changed.
+   */
+  updateOrders(updates: readonly { readonly id: OrderId; readonly patch: OrderPatch; readonly adopt?: AdoptedOrder }[]): number;
   order(id: OrderId): StoredOrder | undefined;
   /** Orders that may still rest at the venue: pending, live, partially filled or unknown. */
   openOrders(market?: ConditionId): StoredOrder[];
@@ -400,6 +405,32 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     return n;
   });
 
+  const updateOne = (id: OrderId, patch: OrderPatch, now: number): number => {
+    if (patch.sizeMatched !== undefined) checkInt('sizeMatched', patch.sizeMatched);
+    return st.updateOrder.run({
+      id,
+      status: patch.status ?? null,
+      size_matched: patch.sizeMatched ?? null,
+      set_code: patch.rejectCode !== undefined ? 1 : 0,
+      reject_code: patch.rejectCode ?? null,
+      now,
+    }).changes;
+  };
+  const adoptOne = (o: AdoptedOrder, now: number): number => {
+    checkInt('price', o.price);
+    checkInt('size', o.originalSize);
+    checkInt('sizeMatched', o.sizeMatched);
+    return st.insertOrder.run({ id: o.id, market: o.market, token: o.tokenId, side: o.side, price: o.price, size: o.originalSize, type: o.type ?? 'GTC', status: o.status, size_matched: o.sizeMatched, now }).changes;
+  };
+  const updateMany = db.transaction((us: readonly { id: OrderId; patch: OrderPatch; adopt?: AdoptedOrder }[], now: number): number => {
+    let n = 0;
+    for (const u of us) {
+      if (u.adopt !== undefined) adoptOne(u.adopt, now);
+      n += updateOne(u.id, u.patch, now);
+    }
+    return n;
+  });
+
   const applyFillTx = db.transaction((f: FillRecord, now: number): FillChange => {
     const ins = st.insertFill.run({
       trade_id: f.tradeId,
@@ -451,28 +482,19 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     },
     adoptOrder(o) {
       open();
-      checkInt('price', o.price);
-      checkInt('size', o.originalSize);
-      checkInt('sizeMatched', o.sizeMatched);
       setSync(otherSync);
-      const now = clock.now();
-      return (
-        st.insertOrder.run({ id: o.id, market: o.market, token: o.tokenId, side: o.side, price: o.price, size: o.originalSize, type: o.type ?? 'GTC', status: o.status, size_matched: o.sizeMatched, now }).changes > 0
-      );
+      return adoptOne(o, clock.now()) > 0;
     },
     updateOrder(id, patch) {
       open();
-      if (patch.sizeMatched !== undefined) checkInt('sizeMatched', patch.sizeMatched);
       setSync(otherSync);
-      const r = st.updateOrder.run({
-        id,
-        status: patch.status ?? null,
-        size_matched: patch.sizeMatched ?? null,
-        set_code: patch.rejectCode !== undefined ? 1 : 0,
-        reject_code: patch.rejectCode ?? null,
-        now: clock.now(),
-      });
-      return r.changes > 0;
+      return updateOne(id, patch, clock.now()) > 0;
+    },
+    updateOrders(updates) {
+      open();
+      if (updates.length === 0) return 0;
+      setSync(otherSync);
+      return updateMany(updates, clock.now());
     },
     order(id) {
       open();

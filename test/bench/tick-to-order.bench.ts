@@ -102,7 +102,7 @@ function bookFrame(b: Book, token: 'yes' | 'no'): Record<string, unknown> {
     min_order_size: '5',
     tick_size: '0.01',
     neg_risk: false,
-    last_trade_price: '',
+    last_trade_price: formatPrice(best(b.bids, true) || 5000),
   };
 }
 /** The next frame: mutates the model like the venue's book would move. */
