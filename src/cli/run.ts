@@ -233,7 +233,7 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     for (const m of markets)
       for (const t of m.tokens) {
         const b = engine!.state.book(t.tokenId);
-        if (b?.mid != null) marks.set(t.tokenId, b.mid);
+        if (b?.mid != null) marks.set(t.tokenId, Math.round(b.mid));
       }
     const pnl = store.pnl(marks);
     kill.recordPnl(pnl.realized, pnl.unrealized);
@@ -264,9 +264,11 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   for (const m of markets)
     for (const t of m.tokens) {
       const b = engine.state.book(t.tokenId);
-      if (b?.mid != null) marks.set(t.tokenId, b.mid);
+      if (b?.mid != null) marks.set(t.tokenId, Math.round(b.mid));
     }
   const pnl = store.pnl(marks);
+  for (const p of store.positions().filter((x) => x.size !== 0))
+    log.info({ token: p.tokenId, size: formatAmount(p.size), avgPrice: p.avgPrice, mark: marks.get(p.tokenId) ?? null }, 'position at exit');
   store.close();
   await venue.close();
   await exchange?.close();
