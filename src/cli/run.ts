@@ -29,7 +29,8 @@ import { OrderTracker } from '../execution/tracker.ts';
 import { gate, type RiskView } from '../risk/gate.ts';
 import { KillSwitch } from '../risk/kill-switch.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
-import { openStore, fillFromEvent, type Store } from '../store/store.ts';
+import { openStore, type Store } from '../store/store.ts';
+import { restartStore } from '../store/restart.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { resolveParams } from '../strategy/params.ts';
 import type { StrategyState } from '../strategy/api.ts';
@@ -179,8 +180,8 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
 
   let fills = 0;
   const onFill = (f: FillEvent): void => {
-    const change = store.applyFill(fillFromEvent(f));
-    executor.onUserEvent(f);
+    // the executor commits the fill to the store (exactly once) before it returns
+    const change = executor.onUserEvent(f);
     if (change === 'new') {
       fills++;
       log.info({ trade: f.tradeId, order: f.orderId, side: f.side, price: formatPrice(f.price), size: formatAmount(f.size), role: f.role, status: f.status }, 'fill');
@@ -203,18 +204,19 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     onFill,
     orders: { openOrders: (m) => tracker.liveOrders(m) },
     reconcile: async () => {
-      const r = await reconcileOnStart(venue, {
-        openOrders: () => store.openOrders(),
-        recordFill: (f) => store.recordFill({ ...f, matchTime: f.matchTime } as never),
-        lastFillTime: () => store.lastFillTime(),
-      }, { policy: cfg.restartPolicy, logger: log.child({ component: 'restart' }) });
+      const r = await reconcileOnStart(venue, restartStore(store), { policy: cfg.restartPolicy, logger: log.child({ component: 'restart' }) });
       if (r.adopted.length) executor.adopt(r.adopted);
+      for (const f of r.fills) executor.onVenueFill(f);
       log.info({ found: r.found.length, canceled: r.canceled.length, adopted: r.adopted.length, backfilled: r.newFills }, 'reconciled with the venue');
       return { adopted: r.adopted, fills: r.fills };
     },
     logger: log.child({ component: 'engine' }),
   });
   executor.onCycle((c) => log.debug({ cycle: c }, 'execution cycle'));
+  // own order updates drive the tracker too (fills come through onFill)
+  const orderUpdates = engine.events$.subscribe((e) => {
+    if (e.type === 'order_update') executor.onUserEvent(e);
+  });
 
   // ---- run ---------------------------------------------------------------------------------------
   let reason = 'signal';
@@ -255,6 +257,7 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   log.info({ reason }, 'stopping: cancelling all orders');
   clearInterval(status);
   await engine.stop();
+  orderUpdates.unsubscribe();
   await executor.cancelAll('shutdown');
   const flat = await executor.verifyFlat({ timeoutMs: 5000 });
   heartbeat.stop();

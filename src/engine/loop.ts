@@ -51,13 +51,20 @@ export interface StartReconciliation {
 /** Options of `createEngine`. */
 export interface EngineOptions {
   venue: Venue;
-  /** The strategy instance (`definition.create(ctx, params)`); pass `engine.state.markets` as ctx.markets. */
-  strategy: StrategyHandlers;
+  /**
+   * The strategy instance (`definition.create(ctx, params)`), or a factory given the engine's state
+   * (so that `ctx.markets` can be `state.markets`, which follows tick-size changes).
+   */
+  strategy: StrategyHandlers | ((state: EngineState) => StrategyHandlers);
   /** The markets to trade: both tokens of each are mirrored and must be fresh to quote. */
   markets: readonly MarketInfo[];
   clock: Clock;
-  /** Timer events for the strategy every `tickMs` (0: none); venue balance refresh every `balanceMs` (default 5 s; 0: never). */
-  timers?: { tickMs: number; balanceMs?: number };
+  /**
+   * Timer events for the strategy every `tickMs` (0: none); venue balance refresh every
+   * `balanceMs` (default 5 s; 0: never); market listing poll every `marketsPollMs` (default 60 s;
+   * 0: never): a traded market no longer active is pulled for good, `market_resolved` or not.
+   */
+  timers?: { tickMs: number; balanceMs?: number; marketsPollMs?: number };
   /** Risk gate for quotes: returns what may be executed (an empty list pulls). Default: pass. */
   gate?: (desired: DesiredQuotes, state: StrategyState) => DesiredQuotes;
   /** Hands desired quotes to execution (the executor's submit; latest per market wins there). */
@@ -91,7 +98,7 @@ export interface EngineStats {
   pulls: number;
   resumes: number;
   /** Errors caught, per place. */
-  errors: { state: number; strategy: number; gate: number; execute: number; onFill: number; source: number; balance: number };
+  errors: { state: number; strategy: number; gate: number; execute: number; onFill: number; source: number; balance: number; listing: number };
 }
 
 /** The running engine. */
@@ -112,7 +119,10 @@ export interface Engine {
   stats(): EngineStats;
 }
 
-type Control = { readonly kind: 'balance'; readonly available: number; readonly reserved: number } | { readonly kind: 'ready' };
+type Control =
+  | { readonly kind: 'balance'; readonly available: number; readonly reserved: number }
+  | { readonly kind: 'listing'; readonly markets: readonly MarketInfo[] }
+  | { readonly kind: 'ready' };
 type Item = MmkitEvent | Control;
 
 const isControl = (x: Item): x is Control => 'kind' in x && !('type' in x);
@@ -132,7 +142,7 @@ class EngineImpl implements Engine {
   readonly #markets: ReadonlySet<ConditionId>;
   readonly #queue: Item[] = [];
   readonly #resync: ((ids: readonly TokenId[]) => void) | undefined;
-  readonly #stats: EngineStats = { events: 0, outputs: 0, executed: 0, dropped: 0, pulls: 0, resumes: 0, errors: { state: 0, strategy: 0, gate: 0, execute: 0, onFill: 0, source: 0, balance: 0 } };
+  readonly #stats: EngineStats = { events: 0, outputs: 0, executed: 0, dropped: 0, pulls: 0, resumes: 0, errors: { state: 0, strategy: 0, gate: 0, execute: 0, onFill: 0, source: 0, balance: 0, listing: 0 } };
   readonly #logged = new Map<string, number>();
   #busy = false;
   #ready = false;
@@ -140,6 +150,8 @@ class EngineImpl implements Engine {
   #stopped: Promise<void> | undefined;
   #sub: Subscription | undefined;
   #balanceTimer: TimerHandle | undefined;
+  #listingTimer: TimerHandle | undefined;
+  readonly #strategy: StrategyHandlers;
 
   readonly events$: Observable<MmkitEvent>;
   readonly desired$: Observable<DesiredQuotes>;
@@ -147,6 +159,7 @@ class EngineImpl implements Engine {
   constructor(o: EngineOptions) {
     this.#o = o;
     this.state = new EngineState(o.markets, { requireUserSync: o.requireUserSync ?? true, ...(o.orders ? { orders: o.orders } : {}) });
+    this.#strategy = typeof o.strategy === 'function' ? o.strategy(this.state) : o.strategy;
     this.#markets = new Set(o.markets.map((m) => m.market));
     for (const m of o.markets) this.#pulled.add(m.market); // nothing is quoted before the data is whole
     this.state.dirtyMarkets.clear();
@@ -214,7 +227,21 @@ class EngineImpl implements Engine {
     if (balanceMs > 0 && !this.#stopped) {
       this.#balanceTimer = o.clock.setInterval(() => void this.#refreshBalance(), balanceMs);
     }
+    const listingMs = o.timers?.marketsPollMs ?? 60_000;
+    if (listingMs > 0 && !this.#stopped) {
+      this.#listingTimer = o.clock.setInterval(() => void this.#pollListing(), listingMs);
+    }
     if (!this.#stopped) this.#control.next({ kind: 'ready' });
+  }
+
+  async #pollListing(): Promise<void> {
+    try {
+      const markets = await this.#o.venue.markets();
+      if (!this.#stopped) this.#control.next({ kind: 'listing', markets });
+    } catch (err) {
+      this.#stats.errors.listing++;
+      this.#log('warn', 'listing', { err: errMsg(err) }, 'market listing poll failed');
+    }
   }
 
   async #refreshBalance(): Promise<void> {
@@ -233,7 +260,8 @@ class EngineImpl implements Engine {
       this.#sub?.unsubscribe();
       this.#sub = undefined;
       if (this.#balanceTimer !== undefined) this.#o.clock.clearInterval(this.#balanceTimer);
-      this.#balanceTimer = undefined;
+      if (this.#listingTimer !== undefined) this.#o.clock.clearInterval(this.#listingTimer);
+      this.#balanceTimer = this.#listingTimer = undefined;
       this.#queue.length = 0;
       this.#events.complete();
       this.#desired.complete();
@@ -303,7 +331,7 @@ class EngineImpl implements Engine {
     if (this.#ready && applied) {
       let out: StrategyOutput | undefined;
       try {
-        out = o.strategy.onEvent(e, this.state);
+        out = this.#strategy.onEvent(e, this.state);
       } catch (err) {
         this.#stats.errors.strategy++;
         this.#log('error', 'strategy', { event: e.type, err: errMsg(err) }, 'strategy handler threw (output dropped)');
@@ -316,6 +344,11 @@ class EngineImpl implements Engine {
   #onControl(c: Control): void {
     if (c.kind === 'balance') {
       this.state.setCollateral(c.available, c.reserved);
+      return;
+    }
+    if (c.kind === 'listing') {
+      this.state.noteListing(c.markets);
+      if (this.state.dirtyMarkets.size > 0) this.#checkMarkets(this.#o.clock.now());
       return;
     }
     // ready: the reconciliation succeeded; pull what is not quotable (adopted orders on stale books), then let the strategy run

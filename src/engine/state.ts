@@ -220,6 +220,19 @@ export class EngineState implements StrategyState {
     return this.#tokenMarket.get(tokenId);
   }
 
+  /**
+   * Takes a fresh market listing into account: a traded market the venue no longer lists as active
+   * (closed, resolved, not accepting orders) is treated as resolved: never quoted again. (The
+   * venue does not always send `market_resolved`.) Other fields are left to the stream.
+   */
+  noteListing(listing: Iterable<MarketInfo>): void {
+    for (const m of listing) {
+      if (!this.#markets.has(m.market) || m.active || this.#resolved.has(m.market)) continue;
+      this.#resolved.add(m.market);
+      this.dirtyMarkets.add(m.market);
+    }
+  }
+
   /** Sets the venue's collateral figures (micro). */
   setCollateral(available: number, reserved: number): void {
     this.availableCollateral = available as Micro;

@@ -298,6 +298,30 @@ describe('engine lifecycle', () => {
     expect(ctx.venue.clock.pending()).toBe(0);
   });
 
+  it('a market the listing poll shows inactive is pulled for good (no market_resolved needed); the strategy factory gets the state', async () => {
+    let got: unknown;
+    const ctx = await setup({ timers: { tickMs: 0, balanceMs: 0, marketsPollMs: 1000 } });
+    ctx.feedBooks();
+    ctx.executed.length = 0;
+    ctx.venue.markets = async () => [market(), market(CID2, YES2, NO2, { active: false })];
+    ctx.venue.clock.advance(1000);
+    await flush(10);
+    expect(ctx.executed).toEqual([{ market: CID2, quotes: [], at: ctx.venue.clock.now() }]);
+    expect(ctx.engine.pulled().has(CID2)).toBe(true);
+    expect(ctx.engine.state.isResolved(CID2)).toBe(true);
+    const venue = new FakeVenue();
+    const e2 = createEngine({
+      venue,
+      markets: [market()],
+      clock: venue.clock,
+      strategy: (state) => {
+        got = state.markets;
+        return { onEvent: () => undefined };
+      },
+    });
+    expect(got).toBe(e2.state.markets);
+  });
+
   it('quotes for a market the engine does not trade are dropped; immediate orders pass gateOrders then executeOrders', async () => {
     const sent: unknown[] = [];
     const ctx = await setup({
