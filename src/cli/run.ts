@@ -212,6 +212,8 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     },
     logger: log.child({ component: 'engine' }),
   });
+  // positions survive restarts: the state starts from every fill already in the store
+  for (const f of store.fills()) engine.state.seedFill(f);
   executor.onCycle((c) => log.debug({ cycle: c }, 'execution cycle'));
   // own order updates drive the tracker too (fills come through onFill)
   const orderUpdates = engine.events$.subscribe((e) => {

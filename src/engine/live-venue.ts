@@ -527,6 +527,11 @@ class LiveVenueImpl implements LiveVenue {
 
   // ---- orders ----------------------------------------------------------------------------------
 
+  /**
+   * Signs the requests (GTC limit orders from the pre-signed cache when there).
+   * @throws ValidationError when a token is not in the market cache, a price is off the market's
+   *   current tick or out of range, or a size is below 0.01 share
+   */
   prepare(requests: readonly PlaceRequest[]): readonly PreparedOrder[] {
     const out: PreparedOrder[] = new Array(requests.length);
     for (let i = 0; i < requests.length; i++) {

@@ -61,8 +61,9 @@ export interface EngineOptions {
   clock: Clock;
   /**
    * Timer events for the strategy every `tickMs` (0: none); venue balance refresh every
-   * `balanceMs` (default 5 s; 0: never); market listing poll every `marketsPollMs` (default 60 s;
-   * 0: never): a traded market no longer active is pulled for good, `market_resolved` or not.
+   * `balanceMs` (default 5 s; 0: never); market listing poll every `marketsPollMs` (default 0:
+   * never; the listing can be long on a real venue): a traded market no longer active is pulled
+   * for good, `market_resolved` or not.
    */
   timers?: { tickMs: number; balanceMs?: number; marketsPollMs?: number };
   /** Risk gate for quotes: returns what may be executed (an empty list pulls). Default: pass. */
@@ -227,7 +228,7 @@ class EngineImpl implements Engine {
     if (balanceMs > 0 && !this.#stopped) {
       this.#balanceTimer = o.clock.setInterval(() => void this.#refreshBalance(), balanceMs);
     }
-    const listingMs = o.timers?.marketsPollMs ?? 60_000;
+    const listingMs = o.timers?.marketsPollMs ?? 0;
     if (listingMs > 0 && !this.#stopped) {
       this.#listingTimer = o.clock.setInterval(() => void this.#pollListing(), listingMs);
     }

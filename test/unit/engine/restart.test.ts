@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { OrderId } from '../../../src/core/ids.ts';
 import type { Micro, Pips } from '../../../src/core/units.ts';
+import { createEngine } from '../../../src/engine/loop.ts';
 import { reconcileOnStart, ReconcileError, type RestartStore } from '../../../src/engine/restart.ts';
 import type { VenueFill, VenueOrder } from '../../../src/engine/venue.ts';
-import { CID, FakeVenue, NO, YES } from './fixtures.ts';
+import { CID, FakeVenue, flush, market, NO, YES } from './fixtures.ts';
 
 const vo = (id: string, status: VenueOrder['status'] = 'LIVE'): VenueOrder => ({ id: id as OrderId, market: CID, tokenId: YES, side: 'BUY', price: 4000 as Pips, originalSize: 5e6 as Micro, sizeMatched: 0 as Micro, status });
 const vf = (tradeId: string, orderId: string, matchTime: number): VenueFill => ({
@@ -125,5 +126,29 @@ describe('reconcileOnStart', () => {
     const r = await p;
     expect(r.canceled).toEqual(['v1']);
     expect(venue.calls.filter((c) => c === 'cancelAll')).toHaveLength(2);
+  });
+});
+
+describe('reconcileOnStart + engine', () => {
+  it('plugs into the engine start: adopted orders and backfilled fills land in the state before any quoting', async () => {
+    const venue = new FakeVenue();
+    venue.open = [vo('keep')];
+    venue.venueFills = [vf('t1', 'keep', 1000)];
+    const store = new MemStore();
+    const engine = createEngine({
+      venue,
+      markets: [market()],
+      clock: venue.clock,
+      strategy: { onEvent: () => undefined },
+      timers: { tickMs: 0, balanceMs: 0, marketsPollMs: 0 },
+      reconcile: () => reconcileOnStart(venue, store, { policy: 'adopt' }),
+    });
+    await engine.start();
+    await flush();
+    expect(engine.ready).toBe(true);
+    expect(engine.state.openOrders(CID).map((o) => o.id)).toEqual(['keep']);
+    expect(engine.state.position(NO).size).toBe(5e6);
+    expect(store.fills.size).toBe(1);
+    await engine.stop();
   });
 });
