@@ -160,6 +160,10 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   });
   const kill = new KillSwitch(clock, { limits: limits.killSwitch });
   const heartbeat = new HeartbeatKeeper({ beat: () => venue.heartbeat(), clock, active: () => executor.hasOpenOrders(), target: executor });
+  heartbeat.onStatus((s) => {
+    if (s.lastAttemptAt > 0) kill.recordHeartbeat(s.consecutiveFailures === 0);
+    if (s.consecutiveFailures > 0) log.warn({ failures: s.consecutiveFailures, error: s.error }, 'heartbeat failed: new orders paused');
+  });
   executor.onRejection((r) => {
     log.warn({ order: r.id, code: r.code }, 'order rejected');
     kill.recordRejection(r.code);
@@ -169,7 +173,8 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   const riskView = (state: StrategyState): RiskView => ({
     limits,
     killSwitch: kill,
-    heartbeatOk: heartbeat.status().ok,
+    // fail closed once a heartbeat has failed, until one succeeds (before the first: nothing rests)
+    heartbeatOk: heartbeat.status().consecutiveFailures === 0,
     market: (id) => marketMap.get(id),
     book: (t) => state.book(t),
     position: (t) => state.position(t).size,
