@@ -1,0 +1,128 @@
+/**
+ * The recorded-feed format: the one contract between the recorder (`mmkit record`), replay, the
+ * simulated venue and the backtest runner.
+ *
+ * A feed is one or more gzip files of NDJSON (one record per line; `.ndjson.gz`). Every file starts
+ * with a header line; rotated files start with their own header (same markets, `part` + 1). Lines:
+ *
+ *   header   {"h":1,"t":<ms>,"part":0,"source":"<base url>","recorder":"mmkit/0.1.0","markets":[MarketInfo...]}
+ *   frame    {"t":<ms>,"c":"m","f":<the frame's text exactly as received>}
+ *   frame    {"t":<ms>,"c":"m","s":"<the frame's text as a JSON string>"}  (text that is not one-line JSON)
+ *   status   {"t":<ms>,"c":"m","e":"connect"|"disconnect","r":"<reason>"}
+ *
+ * `t` is the LOCAL receive time in unix milliseconds with up to 3 decimals (microseconds);
+ * `c` is the channel: "m" market channel, "r" real-time data stream (RTDS). A frame is written as
+ * `{"t":…,"c":"m","f":` + raw + `}`, so its bytes on disk are the bytes received (the recorder only
+ * does this when the raw text parses as JSON and holds no line break; otherwise it writes the `s`
+ * form, a JSON string holding the text exactly; replay hands both forms out as the same `frame`, and
+ * the consumer's decoder counts text that is not a valid frame). After every
+ * reconnect the recorder writes a `connect` status line, then the venue's fresh snapshot frames
+ * follow as ordinary frames.
+ *
+ * MarketInfo (src/engine/venue.ts) is stored as is: integers in pips and micro (exact), which is
+ * what the simulated venue's `markets()` returns.
+ */
+import type { MarketInfo } from '../engine/venue.ts';
+
+export type FeedChannel = 'm' | 'r';
+
+/** The first line of every feed file. */
+export interface FeedHeader {
+  readonly h: 1;
+  /** When the file was started (local unix ms). */
+  readonly t: number;
+  /** Rotation index: 0 for the first file of a recording. */
+  readonly part: number;
+  /** Where it was recorded from (base URL). */
+  readonly source: string;
+  readonly recorder: string;
+  /** The markets recorded (both tokens of each were subscribed). */
+  readonly markets: readonly MarketInfo[];
+}
+
+/** One replayed record, as replay hands it out (pulled, in receive-time order). */
+export type FeedItem =
+  | {
+      readonly kind: 'frame';
+      readonly t: number;
+      readonly ch: FeedChannel;
+      /** The frame's text exactly as received. */
+      readonly raw: string;
+    }
+  | { readonly kind: 'status'; readonly t: number; readonly ch: FeedChannel; readonly status: 'connect' | 'disconnect'; readonly reason: string }
+  | { readonly kind: 'header'; readonly t: number; readonly header: FeedHeader };
+
+/** Counters a replay keeps (malformed lines are skipped and counted, never fatal). */
+export interface ReplayStats {
+  lines: number;
+  frames: number;
+  statuses: number;
+  headers: number;
+  /** Lines that were not a valid record (skipped). */
+  malformed: number;
+  /** Files whose gzip stream ended early (a crash while recording): read up to the damage. */
+  truncatedFiles: number;
+}
+
+/** Formats one frame line (no trailing newline). The raw text must be valid one-line JSON; else use `stringFrameLine`. */
+export function frameLine(t: number, ch: FeedChannel, raw: string): string {
+  return `{"t":${formatT(t)},"c":"${ch}","f":${raw}}`;
+}
+
+/** Formats a frame whose text is not one-line JSON (kept exactly, as a JSON string). */
+export function stringFrameLine(t: number, ch: FeedChannel, raw: string): string {
+  return `{"t":${formatT(t)},"c":"${ch}","s":${JSON.stringify(raw)}}`;
+}
+
+/** Formats a status line. */
+export function statusLine(t: number, ch: FeedChannel, status: 'connect' | 'disconnect', reason = ''): string {
+  return `{"t":${formatT(t)},"c":"${ch}","e":"${status}","r":${JSON.stringify(reason)}}`;
+}
+
+/** Formats a header line. */
+export function headerLine(h: FeedHeader): string {
+  return JSON.stringify(h);
+}
+
+/** Receive times keep microseconds at most (3 decimals), never exponent notation. */
+export function formatT(t: number): string {
+  if (!Number.isFinite(t) || t < 0) throw new RangeError(`feed time must be a finite non-negative number, got ${t}`);
+  const r = Math.round(t * 1000) / 1000;
+  return Number.isInteger(r) ? String(r) : r.toFixed(3).replace(/0+$/, '');
+}
+
+const FRAME_PREFIX = /^\{"t":(\d+(?:\.\d{1,3})?),"c":"([mr])","f":/;
+
+/**
+ * Parses one line into a FeedItem, or undefined when the line is malformed. A frame line's raw
+ * text is sliced out of the line (no re-serialisation): the bytes handed on are the bytes recorded.
+ */
+export function parseLine(line: string): FeedItem | undefined {
+  const m = FRAME_PREFIX.exec(line);
+  if (m !== null) {
+    if (line.charCodeAt(line.length - 1) !== 0x7d /* } */) return undefined;
+    const raw = line.slice(m[0].length, line.length - 1);
+    if (raw.length === 0) return undefined;
+    return { kind: 'frame', t: Number(m[1]), ch: m[2] as FeedChannel, raw };
+  }
+  let o: unknown;
+  try {
+    o = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof o !== 'object' || o === null) return undefined;
+  const r = o as Record<string, unknown>;
+  const t = r['t'];
+  if (typeof t !== 'number' || !Number.isFinite(t) || t < 0) return undefined;
+  if (r['h'] === 1) {
+    if (!Array.isArray(r['markets']) || typeof r['part'] !== 'number') return undefined;
+    return { kind: 'header', t, header: r as unknown as FeedHeader };
+  }
+  const ch = r['c'];
+  if (ch !== 'm' && ch !== 'r') return undefined;
+  if (typeof r['s'] === 'string') return { kind: 'frame', t, ch, raw: r['s'] };
+  const e = r['e'];
+  if (e === 'connect' || e === 'disconnect') return { kind: 'status', t, ch, status: e, reason: typeof r['r'] === 'string' ? r['r'] : '' };
+  return undefined;
+}
