@@ -1,15 +1,57 @@
-# mmkit: the bot and its paper exchange. Build: docker build -t mmkit .
-# Run the paper exchange: docker run -p 8080:8080 mmkit exchange --host 0.0.0.0 --port 8080
-FROM node:20-bookworm-slim
+# mmkit: the market-making daemon and its paper exchange, in one image.
+#
+#   docker build -t mmkit .
+#   docker run -d --name mmkit -p 127.0.0.1:8787:8787 -v mmkit-data:/data mmkit            # paper trading; status page on :8787
+#   docker run --rm -p 127.0.0.1:8080:8080 mmkit exchange --host 0.0.0.0 --port 8080     # the paper exchange alone
+#   docker stop -t 30 mmkit                                                              # orderly stop: cancels every order first
+#
+# Two stages: `build` has the compilers the native modules need (better-sqlite3, keccak, secp256k1)
+# and dev dependencies for the type check; `runtime` is slim, runs as a non-root user and holds
+# only production dependencies with their compiled addons. mmkit runs its TypeScript sources
+# through tsx (a production dependency), so user strategies in .ts load the same way.
+
+# ---- build ---------------------------------------------------------------------------------------
+FROM node:20-bookworm-slim AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-ENV NODE_ENV=production
+# dependencies first: this layer is reused until package*.json change
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY src ./src
-COPY config ./config
 COPY strategies ./strategies
-COPY tsconfig.json ./
+COPY config ./config
+# type-check the sources (the image runs them as they are), then drop dev dependencies; the native
+# addons built by `npm ci` stay in node_modules
+RUN npx tsc -p tsconfig.build.json --noEmit \
+ && npm prune --omit=dev \
+ && npm cache clean --force
+
+# ---- runtime -------------------------------------------------------------------------------------
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    MMKIT_DATA_DIR=/data \
+    MMKIT_HTTP_HOST=0.0.0.0 \
+    MMKIT_HTTP_PORT=8787 \
+    MMKIT_LOG_PRETTY=false
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/package.json /app/package-lock.json /app/tsconfig.json ./
+COPY --from=build /app/bin ./bin
+COPY --from=build /app/src ./src
+COPY --from=build /app/strategies ./strategies
+COPY --from=build /app/config ./config
+# the SQLite store, the paper wallet and keystores live in /data, owned by the unprivileged user
+RUN mkdir -p /data && chown node:node /data
 USER node
+VOLUME ["/data"]
+EXPOSE 8787
+# slim images have no curl: ask /healthz with node's own fetch (unhealthy while a feed is stale, the
+# heartbeat fails or reconciliation is pending)
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.MMKIT_HTTP_PORT||8787)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["node", "bin/mmkit.js"]
-CMD ["exchange", "--host", "0.0.0.0", "--port", "8080"]
+CMD ["run"]

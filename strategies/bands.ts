@@ -17,8 +17,19 @@
  *    nearer the mid.
  *  - Inventory-aware: both sides shift against the position by `inventorySkew` ticks at
  *    `maxPosition` (linearly), and a side stops adding exposure at `maxPosition` shares.
+ *  - Minimum spread (`minSpread`): no bid above center - minSpread/2, no ask below center +
+ *    minSpread/2 (center: the mid after the skew); a live order nearer than that is not kept.
+ *  - Post-only (`postOnly`): a quote that would cross the opposite best is moved one tick behind the
+ *    touch ('move', the default) or dropped ('drop').
+ *  - Maximum order age (`maxOrderAge`): a live order older than that is no band member (execution
+ *    cancels it); no quote goes out at its price while it rests; the band is refilled afterwards.
  *  - No book, a stale or crossed book, or no two-sided mid: no quotes for that market (an empty set,
  *    which pulls the market's quotes). Never a guessed price.
+ *
+ * When to use: the default, for most markets: predictable sizes and distances, little churn.
+ * Risks: fixed margins do not follow volatility (a fast market runs over the inner band; widen
+ * margins or use avellaneda); the skew is linear and bounded by inventorySkew; amounts are per
+ * band and per side, so exposure grows with the number of bands (bounded by maxPosition).
  *
  * Token modes (`tokens`): one book per market serves both tokens (a NO bid at q is a YES ask at
  * 1 - q), so the strategy thinks in YES prices and routes each quote to a token:
@@ -32,14 +43,16 @@
  *
  * The handler is cheap: it recomputes one market on that market's book events (a snapshot, or the
  * last level change of a batch), fills and tick changes, and every market on timers and market-stream
- * resyncs. It imports only the strategy API and src/core, reads no clock (`state.now` is the time).
+ * resyncs (src/strategy/quoting.ts: MarketRegistry). It imports only the strategy API and src/core,
+ * reads no clock (`state.now` is the time). The common rules' helpers are in src/strategy/quoting.ts.
  */
 import { ConfigError } from '../src/core/errors.ts';
-import { assertNever, type MmkitEvent } from '../src/core/events.ts';
+import type { MmkitEvent } from '../src/core/events.ts';
 import type { ConditionId, TokenId } from '../src/core/ids.ts';
 import type { DesiredQuotes, LiveOrderView, QuoteIntent, StrategyOutput } from '../src/core/intents.ts';
-import { AMOUNT_SCALE, LOT_MICRO, PRICE_SCALE, tickPips, type Micro, type Pips } from '../src/core/units.ts';
-import { defineStrategy, type BookView, type ParamsOf, type StrategyState } from '../src/strategy/api.ts';
+import { AMOUNT_SCALE, LOT_MICRO, PRICE_SCALE, type Micro, type Pips } from '../src/core/units.ts';
+import { defineStrategy, type ParamsOf, type StrategyState } from '../src/strategy/api.ts';
+import { agedOrders, ceilToTick, commonParam, floorToTick, inventoryOf, lotsDown, marketTop, MarketRegistry, type MarketRef, type MarketTop } from '../src/strategy/quoting.ts';
 
 // ---- params --------------------------------------------------------------------------------------
 
@@ -78,6 +91,9 @@ export const BANDS_PARAMS = {
   maxPosition: { type: 'number', default: 100, min: 0.01, max: 500_000, doc: 'Position (shares of net YES exposure) at which a side stops adding to it; also the scale of the skew.' },
   inventorySkew: { type: 'number', default: 2, min: 0, max: 100, doc: 'Ticks both sides shift against the position when it is at maxPosition (linear in between): long quotes lower, short higher.' },
   excludeOwnOrders: { type: 'boolean', default: true, doc: 'Take the mid from the book net of our own orders, so the bot does not chase its own quotes.' },
+  minSpread: commonParam.minSpread(0),
+  postOnly: commonParam.postOnly('move'),
+  maxOrderAge: commonParam.maxOrderAge(0),
 } as const;
 
 /** The resolved params `create` receives. */
@@ -103,11 +119,16 @@ export interface BandsConfig {
   /** Ticks at maxPosition. */
   readonly inventorySkew: number;
   readonly excludeOwnOrders: boolean;
+  /** Full minimum spread around the center, pips. */
+  readonly minSpread: number;
+  readonly postOnly: 'move' | 'drop';
+  /** Live orders at least this old (ms) are replaced; 0: never. */
+  readonly maxOrderAgeMs: number;
 }
 
 const pips = (x: number): number => Math.round(x * PRICE_SCALE);
 const micro = (x: number): number => Math.round(x * AMOUNT_SCALE);
-const lotDown = (m: number): number => Math.floor(m / LOT_MICRO) * LOT_MICRO;
+const lotDown = lotsDown;
 
 const BAND_KEYS = ['minMargin', 'avgMargin', 'maxMargin', 'minAmount', 'avgAmount', 'maxAmount'] as const;
 
@@ -179,6 +200,9 @@ export function bandsConfig(p: BandsParams): BandsConfig {
     maxPosition: micro(p.maxPosition),
     inventorySkew: p.inventorySkew,
     excludeOwnOrders: p.excludeOwnOrders,
+    minSpread: pips(p.minSpread),
+    postOnly: p.postOnly === 'drop' ? 'drop' : 'move',
+    maxOrderAgeMs: Math.round(p.maxOrderAge * 1000),
   };
 }
 
@@ -206,92 +230,51 @@ interface Own {
 
 const EPS = 1e-6;
 
-/** Top of the market in YES prices, from the YES book or, without one, the NO book's complement. */
-interface Top {
-  readonly bid: number;
-  readonly ask: number;
-  readonly book: BookView;
-  readonly complement: boolean;
-}
-
-function topOf(plan: MarketPlan, cfg: BandsConfig, state: StrategyState): Top | null {
-  const yb = state.book(plan.yes);
-  const nb = state.book(plan.no);
-  // with 'both' NO orders rest on the NO view too: both views must be good
-  if (cfg.tokens === 'both' && nb !== undefined && nb.stale) return null;
-  let top: Top;
-  if (yb !== undefined) {
-    if (yb.stale || yb.bestBid === null || yb.bestAsk === null) return null;
-    top = { bid: yb.bestBid, ask: yb.bestAsk, book: yb, complement: false };
-  } else if (nb !== undefined) {
-    if (nb.stale || nb.bestBid === null || nb.bestAsk === null) return null;
-    top = { bid: PRICE_SCALE - nb.bestAsk, ask: PRICE_SCALE - nb.bestBid, book: nb, complement: true };
-  } else return null;
-  return top.bid < top.ask ? top : null;
-}
-
-/** Best YES bid (or ask) with some size that is not ours; null when only our orders are there. */
-function fairBest(top: Top, bid: boolean, own: ReadonlyMap<number, number>): number | null {
-  if (own.size === 0) return bid ? top.bid : top.ask;
-  // YES bids are the NO book's asks at 1 - p, and the other way round
-  const side = top.complement === bid ? 'asks' : 'bids';
-  for (const [p, size] of top.book.levels(side, own.size + 1)) {
-    const yp = top.complement ? PRICE_SCALE - p : p;
-    if (size - (own.get(yp) ?? 0) > 0) return yp;
-  }
-  return null;
-}
-
-function floorTo(x: number, tick: number): number {
-  return Math.floor(x / tick + EPS) * tick;
-}
-function ceilTo(x: number, tick: number): number {
-  return Math.ceil(x / tick - EPS) * tick;
-}
-
-/** Holding of a token in micro-shares (never negative). */
-function held(state: StrategyState, token: TokenId): number {
-  const s = state.position(token).size;
-  return s > 0 ? s : 0;
-}
-
 /**
  * The desired quotes of one market under `cfg` (see the module comment), innermost band first,
  * each band's bids before its asks. Pure: a function of the plan, the config and the state.
  * Empty when the market cannot be quoted (no/stale/crossed book, no two-sided mid).
  */
 export function quoteMarket(plan: MarketPlan, cfg: BandsConfig, state: StrategyState): QuoteIntent[] {
-  const top = topOf(plan, cfg, state);
-  if (top === null) return [];
+  return quoteAt(plan, cfg, state, marketTop(state, plan, { excludeOwn: cfg.excludeOwnOrders, tokens: cfg.tokens }));
+}
+
+/** `quoteMarket` on a top already computed (the memo below computes it first). */
+function quoteAt(plan: MarketPlan, cfg: BandsConfig, state: StrategyState, t: MarketTop | null): QuoteIntent[] {
+  if (t === null || t.mid === null || t.touchBid === null || t.touchAsk === null) return [];
+  const top = { bid: t.touchBid, ask: t.touchAsk };
+  const mid = t.mid;
   const both = cfg.tokens === 'both';
   const tick = plan.tick;
   const minSize = Math.max(plan.minSize, LOT_MICRO);
+  const floorTo = floorToTick;
+  const ceilTo = ceilToTick;
 
-  // our live orders, in YES prices
+  // our live orders, in YES prices (aged ones are left out: execution cancels them)
+  const live = state.openOrders(plan.market);
+  const aged = agedOrders(live, state.now, cfg.maxOrderAgeMs);
+  const agedAt = new Set<string>();
   const own: Own[] = [];
-  const ownBid = new Map<number, number>();
-  const ownAsk = new Map<number, number>();
-  for (const o of state.openOrders(plan.market)) {
+  for (const o of live) {
     const isYes = o.tokenId === plan.yes;
     if (!isYes && o.tokenId !== plan.no) continue;
     const remaining = o.originalSize - o.sizeMatched;
     if (remaining <= 0) continue;
+    if (aged.has(o.id)) {
+      agedAt.add(`${o.tokenId}|${o.side}|${o.price}`);
+      continue;
+    }
     const bid = isYes === (o.side === 'BUY');
     const yesPrice = isYes ? o.price : PRICE_SCALE - o.price;
-    const m = bid ? ownBid : ownAsk;
-    m.set(yesPrice, (m.get(yesPrice) ?? 0) + remaining);
     if (!isYes && !both) continue; // 'yes' mode: a NO order is never kept (but it is on the book)
     own.push({ o, bid, yesPrice, remaining, dist: 0 });
   }
 
-  const fb = cfg.excludeOwnOrders ? fairBest(top, true, ownBid) : top.bid;
-  const fa = cfg.excludeOwnOrders ? fairBest(top, false, ownAsk) : top.ask;
-  if (fb === null || fa === null || fb >= fa) return [];
-  const mid = (fb + fa) / 2;
-
-  const yesHeld = held(state, plan.yes);
-  const noHeld = both ? held(state, plan.no) : 0;
-  const net = yesHeld - noHeld;
+  const inv = inventoryOf(state, plan, cfg.tokens);
+  const yesHeld = inv.yes;
+  const noHeld = inv.no;
+  const net = inv.net;
+  const halfMin = cfg.minSpread / 2;
   const ratio = cfg.maxPosition > 0 ? Math.max(-1, Math.min(1, net / cfg.maxPosition)) : 0;
   const center = mid - cfg.inventorySkew * ratio * tick;
   const cap = { bid: Math.max(0, cfg.maxPosition - net), ask: both ? Math.max(0, cfg.maxPosition + net) : yesHeld };
@@ -306,12 +289,12 @@ export function quoteMarket(plan: MarketPlan, cfg: BandsConfig, state: StrategyS
   const target: (number | null)[] = new Array<number | null>(2 * nb).fill(null);
   for (let i = 0; i < nb; i++) {
     const m = cfg.bands[i]!.avgMargin;
-    let bidP = floorTo(center - m, tick);
-    if (bidP >= top.ask) bidP = floorTo(top.ask - tick, tick);
-    target[i] = bidP >= tick ? bidP : null;
-    let askP = ceilTo(center + m, tick);
-    if (askP <= top.bid) askP = ceilTo(top.bid + tick, tick);
-    target[nb + i] = askP <= PRICE_SCALE - tick ? askP : null;
+    let bidP: number | null = Math.min(floorTo(center - m, tick), floorTo(center - halfMin, tick));
+    if (bidP >= top.ask) bidP = cfg.postOnly === 'drop' ? null : floorTo(top.ask - tick, tick);
+    target[i] = bidP !== null && bidP >= tick ? bidP : null;
+    let askP: number | null = Math.max(ceilTo(center + m, tick), ceilTo(center + halfMin, tick));
+    if (askP <= top.bid) askP = cfg.postOnly === 'drop' ? null : ceilTo(top.bid + tick, tick);
+    target[nb + i] = askP !== null && askP <= PRICE_SCALE - tick ? askP : null;
   }
   const members: Own[][] = Array.from({ length: 2 * nb }, () => []);
   const load = new Array<number>(2 * nb).fill(0);
@@ -319,6 +302,7 @@ export function quoteMarket(plan: MarketPlan, cfg: BandsConfig, state: StrategyS
   own.sort((x, y) => x.dist - y.dist || x.yesPrice - y.yesPrice || (x.o.id < y.o.id ? -1 : x.o.id > y.o.id ? 1 : 0));
   for (const q of own) {
     if (q.yesPrice % tick !== 0) continue; // off the current tick: replace
+    if (q.dist < halfMin - EPS) continue; // nearer the center than the minimum spread: replace
     for (let i = 0; i < nb; i++) {
       const b = cfg.bands[i]!;
       const slot = (q.bid ? 0 : nb) + i;
@@ -409,6 +393,57 @@ export function quoteMarket(plan: MarketPlan, cfg: BandsConfig, state: StrategyS
     for (const q of kept[nb + i]!) if (yesPriceOf(q, plan) > maxBid) quotes.push(q);
     for (const q of fresh[nb + i]!) if (yesPriceOf(q, plan) > maxBid) quotes.push(q);
   }
+  // while an aged order rests, nothing at its (token, side, price): the diff must not keep it
+  return agedAt.size === 0 ? quotes : quotes.filter((q) => !agedAt.has(`${q.tokenId}|${q.side}|${q.price}`));
+}
+
+/**
+ * The last quotes of one market and everything `quoteAt` read to make them. `quoteAt` is a pure
+ * function of: the top (bid, ask, mid, touch), the market's live orders, the YES and NO positions,
+ * the tick and minimum size, and the time only through maxOrderAge. When none of these changed (the
+ * live orders compared by identity: a state that rebuilds the list on every change, as the order
+ * tracker's cached view and the engine's own list do, hits; one that builds a new list per call
+ * never does), the same quotes come out, so they are reused: a book event away from the top (most
+ * of a feed) costs a top and a few compares instead of the whole band assignment.
+ */
+interface QuoteMemo {
+  tick: number;
+  minSize: number;
+  bid: number | null;
+  ask: number | null;
+  mid: number | null;
+  touchBid: number | null;
+  touchAsk: number | null;
+  live: readonly LiveOrderView[];
+  yes: number;
+  no: number;
+  quotes: QuoteIntent[];
+}
+
+/** `quoteMarket` with the memo of `ref`'s market (see QuoteMemo). The quotes returned are shared: read-only. */
+function quoteMemo(memos: Map<ConditionId, QuoteMemo>, ref: MarketRef, cfg: BandsConfig, state: StrategyState): QuoteIntent[] {
+  const t = marketTop(state, ref, { excludeOwn: cfg.excludeOwnOrders, tokens: cfg.tokens });
+  if (cfg.maxOrderAgeMs > 0 || t === null) return quoteAt(ref, cfg, state, t);
+  const live = state.openOrders(ref.market);
+  const yes = state.position(ref.yes).size;
+  const no = state.position(ref.no).size;
+  const m = memos.get(ref.market);
+  if (
+    m !== undefined &&
+    m.live === live &&
+    m.tick === ref.tick &&
+    m.minSize === ref.minSize &&
+    m.bid === t.bid &&
+    m.ask === t.ask &&
+    m.mid === t.mid &&
+    m.touchBid === t.touchBid &&
+    m.touchAsk === t.touchAsk &&
+    m.yes === yes &&
+    m.no === no
+  )
+    return m.quotes;
+  const quotes = quoteAt(ref, cfg, state, t);
+  memos.set(ref.market, { tick: ref.tick, minSize: ref.minSize, bid: t.bid, ask: t.ask, mid: t.mid, touchBid: t.touchBid, touchAsk: t.touchAsk, live, yes, no, quotes });
   return quotes;
 }
 
@@ -418,16 +453,6 @@ function yesPriceOf(q: QuoteIntent, plan: MarketPlan): number {
 
 // ---- the plugin ----------------------------------------------------------------------------------
 
-interface PlanState {
-  market: ConditionId;
-  yes: TokenId;
-  no: TokenId;
-  tick: number;
-  minSize: number;
-  /** False once resolved or when the venue lists it inactive: quotes stay empty. */
-  quotable: boolean;
-}
-
 /** The `bands` plugin (see the module comment; params in BANDS_PARAMS). */
 export default defineStrategy({
   name: 'bands',
@@ -435,71 +460,22 @@ export default defineStrategy({
   params: BANDS_PARAMS,
   create(ctx, params) {
     const cfg = bandsConfig(params);
-    const plans = new Map<ConditionId, PlanState>();
-    const byToken = new Map<TokenId, PlanState>();
-    for (const m of ctx.markets.values()) {
-      const plan: PlanState = {
-        market: m.market,
-        yes: m.tokens[0].tokenId,
-        no: m.tokens[1].tokenId,
-        tick: tickPips(m.tick),
-        minSize: m.minOrderSize,
-        quotable: m.active,
-      };
-      plans.set(m.market, plan);
-      byToken.set(plan.yes, plan);
-      byToken.set(plan.no, plan);
-    }
-    ctx.log.debug({ markets: plans.size, tokens: cfg.tokens, bands: cfg.bands.length }, 'bands strategy ready');
+    const reg = new MarketRegistry(ctx.markets.values());
+    ctx.log.debug({ markets: reg.size, tokens: cfg.tokens, bands: cfg.bands.length }, 'bands strategy ready');
 
-    const desired = (plan: PlanState, state: StrategyState): DesiredQuotes => ({
-      market: plan.market,
-      quotes: plan.quotable ? quoteMarket(plan, cfg, state) : [],
+    const memos = new Map<ConditionId, QuoteMemo>();
+    const desired = (ref: MarketRef, state: StrategyState): DesiredQuotes => ({
+      market: ref.market,
+      quotes: ref.quotable ? quoteMemo(memos, ref, cfg, state) : [],
       at: state.now,
     });
-    const one = (plan: PlanState | undefined, state: StrategyState): StrategyOutput | undefined => (plan === undefined ? undefined : { quotes: [desired(plan, state)] });
-    const all = (state: StrategyState): StrategyOutput | undefined => (plans.size === 0 ? undefined : { quotes: [...plans.values()].map((p) => desired(p, state)) });
 
     return {
       onEvent(e: MmkitEvent, state: StrategyState): StrategyOutput | undefined {
-        switch (e.type) {
-          case 'book_snapshot': {
-            const plan = byToken.get(e.tokenId);
-            if (plan === undefined) return undefined;
-            if (e.tickSize !== null && e.tickSize > 0) plan.tick = e.tickSize;
-            if (e.minOrderSize !== null) plan.minSize = e.minOrderSize;
-            return one(plan, state);
-          }
-          case 'level_change':
-            return e.endOfBatch ? one(byToken.get(e.tokenId), state) : undefined;
-          case 'tick_size_change': {
-            const plan = byToken.get(e.tokenId);
-            if (plan !== undefined) plan.tick = e.new;
-            return one(plan, state);
-          }
-          case 'fill':
-            return one(plans.get(e.market), state);
-          case 'market_resolved': {
-            const plan = plans.get(e.market);
-            if (plan !== undefined) plan.quotable = false;
-            return one(plan, state);
-          }
-          case 'timer':
-            return all(state);
-          case 'disconnected':
-          case 'resynced':
-            return e.stream === 'rtds' ? undefined : all(state);
-          case 'last_trade':
-          case 'best_bid_ask':
-          case 'new_market':
-          case 'order_update':
-          case 'price_tick':
-          case 'comment':
-          case 'stream_error':
-            return undefined;
-          default:
-            return assertNever(e, 'event');
-        }
+        const a = reg.note(e);
+        if (a.kind === 'none') return undefined;
+        const refs = a.kind === 'all' ? reg.all() : [a.ref];
+        return refs.length === 0 ? undefined : { quotes: refs.map((r) => desired(r, state)) };
       },
     };
   },

@@ -21,73 +21,72 @@
  *    you answer for that market (an empty list pulls them all). Execution only sends the difference,
  *    so repeating unchanged quotes costs nothing.
  *  - No book, no quote: when the book is missing, stale or one-sided, quote nothing there.
- *  - Imports: only `src/strategy/api.ts` and `src/core/*` (a copy outside the repo imports them
- *    from wherever mmkit is installed).
+ *  - Imports: only `src/strategy/*` and `src/core/*` (a copy outside the repo imports them from
+ *    wherever mmkit is installed).
+ *
+ * src/strategy/quoting.ts does the common rules for you: `finishQuotes` takes a ladder of YES bids
+ * and asks (floats allowed) and rounds it to ticks (bids down, asks up), keeps a minimum spread,
+ * never crosses the book (post-only), routes it to YES/NO tokens without doubling the exposure,
+ * respects the position limit, and keeps live orders within the refresh tolerance (no churn).
  *
  * Everything you send still passes the risk gate (limits, stale books, kill switch) before
  * execution: a refused quote is logged with its reason, never sent.
  */
 import type { MmkitEvent } from '../src/core/events.ts';
-import type { QuoteIntent, StrategyOutput } from '../src/core/intents.ts';
-import { AMOUNT_SCALE, LOT_MICRO, PRICE_SCALE, tickPips, type Micro, type Pips } from '../src/core/units.ts';
+import type { StrategyOutput } from '../src/core/intents.ts';
+import { PRICE_SCALE } from '../src/core/units.ts';
 import { defineStrategy, type StrategyState } from '../src/strategy/api.ts';
+import { commonParam, finishQuotes, marketTop, MarketRegistry, rulesOf, sharesToMicro, type MarketRef } from '../src/strategy/quoting.ts';
 
 export default defineStrategy({
   // The name shown in logs; the file name is what `--strategy` takes.
   name: 'template',
-  description: 'A fixed-spread quoter: one bid and one ask at mid -/+ halfSpread, on the YES token.',
+  description: 'A fixed-spread quoter: one bid and one ask at mid -/+ halfSpread.',
 
-  // Parameters: typed, documented, with defaults. Users override them in the config file
-  // (strategy.params) or on the command line; they are validated (type, bounds, unknown keys)
+  // Parameters: typed, documented (with the unit), with defaults. Users override them in the config
+  // file (strategy.params) or on the command line; they are validated (type, bounds, unknown keys)
   // before create() is called, and create() receives plain numbers/strings/booleans.
   params: {
     halfSpread: { type: 'number', default: 0.02, min: 0.0001, max: 0.5, doc: 'Distance of each quote from the mid, price units (0.01 = 1 cent).' },
     size: { type: 'number', default: 10, min: 0.01, max: 10_000, doc: 'Shares per quote.' },
+    // the common rules, documented once in src/strategy/quoting.ts
+    tokens: commonParam.tokens('yes'),
+    minSpread: commonParam.minSpread(0.02),
+    postOnly: commonParam.postOnly('move'),
+    maxPosition: commonParam.maxPosition(100),
+    priceTolerance: commonParam.priceTolerance(0),
+    maxOrderAge: commonParam.maxOrderAge(0),
   },
 
   create(ctx, params) {
     // Convert decimal params to integer units ONCE, here.
-    const half = Math.round(params.halfSpread * PRICE_SCALE); // pips
-    const size = Math.floor((params.size * AMOUNT_SCALE) / LOT_MICRO) * LOT_MICRO; // micro-shares, whole lots
-
-    // ctx.markets: the markets this instance trades (tokens, tick, minimum size, ...).
-    // By convention tokens[0] is YES and tokens[1] is NO.
-    const markets = [...ctx.markets.values()];
+    const half = params.halfSpread * PRICE_SCALE; // pips (rounded to the tick by finishQuotes)
+    const size = sharesToMicro(params.size); // micro-shares, whole lots
+    const rules = rulesOf(params);
+    // ctx.markets: the markets this instance trades; the registry follows their tick changes and
+    // resolution and says which markets an event concerns. tokens[0] is YES, tokens[1] is NO.
+    const markets = new MarketRegistry(ctx.markets.values());
 
     /** The quotes wanted in one market given the current state. */
-    function quotesFor(m: (typeof markets)[number], state: StrategyState): QuoteIntent[] {
-      const yes = m.tokens[0].tokenId;
-      const book = state.book(yes);
-      // No book, a stale one, or no two-sided mid: quote nothing (never a guessed price).
-      if (book === undefined || book.stale || book.mid === null || book.bestBid === null || book.bestAsk === null) return [];
-      const tick = tickPips(m.tick);
-      const out: QuoteIntent[] = [];
-      if (size < m.minOrderSize) return out;
-      // Bids round down to the tick, asks up; never cross the other side; stay in [tick, 1 - tick].
-      const bid = Math.min(Math.floor((book.mid - half) / tick) * tick, book.bestAsk - tick);
-      const ask = Math.max(Math.ceil((book.mid + half) / tick) * tick, book.bestBid + tick);
-      if (bid >= tick) out.push({ tokenId: yes, side: 'BUY', price: bid as Pips, size: size as Micro });
-      // Selling needs shares: only ask what we hold (state.position is in micro-shares).
-      const held = Math.floor(Math.max(0, state.position(yes).size) / LOT_MICRO) * LOT_MICRO;
-      const askSize = Math.min(size, held);
-      if (ask <= PRICE_SCALE - tick && askSize >= m.minOrderSize) out.push({ tokenId: yes, side: 'SELL', price: ask as Pips, size: askSize as Micro });
-      return out;
+    function quotesFor(m: MarketRef, state: StrategyState) {
+      // No book, a stale or crossed one, or no two-sided mid: quote nothing (never a guessed price).
+      const top = marketTop(state, m, { excludeOwn: true, tokens: rules.tokens });
+      if (!m.quotable || top === null || top.mid === null) return [];
+      const ladder = [
+        { bid: true, price: top.mid - half, size },
+        { bid: false, price: top.mid + half, size },
+      ];
+      return finishQuotes(ladder, top.mid, top, m, rules, state);
     }
 
     return {
       onEvent(event: MmkitEvent, state: StrategyState): StrategyOutput | undefined {
-        // React to what moves quotes: a book snapshot, the end of a batch of level changes,
-        // our fills and the engine's timer. Everything else: undefined (keep the current quotes).
-        const relevant =
-          event.type === 'book_snapshot' ||
-          (event.type === 'level_change' && event.endOfBatch) ||
-          event.type === 'fill' ||
-          event.type === 'timer';
-        if (!relevant) return undefined;
-        const market = 'market' in event ? event.market : undefined;
-        return {
-          quotes: markets.filter((m) => market === undefined || m.market === market).map((m) => ({ market: m.market, quotes: quotesFor(m, state), at: state.now })),
-        };
+        // A snapshot, the end of a batch of level changes, a fill, a tick change: that market;
+        // a timer or a resync: every market; anything else: undefined (keep the current quotes).
+        const a = markets.note(event);
+        if (a.kind === 'none') return undefined;
+        const list = a.kind === 'all' ? markets.all() : [a.ref];
+        return { quotes: list.map((m) => ({ market: m.market, quotes: quotesFor(m, state), at: state.now })) };
       },
     };
   },

@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { Wallet } from 'ethers';
 import { ConfigError, ValidationError } from '../core/errors.ts';
+import { registerSecret } from '../core/secrets.ts';
 import type { ApiCredentials } from './http/transport.ts';
 import type { Transport } from './http/types.ts';
 import { apiCredsSchema } from './schemas/clob.ts';
@@ -105,10 +106,14 @@ export function deriveApiKey(transport: Transport, o: ApiKeyOptions = {}): Promi
  * @throws AuthError, NetworkError, RateLimitError as the underlying calls.
  */
 export async function createOrDeriveApiKey(transport: Transport, o: ApiKeyOptions = {}): Promise<ApiCredentials> {
+  let creds: ApiCredentials;
   try {
-    return await createApiKey(transport, o);
+    creds = await createApiKey(transport, o);
   } catch (err) {
-    if (err instanceof ValidationError) return deriveApiKey(transport, o);
-    throw err;
+    if (!(err instanceof ValidationError)) throw err;
+    creds = await deriveApiKey(transport, o);
   }
+  // from now on every log line and error message of this process is scrubbed of them (src/core/secrets.ts)
+  registerSecret(creds.apiKey, creds.secret, creds.passphrase);
+  return creds;
 }

@@ -22,7 +22,7 @@ import type { Address, ConditionId, OrderId, TokenId, TradeId } from '../core/id
 import { isTickSize, parseAmount, parseFixed, parsePrice, parseRawAmount, type Micro, type Pips, type Side, type TickSize } from '../core/units.ts';
 import type { ApiCredentials, RequestObserver } from './http/transport.ts';
 import type { QueryValue, RequestSpec, Transport } from './http/types.ts';
-import type { WireOrder } from './signing/order.ts';
+import { wireJson, type WireOrder } from './signing/order.ts';
 import * as S from './schemas/clob.ts';
 
 /** First cursor of a cursor-paginated list. */
@@ -435,6 +435,31 @@ function isAmbiguous(err: MmkitError): boolean {
   return err instanceof TimeoutError || (err instanceof NetworkError && err.code === 'NETWORK');
 }
 
+/**
+ * `onRetry` of an order post, bound to its record: notes that a retry followed an ambiguous failure
+ * (a bound function, not a closure made per post).
+ */
+function noteRetry(this: { ambiguous: boolean }, err: MmkitError): void {
+  if (isAmbiguous(err)) this.ambiguous = true;
+}
+
+/** The JSON of the order types. */
+const ORDER_TYPE_JSON: ReadonlyMap<string, string> = new Map(['GTC', 'GTD', 'FOK', 'FAK'].map((t) => [t, JSON.stringify(t)]));
+
+/** `JSON.stringify` of a value, remembered for the last string (the owner: one API key per client). */
+let lastJsonIn: unknown;
+let lastJsonOut: string | undefined;
+function jsonString(v: unknown): string {
+  if (v !== lastJsonIn || lastJsonOut === undefined || typeof v !== 'string') {
+    const j = JSON.stringify(v);
+    if (j === undefined) throw new TypeError('not serialisable');
+    if (typeof v !== 'string') return j;
+    lastJsonIn = v;
+    lastJsonOut = j;
+  }
+  return lastJsonOut;
+}
+
 /** Options of a ClobClient. */
 export interface ClobClientOptions {
   /**
@@ -461,20 +486,24 @@ export class ClobClient {
     method: RequestSpec['method'],
     path: string,
     schema: T,
-    o: { auth?: RequestSpec['auth']; query?: Record<string, QueryValue>; body?: unknown; idempotent?: boolean; nonce?: number; call?: CallOptions; observer?: RequestObserver },
+    o: { auth?: RequestSpec['auth']; query?: Record<string, QueryValue>; body?: unknown; bodyJson?: string | undefined; idempotent?: boolean; nonce?: number; call?: CallOptions; observer?: RequestObserver },
   ): Promise<z.output<T>> {
+    // one object literal of one shape (absent options are undefined, which every transport reads
+    // as absent): this runs on every order and cancel, often before it is optimised
+    const call = o.call;
     const spec: RequestSpec & RequestObserver = {
       api: 'clob',
       method,
       path,
       auth: o.auth ?? 'none',
       idempotent: o.idempotent ?? true,
-      ...(o.query ? { query: o.query } : {}),
-      ...(o.body !== undefined ? { body: o.body } : {}),
-      ...(o.nonce !== undefined ? { nonce: o.nonce } : {}),
-      ...(o.call?.signal ? { signal: o.call.signal } : {}),
-      ...(o.call?.timeoutMs !== undefined ? { timeoutMs: o.call.timeoutMs } : {}),
-      ...(o.observer?.onRetry ? { onRetry: o.observer.onRetry } : {}),
+      query: o.query,
+      body: o.body,
+      bodyJson: o.body === undefined ? undefined : o.bodyJson,
+      nonce: o.nonce,
+      signal: call?.signal,
+      timeoutMs: call?.timeoutMs,
+      onRetry: o.observer?.onRetry,
     };
     return this.#t.request(spec, schema);
   }
@@ -651,13 +680,39 @@ export class ClobClient {
     if (owner === undefined || owner === '') throw new ValidationError('postOrder: no API key to own the order (set credentials on the transport or `owner`)');
     const orderType = opts.orderType ?? 'GTC';
     if (opts.postOnly === true && orderType !== 'GTC' && orderType !== 'GTD') throw new ValidationError('postOnly: only with GTC or GTD orders');
-    return {
-      order: o.wire,
-      owner,
-      orderType,
-      ...(opts.postOnly !== undefined ? { postOnly: opts.postOnly } : {}),
-      ...(opts.builder !== undefined ? { builder: opts.builder } : {}),
-    };
+    const body: Record<string, unknown> = { order: o.wire, owner, orderType };
+    if (opts.postOnly !== undefined) body['postOnly'] = opts.postOnly;
+    if (opts.builder !== undefined) body['builder'] = opts.builder;
+    return body;
+  }
+
+  /**
+   * `JSON.stringify(body)` of a `#body` result, with the order's JSON taken from the cache of
+   * signed wire orders (`wireJson`): the same bytes, without serialising the order again.
+   * Undefined when the body is not plain enough for that (the transport then serialises it, and
+   * reports what cannot be serialised as before).
+   */
+  static #bodyJson(body: Record<string, unknown>): string | undefined {
+    const order = body['order'];
+    if (typeof order !== 'object' || order === null) return undefined;
+    try {
+      let s = '{"order":' + wireJson(order as WireOrder) + ',"owner":' + jsonString(body['owner']);
+      const orderType = body['orderType'];
+      s += ',"orderType":' + (typeof orderType === 'string' ? (ORDER_TYPE_JSON.get(orderType) ?? JSON.stringify(orderType)) : JSON.stringify(orderType));
+      const postOnly = body['postOnly'];
+      if (postOnly !== undefined) {
+        const j = postOnly === true ? 'true' : postOnly === false ? 'false' : JSON.stringify(postOnly);
+        if (j !== undefined) s += ',"postOnly":' + j;
+      }
+      const builder = body['builder'];
+      if (builder !== undefined) {
+        const j = JSON.stringify(builder);
+        if (j !== undefined) s += ',"builder":' + j;
+      }
+      return s + '}';
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -669,13 +724,14 @@ export class ClobClient {
    */
   async postOrder(order: SignedOrderLike, opts: PostOrderOptions = {}): Promise<PostOrderResult> {
     const body = this.#body(order, opts);
-    let ambiguous = false;
-    const observer: RequestObserver = { onRetry: (e) => void (isAmbiguous(e) && (ambiguous = true)) };
+    const seen = { ambiguous: false };
+    const observer: RequestObserver = { onRetry: noteRetry.bind(seen) };
     let r: S.WireOrderResponse;
     try {
-      r = await this.#req('POST', '/order', S.orderResponseSchema, { auth: 'l2', body, idempotent: true, call: opts, observer });
+      const bodyJson = ClobClient.#bodyJson(body);
+      r = await this.#req('POST', '/order', S.orderResponseSchema, { auth: 'l2', body, ...(bodyJson !== undefined ? { bodyJson } : {}), idempotent: true, call: opts, observer });
     } catch (err) {
-      if (ambiguous && err instanceof OrderRejectedError && err.code === 'INVALID_ORDER_DUPLICATED') {
+      if (seen.ambiguous && err instanceof OrderRejectedError && err.code === 'INVALID_ORDER_DUPLICATED') {
         const found = await this.resolveOrder(order.id, opts);
         if (found !== undefined) return { orderId: found.id, status: found.status, makingAmount: 0 as Micro, takingAmount: 0 as Micro, transactionsHashes: [], tradeIds: found.associateTrades, resolved: true, order: found };
       }
@@ -699,10 +755,21 @@ export class ClobClient {
   async postOrders(orders: ReadonlyArray<{ order: SignedOrderLike } & Omit<PostOrderOptions, 'signal'>>, call?: CallOptions): Promise<BatchEntryResult[]> {
     if (orders.length === 0) throw new ValidationError('postOrders: empty batch');
     if (orders.length > MAX_BATCH_ORDERS) throw new ValidationError(`postOrders: ${orders.length} orders, at most ${MAX_BATCH_ORDERS} per request`);
-    const body = orders.map((e) => this.#body(e.order, e));
-    let ambiguous = false;
-    const observer: RequestObserver = { onRetry: (e) => void (isAmbiguous(e) && (ambiguous = true)) };
-    const r = await this.#req('POST', '/orders', S.orderResponsesSchema, { auth: 'l2', body, idempotent: true, call, observer });
+    const n = orders.length;
+    const body: Array<Record<string, unknown>> = new Array(n);
+    let bodyJson: string | undefined = '[';
+    for (let i = 0; i < n; i++) {
+      const e = orders[i]!;
+      const b = this.#body(e.order, e);
+      body[i] = b;
+      if (bodyJson === undefined) continue;
+      const j = ClobClient.#bodyJson(b);
+      bodyJson = j === undefined ? undefined : bodyJson + (i === 0 ? '' : ',') + j;
+    }
+    if (bodyJson !== undefined) bodyJson += ']';
+    const seen = { ambiguous: false };
+    const observer: RequestObserver = { onRetry: noteRetry.bind(seen) };
+    const r = await this.#req('POST', '/orders', S.orderResponsesSchema, { auth: 'l2', body, bodyJson, idempotent: true, call, observer });
     if (r.length !== orders.length) throw new ValidationError(`POST /orders: ${r.length} results for ${orders.length} orders`);
     const out: BatchEntryResult[] = [];
     for (let i = 0; i < r.length; i++) {
@@ -713,7 +780,7 @@ export class ClobClient {
         continue;
       }
       const f = refusalOf(e, id);
-      if (ambiguous && f.code === 'INVALID_ORDER_DUPLICATED') {
+      if (seen.ambiguous && f.code === 'INVALID_ORDER_DUPLICATED') {
         const found = await this.resolveOrder(id, call);
         if (found !== undefined) {
           out.push({ ok: true, orderId: found.id, status: found.status, makingAmount: 0 as Micro, takingAmount: 0 as Micro, transactionsHashes: [], tradeIds: found.associateTrades, resolved: true, order: found });
@@ -731,8 +798,14 @@ export class ClobClient {
   }
 
   /** DELETE /orders: cancel many by id in one request; unknown ids land in `notCanceled`. */
-  async cancelOrders(orderIds: readonly string[], call?: CallOptions): Promise<CancelResult> {
-    return toCancel(await this.#req('DELETE', '/orders', S.cancelResponseSchema, { auth: 'l2', body: [...orderIds], call }));
+  cancelOrders(orderIds: readonly string[], call?: CallOptions): Promise<CancelResult> {
+    // not `async`: the request is handed over synchronously either way, and a plain function can be
+    // inlined into its (hot) caller; a synchronous throw still becomes a rejection
+    try {
+      return this.#req('DELETE', '/orders', S.cancelResponseSchema, { auth: 'l2', body: Array.isArray(orderIds) ? orderIds.slice() : [...orderIds], call }).then(toCancel);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   /** DELETE /cancel-all: cancel every open order of the caller. */

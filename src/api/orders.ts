@@ -44,7 +44,7 @@ import {
   type TickSize,
 } from '../core/units.ts';
 import { signDigest } from './signing/fast-crypto.ts';
-import { orderHasher, orderToWire, type KeyHolder, type SignedOrderStruct, type WireOrder } from './signing/order.ts';
+import { orderHasher, signedWire, type KeyHolder, type SignedOrderStruct, type WireOrder } from './signing/order.ts';
 
 /** EOA 0 (maker = signer = the wallet), POLY_PROXY 1, POLY_GNOSIS_SAFE 2 (maker = funder, signer = the wallet). */
 export type SignatureType = 0 | 1 | 2;
@@ -133,7 +133,7 @@ export interface BuiltOrder {
   readonly signature: string;
   /** The order id: the EIP-712 digest (0x-prefixed lower-case hex). */
   readonly id: string;
-  /** The `order` object of the POST /order body. */
+  /** The `order` object of the POST /order body (frozen; its JSON is computed once, see `wireJson`). */
   readonly wire: WireOrder;
   /** Whether it was signed for the neg-risk exchange. */
   readonly negRisk: boolean;
@@ -294,7 +294,7 @@ export class OrderBuilder {
     };
     const id = orderHasher(this.chainId, negRisk, negRisk ? this.#negRiskExchange : this.#exchange).digest(struct);
     const signature = signDigest(this.#key, Buffer.from(id.slice(2), 'hex'));
-    return { struct, signature, id, wire: orderToWire(struct, signature), negRisk, kind };
+    return { struct, signature, id, wire: signedWire(struct, signature), negRisk, kind };
   }
 }
 

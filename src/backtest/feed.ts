@@ -84,9 +84,15 @@ export function headerLine(h: FeedHeader): string {
   return JSON.stringify(h);
 }
 
-/** Receive times keep microseconds at most (3 decimals), never exponent notation. */
+/** Largest feed time accepted (unix ms, year 33658): keeps `String(t)` clear of exponent notation. */
+export const MAX_FEED_T = 1e15;
+
+/**
+ * Receive times keep microseconds at most (3 decimals), never exponent notation.
+ * @throws RangeError when `t` is negative, not finite, or not below MAX_FEED_T
+ */
 export function formatT(t: number): string {
-  if (!Number.isFinite(t) || t < 0) throw new RangeError(`feed time must be a finite non-negative number, got ${t}`);
+  if (!Number.isFinite(t) || t < 0 || t >= MAX_FEED_T) throw new RangeError(`feed time must be a finite number in [0, 1e15) (unix ms), got ${t}`);
   const r = Math.round(t * 1000) / 1000;
   return Number.isInteger(r) ? String(r) : r.toFixed(3).replace(/0+$/, '');
 }

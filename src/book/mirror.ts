@@ -45,6 +45,12 @@ export class BookMirror {
   private ba = 0; // best ask pips, 0 = none
   private nb = 0; // bid levels
   private na = 0; // ask levels
+  // the price range that may hold a non-zero size, per side (lo > hi: none): a snapshot clears only
+  // that range, not the whole 80 KB array (which would also evict the caches on the hot path)
+  private bidLo = PRICE_SLOTS;
+  private bidHi = -1;
+  private askLo = PRICE_SLOTS;
+  private askHi = -1;
   /** True until the first snapshot and from a disconnect or desync until the next snapshot. */
   stale = true;
   /** True once a snapshot has been applied. */
@@ -89,8 +95,10 @@ export class BookMirror {
   applySnapshot(bids: readonly PriceLevel[], asks: readonly PriceLevel[], meta: { hash?: string; venueTime?: number; market?: string; tickSize?: number | null; lastTradePrice?: number | null } = {}): void {
     for (const l of bids) (checkPrice(l[0]), checkSize(l[1]));
     for (const l of asks) (checkPrice(l[0]), checkSize(l[1]));
-    this.bidSz.fill(0);
-    this.askSz.fill(0);
+    if (this.bidLo <= this.bidHi) this.bidSz.fill(0, this.bidLo, this.bidHi + 1);
+    if (this.askLo <= this.askHi) this.askSz.fill(0, this.askLo, this.askHi + 1);
+    this.bidLo = this.askLo = PRICE_SLOTS;
+    this.bidHi = this.askHi = -1;
     this.bb = this.ba = this.nb = this.na = 0;
     for (const [p, s] of bids) this.set(this.bidSz, true, p, s);
     for (const [p, s] of asks) this.set(this.askSz, false, p, s);
@@ -121,9 +129,13 @@ export class BookMirror {
       if (bid) {
         this.nb++;
         if (p > this.bb) this.bb = p;
+        if (p < this.bidLo) this.bidLo = p;
+        if (p > this.bidHi) this.bidHi = p;
       } else {
         this.na++;
         if (this.ba === 0 || p < this.ba) this.ba = p;
+        if (p < this.askLo) this.askLo = p;
+        if (p > this.askHi) this.askHi = p;
       }
     } else if (prev > 0 && s === 0) {
       if (bid) {
@@ -161,6 +173,29 @@ export class BookMirror {
       }
     }
     return { bids, asks };
+  }
+
+  /**
+   * One side's levels, best first, at most `maxDepth`: what `levels(maxDepth).bids` (or `.asks`)
+   * holds, without scanning the other side (a reader of one side, e.g. "the best level not ours",
+   * pays half).
+   */
+  sideLevels(bids: boolean, maxDepth = Infinity): PriceLevel[] {
+    const out: PriceLevel[] = [];
+    if (bids) {
+      const n = Math.min(this.nb, maxDepth);
+      for (let p = this.bb; p > 0 && out.length < n; p--) {
+        const s = this.bidSz[p]!;
+        if (s > 0) out.push([p as Pips, s as Micro]);
+      }
+    } else if (this.ba > 0) {
+      const n = Math.min(this.na, maxDepth);
+      for (let p = this.ba; p < PRICE_SCALE && out.length < n; p++) {
+        const s = this.askSz[p]!;
+        if (s > 0) out.push([p as Pips, s as Micro]);
+      }
+    }
+    return out;
   }
 
   /** Marks the book stale (its stream was lost, or it no longer matches the venue). */

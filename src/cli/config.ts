@@ -2,12 +2,22 @@
  * mmkit's configuration: one convict schema, every key documented with its default, unit and
  * environment variable. Precedence: defaults < config/default.json < the file given with --config <
  * environment (MMKIT_...) < command-line flags. Validation is strict: an unknown key or a bad value
- * stops the start with a ConfigError that names the key.
+ * stops the start with a ConfigError that names the key and says what is allowed.
+ *
+ * Files are plain JSON. JSON has no comments, so a key that starts with `//` or `_comment` (at any
+ * depth) is a comment: the loader drops it before validation (config/live.example.json uses them).
+ *
+ * Secrets (`sensitive` keys: the private key, the keystore password, API secret and passphrase, the
+ * admin token) come from the environment only: a file that sets one is refused, `config print`
+ * shows them as "[redacted]", and no error message ever carries their value.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import convict from 'convict';
 import { ConfigError } from '../core/errors.ts';
+import { GLOBAL_LIMITS_SCHEMA, MARKET_LIMITS_SCHEMA } from '../risk/limits.ts';
+import type { ParamSpec } from '../strategy/api.ts';
 
 convict.addFormat({
   name: 'decimal-amount',
@@ -66,7 +76,105 @@ convict.addFormat({
   validate(v: unknown) {
     if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) throw new Error('must be a positive number');
   },
+  // environment values arrive as strings
+  coerce(v: unknown) {
+    return typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
+  },
 });
+// convict's own Boolean takes any string but "false" as true: "ture" would switch a flag on
+convict.addFormat({
+  name: 'bool',
+  validate(v: unknown) {
+    if (typeof v !== 'boolean') throw new Error('must be true or false (env: true|false|1|0)');
+  },
+  coerce(v: unknown) {
+    if (typeof v !== 'string') return v;
+    const s = v.trim().toLowerCase();
+    return s === 'true' || s === '1' ? true : s === 'false' || s === '0' ? false : v;
+  },
+});
+convict.addFormat({
+  name: 'http-url-or-empty',
+  validate(v: unknown) {
+    if (typeof v !== 'string' || (v !== '' && !isUrl(v, ['http:', 'https:']))) throw new Error('must be an absolute http:// or https:// URL, or empty');
+  },
+});
+convict.addFormat({
+  name: 'ws-url-or-empty',
+  validate(v: unknown) {
+    if (typeof v !== 'string' || (v !== '' && !isUrl(v, ['ws:', 'wss:']))) throw new Error('must be an absolute ws:// or wss:// URL, or empty');
+  },
+});
+convict.addFormat({
+  name: 'address-or-empty',
+  validate(v: unknown) {
+    if (typeof v !== 'string' || (v !== '' && !/^0x[0-9a-fA-F]{40}$/.test(v))) throw new Error('must be an address (0x + 40 hex digits), or empty');
+  },
+});
+convict.addFormat({
+  name: 'private-key-or-empty',
+  // never echo the value: convict appends "value was ..." only for formats that do not throw
+  // their own full message, so the message here is complete and carries no part of the key
+  validate(v: unknown) {
+    if (typeof v !== 'string' || (v !== '' && !/^(0x)?[0-9a-fA-F]{64}$/.test(v.trim()))) throw new Error('must be a private key (0x + 64 hex digits), or empty');
+  },
+});
+convict.addFormat({
+  name: 'secret-string',
+  validate(v: unknown) {
+    if (typeof v !== 'string') throw new Error('must be a string');
+  },
+});
+
+function isUrl(s: string, protocols: readonly string[]): boolean {
+  try {
+    return protocols.includes(new URL(s).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * One convict format per bounded parameter (risk limits reuse the strategy ParamSpec shape), so a
+ * value from the environment ("250") is coerced to a number and the error says the allowed range.
+ */
+const BOUNDED_DOCS = new Map<string, string>();
+function boundedFormat(name: string, spec: ParamSpec): string {
+  if (spec.type !== 'number' && spec.type !== 'integer') throw new Error(`${name}: only numeric specs`);
+  const range = `${spec.type === 'integer' ? 'an integer' : 'a number'} in [${spec.min ?? '-inf'}, ${spec.max ?? 'inf'}]`;
+  BOUNDED_DOCS.set(name, `${spec.type === 'integer' ? 'integer' : 'number'} ${spec.min ?? '-inf'} to ${spec.max ?? 'inf'}`);
+  convict.addFormat({
+    name,
+    validate(v: unknown) {
+      const ok =
+        typeof v === 'number' &&
+        Number.isFinite(v) &&
+        (spec.type !== 'integer' || Number.isInteger(v)) &&
+        (spec.min === undefined || v >= spec.min) &&
+        (spec.max === undefined || v <= spec.max);
+      if (!ok) throw new Error(`must be ${range}`);
+    },
+    coerce(v: unknown) {
+      return typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
+    },
+  });
+  return name;
+}
+
+/** `bot.risk.*`: the limits of src/risk/limits.ts, one key (and env var) each, in decimal units. */
+function riskSchema() {
+  const out: Record<string, { doc: string; format: unknown; default: unknown; env: string }> = {};
+  for (const [k, spec] of Object.entries({ ...MARKET_LIMITS_SCHEMA, ...GLOBAL_LIMITS_SCHEMA }) as Array<[string, ParamSpec]>) {
+    out[k] = { doc: spec.doc, format: boundedFormat(`risk-${k}`, spec), default: spec.default, env: `MMKIT_RISK_${k.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}` };
+  }
+  out['markets'] = {
+    doc: 'Per-market overrides of the per-market limits above: {"<condition id>": {"maxPositionShares": 50, ...}} (JSON object).',
+    format: 'json-object',
+    default: {},
+    env: 'MMKIT_RISK_MARKETS',
+  };
+  return out;
+}
 
 export const schema = {
   exchange: {
@@ -98,7 +206,7 @@ export const schema = {
       env: 'MMKIT_EXCHANGE_DB',
     },
     agents: { doc: 'Flow agents trading on every market: default, or none.', format: ['default', 'none'], default: 'default', env: 'MMKIT_EXCHANGE_AGENTS' },
-    lifecycle: { doc: 'Markets close, resolve and appear during the run.', format: Boolean, default: true, env: 'MMKIT_EXCHANGE_LIFECYCLE' },
+    lifecycle: { doc: 'Markets close, resolve and appear during the run.', format: 'bool', default: true, env: 'MMKIT_EXCHANGE_LIFECYCLE' },
     faults: {
       doc: 'Fault-injection rules active from the start (see README); change them at run time through /admin/faults.',
       format: 'json-array',
@@ -106,37 +214,106 @@ export const schema = {
       env: 'MMKIT_EXCHANGE_FAULTS',
     },
     rateLimits: {
-      enabled: { doc: 'Apply the rate limits of spec section 8.', format: Boolean, default: true, env: 'MMKIT_EXCHANGE_RATE_LIMITS' },
+      enabled: { doc: 'Apply the rate limits of spec section 8.', format: 'bool', default: true, env: 'MMKIT_EXCHANGE_RATE_LIMITS' },
       scale: { doc: 'Multiplier of every rate limit.', format: 'positive-number', default: 1, env: 'MMKIT_EXCHANGE_RATE_LIMIT_SCALE' },
       queueMs: { doc: 'How long an over-limit request is held before it is answered 429, ms.', format: 'nat', default: 500, env: 'MMKIT_EXCHANGE_RATE_LIMIT_QUEUE_MS' },
     },
   },
   bot: {
     strategy: { doc: 'Strategy: a shipped name (strategies/<name>.ts) or a path to a plugin file.', format: String, default: 'bands', env: 'MMKIT_STRATEGY' },
-    params: { doc: 'Strategy parameters (JSON object); see `mmkit strategies`.', format: 'json-object', default: {} as Record<string, unknown>, env: 'MMKIT_STRATEGY_PARAMS' },
+    params: { doc: "Strategy parameters (JSON object), checked against the strategy's schema by `mmkit config check` (README \"Strategies\" lists them).", format: 'json-object', default: {} as Record<string, unknown>, env: 'MMKIT_STRATEGY_PARAMS' },
     markets: { doc: 'Condition ids to trade (JSON array or comma list); empty: the most liquid `marketCount`.', format: 'string-list', default: [] as string[], env: 'MMKIT_MARKETS' },
     marketCount: { doc: 'How many markets to pick when `markets` is empty.', format: 'nat', default: 3, env: 'MMKIT_MARKET_COUNT' },
+    marketFilters: {
+      minHoursToEnd: { doc: 'Automatic pick: only markets ending at least this many hours from now.', format: 'nat', default: 1, env: 'MMKIT_MARKET_MIN_HOURS_TO_END' },
+      negRisk: { doc: 'Automatic pick: neg-risk markets included, excluded, or only them.', format: ['include', 'exclude', 'only'], default: 'include', env: 'MMKIT_MARKET_NEG_RISK' },
+      search: { doc: 'Automatic pick: only markets whose question contains this text (case-insensitive); empty: any.', format: String, default: '', env: 'MMKIT_MARKET_SEARCH' },
+    },
     duration: { doc: 'Run for this long (e.g. 30s, 5m, 2h); empty: until a signal.', format: 'duration-string', default: '', env: 'MMKIT_DURATION' },
     dataDir: { doc: 'Directory of the SQLite store (mmkit.db) and the paper wallet.', format: String, default: 'data', env: 'MMKIT_DATA_DIR' },
-    exchangeUrl: { doc: 'Base URL of a running paper exchange (http://host:port); empty: start one in-process.', format: String, default: '', env: 'MMKIT_EXCHANGE_URL' },
+    storeFile: { doc: 'SQLite store file; empty: <dataDir>/mmkit.db.', format: String, default: '', env: 'MMKIT_STORE_FILE' },
+    exchangeUrl: {
+      doc: 'Base URL of the venue (http://host:port): the paper exchange, or a gateway serving /clob, /gamma, /data, /content and /ws. `mmkit run`: empty starts a paper exchange in-process; other commands: empty means http://<exchange.host>:<exchange.port>. `venue.*Url` override single APIs.',
+      format: 'http-url-or-empty',
+      default: '',
+      env: 'MMKIT_EXCHANGE_URL',
+    },
     chainId: { doc: 'Chain id of signed orders.', format: 'nat', default: 137, env: 'MMKIT_CHAIN_ID' },
     statusIntervalMs: { doc: 'Period of the position and PnL log line, ms.', format: 'nat', default: 5000, env: 'MMKIT_STATUS_INTERVAL_MS' },
     tolerance: {
       priceTicks: { doc: 'A live order within this many ticks of a desired quote is kept.', format: 'nat', default: 0, env: 'MMKIT_TOLERANCE_PRICE_TICKS' },
-      sizeFraction: { doc: 'A live order within this fraction of a desired size is kept.', format: Number, default: 0.1, env: 'MMKIT_TOLERANCE_SIZE_FRACTION' },
+      sizeFraction: {
+        doc: 'A live order within this fraction of a desired size is kept.',
+        format: boundedFormat('tolerance-size-fraction', { type: 'number', default: 0.1, min: 0, max: 1, doc: '' }),
+        default: 0.1,
+        env: 'MMKIT_TOLERANCE_SIZE_FRACTION',
+      },
     },
-    risk: { doc: 'Risk limits (JSON object; see README "Risk").', format: 'json-object', default: {} as Record<string, unknown>, env: 'MMKIT_RISK' },
+    risk: riskSchema(),
     restartPolicy: { doc: 'Open orders found at the venue on start: cancel, or adopt.', format: ['cancel', 'adopt'], default: 'cancel', env: 'MMKIT_RESTART_POLICY' },
     keystoreFile: { doc: 'Encrypted keystore file of the wallet (password in MMKIT_KEYSTORE_PASSWORD); else MMKIT_PRIVATE_KEY, else a paper wallet.', format: String, default: '', env: 'MMKIT_KEYSTORE_FILE' },
     seed: { doc: 'World seed of the in-process paper exchange.', format: 'nat', default: 1, env: 'MMKIT_SEED' },
   },
+  venue: {
+    clobUrl: { doc: 'CLOB API base URL; empty: <bot.exchangeUrl>/clob.', format: 'http-url-or-empty', default: '', env: 'MMKIT_CLOB_URL' },
+    gammaUrl: { doc: 'Market-metadata (Gamma) API base URL; empty: <bot.exchangeUrl>/gamma.', format: 'http-url-or-empty', default: '', env: 'MMKIT_GAMMA_URL' },
+    dataUrl: { doc: 'Data API base URL; empty: <bot.exchangeUrl>/data.', format: 'http-url-or-empty', default: '', env: 'MMKIT_DATA_URL' },
+    contentUrl: { doc: 'Content API base URL; empty: <bot.exchangeUrl>/content.', format: 'http-url-or-empty', default: '', env: 'MMKIT_CONTENT_URL' },
+    wsUrl: { doc: 'WebSocket base URL (streams at <wsUrl>/ws/market and /ws/user); empty: ws://<bot.exchangeUrl host>.', format: 'ws-url-or-empty', default: '', env: 'MMKIT_WS_URL' },
+    rtdsUrl: { doc: 'Real-time data stream (crypto prices) URL; empty: <wsUrl>/rtds (the paper exchange layout).', format: 'ws-url-or-empty', default: '', env: 'MMKIT_RTDS_URL' },
+    marketSilenceMs: {
+      doc: 'Market channel liveness: no data for this long (ms) and the connection is replaced (its books are stale, quotes pulled, until the fresh snapshot); 0 disables.',
+      format: 'nat',
+      default: 30000,
+      env: 'MMKIT_MARKET_SILENCE_MS',
+    },
+    signatureType: {
+      doc: 'How orders are signed: eoa (the wallet holds the funds), poly-proxy or gnosis-safe (the funder address holds them; set venue.funder).',
+      format: ['eoa', 'poly-proxy', 'gnosis-safe'],
+      default: 'eoa',
+      env: 'MMKIT_SIGNATURE_TYPE',
+    },
+    funder: { doc: 'Maker (funder) address: the proxy or Safe holding the funds; empty: the wallet address (eoa).', format: 'address-or-empty', default: '', env: 'MMKIT_FUNDER' },
+    apiNonce: { doc: 'L1 nonce of the API key created or derived when no API credentials are set in the environment.', format: 'nat', default: 0, env: 'MMKIT_API_NONCE' },
+    timeoutMs: { doc: 'Per-request timeout of venue calls, ms.', format: 'nat', default: 10_000, env: 'MMKIT_VENUE_TIMEOUT_MS' },
+  },
+  secrets: {
+    privateKey: {
+      doc: 'Wallet private key (0x + 64 hex). Environment only; prefer bot.keystoreFile. Unset: the keystore, else the paper wallet in <dataDir>/paper-wallet.key.',
+      format: 'private-key-or-empty',
+      default: '',
+      env: 'MMKIT_PRIVATE_KEY',
+      sensitive: true,
+    },
+    keystorePassword: { doc: 'Password of bot.keystoreFile. Environment only.', format: 'secret-string', default: '', env: 'MMKIT_KEYSTORE_PASSWORD', sensitive: true },
+    apiKey: { doc: 'API key id (with apiSecret and apiPassphrase); unset: created or derived from the wallet (L1). Environment only.', format: 'secret-string', default: '', env: 'MMKIT_API_KEY', sensitive: true },
+    apiSecret: { doc: 'API secret (base64). Environment only.', format: 'secret-string', default: '', env: 'MMKIT_API_SECRET', sensitive: true },
+    apiPassphrase: { doc: 'API passphrase. Environment only.', format: 'secret-string', default: '', env: 'MMKIT_API_PASSPHRASE', sensitive: true },
+  },
+  budgets: {
+    enabled: { doc: "Hold every venue request until the endpoint's rate budget (spec section 8) admits it.", format: 'bool', default: true, env: 'MMKIT_BUDGETS' },
+    scale: { doc: 'Multiplier of every rate limit the client budgets against (e.g. a venue granting more).', format: 'positive-number', default: 1, env: 'MMKIT_BUDGET_SCALE' },
+    headroom: {
+      doc: 'Fraction of every limit left unused (0.1: budget 90 % of it), for other clients of the same key and clock skew.',
+      format: boundedFormat('budget-headroom', { type: 'number', default: 0, min: 0, max: 0.9, doc: '' }),
+      default: 0,
+      env: 'MMKIT_BUDGET_HEADROOM',
+    },
+    marginMs: { doc: 'Extra time a request stays counted after its window, ms.', format: 'nat', default: 50, env: 'MMKIT_BUDGET_MARGIN_MS' },
+  },
   log: {
     level: {
-      doc: 'Log level.',
+      doc: 'Log level of the daemon and the commands (pino levels).',
       format: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
       default: 'info',
       env: 'MMKIT_LOG_LEVEL',
     },
+    pretty: { doc: 'Human-readable logs: auto (when stderr is a TTY), true, or false (JSON lines).', format: ['auto', 'true', 'false'], default: 'auto', env: 'MMKIT_LOG_PRETTY' },
+  },
+  ops: {
+    httpPort: { doc: 'Port of the daemon\'s HTTP server: /metrics, /healthz and the status page (0 picks a free one).', format: 'port', default: 8787, env: 'MMKIT_HTTP_PORT' },
+    httpHost: { doc: 'Address the daemon\'s HTTP server binds to (loopback by default; 0.0.0.0 in a container).', format: String, default: '127.0.0.1', env: 'MMKIT_HTTP_HOST' },
+    feedStaleMs: { doc: '/healthz reports feed_stale after this long without market data, ms (0: never).', format: 'nat', default: 15_000, env: 'MMKIT_FEED_STALE_MS' },
   },
 };
 
@@ -149,23 +326,45 @@ export function parseDuration(s: string): number | undefined {
   return Math.round(n * (unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000));
 }
 
+/** The `bot.risk` section: limits in decimal units (src/risk/limits.ts resolves them to integers). */
+export type RiskConfig = { [K in keyof typeof MARKET_LIMITS_SCHEMA | keyof typeof GLOBAL_LIMITS_SCHEMA]: number } & {
+  markets: Record<string, Record<string, number | string>>;
+};
+
 export type MmkitConfig = {
   bot: {
     strategy: string;
     params: Record<string, unknown>;
     markets: string[];
     marketCount: number;
+    marketFilters: { minHoursToEnd: number; negRisk: 'include' | 'exclude' | 'only'; search: string };
     duration: string;
     dataDir: string;
+    storeFile: string;
     exchangeUrl: string;
     chainId: number;
     statusIntervalMs: number;
     tolerance: { priceTicks: number; sizeFraction: number };
-    risk: Record<string, unknown>;
+    risk: RiskConfig;
     restartPolicy: 'cancel' | 'adopt';
     keystoreFile: string;
     seed: number;
   };
+  venue: {
+    clobUrl: string;
+    gammaUrl: string;
+    dataUrl: string;
+    contentUrl: string;
+    wsUrl: string;
+    rtdsUrl: string;
+    marketSilenceMs: number;
+    signatureType: 'eoa' | 'poly-proxy' | 'gnosis-safe';
+    funder: string;
+    apiNonce: number;
+    timeoutMs: number;
+  };
+  secrets: { privateKey: string; keystorePassword: string; apiKey: string; apiSecret: string; apiPassphrase: string };
+  budgets: { enabled: boolean; scale: number; headroom: number; marginMs: number };
   exchange: {
     host: string;
     port: number;
@@ -183,10 +382,176 @@ export type MmkitConfig = {
     faults: unknown[];
     rateLimits: { enabled: boolean; scale: number; queueMs: number };
   };
-  log: { level: string };
+  log: { level: string; pretty: 'auto' | 'true' | 'false' };
+  ops: { httpPort: number; httpHost: string; feedStaleMs: number };
 };
 
 const DEFAULT_FILE = fileURLToPath(new URL('../../config/default.json', import.meta.url));
+
+/** Where a resolved value came from: the schema default, a file (as given), the environment, or a flag. */
+export type ConfigSource = 'default' | 'env' | 'flag' | `file:${string}`;
+
+/** A configuration with the origin of every key (for `mmkit config print`). */
+export interface LoadedConfig {
+  readonly config: MmkitConfig;
+  /** Dotted key → where its value came from. */
+  readonly sources: Readonly<Record<string, ConfigSource>>;
+  /** The files read, in order (config/default.json first). */
+  readonly files: readonly string[];
+}
+
+/** One documented key of the schema. */
+export interface SchemaLeaf {
+  readonly key: string;
+  readonly env: string | undefined;
+  readonly doc: string;
+  readonly default: unknown;
+  readonly format: unknown;
+  readonly sensitive: boolean;
+}
+
+/** Every key of the schema, in schema order. */
+export function schemaLeaves(): SchemaLeaf[] {
+  const out: SchemaLeaf[] = [];
+  const walk = (node: Record<string, unknown>, path: string[]) => {
+    for (const [k, v] of Object.entries(node)) {
+      if (v !== null && typeof v === 'object' && 'doc' in v) {
+        const l = v as { doc: string; env?: string; default: unknown; format: unknown; sensitive?: boolean };
+        out.push({ key: [...path, k].join('.'), env: l.env, doc: l.doc, default: l.default, format: l.format, sensitive: l.sensitive === true });
+      } else if (v !== null && typeof v === 'object') walk(v as Record<string, unknown>, [...path, k]);
+    }
+  };
+  walk(schema as unknown as Record<string, unknown>, []);
+  return out;
+}
+
+/** True when `key` (or a key above it) holds a secret. */
+export function isSensitiveKey(key: string): boolean {
+  return schemaLeaves().some((l) => l.sensitive && (l.key === key || key.startsWith(`${l.key}.`)));
+}
+
+/** Keys that start with `//` or `_comment` are comments in config files. */
+export function isCommentKey(k: string): boolean {
+  return k.startsWith('//') || k.startsWith('_comment');
+}
+
+function stripComments(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(stripComments);
+  if (v === null || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) if (!isCommentKey(k)) out[k] = stripComments(x);
+  return out;
+}
+
+function getPath(obj: unknown, key: string): unknown {
+  let cur = obj;
+  for (const part of key.split('.')) {
+    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+/**
+ * Read one config file: JSON, comments (`//...`, `_comment...` keys) dropped, no secrets allowed.
+ * @throws ConfigError ('--config') when missing or not a JSON object; (the key) when it sets a secret
+ */
+export function readConfigFile(file: string): Record<string, unknown> {
+  if (!existsSync(file)) throw new ConfigError('--config', `no such file: ${file}`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new ConfigError('--config', `${file} is not valid JSON: ${(e as Error).message}`);
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError('--config', `${file} must hold a JSON object`);
+  const obj = stripComments(raw) as Record<string, unknown>;
+  for (const l of schemaLeaves()) {
+    if (!l.sensitive) continue;
+    const v = getPath(obj, l.key);
+    if (v !== undefined && v !== '') throw new ConfigError(l.key, `is a secret: set it in the environment (${l.env}), never in a file (${basename(file)})`);
+  }
+  return obj;
+}
+
+/** A convict error as a ConfigError naming the key, with the allowed keys for an unknown one. */
+function asConfigError(e: unknown): ConfigError {
+  if (e instanceof ConfigError) return e;
+  const msg = (e as Error).message.split('\n')[0] ?? 'invalid configuration';
+  let undeclared = /configuration param '([^']+)' not declared in the schema/.exec(msg)?.[1];
+  if (undeclared !== undefined) {
+    // name the first segment that is unknown: `foo.bar.baz` under no known section is `foo`
+    const parts = undeclared.split('.');
+    let depth = parts.length - 1;
+    while (depth > 0 && !schemaLeaves().some((l) => l.key.startsWith(`${parts.slice(0, depth).join('.')}.`))) depth--;
+    const parent = parts.slice(0, depth).join('.');
+    undeclared = parts.slice(0, depth + 1).join('.');
+    const known = new Set<string>();
+    for (const l of schemaLeaves()) {
+      if (parent === '' || l.key.startsWith(`${parent}.`)) known.add(l.key.slice(parent === '' ? 0 : parent.length + 1).split('.')[0]!);
+    }
+    const where = parent === '' ? 'at the top level' : `under ${parent}`;
+    return new ConfigError(undeclared, known.size ? `unknown key; allowed ${where}: ${[...known].join(', ')}` : 'unknown key');
+  }
+  const key = /^([\w.-]+):/.exec(msg)?.[1] ?? 'config';
+  return new ConfigError(key, msg.startsWith(`${key}: `) ? msg.slice(key.length + 2) : msg);
+}
+
+/**
+ * Load and validate the configuration, and say where each value came from.
+ * @param file an extra JSON file (e.g. config/paper.json) merged over config/default.json
+ * @param overrides values from command-line flags, as dotted keys ("exchange.port"); undefined ones are ignored
+ * @param env the environment (MMKIT_* variables)
+ * @throws ConfigError naming the first bad key and what is allowed
+ */
+export function loadConfigDetailed(file?: string, overrides: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const files: Array<[string, Record<string, unknown>]> = [];
+  let c: ReturnType<typeof convict>;
+  try {
+    c = convict(schema as never, { env, args: [] });
+    if (existsSync(DEFAULT_FILE)) files.push(['config/default.json', readConfigFile(DEFAULT_FILE)]);
+    if (file !== undefined) files.push([file, readConfigFile(file)]);
+    // convict's loader cannot descend into a JSON-object value nested two levels deep (e.g.
+    // bot.risk.markets.<id>.<limit>): such values are lifted out of the files, merged one level
+    // deep (later files win per top-level entry, as convict merges), and set after the files,
+    // unless the environment sets the key (env beats files)
+    const lifted = new Map<string, unknown>();
+    for (const [, obj] of files) {
+      const rest = JSON.parse(JSON.stringify(obj)) as Record<string, unknown>;
+      for (const l of schemaLeaves()) {
+        if (l.format !== 'json-object') continue;
+        const parts = l.key.split('.');
+        const parent = getPath(rest, parts.slice(0, -1).join('.'));
+        if (parent === null || typeof parent !== 'object' || Array.isArray(parent)) continue;
+        const last = parts[parts.length - 1]!;
+        const v = (parent as Record<string, unknown>)[last];
+        if (v === undefined) continue;
+        delete (parent as Record<string, unknown>)[last];
+        const prev = lifted.get(l.key);
+        const isObj = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
+        lifted.set(l.key, isObj(prev) && isObj(v) ? { ...prev, ...v } : v);
+      }
+      c.load(rest);
+    }
+    for (const [k, v] of lifted) {
+      const envName = schemaLeaves().find((l) => l.key === k)?.env;
+      if (envName === undefined || env[envName] === undefined) c.set(k, v);
+    }
+    for (const [k, v] of Object.entries(overrides)) if (v !== undefined) c.set(k, v);
+    c.validate({ allowed: 'strict' });
+  } catch (e) {
+    throw asConfigError(e);
+  }
+  const sources: Record<string, ConfigSource> = {};
+  for (const l of schemaLeaves()) {
+    let src: ConfigSource = 'default';
+    for (const [name, obj] of files) if (getPath(obj, l.key) !== undefined) src = `file:${name}`;
+    if (l.env !== undefined && env[l.env] !== undefined) src = 'env';
+    if (overrides[l.key] !== undefined) src = 'flag';
+    sources[l.key] = src;
+  }
+  return { config: c.getProperties() as unknown as MmkitConfig, sources, files: files.map(([n]) => n) };
+}
 
 /**
  * Load and validate the configuration.
@@ -195,34 +560,74 @@ const DEFAULT_FILE = fileURLToPath(new URL('../../config/default.json', import.m
  * @throws ConfigError naming the first bad key
  */
 export function loadConfig(file?: string, overrides: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env): MmkitConfig {
-  const c = convict(schema, { env });
-  try {
-    if (existsSync(DEFAULT_FILE)) c.loadFile(DEFAULT_FILE);
-    if (file !== undefined) {
-      if (!existsSync(file)) throw new ConfigError('--config', `no such file: ${file}`);
-      c.loadFile(file);
-    }
-    for (const [k, v] of Object.entries(overrides)) if (v !== undefined) c.set(k, v);
-    c.validate({ allowed: 'strict' });
-  } catch (e) {
-    if (e instanceof ConfigError) throw e;
-    const msg = (e as Error).message.split('\n')[0] ?? 'invalid configuration';
-    const key = /^([\w.]+):/.exec(msg)?.[1] ?? /configuration param '([\w.]+)'/.exec(msg)?.[1] ?? 'config';
-    throw new ConfigError(key, msg.startsWith(`${key}: `) ? msg.slice(key.length + 2) : msg);
-  }
-  return c.getProperties() as MmkitConfig;
+  return loadConfigDetailed(file, overrides, env).config;
 }
 
-/** Markdown table of every key (for the README). */
-export function describeConfig(): string {
-  const rows: string[] = ['| key | env | default | meaning |', '|---|---|---|---|'];
-  const walk = (node: Record<string, any>, path: string[]) => {
-    for (const [k, v] of Object.entries(node)) {
-      if (v && typeof v === 'object' && 'doc' in v) {
-        rows.push(`| \`${[...path, k].join('.')}\` | \`${v.env ?? ''}\` | \`${JSON.stringify(v.sensitive ? '' : v.default)}\` | ${v.doc} |`);
-      } else walk(v, [...path, k]);
+/** What `config print` shows for a secret that is set. */
+export const REDACTED = '[redacted]';
+
+/**
+ * A deep copy of the configuration safe to print: every secret that is set becomes "[redacted]"
+ * (an unset one stays "", so the operator sees what is missing), and a password inside a URL is masked.
+ */
+export function redactConfig(cfg: MmkitConfig): Record<string, unknown> {
+  const copy = JSON.parse(JSON.stringify(cfg)) as Record<string, unknown>;
+  for (const l of schemaLeaves()) {
+    if (!l.sensitive) continue;
+    const parts = l.key.split('.');
+    const parent = getPath(copy, parts.slice(0, -1).join('.')) as Record<string, unknown> | undefined;
+    const last = parts[parts.length - 1]!;
+    if (parent && parent[last] !== undefined && parent[last] !== '') parent[last] = REDACTED;
+  }
+  const maskUrls = (v: unknown): unknown => {
+    if (typeof v === 'string' && /^[a-z]+:\/\/[^/]*@/i.test(v)) {
+      try {
+        const u = new URL(v);
+        if (u.password) u.password = '***';
+        return u.toString();
+      } catch {
+        return v;
+      }
     }
+    if (Array.isArray(v)) return v.map(maskUrls);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, maskUrls(x)]));
+    return v;
   };
-  walk(schema, []);
+  return maskUrls(copy) as Record<string, unknown>;
+}
+
+/** What values a key accepts, in words (the `allowed` column of the docs). */
+export function allowedValues(format: unknown): string {
+  if (Array.isArray(format)) return format.map((x) => `\`${String(x)}\``).join(', ');
+  if (format === String) return 'string';
+  if (format === Number) return 'number';
+  if (format === Boolean || format === 'bool') return '`true`, `false`';
+  if (typeof format === 'string') return FORMAT_DOCS[format] ?? BOUNDED_DOCS.get(format) ?? format;
+  return '';
+}
+
+const FORMAT_DOCS: Record<string, string> = {
+  nat: 'integer >= 0',
+  port: 'integer 0 to 65535',
+  'positive-number': 'number > 0',
+  'decimal-amount': 'decimal string, <= 6 decimals',
+  'json-array': 'JSON array',
+  'json-object': 'JSON object',
+  'string-list': 'list of strings (JSON array or comma list)',
+  'duration-string': 'duration (30s, 5m, 2h, 1500ms) or empty',
+  'http-url-or-empty': 'http(s) URL or empty',
+  'ws-url-or-empty': 'ws(s) URL or empty',
+  'address-or-empty': '0x address or empty',
+  'private-key-or-empty': '0x + 64 hex, or empty',
+  'secret-string': 'string (env only)',
+};
+
+/** Markdown table of every key (for the README; `mmkit config docs`). Secrets show no default. */
+export function describeConfig(): string {
+  const cell = (x: string) => x.replace(/\|/g, '\\|');
+  const rows: string[] = ['| key | env | default | allowed | meaning |', '|---|---|---|---|---|'];
+  for (const l of schemaLeaves()) {
+    rows.push(`| \`${l.key}\` | \`${l.env ?? ''}\` | \`${JSON.stringify(l.sensitive ? '' : l.default)}\` | ${cell(allowedValues(l.format))} | ${cell(l.doc)} |`);
+  }
   return rows.join('\n');
 }

@@ -2,12 +2,25 @@
  * The `mmkit` command.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { pino } from 'pino';
 import { ConfigError } from '../core/errors.ts';
 import { parseAmount } from '../core/units.ts';
 import { FaultController, type FaultRule } from '../exchange/faults.ts';
 import { startExchange } from '../exchange/server.ts';
-import { describeConfig, loadConfig, parseDuration } from './config.ts';
+import { loadConfig, parseDuration } from './config.ts';
+import { EXIT_CODES_HELP, ExitCode, reportError } from './exit-codes.ts';
+import { runOptionsOf } from './venue.ts';
+import { register as registerConfig } from './config-cmd.ts';
+import { register as registerMarkets } from './markets.ts';
+import { register as registerOrders } from './orders.ts';
+import { register as registerCancelAll } from './cancel-all.ts';
+import { register as registerPositions } from './positions.ts';
+import { register as registerKeys } from './keys.ts';
+import { register as registerStrategy } from './strategy.ts';
+import { register as registerRecord } from './record.ts';
+import { register as registerStatus } from './status.ts';
+import { register as registerBacktest } from './backtest.ts';
+import { register as registerSweep } from './sweep.ts';
+import { createLogger } from '../ops/logger.ts';
 
 function intArg(name: string, min: number, max: number) {
   return (v: string): number => {
@@ -22,19 +35,8 @@ function fundArg(v: string, prev: Array<{ address: string; micro: number }> = []
   return [...prev, { address: (m[1] as string).toLowerCase(), micro: parseAmount(m[2] as string) }];
 }
 
-/** Secrets never reach a log line: redacted by path wherever they appear. */
-export const REDACT_PATHS = [
-  'req.headers.poly_passphrase',
-  'req.headers.poly_signature',
-  'req.headers.poly_api_key',
-  'req.headers.authorization',
-  'req.headers["x-admin-token"]',
-  '*.secret',
-  '*.passphrase',
-  '*.privateKey',
-  '*.adminToken',
-  'auth',
-];
+/** Secrets never reach a log line: redacted by path (and by value), see src/ops/logger.ts. */
+export { REDACT_PATHS } from '../ops/logger.ts';
 
 function parseFaults(v: unknown[]): FaultRule[] {
   const c = new FaultController(() => 0);
@@ -47,10 +49,24 @@ function parseFaults(v: unknown[]): FaultRule[] {
 
 const program = new Command();
 program.name('mmkit').description('Market-making framework for prediction-market order books').version('0.1.0');
+// usage errors exit 2 (exit-codes.ts); help and --version exit 0. Set before the commands are
+// created: subcommands inherit it.
+program.exitOverride((err) => process.exit(err.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE));
+program.addHelpText('after', EXIT_CODES_HELP);
 
 program
   .command('exchange')
   .description('run the paper exchange: the whole service on one loopback port')
+  .addHelpText(
+    'after',
+    `
+Examples:
+  mmkit exchange                                   # port 8080, seed 1, agents and lifecycle on
+  mmkit exchange --port 0 --json                   # a free port; prints the base URLs as one JSON line
+  mmkit exchange --seed 7 --agents none --no-lifecycle --db data/exchange.db
+  MMKIT_ADMIN_TOKEN=secret mmkit exchange          # turns on /admin (faults, tick changes, resolution)
+`,
+  )
   .option('--config <file>', 'JSON config file merged over config/default.json')
   .option('--port <n>', 'port to listen on (0 picks a free one) [exchange.port]', intArg('--port', 0, 65535))
   .option('--host <host>', 'address to bind [exchange.host]')
@@ -83,7 +99,7 @@ program
     });
     const x = cfg.exchange;
     // logs go to stderr: stdout carries what a supervisor reads (the --json line of URLs)
-    const logger = pino({ level: cfg.log.level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, pino.destination(2));
+    const logger = createLogger({ level: cfg.log.level, ...(cfg.log.pretty !== 'auto' ? { pretty: cfg.log.pretty === 'true' } : {}) });
     const running = await startExchange({
       host: x.host,
       port: x.port,
@@ -130,6 +146,22 @@ program
 program
   .command('run')
   .description('run the market-making daemon (default: paper trading against an in-process paper exchange)')
+  .addHelpText(
+    'after',
+    `
+Examples:
+  mmkit run                                        # paper trading: bands on 3 liquid markets, data/mmkit.db
+  mmkit run --duration 30s                         # stops after 30 s: cancels all, verifies, exits 0
+  mmkit run --strategy avellaneda --param riskAversion=0.5
+  mmkit run --strategy ./my-strategy.ts --markets 0xabc...,0xdef...
+  mmkit run --exchange-url http://127.0.0.1:8080   # against a paper exchange already running
+  MMKIT_KEYSTORE_PASSWORD=... mmkit run --config config/live.example.json --keystore data/keystore.json
+
+Status page, /metrics and /healthz on http://127.0.0.1:8787 (--http-port). Stop with Ctrl-C, SIGTERM
+or \`mmkit kill\`. Exit codes: 0 stopped flat, 1 orders left open, 2 usage or configuration error,
+3 venue unreachable.
+`,
+  )
   .option('--config <file>', 'JSON config file merged over config/default.json')
   .option('--strategy <name|path>', 'strategy: a shipped name or a plugin file [bot.strategy]')
   .option('--param <key=value>', 'a strategy parameter (repeatable) [bot.params]', (v: string, prev: Record<string, string> = {}) => {
@@ -141,6 +173,9 @@ program
   .option('--duration <d>', 'run for 30s, 5m, 2h... then stop cleanly [bot.duration]')
   .option('--data-dir <dir>', 'where mmkit.db lives [bot.dataDir]')
   .option('--exchange-url <url>', 'a paper exchange already running at this base URL [bot.exchangeUrl]')
+  .option('--keystore <file>', 'encrypted keystore of the wallet; password in MMKIT_KEYSTORE_PASSWORD [bot.keystoreFile]')
+  .option('--http-port <n>', 'port of the status page, /metrics and /healthz (0 picks a free one) [ops.httpPort]', intArg('--http-port', 0, 65535))
+  .option('--http-host <host>', 'address the status server binds to [ops.httpHost]')
   .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]')
   .action(async (o) => {
     const cfg = loadConfig(o.config, {
@@ -149,15 +184,18 @@ program
       'bot.duration': o.duration,
       'bot.dataDir': o.dataDir,
       'bot.exchangeUrl': o.exchangeUrl,
+      'bot.keystoreFile': o.keystore,
+      'ops.httpPort': o.httpPort,
+      'ops.httpHost': o.httpHost,
       'log.level': o.logLevel,
     });
     const b = cfg.bot;
-    const logger = pino({
-      level: cfg.log.level,
-      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-      ...(process.stdout.isTTY ? { transport: { target: 'pino-pretty', options: { destination: 2 } } } : {}),
-    }, process.stdout.isTTY ? undefined : pino.destination(2));
+    // logs on stderr (pretty on a terminal, JSON lines otherwise): stdout carries the summary
+    const logger = createLogger({ level: cfg.log.level, ...(cfg.log.pretty !== 'auto' ? { pretty: cfg.log.pretty === 'true' } : {}) });
     const { runBot } = await import('./run.ts');
+    // The daemon's own timers are unref'd (the clock's): this handle keeps the process alive until
+    // runBot settles, so a start that is waiting on a retry never ends as a silent exit 0.
+    const keepAlive = setInterval(() => {}, 1 << 30);
     const summary = await runBot(
       {
         strategy: b.strategy,
@@ -174,9 +212,12 @@ program
         restartPolicy: b.restartPolicy,
         keystoreFile: b.keystoreFile,
         seed: b.seed,
+        ...runOptionsOf(cfg),
+        ops: { ...cfg.ops },
       },
       logger,
     );
+    clearInterval(keepAlive);
     logger.info(summary, 'summary');
     process.stdout.write(
       [
@@ -191,22 +232,22 @@ program
         `  open orders left  ${summary.openOrdersAtExit}`,
       ].join('\n') + '\n',
     );
-    process.exit(summary.openOrdersAtExit === 0 ? 0 : 2);
+    process.exit(summary.openOrdersAtExit === 0 ? ExitCode.OK : ExitCode.FAILURE);
   });
 
-program
-  .command('config')
-  .description('print the configuration keys (with --check: load and validate a config file)')
-  .option('--check <file>', 'validate this file merged over the defaults')
-  .action((o) => {
-    if (o.check) {
-      loadConfig(o.check);
-      process.stdout.write(`${o.check}: ok\n`);
-    } else process.stdout.write(describeConfig() + '\n');
-  });
+registerConfig(program);
+registerMarkets(program);
+registerOrders(program);
+registerCancelAll(program);
+registerPositions(program);
+registerKeys(program);
+registerStrategy(program);
+registerRecord(program);
+registerStatus(program);
+registerBacktest(program);
+registerSweep(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
-  const msg = err instanceof ConfigError ? err.message : (err as Error).message;
-  process.stderr.write(`mmkit: ${msg}\n`);
-  process.exit(1);
+  // config errors exit 2, an unreachable venue 3, anything else 1 (exit-codes.ts)
+  process.exit(reportError(err));
 });

@@ -9,18 +9,20 @@
  * status line every few seconds, and an orderly shutdown (cancel all, verify zero open orders at the
  * venue, flush the store, print a summary).
  */
-import { mkdirSync, readFileSync, writeFileSync, existsSync, chmodSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Wallet } from 'ethers';
+import type { Wallet } from 'ethers';
 import type { Logger } from 'pino';
 import { LiveClock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { ConditionId, TokenId } from '../core/ids.ts';
 import type { FillEvent } from '../core/events.ts';
 import { formatAmount, formatPrice, tickPips } from '../core/units.ts';
-import { loadWallet } from '../api/auth.ts';
+import type { BudgetConfig } from '../api/http/budgets.ts';
+import type { ApiCredentials } from '../api/http/transport.ts';
 import { createLiveVenue, type LiveVenue } from '../engine/live-venue.ts';
 import { createEngine, type Engine } from '../engine/loop.ts';
+import type { EngineState } from '../engine/state.ts';
 import { reconcileOnStart } from '../engine/restart.ts';
 import type { MarketInfo } from '../engine/venue.ts';
 import { Executor } from '../execution/executor.ts';
@@ -35,6 +37,11 @@ import { loadStrategy } from '../strategy/loader.ts';
 import { resolveParams } from '../strategy/params.ts';
 import type { StrategyState } from '../strategy/api.ts';
 import { startExchange, type RunningExchange } from '../exchange/server.ts';
+import { registerSecret } from '../core/secrets.ts';
+import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.ts';
+import { componentLogger } from '../ops/logger.ts';
+import { isLoopbackUrl, removeDaemonVenue, urlsFromBase, writeDaemonVenue, type VenueUrls } from './venue.ts';
+import { resolveWallet } from './wallet.ts';
 
 export interface RunConfig {
   strategy: string;
@@ -55,6 +62,28 @@ export interface RunConfig {
   keystoreFile: string;
   /** Seed of the in-process paper exchange's world. */
   seed: number;
+  /** Per-API URLs (venue.*Url) replacing those derived from exchangeUrl; `clob` + `ws` without exchangeUrl: no in-process exchange. */
+  urls?: Partial<VenueUrls>;
+  /** Request budgets (budgets.*); default the spec's limits. */
+  budgets?: BudgetConfig;
+  /** API credentials from the environment; default created or derived with the wallet. */
+  apiCredentials?: ApiCredentials;
+  /** L1 nonce of the created or derived API key (venue.apiNonce). */
+  apiNonce?: number;
+  /** Order signature type (venue.signatureType): EOA 0, POLY_PROXY 1, POLY_GNOSIS_SAFE 2. */
+  signatureType?: 0 | 1 | 2;
+  /** Funder address (venue.funder). */
+  funder?: string;
+  /** Per-request timeout, ms (venue.timeoutMs). */
+  timeoutMs?: number;
+  /** Market channel silence after which the connection is replaced, ms (venue.marketSilenceMs). */
+  marketSilenceMs?: number;
+  /** SQLite store file; default <dataDir>/mmkit.db. */
+  storeFile?: string;
+  /** Filters of the automatic market pick (bot.marketFilters). */
+  marketFilters?: { minHoursToEnd: number; negRisk: 'include' | 'exclude' | 'only'; search: string };
+  /** The status server (/metrics, /healthz, /api/status, the status page; ops.*); undefined: none. */
+  ops?: OpsHttpConfig;
 }
 
 export interface RunSummary {
@@ -70,30 +99,17 @@ export interface RunSummary {
   reason: string;
 }
 
-function urlsOf(base: string): { clob: string; gamma: string; data: string; content: string; ws: string } {
-  const u = new URL(base);
-  const root = `${u.protocol}//${u.host}`;
-  const ws = `${u.protocol === 'https:' ? 'wss' : 'ws'}://${u.host}`;
-  return { clob: `${root}/clob`, gamma: `${root}/gamma`, data: `${root}/data`, content: `${root}/content`, ws };
-}
+const urlsOf = urlsFromBase;
 
 /**
- * The wallet: MMKIT_PRIVATE_KEY or a keystore when configured; otherwise, on paper, a key kept in
- * the data directory (mode 0600) so a restart trades as the same account and can reconcile.
+ * The wallet (src/cli/wallet.ts): the keystore or MMKIT_PRIVATE_KEY when configured; otherwise, on
+ * paper (in-process or loopback venue), a key kept in the data directory (mode 0600) so a restart
+ * trades as the same account and `mmkit orders` in another terminal sees its orders.
  */
 async function walletFor(cfg: RunConfig, paper: boolean, log: Logger): Promise<Wallet> {
-  if (process.env.MMKIT_PRIVATE_KEY || cfg.keystoreFile) {
-    const w = await loadWallet({ ...(cfg.keystoreFile ? { keystoreFile: cfg.keystoreFile } : {}) });
-    return w as Wallet;
-  }
-  if (!paper) throw new ConfigError('MMKIT_PRIVATE_KEY', 'a wallet is needed: set MMKIT_PRIVATE_KEY or bot.keystoreFile');
-  const file = join(cfg.dataDir, 'paper-wallet.key');
-  if (existsSync(file)) return new Wallet(readFileSync(file, 'utf8').trim());
-  const w = Wallet.createRandom();
-  writeFileSync(file, w.privateKey + '\n', { mode: 0o600 });
-  chmodSync(file, 0o600);
-  log.info({ address: w.address }, 'created a paper wallet');
-  return new Wallet(w.privateKey);
+  const r = await resolveWallet({ keystoreFile: cfg.keystoreFile, dataDir: cfg.dataDir, allowPaper: paper });
+  if (r.created) log.info({ address: r.wallet.address }, 'created a paper wallet');
+  return r.wallet;
 }
 
 /** Liquid, long-lived markets first: the ones with the most resting depth near the mid. */
@@ -104,7 +120,13 @@ async function pickMarkets(venue: LiveVenue, all: readonly MarketInfo[], cfg: Ru
     if (found.length !== want.size) throw new ConfigError('bot.markets', `unknown or inactive market(s): ${[...want].filter((w) => !found.some((f) => f.market.toLowerCase() === w)).join(', ')}`);
     return found;
   }
-  const candidates = all.filter((m) => m.active && Date.parse(m.endDate) - now > 3_600_000).slice(0, 30);
+  const f = cfg.marketFilters ?? { minHoursToEnd: 1, negRisk: 'include', search: '' };
+  const text = f.search.toLowerCase();
+  const candidates = all
+    .filter((m) => m.active && Date.parse(m.endDate) - now > f.minHoursToEnd * 3_600_000)
+    .filter((m) => (f.negRisk === 'include' ? true : f.negRisk === 'only' ? m.negRisk : !m.negRisk))
+    .filter((m) => text === '' || m.question.toLowerCase().includes(text))
+    .slice(0, 30);
   const scored: Array<[MarketInfo, number]> = [];
   for (const m of candidates) {
     try {
@@ -129,23 +151,56 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   const def = await loadStrategy(cfg.strategy);
   const params = resolveParams(def.params, cfg.params);
   const limits = resolveRiskLimits(cfg.risk);
+  // the status server first: a port conflict stops the start before anything trades; /healthz says 503 until running
+  const ops = await startOps({ clock, log, ...(cfg.ops ? { http: cfg.ops } : {}), dataDir: cfg.dataDir, version: MMKIT_VERSION });
 
   let exchange: RunningExchange | undefined;
-  let urls: ReturnType<typeof urlsOf>;
-  if (cfg.exchangeUrl) urls = urlsOf(cfg.exchangeUrl);
+  let urls: VenueUrls;
+  const given = cfg.urls ?? {};
+  if (cfg.exchangeUrl) urls = { ...urlsOf(cfg.exchangeUrl), ...given };
+  else if (given.clob && given.ws) urls = { gamma: '', data: '', content: '', ...given, clob: given.clob, ws: given.ws };
   else {
     exchange = await startExchange({ port: 0, seed: cfg.seed, logger: log.child({ component: 'exchange' }, { level: 'warn' }) });
     urls = urlsOf(exchange.urls.clob_url);
     log.info({ url: urls.clob.replace(/\/clob$/, '') }, 'paper exchange started in-process');
+    // operator commands in another terminal (mmkit orders, positions...) find it here
+    writeDaemonVenue(cfg.dataDir, urls.clob.replace(/\/clob$/, ''));
   }
-  const wallet = await walletFor(cfg, true, log);
-  const venue = await createLiveVenue({ urls, wallet, chainId: cfg.chainId, clock, logger: log.child({ component: 'venue' }) });
-  const store: Store = openStore(join(cfg.dataDir, 'mmkit.db'));
+  const paper = exchange !== undefined || Object.values(urls).every((u) => u === '' || isLoopbackUrl(u));
+  const wallet = await walletFor(cfg, paper, log);
+  // secrets are scrubbed by value from every log line and error message from now on
+  registerSecret(wallet.privateKey, cfg.apiCredentials?.apiKey, cfg.apiCredentials?.secret, cfg.apiCredentials?.passphrase);
+  const liveVenue = await createLiveVenue({
+    urls,
+    wallet,
+    chainId: cfg.chainId,
+    clock,
+    logger: log.child({ component: 'venue' }),
+    // 429s counted and budget use exported on /metrics
+    budgets: ops.budgets(cfg.budgets ?? {}),
+    ...(cfg.apiCredentials ? { credentials: cfg.apiCredentials } : {}),
+    ...(cfg.apiNonce !== undefined ? { nonce: cfg.apiNonce } : {}),
+    ...(cfg.signatureType !== undefined ? { signatureType: cfg.signatureType } : {}),
+    ...(cfg.funder ? { funder: cfg.funder } : {}),
+    ...(cfg.timeoutMs !== undefined ? { timeoutMs: cfg.timeoutMs } : {}),
+    ...(cfg.marketSilenceMs !== undefined ? { silenceMs: cfg.marketSilenceMs } : {}),
+  });
+  // observed: tick-to-order, orders by outcome (src/ops/instrument.ts); otherwise the same venue
+  const venue = ops.instrument(liveVenue);
+  const store: Store = openStore(cfg.storeFile || join(cfg.dataDir, 'mmkit.db'));
   const all = await venue.markets();
   const markets = await pickMarkets(venue, all, cfg, clock.now());
   if (markets.length === 0) throw new ConfigError('bot.markets', 'no market to trade');
   log.info({ address: venue.address, strategy: def.name, markets: markets.map((m) => ({ market: m.market, question: m.question })) }, 'starting');
 
+  // child loggers per component and market ({component, market} on every line), made once each
+  const marketLogs = new Map<string, Logger>();
+  const marketLog = (component: string, market: string): Logger => {
+    const k = `${component}|${market}`;
+    let l = marketLogs.get(k);
+    if (l === undefined) marketLogs.set(k, (l = componentLogger(log, component, market)));
+    return l;
+  };
   const tracker = new OrderTracker(clock);
   const executor = new Executor({
     venue,
@@ -165,7 +220,7 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     if (s.consecutiveFailures > 0) log.warn({ failures: s.consecutiveFailures, error: s.error }, 'heartbeat failed: new orders paused');
   });
   executor.onRejection((r) => {
-    log.warn({ order: r.id, code: r.code }, 'order rejected');
+    marketLog('executor', r.market).warn({ order: r.id, code: r.code }, 'order rejected');
     kill.recordRejection(r.code);
   });
 
@@ -176,12 +231,19 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     // fail closed once a heartbeat has failed, until one succeeds (before the first: nothing rests)
     heartbeatOk: heartbeat.status().consecutiveFailures === 0,
     market: (id) => marketMap.get(id),
+    // the tick the venue announced last (tick_size_change), not the one listed at start: after a
+    // finer tick, quotes between the old ticks are valid, and must not be refused as off-tick
+    tick: (id) => {
+      const t = engine?.state.market(id)?.tick;
+      return t === undefined ? undefined : tickPips(t);
+    },
     book: (t) => state.book(t),
     position: (t) => state.position(t).size,
     openOrders: () => tracker.liveOrders(),
     availableCollateral: state.availableCollateral,
   });
-  const strategy = def.create({ clock, log: log.child({ component: 'strategy', strategy: def.name }), markets: marketMap }, params as never);
+  // ctx.markets is the engine's view of the markets, which follows tick-size changes
+  const strategy = (state: EngineState) => def.create({ clock, log: log.child({ component: 'strategy', strategy: def.name }), markets: state.markets }, params as never);
 
   let fills = 0;
   const onFill = (f: FillEvent): void => {
@@ -189,7 +251,8 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     const change = executor.onUserEvent(f);
     if (change === 'new') {
       fills++;
-      log.info({ trade: f.tradeId, order: f.orderId, side: f.side, price: formatPrice(f.price), size: formatAmount(f.size), role: f.role, status: f.status }, 'fill');
+      ops.fill(f);
+      marketLog('executor', f.market).info({ trade: f.tradeId, order: f.orderId, side: f.side, price: formatPrice(f.price), size: formatAmount(f.size), role: f.role, status: f.status }, 'fill');
     }
   };
   // eslint-disable-next-line prefer-const
@@ -202,10 +265,13 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     timers: { tickMs: 1000 },
     gate: (desired, state) => {
       const r = gate(desired, riskView(state));
-      for (const x of r.refusals) log.debug({ market: desired.market, code: x.code, reason: x.reason }, 'quote refused');
+      for (const x of r.refusals) marketLog('risk', desired.market).debug({ code: x.code, reason: x.reason }, 'quote refused');
       return r.approved;
     },
-    execute: (d) => executor.submit(d),
+    execute: (d) => {
+      ops.quoteSet(d);
+      executor.submit(d);
+    },
     onFill,
     orders: { openOrders: (m) => tracker.liveOrders(m) },
     reconcile: async () => {
@@ -219,11 +285,12 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   });
   // positions survive restarts: the state starts from every fill already in the store
   for (const f of store.fills()) engine.state.seedFill(f);
-  executor.onCycle((c) => log.debug({ cycle: c }, 'execution cycle'));
+  executor.onCycle((c) => marketLog('executor', c.market).debug({ cycle: c }, 'execution cycle'));
   // own order updates drive the tracker too (fills come through onFill)
   const orderUpdates = engine.events$.subscribe((e) => {
     if (e.type === 'order_update') executor.onUserEvent(e);
   });
+  ops.attach({ engine, store, tracker, executor, heartbeat, kill, markets, strategy: { name: def.name, params: params as Record<string, unknown> }, address: venue.address, venueUrl: urls.clob.replace(/\/clob$/, '') });
 
   // ---- run ---------------------------------------------------------------------------------------
   let reason = 'signal';
@@ -235,7 +302,9 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     kill.onTrip((t) => res(`kill switch: ${t.trigger}: ${t.message}`));
     if (cfg.durationMs > 0) setTimeout(() => res('duration'), cfg.durationMs).unref();
   });
+  ops.lifecycle('reconciling');
   await engine.start();
+  ops.lifecycle('running');
   heartbeat.start();
   const status = setInterval(() => {
     const marks = new Map<TokenId, number>();
@@ -262,11 +331,14 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
 
   // ---- orderly shutdown --------------------------------------------------------------------------
   log.info({ reason }, 'stopping: cancelling all orders');
+  ops.lifecycle('stopping');
   clearInterval(status);
   await engine.stop();
   orderUpdates.unsubscribe();
   await executor.cancelAll('shutdown');
   const flat = await executor.verifyFlat({ timeoutMs: 5000 });
+  // answers a waiting `mmkit kill` (POST /api/kill) and takes the last status sample
+  ops.flattened(flat, reason);
   heartbeat.stop();
   await executor.close();
   const summary = store.summary();
@@ -281,7 +353,9 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     log.info({ token: p.tokenId, size: formatAmount(p.size), avgPrice: p.avgPrice, mark: marks.get(p.tokenId) ?? null }, 'position at exit');
   store.close();
   await venue.close();
+  if (exchange !== undefined) removeDaemonVenue(cfg.dataDir);
   await exchange?.close();
+  await ops.close();
   return {
     ordersPlaced: summary.ordersPlaced,
     ordersCancelled: summary.ordersCancelled,

@@ -53,19 +53,36 @@ interface VirtualTimer {
   at: number;
   every: number; // 0 for one-shot
   fn: () => void;
+  /** False once cleared or fired (one-shot): the heap drops it lazily. */
+  live: boolean;
 }
 
-/** A clock that moves only when told to; timers fire in time order during advance(). */
+/** Heap order: earlier `at` first, then the older timer (smaller id). */
+function before(a: VirtualTimer, b: VirtualTimer): boolean {
+  return a.at < b.at || (a.at === b.at && a.id < b.id);
+}
+
+/**
+ * A clock that moves only when told to; timers fire in time order during advance() (ties: the
+ * timer created first). Timers live in a binary heap, so advancing costs O(log n) per timer fired,
+ * not a scan of every pending timer (backtests keep many timers: latencies, retries, the world).
+ */
 export class VirtualClock implements Clock {
   private t: number;
   private seq = 0;
   private readonly timers = new Map<number, VirtualTimer>();
+  private readonly heap: VirtualTimer[] = [];
+  private firedCount = 0;
 
   constructor(startMs = 0) {
     this.t = startMs;
   }
   now(): number {
     return this.t;
+  }
+  /** Timer callbacks run so far (a backtest driver reads it to know whether anything happened). */
+  get fired(): number {
+    return this.firedCount;
   }
   /** Move time forward by `ms`, firing due timers in order. @throws RangeError if ms < 0. */
   advance(ms: number): void {
@@ -75,38 +92,110 @@ export class VirtualClock implements Clock {
   /** Move time to `target`, firing due timers in order. @throws RangeError if target < now. */
   advanceTo(target: number): void {
     if (target < this.t) throw new RangeError(`VirtualClock cannot go backwards (${target} < ${this.t})`);
+    const heap = this.heap;
     for (;;) {
-      let next: VirtualTimer | undefined;
-      for (const timer of this.timers.values()) {
-        if (timer.at <= target && (next === undefined || timer.at < next.at || (timer.at === next.at && timer.id < next.id))) next = timer;
-      }
+      const next = heap[0];
       if (next === undefined) break;
+      if (!next.live) {
+        this.pop();
+        continue;
+      }
+      if (next.at > target) break;
       this.t = Math.max(this.t, next.at);
-      if (next.every > 0) next.at += next.every;
-      else this.timers.delete(next.id);
+      if (next.every > 0) {
+        next.at += next.every;
+        this.siftDown(0);
+      } else {
+        this.pop();
+        next.live = false;
+        this.timers.delete(next.id);
+      }
+      this.firedCount++;
       next.fn();
     }
     this.t = target;
   }
+  /** When the next live timer is due (unix ms), or undefined when none is pending. */
+  nextAt(): number | undefined {
+    const heap = this.heap;
+    while (heap.length > 0 && !heap[0]!.live) this.pop();
+    return heap[0]?.at;
+  }
   setTimeout(fn: () => void, ms: number): TimerHandle {
     const id = ++this.seq;
-    this.timers.set(id, { id, at: this.t + Math.max(0, ms), every: 0, fn });
+    this.add({ id, at: this.t + Math.max(0, ms), every: 0, fn, live: true });
     return { id };
   }
   clearTimeout(handle: TimerHandle): void {
-    this.timers.delete(handle.id);
+    this.remove(handle.id);
   }
   setInterval(fn: () => void, ms: number): TimerHandle {
     const id = ++this.seq;
     const every = Math.max(1, ms);
-    this.timers.set(id, { id, at: this.t + every, every, fn });
+    this.add({ id, at: this.t + every, every, fn, live: true });
     return { id };
   }
   clearInterval(handle: TimerHandle): void {
-    this.timers.delete(handle.id);
+    this.remove(handle.id);
   }
   /** Number of pending timers (for tests). */
   pending(): number {
     return this.timers.size;
+  }
+
+  private add(timer: VirtualTimer): void {
+    this.timers.set(timer.id, timer);
+    const heap = this.heap;
+    heap.push(timer);
+    this.siftUp(heap.length - 1);
+    // cleared timers are dropped lazily; compact when they dominate the heap
+    if (heap.length > 64 && heap.length > 4 * this.timers.size) this.compact();
+  }
+  private remove(id: number): void {
+    const timer = this.timers.get(id);
+    if (timer === undefined) return;
+    timer.live = false;
+    this.timers.delete(id);
+  }
+  private compact(): void {
+    const live = this.heap.filter((x) => x.live);
+    this.heap.length = 0;
+    for (const x of live) this.heap.push(x);
+    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
+  }
+  private pop(): void {
+    const heap = this.heap;
+    const last = heap.pop()!;
+    if (heap.length > 0) {
+      heap[0] = last;
+      this.siftDown(0);
+    }
+  }
+  private siftUp(i: number): void {
+    const heap = this.heap;
+    const x = heap[i]!;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const y = heap[p]!;
+      if (!before(x, y)) break;
+      heap[i] = y;
+      i = p;
+    }
+    heap[i] = x;
+  }
+  private siftDown(i: number): void {
+    const heap = this.heap;
+    const n = heap.length;
+    const x = heap[i]!;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const c = r < n && before(heap[r]!, heap[l]!) ? r : l;
+      if (!before(heap[c]!, x)) break;
+      heap[i] = heap[c]!;
+      i = c;
+    }
+    heap[i] = x;
   }
 }

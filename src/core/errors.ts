@@ -14,6 +14,8 @@
  *   │  └─ TimeoutError      retry   no answer in time (the request may or may not have landed)
  *   └─ InternalError        fatal   a bug: an invariant did not hold
  */
+import { scrubSecrets } from './secrets.ts';
+
 export type ErrorCode =
   | 'VALIDATION'
   | 'CONFIG'
@@ -53,8 +55,9 @@ export class MmkitError extends Error {
   readonly code: ErrorCode;
   readonly retryable: boolean;
   readonly details: Record<string, unknown> | undefined;
+  /** The message is scrubbed of every registered secret value (./secrets.ts) as a last line of defence. */
   constructor(code: ErrorCode, message: string, retryable: boolean, opts: ErrorOptions = {}) {
-    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    super(scrubSecrets(message), opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = new.target.name;
     this.code = code;
     this.retryable = retryable;

@@ -50,4 +50,9 @@ export interface LiveOrderView {
   readonly price: Pips;
   readonly originalSize: Micro;
   readonly sizeMatched: Micro;
+  /**
+   * When the order was created (signed or first seen), unix ms from the injected clock; undefined
+   * when unknown (e.g. adopted from the venue). Strategies use it for a maximum order age.
+   */
+  readonly createdAt?: number;
 }

@@ -25,7 +25,7 @@ import type { Observable } from 'rxjs';
 import { filter, share, tap } from 'rxjs';
 import type { Wallet } from 'ethers';
 import { createOrDeriveApiKey } from '../api/auth.ts';
-import { ClobClient, MAX_BATCH_ORDERS, type ClobMarket, type OpenOrder, type Trade } from '../api/clob.ts';
+import { ClobClient, MAX_BATCH_ORDERS, type ClobMarket, type OpenOrder, type SignedOrderLike, type Trade } from '../api/clob.ts';
 import type { Budgets, BudgetConfig } from '../api/http/budgets.ts';
 import { createTransport, type ApiCredentials, type HttpTransport, type LoggerLike } from '../api/http/transport.ts';
 import type { Transport } from '../api/http/types.ts';
@@ -35,9 +35,10 @@ import { marketStream, type MarketStream } from '../api/streams/market.ts';
 import type { BackoffPolicy, StreamLogger, WsFactory } from '../api/streams/socket.ts';
 import { fillsOf, normaliseOrderStatus, parseWith, tradeRecordSchema, type UserIdentity } from '../api/streams/user-decode.ts';
 import { userStream, type ReconcileContext, type ReconcileResult, type UserStream } from '../api/streams/user.ts';
+import { rtdsStream, type RtdsStream } from '../api/streams/rtds.ts';
 import { LiveClock, type Clock } from '../core/clock.ts';
 import { ValidationError } from '../core/errors.ts';
-import type { MarketEvent, UserEvent } from '../core/events.ts';
+import type { MarketEvent, RtdsEvent, UserEvent } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import { formatAmount, formatPrice, LOT_MICRO, notional, PRICE_SCALE, tickFromPips, tickPips, type Micro, type TickSize } from '../core/units.ts';
 import type { CancelOutcome, MarketInfo, PlaceOutcome, PlaceRequest, PreparedOrder, Venue, VenueFill, VenueOrder } from './venue.ts';
@@ -51,8 +52,11 @@ export interface VenueLogger extends LoggerLike, StreamLogger {
 
 /** Options of `createLiveVenue`. */
 export interface LiveVenueOptions {
-  /** Base URLs: `clob` (required), `ws` (the WebSocket base: `${ws}/ws/market`, `${ws}/ws/user`), and optionally gamma/data/content. */
-  urls: { clob: string; ws: string; gamma?: string; data?: string; content?: string };
+  /**
+   * Base URLs: `clob` (required), `ws` (the WebSocket base: `${ws}/ws/market`, `${ws}/ws/user`),
+   * optionally gamma/data/content, and `rtds` (the real-time data stream; default `${ws}/rtds`).
+   */
+  urls: { clob: string; ws: string; gamma?: string; data?: string; content?: string; rtds?: string };
   /** The trading wallet (signs orders and the L1 key requests). */
   wallet: Wallet;
   /** EIP-712 chain id (default 137). */
@@ -85,6 +89,12 @@ export interface LiveVenueOptions {
   createSocket?: WsFactory;
   /** Speculative signing of likely re-quotes in idle time (see LiveVenueParts.presign). Default `{ticks: 1}`. */
   presign?: PresignOptions | false;
+  /** API credentials to use as they are (e.g. from the environment); default: created or derived with the wallet (L1). */
+  credentials?: ApiCredentials;
+  /** Order signature type: EOA 0 (default), POLY_PROXY 1, POLY_GNOSIS_SAFE 2. */
+  signatureType?: 0 | 1 | 2;
+  /** Maker (funder) address holding the funds, for signature types 1 and 2; also the account whose orders and fills are ours. */
+  funder?: string;
 }
 
 /**
@@ -94,10 +104,16 @@ export interface LiveVenueOptions {
  * event-loop turn, so incoming frames wait at most one signature), and a later `prepare` of an
  * identical order (token, side, price, size, tick, neg-risk, fee) takes it from the cache. Each
  * pre-signed order has its own salt and is used at most once; unused ones are simply never sent.
+ * Up to `copies` are kept per order, because an executor often re-sends an order identical to one
+ * it just placed (it cancels a pair and re-places both when only one price moved): with a single
+ * copy, that second order finds the cache empty (its replacement is not signed yet, there was no
+ * idle time in between) and is signed on the spot.
  */
 export interface PresignOptions {
   /** Ticks either side of each prepared price to pre-sign (default 1; 0 pre-signs the same price only). */
   ticks?: number;
+  /** Pre-signed orders kept per identical order (default 2). Costs idle time only when used. */
+  copies?: number;
   /** Most pre-signed orders kept (oldest dropped first; default 1,000). */
   capacity?: number;
 }
@@ -136,7 +152,8 @@ export interface LiveVenueParts {
   /** Account address (any case). */
   address: string;
   builder: OrderBuilder;
-  urls: { ws: string };
+  /** WebSocket base; `rtds`: the real-time data stream (default `${ws}/rtds`). */
+  urls: { ws: string; rtds?: string };
   clock: Clock;
   logger?: VenueLogger;
   silenceMs?: number;
@@ -168,19 +185,25 @@ export async function createLiveVenue(o: LiveVenueOptions): Promise<LiveVenue> {
   });
   let creds: ApiCredentials;
   try {
-    creds = await createOrDeriveApiKey(transport, { nonce: o.nonce ?? 0 });
+    creds = o.credentials ?? (await createOrDeriveApiKey(transport, { nonce: o.nonce ?? 0 }));
   } catch (err) {
     await transport.close();
     throw err;
   }
   transport.setCredentials(creds);
-  const builder = new OrderBuilder({ wallet: o.wallet, chainId: o.chainId ?? 137, clock });
+  const builder = new OrderBuilder({
+    wallet: o.wallet,
+    chainId: o.chainId ?? 137,
+    clock,
+    ...(o.signatureType !== undefined ? { signatureType: o.signatureType } : {}),
+    ...(o.funder ? { funder: o.funder } : {}),
+  });
   return liveVenueFromParts({
     transport,
     creds,
-    address: o.wallet.address,
+    address: o.funder || o.wallet.address,
     builder,
-    urls: { ws: o.urls.ws },
+    urls: { ws: o.urls.ws, ...(o.urls.rtds ? { rtds: o.urls.rtds } : {}) },
     clock,
     ...(o.logger ? { logger: o.logger } : {}),
     ...(o.silenceMs !== undefined ? { silenceMs: o.silenceMs } : {}),
@@ -295,12 +318,35 @@ export function venueFillsOf(records: readonly unknown[], me: UserIdentity): Ven
   return out;
 }
 
-/** Everything a limit GTC order's signature depends on, but its salt. */
-function presignKey(tokenId: string, side: string, price: number, size: number, m: MarketInfo): string {
-  return `${tokenId}|${side}|${price}|${size}|${m.tick}|${m.negRisk ? 1 : 0}|${m.feeRateBps}`;
+/** A pre-signed order, with what its signature depends on besides its token, side and price. */
+interface Presigned {
+  readonly id: string;
+  readonly wire: WireOrder;
+  readonly size: number;
+  readonly tick: TickSize;
+  readonly negRisk: boolean;
+  readonly feeRateBps: number;
+}
+/** An order waiting to be pre-signed. */
+interface PresignJob {
+  readonly tokenId: string;
+  readonly side: PlaceRequest['side'];
+  readonly price: number;
+  readonly size: number;
+}
+/** Idle poll of the presign step while re-quotes are recent (see LiveVenueImpl.#presignPoll), ms; and how many empty polls before it stops. */
+const PRESIGN_POLL_MS = 1;
+const PRESIGN_POLL_IDLE = 1000;
+/** Price slots per (token, side) in a presign slot number. */
+const PRESIGN_PRICES = PRICE_SCALE + 1;
+
+/** Whether a pre-signed order is the order (size, market tick, neg-risk, fee) asked for now. */
+function presignMatches(e: Presigned, size: number, m: MarketInfo): boolean {
+  return e.size === size && e.tick === m.tick && e.negRisk === m.negRisk && e.feeRateBps === m.feeRateBps;
 }
 
-function toMarketInfo(m: ClobMarket, feeRateBps: number): MarketInfo | undefined {
+/** The engine's MarketInfo of a CLOB market record, or undefined when the market is not binary. */
+export function toMarketInfo(m: ClobMarket, feeRateBps: number): MarketInfo | undefined {
   if (m.tokens.length !== 2) return undefined;
   const [a, b] = m.tokens as [ClobMarket['tokens'][0], ClobMarket['tokens'][0]];
   return {
@@ -321,6 +367,11 @@ function toMarketInfo(m: ClobMarket, feeRateBps: number): MarketInfo | undefined
 
 const PLACE_STATUSES = new Set(['live', 'matched', 'unmatched', 'delayed']);
 
+/** The port's CancelOutcome of one DELETE /orders answer. */
+function cancelOutcome(r: { canceled: readonly OrderId[]; notCanceled: Record<string, string> }): CancelOutcome {
+  return { canceled: [...r.canceled], notCanceled: new Map(Object.entries(r.notCanceled) as Array<[OrderId, string]>) };
+}
+
 class LiveVenueImpl implements LiveVenue {
   readonly clock: Clock;
   readonly apiKey: string;
@@ -328,20 +379,41 @@ class LiveVenueImpl implements LiveVenue {
   readonly clob: ClobClient;
   readonly #p: LiveVenueParts;
   readonly #me: UserIdentity;
-  readonly #byToken = new Map<string, MarketInfo>();
+  /** Per token: its market's info (as last seen) and a small number (its presign slots). */
+  readonly #byToken = new Map<string, { m: MarketInfo; no: number }>();
   readonly #byMarket = new Map<string, MarketInfo>();
   readonly #fees = new Map<string, number>();
   readonly #feeAsked = new Set<string>();
   readonly #marginMs: number;
   #market: { stream: MarketStream; events$: Observable<MarketEvent> } | undefined;
   #user: { stream: UserStream; events$: Observable<UserEvent>; markets: Set<string> } | undefined;
+  #rtds: { stream: RtdsStream; events$: Observable<RtdsEvent>; symbols: Set<string> } | undefined;
   #heartbeatId: string | null = null;
   #closed: Promise<void> | undefined;
   readonly #presignTicks: number; // -1: disabled
   readonly #presignCap: number;
-  readonly #presigned = new Map<string, { id: string; wire: WireOrder }>();
-  readonly #presignQueue = new Map<string, { tokenId: string; side: PlaceRequest['side']; price: number; size: number }>();
+  readonly #presignCopies: number;
+  /**
+   * Pre-signed orders by slot (token, side, price: see #presignSlot), oldest first; #presignHeld
+   * counts them. A number keys the maps because this is looked up on every re-quote: a string key
+   * (a token id is ~78 digits) would be built and hashed each time.
+   */
+  readonly #presigned = new Map<number, Presigned[]>();
+  #presignHeld = 0;
+  /** What to sign next, by slot (the latest size asked for a slot wins). */
+  readonly #presignQueue = new Map<number, PresignJob>();
+  /** A step is due: an immediate (work queued) or the idle poll. */
   #presignScheduled = false;
+  /**
+   * While re-quotes keep coming, the idle step also polls every PRESIGN_POLL_MS (one reused,
+   * unref'd timer), so that `prepare` finds a step already due and schedules nothing itself
+   * (scheduling an immediate is a few microseconds on the path to the socket). It stops after
+   * PRESIGN_POLL_IDLE empty polls; the next `prepare` schedules a step again.
+   */
+  #presignPoll: ReturnType<typeof setTimeout> | undefined;
+  #presignIdlePolls = 0;
+  /** GTC orders prepared since the last idle step: their neighbours are queued there, not on the hot path. */
+  #presignPending: PresignJob[] = [];
   readonly #stats: LiveVenueStats = { presignHits: 0, presignMisses: 0, presigned: 0, presignHeld: 0 };
 
   constructor(p: LiveVenueParts) {
@@ -355,10 +427,51 @@ class LiveVenueImpl implements LiveVenue {
     const ps = p.presign === undefined ? {} : p.presign;
     this.#presignTicks = ps === false ? -1 : Math.max(0, Math.floor(ps.ticks ?? 1));
     this.#presignCap = ps === false ? 0 : Math.max(1, ps.capacity ?? 1_000);
+    this.#presignCopies = ps === false ? 0 : Math.max(1, Math.floor(ps.copies ?? 2));
   }
 
   stats(): LiveVenueStats {
-    return { ...this.#stats, presignHeld: this.#presigned.size };
+    return { ...this.#stats, presignHeld: this.#presignHeld };
+  }
+
+  /** The presign slot of (token by its number, side, price): one number. */
+  static #slot(tokenNo: number, side: PlaceRequest['side'], price: number): number {
+    return (tokenNo * 2 + (side === 'BUY' ? 0 : 1)) * PRESIGN_PRICES + price;
+  }
+
+  /** How many pre-signed orders of a slot are this order (size, and the market's tick, neg-risk, fee). */
+  #presignCount(slot: number, size: number, m: MarketInfo): number {
+    const list = this.#presigned.get(slot);
+    if (list === undefined) return 0;
+    let n = 0;
+    for (const e of list) if (presignMatches(e, size, m)) n++;
+    return n;
+  }
+
+  /** Takes the oldest pre-signed order of a slot that is this order, or undefined. */
+  #takePresigned(slot: number, size: number, m: MarketInfo): Presigned | undefined {
+    const list = this.#presigned.get(slot);
+    if (list === undefined) return undefined;
+    for (let i = 0; i < list.length; i++) {
+      const e = list[i]!;
+      if (!presignMatches(e, size, m)) continue;
+      if (i === 0) list.shift();
+      else list.splice(i, 1);
+      if (list.length === 0) this.#presigned.delete(slot);
+      this.#presignHeld--;
+      return e;
+    }
+    return undefined;
+  }
+
+  /** Drops the oldest pre-signed order (capacity). */
+  #dropOldestPresigned(): void {
+    const first = this.#presigned.entries().next();
+    if (first.done) return;
+    const [slot, list] = first.value;
+    list.shift();
+    this.#presignHeld--;
+    if (list.length === 0) this.#presigned.delete(slot);
   }
 
   // ---- markets ---------------------------------------------------------------------------------
@@ -366,12 +479,16 @@ class LiveVenueImpl implements LiveVenue {
   learnMarkets(markets: readonly MarketInfo[]): void {
     for (const m of markets) {
       this.#byMarket.set(m.market, m);
-      for (const t of m.tokens) this.#byToken.set(t.tokenId, m);
+      for (const t of m.tokens) {
+        const e = this.#byToken.get(t.tokenId);
+        if (e === undefined) this.#byToken.set(t.tokenId, { m, no: this.#byToken.size });
+        else e.m = m;
+      }
     }
   }
 
   marketOfToken(tokenId: string): MarketInfo | undefined {
-    return this.#byToken.get(tokenId);
+    return this.#byToken.get(tokenId)?.m;
   }
 
   async markets(): Promise<readonly MarketInfo[]> {
@@ -389,7 +506,7 @@ class LiveVenueImpl implements LiveVenue {
   /** Fetches the fee rate of the markets of these tokens once, in the background (signing needs it). */
   #learnFees(tokenIds: readonly string[]): void {
     for (const t of tokenIds) {
-      const m = this.#byToken.get(t);
+      const m = this.#byToken.get(t)?.m;
       if (m === undefined || this.#feeAsked.has(m.market)) continue;
       this.#feeAsked.add(m.market);
       this.clob.feeRate(t).then(
@@ -407,7 +524,7 @@ class LiveVenueImpl implements LiveVenue {
   }
 
   #onTick(tokenId: string, tickPipsNew: number): void {
-    const m = this.#byToken.get(tokenId);
+    const m = this.#byToken.get(tokenId)?.m;
     if (m === undefined) return;
     let tick: TickSize;
     try {
@@ -451,7 +568,7 @@ class LiveVenueImpl implements LiveVenue {
     const wanted = new Set<string>(tokenIds);
     const markets = new Set<string>();
     for (const t of tokenIds) {
-      const info = this.#byToken.get(t);
+      const info = this.#byToken.get(t)?.m;
       if (info !== undefined) markets.add(info.market);
     }
     return m.events$.pipe(
@@ -504,6 +621,34 @@ class LiveVenueImpl implements LiveVenue {
     return u.events$;
   }
 
+  /**
+   * Real-time crypto prices (RTDS `crypto_prices` updates) for these symbols; one shared
+   * connection, symbols added on later calls. The subscription's history arrives first (flagged
+   * `snapshot`); a reconnect re-subscribes and emits `disconnected` / `resynced` (stream 'rtds').
+   */
+  priceEvents(symbols: readonly string[]): Observable<RtdsEvent> {
+    if (this.#closed) throw new ValidationError('venue closed');
+    const want = [...new Set(symbols.map((x) => x.toLowerCase()))];
+    let r = this.#rtds;
+    if (r === undefined) {
+      const p = this.#p;
+      const stream = rtdsStream({
+        url: p.urls.rtds ?? `${p.urls.ws.replace(/\/+$/, '')}/rtds`,
+        subscriptions: [{ topic: 'crypto_prices', type: 'update', filters: want }],
+        clock: p.clock,
+        ...(p.backoff ? { backoff: p.backoff } : {}),
+        ...(p.logger ? { logger: p.logger } : {}),
+        ...(p.createSocket ? { createSocket: p.createSocket } : {}),
+      });
+      this.#rtds = r = { stream, events$: stream.events$, symbols: new Set(want) };
+    } else {
+      const fresh = want.filter((x) => !r!.symbols.has(x));
+      for (const x of fresh) r.symbols.add(x);
+      if (fresh.length > 0) r.stream.subscribe([{ topic: 'crypto_prices', type: 'update', filters: fresh }]);
+    }
+    return r.events$;
+  }
+
   /** What the user stream may have missed: open orders, orders last seen open, trades since the gap. */
   async #reconcile(ctx: ReconcileContext, markets: ReadonlySet<string>): Promise<ReconcileResult> {
     const call = { signal: ctx.signal };
@@ -536,25 +681,26 @@ class LiveVenueImpl implements LiveVenue {
     const out: PreparedOrder[] = new Array(requests.length);
     for (let i = 0; i < requests.length; i++) {
       const r = requests[i]!;
-      const m = this.#byToken.get(r.tokenId);
-      if (m === undefined) throw new ValidationError(`prepare: token ${String(r.tokenId).slice(0, 20)}… is not in the market cache (call markets() first)`);
+      const t = this.#byToken.get(r.tokenId);
+      if (t === undefined) throw new ValidationError(`prepare: token ${String(r.tokenId).slice(0, 20)}… is not in the market cache (call markets() first)`);
+      const m = t.m;
       if (m.market !== r.market) throw new ValidationError(`prepare: token ${String(r.tokenId).slice(0, 20)}… is not of market ${String(r.market).slice(0, 12)}…`);
-      const common = { tokenId: r.tokenId as string, side: r.side, tick: m.tick, negRisk: m.negRisk, feeRateBps: m.feeRateBps };
       if (r.type === 'GTC' && this.#presignTicks >= 0) {
-        const key = presignKey(r.tokenId, r.side, r.price, r.size, m);
-        const hit = this.#presigned.get(key);
+        const hit = this.#takePresigned(LiveVenueImpl.#slot(t.no, r.side, r.price), r.size, m);
         if (hit !== undefined) {
-          this.#presigned.delete(key);
           this.#stats.presignHits++;
           out[i] = { id: hit.id as OrderId, request: r, wire: hit.wire };
         } else {
           this.#stats.presignMisses++;
-          const built = this.#p.builder.buildLimit({ ...common, price: r.price, size: r.size });
+          const built = this.#p.builder.buildLimit({ tokenId: r.tokenId, side: r.side, tick: m.tick, negRisk: m.negRisk, feeRateBps: m.feeRateBps, price: r.price, size: r.size });
           out[i] = { id: built.id as OrderId, request: r, wire: built.wire };
         }
-        this.#presignAround(r.tokenId, r.side, r.price, r.size, m);
+        // the replacement and the neighbours are queued in idle time (#presignStep), not here
+        this.#presignPending.push(r); // a PlaceRequest is a PresignJob (token, side, price, size)
+        this.#kickPresign();
         continue;
       }
+      const common = { tokenId: r.tokenId as string, side: r.side, tick: m.tick, negRisk: m.negRisk, feeRateBps: m.feeRateBps };
       let built;
       if (r.type === 'FOK' || r.type === 'FAK') {
         // a market order: BUY spends collateral (size × price, on the 0.01 lot), SELL sells shares
@@ -568,59 +714,104 @@ class LiveVenueImpl implements LiveVenue {
     return out;
   }
 
-  /** Queues the same order at its price and the neighbouring ticks for signing in idle time. */
-  #presignAround(tokenId: string, side: PlaceRequest['side'], price: number, size: number, m: MarketInfo): void {
-    const tick = tickPips(m.tick);
-    const n = this.#presignTicks;
-    for (let k = -n; k <= n; k++) {
-      const p = price + k * tick;
-      if (p < tick || p > PRICE_SCALE - tick) continue;
-      const key = presignKey(tokenId, side, p, size, m);
-      if (this.#presigned.has(key) || this.#presignQueue.has(key)) continue;
-      this.#presignQueue.set(key, { tokenId, side, price: p, size });
-    }
-    while (this.#presignQueue.size > this.#presignCap) this.#presignQueue.delete(this.#presignQueue.keys().next().value!);
-    if (!this.#presignScheduled && this.#presignQueue.size > 0 && this.#closed === undefined) {
+  /** Schedules the idle step if there is idle work and none is scheduled. */
+  #kickPresign(): void {
+    if (!this.#presignScheduled && this.#closed === undefined && (this.#presignPending.length > 0 || this.#presignQueue.size > 0)) {
       this.#presignScheduled = true;
       setImmediate(this.#presignStep);
     }
   }
 
-  /** Signs one queued order per event-loop turn (incoming frames wait at most one signature). */
-  readonly #presignStep = (): void => {
-    this.#presignScheduled = false;
+  /** After a step: the next one at once while work is queued, else a poll while re-quotes are recent, else none. */
+  #presignNext(worked: boolean): void {
     if (this.#closed !== undefined) return;
-    const next = this.#presignQueue.entries().next();
-    if (next.done) return;
-    const [key, q] = next.value;
-    this.#presignQueue.delete(key);
-    // the market may have changed (tick) since it was queued: sign only what is still current
-    const cur = this.#byToken.get(q.tokenId);
-    if (cur !== undefined && presignKey(q.tokenId, q.side, q.price, q.size, cur) === key) {
-      try {
-        const b = this.#p.builder.buildLimit({ tokenId: q.tokenId, side: q.side, tick: cur.tick, negRisk: cur.negRisk, feeRateBps: cur.feeRateBps, price: q.price, size: q.size });
-        this.#presigned.set(key, { id: b.id, wire: b.wire });
-        this.#stats.presigned++;
-        if (this.#presigned.size > this.#presignCap) this.#presigned.delete(this.#presigned.keys().next().value!);
-      } catch {
-        /* off the tick now, or out of range: nothing to pre-sign */
-      }
-    }
     if (this.#presignQueue.size > 0) {
       this.#presignScheduled = true;
       setImmediate(this.#presignStep);
+      return;
     }
+    this.#presignIdlePolls = worked ? 0 : this.#presignIdlePolls + 1;
+    if (this.#presignIdlePolls > PRESIGN_POLL_IDLE) return;
+    this.#presignScheduled = true;
+    if (this.#presignPoll === undefined) {
+      this.#presignPoll = setTimeout(this.#presignStep, PRESIGN_POLL_MS);
+      this.#presignPoll.unref();
+    } else this.#presignPoll.refresh();
+  }
+
+  /** Queues the same order at its price and the neighbouring ticks (those not held yet) for signing. */
+  #presignAround(q: PresignJob): void {
+    const t = this.#byToken.get(q.tokenId);
+    if (t === undefined) return;
+    const m = t.m;
+    const tick = tickPips(m.tick);
+    const n = this.#presignTicks;
+    const base = LiveVenueImpl.#slot(t.no, q.side, 0);
+    for (let k = -n; k <= n; k++) {
+      const p = q.price + k * tick;
+      if (p < tick || p > PRICE_SCALE - tick) continue;
+      const slot = base + p;
+      const queued = this.#presignQueue.get(slot);
+      if (queued !== undefined && queued.size === q.size) continue;
+      if (this.#presignCount(slot, q.size, m) >= this.#presignCopies) continue;
+      this.#presignQueue.set(slot, k === 0 ? q : { tokenId: q.tokenId, side: q.side, price: p, size: q.size });
+    }
+    while (this.#presignQueue.size > this.#presignCap) this.#presignQueue.delete(this.#presignQueue.keys().next().value!);
+  }
+
+  /**
+   * Idle work, one event-loop turn at a time (incoming frames wait at most one signature): first
+   * the orders prepared since the last turn queue their replacements and neighbours, then one
+   * queued order is signed, with the market's tick, neg-risk and fee as they are now. A slot still
+   * short of its copies goes back to the end of the queue: every slot gets its first copy before
+   * any gets its second.
+   */
+  readonly #presignStep = (): void => {
+    this.#presignScheduled = false;
+    if (this.#closed !== undefined) return;
+    let worked = false;
+    if (this.#presignPending.length > 0) {
+      const pending = this.#presignPending;
+      this.#presignPending = [];
+      for (let i = 0; i < pending.length; i++) this.#presignAround(pending[i]!);
+      worked = true;
+    }
+    const next = this.#presignQueue.entries().next();
+    if (!next.done) {
+      worked = true;
+      const [slot, q] = next.value;
+      this.#presignQueue.delete(slot);
+      const cur = this.#byToken.get(q.tokenId)?.m;
+      if (cur !== undefined && this.#presignCount(slot, q.size, cur) < this.#presignCopies) {
+        try {
+          const b = this.#p.builder.buildLimit({ tokenId: q.tokenId, side: q.side, tick: cur.tick, negRisk: cur.negRisk, feeRateBps: cur.feeRateBps, price: q.price, size: q.size });
+          let list = this.#presigned.get(slot);
+          if (list === undefined) this.#presigned.set(slot, (list = []));
+          list.push({ id: b.id, wire: b.wire, size: q.size, tick: cur.tick, negRisk: cur.negRisk, feeRateBps: cur.feeRateBps });
+          this.#presignHeld++;
+          this.#stats.presigned++;
+          if (this.#presignCount(slot, q.size, cur) < this.#presignCopies && !this.#presignQueue.has(slot)) this.#presignQueue.set(slot, q);
+          while (this.#presignHeld > this.#presignCap) this.#dropOldestPresigned();
+        } catch {
+          /* off the tick now, or out of range: nothing to pre-sign */
+        }
+      }
+    }
+    this.#presignNext(worked);
   };
 
   async place(orders: readonly PreparedOrder[]): Promise<readonly PlaceOutcome[]> {
     const out: PlaceOutcome[] = [];
     for (let i = 0; i < orders.length; i += MAX_BATCH_ORDERS) {
-      const chunk = orders.slice(i, i + MAX_BATCH_ORDERS);
-      const entries = chunk.map((o) => ({
-        order: { id: o.id as string, wire: o.wire as WireOrder },
-        orderType: o.request.type,
-        ...(o.request.postOnly !== undefined ? { postOnly: o.request.postOnly } : {}),
-      }));
+      const chunk = orders.length <= MAX_BATCH_ORDERS ? orders : orders.slice(i, i + MAX_BATCH_ORDERS);
+      const entries: Array<{ order: SignedOrderLike; orderType: PlaceRequest['type']; postOnly?: boolean }> = new Array(chunk.length);
+      for (let k = 0; k < chunk.length; k++) {
+        const o = chunk[k]!;
+        // a prepared order is a signed order ({id, wire}) as it stands
+        const e: (typeof entries)[number] = { order: o as PreparedOrder & SignedOrderLike, orderType: o.request.type };
+        if (o.request.postOnly !== undefined) e.postOnly = o.request.postOnly;
+        entries[k] = e;
+      }
       let res;
       try {
         res = await this.clob.postOrders(entries);
@@ -644,11 +835,22 @@ class LiveVenueImpl implements LiveVenue {
     return out;
   }
 
-  async cancel(ids: readonly OrderId[]): Promise<CancelOutcome> {
+  cancel(ids: readonly OrderId[]): Promise<CancelOutcome> {
+    if (ids.length > 3000) return this.#cancelChunks(ids);
+    // one request (the usual case): not `async`, so that it can be inlined into the caller
+    try {
+      return this.clob.cancelOrders(ids).then(cancelOutcome);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** Cancels in requests of at most 3000 ids, one after the other. */
+  async #cancelChunks(ids: readonly OrderId[]): Promise<CancelOutcome> {
     const canceled: OrderId[] = [];
     const notCanceled = new Map<OrderId, string>();
     for (let i = 0; i < ids.length; i += 3000) {
-      const r = await this.clob.cancelOrders(ids.slice(i, i + 3000));
+      const r = await this.clob.cancelOrders(ids.length <= 3000 ? ids : ids.slice(i, i + 3000));
       canceled.push(...r.canceled);
       for (const [k, v] of Object.entries(r.notCanceled)) notCanceled.set(k as OrderId, v);
     }
@@ -696,8 +898,10 @@ class LiveVenueImpl implements LiveVenue {
 
   close(): Promise<void> {
     this.#closed ??= (async () => {
+      if (this.#presignPoll !== undefined) clearTimeout(this.#presignPoll);
       this.#market?.stream.close();
       this.#user?.stream.close();
+      this.#rtds?.stream.close();
       await this.#p.transport.close?.();
     })();
     return this.#closed;

@@ -76,6 +76,8 @@ export interface EngineOptions {
   executeOrders?: (orders: readonly ImmediateIntent[]) => void;
   /** Every fill event, after the state counted it, before the strategy sees it (persist here). */
   onFill?: (fill: FillEvent) => void;
+  /** Real-time price symbols to subscribe (besides the strategy handlers' `priceSymbols`). */
+  priceSymbols?: readonly string[];
   /** The restart reconciliation; start() awaits it before any quoting. */
   reconcile?: () => Promise<StartReconciliation | void>;
   /** Own open orders from the executor's tracker instead of the order events. */
@@ -205,6 +207,11 @@ class EngineImpl implements Engine {
     const sources: Array<Observable<Item>> = [this.#control];
     if (tokens.length > 0) sources.push(guard(o.venue.marketEvents(tokens), 'market'));
     if (markets.length > 0) sources.push(guard(o.venue.userEvents(markets), 'user'));
+    // real-time prices for the symbols the strategy asks for (its handlers' `priceSymbols`) and the
+    // engine's own option; an RTDS outage never pulls quotes here: a strategy that prices from the
+    // feed sees the `disconnected` event and its own staleness check, and decides.
+    const symbols = [...new Set([...(o.priceSymbols ?? []), ...(this.#strategy.priceSymbols ?? [])].map((x) => x.toLowerCase()))];
+    if (symbols.length > 0 && o.venue.priceEvents) sources.push(guard(o.venue.priceEvents(symbols), 'rtds'));
     const tickMs = o.timers?.tickMs ?? 0;
     if (tickMs > 0) sources.push(timer$(o.clock, tickMs, 'tick'));
     this.#sub = merge(...sources).subscribe({
@@ -394,8 +401,12 @@ class EngineImpl implements Engine {
   #output(out: StrategyOutput): void {
     const o = this.#o;
     this.#stats.outputs++;
-    if (out.quotes !== undefined) {
-      for (const d of out.quotes) {
+    const quotes = out.quotes;
+    if (quotes !== undefined) {
+      // indexed loops on this path: it runs once per re-quote, too rarely to be optimised early,
+      // and the iterator protocol is slow in the interpreter
+      for (let i = 0; i < quotes.length; i++) {
+        const d = quotes[i]!;
         if (!this.#markets.has(d.market) || this.#pulled.has(d.market)) {
           this.#stats.dropped++;
           continue;

@@ -6,7 +6,7 @@
 import type { Observable } from 'rxjs';
 import type { Clock } from '../core/clock.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
-import type { MarketEvent, UserEvent } from '../core/events.ts';
+import type { MarketEvent, RtdsEvent, UserEvent } from '../core/events.ts';
 import type { Micro, Pips, Side, TickSize } from '../core/units.ts';
 
 /** What the engine needs to know about a market to quote it. */
@@ -87,6 +87,13 @@ export interface Venue {
   marketEvents(tokenIds: readonly TokenId[]): Observable<MarketEvent>;
   /** The account's own order and fill events (with reconnect reconciliation). */
   userEvents(markets: readonly ConditionId[]): Observable<UserEvent>;
+  /**
+   * Real-time crypto prices for these feed symbols (e.g. 'btcusdt'): `price_tick` events (the
+   * subscription's history first, flagged `snapshot`), and the stream's `disconnected` /
+   * `resynced` (stream 'rtds'). Optional: a venue without a price feed omits it, and strategies
+   * that need prices then never see one (and never quote on a guessed price).
+   */
+  priceEvents?(symbols: readonly string[]): Observable<RtdsEvent>;
   /** Sign orders locally (ids known before sending). */
   prepare(requests: readonly PlaceRequest[]): readonly PreparedOrder[];
   /** Send prepared orders, at most 15 per call, inside the budgets. */

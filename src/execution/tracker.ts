@@ -153,6 +153,9 @@ export class OrderTracker {
   readonly #open = new Map<OrderId, Entry>();
   readonly #listeners = new Set<TransitionListener>();
   #lastPrune = 0;
+  /** Bumped by every change an open order's view can show (see `liveOrdersCached`). */
+  #version = 0;
+  readonly #liveCache = new Map<string, { version: number; list: readonly LiveOrderView[] }>();
 
   constructor(clock: Clock, opts: TrackerOptions = {}) {
     this.#clock = clock;
@@ -247,6 +250,7 @@ export class OrderTracker {
       const e = this.#orders.get(id);
       if (e !== undefined) e.cancelRequested = true;
     }
+    this.#version++;
   }
 
   /**
@@ -330,9 +334,24 @@ export class OrderTracker {
       if (!isOpen(e.status)) continue;
       if (market !== undefined && e.market !== market) continue;
       if (opts.excludeCancelling === true && e.cancelRequested) continue;
-      out.push({ id: e.id, market: e.market, tokenId: e.tokenId, side: e.side, price: e.price, originalSize: e.originalSize, sizeMatched: e.sizeMatched });
+      out.push({ id: e.id, market: e.market, tokenId: e.tokenId, side: e.side, price: e.price, originalSize: e.originalSize, sizeMatched: e.sizeMatched, createdAt: e.createdAt });
     }
     return out;
+  }
+
+  /**
+   * `liveOrders(market)` memoised until the next change of any order (status, matched size, cancel
+   * requested, a new or adopted order): the same array (and views) while nothing changed, so a hot
+   * caller (the risk gate and the strategy on every book event of a backtest) allocates nothing.
+   * Read-only: callers must not mutate it.
+   */
+  liveOrdersCached(market?: ConditionId): readonly LiveOrderView[] {
+    const key = market ?? '';
+    const c = this.#liveCache.get(key);
+    if (c !== undefined && c.version === this.#version) return c.list;
+    const list = this.liveOrders(market);
+    this.#liveCache.set(key, { version: this.#version, list });
+    return list;
   }
 
   /** Open orders with a cancel requested (the executor repeats the cancel). */
@@ -383,6 +402,7 @@ export class OrderTracker {
     };
     this.#orders.set(id, e);
     this.#open.set(id, e);
+    this.#version++;
     // no transition yet: the caller advances it to the venue's state right away
     return e;
   }
@@ -392,6 +412,7 @@ export class OrderTracker {
     for (const size of e.fills.values()) sum += size;
     const m = Math.max(e.reportedMatched, sum, e.sizeMatched);
     e.sizeMatched = (e.originalSize > 0 ? Math.min(m, e.originalSize) : m) as Micro;
+    this.#version++;
   }
 
   /** Raise the venue-reported matched size (monotonic); the caller advances/emits. */
@@ -441,6 +462,7 @@ export class OrderTracker {
   }
 
   #emit(from: TrackedStatus | null, e: Entry, cause: string): void {
+    this.#version++;
     if (isOpen(e.status)) this.#open.set(e.id, e);
     else this.#open.delete(e.id);
     const t: Transition = { from, to: e.status, order: view(e), cause };

@@ -128,8 +128,11 @@ export interface StoreSummary {
   readonly fees: number;
 }
 
-/** SQLite `synchronous` level of a kind of write. */
-export type Durability = 'normal' | 'full';
+/**
+ * SQLite `synchronous` level of a kind of write. 'off' (no fsync at all, not even at checkpoints)
+ * is for backtests' throw-away stores only: a power loss may corrupt the file.
+ */
+export type Durability = 'normal' | 'full' | 'off';
 
 /** Options of `openStore`. */
 export interface StoreOptions {
@@ -145,6 +148,16 @@ export interface StoreOptions {
    */
   checkpoint?: 'worker' | 'auto';
   checkpointMs?: number;
+  /**
+   * 'each' (default): every method is its own transaction, committed when it returns (the daemon:
+   * a fill is on disk before anything reports it). 'batched': for BACKTESTS only: one transaction
+   * stays open and `flush()` (or `close()`) commits everything written since the last flush; each
+   * method still runs atomically (a savepoint inside it) and reads see the uncommitted rows, so the
+   * rows, their order and exactly-once semantics are the same; only the commit points move. A crash
+   * loses what was written since the last flush, which a backtest (re-runnable, deterministic) can
+   * afford and the live daemon cannot: `mmkit run` never passes this option.
+   */
+  commit?: 'each' | 'batched';
 }
 
 /** The store. Every method runs synchronously and has committed when it returns. */
@@ -187,7 +200,9 @@ export interface Store {
   /** Read the audit log in order. */
   auditLog(opts?: { sinceSeq?: number; kind?: string; limit?: number }): AuditEntry[];
   summary(): StoreSummary;
-  /** Checkpoint the WAL and close. Idempotent. */
+  /** Commits what a 'batched' store wrote since the last flush (a no-op for 'each': already committed). */
+  flush(): void;
+  /** Checkpoint the WAL and close (a 'batched' store commits first). Idempotent. */
   close(): void;
 }
 
@@ -360,10 +375,12 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     });
     if (checkpointer !== undefined) db.pragma('wal_autocheckpoint = 0');
   }
+  const batched = opts.commit === 'batched';
   let sync: Durability | undefined;
   const setSync = (d: Durability): void => {
-    if (sync === d) return;
-    db.pragma(`synchronous = ${d === 'full' ? 'FULL' : 'NORMAL'}`);
+    // a batched store keeps one transaction open (the level applies to its commits): set once
+    if (sync === d || (batched && sync !== undefined)) return;
+    db.pragma(`synchronous = ${d === 'full' ? 'FULL' : d === 'off' ? 'OFF' : 'NORMAL'}`);
     sync = d;
   };
   setSync(otherSync);
@@ -422,16 +439,18 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     checkInt('sizeMatched', o.sizeMatched);
     return st.insertOrder.run({ id: o.id, market: o.market, token: o.tokenId, side: o.side, price: o.price, size: o.originalSize, type: o.type ?? 'GTC', status: o.status, size_matched: o.sizeMatched, now }).changes;
   };
-  const updateMany = db.transaction((us: readonly { id: OrderId; patch: OrderPatch; adopt?: AdoptedOrder }[], now: number): number => {
+  const updateManyRaw = (us: readonly { id: OrderId; patch: OrderPatch; adopt?: AdoptedOrder }[], now: number): number => {
     let n = 0;
     for (const u of us) {
       if (u.adopt !== undefined) adoptOne(u.adopt, now);
       n += updateOne(u.id, u.patch, now);
     }
     return n;
-  });
+  };
+  const updateMany = db.transaction(updateManyRaw);
 
-  const applyFillTx = db.transaction((f: FillRecord, now: number): FillChange => {
+  // at most one statement writes, whatever the path: atomic without a transaction of its own
+  const applyFillOnce = (f: FillRecord, now: number): FillChange => {
     const ins = st.insertFill.run({
       trade_id: f.tradeId,
       order_id: f.orderId,
@@ -451,7 +470,8 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     if (row === undefined || !tradeStatusAdvances(row.status, f.status)) return 'duplicate';
     st.setFillStatus.run(f.status, now, f.tradeId, f.orderId);
     return f.status === 'FAILED' ? 'void' : 'status';
-  });
+  };
+  const applyFillTx = db.transaction(applyFillOnce);
 
   // positions are recomputed from the fills only after a fill changed them
   let positionsCache: Map<TokenId, PositionAccumulator> | undefined;
@@ -468,6 +488,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
   const open = (): void => {
     if (closed) throw new Error(`store ${file} is closed`);
   };
+  if (batched) db.exec('BEGIN');
 
   const store: Store = {
     file,
@@ -494,6 +515,8 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       open();
       if (updates.length === 0) return 0;
       setSync(otherSync);
+      // batched: inside the open transaction, one update (one statement, atomic) needs no savepoint
+      if (batched && updates.length === 1 && updates[0]!.adopt === undefined) return updateManyRaw(updates, clock.now());
       return updateMany(updates, clock.now());
     },
     order(id) {
@@ -516,7 +539,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       checkInt('fee', fill.fee);
       checkInt('matchTime', fill.matchTime);
       setSync(fillSync);
-      const change = applyFillTx(fill, clock.now());
+      const change = batched ? applyFillOnce(fill, clock.now()) : applyFillTx(fill, clock.now());
       if (change === 'new' || change === 'void') positionsCache = undefined;
       return change;
     },
@@ -588,9 +611,16 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
         fees: Number(fees),
       };
     },
+    flush() {
+      open();
+      if (!batched) return;
+      if (db.inTransaction) db.exec('COMMIT');
+      db.exec('BEGIN');
+    },
     close() {
       if (closed) return;
       closed = true;
+      if (batched && db.inTransaction) db.exec('COMMIT');
       if (checkpointer !== undefined) {
         checkpointer.postMessage('stop');
         void checkpointer.terminate().catch(() => undefined);

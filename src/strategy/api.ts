@@ -76,6 +76,12 @@ export interface StrategyState {
 export interface StrategyHandlers {
   /** Called for every event, after state was updated with it. */
   onEvent(event: MmkitEvent, state: StrategyState): StrategyOutput | undefined;
+  /**
+   * Reference-price symbols (RTDS `crypto_prices`, e.g. 'btcusdt') this instance prices from. An
+   * engine with a price stream subscribes them and delivers their `price_tick` events (and the
+   * stream's `disconnected` / `resynced`, stream 'rtds') to `onEvent`. Absent: none needed.
+   */
+  readonly priceSymbols?: readonly string[];
 }
 
 export interface StrategyDefinition<S extends ParamSchema = ParamSchema> {

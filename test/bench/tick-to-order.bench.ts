@@ -29,7 +29,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Wallet } from 'ethers';
 import type { z } from 'zod';
-import { createTransport } from '../../src/api/http/transport.ts';
+import { createTransport, requestBody } from '../../src/api/http/transport.ts';
 import type { RequestSpec, Transport } from '../../src/api/http/types.ts';
 import { OrderBuilder } from '../../src/api/orders.ts';
 import { l2Headers } from '../../src/api/signing/hmac.ts';
@@ -166,10 +166,15 @@ const wallet = new Wallet(Wallet.createRandom().privateKey);
 let frameT0 = 0;
 let captured = -1;
 let bytesOut = 0;
-/** The transport stub: serialises and L2-signs as the HTTP transport does, captures, answers. */
+/**
+ * The transport stub: serialises (`requestBody`, the HTTP transport's own: a caller's pre-serialised
+ * body or JSON.stringify) and L2-signs (`l2Headers`) as the HTTP transport does, captures, answers.
+ * The answer is validated when it "arrives" (a later microtask), as the HTTP transport validates a
+ * response: not before the next request is handed over.
+ */
 const transport: Transport = {
   request<S extends z.ZodType>(spec: RequestSpec, schema: S): Promise<z.output<S>> {
-    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    const body = requestBody(spec);
     const headers = l2Headers({ key: creds.apiKey, secret: creds.secret, passphrase: creds.passphrase }, wallet.address, spec.method, spec.path, body, Math.floor(Date.now() / 1000));
     bytesOut += (body?.length ?? 0) + headers.POLY_SIGNATURE.length;
     let answer: unknown;
@@ -178,7 +183,7 @@ const transport: Transport = {
       answer = (spec.body as unknown[]).map(() => ({ success: true, errorMsg: '', orderID: '', status: 'live' }));
     } else if (spec.method === 'DELETE') answer = { canceled: spec.body ?? [], not_canceled: {} };
     else answer = {};
-    return Promise.resolve(schema.parse(answer) as z.output<S>);
+    return Promise.resolve().then(() => schema.parse(answer) as z.output<S>);
   },
 };
 

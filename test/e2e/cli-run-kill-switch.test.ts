@@ -13,7 +13,7 @@ describe('mmkit run: kill switch', () => {
   it('trips on failed heartbeats and leaves zero open orders within 2 s', async () => {
     const { ex, base } = await h.exchange(5);
     const { dir, address } = h.dataDir();
-    const bot = h.startBot(base, dir, ['--duration', '60s'], { MMKIT_RISK: JSON.stringify({ maxHeartbeatFailures: 2 }) });
+    const bot = h.startBot(base, dir, ['--duration', '60s'], { MMKIT_RISK_MAX_HEARTBEAT_FAILURES: '2' });
     expect(await waitForQuotes(ex, address), bot.err().slice(-2000)).toBeGreaterThan(0);
     // the venue's dead-man switch endpoint starts failing (injected fault): after 2 failed heartbeats
     // the kill switch trips

@@ -34,4 +34,13 @@ describe('mmkit run', () => {
     db.close();
     expect(rows.map((r) => `${r.trade_id}|${r.order_id}`).sort()).toEqual([...new Set(venueFills)].sort());
   }, 90_000);
+
+  it('exits 3 with the reason when the venue is unreachable (never a silent exit 0)', async () => {
+    const { dir } = h.dataDir();
+    // port 1 on loopback: connection refused
+    const bot = h.startBot('http://127.0.0.1:1', dir, ['--duration', '5s']);
+    const [code] = await once(bot.p, 'exit');
+    expect(code, bot.err().slice(-2000)).toBe(3);
+    expect(bot.err()).toContain('ECONNREFUSED');
+  }, 90_000);
 });

@@ -257,12 +257,10 @@ class UndiciTransport implements HttpTransport {
     if (base === undefined) throw new ConfigError(`urls.${spec.api}`, 'no base URL configured for this API');
     if (!spec.path.startsWith('/')) throw new ValidationError(`path must start with "/": ${spec.path.slice(0, 80)}`);
     let body: string | undefined;
-    if (spec.body !== undefined) {
-      try {
-        body = JSON.stringify(spec.body);
-      } catch (err) {
-        throw new ValidationError(`${spec.method} ${spec.path}: request body is not serialisable`, { cause: err });
-      }
+    try {
+      body = requestBody(spec);
+    } catch (err) {
+      throw new ValidationError(`${spec.method} ${spec.path}: request body is not serialisable`, { cause: err });
     }
     const url = base.prefix + spec.path + queryString(spec.query);
     const what = `${spec.method} ${spec.path}`;
@@ -308,7 +306,12 @@ class UndiciTransport implements HttpTransport {
       } else {
         if (this.#address === undefined) throw new AuthError('L2 auth needs the wallet address (POLY_ADDRESS): set `address` or `signer`');
         const ts = Math.floor(this.#clock.now() / 1000);
-        Object.assign(h, l2Headers({ key: c.apiKey, secret: c.secret, passphrase: c.passphrase }, this.#address, spec.method, spec.path, body, ts));
+        const l2 = l2Headers({ key: c.apiKey, secret: c.secret, passphrase: c.passphrase }, this.#address, spec.method, spec.path, body, ts);
+        h['POLY_ADDRESS'] = l2.POLY_ADDRESS;
+        h['POLY_SIGNATURE'] = l2.POLY_SIGNATURE;
+        h['POLY_TIMESTAMP'] = l2.POLY_TIMESTAMP;
+        h['POLY_API_KEY'] = l2.POLY_API_KEY;
+        h['POLY_PASSPHRASE'] = l2.POLY_PASSPHRASE;
       }
     } else if (spec.auth === 'l1') {
       if (this.#signer === undefined) throw new AuthError(`${spec.method} ${spec.path} needs a wallet (L1 auth): none is configured`);
@@ -444,6 +447,16 @@ function first(v: string | string[] | undefined): string | undefined {
 
 function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+/**
+ * The exact bytes a request sends (and signs): its pre-serialised `bodyJson` when the caller gave
+ * one, else `JSON.stringify(body)`; undefined without a body.
+ * @throws what JSON.stringify throws (a cycle, a BigInt)
+ */
+export function requestBody(spec: Pick<RequestSpec, 'body' | 'bodyJson'>): string | undefined {
+  if (spec.body === undefined) return undefined;
+  return spec.bodyJson ?? JSON.stringify(spec.body);
 }
 
 /** Sleep on the injected clock; rejects with the signal's reason when aborted. */

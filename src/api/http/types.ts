@@ -19,6 +19,12 @@ export interface RequestSpec {
   query?: Record<string, QueryValue>;
   /** JSON body; serialised once, and those exact bytes are signed and sent (and re-sent on retry). */
   body?: unknown;
+  /**
+   * `body` already serialised by the caller, exactly `JSON.stringify(body)` (e.g. built from the
+   * cached JSON of signed orders, so the hot path does not serialise them again). When present, a
+   * transport signs and sends these bytes; `body` is still given for transports that read it.
+   */
+  bodyJson?: string;
   /** 'none': public; 'l2': L2 HMAC headers (or Bearer when configured); 'l1': wallet-signed headers. */
   auth: 'none' | 'l2' | 'l1';
   /** L1 nonce (auth 'l1'). */

@@ -294,6 +294,30 @@ export function orderToWire(o: SignedOrderStruct, signature: string): WireOrder 
   };
 }
 
+/** The JSON text of wire orders built by `signedWire`, computed once when the order was signed. */
+const wireJsonCache = new WeakMap<WireOrder, string>();
+
+/**
+ * The wire form of an order just signed, FROZEN (a signed order never changes: its id is its hash,
+ * and a retry must resend the identical bytes), with its JSON text computed now and remembered, so
+ * that posting it later (often long after a speculative signature made in idle time) does not
+ * serialise it again. `wireJson` gives that text.
+ * @throws ValidationError as `orderToWire`
+ */
+export function signedWire(o: SignedOrderStruct, signature: string): WireOrder {
+  const w = Object.freeze(orderToWire(o, signature));
+  wireJsonCache.set(w, JSON.stringify(w));
+  return w;
+}
+
+/**
+ * `JSON.stringify(w)`: remembered for a wire from `signedWire` (frozen, so the text cannot go
+ * stale), computed otherwise.
+ */
+export function wireJson(w: WireOrder): string {
+  return wireJsonCache.get(w) ?? JSON.stringify(w);
+}
+
 function parseUint256(v: unknown, field: string): bigint {
   if (!isUintString(v)) throw new ValidationError(`order.${field}: expected a uint256 decimal string`);
   const n = BigInt(v);

@@ -25,7 +25,8 @@ function slowDecimal(s: string, decimals: number): number {
  */
 export function decimalToInt(s: string, decimals: number): number {
   const n = s.length;
-  if (n === 0 || n > 80) return slowDecimal(s, decimals);
+  if (n === 0) return -1;
+  if (n > 80) return slowDecimal(s, decimals);
   let v = 0;
   let i = 0;
   for (; i < n; i++) {

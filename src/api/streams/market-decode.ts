@@ -386,10 +386,7 @@ export class MarketDecoder {
     if (!isObj(msg)) return this.bad('a message must be a JSON object');
     const type = msg['event_type'];
     if (typeof type !== 'string') return this.bad('no event_type');
-    const emit = (e: MarketDataEvent) => {
-      this.stats.events++;
-      out(e);
-    };
+    const emit = this.#counting(out);
     switch (type) {
       case 'price_change': {
         const m = this.fast ? fastPriceChange(msg) : parse(priceChangeSchema, msg);
@@ -478,6 +475,21 @@ export class MarketDecoder {
         this.stats.unknownTypes++;
         return { kind: 'ignored', eventType: type.slice(0, 40) };
     }
+  }
+
+  #countingFor: ((e: MarketDataEvent) => void) | undefined;
+  #countingFn: ((e: MarketDataEvent) => void) | undefined;
+  /** `out` wrapped to count events; made once per `out` (a closure per message is garbage, and under tsx a defineProperty). */
+  #counting(out: (e: MarketDataEvent) => void): (e: MarketDataEvent) => void {
+    if (this.#countingFor !== out || this.#countingFn === undefined) {
+      const stats = this.stats;
+      this.#countingFor = out;
+      this.#countingFn = (e) => {
+        stats.events++;
+        out(e);
+      };
+    }
+    return this.#countingFn;
   }
 
   private bad(reason: string): DecodeOutcome {

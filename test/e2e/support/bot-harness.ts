@@ -26,9 +26,17 @@ export class BotHarness {
   private readonly children: ChildProcess[] = [];
   private readonly exchanges: RunningExchange[] = [];
 
-  /** A paper exchange with agents trading (no lifecycle, so the bot's markets stay open). */
-  async exchange(seed: number): Promise<{ ex: RunningExchange; base: string }> {
-    const ex = await startExchange({ port: 0, seed, world: { agents: 'default', lifecycle: false, priceFeed: true } });
+  /**
+   * A paper exchange with agents trading (no lifecycle, so the bot's markets stay open). With
+   * `adminToken`, its /admin routes are served (see `Admin`).
+   */
+  async exchange(seed: number, o: { adminToken?: string } = {}): Promise<{ ex: RunningExchange; base: string }> {
+    const ex = await startExchange({
+      port: 0,
+      seed,
+      world: { agents: 'default', lifecycle: false, priceFeed: true },
+      ...(o.adminToken !== undefined ? { http: { adminToken: o.adminToken } } : {}),
+    });
     this.exchanges.push(ex);
     return { ex, base: ex.urls.clob_url.replace(/\/clob$/, '') };
   }
@@ -45,7 +53,8 @@ export class BotHarness {
   startBot(base: string, dir: string, args: string[] = [], env: Record<string, string> = {}): BotProcess {
     const p = spawn(process.execPath, [BIN, 'run', '--exchange-url', base, '--data-dir', dir, '--log-level', 'info', ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
+      // the status server on a free port (tests run daemons in parallel; the default 8787 would clash)
+      env: { ...process.env, MMKIT_HTTP_PORT: '0', ...env },
     });
     this.children.push(p);
     let out = '';
@@ -77,11 +86,11 @@ export function botFills(ex: RunningExchange, address: string): string[] {
 }
 
 /**
- * The counterparty sweeps the book down to one of the bot's bids through the complementary token
- * (a mint). Returns false when the bot has no bid right now.
+ * The counterparty sweeps the book down to one of the bot's bids (on `market` when given) through
+ * the complementary token (a mint). Returns false when the bot has no bid there right now.
  */
-export async function hitBotBid(ex: RunningExchange, t: Trader, address: string): Promise<boolean> {
-  const bid = ex.exchange.openOrders(address).find((o) => o.side === 'BUY');
+export async function hitBotBid(ex: RunningExchange, t: Trader, address: string, market?: string): Promise<boolean> {
+  const bid = ex.exchange.openOrders(address).find((o) => o.side === 'BUY' && (market === undefined || o.market === market));
   if (bid === undefined) return false;
   const m = ex.exchange.marketOfToken(bid.tokenId)!;
   const other = m.entry.meta.tokens[m.index === 0 ? 1 : 0];
@@ -98,4 +107,122 @@ export async function makeBotFill(ex: RunningExchange, t: Trader, address: strin
     await hitBotBid(ex, t, address);
     await sleep(300);
   }
+}
+
+/**
+ * The exchange's admin API over real HTTP (the exchange must be started with the same token): fault
+ * rules, tick-size changes, closing and resolving markets. A refused call throws.
+ */
+export class Admin {
+  constructor(
+    private readonly base: string,
+    private readonly token: string,
+  ) {}
+
+  async call<T = unknown>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<T> {
+    const r = await fetch(`${this.base}/admin${path}`, {
+      method,
+      headers: { 'x-admin-token': this.token, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await r.text();
+    if (!r.ok) throw new Error(`admin ${method} ${path}: HTTP ${r.status} ${text.slice(0, 300)}`);
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+  /** Adds a fault rule (see src/exchange/faults.ts); returns its id. */
+  async addFault(rule: Record<string, unknown>): Promise<string> {
+    return (await this.call<{ rule: { id: string } }>('POST', '/faults', rule)).rule.id;
+  }
+  async removeFault(id: string): Promise<void> {
+    await this.call('DELETE', `/faults/${encodeURIComponent(id)}`);
+  }
+  async clearFaults(): Promise<void> {
+    await this.call('DELETE', '/faults');
+  }
+  async setTickSize(conditionId: string, tick: '0.1' | '0.01' | '0.001' | '0.0001'): Promise<void> {
+    await this.call('POST', `/markets/${conditionId}/tick-size`, { tick_size: tick });
+  }
+  async resolve(conditionId: string, winningToken: string): Promise<void> {
+    await this.call('POST', `/markets/${conditionId}/resolve`, { winning_token: winningToken });
+  }
+}
+
+/** One pino JSON line of the daemon's log (stderr). */
+export interface LogLine {
+  level: number;
+  time: number;
+  msg: string;
+  [k: string]: unknown;
+}
+
+/** The daemon's log lines (pino JSON on stderr), parsed; lines that are not JSON are skipped. */
+export function logLines(stderr: string): LogLine[] {
+  const out: LogLine[] = [];
+  for (const l of stderr.split('\n')) {
+    if (!l.startsWith('{')) continue;
+    try {
+      out.push(JSON.parse(l) as LogLine);
+    } catch {
+      /* a line cut in the middle of a write */
+    }
+  }
+  return out;
+}
+
+/** The condition ids the daemon said it trades (its "starting" log line), or undefined before it. */
+export function botMarkets(stderr: string): string[] | undefined {
+  const s = logLines(stderr).find((l) => l.msg === 'starting');
+  return (s?.['markets'] as Array<{ market: string }> | undefined)?.map((m) => m.market);
+}
+
+/** Polls `cond` every `everyMs` until it holds or `timeoutMs` passes; returns whether it held. */
+export async function waitUntil(cond: () => boolean, timeoutMs: number, everyMs = 50): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (cond()) return true;
+    if (Date.now() >= end) return false;
+    await sleep(everyMs);
+  }
+}
+
+/** One HTTP request as the exchange received it. */
+export interface SeenRequest {
+  at: number;
+  method: string;
+  path: string;
+}
+
+/**
+ * Records every non-admin HTTP request the exchange receives (method, path, arrival time), counted
+ * at the exchange: its fault-injection hook sees each request before any handler or rate limit.
+ * Returns the live list.
+ */
+export function recordRequests(ex: RunningExchange): SeenRequest[] {
+  const seen: SeenRequest[] = [];
+  const f = ex.faults;
+  const orig = f.http.bind(f);
+  f.http = (method: string, path: string) => {
+    seen.push({ at: Date.now(), method, path });
+    return orig(method, path);
+  };
+  return seen;
+}
+
+/**
+ * `n` liquid markets for the bot (`--markets`): active, ending in more than an hour, a two-sided
+ * YES book with its mid in [0.25, 0.75] (so every band of the bot fits in the price range), most
+ * resting liquidity first; `tick` keeps only markets of that tick. Deterministic for a seed, unlike
+ * the daemon's own pick (which reads the books at its start).
+ */
+export function liquidMarkets(ex: RunningExchange, n: number, o: { tick?: string } = {}): string[] {
+  const now = Date.now();
+  const px = ex.exchange;
+  return px
+    .listMarkets()
+    .filter((m) => Date.parse(m.meta.endDate) - now > 3_600_000 && (o.tick === undefined || m.meta.tick === o.tick))
+    .map((m) => ({ m, st: px.marketState(m) }))
+    .filter(({ st }) => st.status === 'active' && st.mid[0] !== undefined && st.mid[0] >= 2500 && st.mid[0] <= 7500)
+    .sort((a, b) => px.liquidity(b.m) - px.liquidity(a.m))
+    .slice(0, n)
+    .map(({ m }) => m.meta.conditionId);
 }

@@ -24,8 +24,13 @@ import {
   orderDomain,
   orderFromWire,
   orderHasher,
+  orderToWire,
   recoverSigner,
+  wireJson,
 } from '../../../src/api/signing/order.ts';
+import { ClobClient } from '../../../src/api/clob.ts';
+import { requestBody } from '../../../src/api/http/transport.ts';
+import type { RequestSpec, Transport } from '../../../src/api/http/types.ts';
 
 const PK = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 const ADDR = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
@@ -434,5 +439,65 @@ describe('salts, expirations and the POST body', () => {
     expect(() => toPostBody(m, { owner: 'k', orderType: 'GTC' })).toThrow(ValidationError);
     // JSON round trip keeps the salt exact
     expect(JSON.parse(JSON.stringify(toPostBody(o, { owner: 'k' }))).order.salt).toBe(o.wire.salt);
+  });
+});
+
+describe('wire JSON: computed once at signing, the same bytes as JSON.stringify', () => {
+  it('a built order is frozen and its cached JSON is JSON.stringify of it', () => {
+    const b = builder();
+    for (const side of ['BUY', 'SELL'] as const) {
+      const o = b.buildLimit({ tokenId: TOKEN, side, price: '0.37', size: '12.34', tick: '0.01', negRisk: side === 'SELL', feeRateBps: 7 });
+      expect(Object.isFrozen(o.wire)).toBe(true);
+      expect(wireJson(o.wire)).toBe(JSON.stringify(o.wire));
+      expect(() => {
+        (o.wire as { signature: string }).signature = '0x';
+      }).toThrow(TypeError);
+    }
+    // a wire not built here is serialised on demand (and never cached: it may change)
+    const foreign = orderToWire(builder().buildLimit({ tokenId: TOKEN, side: 'BUY', price: '0.5', size: '10', tick: '0.01', negRisk: false }).struct, '0x' + '11'.repeat(65));
+    expect(wireJson(foreign)).toBe(JSON.stringify(foreign));
+    foreign.signature = '0x' + '22'.repeat(65);
+    expect(wireJson(foreign)).toBe(JSON.stringify(foreign));
+  });
+
+  /** Records the specs; answers an accepted order per entry. */
+  class Recorder implements Transport {
+    readonly specs: RequestSpec[] = [];
+    request(spec: RequestSpec, schema: { parse(v: unknown): unknown }): Promise<never> {
+      this.specs.push(spec);
+      const n = Array.isArray(spec.body) ? spec.body.length : 1;
+      const answer = Array.isArray(spec.body) ? Array.from({ length: n }, () => ({ success: true, errorMsg: '', orderID: '', status: 'live' })) : { success: true, errorMsg: '', orderID: '', status: 'live' };
+      return Promise.resolve(schema.parse(answer) as never);
+    }
+  }
+
+  it('POST /orders and POST /order send the bytes of JSON.stringify(body), orders built here or not, with every option', async () => {
+    const t = new Recorder();
+    const clob = new ClobClient(t, { owner: 'key-"1"\\é' });
+    const b = builder();
+    const built = Array.from({ length: 4 }, (_, i) => b.buildLimit({ tokenId: TOKEN, side: i % 2 ? 'SELL' : 'BUY', price: '0.4', size: '10', tick: '0.01', negRisk: false }));
+    const foreign = { id: '0x' + 'ab'.repeat(32), wire: { ...built[0]!.wire, salt: 42 } };
+    await clob.postOrders([
+      { order: built[0]! },
+      { order: built[1]!, orderType: 'GTC', postOnly: true },
+      { order: foreign, orderType: 'FAK' },
+      { order: built[2]!, orderType: 'GTD', postOnly: false, builder: 'b-1' },
+      { order: built[3]!, builder: 'x' },
+    ]);
+    await clob.postOrder(built[0]!, { orderType: 'GTC', postOnly: true, builder: 'bb' });
+    await clob.postOrder(foreign);
+    expect(t.specs).toHaveLength(3);
+    for (const spec of t.specs) {
+      expect(spec.bodyJson).toBeDefined();
+      expect(spec.bodyJson).toBe(JSON.stringify(spec.body));
+      expect(requestBody(spec)).toBe(JSON.stringify(spec.body));
+    }
+  });
+
+  it('requestBody: the caller\'s serialisation when given, JSON.stringify otherwise, nothing without a body', () => {
+    expect(requestBody({ body: { a: 1 } })).toBe('{"a":1}');
+    expect(requestBody({ body: { a: 1 }, bodyJson: '{"a":1}' })).toBe('{"a":1}');
+    expect(requestBody({})).toBeUndefined();
+    expect(requestBody({ bodyJson: '{}' })).toBeUndefined();
   });
 });

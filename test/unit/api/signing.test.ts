@@ -15,7 +15,9 @@ import {
 } from '../../../src/api/signing/order.ts';
 import type { SignedOrderStruct } from '../../../src/api/signing/order.ts';
 import { l1Headers, recoverClobAuth, signClobAuth } from '../../../src/api/signing/clob-auth.ts';
-import { buildHmacSignature, l2Headers, verifyHmacSignature } from '../../../src/api/signing/hmac.ts';
+import { buildHmacSignature, JS_MAX_BYTES, l2Headers, verifyHmacSignature } from '../../../src/api/signing/hmac.ts';
+import { SHA256_IV, sha256Digest, sha256Finish } from '../../../src/api/signing/sha256.ts';
+import { createHash, createHmac } from 'node:crypto';
 
 const PK = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 const ADDR = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
@@ -377,5 +379,73 @@ describe('L2 HMAC (public-service-protocol §3)', () => {
   });
   it('buildHmacSignature throws ValidationError on a malformed secret', () => {
     expect(() => buildHmacSignature('not*base64', 1, 'GET', '/')).toThrow(ValidationError);
+  });
+
+  /** What node:crypto's Hmac gives, in the venue's form (url-safe, '=' kept). */
+  const reference = (secret: string, ts: number | string, method: string, path: string, body?: string) =>
+    createHmac('sha256', Buffer.from(secret, 'base64'))
+      .update(`${ts}${method}${path}${body ?? ''}`, 'utf8')
+      .digest('base64')
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_');
+
+  it('gives the bytes of node:crypto for any key and message: both paths (JS below JS_MAX_BYTES, native above), any key length, non-ASCII', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 1, maxLength: 130 }),
+        fc.boolean(),
+        fc.oneof(fc.integer({ min: 0, max: 2 ** 40 }), fc.stringMatching(/^[0-9]{1,12}$/)),
+        fc.constantFrom('GET', 'POST', 'DELETE'),
+        fc.oneof(fc.constant(undefined), fc.string({ maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ minLength: JS_MAX_BYTES - 80, maxLength: JS_MAX_BYTES + 200 })),
+        (key, urlSafe, ts, method, body) => {
+          const secret = Buffer.from(key).toString(urlSafe ? 'base64url' : 'base64');
+          const sig = buildHmacSignature(secret, ts, method, '/orders', body);
+          expect(sig).toBe(reference(secret, ts, method, '/orders', body));
+          expect(verifyHmacSignature(secret, ts, method, '/orders', body, sig)).toBe(true);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+  it('gives the bytes of node:crypto at every length around the SHA-256 block boundaries', () => {
+    const secret = Buffer.from(Array.from({ length: 32 }, (_, i) => i * 7)).toString('base64');
+    for (let n = 0; n <= 300; n++) {
+      const body = 'x'.repeat(n);
+      expect(buildHmacSignature(secret, 1700000000, 'POST', '/orders', body)).toBe(reference(secret, 1700000000, 'POST', '/orders', body));
+    }
+    for (const n of [JS_MAX_BYTES - 40, JS_MAX_BYTES - 20, JS_MAX_BYTES, JS_MAX_BYTES + 1, 3 * JS_MAX_BYTES]) {
+      const body = 'é'.repeat(n >> 1) + 'y'.repeat(n & 1);
+      expect(buildHmacSignature(secret, 1, 'POST', '/orders', body)).toBe(reference(secret, 1, 'POST', '/orders', body));
+    }
+  });
+  it('a cached key is not confused with another secret', () => {
+    const a = Buffer.alloc(32, 1).toString('base64');
+    const b = Buffer.alloc(32, 2).toString('base64');
+    for (let i = 0; i < 3; i++) {
+      expect(buildHmacSignature(a, 1, 'GET', '/x')).toBe(reference(a, 1, 'GET', '/x'));
+      expect(buildHmacSignature(b, 1, 'GET', '/x')).toBe(reference(b, 1, 'GET', '/x'));
+    }
+    // more secrets than the cache holds
+    for (let i = 0; i < 200; i++) {
+      const s = Buffer.from([i, i + 1, i + 2]).toString('base64');
+      expect(buildHmacSignature(s, i, 'GET', '/y')).toBe(reference(s, i, 'GET', '/y'));
+    }
+  });
+});
+
+describe('SHA-256 in JS (signing/sha256.ts)', () => {
+  it('equals node:crypto for messages of any length', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 700 }), (msg) => {
+        const buf = new Uint8Array(msg.length + 72);
+        buf.set(msg);
+        const h = new Int32Array(SHA256_IV);
+        sha256Finish(h, buf, msg.length, 0);
+        const out = new Uint8Array(32);
+        sha256Digest(h, out, 0);
+        expect(Buffer.from(out).toString('hex')).toBe(createHash('sha256').update(msg).digest('hex'));
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -67,6 +67,40 @@ describe('BookMirror', () => {
     );
   });
 
+  it('a snapshot clears every level of the previous book, at any price (sizes checked over the whole range)', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 60 }), (ops) => {
+        const m = new BookMirror('t');
+        const model = new Model();
+        for (const op of ops) {
+          if (op.k === 'snap') {
+            m.applySnapshot(op.bids, op.asks);
+            model.snapshot(op.bids, op.asks);
+          } else {
+            m.applyLevel(op.side, op.price, op.size);
+            model.level(op.side, op.price, op.size);
+          }
+        }
+        const wrong: number[] = [];
+        for (let p = 0; p <= 10_000; p++) {
+          if (m.sizeAt('BUY', p) !== (model.bids.get(p) ?? 0) || m.sizeAt('SELL', p) !== (model.asks.get(p) ?? 0)) wrong.push(p);
+        }
+        expect(wrong).toEqual([]);
+      }),
+      { numRuns: 60 },
+    );
+    // extremes of the range, then a snapshot elsewhere
+    const m = new BookMirror('t');
+    m.applySnapshot([lv(1, 5), lv(9999, 7)], [lv(1, 3), lv(9999, 4)]);
+    m.applyLevel('BUY', 5000, 9);
+    m.applySnapshot([lv(4000, 1)], [lv(6000, 2)]);
+    for (const p of [1, 5000, 9999]) {
+      expect(m.sizeAt('BUY', p)).toBe(0);
+      expect(m.sizeAt('SELL', p)).toBe(0);
+    }
+    expect(m.levels()).toEqual({ bids: [lv(4000, 1)], asks: [lv(6000, 2)] });
+  });
+
   it('is stale until a snapshot, and from markStale until the next one', () => {
     const m = new BookMirror('t');
     expect(m.stale).toBe(true);

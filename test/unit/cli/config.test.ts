@@ -1,48 +1,229 @@
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, describeConfig } from '../../../src/cli/config.ts';
-import { ConfigError } from '../../../src/core/errors.ts';
+import { describeConfig, loadConfig, loadConfigDetailed, redactConfig, REDACTED, schemaLeaves } from '../../../src/cli/config.ts';
+import { checkConfig } from '../../../src/cli/config-cmd.ts';
+import { apiCredentialsOf, budgetsOf, resolveVenue, writeDaemonVenue } from '../../../src/cli/venue.ts';
+import { ConfigError, NetworkError } from '../../../src/core/errors.ts';
+import { ExitCode, exitCodeOf } from '../../../src/cli/exit-codes.ts';
 
+const ROOT = new URL('../../../', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'mmkit-cfg-'));
-const file = (name: string, body: unknown) => {
+let n = 0;
+const file = (body: unknown, name = `f${n++}.json`) => {
   const p = join(dir, name);
-  writeFileSync(p, JSON.stringify(body));
+  writeFileSync(p, typeof body === 'string' ? body : JSON.stringify(body));
   return p;
 };
+const KEY = '0x' + 'ab'.repeat(32);
 
-describe('config', () => {
+/** The ConfigError `f` throws. */
+function configError(f: () => unknown): ConfigError {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ConfigError);
+    return e as ConfigError;
+  }
+  throw new Error('no ConfigError thrown');
+}
+
+describe('config: precedence', () => {
   it('loads defaults, then a file, then env, then flags', () => {
     expect(loadConfig(undefined, {}, {}).exchange.port).toBe(8080);
-    const f = file('a.json', { exchange: { port: 9001, seed: 5 } });
+    const f = file({ exchange: { port: 9001, seed: 5 } });
     expect(loadConfig(f, {}, {}).exchange).toMatchObject({ port: 9001, seed: 5 });
     expect(loadConfig(f, {}, { MMKIT_EXCHANGE_PORT: '9002' }).exchange.port).toBe(9002);
     expect(loadConfig(f, { 'exchange.port': 9003 }, { MMKIT_EXCHANGE_PORT: '9002' }).exchange.port).toBe(9003);
   });
-  it('refuses bad values and unknown keys with an error naming the key', () => {
-    const bad = [
-      [{ exchange: { port: 70000 } }, 'exchange.port'],
-      [{ exchange: { prot: 1 } }, 'exchange.prot'],
-      [{ exchange: { startingBalance: '10.1234567' } }, 'exchange.startingBalance'],
-      [{ exchange: { rateLimits: { scale: 0 } } }, 'exchange.rateLimits.scale'],
-      [{ log: { level: 'loud' } }, 'log.level'],
-    ] as const;
-    for (const [body, key] of bad) {
-      let err: unknown;
-      try {
-        loadConfig(file('bad.json', body), {}, {});
-      } catch (e) {
-        err = e;
-      }
-      expect(err).toBeInstanceOf(ConfigError);
-      expect((err as ConfigError).key).toBe(key);
-    }
-    expect(() => loadConfig(join(dir, 'missing.json'), {}, {})).toThrow(ConfigError);
+
+  it('applies the same order to nested sections (risk limits, JSON objects) and reports each source', () => {
+    const f = file({ bot: { risk: { maxLoss: 50, maxPositionShares: 60, markets: { ['0x' + '1'.repeat(64)]: { maxOrderSizeShares: 3 } } }, params: { bands: 2 } } });
+    const r = loadConfigDetailed(f, { 'bot.risk.maxPositionShares': '80' }, { MMKIT_RISK_MAX_LOSS: '40', MMKIT_LOG_LEVEL: 'warn' });
+    expect(r.config.bot.risk).toMatchObject({ maxLoss: 40, maxPositionShares: 80, maxOrderSizeShares: 100 });
+    expect(r.config.bot.risk.markets).toEqual({ ['0x' + '1'.repeat(64)]: { maxOrderSizeShares: 3 } });
+    expect(r.config.bot.params).toEqual({ bands: 2 });
+    expect(r.sources).toMatchObject({
+      'bot.risk.maxLoss': 'env',
+      'bot.risk.maxPositionShares': 'flag',
+      'bot.risk.markets': `file:${f}`,
+      'log.level': 'env',
+      'exchange.port': 'file:config/default.json',
+      'bot.marketCount': 'default',
+    });
+    // env beats a file for JSON-object keys too
+    expect(loadConfig(f, {}, { MMKIT_STRATEGY_PARAMS: '{"bands":4}' }).bot.params).toEqual({ bands: 4 });
+    expect(r.files).toEqual(['config/default.json', f]);
   });
-  it('never prints a secret default and documents every key with its env var', () => {
+
+  it('has an MMKIT_* environment variable for every key, all distinct, documented', () => {
+    const leaves = schemaLeaves();
+    expect(leaves.length).toBeGreaterThan(60);
+    const envs = leaves.map((l) => l.env);
+    for (const l of leaves) {
+      expect(l.env, l.key).toMatch(/^MMKIT_[A-Z0-9_]+$/);
+      expect(l.doc.length, l.key).toBeGreaterThan(10);
+    }
+    expect(new Set(envs).size).toBe(envs.length);
     const doc = describeConfig();
-    expect(doc).toContain('MMKIT_ADMIN_TOKEN');
     for (const line of doc.split('\n').slice(2)) expect(line).toMatch(/^\| `[\w.]+` \| `MMKIT_\w+` \|/);
+    expect(doc).toContain('| `log.level` | `MMKIT_LOG_LEVEL` | `"info"` | `fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent` |');
+    expect(doc).toContain('| `bot.risk.maxLoss` | `MMKIT_RISK_MAX_LOSS` | `100` | number 0 to 1000000000 |');
+    // a secret's default is never printed
+    expect(doc).toContain('| `secrets.privateKey` | `MMKIT_PRIVATE_KEY` | `""` |');
+  });
+});
+
+describe('config: comments and secrets in files', () => {
+  it('drops keys starting with // or _comment at any depth', () => {
+    const f = file({ '//': 'top', _comment: 'x', bot: { '//strategy': 'why', _comment_2: 'y', risk: { _comment: 'z', maxLoss: 7 }, params: { '//bands': 'c', bands: 2 } } });
+    const c = loadConfig(f, {}, {});
+    expect(c.bot.risk.maxLoss).toBe(7);
+    expect(c.bot.params).toEqual({ bands: 2 });
+  });
+
+  it('refuses a secret set in a file, naming the key and its variable', () => {
+    const e = configError(() => loadConfig(file({ secrets: { privateKey: KEY } }), {}, {}));
+    expect(e.key).toBe('secrets.privateKey');
+    expect(e.message).toContain('MMKIT_PRIVATE_KEY');
+    expect(e.message).not.toContain(KEY.slice(2));
+    expect(configError(() => loadConfig(file({ exchange: { adminToken: 'tok' } }), {}, {})).key).toBe('exchange.adminToken');
+    // an empty one is fine (documents the key)
+    expect(loadConfig(file({ secrets: { apiKey: '' } }), {}, {}).secrets.apiKey).toBe('');
+    expect(loadConfig(undefined, {}, { MMKIT_PRIVATE_KEY: KEY }).secrets.privateKey).toBe(KEY);
+  });
+
+  it('says which file is missing or not JSON', () => {
+    expect(configError(() => loadConfig(join(dir, 'missing.json'), {}, {})).key).toBe('--config');
+    const e = configError(() => loadConfig(file('{"bot": '), {}, {}));
+    expect(e.message).toContain('not valid JSON');
+  });
+});
+
+describe('config: strict validation names the key and what is allowed', () => {
+  it.each([
+    [{ exchange: { port: 70000 } }, 'exchange.port', /0 - 65535/],
+    [{ exchange: { prot: 1 } }, 'exchange.prot', /allowed under exchange: host, port, seed/],
+    [{ botx: {} }, 'botx', /allowed at the top level: exchange, bot, venue/],
+    [{ bot: { risk: { maxLos: 1 } } }, 'bot.risk.maxLos', /maxLoss/],
+    [{ exchange: { startingBalance: '10.1234567' } }, 'exchange.startingBalance', /at most 6 decimals/],
+    [{ exchange: { rateLimits: { scale: 0 } } }, 'exchange.rateLimits.scale', /positive number/],
+    [{ log: { level: 'loud' } }, 'log.level', /one of the possible values: \["fatal","error","warn","info","debug","trace","silent"\]/],
+    [{ log: { pretty: 'yes' } }, 'log.pretty', /"auto","true","false"/],
+    [{ bot: { risk: { maxLoss: -1 } } }, 'bot.risk.maxLoss', /a number in \[0, 1000000000\]/],
+    [{ bot: { risk: { maxOpenOrdersGlobal: 1.5 } } }, 'bot.risk.maxOpenOrdersGlobal', /an integer in \[0, 100000\]/],
+    [{ bot: { restartPolicy: 'keep' } }, 'bot.restartPolicy', /\["cancel","adopt"\]/],
+    [{ bot: { exchangeUrl: 'ftp://x' } }, 'bot.exchangeUrl', /http:\/\/ or https:\/\/ URL/],
+    [{ venue: { wsUrl: 'http://x' } }, 'venue.wsUrl', /ws:\/\/ or wss:\/\//],
+    [{ venue: { funder: '0x12' } }, 'venue.funder', /0x \+ 40 hex/],
+    [{ venue: { signatureType: 'proxy' } }, 'venue.signatureType', /"eoa","poly-proxy","gnosis-safe"/],
+    [{ budgets: { headroom: 0.95 } }, 'budgets.headroom', /\[0, 0.9\]/],
+    [{ bot: { duration: 'soon' } }, 'bot.duration', /30s, 5m/],
+  ] as const)('%j → %s', (body, key, allowed) => {
+    const e = configError(() => loadConfig(file(body), {}, {}));
+    expect(e.key).toBe(key);
+    expect(e.message).toMatch(allowed);
+  });
+
+  it('validates environment values strictly (no "ture" is true) and never echoes a secret', () => {
+    expect(configError(() => loadConfig(undefined, {}, { MMKIT_EXCHANGE_LIFECYCLE: 'ture' })).key).toBe('exchange.lifecycle');
+    expect(loadConfig(undefined, {}, { MMKIT_EXCHANGE_LIFECYCLE: 'false' }).exchange.lifecycle).toBe(false);
+    expect(loadConfig(undefined, {}, { MMKIT_BUDGETS: '0' }).budgets.enabled).toBe(false);
+    const e = configError(() => loadConfig(undefined, {}, { MMKIT_PRIVATE_KEY: 'deadbeef-not-a-key' }));
+    expect(e.key).toBe('secrets.privateKey');
+    expect(e.message).not.toContain('deadbeef');
+    expect(configError(() => loadConfig(undefined, {}, { MMKIT_RISK_MAX_LOSS: 'lots' })).key).toBe('bot.risk.maxLoss');
+  });
+
+  it('validates flags the same way', () => {
+    expect(configError(() => loadConfig(undefined, { 'bot.marketCount': 'three' }, {})).key).toBe('bot.marketCount');
+  });
+});
+
+describe('config: the shipped files', () => {
+  it('default, paper and live.example load', () => {
+    expect(loadConfig(undefined, {}, {}).bot.strategy).toBe('bands');
+    expect(loadConfig(join(ROOT, 'config/paper.json'), {}, {}).exchange.seed).toBe(42);
+    const live = loadConfig(join(ROOT, 'config/live.example.json'), {}, {});
+    expect(live.venue.clobUrl).toMatch(/^https:\/\//);
+    expect(live.budgets.headroom).toBe(0.2);
+  });
+
+  it('live.example.json passes `config check` pointed at paper URLs, and needs a wallet for a real venue', async () => {
+    const body = {
+      venue: { clobUrl: 'http://127.0.0.1:8080/clob', gammaUrl: 'http://127.0.0.1:8080/gamma', dataUrl: 'http://127.0.0.1:8080/data', contentUrl: 'http://127.0.0.1:8080/content', wsUrl: 'ws://127.0.0.1:8080', rtdsUrl: 'ws://127.0.0.1:8080/rtds' },
+    };
+    const merged = JSON.parse(JSON.stringify(await import('../../../config/live.example.json', { with: { type: 'json' } }).then((m) => m.default)));
+    Object.assign(merged.venue, body.venue);
+    const f = file(merged);
+    const paper = await checkConfig(loadConfig(f, {}, {}), [f]);
+    expect(paper.problems).toEqual([]);
+    expect(paper).toMatchObject({ ok: true, wallet: 'paper', venue: { inProcess: false, paper: true }, strategy: { name: 'bands' } });
+    const real = await checkConfig(loadConfig(join(ROOT, 'config/live.example.json'), {}, {}), []);
+    expect(real.ok).toBe(false);
+    expect(real.problems.map((p) => p.key)).toEqual(['bot.keystoreFile']);
+    const withKey = await checkConfig(loadConfig(join(ROOT, 'config/live.example.json'), {}, { MMKIT_PRIVATE_KEY: KEY }), []);
+    expect(withKey).toMatchObject({ ok: true, wallet: 'private-key' });
+  });
+
+  it('check names problems beyond the schema with their config keys', async () => {
+    const cfg = loadConfig(
+      file({
+        bot: { params: { bands: 99 }, risk: { markets: { ['0x' + '2'.repeat(64)]: { maxOrderSizeShares: 0 } } }, keystoreFile: join(dir, 'nope.json'), markets: ['abc'] },
+        venue: { signatureType: 'gnosis-safe' },
+      }),
+      {},
+      { MMKIT_API_KEY: 'k' },
+    );
+    const r = await checkConfig(cfg, []);
+    expect(r.ok).toBe(false);
+    expect(r.problems.map((p) => p.key).sort()).toEqual(
+      ['bot.risk.markets.0x' + '2'.repeat(64) + '.maxOrderSizeShares', 'bot.params.bands', 'bot.keystoreFile', 'secrets.keystorePassword', 'secrets.apiSecret', 'venue.funder', 'bot.markets'].sort(),
+    );
+    expect(r.problems.find((p) => p.key === 'bot.params.bands')!.message).toMatch(/<= 10/);
+  });
+});
+
+describe('config print: redaction', () => {
+  it('shows set secrets as [redacted], unset ones as "", and masks URL passwords', () => {
+    const cfg = loadConfig(undefined, { 'bot.exchangeUrl': 'http://user:hunter2@127.0.0.1:8080' }, { MMKIT_PRIVATE_KEY: KEY, MMKIT_API_SECRET: 's3cr3t', MMKIT_ADMIN_TOKEN: 'adm1n' });
+    const red = redactConfig(cfg) as any;
+    expect(red.secrets).toEqual({ privateKey: REDACTED, keystorePassword: '', apiKey: '', apiSecret: REDACTED, apiPassphrase: '' });
+    expect(red.exchange.adminToken).toBe(REDACTED);
+    expect(red.bot.exchangeUrl).toBe('http://user:***@127.0.0.1:8080/');
+    const text = JSON.stringify(red);
+    for (const s of [KEY.slice(2), 's3cr3t', 'adm1n', 'hunter2']) expect(text).not.toContain(s);
+    // the configuration itself is untouched
+    expect(cfg.secrets.apiSecret).toBe('s3cr3t');
+  });
+});
+
+describe('venue resolution', () => {
+  it('derives every API from one base URL, lets venue.*Url override, and otherwise uses the paper exchange of the config', () => {
+    const d = mkdtempSync(join(tmpdir(), 'mmkit-venue-'));
+    const def = resolveVenue(loadConfig(undefined, { 'bot.dataDir': d }, {}));
+    expect(def).toMatchObject({ source: 'default', paper: true, urls: { clob: 'http://127.0.0.1:8080/clob', ws: 'ws://127.0.0.1:8080' } });
+    const one = resolveVenue(loadConfig(undefined, { 'bot.exchangeUrl': 'https://venue.example', 'venue.dataUrl': 'https://data.venue.example/' }, {}));
+    expect(one).toMatchObject({ source: 'config', paper: false, urls: { clob: 'https://venue.example/clob', ws: 'wss://venue.example', data: 'https://data.venue.example' } });
+    expect(configError(() => resolveVenue(loadConfig(undefined, { 'venue.clobUrl': 'https://clob.example' }, {}))).key).toBe('venue.gammaUrl');
+    // a running daemon's in-process exchange is found through its data directory
+    writeDaemonVenue(d, 'http://127.0.0.1:45678');
+    expect(resolveVenue(loadConfig(undefined, { 'bot.dataDir': d }, {}))).toMatchObject({ source: 'daemon', urls: { clob: 'http://127.0.0.1:45678/clob' } });
+  });
+
+  it('budgets apply scale and headroom; API credentials are all or none', () => {
+    expect(budgetsOf(loadConfig(undefined, {}, { MMKIT_BUDGET_SCALE: '2', MMKIT_BUDGET_HEADROOM: '0.25' }))).toMatchObject({ enabled: true, scale: 1.5 });
+    expect(apiCredentialsOf(loadConfig(undefined, {}, {}))).toBeUndefined();
+    expect(apiCredentialsOf(loadConfig(undefined, {}, { MMKIT_API_KEY: 'k', MMKIT_API_SECRET: 's', MMKIT_API_PASSPHRASE: 'p' }))).toEqual({ apiKey: 'k', secret: 's', passphrase: 'p' });
+    expect(configError(() => apiCredentialsOf(loadConfig(undefined, {}, { MMKIT_API_KEY: 'k', MMKIT_API_SECRET: 's' }))).key).toBe('secrets.apiPassphrase');
+  });
+});
+
+describe('exit codes', () => {
+  it('maps config errors to 2, an unreachable venue to 3, the rest to 1', () => {
+    expect(exitCodeOf(new ConfigError('x', 'y'))).toBe(ExitCode.USAGE);
+    expect(exitCodeOf(new NetworkError('down'))).toBe(ExitCode.UNREACHABLE);
+    expect(exitCodeOf(new Error('bug'))).toBe(ExitCode.FAILURE);
   });
 });

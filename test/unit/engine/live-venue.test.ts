@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { feeOf, venueFillsOf } from '../../../src/engine/live-venue.ts';
+import { Wallet } from 'ethers';
+import { OrderBuilder } from '../../../src/api/orders.ts';
+import { orderFromWire, recoverSigner, type WireOrder } from '../../../src/api/signing/order.ts';
+import { LiveClock } from '../../../src/core/clock.ts';
+import type { ConditionId, TokenId } from '../../../src/core/ids.ts';
+import type { Micro, Pips } from '../../../src/core/units.ts';
+import { feeOf, liveVenueFromParts, venueFillsOf } from '../../../src/engine/live-venue.ts';
+import type { MarketInfo, PlaceRequest } from '../../../src/engine/venue.ts';
 
 const ME = { apiKey: 'my-key', address: '0xme' };
 
@@ -59,5 +66,114 @@ describe('live venue: fills of trade records', () => {
     expect(feeOf(10_000_000, 2000, 100)).toBe(20_000);
     expect(feeOf(10_000_000, 2000, 0)).toBe(0);
     expect(feeOf(1, 5000, 1)).toBe(0);
+  });
+});
+
+describe('live venue: speculative signing (presign)', () => {
+  const PK = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+  const wallet = new Wallet(PK);
+  const CIDX = '0xcid' as ConditionId;
+  const Y = '71321045679252212594626385532706912750332728571942532289631379312455583992563' as TokenId;
+  const N = '52114319501245915516055106046884209969926127482827954674443846427813813222426' as TokenId;
+  const info = (o: Partial<MarketInfo> = {}): MarketInfo => ({
+    market: CIDX,
+    question: 'q?',
+    tokens: [
+      { tokenId: Y, outcome: 'Yes' },
+      { tokenId: N, outcome: 'No' },
+    ],
+    tick: '0.01',
+    minOrderSize: 5_000_000 as Micro,
+    negRisk: false,
+    feeRateBps: 0,
+    active: true,
+    endDate: '',
+    ...o,
+  });
+  const venue = (presign: { ticks?: number; copies?: number; capacity?: number } | false = { ticks: 1 }) => {
+    const transport = { request: () => Promise.reject(new Error('no network in this test')) };
+    const v = liveVenueFromParts({ transport, creds: { apiKey: 'k', secret: 'AAAA', passphrase: 'p' }, address: wallet.address, builder: new OrderBuilder({ wallet, chainId: 137 }), urls: { ws: 'ws://x' }, clock: new LiveClock(), presign });
+    v.learnMarkets([info()]);
+    return v;
+  };
+  const req = (price: number, o: Partial<PlaceRequest> = {}): PlaceRequest => ({ market: CIDX, tokenId: Y, side: 'BUY', price: price as Pips, size: 5_000_000 as Micro, type: 'GTC', ...o });
+  /** Lets the idle signer run until it has nothing left. */
+  const idle = async (v: ReturnType<typeof venue>) => {
+    for (let i = 0; i < 200; i++) {
+      const before = v.stats().presigned;
+      await new Promise((r) => setImmediate(r));
+      await new Promise((r) => setImmediate(r));
+      if (v.stats().presigned === before) return;
+    }
+  };
+  /** The order a prepared one is, as signed (recovering the signer proves the signature). */
+  const check = (p: { id: string; wire: unknown }, r: PlaceRequest, m = info()) => {
+    const w = p.wire as WireOrder;
+    const { order, signature } = orderFromWire(w);
+    expect(recoverSigner(p.id, signature)).toBe(wallet.address.toLowerCase());
+    const again = new OrderBuilder({ wallet, chainId: 137, salt: () => w.salt }).buildLimit({ tokenId: r.tokenId, side: r.side, price: r.price, size: r.size, tick: m.tick, negRisk: m.negRisk, feeRateBps: m.feeRateBps });
+    expect(again.id).toBe(p.id);
+    expect(order.tokenId).toBe(BigInt(r.tokenId));
+  };
+
+  it('signs the order and its neighbours in idle time, keeps two of each, and serves an identical order from them', async () => {
+    const v = venue({ ticks: 1 });
+    const first = v.prepare([req(4500)]);
+    expect(v.stats()).toMatchObject({ presignHits: 0, presignMisses: 1 });
+    check(first[0]!, req(4500));
+    await idle(v);
+    expect(v.stats().presignHeld).toBe(6); // 4400, 4500, 4600: two copies each
+    // the same order twice in a row (a pair re-placed when only the other side moved): both from the cache
+    const a = v.prepare([req(4500)]);
+    const b = v.prepare([req(4500)]);
+    expect(v.stats()).toMatchObject({ presignHits: 2, presignMisses: 1 });
+    expect(new Set([first[0]!.id, a[0]!.id, b[0]!.id]).size).toBe(3); // each has its own salt
+    check(a[0]!, req(4500));
+    check(b[0]!, req(4500));
+    // a neighbour
+    check(v.prepare([req(4600)])[0]!, req(4600));
+    expect(v.stats()).toMatchObject({ presignHits: 3, presignMisses: 1 });
+    await idle(v);
+    expect(v.stats().presignHeld).toBe(8); // 4400..4700, refilled
+    await v.close();
+  });
+
+  it('never serves an order signed for another size, side, token, tick, neg-risk or fee', async () => {
+    const v = venue({ ticks: 0 });
+    v.prepare([req(4500)]);
+    await idle(v);
+    expect(v.stats().presignHeld).toBe(2);
+    check(v.prepare([req(4500, { size: 6_000_000 as Micro })])[0]!, req(4500, { size: 6_000_000 as Micro }));
+    check(v.prepare([req(4500, { side: 'SELL' })])[0]!, req(4500, { side: 'SELL' }));
+    check(v.prepare([req(4500, { tokenId: N })])[0]!, req(4500, { tokenId: N }));
+    expect(v.stats()).toMatchObject({ presignHits: 0, presignMisses: 4 });
+    for (const change of [{ negRisk: true }, { feeRateBps: 25 }, { tick: '0.001' as const }]) {
+      v.learnMarkets([info(change)]);
+      check(v.prepare([req(4500)])[0]!, req(4500), info(change));
+      v.learnMarkets([info()]);
+    }
+    expect(v.stats().presignHits).toBe(0);
+    // back to the market as it was: the orders signed for it serve again
+    check(v.prepare([req(4500)])[0]!, req(4500));
+    expect(v.stats().presignHits).toBe(1);
+    await v.close();
+  });
+
+  it('holds at most `capacity` orders; `copies: 1` keeps one; `false` signs nothing ahead', async () => {
+    const v = venue({ ticks: 2, copies: 3, capacity: 4 });
+    v.prepare([req(4500)]);
+    await idle(v);
+    expect(v.stats().presignHeld).toBe(4);
+    await v.close();
+    const one = venue({ ticks: 0, copies: 1 });
+    one.prepare([req(4500)]);
+    await idle(one);
+    expect(one.stats().presignHeld).toBe(1);
+    await one.close();
+    const off = venue(false);
+    off.prepare([req(4500)]);
+    await idle(off);
+    expect(off.stats()).toMatchObject({ presignHeld: 0, presigned: 0, presignMisses: 0, presignHits: 0 });
+    await off.close();
   });
 });

@@ -392,3 +392,60 @@ describe('crash safety', () => {
     store = openStore(file, { clock });
   });
 });
+
+describe("commit: 'batched' (backtests)", () => {
+  /** What another connection sees: the committed rows only. */
+  const committed = (): { orders: number; fills: number; audit: number } => {
+    const db = new Database(file, { readonly: true });
+    try {
+      const n = (t: string): number => (db.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n;
+      return { orders: n('orders'), fills: n('fills'), audit: n('audit') };
+    } finally {
+      db.close();
+    }
+  };
+
+  it('writes become visible to others only at flush (or close); reads of the writer see them at once; exactly once still holds', () => {
+    store.close();
+    rmSync(file);
+    store = openStore(file, { clock, commit: 'batched', durability: { fills: 'off', other: 'off' } });
+    expect(store.recordOrders([prepared('0xa'), prepared('0xb')])).toBe(2);
+    expect(store.updateOrder('0xa' as OrderId, { status: 'live' })).toBe(true);
+    expect(store.applyFill(fill('t1', '0xa'))).toBe('new');
+    expect(store.applyFill(fill('t1', '0xa'))).toBe('duplicate'); // deduplicated inside the open transaction
+    expect(store.applyFill(fill('t1', '0xa', { status: 'CONFIRMED' }))).toBe('status');
+    store.audit('cycle', { n: 1 });
+    // the writer reads its own writes
+    expect(store.order('0xa' as OrderId)?.status).toBe('live');
+    expect(store.fills().map((f) => [f.tradeId, f.status])).toEqual([['t1', 'CONFIRMED']]);
+    expect(store.positions()[0]?.size).toBe(10_000_000);
+    // nothing committed yet
+    expect(committed()).toEqual({ orders: 0, fills: 0, audit: 0 });
+    store.flush();
+    expect(committed()).toEqual({ orders: 2, fills: 1, audit: 1 });
+    store.recordOrder(prepared('0xc'));
+    expect(committed().orders).toBe(2);
+    store.close();
+    expect(committed()).toEqual({ orders: 3, fills: 1, audit: 1 });
+    store = openStore(file, { clock });
+    expect(store.fills().map((f) => f.status)).toEqual(['CONFIRMED']);
+  });
+
+  it('a method that fails leaves nothing half-written (each method is still atomic)', () => {
+    store.close();
+    rmSync(file);
+    store = openStore(file, { clock, commit: 'batched' });
+    expect(() => store.recordOrders([prepared('0xa'), prepared('0xb', { price: -1 as Pips })])).toThrow(RangeError);
+    store.recordOrders([prepared('0xc')]);
+    store.flush();
+    expect(committed().orders).toBe(1);
+    expect(store.order('0xa' as OrderId)).toBeUndefined();
+  });
+
+  it("the default ('each') commits every method at once, and flush is a no-op", () => {
+    store.recordOrders([prepared('0xa')]);
+    expect(committed().orders).toBe(1);
+    store.flush();
+    expect(committed().orders).toBe(1);
+  });
+});

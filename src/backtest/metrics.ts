@@ -1,0 +1,217 @@
+/**
+ * The figures of a backtest, computed from its result (pure: no I/O, no clock; the same result
+ * gives the same numbers).
+ *
+ * Definitions (money in micro-collateral, sizes in micro-shares, prices in pips unless said):
+ *  - fills, volume (shares), notional (collateral: Σ size × price), fees: over the fills of the run;
+ *  - PnL: realized + unrealized (open positions marked to the last mid; a resolved market's tokens
+ *    at 1 and 0: settlement) − fees, as the runner computed it at the end;
+ *  - Sharpe: of the changes of total PnL between consecutive samples (`samples.intervalMs` apart),
+ *    mean / sample standard deviation, annualised by √(periods per year) with a 365.25-day year
+ *    (prediction markets trade around the clock). PnL changes, not returns: there is no capital
+ *    base in market making that the ratio would be honest about. Null with fewer than two changes
+ *    or no variation;
+ *  - max drawdown: the largest fall of total PnL from a running peak, over the samples;
+ *  - fill ratio per quote: orders placed (accepted by the venue) that got at least one fill, over
+ *    orders placed; also fills per order placed;
+ *  - markouts at +1 s, +10 s, +60 s: for each fill, the token's mid that long after minus the fill
+ *    price (BUY; price minus mid for a SELL), size-weighted over the fills whose later mid is known,
+ *    in price units (1 = one unit of collateral per share). Positive: the market moved our way;
+ *  - time at inventory limits: per token, the share of the run during which |position| was at or
+ *    beyond the inventory limit (positions change only at fills, so this is exact from the fills);
+ *  - orders and cancels against the budgets: per rate rule of the trading endpoints, the requests
+ *    made and the most seen in one window, against the limit (spec section 8).
+ */
+import { PRICE_SCALE } from '../core/units.ts';
+import type { BacktestResult } from './runner.ts';
+import type { BudgetUse } from './sim-budget.ts';
+
+/** One markout horizon's figure. */
+export interface Markout {
+  readonly horizonMs: number;
+  /** Fills with a known mid at the horizon. */
+  readonly fills: number;
+  /** Size-weighted markout, price units; null when no fill has one. */
+  readonly avg: number | null;
+}
+
+/** Time one token spent at the inventory limit. */
+export interface InventoryTime {
+  readonly tokenId: string;
+  readonly atLimitMs: number;
+  readonly fraction: number;
+  /** Largest |position| reached, micro-shares. */
+  readonly maxAbs: number;
+}
+
+/** The figures of a backtest. */
+export interface Metrics {
+  readonly durationMs: number;
+  readonly fills: number;
+  readonly makerFills: number;
+  readonly takerFills: number;
+  /** Shares traded, micro. */
+  readonly volume: number;
+  /** Collateral traded, micro (rounded down). */
+  readonly notional: number;
+  readonly fees: number;
+  readonly realized: number;
+  readonly unrealized: number;
+  /** realized + unrealized − fees. */
+  readonly pnl: number;
+  readonly sharpe: { readonly value: number | null; readonly intervalMs: number; readonly periodsPerYear: number; readonly changes: number };
+  readonly maxDrawdown: { readonly value: number; readonly peakAt: number | null; readonly troughAt: number | null };
+  readonly orders: { readonly placed: number; readonly sent: number; readonly rejected: number; readonly cancelRequests: number; readonly idsCancelled: number; readonly filled: number };
+  /** Orders placed with at least one fill / orders placed (null: none placed). */
+  readonly fillRatio: number | null;
+  /** Fills / orders placed (null: none placed). */
+  readonly fillsPerOrder: number | null;
+  readonly markouts: readonly Markout[];
+  readonly inventory: { readonly limit: number; readonly source: string; readonly tokens: readonly InventoryTime[]; /** Largest fraction over the tokens. */ readonly maxFraction: number };
+  readonly budgets: readonly (BudgetUse & { readonly utilisation: number })[];
+}
+
+const YEAR_MS = 365.25 * 24 * 3600 * 1000;
+
+/** Markout horizons, ms of virtual time after a fill (the runner records the mid at each). */
+export const MARKOUT_HORIZONS_MS: readonly number[] = [1_000, 10_000, 60_000];
+
+/** Rounds to 6 significant decimals so derived floats print the same everywhere. */
+function r6(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
+
+/** Sharpe of the changes of `series` (see the module comment). */
+export function sharpeOf(series: readonly number[], intervalMs: number): { value: number | null; intervalMs: number; periodsPerYear: number; changes: number } {
+  const n = series.length - 1;
+  const periodsPerYear = intervalMs > 0 ? YEAR_MS / intervalMs : 0;
+  if (n < 2) return { value: null, intervalMs, periodsPerYear: r6(periodsPerYear), changes: Math.max(0, n) };
+  let sum = 0;
+  for (let i = 1; i <= n; i++) sum += series[i]! - series[i - 1]!;
+  const mean = sum / n;
+  let ss = 0;
+  for (let i = 1; i <= n; i++) {
+    const d = series[i]! - series[i - 1]! - mean;
+    ss += d * d;
+  }
+  const sd = Math.sqrt(ss / (n - 1));
+  const value = sd > 0 ? r6((mean / sd) * Math.sqrt(periodsPerYear)) : null;
+  return { value, intervalMs, periodsPerYear: r6(periodsPerYear), changes: n };
+}
+
+/** Largest fall from a running peak of `values` (at times `t`). */
+export function maxDrawdownOf(values: readonly number[], t: readonly number[]): { value: number; peakAt: number | null; troughAt: number | null } {
+  let peak = -Infinity;
+  let peakAt: number | null = null;
+  let best = 0;
+  let bestPeak: number | null = null;
+  let bestTrough: number | null = null;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (v > peak) {
+      peak = v;
+      peakAt = t[i] ?? null;
+    }
+    const dd = peak - v;
+    if (dd > best) {
+      best = dd;
+      bestPeak = peakAt;
+      bestTrough = t[i] ?? null;
+    }
+  }
+  return { value: best, peakAt: bestPeak, troughAt: bestTrough };
+}
+
+/** Size-weighted markouts of the fills (see the module comment). */
+export function markoutsOf(fills: BacktestResult['fills'], horizons: readonly number[]): Markout[] {
+  return horizons.map((horizonMs, i) => {
+    let wsum = 0;
+    let size = 0;
+    let n = 0;
+    for (const f of fills) {
+      const m = f.markouts[i];
+      if (m === null || m === undefined) continue;
+      const d = f.side === 'BUY' ? m - f.price : f.price - m;
+      wsum += d * f.size;
+      size += f.size;
+      n++;
+    }
+    return { horizonMs, fills: n, avg: size > 0 ? r6(wsum / size / PRICE_SCALE) : null };
+  });
+}
+
+/** Time at the inventory limit per token, from the fills (positions change only at fills). */
+export function inventoryTimeOf(fills: BacktestResult['fills'], limit: number, startMs: number, endMs: number, tokens: readonly string[]): InventoryTime[] {
+  const pos = new Map<string, number>();
+  const since = new Map<string, number>();
+  const at = new Map<string, number>();
+  const maxAbs = new Map<string, number>();
+  for (const t of tokens) {
+    pos.set(t, 0);
+    at.set(t, 0);
+    maxAbs.set(t, 0);
+  }
+  const sorted = [...fills].sort((a, b) => a.t - b.t);
+  for (const f of sorted) {
+    const t = f.tokenId;
+    const before = pos.get(t) ?? 0;
+    const after = before + (f.side === 'BUY' ? f.size : -f.size);
+    const time = Math.min(Math.max(f.t, startMs), endMs);
+    if (Math.abs(before) >= limit && limit > 0) at.set(t, (at.get(t) ?? 0) + time - (since.get(t) ?? startMs));
+    if (Math.abs(after) >= limit && limit > 0) since.set(t, time);
+    pos.set(t, after);
+    maxAbs.set(t, Math.max(maxAbs.get(t) ?? 0, Math.abs(after)));
+  }
+  const span = Math.max(0, endMs - startMs);
+  const out: InventoryTime[] = [];
+  for (const t of new Set([...tokens, ...pos.keys()])) {
+    let ms = at.get(t) ?? 0;
+    if (limit > 0 && Math.abs(pos.get(t) ?? 0) >= limit) ms += endMs - (since.get(t) ?? startMs);
+    out.push({ tokenId: t, atLimitMs: Math.round(ms * 1000) / 1000, fraction: span > 0 ? r6(ms / span) : 0, maxAbs: maxAbs.get(t) ?? 0 });
+  }
+  return out;
+}
+
+/** The series without a last point closer than one interval to the one before (the run's end, off the grid). */
+function regular(t: readonly number[], v: readonly number[], intervalMs: number): readonly number[] {
+  const n = v.length;
+  if (n >= 2 && t[n - 1]! - t[n - 2]! < intervalMs) return v.slice(0, n - 1);
+  return v;
+}
+
+/** The figures of a backtest result (see the module comment). */
+export function computeMetrics(r: BacktestResult): Metrics {
+  let volume = 0;
+  let notional = 0n;
+  let fees = 0;
+  let maker = 0;
+  for (const f of r.fills) {
+    volume += f.size;
+    notional += BigInt(f.size) * BigInt(f.price);
+    fees += f.fee;
+    if (f.role === 'MAKER') maker++;
+  }
+  const placed = r.orders.ordersAccepted;
+  const tokens = r.markets.flatMap((m) => m.tokens.map((t) => t.tokenId));
+  const inv = inventoryTimeOf(r.fills, r.inventoryLimit.size, r.startMs, r.endMs, tokens);
+  return {
+    durationMs: r.endMs - r.startMs,
+    fills: r.fills.length,
+    makerFills: maker,
+    takerFills: r.fills.length - maker,
+    volume,
+    notional: Number(notional / BigInt(PRICE_SCALE)),
+    fees,
+    realized: r.pnl.realized,
+    unrealized: r.pnl.unrealized,
+    pnl: r.pnl.total,
+    sharpe: sharpeOf(regular(r.samples.t, r.samples.pnl.total, r.samples.intervalMs), r.samples.intervalMs),
+    maxDrawdown: maxDrawdownOf(r.samples.pnl.total, r.samples.t),
+    orders: { placed, sent: r.orders.ordersSent, rejected: r.orders.ordersRejected, cancelRequests: r.orders.cancelRequests, idsCancelled: r.orders.idsCancelled, filled: r.orders.ordersFilled },
+    fillRatio: placed > 0 ? r6(r.orders.ordersFilled / placed) : null,
+    fillsPerOrder: placed > 0 ? r6(r.fills.length / placed) : null,
+    markouts: markoutsOf(r.fills, MARKOUT_HORIZONS_MS),
+    inventory: { limit: r.inventoryLimit.size, source: r.inventoryLimit.source, tokens: inv, maxFraction: inv.reduce((a, x) => Math.max(a, x.fraction), 0) },
+    budgets: r.budgets.map((b) => ({ ...b, utilisation: b.limit > 0 ? r6(b.peak / b.limit) : 0 })),
+  };
+}

@@ -1,0 +1,1021 @@
+/**
+ * The backtest runner: the daemon's own parts (engine loop, risk gate, executor, order tracker,
+ * store, strategy, kill switch, heartbeat keeper; wired as `mmkit run` wires them, see
+ * src/cli/run.ts) driven in VIRTUAL time by a simulated venue:
+ *
+ *  - feed mode: recorded feeds (src/backtest/replay.ts, pulled in batches) into the simulated
+ *    venue (src/backtest/sim-venue.ts), which matches our orders against the recorded book;
+ *  - world mode: the paper exchange's world and matching engine with our orders inside it
+ *    (src/backtest/synthetic.ts, src/backtest/exchange-venue.ts).
+ *
+ * Time. One VirtualClock. Feed mode: for each replayed item, the clock is advanced to the item's
+ * receive time (firing due timers: latencies, the engine's tick, the heartbeat, retries, samples)
+ * and the item is ingested; the venue emits market events and our fills synchronously and the
+ * engine processes them synchronously. World mode: the clock jumps from one due timer to the next.
+ *
+ * Promises. The executor and the engine's start-up talk to the venue through promises. Between two
+ * steps the runner lets them settle, DETERMINISTICALLY and only when something may be pending: a
+ * venue call was made or answered, a timer fired, or an intent reached the executor since the last
+ * settle. Settling is "run setImmediate until a full turn makes no progress": every promise chain
+ * that can complete without time moving completes before the next step, so no result depends on
+ * when the file system answers. Nothing is awaited per event when nothing is pending.
+ *
+ * Intents. The engine hands each gated quote set to the executor (`submit`). A set identical to the
+ * last one submitted for its market, while no order of that market changed state since, is
+ * coalesced (not submitted again): the executor's diff would find nothing to do. This is exact, and
+ * spares an async cycle per book update (`coalesceIntents: false` turns it off; a test shows both
+ * give the same result).
+ *
+ * Output. A BacktestResult: plain JSON, no wall-clock values (run durations go to `onProgress` and
+ * the terminal only), so the same inputs and seed give byte-identical JSON. Measured online:
+ * every fill with the mid of its token at +1 s, +10 s and +60 s of virtual time (null when the run
+ * ends first); samples every `sampleMs` of virtual time of each token's mid, our best bid and ask
+ * and position, and of the PnL (realized, unrealized marked to the mid, fees; a resolved market's
+ * tokens are marked at 1 and 0: settlement). Samples are downsampled (every other point dropped,
+ * interval doubled) whenever `maxSamples` is reached, so memory stays bounded however long the run.
+ *
+ * Wiring differences from the daemon, on purpose: a VirtualClock; the store (a temporary SQLite
+ * file unless `storePath` is given) commits in batches (one transaction per minute of
+ * virtual time, `commit: 'batched'`), with synchronous=OFF, and checkpoints its WAL
+ * in the writer (durability against power loss is moot for a backtest; a checkpoint thread would
+ * only cost CPU), and its timestamps are whole milliseconds; the risk gate's view is built once
+ * (getters) rather than per intent; the engine's state keeps the last ENGINE_FILL_KEYS fill keys
+ * (the venue never repeats a fill) and the venue its finished orders and fills for 10 minutes of
+ * virtual time (SimVenueOptions.retainMs), so memory stays flat however long the feed (only the
+ * result's own fill rows grow, with the fills); no status log line; the run ends with the data (or the kill
+ * switch) instead of a signal, then shuts down as the daemon does (engine stop, cancel-all,
+ * verify flat, close), virtual time moving from one due timer to the next until it is done. The
+ * wiring is duplicated from src/cli/run.ts rather than shared, to keep run.ts untouched while it
+ * changes.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { createGunzip } from 'node:zlib';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { VirtualClock, type Clock } from '../core/clock.ts';
+import { ConfigError } from '../core/errors.ts';
+import type { FillEvent, MmkitEvent, UserEvent } from '../core/events.ts';
+import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
+import type { DesiredQuotes, QuoteIntent } from '../core/intents.ts';
+import { Rng } from '../core/random.ts';
+import { AMOUNT_SCALE, PRICE_SCALE, tickPips, type Micro, type Pips, type Side } from '../core/units.ts';
+import { createEngine, type Engine, type EngineLogger, type EngineStats } from '../engine/loop.ts';
+import { reconcileOnStart } from '../engine/restart.ts';
+import type { CancelOutcome, MarketInfo, PlaceOutcome, PlaceRequest, PreparedOrder, Venue, VenueFill, VenueOrder } from '../engine/venue.ts';
+import { Executor, type ExecutorStats } from '../execution/executor.ts';
+import { HeartbeatKeeper } from '../execution/heartbeat.ts';
+import { OrderTracker, isOpen } from '../execution/tracker.ts';
+import { gate, type RiskView } from '../risk/gate.ts';
+import { KillSwitch } from '../risk/kill-switch.ts';
+import { resolveRiskLimits, type RiskLimits } from '../risk/limits.ts';
+import { fillFromEvent, openStore, type Store } from '../store/store.ts';
+import { PositionAccumulator, pnlOf } from '../store/positions.ts';
+import { restartStore } from '../store/restart.ts';
+import type { StrategyDefinition, StrategyState } from '../strategy/api.ts';
+import { loadStrategy } from '../strategy/loader.ts';
+import { resolveParams } from '../strategy/params.ts';
+import { parseLine, type FeedHeader } from './feed.ts';
+import { newReplayStats, replayFeedBatches } from './replay.ts';
+import type { LatencySpec } from './latency.ts';
+import { MARKOUT_HORIZONS_MS } from './metrics.ts';
+import { BudgetMeter, type BudgetUse } from './sim-budget.ts';
+import { createSimVenue, type SimLatencyOptions, type SimVenue } from './sim-venue.ts';
+
+// ---- options and result ---------------------------------------------------------------------------
+
+export { MARKOUT_HORIZONS_MS };
+
+/** A synthetic world to run (see src/backtest/synthetic.ts). */
+export interface WorldSpec {
+  readonly seed: number;
+  /** Virtual time simulated after the warm-up, ms. */
+  readonly durationMs: number;
+  /** Virtual time the world runs before the bot starts (books fill), ms. Default 60 s. */
+  readonly warmupMs?: number;
+  /** Markets the bot trades (the most liquid long-lived ones), when `markets` is not given. Default 3. */
+  readonly marketCount?: number;
+  /** Automatic pick: only markets whose question contains this text (case-insensitive). */
+  readonly search?: string;
+  /** The world's activity multiplier (agents). Default 1. */
+  readonly rate?: number;
+  /** Virtual start time (unix ms). Default 2026-01-01T00:00:00Z. */
+  readonly startMs?: number;
+}
+
+/** What to backtest. Exactly one of `feeds` and `world`. */
+export interface BacktestOptions {
+  /** Recorded feed files, merged by receive time. */
+  readonly feeds?: readonly string[];
+  /** A synthetic world instead of a feed. */
+  readonly world?: WorldSpec;
+  /** A shipped strategy's name or a plugin's path. */
+  readonly strategy: string;
+  /** Strategy parameters (validated against its schema; numbers may be strings). */
+  readonly params?: Readonly<Record<string, unknown>>;
+  /** Seed of every random choice of the simulation (queue model, latencies, retries' jitter). Default 1. */
+  readonly seed?: number;
+  /** Queue-position model of the simulated venue (feed mode). Default 'risk-averse'. */
+  readonly queue?: 'risk-averse' | 'probabilistic';
+  /** One-way latency of requests, ms of virtual time: an order or cancel reaches the venue after it, the answer comes back after it again. Default 0. */
+  readonly latencyMs?: number;
+  /** Feed mode: the simulated venue's full latency model (distributions, feed latency), instead of `latencyMs`. */
+  readonly latency?: SimLatencyOptions;
+  /** Condition ids to trade (default: every active market of the feed; the world's most liquid). */
+  readonly markets?: readonly string[];
+  /** Risk limits (the config's `risk` section). Default: the defaults. */
+  readonly risk?: Readonly<Record<string, unknown>>;
+  /** Diff tolerance of the executor (default as the daemon's: 0 ticks, 10 % of size). */
+  readonly tolerance?: { readonly priceTicks: number; readonly sizeFraction: number };
+  /** Starting collateral, micro. Default 10,000 (in micro: 1e10). */
+  readonly collateral?: number;
+  /** SQLite file of the run's store (default: a temporary file, removed afterwards). */
+  readonly storePath?: string;
+  /** Sampling period of the charts' series, ms of virtual time. Default 1000. */
+  readonly sampleMs?: number;
+  /** Most points per series before downsampling. Default 4000. */
+  readonly maxSamples?: number;
+  /** The strategy's timer period, ms (as the daemon: 1000). */
+  readonly tickMs?: number;
+  /** Coalesce identical consecutive intents (see the module comment). Default true. */
+  readonly coalesceIntents?: boolean;
+  /** Items per replay batch (feed mode). */
+  readonly batchSize?: number;
+  /** Progress, every `progressEveryMs` of virtual time (default 60 s). */
+  readonly onProgress?: (p: BacktestProgress) => void;
+  readonly progressEveryMs?: number;
+  /** Engine and strategy logs (default: none). */
+  readonly logger?: EngineLogger & { debug(obj: object, msg?: string): void };
+  /** Stops the run early (the result covers what ran). */
+  readonly signal?: AbortSignal;
+}
+
+/** Progress of a running backtest (virtual time; wall-clock rates are the caller's to measure). */
+export interface BacktestProgress {
+  readonly startMs: number;
+  readonly nowMs: number;
+  /** Known in world mode; undefined for feeds. */
+  readonly endMs: number | undefined;
+  readonly items: number;
+  readonly events: number;
+  readonly fills: number;
+}
+
+/** One own fill, with the markout mids. */
+export interface FillRow {
+  /** Virtual time the fill was processed, unix ms. */
+  readonly t: number;
+  readonly tradeId: string;
+  readonly orderId: string;
+  readonly market: string;
+  readonly tokenId: string;
+  readonly side: Side;
+  /** Pips. */
+  readonly price: number;
+  /** Micro-shares. */
+  readonly size: number;
+  /** Micro-collateral (the store's fee for this fill). */
+  readonly fee: number;
+  readonly role: 'TAKER' | 'MAKER';
+  /** The token's mid when the fill was processed (pips, may be x.5), null without a two-sided book. */
+  readonly mid: number | null;
+  /** The token's mid at +1 s, +10 s, +60 s (MARKOUT_HORIZONS_MS); null when unknown or after the end. */
+  readonly markouts: (number | null)[];
+}
+
+/** Per-token series of the charts (aligned with `samples.t`). */
+export interface TokenSeries {
+  readonly tokenId: string;
+  readonly market: string;
+  readonly outcome: string;
+  /** Mid, pips (null: no two-sided book). */
+  readonly mid: (number | null)[];
+  /** Our best resting bid / ask on this token, pips (null: none). */
+  readonly bid: (number | null)[];
+  readonly ask: (number | null)[];
+  /** Position, micro-shares. */
+  readonly pos: number[];
+}
+
+/** The sampled series. */
+export interface Samples {
+  /** Current spacing of the points, ms (the base period times 2^downsamplings). */
+  readonly intervalMs: number;
+  readonly t: number[];
+  readonly pnl: { readonly realized: number[]; readonly unrealized: number[]; readonly fees: number[]; readonly total: number[] };
+  readonly tokens: TokenSeries[];
+}
+
+/** What a backtest produced. Plain JSON; deterministic for the same inputs and seed. */
+export interface BacktestResult {
+  readonly version: 1;
+  readonly mode: 'feed' | 'world';
+  readonly source: { readonly feeds?: readonly string[]; readonly world?: Required<Omit<WorldSpec, 'markets' | 'search'>> & { readonly search?: string } };
+  readonly strategy: { readonly name: string; readonly params: Readonly<Record<string, unknown>> };
+  readonly seed: number;
+  readonly queue: 'risk-averse' | 'probabilistic' | null;
+  readonly latencyMs: number;
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly stopReason: string;
+  readonly markets: readonly { readonly market: string; readonly question: string; readonly tick: string; readonly feeRateBps: number; readonly tokens: readonly { readonly tokenId: string; readonly outcome: string }[]; readonly resolvedTo: string | null }[];
+  readonly counts: {
+    readonly feedItems: number;
+    readonly frames: number;
+    readonly malformed: number;
+    readonly marketEvents: number;
+    readonly userEvents: number;
+    readonly intents: number;
+    readonly intentsCoalesced: number;
+  };
+  readonly orders: {
+    readonly placeRequests: number;
+    readonly ordersSent: number;
+    readonly ordersAccepted: number;
+    readonly ordersRejected: number;
+    readonly ordersUnknown: number;
+    readonly cancelRequests: number;
+    readonly idsCancelled: number;
+    readonly cancelAllRequests: number;
+    /** Orders placed that got at least one fill. */
+    readonly ordersFilled: number;
+    readonly rejectCodes: Readonly<Record<string, number>>;
+  };
+  /** Requests counted against the rate rules of the trading endpoints (spec section 8). */
+  readonly budgets: readonly BudgetUse[];
+  /** Inventory limit used by the "time at limit" metric, micro-shares, and where it comes from. */
+  readonly inventoryLimit: { readonly size: number; readonly source: 'strategy.maxPosition' | 'risk.maxPositionShares' };
+  readonly fills: readonly FillRow[];
+  readonly samples: Samples;
+  /** Final PnL, micro-collateral: realized, unrealized at the last mids (settlement for resolved markets), fees. */
+  readonly pnl: { readonly realized: number; readonly unrealized: number; readonly fees: number; readonly total: number; readonly unmarked: readonly string[] };
+  readonly positions: readonly { readonly tokenId: string; readonly size: number; readonly avgPrice: number; readonly realized: number; readonly fees: number; readonly bought: number; readonly sold: number; readonly mark: number | null }[];
+  readonly engine: Omit<EngineStats, 'outputs'> & { readonly outputs: number };
+  readonly executor: Omit<ExecutorStats, 'paused' | 'pauseReasons' | 'halted'>;
+  /** The simulated venue's own counters (deterministic). */
+  readonly venue: unknown;
+  /** Open orders left at the venue after the final cancel-all (should be 0). */
+  readonly openOrdersAtEnd: number;
+}
+
+// ---- the venue, instrumented -----------------------------------------------------------------------
+
+/** A simulated venue as the runner drives it. */
+export interface DrivenVenue extends Venue {
+  /** The venue's deterministic counters, for the result. */
+  readonly stats?: unknown;
+  resync?(tokenIds: readonly TokenId[]): void;
+}
+
+/**
+ * Wraps a venue: counts calls (the runner's "something may be pending" signal), and counts the
+ * trading requests against the rate rules with the virtual time.
+ */
+class InstrumentedVenue implements Venue {
+  readonly clock: VirtualClock;
+  readonly budgets = new BudgetMeter();
+  started = 0;
+  settled = 0;
+  readonly counts = { placeRequests: 0, ordersSent: 0, ordersAccepted: 0, ordersRejected: 0, ordersUnknown: 0, cancelRequests: 0, idsCancelled: 0, cancelAllRequests: 0 };
+  readonly rejectCodes = new Map<string, number>();
+  readonly resync?: (ids: readonly TokenId[]) => void;
+
+  constructor(
+    readonly inner: DrivenVenue,
+    clock: VirtualClock,
+  ) {
+    this.clock = clock;
+    if (typeof inner.resync === 'function') this.resync = (ids) => inner.resync!(ids);
+  }
+
+  #track<T>(p: Promise<T>): Promise<T> {
+    this.started++;
+    const done = (): void => {
+      this.settled++;
+    };
+    p.then(done, done);
+    return p;
+  }
+
+  markets(): Promise<readonly MarketInfo[]> {
+    return this.#track(this.inner.markets());
+  }
+  marketEvents(tokenIds: readonly TokenId[]) {
+    return this.inner.marketEvents(tokenIds);
+  }
+  userEvents(markets: readonly ConditionId[]) {
+    return this.inner.userEvents(markets);
+  }
+  /** Recorded (feed) or simulated (world) real-time prices, when the venue has them. */
+  get priceEvents(): Venue['priceEvents'] {
+    const inner = this.inner;
+    return inner.priceEvents ? (symbols: readonly string[]) => inner.priceEvents!(symbols) : undefined;
+  }
+  prepare(requests: readonly PlaceRequest[]): readonly PreparedOrder[] {
+    return this.inner.prepare(requests);
+  }
+  place(orders: readonly PreparedOrder[]): Promise<readonly PlaceOutcome[]> {
+    this.counts.placeRequests++;
+    this.counts.ordersSent += orders.length;
+    this.budgets.record('POST /orders', this.clock.now());
+    const p = this.inner.place(orders);
+    p.then(
+      (outs) => {
+        for (const o of outs) {
+          if (o.ok) this.counts.ordersAccepted++;
+          else if (o.code === 'UNKNOWN') this.counts.ordersUnknown++;
+          else {
+            this.counts.ordersRejected++;
+            this.rejectCodes.set(o.code, (this.rejectCodes.get(o.code) ?? 0) + 1);
+          }
+        }
+      },
+      () => {
+        this.counts.ordersUnknown += orders.length;
+      },
+    );
+    return this.#track(p);
+  }
+  cancel(ids: readonly OrderId[]): Promise<CancelOutcome> {
+    this.counts.cancelRequests++;
+    this.counts.idsCancelled += ids.length;
+    this.budgets.record('DELETE /orders', this.clock.now());
+    return this.#track(this.inner.cancel(ids));
+  }
+  cancelAll(): Promise<CancelOutcome> {
+    this.counts.cancelAllRequests++;
+    this.budgets.record('DELETE /cancel-all', this.clock.now());
+    return this.#track(this.inner.cancelAll());
+  }
+  openOrders(): Promise<readonly VenueOrder[]> {
+    return this.#track(this.inner.openOrders());
+  }
+  order(id: OrderId): Promise<VenueOrder | undefined> {
+    return this.#track(this.inner.order(id));
+  }
+  fills(sinceMs: number): Promise<readonly VenueFill[]> {
+    return this.#track(this.inner.fills(sinceMs));
+  }
+  heartbeat(): Promise<boolean> {
+    return this.#track(this.inner.heartbeat());
+  }
+  balance(): Promise<{ available: Micro; reserved: Micro }> {
+    return this.#track(this.inner.balance());
+  }
+  close(): Promise<void> {
+    return this.#track(this.inner.close());
+  }
+}
+
+// ---- the driver interface ----------------------------------------------------------------------------
+
+/** What a mode (feed or world) gives the runner. */
+export interface BacktestDriver {
+  readonly mode: 'feed' | 'world';
+  readonly clock: VirtualClock;
+  readonly venue: DrivenVenue;
+  /** The markets to trade (already filtered). */
+  readonly markets: readonly MarketInfo[];
+  readonly source: BacktestResult['source'];
+  /** Known end of the data in world mode. */
+  readonly endMs: number | undefined;
+  /**
+   * Runs the data through the venue. Call `step()` after every change of time or ingest (it settles
+   * pending work when needed, and says whether to stop).
+   */
+  run(step: () => Promise<boolean> | boolean, count: (items: number, frames: number, malformed: number) => void): Promise<void>;
+  /** Stops the data source's own activity (the world's agents) before the final cancel-all. */
+  halt(): void;
+  /** Frees resources (temporary files, the exchange). */
+  close(): Promise<void>;
+}
+
+// ---- small helpers ---------------------------------------------------------------------------------
+
+/** Virtual time between two commits of the run's store (batched; see runWith). */
+const FLUSH_MS = 60_000;
+/** Virtual time an order filled and finished is remembered (the "orders filled" count), ms. */
+const FILL_MEMORY_MS = 600_000;
+/** Fill keys the engine's state keeps for deduplication (see EngineState.boundFills). */
+const ENGINE_FILL_KEYS = 10_000;
+const SILENT = { debug() {}, info() {}, warn() {}, error() {} };
+const immediate = (): Promise<void> => new Promise((r) => setImmediate(r));
+
+function sameQuotes(a: readonly QuoteIntent[], b: readonly QuoteIntent[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.tokenId !== y.tokenId || x.side !== y.side || x.price !== y.price || x.size !== y.size) return false;
+  }
+  return true;
+}
+
+// ---- the run -------------------------------------------------------------------------------------
+
+/**
+ * Runs a backtest (see the module comment).
+ * @throws ConfigError on bad options (unknown strategy, bad params or risk limits, no feed, no market)
+ */
+export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult> {
+  if ((opts.feeds === undefined) === (opts.world === undefined)) throw new ConfigError('backtest', 'give either feeds or a world');
+  const def = await loadStrategy(opts.strategy);
+  const params = resolveParams(def.params, opts.params ?? {});
+  const limits = resolveRiskLimits((opts.risk ?? {}) as Record<string, unknown>);
+  const seed = opts.seed ?? 1;
+  const latencyMs = opts.latencyMs ?? 0;
+  if (!(latencyMs >= 0) || !Number.isFinite(latencyMs)) throw new ConfigError('backtest.latencyMs', `must be a finite number >= 0, got ${latencyMs}`);
+  const queue = opts.queue ?? 'risk-averse';
+  const collateral = opts.collateral ?? 10_000 * AMOUNT_SCALE;
+  let driver: BacktestDriver;
+  if (opts.feeds !== undefined) {
+    driver = await createFeedDriver({ files: opts.feeds, seed, queue, latencyMs, latency: opts.latency, collateral, markets: opts.markets, batchSize: opts.batchSize });
+  } else {
+    const { createWorldDriver } = await import('./synthetic.ts');
+    driver = await createWorldDriver({ world: opts.world!, seed, latencyMs, collateral, markets: opts.markets });
+  }
+  try {
+    return await runWith(driver, { ...opts, seed, latencyMs, queue }, def, params, limits);
+  } finally {
+    await driver.close();
+  }
+}
+
+async function runWith(
+  driver: BacktestDriver,
+  opts: BacktestOptions & { seed: number; latencyMs: number; queue: 'risk-averse' | 'probabilistic' },
+  def: StrategyDefinition,
+  params: Readonly<Record<string, unknown>>,
+  limits: RiskLimits,
+): Promise<BacktestResult> {
+  const clock = driver.clock;
+  const log = opts.logger ?? SILENT;
+  const markets = driver.markets;
+  if (markets.length === 0) throw new ConfigError('backtest.markets', 'no market to trade');
+  const startMs = clock.now();
+  const venue = new InstrumentedVenue(driver.venue, clock);
+  let tmpDir: string | undefined;
+  let storeFile = opts.storePath;
+  if (storeFile === undefined) {
+    tmpDir = mkdtempSync(join(tmpdir(), 'mmkit-backtest-'));
+    storeFile = join(tmpDir, 'backtest.db');
+  }
+  // the store keeps integer unix ms; feed receive times (and latencies) have microseconds
+  const storeClock: Clock = { now: () => Math.floor(clock.now()), setTimeout: (f, ms) => clock.setTimeout(f, ms), clearTimeout: (h) => clock.clearTimeout(h), setInterval: (f, ms) => clock.setInterval(f, ms), clearInterval: (h) => clock.clearInterval(h) };
+  // batched commits: one transaction per FLUSH_MS of virtual time (the sampler flushes), the same
+  // rows in the end (see StoreOptions.commit), and no fsync (synchronous=OFF: the store of a
+  // backtest is re-made by running it again); the daemon commits, and syncs, every write
+  const store: Store = openStore(storeFile, { clock: storeClock, durability: { fills: 'off', other: 'off' }, checkpoint: 'auto', commit: 'batched' });
+  let flushedAt = clock.now();
+  const strategyName = def.name;
+  const rng = new Rng(seed32(opts.seed, 0x5eed));
+
+  // ---- the daemon's wiring (as src/cli/run.ts) -------------------------------------------------
+  const tracker = new OrderTracker(clock);
+  // eslint-disable-next-line prefer-const
+  let engine: Engine | undefined;
+  const executor = new Executor({
+    venue,
+    store,
+    tracker,
+    clock,
+    tolerance: opts.tolerance ?? { priceTicks: 0, sizeFraction: 0.1 },
+    tickPips: (m) => {
+      const t = engine?.state.market(m)?.tick;
+      return t === undefined ? undefined : tickPips(t);
+    },
+    random: () => rng.next(),
+  });
+  const kill = new KillSwitch(clock, { limits: limits.killSwitch });
+  const heartbeat = new HeartbeatKeeper({ beat: () => venue.heartbeat(), clock, active: () => executor.hasOpenOrders(), target: executor });
+  heartbeat.onStatus((s) => {
+    if (s.lastAttemptAt > 0) kill.recordHeartbeat(s.consecutiveFailures === 0);
+  });
+  executor.onRejection((r) => {
+    log.warn({ order: r.id, code: r.code, message: r.message }, 'order rejected');
+    kill.recordRejection(r.code);
+  });
+  const marketMap = new Map<ConditionId, MarketInfo>(markets.map((m) => [m.market, m]));
+  // the risk view the gate reads: as the daemon's, but made once (its fields read the current state
+  // through getters) instead of once per intent: the gate runs on nearly every book event here
+  let riskView: RiskView | undefined;
+  const viewOf = (state: StrategyState): RiskView =>
+    (riskView ??= {
+      limits,
+      killSwitch: kill,
+      get heartbeatOk() {
+        return heartbeat.status().consecutiveFailures === 0;
+      },
+      market: (id) => marketMap.get(id),
+      book: (t) => state.book(t),
+      position: (t) => state.position(t).size,
+      openOrders: () => tracker.liveOrdersCached(),
+      get availableCollateral() {
+        return state.availableCollateral;
+      },
+    });
+  const strategy = def.create({ clock, log, markets: marketMap }, params as never);
+
+  // ---- measurement state -----------------------------------------------------------------------
+  const accs = new Map<TokenId, PositionAccumulator>();
+  const settledMark = new Map<string, number>(); // token -> 0 | 10000 after resolution
+  const resolvedTo = new Map<string, string>();
+  const lastMid = new Map<string, number>();
+  const fills: FillRow[] = [];
+  // orders with a fill: counted once; an id is forgotten FILL_MEMORY_MS after its last fill once
+  // the tracker has it finished (or forgot it), when no fill of it can come any more (flat memory)
+  const filledOrders = new Map<string, number>();
+  let ordersFilled = 0;
+  const markoutTimers = new Set<{ id: number }>();
+  let collecting = true;
+
+  const midOf = (token: string): number | null => {
+    const b = engine?.state.book(token as TokenId);
+    if (b === undefined || b.stale) return null;
+    return b.mid;
+  };
+  const markOf = (token: string): number | undefined => {
+    const s = settledMark.get(token);
+    if (s !== undefined) return s;
+    const m = midOf(token);
+    if (m !== null) lastMid.set(token, Math.round(m));
+    return lastMid.get(token);
+  };
+  const pnlNow = () => {
+    const marks = new Map<TokenId, number>();
+    for (const t of accs.keys()) {
+      const m = markOf(t);
+      if (m !== undefined) marks.set(t, m);
+    }
+    return pnlOf(accs, marks);
+  };
+
+  let intents = 0;
+  let coalesced = 0;
+  let fillCount = 0;
+  let marketEvents = 0;
+  let userEvents = 0;
+
+  const onFill = (e: FillEvent): void => {
+    // the store keeps integer unix ms (a simulated venue may stamp fills with feed-time microseconds)
+    const f = Number.isInteger(e.venueTime) ? e : { ...e, venueTime: Math.floor(e.venueTime) };
+    // the executor commits the fill to the store (exactly once) before it returns
+    const change = executor.onUserEvent(f);
+    if (change === 'void') {
+      // a FAILED trade: the fill never happened (the store reversed it); so do the run's books
+      const i = fills.findIndex((x) => x.tradeId === f.tradeId && x.orderId === f.orderId);
+      if (i >= 0) fills.splice(i, 1);
+      accs.clear();
+      for (const x of fills) {
+        let a = accs.get(x.tokenId as TokenId);
+        if (a === undefined) accs.set(x.tokenId as TokenId, (a = new PositionAccumulator(x.market as ConditionId, x.tokenId as TokenId)));
+        a.add({ market: x.market as ConditionId, tokenId: x.tokenId as TokenId, side: x.side, price: x.price as Pips, size: x.size as Micro, fee: x.fee as Micro });
+      }
+      return;
+    }
+    if (change !== 'new') return;
+    fillCount++;
+    const rec = fillFromEvent(f);
+    let acc = accs.get(f.tokenId);
+    if (acc === undefined) accs.set(f.tokenId, (acc = new PositionAccumulator(f.market, f.tokenId)));
+    acc.add(rec);
+    if (!filledOrders.has(f.orderId)) ordersFilled++;
+    filledOrders.set(f.orderId, clock.now());
+    if (!collecting) return;
+    const row: FillRow = {
+      t: clock.now(),
+      tradeId: f.tradeId,
+      orderId: f.orderId,
+      market: f.market,
+      tokenId: f.tokenId,
+      side: f.side,
+      price: f.price,
+      size: f.size,
+      fee: rec.fee,
+      role: f.role,
+      mid: midOf(f.tokenId),
+      markouts: MARKOUT_HORIZONS_MS.map(() => null),
+    };
+    fills.push(row);
+    MARKOUT_HORIZONS_MS.forEach((h, i) => {
+      const handle = clock.setTimeout(() => {
+        markoutTimers.delete(handle);
+        row.markouts[i] = midOf(f.tokenId);
+      }, h);
+      markoutTimers.add(handle);
+    });
+  };
+
+  // coalescing identical intents (see the module comment): per market, the last quotes submitted,
+  // the tick they were diffed on, and the tracker's transition count of that market at the time
+  const lastIntent = new Map<ConditionId, { quotes: readonly QuoteIntent[]; tick: number | undefined; seq: number }>();
+  const marketSeq = new Map<string, number>();
+  tracker.onTransition((t) => marketSeq.set(t.order.market, (marketSeq.get(t.order.market) ?? 0) + 1));
+  const coalesce = opts.coalesceIntents ?? true;
+  let submits = 0;
+  const execute = (d: DesiredQuotes): void => {
+    intents++;
+    if (coalesce) {
+      const seq = marketSeq.get(d.market) ?? 0;
+      const tick = engine?.state.market(d.market)?.tick;
+      const tp = tick === undefined ? undefined : tickPips(tick);
+      const last = lastIntent.get(d.market);
+      if (last !== undefined && last.seq === seq && last.tick === tp && sameQuotes(last.quotes, d.quotes)) {
+        coalesced++;
+        return;
+      }
+      lastIntent.set(d.market, { quotes: d.quotes, tick: tp, seq });
+    }
+    submits++;
+    executor.submit(d);
+  };
+
+  engine = createEngine({
+    venue,
+    strategy,
+    markets,
+    clock,
+    timers: { tickMs: opts.tickMs ?? 1000 },
+    gate: (desired, state) => gate(desired, viewOf(state)).approved,
+    execute,
+    onFill,
+    orders: { openOrders: (m) => tracker.liveOrdersCached(m) },
+    reconcile: async () => {
+      const r = await reconcileOnStart(venue, restartStore(store), { policy: 'cancel' });
+      if (r.adopted.length) executor.adopt(r.adopted);
+      for (const f of r.fills) executor.onVenueFill(f);
+      return { adopted: r.adopted, fills: r.fills };
+    },
+    logger: log,
+  });
+  const eng = engine;
+  // flat memory: the simulated venue never repeats nor fails a fill (see EngineState.boundFills)
+  eng.state.boundFills(ENGINE_FILL_KEYS);
+  const sub = eng.events$.subscribe((e: MmkitEvent) => {
+    if (e.type === 'order_update') executor.onUserEvent(e);
+    if (isUser(e)) userEvents++;
+    else if (e.type !== 'timer') marketEvents++;
+    if (e.type === 'market_resolved') {
+      const m = marketMap.get(e.market);
+      if (m !== undefined && !resolvedTo.has(m.market)) {
+        resolvedTo.set(m.market, e.winningTokenId);
+        for (const t of m.tokens) settledMark.set(t.tokenId, t.tokenId === e.winningTokenId ? PRICE_SCALE : 0);
+      }
+    }
+  });
+
+  // ---- sampling ----------------------------------------------------------------------------------
+  const sampleMs = Math.max(1, Math.round(opts.sampleMs ?? 1000));
+  const maxSamples = Math.max(16, opts.maxSamples ?? 4000);
+  const samples: Samples & { intervalMs: number } = {
+    intervalMs: sampleMs,
+    t: [],
+    pnl: { realized: [], unrealized: [], fees: [], total: [] },
+    tokens: markets.flatMap((m) => m.tokens.map((t) => ({ tokenId: t.tokenId, market: m.market, outcome: t.outcome, mid: [], bid: [], ask: [], pos: [] }) as TokenSeries)),
+  };
+  let stride = 1;
+  let tick = 0;
+  const takeSample = (): void => {
+    const now = clock.now();
+    samples.t.push(now);
+    const p = pnlNow();
+    samples.pnl.realized.push(p.realized);
+    samples.pnl.unrealized.push(p.unrealized);
+    samples.pnl.fees.push(p.fees);
+    samples.pnl.total.push(p.total);
+    const own = new Map<string, { bid: number | null; ask: number | null }>();
+    for (const o of tracker.liveOrders()) {
+      let x = own.get(o.tokenId);
+      if (x === undefined) own.set(o.tokenId, (x = { bid: null, ask: null }));
+      if (o.side === 'BUY') x.bid = x.bid === null ? o.price : Math.max(x.bid, o.price);
+      else x.ask = x.ask === null ? o.price : Math.min(x.ask, o.price);
+    }
+    for (const s of samples.tokens) {
+      s.mid.push(midOf(s.tokenId));
+      const x = own.get(s.tokenId);
+      s.bid.push(x?.bid ?? null);
+      s.ask.push(x?.ask ?? null);
+      s.pos.push(eng.state.position(s.tokenId as TokenId).size);
+    }
+    if (samples.t.length >= maxSamples) {
+      const keep = <T>(a: T[]): void => {
+        let j = 0;
+        for (let i = 0; i < a.length; i += 2) a[j++] = a[i]!;
+        a.length = j;
+      };
+      keep(samples.t);
+      for (const k of ['realized', 'unrealized', 'fees', 'total'] as const) keep(samples.pnl[k]);
+      for (const s of samples.tokens) (keep(s.mid), keep(s.bid), keep(s.ask), keep(s.pos));
+      stride *= 2;
+      samples.intervalMs = sampleMs * stride;
+    }
+  };
+  const sampler = clock.setInterval(() => {
+    if (clock.now() - flushedAt >= FLUSH_MS) {
+      flushedAt = clock.now();
+      store.flush();
+      for (const [id, at] of filledOrders) {
+        if (clock.now() - at < FILL_MEMORY_MS) continue;
+        const o = tracker.get(id as OrderId);
+        if (o === undefined || !isOpen(o.status)) filledOrders.delete(id);
+      }
+    }
+    if (tick++ % stride === 0) takeSample();
+    const p = pnlNow();
+    kill.recordPnl(p.realized, p.unrealized);
+  }, sampleMs);
+  takeSample();
+  tick = 1;
+
+  // ---- driving -----------------------------------------------------------------------------------
+  let stopReason: string | undefined;
+  kill.onTrip((t) => (stopReason ??= `kill switch: ${t.trigger}: ${t.message}`));
+  const onAbort = (): void => {
+    stopReason ??= 'aborted';
+  };
+  opts.signal?.addEventListener('abort', onAbort);
+  if (opts.signal?.aborted) onAbort();
+
+  const mark = (): number => venue.started + venue.settled + clock.fired + submits;
+  let settledAt = -1;
+  /** Lets every promise chain that can complete without time moving complete (see the module comment). */
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 100_000; i++) {
+      const before = mark();
+      // timers due now (a zero latency, a retry at once) fire without time moving
+      const due = clock.nextAt();
+      if (due !== undefined && due <= clock.now()) clock.advanceTo(clock.now());
+      await immediate();
+      if (mark() === before) break;
+    }
+    settledAt = mark();
+  };
+  let heartbeatStarted = false;
+  const progressEvery = opts.progressEveryMs ?? 60_000;
+  let nextProgress = startMs + progressEvery;
+  let items = 0;
+  let frames = 0;
+  let malformed = 0;
+  /** What follows each step once nothing is pending: start the heartbeat when ready, progress, stop? */
+  const after = (): boolean => {
+    if (!heartbeatStarted && eng.ready) {
+      heartbeatStarted = true;
+      heartbeat.start();
+    }
+    if (opts.onProgress !== undefined && clock.now() >= nextProgress) {
+      nextProgress = clock.now() + progressEvery;
+      opts.onProgress({ startMs, nowMs: clock.now(), endMs: driver.endMs, items, events: marketEvents + userEvents, fills: fillCount });
+    }
+    return stopReason !== undefined;
+  };
+  /** After every change of time or ingest: settles when something may be pending (else no await at all). */
+  const step = (): Promise<boolean> | boolean => (mark() !== settledAt ? settle().then(after) : after());
+  const started = eng.start();
+  started.catch(() => undefined);
+  await settle();
+  await driver.run(
+    step,
+    (n, f, bad) => {
+      items = n;
+      frames = f;
+      malformed = bad;
+    },
+  );
+  await settle();
+  stopReason ??= driver.mode === 'feed' ? 'end of feed' : 'end of duration';
+  const endMs = clock.now();
+
+  // ---- the end: freeze the measurements, then shut down like the daemon ----------------------------
+  if (samples.t[samples.t.length - 1] !== endMs) takeSample();
+  clock.clearInterval(sampler);
+  for (const h of markoutTimers) clock.clearTimeout(h);
+  markoutTimers.clear();
+  collecting = false;
+  const finalPnl = pnlNow();
+  const finalMarks = new Map<string, number | null>();
+  for (const t of accs.keys()) finalMarks.set(t, markOf(t) ?? null);
+
+  driver.halt();
+  /** Awaits `p` while moving virtual time from one due timer to the next (the venue may answer late). */
+  const drive = async <T>(p: Promise<T>, maxMs = 60_000): Promise<T | undefined> => {
+    let done = false;
+    let value: T | undefined;
+    let error: unknown;
+    let failed = false;
+    p.then(
+      (v) => {
+        done = true;
+        value = v;
+      },
+      (e: unknown) => {
+        done = true;
+        failed = true;
+        error = e;
+      },
+    );
+    const limit = clock.now() + maxMs;
+    await settle();
+    while (!done && clock.now() < limit) {
+      const next = clock.nextAt();
+      clock.advanceTo(next === undefined ? clock.now() + 10 : Math.min(Math.max(next, clock.now()), limit));
+      await settle();
+    }
+    if (failed) throw error;
+    return value;
+  };
+  await drive(started.catch(() => undefined));
+  await drive(eng.stop());
+  sub.unsubscribe();
+  await drive(executor.cancelAll('end of backtest'));
+  const flat = await drive(executor.verifyFlat({ timeoutMs: 5000 }));
+  heartbeat.stop();
+  await drive(executor.close());
+  const engineStats = eng.stats();
+  const execStats = executor.stats();
+  store.close();
+  await drive(venue.close());
+  opts.signal?.removeEventListener('abort', onAbort);
+  if (tmpDir !== undefined) rmSync(tmpDir, { recursive: true, force: true });
+
+  const positions = [...accs.values()].map((a) => {
+    const s = a.snapshot();
+    return { tokenId: s.tokenId, size: s.size, avgPrice: s.avgPrice, realized: s.realized, fees: s.fees, bought: s.bought, sold: s.sold, mark: finalMarks.get(s.tokenId) ?? null };
+  });
+  const maxPos = typeof params['maxPosition'] === 'number' ? Math.round((params['maxPosition'] as number) * AMOUNT_SCALE) : undefined;
+  const { outputs, ...engineRest } = engineStats;
+  const { paused: _p, pauseReasons: _r, halted: _h, ...execRest } = execStats;
+  return {
+    version: 1,
+    mode: driver.mode,
+    source: driver.source,
+    strategy: { name: strategyName, params: { ...params } },
+    seed: opts.seed,
+    queue: driver.mode === 'feed' ? opts.queue : null,
+    latencyMs: opts.latencyMs,
+    startMs,
+    endMs,
+    stopReason,
+    markets: markets.map((m) => ({ market: m.market, question: m.question, tick: m.tick, feeRateBps: m.feeRateBps, tokens: m.tokens.map((t) => ({ tokenId: t.tokenId, outcome: t.outcome })), resolvedTo: resolvedTo.get(m.market) ?? null })),
+    counts: { feedItems: items, frames, malformed, marketEvents, userEvents, intents, intentsCoalesced: coalesced },
+    orders: { ...venue.counts, ordersFilled, rejectCodes: Object.fromEntries([...venue.rejectCodes].sort(([a], [b]) => (a < b ? -1 : 1))) },
+    budgets: venue.budgets.usage(),
+    inventoryLimit: maxPos !== undefined ? { size: maxPos, source: 'strategy.maxPosition' } : { size: limits.defaults.maxPosition, source: 'risk.maxPositionShares' },
+    fills,
+    samples,
+    pnl: { realized: finalPnl.realized, unrealized: finalPnl.unrealized, fees: finalPnl.fees, total: finalPnl.total, unmarked: [...finalPnl.unmarked] },
+    positions,
+    engine: { ...engineRest, outputs },
+    executor: execRest,
+    venue: driver.venue.stats ?? null,
+    openOrdersAtEnd: flat?.open.length ?? -1,
+  };
+}
+
+// ---- feed mode -----------------------------------------------------------------------------------
+
+/**
+ * The header of a feed file (its first line), or undefined when the first line is not one. Reads
+ * only the start of the file, and closes it.
+ * @throws the file system's error when the file cannot be read
+ */
+async function firstHeader(file: string): Promise<FeedHeader | undefined> {
+  const fh = await open(file, 'r');
+  let text = '';
+  try {
+    const head = Buffer.alloc(2);
+    const { bytesRead } = await fh.read(head, 0, 2, 0);
+    const gz = bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
+    const raw = fh.createReadStream({ start: 0, autoClose: false, highWaterMark: 64 * 1024 });
+    const src = gz ? raw.pipe(createGunzip()) : raw;
+    try {
+      for await (const chunk of src as AsyncIterable<Buffer>) {
+        text += chunk.toString('utf8');
+        if (text.includes('\n') || text.length > 64 << 20) break;
+      }
+    } catch {
+      // damaged gzip: whatever decoded is all there is
+    } finally {
+      raw.destroy();
+      src.destroy();
+    }
+  } finally {
+    await fh.close();
+  }
+  const nl = text.indexOf('\n');
+  const item = parseLine(nl < 0 ? text : text.slice(0, nl));
+  return item?.kind === 'header' ? item.header : undefined;
+}
+
+/** Options of the feed driver. */
+export interface FeedDriverOptions {
+  readonly files: readonly string[];
+  readonly seed: number;
+  readonly queue: 'risk-averse' | 'probabilistic';
+  readonly latencyMs: number;
+  /** Full latency options of the simulated venue (default: entry, cancel and response all `latencyMs`, constant). */
+  readonly latency?: SimLatencyOptions | undefined;
+  readonly collateral: number;
+  readonly markets?: readonly string[] | undefined;
+  readonly batchSize?: number | undefined;
+}
+
+/**
+ * Reads the feeds' headers (the markets recorded), builds the clock and the simulated venue, and
+ * returns the driver: replayed items, in receive-time order, each advancing the clock to its time
+ * and then ingested by the venue.
+ * @throws ConfigError when a file is missing or not a feed, or a market asked for is not in it
+ */
+export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDriver> {
+  if (o.files.length === 0) throw new ConfigError('backtest.feed', 'no feed file given');
+  const headers: FeedHeader[] = [];
+  for (const f of o.files) {
+    let h: FeedHeader | undefined;
+    try {
+      h = await firstHeader(f);
+    } catch (e) {
+      throw new ConfigError('backtest.feed', `cannot read ${f}: ${(e as Error).message}`, { cause: e });
+    }
+    if (h === undefined) throw new ConfigError('backtest.feed', `${f} is not a recorded feed (no header line)`);
+    headers.push(h);
+  }
+  const all: MarketInfo[] = [];
+  const seen = new Set<string>();
+  for (const h of headers)
+    for (const m of h.markets) {
+      if (seen.has(m.market)) continue;
+      seen.add(m.market);
+      all.push(m);
+    }
+  let markets = all.filter((m) => m.active);
+  if (o.markets !== undefined && o.markets.length > 0) {
+    const want = new Set(o.markets.map((m) => m.toLowerCase()));
+    markets = all.filter((m) => want.has(m.market.toLowerCase()));
+    const missing = [...want].filter((x) => !markets.some((m) => m.market.toLowerCase() === x));
+    if (missing.length > 0) throw new ConfigError('backtest.markets', `market(s) not in the feed: ${missing.join(', ')}`);
+  }
+  const clock = new VirtualClock(Math.min(...headers.map((h) => h.t)));
+  const one: LatencySpec = { kind: 'constant', ms: o.latencyMs };
+  let venue: SimVenue;
+  try {
+    venue = createSimVenue({
+      clock,
+      markets: all,
+      account: { collateral: o.collateral as Micro },
+      queue: o.queue,
+      latency: o.latency ?? { entry: one, cancel: one, response: one },
+      seed: o.seed >>> 0,
+    });
+  } catch (e) {
+    throw new ConfigError('backtest.latency', (e as Error).message, { cause: e });
+  }
+  const files = [...o.files];
+  return {
+    mode: 'feed',
+    clock,
+    venue,
+    markets,
+    endMs: undefined,
+    source: { feeds: files },
+    async run(step, count) {
+      const stats = newReplayStats();
+      let n = 0;
+      const it = replayFeedBatches(files, { stats, ...(o.batchSize !== undefined ? { batchSize: o.batchSize } : {}) });
+      try {
+        outer: for (;;) {
+          const r = await it.next();
+          if (r.done === true) break;
+          for (const item of r.value) {
+            n++;
+            clock.advanceTo(item.t > clock.now() ? item.t : clock.now());
+            let s = step();
+            if (s !== false && (s === true || (await s))) break outer;
+            venue.ingest(item);
+            s = step();
+            if (s !== false && (s === true || (await s))) break outer;
+          }
+          count(n, stats.frames, stats.malformed);
+        }
+      } finally {
+        await it.return?.();
+        count(n, stats.frames, stats.malformed);
+      }
+    },
+    halt() {},
+    async close() {
+      await venue.close();
+    },
+  };
+}
+
+function isUser(e: MmkitEvent): e is UserEvent {
+  return e.type === 'order_update' || e.type === 'fill' || ((e.type === 'disconnected' || e.type === 'resynced' || e.type === 'stream_error') && e.stream === 'user');
+}
+
+/** A 32-bit seed mixed from a seed and a purpose. */
+export function seed32(seed: number, purpose: number): number {
+  let h = (Math.imul(seed | 0, 0x9e3779b1) ^ Math.imul(purpose | 0, 0x85ebca6b)) >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x7feb352d) >>> 0;
+  h = Math.imul(h ^ (h >>> 15), 0x846ca68b) >>> 0;
+  return (h ^ (h >>> 16)) >>> 0;
+}
+

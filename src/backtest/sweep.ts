@@ -1,0 +1,270 @@
+/**
+ * Parameter sweeps: one backtest per point of a grid of strategy parameters, run in worker
+ * threads, ranked.
+ *
+ *   runSweep({ base: { feeds, strategy, ... }, grid: { margin: [0.01, 0.02], amount: [5, 10] }, workers: 2 })
+ *
+ * The grid is the cartesian product of the value lists (keys in the order given, the last key
+ * varying fastest); each point's params are the base params with the point's values on top. Every
+ * point is validated against the strategy's schema before anything runs (a ConfigError names the
+ * key). Each run is a full, independent, deterministic backtest (its own store, its own venue), so
+ * the ranking does not depend on the number of workers or on which worker ran what.
+ *
+ * Workers: `workers` threads (default: the cores less one, at most the number of points; 0 runs
+ * everything in this thread). A worker is started from a small JavaScript bootstrap that registers
+ * tsx and imports ./sweep-worker.ts, so TypeScript strategies and the sources load in workers as
+ * they do in `mmkit` itself (bin/mmkit.js), from any working directory.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { ConfigError } from '../core/errors.ts';
+import { loadStrategy } from '../strategy/loader.ts';
+import { resolveParams } from '../strategy/params.ts';
+import { computeMetrics, type Metrics } from './metrics.ts';
+import type { BacktestOptions, BacktestResult } from './runner.ts';
+
+/** A grid: parameter name → the values to try. */
+export type Grid = Readonly<Record<string, readonly (string | number | boolean)[]>>;
+
+/** What to rank by. */
+export type RankBy = 'pnl' | 'sharpe' | 'drawdown' | 'fills';
+export const RANK_KEYS: readonly RankBy[] = ['pnl', 'sharpe', 'drawdown', 'fills'];
+
+/** Options of a sweep. The base options must be plain data (they are sent to workers). */
+export interface SweepOptions {
+  readonly base: Omit<BacktestOptions, 'onProgress' | 'logger' | 'signal' | 'storePath'>;
+  readonly grid: Grid;
+  /** Worker threads (default: cores − 1, at least 1, at most the points; 0: in this thread). */
+  readonly workers?: number;
+  readonly rankBy?: RankBy;
+  /** Called when a point finishes (or fails). */
+  readonly onProgress?: (p: { done: number; total: number; failed: number }) => void;
+}
+
+/** One point's outcome. */
+export interface SweepRow {
+  /** Position in the grid (0-based, grid order). */
+  readonly index: number;
+  /** The grid values of this point. */
+  readonly point: Readonly<Record<string, string | number | boolean>>;
+  readonly pnl: number;
+  readonly realized: number;
+  readonly unrealized: number;
+  readonly fees: number;
+  readonly sharpe: number | null;
+  readonly maxDrawdown: number;
+  readonly fills: number;
+  readonly ordersPlaced: number;
+  readonly fillRatio: number | null;
+  /** Size-weighted markout at +10 s, price units. */
+  readonly markout10s: number | null;
+  readonly atLimit: number;
+  readonly stopReason: string;
+  /** Set when the run failed (the other fields are then 0/null). */
+  readonly error?: string;
+}
+
+/** The ranked outcome of a sweep. */
+export interface SweepResult {
+  readonly strategy: string;
+  readonly grid: Grid;
+  readonly rankBy: RankBy;
+  readonly points: number;
+  /** Best first (failed points last, in grid order). */
+  readonly rows: readonly SweepRow[];
+}
+
+/** A point of the grid as the worker receives it. */
+export interface SweepTask {
+  readonly index: number;
+  /** The grid values of this point. */
+  readonly point: Readonly<Record<string, string | number | boolean>>;
+  readonly options: SweepOptions['base'];
+}
+
+/** What a worker sends back. */
+export type SweepMessage = { readonly kind: 'done'; readonly index: number; readonly row: SweepRow } | { readonly kind: 'ready' };
+
+/**
+ * The points of a grid, in order (the last key varies fastest).
+ * @throws ConfigError (key `sweep.grid`) on an empty grid or a key with no values
+ */
+export function gridPoints(grid: Grid): Array<Record<string, string | number | boolean>> {
+  const keys = Object.keys(grid);
+  if (keys.length === 0) throw new ConfigError('sweep.grid', 'the grid has no parameter');
+  for (const k of keys) {
+    const v = grid[k];
+    if (!Array.isArray(v) || v.length === 0) throw new ConfigError(`sweep.grid.${k}`, 'needs a non-empty array of values');
+    for (const x of v) if (typeof x !== 'string' && typeof x !== 'number' && typeof x !== 'boolean') throw new ConfigError(`sweep.grid.${k}`, `values must be numbers, strings or booleans, got ${JSON.stringify(x)}`);
+  }
+  let out: Array<Record<string, string | number | boolean>> = [{}];
+  for (const k of keys) {
+    const next: Array<Record<string, string | number | boolean>> = [];
+    for (const p of out) for (const v of grid[k]!) next.push({ ...p, [k]: v });
+    out = next;
+  }
+  return out;
+}
+
+/** The row of one finished backtest. */
+export function sweepRow(index: number, point: SweepRow['point'], r: BacktestResult, m: Metrics): SweepRow {
+  return {
+    index,
+    point,
+    pnl: m.pnl,
+    realized: m.realized,
+    unrealized: m.unrealized,
+    fees: m.fees,
+    sharpe: m.sharpe.value,
+    maxDrawdown: m.maxDrawdown.value,
+    fills: m.fills,
+    ordersPlaced: m.orders.placed,
+    fillRatio: m.fillRatio,
+    markout10s: m.markouts.find((x) => x.horizonMs === 10_000)?.avg ?? null,
+    atLimit: m.inventory.maxFraction,
+    stopReason: r.stopReason,
+  };
+}
+
+function failedRow(index: number, point: SweepRow['point'], error: string): SweepRow {
+  return { index, point, pnl: 0, realized: 0, unrealized: 0, fees: 0, sharpe: null, maxDrawdown: 0, fills: 0, ordersPlaced: 0, fillRatio: null, markout10s: null, atLimit: 0, stopReason: 'error', error };
+}
+
+/** Runs one point in this thread. */
+export async function runPoint(task: SweepTask): Promise<SweepRow> {
+  try {
+    const { runBacktest } = await import('./runner.ts');
+    const r = await runBacktest(task.options);
+    return sweepRow(task.index, task.point, r, computeMetrics(r));
+  } catch (e) {
+    return failedRow(task.index, task.point, (e as Error)?.message ?? String(e));
+  }
+}
+
+/** Orders rows best first by `rankBy` (ties: grid order); failed rows last. */
+export function rankRows(rows: readonly SweepRow[], rankBy: RankBy): SweepRow[] {
+  const key = (r: SweepRow): number => {
+    switch (rankBy) {
+      case 'pnl':
+        return -r.pnl;
+      case 'sharpe':
+        return r.sharpe === null ? Infinity : -r.sharpe;
+      case 'drawdown':
+        return r.maxDrawdown;
+      case 'fills':
+        return -r.fills;
+    }
+  };
+  return [...rows].sort((a, b) => {
+    if ((a.error === undefined) !== (b.error === undefined)) return a.error === undefined ? -1 : 1;
+    const d = key(a) - key(b);
+    return d !== 0 && !Number.isNaN(d) ? d : a.index - b.index;
+  });
+}
+
+const BOOT = `const { workerData } = require('node:worker_threads');
+import(workerData.tsx).then((m) => { m.register(); return import(workerData.entry); }).catch((e) => { console.error(e); process.exit(1); });`;
+
+/**
+ * Runs the sweep (see the module comment).
+ * @throws ConfigError on a bad grid or a point whose params the strategy refuses (before running anything)
+ */
+export async function runSweep(o: SweepOptions): Promise<SweepResult> {
+  const points = gridPoints(o.grid);
+  const def = await loadStrategy(o.base.strategy);
+  for (const p of points) resolveParams(def.params, { ...(o.base.params ?? {}), ...p });
+  const rankBy = o.rankBy ?? 'pnl';
+  const tasks: SweepTask[] = points.map((p, index) => ({ index, point: p, options: { ...o.base, params: { ...(o.base.params ?? {}), ...p } } }));
+  const rows: SweepRow[] = new Array(points.length);
+  let done = 0;
+  let failed = 0;
+  const finish = (row: SweepRow): void => {
+    rows[row.index] = row;
+    done++;
+    if (row.error !== undefined) failed++;
+    o.onProgress?.({ done, total: points.length, failed });
+  };
+  const n = Math.min(points.length, o.workers ?? Math.max(1, availableParallelism() - 1));
+  if (n <= 0) {
+    for (const t of tasks) finish(await runPoint(t));
+  } else {
+    await new Promise<void>((resolve, reject) => {
+      let next = 0;
+      let alive = 0;
+      let settled = false;
+      const tsx = import.meta.resolve('tsx/esm/api');
+      const entry = new URL('./sweep-worker.ts', import.meta.url).href;
+      const give = (w: Worker): boolean => {
+        if (next >= tasks.length) return false;
+        const t = tasks[next++]!;
+        inFlight.set(w, t);
+        w.postMessage(t);
+        return true;
+      };
+      const inFlight = new Map<Worker, SweepTask>();
+      const end = (w: Worker): void => {
+        inFlight.delete(w);
+        void w.terminate();
+        alive--;
+        if (alive === 0 && !settled) {
+          settled = true;
+          resolve();
+        }
+      };
+      for (let i = 0; i < n; i++) {
+        const w = new Worker(BOOT, { eval: true, workerData: { tsx, entry } });
+        alive++;
+        w.on('message', (m: SweepMessage) => {
+          if (m.kind === 'done') {
+            inFlight.delete(w);
+            finish(m.row);
+          }
+          if (!give(w)) end(w);
+        });
+        w.on('error', (e) => {
+          const t = inFlight.get(w);
+          if (t !== undefined) finish(failedRow(t.index, points[t.index]!, `worker failed: ${e.message}`));
+          end(w);
+        });
+        w.on('exit', (code) => {
+          if (!inFlight.has(w)) return;
+          const t = inFlight.get(w)!;
+          finish(failedRow(t.index, points[t.index]!, `worker exited with code ${code}`));
+          end(w);
+        });
+      }
+      void reject;
+    });
+    // tasks never handed out (every worker died): run them here
+    for (const t of tasks) if (rows[t.index] === undefined) finish(await runPoint(t));
+  }
+  return { strategy: def.name, grid: o.grid, rankBy, points: points.length, rows: rankRows(rows, rankBy) };
+}
+
+/** The ranked table for the terminal. */
+export function formatSweepTable(s: SweepResult): string {
+  const keys = Object.keys(s.grid);
+  const usd = (m: number): string => (m / 1e6).toFixed(2);
+  const head = ['#', ...keys, 'PnL', 'realized', 'fees', 'Sharpe', 'maxDD', 'fills', 'orders', 'fill%', 'mk+10s', 'atLim%'];
+  const body = s.rows.map((r, i) =>
+    r.error !== undefined
+      ? [String(i + 1), ...keys.map((k) => String(r.point[k])), `error: ${r.error.slice(0, 60)}`]
+      : [
+          String(i + 1),
+          ...keys.map((k) => String(r.point[k])),
+          usd(r.pnl),
+          usd(r.realized),
+          usd(r.fees),
+          r.sharpe === null ? 'n/a' : r.sharpe.toFixed(2),
+          usd(r.maxDrawdown),
+          String(r.fills),
+          String(r.ordersPlaced),
+          r.fillRatio === null ? 'n/a' : (r.fillRatio * 100).toFixed(1),
+          r.markout10s === null ? 'n/a' : r.markout10s.toFixed(4),
+          (r.atLimit * 100).toFixed(1),
+        ],
+  );
+  const widths = head.map((h, j) => Math.max(h.length, ...body.map((row) => (row.length === head.length ? (row[j] ?? '').length : 0))));
+  const fmt = (row: string[]): string => (row.length === head.length ? row.map((c, j) => (j <= keys.length ? c.padEnd(widths[j]!) : c.padStart(widths[j]!))).join('  ') : row.join('  '));
+  return [`sweep of ${s.strategy}: ${s.points} points, ranked by ${s.rankBy} (money in USDC)`, fmt(head), ...body.map(fmt)].join('\n') + '\n';
+}

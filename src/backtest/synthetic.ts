@@ -1,0 +1,118 @@
+/**
+ * Synthetic mode (`mmkit backtest --world SEED --duration 6h`): the paper exchange's world
+ * (src/exchange/world: seeded markets, flow agents, lifecycle) and matching engine run in VIRTUAL
+ * time, with our orders inside the same matching engine through an in-process Venue adapter
+ * (./exchange-venue.ts), so our quotes change what the agents meet: market impact included.
+ *
+ * Built as src/exchange/server.ts builds the exchange, minus the network: a PaperExchange on a
+ * VirtualClock, `seedWorld`, the exchange's 4 Hz housekeeping (`start`: GTD expiry, the dead-man
+ * switch) and `startWorld` (agents and lifecycle; the crypto price publication is off: nothing
+ * here reads the real-time data stream, and the crypto markets follow the seeded walks anyway).
+ * The world first runs `warmupMs` alone (the liquidity providers lay their ladders), then the bot
+ * joins on the chosen markets (by default the `marketCount` most liquid active markets that stay
+ * open for the whole run), and the clock jumps from one due timer to the next until the end: as
+ * fast as the CPU allows.
+ */
+import { VirtualClock } from '../core/clock.ts';
+import { ConfigError } from '../core/errors.ts';
+import type { MarketInfo } from '../engine/venue.ts';
+import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange } from '../exchange/exchange.ts';
+import { seedWorld, startWorld, type RunningWorld } from '../exchange/world/index.ts';
+import { createExchangeVenue, marketInfo } from './exchange-venue.ts';
+import type { BacktestDriver, WorldSpec } from './runner.ts';
+
+/** 2026-01-01T00:00:00Z: the default virtual start (a fixed time: the world's records depend on it). */
+export const DEFAULT_WORLD_START_MS = Date.UTC(2026, 0, 1);
+export const DEFAULT_WARMUP_MS = 60_000;
+export const DEFAULT_WORLD_MARKETS = 3;
+
+/** Options of the world driver. */
+export interface WorldDriverOptions {
+  readonly world: WorldSpec;
+  /** Seed of the run (order ids); the world has its own (`world.seed`). */
+  readonly seed: number;
+  readonly latencyMs: number;
+  /** Our collateral, micro. */
+  readonly collateral: number;
+  /** Condition ids to trade instead of the most liquid ones. */
+  readonly markets?: readonly string[];
+}
+
+/**
+ * Builds the world, warms it up, picks the markets and returns the driver the runner runs.
+ * @throws ConfigError on a bad duration, an unknown market, or no market that stays open long enough
+ */
+export async function createWorldDriver(o: WorldDriverOptions): Promise<BacktestDriver> {
+  const w = o.world;
+  if (!Number.isSafeInteger(w.seed) || w.seed < 0) throw new ConfigError('backtest.world', `the world seed must be a non-negative integer, got ${w.seed}`);
+  if (!(w.durationMs > 0) || !Number.isFinite(w.durationMs)) throw new ConfigError('backtest.duration', `must be a positive duration, got ${w.durationMs} ms`);
+  const warmupMs = w.warmupMs ?? DEFAULT_WARMUP_MS;
+  const marketCount = w.marketCount ?? DEFAULT_WORLD_MARKETS;
+  const rate = w.rate ?? 1;
+  const t0 = w.startMs ?? DEFAULT_WORLD_START_MS;
+  const clock = new VirtualClock(t0);
+  const ex = new PaperExchange({ ...DEFAULT_EXCHANGE_OPTIONS, clock });
+  seedWorld(ex, w.seed);
+  ex.start();
+  // the price feed is on: strategies that price from the real-time stream (crypto-fair-value) get
+  // the world's crypto prices through the venue's priceEvents, as they would from the RTDS live
+  const world: RunningWorld = startWorld(ex, { seed: w.seed, agents: 'default', lifecycle: true, priceFeed: true, rate });
+  clock.advance(warmupMs);
+  const startMs = clock.now();
+  const endMs = startMs + w.durationMs;
+
+  const venue = createExchangeVenue({ exchange: ex, clock, collateral: o.collateral, latencyMs: o.latencyMs, idSeed: o.seed });
+  const all = await venue.markets();
+  let markets: MarketInfo[];
+  if (o.markets !== undefined && o.markets.length > 0) {
+    const want = new Set(o.markets.map((m) => m.toLowerCase()));
+    markets = all.filter((m) => want.has(m.market.toLowerCase()));
+    const missing = [...want].filter((x) => !markets.some((m) => m.market.toLowerCase() === x));
+    if (missing.length > 0) throw new ConfigError('backtest.markets', `unknown market(s) in world ${w.seed}: ${missing.join(', ')}`);
+  } else {
+    const scored = ex
+      .listMarkets()
+      .filter((e) => e.state.status === 'active' && Date.parse(e.meta.endDate) > endMs + 3_600_000)
+      .filter((e) => w.search === undefined || e.meta.question.toLowerCase().includes(w.search.toLowerCase()))
+      .map((e) => ({ e, liquidity: ex.liquidity(e) }))
+      .filter((x) => x.liquidity > 0);
+    // most liquid first; ties by condition id (deterministic)
+    scored.sort((a, b) => b.liquidity - a.liquidity || (a.e.meta.conditionId < b.e.meta.conditionId ? -1 : 1));
+    markets = scored.slice(0, marketCount).map((x) => marketInfo(x.e));
+  }
+  if (markets.length === 0) throw new ConfigError('backtest.markets', `world ${w.seed} has no active market with books that stays open for ${w.durationMs} ms`);
+
+  let halted = false;
+  const halt = (): void => {
+    if (halted) return;
+    halted = true;
+    world.stop();
+    ex.stop();
+  };
+  return {
+    mode: 'world',
+    clock,
+    venue,
+    markets,
+    endMs,
+    source: { world: { seed: w.seed, durationMs: w.durationMs, warmupMs, marketCount, rate, startMs: t0, ...(w.search !== undefined ? { search: w.search } : {}) } },
+    async run(step, count) {
+      let steps = 0;
+      for (;;) {
+        const next = clock.nextAt();
+        const target = next === undefined || next > endMs ? endMs : Math.max(next, clock.now());
+        clock.advanceTo(target);
+        steps++;
+        const r = step();
+        if (r !== false && (r === true || (await r))) break;
+        if (target >= endMs) break;
+      }
+      count(steps, 0, 0);
+    },
+    halt,
+    async close() {
+      halt();
+      await venue.close();
+    },
+  };
+}

@@ -1,0 +1,237 @@
+/**
+ * `mmkit backtest`: runs a strategy on recorded feeds (or a synthetic world) in virtual time, with
+ * the daemon's own engine, risk gate, executor, store and strategy (src/backtest/runner.ts).
+ *
+ *   mmkit backtest --feed FILE... --strategy NAME|PATH [--params JSON] [--seed N]
+ *                  [--queue risk-averse|probabilistic] [--latency-ms N] [--report out.html] [--json]
+ *   mmkit backtest --world SEED --duration 6h --strategy NAME|PATH [...]
+ *
+ * Prints the summary (or, with --json, one JSON document: deterministic, the same inputs and seed
+ * give the same bytes; no wall-clock value in it). How long the run took goes to stderr only. A
+ * progress bar is drawn on stderr when stderr is a terminal. Bad flags exit 2 with a message
+ * naming the flag.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { computeMetrics, type Metrics } from '../backtest/metrics.ts';
+import { formatSummary, duration } from '../backtest/report.ts';
+import { renderHtmlReport } from '../backtest/report-html.ts';
+import type { BacktestOptions, BacktestProgress, BacktestResult } from '../backtest/runner.ts';
+import { parseDuration } from './config.ts';
+import { ExitCode, reportError, usageError } from './exit-codes.ts';
+
+/** Options shared by `backtest` and `sweep`, as commander hands them over. */
+export interface SourceCliOptions {
+  feed?: string[];
+  world?: number;
+  duration?: string;
+  warmup?: string;
+  worldMarkets?: number;
+  worldSearch?: string;
+  strategy: string;
+  params?: Record<string, unknown>;
+  seed: number;
+  queue?: 'risk-averse' | 'probabilistic';
+  latencyMs: number;
+  markets?: string;
+  risk?: Record<string, unknown>;
+  sampleMs?: number;
+  json?: boolean;
+}
+
+export const intIn =
+  (name: string, min: number, max: number) =>
+  (v: string): number => {
+    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new InvalidArgumentError(`${name} must be an integer in [${min}, ${max}]`);
+    return Number(v);
+  };
+export const nonNegative =
+  (name: string) =>
+  (v: string): number => {
+    if (!/^\d+(\.\d+)?$/.test(v) || !Number.isFinite(Number(v))) throw new InvalidArgumentError(`${name} must be a number >= 0`);
+    return Number(v);
+  };
+export const jsonObject =
+  (name: string) =>
+  (v: string): Record<string, unknown> => {
+    let o: unknown;
+    try {
+      o = JSON.parse(v);
+    } catch (e) {
+      throw new InvalidArgumentError(`${name} must be a JSON object: ${(e as Error).message}`);
+    }
+    if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new InvalidArgumentError(`${name} must be a JSON object, e.g. '{"margin": 0.02}'`);
+    return o as Record<string, unknown>;
+  };
+export const durationArg =
+  (name: string) =>
+  (v: string): string => {
+    const ms = parseDuration(v);
+    if (ms === undefined || ms <= 0) throw new InvalidArgumentError(`${name} must be a duration like 90s, 30m, 6h or 1500ms`);
+    return v;
+  };
+
+/** Adds the source, strategy and simulation options both commands take. */
+export function addSourceOptions(cmd: Command): Command {
+  return cmd
+    .option('--feed <files...>', 'recorded feed files (.ndjson.gz; several merge by receive time)')
+    .option('--world <seed>', 'a synthetic world instead of a feed: the paper exchange world of this seed, in virtual time', intIn('--world', 0, 2 ** 31))
+    .option('--duration <d>', 'with --world: virtual time to simulate (90s, 30m, 6h, ...)', durationArg('--duration'))
+    .option('--warmup <d>', 'with --world: virtual time the world runs before the bot joins (default 60s)', durationArg('--warmup'))
+    .option('--world-markets <n>', 'with --world: trade the N most liquid long-lived markets (default 3)', intIn('--world-markets', 1, 100))
+    .option('--world-search <text>', 'with --world: pick only markets whose question contains this text (e.g. "price of Bitcoin")')
+    .requiredOption('--strategy <name|path>', 'a shipped strategy (bands) or a plugin file (./my-strategy.ts)')
+    .option('--params <json>', 'strategy parameters as a JSON object, e.g. \'{"margin":0.02}\'', jsonObject('--params'))
+    .option('--seed <n>', 'seed of the simulation (queue model, latencies, ids, retries)', intIn('--seed', 0, 2 ** 32 - 1), 1)
+    .addOption(new Option('--queue <model>', 'with --feed: queue-position model (default risk-averse)').choices(['risk-averse', 'probabilistic']))
+    .option('--latency-ms <n>', 'one-way latency of orders and cancels, virtual ms', nonNegative('--latency-ms'), 0)
+    .option('--markets <ids>', 'comma-separated condition ids to trade (default: every market of the feed; the most liquid of the world)')
+    .option('--risk <json>', "risk limits as a JSON object (the config's risk section), e.g. '{\"maxPositionShares\":50}'", jsonObject('--risk'))
+    .option('--sample-ms <n>', 'sampling period of the charts, virtual ms (default 1000)', intIn('--sample-ms', 1, 86_400_000));
+}
+
+/**
+ * The runner options of parsed flags.
+ * @throws CliError (usage, exit 2) naming the flag on a bad combination
+ */
+export function backtestOptionsOf(o: SourceCliOptions): BacktestOptions {
+  const feeds = o.feed ?? [];
+  if (feeds.length > 0 && o.world !== undefined) throw usageError('give either --feed FILE... or --world SEED, not both');
+  if (feeds.length === 0 && o.world === undefined) throw usageError('give --feed FILE... (a recorded feed) or --world SEED --duration D (a synthetic world)');
+  const common = {
+    strategy: o.strategy,
+    ...(o.params !== undefined ? { params: o.params } : {}),
+    seed: o.seed,
+    latencyMs: o.latencyMs,
+    ...(o.markets !== undefined ? { markets: o.markets.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
+    ...(o.risk !== undefined ? { risk: o.risk } : {}),
+    ...(o.sampleMs !== undefined ? { sampleMs: o.sampleMs } : {}),
+  };
+  if (feeds.length > 0) {
+    for (const f of ['duration', 'warmup', 'worldMarkets', 'worldSearch'] as const) if (o[f] !== undefined) throw usageError(`--${f === 'worldMarkets' ? 'world-markets' : f === 'worldSearch' ? 'world-search' : f} applies to --world backtests only`);
+    for (const f of feeds) if (!existsSync(f)) throw usageError(`--feed: no such file: ${f}`);
+    return { ...common, feeds: feeds.map((f) => f), queue: o.queue ?? 'risk-averse' };
+  }
+  if (o.queue !== undefined) throw usageError('--queue applies to --feed backtests only (the synthetic world matches our orders in its own book)');
+  if (o.duration === undefined) throw usageError('--world needs --duration (e.g. --duration 6h)');
+  return {
+    ...common,
+    world: {
+      seed: o.world!,
+      durationMs: parseDuration(o.duration)!,
+      ...(o.warmup !== undefined ? { warmupMs: parseDuration(o.warmup)! } : {}),
+      ...(o.worldMarkets !== undefined ? { marketCount: o.worldMarkets } : {}),
+      ...(o.worldSearch !== undefined ? { search: o.worldSearch } : {}),
+    },
+  };
+}
+
+/** A one-line progress bar on stderr (only when stderr is a terminal). */
+export class ProgressBar {
+  readonly #on: boolean;
+  readonly #t0 = performance.now();
+  #last = 0;
+  #drawn = false;
+  constructor(enabled = process.stderr.isTTY === true) {
+    this.#on = enabled;
+  }
+  /** Draws `fraction` (0..1, or undefined: indeterminate) and a label, at most 10 times a second. */
+  draw(fraction: number | undefined, label: string, force = false): void {
+    if (!this.#on) return;
+    const now = performance.now();
+    if (!force && now - this.#last < 100) return;
+    this.#last = now;
+    const width = 28;
+    let bar: string;
+    if (fraction === undefined) {
+      const pos = Math.floor(now / 80) % width;
+      bar = '.'.repeat(width).split('').map((c, i) => (Math.abs(i - pos) < 3 ? '#' : c)).join('');
+    } else {
+      const f = Math.max(0, Math.min(1, fraction));
+      const n = Math.round(f * width);
+      bar = '#'.repeat(n) + '.'.repeat(width - n);
+    }
+    const cols = Math.max(20, process.stderr.columns || 100);
+    const line = `[${bar}] ${fraction === undefined ? '' : `${(fraction * 100).toFixed(0).padStart(3)}% `}${label}`;
+    process.stderr.write(`\r${line.slice(0, cols - 1).padEnd(Math.min(cols - 1, this.#drawn ? cols - 1 : line.length))}`);
+    this.#drawn = true;
+  }
+  /** Wall seconds since the bar was made. */
+  get elapsedSec(): number {
+    return (performance.now() - this.#t0) / 1000;
+  }
+  clear(): void {
+    if (!this.#on || !this.#drawn) return;
+    const cols = Math.max(20, process.stderr.columns || 100);
+    process.stderr.write(`\r${' '.repeat(cols - 1)}\r`);
+    this.#drawn = false;
+  }
+}
+
+/** The deterministic JSON document of `--json` (no samples, no per-fill rows: see the HTML report). */
+export function backtestJson(r: BacktestResult, m: Metrics): Record<string, unknown> {
+  const { fills: _f, samples: _s, ...rest } = r;
+  return { ...rest, metrics: m };
+}
+
+/** Options of `mmkit backtest` as commander hands them over. */
+export interface BacktestCliOptions extends SourceCliOptions {
+  report?: string;
+  store?: string;
+}
+
+/** Runs `mmkit backtest`; resolves with the exit code. */
+export async function backtestCommand(o: BacktestCliOptions): Promise<number> {
+  const opts = backtestOptionsOf(o);
+  if (o.store !== undefined && o.store !== ':memory:' && existsSync(o.store)) throw usageError(`--store: ${o.store} exists already (a backtest starts from an empty store)`);
+  const { runBacktest } = await import('../backtest/runner.ts');
+  const bar = new ProgressBar();
+  const onProgress = (p: BacktestProgress): void => {
+    const rate = p.items / Math.max(1e-3, bar.elapsedSec);
+    if (p.endMs !== undefined) {
+      const f = (p.nowMs - p.startMs) / Math.max(1, p.endMs - p.startMs);
+      const simh = (p.nowMs - p.startMs) / 3_600_000 / Math.max(1e-3, bar.elapsedSec);
+      bar.draw(f, `${duration(p.nowMs - p.startMs)} / ${duration(p.endMs - p.startMs)} virtual, ${simh.toFixed(2)} h/s, ${p.fills} fills`);
+    } else {
+      bar.draw(undefined, `${p.items.toLocaleString('en-US')} items (${Math.round(rate).toLocaleString('en-US')}/s), ${duration(p.nowMs - p.startMs)} virtual, ${p.fills} fills`);
+    }
+  };
+  let result: BacktestResult;
+  try {
+    result = await runBacktest({ ...opts, ...(o.store !== undefined ? { storePath: o.store === ':memory:' ? o.store : resolve(o.store) } : {}), ...(process.stderr.isTTY ? { onProgress, progressEveryMs: 10_000 } : {}) });
+  } finally {
+    bar.clear();
+  }
+  const wall = bar.elapsedSec;
+  const m = computeMetrics(result);
+  if (o.report !== undefined) {
+    const file = resolve(o.report);
+    writeFileSync(file, renderHtmlReport(result, m));
+    process.stderr.write(`mmkit backtest: report written to ${file}\n`);
+  }
+  if (o.json) process.stdout.write(JSON.stringify(backtestJson(result, m)) + '\n');
+  else process.stdout.write(formatSummary(result, m));
+  const virt = result.endMs - result.startMs;
+  const items = result.mode === 'feed' ? `${Math.round(result.counts.feedItems / Math.max(1e-3, wall)).toLocaleString('en-US')} feed items/s, ` : '';
+  process.stderr.write(`mmkit backtest: ran in ${wall.toFixed(2)} s wall (${items}${(virt / 3_600_000 / Math.max(1e-3, wall)).toFixed(3)} simulated h/s)\n`);
+  return ExitCode.OK;
+}
+
+/** Registers `mmkit backtest` on the program. */
+export function register(program: Command): void {
+  const cmd = program.command('backtest').description('backtest a strategy on recorded feeds (or a synthetic world) in virtual time, with the daemon\'s own engine, risk, execution and store');
+  addSourceOptions(cmd)
+    .option('--report <file>', 'write a self-contained HTML report (charts: PnL, inventory, quotes against mid, fills, drawdown)')
+    .option('--store <file>', "keep the run's SQLite store (orders, fills, audit) in FILE, which must not exist yet (default: a temporary file, deleted after the run; :memory: is fastest)")
+    .option('--json', 'print one deterministic JSON document instead of the summary')
+    .action(async (o: BacktestCliOptions) => {
+      let code: number;
+      try {
+        code = await backtestCommand(o);
+      } catch (err) {
+        code = reportError(err, { json: o.json === true });
+      }
+      process.exit(code);
+    });
+}

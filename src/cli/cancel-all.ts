@@ -1,0 +1,51 @@
+/**
+ * `mmkit cancel-all`: cancel every open order of the wallet at the venue (DELETE /cancel-all, or
+ * DELETE /cancel-market-orders with --market), then verify by listing what is still open. The
+ * emergency brake from a second terminal; a running daemon would re-quote, so stop it first
+ * (`mmkit kill`) or use this after it died.
+ */
+import type { Command } from 'commander';
+import { action, addCommonOptions, configFrom, printJson, withSession, type CommonOptions } from './common.ts';
+import { EXIT_CODES_HELP, ExitCode } from './exit-codes.ts';
+import { orderRow } from './orders.ts';
+
+interface CancelAllOptions extends CommonOptions {
+  market?: string;
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command('cancel-all')
+    .description("cancel every open order of the wallet at the venue, then verify none is left")
+    .option('--market <conditionId>', 'only the orders of this market');
+  addCommonOptions(cmd, { wallet: true });
+  cmd.addHelpText(
+    'after',
+    `
+Exit code 0 when no order of the wallet (in --market, if given) is left open afterwards; 1 otherwise
+(the orders still open are listed).
+
+Examples:
+  mmkit cancel-all
+  mmkit cancel-all --market 0x5f1c... --json
+  MMKIT_KEYSTORE_PASSWORD=... mmkit cancel-all --config my-live.json
+${EXIT_CODES_HELP}`,
+  );
+  cmd.action(
+    action(async (o: CancelAllOptions) => {
+      const cfg = configFrom(o);
+      return withSession(cfg, { auth: true, json: o.json }, async (s) => {
+        const r = o.market ? await s.clob.cancelMarketOrders({ market: o.market }) : await s.clob.cancelAll();
+        const left = [];
+        for await (const x of s.clob.openOrdersAll(o.market ? { market: o.market } : {})) left.push(orderRow(x));
+        if (o.json) printJson({ address: s.address, canceled: r.canceled, notCanceled: r.notCanceled, open: left.length, openOrders: left });
+        else {
+          process.stdout.write(`canceled ${r.canceled.length} order(s) of ${s.address}; ${left.length} open now\n`);
+          for (const [id, why] of Object.entries(r.notCanceled)) process.stdout.write(`not canceled  ${id}: ${why}\n`);
+          for (const x of left) process.stdout.write(`still open    ${x.id} ${x.side} ${x.size}@${x.price}\n`);
+        }
+        return left.length === 0 ? ExitCode.OK : ExitCode.FAILURE;
+      });
+    }),
+  );
+}

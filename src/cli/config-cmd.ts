@@ -1,0 +1,216 @@
+/**
+ * `mmkit config`: `check` (validate a configuration as `mmkit run` would load it), `print` (the
+ * resolved values, secrets redacted, with where each came from) and `docs` (the table of every key
+ * for the README). Bare `mmkit config` prints the docs too, as it always did.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { isHex32 } from '../core/ids.ts';
+import { ConfigError } from '../core/errors.ts';
+import { resolveRiskLimits } from '../risk/limits.ts';
+import { loadStrategy } from '../strategy/loader.ts';
+import { resolveParams } from '../strategy/params.ts';
+import { describeConfig, loadConfigDetailed, redactConfig, schemaLeaves, type MmkitConfig } from './config.ts';
+import { action, printJson } from './common.ts';
+import { EXIT_CODES_HELP, ExitCode } from './exit-codes.ts';
+import { apiCredentialsOf, daemonVenue, isLoopbackUrl } from './venue.ts';
+
+/** One problem `config check` found. */
+export interface ConfigProblem {
+  key: string;
+  message: string;
+}
+
+/** What `config check` reports. */
+export interface ConfigCheckReport {
+  ok: boolean;
+  files: readonly string[];
+  problems: ConfigProblem[];
+  venue: { inProcess: boolean; paper: boolean; urls: Record<string, string> };
+  wallet: 'keystore' | 'private-key' | 'paper' | 'none';
+  strategy: { name: string; params: Record<string, unknown> } | null;
+}
+
+/** Re-key errors of modules that name their own section ("risk.x", "strategy.params.x") to the config key. */
+function rekey(e: ConfigError, from: string, to: string): ConfigProblem {
+  const key = e.key === from || e.key.startsWith(`${from}.`) ? to + e.key.slice(from.length) : e.key;
+  return { key, message: e.message.replace(/^config [^:]+: /, '') };
+}
+
+/**
+ * Everything that can be checked without the venue, beyond the schema: the risk limits, the
+ * strategy (it loads, its params are valid), the wallet source (keystore exists and its password
+ * is set; a non-paper venue has a wallet), API credentials all-or-none, the funder of proxy
+ * signature types, market ids. Never decrypts the keystore and never contacts the venue.
+ */
+export async function checkConfig(cfg: MmkitConfig, files: readonly string[]): Promise<ConfigCheckReport> {
+  const problems: ConfigProblem[] = [];
+  try {
+    resolveRiskLimits(cfg.bot.risk);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    problems.push(rekey(e, 'risk', 'bot.risk'));
+  }
+  let strategy: ConfigCheckReport['strategy'] = null;
+  try {
+    const def = await loadStrategy(cfg.bot.strategy);
+    try {
+      strategy = { name: def.name, params: { ...resolveParams(def.params, cfg.bot.params) } };
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      problems.push(rekey(e, 'strategy.params', 'bot.params'));
+    }
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    problems.push(e.key.startsWith('strategy.params') ? rekey(e, 'strategy.params', 'bot.params') : rekey(e, 'strategy', 'bot.strategy'));
+  }
+  const v = daemonVenue(cfg);
+  if (!v.inProcess) {
+    for (const k of ['clob', 'ws'] as const) if (v.urls[k] === undefined) problems.push({ key: `venue.${k}Url`, message: 'required when venue.clobUrl is set without bot.exchangeUrl' });
+  }
+  const paper = v.inProcess || Object.values(v.urls).every((u) => u === undefined || isLoopbackUrl(u));
+  let wallet: ConfigCheckReport['wallet'] = 'none';
+  if (cfg.bot.keystoreFile !== '') {
+    wallet = 'keystore';
+    if (!existsSync(cfg.bot.keystoreFile)) problems.push({ key: 'bot.keystoreFile', message: `no such file: ${cfg.bot.keystoreFile}` });
+    else {
+      try {
+        const j = JSON.parse(readFileSync(cfg.bot.keystoreFile, 'utf8')) as Record<string, unknown>;
+        if (typeof j !== 'object' || j === null || (!('crypto' in j) && !('Crypto' in j))) throw new Error('not a keystore');
+      } catch {
+        problems.push({ key: 'bot.keystoreFile', message: `${cfg.bot.keystoreFile} is not an encrypted JSON keystore (write one with \`mmkit keys import\`)` });
+      }
+    }
+    if (cfg.secrets.keystorePassword === '') problems.push({ key: 'secrets.keystorePassword', message: 'the keystore needs its password in the environment variable MMKIT_KEYSTORE_PASSWORD' });
+  } else if (cfg.secrets.privateKey !== '') wallet = 'private-key';
+  else if (paper) wallet = 'paper';
+  else problems.push({ key: 'bot.keystoreFile', message: 'the venue is not a paper exchange: set a wallet (bot.keystoreFile + MMKIT_KEYSTORE_PASSWORD, or MMKIT_PRIVATE_KEY)' });
+  try {
+    apiCredentialsOf(cfg);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    problems.push(rekey(e, e.key, e.key));
+  }
+  if (cfg.venue.signatureType !== 'eoa' && cfg.venue.funder === '') problems.push({ key: 'venue.funder', message: `signature type ${cfg.venue.signatureType} needs the funder address (the proxy or Safe holding the funds)` });
+  for (const m of cfg.bot.markets) if (!isHex32(m)) problems.push({ key: 'bot.markets', message: `${JSON.stringify(String(m).slice(0, 80))} is not a condition id (0x + 64 hex digits)` });
+  return {
+    ok: problems.length === 0,
+    files,
+    problems,
+    venue: { inProcess: v.inProcess, paper, urls: Object.fromEntries(Object.entries(v.urls).filter(([, u]) => u !== undefined)) as Record<string, string> },
+    wallet,
+    strategy,
+  };
+}
+
+/** Flatten a nested object to dotted keys (schema leaves only: JSON-object values stay whole). */
+function flatValues(cfg: Record<string, unknown>): Array<[string, unknown]> {
+  const get = (k: string) => k.split('.').reduce<unknown>((o, p) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[p] : undefined), cfg);
+  return schemaLeaves().map((l) => [l.key, get(l.key)]);
+}
+
+export function register(program: Command): void {
+  const config = program
+    .command('config')
+    .description('check, print or document the configuration (bare: print the documentation table)')
+    .option('--check <file>', 'same as `mmkit config check --config FILE`')
+    .addHelpText(
+      'after',
+      `
+Precedence: schema defaults < config/default.json < --config FILE < MMKIT_* environment < flags.
+Config files are JSON; keys starting with "//" or "_comment" are comments. Secrets (private key,
+keystore password, API secret/passphrase, admin token) are accepted from the environment only.
+
+Examples:
+  mmkit config check --config config/live.example.json
+  mmkit config print --config config/paper.json
+  mmkit config print --json | jq .bot.risk
+  mmkit config docs > docs/config.md
+${EXIT_CODES_HELP}`,
+    )
+    .action(
+      action(async (o: { check?: string }) => {
+        if (o.check !== undefined) return runCheck({ config: o.check });
+        process.stdout.write(describeConfig() + '\n');
+      }),
+    );
+
+  config
+    .command('docs')
+    .description('print every configuration key: env variable, default, allowed values, meaning (markdown)')
+    .option('--json', 'the keys as a JSON array')
+    .action(
+      action(async (o: { json?: boolean }) => {
+        if (o.json) printJson(schemaLeaves().map((l) => ({ key: l.key, env: l.env, default: l.sensitive ? '' : l.default, doc: l.doc, sensitive: l.sensitive })));
+        else process.stdout.write(describeConfig() + '\n');
+      }),
+    );
+
+  config
+    .command('check')
+    .description('validate the configuration as `mmkit run` would load it (schema, risk limits, strategy and params, wallet source); never contacts the venue')
+    .option('--config <file>', 'JSON config file merged over config/default.json')
+    .option('--json', 'print the report as JSON')
+    .addHelpText(
+      'after',
+      `
+Exit code 0 when valid; 2 with every problem listed, each naming its key.
+
+Examples:
+  mmkit config check --config config/live.example.json
+  MMKIT_KEYSTORE_PASSWORD=... mmkit config check --config my-live.json --json
+${EXIT_CODES_HELP}`,
+    )
+    .action(action(async (o: { config?: string; json?: boolean }) => runCheck(o)));
+
+  config
+    .command('print')
+    .description('print the resolved configuration (secrets redacted) and where each value came from')
+    .option('--config <file>', 'JSON config file merged over config/default.json')
+    .option('--json', 'print the resolved configuration as one JSON object')
+    .addHelpText(
+      'after',
+      `
+Secrets that are set print as "[redacted]"; unset ones as "". A password inside a URL is masked.
+
+Examples:
+  mmkit config print --config config/paper.json
+  MMKIT_LOG_LEVEL=debug mmkit config print --json | jq .log
+${EXIT_CODES_HELP}`,
+    )
+    .action(
+      action(async (o: { config?: string; json?: boolean }) => {
+        const { config: cfg, sources } = loadConfigDetailed(o.config);
+        const red = redactConfig(cfg);
+        if (o.json) {
+          printJson(red);
+          return;
+        }
+        const rows = flatValues(red);
+        const w = Math.max(...rows.map(([k]) => k.length));
+        for (const [k, v] of rows) process.stdout.write(`${k.padEnd(w)}  ${JSON.stringify(v)}  (${sources[k] ?? 'default'})\n`);
+      }),
+    );
+}
+
+async function runCheck(o: { config?: string; json?: boolean }): Promise<number> {
+  let loaded;
+  try {
+    loaded = loadConfigDetailed(o.config);
+  } catch (e) {
+    if (!(e instanceof ConfigError) || !o.json) throw e;
+    printJson({ ok: false, problems: [{ key: e.key, message: e.message.replace(/^config [^:]+: /, '') }] });
+    return ExitCode.USAGE;
+  }
+  const report = await checkConfig(loaded.config, loaded.files);
+  if (o.json) printJson(report);
+  else if (report.ok) {
+    const where = report.venue.inProcess ? 'paper exchange in-process' : (report.venue.urls['clob'] ?? '?');
+    process.stdout.write(
+      `config ok: ${loaded.files.join(' + ')}\n  venue     ${where}${report.venue.paper ? ' (paper)' : ''}\n  wallet    ${report.wallet}\n  strategy  ${report.strategy?.name ?? '-'} ${JSON.stringify(report.strategy?.params ?? {})}\n`,
+    );
+  } else {
+    for (const p of report.problems) process.stderr.write(`mmkit: config ${p.key}: ${p.message}\n`);
+  }
+  return report.ok ? ExitCode.OK : ExitCode.USAGE;
+}

@@ -1,0 +1,120 @@
+/**
+ * `mmkit orders`: the wallet's open orders at the venue (GET /data/orders, every page), and
+ * `mmkit orders cancel ID...` (DELETE /orders). The wallet is the daemon's (wallet.ts), so a second
+ * terminal sees and cancels what a running `mmkit run` placed; that daemon re-quotes on its next
+ * cycle, so stop it first (`mmkit kill`) to pull quotes for good.
+ */
+import type { Command } from 'commander';
+import type { OpenOrder } from '../api/clob.ts';
+import { formatAmount, formatPrice } from '../core/units.ts';
+import { action, addCommonOptions, configFrom, printJson, printTable, withSession, type CommonOptions } from './common.ts';
+import { EXIT_CODES_HELP, ExitCode, usageError } from './exit-codes.ts';
+
+/** An open order for output: decimal strings, unix-second times. */
+export function orderRow(o: OpenOrder) {
+  return {
+    id: o.id,
+    market: o.market,
+    tokenId: o.assetId,
+    outcome: o.outcome,
+    side: o.side,
+    price: formatPrice(o.price),
+    size: formatAmount(o.originalSize),
+    matched: formatAmount(o.sizeMatched),
+    remaining: formatAmount(o.originalSize - o.sizeMatched),
+    status: o.status,
+    type: o.orderType,
+    createdAt: o.createdAt ?? null,
+    expiration: o.expiration,
+  };
+}
+
+interface ListOptions extends CommonOptions {
+  market?: string;
+  token?: string;
+}
+
+const ID_RE = /^0x[0-9a-fA-F]{64}$/;
+
+export function register(program: Command): void {
+  const orders = program.command('orders').description("list the wallet's open orders at the venue (`orders cancel ID...` cancels some)");
+  // listing is the default subcommand, so `mmkit orders --json` works and the parent has no
+  // options of its own that would swallow those of `orders cancel`
+  orders.addHelpText(
+    'after',
+    `
+Examples:
+  mmkit orders                       # = mmkit orders list
+  mmkit orders --json
+  mmkit orders cancel 0xabc... 0xdef...
+${EXIT_CODES_HELP}`,
+  );
+  const list = orders.command('list', { isDefault: true }).description("list the wallet's open orders at the venue (the default of `mmkit orders`)");
+  list.option('--market <conditionId>', 'only this market').option('--token <tokenId>', 'only this token');
+  addCommonOptions(list, { wallet: true });
+  list.addHelpText(
+    'after',
+    `
+The wallet: bot.keystoreFile / MMKIT_PRIVATE_KEY, else the paper wallet in <dataDir>/paper-wallet.key
+(the daemon's, so this lists what a running \`mmkit run\` placed). Prices and sizes are decimal strings.
+
+Examples:
+  mmkit orders
+  mmkit orders --market 0x5f1c... --json | jq '.orders | length'
+  mmkit orders cancel 0xabc... 0xdef...
+${EXIT_CODES_HELP}`,
+  );
+  list.action(
+    action(async (o: ListOptions) => {
+      const cfg = configFrom(o);
+      return withSession(cfg, { auth: true, json: o.json }, async (s) => {
+        const list: OpenOrder[] = [];
+        for await (const x of s.clob.openOrdersAll({ ...(o.market ? { market: o.market } : {}), ...(o.token ? { assetId: o.token } : {}) })) list.push(x);
+        const rows = list.map(orderRow);
+        if (o.json) {
+          printJson({ address: s.address, count: rows.length, orders: rows });
+          return;
+        }
+        process.stderr.write(`mmkit: ${rows.length} open order(s) of ${s.address} at ${s.venue.base ?? s.venue.urls.clob}\n`);
+        if (rows.length > 0) printTable(rows, ['id', 'market', 'outcome', 'side', 'price', 'size', 'matched', 'status']);
+      });
+    }),
+  );
+
+  const cancel = orders.command('cancel').description('cancel orders of the wallet by id').argument('<ids...>', 'order ids (0x + 64 hex)');
+  addCommonOptions(cancel, { wallet: true });
+  cancel.addHelpText(
+    'after',
+    `
+Exit code 0 when every id was cancelled; 1 when some were not (unknown, not yours, or already
+filled or cancelled: the reason is printed).
+
+Examples:
+  mmkit orders cancel 0x3b0e...
+  mmkit orders cancel --json $(mmkit orders --json | jq -r '.orders[] | select(.side=="BUY") | .id')
+${EXIT_CODES_HELP}`,
+  );
+  cancel.action(
+    action(async (ids: string[], o: CommonOptions) => {
+      const bad = ids.filter((id) => !ID_RE.test(id));
+      if (bad.length > 0) throw usageError(`not an order id (0x + 64 hex digits): ${bad.map((b) => JSON.stringify(b.slice(0, 70))).join(', ')}`);
+      const cfg = configFrom(o);
+      return withSession(cfg, { auth: true, json: o.json }, async (s) => {
+        const canceled: string[] = [];
+        const notCanceled: Record<string, string> = {};
+        // DELETE /orders takes many ids; keep each request small
+        for (let i = 0; i < ids.length; i += 100) {
+          const r = await s.clob.cancelOrders(ids.slice(i, i + 100));
+          canceled.push(...r.canceled);
+          Object.assign(notCanceled, r.notCanceled);
+        }
+        if (o.json) printJson({ canceled, notCanceled });
+        else {
+          for (const id of canceled) process.stdout.write(`canceled      ${id}\n`);
+          for (const [id, why] of Object.entries(notCanceled)) process.stdout.write(`not canceled  ${id}: ${why}\n`);
+        }
+        return Object.keys(notCanceled).length === 0 ? ExitCode.OK : ExitCode.FAILURE;
+      });
+    }),
+  );
+}

@@ -1,0 +1,121 @@
+/**
+ * `mmkit positions`: what the wallet holds.
+ *
+ *  - `--source venue` (default): the venue's Data API (GET /users/{address}/positions, every page):
+ *    the authoritative holdings of the address, whoever traded them, with the venue's marks
+ *    (current value, cash and realized PnL). Public: no API key is created.
+ *  - `--source store`: the daemon's local SQLite store (<dataDir>/mmkit.db or bot.storeFile):
+ *    positions derived from the fills the bot recorded (cost, realized PnL, fees, fill counts).
+ *    Works with the venue down; knows only this bot's fills; no marks, so no unrealized PnL.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { isAddress } from '../core/ids.ts';
+import { formatAmount, formatPrice } from '../core/units.ts';
+import { openStore } from '../store/store.ts';
+import { action, addCommonOptions, configFrom, printJson, printTable, withSession, type CommonOptions } from './common.ts';
+import { EXIT_CODES_HELP, usageError } from './exit-codes.ts';
+import { resolveVenue } from './venue.ts';
+import { resolveWallet } from './wallet.ts';
+
+interface PositionsOptions extends CommonOptions {
+  source: 'venue' | 'store';
+  address?: string;
+}
+
+/** Signed micro-units as a decimal string. */
+const signed = (n: number) => formatAmount(n);
+
+export function register(program: Command): void {
+  const cmd = program
+    .command('positions')
+    .description("the wallet's positions: from the venue's Data API (default) or the daemon's local store")
+    .option('--source <venue|store>', 'venue: the Data API, authoritative, with marks; store: the local SQLite store of the daemon (offline)', (v: string) => {
+      if (v !== 'venue' && v !== 'store') throw new InvalidArgumentError('--source takes venue or store');
+      return v;
+    }, 'venue')
+    .option('--address <address>', 'positions of this address instead of the wallet (venue source only)')
+    .option('--store-file <file>', 'the SQLite store (default <dataDir>/mmkit.db) [bot.storeFile]');
+  addCommonOptions(cmd, { wallet: true });
+  cmd.addHelpText(
+    'after',
+    `
+Sizes are shares and money is collateral, as decimal strings.
+
+Examples:
+  mmkit positions
+  mmkit positions --json | jq '.positions[] | {title, size, cashPnl}'
+  mmkit positions --source store --data-dir data
+  mmkit positions --address 0x1111111111111111111111111111111111111111
+${EXIT_CODES_HELP}`,
+  );
+  cmd.action(
+    action(async (o: PositionsOptions & { storeFile?: string }) => {
+      const cfg = configFrom(o, { 'bot.storeFile': o.storeFile });
+      if (o.source === 'store') {
+        if (o.address !== undefined) throw usageError('--address works with --source venue only');
+        const file = cfg.bot.storeFile || join(cfg.bot.dataDir, 'mmkit.db');
+        if (!existsSync(file)) throw usageError(`no store at ${file} (the daemon creates it; --data-dir or --store-file point elsewhere)`);
+        const store = openStore(file, { checkpoint: 'auto' });
+        try {
+          const rows = store.positions().map((p) => ({
+            market: p.market,
+            tokenId: p.tokenId,
+            size: signed(p.size),
+            avgPrice: formatPrice(p.avgPrice),
+            cost: signed(p.cost),
+            realizedPnl: signed(p.realized),
+            fees: formatAmount(p.fees),
+            bought: formatAmount(p.bought),
+            sold: formatAmount(p.sold),
+            fills: p.fills,
+          }));
+          if (o.json) printJson({ source: 'store', file, count: rows.length, positions: rows });
+          else {
+            process.stderr.write(`mmkit: ${rows.length} position(s) in ${file} (from the bot's recorded fills; no marks)\n`);
+            if (rows.length) printTable(rows, ['tokenId', 'size', 'avgPrice', 'cost', 'realizedPnl', 'fees', 'fills']);
+          }
+        } finally {
+          store.close();
+        }
+        return;
+      }
+      let address = o.address;
+      if (address !== undefined && !isAddress(address)) throw usageError('--address takes 0x + 40 hex digits');
+      if (address === undefined) {
+        const w = await resolveWallet({ keystoreFile: cfg.bot.keystoreFile, dataDir: cfg.bot.dataDir, allowPaper: resolveVenue(cfg).paper, createPaper: false });
+        address = cfg.venue.funder || w.wallet.address;
+      }
+      const addr = address.toLowerCase();
+      return withSession(cfg, { auth: false, json: o.json }, async (s) => {
+        const rows = [];
+        for await (const p of s.data.iterUserPositions(addr)) {
+          rows.push({
+            market: p.conditionId,
+            tokenId: p.asset,
+            outcome: p.outcome,
+            title: p.title,
+            size: p.size,
+            avgPrice: p.avgPrice,
+            initialValue: p.initialValue,
+            curPrice: p.curPrice,
+            currentValue: p.currentValue,
+            cashPnl: p.cashPnl,
+            realizedPnl: p.realizedPnl,
+            fees: p.fees,
+          });
+        }
+        if (o.json) printJson({ source: 'venue', address: addr, count: rows.length, positions: rows });
+        else {
+          process.stderr.write(`mmkit: ${rows.length} position(s) of ${addr} at ${s.venue.base ?? s.venue.urls.data}\n`);
+          if (rows.length)
+            printTable(
+              rows.map((r) => ({ ...r, title: r.title.length > 40 ? r.title.slice(0, 39) + '…' : r.title })),
+              ['title', 'outcome', 'size', 'avgPrice', 'curPrice', 'currentValue', 'cashPnl', 'realizedPnl'],
+            );
+        }
+      });
+    }),
+  );
+}

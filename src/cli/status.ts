@@ -1,0 +1,203 @@
+/**
+ * `mmkit status` and `mmkit kill`: talk to a running daemon through its status server (the HTTP
+ * server of `mmkit run`, src/ops/status-server.ts), from a second terminal.
+ *
+ * Which daemon (first that applies): `--url`; the environment variable MMKIT_STATUS_URL; the
+ * record a living daemon wrote in `<dataDir>/daemon.json` (so a daemon on a random port, `--http-port
+ * 0`, is found); else http://<ops.httpHost>:<ops.httpPort> of the configuration (default
+ * http://127.0.0.1:8787).
+ *
+ * Exit codes (the project's table, src/cli/exit-codes.ts):
+ *   status: 0 the daemon is healthy, 1 it answers but is unhealthy (the reasons are printed),
+ *           3 no daemon reachable at the URL, 2 bad flags or configuration;
+ *   kill:   0 the kill switch tripped and the daemon confirmed zero open orders at the venue,
+ *           1 it tripped but orders are still open (or the daemon refused), 3 unreachable, 2 usage.
+ */
+import { InvalidArgumentError, type Command } from 'commander';
+import { loadConfig } from './config.ts';
+import { action, printJson } from './common.ts';
+import { CliError, EXIT_CODES_HELP, ExitCode } from './exit-codes.ts';
+import { readDaemonFile } from '../ops/daemon-ops.ts';
+import type { StatusSnapshot } from '../ops/status.ts';
+import type { KillResult } from '../ops/status-server.ts';
+
+/** Exit code of `mmkit status` when no daemon answers (the project's UNREACHABLE). */
+export const STATUS_UNREACHABLE = ExitCode.UNREACHABLE;
+
+interface DaemonOptions {
+  url?: string;
+  config?: string;
+  dataDir?: string;
+  json?: boolean;
+  timeout?: number;
+}
+
+function msArg(name: string) {
+  return (v: string): number => {
+    const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(v.trim());
+    if (!m) throw new InvalidArgumentError(`${name} takes a duration like 5s, 1500ms or 2m`);
+    const n = Number(m[1]);
+    return Math.round(n * (m[2] === 'ms' ? 1 : m[2] === 'm' ? 60_000 : 1000));
+  };
+}
+
+/**
+ * The daemon's status URL (see the module comment for the order).
+ * @throws ConfigError on a bad configuration; CliError USAGE on a bad --url
+ */
+export function daemonUrl(o: DaemonOptions, env: NodeJS.ProcessEnv = process.env): { url: string; source: string } {
+  const clean = (u: string, what: string): string => {
+    try {
+      const p = new URL(u);
+      if (p.protocol !== 'http:' && p.protocol !== 'https:') throw new Error('not http');
+      return `${p.protocol}//${p.host}`;
+    } catch {
+      throw new CliError(`${what} is not an http(s) URL: ${u}`, ExitCode.USAGE);
+    }
+  };
+  if (o.url) return { url: clean(o.url, '--url'), source: '--url' };
+  if (env.MMKIT_STATUS_URL) return { url: clean(env.MMKIT_STATUS_URL, 'MMKIT_STATUS_URL'), source: 'MMKIT_STATUS_URL' };
+  const cfg = loadConfig(o.config, { 'bot.dataDir': o.dataDir }, env);
+  const rec = readDaemonFile(cfg.bot.dataDir);
+  if (rec !== undefined) return { url: clean(rec.statusUrl, `${cfg.bot.dataDir}/daemon.json`), source: `${cfg.bot.dataDir}/daemon.json` };
+  const h = cfg.ops.httpHost === '0.0.0.0' || cfg.ops.httpHost === '::' || cfg.ops.httpHost === '' ? '127.0.0.1' : cfg.ops.httpHost;
+  if (cfg.ops.httpPort === 0) throw new CliError('ops.httpPort is 0 (a random port) and no running daemon recorded its URL: pass --url', ExitCode.USAGE);
+  return { url: `http://${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${cfg.ops.httpPort}`, source: 'config' };
+}
+
+function unreachable(url: string, err: unknown): CliError {
+  const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+  return new CliError(`no mmkit daemon reachable at ${url} (${cause === 'TimeoutError' ? 'timed out' : cause}); is \`mmkit run\` running? (--url, or --http-port of the daemon)`, ExitCode.UNREACHABLE, 'UNREACHABLE', { cause: err });
+}
+
+async function getJson<T>(url: string, timeoutMs: number): Promise<{ status: number; body: T }> {
+  let r: Response;
+  try {
+    r = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } });
+  } catch (e) {
+    throw unreachable(new URL(url).origin, e);
+  }
+  const text = await r.text();
+  try {
+    return { status: r.status, body: JSON.parse(text) as T };
+  } catch {
+    throw new CliError(`${url} answered HTTP ${r.status} with something that is not JSON: is this an mmkit daemon?`, ExitCode.UNREACHABLE, 'UNREACHABLE');
+  }
+}
+
+const dur = (sec: number): string => {
+  const h = Math.floor(sec / 3600);
+  const m = Math.floor((sec % 3600) / 60);
+  return `${h ? `${h}h ` : ''}${h || m ? `${m}m ` : ''}${sec % 60}s`;
+};
+
+/** The human-readable status (what `mmkit status` prints without --json). */
+export function formatStatus(s: StatusSnapshot, url: string): string {
+  const out: string[] = [];
+  const h = s.health;
+  out.push(`mmkit daemon at ${url}: ${h.healthy ? 'HEALTHY' : 'UNHEALTHY'} (${s.lifecycle}, up ${dur(s.uptimeSec)}, pid ${s.pid})`);
+  for (const r of h.reasons) out.push(`  ! ${r.code}: ${r.message}`);
+  out.push(`strategy ${s.strategy.name}   account ${s.account.address}   venue ${s.venue.url}`);
+  out.push(`PnL (USDC)  total ${s.pnl.total}   realized ${s.pnl.realized}   unrealized ${s.pnl.unrealized}   fees ${s.pnl.fees}`);
+  out.push(`collateral  available ${s.inventory.collateral.available}   reserved ${s.inventory.collateral.reserved}`);
+  out.push(`orders      open ${s.orders.open}   placed ${s.orders.placed}   cancelled ${s.orders.cancelled}   rejected ${s.orders.rejected}`);
+  out.push(`fills       ${s.fills.count}   volume ${s.fills.volume} shares   notional ${s.fills.notional} USDC`);
+  if (s.killSwitch.tripped) out.push(`kill switch TRIPPED: ${s.killSwitch.trigger}: ${s.killSwitch.message}`);
+  out.push('markets:');
+  for (const m of s.markets) {
+    out.push(`  ${m.question}  [${m.quotable ? 'quoting' : `pulled: ${m.why ?? ''}`}]  ${m.market}`);
+    for (const t of m.tokens) {
+      const q = m.quotes.filter((x) => x.tokenId === t.tokenId).map((x) => `${x.side === 'BUY' ? 'bid' : 'ask'} ${x.price}x${x.size}`);
+      out.push(`    ${t.outcome.padEnd(6)} bid ${(t.bestBid ?? '-').padEnd(6)} ask ${(t.bestAsk ?? '-').padEnd(6)} position ${t.position.padEnd(10)}${t.stale ? ' STALE' : ''}${q.length ? `  own: ${q.join(', ')}` : ''}`);
+    }
+  }
+  if (s.fills.recent.length > 0) {
+    out.push('recent fills:');
+    for (const f of s.fills.recent.slice(0, 5)) out.push(`  ${f.time}  ${f.side.padEnd(4)} ${f.outcome.padEnd(6)} ${f.size} @ ${f.price}  ${f.role}  ${f.question.slice(0, 50)}`);
+  }
+  return out.join('\n') + '\n';
+}
+
+/** Adds `status` and `kill` to the program. */
+export function register(program: Command): void {
+  const common = (c: Command): Command =>
+    c
+      .option('--url <url>', 'the daemon\'s status server, e.g. http://127.0.0.1:8787 (default: MMKIT_STATUS_URL, <dataDir>/daemon.json, else ops.httpHost:ops.httpPort)')
+      .option('--config <file>', 'JSON config file merged over config/default.json (for ops.httpPort and bot.dataDir)')
+      .option('--data-dir <dir>', 'the daemon\'s data directory, where it records its status URL [bot.dataDir]')
+      .option('--json', 'print one JSON document on stdout');
+
+  const status = common(program.command('status').description('show the running daemon\'s status: health, markets, quotes, inventory, PnL, fills'));
+  status.option('--timeout <d>', 'how long to wait for the daemon (default 5s)', msArg('--timeout'));
+  status.addHelpText(
+    'after',
+    `
+Exit codes: 0 the daemon is healthy; 1 it is unhealthy (reasons printed: feed stale, heartbeat failing,
+reconciliation pending, stopping, kill switch); 3 no daemon reachable; 2 bad flags or config.
+
+Examples:
+  mmkit status
+  mmkit status --json | jq .pnl.total
+  mmkit status --url http://127.0.0.1:9100
+${EXIT_CODES_HELP}`,
+  );
+  status.action(
+    action(async (o: DaemonOptions) => {
+      const { url } = daemonUrl(o);
+      const { body } = await getJson<StatusSnapshot>(`${url}/api/status`, o.timeout ?? 5000);
+      if (body === null || typeof body !== 'object' || (body as { schema?: unknown }).schema !== 1) throw new CliError(`${url}/api/status did not answer an mmkit status`, ExitCode.UNREACHABLE, 'UNREACHABLE');
+      if (o.json) printJson(body);
+      else process.stdout.write(formatStatus(body, url));
+      return body.health.healthy ? ExitCode.OK : ExitCode.FAILURE;
+    }),
+  );
+
+  const kill = common(program.command('kill').description('trip the running daemon\'s kill switch: cancel every order, verify zero open orders at the venue, stop'));
+  kill.option('--reason <text>', 'why (logged by the daemon)', 'mmkit kill');
+  kill.option('--timeout <d>', 'how long to wait for the daemon to confirm zero open orders (default 60s)', msArg('--timeout'));
+  kill.addHelpText(
+    'after',
+    `
+Only from the daemon's own machine: the daemon accepts the request from the loopback interface only.
+Waits until the daemon has cancelled everything and the venue lists zero open orders; the daemon
+then exits (code 0).
+
+Exit codes: 0 zero open orders confirmed; 1 orders still open after the daemon's checks (or refused);
+3 no daemon reachable; 2 bad flags or config.
+
+Examples:
+  mmkit kill
+  mmkit kill --url http://127.0.0.1:9100 --reason "manual stop before the announcement" --json
+${EXIT_CODES_HELP}`,
+  );
+  kill.action(
+    action(async (o: DaemonOptions & { reason?: string }) => {
+      const { url } = daemonUrl(o);
+      let r: Response;
+      try {
+        r = await fetch(`${url}/api/kill`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify({ reason: o.reason ?? 'mmkit kill' }),
+          signal: AbortSignal.timeout(o.timeout ?? 60_000),
+        });
+      } catch (e) {
+        if ((e as Error).name === 'TimeoutError') throw new CliError(`the daemon at ${url} did not confirm zero open orders within ${(o.timeout ?? 60_000) / 1000} s`, ExitCode.FAILURE);
+        throw unreachable(url, e);
+      }
+      const text = await r.text();
+      let body: (Partial<KillResult> & { killed?: boolean; error?: string }) | undefined;
+      try {
+        body = JSON.parse(text) as typeof body;
+      } catch {
+        throw new CliError(`${url}/api/kill answered HTTP ${r.status} with something that is not JSON: is this an mmkit daemon?`, ExitCode.UNREACHABLE, 'UNREACHABLE');
+      }
+      if (r.status === 403) throw new CliError(`the daemon refused: ${body?.error ?? 'forbidden'}`, ExitCode.FAILURE, 'FORBIDDEN');
+      const flat = body?.flat === true;
+      if (o.json) printJson({ url, status: r.status, ...body });
+      else if (flat) process.stdout.write(`kill switch tripped at ${url}: every order cancelled, zero open orders at the venue; the daemon is stopping (${body?.reason ?? ''})\n`);
+      else process.stdout.write(`kill switch at ${url}: ${body?.error ?? `${body?.openOrders ?? '?'} order(s) still open at the venue`} (HTTP ${r.status})\n`);
+      return flat ? ExitCode.OK : ExitCode.FAILURE;
+    }),
+  );
+}

@@ -1,0 +1,129 @@
+/**
+ * The files `mmkit strategy new NAME` writes: the plugin (strategies/template.ts with its name and
+ * imports adjusted to where it lands) and a vitest test next to it that drives the handler with a
+ * fake state (no venue, no clock, no network). Pure string building: the command does the I/O.
+ */
+import { readFileSync } from 'node:fs';
+import { relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The mmkit project root (holds src/ and strategies/), from src/cli/ and dist/cli/ alike. */
+export const MMKIT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** File names a strategy may take: a letter, then letters, digits, `-` or `_`. */
+export const STRATEGY_NAME_RE = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
+/** The import prefix of mmkit's `src/` as seen from `dir` ("../src", "./src", "../../mmkit/src"). */
+export function srcImportPrefix(dir: string, root: string = MMKIT_ROOT): string {
+  let rel = relative(dir, root).split(sep).join('/');
+  if (rel === '') rel = '.';
+  else if (!rel.startsWith('.')) rel = `./${rel}`;
+  return `${rel}/src`;
+}
+
+/** The plugin source: the template with `name` set and its `../src/` imports pointing at `srcPrefix`. */
+export function pluginSource(name: string, srcPrefix: string, template = readFileSync(new URL('../../strategies/template.ts', import.meta.url), 'utf8')): string {
+  const body = template
+    .replace(/name: 'template'/, `name: '${name}'`)
+    .replace(/from '\.\.\/src\//g, `from '${srcPrefix}/`)
+    .replace(/^\/\*\*\n \* A minimal strategy plugin to copy: a fixed-spread quoter around the mid\.\n/, `/**\n * ${name}: a strategy plugin, scaffolded by \`mmkit strategy new ${name}\` from strategies/template.ts\n * (a fixed-spread quoter around the mid). Edit it; \`mmkit strategy check\` runs it briefly on paper.\n`);
+  return body;
+}
+
+/** The vitest test written next to the plugin. */
+export function testSource(name: string, srcPrefix: string): string {
+  return `/**
+ * Tests of the ${name} strategy (scaffolded by \`mmkit strategy new ${name}\`). They call the handler
+ * directly with a fake state: no venue, no clock, no network. Run: npx vitest run <this file>
+ * Prices are pips (0.01 = 100), sizes micro-shares (1 share = 1_000_000).
+ */
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '${srcPrefix}/core/clock.ts';
+import type { MmkitEvent } from '${srcPrefix}/core/events.ts';
+import type { ConditionId, TokenId } from '${srcPrefix}/core/ids.ts';
+import type { QuoteIntent } from '${srcPrefix}/core/intents.ts';
+import type { Micro, Pips, TickSize } from '${srcPrefix}/core/units.ts';
+import type { MarketInfo } from '${srcPrefix}/engine/venue.ts';
+import type { BookView, PositionView, StrategyContext, StrategyState } from '${srcPrefix}/strategy/api.ts';
+import { resolveParams } from '${srcPrefix}/strategy/params.ts';
+import strategy from './${name}.ts';
+
+const SH = 1_000_000;
+const MARKET = ('0x' + '11'.repeat(32)) as ConditionId;
+const YES = '1001' as TokenId;
+const NO = '1002' as TokenId;
+const market: MarketInfo = {
+  market: MARKET,
+  question: 'Will it?',
+  tokens: [
+    { tokenId: YES, outcome: 'Yes' },
+    { tokenId: NO, outcome: 'No' },
+  ],
+  tick: '0.01' as TickSize,
+  minOrderSize: (5 * SH) as Micro,
+  negRisk: false,
+  feeRateBps: 0,
+  active: true,
+  endDate: '2030-01-01T00:00:00Z',
+};
+
+/** A book from [price pips, size micro] levels, best first. */
+function book(tokenId: TokenId, bids: Array<[number, number]>, asks: Array<[number, number]>): BookView {
+  const b = bids as unknown as Array<[Pips, Micro]>;
+  const a = asks as unknown as Array<[Pips, Micro]>;
+  const bestBid = b[0]?.[0] ?? null;
+  const bestAsk = a[0]?.[0] ?? null;
+  return {
+    tokenId,
+    bestBid,
+    bestAsk,
+    mid: bestBid !== null && bestAsk !== null ? (bestBid + bestAsk) / 2 : null,
+    stale: false,
+    levels: (side, depth = Infinity) => (side === 'bids' ? b : a).slice(0, depth),
+  };
+}
+
+function state(books: BookView[], positions: Record<string, number> = {}): StrategyState {
+  const byToken = new Map(books.map((x) => [x.tokenId, x]));
+  return {
+    now: 1_000,
+    book: (t) => byToken.get(t),
+    position: (t): PositionView => ({ size: (positions[t] ?? 0) as Micro, avgPrice: null, realized: 0 }),
+    openOrders: () => [],
+    availableCollateral: (10_000 * SH) as Micro,
+  };
+}
+
+const ctx: StrategyContext = { clock: new VirtualClock(1_000), log: { debug() {}, info() {}, warn() {} }, markets: new Map([[MARKET, market]]) };
+const snapshot: MmkitEvent = { type: 'book_snapshot', venueTime: 1_000, recvTime: 1_000, market: MARKET, tokenId: YES, bids: [], asks: [], hash: 'h', tickSize: 100 as Pips, minOrderSize: null, lastTradePrice: null };
+
+function quotesFor(s: StrategyState): QuoteIntent[] {
+  const handlers = strategy.create(ctx, resolveParams(strategy.params, {}));
+  return handlers.onEvent(snapshot, s)?.quotes?.flatMap((d) => d.quotes) ?? [];
+}
+
+describe('${name}', () => {
+  it('has valid, documented default params', () => {
+    expect(() => resolveParams(strategy.params, {})).not.toThrow();
+    for (const spec of Object.values(strategy.params)) expect(spec.doc.length).toBeGreaterThan(0);
+  });
+
+  it('quotes inside (0, 1), on the tick, at least the minimum size, never crossing the book', () => {
+    const quotes = quotesFor(state([book(YES, [[4900, 100 * SH]], [[5100, 100 * SH]])], { [YES]: 50 * SH }));
+    expect(quotes.length).toBeGreaterThan(0);
+    for (const q of quotes) {
+      expect(q.price % 100).toBe(0);
+      expect(q.price).toBeGreaterThan(0);
+      expect(q.price).toBeLessThan(10_000);
+      expect(q.size).toBeGreaterThanOrEqual(market.minOrderSize);
+      if (q.side === 'BUY') expect(q.price).toBeLessThan(5100);
+      else expect(q.price).toBeGreaterThan(4900);
+    }
+  });
+
+  it('quotes nothing without a book (never a guessed price)', () => {
+    expect(quotesFor(state([]))).toEqual([]);
+  });
+});
+`;
+}

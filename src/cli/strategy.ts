@@ -1,0 +1,264 @@
+/**
+ * `mmkit strategy new NAME`: scaffold a strategy plugin and its vitest test from
+ * strategies/template.ts (into strategies/ when the working directory has one, else ./; --dir to
+ * choose). `mmkit strategy check PATH`: load a plugin, validate its params, run it briefly through
+ * the real daemon (runBot: engine, risk gate, execution, store) against an in-process paper
+ * exchange with a throwaway paper wallet and data directory, and report what it quoted.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import Database from 'better-sqlite3';
+import { InvalidArgumentError, type Command } from 'commander';
+import { pino } from 'pino';
+import { formatAmount, formatPrice } from '../core/units.ts';
+import { loadStrategy } from '../strategy/loader.ts';
+import { describeParams, resolveParams } from '../strategy/params.ts';
+import { parseDuration, loadConfig } from './config.ts';
+import { action, printJson, positiveInt } from './common.ts';
+import { EXIT_CODES_HELP, ExitCode, usageError } from './exit-codes.ts';
+import { pluginSource, srcImportPrefix, STRATEGY_NAME_RE, testSource } from './strategy-scaffold.ts';
+
+/** One order the strategy placed during the check (decimal strings). */
+export interface CheckedOrder {
+  market: string;
+  tokenId: string;
+  side: string;
+  price: string;
+  size: string;
+  status: string;
+  rejectCode: string | null;
+}
+
+/** The orders the bot recorded in a store file (read-only). */
+function ordersIn(file: string): CheckedOrder[] {
+  if (!existsSync(file)) return [];
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const rows = db.prepare('SELECT market, token, side, price, size, status, reject_code FROM orders ORDER BY created_at, id').all() as Array<{
+      market: string;
+      token: string;
+      side: string;
+      price: number;
+      size: number;
+      status: string;
+      reject_code: string | null;
+    }>;
+    return rows.map((r) => ({ market: r.market, tokenId: r.token, side: r.side, price: formatPrice(r.price), size: formatAmount(r.size), status: r.status, rejectCode: r.reject_code }));
+  } finally {
+    db.close();
+  }
+}
+
+function paramArg(v: string, prev: Record<string, string> = {}): Record<string, string> {
+  const i = v.indexOf('=');
+  if (i <= 0) throw new InvalidArgumentError('--param takes key=value');
+  return { ...prev, [v.slice(0, i)]: v.slice(i + 1) };
+}
+
+interface NewOptions {
+  dir?: string;
+  force?: boolean;
+  json?: boolean;
+}
+
+interface CheckOptions {
+  config?: string;
+  param?: Record<string, string>;
+  duration: string;
+  markets?: string;
+  marketCount: number;
+  seed?: number;
+  keep?: boolean;
+  json?: boolean;
+}
+
+export function register(program: Command): void {
+  const strategy = program.command('strategy').description('scaffold (new) and try out (check) strategy plugins');
+  strategy.addHelpText(
+    'after',
+    `
+Examples:
+  mmkit strategy new my-quoter            # strategies/my-quoter.ts + strategies/my-quoter.test.ts
+  npx vitest run strategies/my-quoter.test.ts
+  mmkit strategy check strategies/my-quoter.ts --param halfSpread=0.03
+  mmkit run --strategy ./strategies/my-quoter.ts
+${EXIT_CODES_HELP}`,
+  );
+
+  strategy
+    .command('new')
+    .description('scaffold NAME.ts (from strategies/template.ts) and NAME.test.ts (vitest) in strategies/ (when present) or ./')
+    .argument('<name>', 'file name of the plugin: a letter, then letters, digits, - or _')
+    .option('--dir <dir>', 'where to write the two files (default: ./strategies if it exists, else .)')
+    .option('--force', 'overwrite existing files')
+    .option('--json', 'print {plugin, test} paths as JSON')
+    .addHelpText(
+      'after',
+      `
+The plugin imports mmkit's strategy API relative to where it is written, so it runs as is:
+  mmkit run --strategy ./strategies/NAME.ts     (or --strategy NAME inside the mmkit project)
+
+Examples:
+  mmkit strategy new my-quoter
+  mmkit strategy new my-quoter --dir ~/bots
+${EXIT_CODES_HELP}`,
+    )
+    .action(
+      action(async (name: string, o: NewOptions) => {
+        if (!STRATEGY_NAME_RE.test(name)) throw usageError(`strategy name ${JSON.stringify(name.slice(0, 70))}: use a letter, then letters, digits, - or _ (it becomes the file name)`);
+        if (name === 'template') throw usageError('"template" is the name of the template itself: pick another');
+        const dir = resolve(o.dir ?? (existsSync('strategies') && statSync('strategies').isDirectory() ? 'strategies' : '.'));
+        mkdirSync(dir, { recursive: true });
+        const plugin = join(dir, `${name}.ts`);
+        const test = join(dir, `${name}.test.ts`);
+        for (const f of [plugin, test]) if (existsSync(f) && !o.force) throw usageError(`${f} exists: pass --force to overwrite it`);
+        const prefix = srcImportPrefix(dir);
+        writeFileSync(plugin, pluginSource(name, prefix));
+        writeFileSync(test, testSource(name, prefix));
+        if (o.json) printJson({ name, plugin, test });
+        else
+          process.stdout.write(
+            `wrote ${plugin}\nwrote ${test}\nnext:\n  npx vitest run ${test}\n  mmkit strategy check ${plugin}\n  mmkit run --strategy ${plugin}\n`,
+          );
+      }),
+    );
+
+  strategy
+    .command('check')
+    .description('load a plugin, validate its params, run it briefly against an in-process paper exchange and report what it quoted')
+    .argument('<path>', 'the plugin file (or a shipped name, e.g. bands)')
+    .option('--param <key=value>', 'a strategy parameter (repeatable)', paramArg)
+    .option('--config <file>', 'take bot.params and bot.risk from this config file (flags win)')
+    .option('--duration <d>', 'how long to run: 8s, 30s, 1m', '8s')
+    .option('--markets <ids>', 'comma-separated condition ids of the paper world (default: the most liquid)')
+    .option('--market-count <n>', 'how many markets to pick without --markets', positiveInt('--market-count', 20), 2)
+    .option('--seed <n>', 'paper world seed [bot.seed]', positiveInt('--seed', 2 ** 31))
+    .option('--keep', 'keep the temporary data directory (store, paper wallet) and print its path')
+    .option('--json', 'print the report as JSON')
+    .addHelpText(
+      'after',
+      `
+The run uses the real daemon (engine, risk gate, execution, SQLite store) with a throwaway paper
+wallet and data directory, so nothing of yours is touched. Exit code 0 when the strategy loaded,
+its params were valid, it placed at least one order and left none open; 1 when it quoted nothing
+or left orders open; 2 for a load or params error (naming strategy.params.<key>).
+
+Examples:
+  mmkit strategy check strategies/bands.ts
+  mmkit strategy check ./my-quoter.ts --param halfSpread=0.03 --duration 20s --json
+${EXIT_CODES_HELP}`,
+    )
+    .action(
+      action(async (path: string, o: CheckOptions) => {
+        const durationMs = parseDuration(o.duration);
+        if (durationMs === undefined || durationMs < 1000 || durationMs > 3_600_000) throw usageError('--duration takes 1s to 1h, e.g. 8s, 30s, 2m');
+        const cfg = loadConfig(o.config);
+        const def = await loadStrategy(path);
+        const given = { ...(o.config ? cfg.bot.params : {}), ...(o.param ?? {}) };
+        const params = resolveParams(def.params, given);
+        const dataDir = mkdtempSync(join(tmpdir(), 'mmkit-strategy-check-'));
+        if (!o.json) {
+          process.stderr.write(`mmkit: ${def.name}: params ok\n${describeParams(def.params).join('\n')}\n`);
+          process.stderr.write(`mmkit: running ${def.name} for ${o.duration} against an in-process paper exchange...\n`);
+        }
+        // the daemon logs into memory: refusals, rejections and fills are counted for the report
+        const lines: Array<Record<string, unknown>> = [];
+        const sink = new Writable({
+          write(chunk, _enc, cb) {
+            for (const l of String(chunk).split('\n')) {
+              if (l.trim() === '') continue;
+              try {
+                lines.push(JSON.parse(l) as Record<string, unknown>);
+              } catch {
+                /* not JSON: ignore */
+              }
+            }
+            cb();
+          },
+        });
+        const logger = pino({ level: 'debug' }, sink);
+        // a check never signs with the operator's real key: the throwaway paper wallet only
+        delete process.env['MMKIT_PRIVATE_KEY'];
+        const { runBot } = await import('./run.ts');
+        let summary;
+        try {
+          summary = await runBot(
+            {
+              strategy: path,
+              params,
+              markets: o.markets ? o.markets.split(',').map((x) => x.trim()).filter(Boolean) : [],
+              marketCount: o.marketCount,
+              durationMs,
+              dataDir,
+              exchangeUrl: '',
+              chainId: cfg.bot.chainId,
+              statusIntervalMs: 60_000,
+              tolerance: cfg.bot.tolerance,
+              risk: cfg.bot.risk,
+              restartPolicy: 'cancel',
+              keystoreFile: '',
+              seed: o.seed ?? cfg.bot.seed,
+            },
+            logger,
+          );
+        } catch (e) {
+          // a load or config error (exit 2) or a failed start (exit 1/3): nothing to keep
+          if (!o.keep) rmSync(dataDir, { recursive: true, force: true });
+          throw e;
+        }
+        const orders = ordersIn(join(dataDir, 'mmkit.db'));
+        if (!o.keep) rmSync(dataDir, { recursive: true, force: true });
+        const count = (msg: string) => {
+          const by: Record<string, number> = {};
+          for (const l of lines) if (l['msg'] === msg) by[String(l['code'] ?? '?')] = (by[String(l['code'] ?? '?')] ?? 0) + 1;
+          return by;
+        };
+        const started = lines.find((l) => l['msg'] === 'starting') as { markets?: Array<{ market: string; question: string }> } | undefined;
+        const byMarket = new Map<string, CheckedOrder[]>();
+        for (const x of orders) byMarket.set(x.market, [...(byMarket.get(x.market) ?? []), x]);
+        const markets = (started?.markets ?? []).map((m) => {
+          const os = byMarket.get(m.market) ?? [];
+          const side = (s: string) => os.filter((x) => x.side === s && x.status !== 'rejected').map((x) => x.price).sort((a, b) => Number(a) - Number(b));
+          const bids = side('BUY');
+          const asks = side('SELL');
+          return {
+            market: m.market,
+            question: m.question,
+            orders: os.length,
+            bids: bids.length,
+            asks: asks.length,
+            bidPrices: bids.length ? `${bids[0]} to ${bids[bids.length - 1]}` : null,
+            askPrices: asks.length ? `${asks[0]} to ${asks[asks.length - 1]}` : null,
+          };
+        });
+        const report = {
+          strategy: def.name,
+          params,
+          durationMs,
+          ok: summary.ordersPlaced > 0 && summary.openOrdersAtExit === 0,
+          summary,
+          markets,
+          refusals: count('quote refused'),
+          rejections: count('order rejected'),
+          orders,
+          ...(o.keep ? { dataDir } : {}),
+        };
+        if (o.json) printJson(report);
+        else {
+          const out: string[] = [`strategy ${def.name}: ${summary.ordersPlaced} order(s) placed, ${summary.ordersCancelled} cancelled, ${summary.ordersRejected} rejected, ${summary.fills} fill(s) in ${o.duration}`];
+          for (const m of markets) out.push(`  ${m.market.slice(0, 14)}… ${m.question.slice(0, 50)}: ${m.bids} bid(s)${m.bidPrices ? ` ${m.bidPrices}` : ''}, ${m.asks} ask(s)${m.askPrices ? ` ${m.askPrices}` : ''}`);
+          const refused = Object.entries(report.refusals);
+          if (refused.length) out.push(`  refused by the risk gate: ${refused.map(([k, n]) => `${k} x${n}`).join(', ')}`);
+          const rejected = Object.entries(report.rejections);
+          if (rejected.length) out.push(`  rejected by the venue: ${rejected.map(([k, n]) => `${k} x${n}`).join(', ')}`);
+          out.push(`  open orders at exit: ${summary.openOrdersAtExit}`);
+          if (o.keep) out.push(`  data kept in ${dataDir}`);
+          out.push(report.ok ? 'check ok' : summary.ordersPlaced === 0 ? 'check FAILED: the strategy placed no order' : 'check FAILED: orders were left open');
+          process.stdout.write(out.join('\n') + '\n');
+        }
+        return report.ok ? ExitCode.OK : ExitCode.FAILURE;
+      }),
+    );
+}

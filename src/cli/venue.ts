@@ -1,0 +1,196 @@
+/**
+ * Where the venue is, from the configuration: the base URLs of the CLOB, metadata (Gamma), data
+ * and content APIs and of the streams, plus the request budgets, the signature type and the API
+ * credentials. Shared by `mmkit run` and the operator commands so both talk to the same venue.
+ *
+ * URL resolution (first that applies):
+ *   1. `bot.exchangeUrl` (flag --exchange-url, env MMKIT_EXCHANGE_URL): one base URL serving
+ *      /clob, /gamma, /data, /content and /ws (the paper exchange's layout);
+ *   2. for operator commands only, a daemon running with an in-process paper exchange records its
+ *      URL in <dataDir>/venue.json: a second terminal finds it there (while that process lives);
+ *   3. for operator commands, the paper exchange of the config: http://<exchange.host>:<exchange.port>
+ *      (what `mmkit exchange` listens on); `mmkit run` starts one in-process instead.
+ * Each `venue.*Url` key, when set, replaces that one API's URL (a live venue has one host per API).
+ */
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BudgetConfig } from '../api/http/budgets.ts';
+import type { ApiCredentials } from '../api/http/transport.ts';
+import type { SignatureType } from '../api/orders.ts';
+import { ConfigError } from '../core/errors.ts';
+import type { MmkitConfig } from './config.ts';
+import type { RunConfig } from './run.ts';
+
+export interface VenueUrls {
+  clob: string;
+  gamma: string;
+  data: string;
+  content: string;
+  ws: string;
+  /** The real-time data stream (RTDS); absent: `<ws>/rtds`. */
+  rtds?: string;
+}
+
+/** Where the venue URLs came from. */
+export type VenueSource = 'config' | 'daemon' | 'default' | 'explicit';
+
+export interface ResolvedVenue {
+  readonly urls: VenueUrls;
+  readonly source: VenueSource;
+  /** The base URL when there is one (not for fully explicit per-API URLs). */
+  readonly base: string | undefined;
+  /** True when every URL points at loopback: a paper exchange (a paper wallet is allowed). */
+  readonly paper: boolean;
+}
+
+/** The paper exchange's layout under one base URL. */
+export function urlsFromBase(base: string): VenueUrls {
+  const u = new URL(base);
+  const root = `${u.protocol}//${u.host}`;
+  const ws = `${u.protocol === 'https:' ? 'wss' : 'ws'}://${u.host}`;
+  return { clob: `${root}/clob`, gamma: `${root}/gamma`, data: `${root}/data`, content: `${root}/content`, ws };
+}
+
+/** The per-API URLs set explicitly (`venue.*Url`). */
+export function explicitUrls(cfg: MmkitConfig): Partial<VenueUrls> {
+  const v = cfg.venue;
+  const out: Partial<VenueUrls> = {};
+  if (v.clobUrl) out.clob = v.clobUrl.replace(/\/+$/, '');
+  if (v.gammaUrl) out.gamma = v.gammaUrl.replace(/\/+$/, '');
+  if (v.dataUrl) out.data = v.dataUrl.replace(/\/+$/, '');
+  if (v.contentUrl) out.content = v.contentUrl.replace(/\/+$/, '');
+  if (v.wsUrl) out.ws = v.wsUrl.replace(/\/+$/, '');
+  if (v.rtdsUrl) out.rtds = v.rtdsUrl.replace(/\/+$/, '');
+  return out;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+/** True when the URL's host is loopback. */
+export function isLoopbackUrl(url: string): boolean {
+  try {
+    const h = new URL(url).hostname;
+    return LOOPBACK.has(h) || h.startsWith('127.');
+  } catch {
+    return false;
+  }
+}
+
+/** The file a daemon with an in-process paper exchange writes its URL to. */
+export const DAEMON_VENUE_FILE = 'venue.json';
+
+/** Record the in-process exchange's base URL for operator commands in other terminals. */
+export function writeDaemonVenue(dataDir: string, base: string): void {
+  writeFileSync(join(dataDir, DAEMON_VENUE_FILE), JSON.stringify({ url: base, pid: process.pid }) + '\n');
+}
+
+/** Remove the record (only when it is this process's). */
+export function removeDaemonVenue(dataDir: string): void {
+  const f = join(dataDir, DAEMON_VENUE_FILE);
+  const r = readDaemonVenue(dataDir, { checkAlive: false });
+  if (r !== undefined && r.pid === process.pid) rmSync(f, { force: true });
+}
+
+/** The URL a living daemon recorded in <dataDir>/venue.json, if any. */
+export function readDaemonVenue(dataDir: string, o: { checkAlive?: boolean } = {}): { url: string; pid: number } | undefined {
+  const f = join(dataDir, DAEMON_VENUE_FILE);
+  if (!existsSync(f)) return undefined;
+  try {
+    const v = JSON.parse(readFileSync(f, 'utf8')) as { url?: unknown; pid?: unknown };
+    if (typeof v.url !== 'string' || typeof v.pid !== 'number') return undefined;
+    if (o.checkAlive !== false) {
+      try {
+        process.kill(v.pid, 0);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ESRCH') return undefined;
+      }
+    }
+    return { url: v.url, pid: v.pid };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The venue an operator command talks to (see the module comment for the order).
+ * @throws ConfigError when per-API URLs are only partly set and no base URL fills the rest
+ */
+export function resolveVenue(cfg: MmkitConfig): ResolvedVenue {
+  const explicit = explicitUrls(cfg);
+  let base: string | undefined;
+  let source: VenueSource;
+  if (cfg.bot.exchangeUrl) {
+    base = cfg.bot.exchangeUrl;
+    source = 'config';
+  } else if (explicit.clob !== undefined) {
+    source = 'explicit';
+  } else {
+    const d = readDaemonVenue(cfg.bot.dataDir);
+    if (d !== undefined) {
+      base = d.url;
+      source = 'daemon';
+    } else {
+      const h = cfg.exchange.host === '0.0.0.0' || cfg.exchange.host === '::' || cfg.exchange.host === '' ? '127.0.0.1' : cfg.exchange.host;
+      base = `http://${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${cfg.exchange.port}`;
+      source = 'default';
+    }
+  }
+  const derived: Partial<VenueUrls> = base !== undefined ? urlsFromBase(base) : {};
+  const urls = { ...derived, ...explicit };
+  for (const k of ['clob', 'gamma', 'data', 'content', 'ws'] as const) {
+    if (urls[k] === undefined) throw new ConfigError(`venue.${k}Url`, `not set, and there is no bot.exchangeUrl to derive it from: set both, or only bot.exchangeUrl`);
+  }
+  const full = urls as VenueUrls;
+  return { urls: full, source, base, paper: Object.values(full).every(isLoopbackUrl) };
+}
+
+/** The daemon's venue: `undefined` urls mean "start a paper exchange in-process". */
+export function daemonVenue(cfg: MmkitConfig): { urls: Partial<VenueUrls>; inProcess: boolean } {
+  const explicit = explicitUrls(cfg);
+  if (cfg.bot.exchangeUrl) return { urls: { ...urlsFromBase(cfg.bot.exchangeUrl), ...explicit }, inProcess: false };
+  if (explicit.clob !== undefined) return { urls: explicit, inProcess: false };
+  return { urls: explicit, inProcess: true };
+}
+
+/** The request budgets of the config: the spec's limits × scale × (1 - headroom). */
+export function budgetsOf(cfg: MmkitConfig): BudgetConfig {
+  return { enabled: cfg.budgets.enabled, scale: cfg.budgets.scale * (1 - cfg.budgets.headroom), marginMs: cfg.budgets.marginMs };
+}
+
+/** venue.signatureType as the order builder's number (EOA 0, POLY_PROXY 1, POLY_GNOSIS_SAFE 2). */
+export function signatureTypeOf(cfg: MmkitConfig): SignatureType {
+  return cfg.venue.signatureType === 'poly-proxy' ? 1 : cfg.venue.signatureType === 'gnosis-safe' ? 2 : 0;
+}
+
+/**
+ * API credentials from the environment (all three of MMKIT_API_KEY, MMKIT_API_SECRET,
+ * MMKIT_API_PASSPHRASE), or undefined to create/derive them with the wallet.
+ * @throws ConfigError naming the missing one when only some are set
+ */
+export function apiCredentialsOf(cfg: MmkitConfig): ApiCredentials | undefined {
+  const s = cfg.secrets;
+  const set = [s.apiKey, s.apiSecret, s.apiPassphrase].filter((x) => x !== '').length;
+  if (set === 0) return undefined;
+  if (set < 3) {
+    const missing = s.apiKey === '' ? 'secrets.apiKey' : s.apiSecret === '' ? 'secrets.apiSecret' : 'secrets.apiPassphrase';
+    throw new ConfigError(missing, 'API credentials need all three of MMKIT_API_KEY, MMKIT_API_SECRET and MMKIT_API_PASSPHRASE (or none: then they are derived from the wallet)');
+  }
+  return { apiKey: s.apiKey, secret: s.apiSecret, passphrase: s.apiPassphrase };
+}
+
+/** The venue-related options of `runBot` from the configuration (URLs, budgets, credentials, signing, store, market filters). */
+export function runOptionsOf(cfg: MmkitConfig): Pick<RunConfig, 'urls' | 'budgets' | 'apiCredentials' | 'apiNonce' | 'signatureType' | 'funder' | 'timeoutMs' | 'storeFile' | 'marketFilters' | 'marketSilenceMs'> {
+  const creds = apiCredentialsOf(cfg);
+  return {
+    urls: explicitUrls(cfg),
+    budgets: budgetsOf(cfg),
+    ...(creds ? { apiCredentials: creds } : {}),
+    apiNonce: cfg.venue.apiNonce,
+    signatureType: signatureTypeOf(cfg),
+    ...(cfg.venue.funder ? { funder: cfg.venue.funder } : {}),
+    timeoutMs: cfg.venue.timeoutMs,
+    marketSilenceMs: cfg.venue.marketSilenceMs,
+    ...(cfg.bot.storeFile ? { storeFile: cfg.bot.storeFile } : {}),
+    marketFilters: { ...cfg.bot.marketFilters },
+  };
+}

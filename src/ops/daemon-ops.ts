@@ -1,0 +1,299 @@
+/**
+ * Everything operational the daemon (src/cli/run.ts) carries, behind one small facade so the
+ * daemon's wiring stays readable:
+ *
+ *   const ops = await startOps({ clock, log, http: cfg.ops, version });   // status server listening
+ *   transport budgets = ops.budgets(config)        // 429s counted, budget use on /metrics
+ *   venue = ops.instrument(venue)                  // tick-to-order, orders by outcome
+ *   ops.attach({ engine, store, tracker, executor, heartbeat, kill, markets, ... })
+ *   execute: (d) => { ops.quoteSet(d); executor.submit(d) }     onFill: ops.fill(f)
+ *   ops.lifecycle('reconciling' | 'running' | 'stopping')
+ *   ops.flattened(report, reason)                  // answers `mmkit kill`, stops sampling
+ *   await ops.close()                              // last: the status server stops
+ *
+ * It owns the metrics registry, the monitor (health, status snapshot, PnL series), the HTTP
+ * status server and the record `<dataDir>/daemon.json` ({statusUrl, pid}) through which
+ * `mmkit status` and `mmkit kill` in another terminal find a daemon listening on a random port.
+ */
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { BudgetConfig } from '../api/http/budgets.ts';
+import type { Clock, TimerHandle } from '../core/clock.ts';
+import { ConfigError } from '../core/errors.ts';
+import type { FillEvent } from '../core/events.ts';
+import type { TokenId } from '../core/ids.ts';
+import type { DesiredQuotes } from '../core/intents.ts';
+import type { Engine } from '../engine/loop.ts';
+import type { MarketInfo, Venue } from '../engine/venue.ts';
+import type { Executor } from '../execution/executor.ts';
+import type { HeartbeatKeeper } from '../execution/heartbeat.ts';
+import type { OrderTracker } from '../execution/tracker.ts';
+import type { KillSwitch } from '../risk/kill-switch.ts';
+import type { Store } from '../store/store.ts';
+import type { Lifecycle } from './health.ts';
+import { instrumentVenue, ObservedBudgets } from './instrument.ts';
+import { Metrics } from './metrics.ts';
+import { DaemonMonitor, type DaemonView } from './status.ts';
+import { STATUS_PAGE_HTML } from './status-page.ts';
+import { startStatusServer, type KillResult, type StatusServer } from './status-server.ts';
+
+/** The `ops.*` configuration. */
+export interface OpsHttpConfig {
+  /** 0 picks a free port. */
+  readonly httpPort: number;
+  readonly httpHost: string;
+  /** Market data silence after which /healthz says feed_stale, ms (0: off). Default 15,000. */
+  readonly feedStaleMs?: number;
+}
+
+/** Options of `startOps`. */
+export interface OpsOptions {
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** The status server's address; undefined: no server (metrics and health still kept). */
+  readonly http?: OpsHttpConfig;
+  /** Where daemon.json is written (the status URL for other terminals). */
+  readonly dataDir?: string;
+  readonly version?: string;
+  /** Sampling period of status and metrics, ms (default 1000). */
+  readonly sampleMs?: number;
+}
+
+/** The parts of the running daemon the ops read (read-only) or subscribe to. */
+export interface DaemonParts {
+  readonly engine: Engine;
+  readonly store: Store;
+  readonly tracker: OrderTracker;
+  readonly executor: Executor;
+  readonly heartbeat: HeartbeatKeeper;
+  readonly kill: KillSwitch;
+  readonly markets: readonly MarketInfo[];
+  readonly strategy: { readonly name: string; readonly params: Record<string, unknown> };
+  readonly address: string;
+  readonly venueUrl: string;
+}
+
+/** The record other terminals read to find the status server. */
+export const DAEMON_FILE = 'daemon.json';
+
+/** The status URL a living daemon recorded in `<dataDir>/daemon.json`, if any. */
+export function readDaemonFile(dataDir: string): { statusUrl: string; pid: number } | undefined {
+  const f = join(dataDir, DAEMON_FILE);
+  if (!existsSync(f)) return undefined;
+  try {
+    const v = JSON.parse(readFileSync(f, 'utf8')) as { statusUrl?: unknown; pid?: unknown };
+    if (typeof v.statusUrl !== 'string' || typeof v.pid !== 'number') return undefined;
+    try {
+      process.kill(v.pid, 0);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ESRCH') return undefined;
+    }
+    return { statusUrl: v.statusUrl, pid: v.pid };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A URL as it may be shown: no user:password, no query (a gateway URL may carry a token there). */
+export function publicUrl(u: string): string {
+  try {
+    const x = new URL(u);
+    return `${x.protocol}//${x.host}${x.pathname === '/' ? '' : x.pathname}`;
+  } catch {
+    return '';
+  }
+}
+
+/** The daemon's operational side (see the module comment). */
+export class DaemonOps {
+  readonly metrics: Metrics;
+  readonly monitor: DaemonMonitor;
+  readonly #o: OpsOptions;
+  #server: StatusServer | undefined;
+  #budgets: ObservedBudgets | undefined;
+  #sampler: TimerHandle | undefined;
+  #kill: KillSwitch | undefined;
+  #flat: KillResult | undefined;
+  readonly #waiters: Array<(r: KillResult) => void> = [];
+  readonly #unsubscribe: Array<() => void> = [];
+  #closed: Promise<void> | undefined;
+
+  constructor(o: OpsOptions) {
+    this.#o = o;
+    this.metrics = new Metrics({ now: () => o.clock.now(), info: { version: o.version ?? '0.0.0' } });
+    this.monitor = new DaemonMonitor({ clock: o.clock, metrics: this.metrics, feedStaleMs: o.http?.feedStaleMs ?? 15_000, ...(o.version !== undefined ? { version: o.version } : {}) });
+  }
+
+  /** The status server's base URL (undefined without a server). */
+  get url(): string | undefined {
+    return this.#server?.url;
+  }
+
+  /**
+   * Start the status server (when configured) and the sampler. The server answers from now on:
+   * /healthz says 503 `starting` until the daemon is running.
+   * @throws ConfigError (ops.httpPort) when the address cannot be bound.
+   */
+  async start(): Promise<void> {
+    const h = this.#o.http;
+    if (h !== undefined) {
+      try {
+        this.#server = await startStatusServer({
+          host: h.httpHost,
+          port: h.httpPort,
+          page: STATUS_PAGE_HTML,
+          status: () => this.monitor.current(),
+          health: () => this.monitor.health(),
+          metrics: () => this.metrics.render(),
+          metricsContentType: this.metrics.contentType,
+          kill: (reason) => this.kill(reason),
+          clock: this.#o.clock,
+          logger: this.#o.log.child({ component: 'status-server' }),
+        });
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        throw new ConfigError('ops.httpPort', `cannot listen on ${h.httpHost}:${h.httpPort}${code === 'EADDRINUSE' ? ' (in use: another mmkit daemon? pick another port with --http-port, or 0 for a free one)' : code ? ` (${code})` : ''}`);
+      }
+      this.#o.log.info({ url: this.#server.url, metrics: `${this.#server.url}/metrics`, health: `${this.#server.url}/healthz` }, `status page on ${this.#server.url}`);
+      if (this.#o.dataDir !== undefined) {
+        try {
+          writeFileSync(join(this.#o.dataDir, DAEMON_FILE), JSON.stringify({ statusUrl: this.#server.url, pid: process.pid }) + '\n');
+        } catch (e) {
+          this.#o.log.warn({ err: (e as Error).message }, `could not write ${DAEMON_FILE}`);
+        }
+      }
+    }
+    this.#sampler = this.#o.clock.setInterval(() => this.#sample(), this.#o.sampleMs ?? 1000);
+  }
+
+  #sample(fresh = false): void {
+    try {
+      this.monitor.sample({ fresh });
+    } catch (e) {
+      this.#o.log.warn({ err: (e as Error).message }, 'status sample failed');
+    }
+  }
+
+  /** The transport's request budgets, with 429s counted and their use on /metrics. */
+  budgets(config: BudgetConfig = {}): ObservedBudgets {
+    const b = new ObservedBudgets(config, this.#o.clock, (endpoint) => this.monitor.onRateLimited(endpoint));
+    this.#budgets = b;
+    this.metrics.watchBudgets(() => b.stats());
+    return b;
+  }
+
+  /** The venue, observed: market frames (tick-to-order starts), place requests (it stops), outcomes. */
+  instrument<V extends Venue>(venue: V): V {
+    return instrumentVenue(venue, this.monitor);
+  }
+
+  /** Hook the running daemon's parts (once the engine exists). */
+  attach(p: DaemonParts): void {
+    this.#kill = p.kill;
+    const state = p.engine.state;
+    const view: DaemonView = {
+      book: (t) => state.book(t as TokenId),
+      whyNotQuotable: (m) => (p.engine.pulled().has(m as never) || !state.quotable(m as never) ? (state.whyNotQuotable(m as never) ?? (p.engine.ready ? 'pulled' : 'not quoting yet')) : undefined),
+      isRetired: (m) => state.isResolved(m as never),
+      liveOrders: () => p.tracker.liveOrders(),
+      positions: () => p.store.positions(),
+      pnl: (marks) => p.store.pnl(marks as ReadonlyMap<TokenId, number>),
+      collateral: () => ({ available: state.availableCollateral, reserved: state.reservedCollateral }),
+      heartbeat: () => p.heartbeat.status(),
+      killSwitch: () => {
+        const r = p.kill.reason;
+        return r === null ? { tripped: false } : { tripped: true, trigger: r.trigger, message: r.message, at: r.at };
+      },
+      totals: () => p.store.summary(),
+      pauseReasons: () => p.executor.stats().pauseReasons,
+    };
+    this.monitor.attach(view, { markets: p.markets, strategy: p.strategy, address: p.address, venueUrl: publicUrl(p.venueUrl) });
+    const sub = p.engine.events$.subscribe((e) => this.monitor.onEvent(e));
+    this.#unsubscribe.push(() => sub.unsubscribe());
+    this.#unsubscribe.push(p.executor.onCycle((c) => this.monitor.onCycleEnd(c.market, c.intentAt)));
+    this.#unsubscribe.push(p.heartbeat.onStatus((s) => this.monitor.onHeartbeat(s)));
+  }
+
+  /** A risk-approved quote set about to be handed to execution. */
+  quoteSet(d: DesiredQuotes): void {
+    this.monitor.onQuoteSet(d);
+  }
+
+  /** A new own fill (already in the store). */
+  fill(f: FillEvent): void {
+    this.monitor.onFill(f);
+  }
+
+  lifecycle(l: Lifecycle): void {
+    this.monitor.setLifecycle(l);
+    this.#server?.push();
+  }
+
+  /**
+   * Trip the kill switch (trigger 'cli') and resolve once the daemon reported the result of its
+   * flat check (`flattened`). Used by POST /api/kill.
+   */
+  kill(reason: string): Promise<KillResult> {
+    if (this.#flat !== undefined) return Promise.resolve(this.#flat);
+    if (this.#kill === undefined) return Promise.reject(new Error('the daemon is still starting: no kill switch yet (send SIGTERM to stop it)'));
+    const p = new Promise<KillResult>((resolve) => this.#waiters.push(resolve));
+    this.#kill.trip('cli', reason);
+    return p;
+  }
+
+  /**
+   * The shutdown's flat check is done: answer the kill requests waiting, take a last sample and
+   * stop sampling (the store closes next). Idempotent.
+   */
+  flattened(r: { flat: boolean; open: readonly unknown[] }, reason: string): void {
+    if (this.#flat !== undefined) return;
+    this.#sample(true);
+    if (this.#sampler !== undefined) this.#o.clock.clearInterval(this.#sampler);
+    this.#sampler = undefined;
+    this.#flat = { flat: r.flat, openOrders: r.open.length, reason };
+    for (const w of this.#waiters.splice(0)) w(this.#flat);
+    this.#server?.push();
+  }
+
+  /** Stop everything (last, after the venue closed). Idempotent. */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      this.monitor.setLifecycle('stopped');
+      if (this.#sampler !== undefined) this.#o.clock.clearInterval(this.#sampler);
+      this.#sampler = undefined;
+      for (const u of this.#unsubscribe.splice(0)) u();
+      if (this.#flat === undefined) {
+        const r: KillResult = { flat: false, openOrders: -1, reason: 'the daemon stopped before verifying' };
+        for (const w of this.#waiters.splice(0)) w(r);
+      }
+      await this.#server?.close();
+      const dir = this.#o.dataDir;
+      if (dir !== undefined && this.#server !== undefined) {
+        const rec = readDaemonFile(dir);
+        if (rec !== undefined && rec.pid === process.pid) rmSync(join(dir, DAEMON_FILE), { force: true });
+      }
+      await this.#budgets?.stop();
+    })();
+    return this.#closed;
+  }
+}
+
+/**
+ * Create the daemon's ops and start its status server.
+ * @throws ConfigError (ops.httpPort) when the address cannot be bound.
+ */
+export async function startOps(o: OpsOptions): Promise<DaemonOps> {
+  const ops = new DaemonOps(o);
+  await ops.start();
+  return ops;
+}
+
+/** mmkit's version (package.json), shown on /api/status and as a label of `mmkit_info`. */
+export const MMKIT_VERSION: string = (() => {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+})();

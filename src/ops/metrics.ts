@@ -1,0 +1,309 @@
+/**
+ * The daemon's Prometheus metrics (prom-client), every name prefixed `mmkit_`, on its own registry
+ * (never prom-client's global one, so tests and several daemons in one process do not collide).
+ *
+ * Recording methods take the core's integer units (prices in pips, sizes in micro-shares, money in
+ * micro-collateral) and convert once, here, at the edge: Prometheus samples are float64, so a
+ * metric is the decimal value (0.45, 12.5 shares, -3.2 USDC). Values that are cheaper to read than
+ * to push (request budgets, the age of the last market data) are read at scrape time through
+ * `collect` callbacks. Nothing here reads the wall clock: `now` is injected.
+ *
+ * The event-loop lag comes from prom-client's default metrics (monitorEventLoopDelay), prefixed
+ * too: `mmkit_nodejs_eventloop_lag_seconds`, `..._p50_seconds`, `..._p99_seconds`, and the process
+ * metrics (`mmkit_process_cpu_seconds_total`, `mmkit_process_resident_memory_bytes`, ...).
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { BudgetStats } from '../api/http/budgets.ts';
+import type { StreamName } from '../core/events.ts';
+import { AMOUNT_SCALE, PRICE_SCALE } from '../core/units.ts';
+import type { HealthReport } from './health.ts';
+
+/** Every metric name starts with this. */
+export const METRIC_PREFIX = 'mmkit_';
+
+/**
+ * What became of orders handed to the venue:
+ *  - `placed`     an order was sent (counted once per order per POST, re-sends included);
+ *  - `live` / `matched` / `delayed` / `unmatched`   the venue accepted it with that status;
+ *  - `rejected`   the venue refused it (an error code in the answer);
+ *  - `unknown`    no clear answer (a timeout, a dropped connection): resolved later by id;
+ *  - `failed`     the whole request failed before the venue took it (a 429, an auth error);
+ *  - `cancelled`  the venue confirmed a cancel.
+ */
+export type OrderOutcome = 'placed' | 'live' | 'matched' | 'delayed' | 'unmatched' | 'rejected' | 'unknown' | 'failed' | 'cancelled';
+
+export const ORDER_OUTCOMES: readonly OrderOutcome[] = ['placed', 'live', 'matched', 'delayed', 'unmatched', 'rejected', 'unknown', 'failed', 'cancelled'];
+
+/** Options of `new Metrics`. */
+export interface MetricsOptions {
+  /** Clock time, unix ms (for the age of the last market data). */
+  now: () => number;
+  /** Also collect prom-client's default process and event-loop metrics (default true). */
+  defaultMetrics?: boolean;
+  /** Resolution of the event-loop delay monitor, ms (default 10). */
+  eventLoopMonitoringPrecision?: number;
+  /** Constant labels of the `mmkit_info` metric. */
+  info?: Record<string, string>;
+}
+
+/** One position as the metrics show it. */
+export interface PositionSample {
+  readonly market: string;
+  readonly tokenId: string;
+  readonly outcome: string;
+  /** micro-shares, signed. */
+  readonly size: number;
+  /** pips (0 when flat). */
+  readonly avgPrice: number;
+}
+
+/** The PnL figures, micro-collateral. */
+export interface PnlSample {
+  readonly realized: number;
+  readonly unrealized: number;
+  readonly fees: number;
+  readonly total: number;
+}
+
+const usdc = (micro: number): number => micro / AMOUNT_SCALE;
+const shares = (micro: number): number => micro / AMOUNT_SCALE;
+const price = (pips: number): number => pips / PRICE_SCALE;
+
+/** Buckets of the tick-to-order histogram, seconds: 100 us to 2.5 s. */
+export const TICK_TO_ORDER_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+/** Buckets of the stream lag histogram (venue time to receive time), seconds. */
+export const STREAM_LAG_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** The registry and every mmkit metric (see the module comment and the README's list). */
+export class Metrics {
+  readonly registry: Registry;
+  readonly #now: () => number;
+  readonly #lastData = new Map<StreamName, number>();
+  #budgets: (() => BudgetStats | undefined) | undefined;
+
+  readonly info: Gauge<string>;
+  readonly quotes: Counter<'market'>;
+  readonly quoteSets: Counter<'market' | 'kind'>;
+  readonly orders: Counter<'outcome'>;
+  readonly fills: Counter<'market' | 'side' | 'role'>;
+  readonly volume: Counter<'market'>;
+  readonly notional: Counter<'market'>;
+  readonly position: Gauge<'market' | 'token' | 'outcome'>;
+  readonly positionAvgPrice: Gauge<'market' | 'token' | 'outcome'>;
+  readonly pnlRealized: Gauge;
+  readonly pnlUnrealized: Gauge;
+  readonly pnlFees: Gauge;
+  readonly pnlTotal: Gauge;
+  readonly collateral: Gauge<'state'>;
+  readonly openOrders: Gauge;
+  readonly budgetUsed: Gauge<'rule'>;
+  readonly budgetLimit: Gauge<'rule'>;
+  readonly budgetUtilization: Gauge<'rule'>;
+  readonly budgetWaiting: Gauge<'rule'>;
+  readonly budgetPaused: Gauge<'rule'>;
+  readonly endpointQueued: Gauge<'endpoint'>;
+  readonly rateLimited: Counter<'endpoint'>;
+  readonly httpErrors: Counter<'code'>;
+  readonly streamLag: Histogram<'stream'>;
+  readonly streamUp: Gauge<'stream'>;
+  readonly streamDisconnects: Counter<'stream'>;
+  readonly streamReconnects: Counter<'stream'>;
+  readonly streamErrors: Counter<'stream'>;
+  readonly streamDataAge: Gauge<'stream'>;
+  readonly tickToOrder: Histogram;
+  readonly heartbeatOk: Gauge;
+  readonly heartbeatFailures: Counter;
+  readonly heartbeatLatency: Gauge;
+  readonly killSwitch: Gauge;
+  readonly healthy: Gauge;
+  readonly healthReason: Gauge<'code'>;
+  readonly uptime: Gauge;
+
+  constructor(o: MetricsOptions) {
+    this.#now = o.now;
+    const r = new Registry();
+    this.registry = r;
+    const registers = [r];
+    const n = (s: string) => `${METRIC_PREFIX}${s}`;
+    this.info = new Gauge({ name: n('info'), help: 'Constant 1, labelled with the version and the strategy.', labelNames: Object.keys(o.info ?? {}), registers });
+    this.info.set(o.info ?? {}, 1);
+    this.quotes = new Counter({ name: n('quotes_submitted_total'), help: 'Quotes (side, price, size) in risk-approved quote sets handed to execution.', labelNames: ['market'], registers });
+    this.quoteSets = new Counter({ name: n('quote_sets_total'), help: 'Quote sets handed to execution: kind=quote (non-empty) or pull (empty: cancel the market).', labelNames: ['market', 'kind'], registers });
+    this.orders = new Counter({ name: n('orders_total'), help: 'Orders by outcome: placed (sent), live, matched, delayed, unmatched (accepted with that status), rejected, unknown, failed (request failed), cancelled.', labelNames: ['outcome'], registers });
+    for (const x of ORDER_OUTCOMES) this.orders.inc({ outcome: x }, 0);
+    this.fills = new Counter({ name: n('fills_total'), help: 'Own fills (each (trade, order) pair once).', labelNames: ['market', 'side', 'role'], registers });
+    this.volume = new Counter({ name: n('fill_volume_shares_total'), help: 'Shares filled.', labelNames: ['market'], registers });
+    this.notional = new Counter({ name: n('fill_notional_usdc_total'), help: 'Collateral traded in fills (size x price), USDC.', labelNames: ['market'], registers });
+    this.position = new Gauge({ name: n('position_shares'), help: 'Position per token, shares (negative: short).', labelNames: ['market', 'token', 'outcome'], registers });
+    this.positionAvgPrice = new Gauge({ name: n('position_avg_price'), help: 'Average entry price of the open position per token (0 when flat).', labelNames: ['market', 'token', 'outcome'], registers });
+    this.pnlRealized = new Gauge({ name: n('pnl_realized_usdc'), help: 'Realized PnL before fees, USDC.', registers });
+    this.pnlUnrealized = new Gauge({ name: n('pnl_unrealized_usdc'), help: 'Unrealized PnL of open positions at the book mids, USDC.', registers });
+    this.pnlFees = new Gauge({ name: n('pnl_fees_usdc'), help: 'Fees paid, USDC.', registers });
+    this.pnlTotal = new Gauge({ name: n('pnl_total_usdc'), help: 'Realized + unrealized - fees, USDC.', registers });
+    this.collateral = new Gauge({ name: n('collateral_usdc'), help: 'Collateral at the venue: state=available or reserved (by open orders), USDC.', labelNames: ['state'], registers });
+    this.openOrders = new Gauge({ name: n('open_orders'), help: 'Own orders resting or possibly resting (live, partly filled, unknown).', registers });
+
+    const budgets = () => this.#budgets?.();
+    const self = this;
+    this.budgetUsed = new Gauge({
+      name: n('budget_used'),
+      help: 'Request budget slots counted now per rate-limit rule (stamped in the window + in flight).',
+      labelNames: ['rule'],
+      registers,
+      collect() {
+        self.#collectBudgets(budgets());
+      },
+    });
+    this.budgetLimit = new Gauge({ name: n('budget_limit'), help: 'Request budget per rule: requests allowed per window (possibly learned from a 429).', labelNames: ['rule'], registers });
+    this.budgetUtilization = new Gauge({ name: n('budget_utilization_ratio'), help: 'budget_used / budget_limit per rule (1: the next request waits).', labelNames: ['rule'], registers });
+    this.budgetWaiting = new Gauge({ name: n('budget_waiting'), help: 'Requests waiting at the budget gate per rule.', labelNames: ['rule'], registers });
+    this.budgetPaused = new Gauge({ name: n('budget_paused'), help: '1 while a rule is paused after a 429 until its reset.', labelNames: ['rule'], registers });
+    this.endpointQueued = new Gauge({ name: n('budget_endpoint_queued'), help: 'Requests queued per endpoint (method and path, ids folded) before the budget gate.', labelNames: ['endpoint'], registers });
+    this.rateLimited = new Counter({ name: n('http_rate_limited_total'), help: 'HTTP 429 answers from the venue, per endpoint.', labelNames: ['endpoint'], registers });
+    this.httpErrors = new Counter({ name: n('venue_request_errors_total'), help: 'Venue requests of the order path that failed, per error code (NETWORK, SERVICE_UNAVAILABLE, TIMEOUT, RATE_LIMITED, ...).', labelNames: ['code'], registers });
+    this.streamLag = new Histogram({ name: n('stream_lag_seconds'), help: 'Receive time minus venue time of stream data events, seconds.', labelNames: ['stream'], buckets: STREAM_LAG_BUCKETS, registers });
+    this.streamUp = new Gauge({ name: n('stream_up'), help: '1 while the stream is in sync (after resynced), 0 after disconnected.', labelNames: ['stream'], registers });
+    this.streamDisconnects = new Counter({ name: n('stream_disconnects_total'), help: 'Stream disconnections (socket closed, silence, errors).', labelNames: ['stream'], registers });
+    this.streamReconnects = new Counter({ name: n('stream_reconnects_total'), help: 'Stream resyncs after a disconnection (not the first sync).', labelNames: ['stream'], registers });
+    this.streamErrors = new Counter({ name: n('stream_errors_total'), help: 'Frames or records a stream refused, and errors the venue sent.', labelNames: ['stream'], registers });
+    this.streamDataAge = new Gauge({
+      name: n('stream_last_data_age_seconds'),
+      help: 'Seconds since the last data event of the stream.',
+      labelNames: ['stream'],
+      registers,
+      collect() {
+        const now = self.#now();
+        for (const [s, at] of self.#lastData) this.set({ stream: s }, Math.max(0, now - at) / 1000);
+      },
+    });
+    this.tickToOrder = new Histogram({
+      name: n('tick_to_order_seconds'),
+      help: 'From a market frame received (its recvTime) to the order request handed to the venue, for quotes that frame caused, seconds.',
+      buckets: TICK_TO_ORDER_BUCKETS,
+      registers,
+    });
+    this.heartbeatOk = new Gauge({ name: n('heartbeat_ok'), help: '1 while the last heartbeat to the venue dead-man switch succeeded (0 before the first).', registers });
+    this.heartbeatFailures = new Counter({ name: n('heartbeat_failures_total'), help: 'Failed heartbeats.', registers });
+    this.heartbeatLatency = new Gauge({ name: n('heartbeat_latency_seconds'), help: 'Round trip of the last heartbeat, seconds.', registers });
+    this.killSwitch = new Gauge({ name: n('kill_switch_tripped'), help: '1 once the kill switch tripped.', registers });
+    this.healthy = new Gauge({ name: n('healthy'), help: '1 while /healthz answers 200.', registers });
+    this.healthReason = new Gauge({ name: n('health_reason'), help: '1 for each reason /healthz is unhealthy now (code label).', labelNames: ['code'], registers });
+    this.uptime = new Gauge({ name: n('uptime_seconds'), help: 'Seconds since the daemon started.', registers });
+    this.killSwitch.set(0);
+    this.heartbeatOk.set(0);
+    if (o.defaultMetrics ?? true) collectDefaultMetrics({ register: r, prefix: METRIC_PREFIX, eventLoopMonitoringPrecision: o.eventLoopMonitoringPrecision ?? 10 });
+  }
+
+  /** Read the request budgets at scrape time (Budgets.stats of the venue's transport). */
+  watchBudgets(fn: () => BudgetStats | undefined): void {
+    this.#budgets = fn;
+  }
+
+  #collectBudgets(s: BudgetStats | undefined): void {
+    this.budgetUsed.reset();
+    this.budgetLimit.reset();
+    this.budgetUtilization.reset();
+    this.budgetWaiting.reset();
+    this.budgetPaused.reset();
+    this.endpointQueued.reset();
+    if (s === undefined) return;
+    const now = this.#now();
+    for (const r of s.rules) {
+      const l = { rule: r.name };
+      this.budgetUsed.set(l, r.used);
+      this.budgetLimit.set(l, r.limit);
+      this.budgetUtilization.set(l, r.limit > 0 ? r.used / r.limit : 0);
+      this.budgetWaiting.set(l, r.waiting + r.queued);
+      this.budgetPaused.set(l, r.pausedUntil > now ? 1 : 0);
+    }
+    for (const e of s.endpoints) this.endpointQueued.set({ endpoint: e.key }, e.queued);
+  }
+
+  /** A quote set handed to execution. */
+  quoteSet(market: string, quotes: number): void {
+    this.quoteSets.inc({ market, kind: quotes > 0 ? 'quote' : 'pull' });
+    if (quotes > 0) this.quotes.inc({ market }, quotes);
+  }
+
+  /** `n` orders had this outcome. */
+  order(outcome: OrderOutcome, n = 1): void {
+    if (n > 0) this.orders.inc({ outcome }, n);
+  }
+
+  /** A new own fill (size micro-shares, price pips). */
+  fill(f: { market: string; side: string; role: string; size: number; price: number }): void {
+    this.fills.inc({ market: f.market, side: f.side, role: f.role });
+    this.volume.inc({ market: f.market }, shares(f.size));
+    this.notional.inc({ market: f.market }, usdc(Math.floor((f.size * f.price) / PRICE_SCALE)));
+  }
+
+  /** Positions now (replaces the previous set). */
+  positions(ps: readonly PositionSample[]): void {
+    this.position.reset();
+    this.positionAvgPrice.reset();
+    for (const p of ps) {
+      const l = { market: p.market, token: p.tokenId, outcome: p.outcome };
+      this.position.set(l, shares(p.size));
+      this.positionAvgPrice.set(l, price(p.avgPrice));
+    }
+  }
+
+  pnl(p: PnlSample): void {
+    this.pnlRealized.set(usdc(p.realized));
+    this.pnlUnrealized.set(usdc(p.unrealized));
+    this.pnlFees.set(usdc(p.fees));
+    this.pnlTotal.set(usdc(p.total));
+  }
+
+  /** Collateral available and reserved, micro. */
+  collateralNow(available: number, reserved: number): void {
+    this.collateral.set({ state: 'available' }, usdc(available));
+    this.collateral.set({ state: 'reserved' }, usdc(reserved));
+  }
+
+  /** A stream data event: its lag (recv - venue time, ms) and when it arrived. */
+  streamData(stream: StreamName, recvTime: number, venueTime: number): void {
+    this.#lastData.set(stream, recvTime);
+    if (venueTime > 0 && venueTime <= recvTime) this.streamLag.observe({ stream }, (recvTime - venueTime) / 1000);
+    else if (venueTime > recvTime) this.streamLag.observe({ stream }, 0);
+  }
+
+  streamStatus(stream: StreamName, kind: 'disconnected' | 'resynced' | 'stream_error', initial = false): void {
+    if (kind === 'disconnected') {
+      this.streamDisconnects.inc({ stream });
+      this.streamUp.set({ stream }, 0);
+    } else if (kind === 'resynced') {
+      if (!initial) this.streamReconnects.inc({ stream });
+      this.streamUp.set({ stream }, 1);
+    } else this.streamErrors.inc({ stream });
+  }
+
+  /** A tick-to-order sample, ms. */
+  tickToOrderMs(ms: number): void {
+    if (Number.isFinite(ms) && ms >= 0) this.tickToOrder.observe(ms / 1000);
+  }
+
+  /** The heartbeat's state now, and the failures since the last call. */
+  heartbeat(s: { ok: boolean; lastLatencyMs: number; newFailures: number }): void {
+    this.heartbeatOk.set(s.ok ? 1 : 0);
+    this.heartbeatLatency.set(s.lastLatencyMs / 1000);
+    if (s.newFailures > 0) this.heartbeatFailures.inc(s.newFailures);
+  }
+
+  health(h: HealthReport, killSwitchTripped: boolean, uptimeMs: number): void {
+    this.healthy.set(h.healthy ? 1 : 0);
+    this.healthReason.reset();
+    for (const r of h.reasons) this.healthReason.set({ code: r.code }, 1);
+    this.killSwitch.set(killSwitchTripped ? 1 : 0);
+    this.uptime.set(uptimeMs / 1000);
+  }
+
+  /** The exposition text (Prometheus format 0.0.4). */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

@@ -1,0 +1,556 @@
+/**
+ * The daemon monitor: what the daemon tells the outside about itself. The daemon (src/cli/run.ts)
+ * feeds it events (stream data and status, quote sets, order outcomes, fills) and, once a second,
+ * a sample of its state through a read-only `DaemonView`; the monitor turns these into
+ *
+ *  - the Prometheus metrics (./metrics.ts),
+ *  - the health report (./health.ts) that /healthz answers,
+ *  - the status snapshot that /api/status and the status page show: markets with book top and
+ *    own quotes, inventory, a PnL series over the whole run, recent fills, health, uptime.
+ *
+ * Money and prices stay integers inside; the snapshot carries decimal strings (the wire form).
+ * Time comes from the injected clock; `hrtime` (a monotonic ms source, e.g. performance.now) only
+ * measures the sub-millisecond part of tick-to-order.
+ */
+import type { Clock } from '../core/clock.ts';
+import type { FillEvent, MmkitEvent, StreamName } from '../core/events.ts';
+import type { DesiredQuotes, LiveOrderView } from '../core/intents.ts';
+import { formatAmount, formatPrice } from '../core/units.ts';
+import { assessHealth, type BookHealthInput, type HealthReport, type Lifecycle, type StreamHealthInput } from './health.ts';
+import type { Metrics, OrderOutcome } from './metrics.ts';
+
+/** A market as the monitor knows it (MarketInfo of the Venue port fits). */
+export interface MonitoredMarket {
+  readonly market: string;
+  readonly question: string;
+  readonly tokens: ReadonlyArray<{ readonly tokenId: string; readonly outcome: string }>;
+}
+
+/** A token's book top as the daemon sees it. */
+export interface BookTop {
+  readonly bestBid: number | null;
+  readonly bestAsk: number | null;
+  readonly stale: boolean;
+}
+
+/** A position as the store derives it (Position of src/store/positions.ts fits). */
+export interface PositionLike {
+  readonly market: string;
+  readonly tokenId: string;
+  readonly size: number;
+  readonly avgPrice: number;
+  readonly realized: number;
+  readonly fees: number;
+  /** Shares bought and sold (micro) and the number of fills, when known. */
+  readonly bought?: number;
+  readonly sold?: number;
+  readonly fills?: number;
+}
+
+/** PnL at the marks (PnlReport of src/store/positions.ts fits). Micro-collateral. */
+export interface PnlLike {
+  readonly realized: number;
+  readonly unrealized: number;
+  readonly fees: number;
+  readonly total: number;
+  readonly unmarked: readonly string[];
+}
+
+/** Read-only access to the daemon's state, sampled once a second. */
+export interface DaemonView {
+  book(tokenId: string): BookTop | undefined;
+  /** Why the market is not quotable now (undefined: quotable). */
+  whyNotQuotable(market: string): string | undefined;
+  /** True when the market resolved or is inactive. */
+  isRetired(market: string): boolean;
+  /** Own open orders (the tracker's live orders). */
+  liveOrders(): readonly LiveOrderView[];
+  positions(): readonly PositionLike[];
+  /** PnL at these marks (pips per token). */
+  pnl(marks: ReadonlyMap<string, number>): PnlLike;
+  collateral(): { available: number; reserved: number };
+  heartbeat(): { ok: boolean; consecutiveFailures: number; lastLatencyMs: number; lastAttemptAt: number; failed: number; error?: string };
+  killSwitch(): { tripped: boolean; trigger?: string; message?: string; at?: number };
+  /** Totals of the store (orders placed, cancelled, rejected; fills; volume and notional micro). May be slow: read every `totalsEveryMs`. */
+  totals(): { ordersPlaced: number; ordersCancelled: number; ordersRejected: number; fills: number; volume: number; notional: number };
+  pauseReasons(): readonly string[];
+}
+
+/** Options of `new DaemonMonitor`. */
+export interface MonitorOptions {
+  readonly clock: Pick<Clock, 'now'>;
+  readonly metrics: Metrics;
+  /** Market data silence after which health says `feed_stale`, ms (0: off). */
+  readonly feedStaleMs: number;
+  /** Most PnL points kept (the series is thinned, never cut: it covers the whole run). Default 720. */
+  readonly seriesCapacity?: number;
+  /** Recent fills kept. Default 50. */
+  readonly recentFills?: number;
+  /** Monotonic ms (default performance.now). */
+  readonly hrtime?: () => number;
+  readonly version?: string;
+  /**
+   * The store's totals (`DaemonView.totals`: a COUNT over every order ever recorded, O(orders))
+   * are re-read at most this often, ms (default 10,000), so a long-lived store never costs the
+   * event loop a scan a second.
+   */
+  readonly totalsEveryMs?: number;
+}
+
+/** What the daemon trades and as whom (known once the markets are picked). */
+export interface MonitorContext {
+  readonly markets: readonly MonitoredMarket[];
+  readonly strategy: { readonly name: string; readonly params: Record<string, unknown> };
+  /** The account's public address (shown; never a key). */
+  readonly address: string;
+  /** The venue's base URL (shown). */
+  readonly venueUrl: string;
+}
+
+/** One point of the PnL series: decimal strings, `t` unix ms. */
+export interface PnlPoint {
+  readonly t: number;
+  readonly realized: string;
+  readonly unrealized: string;
+  readonly total: string;
+}
+
+/** A fill as the status shows it. */
+export interface FillStatus {
+  readonly time: string;
+  readonly market: string;
+  readonly question: string;
+  readonly outcome: string;
+  readonly side: string;
+  readonly role: string;
+  readonly price: string;
+  readonly size: string;
+  readonly status: string;
+}
+
+/** A quote (own resting order) as the status shows it. */
+export interface QuoteStatus {
+  readonly id: string;
+  readonly tokenId: string;
+  readonly outcome: string;
+  readonly side: string;
+  readonly price: string;
+  readonly size: string;
+  readonly matched: string;
+}
+
+export interface TokenStatus {
+  readonly tokenId: string;
+  readonly outcome: string;
+  readonly bestBid: string | null;
+  readonly bestAsk: string | null;
+  readonly mid: string | null;
+  readonly stale: boolean;
+  readonly position: string;
+  readonly avgPrice: string | null;
+}
+
+export interface MarketStatus {
+  readonly market: string;
+  readonly question: string;
+  readonly quotable: boolean;
+  readonly why: string | null;
+  readonly tokens: readonly TokenStatus[];
+  readonly quotes: readonly QuoteStatus[];
+}
+
+/** What /api/status answers (every money figure a decimal string). */
+export interface StatusSnapshot {
+  readonly schema: 1;
+  readonly version: string;
+  readonly pid: number;
+  readonly now: number;
+  readonly time: string;
+  readonly startedAt: string;
+  readonly uptimeSec: number;
+  readonly lifecycle: Lifecycle;
+  readonly strategy: { readonly name: string; readonly params: Record<string, unknown> };
+  readonly account: { readonly address: string };
+  readonly venue: { readonly url: string };
+  readonly health: HealthReport;
+  readonly markets: readonly MarketStatus[];
+  readonly inventory: {
+    readonly collateral: { readonly available: string; readonly reserved: string };
+    readonly positions: ReadonlyArray<{ readonly market: string; readonly question: string; readonly tokenId: string; readonly outcome: string; readonly size: string; readonly avgPrice: string | null; readonly mark: string | null }>;
+  };
+  readonly pnl: { readonly realized: string; readonly unrealized: string; readonly fees: string; readonly total: string; readonly unmarked: number; readonly series: readonly PnlPoint[] };
+  readonly orders: { readonly open: number; readonly placed: number; readonly cancelled: number; readonly rejected: number };
+  readonly fills: { readonly count: number; readonly volume: string; readonly notional: string; readonly recent: readonly FillStatus[] };
+  readonly killSwitch: { readonly tripped: boolean; readonly trigger: string | null; readonly message: string | null };
+  readonly execution: { readonly paused: boolean; readonly pauseReasons: readonly string[] };
+  readonly streams: { readonly market: StreamHealthInput; readonly user: StreamHealthInput };
+}
+
+interface StreamState {
+  connected: boolean;
+  lastDataAt: number;
+  reason: string | undefined;
+}
+
+interface Pending {
+  readonly intentAt: number;
+  readonly recvTime: number;
+  readonly clockAt: number;
+  readonly hr: number;
+}
+
+const MARKET_DATA = new Set<MmkitEvent['type']>(['book_snapshot', 'level_change', 'last_trade', 'tick_size_change', 'best_bid_ask', 'new_market', 'market_resolved']);
+const TRIGGERS = new Set<MmkitEvent['type']>(['book_snapshot', 'level_change', 'last_trade', 'tick_size_change', 'best_bid_ask']);
+
+/** See the module comment. */
+export class DaemonMonitor {
+  readonly metrics: Metrics;
+  readonly #o: MonitorOptions;
+  readonly #clock: Pick<Clock, 'now'>;
+  readonly #hr: () => number;
+  readonly #startedAt: number;
+  #ctx: MonitorContext = { markets: [], strategy: { name: '', params: {} }, address: '', venueUrl: '' };
+  readonly #tokenInfo = new Map<string, { market: MonitoredMarket; outcome: string }>();
+  readonly #streams: Record<'market' | 'user', StreamState> = {
+    market: { connected: false, lastDataAt: 0, reason: 'connecting' },
+    user: { connected: false, lastDataAt: 0, reason: 'connecting' },
+  };
+  #lifecycle: Lifecycle = 'starting';
+  #runningSince = 0;
+  #trigger: { recvTime: number; clockAt: number; hr: number } | undefined;
+  readonly #pending = new Map<string, Pending>();
+  readonly #recent: FillStatus[] = [];
+  readonly #recentCap: number;
+  #series: PnlPoint[] = [];
+  readonly #seriesCap: number;
+  #seriesStride = 1;
+  #seriesTick = 0;
+  #view: DaemonView | undefined;
+  #last: StatusSnapshot | undefined;
+  #heartbeatFailed = 0;
+  #totals: { at: number; value: ReturnType<DaemonView['totals']> } | undefined;
+
+  constructor(o: MonitorOptions) {
+    this.#o = o;
+    this.metrics = o.metrics;
+    this.#clock = o.clock;
+    this.#hr = o.hrtime ?? (() => performance.now());
+    this.#startedAt = o.clock.now();
+    this.#seriesCap = Math.max(4, o.seriesCapacity ?? 720);
+    this.#recentCap = Math.max(1, o.recentFills ?? 50);
+  }
+
+  // ---- lifecycle ---------------------------------------------------------------------------------
+
+  get lifecycle(): Lifecycle {
+    return this.#lifecycle;
+  }
+
+  setLifecycle(l: Lifecycle): void {
+    if (l === 'running' && this.#lifecycle !== 'running') this.#runningSince = this.#clock.now();
+    this.#lifecycle = l;
+  }
+
+  /** The daemon's state, read on every sample, and what it trades (once the engine exists). */
+  attach(view: DaemonView, ctx: MonitorContext): void {
+    this.#view = view;
+    this.#ctx = ctx;
+    this.#tokenInfo.clear();
+    for (const m of ctx.markets) for (const t of m.tokens) this.#tokenInfo.set(t.tokenId, { market: m, outcome: t.outcome });
+  }
+
+  // ---- events ------------------------------------------------------------------------------------
+
+  /**
+   * A market event as the venue delivered it, BEFORE the engine processes it: a data event may
+   * cause quotes, and the tick-to-order clock starts at its receive time.
+   */
+  onMarketFrame(e: MmkitEvent): void {
+    if (TRIGGERS.has(e.type)) this.#trigger = { recvTime: e.recvTime, clockAt: this.#clock.now(), hr: this.#hr() };
+  }
+
+  /** Every event AFTER the engine processed it (the engine's events$): streams, lag, health. */
+  onEvent(e: MmkitEvent): void {
+    this.#trigger = undefined;
+    switch (e.type) {
+      case 'disconnected':
+      case 'resynced':
+      case 'stream_error': {
+        if (e.stream === 'rtds') break;
+        const s = this.#streams[e.stream];
+        if (e.type === 'disconnected') {
+          s.connected = false;
+          s.reason = e.reason;
+        } else if (e.type === 'resynced') {
+          s.connected = true;
+          s.reason = undefined;
+        }
+        this.metrics.streamStatus(e.stream, e.type, e.type === 'resynced' && e.initial);
+        break;
+      }
+      case 'order_update':
+      case 'fill':
+        this.#data('user', e.recvTime, e.venueTime);
+        break;
+      default:
+        if (MARKET_DATA.has(e.type) && (e.type !== 'level_change' || e.endOfBatch)) this.#data('market', e.recvTime, e.venueTime);
+        else if (MARKET_DATA.has(e.type)) this.#streams.market.lastDataAt = e.recvTime;
+    }
+  }
+
+  #data(stream: StreamName & ('market' | 'user'), recvTime: number, venueTime: number): void {
+    this.#streams[stream].lastDataAt = recvTime;
+    this.metrics.streamData(stream, recvTime, venueTime);
+  }
+
+  /** A risk-approved quote set handed to execution (wrap the engine's `execute` with this). */
+  onQuoteSet(d: DesiredQuotes): void {
+    this.metrics.quoteSet(d.market, d.quotes.length);
+    const t = this.#trigger;
+    if (t !== undefined && d.quotes.length > 0) this.#pending.set(d.market, { intentAt: d.at, ...t });
+    else this.#pending.delete(d.market);
+  }
+
+  /** The executor hands a place request for `market` to the venue: the tick-to-order clock stops. */
+  onPlaceRequest(market: string): void {
+    const p = this.#pending.get(market);
+    if (p === undefined) return;
+    this.#pending.delete(market);
+    const queued = Math.max(0, p.clockAt - p.recvTime); // from the frame's receipt to the engine
+    this.metrics.tickToOrderMs(queued + (this.#hr() - p.hr));
+  }
+
+  /** An execution cycle finished: a reaction that sent no place is not measured. */
+  onCycleEnd(market: string, intentAt: number): void {
+    const p = this.#pending.get(market);
+    if (p !== undefined && p.intentAt === intentAt) this.#pending.delete(market);
+  }
+
+  /** Order outcomes (counted in the metrics). */
+  onOrders(outcome: OrderOutcome, n = 1): void {
+    this.metrics.order(outcome, n);
+  }
+
+  /** A request of the order path failed (its error code). */
+  onRequestError(code: string): void {
+    this.metrics.httpErrors.inc({ code });
+  }
+
+  /** A 429 answered a request to this endpoint. */
+  onRateLimited(endpoint: string): void {
+    this.metrics.rateLimited.inc({ endpoint });
+  }
+
+  /** A NEW own fill (after the store recorded it). */
+  onFill(f: FillEvent): void {
+    this.metrics.fill({ market: f.market, side: f.side, role: f.role, size: f.size, price: f.price });
+    const info = this.#tokenInfo.get(f.tokenId);
+    this.#recent.unshift({
+      time: new Date(f.venueTime || f.recvTime).toISOString(),
+      market: f.market,
+      question: info?.market.question ?? '',
+      outcome: info?.outcome ?? '',
+      side: f.side,
+      role: f.role,
+      price: formatPrice(f.price),
+      size: formatAmount(f.size),
+      status: f.status,
+    });
+    if (this.#recent.length > this.#recentCap) this.#recent.length = this.#recentCap;
+  }
+
+  /** A heartbeat attempt finished. */
+  onHeartbeat(s: { ok: boolean; lastLatencyMs: number; failed: number }): void {
+    const newFailures = Math.max(0, s.failed - this.#heartbeatFailed);
+    this.#heartbeatFailed = Math.max(this.#heartbeatFailed, s.failed);
+    this.metrics.heartbeat({ ok: s.ok, lastLatencyMs: s.lastLatencyMs, newFailures });
+  }
+
+  // ---- sampling ----------------------------------------------------------------------------------
+
+  /** The mark of each token with a two-sided book: the mid, rounded to a pip. */
+  marks(): Map<string, number> {
+    const marks = new Map<string, number>();
+    const v = this.#view;
+    if (v === undefined) return marks;
+    for (const m of this.#ctx.markets)
+      for (const t of m.tokens) {
+        const b = v.book(t.tokenId);
+        if (b !== undefined && b.bestBid !== null && b.bestAsk !== null) marks.set(t.tokenId, Math.round((b.bestBid + b.bestAsk) / 2));
+      }
+    return marks;
+  }
+
+  /** Health now. */
+  health(): HealthReport {
+    const now = this.#clock.now();
+    const v = this.#view;
+    const books: BookHealthInput[] = [];
+    if (v !== undefined)
+      for (const m of this.#ctx.markets) {
+        const retired = v.isRetired(m.market);
+        for (const t of m.tokens) books.push({ market: m.market, tokenId: t.tokenId, outcome: t.outcome, stale: v.book(t.tokenId)?.stale ?? true, retired });
+      }
+    const hb = v?.heartbeat();
+    const ks = v?.killSwitch();
+    return assessHealth(
+      {
+        lifecycle: this.#lifecycle,
+        runningSince: this.#runningSince,
+        market: this.#streamInput('market'),
+        user: this.#streamInput('user'),
+        books,
+        heartbeat: { consecutiveFailures: hb?.consecutiveFailures ?? 0, ...(hb?.error !== undefined ? { error: hb.error } : {}) },
+        killSwitch: { tripped: ks?.tripped ?? false, ...(ks?.trigger !== undefined ? { trigger: ks.trigger } : {}), ...(ks?.message !== undefined ? { message: ks.message } : {}) },
+        feedStaleMs: this.#o.feedStaleMs,
+      },
+      now,
+    );
+  }
+
+  #streamInput(s: 'market' | 'user'): StreamHealthInput {
+    const x = this.#streams[s];
+    return { connected: x.connected, lastDataAt: x.lastDataAt, ...(x.reason !== undefined ? { reason: x.reason } : {}) };
+  }
+
+  /**
+   * Sample the daemon now: update the metrics, append a PnL point, and build the snapshot (also
+   * kept as `last()`). Call once a second. `fresh`: re-read the store's totals now.
+   */
+  sample(opts: { fresh?: boolean } = {}): StatusSnapshot {
+    const now = this.#clock.now();
+    const v = this.#view;
+    const health = this.health();
+    const marks = this.marks();
+    const positions = v?.positions() ?? [];
+    const pnl = v?.pnl(marks) ?? { realized: 0, unrealized: 0, fees: 0, total: 0, unmarked: [] };
+    const collateral = v?.collateral() ?? { available: 0, reserved: 0 };
+    const live = v?.liveOrders() ?? [];
+    const ks = v?.killSwitch() ?? { tripped: false };
+    if (v !== undefined && (opts.fresh === true || this.#totals === undefined || now - this.#totals.at >= (this.#o.totalsEveryMs ?? 10_000))) this.#totals = { at: now, value: v.totals() };
+    const totals = this.#totals?.value ?? { ordersPlaced: 0, ordersCancelled: 0, ordersRejected: 0, fills: 0, volume: 0, notional: 0 };
+    const pauses = v?.pauseReasons() ?? [];
+    // fill count and volume fresh from the positions (in memory); the rest of the totals may lag
+    const known = positions.length > 0 && positions.every((p) => p.fills !== undefined && p.bought !== undefined && p.sold !== undefined);
+    const fillCount = known ? positions.reduce((n, p) => n + (p.fills ?? 0), 0) : totals.fills;
+    const volume = known ? positions.reduce((n, p) => n + (p.bought ?? 0) + (p.sold ?? 0), 0) : totals.volume;
+    if (v !== undefined) this.onHeartbeat(v.heartbeat());
+
+    // metrics
+    const m = this.metrics;
+    m.positions(positions.map((p) => ({ market: p.market, tokenId: p.tokenId, outcome: this.#tokenInfo.get(p.tokenId)?.outcome ?? '', size: p.size, avgPrice: p.avgPrice })));
+    m.pnl(pnl);
+    m.collateralNow(collateral.available, collateral.reserved);
+    m.openOrders.set(live.length);
+    m.health(health, ks.tripped, now - this.#startedAt);
+
+    // the PnL series: every `stride`-th sample; when full, every other point goes and the stride doubles
+    const point: PnlPoint = { t: now, realized: formatAmount(pnl.realized), unrealized: formatAmount(pnl.unrealized), total: formatAmount(pnl.total) };
+    if (this.#seriesTick++ % this.#seriesStride === 0) {
+      this.#series.push(point);
+      if (this.#series.length > this.#seriesCap) {
+        this.#series = this.#series.filter((_, i) => i % 2 === 0);
+        this.#seriesStride *= 2;
+      }
+    }
+    const series = this.#series[this.#series.length - 1] === point ? this.#series : [...this.#series, point];
+
+    const byMarket = new Map<string, LiveOrderView[]>();
+    for (const o of live) {
+      const l = byMarket.get(o.market);
+      if (l === undefined) byMarket.set(o.market, [o]);
+      else l.push(o);
+    }
+    const posOf = new Map(positions.map((p) => [p.tokenId, p]));
+    const markets: MarketStatus[] = this.#ctx.markets.map((mk) => {
+      const why = v?.whyNotQuotable(mk.market);
+      return {
+        market: mk.market,
+        question: mk.question,
+        quotable: v !== undefined && why === undefined,
+        why: v === undefined ? 'starting' : (why ?? null),
+        tokens: mk.tokens.map((t) => {
+          const b = v?.book(t.tokenId);
+          const p = posOf.get(t.tokenId);
+          const mid = b && b.bestBid !== null && b.bestAsk !== null ? Math.round((b.bestBid + b.bestAsk) / 2) : null;
+          return {
+            tokenId: t.tokenId,
+            outcome: t.outcome,
+            bestBid: b?.bestBid != null ? formatPrice(b.bestBid) : null,
+            bestAsk: b?.bestAsk != null ? formatPrice(b.bestAsk) : null,
+            mid: mid !== null ? formatPrice(mid) : null,
+            stale: b?.stale ?? true,
+            position: formatAmount(p?.size ?? 0),
+            avgPrice: p !== undefined && p.size !== 0 ? formatPrice(p.avgPrice) : null,
+          };
+        }),
+        quotes: (byMarket.get(mk.market) ?? [])
+          .slice()
+          .sort((a, b) => (a.tokenId === b.tokenId ? b.price - a.price : a.tokenId < b.tokenId ? -1 : 1))
+          .map((o) => ({
+            id: o.id,
+            tokenId: o.tokenId,
+            outcome: this.#tokenInfo.get(o.tokenId)?.outcome ?? '',
+            side: o.side,
+            price: formatPrice(o.price),
+            size: formatAmount(o.originalSize),
+            matched: formatAmount(o.sizeMatched),
+          })),
+      };
+    });
+    const snap: StatusSnapshot = {
+      schema: 1,
+      version: this.#o.version ?? '0.0.0',
+      pid: process.pid,
+      now,
+      time: new Date(now).toISOString(),
+      startedAt: new Date(this.#startedAt).toISOString(),
+      uptimeSec: Math.floor((now - this.#startedAt) / 1000),
+      lifecycle: this.#lifecycle,
+      strategy: { name: this.#ctx.strategy.name, params: this.#ctx.strategy.params },
+      account: { address: this.#ctx.address },
+      venue: { url: this.#ctx.venueUrl },
+      health,
+      markets,
+      inventory: {
+        collateral: { available: formatAmount(collateral.available), reserved: formatAmount(collateral.reserved) },
+        positions: positions
+          .filter((p) => p.size !== 0)
+          .map((p) => {
+            const info = this.#tokenInfo.get(p.tokenId);
+            const mark = marks.get(p.tokenId);
+            return {
+              market: p.market,
+              question: info?.market.question ?? '',
+              tokenId: p.tokenId,
+              outcome: info?.outcome ?? '',
+              size: formatAmount(p.size),
+              avgPrice: formatPrice(p.avgPrice),
+              mark: mark !== undefined ? formatPrice(mark) : null,
+            };
+          }),
+      },
+      pnl: { realized: point.realized, unrealized: point.unrealized, fees: formatAmount(pnl.fees), total: point.total, unmarked: pnl.unmarked.length, series },
+      orders: { open: live.length, placed: totals.ordersPlaced, cancelled: totals.ordersCancelled, rejected: totals.ordersRejected },
+      fills: { count: fillCount, volume: formatAmount(volume), notional: formatAmount(totals.notional), recent: [...this.#recent] },
+      killSwitch: { tripped: ks.tripped, trigger: ks.trigger ?? null, message: ks.message ?? null },
+      execution: { paused: pauses.length > 0, pauseReasons: [...pauses] },
+      streams: { market: this.#streamInput('market'), user: this.#streamInput('user') },
+    };
+    this.#last = snap;
+    return snap;
+  }
+
+  /** The last sample (taking one when there is none yet). */
+  last(): StatusSnapshot {
+    return this.#last ?? this.sample();
+  }
+
+  /** A fresh snapshot with the health re-judged now (lifecycle changes show at once). */
+  current(): StatusSnapshot {
+    const last = this.last();
+    const now = this.#clock.now();
+    if (last.lifecycle === this.#lifecycle && now - last.now < 250) return last;
+    return { ...last, now, time: new Date(now).toISOString(), uptimeSec: Math.floor((now - this.#startedAt) / 1000), lifecycle: this.#lifecycle, health: this.health() };
+  }
+}

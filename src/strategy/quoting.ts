@@ -1,0 +1,565 @@
+/**
+ * The quoting rules every shipped strategy follows, once, as pure helpers. A strategy prices (a
+ * model gives a centre and a ladder of YES bids and asks, floats allowed); these helpers turn that
+ * into venue quotes under the common rules:
+ *
+ *  - Ticks: a price is converted to pips ONCE with an explicit direction: bids round down, asks up
+ *    (`bidPips`, `askPips`), never nearer the centre than the model said.
+ *  - Minimum spread (`minSpread`): no bid above centre - minSpread/2, no ask below centre +
+ *    minSpread/2 (hummingbot's `minimum_spread`, as a full width around the strategy's own centre).
+ *  - Valid range: prices stay in [tick, 1 - tick]. `outOfRange: 'clamp'` moves a bid below one tick
+ *    up to one tick (an ask above 1 - tick down to 1 - tick) when that still respects the minimum
+ *    spread; `'drop'` drops it.
+ *  - Post-only (`postOnly`): a quote that would cross the opposite best (the book as the venue shows
+ *    it, our own orders included) is never sent: `'move'` puts it one tick behind the touch, `'drop'`
+ *    drops it.
+ *  - Complement awareness: a bid on YES is an offer on NO. A strategy prices ONE YES ladder; `route`
+ *    expresses each level once: in `'both'` mode a YES bid sells NO held first and buys YES for the
+ *    rest, a YES ask sells YES held first and buys NO at 1 - price for the rest. Limits use the net
+ *    YES exposure (YES held - NO held), so the same exposure is never quoted twice.
+ *  - Refresh tolerance (`priceTolerance` ticks, `sizeTolerance` fraction): a live order close enough
+ *    to a desired quote is output with its exact price and remaining size, so execution's diff keeps
+ *    it (no cancel/replace churn, queue priority kept). Never more size than wanted.
+ *  - Maximum order age (`maxOrderAge`): a live order older than that (LiveOrderView.createdAt) is not
+ *    kept, so execution cancels it; while it rests, no quote goes out at its (token, side, price),
+ *    so that the diff cannot keep the old order for the new quote. The fresh quote follows on the
+ *    next event after the cancel landed. Orders of unknown age (adopted) never age.
+ *  - No quote without a trustworthy price: `marketTop` is null for a missing, stale or crossed book
+ *    (and for a stale NO view when NO orders may rest there); strategies return an empty set then.
+ *
+ * Everything here is pure (no clock, no I/O). Prices are pips on the YES scale unless a quote says
+ * otherwise; sizes micro-shares.
+ */
+import { assertNever, type MmkitEvent } from '../core/events.ts';
+import type { ConditionId, TokenId } from '../core/ids.ts';
+import type { LiveOrderView, QuoteIntent } from '../core/intents.ts';
+import { AMOUNT_SCALE, LOT_MICRO, PRICE_SCALE, tickPips, type Micro, type Pips } from '../core/units.ts';
+import type { MarketInfo } from '../engine/venue.ts';
+import type { BookView, StrategyState } from './api.ts';
+
+// ---- ticks and lots --------------------------------------------------------------------------------
+
+/** Slack (in ticks) that absorbs float noise: 0.29 x 10000 = 2899.9999999999995 is still 2900. */
+const EPS = 1e-6;
+
+/** `pips` rounded DOWN to the tick grid (bids). */
+export function floorToTick(pips: number, tick: number): number {
+  return Math.floor(pips / tick + EPS) * tick;
+}
+/** `pips` rounded UP to the tick grid (asks). */
+export function ceilToTick(pips: number, tick: number): number {
+  return Math.ceil(pips / tick - EPS) * tick;
+}
+/** A probability as a bid price: pips, rounded down to the tick. */
+export function bidPips(prob: number, tick: number): number {
+  return floorToTick(prob * PRICE_SCALE, tick);
+}
+/** A probability as an ask price: pips, rounded up to the tick. */
+export function askPips(prob: number, tick: number): number {
+  return ceilToTick(prob * PRICE_SCALE, tick);
+}
+/** Micro-shares rounded down to whole 0.01-share lots. */
+export function lotsDown(micro: number): number {
+  return micro > 0 ? Math.floor(micro / LOT_MICRO + 1e-9) * LOT_MICRO : 0;
+}
+/** Shares (a decimal param) as micro-shares, rounded down to whole lots. */
+export function sharesToMicro(shares: number): number {
+  return lotsDown(shares * AMOUNT_SCALE);
+}
+/** The logit ln(p / (1 - p)) of a probability in (0, 1). */
+export function logit(p: number): number {
+  return Math.log(p / (1 - p));
+}
+/** The inverse of `logit`: 1 / (1 + e^-x). */
+export function sigmoid(x: number): number {
+  return 1 / (1 + Math.exp(-x));
+}
+
+// ---- markets -----------------------------------------------------------------------------------------
+
+/** What quoting needs to know about one market; `tick`, `minSize` and `quotable` follow the events. */
+export interface MarketRef {
+  readonly market: ConditionId;
+  /** The first token ("YES"). */
+  readonly yes: TokenId;
+  /** The second token ("NO"). */
+  readonly no: TokenId;
+  /** Current tick, pips. */
+  tick: number;
+  /** Smallest order, micro-shares. */
+  minSize: number;
+  /** False once resolved or when the venue lists it inactive: quotes stay empty. */
+  quotable: boolean;
+  readonly info: MarketInfo;
+}
+
+/** Which markets an event asks a strategy to re-quote: none, all of them, or one. */
+export type Affected = { readonly kind: 'none' } | { readonly kind: 'all' } | { readonly kind: 'market'; readonly ref: MarketRef };
+
+const NONE: Affected = { kind: 'none' };
+const ALL: Affected = { kind: 'all' };
+/** That market, or none (module-level: a closure made per event costs a keepNames `__name` call under tsx). */
+function one(ref: MarketRef | undefined): Affected {
+  return ref === undefined ? NONE : { kind: 'market', ref };
+}
+
+/**
+ * The markets of a strategy instance, kept current from the events (tick changes, minimum sizes of
+ * snapshots, resolution), and the standard answer to "which markets does this event move?":
+ * a snapshot, the LAST level change of a batch, a tick change, a fill or a resolution: that market;
+ * a timer or a market/user stream disconnect or resync: all; anything else: none.
+ */
+export class MarketRegistry {
+  readonly #byId = new Map<ConditionId, MarketRef>();
+  readonly #byToken = new Map<TokenId, MarketRef>();
+
+  constructor(markets: Iterable<MarketInfo>) {
+    for (const m of markets) {
+      const ref: MarketRef = { market: m.market, yes: m.tokens[0].tokenId, no: m.tokens[1].tokenId, tick: tickPips(m.tick), minSize: m.minOrderSize, quotable: m.active, info: m };
+      this.#byId.set(m.market, ref);
+      this.#byToken.set(ref.yes, ref);
+      this.#byToken.set(ref.no, ref);
+    }
+  }
+
+  get size(): number {
+    return this.#byId.size;
+  }
+  get(market: ConditionId): MarketRef | undefined {
+    return this.#byId.get(market);
+  }
+  byToken(token: TokenId): MarketRef | undefined {
+    return this.#byToken.get(token);
+  }
+  all(): MarketRef[] {
+    return [...this.#byId.values()];
+  }
+
+  /** Applies what `e` says about ticks, sizes and resolution, and says which markets to re-quote. */
+  note(e: MmkitEvent): Affected {
+    switch (e.type) {
+      case 'book_snapshot': {
+        const ref = this.#byToken.get(e.tokenId);
+        if (ref !== undefined) {
+          if (e.tickSize !== null && e.tickSize > 0) ref.tick = e.tickSize;
+          if (e.minOrderSize !== null) ref.minSize = e.minOrderSize;
+        }
+        return one(ref);
+      }
+      case 'level_change':
+        return e.endOfBatch ? one(this.#byToken.get(e.tokenId)) : NONE;
+      case 'tick_size_change': {
+        const ref = this.#byToken.get(e.tokenId);
+        if (ref !== undefined) ref.tick = e.new;
+        return one(ref);
+      }
+      case 'fill':
+        return one(this.#byId.get(e.market));
+      case 'market_resolved': {
+        const ref = this.#byId.get(e.market);
+        if (ref !== undefined) ref.quotable = false;
+        return one(ref);
+      }
+      case 'timer':
+        return ALL;
+      case 'disconnected':
+      case 'resynced':
+        return e.stream === 'rtds' ? NONE : ALL;
+      case 'last_trade':
+      case 'best_bid_ask':
+      case 'new_market':
+      case 'order_update':
+      case 'price_tick':
+      case 'comment':
+      case 'stream_error':
+        return NONE;
+      default:
+        return assertNever(e, 'event');
+    }
+  }
+}
+
+// ---- the top of the market ------------------------------------------------------------------------
+
+/** The top of one market in YES pips. */
+export interface MarketTop {
+  /** Best YES bid / ask with size that is not ours (with `excludeOwn`; else the touch); null when none. */
+  readonly bid: number | null;
+  readonly ask: number | null;
+  /** (bid + ask) / 2, possibly a half pip; null unless both sides exist. */
+  readonly mid: number | null;
+  /** The touch as the venue shows it (our orders included): what post-only must not cross. */
+  readonly touchBid: number | null;
+  readonly touchAsk: number | null;
+}
+
+/**
+ * The top of a market from the YES book or, without one, the NO book's complement (a NO bid at q is
+ * a YES ask at 1 - q), or null when the market has no trustworthy book: no book, a stale one (with
+ * `tokens: 'both'` a stale NO view counts too: NO orders rest there), or a crossed one. A one-sided
+ * book is returned (a side is null); strategies that need a mid check `mid`.
+ * With `excludeOwn`, the best prices skip levels made only of our own orders (`state.openOrders`),
+ * so a strategy does not chase its own quotes.
+ */
+export function marketTop(state: StrategyState, ref: Pick<MarketRef, 'market' | 'yes' | 'no'>, opts: { readonly excludeOwn: boolean; readonly tokens: 'yes' | 'both' }): MarketTop | null {
+  const yb = state.book(ref.yes);
+  const nb = state.book(ref.no);
+  if (opts.tokens === 'both' && nb !== undefined && nb.stale) return null;
+  let book: BookView;
+  let complement: boolean;
+  if (yb !== undefined) {
+    book = yb;
+    complement = false;
+  } else if (nb !== undefined) {
+    book = nb;
+    complement = true;
+  } else return null;
+  if (book.stale) return null;
+  const touchBid = complement ? (book.bestAsk === null ? null : PRICE_SCALE - book.bestAsk) : book.bestBid;
+  const touchAsk = complement ? (book.bestBid === null ? null : PRICE_SCALE - book.bestBid) : book.bestAsk;
+  if (touchBid !== null && touchAsk !== null && touchBid >= touchAsk) return null;
+  let bid = touchBid;
+  let ask = touchAsk;
+  if (opts.excludeOwn) {
+    const live = state.openOrders(ref.market);
+    if (live.length > 0) {
+      const ownBid = new Map<number, number>();
+      const ownAsk = new Map<number, number>();
+      for (let i = 0; i < live.length; i++) {
+        const o = live[i]!;
+        const isYes = o.tokenId === ref.yes;
+        if (!isYes && o.tokenId !== ref.no) continue;
+        const remaining = o.originalSize - o.sizeMatched;
+        if (remaining <= 0) continue;
+        const m = isYes === (o.side === 'BUY') ? ownBid : ownAsk;
+        const yp = isYes ? o.price : PRICE_SCALE - o.price;
+        m.set(yp, (m.get(yp) ?? 0) + remaining);
+      }
+      if (bid !== null && ownBid.size > 0) bid = bestNotOwn(book, complement, true, ownBid);
+      if (ask !== null && ownAsk.size > 0) ask = bestNotOwn(book, complement, false, ownAsk);
+    }
+  }
+  return { bid, ask, mid: bid !== null && ask !== null ? (bid + ask) / 2 : null, touchBid, touchAsk };
+}
+
+function bestNotOwn(book: BookView, complement: boolean, bid: boolean, own: ReadonlyMap<number, number>): number | null {
+  // YES bids are the NO book's asks at 1 - p, and the other way round
+  const side = complement === bid ? 'asks' : 'bids';
+  const levels = book.levels(side, own.size + 1);
+  for (let i = 0; i < levels.length; i++) {
+    const [p, size] = levels[i]!;
+    const yp = complement ? PRICE_SCALE - p : p;
+    if (size - (own.get(yp) ?? 0) > 0) return yp;
+  }
+  return null;
+}
+
+/** True when a reference observed at `lastAt` (unix ms; undefined: never) is at most `staleMs` old at `now`. */
+export function isFresh(lastAt: number | undefined, now: number, staleMs: number): boolean {
+  return lastAt !== undefined && now - lastAt <= staleMs;
+}
+
+// ---- inventory --------------------------------------------------------------------------------------
+
+/** What the strategy holds in a market: micro-shares of each token (never negative) and the net YES exposure. */
+export interface Inventory {
+  readonly yes: number;
+  readonly no: number;
+  /** YES - NO in `'both'` mode; YES held in `'yes'` mode (NO holdings are not the strategy's). */
+  readonly net: number;
+}
+
+export function inventoryOf(state: StrategyState, ref: Pick<MarketRef, 'yes' | 'no'>, tokens: 'yes' | 'both'): Inventory {
+  const yes = Math.max(0, state.position(ref.yes).size);
+  const no = tokens === 'both' ? Math.max(0, state.position(ref.no).size) : 0;
+  return { yes, no, net: yes - no };
+}
+
+// ---- the rules --------------------------------------------------------------------------------------
+
+/** The common rules in integer units (see the module comment). */
+export interface QuotingRules {
+  readonly tokens: 'yes' | 'both';
+  /** Full minimum width around the centre, pips (each side at least half of it away). */
+  readonly minSpread: number;
+  readonly postOnly: 'move' | 'drop';
+  readonly outOfRange: 'clamp' | 'drop';
+  /** Net YES exposure (micro-shares) beyond which a side stops adding to it. */
+  readonly maxPosition: number;
+  /** Ticks a live order may be from a desired quote and still be kept. */
+  readonly priceTolerance: number;
+  /** Fraction below the desired size a live order's remaining size may be and still be kept. */
+  readonly sizeTolerance: number;
+  /** Live orders at least this old (ms) are replaced; 0: never. */
+  readonly maxOrderAgeMs: number;
+}
+
+/** One level of a YES ladder: a bid (buy YES / sell NO) or an ask (sell YES / buy NO). */
+export interface YesLevel {
+  readonly bid: boolean;
+  /** YES price, pips (rounded to the tick by `shapeLadder`: bids down, asks up). */
+  readonly price: number;
+  /** Micro-shares (rounded down to lots when routed). */
+  readonly size: number;
+}
+
+/**
+ * The price rules on a YES ladder: tick rounding (bids down, asks up), minimum spread around
+ * `center` (pips), the valid range, post-only against the touch; then same-price levels merged,
+ * each side sorted best first, and a last guard against our own bid and ask crossing (the side that
+ * would add to the position gives way). Pure.
+ */
+export function shapeLadder(levels: readonly YesLevel[], center: number, top: Pick<MarketTop, 'touchBid' | 'touchAsk'>, tick: number, rules: QuotingRules, net: number): YesLevel[] {
+  const lo = tick;
+  const hi = PRICE_SCALE - tick;
+  const bidCap = floorToTick(center - rules.minSpread / 2, tick);
+  const askFloor = ceilToTick(center + rules.minSpread / 2, tick);
+  const bids = new Map<number, number>();
+  const asks = new Map<number, number>();
+  for (const lv of levels) {
+    if (!(lv.size > 0) || !Number.isFinite(lv.price)) continue;
+    let p: number;
+    if (lv.bid) {
+      p = Math.min(floorToTick(lv.price, tick), bidCap, hi);
+      if (p < lo) {
+        if (rules.outOfRange === 'drop' || lo > bidCap) continue;
+        p = lo;
+      }
+      if (top.touchAsk !== null && p >= top.touchAsk) {
+        if (rules.postOnly === 'drop') continue;
+        p = top.touchAsk - tick;
+        if (p < lo) continue;
+      }
+      bids.set(p, (bids.get(p) ?? 0) + lv.size);
+    } else {
+      p = Math.max(ceilToTick(lv.price, tick), askFloor, lo);
+      if (p > hi) {
+        if (rules.outOfRange === 'drop' || hi < askFloor) continue;
+        p = hi;
+      }
+      if (top.touchBid !== null && p <= top.touchBid) {
+        if (rules.postOnly === 'drop') continue;
+        p = top.touchBid + tick;
+        if (p > hi) continue;
+      }
+      asks.set(p, (asks.get(p) ?? 0) + lv.size);
+    }
+  }
+  let b = [...bids].sort((x, y) => y[0] - x[0]);
+  let a = [...asks].sort((x, y) => x[0] - y[0]);
+  if (b.length > 0 && a.length > 0 && b[0]![0] >= a[0]![0]) {
+    if (net > 0) {
+      const minAsk = a[0]![0];
+      b = b.filter(([p]) => p < minAsk);
+    } else {
+      const maxBid = b[0]![0];
+      a = a.filter(([p]) => p > maxBid);
+    }
+  }
+  return [...b.map(([price, size]) => ({ bid: true, price, size })), ...a.map(([price, size]) => ({ bid: false, price, size }))];
+}
+
+/**
+ * Routes a shaped YES ladder to token quotes (see the module comment: complement awareness), under
+ * the position limits: bids add at most `maxPosition - net` of YES exposure, asks at most
+ * `maxPosition + net` (in `'yes'` mode: only YES held is sold). Sizes are whole lots, parts below
+ * the market's minimum size are dropped. Output: level by level, innermost first, bid then ask.
+ */
+export function routeLadder(levels: readonly YesLevel[], ref: MarketRef, rules: QuotingRules, inv: Inventory): QuoteIntent[] {
+  const both = rules.tokens === 'both';
+  const minSize = Math.max(ref.minSize, LOT_MICRO);
+  let yesFree = inv.yes;
+  let noFree = inv.no;
+  const capLeft = { bid: Math.max(0, rules.maxPosition - inv.net), ask: both ? Math.max(0, rules.maxPosition + inv.net) : inv.yes };
+  const q = (tokenId: TokenId, side: 'BUY' | 'SELL', price: number, size: number): QuoteIntent => ({ tokenId, side, price: price as Pips, size: size as Micro });
+  const perLevel: { bid: QuoteIntent[][]; ask: QuoteIntent[][] } = { bid: [], ask: [] };
+  for (const lv of levels) {
+    const key = lv.bid ? 'bid' : 'ask';
+    const here: QuoteIntent[] = [];
+    perLevel[key].push(here);
+    const size = lotsDown(Math.min(lv.size, capLeft[key]));
+    if (size < minSize) continue;
+    if (!both) {
+      if (lv.bid) here.push(q(ref.yes, 'BUY', lv.price, size));
+      else {
+        const s = Math.min(size, lotsDown(yesFree));
+        if (s < minSize) continue;
+        here.push(q(ref.yes, 'SELL', lv.price, s));
+        yesFree -= s;
+        capLeft.ask -= s;
+        continue;
+      }
+      capLeft.bid -= size;
+      continue;
+    }
+    // 'both': sell what we hold of the token that expresses this side, buy the other for the rest
+    const free = lv.bid ? noFree : yesFree;
+    let sell = lotsDown(Math.min(size, free));
+    if (sell < minSize) sell = 0;
+    const buy = size - sell;
+    if (sell > 0) {
+      if (lv.bid) {
+        here.push(q(ref.no, 'SELL', PRICE_SCALE - lv.price, sell));
+        noFree -= sell;
+      } else {
+        here.push(q(ref.yes, 'SELL', lv.price, sell));
+        yesFree -= sell;
+      }
+    }
+    if (buy >= minSize) here.push(lv.bid ? q(ref.yes, 'BUY', lv.price, buy) : q(ref.no, 'BUY', PRICE_SCALE - lv.price, buy));
+    capLeft[key] -= sell + (buy >= minSize ? buy : 0);
+  }
+  const quotes: QuoteIntent[] = [];
+  for (let i = 0; i < Math.max(perLevel.bid.length, perLevel.ask.length); i++) {
+    for (const x of perLevel.bid[i] ?? []) quotes.push(x);
+    for (const x of perLevel.ask[i] ?? []) quotes.push(x);
+  }
+  return quotes;
+}
+
+/** The YES price of a quote (a NO quote's price seen from YES), and whether it bids for YES exposure. */
+export function yesView(q: Pick<QuoteIntent, 'tokenId' | 'side' | 'price'>, ref: Pick<MarketRef, 'yes'>): { bid: boolean; price: number } {
+  const isYes = q.tokenId === ref.yes;
+  return { bid: isYes === (q.side === 'BUY'), price: isYes ? q.price : PRICE_SCALE - q.price };
+}
+
+/** Ids of live orders at least `maxAgeMs` old at `now` (none when `maxAgeMs` is 0 or the age is unknown). */
+export function agedOrders(live: readonly LiveOrderView[], now: number, maxAgeMs: number): Set<string> {
+  const out = new Set<string>();
+  if (!(maxAgeMs > 0)) return out;
+  for (const o of live) if (o.createdAt !== undefined && now - o.createdAt >= maxAgeMs) out.add(o.id);
+  return out;
+}
+
+const keyOf = (q: { tokenId: string; side: string; price: number }): string => `${q.tokenId}|${q.side}|${q.price}`;
+
+/**
+ * Refresh tolerance and maximum order age against the live orders of the market: each desired quote
+ * takes the closest free live order of its token and side whose price is within `priceTolerance`
+ * ticks and whose remaining size is between (1 - sizeTolerance) x and 1 x the desired size, and is
+ * output as that order (exact price and remaining size: execution keeps it). Aged orders are never
+ * taken, and a quote at an aged order's (token, side, price) is held back while it rests. Orders off
+ * the current tick are never kept. If keeping would make our bids and asks cross, nothing is kept.
+ */
+export function reconcileLive(quotes: readonly QuoteIntent[], live: readonly LiveOrderView[], ref: MarketRef, rules: QuotingRules, now: number): QuoteIntent[] {
+  const aged = agedOrders(live, now, rules.maxOrderAgeMs);
+  const agedKeys = new Set<string>();
+  const cands: LiveOrderView[] = [];
+  for (const o of live) {
+    if (o.market !== ref.market || (o.tokenId !== ref.yes && o.tokenId !== ref.no)) continue;
+    if (aged.has(o.id)) agedKeys.add(keyOf(o));
+    else if (o.originalSize - o.sizeMatched > 0 && o.price % ref.tick === 0) cands.push(o);
+  }
+  const used = new Set<number>();
+  const maxDp = Math.max(0, Math.floor(rules.priceTolerance)) * ref.tick;
+  const kept: QuoteIntent[] = [];
+  const plain: QuoteIntent[] = [];
+  let anyKept = false;
+  for (const q of quotes) {
+    const minRemaining = Math.ceil(q.size * (1 - Math.min(1, Math.max(0, rules.sizeTolerance))));
+    let best = -1;
+    let bestDp = Infinity;
+    let bestDs = Infinity;
+    for (let i = 0; i < cands.length; i++) {
+      if (used.has(i)) continue;
+      const o = cands[i]!;
+      if (o.tokenId !== q.tokenId || o.side !== q.side) continue;
+      const dp = Math.abs(o.price - q.price);
+      const remaining = o.originalSize - o.sizeMatched;
+      if (dp > maxDp || remaining > q.size || remaining < minRemaining) continue;
+      const ds = q.size - remaining;
+      if (dp < bestDp || (dp === bestDp && ds < bestDs)) {
+        best = i;
+        bestDp = dp;
+        bestDs = ds;
+      }
+    }
+    const held = agedKeys.has(keyOf(q));
+    if (!held) plain.push(q);
+    if (best >= 0) {
+      used.add(best);
+      const o = cands[best]!;
+      kept.push({ tokenId: o.tokenId, side: o.side, price: o.price, size: (o.originalSize - o.sizeMatched) as Micro });
+      anyKept = true;
+    } else if (!held) kept.push(q);
+  }
+  if (!anyKept) return plain;
+  let maxBid = -1;
+  let minAsk = Infinity;
+  for (const q of kept) {
+    const v = yesView(q, ref);
+    if (v.bid) maxBid = Math.max(maxBid, v.price);
+    else minAsk = Math.min(minAsk, v.price);
+  }
+  return maxBid < minAsk ? kept : plain;
+}
+
+/**
+ * The whole pipeline for one market: `shapeLadder` (ticks, minimum spread, range, post-only,
+ * self-cross guard), `routeLadder` (limits, complement), `reconcileLive` (tolerance, age).
+ * `center` is the strategy's own centre (fair or reservation price), pips.
+ */
+export function finishQuotes(levels: readonly YesLevel[], center: number, top: Pick<MarketTop, 'touchBid' | 'touchAsk'>, ref: MarketRef, rules: QuotingRules, state: StrategyState): QuoteIntent[] {
+  const inv = inventoryOf(state, ref, rules.tokens);
+  const shaped = shapeLadder(levels, center, top, ref.tick, rules, inv.net);
+  const routed = routeLadder(shaped, ref, rules, inv);
+  return reconcileLive(routed, state.openOrders(ref.market), ref, rules, state.now);
+}
+
+// ---- the common parameters ----------------------------------------------------------------------
+
+/**
+ * Builders of the common parameter specs, so every strategy documents them the same way; each
+ * takes the strategy's default. `rulesOf` turns the resolved values into `QuotingRules`.
+ */
+export const commonParam = {
+  tokens: (d: 'yes' | 'both') =>
+    ({
+      type: 'string',
+      default: d,
+      choices: ['yes', 'both'],
+      doc: "Which tokens to quote: 'yes' (bids buy YES, asks only sell YES held) or 'both' (bids sell NO held first then buy YES; asks sell YES held first then buy NO at 1 - price: two-sided from collateral alone). Both come from one YES ladder: never the same exposure twice.",
+    }) as const,
+  minSpread: (d: number) => ({ type: 'number', default: d, min: 0, max: 0.5, doc: "Minimum full spread around the strategy's centre, price units (0.02 = 2 cents): no bid above centre - minSpread/2, no ask below centre + minSpread/2." }) as const,
+  postOnly: (d: 'move' | 'drop') =>
+    ({ type: 'string', default: d, choices: ['move', 'drop'], doc: "A quote that would cross the opposite best is never sent: 'move' puts it one tick behind the touch, 'drop' drops it." }) as const,
+  outOfRange: (d: 'clamp' | 'drop') =>
+    ({
+      type: 'string',
+      default: d,
+      choices: ['clamp', 'drop'],
+      doc: "A bid below one tick or an ask above 1 - tick: 'clamp' quotes it at the edge of the valid range (when the minimum spread allows), 'drop' drops it.",
+    }) as const,
+  maxPosition: (d: number) => ({ type: 'number', default: d, min: 0.01, max: 500_000, doc: 'Net YES exposure (shares; YES held - NO held) at which a side stops adding to it.' }) as const,
+  priceTolerance: (d: number) => ({ type: 'integer', default: d, min: 0, max: 100, doc: 'Refresh tolerance, ticks: a live order this close to its desired price is kept as it is (no cancel/replace).' }) as const,
+  sizeTolerance: (d: number) =>
+    ({ type: 'number', default: d, min: 0, max: 1, doc: 'Refresh tolerance, fraction: a live order whose remaining size is at least (1 - this) x the desired size (and not above it) is kept.' }) as const,
+  maxOrderAge: (d: number) => ({ type: 'number', default: d, min: 0, max: 86_400, doc: 'Seconds after which a live order is cancelled and quoted afresh (0: never).' }) as const,
+  excludeOwnOrders: (d: boolean) => ({ type: 'boolean', default: d, doc: 'Take the best prices net of our own orders, so the strategy does not chase its own quotes.' }) as const,
+};
+
+/** The resolved common params (what `rulesOf` reads). */
+export interface CommonParamValues {
+  readonly tokens: string;
+  readonly minSpread: number;
+  readonly postOnly: string;
+  readonly outOfRange?: string;
+  readonly maxPosition: number;
+  readonly priceTolerance?: number;
+  readonly sizeTolerance?: number;
+  readonly maxOrderAge: number;
+}
+
+/** The rules in integer units from resolved params (price units to pips, shares to micro, s to ms). */
+export function rulesOf(p: CommonParamValues): QuotingRules {
+  return {
+    tokens: p.tokens === 'both' ? 'both' : 'yes',
+    minSpread: Math.round(p.minSpread * PRICE_SCALE),
+    postOnly: p.postOnly === 'drop' ? 'drop' : 'move',
+    outOfRange: p.outOfRange === 'clamp' ? 'clamp' : 'drop',
+    maxPosition: sharesToMicro(p.maxPosition),
+    priceTolerance: p.priceTolerance ?? 0,
+    sizeTolerance: p.sizeTolerance ?? 0,
+    maxOrderAgeMs: Math.round(p.maxOrderAge * 1000),
+  };
+}

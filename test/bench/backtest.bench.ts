@@ -1,0 +1,129 @@
+/**
+ * Backtest figures. A plain script: `node --import tsx test/bench/backtest.bench.ts` (or
+ * `npm run bench -- backtest`).
+ *
+ *  - replay_events_per_sec: end to end, recorded market-channel frames through the simulated venue
+ *    and the bands strategy with the daemon's engine, risk gate, executor and store (a temporary
+ *    SQLite file), as `mmkit backtest --feed` runs them. A feed event is one market-channel message
+ *    decoded. The feed is the paper exchange's world recorded in virtual time by its own market
+ *    channel (test/support/world-feed.ts: the frames `mmkit record` would write), 5 markets, agents
+ *    at 10x the default activity (BENCH_FRAMES frames, default 200,000).
+ *  - replay_memory_growth_mb: the same pipeline over BENCH_EVENTS messages (default 10,000,000; the
+ *    feed above repeated, shifted in time, into a temporary file): V8 heap in use after a full GC
+ *    at the end minus at the first checkpoint past 1,000,000 messages.
+ *  - synthetic_sim_hours_per_sec: `mmkit backtest --world 1 --duration 6h` (BENCH_SYN_HOURS),
+ *    simulated hours per wall-clock second.
+ *
+ * Lines starting with # break the figures down (replay alone, replay + simulated venue, the store
+ * in memory), so a change can be attributed.
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { runBacktest } from '../../src/backtest/runner.ts';
+import { newReplayStats, replayFeedBatches } from '../../src/backtest/replay.ts';
+import { createSimVenue } from '../../src/backtest/sim-venue.ts';
+import { VirtualClock } from '../../src/core/clock.ts';
+import type { FeedHeader } from '../../src/backtest/feed.ts';
+import { replicateFeed, writeWorldFeed } from '../support/world-feed.ts';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+const FRAMES = Number(process.env.BENCH_FRAMES ?? 200_000);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000);
+const SYN_HOURS = Number(process.env.BENCH_SYN_HOURS ?? 6);
+const dir = mkdtempSync(join(tmpdir(), 'mmkit-bench-bt-'));
+const risk = { maxRejections: 100_000 };
+
+try {
+  // ---- the feed ------------------------------------------------------------------------------------
+  const feed = join(dir, 'world.ndjson.gz');
+  let t0 = performance.now();
+  const w = await writeWorldFeed(feed, { seed: 1, markets: 5, messages: FRAMES, rate: 10 });
+  console.log(`# feed: ${w.frames} frames of 5 markets, ${((w.endMs - w.startMs) / 3.6e6).toFixed(2)} virtual hours, ${(statSync(feed).size / 1e6).toFixed(1)} MB gzip (made in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+
+  // ---- breakdown: replay alone, replay + simulated venue -------------------------------------------
+  t0 = performance.now();
+  let items = 0;
+  let header: FeedHeader | undefined;
+  for await (const b of replayFeedBatches([feed])) {
+    items += b.length;
+    header ??= b[0]?.kind === 'header' ? b[0].header : undefined;
+  }
+  console.log(`# replay alone: ${Math.round(items / ((performance.now() - t0) / 1000))} items/s`);
+  const clock = new VirtualClock(header!.t);
+  const zero = { kind: 'constant', ms: 0 } as const;
+  const sim = createSimVenue({ clock, markets: header!.markets, queue: 'risk-averse', latency: { entry: zero, cancel: zero, response: zero }, seed: 1 });
+  sim.marketEvents(header!.markets.flatMap((m) => m.tokens.map((t) => t.tokenId))).subscribe(() => undefined);
+  t0 = performance.now();
+  for await (const b of replayFeedBatches([feed], { stats: newReplayStats() })) {
+    for (const it of b) {
+      clock.advanceTo(it.t > clock.now() ? it.t : clock.now());
+      sim.ingest(it);
+    }
+  }
+  console.log(`# replay + simulated venue (decode, books, no strategy): ${Math.round(sim.stats.messages / ((performance.now() - t0) / 1000))} messages/s`);
+  await sim.close();
+
+  // ---- end to end -----------------------------------------------------------------------------------
+  const run = async (storePath?: string) => {
+    gc();
+    const s = performance.now();
+    const r = await runBacktest({ feeds: [feed], strategy: 'bands', risk, ...(storePath !== undefined ? { storePath } : {}) });
+    const sec = (performance.now() - s) / 1000;
+    return { r, sec, messages: (r.venue as { messages: number }).messages };
+  };
+  await run(); // warm-up (module loading, JIT)
+  const e2e = await run();
+  const mem = await run(':memory:');
+  console.log(`# end to end: ${e2e.messages} messages, ${e2e.r.counts.marketEvents} market events, ${e2e.r.fills.length} fills, ${e2e.r.orders.ordersSent} orders, ${e2e.r.counts.intents} intents (${e2e.r.counts.intentsCoalesced} coalesced) in ${e2e.sec.toFixed(2)} s`);
+  console.log(`# end to end with the store in memory: ${Math.round(mem.messages / mem.sec)} events/s`);
+  console.log(`figure: replay_events_per_sec = ${Math.round(e2e.messages / e2e.sec)} events/s`);
+
+  // ---- memory over a long replay ----------------------------------------------------------------------
+  const copies = Math.max(1, Math.ceil(EVENTS / w.frames));
+  const big = join(dir, 'long.ndjson.gz');
+  t0 = performance.now();
+  const n = await replicateFeed(feed, big, copies);
+  console.log(`# long feed: ${n} records (${copies} copies), ${(statSync(big).size / 1e6).toFixed(0)} MB gzip (made in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  let base: { items: number; heap: number; rss: number } | undefined;
+  let lastCheck = 0;
+  let end: { heap: number; rss: number } = { heap: 0, rss: 0 };
+  t0 = performance.now();
+  const long = await runBacktest({
+    feeds: [big],
+    strategy: 'bands',
+    risk,
+    progressEveryMs: 60_000,
+    onProgress: (p) => {
+      // a full GC now and then (every ~250k items), the first past 1M items is the baseline
+      if (p.items - lastCheck < 250_000) return;
+      lastCheck = p.items;
+      gc();
+      const m = process.memoryUsage();
+      if (base === undefined && p.items >= Math.min(1_000_000, EVENTS / 10)) base = { items: p.items, heap: m.heapUsed, rss: m.rss };
+      end = { heap: m.heapUsed, rss: m.rss };
+      if (process.stderr.isTTY) process.stderr.write(`\r# ${p.items} items, heap ${(m.heapUsed / 1e6).toFixed(1)} MB   `);
+    },
+  });
+  const longSec = (performance.now() - t0) / 1000;
+  if (process.stderr.isTTY) process.stderr.write('\n');
+  const msgs = (long.venue as { messages: number }).messages;
+  console.log(
+    `# long replay: ${msgs} messages in ${longSec.toFixed(1)} s (${Math.round(msgs / longSec)} events/s), ${long.fills.length} fills, ${long.orders.ordersSent} orders; heap ${(base!.heap / 1e6).toFixed(1)} MB at ${base!.items} items -> ${(end.heap / 1e6).toFixed(1)} MB at the end; rss ${(base!.rss / 1e6).toFixed(0)} -> ${(end.rss / 1e6).toFixed(0)} MB`,
+  );
+  console.log(`figure: replay_memory_growth_mb = ${((end.heap - base!.heap) / 1e6).toFixed(1)} MB`);
+
+  // ---- synthetic world -------------------------------------------------------------------------------
+  gc();
+  t0 = performance.now();
+  const syn = await runBacktest({ world: { seed: 1, durationMs: SYN_HOURS * 3_600_000 }, strategy: 'bands', risk });
+  const synSec = (performance.now() - t0) / 1000;
+  console.log(`# synthetic: ${SYN_HOURS} h of world 1 (3 markets traded, warm-up 60 s) in ${synSec.toFixed(1)} s: ${syn.fills.length} fills, ${syn.counts.marketEvents} market events`);
+  console.log(`figure: synthetic_sim_hours_per_sec = ${((syn.endMs - syn.startMs) / 3_600_000 / synSec).toFixed(3)} h/s`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

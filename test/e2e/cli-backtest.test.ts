@@ -1,0 +1,116 @@
+/**
+ * `mmkit backtest` and `mmkit sweep` as a user runs them: real processes of bin/mmkit.js on a
+ * generated recorded feed and on a synthetic world; --json is byte-identical across runs; --report
+ * writes one self-contained HTML file with the charts; bad flags exit 2 naming the flag.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFeed } from '../support/feed-gen.ts';
+
+const BIN = new URL('../../bin/mmkit.js', import.meta.url).pathname;
+let dir: string;
+let feed: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mmkit-cli-bt-'));
+  feed = join(dir, 'feed.ndjson.gz');
+  await writeFeed(feed, { seed: 9, markets: 2, messages: 6_000, meanGapMs: 60, tradeShare: 0.04 });
+}, 60_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function mmkit(args: string[], cwd = dir): Promise<{ code: number | null; out: string; err: string }> {
+  const p = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  p.stdout!.on('data', (d) => (out += d));
+  p.stderr!.on('data', (d) => (err += d));
+  const [code] = (await once(p, 'exit')) as [number | null];
+  return { code, out, err };
+}
+
+describe('mmkit backtest', () => {
+  it('--json is one deterministic JSON document; --report writes a self-contained HTML file with the charts', async () => {
+    const report = join(dir, 'report.html');
+    const args = ['backtest', '--feed', feed, '--strategy', 'bands', '--seed', '4', '--risk', '{"maxRejections":1000}', '--json'];
+    const a = await mmkit([...args, '--report', report]);
+    expect(a.code).toBe(0);
+    expect(a.err).toMatch(/ran in [\d.]+ s wall/);
+    expect(a.err).not.toMatch(/Warning/);
+    const doc = JSON.parse(a.out);
+    expect(doc).toMatchObject({ version: 1, mode: 'feed', seed: 4, stopReason: 'end of feed', strategy: { name: 'bands' }, openOrdersAtEnd: 0 });
+    expect(doc.metrics.fills).toBeGreaterThan(0);
+    expect(doc.metrics.markouts.map((m: { horizonMs: number }) => m.horizonMs)).toEqual([1000, 10_000, 60_000]);
+    expect(a.out).not.toMatch(/"wall|elapsed|durationSec/); // no wall-clock value in it
+    const b = await mmkit(args);
+    expect(b.code).toBe(0);
+    expect(b.out).toBe(a.out);
+
+    expect(existsSync(report)).toBe(true);
+    const html = readFileSync(report, 'utf8');
+    expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(|src=|href=|https?:\/\//i);
+    for (const id of ['chart-pnl', 'chart-drawdown', 'chart-inventory', 'chart-quotes-0', 'chart-fills']) expect(html).toContain(`id="${id}"`);
+    expect(html.match(/<svg/g)!.length).toBeGreaterThanOrEqual(5);
+  }, 120_000);
+
+  it('prints the summary without --json', async () => {
+    const r = await mmkit(['backtest', '--feed', feed, '--strategy', 'bands', '--risk', '{"maxRejections":1000}']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^mmkit backtest: bands on 2 markets/);
+    for (const k of ['fills', 'PnL', 'Sharpe', 'max drawdown', 'orders', 'fill ratio', 'markouts', 'at inv. limit', 'budgets']) expect(r.out).toContain(`  ${k}`);
+  }, 60_000);
+
+  it('runs a synthetic world in virtual time', async () => {
+    const r = await mmkit(['backtest', '--world', '2', '--duration', '2m', '--warmup', '20s', '--strategy', 'bands', '--json']);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out);
+    expect(doc).toMatchObject({ mode: 'world', stopReason: 'end of duration', source: { world: { seed: 2, durationMs: 120_000, warmupMs: 20_000 } } });
+    expect(doc.endMs - doc.startMs).toBe(120_000);
+    expect(r.err).toMatch(/simulated h\/s/);
+  }, 60_000);
+
+  it('refuses bad flags with a message naming the flag and exit code 2', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['backtest', '--strategy', 'bands'], /--feed FILE\.\.\. .*or --world SEED/],
+      [['backtest', '--feed', feed, '--world', '1', '--strategy', 'bands'], /either --feed .* or --world/],
+      [['backtest', '--world', '1', '--strategy', 'bands'], /--world needs --duration/],
+      [['backtest', '--feed', feed, '--strategy', 'bands', '--latency-ms', 'abc'], /--latency-ms must be a number/],
+      [['backtest', '--feed', feed, '--strategy', 'bands', '--queue', 'fifo'], /--queue.*choices/],
+      [['backtest', '--feed', feed, '--strategy', 'bands', '--params', '[1]'], /--params must be a JSON object/],
+      [['backtest', '--feed', feed, '--strategy', 'bands', '--params', '{"nope":1}'], /strategy\.params\.nope/],
+      [['backtest', '--feed', join(dir, 'missing.gz'), '--strategy', 'bands'], /--feed: no such file/],
+      [['backtest', '--feed', feed], /--strategy/],
+      [['backtest', '--world', '1', '--duration', 'soon', '--strategy', 'bands'], /--duration must be a duration/],
+      [['sweep', '--feed', feed, '--strategy', 'bands', '--grid', '{"margin":[]}'], /--grid: "margin" must be a non-empty array/],
+    ];
+    for (const [args, msg] of cases) {
+      const r = await mmkit(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.err, args.join(' ')).toMatch(msg);
+    }
+  }, 120_000);
+});
+
+describe('mmkit sweep', () => {
+  it('runs the grid in worker threads and prints the ranked table (and deterministic --json)', async () => {
+    const args = ['sweep', '--feed', feed, '--strategy', 'bands', '--risk', '{"maxRejections":1000}', '--grid', '{"margin":[0.01,0.03],"amount":[5,10]}', '--workers', '2'];
+    const t = await mmkit(args);
+    expect(t.code).toBe(0);
+    const lines = t.out.trim().split('\n');
+    expect(lines[0]).toBe('sweep of bands: 4 points, ranked by pnl (money in USDC)');
+    expect(lines[1]).toMatch(/^#\s+margin\s+amount\s+PnL/);
+    expect(lines).toHaveLength(6);
+    const j1 = await mmkit([...args, '--json']);
+    const j2 = await mmkit([...args.slice(0, -1), '1', '--json']);
+    expect(j1.code).toBe(0);
+    expect(j2.out).toBe(j1.out); // the number of workers does not change the outcome
+    const doc = JSON.parse(j1.out);
+    expect(doc.rows).toHaveLength(4);
+    const pnls = doc.rows.map((r: { pnl: number }) => r.pnl);
+    expect([...pnls].sort((a: number, b: number) => b - a)).toEqual(pnls);
+    expect(doc.rows.map((r: { point: object }) => r.point)).toEqual(expect.arrayContaining([{ margin: 0.01, amount: 5 }, { margin: 0.03, amount: 10 }]));
+  }, 180_000);
+});

@@ -1,0 +1,135 @@
+/**
+ * `mmkit strategy new` and `mmkit strategy check` as a user runs them: the scaffolded plugin and
+ * its test typecheck under the project's strict compiler options and the test passes; `check` runs
+ * the shipped `bands` plugin briefly through the real daemon on an in-process paper exchange and
+ * reports what it quoted; bad params and a plugin that quotes nothing fail with their exit codes.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const BIN = join(ROOT, 'bin/mmkit.js');
+
+/** Scratch space inside the project (so node_modules resolve), outside tsconfig's and vitest's includes. */
+mkdirSync(join(ROOT, '.tmp'), { recursive: true });
+const scratch = mkdtempSync(join(ROOT, '.tmp', 'strategy-e2e-'));
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+  try {
+    rmdirSync(join(ROOT, '.tmp')); // only when empty: another run may be using it
+  } catch {
+    /* not empty */
+  }
+});
+
+function run(cmd: string, args: string[], o: { cwd?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; out: string; err: string }> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('MMKIT_') && !k.startsWith('VITEST') && v !== undefined) env[k] = v;
+  const p = spawn(cmd, args, { cwd: o.cwd ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  p.stdout.on('data', (d) => (out += d));
+  p.stderr.on('data', (d) => (err += d));
+  return new Promise((res, rej) => {
+    const t = setTimeout(() => {
+      p.kill('SIGKILL');
+      rej(new Error(`${cmd} ${args.join(' ')} timed out\n${out}\n${err}`));
+    }, o.timeoutMs ?? 90_000);
+    p.on('exit', (code) => {
+      clearTimeout(t);
+      res({ code, out, err });
+    });
+  });
+}
+const mmkit = (args: string[], o: { cwd?: string; timeoutMs?: number } = {}) => run(process.execPath, [BIN, ...args], o);
+const npx = (args: string[], cwd: string) => run(join(ROOT, 'node_modules/.bin', args[0]!), args.slice(1), { cwd, timeoutMs: 120_000 });
+
+describe('mmkit strategy new', () => {
+  it('scaffolds a plugin and its test that typecheck, and the test passes', async () => {
+    const dir = join(scratch, 'new');
+    const r = await mmkit(['strategy', 'new', 'foo', '--dir', dir, '--json']);
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(r.out)).toEqual({ name: 'foo', plugin: join(dir, 'foo.ts'), test: join(dir, 'foo.test.ts') });
+    const plugin = readFileSync(join(dir, 'foo.ts'), 'utf8');
+    expect(plugin).toContain("name: 'foo'");
+    expect(plugin).toContain("from '../../../src/strategy/api.ts'");
+    expect(plugin).not.toContain("from '../src/");
+
+    // the project's strict compiler options, on just these two files
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../../../tsconfig.json', include: ['*.ts'] }));
+    const tsc = await npx(['tsc', '-p', join(dir, 'tsconfig.json'), '--noEmit'], dir);
+    expect(tsc.code, tsc.out + tsc.err).toBe(0);
+
+    writeFileSync(join(dir, 'vitest.config.ts'), "export default { test: { include: ['*.test.ts'] } };\n");
+    const vt = await npx(['vitest', 'run', '--root', dir, '--config', join(dir, 'vitest.config.ts')], dir);
+    expect(vt.code, vt.out + vt.err).toBe(0);
+    expect(vt.out + vt.err).toMatch(/3 passed/);
+
+    // it loads as a plugin: the loader accepts it by path
+    const again = await mmkit(['strategy', 'new', 'foo', '--dir', dir]);
+    expect(again.code).toBe(2);
+    expect(again.err).toContain('--force');
+  }, 180_000);
+
+  it('writes into ./strategies when the working directory has one, else into .', async () => {
+    const proj = join(scratch, 'proj');
+    mkdirSync(join(proj, 'strategies'), { recursive: true });
+    expect((await mmkit(['strategy', 'new', 'bar'], { cwd: proj })).code).toBe(0);
+    expect(existsSync(join(proj, 'strategies', 'bar.ts'))).toBe(true);
+    expect(existsSync(join(proj, 'strategies', 'bar.test.ts'))).toBe(true);
+    const flat = join(scratch, 'flat');
+    mkdirSync(flat, { recursive: true });
+    expect((await mmkit(['strategy', 'new', 'baz'], { cwd: flat })).code).toBe(0);
+    expect(readFileSync(join(flat, 'baz.ts'), 'utf8')).toContain("from '../../../src/strategy/api.ts'");
+  });
+
+  it('refuses a name that is not a file name', async () => {
+    const r = await mmkit(['strategy', 'new', '../evil', '--dir', scratch]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('strategy name');
+  });
+});
+
+describe('mmkit strategy check', () => {
+  it('runs strategies/bands.ts briefly on paper and reports its quotes', async () => {
+    const r = await mmkit(['strategy', 'check', 'strategies/bands.ts', '--duration', '6s', '--json'], { timeoutMs: 120_000 });
+    expect(r.code, r.err.slice(-2000)).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j).toMatchObject({ strategy: 'bands', ok: true });
+    expect(j.params).toMatchObject({ tokens: 'yes', bands: 3 });
+    expect(j.summary.ordersPlaced).toBeGreaterThan(0);
+    expect(j.summary.openOrdersAtExit).toBe(0);
+    expect(j.markets.length).toBe(2);
+    expect(j.markets.some((m: any) => m.bids > 0)).toBe(true);
+    expect(j.orders.length).toBeGreaterThan(0);
+    for (const o of j.orders) {
+      expect(o.side).toMatch(/^(BUY|SELL)$/);
+      expect(o.price).toMatch(/^0\.\d+$/);
+      expect(o.size).toMatch(/^\d+(\.\d+)?$/);
+    }
+  }, 120_000);
+
+  it('names a bad parameter with exit 2, before running anything', async () => {
+    const r = await mmkit(['strategy', 'check', 'strategies/bands.ts', '--param', 'bands=99']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('strategy.params.bands');
+    const u = await mmkit(['strategy', 'check', 'strategies/bands.ts', '--param', 'nope=1']);
+    expect(u.code).toBe(2);
+    expect(u.err).toContain('strategy.params.nope');
+  });
+
+  it('fails (exit 1) for a plugin that quotes nothing', async () => {
+    const dir = join(scratch, 'idle');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'idle.ts');
+    writeFileSync(
+      file,
+      "import { defineStrategy } from '../../../src/strategy/api.ts';\nexport default defineStrategy({ name: 'idle', description: 'quotes nothing', params: {}, create: () => ({ onEvent: () => undefined }) });\n",
+    );
+    const r = await mmkit(['strategy', 'check', file, '--duration', '3s'], { timeoutMs: 120_000 });
+    expect(r.code, r.err.slice(-2000)).toBe(1);
+    expect(r.out).toContain('placed no order');
+  }, 120_000);
+});

@@ -1,0 +1,110 @@
+/**
+ * The status page in a real browser (headless Chromium, Debian's package) during a paper run of
+ * `mmkit run`: the content is rendered by the page's own JavaScript from the daemon's data (the
+ * served HTML holds no data at all), and it keeps updating.
+ *
+ *  - `chromium --dump-dom` after the page's JS ran (--virtual-time-budget): health, each traded
+ *    market's question with its book top and own quotes, PnL (a decimal) with its SVG chart, the
+ *    inventory, a fill in the recent fills, and several renders (it polls: `/?live=0`, because
+ *    headless virtual time never advances while the event stream is open);
+ *  - `chromium --screenshot --window-size=1280,900`: a PNG of the page (path printed in the log);
+ *  - the live page over the DevTools protocol: the server-sent events keep re-rendering it (the
+ *    render count and the snapshot time advance) and the header says `live`.
+ */
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Trader } from '../integration/support/trader.ts';
+import { BotHarness, botMarkets, makeBotFill, sleep, waitForQuotes, waitUntil } from './support/bot-harness.ts';
+import { CdpPage, findChromium, runChromium } from './support/chromium.ts';
+
+const h = new BotHarness();
+afterAll(() => h.close());
+
+const CHROMIUM = findChromium();
+const decode = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const textOf = (dom: string, id: string): string | undefined => {
+  const m = new RegExp(`id="${id}"[^>]*>([^<]*)<`).exec(dom);
+  return m?.[1] === undefined ? undefined : decode(m[1]);
+};
+
+describe('status page', () => {
+  it('renders markets, quotes, PnL, fills and health with JS, and updates live', async () => {
+    expect(CHROMIUM, 'headless Chromium is needed: apt-get install -y chromium (.ci/run installs it)').toBeDefined();
+    const bin = CHROMIUM!;
+    const { ex, base } = await h.exchange(21);
+    const { dir, address } = h.dataDir();
+    const bot = h.startBot(base, dir, ['--duration', '120s']);
+    expect(await waitUntil(() => existsSync(join(dir, 'daemon.json')), 30_000), bot.err().slice(-2000)).toBe(true);
+    const url = (JSON.parse(readFileSync(join(dir, 'daemon.json'), 'utf8')) as { statusUrl: string }).statusUrl;
+    expect(await waitForQuotes(ex, address), bot.err().slice(-2000)).toBeGreaterThan(0);
+    const t = new Trader(ex.urls.clob_url);
+    await t.createKey();
+    await makeBotFill(ex, t, address);
+    // healthy and the fill recorded, as the page will show it
+    const ready = async (): Promise<boolean> => {
+      for (let i = 0; i < 100; i++) {
+        const s = (await (await fetch(`${url}/api/status`)).json()) as { health: { healthy: boolean }; fills: { count: number }; markets: Array<{ quotes: unknown[] }> };
+        if (s.health.healthy && s.fills.count > 0 && s.markets.some((m) => m.quotes.length > 0)) return true;
+        await sleep(200);
+      }
+      return false;
+    };
+    expect(await ready(), bot.err().slice(-1500)).toBe(true);
+    const markets = botMarkets(bot.err())!;
+    const questions = (await (await fetch(`${url}/api/status`)).json() as { markets: Array<{ market: string; question: string }> }).markets;
+
+    // the served document itself carries no data: everything below is rendered by its JS
+    const raw = await (await fetch(`${url}/`)).text();
+    for (const q of questions) expect(raw).not.toContain(q.question);
+    expect(raw).not.toMatch(/<(script|link|img)[^>]+(src|href)=/i); // no external asset
+
+    // ---- --dump-dom after the JS ran ----------------------------------------------------------------
+    const dump = await runChromium(bin, ['--virtual-time-budget=5000', '--dump-dom', `${url}/?live=0`]);
+    const dom = dump.out;
+    expect(dom.length, dump.err.slice(-1000)).toBeGreaterThan(1000);
+    expect(textOf(dom, 'health-status')).toBe('OK');
+    expect(textOf(dom, 'health-badge')).toBe('healthy');
+    expect(textOf(dom, 'strategy')).toBe('bands');
+    expect(textOf(dom, 'lifecycle')).toBe('running');
+    expect(textOf(dom, 'pnl-total')).toMatch(/^-?\d+(\.\d+)?$/);
+    expect(dom).toMatch(/<polyline id="pnl-line"[^>]* points="[\d.,\s-]+"/);
+    for (const m of markets) expect(dom).toContain(`data-market="${m}"`);
+    const decoded = decode(dom);
+    for (const q of questions) expect(decoded).toContain(q.question);
+    expect(dom).toMatch(/class="chip (bid|ask)">(Yes|No|Up|Down)[^<]* (bid|ask) 0\.\d+ × \d/); // own quotes
+    expect(dom).toMatch(/<td class="num bid">0\.\d+<\/td><td class="num ask">0\.\d+<\/td>/); // book top
+    expect(decoded).toContain('collateral available');
+    const fillsBody = /<table id="fills">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(dom)?.[1] ?? '';
+    expect(fillsBody).toMatch(/<td class="(bid|ask)">(BUY|SELL)<\/td>/);
+    expect(Number(/data-renders="(\d+)"/.exec(dom)?.[1] ?? 0)).toBeGreaterThanOrEqual(2); // it kept polling
+
+    // ---- --screenshot ---------------------------------------------------------------------------------
+    const shotDir = mkdtempSync(join(tmpdir(), 'mmkit-status-page-'));
+    const file = join(shotDir, 'status-page.png');
+    const shot = await runChromium(bin, ['--virtual-time-budget=5000', '--window-size=1280,900', `--screenshot=${file}`, `${url}/?live=0`], 60_000);
+    expect(existsSync(file), shot.err.slice(-1000)).toBe(true);
+    const png = readFileSync(file);
+    expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+    expect(png.length).toBeGreaterThan(20_000);
+    console.log(`status page screenshot: ${file}`);
+
+    // ---- the live page: server-sent events keep it current --------------------------------------------
+    const page = await CdpPage.open(bin, `${url}/`);
+    try {
+      expect(await page.waitFor<boolean>(`document.getElementById('conn').textContent === 'live' && Number(document.body.getAttribute('data-renders')) >= 2`, 20_000)).toBe(true);
+      const a = await page.eval<{ renders: number; at: number; health: string }>(`({ renders: Number(document.body.getAttribute('data-renders')), at: Number(document.body.getAttribute('data-rendered')), health: document.getElementById('health-status').textContent })`);
+      await sleep(2500);
+      const b = await page.eval<{ renders: number; at: number; markets: number }>(`({ renders: Number(document.body.getAttribute('data-renders')), at: Number(document.body.getAttribute('data-rendered')), markets: document.querySelectorAll('[data-market]').length })`);
+      expect(a.health).toBe('OK');
+      expect(b.renders).toBeGreaterThan(a.renders);
+      expect(b.at).toBeGreaterThan(a.at);
+      expect(b.markets).toBe(markets.length);
+      const live = await page.screenshot();
+      expect(live.length).toBeGreaterThan(20_000);
+    } finally {
+      await page.close();
+    }
+  }, 180_000);
+});

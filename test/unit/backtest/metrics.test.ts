@@ -1,0 +1,85 @@
+/**
+ * The backtest figures (src/backtest/metrics.ts) on a hand-built result: every number below is
+ * computed by hand from the fills and samples given.
+ */
+import { describe, expect, it } from 'vitest';
+import { computeMetrics, inventoryTimeOf, markoutsOf, maxDrawdownOf, sharpeOf } from '../../../src/backtest/metrics.ts';
+import { sampleResult } from './fixtures.ts';
+
+const T0 = 1_767_225_600_000;
+
+describe('backtest metrics', () => {
+  it('fills, volume, notional, fees, PnL', () => {
+    const m = computeMetrics(sampleResult());
+    expect(m.fills).toBe(4);
+    expect(m.makerFills).toBe(3);
+    expect(m.takerFills).toBe(1);
+    expect(m.volume).toBe(65_000_000); // 10 + 30 + 20 + 5 shares
+    // 10 × 0.50 + 30 × 0.60 + 20 × 0.40 + 5 × 0.50 = 5 + 18 + 8 + 2.5 = 33.5 USDC
+    expect(m.notional).toBe(33_500_000);
+    expect(m.fees).toBe(12_345);
+    expect(m.realized).toBe(3_000_000);
+    expect(m.unrealized).toBe(-1_000_000);
+    expect(m.pnl).toBe(1_987_655);
+    expect(m.durationMs).toBe(5000);
+  });
+
+  it('markouts: size-weighted, signed for the side, in price units; unknown later mids are left out', () => {
+    const m = markoutsOf(sampleResult().fills, [1000, 10_000, 60_000]);
+    // +1 s: (10×(+0.02) + 30×(+0.02) + 20×(+0.01) + 5×0) / 65 = (0.2 + 0.6 + 0.2) / 65 = 1/65
+    expect(m[0]).toEqual({ horizonMs: 1000, fills: 4, avg: Math.round((1 / 65) * 1e6) / 1e6 });
+    // +10 s: (10×(-0.01) + 30×(-0.01)) / 40 = -0.01
+    expect(m[1]).toEqual({ horizonMs: 10_000, fills: 2, avg: -0.01 });
+    // +60 s: only the first fill: +0.05
+    expect(m[2]).toEqual({ horizonMs: 60_000, fills: 1, avg: 0.05 });
+    expect(markoutsOf([], [1000])).toEqual([{ horizonMs: 1000, fills: 0, avg: null }]);
+  });
+
+  it('Sharpe of the PnL changes, annualised by the sample interval', () => {
+    // changes: 10, -6, 8, -6, 8 → mean 2.8; deviations 7.2, -8.8, 5.2, -8.8, 5.2; sum of squares 51.84 + 77.44 + 27.04 + 77.44 + 27.04 = 260.8
+    // sd = sqrt(260.8 / 4) = sqrt(65.2); periods per year at 1 s = 31,557,600
+    const s = sharpeOf([0, 10, 4, 12, 6, 14], 1000);
+    expect(s.changes).toBe(5);
+    expect(s.periodsPerYear).toBe(31_557_600);
+    expect(s.value).toBe(Math.round((2.8 / Math.sqrt(65.2)) * Math.sqrt(31_557_600) * 1e6) / 1e6);
+    expect(sharpeOf([1, 2], 1000).value).toBeNull(); // one change
+    expect(sharpeOf([1, 2, 3, 4], 1000).value).toBeNull(); // no variation
+  });
+
+  it('max drawdown: the largest fall from a running peak, with when it peaked and bottomed', () => {
+    expect(maxDrawdownOf([0, 10, 4, 12, 6, 14], [0, 1, 2, 3, 4, 5])).toEqual({ value: 6, peakAt: 1, troughAt: 2 });
+    expect(maxDrawdownOf([5, 3, 8, 1, 9], [0, 1, 2, 3, 4])).toEqual({ value: 7, peakAt: 2, troughAt: 3 });
+    expect(maxDrawdownOf([1, 2, 3], [0, 1, 2]).value).toBe(0);
+  });
+
+  it('time at the inventory limit, exact from the fills', () => {
+    // yes: +10 at 1 s, -30 at 2 s (→ -20: at the limit from 2 s), +5 at 4 s (→ -15: off at 4 s): 2 s of 5
+    // no: +20 at 3 s (at the limit from 3 s to the end): 2 s of 5
+    const inv = inventoryTimeOf(sampleResult().fills, 20_000_000, T0, T0 + 5000, ['yes', 'no']);
+    expect(inv).toEqual([
+      { tokenId: 'yes', atLimitMs: 2000, fraction: 0.4, maxAbs: 20_000_000 },
+      { tokenId: 'no', atLimitMs: 2000, fraction: 0.4, maxAbs: 20_000_000 },
+    ]);
+    expect(inventoryTimeOf([], 1, T0, T0 + 10, ['yes'])).toEqual([{ tokenId: 'yes', atLimitMs: 0, fraction: 0, maxAbs: 0 }]);
+  });
+
+  it('fill ratio per quote, orders, budgets with their utilisation', () => {
+    const m = computeMetrics(sampleResult());
+    expect(m.orders).toEqual({ placed: 8, sent: 10, rejected: 2, cancelRequests: 4, idsCancelled: 6, filled: 3 });
+    expect(m.fillRatio).toBe(0.375); // 3 of 8 orders placed got a fill
+    expect(m.fillsPerOrder).toBe(0.5); // 4 fills / 8 orders
+    expect(m.budgets.map((b) => [b.rule, b.utilisation])).toEqual([
+      ['general', 0.000467],
+      ['POST /orders:burst', 0.25],
+    ]);
+    expect(m.inventory.maxFraction).toBe(0.4);
+    expect(m.sharpe.intervalMs).toBe(1000);
+    expect(m.maxDrawdown.value).toBe(6);
+  });
+
+  it('the last sample off the interval grid (the run ended between two samples) is left out of Sharpe', () => {
+    const r = sampleResult();
+    const s = { ...r.samples, t: [...r.samples.t, T0 + 5200], pnl: { ...r.samples.pnl, total: [...r.samples.pnl.total, 1000] } };
+    expect(computeMetrics({ ...r, samples: s }).sharpe.value).toBe(computeMetrics(r).sharpe.value);
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * The terminal summary and the HTML report of a backtest on a hand-built result.
+ */
+import { describe, expect, it } from 'vitest';
+import { computeMetrics } from '../../../src/backtest/metrics.ts';
+import { duration, formatSummary, shares, usd } from '../../../src/backtest/report.ts';
+import { esc, renderHtmlReport, svgChart } from '../../../src/backtest/report-html.ts';
+import { sampleResult } from './fixtures.ts';
+
+describe('backtest report: terminal summary', () => {
+  it('formats money, shares and durations exactly', () => {
+    expect(usd(1_987_655)).toBe('1.99');
+    expect(usd(1_987_655, true)).toBe('+1.99');
+    expect(usd(-1_000_000, true)).toBe('-1.00');
+    expect(usd(-4_000, true)).toBe('+0.00'); // rounds to zero: no minus sign
+    expect(usd(0)).toBe('0.00');
+    expect(shares(65_000_000)).toBe('65');
+    expect(shares(5_780_000)).toBe('5.78');
+    expect(duration(850)).toBe('850 ms');
+    expect(duration(27_211)).toBe('27s');
+    expect(duration(4 * 60_000 + 30_000)).toBe('4m 30s');
+    expect(duration(6 * 3_600_000)).toBe('6h 0m');
+  });
+
+  it('prints every figure of the result', () => {
+    const r = sampleResult();
+    const s = formatSummary(r, computeMetrics(r));
+    expect(s).toContain('mmkit backtest: bands on 1 market, feed x.ndjson.gz, queue risk-averse, seed 1, latency 0 ms');
+    expect(s).toContain('period          2026-01-01T00:00:00Z → 2026-01-01T00:00:05Z (5s virtual)');
+    expect(s).toContain('fills           4 (3 maker, 1 taker); volume 65 shares, notional 33.50 USDC');
+    expect(s).toContain('PnL             +1.99 USDC (realized +3.00, unrealized -1.00, fees 0.01)');
+    expect(s).toContain('max drawdown    0.00 USDC');
+    expect(s).toContain('orders          8 placed (10 sent, 2 rejected), 4 cancel requests (6 ids)');
+    expect(s).toContain('fill ratio      37.5 % of orders placed got a fill; 0.500 fills per order');
+    expect(s).toContain('markouts        +1s +0.0154   +10s -0.0100   +60s +0.0500   (price units, size-weighted, over 4/2/1 fills)');
+    expect(s).toContain('at inv. limit   40.0 % of the time at most (limit 20 shares, strategy.maxPosition)');
+    expect(s).toContain('budgets         POST /orders:burst                   5 requests, peak 250/1000 per 10s (25.0 %)');
+    expect(s).toContain('events          100 feed items, 150 market events, 20 user events, 40 intents (30 coalesced), 1 malformed lines skipped');
+    expect(s.endsWith('\n')).toBe(true);
+  });
+});
+
+describe('backtest report: HTML', () => {
+  it('is one self-contained page: no script, stylesheet, image or font fetched', () => {
+    const r = sampleResult();
+    const html = renderHtmlReport(r, computeMetrics(r));
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(|src=|href=|https?:\/\//i);
+    for (const id of ['chart-pnl', 'chart-drawdown', 'chart-inventory', 'chart-fills']) expect(html).toContain(`id="${id}"`);
+    expect(html).toContain('<svg');
+    expect(html).toContain('Markout +1 s');
+    expect(html).toContain('+0.0154');
+  });
+
+  it('draws the fills of a token on its quotes chart, buys as up triangles, sells as down triangles', () => {
+    const r = sampleResult();
+    const withTokens = {
+      ...r,
+      samples: {
+        ...r.samples,
+        tokens: [
+          { tokenId: 'yes', market: 'm1', outcome: 'Yes', mid: [5000, 5100, null, 5200, 5200, 5300], bid: [4900, 4900, 4900, null, null, 5000], ask: [5100, 5200, 5200, 5300, 5300, 5400], pos: [0, 10, -20, -20, -15, -15] },
+          { tokenId: 'no', market: 'm1', outcome: 'No', mid: [5000, 4900, 4800, 4800, 4800, 4700], bid: [null, null, null, null, null, null], ask: [null, null, null, null, null, null], pos: [0, 0, 0, 20, 20, 20] },
+        ],
+      },
+    };
+    const html = renderHtmlReport(withTokens, computeMetrics(withTokens));
+    expect(html).toContain('id="chart-quotes-0"');
+    expect(html).toContain('id="chart-quotes-1"'); // the NO token has a fill
+    const q0 = html.slice(html.indexOf('id="chart-quotes-0"'), html.indexOf('</svg>', html.indexOf('id="chart-quotes-0"')));
+    expect((q0.match(/<polygon/g) ?? []).length).toBe(3); // 3 fills on YES
+    expect(q0).toContain('our bid');
+    // a null mid breaks the line: two sub-paths
+    const mid = /<path d="(M[^"]*)" fill="none" stroke="#7f7f7f"/.exec(q0)![1]!;
+    expect((mid.match(/M/g) ?? []).length).toBe(2);
+  });
+
+  it('escapes text from the data', () => {
+    expect(esc('<b>"x" & y</b>')).toBe('&lt;b&gt;&quot;x&quot; &amp; y&lt;/b&gt;');
+    const svg = svgChart({ id: 'c', title: '<evil>', t: [0, 1], series: [{ name: 'a&b', values: [1, 2], color: '#000' }], yFormat: String });
+    expect(svg).toContain('&lt;evil&gt;');
+    expect(svg).toContain('a&amp;b');
+    expect(svg).not.toContain('<evil>');
+  });
+});

@@ -1,0 +1,61 @@
+/**
+ * The pure parts of sweeps (src/backtest/sweep.ts): the grid's points, the ranking, the table.
+ * (Sweeps running in worker threads are covered by test/e2e/cli-backtest.test.ts.)
+ */
+import { describe, expect, it } from 'vitest';
+import { formatSweepTable, gridPoints, rankRows, type SweepRow } from '../../../src/backtest/sweep.ts';
+
+const row = (index: number, pnl: number, o: Partial<SweepRow> = {}): SweepRow => ({
+  index,
+  point: { margin: index },
+  pnl,
+  realized: pnl,
+  unrealized: 0,
+  fees: 0,
+  sharpe: null,
+  maxDrawdown: 0,
+  fills: 0,
+  ordersPlaced: 0,
+  fillRatio: null,
+  markout10s: null,
+  atLimit: 0,
+  stopReason: 'end of feed',
+  ...o,
+});
+
+describe('sweep grid and ranking', () => {
+  it('the grid is the cartesian product, the last key varying fastest', () => {
+    expect(gridPoints({ a: [1, 2], b: ['x', 'y', 'z'] })).toEqual([
+      { a: 1, b: 'x' },
+      { a: 1, b: 'y' },
+      { a: 1, b: 'z' },
+      { a: 2, b: 'x' },
+      { a: 2, b: 'y' },
+      { a: 2, b: 'z' },
+    ]);
+    expect(gridPoints({ t: [true] })).toEqual([{ t: true }]);
+    expect(() => gridPoints({})).toThrow(/no parameter/);
+    expect(() => gridPoints({ a: [] })).toThrow(/sweep\.grid\.a.*non-empty/);
+    expect(() => gridPoints({ a: [{}] as never })).toThrow(/sweep\.grid\.a/);
+  });
+
+  it('ranks best first by the key, ties in grid order, failed points last', () => {
+    const rows = [row(0, 5), row(1, 9), row(2, 9), row(3, 0, { error: 'boom' }), row(4, -1)];
+    expect(rankRows(rows, 'pnl').map((r) => r.index)).toEqual([1, 2, 0, 4, 3]);
+    const sharpe = [row(0, 0, { sharpe: 1 }), row(1, 0, { sharpe: null }), row(2, 0, { sharpe: 3 })];
+    expect(rankRows(sharpe, 'sharpe').map((r) => r.index)).toEqual([2, 0, 1]);
+    const dd = [row(0, 0, { maxDrawdown: 5 }), row(1, 0, { maxDrawdown: 1 })];
+    expect(rankRows(dd, 'drawdown').map((r) => r.index)).toEqual([1, 0]);
+    const fills = [row(0, 0, { fills: 1 }), row(1, 0, { fills: 7 })];
+    expect(rankRows(fills, 'fills').map((r) => r.index)).toEqual([1, 0]);
+  });
+
+  it('prints the ranked table', () => {
+    const t = formatSweepTable({ strategy: 'bands', grid: { margin: [0, 1] }, rankBy: 'pnl', points: 2, rows: [row(1, 2_500_000, { sharpe: 1.5, fills: 3, ordersPlaced: 6, fillRatio: 0.5 }), row(0, 0, { error: 'bad' })] });
+    const lines = t.trim().split('\n');
+    expect(lines[0]).toBe('sweep of bands: 2 points, ranked by pnl (money in USDC)');
+    expect(lines[1]).toMatch(/^#\s+margin\s+PnL\s+realized\s+fees\s+Sharpe\s+maxDD\s+fills\s+orders\s+fill%\s+mk\+10s\s+atLim%$/);
+    expect(lines[2]).toMatch(/^1\s+1\s+2\.50\s+2\.50\s+0\.00\s+1\.50\s+0\.00\s+3\s+6\s+50\.0\s+n\/a\s+0\.0$/);
+    expect(lines[3]).toBe('2  0  error: bad');
+  });
+});

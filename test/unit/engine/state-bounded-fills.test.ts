@@ -1,0 +1,58 @@
+/** EngineState.boundFills: a bounded fill-key memory (backtests) with exact positions. */
+import { describe, expect, it } from 'vitest';
+import type { Micro, Pips } from '../../../src/core/units.ts';
+import { EngineState } from '../../../src/engine/state.ts';
+import { fill, market, NO, YES } from './fixtures.ts';
+
+function state(cap?: number): EngineState {
+  const s = new EngineState([market()]);
+  if (cap !== undefined) s.boundFills(cap);
+  return s;
+}
+
+describe('EngineState.boundFills', () => {
+  it('keeps at most `capacity` keys, and positions exactly as without the bound (buys, sells, flips, reversals)', () => {
+    const bounded = state(3);
+    const all = state();
+    let seed = 12345;
+    const rnd = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    for (let i = 0; i < 200; i++) {
+      const e = fill(`t${i}`, `o${i}`, 'MATCHED', {
+        tokenId: rnd(3) === 0 ? NO : YES,
+        side: rnd(2) === 0 ? 'BUY' : 'SELL',
+        price: (100 * (1 + rnd(98))) as Pips,
+        size: (1_000_000 * (1 + rnd(20))) as Micro,
+      });
+      bounded.apply(e, i);
+      all.apply(e, i);
+      // a reversal of a recent fill (inside the bound) is exact too
+      if (i % 17 === 16) {
+        const f = fill(`t${i - 1}`, `o${i - 1}`, 'FAILED');
+        bounded.apply(f, i);
+        all.apply(f, i);
+      }
+      expect(bounded.fillCount).toBeLessThanOrEqual(3);
+      for (const t of [YES, NO]) {
+        const { size, avgPrice, realized } = all.position(t);
+        expect(bounded.position(t)).toMatchObject({ size, avgPrice, realized });
+      }
+    }
+    expect(all.fillCount).toBe(200);
+    expect(bounded.stats).toEqual(all.stats);
+  });
+
+  it('forgets the oldest keys: a repeat of a forgotten fill is counted again (why only a backtest, whose venue never repeats a fill, bounds it)', () => {
+    const s = state(2);
+    s.apply(fill('t1', 'o1', 'MATCHED'), 1);
+    s.apply(fill('t2', 'o2', 'MATCHED'), 2);
+    s.apply(fill('t2', 'o2', 'MATCHED'), 3); // remembered: a duplicate
+    expect(s.stats).toMatchObject({ fillsCounted: 2, fillDuplicates: 1 });
+    s.apply(fill('t3', 'o3', 'MATCHED'), 4); // t1 forgotten
+    s.apply(fill('t1', 'o1', 'MATCHED'), 5);
+    expect(s.stats).toMatchObject({ fillsCounted: 4, fillDuplicates: 1 });
+    expect(() => s.boundFills(0)).toThrow(RangeError);
+  });
+});

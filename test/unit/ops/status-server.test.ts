@@ -1,0 +1,151 @@
+/**
+ * The status server over real loopback HTTP: every route, SSE pushes, and the kill endpoint's
+ * guards (loopback Host and Origin, JSON content type, POST only) and its wait for the flat check.
+ */
+import { request } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isLoopbackAddress, isLoopbackHost, startStatusServer, type KillResult, type StatusServer } from '../../../src/ops/status-server.ts';
+import type { HealthReport } from '../../../src/ops/health.ts';
+import type { StatusSnapshot } from '../../../src/ops/status.ts';
+
+let server: StatusServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const health = (healthy: boolean): HealthReport => ({
+  status: healthy ? 'ok' : 'unhealthy',
+  healthy,
+  reasons: healthy ? [] : [{ code: 'feed_stale', message: 'no market data for 20 s' }],
+  checks: { lifecycle: 'running', marketDataAgeSec: 1, marketStream: 'up', userStream: 'up', staleBooks: 0, heartbeatFailures: 0, killSwitch: false },
+});
+
+async function start(o: { healthy?: () => boolean; kill?: (r: string) => Promise<KillResult> } = {}) {
+  let n = 0;
+  server = await startStatusServer({
+    host: '127.0.0.1',
+    port: 0,
+    page: '<!doctype html><title>mmkit status</title>',
+    status: () => ({ schema: 1, n: ++n }) as unknown as StatusSnapshot,
+    health: () => health(o.healthy ? o.healthy() : true),
+    metrics: async () => 'mmkit_up 1\n',
+    metricsContentType: 'text/plain; version=0.0.4; charset=utf-8',
+    ...(o.kill ? { kill: o.kill } : {}),
+    ssePeriodMs: 50,
+  });
+  return server;
+}
+
+/** A raw request (to set Host and Origin freely). */
+function raw(url: string, o: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: o.method ?? 'GET', headers: o.headers ?? {} }, (res) => {
+      let b = '';
+      res.on('data', (c) => (b += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: b }));
+    });
+    req.on('error', reject);
+    req.end(o.body);
+  });
+}
+
+describe('status server', () => {
+  it('serves the page, /metrics, /healthz (200 or 503) and /api/status', async () => {
+    let healthy = true;
+    const s = await start({ healthy: () => healthy });
+    expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const page = await fetch(`${s.url}/`);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await page.text()).toContain('mmkit status');
+    const m = await fetch(`${s.url}/metrics`);
+    expect(m.headers.get('content-type')).toContain('text/plain');
+    expect(await m.text()).toBe('mmkit_up 1\n');
+    const h = await fetch(`${s.url}/healthz`);
+    expect(h.status).toBe(200);
+    expect(await h.json()).toMatchObject({ status: 'ok' });
+    healthy = false;
+    const h2 = await fetch(`${s.url}/healthz`);
+    expect(h2.status).toBe(503);
+    expect(await h2.json()).toMatchObject({ status: 'unhealthy', reasons: [{ code: 'feed_stale' }] });
+    expect(await (await fetch(`${s.url}/api/status`)).json()).toMatchObject({ schema: 1 });
+    expect((await fetch(`${s.url}/nope`)).status).toBe(404);
+    expect((await fetch(`${s.url}/metrics`, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('pushes status snapshots over server-sent events, and ends the stream on close', async () => {
+    const s = await start();
+    const r = await fetch(`${s.url}/api/events`);
+    expect(r.headers.get('content-type')).toContain('text/event-stream');
+    const reader = r.body!.getReader();
+    let text = '';
+    while ((text.match(/event: status/g) ?? []).length < 3) text += new TextDecoder().decode((await reader.read()).value);
+    expect(text).toContain('retry: 2000');
+    expect(text).toMatch(/data: \{"schema":1,"n":\d+\}/);
+    const closing = s.close();
+    for (;;) {
+      const x = await reader.read();
+      if (x.done) break;
+      text += new TextDecoder().decode(x.value);
+    }
+    await closing;
+    server = undefined;
+    expect(text).toContain('event: end');
+  });
+
+  it('POST /api/kill: trips once, waits for the flat check, answers the result', async () => {
+    const reasons: string[] = [];
+    let release!: (r: KillResult) => void;
+    const done = new Promise<KillResult>((r) => (release = r));
+    const s = await start({
+      kill: (reason) => {
+        reasons.push(reason);
+        return done;
+      },
+    });
+    const a = fetch(`${s.url}/api/kill`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reason: 'test stop' }) });
+    const b = fetch(`${s.url}/api/kill`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    await new Promise((r) => setTimeout(r, 100));
+    release({ flat: true, openOrders: 0, reason: 'kill switch: cli: test stop' });
+    const [ra, rb] = await Promise.all([a, b]);
+    expect(ra.status).toBe(200);
+    expect(await ra.json()).toEqual({ killed: true, flat: true, openOrders: 0, reason: 'kill switch: cli: test stop' });
+    expect(rb.status).toBe(200);
+    expect(reasons).toEqual(['test stop']);
+  });
+
+  it('POST /api/kill refuses non-loopback hosts, foreign origins, non-JSON bodies and GET', async () => {
+    let kills = 0;
+    const s = await start({ kill: async () => (kills++, { flat: true, openOrders: 0, reason: 'x' }) });
+    const json = { 'content-type': 'application/json' };
+    expect((await raw(`${s.url}/api/kill`, { method: 'POST', headers: { ...json, host: 'evil.example:8787' }, body: '{}' })).status).toBe(403);
+    expect((await raw(`${s.url}/api/kill`, { method: 'POST', headers: { ...json, origin: 'http://evil.example' }, body: '{}' })).status).toBe(403);
+    expect((await raw(`${s.url}/api/kill`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' })).status).toBe(415);
+    expect((await raw(`${s.url}/api/kill`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' })).status).toBe(415);
+    expect((await raw(`${s.url}/api/kill`)).status).toBe(405);
+    expect((await raw(`${s.url}/api/kill`, { method: 'POST', headers: json, body: 'not json' })).status).toBe(400);
+    expect(kills).toBe(0);
+    // its own page's origin is fine
+    expect((await raw(`${s.url}/api/kill`, { method: 'POST', headers: { ...json, origin: s.url }, body: '{}' })).status).toBe(200);
+    expect(kills).toBe(1);
+  });
+
+  it('classifies loopback peers and hosts', () => {
+    expect(isLoopbackAddress('127.0.0.1')).toBe(true);
+    expect(isLoopbackAddress('::ffff:127.0.0.1')).toBe(true);
+    expect(isLoopbackAddress('::1')).toBe(true);
+    expect(isLoopbackAddress('10.0.0.2')).toBe(false);
+    expect(isLoopbackAddress(undefined)).toBe(false);
+    expect(isLoopbackHost('127.0.0.1:8787')).toBe(true);
+    expect(isLoopbackHost('localhost:8787')).toBe(true);
+    expect(isLoopbackHost('[::1]:8787')).toBe(true);
+    expect(isLoopbackHost('127.evil.com')).toBe(false);
+    expect(isLoopbackHost('mmkit.example:8787')).toBe(false);
+  });
+
+  it('fails to start on a port in use', async () => {
+    const s = await start();
+    await expect(startStatusServer({ host: '127.0.0.1', port: s.port, page: '', status: () => ({}) as StatusSnapshot, health: () => health(true), metrics: async () => '', metricsContentType: 'text/plain' })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+  });
+});
