@@ -6,7 +6,7 @@
  * exchange, stop flat, and backtest the sample feed.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -41,6 +41,7 @@ describe('README: Write a strategy', () => {
   it('the example type-checks, quotes on the paper exchange, runs as a daemon and backtests', () => {
     writeFileSync(file, block('my-quoter.ts') + '\n');
     // type-check the file as a user's editor would (the project's tsconfig, this one file)
+    mkdirSync(join(ROOT, '.tmp'), { recursive: true }); // not in a fresh clone (.gitignore'd)
     const cfg = join(ROOT, '.tmp', `tsconfig.readme-${process.pid}.json`);
     writeFileSync(cfg, JSON.stringify({ extends: '../tsconfig.json', include: [`../${name}`], compilerOptions: { rootDir: '..' } }));
     const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', cfg, '--noEmit'], { cwd: ROOT, encoding: 'utf8' });
