@@ -221,6 +221,18 @@ export async function backtestCommand(o: BacktestCliOptions): Promise<number> {
 /** Registers `mmkit backtest` on the program. */
 export function register(program: Command): void {
   const cmd = program.command('backtest').description('backtest a strategy on recorded feeds (or a synthetic world) in virtual time, with the daemon\'s own engine, risk, execution and store');
+  cmd.addHelpText(
+    'after',
+    `
+Examples:
+  mmkit backtest --feed test/fixtures/sample-feed.ndjson.gz --strategy bands --report report.html
+  mmkit backtest --feed a.ndjson.gz b.ndjson.gz --strategy ./my-quoter.ts --params '{"halfSpread":0.03}' --queue probabilistic --latency-ms 20
+  mmkit backtest --world 1 --duration 6h --strategy avellaneda --json > result.json
+  mmkit backtest --world 1 --duration 1h --world-search "price of" --strategy crypto-fair-value --risk '{"maxMidDistance":0.5}'
+
+Same inputs and --seed: byte-identical --json. Exit codes: 0 done, 2 usage or configuration error.
+`,
+  );
   addSourceOptions(cmd)
     .option('--report <file>', 'write a self-contained HTML report (charts: PnL, inventory, quotes against mid, fills, drawdown)')
     .option('--store <file>', "keep the run's SQLite store (orders, fills, audit) in FILE, which must not exist yet (default: a temporary file, deleted after the run; :memory: is fastest)")

@@ -247,7 +247,14 @@ registerStatus(program);
 registerBacktest(program);
 registerSweep(program);
 
-program.parseAsync(process.argv).catch((err: unknown) => {
-  // config errors exit 2, an unreachable venue 3, anything else 1 (exit-codes.ts)
-  process.exit(reportError(err));
-});
+// Every command's own timers may be unref'd (the clock's, retry waits): this handle keeps the
+// process alive until the command settles, so a command waiting on a retry never ends as a silent
+// exit 0 (it ends with its result, or its error and exit code).
+const keepAlive = setInterval(() => {}, 1 << 30);
+program
+  .parseAsync(process.argv)
+  .then(() => clearInterval(keepAlive))
+  .catch((err: unknown) => {
+    // config errors exit 2, an unreachable venue 3, anything else 1 (exit-codes.ts)
+    process.exit(reportError(err));
+  });

@@ -51,6 +51,17 @@ export function register(program: Command): void {
   program
     .command('record')
     .description('record the market channel and real-time prices of some markets to a gzip NDJSON feed (for backtests)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  mmkit record --out feed.ndjson.gz --top 5 --duration 30m            # an in-process paper exchange, 5 busiest markets
+  mmkit record --out feed.ndjson.gz --markets 0xabc...,0xdef... --exchange-url http://127.0.0.1:8080 --rotate-mb 100
+  mmkit backtest --feed feed.ndjson.gz feed.1.ndjson.gz --strategy bands   # then backtest it (parts merge by time)
+
+Exit codes: 0 recorded and closed, 2 usage or configuration error, 3 venue unreachable.
+`,
+    )
     .requiredOption('--out <file>', 'the feed file to create (e.g. feed.ndjson.gz); rotated parts are <base>.1.ndjson.gz, <base>.2.ndjson.gz, ...')
     .option('--markets <ids>', 'comma-separated condition ids to record')
     .option('--top <n>', 'record the N most traded active markets (by volume, then liquidity; default 5)', intIn('--top', 1, 250))

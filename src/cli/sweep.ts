@@ -65,6 +65,16 @@ export async function sweepCommand(o: SweepCliOptions): Promise<number> {
 /** Registers `mmkit sweep` on the program. */
 export function register(program: Command): void {
   const cmd = program.command('sweep').description('backtest every point of a grid of strategy parameters in worker threads, and rank them');
+  cmd.addHelpText(
+    'after',
+    `
+Examples:
+  mmkit sweep --feed test/fixtures/sample-feed.ndjson.gz --strategy bands --grid '{"margin":[0.01,0.02,0.03],"amount":[5,10]}'
+  mmkit sweep --world 1 --duration 2h --strategy avellaneda --grid '{"riskAversion":[0.5,1,2]}' --workers 2 --rank sharpe --json
+
+Results do not depend on --workers. Exit codes: 0 done, 2 usage or configuration error.
+`,
+  );
   addSourceOptions(cmd)
     .requiredOption('--grid <json>', 'the grid: a JSON object of parameter -> list of values, e.g. \'{"margin":[0.01,0.02]}\'', jsonObject('--grid'))
     .option('--workers <n>', 'worker threads (default: cores - 1; 0 runs in this thread)', intIn('--workers', 0, 256))

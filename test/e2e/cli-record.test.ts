@@ -111,4 +111,12 @@ describe('mmkit record', () => {
     expect(d.err()).toMatch(/--out/);
     expect(existsSync(join(dir, 'b.ndjson.gz'))).toBe(false);
   });
+
+  it('exits 3 with the reason when the venue is unreachable (never a silent exit 0), writing no file', async () => {
+    const out = join(dir, 'unreachable.ndjson.gz');
+    const d = run(['--out', out, '--exchange-url', 'http://127.0.0.1:1', '--top', '2', '--duration', '2s']);
+    expect(await d.exit, d.err()).toBe(3);
+    expect(d.err()).toContain('ECONNREFUSED');
+    expect(existsSync(out)).toBe(false);
+  }, 90_000);
 });
