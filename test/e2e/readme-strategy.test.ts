@@ -68,4 +68,21 @@ describe('README: Write a strategy', () => {
     expect(bt.status, bt.stderr.slice(-2000)).toBe(0);
     expect(bt.stdout).toMatch(/fills/i);
   }, 600_000);
+
+  it('the backtest quickstart runs as written: a summary, and a self-contained report.html', () => {
+    const lines = block('backtest-quickstart').split('\n').filter((l) => l.trim() !== '');
+    expect(lines).toHaveLength(1);
+    const report = join(ROOT, 'report.html');
+    rmSync(report, { force: true });
+    try {
+      const r = run(lines[0] as string, 300_000);
+      expect(r.status, r.stderr.slice(-2000)).toBe(0);
+      expect(r.stdout).toMatch(/fills\s+[1-9]\d*/);
+      const html = readFileSync(report, 'utf8');
+      expect(html).toContain('<svg');
+      expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=|https?:\/\//);
+    } finally {
+      rmSync(report, { force: true });
+    }
+  }, 600_000);
 });
