@@ -47,7 +47,7 @@
  * reads no clock (`state.now` is the time). The common rules' helpers are in src/strategy/quoting.ts.
  */
 import { ConfigError } from '../src/core/errors.ts';
-import type { MmkitEvent } from '../src/core/events.ts';
+import type { LevelChangeEvent, MmkitEvent } from '../src/core/events.ts';
 import type { ConditionId, TokenId } from '../src/core/ids.ts';
 import type { DesiredQuotes, LiveOrderView, QuoteIntent, StrategyOutput } from '../src/core/intents.ts';
 import { AMOUNT_SCALE, LOT_MICRO, PRICE_SCALE, type Micro, type Pips } from '../src/core/units.ts';
@@ -418,12 +418,17 @@ interface QuoteMemo {
   yes: number;
   no: number;
   quotes: QuoteIntent[];
+  /** A level change since this evaluation may have moved what `quoteAt` reads (see `unmoved`). */
+  touched: boolean;
 }
 
 /** `quoteMarket` with the memo of `ref`'s market (see QuoteMemo). The quotes returned are shared: read-only. */
 function quoteMemo(memos: Map<ConditionId, QuoteMemo>, ref: MarketRef, cfg: BandsConfig, state: StrategyState): QuoteIntent[] {
   const t = marketTop(state, ref, { excludeOwn: cfg.excludeOwnOrders, tokens: cfg.tokens });
-  if (cfg.maxOrderAgeMs > 0 || t === null) return quoteAt(ref, cfg, state, t);
+  if (cfg.maxOrderAgeMs > 0 || t === null) {
+    memos.delete(ref.market);
+    return quoteAt(ref, cfg, state, t);
+  }
   const live = state.openOrders(ref.market);
   const yes = state.position(ref.yes).size;
   const no = state.position(ref.no).size;
@@ -440,11 +445,42 @@ function quoteMemo(memos: Map<ConditionId, QuoteMemo>, ref: MarketRef, cfg: Band
     m.touchAsk === t.touchAsk &&
     m.yes === yes &&
     m.no === no
-  )
+  ) {
+    m.touched = false;
     return m.quotes;
+  }
   const quotes = quoteAt(ref, cfg, state, t);
-  memos.set(ref.market, { tick: ref.tick, minSize: ref.minSize, bid: t.bid, ask: t.ask, mid: t.mid, touchBid: t.touchBid, touchAsk: t.touchAsk, live, yes, no, quotes });
+  memos.set(ref.market, { tick: ref.tick, minSize: ref.minSize, bid: t.bid, ask: t.ask, mid: t.mid, touchBid: t.touchBid, touchAsk: t.touchAsk, live, yes, no, quotes, touched: false });
   return quotes;
+}
+
+/**
+ * Notes a level change against the market's memo: a YES level at or better than the top `quoteAt`
+ * read (the bid or ask net of our orders) may move it; a level behind it cannot (the net top is the
+ * best level holding size that is not ours, so levels behind it neither make nor unmake it, and
+ * the touch is at or before it). The NO book matters only when the top is read from it (no YES book).
+ */
+function noteLevel(m: QuoteMemo, ref: MarketRef, e: LevelChangeEvent, state: StrategyState): void {
+  if (m.touched) return;
+  if (e.tokenId !== ref.yes) {
+    if (state.book(ref.yes) === undefined) m.touched = true;
+    return;
+  }
+  if (e.side === 'BUY' ? m.bid === null || e.price >= m.bid : m.ask === null || e.price <= m.ask) m.touched = true;
+}
+
+/**
+ * True when nothing `quoteAt` reads changed since the memo was made, so the quotes it holds are
+ * still the answer and were already handed on: no level at or before the top moved, the touch, our
+ * live orders (by identity), positions, tick and minimum size are the same. The book event that
+ * ends such a batch needs no output (execution keeps the quotes; the engine's timer re-asserts them
+ * every tick, which also re-offers them to a risk gate that refused them for a passing reason).
+ */
+function unmoved(m: QuoteMemo, ref: MarketRef, state: StrategyState): boolean {
+  if (m.touched || m.tick !== ref.tick || m.minSize !== ref.minSize) return false;
+  const b = state.book(ref.yes);
+  if (b === undefined || b.stale || b.bestBid !== m.touchBid || b.bestAsk !== m.touchAsk) return false;
+  return m.live === state.openOrders(ref.market) && m.yes === state.position(ref.yes).size && m.no === state.position(ref.no).size;
 }
 
 function yesPriceOf(q: QuoteIntent, plan: MarketPlan): number {
@@ -472,8 +508,20 @@ export default defineStrategy({
 
     return {
       onEvent(e: MmkitEvent, state: StrategyState): StrategyOutput | undefined {
+        let memo: QuoteMemo | undefined;
+        if (e.type === 'level_change' || e.type === 'book_snapshot') {
+          const ref = reg.byToken(e.tokenId);
+          memo = ref === undefined ? undefined : memos.get(ref.market);
+          if (memo !== undefined) {
+            if (e.type === 'level_change') noteLevel(memo, ref!, e, state);
+            // a snapshot replaces the book: of the YES book (or of the NO book when the top is read from it), it may move anything
+            else if (e.tokenId === ref!.yes || state.book(ref!.yes) === undefined) memo.touched = true;
+          }
+        }
         const a = reg.note(e);
         if (a.kind === 'none') return undefined;
+        // a book event (the end of a batch of level changes, a NO snapshot) that moved nothing the quotes depend on: no output
+        if (memo !== undefined && a.kind === 'market' && unmoved(memo, a.ref, state)) return undefined;
         const refs = a.kind === 'all' ? reg.all() : [a.ref];
         return refs.length === 0 ? undefined : { quotes: refs.map((r) => desired(r, state)) };
       },

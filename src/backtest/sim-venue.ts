@@ -99,6 +99,7 @@ import { sequentialUuid, type ConditionId, type OrderId, type TokenId, type Trad
 import { LOT_MICRO, MAX_ORDER_MICRO, notional, PRICE_SCALE, tickFromPips, tickPips, type Micro, type Pips, type Side } from '../core/units.ts';
 import { BookMirror } from '../book/mirror.ts';
 import { MarketDecoder } from '../api/streams/market-decode.ts';
+import { FrameScanner } from '../api/streams/frame-scan.ts';
 import type { CancelOutcome, MarketInfo, PlaceOutcome, PlaceRequest, PreparedOrder, Venue, VenueFill, VenueOrder } from '../engine/venue.ts';
 import { MAX_FEE_RATE_BPS, REJECT_MESSAGES } from '../exchange/matching/engine.ts';
 import type { RejectCode } from '../exchange/matching/types.ts';
@@ -166,6 +167,11 @@ export interface SimVenueStats {
   /** Messages decoded and market events they gave. */
   messages: number;
   events: number;
+  /**
+   * Feed events at the granularity of a normalised L2 feed (hftbacktest's unit): every level of a
+   * book snapshot, every level change, trade, best bid/ask, tick change and resolution is one.
+   */
+  feedEvents: number;
   /** Frames that were not JSON and messages the decoder refused (both skipped, each a stream_error). */
   decodeErrors: number;
   /** Messages of an event_type the decoder does not know (ignored), and the venue's error frames. */
@@ -444,6 +450,8 @@ class SimVenueImpl implements SimVenue {
   readonly #feedMs: number | null;
   readonly #show: boolean;
   readonly #decoder = new MarketDecoder();
+  /** Canonical frames go straight from text to events; anything else takes JSON.parse and the decoder (same result). */
+  readonly #scanner = new FrameScanner();
   /** The recorded real-time prices (channel "r"), for strategies that price from them. */
   readonly #prices = new SimPriceFeed();
   readonly #meter: BudgetMeter;
@@ -505,6 +513,7 @@ class SimVenueImpl implements SimVenue {
     headers: 0,
     otherChannel: 0,
     decodeErrors: 0,
+    feedEvents: 0,
     disconnects: 0,
     droppedWhilePending: 0,
     resyncs: 0,
@@ -621,6 +630,10 @@ class SimVenueImpl implements SimVenue {
         }
         c.frames++;
         const t = item.t;
+        if (this.#scanner.scan(item.raw, t, this.#decoder.stats, this.#onEvent)) {
+          this.#inBatch = false;
+          return;
+        }
         let parsed: unknown;
         try {
           parsed = JSON.parse(item.raw);
@@ -665,6 +678,7 @@ class SimVenueImpl implements SimVenue {
   }
 
   #event(e: MarketDataEvent): void {
+    this.#c.feedEvents += e.type === 'book_snapshot' ? Math.max(1, e.bids.length + e.asks.length) : 1;
     const lat = e.recvTime - e.venueTime;
     this.#latN++;
     this.#latSum += lat;

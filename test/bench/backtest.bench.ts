@@ -4,8 +4,10 @@
  *
  *  - replay_events_per_sec: end to end, recorded market-channel frames through the simulated venue
  *    and the bands strategy with the daemon's engine, risk gate, executor and store (a temporary
- *    SQLite file), as `mmkit backtest --feed` runs them. A feed event is one market-channel message
- *    decoded. The feed is the paper exchange's world recorded in virtual time by its own market
+ *    SQLite file), as `mmkit backtest --feed` runs them. A feed event is one event of a normalised
+ *    L2 feed (hftbacktest's unit, SimVenueStats.feedEvents): each level of a book snapshot, each
+ *    level change, trade and best bid/ask. replay_messages_per_sec: the same run counted in
+ *    market-channel messages (a frame holds one or more; a `book` message holds ~11 levels here). The feed is the paper exchange's world recorded in virtual time by its own market
  *    channel (test/support/world-feed.ts: the frames `mmkit record` would write), 5 markets, agents
  *    at 10x the default activity (BENCH_FRAMES frames, default 200,000).
  *  - replay_memory_growth_mb: the same pipeline over BENCH_EVENTS messages (default 10,000,000; the
@@ -74,14 +76,16 @@ try {
     const s = performance.now();
     const r = await runBacktest({ feeds: [feed], strategy: 'bands', risk, ...(storePath !== undefined ? { storePath } : {}) });
     const sec = (performance.now() - s) / 1000;
-    return { r, sec, messages: (r.venue as { messages: number }).messages };
+    const v = r.venue as { messages: number; feedEvents: number };
+    return { r, sec, messages: v.messages, feedEvents: v.feedEvents };
   };
   await run(); // warm-up (module loading, JIT)
   const e2e = await run();
   const mem = await run(':memory:');
-  console.log(`# end to end: ${e2e.messages} messages, ${e2e.r.counts.marketEvents} market events, ${e2e.r.fills.length} fills, ${e2e.r.orders.ordersSent} orders, ${e2e.r.counts.intents} intents (${e2e.r.counts.intentsCoalesced} coalesced) in ${e2e.sec.toFixed(2)} s`);
-  console.log(`# end to end with the store in memory: ${Math.round(mem.messages / mem.sec)} events/s`);
-  console.log(`figure: replay_events_per_sec = ${Math.round(e2e.messages / e2e.sec)} events/s`);
+  console.log(`# end to end: ${e2e.feedEvents} feed events, ${e2e.messages} messages, ${e2e.r.counts.marketEvents} market events, ${e2e.r.fills.length} fills, ${e2e.r.orders.ordersSent} orders, ${e2e.r.counts.intents} intents (${e2e.r.counts.intentsCoalesced} coalesced) in ${e2e.sec.toFixed(2)} s`);
+  console.log(`# end to end with the store in memory: ${Math.round(mem.feedEvents / mem.sec)} events/s`);
+  console.log(`figure: replay_events_per_sec = ${Math.round(e2e.feedEvents / e2e.sec)} events/s`);
+  console.log(`figure: replay_messages_per_sec = ${Math.round(e2e.messages / e2e.sec)} messages/s`);
 
   // ---- memory over a long replay ----------------------------------------------------------------------
   const copies = Math.max(1, Math.ceil(EVENTS / w.frames));
