@@ -223,33 +223,50 @@ export function marketTop(state: StrategyState, ref: Pick<MarketRef, 'market' | 
   if (opts.excludeOwn) {
     const live = state.openOrders(ref.market);
     if (live.length > 0) {
-      const ownBid = new Map<number, number>();
-      const ownAsk = new Map<number, number>();
-      for (let i = 0; i < live.length; i++) {
-        const o = live[i]!;
-        const isYes = o.tokenId === ref.yes;
-        if (!isYes && o.tokenId !== ref.no) continue;
-        const remaining = o.originalSize - o.sizeMatched;
-        if (remaining <= 0) continue;
-        const m = isYes === (o.side === 'BUY') ? ownBid : ownAsk;
-        const yp = isYes ? o.price : PRICE_SCALE - o.price;
-        m.set(yp, (m.get(yp) ?? 0) + remaining);
-      }
-      if (bid !== null && ownBid.size > 0) bid = bestNotOwn(book, complement, true, ownBid);
-      if (ask !== null && ownAsk.size > 0) ask = bestNotOwn(book, complement, false, ownAsk);
+      if (bid !== null) bid = bestNotOwn(book, complement, true, live, ref);
+      if (ask !== null) ask = bestNotOwn(book, complement, false, live, ref);
     }
   }
   return { bid, ask, mid: bid !== null && ask !== null ? (bid + ask) / 2 : null, touchBid, touchAsk };
 }
 
-function bestNotOwn(book: BookView, complement: boolean, bid: boolean, own: ReadonlyMap<number, number>): number | null {
+/** Our resting size at YES price `yp` on one side of the YES book (a NO order at q rests at 1 - q on the other side). */
+function ownAt(live: readonly LiveOrderView[], ref: Pick<MarketRef, 'yes' | 'no'>, bid: boolean, yp: number): number {
+  let s = 0;
+  for (let i = 0; i < live.length; i++) {
+    const o = live[i]!;
+    const isYes = o.tokenId === ref.yes;
+    if ((!isYes && o.tokenId !== ref.no) || (isYes === (o.side === 'BUY')) !== bid || (isYes ? o.price : PRICE_SCALE - o.price) !== yp) continue;
+    const remaining = o.originalSize - o.sizeMatched;
+    if (remaining > 0) s += remaining;
+  }
+  return s;
+}
+
+/**
+ * The best YES price on a side with size that is not ours; the touch itself when we rest nothing on
+ * that side. No allocation beyond the few levels read (this runs on every re-quote): our orders are
+ * few, so each level's own size is a scan of them.
+ */
+function bestNotOwn(book: BookView, complement: boolean, bid: boolean, live: readonly LiveOrderView[], ref: Pick<MarketRef, 'yes' | 'no'>): number | null {
+  let n = 0;
+  for (let i = 0; i < live.length; i++) {
+    const o = live[i]!;
+    const isYes = o.tokenId === ref.yes;
+    if ((isYes || o.tokenId === ref.no) && (isYes === (o.side === 'BUY')) === bid && o.originalSize - o.sizeMatched > 0) n++;
+  }
   // YES bids are the NO book's asks at 1 - p, and the other way round
   const side = complement === bid ? 'asks' : 'bids';
-  const levels = book.levels(side, own.size + 1);
+  if (n === 0) {
+    const b = side === 'bids' ? book.bestBid : book.bestAsk;
+    return b === null ? null : complement ? PRICE_SCALE - b : b;
+  }
+  // at most n levels are wholly ours: the first n + 1 hold the answer if any level does
+  const levels = book.levels(side, n + 1);
   for (let i = 0; i < levels.length; i++) {
     const [p, size] = levels[i]!;
     const yp = complement ? PRICE_SCALE - p : p;
-    if (size - (own.get(yp) ?? 0) > 0) return yp;
+    if (size - ownAt(live, ref, bid, yp) > 0) return yp;
   }
   return null;
 }
