@@ -1940,14 +1940,22 @@ function venueOrder(o: SimOrder): VenueOrder {
 /** Recorded levels (best first) with our shown sizes added (a new array; the input is not changed). */
 function withOwn(levels: readonly PriceLevel[], own: ReadonlyMap<number, number>, descending: boolean): PriceLevel[] {
   if (own.size === 0) return levels as PriceLevel[];
-  const add = new Map(own);
-  const out: PriceLevel[] = [];
-  for (const [p, s] of levels) {
-    const o = add.get(p);
-    if (o !== undefined) add.delete(p);
-    out.push(o === undefined ? [p, s] : [p, (s + o) as Micro]);
+  // the usual case: every price we rest at is a recorded level (we rest behind others): add in place
+  // of a copy (the event's arrays are the decoder's, fresh per event; the venue's own book copied them)
+  const out = levels as PriceLevel[];
+  let found = 0;
+  for (let i = 0; i < out.length; i++) {
+    const l = out[i]!;
+    const o = own.get(l[0]);
+    if (o !== undefined) {
+      out[i] = [l[0], (l[1] + o) as Micro];
+      found++;
+    }
   }
-  for (const [p, s] of add) out.push([p as Pips, s as Micro]);
+  if (found === own.size) return out;
+  const seen = new Set<number>();
+  for (let i = 0; i < out.length; i++) seen.add(out[i]![0]);
+  for (const [p, s] of own) if (!seen.has(p)) out.push([p as Pips, s as Micro]);
   out.sort(descending ? (a, b) => b[0] - a[0] : (a, b) => a[0] - b[0]);
   return out;
 }
