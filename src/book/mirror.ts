@@ -37,10 +37,42 @@ function checkSize(size: number): void {
   if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`size must be a non-negative safe integer (micro): ${size}`);
 }
 
+/** 32-bit words of a side's occupancy bitmap (bit p set: a level at p pips). */
+const WORDS = (PRICE_SLOTS + 31) >> 5;
+
+/** Highest set bit at or below `p` (-1: none). */
+function prevSet(bits: Int32Array, p: number): number {
+  if (p < 0) return -1;
+  let w = p >> 5;
+  const b = p & 31;
+  let word = bits[w]! & (b === 31 ? -1 : (1 << (b + 1)) - 1);
+  while (word === 0) {
+    if (--w < 0) return -1;
+    word = bits[w]!;
+  }
+  return (w << 5) + 31 - Math.clz32(word);
+}
+
+/** Lowest set bit at or above `p` (-1: none). */
+function nextSet(bits: Int32Array, p: number): number {
+  if (p >= PRICE_SLOTS) return -1;
+  let w = p >> 5;
+  let word = bits[w]! & ~((1 << (p & 31)) - 1);
+  while (word === 0) {
+    if (++w >= WORDS) return -1;
+    word = bits[w]!;
+  }
+  return (w << 5) + 31 - Math.clz32(word & -word);
+}
+
 /** The order book of one token (see the module comment). */
 export class BookMirror {
   private readonly bidSz = new Float64Array(PRICE_SLOTS);
   private readonly askSz = new Float64Array(PRICE_SLOTS);
+  // which prices hold a level, per side: the next level from a price is a bit scan, not a walk
+  // through the empty pips between levels (100 of them at a 0.01 tick)
+  private readonly bidBits = new Int32Array(WORDS);
+  private readonly askBits = new Int32Array(WORDS);
   private bb = 0; // best bid pips, 0 = none
   private ba = 0; // best ask pips, 0 = none
   private nb = 0; // bid levels
@@ -95,8 +127,14 @@ export class BookMirror {
   applySnapshot(bids: readonly PriceLevel[], asks: readonly PriceLevel[], meta: { hash?: string; venueTime?: number; market?: string; tickSize?: number | null; lastTradePrice?: number | null } = {}): void {
     for (const l of bids) (checkPrice(l[0]), checkSize(l[1]));
     for (const l of asks) (checkPrice(l[0]), checkSize(l[1]));
-    if (this.bidLo <= this.bidHi) this.bidSz.fill(0, this.bidLo, this.bidHi + 1);
-    if (this.askLo <= this.askHi) this.askSz.fill(0, this.askLo, this.askHi + 1);
+    if (this.bidLo <= this.bidHi) {
+      this.bidSz.fill(0, this.bidLo, this.bidHi + 1);
+      this.bidBits.fill(0, this.bidLo >> 5, (this.bidHi >> 5) + 1);
+    }
+    if (this.askLo <= this.askHi) {
+      this.askSz.fill(0, this.askLo, this.askHi + 1);
+      this.askBits.fill(0, this.askLo >> 5, (this.askHi >> 5) + 1);
+    }
     this.bidLo = this.askLo = PRICE_SLOTS;
     this.bidHi = this.askHi = -1;
     this.bb = this.ba = this.nb = this.na = 0;
@@ -127,11 +165,13 @@ export class BookMirror {
     arr[p] = s;
     if (prev === 0 && s > 0) {
       if (bid) {
+        this.bidBits[p >> 5]! |= 1 << (p & 31);
         this.nb++;
         if (p > this.bb) this.bb = p;
         if (p < this.bidLo) this.bidLo = p;
         if (p > this.bidHi) this.bidHi = p;
       } else {
+        this.askBits[p >> 5]! |= 1 << (p & 31);
         this.na++;
         if (this.ba === 0 || p < this.ba) this.ba = p;
         if (p < this.askLo) this.askLo = p;
@@ -139,20 +179,15 @@ export class BookMirror {
       }
     } else if (prev > 0 && s === 0) {
       if (bid) {
+        this.bidBits[p >> 5]! &= ~(1 << (p & 31));
         this.nb--;
-        if (p === this.bb) {
-          let q = p - 1;
-          if (this.nb > 0) while (q > 0 && arr[q] === 0) q--;
-          else q = 0;
-          this.bb = q;
-        }
+        if (p === this.bb) this.bb = this.nb > 0 ? Math.max(0, prevSet(this.bidBits, p - 1)) : 0;
       } else {
+        this.askBits[p >> 5]! &= ~(1 << (p & 31));
         this.na--;
         if (p === this.ba) {
-          let q = p + 1;
-          if (this.na > 0) while (q < PRICE_SCALE && arr[q] === 0) q++;
-          else q = PRICE_SCALE;
-          this.ba = q >= PRICE_SCALE ? 0 : q;
+          const q = this.na > 0 ? nextSet(this.askBits, p + 1) : -1;
+          this.ba = q < 0 || q >= PRICE_SCALE ? 0 : q;
         }
       }
     }
@@ -160,19 +195,7 @@ export class BookMirror {
 
   /** The book as sorted levels, best first; at most `maxDepth` per side. */
   levels(maxDepth = Infinity): BookLevels {
-    const bids: PriceLevel[] = [];
-    const asks: PriceLevel[] = [];
-    for (let p = this.bb; p > 0 && bids.length < Math.min(this.nb, maxDepth); p--) {
-      const s = this.bidSz[p]!;
-      if (s > 0) bids.push([p as Pips, s as Micro]);
-    }
-    if (this.ba > 0) {
-      for (let p = this.ba; p < PRICE_SCALE && asks.length < Math.min(this.na, maxDepth); p++) {
-        const s = this.askSz[p]!;
-        if (s > 0) asks.push([p as Pips, s as Micro]);
-      }
-    }
-    return { bids, asks };
+    return { bids: this.sideLevels(true, maxDepth), asks: this.sideLevels(false, maxDepth) };
   }
 
   /**
@@ -184,16 +207,10 @@ export class BookMirror {
     const out: PriceLevel[] = [];
     if (bids) {
       const n = Math.min(this.nb, maxDepth);
-      for (let p = this.bb; p > 0 && out.length < n; p--) {
-        const s = this.bidSz[p]!;
-        if (s > 0) out.push([p as Pips, s as Micro]);
-      }
+      for (let p = this.bb; p > 0 && out.length < n; p = prevSet(this.bidBits, p - 1)) out.push([p as Pips, this.bidSz[p]! as Micro]);
     } else if (this.ba > 0) {
       const n = Math.min(this.na, maxDepth);
-      for (let p = this.ba; p < PRICE_SCALE && out.length < n; p++) {
-        const s = this.askSz[p]!;
-        if (s > 0) out.push([p as Pips, s as Micro]);
-      }
+      for (let p = this.ba; p > 0 && p < PRICE_SCALE && out.length < n; p = nextSet(this.askBits, p + 1)) out.push([p as Pips, this.askSz[p]! as Micro]);
     }
     return out;
   }

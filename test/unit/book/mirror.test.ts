@@ -29,7 +29,7 @@ class Model {
   }
 }
 
-const priceArb = fc.oneof(fc.integer({ min: 1, max: 9999 }), fc.integer({ min: 4990, max: 5010 }), fc.constantFrom(1, 9999));
+const priceArb = fc.oneof(fc.integer({ min: 1, max: 9999 }), fc.integer({ min: 4990, max: 5010 }), fc.constantFrom(1, 31, 32, 33, 63, 64, 65, 4992, 9983, 9984, 9999));
 const sizeArb = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 2 ** 40 }));
 const levelArb = fc.tuple(priceArb, sizeArb).map(([p, s]) => lv(p, s));
 type Op = { k: 'snap'; bids: PriceLevel[]; asks: PriceLevel[] } | { k: 'level'; side: Side; price: number; size: number };
@@ -57,6 +57,8 @@ describe('BookMirror', () => {
           expect(m.bestAsk()).toBe(want.asks[0]?.[0] ?? null);
           expect(m.depth('BUY')).toBe(want.bids.length);
           expect(m.depth('SELL')).toBe(want.asks.length);
+          expect(m.sideLevels(true, 2)).toEqual(want.bids.slice(0, 2));
+          expect(m.sideLevels(false, 2)).toEqual(want.asks.slice(0, 2));
         }
         const want = model.levels();
         expect(m.levels()).toEqual(want);
