@@ -22,7 +22,7 @@ import { bestPips, feeBps, levelPips, sizeMicro, tickPipsOf, timestampMs } from 
 import type { MarketDecoderStats } from './market-decode.ts';
 
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f]/;
+const ESCAPE_OR_CONTROL = /[\\\u0000-\u001f]/;
 const Q = 34; // "
 const BS = 92; // \
 const COLON = 58;
@@ -236,11 +236,11 @@ class Scanner {
           const k = this.key();
           if (k === K_PRICE) {
             if (price !== -2) throw BAIL;
-            price = levelPips(this.strValue());
+            price = levelPips(this.str());
             if (price < 0) throw BAIL;
           } else if (k === K_SIZE) {
             if (size !== -2) throw BAIL;
-            size = sizeMicro(this.strValue());
+            size = sizeMicro(this.str());
             if (size < 0) throw BAIL;
           } else this.skipValue(1);
           const d = this.peek();
@@ -328,7 +328,7 @@ export class FrameScanner {
     evs.length = 0;
     // escapes and raw control characters (invalid JSON) are left to the reference path: strings
     // then end at the next quote
-    if (raw.indexOf('\\') >= 0 || CONTROL.test(raw)) {
+    if (ESCAPE_OR_CONTROL.test(raw)) {
       this.declined++;
       return false;
     }
@@ -394,6 +394,7 @@ export class FrameScanner {
     let nb = -1;
     let na = -1;
     let changesAt = -1;
+    let changesEnd = -1;
     if (sc.peek() === RB) throw BAIL;
     for (;;) {
       switch (sc.key()) {
@@ -403,15 +404,15 @@ export class FrameScanner {
           break;
         case K_ASSET:
           if (asset !== undefined) throw BAIL;
-          asset = sc.strValue();
+          asset = sc.str();
           break;
         case K_MARKET:
           if (market !== undefined) throw BAIL;
-          market = sc.strValue();
+          market = sc.str();
           break;
         case K_HASH:
           if (hash !== undefined) throw BAIL;
-          hash = sc.strValue();
+          hash = sc.str();
           break;
         case K_TS:
           if (ts !== undefined) throw BAIL;
@@ -419,11 +420,11 @@ export class FrameScanner {
           break;
         case K_PRICE:
           if (price !== undefined) throw BAIL;
-          price = sc.strValue();
+          price = sc.str();
           break;
         case K_SIZE:
           if (size !== undefined) throw BAIL;
-          size = sc.strValue();
+          size = sc.str();
           break;
         case K_SIDE:
           if (side !== undefined) throw BAIL;
@@ -431,31 +432,31 @@ export class FrameScanner {
           break;
         case K_FEE:
           if (fee !== undefined) throw BAIL;
-          fee = sc.strValue();
+          fee = sc.str();
           break;
         case K_BEST_BID:
           if (bestBid !== undefined) throw BAIL;
-          bestBid = sc.strValue();
+          bestBid = sc.str();
           break;
         case K_BEST_ASK:
           if (bestAsk !== undefined) throw BAIL;
-          bestAsk = sc.strValue();
+          bestAsk = sc.str();
           break;
         case K_SPREAD:
           if (spread !== undefined) throw BAIL;
-          spread = sc.strValue();
+          spread = sc.str();
           break;
         case K_TICK:
           if (tick !== undefined) throw BAIL;
-          tick = sc.strValue();
+          tick = sc.str();
           break;
         case K_MIN_SIZE:
           if (minSize !== undefined) throw BAIL;
-          minSize = sc.strValue();
+          minSize = sc.str();
           break;
         case K_LTP:
           if (ltp !== undefined) throw BAIL;
-          ltp = sc.strValue();
+          ltp = sc.str();
           break;
         case K_BIDS:
           if (nb >= 0) throw BAIL;
@@ -466,10 +467,11 @@ export class FrameScanner {
           na = sc.levels(this.#ap, this.#as);
           break;
         case K_CHANGES:
-          // entries need the message's market and timestamp, which may come later: read them after
+          // the entries' events get the message's market and time once the message is read
           if (changesAt >= 0) throw BAIL;
-          changesAt = sc.i;
-          sc.skipValue(1);
+          changesAt = this.#events.length;
+          this.#changes(recvTime);
+          changesEnd = this.#events.length;
           break;
         default:
           sc.skipValue(1);
@@ -507,10 +509,11 @@ export class FrameScanner {
       }
       case 'price_change': {
         if (!isId(market) || changesAt < 0 || nb >= 0 || na >= 0) throw BAIL;
-        const end = sc.i;
-        sc.i = changesAt;
-        this.#changes(market, venueTime, recvTime);
-        sc.i = end;
+        for (let i = changesAt; i < changesEnd; i++) {
+          const e = evs[i] as { market: string; venueTime: number };
+          e.market = market;
+          e.venueTime = venueTime;
+        }
         return;
       }
       case 'last_trade_price': {
@@ -562,7 +565,7 @@ export class FrameScanner {
   }
 
   /** The `price_changes` array at the cursor: one level_change per entry, the last with endOfBatch. */
-  #changes(market: string, venueTime: number, recvTime: number): void {
+  #changes(recvTime: number): void {
     const sc = this.#sc;
     const evs = this.#events;
     sc.expect(LS);
@@ -585,16 +588,16 @@ export class FrameScanner {
         switch (sc.key()) {
           case K_ASSET:
             if (asset !== undefined) throw BAIL;
-            asset = sc.strValue();
+            asset = sc.str();
             break;
           case K_PRICE:
             if (price !== -2) throw BAIL;
-            price = levelPips(sc.strValue());
+            price = levelPips(sc.str());
             if (price < 0) throw BAIL;
             break;
           case K_SIZE:
             if (size !== -2) throw BAIL;
-            size = sizeMicro(sc.strValue());
+            size = sizeMicro(sc.str());
             if (size < 0) throw BAIL;
             break;
           case K_SIDE:
@@ -603,16 +606,16 @@ export class FrameScanner {
             break;
           case K_HASH:
             if (hash !== undefined) throw BAIL;
-            hash = sc.strValue();
+            hash = sc.str();
             break;
           case K_BEST_BID:
             if (bb !== -2) throw BAIL;
-            bb = bestPips(sc.strValue());
+            bb = bestPips(sc.str());
             if (bb < 0) throw BAIL;
             break;
           case K_BEST_ASK:
             if (ba !== -2) throw BAIL;
-            ba = bestPips(sc.strValue());
+            ba = bestPips(sc.str());
             if (ba < 0) throw BAIL;
             break;
           default:
@@ -626,9 +629,9 @@ export class FrameScanner {
       if (!isId(asset) || price < 0 || size < 0 || (side !== 'BUY' && side !== 'SELL') || hash === undefined || bb < 0 || ba < 0) throw BAIL;
       const e: LevelChangeEvent = {
         type: 'level_change',
-        venueTime,
+        venueTime: recvTime, // set with the message's market once it is read
         recvTime,
-        market: market as ConditionId,
+        market: '' as ConditionId,
         tokenId: asset as TokenId,
         side,
         price: price as Pips,
