@@ -2,6 +2,12 @@
  * The figures of a backtest, computed from its result (pure: no I/O, no clock; the same result
  * gives the same numbers).
  *
+ * The fill-based figures (fills, maker/taker, volume, notional, fees, fills per order, markouts,
+ * time at inventory limits) come from `result.fillStats`, which the runner measures online as the
+ * fills happen (src/backtest/fill-stats.ts): a result keeps only its most recent fill rows, so a
+ * long run's memory stays flat. `fillStatsOf` computes the same figures from a complete fill list
+ * (the definitions below, literally); the two agree exactly (test/integration/backtest-fill-stats.test.ts).
+ *
  * Definitions (money in micro-collateral, sizes in micro-shares, prices in pips unless said):
  *  - fills, volume (shares), notional (collateral: Σ size × price), fees: over the fills of the run;
  *  - PnL: realized + unrealized (open positions marked to the last mid; a resolved market's tokens
@@ -23,6 +29,7 @@
  *    made and the most seen in one window, against the limit (spec section 8).
  */
 import { PRICE_SCALE } from '../core/units.ts';
+import type { FillStats } from './fill-stats.ts';
 import type { BacktestResult } from './runner.ts';
 import type { BudgetUse } from './sim-budget.ts';
 
@@ -76,8 +83,8 @@ const YEAR_MS = 365.25 * 24 * 3600 * 1000;
 /** Markout horizons, ms of virtual time after a fill (the runner records the mid at each). */
 export const MARKOUT_HORIZONS_MS: readonly number[] = [1_000, 10_000, 60_000];
 
-/** Rounds to 6 significant decimals so derived floats print the same everywhere. */
-function r6(x: number): number {
+/** Rounds to 6 decimals so derived floats print the same everywhere. */
+export function r6(x: number): number {
   return Math.round(x * 1e6) / 1e6;
 }
 
@@ -179,29 +186,44 @@ function regular(t: readonly number[], v: readonly number[], intervalMs: number)
   return v;
 }
 
-/** The figures of a backtest result (see the module comment). */
-export function computeMetrics(r: BacktestResult): Metrics {
+/**
+ * The fill-based figures from a COMPLETE list of fills, in time order (see the module comment: the
+ * runner measures the same online; this is the definition, and what tests compare it with).
+ */
+export function fillStatsOf(fills: BacktestResult['fills'], limit: number, startMs: number, endMs: number, tokens: readonly string[], horizons: readonly number[] = MARKOUT_HORIZONS_MS): FillStats {
   let volume = 0;
   let notional = 0n;
   let fees = 0;
   let maker = 0;
-  for (const f of r.fills) {
+  for (const f of fills) {
     volume += f.size;
     notional += BigInt(f.size) * BigInt(f.price);
     fees += f.fee;
     if (f.role === 'MAKER') maker++;
   }
-  const placed = r.orders.ordersAccepted;
-  const tokens = r.markets.flatMap((m) => m.tokens.map((t) => t.tokenId));
-  const inv = inventoryTimeOf(r.fills, r.inventoryLimit.size, r.startMs, r.endMs, tokens);
   return {
-    durationMs: r.endMs - r.startMs,
-    fills: r.fills.length,
+    fills: fills.length,
     makerFills: maker,
-    takerFills: r.fills.length - maker,
     volume,
     notional: Number(notional / BigInt(PRICE_SCALE)),
     fees,
+    markouts: markoutsOf(fills, horizons),
+    inventory: inventoryTimeOf(fills, limit, startMs, endMs, tokens),
+  };
+}
+
+/** The figures of a backtest result (see the module comment). */
+export function computeMetrics(r: BacktestResult): Metrics {
+  const s = r.fillStats;
+  const placed = r.orders.ordersAccepted;
+  return {
+    durationMs: r.endMs - r.startMs,
+    fills: s.fills,
+    makerFills: s.makerFills,
+    takerFills: s.fills - s.makerFills,
+    volume: s.volume,
+    notional: s.notional,
+    fees: s.fees,
     realized: r.pnl.realized,
     unrealized: r.pnl.unrealized,
     pnl: r.pnl.total,
@@ -209,9 +231,9 @@ export function computeMetrics(r: BacktestResult): Metrics {
     maxDrawdown: maxDrawdownOf(r.samples.pnl.total, r.samples.t),
     orders: { placed, sent: r.orders.ordersSent, rejected: r.orders.ordersRejected, cancelRequests: r.orders.cancelRequests, idsCancelled: r.orders.idsCancelled, filled: r.orders.ordersFilled },
     fillRatio: placed > 0 ? r6(r.orders.ordersFilled / placed) : null,
-    fillsPerOrder: placed > 0 ? r6(r.fills.length / placed) : null,
-    markouts: markoutsOf(r.fills, MARKOUT_HORIZONS_MS),
-    inventory: { limit: r.inventoryLimit.size, source: r.inventoryLimit.source, tokens: inv, maxFraction: inv.reduce((a, x) => Math.max(a, x.fraction), 0) },
+    fillsPerOrder: placed > 0 ? r6(s.fills / placed) : null,
+    markouts: s.markouts.map((x) => ({ ...x })),
+    inventory: { limit: r.inventoryLimit.size, source: r.inventoryLimit.source, tokens: s.inventory.map((x) => ({ ...x })), maxFraction: s.inventory.reduce((a, x) => Math.max(a, x.fraction), 0) },
     budgets: r.budgets.map((b) => ({ ...b, utilisation: b.limit > 0 ? r6(b.peak / b.limit) : 0 })),
   };
 }

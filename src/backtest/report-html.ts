@@ -6,11 +6,16 @@
  * Charts, all against virtual time: PnL (total and realized), drawdown, inventory (position per
  * token), and per token the quotes against the mid (mid, our best bid and ask) with our fills on
  * it (buys ▲ green, sells ▼ red), plus a table of figures and the last fills.
+ *
+ * Fills drawn: every fill when the result holds all its fill rows (`fills.length === fillCount`);
+ * for a longer run, the result's downsampled `fillPoints` (one fill in `stride`, said in the fill
+ * chart's title). The figures are over all the fills either way (`fillStats`, via the metrics).
  */
 import { AMOUNT_SCALE, PRICE_SCALE } from '../core/units.ts';
 import type { Metrics } from './metrics.ts';
 import { describeSource, duration, formatSummary, shares, usd } from './report.ts';
-import type { BacktestResult, FillRow } from './runner.ts';
+import type { Side } from '../core/units.ts';
+import type { BacktestResult } from './runner.ts';
 
 const W = 960;
 const H = 260;
@@ -145,6 +150,22 @@ const money = (v: number): string => usd(v);
 const px = (v: number): string => (v / PRICE_SCALE).toFixed(2);
 const sh = (v: number): string => shares(v);
 
+/** A fill as the charts draw it. */
+interface DrawnFill {
+  readonly t: number;
+  readonly tokenId: string;
+  readonly side: Side;
+  readonly price: number;
+  readonly size: number;
+}
+
+/** The fills the charts draw, and one in how many fills that is (see the module comment). */
+export function drawnFills(r: BacktestResult): { readonly fills: readonly DrawnFill[]; readonly stride: number } {
+  if (r.fills.length >= r.fillCount) return { fills: r.fills, stride: 1 };
+  const p = r.fillPoints;
+  return { fills: p.t.map((t, i) => ({ t, tokenId: p.tokenId[i]!, side: p.side[i]!, price: p.price[i]!, size: p.size[i]! })), stride: p.stride };
+}
+
 const COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#17becf'];
 
 /** The whole report page (see the module comment). */
@@ -178,8 +199,9 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
       yFormat: sh,
     }),
   );
-  const fillsBy = new Map<string, FillRow[]>();
-  for (const f of r.fills) {
+  const drawn = drawnFills(r);
+  const fillsBy = new Map<string, DrawnFill[]>();
+  for (const f of drawn.fills) {
     let l = fillsBy.get(f.tokenId);
     if (l === undefined) fillsBy.set(f.tokenId, (l = []));
     l.push(f);
@@ -204,8 +226,8 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
       }),
     );
   });
-  const fillsChartPoints = r.fills.map((f) => ({ t: f.t, v: f.side === 'BUY' ? f.size : -f.size, color: f.side === 'BUY' ? '#2ca02c' : '#d62728', up: f.side === 'BUY' }));
-  charts.push(svgChart({ id: 'chart-fills', title: `Fills: size (shares, buys up, sells down); ${m.fills} fills`, t: s.t.length > 1 ? s.t : [r.startMs, r.endMs], series: [{ name: 'zero', values: s.t.map(() => 0), color: '#bbbbbb' }], points: fillsChartPoints, yFormat: sh }));
+  const fillsChartPoints = drawn.fills.map((f) => ({ t: f.t, v: f.side === 'BUY' ? f.size : -f.size, color: f.side === 'BUY' ? '#2ca02c' : '#d62728', up: f.side === 'BUY' }));
+  charts.push(svgChart({ id: 'chart-fills', title: `Fills: size (shares, buys up, sells down); ${m.fills} fills${drawn.stride > 1 ? `, 1 in ${drawn.stride} drawn` : ''}`, t: s.t.length > 1 ? s.t : [r.startMs, r.endMs], series: [{ name: 'zero', values: s.t.map(() => 0), color: '#bbbbbb' }], points: fillsChartPoints, yFormat: sh }));
 
   const rows: Array<[string, string]> = [
     ['Strategy', `${r.strategy.name} ${JSON.stringify(r.strategy.params)}`],
@@ -229,7 +251,9 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
   const last = r.fills.slice(-200);
   const fillTable =
     last.length === 0
-      ? '<p>No fills.</p>'
+      ? r.fillCount > 0
+        ? `<p>No fill row kept (maxFillRows 0); all ${r.fillCount} fills are in the run's store.</p>`
+        : '<p>No fills.</p>'
       : `<table class="fills"><tr><th>time</th><th>token</th><th>side</th><th>price</th><th>size</th><th>role</th><th>fee</th><th>mid +1s</th><th>mid +10s</th><th>mid +60s</th></tr>${last
           .map((f) => {
             const tok = r.markets.flatMap((mk) => mk.tokens.map((t) => ({ t, i: r.markets.indexOf(mk) + 1 }))).find((x) => x.t.tokenId === f.tokenId);
@@ -259,7 +283,8 @@ ${table}
 <h2>Charts</h2>
 ${charts.join('\n')}
 <h2>Last fills</h2>
-${fillTable}
+${r.fillCount > r.fills.length && last.length > 0 ? `<p>The last ${last.length} of ${r.fillCount} fills (the result keeps the last ${r.fills.length}; all are in the run's store).</p>
+` : ''}${fillTable}
 <h2>Summary</h2>
 <pre>${esc(formatSummary(r, m))}</pre>
 </body></html>

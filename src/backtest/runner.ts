@@ -14,11 +14,17 @@
  * engine processes them synchronously. World mode: the clock jumps from one due timer to the next.
  *
  * Promises. The executor and the engine's start-up talk to the venue through promises. Between two
- * steps the runner lets them settle, DETERMINISTICALLY and only when something may be pending: a
- * venue call was made or answered, a timer fired, or an intent reached the executor since the last
- * settle. Settling is "run setImmediate until a full turn makes no progress": every promise chain
- * that can complete without time moving completes before the next step, so no result depends on
- * when the file system answers. Nothing is awaited per event when nothing is pending.
+ * steps the runner lets them settle, DETERMINISTICALLY and only when something of the bot's may be
+ * pending: a venue call was made or answered, an intent reached the executor, or a timer fired that
+ * may have resolved one of the bot's promises (the bot's own timers: tick, heartbeat, retries,
+ * sleeps; the venue's latencies) since the last settle. Timers that cannot (the synthetic world's
+ * agents and exchange, the runner's samples and markouts) run on a QuietClock view of the clock
+ * (./quiet-clock.ts) and are not counted: what they cause of ours (an intent, a venue call) is
+ * counted where it happens. Settling is "run setImmediate until a full turn makes no progress":
+ * every promise chain that can complete without time moving completes before the next step, so no
+ * result depends on when the file system answers. Nothing is awaited per event when nothing is
+ * pending. `settleOnEveryTimer` settles after every timer instead (the same result, slower; a test
+ * compares them).
  *
  * Intents. The engine hands each gated quote set to the executor (`submit`). A set identical to the
  * last one submitted for its market, while no order of that market changed state since, is
@@ -28,21 +34,30 @@
  *
  * Output. A BacktestResult: plain JSON, no wall-clock values (run durations go to `onProgress` and
  * the terminal only), so the same inputs and seed give byte-identical JSON. Measured online:
- * every fill with the mid of its token at +1 s, +10 s and +60 s of virtual time (null when the run
- * ends first); samples every `sampleMs` of virtual time of each token's mid, our best bid and ask
- * and position, and of the PnL (realized, unrealized marked to the mid, fees; a resolved market's
- * tokens are marked at 1 and 0: settlement). Samples are downsampled (every other point dropped,
- * interval doubled) whenever `maxSamples` is reached, so memory stays bounded however long the run.
+ *  - the fill figures over ALL the fills (`fillStats`, src/backtest/fill-stats.ts: counts, volume,
+ *    notional, fees, markouts, time at the inventory limit; exactly what metrics.ts defines): each
+ *    fill is added as it happens, and the mid of its token at +1 s, +10 s and +60 s of virtual time
+ *    when that comes (null when the run ends first), so only the fills of the last 60 s wait;
+ *  - the most recent `maxFillRows` fill rows (default 10,000; `fillCount` says how many there were;
+ *    the complete list is in the store: keep it with `storePath`), and fill points for the charts,
+ *    downsampled like the samples;
+ *  - samples every `sampleMs` of virtual time of each token's mid, our best bid and ask and
+ *    position, and of the PnL (realized, unrealized marked to the mid, fees; a resolved market's
+ *    tokens are marked at 1 and 0: settlement). Samples are downsampled (every other point dropped,
+ *    interval doubled) whenever `maxSamples` is reached.
+ * So the result's size, like the rest of the run's memory, is bounded however long the run.
  *
  * Wiring differences from the daemon, on purpose: a VirtualClock; the store (a temporary SQLite
  * file unless `storePath` is given) commits in batches (one transaction per minute of
  * virtual time, `commit: 'batched'`), with synchronous=OFF, and checkpoints its WAL
  * in the writer (durability against power loss is moot for a backtest; a checkpoint thread would
  * only cost CPU), and its timestamps are whole milliseconds; the risk gate's view is built once
- * (getters) rather than per intent; the engine's state keeps the last ENGINE_FILL_KEYS fill keys
- * (the venue never repeats a fill) and the venue its finished orders and fills for 10 minutes of
- * virtual time (SimVenueOptions.retainMs), so memory stays flat however long the feed (only the
- * result's own fill rows grow, with the fills); no status log line; the run ends with the data (or the kill
+ * (getters) rather than per intent; the engine's state keeps the last ENGINE_FILL_KEYS (2,000) fill
+ * keys (a backtest's venue repeats a fill only as its later trade statuses, within seconds) and the
+ * venue its finished orders and fills for 10 minutes of virtual time (SimVenueOptions.retainMs),
+ * so memory stays flat however long the feed (the result's own fill rows, points and samples are
+ * bounded too, see Output; the engine's state remembers the last ENGINE_TERMINAL_IDS (2,000)
+ * finished order ids, where the daemon keeps 50,000); no status log line; the run ends with the data (or the kill
  * switch) instead of a signal, then shuts down as the daemon does (engine stop, cancel-all,
  * verify flat, close), virtual time moving from one due timer to the next until it is done. The
  * wiring is duplicated from src/cli/run.ts rather than shared, to keep run.ts untouched while it
@@ -59,7 +74,7 @@ import type { FillEvent, MmkitEvent, UserEvent } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import type { DesiredQuotes, QuoteIntent } from '../core/intents.ts';
 import { Rng } from '../core/random.ts';
-import { AMOUNT_SCALE, PRICE_SCALE, tickPips, type Micro, type Pips, type Side } from '../core/units.ts';
+import { AMOUNT_SCALE, PRICE_SCALE, tickPips, type Micro, type Side } from '../core/units.ts';
 import { createEngine, type Engine, type EngineLogger, type EngineStats } from '../engine/loop.ts';
 import { reconcileOnStart } from '../engine/restart.ts';
 import type { CancelOutcome, MarketInfo, PlaceOutcome, PlaceRequest, PreparedOrder, Venue, VenueFill, VenueOrder } from '../engine/venue.ts';
@@ -78,13 +93,16 @@ import { resolveParams } from '../strategy/params.ts';
 import { parseLine, type FeedHeader } from './feed.ts';
 import { newReplayStats, replayFeedBatches } from './replay.ts';
 import type { LatencySpec } from './latency.ts';
+import { FillPointSampler, FillRowRing, FillStatsAccumulator, type FillPoints, type FillStats } from './fill-stats.ts';
 import { MARKOUT_HORIZONS_MS } from './metrics.ts';
 import { BudgetMeter, type BudgetUse } from './sim-budget.ts';
+import { QuietClock } from './quiet-clock.ts';
 import { createSimVenue, type SimLatencyOptions, type SimVenue } from './sim-venue.ts';
 
 // ---- options and result ---------------------------------------------------------------------------
 
 export { MARKOUT_HORIZONS_MS };
+export type { FillPoints, FillStats };
 
 /** A synthetic world to run (see src/backtest/synthetic.ts). */
 export interface WorldSpec {
@@ -133,12 +151,25 @@ export interface BacktestOptions {
   readonly storePath?: string;
   /** Sampling period of the charts' series, ms of virtual time. Default 1000. */
   readonly sampleMs?: number;
-  /** Most points per series before downsampling. Default 4000. */
+  /** Most points per series before downsampling (the charts' series, and the fill points `fillPoints`). Default 4000. */
   readonly maxSamples?: number;
+  /**
+   * Fill rows kept in the result (`fills`): the most recent ones. Default 10,000; 0 keeps none. The
+   * figures over ALL fills are measured online (`fillStats`), and the complete list is in the run's
+   * store (the `fills` table of the SQLite file: keep it with `storePath`), so memory stays flat
+   * however long the run (room for this many rows, ~60 B each, is taken at the start).
+   */
+  readonly maxFillRows?: number;
   /** The strategy's timer period, ms (as the daemon: 1000). */
   readonly tickMs?: number;
   /** Coalesce identical consecutive intents (see the module comment). Default true. */
   readonly coalesceIntents?: boolean;
+  /**
+   * Settle after EVERY timer that fires, the world's and the runner's own measurement timers
+   * included, instead of only when something of the bot's may be pending (see the module comment).
+   * Slower, and the same result: for tests. Default false.
+   */
+  readonly settleOnEveryTimer?: boolean;
   /** Items per replay batch (feed mode). */
   readonly batchSize?: number;
   /** Progress, every `progressEveryMs` of virtual time (default 60 s). */
@@ -245,7 +276,18 @@ export interface BacktestResult {
   readonly budgets: readonly BudgetUse[];
   /** Inventory limit used by the "time at limit" metric, micro-shares, and where it comes from. */
   readonly inventoryLimit: { readonly size: number; readonly source: 'strategy.maxPosition' | 'risk.maxPositionShares' };
+  /**
+   * The most recent fill rows (at most `maxFillRows`, default 10,000), oldest first; all of them
+   * when `fills.length === fillCount`. The complete list is in the run's store (`storePath`: the
+   * `fills` table).
+   */
   readonly fills: readonly FillRow[];
+  /** Fills of the run (up to `endMs`), kept or not in `fills`. */
+  readonly fillCount: number;
+  /** The fill-based figures over ALL the fills of the run, measured online (src/backtest/fill-stats.ts; metrics.ts reads them). */
+  readonly fillStats: FillStats;
+  /** Fills for the report's charts, downsampled like the samples (at most `maxSamples` points). */
+  readonly fillPoints: FillPoints;
   readonly samples: Samples;
   /** Final PnL, micro-collateral: realized, unrealized at the last mids (settlement for resolved markets), fees. */
   readonly pnl: { readonly realized: number; readonly unrealized: number; readonly fees: number; readonly total: number; readonly unmarked: readonly string[] };
@@ -380,6 +422,11 @@ export interface BacktestDriver {
   /** Known end of the data in world mode. */
   readonly endMs: number | undefined;
   /**
+   * Timer callbacks run so far that involve none of the bot's promises (the world's, on a
+   * QuietClock: see ./quiet-clock.ts); the runner does not settle for them. Default: none.
+   */
+  readonly quietFired?: () => number;
+  /**
    * Runs the data through the venue. Call `step()` after every change of time or ingest (it settles
    * pending work when needed, and says whether to stop).
    */
@@ -396,8 +443,20 @@ export interface BacktestDriver {
 const FLUSH_MS = 60_000;
 /** Virtual time an order filled and finished is remembered (the "orders filled" count), ms. */
 const FILL_MEMORY_MS = 600_000;
-/** Fill keys the engine's state keeps for deduplication (see EngineState.boundFills). */
-const ENGINE_FILL_KEYS = 10_000;
+/**
+ * Fill keys the engine's state keeps for deduplication (see EngineState.boundFills). A backtest's
+ * venue repeats a fill only as its later trade statuses (the world's MINED and CONFIRMED, within
+ * the exchange's `confirmedMs`, 5 s of virtual time), and fills are fetched back (`venue.fills`)
+ * only by the start-up reconciliation: 2,000 fills is far more than any run makes in 5 s. (Each key
+ * costs ~300 B of heap: 10,000 of them grew a long replay's heap by ~2 MB before they were full.)
+ */
+const ENGINE_FILL_KEYS = 2_000;
+/**
+ * Finished order ids the engine's state remembers (EngineOptions.terminalCapacity; the daemon keeps
+ * 50,000): a late update of a finished order comes within the venue's answer latency in a
+ * backtest, so a few thousand is ample, and the set no longer grows with a long replay's orders.
+ */
+const ENGINE_TERMINAL_IDS = 2_000;
 const SILENT = { debug() {}, info() {}, warn() {}, error() {} };
 const immediate = (): Promise<void> => new Promise((r) => setImmediate(r));
 
@@ -425,6 +484,8 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   const seed = opts.seed ?? 1;
   const latencyMs = opts.latencyMs ?? 0;
   if (!(latencyMs >= 0) || !Number.isFinite(latencyMs)) throw new ConfigError('backtest.latencyMs', `must be a finite number >= 0, got ${latencyMs}`);
+  const maxFillRows = opts.maxFillRows ?? 10_000;
+  if (!Number.isSafeInteger(maxFillRows) || maxFillRows < 0) throw new ConfigError('backtest.maxFillRows', `must be an integer >= 0, got ${maxFillRows}`);
   const queue = opts.queue ?? 'risk-averse';
   const collateral = opts.collateral ?? 10_000 * AMOUNT_SCALE;
   let driver: BacktestDriver;
@@ -521,12 +582,22 @@ async function runWith(
   const settledMark = new Map<string, number>(); // token -> 0 | 10000 after resolution
   const resolvedTo = new Map<string, string>();
   const lastMid = new Map<string, number>();
-  const fills: FillRow[] = [];
+  // the fills: figures online over all of them, the most recent rows, points for the charts (flat memory)
+  const maxPos = typeof params['maxPosition'] === 'number' ? Math.round((params['maxPosition'] as number) * AMOUNT_SCALE) : undefined;
+  const inventoryLimit: BacktestResult['inventoryLimit'] = maxPos !== undefined ? { size: maxPos, source: 'strategy.maxPosition' } : { size: limits.defaults.maxPosition, source: 'risk.maxPositionShares' };
+  const fillStats = new FillStatsAccumulator({ horizonsMs: MARKOUT_HORIZONS_MS, limit: inventoryLimit.size, startMs, tokens: markets.flatMap((m) => m.tokens.map((t) => t.tokenId)) });
+  const fillRows = new FillRowRing(opts.maxFillRows ?? 10_000, MARKOUT_HORIZONS_MS.length);
+  const maxSamples = Math.max(16, opts.maxSamples ?? 4000);
+  const fillPoints = new FillPointSampler(maxSamples);
+  /** Numbers (FillRowRing) of the fills that became void (their pending markouts are dropped). */
+  const voided = new Set<number>();
   // orders with a fill: counted once; an id is forgotten FILL_MEMORY_MS after its last fill once
   // the tracker has it finished (or forgot it), when no fill of it can come any more (flat memory)
   const filledOrders = new Map<string, number>();
   let ordersFilled = 0;
   const markoutTimers = new Set<{ id: number }>();
+  /** The clock of the runner's own measurements (samples, markouts): quiet, see `mark` below. */
+  const measure = new QuietClock(clock);
   let collecting = true;
 
   const midOf = (token: string): number | null => {
@@ -562,14 +633,20 @@ async function runWith(
     // the executor commits the fill to the store (exactly once) before it returns
     const change = executor.onUserEvent(f);
     if (change === 'void') {
-      // a FAILED trade: the fill never happened (the store reversed it); so do the run's books
-      const i = fills.findIndex((x) => x.tradeId === f.tradeId && x.orderId === f.orderId);
-      if (i >= 0) fills.splice(i, 1);
+      // a FAILED trade (the shipped venues never fail one): the fill never happened (the store
+      // reversed it); so do the run's books: positions re-derived from the store's fills, and the
+      // fill figures without it while its row is still kept (see FillStatsAccumulator.remove)
+      const kept = fillRows.remove(f.tradeId, f.orderId);
+      if (kept !== undefined) {
+        voided.add(kept.no);
+        fillStats.remove(kept.row, kept.row.markouts);
+      }
       accs.clear();
-      for (const x of fills) {
-        let a = accs.get(x.tokenId as TokenId);
-        if (a === undefined) accs.set(x.tokenId as TokenId, (a = new PositionAccumulator(x.market as ConditionId, x.tokenId as TokenId)));
-        a.add({ market: x.market as ConditionId, tokenId: x.tokenId as TokenId, side: x.side, price: x.price as Pips, size: x.size as Micro, fee: x.fee as Micro });
+      for (const x of store.fills()) {
+        if (x.status === 'FAILED') continue;
+        let a = accs.get(x.tokenId);
+        if (a === undefined) accs.set(x.tokenId, (a = new PositionAccumulator(x.market, x.tokenId)));
+        a.add(x);
       }
       return;
     }
@@ -596,11 +673,16 @@ async function runWith(
       mid: midOf(f.tokenId),
       markouts: MARKOUT_HORIZONS_MS.map(() => null),
     };
-    fills.push(row);
+    fillStats.add(row);
+    const no = fillRows.push(row);
+    fillPoints.add(row);
     MARKOUT_HORIZONS_MS.forEach((h, i) => {
-      const handle = clock.setTimeout(() => {
+      const handle = measure.setTimeout(() => {
         markoutTimers.delete(handle);
-        row.markouts[i] = midOf(f.tokenId);
+        if (voided.has(no)) return;
+        const mid = midOf(f.tokenId);
+        fillRows.setMarkout(no, i, mid);
+        fillStats.markout(row, i, mid);
       }, h);
       markoutTimers.add(handle);
     });
@@ -640,6 +722,7 @@ async function runWith(
     execute,
     onFill,
     orders: { openOrders: (m) => tracker.liveOrdersCached(m) },
+    terminalCapacity: ENGINE_TERMINAL_IDS,
     reconcile: async () => {
       const r = await reconcileOnStart(venue, restartStore(store), { policy: 'cancel' });
       if (r.adopted.length) executor.adopt(r.adopted);
@@ -666,7 +749,6 @@ async function runWith(
 
   // ---- sampling ----------------------------------------------------------------------------------
   const sampleMs = Math.max(1, Math.round(opts.sampleMs ?? 1000));
-  const maxSamples = Math.max(16, opts.maxSamples ?? 4000);
   const samples: Samples & { intervalMs: number } = {
     intervalMs: sampleMs,
     t: [],
@@ -710,7 +792,7 @@ async function runWith(
       samples.intervalMs = sampleMs * stride;
     }
   };
-  const sampler = clock.setInterval(() => {
+  const sampler = measure.setInterval(() => {
     if (clock.now() - flushedAt >= FLUSH_MS) {
       flushedAt = clock.now();
       store.flush();
@@ -736,7 +818,11 @@ async function runWith(
   opts.signal?.addEventListener('abort', onAbort);
   if (opts.signal?.aborted) onAbort();
 
-  const mark = (): number => venue.started + venue.settled + clock.fired + submits;
+  // timers count when they may have resolved a promise of the bot's: not the world's nor the
+  // runner's measurement timers (quiet: see ./quiet-clock.ts), unless told to settle after every one
+  const quietFired = driver.quietFired;
+  const ownFired = opts.settleOnEveryTimer === true ? (): number => clock.fired : quietFired === undefined ? (): number => clock.fired - measure.fired : (): number => clock.fired - measure.fired - quietFired();
+  const mark = (): number => venue.started + venue.settled + ownFired() + submits;
   let settledAt = -1;
   /** Lets every promise chain that can complete without time moving complete (see the module comment). */
   const settle = async (): Promise<void> => {
@@ -787,8 +873,8 @@ async function runWith(
 
   // ---- the end: freeze the measurements, then shut down like the daemon ----------------------------
   if (samples.t[samples.t.length - 1] !== endMs) takeSample();
-  clock.clearInterval(sampler);
-  for (const h of markoutTimers) clock.clearTimeout(h);
+  measure.clearInterval(sampler);
+  for (const h of markoutTimers) measure.clearTimeout(h);
   markoutTimers.clear();
   collecting = false;
   const finalPnl = pnlNow();
@@ -841,7 +927,6 @@ async function runWith(
     const s = a.snapshot();
     return { tokenId: s.tokenId, size: s.size, avgPrice: s.avgPrice, realized: s.realized, fees: s.fees, bought: s.bought, sold: s.sold, mark: finalMarks.get(s.tokenId) ?? null };
   });
-  const maxPos = typeof params['maxPosition'] === 'number' ? Math.round((params['maxPosition'] as number) * AMOUNT_SCALE) : undefined;
   const { outputs, ...engineRest } = engineStats;
   const { paused: _p, pauseReasons: _r, halted: _h, ...execRest } = execStats;
   return {
@@ -859,8 +944,11 @@ async function runWith(
     counts: { feedItems: items, frames, malformed, marketEvents, userEvents, intents, intentsCoalesced: coalesced },
     orders: { ...venue.counts, ordersFilled, rejectCodes: Object.fromEntries([...venue.rejectCodes].sort(([a], [b]) => (a < b ? -1 : 1))) },
     budgets: venue.budgets.usage(),
-    inventoryLimit: maxPos !== undefined ? { size: maxPos, source: 'strategy.maxPosition' } : { size: limits.defaults.maxPosition, source: 'risk.maxPositionShares' },
-    fills,
+    inventoryLimit,
+    fills: fillRows.toArray(),
+    fillCount: fillStats.fills,
+    fillStats: fillStats.result(endMs),
+    fillPoints: fillPoints.result(),
     samples,
     pnl: { realized: finalPnl.realized, unrealized: finalPnl.unrealized, fees: finalPnl.fees, total: finalPnl.total, unmarked: [...finalPnl.unmarked] },
     positions,

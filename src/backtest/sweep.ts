@@ -8,7 +8,9 @@
  * varying fastest); each point's params are the base params with the point's values on top. Every
  * point is validated against the strategy's schema before anything runs (a ConfigError names the
  * key). Each run is a full, independent, deterministic backtest (its own store, its own venue), so
- * the ranking does not depend on the number of workers or on which worker ran what.
+ * the ranking does not depend on the number of workers or on which worker ran what. A point's row
+ * comes from the run's figures, which the runner measures online over every fill, so points run
+ * with `maxFillRows: 0` (no fill rows kept) unless the base options set it.
  *
  * Workers: `workers` threads (default: the cores less one, at most the number of points; 0 runs
  * everything in this thread). A worker is started from a small JavaScript bootstrap that registers
@@ -134,7 +136,8 @@ function failedRow(index: number, point: SweepRow['point'], error: string): Swee
 export async function runPoint(task: SweepTask): Promise<SweepRow> {
   try {
     const { runBacktest } = await import('./runner.ts');
-    const r = await runBacktest(task.options);
+    // a point's row needs the figures only (measured online over every fill), not the fill rows
+    const r = await runBacktest({ maxFillRows: 0, ...task.options });
     return sweepRow(task.index, task.point, r, computeMetrics(r));
   } catch (e) {
     return failedRow(task.index, task.point, (e as Error)?.message ?? String(e));

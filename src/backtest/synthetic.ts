@@ -12,6 +12,12 @@
  * joins on the chosen markets (by default the `marketCount` most liquid active markets that stay
  * open for the whole run), and the clock jumps from one due timer to the next until the end: as
  * fast as the CPU allows.
+ *
+ * The exchange and the world run on a QuietClock view of the virtual clock (./quiet-clock.ts): their
+ * timers fire as they would on the clock itself, but the runner does not stop to let the bot's
+ * promises settle after them (nothing of the bot's is pending because an agent acted; what the bot
+ * does in response is counted where it happens). Our venue adapter's timers (latencies, trade
+ * statuses) stay on the clock itself: they may answer the bot's requests.
  */
 import { VirtualClock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
@@ -19,6 +25,7 @@ import type { MarketInfo } from '../engine/venue.ts';
 import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange } from '../exchange/exchange.ts';
 import { seedWorld, startWorld, type RunningWorld } from '../exchange/world/index.ts';
 import { createExchangeVenue, marketInfo } from './exchange-venue.ts';
+import { QuietClock } from './quiet-clock.ts';
 import type { BacktestDriver, WorldSpec } from './runner.ts';
 
 /** 2026-01-01T00:00:00Z: the default virtual start (a fixed time: the world's records depend on it). */
@@ -51,7 +58,8 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
   const rate = w.rate ?? 1;
   const t0 = w.startMs ?? DEFAULT_WORLD_START_MS;
   const clock = new VirtualClock(t0);
-  const ex = new PaperExchange({ ...DEFAULT_EXCHANGE_OPTIONS, clock });
+  const quiet = new QuietClock(clock);
+  const ex = new PaperExchange({ ...DEFAULT_EXCHANGE_OPTIONS, clock: quiet });
   seedWorld(ex, w.seed);
   ex.start();
   // the price feed is on: strategies that price from the real-time stream (crypto-fair-value) get
@@ -95,6 +103,7 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
     venue,
     markets,
     endMs,
+    quietFired: () => quiet.fired,
     source: { world: { seed: w.seed, durationMs: w.durationMs, warmupMs, marketCount, rate, startMs: t0, ...(w.search !== undefined ? { search: w.search } : {}) } },
     async run(step, count) {
       let steps = 0;

@@ -169,9 +169,12 @@ export class ProgressBar {
   }
 }
 
-/** The deterministic JSON document of `--json` (no samples, no per-fill rows: see the HTML report). */
+/**
+ * The deterministic JSON document of `--json` (no samples, no per-fill rows or points: see the HTML
+ * report; the fill figures are in `metrics`).
+ */
 export function backtestJson(r: BacktestResult, m: Metrics): Record<string, unknown> {
-  const { fills: _f, samples: _s, ...rest } = r;
+  const { fills: _f, fillCount: _c, fillStats: _fs, fillPoints: _fp, samples: _s, ...rest } = r;
   return { ...rest, metrics: m };
 }
 
@@ -235,7 +238,7 @@ Same inputs and --seed: byte-identical --json. Exit codes: 0 done, 2 usage or co
   );
   addSourceOptions(cmd)
     .option('--report <file>', 'write a self-contained HTML report (charts: PnL, inventory, quotes against mid, fills, drawdown)')
-    .option('--store <file>', "keep the run's SQLite store (orders, fills, audit) in FILE, which must not exist yet (default: a temporary file, deleted after the run; :memory: is fastest)")
+    .option('--store <file>', "keep the run's SQLite store (orders, every fill, audit) in FILE, which must not exist yet (default: a temporary file, deleted after the run; :memory: is fastest)")
     .option('--json', 'print one deterministic JSON document instead of the summary')
     .action(async (o: BacktestCliOptions) => {
       let code: number;

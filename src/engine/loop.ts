@@ -86,6 +86,8 @@ export interface EngineOptions {
   resync?: (tokenIds: readonly TokenId[]) => void;
   /** Pull quotes while the user channel is out of sync (default true). */
   requireUserSync?: boolean;
+  /** Finished order ids the state remembers so a late update cannot revive them (EngineStateOptions.terminalCapacity, default 50,000). */
+  terminalCapacity?: number;
   logger?: EngineLogger;
 }
 
@@ -161,7 +163,11 @@ class EngineImpl implements Engine {
 
   constructor(o: EngineOptions) {
     this.#o = o;
-    this.state = new EngineState(o.markets, { requireUserSync: o.requireUserSync ?? true, ...(o.orders ? { orders: o.orders } : {}) });
+    this.state = new EngineState(o.markets, {
+      requireUserSync: o.requireUserSync ?? true,
+      ...(o.orders ? { orders: o.orders } : {}),
+      ...(o.terminalCapacity !== undefined ? { terminalCapacity: o.terminalCapacity } : {}),
+    });
     this.#strategy = typeof o.strategy === 'function' ? o.strategy(this.state) : o.strategy;
     this.#markets = new Set(o.markets.map((m) => m.market));
     for (const m of o.markets) this.#pulled.add(m.market); // nothing is quoted before the data is whole

@@ -82,7 +82,7 @@ try {
   await run(); // warm-up (module loading, JIT)
   const e2e = await run();
   const mem = await run(':memory:');
-  console.log(`# end to end: ${e2e.feedEvents} feed events, ${e2e.messages} messages, ${e2e.r.counts.marketEvents} market events, ${e2e.r.fills.length} fills, ${e2e.r.orders.ordersSent} orders, ${e2e.r.counts.intents} intents (${e2e.r.counts.intentsCoalesced} coalesced) in ${e2e.sec.toFixed(2)} s`);
+  console.log(`# end to end: ${e2e.feedEvents} feed events, ${e2e.messages} messages, ${e2e.r.counts.marketEvents} market events, ${e2e.r.fillCount} fills, ${e2e.r.orders.ordersSent} orders, ${e2e.r.counts.intents} intents (${e2e.r.counts.intentsCoalesced} coalesced) in ${e2e.sec.toFixed(2)} s`);
   console.log(`# end to end with the store in memory: ${Math.round(mem.feedEvents / mem.sec)} events/s`);
   console.log(`figure: replay_events_per_sec = ${Math.round(e2e.feedEvents / e2e.sec)} events/s`);
   console.log(`figure: replay_messages_per_sec = ${Math.round(e2e.messages / e2e.sec)} messages/s`);
@@ -117,7 +117,7 @@ try {
   if (process.stderr.isTTY) process.stderr.write('\n');
   const msgs = (long.venue as { messages: number }).messages;
   console.log(
-    `# long replay: ${msgs} messages in ${longSec.toFixed(1)} s (${Math.round(msgs / longSec)} events/s), ${long.fills.length} fills, ${long.orders.ordersSent} orders; heap ${(base!.heap / 1e6).toFixed(1)} MB at ${base!.items} items -> ${(end.heap / 1e6).toFixed(1)} MB at the end; rss ${(base!.rss / 1e6).toFixed(0)} -> ${(end.rss / 1e6).toFixed(0)} MB`,
+    `# long replay: ${msgs} messages in ${longSec.toFixed(1)} s (${Math.round(msgs / longSec)} events/s), ${long.fillCount} fills, ${long.orders.ordersSent} orders; heap ${(base!.heap / 1e6).toFixed(1)} MB at ${base!.items} items -> ${(end.heap / 1e6).toFixed(1)} MB at the end; rss ${(base!.rss / 1e6).toFixed(0)} -> ${(end.rss / 1e6).toFixed(0)} MB`,
   );
   console.log(`figure: replay_memory_growth_mb = ${((end.heap - base!.heap) / 1e6).toFixed(1)} MB`);
 
@@ -126,7 +126,7 @@ try {
   t0 = performance.now();
   const syn = await runBacktest({ world: { seed: 1, durationMs: SYN_HOURS * 3_600_000 }, strategy: 'bands', risk });
   const synSec = (performance.now() - t0) / 1000;
-  console.log(`# synthetic: ${SYN_HOURS} h of world 1 (3 markets traded, warm-up 60 s) in ${synSec.toFixed(1)} s: ${syn.fills.length} fills, ${syn.counts.marketEvents} market events`);
+  console.log(`# synthetic: ${SYN_HOURS} h of world 1 (3 markets traded, warm-up 60 s) in ${synSec.toFixed(1)} s: ${syn.fillCount} fills, ${syn.counts.marketEvents} market events`);
   console.log(`figure: synthetic_sim_hours_per_sec = ${((syn.endMs - syn.startMs) / 3_600_000 / synSec).toFixed(3)} h/s`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 /**
  * A hand-built backtest result for the metrics and report tests.
  */
+import { fillStatsOf } from '../../../src/backtest/metrics.ts';
 import type { BacktestResult, FillRow } from '../../../src/backtest/runner.ts';
 
 export const T0 = 1_767_225_600_000;
@@ -41,6 +42,9 @@ export function sampleResult(): BacktestResult {
     ],
     inventoryLimit: { size: 20_000_000, source: 'strategy.maxPosition' },
     fills,
+    fillCount: fills.length,
+    fillStats: fillStatsOf(fills, 20_000_000, T0, T0 + 5000, ['yes', 'no']),
+    fillPoints: { stride: 1, t: fills.map((f) => f.t), tokenId: fills.map((f) => f.tokenId), side: fills.map((f) => f.side), price: fills.map((f) => f.price), size: fills.map((f) => f.size) },
     samples: {
       intervalMs: 1000,
       t: [T0, T0 + 1000, T0 + 2000, T0 + 3000, T0 + 4000, T0 + 5000],

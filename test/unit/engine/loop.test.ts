@@ -4,7 +4,7 @@ import type { DesiredQuotes, StrategyOutput } from '../../../src/core/intents.ts
 import type { Pips, Micro } from '../../../src/core/units.ts';
 import { createEngine, type EngineOptions } from '../../../src/engine/loop.ts';
 import type { StrategyState } from '../../../src/strategy/api.ts';
-import { CID, CID2, disconnected, FakeVenue, fill, flush, level, market, NO, NO2, resolved, resynced, snap, YES, YES2 } from './fixtures.ts';
+import { CID, CID2, disconnected, FakeVenue, fill, flush, level, market, NO, NO2, order, resolved, resynced, snap, YES, YES2 } from './fixtures.ts';
 
 const quote = (at: number, price = 4500): DesiredQuotes => ({ market: CID, quotes: [{ tokenId: YES, side: 'BUY', price: price as Pips, size: 5e6 as Micro }], at });
 
@@ -339,5 +339,21 @@ describe('engine lifecycle', () => {
     expect(ctx.executed.filter((d) => d.market === ('0xother' as never))).toEqual([]);
     expect(sent.length).toBeGreaterThan(0);
     expect(sent.every((x) => (x as { price: number }).price === 5000)).toBe(true);
+  });
+
+  it('terminalCapacity bounds the finished order ids the state remembers (a backtest sets it; a late update of a forgotten one revives it)', async () => {
+    const run = async (cap: number | undefined) => {
+      const { venue, engine } = await setup(cap === undefined ? {} : { terminalCapacity: cap });
+      for (const id of ['a', 'b']) {
+        venue.user$.next(order(id, 'LIVE'));
+        venue.user$.next(order(id, 'CANCELED'));
+      }
+      venue.user$.next(order('a', 'LIVE')); // a late update of the first
+      const open = engine.state.openOrders(CID).map((o) => o.id);
+      await engine.stop();
+      return open;
+    };
+    expect(await run(undefined)).toEqual([]);
+    expect(await run(1)).toEqual(['a']);
   });
 });
