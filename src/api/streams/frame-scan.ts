@@ -17,7 +17,7 @@
  */
 import type { BestBidAskEvent, BookSnapshotEvent, LastTradeEvent, LevelChangeEvent, MarketDataEvent, PriceLevel } from '../../core/events.ts';
 import type { ConditionId, TokenId } from '../../core/ids.ts';
-import type { Micro, Pips } from '../../core/units.ts';
+import { PRICE_SCALE, type Micro, type Pips } from '../../core/units.ts';
 import { bestPips, feeBps, levelPips, sizeMicro, tickPipsOf, timestampMs } from './decode.ts';
 import type { MarketDecoderStats } from './market-decode.ts';
 
@@ -219,6 +219,57 @@ class Scanner {
     return this.str();
   }
 
+  /** Price and size (pips, micro) of the last `level()` read. */
+  lp = 0;
+  ls = 0;
+
+  /**
+   * Reads `{"price":"<d>","size":"<d>"}` at the cursor, both plain decimals (digits, one dot), into
+   * lp/ls as levelPips/sizeMicro's conversion gives them (-1: refused); false, with the cursor
+   * unmoved, when the text is not exactly that form.
+   */
+  level(): boolean {
+    const s = this.s;
+    const i = this.i;
+    if (
+      s.charCodeAt(i) !== LB ||
+      s.charCodeAt(i + 1) !== Q ||
+      s.charCodeAt(i + 2) !== 112 || // p
+      s.charCodeAt(i + 3) !== 114 || // r
+      s.charCodeAt(i + 4) !== 105 || // i
+      s.charCodeAt(i + 5) !== 99 || // c
+      s.charCodeAt(i + 6) !== 101 || // e
+      s.charCodeAt(i + 7) !== Q ||
+      s.charCodeAt(i + 8) !== COLON ||
+      s.charCodeAt(i + 9) !== Q
+    )
+      return false;
+    const p = decimalAt(s, i + 10, 4);
+    if (p === undefined) return false;
+    const j = END;
+    if (
+      s.charCodeAt(j) !== Q ||
+      s.charCodeAt(j + 1) !== COMMA ||
+      s.charCodeAt(j + 2) !== Q ||
+      s.charCodeAt(j + 3) !== 115 || // s
+      s.charCodeAt(j + 4) !== 105 || // i
+      s.charCodeAt(j + 5) !== 122 || // z
+      s.charCodeAt(j + 6) !== 101 || // e
+      s.charCodeAt(j + 7) !== Q ||
+      s.charCodeAt(j + 8) !== COLON ||
+      s.charCodeAt(j + 9) !== Q
+    )
+      return false;
+    const z = decimalAt(s, j + 10, 6);
+    if (z === undefined) return false;
+    const k = END;
+    if (s.charCodeAt(k) !== Q || s.charCodeAt(k + 1) !== RB) return false;
+    this.lp = p;
+    this.ls = z;
+    this.i = k + 2;
+    return true;
+  }
+
   /** `{"price":"..","size":".."}` levels of a book side into `prices`/`sizes` (wire order). */
   levels(prices: number[], sizes: number[]): number {
     this.expect(LS);
@@ -228,6 +279,20 @@ class Scanner {
       return 0;
     }
     for (;;) {
+      // the venue's own form, {"price":"0.48","size":"179"}, read in place; anything else below
+      if (this.level()) {
+        const p = this.lp;
+        const z = this.ls;
+        if (p < 1 || p >= PRICE_SCALE || z < 0) throw BAIL;
+        prices[n] = p;
+        sizes[n] = z;
+        n++;
+        const d = this.peek();
+        this.i++;
+        if (d === RS) return n;
+        if (d !== COMMA) throw BAIL;
+        continue;
+      }
       this.expect(LB);
       let price = -2;
       let size = -2;
@@ -259,6 +324,39 @@ class Scanner {
       if (d !== COMMA) throw BAIL;
     }
   }
+}
+
+/** Where the last `decimalAt` stopped (the index of the first character after the number). */
+let END = 0;
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/**
+ * A plain decimal (digits, then optionally a dot and digits) at `i` of `s`, ending before the next
+ * non-digit: decimalToInt's fast path, in place (no slice). Returns the integer in units of
+ * 10^-decimals, -1 when decimalToInt gives -1 (inexact, above 2^53), undefined when the text is not
+ * that plain form (empty, no leading digit, too long): the caller takes the general path.
+ */
+function decimalAt(s: string, i: number, decimals: number): number | undefined {
+  const start = i;
+  let v = 0;
+  let c = s.charCodeAt(i);
+  if (c < 48 || c > 57) return undefined;
+  for (; c >= 48 && c <= 57; c = s.charCodeAt(++i)) v = v * 10 + (c - 48);
+  let d = 0;
+  let inexact = false;
+  if (c === 46) {
+    for (c = s.charCodeAt(++i); c >= 48 && c <= 57; c = s.charCodeAt(++i)) {
+      if (d < decimals) {
+        v = v * 10 + (c - 48);
+        d++;
+      } else if (c !== 48) inexact = true;
+    }
+  }
+  if (i - start > 80) return undefined;
+  END = i;
+  if (inexact) return -1;
+  for (; d < decimals; d++) v *= 10;
+  return v > MAX_SAFE ? -1 : v;
 }
 
 function isDigit(c: number): boolean {
