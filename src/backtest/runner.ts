@@ -766,7 +766,7 @@ async function runWith(
     samples.pnl.fees.push(p.fees);
     samples.pnl.total.push(p.total);
     const own = new Map<string, { bid: number | null; ask: number | null }>();
-    for (const o of tracker.liveOrders()) {
+    for (const o of tracker.liveOrdersCached()) {
       let x = own.get(o.tokenId);
       if (x === undefined) own.set(o.tokenId, (x = { bid: null, ask: null }));
       if (o.side === 'BUY') x.bid = x.bid === null ? o.price : Math.max(x.bid, o.price);
