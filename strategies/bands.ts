@@ -425,7 +425,9 @@ interface QuoteMemo {
 /** `quoteMarket` with the memo of `ref`'s market (see QuoteMemo). The quotes returned are shared: read-only. */
 function quoteMemo(memos: Map<ConditionId, QuoteMemo>, ref: MarketRef, cfg: BandsConfig, state: StrategyState): QuoteIntent[] {
   const t = marketTop(state, ref, { excludeOwn: cfg.excludeOwnOrders, tokens: cfg.tokens });
-  if (cfg.maxOrderAgeMs > 0 || t === null) {
+  // no memo either while the NO book is stale: the engine pulls the market then (its outputs are
+  // dropped), so the event that makes the data whole again (a NO snapshot) must hand the quotes on
+  if (cfg.maxOrderAgeMs > 0 || t === null || state.book(ref.no)?.stale === true) {
     memos.delete(ref.market);
     return quoteAt(ref, cfg, state, t);
   }
@@ -480,6 +482,9 @@ function unmoved(m: QuoteMemo, ref: MarketRef, state: StrategyState): boolean {
   if (m.touched || m.tick !== ref.tick || m.minSize !== ref.minSize) return false;
   const b = state.book(ref.yes);
   if (b === undefined || b.stale || b.bestBid !== m.touchBid || b.bestAsk !== m.touchAsk) return false;
+  // a NO book gone stale since (a desync or a crossed book found at the end of a batch): with
+  // tokens 'both' marketTop is null (no quotes); in either mode the engine pulls the market
+  if (state.book(ref.no)?.stale === true) return false;
   return m.live === state.openOrders(ref.market) && m.yes === state.position(ref.yes).size && m.no === state.position(ref.no).size;
 }
 
