@@ -93,7 +93,7 @@ import { resolveParams } from '../strategy/params.ts';
 import { parseLine, type FeedHeader } from './feed.ts';
 import { newReplayStats, replayFeedBatches } from './replay.ts';
 import type { LatencySpec } from './latency.ts';
-import { FillPointSampler, FillRowRing, FillStatsAccumulator, type FillPoints, type FillStats } from './fill-stats.ts';
+import { FillPointSampler, FillRowRing, FillStatsAccumulator, type FillPoints, type FillStats, type StatFill } from './fill-stats.ts';
 import { MARKOUT_HORIZONS_MS } from './metrics.ts';
 import { BudgetMeter, type BudgetUse } from './sim-budget.ts';
 import { QuietClock } from './quiet-clock.ts';
@@ -192,22 +192,11 @@ export interface BacktestProgress {
   readonly fills: number;
 }
 
-/** One own fill, with the markout mids. */
-export interface FillRow {
-  /** Virtual time the fill was processed, unix ms. */
-  readonly t: number;
+/** One own fill, with the markout mids (StatFill: t, tokenId, side, price, size, fee — the store's fee for this fill —, role). */
+export interface FillRow extends StatFill {
   readonly tradeId: string;
   readonly orderId: string;
   readonly market: string;
-  readonly tokenId: string;
-  readonly side: Side;
-  /** Pips. */
-  readonly price: number;
-  /** Micro-shares. */
-  readonly size: number;
-  /** Micro-collateral (the store's fee for this fill). */
-  readonly fee: number;
-  readonly role: 'TAKER' | 'MAKER';
   /** The token's mid when the fill was processed (pips, may be x.5), null without a two-sided book. */
   readonly mid: number | null;
   /** The token's mid at +1 s, +10 s, +60 s (MARKOUT_HORIZONS_MS); null when unknown or after the end. */

@@ -12,24 +12,11 @@ import type { TokenId } from '../../../src/core/ids.ts';
 import type { Micro, Pips, Side } from '../../../src/core/units.ts';
 import { resolveParams } from '../../../src/strategy/params.ts';
 import bands, { BANDS_PARAMS, bandsConfig, quoteMarket, type MarketPlan } from '../../../strategies/bands.ts';
-import { bookView, ctxFor, fakeState, M1, marketInfo, NO1, order, SH, YES1, type FakeState, type Lv } from '../strategy/fixtures.ts';
+import { bookView, ctxFor, fakeState, levelEvent, M1, marketInfo, NO1, order, SH, YES1, type FakeState, type Lv } from '../strategy/fixtures.ts';
 
 type Book = { bids: Map<number, number>; asks: Map<number, number>; stale: boolean };
 
-const levelEv = (tokenId: TokenId, side: Side, price: number, size: number, endOfBatch: boolean): MmkitEvent => ({
-  type: 'level_change',
-  venueTime: 1,
-  recvTime: 1,
-  market: M1,
-  tokenId,
-  side,
-  price: price as Pips,
-  size: size as Micro,
-  bestBid: null,
-  bestAsk: null,
-  hash: 'h',
-  endOfBatch,
-});
+const levelEv = (tokenId: TokenId, side: Side, price: number, size: number, endOfBatch: boolean): MmkitEvent => levelEvent(M1, tokenId, endOfBatch, { side, price, size });
 const snapEv = (tokenId: TokenId, tickSize: number | null, minOrderSize: number | null): MmkitEvent => ({
   type: 'book_snapshot',
   venueTime: 1,

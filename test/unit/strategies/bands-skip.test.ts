@@ -5,26 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import type { MmkitEvent } from '../../../src/core/events.ts';
 import type { LiveOrderView } from '../../../src/core/intents.ts';
-import type { Micro, Pips, Side } from '../../../src/core/units.ts';
+import type { Side } from '../../../src/core/units.ts';
 import type { TokenId } from '../../../src/core/ids.ts';
 import { resolveParams } from '../../../src/strategy/params.ts';
 import bands, { BANDS_PARAMS, bandsConfig, quoteMarket, type MarketPlan } from '../../../strategies/bands.ts';
-import { bookView, ctxFor, fakeState, M1, marketInfo, NO1, order, SH, snapshotEvent, YES1, type Lv } from '../strategy/fixtures.ts';
+import { bookView, ctxFor, fakeState, levelEvent, M1, marketInfo, NO1, order, SH, snapshotEvent, YES1, type Lv } from '../strategy/fixtures.ts';
 
-const level = (tokenId: TokenId, side: Side, price: number, endOfBatch = true): MmkitEvent => ({
-  type: 'level_change',
-  venueTime: 1,
-  recvTime: 1,
-  market: M1,
-  tokenId,
-  side,
-  price: price as Pips,
-  size: 0 as Micro,
-  bestBid: null,
-  bestAsk: null,
-  hash: 'h',
-  endOfBatch,
-});
+const level = (tokenId: TokenId, side: Side, price: number, endOfBatch = true): MmkitEvent => levelEvent(M1, tokenId, endOfBatch, { side, price });
 
 describe('bands: no output for book events that move nothing it reads', () => {
   const setup = (excludeOwnOrders: boolean) => {

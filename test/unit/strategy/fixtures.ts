@@ -104,8 +104,8 @@ const base = { venueTime: 1_000, recvTime: 1_000 };
 export function snapshotEvent(market: ConditionId, tokenId: TokenId, tickSize: number | null = null): MmkitEvent {
   return { ...base, type: 'book_snapshot', market, tokenId, bids: [], asks: [], hash: 'h', tickSize: tickSize as Pips | null, minOrderSize: null, lastTradePrice: null };
 }
-export function levelEvent(market: ConditionId, tokenId: TokenId, endOfBatch: boolean): MmkitEvent {
-  return { ...base, type: 'level_change', market, tokenId, side: 'BUY', price: 5000 as Pips, size: 0 as Micro, bestBid: null, bestAsk: null, hash: 'h', endOfBatch };
+export function levelEvent(market: ConditionId, tokenId: TokenId, endOfBatch: boolean, o: { side?: Side; price?: number; size?: number } = {}): MmkitEvent {
+  return { ...base, type: 'level_change', market, tokenId, side: o.side ?? 'BUY', price: (o.price ?? 5000) as Pips, size: (o.size ?? 0) as Micro, bestBid: null, bestAsk: null, hash: 'h', endOfBatch };
 }
 export function timerEvent(): MmkitEvent {
   return { ...base, type: 'timer', name: 'quote' };

@@ -7,43 +7,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { MarketDataEvent } from '../../../../src/core/events.ts';
-import { MarketDecoder } from '../../../../src/api/streams/market-decode.ts';
+import { reference as referenceAt, scannedBy } from './frame-scan-fixtures.ts';
 import { FrameScanner } from '../../../../src/api/streams/frame-scan.ts';
 import { decimalToInt } from '../../../../src/api/streams/decode.ts';
 
 const RECV = 1_700_000_000_999.5;
 
-function reference(raw: string): { events: MarketDataEvent[]; messages: number } | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
-  const d = new MarketDecoder();
-  const events: MarketDataEvent[] = [];
-  const msgs = Array.isArray(parsed) ? parsed : [parsed];
-  if (msgs.length === 0) return undefined;
-  for (const m of msgs) if (d.decode(m, RECV, (e) => events.push(e)).kind !== 'ok') return undefined;
-  expect(d.stats.events).toBe(events.length);
-  return { events, messages: d.stats.messages };
-}
-
 /** One scanner reused across frames (as sim-venue does): a declined frame must leave nothing behind. */
 const scanner = new FrameScanner();
-
-function scanned(raw: string): { events: MarketDataEvent[]; messages: number; eventsCounted: number } | undefined {
-  const d = new MarketDecoder();
-  const events: MarketDataEvent[] = [];
-  const ok = scanner.scan(raw, RECV, d.stats, (e) => events.push(e));
-  if (!ok) {
-    expect(events).toEqual([]);
-    expect(d.stats).toEqual({ messages: 0, events: 0, bad: 0, unknownTypes: 0, serverErrors: 0 });
-    return undefined;
-  }
-  return { events, messages: d.stats.messages, eventsCounted: d.stats.events };
-}
+const reference = (raw: string) => referenceAt(raw, RECV);
+const scanned = (raw: string) => scannedBy(scanner, raw, RECV);
 
 /** 'accepted' (and equal to the reference), 'declined'; throws when the contract is broken. */
 function check(raw: string): 'accepted' | 'declined' {

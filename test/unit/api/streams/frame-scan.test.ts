@@ -6,39 +6,12 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { MarketDataEvent } from '../../../../src/core/events.ts';
-import { MarketDecoder } from '../../../../src/api/streams/market-decode.ts';
+import { reference as referenceAt, scannedBy } from './frame-scan-fixtures.ts';
 import { FrameScanner } from '../../../../src/api/streams/frame-scan.ts';
 import { parseLine } from '../../../../src/backtest/feed.ts';
 
-/** The reference path: JSON.parse, then decode each message; undefined when any message is not decoded OK. */
-function reference(raw: string): { events: MarketDataEvent[]; messages: number } | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch {
-    return undefined;
-  }
-  const d = new MarketDecoder();
-  const events: MarketDataEvent[] = [];
-  const msgs = Array.isArray(parsed) ? parsed : [parsed];
-  if (msgs.length === 0) return undefined;
-  for (const m of msgs) if (d.decode(m, 1234.5, (e) => events.push(e)).kind !== 'ok') return undefined;
-  expect(d.stats.events).toBe(events.length);
-  return { events, messages: d.stats.messages };
-}
-
-function scanned(raw: string): { events: MarketDataEvent[]; messages: number; eventsCounted: number } | undefined {
-  const d = new MarketDecoder();
-  const events: MarketDataEvent[] = [];
-  const ok = new FrameScanner().scan(raw, 1234.5, d.stats, (e) => events.push(e));
-  if (!ok) {
-    expect(events).toEqual([]);
-    expect(d.stats).toEqual({ messages: 0, events: 0, bad: 0, unknownTypes: 0, serverErrors: 0 });
-    return undefined;
-  }
-  return { events, messages: d.stats.messages, eventsCounted: d.stats.events };
-}
+const reference = (raw: string) => referenceAt(raw, 1234.5);
+const scanned = (raw: string) => scannedBy(new FrameScanner(), raw, 1234.5);
 
 /** Scanner and reference agree: the scanner may decline anything, but what it accepts the reference decodes to the same. */
 function agree(raw: string): boolean {
