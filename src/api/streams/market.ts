@@ -19,6 +19,7 @@
 import { Observable, share } from 'rxjs';
 import { LiveClock, type Clock, type TimerHandle } from '../../core/clock.ts';
 import type { MarketDataEvent, MarketEvent } from '../../core/events.ts';
+import { FrameScanner } from './frame-scan.ts';
 import { MarketDecoder, type MarketDecoderStats } from './market-decode.ts';
 import { reconnectingSocket, type BackoffPolicy, type ReconnectingSocket, type SocketSignal, type SocketStats, type StreamLogger, type WsFactory } from './socket.ts';
 
@@ -46,7 +47,11 @@ export interface MarketStreamOptions {
   logger?: StreamLogger;
   /** Socket implementation (tests). */
   createSocket?: WsFactory;
-  /** Hand-written decoders for the hot kinds (default true); false: zod for everything. */
+  /**
+   * Hand-written decoders for the hot kinds and the frame scanner (./frame-scan.ts: canonical frames
+   * to events without JSON.parse; anything else takes the decoder) (default true); false: JSON.parse
+   * and zod for everything.
+   */
   fastDecode?: boolean;
 }
 
@@ -62,6 +67,8 @@ export interface MarketStreamStats {
   resyncs: number;
   /** Snapshots asked for by `resync()`. */
   resyncRequests: number;
+  /** Frames the frame scanner turned into events (the rest took JSON.parse and the decoder). */
+  framesScanned: number;
 }
 
 /** A live market-channel client. Not an Observable itself: subscribe to `events$`. */
@@ -100,12 +107,14 @@ export function marketStream(o: MarketStreamOptions): MarketStream {
   const silenceMs = o.silenceMs ?? 30_000;
   const resyncMs = o.resyncTimeoutMs ?? (silenceMs > 0 ? silenceMs : 30_000);
   const decoder = new MarketDecoder({ fast: o.fastDecode ?? true });
+  const scanner = (o.fastDecode ?? true) ? new FrameScanner() : undefined;
   const counters = { badFrames: 0, droppedWhilePending: 0, resyncs: 0, resyncRequests: 0 };
 
   const sock: ReconnectingSocket = reconnectingSocket({
     url: o.url,
     stream: 'market',
     openFrames: () => [JSON.stringify({ assets_ids: [...assets], type: 'market', custom_feature_enabled: custom })],
+    ...(scanner !== undefined ? { scanFrame: (text: string, recvTime: number) => scanFrame(scanner, text, recvTime) } : {}),
     pingIntervalMs: o.pingIntervalMs ?? 10_000,
     silenceMs,
     clock,
@@ -164,6 +173,12 @@ export function marketStream(o: MarketStreamOptions): MarketStream {
       }
     } else if (e.type === 'book_snapshot') snapshotted.add(e.tokenId);
     emit?.(e);
+  };
+
+  /** A canonical frame straight to events (counted by the decoder's stats): its message count, or 0. */
+  const scanFrame = (sc: FrameScanner, text: string, recvTime: number): number => {
+    const before = decoder.stats.messages;
+    return sc.scan(text, recvTime, decoder.stats, out) ? decoder.stats.messages - before : 0;
   };
 
   const onSignal = (s: SocketSignal) => {
@@ -254,7 +269,7 @@ export function marketStream(o: MarketStreamOptions): MarketStream {
       sock.send(frame(list, 'subscribe'));
     },
     assets: () => [...assets],
-    stats: () => ({ socket: sock.stats, decoder: decoder.stats, ...counters }),
+    stats: () => ({ socket: sock.stats, decoder: decoder.stats, ...counters, framesScanned: scanner?.scanned ?? 0 }),
     close() {
       clearResyncTimer();
       sock.close();

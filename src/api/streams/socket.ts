@@ -124,6 +124,12 @@ export interface SocketOptions {
   stream: StreamName;
   /** The frames that subscribe, as they stand now: called on every (re)connect. */
   openFrames: () => readonly string[];
+  /**
+   * Tried on a frame's text before JSON.parse (the market channel's frame scanner): the number of
+   * messages it handled itself, their events delivered, or 0 to let the frame take the usual path
+   * (parse, then one `message` signal per message).
+   */
+  scanFrame?: (text: string, recvTime: number) => number;
   /** Interval of the text PING, ms (10 s market/user, 5 s RTDS). */
   pingIntervalMs?: number;
   /** Data silence after which the connection is replaced, ms (default 30 s; 0 disables). */
@@ -373,6 +379,16 @@ class SocketCore {
     if (isPong(text)) {
       this.stats.pongs++;
       if (this.awaitingReady) this.ready(true);
+      return;
+    }
+    const scanned = this.emit !== undefined && this.o.scanFrame !== undefined ? this.o.scanFrame(text, recvTime) : 0;
+    if (scanned > 0) {
+      this.stats.messages += scanned;
+      this.stats.lastDataAt = recvTime;
+      if (!this.everData) {
+        this.everData = true;
+        this.armSilence();
+      }
       return;
     }
     const f = parseFrame(text);

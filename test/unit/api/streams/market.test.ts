@@ -155,4 +155,24 @@ describe('market stream', () => {
     expect(t.server.sockets.length).toBe(1);
     expect(t.clock.pending()).toBe(0);
   });
+
+  it('canonical frames go through the frame scanner, others through JSON.parse and the decoder: the same events either way', () => {
+    const run = (fastDecode: boolean, text: (x: unknown) => string) => {
+      const t = setup({ fastDecode });
+      const s = t.server.last.open();
+      s.recv(text([book('A'), book('B')])).recv('PONG');
+      s.recv(text(pc('A'))).recv(text(pc('B', '0.47')));
+      return { events: t.events, stats: t.stream.stats() };
+    };
+    const scanned = run(true, (x) => JSON.stringify(x));
+    const spaced = run(true, (x) => JSON.stringify(x, null, 1)); // whitespace: declined by the scanner
+    const reference = run(false, (x) => JSON.stringify(x));
+    expect(scanned.stats.framesScanned).toBe(3);
+    expect(spaced.stats.framesScanned).toBe(0);
+    expect(reference.stats.framesScanned).toBe(0);
+    expect(scanned.events).toEqual(reference.events);
+    expect(spaced.events).toEqual(reference.events);
+    expect(scanned.stats.decoder).toEqual(reference.stats.decoder);
+    expect(scanned.stats.socket.messages).toBe(reference.stats.socket.messages);
+  });
 });
