@@ -1,17 +1,18 @@
 /**
  * Market-channel frames parsed and validated per second, on one core: JSON text → messages →
  * validated, integer-unit events, exactly the path the market stream runs for every frame
- * (socket.ts parseFrame + MarketDecoder.decode). A realistic mix: price_change frames with 2-4
+ * (frame-scan.ts for canonical frames, else socket.ts parseFrame + MarketDecoder.decode). A realistic mix: price_change frames with 2-4
  * entries (70%), full book snapshots with 5-25 levels a side (15%), last_trade_price (15%), with
  * real-length ids (77-digit token ids, 0x condition ids, 40-hex hashes).
  *
  * Run: node --import tsx test/bench/stream-parse.bench.ts
  * Prints:
- *   figure: market_frames_parsed_per_sec = <n> frames/s      (production path: hand-written hot decoders)
+ *   figure: market_frames_parsed_per_sec = <n> frames/s      (production path: frame scanner, hand-written hot decoders)
  *   figure: market_frames_parsed_per_sec_zod = <n> frames/s  (reference path: zod for every kind)
  */
 import type { MarketDataEvent } from '../../src/core/events.ts';
 import { MarketDecoder } from '../../src/api/streams/market-decode.ts';
+import { FrameScanner } from '../../src/api/streams/frame-scan.ts';
 import { parseFrame } from '../../src/api/streams/socket.ts';
 import { formatAmount, formatPrice } from '../../src/core/units.ts';
 
@@ -83,8 +84,9 @@ function frame(): string {
 const FRAMES = Array.from({ length: 4096 }, frame);
 const bytes = FRAMES.reduce((s, f) => s + f.length, 0);
 
-function run(fast: boolean, ms: number): { perSec: number; events: number } {
+function run(fast: boolean, ms: number, scan = fast): { perSec: number; events: number } {
   const dec = new MarketDecoder({ fast });
+  const scanner = scan ? new FrameScanner() : undefined;
   let events = 0;
   const sink = (_e: MarketDataEvent) => {
     events++;
@@ -97,6 +99,7 @@ function run(fast: boolean, ms: number): { perSec: number; events: number } {
     for (let k = 0; k < 512; k++) {
       const text = FRAMES[n & 4095]!;
       n++;
+      if (scanner !== undefined && scanner.scan(text, 0, dec.stats, sink)) continue;
       const f = parseFrame(text);
       if (!f.ok) {
         bad++;
@@ -111,9 +114,12 @@ function run(fast: boolean, ms: number): { perSec: number; events: number } {
 }
 
 run(true, 300); // warm up
+run(true, 300, false);
 run(false, 300);
 const fast = run(true, 2000);
+const json = run(true, 2000, false);
 const zod = run(false, 2000);
 console.log(`# ${FRAMES.length} distinct frames, mean ${Math.round(bytes / FRAMES.length)} bytes; ${(fast.events / (fast.perSec * 2)).toFixed(2)} events per frame`);
 console.log(`figure: market_frames_parsed_per_sec = ${Math.round(fast.perSec)} frames/s`);
+console.log(`# without the frame scanner (JSON.parse + hand-written decoders): ${Math.round(json.perSec)} frames/s`);
 console.log(`figure: market_frames_parsed_per_sec_zod = ${Math.round(zod.perSec)} frames/s`);
