@@ -16,10 +16,11 @@
  *  - synthetic_sim_hours_per_sec: `mmkit backtest --world 1 --duration 6h` (BENCH_SYN_HOURS),
  *    simulated hours per wall-clock second.
  *
- * Lines starting with # break the figures down (replay alone, replay + simulated venue, the store
+ * Lines starting with # break the figures down (replay alone, replay + simulated venue, a strategy
+ * that never quotes (the market-data path alone, without the cost of trading), the store
  * in memory), so a change can be attributed.
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -82,6 +83,19 @@ try {
   await run(); // warm-up (module loading, JIT)
   const e2e = await run();
   const mem = await run(':memory:');
+  // the same pipeline with a strategy that never quotes: the market-data path alone (replay, frame
+  // scanner, sim venue books, engine state and loop, runner), so the cost of trading shows apart
+  const idle = join(dir, 'idle-strategy.ts');
+  writeFileSync(
+    idle,
+    `import { defineStrategy } from ${JSON.stringify(new URL('../../src/strategy/api.ts', import.meta.url).pathname)};\n` +
+      `export default defineStrategy({ name: 'idle', description: 'never quotes', params: {}, create() { return { onEvent() { return undefined; } }; } });\n`,
+  );
+  gc();
+  const s0 = performance.now();
+  const idleRun = await runBacktest({ feeds: [feed], strategy: idle, risk });
+  const idleSec = (performance.now() - s0) / 1000;
+  console.log(`# end to end with a strategy that never quotes (the market-data path alone): ${Math.round((idleRun.venue as { feedEvents: number }).feedEvents / idleSec)} events/s`);
   console.log(`# end to end: ${e2e.feedEvents} feed events, ${e2e.messages} messages, ${e2e.r.counts.marketEvents} market events, ${e2e.r.fillCount} fills, ${e2e.r.orders.ordersSent} orders, ${e2e.r.counts.intents} intents (${e2e.r.counts.intentsCoalesced} coalesced) in ${e2e.sec.toFixed(2)} s`);
   console.log(`# end to end with the store in memory: ${Math.round(mem.feedEvents / mem.sec)} events/s`);
   console.log(`figure: replay_events_per_sec = ${Math.round(e2e.feedEvents / e2e.sec)} events/s`);
