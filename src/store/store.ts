@@ -411,7 +411,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     fillCounts: db.prepare(`SELECT status = 'FAILED' AS void, COUNT(*) AS n FROM fills GROUP BY void`),
   };
 
-  const recordMany = db.transaction((ps: readonly PreparedOrder[], now: number): number => {
+  const recordManyRaw = (ps: readonly PreparedOrder[], now: number): number => {
     let n = 0;
     for (const p of ps) {
       const r = p.request;
@@ -420,7 +420,8 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       n += st.insertOrder.run({ id: p.id, market: r.market, token: r.tokenId, side: r.side, price: r.price, size: r.size, type: r.type, status: 'pending', size_matched: 0, now }).changes;
     }
     return n;
-  });
+  };
+  const recordMany = db.transaction(recordManyRaw);
 
   const updateOne = (id: OrderId, patch: OrderPatch, now: number): number => {
     if (patch.sizeMatched !== undefined) checkInt('sizeMatched', patch.sizeMatched);
@@ -499,6 +500,8 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       open();
       if (prepared.length === 0) return 0;
       setSync(otherSync);
+      // batched: inside the open transaction, one insert (one statement, atomic) needs no savepoint
+      if (batched && prepared.length === 1) return recordManyRaw(prepared, clock.now());
       return recordMany(prepared, clock.now());
     },
     adoptOrder(o) {
