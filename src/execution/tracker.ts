@@ -153,8 +153,9 @@ export class OrderTracker {
   readonly #open = new Map<OrderId, Entry>();
   readonly #listeners = new Set<TransitionListener>();
   #lastPrune = 0;
-  /** Bumped by every change an open order's view can show (see `liveOrdersCached`). */
+  /** Bumped by every change an open order's view can show (see `liveOrdersCached`); also per market. */
   #version = 0;
+  readonly #marketVersion = new Map<string, number>();
   readonly #liveCache = new Map<string, { version: number; list: readonly LiveOrderView[] }>();
 
   constructor(clock: Clock, opts: TrackerOptions = {}) {
@@ -248,9 +249,17 @@ export class OrderTracker {
   markCancelRequested(ids: readonly OrderId[]): void {
     for (const id of ids) {
       const e = this.#orders.get(id);
-      if (e !== undefined) e.cancelRequested = true;
+      if (e !== undefined) {
+        e.cancelRequested = true;
+        this.#bump(e.market);
+      }
     }
+  }
+
+  /** A change a view of `market`'s open orders can show. */
+  #bump(market: string): void {
     this.#version++;
+    this.#marketVersion.set(market, (this.#marketVersion.get(market) ?? 0) + 1);
   }
 
   /**
@@ -347,10 +356,12 @@ export class OrderTracker {
    */
   liveOrdersCached(market?: ConditionId): readonly LiveOrderView[] {
     const key = market ?? '';
+    // a market's list is rebuilt only when an order of that market changed
+    const version = market === undefined ? this.#version : (this.#marketVersion.get(market) ?? 0);
     const c = this.#liveCache.get(key);
-    if (c !== undefined && c.version === this.#version) return c.list;
+    if (c !== undefined && c.version === version) return c.list;
     const list = this.liveOrders(market);
-    this.#liveCache.set(key, { version: this.#version, list });
+    this.#liveCache.set(key, { version, list });
     return list;
   }
 
@@ -402,7 +413,7 @@ export class OrderTracker {
     };
     this.#orders.set(id, e);
     this.#open.set(id, e);
-    this.#version++;
+    this.#bump(e.market);
     // no transition yet: the caller advances it to the venue's state right away
     return e;
   }
@@ -412,7 +423,7 @@ export class OrderTracker {
     for (const size of e.fills.values()) sum += size;
     const m = Math.max(e.reportedMatched, sum, e.sizeMatched);
     e.sizeMatched = (e.originalSize > 0 ? Math.min(m, e.originalSize) : m) as Micro;
-    this.#version++;
+    this.#bump(e.market);
   }
 
   /** Raise the venue-reported matched size (monotonic); the caller advances/emits. */
@@ -462,7 +473,7 @@ export class OrderTracker {
   }
 
   #emit(from: TrackedStatus | null, e: Entry, cause: string): void {
-    this.#version++;
+    this.#bump(e.market);
     if (isOpen(e.status)) this.#open.set(e.id, e);
     else this.#open.delete(e.id);
     const t: Transition = { from, to: e.status, order: view(e), cause };

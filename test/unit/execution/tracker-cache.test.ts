@@ -32,6 +32,7 @@ describe('OrderTracker.liveOrdersCached', () => {
     expect(t.liveOrdersCached(M)).toBe(a); // unchanged: the same list
     t.addPending(prep('0xb', M2));
     check();
+    expect(t.liveOrdersCached(M)).toBe(a); // another market's change: this market's list is kept
     t.onPlaceOutcome({ id: '0xa' as OrderId, ok: true, status: 'live' });
     check();
     t.onFill({ tradeId: 't1', orderId: '0xa' as OrderId, size: 4_000_000, status: 'MATCHED' });
