@@ -72,7 +72,7 @@ import type { Micro, Pips, Side } from '../../src/core/units.ts';
 import type { MarketInfo } from '../../src/engine/venue.ts';
 import { startExchange, type RunningExchange } from '../../src/exchange/server.ts';
 import { derivePositions } from '../../src/store/positions.ts';
-import { BotHarness, liquidMarkets, sleep } from './support/bot-harness.ts';
+import { BotHarness, liquidMarkets, sleep, exited } from './support/bot-harness.ts';
 import { exchangeBook, feedBooksAt, OwnOrderTimeline, removeOwnOrders, sameBook, type PlainBook } from './support/own-orders.ts';
 
 const SEED = 12;
@@ -296,7 +296,7 @@ describe('backtest vs live', () => {
     const config = join(dir, 'bot.json');
     writeFileSync(config, JSON.stringify({ bot: { strategy: 'bands', params: PARAMS, risk: RISK } }));
     const bot = h.startBot(base, dir, ['--config', config, '--markets', ids.join(','), '--duration', `${DURATION_S}s`]);
-    const [code] = await once(bot.p, 'exit');
+    const code = await exited(bot.p);
     expect(code, bot.err().slice(-3000)).toBe(0);
     clearInterval(sampler);
     await sleep(300);

@@ -2,6 +2,7 @@
  * The `mmkit exchange` command as a user runs it: a real process, its JSON line of URLs, a request
  * to it, and a clean stop on SIGTERM and SIGINT.
  */
+import { exited } from './support/bot-harness.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
@@ -59,6 +60,6 @@ describe('mmkit exchange', () => {
     expect(await ids(a.urls.clob_url!)).toEqual(await ids(b.urls.clob_url!));
     a.p.kill('SIGTERM');
     b.p.kill('SIGTERM');
-    await Promise.all([once(a.p, 'exit'), once(b.p, 'exit')]);
+    await Promise.all([exited(a.p), exited(b.p)]);
   });
 });

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Trader } from '../integration/support/trader.ts';
-import { Admin, BotHarness, botFills, hitBotBid, liquidMarkets, logLines, recordRequests, sleep, waitForQuotes, waitUntil } from './support/bot-harness.ts';
+import { Admin, BotHarness, botFills, hitBotBid, liquidMarkets, logLines, recordRequests, sleep, waitForQuotes, waitUntil, exited } from './support/bot-harness.ts';
 
 const TOKEN = 'e2e-429-admin';
 const STORM_MS = 4000;
@@ -83,7 +83,7 @@ describe('mmkit run: a 429 storm on POST /orders and DELETE /orders', () => {
 
     // ---- the run ends cleanly ----------------------------------------------------------------
     bot.p.kill('SIGTERM');
-    const [code] = await once(bot.p, 'exit');
+    const code = await exited(bot.p);
     expect(code, bot.err().slice(-3000)).toBe(0);
     expect(bot.out()).toContain('open orders left  0');
     expect(ex.exchange.openOrders(address)).toEqual([]);

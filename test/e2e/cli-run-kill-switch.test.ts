@@ -2,9 +2,8 @@
  * The kill switch through the daemon: failing heartbeats (the venue's dead-man switch) trip it;
  * within 2 s every order of the bot is gone from the venue, and the daemon exits 0 saying why.
  */
-import { once } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BotHarness, sleep, waitForQuotes } from './support/bot-harness.ts';
+import { BotHarness, exited, sleep, waitForQuotes } from './support/bot-harness.ts';
 
 const h = new BotHarness();
 afterAll(() => h.close());
@@ -19,7 +18,8 @@ describe('mmkit run: kill switch', () => {
     // the kill switch trips
     ex.faults.add({ route: 'POST /clob/v1/heartbeats', status: 500 });
     let trippedAt = 0;
-    for (let i = 0; i < 300 && trippedAt === 0; i++) {
+    // (each failed heartbeat is retried with backoff first: two failures can take ~20 s)
+    for (let i = 0; i < 800 && trippedAt === 0; i++) {
       if (bot.err().includes('kill switch')) trippedAt = Date.now();
       else await sleep(50);
     }
@@ -27,9 +27,12 @@ describe('mmkit run: kill switch', () => {
     while (ex.exchange.openOrders(address).length > 0 && Date.now() - trippedAt < 5000) await sleep(20);
     expect(ex.exchange.openOrders(address)).toEqual([]);
     expect(Date.now() - trippedAt).toBeLessThanOrEqual(2000);
-    const [code] = await once(bot.p, 'exit');
+    // the daemon exits right after the kill switch, often before this line: `exited` sees that
+    const done = await Promise.race([exited(bot.p).then((code) => ({ code })), sleep(30_000).then(() => undefined)]);
+    expect(done, `the bot did not exit within 30 s of the kill switch:\n${bot.err().slice(-4000)}`).toBeDefined();
+    const code = done!.code;
     expect(code).toBe(0);
     expect(bot.out()).toContain('kill switch: heartbeatFailure');
     expect(bot.out()).toContain('open orders left  0');
-  }, 90_000);
+  }, 150_000);
 });

@@ -19,7 +19,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningExchange } from '../../src/exchange/server.ts';
 import { Trader } from '../integration/support/trader.ts';
-import { Admin, BotHarness, hitBotBid, liquidMarkets, logLines, sleep, waitUntil, type BotProcess } from './support/bot-harness.ts';
+import { Admin, BotHarness, hitBotBid, liquidMarkets, logLines, sleep, waitUntil, type BotProcess, exited } from './support/bot-harness.ts';
 
 const TOKEN = 'e2e-market-events-admin';
 const h = new BotHarness();
@@ -108,7 +108,7 @@ describe('mmkit run: market events', () => {
     expect(rejections().map((l) => `${String(l['code'])} ${String(l['order'])}`)).toEqual([]);
 
     // the end of --duration: a clean stop, exit 0, nothing left at the venue
-    const [code] = await once(bot.p, 'exit');
+    const code = await exited(bot.p);
     expect(code, bot.err().slice(-3000)).toBe(0);
     expect(bot.out()).toContain('mmkit run stopped (duration)');
     expect(bot.out()).toContain('open orders left  0');

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Trader } from '../integration/support/trader.ts';
-import { BotHarness, botFills, hitBotBid, makeBotFill, sleep, waitForQuotes } from './support/bot-harness.ts';
+import { BotHarness, botFills, hitBotBid, makeBotFill, sleep, waitForQuotes, exited } from './support/bot-harness.ts';
 
 const h = new BotHarness();
 afterAll(() => h.close());
@@ -28,7 +28,7 @@ describe('mmkit run: kill -9 and restart', () => {
     expect(botFills(ex, address).length).toBeGreaterThan(0);
     await sleep(500);
     b1.p.kill('SIGKILL');
-    await once(b1.p, 'exit');
+    await exited(b1.p);
     const left = ex.exchange.openOrders(address).map((o) => o.id);
     expect(left.length).toBeGreaterThan(0); // the dead daemon's quotes are still resting
     // while it is down, the market trades against what it left
@@ -36,7 +36,7 @@ describe('mmkit run: kill -9 and restart', () => {
 
     // run 2: reconcile, quote again, stop cleanly
     const b2 = h.startBot(base, dir, ['--duration', '12s']);
-    const [code] = await once(b2.p, 'exit');
+    const code = await exited(b2.p);
     expect(code, b2.err().slice(-3000)).toBe(0);
     expect(b2.out()).toContain('open orders left  0');
     expect(ex.exchange.openOrders(address)).toEqual([]);

@@ -27,7 +27,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createOrDeriveApiKey } from '../../src/api/auth.ts';
 import { createTransport } from '../../src/api/http/transport.ts';
 import { Trader } from '../integration/support/trader.ts';
-import { Admin, BotHarness, botMarkets, hitBotBid, makeBotFill, sleep, waitForQuotes, waitUntil } from './support/bot-harness.ts';
+import { Admin, BotHarness, botMarkets, hitBotBid, makeBotFill, sleep, waitForQuotes, waitUntil, exited } from './support/bot-harness.ts';
 
 const BIN = new URL('../../bin/mmkit.js', import.meta.url).pathname;
 const h = new BotHarness();
@@ -218,7 +218,7 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     expect(JSON.parse(killed.out)).toMatchObject({ flat: true, openOrders: 0, killed: true });
     expect(ex.exchange.openOrders(address)).toEqual([]);
     seen.push(killed.out, killed.err);
-    const [code] = await once(bot.p, 'exit');
+    const code = await exited(bot.p);
     expect(code, bot.err().slice(-3000)).toBe(0);
     expect(bot.out()).toContain('kill switch: cli');
     expect(bot.out()).toContain('open orders left  0');

@@ -17,7 +17,7 @@
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningExchange } from '../../src/exchange/server.ts';
-import { Admin, BotHarness, liquidMarkets, logLines, sleep, waitForQuotes, waitUntil, type BotProcess, type LogLine } from './support/bot-harness.ts';
+import { Admin, BotHarness, liquidMarkets, logLines, sleep, waitForQuotes, waitUntil, type BotProcess, type LogLine, exited } from './support/bot-harness.ts';
 
 const TOKEN = 'e2e-streams-admin';
 const h = new BotHarness();
@@ -117,7 +117,7 @@ describe('mmkit run: market stream faults', () => {
 
   it('stops cleanly afterwards with zero open orders', async () => {
     bot.p.kill('SIGTERM');
-    const [code] = await once(bot.p, 'exit');
+    const code = await exited(bot.p);
     expect(code, bot.err().slice(-3000)).toBe(0);
     expect(bot.out()).toContain('open orders left  0');
     expect(ex.exchange.openOrders(address)).toEqual([]);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Trader } from '../integration/support/trader.ts';
-import { BotHarness, botFills, makeBotFill, waitForQuotes } from './support/bot-harness.ts';
+import { BotHarness, botFills, makeBotFill, waitForQuotes, exited } from './support/bot-harness.ts';
 
 const h = new BotHarness();
 afterAll(() => h.close());
@@ -22,7 +22,7 @@ describe('mmkit run', () => {
     const t = new Trader(ex.urls.clob_url);
     await t.createKey();
     await makeBotFill(ex, t, address);
-    const [code] = await once(bot.p, 'exit');
+    const code = await exited(bot.p);
     expect(code, bot.err().slice(-3000)).toBe(0);
     expect(bot.out()).toContain('open orders left  0');
     expect(ex.exchange.openOrders(address)).toEqual([]);
@@ -39,7 +39,7 @@ describe('mmkit run', () => {
     const { dir } = h.dataDir();
     // port 1 on loopback: connection refused
     const bot = h.startBot('http://127.0.0.1:1', dir, ['--duration', '5s']);
-    const [code] = await once(bot.p, 'exit');
+    const code = await exited(bot.p);
     expect(code, bot.err().slice(-2000)).toBe(3);
     expect(bot.err()).toContain('ECONNREFUSED');
   }, 90_000);

@@ -4,6 +4,7 @@
  * a child process, and a counterparty that trades against the bot's bids. Everything started is
  * stopped by `close()`, also when a test fails.
  */
+import { once } from 'node:events';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,17 @@ import type { Trader } from '../../integration/support/trader.ts';
 const BIN = new URL('../../../bin/mmkit.js', import.meta.url).pathname;
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The exit code of a child process (null when a signal ended it), whether it has exited already or
+ * exits later: `once(p, 'exit')` alone never resolves for a process that exited before it was
+ * called (the kill-switch daemon exits on its own while a test is still checking the venue).
+ */
+export async function exited(p: ChildProcess): Promise<number | null> {
+  if (p.exitCode !== null || p.signalCode !== null) return p.exitCode;
+  const [code] = (await once(p, 'exit')) as [number | null];
+  return code;
+}
 
 export interface BotProcess {
   p: ChildProcess;
