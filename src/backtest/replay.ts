@@ -35,6 +35,7 @@ import { createReadStream } from 'node:fs';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { parseLine, type FeedChannel, type FeedHeader, type FeedItem, type ReplayStats } from './feed.ts';
+import { CachedSource, type CachedItem } from './feed-cache.ts';
 
 /** Options of a replay. */
 export interface ReplayOptions {
@@ -68,7 +69,12 @@ const DEFAULT_BATCH = 4096;
  * @throws (from `next()`) the file system's error when a file cannot be opened or read.
  */
 export function replayFeeds(files: readonly string[], opts: { stats?: ReplayStats; channels?: readonly FeedChannel[] } = {}): AsyncIterableIterator<FeedItem> {
-  return new ItemIterator(new Merger(files, opts));
+  return new ItemIterator(new Merger(textSources(files, opts), opts));
+}
+
+function textSources(files: readonly string[], opts: ReplayOptions): FileSource[] {
+  const stats = opts.stats ?? newReplayStats();
+  return files.map((f, i) => new FileSource(f, i, stats, opts.channels));
 }
 
 /**
@@ -77,8 +83,27 @@ export function replayFeeds(files: readonly string[], opts: { stats?: ReplayStat
  * @throws (from `next()`) the file system's error when a file cannot be opened or read.
  */
 export function replayFeedBatches(files: readonly string[], opts: ReplayOptions = {}): AsyncIterableIterator<FeedItem[]> {
-  const m = new Merger(files, opts);
-  const it: AsyncIterableIterator<FeedItem[]> = {
+  return batchIterator(new Merger(textSources(files, opts), opts));
+}
+
+/**
+ * `replayFeedBatches`, reading each file that has an entry in `caches` (feed file → cache file, see
+ * ./feed-cache.ts `ensureFeedCaches`) from its decoded-event cache instead: its market frames come
+ * out as `events` items (already decoded), everything else as from the file. Same order, same
+ * receive times, same counters once the replay has ended.
+ * @throws (from `next()`) the file system's error, or a damaged cache's
+ */
+export function replayCachedBatches(files: readonly string[], caches: ReadonlyMap<string, string>, opts: ReplayOptions = {}): AsyncIterableIterator<CachedItem[]> {
+  const stats = opts.stats ?? newReplayStats();
+  const sources = files.map((f, i): Source<CachedItem> => {
+    const c = caches.get(f);
+    return c !== undefined ? new CachedSource<CachedItem>(c, i, stats, opts.channels) : (new FileSource(f, i, stats, opts.channels) as unknown as Source<CachedItem>);
+  });
+  return batchIterator(new Merger<CachedItem>(sources, opts));
+}
+
+function batchIterator<T extends { readonly t: number }>(m: Merger<T>): AsyncIterableIterator<T[]> {
+  const it: AsyncIterableIterator<T[]> = {
     async next() {
       const b = await m.nextBatch();
       return b === undefined ? { done: true, value: undefined } : { done: false, value: b };
@@ -499,22 +524,31 @@ function parseFast(text: string, s: number, e: number): FeedItem | undefined {
 
 // ---- the merge ----------------------------------------------------------------------------------
 
+/** What the merge reads from: one file's items a chunk at a time (`buf` from `pos`). */
+interface Source<T> {
+  readonly index: number;
+  buf: T[];
+  pos: number;
+  fill(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
 /** k-way merge of the file sources by (t, file index, line order), in batches. */
-class Merger {
-  private readonly sources: FileSource[];
+class Merger<T extends { readonly t: number } = FeedItem> {
   /** Sources still holding items or not yet exhausted. */
-  private live: FileSource[] | undefined;
+  private live: Source<T>[] | undefined;
   private readonly batchSize: number;
   private closed = false;
 
-  constructor(files: readonly string[], opts: ReplayOptions) {
-    const stats = opts.stats ?? newReplayStats();
-    this.sources = files.map((f, i) => new FileSource(f, i, stats, opts.channels));
+  constructor(
+    private readonly sources: readonly Source<T>[],
+    opts: ReplayOptions,
+  ) {
     this.batchSize = Math.max(1, opts.batchSize ?? DEFAULT_BATCH);
   }
 
   /** The next batch in merged order, or undefined at the end. */
-  async nextBatch(): Promise<FeedItem[] | undefined> {
+  async nextBatch(): Promise<T[] | undefined> {
     if (this.closed) return undefined;
     try {
       return await this.next();
@@ -524,13 +558,13 @@ class Merger {
     }
   }
 
-  private async next(): Promise<FeedItem[] | undefined> {
+  private async next(): Promise<T[] | undefined> {
     if (this.live === undefined) {
       this.live = [];
       for (const s of this.sources) if (await s.fill()) this.live.push(s);
     }
     const live = this.live;
-    let out: FeedItem[] | undefined;
+    let out: T[] | undefined;
     for (;;) {
       // every live source holds at least one item here
       if (live.length === 0) {

@@ -105,6 +105,7 @@ import { MAX_FEE_RATE_BPS, REJECT_MESSAGES } from '../exchange/matching/engine.t
 import type { RejectCode } from '../exchange/matching/types.ts';
 import type { RateRuleOverrides } from '../core/rate-limits.ts';
 import type { FeedItem } from './feed.ts';
+import type { DecodedFrameItem } from './feed-cache.ts';
 import { SimPriceFeed } from './sim-prices.ts';
 import { latencySampler, rngStream, validateLatencySpec, type LatencySampler, type LatencySpec } from './latency.ts';
 import { createQueueModel, floorLot, tradeAtLevel, tradeVolumeAtLevel, type QueueModel, type QueueModelSpec } from './queue.ts';
@@ -245,7 +246,8 @@ export interface SimVenue extends Venue {
    * `marketEvents` (synchronously); statuses become disconnected / resynced; headers add markets.
    * Call it after advancing the clock to `item.t`. Never throws for bad data (counted).
    */
-  ingest(item: FeedItem): void;
+  /** A feed item; or a market frame already decoded (a feed cache's `events` item: the same events the frame would give). */
+  ingest(item: FeedItem | DecodedFrameItem): void;
   /** Counters (a fresh snapshot on each read). */
   readonly stats: SimVenueStats;
   /** The account now. */
@@ -616,12 +618,25 @@ class SimVenueImpl implements SimVenue {
 
   // ==== feed ingestion ==============================================================================
 
-  ingest(item: FeedItem): void {
+  ingest(item: FeedItem | DecodedFrameItem): void {
     if (this.#closed) return;
     const c = this.#c;
     c.items++;
     if (item.t - this.#lastSweep >= SWEEP_MS) this.#sweep(item.t);
     switch (item.kind) {
+      case 'events': {
+        // a frame the scanner decoded when the cache was built: counted and handed on as scan() does
+        c.frames++;
+        const ds = this.#decoder.stats;
+        ds.messages += item.messages;
+        const evs = item.events();
+        for (let i = 0; i < evs.length; i++) {
+          ds.events++;
+          this.#event(evs[i]!);
+        }
+        this.#inBatch = false;
+        return;
+      }
       case 'frame': {
         if (item.ch !== 'm') {
           c.otherChannel++;

@@ -177,6 +177,11 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
   const def = await loadStrategy(o.base.strategy);
   for (const p of points) resolveParams(def.params, { ...(o.base.params ?? {}), ...p });
   const rankBy = o.rankBy ?? 'pnl';
+  // the feeds' decoded-event caches are built once here, not by every worker at the same time
+  if (o.base.feeds !== undefined && o.base.feedCache !== undefined) {
+    const { ensureFeedCaches } = await import('./feed-cache.ts');
+    await ensureFeedCaches(o.base.feeds, o.base.feedCache);
+  }
   const tasks: SweepTask[] = points.map((p, index) => ({ index, point: p, options: { ...o.base, params: { ...(o.base.params ?? {}), ...p } } }));
   const rows: SweepRow[] = new Array(points.length);
   let done = 0;

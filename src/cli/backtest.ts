@@ -15,6 +15,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { computeMetrics, type Metrics } from '../backtest/metrics.ts';
+import { defaultFeedCacheDir } from '../backtest/feed-cache.ts';
 import { formatSummary, duration } from '../backtest/report.ts';
 import { renderHtmlReport } from '../backtest/report-html.ts';
 import type { BacktestOptions, BacktestProgress, BacktestResult } from '../backtest/runner.ts';
@@ -37,6 +38,8 @@ export interface SourceCliOptions {
   markets?: string;
   risk?: Record<string, unknown>;
   sampleMs?: number;
+  /** --feed-cache DIR, or false for --no-feed-cache. */
+  feedCache?: string | false;
   json?: boolean;
 }
 
@@ -88,7 +91,9 @@ export function addSourceOptions(cmd: Command): Command {
     .option('--latency-ms <n>', 'one-way latency of orders and cancels, virtual ms', nonNegative('--latency-ms'), 0)
     .option('--markets <ids>', 'comma-separated condition ids to trade (default: every market of the feed; the most liquid of the world)')
     .option('--risk <json>', "risk limits as a JSON object (the config's risk section), e.g. '{\"maxPositionShares\":50}'", jsonObject('--risk'))
-    .option('--sample-ms <n>', 'sampling period of the charts, virtual ms (default 1000)', intIn('--sample-ms', 1, 86_400_000));
+    .option('--sample-ms <n>', 'sampling period of the charts, virtual ms (default 1000)', intIn('--sample-ms', 1, 86_400_000))
+    .option('--feed-cache <dir>', 'with --feed: folder of decoded-event caches: a feed is decoded once, later runs read its events back (default $MMKIT_CACHE_DIR, else ~/.cache/mmkit/feeds)')
+    .option('--no-feed-cache', 'with --feed: decode the feed text on every run, write no cache');
 }
 
 /**
@@ -111,8 +116,10 @@ export function backtestOptionsOf(o: SourceCliOptions): BacktestOptions {
   if (feeds.length > 0) {
     for (const f of ['duration', 'warmup', 'worldMarkets', 'worldSearch'] as const) if (o[f] !== undefined) throw usageError(`--${f === 'worldMarkets' ? 'world-markets' : f === 'worldSearch' ? 'world-search' : f} applies to --world backtests only`);
     for (const f of feeds) if (!existsSync(f)) throw usageError(`--feed: no such file: ${f}`);
-    return { ...common, feeds: feeds.map((f) => f), queue: o.queue ?? 'risk-averse' };
+    const feedCache = o.feedCache === false ? undefined : (o.feedCache ?? defaultFeedCacheDir());
+    return { ...common, feeds: feeds.map((f) => f), queue: o.queue ?? 'risk-averse', ...(feedCache !== undefined ? { feedCache } : {}) };
   }
+  if (typeof o.feedCache === 'string') throw usageError('--feed-cache applies to --feed backtests only');
   if (o.queue !== undefined) throw usageError('--queue applies to --feed backtests only (the synthetic world matches our orders in its own book)');
   if (o.duration === undefined) throw usageError('--world needs --duration (e.g. --duration 6h)');
   return {
@@ -184,9 +191,29 @@ export interface BacktestCliOptions extends SourceCliOptions {
   store?: string;
 }
 
+/**
+ * Builds the feeds' decoded-event caches before a run (see src/backtest/feed-cache.ts), saying so on
+ * a terminal. A cache is only a speed-up: when it cannot be built (a read-only folder, a full disk)
+ * the run goes on from the text, with a warning.
+ */
+export async function prepareFeedCache(opts: BacktestOptions, command: string): Promise<BacktestOptions> {
+  if (opts.feeds === undefined || opts.feedCache === undefined) return opts;
+  const { ensureFeedCaches } = await import('../backtest/feed-cache.ts');
+  if (process.stderr.isTTY) process.stderr.write(`mmkit ${command}: checking the feed cache in ${opts.feedCache}...\r`);
+  try {
+    await ensureFeedCaches(opts.feeds, opts.feedCache);
+    if (process.stderr.isTTY) process.stderr.write('\x1b[2K');
+    return opts;
+  } catch (e) {
+    process.stderr.write(`mmkit ${command}: warning: no feed cache (${(e as Error).message}); decoding the feed text instead\n`);
+    const { feedCache: _, ...rest } = opts;
+    return rest;
+  }
+}
+
 /** Runs `mmkit backtest`; resolves with the exit code. */
 export async function backtestCommand(o: BacktestCliOptions): Promise<number> {
-  const opts = backtestOptionsOf(o);
+  const opts = await prepareFeedCache(backtestOptionsOf(o), 'backtest');
   if (o.store !== undefined && o.store !== ':memory:' && existsSync(o.store)) throw usageError(`--store: ${o.store} exists already (a backtest starts from an empty store)`);
   const { runBacktest } = await import('../backtest/runner.ts');
   const bar = new ProgressBar();

@@ -10,7 +10,7 @@
  */
 import { Option, type Command } from 'commander';
 import { RANK_KEYS, formatSweepTable, type Grid, type RankBy } from '../backtest/sweep.ts';
-import { addSourceOptions, backtestOptionsOf, intIn, jsonObject, ProgressBar, type SourceCliOptions } from './backtest.ts';
+import { addSourceOptions, backtestOptionsOf, prepareFeedCache, intIn, jsonObject, ProgressBar, type SourceCliOptions } from './backtest.ts';
 import { ExitCode, reportError, usageError } from './exit-codes.ts';
 
 /** Options of `mmkit sweep` as commander hands them over. */
@@ -40,7 +40,7 @@ export function gridOf(g: Record<string, unknown>): Grid {
 
 /** Runs `mmkit sweep`; resolves with the exit code. */
 export async function sweepCommand(o: SweepCliOptions): Promise<number> {
-  const base = backtestOptionsOf(o);
+  const base = await prepareFeedCache(backtestOptionsOf(o), 'sweep');
   const grid = gridOf(o.grid);
   const { runSweep } = await import('../backtest/sweep.ts');
   const bar = new ProgressBar();

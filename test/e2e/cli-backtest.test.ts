@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +23,8 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function mmkit(args: string[], cwd = dir): Promise<{ code: number | null; out: string; err: string }> {
-  const p = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  // the default feed-cache folder, inside this test's folder
+  const p = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MMKIT_CACHE_DIR: join(dir, 'cache') } });
   let out = '';
   let err = '';
   p.stdout!.on('data', (d) => (out += d));
@@ -45,9 +46,14 @@ describe('mmkit backtest', () => {
     expect(doc.metrics.fills).toBeGreaterThan(0);
     expect(doc.metrics.markouts.map((m: { horizonMs: number }) => m.horizonMs)).toEqual([1000, 10_000, 60_000]);
     expect(a.out).not.toMatch(/"wall|elapsed|durationSec/); // no wall-clock value in it
+    // the first run built the feed's cache in the default folder; this one reads it
+    expect(readdirSync(join(dir, 'cache')).filter((n) => n.endsWith('.mmfc'))).toHaveLength(1);
     const b = await mmkit(args);
     expect(b.code).toBe(0);
     expect(b.out).toBe(a.out);
+    const c = await mmkit([...args, '--no-feed-cache']);
+    expect(c.code).toBe(0);
+    expect(c.out).toBe(a.out);
 
     expect(existsSync(report)).toBe(true);
     const html = readFileSync(report, 'utf8');
@@ -84,6 +90,7 @@ describe('mmkit backtest', () => {
       [['backtest', '--feed', join(dir, 'missing.gz'), '--strategy', 'bands'], /--feed: no such file/],
       [['backtest', '--feed', feed], /--strategy/],
       [['backtest', '--world', '1', '--duration', 'soon', '--strategy', 'bands'], /--duration must be a duration/],
+      [['backtest', '--world', '1', '--duration', '1m', '--strategy', 'bands', '--feed-cache', dir], /--feed-cache applies to --feed/],
       [['sweep', '--feed', feed, '--strategy', 'bands', '--grid', '{"margin":[]}'], /--grid: "margin" must be a non-empty array/],
     ];
     for (const [args, msg] of cases) {

@@ -6,7 +6,7 @@
  *  - feed mode (a generated recorded feed through the simulated venue): the same, plus the
  *    coalescing of identical intents changing nothing but its own counters, and markouts measured.
  */
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,6 +119,15 @@ describe('backtest: recorded feed', () => {
   it('the replay batch size (where the runner awaits the file system) does not change the result', async () => {
     const b = await runBacktest({ ...opts(), batchSize: 7 });
     expect(json(b)).toBe(json(a));
+  }, 120_000);
+
+  it('a decoded-event feed cache (built on the first run, read on the next) does not change the result', async () => {
+    const cache = join(dir, 'feed-cache');
+    const b = await runBacktest({ ...opts(), feedCache: cache });
+    expect(readdirSync(cache).filter((n) => n.endsWith('.mmfc'))).toHaveLength(1);
+    expect(json(b)).toBe(json(a));
+    const c = await runBacktest({ ...opts(), feedCache: cache, batchSize: 5 });
+    expect(json(c)).toBe(json(a));
   }, 120_000);
 
   it('a latency changes what happens, deterministically', async () => {

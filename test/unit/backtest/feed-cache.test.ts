@@ -1,0 +1,150 @@
+/**
+ * The decoded-event feed cache (src/backtest/feed-cache.ts): a replay from the cache hands the
+ * simulated venue exactly what a replay of the text does (events, order, times, counters), for
+ * every kind of record a feed holds, with channel filters and merged files; the cache is keyed by
+ * the feed's content and rebuilt when missing, damaged or of another version.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../../src/core/clock.ts';
+import type { MarketEvent } from '../../../src/core/events.ts';
+import { buildFeedCache, ensureFeedCaches, feedCacheFile, fileSha256, FEED_CACHE_VERSION } from '../../../src/backtest/feed-cache.ts';
+import { frameLine, headerLine, statusLine, stringFrameLine, type FeedChannel, type FeedHeader } from '../../../src/backtest/feed.ts';
+import { newReplayStats, readFeedHeader, replayCachedBatches, replayFeedBatches } from '../../../src/backtest/replay.ts';
+import { createSimVenue } from '../../../src/backtest/sim-venue.ts';
+import { CID, marketInfo, NO, T0, YES } from './sim-fixtures.ts';
+import { writeWorldFeed } from '../../support/world-feed.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'mmkit-feed-cache-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const header: FeedHeader = { h: 1, t: T0, part: 0, source: 'test', recorder: 'test', markets: [marketInfo()] };
+const lv = (p: string, s: string) => ({ price: p, size: s });
+const book = (asset: string, t: number, bids: object[], asks: object[], extra: object = {}) => ({ event_type: 'book', market: CID, asset_id: asset, timestamp: String(t), hash: `h${t}${asset.slice(0, 4)}`, bids, asks, ...extra });
+
+/** A hand-built feed holding every kind of record: each message kind, declined frames, statuses, other channels, bad lines. */
+function handFeed(): string {
+  const L: string[] = [headerLine(header)];
+  let t = T0;
+  const f = (raw: unknown, ch: FeedChannel = 'm') => L.push(frameLine((t += 7), ch, JSON.stringify(raw)));
+  f([book(YES, t, [lv('0.48', '100'), lv('0.49', '50')], [lv('0.52', '80'), lv('0.51', '10')]), book(NO, t, [lv('0.48', '10')], [lv('0.52', '5')], { tick_size: '0.01', min_order_size: '5', last_trade_price: '0.5' })]);
+  f({ event_type: 'price_change', market: CID, timestamp: String(t), price_changes: [{ asset_id: YES, price: '0.49', size: '0', side: 'BUY', hash: 'a1', best_bid: '0.48', best_ask: '0.51' }, { asset_id: NO, price: '0.51', size: '12.5', side: 'SELL', hash: 'a2', best_bid: '0.48', best_ask: '0.51' }] });
+  f({ event_type: 'last_trade_price', market: CID, asset_id: YES, price: '0.51', size: '3.25', side: 'BUY', fee_rate_bps: '0', timestamp: String(t) });
+  f({ event_type: 'best_bid_ask', market: CID, asset_id: YES, best_bid: '0.48', best_ask: '0.51', spread: '0.03', timestamp: String(t) });
+  f({ event_type: 'best_bid_ask', market: CID, asset_id: NO, best_bid: '0', best_ask: '0.51', timestamp: String(t) });
+  // a non-ASCII hash (utf8 strings in the cache), a book with unordered levels (sorted by the decoder)
+  f(book(YES, t, [lv('0.45', '1'), lv('0.47', '2'), lv('0.46', '3')], [lv('0.55', '4')], { hash: 'hé→✓' }));
+  // frames the scanner declines (whitespace, escapes, unknown kinds, tick change): the reference path decides
+  L.push(frameLine((t += 7), 'm', JSON.stringify(book(NO, t, [lv('0.40', '9')], [lv('0.60', '9')]), null, 1).replace(/\n/g, ' ')));
+  L.push(stringFrameLine((t += 7), 'm', '{"event_type":"tick_size_change","market":"' + CID + '","asset_id":"' + YES + '","old_tick_size":"0.01","new_tick_size":"0.001","timestamp":"' + t + '"}'));
+  f({ event_type: 'mystery', market: CID });
+  f({ event_type: 'book', market: CID }); // refused by the decoder: a stream_error
+  L.push(stringFrameLine((t += 7), 'm', 'not json at all'));
+  // other channel, statuses, a malformed line, a blank line
+  f({ topic: 'crypto_prices', type: 'update', payload: { symbol: 'btcusdt', value: 50000, timestamp: t } }, 'r');
+  L.push(statusLine((t += 7), 'm', 'disconnect', 'socket closed ✗'));
+  L.push('{"t": broken');
+  L.push('');
+  L.push(statusLine((t += 7), 'm', 'connect'));
+  f([book(YES, t, [lv('0.48', '100')], [lv('0.52', '80')]), book(NO, t, [lv('0.48', '100')], [lv('0.52', '80')])]);
+  f({ event_type: 'price_change', market: CID, timestamp: String(t), price_changes: [{ asset_id: YES, price: '0.5', size: '7', side: 'BUY', hash: 'b1', best_bid: '0.5', best_ask: '0.52' }] });
+  return L.join('\n') + '\n';
+}
+
+/** Everything a simulated venue does with a replay: its market events (JSON) and counters; and the replay's counters. */
+async function through(files: string[], caches?: Map<string, string>, channels?: FeedChannel[]): Promise<{ events: string[]; venue: unknown; replay: unknown; items: number }> {
+  const clock = new VirtualClock(T0);
+  const markets = [marketInfo()];
+  const venue = createSimVenue({ clock, markets, queue: 'risk-averse', latency: { entry: { kind: 'constant', ms: 0 }, cancel: { kind: 'constant', ms: 0 }, response: { kind: 'constant', ms: 0 } }, seed: 1 });
+  const events: string[] = [];
+  const tokens = [YES, NO] as string[];
+  for (const f of files) for (const m of (await readFeedHeader(f))?.markets ?? []) for (const t of m.tokens) tokens.push(t.tokenId);
+  const sub = venue.marketEvents([...new Set(tokens)] as typeof YES[]).subscribe((e: MarketEvent) => events.push(JSON.stringify(e)));
+  const stats = newReplayStats();
+  const opts = { stats, ...(channels ? { channels } : {}), batchSize: 3 };
+  const it = caches ? replayCachedBatches(files, caches, opts) : replayFeedBatches(files, opts);
+  let items = 0;
+  for await (const b of it) {
+    for (const x of b) {
+      items++;
+      if (x.t > clock.now()) clock.advanceTo(x.t);
+      venue.ingest(x);
+    }
+  }
+  sub.unsubscribe();
+  const v = venue.stats;
+  await venue.close();
+  return { events, venue: v, replay: stats, items };
+}
+
+describe('feed cache', () => {
+  const hand = join(dir, 'hand.ndjson.gz');
+  writeFileSync(hand, gzipSync(handFeed()));
+  const cdir = join(dir, 'cache');
+
+  it('replays a hand-built feed (every record kind) exactly as the text replay does', async () => {
+    const caches = await ensureFeedCaches([hand], cdir);
+    const c = caches.get(hand)!;
+    expect(c).toBe(feedCacheFile(cdir, await fileSha256(hand)));
+    const a = await through([hand]);
+    const b = await through([hand], caches);
+    expect(a.events.length).toBeGreaterThan(15);
+    expect((a.replay as { malformed: number }).malformed).toBe(1);
+    expect((a.venue as { decodeErrors: number }).decodeErrors).toBeGreaterThan(0);
+    expect(b).toEqual(a);
+    // with a channel filter too (stats count filtered lines as the text replay does)
+    expect(await through([hand], caches, ['r'])).toEqual(await through([hand], undefined, ['r']));
+    expect(await through([hand], caches, ['m'])).toEqual(await through([hand], undefined, ['m']));
+  });
+
+  it('replays a recorded world feed, merged with a second file read from text, exactly as the text replay does', async () => {
+    const w = join(dir, 'world.ndjson.gz');
+    await writeWorldFeed(w, { seed: 3, markets: 2, messages: 3000, rate: 5 });
+    const caches = await ensureFeedCaches([w], cdir);
+    const world = await through([w]);
+    expect(world.events.length).toBeGreaterThan(3000);
+    expect(await through([w], caches)).toEqual(world);
+    // one file cached, one not, merged by receive time
+    expect(await through([w, hand], caches)).toEqual(await through([w, hand]));
+  });
+
+  it('is keyed by content: a changed feed gets a new cache; an existing whole cache is reused, not rebuilt', async () => {
+    const f = join(dir, 'changing.ndjson.gz');
+    writeFileSync(f, gzipSync(handFeed()));
+    const c1 = (await ensureFeedCaches([f], cdir)).get(f)!;
+    const m1 = statSync(c1).mtimeMs;
+    expect((await ensureFeedCaches([f], cdir)).get(f)).toBe(c1);
+    expect(statSync(c1).mtimeMs).toBe(m1);
+    writeFileSync(f, gzipSync(handFeed() + frameLine(T0 + 10_000, 'm', JSON.stringify(book(YES, T0 + 10_000, [lv('0.3', '1')], [lv('0.7', '1')]))) + '\n'));
+    const c2 = (await ensureFeedCaches([f], cdir)).get(f)!;
+    expect(c2).not.toBe(c1);
+    expect(await through([f], new Map([[f, c2]]))).toEqual(await through([f]));
+    expect(c2.endsWith(`.v${FEED_CACHE_VERSION}.mmfc`)).toBe(true);
+  });
+
+  it('rebuilds a damaged cache (cut short, or not a cache) instead of reading it; a replay of a damaged cache fails loudly', async () => {
+    const f = join(dir, 'damaged.ndjson.gz');
+    writeFileSync(f, gzipSync(handFeed()));
+    const c = (await ensureFeedCaches([f], cdir)).get(f)!;
+    const whole = readFileSync(c);
+    truncateSync(c, whole.length - 10);
+    // reading it as it is: an error, never a silently shorter replay
+    await expect(through([f], new Map([[f, c]]))).rejects.toThrow(/damaged|ends early/);
+    expect((await ensureFeedCaches([f], cdir)).get(f)).toBe(c);
+    expect(readFileSync(c).equals(whole)).toBe(true);
+    writeFileSync(c, 'garbage');
+    await expect(through([f], new Map([[f, c]]))).rejects.toThrow(/not a feed cache/);
+    await ensureFeedCaches([f], cdir);
+    expect(readFileSync(c).equals(whole)).toBe(true);
+  });
+
+  it('writes through a temporary file: a failed build leaves no cache and no temporary file behind', async () => {
+    const out = join(dir, 'nocache', 'x.mmfc');
+    await expect(buildFeedCache(join(dir, 'missing.ndjson.gz'), out)).rejects.toThrow();
+    const left = readdirSync(cdir).filter((n) => n.endsWith('.tmp'));
+    expect(left).toEqual([]);
+  });
+});
