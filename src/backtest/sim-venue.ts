@@ -414,6 +414,14 @@ function seqOf(id: string, seed: number): number | undefined {
   return Number.isSafeInteger(n) && n > 0 && n < 2 ** 31 && hexId(seed, 1, n) === id ? n : undefined;
 }
 
+/** Two lowercase hex digits of each byte value (hexId's table: a lookup per byte instead of toString/padStart per word). */
+const HEX2: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** Eight hex digits of a 32-bit unsigned value. */
+function hex8(v: number): string {
+  return HEX2[v >>> 24]! + HEX2[(v >>> 16) & 255]! + HEX2[(v >>> 8) & 255]! + HEX2[v & 255]!;
+}
+
 function hexId(seed: number, ns: number, n: number): string {
   let h = (Math.imul(seed | 0, 0x9e3779b1) ^ Math.imul(ns, 0x85ebca6b) ^ Math.imul(n | 0, 0xc2b2ae35)) >>> 0;
   let out = '0x';
@@ -422,9 +430,10 @@ function hexId(seed: number, ns: number, n: number): string {
     let t = h;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    out += ((t ^ (t >>> 14)) >>> 0).toString(16).padStart(8, '0');
+    out += hex8((t ^ (t >>> 14)) >>> 0);
   }
-  return out + n.toString(16).padStart(16, '0');
+  // n < 2^53: its high and low 32 bits
+  return out + hex8(Math.floor(n / 0x100000000) >>> 0) + hex8(n >>> 0);
 }
 
 const comb = (recorded: number | null, own: number, bid: boolean): Pips | null => {
@@ -1857,13 +1866,25 @@ class SimVenueImpl implements SimVenue {
     const dirty = this.#shownDirty;
     if (dirty.length === 0) return;
     const now = this.clock.now();
-    const seen = new Set<string>();
     const list = dirty.splice(0, dirty.length);
+    // each (token, side, price) once: a few entries (an order placed or cancelled) are compared
+    // with the ones before; a long list (a cancel-all) goes through a set
+    const seen = list.length > 16 ? new Set<string>() : undefined;
     const out: Array<Mutable<LevelChangeEvent>> = [];
-    for (const [t, bid, p] of list) {
-      const key = `${t.id}|${bid ? 'b' : 'a'}|${p}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
+    for (let k = 0; k < list.length; k++) {
+      const [t, bid, p] = list[k]!;
+      if (seen !== undefined) {
+        const key = `${t.id}|${bid ? 'b' : 'a'}|${p}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+      } else {
+        let dup = false;
+        for (let j = 0; j < k && !dup; j++) {
+          const d = list[j]!;
+          dup = d[0] === t && d[1] === bid && d[2] === p;
+        }
+        if (dup) continue;
+      }
       // a token awaiting its snapshot, or getting one now, is not told level by level
       if (t.awaiting || t === this.#snapshotting || !t.book.snapshotted) continue;
       const side: Side = bid ? 'BUY' : 'SELL';
@@ -1956,18 +1977,18 @@ function venueOrder(o: SimOrder): VenueOrder {
 function withOwn(levels: readonly PriceLevel[], own: ReadonlyMap<number, number>, descending: boolean): PriceLevel[] {
   if (own.size === 0) return levels as PriceLevel[];
   // the usual case: every price we rest at is a recorded level (we rest behind others): add in place
-  // of a copy (the event's arrays are the decoder's, fresh per event; the venue's own book copied them)
+  // of a copy (the event's arrays are the decoder's, fresh per event; the venue's own book copied
+  // them). We rest at one or two prices per side: a scan of the levels per price (numbers compared)
+  // is cheaper than a Map lookup per level.
   const out = levels as PriceLevel[];
-  let found = 0;
-  for (let i = 0; i < out.length; i++) {
-    const l = out[i]!;
-    const o = own.get(l[0]);
-    if (o !== undefined) {
-      out[i] = [l[0], (l[1] + o) as Micro];
-      found++;
-    }
+  let missing = false;
+  for (const [p, o] of own) {
+    let i = 0;
+    while (i < out.length && out[i]![0] !== p) i++;
+    if (i < out.length) out[i] = [p as Pips, (out[i]![1] + o) as Micro];
+    else missing = true;
   }
-  if (found === own.size) return out;
+  if (!missing) return out;
   const seen = new Set<number>();
   for (let i = 0; i < out.length; i++) seen.add(out[i]![0]);
   for (const [p, s] of own) if (!seen.has(p)) out.push([p as Pips, s as Micro]);

@@ -374,7 +374,10 @@ export class OrderTracker {
 
   /** Orders whose outcome is unknown. */
   unknownOrders(): TrackedOrder[] {
-    return [...this.#open.values()].filter((e) => e.status === 'unknown').map(view);
+    // a loop, not spread/filter/map: the executor asks on every cycle, and there are nearly never any
+    const out: TrackedOrder[] = [];
+    for (const e of this.#open.values()) if (e.status === 'unknown') out.push(view(e));
+    return out;
   }
 
   /** Number of open orders (any market). */

@@ -156,8 +156,15 @@ export interface StoreOptions {
    * rows, their order and exactly-once semantics are the same; only the commit points move. A crash
    * loses what was written since the last flush, which a backtest (re-runnable, deterministic) can
    * afford and the live daemon cannot: `mmkit run` never passes this option.
+   * A batched store also DEFERS order writes: every change of one order between two write points
+   * is merged in memory into one row write (one INSERT with the order's final state, or one UPDATE),
+   * written before any read of the orders, at `flush()` / `close()`, and when `pendingOrders`
+   * orders are waiting (memory stays bounded whatever the flush interval). Return values, errors
+   * and rows (all columns, rowid order) are the same as without (see `openStore`).
    */
   commit?: 'each' | 'batched';
+  /** A 'batched' store's bound of deferred orders (default BATCHED_PENDING_ORDERS; tests use small ones). */
+  pendingOrders?: number;
 }
 
 /** The store. Every method runs synchronously and has committed when it returns. */
@@ -346,7 +353,62 @@ function checkInt(what: string, v: number): void {
 }
 
 /**
+ * How many orders a 'batched' store keeps deferred at most: at this many, it writes them (so memory
+ * stays bounded over a replay of any length, whatever the flush interval).
+ */
+export const BATCHED_PENDING_ORDERS = 2048;
+
+/**
+ * One deferred order write of a 'batched' store, keyed by order id: the changes of one order since
+ * the last write point, merged as the `updateOrder` statement would apply them one after another.
+ */
+interface PendingOrder {
+  /**
+   * The columns fixed at insertion when the order is not in the table yet (the write is one INSERT
+   * of its final state); undefined when it is (the write is one UPDATE with the merged patch).
+   */
+  readonly insert: { readonly market: string; readonly token: string; readonly side: string; readonly price: number; readonly size: number; readonly type: string; readonly createdAt: number } | undefined;
+  /** The last status given (an INSERT's is never null; an UPDATE's null keeps the row's). */
+  status: string | null;
+  /** The largest size matched given (0: none), as MAX(size_matched, …) never decreases. */
+  sizeMatched: number;
+  /** 1 when a reject code was given (the last one, `rejectCode`, replaces the row's). */
+  setCode: 0 | 1;
+  rejectCode: string | null;
+  /** The time of the last change. */
+  updatedAt: number;
+}
+
+/** The statuses the orders table's CHECK accepts. */
+const ORDER_STATUSES: ReadonlySet<unknown> = new Set<StoredOrderStatus>(['pending', 'live', 'partially_filled', 'filled', 'cancelled', 'rejected', 'unknown']);
+/** A surrogate code unit: SQLite receives a lone one as U+FFFD, so two such JS ids could be one SQL id. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * True when a row with these values is one the schema accepts, and its id compares in JS as in
+ * SQLite; the integer columns are `checkInt`ed apart (that throws, as without deferral). Anything
+ * else (a CHECK or NOT NULL violation, which INSERT OR IGNORE silently skips; a value SQLite
+ * coerces) is not deferred but goes to the statements themselves, so its outcome is theirs exactly.
+ */
+function plainRow(id: unknown, market: unknown, token: unknown, side: unknown, type: unknown, status: unknown): boolean {
+  return typeof id === 'string' && !SURROGATE.test(id) && typeof market === 'string' && typeof token === 'string' && (side === 'BUY' || side === 'SELL') && typeof type === 'string' && ORDER_STATUSES.has(status);
+}
+/** As plainRow, for a patch: a bad status fails the UPDATE's CHECK (on a known id only), so it is not deferred. */
+function plainPatch(id: unknown, p: OrderPatch): boolean {
+  return typeof id === 'string' && !SURROGATE.test(id) && (p.status == null || ORDER_STATUSES.has(p.status)) && (p.rejectCode == null || typeof p.rejectCode === 'string');
+}
+
+/** The number of orders a 'batched' store is deferring (tests: the bound holds); 0 for others. */
+export function pendingOrderWrites(store: Store): number {
+  return pendingOf.get(store)?.size ?? 0;
+}
+const pendingOf = new WeakMap<Store, ReadonlyMap<string, PendingOrder>>();
+
+/**
  * Open (or create) the store at `file` (':memory:' works for tests), applying pending migrations.
+ * A 'batched' store defers order writes (see StoreOptions.commit) without changing what any method
+ * returns or throws, nor the rows in the end: a read of the orders table, a flush or a close first
+ * writes what is deferred, and an input the fast path cannot vouch for runs the statements.
  * @throws Error when the file cannot be opened or holds a newer schema than this code knows.
  */
 export function openStore(file: string, opts: StoreOptions = {}): Store {
@@ -450,6 +512,116 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
   };
   const updateMany = db.transaction(updateManyRaw);
 
+  // ---- deferred order writes ('batched' only) ---------------------------------------------------
+  // A backtest writes each order as one INSERT and several UPDATEs (live, partially filled, done),
+  // each a B-tree write to the table and its indexes, mostly within one flush interval. Deferred,
+  // they are one write per order per interval: the pending map holds each order's row as it will
+  // be, in order of first change (a Map keeps insertion order, so the INSERTs come out in the order
+  // the orders were first recorded: the same rowids, the same `ORDER BY created_at, rowid`).
+  // Exactness: the merges below are the statements' semantics (INSERT OR IGNORE; the UPDATE's
+  // COALESCE / MAX / CASE); a call validates everything that can throw (checkInt) before it changes
+  // the map, so a throwing call changes nothing; an input the schema would refuse or coerce goes
+  // to the statements themselves (`direct`), after the pending writes.
+  const pending = new Map<string, PendingOrder>();
+  const orderExists = db.prepare('SELECT 1 FROM orders WHERE id = ?').pluck();
+  const insertRow = db.prepare(
+    `INSERT INTO orders (id, market, token, side, price, size, type, status, size_matched, created_at, updated_at, reject_code)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  // one savepoint inside the open transaction: all pending rows are written or none
+  const writePendingTx = db.transaction(() => {
+    for (const [id, p] of pending) {
+      const i = p.insert;
+      if (i !== undefined) insertRow.run(id, i.market, i.token, i.side, i.price, i.size, i.type, p.status, p.sizeMatched, i.createdAt, p.updatedAt, p.rejectCode);
+      else st.updateOrder.run({ id, status: p.status, size_matched: p.sizeMatched, set_code: p.setCode, reject_code: p.rejectCode, now: p.updatedAt });
+    }
+  });
+  /** Write the deferred orders (before a read of the orders table, a commit, or past the bound). */
+  const writePending = (): void => {
+    if (pending.size === 0) return;
+    writePendingTx();
+    pending.clear();
+  };
+  /** An input not to defer: run the statements themselves, on a table holding every earlier write. */
+  const direct = <T>(f: () => T): T => {
+    writePending();
+    return f();
+  };
+  /** In the table, or deferred (either way, INSERT OR IGNORE would ignore it and UPDATE match it). */
+  const known = (id: string): boolean => pending.has(id) || orderExists.get(id) !== undefined;
+  const pendingBound = Math.max(1, opts.pendingOrders ?? BATCHED_PENDING_ORDERS);
+  const bound = (): void => {
+    if (pending.size >= pendingBound) writePending();
+  };
+  // the deferred counterparts of insertOrder (INSERT OR IGNORE) and updateOrder; validated inputs
+  const deferInsert = (id: string, insert: NonNullable<PendingOrder['insert']>, status: string, sizeMatched: number): number => {
+    if (known(id)) return 0;
+    pending.set(id, { insert, status, sizeMatched, setCode: 0, rejectCode: null, updatedAt: insert.createdAt });
+    return 1;
+  };
+  const deferUpdate = (id: string, patch: OrderPatch, now: number): number => {
+    let p = pending.get(id);
+    if (p === undefined) {
+      if (orderExists.get(id) === undefined) return 0; // UPDATE … WHERE id matches no row
+      p = { insert: undefined, status: null, sizeMatched: 0, setCode: 0, rejectCode: null, updatedAt: now };
+      pending.set(id, p);
+    }
+    if (patch.status != null) p.status = patch.status; // COALESCE(@status, status)
+    if (patch.sizeMatched !== undefined && patch.sizeMatched > p.sizeMatched) p.sizeMatched = patch.sizeMatched; // MAX(size_matched, COALESCE(@size_matched, 0))
+    if (patch.rejectCode !== undefined) {
+      p.setCode = 1;
+      p.rejectCode = patch.rejectCode ?? null;
+    }
+    p.updatedAt = now;
+    return 1; // SQLite counts a matched row as changed, even when its values stay the same
+  };
+  const deferAdopt = (o: AdoptedOrder, now: number): number =>
+    deferInsert(o.id, { market: o.market, token: o.tokenId, side: o.side, price: o.price, size: o.originalSize, type: o.type ?? 'GTC', createdAt: now }, o.status, o.sizeMatched);
+  /** adoptOne's checks, in its order; false: not to defer. */
+  const adoptDeferrable = (o: AdoptedOrder): boolean => {
+    checkInt('price', o.price);
+    checkInt('size', o.originalSize);
+    checkInt('sizeMatched', o.sizeMatched);
+    return plainRow(o.id, o.market, o.tokenId, o.side, o.type ?? 'GTC', o.status);
+  };
+  /** updateOne's check; false: not to defer. */
+  const patchDeferrable = (id: OrderId, patch: OrderPatch): boolean => {
+    if (patch.sizeMatched !== undefined) checkInt('sizeMatched', patch.sizeMatched);
+    return plainPatch(id, patch);
+  };
+
+  const recordDeferred = (ps: readonly PreparedOrder[], now: number): number => {
+    // the checks in recordManyRaw's order: the same first error; an item not to defer sends the
+    // whole call to the statements (which throw, or not, as they would have)
+    for (const p of ps) {
+      const r = p.request;
+      checkInt('price', r.price);
+      checkInt('size', r.size);
+      if (!plainRow(p.id, r.market, r.tokenId, r.side, r.type, 'pending')) return direct(() => (ps.length === 1 ? recordManyRaw(ps, now) : recordMany(ps, now)));
+    }
+    let n = 0;
+    for (const p of ps) {
+      const r = p.request;
+      n += deferInsert(p.id, { market: r.market, token: r.tokenId, side: r.side, price: r.price, size: r.size, type: r.type, createdAt: now }, 'pending', 0);
+    }
+    bound();
+    return n;
+  };
+  const updateDeferred = (us: readonly { id: OrderId; patch: OrderPatch; adopt?: AdoptedOrder }[], now: number): number => {
+    for (const u of us) {
+      if ((u.adopt !== undefined && !adoptDeferrable(u.adopt)) || !patchDeferrable(u.id, u.patch)) {
+        return direct(() => (us.length === 1 && us[0]!.adopt === undefined ? updateManyRaw(us, now) : updateMany(us, now)));
+      }
+    }
+    let n = 0;
+    for (const u of us) {
+      if (u.adopt !== undefined) deferAdopt(u.adopt, now);
+      n += deferUpdate(u.id, u.patch, now);
+    }
+    bound();
+    return n;
+  };
+
   // at most one statement writes, whatever the path: atomic without a transaction of its own
   const applyFillOnce = (f: FillRecord, now: number): FillChange => {
     const ins = st.insertFill.run({
@@ -500,35 +672,49 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       open();
       if (prepared.length === 0) return 0;
       setSync(otherSync);
-      // batched: inside the open transaction, one insert (one statement, atomic) needs no savepoint
-      if (batched && prepared.length === 1) return recordManyRaw(prepared, clock.now());
+      if (batched) return recordDeferred(prepared, clock.now());
       return recordMany(prepared, clock.now());
     },
     adoptOrder(o) {
       open();
       setSync(otherSync);
+      if (batched) {
+        const now = clock.now();
+        if (!adoptDeferrable(o)) return direct(() => adoptOne(o, now)) > 0;
+        const n = deferAdopt(o, now);
+        bound();
+        return n > 0;
+      }
       return adoptOne(o, clock.now()) > 0;
     },
     updateOrder(id, patch) {
       open();
       setSync(otherSync);
+      if (batched) {
+        const now = clock.now();
+        if (!patchDeferrable(id, patch)) return direct(() => updateOne(id, patch, now)) > 0;
+        const n = deferUpdate(id, patch, now);
+        bound();
+        return n > 0;
+      }
       return updateOne(id, patch, clock.now()) > 0;
     },
     updateOrders(updates) {
       open();
       if (updates.length === 0) return 0;
       setSync(otherSync);
-      // batched: inside the open transaction, one update (one statement, atomic) needs no savepoint
-      if (batched && updates.length === 1 && updates[0]!.adopt === undefined) return updateManyRaw(updates, clock.now());
+      if (batched) return updateDeferred(updates, clock.now());
       return updateMany(updates, clock.now());
     },
     order(id) {
       open();
+      writePending();
       const r = st.getOrder.get(id) as OrderRow | undefined;
       return r === undefined ? undefined : toOrder(r);
     },
     openOrders(market) {
       open();
+      writePending();
       const rows = (market === undefined ? st.openOrders.all() : st.openOrdersOf.all(market)) as OrderRow[];
       return rows.map(toOrder);
     },
@@ -582,6 +768,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     },
     summary() {
       open();
+      writePending();
       const counts = new Map<string, number>();
       for (const r of st.orderCounts.all() as { status: string; n: number }[]) counts.set(r.status, r.n);
       const c = (s: StoredOrderStatus): number => counts.get(s) ?? 0;
@@ -617,12 +804,14 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     flush() {
       open();
       if (!batched) return;
+      writePending();
       if (db.inTransaction) db.exec('COMMIT');
       db.exec('BEGIN');
     },
     close() {
       if (closed) return;
       closed = true;
+      if (batched) writePending();
       if (batched && db.inTransaction) db.exec('COMMIT');
       if (checkpointer !== undefined) {
         checkpointer.postMessage('stop');
@@ -636,5 +825,6 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       }
     },
   };
+  if (batched) pendingOf.set(store, pending);
   return store;
 }
