@@ -54,6 +54,11 @@ describe('mmkit backtest', () => {
     const c = await mmkit([...args, '--no-feed-cache']);
     expect(c.code).toBe(0);
     expect(c.out).toBe(a.out);
+    // a cache folder that cannot be made: a warning, and the run goes on from the text
+    const d = await mmkit([...args, '--feed-cache', join(report, 'not-a-folder')]);
+    expect(d.code).toBe(0);
+    expect(d.err).toMatch(/warning: no feed cache/);
+    expect(d.out).toBe(a.out);
 
     expect(existsSync(report)).toBe(true);
     const html = readFileSync(report, 'utf8');
