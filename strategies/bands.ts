@@ -219,16 +219,86 @@ export interface MarketPlan {
   readonly minSize: number;
 }
 
-/** A live order seen in YES prices. */
+/**
+ * A live order seen in YES prices. The records are scratch (see `Scratch`): reused from call to
+ * call, never part of an output.
+ */
 interface Own {
-  readonly o: LiveOrderView;
-  readonly bid: boolean;
-  readonly yesPrice: number;
-  readonly remaining: number;
+  o: LiveOrderView;
+  bid: boolean;
+  yesPrice: number;
+  remaining: number;
   dist: number;
+  /** The band slot the order was assigned to (bids 0..nb-1, asks nb..2nb-1); -1: none. */
+  slot: number;
 }
 
 const EPS = 1e-6;
+
+/**
+ * The working memory of `quoteAt`, reused across calls: it runs on every memo miss (tens of
+ * thousands of times per backtest), and allocating its per-band and per-order arrays each time
+ * cost more than the arithmetic. One module-level instance is safe because `quoteAt` is
+ * synchronous and not re-entrant. Nothing in here is ever returned: the quotes array and the quote
+ * objects in it are fresh per call (the memo keeps them and callers share them read-only).
+ *
+ * Per slot (bids 0..nb-1, asks nb..2nb-1, innermost first): `target` is the band's target price
+ * (NaN when it falls outside [tick, 1 - tick] or post-only drops it; NaN equals no price, as null
+ * did), `load` the amount of the orders assigned to it, `keptAmount` what pass 1 kept. The kept and
+ * fresh quotes are written slot by slot, in slot order, into the flat `kept` and `fresh` lists:
+ * slot s's quotes are `kept[keptAt[s] .. keptAt[s + 1])` (`fresh` likewise). Between calls it holds
+ * on to the last call's orders and quotes (a few objects; overwritten by the next call).
+ */
+interface Scratch {
+  /** Records of the market's live orders; the first `n` of a call are in use. */
+  readonly own: Own[];
+  readonly target: number[];
+  readonly load: number[];
+  readonly keptAmount: number[];
+  readonly kept: QuoteIntent[];
+  readonly keptAt: number[];
+  readonly fresh: QuoteIntent[];
+  readonly freshAt: number[];
+}
+
+const SCRATCH: Scratch = { own: [], target: [], load: [], keptAmount: [], kept: [], keptAt: [0], fresh: [], freshAt: [0] };
+
+/** SCRATCH with room for `slots` band slots (grown by push: packed arrays, no holes). */
+function scratchFor(slots: number): Scratch {
+  const s = SCRATCH;
+  while (s.target.length < slots) {
+    s.target.push(NaN);
+    s.load.push(0);
+    s.keptAmount.push(0);
+    s.keptAt.push(0);
+    s.freshAt.push(0);
+  }
+  return s;
+}
+
+/**
+ * The order in which live orders claim band places: nearest the center first, then by price, then
+ * by id (a total order, so any stable sort gives the same result).
+ */
+function ownBefore(x: Own, y: Own): number {
+  return x.dist - y.dist || x.yesPrice - y.yesPrice || (x.o.id < y.o.id ? -1 : x.o.id > y.o.id ? 1 : 0);
+}
+
+/**
+ * Stable in-place insertion sort of `a[0..n)` by `ownBefore`: the same order as
+ * `Array.prototype.sort` (stable) for a handful of orders, without its setup cost.
+ */
+function sortOwn(a: Own[], n: number): void {
+  for (let k = 1; k < n; k++) {
+    const cur = a[k]!;
+    let j = k - 1;
+    while (j >= 0 && ownBefore(a[j]!, cur) > 0) {
+      a[j + 1] = a[j]!;
+      j--;
+    }
+    a[j + 1] = cur;
+  }
+}
 
 /**
  * The desired quotes of one market under `cfg` (see the module comment), innermost band first,
@@ -239,92 +309,134 @@ export function quoteMarket(plan: MarketPlan, cfg: BandsConfig, state: StrategyS
   return quoteAt(plan, cfg, state, marketTop(state, plan, { excludeOwn: cfg.excludeOwnOrders, tokens: cfg.tokens }));
 }
 
-/** `quoteMarket` on a top already computed (the memo below computes it first). */
-function quoteAt(plan: MarketPlan, cfg: BandsConfig, state: StrategyState, t: MarketTop | null): QuoteIntent[] {
+/**
+ * `quoteMarket` on a top already computed (the memo below computes it first). Exported for the
+ * equivalence test and the micro-benchmark (test/unit/strategies/bands-quote-equivalence.test.ts,
+ * which compares it with a frozen copy of the straightforward version it replaced).
+ *
+ * Written for speed (it is one of the hottest functions of a backtest): the per-band and per-order
+ * working arrays are the reused `SCRATCH`, loops are indexed, and the maximum-order-age machinery
+ * is skipped when no order is aged. Only the quotes returned are allocated.
+ */
+export function quoteAt(plan: MarketPlan, cfg: BandsConfig, state: StrategyState, t: MarketTop | null): QuoteIntent[] {
   if (t === null || t.mid === null || t.touchBid === null || t.touchAsk === null) return [];
-  const top = { bid: t.touchBid, ask: t.touchAsk };
+  const topBid = t.touchBid;
+  const topAsk = t.touchAsk;
   const mid = t.mid;
   const both = cfg.tokens === 'both';
   const tick = plan.tick;
   const minSize = Math.max(plan.minSize, LOT_MICRO);
-  const floorTo = floorToTick;
-  const ceilTo = ceilToTick;
+  const bands = cfg.bands;
+  const nb = bands.length;
+
+  // everything read from `state`, read before SCRATCH is touched (so not even a state view that
+  // called back into quoteAt could disturb it). With maxOrderAge off (agedOrders is then empty)
+  // or nothing aged, no set or key is made.
+  const live = state.openOrders(plan.market);
+  let aged: Set<string> | null = null;
+  if (cfg.maxOrderAgeMs > 0) {
+    const a = agedOrders(live, state.now, cfg.maxOrderAgeMs);
+    if (a.size > 0) aged = a;
+  }
+  const inv = inventoryOf(state, plan, cfg.tokens);
 
   // our live orders, in YES prices (aged ones are left out: execution cancels them)
-  const live = state.openOrders(plan.market);
-  const aged = agedOrders(live, state.now, cfg.maxOrderAgeMs);
-  const agedAt = new Set<string>();
-  const own: Own[] = [];
-  for (const o of live) {
+  const S = scratchFor(2 * nb);
+  /** (token, side, price) keys of the aged orders of this market, null when none. */
+  let agedAt: Set<string> | null = null;
+  const own = S.own;
+  let n = 0;
+  for (let k = 0; k < live.length; k++) {
+    const o = live[k]!;
     const isYes = o.tokenId === plan.yes;
     if (!isYes && o.tokenId !== plan.no) continue;
     const remaining = o.originalSize - o.sizeMatched;
     if (remaining <= 0) continue;
-    if (aged.has(o.id)) {
-      agedAt.add(`${o.tokenId}|${o.side}|${o.price}`);
+    if (aged !== null && aged.has(o.id)) {
+      (agedAt ??= new Set<string>()).add(`${o.tokenId}|${o.side}|${o.price}`);
       continue;
     }
+    if (!isYes && !both) continue; // 'yes' mode: a NO order is never kept (but it is on the book)
     const bid = isYes === (o.side === 'BUY');
     const yesPrice = isYes ? o.price : PRICE_SCALE - o.price;
-    if (!isYes && !both) continue; // 'yes' mode: a NO order is never kept (but it is on the book)
-    own.push({ o, bid, yesPrice, remaining, dist: 0 });
+    if (n === own.length) own.push({ o, bid, yesPrice, remaining, dist: 0, slot: -1 });
+    else {
+      const q = own[n]!;
+      q.o = o;
+      q.bid = bid;
+      q.yesPrice = yesPrice;
+      q.remaining = remaining;
+      q.slot = -1;
+    }
+    n++;
   }
 
-  const inv = inventoryOf(state, plan, cfg.tokens);
-  const yesHeld = inv.yes;
-  const noHeld = inv.no;
   const net = inv.net;
   const halfMin = cfg.minSpread / 2;
   const ratio = cfg.maxPosition > 0 ? Math.max(-1, Math.min(1, net / cfg.maxPosition)) : 0;
   const center = mid - cfg.inventorySkew * ratio * tick;
-  const cap = { bid: Math.max(0, cfg.maxPosition - net), ask: both ? Math.max(0, cfg.maxPosition + net) : yesHeld };
-  let yesFree = yesHeld;
-  let noFree = noHeld;
+  // what each side may still add: bids to the YES exposure, asks away from it
+  let capBid = Math.max(0, cfg.maxPosition - net);
+  let capAsk = both ? Math.max(0, cfg.maxPosition + net) : inv.yes;
+  let yesFree = inv.yes;
+  let noFree = inv.no;
+
+  // each band's target price (YES), or NaN when it falls outside [tick, 1 - tick]
+  const target = S.target;
+  const bidCap = floorToTick(center - halfMin, tick);
+  const askFloor = ceilToTick(center + halfMin, tick);
+  for (let i = 0; i < nb; i++) {
+    const m = bands[i]!.avgMargin;
+    let bidP = Math.min(floorToTick(center - m, tick), bidCap);
+    if (bidP >= topAsk) bidP = cfg.postOnly === 'drop' ? NaN : floorToTick(topAsk - tick, tick);
+    target[i] = bidP >= tick ? bidP : NaN;
+    let askP = Math.max(ceilToTick(center + m, tick), askFloor);
+    if (askP <= topBid) askP = cfg.postOnly === 'drop' ? NaN : ceilToTick(topBid + tick, tick);
+    target[nb + i] = askP <= PRICE_SCALE - tick ? askP : NaN;
+  }
 
   // assign live orders to bands: nearest the mid first, each to the innermost band (of its side)
   // whose margin window holds it and whose maxAmount it still fits. A common mid move shifts every
   // order the same way, so the orders keep their bands even when one lands on a shared boundary.
-  const nb = cfg.bands.length;
-  // each band's target price (YES), or null when it falls outside [tick, 1 - tick]
-  const target: (number | null)[] = new Array<number | null>(2 * nb).fill(null);
-  for (let i = 0; i < nb; i++) {
-    const m = cfg.bands[i]!.avgMargin;
-    let bidP: number | null = Math.min(floorTo(center - m, tick), floorTo(center - halfMin, tick));
-    if (bidP >= top.ask) bidP = cfg.postOnly === 'drop' ? null : floorTo(top.ask - tick, tick);
-    target[i] = bidP !== null && bidP >= tick ? bidP : null;
-    let askP: number | null = Math.max(ceilTo(center + m, tick), ceilTo(center + halfMin, tick));
-    if (askP <= top.bid) askP = cfg.postOnly === 'drop' ? null : ceilTo(top.bid + tick, tick);
-    target[nb + i] = askP !== null && askP <= PRICE_SCALE - tick ? askP : null;
+  const load = S.load;
+  for (let s = 0; s < 2 * nb; s++) load[s] = 0;
+  for (let k = 0; k < n; k++) {
+    const q = own[k]!;
+    q.dist = q.bid ? center - q.yesPrice : q.yesPrice - center;
   }
-  const members: Own[][] = Array.from({ length: 2 * nb }, () => []);
-  const load = new Array<number>(2 * nb).fill(0);
-  for (const q of own) q.dist = q.bid ? center - q.yesPrice : q.yesPrice - center;
-  own.sort((x, y) => x.dist - y.dist || x.yesPrice - y.yesPrice || (x.o.id < y.o.id ? -1 : x.o.id > y.o.id ? 1 : 0));
-  for (const q of own) {
+  sortOwn(own, n);
+  for (let k = 0; k < n; k++) {
+    const q = own[k]!;
     if (q.yesPrice % tick !== 0) continue; // off the current tick: replace
     if (q.dist < halfMin - EPS) continue; // nearer the center than the minimum spread: replace
+    const first = q.bid ? 0 : nb;
     for (let i = 0; i < nb; i++) {
-      const b = cfg.bands[i]!;
-      const slot = (q.bid ? 0 : nb) + i;
+      const b = bands[i]!;
+      const slot = first + i;
       // inside the margin window, or at the band's own target (a coarse tick can round it outside)
       const inside = (q.dist >= b.minMargin - EPS && q.dist <= b.maxMargin + EPS) || q.yesPrice === target[slot];
       if (!inside || load[slot]! + q.remaining > b.maxAmount) continue;
-      members[slot]!.push(q);
+      q.slot = slot;
       load[slot]! += q.remaining;
       break;
     }
   }
 
-  // pass 1: keep what fits each band (inner bands first take the capacity; sells need the shares)
-  const kept: QuoteIntent[][] = Array.from({ length: 2 * nb }, () => []);
-  const keptAmount = new Array<number>(2 * nb).fill(0);
-  for (const bid of [true, false]) {
-    let capLeft = bid ? cap.bid : cap.ask;
+  // pass 1: keep what fits each band (inner bands first take the capacity; sells need the shares).
+  // Slots are visited in order, bids then asks, so each slot's kept quotes are one run of `kept`.
+  const kept = S.kept;
+  const keptAt = S.keptAt;
+  const keptAmount = S.keptAmount;
+  let nk = 0;
+  for (let side = 0; side < 2; side++) {
+    let capLeft = side === 0 ? capBid : capAsk;
     for (let i = 0; i < nb; i++) {
-      const slot = (bid ? 0 : nb) + i;
+      const slot = side * nb + i;
       let cum = 0;
-      for (const q of members[slot]!) {
-        if (cum + q.remaining > capLeft) continue;
+      // the slot's members, nearest the center first (own is in that order)
+      for (let k = 0; k < n; k++) {
+        const q = own[k]!;
+        if (q.slot !== slot || cum + q.remaining > capLeft) continue;
         if (q.o.side === 'SELL') {
           const isYes = q.o.tokenId === plan.yes;
           if (q.remaining > (isYes ? yesFree : noFree)) continue;
@@ -332,22 +444,27 @@ function quoteAt(plan: MarketPlan, cfg: BandsConfig, state: StrategyState, t: Ma
           else noFree -= q.remaining;
         }
         cum += q.remaining;
-        kept[slot]!.push({ tokenId: q.o.tokenId, side: q.o.side, price: q.o.price, size: q.remaining as Micro });
+        kept[nk++] = { tokenId: q.o.tokenId, side: q.o.side, price: q.o.price, size: q.remaining as Micro };
       }
+      keptAt[slot + 1] = nk;
       keptAmount[slot] = cum;
       capLeft -= cum;
     }
-    if (bid) cap.bid = capLeft;
-    else cap.ask = capLeft;
+    if (side === 0) capBid = capLeft;
+    else capAsk = capLeft;
   }
 
-  // pass 2: top up under-full bands at avgMargin, routed to tokens
-  const fresh: QuoteIntent[][] = Array.from({ length: 2 * nb }, () => []);
-  for (const bid of [true, false]) {
-    let capLeft = bid ? cap.bid : cap.ask;
+  // pass 2: top up under-full bands at avgMargin, routed to tokens (slot by slot, like pass 1)
+  const fresh = S.fresh;
+  const freshAt = S.freshAt;
+  let nf = 0;
+  for (let side = 0; side < 2; side++) {
+    const bid = side === 0;
+    let capLeft = bid ? capBid : capAsk;
     for (let i = 0; i < nb; i++) {
-      const b = cfg.bands[i]!;
-      const slot = (bid ? 0 : nb) + i;
+      const b = bands[i]!;
+      const slot = side * nb + i;
+      freshAt[slot + 1] = nf; // until a quote is added below
       const have = keptAmount[slot]!;
       if (have >= b.minAmount && have > 0) continue;
       let need = b.avgAmount - have;
@@ -357,11 +474,11 @@ function quoteAt(plan: MarketPlan, cfg: BandsConfig, state: StrategyState, t: Ma
       }
       const size = lotDown(Math.min(need, capLeft));
       if (size < minSize) continue;
-      const price = target[slot];
-      if (price === null || price === undefined) continue;
-      const out = fresh[slot]!;
+      const price = target[slot]!;
+      if (Number.isNaN(price)) continue;
       if (!both) {
-        out.push({ tokenId: plan.yes, side: bid ? 'BUY' : 'SELL', price: price as Pips, size: size as Micro });
+        fresh[nf++] = { tokenId: plan.yes, side: bid ? 'BUY' : 'SELL', price: price as Pips, size: size as Micro };
+        freshAt[slot + 1] = nf;
         if (!bid) yesFree -= size;
         capLeft -= size;
         continue;
@@ -372,29 +489,35 @@ function quoteAt(plan: MarketPlan, cfg: BandsConfig, state: StrategyState, t: Ma
       if (sell < minSize) sell = 0;
       const buy = size - sell;
       if (sell > 0) {
-        out.push(bid ? { tokenId: plan.no, side: 'SELL', price: (PRICE_SCALE - price) as Pips, size: sell as Micro } : { tokenId: plan.yes, side: 'SELL', price: price as Pips, size: sell as Micro });
+        fresh[nf++] = bid ? { tokenId: plan.no, side: 'SELL', price: (PRICE_SCALE - price) as Pips, size: sell as Micro } : { tokenId: plan.yes, side: 'SELL', price: price as Pips, size: sell as Micro };
         if (bid) noFree -= sell;
         else yesFree -= sell;
       }
       if (buy >= minSize) {
-        out.push(bid ? { tokenId: plan.yes, side: 'BUY', price: price as Pips, size: buy as Micro } : { tokenId: plan.no, side: 'BUY', price: (PRICE_SCALE - price) as Pips, size: buy as Micro });
+        fresh[nf++] = bid ? { tokenId: plan.yes, side: 'BUY', price: price as Pips, size: buy as Micro } : { tokenId: plan.no, side: 'BUY', price: (PRICE_SCALE - price) as Pips, size: buy as Micro };
       }
+      freshAt[slot + 1] = nf;
       capLeft -= sell + (buy >= minSize ? buy : 0);
     }
   }
 
-  // assemble innermost first; a last guard against self-crossing (possible only with minMargin 0)
+  // assemble innermost first; a last guard against self-crossing (possible only with minMargin 0):
+  // no ask at or below our highest bid (the bid slots are the first nb runs of kept and fresh)
   let maxBid = -1;
-  for (let s = 0; s < nb; s++) for (const q of [...kept[s]!, ...fresh[s]!]) maxBid = Math.max(maxBid, yesPriceOf(q, plan));
+  for (let k = 0; k < keptAt[nb]!; k++) maxBid = Math.max(maxBid, yesPriceOf(kept[k]!, plan));
+  for (let k = 0; k < freshAt[nb]!; k++) maxBid = Math.max(maxBid, yesPriceOf(fresh[k]!, plan));
   const quotes: QuoteIntent[] = [];
   for (let i = 0; i < nb; i++) {
-    for (const q of kept[i]!) quotes.push(q);
-    for (const q of fresh[i]!) quotes.push(q);
-    for (const q of kept[nb + i]!) if (yesPriceOf(q, plan) > maxBid) quotes.push(q);
-    for (const q of fresh[nb + i]!) if (yesPriceOf(q, plan) > maxBid) quotes.push(q);
+    for (let k = keptAt[i]!; k < keptAt[i + 1]!; k++) quotes.push(kept[k]!);
+    for (let k = freshAt[i]!; k < freshAt[i + 1]!; k++) quotes.push(fresh[k]!);
+    const a = nb + i;
+    for (let k = keptAt[a]!; k < keptAt[a + 1]!; k++) if (yesPriceOf(kept[k]!, plan) > maxBid) quotes.push(kept[k]!);
+    for (let k = freshAt[a]!; k < freshAt[a + 1]!; k++) if (yesPriceOf(fresh[k]!, plan) > maxBid) quotes.push(fresh[k]!);
   }
   // while an aged order rests, nothing at its (token, side, price): the diff must not keep it
-  return agedAt.size === 0 ? quotes : quotes.filter((q) => !agedAt.has(`${q.tokenId}|${q.side}|${q.price}`));
+  if (agedAt === null) return quotes;
+  const at = agedAt;
+  return quotes.filter((q) => !at.has(`${q.tokenId}|${q.side}|${q.price}`));
 }
 
 /**
