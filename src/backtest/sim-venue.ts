@@ -971,8 +971,13 @@ class SimVenueImpl implements SimVenue {
     }
     tok.hash = e.hash;
     if (e.lastTradePrice !== null) tok.lastTradePrice = e.lastTradePrice;
-    if (consumed !== undefined) for (const [bid, p, prev] of consumed) updateConsumed(tok, bid, p, prev, tok.book.sizeAt(bid ? 'BUY' : 'SELL', p));
-    if (prevs !== undefined) for (const [l, prev] of prevs) this.#levelMoved(l, prev);
+    // indexed, without destructuring (the iterator protocol per entry): this runs on every snapshot while we rest
+    if (consumed !== undefined)
+      for (let i = 0; i < consumed.length; i++) {
+        const c = consumed[i]!;
+        updateConsumed(tok, c[0], c[1], c[2], tok.book.sizeAt(c[0] ? 'BUY' : 'SELL', c[1]));
+      }
+    if (prevs !== undefined) for (let i = 0; i < prevs.length; i++) this.#levelMoved(prevs[i]![0], prevs[i]![1]);
     const wasAwaiting = tok.awaiting;
     if (wasAwaiting) {
       tok.awaiting = false;

@@ -125,21 +125,17 @@ export class BookMirror {
    * @throws RangeError on a price outside [1, 9999] or a size that is not a non-negative safe integer
    */
   applySnapshot(bids: readonly PriceLevel[], asks: readonly PriceLevel[], meta: { hash?: string; venueTime?: number; market?: string; tickSize?: number | null; lastTradePrice?: number | null } = {}): void {
-    for (const l of bids) (checkPrice(l[0]), checkSize(l[1]));
-    for (const l of asks) (checkPrice(l[0]), checkSize(l[1]));
-    if (this.bidLo <= this.bidHi) {
-      this.bidSz.fill(0, this.bidLo, this.bidHi + 1);
-      this.bidBits.fill(0, this.bidLo >> 5, (this.bidHi >> 5) + 1);
-    }
-    if (this.askLo <= this.askHi) {
-      this.askSz.fill(0, this.askLo, this.askHi + 1);
-      this.askBits.fill(0, this.askLo >> 5, (this.askHi >> 5) + 1);
-    }
+    // indexed loops, no destructuring: `for (const [p, s] of levels)` destructures each level through
+    // the iterator protocol, which measured twice the cost of the whole snapshot
+    for (let i = 0; i < bids.length; i++) (checkPrice(bids[i]![0]), checkSize(bids[i]![1]));
+    for (let i = 0; i < asks.length; i++) (checkPrice(asks[i]![0]), checkSize(asks[i]![1]));
+    if (this.bidLo <= this.bidHi) clearSide(this.bidSz, this.bidBits, this.bidLo, this.bidHi);
+    if (this.askLo <= this.askHi) clearSide(this.askSz, this.askBits, this.askLo, this.askHi);
     this.bidLo = this.askLo = PRICE_SLOTS;
     this.bidHi = this.askHi = -1;
     this.bb = this.ba = this.nb = this.na = 0;
-    for (const [p, s] of bids) this.set(this.bidSz, true, p, s);
-    for (const [p, s] of asks) this.set(this.askSz, false, p, s);
+    for (let i = 0; i < bids.length; i++) this.set(this.bidSz, true, bids[i]![0], bids[i]![1]);
+    for (let i = 0; i < asks.length; i++) this.set(this.askSz, false, asks[i]![0], asks[i]![1]);
     this.stale = false;
     this.snapshotted = true;
     if (meta.hash !== undefined) this.hash = meta.hash;
@@ -367,4 +363,23 @@ export function feedMirrors(source$: Observable<MarketEvent>, mirrors: BookMirro
       complete: () => sub.complete(),
     }),
   );
+}
+
+/**
+ * Empties one side between `lo` and `hi` (the range it ever held since the last snapshot): only
+ * the occupied levels, found word by word in the occupancy bitmap (a size is non-zero exactly where
+ * its bit is set), are zeroed. A snapshot replaces ~10 levels spread over hundreds of price slots:
+ * clearing the whole range cost more than reading the snapshot.
+ */
+function clearSide(sz: Float64Array, bits: Int32Array, lo: number, hi: number): void {
+  for (let w = lo >> 5, end = hi >> 5; w <= end; w++) {
+    let x = bits[w]!;
+    if (x === 0) continue;
+    bits[w] = 0;
+    const base = w << 5;
+    while (x !== 0) {
+      sz[base + 31 - Math.clz32(x & -x)] = 0;
+      x &= x - 1;
+    }
+  }
 }

@@ -83,8 +83,10 @@ try {
   t0 = performance.now();
   await ensureFeedCaches([feed], cacheDir);
   console.log(`# feed cache built in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+  // no forced GC before these runs: a forced full GC makes V8 shrink the heap and drop what it
+  // learned, and the next run measured ~60% slower than in a process that never forces one (as
+  // `mmkit backtest` never does)
   const run = async (o: { storePath?: string; cached?: boolean; strategy?: string } = {}) => {
-    gc();
     const s = performance.now();
     const r = await runBacktest({
       feeds: [feed],
@@ -116,7 +118,7 @@ try {
     `import { defineStrategy } from ${JSON.stringify(new URL('../../src/strategy/api.ts', import.meta.url).pathname)};\n` +
       `export default defineStrategy({ name: 'idle', description: 'never quotes', params: {}, create() { return { onEvent() { return undefined; } }; } });\n`,
   );
-  const idleRun = await measured(3, 1, { strategy: idle });
+  const idleRun = await measured(3, 2, { strategy: idle });
   console.log(`# end to end with a strategy that never quotes (the market-data path alone): ${Math.round(idleRun.feedEvents / idleRun.sec)} events/s`);
   console.log(`# end to end: ${e2e.feedEvents} feed events, ${e2e.messages} messages, ${e2e.r.counts.marketEvents} market events, ${e2e.r.fillCount} fills, ${e2e.r.orders.ordersSent} orders, ${e2e.r.counts.intents} intents (${e2e.r.counts.intentsCoalesced} coalesced) in ${e2e.sec.toFixed(2)} s (median of 3 after 3 warm-up runs)`);
   console.log(`# end to end with the store in memory: ${Math.round(mem.feedEvents / mem.sec)} events/s`);
