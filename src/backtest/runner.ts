@@ -753,10 +753,9 @@ async function runWith(
   };
   let stride = 1;
   let tick = 0;
-  const takeSample = (): void => {
+  const takeSample = (p: ReturnType<typeof pnlNow> = pnlNow()): void => {
     const now = clock.now();
     samples.t.push(now);
-    const p = pnlNow();
     samples.pnl.realized.push(p.realized);
     samples.pnl.unrealized.push(p.unrealized);
     samples.pnl.fees.push(p.fees);
@@ -798,8 +797,9 @@ async function runWith(
         if (o === undefined || !isOpen(o.status)) filledOrders.delete(id);
       }
     }
-    if (tick++ % stride === 0) takeSample();
+    // one PnL for both (nothing changes in between)
     const p = pnlNow();
+    if (tick++ % stride === 0) takeSample(p);
     kill.recordPnl(p.realized, p.unrealized);
   }, sampleMs);
   takeSample();

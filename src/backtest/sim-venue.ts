@@ -1985,12 +1985,13 @@ function withOwn(levels: readonly PriceLevel[], own: ReadonlyMap<number, number>
   // of a copy (the event's arrays are the decoder's, fresh per event; the venue's own book copied
   // them). We rest at one or two prices per side: a scan of the levels per price (numbers compared)
   // is cheaper than a Map lookup per level.
+  // (the map's keys, then get: iterating its entries destructures a fresh [key, value] per entry)
   const out = levels as PriceLevel[];
   let missing = false;
-  for (const [p, o] of own) {
+  for (const p of own.keys()) {
     let i = 0;
     while (i < out.length && out[i]![0] !== p) i++;
-    if (i < out.length) out[i] = [p as Pips, (out[i]![1] + o) as Micro];
+    if (i < out.length) out[i] = [p as Pips, (out[i]![1] + own.get(p)!) as Micro];
     else missing = true;
   }
   if (!missing) return out;

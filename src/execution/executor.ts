@@ -36,6 +36,9 @@ import { diffQuotes, type DiffTolerance } from './diff.ts';
 import { OrderTracker, isOpen, type Transition } from './tracker.ts';
 
 /** The most orders one POST /orders may carry. */
+
+/** The executor's view of a market's orders: the live ones, without those it is cancelling already. */
+const EXCLUDE_CANCELLING = Object.freeze({ excludeCancelling: true });
 export const MAX_PLACE_BATCH = 15;
 
 /** Options of the executor. */
@@ -567,7 +570,7 @@ export class Executor {
       // orders whose fate is unknown and not being resolved (e.g. resolution ran out): try again
       for (const u of this.tracker.unknownOrders()) if (u.market === market) this.#resolveLater(u.id);
       const again = this.tracker.cancellingOrders(market);
-      const live = this.tracker.liveOrders(market, { excludeCancelling: true });
+      const live = this.tracker.liveOrdersCached(market, EXCLUDE_CANCELLING);
       const diff = diffQuotes(d, live, this.#tolerance, this.#tickPips(market) ?? 0);
       kept = diff.kept.length;
       const cancels = again.length === 0 ? diff.cancels : [...again, ...diff.cancels];

@@ -27,6 +27,8 @@ import type { Micro, Pips, Side } from '../core/units.ts';
 import type { CancelOutcome, PlaceOutcome, PreparedOrder, VenueOrder } from '../engine/venue.ts';
 
 /** The tracker's states (the store's `orders.status`). */
+
+const NO_OPTS: { excludeCancelling?: boolean } = Object.freeze({});
 export type TrackedStatus = 'pending' | 'live' | 'partially_filled' | 'filled' | 'cancelled' | 'rejected' | 'unknown';
 
 /** One tracked order (read-only view). */
@@ -157,6 +159,7 @@ export class OrderTracker {
   #version = 0;
   readonly #marketVersion = new Map<string, number>();
   readonly #liveCache = new Map<string, { version: number; list: readonly LiveOrderView[] }>();
+  readonly #liveCacheX = new Map<string, { version: number; list: readonly LiveOrderView[] }>();
 
   constructor(clock: Clock, opts: TrackerOptions = {}) {
     this.#clock = clock;
@@ -354,14 +357,16 @@ export class OrderTracker {
    * caller (the risk gate and the strategy on every book event of a backtest) allocates nothing.
    * Read-only: callers must not mutate it.
    */
-  liveOrdersCached(market?: ConditionId): readonly LiveOrderView[] {
+  liveOrdersCached(market?: ConditionId, opts: { excludeCancelling?: boolean } = NO_OPTS): readonly LiveOrderView[] {
     const key = market ?? '';
-    // a market's list is rebuilt only when an order of that market changed
+    // a market's list is rebuilt only when an order of that market changed (a cancel request
+    // included: the list without the orders being cancelled, the executor's, follows the same versions)
     const version = market === undefined ? this.#version : (this.#marketVersion.get(market) ?? 0);
-    const c = this.#liveCache.get(key);
+    const cache = opts.excludeCancelling === true ? this.#liveCacheX : this.#liveCache;
+    const c = cache.get(key);
     if (c !== undefined && c.version === version) return c.list;
-    const list = this.liveOrders(market);
-    this.#liveCache.set(key, { version, list });
+    const list = this.liveOrders(market, opts);
+    cache.set(key, { version, list });
     return list;
   }
 

@@ -22,6 +22,10 @@ describe('OrderTracker.liveOrdersCached', () => {
       expect(t.liveOrdersCached()).toEqual(t.liveOrders());
       expect(t.liveOrdersCached(M)).toEqual(t.liveOrders(M));
       expect(t.liveOrdersCached(M2)).toEqual(t.liveOrders(M2));
+      // the executor's list: without the orders it is cancelling already
+      const x = { excludeCancelling: true };
+      expect(t.liveOrdersCached(M, x)).toEqual(t.liveOrders(M, x));
+      expect(t.liveOrdersCached(undefined, x)).toEqual(t.liveOrders(undefined, x));
     };
     const first = t.liveOrdersCached(M);
     expect(t.liveOrdersCached(M)).toBe(first);
@@ -38,8 +42,12 @@ describe('OrderTracker.liveOrdersCached', () => {
     t.onFill({ tradeId: 't1', orderId: '0xa' as OrderId, size: 4_000_000, status: 'MATCHED' });
     check();
     expect(t.liveOrdersCached(M)[0]?.sizeMatched).toBe(4_000_000);
+    const withA = t.liveOrdersCached(M, { excludeCancelling: true });
+    expect(withA.map((o) => o.id)).toEqual(['0xa']);
     t.markCancelRequested(['0xa' as OrderId]);
     check();
+    expect(t.liveOrdersCached(M, { excludeCancelling: true })).toEqual([]);
+    expect(t.liveOrdersCached(M).map((o) => o.id)).toEqual(['0xa']); // still live until the venue answers
     t.onCancelOutcome({ canceled: ['0xa' as OrderId], notCanceled: new Map() });
     check();
     expect(t.liveOrdersCached(M)).toEqual([]);
