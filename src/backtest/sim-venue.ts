@@ -1979,7 +1979,8 @@ function venueOrder(o: SimOrder): VenueOrder {
 }
 
 /** Recorded levels (best first) with our shown sizes added (a new array; the input is not changed). */
-function withOwn(levels: readonly PriceLevel[], own: ReadonlyMap<number, number>, descending: boolean): PriceLevel[] {
+/** (exported for its test) */
+export function withOwn(levels: readonly PriceLevel[], own: ReadonlyMap<number, number>, descending: boolean): PriceLevel[] {
   if (own.size === 0) return levels as PriceLevel[];
   // the usual case: every price we rest at is a recorded level (we rest behind others): add in place
   // of a copy (the event's arrays are the decoder's, fresh per event; the venue's own book copied
@@ -1995,6 +1996,21 @@ function withOwn(levels: readonly PriceLevel[], own: ReadonlyMap<number, number>
     else missing = true;
   }
   if (!missing) return out;
+  // we rest where the recorded book has no level (inside its spread, usually): insert each such
+  // level at its place, the levels being best first, as the decoder and the books give them (a
+  // Set, a push and a sort per snapshot measured 15x the cost of the in-place case); unsorted
+  // input (never seen) takes the general path below
+  let sorted = true;
+  for (let i = 1; i < out.length && sorted; i++) sorted = descending ? out[i - 1]![0] > out[i]![0] : out[i - 1]![0] < out[i]![0];
+  if (sorted) {
+    for (const p of own.keys()) {
+      let i = 0;
+      while (i < out.length && (descending ? out[i]![0] > p : out[i]![0] < p)) i++;
+      if (i < out.length && out[i]![0] === p) continue; // a recorded level: added above
+      out.splice(i, 0, [p as Pips, own.get(p)! as Micro]);
+    }
+    return out;
+  }
   const seen = new Set<number>();
   for (let i = 0; i < out.length; i++) seen.add(out[i]![0]);
   for (const [p, s] of own) if (!seen.has(p)) out.push([p as Pips, s as Micro]);
