@@ -107,7 +107,7 @@ try {
     rs.sort((a, b) => a.sec - b.sec);
     return rs[Math.floor(n / 2)]!;
   };
-  const e2e = await measured(3, 3);
+  const e2e = await measured(3, 5);
   const text = await measured(3, 1, { cached: false });
   const mem = await measured(1, 0, { storePath: ':memory:' });
   // the same pipeline with a strategy that never quotes: the market-data path alone (replay, frame
@@ -120,7 +120,7 @@ try {
   );
   const idleRun = await measured(3, 2, { strategy: idle });
   console.log(`# end to end with a strategy that never quotes (the market-data path alone): ${Math.round(idleRun.feedEvents / idleRun.sec)} events/s`);
-  console.log(`# end to end: ${e2e.feedEvents} feed events, ${e2e.messages} messages, ${e2e.r.counts.marketEvents} market events, ${e2e.r.fillCount} fills, ${e2e.r.orders.ordersSent} orders, ${e2e.r.counts.intents} intents (${e2e.r.counts.intentsCoalesced} coalesced) in ${e2e.sec.toFixed(2)} s (median of 3 after 3 warm-up runs)`);
+  console.log(`# end to end: ${e2e.feedEvents} feed events, ${e2e.messages} messages, ${e2e.r.counts.marketEvents} market events, ${e2e.r.fillCount} fills, ${e2e.r.orders.ordersSent} orders, ${e2e.r.counts.intents} intents (${e2e.r.counts.intentsCoalesced} coalesced) in ${e2e.sec.toFixed(2)} s (median of 3 after 5 warm-up runs)`);
   console.log(`# end to end with the store in memory: ${Math.round(mem.feedEvents / mem.sec)} events/s`);
   console.log(`figure: replay_events_per_sec = ${Math.round(e2e.feedEvents / e2e.sec)} events/s`);
   console.log(`figure: replay_messages_per_sec = ${Math.round(e2e.messages / e2e.sec)} messages/s`);
