@@ -82,6 +82,7 @@ import { Executor, type ExecutorStats } from '../execution/executor.ts';
 import { HeartbeatKeeper } from '../execution/heartbeat.ts';
 import { OrderTracker, isOpen } from '../execution/tracker.ts';
 import { gate, type RiskView } from '../risk/gate.ts';
+import { GateMemo } from '../risk/gate-memo.ts';
 import { KillSwitch } from '../risk/kill-switch.ts';
 import { resolveRiskLimits, type RiskLimits } from '../risk/limits.ts';
 import { fillFromEvent, openStore, type Store } from '../store/store.ts';
@@ -165,6 +166,8 @@ export interface BacktestOptions {
   readonly tickMs?: number;
   /** Coalesce identical consecutive intents (see the module comment). Default true. */
   readonly coalesceIntents?: boolean;
+  /** Reuse the risk gate's answer while nothing it reads changed (src/risk/gate-memo.ts; exact). Default true. */
+  readonly memoiseGate?: boolean;
   /**
    * Settle after EVERY timer that fires, the world's and the runner's own measurement timers
    * included, instead of only when something of the bot's may be pending (see the module comment).
@@ -708,13 +711,16 @@ async function runWith(
     executor.submit(d);
   };
 
+  // the strategy re-states the same quotes on most book events and every tick: the gate's answer
+  // is reused while nothing it reads changed (exact: src/risk/gate-memo.ts)
+  const gateMemo = opts.memoiseGate === false ? undefined : new GateMemo();
   engine = createEngine({
     venue,
     strategy,
     markets,
     clock,
     timers: { tickMs: opts.tickMs ?? 1000 },
-    gate: (desired, state) => gate(desired, viewOf(state)).approved,
+    gate: gateMemo !== undefined ? (desired, state) => gateMemo.approve(desired, viewOf(state)) : (desired, state) => gate(desired, viewOf(state)).approved,
     execute,
     onFill,
     orders: { openOrders: (m) => tracker.liveOrdersCached(m) },

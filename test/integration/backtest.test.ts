@@ -116,6 +116,11 @@ describe('backtest: recorded feed', () => {
     expect(c.samples).toEqual(a.samples);
   }, 120_000);
 
+  it('memoising the risk gate changes nothing', async () => {
+    const b = await runBacktest({ ...opts(), memoiseGate: false });
+    expect(json(b)).toBe(json(a));
+  }, 120_000);
+
   it('the replay batch size (where the runner awaits the file system) does not change the result', async () => {
     const b = await runBacktest({ ...opts(), batchSize: 7 });
     expect(json(b)).toBe(json(a));

@@ -12,7 +12,7 @@ import type { Micro, Pips } from '../../../src/core/units.ts';
 /** The definition: the recorded levels plus ours, one level per price, best first. */
 function reference(levels: readonly PriceLevel[], own: ReadonlyMap<number, number>, descending: boolean): PriceLevel[] {
   const out = levels.map((l) => [l[0], (l[1] + (own.get(l[0]) ?? 0)) as Micro] as PriceLevel);
-  const seen = new Set(levels.map((l) => l[0]));
+  const seen = new Set<number>(levels.map((l) => l[0]));
   for (const [p, s] of own) if (!seen.has(p)) out.push([p as Pips, s as Micro]);
   return out.sort(descending ? (a, b) => b[0] - a[0] : (a, b) => a[0] - b[0]);
 }

@@ -1,0 +1,153 @@
+/**
+ * The risk gate, memoised per market, for a caller that gates the same desired quotes over and over:
+ * a strategy that re-states its unchanged quotes on every book event and timer tick (the backtest
+ * runner gates ~110,000 sets per 200,000 recorded frames, ~90% of them the same quotes as before).
+ *
+ * Exact, because `gate` is pure: the approved quotes of the last call for a market are handed out
+ * again only when EVERYTHING the gate reads for that market is the same as then:
+ *  - the desired quotes (the same array: a strategy that memoises its quotes, as bands does, hands
+ *    the same array back; any other array is a miss), and the market's info (same object);
+ *  - the kill switch tripped or not, the halt, the heartbeat flag, the limits (same object), the
+ *    market's current tick;
+ *  - each token's book (same object) with its stale flag, best bid and best ask;
+ *  - every live order (the same list: the order tracker's cached list changes identity with any
+ *    order change; a view that builds a new list per call never hits), the available collateral,
+ *    and both tokens' positions.
+ * The gate reads a book beyond its top only for a quote at or through the top (its crossing
+ * check); such a call is not memoised. Refusal reasons (the kill switch's message...) are not
+ * kept: the memo serves callers that use the approved set only.
+ */
+import type { ConditionId, TokenId } from '../core/ids.ts';
+import type { DesiredQuotes, LiveOrderView, QuoteIntent } from '../core/intents.ts';
+import { PRICE_SCALE } from '../core/units.ts';
+import type { MarketInfo } from '../engine/venue.ts';
+import type { BookView } from '../strategy/api.ts';
+import { gate, type RiskView } from './gate.ts';
+import type { RiskLimits } from './limits.ts';
+
+/** What a memoised call read, and what it approved. */
+interface Entry {
+  quotes: readonly QuoteIntent[];
+  approved: readonly QuoteIntent[];
+  info: MarketInfo;
+  limits: RiskLimits;
+  tripped: boolean;
+  halted: string | null | undefined;
+  heartbeatOk: boolean | undefined;
+  tick: number | undefined;
+  bookA: BookView | undefined;
+  aStale: boolean;
+  aBid: number | null;
+  aAsk: number | null;
+  bookB: BookView | undefined;
+  bStale: boolean;
+  bBid: number | null;
+  bAsk: number | null;
+  orders: readonly LiveOrderView[];
+  collateral: number;
+  posA: number;
+  posB: number;
+}
+
+/** `gate(desired, view).approved`, memoised per market (see the module comment). */
+export class GateMemo {
+  readonly #last = new Map<ConditionId, Entry>();
+  /** Calls answered from the memo, and calls that ran the gate. */
+  hits = 0;
+  misses = 0;
+
+  approve(desired: DesiredQuotes, view: RiskView): DesiredQuotes {
+    const quotes = desired.quotes;
+    if (quotes.length === 0) return desired; // the gate passes an empty set as it is
+    const market = desired.market;
+    const info = view.market(market);
+    if (info === undefined) {
+      this.misses++;
+      return gate(desired, view).approved;
+    }
+    const a = info.tokens[0].tokenId;
+    const b = info.tokens[1].tokenId;
+    const tripped = view.killSwitch?.tripped === true;
+    const halted = view.halted;
+    const heartbeatOk = view.heartbeatOk;
+    const limits = view.limits;
+    const tick = view.tick?.(market);
+    const bookA = view.book(a);
+    const bookB = view.book(b);
+    const aStale = bookA?.stale === true;
+    const aBid = bookA?.bestBid ?? null;
+    const aAsk = bookA?.bestAsk ?? null;
+    const bStale = bookB?.stale === true;
+    const bBid = bookB?.bestBid ?? null;
+    const bAsk = bookB?.bestAsk ?? null;
+    const orders = view.openOrders();
+    const collateral = view.availableCollateral;
+    const posA = view.position(a);
+    const posB = view.position(b);
+    const m = this.#last.get(market);
+    if (
+      m !== undefined &&
+      m.quotes === quotes &&
+      m.info === info &&
+      m.orders === orders &&
+      m.aBid === aBid &&
+      m.aAsk === aAsk &&
+      m.bBid === bBid &&
+      m.bAsk === bAsk &&
+      m.aStale === aStale &&
+      m.bStale === bStale &&
+      m.bookA === bookA &&
+      m.bookB === bookB &&
+      m.collateral === collateral &&
+      m.posA === posA &&
+      m.posB === posB &&
+      m.tripped === tripped &&
+      m.halted === halted &&
+      m.heartbeatOk === heartbeatOk &&
+      m.limits === limits &&
+      m.tick === tick
+    ) {
+      this.hits++;
+      return m.approved === quotes ? desired : { market, quotes: m.approved, at: desired.at };
+    }
+    this.misses++;
+    const approved = gate(desired, view).approved;
+    if (!topOnly(quotes, a, b, bookA, bookB)) {
+      this.#last.delete(market);
+      return approved;
+    }
+    const e: Entry = { quotes, approved: approved.quotes, info, limits, tripped, halted, heartbeatOk, tick, bookA, aStale, aBid, aAsk, bookB, bStale, bBid, bAsk, orders, collateral, posA, posB };
+    this.#last.set(market, e);
+    return approved;
+  }
+
+  /** Forgets everything (e.g. when the view itself is replaced). */
+  clear(): void {
+    this.#last.clear();
+  }
+}
+
+/**
+ * True when the gate read no book level beyond the top for these quotes: every quote of the
+ * market's tokens is strictly inside its token's top (a BUY below the ask, a SELL above the bid),
+ * or a token's book is unusable (the gate then refuses the whole market before any level is read).
+ * Conservative: false whenever a quote might reach the crossing check's level scan.
+ */
+function topOnly(quotes: readonly QuoteIntent[], a: TokenId, b: TokenId, bookA: BookView | undefined, bookB: BookView | undefined): boolean {
+  for (let i = 0; i < quotes.length; i++) {
+    const q = quotes[i]!;
+    const isA = q.tokenId === a;
+    if (!isA && q.tokenId !== b) continue; // refused before any read
+    // the gate's top of this token: its own book, else the other's through the complement
+    const own = isA ? bookA : bookB;
+    const src = own ?? (isA ? bookB : bookA);
+    if (src === undefined || src.stale) return true;
+    const bb = src.bestBid;
+    const ba = src.bestAsk;
+    if (bb === null || ba === null || bb >= ba) return true;
+    const bid = own !== undefined ? bb : PRICE_SCALE - ba;
+    const ask = own !== undefined ? ba : PRICE_SCALE - bb;
+    if (q.side === 'BUY' ? q.price >= ask : q.price <= bid) return false;
+  }
+  return true;
+}

@@ -1,0 +1,232 @@
+/**
+ * GateMemo (src/risk/gate-memo.ts) against the gate itself, model-based: random sequences of
+ * changes to a live view (book levels at and behind the top with the book objects kept, as the
+ * engine's mirrors are; stale books, a missing NO book; orders here and elsewhere; fills,
+ * positions, collateral; kill switch, halt, heartbeat; tick) interleaved with gating a few
+ * desired sets that are reused by identity (as a memoising strategy does), some of them at or
+ * through the top so that the gate's crossing check reads the book's depth. After every gate call
+ * the memo's approved set equals `gate(...).approved`.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { TokenId } from '../../../src/core/ids.ts';
+import type { DesiredQuotes, LiveOrderView, QuoteIntent } from '../../../src/core/intents.ts';
+import type { Micro, Pips, Side } from '../../../src/core/units.ts';
+import { gate, type RiskView } from '../../../src/risk/gate.ts';
+import { GateMemo } from '../../../src/risk/gate-memo.ts';
+import type { RiskLimits } from '../../../src/risk/limits.ts';
+import type { BookView } from '../../../src/strategy/api.ts';
+import { M1, M2, marketInfo, NO1, order, SH, YES1, YES2, NO2 } from '../strategy/fixtures.ts';
+
+/** A book that changes in place (one object for its life, as the engine's mirror). */
+class MutBook implements BookView {
+  readonly bids = new Map<number, number>();
+  readonly asks = new Map<number, number>();
+  stale = false;
+  constructor(readonly tokenId: TokenId) {}
+  get bestBid(): Pips | null {
+    let b: number | null = null;
+    for (const [p, s] of this.bids) if (s > 0 && (b === null || p > b)) b = p;
+    return b as Pips | null;
+  }
+  get bestAsk(): Pips | null {
+    let a: number | null = null;
+    for (const [p, s] of this.asks) if (s > 0 && (a === null || p < a)) a = p;
+    return a as Pips | null;
+  }
+  get mid(): number | null {
+    const b = this.bestBid;
+    const a = this.bestAsk;
+    return b !== null && a !== null ? (b + a) / 2 : null;
+  }
+  levels(side: 'bids' | 'asks', depth = Infinity): ReadonlyArray<readonly [Pips, Micro]> {
+    const m = side === 'bids' ? this.bids : this.asks;
+    const ls = [...m].filter(([, s]) => s > 0).sort((x, y) => (side === 'bids' ? y[0] - x[0] : x[0] - y[0]));
+    return ls.slice(0, depth) as unknown as ReadonlyArray<readonly [Pips, Micro]>;
+  }
+}
+
+const limits: RiskLimits = {
+  defaults: { maxPosition: (60 * SH) as Micro, maxOrderSize: (40 * SH) as Micro, maxNotional: (40 * SH) as Micro, maxOpenOrders: 4, maxMidDistance: 300, minPrice: 100, maxPrice: 9900 },
+  markets: {},
+  global: { maxNotional: (80 * SH) as Micro, maxOpenOrders: 6 },
+  killSwitch: { maxLoss: 0 as Micro, maxRejections: 0, rejectionWindowMs: 1, maxHeartbeatFailures: 0 },
+} as unknown as RiskLimits;
+
+type Op =
+  | { k: 'level'; book: 'A' | 'B'; side: 'bids' | 'asks'; price: number; size: number }
+  | { k: 'stale'; book: 'A' | 'B' }
+  | { k: 'dropB' }
+  | { k: 'addOrder'; other: boolean; token: 'A' | 'B'; side: Side; price: number; size: number }
+  | { k: 'removeOrder'; i: number }
+  | { k: 'fill'; i: number; size: number }
+  | { k: 'touchOrders' }
+  | { k: 'position'; token: 'A' | 'B'; size: number }
+  | { k: 'collateral'; v: number }
+  | { k: 'kill' }
+  | { k: 'halt' }
+  | { k: 'heartbeat' }
+  | { k: 'tick' }
+  | { k: 'gate'; set: number };
+
+// few prices around the books' tops, tight limits: every input the gate reads changes its answer
+const price = fc.integer({ min: 46, max: 54 }).map((x) => x * 100);
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 10, arbitrary: fc.record({ k: fc.constant('level' as const), book: fc.constantFrom('A' as const, 'B' as const), side: fc.constantFrom('bids' as const, 'asks' as const), price, size: fc.constantFrom(0, 10 * SH, 20 * SH, 0, 10 * SH, 37 * SH) }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('stale' as const), book: fc.constantFrom('A' as const, 'B' as const) }) },
+  { weight: 1, arbitrary: fc.constant({ k: 'dropB' as const }) },
+  { weight: 3, arbitrary: fc.record({ k: fc.constant('addOrder' as const), other: fc.boolean(), token: fc.constantFrom('A' as const, 'B' as const), side: fc.constantFrom<Side>('BUY', 'SELL'), price, size: fc.constantFrom(10 * SH, 20 * SH, 7 * SH) }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('removeOrder' as const), i: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('fill' as const), i: fc.nat(), size: fc.integer({ min: 1, max: 10 }).map((s) => s * SH) }) },
+  { weight: 1, arbitrary: fc.constant({ k: 'touchOrders' as const }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('position' as const), token: fc.constantFrom('A' as const, 'B' as const), size: fc.integer({ min: 0, max: 80 }).map((s) => s * SH) }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('collateral' as const), v: fc.integer({ min: 0, max: 40 }).map((s) => s * SH) }) },
+  { weight: 1, arbitrary: fc.constant({ k: 'kill' as const }) },
+  { weight: 1, arbitrary: fc.constant({ k: 'halt' as const }) },
+  { weight: 1, arbitrary: fc.constant({ k: 'heartbeat' as const }) },
+  { weight: 1, arbitrary: fc.constant({ k: 'tick' as const }) },
+  { weight: 40, arbitrary: fc.record({ k: fc.constant('gate' as const), set: fc.oneof(fc.nat({ max: 1 }), fc.nat({ max: 5 })) }) },
+);
+
+const quoteArb: fc.Arbitrary<QuoteIntent> = fc.record({
+  tokenId: fc.constantFrom(YES1, NO1, YES1, NO1, YES2),
+  side: fc.constantFrom<Side>('BUY', 'SELL'),
+  price: price.map((p) => p as Pips),
+  size: fc.integer({ min: 5, max: 50 }).map((s) => (s * SH) as Micro),
+});
+
+describe('GateMemo', () => {
+  it('approves exactly what the gate approves, after any sequence of changes to the view', () => {
+    let hits = 0;
+    let calls = 0;
+    fc.assert(
+      fc.property(fc.array(fc.array(quoteArb, { minLength: 1, maxLength: 5 }), { minLength: 6, maxLength: 6 }), fc.array(opArb, { minLength: 30, maxLength: 150 }), (sets, ops) => {
+        const info = marketInfo(M1, YES1, NO1);
+        const info2 = marketInfo(M2, YES2, NO2);
+        const A = new MutBook(YES1);
+        let B: MutBook | undefined = new MutBook(NO1);
+        for (const [p, s] of [[4800, 10], [4700, 20]] as const) A.bids.set(p, s * SH);
+        for (const [p, s] of [[5200, 10], [5300, 20]] as const) A.asks.set(p, s * SH);
+        for (const [p, s] of [[4800, 10]] as const) B.bids.set(p, s * SH);
+        for (const [p, s] of [[5200, 10]] as const) B.asks.set(p, s * SH);
+        let orders: LiveOrderView[] = [];
+        const pos = new Map<string, number>();
+        let collateral = 30 * SH;
+        const kill = { tripped: false, reason: null };
+        let halted: string | null = null;
+        let heartbeatOk = true;
+        let tick: Pips | undefined;
+        const view: RiskView = {
+          limits,
+          killSwitch: kill,
+          get halted() {
+            return halted;
+          },
+          get heartbeatOk() {
+            return heartbeatOk;
+          },
+          market: (id) => (id === M1 ? info : id === M2 ? info2 : undefined),
+          tick: () => tick,
+          book: (t) => (t === YES1 ? A : t === NO1 ? B : undefined),
+          position: (t) => (pos.get(t) ?? 0) as Micro,
+          openOrders: () => orders,
+          get availableCollateral() {
+            return collateral as Micro;
+          },
+        };
+        const memo = new GateMemo();
+        const desired = sets.map((quotes) => quotes);
+        for (const op of ops) {
+          switch (op.k) {
+            case 'level': {
+              const bk = op.book === 'A' ? A : B;
+              if (bk !== undefined) (op.side === 'bids' ? bk.bids : bk.asks).set(op.price, op.size);
+              break;
+            }
+            case 'stale': {
+              const bk = op.book === 'A' ? A : B;
+              if (bk !== undefined) bk.stale = !bk.stale;
+              break;
+            }
+            case 'dropB':
+              B = B === undefined ? new MutBook(NO1) : undefined;
+              break;
+            case 'addOrder':
+              orders = [...orders, order(op.other ? M2 : M1, op.other ? YES2 : op.token === 'A' ? YES1 : NO1, op.side, op.price, op.size)];
+              break;
+            case 'removeOrder':
+              if (orders.length > 0) orders = orders.filter((_, i) => i !== op.i % orders.length);
+              break;
+            case 'fill':
+              if (orders.length > 0) {
+                const i = op.i % orders.length;
+                const o = orders[i]!;
+                orders = orders.map((x, j) => (j === i ? { ...o, sizeMatched: Math.min(o.originalSize, o.sizeMatched + op.size) as Micro } : x));
+              }
+              break;
+            case 'touchOrders':
+              orders = [...orders]; // same orders, a new list
+              break;
+            case 'position':
+              pos.set(op.token === 'A' ? YES1 : NO1, op.size);
+              break;
+            case 'collateral':
+              collateral = op.v;
+              break;
+            case 'kill':
+              kill.tripped = !kill.tripped;
+              break;
+            case 'halt':
+              halted = halted === null ? 'reconciling' : null;
+              break;
+            case 'heartbeat':
+              heartbeatOk = !heartbeatOk;
+              break;
+            case 'tick':
+              tick = tick === undefined ? (200 as Pips) : undefined; // 47xx, 49xx... off this tick
+              break;
+            case 'gate': {
+              const d: DesiredQuotes = { market: M1, quotes: desired[op.set]!, at: calls };
+              const want = gate(d, view).approved;
+              const got = memo.approve(d, view);
+              calls++;
+              expect(got.market).toBe(want.market);
+              expect(got.at).toBe(want.at);
+              expect(got.quotes).toEqual(want.quotes);
+              break;
+            }
+          }
+        }
+        hits += memo.hits;
+      }),
+      { numRuns: 1000 },
+    );
+    // the memo is exercised, not bypassed
+    expect(hits).toBeGreaterThan(calls / 10);
+  });
+
+  it('does not memoise a quote through the top: the crossing check read levels behind it, which can change under the same top', () => {
+    const info = marketInfo(M1, YES1, NO1);
+    const A = new MutBook(YES1);
+    A.bids.set(4800, 10 * SH);
+    A.asks.set(5200, 10 * SH); // all of it ours (the SELL below)
+    let orders: LiveOrderView[] = [order(M1, YES1, 'SELL', 5200, 10 * SH)];
+    const view: RiskView = {
+      limits,
+      market: (id) => (id === M1 ? info : undefined),
+      book: (t) => (t === YES1 ? A : undefined),
+      position: () => 0 as Micro,
+      openOrders: () => orders,
+      availableCollateral: (30 * SH) as Micro,
+    };
+    const quotes: QuoteIntent[] = [{ tokenId: YES1, side: 'BUY', price: 5300 as Pips, size: (10 * SH) as Micro }];
+    const memo = new GateMemo();
+    const d = (at: number): DesiredQuotes => ({ market: M1, quotes, at });
+    expect(memo.approve(d(1), view).quotes).toEqual(quotes); // nothing of others' at or below 5300
+    A.asks.set(5300, 20 * SH); // behind the top: the top, the orders and everything else unchanged
+    expect(gate(d(2), view).approved.quotes).toEqual([]); // now it would cross
+    expect(memo.approve(d(2), view).quotes).toEqual([]);
+    orders = [...orders];
+    expect(memo.approve(d(3), view).quotes).toEqual([]);
+  });
+});
