@@ -121,6 +121,12 @@ export class CdpPage {
     this.ws.close();
     this.proc.kill('SIGKILL');
     if (this.proc.exitCode === null && this.proc.signalCode === null) await new Promise((r) => this.proc.once('exit', r));
-    rmSync(this.profile, { recursive: true, force: true });
+    // Chromium's helper processes (crashpad, GPU) can still be writing the profile for a moment
+    // after the browser exits (ENOTEMPTY): retry, and never fail a test over a temporary folder
+    try {
+      rmSync(this.profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+    } catch {
+      // left in the temporary directory
+    }
   }
 }
