@@ -30,20 +30,21 @@
  * files; always last). Numbers are f64 (exact for every integer the events hold), null is NaN.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
+import { deserialize, serialize } from 'node:v8';
 import { join } from 'node:path';
 import type { BestBidAskEvent, BookSnapshotEvent, LastTradeEvent, LevelChangeEvent, MarketDataEvent, PriceLevel } from '../core/events.ts';
 import type { ConditionId, TokenId } from '../core/ids.ts';
 import type { Micro, Pips, Side } from '../core/units.ts';
 import { FrameScanner } from '../api/streams/frame-scan.ts';
 import type { MarketDecoderStats } from '../api/streams/market-decode.ts';
-import type { FeedChannel, FeedHeader, ReplayStats } from './feed.ts';
+import type { FeedChannel, FeedHeader, FeedItem, ReplayStats, SkippedLines } from './feed.ts';
 
 /** Bump when the layout or the meaning of the events changes: older caches are then rebuilt. */
-export const FEED_CACHE_VERSION = 1;
+export const FEED_CACHE_VERSION = 2;
 const MAGIC = Buffer.from('MMKFC1\n\0', 'latin1');
 const PREAMBLE = MAGIC.length + 4 + 32;
 
@@ -53,6 +54,8 @@ const R_FRAME = 3;
 const R_EVENTS = 4;
 const R_STRING = 5;
 const R_END = 6;
+/** Malformed lines skipped before the next item (SkippedLines: the count goes on that item). */
+const R_BAD = 7;
 /** Bytes of the end record: u32 length, u8 kind, f64 malformed, f64 damaged files. */
 const END_RECORD = 4 + 1 + 8 + 8;
 
@@ -67,7 +70,7 @@ const E_BBA = 4;
  * events made that early would live through several young-generation collections and be promoted
  * (a measured ~20 % of a backtest's time in the collector); made at ingest they die young.
  */
-export interface DecodedFrameItem {
+export interface DecodedFrameItem extends SkippedLines {
   readonly kind: 'events';
   readonly t: number;
   readonly ch: 'm';
@@ -96,29 +99,94 @@ export async function fileSha256(file: string): Promise<Buffer> {
   return h.digest();
 }
 
-/** Where the cache of a feed with this content lives in `dir`. */
+/**
+ * The source files whose code decides what a cache holds: the line parsers, the frame scanner and
+ * its decimal conversions, this file. Their hash is part of a cache's name, so a change to any of
+ * them (a fixed decoding bug, a new field) makes every older cache unused, without anyone having to
+ * remember to bump FEED_CACHE_VERSION.
+ */
+const DECODER_SOURCES = ['../api/streams/frame-scan.ts', '../api/streams/decode.ts', '../api/streams/market-decode.ts', '../core/units.ts', './feed.ts', './replay.ts', './feed-cache.ts'];
+
+let decoderHash: string | undefined;
+/** 12 hex digits of the SHA-256 of DECODER_SOURCES (empty when they cannot be read, e.g. a bundle). */
+export function decoderFingerprint(): string {
+  if (decoderHash !== undefined) return decoderHash;
+  const h = createHash('sha256');
+  try {
+    for (const f of DECODER_SOURCES) h.update(readFileSync(new URL(f, import.meta.url)));
+    decoderHash = h.digest('hex').slice(0, 12);
+  } catch {
+    decoderHash = '';
+  }
+  return decoderHash;
+}
+
+/** Where the cache of a feed with this content lives in `dir` (named by the feed's SHA-256, the format version and the decoder's code). */
 export function feedCacheFile(dir: string, sha: Buffer): string {
-  return join(dir, `${sha.toString('hex')}.v${FEED_CACHE_VERSION}.mmfc`);
+  const fp = decoderFingerprint();
+  return join(dir, `${sha.toString('hex')}.v${FEED_CACHE_VERSION}${fp ? `-${fp}` : ''}.mmfc`);
+}
+
+/** Where each feed's cache is: whole ones to read, missing (or damaged) ones to build. */
+export interface FeedCachePlan {
+  /** Feed file → its whole cache file. */
+  readonly ready: Map<string, string>;
+  /** Feed file → where its cache goes and the feed's SHA-256 (the cache's key). */
+  readonly missing: Map<string, CacheTarget>;
+}
+
+/** Where a feed's cache goes: its name, the feed's SHA-256, and the feed's size and mtime when hashed. */
+export interface CacheTarget {
+  readonly out: string;
+  readonly sha: Buffer;
+  /** The feed as hashed: a cache is kept only if the feed is still so when it is written (not a recording that grew meanwhile). */
+  readonly size?: number;
+  readonly mtimeMs?: number;
+}
+
+/** True when `file` still has the size and mtime `t` recorded (or `t` recorded none). */
+export function feedUnchanged(file: string, t: CacheTarget): boolean {
+  if (t.size === undefined || t.mtimeMs === undefined) return true;
+  try {
+    const st = statSync(file);
+    return st.size === t.size && st.mtimeMs === t.mtimeMs;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Looks up each feed's cache in `dir` (made when missing). Reads every feed once (its hash).
+ * @throws the file system's error when a feed cannot be read or the folder cannot be made
+ */
+export async function planFeedCaches(files: readonly string[], dir: string): Promise<FeedCachePlan> {
+  const ready = new Map<string, string>();
+  const missing = new Map<string, CacheTarget>();
+  mkdirSync(dir, { recursive: true });
+  for (const f of files) {
+    if (ready.has(f) || missing.has(f)) continue;
+    const st = statSync(f);
+    const sha = await fileSha256(f);
+    const c = feedCacheFile(dir, sha);
+    if (await validCache(c, sha)) ready.set(f, c);
+    else missing.set(f, { out: c, sha, size: st.size, mtimeMs: st.mtimeMs });
+  }
+  return { ready, missing };
 }
 
 /**
  * The cache file of each feed, built first where missing (or unreadable: rebuilt). Returns feed
- * file → cache file. `build` is how a missing cache is made (default `buildFeedCache`).
+ * file → cache file.
  * @throws the file system's error when a feed cannot be read or the folder cannot be written
  */
 export async function ensureFeedCaches(files: readonly string[], dir: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for (const f of files) {
-    if (out.has(f)) continue;
-    const sha = await fileSha256(f);
-    const c = feedCacheFile(dir, sha);
-    if (!(await validCache(c, sha))) {
-      mkdirSync(dir, { recursive: true });
-      await buildFeedCache(f, c, sha);
-    }
-    out.set(f, c);
+  const plan = await planFeedCaches(files, dir);
+  for (const [f, m] of plan.missing) {
+    await buildFeedCache(f, m);
+    if (!existsSync(m.out)) throw new Error(`${f} changed while its cache was built`);
+    plan.ready.set(f, m.out);
   }
-  return out;
+  return plan.ready;
 }
 
 /** True when `file` exists and starts with this version's preamble for this feed. */
@@ -147,9 +215,15 @@ async function validCache(file: string, sha: Buffer): Promise<boolean> {
 /** A growable little-endian record buffer, written out between records. */
 class Writer {
   buf = Buffer.allocUnsafe(1 << 20);
+  // numbers go through a DataView (inlined by the JIT), not Buffer's checked write methods
+  #v = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
   pos = 0;
   #start = 0;
   readonly #strings = new Map<string, number>();
+  /** The first ids defined (index = id), looked up before the map. */
+  readonly #few: string[] = [];
+  /** Every id defined (index = id). */
+  readonly names: string[] = [];
 
   constructor(private readonly fd: number) {}
 
@@ -158,6 +232,7 @@ class Writer {
     const b = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
     this.buf.copy(b, 0, 0, this.pos);
     this.buf = b;
+    this.#v = new DataView(b.buffer, b.byteOffset, b.byteLength);
   }
   u8(v: number): void {
     this.#room(1);
@@ -165,32 +240,63 @@ class Writer {
   }
   u32(v: number): void {
     this.#room(4);
-    this.buf.writeUInt32LE(v, this.pos);
+    this.#v.setUint32(this.pos, v, true);
     this.pos += 4;
   }
   f64(v: number): void {
     this.#room(8);
-    this.buf.writeDoubleLE(v, this.pos);
+    this.#v.setFloat64(this.pos, v, true);
     this.pos += 8;
   }
   nf64(v: number | null): void {
     this.f64(v === null ? NaN : v);
   }
-  /** u32 (byte length << 1 | ascii flag), then the bytes. */
+  /** u32 (byte length << 1 | ascii flag), then the bytes (latin1 when ascii, else UTF-16LE). */
   str(s: string): void {
-    const n = Buffer.byteLength(s, 'utf8');
+    const len = s.length;
+    if (len <= 256) {
+      // short strings (ids, hashes, reasons): ASCII copied a character at a time, no encoder call
+      this.#room(4 + len);
+      const b = this.buf;
+      const at = this.pos + 4;
+      let i = 0;
+      for (; i < len; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        b[at + i] = c;
+      }
+      if (i === len) {
+        this.#v.setUint32(this.pos, len * 2 + 1, true);
+        this.pos = at + len;
+        return;
+      }
+    }
+    // ASCII as one byte per character; anything else as UTF-16 code units, which keeps every JS
+    // string exactly (UTF-8 would turn a lone surrogate into U+FFFD)
+    const ascii = Buffer.byteLength(s, 'utf8') === len;
+    const n = ascii ? len : 2 * len;
     this.#room(4 + n);
-    const ascii = n === s.length;
-    this.buf.writeUInt32LE(n * 2 + (ascii ? 1 : 0), this.pos);
-    this.buf.write(s, this.pos + 4, n, ascii ? 'latin1' : 'utf8');
+    this.#v.setUint32(this.pos, n * 2 + (ascii ? 1 : 0), true);
+    this.buf.write(s, this.pos + 4, n, ascii ? 'latin1' : 'utf16le');
     this.pos += 4 + n;
+  }
+  bytes(src: Buffer): void {
+    this.#room(src.length);
+    src.copy(this.buf, this.pos);
+    this.pos += src.length;
   }
   /** The id-table index of `s`, defining it first (a record of its own) when new. */
   id(s: string): number {
+    // a feed holds a few markets: a scan of the first ids (string compares, which stop at the first
+    // differing character) beats hashing a fresh 78-character token id in the map on every event
+    const few = this.#few;
+    for (let k = 0; k < few.length; k++) if (few[k] === s) return k;
     let i = this.#strings.get(s);
     if (i === undefined) {
       i = this.#strings.size;
       this.#strings.set(s, i);
+      if (i === few.length && i < 64) few.push(s);
+      this.names.push(s);
       this.begin(R_STRING);
       this.str(s);
       this.end();
@@ -202,14 +308,143 @@ class Writer {
     this.u32(0);
     this.u8(kind);
   }
+  /** The buffer (and its view) holding the record `end` closed last, and where that record starts. */
+  lastBuf: Buffer = this.buf;
+  lastView: DataView = this.#v;
+  lastStart = 0;
+
   end(): void {
-    this.buf.writeUInt32LE(this.pos - this.#start - 4, this.#start);
+    this.#v.setUint32(this.#start, this.pos - this.#start - 4, true);
+    this.lastBuf = this.buf;
+    this.lastView = this.#v;
+    this.lastStart = this.#start;
     if (this.pos >= 1 << 20) this.flush();
   }
+  /** Writes the buffer out; later records go to a fresh one (items handed on still read theirs from this one). */
   flush(): void {
     let off = 0;
     while (off < this.pos) off += writeSync(this.fd, this.buf, off, this.pos - off);
     this.pos = 0;
+    this.buf = Buffer.allocUnsafe(1 << 20);
+    this.#v = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
+  }
+}
+
+/**
+ * Writes one feed's cache as its items go by (the replay's items in, the items to hand on out:
+ * market frames the scanner takes come out already decoded, so they are scanned once). Used by
+ * `buildFeedCache` (a pass of its own) and by a replay that builds the cache while it runs
+ * (replay.ts `replayCachedBatches` with `build`). Nothing lands until `finish`: it renames the
+ * whole file into place; `abort` (or any failure) leaves nothing behind.
+ */
+export class CacheWriter {
+  readonly #tmp: string;
+  #fd: number | undefined;
+  readonly #w: Writer;
+  readonly #scanner = new FrameScanner();
+  readonly #ds: MarketDecoderStats = { messages: 0, events: 0, bad: 0, unknownTypes: 0, serverErrors: 0 };
+  #evs: MarketDataEvent[] = [];
+  readonly #collect = (e: MarketDataEvent): void => void this.#evs.push(e);
+
+  /** @throws the file system's error when the temporary file cannot be made */
+  constructor(
+    readonly out: string,
+    sha: Buffer,
+  ) {
+    this.#tmp = `${out}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    this.#fd = openSync(this.#tmp, 'w');
+    const w = (this.#w = new Writer(this.#fd));
+    MAGIC.copy(w.buf, 0);
+    w.buf.writeUInt32LE(FEED_CACHE_VERSION, MAGIC.length);
+    sha.copy(w.buf, MAGIC.length + 4);
+    w.pos = PREAMBLE;
+  }
+
+  /** True until finished or aborted. */
+  get open(): boolean {
+    return this.#fd !== undefined;
+  }
+
+  /**
+   * Records one item; returns the item to hand on: a market frame the scanner takes as an `events`
+   * item (its events, once: they are the consumer's to change), anything else as it is.
+   * @throws the file system's error (the caller aborts)
+   */
+  add(it: FeedItem): FeedItem | DecodedFrameItem {
+    const w = this.#w;
+    const bad = it.bad;
+    if (bad !== undefined && bad > 0) {
+      w.begin(R_BAD);
+      w.f64(bad);
+      w.end();
+    }
+    if (it.kind === 'header') {
+      // structured clone, not JSON: a header holds what JSON.parse made of the line, which JSON
+      // cannot always write back (1e999 is Infinity, -0)
+      const h = serialize(it.header);
+      w.begin(R_HEADER);
+      w.f64(it.t);
+      w.u32(h.length);
+      w.bytes(h);
+      w.end();
+      return it;
+    }
+    if (it.kind === 'status') {
+      w.begin(R_STATUS);
+      w.f64(it.t);
+      w.u8(it.ch === 'm' ? 0 : 1);
+      w.u8(it.status === 'connect' ? 0 : 1);
+      w.str(it.reason);
+      w.end();
+      return it;
+    }
+    if (it.ch === 'm') {
+      const evs = (this.#evs = []);
+      this.#ds.messages = 0;
+      if (this.#scanner.scan(it.raw, it.t, this.#ds, this.#collect)) {
+        writeEvents(w, it.t, this.#ds.messages, evs);
+        // handed on as a cached frame reading the record just written, so its events are made when
+        // the consumer takes them (made now, a whole batch of them would outlive several
+        // young-generation collections); the scanned events themselves are garbage at once
+        const f = new CachedFrame(it.t, this.#ds.messages, w.lastBuf, w.lastView, w.lastStart + 17, w.names, this.out);
+        if (bad !== undefined) f.bad = bad;
+        return f;
+      }
+    }
+    w.begin(R_FRAME);
+    w.f64(it.t);
+    w.u8(it.ch === 'm' ? 0 : 1);
+    w.str(it.raw);
+    w.end();
+    return it;
+  }
+
+  /** Ends the cache (the file's malformed lines and damaged-file count) and renames it into place. @throws the file system's error */
+  finish(malformed: number, truncatedFiles: number): void {
+    const fd = this.#fd;
+    if (fd === undefined) return;
+    const w = this.#w;
+    w.begin(R_END);
+    w.f64(malformed);
+    w.f64(truncatedFiles);
+    w.end();
+    w.flush();
+    fsyncSync(fd);
+    this.#fd = undefined;
+    closeSync(fd);
+    renameSync(this.#tmp, this.out);
+  }
+
+  /** Drops the unfinished cache. Idempotent; never throws. */
+  abort(): void {
+    const fd = this.#fd;
+    this.#fd = undefined;
+    try {
+      if (fd !== undefined) closeSync(fd);
+    } catch {
+      // closing failed: the file goes anyway
+    }
+    rmSync(this.#tmp, { force: true });
   }
 }
 
@@ -218,74 +453,29 @@ class Writer {
  * scans each market frame, writes a temporary file and renames it into place when whole.
  * @throws the file system's error
  */
-export async function buildFeedCache(feed: string, out: string, sha?: Buffer): Promise<void> {
+export async function buildFeedCache(feed: string, target: string | CacheTarget): Promise<void> {
   const { newReplayStats, replayFeedBatches } = await import('./replay.ts');
-  const digest = sha ?? (await fileSha256(feed));
-  const tmp = `${out}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  const fd = openSync(tmp, 'w');
-  let ok = false;
+  let t: CacheTarget;
+  if (typeof target === 'string') {
+    const st = statSync(feed);
+    t = { out: target, sha: await fileSha256(feed), size: st.size, mtimeMs: st.mtimeMs };
+  } else t = target;
+  const w = new CacheWriter(t.out, t.sha);
   try {
-    const w = new Writer(fd);
-    MAGIC.copy(w.buf, 0);
-    w.buf.writeUInt32LE(FEED_CACHE_VERSION, MAGIC.length);
-    digest.copy(w.buf, MAGIC.length + 4);
-    w.pos = PREAMBLE;
     const stats = newReplayStats();
-    const scanner = new FrameScanner();
-    const ds: MarketDecoderStats = { messages: 0, events: 0, bad: 0, unknownTypes: 0, serverErrors: 0 };
-    const evs: MarketDataEvent[] = [];
-    const collect = (e: MarketDataEvent): void => void evs.push(e);
-    for await (const batch of replayFeedBatches([feed], { stats })) {
-      for (const it of batch) {
-        if (it.kind === 'header') {
-          w.begin(R_HEADER);
-          w.f64(it.t);
-          w.str(JSON.stringify(it.header));
-          w.end();
-        } else if (it.kind === 'status') {
-          w.begin(R_STATUS);
-          w.f64(it.t);
-          w.u8(it.ch === 'm' ? 0 : 1);
-          w.u8(it.status === 'connect' ? 0 : 1);
-          w.str(it.reason);
-          w.end();
-        } else if (it.ch === 'm' && scanFrame(scanner, it.raw, it.t, ds, evs, collect)) {
-          writeEvents(w, it.t, ds.messages, evs);
-        } else {
-          w.begin(R_FRAME);
-          w.f64(it.t);
-          w.u8(it.ch === 'm' ? 0 : 1);
-          w.str(it.raw);
-          w.end();
-        }
-      }
-    }
-    w.begin(R_END);
-    w.f64(stats.malformed);
-    w.f64(stats.truncatedFiles);
-    w.end();
-    w.flush();
-    fsyncSync(fd);
-    ok = true;
+    for await (const batch of replayFeedBatches([feed], { stats })) for (const it of batch) w.add(it);
+    // a feed that changed since it was hashed (a recording still growing): no cache
+    if (feedUnchanged(feed, t)) w.finish(stats.malformed, stats.truncatedFiles);
   } finally {
-    closeSync(fd);
-    if (ok) renameSync(tmp, out);
-    else rmSync(tmp, { force: true });
+    w.abort(); // (nothing left to do when finished)
   }
-}
-
-/** Scans one frame into `evs` (cleared first), its message count in `ds.messages` (reset first). */
-function scanFrame(scanner: FrameScanner, raw: string, t: number, ds: MarketDecoderStats, evs: MarketDataEvent[], collect: (e: MarketDataEvent) => void): boolean {
-  evs.length = 0;
-  ds.messages = 0;
-  return scanner.scan(raw, t, ds, collect);
 }
 
 function writeEvents(w: Writer, t: number, messages: number, evs: readonly MarketDataEvent[]): void {
   // ids first: their definitions are records of their own, so they cannot sit inside this one
   const ids: number[] = [];
-  for (const e of evs) {
-    const x = e as { market: string; tokenId: string };
+  for (let k = 0; k < evs.length; k++) {
+    const x = evs[k] as { market: string; tokenId: string };
     ids.push(w.id(x.market), w.id(x.tokenId));
   }
   w.begin(R_EVENTS);
@@ -302,11 +492,13 @@ function writeEvents(w: Writer, t: number, messages: number, evs: readonly Marke
     w.u32(ids[2 * k + 1]!);
     switch (e.type) {
       case 'book_snapshot':
-        for (const side of [e.bids, e.asks]) {
+        // indexed: destructuring each level goes through the iterator protocol
+        for (let sd = 0; sd < 2; sd++) {
+          const side = sd === 0 ? e.bids : e.asks;
           w.u32(side.length);
-          for (const [p, s] of side) {
-            w.f64(p);
-            w.f64(s);
+          for (let i = 0; i < side.length; i++) {
+            w.f64(side[i]![0]);
+            w.f64(side[i]![1]);
           }
         }
         w.str(e.hash);
@@ -342,11 +534,7 @@ function writeEvents(w: Writer, t: number, messages: number, evs: readonly Marke
 // ---- reading ------------------------------------------------------------------------------------
 
 /** What a replay source hands out (one record of a feed, or a decoded market frame). */
-export type CachedItem =
-  | DecodedFrameItem
-  | { readonly kind: 'frame'; readonly t: number; readonly ch: FeedChannel; readonly raw: string }
-  | { readonly kind: 'status'; readonly t: number; readonly ch: FeedChannel; readonly status: 'connect' | 'disconnect'; readonly reason: string }
-  | { readonly kind: 'header'; readonly t: number; readonly header: FeedHeader };
+export type CachedItem = DecodedFrameItem | FeedItem;
 
 const READ_CHUNK = 1024 * 1024;
 const nn = (v: number): number | null => (v !== v ? null : v);
@@ -451,7 +639,9 @@ export class CachedSource<T = CachedItem> {
         st.lines++;
         if (this.#keepM) {
           st.frames++;
-          out.push(new CachedFrame(t, v.getUint32(p + 8, true), b, v, p + 12, this.#ids, this.file));
+          const f = new CachedFrame(t, v.getUint32(p + 8, true), b, v, p + 12, this.#ids, this.file);
+          if (this.#bad > 0) f.bad = this.#take();
+          out.push(f);
         }
       } else if (kind === R_FRAME) {
         const t = v.getFloat64(p, true);
@@ -460,7 +650,7 @@ export class CachedSource<T = CachedItem> {
         st.lines++;
         if (ch === 'm' ? this.#keepM : this.#keepR) {
           st.frames++;
-          out.push({ kind: 'frame', t, ch, raw });
+          out.push(this.#bad > 0 ? { kind: 'frame', t, ch, raw, bad: this.#take() } : { kind: 'frame', t, ch, raw });
         }
       } else if (kind === R_STRING) {
         this.#ids.push(this.#str(p));
@@ -472,14 +662,17 @@ export class CachedSource<T = CachedItem> {
         st.lines++;
         if (ch === 'm' ? this.#keepM : this.#keepR) {
           st.statuses++;
-          out.push({ kind: 'status', t, ch, status, reason });
+          out.push(this.#bad > 0 ? { kind: 'status', t, ch, status, reason, bad: this.#take() } : { kind: 'status', t, ch, status, reason });
         }
       } else if (kind === R_HEADER) {
         const t = v.getFloat64(p, true);
-        const header = JSON.parse(this.#str(p + 8)) as FeedHeader;
+        const n = v.getUint32(p + 8, true);
+        const header = deserialize(b.subarray(p + 12, p + 12 + n)) as FeedHeader;
         st.lines++;
         st.headers++;
-        out.push({ kind: 'header', t, header });
+        out.push(this.#bad > 0 ? { kind: 'header', t, header, bad: this.#take() } : { kind: 'header', t, header });
+      } else if (kind === R_BAD) {
+        this.#bad += v.getFloat64(p, true);
       } else if (kind === R_END) {
         const malformed = v.getFloat64(p, true);
         st.lines += malformed;
@@ -496,6 +689,14 @@ export class CachedSource<T = CachedItem> {
     return str(this.#chunk, this.#view, p);
   }
 
+  /** Malformed lines read before the next item (R_BAD records): counted on it. */
+  #bad = 0;
+  #take(): number {
+    const n = this.#bad;
+    this.#bad = 0;
+    return n;
+  }
+
   async close(): Promise<void> {
     this.#ended = true;
     const fh = this.#fh;
@@ -508,6 +709,7 @@ export class CachedSource<T = CachedItem> {
 class CachedFrame implements DecodedFrameItem {
   readonly kind = 'events';
   readonly ch = 'm';
+  bad: number | undefined = undefined;
   constructor(
     readonly t: number,
     readonly messages: number,
@@ -610,5 +812,5 @@ function str(b: Buffer, v: DataView, p: number): string {
   const hl = v.getUint32(p, true);
   const a = p + 4;
   const z = a + (hl >>> 1);
-  return hl & 1 ? b.toString('latin1', a, z) : b.toString('utf8', a, z);
+  return hl & 1 ? b.toString('latin1', a, z) : b.toString('utf16le', a, z);
 }

@@ -40,17 +40,26 @@ export interface FeedHeader {
   readonly markets: readonly MarketInfo[];
 }
 
+/**
+ * Malformed lines of an item's file skipped since the item before it (absent: none). Counted on the
+ * item that follows them, so a consumer that stops early knows exactly how many it went past (the
+ * replay's `stats.malformed` also counts what it has read ahead).
+ */
+export interface SkippedLines {
+  readonly bad?: number;
+}
+
 /** One replayed record, as replay hands it out (pulled, in receive-time order). */
 export type FeedItem =
-  | {
+  | ({
       readonly kind: 'frame';
       readonly t: number;
       readonly ch: FeedChannel;
       /** The frame's text exactly as received. */
       readonly raw: string;
-    }
-  | { readonly kind: 'status'; readonly t: number; readonly ch: FeedChannel; readonly status: 'connect' | 'disconnect'; readonly reason: string }
-  | { readonly kind: 'header'; readonly t: number; readonly header: FeedHeader };
+    } & SkippedLines)
+  | ({ readonly kind: 'status'; readonly t: number; readonly ch: FeedChannel; readonly status: 'connect' | 'disconnect'; readonly reason: string } & SkippedLines)
+  | ({ readonly kind: 'header'; readonly t: number; readonly header: FeedHeader } & SkippedLines);
 
 /** Counters a replay keeps (malformed lines are skipped and counted, never fatal). */
 export interface ReplayStats {

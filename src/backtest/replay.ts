@@ -35,7 +35,7 @@ import { createReadStream } from 'node:fs';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { parseLine, type FeedChannel, type FeedHeader, type FeedItem, type ReplayStats } from './feed.ts';
-import { CachedSource, type CachedItem } from './feed-cache.ts';
+import { CachedSource, CacheWriter, feedUnchanged, type CachedItem, type CacheTarget } from './feed-cache.ts';
 
 /** Options of a replay. */
 export interface ReplayOptions {
@@ -93,13 +93,137 @@ export function replayFeedBatches(files: readonly string[], opts: ReplayOptions 
  * receive times, same counters once the replay has ended.
  * @throws (from `next()`) the file system's error, or a damaged cache's
  */
-export function replayCachedBatches(files: readonly string[], caches: ReadonlyMap<string, string>, opts: ReplayOptions = {}): AsyncIterableIterator<CachedItem[]> {
+export function replayCachedBatches(
+  files: readonly string[],
+  caches: ReadonlyMap<string, string>,
+  opts: ReplayOptions & { build?: ReadonlyMap<string, CacheTarget> } = {},
+): AsyncIterableIterator<CachedItem[]> {
   const stats = opts.stats ?? newReplayStats();
   const sources = files.map((f, i): Source<CachedItem> => {
     const c = caches.get(f);
-    return c !== undefined ? new CachedSource<CachedItem>(c, i, stats, opts.channels) : (new FileSource(f, i, stats, opts.channels) as unknown as Source<CachedItem>);
+    if (c !== undefined) return new CachedSource<CachedItem>(c, i, stats, opts.channels);
+    const b = opts.build?.get(f);
+    if (b !== undefined) return new TeeSource(f, i, stats, opts.channels, b);
+    return new FileSource(f, i, stats, opts.channels) as unknown as Source<CachedItem>;
   });
   return batchIterator(new Merger<CachedItem>(sources, opts));
+}
+
+/**
+ * A file read from its text that writes its cache as it goes (feed-cache.ts CacheWriter): the
+ * first replay of a feed builds the cache without a pass of its own, and hands its market frames on
+ * already decoded. The cache is written only when the file is read to its end; a replay stopped
+ * early (or a cache that cannot be written: a full disk) leaves none, and the replay goes on.
+ */
+class TeeSource implements Source<CachedItem> {
+  buf: CachedItem[] = [];
+  pos = 0;
+  /** Reads every channel (the cache holds them all); this source filters what it hands out. */
+  readonly #inner: FileSource;
+  /** The file's own counters, added to the replay's as they grow. */
+  readonly #own = newReplayStats();
+  readonly #seen = newReplayStats();
+  #w: CacheWriter | undefined;
+  /** Malformed lines counted on items this source did not hand out (filtered): go on the next. */
+  #carry = 0;
+  readonly #keepM: boolean;
+  readonly #keepR: boolean;
+
+  constructor(
+    readonly file: string,
+    readonly index: number,
+    private readonly stats: ReplayStats,
+    channels: readonly FeedChannel[] | undefined,
+    private readonly target: CacheTarget,
+  ) {
+    this.#inner = new FileSource(file, index, this.#own, undefined);
+    this.#keepM = channels === undefined || channels.includes('m');
+    this.#keepR = channels === undefined || channels.includes('r');
+    try {
+      this.#w = new CacheWriter(target.out, target.sha);
+    } catch {
+      this.#w = undefined; // no cache this time
+    }
+  }
+
+  async fill(): Promise<boolean> {
+    const out: CachedItem[] = (this.buf = []);
+    this.pos = 0;
+    for (;;) {
+      let more: boolean;
+      try {
+        more = await this.#inner.fill();
+      } catch (err) {
+        this.#drop();
+        throw err;
+      }
+      this.#count();
+      if (!more) {
+        const w = this.#w;
+        this.#w = undefined;
+        if (w !== undefined) {
+          try {
+            // a feed that changed since it was hashed (a recording still growing): no cache
+            if (feedUnchanged(this.file, this.target)) w.finish(this.#own.malformed, this.#own.truncatedFiles);
+            else w.abort();
+          } catch {
+            w.abort();
+          }
+        }
+        return false;
+      }
+      const items = this.#inner.buf;
+      for (let i = 0; i < items.length; i++) {
+        let x: CachedItem = items[i]!;
+        const w = this.#w;
+        if (w !== undefined) {
+          try {
+            x = w.add(items[i]!);
+          } catch {
+            this.#drop();
+          }
+        }
+        const keep = x.kind === 'header' || (x.ch === 'm' ? this.#keepM : this.#keepR);
+        if (!keep) {
+          this.#carry += x.bad ?? 0; // counted on the next item handed out
+          continue;
+        }
+        if (this.#carry > 0) {
+          (x as { bad?: number }).bad = (x.bad ?? 0) + this.#carry;
+          this.#carry = 0;
+        }
+        if (x.kind === 'status') this.stats.statuses++;
+        else if (x.kind !== 'header') this.stats.frames++;
+        out.push(x);
+      }
+      if (out.length > 0) return true;
+    }
+  }
+
+  /** Adds what the file's own counters gained (all but frames and statuses: counted as handed out). */
+  #count(): void {
+    const o = this.#own;
+    const s = this.#seen;
+    const st = this.stats;
+    st.lines += o.lines - s.lines;
+    st.headers += o.headers - s.headers;
+    st.malformed += o.malformed - s.malformed;
+    st.truncatedFiles += o.truncatedFiles - s.truncatedFiles;
+    s.lines = o.lines;
+    s.headers = o.headers;
+    s.malformed = o.malformed;
+    s.truncatedFiles = o.truncatedFiles;
+  }
+
+  #drop(): void {
+    this.#w?.abort();
+    this.#w = undefined;
+  }
+
+  async close(): Promise<void> {
+    this.#drop();
+    await this.#inner.close();
+  }
 }
 
 function batchIterator<T extends { readonly t: number }>(m: Merger<T>): AsyncIterableIterator<T[]> {
@@ -169,6 +293,8 @@ class FileSource {
   private readErr: Error | undefined;
   private readonly keepM: boolean;
   private readonly keepR: boolean;
+  /** Malformed lines not yet counted on an item (see SkippedLines). */
+  private bad = 0;
 
   constructor(
     readonly file: string,
@@ -249,6 +375,7 @@ class FileSource {
         if (rest !== undefined && !isBlank(rest)) {
           this.stats.lines++;
           this.stats.malformed++;
+          this.bad++;
         }
         this.ended = true;
         return this.buf.length > 0;
@@ -330,9 +457,15 @@ class FileSource {
           if (!isBlankText(text, start, e)) {
             st.lines++;
             st.malformed++;
+            this.bad++;
           }
           start = end + 1;
           continue;
+        }
+        // malformed lines since the last item handed out: counted on the next one (see SkippedLines)
+        if (this.bad > 0 && (item.kind === 'header' || (item.ch === 'm' ? keepM : keepR))) {
+          (item as { bad?: number }).bad = this.bad;
+          this.bad = 0;
         }
         st.lines++;
         if (item.kind === 'frame') {

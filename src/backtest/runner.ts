@@ -93,7 +93,7 @@ import { loadStrategy } from '../strategy/loader.ts';
 import { resolveParams } from '../strategy/params.ts';
 import { parseLine, type FeedHeader } from './feed.ts';
 import { newReplayStats, replayCachedBatches, replayFeedBatches } from './replay.ts';
-import { ensureFeedCaches } from './feed-cache.ts';
+import { planFeedCaches, type FeedCachePlan } from './feed-cache.ts';
 import type { LatencySpec } from './latency.ts';
 import { FillPointSampler, FillRowRing, FillStatsAccumulator, type FillPoints, type FillStats, type StatFill } from './fill-stats.ts';
 import { MARKOUT_HORIZONS_MS } from './metrics.ts';
@@ -177,9 +177,10 @@ export interface BacktestOptions {
   /** Items per replay batch (feed mode). */
   readonly batchSize?: number;
   /**
-   * Feed mode: a folder for decoded-event caches of the feeds (./feed-cache.ts): a feed is decoded
-   * once into it and later runs read the events back without gunzip or text scanning. The result
-   * is identical with and without. Default: none (no cache; `mmkit backtest` passes one).
+   * Feed mode: a folder for decoded-event caches of the feeds (./feed-cache.ts): a run that reads a
+   * feed to its end writes its cache there as it goes, and later runs read the events back without
+   * gunzip or text scanning. The result is identical with and without. Default: none (no cache;
+   * `mmkit backtest` passes one).
    */
   readonly feedCache?: string;
   /** Progress, every `progressEveryMs` of virtual time (default 60 s). */
@@ -1061,13 +1062,15 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
     throw new ConfigError('backtest.latency', (e as Error).message, { cause: e });
   }
   const files = [...o.files];
-  let caches: Map<string, string> | undefined;
+  // the feeds' caches: whole ones are read; missing ones are written by this run as it reads the
+  // text (kept only when the run reads the feed to its end)
+  let plan: FeedCachePlan | undefined;
   if (o.feedCache !== undefined) {
     try {
-      caches = await ensureFeedCaches(files, o.feedCache);
+      plan = await planFeedCaches(files, o.feedCache);
     } catch (e) {
       await venue.close();
-      throw new ConfigError('backtest.feedCache', `cannot build the feed cache in ${o.feedCache}: ${(e as Error).message}`, { cause: e });
+      throw new ConfigError('backtest.feedCache', `cannot use the feed cache folder ${o.feedCache}: ${(e as Error).message}`, { cause: e });
     }
   }
   return {
@@ -1080,14 +1083,25 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
     async run(step, count) {
       const stats = newReplayStats();
       let n = 0;
+      // frames and malformed lines are counted as the items are taken, not as the replay reads
+      // ahead: a run that stops early (kill switch, abort) reports what it went past, the same
+      // from the text and from the feed cache, whose read-ahead differs
+      let frames = 0;
+      let bad = 0;
+      let ended = false;
       const ro = { stats, ...(o.batchSize !== undefined ? { batchSize: o.batchSize } : {}) };
-      const it = caches !== undefined ? replayCachedBatches(files, caches, ro) : replayFeedBatches(files, ro);
+      const it = plan !== undefined ? replayCachedBatches(files, plan.ready, { ...ro, build: plan.missing }) : replayFeedBatches(files, ro);
       try {
         outer: for (;;) {
           const r = await it.next();
-          if (r.done === true) break;
+          if (r.done === true) {
+            ended = true;
+            break;
+          }
           for (const item of r.value) {
             n++;
+            if (item.kind === 'frame' || item.kind === 'events') frames++;
+            bad += item.bad ?? 0;
             clock.advanceTo(item.t > clock.now() ? item.t : clock.now());
             let s = step();
             if (s !== false && (s === true || (await s))) break outer;
@@ -1095,11 +1109,12 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
             s = step();
             if (s !== false && (s === true || (await s))) break outer;
           }
-          count(n, stats.frames, stats.malformed);
+          count(n, frames, bad);
         }
       } finally {
         await it.return?.();
-        count(n, stats.frames, stats.malformed);
+        // read to the end: the malformed lines after the last item too
+        count(n, frames, ended ? stats.malformed : bad);
       }
     },
     halt() {},

@@ -11,8 +11,8 @@
  * progress bar is drawn on stderr when stderr is a terminal. Bad flags exit 2 with a message
  * naming the flag.
  */
-import { existsSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { computeMetrics, type Metrics } from '../backtest/metrics.ts';
 import { defaultFeedCacheDir } from '../backtest/feed-cache.ts';
@@ -192,17 +192,17 @@ export interface BacktestCliOptions extends SourceCliOptions {
 }
 
 /**
- * Builds the feeds' decoded-event caches before a run (see src/backtest/feed-cache.ts), saying so on
- * a terminal. A cache is only a speed-up: when it cannot be built (a read-only folder, a full disk)
- * the run goes on from the text, with a warning.
+ * Checks that the feed-cache folder can be written (src/backtest/feed-cache.ts: the run then writes
+ * a missing cache as it reads the feed). A cache is only a speed-up: when the folder cannot be
+ * made or written, the run goes on from the text, with a warning.
  */
-export async function prepareFeedCache(opts: BacktestOptions, command: string): Promise<BacktestOptions> {
+export function prepareFeedCache(opts: BacktestOptions, command: string): BacktestOptions {
   if (opts.feeds === undefined || opts.feedCache === undefined) return opts;
-  const { ensureFeedCaches } = await import('../backtest/feed-cache.ts');
-  if (process.stderr.isTTY) process.stderr.write(`mmkit ${command}: checking the feed cache in ${opts.feedCache}...\r`);
+  const probe = join(opts.feedCache, `.probe-${process.pid}`);
   try {
-    await ensureFeedCaches(opts.feeds, opts.feedCache);
-    if (process.stderr.isTTY) process.stderr.write('\x1b[2K');
+    mkdirSync(opts.feedCache, { recursive: true });
+    writeFileSync(probe, '');
+    rmSync(probe, { force: true });
     return opts;
   } catch (e) {
     process.stderr.write(`mmkit ${command}: warning: no feed cache (${(e as Error).message}); decoding the feed text instead\n`);
@@ -213,7 +213,7 @@ export async function prepareFeedCache(opts: BacktestOptions, command: string): 
 
 /** Runs `mmkit backtest`; resolves with the exit code. */
 export async function backtestCommand(o: BacktestCliOptions): Promise<number> {
-  const opts = await prepareFeedCache(backtestOptionsOf(o), 'backtest');
+  const opts = prepareFeedCache(backtestOptionsOf(o), 'backtest');
   if (o.store !== undefined && o.store !== ':memory:' && existsSync(o.store)) throw usageError(`--store: ${o.store} exists already (a backtest starts from an empty store)`);
   const { runBacktest } = await import('../backtest/runner.ts');
   const bar = new ProgressBar();

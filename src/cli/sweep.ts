@@ -40,7 +40,7 @@ export function gridOf(g: Record<string, unknown>): Grid {
 
 /** Runs `mmkit sweep`; resolves with the exit code. */
 export async function sweepCommand(o: SweepCliOptions): Promise<number> {
-  const base = await prepareFeedCache(backtestOptionsOf(o), 'sweep');
+  const base = prepareFeedCache(backtestOptionsOf(o), 'sweep');
   const grid = gridOf(o.grid);
   const { runSweep } = await import('../backtest/sweep.ts');
   const bar = new ProgressBar();

@@ -116,6 +116,24 @@ describe('backtest: recorded feed', () => {
     expect(c.samples).toEqual(a.samples);
   }, 120_000);
 
+  it('a run stopped early (here: aborted at its first progress report) gives the same result from the text, while writing the cache, and from the cache', async () => {
+    const stopped = async (feedCache?: string) => {
+      const ac = new AbortController();
+      return runBacktest({ ...opts(), signal: ac.signal, progressEveryMs: 120_000, onProgress: () => ac.abort(), ...(feedCache ? { feedCache } : {}) });
+    };
+    const cache = join(dir, 'feed-cache-stopped');
+    const text = await stopped();
+    expect(text.stopReason).toBe('aborted');
+    expect(text.counts.frames).toBeLessThan(a.counts.frames);
+    const first = await stopped(cache);
+    // stopped before the end of the feed: no cache is kept
+    expect(existsSync(cache) ? readdirSync(cache).filter((n) => n.endsWith('.mmfc')) : []).toHaveLength(0);
+    expect(json(first)).toBe(json(text));
+    await runBacktest({ ...opts(), feedCache: cache }); // to the end: writes it
+    expect(readdirSync(cache).filter((n) => n.endsWith('.mmfc'))).toHaveLength(1);
+    expect(json(await stopped(cache))).toBe(json(text));
+  }, 120_000);
+
   it('memoising the risk gate changes nothing', async () => {
     const b = await runBacktest({ ...opts(), memoiseGate: false });
     expect(json(b)).toBe(json(a));

@@ -4,14 +4,14 @@
  * every kind of record a feed holds, with channel filters and merged files; the cache is keyed by
  * the feed's content and rebuilt when missing, damaged or of another version.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../src/core/clock.ts';
 import type { MarketEvent } from '../../../src/core/events.ts';
-import { buildFeedCache, ensureFeedCaches, feedCacheFile, fileSha256, FEED_CACHE_VERSION } from '../../../src/backtest/feed-cache.ts';
+import { buildFeedCache, decoderFingerprint, ensureFeedCaches, feedCacheFile, fileSha256, FEED_CACHE_VERSION, planFeedCaches } from '../../../src/backtest/feed-cache.ts';
 import { frameLine, headerLine, statusLine, stringFrameLine, type FeedChannel, type FeedHeader } from '../../../src/backtest/feed.ts';
 import { newReplayStats, readFeedHeader, replayCachedBatches, replayFeedBatches } from '../../../src/backtest/replay.ts';
 import { createSimVenue } from '../../../src/backtest/sim-venue.ts';
@@ -55,7 +55,7 @@ function handFeed(): string {
 }
 
 /** Everything a simulated venue does with a replay: its market events (JSON) and counters; and the replay's counters. */
-async function through(files: string[], caches?: Map<string, string>, channels?: FeedChannel[]): Promise<{ events: string[]; venue: unknown; replay: unknown; items: number }> {
+async function through(files: string[], caches?: Map<string, string>, channels?: FeedChannel[], build?: Map<string, { out: string; sha: Buffer }>, stopAfter = Infinity): Promise<{ events: string[]; venue: unknown; replay: unknown; items: number }> {
   const clock = new VirtualClock(T0);
   const markets = [marketInfo()];
   const venue = createSimVenue({ clock, markets, queue: 'risk-averse', latency: { entry: { kind: 'constant', ms: 0 }, cancel: { kind: 'constant', ms: 0 }, response: { kind: 'constant', ms: 0 } }, seed: 1 });
@@ -65,10 +65,11 @@ async function through(files: string[], caches?: Map<string, string>, channels?:
   const sub = venue.marketEvents([...new Set(tokens)] as typeof YES[]).subscribe((e: MarketEvent) => events.push(JSON.stringify(e)));
   const stats = newReplayStats();
   const opts = { stats, ...(channels ? { channels } : {}), batchSize: 3 };
-  const it = caches ? replayCachedBatches(files, caches, opts) : replayFeedBatches(files, opts);
+  const it = caches ? replayCachedBatches(files, caches, { ...opts, ...(build ? { build } : {}) }) : replayFeedBatches(files, opts);
   let items = 0;
-  for await (const b of it) {
+  outer: for await (const b of it) {
     for (const x of b) {
+      if (items >= stopAfter) break outer;
       items++;
       if (x.t > clock.now()) clock.advanceTo(x.t);
       venue.ingest(x);
@@ -122,7 +123,8 @@ describe('feed cache', () => {
     const c2 = (await ensureFeedCaches([f], cdir)).get(f)!;
     expect(c2).not.toBe(c1);
     expect(await through([f], new Map([[f, c2]]))).toEqual(await through([f]));
-    expect(c2.endsWith(`.v${FEED_CACHE_VERSION}.mmfc`)).toBe(true);
+    expect(c2.endsWith(`.v${FEED_CACHE_VERSION}-${decoderFingerprint()}.mmfc`)).toBe(true);
+    expect(decoderFingerprint()).toMatch(/^[0-9a-f]{12}$/); // the decoder's sources were read
   });
 
   it('rebuilds a damaged cache (cut short, or not a cache) instead of reading it; a replay of a damaged cache fails loudly', async () => {
@@ -146,5 +148,51 @@ describe('feed cache', () => {
     await expect(buildFeedCache(join(dir, 'missing.ndjson.gz'), out)).rejects.toThrow();
     const left = readdirSync(cdir).filter((n) => n.endsWith('.tmp'));
     expect(left).toEqual([]);
+  });
+
+  it('a first replay writes the cache as it reads the text: the same replay, and the same cache file as a pass of its own', async () => {
+    const w = join(dir, 'tee-world.ndjson.gz');
+    await writeWorldFeed(w, { seed: 5, markets: 2, messages: 1500, rate: 5 });
+    for (const f of [w, hand]) {
+      const sha = await fileSha256(f);
+      const ref = join(dir, `ref-${sha.toString('hex').slice(0, 8)}.mmfc`);
+      await buildFeedCache(f, { out: ref, sha });
+      for (const channels of [undefined, ['r'] as FeedChannel[]]) {
+        const out = join(dir, `tee-${sha.toString('hex').slice(0, 8)}.mmfc`);
+        rmSync(out, { force: true });
+        const teed = await through([f], new Map(), channels, new Map([[f, { out, sha }]]));
+        expect(teed).toEqual(await through([f], undefined, channels));
+        // the whole cache, whatever the channels handed out
+        expect(readFileSync(out).equals(readFileSync(ref))).toBe(true);
+      }
+    }
+  });
+
+  it('a replay stopped before the end of the file leaves no cache and no temporary file', async () => {
+    const f = join(dir, 'stopped.ndjson.gz');
+    await writeWorldFeed(f, { seed: 6, markets: 1, messages: 1500, rate: 5 });
+    const sha = await fileSha256(f);
+    const sub = join(dir, 'stopped-cache');
+    mkdirSync(sub, { recursive: true });
+    const out = join(sub, 'x.mmfc');
+    const r = await through([f], new Map(), undefined, new Map([[f, { out, sha }]]), 100);
+    expect(r.items).toBe(100);
+    expect(readdirSync(sub)).toEqual([]);
+  });
+
+  it('keeps no cache of a feed that changed after it was hashed (a recording still growing)', async () => {
+    const f = join(dir, 'growing.ndjson.gz');
+    writeFileSync(f, gzipSync(handFeed()));
+    const sub = mkdtempSync(join(dir, 'growing-'));
+    const plan = await planFeedCaches([f], sub);
+    const target = plan.missing.get(f)!;
+    expect(target).toBeDefined();
+    // the feed grows between the hash and the replay's end
+    writeFileSync(f, gzipSync(handFeed() + frameLine(T0 + 99_999, 'm', JSON.stringify(book(YES, T0 + 99_999, [lv('0.3', '1')], [lv('0.7', '1')]))) + '\n'));
+    const r = await through([f], new Map(), undefined, new Map([[f, target]]));
+    expect(r).toEqual(await through([f]));
+    expect(readdirSync(sub)).toEqual([]);
+    await expect(ensureFeedCaches([f], sub)).resolves.toBeDefined(); // hashed afresh: now kept
+    expect(readdirSync(sub).filter((n) => n.endsWith('.mmfc'))).toHaveLength(1);
   });
 });
