@@ -10,13 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../../src/core/clock.ts';
-import type { MarketEvent } from '../../../src/core/events.ts';
 import { ensureFeedCaches, planFeedCaches } from '../../../src/backtest/feed-cache.ts';
 import { frameLine, headerLine, statusLine, stringFrameLine, type FeedChannel, type FeedHeader } from '../../../src/backtest/feed.ts';
-import { newReplayStats, readFeedHeader, replayCachedBatches, replayFeedBatches } from '../../../src/backtest/replay.ts';
-import { createSimVenue } from '../../../src/backtest/sim-venue.ts';
+import { replayCachedBatches, replayFeedBatches } from '../../../src/backtest/replay.ts';
 import { CID, marketInfo, NO, T0, YES } from './sim-fixtures.ts';
+import { through } from './feed-cache-support.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mmkit-review-fc-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,41 +24,14 @@ const header: FeedHeader = { h: 1, t: T0, part: 0, source: 'test', recorder: 'te
 const lv = (p: string, s: string) => ({ price: p, size: s });
 const book = (asset: string, t: number, bids: object[], asks: object[], extra: object = {}) => ({ event_type: 'book', market: CID, asset_id: asset, timestamp: String(t), hash: `h${t}`, bids, asks, ...extra });
 
-type Plan = { ready: Map<string, string>; missing: Map<string, { out: string; sha: Buffer }> };
-async function through(files: string[], caches?: Map<string, string> | Plan, channels?: FeedChannel[], batchSize = 3, stopAfter = Infinity) {
-  const clock = new VirtualClock(T0);
-  const venue = createSimVenue({ clock, markets: [marketInfo()], queue: 'risk-averse', latency: { entry: { kind: 'constant', ms: 0 }, cancel: { kind: 'constant', ms: 0 }, response: { kind: 'constant', ms: 0 } }, seed: 1 });
-  const events: string[] = [];
-  const tokens = [YES, NO] as string[];
-  for (const f of files) for (const m of (await readFeedHeader(f))?.markets ?? []) for (const t of m.tokens) tokens.push(t.tokenId);
-  for (let i = 0; i < 50; i++) tokens.push(`tok${i}`);
-  const sub = venue.marketEvents([...new Set(tokens)] as (typeof YES)[]).subscribe((e: MarketEvent) => events.push(JSON.stringify(e)));
-  const stats = newReplayStats();
-  const opts = { stats, ...(channels ? { channels } : {}), batchSize };
-  const it = caches instanceof Map ? replayCachedBatches(files, caches, opts) : caches ? replayCachedBatches(files, caches.ready, { ...opts, build: caches.missing }) : replayFeedBatches(files, opts);
-  let items = 0;
-  outer: for await (const b of it) {
-    for (const x of b) {
-      if (items >= stopAfter) break outer;
-      items++;
-      if (x.t > clock.now()) clock.advanceTo(x.t);
-      venue.ingest(x);
-    }
-  }
-  sub.unsubscribe();
-  const v = venue.stats;
-  await venue.close();
-  return { events, venue: v, replay: { ...stats }, items };
-}
-
 async function same(files: string[], channels?: FeedChannel[], batchSize = 3): Promise<void> {
   const caches = await ensureFeedCaches(files, cdir);
-  const a = await through(files, undefined, channels, batchSize);
-  const b = await through(files, caches, channels, batchSize);
+  const a = await through(files, { batchSize, ...(channels ? { channels } : {}) });
+  const b = await through(files, { caches, batchSize, ...(channels ? { channels } : {}) });
   // and the first run, which builds the cache as it reads the text (tee)
   const tdir = mkdtempSync(join(dir, 'tee-'));
   const plan = await planFeedCaches(files, tdir);
-  const c = await through(files, plan, channels, batchSize);
+  const c = await through(files, { caches: plan.ready, build: plan.missing, batchSize, ...(channels ? { channels } : {}) });
   expect(c.replay).toEqual(a.replay);
   expect(c.venue).toEqual(a.venue);
   expect(c.events).toEqual(a.events);

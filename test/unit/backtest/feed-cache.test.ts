@@ -9,14 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../../src/core/clock.ts';
-import type { MarketEvent } from '../../../src/core/events.ts';
 import { buildFeedCache, decoderFingerprint, ensureFeedCaches, feedCacheFile, fileSha256, FEED_CACHE_VERSION, planFeedCaches } from '../../../src/backtest/feed-cache.ts';
 import { frameLine, headerLine, statusLine, stringFrameLine, type FeedChannel, type FeedHeader } from '../../../src/backtest/feed.ts';
-import { newReplayStats, readFeedHeader, replayCachedBatches, replayFeedBatches } from '../../../src/backtest/replay.ts';
-import { createSimVenue } from '../../../src/backtest/sim-venue.ts';
 import { CID, marketInfo, NO, T0, YES } from './sim-fixtures.ts';
 import { writeWorldFeed } from '../../support/world-feed.ts';
+import { through } from './feed-cache-support.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mmkit-feed-cache-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -54,33 +51,6 @@ function handFeed(): string {
   return L.join('\n') + '\n';
 }
 
-/** Everything a simulated venue does with a replay: its market events (JSON) and counters; and the replay's counters. */
-async function through(files: string[], caches?: Map<string, string>, channels?: FeedChannel[], build?: Map<string, { out: string; sha: Buffer }>, stopAfter = Infinity): Promise<{ events: string[]; venue: unknown; replay: unknown; items: number }> {
-  const clock = new VirtualClock(T0);
-  const markets = [marketInfo()];
-  const venue = createSimVenue({ clock, markets, queue: 'risk-averse', latency: { entry: { kind: 'constant', ms: 0 }, cancel: { kind: 'constant', ms: 0 }, response: { kind: 'constant', ms: 0 } }, seed: 1 });
-  const events: string[] = [];
-  const tokens = [YES, NO] as string[];
-  for (const f of files) for (const m of (await readFeedHeader(f))?.markets ?? []) for (const t of m.tokens) tokens.push(t.tokenId);
-  const sub = venue.marketEvents([...new Set(tokens)] as typeof YES[]).subscribe((e: MarketEvent) => events.push(JSON.stringify(e)));
-  const stats = newReplayStats();
-  const opts = { stats, ...(channels ? { channels } : {}), batchSize: 3 };
-  const it = caches ? replayCachedBatches(files, caches, { ...opts, ...(build ? { build } : {}) }) : replayFeedBatches(files, opts);
-  let items = 0;
-  outer: for await (const b of it) {
-    for (const x of b) {
-      if (items >= stopAfter) break outer;
-      items++;
-      if (x.t > clock.now()) clock.advanceTo(x.t);
-      venue.ingest(x);
-    }
-  }
-  sub.unsubscribe();
-  const v = venue.stats;
-  await venue.close();
-  return { events, venue: v, replay: stats, items };
-}
-
 describe('feed cache', () => {
   const hand = join(dir, 'hand.ndjson.gz');
   writeFileSync(hand, gzipSync(handFeed()));
@@ -91,14 +61,14 @@ describe('feed cache', () => {
     const c = caches.get(hand)!;
     expect(c).toBe(feedCacheFile(cdir, await fileSha256(hand)));
     const a = await through([hand]);
-    const b = await through([hand], caches);
+    const b = await through([hand], { caches });
     expect(a.events.length).toBeGreaterThan(15);
     expect((a.replay as { malformed: number }).malformed).toBe(1);
     expect((a.venue as { decodeErrors: number }).decodeErrors).toBeGreaterThan(0);
     expect(b).toEqual(a);
     // with a channel filter too (stats count filtered lines as the text replay does)
-    expect(await through([hand], caches, ['r'])).toEqual(await through([hand], undefined, ['r']));
-    expect(await through([hand], caches, ['m'])).toEqual(await through([hand], undefined, ['m']));
+    expect(await through([hand], { caches, channels: ['r'] })).toEqual(await through([hand], { channels: ['r'] }));
+    expect(await through([hand], { caches, channels: ['m'] })).toEqual(await through([hand], { channels: ['m'] }));
   });
 
   it('replays a recorded world feed, merged with a second file read from text, exactly as the text replay does', async () => {
@@ -107,9 +77,9 @@ describe('feed cache', () => {
     const caches = await ensureFeedCaches([w], cdir);
     const world = await through([w]);
     expect(world.events.length).toBeGreaterThan(3000);
-    expect(await through([w], caches)).toEqual(world);
+    expect(await through([w], { caches })).toEqual(world);
     // one file cached, one not, merged by receive time
-    expect(await through([w, hand], caches)).toEqual(await through([w, hand]));
+    expect(await through([w, hand], { caches })).toEqual(await through([w, hand]));
   });
 
   it('is keyed by content: a changed feed gets a new cache; an existing whole cache is reused, not rebuilt', async () => {
@@ -122,7 +92,7 @@ describe('feed cache', () => {
     writeFileSync(f, gzipSync(handFeed() + frameLine(T0 + 10_000, 'm', JSON.stringify(book(YES, T0 + 10_000, [lv('0.3', '1')], [lv('0.7', '1')]))) + '\n'));
     const c2 = (await ensureFeedCaches([f], cdir)).get(f)!;
     expect(c2).not.toBe(c1);
-    expect(await through([f], new Map([[f, c2]]))).toEqual(await through([f]));
+    expect(await through([f], { caches: new Map([[f, c2]]) })).toEqual(await through([f]));
     expect(c2.endsWith(`.v${FEED_CACHE_VERSION}-${decoderFingerprint()}.mmfc`)).toBe(true);
     expect(decoderFingerprint()).toMatch(/^[0-9a-f]{12}$/); // the decoder's sources were read
   });
@@ -134,11 +104,11 @@ describe('feed cache', () => {
     const whole = readFileSync(c);
     truncateSync(c, whole.length - 10);
     // reading it as it is: an error, never a silently shorter replay
-    await expect(through([f], new Map([[f, c]]))).rejects.toThrow(/damaged|ends early/);
+    await expect(through([f], { caches: new Map([[f, c]]) })).rejects.toThrow(/damaged|ends early/);
     expect((await ensureFeedCaches([f], cdir)).get(f)).toBe(c);
     expect(readFileSync(c).equals(whole)).toBe(true);
     writeFileSync(c, 'garbage');
-    await expect(through([f], new Map([[f, c]]))).rejects.toThrow(/not a feed cache/);
+    await expect(through([f], { caches: new Map([[f, c]]) })).rejects.toThrow(/not a feed cache/);
     await ensureFeedCaches([f], cdir);
     expect(readFileSync(c).equals(whole)).toBe(true);
   });
@@ -160,8 +130,8 @@ describe('feed cache', () => {
       for (const channels of [undefined, ['r'] as FeedChannel[]]) {
         const out = join(dir, `tee-${sha.toString('hex').slice(0, 8)}.mmfc`);
         rmSync(out, { force: true });
-        const teed = await through([f], new Map(), channels, new Map([[f, { out, sha }]]));
-        expect(teed).toEqual(await through([f], undefined, channels));
+        const teed = await through([f], { caches: new Map(), build: new Map([[f, { out, sha }]]), ...(channels ? { channels } : {}) });
+        expect(teed).toEqual(await through([f], channels ? { channels } : {}));
         // the whole cache, whatever the channels handed out
         expect(readFileSync(out).equals(readFileSync(ref))).toBe(true);
       }
@@ -175,7 +145,7 @@ describe('feed cache', () => {
     const sub = join(dir, 'stopped-cache');
     mkdirSync(sub, { recursive: true });
     const out = join(sub, 'x.mmfc');
-    const r = await through([f], new Map(), undefined, new Map([[f, { out, sha }]]), 100);
+    const r = await through([f], { caches: new Map(), build: new Map([[f, { out, sha }]]), stopAfter: 100 });
     expect(r.items).toBe(100);
     expect(readdirSync(sub)).toEqual([]);
   });
@@ -189,7 +159,7 @@ describe('feed cache', () => {
     expect(target).toBeDefined();
     // the feed grows between the hash and the replay's end
     writeFileSync(f, gzipSync(handFeed() + frameLine(T0 + 99_999, 'm', JSON.stringify(book(YES, T0 + 99_999, [lv('0.3', '1')], [lv('0.7', '1')]))) + '\n'));
-    const r = await through([f], new Map(), undefined, new Map([[f, target]]));
+    const r = await through([f], { caches: new Map(), build: new Map([[f, target]]) });
     expect(r).toEqual(await through([f]));
     expect(readdirSync(sub)).toEqual([]);
     await expect(ensureFeedCaches([f], sub)).resolves.toBeDefined(); // hashed afresh: now kept

@@ -12,48 +12,8 @@ import type { DesiredQuotes, LiveOrderView, QuoteIntent } from '../../../src/cor
 import type { Micro, Pips, Side } from '../../../src/core/units.ts';
 import { gate, type RiskView } from '../../../src/risk/gate.ts';
 import { GateMemo } from '../../../src/risk/gate-memo.ts';
-import type { RiskLimits } from '../../../src/risk/limits.ts';
-import type { BookView } from '../../../src/strategy/api.ts';
 import { M1, M2, marketInfo, NO1, order, SH, YES1, YES2, NO2 } from '../strategy/fixtures.ts';
-
-class MutBook implements BookView {
-  readonly bids = new Map<number, number>();
-  readonly asks = new Map<number, number>();
-  stale = false;
-  constructor(readonly tokenId: TokenId) {
-    this.bids.set(4800, 10 * SH);
-    this.bids.set(4700, 20 * SH);
-    this.asks.set(5200, 10 * SH);
-    this.asks.set(5300, 20 * SH);
-  }
-  get bestBid(): Pips | null {
-    let b: number | null = null;
-    for (const [p, s] of this.bids) if (s > 0 && (b === null || p > b)) b = p;
-    return b as Pips | null;
-  }
-  get bestAsk(): Pips | null {
-    let a: number | null = null;
-    for (const [p, s] of this.asks) if (s > 0 && (a === null || p < a)) a = p;
-    return a as Pips | null;
-  }
-  get mid(): number | null {
-    const b = this.bestBid;
-    const a = this.bestAsk;
-    return b !== null && a !== null ? (b + a) / 2 : null;
-  }
-  levels(side: 'bids' | 'asks', depth = Infinity): ReadonlyArray<readonly [Pips, Micro]> {
-    const m = side === 'bids' ? this.bids : this.asks;
-    const ls = [...m].filter(([, s]) => s > 0).sort((x, y) => (side === 'bids' ? y[0] - x[0] : x[0] - y[0]));
-    return ls.slice(0, depth) as unknown as ReadonlyArray<readonly [Pips, Micro]>;
-  }
-}
-
-const limits: RiskLimits = {
-  defaults: { maxPosition: (60 * SH) as Micro, maxOrderSize: (40 * SH) as Micro, maxNotional: (40 * SH) as Micro, maxOpenOrders: 4, maxMidDistance: 300, minPrice: 100, maxPrice: 9900 },
-  markets: {},
-  global: { maxNotional: (80 * SH) as Micro, maxOpenOrders: 6 },
-  killSwitch: { maxLoss: 0 as Micro, maxRejections: 0, rejectionWindowMs: 1, maxHeartbeatFailures: 0 },
-} as unknown as RiskLimits;
+import { filledBook, limits, type MutBook } from './gate-memo-support.ts';
 
 const TOKENS = [YES1, NO1, YES2, NO2] as const;
 const price = fc.integer({ min: 46, max: 54 }).map((x) => x * 100);
@@ -93,7 +53,7 @@ describe('review: GateMemo', () => {
     fc.assert(
       fc.property(fc.array(fc.array(quoteArb, { minLength: 1, maxLength: 5 }), { minLength: 6, maxLength: 6 }), fc.array(opArb, { minLength: 30, maxLength: 200 }), (sets, ops) => {
         const infos = [marketInfo(M1, YES1, NO1), marketInfo(M2, YES2, NO2)];
-        const books: (MutBook | undefined)[] = TOKENS.map((t) => new MutBook(t));
+        const books: (MutBook | undefined)[] = TOKENS.map((t) => filledBook(t));
         let orders: LiveOrderView[] = [];
         const pos = new Map<string, number>();
         let collateral = 30 * SH;
@@ -122,11 +82,11 @@ describe('review: GateMemo', () => {
               break;
             }
             case 'drop':
-              books[op.book] = books[op.book] === undefined ? new MutBook(TOKENS[op.book]!) : undefined;
+              books[op.book] = books[op.book] === undefined ? filledBook(TOKENS[op.book]!) : undefined;
               break;
             case 'replace': {
               const old = books[op.book];
-              const nb = new MutBook(TOKENS[op.book]!);
+              const nb = filledBook(TOKENS[op.book]!);
               if (old !== undefined) {
                 nb.bids.clear();
                 nb.asks.clear();

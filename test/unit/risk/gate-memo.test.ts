@@ -9,49 +9,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { TokenId } from '../../../src/core/ids.ts';
 import type { DesiredQuotes, LiveOrderView, QuoteIntent } from '../../../src/core/intents.ts';
 import type { Micro, Pips, Side } from '../../../src/core/units.ts';
 import { gate, type RiskView } from '../../../src/risk/gate.ts';
 import { GateMemo } from '../../../src/risk/gate-memo.ts';
-import type { RiskLimits } from '../../../src/risk/limits.ts';
-import type { BookView } from '../../../src/strategy/api.ts';
 import { M1, M2, marketInfo, NO1, order, SH, YES1, YES2, NO2 } from '../strategy/fixtures.ts';
-
-/** A book that changes in place (one object for its life, as the engine's mirror). */
-class MutBook implements BookView {
-  readonly bids = new Map<number, number>();
-  readonly asks = new Map<number, number>();
-  stale = false;
-  constructor(readonly tokenId: TokenId) {}
-  get bestBid(): Pips | null {
-    let b: number | null = null;
-    for (const [p, s] of this.bids) if (s > 0 && (b === null || p > b)) b = p;
-    return b as Pips | null;
-  }
-  get bestAsk(): Pips | null {
-    let a: number | null = null;
-    for (const [p, s] of this.asks) if (s > 0 && (a === null || p < a)) a = p;
-    return a as Pips | null;
-  }
-  get mid(): number | null {
-    const b = this.bestBid;
-    const a = this.bestAsk;
-    return b !== null && a !== null ? (b + a) / 2 : null;
-  }
-  levels(side: 'bids' | 'asks', depth = Infinity): ReadonlyArray<readonly [Pips, Micro]> {
-    const m = side === 'bids' ? this.bids : this.asks;
-    const ls = [...m].filter(([, s]) => s > 0).sort((x, y) => (side === 'bids' ? y[0] - x[0] : x[0] - y[0]));
-    return ls.slice(0, depth) as unknown as ReadonlyArray<readonly [Pips, Micro]>;
-  }
-}
-
-const limits: RiskLimits = {
-  defaults: { maxPosition: (60 * SH) as Micro, maxOrderSize: (40 * SH) as Micro, maxNotional: (40 * SH) as Micro, maxOpenOrders: 4, maxMidDistance: 300, minPrice: 100, maxPrice: 9900 },
-  markets: {},
-  global: { maxNotional: (80 * SH) as Micro, maxOpenOrders: 6 },
-  killSwitch: { maxLoss: 0 as Micro, maxRejections: 0, rejectionWindowMs: 1, maxHeartbeatFailures: 0 },
-} as unknown as RiskLimits;
+import { limits, MutBook } from './gate-memo-support.ts';
 
 type Op =
   | { k: 'level'; book: 'A' | 'B'; side: 'bids' | 'asks'; price: number; size: number }
