@@ -113,6 +113,21 @@ export async function hitBotBid(ex: RunningExchange, t: Trader, address: string,
   return true;
 }
 
+/**
+ * `hitBotBid`, retried until the bot has a bid there (up to `timeoutMs`). The bot replaces its bids
+ * cancel-first, so for a moment after a fill or a re-quote it has none (tens of ms on a quiet
+ * machine, over half a second under CI load): a single look can miss them. Returns false only when
+ * it had no bid there during the whole wait.
+ */
+export async function hitBotBidWithin(ex: RunningExchange, t: Trader, address: string, market: string | undefined, timeoutMs: number): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (await hitBotBid(ex, t, address, market)) return true;
+    if (Date.now() >= end) return false;
+    await sleep(50);
+  }
+}
+
 /** Hits the bot's bids (retrying while it re-quotes) until it has at least one fill. */
 export async function makeBotFill(ex: RunningExchange, t: Trader, address: string): Promise<void> {
   for (let i = 0; i < 20 && botFills(ex, address).length === 0; i++) {
