@@ -23,7 +23,7 @@ import type { ApiCredentials } from '../api/http/transport.ts';
 import { createLiveVenue, type LiveVenue } from '../engine/live-venue.ts';
 import { createEngine, type Engine } from '../engine/loop.ts';
 import type { EngineState } from '../engine/state.ts';
-import { reconcileOnStart } from '../engine/restart.ts';
+import { backfillFills, reconcileOnStart } from '../engine/restart.ts';
 import type { MarketInfo } from '../engine/venue.ts';
 import { Executor } from '../execution/executor.ts';
 import { HeartbeatKeeper } from '../execution/heartbeat.ts';
@@ -100,6 +100,9 @@ export interface RunSummary {
 }
 
 const urlsOf = urlsFromBase;
+
+/** The shutdown backfill starts this long before the run did (the venue filters trades on whole seconds; a clock may drift). */
+const SHUTDOWN_BACKFILL_MARGIN_MS = 60_000;
 
 /**
  * The wallet (src/cli/wallet.ts): the keystore or MMKIT_PRIVATE_KEY when configured; otherwise, on
@@ -303,6 +306,7 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     if (cfg.durationMs > 0) setTimeout(() => res('duration'), cfg.durationMs).unref();
   });
   ops.lifecycle('reconciling');
+  const runStartMs = clock.now();
   await engine.start();
   ops.lifecycle('running');
   heartbeat.start();
@@ -337,6 +341,20 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   orderUpdates.unsubscribe();
   await executor.cancelAll('shutdown');
   const flat = await executor.verifyFlat({ timeoutMs: 5000 });
+  // the user channel closed with the engine: a fill matched before the venue took the cancels (or
+  // one a frozen user channel never delivered) is known only from the venue's trade history. Now
+  // that nothing rests there, nothing can fill any more: take every fill since the run started,
+  // each stored once (the store keys fills by trade and order id).
+  try {
+    const { fresh } = await backfillFills(venue, runStartMs - SHUTDOWN_BACKFILL_MARGIN_MS, (f) => executor.onVenueFill(f) === 'new');
+    for (const f of fresh) {
+      fills++;
+      marketLog('executor', f.market).info({ trade: f.tradeId, order: f.orderId, side: f.side, price: formatPrice(f.price), size: formatAmount(f.size), role: f.role, status: f.status, backfilled: true }, 'fill');
+    }
+    if (fresh.length > 0) log.warn({ fills: fresh.length }, 'fills the user channel had not delivered, backfilled at shutdown');
+  } catch (err) {
+    log.error({ err: err instanceof Error ? err.message : String(err) }, 'could not backfill fills at shutdown (the next start backfills from the last stored fill)');
+  }
   // answers a waiting `mmkit kill` (POST /api/kill) and takes the last status sample
   ops.flattened(flat, reason);
   heartbeat.stop();

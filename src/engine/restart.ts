@@ -127,9 +127,26 @@ export async function reconcileOnStart(venue: Venue, store: RestartStore, o: Res
   // backfill
   const last = await store.lastFillTime();
   const sinceMs = last === undefined ? (o.firstRunSinceMs ?? 0) : Math.max(0, last - (o.marginMs ?? 60_000));
-  const fills = [...(await venue.fills(sinceMs))].sort((a, b) => a.matchTime - b.matchTime);
-  let newFills = 0;
-  for (const f of fills) if ((await store.recordFill(f)) === true) newFills++;
+  const { fills, newFills } = await backfillFills(venue, sinceMs, (f) => store.recordFill(f));
   log?.info({ policy, found: found.length, adopted: adopted.length, canceled: canceled.length, closed: closed.length, missing: missing.length, fills: fills.length, newFills, sinceMs }, 'restart reconciliation done');
   return { policy, found, adopted, canceled, closed, missing, fills, newFills, sinceMs };
+}
+
+/**
+ * The venue's own fills since `sinceMs` (unix ms), oldest first, each handed to `record` (which
+ * stores it once per trade and order id and says whether it was new). Used by the start
+ * reconciliation, and by the daemon at shutdown: once the engine has stopped, the user channel is
+ * closed, so a fill matched between that and the venue's cancel (or one a frozen user channel never
+ * delivered) is known only from the venue's trade history.
+ * @throws whatever the venue or `record` throw.
+ */
+export async function backfillFills(
+  venue: Pick<Venue, 'fills'>,
+  sinceMs: number,
+  record: (fill: VenueFill) => boolean | void | Promise<boolean | void>,
+): Promise<{ fills: readonly VenueFill[]; newFills: number; fresh: readonly VenueFill[] }> {
+  const fills = [...(await venue.fills(sinceMs))].sort((a, b) => a.matchTime - b.matchTime);
+  const fresh: VenueFill[] = [];
+  for (const f of fills) if ((await record(f)) === true) fresh.push(f);
+  return { fills, newFills: fresh.length, fresh };
 }

@@ -1,0 +1,63 @@
+/**
+ * Fills the daemon's user channel never delivered still reach SQLite, once, by the end of the run.
+ *
+ * The daemon stops its engine (and with it the user channel) before it cancels its orders at
+ * shutdown, and a user channel can go quiet without closing (nothing detects a silent user channel:
+ * an account can be quiet for hours). Either way a fill matched at the venue was not seen as an
+ * event. At shutdown, once the venue shows no open order (so nothing can fill any more), the daemon
+ * takes the venue's trade history since the run started and stores what it lacks.
+ *
+ * Here the exchange freezes the user channel (sockets open, PONGs answered, no data), a
+ * counterparty fills the bot's bids, and the daemon is stopped with SIGTERM: every fill of the bot
+ * at the exchange must be in SQLite exactly once, and the daemon must say it backfilled them.
+ */
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Trader } from '../integration/support/trader.ts';
+import { Admin, BotHarness, botFills, exited, hitBotBid, logLines, sleep, waitForQuotes } from './support/bot-harness.ts';
+
+const TOKEN = 'e2e-shutdown-fills-admin';
+const h = new BotHarness();
+afterAll(() => h.close());
+
+describe('mmkit run: fills at shutdown', () => {
+  it('a fill the user channel never delivered is stored once at shutdown', async () => {
+    const { ex, base } = await h.exchange(5, { adminToken: TOKEN });
+    const admin = new Admin(base, TOKEN);
+    const { dir, address } = h.dataDir();
+    const bot = h.startBot(base, dir, ['--duration', '80s']);
+    expect(await waitForQuotes(ex, address), bot.err().slice(-2000)).toBeGreaterThan(0);
+    const t = new Trader(ex.urls.clob_url);
+    await t.createKey();
+
+    await admin.addFault({ stream: 'user', freeze: true });
+    const frozenAt = botFills(ex, address).length;
+    for (let i = 0; i < 60 && botFills(ex, address).length === frozenAt; i++) {
+      await hitBotBid(ex, t, address);
+      await sleep(250);
+    }
+    const unseen = botFills(ex, address).slice(frozenAt);
+    expect(unseen.length, 'the counterparty could not fill a bid of the bot').toBeGreaterThan(0);
+
+    bot.p.kill('SIGTERM');
+    const code = await exited(bot.p);
+    expect(code, bot.err().slice(-3000)).toBe(0);
+    expect(ex.exchange.openOrders(address)).toEqual([]);
+
+    // every fill of the bot at the exchange is in SQLite exactly once, the unseen ones included
+    const venueFills = [...new Set(botFills(ex, address))].sort();
+    const db = new Database(join(dir, 'mmkit.db'), { readonly: true });
+    const rows = db.prepare('SELECT trade_id, order_id FROM fills').all() as Array<{ trade_id: string; order_id: string }>;
+    db.close();
+    expect(rows.map((r) => `${r.trade_id}|${r.order_id}`).sort()).toEqual(venueFills);
+
+    // they came from the shutdown backfill (the frozen channel delivered none of them)
+    const lines = logLines(bot.err());
+    const note = lines.find((l) => l.msg === 'fills the user channel had not delivered, backfilled at shutdown');
+    expect(note, bot.err().slice(-3000)).toBeDefined();
+    expect(note!['fills']).toBeGreaterThanOrEqual(unseen.length);
+    const backfilled = new Set(lines.filter((l) => l.msg === 'fill' && l['backfilled'] === true).map((l) => `${String(l['trade'])}|${String(l['order'])}`));
+    for (const f of unseen) expect(backfilled.has(f), `${f} was not backfilled`).toBe(true);
+  }, 120_000);
+});
