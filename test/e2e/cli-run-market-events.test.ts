@@ -40,7 +40,7 @@ beforeAll(async () => {
   const d = h.dataDir();
   address = d.address;
   dir = d.dir;
-  bot = h.startBot(x.base, d.dir, ['--duration', '35s', '--markets', markets.join(','), '--log-level', 'debug']);
+  bot = h.startBot(x.base, d.dir, ['--duration', '50s', '--markets', markets.join(','), '--log-level', 'debug']);
   expect(await waitUntil(() => quoted().size === markets.length, 30_000), bot.err().slice(-3000)).toBe(true);
 }, 60_000);
 afterAll(() => h.close());
@@ -122,5 +122,5 @@ describe('mmkit run: market events', () => {
     db.close();
     expect(late).toEqual([]);
     expect(refused).toEqual([]);
-  }, 60_000);
+  }, 90_000);
 });
