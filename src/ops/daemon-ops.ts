@@ -15,7 +15,7 @@
  * status server and the record `<dataDir>/daemon.json` ({statusUrl, pid}) through which
  * `mmkit status` and `mmkit kill` in another terminal find a daemon listening on a random port.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BudgetConfig } from '../api/http/budgets.ts';
@@ -158,7 +158,10 @@ export class DaemonOps {
       this.#o.log.info({ url: this.#server.url, metrics: `${this.#server.url}/metrics`, health: `${this.#server.url}/healthz` }, `status page on ${this.#server.url}`);
       if (this.#o.dataDir !== undefined) {
         try {
-          writeFileSync(join(this.#o.dataDir, DAEMON_FILE), JSON.stringify({ statusUrl: this.#server.url, pid: process.pid }) + '\n');
+          // written whole, then renamed: a reader (`mmkit status`, `mmkit kill`) never sees half a file
+          const f = join(this.#o.dataDir, DAEMON_FILE);
+          writeFileSync(`${f}.${process.pid}.tmp`, JSON.stringify({ statusUrl: this.#server.url, pid: process.pid }) + '\n');
+          renameSync(`${f}.${process.pid}.tmp`, f);
         } catch (e) {
           this.#o.log.warn({ err: (e as Error).message }, `could not write ${DAEMON_FILE}`);
         }

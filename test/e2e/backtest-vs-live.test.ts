@@ -72,7 +72,7 @@ import type { Micro, Pips, Side } from '../../src/core/units.ts';
 import type { MarketInfo } from '../../src/engine/venue.ts';
 import { startExchange, type RunningExchange } from '../../src/exchange/server.ts';
 import { derivePositions } from '../../src/store/positions.ts';
-import { BotHarness, liquidMarkets, sleep, exited } from './support/bot-harness.ts';
+import { BotHarness, liquidMarkets, sleep, waitUntil, exited } from './support/bot-harness.ts';
 import { exchangeBook, feedBooksAt, OwnOrderTimeline, removeOwnOrders, sameBook, type PlainBook } from './support/own-orders.ts';
 
 const SEED = 12;
@@ -273,7 +273,9 @@ describe('backtest vs live', () => {
     const x = ex;
     const base = x.urls.clob_url.replace(/\/clob$/, '');
     await sleep(1500); // the agents build the books
-    const ids = liquidMarkets(x, 3, { tick: '0.01' });
+    // (slower under load: wait until three markets qualify)
+    let ids: string[] = [];
+    await waitUntil(() => (ids = liquidMarkets(x, 3, { tick: '0.01' })).length === 3, 15_000);
     expect(ids).toHaveLength(3);
     const urls = venueUrls(base);
     const markets = await resolveMarkets(urls, { markets: ids });

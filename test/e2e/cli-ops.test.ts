@@ -152,7 +152,7 @@ describe('mmkit markets', () => {
     const t = await mmkit(['markets', '--search', word, '--no-books', '--exchange-url', base]);
     expect(t.code, t.err).toBe(0);
     expect(t.out.split('\n')[0]).toMatch(/^MARKET\s+QUESTION/);
-  });
+  }, 120_000);
 
   it('refuses a bad flag with exit 2', async () => {
     const r = await mmkit(['markets', '--limit', 'many', '--exchange-url', base]);
@@ -190,7 +190,7 @@ describe('mmkit orders, orders cancel, cancel-all (daemon-less wallet)', () => {
     expect(json(all).canceled).toHaveLength(3);
     expect(ex.exchange.openOrders(wallet.address.toLowerCase())).toHaveLength(0);
     expect(json(await mmkit(['orders', '--json', ...common()])).count).toBe(0);
-  });
+  }, 120_000);
 
   it('orders cancel refuses a malformed id with exit 2', async () => {
     const r = await mmkit(['orders', 'cancel', 'nope', ...common()]);
@@ -230,7 +230,7 @@ describe('mmkit keys', () => {
     expect(shown.out).toContain(`MMKIT_API_SECRET=${secret}`);
     expect(shown.out).toContain(`MMKIT_API_PASSPHRASE=${passphrase}`);
     expect(shown.out).not.toContain(wallet.privateKey.slice(2));
-  });
+  }, 120_000);
 
   it('create on an existing key derives the same one', async () => {
     const r = await mmkit(['keys', 'create', '--json', '--show-secret', ...common()]);
@@ -337,7 +337,7 @@ describe('mmkit config check', () => {
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('bot.risk.maxLoss');
     expect(bad.err).toMatch(/0, 1000000000/);
-  });
+  }, 120_000);
 
   it('config print redacts secrets set in the environment', async () => {
     const pk = Wallet.createRandom().privateKey;
@@ -349,7 +349,7 @@ describe('mmkit config check', () => {
     const human = await mmkit(['config', 'print'], { env: { MMKIT_PRIVATE_KEY: pk } });
     expect(human.out).toMatch(/secrets\.privateKey\s+"\[redacted\]"\s+\(env\)/);
     expect(human.out).not.toContain(pk.slice(2));
-  });
+  }, 120_000);
 });
 
 describe('a second terminal next to a daemon with an in-process paper exchange', () => {

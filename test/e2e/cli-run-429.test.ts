@@ -36,14 +36,18 @@ describe('mmkit run: a 429 storm on POST /orders and DELETE /orders', () => {
     const t = new Trader(ex.urls.clob_url);
     await t.createKey();
     await sleep(1000); // let the flow agents build the books
-    const markets = liquidMarkets(ex, 3);
+    // (slower under load: wait until three markets qualify)
+    let markets: string[] = [];
+    await waitUntil(() => (markets = liquidMarkets(ex, 3)).length === 3, 15_000);
+    expect(markets).toHaveLength(3);
     // a narrow tolerance: the bot re-quotes (cancel, then place) whenever the mid moves a little
     const bot = h.startBot(base, dir, ['--duration', '80s', '--markets', markets.join(','), '--param', 'marginTolerance=0.002']);
     expect(await waitForQuotes(ex, address), bot.err().slice(-3000)).toBeGreaterThan(0);
     const quotingAll = () => new Set(ex.exchange.openOrders(address).map((o) => o.market)).size === markets.length;
     expect(await waitUntil(quotingAll, 20_000), bot.err().slice(-3000)).toBe(true);
-    // the bot holds nothing yet: it only bids
-    expect(ex.exchange.openOrders(address).filter((o) => o.side === 'SELL')).toEqual([]);
+    // the bot holds nothing yet: it only bids (unless the flow agents already filled a bid of it,
+    // which a slow start allows: then an ask for that inventory is legitimate)
+    if (botFills(ex, address).length === 0) expect(ex.exchange.openOrders(address).filter((o) => o.side === 'SELL')).toEqual([]);
     const fillsBefore = botFills(ex, address).length;
 
     // ---- the storm ---------------------------------------------------------------------------

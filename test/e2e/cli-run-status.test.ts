@@ -87,9 +87,21 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     });
     const seen: string[] = []; // every body fetched from the daemon, checked for canaries at the end
 
-    // the daemon records its status URL (random port) in the data directory
-    expect(await waitUntil(() => existsSync(join(dir, 'daemon.json')), 30_000), bot.err().slice(-2000)).toBe(true);
-    const url = (JSON.parse(readFileSync(join(dir, 'daemon.json'), 'utf8')) as { statusUrl: string }).statusUrl;
+    // the daemon records its status URL (random port) in the data directory (written whole, then
+    // renamed); its log line may reach us later than the file: wait for both
+    const statusUrl = (): string | undefined => {
+      try {
+        return (JSON.parse(readFileSync(join(dir, 'daemon.json'), 'utf8')) as { statusUrl?: string }).statusUrl;
+      } catch {
+        return undefined; // not there yet, or half-written
+      }
+    };
+    const recorded = () => {
+      const u = statusUrl();
+      return u !== undefined && bot.err().includes(`status page on ${u}`);
+    };
+    expect(await waitUntil(recorded, 30_000), bot.err().slice(-2000)).toBe(true);
+    const url = statusUrl()!;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(bot.err()).toContain(`status page on ${url}`);
     expect(await waitForQuotes(ex, address), bot.err().slice(-2000)).toBeGreaterThan(0);

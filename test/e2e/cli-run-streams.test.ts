@@ -32,7 +32,8 @@ beforeAll(async () => {
   ex = x.ex;
   admin = new Admin(x.base, TOKEN);
   await sleep(1000); // let the flow agents build the books
-  markets = liquidMarkets(ex, 3);
+  // (slower under load: wait until three markets qualify)
+  await waitUntil(() => (markets = liquidMarkets(ex, 3)).length === 3, 15_000);
   expect(markets.length).toBe(3);
   const d = h.dataDir();
   address = d.address;

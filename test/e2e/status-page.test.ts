@@ -36,8 +36,16 @@ describe('status page', () => {
     const { ex, base } = await h.exchange(21);
     const { dir, address } = h.dataDir();
     const bot = h.startBot(base, dir, ['--duration', '120s']);
-    expect(await waitUntil(() => existsSync(join(dir, 'daemon.json')), 30_000), bot.err().slice(-2000)).toBe(true);
-    const url = (JSON.parse(readFileSync(join(dir, 'daemon.json'), 'utf8')) as { statusUrl: string }).statusUrl;
+    // daemon.json appears once the status server listens: wait until it parses
+    const statusUrl = (): string | undefined => {
+      try {
+        return (JSON.parse(readFileSync(join(dir, 'daemon.json'), 'utf8')) as { statusUrl?: string }).statusUrl;
+      } catch {
+        return undefined; // not there yet, or half-written
+      }
+    };
+    expect(await waitUntil(() => statusUrl() !== undefined, 30_000), bot.err().slice(-2000)).toBe(true);
+    const url = statusUrl()!;
     expect(await waitForQuotes(ex, address), bot.err().slice(-2000)).toBeGreaterThan(0);
     const t = new Trader(ex.urls.clob_url);
     await t.createKey();

@@ -77,6 +77,16 @@ class Collector<E extends MmkitEvent> {
   }
 }
 
+/** Polls `cond` every 50 ms until it holds or `timeoutMs` passes; returns whether it held. */
+async function waitUntil(cond: () => boolean, timeoutMs: number): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() >= end) return false;
+    await sleep(50);
+  }
+  return true;
+}
+
 /** GET /book of a token as integer levels, best first. */
 async function restBook(token: string): Promise<{ bids: PriceLevel[]; asks: PriceLevel[] }> {
   const b = await getJson(`${v.clob}/book?token_id=${token}`);
@@ -200,11 +210,13 @@ describe('market stream + mirrors vs GET /book', () => {
     const disc = await c.waitFor((e) => e.type === 'disconnected', { from, timeoutMs: 5000, what: 'silence' });
     expect((disc as any).reason).toBe('silence: no data for 1000 ms');
     expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
-    // PONGs kept coming during the freeze: they did not count as liveness
-    expect(stream.stats().socket.pongs - pongs0).toBeGreaterThanOrEqual(3);
+    // PONGs kept coming during the freeze (~5 at 200 ms; fewer when timers run late under load):
+    // they did not count as liveness
+    expect(stream.stats().socket.pongs - pongs0).toBeGreaterThanOrEqual(2);
     expect(mirrors.get(tokens[0])!.stale).toBe(true);
-    // still frozen: reconnections get no snapshot and are replaced again
-    await sleep(2500);
+    // still frozen: reconnections get no snapshot and are replaced again (waited for, not slept for:
+    // under load each silence deadline and reconnect takes longer)
+    await waitUntil(() => stream.stats().socket.attempts >= 3, 8000);
     expect(c.events.slice(from).some((e) => e.type === 'resynced')).toBe(false);
     expect(stream.stats().socket.attempts).toBeGreaterThanOrEqual(3);
     v.running.faults.remove(rule.id!);

@@ -271,9 +271,13 @@ describe('recorder on the paper exchange', () => {
     const at = texts.indexOf(later[0]!);
     expect(at).toBeGreaterThan(0);
     expect(texts.slice(at, at + later.length)).toEqual(later); // a clean prefix, byte-identical
-    // what the observer received more than a second before the kill is all in the file
+    // what the observer received more than a second before the kill is all in the file. The
+    // observer is in this process, next to the exchange: its receive time is the exchange's send
+    // time, not the recorder child's receive time, which lags it under load (a separate process on
+    // a busy machine). The product promise ("a crash loses at most the last second") is about what
+    // the child received, so 500 ms of that lag are allowed on top of the second.
     const firstMissing = obs.frames[at + later.length];
     expect(firstMissing).toBeDefined();
-    expect(firstMissing!.t).toBeGreaterThan(killedAt - 1000);
+    expect(firstMissing!.t).toBeGreaterThan(killedAt - 1500);
   });
 });

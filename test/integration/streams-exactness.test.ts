@@ -2,7 +2,9 @@
  * EXACTNESS of the market channel under live flow: clients that apply the snapshot, then every
  * price_change, and replace their book on every `book`, hold exactly GET /book at every quiescent
  * moment. A driver places, cancels and crosses random orders from several accounts at a few hundred
- * operations per second for a minute; at each checkpoint it pauses, the test waits until no frame
+ * operations per second (fewer on a loaded machine) until at least MIN_CHECKPOINTS checkpoints and
+ * MIN_OPS operations are done (a count, not a wall-clock window: a slow machine takes longer instead
+ * of checking less; MAX_RUN_MS is only a cap); at each checkpoint it pauses, the test waits until no frame
  * arrives for 50 ms and compares every mirror with GET /book (prices and sizes), and checks that the
  * last hash each client received is the hash of the book it holds (GET /book's rule, at the
  * message's timestamp).
@@ -14,7 +16,9 @@ import { getJson, no, sleep, startVenue, yes, type TestVenue } from './support/s
 import { FlowDriver } from './support/flow-driver.ts';
 import { WsClient } from './support/ws-client.ts';
 
-const RUN_MS = 60_000;
+const MIN_CHECKPOINTS = 100;
+const MIN_OPS = 4000; // ~2x what the change/trade/best_bid_ask floors below need (the flow is seeded)
+const MAX_RUN_MS = 160_000; // a cap under the test's timeout: falling short fails the asserts below, with the counts
 const SLICE_MS = 250; // driver time between checkpoints
 const OPS_PER_TICK = 4; // every ~10 ms: a few hundred operations per second
 
@@ -78,7 +82,7 @@ const asMap = (levels: Array<{ price: string; size: string }>) => new Map(levels
 
 describe('market channel exactness under live flow', () => {
   it(
-    'mirrors equal GET /book at every quiescent checkpoint for a minute of random flow',
+    'mirrors equal GET /book at every quiescent checkpoint over 100+ checkpoints of random flow',
     async () => {
       const m = v.m1;
       const tokens = [yes(m), no(m)] as const;
@@ -113,7 +117,7 @@ describe('market channel exactness under live flow', () => {
       let drivenMs = 0;
       const t0 = Date.now();
       const ops0 = driver.ops;
-      while (Date.now() - t0 < RUN_MS) {
+      while ((checkpoints < MIN_CHECKPOINTS || driver.ops - ops0 < MIN_OPS) && Date.now() - t0 < MAX_RUN_MS) {
         running = true;
         const s0 = Date.now();
         loop();
@@ -143,8 +147,9 @@ describe('market channel exactness under live flow', () => {
         `exactness: ${checkpoints} checkpoints, ${hashChecks} hash checks, ${ops} ops (${Math.round(ops / (drivenMs / 1000))}/s while driving), ` +
           `${both.book.changes} + ${noOnly.book.changes} + ${yesOnly.book.changes} changes applied, ${trades} last_trade_price, ${bbas} best_bid_ask`,
       );
-      expect(checkpoints).toBeGreaterThanOrEqual(100);
-      expect(ops / (drivenMs / 1000)).toBeGreaterThan(200);
+      expect(checkpoints).toBeGreaterThanOrEqual(MIN_CHECKPOINTS);
+      // the driver really drove (a count; its speed is the benchmarks' business, not this test's)
+      expect(ops).toBeGreaterThanOrEqual(MIN_OPS);
       expect(both.book.changes).toBeGreaterThan(5000);
       expect(noOnly.book.changes).toBeGreaterThan(2000);
       expect(trades).toBeGreaterThan(100);
@@ -152,6 +157,6 @@ describe('market channel exactness under live flow', () => {
       for (const [mm] of mirrors) mm.c.close();
       driver.cancelAll();
     },
-    90_000,
+    180_000,
   );
 });
