@@ -267,6 +267,12 @@ export const schema = {
       default: 30000,
       env: 'MMKIT_MARKET_SILENCE_MS',
     },
+    userAuditMs: {
+      doc: 'User channel audit: every this many ms the trades since the last audit are fetched over REST and any fill the channel did not deliver is recorded (a connection can stay open yet deliver nothing); 0 disables.',
+      format: 'nat',
+      default: 30000,
+      env: 'MMKIT_USER_AUDIT_MS',
+    },
     signatureType: {
       doc: 'How orders are signed: eoa (the wallet holds the funds), poly-proxy or gnosis-safe (the funder address holds them; set venue.funder).',
       format: ['eoa', 'poly-proxy', 'gnosis-safe'],
@@ -358,6 +364,7 @@ export type MmkitConfig = {
     wsUrl: string;
     rtdsUrl: string;
     marketSilenceMs: number;
+    userAuditMs: number;
     signatureType: 'eoa' | 'poly-proxy' | 'gnosis-safe';
     funder: string;
     apiNonce: number;

@@ -78,6 +78,8 @@ export interface RunConfig {
   timeoutMs?: number;
   /** Market channel silence after which the connection is replaced, ms (venue.marketSilenceMs). */
   marketSilenceMs?: number;
+  /** User channel fill audit period, ms (venue.userAuditMs; 0: off). */
+  userAuditMs?: number;
   /** SQLite store file; default <dataDir>/mmkit.db. */
   storeFile?: string;
   /** Filters of the automatic market pick (bot.marketFilters). */
@@ -187,6 +189,7 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     ...(cfg.funder ? { funder: cfg.funder } : {}),
     ...(cfg.timeoutMs !== undefined ? { timeoutMs: cfg.timeoutMs } : {}),
     ...(cfg.marketSilenceMs !== undefined ? { silenceMs: cfg.marketSilenceMs } : {}),
+    ...(cfg.userAuditMs !== undefined ? { userAuditMs: cfg.userAuditMs } : {}),
   });
   // observed: tick-to-order, orders by outcome (src/ops/instrument.ts); otherwise the same venue
   const venue = ops.instrument(liveVenue);

@@ -179,7 +179,7 @@ export function apiCredentialsOf(cfg: MmkitConfig): ApiCredentials | undefined {
 }
 
 /** The venue-related options of `runBot` from the configuration (URLs, budgets, credentials, signing, store, market filters). */
-export function runOptionsOf(cfg: MmkitConfig): Pick<RunConfig, 'urls' | 'budgets' | 'apiCredentials' | 'apiNonce' | 'signatureType' | 'funder' | 'timeoutMs' | 'storeFile' | 'marketFilters' | 'marketSilenceMs'> {
+export function runOptionsOf(cfg: MmkitConfig): Pick<RunConfig, 'urls' | 'budgets' | 'apiCredentials' | 'apiNonce' | 'signatureType' | 'funder' | 'timeoutMs' | 'storeFile' | 'marketFilters' | 'marketSilenceMs' | 'userAuditMs'> {
   const creds = apiCredentialsOf(cfg);
   return {
     urls: explicitUrls(cfg),
@@ -190,6 +190,7 @@ export function runOptionsOf(cfg: MmkitConfig): Pick<RunConfig, 'urls' | 'budget
     ...(cfg.venue.funder ? { funder: cfg.venue.funder } : {}),
     timeoutMs: cfg.venue.timeoutMs,
     marketSilenceMs: cfg.venue.marketSilenceMs,
+    userAuditMs: cfg.venue.userAuditMs,
     ...(cfg.bot.storeFile ? { storeFile: cfg.bot.storeFile } : {}),
     marketFilters: { ...cfg.bot.marketFilters },
   };

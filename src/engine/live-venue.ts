@@ -75,6 +75,12 @@ export interface LiveVenueOptions {
    * by PING/PONG and closes instead, and anything missed is reconciled after any reconnect.
    */
   userSilenceMs?: number;
+  /**
+   * User channel: every this many ms, while synced, the trades since the last audit are fetched
+   * over REST and any fill the channel did not deliver is emitted (default 0: off). A connection
+   * that stays open but delivers nothing is not detected otherwise (see userSilenceMs).
+   */
+  userAuditMs?: number;
   /** Stream PING interval, ms (default 10 s). */
   pingIntervalMs?: number;
   /** Stream reconnect backoff. */
@@ -158,6 +164,7 @@ export interface LiveVenueParts {
   logger?: VenueLogger;
   silenceMs?: number;
   userSilenceMs?: number;
+  userAuditMs?: number;
   pingIntervalMs?: number;
   backoff?: Partial<BackoffPolicy>;
   reconcileMarginMs?: number;
@@ -208,6 +215,7 @@ export async function createLiveVenue(o: LiveVenueOptions): Promise<LiveVenue> {
     ...(o.logger ? { logger: o.logger } : {}),
     ...(o.silenceMs !== undefined ? { silenceMs: o.silenceMs } : {}),
     ...(o.userSilenceMs !== undefined ? { userSilenceMs: o.userSilenceMs } : {}),
+    ...(o.userAuditMs !== undefined ? { userAuditMs: o.userAuditMs } : {}),
     ...(o.pingIntervalMs !== undefined ? { pingIntervalMs: o.pingIntervalMs } : {}),
     ...(o.backoff ? { backoff: o.backoff } : {}),
     ...(o.reconcileMarginMs !== undefined ? { reconcileMarginMs: o.reconcileMarginMs } : {}),
@@ -607,6 +615,7 @@ class LiveVenueImpl implements LiveVenue {
         reconcile: (ctx) => this.#reconcile(ctx, set),
         clock: p.clock,
         silenceMs: p.userSilenceMs ?? 0,
+        auditMs: p.userAuditMs ?? 0,
         ...(p.pingIntervalMs !== undefined ? { pingIntervalMs: p.pingIntervalMs } : {}),
         ...(p.backoff ? { backoff: p.backoff } : {}),
         ...(p.logger ? { logger: p.logger } : {}),
@@ -655,14 +664,17 @@ class LiveVenueImpl implements LiveVenue {
     const inScope = (market: string) => markets.size === 0 || markets.has(market);
     const orders: unknown[] = [];
     const seen = new Set<string>();
-    for await (const o of this.clob.openOrdersAll({}, call)) {
-      seen.add(o.id);
-      if (inScope(o.market)) orders.push(orderRecord(o));
-    }
-    for (const id of ctx.openOrderIds) {
-      if (seen.has(id)) continue;
-      const o = await this.clob.resolveOrder(id, call);
-      if (o !== undefined) orders.push(orderRecord(o));
+    // an audit checks fills only (the stream ignores orders in its answer, and gives no order ids)
+    if (ctx.reason !== 'audit') {
+      for await (const o of this.clob.openOrdersAll({}, call)) {
+        seen.add(o.id);
+        if (inScope(o.market)) orders.push(orderRecord(o));
+      }
+      for (const id of ctx.openOrderIds) {
+        if (seen.has(id)) continue;
+        const o = await this.clob.resolveOrder(id, call);
+        if (o !== undefined) orders.push(orderRecord(o));
+      }
     }
     const trades: unknown[] = [];
     const after = Math.max(0, Math.floor((ctx.since - this.#marginMs) / 1000) - 1);

@@ -7,15 +7,20 @@
  * event. At shutdown, once the venue shows no open order (so nothing can fill any more), the daemon
  * takes the venue's trade history since the run started and stores what it lacks.
  *
- * Here the exchange freezes the user channel (sockets open, PONGs answered, no data), a
- * counterparty fills the bot's bids, and the daemon is stopped with SIGTERM: every fill of the bot
- * at the exchange must be in SQLite exactly once, and the daemon must say it backfilled them.
+ * While it runs, the daemon audits the user channel (`venue.userAuditMs`): the trades since the last
+ * audit are fetched over REST and the fills the channel did not deliver are recorded then.
+ *
+ * Here the exchange freezes the user channel (sockets open, PONGs answered, no data) and a
+ * counterparty fills the bot's bids:
+ *  - with the audit off, the daemon is stopped with SIGTERM: every fill of the bot at the exchange
+ *    must be in SQLite exactly once, and the daemon must say it backfilled them at shutdown;
+ *  - with the audit on (1 s), the fills reach SQLite while the daemon runs, once, and it says so.
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Trader } from '../integration/support/trader.ts';
-import { Admin, BotHarness, botFills, exited, hitBotBid, logLines, sleep, waitForQuotes } from './support/bot-harness.ts';
+import { Admin, BotHarness, botFills, exited, hitBotBid, logLines, sleep, waitForQuotes, waitUntil } from './support/bot-harness.ts';
 
 const TOKEN = 'e2e-shutdown-fills-admin';
 const h = new BotHarness();
@@ -26,7 +31,7 @@ describe('mmkit run: fills at shutdown', () => {
     const { ex, base } = await h.exchange(5, { adminToken: TOKEN });
     const admin = new Admin(base, TOKEN);
     const { dir, address } = h.dataDir();
-    const bot = h.startBot(base, dir, ['--duration', '80s']);
+    const bot = h.startBot(base, dir, ['--duration', '80s'], { MMKIT_USER_AUDIT_MS: '0' });
     expect(await waitForQuotes(ex, address), bot.err().slice(-2000)).toBeGreaterThan(0);
     const t = new Trader(ex.urls.clob_url);
     await t.createKey();
@@ -59,5 +64,39 @@ describe('mmkit run: fills at shutdown', () => {
     expect(note!['fills']).toBeGreaterThanOrEqual(unseen.length);
     const backfilled = new Set(lines.filter((l) => l.msg === 'fill' && l['backfilled'] === true).map((l) => `${String(l['trade'])}|${String(l['order'])}`));
     for (const f of unseen) expect(backfilled.has(f), `${f} was not backfilled`).toBe(true);
+  }, 120_000);
+
+  it('with the audit on, a fill the frozen user channel never delivered is stored while the daemon runs, once', async () => {
+    const { ex, base } = await h.exchange(6, { adminToken: TOKEN });
+    const admin = new Admin(base, TOKEN);
+    const { dir, address } = h.dataDir();
+    const bot = h.startBot(base, dir, ['--duration', '80s'], { MMKIT_USER_AUDIT_MS: '1000' });
+    expect(await waitForQuotes(ex, address), bot.err().slice(-2000)).toBeGreaterThan(0);
+    const t = new Trader(ex.urls.clob_url);
+    await t.createKey();
+
+    await admin.addFault({ stream: 'user', freeze: true });
+    const frozenAt = botFills(ex, address).length;
+    for (let i = 0; i < 60 && botFills(ex, address).length === frozenAt; i++) {
+      await hitBotBid(ex, t, address);
+      await sleep(250);
+    }
+    const unseen = botFills(ex, address).slice(frozenAt);
+    expect(unseen.length, 'the counterparty could not fill a bid of the bot').toBeGreaterThan(0);
+
+    // the daemon still runs, its user channel still frozen: the audit stores the fills
+    const db = new Database(join(dir, 'mmkit.db'), { readonly: true });
+    const stored = () => new Set((db.prepare('SELECT trade_id, order_id FROM fills').all() as Array<{ trade_id: string; order_id: string }>).map((r) => `${r.trade_id}|${r.order_id}`));
+    const ok = await waitUntil(() => unseen.every((f) => stored().has(f)), 20_000);
+    expect(ok, `not stored while running: ${unseen.filter((f) => !stored().has(f)).join(', ')}\n${bot.err().slice(-3000)}`).toBe(true);
+    expect(bot.p.exitCode).toBe(null);
+    expect(logLines(bot.err()).some((l) => l.msg === 'the user channel had not delivered these fills: recovered by the audit')).toBe(true);
+
+    bot.p.kill('SIGTERM');
+    expect(await exited(bot.p), bot.err().slice(-3000)).toBe(0);
+    expect(ex.exchange.openOrders(address)).toEqual([]);
+    const rows = (db.prepare('SELECT trade_id, order_id FROM fills').all() as Array<{ trade_id: string; order_id: string }>).map((r) => `${r.trade_id}|${r.order_id}`);
+    db.close();
+    expect(rows.sort()).toEqual([...new Set(botFills(ex, address))].sort());
   }, 120_000);
 });

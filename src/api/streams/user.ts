@@ -10,6 +10,12 @@
  * stream already delivered, then `resynced`. Sequence: `disconnected` → (live events, reconciled
  * events, in any interleaving, none twice) → `resynced`. A failed reconciliation is a
  * `stream_error` and is retried with backoff while the connection lasts.
+ *
+ * A connection can also stay open and answer PINGs while it delivers nothing (or orders but not
+ * trades: a known failure of the public service's user channel), and an account may be quiet for
+ * hours, so silence proves nothing. With `auditMs`, while synced, the trades since the previous
+ * audit are asked for (`reconcile` with reason 'audit') every `auditMs`, and any fill the stream
+ * has not delivered is emitted (deduplicated like the rest: a fill is never emitted twice).
  */
 import { Observable, share } from 'rxjs';
 import { LiveClock, type Clock, type TimerHandle } from '../../core/clock.ts';
@@ -27,8 +33,11 @@ export interface UserCreds {
 
 /** What `reconcile()` is told. */
 export interface ReconcileContext {
-  /** 'reconnect', or 'start' when `reconcileOnStart` is set. */
-  reason: 'reconnect' | 'start';
+  /**
+   * 'reconnect'; 'start' when `reconcileOnStart` is set; 'audit' for the periodic check of fills
+   * (`auditMs`): only trades are needed then (orders in the answer are ignored).
+   */
+  reason: 'reconnect' | 'start' | 'audit';
   /**
    * Local time (unix ms) up to which the stream is known to have delivered everything: the last
    * data or confirmed subscription before the gap. Fetch trades from a little before it.
@@ -63,6 +72,8 @@ export interface UserStreamOptions {
   reconcileOnStart?: boolean;
   /** Data silence after which the connection is replaced (and reconciled), ms (default 30 s; 0 disables). */
   silenceMs?: number;
+  /** While synced, ask for the trades since the last audit every this many ms and emit the fills the stream missed (default 0: off). */
+  auditMs?: number;
   /** PING interval, ms (default 10 s). */
   pingIntervalMs?: number;
   backoff?: Partial<BackoffPolicy>;
@@ -90,6 +101,10 @@ export interface UserStreamStats {
   reconcileFailures: number;
   /** Events revealed by reconciliations (missed by the stream). */
   recovered: number;
+  /** Audits completed / failed, and the fills they revealed (also counted in `recovered`). */
+  audits: number;
+  auditFailures: number;
+  auditRecovered: number;
 }
 
 /** A live user-channel client. */
@@ -113,7 +128,9 @@ export function userStream(o: UserStreamOptions): UserStream {
   const markets = new Set<string>(o.markets ?? []);
   const me: UserIdentity = { apiKey: o.creds.apiKey, ...(o.address ? { address: o.address.toLowerCase() } : {}) };
   const dedupe = new UserDedupe(o.dedupeCapacity ?? 100_000);
-  const counters = { badFrames: 0, serverErrors: 0, duplicates: 0, reconciles: 0, reconcileFailures: 0, recovered: 0 };
+  const counters = { badFrames: 0, serverErrors: 0, duplicates: 0, reconciles: 0, reconcileFailures: 0, recovered: 0, audits: 0, auditFailures: 0, auditRecovered: 0 };
+  const auditMs = o.auditMs ?? 0;
+  if (!Number.isFinite(auditMs) || auditMs < 0) throw new RangeError(`auditMs must be a finite number >= 0, got ${auditMs}`);
 
   const sock = reconnectingSocket({
     url: o.url,
@@ -137,6 +154,9 @@ export function userStream(o: UserStreamOptions): UserStream {
   let conn = 0; // connection generation (bumped on every loss)
   let abort: AbortController | undefined;
   let retryTimer: TimerHandle | undefined;
+  let auditTimer: TimerHandle | undefined;
+  let auditAbort: AbortController | undefined;
+  let auditSince: number | undefined; // trades before this were audited (or delivered before the first sync)
 
   const streamError = (reason: string, at: number) => emit?.({ type: 'stream_error', stream: 'user', reason, venueTime: at, recvTime: at });
   const badRecord = (reason: string, at: number) => {
@@ -163,8 +183,10 @@ export function userStream(o: UserStreamOptions): UserStream {
   const resynced = (at: number) => {
     up = true;
     since = Math.max(since, at);
+    auditSince ??= since;
     emit?.({ type: 'resynced', stream: 'user', initial: !initialDone, venueTime: at, recvTime: at });
     initialDone = true;
+    scheduleAudit();
   };
 
   const onMessage = (msg: unknown, recvTime: number) => {
@@ -213,6 +235,65 @@ export function userStream(o: UserStreamOptions): UserStream {
       const kind = m.status === 'CANCELED' ? 'CANCELLATION' : dedupe.knowsOrder(m.id) ? 'UPDATE' : 'PLACEMENT';
       if (emitOrder(orderEvent(m, kind, 'reconcile', at))) counters.recovered++;
     }
+  };
+
+  const stopAudit = () => {
+    if (auditTimer !== undefined) clock.clearTimeout(auditTimer);
+    auditTimer = undefined;
+    auditAbort?.abort();
+    auditAbort = undefined;
+  };
+  /** The next audit, `auditMs` from now (one at a time; only while synced: a reconnect reconciles anyway). */
+  function scheduleAudit(): void {
+    if (auditMs === 0 || auditTimer !== undefined || auditAbort !== undefined || !up || emit === undefined) return;
+    auditTimer = clock.setTimeout(() => {
+      auditTimer = undefined;
+      runAudit();
+    }, auditMs);
+  }
+  const runAudit = () => {
+    if (!up || emit === undefined) return;
+    const gen = conn;
+    const startedAt = clock.now();
+    const ac = new AbortController();
+    auditAbort = ac;
+    const ctx: ReconcileContext = { reason: 'audit', since: auditSince ?? since, openOrderIds: [], signal: ac.signal };
+    let p: Promise<ReconcileResult>;
+    try {
+      p = Promise.resolve(o.reconcile(ctx));
+    } catch (err) {
+      p = Promise.reject(err);
+    }
+    p.then(
+      (res) => {
+        if (emit === undefined || ac.signal.aborted) return;
+        counters.audits++;
+        const at = clock.now();
+        const fills: FillEvent[] = [];
+        for (const t of res.trades ?? []) {
+          const r = parseWith(tradeRecordSchema, t);
+          if (r.ok) fills.push(...fillsOf(r.value, me, 'reconcile', at));
+          else badRecord(`audited trade: ${r.reason}`, at);
+        }
+        fills.sort((a, b) => a.venueTime - b.venueTime);
+        let n = 0;
+        for (const f of fills) if (emitFill(f)) n++;
+        counters.recovered += n;
+        counters.auditRecovered += n;
+        if (n > 0) o.logger?.warn({ stream: 'user', fills: n }, 'the user channel had not delivered these fills: recovered by the audit');
+        auditSince = startedAt;
+      },
+      (err: unknown) => {
+        if (emit === undefined || ac.signal.aborted) return;
+        counters.auditFailures++;
+        const msg = err instanceof Error ? err.message : String(err);
+        o.logger?.warn({ stream: 'user', err: msg.slice(0, 200) }, 'fill audit failed; next one as scheduled');
+        streamError(`audit failed: ${msg.slice(0, 200)}`, clock.now());
+      },
+    ).finally(() => {
+      if (auditAbort === ac) auditAbort = undefined;
+      if (gen === conn) scheduleAudit();
+    });
   };
 
   const clearRetry = () => {
@@ -279,6 +360,7 @@ export function userStream(o: UserStreamOptions): UserStream {
       case 'down':
         conn++;
         clearRetry();
+        stopAudit();
         abort?.abort();
         abort = undefined;
         if (up) {
@@ -297,6 +379,7 @@ export function userStream(o: UserStreamOptions): UserStream {
       emit = undefined;
       conn++;
       clearRetry();
+      stopAudit();
       abort?.abort();
       abort = undefined;
       up = false;
@@ -321,6 +404,7 @@ export function userStream(o: UserStreamOptions): UserStream {
     close() {
       conn++;
       clearRetry();
+      stopAudit();
       abort?.abort();
       abort = undefined;
       sock.close();

@@ -230,6 +230,92 @@ describe('user stream', () => {
     expect(t.stream.stats()).toMatchObject({ badFrames: 3, serverErrors: 1 });
   });
 
+  it('audit: every auditMs while synced, the trades since the last audit; fills the stream missed are emitted once, orders ignored', async () => {
+    const calls: ReconcileContext[] = [];
+    let answer: ReconcileResult = { orders: [], trades: [] };
+    const t = setup(
+      async (ctx) => {
+        calls.push(ctx);
+        return answer;
+      },
+      { auditMs: 5000, silenceMs: 0 },
+    );
+    const s = t.server.last.open().recv('PONG');
+    s.recv(orderMsg('0xo1', 'PLACEMENT')).recv(tradeMsg('T1', '0xo1'));
+    t.clock.advance(4999);
+    expect(calls).toEqual([]);
+    // the channel delivered T1 but not T2 (nor T2's order update)
+    answer = { orders: [order('0xo1', 'MATCHED', '10')], trades: [trade('T1', '0xo1'), trade('T2', '0xo1')] };
+    t.clock.advance(1);
+    expect(calls.length).toBe(1);
+    expect(calls[0]).toMatchObject({ reason: 'audit', since: 1_000_000, openOrderIds: [] });
+    await flush();
+    expect(fillKeys(t.events)).toEqual(['T1|0xo1|MATCHED|stream', 'T2|0xo1|MATCHED|reconcile']);
+    expect(t.events.filter((e) => e.type === 'order_update').length).toBe(1); // the audit's orders are not used
+    expect(t.events.filter((e) => e.type === 'resynced').length).toBe(1); // an audit is not a resync
+    expect(t.stream.stats()).toMatchObject({ audits: 1, auditFailures: 0, auditRecovered: 1, recovered: 1 });
+    expect(t.logs.some((l) => l.includes('recovered by the audit'))).toBe(true);
+    // the next one asks from when the previous one started; the same answer emits nothing new, and a
+    // later delivery of T2 by the channel is not emitted again either
+    t.clock.advance(5000);
+    expect(calls.length).toBe(2);
+    expect(calls[1]).toMatchObject({ reason: 'audit', since: 1_005_000 });
+    await flush();
+    s.recv(tradeMsg('T2', '0xo1'));
+    expect(fillKeys(t.events)).toEqual(['T1|0xo1|MATCHED|stream', 'T2|0xo1|MATCHED|reconcile']);
+    expect(t.stream.stats()).toMatchObject({ audits: 2, auditRecovered: 1 });
+  });
+
+  it('audit: a failure is a stream_error and the next audit comes as scheduled; none while disconnected, none in flight after a drop', async () => {
+    let fail = true;
+    const calls: ReconcileContext[] = [];
+    let release: (r: ReconcileResult) => void = () => {};
+    const t = setup(
+      (ctx) => {
+        calls.push(ctx);
+        if (ctx.reason === 'audit' && fail) return Promise.reject(new Error('http 503'));
+        if (ctx.reason === 'audit') return new Promise((r) => (release = r));
+        return Promise.resolve({ orders: [], trades: [] });
+      },
+      { auditMs: 1000, silenceMs: 0 },
+    );
+    const s1 = t.server.last.open().recv('PONG');
+    t.clock.advance(1000);
+    await flush();
+    expect(t.events[t.events.length - 1]).toMatchObject({ type: 'stream_error', reason: 'audit failed: http 503' });
+    expect(t.stream.stats()).toMatchObject({ audits: 0, auditFailures: 1 });
+    fail = false;
+    t.clock.advance(1000);
+    expect(calls.filter((c) => c.reason === 'audit').length).toBe(2);
+    // the connection drops while the audit is in flight: it is aborted and its answer dropped (the
+    // reconnect's reconciliation covers the gap); no audit runs while disconnected
+    const inFlight = calls[calls.length - 1]!;
+    s1.drop();
+    expect(inFlight.signal.aborted).toBe(true);
+    release({ orders: [], trades: [trade('T7', '0xo7')] });
+    await flush();
+    expect(fillKeys(t.events)).toEqual([]);
+    expect(t.clock.pending()).toBe(1); // the reconnect timer only
+    t.clock.advance(500);
+    t.server.last.open().recv('PONG'); // reconnect: reconciled, then resynced
+    await flush();
+    expect(calls[calls.length - 1]!.reason).toBe('reconnect');
+    expect(t.events[t.events.length - 1]).toMatchObject({ type: 'resynced', initial: false });
+    t.clock.advance(1000);
+    expect(calls[calls.length - 1]!.reason).toBe('audit'); // audits resume once synced again
+    t.stream.close();
+    expect(t.clock.pending()).toBe(0);
+  });
+
+  it('audit: off by default (no timer); a negative or non-finite period is refused', () => {
+    const t = setup(async () => ({ orders: [], trades: [] }), { silenceMs: 0 });
+    t.server.last.open().recv('PONG');
+    t.clock.advance(60_000);
+    expect(t.stream.stats()).toMatchObject({ audits: 0 });
+    expect(() => setup(async () => ({ orders: [], trades: [] }), { auditMs: -1 })).toThrow(RangeError);
+    expect(() => setup(async () => ({ orders: [], trades: [] }), { auditMs: Number.NaN })).toThrow(RangeError);
+  });
+
   it('dynamic markets; close() aborts and completes', () => {
     const t = setup(async () => ({ orders: [], trades: [] }));
     const s = t.server.last.open().recv('PONG');
