@@ -290,10 +290,13 @@ export function userStream(o: UserStreamOptions): UserStream {
         o.logger?.warn({ stream: 'user', err: msg.slice(0, 200) }, 'fill audit failed; next one as scheduled');
         streamError(`audit failed: ${msg.slice(0, 200)}`, clock.now());
       },
-    ).finally(() => {
-      if (auditAbort === ac) auditAbort = undefined;
-      if (gen === conn) scheduleAudit();
-    });
+    )
+      .finally(() => {
+        if (auditAbort === ac) auditAbort = undefined;
+        if (gen === conn) scheduleAudit();
+      })
+      // a subscriber that threw while taking the fills: reported, never an unhandled rejection
+      .catch((err: unknown) => o.logger?.warn({ stream: 'user', err: (err instanceof Error ? err.message : String(err)).slice(0, 200) }, 'fill audit: a subscriber threw'));
   };
 
   const clearRetry = () => {
