@@ -86,6 +86,7 @@ export class Metrics {
   readonly quoteSets: Counter<'market' | 'kind'>;
   readonly orders: Counter<'outcome'>;
   readonly fills: Counter<'market' | 'side' | 'role'>;
+  readonly fillsRecovered: Counter<'market'>;
   readonly volume: Counter<'market'>;
   readonly notional: Counter<'market'>;
   readonly position: Gauge<'market' | 'token' | 'outcome'>;
@@ -132,6 +133,7 @@ export class Metrics {
     this.orders = new Counter({ name: n('orders_total'), help: 'Orders by outcome: placed (sent), live, matched, delayed, unmatched (accepted with that status), rejected, unknown, failed (request failed), cancelled.', labelNames: ['outcome'], registers });
     for (const x of ORDER_OUTCOMES) this.orders.inc({ outcome: x }, 0);
     this.fills = new Counter({ name: n('fills_total'), help: 'Own fills (each (trade, order) pair once).', labelNames: ['market', 'side', 'role'], registers });
+    this.fillsRecovered = new Counter({ name: n('fills_recovered_total'), help: 'Own fills the user channel did not deliver, found over REST (a reconciliation after a reconnect, or the periodic audit). Also counted in fills_total.', labelNames: ['market'], registers });
     this.volume = new Counter({ name: n('fill_volume_shares_total'), help: 'Shares filled.', labelNames: ['market'], registers });
     this.notional = new Counter({ name: n('fill_notional_usdc_total'), help: 'Collateral traded in fills (size x price), USDC.', labelNames: ['market'], registers });
     this.position = new Gauge({ name: n('position_shares'), help: 'Position per token, shares (negative: short).', labelNames: ['market', 'token', 'outcome'], registers });
@@ -231,8 +233,9 @@ export class Metrics {
   }
 
   /** A new own fill (size micro-shares, price pips). */
-  fill(f: { market: string; side: string; role: string; size: number; price: number }): void {
+  fill(f: { market: string; side: string; role: string; size: number; price: number; source?: string }): void {
     this.fills.inc({ market: f.market, side: f.side, role: f.role });
+    if (f.source === 'reconcile') this.fillsRecovered.inc({ market: f.market });
     this.volume.inc({ market: f.market }, shares(f.size));
     this.notional.inc({ market: f.market }, usdc(Math.floor((f.size * f.price) / PRICE_SCALE)));
   }

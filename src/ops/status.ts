@@ -343,7 +343,7 @@ export class DaemonMonitor {
 
   /** A NEW own fill (after the store recorded it). */
   onFill(f: FillEvent): void {
-    this.metrics.fill({ market: f.market, side: f.side, role: f.role, size: f.size, price: f.price });
+    this.metrics.fill({ market: f.market, side: f.side, role: f.role, size: f.size, price: f.price, source: f.source });
     const info = this.#tokenInfo.get(f.tokenId);
     this.#recent.unshift({
       time: new Date(f.venueTime || f.recvTime).toISOString(),

@@ -132,9 +132,11 @@ describe('DaemonMonitor', () => {
     const f = (id: string): FillEvent => ({ type: 'fill', tradeId: id as TradeId, orderId: '0xo1' as OrderId, status: 'MATCHED', role: 'MAKER', market: M as ConditionId, tokenId: Y, side: 'BUY', price: 4400 as Pips, size: 1_000_000 as Micro, feeRateBps: 0, takerOrderId: '0xt' as OrderId, source: 'stream', venueTime: clock.now(), recvTime: clock.now() });
     monitor.onFill(f('a'));
     monitor.onFill(f('b'));
+    monitor.onFill({ ...f('c'), source: 'reconcile' }); // found over REST: the user channel missed it
     const s = monitor.sample();
-    expect(s.fills.recent.map((x) => x.price)).toEqual(['0.44', '0.44']);
+    expect(s.fills.recent.map((x) => x.price)).toEqual(['0.44', '0.44', '0.44']);
     expect(s.fills.recent[0]).toMatchObject({ question: 'Will it rain?', outcome: 'Yes', side: 'BUY', role: 'MAKER', size: '1' });
-    expect(await metrics.render()).toContain(`mmkit_fills_total{market="${M}",side="BUY",role="MAKER"} 2`);
+    expect(await metrics.render()).toContain(`mmkit_fills_total{market="${M}",side="BUY",role="MAKER"} 3`);
+    expect(await metrics.render()).toContain(`mmkit_fills_recovered_total{market="${M}"} 1`);
   });
 });
