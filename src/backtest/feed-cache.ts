@@ -31,7 +31,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { deserialize, serialize } from 'node:v8';
@@ -168,8 +168,10 @@ export async function planFeedCaches(files: readonly string[], dir: string): Pro
     const st = statSync(f);
     const sha = await fileSha256(f);
     const c = feedCacheFile(dir, sha);
-    if (await validCache(c, sha)) ready.set(f, c);
-    else missing.set(f, { out: c, sha, size: st.size, mtimeMs: st.mtimeMs });
+    if (await validCache(c, sha)) {
+      ready.set(f, c);
+      touch(c);
+    } else missing.set(f, { out: c, sha, size: st.size, mtimeMs: st.mtimeMs });
   }
   return { ready, missing };
 }
@@ -187,6 +189,16 @@ export async function ensureFeedCaches(files: readonly string[], dir: string): P
     plan.ready.set(f, m.out);
   }
   return plan.ready;
+}
+
+/** Marks a cache as used now (its mtime: what feed-cache-prune.ts evicts the least recently used by). Best effort. */
+function touch(file: string): void {
+  try {
+    const now = new Date();
+    utimesSync(file, now, now);
+  } catch {
+    // a read-only cache folder still serves
+  }
 }
 
 /** True when `file` exists and starts with this version's preamble for this feed. */

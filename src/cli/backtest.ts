@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { computeMetrics, type Metrics } from '../backtest/metrics.ts';
 import { defaultFeedCacheDir } from '../backtest/feed-cache.ts';
+import { DEFAULT_FEED_CACHE_MAX_MB, pruneFeedCaches } from '../backtest/feed-cache-prune.ts';
 import { formatSummary, duration } from '../backtest/report.ts';
 import { renderHtmlReport } from '../backtest/report-html.ts';
 import type { BacktestOptions, BacktestProgress, BacktestResult } from '../backtest/runner.ts';
@@ -40,6 +41,8 @@ export interface SourceCliOptions {
   sampleMs?: number;
   /** --feed-cache DIR, or false for --no-feed-cache. */
   feedCache?: string | false;
+  /** --feed-cache-max-mb N (0: no cap). */
+  feedCacheMaxMb?: number;
   json?: boolean;
 }
 
@@ -93,7 +96,8 @@ export function addSourceOptions(cmd: Command): Command {
     .option('--risk <json>', "risk limits as a JSON object (the config's risk section), e.g. '{\"maxPositionShares\":50}'", jsonObject('--risk'))
     .option('--sample-ms <n>', 'sampling period of the charts, virtual ms (default 1000)', intIn('--sample-ms', 1, 86_400_000))
     .option('--feed-cache <dir>', 'with --feed: folder of decoded-event caches: a feed is decoded once, later runs read its events back (default $MMKIT_CACHE_DIR, else ~/.cache/mmkit/feeds)')
-    .option('--no-feed-cache', 'with --feed: decode the feed text on every run, write no cache');
+    .option('--no-feed-cache', 'with --feed: decode the feed text on every run, write no cache')
+    .option('--feed-cache-max-mb <n>', `with --feed: after the run, evict the least recently used caches beyond this many MB (default $MMKIT_FEED_CACHE_MAX_MB, else ${DEFAULT_FEED_CACHE_MAX_MB}; 0: no cap)`, intIn('--feed-cache-max-mb', 0, 1e9));
 }
 
 /**
@@ -211,9 +215,42 @@ export function prepareFeedCache(opts: BacktestOptions, command: string): Backte
   }
 }
 
+/**
+ * The feed-cache size cap, MB: --feed-cache-max-mb, else $MMKIT_FEED_CACHE_MAX_MB, else the default
+ * (0: no cap).
+ * @throws CliError (usage) on a bad environment value
+ */
+export function feedCacheMaxMb(o: Pick<SourceCliOptions, 'feedCacheMaxMb'>, env: NodeJS.ProcessEnv = process.env): number {
+  if (o.feedCacheMaxMb !== undefined) return o.feedCacheMaxMb;
+  const v = env['MMKIT_FEED_CACHE_MAX_MB'];
+  if (v === undefined || v === '') return DEFAULT_FEED_CACHE_MAX_MB;
+  if (!/^\d+$/.test(v) || Number(v) > 1e9) throw usageError(`MMKIT_FEED_CACHE_MAX_MB must be an integer in [0, 1000000000], got "${v}"`);
+  return Number(v);
+}
+
+/**
+ * After a run: prunes the feed-cache folder (src/backtest/feed-cache-prune.ts: leftovers, caches of
+ * other versions unused for a week, then the least recently used beyond the cap; never one this run
+ * used). Best effort: a failure is a warning.
+ */
+export function pruneFeedCacheAfterRun(opts: BacktestOptions, maxMb: number, startedAtMs: number, command: string): void {
+  if (opts.feedCache === undefined) return;
+  try {
+    const r = pruneFeedCaches(opts.feedCache, { ...(maxMb > 0 ? { maxBytes: maxMb * 1024 * 1024 } : {}), keepSince: startedAtMs - 1000 });
+    if (r.removed.length > 0) {
+      const mb = (b: number) => (b / 1048576).toFixed(1);
+      process.stderr.write(`mmkit ${command}: feed cache ${opts.feedCache}: removed ${r.removed.length} file(s), ${mb(r.freedBytes)} MB (${r.removed.map((x) => x.why).join(', ')}); ${mb(r.keptBytes)} MB kept\n`);
+    }
+  } catch (e) {
+    process.stderr.write(`mmkit ${command}: warning: could not prune the feed cache (${(e as Error).message})\n`);
+  }
+}
+
 /** Runs `mmkit backtest`; resolves with the exit code. */
 export async function backtestCommand(o: BacktestCliOptions): Promise<number> {
   const opts = prepareFeedCache(backtestOptionsOf(o), 'backtest');
+  const maxMb = feedCacheMaxMb(o);
+  const startedAt = Date.now();
   if (o.store !== undefined && o.store !== ':memory:' && existsSync(o.store)) throw usageError(`--store: ${o.store} exists already (a backtest starts from an empty store)`);
   const { runBacktest } = await import('../backtest/runner.ts');
   const bar = new ProgressBar();
@@ -234,6 +271,7 @@ export async function backtestCommand(o: BacktestCliOptions): Promise<number> {
     bar.clear();
   }
   const wall = bar.elapsedSec;
+  pruneFeedCacheAfterRun(opts, maxMb, startedAt, 'backtest');
   const m = computeMetrics(result);
   if (o.report !== undefined) {
     const file = resolve(o.report);

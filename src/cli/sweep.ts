@@ -10,7 +10,7 @@
  */
 import { Option, type Command } from 'commander';
 import { RANK_KEYS, formatSweepTable, type Grid, type RankBy } from '../backtest/sweep.ts';
-import { addSourceOptions, backtestOptionsOf, prepareFeedCache, intIn, jsonObject, ProgressBar, type SourceCliOptions } from './backtest.ts';
+import { addSourceOptions, backtestOptionsOf, feedCacheMaxMb, prepareFeedCache, pruneFeedCacheAfterRun, intIn, jsonObject, ProgressBar, type SourceCliOptions } from './backtest.ts';
 import { ExitCode, reportError, usageError } from './exit-codes.ts';
 
 /** Options of `mmkit sweep` as commander hands them over. */
@@ -41,6 +41,8 @@ export function gridOf(g: Record<string, unknown>): Grid {
 /** Runs `mmkit sweep`; resolves with the exit code. */
 export async function sweepCommand(o: SweepCliOptions): Promise<number> {
   const base = prepareFeedCache(backtestOptionsOf(o), 'sweep');
+  const maxMb = feedCacheMaxMb(o);
+  const startedAt = Date.now();
   const grid = gridOf(o.grid);
   const { runSweep } = await import('../backtest/sweep.ts');
   const bar = new ProgressBar();
@@ -56,6 +58,7 @@ export async function sweepCommand(o: SweepCliOptions): Promise<number> {
   } finally {
     bar.clear();
   }
+  pruneFeedCacheAfterRun(base, maxMb, startedAt, 'sweep');
   if (o.json) process.stdout.write(JSON.stringify(result) + '\n');
   else process.stdout.write(formatSweepTable(result));
   process.stderr.write(`mmkit sweep: ${result.points} backtests in ${bar.elapsedSec.toFixed(2)} s wall\n`);

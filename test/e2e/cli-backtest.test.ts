@@ -5,11 +5,12 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFeed } from '../support/feed-gen.ts';
+import { FEED_CACHE_VERSION, decoderFingerprint } from '../../src/backtest/feed-cache.ts';
 
 const BIN = new URL('../../bin/mmkit.js', import.meta.url).pathname;
 let dir: string;
@@ -65,6 +66,38 @@ describe('mmkit backtest', () => {
     expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(|src=|href=|https?:\/\//i);
     for (const id of ['chart-pnl', 'chart-drawdown', 'chart-inventory', 'chart-quotes-0', 'chart-fills']) expect(html).toContain(`id="${id}"`);
     expect(html.match(/<svg/g)!.length).toBeGreaterThanOrEqual(5);
+  }, 120_000);
+
+  it('prunes the cache folder after the run: leftovers, old caches of other versions, the least recently used beyond --feed-cache-max-mb; never its own', async () => {
+    const cache = join(dir, 'cache-prune');
+    mkdirSync(cache);
+    const put = (name: string, bytes: number, ageMs: number): string => {
+      const f = join(cache, name);
+      writeFileSync(f, Buffer.alloc(bytes));
+      const t = new Date(Date.now() - ageMs);
+      utimesSync(f, t, t);
+      return name;
+    };
+    const day = 86_400_000;
+    const own = (c: string) => `${c.repeat(64)}.v${FEED_CACHE_VERSION}${decoderFingerprint() ? `-${decoderFingerprint()}` : ''}.mmfc`;
+    const orphan = put(`${own('a')}.99.x.tmp`, 10, 2 * 3_600_000);
+    const foreign = put(`${'b'.repeat(64)}.v1.mmfc`, 10, 8 * day);
+    const lru = put(own('c'), 2 * 1024 * 1024, day); // ours, unused for a day: over a 1 MB cap it goes
+    const other = put('notes.txt', 10, 30 * day);
+    const r = await mmkit(['backtest', '--feed', feed, '--strategy', 'bands', '--seed', '4', '--feed-cache', cache, '--feed-cache-max-mb', '1', '--json']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/feed cache .*: removed 3 file\(s\)/);
+    const left = readdirSync(cache);
+    for (const gone of [orphan, foreign, lru]) expect(left).not.toContain(gone);
+    expect(left).toContain(other);
+    // the run's own cache (written by this run) stays, even over the cap
+    const mine = left.filter((x) => x.endsWith('.mmfc'));
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatch(/^[0-9a-f]{64}\.v\d+/);
+    // a bad cap is refused naming the flag or the variable
+    const bad = await mmkit(['backtest', '--feed', feed, '--strategy', 'bands', '--feed-cache-max-mb', '-1']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--feed-cache-max-mb/);
   }, 120_000);
 
   it('prints the summary without --json', async () => {
