@@ -407,10 +407,11 @@ class UndiciTransport implements HttpTransport {
   }
 
   #redact(s: string): string {
-    let out = s.length > 500 ? s.slice(0, 500) + '…' : s;
+    // secrets out first, then cut: cut first, a secret straddling the cut would leave its prefix
+    let out = s;
     const c = this.#creds;
     if (c !== undefined) for (const secret of [c.secret, c.passphrase, c.apiKey]) if (secret.length >= 4) out = out.split(secret).join('[redacted]');
-    return out;
+    return out.length > 500 ? out.slice(0, 500) + '…' : out;
   }
 
   #mapError(what: string, status: number, body: unknown, headers: Record<string, string | string[] | undefined>): MmkitError {
@@ -526,7 +527,7 @@ interface ErrorInfo {
 function errorInfo(body: unknown): ErrorInfo {
   const out: ErrorInfo = { code: undefined, message: undefined, orderID: undefined, orderShape: false };
   if (typeof body === 'string') {
-    out.message = body.slice(0, 300);
+    out.message = body; // cut by #redact, after the secrets are out
     return out;
   }
   if (!isRecord(body)) return out;

@@ -230,6 +230,22 @@ describe('error mapping', () => {
     expect(e.message).not.toContain(creds.passphrase);
     expect(e.message).not.toContain(creds.apiKey);
     expect(e.message).toContain('[redacted]');
+    // a secret straddling the message's cut (500 characters): no prefix of it survives
+    for (const secret of [SECRET, creds.passphrase]) {
+      for (let pad = 420; pad <= 500; pad += 2) {
+        handler = (_r, res) => json(res, 400, { success: false, error: { code: 'BAD_REQUEST', message: 'x'.repeat(pad) + secret + ' tail' } });
+        const m = ((await caught(t.request({ api: 'clob', method: 'GET', path: '/x', auth: 'l2', idempotent: true }, anything))) as Error).message;
+        expect(m.length).toBeLessThanOrEqual(520);
+        for (let k = 6; k <= secret.length; k++) expect(m, `pad ${pad}`).not.toContain(secret.slice(0, k));
+        // a plain-text error body too
+        handler = (_r, res) => {
+          res.writeHead(400, { 'content-type': 'text/plain' });
+          res.end('y'.repeat(pad - 200) + secret + ' tail');
+        };
+        const t2 = ((await caught(t.request({ api: 'clob', method: 'GET', path: '/x', auth: 'l2', idempotent: true }, anything))) as Error).message;
+        for (let k = 6; k <= secret.length; k++) expect(t2, `text pad ${pad}`).not.toContain(secret.slice(0, k));
+      }
+    }
     const noCreds = transport({ credentials: undefined });
     const ae = await caught(noCreds.request({ api: 'clob', method: 'GET', path: '/x', auth: 'l2', idempotent: true }, anything));
     expect(ae).toBeInstanceOf(AuthError);
