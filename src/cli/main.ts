@@ -229,10 +229,11 @@ or \`mmkit kill\`. Exit codes: 0 stopped flat, 1 orders left open, 2 usage or co
         `  volume            ${summary.volume} shares (${summary.notional} USDC)`,
         `  realized PnL      ${summary.realizedPnl}`,
         `  unrealized PnL    ${summary.unrealizedPnl}`,
-        `  open orders left  ${summary.openOrdersAtExit}`,
+        `  open orders left  ${summary.openOrdersAtExit >= 0 ? summary.openOrdersAtExit : 'unknown (the venue could not be checked: see the log)'}`,
       ].join('\n') + '\n',
     );
-    process.exit(summary.openOrdersAtExit === 0 ? ExitCode.OK : ExitCode.FAILURE);
+    // exit 0 only when the venue was SEEN flat: an unchecked account is not a flat one
+    process.exit(summary.flat && summary.openOrdersAtExit === 0 ? ExitCode.OK : ExitCode.FAILURE);
   });
 
 registerConfig(program);

@@ -97,6 +97,9 @@ export interface RunSummary {
   notional: string;
   realizedPnl: string;
   unrealizedPnl: string;
+  /** True when the venue was seen with zero open orders of ours at exit (nothing in flight). */
+  flat: boolean;
+  /** Open orders seen at the venue at exit; -1 when it could not be checked (no listing succeeded, or requests were still in flight). */
   openOrdersAtExit: number;
   reason: string;
 }
@@ -254,7 +257,16 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   let fills = 0;
   const onFill = (f: FillEvent): void => {
     // the executor commits the fill to the store (exactly once) before it returns
-    const change = executor.onUserEvent(f);
+    let change: ReturnType<typeof executor.onUserEvent>;
+    try {
+      change = executor.onUserEvent(f);
+    } catch (err) {
+      // a fill that cannot be stored (disk full, I/O error): positions are no longer known for sure,
+      // so stop trading. The stream counts the fill as delivered; the shutdown backfill (or the next
+      // start's) takes it from the venue's history.
+      kill.trip('manual', `a fill could not be stored: ${err instanceof Error ? err.message : String(err)}`);
+      throw err;
+    }
     if (change === 'new') {
       fills++;
       ops.fill(f);
@@ -386,7 +398,8 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     notional: formatAmount(summary.notional),
     realizedPnl: formatAmount(pnl.realized),
     unrealizedPnl: formatAmount(pnl.unrealized),
-    openOrdersAtExit: flat.open.length,
+    flat: flat.flat,
+    openOrdersAtExit: flat.flat ? 0 : flat.open.length > 0 ? flat.open.length : -1,
     reason,
   };
 }

@@ -237,7 +237,7 @@ ${EXIT_CODES_HELP}`,
           strategy: def.name,
           params,
           durationMs,
-          ok: summary.ordersPlaced > 0 && summary.openOrdersAtExit === 0,
+          ok: summary.ordersPlaced > 0 && summary.flat && summary.openOrdersAtExit === 0,
           summary,
           markets,
           refusals: count('quote refused'),
@@ -253,7 +253,7 @@ ${EXIT_CODES_HELP}`,
           if (refused.length) out.push(`  refused by the risk gate: ${refused.map(([k, n]) => `${k} x${n}`).join(', ')}`);
           const rejected = Object.entries(report.rejections);
           if (rejected.length) out.push(`  rejected by the venue: ${rejected.map(([k, n]) => `${k} x${n}`).join(', ')}`);
-          out.push(`  open orders at exit: ${summary.openOrdersAtExit}`);
+          out.push(`  open orders at exit: ${summary.openOrdersAtExit >= 0 ? summary.openOrdersAtExit : 'unknown (the venue could not be checked)'}`);
           if (o.keep) out.push(`  data kept in ${dataDir}`);
           out.push(report.ok ? 'check ok' : summary.ordersPlaced === 0 ? 'check FAILED: the strategy placed no order' : 'check FAILED: orders were left open');
           process.stdout.write(out.join('\n') + '\n');

@@ -108,6 +108,8 @@ export interface FlatReport {
   readonly open: readonly VenueOrder[];
   readonly queries: number;
   readonly elapsedMs: number;
+  /** Place requests still on their way when the check gave up (their orders may land later). */
+  readonly placesInFlight?: number;
 }
 
 /** Counters since start. */
@@ -183,6 +185,8 @@ export class Executor {
 
   readonly #slots = new Map<ConditionId, Slot>();
   readonly #resolving = new Map<OrderId, Promise<void>>();
+  /** Place requests (cycles and resends) on their way: orders may land at the venue until they end. */
+  #placing = 0;
   readonly #pauses = new Set<string>();
   #halted = false;
   #closed = false;
@@ -398,7 +402,10 @@ export class Executor {
       } catch (error) {
         this.#emitError('verifyFlat', error);
       }
-      if (ok && open.length === 0) {
+      // an empty listing proves nothing while a place request is on its way (a slow POST /orders,
+      // or the resend of an order whose outcome was unknown): its orders may land after it. Query
+      // again once it has ended, and cancel whatever it placed.
+      if (ok && open.length === 0 && this.#placing === 0) {
         const r = { flat: true, open: [], queries, elapsedMs: this.#clock.now() - start };
         this.#audit('verify_flat', { flat: true, queries, elapsedMs: r.elapsedMs });
         return r;
@@ -415,8 +422,8 @@ export class Executor {
       }
       const left = start + timeoutMs - this.#clock.now();
       if (left <= 0) {
-        const r = { flat: false, open, queries, elapsedMs: this.#clock.now() - start };
-        this.#audit('verify_flat', { flat: false, queries, open: open.map((v) => v.id), elapsedMs: r.elapsedMs });
+        const r = { flat: false, open, queries, elapsedMs: this.#clock.now() - start, placesInFlight: this.#placing };
+        this.#audit('verify_flat', { flat: false, queries, open: open.map((v) => v.id), placesInFlight: this.#placing, elapsedMs: r.elapsedMs });
         return r;
       }
       await this.#sleep(Math.min(intervalMs, left));
@@ -650,7 +657,7 @@ export class Executor {
       let outcomes: readonly PlaceOutcome[];
       try {
         this.#stats.ordersSent += prepared.length;
-        outcomes = await this.#venue.place(prepared);
+        outcomes = await this.#send(prepared);
       } catch (error) {
         this.#batched(() => {
           if (provesNotAccepted(error)) {
@@ -710,6 +717,16 @@ export class Executor {
 
   // ---- unknown outcomes ------------------------------------------------------------------------
 
+  /** `venue.place`, counted while on its way (verifyFlat does not trust an empty listing meanwhile). */
+  async #send(prepared: readonly PreparedOrder[]): Promise<readonly PlaceOutcome[]> {
+    this.#placing++;
+    try {
+      return await this.#venue.place(prepared);
+    } finally {
+      this.#placing--;
+    }
+  }
+
   #unknown(id: OrderId): void {
     this.#stats.unknownOutcomes++;
     this.tracker.markUnknown(id);
@@ -758,7 +775,7 @@ export class Executor {
         this.#audit('resend', { id });
         let outcomes: readonly PlaceOutcome[];
         try {
-          outcomes = await this.#venue.place([prepared]);
+          outcomes = await this.#send([prepared]);
         } catch (error) {
           this.#emitError('resolve/resend', error);
           if (provesNotAccepted(error)) {

@@ -254,7 +254,8 @@ export class DaemonOps {
     this.#sample(true);
     if (this.#sampler !== undefined) this.#o.clock.clearInterval(this.#sampler);
     this.#sampler = undefined;
-    this.#flat = { flat: r.flat, openOrders: r.open.length, reason };
+    // not flat with nothing listed: the venue could not be checked (-1, as when the daemon stopped before verifying)
+    this.#flat = { flat: r.flat, openOrders: r.flat ? 0 : r.open.length > 0 ? r.open.length : -1, reason };
     for (const w of this.#waiters.splice(0)) w(this.#flat);
     this.#server?.push();
   }

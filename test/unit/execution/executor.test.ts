@@ -432,6 +432,47 @@ describe('Executor: cancelAll and verifyFlat', () => {
     expect((await ex.verifyFlat()).flat).toBe(true);
   });
 
+  it('verifyFlat does not trust an empty listing while a place request is still on its way (longer than cancelAll waits)', async () => {
+    const gate = deferred<void>();
+    venue.placeHook = async (orders, accept) => {
+      await gate.promise; // a slow POST /orders: it lands at the venue when it ends
+      return orders.map(accept);
+    };
+    ex.submit(want(ladder(3)));
+    await flush();
+    const c = ex.cancelAll('test');
+    await advance(1600); // cancelAll waits 1.5 s for cycles in flight, then gives up waiting
+    await c;
+    expect(venue.live()).toEqual([]); // nothing at the venue yet: the request is still on its way
+    const r = ex.verifyFlat({ timeoutMs: 5000, intervalMs: 200 });
+    await advance(1000);
+    gate.resolve(); // it lands now
+    await advance(1000);
+    const flat = await r;
+    expect(flat.flat).toBe(true);
+    expect(flat.queries).toBeGreaterThanOrEqual(3); // empty (in flight), then the landed orders (cancelled), then empty
+    expect(venue.live()).toEqual([]);
+  });
+
+  it('verifyFlat gives up on a place request that never ends: not flat, the request counted', async () => {
+    const never = deferred<void>();
+    venue.placeHook = async (orders, accept) => {
+      await never.promise; // does not answer within the check
+      return orders.map(accept);
+    };
+    ex.submit(want(ladder(2)));
+    await flush();
+    const c = ex.cancelAll('test');
+    await advance(1600);
+    await c;
+    const r = ex.verifyFlat({ timeoutMs: 1000, intervalMs: 200 });
+    await advance(1200);
+    const flat = await r;
+    expect(flat).toMatchObject({ flat: false, open: [], placesInFlight: 1 });
+    never.resolve(); // (lets the executor close)
+    await flush();
+  });
+
   it('verifyFlat cancels stragglers again until the venue shows none', async () => {
     ex.submit(want(ladder(3)));
     await ex.idle();

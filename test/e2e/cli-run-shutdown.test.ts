@@ -1,4 +1,10 @@
 /**
+ * The daemon's shutdown, and fills its user channel did not deliver.
+ *
+ * An account that could not be checked at exit is not called flat: when the venue's open-orders
+ * listing fails throughout the check, the daemon exits 1 and says the open orders are unknown
+ * (before, it printed "open orders left 0" and exited 0).
+ *
  * Fills the daemon's user channel never delivered still reach SQLite, once, by the end of the run.
  *
  * The daemon stops its engine (and with it the user channel) before it cancels its orders at
@@ -26,7 +32,7 @@ const TOKEN = 'e2e-shutdown-fills-admin';
 const h = new BotHarness();
 afterAll(() => h.close());
 
-describe('mmkit run: fills at shutdown', () => {
+describe('mmkit run: shutdown', () => {
   it('a fill the user channel never delivered is stored once at shutdown', async () => {
     const { ex, base } = await h.exchange(5, { adminToken: TOKEN });
     const admin = new Admin(base, TOKEN);
@@ -98,5 +104,22 @@ describe('mmkit run: fills at shutdown', () => {
     const rows = (db.prepare('SELECT trade_id, order_id FROM fills').all() as Array<{ trade_id: string; order_id: string }>).map((r) => `${r.trade_id}|${r.order_id}`);
     db.close();
     expect(rows.sort()).toEqual([...new Set(botFills(ex, address))].sort());
+  }, 120_000);
+
+  it('exits 1, open orders unknown, when the venue cannot be checked at exit (never a false "0 left")', async () => {
+    const { ex, base } = await h.exchange(7, { adminToken: TOKEN });
+    const admin = new Admin(base, TOKEN);
+    const { dir, address } = h.dataDir();
+    const bot = h.startBot(base, dir, ['--duration', '80s'], { MMKIT_USER_AUDIT_MS: '0' });
+    expect(await waitForQuotes(ex, address), bot.err().slice(-2000)).toBeGreaterThan(0);
+    // the open-orders listing fails from now on (the cancels still work)
+    await admin.addFault({ route: 'GET /clob/data/orders', status: 503 });
+    bot.p.kill('SIGTERM');
+    const code = await exited(bot.p);
+    expect(code, bot.err().slice(-3000)).toBe(1);
+    expect(bot.out()).toContain('open orders left  unknown');
+    expect(bot.out()).not.toContain('open orders left  0');
+    // (the cancel-all did go through: the account is in fact flat, but the daemon could not see it)
+    expect(ex.exchange.openOrders(address)).toEqual([]);
   }, 120_000);
 });
