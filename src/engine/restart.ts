@@ -10,7 +10,11 @@
  *     the id and sending it).
  *  3. Fills are backfilled from the venue since the last stored one, minus a margin (the venue
  *     filters on whole seconds; a fill can be recorded late), each recorded once by the store
- *     (keyed by trade and order id, so a replay changes nothing).
+ *     (keyed by trade and order id, so a replay changes nothing; a later status updates it). The
+ *     venue filters trades by MATCH time, so when the store holds a fill whose status is not final
+ *     (MATCHED, MINED, RETRYING: it may have turned FAILED or CONFIRMED while we were down), the
+ *     backfill starts at the oldest such fill's match time minus the margin instead, but never
+ *     earlier than UNSETTLED_LOOKBACK_MAX_MS before the last stored fill.
  *
  * The store is a small interface defined here; the daemon adapts src/store to it. Any failure
  * throws: the engine's `start()` awaits this and does not quote when it rejects.
@@ -26,6 +30,13 @@ export interface RestartStore {
   recordFill(fill: VenueFill): boolean | void | Promise<boolean | void>;
   /** Match time (unix ms) of the newest stored fill, or undefined when none. */
   lastFillTime(): number | undefined | Promise<number | undefined>;
+  /**
+   * Match time (unix ms) of the oldest stored fill whose status is not final (not CONFIRMED, not
+   * FAILED), or undefined when none. Fills matched before `sinceMs` need not be considered (the
+   * backfill would not reach them anyway: the caller clamps whatever is returned). Optional:
+   * without it the backfill starts from the last fill only.
+   */
+  oldestUnsettledFillTime?(sinceMs: number): number | undefined | Promise<number | undefined>;
   /** Records what the venue says of an order (final states of orders missed while down). Optional. */
   updateOrder?(order: VenueOrder): void | Promise<void>;
   /** Marks an order the venue never received (its id was persisted, the request never landed). Optional. */
@@ -66,6 +77,13 @@ export interface ReconcileReport {
   /** Backfill start, unix ms. */
   readonly sinceMs: number;
 }
+
+/**
+ * How far before the newest stored fill an unsettled one may pull the restart backfill back: 7 days.
+ * A fill the venue has not settled in a week is left as stored rather than make every restart page
+ * through a week of trades.
+ */
+export const UNSETTLED_LOOKBACK_MAX_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** Thrown when the venue still shows open orders after cancelling them. */
 export class ReconcileError extends Error {
@@ -125,10 +143,18 @@ export async function reconcileOnStart(venue: Venue, store: RestartStore, o: Res
   }
 
   // backfill
+  const marginMs = o.marginMs ?? 60_000;
   const last = await store.lastFillTime();
-  const sinceMs = last === undefined ? (o.firstRunSinceMs ?? 0) : Math.max(0, last - (o.marginMs ?? 60_000));
+  let sinceMs = last === undefined ? (o.firstRunSinceMs ?? 0) : Math.max(0, last - marginMs);
+  let unsettled: number | undefined;
+  if (last !== undefined && store.oldestUnsettledFillTime !== undefined) {
+    // a fill matched before the window whose status may have changed while we were down
+    const floor = Math.max(0, last - UNSETTLED_LOOKBACK_MAX_MS);
+    unsettled = await store.oldestUnsettledFillTime(floor);
+    if (unsettled !== undefined) sinceMs = Math.min(sinceMs, Math.max(floor, unsettled - marginMs));
+  }
   const { fills, newFills } = await backfillFills(venue, sinceMs, (f) => store.recordFill(f));
-  log?.info({ policy, found: found.length, adopted: adopted.length, canceled: canceled.length, closed: closed.length, missing: missing.length, fills: fills.length, newFills, sinceMs }, 'restart reconciliation done');
+  log?.info({ policy, found: found.length, adopted: adopted.length, canceled: canceled.length, closed: closed.length, missing: missing.length, fills: fills.length, newFills, sinceMs, oldestUnsettled: unsettled }, 'restart reconciliation done');
   return { policy, found, adopted, canceled, closed, missing, fills, newFills, sinceMs };
 }
 

@@ -1,8 +1,8 @@
 /**
  * The store as the engine's restart reconciliation wants it (src/engine/restart.ts, RestartStore):
- * open orders, fills recorded once, the newest fill's time, venue states of orders missed while
- * down, and ids the venue never received. A thin adapter so the engine does not learn the store's
- * row shapes.
+ * open orders, fills recorded once, the newest fill's time, the oldest unsettled fill's time,
+ * venue states of orders missed while down, and ids the venue never received. A thin adapter so
+ * the engine does not learn the store's row shapes.
  */
 import type { VenueFill, VenueOrder } from '../engine/venue.ts';
 import type { OrderId } from '../core/ids.ts';
@@ -27,6 +27,7 @@ export interface RestartStoreAdapter {
   openOrders(): { readonly id: string }[];
   recordFill(fill: VenueFill): boolean;
   lastFillTime(): number | undefined;
+  oldestUnsettledFillTime(sinceMs: number): number | undefined;
   updateOrder(order: VenueOrder): void;
   markOrderMissing(id: string): void;
 }
@@ -41,6 +42,7 @@ export function restartStore(store: Store): RestartStoreAdapter {
     openOrders: () => store.openOrders(),
     recordFill: (f) => store.recordFill(f),
     lastFillTime: () => store.lastFillTime(),
+    oldestUnsettledFillTime: (sinceMs) => store.oldestUnsettledFillTime(sinceMs),
     updateOrder(v) {
       const status = storedStatusOf(v);
       if (!store.updateOrder(v.id, { status, sizeMatched: v.sizeMatched })) {

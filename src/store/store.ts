@@ -198,6 +198,15 @@ export interface Store {
   fills(sinceMs?: number): StoredFill[];
   /** Match time (unix ms) of the newest stored fill, or undefined when there is none (restart backfill). */
   lastFillTime(): number | undefined;
+  /**
+   * Match time (unix ms) of the oldest stored fill whose trade status is not final (MATCHED, MINED
+   * or RETRYING: not CONFIRMED, not FAILED) matched at or after `sinceMs` (default 0), or undefined
+   * when there is none. The restart backfill reaches back to it: the venue filters trades by match
+   * time, so a status that changed while the daemon was down is only seen again that way. Cost: a
+   * walk of the `fills_time` index from `sinceMs` up to the first unsettled fill (pass a bound so
+   * that a long settled history is not read).
+   */
+  oldestUnsettledFillTime(sinceMs?: number): number | undefined;
   /** Positions per token, derived from the non-void fills in match-time order. */
   positions(): Position[];
   /** Realized + unrealized PnL at the marks (pips per token). */
@@ -467,6 +476,8 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     setFillStatus: db.prepare('UPDATE fills SET status = ?, updated_at = ? WHERE trade_id = ? AND order_id = ?'),
     fillsSince: db.prepare('SELECT * FROM fills WHERE match_time >= ? ORDER BY match_time, rowid'),
     lastFill: db.prepare('SELECT MAX(match_time) AS t FROM fills'),
+    // the final statuses are TRADE_RANK's rank 3
+    oldestUnsettled: db.prepare(`SELECT MIN(match_time) AS t FROM fills WHERE match_time >= ? AND status NOT IN ('CONFIRMED', 'FAILED')`),
     liveFills: db.prepare(`SELECT market, token, side, price, size, fee FROM fills WHERE status != 'FAILED' ORDER BY match_time, rowid`),
     insertAudit: db.prepare('INSERT INTO audit (time, kind, json) VALUES (?, ?, ?)'),
     orderCounts: db.prepare('SELECT status, COUNT(*) AS n FROM orders GROUP BY status'),
@@ -739,6 +750,11 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     lastFillTime() {
       open();
       const r = st.lastFill.get() as { t: number | null };
+      return r.t ?? undefined;
+    },
+    oldestUnsettledFillTime(sinceMs = 0) {
+      open();
+      const r = st.oldestUnsettled.get(sinceMs) as { t: number | null };
       return r.t ?? undefined;
     },
     positions() {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { OrderId } from '../../../src/core/ids.ts';
 import type { Micro, Pips } from '../../../src/core/units.ts';
 import { createEngine } from '../../../src/engine/loop.ts';
-import { reconcileOnStart, ReconcileError, type RestartStore } from '../../../src/engine/restart.ts';
+import { reconcileOnStart, ReconcileError, UNSETTLED_LOOKBACK_MAX_MS, type RestartStore } from '../../../src/engine/restart.ts';
 import type { VenueFill, VenueOrder } from '../../../src/engine/venue.ts';
 import { CID, FakeVenue, flush, market, NO, YES } from './fixtures.ts';
 
@@ -126,6 +126,124 @@ describe('reconcileOnStart', () => {
     const r = await p;
     expect(r.canceled).toEqual(['v1']);
     expect(venue.calls.filter((c) => c === 'cancelAll')).toHaveLength(2);
+  });
+});
+
+/** MemStore that also knows its unsettled fills (as the real store's `oldestUnsettledFillTime`). */
+class SettlingMemStore extends MemStore {
+  recorded: VenueFill[] = [];
+  unsettledAsked: number[] = [];
+  override recordFill(f: VenueFill): boolean {
+    this.recorded.push(f);
+    return super.recordFill(f);
+  }
+  oldestUnsettledFillTime(sinceMs: number): number | undefined {
+    this.unsettledAsked.push(sinceMs);
+    let t: number | undefined;
+    for (const f of this.fills.values()) {
+      if (f.status === 'CONFIRMED' || f.status === 'FAILED' || f.matchTime < sinceMs) continue;
+      t = Math.min(t ?? Infinity, f.matchTime);
+    }
+    return t;
+  }
+}
+
+describe('reconcileOnStart: fills not settled when the daemon stopped', () => {
+  const DAY = 24 * 60 * 60 * 1000;
+  const T0 = 30 * DAY; // far from 0, so that no bound hides behind Math.max(0, …)
+  const withStatus = (f: VenueFill, status: VenueFill['status']): VenueFill => ({ ...f, status });
+
+  it('backfills from the oldest unsettled fill minus the margin and records its FAILED update', async () => {
+    const venue = new FakeVenue();
+    const store = new SettlingMemStore();
+    const stuck = withStatus(vf('t-old', 'o1', T0), 'MATCHED'); // matched long before the last fill
+    store.recordFill(stuck);
+    store.recordFill(withStatus(vf('t-mined', 'o2', T0 + 5 * 60_000), 'MINED'));
+    store.recordFill(vf('t-last', 'o3', T0 + 10 * 60_000));
+    store.recorded = [];
+    venue.venueFills = [
+      vf('t-before', 'o0', T0 - 61_000), // before the window: not asked for
+      withStatus(vf('t-old', 'o1', T0), 'FAILED'), // reverted on chain while we were down
+      vf('t-mined', 'o2', T0 + 5 * 60_000),
+      vf('t-last', 'o3', T0 + 10 * 60_000),
+    ];
+    const r = await reconcileOnStart(venue, store, { marginMs: 60_000 });
+    expect(store.unsettledAsked).toEqual([T0 + 10 * 60_000 - UNSETTLED_LOOKBACK_MAX_MS]);
+    expect(r.sinceMs).toBe(T0 - 60_000);
+    expect(venue.calls).toContain(`fills:${T0 - 60_000}`);
+    expect(r.fills.map((f) => f.tradeId)).toEqual(['t-old', 't-mined', 't-last']);
+    expect(store.recorded.find((f) => f.tradeId === 't-old')?.status).toBe('FAILED');
+    expect(store.fills.get('t-old|o1')!.status).toBe('FAILED');
+    expect(store.fills.get('t-mined|o2')!.status).toBe('CONFIRMED');
+    expect(r.newFills).toBe(0);
+    // everything settled now: the next restart is back to the last fill minus the margin
+    const again = await reconcileOnStart(venue, store, { marginMs: 60_000 });
+    expect(again.sinceMs).toBe(T0 + 10 * 60_000 - 60_000);
+  });
+
+  it('with only settled (CONFIRMED / FAILED) fills the window is the last fill minus the margin', async () => {
+    const venue = new FakeVenue();
+    const store = new SettlingMemStore();
+    store.recordFill(vf('a', 'o1', T0));
+    store.recordFill(withStatus(vf('b', 'o2', T0 + 60_000), 'FAILED'));
+    store.recordFill(vf('c', 'o3', T0 + 120_000));
+    const r = await reconcileOnStart(venue, store, { marginMs: 60_000 });
+    expect(store.unsettledAsked).toHaveLength(1);
+    expect(r.sinceMs).toBe(T0 + 60_000);
+    expect(venue.calls).toContain(`fills:${T0 + 60_000}`);
+  });
+
+  it('when only the newest fill is unsettled the window is the same (last minus the margin)', async () => {
+    const venue = new FakeVenue();
+    const store = new SettlingMemStore();
+    store.recordFill(vf('a', 'o1', T0));
+    store.recordFill(withStatus(vf('b', 'o2', T0 + 120_000), 'RETRYING'));
+    store.recordFill(withStatus(vf('c', 'o3', T0 + 120_000), 'MATCHED'));
+    const r = await reconcileOnStart(venue, store, { marginMs: 60_000 });
+    expect(r.sinceMs).toBe(T0 + 60_000);
+  });
+
+  it(`never reaches back more than UNSETTLED_LOOKBACK_MAX_MS (${UNSETTLED_LOOKBACK_MAX_MS / DAY} days) before the last fill`, async () => {
+    expect(UNSETTLED_LOOKBACK_MAX_MS).toBe(7 * DAY);
+    const last = T0 + 20 * DAY;
+    const floor = last - UNSETTLED_LOOKBACK_MAX_MS;
+    const run = async (unsettledAt: number): Promise<number> => {
+      const venue = new FakeVenue();
+      const store = new SettlingMemStore();
+      store.recordFill(withStatus(vf('u', 'o1', unsettledAt), 'MINED'));
+      store.recordFill(vf('l', 'o2', last));
+      const r = await reconcileOnStart(venue, store, { marginMs: 60_000 });
+      expect(store.unsettledAsked).toEqual([floor]);
+      expect(venue.calls).toContain(`fills:${r.sinceMs}`);
+      return r.sinceMs;
+    };
+    // a store that answers past the floor anyway (the real one does not) is clamped to it
+    class Ignoring extends SettlingMemStore {
+      override oldestUnsettledFillTime(): number | undefined {
+        return super.oldestUnsettledFillTime(0);
+      }
+    }
+    const venue = new FakeVenue();
+    const ignoring = new Ignoring();
+    ignoring.recordFill(withStatus(vf('u', 'o1', T0), 'MATCHED')); // 20 days before the last fill
+    ignoring.recordFill(vf('l', 'o2', last));
+    expect((await reconcileOnStart(venue, ignoring, { marginMs: 60_000 })).sinceMs).toBe(floor);
+    expect(venue.calls).toContain(`fills:${floor}`);
+    // within the bound: its match time minus the margin
+    expect(await run(floor + DAY)).toBe(floor + DAY - 60_000);
+    // within the bound, but less than a margin inside it: the floor
+    expect(await run(floor + 30_000)).toBe(floor);
+    // beyond the bound: not seen by the store's query, the window is the last fill's
+    expect(await run(floor - 1)).toBe(last - 60_000);
+  });
+
+  it('a store without oldestUnsettledFillTime keeps the last-fill window', async () => {
+    const venue = new FakeVenue();
+    const store = new MemStore();
+    store.recordFill({ ...vf('u', 'o1', T0), status: 'MATCHED' });
+    store.recordFill(vf('l', 'o2', T0 + DAY));
+    const r = await reconcileOnStart(venue, store, { marginMs: 60_000 });
+    expect(r.sinceMs).toBe(T0 + DAY - 60_000);
   });
 });
 
