@@ -24,6 +24,7 @@ import { createLiveVenue, type LiveVenue } from '../engine/live-venue.ts';
 import { createEngine, type Engine } from '../engine/loop.ts';
 import type { EngineState } from '../engine/state.ts';
 import { backfillFills, reconcileOnStart } from '../engine/restart.ts';
+import { riskMark } from '../risk/marks.ts';
 import type { MarketInfo } from '../engine/venue.ts';
 import { Executor } from '../execution/executor.ts';
 import { HeartbeatKeeper } from '../execution/heartbeat.ts';
@@ -325,15 +326,30 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   await engine.start();
   ops.lifecycle('running');
   heartbeat.start();
+  const lastMid = new Map<TokenId, number>();
   const status = setInterval(() => {
     const marks = new Map<TokenId, number>();
     for (const m of markets)
       for (const t of m.tokens) {
         const b = engine!.state.book(t.tokenId);
-        if (b?.mid != null) marks.set(t.tokenId, Math.round(b.mid));
+        if (b?.mid != null) {
+          marks.set(t.tokenId, Math.round(b.mid));
+          lastMid.set(t.tokenId, Math.round(b.mid));
+        }
       }
     const pnl = store.pnl(marks);
-    kill.recordPnl(pnl.realized, pnl.unrealized);
+    // the loss limit, net of fees, marks every position held on a market it follows, also where the
+    // book has no mid (one side gone: a collapsing market), conservatively (src/risk/marks.ts)
+    const riskMarks = new Map(marks);
+    for (const p of store.positions()) {
+      if (p.size === 0 || riskMarks.has(p.tokenId)) continue;
+      const b = engine!.state.book(p.tokenId);
+      if (b === undefined || b === null) continue; // not a market of this run
+      const mk = riskMark(p.size, b, lastMid.get(p.tokenId));
+      if (mk !== undefined) riskMarks.set(p.tokenId, mk);
+    }
+    const risk = riskMarks.size === marks.size ? pnl : store.pnl(riskMarks);
+    kill.recordPnl(risk.realized - risk.fees, risk.unrealized);
     log.info(
       {
         open: tracker.liveOrders().length,

@@ -32,7 +32,7 @@ export const MARKET_LIMITS_SCHEMA = {
 export const GLOBAL_LIMITS_SCHEMA = {
   maxNotionalGlobal: { type: 'number', default: 2_000, min: 0, max: 1e9, doc: 'Largest value of resting quotes over all markets, collateral.' },
   maxOpenOrdersGlobal: { type: 'integer', default: 200, min: 0, max: 100_000, doc: 'Most resting quotes over all markets.' },
-  maxLoss: { type: 'number', default: 100, min: 0, max: 1e9, doc: 'Kill switch: trips when realized + unrealized PnL falls below minus this, collateral (0 disables).' },
+  maxLoss: { type: 'number', default: 100, min: 0, max: 1e9, doc: 'Kill switch: trips when realized + unrealized PnL net of fees falls below minus this, collateral (0 disables); a position on a book without a mid is marked at the price it could be closed at (src/risk/marks.ts).' },
   maxRejections: { type: 'integer', default: 10, min: 0, max: 100_000, doc: 'Kill switch: trips on this many order rejections within rejectionWindowMs (0 disables).' },
   rejectionWindowMs: { type: 'integer', default: 60_000, min: 1, max: 86_400_000, doc: 'Kill switch: the window of maxRejections, ms.' },
   maxHeartbeatFailures: { type: 'integer', default: 3, min: 0, max: 1_000, doc: 'Kill switch: trips after this many consecutive failed heartbeats (0 disables).' },

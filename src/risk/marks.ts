@@ -1,0 +1,35 @@
+/**
+ * Marks for the loss limit (the kill switch's `recordPnl`): what a held position is worth now, in
+ * pips. With a two-sided book it is the mid, as everywhere else. Without one the position is not
+ * left out (it used to count for nothing, which is exactly when a market collapses: its bids
+ * vanish): it is valued at the price it could be closed at, never better than the last mid seen.
+ *
+ *  - long (size > 0): the best bid; with no bid, the lower of the best ask and the last mid (nobody
+ *    pays more than that);
+ *  - short (size < 0): the best ask (the cost to buy back); with no ask, the higher of the best bid
+ *    and the last mid;
+ *  - an empty book (unknown rather than worthless: a resync, a quiet market) keeps the last mid;
+ *    never seen one: no mark (undefined: the position is reported unmarked, as before; a book
+ *    that never showed a price says nothing about a loss).
+ *
+ * Pure: the daemon keeps the last mids and calls this per held token.
+ */
+export interface MarkBook {
+  readonly bestBid: number | null;
+  readonly bestAsk: number | null;
+}
+
+/** The mark of a position of `size` (sign only matters) on this book (undefined: no book), in pips; undefined when nothing is known. */
+export function riskMark(size: number, book: MarkBook | undefined, lastMid: number | undefined): number | undefined {
+  const bid = book?.bestBid ?? null;
+  const ask = book?.bestAsk ?? null;
+  if (bid !== null && ask !== null) return Math.round((bid + ask) / 2);
+  if (size >= 0) {
+    if (bid !== null) return bid;
+    if (ask !== null) return lastMid === undefined ? ask : Math.min(ask, lastMid);
+    return lastMid;
+  }
+  if (ask !== null) return ask;
+  if (bid !== null) return lastMid === undefined ? bid : Math.max(bid, lastMid);
+  return lastMid;
+}
