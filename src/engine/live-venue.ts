@@ -15,7 +15,9 @@
  *    `place` posts the prepared wire objects at most 15 per POST /orders, byte-identical on a retry.
  *    Each entry's answer becomes a PlaceOutcome; when the request as a whole fails, no one knows
  *    whether it landed, so every entry of that batch is `UNKNOWN`: resolve with `order(id)`, never
- *    re-sign.
+ *    re-sign. Unless the failure proves the venue refused it (a 429 after the retries, an auth or
+ *    4xx validation error, a rejection, with no attempt of it ending ambiguously): then `place`
+ *    throws it (the caller marks the orders rejected and backs off, Retry-After for a 429).
  *  - `fills(since)`: GET /data/trades mapped per own order: the taker order when we took, and every
  *    maker order of ours (possibly on the complementary token: its token, side and price are the
  *    maker order's own).
@@ -37,7 +39,7 @@ import { fillsOf, normaliseOrderStatus, parseWith, tradeRecordSchema, type UserI
 import { userStream, type ReconcileContext, type ReconcileResult, type UserStream } from '../api/streams/user.ts';
 import { rtdsStream, type RtdsStream } from '../api/streams/rtds.ts';
 import { LiveClock, type Clock } from '../core/clock.ts';
-import { ValidationError } from '../core/errors.ts';
+import { AuthError, ConfigError, OrderRejectedError, RateLimitError, ValidationError } from '../core/errors.ts';
 import type { MarketEvent, RtdsEvent, UserEvent } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import { formatAmount, formatPrice, LOT_MICRO, notional, PRICE_SCALE, tickFromPips, tickPips, type Micro, type TickSize } from '../core/units.ts';
@@ -814,6 +816,12 @@ class LiveVenueImpl implements LiveVenue {
 
   async place(orders: readonly PreparedOrder[]): Promise<readonly PlaceOutcome[]> {
     const out: PlaceOutcome[] = [];
+    /** Attempts that may have landed without the client knowing: no answer, or a 5xx. */
+    const ambiguousAttempts = (t: ReturnType<HttpTransport['stats']>): number => {
+      let n = t.timeouts + t.networkErrors;
+      for (const k in t.statuses) if (Number(k) >= 500) n += t.statuses[k]!;
+      return n;
+    };
     for (let i = 0; i < orders.length; i += MAX_BATCH_ORDERS) {
       const chunk = orders.length <= MAX_BATCH_ORDERS ? orders : orders.slice(i, i + MAX_BATCH_ORDERS);
       const entries: Array<{ order: SignedOrderLike; orderType: PlaceRequest['type']; postOnly?: boolean }> = new Array(chunk.length);
@@ -824,13 +832,47 @@ class LiveVenueImpl implements LiveVenue {
         if (o.request.postOnly !== undefined) e.postOnly = o.request.postOnly;
         entries[k] = e;
       }
+      // ambiguous attempts (no answer, 5xx) the transport saw so far: see `notAccepted` below
+      const stats = (this.#p.transport as Partial<Pick<HttpTransport, 'stats'>>).stats;
+      const ambiguousBefore = stats === undefined ? -1 : ambiguousAttempts(stats.call(this.#p.transport));
       let res;
       try {
         res = await this.clob.postOrders(entries);
       } catch (err) {
-        // the request may or may not have landed: every entry is unknown until resolved by id
-        const e = err as { code?: unknown; message?: unknown };
+        const e = err as { code?: unknown; message?: unknown; details?: { status?: unknown } };
         const message = `${typeof e.code === 'string' ? e.code : 'ERROR'}: ${String(e.message ?? err).slice(0, 200)}`;
+        // Proof that the venue did not accept the request: the classes of `provesNotAccepted`
+        // (src/execution/executor.ts), which place's callers apply to what it throws (not imported
+        // from there: the engine does not depend on the execution layer, whose executor loads the
+        // store; should the two lists differ, either side falls back to UNKNOWN). Two exceptions,
+        // where the orders may be there after all:
+        //  - a ValidationError that is not a 4xx answer (a malformed 200 answer: it landed);
+        //  - any attempt of the transport ended ambiguously (a timeout, a dropped connection, a
+        //    5xx) during this request: the error thrown is the LAST attempt's (e.g. a 429 after a
+        //    timed-out first attempt, which may have landed), or comes from resolving a duplicate
+        //    by id. Counted on the whole transport (other requests' failures meanwhile only make
+        //    this conservative: UNKNOWN, resolved by id, as before); with no counters, no proof.
+        const status = e.details?.status;
+        const notAccepted =
+          (err instanceof RateLimitError || err instanceof AuthError || err instanceof ConfigError || err instanceof OrderRejectedError || (err instanceof ValidationError && typeof status === 'number' && status >= 400 && status < 500)) &&
+          stats !== undefined &&
+          ambiguousAttempts(stats.call(this.#p.transport)) === ambiguousBefore;
+        if (notAccepted) {
+          // The venue refused the request as a whole: none of this chunk is there. With no outcome
+          // collected yet (the first chunk: the executor's one-chunk calls), throw, so the caller
+          // marks every order rejected and backs off (Retry-After for a 429) instead of resolving
+          // each by id and resending. Later chunks must not throw (the earlier outcomes would be
+          // lost): this chunk and the rest (not sent: they would meet the same refusal) get an
+          // outcome. The error's own code for a refusal of the orders (auth, validation, config,
+          // venue rejection); but 'UNKNOWN' after a 429, because a non-UNKNOWN failure counts as a
+          // venue rejection (the kill switch's rejection counter), which a rate limit is not: the
+          // orders are resolved by id instead (not found, then resent once), as before.
+          if (out.length === 0) throw err;
+          const code = err instanceof RateLimitError ? 'UNKNOWN' : String(e.code);
+          for (let j = i; j < orders.length; j++) out.push({ id: orders[j]!.id, ok: false, code, message });
+          break;
+        }
+        // the request may or may not have landed: every entry is unknown until resolved by id
         for (const o of chunk) out.push({ id: o.id, ok: false, code: 'UNKNOWN', message });
         continue;
       }

@@ -153,7 +153,7 @@ describe('execution on the paper exchange', () => {
 
 describe.each([
   { name: 'absorbed by the transport retries', maxAttempts: 5 },
-  { name: 'surfacing as UNKNOWN outcomes (no transport retry)', maxAttempts: 1 },
+  { name: 'surfacing to the executor (no transport retry: the place throws the 429, the orders are marked rejected and the cycle backs off)', maxAttempts: 1 },
 ])('a 429 storm $name', ({ maxAttempts }) => {
   const LIMIT = 5;
   const WINDOW = 1000;
