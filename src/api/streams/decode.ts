@@ -81,7 +81,9 @@ export function tickPipsOf(v: unknown): number {
 
 /**
  * A venue timestamp to unix ms: a digit string or a number; values below 1e11 are taken as unix
- * seconds (the user channel's `timestamp` and `match_time`), larger ones as ms. -1 when malformed.
+ * seconds (the user channel's `timestamp` and `match_time`), below 1e14 as ms, and from 1e14 as
+ * microseconds (as ms they would be past the year 5000, and a fill stored with such a time would
+ * push every later restart's backfill window into the future). -1 when malformed.
  */
 export function timestampMs(v: unknown): number {
   let n: number;
@@ -96,7 +98,7 @@ export function timestampMs(v: unknown): number {
   } else return -1;
   if (!Number.isFinite(n) || n < 0 || n > MAX_SAFE) return -1;
   n = Math.floor(n);
-  return n < 1e11 ? n * 1000 : n;
+  return n < 1e11 ? n * 1000 : n < 1e14 ? n : Math.floor(n / 1000);
 }
 
 /** A fee rate in basis points ("0", 100) to an integer; -1 when malformed. */

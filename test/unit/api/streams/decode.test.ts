@@ -63,10 +63,14 @@ describe('unit helpers', () => {
   it('tick sizes: the venue ticks only, string or number', () => {
     expect(['0.1', '0.01', '0.001', '0.0001', 0.01, '0.05', 0, '1', 'x'].map(tickPipsOf)).toEqual([1000, 100, 10, 1, 100, -1, -1, -1, -1]);
   });
-  it('timestamps: ms strings and numbers; seconds below 1e11 are scaled; garbage is -1', () => {
+  it('timestamps: ms strings and numbers; seconds below 1e11 and microseconds from 1e14 are scaled; garbage is -1', () => {
     expect(timestampMs('1760000000123')).toBe(1_760_000_000_123);
     expect(timestampMs(1_760_000_000_123)).toBe(1_760_000_000_123);
     expect(timestampMs('1760000000')).toBe(1_760_000_000_000);
+    // microseconds (never taken as ms: that would be the year 57,000)
+    expect(timestampMs('1760000000123456')).toBe(1_760_000_000_123);
+    expect(timestampMs(1_760_000_000_123_456)).toBe(1_760_000_000_123);
+    expect(timestampMs('99999999999999')).toBe(99_999_999_999_999);
     expect(timestampMs('17600000001x')).toBe(-1);
     expect(timestampMs('')).toBe(-1);
     expect(timestampMs(-5)).toBe(-1);
