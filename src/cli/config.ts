@@ -268,7 +268,7 @@ export const schema = {
       env: 'MMKIT_MARKET_SILENCE_MS',
     },
     userAuditMs: {
-      doc: 'User channel audit: every this many ms the trades since the last audit are fetched over REST and any fill the channel did not deliver is recorded (a connection can stay open yet deliver nothing); 0 disables.',
+      doc: 'User channel audit: every this many ms the open orders and the trades since the last audit are fetched over REST and what the channel did not deliver (a fill, an order filled or cancelled) is recorded; a connection can stay open yet deliver nothing; 0 disables.',
       format: 'nat',
       default: 30000,
       env: 'MMKIT_USER_AUDIT_MS',

@@ -78,9 +78,10 @@ export interface LiveVenueOptions {
    */
   userSilenceMs?: number;
   /**
-   * User channel: every this many ms, while synced, the trades since the last audit are fetched
-   * over REST and any fill the channel did not deliver is emitted (default 0: off). A connection
-   * that stays open but delivers nothing is not detected otherwise (see userSilenceMs).
+   * User channel: every this many ms, while synced, the open orders, the orders last seen open and
+   * the trades since the last audit are fetched over REST and what the channel did not deliver is
+   * emitted (default 0: off). A connection that stays open but delivers nothing is not detected
+   * otherwise (see userSilenceMs).
    */
   userAuditMs?: number;
   /** Stream PING interval, ms (default 10 s). */
@@ -666,17 +667,14 @@ class LiveVenueImpl implements LiveVenue {
     const inScope = (market: string) => markets.size === 0 || markets.has(market);
     const orders: unknown[] = [];
     const seen = new Set<string>();
-    // an audit checks fills only (the stream ignores orders in its answer, and gives no order ids)
-    if (ctx.reason !== 'audit') {
-      for await (const o of this.clob.openOrdersAll({}, call)) {
-        seen.add(o.id);
-        if (inScope(o.market)) orders.push(orderRecord(o));
-      }
-      for (const id of ctx.openOrderIds) {
-        if (seen.has(id)) continue;
-        const o = await this.clob.resolveOrder(id, call);
-        if (o !== undefined) orders.push(orderRecord(o));
-      }
+    for await (const o of this.clob.openOrdersAll({}, call)) {
+      seen.add(o.id);
+      if (inScope(o.market)) orders.push(orderRecord(o));
+    }
+    for (const id of ctx.openOrderIds) {
+      if (seen.has(id)) continue;
+      const o = await this.clob.resolveOrder(id, call);
+      if (o !== undefined) orders.push(orderRecord(o));
     }
     const trades: unknown[] = [];
     const after = Math.max(0, Math.floor((ctx.since - this.#marginMs) / 1000) - 1);

@@ -106,6 +106,26 @@ describe('mmkit run: shutdown', () => {
     expect(rows.sort()).toEqual([...new Set(botFills(ex, address))].sort());
   }, 120_000);
 
+  it('with the audit on, orders cancelled behind its back while the user channel is frozen are seen and quoted again', async () => {
+    const { ex, base } = await h.exchange(9, { adminToken: TOKEN });
+    const admin = new Admin(base, TOKEN);
+    const { dir, address } = h.dataDir();
+    const bot = h.startBot(base, dir, ['--duration', '80s', '--log-level', 'debug'], { MMKIT_USER_AUDIT_MS: '1000' });
+    expect(await waitForQuotes(ex, address), bot.err().slice(-2000)).toBeGreaterThan(0);
+    await admin.addFault({ stream: 'user', freeze: true });
+    // another session of the same account (or the venue) cancels everything; the daemon hears nothing
+    const gone = ex.exchange.cancelAll(address).canceled;
+    expect(gone.length).toBeGreaterThan(0);
+    expect(ex.exchange.openOrders(address)).toEqual([]);
+    // the audit finds them cancelled, and the daemon quotes again (with new orders), still frozen
+    const requoted = () => ex.exchange.openOrders(address).some((o) => !gone.includes(o.id));
+    expect(await waitUntil(requoted, 20_000), bot.err().slice(-3000)).toBe(true);
+    expect(logLines(bot.err()).some((l) => l.msg === 'the user channel had not delivered these order updates: recovered by the audit')).toBe(true);
+    bot.p.kill('SIGTERM');
+    expect(await exited(bot.p), bot.err().slice(-3000)).toBe(0);
+    expect(ex.exchange.openOrders(address)).toEqual([]);
+  }, 120_000);
+
   it('exits 1, open orders unknown, when the venue cannot be checked at exit (never a false "0 left")', async () => {
     const { ex, base } = await h.exchange(7, { adminToken: TOKEN });
     const admin = new Admin(base, TOKEN);

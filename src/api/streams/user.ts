@@ -13,9 +13,10 @@
  *
  * A connection can also stay open and answer PINGs while it delivers nothing (or orders but not
  * trades: a known failure of the public service's user channel), and an account may be quiet for
- * hours, so silence proves nothing. With `auditMs`, while synced, the trades since the previous
- * audit are asked for (`reconcile` with reason 'audit') every `auditMs`, and any fill the stream
- * has not delivered is emitted (deduplicated like the rest: a fill is never emitted twice).
+ * hours, so silence proves nothing. With `auditMs`, while synced, the account's open orders, the
+ * orders last seen open and the trades since the previous audit are asked for (`reconcile` with
+ * reason 'audit') every `auditMs`, and what the stream has not delivered (a fill, an order filled
+ * or cancelled) is emitted, deduplicated like the rest: never twice, never a state going back.
  */
 import { Observable, share } from 'rxjs';
 import { LiveClock, type Clock, type TimerHandle } from '../../core/clock.ts';
@@ -33,10 +34,7 @@ export interface UserCreds {
 
 /** What `reconcile()` is told. */
 export interface ReconcileContext {
-  /**
-   * 'reconnect'; 'start' when `reconcileOnStart` is set; 'audit' for the periodic check of fills
-   * (`auditMs`): only trades are needed then (orders in the answer are ignored).
-   */
+  /** 'reconnect'; 'start' when `reconcileOnStart` is set; 'audit' for the periodic check (`auditMs`) while connected. */
   reason: 'reconnect' | 'start' | 'audit';
   /**
    * Local time (unix ms) up to which the stream is known to have delivered everything: the last
@@ -72,7 +70,7 @@ export interface UserStreamOptions {
   reconcileOnStart?: boolean;
   /** Data silence after which the connection is replaced (and reconciled), ms (default 30 s; 0 disables). */
   silenceMs?: number;
-  /** While synced, ask for the trades since the last audit every this many ms and emit the fills the stream missed (default 0: off). */
+  /** While synced, reconcile every this many ms (open orders, orders last seen open, trades since the last audit) and emit what the stream missed (default 0: off). */
   auditMs?: number;
   /** PING interval, ms (default 10 s). */
   pingIntervalMs?: number;
@@ -101,7 +99,7 @@ export interface UserStreamStats {
   reconcileFailures: number;
   /** Events revealed by reconciliations (missed by the stream). */
   recovered: number;
-  /** Audits completed / failed, and the fills they revealed (also counted in `recovered`). */
+  /** Audits completed / failed, and the events (fills and order updates) they revealed (also counted in `recovered`). */
   audits: number;
   auditFailures: number;
   auditRecovered: number;
@@ -212,29 +210,42 @@ export function userStream(o: UserStreamOptions): UserStream {
     } else badRecord('a message must be a JSON object with event_type', recvTime);
   };
 
-  /** Applies a reconciliation's records: fills first (by venue time), then order states. */
-  const applyReconciled = (res: ReconcileResult, at: number) => {
+  /**
+   * Applies a reconciliation's records: fills first (by venue time), then order states (a listing
+   * older than what the stream delivered meanwhile changes nothing: the dedupe never emits a state
+   * going backwards, nor anything after a terminal one). Returns how many events were new.
+   */
+  const applyReconciled = (res: ReconcileResult, at: number, what = 'reconciled'): { fills: number; orders: number } => {
+    const n = { fills: 0, orders: 0 };
     const fills: FillEvent[] = [];
     for (const t of res.trades ?? []) {
       const r = parseWith(tradeRecordSchema, t);
       if (!r.ok) {
-        badRecord(`reconciled trade: ${r.reason}`, at);
+        badRecord(`${what} trade: ${r.reason}`, at);
         continue;
       }
       fills.push(...fillsOf(r.value, me, 'reconcile', at));
     }
     fills.sort((a, b) => a.venueTime - b.venueTime);
-    for (const f of fills) if (emitFill(f)) counters.recovered++;
+    for (const f of fills)
+      if (emitFill(f)) {
+        counters.recovered++;
+        n.fills++;
+      }
     for (const rec of res.orders ?? []) {
       const r = parseWith(orderRecordSchema, rec);
       if (!r.ok) {
-        badRecord(`reconciled order: ${r.reason}`, at);
+        badRecord(`${what} order: ${r.reason}`, at);
         continue;
       }
       const m = r.value;
       const kind = m.status === 'CANCELED' ? 'CANCELLATION' : dedupe.knowsOrder(m.id) ? 'UPDATE' : 'PLACEMENT';
-      if (emitOrder(orderEvent(m, kind, 'reconcile', at))) counters.recovered++;
+      if (emitOrder(orderEvent(m, kind, 'reconcile', at))) {
+        counters.recovered++;
+        n.orders++;
+      }
     }
+    return n;
   };
 
   const stopAudit = () => {
@@ -257,7 +268,7 @@ export function userStream(o: UserStreamOptions): UserStream {
     const startedAt = clock.now();
     const ac = new AbortController();
     auditAbort = ac;
-    const ctx: ReconcileContext = { reason: 'audit', since: auditSince ?? since, openOrderIds: [], signal: ac.signal };
+    const ctx: ReconcileContext = { reason: 'audit', since: auditSince ?? since, openOrderIds: dedupe.openOrderIds(), signal: ac.signal };
     let p: Promise<ReconcileResult>;
     try {
       p = Promise.resolve(o.reconcile(ctx));
@@ -268,26 +279,17 @@ export function userStream(o: UserStreamOptions): UserStream {
       (res) => {
         if (emit === undefined || ac.signal.aborted) return;
         counters.audits++;
-        const at = clock.now();
-        const fills: FillEvent[] = [];
-        for (const t of res.trades ?? []) {
-          const r = parseWith(tradeRecordSchema, t);
-          if (r.ok) fills.push(...fillsOf(r.value, me, 'reconcile', at));
-          else badRecord(`audited trade: ${r.reason}`, at);
-        }
-        fills.sort((a, b) => a.venueTime - b.venueTime);
-        let n = 0;
-        for (const f of fills) if (emitFill(f)) n++;
-        counters.recovered += n;
-        counters.auditRecovered += n;
-        if (n > 0) o.logger?.warn({ stream: 'user', fills: n }, 'the user channel had not delivered these fills: recovered by the audit');
+        const n = applyReconciled(res, clock.now(), 'audited');
+        counters.auditRecovered += n.fills + n.orders;
+        if (n.fills > 0) o.logger?.warn({ stream: 'user', fills: n.fills, orders: n.orders }, 'the user channel had not delivered these fills: recovered by the audit');
+        else if (n.orders > 0) o.logger?.warn({ stream: 'user', orders: n.orders }, 'the user channel had not delivered these order updates: recovered by the audit');
         auditSince = startedAt;
       },
       (err: unknown) => {
         if (emit === undefined || ac.signal.aborted) return;
         counters.auditFailures++;
         const msg = err instanceof Error ? err.message : String(err);
-        o.logger?.warn({ stream: 'user', err: msg.slice(0, 200) }, 'fill audit failed; next one as scheduled');
+        o.logger?.warn({ stream: 'user', err: msg.slice(0, 200) }, 'user channel audit failed; next one as scheduled');
         streamError(`audit failed: ${msg.slice(0, 200)}`, clock.now());
       },
     )
@@ -296,7 +298,7 @@ export function userStream(o: UserStreamOptions): UserStream {
         if (gen === conn) scheduleAudit();
       })
       // a subscriber that threw while taking the fills: reported, never an unhandled rejection
-      .catch((err: unknown) => o.logger?.warn({ stream: 'user', err: (err instanceof Error ? err.message : String(err)).slice(0, 200) }, 'fill audit: a subscriber threw'));
+      .catch((err: unknown) => o.logger?.warn({ stream: 'user', err: (err instanceof Error ? err.message : String(err)).slice(0, 200) }, 'user channel audit: a subscriber threw'));
   };
 
   const clearRetry = () => {

@@ -230,7 +230,7 @@ describe('user stream', () => {
     expect(t.stream.stats()).toMatchObject({ badFrames: 3, serverErrors: 1 });
   });
 
-  it('audit: every auditMs while synced, the trades since the last audit; fills the stream missed are emitted once, orders ignored', async () => {
+  it('audit: every auditMs while synced, open orders and the trades since the last audit; what the stream missed is emitted once, nothing goes back', async () => {
     const calls: ReconcileContext[] = [];
     let answer: ReconcileResult = { orders: [], trades: [] };
     const t = setup(
@@ -244,26 +244,35 @@ describe('user stream', () => {
     s.recv(orderMsg('0xo1', 'PLACEMENT')).recv(tradeMsg('T1', '0xo1'));
     t.clock.advance(4999);
     expect(calls).toEqual([]);
-    // the channel delivered T1 but not T2 (nor T2's order update)
+    // the channel delivered T1 but not T2, nor o1's last update (filled: 10 of 10)
     answer = { orders: [order('0xo1', 'MATCHED', '10')], trades: [trade('T1', '0xo1'), trade('T2', '0xo1')] };
     t.clock.advance(1);
     expect(calls.length).toBe(1);
-    expect(calls[0]).toMatchObject({ reason: 'audit', since: 1_000_000, openOrderIds: [] });
+    expect(calls[0]).toMatchObject({ reason: 'audit', since: 1_000_000, openOrderIds: ['0xo1'] });
     await flush();
     expect(fillKeys(t.events)).toEqual(['T1|0xo1|MATCHED|stream', 'T2|0xo1|MATCHED|reconcile']);
-    expect(t.events.filter((e) => e.type === 'order_update').length).toBe(1); // the audit's orders are not used
+    const updates = t.events.filter((e) => e.type === 'order_update');
+    expect(updates.length).toBe(2);
+    expect(updates[1]).toMatchObject({ kind: 'UPDATE', id: '0xo1', status: 'MATCHED', sizeMatched: 10_000_000, source: 'reconcile' });
     expect(t.events.filter((e) => e.type === 'resynced').length).toBe(1); // an audit is not a resync
-    expect(t.stream.stats()).toMatchObject({ audits: 1, auditFailures: 0, auditRecovered: 1, recovered: 1 });
+    expect(t.stream.stats()).toMatchObject({ audits: 1, auditFailures: 0, auditRecovered: 2, recovered: 2 });
     expect(t.logs.some((l) => l.includes('recovered by the audit'))).toBe(true);
     // the next one asks from when the previous one started; the same answer emits nothing new, and a
     // later delivery of T2 by the channel is not emitted again either
     t.clock.advance(5000);
     expect(calls.length).toBe(2);
-    expect(calls[1]).toMatchObject({ reason: 'audit', since: 1_005_000 });
+    expect(calls[1]).toMatchObject({ reason: 'audit', since: 1_005_000, openOrderIds: [] }); // o1 is filled: no longer open
     await flush();
     s.recv(tradeMsg('T2', '0xo1'));
     expect(fillKeys(t.events)).toEqual(['T1|0xo1|MATCHED|stream', 'T2|0xo1|MATCHED|reconcile']);
-    expect(t.stream.stats()).toMatchObject({ audits: 2, auditRecovered: 1 });
+    expect(t.stream.stats()).toMatchObject({ audits: 2, auditRecovered: 2 });
+    // a listing older than what the stream delivered meanwhile changes nothing (no state goes back)
+    s.recv(orderMsg('0xo3', 'PLACEMENT')).recv(orderMsg('0xo3', 'UPDATE', 'LIVE', '4'));
+    answer = { orders: [order('0xo3', 'LIVE', '0')], trades: [] };
+    const before = t.events.length;
+    t.clock.advance(5000);
+    await flush();
+    expect(t.events.length).toBe(before);
   });
 
   it('audit: a failure is a stream_error and the next audit comes as scheduled; none while disconnected, none in flight after a drop', async () => {
