@@ -109,6 +109,10 @@ const urlsOf = urlsFromBase;
 
 /** The shutdown backfill starts this long before the run did (the venue filters trades on whole seconds; a clock may drift). */
 const SHUTDOWN_BACKFILL_MARGIN_MS = 60_000;
+/** With the user-channel audit on, the shutdown backfill reaches back this long (or 4 audit periods, if longer). */
+const SHUTDOWN_BACKFILL_AUDITED_MS = 10 * 60_000;
+/** The shutdown backfill gives up after this long. */
+const SHUTDOWN_BACKFILL_TIMEOUT_MS = 20_000;
 
 /**
  * The wallet (src/cli/wallet.ts): the keystore or MMKIT_PRIVATE_KEY when configured; otherwise, on
@@ -271,7 +275,7 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     if (change === 'new') {
       fills++;
       ops.fill(f);
-      marketLog('executor', f.market).info({ trade: f.tradeId, order: f.orderId, side: f.side, price: formatPrice(f.price), size: formatAmount(f.size), role: f.role, status: f.status }, 'fill');
+      marketLog('executor', f.market).info({ trade: f.tradeId, order: f.orderId, side: f.side, price: formatPrice(f.price), size: formatAmount(f.size), role: f.role, status: f.status, source: f.source }, 'fill');
     }
   };
   // eslint-disable-next-line prefer-const
@@ -372,12 +376,24 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   orderUpdates.unsubscribe();
   await executor.cancelAll('shutdown');
   const flat = await executor.verifyFlat({ timeoutMs: 5000 });
+  // answers a waiting `mmkit kill` (POST /api/kill) at once and takes the last status sample
+  ops.flattened(flat, reason);
   // the user channel closed with the engine: a fill matched before the venue took the cancels (or
   // one a frozen user channel never delivered) is known only from the venue's trade history. Now
-  // that nothing rests there, nothing can fill any more: take every fill since the run started,
-  // each stored once (the store keys fills by trade and order id).
+  // that nothing rests there, nothing can fill any more: take the fills since the run started (or,
+  // with the user-channel audit on, since a few audit periods ago: the audits covered the rest),
+  // each stored once (the store keys fills by trade and order id). Bounded in time: a venue that
+  // does not answer does not hold the exit (the next start backfills from the last stored fill).
+  const auditMs = cfg.userAuditMs ?? 0;
+  const backfillFrom = (auditMs > 0 ? Math.max(runStartMs, clock.now() - Math.max(SHUTDOWN_BACKFILL_AUDITED_MS, 4 * auditMs)) : runStartMs) - SHUTDOWN_BACKFILL_MARGIN_MS;
   try {
-    const { fresh } = await backfillFills(venue, runStartMs - SHUTDOWN_BACKFILL_MARGIN_MS, (f) => executor.onVenueFill(f) === 'new');
+    const work = backfillFills(venue, backfillFrom, (f) => executor.onVenueFill(f) === 'new');
+    work.catch(() => {}); // when abandoned on the timeout (its error is reported below otherwise)
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${SHUTDOWN_BACKFILL_TIMEOUT_MS} ms`)), SHUTDOWN_BACKFILL_TIMEOUT_MS);
+    });
+    const { fresh } = await Promise.race([work, timeout]).finally(() => clearTimeout(timer));
     for (const f of fresh) {
       fills++;
       marketLog('executor', f.market).info({ trade: f.tradeId, order: f.orderId, side: f.side, price: formatPrice(f.price), size: formatAmount(f.size), role: f.role, status: f.status, backfilled: true }, 'fill');
@@ -386,8 +402,6 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   } catch (err) {
     log.error({ err: err instanceof Error ? err.message : String(err) }, 'could not backfill fills at shutdown (the next start backfills from the last stored fill)');
   }
-  // answers a waiting `mmkit kill` (POST /api/kill) and takes the last status sample
-  ops.flattened(flat, reason);
   heartbeat.stop();
   await executor.close();
   const summary = store.summary();

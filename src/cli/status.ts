@@ -196,7 +196,11 @@ ${EXIT_CODES_HELP}`,
       const flat = body?.flat === true;
       if (o.json) printJson({ url, status: r.status, ...body });
       else if (flat) process.stdout.write(`kill switch tripped at ${url}: every order cancelled, zero open orders at the venue; the daemon is stopping (${body?.reason ?? ''})\n`);
-      else process.stdout.write(`kill switch at ${url}: ${body?.error ?? `${body?.openOrders ?? '?'} order(s) still open at the venue`} (HTTP ${r.status})\n`);
+      else {
+        const n = body?.openOrders;
+        const what = typeof n === 'number' && n < 0 ? 'open orders unknown (the venue could not be checked)' : `${n ?? '?'} order(s) still open at the venue`;
+        process.stdout.write(`kill switch at ${url}: ${body?.error ?? what} (HTTP ${r.status})\n`);
+      }
       return flat ? ExitCode.OK : ExitCode.FAILURE;
     }),
   );

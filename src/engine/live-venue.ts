@@ -852,7 +852,12 @@ class LiveVenueImpl implements LiveVenue {
         //    this conservative: UNKNOWN, resolved by id, as before); with no counters, no proof.
         const status = e.details?.status;
         const notAccepted =
-          (err instanceof RateLimitError || err instanceof AuthError || err instanceof ConfigError || err instanceof OrderRejectedError || (err instanceof ValidationError && typeof status === 'number' && status >= 400 && status < 500)) &&
+          (err instanceof RateLimitError ||
+            err instanceof AuthError ||
+            err instanceof ConfigError ||
+            // a whole-request "duplicated" says the orders ARE there (a resend of a request that landed)
+            (err instanceof OrderRejectedError && e.code !== 'INVALID_ORDER_DUPLICATED') ||
+            (err instanceof ValidationError && typeof status === 'number' && status >= 400 && status < 500)) &&
           stats !== undefined &&
           ambiguousAttempts(stats.call(this.#p.transport)) === ambiguousBefore;
         if (notAccepted) {

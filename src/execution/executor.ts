@@ -778,10 +778,9 @@ export class Executor {
           outcomes = await this.#send([prepared]);
         } catch (error) {
           this.#emitError('resolve/resend', error);
-          if (provesNotAccepted(error)) {
-            this.tracker.markRejected(id, errorCode(error));
-            return;
-          }
+          // even a refusal of the resend (a 429) proves nothing of the FIRST copy, whose request
+          // was ambiguous and may still land: query again (the order is marked resent, so two more
+          // "not found" conclude it never arrived)
           notFound = 0;
           continue;
         }

@@ -280,6 +280,35 @@ describe('Executor: unknown outcomes (never re-signed)', () => {
     expect(rejections).toEqual([]);
   });
 
+  it('a resend refused (429) says nothing of the first copy: the order is queried again, found, and kept (not marked rejected)', async () => {
+    // the first send lands but its answer is lost and the venue is slow to show it; the resend meets a 429
+    let hidden = true;
+    const real = venue.order.bind(venue);
+    venue.order = async (id) => (hidden ? undefined : real(id));
+    let first = true;
+    venue.placeHook = async (orders, accept) => {
+      if (first) {
+        first = false;
+        return orders.map((o) => {
+          accept(o);
+          return { id: o.id, ok: false, code: 'UNKNOWN', message: 'timeout' } as PlaceOutcome;
+        });
+      }
+      throw new RateLimitError('POST /orders: 429', 1000);
+    };
+    ex.submit(want([q('BUY', 4900)]));
+    await advance(150);
+    expect(venue.count('place')).toBe(2); // the resend, refused
+    const [id] = venue.calls[0]!.ids;
+    expect(ex.tracker.get(id as OrderId)?.status).toBe('unknown'); // not rejected: the first copy may be there
+    hidden = false;
+    await advance(2000);
+    await ex.idle();
+    expect(ex.tracker.get(id as OrderId)?.status).toBe('live');
+    expect(store.order(id as OrderId)?.status).toBe('live');
+    expect(venue.live()).toHaveLength(1);
+  });
+
   it('when neither the send nor the resend arrived, it is concluded never arrived and the quote is placed anew', async () => {
     venue.placeHook = async (orders) => orders.map((o) => ({ id: o.id, ok: false, code: 'UNKNOWN', message: 'lost' }) as PlaceOutcome);
     ex.submit(want([q('BUY', 4900)]));

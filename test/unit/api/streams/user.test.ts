@@ -1,12 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fillsOf, normaliseOrderStatus, orderRecordSchema, tradeRecordSchema, UserDedupe } from '../../../../src/api/streams/user-decode.ts';
-import { userStream, type ReconcileContext, type ReconcileResult, type UserStreamOptions } from '../../../../src/api/streams/user.ts';
+import { AUDIT_GRACE_MS, userStream, type ReconcileContext, type ReconcileResult, type UserStreamOptions } from '../../../../src/api/streams/user.ts';
 import { VirtualClock } from '../../../../src/core/clock.ts';
 import type { FillEvent, TradeStatus, UserEvent } from '../../../../src/core/events.ts';
 import { FakeServer } from './fake-socket.ts';
 
 const KEY = 'key-me';
+/** A clock start after the trades below (matched at 1,760,000,002 s): audits take them. */
+const T0 = 1_760_000_100_000;
 const CREDS = { apiKey: KEY, secret: 'c2VjcmV0LXNlY3JldA==', passphrase: 'pass-phrase-xyz' };
 const M = '0xmarket';
 const YES = '111';
@@ -107,8 +109,8 @@ describe('dedupe', () => {
   });
 });
 
-function setup(reconcile: (ctx: ReconcileContext) => Promise<ReconcileResult>, o: Partial<UserStreamOptions> = {}) {
-  const clock = new VirtualClock(1_000_000);
+function setup(reconcile: (ctx: ReconcileContext) => Promise<ReconcileResult>, o: Partial<UserStreamOptions> = {}, startMs = 1_000_000) {
+  const clock = new VirtualClock(startMs);
   const server = new FakeServer();
   const logs: string[] = [];
   const logger = { warn: (obj: object, msg: string) => logs.push(JSON.stringify(obj) + msg), info: (obj: object, msg: string) => logs.push(JSON.stringify(obj) + msg) };
@@ -239,6 +241,7 @@ describe('user stream', () => {
         return answer;
       },
       { auditMs: 5000, silenceMs: 0 },
+      T0,
     );
     const s = t.server.last.open().recv('PONG');
     s.recv(orderMsg('0xo1', 'PLACEMENT')).recv(tradeMsg('T1', '0xo1'));
@@ -248,7 +251,7 @@ describe('user stream', () => {
     answer = { orders: [order('0xo1', 'MATCHED', '10')], trades: [trade('T1', '0xo1'), trade('T2', '0xo1')] };
     t.clock.advance(1);
     expect(calls.length).toBe(1);
-    expect(calls[0]).toMatchObject({ reason: 'audit', since: 1_000_000, openOrderIds: ['0xo1'] });
+    expect(calls[0]).toMatchObject({ reason: 'audit', since: T0, openOrderIds: ['0xo1'] });
     await flush();
     expect(fillKeys(t.events)).toEqual(['T1|0xo1|MATCHED|stream', 'T2|0xo1|MATCHED|reconcile']);
     const updates = t.events.filter((e) => e.type === 'order_update');
@@ -261,7 +264,7 @@ describe('user stream', () => {
     // later delivery of T2 by the channel is not emitted again either
     t.clock.advance(5000);
     expect(calls.length).toBe(2);
-    expect(calls[1]).toMatchObject({ reason: 'audit', since: 1_005_000, openOrderIds: [] }); // o1 is filled: no longer open
+    expect(calls[1]).toMatchObject({ reason: 'audit', since: T0 + 5000 - AUDIT_GRACE_MS, openOrderIds: [] }); // o1 is filled: no longer open
     await flush();
     s.recv(tradeMsg('T2', '0xo1'));
     expect(fillKeys(t.events)).toEqual(['T1|0xo1|MATCHED|stream', 'T2|0xo1|MATCHED|reconcile']);
@@ -273,6 +276,25 @@ describe('user stream', () => {
     t.clock.advance(5000);
     await flush();
     expect(t.events.length).toBe(before);
+    // a fill younger than the grace is left to the stream (ordinary lag is not a miss) ...
+    const nowS = String(Math.floor((t.clock.now() + 5000) / 1000)); // matched as the audit runs
+    const young = { ...trade('T9', '0xo3'), match_time: nowS, last_update: nowS };
+    answer = { orders: [], trades: [young] };
+    t.clock.advance(5000);
+    await flush();
+    expect(fillKeys(t.events)).not.toContain('T9|0xo3|MATCHED|reconcile');
+    // ... and taken by a later audit when the stream never delivered it
+    t.clock.advance(5000);
+    await flush();
+    t.clock.advance(5000);
+    await flush();
+    expect(fillKeys(t.events)).toContain('T9|0xo3|MATCHED|reconcile');
+    // an order the stream never told of is not announced by an audit (its placer knows it)
+    answer = { orders: [order('0xo4', 'LIVE', '0')], trades: [] };
+    const before2 = t.events.length;
+    t.clock.advance(5000);
+    await flush();
+    expect(t.events.length).toBe(before2);
   });
 
   it('audit: a failure is a stream_error and the next audit comes as scheduled; none while disconnected, none in flight after a drop', async () => {
