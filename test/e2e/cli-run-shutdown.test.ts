@@ -32,24 +32,32 @@ const TOKEN = 'e2e-shutdown-fills-admin';
 const h = new BotHarness();
 afterAll(() => h.close());
 
+/**
+ * A daemon (user-channel audit every `auditMs`) quoting on a fresh exchange, whose user channel is
+ * then frozen while a counterparty fills its bids: returns the fills the channel never delivered.
+ */
+async function frozenFill(seed: number, auditMs: string) {
+  const { ex, base } = await h.exchange(seed, { adminToken: TOKEN });
+  const admin = new Admin(base, TOKEN);
+  const { dir, address } = h.dataDir();
+  const bot = h.startBot(base, dir, ['--duration', '80s'], { MMKIT_USER_AUDIT_MS: auditMs });
+  expect(await waitForQuotes(ex, address), bot.err().slice(-2000)).toBeGreaterThan(0);
+  const t = new Trader(ex.urls.clob_url);
+  await t.createKey();
+  await admin.addFault({ stream: 'user', freeze: true });
+  const frozenAt = botFills(ex, address).length;
+  for (let i = 0; i < 60 && botFills(ex, address).length === frozenAt; i++) {
+    await hitBotBid(ex, t, address);
+    await sleep(250);
+  }
+  const unseen = botFills(ex, address).slice(frozenAt);
+  expect(unseen.length, 'the counterparty could not fill a bid of the bot').toBeGreaterThan(0);
+  return { ex, dir, address, bot, unseen };
+}
+
 describe('mmkit run: shutdown', () => {
   it('a fill the user channel never delivered is stored once at shutdown', async () => {
-    const { ex, base } = await h.exchange(5, { adminToken: TOKEN });
-    const admin = new Admin(base, TOKEN);
-    const { dir, address } = h.dataDir();
-    const bot = h.startBot(base, dir, ['--duration', '80s'], { MMKIT_USER_AUDIT_MS: '0' });
-    expect(await waitForQuotes(ex, address), bot.err().slice(-2000)).toBeGreaterThan(0);
-    const t = new Trader(ex.urls.clob_url);
-    await t.createKey();
-
-    await admin.addFault({ stream: 'user', freeze: true });
-    const frozenAt = botFills(ex, address).length;
-    for (let i = 0; i < 60 && botFills(ex, address).length === frozenAt; i++) {
-      await hitBotBid(ex, t, address);
-      await sleep(250);
-    }
-    const unseen = botFills(ex, address).slice(frozenAt);
-    expect(unseen.length, 'the counterparty could not fill a bid of the bot').toBeGreaterThan(0);
+    const { ex, dir, address, bot, unseen } = await frozenFill(5, '0');
 
     bot.p.kill('SIGTERM');
     const code = await exited(bot.p);
@@ -73,22 +81,7 @@ describe('mmkit run: shutdown', () => {
   }, 120_000);
 
   it('with the audit on, a fill the frozen user channel never delivered is stored while the daemon runs, once', async () => {
-    const { ex, base } = await h.exchange(6, { adminToken: TOKEN });
-    const admin = new Admin(base, TOKEN);
-    const { dir, address } = h.dataDir();
-    const bot = h.startBot(base, dir, ['--duration', '80s'], { MMKIT_USER_AUDIT_MS: '1000' });
-    expect(await waitForQuotes(ex, address), bot.err().slice(-2000)).toBeGreaterThan(0);
-    const t = new Trader(ex.urls.clob_url);
-    await t.createKey();
-
-    await admin.addFault({ stream: 'user', freeze: true });
-    const frozenAt = botFills(ex, address).length;
-    for (let i = 0; i < 60 && botFills(ex, address).length === frozenAt; i++) {
-      await hitBotBid(ex, t, address);
-      await sleep(250);
-    }
-    const unseen = botFills(ex, address).slice(frozenAt);
-    expect(unseen.length, 'the counterparty could not fill a bid of the bot').toBeGreaterThan(0);
+    const { ex, dir, address, bot, unseen } = await frozenFill(6, '1000');
 
     // the daemon still runs, its user channel still frozen: the audit stores the fills
     const db = new Database(join(dir, 'mmkit.db'), { readonly: true });

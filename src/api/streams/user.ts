@@ -256,6 +256,15 @@ export function userStream(o: UserStreamOptions): UserStream {
     return n;
   };
 
+  /** `o.reconcile` for the orders open now and the trades since `from`, as a promise (a synchronous throw rejects it). */
+  const callReconcile = (reason: ReconcileContext['reason'], from: number, ac: AbortController): Promise<ReconcileResult> => {
+    try {
+      return Promise.resolve(o.reconcile({ reason, since: from, openOrderIds: dedupe.openOrderIds(), signal: ac.signal }));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
+
   const stopAudit = () => {
     if (auditTimer !== undefined) clock.clearTimeout(auditTimer);
     auditTimer = undefined;
@@ -276,14 +285,7 @@ export function userStream(o: UserStreamOptions): UserStream {
     const startedAt = clock.now();
     const ac = new AbortController();
     auditAbort = ac;
-    const ctx: ReconcileContext = { reason: 'audit', since: auditSince ?? since, openOrderIds: dedupe.openOrderIds(), signal: ac.signal };
-    let p: Promise<ReconcileResult>;
-    try {
-      p = Promise.resolve(o.reconcile(ctx));
-    } catch (err) {
-      p = Promise.reject(err);
-    }
-    p.then(
+    callReconcile('audit', auditSince ?? since, ac).then(
       (res) => {
         if (emit === undefined || ac.signal.aborted) return;
         counters.audits++;
@@ -318,14 +320,7 @@ export function userStream(o: UserStreamOptions): UserStream {
     const gen = conn;
     const ac = new AbortController();
     abort = ac;
-    const ctx: ReconcileContext = { reason, since, openOrderIds: dedupe.openOrderIds(), signal: ac.signal };
-    let p: Promise<ReconcileResult>;
-    try {
-      p = Promise.resolve(o.reconcile(ctx));
-    } catch (err) {
-      p = Promise.reject(err);
-    }
-    p.then(
+    callReconcile(reason, since, ac).then(
       (res) => {
         if (emit === undefined) return;
         if (gen !== conn) {
