@@ -12,7 +12,9 @@ const YOUNG_GEN_FLAG = '--max-semi-space-size=64';
 const command = process.argv[2];
 const tuned = process.execArgv.some((a) => a.startsWith('--max-semi-space-size'));
 if ((command === 'backtest' || command === 'sweep') && !tuned && process.env.MMKIT_YOUNG_GEN !== '0') {
-  const child = spawn(process.execPath, [YOUNG_GEN_FLAG, ...process.execArgv, ...process.argv.slice(1)], { stdio: 'inherit' });
+  const child = spawn(process.execPath, [YOUNG_GEN_FLAG, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+  });
   // Ctrl-C reaches the child too (same process group): the child decides; a signal sent to this
   // process alone is passed on
   const forward = (sig) => () => child.kill(sig);

@@ -12,7 +12,9 @@ import os from 'node:os';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dir = join(root, 'test', 'bench');
 const filter = process.argv[2] ?? '';
-const files = readdirSync(dir).filter((f) => f.endsWith('.bench.ts') && f.includes(filter)).sort();
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.bench.ts') && f.includes(filter))
+  .sort();
 console.log(`# machine: ${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.cpus().length} cores, node ${process.version}`);
 // node flags a benchmark runs with: those of the command it measures (bin/mmkit.js runs backtests
 // and sweeps with 64 MB semi-spaces)
@@ -20,7 +22,10 @@ const NODE_FLAGS = { 'backtest.bench.ts': ['--max-semi-space-size=64'] };
 let failed = 0;
 for (const f of files) {
   console.log(`# ${f}`);
-  const r = spawnSync(process.execPath, [...(NODE_FLAGS[f] ?? []), '--import', 'tsx', join(dir, f)], { stdio: 'inherit', cwd: root });
+  const r = spawnSync(process.execPath, [...(NODE_FLAGS[f] ?? []), '--import', 'tsx', join(dir, f)], {
+    stdio: 'inherit',
+    cwd: root,
+  });
   if (r.status !== 0) failed++;
 }
 process.exit(failed ? 1 : 0);

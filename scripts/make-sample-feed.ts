@@ -52,7 +52,12 @@ try {
   for await (const m of gamma.iterMarkets({ active: true, closed: false }, { pageSize: 500 })) {
     if (!m.acceptingOrders || !m.enableOrderBook || m.clobTokenIds.length !== 2) continue;
     if (m.endDate !== null && Date.parse(m.endDate) < until) continue;
-    ranked.push({ id: m.conditionId, vol: parseAmount(m.volume, 'down'), liq: parseAmount(m.liquidity, 'down'), q: m.question });
+    ranked.push({
+      id: m.conditionId,
+      vol: parseAmount(m.volume, 'down'),
+      liq: parseAmount(m.liquidity, 'down'),
+      q: m.question,
+    });
   }
   await transport.close();
   ranked.sort((a, b) => b.vol - a.vol || b.liq - a.liq);
@@ -61,14 +66,22 @@ try {
   const markets = await resolveMarkets(urls, { markets: chosen.map((c) => c.id) });
 
   const tmp = `${out}.tmp-${process.pid}.ndjson.gz`;
-  const rec = startRecorder({ out: tmp, markets, marketUrl: urls.market, rtdsUrl: urls.rtds, source: 'paper-exchange seed ' + seed });
+  const rec = startRecorder({
+    out: tmp,
+    markets,
+    marketUrl: urls.market,
+    rtdsUrl: urls.rtds,
+    source: 'paper-exchange seed ' + seed,
+  });
   await rec.connected();
   say(`recording ${markets.length} markets for ${minutes} min to ${tmp}`);
   const end = Date.now() + minutes * 60_000;
   while (Date.now() < end) {
     await sleep(Math.min(30_000, end - Date.now()));
     const s = rec.stats();
-    say(`  ${Math.round((end - Date.now()) / 1000)} s left: ${s.frames.m} market frames, ${s.frames.r} rtds frames, ${s.diskBytes} bytes`);
+    say(
+      `  ${Math.round((end - Date.now()) / 1000)} s left: ${s.frames.m} market frames, ${s.frames.r} rtds frames, ${s.diskBytes} bytes`,
+    );
   }
   const stats = await rec.stop();
   if (stats.files.length !== 1) throw new Error(`expected one file, got ${stats.files.join(', ')}`);
@@ -86,7 +99,8 @@ try {
   }
   const size = statSync(tmp).size;
   say(`lines ${rs.lines}, market messages ${JSON.stringify(Object.fromEntries(kinds))}, ${size} bytes`);
-  if (rs.malformed !== 0 || rs.truncatedFiles !== 0) throw new Error(`the recording does not replay cleanly: ${JSON.stringify(rs)}`);
+  if (rs.malformed !== 0 || rs.truncatedFiles !== 0)
+    throw new Error(`the recording does not replay cleanly: ${JSON.stringify(rs)}`);
   if (size >= MAX_BYTES) {
     rmSync(tmp);
     throw new Error(`sample feed is ${size} bytes: over the 5 MB budget (record fewer minutes or markets)`);

@@ -98,7 +98,11 @@ const CRYPTO = /price of (Bitcoin|Ethereum|Solana|XRP|Dogecoin)\b/i;
 const header = await readHeader(FEED);
 function setup(strategy: string): { feedMarkets?: string[]; worldSearch?: string; risk?: Record<string, unknown> } {
   if (strategy !== 'crypto-fair-value') return {};
-  return { feedMarkets: header.filter((m) => CRYPTO.test(m.question)).map((m) => m.market), worldSearch: 'price of', risk: { maxMidDistance: 0.5 } };
+  return {
+    feedMarkets: header.filter((m) => CRYPTO.test(m.question)).map((m) => m.market),
+    worldSearch: 'price of',
+    risk: { maxMidDistance: 0.5 },
+  };
 }
 
 async function readHeader(file: string): Promise<Array<{ market: string; question: string }>> {
@@ -112,10 +116,20 @@ const rows: ShowcaseRow[] = [];
 for (const strategy of STRATEGIES) {
   const t0 = performance.now();
   const s = setup(strategy);
-  const feed = await runBacktest({ feeds: [FEED], strategy, seed: SEED, ...(s.feedMarkets ? { markets: s.feedMarkets } : {}), ...(s.risk ? { risk: s.risk } : {}) });
+  const feed = await runBacktest({
+    feeds: [FEED],
+    strategy,
+    seed: SEED,
+    ...(s.feedMarkets ? { markets: s.feedMarkets } : {}),
+    ...(s.risk ? { risk: s.risk } : {}),
+  });
   rows.push(row(strategy, 'sample feed', feed));
   const world = await runBacktest({
-    world: { seed: WORLD_SEED, durationMs: worldHours * 3_600_000, ...(s.worldSearch ? { search: s.worldSearch } : {}) },
+    world: {
+      seed: WORLD_SEED,
+      durationMs: worldHours * 3_600_000,
+      ...(s.worldSearch ? { search: s.worldSearch } : {}),
+    },
     strategy,
     seed: SEED,
     ...(s.risk ? { risk: s.risk } : {}),
@@ -127,8 +141,32 @@ for (const strategy of STRATEGIES) {
 if (json) {
   process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
 } else {
-  const head = ['strategy', 'source', 'fills', 'volume', 'realized PnL', 'unrealized PnL', 'max inventory', 'quote uptime', 'markout +10s'];
-  const body = rows.map((x) => [x.strategy, x.source, String(x.fills), x.volume, x.realized, x.unrealized, x.maxInventory, x.quoteUptime, x.markout10s]);
-  const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...body.map((b) => `| ${b.join(' | ')} |`)];
+  const head = [
+    'strategy',
+    'source',
+    'fills',
+    'volume',
+    'realized PnL',
+    'unrealized PnL',
+    'max inventory',
+    'quote uptime',
+    'markout +10s',
+  ];
+  const body = rows.map((x) => [
+    x.strategy,
+    x.source,
+    String(x.fills),
+    x.volume,
+    x.realized,
+    x.unrealized,
+    x.maxInventory,
+    x.quoteUptime,
+    x.markout10s,
+  ]);
+  const lines = [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...body.map((b) => `| ${b.join(' | ')} |`),
+  ];
   process.stdout.write(lines.join('\n') + '\n');
 }

@@ -72,11 +72,41 @@ import {
 /** The parameter schema of `amm` (prices in price units: 0.01 = 1 cent). */
 export const AMM_PARAMS = {
   tokens: commonParam.tokens('both'),
-  pMin: { type: 'number', default: 0.05, min: 0.0001, max: 0.9999, doc: 'Lower end of the pool range, price units: the pool holds no bids below it.' },
-  pMax: { type: 'number', default: 0.95, min: 0.0001, max: 0.9999, doc: 'Upper end of the pool range, price units: the pool holds no asks above it.' },
-  spread: { type: 'number', default: 0.01, min: 0, max: 0.5, doc: "Distance of the first bid and ask from the pool price, price units (the pool's fee)." },
-  step: { type: 'number', default: 0.01, min: 0.0001, max: 0.5, doc: 'Distance between ladder levels, price units (rounded to whole ticks, at least one).' },
-  depth: { type: 'number', default: 0.05, min: 0.0001, max: 1, doc: 'How far the ladder reaches from the pool price on each side, price units.' },
+  pMin: {
+    type: 'number',
+    default: 0.05,
+    min: 0.0001,
+    max: 0.9999,
+    doc: 'Lower end of the pool range, price units: the pool holds no bids below it.',
+  },
+  pMax: {
+    type: 'number',
+    default: 0.95,
+    min: 0.0001,
+    max: 0.9999,
+    doc: 'Upper end of the pool range, price units: the pool holds no asks above it.',
+  },
+  spread: {
+    type: 'number',
+    default: 0.01,
+    min: 0,
+    max: 0.5,
+    doc: "Distance of the first bid and ask from the pool price, price units (the pool's fee).",
+  },
+  step: {
+    type: 'number',
+    default: 0.01,
+    min: 0.0001,
+    max: 0.5,
+    doc: 'Distance between ladder levels, price units (rounded to whole ticks, at least one).',
+  },
+  depth: {
+    type: 'number',
+    default: 0.05,
+    min: 0.0001,
+    max: 1,
+    doc: 'How far the ladder reaches from the pool price on each side, price units.',
+  },
   liquidity: {
     type: 'number',
     default: 1000,
@@ -84,8 +114,20 @@ export const AMM_PARAMS = {
     max: 10_000_000,
     doc: "L, the pool's liquidity (sqrt(shares x collateral)): the ladder holds about L / (200 p^1.5) shares per cent at price p (1000: ~14 shares a cent at 0.50).",
   },
-  initialPrice: { type: 'number', default: 0, min: 0, max: 0.9999, doc: 'Price the pool starts at, price units (0: the book mid when quoting starts).' },
-  maxDeviation: { type: 'number', default: 0.05, min: 0, max: 1, doc: 'Re-anchor the pool at the book mid when its price is farther than this from it, price units (0: never).' },
+  initialPrice: {
+    type: 'number',
+    default: 0,
+    min: 0,
+    max: 0.9999,
+    doc: 'Price the pool starts at, price units (0: the book mid when quoting starts).',
+  },
+  maxDeviation: {
+    type: 'number',
+    default: 0.05,
+    min: 0,
+    max: 1,
+    doc: 'Re-anchor the pool at the book mid when its price is farther than this from it, price units (0: never).',
+  },
   minSpread: commonParam.minSpread(0),
   postOnly: commonParam.postOnly('move'),
   maxPosition: commonParam.maxPosition(500),
@@ -117,7 +159,8 @@ const pips = (x: number): number => Math.round(x * PRICE_SCALE);
 
 /** @throws ConfigError naming `strategy.params.pMin` when pMin >= pMax */
 export function ammConfig(p: AmmParams): AmmConfig {
-  if (!(p.pMin < p.pMax)) throw new ConfigError('strategy.params.pMin', `pMin (${p.pMin}) must be below pMax (${p.pMax})`);
+  if (!(p.pMin < p.pMax))
+    throw new ConfigError('strategy.params.pMin', `pMin (${p.pMin}) must be below pMax (${p.pMax})`);
   return {
     rules: rulesOf({ ...p, outOfRange: 'drop' }),
     pMin: pips(p.pMin),
@@ -149,7 +192,11 @@ export interface PoolAnchor {
  * The pool's price (pips, nearest pip, inside [pMin, pMax]) when our net YES exposure is `net`
  * micro-shares: 1/sqrt(p) = 1/sqrt(p0) + (net - n0) / L.
  */
-export function poolPrice(anchor: PoolAnchor, cfg: Pick<AmmConfig, 'liquidity' | 'pMin' | 'pMax'>, net: number): number {
+export function poolPrice(
+  anchor: PoolAnchor,
+  cfg: Pick<AmmConfig, 'liquidity' | 'pMin' | 'pMax'>,
+  net: number,
+): number {
   const inv = 1 / Math.sqrt(anchor.price / PRICE_SCALE) + (net - anchor.net) / AMOUNT_SCALE / cfg.liquidity;
   if (!(inv > 0)) return cfg.pMax;
   const p = Math.round(PRICE_SCALE / (inv * inv));
@@ -161,13 +208,19 @@ export function poolPrice(anchor: PoolAnchor, cfg: Pick<AmmConfig, 'liquidity' |
  * [pMin, pMax]) when there is none yet (`initialPrice` first, if set) or when the pool price is
  * more than `maxDeviation` from the mid. Undefined when a new anchor is needed and there is no mid.
  */
-export function nextAnchor(anchor: PoolAnchor | undefined, mid: number | null, net: number, cfg: AmmConfig): PoolAnchor | undefined {
+export function nextAnchor(
+  anchor: PoolAnchor | undefined,
+  mid: number | null,
+  net: number,
+  cfg: AmmConfig,
+): PoolAnchor | undefined {
   const clamp = (p: number): number => Math.min(cfg.pMax, Math.max(cfg.pMin, Math.round(p)));
   if (anchor === undefined) {
     if (cfg.initialPrice > 0) return { price: clamp(cfg.initialPrice), net };
     return mid === null ? undefined : { price: clamp(mid), net };
   }
-  if (cfg.maxDeviation > 0 && mid !== null && Math.abs(poolPrice(anchor, cfg, net) - mid) > cfg.maxDeviation) return { price: clamp(mid), net };
+  if (cfg.maxDeviation > 0 && mid !== null && Math.abs(poolPrice(anchor, cfg, net) - mid) > cfg.maxDeviation)
+    return { price: clamp(mid), net };
   return anchor;
 }
 
@@ -176,11 +229,17 @@ export function nextAnchor(anchor: PoolAnchor | undefined, mid: number | null, n
  * best first then asks best first, sizes in micro-shares (lots), each at least `minSize` (smaller
  * levels carried outward).
  */
-export function ammLadder(p: number, cfg: Pick<AmmConfig, 'pMin' | 'pMax' | 'spread' | 'step' | 'depth' | 'liquidity'>, tick: number, minSize: number): YesLevel[] {
+export function ammLadder(
+  p: number,
+  cfg: Pick<AmmConfig, 'pMin' | 'pMax' | 'spread' | 'step' | 'depth' | 'liquidity'>,
+  tick: number,
+  minSize: number,
+): YesLevel[] {
   const out: YesLevel[] = [];
   const step = Math.max(tick, Math.round(cfg.step / tick) * tick);
   const min = Math.max(minSize, LOT_MICRO);
-  const shares = (pa: number, pb: number): number => lotsDown(poolShares(cfg.liquidity, pa / PRICE_SCALE, pb / PRICE_SCALE) * AMOUNT_SCALE);
+  const shares = (pa: number, pb: number): number =>
+    lotsDown(poolShares(cfg.liquidity, pa / PRICE_SCALE, pb / PRICE_SCALE) * AMOUNT_SCALE);
   // bids: the pool buys as the price falls from p
   const lower = Math.max(cfg.pMin, p - cfg.depth, tick);
   let prev = p;
@@ -209,7 +268,13 @@ export function ammLadder(p: number, cfg: Pick<AmmConfig, 'pMin' | 'pMax' | 'spr
 }
 
 /** The desired quotes of one market for a pool anchored at `anchor` (empty without a trustworthy book). Pure. */
-export function quoteAmm(ref: MarketRef, cfg: AmmConfig, anchor: PoolAnchor | undefined, top: MarketTop | null, state: StrategyState): QuoteIntent[] {
+export function quoteAmm(
+  ref: MarketRef,
+  cfg: AmmConfig,
+  anchor: PoolAnchor | undefined,
+  top: MarketTop | null,
+  state: StrategyState,
+): QuoteIntent[] {
   if (top === null || anchor === undefined) return [];
   const inv = inventoryOf(state, ref, cfg.rules.tokens);
   const p = poolPrice(anchor, cfg, inv.net);
@@ -221,7 +286,8 @@ export function quoteAmm(ref: MarketRef, cfg: AmmConfig, anchor: PoolAnchor | un
 /** The `amm` plugin (see the module comment; params in AMM_PARAMS). */
 export default defineStrategy({
   name: 'amm',
-  description: 'A concentrated-liquidity pool in [pMin, pMax] as a ladder of orders sized by the pool maths (L), re-centred on the pool price after fills.',
+  description:
+    'A concentrated-liquidity pool in [pMin, pMax] as a ladder of orders sized by the pool maths (L), re-centred on the pool price after fills.',
   params: AMM_PARAMS,
   create(ctx, params) {
     const cfg = ammConfig(params);
@@ -237,7 +303,10 @@ export default defineStrategy({
         const next = nextAnchor(anchor, top.mid, inventoryOf(state, ref, cfg.rules.tokens).net, cfg);
         if (next !== anchor && next !== undefined) {
           anchors.set(ref.market, next);
-          ctx.log.debug({ market: ref.market, price: next.price, net: next.net }, anchor === undefined ? 'pool anchored' : 'pool re-anchored at the mid');
+          ctx.log.debug(
+            { market: ref.market, price: next.price, net: next.net },
+            anchor === undefined ? 'pool anchored' : 'pool re-anchored at the mid',
+          );
         }
         anchor = next;
       }

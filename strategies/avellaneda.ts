@@ -76,17 +76,75 @@ import {
 /** The parameter schema of `avellaneda`. */
 export const AVELLANEDA_PARAMS = {
   tokens: commonParam.tokens('both'),
-  orderSize: { type: 'number', default: 10, min: 0.01, max: 100_000, doc: 'Shares quoted on each side (before sizeShape); also the unit of the inventory q.' },
-  riskAversion: { type: 'number', default: 1, min: 0.001, max: 100, doc: 'gamma: risk aversion. Higher: stronger skew against inventory and a wider spread.' },
-  horizon: { type: 'number', default: 3600, min: 1, max: 31_536_000, doc: 'T - t in seconds: the rolling horizon (and the cap on the time to the end date when useEndDate).' },
-  useEndDate: { type: 'boolean', default: true, doc: "T - t = min(horizon, time to the market's endDate): the inventory term fades as the end nears." },
-  initialVol: { type: 'number', default: 0.002, min: 0, max: 1, doc: 'Prior sigma: volatility of the logit mid per sqrt(second) (0.002 is about 3 cents an hour at 0.50).' },
-  volHalfLife: { type: 'number', default: 300, min: 1, max: 86_400, doc: 'Half-life of the volatility EWMA, seconds of observed time.' },
-  volSampleMs: { type: 'integer', default: 1000, min: 0, max: 60_000, doc: 'Minimum time between two volatility samples of the mid, ms.' },
-  initialKappa: { type: 'number', default: 20, min: 0.01, max: 10_000, doc: 'Prior kappa: order-arrival decay per logit unit of distance from the mid (20: intensity falls by e every 0.05 logit, about 1.25 cents at 0.50).' },
+  orderSize: {
+    type: 'number',
+    default: 10,
+    min: 0.01,
+    max: 100_000,
+    doc: 'Shares quoted on each side (before sizeShape); also the unit of the inventory q.',
+  },
+  riskAversion: {
+    type: 'number',
+    default: 1,
+    min: 0.001,
+    max: 100,
+    doc: 'gamma: risk aversion. Higher: stronger skew against inventory and a wider spread.',
+  },
+  horizon: {
+    type: 'number',
+    default: 3600,
+    min: 1,
+    max: 31_536_000,
+    doc: 'T - t in seconds: the rolling horizon (and the cap on the time to the end date when useEndDate).',
+  },
+  useEndDate: {
+    type: 'boolean',
+    default: true,
+    doc: "T - t = min(horizon, time to the market's endDate): the inventory term fades as the end nears.",
+  },
+  initialVol: {
+    type: 'number',
+    default: 0.002,
+    min: 0,
+    max: 1,
+    doc: 'Prior sigma: volatility of the logit mid per sqrt(second) (0.002 is about 3 cents an hour at 0.50).',
+  },
+  volHalfLife: {
+    type: 'number',
+    default: 300,
+    min: 1,
+    max: 86_400,
+    doc: 'Half-life of the volatility EWMA, seconds of observed time.',
+  },
+  volSampleMs: {
+    type: 'integer',
+    default: 1000,
+    min: 0,
+    max: 60_000,
+    doc: 'Minimum time between two volatility samples of the mid, ms.',
+  },
+  initialKappa: {
+    type: 'number',
+    default: 20,
+    min: 0.01,
+    max: 10_000,
+    doc: 'Prior kappa: order-arrival decay per logit unit of distance from the mid (20: intensity falls by e every 0.05 logit, about 1.25 cents at 0.50).',
+  },
   kappaHalfLife: { type: 'number', default: 50, min: 1, max: 100_000, doc: 'Half-life of the kappa EWMA, in trades.' },
-  edgeWidening: { type: 'number', default: 1, min: 0, max: 20, doc: 'Extra widening of the logit half-spread near 0 and 1: factor 1 + edgeWidening x (1 - 4p(1 - p)).' },
-  sizeShape: { type: 'number', default: 0, min: 0, max: 10, doc: "eta: the side adding to the position quotes orderSize x e^(-eta |q|) (0: constant sizes)." },
+  edgeWidening: {
+    type: 'number',
+    default: 1,
+    min: 0,
+    max: 20,
+    doc: 'Extra widening of the logit half-spread near 0 and 1: factor 1 + edgeWidening x (1 - 4p(1 - p)).',
+  },
+  sizeShape: {
+    type: 'number',
+    default: 0,
+    min: 0,
+    max: 10,
+    doc: 'eta: the side adding to the position quotes orderSize x e^(-eta |q|) (0: constant sizes).',
+  },
   minSpread: commonParam.minSpread(0.02),
   postOnly: commonParam.postOnly('move'),
   outOfRange: commonParam.outOfRange('clamp'),
@@ -188,7 +246,11 @@ export interface AvellanedaEstimates {
 }
 
 /** T - t in seconds at `now` for a market ending at `endMs` (NaN: unknown). */
-export function horizonAt(cfg: Pick<AvellanedaConfig, 'horizonSec' | 'useEndDate'>, endMs: number, now: number): number {
+export function horizonAt(
+  cfg: Pick<AvellanedaConfig, 'horizonSec' | 'useEndDate'>,
+  endMs: number,
+  now: number,
+): number {
   if (!cfg.useEndDate || !Number.isFinite(endMs)) return cfg.horizonSec;
   return Math.min(cfg.horizonSec, Math.max(0, (endMs - now) / 1000));
 }
@@ -197,7 +259,12 @@ export function horizonAt(cfg: Pick<AvellanedaConfig, 'horizonSec' | 'useEndDate
  * The desired quotes of one market: empty without a trustworthy two-sided book; otherwise the
  * model's bid and ask around the reservation price, through the common rules. Pure.
  */
-export function quoteAvellaneda(ref: MarketRef, cfg: AvellanedaConfig, est: AvellanedaEstimates, state: StrategyState): QuoteIntent[] {
+export function quoteAvellaneda(
+  ref: MarketRef,
+  cfg: AvellanedaConfig,
+  est: AvellanedaEstimates,
+  state: StrategyState,
+): QuoteIntent[] {
   const top = marketTop(state, ref, { excludeOwn: cfg.excludeOwnOrders, tokens: cfg.rules.tokens });
   if (top === null || top.mid === null) return [];
   const inv = inventoryOf(state, ref, cfg.rules.tokens);
@@ -261,7 +328,8 @@ export class AvellanedaEstimators implements AvellanedaEstimates {
 /** The `avellaneda` plugin (see the module comment; params in AVELLANEDA_PARAMS). */
 export default defineStrategy({
   name: 'avellaneda',
-  description: 'Avellaneda–Stoikov in logit space: reservation price against inventory, optimal spread from online volatility and order-arrival estimates, widened near 0 and 1.',
+  description:
+    'Avellaneda–Stoikov in logit space: reservation price against inventory, optimal spread from online volatility and order-arrival estimates, widened near 0 and 1.',
   params: AVELLANEDA_PARAMS,
   create(ctx, params) {
     const cfg = avellanedaConfig(params);
@@ -282,7 +350,8 @@ export default defineStrategy({
       onEvent(e: MmkitEvent, state: StrategyState): StrategyOutput | undefined {
         if (e.type === 'last_trade') {
           const ref = reg.byToken(e.tokenId);
-          if (ref !== undefined) est.get(ref.market)!.observeTrade((e.tokenId === ref.yes ? e.price : PRICE_SCALE - e.price) / PRICE_SCALE);
+          if (ref !== undefined)
+            est.get(ref.market)!.observeTrade((e.tokenId === ref.yes ? e.price : PRICE_SCALE - e.price) / PRICE_SCALE);
           return undefined;
         }
         const a = reg.note(e);

@@ -52,7 +52,18 @@ import type { ConditionId, TokenId } from '../src/core/ids.ts';
 import type { DesiredQuotes, LiveOrderView, QuoteIntent, StrategyOutput } from '../src/core/intents.ts';
 import { AMOUNT_SCALE, LOT_MICRO, PRICE_SCALE, type Micro, type Pips } from '../src/core/units.ts';
 import { defineStrategy, type ParamsOf, type StrategyState } from '../src/strategy/api.ts';
-import { agedOrders, ceilToTick, commonParam, floorToTick, inventoryOf, lotsDown, marketTop, MarketRegistry, type MarketRef, type MarketTop } from '../src/strategy/quoting.ts';
+import {
+  agedOrders,
+  ceilToTick,
+  commonParam,
+  floorToTick,
+  inventoryOf,
+  lotsDown,
+  marketTop,
+  MarketRegistry,
+  type MarketRef,
+  type MarketTop,
+} from '../src/strategy/quoting.ts';
 
 // ---- params --------------------------------------------------------------------------------------
 
@@ -64,9 +75,27 @@ export const BANDS_PARAMS = {
     choices: ['yes', 'both'],
     doc: "Which tokens to quote: 'yes' (bids buy YES, asks sell YES held) or 'both' (asks beyond YES held become NO bids, bids sell NO held first).",
   },
-  bands: { type: 'integer', default: 3, min: 1, max: 10, doc: 'Number of bands per side (ignored when bandsJson is set).' },
-  margin: { type: 'number', default: 0.02, min: 0.0001, max: 0.5, doc: 'avgMargin of the innermost band: distance of its quotes from the mid, in price units (0.01 = 1 cent).' },
-  marginStep: { type: 'number', default: 0.02, min: 0, max: 0.5, doc: 'avgMargin added per band outward, price units.' },
+  bands: {
+    type: 'integer',
+    default: 3,
+    min: 1,
+    max: 10,
+    doc: 'Number of bands per side (ignored when bandsJson is set).',
+  },
+  margin: {
+    type: 'number',
+    default: 0.02,
+    min: 0.0001,
+    max: 0.5,
+    doc: 'avgMargin of the innermost band: distance of its quotes from the mid, in price units (0.01 = 1 cent).',
+  },
+  marginStep: {
+    type: 'number',
+    default: 0.02,
+    min: 0,
+    max: 0.5,
+    doc: 'avgMargin added per band outward, price units.',
+  },
   marginTolerance: {
     type: 'number',
     default: 0.01,
@@ -74,7 +103,13 @@ export const BANDS_PARAMS = {
     max: 0.5,
     doc: 'Half-width of each band: minMargin = avgMargin - this (at least 0), maxMargin = avgMargin + this. Live orders inside are kept (no churn).',
   },
-  amount: { type: 'number', default: 10, min: 0.01, max: 100_000, doc: 'avgAmount of the innermost band: shares quoted per side in it.' },
+  amount: {
+    type: 'number',
+    default: 10,
+    min: 0.01,
+    max: 100_000,
+    doc: 'avgAmount of the innermost band: shares quoted per side in it.',
+  },
   amountStep: { type: 'number', default: 5, min: 0, max: 100_000, doc: 'avgAmount added per band outward, shares.' },
   amountTolerance: {
     type: 'number',
@@ -88,9 +123,25 @@ export const BANDS_PARAMS = {
     default: '',
     doc: 'Explicit bands, replacing the generated ones: a JSON array of {minMargin, avgMargin, maxMargin, minAmount, avgAmount, maxAmount} (price units and shares, innermost first), as in poly-market-maker.',
   },
-  maxPosition: { type: 'number', default: 100, min: 0.01, max: 500_000, doc: 'Position (shares of net YES exposure) at which a side stops adding to it; also the scale of the skew.' },
-  inventorySkew: { type: 'number', default: 2, min: 0, max: 100, doc: 'Ticks both sides shift against the position when it is at maxPosition (linear in between): long quotes lower, short higher.' },
-  excludeOwnOrders: { type: 'boolean', default: true, doc: 'Take the mid from the book net of our own orders, so the bot does not chase its own quotes.' },
+  maxPosition: {
+    type: 'number',
+    default: 100,
+    min: 0.01,
+    max: 500_000,
+    doc: 'Position (shares of net YES exposure) at which a side stops adding to it; also the scale of the skew.',
+  },
+  inventorySkew: {
+    type: 'number',
+    default: 2,
+    min: 0,
+    max: 100,
+    doc: 'Ticks both sides shift against the position when it is at maxPosition (linear in between): long quotes lower, short higher.',
+  },
+  excludeOwnOrders: {
+    type: 'boolean',
+    default: true,
+    doc: 'Take the mid from the book net of our own orders, so the bot does not chase its own quotes.',
+  },
   minSpread: commonParam.minSpread(0),
   postOnly: commonParam.postOnly('move'),
   maxOrderAge: commonParam.maxOrderAge(0),
@@ -140,25 +191,42 @@ function parseBandsJson(s: string): Band[] {
   } catch (e) {
     throw new ConfigError(key, `not valid JSON: ${(e as Error).message}`, { cause: e });
   }
-  if (!Array.isArray(raw) || raw.length === 0 || raw.length > 20) throw new ConfigError(key, 'expected a JSON array of 1 to 20 bands');
+  if (!Array.isArray(raw) || raw.length === 0 || raw.length > 20)
+    throw new ConfigError(key, 'expected a JSON array of 1 to 20 bands');
   return raw.map((b: unknown, i) => {
     if (typeof b !== 'object' || b === null) throw new ConfigError(key, `band ${i} must be an object`);
     const o = b as Record<string, unknown>;
-    for (const k of Object.keys(o)) if (!(BAND_KEYS as readonly string[]).includes(k)) throw new ConfigError(key, `band ${i}: unknown key ${k}`);
+    for (const k of Object.keys(o))
+      if (!(BAND_KEYS as readonly string[]).includes(k)) throw new ConfigError(key, `band ${i}: unknown key ${k}`);
     const v = {} as Record<(typeof BAND_KEYS)[number], number>;
     for (const k of BAND_KEYS) {
       const x = o[k];
-      if (typeof x !== 'number' || !Number.isFinite(x) || x < 0) throw new ConfigError(key, `band ${i}: ${k} must be a non-negative number`);
+      if (typeof x !== 'number' || !Number.isFinite(x) || x < 0)
+        throw new ConfigError(key, `band ${i}: ${k} must be a non-negative number`);
       v[k] = x;
     }
-    return checkBand({ minMargin: pips(v.minMargin), avgMargin: pips(v.avgMargin), maxMargin: pips(v.maxMargin), minAmount: micro(v.minAmount), avgAmount: lotDown(micro(v.avgAmount)), maxAmount: micro(v.maxAmount) }, `band ${i}`, key);
+    return checkBand(
+      {
+        minMargin: pips(v.minMargin),
+        avgMargin: pips(v.avgMargin),
+        maxMargin: pips(v.maxMargin),
+        minAmount: micro(v.minAmount),
+        avgAmount: lotDown(micro(v.avgAmount)),
+        maxAmount: micro(v.maxAmount),
+      },
+      `band ${i}`,
+      key,
+    );
   });
 }
 
 function checkBand(b: Band, what: string, key: string): Band {
-  if (!(b.minMargin <= b.avgMargin && b.avgMargin <= b.maxMargin)) throw new ConfigError(key, `${what}: need minMargin <= avgMargin <= maxMargin`);
-  if (b.avgMargin <= 0 || b.maxMargin >= PRICE_SCALE) throw new ConfigError(key, `${what}: avgMargin must be at least 0.0001 and maxMargin below 1`);
-  if (!(b.minAmount <= b.avgAmount && b.avgAmount <= b.maxAmount)) throw new ConfigError(key, `${what}: need minAmount <= avgAmount <= maxAmount`);
+  if (!(b.minMargin <= b.avgMargin && b.avgMargin <= b.maxMargin))
+    throw new ConfigError(key, `${what}: need minMargin <= avgMargin <= maxMargin`);
+  if (b.avgMargin <= 0 || b.maxMargin >= PRICE_SCALE)
+    throw new ConfigError(key, `${what}: avgMargin must be at least 0.0001 and maxMargin below 1`);
+  if (!(b.minAmount <= b.avgAmount && b.avgAmount <= b.maxAmount))
+    throw new ConfigError(key, `${what}: need minAmount <= avgAmount <= maxAmount`);
   if (b.avgAmount < LOT_MICRO) throw new ConfigError(key, `${what}: avgAmount must be at least 0.01 shares`);
   return b;
 }
@@ -261,7 +329,16 @@ interface Scratch {
   readonly freshAt: number[];
 }
 
-const SCRATCH: Scratch = { own: [], target: [], load: [], keptAmount: [], kept: [], keptAt: [0], fresh: [], freshAt: [0] };
+const SCRATCH: Scratch = {
+  own: [],
+  target: [],
+  load: [],
+  keptAmount: [],
+  kept: [],
+  keptAt: [0],
+  fresh: [],
+  freshAt: [0],
+};
 
 /** SCRATCH with room for `slots` band slots (grown by push: packed arrays, no holes). */
 function scratchFor(slots: number): Scratch {
@@ -489,12 +566,16 @@ export function quoteAt(plan: MarketPlan, cfg: BandsConfig, state: StrategyState
       if (sell < minSize) sell = 0;
       const buy = size - sell;
       if (sell > 0) {
-        fresh[nf++] = bid ? { tokenId: plan.no, side: 'SELL', price: (PRICE_SCALE - price) as Pips, size: sell as Micro } : { tokenId: plan.yes, side: 'SELL', price: price as Pips, size: sell as Micro };
+        fresh[nf++] = bid
+          ? { tokenId: plan.no, side: 'SELL', price: (PRICE_SCALE - price) as Pips, size: sell as Micro }
+          : { tokenId: plan.yes, side: 'SELL', price: price as Pips, size: sell as Micro };
         if (bid) noFree -= sell;
         else yesFree -= sell;
       }
       if (buy >= minSize) {
-        fresh[nf++] = bid ? { tokenId: plan.yes, side: 'BUY', price: price as Pips, size: buy as Micro } : { tokenId: plan.no, side: 'BUY', price: (PRICE_SCALE - price) as Pips, size: buy as Micro };
+        fresh[nf++] = bid
+          ? { tokenId: plan.yes, side: 'BUY', price: price as Pips, size: buy as Micro }
+          : { tokenId: plan.no, side: 'BUY', price: (PRICE_SCALE - price) as Pips, size: buy as Micro };
       }
       freshAt[slot + 1] = nf;
       capLeft -= sell + (buy >= minSize ? buy : 0);
@@ -512,7 +593,8 @@ export function quoteAt(plan: MarketPlan, cfg: BandsConfig, state: StrategyState
     for (let k = freshAt[i]!; k < freshAt[i + 1]!; k++) quotes.push(fresh[k]!);
     const a = nb + i;
     for (let k = keptAt[a]!; k < keptAt[a + 1]!; k++) if (yesPriceOf(kept[k]!, plan) > maxBid) quotes.push(kept[k]!);
-    for (let k = freshAt[a]!; k < freshAt[a + 1]!; k++) if (yesPriceOf(fresh[k]!, plan) > maxBid) quotes.push(fresh[k]!);
+    for (let k = freshAt[a]!; k < freshAt[a + 1]!; k++)
+      if (yesPriceOf(fresh[k]!, plan) > maxBid) quotes.push(fresh[k]!);
   }
   // while an aged order rests, nothing at its (token, side, price): the diff must not keep it
   if (agedAt === null) return quotes;
@@ -546,7 +628,12 @@ interface QuoteMemo {
 }
 
 /** `quoteMarket` with the memo of `ref`'s market (see QuoteMemo). The quotes returned are shared: read-only. */
-function quoteMemo(memos: Map<ConditionId, QuoteMemo>, ref: MarketRef, cfg: BandsConfig, state: StrategyState): QuoteIntent[] {
+function quoteMemo(
+  memos: Map<ConditionId, QuoteMemo>,
+  ref: MarketRef,
+  cfg: BandsConfig,
+  state: StrategyState,
+): QuoteIntent[] {
   const t = marketTop(state, ref, { excludeOwn: cfg.excludeOwnOrders, tokens: cfg.tokens });
   // no memo either while the NO book is stale: the engine pulls the market then (its outputs are
   // dropped), so the event that makes the data whole again (a NO snapshot) must hand the quotes on
@@ -575,7 +662,20 @@ function quoteMemo(memos: Map<ConditionId, QuoteMemo>, ref: MarketRef, cfg: Band
     return m.quotes;
   }
   const quotes = quoteAt(ref, cfg, state, t);
-  memos.set(ref.market, { tick: ref.tick, minSize: ref.minSize, bid: t.bid, ask: t.ask, mid: t.mid, touchBid: t.touchBid, touchAsk: t.touchAsk, live, yes, no, quotes, touched: false });
+  memos.set(ref.market, {
+    tick: ref.tick,
+    minSize: ref.minSize,
+    bid: t.bid,
+    ask: t.ask,
+    mid: t.mid,
+    touchBid: t.touchBid,
+    touchAsk: t.touchAsk,
+    live,
+    yes,
+    no,
+    quotes,
+    touched: false,
+  });
   return quotes;
 }
 
@@ -608,7 +708,11 @@ function unmoved(m: QuoteMemo, ref: MarketRef, state: StrategyState): boolean {
   // a NO book gone stale since (a desync or a crossed book found at the end of a batch): with
   // tokens 'both' marketTop is null (no quotes); in either mode the engine pulls the market
   if (state.book(ref.no)?.stale === true) return false;
-  return m.live === state.openOrders(ref.market) && m.yes === state.position(ref.yes).size && m.no === state.position(ref.no).size;
+  return (
+    m.live === state.openOrders(ref.market) &&
+    m.yes === state.position(ref.yes).size &&
+    m.no === state.position(ref.no).size
+  );
 }
 
 function yesPriceOf(q: QuoteIntent, plan: MarketPlan): number {
@@ -620,7 +724,8 @@ function yesPriceOf(q: QuoteIntent, plan: MarketPlan): number {
 /** The `bands` plugin (see the module comment; params in BANDS_PARAMS). */
 export default defineStrategy({
   name: 'bands',
-  description: 'Quotes in bands around the mid (min/avg/max margin and amount per band), keeps live orders that still fit their band, skews against inventory.',
+  description:
+    'Quotes in bands around the mid (min/avg/max margin and amount per band), keeps live orders that still fit their band, skews against inventory.',
   params: BANDS_PARAMS,
   create(ctx, params) {
     const cfg = bandsConfig(params);

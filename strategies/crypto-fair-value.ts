@@ -51,7 +51,19 @@ import type { DesiredQuotes, QuoteIntent, StrategyOutput } from '../src/core/int
 import { PRICE_SCALE } from '../src/core/units.ts';
 import { defineStrategy, type ParamsOf, type StrategyState } from '../src/strategy/api.ts';
 import { digitalAbove, EwmaVariance, SECONDS_PER_YEAR } from '../src/strategy/models.ts';
-import { commonParam, finishQuotes, inventoryOf, isFresh, marketTop, MarketRegistry, rulesOf, sharesToMicro, type MarketRef, type QuotingRules, type YesLevel } from '../src/strategy/quoting.ts';
+import {
+  commonParam,
+  finishQuotes,
+  inventoryOf,
+  isFresh,
+  marketTop,
+  MarketRegistry,
+  rulesOf,
+  sharesToMicro,
+  type MarketRef,
+  type QuotingRules,
+  type YesLevel,
+} from '../src/strategy/quoting.ts';
 
 /** What the venue says about a market (the strategy context's MarketInfo). */
 type MarketInfo = MarketRef['info'];
@@ -62,18 +74,74 @@ type MarketInfo = MarketRef['info'];
 export const CRYPTO_FAIR_VALUE_PARAMS = {
   tokens: commonParam.tokens('both'),
   size: { type: 'number', default: 10, min: 0.01, max: 100_000, doc: 'Shares quoted on each side.' },
-  spread: { type: 'number', default: 0.04, min: 0, max: 0.9, doc: 'Full width between bid and ask around the (skewed) fair value, price units.' },
-  staleMs: { type: 'integer', default: 3000, min: 100, max: 600_000, doc: 'The price feed is stale (quotes pulled) after this long without a live tick, ms.' },
-  symbol: { type: 'string', default: '', doc: "The feed symbol (e.g. 'btcusdt'); empty: inferred from each market's question." },
-  strike: { type: 'number', default: 0, min: 0, max: 1e12, doc: 'Strike in USD for every market (set it for one market only); 0: from the market metadata or the feed.' },
+  spread: {
+    type: 'number',
+    default: 0.04,
+    min: 0,
+    max: 0.9,
+    doc: 'Full width between bid and ask around the (skewed) fair value, price units.',
+  },
+  staleMs: {
+    type: 'integer',
+    default: 3000,
+    min: 100,
+    max: 600_000,
+    doc: 'The price feed is stale (quotes pulled) after this long without a live tick, ms.',
+  },
+  symbol: {
+    type: 'string',
+    default: '',
+    doc: "The feed symbol (e.g. 'btcusdt'); empty: inferred from each market's question.",
+  },
+  strike: {
+    type: 'number',
+    default: 0,
+    min: 0,
+    max: 1e12,
+    doc: 'Strike in USD for every market (set it for one market only); 0: from the market metadata or the feed.',
+  },
   expiry: { type: 'string', default: '', doc: "Expiry as an ISO time for every market; empty: each market's endDate." },
-  strikeFromFeed: { type: 'boolean', default: true, doc: "Up/down windows without a stated strike: take the first feed price at or after the window's start." },
-  strikeWindowMs: { type: 'integer', default: 2000, min: 0, max: 600_000, doc: "That price must be at most this long after the window's start, ms." },
-  annualVol: { type: 'number', default: 0.6, min: 0.01, max: 10, doc: 'Prior annualised volatility of the coin (0.6 = 60%), before the online estimate takes over.' },
+  strikeFromFeed: {
+    type: 'boolean',
+    default: true,
+    doc: "Up/down windows without a stated strike: take the first feed price at or after the window's start.",
+  },
+  strikeWindowMs: {
+    type: 'integer',
+    default: 2000,
+    min: 0,
+    max: 600_000,
+    doc: "That price must be at most this long after the window's start, ms.",
+  },
+  annualVol: {
+    type: 'number',
+    default: 0.6,
+    min: 0.01,
+    max: 10,
+    doc: 'Prior annualised volatility of the coin (0.6 = 60%), before the online estimate takes over.',
+  },
   minAnnualVol: { type: 'number', default: 0.1, min: 0.001, max: 10, doc: 'Floor of the volatility used, annualised.' },
-  volHalfLife: { type: 'number', default: 600, min: 1, max: 86_400, doc: 'Half-life of the volatility EWMA, seconds of feed time.' },
-  stopBeforeExpiry: { type: 'number', default: 30, min: 0, max: 86_400, doc: 'No quotes this many seconds before expiry (and after it).' },
-  inventorySkew: { type: 'number', default: 2, min: 0, max: 100, doc: 'Ticks both quotes shift against the position at maxPosition (linear in between).' },
+  volHalfLife: {
+    type: 'number',
+    default: 600,
+    min: 1,
+    max: 86_400,
+    doc: 'Half-life of the volatility EWMA, seconds of feed time.',
+  },
+  stopBeforeExpiry: {
+    type: 'number',
+    default: 30,
+    min: 0,
+    max: 86_400,
+    doc: 'No quotes this many seconds before expiry (and after it).',
+  },
+  inventorySkew: {
+    type: 'number',
+    default: 2,
+    min: 0,
+    max: 100,
+    doc: 'Ticks both quotes shift against the position at maxPosition (linear in between).',
+  },
   minSpread: commonParam.minSpread(0.02),
   postOnly: commonParam.postOnly('move'),
   outOfRange: commonParam.outOfRange('drop'),
@@ -173,7 +241,10 @@ function usd(m: RegExpExecArray | null): number | undefined {
  * The terms of a market (see the module comment for the sources), or undefined when its symbol or
  * expiry cannot be known. The strike may still be undefined (found later from the feed, or never).
  */
-export function cryptoTerms(info: MarketInfo, cfg: Pick<CryptoConfig, 'symbol' | 'strike' | 'expiryMs'>): CryptoTerms | undefined {
+export function cryptoTerms(
+  info: MarketInfo,
+  cfg: Pick<CryptoConfig, 'symbol' | 'strike' | 'expiryMs'>,
+): CryptoTerms | undefined {
   const description = (info as MarketInfo & { readonly description?: unknown }).description;
   const desc = typeof description === 'string' ? description : '';
   const symbol = cfg.symbol !== '' ? cfg.symbol : inferSymbol(`${info.question} ${desc}`);
@@ -238,7 +309,13 @@ export function sigmaOf(feed: ReferenceFeed, cfg: Pick<CryptoConfig, 'minSigma'>
 }
 
 /** P(YES) of a market: N(d2) for `above`, 1 - N(d2) for `below`. */
-export function fairProbability(spot: number, strike: number, sigma: number, tauSec: number, direction: 'above' | 'below'): number {
+export function fairProbability(
+  spot: number,
+  strike: number,
+  sigma: number,
+  tauSec: number,
+  direction: 'above' | 'below',
+): number {
   const p = digitalAbove(spot, strike, sigma, tauSec);
   return direction === 'above' ? p : 1 - p;
 }
@@ -248,7 +325,12 @@ export function fairProbability(spot: number, strike: number, sigma: number, tau
  * quotes): bid and ask `spread` apart around fair - inventorySkew x (net / maxPosition) ticks,
  * through the common rules. Needs a trustworthy book (not stale, not crossed), not a two-sided one.
  */
-export function quoteCrypto(ref: MarketRef, cfg: CryptoConfig, fair: number | undefined, state: StrategyState): QuoteIntent[] {
+export function quoteCrypto(
+  ref: MarketRef,
+  cfg: CryptoConfig,
+  fair: number | undefined,
+  state: StrategyState,
+): QuoteIntent[] {
   if (fair === undefined || !Number.isFinite(fair)) return [];
   const top = marketTop(state, ref, { excludeOwn: cfg.excludeOwnOrders, tokens: cfg.rules.tokens });
   if (top === null) return [];
@@ -272,7 +354,8 @@ interface Plan {
 /** The `crypto-fair-value` plugin (see the module comment; params in CRYPTO_FAIR_VALUE_PARAMS). */
 export default defineStrategy({
   name: 'crypto-fair-value',
-  description: 'Crypto up/down and above-K markets: fair P = N(d2) from the live coin price, its online volatility and the time to expiry; quotes around it, pulled when the feed is stale.',
+  description:
+    'Crypto up/down and above-K markets: fair P = N(d2) from the live coin price, its online volatility and the time to expiry; quotes around it, pulled when the feed is stale.',
   params: CRYPTO_FAIR_VALUE_PARAMS,
   create(ctx, params) {
     const cfg = cryptoConfig(params);
@@ -283,7 +366,10 @@ export default defineStrategy({
     for (const ref of reg.all()) {
       const terms = cryptoTerms(ref.info, cfg);
       if (terms === undefined) {
-        ctx.log.warn({ market: ref.market, question: ref.info.question }, 'crypto-fair-value: no symbol or expiry for this market: not quoted');
+        ctx.log.warn(
+          { market: ref.market, question: ref.info.question },
+          'crypto-fair-value: no symbol or expiry for this market: not quoted',
+        );
         continue;
       }
       plans.set(ref.market, { terms, strike: terms.strike });
@@ -300,7 +386,11 @@ export default defineStrategy({
       if (!isFresh(feed.lastLiveAt, now, cfg.staleMs) || feed.price === undefined) return undefined;
       if (plan.strike === undefined && cfg.strikeFromFeed && plan.terms.windowStartMs !== undefined) {
         plan.strike = feed.priceAtStart(plan.terms.windowStartMs, cfg.strikeWindowMs);
-        if (plan.strike !== undefined) ctx.log.info({ market: ref.market, strike: plan.strike }, 'crypto-fair-value: strike taken from the feed at the window start');
+        if (plan.strike !== undefined)
+          ctx.log.info(
+            { market: ref.market, strike: plan.strike },
+            'crypto-fair-value: strike taken from the feed at the window start',
+          );
       }
       if (plan.strike === undefined) return undefined;
       const tauMs = plan.terms.expiryMs - now;
@@ -312,7 +402,8 @@ export default defineStrategy({
       quotes: ref.quotable ? quoteCrypto(ref, cfg, fairOf(ref, state.now), state) : [],
       at: state.now,
     });
-    const answer = (refs: readonly MarketRef[], state: StrategyState): StrategyOutput | undefined => (refs.length === 0 ? undefined : { quotes: refs.map((r) => desired(r, state)) });
+    const answer = (refs: readonly MarketRef[], state: StrategyState): StrategyOutput | undefined =>
+      refs.length === 0 ? undefined : { quotes: refs.map((r) => desired(r, state)) };
 
     return {
       priceSymbols: [...feeds.keys()],

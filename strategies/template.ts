@@ -36,7 +36,15 @@ import type { MmkitEvent } from '../src/core/events.ts';
 import type { StrategyOutput } from '../src/core/intents.ts';
 import { PRICE_SCALE } from '../src/core/units.ts';
 import { defineStrategy, type StrategyState } from '../src/strategy/api.ts';
-import { commonParam, finishQuotes, marketTop, MarketRegistry, rulesOf, sharesToMicro, type MarketRef } from '../src/strategy/quoting.ts';
+import {
+  commonParam,
+  finishQuotes,
+  marketTop,
+  MarketRegistry,
+  rulesOf,
+  sharesToMicro,
+  type MarketRef,
+} from '../src/strategy/quoting.ts';
 
 export default defineStrategy({
   // The name shown in logs; the file name is what `--strategy` takes.
@@ -47,7 +55,13 @@ export default defineStrategy({
   // file (strategy.params) or on the command line; they are validated (type, bounds, unknown keys)
   // before create() is called, and create() receives plain numbers/strings/booleans.
   params: {
-    halfSpread: { type: 'number', default: 0.02, min: 0.0001, max: 0.5, doc: 'Distance of each quote from the mid, price units (0.01 = 1 cent).' },
+    halfSpread: {
+      type: 'number',
+      default: 0.02,
+      min: 0.0001,
+      max: 0.5,
+      doc: 'Distance of each quote from the mid, price units (0.01 = 1 cent).',
+    },
     size: { type: 'number', default: 10, min: 0.01, max: 10_000, doc: 'Shares per quote.' },
     // the common rules, documented once in src/strategy/quoting.ts
     tokens: commonParam.tokens('yes'),

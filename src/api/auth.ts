@@ -41,26 +41,42 @@ export async function loadWallet(src: WalletSource = {}): Promise<Wallet> {
   if (src.keystoreFile !== undefined && src.keystoreFile !== '') {
     const password = env[passEnv];
     if (password === undefined || password === '') {
-      throw new ConfigError(passEnv, `the keystore ${src.keystoreFile} needs its password in the environment variable ${passEnv}, which is not set`);
+      throw new ConfigError(
+        passEnv,
+        `the keystore ${src.keystoreFile} needs its password in the environment variable ${passEnv}, which is not set`,
+      );
     }
     let json: string;
     try {
       json = await readFile(src.keystoreFile, 'utf8');
     } catch (err) {
-      throw new ConfigError('keystoreFile', `cannot read the keystore file ${src.keystoreFile}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+      throw new ConfigError(
+        'keystoreFile',
+        `cannot read the keystore file ${src.keystoreFile}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+      );
     }
     try {
       const w = await Wallet.fromEncryptedJson(json, password);
       return new Wallet(w.privateKey);
     } catch {
-      throw new ConfigError('keystoreFile', `cannot decrypt the keystore file ${src.keystoreFile}: wrong password in ${passEnv}, or not a keystore`);
+      throw new ConfigError(
+        'keystoreFile',
+        `cannot decrypt the keystore file ${src.keystoreFile}: wrong password in ${passEnv}, or not a keystore`,
+      );
     }
   }
   const key = env[keyEnv]?.trim();
   if (key === undefined || key === '') {
-    throw new ConfigError(keyEnv, `no wallet: set the environment variable ${keyEnv} to the private key (0x + 64 hex), or configure a keystore file and ${passEnv}`);
+    throw new ConfigError(
+      keyEnv,
+      `no wallet: set the environment variable ${keyEnv} to the private key (0x + 64 hex), or configure a keystore file and ${passEnv}`,
+    );
   }
-  if (!HEX_KEY.test(key)) throw new ConfigError(keyEnv, `the environment variable ${keyEnv} is not a private key (expected 0x + 64 hex digits)`);
+  if (!HEX_KEY.test(key))
+    throw new ConfigError(
+      keyEnv,
+      `the environment variable ${keyEnv} is not a private key (expected 0x + 64 hex digits)`,
+    );
   try {
     return new Wallet(key.startsWith('0x') ? key : `0x${key}`);
   } catch {
@@ -82,7 +98,15 @@ export interface ApiKeyOptions {
  */
 export function createApiKey(transport: Transport, o: ApiKeyOptions = {}): Promise<ApiCredentials> {
   return transport.request(
-    { api: 'clob', method: 'POST', path: '/auth/api-key', auth: 'l1', nonce: o.nonce ?? 0, idempotent: true, ...(o.signal ? { signal: o.signal } : {}) },
+    {
+      api: 'clob',
+      method: 'POST',
+      path: '/auth/api-key',
+      auth: 'l1',
+      nonce: o.nonce ?? 0,
+      idempotent: true,
+      ...(o.signal ? { signal: o.signal } : {}),
+    },
     apiCredsSchema,
   );
 }
@@ -94,7 +118,15 @@ export function createApiKey(transport: Transport, o: ApiKeyOptions = {}): Promi
  */
 export function deriveApiKey(transport: Transport, o: ApiKeyOptions = {}): Promise<ApiCredentials> {
   return transport.request(
-    { api: 'clob', method: 'GET', path: '/auth/derive-api-key', auth: 'l1', nonce: o.nonce ?? 0, idempotent: true, ...(o.signal ? { signal: o.signal } : {}) },
+    {
+      api: 'clob',
+      method: 'GET',
+      path: '/auth/derive-api-key',
+      auth: 'l1',
+      nonce: o.nonce ?? 0,
+      idempotent: true,
+      ...(o.signal ? { signal: o.signal } : {}),
+    },
     apiCredsSchema,
   );
 }

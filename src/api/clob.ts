@@ -17,9 +17,28 @@
  * demand (e.g. after a restart, for ids persisted before sending).
  */
 import type { z } from 'zod';
-import { MmkitError, NetworkError, NotFoundError, OrderRejectedError, TimeoutError, ValidationError, VENUE_REJECT_CODES, type VenueRejectCode } from '../core/errors.ts';
+import {
+  type MmkitError,
+  NetworkError,
+  NotFoundError,
+  OrderRejectedError,
+  TimeoutError,
+  ValidationError,
+  VENUE_REJECT_CODES,
+  type VenueRejectCode,
+} from '../core/errors.ts';
 import type { Address, ConditionId, OrderId, TokenId, TradeId } from '../core/ids.ts';
-import { isTickSize, parseAmount, parseFixed, parsePrice, parseRawAmount, type Micro, type Pips, type Side, type TickSize } from '../core/units.ts';
+import {
+  isTickSize,
+  parseAmount,
+  parseFixed,
+  parsePrice,
+  parseRawAmount,
+  type Micro,
+  type Pips,
+  type Side,
+  type TickSize,
+} from '../core/units.ts';
 import type { ApiCredentials, RequestObserver } from './http/transport.ts';
 import type { QueryValue, RequestSpec, Transport } from './http/types.ts';
 import { wireJson, type WireOrder } from './signing/order.ts';
@@ -191,7 +210,9 @@ export interface PostOrderResult {
 }
 
 /** One entry of a batch: accepted, or refused with the venue's code (never thrown). */
-export type BatchEntryResult = ({ ok: true } & PostOrderResult) | { ok: false; orderId: OrderId; code: VenueRejectCode | (string & {}); message: string };
+export type BatchEntryResult =
+  | ({ ok: true } & PostOrderResult)
+  | { ok: false; orderId: OrderId; code: VenueRejectCode | (string & {}); message: string };
 
 export interface CancelResult {
   canceled: OrderId[];
@@ -202,7 +223,14 @@ export interface CancelResult {
 export interface Balances {
   address: Address;
   collateral: { balance: Micro; available: Micro; reserved: Micro };
-  tokens: Array<{ assetId: TokenId; market: ConditionId; outcome: string; balance: Micro; available: Micro; reserved: Micro }>;
+  tokens: Array<{
+    assetId: TokenId;
+    market: ConditionId;
+    outcome: string;
+    balance: Micro;
+    available: Micro;
+    reserved: Micro;
+  }>;
 }
 
 export interface Position {
@@ -303,7 +331,8 @@ function toToken(t: z.output<typeof S.clobTokenSchema>): ClobToken {
 
 function toMarket(m: S.WireClobMarket): ClobMarket {
   const tick = tickOf(m.minimum_tick_size);
-  if (tick === undefined) throw new ValidationError(`market ${m.condition_id}: minimum_tick_size ${m.minimum_tick_size} is not a venue tick`);
+  if (tick === undefined)
+    throw new ValidationError(`market ${m.condition_id}: minimum_tick_size ${m.minimum_tick_size} is not a venue tick`);
   return {
     conditionId: m.condition_id as ConditionId,
     questionId: m.question_id ?? '',
@@ -343,7 +372,8 @@ function toBook(b: S.WireBook): OrderBook {
     tickSize: tickOf(b.tick_size),
     minOrderSize: b.min_order_size === undefined ? undefined : micro(b.min_order_size),
     negRisk: b.neg_risk,
-    lastTradePrice: b.last_trade_price === undefined || b.last_trade_price === '' ? undefined : pips(b.last_trade_price),
+    lastTradePrice:
+      b.last_trade_price === undefined || b.last_trade_price === '' ? undefined : pips(b.last_trade_price),
   };
 }
 
@@ -415,7 +445,11 @@ function refusalOf(r: S.WireOrderResponse, fallbackId: string): { code: string; 
     code = r.error.code;
     if (message === '') message = r.error.message;
   } else if (typeof r.error === 'string' && message === '') message = r.error;
-  return { code: code ?? 'INVALID_ORDER_ERROR', message: message || 'order refused', orderId: (r.orderID || fallbackId) as OrderId };
+  return {
+    code: code ?? 'INVALID_ORDER_ERROR',
+    message: message || 'order refused',
+    orderId: (r.orderID || fallbackId) as OrderId,
+  };
 }
 
 function accepted(r: S.WireOrderResponse, fallbackId: string): PostOrderResult {
@@ -444,7 +478,9 @@ function noteRetry(this: { ambiguous: boolean }, err: MmkitError): void {
 }
 
 /** The JSON of the order types. */
-const ORDER_TYPE_JSON: ReadonlyMap<string, string> = new Map(['GTC', 'GTD', 'FOK', 'FAK'].map((t) => [t, JSON.stringify(t)]));
+const ORDER_TYPE_JSON: ReadonlyMap<string, string> = new Map(
+  ['GTC', 'GTD', 'FOK', 'FAK'].map((t) => [t, JSON.stringify(t)]),
+);
 
 /** `JSON.stringify` of a value, remembered for the last string (the owner: one API key per client). */
 let lastJsonIn: unknown;
@@ -486,7 +522,16 @@ export class ClobClient {
     method: RequestSpec['method'],
     path: string,
     schema: T,
-    o: { auth?: RequestSpec['auth']; query?: Record<string, QueryValue>; body?: unknown; bodyJson?: string | undefined; idempotent?: boolean; nonce?: number; call?: CallOptions; observer?: RequestObserver },
+    o: {
+      auth?: RequestSpec['auth'];
+      query?: Record<string, QueryValue>;
+      body?: unknown;
+      bodyJson?: string | undefined;
+      idempotent?: boolean;
+      nonce?: number;
+      call?: CallOptions;
+      observer?: RequestObserver;
+    },
   ): Promise<z.output<T>> {
     // one object literal of one shape (absent options are undefined, which every transport reads
     // as absent): this runs on every order and cancel, often before it is optimised
@@ -523,7 +568,10 @@ export class ClobClient {
 
   /** GET /markets: one page of market records. @throws ValidationError on a malformed record. */
   async markets(cursor: string = FIRST_CURSOR, call?: CallOptions & { limit?: number }): Promise<Page<ClobMarket>> {
-    const p = await this.#req('GET', '/markets', S.cursorPageSchema(S.clobMarketSchema), { query: { next_cursor: cursor, limit: call?.limit }, call });
+    const p = await this.#req('GET', '/markets', S.cursorPageSchema(S.clobMarketSchema), {
+      query: { next_cursor: cursor, limit: call?.limit },
+      call,
+    });
     return { data: p.data.map(toMarket), nextCursor: p.next_cursor };
   }
 
@@ -534,30 +582,43 @@ export class ClobClient {
 
   /** GET /sampling-markets: markets in the rewards program (the paper exchange: active ones). */
   async samplingMarkets(cursor: string = FIRST_CURSOR, call?: CallOptions): Promise<Page<ClobMarket>> {
-    const p = await this.#req('GET', '/sampling-markets', S.cursorPageSchema(S.clobMarketSchema), { query: { next_cursor: cursor }, call });
+    const p = await this.#req('GET', '/sampling-markets', S.cursorPageSchema(S.clobMarketSchema), {
+      query: { next_cursor: cursor },
+      call,
+    });
     return { data: p.data.map(toMarket), nextCursor: p.next_cursor };
   }
 
   /** GET /simplified-markets. */
   async simplifiedMarkets(cursor: string = FIRST_CURSOR, call?: CallOptions): Promise<Page<SimplifiedMarket>> {
-    const p = await this.#req('GET', '/simplified-markets', S.cursorPageSchema(S.simplifiedMarketSchema), { query: { next_cursor: cursor }, call });
+    const p = await this.#req('GET', '/simplified-markets', S.cursorPageSchema(S.simplifiedMarketSchema), {
+      query: { next_cursor: cursor },
+      call,
+    });
     return { data: p.data.map(toSimplified), nextCursor: p.next_cursor };
   }
 
   /** GET /sampling-simplified-markets. */
   async samplingSimplifiedMarkets(cursor: string = FIRST_CURSOR, call?: CallOptions): Promise<Page<SimplifiedMarket>> {
-    const p = await this.#req('GET', '/sampling-simplified-markets', S.cursorPageSchema(S.simplifiedMarketSchema), { query: { next_cursor: cursor }, call });
+    const p = await this.#req('GET', '/sampling-simplified-markets', S.cursorPageSchema(S.simplifiedMarketSchema), {
+      query: { next_cursor: cursor },
+      call,
+    });
     return { data: p.data.map(toSimplified), nextCursor: p.next_cursor };
   }
 
   /** GET /markets/{condition_id}. @throws NotFoundError for an unknown market. */
   async market(conditionId: string, call?: CallOptions): Promise<ClobMarket> {
-    return toMarket(await this.#req('GET', `/markets/${encodeURIComponent(conditionId)}`, S.clobMarketSchema, { call }));
+    return toMarket(
+      await this.#req('GET', `/markets/${encodeURIComponent(conditionId)}`, S.clobMarketSchema, { call }),
+    );
   }
 
   /** GET /market?condition_id= (the spec's form of the same record). @throws NotFoundError. */
   async marketByQuery(conditionId: string, call?: CallOptions): Promise<ClobMarket> {
-    return toMarket(await this.#req('GET', '/market', S.clobMarketSchema, { query: { condition_id: conditionId }, call }));
+    return toMarket(
+      await this.#req('GET', '/market', S.clobMarketSchema, { query: { condition_id: conditionId }, call }),
+    );
   }
 
   // ---- book and prices ------------------------------------------------------------------------
@@ -576,18 +637,26 @@ export class ClobClient {
     const r =
       call?.via === 'GET'
         ? await this.#req('GET', '/books', S.bookSchema.array(), { query: { token_ids: tokenIds.join(',') }, call })
-        : await this.#req('POST', '/books', S.bookSchema.array(), { body: tokenIds.map((t) => ({ token_id: t })), call });
+        : await this.#req('POST', '/books', S.bookSchema.array(), {
+            body: tokenIds.map((t) => ({ token_id: t })),
+            call,
+          });
     return r.map(toBook);
   }
 
   /** GET /midpoint, in pips (a half pip when the mid falls between two). @throws NotFoundError without a two-sided book. */
   async midpoint(tokenId: string, call?: CallOptions): Promise<number> {
-    return parseMidPips((await this.#req('GET', '/midpoint', S.midpointSchema, { query: { token_id: tokenId }, call })).mid);
+    return parseMidPips(
+      (await this.#req('GET', '/midpoint', S.midpointSchema, { query: { token_id: tokenId }, call })).mid,
+    );
   }
 
   /** POST /midpoints: token → mid in pips. */
   async midpoints(tokenIds: readonly string[], call?: CallOptions): Promise<Map<TokenId, number>> {
-    const r = await this.#req('POST', '/midpoints', S.midpointsSchema, { body: tokenIds.map((t) => ({ token_id: t })), call });
+    const r = await this.#req('POST', '/midpoints', S.midpointsSchema, {
+      body: tokenIds.map((t) => ({ token_id: t })),
+      call,
+    });
     return new Map(Object.entries(r).map(([k, v]) => [k as TokenId, parseMidPips(v)]));
   }
 
@@ -597,10 +666,20 @@ export class ClobClient {
   }
 
   /** POST /prices: token → {BUY?: best bid, SELL?: best ask}, pips. */
-  async prices(req: ReadonlyArray<{ tokenId: string; side?: Side }>, call?: CallOptions): Promise<Map<TokenId, { BUY?: Pips; SELL?: Pips }>> {
-    const r = await this.#req('POST', '/prices', S.pricesSchema, { body: req.map((x) => ({ token_id: x.tokenId, ...(x.side ? { side: x.side } : {}) })), call });
+  async prices(
+    req: ReadonlyArray<{ tokenId: string; side?: Side }>,
+    call?: CallOptions,
+  ): Promise<Map<TokenId, { BUY?: Pips; SELL?: Pips }>> {
+    const r = await this.#req('POST', '/prices', S.pricesSchema, {
+      body: req.map((x) => ({ token_id: x.tokenId, ...(x.side ? { side: x.side } : {}) })),
+      call,
+    });
     const out = new Map<TokenId, { BUY?: Pips; SELL?: Pips }>();
-    for (const [k, v] of Object.entries(r)) out.set(k as TokenId, { ...(v.BUY !== undefined ? { BUY: pips(v.BUY) } : {}), ...(v.SELL !== undefined ? { SELL: pips(v.SELL) } : {}) });
+    for (const [k, v] of Object.entries(r))
+      out.set(k as TokenId, {
+        ...(v.BUY !== undefined ? { BUY: pips(v.BUY) } : {}),
+        ...(v.SELL !== undefined ? { SELL: pips(v.SELL) } : {}),
+      });
     return out;
   }
 
@@ -611,20 +690,36 @@ export class ClobClient {
 
   /** POST /spreads: token → spread, pips. */
   async spreads(tokenIds: readonly string[], call?: CallOptions): Promise<Map<TokenId, Pips>> {
-    const r = await this.#req('POST', '/spreads', S.spreadsSchema, { body: tokenIds.map((t) => ({ token_id: t })), call });
+    const r = await this.#req('POST', '/spreads', S.spreadsSchema, {
+      body: tokenIds.map((t) => ({ token_id: t })),
+      call,
+    });
     return new Map(Object.entries(r).map(([k, v]) => [k as TokenId, pips(v)]));
   }
 
   /** GET /last-trade-price: price (pips) and taker side ('' when no trade yet: price is then the venue's 0.5 default). */
   async lastTradePrice(tokenId: string, call?: CallOptions): Promise<{ price: Pips; side: Side | '' }> {
-    const r = await this.#req('GET', '/last-trade-price', S.lastTradePriceSchema, { query: { token_id: tokenId }, call });
+    const r = await this.#req('GET', '/last-trade-price', S.lastTradePriceSchema, {
+      query: { token_id: tokenId },
+      call,
+    });
     return { price: pips(r.price), side: r.side === 'BUY' || r.side === 'SELL' ? r.side : '' };
   }
 
   /** POST /last-trades-prices. */
-  async lastTradesPrices(tokenIds: readonly string[], call?: CallOptions): Promise<Array<{ tokenId: TokenId; price: Pips; side: Side | '' }>> {
-    const r = await this.#req('POST', '/last-trades-prices', S.lastTradesPricesSchema, { body: tokenIds.map((t) => ({ token_id: t })), call });
-    return r.map((x) => ({ tokenId: x.token_id as TokenId, price: pips(x.price), side: x.side === 'BUY' || x.side === 'SELL' ? x.side : '' }));
+  async lastTradesPrices(
+    tokenIds: readonly string[],
+    call?: CallOptions,
+  ): Promise<Array<{ tokenId: TokenId; price: Pips; side: Side | '' }>> {
+    const r = await this.#req('POST', '/last-trades-prices', S.lastTradesPricesSchema, {
+      body: tokenIds.map((t) => ({ token_id: t })),
+      call,
+    });
+    return r.map((x) => ({
+      tokenId: x.token_id as TokenId,
+      price: pips(x.price),
+      side: x.side === 'BUY' || x.side === 'SELL' ? x.side : '',
+    }));
   }
 
   /** GET /tick-size. @throws ValidationError when the venue answers something that is not a tick. */
@@ -677,9 +772,11 @@ export class ClobClient {
 
   #body(o: SignedOrderLike, opts: PostOrderOptions): Record<string, unknown> {
     const owner = this.#owner();
-    if (owner === undefined || owner === '') throw new ValidationError('postOrder: no API key to own the order (set credentials on the transport or `owner`)');
+    if (owner === undefined || owner === '')
+      throw new ValidationError('postOrder: no API key to own the order (set credentials on the transport or `owner`)');
     const orderType = opts.orderType ?? 'GTC';
-    if (opts.postOnly === true && orderType !== 'GTC' && orderType !== 'GTD') throw new ValidationError('postOnly: only with GTC or GTD orders');
+    if (opts.postOnly === true && orderType !== 'GTC' && orderType !== 'GTD')
+      throw new ValidationError('postOnly: only with GTC or GTD orders');
     const body: Record<string, unknown> = { order: o.wire, owner, orderType };
     if (opts.postOnly !== undefined) body['postOnly'] = opts.postOnly;
     if (opts.builder !== undefined) body['builder'] = opts.builder;
@@ -698,7 +795,11 @@ export class ClobClient {
     try {
       let s = '{"order":' + wireJson(order as WireOrder) + ',"owner":' + jsonString(body['owner']);
       const orderType = body['orderType'];
-      s += ',"orderType":' + (typeof orderType === 'string' ? (ORDER_TYPE_JSON.get(orderType) ?? JSON.stringify(orderType)) : JSON.stringify(orderType));
+      s +=
+        ',"orderType":' +
+        (typeof orderType === 'string'
+          ? (ORDER_TYPE_JSON.get(orderType) ?? JSON.stringify(orderType))
+          : JSON.stringify(orderType));
       const postOnly = body['postOnly'];
       if (postOnly !== undefined) {
         const j = postOnly === true ? 'true' : postOnly === false ? 'false' : JSON.stringify(postOnly);
@@ -729,11 +830,28 @@ export class ClobClient {
     let r: S.WireOrderResponse;
     try {
       const bodyJson = ClobClient.#bodyJson(body);
-      r = await this.#req('POST', '/order', S.orderResponseSchema, { auth: 'l2', body, ...(bodyJson !== undefined ? { bodyJson } : {}), idempotent: true, call: opts, observer });
+      r = await this.#req('POST', '/order', S.orderResponseSchema, {
+        auth: 'l2',
+        body,
+        ...(bodyJson !== undefined ? { bodyJson } : {}),
+        idempotent: true,
+        call: opts,
+        observer,
+      });
     } catch (err) {
       if (seen.ambiguous && err instanceof OrderRejectedError && err.code === 'INVALID_ORDER_DUPLICATED') {
         const found = await this.resolveOrder(order.id, opts);
-        if (found !== undefined) return { orderId: found.id, status: found.status, makingAmount: 0 as Micro, takingAmount: 0 as Micro, transactionsHashes: [], tradeIds: found.associateTrades, resolved: true, order: found };
+        if (found !== undefined)
+          return {
+            orderId: found.id,
+            status: found.status,
+            makingAmount: 0 as Micro,
+            takingAmount: 0 as Micro,
+            transactionsHashes: [],
+            tradeIds: found.associateTrades,
+            resolved: true,
+            order: found,
+          };
       }
       throw err;
     }
@@ -752,9 +870,13 @@ export class ClobClient {
    * @throws ValidationError for an empty batch or more than 15 orders; TimeoutError /
    *   NetworkError when the outcome stays unknown (resolve the ids); AuthError; RateLimitError.
    */
-  async postOrders(orders: ReadonlyArray<{ order: SignedOrderLike } & Omit<PostOrderOptions, 'signal'>>, call?: CallOptions): Promise<BatchEntryResult[]> {
+  async postOrders(
+    orders: ReadonlyArray<{ order: SignedOrderLike } & Omit<PostOrderOptions, 'signal'>>,
+    call?: CallOptions,
+  ): Promise<BatchEntryResult[]> {
     if (orders.length === 0) throw new ValidationError('postOrders: empty batch');
-    if (orders.length > MAX_BATCH_ORDERS) throw new ValidationError(`postOrders: ${orders.length} orders, at most ${MAX_BATCH_ORDERS} per request`);
+    if (orders.length > MAX_BATCH_ORDERS)
+      throw new ValidationError(`postOrders: ${orders.length} orders, at most ${MAX_BATCH_ORDERS} per request`);
     const n = orders.length;
     const body: Array<Record<string, unknown>> = new Array(n);
     let bodyJson: string | undefined = '[';
@@ -769,8 +891,16 @@ export class ClobClient {
     if (bodyJson !== undefined) bodyJson += ']';
     const seen = { ambiguous: false };
     const observer: RequestObserver = { onRetry: noteRetry.bind(seen) };
-    const r = await this.#req('POST', '/orders', S.orderResponsesSchema, { auth: 'l2', body, bodyJson, idempotent: true, call, observer });
-    if (r.length !== orders.length) throw new ValidationError(`POST /orders: ${r.length} results for ${orders.length} orders`);
+    const r = await this.#req('POST', '/orders', S.orderResponsesSchema, {
+      auth: 'l2',
+      body,
+      bodyJson,
+      idempotent: true,
+      call,
+      observer,
+    });
+    if (r.length !== orders.length)
+      throw new ValidationError(`POST /orders: ${r.length} results for ${orders.length} orders`);
     const out: BatchEntryResult[] = [];
     for (let i = 0; i < r.length; i++) {
       const e = r[i]!;
@@ -783,7 +913,17 @@ export class ClobClient {
       if (seen.ambiguous && f.code === 'INVALID_ORDER_DUPLICATED') {
         const found = await this.resolveOrder(id, call);
         if (found !== undefined) {
-          out.push({ ok: true, orderId: found.id, status: found.status, makingAmount: 0 as Micro, takingAmount: 0 as Micro, transactionsHashes: [], tradeIds: found.associateTrades, resolved: true, order: found });
+          out.push({
+            ok: true,
+            orderId: found.id,
+            status: found.status,
+            makingAmount: 0 as Micro,
+            takingAmount: 0 as Micro,
+            transactionsHashes: [],
+            tradeIds: found.associateTrades,
+            resolved: true,
+            order: found,
+          });
           continue;
         }
       }
@@ -794,7 +934,9 @@ export class ClobClient {
 
   /** DELETE /order. @throws NotFoundError for an unknown (or someone else's) order. */
   async cancelOrder(orderId: string, call?: CallOptions): Promise<CancelResult> {
-    return toCancel(await this.#req('DELETE', '/order', S.cancelResponseSchema, { auth: 'l2', body: { orderID: orderId }, call }));
+    return toCancel(
+      await this.#req('DELETE', '/order', S.cancelResponseSchema, { auth: 'l2', body: { orderID: orderId }, call }),
+    );
   }
 
   /** DELETE /orders: cancel many by id in one request; unknown ids land in `notCanceled`. */
@@ -802,7 +944,11 @@ export class ClobClient {
     // not `async`: the request is handed over synchronously either way, and a plain function can be
     // inlined into its (hot) caller; a synchronous throw still becomes a rejection
     try {
-      return this.#req('DELETE', '/orders', S.cancelResponseSchema, { auth: 'l2', body: Array.isArray(orderIds) ? orderIds.slice() : [...orderIds], call }).then(toCancel);
+      return this.#req('DELETE', '/orders', S.cancelResponseSchema, {
+        auth: 'l2',
+        body: Array.isArray(orderIds) ? orderIds.slice() : [...orderIds],
+        call,
+      }).then(toCancel);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -815,18 +961,27 @@ export class ClobClient {
 
   /** DELETE /cancel-market-orders: cancel the caller's orders in one market and/or token. */
   async cancelMarketOrders(filter: { market?: string; assetId?: string }, call?: CallOptions): Promise<CancelResult> {
-    const body = { ...(filter.market ? { market: filter.market } : {}), ...(filter.assetId ? { asset_id: filter.assetId } : {}) };
-    return toCancel(await this.#req('DELETE', '/cancel-market-orders', S.cancelResponseSchema, { auth: 'l2', body, call }));
+    const body = {
+      ...(filter.market ? { market: filter.market } : {}),
+      ...(filter.assetId ? { asset_id: filter.assetId } : {}),
+    };
+    return toCancel(
+      await this.#req('DELETE', '/cancel-market-orders', S.cancelResponseSchema, { auth: 'l2', body, call }),
+    );
   }
 
   /** GET /data/order/{id}: one of the caller's orders (open or not). @throws NotFoundError. */
   async getOrder(orderId: string, call?: CallOptions): Promise<OpenOrder> {
-    return toOpenOrder(await this.#req('GET', `/data/order/${encodeURIComponent(orderId)}`, S.openOrderSchema, { auth: 'l2', call }));
+    return toOpenOrder(
+      await this.#req('GET', `/data/order/${encodeURIComponent(orderId)}`, S.openOrderSchema, { auth: 'l2', call }),
+    );
   }
 
   /** GET /order?id= (the spec's form of getOrder). @throws NotFoundError. */
   async getOrderByQuery(orderId: string, call?: CallOptions): Promise<OpenOrder> {
-    return toOpenOrder(await this.#req('GET', '/order', S.openOrderSchema, { auth: 'l2', query: { id: orderId }, call }));
+    return toOpenOrder(
+      await this.#req('GET', '/order', S.openOrderSchema, { auth: 'l2', query: { id: orderId }, call }),
+    );
   }
 
   /**
@@ -844,10 +999,20 @@ export class ClobClient {
   }
 
   /** GET /data/orders: one page of the caller's open orders. */
-  async openOrders(filter: OpenOrdersFilter = {}, cursor: string = FIRST_CURSOR, call?: CallOptions): Promise<Page<OpenOrder>> {
+  async openOrders(
+    filter: OpenOrdersFilter = {},
+    cursor: string = FIRST_CURSOR,
+    call?: CallOptions,
+  ): Promise<Page<OpenOrder>> {
     const p = await this.#req('GET', '/data/orders', S.cursorPageSchema(S.openOrderSchema), {
       auth: 'l2',
-      query: { id: filter.id, market: filter.market, asset_id: filter.assetId, limit: filter.limit, next_cursor: cursor },
+      query: {
+        id: filter.id,
+        market: filter.market,
+        asset_id: filter.assetId,
+        limit: filter.limit,
+        next_cursor: cursor,
+      },
       call,
     });
     return { data: p.data.map(toOpenOrder), nextCursor: p.next_cursor };
@@ -859,10 +1024,20 @@ export class ClobClient {
   }
 
   /** GET /orders: the spec's open-orders endpoint (same records and pages as /data/orders). */
-  async orders(filter: OpenOrdersFilter = {}, cursor: string = FIRST_CURSOR, call?: CallOptions): Promise<Page<OpenOrder>> {
+  async orders(
+    filter: OpenOrdersFilter = {},
+    cursor: string = FIRST_CURSOR,
+    call?: CallOptions,
+  ): Promise<Page<OpenOrder>> {
     const p = await this.#req('GET', '/orders', S.cursorPageSchema(S.openOrderSchema), {
       auth: 'l2',
-      query: { id: filter.id, market: filter.market, asset_id: filter.assetId, limit: filter.limit, next_cursor: cursor },
+      query: {
+        id: filter.id,
+        market: filter.market,
+        asset_id: filter.assetId,
+        limit: filter.limit,
+        next_cursor: cursor,
+      },
       call,
     });
     return { data: p.data.map(toOpenOrder), nextCursor: p.next_cursor };
@@ -870,7 +1045,11 @@ export class ClobClient {
 
   /** GET /data/trades: one page of the caller's trades (as taker or maker). */
   async trades(filter: TradesFilter = {}, cursor: string = FIRST_CURSOR, call?: CallOptions): Promise<Page<Trade>> {
-    const p = await this.#req('GET', '/data/trades', S.cursorPageSchema(S.tradeSchema), { auth: 'l2', query: { ...tradeQuery(filter), next_cursor: cursor }, call });
+    const p = await this.#req('GET', '/data/trades', S.cursorPageSchema(S.tradeSchema), {
+      auth: 'l2',
+      query: { ...tradeQuery(filter), next_cursor: cursor },
+      call,
+    });
     return { data: p.data.map(toTrade), nextCursor: p.next_cursor };
   }
 
@@ -880,8 +1059,16 @@ export class ClobClient {
   }
 
   /** GET /trades: the spec's trade history (same records and pages as /data/trades). */
-  async tradeHistory(filter: TradesFilter = {}, cursor: string = FIRST_CURSOR, call?: CallOptions): Promise<Page<Trade>> {
-    const p = await this.#req('GET', '/trades', S.cursorPageSchema(S.tradeSchema), { auth: 'l2', query: { ...tradeQuery(filter), next_cursor: cursor }, call });
+  async tradeHistory(
+    filter: TradesFilter = {},
+    cursor: string = FIRST_CURSOR,
+    call?: CallOptions,
+  ): Promise<Page<Trade>> {
+    const p = await this.#req('GET', '/trades', S.cursorPageSchema(S.tradeSchema), {
+      auth: 'l2',
+      query: { ...tradeQuery(filter), next_cursor: cursor },
+      call,
+    });
     return { data: p.data.map(toTrade), nextCursor: p.next_cursor };
   }
 
@@ -892,7 +1079,11 @@ export class ClobClient {
     const r = await this.#req('GET', '/balances', S.balancesSchema, { auth: 'l2', call });
     return {
       address: r.address.toLowerCase() as Address,
-      collateral: { balance: micro(r.collateral.balance), available: micro(r.collateral.available), reserved: micro(r.collateral.reserved) },
+      collateral: {
+        balance: micro(r.collateral.balance),
+        available: micro(r.collateral.available),
+        reserved: micro(r.collateral.reserved),
+      },
       tokens: r.tokens.map((t) => ({
         assetId: t.asset_id as TokenId,
         market: t.market as ConditionId,
@@ -922,14 +1113,28 @@ export class ClobClient {
   }
 
   /** GET /balance-allowance: the venue's raw balance of collateral or of one token, micro. */
-  async balanceAllowance(q: { assetType: 'COLLATERAL' | 'CONDITIONAL'; tokenId?: string }, call?: CallOptions): Promise<BalanceAllowance> {
-    const r = await this.#req('GET', '/balance-allowance', S.balanceAllowanceSchema, { auth: 'l2', query: { asset_type: q.assetType, token_id: q.tokenId }, call });
+  async balanceAllowance(
+    q: { assetType: 'COLLATERAL' | 'CONDITIONAL'; tokenId?: string },
+    call?: CallOptions,
+  ): Promise<BalanceAllowance> {
+    const r = await this.#req('GET', '/balance-allowance', S.balanceAllowanceSchema, {
+      auth: 'l2',
+      query: { asset_type: q.assetType, token_id: q.tokenId },
+      call,
+    });
     return { balance: parseRawAmount(r.balance), allowance: r.allowance };
   }
 
   /** GET /balance-allowance/update: ask the venue to refresh its cached balance. */
-  async updateBalanceAllowance(q: { assetType: 'COLLATERAL' | 'CONDITIONAL'; tokenId?: string }, call?: CallOptions): Promise<void> {
-    await this.#req('GET', '/balance-allowance/update', S.okSchema, { auth: 'l2', query: { asset_type: q.assetType, token_id: q.tokenId }, call });
+  async updateBalanceAllowance(
+    q: { assetType: 'COLLATERAL' | 'CONDITIONAL'; tokenId?: string },
+    call?: CallOptions,
+  ): Promise<void> {
+    await this.#req('GET', '/balance-allowance/update', S.okSchema, {
+      auth: 'l2',
+      query: { asset_type: q.assetType, token_id: q.tokenId },
+      call,
+    });
   }
 
   /**
@@ -937,19 +1142,36 @@ export class ClobClient {
    * once started, 10 s without one cancels all the caller's orders.
    */
   async heartbeat(previousId: string | null, call?: CallOptions): Promise<string> {
-    return (await this.#req('POST', '/v1/heartbeats', S.heartbeatSchema, { auth: 'l2', body: { heartbeat_id: previousId }, call })).heartbeat_id;
+    return (
+      await this.#req('POST', '/v1/heartbeats', S.heartbeatSchema, {
+        auth: 'l2',
+        body: { heartbeat_id: previousId },
+        call,
+      })
+    ).heartbeat_id;
   }
 }
 
 function tradeQuery(f: TradesFilter): Record<string, QueryValue> {
-  return { id: f.id, market: f.market, asset_id: f.assetId, maker_address: f.makerAddress, before: f.before, after: f.after, limit: f.limit };
+  return {
+    id: f.id,
+    market: f.market,
+    asset_id: f.assetId,
+    maker_address: f.makerAddress,
+    before: f.before,
+    after: f.after,
+    limit: f.limit,
+  };
 }
 
 /**
  * Iterate a cursor-paginated list: pages from FIRST_CURSOR until END_CURSOR (or an empty cursor,
  * or a cursor that repeats, which would otherwise loop forever).
  */
-export async function* paginate<T>(fetchPage: (cursor: string) => Promise<Page<T>>, first: string = FIRST_CURSOR): AsyncGenerator<T> {
+export async function* paginate<T>(
+  fetchPage: (cursor: string) => Promise<Page<T>>,
+  first: string = FIRST_CURSOR,
+): AsyncGenerator<T> {
   const seen = new Set<string>();
   let cursor = first;
   for (;;) {

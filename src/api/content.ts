@@ -48,11 +48,23 @@ export class ContentClient {
   }
 
   /** Every article matching `q`, newest first. */
-  async *iterArticles(q: Pick<ArticlesQuery, 'tag' | 'eventId'> = {}, it: IterateOptions = {}, opts?: CallOptions): AsyncGenerator<Article> {
+  async *iterArticles(
+    q: Pick<ArticlesQuery, 'tag' | 'eventId'> = {},
+    it: IterateOptions = {},
+    opts?: CallOptions,
+  ): AsyncGenerator<Article> {
     const pageSize = intParam('pageSize', it.pageSize, 1, MAX_PAGE) ?? 100;
     yield* flatten(
       cursorPages(
-        (p: PageRequest) => this.listArticles({ ...q, limit: p.limit, ...(p.nextCursor !== undefined ? { nextCursor: p.nextCursor } : { offset: p.offset }) }, opts),
+        (p: PageRequest) =>
+          this.listArticles(
+            {
+              ...q,
+              limit: p.limit,
+              ...(p.nextCursor !== undefined ? { nextCursor: p.nextCursor } : { offset: p.offset }),
+            },
+            opts,
+          ),
         { ...it, pageSize },
       ),
     );
@@ -63,6 +75,9 @@ export class ContentClient {
    * @throws NotFoundError when there is no such article.
    */
   async getArticle(idOrSlug: string, opts?: CallOptions): Promise<Article> {
-    return this.transport.request(getSpec('content', `/articles/${segment('article', idOrSlug)}`, undefined, opts), oneArticleSchema);
+    return this.transport.request(
+      getSpec('content', `/articles/${segment('article', idOrSlug)}`, undefined, opts),
+      oneArticleSchema,
+    );
   }
 }

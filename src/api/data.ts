@@ -109,7 +109,11 @@ export class DataClient {
   }
 
   /** Every event matching `q`. */
-  async *iterEvents(q: Omit<EventsQuery, 'limit' | 'offset'> = {}, it: IterateOptions = {}, opts?: CallOptions): AsyncGenerator<DataEvent> {
+  async *iterEvents(
+    q: Omit<EventsQuery, 'limit' | 'offset'> = {},
+    it: IterateOptions = {},
+    opts?: CallOptions,
+  ): AsyncGenerator<DataEvent> {
     yield* flatten(cursorPages((p: PageRequest) => this.listEvents({ ...q, ...pageQuery(p) }, opts), pageOpts(it)));
   }
 
@@ -120,7 +124,11 @@ export class DataClient {
   }
 
   /** Every market matching `q`. */
-  async *iterMarkets(q: Omit<MarketsQuery, 'limit' | 'offset'> = {}, it: IterateOptions = {}, opts?: CallOptions): AsyncGenerator<DataMarket> {
+  async *iterMarkets(
+    q: Omit<MarketsQuery, 'limit' | 'offset'> = {},
+    it: IterateOptions = {},
+    opts?: CallOptions,
+  ): AsyncGenerator<DataMarket> {
     yield* flatten(cursorPages((p: PageRequest) => this.listMarkets({ ...q, ...pageQuery(p) }, opts), pageOpts(it)));
   }
 
@@ -128,9 +136,15 @@ export class DataClient {
    * GET /prices (or its alias /prices-history): the last trade price per time bucket, in pips.
    * @throws ValidationError without market/tokenId or with a bad interval; NotFoundError for an unknown market.
    */
-  async priceHistory(q: PriceHistoryQuery, o: { path?: '/prices' | '/prices-history' } = {}, opts?: CallOptions): Promise<PriceHistory> {
-    if (q.market === undefined && q.tokenId === undefined) throw new ValidationError('priceHistory needs market or tokenId');
-    if (q.interval !== undefined && !INTERVALS.includes(q.interval)) throw new ValidationError(`interval must be one of ${INTERVALS.join(', ')}`);
+  async priceHistory(
+    q: PriceHistoryQuery,
+    o: { path?: '/prices' | '/prices-history' } = {},
+    opts?: CallOptions,
+  ): Promise<PriceHistory> {
+    if (q.market === undefined && q.tokenId === undefined)
+      throw new ValidationError('priceHistory needs market or tokenId');
+    if (q.interval !== undefined && !INTERVALS.includes(q.interval))
+      throw new ValidationError(`interval must be one of ${INTERVALS.join(', ')}`);
     const query: Record<string, QueryValue> = {
       market: q.market,
       token_id: q.tokenId,
@@ -147,18 +161,31 @@ export class DataClient {
    * @throws ValidationError on a malformed address.
    */
   async userStats(address: string, opts?: CallOptions): Promise<UserStats> {
-    return this.transport.request(getSpec('data', `/users/${addressSegment(address)}`, undefined, opts), userStatsSchema);
+    return this.transport.request(
+      getSpec('data', `/users/${addressSegment(address)}`, undefined, opts),
+      userStatsSchema,
+    );
   }
 
   /** One page of GET /users/{address}/trades: the user's fills, newest first. */
   async userTrades(address: string, q: UserTradesQuery = {}, opts?: CallOptions): Promise<Page<UserTrade>> {
     const query = { market: q.market, asset: q.asset, side: q.side, role: q.role, ...cursorQuery(q) };
-    return this.transport.request(getSpec('data', `/users/${addressSegment(address)}/trades`, query, opts), userTradesPageSchema);
+    return this.transport.request(
+      getSpec('data', `/users/${addressSegment(address)}/trades`, query, opts),
+      userTradesPageSchema,
+    );
   }
 
   /** Every fill of the user matching `q`, newest first. */
-  async *iterUserTrades(address: string, q: Omit<UserTradesQuery, keyof CursorQuery> = {}, it: IterateOptions = {}, opts?: CallOptions): AsyncGenerator<UserTrade> {
-    yield* flatten(cursorPages((p: PageRequest) => this.userTrades(address, { ...q, ...pageQuery(p) }, opts), pageOpts(it)));
+  async *iterUserTrades(
+    address: string,
+    q: Omit<UserTradesQuery, keyof CursorQuery> = {},
+    it: IterateOptions = {},
+    opts?: CallOptions,
+  ): AsyncGenerator<UserTrade> {
+    yield* flatten(
+      cursorPages((p: PageRequest) => this.userTrades(address, { ...q, ...pageQuery(p) }, opts), pageOpts(it)),
+    );
   }
 
   /**
@@ -168,12 +195,22 @@ export class DataClient {
   async userPositions(address: string, q: PositionsQuery = {}, opts?: CallOptions): Promise<Page<Position>> {
     if (q.sizeThreshold !== undefined) parseAmount(q.sizeThreshold, 'down');
     const query = { sizeThreshold: q.sizeThreshold, market: q.market, ...cursorQuery(q) };
-    return this.transport.request(getSpec('data', `/users/${addressSegment(address)}/positions`, query, opts), positionsPageSchema);
+    return this.transport.request(
+      getSpec('data', `/users/${addressSegment(address)}/positions`, query, opts),
+      positionsPageSchema,
+    );
   }
 
   /** Every position of the user matching `q`. */
-  async *iterUserPositions(address: string, q: Omit<PositionsQuery, keyof CursorQuery> = {}, it: IterateOptions = {}, opts?: CallOptions): AsyncGenerator<Position> {
-    yield* flatten(cursorPages((p: PageRequest) => this.userPositions(address, { ...q, ...pageQuery(p) }, opts), pageOpts(it)));
+  async *iterUserPositions(
+    address: string,
+    q: Omit<PositionsQuery, keyof CursorQuery> = {},
+    it: IterateOptions = {},
+    opts?: CallOptions,
+  ): AsyncGenerator<Position> {
+    yield* flatten(
+      cursorPages((p: PageRequest) => this.userPositions(address, { ...q, ...pageQuery(p) }, opts), pageOpts(it)),
+    );
   }
 
   /**
@@ -181,24 +218,39 @@ export class DataClient {
    * @throws ValidationError on a malformed address.
    */
   async userPnl(address: string, o: { history?: boolean } = {}, opts?: CallOptions): Promise<Pnl> {
-    return this.transport.request(getSpec('data', `/users/${addressSegment(address)}/pnl`, { history: o.history ? 'true' : undefined }, opts), pnlSchema);
+    return this.transport.request(
+      getSpec('data', `/users/${addressSegment(address)}/pnl`, { history: o.history ? 'true' : undefined }, opts),
+      pnlSchema,
+    );
   }
 
   /** GET /builders/{api_key}: attribution of orders carrying that builder key (unknown key: zeros). */
   async builderStats(builderKey: string, opts?: CallOptions): Promise<BuilderStats> {
-    return this.transport.request(getSpec('data', `/builders/${segment('builder key', builderKey)}`, undefined, opts), builderStatsSchema);
+    return this.transport.request(
+      getSpec('data', `/builders/${segment('builder key', builderKey)}`, undefined, opts),
+      builderStatsSchema,
+    );
   }
 
   /** GET /builders/{api_key}/volume: volume by day and by market, optionally within [startTs, endTs] (unix s). */
-  async builderVolume(builderKey: string, q: { startTs?: number; endTs?: number } = {}, opts?: CallOptions): Promise<BuilderVolume> {
+  async builderVolume(
+    builderKey: string,
+    q: { startTs?: number; endTs?: number } = {},
+    opts?: CallOptions,
+  ): Promise<BuilderVolume> {
     const query = { startTs: unixSeconds('startTs', q.startTs), endTs: unixSeconds('endTs', q.endTs) };
-    return this.transport.request(getSpec('data', `/builders/${segment('builder key', builderKey)}/volume`, query, opts), builderVolumeSchema);
+    return this.transport.request(
+      getSpec('data', `/builders/${segment('builder key', builderKey)}/volume`, query, opts),
+      builderVolumeSchema,
+    );
   }
 }
 
 /** The list position of one page request. */
 function pageQuery(p: PageRequest): CursorQuery {
-  return p.nextCursor !== undefined ? { limit: p.limit, nextCursor: p.nextCursor } : { limit: p.limit, offset: p.offset };
+  return p.nextCursor !== undefined
+    ? { limit: p.limit, nextCursor: p.nextCursor }
+    : { limit: p.limit, offset: p.offset };
 }
 
 function pageOpts(it: IterateOptions): IterateOptions & { pageSize: number } {

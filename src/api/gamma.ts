@@ -110,7 +110,10 @@ export interface NewComment {
 /** Longest comment body, in characters (code points). */
 export const MAX_COMMENT_CHARS = 2000;
 
-function offsetQuery(q: OffsetQuery | undefined, max = MAX_PAGE): { limit: number | undefined; offset: number | undefined } {
+function offsetQuery(
+  q: OffsetQuery | undefined,
+  max = MAX_PAGE,
+): { limit: number | undefined; offset: number | undefined } {
   return { limit: intParam('limit', q?.limit, 1, max), offset: intParam('offset', q?.offset, 0, 1e9) };
 }
 
@@ -134,8 +137,14 @@ export class GammaClient {
   }
 
   /** Every event matching `q`, page by page (limit/offset). */
-  async *iterEvents(q: Omit<EventsQuery, 'limit' | 'offset'> = {}, it: IterateOptions = {}, opts?: CallOptions): AsyncGenerator<GammaEvent> {
-    yield* flatten(offsetPages((p: PageRequest) => this.listEvents({ ...q, limit: p.limit, offset: p.offset }, opts), pageOpts(it)));
+  async *iterEvents(
+    q: Omit<EventsQuery, 'limit' | 'offset'> = {},
+    it: IterateOptions = {},
+    opts?: CallOptions,
+  ): AsyncGenerator<GammaEvent> {
+    yield* flatten(
+      offsetPages((p: PageRequest) => this.listEvents({ ...q, limit: p.limit, offset: p.offset }, opts), pageOpts(it)),
+    );
   }
 
   /**
@@ -143,7 +152,10 @@ export class GammaClient {
    * @throws NotFoundError when there is no such event.
    */
   async getEvent(idOrSlug: string, opts?: CallOptions): Promise<GammaEvent> {
-    return this.transport.request(getSpec('gamma', `/events/${segment('event', idOrSlug)}`, undefined, opts), gammaEventSchema);
+    return this.transport.request(
+      getSpec('gamma', `/events/${segment('event', idOrSlug)}`, undefined, opts),
+      gammaEventSchema,
+    );
   }
 
   /**
@@ -151,7 +163,10 @@ export class GammaClient {
    * @throws NotFoundError when there is no such event.
    */
   async getEventBySlug(slug: string, opts?: CallOptions): Promise<GammaEvent> {
-    return this.transport.request(getSpec('gamma', `/events/slug/${segment('slug', slug)}`, undefined, opts), gammaEventSchema);
+    return this.transport.request(
+      getSpec('gamma', `/events/slug/${segment('slug', slug)}`, undefined, opts),
+      gammaEventSchema,
+    );
   }
 
   // ---- markets --------------------------------------------------------------------------------
@@ -162,8 +177,14 @@ export class GammaClient {
   }
 
   /** Every market matching `q`, page by page. */
-  async *iterMarkets(q: Omit<MarketsQuery, 'limit' | 'offset'> = {}, it: IterateOptions = {}, opts?: CallOptions): AsyncGenerator<GammaMarket> {
-    yield* flatten(offsetPages((p: PageRequest) => this.listMarkets({ ...q, limit: p.limit, offset: p.offset }, opts), pageOpts(it)));
+  async *iterMarkets(
+    q: Omit<MarketsQuery, 'limit' | 'offset'> = {},
+    it: IterateOptions = {},
+    opts?: CallOptions,
+  ): AsyncGenerator<GammaMarket> {
+    yield* flatten(
+      offsetPages((p: PageRequest) => this.listMarkets({ ...q, limit: p.limit, offset: p.offset }, opts), pageOpts(it)),
+    );
   }
 
   /**
@@ -171,7 +192,10 @@ export class GammaClient {
    * @throws NotFoundError when there is no such market.
    */
   async getMarket(conditionIdOrSlug: string, opts?: CallOptions): Promise<GammaMarket> {
-    return this.transport.request(getSpec('gamma', `/markets/${segment('market', conditionIdOrSlug)}`, undefined, opts), gammaMarketSchema);
+    return this.transport.request(
+      getSpec('gamma', `/markets/${segment('market', conditionIdOrSlug)}`, undefined, opts),
+      gammaMarketSchema,
+    );
   }
 
   /**
@@ -179,18 +203,33 @@ export class GammaClient {
    * @throws NotFoundError when there is no such market.
    */
   async getMarketBySlug(slug: string, opts?: CallOptions): Promise<GammaMarket> {
-    return this.transport.request(getSpec('gamma', `/markets/slug/${segment('slug', slug)}`, undefined, opts), gammaMarketSchema);
+    return this.transport.request(
+      getSpec('gamma', `/markets/slug/${segment('slug', slug)}`, undefined, opts),
+      gammaMarketSchema,
+    );
   }
 
   /** One page of GET /markets/data: live figures per market (default page 500). */
   async marketFigures(q: MarketFiguresQuery = {}, opts?: CallOptions): Promise<MarketFigures[]> {
     const { limit, offset } = offsetQuery(q);
-    return this.transport.request(getSpec('gamma', '/markets/data', { condition_ids: many(q.conditionIds), limit, offset }, opts), marketFiguresListSchema);
+    return this.transport.request(
+      getSpec('gamma', '/markets/data', { condition_ids: many(q.conditionIds), limit, offset }, opts),
+      marketFiguresListSchema,
+    );
   }
 
   /** Every market's figures, page by page. */
-  async *iterMarketFigures(q: Omit<MarketFiguresQuery, 'limit' | 'offset'> = {}, it: IterateOptions = {}, opts?: CallOptions): AsyncGenerator<MarketFigures> {
-    yield* flatten(offsetPages((p: PageRequest) => this.marketFigures({ ...q, limit: p.limit, offset: p.offset }, opts), pageOpts(it, MAX_PAGE)));
+  async *iterMarketFigures(
+    q: Omit<MarketFiguresQuery, 'limit' | 'offset'> = {},
+    it: IterateOptions = {},
+    opts?: CallOptions,
+  ): AsyncGenerator<MarketFigures> {
+    yield* flatten(
+      offsetPages(
+        (p: PageRequest) => this.marketFigures({ ...q, limit: p.limit, offset: p.offset }, opts),
+        pageOpts(it, MAX_PAGE),
+      ),
+    );
   }
 
   // ---- comments -------------------------------------------------------------------------------
@@ -200,14 +239,28 @@ export class GammaClient {
     const { limit, offset } = offsetQuery(q);
     if (q.user !== undefined) addressSegment(q.user);
     return this.transport.request(
-      getSpec('gamma', '/comments', { parent_entity_type: q.parentEntityType, parent_entity_id: q.parentEntityId, user: q.user, limit, offset }, opts),
+      getSpec(
+        'gamma',
+        '/comments',
+        { parent_entity_type: q.parentEntityType, parent_entity_id: q.parentEntityId, user: q.user, limit, offset },
+        opts,
+      ),
       commentsSchema,
     );
   }
 
   /** Every comment matching `q`, newest first. */
-  async *iterComments(q: Omit<CommentsQuery, 'limit' | 'offset'> = {}, it: IterateOptions = {}, opts?: CallOptions): AsyncGenerator<Comment> {
-    yield* flatten(offsetPages((p: PageRequest) => this.listComments({ ...q, limit: p.limit, offset: p.offset }, opts), pageOpts(it)));
+  async *iterComments(
+    q: Omit<CommentsQuery, 'limit' | 'offset'> = {},
+    it: IterateOptions = {},
+    opts?: CallOptions,
+  ): AsyncGenerator<Comment> {
+    yield* flatten(
+      offsetPages(
+        (p: PageRequest) => this.listComments({ ...q, limit: p.limit, offset: p.offset }, opts),
+        pageOpts(it),
+      ),
+    );
   }
 
   /**
@@ -216,11 +269,18 @@ export class GammaClient {
    *   on an unknown parent or replyTo.
    */
   async postComment(c: NewComment, opts?: CallOptions): Promise<Comment> {
-    if (typeof c.body !== 'string' || c.body.trim().length === 0) throw new ValidationError('comment body must not be blank');
-    if ([...c.body].length > MAX_COMMENT_CHARS) throw new ValidationError(`comment body must be at most ${MAX_COMMENT_CHARS} characters`);
-    if (c.parentEntityType !== 'Event' && c.parentEntityType !== 'Market') throw new ValidationError('parentEntityType must be Event or Market');
+    if (typeof c.body !== 'string' || c.body.trim().length === 0)
+      throw new ValidationError('comment body must not be blank');
+    if ([...c.body].length > MAX_COMMENT_CHARS)
+      throw new ValidationError(`comment body must be at most ${MAX_COMMENT_CHARS} characters`);
+    if (c.parentEntityType !== 'Event' && c.parentEntityType !== 'Market')
+      throw new ValidationError('parentEntityType must be Event or Market');
     segment('parentEntityId', c.parentEntityId);
-    const body: Record<string, string> = { body: c.body, parentEntityType: c.parentEntityType, parentEntityID: c.parentEntityId };
+    const body: Record<string, string> = {
+      body: c.body,
+      parentEntityType: c.parentEntityType,
+      parentEntityID: c.parentEntityId,
+    };
     if (c.replyTo !== undefined) body['replyTo'] = c.replyTo;
     return this.transport.request(
       {
@@ -244,17 +304,27 @@ export class GammaClient {
    * @throws ValidationError on a malformed address; NotFoundError for an address with no profile and no trades.
    */
   async getProfile(address: string, opts?: CallOptions): Promise<Profile> {
-    return this.transport.request(getSpec('gamma', `/profiles/${addressSegment(address)}`, undefined, opts), profileSchema);
+    return this.transport.request(
+      getSpec('gamma', `/profiles/${addressSegment(address)}`, undefined, opts),
+      profileSchema,
+    );
   }
 
   /**
    * GET /search?q= (or its alias /public-search): events, markets and tags whose text contains `q`.
    * @throws ValidationError when `q` is not 1..100 characters or limit not 1..100.
    */
-  async search(q: string, o: { limit?: number; path?: '/search' | '/public-search' } = {}, opts?: CallOptions): Promise<SearchResult> {
+  async search(
+    q: string,
+    o: { limit?: number; path?: '/search' | '/public-search' } = {},
+    opts?: CallOptions,
+  ): Promise<SearchResult> {
     const text = typeof q === 'string' ? q.trim() : '';
     if (text.length < 1 || [...text].length > 100) throw new ValidationError('search text must be 1 to 100 characters');
-    return this.transport.request(getSpec('gamma', o.path ?? '/search', { q: text, limit: intParam('limit', o.limit, 1, 100) }, opts), searchSchema);
+    return this.transport.request(
+      getSpec('gamma', o.path ?? '/search', { q: text, limit: intParam('limit', o.limit, 1, 100) }, opts),
+      searchSchema,
+    );
   }
 
   /** One page of GET /tags. */
@@ -272,7 +342,10 @@ export class GammaClient {
    * @throws NotFoundError when there is no such tag.
    */
   async getTag(idSlugOrLabel: string, opts?: CallOptions): Promise<Tag> {
-    return this.transport.request(getSpec('gamma', `/tags/${segment('tag', idSlugOrLabel)}`, undefined, opts), tagSchema);
+    return this.transport.request(
+      getSpec('gamma', `/tags/${segment('tag', idSlugOrLabel)}`, undefined, opts),
+      tagSchema,
+    );
   }
 
   /** One page of GET /sports. */
@@ -287,7 +360,10 @@ export class GammaClient {
 
   /** One page of GET /series (optionally one slug). */
   async listSeries(q: OffsetQuery & { slug?: string } = {}, opts?: CallOptions): Promise<Series[]> {
-    return this.transport.request(getSpec('gamma', '/series', { slug: q.slug, ...offsetQuery(q) }, opts), seriesListSchema);
+    return this.transport.request(
+      getSpec('gamma', '/series', { slug: q.slug, ...offsetQuery(q) }, opts),
+      seriesListSchema,
+    );
   }
 
   /** Every series. */
@@ -316,7 +392,9 @@ export function eventsQuery(q: EventsQuery): Record<string, string | number | bo
 }
 
 /** Wire query of a markets list (shared with the Data API). */
-export function marketsQuery(q: MarketsQuery): Record<string, string | number | boolean | readonly string[] | undefined> {
+export function marketsQuery(
+  q: MarketsQuery,
+): Record<string, string | number | boolean | readonly string[] | undefined> {
   return {
     active: q.active,
     closed: q.closed,

@@ -188,27 +188,34 @@ export class OrderBuilder {
     if (typeof o.wallet === 'string') privHex = o.wallet;
     else if (o.wallet && o.wallet.signingKey) privHex = o.wallet.signingKey.privateKey;
     else throw new ValidationError('wallet: expected a private key or an object with a signingKey');
-    if (!/^(0x)?[0-9a-fA-F]{64}$/.test(privHex)) throw new ValidationError('wallet: the private key must be 32 bytes of hex');
+    if (!/^(0x)?[0-9a-fA-F]{64}$/.test(privHex))
+      throw new ValidationError('wallet: the private key must be 32 bytes of hex');
     this.#key = getBytes(privHex.startsWith('0x') ? privHex : `0x${privHex}`);
     try {
       this.signer = computeAddress(`0x${Buffer.from(this.#key).toString('hex')}`);
     } catch (err) {
       throw new ValidationError('wallet: not a valid secp256k1 private key', { cause: err });
     }
-    if (!Number.isSafeInteger(o.chainId) || o.chainId <= 0) throw new ValidationError(`chainId: not a positive integer: ${String(o.chainId)}`);
+    if (!Number.isSafeInteger(o.chainId) || o.chainId <= 0)
+      throw new ValidationError(`chainId: not a positive integer: ${String(o.chainId)}`);
     this.chainId = o.chainId;
     const st = o.signatureType ?? 0;
-    if (st !== 0 && st !== 1 && st !== 2) throw new ValidationError(`signatureType: must be 0, 1 or 2, got ${String(st)}`);
+    if (st !== 0 && st !== 1 && st !== 2)
+      throw new ValidationError(`signatureType: must be 0, 1 or 2, got ${String(st)}`);
     this.signatureType = st;
-    if (o.funder !== undefined && !isAddress(o.funder)) throw new ValidationError('funder: not an address (0x + 40 hex)');
+    if (o.funder !== undefined && !isAddress(o.funder))
+      throw new ValidationError('funder: not an address (0x + 40 hex)');
     const funder = o.funder === undefined ? undefined : getAddress(o.funder.toLowerCase());
     if (st === 0) {
       if (funder !== undefined && funder !== this.signer) {
-        throw new ValidationError('funder: for EOA orders (signatureType 0) the maker is the wallet itself; use signatureType 1 or 2 for a proxy');
+        throw new ValidationError(
+          'funder: for EOA orders (signatureType 0) the maker is the wallet itself; use signatureType 1 or 2 for a proxy',
+        );
       }
       this.maker = this.signer;
     } else {
-      if (funder === undefined) throw new ValidationError(`funder: required with signatureType ${st} (the proxy wallet holding the funds)`);
+      if (funder === undefined)
+        throw new ValidationError(`funder: required with signatureType ${st} (the proxy wallet holding the funds)`);
       this.maker = funder;
     }
     for (const [name, a] of [
@@ -244,7 +251,8 @@ export class OrderBuilder {
     let expiration: bigint;
     if (input.ttlSec !== undefined) {
       if (input.expiration !== undefined) throw new ValidationError('expiration and ttlSec are mutually exclusive');
-      if (!Number.isSafeInteger(input.ttlSec) || input.ttlSec <= 0) throw new ValidationError('ttlSec: must be a positive integer of seconds');
+      if (!Number.isSafeInteger(input.ttlSec) || input.ttlSec <= 0)
+        throw new ValidationError('ttlSec: must be a positive integer of seconds');
       if (this.#clock === undefined) throw new ValidationError('ttlSec needs the OrderBuilder clock option');
       expiration = BigInt(Math.floor(this.#clock.now() / 1000) + GTD_SECURITY_THRESHOLD_SEC + input.ttlSec);
     } else {
@@ -273,11 +281,18 @@ export class OrderBuilder {
     return this.#sign(input, side, amounts, 0n, 'market');
   }
 
-  #sign(input: CommonOrderInput, side: Side, amounts: RawAmounts, expiration: bigint, kind: 'limit' | 'market'): BuiltOrder {
+  #sign(
+    input: CommonOrderInput,
+    side: Side,
+    amounts: RawAmounts,
+    expiration: bigint,
+    kind: 'limit' | 'market',
+  ): BuiltOrder {
     const negRisk = input.negRisk;
     if (typeof negRisk !== 'boolean') throw new ValidationError('negRisk: expected a boolean');
     const salt = this.#salt();
-    if (!Number.isSafeInteger(salt) || salt <= 0) throw new ValidationError(`salt: the salt source must return a positive safe integer, got ${String(salt)}`);
+    if (!Number.isSafeInteger(salt) || salt <= 0)
+      throw new ValidationError(`salt: the salt source must return a positive safe integer, got ${String(salt)}`);
     const struct: SignedOrderStruct = {
       salt: BigInt(salt),
       maker: this.maker,
@@ -306,14 +321,20 @@ export class OrderBuilder {
  */
 export function toPostBody(order: BuiltOrder, opts: PostBodyOptions): PostOrderBody {
   const orderType = opts.orderType ?? (order.kind === 'market' ? 'FOK' : 'GTC');
-  if (!ORDER_TYPES.includes(orderType)) throw new ValidationError(`orderType: must be one of ${ORDER_TYPES.join(', ')}`);
-  if (order.kind === 'market' && orderType !== 'FOK' && orderType !== 'FAK') throw new ValidationError('market orders are FOK or FAK');
-  if (typeof opts.owner !== 'string' || opts.owner.length === 0) throw new ValidationError('owner: the API key is required');
+  if (!ORDER_TYPES.includes(orderType))
+    throw new ValidationError(`orderType: must be one of ${ORDER_TYPES.join(', ')}`);
+  if (order.kind === 'market' && orderType !== 'FOK' && orderType !== 'FAK')
+    throw new ValidationError('market orders are FOK or FAK');
+  if (typeof opts.owner !== 'string' || opts.owner.length === 0)
+    throw new ValidationError('owner: the API key is required');
   const postOnly = opts.postOnly ?? false;
-  if (postOnly && orderType !== 'GTC' && orderType !== 'GTD') throw new ValidationError('postOnly: only with GTC or GTD orders');
+  if (postOnly && orderType !== 'GTC' && orderType !== 'GTD')
+    throw new ValidationError('postOnly: only with GTC or GTD orders');
   const exp = order.struct.expiration;
-  if (orderType === 'GTD' && exp === 0n) throw new ValidationError('GTD orders need an expiration (build with expiration or ttlSec)');
-  if (orderType !== 'GTD' && exp !== 0n) throw new ValidationError(`${orderType} orders must have expiration 0 (post it as GTD)`);
+  if (orderType === 'GTD' && exp === 0n)
+    throw new ValidationError('GTD orders need an expiration (build with expiration or ttlSec)');
+  if (orderType !== 'GTD' && exp !== 0n)
+    throw new ValidationError(`${orderType} orders must have expiration 0 (post it as GTD)`);
   const body: PostOrderBody = { order: order.wire, owner: opts.owner, orderType, postOnly };
   if (opts.builder !== undefined) body.builder = opts.builder;
   return body;
@@ -355,14 +376,17 @@ function toPips(p: PriceInput, tick: TickSize, what: string): Pips {
       throw new ValidationError(`${what}: ${JSON.stringify(p).slice(0, 24)} is not on the ${tick} tick`);
     }
   } else if (typeof p === 'number') {
-    if (!Number.isSafeInteger(p)) throw new ValidationError(`${what}: a number must be integer pips (1 pip = 0.0001); pass decimals as strings`);
+    if (!Number.isSafeInteger(p))
+      throw new ValidationError(`${what}: a number must be integer pips (1 pip = 0.0001); pass decimals as strings`);
     pips = p;
   } else {
     throw new ValidationError(`${what}: expected a decimal string or integer pips`);
   }
   const t = tickPips(tick);
   if (!isValidPrice(pips, t)) {
-    throw new ValidationError(`${what}: ${formatPrice(pips)} must be a multiple of ${tick} in [${tick}, ${formatPrice(10_000 - t)}]`);
+    throw new ValidationError(
+      `${what}: ${formatPrice(pips)} must be a multiple of ${tick} in [${tick}, ${formatPrice(10_000 - t)}]`,
+    );
   }
   return pips as Pips;
 }
@@ -382,7 +406,9 @@ function toMicro(a: AmountInput, what: string): Micro {
   }
   if (typeof a === 'number') {
     if (!Number.isSafeInteger(a) || a < 0) {
-      throw new ValidationError(`${what}: a number must be non-negative integer micro-units (1e-6); pass decimals as strings`);
+      throw new ValidationError(
+        `${what}: a number must be non-negative integer micro-units (1e-6); pass decimals as strings`,
+      );
     }
     return a as Micro;
   }
@@ -394,7 +420,8 @@ function toUint(v: number | bigint, what: string): bigint {
     if (v < 0n || v > MAX_UINT256) throw new ValidationError(`${what}: not a uint256`);
     return v;
   }
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw new ValidationError(`${what}: must be a non-negative integer`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+    throw new ValidationError(`${what}: must be a non-negative integer`);
   return BigInt(v);
 }
 

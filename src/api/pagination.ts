@@ -36,14 +36,18 @@ export interface IterateOptions {
 }
 
 function checkLimit(limit: number): void {
-  if (!Number.isSafeInteger(limit) || limit < 1) throw new ValidationError(`page size must be a positive integer, got ${String(limit)}`);
+  if (!Number.isSafeInteger(limit) || limit < 1)
+    throw new ValidationError(`page size must be a positive integer, got ${String(limit)}`);
 }
 
 /**
  * Pages of a bare-array list, by limit/offset.
  * @throws ValidationError on a bad page size; whatever `fetch` throws.
  */
-export async function* offsetPages<T>(fetch: (req: PageRequest) => Promise<T[]>, opts: IterateOptions & { pageSize: number }): AsyncGenerator<T[], void, undefined> {
+export async function* offsetPages<T>(
+  fetch: (req: PageRequest) => Promise<T[]>,
+  opts: IterateOptions & { pageSize: number },
+): AsyncGenerator<T[], void, undefined> {
   const limit = opts.pageSize;
   checkLimit(limit);
   let offset = opts.offset ?? 0;
@@ -62,7 +66,10 @@ export async function* offsetPages<T>(fetch: (req: PageRequest) => Promise<T[]>,
  * Pages of a list that answers page facts (`next_cursor`, `total`).
  * @throws ValidationError on a bad page size or a cursor that does not advance; whatever `fetch` throws.
  */
-export async function* cursorPages<T>(fetch: (req: PageRequest) => Promise<Page<T>>, opts: IterateOptions & { pageSize: number }): AsyncGenerator<T[], void, undefined> {
+export async function* cursorPages<T>(
+  fetch: (req: PageRequest) => Promise<Page<T>>,
+  opts: IterateOptions & { pageSize: number },
+): AsyncGenerator<T[], void, undefined> {
   const limit = opts.pageSize;
   checkLimit(limit);
   let req: PageRequest = { limit, offset: opts.offset ?? 0 };
@@ -77,7 +84,8 @@ export async function* cursorPages<T>(fetch: (req: PageRequest) => Promise<Page<
     const offset = req.offset + p.items.length;
     if (p.nextCursor !== null) {
       if (p.nextCursor === END_CURSOR || p.nextCursor === '') return;
-      if (seen.has(p.nextCursor)) throw new ValidationError(`pagination does not advance: cursor ${p.nextCursor.slice(0, 40)} seen twice`);
+      if (seen.has(p.nextCursor))
+        throw new ValidationError(`pagination does not advance: cursor ${p.nextCursor.slice(0, 40)} seen twice`);
       seen.add(p.nextCursor);
       req = { limit, offset, nextCursor: p.nextCursor };
     } else {

@@ -15,7 +15,12 @@ export interface CallOptions {
 }
 
 /** A public, idempotent GET. Undefined query values are dropped by the transport. */
-export function getSpec(api: ApiName, path: string, query: Record<string, QueryValue> | undefined, opts: CallOptions | undefined): RequestSpec {
+export function getSpec(
+  api: ApiName,
+  path: string,
+  query: Record<string, QueryValue> | undefined,
+  opts: CallOptions | undefined,
+): RequestSpec {
   const spec: RequestSpec = { api, method: 'GET', path, auth: 'none', idempotent: true };
   if (query !== undefined) spec.query = query;
   if (opts?.signal !== undefined) spec.signal = opts.signal;
@@ -28,7 +33,8 @@ export function getSpec(api: ApiName, path: string, query: Record<string, QueryV
  * @throws ValidationError when empty or longer than 200 characters.
  */
 export function segment(what: string, v: string): string {
-  if (typeof v !== 'string' || v.length === 0 || v.length > 200) throw new ValidationError(`${what}: expected 1 to 200 characters`);
+  if (typeof v !== 'string' || v.length === 0 || v.length > 200)
+    throw new ValidationError(`${what}: expected 1 to 200 characters`);
   return encodeURIComponent(v);
 }
 
@@ -37,7 +43,8 @@ export function segment(what: string, v: string): string {
  * @throws ValidationError unless `0x` + 40 hex digits.
  */
 export function addressSegment(v: string): string {
-  if (!isAddress(v)) throw new ValidationError(`address: expected 0x followed by 40 hex digits, got ${String(v).slice(0, 50)}`);
+  if (!isAddress(v))
+    throw new ValidationError(`address: expected 0x followed by 40 hex digits, got ${String(v).slice(0, 50)}`);
   return v.toLowerCase();
 }
 
@@ -54,6 +61,7 @@ export function many(v: string | readonly string[] | undefined): readonly string
  */
 export function intParam(what: string, v: number | undefined, min: number, max: number): number | undefined {
   if (v === undefined) return undefined;
-  if (!Number.isSafeInteger(v) || v < min || v > max) throw new ValidationError(`${what}: expected an integer in [${min}, ${max}], got ${String(v)}`);
+  if (!Number.isSafeInteger(v) || v < min || v > max)
+    throw new ValidationError(`${what}: expected an integer in [${min}, ${max}], got ${String(v)}`);
   return v;
 }

@@ -30,10 +30,27 @@
 import { Observable, type Subscriber } from 'rxjs';
 import { keccak256, toUtf8Bytes } from 'ethers';
 import type { Clock, TimerHandle } from '../core/clock.ts';
-import type { BookSnapshotEvent, MarketEvent, PriceLevel, PriceTickEvent, RtdsEvent, TradeStatus, UserEvent } from '../core/events.ts';
+import type {
+  BookSnapshotEvent,
+  MarketEvent,
+  PriceLevel,
+  PriceTickEvent,
+  RtdsEvent,
+  TradeStatus,
+  UserEvent,
+} from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId, TradeId } from '../core/ids.ts';
 import { PRICE_SCALE, tickPips, type Micro, type Pips, type Side, type TickSize } from '../core/units.ts';
-import type { CancelOutcome, MarketInfo, PlaceOutcome, PlaceRequest, PreparedOrder, Venue, VenueFill, VenueOrder } from '../engine/venue.ts';
+import type {
+  CancelOutcome,
+  MarketInfo,
+  PlaceOutcome,
+  PlaceRequest,
+  PreparedOrder,
+  Venue,
+  VenueFill,
+  VenueOrder,
+} from '../engine/venue.ts';
 import type { ExchangeEvent, MarketEntry, PaperExchange } from '../exchange/exchange.ts';
 import type { NewOrder, OrderState, PlaceResult, Trade } from '../exchange/matching/types.ts';
 import { LevelCollector, noLevelOf, sizeAt, yesLevelOf, type YesLevel } from '../exchange/ws/market-map.ts';
@@ -108,7 +125,16 @@ class ExchangeVenueImpl implements ExchangeVenue {
   readonly clock: Clock;
   readonly address: string;
   readonly exchange: PaperExchange;
-  readonly stats: ExchangeVenueStats = { marketEvents: 0, userEvents: 0, placeRequests: 0, ordersSent: 0, ordersRejected: 0, cancelRequests: 0, cancelAllRequests: 0, fills: 0 };
+  readonly stats: ExchangeVenueStats = {
+    marketEvents: 0,
+    userEvents: 0,
+    placeRequests: 0,
+    ordersSent: 0,
+    ordersRejected: 0,
+    cancelRequests: 0,
+    cancelAllRequests: 0,
+    fills: 0,
+  };
   readonly #ex: PaperExchange;
   readonly #latency: number;
   readonly #idSeed: number;
@@ -221,7 +247,10 @@ class ExchangeVenueImpl implements ExchangeVenue {
     this.stats.cancelRequests++;
     return this.#later(() => {
       const r = this.#ex.cancel(this.address, ids, 'USER');
-      return { canceled: r.canceled as OrderId[], notCanceled: new Map(Object.entries(r.not_canceled)) as Map<OrderId, string> };
+      return {
+        canceled: r.canceled as OrderId[],
+        notCanceled: new Map(Object.entries(r.not_canceled)) as Map<OrderId, string>,
+      };
     });
   }
 
@@ -250,11 +279,35 @@ class ExchangeVenueImpl implements ExchangeVenue {
       if (t.matchTime < sinceMs) continue;
       const status = this.#ex.tradeStatus(t, now);
       if (t.takerAccount === this.address) {
-        out.push({ tradeId: t.id, orderId: t.takerOrderId as OrderId, market: t.market as ConditionId, tokenId: t.tokenId as TokenId, side: t.side, price: t.price as Pips, size: t.size as Micro, role: 'TAKER', fee: t.fee as Micro, status, matchTime: t.matchTime });
+        out.push({
+          tradeId: t.id,
+          orderId: t.takerOrderId as OrderId,
+          market: t.market as ConditionId,
+          tokenId: t.tokenId as TokenId,
+          side: t.side,
+          price: t.price as Pips,
+          size: t.size as Micro,
+          role: 'TAKER',
+          fee: t.fee as Micro,
+          status,
+          matchTime: t.matchTime,
+        });
       }
       for (const m of t.makers) {
         if (m.account !== this.address) continue;
-        out.push({ tradeId: t.id, orderId: m.orderId as OrderId, market: t.market as ConditionId, tokenId: m.tokenId as TokenId, side: m.side, price: m.price as Pips, size: m.size as Micro, role: 'MAKER', fee: 0 as Micro, status, matchTime: t.matchTime });
+        out.push({
+          tradeId: t.id,
+          orderId: m.orderId as OrderId,
+          market: t.market as ConditionId,
+          tokenId: m.tokenId as TokenId,
+          side: m.side,
+          price: m.price as Pips,
+          size: m.size as Micro,
+          role: 'MAKER',
+          fee: 0 as Micro,
+          status,
+          matchTime: t.matchTime,
+        });
       }
     }
     return out;
@@ -321,12 +374,14 @@ class ExchangeVenueImpl implements ExchangeVenue {
       this.stats.ordersRejected++;
       return { id: p.id, ok: false, code, message };
     };
-    if (found === undefined) return fail('MARKET_NOT_READY', `no market trades token ${String(r.tokenId).slice(0, 20)}`);
+    if (found === undefined)
+      return fail('MARKET_NOT_READY', `no market trades token ${String(r.tokenId).slice(0, 20)}`);
     let expiresAt = 0;
     if (r.type === 'GTD') {
       const exp = r.expiration ?? 0;
       const threshold = this.#ex.opts.gtdThresholdSec;
-      if (!(exp > 0) || (exp - threshold) * 1000 <= this.clock.now()) return fail('INVALID_ORDER_EXPIRATION', `a GTD order needs expiration > now + ${threshold}s`);
+      if (!(exp > 0) || (exp - threshold) * 1000 <= this.clock.now())
+        return fail('INVALID_ORDER_EXPIRATION', `a GTD order needs expiration > now + ${threshold}s`);
       expiresAt = (exp - threshold) * 1000;
     }
     const order: NewOrder = {
@@ -386,7 +441,14 @@ class ExchangeVenueImpl implements ExchangeVenue {
     if (this.#userSubs.size > 0) this.#userBatch(events);
     for (const e of events) {
       if (e.type !== 'crypto_price') continue;
-      const t: PriceTickEvent = { type: 'price_tick', venueTime: e.at, recvTime: this.clock.now(), symbol: e.symbol, value: e.value, snapshot: false };
+      const t: PriceTickEvent = {
+        type: 'price_tick',
+        venueTime: e.at,
+        recvTime: this.clock.now(),
+        symbol: e.symbol,
+        value: e.value,
+        snapshot: false,
+      };
       this.#lastPrice.set(e.symbol, t);
       for (const s of this.#priceSubs) if (s.symbols.has(e.symbol)) s.sub.next(t);
     }
@@ -411,7 +473,8 @@ class ExchangeVenueImpl implements ExchangeVenue {
       let b = batches?.get(cid);
       if (b === undefined) {
         const entry = this.#ex.market(cid);
-        if (entry === undefined || (!this.#tokens.has(entry.meta.tokens[0]) && !this.#tokens.has(entry.meta.tokens[1]))) continue;
+        if (entry === undefined || (!this.#tokens.has(entry.meta.tokens[0]) && !this.#tokens.has(entry.meta.tokens[1])))
+          continue;
         b = { entry, at: e.at, levels: new LevelCollector(), trades: [], ticks: [], resolved: undefined };
         (batches ??= new Map()).set(cid, b);
       }
@@ -419,7 +482,8 @@ class ExchangeVenueImpl implements ExchangeVenue {
       if (e.type === 'level') b.levels.add(e.side, e.yesPrice, e.size);
       else if (e.type === 'trade') b.trades.push(e.trade);
       else if (e.type === 'tick_size_change') b.ticks.push({ oldTickPips: e.oldTickPips, newTickPips: e.newTickPips });
-      else if (e.type === 'market_status' && e.status === 'resolved' && e.winningToken !== undefined) b.resolved = e.winningToken;
+      else if (e.type === 'market_status' && e.status === 'resolved' && e.winningToken !== undefined)
+        b.resolved = e.winningToken;
     }
     if (batches === undefined) return;
     for (const b of batches.values()) this.#emitBatch(b);
@@ -439,7 +503,16 @@ class ExchangeVenueImpl implements ExchangeVenue {
       if (hasYes) tokens.push(yes);
       if (hasNo) tokens.push(no);
       for (const t of b.ticks) {
-        for (const tok of tokens) this.#emitMarket(s, { type: 'tick_size_change', venueTime: at, recvTime: recv, market: cid, tokenId: tok as TokenId, old: t.oldTickPips as Pips, new: t.newTickPips as Pips });
+        for (const tok of tokens)
+          this.#emitMarket(s, {
+            type: 'tick_size_change',
+            venueTime: at,
+            recvTime: recv,
+            market: cid,
+            tokenId: tok as TokenId,
+            old: t.oldTickPips as Pips,
+            new: t.newTickPips as Pips,
+          });
       }
       if (b.levels.size > 0) {
         const view = this.#ex.engine.book(yes);
@@ -452,7 +525,10 @@ class ExchangeVenueImpl implements ExchangeVenue {
         const ya = view.asks[0]?.price ?? null;
         const best = {
           yes: { bid: yb as Pips | null, ask: ya as Pips | null },
-          no: { bid: (ya === null ? null : PRICE_SCALE - ya) as Pips | null, ask: (yb === null ? null : PRICE_SCALE - yb) as Pips | null },
+          no: {
+            bid: (ya === null ? null : PRICE_SCALE - ya) as Pips | null,
+            ask: (yb === null ? null : PRICE_SCALE - yb) as Pips | null,
+          },
         };
         const n = levels.length * tokens.length;
         let i = 0;
@@ -484,7 +560,17 @@ class ExchangeVenueImpl implements ExchangeVenue {
         for (const tok of tokens) {
           const price = last === undefined ? t.price : last.tokenId === tok ? last.price : PRICE_SCALE - last.price;
           const side: Side = tok === t.tokenId ? t.side : t.side === 'BUY' ? 'SELL' : 'BUY';
-          this.#emitMarket(s, { type: 'last_trade', venueTime: t.matchTime, recvTime: recv, market: cid, tokenId: tok as TokenId, price: price as Pips, size: t.size as Micro, side, feeRateBps: t.feeRateBps });
+          this.#emitMarket(s, {
+            type: 'last_trade',
+            venueTime: t.matchTime,
+            recvTime: recv,
+            market: cid,
+            tokenId: tok as TokenId,
+            price: price as Pips,
+            size: t.size as Micro,
+            side,
+            feeRateBps: t.feeRateBps,
+          });
         }
       }
       if (b.trades.length > 0) {
@@ -495,7 +581,14 @@ class ExchangeVenueImpl implements ExchangeVenue {
       }
       if (b.resolved !== undefined) {
         const idx = meta.tokens.indexOf(b.resolved);
-        this.#emitMarket(s, { type: 'market_resolved', venueTime: at, recvTime: recv, market: cid, winningTokenId: b.resolved as TokenId, winningOutcome: meta.outcomes[idx] ?? '' });
+        this.#emitMarket(s, {
+          type: 'market_resolved',
+          venueTime: at,
+          recvTime: recv,
+          market: cid,
+          winningTokenId: b.resolved as TokenId,
+          winningOutcome: meta.outcomes[idx] ?? '',
+        });
       }
     }
   }
@@ -533,16 +626,43 @@ class ExchangeVenueImpl implements ExchangeVenue {
 
   #emitFills(t: Trade, status: TradeStatus, venueTime: number, recv: number): void {
     const me = this.address;
-    const base = { type: 'fill' as const, venueTime, recvTime: recv, tradeId: t.id as TradeId, status, market: t.market as ConditionId, takerOrderId: t.takerOrderId as OrderId, source: 'stream' as const };
+    const base = {
+      type: 'fill' as const,
+      venueTime,
+      recvTime: recv,
+      tradeId: t.id as TradeId,
+      status,
+      market: t.market as ConditionId,
+      takerOrderId: t.takerOrderId as OrderId,
+      source: 'stream' as const,
+    };
     if (t.takerAccount === me) {
       if (status === 'MATCHED') this.stats.fills++;
-      this.#emitUser(t.market, { ...base, orderId: t.takerOrderId as OrderId, role: 'TAKER', tokenId: t.tokenId as TokenId, side: t.side, price: t.price as Pips, size: t.size as Micro, feeRateBps: t.feeRateBps });
+      this.#emitUser(t.market, {
+        ...base,
+        orderId: t.takerOrderId as OrderId,
+        role: 'TAKER',
+        tokenId: t.tokenId as TokenId,
+        side: t.side,
+        price: t.price as Pips,
+        size: t.size as Micro,
+        feeRateBps: t.feeRateBps,
+      });
     }
     for (const m of t.makers) {
       if (m.account !== me) continue;
       if (status === 'MATCHED') this.stats.fills++;
       const bps = this.#ex.engine.getOrder(m.orderId)?.feeRateBps ?? 0;
-      this.#emitUser(t.market, { ...base, orderId: m.orderId as OrderId, role: 'MAKER', tokenId: m.tokenId as TokenId, side: m.side, price: m.price as Pips, size: m.size as Micro, feeRateBps: bps });
+      this.#emitUser(t.market, {
+        ...base,
+        orderId: m.orderId as OrderId,
+        role: 'MAKER',
+        tokenId: m.tokenId as TokenId,
+        side: m.side,
+        price: m.price as Pips,
+        size: m.size as Micro,
+        feeRateBps: bps,
+      });
     }
   }
 

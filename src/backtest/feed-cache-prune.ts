@@ -40,7 +40,11 @@ export interface PruneOptions {
 
 export interface PruneReport {
   /** Files removed, with why. */
-  readonly removed: ReadonlyArray<{ readonly file: string; readonly bytes: number; readonly why: 'orphan' | 'foreign' | 'size' }>;
+  readonly removed: ReadonlyArray<{
+    readonly file: string;
+    readonly bytes: number;
+    readonly why: 'orphan' | 'foreign' | 'size';
+  }>;
   readonly freedBytes: number;
   /** Bytes of the caches left. */
   readonly keptBytes: number;

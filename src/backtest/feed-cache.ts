@@ -31,12 +31,30 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeSync,
+} from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { deserialize, serialize } from 'node:v8';
 import { join } from 'node:path';
-import type { BestBidAskEvent, BookSnapshotEvent, LastTradeEvent, LevelChangeEvent, MarketDataEvent, PriceLevel } from '../core/events.ts';
+import type {
+  BestBidAskEvent,
+  BookSnapshotEvent,
+  LastTradeEvent,
+  LevelChangeEvent,
+  MarketDataEvent,
+  PriceLevel,
+} from '../core/events.ts';
 import type { ConditionId, TokenId } from '../core/ids.ts';
 import type { Micro, Pips, Side } from '../core/units.ts';
 import { FrameScanner } from '../api/streams/frame-scan.ts';
@@ -105,7 +123,15 @@ export async function fileSha256(file: string): Promise<Buffer> {
  * them (a fixed decoding bug, a new field) makes every older cache unused, without anyone having to
  * remember to bump FEED_CACHE_VERSION.
  */
-const DECODER_SOURCES = ['../api/streams/frame-scan.ts', '../api/streams/decode.ts', '../api/streams/market-decode.ts', '../core/units.ts', './feed.ts', './replay.ts', './feed-cache.ts'];
+const DECODER_SOURCES = [
+  '../api/streams/frame-scan.ts',
+  '../api/streams/decode.ts',
+  '../api/streams/market-decode.ts',
+  '../core/units.ts',
+  './feed.ts',
+  './replay.ts',
+  './feed-cache.ts',
+];
 
 let decoderHash: string | undefined;
 /** 12 hex digits of the SHA-256 of DECODER_SOURCES (empty when they cannot be read, e.g. a bundle). */
@@ -213,7 +239,13 @@ async function validCache(file: string, sha: Buffer): Promise<boolean> {
       // and whole: it ends with its end record (a file cut short is rebuilt, not read)
       const e = Buffer.alloc(END_RECORD);
       await fh.read(e, 0, END_RECORD, st.size - END_RECORD);
-      return b.subarray(0, MAGIC.length).equals(MAGIC) && b.readUInt32LE(MAGIC.length) === FEED_CACHE_VERSION && b.subarray(MAGIC.length + 4).equals(sha) && e.readUInt32LE(0) === END_RECORD - 4 && e[4] === R_END;
+      return (
+        b.subarray(0, MAGIC.length).equals(MAGIC) &&
+        b.readUInt32LE(MAGIC.length) === FEED_CACHE_VERSION &&
+        b.subarray(MAGIC.length + 4).equals(sha) &&
+        e.readUInt32LE(0) === END_RECORD - 4 &&
+        e[4] === R_END
+      );
     } finally {
       await fh.close();
     }
@@ -496,7 +528,16 @@ function writeEvents(w: Writer, t: number, messages: number, evs: readonly Marke
   w.u32(evs.length);
   for (let k = 0; k < evs.length; k++) {
     const e = evs[k]!;
-    const type = e.type === 'book_snapshot' ? E_BOOK : e.type === 'level_change' ? E_LEVEL : e.type === 'last_trade' ? E_TRADE : e.type === 'best_bid_ask' ? E_BBA : 0;
+    const type =
+      e.type === 'book_snapshot'
+        ? E_BOOK
+        : e.type === 'level_change'
+          ? E_LEVEL
+          : e.type === 'last_trade'
+            ? E_TRADE
+            : e.type === 'best_bid_ask'
+              ? E_BBA
+              : 0;
     if (type === 0) throw new Error(`feed cache: unexpected event ${e.type}`);
     w.u8(type);
     w.f64(e.venueTime);
@@ -549,7 +590,7 @@ function writeEvents(w: Writer, t: number, messages: number, evs: readonly Marke
 export type CachedItem = DecodedFrameItem | FeedItem;
 
 const READ_CHUNK = 1024 * 1024;
-const nn = (v: number): number | null => (v !== v ? null : v);
+const nn = (v: number): number | null => (Number.isNaN(v) ? null : v);
 
 /**
  * Reads a cache file in chunks into replay items (the replay's source interface: `buf`/`pos`,
@@ -590,14 +631,20 @@ export class CachedSource<T = CachedItem> {
       if (this.#fh === undefined) {
         this.#fh = await open(this.file, 'r');
         await this.#read();
-        if (this.#len < PREAMBLE || !this.#chunk.subarray(0, MAGIC.length).equals(MAGIC) || this.#chunk.readUInt32LE(MAGIC.length) !== FEED_CACHE_VERSION) throw new Error(`${this.file}: not a feed cache of version ${FEED_CACHE_VERSION}`);
+        if (
+          this.#len < PREAMBLE ||
+          !this.#chunk.subarray(0, MAGIC.length).equals(MAGIC) ||
+          this.#chunk.readUInt32LE(MAGIC.length) !== FEED_CACHE_VERSION
+        )
+          throw new Error(`${this.file}: not a feed cache of version ${FEED_CACHE_VERSION}`);
         this.#off = PREAMBLE;
       } else await this.#read();
       this.#parse();
       if (this.buf.length > 0) return true;
       if (this.#eof) {
         // everything read and parsed: a whole cache ends with its end record, exactly
-        if (this.#len - this.#off > 0 || !this.#sawEnd) throw new Error(`${this.file}: feed cache ends early (damaged)`);
+        if (this.#len - this.#off > 0 || !this.#sawEnd)
+          throw new Error(`${this.file}: feed cache ends early (damaged)`);
         this.#ended = true;
         return false;
       }
@@ -644,7 +691,7 @@ export class CachedSource<T = CachedItem> {
       const rl = v.getUint32(off, true);
       if (len - off - 4 < rl) break;
       const end = off + 4 + rl;
-      let p = off + 5;
+      const p = off + 5;
       const kind = b[off + 4];
       if (kind === R_EVENTS) {
         const t = v.getFloat64(p, true);
@@ -674,7 +721,11 @@ export class CachedSource<T = CachedItem> {
         st.lines++;
         if (ch === 'm' ? this.#keepM : this.#keepR) {
           st.statuses++;
-          out.push(this.#bad > 0 ? { kind: 'status', t, ch, status, reason, bad: this.#take() } : { kind: 'status', t, ch, status, reason });
+          out.push(
+            this.#bad > 0
+              ? { kind: 'status', t, ch, status, reason, bad: this.#take() }
+              : { kind: 'status', t, ch, status, reason },
+          );
         }
       } else if (kind === R_HEADER) {
         const t = v.getFloat64(p, true);
@@ -752,11 +803,13 @@ class CachedFrame implements DecodedFrameItem {
         const nb = v.getUint32(p, true);
         p += 4;
         const bids = new Array<PriceLevel>(nb);
-        for (let i = 0; i < nb; i++, p += 16) bids[i] = [v.getFloat64(p, true) as Pips, v.getFloat64(p + 8, true) as Micro];
+        for (let i = 0; i < nb; i++, p += 16)
+          bids[i] = [v.getFloat64(p, true) as Pips, v.getFloat64(p + 8, true) as Micro];
         const na = v.getUint32(p, true);
         p += 4;
         const asks = new Array<PriceLevel>(na);
-        for (let i = 0; i < na; i++, p += 16) asks[i] = [v.getFloat64(p, true) as Pips, v.getFloat64(p + 8, true) as Micro];
+        for (let i = 0; i < na; i++, p += 16)
+          asks[i] = [v.getFloat64(p, true) as Pips, v.getFloat64(p + 8, true) as Micro];
         const hash = str(b, v, p);
         p += 4 + (v.getUint32(p, true) >>> 1);
         const e: BookSnapshotEvent = {
@@ -783,7 +836,20 @@ class CachedFrame implements DecodedFrameItem {
         p += 33;
         const hash = str(b, v, p);
         p += 4 + (v.getUint32(p, true) >>> 1);
-        const e: LevelChangeEvent = { type: 'level_change', venueTime, recvTime: t, market, tokenId, side, price, size, bestBid, bestAsk, hash, endOfBatch: b[p] === 1 };
+        const e: LevelChangeEvent = {
+          type: 'level_change',
+          venueTime,
+          recvTime: t,
+          market,
+          tokenId,
+          side,
+          price,
+          size,
+          bestBid,
+          bestAsk,
+          hash,
+          endOfBatch: b[p] === 1,
+        };
         p += 1;
         events[k] = e;
       } else if (type === E_TRADE) {

@@ -58,7 +58,13 @@ export type FeedItem =
       /** The frame's text exactly as received. */
       readonly raw: string;
     } & SkippedLines)
-  | ({ readonly kind: 'status'; readonly t: number; readonly ch: FeedChannel; readonly status: 'connect' | 'disconnect'; readonly reason: string } & SkippedLines)
+  | ({
+      readonly kind: 'status';
+      readonly t: number;
+      readonly ch: FeedChannel;
+      readonly status: 'connect' | 'disconnect';
+      readonly reason: string;
+    } & SkippedLines)
   | ({ readonly kind: 'header'; readonly t: number; readonly header: FeedHeader } & SkippedLines);
 
 /** Counters a replay keeps (malformed lines are skipped and counted, never fatal). */
@@ -101,7 +107,8 @@ export const MAX_FEED_T = 1e15;
  * @throws RangeError when `t` is negative, not finite, or not below MAX_FEED_T
  */
 export function formatT(t: number): string {
-  if (!Number.isFinite(t) || t < 0 || t >= MAX_FEED_T) throw new RangeError(`feed time must be a finite number in [0, 1e15) (unix ms), got ${t}`);
+  if (!Number.isFinite(t) || t < 0 || t >= MAX_FEED_T)
+    throw new RangeError(`feed time must be a finite number in [0, 1e15) (unix ms), got ${t}`);
   const r = Math.round(t * 1000) / 1000;
   return Number.isInteger(r) ? String(r) : r.toFixed(3).replace(/0+$/, '');
 }
@@ -138,6 +145,7 @@ export function parseLine(line: string): FeedItem | undefined {
   if (ch !== 'm' && ch !== 'r') return undefined;
   if (typeof r['s'] === 'string') return { kind: 'frame', t, ch, raw: r['s'] };
   const e = r['e'];
-  if (e === 'connect' || e === 'disconnect') return { kind: 'status', t, ch, status: e, reason: typeof r['r'] === 'string' ? r['r'] : '' };
+  if (e === 'connect' || e === 'disconnect')
+    return { kind: 'status', t, ch, status: e, reason: typeof r['r'] === 'string' ? r['r'] : '' };
   return undefined;
 }

@@ -164,7 +164,12 @@ export class FillStatsAccumulator {
     for (const [tokenId, s] of this.#inv) {
       let ms = s.at;
       if (limit > 0 && Math.abs(s.pos) >= limit) ms += endMs - (s.since ?? startMs);
-      inventory.push({ tokenId, atLimitMs: Math.round(ms * 1000) / 1000, fraction: span > 0 ? r6(ms / span) : 0, maxAbs: s.maxAbs });
+      inventory.push({
+        tokenId,
+        atLimitMs: Math.round(ms * 1000) / 1000,
+        fraction: span > 0 ? r6(ms / span) : 0,
+        maxAbs: s.maxAbs,
+      });
     }
     return {
       fills: this.#fills,
@@ -359,11 +364,18 @@ export class FillPointSampler {
       for (let i = 0; i < a.length; i += 2) a[j++] = a[i]!;
       a.length = j;
     };
-    (keep(p.t), keep(p.tokenId), keep(p.side), keep(p.price), keep(p.size));
+    keep(p.t), keep(p.tokenId), keep(p.side), keep(p.price), keep(p.size);
     p.stride *= 2;
   }
   result(): FillPoints {
     const p = this.#p;
-    return { stride: p.stride, t: p.t.slice(), tokenId: p.tokenId.slice(), side: p.side.slice(), price: p.price.slice(), size: p.size.slice() };
+    return {
+      stride: p.stride,
+      t: p.t.slice(),
+      tokenId: p.tokenId.slice(),
+      side: p.side.slice(),
+      price: p.price.slice(),
+      size: p.size.slice(),
+    };
   }
 }

@@ -40,10 +40,13 @@ export function validateLatencySpec(spec: LatencySpec, what = 'latency'): Latenc
     case 'lognormal':
       if (!finiteNonNeg(spec.meanMs)) throw new ValidationError(`${what}.meanMs: must be a finite number >= 0`);
       if (!finiteNonNeg(spec.sdMs)) throw new ValidationError(`${what}.sdMs: must be a finite number >= 0`);
-      if (spec.kind === 'lognormal' && spec.meanMs === 0 && spec.sdMs > 0) throw new ValidationError(`${what}: a log-normal with sdMs > 0 needs meanMs > 0`);
+      if (spec.kind === 'lognormal' && spec.meanMs === 0 && spec.sdMs > 0)
+        throw new ValidationError(`${what}: a log-normal with sdMs > 0 needs meanMs > 0`);
       return spec;
     default:
-      throw new ValidationError(`${what}.kind: must be constant, normal or lognormal, got ${JSON.stringify((spec as { kind?: unknown }).kind)}`);
+      throw new ValidationError(
+        `${what}.kind: must be constant, normal or lognormal, got ${JSON.stringify((spec as { kind?: unknown }).kind)}`,
+      );
   }
 }
 

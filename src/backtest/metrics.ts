@@ -66,15 +66,32 @@ export interface Metrics {
   readonly unrealized: number;
   /** realized + unrealized − fees. */
   readonly pnl: number;
-  readonly sharpe: { readonly value: number | null; readonly intervalMs: number; readonly periodsPerYear: number; readonly changes: number };
+  readonly sharpe: {
+    readonly value: number | null;
+    readonly intervalMs: number;
+    readonly periodsPerYear: number;
+    readonly changes: number;
+  };
   readonly maxDrawdown: { readonly value: number; readonly peakAt: number | null; readonly troughAt: number | null };
-  readonly orders: { readonly placed: number; readonly sent: number; readonly rejected: number; readonly cancelRequests: number; readonly idsCancelled: number; readonly filled: number };
+  readonly orders: {
+    readonly placed: number;
+    readonly sent: number;
+    readonly rejected: number;
+    readonly cancelRequests: number;
+    readonly idsCancelled: number;
+    readonly filled: number;
+  };
   /** Orders placed with at least one fill / orders placed (null: none placed). */
   readonly fillRatio: number | null;
   /** Fills / orders placed (null: none placed). */
   readonly fillsPerOrder: number | null;
   readonly markouts: readonly Markout[];
-  readonly inventory: { readonly limit: number; readonly source: string; readonly tokens: readonly InventoryTime[]; /** Largest fraction over the tokens. */ readonly maxFraction: number };
+  readonly inventory: {
+    readonly limit: number;
+    readonly source: string;
+    readonly tokens: readonly InventoryTime[] /** Largest fraction over the tokens. */;
+    readonly maxFraction: number;
+  };
   readonly budgets: readonly (BudgetUse & { readonly utilisation: number })[];
 }
 
@@ -89,7 +106,10 @@ export function r6(x: number): number {
 }
 
 /** Sharpe of the changes of `series` (see the module comment). */
-export function sharpeOf(series: readonly number[], intervalMs: number): { value: number | null; intervalMs: number; periodsPerYear: number; changes: number } {
+export function sharpeOf(
+  series: readonly number[],
+  intervalMs: number,
+): { value: number | null; intervalMs: number; periodsPerYear: number; changes: number } {
   const n = series.length - 1;
   const periodsPerYear = intervalMs > 0 ? YEAR_MS / intervalMs : 0;
   if (n < 2) return { value: null, intervalMs, periodsPerYear: r6(periodsPerYear), changes: Math.max(0, n) };
@@ -107,7 +127,10 @@ export function sharpeOf(series: readonly number[], intervalMs: number): { value
 }
 
 /** Largest fall from a running peak of `values` (at times `t`). */
-export function maxDrawdownOf(values: readonly number[], t: readonly number[]): { value: number; peakAt: number | null; troughAt: number | null } {
+export function maxDrawdownOf(
+  values: readonly number[],
+  t: readonly number[],
+): { value: number; peakAt: number | null; troughAt: number | null } {
   let peak = -Infinity;
   let peakAt: number | null = null;
   let best = 0;
@@ -148,7 +171,13 @@ export function markoutsOf(fills: BacktestResult['fills'], horizons: readonly nu
 }
 
 /** Time at the inventory limit per token, from the fills (positions change only at fills). */
-export function inventoryTimeOf(fills: BacktestResult['fills'], limit: number, startMs: number, endMs: number, tokens: readonly string[]): InventoryTime[] {
+export function inventoryTimeOf(
+  fills: BacktestResult['fills'],
+  limit: number,
+  startMs: number,
+  endMs: number,
+  tokens: readonly string[],
+): InventoryTime[] {
   const pos = new Map<string, number>();
   const since = new Map<string, number>();
   const at = new Map<string, number>();
@@ -174,7 +203,12 @@ export function inventoryTimeOf(fills: BacktestResult['fills'], limit: number, s
   for (const t of new Set([...tokens, ...pos.keys()])) {
     let ms = at.get(t) ?? 0;
     if (limit > 0 && Math.abs(pos.get(t) ?? 0) >= limit) ms += endMs - (since.get(t) ?? startMs);
-    out.push({ tokenId: t, atLimitMs: Math.round(ms * 1000) / 1000, fraction: span > 0 ? r6(ms / span) : 0, maxAbs: maxAbs.get(t) ?? 0 });
+    out.push({
+      tokenId: t,
+      atLimitMs: Math.round(ms * 1000) / 1000,
+      fraction: span > 0 ? r6(ms / span) : 0,
+      maxAbs: maxAbs.get(t) ?? 0,
+    });
   }
   return out;
 }
@@ -190,7 +224,14 @@ function regular(t: readonly number[], v: readonly number[], intervalMs: number)
  * The fill-based figures from a COMPLETE list of fills, in time order (see the module comment: the
  * runner measures the same online; this is the definition, and what tests compare it with).
  */
-export function fillStatsOf(fills: BacktestResult['fills'], limit: number, startMs: number, endMs: number, tokens: readonly string[], horizons: readonly number[] = MARKOUT_HORIZONS_MS): FillStats {
+export function fillStatsOf(
+  fills: BacktestResult['fills'],
+  limit: number,
+  startMs: number,
+  endMs: number,
+  tokens: readonly string[],
+  horizons: readonly number[] = MARKOUT_HORIZONS_MS,
+): FillStats {
   let volume = 0;
   let notional = 0n;
   let fees = 0;
@@ -229,11 +270,23 @@ export function computeMetrics(r: BacktestResult): Metrics {
     pnl: r.pnl.total,
     sharpe: sharpeOf(regular(r.samples.t, r.samples.pnl.total, r.samples.intervalMs), r.samples.intervalMs),
     maxDrawdown: maxDrawdownOf(r.samples.pnl.total, r.samples.t),
-    orders: { placed, sent: r.orders.ordersSent, rejected: r.orders.ordersRejected, cancelRequests: r.orders.cancelRequests, idsCancelled: r.orders.idsCancelled, filled: r.orders.ordersFilled },
+    orders: {
+      placed,
+      sent: r.orders.ordersSent,
+      rejected: r.orders.ordersRejected,
+      cancelRequests: r.orders.cancelRequests,
+      idsCancelled: r.orders.idsCancelled,
+      filled: r.orders.ordersFilled,
+    },
     fillRatio: placed > 0 ? r6(r.orders.ordersFilled / placed) : null,
     fillsPerOrder: placed > 0 ? r6(s.fills / placed) : null,
     markouts: s.markouts.map((x) => ({ ...x })),
-    inventory: { limit: r.inventoryLimit.size, source: r.inventoryLimit.source, tokens: s.inventory.map((x) => ({ ...x })), maxFraction: s.inventory.reduce((a, x) => Math.max(a, x.fraction), 0) },
+    inventory: {
+      limit: r.inventoryLimit.size,
+      source: r.inventoryLimit.source,
+      tokens: s.inventory.map((x) => ({ ...x })),
+      maxFraction: s.inventory.reduce((a, x) => Math.max(a, x.fraction), 0),
+    },
     budgets: r.budgets.map((b) => ({ ...b, utilisation: b.limit > 0 ? r6(b.peak / b.limit) : 0 })),
   };
 }

@@ -29,7 +29,11 @@ import { ValidationError } from '../core/errors.ts';
 import { LOT_MICRO } from '../core/units.ts';
 
 /** Which queue model, and its parameter. A bare string uses the defaults. */
-export type QueueModelSpec = 'risk-averse' | 'probabilistic' | { readonly kind: 'risk-averse' } | { readonly kind: 'probabilistic'; /** Exponent n of f(x) = x^n (default 2). */ readonly power?: number };
+export type QueueModelSpec =
+  | 'risk-averse'
+  | 'probabilistic'
+  | { readonly kind: 'risk-averse' }
+  | { readonly kind: 'probabilistic' /** Exponent n of f(x) = x^n (default 2). */; readonly power?: number };
 
 /** Default exponent of the probabilistic model's f(x) = x^n. */
 export const DEFAULT_QUEUE_POWER = 2;
@@ -89,8 +93,12 @@ export function createQueueModel(spec: QueueModelSpec): QueueModel {
   const kind = typeof spec === 'string' ? spec : spec?.kind;
   if (kind === 'risk-averse') return { kind, power: 0, depth: riskAverseDepth };
   if (kind === 'probabilistic') {
-    const n = typeof spec === 'string' || spec.kind !== 'probabilistic' ? DEFAULT_QUEUE_POWER : (spec.power ?? DEFAULT_QUEUE_POWER);
-    if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) throw new ValidationError(`queue.power: must be a finite number > 0, got ${String(n)}`);
+    const n =
+      typeof spec === 'string' || spec.kind !== 'probabilistic'
+        ? DEFAULT_QUEUE_POWER
+        : (spec.power ?? DEFAULT_QUEUE_POWER);
+    if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0)
+      throw new ValidationError(`queue.power: must be a finite number > 0, got ${String(n)}`);
     return { kind, power: n, depth: (a, p, q, t) => probDepth(a, p, q, t, n) };
   }
   throw new ValidationError(`queue: must be 'risk-averse' or 'probabilistic', got ${JSON.stringify(kind)}`);

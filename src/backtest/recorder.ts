@@ -38,7 +38,16 @@ import type { TokenId } from '../core/ids.ts';
 import { ClobClient, type ClobMarket } from '../api/clob.ts';
 import { GammaClient } from '../api/gamma.ts';
 import { createTransport } from '../api/http/transport.ts';
-import { isPong, reconnectingSocket, wsFactory, type BackoffPolicy, type ReconnectingSocket, type SocketSignal, type StreamLogger, type WsFactory } from '../api/streams/socket.ts';
+import {
+  isPong,
+  reconnectingSocket,
+  wsFactory,
+  type BackoffPolicy,
+  type ReconnectingSocket,
+  type SocketSignal,
+  type StreamLogger,
+  type WsFactory,
+} from '../api/streams/socket.ts';
 import type { MarketInfo } from '../engine/venue.ts';
 import { frameLine, headerLine, statusLine, stringFrameLine, type FeedChannel, type FeedHeader } from './feed.ts';
 
@@ -58,7 +67,11 @@ export const preciseNow = (): number => performance.timeOrigin + performance.now
  */
 export function partPath(out: string, part: number): string {
   if (part === 0) return out;
-  const base = out.endsWith('.ndjson.gz') ? out.slice(0, -'.ndjson.gz'.length) : out.endsWith('.gz') ? out.slice(0, -'.gz'.length) : out;
+  const base = out.endsWith('.ndjson.gz')
+    ? out.slice(0, -'.ndjson.gz'.length)
+    : out.endsWith('.gz')
+      ? out.slice(0, -'.gz'.length)
+      : out;
   return `${base}.${part}.ndjson.gz`;
 }
 
@@ -241,7 +254,14 @@ export class FeedWriter {
     this.part = part;
     this.partNo = n;
     this.files.push(path);
-    const header: FeedHeader = { h: 1, t: startedAt, part: n, source: this.o.header.source, recorder: this.o.header.recorder, markets: this.o.header.markets };
+    const header: FeedHeader = {
+      h: 1,
+      t: startedAt,
+      part: n,
+      source: this.o.header.source,
+      recorder: this.o.header.recorder,
+      markets: this.o.header.markets,
+    };
     this.write(headerLine(header));
     this.drain();
     this.flush();
@@ -403,7 +423,8 @@ export function startRecorder(o: RecorderOptions): Recorder {
     if (isPong(text)) return;
     const t = now();
     if (isOneLineJson(text)) writer.write(frameLine(t, ch, text));
-    else if (text.trim().length === 0) return; // blank keep-alive
+    else if (text.trim().length === 0)
+      return; // blank keep-alive
     else {
       counts.stringFrames++;
       writer.write(stringFrameLine(t, ch, text));
@@ -437,7 +458,8 @@ export function startRecorder(o: RecorderOptions): Recorder {
   // market channel: both tokens of every market, at most 500 tokens per connection
   const tokens: TokenId[] = [...new Set(o.markets.flatMap((m) => m.tokens.map((t) => t.tokenId)))];
   const groups: TokenId[][] = [];
-  for (let i = 0; i < tokens.length; i += MAX_TOKENS_PER_CONNECTION) groups.push(tokens.slice(i, i + MAX_TOKENS_PER_CONNECTION));
+  for (let i = 0; i < tokens.length; i += MAX_TOKENS_PER_CONNECTION)
+    groups.push(tokens.slice(i, i + MAX_TOKENS_PER_CONNECTION));
   const market: Channel = {
     ch: 'm',
     sockets: [],
@@ -460,8 +482,21 @@ export function startRecorder(o: RecorderOptions): Recorder {
 
   if (o.rtdsUrl !== undefined) {
     const symbols = o.rtdsSymbols ?? DEFAULT_RTDS_SYMBOLS;
-    const sub = JSON.stringify({ action: 'subscribe', subscriptions: [symbols.length > 0 ? { topic: 'crypto_prices', type: 'update', filters: symbols.join(',') } : { topic: 'crypto_prices', type: 'update' }] });
-    const rtds: Channel = { ch: 'r', sockets: [], everUp: [false], up: [false], refresh: () => (symbols.length > 0 ? [sub] : []) };
+    const sub = JSON.stringify({
+      action: 'subscribe',
+      subscriptions: [
+        symbols.length > 0
+          ? { topic: 'crypto_prices', type: 'update', filters: symbols.join(',') }
+          : { topic: 'crypto_prices', type: 'update' },
+      ],
+    });
+    const rtds: Channel = {
+      ch: 'r',
+      sockets: [],
+      everUp: [false],
+      up: [false],
+      refresh: () => (symbols.length > 0 ? [sub] : []),
+    };
     rtds.sockets = [
       reconnectingSocket({
         url: o.rtdsUrl,
@@ -559,7 +594,11 @@ function figure(s: string): number {
  * @throws ConfigError when a condition id is unknown, a market is not binary, or none qualifies;
  *   the API client's errors (NetworkError...) when the venue cannot be reached
  */
-export async function resolveMarkets(urls: MetadataUrls, sel: MarketSelection, signal?: AbortSignal): Promise<MarketInfo[]> {
+export async function resolveMarkets(
+  urls: MetadataUrls,
+  sel: MarketSelection,
+  signal?: AbortSignal,
+): Promise<MarketInfo[]> {
   const transport = createTransport({ urls: { clob: urls.clob, gamma: urls.gamma } });
   try {
     const clob = new ClobClient(transport);
@@ -614,7 +653,8 @@ export function venueUrls(base: string): { clob: string; gamma: string; ws: stri
   } catch {
     throw new ConfigError('--exchange-url', `not a URL: ${base}`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError('--exchange-url', 'must be an http(s) URL');
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new ConfigError('--exchange-url', 'must be an http(s) URL');
   const root = `${u.protocol}//${u.host}`;
   const ws = `${u.protocol === 'https:' ? 'wss' : 'ws'}://${u.host}`;
   return { clob: `${root}/clob`, gamma: `${root}/gamma`, ws, market: `${ws}/ws/market`, rtds: `${ws}/rtds` };

@@ -68,7 +68,10 @@ const DEFAULT_BATCH = 4096;
  * files.
  * @throws (from `next()`) the file system's error when a file cannot be opened or read.
  */
-export function replayFeeds(files: readonly string[], opts: { stats?: ReplayStats; channels?: readonly FeedChannel[] } = {}): AsyncIterableIterator<FeedItem> {
+export function replayFeeds(
+  files: readonly string[],
+  opts: { stats?: ReplayStats; channels?: readonly FeedChannel[] } = {},
+): AsyncIterableIterator<FeedItem> {
   return new ItemIterator(new Merger(textSources(files, opts), opts));
 }
 
@@ -82,7 +85,10 @@ function textSources(files: readonly string[], opts: ReplayOptions): FileSource[
  * pays one await per batch. The arrays are fresh: the consumer may keep them.
  * @throws (from `next()`) the file system's error when a file cannot be opened or read.
  */
-export function replayFeedBatches(files: readonly string[], opts: ReplayOptions = {}): AsyncIterableIterator<FeedItem[]> {
+export function replayFeedBatches(
+  files: readonly string[],
+  opts: ReplayOptions = {},
+): AsyncIterableIterator<FeedItem[]> {
   return batchIterator(new Merger(textSources(files, opts), opts));
 }
 

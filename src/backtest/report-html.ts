@@ -65,7 +65,11 @@ function niceTicks(lo: number, hi: number, n = 5): number[] {
 function clock(t: number, span: number): string {
   const d = new Date(Math.floor(t));
   const iso = d.toISOString();
-  return span > 2 * 86_400_000 ? iso.slice(5, 16).replace('T', ' ') : span > 600_000 ? iso.slice(11, 16) : iso.slice(11, 19);
+  return span > 2 * 86_400_000
+    ? iso.slice(5, 16).replace('T', ' ')
+    : span > 600_000
+      ? iso.slice(11, 16)
+      : iso.slice(11, 19);
 }
 
 /** One chart as an inline SVG (lines broken where a value is null). */
@@ -76,9 +80,9 @@ export function svgChart(c: Chart): string {
   const span = Math.max(1, t1 - t0);
   let lo = Infinity;
   let hi = -Infinity;
-  for (const s of c.series) for (const v of s.values) if (v !== null) (lo = Math.min(lo, v), (hi = Math.max(hi, v)));
-  for (const p of c.points ?? []) (lo = Math.min(lo, p.v), (hi = Math.max(hi, p.v)));
-  if (c.series.some((s) => s.area)) (lo = Math.min(lo, 0), (hi = Math.max(hi, 0)));
+  for (const s of c.series) for (const v of s.values) if (v !== null) (lo = Math.min(lo, v)), (hi = Math.max(hi, v));
+  for (const p of c.points ?? []) (lo = Math.min(lo, p.v)), (hi = Math.max(hi, p.v));
+  if (c.series.some((s) => s.area)) (lo = Math.min(lo, 0)), (hi = Math.max(hi, 0));
   if (!Number.isFinite(lo)) (lo = 0), (hi = 1);
   if (hi === lo) (hi += 1), (lo -= 1);
   const padY = (hi - lo) * 0.06;
@@ -87,7 +91,9 @@ export function svgChart(c: Chart): string {
   const x = (v: number): number => PAD.l + ((v - t0) / span) * (W - PAD.l - PAD.r);
   const y = (v: number): number => PAD.t + (1 - (v - lo) / (hi - lo)) * (H - PAD.t - PAD.b);
   const parts: string[] = [];
-  parts.push(`<svg id="${c.id}" class="chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(c.title)}">`);
+  parts.push(
+    `<svg id="${c.id}" class="chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(c.title)}">`,
+  );
   // the title gets the width the legend leaves (about 6.5 px per character at 13 px)
   const legendWidth = c.series.reduce((a, s) => a + 14 + s.name.length * 6.5, 0);
   const room = Math.max(20, Math.floor((W - PAD.l - PAD.r - legendWidth - 12) / 7));
@@ -96,7 +102,9 @@ export function svgChart(c: Chart): string {
   // grid and axes
   for (const v of niceTicks(lo, hi)) {
     const yy = n2(y(v));
-    parts.push(`<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${yy}" y2="${yy}" class="grid"/><text x="${PAD.l - 6}" y="${yy}" class="ylab">${esc(c.yFormat(v))}</text>`);
+    parts.push(
+      `<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${yy}" y2="${yy}" class="grid"/><text x="${PAD.l - 6}" y="${yy}" class="ylab">${esc(c.yFormat(v))}</text>`,
+    );
   }
   for (let i = 0; i <= 5; i++) {
     const tv = t0 + (span * i) / 5;
@@ -109,7 +117,9 @@ export function svgChart(c: Chart): string {
   for (const s of [...c.series].reverse()) {
     const label = esc(s.name);
     legendX -= 14 + label.length * 6.5;
-    legend.push(`<rect x="${n2(legendX)}" y="9" width="10" height="10" fill="${s.color}"/><text x="${n2(legendX + 13)}" y="18" class="legend">${label}</text>`);
+    legend.push(
+      `<rect x="${n2(legendX)}" y="9" width="10" height="10" fill="${s.color}"/><text x="${n2(legendX + 13)}" y="18" class="legend">${label}</text>`,
+    );
   }
   for (const s of c.series) {
     let d = '';
@@ -131,14 +141,19 @@ export function svgChart(c: Chart): string {
     }
     void prevY;
     if (d === '') continue;
-    if (s.area) parts.push(`<path d="${d}V${n2(y(0))}H${n2(x(t.find((_, i) => s.values[i] !== null) ?? t0))}Z" fill="${s.color}" fill-opacity="0.18" stroke="none"/>`);
+    if (s.area)
+      parts.push(
+        `<path d="${d}V${n2(y(0))}H${n2(x(t.find((_, i) => s.values[i] !== null) ?? t0))}Z" fill="${s.color}" fill-opacity="0.18" stroke="none"/>`,
+      );
     parts.push(`<path d="${d}" fill="none" stroke="${s.color}" stroke-width="1.4"/>`);
   }
   for (const p of c.points ?? []) {
     const xx = x(p.t);
     const yy = y(p.v);
     const s = 4;
-    const pts = p.up ? `${n2(xx)},${n2(yy - s)} ${n2(xx - s)},${n2(yy + s)} ${n2(xx + s)},${n2(yy + s)}` : `${n2(xx)},${n2(yy + s)} ${n2(xx - s)},${n2(yy - s)} ${n2(xx + s)},${n2(yy - s)}`;
+    const pts = p.up
+      ? `${n2(xx)},${n2(yy - s)} ${n2(xx - s)},${n2(yy + s)} ${n2(xx + s)},${n2(yy + s)}`
+      : `${n2(xx)},${n2(yy + s)} ${n2(xx - s)},${n2(yy - s)} ${n2(xx + s)},${n2(yy - s)}`;
     parts.push(`<polygon points="${pts}" fill="${p.color}"/>`);
   }
   parts.push(...legend);
@@ -163,7 +178,10 @@ interface DrawnFill {
 export function drawnFills(r: BacktestResult): { readonly fills: readonly DrawnFill[]; readonly stride: number } {
   if (r.fills.length >= r.fillCount) return { fills: r.fills, stride: 1 };
   const p = r.fillPoints;
-  return { fills: p.t.map((t, i) => ({ t, tokenId: p.tokenId[i]!, side: p.side[i]!, price: p.price[i]!, size: p.size[i]! })), stride: p.stride };
+  return {
+    fills: p.t.map((t, i) => ({ t, tokenId: p.tokenId[i]!, side: p.side[i]!, price: p.price[i]!, size: p.size[i]! })),
+    stride: p.stride,
+  };
 }
 
 const COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#17becf'];
@@ -189,13 +207,26 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
     peak = Math.max(peak, v);
     return -(peak - v);
   });
-  charts.push(svgChart({ id: 'chart-drawdown', title: `Drawdown from the running peak (USDC); max ${usd(m.maxDrawdown.value)}`, t: s.t, series: [{ name: 'drawdown', values: dd, color: '#d62728', area: true }], yFormat: money }));
+  charts.push(
+    svgChart({
+      id: 'chart-drawdown',
+      title: `Drawdown from the running peak (USDC); max ${usd(m.maxDrawdown.value)}`,
+      t: s.t,
+      series: [{ name: 'drawdown', values: dd, color: '#d62728', area: true }],
+      yFormat: money,
+    }),
+  );
   charts.push(
     svgChart({
       id: 'chart-inventory',
       title: `Inventory (shares) per token; limit ${sh(m.inventory.limit)}`,
       t: s.t,
-      series: s.tokens.map((x, i) => ({ name: `${x.outcome} ${r.markets.findIndex((mk) => mk.market === x.market) + 1}`, values: x.pos.map((v) => v), color: COLORS[i % COLORS.length]!, step: true })),
+      series: s.tokens.map((x, i) => ({
+        name: `${x.outcome} ${r.markets.findIndex((mk) => mk.market === x.market) + 1}`,
+        values: x.pos.map((v) => v),
+        color: COLORS[i % COLORS.length]!,
+        step: true,
+      })),
       yFormat: sh,
     }),
   );
@@ -221,31 +252,74 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
           { name: 'our bid', values: x.bid, color: '#2ca02c', step: true },
           { name: 'our ask', values: x.ask, color: '#d62728', step: true },
         ],
-        points: fills.filter((f) => f.t >= (s.t[0] ?? 0)).map((f) => ({ t: f.t, v: f.price, color: f.side === 'BUY' ? '#2ca02c' : '#d62728', up: f.side === 'BUY' })),
+        points: fills
+          .filter((f) => f.t >= (s.t[0] ?? 0))
+          .map((f) => ({ t: f.t, v: f.price, color: f.side === 'BUY' ? '#2ca02c' : '#d62728', up: f.side === 'BUY' })),
         yFormat: px,
       }),
     );
   });
-  const fillsChartPoints = drawn.fills.map((f) => ({ t: f.t, v: f.side === 'BUY' ? f.size : -f.size, color: f.side === 'BUY' ? '#2ca02c' : '#d62728', up: f.side === 'BUY' }));
-  charts.push(svgChart({ id: 'chart-fills', title: `Fills: size (shares, buys up, sells down); ${m.fills} fills${drawn.stride > 1 ? `, 1 in ${drawn.stride} drawn` : ''}`, t: s.t.length > 1 ? s.t : [r.startMs, r.endMs], series: [{ name: 'zero', values: s.t.map(() => 0), color: '#bbbbbb' }], points: fillsChartPoints, yFormat: sh }));
+  const fillsChartPoints = drawn.fills.map((f) => ({
+    t: f.t,
+    v: f.side === 'BUY' ? f.size : -f.size,
+    color: f.side === 'BUY' ? '#2ca02c' : '#d62728',
+    up: f.side === 'BUY',
+  }));
+  charts.push(
+    svgChart({
+      id: 'chart-fills',
+      title: `Fills: size (shares, buys up, sells down); ${m.fills} fills${drawn.stride > 1 ? `, 1 in ${drawn.stride} drawn` : ''}`,
+      t: s.t.length > 1 ? s.t : [r.startMs, r.endMs],
+      series: [{ name: 'zero', values: s.t.map(() => 0), color: '#bbbbbb' }],
+      points: fillsChartPoints,
+      yFormat: sh,
+    }),
+  );
 
   const rows: Array<[string, string]> = [
     ['Strategy', `${r.strategy.name} ${JSON.stringify(r.strategy.params)}`],
     ['Source', describeSource(r)],
     ['Seed / latency', `${r.seed} / ${r.latencyMs} ms`],
-    ['Virtual period', `${new Date(Math.floor(r.startMs)).toISOString()} → ${new Date(Math.floor(r.endMs)).toISOString()} (${duration(m.durationMs)})`],
+    [
+      'Virtual period',
+      `${new Date(Math.floor(r.startMs)).toISOString()} → ${new Date(Math.floor(r.endMs)).toISOString()} (${duration(m.durationMs)})`,
+    ],
     ['Stopped', r.stopReason],
     ['Fills', `${m.fills} (${m.makerFills} maker, ${m.takerFills} taker)`],
     ['Volume / notional', `${sh(m.volume)} shares / ${usd(m.notional)} USDC`],
     ['Fees', `${usd(m.fees)} USDC`],
     ['PnL', `${usd(m.pnl, true)} USDC (realized ${usd(m.realized, true)}, unrealized ${usd(m.unrealized, true)})`],
-    ['Sharpe', m.sharpe.value === null ? 'n/a' : `${m.sharpe.value.toFixed(2)} (PnL changes every ${duration(m.sharpe.intervalMs)}, annualised)`],
+    [
+      'Sharpe',
+      m.sharpe.value === null
+        ? 'n/a'
+        : `${m.sharpe.value.toFixed(2)} (PnL changes every ${duration(m.sharpe.intervalMs)}, annualised)`,
+    ],
     ['Max drawdown', `${usd(m.maxDrawdown.value)} USDC`],
-    ['Orders', `${m.orders.placed} placed, ${m.orders.rejected} rejected, ${m.orders.cancelRequests} cancel requests (${m.orders.idsCancelled} ids)`],
-    ['Fill ratio per quote', m.fillRatio === null ? 'n/a' : `${(m.fillRatio * 100).toFixed(1)} % (${m.fillsPerOrder?.toFixed(3)} fills per order)`],
-    ...m.markouts.map((x): [string, string] => [`Markout +${x.horizonMs / 1000} s`, x.avg === null ? 'n/a' : `${x.avg >= 0 ? '+' : ''}${x.avg.toFixed(4)} (price units, size-weighted, ${x.fills} fills)`]),
-    ['Time at inventory limit', `${(m.inventory.maxFraction * 100).toFixed(1)} % (limit ${sh(m.inventory.limit)} shares, ${m.inventory.source})`],
-    ...m.budgets.map((b): [string, string] => [`Budget ${b.rule}`, `${b.requests} requests; peak ${b.peak} / ${b.limit} per ${duration(b.windowMs)} (${(b.utilisation * 100).toFixed(1)} %)${b.over > 0 ? `; ${b.over} over` : ''}`]),
+    [
+      'Orders',
+      `${m.orders.placed} placed, ${m.orders.rejected} rejected, ${m.orders.cancelRequests} cancel requests (${m.orders.idsCancelled} ids)`,
+    ],
+    [
+      'Fill ratio per quote',
+      m.fillRatio === null
+        ? 'n/a'
+        : `${(m.fillRatio * 100).toFixed(1)} % (${m.fillsPerOrder?.toFixed(3)} fills per order)`,
+    ],
+    ...m.markouts.map((x): [string, string] => [
+      `Markout +${x.horizonMs / 1000} s`,
+      x.avg === null
+        ? 'n/a'
+        : `${x.avg >= 0 ? '+' : ''}${x.avg.toFixed(4)} (price units, size-weighted, ${x.fills} fills)`,
+    ]),
+    [
+      'Time at inventory limit',
+      `${(m.inventory.maxFraction * 100).toFixed(1)} % (limit ${sh(m.inventory.limit)} shares, ${m.inventory.source})`,
+    ],
+    ...m.budgets.map((b): [string, string] => [
+      `Budget ${b.rule}`,
+      `${b.requests} requests; peak ${b.peak} / ${b.limit} per ${duration(b.windowMs)} (${(b.utilisation * 100).toFixed(1)} %)${b.over > 0 ? `; ${b.over} over` : ''}`,
+    ]),
   ];
   const table = `<table class="figures">${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>`;
   const last = r.fills.slice(-200);
@@ -256,7 +330,9 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
         : '<p>No fills.</p>'
       : `<table class="fills"><tr><th>time</th><th>token</th><th>side</th><th>price</th><th>size</th><th>role</th><th>fee</th><th>mid +1s</th><th>mid +10s</th><th>mid +60s</th></tr>${last
           .map((f) => {
-            const tok = r.markets.flatMap((mk) => mk.tokens.map((t) => ({ t, i: r.markets.indexOf(mk) + 1 }))).find((x) => x.t.tokenId === f.tokenId);
+            const tok = r.markets
+              .flatMap((mk) => mk.tokens.map((t) => ({ t, i: r.markets.indexOf(mk) + 1 })))
+              .find((x) => x.t.tokenId === f.tokenId);
             const mo = f.markouts.map((v) => (v === null ? '' : (v / PRICE_SCALE).toFixed(4)));
             return `<tr><td>${esc(new Date(Math.floor(f.t)).toISOString().slice(11, 23))}</td><td>${esc(tok ? `${tok.t.outcome} ${tok.i}` : f.tokenId.slice(0, 8))}</td><td>${f.side}</td><td>${(f.price / PRICE_SCALE).toFixed(4)}</td><td>${(f.size / AMOUNT_SCALE).toFixed(2)}</td><td>${f.role}</td><td>${usd(f.fee)}</td><td>${mo[0]}</td><td>${mo[1]}</td><td>${mo[2]}</td></tr>`;
           })
@@ -283,8 +359,12 @@ ${table}
 <h2>Charts</h2>
 ${charts.join('\n')}
 <h2>Last fills</h2>
-${r.fillCount > r.fills.length && last.length > 0 ? `<p>The last ${last.length} of ${r.fillCount} fills (the result keeps the last ${r.fills.length}; all are in the run's store).</p>
-` : ''}${fillTable}
+${
+  r.fillCount > r.fills.length && last.length > 0
+    ? `<p>The last ${last.length} of ${r.fillCount} fills (the result keeps the last ${r.fills.length}; all are in the run's store).</p>
+`
+    : ''
+}${fillTable}
 <h2>Summary</h2>
 <pre>${esc(formatSummary(r, m))}</pre>
 </body></html>

@@ -47,7 +47,8 @@ const iso = (t: number): string => new Date(Math.floor(t)).toISOString().replace
 
 /** The human description of what was run. */
 export function describeSource(r: BacktestResult): string {
-  if (r.mode === 'world' && r.source.world !== undefined) return `synthetic world ${r.source.world.seed}, ${duration(r.source.world.durationMs)}`;
+  if (r.mode === 'world' && r.source.world !== undefined)
+    return `synthetic world ${r.source.world.seed}, ${duration(r.source.world.durationMs)}`;
   const feeds = r.source.feeds ?? [];
   return `feed ${feeds.length === 1 ? feeds[0] : `(${feeds.length} files)`}, queue ${r.queue ?? '-'}`;
 }
@@ -58,27 +59,62 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
   const row = (k: string, v: string): void => {
     lines.push(`  ${k.padEnd(16)}${v}`);
   };
-  lines.push(`mmkit backtest: ${r.strategy.name} on ${r.markets.length} market${r.markets.length === 1 ? '' : 's'}, ${describeSource(r)}, seed ${r.seed}, latency ${r.latencyMs} ms`);
+  lines.push(
+    `mmkit backtest: ${r.strategy.name} on ${r.markets.length} market${r.markets.length === 1 ? '' : 's'}, ${describeSource(r)}, seed ${r.seed}, latency ${r.latencyMs} ms`,
+  );
   row('period', `${iso(r.startMs)} → ${iso(r.endMs)} (${duration(m.durationMs)} virtual)`);
   row('stopped', r.stopReason);
-  row('fills', `${m.fills} (${m.makerFills} maker, ${m.takerFills} taker); volume ${shares(m.volume)} shares, notional ${usd(m.notional)} USDC`);
-  row('PnL', `${usd(m.pnl, true)} USDC (realized ${usd(m.realized, true)}, unrealized ${usd(m.unrealized, true)}, fees ${usd(m.fees)})`);
-  row('Sharpe', m.sharpe.value === null ? `n/a (${m.sharpe.changes} PnL changes)` : `${m.sharpe.value.toFixed(2)} (PnL changes every ${duration(m.sharpe.intervalMs)}, annualised ×√${Math.round(m.sharpe.periodsPerYear)})`);
+  row(
+    'fills',
+    `${m.fills} (${m.makerFills} maker, ${m.takerFills} taker); volume ${shares(m.volume)} shares, notional ${usd(m.notional)} USDC`,
+  );
+  row(
+    'PnL',
+    `${usd(m.pnl, true)} USDC (realized ${usd(m.realized, true)}, unrealized ${usd(m.unrealized, true)}, fees ${usd(m.fees)})`,
+  );
+  row(
+    'Sharpe',
+    m.sharpe.value === null
+      ? `n/a (${m.sharpe.changes} PnL changes)`
+      : `${m.sharpe.value.toFixed(2)} (PnL changes every ${duration(m.sharpe.intervalMs)}, annualised ×√${Math.round(m.sharpe.periodsPerYear)})`,
+  );
   row('max drawdown', `${usd(m.maxDrawdown.value)} USDC`);
-  row('orders', `${m.orders.placed} placed (${m.orders.sent} sent, ${m.orders.rejected} rejected), ${m.orders.cancelRequests} cancel requests (${m.orders.idsCancelled} ids)`);
-  row('fill ratio', `${pct(m.fillRatio)} of orders placed got a fill; ${m.fillsPerOrder === null ? 'n/a' : m.fillsPerOrder.toFixed(3)} fills per order`);
-  row('markouts', m.markouts.map((x) => `+${x.horizonMs / 1000}s ${price(x.avg)}`).join('   ') + `   (price units, size-weighted, over ${m.markouts.map((x) => x.fills).join('/')} fills)`);
-  row('at inv. limit', `${pct(m.inventory.maxFraction)} of the time at most (limit ${shares(m.inventory.limit)} shares, ${m.inventory.source})`);
+  row(
+    'orders',
+    `${m.orders.placed} placed (${m.orders.sent} sent, ${m.orders.rejected} rejected), ${m.orders.cancelRequests} cancel requests (${m.orders.idsCancelled} ids)`,
+  );
+  row(
+    'fill ratio',
+    `${pct(m.fillRatio)} of orders placed got a fill; ${m.fillsPerOrder === null ? 'n/a' : m.fillsPerOrder.toFixed(3)} fills per order`,
+  );
+  row(
+    'markouts',
+    m.markouts.map((x) => `+${x.horizonMs / 1000}s ${price(x.avg)}`).join('   ') +
+      `   (price units, size-weighted, over ${m.markouts.map((x) => x.fills).join('/')} fills)`,
+  );
+  row(
+    'at inv. limit',
+    `${pct(m.inventory.maxFraction)} of the time at most (limit ${shares(m.inventory.limit)} shares, ${m.inventory.source})`,
+  );
   for (const b of m.budgets) {
     if (b.rule === 'general' || b.rule === 'clob') continue;
-    row(b.rule === m.budgets.find((x) => x.rule !== 'general' && x.rule !== 'clob')?.rule ? 'budgets' : '', `${b.rule.padEnd(30)} ${String(b.requests).padStart(7)} requests, peak ${b.peak}/${b.limit} per ${duration(b.windowMs)} (${pct(b.utilisation)})${b.over > 0 ? `, ${b.over} over the limit` : ''}`);
+    row(
+      b.rule === m.budgets.find((x) => x.rule !== 'general' && x.rule !== 'clob')?.rule ? 'budgets' : '',
+      `${b.rule.padEnd(30)} ${String(b.requests).padStart(7)} requests, peak ${b.peak}/${b.limit} per ${duration(b.windowMs)} (${pct(b.utilisation)})${b.over > 0 ? `, ${b.over} over the limit` : ''}`,
+    );
   }
-  row('events', `${r.counts.feedItems} ${r.mode === 'feed' ? 'feed items' : 'clock steps'}, ${r.counts.marketEvents} market events, ${r.counts.userEvents} user events, ${r.counts.intents} intents (${r.counts.intentsCoalesced} coalesced)${r.counts.malformed > 0 ? `, ${r.counts.malformed} malformed lines skipped` : ''}`);
+  row(
+    'events',
+    `${r.counts.feedItems} ${r.mode === 'feed' ? 'feed items' : 'clock steps'}, ${r.counts.marketEvents} market events, ${r.counts.userEvents} user events, ${r.counts.intents} intents (${r.counts.intentsCoalesced} coalesced)${r.counts.malformed > 0 ? `, ${r.counts.malformed} malformed lines skipped` : ''}`,
+  );
   for (const p of r.positions) {
     if (p.size === 0) continue;
     const mk = r.markets.find((x) => x.tokens.some((t) => t.tokenId === p.tokenId));
     const outcome = mk?.tokens.find((t) => t.tokenId === p.tokenId)?.outcome ?? '?';
-    row('position', `${shares(p.size)} ${outcome} of "${(mk?.question ?? p.tokenId).slice(0, 60)}" at avg ${(p.avgPrice / PRICE_SCALE).toFixed(4)}, mark ${p.mark === null ? 'n/a' : (p.mark / PRICE_SCALE).toFixed(4)}`);
+    row(
+      'position',
+      `${shares(p.size)} ${outcome} of "${(mk?.question ?? p.tokenId).slice(0, 60)}" at avg ${(p.avgPrice / PRICE_SCALE).toFixed(4)}, mark ${p.mark === null ? 'n/a' : (p.mark / PRICE_SCALE).toFixed(4)}`,
+    );
   }
   if (r.openOrdersAtEnd !== 0) row('open orders', `${r.openOrdersAtEnd} left at the venue after the final cancel-all`);
   return lines.join('\n') + '\n';

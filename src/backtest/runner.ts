@@ -74,10 +74,19 @@ import type { FillEvent, MmkitEvent, UserEvent } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import type { DesiredQuotes, QuoteIntent } from '../core/intents.ts';
 import { Rng } from '../core/random.ts';
-import { AMOUNT_SCALE, PRICE_SCALE, tickPips, type Micro, type Side } from '../core/units.ts';
+import { AMOUNT_SCALE, PRICE_SCALE, tickPips, type Micro } from '../core/units.ts';
 import { createEngine, type Engine, type EngineLogger, type EngineStats } from '../engine/loop.ts';
 import { reconcileOnStart } from '../engine/restart.ts';
-import type { CancelOutcome, MarketInfo, PlaceOutcome, PlaceRequest, PreparedOrder, Venue, VenueFill, VenueOrder } from '../engine/venue.ts';
+import type {
+  CancelOutcome,
+  MarketInfo,
+  PlaceOutcome,
+  PlaceRequest,
+  PreparedOrder,
+  Venue,
+  VenueFill,
+  VenueOrder,
+} from '../engine/venue.ts';
 import { Executor, type ExecutorStats } from '../execution/executor.ts';
 import { HeartbeatKeeper } from '../execution/heartbeat.ts';
 import { OrderTracker, isOpen } from '../execution/tracker.ts';
@@ -95,7 +104,14 @@ import { parseLine, type FeedHeader } from './feed.ts';
 import { newReplayStats, replayCachedBatches, replayFeedBatches } from './replay.ts';
 import { planFeedCaches, type FeedCachePlan } from './feed-cache.ts';
 import type { LatencySpec } from './latency.ts';
-import { FillPointSampler, FillRowRing, FillStatsAccumulator, type FillPoints, type FillStats, type StatFill } from './fill-stats.ts';
+import {
+  FillPointSampler,
+  FillRowRing,
+  FillStatsAccumulator,
+  type FillPoints,
+  type FillStats,
+  type StatFill,
+} from './fill-stats.ts';
 import { MARKOUT_HORIZONS_MS } from './metrics.ts';
 import { BudgetMeter, type BudgetUse } from './sim-budget.ts';
 import { QuietClock } from './quiet-clock.ts';
@@ -233,7 +249,12 @@ export interface Samples {
   /** Current spacing of the points, ms (the base period times 2^downsamplings). */
   readonly intervalMs: number;
   readonly t: number[];
-  readonly pnl: { readonly realized: number[]; readonly unrealized: number[]; readonly fees: number[]; readonly total: number[] };
+  readonly pnl: {
+    readonly realized: number[];
+    readonly unrealized: number[];
+    readonly fees: number[];
+    readonly total: number[];
+  };
   readonly tokens: TokenSeries[];
 }
 
@@ -241,7 +262,10 @@ export interface Samples {
 export interface BacktestResult {
   readonly version: 1;
   readonly mode: 'feed' | 'world';
-  readonly source: { readonly feeds?: readonly string[]; readonly world?: Required<Omit<WorldSpec, 'markets' | 'search'>> & { readonly search?: string } };
+  readonly source: {
+    readonly feeds?: readonly string[];
+    readonly world?: Required<Omit<WorldSpec, 'markets' | 'search'>> & { readonly search?: string };
+  };
   readonly strategy: { readonly name: string; readonly params: Readonly<Record<string, unknown>> };
   readonly seed: number;
   readonly queue: 'risk-averse' | 'probabilistic' | null;
@@ -249,7 +273,14 @@ export interface BacktestResult {
   readonly startMs: number;
   readonly endMs: number;
   readonly stopReason: string;
-  readonly markets: readonly { readonly market: string; readonly question: string; readonly tick: string; readonly feeRateBps: number; readonly tokens: readonly { readonly tokenId: string; readonly outcome: string }[]; readonly resolvedTo: string | null }[];
+  readonly markets: readonly {
+    readonly market: string;
+    readonly question: string;
+    readonly tick: string;
+    readonly feeRateBps: number;
+    readonly tokens: readonly { readonly tokenId: string; readonly outcome: string }[];
+    readonly resolvedTo: string | null;
+  }[];
   readonly counts: {
     readonly feedItems: number;
     readonly frames: number;
@@ -275,7 +306,10 @@ export interface BacktestResult {
   /** Requests counted against the rate rules of the trading endpoints (spec section 8). */
   readonly budgets: readonly BudgetUse[];
   /** Inventory limit used by the "time at limit" metric, micro-shares, and where it comes from. */
-  readonly inventoryLimit: { readonly size: number; readonly source: 'strategy.maxPosition' | 'risk.maxPositionShares' };
+  readonly inventoryLimit: {
+    readonly size: number;
+    readonly source: 'strategy.maxPosition' | 'risk.maxPositionShares';
+  };
   /**
    * The most recent fill rows (at most `maxFillRows`, default 10,000), oldest first; all of them
    * when `fills.length === fillCount`. The complete list is in the run's store (`storePath`: the
@@ -290,8 +324,23 @@ export interface BacktestResult {
   readonly fillPoints: FillPoints;
   readonly samples: Samples;
   /** Final PnL, micro-collateral: realized, unrealized at the last mids (settlement for resolved markets), fees. */
-  readonly pnl: { readonly realized: number; readonly unrealized: number; readonly fees: number; readonly total: number; readonly unmarked: readonly string[] };
-  readonly positions: readonly { readonly tokenId: string; readonly size: number; readonly avgPrice: number; readonly realized: number; readonly fees: number; readonly bought: number; readonly sold: number; readonly mark: number | null }[];
+  readonly pnl: {
+    readonly realized: number;
+    readonly unrealized: number;
+    readonly fees: number;
+    readonly total: number;
+    readonly unmarked: readonly string[];
+  };
+  readonly positions: readonly {
+    readonly tokenId: string;
+    readonly size: number;
+    readonly avgPrice: number;
+    readonly realized: number;
+    readonly fees: number;
+    readonly bought: number;
+    readonly sold: number;
+    readonly mark: number | null;
+  }[];
   readonly engine: Omit<EngineStats, 'outputs'> & { readonly outputs: number };
   readonly executor: Omit<ExecutorStats, 'paused' | 'pauseReasons' | 'halted'>;
   /** The simulated venue's own counters (deterministic). */
@@ -318,7 +367,16 @@ class InstrumentedVenue implements Venue {
   readonly budgets = new BudgetMeter();
   started = 0;
   settled = 0;
-  readonly counts = { placeRequests: 0, ordersSent: 0, ordersAccepted: 0, ordersRejected: 0, ordersUnknown: 0, cancelRequests: 0, idsCancelled: 0, cancelAllRequests: 0 };
+  readonly counts = {
+    placeRequests: 0,
+    ordersSent: 0,
+    ordersAccepted: 0,
+    ordersRejected: 0,
+    ordersUnknown: 0,
+    cancelRequests: 0,
+    idsCancelled: 0,
+    cancelAllRequests: 0,
+  };
   readonly rejectCodes = new Map<string, number>();
   readonly resync?: (ids: readonly TokenId[]) => void;
 
@@ -430,7 +488,10 @@ export interface BacktestDriver {
    * Runs the data through the venue. Call `step()` after every change of time or ingest (it settles
    * pending work when needed, and says whether to stop).
    */
-  run(step: () => Promise<boolean> | boolean, count: (items: number, frames: number, malformed: number) => void): Promise<void>;
+  run(
+    step: () => Promise<boolean> | boolean,
+    count: (items: number, frames: number, malformed: number) => void,
+  ): Promise<void>;
   /** Stops the data source's own activity (the world's agents) before the final cancel-all. */
   halt(): void;
   /** Frees resources (temporary files, the exchange). */
@@ -477,20 +538,33 @@ function sameQuotes(a: readonly QuoteIntent[], b: readonly QuoteIntent[]): boole
  * @throws ConfigError on bad options (unknown strategy, bad params or risk limits, no feed, no market)
  */
 export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult> {
-  if ((opts.feeds === undefined) === (opts.world === undefined)) throw new ConfigError('backtest', 'give either feeds or a world');
+  if ((opts.feeds === undefined) === (opts.world === undefined))
+    throw new ConfigError('backtest', 'give either feeds or a world');
   const def = await loadStrategy(opts.strategy);
   const params = resolveParams(def.params, opts.params ?? {});
   const limits = resolveRiskLimits((opts.risk ?? {}) as Record<string, unknown>);
   const seed = opts.seed ?? 1;
   const latencyMs = opts.latencyMs ?? 0;
-  if (!(latencyMs >= 0) || !Number.isFinite(latencyMs)) throw new ConfigError('backtest.latencyMs', `must be a finite number >= 0, got ${latencyMs}`);
+  if (!(latencyMs >= 0) || !Number.isFinite(latencyMs))
+    throw new ConfigError('backtest.latencyMs', `must be a finite number >= 0, got ${latencyMs}`);
   const maxFillRows = opts.maxFillRows ?? 10_000;
-  if (!Number.isSafeInteger(maxFillRows) || maxFillRows < 0) throw new ConfigError('backtest.maxFillRows', `must be an integer >= 0, got ${maxFillRows}`);
+  if (!Number.isSafeInteger(maxFillRows) || maxFillRows < 0)
+    throw new ConfigError('backtest.maxFillRows', `must be an integer >= 0, got ${maxFillRows}`);
   const queue = opts.queue ?? 'risk-averse';
   const collateral = opts.collateral ?? 10_000 * AMOUNT_SCALE;
   let driver: BacktestDriver;
   if (opts.feeds !== undefined) {
-    driver = await createFeedDriver({ files: opts.feeds, seed, queue, latencyMs, latency: opts.latency, collateral, markets: opts.markets, batchSize: opts.batchSize, feedCache: opts.feedCache });
+    driver = await createFeedDriver({
+      files: opts.feeds,
+      seed,
+      queue,
+      latencyMs,
+      latency: opts.latency,
+      collateral,
+      markets: opts.markets,
+      batchSize: opts.batchSize,
+      feedCache: opts.feedCache,
+    });
   } else {
     const { createWorldDriver } = await import('./synthetic.ts');
     driver = await createWorldDriver({ world: opts.world!, seed, latencyMs, collateral, markets: opts.markets });
@@ -522,11 +596,22 @@ async function runWith(
     storeFile = join(tmpDir, 'backtest.db');
   }
   // the store keeps integer unix ms; feed receive times (and latencies) have microseconds
-  const storeClock: Clock = { now: () => Math.floor(clock.now()), setTimeout: (f, ms) => clock.setTimeout(f, ms), clearTimeout: (h) => clock.clearTimeout(h), setInterval: (f, ms) => clock.setInterval(f, ms), clearInterval: (h) => clock.clearInterval(h) };
+  const storeClock: Clock = {
+    now: () => Math.floor(clock.now()),
+    setTimeout: (f, ms) => clock.setTimeout(f, ms),
+    clearTimeout: (h) => clock.clearTimeout(h),
+    setInterval: (f, ms) => clock.setInterval(f, ms),
+    clearInterval: (h) => clock.clearInterval(h),
+  };
   // batched commits: one transaction per FLUSH_MS of virtual time (the sampler flushes), the same
   // rows in the end (see StoreOptions.commit), and no fsync (synchronous=OFF: the store of a
   // backtest is re-made by running it again); the daemon commits, and syncs, every write
-  const store: Store = openStore(storeFile, { clock: storeClock, durability: { fills: 'off', other: 'off' }, checkpoint: 'auto', commit: 'batched' });
+  const store: Store = openStore(storeFile, {
+    clock: storeClock,
+    durability: { fills: 'off', other: 'off' },
+    checkpoint: 'auto',
+    commit: 'batched',
+  });
   let flushedAt = clock.now();
   const strategyName = def.name;
   const rng = new Rng(seed32(opts.seed, 0x5eed));
@@ -548,7 +633,12 @@ async function runWith(
     random: () => rng.next(),
   });
   const kill = new KillSwitch(clock, { limits: limits.killSwitch });
-  const heartbeat = new HeartbeatKeeper({ beat: () => venue.heartbeat(), clock, active: () => executor.hasOpenOrders(), target: executor });
+  const heartbeat = new HeartbeatKeeper({
+    beat: () => venue.heartbeat(),
+    clock,
+    active: () => executor.hasOpenOrders(),
+    target: executor,
+  });
   heartbeat.onStatus((s) => {
     if (s.lastAttemptAt > 0) kill.recordHeartbeat(s.consecutiveFailures === 0);
   });
@@ -583,9 +673,20 @@ async function runWith(
   const resolvedTo = new Map<string, string>();
   const lastMid = new Map<string, number>();
   // the fills: figures online over all of them, the most recent rows, points for the charts (flat memory)
-  const maxPos = typeof params['maxPosition'] === 'number' ? Math.round((params['maxPosition'] as number) * AMOUNT_SCALE) : undefined;
-  const inventoryLimit: BacktestResult['inventoryLimit'] = maxPos !== undefined ? { size: maxPos, source: 'strategy.maxPosition' } : { size: limits.defaults.maxPosition, source: 'risk.maxPositionShares' };
-  const fillStats = new FillStatsAccumulator({ horizonsMs: MARKOUT_HORIZONS_MS, limit: inventoryLimit.size, startMs, tokens: markets.flatMap((m) => m.tokens.map((t) => t.tokenId)) });
+  const maxPos =
+    typeof params['maxPosition'] === 'number'
+      ? Math.round((params['maxPosition'] as number) * AMOUNT_SCALE)
+      : undefined;
+  const inventoryLimit: BacktestResult['inventoryLimit'] =
+    maxPos !== undefined
+      ? { size: maxPos, source: 'strategy.maxPosition' }
+      : { size: limits.defaults.maxPosition, source: 'risk.maxPositionShares' };
+  const fillStats = new FillStatsAccumulator({
+    horizonsMs: MARKOUT_HORIZONS_MS,
+    limit: inventoryLimit.size,
+    startMs,
+    tokens: markets.flatMap((m) => m.tokens.map((t) => t.tokenId)),
+  });
   const fillRows = new FillRowRing(opts.maxFillRows ?? 10_000, MARKOUT_HORIZONS_MS.length);
   const maxSamples = Math.max(16, opts.maxSamples ?? 4000);
   const fillPoints = new FillPointSampler(maxSamples);
@@ -721,7 +822,10 @@ async function runWith(
     markets,
     clock,
     timers: { tickMs: opts.tickMs ?? 1000 },
-    gate: gateMemo !== undefined ? (desired, state) => gateMemo.approve(desired, viewOf(state)) : (desired, state) => gate(desired, viewOf(state)).approved,
+    gate:
+      gateMemo !== undefined
+        ? (desired, state) => gateMemo.approve(desired, viewOf(state))
+        : (desired, state) => gate(desired, viewOf(state)).approved,
     execute,
     onFill,
     orders: { openOrders: (m) => tracker.liveOrdersCached(m) },
@@ -756,7 +860,20 @@ async function runWith(
     intervalMs: sampleMs,
     t: [],
     pnl: { realized: [], unrealized: [], fees: [], total: [] },
-    tokens: markets.flatMap((m) => m.tokens.map((t) => ({ tokenId: t.tokenId, market: m.market, outcome: t.outcome, mid: [], bid: [], ask: [], pos: [] }) as TokenSeries)),
+    tokens: markets.flatMap((m) =>
+      m.tokens.map(
+        (t) =>
+          ({
+            tokenId: t.tokenId,
+            market: m.market,
+            outcome: t.outcome,
+            mid: [],
+            bid: [],
+            ask: [],
+            pos: [],
+          }) as TokenSeries,
+      ),
+    ),
   };
   let stride = 1;
   let tick = 0;
@@ -789,7 +906,7 @@ async function runWith(
       };
       keep(samples.t);
       for (const k of ['realized', 'unrealized', 'fees', 'total'] as const) keep(samples.pnl[k]);
-      for (const s of samples.tokens) (keep(s.mid), keep(s.bid), keep(s.ask), keep(s.pos));
+      for (const s of samples.tokens) keep(s.mid), keep(s.bid), keep(s.ask), keep(s.pos);
       stride *= 2;
       samples.intervalMs = sampleMs * stride;
     }
@@ -824,7 +941,12 @@ async function runWith(
   // timers count when they may have resolved a promise of the bot's: not the world's nor the
   // runner's measurement timers (quiet: see ./quiet-clock.ts), unless told to settle after every one
   const quietFired = driver.quietFired;
-  const ownFired = opts.settleOnEveryTimer === true ? (): number => clock.fired : quietFired === undefined ? (): number => clock.fired - measure.fired : (): number => clock.fired - measure.fired - quietFired();
+  const ownFired =
+    opts.settleOnEveryTimer === true
+      ? (): number => clock.fired
+      : quietFired === undefined
+        ? (): number => clock.fired - measure.fired
+        : (): number => clock.fired - measure.fired - quietFired();
   const mark = (): number => venue.started + venue.settled + ownFired() + submits;
   let settledAt = -1;
   /** Lets every promise chain that can complete without time moving complete (see the module comment). */
@@ -853,7 +975,14 @@ async function runWith(
     }
     if (opts.onProgress !== undefined && clock.now() >= nextProgress) {
       nextProgress = clock.now() + progressEvery;
-      opts.onProgress({ startMs, nowMs: clock.now(), endMs: driver.endMs, items, events: marketEvents + userEvents, fills: fillCount });
+      opts.onProgress({
+        startMs,
+        nowMs: clock.now(),
+        endMs: driver.endMs,
+        items,
+        events: marketEvents + userEvents,
+        fills: fillCount,
+      });
     }
     return stopReason !== undefined;
   };
@@ -862,14 +991,11 @@ async function runWith(
   const started = eng.start();
   started.catch(() => undefined);
   await settle();
-  await driver.run(
-    step,
-    (n, f, bad) => {
-      items = n;
-      frames = f;
-      malformed = bad;
-    },
-  );
+  await driver.run(step, (n, f, bad) => {
+    items = n;
+    frames = f;
+    malformed = bad;
+  });
   await settle();
   stopReason ??= driver.mode === 'feed' ? 'end of feed' : 'end of duration';
   const endMs = clock.now();
@@ -928,7 +1054,16 @@ async function runWith(
 
   const positions = [...accs.values()].map((a) => {
     const s = a.snapshot();
-    return { tokenId: s.tokenId, size: s.size, avgPrice: s.avgPrice, realized: s.realized, fees: s.fees, bought: s.bought, sold: s.sold, mark: finalMarks.get(s.tokenId) ?? null };
+    return {
+      tokenId: s.tokenId,
+      size: s.size,
+      avgPrice: s.avgPrice,
+      realized: s.realized,
+      fees: s.fees,
+      bought: s.bought,
+      sold: s.sold,
+      mark: finalMarks.get(s.tokenId) ?? null,
+    };
   });
   const { outputs, ...engineRest } = engineStats;
   const { paused: _p, pauseReasons: _r, halted: _h, ...execRest } = execStats;
@@ -943,9 +1078,20 @@ async function runWith(
     startMs,
     endMs,
     stopReason,
-    markets: markets.map((m) => ({ market: m.market, question: m.question, tick: m.tick, feeRateBps: m.feeRateBps, tokens: m.tokens.map((t) => ({ tokenId: t.tokenId, outcome: t.outcome })), resolvedTo: resolvedTo.get(m.market) ?? null })),
+    markets: markets.map((m) => ({
+      market: m.market,
+      question: m.question,
+      tick: m.tick,
+      feeRateBps: m.feeRateBps,
+      tokens: m.tokens.map((t) => ({ tokenId: t.tokenId, outcome: t.outcome })),
+      resolvedTo: resolvedTo.get(m.market) ?? null,
+    })),
     counts: { feedItems: items, frames, malformed, marketEvents, userEvents, intents, intentsCoalesced: coalesced },
-    orders: { ...venue.counts, ordersFilled, rejectCodes: Object.fromEntries([...venue.rejectCodes].sort(([a], [b]) => (a < b ? -1 : 1))) },
+    orders: {
+      ...venue.counts,
+      ordersFilled,
+      rejectCodes: Object.fromEntries([...venue.rejectCodes].sort(([a], [b]) => (a < b ? -1 : 1))),
+    },
     budgets: venue.budgets.usage(),
     inventoryLimit,
     fills: fillRows.toArray(),
@@ -953,7 +1099,13 @@ async function runWith(
     fillStats: fillStats.result(endMs),
     fillPoints: fillPoints.result(),
     samples,
-    pnl: { realized: finalPnl.realized, unrealized: finalPnl.unrealized, fees: finalPnl.fees, total: finalPnl.total, unmarked: [...finalPnl.unmarked] },
+    pnl: {
+      realized: finalPnl.realized,
+      unrealized: finalPnl.unrealized,
+      fees: finalPnl.fees,
+      total: finalPnl.total,
+      unmarked: [...finalPnl.unmarked],
+    },
     positions,
     engine: { ...engineRest, outputs },
     executor: execRest,
@@ -1044,7 +1196,8 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
     const want = new Set(o.markets.map((m) => m.toLowerCase()));
     markets = all.filter((m) => want.has(m.market.toLowerCase()));
     const missing = [...want].filter((x) => !markets.some((m) => m.market.toLowerCase() === x));
-    if (missing.length > 0) throw new ConfigError('backtest.markets', `market(s) not in the feed: ${missing.join(', ')}`);
+    if (missing.length > 0)
+      throw new ConfigError('backtest.markets', `market(s) not in the feed: ${missing.join(', ')}`);
   }
   const clock = new VirtualClock(Math.min(...headers.map((h) => h.t)));
   const one: LatencySpec = { kind: 'constant', ms: o.latencyMs };
@@ -1070,7 +1223,11 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
       plan = await planFeedCaches(files, o.feedCache);
     } catch (e) {
       await venue.close();
-      throw new ConfigError('backtest.feedCache', `cannot use the feed cache folder ${o.feedCache}: ${(e as Error).message}`, { cause: e });
+      throw new ConfigError(
+        'backtest.feedCache',
+        `cannot use the feed cache folder ${o.feedCache}: ${(e as Error).message}`,
+        { cause: e },
+      );
     }
   }
   return {
@@ -1090,7 +1247,10 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
       let bad = 0;
       let ended = false;
       const ro = { stats, ...(o.batchSize !== undefined ? { batchSize: o.batchSize } : {}) };
-      const it = plan !== undefined ? replayCachedBatches(files, plan.ready, { ...ro, build: plan.missing }) : replayFeedBatches(files, ro);
+      const it =
+        plan !== undefined
+          ? replayCachedBatches(files, plan.ready, { ...ro, build: plan.missing })
+          : replayFeedBatches(files, ro);
       try {
         outer: for (;;) {
           const r = await it.next();
@@ -1125,7 +1285,11 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
 }
 
 function isUser(e: MmkitEvent): e is UserEvent {
-  return e.type === 'order_update' || e.type === 'fill' || ((e.type === 'disconnected' || e.type === 'resynced' || e.type === 'stream_error') && e.stream === 'user');
+  return (
+    e.type === 'order_update' ||
+    e.type === 'fill' ||
+    ((e.type === 'disconnected' || e.type === 'resynced' || e.type === 'stream_error') && e.stream === 'user')
+  );
 }
 
 /** A 32-bit seed mixed from a seed and a purpose. */
@@ -1135,4 +1299,3 @@ export function seed32(seed: number, purpose: number): number {
   h = Math.imul(h ^ (h >>> 15), 0x846ca68b) >>> 0;
   return (h ^ (h >>> 16)) >>> 0;
 }
-

@@ -86,7 +86,15 @@ export class BudgetMeter {
   /** Every rule the trading endpoints count in, `general` first. */
   usage(): BudgetUse[] {
     const out: BudgetUse[] = [];
-    for (const w of this.windows.values()) out.push({ rule: w.rule.name, limit: w.rule.limit, windowMs: w.rule.windowMs, requests: w.requests, peak: w.peak, over: w.over });
+    for (const w of this.windows.values())
+      out.push({
+        rule: w.rule.name,
+        limit: w.rule.limit,
+        windowMs: w.rule.windowMs,
+        requests: w.requests,
+        peak: w.peak,
+        over: w.over,
+      });
     return out;
   }
 }

@@ -38,7 +38,13 @@ export class SimPriceFeed {
     if (item.kind === 'status') {
       if (item.status === 'disconnect' && !this.#down) {
         this.#down = true;
-        this.#emitAll({ type: 'disconnected', stream: 'rtds', reason: item.reason || 'recorded disconnect', venueTime: item.t, recvTime: item.t });
+        this.#emitAll({
+          type: 'disconnected',
+          stream: 'rtds',
+          reason: item.reason || 'recorded disconnect',
+          venueTime: item.t,
+          recvTime: item.t,
+        });
       } else if (item.status === 'connect' && this.#down) {
         this.#down = false;
         this.#emitAll({ type: 'resynced', stream: 'rtds', initial: false, venueTime: item.t, recvTime: item.t });

@@ -96,11 +96,30 @@ import type {
   UserEvent,
 } from '../core/events.ts';
 import { sequentialUuid, type ConditionId, type OrderId, type TokenId, type TradeId } from '../core/ids.ts';
-import { LOT_MICRO, MAX_ORDER_MICRO, notional, PRICE_SCALE, tickFromPips, tickPips, type Micro, type Pips, type Side } from '../core/units.ts';
+import {
+  LOT_MICRO,
+  MAX_ORDER_MICRO,
+  notional,
+  PRICE_SCALE,
+  tickFromPips,
+  tickPips,
+  type Micro,
+  type Pips,
+  type Side,
+} from '../core/units.ts';
 import { BookMirror } from '../book/mirror.ts';
 import { MarketDecoder } from '../api/streams/market-decode.ts';
 import { FrameScanner } from '../api/streams/frame-scan.ts';
-import type { CancelOutcome, MarketInfo, PlaceOutcome, PlaceRequest, PreparedOrder, Venue, VenueFill, VenueOrder } from '../engine/venue.ts';
+import type {
+  CancelOutcome,
+  MarketInfo,
+  PlaceOutcome,
+  PlaceRequest,
+  PreparedOrder,
+  Venue,
+  VenueFill,
+  VenueOrder,
+} from '../engine/venue.ts';
 import { MAX_FEE_RATE_BPS, REJECT_MESSAGES } from '../exchange/matching/engine.ts';
 import type { RejectCode } from '../exchange/matching/types.ts';
 import type { RateRuleOverrides } from '../core/rate-limits.ts';
@@ -108,7 +127,14 @@ import type { FeedItem } from './feed.ts';
 import type { DecodedFrameItem } from './feed-cache.ts';
 import { SimPriceFeed } from './sim-prices.ts';
 import { latencySampler, rngStream, validateLatencySpec, type LatencySampler, type LatencySpec } from './latency.ts';
-import { createQueueModel, floorLot, tradeAtLevel, tradeVolumeAtLevel, type QueueModel, type QueueModelSpec } from './queue.ts';
+import {
+  createQueueModel,
+  floorLot,
+  tradeAtLevel,
+  tradeVolumeAtLevel,
+  type QueueModel,
+  type QueueModelSpec,
+} from './queue.ts';
 import { BudgetMeter, type BudgetUse } from './sim-budget.ts';
 
 // ---- options and results ---------------------------------------------------------------------------
@@ -399,7 +425,11 @@ interface UserSub {
   readonly sub: Subscriber<UserEvent>;
 }
 
-interface Counters extends Omit<SimVenueStats, 'budget' | 'rejects' | 'messages' | 'events' | 'unknownTypes' | 'serverErrors' | 'feedLatencyMs'> {
+interface Counters
+  extends Omit<
+    SimVenueStats,
+    'budget' | 'rejects' | 'messages' | 'events' | 'unknownTypes' | 'serverErrors' | 'feedLatencyMs'
+  > {
   rejects: Record<string, number>;
 }
 
@@ -552,11 +582,24 @@ class SimVenueImpl implements SimVenue {
     this.#model = createQueueModel(o.queue);
     const lat = o.latency;
     if (lat === undefined || lat === null) throw new ValidationError('latency: required ({entry, cancel, response})');
-    this.#entry = latencySampler(validateLatencySpec(lat.entry, 'latency.entry'), rngStream(o.seed, 1), 'latency.entry');
-    this.#cancelLat = latencySampler(validateLatencySpec(lat.cancel, 'latency.cancel'), rngStream(o.seed, 2), 'latency.cancel');
-    this.#response = latencySampler(validateLatencySpec(lat.response, 'latency.response'), rngStream(o.seed, 3), 'latency.response');
+    this.#entry = latencySampler(
+      validateLatencySpec(lat.entry, 'latency.entry'),
+      rngStream(o.seed, 1),
+      'latency.entry',
+    );
+    this.#cancelLat = latencySampler(
+      validateLatencySpec(lat.cancel, 'latency.cancel'),
+      rngStream(o.seed, 2),
+      'latency.cancel',
+    );
+    this.#response = latencySampler(
+      validateLatencySpec(lat.response, 'latency.response'),
+      rngStream(o.seed, 3),
+      'latency.response',
+    );
     const f = lat.feedMs ?? 'recorded';
-    if (f !== 'recorded' && !(typeof f === 'number' && Number.isFinite(f) && f >= 0)) throw new ValidationError(`latency.feedMs: 'recorded' or a finite number >= 0, got ${String(f)}`);
+    if (f !== 'recorded' && !(typeof f === 'number' && Number.isFinite(f) && f >= 0))
+      throw new ValidationError(`latency.feedMs: 'recorded' or a finite number >= 0, got ${String(f)}`);
     this.#feedMs = f === 'recorded' ? null : f;
     this.#show = o.showOwnOrders ?? true;
     this.#meter = new BudgetMeter(o.budgets ?? {});
@@ -565,10 +608,12 @@ class SimVenueImpl implements SimVenue {
     this.#retainMs = keep;
     for (const m of o.markets) this.#addMarket(m, true);
     const c = o.account?.collateral ?? DEFAULT_COLLATERAL;
-    if (!Number.isSafeInteger(c) || c < 0) throw new ValidationError(`account.collateral: a non-negative integer of micro, got ${String(c)}`);
+    if (!Number.isSafeInteger(c) || c < 0)
+      throw new ValidationError(`account.collateral: a non-negative integer of micro, got ${String(c)}`);
     this.#collateral = c;
     for (const [tok, s] of Object.entries(o.account?.positions ?? {})) {
-      if (!Number.isSafeInteger(s) || s < 0) throw new ValidationError(`account.positions.${tok}: a non-negative integer of micro-shares`);
+      if (!Number.isSafeInteger(s) || s < 0)
+        throw new ValidationError(`account.positions.${tok}: a non-negative integer of micro-shares`);
       if (!this.#tokens.has(tok)) throw new ValidationError(`account.positions.${tok}: not a token of the markets`);
       this.#shares.set(tok, { available: s, reserved: 0 });
     }
@@ -604,14 +649,26 @@ class SimVenueImpl implements SimVenue {
       unknownTypes: d.unknownTypes,
       serverErrors: d.serverErrors,
       budget: this.#meter.usage(),
-      feedLatencyMs: { count: n, mean: n === 0 ? 0 : this.#latSum / n, min: n === 0 ? 0 : this.#latMin, max: n === 0 ? 0 : this.#latMax },
+      feedLatencyMs: {
+        count: n,
+        mean: n === 0 ? 0 : this.#latSum / n,
+        min: n === 0 ? 0 : this.#latMin,
+        max: n === 0 ? 0 : this.#latMax,
+      },
     };
   }
 
   account(): SimAccount {
     const positions = new Map<TokenId, Micro>();
-    for (const [t, s] of this.#shares) if (s.available + s.reserved > 0) positions.set(t as TokenId, (s.available + s.reserved) as Micro);
-    return { collateral: this.#collateral as Micro, reserved: this.#reservedCollateral as Micro, feesPaid: this.#feesPaid as Micro, settled: this.#settled as Micro, positions };
+    for (const [t, s] of this.#shares)
+      if (s.available + s.reserved > 0) positions.set(t as TokenId, (s.available + s.reserved) as Micro);
+    return {
+      collateral: this.#collateral as Micro,
+      reserved: this.#reservedCollateral as Micro,
+      feesPaid: this.#feesPaid as Micro,
+      settled: this.#settled as Micro,
+      positions,
+    };
   }
 
   settlements(): readonly Settlement[] {
@@ -621,7 +678,8 @@ class SimVenueImpl implements SimVenue {
   nextTimerAt(): number | undefined {
     let best: number | undefined;
     for (const at of this.#timers.values()) if (best === undefined || at < best) best = at;
-    if (this.#delayTimer !== undefined && (best === undefined || this.#delayTimer.at < best)) best = this.#delayTimer.at;
+    if (this.#delayTimer !== undefined && (best === undefined || this.#delayTimer.at < best))
+      best = this.#delayTimer.at;
     return best;
   }
 
@@ -683,7 +741,8 @@ class SimVenueImpl implements SimVenue {
         return;
       case 'header':
         c.headers++;
-        for (const m of item.header.markets ?? []) if (m && typeof m === 'object' && Array.isArray(m.tokens) && m.tokens.length === 2) this.#addMarket(m, false);
+        for (const m of item.header.markets ?? [])
+          if (m && typeof m === 'object' && Array.isArray(m.tokens) && m.tokens.length === 2) this.#addMarket(m, false);
         return;
     }
   }
@@ -810,7 +869,14 @@ class SimVenueImpl implements SimVenue {
       // one match printed on both tokens is one trade: recognise the mirror print
       const yesPrice = tok.index === 0 ? e.price : PRICE_SCALE - e.price;
       const buyYes = (tok.index === 0) === (e.side === 'BUY');
-      if (!m.ltPaired && m.ltIdx !== tok.index && m.ltYesPrice === yesPrice && m.ltBuyYes === buyYes && m.ltSize === e.size && m.ltT === e.venueTime) {
+      if (
+        !m.ltPaired &&
+        m.ltIdx !== tok.index &&
+        m.ltYesPrice === yesPrice &&
+        m.ltBuyYes === buyYes &&
+        m.ltSize === e.size &&
+        m.ltT === e.venueTime
+      ) {
         m.ltPaired = true;
       } else {
         m.ltIdx = tok.index;
@@ -930,7 +996,11 @@ class SimVenueImpl implements SimVenue {
     const cons = bidSide ? t.consumedBid : t.consumedAsk;
     const b = bidSide ? book.bestBid() : book.bestAsk();
     if (b === null) return;
-    for (let p = b; amount > 0 && (bidSide ? p >= limit && p > 0 : p <= limit && p < PRICE_SCALE); bidSide ? p-- : p++) {
+    for (
+      let p = b;
+      amount > 0 && (bidSide ? p >= limit && p > 0 : p <= limit && p < PRICE_SCALE);
+      bidSide ? p-- : p++
+    ) {
       const s = book.sizeAt(side, p);
       if (s === 0) continue;
       const used = cons.get(p) ?? 0;
@@ -962,7 +1032,10 @@ class SimVenueImpl implements SimVenue {
       for (const l of tok.bids.values()) prevs.push([l, tok.book.sizeAt('BUY', l.price)]);
       for (const l of tok.asks.values()) prevs.push([l, tok.book.sizeAt('SELL', l.price)]);
     }
-    const consumed = tok.consumedBid.size + tok.consumedAsk.size > 0 ? [...consumedSizes(tok, true), ...consumedSizes(tok, false)] : undefined;
+    const consumed =
+      tok.consumedBid.size + tok.consumedAsk.size > 0
+        ? [...consumedSizes(tok, true), ...consumedSizes(tok, false)]
+        : undefined;
     try {
       tok.book.applySnapshot(e.bids, e.asks, { hash: e.hash, venueTime: e.venueTime, market: e.market });
     } catch {
@@ -1065,7 +1138,14 @@ class SimVenueImpl implements SimVenue {
     }
     this.#collateral += payout;
     this.#settled += payout;
-    const st: Settlement = { market: m.info.market, winningTokenId: win?.id, at: this.clock.now(), positions, payout: payout as Micro, cancelledOrders: cancelled };
+    const st: Settlement = {
+      market: m.info.market,
+      winningTokenId: win?.id,
+      at: this.clock.now(),
+      positions,
+      payout: payout as Micro,
+      cancelledOrders: cancelled,
+    };
     m.settlement = st;
     this.#settlements.push(st);
     return st;
@@ -1083,7 +1163,13 @@ class SimVenueImpl implements SimVenue {
       if (tok.awaiting) this.#pendingSnapshots--;
       tok.awaiting = false;
     }
-    this.#emitMarket({ type: 'disconnected', stream: 'market', reason: reason || 'recorded disconnect', venueTime: t, recvTime: t });
+    this.#emitMarket({
+      type: 'disconnected',
+      stream: 'market',
+      reason: reason || 'recorded disconnect',
+      venueTime: t,
+      recvTime: t,
+    });
   }
 
   #onConnect(t: number): void {
@@ -1177,7 +1263,10 @@ class SimVenueImpl implements SimVenue {
   /** feedMs = N: the bot sees a recorded event at venueTime + N (never before its receive time), in feed order. */
   #delay(e: MarketEvent): void {
     const now = this.clock.now();
-    let due = e.type === 'disconnected' || e.type === 'resynced' || e.type === 'stream_error' ? now : Math.max(now, e.venueTime + this.#feedMs!);
+    let due =
+      e.type === 'disconnected' || e.type === 'resynced' || e.type === 'stream_error'
+        ? now
+        : Math.max(now, e.venueTime + this.#feedMs!);
     if (due < this.#lastDue) due = this.#lastDue;
     this.#lastDue = due;
     if (due <= now && this.#delayedHead === this.#delayed.length) {
@@ -1295,9 +1384,13 @@ class SimVenueImpl implements SimVenue {
     for (let i = 0; i < requests.length; i++) {
       const r = requests[i]!;
       const tok = this.#tokens.get(r.tokenId);
-      if (tok === undefined) throw new ValidationError(`prepare: token ${String(r.tokenId).slice(0, 20)}… is not of a listed market`);
+      if (tok === undefined)
+        throw new ValidationError(`prepare: token ${String(r.tokenId).slice(0, 20)}… is not of a listed market`);
       const m = tok.market;
-      if (m.info.market !== r.market) throw new ValidationError(`prepare: token ${String(r.tokenId).slice(0, 20)}… is not of market ${String(r.market).slice(0, 12)}…`);
+      if (m.info.market !== r.market)
+        throw new ValidationError(
+          `prepare: token ${String(r.tokenId).slice(0, 20)}… is not of market ${String(r.market).slice(0, 12)}…`,
+        );
       const tick = m.tick;
       if (!Number.isInteger(r.price) || r.price % tick !== 0 || r.price < tick || r.price > PRICE_SCALE - tick)
         throw new ValidationError(`price: ${r.price} pips is off the ${m.info.tick} tick or outside [tick, 1 - tick]`);
@@ -1321,7 +1414,13 @@ class SimVenueImpl implements SimVenue {
       }
       this.#c.placeRequests++;
       this.#meter.record('POST /orders', this.clock.now());
-      out.push(...(await this.#request(this.#entry(), () => chunk.map((p) => this.#arrive(p)), () => chunk.map((p) => ({ id: p.id, ok: false, code: 'UNKNOWN', message: VENUE_CLOSED }) as PlaceOutcome))));
+      out.push(
+        ...(await this.#request(
+          this.#entry(),
+          () => chunk.map((p) => this.#arrive(p)),
+          () => chunk.map((p) => ({ id: p.id, ok: false, code: 'UNKNOWN', message: VENUE_CLOSED }) as PlaceOutcome),
+        )),
+      );
     }
     return out;
   }
@@ -1467,30 +1566,41 @@ class SimVenueImpl implements SimVenue {
     const now = this.clock.now();
     const r = p.request;
     const w = p.wire as SimWire | undefined;
-    if (w === undefined || w === null || typeof w !== 'object' || w.sim !== 1) return this.#reject(p.id, 'INVALID_ORDER_ERROR', 'invalid order: not prepared by this venue');
+    if (w === undefined || w === null || typeof w !== 'object' || w.sim !== 1)
+      return this.#reject(p.id, 'INVALID_ORDER_ERROR', 'invalid order: not prepared by this venue');
     const tok = this.#tokens.get(r.tokenId);
-    if (tok === undefined || tok.market.resolved || !tok.market.info.active) return this.#reject(p.id, 'MARKET_NOT_READY');
+    if (tok === undefined || tok.market.resolved || !tok.market.info.active)
+      return this.#reject(p.id, 'MARKET_NOT_READY');
     const m = tok.market;
     if (this.#orders.has(p.id) || this.#wasDropped(p.id)) return this.#reject(p.id, 'INVALID_ORDER_DUPLICATED');
     const type = r.type;
-    if (type !== 'GTC' && type !== 'GTD' && type !== 'FOK' && type !== 'FAK') return this.#reject(p.id, 'INVALID_ORDER_ERROR');
+    if (type !== 'GTC' && type !== 'GTD' && type !== 'FOK' && type !== 'FAK')
+      return this.#reject(p.id, 'INVALID_ORDER_ERROR');
     const market = type === 'FOK' || type === 'FAK';
     const postOnly = r.postOnly === true;
     if (postOnly && market) return this.#reject(p.id, 'INVALID_POST_ONLY_ORDER_TYPE');
     const tick = m.tick;
     const price = r.price;
-    if (!Number.isInteger(price) || price % tick !== 0 || price < tick || price > PRICE_SCALE - tick) return this.#reject(p.id, 'INVALID_ORDER_MIN_TICK_SIZE');
+    if (!Number.isInteger(price) || price % tick !== 0 || price < tick || price > PRICE_SCALE - tick)
+      return this.#reject(p.id, 'INVALID_ORDER_MIN_TICK_SIZE');
     const size = w.size;
     if (size < m.info.minOrderSize) return this.#reject(p.id, 'INVALID_ORDER_MIN_SIZE');
-    if (!Number.isSafeInteger(size) || size <= 0 || size % LOT_MICRO !== 0 || size > MAX_ORDER_MICRO) return this.#reject(p.id, 'INVALID_ORDER_ERROR');
+    if (!Number.isSafeInteger(size) || size <= 0 || size % LOT_MICRO !== 0 || size > MAX_ORDER_MICRO)
+      return this.#reject(p.id, 'INVALID_ORDER_ERROR');
     const bps = w.feeRateBps;
-    if (!Number.isInteger(bps) || bps < m.info.feeRateBps || bps > MAX_FEE_RATE_BPS) return this.#reject(p.id, 'INVALID_ORDER_ERROR');
+    if (!Number.isInteger(bps) || bps < m.info.feeRateBps || bps > MAX_FEE_RATE_BPS)
+      return this.#reject(p.id, 'INVALID_ORDER_ERROR');
     if (r.side !== 'BUY' && r.side !== 'SELL') return this.#reject(p.id, 'INVALID_ORDER_ERROR');
     let expiresAt = 0;
     if (type === 'GTD') {
       const exp = Number(r.expiration);
       expiresAt = (exp - GTD_THRESHOLD_SEC) * 1000;
-      if (!(exp > 0) || !(expiresAt > now)) return this.#reject(p.id, 'INVALID_ORDER_EXPIRATION', `invalid expiration: a GTD order needs expiration > now + ${GTD_THRESHOLD_SEC}s (unix seconds)`);
+      if (!(exp > 0) || !(expiresAt > now))
+        return this.#reject(
+          p.id,
+          'INVALID_ORDER_EXPIRATION',
+          `invalid expiration: a GTD order needs expiration > now + ${GTD_THRESHOLD_SEC}s (unix seconds)`,
+        );
     }
     const isBuy = r.side === 'BUY';
     let need: number;
@@ -1500,14 +1610,18 @@ class SimVenueImpl implements SimVenue {
       if (this.#collateral < need) return this.#reject(p.id, 'INVALID_ORDER_NOT_ENOUGH_BALANCE');
     } else {
       need = size;
-      if ((this.#shares.get(tok.id)?.available ?? 0) < need) return this.#reject(p.id, 'INVALID_ORDER_NOT_ENOUGH_BALANCE');
+      if ((this.#shares.get(tok.id)?.available ?? 0) < need)
+        return this.#reject(p.id, 'INVALID_ORDER_NOT_ENOUGH_BALANCE');
     }
     // would it cross what is there for us: recorded liquidity not yet taken, and our own resting orders?
     const oppRecorded = this.#effBest(tok, !isBuy);
     const oppOwn = isBuy ? tok.shownBestAsk : tok.shownBestBid;
-    const crosses = (oppRecorded !== 0 && (isBuy ? oppRecorded <= price : oppRecorded >= price)) || (oppOwn !== 0 && (isBuy ? oppOwn <= price : oppOwn >= price));
+    const crosses =
+      (oppRecorded !== 0 && (isBuy ? oppRecorded <= price : oppRecorded >= price)) ||
+      (oppOwn !== 0 && (isBuy ? oppOwn <= price : oppOwn >= price));
     if (postOnly && crosses) return this.#reject(p.id, 'INVALID_POST_ONLY_ORDER');
-    if (type === 'FOK' && this.#walk(null, tok, isBuy, price, size) < size) return this.#reject(p.id, 'FOK_ORDER_NOT_FILLED_ERROR');
+    if (type === 'FOK' && this.#walk(null, tok, isBuy, price, size) < size)
+      return this.#reject(p.id, 'FOK_ORDER_NOT_FILLED_ERROR');
 
     // -- accepted
     if (m.pending.length > 0) this.#finalize(m);
@@ -1710,7 +1824,19 @@ class SimVenueImpl implements SimVenue {
     for (const [mk, s] of makers) makerEvents.push(this.#applyMakerFill(mk, s, tradeId, o.id));
     o.status = o.remaining === 0 ? 'MATCHED' : 'LIVE';
     this.#emitUser(this.#orderEvent(o, 'UPDATE', o.status));
-    const fill: VenueFill = { tradeId, orderId: o.id, market: m.info.market, tokenId: o.token.id, side: o.side, price: avg as Pips, size: size as Micro, role: 'TAKER', fee: fee as Micro, status: 'MATCHED', matchTime: now };
+    const fill: VenueFill = {
+      tradeId,
+      orderId: o.id,
+      market: m.info.market,
+      tokenId: o.token.id,
+      side: o.side,
+      price: avg as Pips,
+      size: size as Micro,
+      role: 'TAKER',
+      fee: fee as Micro,
+      status: 'MATCHED',
+      matchTime: now,
+    };
     this.#fills.push(fill);
     this.#emitUser(this.#fillEvent(fill, o.feeRateBps, o.id));
     for (const e of makerEvents) this.#emitUser(e);
@@ -1750,7 +1876,19 @@ class SimVenueImpl implements SimVenue {
       this.#unrest(o);
     }
     this.#emitUser(this.#orderEvent(o, 'UPDATE', o.status));
-    const fill: VenueFill = { tradeId, orderId: o.id, market: o.market.info.market, tokenId: o.token.id, side: o.side, price: o.price as Pips, size: s as Micro, role: 'MAKER', fee: ZERO_MICRO, status: 'MATCHED', matchTime: this.clock.now() };
+    const fill: VenueFill = {
+      tradeId,
+      orderId: o.id,
+      market: o.market.info.market,
+      tokenId: o.token.id,
+      side: o.side,
+      price: o.price as Pips,
+      size: s as Micro,
+      role: 'MAKER',
+      fee: ZERO_MICRO,
+      status: 'MATCHED',
+      matchTime: this.clock.now(),
+    };
     this.#fills.push(fill);
     return this.#fillEvent(fill, o.feeRateBps, takerOrderId);
   }
@@ -1773,7 +1911,10 @@ class SimVenueImpl implements SimVenue {
       } else if (t.ownBestAsk === 0 || o.price < t.ownBestAsk) t.ownBestAsk = o.price;
     }
     // the recorded size at its price, less what we took there ourselves (those orders are gone for us)
-    o.ahead = Math.max(0, t.book.sizeAt(o.side, o.price) - ((o.isBuy ? t.consumedBid : t.consumedAsk).get(o.price) ?? 0));
+    o.ahead = Math.max(
+      0,
+      t.book.sizeAt(o.side, o.price) - ((o.isBuy ? t.consumedBid : t.consumedAsk).get(o.price) ?? 0),
+    );
     o.level = l;
     l.orders.push(o);
     o.market.resting++;
@@ -1980,7 +2121,11 @@ function venueOrder(o: SimOrder): VenueOrder {
 
 /** Recorded levels (best first) with our shown sizes added (a new array; the input is not changed). */
 /** (exported for its test) */
-export function withOwn(levels: readonly PriceLevel[], own: ReadonlyMap<number, number>, descending: boolean): PriceLevel[] {
+export function withOwn(
+  levels: readonly PriceLevel[],
+  own: ReadonlyMap<number, number>,
+  descending: boolean,
+): PriceLevel[] {
   if (own.size === 0) return levels as PriceLevel[];
   // the usual case: every price we rest at is a recorded level (we rest behind others): add in place
   // of a copy (the event's arrays are the decoder's, fresh per event; the venue's own book copied
@@ -2001,7 +2146,8 @@ export function withOwn(levels: readonly PriceLevel[], own: ReadonlyMap<number, 
   // Set, a push and a sort per snapshot measured 15x the cost of the in-place case); unsorted
   // input (never seen) takes the general path below
   let sorted = true;
-  for (let i = 1; i < out.length && sorted; i++) sorted = descending ? out[i - 1]![0] > out[i]![0] : out[i - 1]![0] < out[i]![0];
+  for (let i = 1; i < out.length && sorted; i++)
+    sorted = descending ? out[i - 1]![0] > out[i]![0] : out[i - 1]![0] < out[i]![0];
   if (sorted) {
     for (const p of own.keys()) {
       let i = 0;
@@ -2021,7 +2167,8 @@ export function withOwn(levels: readonly PriceLevel[], own: ReadonlyMap<number, 
 /** [bid side, price, recorded size] of the levels of `t` where we took liquidity. */
 function consumedSizes(t: TokenState, bid: boolean): Array<[boolean, number, number]> {
   const out: Array<[boolean, number, number]> = [];
-  for (const p of (bid ? t.consumedBid : t.consumedAsk).keys()) out.push([bid, p, t.book.sizeAt(bid ? 'BUY' : 'SELL', p)]);
+  for (const p of (bid ? t.consumedBid : t.consumedAsk).keys())
+    out.push([bid, p, t.book.sizeAt(bid ? 'BUY' : 'SELL', p)]);
   return out;
 }
 

@@ -85,7 +85,9 @@ export interface SweepTask {
 }
 
 /** What a worker sends back. */
-export type SweepMessage = { readonly kind: 'done'; readonly index: number; readonly row: SweepRow } | { readonly kind: 'ready' };
+export type SweepMessage =
+  | { readonly kind: 'done'; readonly index: number; readonly row: SweepRow }
+  | { readonly kind: 'ready' };
 
 /**
  * The points of a grid, in order (the last key varies fastest).
@@ -96,8 +98,14 @@ export function gridPoints(grid: Grid): Array<Record<string, string | number | b
   if (keys.length === 0) throw new ConfigError('sweep.grid', 'the grid has no parameter');
   for (const k of keys) {
     const v = grid[k];
-    if (!Array.isArray(v) || v.length === 0) throw new ConfigError(`sweep.grid.${k}`, 'needs a non-empty array of values');
-    for (const x of v) if (typeof x !== 'string' && typeof x !== 'number' && typeof x !== 'boolean') throw new ConfigError(`sweep.grid.${k}`, `values must be numbers, strings or booleans, got ${JSON.stringify(x)}`);
+    if (!Array.isArray(v) || v.length === 0)
+      throw new ConfigError(`sweep.grid.${k}`, 'needs a non-empty array of values');
+    for (const x of v)
+      if (typeof x !== 'string' && typeof x !== 'number' && typeof x !== 'boolean')
+        throw new ConfigError(
+          `sweep.grid.${k}`,
+          `values must be numbers, strings or booleans, got ${JSON.stringify(x)}`,
+        );
   }
   let out: Array<Record<string, string | number | boolean>> = [{}];
   for (const k of keys) {
@@ -129,7 +137,23 @@ export function sweepRow(index: number, point: SweepRow['point'], r: BacktestRes
 }
 
 function failedRow(index: number, point: SweepRow['point'], error: string): SweepRow {
-  return { index, point, pnl: 0, realized: 0, unrealized: 0, fees: 0, sharpe: null, maxDrawdown: 0, fills: 0, ordersPlaced: 0, fillRatio: null, markout10s: null, atLimit: 0, stopReason: 'error', error };
+  return {
+    index,
+    point,
+    pnl: 0,
+    realized: 0,
+    unrealized: 0,
+    fees: 0,
+    sharpe: null,
+    maxDrawdown: 0,
+    fills: 0,
+    ordersPlaced: 0,
+    fillRatio: null,
+    markout10s: null,
+    atLimit: 0,
+    stopReason: 'error',
+    error,
+  };
 }
 
 /** Runs one point in this thread. */
@@ -182,7 +206,11 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
     const { ensureFeedCaches } = await import('./feed-cache.ts');
     await ensureFeedCaches(o.base.feeds, o.base.feedCache);
   }
-  const tasks: SweepTask[] = points.map((p, index) => ({ index, point: p, options: { ...o.base, params: { ...(o.base.params ?? {}), ...p } } }));
+  const tasks: SweepTask[] = points.map((p, index) => ({
+    index,
+    point: p,
+    options: { ...o.base, params: { ...(o.base.params ?? {}), ...p } },
+  }));
   const rows: SweepRow[] = new Array(points.length);
   let done = 0;
   let failed = 0;
@@ -253,7 +281,20 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
 export function formatSweepTable(s: SweepResult): string {
   const keys = Object.keys(s.grid);
   const usd = (m: number): string => (m / 1e6).toFixed(2);
-  const head = ['#', ...keys, 'PnL', 'realized', 'fees', 'Sharpe', 'maxDD', 'fills', 'orders', 'fill%', 'mk+10s', 'atLim%'];
+  const head = [
+    '#',
+    ...keys,
+    'PnL',
+    'realized',
+    'fees',
+    'Sharpe',
+    'maxDD',
+    'fills',
+    'orders',
+    'fill%',
+    'mk+10s',
+    'atLim%',
+  ];
   const body = s.rows.map((r, i) =>
     r.error !== undefined
       ? [String(i + 1), ...keys.map((k) => String(r.point[k])), `error: ${r.error.slice(0, 60)}`]
@@ -272,7 +313,18 @@ export function formatSweepTable(s: SweepResult): string {
           (r.atLimit * 100).toFixed(1),
         ],
   );
-  const widths = head.map((h, j) => Math.max(h.length, ...body.map((row) => (row.length === head.length ? (row[j] ?? '').length : 0))));
-  const fmt = (row: string[]): string => (row.length === head.length ? row.map((c, j) => (j <= keys.length ? c.padEnd(widths[j]!) : c.padStart(widths[j]!))).join('  ') : row.join('  '));
-  return [`sweep of ${s.strategy}: ${s.points} points, ranked by ${s.rankBy} (money in USDC)`, fmt(head), ...body.map(fmt)].join('\n') + '\n';
+  const widths = head.map((h, j) =>
+    Math.max(h.length, ...body.map((row) => (row.length === head.length ? (row[j] ?? '').length : 0))),
+  );
+  const fmt = (row: string[]): string =>
+    row.length === head.length
+      ? row.map((c, j) => (j <= keys.length ? c.padEnd(widths[j]!) : c.padStart(widths[j]!))).join('  ')
+      : row.join('  ');
+  return (
+    [
+      `sweep of ${s.strategy}: ${s.points} points, ranked by ${s.rankBy} (money in USDC)`,
+      fmt(head),
+      ...body.map(fmt),
+    ].join('\n') + '\n'
+  );
 }

@@ -51,8 +51,10 @@ export interface WorldDriverOptions {
  */
 export async function createWorldDriver(o: WorldDriverOptions): Promise<BacktestDriver> {
   const w = o.world;
-  if (!Number.isSafeInteger(w.seed) || w.seed < 0) throw new ConfigError('backtest.world', `the world seed must be a non-negative integer, got ${w.seed}`);
-  if (!(w.durationMs > 0) || !Number.isFinite(w.durationMs)) throw new ConfigError('backtest.duration', `must be a positive duration, got ${w.durationMs} ms`);
+  if (!Number.isSafeInteger(w.seed) || w.seed < 0)
+    throw new ConfigError('backtest.world', `the world seed must be a non-negative integer, got ${w.seed}`);
+  if (!(w.durationMs > 0) || !Number.isFinite(w.durationMs))
+    throw new ConfigError('backtest.duration', `must be a positive duration, got ${w.durationMs} ms`);
   const warmupMs = w.warmupMs ?? DEFAULT_WARMUP_MS;
   const marketCount = w.marketCount ?? DEFAULT_WORLD_MARKETS;
   const rate = w.rate ?? 1;
@@ -64,19 +66,32 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
   ex.start();
   // the price feed is on: strategies that price from the real-time stream (crypto-fair-value) get
   // the world's crypto prices through the venue's priceEvents, as they would from the RTDS live
-  const world: RunningWorld = startWorld(ex, { seed: w.seed, agents: 'default', lifecycle: true, priceFeed: true, rate });
+  const world: RunningWorld = startWorld(ex, {
+    seed: w.seed,
+    agents: 'default',
+    lifecycle: true,
+    priceFeed: true,
+    rate,
+  });
   clock.advance(warmupMs);
   const startMs = clock.now();
   const endMs = startMs + w.durationMs;
 
-  const venue = createExchangeVenue({ exchange: ex, clock, collateral: o.collateral, latencyMs: o.latencyMs, idSeed: o.seed });
+  const venue = createExchangeVenue({
+    exchange: ex,
+    clock,
+    collateral: o.collateral,
+    latencyMs: o.latencyMs,
+    idSeed: o.seed,
+  });
   const all = await venue.markets();
   let markets: MarketInfo[];
   if (o.markets !== undefined && o.markets.length > 0) {
     const want = new Set(o.markets.map((m) => m.toLowerCase()));
     markets = all.filter((m) => want.has(m.market.toLowerCase()));
     const missing = [...want].filter((x) => !markets.some((m) => m.market.toLowerCase() === x));
-    if (missing.length > 0) throw new ConfigError('backtest.markets', `unknown market(s) in world ${w.seed}: ${missing.join(', ')}`);
+    if (missing.length > 0)
+      throw new ConfigError('backtest.markets', `unknown market(s) in world ${w.seed}: ${missing.join(', ')}`);
   } else {
     const scored = ex
       .listMarkets()
@@ -88,7 +103,11 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
     scored.sort((a, b) => b.liquidity - a.liquidity || (a.e.meta.conditionId < b.e.meta.conditionId ? -1 : 1));
     markets = scored.slice(0, marketCount).map((x) => marketInfo(x.e));
   }
-  if (markets.length === 0) throw new ConfigError('backtest.markets', `world ${w.seed} has no active market with books that stays open for ${w.durationMs} ms`);
+  if (markets.length === 0)
+    throw new ConfigError(
+      'backtest.markets',
+      `world ${w.seed} has no active market with books that stays open for ${w.durationMs} ms`,
+    );
 
   let halted = false;
   const halt = (): void => {
@@ -104,7 +123,17 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
     markets,
     endMs,
     quietFired: () => quiet.fired,
-    source: { world: { seed: w.seed, durationMs: w.durationMs, warmupMs, marketCount, rate, startMs: t0, ...(w.search !== undefined ? { search: w.search } : {}) } },
+    source: {
+      world: {
+        seed: w.seed,
+        durationMs: w.durationMs,
+        warmupMs,
+        marketCount,
+        rate,
+        startMs: t0,
+        ...(w.search !== undefined ? { search: w.search } : {}),
+      },
+    },
     async run(step, count) {
       let steps = 0;
       for (;;) {

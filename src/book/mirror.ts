@@ -31,10 +31,12 @@ export interface BookLevels {
 }
 
 function checkPrice(price: number): void {
-  if (!Number.isInteger(price) || price < 1 || price >= PRICE_SCALE) throw new RangeError(`price out of range (pips in [1, 9999]): ${price}`);
+  if (!Number.isInteger(price) || price < 1 || price >= PRICE_SCALE)
+    throw new RangeError(`price out of range (pips in [1, 9999]): ${price}`);
 }
 function checkSize(size: number): void {
-  if (!Number.isSafeInteger(size) || size < 0) throw new RangeError(`size must be a non-negative safe integer (micro): ${size}`);
+  if (!Number.isSafeInteger(size) || size < 0)
+    throw new RangeError(`size must be a non-negative safe integer (micro): ${size}`);
 }
 
 /** 32-bit words of a side's occupancy bitmap (bit p set: a level at p pips). */
@@ -124,11 +126,21 @@ export class BookMirror {
    * Replaces the whole book (levels in any order; a size of 0 is no level) and clears `stale`.
    * @throws RangeError on a price outside [1, 9999] or a size that is not a non-negative safe integer
    */
-  applySnapshot(bids: readonly PriceLevel[], asks: readonly PriceLevel[], meta: { hash?: string; venueTime?: number; market?: string; tickSize?: number | null; lastTradePrice?: number | null } = {}): void {
+  applySnapshot(
+    bids: readonly PriceLevel[],
+    asks: readonly PriceLevel[],
+    meta: {
+      hash?: string;
+      venueTime?: number;
+      market?: string;
+      tickSize?: number | null;
+      lastTradePrice?: number | null;
+    } = {},
+  ): void {
     // indexed loops, no destructuring: `for (const [p, s] of levels)` destructures each level through
     // the iterator protocol, which measured twice the cost of the whole snapshot
-    for (let i = 0; i < bids.length; i++) (checkPrice(bids[i]![0]), checkSize(bids[i]![1]));
-    for (let i = 0; i < asks.length; i++) (checkPrice(asks[i]![0]), checkSize(asks[i]![1]));
+    for (let i = 0; i < bids.length; i++) checkPrice(bids[i]![0]), checkSize(bids[i]![1]);
+    for (let i = 0; i < asks.length; i++) checkPrice(asks[i]![0]), checkSize(asks[i]![1]);
     if (this.bidLo <= this.bidHi) clearSide(this.bidSz, this.bidBits, this.bidLo, this.bidHi);
     if (this.askLo <= this.askHi) clearSide(this.askSz, this.askBits, this.askLo, this.askHi);
     this.bidLo = this.askLo = PRICE_SLOTS;
@@ -203,10 +215,12 @@ export class BookMirror {
     const out: PriceLevel[] = [];
     if (bids) {
       const n = Math.min(this.nb, maxDepth);
-      for (let p = this.bb; p > 0 && out.length < n; p = prevSet(this.bidBits, p - 1)) out.push([p as Pips, this.bidSz[p]! as Micro]);
+      for (let p = this.bb; p > 0 && out.length < n; p = prevSet(this.bidBits, p - 1))
+        out.push([p as Pips, this.bidSz[p]! as Micro]);
     } else if (this.ba > 0) {
       const n = Math.min(this.na, maxDepth);
-      for (let p = this.ba; p > 0 && p < PRICE_SCALE && out.length < n; p = nextSet(this.askBits, p + 1)) out.push([p as Pips, this.askSz[p]! as Micro]);
+      for (let p = this.ba; p > 0 && p < PRICE_SCALE && out.length < n; p = nextSet(this.askBits, p + 1))
+        out.push([p as Pips, this.askSz[p]! as Micro]);
     }
     return out;
   }
@@ -276,7 +290,13 @@ export class BookMirrors {
     switch (e.type) {
       case 'book_snapshot': {
         this.touched.delete(e.tokenId);
-        this.ensure(e.tokenId).applySnapshot(e.bids, e.asks, { hash: e.hash, venueTime: e.venueTime, market: e.market, tickSize: e.tickSize, lastTradePrice: e.lastTradePrice });
+        this.ensure(e.tokenId).applySnapshot(e.bids, e.asks, {
+          hash: e.hash,
+          venueTime: e.venueTime,
+          market: e.market,
+          tickSize: e.tickSize,
+          lastTradePrice: e.lastTradePrice,
+        });
         return NONE;
       }
       case 'level_change': {
@@ -327,7 +347,10 @@ export class BookMirrors {
       if (bid !== venue.bid || ask !== venue.ask) {
         m.markStale();
         this.desyncs++;
-        (out ??= { desynced: [] }).desynced.push({ tokenId, reason: `book desync on ${tokenId}: mirror best ${bid ?? '-'}/${ask ?? '-'}, venue ${venue.bid ?? '-'}/${venue.ask ?? '-'} (pips)` });
+        (out ??= { desynced: [] }).desynced.push({
+          tokenId,
+          reason: `book desync on ${tokenId}: mirror best ${bid ?? '-'}/${ask ?? '-'}, venue ${venue.bid ?? '-'}/${venue.ask ?? '-'} (pips)`,
+        });
       }
     }
     this.touched.clear();
@@ -345,7 +368,11 @@ export interface FeedOptions {
  * detected desync is followed by a `stream_error` event and `onDesync`. Errors and completion pass
  * through.
  */
-export function feedMirrors(source$: Observable<MarketEvent>, mirrors: BookMirrors, o: FeedOptions = {}): Observable<MarketEvent> {
+export function feedMirrors(
+  source$: Observable<MarketEvent>,
+  mirrors: BookMirrors,
+  o: FeedOptions = {},
+): Observable<MarketEvent> {
   return new Observable<MarketEvent>((sub) =>
     source$.subscribe({
       next(e) {
@@ -353,7 +380,13 @@ export function feedMirrors(source$: Observable<MarketEvent>, mirrors: BookMirro
         sub.next(e);
         if (r.desynced.length > 0) {
           for (const d of r.desynced) {
-            const err: StreamErrorEvent = { type: 'stream_error', stream: 'market', reason: d.reason, venueTime: e.venueTime, recvTime: e.recvTime };
+            const err: StreamErrorEvent = {
+              type: 'stream_error',
+              stream: 'market',
+              reason: d.reason,
+              venueTime: e.venueTime,
+              recvTime: e.recvTime,
+            };
             sub.next(err);
           }
           o.onDesync?.(r.desynced.map((d) => d.tokenId));

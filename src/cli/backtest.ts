@@ -49,13 +49,15 @@ export interface SourceCliOptions {
 export const intIn =
   (name: string, min: number, max: number) =>
   (v: string): number => {
-    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new InvalidArgumentError(`${name} must be an integer in [${min}, ${max}]`);
+    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
+      throw new InvalidArgumentError(`${name} must be an integer in [${min}, ${max}]`);
     return Number(v);
   };
 export const nonNegative =
   (name: string) =>
   (v: string): number => {
-    if (!/^\d+(\.\d+)?$/.test(v) || !Number.isFinite(Number(v))) throw new InvalidArgumentError(`${name} must be a number >= 0`);
+    if (!/^\d+(\.\d+)?$/.test(v) || !Number.isFinite(Number(v)))
+      throw new InvalidArgumentError(`${name} must be a number >= 0`);
     return Number(v);
   };
 export const jsonObject =
@@ -67,14 +69,16 @@ export const jsonObject =
     } catch (e) {
       throw new InvalidArgumentError(`${name} must be a JSON object: ${(e as Error).message}`);
     }
-    if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new InvalidArgumentError(`${name} must be a JSON object, e.g. '{"margin": 0.02}'`);
+    if (typeof o !== 'object' || o === null || Array.isArray(o))
+      throw new InvalidArgumentError(`${name} must be a JSON object, e.g. '{"margin": 0.02}'`);
     return o as Record<string, unknown>;
   };
 export const durationArg =
   (name: string) =>
   (v: string): string => {
     const ms = parseDuration(v);
-    if (ms === undefined || ms <= 0) throw new InvalidArgumentError(`${name} must be a duration like 90s, 30m, 6h or 1500ms`);
+    if (ms === undefined || ms <= 0)
+      throw new InvalidArgumentError(`${name} must be a duration like 90s, 30m, 6h or 1500ms`);
     return v;
   };
 
@@ -82,22 +86,65 @@ export const durationArg =
 export function addSourceOptions(cmd: Command): Command {
   return cmd
     .option('--feed <files...>', 'recorded feed files (.ndjson.gz; several merge by receive time)')
-    .option('--world <seed>', 'a synthetic world instead of a feed: the paper exchange world of this seed, in virtual time', intIn('--world', 0, 2 ** 31))
+    .option(
+      '--world <seed>',
+      'a synthetic world instead of a feed: the paper exchange world of this seed, in virtual time',
+      intIn('--world', 0, 2 ** 31),
+    )
     .option('--duration <d>', 'with --world: virtual time to simulate (90s, 30m, 6h, ...)', durationArg('--duration'))
-    .option('--warmup <d>', 'with --world: virtual time the world runs before the bot joins (default 60s)', durationArg('--warmup'))
-    .option('--world-markets <n>', 'with --world: trade the N most liquid long-lived markets (default 3)', intIn('--world-markets', 1, 100))
-    .option('--world-search <text>', 'with --world: pick only markets whose question contains this text (e.g. "price of Bitcoin")')
+    .option(
+      '--warmup <d>',
+      'with --world: virtual time the world runs before the bot joins (default 60s)',
+      durationArg('--warmup'),
+    )
+    .option(
+      '--world-markets <n>',
+      'with --world: trade the N most liquid long-lived markets (default 3)',
+      intIn('--world-markets', 1, 100),
+    )
+    .option(
+      '--world-search <text>',
+      'with --world: pick only markets whose question contains this text (e.g. "price of Bitcoin")',
+    )
     .requiredOption('--strategy <name|path>', 'a shipped strategy (bands) or a plugin file (./my-strategy.ts)')
     .option('--params <json>', 'strategy parameters as a JSON object, e.g. \'{"margin":0.02}\'', jsonObject('--params'))
-    .option('--seed <n>', 'seed of the simulation (queue model, latencies, ids, retries)', intIn('--seed', 0, 2 ** 32 - 1), 1)
-    .addOption(new Option('--queue <model>', 'with --feed: queue-position model (default risk-averse)').choices(['risk-averse', 'probabilistic']))
+    .option(
+      '--seed <n>',
+      'seed of the simulation (queue model, latencies, ids, retries)',
+      intIn('--seed', 0, 2 ** 32 - 1),
+      1,
+    )
+    .addOption(
+      new Option('--queue <model>', 'with --feed: queue-position model (default risk-averse)').choices([
+        'risk-averse',
+        'probabilistic',
+      ]),
+    )
     .option('--latency-ms <n>', 'one-way latency of orders and cancels, virtual ms', nonNegative('--latency-ms'), 0)
-    .option('--markets <ids>', 'comma-separated condition ids to trade (default: every market of the feed; the most liquid of the world)')
-    .option('--risk <json>', "risk limits as a JSON object (the config's risk section), e.g. '{\"maxPositionShares\":50}'", jsonObject('--risk'))
-    .option('--sample-ms <n>', 'sampling period of the charts, virtual ms (default 1000)', intIn('--sample-ms', 1, 86_400_000))
-    .option('--feed-cache <dir>', 'with --feed: folder of decoded-event caches: a feed is decoded once, later runs read its events back (default $MMKIT_CACHE_DIR, else ~/.cache/mmkit/feeds)')
+    .option(
+      '--markets <ids>',
+      'comma-separated condition ids to trade (default: every market of the feed; the most liquid of the world)',
+    )
+    .option(
+      '--risk <json>',
+      "risk limits as a JSON object (the config's risk section), e.g. '{\"maxPositionShares\":50}'",
+      jsonObject('--risk'),
+    )
+    .option(
+      '--sample-ms <n>',
+      'sampling period of the charts, virtual ms (default 1000)',
+      intIn('--sample-ms', 1, 86_400_000),
+    )
+    .option(
+      '--feed-cache <dir>',
+      'with --feed: folder of decoded-event caches: a feed is decoded once, later runs read its events back (default $MMKIT_CACHE_DIR, else ~/.cache/mmkit/feeds)',
+    )
     .option('--no-feed-cache', 'with --feed: decode the feed text on every run, write no cache')
-    .option('--feed-cache-max-mb <n>', `with --feed: after the run, evict the least recently used caches beyond this many MB (default $MMKIT_FEED_CACHE_MAX_MB, else ${DEFAULT_FEED_CACHE_MAX_MB}; 0: no cap)`, intIn('--feed-cache-max-mb', 0, 1e9));
+    .option(
+      '--feed-cache-max-mb <n>',
+      `with --feed: after the run, evict the least recently used caches beyond this many MB (default $MMKIT_FEED_CACHE_MAX_MB, else ${DEFAULT_FEED_CACHE_MAX_MB}; 0: no cap)`,
+      intIn('--feed-cache-max-mb', 0, 1e9),
+    );
 }
 
 /**
@@ -106,25 +153,46 @@ export function addSourceOptions(cmd: Command): Command {
  */
 export function backtestOptionsOf(o: SourceCliOptions): BacktestOptions {
   const feeds = o.feed ?? [];
-  if (feeds.length > 0 && o.world !== undefined) throw usageError('give either --feed FILE... or --world SEED, not both');
-  if (feeds.length === 0 && o.world === undefined) throw usageError('give --feed FILE... (a recorded feed) or --world SEED --duration D (a synthetic world)');
+  if (feeds.length > 0 && o.world !== undefined)
+    throw usageError('give either --feed FILE... or --world SEED, not both');
+  if (feeds.length === 0 && o.world === undefined)
+    throw usageError('give --feed FILE... (a recorded feed) or --world SEED --duration D (a synthetic world)');
   const common = {
     strategy: o.strategy,
     ...(o.params !== undefined ? { params: o.params } : {}),
     seed: o.seed,
     latencyMs: o.latencyMs,
-    ...(o.markets !== undefined ? { markets: o.markets.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
+    ...(o.markets !== undefined
+      ? {
+          markets: o.markets
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+        }
+      : {}),
     ...(o.risk !== undefined ? { risk: o.risk } : {}),
     ...(o.sampleMs !== undefined ? { sampleMs: o.sampleMs } : {}),
   };
   if (feeds.length > 0) {
-    for (const f of ['duration', 'warmup', 'worldMarkets', 'worldSearch'] as const) if (o[f] !== undefined) throw usageError(`--${f === 'worldMarkets' ? 'world-markets' : f === 'worldSearch' ? 'world-search' : f} applies to --world backtests only`);
+    for (const f of ['duration', 'warmup', 'worldMarkets', 'worldSearch'] as const)
+      if (o[f] !== undefined)
+        throw usageError(
+          `--${f === 'worldMarkets' ? 'world-markets' : f === 'worldSearch' ? 'world-search' : f} applies to --world backtests only`,
+        );
     for (const f of feeds) if (!existsSync(f)) throw usageError(`--feed: no such file: ${f}`);
     const feedCache = o.feedCache === false ? undefined : (o.feedCache ?? defaultFeedCacheDir());
-    return { ...common, feeds: feeds.map((f) => f), queue: o.queue ?? 'risk-averse', ...(feedCache !== undefined ? { feedCache } : {}) };
+    return {
+      ...common,
+      feeds: feeds.map((f) => f),
+      queue: o.queue ?? 'risk-averse',
+      ...(feedCache !== undefined ? { feedCache } : {}),
+    };
   }
   if (typeof o.feedCache === 'string') throw usageError('--feed-cache applies to --feed backtests only');
-  if (o.queue !== undefined) throw usageError('--queue applies to --feed backtests only (the synthetic world matches our orders in its own book)');
+  if (o.queue !== undefined)
+    throw usageError(
+      '--queue applies to --feed backtests only (the synthetic world matches our orders in its own book)',
+    );
   if (o.duration === undefined) throw usageError('--world needs --duration (e.g. --duration 6h)');
   return {
     ...common,
@@ -157,7 +225,11 @@ export class ProgressBar {
     let bar: string;
     if (fraction === undefined) {
       const pos = Math.floor(now / 80) % width;
-      bar = '.'.repeat(width).split('').map((c, i) => (Math.abs(i - pos) < 3 ? '#' : c)).join('');
+      bar = '.'
+        .repeat(width)
+        .split('')
+        .map((c, i) => (Math.abs(i - pos) < 3 ? '#' : c))
+        .join('');
     } else {
       const f = Math.max(0, Math.min(1, fraction));
       const n = Math.round(f * width);
@@ -165,7 +237,9 @@ export class ProgressBar {
     }
     const cols = Math.max(20, process.stderr.columns || 100);
     const line = `[${bar}] ${fraction === undefined ? '' : `${(fraction * 100).toFixed(0).padStart(3)}% `}${label}`;
-    process.stderr.write(`\r${line.slice(0, cols - 1).padEnd(Math.min(cols - 1, this.#drawn ? cols - 1 : line.length))}`);
+    process.stderr.write(
+      `\r${line.slice(0, cols - 1).padEnd(Math.min(cols - 1, this.#drawn ? cols - 1 : line.length))}`,
+    );
     this.#drawn = true;
   }
   /** Wall seconds since the bar was made. */
@@ -209,7 +283,9 @@ export function prepareFeedCache(opts: BacktestOptions, command: string): Backte
     rmSync(probe, { force: true });
     return opts;
   } catch (e) {
-    process.stderr.write(`mmkit ${command}: warning: no feed cache (${(e as Error).message}); decoding the feed text instead\n`);
+    process.stderr.write(
+      `mmkit ${command}: warning: no feed cache (${(e as Error).message}); decoding the feed text instead\n`,
+    );
     const { feedCache: _, ...rest } = opts;
     return rest;
   }
@@ -220,11 +296,15 @@ export function prepareFeedCache(opts: BacktestOptions, command: string): Backte
  * (0: no cap).
  * @throws CliError (usage) on a bad environment value
  */
-export function feedCacheMaxMb(o: Pick<SourceCliOptions, 'feedCacheMaxMb'>, env: NodeJS.ProcessEnv = process.env): number {
+export function feedCacheMaxMb(
+  o: Pick<SourceCliOptions, 'feedCacheMaxMb'>,
+  env: NodeJS.ProcessEnv = process.env,
+): number {
   if (o.feedCacheMaxMb !== undefined) return o.feedCacheMaxMb;
   const v = env['MMKIT_FEED_CACHE_MAX_MB'];
   if (v === undefined || v === '') return DEFAULT_FEED_CACHE_MAX_MB;
-  if (!/^\d+$/.test(v) || Number(v) > 1e9) throw usageError(`MMKIT_FEED_CACHE_MAX_MB must be an integer in [0, 1000000000], got "${v}"`);
+  if (!/^\d+$/.test(v) || Number(v) > 1e9)
+    throw usageError(`MMKIT_FEED_CACHE_MAX_MB must be an integer in [0, 1000000000], got "${v}"`);
   return Number(v);
 }
 
@@ -233,13 +313,23 @@ export function feedCacheMaxMb(o: Pick<SourceCliOptions, 'feedCacheMaxMb'>, env:
  * other versions unused for a week, then the least recently used beyond the cap; never one this run
  * used). Best effort: a failure is a warning.
  */
-export function pruneFeedCacheAfterRun(opts: BacktestOptions, maxMb: number, startedAtMs: number, command: string): void {
+export function pruneFeedCacheAfterRun(
+  opts: BacktestOptions,
+  maxMb: number,
+  startedAtMs: number,
+  command: string,
+): void {
   if (opts.feedCache === undefined) return;
   try {
-    const r = pruneFeedCaches(opts.feedCache, { ...(maxMb > 0 ? { maxBytes: maxMb * 1024 * 1024 } : {}), keepSince: startedAtMs - 1000 });
+    const r = pruneFeedCaches(opts.feedCache, {
+      ...(maxMb > 0 ? { maxBytes: maxMb * 1024 * 1024 } : {}),
+      keepSince: startedAtMs - 1000,
+    });
     if (r.removed.length > 0) {
       const mb = (b: number) => (b / 1048576).toFixed(1);
-      process.stderr.write(`mmkit ${command}: feed cache ${opts.feedCache}: removed ${r.removed.length} file(s), ${mb(r.freedBytes)} MB (${r.removed.map((x) => x.why).join(', ')}); ${mb(r.keptBytes)} MB kept\n`);
+      process.stderr.write(
+        `mmkit ${command}: feed cache ${opts.feedCache}: removed ${r.removed.length} file(s), ${mb(r.freedBytes)} MB (${r.removed.map((x) => x.why).join(', ')}); ${mb(r.keptBytes)} MB kept\n`,
+      );
     }
   } catch (e) {
     process.stderr.write(`mmkit ${command}: warning: could not prune the feed cache (${(e as Error).message})\n`);
@@ -251,7 +341,8 @@ export async function backtestCommand(o: BacktestCliOptions): Promise<number> {
   const opts = prepareFeedCache(backtestOptionsOf(o), 'backtest');
   const maxMb = feedCacheMaxMb(o);
   const startedAt = Date.now();
-  if (o.store !== undefined && o.store !== ':memory:' && existsSync(o.store)) throw usageError(`--store: ${o.store} exists already (a backtest starts from an empty store)`);
+  if (o.store !== undefined && o.store !== ':memory:' && existsSync(o.store))
+    throw usageError(`--store: ${o.store} exists already (a backtest starts from an empty store)`);
   const { runBacktest } = await import('../backtest/runner.ts');
   const bar = new ProgressBar();
   const onProgress = (p: BacktestProgress): void => {
@@ -259,14 +350,24 @@ export async function backtestCommand(o: BacktestCliOptions): Promise<number> {
     if (p.endMs !== undefined) {
       const f = (p.nowMs - p.startMs) / Math.max(1, p.endMs - p.startMs);
       const simh = (p.nowMs - p.startMs) / 3_600_000 / Math.max(1e-3, bar.elapsedSec);
-      bar.draw(f, `${duration(p.nowMs - p.startMs)} / ${duration(p.endMs - p.startMs)} virtual, ${simh.toFixed(2)} h/s, ${p.fills} fills`);
+      bar.draw(
+        f,
+        `${duration(p.nowMs - p.startMs)} / ${duration(p.endMs - p.startMs)} virtual, ${simh.toFixed(2)} h/s, ${p.fills} fills`,
+      );
     } else {
-      bar.draw(undefined, `${p.items.toLocaleString('en-US')} items (${Math.round(rate).toLocaleString('en-US')}/s), ${duration(p.nowMs - p.startMs)} virtual, ${p.fills} fills`);
+      bar.draw(
+        undefined,
+        `${p.items.toLocaleString('en-US')} items (${Math.round(rate).toLocaleString('en-US')}/s), ${duration(p.nowMs - p.startMs)} virtual, ${p.fills} fills`,
+      );
     }
   };
   let result: BacktestResult;
   try {
-    result = await runBacktest({ ...opts, ...(o.store !== undefined ? { storePath: o.store === ':memory:' ? o.store : resolve(o.store) } : {}), ...(process.stderr.isTTY ? { onProgress, progressEveryMs: 10_000 } : {}) });
+    result = await runBacktest({
+      ...opts,
+      ...(o.store !== undefined ? { storePath: o.store === ':memory:' ? o.store : resolve(o.store) } : {}),
+      ...(process.stderr.isTTY ? { onProgress, progressEveryMs: 10_000 } : {}),
+    });
   } finally {
     bar.clear();
   }
@@ -281,14 +382,23 @@ export async function backtestCommand(o: BacktestCliOptions): Promise<number> {
   if (o.json) process.stdout.write(JSON.stringify(backtestJson(result, m)) + '\n');
   else process.stdout.write(formatSummary(result, m));
   const virt = result.endMs - result.startMs;
-  const items = result.mode === 'feed' ? `${Math.round(result.counts.feedItems / Math.max(1e-3, wall)).toLocaleString('en-US')} feed items/s, ` : '';
-  process.stderr.write(`mmkit backtest: ran in ${wall.toFixed(2)} s wall (${items}${(virt / 3_600_000 / Math.max(1e-3, wall)).toFixed(3)} simulated h/s)\n`);
+  const items =
+    result.mode === 'feed'
+      ? `${Math.round(result.counts.feedItems / Math.max(1e-3, wall)).toLocaleString('en-US')} feed items/s, `
+      : '';
+  process.stderr.write(
+    `mmkit backtest: ran in ${wall.toFixed(2)} s wall (${items}${(virt / 3_600_000 / Math.max(1e-3, wall)).toFixed(3)} simulated h/s)\n`,
+  );
   return ExitCode.OK;
 }
 
 /** Registers `mmkit backtest` on the program. */
 export function register(program: Command): void {
-  const cmd = program.command('backtest').description('backtest a strategy on recorded feeds (or a synthetic world) in virtual time, with the daemon\'s own engine, risk, execution and store');
+  const cmd = program
+    .command('backtest')
+    .description(
+      "backtest a strategy on recorded feeds (or a synthetic world) in virtual time, with the daemon's own engine, risk, execution and store",
+    );
   cmd.addHelpText(
     'after',
     `
@@ -302,8 +412,14 @@ Same inputs and --seed: byte-identical --json. Exit codes: 0 done, 2 usage or co
 `,
   );
   addSourceOptions(cmd)
-    .option('--report <file>', 'write a self-contained HTML report (charts: PnL, inventory, quotes against mid, fills, drawdown)')
-    .option('--store <file>', "keep the run's SQLite store (orders, every fill, audit) in FILE, which must not exist yet (default: a temporary file, deleted after the run; :memory: is fastest)")
+    .option(
+      '--report <file>',
+      'write a self-contained HTML report (charts: PnL, inventory, quotes against mid, fills, drawdown)',
+    )
+    .option(
+      '--store <file>',
+      "keep the run's SQLite store (orders, every fill, audit) in FILE, which must not exist yet (default: a temporary file, deleted after the run; :memory: is fastest)",
+    )
     .option('--json', 'print one deterministic JSON document instead of the summary')
     .action(async (o: BacktestCliOptions) => {
       let code: number;

@@ -16,7 +16,7 @@ interface CancelAllOptions extends CommonOptions {
 export function register(program: Command): void {
   const cmd = program
     .command('cancel-all')
-    .description("cancel every open order of the wallet at the venue, then verify none is left")
+    .description('cancel every open order of the wallet at the venue, then verify none is left')
     .option('--market <conditionId>', 'only the orders of this market');
   addCommonOptions(cmd, { wallet: true });
   cmd.addHelpText(
@@ -38,7 +38,14 @@ ${EXIT_CODES_HELP}`,
         const r = o.market ? await s.clob.cancelMarketOrders({ market: o.market }) : await s.clob.cancelAll();
         const left = [];
         for await (const x of s.clob.openOrdersAll(o.market ? { market: o.market } : {})) left.push(orderRow(x));
-        if (o.json) printJson({ address: s.address, canceled: r.canceled, notCanceled: r.notCanceled, open: left.length, openOrders: left });
+        if (o.json)
+          printJson({
+            address: s.address,
+            canceled: r.canceled,
+            notCanceled: r.notCanceled,
+            open: left.length,
+            openOrders: left,
+          });
         else {
           process.stdout.write(`canceled ${r.canceled.length} order(s) of ${s.address}; ${left.length} open now\n`);
           for (const [id, why] of Object.entries(r.notCanceled)) process.stdout.write(`not canceled  ${id}: ${why}\n`);

@@ -31,9 +31,16 @@ export interface CommonOptions {
 export function addCommonOptions(cmd: Command, o: { wallet?: boolean } = {}): Command {
   cmd
     .option('--config <file>', 'JSON config file merged over config/default.json')
-    .option('--exchange-url <url>', 'venue base URL, e.g. http://127.0.0.1:8080 [bot.exchangeUrl] (default: a local daemon\'s paper exchange, else http://<exchange.host>:<exchange.port>)')
+    .option(
+      '--exchange-url <url>',
+      "venue base URL, e.g. http://127.0.0.1:8080 [bot.exchangeUrl] (default: a local daemon's paper exchange, else http://<exchange.host>:<exchange.port>)",
+    )
     .option('--data-dir <dir>', 'data directory: the paper wallet and the store [bot.dataDir]');
-  if (o.wallet) cmd.option('--keystore <file>', 'encrypted keystore of the wallet; password in MMKIT_KEYSTORE_PASSWORD [bot.keystoreFile]');
+  if (o.wallet)
+    cmd.option(
+      '--keystore <file>',
+      'encrypted keystore of the wallet; password in MMKIT_KEYSTORE_PASSWORD [bot.keystoreFile]',
+    );
   cmd.option('--json', 'print one JSON document on stdout (errors as one JSON line on stderr)');
   return cmd;
 }
@@ -69,12 +76,19 @@ export interface Session {
  * environment, else created or derived with the wallet (L1).
  * @throws ConfigError (exit 2); CliError UNREACHABLE (exit 3) when the venue does not answer
  */
-export async function openSession(cfg: MmkitConfig, o: { auth: boolean; wallet?: boolean; note?: (msg: string) => void }): Promise<Session> {
+export async function openSession(
+  cfg: MmkitConfig,
+  o: { auth: boolean; wallet?: boolean; note?: (msg: string) => void },
+): Promise<Session> {
   const venue = resolveVenue(cfg);
   let wallet: ResolvedWallet | undefined;
   if (o.auth || o.wallet) {
     // reachable first: an unreachable venue must not leave a fresh paper wallet behind
-    const probe = createTransport({ urls: { clob: venue.urls.clob }, timeoutMs: cfg.venue.timeoutMs, retry: { maxAttempts: 2, baseMs: 200, capMs: 1000 } });
+    const probe = createTransport({
+      urls: { clob: venue.urls.clob },
+      timeoutMs: cfg.venue.timeoutMs,
+      retry: { maxAttempts: 2, baseMs: 200, capMs: 1000 },
+    });
     try {
       await new ClobClient(probe).ok();
     } catch (err) {
@@ -82,7 +96,11 @@ export async function openSession(cfg: MmkitConfig, o: { auth: boolean; wallet?:
     } finally {
       await probe.close();
     }
-    wallet = await resolveWallet({ keystoreFile: cfg.bot.keystoreFile, dataDir: cfg.bot.dataDir, allowPaper: venue.paper });
+    wallet = await resolveWallet({
+      keystoreFile: cfg.bot.keystoreFile,
+      dataDir: cfg.bot.dataDir,
+      allowPaper: venue.paper,
+    });
     if (wallet.created) o.note?.(`created a paper wallet ${wallet.wallet.address} in ${wallet.file}`);
   }
   const transport = createTransport({
@@ -127,11 +145,20 @@ export function venueError(err: unknown, venue: ResolvedVenue): unknown {
       : venue.source === 'daemon'
         ? ' (the URL a running daemon recorded in its data directory)'
         : '';
-  return new CliError(`venue unreachable at ${where}${hint}: ${(err as Error).message}`, ExitCode.UNREACHABLE, 'UNREACHABLE', { cause: err });
+  return new CliError(
+    `venue unreachable at ${where}${hint}: ${(err as Error).message}`,
+    ExitCode.UNREACHABLE,
+    'UNREACHABLE',
+    { cause: err },
+  );
 }
 
 /** Runs a session-using body, closing the session and mapping network errors to exit 3. */
-export async function withSession<T>(cfg: MmkitConfig, o: { auth: boolean; wallet?: boolean; json?: boolean }, body: (s: Session) => Promise<T>): Promise<T> {
+export async function withSession<T>(
+  cfg: MmkitConfig,
+  o: { auth: boolean; wallet?: boolean; json?: boolean },
+  body: (s: Session) => Promise<T>,
+): Promise<T> {
   const s = await openSession(cfg, { auth: o.auth, ...(o.wallet ? { wallet: true } : {}), note });
   try {
     return await body(s);
@@ -182,8 +209,13 @@ export function printJson(v: unknown): void {
 }
 
 /** Print rows as an aligned text table (columns in the given order). */
-export function printTable(rows: ReadonlyArray<Record<string, string | number | boolean | null | undefined>>, columns: ReadonlyArray<string | [key: string, header: string]>): void {
-  const cols: Array<[string, string]> = columns.map((c): [string, string] => (typeof c === 'string' ? [c, c] : [c[0], c[1]]));
+export function printTable(
+  rows: ReadonlyArray<Record<string, string | number | boolean | null | undefined>>,
+  columns: ReadonlyArray<string | [key: string, header: string]>,
+): void {
+  const cols: Array<[string, string]> = columns.map((c): [string, string] =>
+    typeof c === 'string' ? [c, c] : [c[0], c[1]],
+  );
   const cells = rows.map((r) => cols.map(([k]) => (r[k] === null || r[k] === undefined ? '-' : String(r[k]))));
   const widths = cols.map(([, h], i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (xs: string[]) => xs.map((x, i) => (i === xs.length - 1 ? x : x.padEnd(widths[i]!))).join('  ');
@@ -194,7 +226,8 @@ export function printTable(rows: ReadonlyArray<Record<string, string | number | 
 /** A positive-integer flag parser for commander. */
 export function positiveInt(name: string, max = 1_000_000): (v: string) => number {
   return (v: string) => {
-    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max) throw new InvalidArgumentError(`${name} must be an integer in [1, ${max}]`);
+    if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max)
+      throw new InvalidArgumentError(`${name} must be an integer in [1, ${max}]`);
     return Number(v);
   };
 }

@@ -62,42 +62,75 @@ export async function checkConfig(cfg: MmkitConfig, files: readonly string[]): P
     }
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
-    problems.push(e.key.startsWith('strategy.params') ? rekey(e, 'strategy.params', 'bot.params') : rekey(e, 'strategy', 'bot.strategy'));
+    problems.push(
+      e.key.startsWith('strategy.params')
+        ? rekey(e, 'strategy.params', 'bot.params')
+        : rekey(e, 'strategy', 'bot.strategy'),
+    );
   }
   const v = daemonVenue(cfg);
   if (!v.inProcess) {
-    for (const k of ['clob', 'ws'] as const) if (v.urls[k] === undefined) problems.push({ key: `venue.${k}Url`, message: 'required when venue.clobUrl is set without bot.exchangeUrl' });
+    for (const k of ['clob', 'ws'] as const)
+      if (v.urls[k] === undefined)
+        problems.push({ key: `venue.${k}Url`, message: 'required when venue.clobUrl is set without bot.exchangeUrl' });
   }
   const paper = v.inProcess || Object.values(v.urls).every((u) => u === undefined || isLoopbackUrl(u));
   let wallet: ConfigCheckReport['wallet'] = 'none';
   if (cfg.bot.keystoreFile !== '') {
     wallet = 'keystore';
-    if (!existsSync(cfg.bot.keystoreFile)) problems.push({ key: 'bot.keystoreFile', message: `no such file: ${cfg.bot.keystoreFile}` });
+    if (!existsSync(cfg.bot.keystoreFile))
+      problems.push({ key: 'bot.keystoreFile', message: `no such file: ${cfg.bot.keystoreFile}` });
     else {
       try {
         const j = JSON.parse(readFileSync(cfg.bot.keystoreFile, 'utf8')) as Record<string, unknown>;
-        if (typeof j !== 'object' || j === null || (!('crypto' in j) && !('Crypto' in j))) throw new Error('not a keystore');
+        if (typeof j !== 'object' || j === null || (!('crypto' in j) && !('Crypto' in j)))
+          throw new Error('not a keystore');
       } catch {
-        problems.push({ key: 'bot.keystoreFile', message: `${cfg.bot.keystoreFile} is not an encrypted JSON keystore (write one with \`mmkit keys import\`)` });
+        problems.push({
+          key: 'bot.keystoreFile',
+          message: `${cfg.bot.keystoreFile} is not an encrypted JSON keystore (write one with \`mmkit keys import\`)`,
+        });
       }
     }
-    if (cfg.secrets.keystorePassword === '') problems.push({ key: 'secrets.keystorePassword', message: 'the keystore needs its password in the environment variable MMKIT_KEYSTORE_PASSWORD' });
+    if (cfg.secrets.keystorePassword === '')
+      problems.push({
+        key: 'secrets.keystorePassword',
+        message: 'the keystore needs its password in the environment variable MMKIT_KEYSTORE_PASSWORD',
+      });
   } else if (cfg.secrets.privateKey !== '') wallet = 'private-key';
   else if (paper) wallet = 'paper';
-  else problems.push({ key: 'bot.keystoreFile', message: 'the venue is not a paper exchange: set a wallet (bot.keystoreFile + MMKIT_KEYSTORE_PASSWORD, or MMKIT_PRIVATE_KEY)' });
+  else
+    problems.push({
+      key: 'bot.keystoreFile',
+      message:
+        'the venue is not a paper exchange: set a wallet (bot.keystoreFile + MMKIT_KEYSTORE_PASSWORD, or MMKIT_PRIVATE_KEY)',
+    });
   try {
     apiCredentialsOf(cfg);
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     problems.push(rekey(e, e.key, e.key));
   }
-  if (cfg.venue.signatureType !== 'eoa' && cfg.venue.funder === '') problems.push({ key: 'venue.funder', message: `signature type ${cfg.venue.signatureType} needs the funder address (the proxy or Safe holding the funds)` });
-  for (const m of cfg.bot.markets) if (!isHex32(m)) problems.push({ key: 'bot.markets', message: `${JSON.stringify(String(m).slice(0, 80))} is not a condition id (0x + 64 hex digits)` });
+  if (cfg.venue.signatureType !== 'eoa' && cfg.venue.funder === '')
+    problems.push({
+      key: 'venue.funder',
+      message: `signature type ${cfg.venue.signatureType} needs the funder address (the proxy or Safe holding the funds)`,
+    });
+  for (const m of cfg.bot.markets)
+    if (!isHex32(m))
+      problems.push({
+        key: 'bot.markets',
+        message: `${JSON.stringify(String(m).slice(0, 80))} is not a condition id (0x + 64 hex digits)`,
+      });
   return {
     ok: problems.length === 0,
     files,
     problems,
-    venue: { inProcess: v.inProcess, paper, urls: Object.fromEntries(Object.entries(v.urls).filter(([, u]) => u !== undefined)) as Record<string, string> },
+    venue: {
+      inProcess: v.inProcess,
+      paper,
+      urls: Object.fromEntries(Object.entries(v.urls).filter(([, u]) => u !== undefined)) as Record<string, string>,
+    },
     wallet,
     strategy,
   };
@@ -105,7 +138,13 @@ export async function checkConfig(cfg: MmkitConfig, files: readonly string[]): P
 
 /** Flatten a nested object to dotted keys (schema leaves only: JSON-object values stay whole). */
 function flatValues(cfg: Record<string, unknown>): Array<[string, unknown]> {
-  const get = (k: string) => k.split('.').reduce<unknown>((o, p) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[p] : undefined), cfg);
+  const get = (k: string) =>
+    k
+      .split('.')
+      .reduce<unknown>(
+        (o, p) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[p] : undefined),
+        cfg,
+      );
   return schemaLeaves().map((l) => [l.key, get(l.key)]);
 }
 
@@ -141,14 +180,25 @@ ${EXIT_CODES_HELP}`,
     .option('--json', 'the keys as a JSON array')
     .action(
       action(async (o: { json?: boolean }) => {
-        if (o.json) printJson(schemaLeaves().map((l) => ({ key: l.key, env: l.env, default: l.sensitive ? '' : l.default, doc: l.doc, sensitive: l.sensitive })));
+        if (o.json)
+          printJson(
+            schemaLeaves().map((l) => ({
+              key: l.key,
+              env: l.env,
+              default: l.sensitive ? '' : l.default,
+              doc: l.doc,
+              sensitive: l.sensitive,
+            })),
+          );
         else process.stdout.write(describeConfig() + '\n');
       }),
     );
 
   config
     .command('check')
-    .description('validate the configuration as `mmkit run` would load it (schema, risk limits, strategy and params, wallet source); never contacts the venue')
+    .description(
+      'validate the configuration as `mmkit run` would load it (schema, risk limits, strategy and params, wallet source); never contacts the venue',
+    )
     .option('--config <file>', 'JSON config file merged over config/default.json')
     .option('--json', 'print the report as JSON')
     .addHelpText(
@@ -188,7 +238,8 @@ ${EXIT_CODES_HELP}`,
         }
         const rows = flatValues(red);
         const w = Math.max(...rows.map(([k]) => k.length));
-        for (const [k, v] of rows) process.stdout.write(`${k.padEnd(w)}  ${JSON.stringify(v)}  (${sources[k] ?? 'default'})\n`);
+        for (const [k, v] of rows)
+          process.stdout.write(`${k.padEnd(w)}  ${JSON.stringify(v)}  (${sources[k] ?? 'default'})\n`);
       }),
     );
 }

@@ -22,7 +22,8 @@ import type { ParamSpec } from '../strategy/api.ts';
 convict.addFormat({
   name: 'decimal-amount',
   validate(v: unknown) {
-    if (typeof v !== 'string' || !/^\d+(\.\d{1,6})?$/.test(v)) throw new Error('must be a decimal amount string with at most 6 decimals, e.g. "10000"');
+    if (typeof v !== 'string' || !/^\d+(\.\d{1,6})?$/.test(v))
+      throw new Error('must be a decimal amount string with at most 6 decimals, e.g. "10000"');
   },
 });
 convict.addFormat({
@@ -68,7 +69,8 @@ convict.addFormat({
 convict.addFormat({
   name: 'duration-string',
   validate(v: unknown) {
-    if (typeof v !== 'string' || (v !== '' && parseDuration(v) === undefined)) throw new Error('must be a duration like 30s, 5m, 2h or 1500ms (or empty)');
+    if (typeof v !== 'string' || (v !== '' && parseDuration(v) === undefined))
+      throw new Error('must be a duration like 30s, 5m, 2h or 1500ms (or empty)');
   },
 });
 convict.addFormat({
@@ -96,19 +98,22 @@ convict.addFormat({
 convict.addFormat({
   name: 'http-url-or-empty',
   validate(v: unknown) {
-    if (typeof v !== 'string' || (v !== '' && !isUrl(v, ['http:', 'https:']))) throw new Error('must be an absolute http:// or https:// URL, or empty');
+    if (typeof v !== 'string' || (v !== '' && !isUrl(v, ['http:', 'https:'])))
+      throw new Error('must be an absolute http:// or https:// URL, or empty');
   },
 });
 convict.addFormat({
   name: 'ws-url-or-empty',
   validate(v: unknown) {
-    if (typeof v !== 'string' || (v !== '' && !isUrl(v, ['ws:', 'wss:']))) throw new Error('must be an absolute ws:// or wss:// URL, or empty');
+    if (typeof v !== 'string' || (v !== '' && !isUrl(v, ['ws:', 'wss:'])))
+      throw new Error('must be an absolute ws:// or wss:// URL, or empty');
   },
 });
 convict.addFormat({
   name: 'address-or-empty',
   validate(v: unknown) {
-    if (typeof v !== 'string' || (v !== '' && !/^0x[0-9a-fA-F]{40}$/.test(v))) throw new Error('must be an address (0x + 40 hex digits), or empty');
+    if (typeof v !== 'string' || (v !== '' && !/^0x[0-9a-fA-F]{40}$/.test(v)))
+      throw new Error('must be an address (0x + 40 hex digits), or empty');
   },
 });
 convict.addFormat({
@@ -116,7 +121,8 @@ convict.addFormat({
   // never echo the value: convict appends "value was ..." only for formats that do not throw
   // their own full message, so the message here is complete and carries no part of the key
   validate(v: unknown) {
-    if (typeof v !== 'string' || (v !== '' && !/^(0x)?[0-9a-fA-F]{64}$/.test(v.trim()))) throw new Error('must be a private key (0x + 64 hex digits), or empty');
+    if (typeof v !== 'string' || (v !== '' && !/^(0x)?[0-9a-fA-F]{64}$/.test(v.trim())))
+      throw new Error('must be a private key (0x + 64 hex digits), or empty');
   },
 });
 convict.addFormat({
@@ -142,7 +148,10 @@ const BOUNDED_DOCS = new Map<string, string>();
 function boundedFormat(name: string, spec: ParamSpec): string {
   if (spec.type !== 'number' && spec.type !== 'integer') throw new Error(`${name}: only numeric specs`);
   const range = `${spec.type === 'integer' ? 'an integer' : 'a number'} in [${spec.min ?? '-inf'}, ${spec.max ?? 'inf'}]`;
-  BOUNDED_DOCS.set(name, `${spec.type === 'integer' ? 'integer' : 'number'} ${spec.min ?? '-inf'} to ${spec.max ?? 'inf'}`);
+  BOUNDED_DOCS.set(
+    name,
+    `${spec.type === 'integer' ? 'integer' : 'number'} ${spec.min ?? '-inf'} to ${spec.max ?? 'inf'}`,
+  );
   convict.addFormat({
     name,
     validate(v: unknown) {
@@ -164,8 +173,15 @@ function boundedFormat(name: string, spec: ParamSpec): string {
 /** `bot.risk.*`: the limits of src/risk/limits.ts, one key (and env var) each, in decimal units. */
 function riskSchema() {
   const out: Record<string, { doc: string; format: unknown; default: unknown; env: string }> = {};
-  for (const [k, spec] of Object.entries({ ...MARKET_LIMITS_SCHEMA, ...GLOBAL_LIMITS_SCHEMA }) as Array<[string, ParamSpec]>) {
-    out[k] = { doc: spec.doc, format: boundedFormat(`risk-${k}`, spec), default: spec.default, env: `MMKIT_RISK_${k.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}` };
+  for (const [k, spec] of Object.entries({ ...MARKET_LIMITS_SCHEMA, ...GLOBAL_LIMITS_SCHEMA }) as Array<
+    [string, ParamSpec]
+  >) {
+    out[k] = {
+      doc: spec.doc,
+      format: boundedFormat(`risk-${k}`, spec),
+      default: spec.default,
+      env: `MMKIT_RISK_${k.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`,
+    };
   }
   out['markets'] = {
     doc: 'Per-market overrides of the per-market limits above: {"<condition id>": {"maxPositionShares": 50, ...}} (JSON object).',
@@ -178,10 +194,25 @@ function riskSchema() {
 
 export const schema = {
   exchange: {
-    host: { doc: 'Address the paper exchange binds to.', format: String, default: '127.0.0.1', env: 'MMKIT_EXCHANGE_HOST' },
-    port: { doc: 'Port of the paper exchange (0 picks a free one).', format: 'port', default: 8080, env: 'MMKIT_EXCHANGE_PORT' },
+    host: {
+      doc: 'Address the paper exchange binds to.',
+      format: String,
+      default: '127.0.0.1',
+      env: 'MMKIT_EXCHANGE_HOST',
+    },
+    port: {
+      doc: 'Port of the paper exchange (0 picks a free one).',
+      format: 'port',
+      default: 8080,
+      env: 'MMKIT_EXCHANGE_PORT',
+    },
     seed: { doc: 'Seed of the synthetic market world.', format: 'nat', default: 1, env: 'MMKIT_EXCHANGE_SEED' },
-    chainId: { doc: 'Chain id of signed orders (EIP-712 domain) and L1 auth.', format: 'nat', default: 137, env: 'MMKIT_EXCHANGE_CHAIN_ID' },
+    chainId: {
+      doc: 'Chain id of signed orders (EIP-712 domain) and L1 auth.',
+      format: 'nat',
+      default: 137,
+      env: 'MMKIT_EXCHANGE_CHAIN_ID',
+    },
     startingBalance: {
       doc: 'Collateral (USDC, decimal string) credited to an address with its first API key.',
       format: 'decimal-amount',
@@ -195,18 +226,48 @@ export const schema = {
       env: 'MMKIT_ADMIN_TOKEN',
       sensitive: true,
     },
-    heartbeatTimeoutMs: { doc: 'Dead-man switch: ms without a heartbeat after which a user\'s orders are cancelled.', format: 'nat', default: 10_000, env: 'MMKIT_EXCHANGE_HEARTBEAT_TIMEOUT_MS' },
-    gtdThresholdSec: { doc: 'GTD security threshold (s): an order lives until expiration minus this.', format: 'nat', default: 60, env: 'MMKIT_EXCHANGE_GTD_THRESHOLD_SEC' },
-    bodyLimitBytes: { doc: 'Largest accepted request body, bytes.', format: 'nat', default: 262_144, env: 'MMKIT_EXCHANGE_BODY_LIMIT' },
-    authMaxSkewSec: { doc: 'Largest accepted difference between POLY_TIMESTAMP and server time, s.', format: 'nat', default: 300, env: 'MMKIT_EXCHANGE_AUTH_MAX_SKEW_SEC' },
+    heartbeatTimeoutMs: {
+      doc: "Dead-man switch: ms without a heartbeat after which a user's orders are cancelled.",
+      format: 'nat',
+      default: 10_000,
+      env: 'MMKIT_EXCHANGE_HEARTBEAT_TIMEOUT_MS',
+    },
+    gtdThresholdSec: {
+      doc: 'GTD security threshold (s): an order lives until expiration minus this.',
+      format: 'nat',
+      default: 60,
+      env: 'MMKIT_EXCHANGE_GTD_THRESHOLD_SEC',
+    },
+    bodyLimitBytes: {
+      doc: 'Largest accepted request body, bytes.',
+      format: 'nat',
+      default: 262_144,
+      env: 'MMKIT_EXCHANGE_BODY_LIMIT',
+    },
+    authMaxSkewSec: {
+      doc: 'Largest accepted difference between POLY_TIMESTAMP and server time, s.',
+      format: 'nat',
+      default: 300,
+      env: 'MMKIT_EXCHANGE_AUTH_MAX_SKEW_SEC',
+    },
     db: {
       doc: 'SQLite file that keeps accounts, keys, orders, trades and the world across restarts; empty: in memory.',
       format: String,
       default: '',
       env: 'MMKIT_EXCHANGE_DB',
     },
-    agents: { doc: 'Flow agents trading on every market: default, or none.', format: ['default', 'none'], default: 'default', env: 'MMKIT_EXCHANGE_AGENTS' },
-    lifecycle: { doc: 'Markets close, resolve and appear during the run.', format: 'bool', default: true, env: 'MMKIT_EXCHANGE_LIFECYCLE' },
+    agents: {
+      doc: 'Flow agents trading on every market: default, or none.',
+      format: ['default', 'none'],
+      default: 'default',
+      env: 'MMKIT_EXCHANGE_AGENTS',
+    },
+    lifecycle: {
+      doc: 'Markets close, resolve and appear during the run.',
+      format: 'bool',
+      default: true,
+      env: 'MMKIT_EXCHANGE_LIFECYCLE',
+    },
     faults: {
       doc: 'Fault-injection rules active from the start (see README); change them at run time through /admin/faults.',
       format: 'json-array',
@@ -214,24 +275,89 @@ export const schema = {
       env: 'MMKIT_EXCHANGE_FAULTS',
     },
     rateLimits: {
-      enabled: { doc: 'Apply the rate limits of spec section 8.', format: 'bool', default: true, env: 'MMKIT_EXCHANGE_RATE_LIMITS' },
-      scale: { doc: 'Multiplier of every rate limit.', format: 'positive-number', default: 1, env: 'MMKIT_EXCHANGE_RATE_LIMIT_SCALE' },
-      queueMs: { doc: 'How long an over-limit request is held before it is answered 429, ms.', format: 'nat', default: 500, env: 'MMKIT_EXCHANGE_RATE_LIMIT_QUEUE_MS' },
+      enabled: {
+        doc: 'Apply the rate limits of spec section 8.',
+        format: 'bool',
+        default: true,
+        env: 'MMKIT_EXCHANGE_RATE_LIMITS',
+      },
+      scale: {
+        doc: 'Multiplier of every rate limit.',
+        format: 'positive-number',
+        default: 1,
+        env: 'MMKIT_EXCHANGE_RATE_LIMIT_SCALE',
+      },
+      queueMs: {
+        doc: 'How long an over-limit request is held before it is answered 429, ms.',
+        format: 'nat',
+        default: 500,
+        env: 'MMKIT_EXCHANGE_RATE_LIMIT_QUEUE_MS',
+      },
     },
   },
   bot: {
-    strategy: { doc: 'Strategy: a shipped name (strategies/<name>.ts) or a path to a plugin file.', format: String, default: 'bands', env: 'MMKIT_STRATEGY' },
-    params: { doc: "Strategy parameters (JSON object), checked against the strategy's schema by `mmkit config check` (README \"Strategies\" lists them).", format: 'json-object', default: {} as Record<string, unknown>, env: 'MMKIT_STRATEGY_PARAMS' },
-    markets: { doc: 'Condition ids to trade (JSON array or comma list); empty: the most liquid `marketCount`.', format: 'string-list', default: [] as string[], env: 'MMKIT_MARKETS' },
-    marketCount: { doc: 'How many markets to pick when `markets` is empty.', format: 'nat', default: 3, env: 'MMKIT_MARKET_COUNT' },
-    marketFilters: {
-      minHoursToEnd: { doc: 'Automatic pick: only markets ending at least this many hours from now.', format: 'nat', default: 1, env: 'MMKIT_MARKET_MIN_HOURS_TO_END' },
-      negRisk: { doc: 'Automatic pick: neg-risk markets included, excluded, or only them.', format: ['include', 'exclude', 'only'], default: 'include', env: 'MMKIT_MARKET_NEG_RISK' },
-      search: { doc: 'Automatic pick: only markets whose question contains this text (case-insensitive); empty: any.', format: String, default: '', env: 'MMKIT_MARKET_SEARCH' },
+    strategy: {
+      doc: 'Strategy: a shipped name (strategies/<name>.ts) or a path to a plugin file.',
+      format: String,
+      default: 'bands',
+      env: 'MMKIT_STRATEGY',
     },
-    duration: { doc: 'Run for this long (e.g. 30s, 5m, 2h); empty: until a signal.', format: 'duration-string', default: '', env: 'MMKIT_DURATION' },
-    dataDir: { doc: 'Directory of the SQLite store (mmkit.db) and the paper wallet.', format: String, default: 'data', env: 'MMKIT_DATA_DIR' },
-    storeFile: { doc: 'SQLite store file; empty: <dataDir>/mmkit.db.', format: String, default: '', env: 'MMKIT_STORE_FILE' },
+    params: {
+      doc: 'Strategy parameters (JSON object), checked against the strategy\'s schema by `mmkit config check` (README "Strategies" lists them).',
+      format: 'json-object',
+      default: {} as Record<string, unknown>,
+      env: 'MMKIT_STRATEGY_PARAMS',
+    },
+    markets: {
+      doc: 'Condition ids to trade (JSON array or comma list); empty: the most liquid `marketCount`.',
+      format: 'string-list',
+      default: [] as string[],
+      env: 'MMKIT_MARKETS',
+    },
+    marketCount: {
+      doc: 'How many markets to pick when `markets` is empty.',
+      format: 'nat',
+      default: 3,
+      env: 'MMKIT_MARKET_COUNT',
+    },
+    marketFilters: {
+      minHoursToEnd: {
+        doc: 'Automatic pick: only markets ending at least this many hours from now.',
+        format: 'nat',
+        default: 1,
+        env: 'MMKIT_MARKET_MIN_HOURS_TO_END',
+      },
+      negRisk: {
+        doc: 'Automatic pick: neg-risk markets included, excluded, or only them.',
+        format: ['include', 'exclude', 'only'],
+        default: 'include',
+        env: 'MMKIT_MARKET_NEG_RISK',
+      },
+      search: {
+        doc: 'Automatic pick: only markets whose question contains this text (case-insensitive); empty: any.',
+        format: String,
+        default: '',
+        env: 'MMKIT_MARKET_SEARCH',
+      },
+    },
+    duration: {
+      doc: 'Run for this long (e.g. 30s, 5m, 2h); empty: until a signal.',
+      format: 'duration-string',
+      default: '',
+      env: 'MMKIT_DURATION',
+    },
+    dataDir: {
+      doc: 'Directory of the SQLite store (mmkit.db) and the paper wallet.',
+      format: String,
+      default: 'data',
+      env: 'MMKIT_DATA_DIR',
+    },
+    storeFile: {
+      doc: 'SQLite store file; empty: <dataDir>/mmkit.db.',
+      format: String,
+      default: '',
+      env: 'MMKIT_STORE_FILE',
+    },
     exchangeUrl: {
       doc: 'Base URL of the venue (http://host:port): the paper exchange, or a gateway serving /clob, /gamma, /data, /content and /ws. `mmkit run`: empty starts a paper exchange in-process; other commands: empty means http://<exchange.host>:<exchange.port>. `venue.*Url` override single APIs.',
       format: 'http-url-or-empty',
@@ -239,9 +365,19 @@ export const schema = {
       env: 'MMKIT_EXCHANGE_URL',
     },
     chainId: { doc: 'Chain id of signed orders.', format: 'nat', default: 137, env: 'MMKIT_CHAIN_ID' },
-    statusIntervalMs: { doc: 'Period of the position and PnL log line, ms.', format: 'nat', default: 5000, env: 'MMKIT_STATUS_INTERVAL_MS' },
+    statusIntervalMs: {
+      doc: 'Period of the position and PnL log line, ms.',
+      format: 'nat',
+      default: 5000,
+      env: 'MMKIT_STATUS_INTERVAL_MS',
+    },
     tolerance: {
-      priceTicks: { doc: 'A live order within this many ticks of a desired quote is kept.', format: 'nat', default: 0, env: 'MMKIT_TOLERANCE_PRICE_TICKS' },
+      priceTicks: {
+        doc: 'A live order within this many ticks of a desired quote is kept.',
+        format: 'nat',
+        default: 0,
+        env: 'MMKIT_TOLERANCE_PRICE_TICKS',
+      },
       sizeFraction: {
         doc: 'A live order within this fraction of a desired size is kept.',
         format: boundedFormat('tolerance-size-fraction', { type: 'number', default: 0.1, min: 0, max: 1, doc: '' }),
@@ -250,17 +386,57 @@ export const schema = {
       },
     },
     risk: riskSchema(),
-    restartPolicy: { doc: 'Open orders found at the venue on start: cancel, or adopt.', format: ['cancel', 'adopt'], default: 'cancel', env: 'MMKIT_RESTART_POLICY' },
-    keystoreFile: { doc: 'Encrypted keystore file of the wallet (password in MMKIT_KEYSTORE_PASSWORD); else MMKIT_PRIVATE_KEY, else a paper wallet.', format: String, default: '', env: 'MMKIT_KEYSTORE_FILE' },
+    restartPolicy: {
+      doc: 'Open orders found at the venue on start: cancel, or adopt.',
+      format: ['cancel', 'adopt'],
+      default: 'cancel',
+      env: 'MMKIT_RESTART_POLICY',
+    },
+    keystoreFile: {
+      doc: 'Encrypted keystore file of the wallet (password in MMKIT_KEYSTORE_PASSWORD); else MMKIT_PRIVATE_KEY, else a paper wallet.',
+      format: String,
+      default: '',
+      env: 'MMKIT_KEYSTORE_FILE',
+    },
     seed: { doc: 'World seed of the in-process paper exchange.', format: 'nat', default: 1, env: 'MMKIT_SEED' },
   },
   venue: {
-    clobUrl: { doc: 'CLOB API base URL; empty: <bot.exchangeUrl>/clob.', format: 'http-url-or-empty', default: '', env: 'MMKIT_CLOB_URL' },
-    gammaUrl: { doc: 'Market-metadata (Gamma) API base URL; empty: <bot.exchangeUrl>/gamma.', format: 'http-url-or-empty', default: '', env: 'MMKIT_GAMMA_URL' },
-    dataUrl: { doc: 'Data API base URL; empty: <bot.exchangeUrl>/data.', format: 'http-url-or-empty', default: '', env: 'MMKIT_DATA_URL' },
-    contentUrl: { doc: 'Content API base URL; empty: <bot.exchangeUrl>/content.', format: 'http-url-or-empty', default: '', env: 'MMKIT_CONTENT_URL' },
-    wsUrl: { doc: 'WebSocket base URL (streams at <wsUrl>/ws/market and /ws/user); empty: ws://<bot.exchangeUrl host>.', format: 'ws-url-or-empty', default: '', env: 'MMKIT_WS_URL' },
-    rtdsUrl: { doc: 'Real-time data stream (crypto prices) URL; empty: <wsUrl>/rtds (the paper exchange layout).', format: 'ws-url-or-empty', default: '', env: 'MMKIT_RTDS_URL' },
+    clobUrl: {
+      doc: 'CLOB API base URL; empty: <bot.exchangeUrl>/clob.',
+      format: 'http-url-or-empty',
+      default: '',
+      env: 'MMKIT_CLOB_URL',
+    },
+    gammaUrl: {
+      doc: 'Market-metadata (Gamma) API base URL; empty: <bot.exchangeUrl>/gamma.',
+      format: 'http-url-or-empty',
+      default: '',
+      env: 'MMKIT_GAMMA_URL',
+    },
+    dataUrl: {
+      doc: 'Data API base URL; empty: <bot.exchangeUrl>/data.',
+      format: 'http-url-or-empty',
+      default: '',
+      env: 'MMKIT_DATA_URL',
+    },
+    contentUrl: {
+      doc: 'Content API base URL; empty: <bot.exchangeUrl>/content.',
+      format: 'http-url-or-empty',
+      default: '',
+      env: 'MMKIT_CONTENT_URL',
+    },
+    wsUrl: {
+      doc: 'WebSocket base URL (streams at <wsUrl>/ws/market and /ws/user); empty: ws://<bot.exchangeUrl host>.',
+      format: 'ws-url-or-empty',
+      default: '',
+      env: 'MMKIT_WS_URL',
+    },
+    rtdsUrl: {
+      doc: 'Real-time data stream (crypto prices) URL; empty: <wsUrl>/rtds (the paper exchange layout).',
+      format: 'ws-url-or-empty',
+      default: '',
+      env: 'MMKIT_RTDS_URL',
+    },
     marketSilenceMs: {
       doc: 'Market channel liveness: no data for this long (ms) and the connection is replaced (its books are stale, quotes pulled, until the fresh snapshot); 0 disables.',
       format: 'nat',
@@ -279,9 +455,24 @@ export const schema = {
       default: 'eoa',
       env: 'MMKIT_SIGNATURE_TYPE',
     },
-    funder: { doc: 'Maker (funder) address: the proxy or Safe holding the funds; empty: the wallet address (eoa).', format: 'address-or-empty', default: '', env: 'MMKIT_FUNDER' },
-    apiNonce: { doc: 'L1 nonce of the API key created or derived when no API credentials are set in the environment.', format: 'nat', default: 0, env: 'MMKIT_API_NONCE' },
-    timeoutMs: { doc: 'Per-request timeout of venue calls, ms.', format: 'nat', default: 10_000, env: 'MMKIT_VENUE_TIMEOUT_MS' },
+    funder: {
+      doc: 'Maker (funder) address: the proxy or Safe holding the funds; empty: the wallet address (eoa).',
+      format: 'address-or-empty',
+      default: '',
+      env: 'MMKIT_FUNDER',
+    },
+    apiNonce: {
+      doc: 'L1 nonce of the API key created or derived when no API credentials are set in the environment.',
+      format: 'nat',
+      default: 0,
+      env: 'MMKIT_API_NONCE',
+    },
+    timeoutMs: {
+      doc: 'Per-request timeout of venue calls, ms.',
+      format: 'nat',
+      default: 10_000,
+      env: 'MMKIT_VENUE_TIMEOUT_MS',
+    },
   },
   secrets: {
     privateKey: {
@@ -291,21 +482,60 @@ export const schema = {
       env: 'MMKIT_PRIVATE_KEY',
       sensitive: true,
     },
-    keystorePassword: { doc: 'Password of bot.keystoreFile. Environment only.', format: 'secret-string', default: '', env: 'MMKIT_KEYSTORE_PASSWORD', sensitive: true },
-    apiKey: { doc: 'API key id (with apiSecret and apiPassphrase); unset: created or derived from the wallet (L1). Environment only.', format: 'secret-string', default: '', env: 'MMKIT_API_KEY', sensitive: true },
-    apiSecret: { doc: 'API secret (base64). Environment only.', format: 'secret-string', default: '', env: 'MMKIT_API_SECRET', sensitive: true },
-    apiPassphrase: { doc: 'API passphrase. Environment only.', format: 'secret-string', default: '', env: 'MMKIT_API_PASSPHRASE', sensitive: true },
+    keystorePassword: {
+      doc: 'Password of bot.keystoreFile. Environment only.',
+      format: 'secret-string',
+      default: '',
+      env: 'MMKIT_KEYSTORE_PASSWORD',
+      sensitive: true,
+    },
+    apiKey: {
+      doc: 'API key id (with apiSecret and apiPassphrase); unset: created or derived from the wallet (L1). Environment only.',
+      format: 'secret-string',
+      default: '',
+      env: 'MMKIT_API_KEY',
+      sensitive: true,
+    },
+    apiSecret: {
+      doc: 'API secret (base64). Environment only.',
+      format: 'secret-string',
+      default: '',
+      env: 'MMKIT_API_SECRET',
+      sensitive: true,
+    },
+    apiPassphrase: {
+      doc: 'API passphrase. Environment only.',
+      format: 'secret-string',
+      default: '',
+      env: 'MMKIT_API_PASSPHRASE',
+      sensitive: true,
+    },
   },
   budgets: {
-    enabled: { doc: "Hold every venue request until the endpoint's rate budget (spec section 8) admits it.", format: 'bool', default: true, env: 'MMKIT_BUDGETS' },
-    scale: { doc: 'Multiplier of every rate limit the client budgets against (e.g. a venue granting more).', format: 'positive-number', default: 1, env: 'MMKIT_BUDGET_SCALE' },
+    enabled: {
+      doc: "Hold every venue request until the endpoint's rate budget (spec section 8) admits it.",
+      format: 'bool',
+      default: true,
+      env: 'MMKIT_BUDGETS',
+    },
+    scale: {
+      doc: 'Multiplier of every rate limit the client budgets against (e.g. a venue granting more).',
+      format: 'positive-number',
+      default: 1,
+      env: 'MMKIT_BUDGET_SCALE',
+    },
     headroom: {
       doc: 'Fraction of every limit left unused (0.1: budget 90 % of it), for other clients of the same key and clock skew.',
       format: boundedFormat('budget-headroom', { type: 'number', default: 0, min: 0, max: 0.9, doc: '' }),
       default: 0,
       env: 'MMKIT_BUDGET_HEADROOM',
     },
-    marginMs: { doc: 'Extra time a request stays counted after its window, ms.', format: 'nat', default: 50, env: 'MMKIT_BUDGET_MARGIN_MS' },
+    marginMs: {
+      doc: 'Extra time a request stays counted after its window, ms.',
+      format: 'nat',
+      default: 50,
+      env: 'MMKIT_BUDGET_MARGIN_MS',
+    },
   },
   log: {
     level: {
@@ -314,12 +544,32 @@ export const schema = {
       default: 'info',
       env: 'MMKIT_LOG_LEVEL',
     },
-    pretty: { doc: 'Human-readable logs: auto (when stderr is a TTY), true, or false (JSON lines).', format: ['auto', 'true', 'false'], default: 'auto', env: 'MMKIT_LOG_PRETTY' },
+    pretty: {
+      doc: 'Human-readable logs: auto (when stderr is a TTY), true, or false (JSON lines).',
+      format: ['auto', 'true', 'false'],
+      default: 'auto',
+      env: 'MMKIT_LOG_PRETTY',
+    },
   },
   ops: {
-    httpPort: { doc: 'Port of the daemon\'s HTTP server: /metrics, /healthz and the status page (0 picks a free one).', format: 'port', default: 8787, env: 'MMKIT_HTTP_PORT' },
-    httpHost: { doc: 'Address the daemon\'s HTTP server binds to (loopback by default; 0.0.0.0 in a container).', format: String, default: '127.0.0.1', env: 'MMKIT_HTTP_HOST' },
-    feedStaleMs: { doc: '/healthz reports feed_stale after this long without market data, ms (0: never).', format: 'nat', default: 15_000, env: 'MMKIT_FEED_STALE_MS' },
+    httpPort: {
+      doc: "Port of the daemon's HTTP server: /metrics, /healthz and the status page (0 picks a free one).",
+      format: 'port',
+      default: 8787,
+      env: 'MMKIT_HTTP_PORT',
+    },
+    httpHost: {
+      doc: "Address the daemon's HTTP server binds to (loopback by default; 0.0.0.0 in a container).",
+      format: String,
+      default: '127.0.0.1',
+      env: 'MMKIT_HTTP_HOST',
+    },
+    feedStaleMs: {
+      doc: '/healthz reports feed_stale after this long without market data, ms (0: never).',
+      format: 'nat',
+      default: 15_000,
+      env: 'MMKIT_FEED_STALE_MS',
+    },
   },
 };
 
@@ -424,7 +674,14 @@ export function schemaLeaves(): SchemaLeaf[] {
     for (const [k, v] of Object.entries(node)) {
       if (v !== null && typeof v === 'object' && 'doc' in v) {
         const l = v as { doc: string; env?: string; default: unknown; format: unknown; sensitive?: boolean };
-        out.push({ key: [...path, k].join('.'), env: l.env, doc: l.doc, default: l.default, format: l.format, sensitive: l.sensitive === true });
+        out.push({
+          key: [...path, k].join('.'),
+          env: l.env,
+          doc: l.doc,
+          default: l.default,
+          format: l.format,
+          sensitive: l.sensitive === true,
+        });
       } else if (v !== null && typeof v === 'object') walk(v as Record<string, unknown>, [...path, k]);
     }
   };
@@ -471,12 +728,17 @@ export function readConfigFile(file: string): Record<string, unknown> {
   } catch (e) {
     throw new ConfigError('--config', `${file} is not valid JSON: ${(e as Error).message}`);
   }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError('--config', `${file} must hold a JSON object`);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw new ConfigError('--config', `${file} must hold a JSON object`);
   const obj = stripComments(raw) as Record<string, unknown>;
   for (const l of schemaLeaves()) {
     if (!l.sensitive) continue;
     const v = getPath(obj, l.key);
-    if (v !== undefined && v !== '') throw new ConfigError(l.key, `is a secret: set it in the environment (${l.env}), never in a file (${basename(file)})`);
+    if (v !== undefined && v !== '')
+      throw new ConfigError(
+        l.key,
+        `is a secret: set it in the environment (${l.env}), never in a file (${basename(file)})`,
+      );
   }
   return obj;
 }
@@ -495,10 +757,14 @@ function asConfigError(e: unknown): ConfigError {
     undeclared = parts.slice(0, depth + 1).join('.');
     const known = new Set<string>();
     for (const l of schemaLeaves()) {
-      if (parent === '' || l.key.startsWith(`${parent}.`)) known.add(l.key.slice(parent === '' ? 0 : parent.length + 1).split('.')[0]!);
+      if (parent === '' || l.key.startsWith(`${parent}.`))
+        known.add(l.key.slice(parent === '' ? 0 : parent.length + 1).split('.')[0]!);
     }
     const where = parent === '' ? 'at the top level' : `under ${parent}`;
-    return new ConfigError(undeclared, known.size ? `unknown key; allowed ${where}: ${[...known].join(', ')}` : 'unknown key');
+    return new ConfigError(
+      undeclared,
+      known.size ? `unknown key; allowed ${where}: ${[...known].join(', ')}` : 'unknown key',
+    );
   }
   const key = /^([\w.-]+):/.exec(msg)?.[1] ?? 'config';
   return new ConfigError(key, msg.startsWith(`${key}: `) ? msg.slice(key.length + 2) : msg);
@@ -511,7 +777,11 @@ function asConfigError(e: unknown): ConfigError {
  * @param env the environment (MMKIT_* variables)
  * @throws ConfigError naming the first bad key and what is allowed
  */
-export function loadConfigDetailed(file?: string, overrides: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+export function loadConfigDetailed(
+  file?: string,
+  overrides: Record<string, unknown> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): LoadedConfig {
   const files: Array<[string, Record<string, unknown>]> = [];
   let c: ReturnType<typeof convict>;
   try {
@@ -535,7 +805,8 @@ export function loadConfigDetailed(file?: string, overrides: Record<string, unkn
         if (v === undefined) continue;
         delete (parent as Record<string, unknown>)[last];
         const prev = lifted.get(l.key);
-        const isObj = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
+        const isObj = (x: unknown): x is Record<string, unknown> =>
+          x !== null && typeof x === 'object' && !Array.isArray(x);
         lifted.set(l.key, isObj(prev) && isObj(v) ? { ...prev, ...v } : v);
       }
       c.load(rest);
@@ -566,7 +837,11 @@ export function loadConfigDetailed(file?: string, overrides: Record<string, unkn
  * @param overrides values from command-line flags, as dotted keys ("exchange.port")
  * @throws ConfigError naming the first bad key
  */
-export function loadConfig(file?: string, overrides: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = process.env): MmkitConfig {
+export function loadConfig(
+  file?: string,
+  overrides: Record<string, unknown> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): MmkitConfig {
   return loadConfigDetailed(file, overrides, env).config;
 }
 
@@ -597,7 +872,8 @@ export function redactConfig(cfg: MmkitConfig): Record<string, unknown> {
       }
     }
     if (Array.isArray(v)) return v.map(maskUrls);
-    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, maskUrls(x)]));
+    if (v !== null && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, maskUrls(x)]));
     return v;
   };
   return maskUrls(copy) as Record<string, unknown>;
@@ -634,7 +910,9 @@ export function describeConfig(): string {
   const cell = (x: string) => x.replace(/\|/g, '\\|');
   const rows: string[] = ['| key | env | default | allowed | meaning |', '|---|---|---|---|---|'];
   for (const l of schemaLeaves()) {
-    rows.push(`| \`${l.key}\` | \`${l.env ?? ''}\` | \`${JSON.stringify(l.sensitive ? '' : l.default)}\` | ${cell(allowedValues(l.format))} | ${cell(l.doc)} |`);
+    rows.push(
+      `| \`${l.key}\` | \`${l.env ?? ''}\` | \`${JSON.stringify(l.sensitive ? '' : l.default)}\` | ${cell(allowedValues(l.format))} | ${cell(l.doc)} |`,
+    );
   }
   return rows.join('\n');
 }

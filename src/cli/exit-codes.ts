@@ -24,7 +24,11 @@ export class CliError extends Error {
   constructor(
     message: string,
     readonly exitCode: ExitCode,
-    readonly code: string = exitCode === ExitCode.USAGE ? 'USAGE' : exitCode === ExitCode.UNREACHABLE ? 'UNREACHABLE' : 'FAILURE',
+    readonly code: string = exitCode === ExitCode.USAGE
+      ? 'USAGE'
+      : exitCode === ExitCode.UNREACHABLE
+        ? 'UNREACHABLE'
+        : 'FAILURE',
     opts?: { cause?: unknown },
   ) {
     super(message, opts);
@@ -74,7 +78,14 @@ export function reportError(err: unknown, o: { json?: boolean } = {}): ExitCode 
   } else {
     const hint = err instanceof AuthError ? ' (check the wallet and API credentials)' : '';
     process.stderr.write(`mmkit: ${message}${hint}\n`);
-    if (process.env.MMKIT_DEBUG && !(err instanceof MmkitError) && !(err instanceof CliError) && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
+    if (
+      process.env.MMKIT_DEBUG &&
+      !(err instanceof MmkitError) &&
+      !(err instanceof CliError) &&
+      err instanceof Error &&
+      err.stack
+    )
+      process.stderr.write(err.stack + '\n');
   }
   return code;
 }

@@ -36,7 +36,13 @@ export function maskKey(k: string): string {
   return k.length <= 8 ? '********' : `${k.slice(0, 8)}…`;
 }
 
-function printCreds(c: ApiCredentials, address: string, nonce: number, o: KeyOptions, how: 'created-or-derived' | 'derived'): void {
+function printCreds(
+  c: ApiCredentials,
+  address: string,
+  nonce: number,
+  o: KeyOptions,
+  how: 'created-or-derived' | 'derived',
+): void {
   if (o.json) {
     printJson({
       address,
@@ -51,9 +57,13 @@ function printCreds(c: ApiCredentials, address: string, nonce: number, o: KeyOpt
   process.stderr.write(`mmkit: API key of ${address} (nonce ${nonce})\n`);
   if (o.showSecret) {
     // ready for an env file: mmkit keys derive --show-secret > .env.mmkit (chmod 600)
-    process.stdout.write(`MMKIT_API_KEY=${c.apiKey}\nMMKIT_API_SECRET=${c.secret}\nMMKIT_API_PASSPHRASE=${c.passphrase}\n`);
+    process.stdout.write(
+      `MMKIT_API_KEY=${c.apiKey}\nMMKIT_API_SECRET=${c.secret}\nMMKIT_API_PASSPHRASE=${c.passphrase}\n`,
+    );
   } else {
-    process.stdout.write(`apiKey      ${maskKey(c.apiKey)}\nsecret      (hidden: --show-secret prints it)\npassphrase  (hidden)\n`);
+    process.stdout.write(
+      `apiKey      ${maskKey(c.apiKey)}\nsecret      (hidden: --show-secret prints it)\npassphrase  (hidden)\n`,
+    );
   }
 }
 
@@ -113,7 +123,9 @@ interface ImportOptions {
 }
 
 export function register(program: Command): void {
-  const keys = program.command('keys').description('API keys (create, derive) and the encrypted wallet keystore (import, address)');
+  const keys = program
+    .command('keys')
+    .description('API keys (create, derive) and the encrypted wallet keystore (import, address)');
   keys.addHelpText(
     'after',
     `
@@ -131,7 +143,11 @@ ${EXIT_CODES_HELP}`,
   ] as const) {
     const c = keys
       .command(name)
-      .description(name === 'create' ? "create the wallet's API key at the venue (L1-signed); derives it when it exists already" : "derive the wallet's existing API key for a nonce (L1-signed; same key every time)")
+      .description(
+        name === 'create'
+          ? "create the wallet's API key at the venue (L1-signed); derives it when it exists already"
+          : "derive the wallet's existing API key for a nonce (L1-signed; same key every time)",
+      )
       .option('--nonce <n>', 'L1 nonce of the key [venue.apiNonce]', nonceArg)
       .option('--show-secret', 'also print the secret and passphrase (and the full key id)');
     addCommonOptions(c, { wallet: true });
@@ -152,7 +168,10 @@ ${EXIT_CODES_HELP}`,
         const cfg = configFrom(o);
         const nonce = o.nonce ?? cfg.venue.apiNonce;
         return withSession(cfg, { auth: false, wallet: true, json: o.json }, async (s) => {
-          const creds = how === 'derived' ? await deriveApiKey(s.transport, { nonce }) : await createOrDeriveApiKey(s.transport, { nonce });
+          const creds =
+            how === 'derived'
+              ? await deriveApiKey(s.transport, { nonce })
+              : await createOrDeriveApiKey(s.transport, { nonce });
           printCreds(creds, s.wallet!.wallet.address.toLowerCase(), nonce, o, how);
         });
       }),
@@ -161,7 +180,9 @@ ${EXIT_CODES_HELP}`,
 
   const imp = keys
     .command('import')
-    .description('write an encrypted keystore from a private key read from stdin (or MMKIT_PRIVATE_KEY with --from-env)')
+    .description(
+      'write an encrypted keystore from a private key read from stdin (or MMKIT_PRIVATE_KEY with --from-env)',
+    )
     .option('--out <file>', 'keystore file to write (default <dataDir>/keystore.json)')
     .option('--from-env', 'read the private key from MMKIT_PRIVATE_KEY instead of stdin')
     .option('--force', 'overwrite an existing file')
@@ -184,20 +205,31 @@ ${EXIT_CODES_HELP}`,
   );
   imp.action(
     action(async (o: ImportOptions) => {
-      const cfg = configFrom({ ...(o.config ? { config: o.config } : {}), ...(o.dataDir ? { dataDir: o.dataDir } : {}) });
+      const cfg = configFrom({
+        ...(o.config ? { config: o.config } : {}),
+        ...(o.dataDir ? { dataDir: o.dataDir } : {}),
+      });
       const out = resolve(o.out ?? join(cfg.bot.dataDir, 'keystore.json'));
-      if (existsSync(out) && !o.force) throw usageError(`${out} exists: pass --force to overwrite it, or --out elsewhere`);
+      if (existsSync(out) && !o.force)
+        throw usageError(`${out} exists: pass --force to overwrite it, or --out elsewhere`);
       let key: string;
       if (o.fromEnv) {
         key = (process.env['MMKIT_PRIVATE_KEY'] ?? '').trim();
-        if (key === '') throw new ConfigError('MMKIT_PRIVATE_KEY', '--from-env reads the private key from MMKIT_PRIVATE_KEY, which is not set');
+        if (key === '')
+          throw new ConfigError(
+            'MMKIT_PRIVATE_KEY',
+            '--from-env reads the private key from MMKIT_PRIVATE_KEY, which is not set',
+          );
       } else key = (process.stdin.isTTY ? await promptHidden('private key (hidden): ') : await readStdin()).trim();
-      if (!/^(0x)?[0-9a-fA-F]{64}$/.test(key)) throw usageError(`the private key from ${o.fromEnv ? 'MMKIT_PRIVATE_KEY' : 'stdin'} is not 0x + 64 hex digits`);
+      if (!/^(0x)?[0-9a-fA-F]{64}$/.test(key))
+        throw usageError(`the private key from ${o.fromEnv ? 'MMKIT_PRIVATE_KEY' : 'stdin'} is not 0x + 64 hex digits`);
       let wallet: Wallet;
       try {
         wallet = new Wallet(key.startsWith('0x') ? key : `0x${key}`);
       } catch {
-        throw usageError(`the private key from ${o.fromEnv ? 'MMKIT_PRIVATE_KEY' : 'stdin'} is not a valid secp256k1 key`);
+        throw usageError(
+          `the private key from ${o.fromEnv ? 'MMKIT_PRIVATE_KEY' : 'stdin'} is not a valid secp256k1 key`,
+        );
       }
       key = '';
       let password = process.env['MMKIT_KEYSTORE_PASSWORD'] ?? '';
@@ -205,19 +237,34 @@ ${EXIT_CODES_HELP}`,
         password = await promptHidden('keystore password (hidden): ');
         if ((await promptHidden('again: ')) !== password) throw usageError('the passwords differ');
       }
-      if (password === '') throw new ConfigError('MMKIT_KEYSTORE_PASSWORD', 'set the keystore password in the environment variable MMKIT_KEYSTORE_PASSWORD');
-      if (password.length < MIN_PASSWORD_LENGTH) throw new ConfigError('MMKIT_KEYSTORE_PASSWORD', `the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
+      if (password === '')
+        throw new ConfigError(
+          'MMKIT_KEYSTORE_PASSWORD',
+          'set the keystore password in the environment variable MMKIT_KEYSTORE_PASSWORD',
+        );
+      if (password.length < MIN_PASSWORD_LENGTH)
+        throw new ConfigError(
+          'MMKIT_KEYSTORE_PASSWORD',
+          `the password must have at least ${MIN_PASSWORD_LENGTH} characters`,
+        );
       const json = await wallet.encrypt(password);
       mkdirSync(dirname(out), { recursive: true });
       writeFileSync(out, json + '\n', { mode: 0o600 });
       chmodSync(out, 0o600);
       const address = wallet.address.toLowerCase();
       if (o.json) printJson({ address, file: out });
-      else process.stdout.write(`wrote ${out} (address ${address})\nuse it: MMKIT_KEYSTORE_PASSWORD=... mmkit run --keystore ${out}\n`);
+      else
+        process.stdout.write(
+          `wrote ${out} (address ${address})\nuse it: MMKIT_KEYSTORE_PASSWORD=... mmkit run --keystore ${out}\n`,
+        );
     }),
   );
 
-  const addr = keys.command('address').description('print the address of the configured wallet and where the key comes from (keystore, env, paper wallet)');
+  const addr = keys
+    .command('address')
+    .description(
+      'print the address of the configured wallet and where the key comes from (keystore, env, paper wallet)',
+    );
   addCommonOptions(addr, { wallet: true });
   addr.addHelpText(
     'after',
@@ -230,10 +277,23 @@ ${EXIT_CODES_HELP}`,
   addr.action(
     action(async (o: CommonOptions) => {
       const cfg = configFrom(o);
-      const w = await resolveWallet({ keystoreFile: cfg.bot.keystoreFile, dataDir: cfg.bot.dataDir, allowPaper: resolveVenue(cfg).paper, createPaper: false });
-      const r = { address: w.wallet.address.toLowerCase(), source: w.kind, file: w.file ?? null, funder: cfg.venue.funder || null };
+      const w = await resolveWallet({
+        keystoreFile: cfg.bot.keystoreFile,
+        dataDir: cfg.bot.dataDir,
+        allowPaper: resolveVenue(cfg).paper,
+        createPaper: false,
+      });
+      const r = {
+        address: w.wallet.address.toLowerCase(),
+        source: w.kind,
+        file: w.file ?? null,
+        funder: cfg.venue.funder || null,
+      };
       if (o.json) printJson(r);
-      else process.stdout.write(`${r.address}  (${r.source}${r.file ? `: ${r.file}` : ''})${r.funder ? `  funder ${r.funder}` : ''}\n`);
+      else
+        process.stdout.write(
+          `${r.address}  (${r.source}${r.file ? `: ${r.file}` : ''})${r.funder ? `  funder ${r.funder}` : ''}\n`,
+        );
     }),
   );
 }

@@ -24,7 +24,8 @@ import { createLogger } from '../ops/logger.ts';
 
 function intArg(name: string, min: number, max: number) {
   return (v: string): number => {
-    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new InvalidArgumentError(`${name} must be an integer in [${min}, ${max}]`);
+    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
+      throw new InvalidArgumentError(`${name} must be an integer in [${min}, ${max}]`);
     return Number(v);
   };
 }
@@ -73,8 +74,15 @@ Examples:
   .option('--seed <n>', 'seed of the market world [exchange.seed]', intArg('--seed', 0, 2 ** 31))
   .option('--json', 'print the base URLs as one JSON line')
   .option('--fund <address=amount>', 'credit collateral to an address at start (repeatable)', fundArg, [])
-  .option('--starting-balance <amount>', 'collateral an address receives with its first API key [exchange.startingBalance]')
-  .option('--chain-id <n>', 'chain id of signed orders and L1 auth [exchange.chainId]', intArg('--chain-id', 1, 2 ** 31))
+  .option(
+    '--starting-balance <amount>',
+    'collateral an address receives with its first API key [exchange.startingBalance]',
+  )
+  .option(
+    '--chain-id <n>',
+    'chain id of signed orders and L1 auth [exchange.chainId]',
+    intArg('--chain-id', 1, 2 ** 31),
+  )
   .option('--admin-token <token>', 'enable the /admin routes (prefer env MMKIT_ADMIN_TOKEN) [exchange.adminToken]')
   .option('--no-rate-limits', 'turn off the rate limits of spec section 8 [exchange.rateLimits.enabled]')
   .option('--rate-limit-scale <x>', 'multiply every rate limit by x [exchange.rateLimits.scale]', (v) => Number(v))
@@ -99,7 +107,10 @@ Examples:
     });
     const x = cfg.exchange;
     // logs go to stderr: stdout carries what a supervisor reads (the --json line of URLs)
-    const logger = createLogger({ level: cfg.log.level, ...(cfg.log.pretty !== 'auto' ? { pretty: cfg.log.pretty === 'true' } : {}) });
+    const logger = createLogger({
+      level: cfg.log.level,
+      ...(cfg.log.pretty !== 'auto' ? { pretty: cfg.log.pretty === 'true' } : {}),
+    });
     const running = await startExchange({
       host: x.host,
       port: x.port,
@@ -164,23 +175,40 @@ or \`mmkit kill\`. Exit codes: 0 stopped flat, 1 orders left open, 2 usage or co
   )
   .option('--config <file>', 'JSON config file merged over config/default.json')
   .option('--strategy <name|path>', 'strategy: a shipped name or a plugin file [bot.strategy]')
-  .option('--param <key=value>', 'a strategy parameter (repeatable) [bot.params]', (v: string, prev: Record<string, string> = {}) => {
-    const i = v.indexOf('=');
-    if (i <= 0) throw new InvalidArgumentError('--param takes key=value');
-    return { ...prev, [v.slice(0, i)]: v.slice(i + 1) };
-  })
+  .option(
+    '--param <key=value>',
+    'a strategy parameter (repeatable) [bot.params]',
+    (v: string, prev: Record<string, string> = {}) => {
+      const i = v.indexOf('=');
+      if (i <= 0) throw new InvalidArgumentError('--param takes key=value');
+      return { ...prev, [v.slice(0, i)]: v.slice(i + 1) };
+    },
+  )
   .option('--markets <ids>', 'comma-separated condition ids [bot.markets]')
   .option('--duration <d>', 'run for 30s, 5m, 2h... then stop cleanly [bot.duration]')
   .option('--data-dir <dir>', 'where mmkit.db lives [bot.dataDir]')
   .option('--exchange-url <url>', 'a paper exchange already running at this base URL [bot.exchangeUrl]')
-  .option('--keystore <file>', 'encrypted keystore of the wallet; password in MMKIT_KEYSTORE_PASSWORD [bot.keystoreFile]')
-  .option('--http-port <n>', 'port of the status page, /metrics and /healthz (0 picks a free one) [ops.httpPort]', intArg('--http-port', 0, 65535))
+  .option(
+    '--keystore <file>',
+    'encrypted keystore of the wallet; password in MMKIT_KEYSTORE_PASSWORD [bot.keystoreFile]',
+  )
+  .option(
+    '--http-port <n>',
+    'port of the status page, /metrics and /healthz (0 picks a free one) [ops.httpPort]',
+    intArg('--http-port', 0, 65535),
+  )
   .option('--http-host <host>', 'address the status server binds to [ops.httpHost]')
   .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]')
   .action(async (o) => {
     const cfg = loadConfig(o.config, {
       'bot.strategy': o.strategy,
-      'bot.markets': o.markets !== undefined ? String(o.markets).split(',').map((x) => x.trim()).filter(Boolean) : undefined,
+      'bot.markets':
+        o.markets !== undefined
+          ? String(o.markets)
+              .split(',')
+              .map((x) => x.trim())
+              .filter(Boolean)
+          : undefined,
       'bot.duration': o.duration,
       'bot.dataDir': o.dataDir,
       'bot.exchangeUrl': o.exchangeUrl,
@@ -191,7 +219,10 @@ or \`mmkit kill\`. Exit codes: 0 stopped flat, 1 orders left open, 2 usage or co
     });
     const b = cfg.bot;
     // logs on stderr (pretty on a terminal, JSON lines otherwise): stdout carries the summary
-    const logger = createLogger({ level: cfg.log.level, ...(cfg.log.pretty !== 'auto' ? { pretty: cfg.log.pretty === 'true' } : {}) });
+    const logger = createLogger({
+      level: cfg.log.level,
+      ...(cfg.log.pretty !== 'auto' ? { pretty: cfg.log.pretty === 'true' } : {}),
+    });
     const { runBot } = await import('./run.ts');
     // The daemon's own timers are unref'd (the clock's): this handle keeps the process alive until
     // runBot settles, so a start that is waiting on a retry never ends as a silent exit 0.

@@ -8,7 +8,16 @@ import type { ClobClient, OrderBook } from '../api/clob.ts';
 import type { GammaMarket } from '../api/schemas/gamma.ts';
 import { NotFoundError } from '../core/errors.ts';
 import { formatAmount, formatFixed, formatPrice, parsePrice, type Pips } from '../core/units.ts';
-import { action, addCommonOptions, configFrom, printJson, printTable, positiveInt, withSession, type CommonOptions } from './common.ts';
+import {
+  action,
+  addCommonOptions,
+  configFrom,
+  printJson,
+  printTable,
+  positiveInt,
+  withSession,
+  type CommonOptions,
+} from './common.ts';
 import { EXIT_CODES_HELP } from './exit-codes.ts';
 
 /** A book summary; prices and sizes as decimal strings, null when that side is empty. */
@@ -32,7 +41,8 @@ export interface BookSummary {
 export function summariseBook(b: Pick<OrderBook, 'assetId' | 'bids' | 'asks'>, bandPips: number): BookSummary {
   const bid = b.bids[0]?.price;
   const ask = b.asks[0]?.price;
-  const depth = (levels: OrderBook['bids'], inBand: (p: number) => boolean) => levels.filter((l) => inBand(l.price)).reduce((s, l) => s + l.size, 0);
+  const depth = (levels: OrderBook['bids'], inBand: (p: number) => boolean) =>
+    levels.filter((l) => inBand(l.price)).reduce((s, l) => s + l.size, 0);
   return {
     tokenId: b.assetId,
     bestBid: bid === undefined ? null : formatPrice(bid),
@@ -105,10 +115,16 @@ export function register(program: Command): void {
     .option('--active', 'only active markets that are not closed')
     .option('--limit <n>', 'at most this many markets (1-100)', positiveInt('--limit', 100), 20)
     .option('--no-books', 'skip the book summaries (one request fewer per 20 markets)')
-    .option('--depth-band <price>', 'depth counts shares within this distance of the best price', (v: string) => {
-      if (!/^0?\.\d{1,4}$/.test(v) || Number(v) <= 0) throw new InvalidArgumentError('--depth-band takes a price like 0.05');
-      return v;
-    }, '0.05');
+    .option(
+      '--depth-band <price>',
+      'depth counts shares within this distance of the best price',
+      (v: string) => {
+        if (!/^0?\.\d{1,4}$/.test(v) || Number(v) <= 0)
+          throw new InvalidArgumentError('--depth-band takes a price like 0.05');
+        return v;
+      },
+      '0.05',
+    );
   addCommonOptions(cmd);
   cmd.addHelpText(
     'after',
@@ -133,10 +149,20 @@ ${EXIT_CODES_HELP}`,
           if (o.active) markets = markets.filter((m) => m.active && !m.closed);
           markets = markets.slice(0, o.limit);
         } else {
-          markets = await s.gamma.listMarkets({ ...(o.active ? { active: true, closed: false } : {}), order: 'liquidity', ascending: false, limit: o.limit });
+          markets = await s.gamma.listMarkets({
+            ...(o.active ? { active: true, closed: false } : {}),
+            order: 'liquidity',
+            ascending: false,
+            limit: o.limit,
+          });
         }
         const bandPips = parsePrice(o.depthBand);
-        const books = o.books ? await booksOf(s.clob, markets.map((m) => m.tokens[0]?.tokenId).filter((t): t is string => t !== undefined)) : new Map<string, OrderBook | null>();
+        const books = o.books
+          ? await booksOf(
+              s.clob,
+              markets.map((m) => m.tokens[0]?.tokenId).filter((t): t is string => t !== undefined),
+            )
+          : new Map<string, OrderBook | null>();
         const rows = markets.map((m) => {
           const b = m.tokens[0] ? books.get(m.tokens[0].tokenId) : undefined;
           return { ...marketRow(m), book: b ? summariseBook(b, bandPips as Pips) : null };
@@ -163,7 +189,9 @@ ${EXIT_CODES_HELP}`,
           })),
           ['market', 'question', 'state', 'tick', 'bid', 'ask', 'spread', ['depth', `depth±${o.depthBand}`], 'volume'],
         );
-        process.stderr.write(`mmkit: ${rows.length} market(s) at ${s.venue.base ?? s.venue.urls.gamma}; book columns are the YES token's\n`);
+        process.stderr.write(
+          `mmkit: ${rows.length} market(s) at ${s.venue.base ?? s.venue.urls.gamma}; book columns are the YES token's\n`,
+        );
       });
     }),
   );

@@ -7,7 +7,15 @@
 import type { Command } from 'commander';
 import type { OpenOrder } from '../api/clob.ts';
 import { formatAmount, formatPrice } from '../core/units.ts';
-import { action, addCommonOptions, configFrom, printJson, printTable, withSession, type CommonOptions } from './common.ts';
+import {
+  action,
+  addCommonOptions,
+  configFrom,
+  printJson,
+  printTable,
+  withSession,
+  type CommonOptions,
+} from './common.ts';
 import { EXIT_CODES_HELP, ExitCode, usageError } from './exit-codes.ts';
 
 /** An open order for output: decimal strings, unix-second times. */
@@ -37,7 +45,9 @@ interface ListOptions extends CommonOptions {
 const ID_RE = /^0x[0-9a-fA-F]{64}$/;
 
 export function register(program: Command): void {
-  const orders = program.command('orders').description("list the wallet's open orders at the venue (`orders cancel ID...` cancels some)");
+  const orders = program
+    .command('orders')
+    .description("list the wallet's open orders at the venue (`orders cancel ID...` cancels some)");
   // listing is the default subcommand, so `mmkit orders --json` works and the parent has no
   // options of its own that would swallow those of `orders cancel`
   orders.addHelpText(
@@ -49,7 +59,9 @@ Examples:
   mmkit orders cancel 0xabc... 0xdef...
 ${EXIT_CODES_HELP}`,
   );
-  const list = orders.command('list', { isDefault: true }).description("list the wallet's open orders at the venue (the default of `mmkit orders`)");
+  const list = orders
+    .command('list', { isDefault: true })
+    .description("list the wallet's open orders at the venue (the default of `mmkit orders`)");
   list.option('--market <conditionId>', 'only this market').option('--token <tokenId>', 'only this token');
   addCommonOptions(list, { wallet: true });
   list.addHelpText(
@@ -69,19 +81,29 @@ ${EXIT_CODES_HELP}`,
       const cfg = configFrom(o);
       return withSession(cfg, { auth: true, json: o.json }, async (s) => {
         const list: OpenOrder[] = [];
-        for await (const x of s.clob.openOrdersAll({ ...(o.market ? { market: o.market } : {}), ...(o.token ? { assetId: o.token } : {}) })) list.push(x);
+        for await (const x of s.clob.openOrdersAll({
+          ...(o.market ? { market: o.market } : {}),
+          ...(o.token ? { assetId: o.token } : {}),
+        }))
+          list.push(x);
         const rows = list.map(orderRow);
         if (o.json) {
           printJson({ address: s.address, count: rows.length, orders: rows });
           return;
         }
-        process.stderr.write(`mmkit: ${rows.length} open order(s) of ${s.address} at ${s.venue.base ?? s.venue.urls.clob}\n`);
-        if (rows.length > 0) printTable(rows, ['id', 'market', 'outcome', 'side', 'price', 'size', 'matched', 'status']);
+        process.stderr.write(
+          `mmkit: ${rows.length} open order(s) of ${s.address} at ${s.venue.base ?? s.venue.urls.clob}\n`,
+        );
+        if (rows.length > 0)
+          printTable(rows, ['id', 'market', 'outcome', 'side', 'price', 'size', 'matched', 'status']);
       });
     }),
   );
 
-  const cancel = orders.command('cancel').description('cancel orders of the wallet by id').argument('<ids...>', 'order ids (0x + 64 hex)');
+  const cancel = orders
+    .command('cancel')
+    .description('cancel orders of the wallet by id')
+    .argument('<ids...>', 'order ids (0x + 64 hex)');
   addCommonOptions(cancel, { wallet: true });
   cancel.addHelpText(
     'after',
@@ -97,7 +119,10 @@ ${EXIT_CODES_HELP}`,
   cancel.action(
     action(async (ids: string[], o: CommonOptions) => {
       const bad = ids.filter((id) => !ID_RE.test(id));
-      if (bad.length > 0) throw usageError(`not an order id (0x + 64 hex digits): ${bad.map((b) => JSON.stringify(b.slice(0, 70))).join(', ')}`);
+      if (bad.length > 0)
+        throw usageError(
+          `not an order id (0x + 64 hex digits): ${bad.map((b) => JSON.stringify(b.slice(0, 70))).join(', ')}`,
+        );
       const cfg = configFrom(o);
       return withSession(cfg, { auth: true, json: o.json }, async (s) => {
         const canceled: string[] = [];

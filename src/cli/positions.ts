@@ -14,7 +14,15 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { isAddress } from '../core/ids.ts';
 import { formatAmount, formatPrice } from '../core/units.ts';
 import { openStore } from '../store/store.ts';
-import { action, addCommonOptions, configFrom, printJson, printTable, withSession, type CommonOptions } from './common.ts';
+import {
+  action,
+  addCommonOptions,
+  configFrom,
+  printJson,
+  printTable,
+  withSession,
+  type CommonOptions,
+} from './common.ts';
 import { EXIT_CODES_HELP, usageError } from './exit-codes.ts';
 import { resolveVenue } from './venue.ts';
 import { resolveWallet } from './wallet.ts';
@@ -31,10 +39,15 @@ export function register(program: Command): void {
   const cmd = program
     .command('positions')
     .description("the wallet's positions: from the venue's Data API (default) or the daemon's local store")
-    .option('--source <venue|store>', 'venue: the Data API, authoritative, with marks; store: the local SQLite store of the daemon (offline)', (v: string) => {
-      if (v !== 'venue' && v !== 'store') throw new InvalidArgumentError('--source takes venue or store');
-      return v;
-    }, 'venue')
+    .option(
+      '--source <venue|store>',
+      'venue: the Data API, authoritative, with marks; store: the local SQLite store of the daemon (offline)',
+      (v: string) => {
+        if (v !== 'venue' && v !== 'store') throw new InvalidArgumentError('--source takes venue or store');
+        return v;
+      },
+      'venue',
+    )
     .option('--address <address>', 'positions of this address instead of the wallet (venue source only)')
     .option('--store-file <file>', 'the SQLite store (default <dataDir>/mmkit.db) [bot.storeFile]');
   addCommonOptions(cmd, { wallet: true });
@@ -56,7 +69,8 @@ ${EXIT_CODES_HELP}`,
       if (o.source === 'store') {
         if (o.address !== undefined) throw usageError('--address works with --source venue only');
         const file = cfg.bot.storeFile || join(cfg.bot.dataDir, 'mmkit.db');
-        if (!existsSync(file)) throw usageError(`no store at ${file} (the daemon creates it; --data-dir or --store-file point elsewhere)`);
+        if (!existsSync(file))
+          throw usageError(`no store at ${file} (the daemon creates it; --data-dir or --store-file point elsewhere)`);
         const store = openStore(file, { checkpoint: 'auto' });
         try {
           const rows = store.positions().map((p) => ({
@@ -73,7 +87,9 @@ ${EXIT_CODES_HELP}`,
           }));
           if (o.json) printJson({ source: 'store', file, count: rows.length, positions: rows });
           else {
-            process.stderr.write(`mmkit: ${rows.length} position(s) in ${file} (from the bot's recorded fills; no marks)\n`);
+            process.stderr.write(
+              `mmkit: ${rows.length} position(s) in ${file} (from the bot's recorded fills; no marks)\n`,
+            );
             if (rows.length) printTable(rows, ['tokenId', 'size', 'avgPrice', 'cost', 'realizedPnl', 'fees', 'fills']);
           }
         } finally {
@@ -84,7 +100,12 @@ ${EXIT_CODES_HELP}`,
       let address = o.address;
       if (address !== undefined && !isAddress(address)) throw usageError('--address takes 0x + 40 hex digits');
       if (address === undefined) {
-        const w = await resolveWallet({ keystoreFile: cfg.bot.keystoreFile, dataDir: cfg.bot.dataDir, allowPaper: resolveVenue(cfg).paper, createPaper: false });
+        const w = await resolveWallet({
+          keystoreFile: cfg.bot.keystoreFile,
+          dataDir: cfg.bot.dataDir,
+          allowPaper: resolveVenue(cfg).paper,
+          createPaper: false,
+        });
         address = cfg.venue.funder || w.wallet.address;
       }
       const addr = address.toLowerCase();
@@ -108,7 +129,9 @@ ${EXIT_CODES_HELP}`,
         }
         if (o.json) printJson({ source: 'venue', address: addr, count: rows.length, positions: rows });
         else {
-          process.stderr.write(`mmkit: ${rows.length} position(s) of ${addr} at ${s.venue.base ?? s.venue.urls.data}\n`);
+          process.stderr.write(
+            `mmkit: ${rows.length} position(s) of ${addr} at ${s.venue.base ?? s.venue.urls.data}\n`,
+          );
           if (rows.length)
             printTable(
               rows.map((r) => ({ ...r, title: r.title.length > 40 ? r.title.slice(0, 39) + '…' : r.title })),

@@ -32,17 +32,24 @@ export interface RecordCliOptions {
   logLevel: string;
 }
 
-const positiveNumber = (name: string) => (v: string): number => {
-  if (!/^\d+(\.\d+)?$/.test(v) || !(Number(v) > 0)) throw new InvalidArgumentError(`${name} must be a positive number`);
-  return Number(v);
-};
-const intIn = (name: string, min: number, max: number) => (v: string): number => {
-  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new InvalidArgumentError(`${name} must be an integer in [${min}, ${max}]`);
-  return Number(v);
-};
+const positiveNumber =
+  (name: string) =>
+  (v: string): number => {
+    if (!/^\d+(\.\d+)?$/.test(v) || !(Number(v) > 0))
+      throw new InvalidArgumentError(`${name} must be a positive number`);
+    return Number(v);
+  };
+const intIn =
+  (name: string, min: number, max: number) =>
+  (v: string): number => {
+    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
+      throw new InvalidArgumentError(`${name} must be an integer in [${min}, ${max}]`);
+    return Number(v);
+  };
 const durationArg = (v: string): string => {
   const ms = parseDuration(v);
-  if (ms === undefined || ms <= 0) throw new InvalidArgumentError('--duration must be a duration like 30s, 5m, 2h or 1500ms');
+  if (ms === undefined || ms <= 0)
+    throw new InvalidArgumentError('--duration must be a duration like 30s, 5m, 2h or 1500ms');
   return v;
 };
 
@@ -62,12 +69,23 @@ Examples:
 Exit codes: 0 recorded and closed, 2 usage or configuration error, 3 venue unreachable.
 `,
     )
-    .requiredOption('--out <file>', 'the feed file to create (e.g. feed.ndjson.gz); rotated parts are <base>.1.ndjson.gz, <base>.2.ndjson.gz, ...')
+    .requiredOption(
+      '--out <file>',
+      'the feed file to create (e.g. feed.ndjson.gz); rotated parts are <base>.1.ndjson.gz, <base>.2.ndjson.gz, ...',
+    )
     .option('--markets <ids>', 'comma-separated condition ids to record')
-    .option('--top <n>', 'record the N most traded active markets (by volume, then liquidity; default 5)', intIn('--top', 1, 250))
+    .option(
+      '--top <n>',
+      'record the N most traded active markets (by volume, then liquidity; default 5)',
+      intIn('--top', 1, 250),
+    )
     .option('--duration <d>', 'stop after 30s, 5m, 2h... (default: until SIGINT/SIGTERM)', durationArg)
     .option('--exchange-url <url>', 'the venue base URL (http://host:port); default: a paper exchange in-process')
-    .option('--rotate-mb <n>', 'start a new part when the current one holds N MB compressed', positiveNumber('--rotate-mb'))
+    .option(
+      '--rotate-mb <n>',
+      'start a new part when the current one holds N MB compressed',
+      positiveNumber('--rotate-mb'),
+    )
     .option('--rotate-minutes <n>', 'start a new part every N minutes', positiveNumber('--rotate-minutes'))
     .option('--seed <n>', 'seed of the in-process paper exchange world', intIn('--seed', 0, 2 ** 31), 1)
     .option('--no-rtds', 'do not record the real-time data stream (crypto prices)')
@@ -93,9 +111,15 @@ export const registerRecord = register;
  */
 export async function recordCommand(o: RecordCliOptions): Promise<number> {
   const { partPath, resolveMarkets, startRecorder, venueUrls } = await import('../backtest/recorder.ts');
-  if (o.markets !== undefined && o.top !== undefined) throw new ConfigError('--markets', 'give either --markets or --top, not both');
-  if (existsSync(o.out)) throw new ConfigError('--out', `${o.out} exists: the recorder never overwrites a recording (choose another name)`);
-  if (existsSync(partPath(o.out, 1))) throw new ConfigError('--out', `${partPath(o.out, 1)} exists (a part of an earlier recording): choose another name`);
+  if (o.markets !== undefined && o.top !== undefined)
+    throw new ConfigError('--markets', 'give either --markets or --top, not both');
+  if (existsSync(o.out))
+    throw new ConfigError('--out', `${o.out} exists: the recorder never overwrites a recording (choose another name)`);
+  if (existsSync(partPath(o.out, 1)))
+    throw new ConfigError(
+      '--out',
+      `${partPath(o.out, 1)} exists (a part of an earlier recording): choose another name`,
+    );
   const durationMs = o.duration !== undefined ? (parseDuration(o.duration) ?? 0) : 0;
   const log = pino({ level: o.logLevel }, pino.destination(2));
 
@@ -104,7 +128,11 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
   if (o.exchangeUrl) base = o.exchangeUrl;
   else {
     const { startExchange } = await import('../exchange/server.ts');
-    const running = await startExchange({ port: 0, seed: o.seed, logger: log.child({ component: 'exchange' }, { level: 'warn' }) });
+    const running = await startExchange({
+      port: 0,
+      seed: o.seed,
+      logger: log.child({ component: 'exchange' }, { level: 'warn' }),
+    });
     exchange = running;
     base = running.urls.clob_url.replace(/\/clob$/, '');
     log.info({ url: base, seed: o.seed }, 'paper exchange started in-process');
@@ -113,7 +141,15 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
     const urls = venueUrls(base);
     const sel = o.markets !== undefined ? { markets: o.markets.split(',') } : { top: o.top ?? 5 };
     const markets = await resolveMarkets(urls, sel);
-    const symbols = o.rtdsSymbols === undefined ? undefined : o.rtdsSymbols.trim().toLowerCase() === 'all' ? [] : o.rtdsSymbols.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+    const symbols =
+      o.rtdsSymbols === undefined
+        ? undefined
+        : o.rtdsSymbols.trim().toLowerCase() === 'all'
+          ? []
+          : o.rtdsSymbols
+              .split(',')
+              .map((s) => s.trim().toLowerCase())
+              .filter(Boolean);
     const rec = startRecorder({
       out: o.out,
       markets,
@@ -125,7 +161,14 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
       ...(o.rotateMinutes !== undefined ? { rotateMs: Math.round(o.rotateMinutes * 60_000) } : {}),
       logger: log.child({ component: 'recorder' }),
     });
-    log.info({ out: o.out, markets: markets.map((m) => ({ market: m.market, question: m.question })), durationMs: durationMs || null }, 'recording');
+    log.info(
+      {
+        out: o.out,
+        markets: markets.map((m) => ({ market: m.market, question: m.question })),
+        durationMs: durationMs || null,
+      },
+      'recording',
+    );
 
     const reason = await new Promise<string>((resolve) => {
       // (kept for the whole run: a second signal while the files close is ignored, not fatal)

@@ -126,11 +126,20 @@ async function walletFor(cfg: RunConfig, paper: boolean, log: Logger): Promise<W
 }
 
 /** Liquid, long-lived markets first: the ones with the most resting depth near the mid. */
-async function pickMarkets(venue: LiveVenue, all: readonly MarketInfo[], cfg: RunConfig, now: number): Promise<MarketInfo[]> {
+async function pickMarkets(
+  venue: LiveVenue,
+  all: readonly MarketInfo[],
+  cfg: RunConfig,
+  now: number,
+): Promise<MarketInfo[]> {
   if (cfg.markets.length > 0) {
     const want = new Set(cfg.markets.map((m) => m.toLowerCase()));
     const found = all.filter((m) => want.has(m.market.toLowerCase()));
-    if (found.length !== want.size) throw new ConfigError('bot.markets', `unknown or inactive market(s): ${[...want].filter((w) => !found.some((f) => f.market.toLowerCase() === w)).join(', ')}`);
+    if (found.length !== want.size)
+      throw new ConfigError(
+        'bot.markets',
+        `unknown or inactive market(s): ${[...want].filter((w) => !found.some((f) => f.market.toLowerCase() === w)).join(', ')}`,
+      );
     return found;
   }
   const f = cfg.marketFilters ?? { minHoursToEnd: 1, negRisk: 'include', search: '' };
@@ -165,15 +174,26 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   const params = resolveParams(def.params, cfg.params);
   const limits = resolveRiskLimits(cfg.risk);
   // the status server first: a port conflict stops the start before anything trades; /healthz says 503 until running
-  const ops = await startOps({ clock, log, ...(cfg.ops ? { http: cfg.ops } : {}), dataDir: cfg.dataDir, version: MMKIT_VERSION });
+  const ops = await startOps({
+    clock,
+    log,
+    ...(cfg.ops ? { http: cfg.ops } : {}),
+    dataDir: cfg.dataDir,
+    version: MMKIT_VERSION,
+  });
 
   let exchange: RunningExchange | undefined;
   let urls: VenueUrls;
   const given = cfg.urls ?? {};
   if (cfg.exchangeUrl) urls = { ...urlsOf(cfg.exchangeUrl), ...given };
-  else if (given.clob && given.ws) urls = { gamma: '', data: '', content: '', ...given, clob: given.clob, ws: given.ws };
+  else if (given.clob && given.ws)
+    urls = { gamma: '', data: '', content: '', ...given, clob: given.clob, ws: given.ws };
   else {
-    exchange = await startExchange({ port: 0, seed: cfg.seed, logger: log.child({ component: 'exchange' }, { level: 'warn' }) });
+    exchange = await startExchange({
+      port: 0,
+      seed: cfg.seed,
+      logger: log.child({ component: 'exchange' }, { level: 'warn' }),
+    });
     urls = urlsOf(exchange.urls.clob_url);
     log.info({ url: urls.clob.replace(/\/clob$/, '') }, 'paper exchange started in-process');
     // operator commands in another terminal (mmkit orders, positions...) find it here
@@ -182,7 +202,12 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   const paper = exchange !== undefined || Object.values(urls).every((u) => u === '' || isLoopbackUrl(u));
   const wallet = await walletFor(cfg, paper, log);
   // secrets are scrubbed by value from every log line and error message from now on
-  registerSecret(wallet.privateKey, cfg.apiCredentials?.apiKey, cfg.apiCredentials?.secret, cfg.apiCredentials?.passphrase);
+  registerSecret(
+    wallet.privateKey,
+    cfg.apiCredentials?.apiKey,
+    cfg.apiCredentials?.secret,
+    cfg.apiCredentials?.passphrase,
+  );
   const liveVenue = await createLiveVenue({
     urls,
     wallet,
@@ -205,7 +230,14 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   const all = await venue.markets();
   const markets = await pickMarkets(venue, all, cfg, clock.now());
   if (markets.length === 0) throw new ConfigError('bot.markets', 'no market to trade');
-  log.info({ address: venue.address, strategy: def.name, markets: markets.map((m) => ({ market: m.market, question: m.question })) }, 'starting');
+  log.info(
+    {
+      address: venue.address,
+      strategy: def.name,
+      markets: markets.map((m) => ({ market: m.market, question: m.question })),
+    },
+    'starting',
+  );
 
   // child loggers per component and market ({component, market} on every line), made once each
   const marketLogs = new Map<string, Logger>();
@@ -228,10 +260,16 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     },
   });
   const kill = new KillSwitch(clock, { limits: limits.killSwitch });
-  const heartbeat = new HeartbeatKeeper({ beat: () => venue.heartbeat(), clock, active: () => executor.hasOpenOrders(), target: executor });
+  const heartbeat = new HeartbeatKeeper({
+    beat: () => venue.heartbeat(),
+    clock,
+    active: () => executor.hasOpenOrders(),
+    target: executor,
+  });
   heartbeat.onStatus((s) => {
     if (s.lastAttemptAt > 0) kill.recordHeartbeat(s.consecutiveFailures === 0);
-    if (s.consecutiveFailures > 0) log.warn({ failures: s.consecutiveFailures, error: s.error }, 'heartbeat failed: new orders paused');
+    if (s.consecutiveFailures > 0)
+      log.warn({ failures: s.consecutiveFailures, error: s.error }, 'heartbeat failed: new orders paused');
   });
   executor.onRejection((r) => {
     marketLog('executor', r.market).warn({ order: r.id, code: r.code }, 'order rejected');
@@ -257,7 +295,11 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     availableCollateral: state.availableCollateral,
   });
   // ctx.markets is the engine's view of the markets, which follows tick-size changes
-  const strategy = (state: EngineState) => def.create({ clock, log: log.child({ component: 'strategy', strategy: def.name }), markets: state.markets }, params as never);
+  const strategy = (state: EngineState) =>
+    def.create(
+      { clock, log: log.child({ component: 'strategy', strategy: def.name }), markets: state.markets },
+      params as never,
+    );
 
   let fills = 0;
   const onFill = (f: FillEvent): void => {
@@ -275,7 +317,19 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     if (change === 'new') {
       fills++;
       ops.fill(f);
-      marketLog('executor', f.market).info({ trade: f.tradeId, order: f.orderId, side: f.side, price: formatPrice(f.price), size: formatAmount(f.size), role: f.role, status: f.status, source: f.source }, 'fill');
+      marketLog('executor', f.market).info(
+        {
+          trade: f.tradeId,
+          order: f.orderId,
+          side: f.side,
+          price: formatPrice(f.price),
+          size: formatAmount(f.size),
+          role: f.role,
+          status: f.status,
+          source: f.source,
+        },
+        'fill',
+      );
     }
   };
   // eslint-disable-next-line prefer-const
@@ -288,7 +342,8 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     timers: { tickMs: 1000 },
     gate: (desired, state) => {
       const r = gate(desired, riskView(state));
-      for (const x of r.refusals) marketLog('risk', desired.market).debug({ code: x.code, reason: x.reason }, 'quote refused');
+      for (const x of r.refusals)
+        marketLog('risk', desired.market).debug({ code: x.code, reason: x.reason }, 'quote refused');
       return r.approved;
     },
     execute: (d) => {
@@ -298,10 +353,16 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     onFill,
     orders: { openOrders: (m) => tracker.liveOrders(m) },
     reconcile: async () => {
-      const r = await reconcileOnStart(venue, restartStore(store), { policy: cfg.restartPolicy, logger: log.child({ component: 'restart' }) });
+      const r = await reconcileOnStart(venue, restartStore(store), {
+        policy: cfg.restartPolicy,
+        logger: log.child({ component: 'restart' }),
+      });
       if (r.adopted.length) executor.adopt(r.adopted);
       for (const f of r.fills) executor.onVenueFill(f);
-      log.info({ found: r.found.length, canceled: r.canceled.length, adopted: r.adopted.length, backfilled: r.newFills }, 'reconciled with the venue');
+      log.info(
+        { found: r.found.length, canceled: r.canceled.length, adopted: r.adopted.length, backfilled: r.newFills },
+        'reconciled with the venue',
+      );
       return { adopted: r.adopted, fills: r.fills };
     },
     logger: log.child({ component: 'engine' }),
@@ -313,7 +374,18 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   const orderUpdates = engine.events$.subscribe((e) => {
     if (e.type === 'order_update') executor.onUserEvent(e);
   });
-  ops.attach({ engine, store, tracker, executor, heartbeat, kill, markets, strategy: { name: def.name, params: params as Record<string, unknown> }, address: venue.address, venueUrl: urls.clob.replace(/\/clob$/, '') });
+  ops.attach({
+    engine,
+    store,
+    tracker,
+    executor,
+    heartbeat,
+    kill,
+    markets,
+    strategy: { name: def.name, params: params as Record<string, unknown> },
+    address: venue.address,
+    venueUrl: urls.clob.replace(/\/clob$/, ''),
+  });
 
   // ---- run ---------------------------------------------------------------------------------------
   let reason = 'signal';
@@ -358,7 +430,10 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
       {
         open: tracker.liveOrders().length,
         fills,
-        positions: store.positions().filter((p) => p.size !== 0).map((p) => ({ token: String(p.tokenId).slice(0, 10), size: formatAmount(p.size) })),
+        positions: store
+          .positions()
+          .filter((p) => p.size !== 0)
+          .map((p) => ({ token: String(p.tokenId).slice(0, 10), size: formatAmount(p.size) })),
         realized: formatAmount(pnl.realized),
         unrealized: formatAmount(pnl.unrealized),
       },
@@ -385,22 +460,44 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   // each stored once (the store keys fills by trade and order id). Bounded in time: a venue that
   // does not answer does not hold the exit (the next start backfills from the last stored fill).
   const auditMs = cfg.userAuditMs ?? 0;
-  const backfillFrom = (auditMs > 0 ? Math.max(runStartMs, clock.now() - Math.max(SHUTDOWN_BACKFILL_AUDITED_MS, 4 * auditMs)) : runStartMs) - SHUTDOWN_BACKFILL_MARGIN_MS;
+  const backfillFrom =
+    (auditMs > 0
+      ? Math.max(runStartMs, clock.now() - Math.max(SHUTDOWN_BACKFILL_AUDITED_MS, 4 * auditMs))
+      : runStartMs) - SHUTDOWN_BACKFILL_MARGIN_MS;
   try {
     const work = backfillFills(venue, backfillFrom, (f) => executor.onVenueFill(f) === 'new');
     work.catch(() => {}); // when abandoned on the timeout (its error is reported below otherwise)
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${SHUTDOWN_BACKFILL_TIMEOUT_MS} ms`)), SHUTDOWN_BACKFILL_TIMEOUT_MS);
+      timer = setTimeout(
+        () => reject(new Error(`no answer within ${SHUTDOWN_BACKFILL_TIMEOUT_MS} ms`)),
+        SHUTDOWN_BACKFILL_TIMEOUT_MS,
+      );
     });
     const { fresh } = await Promise.race([work, timeout]).finally(() => clearTimeout(timer));
     for (const f of fresh) {
       fills++;
-      marketLog('executor', f.market).info({ trade: f.tradeId, order: f.orderId, side: f.side, price: formatPrice(f.price), size: formatAmount(f.size), role: f.role, status: f.status, backfilled: true }, 'fill');
+      marketLog('executor', f.market).info(
+        {
+          trade: f.tradeId,
+          order: f.orderId,
+          side: f.side,
+          price: formatPrice(f.price),
+          size: formatAmount(f.size),
+          role: f.role,
+          status: f.status,
+          backfilled: true,
+        },
+        'fill',
+      );
     }
-    if (fresh.length > 0) log.warn({ fills: fresh.length }, 'fills the user channel had not delivered, backfilled at shutdown');
+    if (fresh.length > 0)
+      log.warn({ fills: fresh.length }, 'fills the user channel had not delivered, backfilled at shutdown');
   } catch (err) {
-    log.error({ err: err instanceof Error ? err.message : String(err) }, 'could not backfill fills at shutdown (the next start backfills from the last stored fill)');
+    log.error(
+      { err: err instanceof Error ? err.message : String(err) },
+      'could not backfill fills at shutdown (the next start backfills from the last stored fill)',
+    );
   }
   heartbeat.stop();
   await executor.close();
@@ -413,7 +510,10 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     }
   const pnl = store.pnl(marks);
   for (const p of store.positions().filter((x) => x.size !== 0))
-    log.info({ token: p.tokenId, size: formatAmount(p.size), avgPrice: p.avgPrice, mark: marks.get(p.tokenId) ?? null }, 'position at exit');
+    log.info(
+      { token: p.tokenId, size: formatAmount(p.size), avgPrice: p.avgPrice, mark: marks.get(p.tokenId) ?? null },
+      'position at exit',
+    );
   store.close();
   await venue.close();
   if (exchange !== undefined) removeDaemonVenue(cfg.dataDir);

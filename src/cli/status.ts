@@ -59,15 +59,31 @@ export function daemonUrl(o: DaemonOptions, env: NodeJS.ProcessEnv = process.env
   if (env.MMKIT_STATUS_URL) return { url: clean(env.MMKIT_STATUS_URL, 'MMKIT_STATUS_URL'), source: 'MMKIT_STATUS_URL' };
   const cfg = loadConfig(o.config, { 'bot.dataDir': o.dataDir }, env);
   const rec = readDaemonFile(cfg.bot.dataDir);
-  if (rec !== undefined) return { url: clean(rec.statusUrl, `${cfg.bot.dataDir}/daemon.json`), source: `${cfg.bot.dataDir}/daemon.json` };
-  const h = cfg.ops.httpHost === '0.0.0.0' || cfg.ops.httpHost === '::' || cfg.ops.httpHost === '' ? '127.0.0.1' : cfg.ops.httpHost;
-  if (cfg.ops.httpPort === 0) throw new CliError('ops.httpPort is 0 (a random port) and no running daemon recorded its URL: pass --url', ExitCode.USAGE);
-  return { url: `http://${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${cfg.ops.httpPort}`, source: 'config' };
+  if (rec !== undefined)
+    return { url: clean(rec.statusUrl, `${cfg.bot.dataDir}/daemon.json`), source: `${cfg.bot.dataDir}/daemon.json` };
+  const h =
+    cfg.ops.httpHost === '0.0.0.0' || cfg.ops.httpHost === '::' || cfg.ops.httpHost === ''
+      ? '127.0.0.1'
+      : cfg.ops.httpHost;
+  if (cfg.ops.httpPort === 0)
+    throw new CliError(
+      'ops.httpPort is 0 (a random port) and no running daemon recorded its URL: pass --url',
+      ExitCode.USAGE,
+    );
+  return {
+    url: `http://${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${cfg.ops.httpPort}`,
+    source: 'config',
+  };
 }
 
 function unreachable(url: string, err: unknown): CliError {
   const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-  return new CliError(`no mmkit daemon reachable at ${url} (${cause === 'TimeoutError' ? 'timed out' : cause}); is \`mmkit run\` running? (--url, or --http-port of the daemon)`, ExitCode.UNREACHABLE, 'UNREACHABLE', { cause: err });
+  return new CliError(
+    `no mmkit daemon reachable at ${url} (${cause === 'TimeoutError' ? 'timed out' : cause}); is \`mmkit run\` running? (--url, or --http-port of the daemon)`,
+    ExitCode.UNREACHABLE,
+    'UNREACHABLE',
+    { cause: err },
+  );
 }
 
 async function getJson<T>(url: string, timeoutMs: number): Promise<{ status: number; body: T }> {
@@ -81,7 +97,11 @@ async function getJson<T>(url: string, timeoutMs: number): Promise<{ status: num
   try {
     return { status: r.status, body: JSON.parse(text) as T };
   } catch {
-    throw new CliError(`${url} answered HTTP ${r.status} with something that is not JSON: is this an mmkit daemon?`, ExitCode.UNREACHABLE, 'UNREACHABLE');
+    throw new CliError(
+      `${url} answered HTTP ${r.status} with something that is not JSON: is this an mmkit daemon?`,
+      ExitCode.UNREACHABLE,
+      'UNREACHABLE',
+    );
   }
 }
 
@@ -95,25 +115,38 @@ const dur = (sec: number): string => {
 export function formatStatus(s: StatusSnapshot, url: string): string {
   const out: string[] = [];
   const h = s.health;
-  out.push(`mmkit daemon at ${url}: ${h.healthy ? 'HEALTHY' : 'UNHEALTHY'} (${s.lifecycle}, up ${dur(s.uptimeSec)}, pid ${s.pid})`);
+  out.push(
+    `mmkit daemon at ${url}: ${h.healthy ? 'HEALTHY' : 'UNHEALTHY'} (${s.lifecycle}, up ${dur(s.uptimeSec)}, pid ${s.pid})`,
+  );
   for (const r of h.reasons) out.push(`  ! ${r.code}: ${r.message}`);
   out.push(`strategy ${s.strategy.name}   account ${s.account.address}   venue ${s.venue.url}`);
-  out.push(`PnL (USDC)  total ${s.pnl.total}   realized ${s.pnl.realized}   unrealized ${s.pnl.unrealized}   fees ${s.pnl.fees}`);
+  out.push(
+    `PnL (USDC)  total ${s.pnl.total}   realized ${s.pnl.realized}   unrealized ${s.pnl.unrealized}   fees ${s.pnl.fees}`,
+  );
   out.push(`collateral  available ${s.inventory.collateral.available}   reserved ${s.inventory.collateral.reserved}`);
-  out.push(`orders      open ${s.orders.open}   placed ${s.orders.placed}   cancelled ${s.orders.cancelled}   rejected ${s.orders.rejected}`);
+  out.push(
+    `orders      open ${s.orders.open}   placed ${s.orders.placed}   cancelled ${s.orders.cancelled}   rejected ${s.orders.rejected}`,
+  );
   out.push(`fills       ${s.fills.count}   volume ${s.fills.volume} shares   notional ${s.fills.notional} USDC`);
   if (s.killSwitch.tripped) out.push(`kill switch TRIPPED: ${s.killSwitch.trigger}: ${s.killSwitch.message}`);
   out.push('markets:');
   for (const m of s.markets) {
     out.push(`  ${m.question}  [${m.quotable ? 'quoting' : `pulled: ${m.why ?? ''}`}]  ${m.market}`);
     for (const t of m.tokens) {
-      const q = m.quotes.filter((x) => x.tokenId === t.tokenId).map((x) => `${x.side === 'BUY' ? 'bid' : 'ask'} ${x.price}x${x.size}`);
-      out.push(`    ${t.outcome.padEnd(6)} bid ${(t.bestBid ?? '-').padEnd(6)} ask ${(t.bestAsk ?? '-').padEnd(6)} position ${t.position.padEnd(10)}${t.stale ? ' STALE' : ''}${q.length ? `  own: ${q.join(', ')}` : ''}`);
+      const q = m.quotes
+        .filter((x) => x.tokenId === t.tokenId)
+        .map((x) => `${x.side === 'BUY' ? 'bid' : 'ask'} ${x.price}x${x.size}`);
+      out.push(
+        `    ${t.outcome.padEnd(6)} bid ${(t.bestBid ?? '-').padEnd(6)} ask ${(t.bestAsk ?? '-').padEnd(6)} position ${t.position.padEnd(10)}${t.stale ? ' STALE' : ''}${q.length ? `  own: ${q.join(', ')}` : ''}`,
+      );
     }
   }
   if (s.fills.recent.length > 0) {
     out.push('recent fills:');
-    for (const f of s.fills.recent.slice(0, 5)) out.push(`  ${f.time}  ${f.side.padEnd(4)} ${f.outcome.padEnd(6)} ${f.size} @ ${f.price}  ${f.role}  ${f.question.slice(0, 50)}`);
+    for (const f of s.fills.recent.slice(0, 5))
+      out.push(
+        `  ${f.time}  ${f.side.padEnd(4)} ${f.outcome.padEnd(6)} ${f.size} @ ${f.price}  ${f.role}  ${f.question.slice(0, 50)}`,
+      );
   }
   return out.join('\n') + '\n';
 }
@@ -122,12 +155,19 @@ export function formatStatus(s: StatusSnapshot, url: string): string {
 export function register(program: Command): void {
   const common = (c: Command): Command =>
     c
-      .option('--url <url>', 'the daemon\'s status server, e.g. http://127.0.0.1:8787 (default: MMKIT_STATUS_URL, <dataDir>/daemon.json, else ops.httpHost:ops.httpPort)')
+      .option(
+        '--url <url>',
+        "the daemon's status server, e.g. http://127.0.0.1:8787 (default: MMKIT_STATUS_URL, <dataDir>/daemon.json, else ops.httpHost:ops.httpPort)",
+      )
       .option('--config <file>', 'JSON config file merged over config/default.json (for ops.httpPort and bot.dataDir)')
-      .option('--data-dir <dir>', 'the daemon\'s data directory, where it records its status URL [bot.dataDir]')
+      .option('--data-dir <dir>', "the daemon's data directory, where it records its status URL [bot.dataDir]")
       .option('--json', 'print one JSON document on stdout');
 
-  const status = common(program.command('status').description('show the running daemon\'s status: health, markets, quotes, inventory, PnL, fills'));
+  const status = common(
+    program
+      .command('status')
+      .description("show the running daemon's status: health, markets, quotes, inventory, PnL, fills"),
+  );
   status.option('--timeout <d>', 'how long to wait for the daemon (default 5s)', msArg('--timeout'));
   status.addHelpText(
     'after',
@@ -145,16 +185,27 @@ ${EXIT_CODES_HELP}`,
     action(async (o: DaemonOptions) => {
       const { url } = daemonUrl(o);
       const { body } = await getJson<StatusSnapshot>(`${url}/api/status`, o.timeout ?? 5000);
-      if (body === null || typeof body !== 'object' || (body as { schema?: unknown }).schema !== 1) throw new CliError(`${url}/api/status did not answer an mmkit status`, ExitCode.UNREACHABLE, 'UNREACHABLE');
+      if (body === null || typeof body !== 'object' || (body as { schema?: unknown }).schema !== 1)
+        throw new CliError(`${url}/api/status did not answer an mmkit status`, ExitCode.UNREACHABLE, 'UNREACHABLE');
       if (o.json) printJson(body);
       else process.stdout.write(formatStatus(body, url));
       return body.health.healthy ? ExitCode.OK : ExitCode.FAILURE;
     }),
   );
 
-  const kill = common(program.command('kill').description('trip the running daemon\'s kill switch: cancel every order, verify zero open orders at the venue, stop'));
+  const kill = common(
+    program
+      .command('kill')
+      .description(
+        "trip the running daemon's kill switch: cancel every order, verify zero open orders at the venue, stop",
+      ),
+  );
   kill.option('--reason <text>', 'why (logged by the daemon)', 'mmkit kill');
-  kill.option('--timeout <d>', 'how long to wait for the daemon to confirm zero open orders (default 60s)', msArg('--timeout'));
+  kill.option(
+    '--timeout <d>',
+    'how long to wait for the daemon to confirm zero open orders (default 60s)',
+    msArg('--timeout'),
+  );
   kill.addHelpText(
     'after',
     `
@@ -182,7 +233,11 @@ ${EXIT_CODES_HELP}`,
           signal: AbortSignal.timeout(o.timeout ?? 60_000),
         });
       } catch (e) {
-        if ((e as Error).name === 'TimeoutError') throw new CliError(`the daemon at ${url} did not confirm zero open orders within ${(o.timeout ?? 60_000) / 1000} s`, ExitCode.FAILURE);
+        if ((e as Error).name === 'TimeoutError')
+          throw new CliError(
+            `the daemon at ${url} did not confirm zero open orders within ${(o.timeout ?? 60_000) / 1000} s`,
+            ExitCode.FAILURE,
+          );
         throw unreachable(url, e);
       }
       const text = await r.text();
@@ -190,15 +245,26 @@ ${EXIT_CODES_HELP}`,
       try {
         body = JSON.parse(text) as typeof body;
       } catch {
-        throw new CliError(`${url}/api/kill answered HTTP ${r.status} with something that is not JSON: is this an mmkit daemon?`, ExitCode.UNREACHABLE, 'UNREACHABLE');
+        throw new CliError(
+          `${url}/api/kill answered HTTP ${r.status} with something that is not JSON: is this an mmkit daemon?`,
+          ExitCode.UNREACHABLE,
+          'UNREACHABLE',
+        );
       }
-      if (r.status === 403) throw new CliError(`the daemon refused: ${body?.error ?? 'forbidden'}`, ExitCode.FAILURE, 'FORBIDDEN');
+      if (r.status === 403)
+        throw new CliError(`the daemon refused: ${body?.error ?? 'forbidden'}`, ExitCode.FAILURE, 'FORBIDDEN');
       const flat = body?.flat === true;
       if (o.json) printJson({ url, status: r.status, ...body });
-      else if (flat) process.stdout.write(`kill switch tripped at ${url}: every order cancelled, zero open orders at the venue; the daemon is stopping (${body?.reason ?? ''})\n`);
+      else if (flat)
+        process.stdout.write(
+          `kill switch tripped at ${url}: every order cancelled, zero open orders at the venue; the daemon is stopping (${body?.reason ?? ''})\n`,
+        );
       else {
         const n = body?.openOrders;
-        const what = typeof n === 'number' && n < 0 ? 'open orders unknown (the venue could not be checked)' : `${n ?? '?'} order(s) still open at the venue`;
+        const what =
+          typeof n === 'number' && n < 0
+            ? 'open orders unknown (the venue could not be checked)'
+            : `${n ?? '?'} order(s) still open at the venue`;
         process.stdout.write(`kill switch at ${url}: ${body?.error ?? what} (HTTP ${r.status})\n`);
       }
       return flat ? ExitCode.OK : ExitCode.FAILURE;

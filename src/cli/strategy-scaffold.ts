@@ -22,11 +22,18 @@ export function srcImportPrefix(dir: string, root: string = MMKIT_ROOT): string 
 }
 
 /** The plugin source: the template with `name` set and its `../src/` imports pointing at `srcPrefix`. */
-export function pluginSource(name: string, srcPrefix: string, template = readFileSync(new URL('../../strategies/template.ts', import.meta.url), 'utf8')): string {
+export function pluginSource(
+  name: string,
+  srcPrefix: string,
+  template = readFileSync(new URL('../../strategies/template.ts', import.meta.url), 'utf8'),
+): string {
   const body = template
     .replace(/name: 'template'/, `name: '${name}'`)
     .replace(/from '\.\.\/src\//g, `from '${srcPrefix}/`)
-    .replace(/^\/\*\*\n \* A minimal strategy plugin to copy: a fixed-spread quoter around the mid\.\n/, `/**\n * ${name}: a strategy plugin, scaffolded by \`mmkit strategy new ${name}\` from strategies/template.ts\n * (a fixed-spread quoter around the mid). Edit it; \`mmkit strategy check\` runs it briefly on paper.\n`);
+    .replace(
+      /^\/\*\*\n \* A minimal strategy plugin to copy: a fixed-spread quoter around the mid\.\n/,
+      `/**\n * ${name}: a strategy plugin, scaffolded by \`mmkit strategy new ${name}\` from strategies/template.ts\n * (a fixed-spread quoter around the mid). Edit it; \`mmkit strategy check\` runs it briefly on paper.\n`,
+    );
   return body;
 }
 

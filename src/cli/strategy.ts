@@ -36,7 +36,9 @@ function ordersIn(file: string): CheckedOrder[] {
   if (!existsSync(file)) return [];
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const rows = db.prepare('SELECT market, token, side, price, size, status, reject_code FROM orders ORDER BY created_at, id').all() as Array<{
+    const rows = db
+      .prepare('SELECT market, token, side, price, size, status, reject_code FROM orders ORDER BY created_at, id')
+      .all() as Array<{
       market: string;
       token: string;
       side: string;
@@ -45,7 +47,15 @@ function ordersIn(file: string): CheckedOrder[] {
       status: string;
       reject_code: string | null;
     }>;
-    return rows.map((r) => ({ market: r.market, tokenId: r.token, side: r.side, price: formatPrice(r.price), size: formatAmount(r.size), status: r.status, rejectCode: r.reject_code }));
+    return rows.map((r) => ({
+      market: r.market,
+      tokenId: r.token,
+      side: r.side,
+      price: formatPrice(r.price),
+      size: formatAmount(r.size),
+      status: r.status,
+      rejectCode: r.reject_code,
+    }));
   } finally {
     db.close();
   }
@@ -89,7 +99,9 @@ ${EXIT_CODES_HELP}`,
 
   strategy
     .command('new')
-    .description('scaffold NAME.ts (from strategies/template.ts) and NAME.test.ts (vitest) in strategies/ (when present) or ./')
+    .description(
+      'scaffold NAME.ts (from strategies/template.ts) and NAME.test.ts (vitest) in strategies/ (when present) or ./',
+    )
     .argument('<name>', 'file name of the plugin: a letter, then letters, digits, - or _')
     .option('--dir <dir>', 'where to write the two files (default: ./strategies if it exists, else .)')
     .option('--force', 'overwrite existing files')
@@ -107,13 +119,19 @@ ${EXIT_CODES_HELP}`,
     )
     .action(
       action(async (name: string, o: NewOptions) => {
-        if (!STRATEGY_NAME_RE.test(name)) throw usageError(`strategy name ${JSON.stringify(name.slice(0, 70))}: use a letter, then letters, digits, - or _ (it becomes the file name)`);
+        if (!STRATEGY_NAME_RE.test(name))
+          throw usageError(
+            `strategy name ${JSON.stringify(name.slice(0, 70))}: use a letter, then letters, digits, - or _ (it becomes the file name)`,
+          );
         if (name === 'template') throw usageError('"template" is the name of the template itself: pick another');
-        const dir = resolve(o.dir ?? (existsSync('strategies') && statSync('strategies').isDirectory() ? 'strategies' : '.'));
+        const dir = resolve(
+          o.dir ?? (existsSync('strategies') && statSync('strategies').isDirectory() ? 'strategies' : '.'),
+        );
         mkdirSync(dir, { recursive: true });
         const plugin = join(dir, `${name}.ts`);
         const test = join(dir, `${name}.test.ts`);
-        for (const f of [plugin, test]) if (existsSync(f) && !o.force) throw usageError(`${f} exists: pass --force to overwrite it`);
+        for (const f of [plugin, test])
+          if (existsSync(f) && !o.force) throw usageError(`${f} exists: pass --force to overwrite it`);
         const prefix = srcImportPrefix(dir);
         writeFileSync(plugin, pluginSource(name, prefix));
         writeFileSync(test, testSource(name, prefix));
@@ -127,7 +145,9 @@ ${EXIT_CODES_HELP}`,
 
   strategy
     .command('check')
-    .description('load a plugin, validate its params, run it briefly against an in-process paper exchange and report what it quoted')
+    .description(
+      'load a plugin, validate its params, run it briefly against an in-process paper exchange and report what it quoted',
+    )
     .argument('<path>', 'the plugin file (or a shipped name, e.g. bands)')
     .option('--param <key=value>', 'a strategy parameter (repeatable)', paramArg)
     .option('--config <file>', 'take bot.params and bot.risk from this config file (flags win)')
@@ -153,7 +173,8 @@ ${EXIT_CODES_HELP}`,
     .action(
       action(async (path: string, o: CheckOptions) => {
         const durationMs = parseDuration(o.duration);
-        if (durationMs === undefined || durationMs < 1000 || durationMs > 3_600_000) throw usageError('--duration takes 1s to 1h, e.g. 8s, 30s, 2m');
+        if (durationMs === undefined || durationMs < 1000 || durationMs > 3_600_000)
+          throw usageError('--duration takes 1s to 1h, e.g. 8s, 30s, 2m');
         const cfg = loadConfig(o.config);
         const def = await loadStrategy(path);
         const given = { ...(o.config ? cfg.bot.params : {}), ...(o.param ?? {}) };
@@ -161,7 +182,9 @@ ${EXIT_CODES_HELP}`,
         const dataDir = mkdtempSync(join(tmpdir(), 'mmkit-strategy-check-'));
         if (!o.json) {
           process.stderr.write(`mmkit: ${def.name}: params ok\n${describeParams(def.params).join('\n')}\n`);
-          process.stderr.write(`mmkit: running ${def.name} for ${o.duration} against an in-process paper exchange...\n`);
+          process.stderr.write(
+            `mmkit: running ${def.name} for ${o.duration} against an in-process paper exchange...\n`,
+          );
         }
         // the daemon logs into memory: refusals, rejections and fills are counted for the report
         const lines: Array<Record<string, unknown>> = [];
@@ -188,7 +211,12 @@ ${EXIT_CODES_HELP}`,
             {
               strategy: path,
               params,
-              markets: o.markets ? o.markets.split(',').map((x) => x.trim()).filter(Boolean) : [],
+              markets: o.markets
+                ? o.markets
+                    .split(',')
+                    .map((x) => x.trim())
+                    .filter(Boolean)
+                : [],
               marketCount: o.marketCount,
               durationMs,
               dataDir,
@@ -212,15 +240,22 @@ ${EXIT_CODES_HELP}`,
         if (!o.keep) rmSync(dataDir, { recursive: true, force: true });
         const count = (msg: string) => {
           const by: Record<string, number> = {};
-          for (const l of lines) if (l['msg'] === msg) by[String(l['code'] ?? '?')] = (by[String(l['code'] ?? '?')] ?? 0) + 1;
+          for (const l of lines)
+            if (l['msg'] === msg) by[String(l['code'] ?? '?')] = (by[String(l['code'] ?? '?')] ?? 0) + 1;
           return by;
         };
-        const started = lines.find((l) => l['msg'] === 'starting') as { markets?: Array<{ market: string; question: string }> } | undefined;
+        const started = lines.find((l) => l['msg'] === 'starting') as
+          | { markets?: Array<{ market: string; question: string }> }
+          | undefined;
         const byMarket = new Map<string, CheckedOrder[]>();
         for (const x of orders) byMarket.set(x.market, [...(byMarket.get(x.market) ?? []), x]);
         const markets = (started?.markets ?? []).map((m) => {
           const os = byMarket.get(m.market) ?? [];
-          const side = (s: string) => os.filter((x) => x.side === s && x.status !== 'rejected').map((x) => x.price).sort((a, b) => Number(a) - Number(b));
+          const side = (s: string) =>
+            os
+              .filter((x) => x.side === s && x.status !== 'rejected')
+              .map((x) => x.price)
+              .sort((a, b) => Number(a) - Number(b));
           const bids = side('BUY');
           const asks = side('SELL');
           return {
@@ -247,15 +282,30 @@ ${EXIT_CODES_HELP}`,
         };
         if (o.json) printJson(report);
         else {
-          const out: string[] = [`strategy ${def.name}: ${summary.ordersPlaced} order(s) placed, ${summary.ordersCancelled} cancelled, ${summary.ordersRejected} rejected, ${summary.fills} fill(s) in ${o.duration}`];
-          for (const m of markets) out.push(`  ${m.market.slice(0, 14)}… ${m.question.slice(0, 50)}: ${m.bids} bid(s)${m.bidPrices ? ` ${m.bidPrices}` : ''}, ${m.asks} ask(s)${m.askPrices ? ` ${m.askPrices}` : ''}`);
+          const out: string[] = [
+            `strategy ${def.name}: ${summary.ordersPlaced} order(s) placed, ${summary.ordersCancelled} cancelled, ${summary.ordersRejected} rejected, ${summary.fills} fill(s) in ${o.duration}`,
+          ];
+          for (const m of markets)
+            out.push(
+              `  ${m.market.slice(0, 14)}… ${m.question.slice(0, 50)}: ${m.bids} bid(s)${m.bidPrices ? ` ${m.bidPrices}` : ''}, ${m.asks} ask(s)${m.askPrices ? ` ${m.askPrices}` : ''}`,
+            );
           const refused = Object.entries(report.refusals);
-          if (refused.length) out.push(`  refused by the risk gate: ${refused.map(([k, n]) => `${k} x${n}`).join(', ')}`);
+          if (refused.length)
+            out.push(`  refused by the risk gate: ${refused.map(([k, n]) => `${k} x${n}`).join(', ')}`);
           const rejected = Object.entries(report.rejections);
-          if (rejected.length) out.push(`  rejected by the venue: ${rejected.map(([k, n]) => `${k} x${n}`).join(', ')}`);
-          out.push(`  open orders at exit: ${summary.openOrdersAtExit >= 0 ? summary.openOrdersAtExit : 'unknown (the venue could not be checked)'}`);
+          if (rejected.length)
+            out.push(`  rejected by the venue: ${rejected.map(([k, n]) => `${k} x${n}`).join(', ')}`);
+          out.push(
+            `  open orders at exit: ${summary.openOrdersAtExit >= 0 ? summary.openOrdersAtExit : 'unknown (the venue could not be checked)'}`,
+          );
           if (o.keep) out.push(`  data kept in ${dataDir}`);
-          out.push(report.ok ? 'check ok' : summary.ordersPlaced === 0 ? 'check FAILED: the strategy placed no order' : 'check FAILED: orders were left open');
+          out.push(
+            report.ok
+              ? 'check ok'
+              : summary.ordersPlaced === 0
+                ? 'check FAILED: the strategy placed no order'
+                : 'check FAILED: orders were left open',
+          );
           process.stdout.write(out.join('\n') + '\n');
         }
         return report.ok ? ExitCode.OK : ExitCode.FAILURE;

@@ -10,7 +10,17 @@
  */
 import { Option, type Command } from 'commander';
 import { RANK_KEYS, formatSweepTable, type Grid, type RankBy } from '../backtest/sweep.ts';
-import { addSourceOptions, backtestOptionsOf, feedCacheMaxMb, prepareFeedCache, pruneFeedCacheAfterRun, intIn, jsonObject, ProgressBar, type SourceCliOptions } from './backtest.ts';
+import {
+  addSourceOptions,
+  backtestOptionsOf,
+  feedCacheMaxMb,
+  prepareFeedCache,
+  pruneFeedCacheAfterRun,
+  intIn,
+  jsonObject,
+  ProgressBar,
+  type SourceCliOptions,
+} from './backtest.ts';
 import { ExitCode, reportError, usageError } from './exit-codes.ts';
 
 /** Options of `mmkit sweep` as commander hands them over. */
@@ -30,7 +40,11 @@ export function gridOf(g: Record<string, unknown>): Grid {
   if (keys.length === 0) throw usageError('--grid needs at least one parameter, e.g. \'{"margin":[0.01,0.02]}\'');
   for (const k of keys) {
     const v = g[k];
-    if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'number' || typeof x === 'string' || typeof x === 'boolean')) {
+    if (
+      !Array.isArray(v) ||
+      v.length === 0 ||
+      !v.every((x) => typeof x === 'number' || typeof x === 'string' || typeof x === 'boolean')
+    ) {
       throw usageError(`--grid: "${k}" must be a non-empty array of values, e.g. {"${k}": [1, 2]}`);
     }
     out[k] = v as (string | number | boolean)[];
@@ -53,7 +67,8 @@ export async function sweepCommand(o: SweepCliOptions): Promise<number> {
       grid,
       rankBy: o.rank,
       ...(o.workers !== undefined ? { workers: o.workers } : {}),
-      onProgress: (p) => bar.draw(p.done / p.total, `${p.done}/${p.total} backtests${p.failed > 0 ? `, ${p.failed} failed` : ''}`, true),
+      onProgress: (p) =>
+        bar.draw(p.done / p.total, `${p.done}/${p.total} backtests${p.failed > 0 ? `, ${p.failed} failed` : ''}`, true),
     });
   } finally {
     bar.clear();
@@ -67,7 +82,9 @@ export async function sweepCommand(o: SweepCliOptions): Promise<number> {
 
 /** Registers `mmkit sweep` on the program. */
 export function register(program: Command): void {
-  const cmd = program.command('sweep').description('backtest every point of a grid of strategy parameters in worker threads, and rank them');
+  const cmd = program
+    .command('sweep')
+    .description('backtest every point of a grid of strategy parameters in worker threads, and rank them');
   cmd.addHelpText(
     'after',
     `
@@ -79,7 +96,11 @@ Results do not depend on --workers. Exit codes: 0 done, 2 usage or configuration
 `,
   );
   addSourceOptions(cmd)
-    .requiredOption('--grid <json>', 'the grid: a JSON object of parameter -> list of values, e.g. \'{"margin":[0.01,0.02]}\'', jsonObject('--grid'))
+    .requiredOption(
+      '--grid <json>',
+      'the grid: a JSON object of parameter -> list of values, e.g. \'{"margin":[0.01,0.02]}\'',
+      jsonObject('--grid'),
+    )
     .option('--workers <n>', 'worker threads (default: cores - 1; 0 runs in this thread)', intIn('--workers', 0, 256))
     .addOption(new Option('--rank <key>', 'rank by').choices([...RANK_KEYS]).default('pnl'))
     .option('--json', 'print one deterministic JSON document instead of the table')

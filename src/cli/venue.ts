@@ -92,7 +92,10 @@ export function removeDaemonVenue(dataDir: string): void {
 }
 
 /** The URL a living daemon recorded in <dataDir>/venue.json, if any. */
-export function readDaemonVenue(dataDir: string, o: { checkAlive?: boolean } = {}): { url: string; pid: number } | undefined {
+export function readDaemonVenue(
+  dataDir: string,
+  o: { checkAlive?: boolean } = {},
+): { url: string; pid: number } | undefined {
   const f = join(dataDir, DAEMON_VENUE_FILE);
   if (!existsSync(f)) return undefined;
   try {
@@ -130,7 +133,10 @@ export function resolveVenue(cfg: MmkitConfig): ResolvedVenue {
       base = d.url;
       source = 'daemon';
     } else {
-      const h = cfg.exchange.host === '0.0.0.0' || cfg.exchange.host === '::' || cfg.exchange.host === '' ? '127.0.0.1' : cfg.exchange.host;
+      const h =
+        cfg.exchange.host === '0.0.0.0' || cfg.exchange.host === '::' || cfg.exchange.host === ''
+          ? '127.0.0.1'
+          : cfg.exchange.host;
       base = `http://${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${cfg.exchange.port}`;
       source = 'default';
     }
@@ -138,7 +144,11 @@ export function resolveVenue(cfg: MmkitConfig): ResolvedVenue {
   const derived: Partial<VenueUrls> = base !== undefined ? urlsFromBase(base) : {};
   const urls = { ...derived, ...explicit };
   for (const k of ['clob', 'gamma', 'data', 'content', 'ws'] as const) {
-    if (urls[k] === undefined) throw new ConfigError(`venue.${k}Url`, `not set, and there is no bot.exchangeUrl to derive it from: set both, or only bot.exchangeUrl`);
+    if (urls[k] === undefined)
+      throw new ConfigError(
+        `venue.${k}Url`,
+        `not set, and there is no bot.exchangeUrl to derive it from: set both, or only bot.exchangeUrl`,
+      );
   }
   const full = urls as VenueUrls;
   return { urls: full, source, base, paper: Object.values(full).every(isLoopbackUrl) };
@@ -154,7 +164,11 @@ export function daemonVenue(cfg: MmkitConfig): { urls: Partial<VenueUrls>; inPro
 
 /** The request budgets of the config: the spec's limits × scale × (1 - headroom). */
 export function budgetsOf(cfg: MmkitConfig): BudgetConfig {
-  return { enabled: cfg.budgets.enabled, scale: cfg.budgets.scale * (1 - cfg.budgets.headroom), marginMs: cfg.budgets.marginMs };
+  return {
+    enabled: cfg.budgets.enabled,
+    scale: cfg.budgets.scale * (1 - cfg.budgets.headroom),
+    marginMs: cfg.budgets.marginMs,
+  };
 }
 
 /** venue.signatureType as the order builder's number (EOA 0, POLY_PROXY 1, POLY_GNOSIS_SAFE 2). */
@@ -172,14 +186,33 @@ export function apiCredentialsOf(cfg: MmkitConfig): ApiCredentials | undefined {
   const set = [s.apiKey, s.apiSecret, s.apiPassphrase].filter((x) => x !== '').length;
   if (set === 0) return undefined;
   if (set < 3) {
-    const missing = s.apiKey === '' ? 'secrets.apiKey' : s.apiSecret === '' ? 'secrets.apiSecret' : 'secrets.apiPassphrase';
-    throw new ConfigError(missing, 'API credentials need all three of MMKIT_API_KEY, MMKIT_API_SECRET and MMKIT_API_PASSPHRASE (or none: then they are derived from the wallet)');
+    const missing =
+      s.apiKey === '' ? 'secrets.apiKey' : s.apiSecret === '' ? 'secrets.apiSecret' : 'secrets.apiPassphrase';
+    throw new ConfigError(
+      missing,
+      'API credentials need all three of MMKIT_API_KEY, MMKIT_API_SECRET and MMKIT_API_PASSPHRASE (or none: then they are derived from the wallet)',
+    );
   }
   return { apiKey: s.apiKey, secret: s.apiSecret, passphrase: s.apiPassphrase };
 }
 
 /** The venue-related options of `runBot` from the configuration (URLs, budgets, credentials, signing, store, market filters). */
-export function runOptionsOf(cfg: MmkitConfig): Pick<RunConfig, 'urls' | 'budgets' | 'apiCredentials' | 'apiNonce' | 'signatureType' | 'funder' | 'timeoutMs' | 'storeFile' | 'marketFilters' | 'marketSilenceMs' | 'userAuditMs'> {
+export function runOptionsOf(
+  cfg: MmkitConfig,
+): Pick<
+  RunConfig,
+  | 'urls'
+  | 'budgets'
+  | 'apiCredentials'
+  | 'apiNonce'
+  | 'signatureType'
+  | 'funder'
+  | 'timeoutMs'
+  | 'storeFile'
+  | 'marketFilters'
+  | 'marketSilenceMs'
+  | 'userAuditMs'
+> {
   const creds = apiCredentialsOf(cfg);
   return {
     urls: explicitUrls(cfg),

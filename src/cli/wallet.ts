@@ -57,7 +57,10 @@ export async function resolveWallet(o: WalletOptions): Promise<ResolvedWallet> {
   }
   if (env['MMKIT_PRIVATE_KEY']) return { wallet: await loadWallet({ env }), kind: 'private-key', created: false };
   if (!o.allowPaper) {
-    throw new ConfigError('bot.keystoreFile', 'this venue is not a paper exchange, so it needs a wallet: set bot.keystoreFile (or MMKIT_KEYSTORE_FILE, or --keystore) with MMKIT_KEYSTORE_PASSWORD, or MMKIT_PRIVATE_KEY');
+    throw new ConfigError(
+      'bot.keystoreFile',
+      'this venue is not a paper exchange, so it needs a wallet: set bot.keystoreFile (or MMKIT_KEYSTORE_FILE, or --keystore) with MMKIT_KEYSTORE_PASSWORD, or MMKIT_PRIVATE_KEY',
+    );
   }
   const file = join(o.dataDir, PAPER_WALLET_FILE);
   if (existsSync(file)) {
@@ -68,7 +71,8 @@ export async function resolveWallet(o: WalletOptions): Promise<ResolvedWallet> {
       throw new ConfigError('bot.dataDir', `${file} does not hold a private key (0x + 64 hex digits)`);
     }
   }
-  if (o.createPaper === false) throw new ConfigError('bot.dataDir', `no paper wallet at ${file} (a daemon creates it on its first start)`);
+  if (o.createPaper === false)
+    throw new ConfigError('bot.dataDir', `no paper wallet at ${file} (a daemon creates it on its first start)`);
   mkdirSync(o.dataDir, { recursive: true });
   const w = Wallet.createRandom();
   writeFileSync(file, w.privateKey + '\n', { mode: 0o600 });

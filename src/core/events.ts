@@ -241,7 +241,14 @@ export interface TimerEvent extends EventBase {
 export type StreamStatusEvent = DisconnectedEvent | ResyncedEvent | StreamErrorEvent;
 
 /** What the market channel emits. */
-export type MarketDataEvent = BookSnapshotEvent | LevelChangeEvent | LastTradeEvent | TickSizeChangeEvent | BestBidAskEvent | NewMarketEvent | MarketResolvedEvent;
+export type MarketDataEvent =
+  | BookSnapshotEvent
+  | LevelChangeEvent
+  | LastTradeEvent
+  | TickSizeChangeEvent
+  | BestBidAskEvent
+  | NewMarketEvent
+  | MarketResolvedEvent;
 export type MarketEvent = MarketDataEvent | StreamStatusEvent;
 
 /** What the user channel emits. */

@@ -86,7 +86,10 @@ export const DEFAULT_RATE_RULES: readonly RateRule[] = Object.freeze([
   rule('clob-api-keys', 100, S10),
   rule('user-pnl', 200, S10),
   ...PER_ENDPOINT_GETS.map((p) => rule(`GET ${p}`, 100, S10)),
-  ...TRADING_LIMITS.flatMap(([ep, burst, sustained]) => [rule(`${ep}:burst`, burst, S10), rule(`${ep}:sustained`, sustained, M10)]),
+  ...TRADING_LIMITS.flatMap(([ep, burst, sustained]) => [
+    rule(`${ep}:burst`, burst, S10),
+    rule(`${ep}:sustained`, sustained, M10),
+  ]),
 ]);
 
 const DEFAULT_NAMES: ReadonlySet<string> = new Set(DEFAULT_RATE_RULES.map((r) => r.name));
@@ -154,7 +157,8 @@ export function ruleNamesFor(api: RateApi, method: string, routePath: string): s
  */
 export function resolveRateRules(overrides: RateRuleOverrides = {}, keyPrefix = 'limits'): Map<string, RateRule> {
   const scale = overrides.scale ?? 1;
-  if (!(scale > 0) || !Number.isFinite(scale)) throw new ConfigError(`${keyPrefix}.scale`, `must be a positive number, got ${String(scale)}`);
+  if (!(scale > 0) || !Number.isFinite(scale))
+    throw new ConfigError(`${keyPrefix}.scale`, `must be a positive number, got ${String(scale)}`);
   for (const name of Object.keys(overrides.rules ?? {})) {
     if (!DEFAULT_NAMES.has(name)) throw new ConfigError(`${keyPrefix}.rules.${name}`, 'unknown rule name');
   }
@@ -163,8 +167,10 @@ export function resolveRateRules(overrides: RateRuleOverrides = {}, keyPrefix = 
     const o = overrides.rules?.[base.name];
     const limit = o?.limit ?? base.limit;
     const windowMs = o?.windowMs ?? base.windowMs;
-    if (!Number.isFinite(limit) || limit <= 0) throw new ConfigError(`${keyPrefix}.rules.${base.name}.limit`, 'must be positive');
-    if (!Number.isFinite(windowMs) || windowMs <= 0) throw new ConfigError(`${keyPrefix}.rules.${base.name}.windowMs`, 'must be positive');
+    if (!Number.isFinite(limit) || limit <= 0)
+      throw new ConfigError(`${keyPrefix}.rules.${base.name}.limit`, 'must be positive');
+    if (!Number.isFinite(windowMs) || windowMs <= 0)
+      throw new ConfigError(`${keyPrefix}.rules.${base.name}.windowMs`, 'must be positive');
     out.set(base.name, rule(base.name, Math.max(1, Math.floor(limit * scale)), windowMs));
   }
   return out;

@@ -70,7 +70,8 @@ export function parseFixed(input: string | number, decimals: number, rounding: R
     throw new ValidationError(`expected a decimal string, got ${typeof input}`);
   }
   const m = DECIMAL.exec(s);
-  if (m === null || s.length > 80) throw new ValidationError(`not a decimal: ${JSON.stringify(String(input)).slice(0, 40)}`);
+  if (m === null || s.length > 80)
+    throw new ValidationError(`not a decimal: ${JSON.stringify(String(input)).slice(0, 40)}`);
   const intPart = m[1] ?? '0';
   const frac = m[2] ?? '';
   const kept = frac.slice(0, decimals).padEnd(decimals, '0');
@@ -105,7 +106,7 @@ export function formatFixed(v: bigint | number, decimals: number): string {
   let a = typeof v === 'bigint' ? (neg ? -v : v) : BigInt(Math.abs(v));
   const scale = 10n ** BigInt(decimals);
   const ip = a / scale;
-  let fp = (a % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
+  const fp = (a % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
   a = 0n;
   return `${neg ? '-' : ''}${ip}${fp.length ? '.' + fp : ''}`;
 }
@@ -198,7 +199,12 @@ export interface RawAmounts {
  * half-up to the tick's decimals, size rounded down to 2 decimals, notional rounded per ROUNDING.
  * Example: BUY, tick 0.01, 0.56 x 21.04 -> 11782400 / 21040000.
  */
-export function limitOrderAmounts(side: Side, tick: TickSize, price: string | number, size: string | number): RawAmounts {
+export function limitOrderAmounts(
+  side: Side,
+  tick: TickSize,
+  price: string | number,
+  size: string | number,
+): RawAmounts {
   const rc = ROUNDING[tick];
   const p = roundTo(dec(price), rc.price, 'half-up');
   const shares = roundTo(dec(size), rc.size, 'down');
@@ -212,7 +218,12 @@ export function limitOrderAmounts(side: Side, tick: TickSize, price: string | nu
  * Signed-order amounts of a market order (FOK/FAK): BUY `amount` is collateral to spend, SELL
  * `amount` is shares. Example: BUY, tick 0.01, price 0.56, $100 -> 100000000 / 178571400.
  */
-export function marketOrderAmounts(side: Side, tick: TickSize, price: string | number, amount: string | number): RawAmounts {
+export function marketOrderAmounts(
+  side: Side,
+  tick: TickSize,
+  price: string | number,
+  amount: string | number,
+): RawAmounts {
   const rc = ROUNDING[tick];
   const p = roundTo(dec(price), rc.price, 'down');
   if (p === 0n) throw new ValidationError('market order price must be positive');
@@ -229,7 +240,11 @@ export function marketOrderAmounts(side: Side, tick: TickSize, price: string | n
  * The limit price, in pips, implied by a signed order's amounts (collateral / shares), rounded to the
  * nearest pip. Returns the pips and the share quantity (micro), floored to the 0.01 lot.
  */
-export function impliedPrice(side: Side, makerAmount: bigint, takerAmount: bigint): { price: number; shares: number; collateral: bigint } {
+export function impliedPrice(
+  side: Side,
+  makerAmount: bigint,
+  takerAmount: bigint,
+): { price: number; shares: number; collateral: bigint } {
   const shares = side === 'BUY' ? takerAmount : makerAmount;
   const collateral = side === 'BUY' ? makerAmount : takerAmount;
   if (shares <= 0n) return { price: 0, shares: 0, collateral };

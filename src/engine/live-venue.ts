@@ -27,7 +27,14 @@ import type { Observable } from 'rxjs';
 import { filter, share, tap } from 'rxjs';
 import type { Wallet } from 'ethers';
 import { createOrDeriveApiKey } from '../api/auth.ts';
-import { ClobClient, MAX_BATCH_ORDERS, type ClobMarket, type OpenOrder, type SignedOrderLike, type Trade } from '../api/clob.ts';
+import {
+  ClobClient,
+  MAX_BATCH_ORDERS,
+  type ClobMarket,
+  type OpenOrder,
+  type SignedOrderLike,
+  type Trade,
+} from '../api/clob.ts';
 import type { Budgets, BudgetConfig } from '../api/http/budgets.ts';
 import { createTransport, type ApiCredentials, type HttpTransport, type LoggerLike } from '../api/http/transport.ts';
 import type { Transport } from '../api/http/types.ts';
@@ -35,15 +42,40 @@ import { OrderBuilder } from '../api/orders.ts';
 import type { WireOrder } from '../api/signing/order.ts';
 import { marketStream, type MarketStream } from '../api/streams/market.ts';
 import type { BackoffPolicy, StreamLogger, WsFactory } from '../api/streams/socket.ts';
-import { fillsOf, normaliseOrderStatus, parseWith, tradeRecordSchema, type UserIdentity } from '../api/streams/user-decode.ts';
+import {
+  fillsOf,
+  normaliseOrderStatus,
+  parseWith,
+  tradeRecordSchema,
+  type UserIdentity,
+} from '../api/streams/user-decode.ts';
 import { userStream, type ReconcileContext, type ReconcileResult, type UserStream } from '../api/streams/user.ts';
 import { rtdsStream, type RtdsStream } from '../api/streams/rtds.ts';
 import { LiveClock, type Clock } from '../core/clock.ts';
 import { AuthError, ConfigError, OrderRejectedError, RateLimitError, ValidationError } from '../core/errors.ts';
 import type { MarketEvent, RtdsEvent, UserEvent } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
-import { formatAmount, formatPrice, LOT_MICRO, notional, PRICE_SCALE, tickFromPips, tickPips, type Micro, type TickSize } from '../core/units.ts';
-import type { CancelOutcome, MarketInfo, PlaceOutcome, PlaceRequest, PreparedOrder, Venue, VenueFill, VenueOrder } from './venue.ts';
+import {
+  formatAmount,
+  formatPrice,
+  LOT_MICRO,
+  notional,
+  PRICE_SCALE,
+  tickFromPips,
+  tickPips,
+  type Micro,
+  type TickSize,
+} from '../core/units.ts';
+import type {
+  CancelOutcome,
+  MarketInfo,
+  PlaceOutcome,
+  PlaceRequest,
+  PreparedOrder,
+  Venue,
+  VenueFill,
+  VenueOrder,
+} from './venue.ts';
 
 /** A logger the venue, its transport and its streams can share (pino's Logger fits). */
 export interface VenueLogger extends LoggerLike, StreamLogger {
@@ -185,7 +217,12 @@ export interface LiveVenueParts {
 export async function createLiveVenue(o: LiveVenueOptions): Promise<LiveVenue> {
   const clock = o.clock ?? new LiveClock();
   const transport = createTransport({
-    urls: { clob: o.urls.clob, ...(o.urls.gamma ? { gamma: o.urls.gamma } : {}), ...(o.urls.data ? { data: o.urls.data } : {}), ...(o.urls.content ? { content: o.urls.content } : {}) },
+    urls: {
+      clob: o.urls.clob,
+      ...(o.urls.gamma ? { gamma: o.urls.gamma } : {}),
+      ...(o.urls.data ? { data: o.urls.data } : {}),
+      ...(o.urls.content ? { content: o.urls.content } : {}),
+    },
     signer: o.wallet,
     chainId: o.chainId ?? 137,
     clock,
@@ -309,7 +346,8 @@ export function venueFillsOf(records: readonly unknown[], me: UserIdentity): Ven
   for (const rec of records) {
     const r = parseWith(tradeRecordSchema, rec);
     if (!r.ok) continue;
-    const matchTime = r.value.match_time >= 0 ? r.value.match_time : r.value.last_update >= 0 ? r.value.last_update : r.value.timestamp;
+    const matchTime =
+      r.value.match_time >= 0 ? r.value.match_time : r.value.last_update >= 0 ? r.value.last_update : r.value.timestamp;
     for (const f of fillsOf(r.value, me, 'reconcile', 0)) {
       out.push({
         tradeId: f.tradeId,
@@ -528,7 +566,10 @@ class LiveVenueImpl implements LiveVenue {
         },
         (err: unknown) => {
           this.#feeAsked.delete(m.market);
-          this.#p.logger?.warn({ market: m.market, err: (err as Error).message?.slice(0, 200) }, 'fee rate lookup failed (orders sign with the cached rate)');
+          this.#p.logger?.warn(
+            { market: m.market, err: (err as Error).message?.slice(0, 200) },
+            'fee rate lookup failed (orders sign with the cached rate)',
+          );
         },
       );
     }
@@ -694,9 +735,15 @@ class LiveVenueImpl implements LiveVenue {
     for (let i = 0; i < requests.length; i++) {
       const r = requests[i]!;
       const t = this.#byToken.get(r.tokenId);
-      if (t === undefined) throw new ValidationError(`prepare: token ${String(r.tokenId).slice(0, 20)}… is not in the market cache (call markets() first)`);
+      if (t === undefined)
+        throw new ValidationError(
+          `prepare: token ${String(r.tokenId).slice(0, 20)}… is not in the market cache (call markets() first)`,
+        );
       const m = t.m;
-      if (m.market !== r.market) throw new ValidationError(`prepare: token ${String(r.tokenId).slice(0, 20)}… is not of market ${String(r.market).slice(0, 12)}…`);
+      if (m.market !== r.market)
+        throw new ValidationError(
+          `prepare: token ${String(r.tokenId).slice(0, 20)}… is not of market ${String(r.market).slice(0, 12)}…`,
+        );
       if (r.type === 'GTC' && this.#presignTicks >= 0) {
         const hit = this.#takePresigned(LiveVenueImpl.#slot(t.no, r.side, r.price), r.size, m);
         if (hit !== undefined) {
@@ -704,7 +751,15 @@ class LiveVenueImpl implements LiveVenue {
           out[i] = { id: hit.id as OrderId, request: r, wire: hit.wire };
         } else {
           this.#stats.presignMisses++;
-          const built = this.#p.builder.buildLimit({ tokenId: r.tokenId, side: r.side, tick: m.tick, negRisk: m.negRisk, feeRateBps: m.feeRateBps, price: r.price, size: r.size });
+          const built = this.#p.builder.buildLimit({
+            tokenId: r.tokenId,
+            side: r.side,
+            tick: m.tick,
+            negRisk: m.negRisk,
+            feeRateBps: m.feeRateBps,
+            price: r.price,
+            size: r.size,
+          });
           out[i] = { id: built.id as OrderId, request: r, wire: built.wire };
         }
         // the replacement and the neighbours are queued in idle time (#presignStep), not here
@@ -712,14 +767,25 @@ class LiveVenueImpl implements LiveVenue {
         this.#kickPresign();
         continue;
       }
-      const common = { tokenId: r.tokenId as string, side: r.side, tick: m.tick, negRisk: m.negRisk, feeRateBps: m.feeRateBps };
+      const common = {
+        tokenId: r.tokenId as string,
+        side: r.side,
+        tick: m.tick,
+        negRisk: m.negRisk,
+        feeRateBps: m.feeRateBps,
+      };
       let built;
       if (r.type === 'FOK' || r.type === 'FAK') {
         // a market order: BUY spends collateral (size × price, on the 0.01 lot), SELL sells shares
         const amount = r.side === 'BUY' ? notional(r.size, r.price, 'down') : r.size;
         built = this.#p.builder.buildMarket({ ...common, price: r.price, amount: amount - (amount % LOT_MICRO) });
       } else {
-        built = this.#p.builder.buildLimit({ ...common, price: r.price, size: r.size, ...(r.type === 'GTD' ? { expiration: r.expiration ?? 0 } : {}) });
+        built = this.#p.builder.buildLimit({
+          ...common,
+          price: r.price,
+          size: r.size,
+          ...(r.type === 'GTD' ? { expiration: r.expiration ?? 0 } : {}),
+        });
       }
       out[i] = { id: built.id as OrderId, request: r, wire: built.wire };
     }
@@ -728,7 +794,11 @@ class LiveVenueImpl implements LiveVenue {
 
   /** Schedules the idle step if there is idle work and none is scheduled. */
   #kickPresign(): void {
-    if (!this.#presignScheduled && this.#closed === undefined && (this.#presignPending.length > 0 || this.#presignQueue.size > 0)) {
+    if (
+      !this.#presignScheduled &&
+      this.#closed === undefined &&
+      (this.#presignPending.length > 0 || this.#presignQueue.size > 0)
+    ) {
       this.#presignScheduled = true;
       setImmediate(this.#presignStep);
     }
@@ -768,7 +838,8 @@ class LiveVenueImpl implements LiveVenue {
       if (this.#presignCount(slot, q.size, m) >= this.#presignCopies) continue;
       this.#presignQueue.set(slot, k === 0 ? q : { tokenId: q.tokenId, side: q.side, price: p, size: q.size });
     }
-    while (this.#presignQueue.size > this.#presignCap) this.#presignQueue.delete(this.#presignQueue.keys().next().value!);
+    while (this.#presignQueue.size > this.#presignCap)
+      this.#presignQueue.delete(this.#presignQueue.keys().next().value!);
   }
 
   /**
@@ -796,13 +867,29 @@ class LiveVenueImpl implements LiveVenue {
       const cur = this.#byToken.get(q.tokenId)?.m;
       if (cur !== undefined && this.#presignCount(slot, q.size, cur) < this.#presignCopies) {
         try {
-          const b = this.#p.builder.buildLimit({ tokenId: q.tokenId, side: q.side, tick: cur.tick, negRisk: cur.negRisk, feeRateBps: cur.feeRateBps, price: q.price, size: q.size });
+          const b = this.#p.builder.buildLimit({
+            tokenId: q.tokenId,
+            side: q.side,
+            tick: cur.tick,
+            negRisk: cur.negRisk,
+            feeRateBps: cur.feeRateBps,
+            price: q.price,
+            size: q.size,
+          });
           let list = this.#presigned.get(slot);
           if (list === undefined) this.#presigned.set(slot, (list = []));
-          list.push({ id: b.id, wire: b.wire, size: q.size, tick: cur.tick, negRisk: cur.negRisk, feeRateBps: cur.feeRateBps });
+          list.push({
+            id: b.id,
+            wire: b.wire,
+            size: q.size,
+            tick: cur.tick,
+            negRisk: cur.negRisk,
+            feeRateBps: cur.feeRateBps,
+          });
           this.#presignHeld++;
           this.#stats.presigned++;
-          if (this.#presignCount(slot, q.size, cur) < this.#presignCopies && !this.#presignQueue.has(slot)) this.#presignQueue.set(slot, q);
+          if (this.#presignCount(slot, q.size, cur) < this.#presignCopies && !this.#presignQueue.has(slot))
+            this.#presignQueue.set(slot, q);
           while (this.#presignHeld > this.#presignCap) this.#dropOldestPresigned();
         } catch {
           /* off the tick now, or out of range: nothing to pre-sign */
@@ -822,7 +909,9 @@ class LiveVenueImpl implements LiveVenue {
     };
     for (let i = 0; i < orders.length; i += MAX_BATCH_ORDERS) {
       const chunk = orders.length <= MAX_BATCH_ORDERS ? orders : orders.slice(i, i + MAX_BATCH_ORDERS);
-      const entries: Array<{ order: SignedOrderLike; orderType: PlaceRequest['type']; postOnly?: boolean }> = new Array(chunk.length);
+      const entries: Array<{ order: SignedOrderLike; orderType: PlaceRequest['type']; postOnly?: boolean }> = new Array(
+        chunk.length,
+      );
       for (let k = 0; k < chunk.length; k++) {
         const o = chunk[k]!;
         // a prepared order is a signed order ({id, wire}) as it stands
@@ -884,7 +973,11 @@ class LiveVenueImpl implements LiveVenue {
         const id = chunk[k]!.id;
         if (r.ok) {
           const s = String(r.status).toLowerCase();
-          const status = PLACE_STATUSES.has(s) ? (s as 'live' | 'matched' | 'unmatched' | 'delayed') : s === 'canceled' ? 'unmatched' : 'live';
+          const status = PLACE_STATUSES.has(s)
+            ? (s as 'live' | 'matched' | 'unmatched' | 'delayed')
+            : s === 'canceled'
+              ? 'unmatched'
+              : 'live';
           out.push({ id, ok: true, status });
         } else out.push({ id, ok: false, code: String(r.code), message: r.message });
       }

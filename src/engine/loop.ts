@@ -103,7 +103,16 @@ export interface EngineStats {
   pulls: number;
   resumes: number;
   /** Errors caught, per place. */
-  errors: { state: number; strategy: number; gate: number; execute: number; onFill: number; source: number; balance: number; listing: number };
+  errors: {
+    state: number;
+    strategy: number;
+    gate: number;
+    execute: number;
+    onFill: number;
+    source: number;
+    balance: number;
+    listing: number;
+  };
 }
 
 /** The running engine. */
@@ -147,7 +156,15 @@ class EngineImpl implements Engine {
   readonly #markets: ReadonlySet<ConditionId>;
   readonly #queue: Item[] = [];
   readonly #resync: ((ids: readonly TokenId[]) => void) | undefined;
-  readonly #stats: EngineStats = { events: 0, outputs: 0, executed: 0, dropped: 0, pulls: 0, resumes: 0, errors: { state: 0, strategy: 0, gate: 0, execute: 0, onFill: 0, source: 0, balance: 0, listing: 0 } };
+  readonly #stats: EngineStats = {
+    events: 0,
+    outputs: 0,
+    executed: 0,
+    dropped: 0,
+    pulls: 0,
+    resumes: 0,
+    errors: { state: 0, strategy: 0, gate: 0, execute: 0, onFill: 0, source: 0, balance: 0, listing: 0 },
+  };
   readonly #logged = new Map<string, number>();
   #busy = false;
   #ready = false;
@@ -204,9 +221,20 @@ class EngineImpl implements Engine {
       src.pipe(
         catchError((err: unknown) => {
           this.#stats.errors.source++;
-          this.#log('error', `source.${stream}`, { stream, err: errMsg(err) }, 'event source failed: its state is stale from now on');
+          this.#log(
+            'error',
+            `source.${stream}`,
+            { stream, err: errMsg(err) },
+            'event source failed: its state is stale from now on',
+          );
           const now = o.clock.now();
-          const e: DisconnectedEvent = { type: 'disconnected', stream, reason: `source error: ${errMsg(err)}`, venueTime: now, recvTime: now };
+          const e: DisconnectedEvent = {
+            type: 'disconnected',
+            stream,
+            reason: `source error: ${errMsg(err)}`,
+            venueTime: now,
+            recvTime: now,
+          };
           return of(e);
         }),
       );
@@ -216,7 +244,9 @@ class EngineImpl implements Engine {
     // real-time prices for the symbols the strategy asks for (its handlers' `priceSymbols`) and the
     // engine's own option; an RTDS outage never pulls quotes here: a strategy that prices from the
     // feed sees the `disconnected` event and its own staleness check, and decides.
-    const symbols = [...new Set([...(o.priceSymbols ?? []), ...(this.#strategy.priceSymbols ?? [])].map((x) => x.toLowerCase()))];
+    const symbols = [
+      ...new Set([...(o.priceSymbols ?? []), ...(this.#strategy.priceSymbols ?? [])].map((x) => x.toLowerCase())),
+    ];
     if (symbols.length > 0 && o.venue.priceEvents) sources.push(guard(o.venue.priceEvents(symbols), 'rtds'));
     const tickMs = o.timers?.tickMs ?? 0;
     if (tickMs > 0) sources.push(timer$(o.clock, tickMs, 'tick'));
@@ -376,7 +406,12 @@ class EngineImpl implements Engine {
         this.#hand({ market: cid, quotes: [], at: now });
       }
     }
-    this.#log('info', 'ready', { markets: this.#markets.size, pulled: this.#pulled.size }, 'engine ready: quoting allowed');
+    this.#log(
+      'info',
+      'ready',
+      { markets: this.#markets.size, pulled: this.#pulled.size },
+      'engine ready: quoting allowed',
+    );
     const t: TimerEvent = { type: 'timer', name: 'engine.ready', venueTime: now, recvTime: now };
     this.#step(t);
   }
@@ -423,7 +458,12 @@ class EngineImpl implements Engine {
             g = o.gate(d, this.state);
           } catch (err) {
             this.#stats.errors.gate++;
-            this.#log('error', 'gate', { market: d.market, err: errMsg(err) }, 'risk gate threw: pulling the market (fail closed)');
+            this.#log(
+              'error',
+              'gate',
+              { market: d.market, err: errMsg(err) },
+              'risk gate threw: pulling the market (fail closed)',
+            );
             g = { market: d.market, quotes: [], at: d.at };
           }
         }
@@ -431,7 +471,9 @@ class EngineImpl implements Engine {
       }
     }
     if (out.orders !== undefined && out.orders.length > 0) {
-      let orders: readonly ImmediateIntent[] = out.orders.filter((x) => this.#markets.has(x.market) && !this.#pulled.has(x.market));
+      let orders: readonly ImmediateIntent[] = out.orders.filter(
+        (x) => this.#markets.has(x.market) && !this.#pulled.has(x.market),
+      );
       this.#stats.dropped += out.orders.length - orders.length;
       if (o.gateOrders !== undefined && orders.length > 0) {
         try {

@@ -96,13 +96,16 @@ export class ReconcileError extends Error {
   }
 }
 
-
 /**
  * Reconciles the venue with the store before quoting (see the module comment).
  * @throws ReconcileError when open orders remain after cancelling; whatever the venue or the
  *   store throw (network, auth, I/O): the caller must not quote.
  */
-export async function reconcileOnStart(venue: Venue, store: RestartStore, o: RestartOptions = {}): Promise<ReconcileReport> {
+export async function reconcileOnStart(
+  venue: Venue,
+  store: RestartStore,
+  o: RestartOptions = {},
+): Promise<ReconcileReport> {
   const policy = o.policy ?? 'cancel';
   const log = o.logger;
   const found = await venue.openOrders();
@@ -117,9 +120,11 @@ export async function reconcileOnStart(venue: Venue, store: RestartStore, o: Res
       const r = await venue.cancelAll();
       canceled.push(...r.canceled);
       remaining = await venue.openOrders();
-      if (remaining.length > 0 && i + 1 < attempts) await new Promise<void>((r) => venue.clock.setTimeout(r, o.retryDelayMs ?? 300));
+      if (remaining.length > 0 && i + 1 < attempts)
+        await new Promise<void>((r) => venue.clock.setTimeout(r, o.retryDelayMs ?? 300));
     }
-    if (remaining.length > 0) throw new ReconcileError(`${remaining.length} order(s) still open at the venue after cancel-all`, remaining);
+    if (remaining.length > 0)
+      throw new ReconcileError(`${remaining.length} order(s) still open at the venue after cancel-all`, remaining);
   }
   const foundIds = new Set<string>(found.map((x) => x.id));
 
@@ -154,7 +159,21 @@ export async function reconcileOnStart(venue: Venue, store: RestartStore, o: Res
     if (unsettled !== undefined) sinceMs = Math.min(sinceMs, Math.max(floor, unsettled - marginMs));
   }
   const { fills, newFills } = await backfillFills(venue, sinceMs, (f) => store.recordFill(f));
-  log?.info({ policy, found: found.length, adopted: adopted.length, canceled: canceled.length, closed: closed.length, missing: missing.length, fills: fills.length, newFills, sinceMs, oldestUnsettled: unsettled }, 'restart reconciliation done');
+  log?.info(
+    {
+      policy,
+      found: found.length,
+      adopted: adopted.length,
+      canceled: canceled.length,
+      closed: closed.length,
+      missing: missing.length,
+      fills: fills.length,
+      newFills,
+      sinceMs,
+      oldestUnsettled: unsettled,
+    },
+    'restart reconciliation done',
+  );
   return { policy, found, adopted, canceled, closed, missing, fills, newFills, sinceMs };
 }
 

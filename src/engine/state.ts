@@ -19,7 +19,14 @@
  *    are collected in `dirtyMarkets` for the loop to act on.
  */
 import { BookMirrors, type BookMirror } from '../book/mirror.ts';
-import { assertNever, type FillEvent, type MmkitEvent, type OrderStatus, type OrderUpdateEvent, type TradeStatus } from '../core/events.ts';
+import {
+  assertNever,
+  type FillEvent,
+  type MmkitEvent,
+  type OrderStatus,
+  type OrderUpdateEvent,
+  type TradeStatus,
+} from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import type { LiveOrderView } from '../core/intents.ts';
 import { PRICE_SCALE, tickFromPips, tickPips, type Micro, type Pips, type Side } from '../core/units.ts';
@@ -160,7 +167,14 @@ export class EngineState implements StrategyState {
   reservedCollateral = 0 as Micro;
   /** Markets whose quotability may have changed since the loop last looked (the loop clears it). */
   readonly dirtyMarkets = new Set<ConditionId>();
-  readonly stats: EngineStateStats = { events: 0, crossed: 0, desyncs: 0, fillsCounted: 0, fillsReversed: 0, fillDuplicates: 0 };
+  readonly stats: EngineStateStats = {
+    events: 0,
+    crossed: 0,
+    desyncs: 0,
+    fillsCounted: 0,
+    fillsReversed: 0,
+    fillDuplicates: 0,
+  };
 
   readonly #markets = new Map<ConditionId, MarketInfo>();
   readonly #tokenMarket = new Map<string, ConditionId>();
@@ -262,7 +276,17 @@ export class EngineState implements StrategyState {
   adoptOrders(orders: Iterable<VenueOrder>, now = this.now): void {
     for (const o of orders) {
       if (TERMINAL.has(o.status)) continue;
-      this.#upsertOrder({ id: o.id, market: o.market, tokenId: o.tokenId, side: o.side, price: o.price, originalSize: o.originalSize, sizeMatched: o.sizeMatched, status: o.status, updatedAt: now });
+      this.#upsertOrder({
+        id: o.id,
+        market: o.market,
+        tokenId: o.tokenId,
+        side: o.side,
+        price: o.price,
+        originalSize: o.originalSize,
+        sizeMatched: o.sizeMatched,
+        status: o.status,
+        updatedAt: now,
+      });
     }
   }
 
@@ -504,7 +528,18 @@ export class EngineState implements StrategyState {
     }
     const prev = this.#orders.get(e.id);
     const sizeMatched = prev !== undefined && prev.sizeMatched > e.sizeMatched ? prev.sizeMatched : e.sizeMatched;
-    this.#upsertOrder({ id: e.id, market: e.market, tokenId: e.tokenId, side: e.side, price: e.price, originalSize: e.originalSize, sizeMatched, status: e.status, updatedAt: this.now, createdAt: prev?.createdAt ?? this.now });
+    this.#upsertOrder({
+      id: e.id,
+      market: e.market,
+      tokenId: e.tokenId,
+      side: e.side,
+      price: e.price,
+      originalSize: e.originalSize,
+      sizeMatched,
+      status: e.status,
+      updatedAt: this.now,
+      createdAt: prev?.createdAt ?? this.now,
+    });
   }
 
   #upsertOrder(o: OwnOrder): void {
@@ -544,7 +579,13 @@ export class EngineState implements StrategyState {
       this.stats.fillDuplicates++;
       return false;
     }
-    const r: FillRecord = { tokenId: f.tokenId, side: f.side, price: f.price, size: f.size, failed: f.status === 'FAILED' };
+    const r: FillRecord = {
+      tokenId: f.tokenId,
+      side: f.side,
+      price: f.price,
+      size: f.size,
+      failed: f.status === 'FAILED',
+    };
     this.#fills.set(key, r);
     if (this.#fills.size > this.#fillCap) this.#forgetOldestFill();
     if (r.failed) return false; // void from the start: never counted

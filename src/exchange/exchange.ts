@@ -9,9 +9,24 @@
 import { keccak256, toUtf8Bytes } from 'ethers';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { AMOUNT_SCALE, impliedPrice, MAX_ORDER_MICRO, PRICE_SCALE, tickFromPips } from '../core/units.ts';
-import { OrderHasher, recoverSigner, CTF_EXCHANGE, NEG_RISK_CTF_EXCHANGE, type SignedOrderStruct } from '../api/signing/order.ts';
+import {
+  OrderHasher,
+  recoverSigner,
+  CTF_EXCHANGE,
+  NEG_RISK_CTF_EXCHANGE,
+  type SignedOrderStruct,
+} from '../api/signing/order.ts';
 import { MatchingEngine } from './matching/engine.ts';
-import type { CancelReason, EngineEvent, NewOrder, OrderState, OrderType, PlaceResult, RejectCode, Trade } from './matching/types.ts';
+import type {
+  CancelReason,
+  EngineEvent,
+  NewOrder,
+  OrderState,
+  OrderType,
+  PlaceResult,
+  RejectCode,
+  Trade,
+} from './matching/types.ts';
 import { ApiKeyStore, newHeartbeatId, type ApiKeyRecord } from './accounts/keys.ts';
 import { PositionBook } from './accounts/positions.ts';
 import { toMarketDef, type LiveMarketState, type MarketMeta } from './markets.ts';
@@ -72,7 +87,13 @@ export type PlaceOutcome =
       tradeIds: string[];
       transactionsHashes: string[];
     }
-  | { ok: false; orderID: string; code: RejectCode | 'INVALID_SIGNATURE' | 'INVALID_ORDER_OWNER'; message: string; httpStatus: number };
+  | {
+      ok: false;
+      orderID: string;
+      code: RejectCode | 'INVALID_SIGNATURE' | 'INVALID_ORDER_OWNER';
+      message: string;
+      httpStatus: number;
+    };
 
 export type TradeStatus = 'MATCHED' | 'MINED' | 'CONFIRMED';
 
@@ -273,7 +294,11 @@ export class PaperExchange {
       case 'cancelAll':
         return e.cancelAll(c.account, c.t, c.reason);
       case 'cancelMarket':
-        return e.cancelMarket(c.account, { ...(c.market ? { market: c.market } : {}), ...(c.tokenId ? { tokenId: c.tokenId } : {}) }, c.t);
+        return e.cancelMarket(
+          c.account,
+          { ...(c.market ? { market: c.market } : {}), ...(c.tokenId ? { tokenId: c.tokenId } : {}) },
+          c.t,
+        );
       case 'advance': {
         e.advance(c.t);
         const expired = e.drainEvents();
@@ -410,10 +435,12 @@ export class PaperExchange {
   liquidity(entry: MarketEntry): number {
     const book = this.engine.book(entry.meta.tokens[0]);
     const best = this.engine.bestBidAsk(entry.meta.tokens[0]);
-    const mid = best.bid !== null && best.ask !== null ? (best.bid + best.ask) / 2 : (best.bid ?? best.ask ?? PRICE_SCALE / 2);
+    const mid =
+      best.bid !== null && best.ask !== null ? (best.bid + best.ask) / 2 : (best.bid ?? best.ask ?? PRICE_SCALE / 2);
     let sum = 0;
     for (const l of book.bids) if (Math.abs(l.price - mid) <= 1000) sum += Math.round((l.size * l.price) / PRICE_SCALE);
-    for (const l of book.asks) if (Math.abs(l.price - mid) <= 1000) sum += Math.round((l.size * (PRICE_SCALE - l.price)) / PRICE_SCALE);
+    for (const l of book.asks)
+      if (Math.abs(l.price - mid) <= 1000) sum += Math.round((l.size * (PRICE_SCALE - l.price)) / PRICE_SCALE);
     return sum;
   }
   lastTradePrice(tokenId: string): { price: number; side: 'BUY' | 'SELL'; at: number } | undefined {
@@ -472,18 +499,25 @@ export class PaperExchange {
     const tokenId = o.tokenId.toString(10);
     const found = this.tokenIndex.get(tokenId);
     const orderID = this.orderId(o, found?.entry.meta.negRisk ?? false);
-    const reject = (code: Extract<PlaceOutcome, { ok: false }>['code'], message: string, httpStatus = 400): PlaceOutcome => ({
+    const reject = (
+      code: Extract<PlaceOutcome, { ok: false }>['code'],
+      message: string,
+      httpStatus = 400,
+    ): PlaceOutcome => ({
       ok: false,
       orderID,
       code,
       message,
       httpStatus,
     });
-    if (req.owner !== key.apiKey) return reject('INVALID_ORDER_OWNER', 'the order owner has to be the owner of the API KEY');
-    if (o.signer.toLowerCase() !== key.address) return reject('INVALID_ORDER_OWNER', 'the order signer address has to be the address of the API KEY');
+    if (req.owner !== key.apiKey)
+      return reject('INVALID_ORDER_OWNER', 'the order owner has to be the owner of the API KEY');
+    if (o.signer.toLowerCase() !== key.address)
+      return reject('INVALID_ORDER_OWNER', 'the order signer address has to be the address of the API KEY');
     if (o.signatureType === 0 && o.maker.toLowerCase() !== o.signer.toLowerCase())
       return reject('INVALID_ORDER_OWNER', 'for EOA orders (signatureType 0) maker must equal signer');
-    if (found === undefined) return reject('MARKET_NOT_READY', `invalid token id: no market trades token ${tokenId.slice(0, 20)}…`);
+    if (found === undefined)
+      return reject('MARKET_NOT_READY', `invalid token id: no market trades token ${tokenId.slice(0, 20)}…`);
     let signer: string;
     try {
       signer = recoverSigner(orderID, req.signature);
@@ -491,7 +525,10 @@ export class PaperExchange {
       return reject('INVALID_SIGNATURE', 'invalid order signature');
     }
     if (signer.toLowerCase() !== o.signer.toLowerCase())
-      return reject('INVALID_SIGNATURE', 'invalid order signature: it does not recover the order signer (wrong key, chain or exchange contract?)');
+      return reject(
+        'INVALID_SIGNATURE',
+        'invalid order signature: it does not recover the order signer (wrong key, chain or exchange contract?)',
+      );
     if (o.taker.toLowerCase() !== '0x0000000000000000000000000000000000000000')
       return reject('INVALID_ORDER_ERROR', 'only public orders (taker = zero address) are supported');
     const side = o.side === 0 ? 'BUY' : 'SELL';
@@ -504,7 +541,10 @@ export class PaperExchange {
     if (req.orderType === 'GTD') {
       const exp = Number(o.expiration);
       if (!(exp > 0) || (exp - this.opts.gtdThresholdSec) * 1000 <= now)
-        return reject('INVALID_ORDER_EXPIRATION', `invalid expiration: a GTD order needs expiration > now + ${this.opts.gtdThresholdSec}s (unix seconds)`);
+        return reject(
+          'INVALID_ORDER_EXPIRATION',
+          `invalid expiration: a GTD order needs expiration > now + ${this.opts.gtdThresholdSec}s (unix seconds)`,
+        );
       expiresAt = (exp - this.opts.gtdThresholdSec) * 1000;
     }
     if (o.feeRateBps > 10_000n) return reject('INVALID_ORDER_ERROR', 'invalid feeRateBps');
@@ -521,7 +561,11 @@ export class PaperExchange {
       expiresAt,
       feeRateBps: Number(o.feeRateBps),
     };
-    const r = this.exec({ k: 'place', order, ...(req.builder !== undefined ? { builder: req.builder } : {}) }) as PlaceResult;
+    const r = this.exec({
+      k: 'place',
+      order,
+      ...(req.builder !== undefined ? { builder: req.builder } : {}),
+    }) as PlaceResult;
     if (!r.ok) return reject(r.code, r.message);
     const tradeIds = r.trade ? [r.trade.id] : [];
     return {
@@ -562,7 +606,11 @@ export class PaperExchange {
   }
 
   /** Cancel the caller's orders by id. Another user's order is reported as not found. */
-  cancel(address: string, ids: readonly string[], reason: CancelReason = 'USER'): { canceled: string[]; not_canceled: Record<string, string> } {
+  cancel(
+    address: string,
+    ids: readonly string[],
+    reason: CancelReason = 'USER',
+  ): { canceled: string[]; not_canceled: Record<string, string> } {
     const accounts = this.accountsOf(address);
     const byAccount = new Map<string, string[]>();
     const not_canceled: Record<string, string> = {};
@@ -582,13 +630,20 @@ export class PaperExchange {
       list.forEach((id, i) => {
         const r = results[i];
         if (r?.ok) canceled.push(id);
-        else not_canceled[id] = r?.reason === 'NOT_FOUND' ? 'order not found' : 'order can not be canceled because it is already canceled or matched';
+        else
+          not_canceled[id] =
+            r?.reason === 'NOT_FOUND'
+              ? 'order not found'
+              : 'order can not be canceled because it is already canceled or matched';
       });
     }
     return { canceled, not_canceled };
   }
 
-  cancelAll(address: string, reason: CancelReason = 'USER'): { canceled: string[]; not_canceled: Record<string, string> } {
+  cancelAll(
+    address: string,
+    reason: CancelReason = 'USER',
+  ): { canceled: string[]; not_canceled: Record<string, string> } {
     const canceled: string[] = [];
     for (const account of this.accountsOf(address)) {
       if (this.engine.openOrders(account).length === 0) continue;
@@ -598,7 +653,10 @@ export class PaperExchange {
     return { canceled, not_canceled: {} };
   }
 
-  cancelMarket(address: string, filter: { market?: string; tokenId?: string }): { canceled: string[]; not_canceled: Record<string, string> } {
+  cancelMarket(
+    address: string,
+    filter: { market?: string; tokenId?: string },
+  ): { canceled: string[]; not_canceled: Record<string, string> } {
     const canceled: string[] = [];
     for (const account of this.accountsOf(address)) {
       const out = this.exec({ k: 'cancelMarket', account, ...filter }) as OrderState[];

@@ -145,16 +145,21 @@ export class FaultController {
 
 function validate(r: FaultRule): void {
   const isStream = r.stream !== undefined;
-  if (isStream && !['market', 'user', 'rtds'].includes(r.stream as string)) throw new RangeError(`fault: unknown stream ${String(r.stream)}`);
+  if (isStream && !['market', 'user', 'rtds'].includes(r.stream as string))
+    throw new RangeError(`fault: unknown stream ${String(r.stream)}`);
   if (!isStream && r.route === undefined) throw new RangeError('fault: a rule needs a route (HTTP) or a stream');
   if (isStream && r.route !== undefined) throw new RangeError('fault: a rule has either a route or a stream, not both');
-  if (r.status !== undefined && ![425, 429, 500, 503].includes(r.status)) throw new RangeError('fault: status must be 425, 429, 500 or 503');
+  if (r.status !== undefined && ![425, 429, 500, 503].includes(r.status))
+    throw new RangeError('fault: status must be 425, 429, 500 or 503');
   if (r.status !== undefined && isStream) throw new RangeError('fault: status applies to HTTP rules only');
   if ((r.freeze || r.drop) && !isStream) throw new RangeError('fault: freeze and drop apply to stream rules only');
   for (const k of ['latencyMs', 'dropAfterMs', 'untilMs'] as const) {
     const v = r[k];
-    if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new RangeError(`fault: ${k} must be a non-negative number`);
+    if (v !== undefined && !(Number.isFinite(v) && v >= 0))
+      throw new RangeError(`fault: ${k} must be a non-negative number`);
   }
-  if (r.probability !== undefined && !(r.probability >= 0 && r.probability <= 1)) throw new RangeError('fault: probability must be in [0, 1]');
-  if (r.status === undefined && r.latencyMs === undefined && !r.freeze && !r.drop) throw new RangeError('fault: a rule must do something (status, latencyMs, freeze or drop)');
+  if (r.probability !== undefined && !(r.probability >= 0 && r.probability <= 1))
+    throw new RangeError('fault: probability must be in [0, 1]');
+  if (r.status === undefined && r.latencyMs === undefined && !r.freeze && !r.drop)
+    throw new RangeError('fault: a rule must do something (status, latencyMs, freeze or drop)');
 }

@@ -61,7 +61,12 @@ export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Pro
     journal = openJournal(o.dbFile, { seed });
     serverSecret = journal.serverSecret;
   }
-  const ex = new PaperExchange({ ...DEFAULT_EXCHANGE_OPTIONS, ...(o.exchange ?? {}), ...(serverSecret ? { serverSecret } : {}), clock });
+  const ex = new PaperExchange({
+    ...DEFAULT_EXCHANGE_OPTIONS,
+    ...(o.exchange ?? {}),
+    ...(serverSecret ? { serverSecret } : {}),
+    clock,
+  });
   const replayed = journal ? ex.replay(journal.commands()) : 0;
   if (journal) ex.setSink(journal);
   if (replayed === 0) seedWorld(ex, journal?.seed ?? seed);
@@ -81,7 +86,13 @@ export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Pro
   await app.listen({ host, port: o.port ?? 0 });
   const port = (app.server.address() as AddressInfo).port;
   ex.start();
-  const world = startWorld(ex, { seed: journal?.seed ?? seed, agents: 'default', lifecycle: true, priceFeed: true, ...(o.world ?? {}) });
+  const world = startWorld(ex, {
+    seed: journal?.seed ?? seed,
+    agents: 'default',
+    lifecycle: true,
+    priceFeed: true,
+    ...(o.world ?? {}),
+  });
   o.logger?.info({ replayed, db: o.dbFile ?? null }, replayed ? 'state restored from the journal' : 'fresh state');
   const h = host.includes(':') ? `[${host}]` : host;
   const base = `http://${h}:${port}`;

@@ -45,11 +45,19 @@ export interface QuoteDiff {
  * The remaining size of a live order is `originalSize − sizeMatched`.
  * @throws RangeError when a tolerance or tick is negative or not finite.
  */
-export function diffQuotes(desired: DesiredQuotes, live: readonly LiveOrderView[], tolerance: DiffTolerance, tickPips: number): QuoteDiff {
+export function diffQuotes(
+  desired: DesiredQuotes,
+  live: readonly LiveOrderView[],
+  tolerance: DiffTolerance,
+  tickPips: number,
+): QuoteDiff {
   const { priceTicks, sizeFraction } = tolerance;
-  if (!(priceTicks >= 0) || !Number.isFinite(priceTicks)) throw new RangeError(`priceTicks must be a non-negative number, got ${priceTicks}`);
-  if (!(sizeFraction >= 0) || !Number.isFinite(sizeFraction)) throw new RangeError(`sizeFraction must be a non-negative number, got ${sizeFraction}`);
-  if (!(tickPips >= 0) || !Number.isFinite(tickPips)) throw new RangeError(`tickPips must be a non-negative number, got ${tickPips}`);
+  if (!(priceTicks >= 0) || !Number.isFinite(priceTicks))
+    throw new RangeError(`priceTicks must be a non-negative number, got ${priceTicks}`);
+  if (!(sizeFraction >= 0) || !Number.isFinite(sizeFraction))
+    throw new RangeError(`sizeFraction must be a non-negative number, got ${sizeFraction}`);
+  if (!(tickPips >= 0) || !Number.isFinite(tickPips))
+    throw new RangeError(`tickPips must be a non-negative number, got ${tickPips}`);
   const market: ConditionId = desired.market;
   const maxPrice = Math.floor(priceTicks) * tickPips;
   const cands: LiveOrderView[] = [];

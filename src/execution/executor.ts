@@ -26,11 +26,27 @@
  * the venue.
  */
 import type { Clock, TimerHandle } from '../core/clock.ts';
-import { AuthError, ConfigError, MmkitError, OrderRejectedError, RateLimitError, ValidationError, isRetryable } from '../core/errors.ts';
+import {
+  AuthError,
+  ConfigError,
+  MmkitError,
+  OrderRejectedError,
+  RateLimitError,
+  ValidationError,
+  isRetryable,
+} from '../core/errors.ts';
 import type { UserEvent } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import type { DesiredQuotes, QuoteIntent } from '../core/intents.ts';
-import type { CancelOutcome, PlaceOutcome, PlaceRequest, PreparedOrder, Venue, VenueFill, VenueOrder } from '../engine/venue.ts';
+import type {
+  CancelOutcome,
+  PlaceOutcome,
+  PlaceRequest,
+  PreparedOrder,
+  Venue,
+  VenueFill,
+  VenueOrder,
+} from '../engine/venue.ts';
 import { fillFromEvent, type FillChange, type Store } from '../store/store.ts';
 import { diffQuotes, type DiffTolerance } from './diff.ts';
 import { OrderTracker, isOpen, type Transition } from './tracker.ts';
@@ -154,7 +170,13 @@ function chunks<T>(xs: readonly T[], n: number): T[][] {
  * errors, 5xx, unexpected errors) may have landed.
  */
 export function provesNotAccepted(err: unknown): boolean {
-  return err instanceof RateLimitError || err instanceof AuthError || err instanceof ValidationError || err instanceof ConfigError || err instanceof OrderRejectedError;
+  return (
+    err instanceof RateLimitError ||
+    err instanceof AuthError ||
+    err instanceof ValidationError ||
+    err instanceof ConfigError ||
+    err instanceof OrderRejectedError
+  );
 }
 
 function errorCode(err: unknown): string {
@@ -195,7 +217,18 @@ export class Executor {
   readonly #onRejection = new Set<Listener<RejectionInfo>>();
   readonly #onCycle = new Set<Listener<CycleReport>>();
   readonly #onError = new Set<Listener<{ where: string; error: unknown }>>();
-  #stats = { submitted: 0, superseded: 0, cycles: 0, failedCycles: 0, ordersSent: 0, cancelsSent: 0, rejections: 0, unknownOutcomes: 0, resends: 0, concludedNeverArrived: 0 };
+  #stats = {
+    submitted: 0,
+    superseded: 0,
+    cycles: 0,
+    failedCycles: 0,
+    ordersSent: 0,
+    cancelsSent: 0,
+    rejections: 0,
+    unknownOutcomes: 0,
+    resends: 0,
+    concludedNeverArrived: 0,
+  };
   readonly #unsubscribe: () => void;
 
   constructor(opts: ExecutorOptions) {
@@ -204,16 +237,20 @@ export class Executor {
     this.#clock = opts.clock ?? opts.venue.clock;
     this.tracker = opts.tracker ?? new OrderTracker(this.#clock);
     this.#tolerance = opts.tolerance ?? { priceTicks: 0, sizeFraction: 0 };
-    if (!(this.#tolerance.priceTicks >= 0) || !(this.#tolerance.sizeFraction >= 0)) throw new ConfigError('execution.tolerance', 'priceTicks and sizeFraction must be non-negative numbers');
+    if (!(this.#tolerance.priceTicks >= 0) || !(this.#tolerance.sizeFraction >= 0))
+      throw new ConfigError('execution.tolerance', 'priceTicks and sizeFraction must be non-negative numbers');
     this.#tickPips = opts.tickPips ?? (() => undefined);
     this.#orderType = opts.orderType ?? 'GTC';
     this.#postOnly = opts.postOnly ?? false;
     this.#expiration = opts.expiration;
-    if (this.#orderType === 'GTD' && this.#expiration === undefined) throw new ConfigError('execution.expiration', 'GTD quotes need an expiration');
+    if (this.#orderType === 'GTD' && this.#expiration === undefined)
+      throw new ConfigError('execution.expiration', 'GTD quotes need an expiration');
     this.#maxPlace = opts.maxPlaceBatch ?? MAX_PLACE_BATCH;
-    if (!Number.isSafeInteger(this.#maxPlace) || this.#maxPlace < 1 || this.#maxPlace > MAX_PLACE_BATCH) throw new ConfigError('execution.maxPlaceBatch', `must be an integer in 1..${MAX_PLACE_BATCH}`);
+    if (!Number.isSafeInteger(this.#maxPlace) || this.#maxPlace < 1 || this.#maxPlace > MAX_PLACE_BATCH)
+      throw new ConfigError('execution.maxPlaceBatch', `must be an integer in 1..${MAX_PLACE_BATCH}`);
     this.#maxCancel = opts.maxCancelBatch ?? 1000;
-    if (!Number.isSafeInteger(this.#maxCancel) || this.#maxCancel < 1) throw new ConfigError('execution.maxCancelBatch', 'must be a positive integer');
+    if (!Number.isSafeInteger(this.#maxCancel) || this.#maxCancel < 1)
+      throw new ConfigError('execution.maxCancelBatch', 'must be a positive integer');
     this.#resolveDelay = opts.resolve?.delayMs ?? 500;
     this.#resolveAttempts = opts.resolve?.attempts ?? 6;
     this.#backoffBase = opts.backoff?.baseMs ?? 250;
@@ -423,7 +460,13 @@ export class Executor {
       const left = start + timeoutMs - this.#clock.now();
       if (left <= 0) {
         const r = { flat: false, open, queries, elapsedMs: this.#clock.now() - start, placesInFlight: this.#placing };
-        this.#audit('verify_flat', { flat: false, queries, open: open.map((v) => v.id), placesInFlight: this.#placing, elapsedMs: r.elapsedMs });
+        this.#audit('verify_flat', {
+          flat: false,
+          queries,
+          open: open.map((v) => v.id),
+          placesInFlight: this.#placing,
+          elapsedMs: r.elapsedMs,
+        });
         return r;
       }
       await this.#sleep(Math.min(intervalMs, left));
@@ -471,7 +514,8 @@ export class Executor {
 
   /** Wait until no cycle runs, at most `ms` (true when none runs). */
   async #cyclesSettled(ms: number): Promise<boolean> {
-    const running = (): Promise<void>[] => [...this.#slots.values()].flatMap((s) => (s.running !== undefined ? [s.running] : []));
+    const running = (): Promise<void>[] =>
+      [...this.#slots.values()].flatMap((s) => (s.running !== undefined ? [s.running] : []));
     let ps = running();
     if (ps.length === 0) return true;
     let timedOut = false;
@@ -500,7 +544,15 @@ export class Executor {
   #slot(market: ConditionId): Slot {
     let s = this.#slots.get(market);
     if (s === undefined) {
-      s = { market, queued: undefined, last: undefined, running: undefined, timer: undefined, notBefore: 0, failures: 0 };
+      s = {
+        market,
+        queued: undefined,
+        last: undefined,
+        running: undefined,
+        timer: undefined,
+        notBefore: 0,
+        failures: 0,
+      };
       this.#slots.set(market, s);
     }
     return s;
@@ -592,10 +644,16 @@ export class Executor {
         rejected = r.rejected;
         unknown = r.unknown;
       }
-      if (cancelled + placed + skipped > 0) this.#audit('cycle', { market, intentAt: d.at, kept, cancelled, placed, skipped, rejected, unknown });
+      if (cancelled + placed + skipped > 0)
+        this.#audit('cycle', { market, intentAt: d.at, kept, cancelled, placed, skipped, rejected, unknown });
       return done();
     } catch (error) {
-      this.#audit('cycle_error', { market, intentAt: d.at, code: errorCode(error), message: error instanceof Error ? error.message : String(error) });
+      this.#audit('cycle_error', {
+        market,
+        intentAt: d.at,
+        code: errorCode(error),
+        message: error instanceof Error ? error.message : String(error),
+      });
       return done(error);
     }
   }
@@ -630,15 +688,27 @@ export class Executor {
   }
 
   #request(market: ConditionId, q: QuoteIntent): PlaceRequest {
-    const base: PlaceRequest = { market, tokenId: q.tokenId, side: q.side, price: q.price, size: q.size, type: this.#orderType };
+    const base: PlaceRequest = {
+      market,
+      tokenId: q.tokenId,
+      side: q.side,
+      price: q.price,
+      size: q.size,
+      type: this.#orderType,
+    };
     return {
       ...base,
       ...(this.#postOnly ? { postOnly: true } : {}),
-      ...(this.#orderType === 'GTD' && this.#expiration !== undefined ? { expiration: this.#expiration(this.#clock.now()) } : {}),
+      ...(this.#orderType === 'GTD' && this.#expiration !== undefined
+        ? { expiration: this.#expiration(this.#clock.now()) }
+        : {}),
     };
   }
 
-  async #place(market: ConditionId, quotes: readonly QuoteIntent[]): Promise<{ placed: number; skipped: number; rejected: number; unknown: number }> {
+  async #place(
+    market: ConditionId,
+    quotes: readonly QuoteIntent[],
+  ): Promise<{ placed: number; skipped: number; rejected: number; unknown: number }> {
     let placed = 0;
     let rejected = 0;
     let unknown = 0;
@@ -676,11 +746,17 @@ export class Executor {
     return { placed, skipped: 0, rejected, unknown };
   }
 
-  #applyOutcomes(prepared: readonly PreparedOrder[], outcomes: readonly PlaceOutcome[]): { rejected: number; unknown: number } {
+  #applyOutcomes(
+    prepared: readonly PreparedOrder[],
+    outcomes: readonly PlaceOutcome[],
+  ): { rejected: number; unknown: number } {
     return this.#batched(() => this.#applyOutcomesNow(prepared, outcomes));
   }
 
-  #applyOutcomesNow(prepared: readonly PreparedOrder[], outcomes: readonly PlaceOutcome[]): { rejected: number; unknown: number } {
+  #applyOutcomesNow(
+    prepared: readonly PreparedOrder[],
+    outcomes: readonly PlaceOutcome[],
+  ): { rejected: number; unknown: number } {
     const byId = new Map<OrderId, PlaceOutcome>();
     for (const o of outcomes) byId.set(o.id, o);
     let rejected = 0;
@@ -704,7 +780,14 @@ export class Executor {
 
   #rejection(p: PreparedOrder, code: string, message: string): void {
     this.#stats.rejections++;
-    const info: RejectionInfo = { id: p.id, market: p.request.market, tokenId: p.request.tokenId, code, message, at: this.#clock.now() };
+    const info: RejectionInfo = {
+      id: p.id,
+      market: p.request.market,
+      tokenId: p.request.tokenId,
+      code,
+      message,
+      at: this.#clock.now(),
+    };
     this.#audit('rejected', info);
     for (const fn of this.#onRejection) {
       try {
@@ -819,7 +902,20 @@ export class Executor {
     const u = {
       id: o.id,
       patch: { status: o.status, sizeMatched: o.sizeMatched, rejectCode: o.rejectCode },
-      ...(o.adopted ? { adopt: { id: o.id, market: o.market, tokenId: o.tokenId, side: o.side, price: o.price, originalSize: o.originalSize, sizeMatched: o.sizeMatched, status: o.status } } : {}),
+      ...(o.adopted
+        ? {
+            adopt: {
+              id: o.id,
+              market: o.market,
+              tokenId: o.tokenId,
+              side: o.side,
+              price: o.price,
+              originalSize: o.originalSize,
+              sizeMatched: o.sizeMatched,
+              status: o.status,
+            },
+          }
+        : {}),
     };
     if (this.#batch !== undefined) {
       this.#batch.push(u);
@@ -881,10 +977,13 @@ export class Executor {
   #sleep(ms: number): Promise<void> {
     if (this.#closed) return Promise.resolve();
     return new Promise((resolve) => {
-      const h = this.#clock.setTimeout(() => {
-        this.#sleeps.delete(h);
-        resolve();
-      }, Math.max(0, ms));
+      const h = this.#clock.setTimeout(
+        () => {
+          this.#sleeps.delete(h);
+          resolve();
+        },
+        Math.max(0, ms),
+      );
       this.#sleeps.set(h, resolve);
     });
   }

@@ -61,7 +61,15 @@ export class HeartbeatKeeper {
   #timer: TimerHandle | undefined;
   #inflight: Promise<void> | undefined;
   #running = false;
-  #status: HeartbeatStatus = { ok: false, lastOkAt: 0, lastAttemptAt: 0, lastLatencyMs: 0, consecutiveFailures: 0, sent: 0, failed: 0 };
+  #status: HeartbeatStatus = {
+    ok: false,
+    lastOkAt: 0,
+    lastAttemptAt: 0,
+    lastLatencyMs: 0,
+    consecutiveFailures: 0,
+    sent: 0,
+    failed: 0,
+  };
   #paused = false;
 
   /** @throws RangeError on a non-positive interval. */
@@ -69,7 +77,15 @@ export class HeartbeatKeeper {
     const intervalMs = opts.intervalMs ?? 5000;
     const retryMs = opts.retryMs ?? 1000;
     if (!(intervalMs > 0) || !(retryMs > 0)) throw new RangeError('heartbeat intervalMs and retryMs must be positive');
-    this.#o = { beat: opts.beat, clock: opts.clock, active: opts.active, target: opts.target, intervalMs, retryMs, reason: opts.reason ?? 'heartbeat' };
+    this.#o = {
+      beat: opts.beat,
+      clock: opts.clock,
+      active: opts.active,
+      target: opts.target,
+      intervalMs,
+      retryMs,
+      reason: opts.reason ?? 'heartbeat',
+    };
   }
 
   /** Subscribe to every attempt's status; returns the unsubscribe function. */

@@ -74,7 +74,15 @@ export interface TrackerOptions {
   retainTerminalMs?: number;
 }
 
-const RANK: Readonly<Record<TrackedStatus, number>> = { pending: 0, unknown: 0, live: 1, partially_filled: 2, filled: 3, cancelled: 3, rejected: 3 };
+const RANK: Readonly<Record<TrackedStatus, number>> = {
+  pending: 0,
+  unknown: 0,
+  live: 1,
+  partially_filled: 2,
+  filled: 3,
+  cancelled: 3,
+  rejected: 3,
+};
 
 /** True for filled, cancelled and rejected. */
 export function isTerminal(s: TrackedStatus): boolean {
@@ -285,7 +293,11 @@ export class OrderTracker {
     }
     const before = e.sizeMatched;
     this.#raiseMatched(e, v.sizeMatched);
-    if (!this.#advance(e, fromVenueStatus(v.status, e.sizeMatched, e.originalSize), 'query', 'venue') && e.sizeMatched !== before) this.#touch(e, e.status, 'query');
+    if (
+      !this.#advance(e, fromVenueStatus(v.status, e.sizeMatched, e.originalSize), 'query', 'venue') &&
+      e.sizeMatched !== before
+    )
+      this.#touch(e, e.status, 'query');
   }
 
   /**
@@ -296,7 +308,8 @@ export class OrderTracker {
   concludeGone(id: OrderId): void {
     const e = this.#orders.get(id);
     if (e === undefined || isTerminal(e.status)) return;
-    if (e.status === 'pending' || e.status === 'unknown') this.#advance(e, 'rejected', 'inferred', 'inferred', 'NEVER_ARRIVED');
+    if (e.status === 'pending' || e.status === 'unknown')
+      this.#advance(e, 'rejected', 'inferred', 'inferred', 'NEVER_ARRIVED');
     else this.#advance(e, 'cancelled', 'inferred', 'inferred', 'NOT_FOUND');
   }
 
@@ -306,7 +319,11 @@ export class OrderTracker {
     if (e === undefined) e = this.#adopt(u.id, u.market, u.tokenId, u.side, u.price, u.originalSize);
     const before = e.sizeMatched;
     this.#raiseMatched(e, u.sizeMatched);
-    if (!this.#advance(e, fromVenueStatus(u.status, e.sizeMatched, e.originalSize), 'order_update', 'venue') && e.sizeMatched !== before) this.#touch(e, e.status, 'order_update');
+    if (
+      !this.#advance(e, fromVenueStatus(u.status, e.sizeMatched, e.originalSize), 'order_update', 'venue') &&
+      e.sizeMatched !== before
+    )
+      this.#touch(e, e.status, 'order_update');
   }
 
   /**
@@ -315,7 +332,12 @@ export class OrderTracker {
    * The matched size never decreases (as the venue's does not). Fills for ids the tracker does not
    * know are ignored (the store still records them).
    */
-  onFill(f: { readonly tradeId: string; readonly orderId: OrderId; readonly size: number; readonly status: TradeStatus }): void {
+  onFill(f: {
+    readonly tradeId: string;
+    readonly orderId: OrderId;
+    readonly size: number;
+    readonly status: TradeStatus;
+  }): void {
     const e = this.#orders.get(f.orderId);
     if (e === undefined || e.fills.has(f.tradeId)) return;
     e.fills.set(f.tradeId, f.status === 'FAILED' ? 0 : f.size);
@@ -346,7 +368,16 @@ export class OrderTracker {
       if (!isOpen(e.status)) continue;
       if (market !== undefined && e.market !== market) continue;
       if (opts.excludeCancelling === true && e.cancelRequested) continue;
-      out.push({ id: e.id, market: e.market, tokenId: e.tokenId, side: e.side, price: e.price, originalSize: e.originalSize, sizeMatched: e.sizeMatched, createdAt: e.createdAt });
+      out.push({
+        id: e.id,
+        market: e.market,
+        tokenId: e.tokenId,
+        side: e.side,
+        price: e.price,
+        originalSize: e.originalSize,
+        sizeMatched: e.sizeMatched,
+        createdAt: e.createdAt,
+      });
     }
     return out;
   }
@@ -373,7 +404,8 @@ export class OrderTracker {
   /** Open orders with a cancel requested (the executor repeats the cancel). */
   cancellingOrders(market?: ConditionId): OrderId[] {
     const out: OrderId[] = [];
-    for (const e of this.#open.values()) if (isOpen(e.status) && e.cancelRequested && (market === undefined || e.market === market)) out.push(e.id);
+    for (const e of this.#open.values())
+      if (isOpen(e.status) && e.cancelRequested && (market === undefined || e.market === market)) out.push(e.id);
     return out;
   }
 
@@ -451,7 +483,13 @@ export class OrderTracker {
    * live order with a matched size is partially filled). Emits and returns true when the status
    * changed; `code` becomes the reject code then.
    */
-  #advance(e: Entry, to: TrackedStatus, cause: string, evidence: 'venue' | 'inferred', code: string | null = null): boolean {
+  #advance(
+    e: Entry,
+    to: TrackedStatus,
+    cause: string,
+    evidence: 'venue' | 'inferred',
+    code: string | null = null,
+  ): boolean {
     if (to === 'live' || to === 'partially_filled') {
       if (e.sizeMatched >= e.originalSize && e.originalSize > 0) to = 'filled';
       else if (e.sizeMatched > 0) to = 'partially_filled';
@@ -492,6 +530,7 @@ export class OrderTracker {
     const now = this.#clock.now();
     if (now - this.#lastPrune < 1000) return;
     this.#lastPrune = now;
-    for (const [id, e] of this.#orders) if (isTerminal(e.status) && now - e.updatedAt > this.#retainMs) this.#orders.delete(id);
+    for (const [id, e] of this.#orders)
+      if (isTerminal(e.status) && now - e.updatedAt > this.#retainMs) this.#orders.delete(id);
   }
 }

@@ -122,7 +122,12 @@ export class DaemonOps {
   constructor(o: OpsOptions) {
     this.#o = o;
     this.metrics = new Metrics({ now: () => o.clock.now(), info: { version: o.version ?? '0.0.0' } });
-    this.monitor = new DaemonMonitor({ clock: o.clock, metrics: this.metrics, feedStaleMs: o.http?.feedStaleMs ?? 15_000, ...(o.version !== undefined ? { version: o.version } : {}) });
+    this.monitor = new DaemonMonitor({
+      clock: o.clock,
+      metrics: this.metrics,
+      feedStaleMs: o.http?.feedStaleMs ?? 15_000,
+      ...(o.version !== undefined ? { version: o.version } : {}),
+    });
   }
 
   /** The status server's base URL (undefined without a server). */
@@ -153,14 +158,23 @@ export class DaemonOps {
         });
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
-        throw new ConfigError('ops.httpPort', `cannot listen on ${h.httpHost}:${h.httpPort}${code === 'EADDRINUSE' ? ' (in use: another mmkit daemon? pick another port with --http-port, or 0 for a free one)' : code ? ` (${code})` : ''}`);
+        throw new ConfigError(
+          'ops.httpPort',
+          `cannot listen on ${h.httpHost}:${h.httpPort}${code === 'EADDRINUSE' ? ' (in use: another mmkit daemon? pick another port with --http-port, or 0 for a free one)' : code ? ` (${code})` : ''}`,
+        );
       }
-      this.#o.log.info({ url: this.#server.url, metrics: `${this.#server.url}/metrics`, health: `${this.#server.url}/healthz` }, `status page on ${this.#server.url}`);
+      this.#o.log.info(
+        { url: this.#server.url, metrics: `${this.#server.url}/metrics`, health: `${this.#server.url}/healthz` },
+        `status page on ${this.#server.url}`,
+      );
       if (this.#o.dataDir !== undefined) {
         try {
           // written whole, then renamed: a reader (`mmkit status`, `mmkit kill`) never sees half a file
           const f = join(this.#o.dataDir, DAEMON_FILE);
-          writeFileSync(`${f}.${process.pid}.tmp`, JSON.stringify({ statusUrl: this.#server.url, pid: process.pid }) + '\n');
+          writeFileSync(
+            `${f}.${process.pid}.tmp`,
+            JSON.stringify({ statusUrl: this.#server.url, pid: process.pid }) + '\n',
+          );
           renameSync(`${f}.${process.pid}.tmp`, f);
         } catch (e) {
           this.#o.log.warn({ err: (e as Error).message }, `could not write ${DAEMON_FILE}`);
@@ -197,7 +211,10 @@ export class DaemonOps {
     const state = p.engine.state;
     const view: DaemonView = {
       book: (t) => state.book(t as TokenId),
-      whyNotQuotable: (m) => (p.engine.pulled().has(m as never) || !state.quotable(m as never) ? (state.whyNotQuotable(m as never) ?? (p.engine.ready ? 'pulled' : 'not quoting yet')) : undefined),
+      whyNotQuotable: (m) =>
+        p.engine.pulled().has(m as never) || !state.quotable(m as never)
+          ? (state.whyNotQuotable(m as never) ?? (p.engine.ready ? 'pulled' : 'not quoting yet'))
+          : undefined,
       isRetired: (m) => state.isResolved(m as never),
       liveOrders: () => p.tracker.liveOrders(),
       positions: () => p.store.positions(),
@@ -211,7 +228,12 @@ export class DaemonOps {
       totals: () => p.store.summary(),
       pauseReasons: () => p.executor.stats().pauseReasons,
     };
-    this.monitor.attach(view, { markets: p.markets, strategy: p.strategy, address: p.address, venueUrl: publicUrl(p.venueUrl) });
+    this.monitor.attach(view, {
+      markets: p.markets,
+      strategy: p.strategy,
+      address: p.address,
+      venueUrl: publicUrl(p.venueUrl),
+    });
     const sub = p.engine.events$.subscribe((e) => this.monitor.onEvent(e));
     this.#unsubscribe.push(() => sub.unsubscribe());
     this.#unsubscribe.push(p.executor.onCycle((c) => this.monitor.onCycleEnd(c.market, c.intentAt)));
@@ -239,7 +261,8 @@ export class DaemonOps {
    */
   kill(reason: string): Promise<KillResult> {
     if (this.#flat !== undefined) return Promise.resolve(this.#flat);
-    if (this.#kill === undefined) return Promise.reject(new Error('the daemon is still starting: no kill switch yet (send SIGTERM to stop it)'));
+    if (this.#kill === undefined)
+      return Promise.reject(new Error('the daemon is still starting: no kill switch yet (send SIGTERM to stop it)'));
     const p = new Promise<KillResult>((resolve) => this.#waiters.push(resolve));
     this.#kill.trip('cli', reason);
     return p;
@@ -296,7 +319,10 @@ export async function startOps(o: OpsOptions): Promise<DaemonOps> {
 /** mmkit's version (package.json), shown on /api/status and as a label of `mmkit_info`. */
 export const MMKIT_VERSION: string = (() => {
   try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? '0.0.0';
+    return (
+      (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string })
+        .version ?? '0.0.0'
+    );
   } catch {
     return '0.0.0';
   }

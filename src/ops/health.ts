@@ -107,23 +107,45 @@ export function assessHealth(h: HealthInput, now: number): HealthReport {
     case 'running':
       break;
   }
-  if (h.killSwitch.tripped) reasons.push({ code: 'kill_switch', message: `kill switch tripped${h.killSwitch.trigger ? ` (${h.killSwitch.trigger}${h.killSwitch.message ? `: ${h.killSwitch.message}` : ''})` : ''}` });
+  if (h.killSwitch.tripped)
+    reasons.push({
+      code: 'kill_switch',
+      message: `kill switch tripped${h.killSwitch.trigger ? ` (${h.killSwitch.trigger}${h.killSwitch.message ? `: ${h.killSwitch.message}` : ''})` : ''}`,
+    });
   const live = h.lifecycle === 'running' || h.lifecycle === 'reconciling';
-  if (live && !h.market.connected) reasons.push({ code: 'market_stream_down', message: `market stream disconnected${h.market.reason ? `: ${h.market.reason}` : ''}` });
-  if (live && h.user !== undefined && !h.user.connected) reasons.push({ code: 'user_stream_down', message: `user stream disconnected${h.user.reason ? `: ${h.user.reason}` : ''}` });
+  if (live && !h.market.connected)
+    reasons.push({
+      code: 'market_stream_down',
+      message: `market stream disconnected${h.market.reason ? `: ${h.market.reason}` : ''}`,
+    });
+  if (live && h.user !== undefined && !h.user.connected)
+    reasons.push({
+      code: 'user_stream_down',
+      message: `user stream disconnected${h.user.reason ? `: ${h.user.reason}` : ''}`,
+    });
   const age = h.market.lastDataAt > 0 ? Math.max(0, now - h.market.lastDataAt) : null;
   if (h.lifecycle === 'running' && h.feedStaleMs > 0 && h.market.connected) {
     // before the first data event, the silence counts from when the daemon started running
     const silentFor = age ?? (h.runningSince > 0 ? now - h.runningSince : 0);
-    if (silentFor > h.feedStaleMs) reasons.push({ code: 'feed_stale', message: `no market data for ${(silentFor / 1000).toFixed(1)} s (limit ${(h.feedStaleMs / 1000).toFixed(1)} s)` });
+    if (silentFor > h.feedStaleMs)
+      reasons.push({
+        code: 'feed_stale',
+        message: `no market data for ${(silentFor / 1000).toFixed(1)} s (limit ${(h.feedStaleMs / 1000).toFixed(1)} s)`,
+      });
   }
   const stale = h.books.filter((b) => b.stale && b.retired !== true);
   if (h.lifecycle === 'running' && stale.length > 0) {
     const names = stale.slice(0, 3).map((b) => `${b.outcome} of ${b.market.slice(0, 10)}…`);
-    reasons.push({ code: 'feed_stale', message: `${stale.length} stale book(s): ${names.join(', ')}${stale.length > 3 ? ', …' : ''}` });
+    reasons.push({
+      code: 'feed_stale',
+      message: `${stale.length} stale book(s): ${names.join(', ')}${stale.length > 3 ? ', …' : ''}`,
+    });
   }
   if (h.heartbeat.consecutiveFailures > 0) {
-    reasons.push({ code: 'heartbeat_failing', message: `${h.heartbeat.consecutiveFailures} consecutive heartbeat failure(s)${h.heartbeat.error ? `: ${h.heartbeat.error}` : ''}` });
+    reasons.push({
+      code: 'heartbeat_failing',
+      message: `${h.heartbeat.consecutiveFailures} consecutive heartbeat failure(s)${h.heartbeat.error ? `: ${h.heartbeat.error}` : ''}`,
+    });
   }
   const healthy = reasons.length === 0;
   return {

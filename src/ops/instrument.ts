@@ -25,7 +25,8 @@ const codeOf = (e: unknown): string => (e instanceof MmkitError ? e.code : 'ERRO
  * listed here is the real venue's, methods bound to it.
  */
 export function instrumentVenue<V extends Venue>(venue: V, monitor: DaemonMonitor): V {
-  const marketEvents: Venue['marketEvents'] = (tokenIds: readonly TokenId[]) => venue.marketEvents(tokenIds).pipe(tap((e) => monitor.onMarketFrame(e)));
+  const marketEvents: Venue['marketEvents'] = (tokenIds: readonly TokenId[]) =>
+    venue.marketEvents(tokenIds).pipe(tap((e) => monitor.onMarketFrame(e)));
   const place = async (orders: readonly PreparedOrder[]): Promise<readonly PlaceOutcome[]> => {
     const seen = new Set<string>();
     for (const o of orders) {
@@ -48,18 +49,16 @@ export function instrumentVenue<V extends Venue>(venue: V, monitor: DaemonMonito
     }
     return out;
   };
-  const counted =
-    (fn: () => Promise<CancelOutcome>) =>
-    async (): Promise<CancelOutcome> => {
-      try {
-        const out = await fn();
-        monitor.onOrders('cancelled', out.canceled.length);
-        return out;
-      } catch (e) {
-        monitor.onRequestError(codeOf(e));
-        throw e;
-      }
-    };
+  const counted = (fn: () => Promise<CancelOutcome>) => async (): Promise<CancelOutcome> => {
+    try {
+      const out = await fn();
+      monitor.onOrders('cancelled', out.canceled.length);
+      return out;
+    } catch (e) {
+      monitor.onRequestError(codeOf(e));
+      throw e;
+    }
+  };
   const overrides: Partial<Record<keyof Venue, unknown>> = {
     marketEvents,
     place,
@@ -85,7 +84,13 @@ export class ObservedBudgets extends Budgets {
     this.#on429 = on429;
   }
 
-  override onRateLimited(api: ApiName, method: HttpMethod, path: string, retryAfterMs: number, serverLimit?: number): string[] {
+  override onRateLimited(
+    api: ApiName,
+    method: HttpMethod,
+    path: string,
+    retryAfterMs: number,
+    serverLimit?: number,
+  ): string[] {
     try {
       this.#on429(this.endpointKey(api, method, path));
     } catch {

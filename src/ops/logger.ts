@@ -99,12 +99,23 @@ export function createLogger(o: CreateLoggerOptions = {}): Logger {
     ...(o.base !== undefined ? { base: o.base } : {}),
   };
   if (pretty) {
-    return pino({ ...opts, transport: { target: 'pino-pretty', options: { destination: typeof dest === 'number' ? dest : 2, colorize: true, translateTime: 'SYS:HH:MM:ss.l' } } });
+    return pino({
+      ...opts,
+      transport: {
+        target: 'pino-pretty',
+        options: { destination: typeof dest === 'number' ? dest : 2, colorize: true, translateTime: 'SYS:HH:MM:ss.l' },
+      },
+    });
   }
   return pino(opts, typeof dest === 'number' ? pino.destination(dest) : dest);
 }
 
 /** A child logger of one component (and market): `{component, market}` on every line. */
-export function componentLogger(log: Logger, component: string, market?: string, extra?: Record<string, unknown>): Logger {
+export function componentLogger(
+  log: Logger,
+  component: string,
+  market?: string,
+  extra?: Record<string, unknown>,
+): Logger {
   return log.child({ component, ...(market !== undefined ? { market } : {}), ...(extra ?? {}) });
 }

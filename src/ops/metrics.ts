@@ -30,9 +30,28 @@ export const METRIC_PREFIX = 'mmkit_';
  *  - `failed`     the whole request failed before the venue took it (a 429, an auth error);
  *  - `cancelled`  the venue confirmed a cancel.
  */
-export type OrderOutcome = 'placed' | 'live' | 'matched' | 'delayed' | 'unmatched' | 'rejected' | 'unknown' | 'failed' | 'cancelled';
+export type OrderOutcome =
+  | 'placed'
+  | 'live'
+  | 'matched'
+  | 'delayed'
+  | 'unmatched'
+  | 'rejected'
+  | 'unknown'
+  | 'failed'
+  | 'cancelled';
 
-export const ORDER_OUTCOMES: readonly OrderOutcome[] = ['placed', 'live', 'matched', 'delayed', 'unmatched', 'rejected', 'unknown', 'failed', 'cancelled'];
+export const ORDER_OUTCOMES: readonly OrderOutcome[] = [
+  'placed',
+  'live',
+  'matched',
+  'delayed',
+  'unmatched',
+  'rejected',
+  'unknown',
+  'failed',
+  'cancelled',
+];
 
 /** Options of `new Metrics`. */
 export interface MetricsOptions {
@@ -70,7 +89,9 @@ const shares = (micro: number): number => micro / AMOUNT_SCALE;
 const price = (pips: number): number => pips / PRICE_SCALE;
 
 /** Buckets of the tick-to-order histogram, seconds: 100 us to 2.5 s. */
-export const TICK_TO_ORDER_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+export const TICK_TO_ORDER_BUCKETS = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+];
 /** Buckets of the stream lag histogram (venue time to receive time), seconds. */
 export const STREAM_LAG_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -126,24 +147,87 @@ export class Metrics {
     this.registry = r;
     const registers = [r];
     const n = (s: string) => `${METRIC_PREFIX}${s}`;
-    this.info = new Gauge({ name: n('info'), help: 'Constant 1, labelled with the version and the strategy.', labelNames: Object.keys(o.info ?? {}), registers });
+    this.info = new Gauge({
+      name: n('info'),
+      help: 'Constant 1, labelled with the version and the strategy.',
+      labelNames: Object.keys(o.info ?? {}),
+      registers,
+    });
     this.info.set(o.info ?? {}, 1);
-    this.quotes = new Counter({ name: n('quotes_submitted_total'), help: 'Quotes (side, price, size) in risk-approved quote sets handed to execution.', labelNames: ['market'], registers });
-    this.quoteSets = new Counter({ name: n('quote_sets_total'), help: 'Quote sets handed to execution: kind=quote (non-empty) or pull (empty: cancel the market).', labelNames: ['market', 'kind'], registers });
-    this.orders = new Counter({ name: n('orders_total'), help: 'Orders by outcome: placed (sent), live, matched, delayed, unmatched (accepted with that status), rejected, unknown, failed (request failed), cancelled.', labelNames: ['outcome'], registers });
+    this.quotes = new Counter({
+      name: n('quotes_submitted_total'),
+      help: 'Quotes (side, price, size) in risk-approved quote sets handed to execution.',
+      labelNames: ['market'],
+      registers,
+    });
+    this.quoteSets = new Counter({
+      name: n('quote_sets_total'),
+      help: 'Quote sets handed to execution: kind=quote (non-empty) or pull (empty: cancel the market).',
+      labelNames: ['market', 'kind'],
+      registers,
+    });
+    this.orders = new Counter({
+      name: n('orders_total'),
+      help: 'Orders by outcome: placed (sent), live, matched, delayed, unmatched (accepted with that status), rejected, unknown, failed (request failed), cancelled.',
+      labelNames: ['outcome'],
+      registers,
+    });
     for (const x of ORDER_OUTCOMES) this.orders.inc({ outcome: x }, 0);
-    this.fills = new Counter({ name: n('fills_total'), help: 'Own fills (each (trade, order) pair once).', labelNames: ['market', 'side', 'role'], registers });
-    this.fillsRecovered = new Counter({ name: n('fills_recovered_total'), help: 'Own fills the user channel did not deliver, found over REST (a reconciliation after a reconnect, or the periodic audit). Also counted in fills_total.', labelNames: ['market'], registers });
-    this.volume = new Counter({ name: n('fill_volume_shares_total'), help: 'Shares filled.', labelNames: ['market'], registers });
-    this.notional = new Counter({ name: n('fill_notional_usdc_total'), help: 'Collateral traded in fills (size x price), USDC.', labelNames: ['market'], registers });
-    this.position = new Gauge({ name: n('position_shares'), help: 'Position per token, shares (negative: short).', labelNames: ['market', 'token', 'outcome'], registers });
-    this.positionAvgPrice = new Gauge({ name: n('position_avg_price'), help: 'Average entry price of the open position per token (0 when flat).', labelNames: ['market', 'token', 'outcome'], registers });
+    this.fills = new Counter({
+      name: n('fills_total'),
+      help: 'Own fills (each (trade, order) pair once).',
+      labelNames: ['market', 'side', 'role'],
+      registers,
+    });
+    this.fillsRecovered = new Counter({
+      name: n('fills_recovered_total'),
+      help: 'Own fills the user channel did not deliver, found over REST (a reconciliation after a reconnect, or the periodic audit). Also counted in fills_total.',
+      labelNames: ['market'],
+      registers,
+    });
+    this.volume = new Counter({
+      name: n('fill_volume_shares_total'),
+      help: 'Shares filled.',
+      labelNames: ['market'],
+      registers,
+    });
+    this.notional = new Counter({
+      name: n('fill_notional_usdc_total'),
+      help: 'Collateral traded in fills (size x price), USDC.',
+      labelNames: ['market'],
+      registers,
+    });
+    this.position = new Gauge({
+      name: n('position_shares'),
+      help: 'Position per token, shares (negative: short).',
+      labelNames: ['market', 'token', 'outcome'],
+      registers,
+    });
+    this.positionAvgPrice = new Gauge({
+      name: n('position_avg_price'),
+      help: 'Average entry price of the open position per token (0 when flat).',
+      labelNames: ['market', 'token', 'outcome'],
+      registers,
+    });
     this.pnlRealized = new Gauge({ name: n('pnl_realized_usdc'), help: 'Realized PnL before fees, USDC.', registers });
-    this.pnlUnrealized = new Gauge({ name: n('pnl_unrealized_usdc'), help: 'Unrealized PnL of open positions at the book mids, USDC.', registers });
+    this.pnlUnrealized = new Gauge({
+      name: n('pnl_unrealized_usdc'),
+      help: 'Unrealized PnL of open positions at the book mids, USDC.',
+      registers,
+    });
     this.pnlFees = new Gauge({ name: n('pnl_fees_usdc'), help: 'Fees paid, USDC.', registers });
     this.pnlTotal = new Gauge({ name: n('pnl_total_usdc'), help: 'Realized + unrealized - fees, USDC.', registers });
-    this.collateral = new Gauge({ name: n('collateral_usdc'), help: 'Collateral at the venue: state=available or reserved (by open orders), USDC.', labelNames: ['state'], registers });
-    this.openOrders = new Gauge({ name: n('open_orders'), help: 'Own orders resting or possibly resting (live, partly filled, unknown).', registers });
+    this.collateral = new Gauge({
+      name: n('collateral_usdc'),
+      help: 'Collateral at the venue: state=available or reserved (by open orders), USDC.',
+      labelNames: ['state'],
+      registers,
+    });
+    this.openOrders = new Gauge({
+      name: n('open_orders'),
+      help: 'Own orders resting or possibly resting (live, partly filled, unknown).',
+      registers,
+    });
 
     const budgets = () => this.#budgets?.();
     const self = this;
@@ -156,18 +240,79 @@ export class Metrics {
         self.#collectBudgets(budgets());
       },
     });
-    this.budgetLimit = new Gauge({ name: n('budget_limit'), help: 'Request budget per rule: requests allowed per window (possibly learned from a 429).', labelNames: ['rule'], registers });
-    this.budgetUtilization = new Gauge({ name: n('budget_utilization_ratio'), help: 'budget_used / budget_limit per rule (1: the next request waits).', labelNames: ['rule'], registers });
-    this.budgetWaiting = new Gauge({ name: n('budget_waiting'), help: 'Requests waiting at the budget gate per rule.', labelNames: ['rule'], registers });
-    this.budgetPaused = new Gauge({ name: n('budget_paused'), help: '1 while a rule is paused after a 429 until its reset.', labelNames: ['rule'], registers });
-    this.endpointQueued = new Gauge({ name: n('budget_endpoint_queued'), help: 'Requests queued per endpoint (method and path, ids folded) before the budget gate.', labelNames: ['endpoint'], registers });
-    this.rateLimited = new Counter({ name: n('http_rate_limited_total'), help: 'HTTP 429 answers from the venue, per endpoint.', labelNames: ['endpoint'], registers });
-    this.httpErrors = new Counter({ name: n('venue_request_errors_total'), help: 'Venue requests of the order path that failed, per error code (NETWORK, SERVICE_UNAVAILABLE, TIMEOUT, RATE_LIMITED, ...).', labelNames: ['code'], registers });
-    this.streamLag = new Histogram({ name: n('stream_lag_seconds'), help: 'Receive time minus venue time of stream data events, seconds.', labelNames: ['stream'], buckets: STREAM_LAG_BUCKETS, registers });
-    this.streamUp = new Gauge({ name: n('stream_up'), help: '1 while the stream is in sync (after resynced), 0 after disconnected.', labelNames: ['stream'], registers });
-    this.streamDisconnects = new Counter({ name: n('stream_disconnects_total'), help: 'Stream disconnections (socket closed, silence, errors).', labelNames: ['stream'], registers });
-    this.streamReconnects = new Counter({ name: n('stream_reconnects_total'), help: 'Stream resyncs after a disconnection (not the first sync).', labelNames: ['stream'], registers });
-    this.streamErrors = new Counter({ name: n('stream_errors_total'), help: 'Frames or records a stream refused, and errors the venue sent.', labelNames: ['stream'], registers });
+    this.budgetLimit = new Gauge({
+      name: n('budget_limit'),
+      help: 'Request budget per rule: requests allowed per window (possibly learned from a 429).',
+      labelNames: ['rule'],
+      registers,
+    });
+    this.budgetUtilization = new Gauge({
+      name: n('budget_utilization_ratio'),
+      help: 'budget_used / budget_limit per rule (1: the next request waits).',
+      labelNames: ['rule'],
+      registers,
+    });
+    this.budgetWaiting = new Gauge({
+      name: n('budget_waiting'),
+      help: 'Requests waiting at the budget gate per rule.',
+      labelNames: ['rule'],
+      registers,
+    });
+    this.budgetPaused = new Gauge({
+      name: n('budget_paused'),
+      help: '1 while a rule is paused after a 429 until its reset.',
+      labelNames: ['rule'],
+      registers,
+    });
+    this.endpointQueued = new Gauge({
+      name: n('budget_endpoint_queued'),
+      help: 'Requests queued per endpoint (method and path, ids folded) before the budget gate.',
+      labelNames: ['endpoint'],
+      registers,
+    });
+    this.rateLimited = new Counter({
+      name: n('http_rate_limited_total'),
+      help: 'HTTP 429 answers from the venue, per endpoint.',
+      labelNames: ['endpoint'],
+      registers,
+    });
+    this.httpErrors = new Counter({
+      name: n('venue_request_errors_total'),
+      help: 'Venue requests of the order path that failed, per error code (NETWORK, SERVICE_UNAVAILABLE, TIMEOUT, RATE_LIMITED, ...).',
+      labelNames: ['code'],
+      registers,
+    });
+    this.streamLag = new Histogram({
+      name: n('stream_lag_seconds'),
+      help: 'Receive time minus venue time of stream data events, seconds.',
+      labelNames: ['stream'],
+      buckets: STREAM_LAG_BUCKETS,
+      registers,
+    });
+    this.streamUp = new Gauge({
+      name: n('stream_up'),
+      help: '1 while the stream is in sync (after resynced), 0 after disconnected.',
+      labelNames: ['stream'],
+      registers,
+    });
+    this.streamDisconnects = new Counter({
+      name: n('stream_disconnects_total'),
+      help: 'Stream disconnections (socket closed, silence, errors).',
+      labelNames: ['stream'],
+      registers,
+    });
+    this.streamReconnects = new Counter({
+      name: n('stream_reconnects_total'),
+      help: 'Stream resyncs after a disconnection (not the first sync).',
+      labelNames: ['stream'],
+      registers,
+    });
+    this.streamErrors = new Counter({
+      name: n('stream_errors_total'),
+      help: 'Frames or records a stream refused, and errors the venue sent.',
+      labelNames: ['stream'],
+      registers,
+    });
     this.streamDataAge = new Gauge({
       name: n('stream_last_data_age_seconds'),
       help: 'Seconds since the last data event of the stream.',
@@ -184,16 +329,38 @@ export class Metrics {
       buckets: TICK_TO_ORDER_BUCKETS,
       registers,
     });
-    this.heartbeatOk = new Gauge({ name: n('heartbeat_ok'), help: '1 while the last heartbeat to the venue dead-man switch succeeded (0 before the first).', registers });
-    this.heartbeatFailures = new Counter({ name: n('heartbeat_failures_total'), help: 'Failed heartbeats.', registers });
-    this.heartbeatLatency = new Gauge({ name: n('heartbeat_latency_seconds'), help: 'Round trip of the last heartbeat, seconds.', registers });
+    this.heartbeatOk = new Gauge({
+      name: n('heartbeat_ok'),
+      help: '1 while the last heartbeat to the venue dead-man switch succeeded (0 before the first).',
+      registers,
+    });
+    this.heartbeatFailures = new Counter({
+      name: n('heartbeat_failures_total'),
+      help: 'Failed heartbeats.',
+      registers,
+    });
+    this.heartbeatLatency = new Gauge({
+      name: n('heartbeat_latency_seconds'),
+      help: 'Round trip of the last heartbeat, seconds.',
+      registers,
+    });
     this.killSwitch = new Gauge({ name: n('kill_switch_tripped'), help: '1 once the kill switch tripped.', registers });
     this.healthy = new Gauge({ name: n('healthy'), help: '1 while /healthz answers 200.', registers });
-    this.healthReason = new Gauge({ name: n('health_reason'), help: '1 for each reason /healthz is unhealthy now (code label).', labelNames: ['code'], registers });
+    this.healthReason = new Gauge({
+      name: n('health_reason'),
+      help: '1 for each reason /healthz is unhealthy now (code label).',
+      labelNames: ['code'],
+      registers,
+    });
     this.uptime = new Gauge({ name: n('uptime_seconds'), help: 'Seconds since the daemon started.', registers });
     this.killSwitch.set(0);
     this.heartbeatOk.set(0);
-    if (o.defaultMetrics ?? true) collectDefaultMetrics({ register: r, prefix: METRIC_PREFIX, eventLoopMonitoringPrecision: o.eventLoopMonitoringPrecision ?? 10 });
+    if (o.defaultMetrics ?? true)
+      collectDefaultMetrics({
+        register: r,
+        prefix: METRIC_PREFIX,
+        eventLoopMonitoringPrecision: o.eventLoopMonitoringPrecision ?? 10,
+      });
   }
 
   /** Read the request budgets at scrape time (Budgets.stats of the venue's transport). */

@@ -87,14 +87,28 @@ export function isLoopbackHost(host: string | undefined): boolean {
   return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
 }
 
-const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-function send(res: ServerResponse, status: number, body: string, type: string, extra: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(body), ...extra });
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  type: string,
+  extra: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    'content-type': type,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'content-length': Buffer.byteLength(body),
+    ...extra,
+  });
   res.end(body);
 }
 
-const json = (res: ServerResponse, status: number, v: unknown): void => send(res, status, JSON.stringify(v), 'application/json; charset=utf-8');
+const json = (res: ServerResponse, status: number, v: unknown): void =>
+  send(res, status, JSON.stringify(v), 'application/json; charset=utf-8');
 
 /**
  * Start listening (see the module comment).
@@ -131,7 +145,11 @@ export async function startStatusServer(o: StatusServerOptions): Promise<StatusS
       case '/':
       case '/index.html':
         if (!isRead) return json(res, 405, { error: 'method not allowed' });
-        return send(res, 200, o.page, 'text/html; charset=utf-8', { 'content-security-policy': CSP, 'referrer-policy': 'no-referrer', 'x-frame-options': 'DENY' });
+        return send(res, 200, o.page, 'text/html; charset=utf-8', {
+          'content-security-policy': CSP,
+          'referrer-policy': 'no-referrer',
+          'x-frame-options': 'DENY',
+        });
       case '/metrics':
         if (!isRead) return json(res, 405, { error: 'method not allowed' });
         return send(res, 200, await o.metrics(), o.metricsContentType);
@@ -146,7 +164,12 @@ export async function startStatusServer(o: StatusServerOptions): Promise<StatusS
       case '/api/events': {
         if (!isRead) return json(res, 405, { error: 'method not allowed' });
         if (closing) return json(res, 503, { error: 'stopping' });
-        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+        res.writeHead(200, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-store',
+          connection: 'keep-alive',
+          'x-accel-buffering': 'no',
+        });
         res.write('retry: 2000\n\n');
         res.write(frame());
         clients.add(res);
@@ -158,11 +181,16 @@ export async function startStatusServer(o: StatusServerOptions): Promise<StatusS
         const peer = req.socket.remoteAddress;
         const origin = req.headers.origin;
         const host = req.headers.host;
-        if (!isLoopbackAddress(peer) || !isLoopbackHost(host) || (origin !== undefined && origin !== `http://${host}`)) {
+        if (
+          !isLoopbackAddress(peer) ||
+          !isLoopbackHost(host) ||
+          (origin !== undefined && origin !== `http://${host}`)
+        ) {
           o.logger?.warn({ peer, host, origin }, 'kill request refused: not from loopback');
           return json(res, 403, { error: 'the kill switch can only be tripped from the loopback interface' });
         }
-        if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) return json(res, 415, { error: 'Content-Type must be application/json' });
+        if (!/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
+          return json(res, 415, { error: 'Content-Type must be application/json' });
         const body = await readBody(req, 4096);
         let reason = 'operator kill (mmkit kill)';
         try {
@@ -182,7 +210,10 @@ export async function startStatusServer(o: StatusServerOptions): Promise<StatusS
         }
       }
       default:
-        return json(res, 404, { error: 'not found', routes: ['/', '/metrics', '/healthz', '/api/status', '/api/events', 'POST /api/kill'] });
+        return json(res, 404, {
+          error: 'not found',
+          routes: ['/', '/metrics', '/healthz', '/api/status', '/api/events', 'POST /api/kill'],
+        });
     }
   };
 

@@ -16,7 +16,13 @@ import type { Clock } from '../core/clock.ts';
 import type { FillEvent, MmkitEvent, StreamName } from '../core/events.ts';
 import type { DesiredQuotes, LiveOrderView } from '../core/intents.ts';
 import { formatAmount, formatPrice } from '../core/units.ts';
-import { assessHealth, type BookHealthInput, type HealthReport, type Lifecycle, type StreamHealthInput } from './health.ts';
+import {
+  assessHealth,
+  type BookHealthInput,
+  type HealthReport,
+  type Lifecycle,
+  type StreamHealthInput,
+} from './health.ts';
 import type { Metrics, OrderOutcome } from './metrics.ts';
 
 /** A market as the monitor knows it (MarketInfo of the Venue port fits). */
@@ -69,10 +75,24 @@ export interface DaemonView {
   /** PnL at these marks (pips per token). */
   pnl(marks: ReadonlyMap<string, number>): PnlLike;
   collateral(): { available: number; reserved: number };
-  heartbeat(): { ok: boolean; consecutiveFailures: number; lastLatencyMs: number; lastAttemptAt: number; failed: number; error?: string };
+  heartbeat(): {
+    ok: boolean;
+    consecutiveFailures: number;
+    lastLatencyMs: number;
+    lastAttemptAt: number;
+    failed: number;
+    error?: string;
+  };
   killSwitch(): { tripped: boolean; trigger?: string; message?: string; at?: number };
   /** Totals of the store (orders placed, cancelled, rejected; fills; volume and notional micro). May be slow: read every `totalsEveryMs`. */
-  totals(): { ordersPlaced: number; ordersCancelled: number; ordersRejected: number; fills: number; volume: number; notional: number };
+  totals(): {
+    ordersPlaced: number;
+    ordersCancelled: number;
+    ordersRejected: number;
+    fills: number;
+    volume: number;
+    notional: number;
+  };
   pauseReasons(): readonly string[];
 }
 
@@ -176,11 +196,36 @@ export interface StatusSnapshot {
   readonly markets: readonly MarketStatus[];
   readonly inventory: {
     readonly collateral: { readonly available: string; readonly reserved: string };
-    readonly positions: ReadonlyArray<{ readonly market: string; readonly question: string; readonly tokenId: string; readonly outcome: string; readonly size: string; readonly avgPrice: string | null; readonly mark: string | null }>;
+    readonly positions: ReadonlyArray<{
+      readonly market: string;
+      readonly question: string;
+      readonly tokenId: string;
+      readonly outcome: string;
+      readonly size: string;
+      readonly avgPrice: string | null;
+      readonly mark: string | null;
+    }>;
   };
-  readonly pnl: { readonly realized: string; readonly unrealized: string; readonly fees: string; readonly total: string; readonly unmarked: number; readonly series: readonly PnlPoint[] };
-  readonly orders: { readonly open: number; readonly placed: number; readonly cancelled: number; readonly rejected: number };
-  readonly fills: { readonly count: number; readonly volume: string; readonly notional: string; readonly recent: readonly FillStatus[] };
+  readonly pnl: {
+    readonly realized: string;
+    readonly unrealized: string;
+    readonly fees: string;
+    readonly total: string;
+    readonly unmarked: number;
+    readonly series: readonly PnlPoint[];
+  };
+  readonly orders: {
+    readonly open: number;
+    readonly placed: number;
+    readonly cancelled: number;
+    readonly rejected: number;
+  };
+  readonly fills: {
+    readonly count: number;
+    readonly volume: string;
+    readonly notional: string;
+    readonly recent: readonly FillStatus[];
+  };
   readonly killSwitch: { readonly tripped: boolean; readonly trigger: string | null; readonly message: string | null };
   readonly execution: { readonly paused: boolean; readonly pauseReasons: readonly string[] };
   readonly streams: { readonly market: StreamHealthInput; readonly user: StreamHealthInput };
@@ -199,8 +244,22 @@ interface Pending {
   readonly hr: number;
 }
 
-const MARKET_DATA = new Set<MmkitEvent['type']>(['book_snapshot', 'level_change', 'last_trade', 'tick_size_change', 'best_bid_ask', 'new_market', 'market_resolved']);
-const TRIGGERS = new Set<MmkitEvent['type']>(['book_snapshot', 'level_change', 'last_trade', 'tick_size_change', 'best_bid_ask']);
+const MARKET_DATA = new Set<MmkitEvent['type']>([
+  'book_snapshot',
+  'level_change',
+  'last_trade',
+  'tick_size_change',
+  'best_bid_ask',
+  'new_market',
+  'market_resolved',
+]);
+const TRIGGERS = new Set<MmkitEvent['type']>([
+  'book_snapshot',
+  'level_change',
+  'last_trade',
+  'tick_size_change',
+  'best_bid_ask',
+]);
 
 /** See the module comment. */
 export class DaemonMonitor {
@@ -256,7 +315,8 @@ export class DaemonMonitor {
     this.#view = view;
     this.#ctx = ctx;
     this.#tokenInfo.clear();
-    for (const m of ctx.markets) for (const t of m.tokens) this.#tokenInfo.set(t.tokenId, { market: m, outcome: t.outcome });
+    for (const m of ctx.markets)
+      for (const t of m.tokens) this.#tokenInfo.set(t.tokenId, { market: m, outcome: t.outcome });
   }
 
   // ---- events ------------------------------------------------------------------------------------
@@ -293,7 +353,8 @@ export class DaemonMonitor {
         this.#data('user', e.recvTime, e.venueTime);
         break;
       default:
-        if (MARKET_DATA.has(e.type) && (e.type !== 'level_change' || e.endOfBatch)) this.#data('market', e.recvTime, e.venueTime);
+        if (MARKET_DATA.has(e.type) && (e.type !== 'level_change' || e.endOfBatch))
+          this.#data('market', e.recvTime, e.venueTime);
         else if (MARKET_DATA.has(e.type)) this.#streams.market.lastDataAt = e.recvTime;
     }
   }
@@ -376,7 +437,8 @@ export class DaemonMonitor {
     for (const m of this.#ctx.markets)
       for (const t of m.tokens) {
         const b = v.book(t.tokenId);
-        if (b !== undefined && b.bestBid !== null && b.bestAsk !== null) marks.set(t.tokenId, Math.round((b.bestBid + b.bestAsk) / 2));
+        if (b !== undefined && b.bestBid !== null && b.bestAsk !== null)
+          marks.set(t.tokenId, Math.round((b.bestBid + b.bestAsk) / 2));
       }
     return marks;
   }
@@ -389,7 +451,14 @@ export class DaemonMonitor {
     if (v !== undefined)
       for (const m of this.#ctx.markets) {
         const retired = v.isRetired(m.market);
-        for (const t of m.tokens) books.push({ market: m.market, tokenId: t.tokenId, outcome: t.outcome, stale: v.book(t.tokenId)?.stale ?? true, retired });
+        for (const t of m.tokens)
+          books.push({
+            market: m.market,
+            tokenId: t.tokenId,
+            outcome: t.outcome,
+            stale: v.book(t.tokenId)?.stale ?? true,
+            retired,
+          });
       }
     const hb = v?.heartbeat();
     const ks = v?.killSwitch();
@@ -400,8 +469,15 @@ export class DaemonMonitor {
         market: this.#streamInput('market'),
         user: this.#streamInput('user'),
         books,
-        heartbeat: { consecutiveFailures: hb?.consecutiveFailures ?? 0, ...(hb?.error !== undefined ? { error: hb.error } : {}) },
-        killSwitch: { tripped: ks?.tripped ?? false, ...(ks?.trigger !== undefined ? { trigger: ks.trigger } : {}), ...(ks?.message !== undefined ? { message: ks.message } : {}) },
+        heartbeat: {
+          consecutiveFailures: hb?.consecutiveFailures ?? 0,
+          ...(hb?.error !== undefined ? { error: hb.error } : {}),
+        },
+        killSwitch: {
+          tripped: ks?.tripped ?? false,
+          ...(ks?.trigger !== undefined ? { trigger: ks.trigger } : {}),
+          ...(ks?.message !== undefined ? { message: ks.message } : {}),
+        },
         feedStaleMs: this.#o.feedStaleMs,
       },
       now,
@@ -410,7 +486,11 @@ export class DaemonMonitor {
 
   #streamInput(s: 'market' | 'user'): StreamHealthInput {
     const x = this.#streams[s];
-    return { connected: x.connected, lastDataAt: x.lastDataAt, ...(x.reason !== undefined ? { reason: x.reason } : {}) };
+    return {
+      connected: x.connected,
+      lastDataAt: x.lastDataAt,
+      ...(x.reason !== undefined ? { reason: x.reason } : {}),
+    };
   }
 
   /**
@@ -427,25 +507,51 @@ export class DaemonMonitor {
     const collateral = v?.collateral() ?? { available: 0, reserved: 0 };
     const live = v?.liveOrders() ?? [];
     const ks = v?.killSwitch() ?? { tripped: false };
-    if (v !== undefined && (opts.fresh === true || this.#totals === undefined || now - this.#totals.at >= (this.#o.totalsEveryMs ?? 10_000))) this.#totals = { at: now, value: v.totals() };
-    const totals = this.#totals?.value ?? { ordersPlaced: 0, ordersCancelled: 0, ordersRejected: 0, fills: 0, volume: 0, notional: 0 };
+    if (
+      v !== undefined &&
+      (opts.fresh === true || this.#totals === undefined || now - this.#totals.at >= (this.#o.totalsEveryMs ?? 10_000))
+    )
+      this.#totals = { at: now, value: v.totals() };
+    const totals = this.#totals?.value ?? {
+      ordersPlaced: 0,
+      ordersCancelled: 0,
+      ordersRejected: 0,
+      fills: 0,
+      volume: 0,
+      notional: 0,
+    };
     const pauses = v?.pauseReasons() ?? [];
     // fill count and volume fresh from the positions (in memory); the rest of the totals may lag
-    const known = positions.length > 0 && positions.every((p) => p.fills !== undefined && p.bought !== undefined && p.sold !== undefined);
+    const known =
+      positions.length > 0 &&
+      positions.every((p) => p.fills !== undefined && p.bought !== undefined && p.sold !== undefined);
     const fillCount = known ? positions.reduce((n, p) => n + (p.fills ?? 0), 0) : totals.fills;
     const volume = known ? positions.reduce((n, p) => n + (p.bought ?? 0) + (p.sold ?? 0), 0) : totals.volume;
     if (v !== undefined) this.onHeartbeat(v.heartbeat());
 
     // metrics
     const m = this.metrics;
-    m.positions(positions.map((p) => ({ market: p.market, tokenId: p.tokenId, outcome: this.#tokenInfo.get(p.tokenId)?.outcome ?? '', size: p.size, avgPrice: p.avgPrice })));
+    m.positions(
+      positions.map((p) => ({
+        market: p.market,
+        tokenId: p.tokenId,
+        outcome: this.#tokenInfo.get(p.tokenId)?.outcome ?? '',
+        size: p.size,
+        avgPrice: p.avgPrice,
+      })),
+    );
     m.pnl(pnl);
     m.collateralNow(collateral.available, collateral.reserved);
     m.openOrders.set(live.length);
     m.health(health, ks.tripped, now - this.#startedAt);
 
     // the PnL series: every `stride`-th sample; when full, every other point goes and the stride doubles
-    const point: PnlPoint = { t: now, realized: formatAmount(pnl.realized), unrealized: formatAmount(pnl.unrealized), total: formatAmount(pnl.total) };
+    const point: PnlPoint = {
+      t: now,
+      realized: formatAmount(pnl.realized),
+      unrealized: formatAmount(pnl.unrealized),
+      total: formatAmount(pnl.total),
+    };
     if (this.#seriesTick++ % this.#seriesStride === 0) {
       this.#series.push(point);
       if (this.#series.length > this.#seriesCap) {
@@ -530,9 +636,26 @@ export class DaemonMonitor {
             };
           }),
       },
-      pnl: { realized: point.realized, unrealized: point.unrealized, fees: formatAmount(pnl.fees), total: point.total, unmarked: pnl.unmarked.length, series },
-      orders: { open: live.length, placed: totals.ordersPlaced, cancelled: totals.ordersCancelled, rejected: totals.ordersRejected },
-      fills: { count: fillCount, volume: formatAmount(volume), notional: formatAmount(totals.notional), recent: [...this.#recent] },
+      pnl: {
+        realized: point.realized,
+        unrealized: point.unrealized,
+        fees: formatAmount(pnl.fees),
+        total: point.total,
+        unmarked: pnl.unmarked.length,
+        series,
+      },
+      orders: {
+        open: live.length,
+        placed: totals.ordersPlaced,
+        cancelled: totals.ordersCancelled,
+        rejected: totals.ordersRejected,
+      },
+      fills: {
+        count: fillCount,
+        volume: formatAmount(volume),
+        notional: formatAmount(totals.notional),
+        recent: [...this.#recent],
+      },
       killSwitch: { tripped: ks.tripped, trigger: ks.trigger ?? null, message: ks.message ?? null },
       execution: { paused: pauses.length > 0, pauseReasons: [...pauses] },
       streams: { market: this.#streamInput('market'), user: this.#streamInput('user') },
@@ -551,6 +674,13 @@ export class DaemonMonitor {
     const last = this.last();
     const now = this.#clock.now();
     if (last.lifecycle === this.#lifecycle && now - last.now < 250) return last;
-    return { ...last, now, time: new Date(now).toISOString(), uptimeSec: Math.floor((now - this.#startedAt) / 1000), lifecycle: this.#lifecycle, health: this.health() };
+    return {
+      ...last,
+      now,
+      time: new Date(now).toISOString(),
+      uptimeSec: Math.floor((now - this.#startedAt) / 1000),
+      lifecycle: this.#lifecycle,
+      health: this.health(),
+    };
   }
 }

@@ -116,7 +116,28 @@ export class GateMemo {
       this.#last.delete(market);
       return approved;
     }
-    const e: Entry = { quotes, approved: approved.quotes, info, limits, tripped, halted, heartbeatOk, tick, bookA, aStale, aBid, aAsk, bookB, bStale, bBid, bAsk, orders, collateral, posA, posB };
+    const e: Entry = {
+      quotes,
+      approved: approved.quotes,
+      info,
+      limits,
+      tripped,
+      halted,
+      heartbeatOk,
+      tick,
+      bookA,
+      aStale,
+      aBid,
+      aAsk,
+      bookB,
+      bStale,
+      bBid,
+      bAsk,
+      orders,
+      collateral,
+      posA,
+      posB,
+    };
     this.#last.set(market, e);
     return approved;
   }
@@ -133,7 +154,13 @@ export class GateMemo {
  * or a token's book is unusable (the gate then refuses the whole market before any level is read).
  * Conservative: false whenever a quote might reach the crossing check's level scan.
  */
-function topOnly(quotes: readonly QuoteIntent[], a: TokenId, b: TokenId, bookA: BookView | undefined, bookB: BookView | undefined): boolean {
+function topOnly(
+  quotes: readonly QuoteIntent[],
+  a: TokenId,
+  b: TokenId,
+  bookA: BookView | undefined,
+  bookB: BookView | undefined,
+): boolean {
   for (let i = 0; i < quotes.length; i++) {
     const q = quotes[i]!;
     const isA = q.tokenId === a;

@@ -145,8 +145,10 @@ function readTop(token: TokenId, other: TokenId, view: RiskView): Failure | null
   if (b.stale) return { code: 'STALE_BOOK', reason: `the book of ${b.tokenId} is stale` };
   const bestBid = b.bestBid;
   const bestAsk = b.bestAsk;
-  if (bestBid === null || bestAsk === null) return { code: 'NO_MID', reason: `the book of ${b.tokenId} is one-sided: no mid` };
-  if (bestBid >= bestAsk) return { code: 'CROSSED_BOOK', reason: `the book of ${b.tokenId} is crossed (${bestBid} >= ${bestAsk})` };
+  if (bestBid === null || bestAsk === null)
+    return { code: 'NO_MID', reason: `the book of ${b.tokenId} is one-sided: no mid` };
+  if (bestBid >= bestAsk)
+    return { code: 'CROSSED_BOOK', reason: `the book of ${b.tokenId} is crossed (${bestBid} >= ${bestAsk})` };
   rtBook = b;
   if (own !== undefined) {
     rtBid = bestBid;
@@ -183,7 +185,17 @@ function sharesFor(room: number, price: number): number {
  * unless the price reaches the top (bid, ask: the token's top, `complement` when read from the
  * other token's `book`).
  */
-function crossesOthers(side: 'BUY' | 'SELL', price: number, bid: number, ask: number, book: BookView, complement: boolean, token: TokenId, orders: readonly LiveOrderView[], market: ConditionId): boolean {
+function crossesOthers(
+  side: 'BUY' | 'SELL',
+  price: number,
+  bid: number,
+  ask: number,
+  book: BookView,
+  complement: boolean,
+  token: TokenId,
+  orders: readonly LiveOrderView[],
+  market: ConditionId,
+): boolean {
   if (side === 'BUY' ? price < ask : price > bid) return false;
   // our orders resting on the opposite side of this token's book, by price on this token's scale
   const mine = new Map<number, number>();
@@ -209,9 +221,14 @@ function crossesOthers(side: 'BUY' | 'SELL', price: number, bid: number, ask: nu
 /** The refusals that need no market: the kill switch, a halt, failing heartbeats. */
 function haltFailure(view: RiskView): Failure | null {
   const ks = view.killSwitch;
-  if (ks?.tripped) return { code: 'KILL_SWITCH', reason: `kill switch tripped${ks.reason ? ` (${ks.reason.trigger}: ${ks.reason.message})` : ''}` };
+  if (ks?.tripped)
+    return {
+      code: 'KILL_SWITCH',
+      reason: `kill switch tripped${ks.reason ? ` (${ks.reason.trigger}: ${ks.reason.message})` : ''}`,
+    };
   if (view.halted) return { code: 'HALTED', reason: `halted: ${view.halted}` };
-  if (view.heartbeatOk === false) return { code: 'HEARTBEAT', reason: 'heartbeats are failing: no new orders until one succeeds' };
+  if (view.heartbeatOk === false)
+    return { code: 'HEARTBEAT', reason: 'heartbeats are failing: no new orders until one succeeds' };
   return null;
 }
 
@@ -371,7 +388,11 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
     if (token === a) isA = true;
     else if (token === b) isA = false;
     else {
-      (refusals ??= []).push({ quote: q, code: 'WRONG_TOKEN', reason: `token ${q.tokenId} is not a token of market ${market}` });
+      (refusals ??= []).push({
+        quote: q,
+        code: 'WRONG_TOKEN',
+        reason: `token ${q.tokenId} is not a token of market ${market}`,
+      });
       continue;
     }
     if (q.side !== 'BUY' && q.side !== 'SELL') {
@@ -384,32 +405,56 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
     }
     // isValidPrice(q.price, tick), the price being an integer already
     if (q.price % tick !== 0 || q.price < tick || q.price > PRICE_SCALE - tick) {
-      (refusals ??= []).push({ quote: q, code: 'OFF_TICK', reason: `price ${q.price} pips is not on the tick (${tick} pips) inside [tick, 1 - tick]` });
+      (refusals ??= []).push({
+        quote: q,
+        code: 'OFF_TICK',
+        reason: `price ${q.price} pips is not on the tick (${tick} pips) inside [tick, 1 - tick]`,
+      });
       continue;
     }
     if (q.price < limits.minPrice || q.price > limits.maxPrice) {
-      (refusals ??= []).push({ quote: q, code: 'PRICE_LIMIT', reason: `price ${q.price} pips outside the limits [${limits.minPrice}, ${limits.maxPrice}]` });
+      (refusals ??= []).push({
+        quote: q,
+        code: 'PRICE_LIMIT',
+        reason: `price ${q.price} pips outside the limits [${limits.minPrice}, ${limits.maxPrice}]`,
+      });
       continue;
     }
     const mid = isA ? aMid : bMid;
     if (Math.abs(q.price - mid) > limits.maxMidDistance) {
-      (refusals ??= []).push({ quote: q, code: 'PRICE_BAND', reason: `price ${q.price} pips is ${Math.abs(q.price - mid)} pips from the mid ${mid} (band ${limits.maxMidDistance})` });
+      (refusals ??= []).push({
+        quote: q,
+        code: 'PRICE_BAND',
+        reason: `price ${q.price} pips is ${Math.abs(q.price - mid)} pips from the mid ${mid} (band ${limits.maxMidDistance})`,
+      });
       continue;
     }
     const bid = isA ? aBid : bBid;
     const ask = isA ? aAsk : bAsk;
     if (crossesOthers(q.side, q.price, bid, ask, (isA ? aBook : bBook)!, isA ? aComp : bComp, token, orders, market)) {
-      (refusals ??= []).push({ quote: q, code: 'WOULD_CROSS', reason: `a ${q.side} at ${q.price} pips would cross the book (bid ${bid}, ask ${ask})` });
+      (refusals ??= []).push({
+        quote: q,
+        code: 'WOULD_CROSS',
+        reason: `a ${q.side} at ${q.price} pips would cross the book (bid ${bid}, ask ${ask})`,
+      });
       continue;
     }
     const yesBid = (token === a) === (q.side === 'BUY');
     const yp = token === a ? q.price : PRICE_SCALE - q.price;
     if (yesBid ? yp >= minYesAsk : yp <= maxYesBid) {
-      (refusals ??= []).push({ quote: q, code: 'SELF_CROSS', reason: `would cross another approved quote of this market (YES-equivalent ${yesBid ? 'bid' : 'ask'} at ${yp} pips)` });
+      (refusals ??= []).push({
+        quote: q,
+        code: 'SELF_CROSS',
+        reason: `would cross another approved quote of this market (YES-equivalent ${yesBid ? 'bid' : 'ask'} at ${yp} pips)`,
+      });
       continue;
     }
     if (!Number.isSafeInteger(q.size) || q.size <= 0) {
-      (refusals ??= []).push({ quote: q, code: 'INVALID_SIZE', reason: `size ${q.size} is not a positive integer of micro-shares` });
+      (refusals ??= []).push({
+        quote: q,
+        code: 'INVALID_SIZE',
+        reason: `size ${q.size} is not a positive integer of micro-shares`,
+      });
       continue;
     }
 
@@ -417,36 +462,54 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
     let size: number = q.size;
     let cut = CUT_NONE;
     let r = lotDown(Math.max(0, q.size));
-    if (r < size) ((size = r), (cut = CUT_LOT));
+    if (r < size) (size = r), (cut = CUT_LOT);
     r = lotDown(Math.max(0, limits.maxOrderSize));
-    if (r < size) ((size = r), (cut = CUT_ORDER_SIZE));
+    if (r < size) (size = r), (cut = CUT_ORDER_SIZE);
     const pos = Math.max(0, view.position(token));
     // the collateral when this quote is checked (a cut's reason quotes it)
     const collateralHere = collateral;
     if (q.side === 'BUY') {
       r = lotDown(Math.max(0, limits.maxPosition - pos - (isA ? buysA : buysB)));
-      if (r < size) ((size = r), (cut = CUT_POSITION));
+      if (r < size) (size = r), (cut = CUT_POSITION);
       r = lotDown(Math.max(0, sharesFor(collateral, q.price)));
-      if (r < size) ((size = r), (cut = CUT_COLLATERAL));
+      if (r < size) (size = r), (cut = CUT_COLLATERAL);
     } else {
       r = lotDown(Math.max(0, pos - (isA ? sellsA : sellsB)));
-      if (r < size) ((size = r), (cut = CUT_NO_INVENTORY));
+      if (r < size) (size = r), (cut = CUT_NO_INVENTORY);
     }
     r = lotDown(Math.max(0, sharesFor(limits.maxNotional - marketNotional, q.price)));
-    if (r < size) ((size = r), (cut = CUT_NOTIONAL_MARKET));
+    if (r < size) (size = r), (cut = CUT_NOTIONAL_MARKET);
     r = lotDown(Math.max(0, sharesFor(globalNotional - otherNotional - marketNotional, q.price)));
-    if (r < size) ((size = r), (cut = CUT_NOTIONAL_GLOBAL));
+    if (r < size) (size = r), (cut = CUT_NOTIONAL_GLOBAL);
     if (size < minSize) {
-      if (cut === CUT_NONE) (refusals ??= []).push({ quote: q, code: 'MIN_SIZE', reason: `size ${q.size} is below the market's minimum ${minSize}` });
-      else (refusals ??= []).push({ quote: q, code: CUT_CODES[cut]!, reason: `${cutReason(cut, pos, collateralHere, limits, all)}: what is left (${size}) is below the minimum size ${minSize}` });
+      if (cut === CUT_NONE)
+        (refusals ??= []).push({
+          quote: q,
+          code: 'MIN_SIZE',
+          reason: `size ${q.size} is below the market's minimum ${minSize}`,
+        });
+      else
+        (refusals ??= []).push({
+          quote: q,
+          code: CUT_CODES[cut]!,
+          reason: `${cutReason(cut, pos, collateralHere, limits, all)}: what is left (${size}) is below the minimum size ${minSize}`,
+        });
       continue;
     }
     if (count + 1 > limits.maxOpenOrders) {
-      (refusals ??= []).push({ quote: q, code: 'OPEN_ORDERS_MARKET', reason: `more than ${limits.maxOpenOrders} open orders in this market` });
+      (refusals ??= []).push({
+        quote: q,
+        code: 'OPEN_ORDERS_MARKET',
+        reason: `more than ${limits.maxOpenOrders} open orders in this market`,
+      });
       continue;
     }
     if (otherCount + count + 1 > globalOpen) {
-      (refusals ??= []).push({ quote: q, code: 'OPEN_ORDERS_GLOBAL', reason: `more than ${globalOpen} open orders in all` });
+      (refusals ??= []).push({
+        quote: q,
+        code: 'OPEN_ORDERS_GLOBAL',
+        reason: `more than ${globalOpen} open orders in all`,
+      });
       continue;
     }
 
@@ -473,12 +536,18 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
     if (size === q.size) approved.push(q);
     else {
       approved.push({ ...q, size: size as Micro });
-      (trims ??= []).push({ quote: q, size: size as Micro, code: cut === CUT_NONE ? 'LOT' : CUT_CODES[cut]!, reason: cut === CUT_NONE ? 'cut' : cutReason(cut, pos, collateralHere, limits, all) });
+      (trims ??= []).push({
+        quote: q,
+        size: size as Micro,
+        code: cut === CUT_NONE ? 'LOT' : CUT_CODES[cut]!,
+        reason: cut === CUT_NONE ? 'cut' : cutReason(cut, pos, collateralHere, limits, all),
+      });
     }
   }
   let out: DesiredQuotes;
   if (approved !== null) out = { market, quotes: approved, at: desired.at };
-  else if (count === n) out = desired; // nothing refused nor cut
+  else if (count === n)
+    out = desired; // nothing refused nor cut
   else out = { market, quotes: quotes.slice(0, count), at: desired.at }; // only quotes after the approved ones were refused
   return { approved: out, refusals: refusals ?? NONE, trims: trims ?? NONE };
 }
@@ -492,7 +561,15 @@ const CUT_COLLATERAL = 3;
 const CUT_NO_INVENTORY = 4;
 const CUT_NOTIONAL_MARKET = 5;
 const CUT_NOTIONAL_GLOBAL = 6;
-const CUT_CODES: readonly RiskCode[] = ['LOT', 'ORDER_SIZE', 'POSITION', 'COLLATERAL', 'NO_INVENTORY', 'NOTIONAL_MARKET', 'NOTIONAL_GLOBAL'];
+const CUT_CODES: readonly RiskCode[] = [
+  'LOT',
+  'ORDER_SIZE',
+  'POSITION',
+  'COLLATERAL',
+  'NO_INVENTORY',
+  'NOTIONAL_MARKET',
+  'NOTIONAL_GLOBAL',
+];
 
 /** The reason of a cut (built only when reported). */
 function cutReason(cut: number, pos: number, collateral: number, limits: MarketLimits, all: RiskLimits): string {
@@ -517,7 +594,9 @@ function cutReason(cut: number, pos: number, collateral: number, limits: MarketL
 }
 
 /** The gate's answer for one immediate order. */
-export type OrderGateResult = { readonly approved: ImmediateIntent; readonly refusal: null } | { readonly approved: null; readonly refusal: Refusal<ImmediateIntent> };
+export type OrderGateResult =
+  | { readonly approved: ImmediateIntent; readonly refusal: null }
+  | { readonly approved: null; readonly refusal: Refusal<ImmediateIntent> };
 
 /**
  * Checks a rare immediate order (FOK/FAK): the whole-market checks, the tick and price limits, the
@@ -526,20 +605,31 @@ export type OrderGateResult = { readonly approved: ImmediateIntent; readonly ref
  * approved whole or refused. Pure.
  */
 export function gateOrder(order: ImmediateIntent, view: RiskView): OrderGateResult {
-  const refuse = (code: RiskCode, reason: string): OrderGateResult => ({ approved: null, refusal: { quote: order, code, reason } });
+  const refuse = (code: RiskCode, reason: string): OrderGateResult => ({
+    approved: null,
+    refusal: { quote: order, code, reason },
+  });
   const mc = checkMarket(order.market, [order.tokenId], view);
   if ('code' in mc) return refuse(mc.code, mc.reason);
   const top = mc.tops.get(order.tokenId);
-  if (top === undefined) return refuse('WRONG_TOKEN', `token ${order.tokenId} is not a token of market ${order.market}`);
-  if (!isValidPrice(order.price, mc.tick)) return refuse('OFF_TICK', `price ${order.price} pips is not on the tick (${mc.tick} pips)`);
-  if (order.price < mc.limits.minPrice || order.price > mc.limits.maxPrice) return refuse('PRICE_LIMIT', `price ${order.price} pips outside the limits`);
-  if (Math.abs(order.price - top.mid) > mc.limits.maxMidDistance) return refuse('PRICE_BAND', `worst price ${order.price} pips is too far from the mid ${top.mid}`);
-  if (!Number.isSafeInteger(order.size) || order.size <= 0 || order.size % LOT_MICRO !== 0) return refuse('INVALID_SIZE', `size ${order.size} is not a positive number of 0.01-share lots`);
-  if (order.size > mc.limits.maxOrderSize) return refuse('ORDER_SIZE', `size ${order.size} above maxOrderSize ${mc.limits.maxOrderSize}`);
+  if (top === undefined)
+    return refuse('WRONG_TOKEN', `token ${order.tokenId} is not a token of market ${order.market}`);
+  if (!isValidPrice(order.price, mc.tick))
+    return refuse('OFF_TICK', `price ${order.price} pips is not on the tick (${mc.tick} pips)`);
+  if (order.price < mc.limits.minPrice || order.price > mc.limits.maxPrice)
+    return refuse('PRICE_LIMIT', `price ${order.price} pips outside the limits`);
+  if (Math.abs(order.price - top.mid) > mc.limits.maxMidDistance)
+    return refuse('PRICE_BAND', `worst price ${order.price} pips is too far from the mid ${top.mid}`);
+  if (!Number.isSafeInteger(order.size) || order.size <= 0 || order.size % LOT_MICRO !== 0)
+    return refuse('INVALID_SIZE', `size ${order.size} is not a positive number of 0.01-share lots`);
+  if (order.size > mc.limits.maxOrderSize)
+    return refuse('ORDER_SIZE', `size ${order.size} above maxOrderSize ${mc.limits.maxOrderSize}`);
   const pos = Math.max(0, view.position(order.tokenId));
   if (order.side === 'BUY') {
-    if (pos + order.size > mc.limits.maxPosition) return refuse('POSITION', `position ${pos} + ${order.size} would exceed maxPosition ${mc.limits.maxPosition}`);
-    if (notional(order.size, order.price, 'up') > view.availableCollateral) return refuse('COLLATERAL', `needs more than the ${view.availableCollateral} collateral available`);
+    if (pos + order.size > mc.limits.maxPosition)
+      return refuse('POSITION', `position ${pos} + ${order.size} would exceed maxPosition ${mc.limits.maxPosition}`);
+    if (notional(order.size, order.price, 'up') > view.availableCollateral)
+      return refuse('COLLATERAL', `needs more than the ${view.availableCollateral} collateral available`);
   } else if (order.size > pos) return refuse('NO_INVENTORY', `sells ${order.size} with ${pos} shares held`);
   return { approved: order, refusal: null };
 }

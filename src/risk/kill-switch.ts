@@ -119,7 +119,10 @@ export class KillSwitch implements KillSwitchState {
   recordPnl(realized: number, unrealized: number): boolean {
     const total = realized + unrealized;
     if (this.limits.maxLoss > 0 && Number.isFinite(total) && total < -this.limits.maxLoss) {
-      this.trip('lossLimit', `PnL ${(total / 1e6).toFixed(2)} below -${(this.limits.maxLoss / 1e6).toFixed(2)} (realized ${(realized / 1e6).toFixed(2)}, unrealized ${(unrealized / 1e6).toFixed(2)})`);
+      this.trip(
+        'lossLimit',
+        `PnL ${(total / 1e6).toFixed(2)} below -${(this.limits.maxLoss / 1e6).toFixed(2)} (realized ${(realized / 1e6).toFixed(2)}, unrealized ${(unrealized / 1e6).toFixed(2)})`,
+      );
     }
     return this.tripped;
   }
@@ -138,7 +141,10 @@ export class KillSwitch implements KillSwitchState {
     while (drop < this.rejections.length && this.rejections[drop]! <= from) drop++;
     if (drop > 0) this.rejections = this.rejections.slice(drop);
     if (this.rejections.length >= this.limits.maxRejections) {
-      this.trip('rejections', `${this.rejections.length} order rejections within ${this.limits.rejectionWindowMs} ms (last: ${code})`);
+      this.trip(
+        'rejections',
+        `${this.rejections.length} order rejections within ${this.limits.rejectionWindowMs} ms (last: ${code})`,
+      );
     }
     return this.tripped;
   }

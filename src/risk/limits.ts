@@ -19,23 +19,89 @@ export const RISK_PREFIX = 'risk';
 
 /** Per-market limits, in config units (the schema of `risk.*` and `risk.markets.<id>.*`). */
 export const MARKET_LIMITS_SCHEMA = {
-  maxPositionShares: { type: 'number', default: 250, min: 0, max: 500_000, doc: 'Largest position per token, shares: BUY quotes are cut so that position + resting buys stays within it.' },
-  maxOrderSizeShares: { type: 'number', default: 100, min: 0.01, max: 500_000, doc: 'Largest single quote, shares (larger ones are cut to it).' },
-  maxNotionalPerMarket: { type: 'number', default: 250, min: 0, max: 1e9, doc: 'Largest value of resting quotes in one market, collateral (size x price, both sides).' },
-  maxOpenOrdersPerMarket: { type: 'integer', default: 20, min: 0, max: 10_000, doc: 'Most resting quotes in one market.' },
-  maxMidDistance: { type: 'number', default: 0.1, min: 0.0001, max: 1, doc: "Price band: a quote further than this from its token's mid (price units) is refused." },
+  maxPositionShares: {
+    type: 'number',
+    default: 250,
+    min: 0,
+    max: 500_000,
+    doc: 'Largest position per token, shares: BUY quotes are cut so that position + resting buys stays within it.',
+  },
+  maxOrderSizeShares: {
+    type: 'number',
+    default: 100,
+    min: 0.01,
+    max: 500_000,
+    doc: 'Largest single quote, shares (larger ones are cut to it).',
+  },
+  maxNotionalPerMarket: {
+    type: 'number',
+    default: 250,
+    min: 0,
+    max: 1e9,
+    doc: 'Largest value of resting quotes in one market, collateral (size x price, both sides).',
+  },
+  maxOpenOrdersPerMarket: {
+    type: 'integer',
+    default: 20,
+    min: 0,
+    max: 10_000,
+    doc: 'Most resting quotes in one market.',
+  },
+  maxMidDistance: {
+    type: 'number',
+    default: 0.1,
+    min: 0.0001,
+    max: 1,
+    doc: "Price band: a quote further than this from its token's mid (price units) is refused.",
+  },
   minPrice: { type: 'number', default: 0.01, min: 0.0001, max: 0.9999, doc: 'Lowest price quoted, price units.' },
   maxPrice: { type: 'number', default: 0.99, min: 0.0001, max: 0.9999, doc: 'Highest price quoted, price units.' },
 } as const satisfies ParamSchema;
 
 /** Global limits and kill-switch thresholds, in config units (the schema of `risk.*`). */
 export const GLOBAL_LIMITS_SCHEMA = {
-  maxNotionalGlobal: { type: 'number', default: 2_000, min: 0, max: 1e9, doc: 'Largest value of resting quotes over all markets, collateral.' },
-  maxOpenOrdersGlobal: { type: 'integer', default: 200, min: 0, max: 100_000, doc: 'Most resting quotes over all markets.' },
-  maxLoss: { type: 'number', default: 100, min: 0, max: 1e9, doc: 'Kill switch: trips when realized + unrealized PnL net of fees falls below minus this, collateral (0 disables); a position on a book without a mid is marked at the price it could be closed at (src/risk/marks.ts).' },
-  maxRejections: { type: 'integer', default: 10, min: 0, max: 100_000, doc: 'Kill switch: trips on this many order rejections within rejectionWindowMs (0 disables).' },
-  rejectionWindowMs: { type: 'integer', default: 60_000, min: 1, max: 86_400_000, doc: 'Kill switch: the window of maxRejections, ms.' },
-  maxHeartbeatFailures: { type: 'integer', default: 3, min: 0, max: 1_000, doc: 'Kill switch: trips after this many consecutive failed heartbeats (0 disables).' },
+  maxNotionalGlobal: {
+    type: 'number',
+    default: 2_000,
+    min: 0,
+    max: 1e9,
+    doc: 'Largest value of resting quotes over all markets, collateral.',
+  },
+  maxOpenOrdersGlobal: {
+    type: 'integer',
+    default: 200,
+    min: 0,
+    max: 100_000,
+    doc: 'Most resting quotes over all markets.',
+  },
+  maxLoss: {
+    type: 'number',
+    default: 100,
+    min: 0,
+    max: 1e9,
+    doc: 'Kill switch: trips when realized + unrealized PnL net of fees falls below minus this, collateral (0 disables); a position on a book without a mid is marked at the price it could be closed at (src/risk/marks.ts).',
+  },
+  maxRejections: {
+    type: 'integer',
+    default: 10,
+    min: 0,
+    max: 100_000,
+    doc: 'Kill switch: trips on this many order rejections within rejectionWindowMs (0 disables).',
+  },
+  rejectionWindowMs: {
+    type: 'integer',
+    default: 60_000,
+    min: 1,
+    max: 86_400_000,
+    doc: 'Kill switch: the window of maxRejections, ms.',
+  },
+  maxHeartbeatFailures: {
+    type: 'integer',
+    default: 3,
+    min: 0,
+    max: 1_000,
+    doc: 'Kill switch: trips after this many consecutive failed heartbeats (0 disables).',
+  },
 } as const satisfies ParamSchema;
 
 /** Limits of one market, integer units. */
@@ -76,7 +142,8 @@ type MarketLimitsConfig = { -readonly [K in keyof typeof MARKET_LIMITS_SCHEMA]?:
 type GlobalLimitsConfig = { -readonly [K in keyof typeof GLOBAL_LIMITS_SCHEMA]?: number | string };
 
 /** The `risk` config section as users write it (decimals; numbers may be strings). */
-export type RiskLimitsConfig = MarketLimitsConfig & GlobalLimitsConfig & { markets?: Record<string, MarketLimitsConfig> };
+export type RiskLimitsConfig = MarketLimitsConfig &
+  GlobalLimitsConfig & { markets?: Record<string, MarketLimitsConfig> };
 
 const shares = (x: number): Micro => Math.round(x * AMOUNT_SCALE) as Micro;
 const pipsOf = (x: number): Pips => Math.round(x * PRICE_SCALE) as Pips;
@@ -85,7 +152,8 @@ function marketLimits(raw: Record<string, unknown>, prefix: string): MarketLimit
   const v = resolveValues(MARKET_LIMITS_SCHEMA, raw, prefix);
   const minPrice = pipsOf(v.minPrice);
   const maxPrice = pipsOf(v.maxPrice);
-  if (minPrice > maxPrice) throw new ConfigError(`${prefix}.minPrice`, `must not exceed maxPrice (${v.maxPrice}), got ${v.minPrice}`);
+  if (minPrice > maxPrice)
+    throw new ConfigError(`${prefix}.minPrice`, `must not exceed maxPrice (${v.maxPrice}), got ${v.minPrice}`);
   return Object.freeze({
     maxPosition: shares(v.maxPositionShares),
     maxOrderSize: shares(v.maxOrderSizeShares),
@@ -104,7 +172,8 @@ function marketLimits(raw: Record<string, unknown>, prefix: string): MarketLimit
  * @example resolveRiskLimits({ maxPositionShares: 100, markets: { '0xabc...': { maxOrderSizeShares: 20 } } })
  */
 export function resolveRiskLimits(overrides: RiskLimitsConfig | Readonly<Record<string, unknown>> = {}): RiskLimits {
-  if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) throw new ConfigError(RISK_PREFIX, 'expected an object');
+  if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides))
+    throw new ConfigError(RISK_PREFIX, 'expected an object');
   const o = overrides as Record<string, unknown>;
   const marketRaw: Record<string, unknown> = {};
   const globalRaw: Record<string, unknown> = {};
@@ -112,17 +181,23 @@ export function resolveRiskLimits(overrides: RiskLimitsConfig | Readonly<Record<
     if (k === 'markets') continue;
     if (Object.hasOwn(MARKET_LIMITS_SCHEMA, k)) marketRaw[k] = v;
     else if (Object.hasOwn(GLOBAL_LIMITS_SCHEMA, k)) globalRaw[k] = v;
-    else throw new ConfigError(`${RISK_PREFIX}.${k}`, `unknown key (known: ${[...Object.keys(MARKET_LIMITS_SCHEMA), ...Object.keys(GLOBAL_LIMITS_SCHEMA), 'markets'].join(', ')})`);
+    else
+      throw new ConfigError(
+        `${RISK_PREFIX}.${k}`,
+        `unknown key (known: ${[...Object.keys(MARKET_LIMITS_SCHEMA), ...Object.keys(GLOBAL_LIMITS_SCHEMA), 'markets'].join(', ')})`,
+      );
   }
   const defaults = marketLimits(marketRaw, RISK_PREFIX);
   const g = resolveValues(GLOBAL_LIMITS_SCHEMA, globalRaw, RISK_PREFIX);
   const markets: Record<string, MarketLimits> = {};
   const m = o['markets'];
   if (m !== undefined) {
-    if (typeof m !== 'object' || m === null || Array.isArray(m)) throw new ConfigError(`${RISK_PREFIX}.markets`, 'expected an object of per-market limits keyed by condition id');
+    if (typeof m !== 'object' || m === null || Array.isArray(m))
+      throw new ConfigError(`${RISK_PREFIX}.markets`, 'expected an object of per-market limits keyed by condition id');
     for (const [id, mo] of Object.entries(m as Record<string, unknown>)) {
       const prefix = `${RISK_PREFIX}.markets.${id}`;
-      if (typeof mo !== 'object' || mo === null || Array.isArray(mo)) throw new ConfigError(prefix, 'expected an object of limits');
+      if (typeof mo !== 'object' || mo === null || Array.isArray(mo))
+        throw new ConfigError(prefix, 'expected an object of limits');
       markets[id] = marketLimits({ ...marketRaw, ...(mo as Record<string, unknown>) }, prefix);
     }
   }

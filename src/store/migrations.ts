@@ -64,7 +64,8 @@ export function migrate(db: Database.Database, file: string, target: number = MI
   db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
   const row = db.prepare('SELECT version FROM schema_version').get() as { version: number } | undefined;
   let version = row?.version ?? 0;
-  if (version > MIGRATIONS.length) throw new Error(`${file}: store schema version ${version} is newer than this mmkit knows (${MIGRATIONS.length})`);
+  if (version > MIGRATIONS.length)
+    throw new Error(`${file}: store schema version ${version} is newer than this mmkit knows (${MIGRATIONS.length})`);
   if (version >= target) return version;
   db.transaction(() => {
     for (; version < target; version++) db.exec(MIGRATIONS[version] as string);

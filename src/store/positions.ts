@@ -53,7 +53,12 @@ export interface PnlReport {
   readonly total: number;
   /** Tokens with an open position but no mark: their unrealized PnL is unknown, never guessed. */
   readonly unmarked: readonly TokenId[];
-  readonly byToken: readonly { readonly tokenId: TokenId; readonly realized: number; readonly unrealized: number; readonly fees: number }[];
+  readonly byToken: readonly {
+    readonly tokenId: TokenId;
+    readonly realized: number;
+    readonly unrealized: number;
+    readonly fees: number;
+  }[];
 }
 
 const SCALE = BigInt(PRICE_SCALE);
@@ -61,11 +66,12 @@ const SCALE = BigInt(PRICE_SCALE);
 /** Floor division of bigints (toward −∞). */
 function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
-  return (a % b !== 0n && (a < 0n) !== (b < 0n)) ? q - 1n : q;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 function toNumber(v: bigint): number {
-  if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`amount out of safe range: ${v}`);
+  if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER))
+    throw new RangeError(`amount out of safe range: ${v}`);
   return Number(v);
 }
 
@@ -80,7 +86,10 @@ export class PositionAccumulator {
   bought = 0n;
   sold = 0n;
   fills = 0;
-  constructor(readonly market: ConditionId, readonly tokenId: TokenId) {}
+  constructor(
+    readonly market: ConditionId,
+    readonly tokenId: TokenId,
+  ) {}
 
   /** Apply one fill. */
   add(f: PositionFill): void {
@@ -92,7 +101,7 @@ export class PositionAccumulator {
     if (d > 0n) this.bought += q;
     else this.sold += q;
     if (q === 0n) return;
-    if (this.size === 0n || (this.size > 0n) === (d > 0n)) {
+    if (this.size === 0n || this.size > 0n === d > 0n) {
       this.size += d * q;
       this.cost += d * q * p;
       return;
@@ -173,7 +182,12 @@ export function pnlOf(acc: ReadonlyMap<TokenId, PositionAccumulator>, marks: Rea
       else u = a.unrealizedAt(m);
     }
     unrealized += u;
-    byToken.push({ tokenId: a.tokenId, realized: toNumber(floorDiv(a.realized, SCALE)), unrealized: toNumber(floorDiv(u, SCALE)), fees: toNumber(a.fees) });
+    byToken.push({
+      tokenId: a.tokenId,
+      realized: toNumber(floorDiv(a.realized, SCALE)),
+      unrealized: toNumber(floorDiv(u, SCALE)),
+      fees: toNumber(a.fees),
+    });
   }
   const r = toNumber(floorDiv(realized, SCALE));
   const u = toNumber(floorDiv(unrealized, SCALE));

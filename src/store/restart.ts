@@ -46,7 +46,16 @@ export function restartStore(store: Store): RestartStoreAdapter {
     updateOrder(v) {
       const status = storedStatusOf(v);
       if (!store.updateOrder(v.id, { status, sizeMatched: v.sizeMatched })) {
-        store.adoptOrder({ id: v.id, market: v.market, tokenId: v.tokenId, side: v.side, price: v.price, originalSize: v.originalSize, sizeMatched: v.sizeMatched, status });
+        store.adoptOrder({
+          id: v.id,
+          market: v.market,
+          tokenId: v.tokenId,
+          side: v.side,
+          price: v.price,
+          originalSize: v.originalSize,
+          sizeMatched: v.sizeMatched,
+          status,
+        });
       }
     },
     markOrderMissing(id) {

@@ -29,7 +29,14 @@ import { accumulate, pnlOf, type PnlReport, type Position, type PositionAccumula
 export type { PnlReport, Position } from './positions.ts';
 
 /** An order's status as the store keeps it (the tracker's states). */
-export type StoredOrderStatus = 'pending' | 'live' | 'partially_filled' | 'filled' | 'cancelled' | 'rejected' | 'unknown';
+export type StoredOrderStatus =
+  | 'pending'
+  | 'live'
+  | 'partially_filled'
+  | 'filled'
+  | 'cancelled'
+  | 'rejected'
+  | 'unknown';
 /** The statuses an order may still rest with (or may, when its fate is not known yet). */
 export const OPEN_ORDER_STATUSES: readonly StoredOrderStatus[] = ['pending', 'live', 'partially_filled', 'unknown'];
 
@@ -186,7 +193,9 @@ export interface Store {
    * Several updates (and adoptions of orders never recorded) in ONE transaction: the answers of a
    * whole batch cost one commit. Returns how many rows changed.
    */
-  updateOrders(updates: readonly { readonly id: OrderId; readonly patch: OrderPatch; readonly adopt?: AdoptedOrder }[]): number;
+  updateOrders(
+    updates: readonly { readonly id: OrderId; readonly patch: OrderPatch; readonly adopt?: AdoptedOrder }[],
+  ): number;
   order(id: OrderId): StoredOrder | undefined;
   /** Orders that may still rest at the venue: pending, live, partially filled or unknown. */
   openOrders(market?: ConditionId): StoredOrder[];
@@ -223,7 +232,13 @@ export interface Store {
 }
 
 /** Rank of a trade status: a status may only move to a higher rank; rank 3 is final. */
-const TRADE_RANK: Readonly<Record<TradeStatus, number>> = { MATCHED: 0, RETRYING: 1, MINED: 2, CONFIRMED: 3, FAILED: 3 };
+const TRADE_RANK: Readonly<Record<TradeStatus, number>> = {
+  MATCHED: 0,
+  RETRYING: 1,
+  MINED: 2,
+  CONFIRMED: 3,
+  FAILED: 3,
+};
 
 /** True when a fill at `from` may move to `to` (forward only; CONFIRMED and FAILED are final). */
 export function tradeStatusAdvances(from: TradeStatus, to: TradeStatus): boolean {
@@ -239,7 +254,8 @@ export function tradeStatusAdvances(from: TradeStatus, to: TradeStatus): boolean
 export function fillFromEvent(e: FillEvent): FillRecord {
   const p = BigInt(e.price);
   const base = p < BigInt(PRICE_SCALE) - p ? p : BigInt(PRICE_SCALE) - p;
-  const fee = e.role === 'TAKER' ? Number((BigInt(e.size) * base * BigInt(e.feeRateBps)) / BigInt(PRICE_SCALE * PRICE_SCALE)) : 0;
+  const fee =
+    e.role === 'TAKER' ? Number((BigInt(e.size) * base * BigInt(e.feeRateBps)) / BigInt(PRICE_SCALE * PRICE_SCALE)) : 0;
   return {
     tradeId: e.tradeId,
     orderId: e.orderId,
@@ -358,7 +374,8 @@ function startCheckpointer(file: string, intervalMs: number, onFail: () => void)
 }
 
 function checkInt(what: string, v: number): void {
-  if (!Number.isSafeInteger(v) || v < 0) throw new RangeError(`${what}: expected a non-negative safe integer, got ${String(v)}`);
+  if (!Number.isSafeInteger(v) || v < 0)
+    throw new RangeError(`${what}: expected a non-negative safe integer, got ${String(v)}`);
 }
 
 /**
@@ -376,7 +393,17 @@ interface PendingOrder {
    * The columns fixed at insertion when the order is not in the table yet (the write is one INSERT
    * of its final state); undefined when it is (the write is one UPDATE with the merged patch).
    */
-  readonly insert: { readonly market: string; readonly token: string; readonly side: string; readonly price: number; readonly size: number; readonly type: string; readonly createdAt: number } | undefined;
+  readonly insert:
+    | {
+        readonly market: string;
+        readonly token: string;
+        readonly side: string;
+        readonly price: number;
+        readonly size: number;
+        readonly type: string;
+        readonly createdAt: number;
+      }
+    | undefined;
   /** The last status given (an INSERT's is never null; an UPDATE's null keeps the row's). */
   status: string | null;
   /** The largest size matched given (0: none), as MAX(size_matched, …) never decreases. */
@@ -389,7 +416,15 @@ interface PendingOrder {
 }
 
 /** The statuses the orders table's CHECK accepts. */
-const ORDER_STATUSES: ReadonlySet<unknown> = new Set<StoredOrderStatus>(['pending', 'live', 'partially_filled', 'filled', 'cancelled', 'rejected', 'unknown']);
+const ORDER_STATUSES: ReadonlySet<unknown> = new Set<StoredOrderStatus>([
+  'pending',
+  'live',
+  'partially_filled',
+  'filled',
+  'cancelled',
+  'rejected',
+  'unknown',
+]);
 /** A surrogate code unit: SQLite receives a lone one as U+FFFD, so two such JS ids could be one SQL id. */
 const SURROGATE = /[\uD800-\uDFFF]/;
 
@@ -399,12 +434,32 @@ const SURROGATE = /[\uD800-\uDFFF]/;
  * else (a CHECK or NOT NULL violation, which INSERT OR IGNORE silently skips; a value SQLite
  * coerces) is not deferred but goes to the statements themselves, so its outcome is theirs exactly.
  */
-function plainRow(id: unknown, market: unknown, token: unknown, side: unknown, type: unknown, status: unknown): boolean {
-  return typeof id === 'string' && !SURROGATE.test(id) && typeof market === 'string' && typeof token === 'string' && (side === 'BUY' || side === 'SELL') && typeof type === 'string' && ORDER_STATUSES.has(status);
+function plainRow(
+  id: unknown,
+  market: unknown,
+  token: unknown,
+  side: unknown,
+  type: unknown,
+  status: unknown,
+): boolean {
+  return (
+    typeof id === 'string' &&
+    !SURROGATE.test(id) &&
+    typeof market === 'string' &&
+    typeof token === 'string' &&
+    (side === 'BUY' || side === 'SELL') &&
+    typeof type === 'string' &&
+    ORDER_STATUSES.has(status)
+  );
 }
 /** As plainRow, for a patch: a bad status fails the UPDATE's CHECK (on a known id only), so it is not deferred. */
 function plainPatch(id: unknown, p: OrderPatch): boolean {
-  return typeof id === 'string' && !SURROGATE.test(id) && (p.status == null || ORDER_STATUSES.has(p.status)) && (p.rejectCode == null || typeof p.rejectCode === 'string');
+  return (
+    typeof id === 'string' &&
+    !SURROGATE.test(id) &&
+    (p.status == null || ORDER_STATUSES.has(p.status)) &&
+    (p.rejectCode == null || typeof p.rejectCode === 'string')
+  );
 }
 
 /** The number of orders a 'batched' store is deferring (tests: the bound holds); 0 for others. */
@@ -462,8 +517,12 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
        VALUES (@id, @market, @token, @side, @price, @size, @type, @status, @size_matched, @now, @now, NULL)`,
     ),
     getOrder: db.prepare('SELECT * FROM orders WHERE id = ?'),
-    openOrders: db.prepare(`SELECT * FROM orders WHERE status IN ('pending', 'live', 'partially_filled', 'unknown') ORDER BY created_at, rowid`),
-    openOrdersOf: db.prepare(`SELECT * FROM orders WHERE market = ? AND status IN ('pending', 'live', 'partially_filled', 'unknown') ORDER BY created_at, rowid`),
+    openOrders: db.prepare(
+      `SELECT * FROM orders WHERE status IN ('pending', 'live', 'partially_filled', 'unknown') ORDER BY created_at, rowid`,
+    ),
+    openOrdersOf: db.prepare(
+      `SELECT * FROM orders WHERE market = ? AND status IN ('pending', 'live', 'partially_filled', 'unknown') ORDER BY created_at, rowid`,
+    ),
     updateOrder: db.prepare(
       `UPDATE orders SET status = COALESCE(@status, status), size_matched = MAX(size_matched, COALESCE(@size_matched, 0)),
          reject_code = CASE WHEN @set_code THEN @reject_code ELSE reject_code END, updated_at = @now WHERE id = @id`,
@@ -477,8 +536,12 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     fillsSince: db.prepare('SELECT * FROM fills WHERE match_time >= ? ORDER BY match_time, rowid'),
     lastFill: db.prepare('SELECT MAX(match_time) AS t FROM fills'),
     // the final statuses are TRADE_RANK's rank 3
-    oldestUnsettled: db.prepare(`SELECT MIN(match_time) AS t FROM fills WHERE match_time >= ? AND status NOT IN ('CONFIRMED', 'FAILED')`),
-    liveFills: db.prepare(`SELECT market, token, side, price, size, fee FROM fills WHERE status != 'FAILED' ORDER BY match_time, rowid`),
+    oldestUnsettled: db.prepare(
+      `SELECT MIN(match_time) AS t FROM fills WHERE match_time >= ? AND status NOT IN ('CONFIRMED', 'FAILED')`,
+    ),
+    liveFills: db.prepare(
+      `SELECT market, token, side, price, size, fee FROM fills WHERE status != 'FAILED' ORDER BY match_time, rowid`,
+    ),
     insertAudit: db.prepare('INSERT INTO audit (time, kind, json) VALUES (?, ?, ?)'),
     orderCounts: db.prepare('SELECT status, COUNT(*) AS n FROM orders GROUP BY status'),
     fillCounts: db.prepare(`SELECT status = 'FAILED' AS void, COUNT(*) AS n FROM fills GROUP BY void`),
@@ -490,7 +553,18 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       const r = p.request;
       checkInt('price', r.price);
       checkInt('size', r.size);
-      n += st.insertOrder.run({ id: p.id, market: r.market, token: r.tokenId, side: r.side, price: r.price, size: r.size, type: r.type, status: 'pending', size_matched: 0, now }).changes;
+      n += st.insertOrder.run({
+        id: p.id,
+        market: r.market,
+        token: r.tokenId,
+        side: r.side,
+        price: r.price,
+        size: r.size,
+        type: r.type,
+        status: 'pending',
+        size_matched: 0,
+        now,
+      }).changes;
     }
     return n;
   };
@@ -511,9 +585,23 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     checkInt('price', o.price);
     checkInt('size', o.originalSize);
     checkInt('sizeMatched', o.sizeMatched);
-    return st.insertOrder.run({ id: o.id, market: o.market, token: o.tokenId, side: o.side, price: o.price, size: o.originalSize, type: o.type ?? 'GTC', status: o.status, size_matched: o.sizeMatched, now }).changes;
+    return st.insertOrder.run({
+      id: o.id,
+      market: o.market,
+      token: o.tokenId,
+      side: o.side,
+      price: o.price,
+      size: o.originalSize,
+      type: o.type ?? 'GTC',
+      status: o.status,
+      size_matched: o.sizeMatched,
+      now,
+    }).changes;
   };
-  const updateManyRaw = (us: readonly { id: OrderId; patch: OrderPatch; adopt?: AdoptedOrder }[], now: number): number => {
+  const updateManyRaw = (
+    us: readonly { id: OrderId; patch: OrderPatch; adopt?: AdoptedOrder }[],
+    now: number,
+  ): number => {
     let n = 0;
     for (const u of us) {
       if (u.adopt !== undefined) adoptOne(u.adopt, now);
@@ -543,8 +631,30 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
   const writePendingTx = db.transaction(() => {
     for (const [id, p] of pending) {
       const i = p.insert;
-      if (i !== undefined) insertRow.run(id, i.market, i.token, i.side, i.price, i.size, i.type, p.status, p.sizeMatched, i.createdAt, p.updatedAt, p.rejectCode);
-      else st.updateOrder.run({ id, status: p.status, size_matched: p.sizeMatched, set_code: p.setCode, reject_code: p.rejectCode, now: p.updatedAt });
+      if (i !== undefined)
+        insertRow.run(
+          id,
+          i.market,
+          i.token,
+          i.side,
+          i.price,
+          i.size,
+          i.type,
+          p.status,
+          p.sizeMatched,
+          i.createdAt,
+          p.updatedAt,
+          p.rejectCode,
+        );
+      else
+        st.updateOrder.run({
+          id,
+          status: p.status,
+          size_matched: p.sizeMatched,
+          set_code: p.setCode,
+          reject_code: p.rejectCode,
+          now: p.updatedAt,
+        });
     }
   });
   /** Write the deferred orders (before a read of the orders table, a commit, or past the bound). */
@@ -565,7 +675,12 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     if (pending.size >= pendingBound) writePending();
   };
   // the deferred counterparts of insertOrder (INSERT OR IGNORE) and updateOrder; validated inputs
-  const deferInsert = (id: string, insert: NonNullable<PendingOrder['insert']>, status: string, sizeMatched: number): number => {
+  const deferInsert = (
+    id: string,
+    insert: NonNullable<PendingOrder['insert']>,
+    status: string,
+    sizeMatched: number,
+  ): number => {
     if (known(id)) return 0;
     pending.set(id, { insert, status, sizeMatched, setCode: 0, rejectCode: null, updatedAt: insert.createdAt });
     return 1;
@@ -587,7 +702,20 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     return 1; // SQLite counts a matched row as changed, even when its values stay the same
   };
   const deferAdopt = (o: AdoptedOrder, now: number): number =>
-    deferInsert(o.id, { market: o.market, token: o.tokenId, side: o.side, price: o.price, size: o.originalSize, type: o.type ?? 'GTC', createdAt: now }, o.status, o.sizeMatched);
+    deferInsert(
+      o.id,
+      {
+        market: o.market,
+        token: o.tokenId,
+        side: o.side,
+        price: o.price,
+        size: o.originalSize,
+        type: o.type ?? 'GTC',
+        createdAt: now,
+      },
+      o.status,
+      o.sizeMatched,
+    );
   /** adoptOne's checks, in its order; false: not to defer. */
   const adoptDeferrable = (o: AdoptedOrder): boolean => {
     checkInt('price', o.price);
@@ -608,20 +736,39 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       const r = p.request;
       checkInt('price', r.price);
       checkInt('size', r.size);
-      if (!plainRow(p.id, r.market, r.tokenId, r.side, r.type, 'pending')) return direct(() => (ps.length === 1 ? recordManyRaw(ps, now) : recordMany(ps, now)));
+      if (!plainRow(p.id, r.market, r.tokenId, r.side, r.type, 'pending'))
+        return direct(() => (ps.length === 1 ? recordManyRaw(ps, now) : recordMany(ps, now)));
     }
     let n = 0;
     for (const p of ps) {
       const r = p.request;
-      n += deferInsert(p.id, { market: r.market, token: r.tokenId, side: r.side, price: r.price, size: r.size, type: r.type, createdAt: now }, 'pending', 0);
+      n += deferInsert(
+        p.id,
+        {
+          market: r.market,
+          token: r.tokenId,
+          side: r.side,
+          price: r.price,
+          size: r.size,
+          type: r.type,
+          createdAt: now,
+        },
+        'pending',
+        0,
+      );
     }
     bound();
     return n;
   };
-  const updateDeferred = (us: readonly { id: OrderId; patch: OrderPatch; adopt?: AdoptedOrder }[], now: number): number => {
+  const updateDeferred = (
+    us: readonly { id: OrderId; patch: OrderPatch; adopt?: AdoptedOrder }[],
+    now: number,
+  ): number => {
     for (const u of us) {
       if ((u.adopt !== undefined && !adoptDeferrable(u.adopt)) || !patchDeferrable(u.id, u.patch)) {
-        return direct(() => (us.length === 1 && us[0]!.adopt === undefined ? updateManyRaw(us, now) : updateMany(us, now)));
+        return direct(() =>
+          us.length === 1 && us[0]!.adopt === undefined ? updateManyRaw(us, now) : updateMany(us, now),
+        );
       }
     }
     let n = 0;
@@ -661,9 +808,23 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
   let positionsCache: Map<TokenId, PositionAccumulator> | undefined;
   const acc = (): Map<TokenId, PositionAccumulator> => {
     if (positionsCache === undefined) {
-      const rows = st.liveFills.all() as { market: string; token: string; side: string; price: number; size: number; fee: number }[];
+      const rows = st.liveFills.all() as {
+        market: string;
+        token: string;
+        side: string;
+        price: number;
+        size: number;
+        fee: number;
+      }[];
       positionsCache = accumulate(
-        rows.map((r) => ({ market: r.market as ConditionId, tokenId: r.token as TokenId, side: r.side as Side, price: r.price as Pips, size: r.size as Micro, fee: r.fee as Micro })),
+        rows.map((r) => ({
+          market: r.market as ConditionId,
+          tokenId: r.token as TokenId,
+          side: r.side as Side,
+          price: r.price as Pips,
+          size: r.size as Micro,
+          fee: r.fee as Micro,
+        })),
       );
     }
     return positionsCache;
@@ -768,7 +929,11 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     audit(kind, data) {
       open();
       setSync(otherSync);
-      st.insertAudit.run(clock.now(), kind, JSON.stringify(data ?? null, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+      st.insertAudit.run(
+        clock.now(),
+        kind,
+        JSON.stringify(data ?? null, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
+      );
     },
     auditLog(o = {}) {
       open();
@@ -779,7 +944,9 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
         args.push(o.kind);
       }
       const limit = o.limit ?? -1;
-      const rows = db.prepare(`SELECT seq, time, kind, json FROM audit WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`).all(...args, limit) as { seq: number; time: number; kind: string; json: string }[];
+      const rows = db
+        .prepare(`SELECT seq, time, kind, json FROM audit WHERE ${where.join(' AND ')} ORDER BY seq LIMIT ?`)
+        .all(...args, limit) as { seq: number; time: number; kind: string; json: string }[];
       return rows.map((r) => ({ seq: r.seq, time: r.time, kind: r.kind, data: JSON.parse(r.json) as unknown }));
     },
     summary() {

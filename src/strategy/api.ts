@@ -15,8 +15,20 @@ import type { MarketInfo } from '../engine/venue.ts';
 
 /** One parameter: its type, default, documentation and bounds. Units are part of the doc. */
 export type ParamSpec =
-  | { readonly type: 'number'; readonly default: number; readonly doc: string; readonly min?: number; readonly max?: number }
-  | { readonly type: 'integer'; readonly default: number; readonly doc: string; readonly min?: number; readonly max?: number }
+  | {
+      readonly type: 'number';
+      readonly default: number;
+      readonly doc: string;
+      readonly min?: number;
+      readonly max?: number;
+    }
+  | {
+      readonly type: 'integer';
+      readonly default: number;
+      readonly doc: string;
+      readonly min?: number;
+      readonly max?: number;
+    }
   | { readonly type: 'boolean'; readonly default: boolean; readonly doc: string }
   | { readonly type: 'string'; readonly default: string; readonly doc: string; readonly choices?: readonly string[] };
 
@@ -24,7 +36,11 @@ export type ParamSchema = Readonly<Record<string, ParamSpec>>;
 
 /** The params object a schema describes (what `create` receives, validated and defaulted). */
 export type ParamsOf<S extends ParamSchema> = {
-  readonly [K in keyof S]: S[K] extends { type: 'boolean' } ? boolean : S[K] extends { type: 'string' } ? string : number;
+  readonly [K in keyof S]: S[K] extends { type: 'boolean' }
+    ? boolean
+    : S[K] extends { type: 'string' }
+      ? string
+      : number;
 };
 
 /** A logger a strategy may use (a pino child in production). */

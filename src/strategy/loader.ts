@@ -54,18 +54,30 @@ function describe(v: unknown): string {
 export function asStrategyDefinition(mod: unknown, from: string): StrategyDefinition {
   let def = typeof mod === 'object' && mod !== null ? (mod as { default?: unknown }).default : undefined;
   // a module compiled as CommonJS arrives as { default: module.exports } with the real default inside
-  if (typeof def === 'object' && def !== null && !('create' in def) && 'default' in def) def = (def as { default?: unknown }).default;
+  if (typeof def === 'object' && def !== null && !('create' in def) && 'default' in def)
+    def = (def as { default?: unknown }).default;
   if (def === undefined) {
-    throw new ConfigError(STRATEGY_KEY, `${from} has no default export; a plugin must \`export default defineStrategy({ name, description, params, create })\``);
+    throw new ConfigError(
+      STRATEGY_KEY,
+      `${from} has no default export; a plugin must \`export default defineStrategy({ name, description, params, create })\``,
+    );
   }
-  if (typeof def !== 'object' || def === null) throw new ConfigError(STRATEGY_KEY, `${from}: the default export must be a strategy definition object, got ${describe(def)}`);
+  if (typeof def !== 'object' || def === null)
+    throw new ConfigError(
+      STRATEGY_KEY,
+      `${from}: the default export must be a strategy definition object, got ${describe(def)}`,
+    );
   const d = def as Record<string, unknown>;
   const problems: string[] = [];
   if (typeof d['name'] !== 'string' || d['name'].trim() === '') problems.push('`name` must be a non-empty string');
-  if (d['description'] !== undefined && typeof d['description'] !== 'string') problems.push('`description` must be a string');
-  if (typeof d['params'] !== 'object' || d['params'] === null || Array.isArray(d['params'])) problems.push('`params` must be an object of parameter specs (`{}` when there are none)');
-  if (typeof d['create'] !== 'function') problems.push('`create(ctx, params)` must be a function returning `{ onEvent }`');
-  if (problems.length > 0) throw new ConfigError(STRATEGY_KEY, `${from} is not a strategy definition: ${problems.join('; ')}`);
+  if (d['description'] !== undefined && typeof d['description'] !== 'string')
+    problems.push('`description` must be a string');
+  if (typeof d['params'] !== 'object' || d['params'] === null || Array.isArray(d['params']))
+    problems.push('`params` must be an object of parameter specs (`{}` when there are none)');
+  if (typeof d['create'] !== 'function')
+    problems.push('`create(ctx, params)` must be a function returning `{ onEvent }`');
+  if (problems.length > 0)
+    throw new ConfigError(STRATEGY_KEY, `${from} is not a strategy definition: ${problems.join('; ')}`);
   validateSchema(d['params']);
   if (d['description'] === undefined) return { ...(d as unknown as StrategyDefinition), description: '' };
   return d as unknown as StrategyDefinition;
@@ -74,17 +86,22 @@ export function asStrategyDefinition(mod: unknown, from: string): StrategyDefini
 function moduleFileFor(nameOrPath: string, o: LoadStrategyOptions): string {
   if (isStrategyPath(nameOrPath)) {
     const file = resolve(o.cwd ?? process.cwd(), nameOrPath);
-    if (!existsSync(file) || !statSync(file).isFile()) throw new ConfigError(STRATEGY_KEY, `no strategy module at ${file}`);
+    if (!existsSync(file) || !statSync(file).isFile())
+      throw new ConfigError(STRATEGY_KEY, `no strategy module at ${file}`);
     return file;
   }
   const dir = o.strategiesDir ?? DEFAULT_STRATEGIES_DIR;
-  if (!NAME_RE.test(nameOrPath)) throw new ConfigError(STRATEGY_KEY, `not a strategy name or path: ${JSON.stringify(nameOrPath.slice(0, 60))}`);
+  if (!NAME_RE.test(nameOrPath))
+    throw new ConfigError(STRATEGY_KEY, `not a strategy name or path: ${JSON.stringify(nameOrPath.slice(0, 60))}`);
   for (const ext of ['.ts', '.js']) {
     const file = join(dir, `${nameOrPath}${ext}`);
     if (existsSync(file)) return file;
   }
   const known = listStrategies(dir);
-  throw new ConfigError(STRATEGY_KEY, `unknown strategy ${JSON.stringify(nameOrPath)}${known.length ? ` (shipped: ${known.join(', ')})` : ''}; give a path (./my-strategy.ts) to load your own`);
+  throw new ConfigError(
+    STRATEGY_KEY,
+    `unknown strategy ${JSON.stringify(nameOrPath)}${known.length ? ` (shipped: ${known.join(', ')})` : ''}; give a path (./my-strategy.ts) to load your own`,
+  );
 }
 
 /**
@@ -94,7 +111,8 @@ function moduleFileFor(nameOrPath: string, o: LoadStrategyOptions): string {
  *   default-export a definition; (key `strategy.params.<key>`) when a parameter spec is malformed
  */
 export async function loadStrategy(nameOrPath: string, options: LoadStrategyOptions = {}): Promise<StrategyDefinition> {
-  if (typeof nameOrPath !== 'string' || nameOrPath.trim() === '') throw new ConfigError(STRATEGY_KEY, 'a strategy name or path is required');
+  if (typeof nameOrPath !== 'string' || nameOrPath.trim() === '')
+    throw new ConfigError(STRATEGY_KEY, 'a strategy name or path is required');
   const file = moduleFileFor(nameOrPath.trim(), options);
   const url = pathToFileURL(file).href;
   let mod: unknown;
@@ -114,7 +132,12 @@ export async function loadStrategy(nameOrPath: string, options: LoadStrategyOpti
   return asStrategyDefinition(mod, file);
 }
 
-const RETRY_WITH_TSX = new Set(['ERR_UNKNOWN_FILE_EXTENSION', 'ERR_REQUIRE_CYCLE_MODULE', 'ERR_REQUIRE_ESM', 'ERR_REQUIRE_ASYNC_MODULE']);
+const RETRY_WITH_TSX = new Set([
+  'ERR_UNKNOWN_FILE_EXTENSION',
+  'ERR_REQUIRE_CYCLE_MODULE',
+  'ERR_REQUIRE_ESM',
+  'ERR_REQUIRE_ASYNC_MODULE',
+]);
 
 function importError(file: string, e: unknown): ConfigError {
   return new ConfigError(STRATEGY_KEY, `could not load ${file}: ${(e as Error)?.message ?? String(e)}`, { cause: e });

@@ -24,8 +24,10 @@ export class EwmaVariance {
 
   /** @throws RangeError when halfLifeMs is not positive or initialRate is negative */
   constructor(halfLifeMs: number, initialRate: number) {
-    if (!(halfLifeMs > 0) || !Number.isFinite(halfLifeMs)) throw new RangeError(`halfLifeMs must be positive, got ${halfLifeMs}`);
-    if (!(initialRate >= 0) || !Number.isFinite(initialRate)) throw new RangeError(`initialRate must be >= 0, got ${initialRate}`);
+    if (!(halfLifeMs > 0) || !Number.isFinite(halfLifeMs))
+      throw new RangeError(`halfLifeMs must be positive, got ${halfLifeMs}`);
+    if (!(initialRate >= 0) || !Number.isFinite(initialRate))
+      throw new RangeError(`initialRate must be >= 0, got ${initialRate}`);
     this.halfLifeMs = halfLifeMs;
     this.#rate = initialRate;
   }
@@ -87,7 +89,8 @@ export class EwmaArrivalDecay {
 
   /** @throws RangeError on non-positive arguments */
   constructor(halfLifeTrades: number, initialKappa: number, minDistance: number) {
-    if (!(halfLifeTrades > 0) || !(initialKappa > 0) || !(minDistance > 0)) throw new RangeError('halfLifeTrades, initialKappa and minDistance must be positive');
+    if (!(halfLifeTrades > 0) || !(initialKappa > 0) || !(minDistance > 0))
+      throw new RangeError('halfLifeTrades, initialKappa and minDistance must be positive');
     this.halfLifeTrades = halfLifeTrades;
     this.minDistance = minDistance;
     this.#mean = Math.max(1 / initialKappa, minDistance);

@@ -30,9 +30,14 @@ function coerceNumber(key: string, spec: Extract<ParamSpec, { type: 'number' | '
   let n: number;
   if (typeof raw === 'number') n = raw;
   else if (typeof raw === 'string' && NUMBER_RE.test(raw.trim())) n = Number(raw.trim());
-  else throw new ConfigError(key, `expected ${spec.type === 'integer' ? 'an integer' : 'a number'}, got ${describeValue(raw)}`);
+  else
+    throw new ConfigError(
+      key,
+      `expected ${spec.type === 'integer' ? 'an integer' : 'a number'}, got ${describeValue(raw)}`,
+    );
   if (!Number.isFinite(n)) throw new ConfigError(key, `expected a finite number, got ${describeValue(raw)}`);
-  if (spec.type === 'integer' && !Number.isInteger(n)) throw new ConfigError(key, `expected an integer, got ${describeValue(raw)}`);
+  if (spec.type === 'integer' && !Number.isInteger(n))
+    throw new ConfigError(key, `expected an integer, got ${describeValue(raw)}`);
   if (spec.min !== undefined && n < spec.min) throw new ConfigError(key, `must be >= ${spec.min}, got ${n}`);
   if (spec.max !== undefined && n > spec.max) throw new ConfigError(key, `must be <= ${spec.max}, got ${n}`);
   return n;
@@ -53,7 +58,10 @@ function coerceBoolean(key: string, raw: unknown): boolean {
 function coerceString(key: string, spec: Extract<ParamSpec, { type: 'string' }>, raw: unknown): string {
   if (typeof raw !== 'string') throw new ConfigError(key, `expected a string, got ${describeValue(raw)}`);
   if (spec.choices !== undefined && !spec.choices.includes(raw)) {
-    throw new ConfigError(key, `must be one of ${spec.choices.map((c) => JSON.stringify(c)).join(', ')}, got ${describeValue(raw)}`);
+    throw new ConfigError(
+      key,
+      `must be one of ${spec.choices.map((c) => JSON.stringify(c)).join(', ')}, got ${describeValue(raw)}`,
+    );
   }
   return raw;
 }
@@ -77,9 +85,14 @@ function coerce(key: string, spec: ParamSpec, raw: unknown): number | boolean | 
  * @throws ConfigError naming `<prefix>.<key>`: an unknown key, a wrong type, a value out of bounds or
  *   not among the choices
  */
-export function resolveValues<S extends ParamSchema>(schema: S, overrides: Readonly<Record<string, unknown>> | undefined, prefix: string): ParamsOf<S> {
+export function resolveValues<S extends ParamSchema>(
+  schema: S,
+  overrides: Readonly<Record<string, unknown>> | undefined,
+  prefix: string,
+): ParamsOf<S> {
   const given = overrides ?? {};
-  if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new ConfigError(prefix, `expected an object of values, got ${describeValue(given)}`);
+  if (typeof given !== 'object' || given === null || Array.isArray(given))
+    throw new ConfigError(prefix, `expected an object of values, got ${describeValue(given)}`);
   for (const k of Object.keys(given)) {
     if (!Object.hasOwn(schema, k)) {
       const known = Object.keys(schema);
@@ -100,7 +113,10 @@ export function resolveValues<S extends ParamSchema>(schema: S, overrides: Reado
  * @throws ConfigError naming `strategy.params.<key>` for an unknown key or a bad value
  * @example resolveParams(bands.params, { bands: '2', tokens: 'both' })
  */
-export function resolveParams<S extends ParamSchema>(schema: S, overrides: Readonly<Record<string, unknown>> = {}): ParamsOf<S> {
+export function resolveParams<S extends ParamSchema>(
+  schema: S,
+  overrides: Readonly<Record<string, unknown>> = {},
+): ParamsOf<S> {
   return resolveValues(schema, overrides, PARAMS_PREFIX);
 }
 
@@ -110,28 +126,51 @@ export function resolveParams<S extends ParamSchema>(schema: S, overrides: Reado
  * @throws ConfigError naming `<prefix>.<key>` for the first bad spec
  */
 export function validateSchema(schema: unknown, prefix = PARAMS_PREFIX): asserts schema is ParamSchema {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw new ConfigError(prefix, `the parameter schema must be an object, got ${describeValue(schema)}`);
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    throw new ConfigError(prefix, `the parameter schema must be an object, got ${describeValue(schema)}`);
   for (const [k, s] of Object.entries(schema as Record<string, unknown>)) {
     const key = `${prefix}.${k}`;
-    if (typeof s !== 'object' || s === null) throw new ConfigError(key, 'the spec must be an object { type, default, doc }');
+    if (typeof s !== 'object' || s === null)
+      throw new ConfigError(key, 'the spec must be an object { type, default, doc }');
     const spec = s as Record<string, unknown>;
-    if (spec['type'] !== 'number' && spec['type'] !== 'integer' && spec['type'] !== 'boolean' && spec['type'] !== 'string') {
-      throw new ConfigError(key, `the spec's type must be number, integer, boolean or string, got ${describeValue(spec['type'])}`);
+    if (
+      spec['type'] !== 'number' &&
+      spec['type'] !== 'integer' &&
+      spec['type'] !== 'boolean' &&
+      spec['type'] !== 'string'
+    ) {
+      throw new ConfigError(
+        key,
+        `the spec's type must be number, integer, boolean or string, got ${describeValue(spec['type'])}`,
+      );
     }
-    if (typeof spec['doc'] !== 'string' || spec['doc'].trim() === '') throw new ConfigError(key, 'the spec needs a doc string (what it means, with its unit)');
+    if (typeof spec['doc'] !== 'string' || spec['doc'].trim() === '')
+      throw new ConfigError(key, 'the spec needs a doc string (what it means, with its unit)');
     for (const b of ['min', 'max'] as const) {
-      if (spec[b] !== undefined && (typeof spec[b] !== 'number' || !Number.isFinite(spec[b]))) throw new ConfigError(key, `the spec's ${b} must be a finite number`);
+      if (spec[b] !== undefined && (typeof spec[b] !== 'number' || !Number.isFinite(spec[b])))
+        throw new ConfigError(key, `the spec's ${b} must be a finite number`);
     }
-    if (spec['choices'] !== undefined && (!Array.isArray(spec['choices']) || !spec['choices'].every((c) => typeof c === 'string'))) {
+    if (
+      spec['choices'] !== undefined &&
+      (!Array.isArray(spec['choices']) || !spec['choices'].every((c) => typeof c === 'string'))
+    ) {
       throw new ConfigError(key, "the spec's choices must be an array of strings");
     }
     if (spec['default'] === undefined) throw new ConfigError(key, 'the spec needs a default');
-    const typeOk = spec['type'] === 'boolean' ? typeof spec['default'] === 'boolean' : spec['type'] === 'string' ? typeof spec['default'] === 'string' : typeof spec['default'] === 'number';
-    if (!typeOk) throw new ConfigError(key, `the default ${describeValue(spec['default'])} is not a ${String(spec['type'])}`);
+    const typeOk =
+      spec['type'] === 'boolean'
+        ? typeof spec['default'] === 'boolean'
+        : spec['type'] === 'string'
+          ? typeof spec['default'] === 'string'
+          : typeof spec['default'] === 'number';
+    if (!typeOk)
+      throw new ConfigError(key, `the default ${describeValue(spec['default'])} is not a ${String(spec['type'])}`);
     try {
       coerce(key, spec as unknown as ParamSpec, spec['default']);
     } catch (e) {
-      throw new ConfigError(key, `the default is invalid: ${(e as Error).message.replace(/^config [^:]+: /, '')}`, { cause: e });
+      throw new ConfigError(key, `the default is invalid: ${(e as Error).message.replace(/^config [^:]+: /, '')}`, {
+        cause: e,
+      });
     }
   }
 }
@@ -151,7 +190,8 @@ function formatRange(spec: ParamSpec): string {
     if (spec.max !== undefined) return `<= ${spec.max}`;
     return 'any';
   }
-  if (spec.type === 'string') return spec.choices !== undefined ? spec.choices.map((c) => `\`${c}\``).join(', ') : 'any';
+  if (spec.type === 'string')
+    return spec.choices !== undefined ? spec.choices.map((c) => `\`${c}\``).join(', ') : 'any';
   return '`true`, `false`';
 }
 
@@ -162,7 +202,9 @@ function formatRange(spec: ParamSpec): string {
 export function describeParams(schema: ParamSchema): string[] {
   const rows = ['| param | type | default | allowed | meaning |', '| --- | --- | --- | --- | --- |'];
   for (const [k, spec] of Object.entries(schema)) {
-    rows.push(`| \`${cell(k)}\` | ${spec.type} | ${cell(formatDefault(spec))} | ${cell(formatRange(spec))} | ${cell(spec.doc)} |`);
+    rows.push(
+      `| \`${cell(k)}\` | ${spec.type} | ${cell(formatDefault(spec))} | ${cell(formatRange(spec))} | ${cell(spec.doc)} |`,
+    );
   }
   return rows;
 }

@@ -94,7 +94,10 @@ export interface MarketRef {
 }
 
 /** Which markets an event asks a strategy to re-quote: none, all of them, or one. */
-export type Affected = { readonly kind: 'none' } | { readonly kind: 'all' } | { readonly kind: 'market'; readonly ref: MarketRef };
+export type Affected =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'all' }
+  | { readonly kind: 'market'; readonly ref: MarketRef };
 
 const NONE: Affected = { kind: 'none' };
 const ALL: Affected = { kind: 'all' };
@@ -115,7 +118,15 @@ export class MarketRegistry {
 
   constructor(markets: Iterable<MarketInfo>) {
     for (const m of markets) {
-      const ref: MarketRef = { market: m.market, yes: m.tokens[0].tokenId, no: m.tokens[1].tokenId, tick: tickPips(m.tick), minSize: m.minOrderSize, quotable: m.active, info: m };
+      const ref: MarketRef = {
+        market: m.market,
+        yes: m.tokens[0].tokenId,
+        no: m.tokens[1].tokenId,
+        tick: tickPips(m.tick),
+        minSize: m.minOrderSize,
+        quotable: m.active,
+        info: m,
+      };
       this.#byId.set(m.market, ref);
       this.#byToken.set(ref.yes, ref);
       this.#byToken.set(ref.no, ref);
@@ -201,7 +212,11 @@ export interface MarketTop {
  * With `excludeOwn`, the best prices skip levels made only of our own orders (`state.openOrders`),
  * so a strategy does not chase its own quotes.
  */
-export function marketTop(state: StrategyState, ref: Pick<MarketRef, 'market' | 'yes' | 'no'>, opts: { readonly excludeOwn: boolean; readonly tokens: 'yes' | 'both' }): MarketTop | null {
+export function marketTop(
+  state: StrategyState,
+  ref: Pick<MarketRef, 'market' | 'yes' | 'no'>,
+  opts: { readonly excludeOwn: boolean; readonly tokens: 'yes' | 'both' },
+): MarketTop | null {
   const yb = state.book(ref.yes);
   const nb = state.book(ref.no);
   if (opts.tokens === 'both' && nb !== undefined && nb.stale) return null;
@@ -236,7 +251,12 @@ function ownAt(live: readonly LiveOrderView[], ref: Pick<MarketRef, 'yes' | 'no'
   for (let i = 0; i < live.length; i++) {
     const o = live[i]!;
     const isYes = o.tokenId === ref.yes;
-    if ((!isYes && o.tokenId !== ref.no) || (isYes === (o.side === 'BUY')) !== bid || (isYes ? o.price : PRICE_SCALE - o.price) !== yp) continue;
+    if (
+      (!isYes && o.tokenId !== ref.no) ||
+      (isYes === (o.side === 'BUY')) !== bid ||
+      (isYes ? o.price : PRICE_SCALE - o.price) !== yp
+    )
+      continue;
     const remaining = o.originalSize - o.sizeMatched;
     if (remaining > 0) s += remaining;
   }
@@ -248,12 +268,19 @@ function ownAt(live: readonly LiveOrderView[], ref: Pick<MarketRef, 'yes' | 'no'
  * that side. No allocation beyond the few levels read (this runs on every re-quote): our orders are
  * few, so each level's own size is a scan of them.
  */
-function bestNotOwn(book: BookView, complement: boolean, bid: boolean, live: readonly LiveOrderView[], ref: Pick<MarketRef, 'yes' | 'no'>): number | null {
+function bestNotOwn(
+  book: BookView,
+  complement: boolean,
+  bid: boolean,
+  live: readonly LiveOrderView[],
+  ref: Pick<MarketRef, 'yes' | 'no'>,
+): number | null {
   let n = 0;
   for (let i = 0; i < live.length; i++) {
     const o = live[i]!;
     const isYes = o.tokenId === ref.yes;
-    if ((isYes || o.tokenId === ref.no) && (isYes === (o.side === 'BUY')) === bid && o.originalSize - o.sizeMatched > 0) n++;
+    if ((isYes || o.tokenId === ref.no) && (isYes === (o.side === 'BUY')) === bid && o.originalSize - o.sizeMatched > 0)
+      n++;
   }
   // YES bids are the NO book's asks at 1 - p, and the other way round
   const side = complement === bid ? 'asks' : 'bids';
@@ -286,7 +313,11 @@ export interface Inventory {
   readonly net: number;
 }
 
-export function inventoryOf(state: StrategyState, ref: Pick<MarketRef, 'yes' | 'no'>, tokens: 'yes' | 'both'): Inventory {
+export function inventoryOf(
+  state: StrategyState,
+  ref: Pick<MarketRef, 'yes' | 'no'>,
+  tokens: 'yes' | 'both',
+): Inventory {
   const yes = Math.max(0, state.position(ref.yes).size);
   const no = tokens === 'both' ? Math.max(0, state.position(ref.no).size) : 0;
   return { yes, no, net: yes - no };
@@ -326,7 +357,14 @@ export interface YesLevel {
  * each side sorted best first, and a last guard against our own bid and ask crossing (the side that
  * would add to the position gives way). Pure.
  */
-export function shapeLadder(levels: readonly YesLevel[], center: number, top: Pick<MarketTop, 'touchBid' | 'touchAsk'>, tick: number, rules: QuotingRules, net: number): YesLevel[] {
+export function shapeLadder(
+  levels: readonly YesLevel[],
+  center: number,
+  top: Pick<MarketTop, 'touchBid' | 'touchAsk'>,
+  tick: number,
+  rules: QuotingRules,
+  net: number,
+): YesLevel[] {
   const lo = tick;
   const hi = PRICE_SCALE - tick;
   const bidCap = floorToTick(center - rules.minSpread / 2, tick);
@@ -373,7 +411,10 @@ export function shapeLadder(levels: readonly YesLevel[], center: number, top: Pi
       a = a.filter(([p]) => p > maxBid);
     }
   }
-  return [...b.map(([price, size]) => ({ bid: true, price, size })), ...a.map(([price, size]) => ({ bid: false, price, size }))];
+  return [
+    ...b.map(([price, size]) => ({ bid: true, price, size })),
+    ...a.map(([price, size]) => ({ bid: false, price, size })),
+  ];
 }
 
 /**
@@ -382,13 +423,26 @@ export function shapeLadder(levels: readonly YesLevel[], center: number, top: Pi
  * `maxPosition + net` (in `'yes'` mode: only YES held is sold). Sizes are whole lots, parts below
  * the market's minimum size are dropped. Output: level by level, innermost first, bid then ask.
  */
-export function routeLadder(levels: readonly YesLevel[], ref: MarketRef, rules: QuotingRules, inv: Inventory): QuoteIntent[] {
+export function routeLadder(
+  levels: readonly YesLevel[],
+  ref: MarketRef,
+  rules: QuotingRules,
+  inv: Inventory,
+): QuoteIntent[] {
   const both = rules.tokens === 'both';
   const minSize = Math.max(ref.minSize, LOT_MICRO);
   let yesFree = inv.yes;
   let noFree = inv.no;
-  const capLeft = { bid: Math.max(0, rules.maxPosition - inv.net), ask: both ? Math.max(0, rules.maxPosition + inv.net) : inv.yes };
-  const q = (tokenId: TokenId, side: 'BUY' | 'SELL', price: number, size: number): QuoteIntent => ({ tokenId, side, price: price as Pips, size: size as Micro });
+  const capLeft = {
+    bid: Math.max(0, rules.maxPosition - inv.net),
+    ask: both ? Math.max(0, rules.maxPosition + inv.net) : inv.yes,
+  };
+  const q = (tokenId: TokenId, side: 'BUY' | 'SELL', price: number, size: number): QuoteIntent => ({
+    tokenId,
+    side,
+    price: price as Pips,
+    size: size as Micro,
+  });
   const perLevel: { bid: QuoteIntent[][]; ask: QuoteIntent[][] } = { bid: [], ask: [] };
   for (const lv of levels) {
     const key = lv.bid ? 'bid' : 'ask';
@@ -423,7 +477,8 @@ export function routeLadder(levels: readonly YesLevel[], ref: MarketRef, rules: 
         yesFree -= sell;
       }
     }
-    if (buy >= minSize) here.push(lv.bid ? q(ref.yes, 'BUY', lv.price, buy) : q(ref.no, 'BUY', PRICE_SCALE - lv.price, buy));
+    if (buy >= minSize)
+      here.push(lv.bid ? q(ref.yes, 'BUY', lv.price, buy) : q(ref.no, 'BUY', PRICE_SCALE - lv.price, buy));
     capLeft[key] -= sell + (buy >= minSize ? buy : 0);
   }
   const quotes: QuoteIntent[] = [];
@@ -435,7 +490,10 @@ export function routeLadder(levels: readonly YesLevel[], ref: MarketRef, rules: 
 }
 
 /** The YES price of a quote (a NO quote's price seen from YES), and whether it bids for YES exposure. */
-export function yesView(q: Pick<QuoteIntent, 'tokenId' | 'side' | 'price'>, ref: Pick<MarketRef, 'yes'>): { bid: boolean; price: number } {
+export function yesView(
+  q: Pick<QuoteIntent, 'tokenId' | 'side' | 'price'>,
+  ref: Pick<MarketRef, 'yes'>,
+): { bid: boolean; price: number } {
   const isYes = q.tokenId === ref.yes;
   return { bid: isYes === (q.side === 'BUY'), price: isYes ? q.price : PRICE_SCALE - q.price };
 }
@@ -458,7 +516,13 @@ const keyOf = (q: { tokenId: string; side: string; price: number }): string => `
  * taken, and a quote at an aged order's (token, side, price) is held back while it rests. Orders off
  * the current tick are never kept. If keeping would make our bids and asks cross, nothing is kept.
  */
-export function reconcileLive(quotes: readonly QuoteIntent[], live: readonly LiveOrderView[], ref: MarketRef, rules: QuotingRules, now: number): QuoteIntent[] {
+export function reconcileLive(
+  quotes: readonly QuoteIntent[],
+  live: readonly LiveOrderView[],
+  ref: MarketRef,
+  rules: QuotingRules,
+  now: number,
+): QuoteIntent[] {
   const aged = agedOrders(live, now, rules.maxOrderAgeMs);
   const agedKeys = new Set<string>();
   const cands: LiveOrderView[] = [];
@@ -516,7 +580,14 @@ export function reconcileLive(quotes: readonly QuoteIntent[], live: readonly Liv
  * self-cross guard), `routeLadder` (limits, complement), `reconcileLive` (tolerance, age).
  * `center` is the strategy's own centre (fair or reservation price), pips.
  */
-export function finishQuotes(levels: readonly YesLevel[], center: number, top: Pick<MarketTop, 'touchBid' | 'touchAsk'>, ref: MarketRef, rules: QuotingRules, state: StrategyState): QuoteIntent[] {
+export function finishQuotes(
+  levels: readonly YesLevel[],
+  center: number,
+  top: Pick<MarketTop, 'touchBid' | 'touchAsk'>,
+  ref: MarketRef,
+  rules: QuotingRules,
+  state: StrategyState,
+): QuoteIntent[] {
   const inv = inventoryOf(state, ref, rules.tokens);
   const shaped = shapeLadder(levels, center, top, ref.tick, rules, inv.net);
   const routed = routeLadder(shaped, ref, rules, inv);
@@ -537,9 +608,21 @@ export const commonParam = {
       choices: ['yes', 'both'],
       doc: "Which tokens to quote: 'yes' (bids buy YES, asks only sell YES held) or 'both' (bids sell NO held first then buy YES; asks sell YES held first then buy NO at 1 - price: two-sided from collateral alone). Both come from one YES ladder: never the same exposure twice.",
     }) as const,
-  minSpread: (d: number) => ({ type: 'number', default: d, min: 0, max: 0.5, doc: "Minimum full spread around the strategy's centre, price units (0.02 = 2 cents): no bid above centre - minSpread/2, no ask below centre + minSpread/2." }) as const,
+  minSpread: (d: number) =>
+    ({
+      type: 'number',
+      default: d,
+      min: 0,
+      max: 0.5,
+      doc: "Minimum full spread around the strategy's centre, price units (0.02 = 2 cents): no bid above centre - minSpread/2, no ask below centre + minSpread/2.",
+    }) as const,
   postOnly: (d: 'move' | 'drop') =>
-    ({ type: 'string', default: d, choices: ['move', 'drop'], doc: "A quote that would cross the opposite best is never sent: 'move' puts it one tick behind the touch, 'drop' drops it." }) as const,
+    ({
+      type: 'string',
+      default: d,
+      choices: ['move', 'drop'],
+      doc: "A quote that would cross the opposite best is never sent: 'move' puts it one tick behind the touch, 'drop' drops it.",
+    }) as const,
   outOfRange: (d: 'clamp' | 'drop') =>
     ({
       type: 'string',
@@ -547,12 +630,44 @@ export const commonParam = {
       choices: ['clamp', 'drop'],
       doc: "A bid below one tick or an ask above 1 - tick: 'clamp' quotes it at the edge of the valid range (when the minimum spread allows), 'drop' drops it.",
     }) as const,
-  maxPosition: (d: number) => ({ type: 'number', default: d, min: 0.01, max: 500_000, doc: 'Net YES exposure (shares; YES held - NO held) at which a side stops adding to it.' }) as const,
-  priceTolerance: (d: number) => ({ type: 'integer', default: d, min: 0, max: 100, doc: 'Refresh tolerance, ticks: a live order this close to its desired price is kept as it is (no cancel/replace).' }) as const,
+  maxPosition: (d: number) =>
+    ({
+      type: 'number',
+      default: d,
+      min: 0.01,
+      max: 500_000,
+      doc: 'Net YES exposure (shares; YES held - NO held) at which a side stops adding to it.',
+    }) as const,
+  priceTolerance: (d: number) =>
+    ({
+      type: 'integer',
+      default: d,
+      min: 0,
+      max: 100,
+      doc: 'Refresh tolerance, ticks: a live order this close to its desired price is kept as it is (no cancel/replace).',
+    }) as const,
   sizeTolerance: (d: number) =>
-    ({ type: 'number', default: d, min: 0, max: 1, doc: 'Refresh tolerance, fraction: a live order whose remaining size is at least (1 - this) x the desired size (and not above it) is kept.' }) as const,
-  maxOrderAge: (d: number) => ({ type: 'number', default: d, min: 0, max: 86_400, doc: 'Seconds after which a live order is cancelled and quoted afresh (0: never).' }) as const,
-  excludeOwnOrders: (d: boolean) => ({ type: 'boolean', default: d, doc: 'Take the best prices net of our own orders, so the strategy does not chase its own quotes.' }) as const,
+    ({
+      type: 'number',
+      default: d,
+      min: 0,
+      max: 1,
+      doc: 'Refresh tolerance, fraction: a live order whose remaining size is at least (1 - this) x the desired size (and not above it) is kept.',
+    }) as const,
+  maxOrderAge: (d: number) =>
+    ({
+      type: 'number',
+      default: d,
+      min: 0,
+      max: 86_400,
+      doc: 'Seconds after which a live order is cancelled and quoted afresh (0: never).',
+    }) as const,
+  excludeOwnOrders: (d: boolean) =>
+    ({
+      type: 'boolean',
+      default: d,
+      doc: 'Take the best prices net of our own orders, so the strategy does not chase its own quotes.',
+    }) as const,
 };
 
 /** The resolved common params (what `rulesOf` reads). */

@@ -51,7 +51,9 @@ try {
   const feed = join(dir, 'world.ndjson.gz');
   let t0 = performance.now();
   const w = await writeWorldFeed(feed, { seed: 1, markets: 5, messages: FRAMES, rate: 10 });
-  console.log(`# feed: ${w.frames} frames of 5 markets, ${((w.endMs - w.startMs) / 3.6e6).toFixed(2)} virtual hours, ${(statSync(feed).size / 1e6).toFixed(1)} MB gzip (made in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  console.log(
+    `# feed: ${w.frames} frames of 5 markets, ${((w.endMs - w.startMs) / 3.6e6).toFixed(2)} virtual hours, ${(statSync(feed).size / 1e6).toFixed(1)} MB gzip (made in ${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+  );
 
   // ---- breakdown: replay alone, replay + simulated venue -------------------------------------------
   t0 = performance.now();
@@ -64,7 +66,13 @@ try {
   console.log(`# replay alone: ${Math.round(items / ((performance.now() - t0) / 1000))} items/s`);
   const clock = new VirtualClock(header!.t);
   const zero = { kind: 'constant', ms: 0 } as const;
-  const sim = createSimVenue({ clock, markets: header!.markets, queue: 'risk-averse', latency: { entry: zero, cancel: zero, response: zero }, seed: 1 });
+  const sim = createSimVenue({
+    clock,
+    markets: header!.markets,
+    queue: 'risk-averse',
+    latency: { entry: zero, cancel: zero, response: zero },
+    seed: 1,
+  });
   sim.marketEvents(header!.markets.flatMap((m) => m.tokens.map((t) => t.tokenId))).subscribe(() => undefined);
   t0 = performance.now();
   for await (const b of replayFeedBatches([feed], { stats: newReplayStats() })) {
@@ -73,7 +81,9 @@ try {
       sim.ingest(it);
     }
   }
-  console.log(`# replay + simulated venue (decode, books, no strategy): ${Math.round(sim.stats.messages / ((performance.now() - t0) / 1000))} messages/s`);
+  console.log(
+    `# replay + simulated venue (decode, books, no strategy): ${Math.round(sim.stats.messages / ((performance.now() - t0) / 1000))} messages/s`,
+  );
   await sim.close();
 
   // ---- end to end -----------------------------------------------------------------------------------
@@ -119,8 +129,12 @@ try {
       `export default defineStrategy({ name: 'idle', description: 'never quotes', params: {}, create() { return { onEvent() { return undefined; } }; } });\n`,
   );
   const idleRun = await measured(3, 2, { strategy: idle });
-  console.log(`# end to end with a strategy that never quotes (the market-data path alone): ${Math.round(idleRun.feedEvents / idleRun.sec)} events/s`);
-  console.log(`# end to end: ${e2e.feedEvents} feed events, ${e2e.messages} messages, ${e2e.r.counts.marketEvents} market events, ${e2e.r.fillCount} fills, ${e2e.r.orders.ordersSent} orders, ${e2e.r.counts.intents} intents (${e2e.r.counts.intentsCoalesced} coalesced) in ${e2e.sec.toFixed(2)} s (median of 3 after 5 warm-up runs)`);
+  console.log(
+    `# end to end with a strategy that never quotes (the market-data path alone): ${Math.round(idleRun.feedEvents / idleRun.sec)} events/s`,
+  );
+  console.log(
+    `# end to end: ${e2e.feedEvents} feed events, ${e2e.messages} messages, ${e2e.r.counts.marketEvents} market events, ${e2e.r.fillCount} fills, ${e2e.r.orders.ordersSent} orders, ${e2e.r.counts.intents} intents (${e2e.r.counts.intentsCoalesced} coalesced) in ${e2e.sec.toFixed(2)} s (median of 3 after 5 warm-up runs)`,
+  );
   console.log(`# end to end with the store in memory: ${Math.round(mem.feedEvents / mem.sec)} events/s`);
   console.log(`figure: replay_events_per_sec = ${Math.round(e2e.feedEvents / e2e.sec)} events/s`);
   console.log(`figure: replay_messages_per_sec = ${Math.round(e2e.messages / e2e.sec)} messages/s`);
@@ -132,7 +146,9 @@ try {
   const big = join(dir, 'long.ndjson.gz');
   t0 = performance.now();
   const n = await replicateFeed(feed, big, copies);
-  console.log(`# long feed: ${n} records (${copies} copies), ${(statSync(big).size / 1e6).toFixed(0)} MB gzip (made in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  console.log(
+    `# long feed: ${n} records (${copies} copies), ${(statSync(big).size / 1e6).toFixed(0)} MB gzip (made in ${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+  );
   let base: { items: number; heap: number; rss: number } | undefined;
   let lastCheck = 0;
   let end: { heap: number; rss: number } = { heap: 0, rss: 0 };
@@ -148,9 +164,11 @@ try {
       lastCheck = p.items;
       gc();
       const m = process.memoryUsage();
-      if (base === undefined && p.items >= Math.min(1_000_000, EVENTS / 10)) base = { items: p.items, heap: m.heapUsed, rss: m.rss };
+      if (base === undefined && p.items >= Math.min(1_000_000, EVENTS / 10))
+        base = { items: p.items, heap: m.heapUsed, rss: m.rss };
       end = { heap: m.heapUsed, rss: m.rss };
-      if (process.stderr.isTTY) process.stderr.write(`\r# ${p.items} items, heap ${(m.heapUsed / 1e6).toFixed(1)} MB   `);
+      if (process.stderr.isTTY)
+        process.stderr.write(`\r# ${p.items} items, heap ${(m.heapUsed / 1e6).toFixed(1)} MB   `);
     },
   });
   const longSec = (performance.now() - t0) / 1000;
@@ -166,8 +184,12 @@ try {
   t0 = performance.now();
   const syn = await runBacktest({ world: { seed: 1, durationMs: SYN_HOURS * 3_600_000 }, strategy: 'bands', risk });
   const synSec = (performance.now() - t0) / 1000;
-  console.log(`# synthetic: ${SYN_HOURS} h of world 1 (3 markets traded, warm-up 60 s) in ${synSec.toFixed(1)} s: ${syn.fillCount} fills, ${syn.counts.marketEvents} market events`);
-  console.log(`figure: synthetic_sim_hours_per_sec = ${((syn.endMs - syn.startMs) / 3_600_000 / synSec).toFixed(3)} h/s`);
+  console.log(
+    `# synthetic: ${SYN_HOURS} h of world 1 (3 markets traded, warm-up 60 s) in ${synSec.toFixed(1)} s: ${syn.fillCount} fills, ${syn.counts.marketEvents} market events`,
+  );
+  console.log(
+    `figure: synthetic_sim_hours_per_sec = ${((syn.endMs - syn.startMs) / 3_600_000 / synSec).toFixed(3)} h/s`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -25,9 +25,13 @@ const BATCHES = 2600; // > what 12 s of budget can take (about 2 × 1000)
 
 const burstLimit = (name: string): number => DEFAULT_RATE_RULES.find((r) => r.name === name)!.limit;
 
-const p = spawn(process.execPath, ['bin/mmkit.js', 'exchange', '--port', '0', '--json', '--agents', 'none', '--no-lifecycle', '--log-level', 'warn'], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+const p = spawn(
+  process.execPath,
+  ['bin/mmkit.js', 'exchange', '--port', '0', '--json', '--agents', 'none', '--no-lifecycle', '--log-level', 'warn'],
+  {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
 const [line] = (await once(createInterface({ input: p.stdout! }), 'line')) as [string];
 const urls = JSON.parse(line) as { clob_url: string };
 
@@ -78,7 +82,10 @@ for (let b = 0; b < BATCHES; b++) {
     };
     const id = hasher.digest(o);
     const sig = secp256k1.ecdsaSign(Buffer.from(id.slice(2), 'hex'), priv);
-    batch.push({ id, wire: orderToWire(o, '0x' + Buffer.from(sig.signature).toString('hex') + (sig.recid + 27).toString(16)) });
+    batch.push({
+      id,
+      wire: orderToWire(o, '0x' + Buffer.from(sig.signature).toString('hex') + (sig.recid + 27).toString(16)),
+    });
   }
   batches.push(batch);
 }
@@ -126,13 +133,22 @@ function minWindow(times: number[]): number {
   return min;
 }
 
-const hist = (ts: number[]) => { const h: number[] = []; for (const x of ts) { const i = Math.floor((x - start) / 500); h[i] = (h[i] ?? 0) + 1; } return Array.from(h, (v) => v ?? 0).join(' '); };
+const hist = (ts: number[]) => {
+  const h: number[] = [];
+  for (const x of ts) {
+    const i = Math.floor((x - start) / 500);
+    h[i] = (h[i] ?? 0) + 1;
+  }
+  return Array.from(h, (v) => v ?? 0).join(' ');
+};
 console.error('# post/500ms: ' + hist(postTimes));
 console.error('# del/500ms:  ' + hist(deleteTimes));
 const postUse = (100 * minWindow(postTimes)) / burstLimit('POST /orders:burst');
 const delUse = (100 * minWindow(deleteTimes)) / burstLimit('DELETE /orders:burst');
 const s = t.stats();
-console.error(`# sent: POST /orders ${postTimes.length}, DELETE /orders ${deleteTimes.length} in ${RUN_MS} ms; refused entries ${rejected}; statuses ${JSON.stringify(s.statuses)}`);
+console.error(
+  `# sent: POST /orders ${postTimes.length}, DELETE /orders ${deleteTimes.length} in ${RUN_MS} ms; refused entries ${rejected}; statuses ${JSON.stringify(s.statuses)}`,
+);
 console.log(`figure: budget_post_orders_burst_use = ${postUse.toFixed(1)} %`);
 console.log(`figure: budget_delete_orders_burst_use = ${delUse.toFixed(1)} %`);
 console.log(`figure: budget_429_count = ${s.statuses[429] ?? 0} count`);

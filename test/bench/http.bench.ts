@@ -17,17 +17,31 @@ import { limitOrderAmounts } from '../../src/core/units.ts';
 const DURATION_MS = 3000;
 const CONNECTIONS = 16;
 
-const p = spawn(process.execPath, ['bin/mmkit.js', 'exchange', '--port', '0', '--json', '--no-rate-limits', '--log-level', 'error'], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+const p = spawn(
+  process.execPath,
+  ['bin/mmkit.js', 'exchange', '--port', '0', '--json', '--no-rate-limits', '--log-level', 'error'],
+  {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
 const [line] = (await once(createInterface({ input: p.stdout! }), 'line')) as [string];
 const urls = JSON.parse(line) as { clob_url: string };
 const base = new URL(urls.clob_url);
 const pool = new Pool(base.origin, { connections: CONNECTIONS, pipelining: 1 });
 const prefix = base.pathname;
 
-async function req(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; json: any }> {
-  const r = await pool.request({ method: method as 'GET', path: prefix + path, headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers }, ...(body ? { body } : {}) });
+async function req(
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; json: any }> {
+  const r = await pool.request({
+    method: method as 'GET',
+    path: prefix + path,
+    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    ...(body ? { body } : {}),
+  });
   const text = await r.body.text();
   return { status: r.statusCode, json: text ? JSON.parse(text) : undefined };
 }
@@ -47,7 +61,11 @@ async function run(name: string, make: (i: number) => Promise<void>): Promise<nu
   return rps;
 }
 
-const markets = (await req('GET', '/markets?limit=100')).json.data as Array<{ neg_risk: boolean; minimum_tick_size: number; tokens: Array<{ token_id: string }> }>;
+const markets = (await req('GET', '/markets?limit=100')).json.data as Array<{
+  neg_risk: boolean;
+  minimum_tick_size: number;
+  tokens: Array<{ token_id: string }>;
+}>;
 const m = markets.find((x) => !x.neg_risk && x.minimum_tick_size === 0.01)!;
 const token = m.tokens[0]!.token_id;
 
@@ -104,7 +122,14 @@ const ordersRps = await run('orders', async () => {
   const b = batches[next++ % BATCHES]!;
   if (next > BATCHES) throw new Error('ran out of pre-signed batches; raise BATCHES');
   const c = creds[b.w]!;
-  const h = l2Headers({ key: c.apiKey, secret: c.secret, passphrase: c.passphrase }, wallets[b.w]!.address, 'POST', '/orders', b.body, Math.floor(Date.now() / 1000));
+  const h = l2Headers(
+    { key: c.apiKey, secret: c.secret, passphrase: c.passphrase },
+    wallets[b.w]!.address,
+    'POST',
+    '/orders',
+    b.body,
+    Math.floor(Date.now() / 1000),
+  );
   const r = await req('POST', '/orders', { ...h }, b.body);
   if (r.status !== 200) throw new Error(`POST /orders ${r.status} ${JSON.stringify(r.json).slice(0, 200)}`);
   accepted += (r.json as Array<{ success: boolean }>).filter((x) => x.success).length;

@@ -157,7 +157,8 @@ function generate(c: Ops, n: number, startOp: number): Ops {
     yesPrice = Math.min(PRICE_SCALE - tick, Math.max(tick, yesPrice));
     let type = 0; // GTC
     let expiresAt = 0;
-    if (crossing) type = rnd() < 0.5 ? 3 : 0; // FAK or GTC
+    if (crossing)
+      type = rnd() < 0.5 ? 3 : 0; // FAK or GTC
     else if (rnd() < 0.05) {
       type = 1; // GTD, expiring 50 ms to 2 s later
       expiresAt = timeAt(startOp + i) + randInt(50, 2000);
@@ -254,10 +255,14 @@ const secs = ns / 1e9;
 console.log(
   `# ${TIMED_OPS} ops in ${secs.toFixed(2)} s: ${accepted} placed (${rejected} rejected, ${trades} with a trade), cancels ${cancelOk} ok / ${cancelMiss} no longer live, ${eventsSeen} events`,
 );
-console.log(`# process CPU time while timed (all threads, GC helpers included): ${Math.round((cpuUs * 1000) / TIMED_OPS)} ns/op`);
+console.log(
+  `# process CPU time while timed (all threads, GC helpers included): ${Math.round((cpuUs * 1000) / TIMED_OPS)} ns/op`,
+);
 for (const m of markets) {
   const b = engine.book(m.yesToken);
-  console.log(`# market …${m.conditionId.slice(-2)}: ${b.bids.length} bid levels, ${b.asks.length} ask levels, best ${JSON.stringify(engine.bestBidAsk(m.yesToken))}`);
+  console.log(
+    `# market …${m.conditionId.slice(-2)}: ${b.bids.length} bid levels, ${b.asks.length} ask levels, best ${JSON.stringify(engine.bestBidAsk(m.yesToken))}`,
+  );
 }
 console.log(`figure: matching_ops_per_sec = ${Math.round(TIMED_OPS / secs)} ops/s`);
 console.log(`figure: matching_ns_per_op = ${Math.round(ns / TIMED_OPS)} ns`);

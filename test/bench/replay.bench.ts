@@ -66,14 +66,50 @@ function marketFrame(): string {
   }
   if (x < 0.85) {
     const mid = int(1000, 9000);
-    const bids = Array.from({ length: int(5, 25) }, (_, i) => ({ price: formatPrice(mid - 10 * (i + 1)), size: size() })).reverse();
-    const asks = Array.from({ length: int(5, 25) }, (_, i) => ({ price: formatPrice(mid + 10 * (i + 1)), size: size() })).reverse();
-    return JSON.stringify({ event_type: 'book', market: m.cid, asset_id: m.yes, timestamp: ts, hash: hex(40), bids, asks, min_order_size: '5', tick_size: '0.001', neg_risk: false, last_trade_price: formatPrice(mid) });
+    const bids = Array.from({ length: int(5, 25) }, (_, i) => ({
+      price: formatPrice(mid - 10 * (i + 1)),
+      size: size(),
+    })).reverse();
+    const asks = Array.from({ length: int(5, 25) }, (_, i) => ({
+      price: formatPrice(mid + 10 * (i + 1)),
+      size: size(),
+    })).reverse();
+    return JSON.stringify({
+      event_type: 'book',
+      market: m.cid,
+      asset_id: m.yes,
+      timestamp: ts,
+      hash: hex(40),
+      bids,
+      asks,
+      min_order_size: '5',
+      tick_size: '0.001',
+      neg_risk: false,
+      last_trade_price: formatPrice(mid),
+    });
   }
-  return JSON.stringify({ event_type: 'last_trade_price', asset_id: m.yes, market: m.cid, price: formatPrice(int(100, 9900)), side: 'BUY', size: size(), fee_rate_bps: '0', timestamp: ts, transaction_hash: `0x${hex(64)}` });
+  return JSON.stringify({
+    event_type: 'last_trade_price',
+    asset_id: m.yes,
+    market: m.cid,
+    price: formatPrice(int(100, 9900)),
+    side: 'BUY',
+    size: size(),
+    fee_rate_bps: '0',
+    timestamp: ts,
+    transaction_hash: `0x${hex(64)}`,
+  });
 }
 const POOL = Array.from({ length: 4096 }, marketFrame);
-const PRICE = Array.from({ length: 64 }, (_, i) => JSON.stringify({ topic: 'crypto_prices', type: 'update', timestamp: 1_760_000_000_000 + i, payload: { symbol: 'btcusdt', timestamp: 1_760_000_000_000 + i, value: 95_000 + i / 7 }, connection_id: 'abc' }));
+const PRICE = Array.from({ length: 64 }, (_, i) =>
+  JSON.stringify({
+    topic: 'crypto_prices',
+    type: 'update',
+    timestamp: 1_760_000_000_000 + i,
+    payload: { symbol: 'btcusdt', timestamp: 1_760_000_000_000 + i, value: 95_000 + i / 7 },
+    connection_id: 'abc',
+  }),
+);
 
 /** Lines to cycle through: the sample recording's records (t replaced), or the synthetic mix. */
 async function sourceLines(): Promise<{ kind: string; lines: Array<(t: number) => string> }> {
@@ -112,7 +148,14 @@ const isOneLine = (raw: string) => {
 };
 
 /** Writes `n` lines from `src` starting at time t0 (one line every 37 us, offset by `phase`). */
-async function writeFeed(file: string, src: Array<(t: number) => string>, n: number, t0: number, part: number, phase = 0): Promise<number> {
+async function writeFeed(
+  file: string,
+  src: Array<(t: number) => string>,
+  n: number,
+  t0: number,
+  part: number,
+  phase = 0,
+): Promise<number> {
   const gz = createGzip({ level: 6 });
   const out = createWriteStream(file);
   gz.pipe(out);
@@ -147,7 +190,9 @@ async function main(): Promise<void> {
     const w = performance.now();
     const bytes = await writeFeed(big, src.lines, LINES, t0, 0);
     const gzBytes = statSync(big).size;
-    console.log(`# feed from ${src.kind}: ${LINES} lines, ${mb(bytes)} MB raw, ${mb(gzBytes)} MB gzip (mean ${Math.round(bytes / LINES)} bytes/line), written in ${Math.round(performance.now() - w)} ms`);
+    console.log(
+      `# feed from ${src.kind}: ${LINES} lines, ${mb(bytes)} MB raw, ${mb(gzBytes)} MB gzip (mean ${Math.round(bytes / LINES)} bytes/line), written in ${Math.round(performance.now() - w)} ms`,
+    );
     const parts: string[] = [];
     for (let k = 0; k < 4; k++) {
       const f = join(dir, `part${k}.ndjson.gz`);
@@ -173,8 +218,15 @@ async function main(): Promise<void> {
         else if ((batches & 63) === 0) rssMax = Math.max(rssMax, process.memoryUsage.rss());
       }
       const ms = performance.now() - start;
-      if (stats.malformed !== 0 || stats.truncatedFiles !== 0) throw new Error(`bench feed damaged: ${JSON.stringify(stats)}`);
-      return { n, ms, sum, lines: stats.lines, growth: Math.max(0, Math.max(rssMax, process.memoryUsage.rss()) - rss0) };
+      if (stats.malformed !== 0 || stats.truncatedFiles !== 0)
+        throw new Error(`bench feed damaged: ${JSON.stringify(stats)}`);
+      return {
+        n,
+        ms,
+        sum,
+        lines: stats.lines,
+        growth: Math.max(0, Math.max(rssMax, process.memoryUsage.rss()) - rss0),
+      };
     };
     const runItems = async (files: string[]) => {
       const stats = newReplayStats();
@@ -191,7 +243,9 @@ async function main(): Promise<void> {
     const it = await runItems([big]);
     const m4 = await runBatches(parts);
     const pl = await runBatches([plain]);
-    console.log(`# batches: ${b.lines} lines in ${Math.round(b.ms)} ms; items: ${it.lines} lines in ${Math.round(it.ms)} ms; merge of 4: ${m4.lines} lines in ${Math.round(m4.ms)} ms`);
+    console.log(
+      `# batches: ${b.lines} lines in ${Math.round(b.ms)} ms; items: ${it.lines} lines in ${Math.round(it.ms)} ms; merge of 4: ${m4.lines} lines in ${Math.round(m4.ms)} ms`,
+    );
     console.log(`figure: replay_lines_per_sec = ${Math.round(b.lines / (b.ms / 1000))} lines/s`);
     console.log(`figure: replay_lines_per_sec_items = ${Math.round(it.lines / (it.ms / 1000))} lines/s`);
     console.log(`figure: replay_lines_per_sec_merge4 = ${Math.round(m4.lines / (m4.ms / 1000))} lines/s`);

@@ -52,8 +52,14 @@ function frame(): string {
   }
   if (x < 0.85) {
     const mid = int(1000, 9000);
-    const bids = Array.from({ length: int(5, 25) }, (_, i) => ({ price: formatPrice(mid - 10 * (i + 1)), size: size() })).reverse();
-    const asks = Array.from({ length: int(5, 25) }, (_, i) => ({ price: formatPrice(mid + 10 * (i + 1)), size: size() })).reverse();
+    const bids = Array.from({ length: int(5, 25) }, (_, i) => ({
+      price: formatPrice(mid - 10 * (i + 1)),
+      size: size(),
+    })).reverse();
+    const asks = Array.from({ length: int(5, 25) }, (_, i) => ({
+      price: formatPrice(mid + 10 * (i + 1)),
+      size: size(),
+    })).reverse();
     return JSON.stringify({
       event_type: 'book',
       market: m.cid,
@@ -119,7 +125,9 @@ run(false, 300);
 const fast = run(true, 2000);
 const json = run(true, 2000, false);
 const zod = run(false, 2000);
-console.log(`# ${FRAMES.length} distinct frames, mean ${Math.round(bytes / FRAMES.length)} bytes; ${(fast.events / (fast.perSec * 2)).toFixed(2)} events per frame`);
+console.log(
+  `# ${FRAMES.length} distinct frames, mean ${Math.round(bytes / FRAMES.length)} bytes; ${(fast.events / (fast.perSec * 2)).toFixed(2)} events per frame`,
+);
 console.log(`figure: market_frames_parsed_per_sec = ${Math.round(fast.perSec)} frames/s`);
 console.log(`# without the frame scanner (JSON.parse + hand-written decoders): ${Math.round(json.perSec)} frames/s`);
 console.log(`figure: market_frames_parsed_per_sec_zod = ${Math.round(zod.perSec)} frames/s`);

@@ -90,7 +90,9 @@ function view(b: Book, token: 'yes' | 'no') {
 function bookFrame(b: Book, token: 'yes' | 'no'): Record<string, unknown> {
   const v = view(b, token);
   const lv = (l: readonly (readonly [number, number])[], asc: boolean) =>
-    [...l].sort((x, y) => (asc ? x[0] - y[0] : y[0] - x[0])).map(([p, s]) => ({ price: formatPrice(p), size: formatAmount(s) }));
+    [...l]
+      .sort((x, y) => (asc ? x[0] - y[0] : y[0] - x[0]))
+      .map(([p, s]) => ({ price: formatPrice(p), size: formatAmount(s) }));
   return {
     event_type: 'book',
     market: b.cid,
@@ -124,8 +126,24 @@ function nextFrame(): string {
       market: b.cid,
       timestamp: String(Date.now()),
       price_changes: [
-        { asset_id: b.yes, price: formatPrice(p), size: s, side: bid ? 'BUY' : 'SELL', hash: hex(40), best_bid: formatPrice(y.bb), best_ask: formatPrice(y.ba) },
-        { asset_id: b.no, price: formatPrice(PRICE_SCALE - p), size: s, side: bid ? 'SELL' : 'BUY', hash: hex(40), best_bid: formatPrice(n.bb), best_ask: formatPrice(n.ba) },
+        {
+          asset_id: b.yes,
+          price: formatPrice(p),
+          size: s,
+          side: bid ? 'BUY' : 'SELL',
+          hash: hex(40),
+          best_bid: formatPrice(y.bb),
+          best_ask: formatPrice(y.ba),
+        },
+        {
+          asset_id: b.no,
+          price: formatPrice(PRICE_SCALE - p),
+          size: s,
+          side: bid ? 'SELL' : 'BUY',
+          hash: hex(40),
+          best_bid: formatPrice(n.bb),
+          best_ask: formatPrice(n.ba),
+        },
       ],
     });
   }
@@ -175,7 +193,14 @@ let bytesOut = 0;
 const transport: Transport = {
   request<S extends z.ZodType>(spec: RequestSpec, schema: S): Promise<z.output<S>> {
     const body = requestBody(spec);
-    const headers = l2Headers({ key: creds.apiKey, secret: creds.secret, passphrase: creds.passphrase }, wallet.address, spec.method, spec.path, body, Math.floor(Date.now() / 1000));
+    const headers = l2Headers(
+      { key: creds.apiKey, secret: creds.secret, passphrase: creds.passphrase },
+      wallet.address,
+      spec.method,
+      spec.path,
+      body,
+      Math.floor(Date.now() / 1000),
+    );
     bytesOut += (body?.length ?? 0) + headers.POLY_SIGNATURE.length;
     let answer: unknown;
     if (spec.method === 'POST' && spec.path === '/orders') {
@@ -190,7 +215,17 @@ const transport: Transport = {
 // ---- venue, engine, strategy, executor -------------------------------------------------------------
 
 const clock = new LiveClock();
-const venue = liveVenueFromParts({ transport, creds, address: wallet.address, builder: new OrderBuilder({ wallet, chainId: 137 }), urls: { ws: 'ws://bench' }, clock, silenceMs: 0, createSocket: factory, presign: { ticks: 2 } });
+const venue = liveVenueFromParts({
+  transport,
+  creds,
+  address: wallet.address,
+  builder: new OrderBuilder({ wallet, chainId: 137 }),
+  urls: { ws: 'ws://bench' },
+  clock,
+  silenceMs: 0,
+  createSocket: factory,
+  presign: { ticks: 2 },
+});
 const markets: MarketInfo[] = books.map((b) => ({
   market: b.cid as ConditionId,
   question: 'bench?',
@@ -258,7 +293,15 @@ function execute(d: DesiredQuotes): void {
   );
 }
 
-const engine = createEngine({ venue, markets, clock, strategy, execute, gate: (d) => d, timers: { tickMs: 0, balanceMs: 0 } });
+const engine = createEngine({
+  venue,
+  markets,
+  clock,
+  strategy,
+  execute,
+  gate: (d) => d,
+  timers: { tickMs: 0, balanceMs: 0 },
+});
 
 // ---- run -------------------------------------------------------------------------------------------
 
@@ -269,7 +312,8 @@ function pct(sorted: number[], q: number): number {
 async function feed(): Promise<{ samples: number[]; frames: number }> {
   await engine.start();
   for (let i = 0; i < 400 && engine.pulled().size > 0; i++) await new Promise((r) => setTimeout(r, 5));
-  if (engine.pulled().size > 0) throw new Error(`markets still pulled after the initial sync: ${[...engine.pulled()].length}`);
+  if (engine.pulled().size > 0)
+    throw new Error(`markets still pulled after the initial sync: ${[...engine.pulled()].length}`);
   const samples: number[] = [];
   const start = performance.now();
   let due = start;
@@ -316,7 +360,10 @@ async function transportQueue(): Promise<number[]> {
   });
   for (let i = 0; i < 300; i++) {
     t0 = performance.now();
-    await t.request({ api: 'clob', method: 'POST', path: '/orders', auth: 'l2', idempotent: true, body: [{ x: i }] }, { parse: (v: unknown) => v, safeParse: (v: unknown) => ({ success: true, data: v }) } as unknown as z.ZodType);
+    await t.request({ api: 'clob', method: 'POST', path: '/orders', auth: 'l2', idempotent: true, body: [{ x: i }] }, {
+      parse: (v: unknown) => v,
+      safeParse: (v: unknown) => ({ success: true, data: v }),
+    } as unknown as z.ZodType);
   }
   await t.close();
   srv.close();
@@ -331,14 +378,24 @@ await engine.stop();
 await venue.close();
 if (samples.length < 500) throw new Error(`too few samples: ${samples.length}`);
 if (s.errors.state + s.errors.strategy + s.errors.execute > 0 || st.desyncs > 0 || placeErrors > 0) {
-  throw new Error(`the run was not clean: ${JSON.stringify({ errors: s.errors, desyncs: st.desyncs, crossed: st.crossed, placeErrors })}`);
+  throw new Error(
+    `the run was not clean: ${JSON.stringify({ errors: s.errors, desyncs: st.desyncs, crossed: st.crossed, placeErrors })}`,
+  );
 }
 const us = samples.map((x) => x * 1000).sort((a, b) => a - b);
 const q = await transportQueue();
-console.log(`# ${frames} frames at ~${FEED_PER_SEC}/s over ${RUN_MS / 1000} s on ${N_MARKETS} markets; ${samples.length} frames led to an order request (2 orders, after a cancel); ${(bytesOut / 1e6).toFixed(1)} MB serialised`);
-console.log(`# pre-signed cache: ${vs.presignHits} hits, ${vs.presignMisses} misses (${vs.presigned} signed speculatively in idle time)`);
-console.log(`# tick-to-order us: p50 ${pct(us, 0.5).toFixed(1)}, p90 ${pct(us, 0.9).toFixed(1)}, p99 ${pct(us, 0.99).toFixed(1)}, p99.9 ${pct(us, 0.999).toFixed(1)}, max ${us[us.length - 1]!.toFixed(1)}`);
+console.log(
+  `# ${frames} frames at ~${FEED_PER_SEC}/s over ${RUN_MS / 1000} s on ${N_MARKETS} markets; ${samples.length} frames led to an order request (2 orders, after a cancel); ${(bytesOut / 1e6).toFixed(1)} MB serialised`,
+);
+console.log(
+  `# pre-signed cache: ${vs.presignHits} hits, ${vs.presignMisses} misses (${vs.presigned} signed speculatively in idle time)`,
+);
+console.log(
+  `# tick-to-order us: p50 ${pct(us, 0.5).toFixed(1)}, p90 ${pct(us, 0.9).toFixed(1)}, p99 ${pct(us, 0.99).toFixed(1)}, p99.9 ${pct(us, 0.999).toFixed(1)}, max ${us[us.length - 1]!.toFixed(1)}`,
+);
 console.log(`figure: tick_to_order_p50_us = ${Math.round(pct(us, 0.5))} us`);
 console.log(`figure: tick_to_order_p99_us = ${Math.round(pct(us, 0.99))} us`);
-console.log(`# the HTTP transport then takes request() -> undici: p50 ${pct(q, 0.5).toFixed(0)} us, p99 ${pct(q, 0.99).toFixed(0)} us (budget queue; not in the figures above)`);
+console.log(
+  `# the HTTP transport then takes request() -> undici: p50 ${pct(q, 0.5).toFixed(0)} us, p99 ${pct(q, 0.99).toFixed(0)} us (budget queue; not in the figures above)`,
+);
 console.log(`figure: transport_request_to_send_p50_us = ${Math.round(pct(q, 0.5))} us`);

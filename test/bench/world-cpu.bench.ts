@@ -43,7 +43,8 @@ const s = {
   orders: s1.orders - s0.orders,
   cancels: s1.cancels - s0.cancels,
   pricesPublished: s1.pricesPublished - s0.pricesPublished,
-  refused: Object.values(s1.rejected).reduce((a, b) => a + b, 0) - Object.values(s0.rejected).reduce((a, b) => a + b, 0),
+  refused:
+    Object.values(s1.rejected).reduce((a, b) => a + b, 0) - Object.values(s0.rejected).reduce((a, b) => a + b, 0),
 };
 trades -= trades0;
 ex.stop();
@@ -51,6 +52,8 @@ ex.stop();
 const cpuMs = (cpu.user + cpu.system) / 1000;
 const sec = wallMs / 1000;
 const active = ex.listMarkets().filter((m) => m.state.status === 'active').length;
-console.log(`# ${active} active markets, ${(wallMs / 1000).toFixed(1)} s: ${s.orders} orders, ${s.cancels} cancels, ${trades} trades, ${s.pricesPublished} price ticks, ${s.refused} refused`);
+console.log(
+  `# ${active} active markets, ${(wallMs / 1000).toFixed(1)} s: ${s.orders} orders, ${s.cancels} cancels, ${trades} trades, ${s.pricesPublished} price ticks, ${s.refused} refused`,
+);
 console.log(`figure: world_cpu_percent_of_core = ${((100 * cpuMs) / wallMs).toFixed(1)} %`);
 console.log(`figure: world_orders_per_sec = ${Math.round(s.orders / sec)} orders/s`);

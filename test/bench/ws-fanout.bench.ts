@@ -20,7 +20,9 @@ const SUBSCRIBERS = 50;
 const DURATION_MS = Number(process.env.BENCH_MS ?? 3000);
 
 const prof = process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/wsprof'] : [];
-const child = spawn(process.execPath, [...prof, '--import', 'tsx', 'test/bench/ws-fanout.exchange.ts'], { stdio: ['pipe', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, [...prof, '--import', 'tsx', 'test/bench/ws-fanout.exchange.ts'], {
+  stdio: ['pipe', 'pipe', 'inherit'],
+});
 const lines = createInterface({ input: child.stdout! });
 const nextLine = async (): Promise<any> => JSON.parse(((await once(lines, 'line')) as [string])[0]);
 const { url, tokens } = (await nextLine()) as { url: string; tokens: [string, string] };

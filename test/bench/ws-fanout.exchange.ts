@@ -28,7 +28,12 @@ await once(server, 'listening');
 const market = ex.listMarkets().find((m) => m.meta.tick === '0.01' && !m.meta.negRisk)!;
 const driver = new FlowDriver(ex, market.meta.tokens, { seed: 5, accounts: 6 });
 for (let i = 0; i < 500; i++) driver.step(); // some depth before the subscribers arrive
-process.stdout.write(JSON.stringify({ url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/ws/market`, tokens: market.meta.tokens }) + '\n');
+process.stdout.write(
+  JSON.stringify({
+    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/ws/market`,
+    tokens: market.meta.tokens,
+  }) + '\n',
+);
 
 const rl = createInterface({ input: process.stdin });
 rl.on('line', (line) => {

@@ -23,7 +23,15 @@ import type { Observable, Subscription } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BookSnapshotEvent, FillEvent, MarketEvent, OrderUpdateEvent, UserEvent } from '../../src/core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../../src/core/ids.ts';
-import { isTickSize, LOT_MICRO, PRICE_SCALE, tickPips, type Micro, type Pips, type Side } from '../../src/core/units.ts';
+import {
+  isTickSize,
+  LOT_MICRO,
+  PRICE_SCALE,
+  tickPips,
+  type Micro,
+  type Pips,
+  type Side,
+} from '../../src/core/units.ts';
 import type { MarketInfo, PlaceRequest, Venue } from '../../src/engine/venue.ts';
 
 /** Another account trading against ours. */
@@ -63,7 +71,19 @@ class Recorder<E extends { type: string }> {
   }
   waitFor<T extends E>(pred: (e: E) => boolean, timeoutMs: number, what: string, from = 0): Promise<T> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; saw ${this.events.slice(from).map((e) => e.type).join(',').slice(-300)}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `timed out waiting for ${what}; saw ${this.events
+                .slice(from)
+                .map((e) => e.type)
+                .join(',')
+                .slice(-300)}`,
+            ),
+          ),
+        timeoutMs,
+      );
       const check = () => {
         const e = this.events.slice(from).find(pred);
         if (e !== undefined) {
@@ -108,7 +128,15 @@ export function runVenueContract(name: string, makeVenue: () => Promise<VenueHar
     let user: Recorder<UserEvent>;
     let listed: readonly MarketInfo[];
 
-    const req = (price: number, o: Partial<PlaceRequest> = {}): PlaceRequest => ({ market: m.market, tokenId: yes, side: 'BUY', price: price as Pips, size, type: 'GTC', ...o });
+    const req = (price: number, o: Partial<PlaceRequest> = {}): PlaceRequest => ({
+      market: m.market,
+      tokenId: yes,
+      side: 'BUY',
+      price: price as Pips,
+      size,
+      type: 'GTC',
+      ...o,
+    });
     const restPrice = () => tick; // the lowest price: never crosses a sane book
 
     beforeAll(async () => {
@@ -152,13 +180,22 @@ export function runVenueContract(name: string, makeVenue: () => Promise<VenueHar
     });
 
     it('market events: a snapshot, then level changes, for a subscribed token', async () => {
-      const s = await market.waitFor<BookSnapshotEvent>((e) => e.type === 'book_snapshot' && e.tokenId === yes, wait, 'a YES snapshot');
+      const s = await market.waitFor<BookSnapshotEvent>(
+        (e) => e.type === 'book_snapshot' && e.tokenId === yes,
+        wait,
+        'a YES snapshot',
+      );
       expect(s.market).toBe(m.market);
       const from = market.events.indexOf(s) + 1;
       const [p] = v.prepare([req(restPrice())]);
       const [out] = await v.place([p!]);
       expect(out).toMatchObject({ id: p!.id, ok: true });
-      const change = await market.waitFor((e) => e.type === 'level_change' && e.tokenId === yes && e.price === restPrice() && e.side === 'BUY', wait, 'a level change at our price', from);
+      const change = await market.waitFor(
+        (e) => e.type === 'level_change' && e.tokenId === yes && e.price === restPrice() && e.side === 'BUY',
+        wait,
+        'a level change at our price',
+        from,
+      );
       expect(change).toMatchObject({ market: m.market, size: expect.any(Number) });
       expect((change as { size: number }).size).toBeGreaterThanOrEqual(size);
       await v.cancel([p!.id]);
@@ -188,15 +225,33 @@ export function runVenueContract(name: string, makeVenue: () => Promise<VenueHar
       const [out] = await v.place([p!]);
       expect(out).toMatchObject({ id: p!.id, ok: true, status: 'live' });
       const open = await v.openOrders();
-      expect(open.find((o) => o.id === p!.id)).toMatchObject({ market: m.market, tokenId: yes, side: 'BUY', price: restPrice(), originalSize: size, sizeMatched: 0, status: 'LIVE' });
+      expect(open.find((o) => o.id === p!.id)).toMatchObject({
+        market: m.market,
+        tokenId: yes,
+        side: 'BUY',
+        price: restPrice(),
+        originalSize: size,
+        sizeMatched: 0,
+        status: 'LIVE',
+      });
       expect(await v.order(p!.id)).toMatchObject({ id: p!.id, status: 'LIVE' });
-      await user.waitFor<OrderUpdateEvent>((e) => e.type === 'order_update' && e.id === p!.id && e.status === 'LIVE', wait, 'the placement', from);
+      await user.waitFor<OrderUpdateEvent>(
+        (e) => e.type === 'order_update' && e.id === p!.id && e.status === 'LIVE',
+        wait,
+        'the placement',
+        from,
+      );
       const c = await v.cancel([p!.id]);
       expect(c.canceled).toEqual([p!.id]);
       expect(c.notCanceled.size).toBe(0);
       expect((await v.openOrders()).some((o) => o.id === p!.id)).toBe(false);
       expect(await v.order(p!.id)).toMatchObject({ id: p!.id, status: 'CANCELED' });
-      await user.waitFor<OrderUpdateEvent>((e) => e.type === 'order_update' && e.id === p!.id && e.status === 'CANCELED', wait, 'the cancellation', from);
+      await user.waitFor<OrderUpdateEvent>(
+        (e) => e.type === 'order_update' && e.id === p!.id && e.status === 'CANCELED',
+        wait,
+        'the cancellation',
+        from,
+      );
       // cancelling again: not cancelled, with a reason
       const twice = await v.cancel([p!.id]);
       expect(twice.canceled).toEqual([]);
@@ -205,7 +260,9 @@ export function runVenueContract(name: string, makeVenue: () => Promise<VenueHar
 
     it('a crossing order from a counterparty fills a resting order: a fill on userEvents and in fills()', async (ctx) => {
       if (h.counterparty === undefined) return ctx.skip();
-      const snapEv = market.events.filter((e): e is BookSnapshotEvent => e.type === 'book_snapshot' && e.tokenId === yes).pop();
+      const snapEv = market.events
+        .filter((e): e is BookSnapshotEvent => e.type === 'book_snapshot' && e.tokenId === yes)
+        .pop();
       const bb = snapEv?.bids[0]?.[0] ?? 0;
       const ba = snapEv?.asks[0]?.[0] ?? PRICE_SCALE;
       const price = Math.floor((bb + ba) / 2 / tick) * tick;
@@ -226,7 +283,15 @@ export function runVenueContract(name: string, makeVenue: () => Promise<VenueHar
       );
       const mine = fills.filter((x) => x.orderId === p!.id);
       expect(mine).toHaveLength(1);
-      expect(mine[0]).toMatchObject({ tradeId: f.tradeId, market: m.market, tokenId: yes, side: 'BUY', price, size, role: 'MAKER' });
+      expect(mine[0]).toMatchObject({
+        tradeId: f.tradeId,
+        market: m.market,
+        tokenId: yes,
+        side: 'BUY',
+        price,
+        size,
+        role: 'MAKER',
+      });
       expect(mine[0]!.matchTime).toBeGreaterThanOrEqual(Math.floor(t0 / 1000) * 1000 - 1000);
       expect(fills.every((x) => x.matchTime >= Math.floor((t0 - 1000) / 1000) * 1000)).toBe(true);
       expect(await v.order(p!.id)).toMatchObject({ status: 'MATCHED', sizeMatched: size });

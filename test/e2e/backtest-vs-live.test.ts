@@ -1,65 +1,3 @@
-/**
- * Backtest vs live: a paper session, recorded while `mmkit run` trades it, then backtested with the
- * same strategy, parameters, markets and risk limits, gives fills close to the live ones (issue 6,
- * "Done when"). The comparison table is printed (console.log); the README paragraph "How close is a
- * backtest to live?" quotes it.
- *
- * The session. A paper exchange in this process with its seeded default world: flow agents on at
- * 20x the default activity (`world.rate`: at 1x three markets trade a few times a minute, and a
- * session this short gets no fill or a handful, too few to compare), lifecycle off (markets stay
- * open), a fixed seed. The three most liquid two-sided markets of tick 0.01 are recorded (market
- * channel, `startRecorder`, as `mmkit record` does) while the real `mmkit run` process quotes them
- * with `bands` (params and risk limits from a config file) for 90 s. Live fills come from its SQLite
- * store (checked equal to the exchange's trades, whose match times in ms are used). A 0.01 tick
- * because bands keeps a live order while it stays inside its band: on a 0.0001 tick two runs that
- * placed their orders at different moments rest at slightly different prices for the rest of the
- * run, and a fill-by-fill comparison needs the same prices.
- *
- * The modelling caveat, and the choice. The market channel shows aggregate levels, so the recorded
- * book holds the live bot's own resting orders: backtested as is, the simulated bot queues behind
- * the live bot's size at every level and takes the live bot's quotes for other traders' liquidity.
- * We subtract them: the exchange runs in this process, so its event stream gives the bot's resting
- * size per level at every instant, and the recorded feed is rewritten without it
- * (test/e2e/support/own-orders.ts; the simulated venue is untouched). The rewrite is checked
- * against ground truth: books sampled from the exchange during the session, minus the bot's orders,
- * must equal the rewritten feed's books at the same instants (and the raw feed's the exchange's
- * books). This keeps the same market; a second world run without the bot would not be the same
- * market (the agents react to the book). What stays approximate: the trades that filled the live
- * bot stay in the feed (the takers' flow is the market's; without the bot they would have met the
- * other orders at that price), and the live bot's own takes stay in the market (bands is
- * post-only: none expected, the count is printed). The raw feed is backtested too and printed, to
- * show the size of the bias (observed: 14-27 % fewer fills than live, 58-72 % matched).
- *
- * Window and latency. The feed is cut to the live bot's active window, from its first order
- * reaching the exchange (minus the entry latency) to its shutdown cancel: before it the feed only
- * builds the book, written as one snapshot at the window's start. The latency is MEASURED: the
- * median over the live bot's orders of (exchange time the order reached the book − store time it
- * was recorded, just before sending), in whole ms (≥ 1); the backtest uses it for entry, cancel and
- * response (the feed latency is the recorded one, ~2 ms on loopback).
- *
- * "Close", and why these tolerances. Live runs on the wall clock and the simulator's queue
- * position is a model, so fills cannot match one for one, and once a fill differs the inventories
- * (hence the skewed quotes) differ for a while; but both see the same takers, so they track each
- * other. For each queue model (observed over five sessions: fills 0.87-1.06x live, 67-85 % of
- * the live fills matched):
- *  - fills and volume in total within a factor of 2 of live (live must have ≥ MIN_LIVE_FILLS);
- *  - at least MIN_MATCHED of the live fills have a backtest fill of the same market, token and
- *    side, at most 1 cent away in price and 3 s in time ("the same fill");
- *  - per market with ≥ MIN_MARKET_FILLS live fills: fills within a factor of 2.5, the BUY share of
- *    volume within ±0.3, the average fill price per side within 2 cents (the bands' spacing is 1),
- *    and when live ended with |net YES| ≥ 30 shares (three inner quotes), the backtest not more than
- *    10 shares on the other side;
- *  - realized PnL after fees within max(2, 3 % of live notional) USDC of live (it is small and
- *    path-dependent: a round trip more or less moves it by a few cents per share).
- * The same predicate must REJECT two deliberately wrong configurations on the same feed: a 5 s
- * latency (quotes reach the book long after the market moved: 0.16-0.25x the fills, 9-16 %
- * matched) and margins 5x wider (no fill at all). So a simulator that filled regardless of queue,
- * price or time would fail this test.
- *
- * Wall time ≈ 100 s (90 s session, start-up, 7 backtests of ~1 s); two cores are enough (the
- * world at 20x is ~20 % of one core; it also passed with a busy loop on one of the two cores).
- */
-import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -73,14 +11,27 @@ import type { MarketInfo } from '../../src/engine/venue.ts';
 import { startExchange, type RunningExchange } from '../../src/exchange/server.ts';
 import { derivePositions } from '../../src/store/positions.ts';
 import { BotHarness, liquidMarkets, sleep, waitUntil, exited } from './support/bot-harness.ts';
-import { exchangeBook, feedBooksAt, OwnOrderTimeline, removeOwnOrders, sameBook, type PlainBook } from './support/own-orders.ts';
+import {
+  exchangeBook,
+  feedBooksAt,
+  OwnOrderTimeline,
+  removeOwnOrders,
+  sameBook,
+  type PlainBook,
+} from './support/own-orders.ts';
 
 const SEED = 12;
 const WORLD_RATE = 20;
 const DURATION_S = 90;
 /** bands: three bands at 1, 2, 3 cents from the mid, 10 / 15 / 20 shares a side. */
 const PARAMS = { margin: 0.01, marginStep: 0.01, marginTolerance: 0.005, amount: 10, amountStep: 5, maxPosition: 100 };
-const RISK = { maxPositionShares: 150, maxNotionalPerMarket: 250, maxOpenOrdersPerMarket: 20, maxLoss: 100, maxRejections: 20 };
+const RISK = {
+  maxPositionShares: 150,
+  maxNotionalPerMarket: 250,
+  maxOpenOrdersPerMarket: 20,
+  maxLoss: 100,
+  maxRejections: 20,
+};
 /** The wrong configurations of the negative check. */
 const WRONG_LATENCY_MS = 5000;
 const WIDE_PARAMS = { ...PARAMS, margin: 0.05, marginStep: 0.05 };
@@ -145,7 +96,14 @@ function matchFills(live: readonly Fill[], bt: readonly Fill[]): Set<Fill> {
     let bestDt = Number.POSITIVE_INFINITY;
     for (let i = 0; i < bt.length; i++) {
       const b = bt[i]!;
-      if (used.has(i) || b.market !== l.market || b.tokenId !== l.tokenId || b.side !== l.side || Math.abs(b.price - l.price) > MATCH_PIPS) continue;
+      if (
+        used.has(i) ||
+        b.market !== l.market ||
+        b.tokenId !== l.tokenId ||
+        b.side !== l.side ||
+        Math.abs(b.price - l.price) > MATCH_PIPS
+      )
+        continue;
       const dt = Math.abs(b.t - l.t);
       if (dt <= MATCH_MS && dt < bestDt) {
         bestDt = dt;
@@ -183,7 +141,16 @@ function summarize(fills: readonly Fill[], markets: readonly MarketInfo[], live?
       const yes = yesOf.get(f.market) === f.tokenId;
       net += (yes === (f.side === 'BUY') ? 1 : -1) * sh;
     }
-    const pos = derivePositions(fs.map((f) => ({ market: f.market as ConditionId, tokenId: f.tokenId as TokenId, side: f.side, price: f.price as Pips, size: f.size as Micro, fee: f.fee as Micro })));
+    const pos = derivePositions(
+      fs.map((f) => ({
+        market: f.market as ConditionId,
+        tokenId: f.tokenId as TokenId,
+        side: f.side,
+        price: f.price as Pips,
+        size: f.size as Micro,
+        fee: f.fee as Micro,
+      })),
+    );
     const liveHere = live?.filter((f) => market === undefined || f.market === market);
     return {
       fills: fs.length,
@@ -197,23 +164,51 @@ function summarize(fills: readonly Fill[], markets: readonly MarketInfo[], live?
       realized: pos.reduce((s, p) => s + p.realized - p.fees, 0) / 1e6,
       notional,
       takers: fs.filter((f) => f.role === 'TAKER').length,
-      matched: liveHere === undefined || matched === undefined ? 1 : liveHere.length === 0 ? 0 : liveHere.filter((f) => matched.has(f)).length / liveHere.length,
+      matched:
+        liveHere === undefined || matched === undefined
+          ? 1
+          : liveHere.length === 0
+            ? 0
+            : liveHere.filter((f) => matched.has(f)).length / liveHere.length,
     };
   };
-  return { total: one(fills), markets: new Map(markets.map((m) => [m.market, one(fills.filter((f) => f.market === m.market), m.market)])) };
+  return {
+    total: one(fills),
+    markets: new Map(
+      markets.map((m) => [
+        m.market,
+        one(
+          fills.filter((f) => f.market === m.market),
+          m.market,
+        ),
+      ]),
+    ),
+  };
 }
 
-const fillsOf = (r: BacktestResult): Fill[] => r.fills.map((f) => ({ t: f.t, market: f.market, tokenId: f.tokenId, side: f.side, price: f.price, size: f.size, fee: f.fee, role: f.role }));
+const fillsOf = (r: BacktestResult): Fill[] =>
+  r.fills.map((f) => ({
+    t: f.t,
+    market: f.market,
+    tokenId: f.tokenId,
+    side: f.side,
+    price: f.price,
+    size: f.size,
+    fee: f.fee,
+    role: f.role,
+  }));
 
 /** Why a backtest is NOT close to live (empty: close). See the module comment for the tolerances. */
 function violations(live: Summary, bt: Summary): string[] {
   const out: string[] = [];
   const factor = (what: string, l: number, b: number, k: number): void => {
-    if (!(b >= l / k && b <= l * k)) out.push(`${what}: ${b.toFixed(0)} vs live ${l.toFixed(0)} (outside a factor of ${k})`);
+    if (!(b >= l / k && b <= l * k))
+      out.push(`${what}: ${b.toFixed(0)} vs live ${l.toFixed(0)} (outside a factor of ${k})`);
   };
   factor('fills', live.total.fills, bt.total.fills, 2);
   factor('volume', live.total.volume, bt.total.volume, 2);
-  if (bt.total.matched < MIN_MATCHED) out.push(`matched: ${(bt.total.matched * 100).toFixed(0)} % of the live fills (< ${MIN_MATCHED * 100} %)`);
+  if (bt.total.matched < MIN_MATCHED)
+    out.push(`matched: ${(bt.total.matched * 100).toFixed(0)} % of the live fills (< ${MIN_MATCHED * 100} %)`);
   for (const [m, l] of live.markets) {
     if (l.fills < MIN_MARKET_FILLS) continue;
     const b = bt.markets.get(m)!;
@@ -225,11 +220,16 @@ function violations(live: Summary, bt: Summary): string[] {
       if (Math.abs(ls - bs) > 0.3) out.push(`${id} buy share: ${bs.toFixed(2)} vs live ${ls.toFixed(2)}`);
     }
     for (const side of ['avgBuy', 'avgSell'] as const)
-      if (Number.isFinite(l[side]) && Number.isFinite(b[side]) && Math.abs(l[side] - b[side]) > 200) out.push(`${id} ${side}: ${b[side].toFixed(0)} vs live ${l[side].toFixed(0)} pips`);
-    if (Math.abs(l.net) >= 30 && Math.sign(l.net) * b.net < -10) out.push(`${id} net position: ${b.net.toFixed(2)} vs live ${l.net.toFixed(2)} shares`);
+      if (Number.isFinite(l[side]) && Number.isFinite(b[side]) && Math.abs(l[side] - b[side]) > 200)
+        out.push(`${id} ${side}: ${b[side].toFixed(0)} vs live ${l[side].toFixed(0)} pips`);
+    if (Math.abs(l.net) >= 30 && Math.sign(l.net) * b.net < -10)
+      out.push(`${id} net position: ${b.net.toFixed(2)} vs live ${l.net.toFixed(2)} shares`);
   }
   const pnlTol = Math.max(2, 0.03 * live.total.notional);
-  if (Math.abs(live.total.realized - bt.total.realized) > pnlTol) out.push(`realized PnL: ${bt.total.realized.toFixed(2)} vs live ${live.total.realized.toFixed(2)} USDC (tolerance ${pnlTol.toFixed(2)})`);
+  if (Math.abs(live.total.realized - bt.total.realized) > pnlTol)
+    out.push(
+      `realized PnL: ${bt.total.realized.toFixed(2)} vs live ${live.total.realized.toFixed(2)} USDC (tolerance ${pnlTol.toFixed(2)})`,
+    );
   return out;
 }
 
@@ -249,7 +249,8 @@ const COLS: Array<[string, number, (s: MarketSummary) => string]> = [
 ];
 const NAME = 36;
 const head = (): string => 'source'.padEnd(NAME) + COLS.map(([h, w]) => h.padStart(w)).join('');
-const row = (name: string, s: MarketSummary): string => name.padEnd(NAME) + COLS.map(([, w, f]) => f(s).padStart(w)).join('');
+const row = (name: string, s: MarketSummary): string =>
+  name.padEnd(NAME) + COLS.map(([, w, f]) => f(s).padStart(w)).join('');
 
 // ---- the test ------------------------------------------------------------------------------------------
 
@@ -269,7 +270,11 @@ afterAll(async () => {
 describe('backtest vs live', () => {
   it('a paper session recorded and then backtested gives fills close to the live ones; a wrong configuration does not', async () => {
     // 1. the paper exchange and three liquid markets
-    ex = await startExchange({ port: 0, seed: SEED, world: { agents: 'default', lifecycle: false, priceFeed: true, rate: WORLD_RATE } });
+    ex = await startExchange({
+      port: 0,
+      seed: SEED,
+      world: { agents: 'default', lifecycle: false, priceFeed: true, rate: WORLD_RATE },
+    });
     const x = ex;
     const base = x.urls.clob_url.replace(/\/clob$/, '');
     await sleep(1500); // the agents build the books
@@ -291,7 +296,11 @@ describe('backtest vs live', () => {
     const samples: Array<{ at: number; all: Map<string, PlainBook>; others: Map<string, PlainBook> }> = [];
     sampler = setInterval(() => {
       const at = x.exchange.clock.now();
-      samples.push({ at, all: new Map(yesTokens.map((t) => [t, exchangeBook(x.exchange, t)])), others: new Map(yesTokens.map((t) => [t, exchangeBook(x.exchange, t, address)])) });
+      samples.push({
+        at,
+        all: new Map(yesTokens.map((t) => [t, exchangeBook(x.exchange, t)])),
+        others: new Map(yesTokens.map((t) => [t, exchangeBook(x.exchange, t, address)])),
+      });
     }, 7000);
 
     // 3. the bot, as a user runs it
@@ -308,7 +317,21 @@ describe('backtest vs live', () => {
 
     // live fills, from the bot's store (the same as the exchange's, whose match times are in ms)
     const db = new Database(join(dir, 'mmkit.db'), { readonly: true });
-    const rows = db.prepare("SELECT trade_id, order_id, market, token, side, price, size, fee, role FROM fills WHERE status != 'FAILED'").all() as Array<{ trade_id: string; order_id: string; market: string; token: string; side: Side; price: number; size: number; fee: number; role: 'MAKER' | 'TAKER' }>;
+    const rows = db
+      .prepare(
+        "SELECT trade_id, order_id, market, token, side, price, size, fee, role FROM fills WHERE status != 'FAILED'",
+      )
+      .all() as Array<{
+      trade_id: string;
+      order_id: string;
+      market: string;
+      token: string;
+      side: Side;
+      price: number;
+      size: number;
+      fee: number;
+      role: 'MAKER' | 'TAKER';
+    }>;
     const created = db.prepare('SELECT id, created_at FROM orders').all() as Array<{ id: string; created_at: number }>;
     db.close();
     const matchTime = new Map<string, number>();
@@ -319,12 +342,23 @@ describe('backtest vs live', () => {
       for (const mk of trade.makers) if (mk.account === address) atExchange.push(`${trade.id}|${mk.orderId}`);
     }
     expect(rows.map((r) => `${r.trade_id}|${r.order_id}`).sort()).toEqual([...new Set(atExchange)].sort());
-    const liveFills: Fill[] = rows.map((r) => ({ t: matchTime.get(r.trade_id)!, market: r.market, tokenId: r.token, side: r.side, price: r.price, size: r.size, fee: r.fee, role: r.role }));
+    const liveFills: Fill[] = rows.map((r) => ({
+      t: matchTime.get(r.trade_id)!,
+      market: r.market,
+      tokenId: r.token,
+      side: r.side,
+      price: r.price,
+      size: r.size,
+      fee: r.fee,
+      role: r.role,
+    }));
     const live = summarize(liveFills, markets);
     expect(live.total.fills, 'the live session is too quiet to compare').toBeGreaterThanOrEqual(MIN_LIVE_FILLS);
 
     // 4. the live loop's order-entry latency, measured; the feed without the bot's own orders
-    const lat = created.flatMap((o) => (own!.placedAt.has(o.id) ? [own!.placedAt.get(o.id)! - o.created_at] : [])).sort((a, b) => a - b);
+    const lat = created
+      .flatMap((o) => (own!.placedAt.has(o.id) ? [own!.placedAt.get(o.id)! - o.created_at] : []))
+      .sort((a, b) => a - b);
     expect(lat.length).toBeGreaterThan(0);
     const latencyMs = Math.max(1, Math.round(lat[lat.length >> 1]!));
     const window = { fromMs: own.firstAt - latencyMs, toMs: own.lastAt - latencyMs };
@@ -336,7 +370,10 @@ describe('backtest vs live', () => {
     const inWindow = samples.filter((s) => s.at > window.fromMs + 100 && s.at < window.toMs);
     expect(inWindow.length).toBeGreaterThanOrEqual(5);
     const times = inWindow.map((s) => s.at);
-    const [rawBooks, cleanBooks] = await Promise.all([feedBooksAt([raw], yesTokens, times), feedBooksAt([clean], yesTokens, times)]);
+    const [rawBooks, cleanBooks] = await Promise.all([
+      feedBooksAt([raw], yesTokens, times),
+      feedBooksAt([clean], yesTokens, times),
+    ]);
     let rawEqual = 0;
     let cleanEqual = 0;
     let withOwn = 0;
@@ -352,29 +389,62 @@ describe('backtest vs live', () => {
     const checked = inWindow.length * yesTokens.length;
     // a sample can fall inside a millisecond the feed splits differently: allow one in ten
     expect(rawEqual, 'raw feed books vs the exchange').toBeGreaterThanOrEqual(Math.ceil(checked * 0.9));
-    expect(cleanEqual, 'rewritten feed books vs the exchange without the bot').toBeGreaterThanOrEqual(Math.ceil(checked * 0.9));
+    expect(cleanEqual, 'rewritten feed books vs the exchange without the bot').toBeGreaterThanOrEqual(
+      Math.ceil(checked * 0.9),
+    );
     expect(withOwn, 'the samples show the bot in the book').toBeGreaterThan(0);
 
     // 5. backtests: the same strategy, params, markets and risk limits; both queue models
-    const bt = async (feed: string, queue: 'risk-averse' | 'probabilistic', o: { latencyMs?: number; params?: Record<string, unknown> } = {}): Promise<BacktestResult> => {
-      const r = await runBacktest({ feeds: [feed], strategy: 'bands', params: o.params ?? PARAMS, risk: RISK, markets: ids, queue, latencyMs: o.latencyMs ?? latencyMs, seed: 1 });
+    const bt = async (
+      feed: string,
+      queue: 'risk-averse' | 'probabilistic',
+      o: { latencyMs?: number; params?: Record<string, unknown> } = {},
+    ): Promise<BacktestResult> => {
+      const r = await runBacktest({
+        feeds: [feed],
+        strategy: 'bands',
+        params: o.params ?? PARAMS,
+        risk: RISK,
+        markets: ids,
+        queue,
+        latencyMs: o.latencyMs ?? latencyMs,
+        seed: 1,
+      });
       expect(r.stopReason).toBe('end of feed');
       expect(r.openOrdersAtEnd).toBe(0);
       return r;
     };
     const results: Array<{ name: string; r: BacktestResult; expectClose: boolean | null }> = [];
-    for (const q of ['risk-averse', 'probabilistic'] as const) results.push({ name: `backtest ${q}`, r: await bt(clean, q), expectClose: true });
-    for (const q of ['risk-averse', 'probabilistic'] as const) results.push({ name: `raw feed (own orders in) ${q}`, r: await bt(raw, q), expectClose: null });
-    results.push({ name: `WRONG: latency ${WRONG_LATENCY_MS} ms`, r: await bt(clean, 'risk-averse', { latencyMs: WRONG_LATENCY_MS }), expectClose: false });
-    results.push({ name: `WRONG: margins 5x (${WIDE_PARAMS.margin})`, r: await bt(clean, 'risk-averse', { params: WIDE_PARAMS }), expectClose: false });
+    for (const q of ['risk-averse', 'probabilistic'] as const)
+      results.push({ name: `backtest ${q}`, r: await bt(clean, q), expectClose: true });
+    for (const q of ['risk-averse', 'probabilistic'] as const)
+      results.push({ name: `raw feed (own orders in) ${q}`, r: await bt(raw, q), expectClose: null });
+    results.push({
+      name: `WRONG: latency ${WRONG_LATENCY_MS} ms`,
+      r: await bt(clean, 'risk-averse', { latencyMs: WRONG_LATENCY_MS }),
+      expectClose: false,
+    });
+    results.push({
+      name: `WRONG: margins 5x (${WIDE_PARAMS.margin})`,
+      r: await bt(clean, 'risk-averse', { params: WIDE_PARAMS }),
+      expectClose: false,
+    });
 
     // 6. the comparison, printed, then asserted
     const feedLat = (results[0]!.r.venue as SimVenueStats).feedLatencyMs;
     const lines: string[] = [];
-    lines.push(`backtest vs live: seed ${SEED}, world rate ${WORLD_RATE}x, ${DURATION_S} s, bands ${JSON.stringify(PARAMS)}, risk ${JSON.stringify(RISK)}`);
-    lines.push(`entry latency measured: median ${latencyMs} ms over ${lat.length} orders (p10 ${lat[Math.floor(lat.length * 0.1)]}, p90 ${lat[Math.floor(lat.length * 0.9)]} ms); recorded feed latency mean ${feedLat.mean.toFixed(1)} ms`);
-    lines.push(`window ${((window.toMs - window.fromMs) / 1000).toFixed(1)} s; rewrite: ${rw.messagesOut} messages, ${rw.adjusted} levels net of the bot's orders, ${rw.clamped} clamped; books vs exchange: raw ${rawEqual}/${checked}, rewritten ${cleanEqual}/${checked} (${withOwn} with the bot in them)`);
-    lines.push(`live taker fills: ${live.total.takers}; matched = share of live fills with a backtest fill of the same token and side within ${MATCH_PIPS / 100} cent and ${MATCH_MS / 1000} s`);
+    lines.push(
+      `backtest vs live: seed ${SEED}, world rate ${WORLD_RATE}x, ${DURATION_S} s, bands ${JSON.stringify(PARAMS)}, risk ${JSON.stringify(RISK)}`,
+    );
+    lines.push(
+      `entry latency measured: median ${latencyMs} ms over ${lat.length} orders (p10 ${lat[Math.floor(lat.length * 0.1)]}, p90 ${lat[Math.floor(lat.length * 0.9)]} ms); recorded feed latency mean ${feedLat.mean.toFixed(1)} ms`,
+    );
+    lines.push(
+      `window ${((window.toMs - window.fromMs) / 1000).toFixed(1)} s; rewrite: ${rw.messagesOut} messages, ${rw.adjusted} levels net of the bot's orders, ${rw.clamped} clamped; books vs exchange: raw ${rawEqual}/${checked}, rewritten ${cleanEqual}/${checked} (${withOwn} with the bot in them)`,
+    );
+    lines.push(
+      `live taker fills: ${live.total.takers}; matched = share of live fills with a backtest fill of the same token and side within ${MATCH_PIPS / 100} cent and ${MATCH_MS / 1000} s`,
+    );
     lines.push(head());
     lines.push(row('LIVE (mmkit run)', live.total));
     const sums = results.map((r) => ({ ...r, s: summarize(fillsOf(r.r), markets, liveFills) }));

@@ -5,7 +5,16 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +34,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function mmkit(args: string[], cwd = dir): Promise<{ code: number | null; out: string; err: string }> {
   // the default feed-cache folder, inside this test's folder
-  const p = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MMKIT_CACHE_DIR: join(dir, 'cache') } });
+  const p = spawn(process.execPath, [BIN, ...args], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, MMKIT_CACHE_DIR: join(dir, 'cache') },
+  });
   let out = '';
   let err = '';
   p.stdout!.on('data', (d) => (out += d));
@@ -37,13 +50,31 @@ async function mmkit(args: string[], cwd = dir): Promise<{ code: number | null; 
 describe('mmkit backtest', () => {
   it('--json is one deterministic JSON document; --report writes a self-contained HTML file with the charts', async () => {
     const report = join(dir, 'report.html');
-    const args = ['backtest', '--feed', feed, '--strategy', 'bands', '--seed', '4', '--risk', '{"maxRejections":1000}', '--json'];
+    const args = [
+      'backtest',
+      '--feed',
+      feed,
+      '--strategy',
+      'bands',
+      '--seed',
+      '4',
+      '--risk',
+      '{"maxRejections":1000}',
+      '--json',
+    ];
     const a = await mmkit([...args, '--report', report]);
     expect(a.code).toBe(0);
     expect(a.err).toMatch(/ran in [\d.]+ s wall/);
     expect(a.err).not.toMatch(/Warning/);
     const doc = JSON.parse(a.out);
-    expect(doc).toMatchObject({ version: 1, mode: 'feed', seed: 4, stopReason: 'end of feed', strategy: { name: 'bands' }, openOrdersAtEnd: 0 });
+    expect(doc).toMatchObject({
+      version: 1,
+      mode: 'feed',
+      seed: 4,
+      stopReason: 'end of feed',
+      strategy: { name: 'bands' },
+      openOrdersAtEnd: 0,
+    });
     expect(doc.metrics.fills).toBeGreaterThan(0);
     expect(doc.metrics.markouts.map((m: { horizonMs: number }) => m.horizonMs)).toEqual([1000, 10_000, 60_000]);
     expect(a.out).not.toMatch(/"wall|elapsed|durationSec/); // no wall-clock value in it
@@ -64,7 +95,8 @@ describe('mmkit backtest', () => {
     expect(existsSync(report)).toBe(true);
     const html = readFileSync(report, 'utf8');
     expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(|src=|href=|https?:\/\//i);
-    for (const id of ['chart-pnl', 'chart-drawdown', 'chart-inventory', 'chart-quotes-0', 'chart-fills']) expect(html).toContain(`id="${id}"`);
+    for (const id of ['chart-pnl', 'chart-drawdown', 'chart-inventory', 'chart-quotes-0', 'chart-fills'])
+      expect(html).toContain(`id="${id}"`);
     expect(html.match(/<svg/g)!.length).toBeGreaterThanOrEqual(5);
   }, 120_000);
 
@@ -79,12 +111,26 @@ describe('mmkit backtest', () => {
       return name;
     };
     const day = 86_400_000;
-    const own = (c: string) => `${c.repeat(64)}.v${FEED_CACHE_VERSION}${decoderFingerprint() ? `-${decoderFingerprint()}` : ''}.mmfc`;
+    const own = (c: string) =>
+      `${c.repeat(64)}.v${FEED_CACHE_VERSION}${decoderFingerprint() ? `-${decoderFingerprint()}` : ''}.mmfc`;
     const orphan = put(`${own('a')}.99.x.tmp`, 10, 2 * 3_600_000);
     const foreign = put(`${'b'.repeat(64)}.v1.mmfc`, 10, 8 * day);
     const lru = put(own('c'), 2 * 1024 * 1024, day); // ours, unused for a day: over a 1 MB cap it goes
     const other = put('notes.txt', 10, 30 * day);
-    const r = await mmkit(['backtest', '--feed', feed, '--strategy', 'bands', '--seed', '4', '--feed-cache', cache, '--feed-cache-max-mb', '1', '--json']);
+    const r = await mmkit([
+      'backtest',
+      '--feed',
+      feed,
+      '--strategy',
+      'bands',
+      '--seed',
+      '4',
+      '--feed-cache',
+      cache,
+      '--feed-cache-max-mb',
+      '1',
+      '--json',
+    ]);
     expect(r.code, r.err).toBe(0);
     expect(r.err).toMatch(/feed cache .*: removed 3 file\(s\)/);
     const left = readdirSync(cache);
@@ -104,14 +150,40 @@ describe('mmkit backtest', () => {
     const r = await mmkit(['backtest', '--feed', feed, '--strategy', 'bands', '--risk', '{"maxRejections":1000}']);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^mmkit backtest: bands on 2 markets/);
-    for (const k of ['fills', 'PnL', 'Sharpe', 'max drawdown', 'orders', 'fill ratio', 'markouts', 'at inv. limit', 'budgets']) expect(r.out).toContain(`  ${k}`);
+    for (const k of [
+      'fills',
+      'PnL',
+      'Sharpe',
+      'max drawdown',
+      'orders',
+      'fill ratio',
+      'markouts',
+      'at inv. limit',
+      'budgets',
+    ])
+      expect(r.out).toContain(`  ${k}`);
   }, 60_000);
 
   it('runs a synthetic world in virtual time', async () => {
-    const r = await mmkit(['backtest', '--world', '2', '--duration', '2m', '--warmup', '20s', '--strategy', 'bands', '--json']);
+    const r = await mmkit([
+      'backtest',
+      '--world',
+      '2',
+      '--duration',
+      '2m',
+      '--warmup',
+      '20s',
+      '--strategy',
+      'bands',
+      '--json',
+    ]);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.out);
-    expect(doc).toMatchObject({ mode: 'world', stopReason: 'end of duration', source: { world: { seed: 2, durationMs: 120_000, warmupMs: 20_000 } } });
+    expect(doc).toMatchObject({
+      mode: 'world',
+      stopReason: 'end of duration',
+      source: { world: { seed: 2, durationMs: 120_000, warmupMs: 20_000 } },
+    });
     expect(doc.endMs - doc.startMs).toBe(120_000);
     expect(r.err).toMatch(/simulated h\/s/);
   }, 60_000);
@@ -128,8 +200,14 @@ describe('mmkit backtest', () => {
       [['backtest', '--feed', join(dir, 'missing.gz'), '--strategy', 'bands'], /--feed: no such file/],
       [['backtest', '--feed', feed], /--strategy/],
       [['backtest', '--world', '1', '--duration', 'soon', '--strategy', 'bands'], /--duration must be a duration/],
-      [['backtest', '--world', '1', '--duration', '1m', '--strategy', 'bands', '--feed-cache', dir], /--feed-cache applies to --feed/],
-      [['sweep', '--feed', feed, '--strategy', 'bands', '--grid', '{"margin":[]}'], /--grid: "margin" must be a non-empty array/],
+      [
+        ['backtest', '--world', '1', '--duration', '1m', '--strategy', 'bands', '--feed-cache', dir],
+        /--feed-cache applies to --feed/,
+      ],
+      [
+        ['sweep', '--feed', feed, '--strategy', 'bands', '--grid', '{"margin":[]}'],
+        /--grid: "margin" must be a non-empty array/,
+      ],
     ];
     for (const [args, msg] of cases) {
       const r = await mmkit(args);
@@ -141,7 +219,19 @@ describe('mmkit backtest', () => {
 
 describe('mmkit sweep', () => {
   it('runs the grid in worker threads and prints the ranked table (and deterministic --json)', async () => {
-    const args = ['sweep', '--feed', feed, '--strategy', 'bands', '--risk', '{"maxRejections":1000}', '--grid', '{"margin":[0.01,0.03],"amount":[5,10]}', '--workers', '2'];
+    const args = [
+      'sweep',
+      '--feed',
+      feed,
+      '--strategy',
+      'bands',
+      '--risk',
+      '{"maxRejections":1000}',
+      '--grid',
+      '{"margin":[0.01,0.03],"amount":[5,10]}',
+      '--workers',
+      '2',
+    ];
     const t = await mmkit(args);
     expect(t.code).toBe(0);
     const lines = t.out.trim().split('\n');
@@ -156,6 +246,11 @@ describe('mmkit sweep', () => {
     expect(doc.rows).toHaveLength(4);
     const pnls = doc.rows.map((r: { pnl: number }) => r.pnl);
     expect([...pnls].sort((a: number, b: number) => b - a)).toEqual(pnls);
-    expect(doc.rows.map((r: { point: object }) => r.point)).toEqual(expect.arrayContaining([{ margin: 0.01, amount: 5 }, { margin: 0.03, amount: 10 }]));
+    expect(doc.rows.map((r: { point: object }) => r.point)).toEqual(
+      expect.arrayContaining([
+        { margin: 0.01, amount: 5 },
+        { margin: 0.03, amount: 10 },
+      ]),
+    );
   }, 180_000);
 });

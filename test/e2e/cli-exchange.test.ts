@@ -16,7 +16,9 @@ afterAll(() => {
 });
 
 async function start(args: string[]): Promise<{ p: ChildProcess; urls: Record<string, string> }> {
-  const p = spawn(process.execPath, [BIN, 'exchange', '--port', '0', '--json', '--log-level', 'warn', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const p = spawn(process.execPath, [BIN, 'exchange', '--port', '0', '--json', '--log-level', 'warn', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(p);
   const rl = createInterface({ input: p.stdout! });
   const [line] = (await once(rl, 'line')) as [string];
@@ -26,7 +28,14 @@ async function start(args: string[]): Promise<{ p: ChildProcess; urls: Record<st
 describe('mmkit exchange', () => {
   it('prints its base URLs as one JSON line, serves, and stops cleanly on SIGTERM', async () => {
     const { p, urls } = await start(['--seed', '3', '--fund', '0x1111111111111111111111111111111111111111=250.5']);
-    expect(Object.keys(urls).sort()).toEqual(['clob_url', 'content_url', 'data_url', 'gamma_url', 'price_feed_url', 'ws_url']);
+    expect(Object.keys(urls).sort()).toEqual([
+      'clob_url',
+      'content_url',
+      'data_url',
+      'gamma_url',
+      'price_feed_url',
+      'ws_url',
+    ]);
     expect(urls.clob_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/clob$/);
     const markets: any = await (await fetch(`${urls.clob_url}/markets`)).json();
     expect(markets.data.length).toBeGreaterThan(0);
@@ -56,7 +65,8 @@ describe('mmkit exchange', () => {
   it('the same seed gives the same markets', async () => {
     const a = await start(['--seed', '11']);
     const b = await start(['--seed', '11']);
-    const ids = async (u: string) => ((await (await fetch(`${u}/markets?limit=100`)).json()) as any).data.map((m: any) => m.condition_id);
+    const ids = async (u: string) =>
+      ((await (await fetch(`${u}/markets?limit=100`)).json()) as any).data.map((m: any) => m.condition_id);
     expect(await ids(a.urls.clob_url!)).toEqual(await ids(b.urls.clob_url!));
     a.p.kill('SIGTERM');
     b.p.kill('SIGTERM');

@@ -29,10 +29,17 @@ interface Result {
 }
 
 /** `mmkit ...args` with a clean MMKIT_* environment plus `env`; `input` goes to stdin. */
-function mmkit(args: string[], o: { env?: Record<string, string>; input?: string; timeoutMs?: number } = {}): Promise<Result> {
+function mmkit(
+  args: string[],
+  o: { env?: Record<string, string>; input?: string; timeoutMs?: number } = {},
+): Promise<Result> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('MMKIT_') && v !== undefined) env[k] = v;
-  const p = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...env, ...(o.env ?? {}) }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const p = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: { ...env, ...(o.env ?? {}) },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   p.stdout.on('data', (d) => (out += d));
@@ -71,7 +78,14 @@ async function placeOrders(n: number): Promise<string[]> {
   for (let i = 0; i < n; i++) {
     const m = markets[i % markets.length]!;
     const tick = m.tickSize;
-    const o = builder.buildLimit({ tokenId: m.tokens[0]!.tokenId, side: 'BUY', price: tick === '0.1' ? '0.1' : tick, size: '10', tick, negRisk: m.negRisk });
+    const o = builder.buildLimit({
+      tokenId: m.tokens[0]!.tokenId,
+      side: 'BUY',
+      price: tick === '0.1' ? '0.1' : tick,
+      size: '10',
+      tick,
+      negRisk: m.negRisk,
+    });
     const r = await clob.postOrder(o);
     ids.push(r.orderId);
   }
@@ -98,8 +112,26 @@ beforeAll(async () => {
   const m = (await clob.markets()).data.find((x) => x.active && x.acceptingOrders && x.tickSize === '0.01')!;
   const mb = new OrderBuilder({ wallet: maker, chainId: 137 });
   const mc = new ClobClient(mt);
-  await mc.postOrder(mb.buildLimit({ tokenId: m.tokens[0]!.tokenId, side: 'BUY', price: '0.45', size: '20', tick: '0.01', negRisk: m.negRisk }));
-  await mc.postOrder(mb.buildLimit({ tokenId: m.tokens[1]!.tokenId, side: 'BUY', price: '0.45', size: '20', tick: '0.01', negRisk: m.negRisk }));
+  await mc.postOrder(
+    mb.buildLimit({
+      tokenId: m.tokens[0]!.tokenId,
+      side: 'BUY',
+      price: '0.45',
+      size: '20',
+      tick: '0.01',
+      negRisk: m.negRisk,
+    }),
+  );
+  await mc.postOrder(
+    mb.buildLimit({
+      tokenId: m.tokens[1]!.tokenId,
+      side: 'BUY',
+      price: '0.45',
+      size: '20',
+      tick: '0.01',
+      negRisk: m.negRisk,
+    }),
+  );
   await mt.close();
   seeded = { conditionId: m.conditionId, yes: m.tokens[0]!.tokenId };
 });
@@ -136,7 +168,18 @@ describe('mmkit markets', () => {
     // the seeded market is the most liquid: listed first, its YES book summarised exactly
     const s = j.markets.find((m: any) => m.conditionId === seeded.conditionId);
     expect(s, JSON.stringify(j.markets.map((m: any) => m.liquidity))).toBeDefined();
-    expect(s.book).toEqual({ tokenId: seeded.yes, bestBid: '0.45', bestAsk: '0.55', mid: '0.5', spread: '0.1', bidDepth: '20', askDepth: '20', bidLevels: 1, askLevels: 1, band: '0.05' });
+    expect(s.book).toEqual({
+      tokenId: seeded.yes,
+      bestBid: '0.45',
+      bestAsk: '0.55',
+      mid: '0.5',
+      spread: '0.1',
+      bidDepth: '20',
+      askDepth: '20',
+      bidLevels: 1,
+      askLevels: 1,
+      band: '0.05',
+    });
     // an empty book is summarised as such, not invented
     const empty = j.markets.find((m: any) => m.conditionId !== seeded.conditionId);
     expect(empty.book).toMatchObject({ bestBid: null, bestAsk: null, spread: null, bidDepth: '0' });
@@ -247,11 +290,17 @@ describe('mmkit keys', () => {
     const nopw = await mmkit(['keys', 'import', '--out', ksFile], { input: key });
     expect(nopw.code).toBe(2);
     expect(nopw.err).toContain('MMKIT_KEYSTORE_PASSWORD');
-    const bad = await mmkit(['keys', 'import', '--out', ksFile], { input: 'not-a-key', env: { MMKIT_KEYSTORE_PASSWORD: password } });
+    const bad = await mmkit(['keys', 'import', '--out', ksFile], {
+      input: 'not-a-key',
+      env: { MMKIT_KEYSTORE_PASSWORD: password },
+    });
     expect(bad.code).toBe(2);
     expect(bad.err).not.toContain('not-a-key');
 
-    const r = await mmkit(['keys', 'import', '--out', ksFile, '--json'], { input: key + '\n', env: { MMKIT_KEYSTORE_PASSWORD: password } });
+    const r = await mmkit(['keys', 'import', '--out', ksFile, '--json'], {
+      input: key + '\n',
+      env: { MMKIT_KEYSTORE_PASSWORD: password },
+    });
     expect(r.code, r.err).toBe(0);
     const address = new Wallet(key).address.toLowerCase();
     expect(json(r)).toEqual({ address, file: ksFile });
@@ -260,26 +309,49 @@ describe('mmkit keys', () => {
     expect(ks).not.toContain(key.slice(2));
     expect((await Wallet.fromEncryptedJson(ks, password)).address.toLowerCase()).toBe(address);
     // refuses to overwrite
-    expect((await mmkit(['keys', 'import', '--out', ksFile], { input: key, env: { MMKIT_KEYSTORE_PASSWORD: password } })).code).toBe(2);
+    expect(
+      (await mmkit(['keys', 'import', '--out', ksFile], { input: key, env: { MMKIT_KEYSTORE_PASSWORD: password } }))
+        .code,
+    ).toBe(2);
 
     // the address command sees it
-    const a = await mmkit(['keys', 'address', '--keystore', ksFile, '--json', ...common()], { env: { MMKIT_KEYSTORE_PASSWORD: password } });
+    const a = await mmkit(['keys', 'address', '--keystore', ksFile, '--json', ...common()], {
+      env: { MMKIT_KEYSTORE_PASSWORD: password },
+    });
     expect(a.code, a.err).toBe(0);
     expect(json(a)).toMatchObject({ address, source: 'keystore' });
 
     // the daemon trades as that wallet
     const runDir = mkdtempSync(join(tmpdir(), 'mmkit-ks-run-'));
-    const run = await mmkit(['run', '--keystore', ksFile, '--exchange-url', base, '--data-dir', runDir, '--duration', '3s', '--log-level', 'info'], {
-      // the status server on a free port: another daemon may hold the default 8787
-      env: { MMKIT_KEYSTORE_PASSWORD: password, MMKIT_HTTP_PORT: '0' },
-      timeoutMs: 90_000,
-    });
+    const run = await mmkit(
+      [
+        'run',
+        '--keystore',
+        ksFile,
+        '--exchange-url',
+        base,
+        '--data-dir',
+        runDir,
+        '--duration',
+        '3s',
+        '--log-level',
+        'info',
+      ],
+      {
+        // the status server on a free port: another daemon may hold the default 8787
+        env: { MMKIT_KEYSTORE_PASSWORD: password, MMKIT_HTTP_PORT: '0' },
+        timeoutMs: 90_000,
+      },
+    );
     expect(run.code, run.err.slice(-2000)).toBe(0);
     expect(run.err.toLowerCase()).toContain(address);
     expect(run.err).not.toContain(password);
     expect(run.out + run.err).not.toContain(key.slice(2));
     // a wrong password is a config error naming the variable, not a crash
-    const wrong = await mmkit(['run', '--keystore', ksFile, '--exchange-url', base, '--data-dir', runDir, '--duration', '1s'], { env: { MMKIT_KEYSTORE_PASSWORD: 'Tr0ub4dor&3-nope', MMKIT_HTTP_PORT: '0' } });
+    const wrong = await mmkit(
+      ['run', '--keystore', ksFile, '--exchange-url', base, '--data-dir', runDir, '--duration', '1s'],
+      { env: { MMKIT_KEYSTORE_PASSWORD: 'Tr0ub4dor&3-nope', MMKIT_HTTP_PORT: '0' } },
+    );
     expect(wrong.code).toBe(2);
     expect(wrong.err).toContain('MMKIT_KEYSTORE_PASSWORD');
     expect(wrong.err).not.toContain('Tr0ub4dor&3-nope');
@@ -292,10 +364,20 @@ describe('mmkit config check', () => {
     const password = 'live-style password 1';
     const key = Wallet.createRandom().privateKey;
     const ksFile = join(dir, 'keystore.json');
-    const imp = await mmkit(['keys', 'import', '--out', ksFile], { input: key + '\n', env: { MMKIT_KEYSTORE_PASSWORD: password } });
+    const imp = await mmkit(['keys', 'import', '--out', ksFile], {
+      input: key + '\n',
+      env: { MMKIT_KEYSTORE_PASSWORD: password },
+    });
     expect(imp.code, imp.err).toBe(0);
     const live = JSON.parse(readFileSync(join(ROOT, 'config/live.example.json'), 'utf8'));
-    const names: Record<string, string> = { clob_url: 'clobUrl', gamma_url: 'gammaUrl', data_url: 'dataUrl', content_url: 'contentUrl', ws_url: 'wsUrl', price_feed_url: 'rtdsUrl' };
+    const names: Record<string, string> = {
+      clob_url: 'clobUrl',
+      gamma_url: 'gammaUrl',
+      data_url: 'dataUrl',
+      content_url: 'contentUrl',
+      ws_url: 'wsUrl',
+      price_feed_url: 'rtdsUrl',
+    };
     for (const [k, v] of Object.entries(ex.urls)) if (names[k]) live.venue[names[k]] = v;
     live.bot.keystoreFile = ksFile;
     live.bot.dataDir = join(dir, 'data');
@@ -305,7 +387,10 @@ describe('mmkit config check', () => {
     writeFileSync(file, JSON.stringify(live, null, 2));
     const check = await mmkit(['config', 'check', '--config', file], { env: { MMKIT_KEYSTORE_PASSWORD: password } });
     expect(check.code, check.err).toBe(0);
-    const run = await mmkit(['run', '--config', file, '--duration', '6s'], { env: { MMKIT_KEYSTORE_PASSWORD: password }, timeoutMs: 90_000 });
+    const run = await mmkit(['run', '--config', file, '--duration', '6s'], {
+      env: { MMKIT_KEYSTORE_PASSWORD: password },
+      timeoutMs: 90_000,
+    });
     expect(run.code, run.err.slice(-2000)).toBe(0);
     expect(run.err.toLowerCase()).toContain(new Wallet(key).address.toLowerCase());
     expect(run.out).toMatch(/orders placed\s+[1-9]/);
@@ -318,14 +403,26 @@ describe('mmkit config check', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mmkit-live-'));
     const live = JSON.parse(readFileSync(join(ROOT, 'config/live.example.json'), 'utf8'));
     for (const [k, v] of Object.entries(ex.urls)) {
-      const key = { clob_url: 'clobUrl', gamma_url: 'gammaUrl', data_url: 'dataUrl', content_url: 'contentUrl', ws_url: 'wsUrl', price_feed_url: 'rtdsUrl' }[k];
+      const key = {
+        clob_url: 'clobUrl',
+        gamma_url: 'gammaUrl',
+        data_url: 'dataUrl',
+        content_url: 'contentUrl',
+        ws_url: 'wsUrl',
+        price_feed_url: 'rtdsUrl',
+      }[k];
       if (key) live.venue[key] = v;
     }
     const file = join(dir, 'live.json');
     writeFileSync(file, JSON.stringify(live, null, 2));
     const r = await mmkit(['config', 'check', '--config', file, '--json']);
     expect(r.code, r.out + r.err).toBe(0);
-    expect(json(r)).toMatchObject({ ok: true, problems: [], venue: { inProcess: false, paper: true }, strategy: { name: 'bands' } });
+    expect(json(r)).toMatchObject({
+      ok: true,
+      problems: [],
+      venue: { inProcess: false, paper: true },
+      strategy: { name: 'bands' },
+    });
     // the real-venue version needs a wallet: a config error naming the key
     const real = await mmkit(['config', 'check', '--config', join(ROOT, 'config/live.example.json')]);
     expect(real.code).toBe(2);
@@ -341,7 +438,9 @@ describe('mmkit config check', () => {
 
   it('config print redacts secrets set in the environment', async () => {
     const pk = Wallet.createRandom().privateKey;
-    const r = await mmkit(['config', 'print', '--json'], { env: { MMKIT_PRIVATE_KEY: pk, MMKIT_API_SECRET: 'c2VjcmV0LXNlY3JldA==' } });
+    const r = await mmkit(['config', 'print', '--json'], {
+      env: { MMKIT_PRIVATE_KEY: pk, MMKIT_API_SECRET: 'c2VjcmV0LXNlY3JldA==' },
+    });
     expect(r.code, r.err).toBe(0);
     expect(json(r).secrets).toMatchObject({ privateKey: '[redacted]', apiSecret: '[redacted]', apiKey: '' });
     expect(r.out).not.toContain(pk.slice(2));
@@ -353,11 +452,15 @@ describe('mmkit config check', () => {
 });
 
 describe('a second terminal next to a daemon with an in-process paper exchange', () => {
-  it('finds the daemon\'s venue through its data directory and sees its orders and positions', async () => {
+  it("finds the daemon's venue through its data directory and sees its orders and positions", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mmkit-daemon-'));
     const env: Record<string, string> = { MMKIT_HTTP_PORT: '0' };
     for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('MMKIT_') && v !== undefined) env[k] = v;
-    const daemon = spawn(process.execPath, [BIN, 'run', '--data-dir', dir, '--duration', '40s', '--log-level', 'warn'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const daemon = spawn(
+      process.execPath,
+      [BIN, 'run', '--data-dir', dir, '--duration', '40s', '--log-level', 'warn'],
+      { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let derr = '';
     daemon.stderr.on('data', (d) => (derr += d));
     const exited = new Promise<number | null>((res) => daemon.on('exit', (c) => res(c)));
@@ -373,7 +476,9 @@ describe('a second terminal next to a daemon with an in-process paper exchange',
         if (orders.count > 0) break;
       }
       expect(orders?.count, derr.slice(-2000)).toBeGreaterThan(0);
-      const daemonAddress = new Wallet(readFileSync(join(dir, 'paper-wallet.key'), 'utf8').trim()).address.toLowerCase();
+      const daemonAddress = new Wallet(
+        readFileSync(join(dir, 'paper-wallet.key'), 'utf8').trim(),
+      ).address.toLowerCase();
       expect(orders.address).toBe(daemonAddress);
       const pos = await mmkit(['positions', '--json', '--data-dir', dir]);
       expect(pos.code, pos.err).toBe(0);

@@ -68,7 +68,10 @@ describe('mmkit record', () => {
     expect(frames.filter((f) => f.kind === 'frame' && f.ch === 'r').length).toBeGreaterThan(0); // price ticks every second
     // it ends with the clean stop of both channels, about 4 s after it started
     const last = items.slice(-2);
-    expect(last.map((i) => i.kind === 'status' && `${i.ch}:${i.status}:${i.reason}`).sort()).toEqual(['m:disconnect:stop', 'r:disconnect:stop']);
+    expect(last.map((i) => i.kind === 'status' && `${i.ch}:${i.status}:${i.reason}`).sort()).toEqual([
+      'm:disconnect:stop',
+      'r:disconnect:stop',
+    ]);
     expect(last[0]!.t - h.header.t).toBeGreaterThan(3500);
     expect(last[0]!.t - h.header.t).toBeLessThan(6000);
   });
@@ -76,12 +79,27 @@ describe('mmkit record', () => {
   it('records a running exchange (--exchange-url, --markets) until SIGTERM, rotating by size', async () => {
     ex = await startExchange({ port: 0, seed: 5, world: { agents: 'default', lifecycle: false, priceFeed: true } });
     const base = ex.urls.clob_url.replace(/\/clob$/, '');
-    const list = (await (await fetch(`${ex.urls.clob_url}/markets?limit=3`)).json()) as { data: Array<{ condition_id: string }> };
+    const list = (await (await fetch(`${ex.urls.clob_url}/markets?limit=3`)).json()) as {
+      data: Array<{ condition_id: string }>;
+    };
     const ids = list.data.slice(0, 3).map((m) => m.condition_id);
     const out = join(dir, 'sig.ndjson.gz');
-    const r = run(['--out', out, '--exchange-url', base, '--markets', ids.join(','), '--rotate-mb', '0.002', '--no-rtds', '--log-level', 'warn']);
+    const r = run([
+      '--out',
+      out,
+      '--exchange-url',
+      base,
+      '--markets',
+      ids.join(','),
+      '--rotate-mb',
+      '0.002',
+      '--no-rtds',
+      '--log-level',
+      'warn',
+    ]);
     const deadline = Date.now() + 20_000;
-    while (!existsSync(join(dir, 'sig.1.ndjson.gz')) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 100));
+    while (!existsSync(join(dir, 'sig.1.ndjson.gz')) && Date.now() < deadline)
+      await new Promise((res) => setTimeout(res, 100));
     r.p.kill('SIGTERM');
     expect(await r.exit).toBe(0);
     expect(r.out()).toContain('mmkit record stopped (SIGTERM)');
@@ -100,7 +118,16 @@ describe('mmkit record', () => {
     const a = run(['--out', existing, '--exchange-url', 'http://127.0.0.1:1', '--top', '1']);
     expect(await a.exit).toBe(2);
     expect(a.err()).toMatch(/exists/);
-    const b = run(['--out', join(dir, 'b.ndjson.gz'), '--markets', '0xabc', '--top', '2', '--exchange-url', 'http://127.0.0.1:1']);
+    const b = run([
+      '--out',
+      join(dir, 'b.ndjson.gz'),
+      '--markets',
+      '0xabc',
+      '--top',
+      '2',
+      '--exchange-url',
+      'http://127.0.0.1:1',
+    ]);
     expect(await b.exit).toBe(2);
     expect(b.err()).toMatch(/either --markets or --top/);
     const c = run(['--out', join(dir, 'c.ndjson.gz'), '--duration', 'soon']);

@@ -1,26 +1,20 @@
-/**
- * A 429 storm through the `mmkit run` daemon: for a few seconds the paper exchange answers every
- * POST /orders and DELETE /orders with 429 (Retry-After 1 s; injected through its admin API), while
- * a counterparty fills one of the bot's bids, so the bot's intent changes DURING the storm (it now
- * holds YES: its bands want an ask, and its bids refilled).
- *
- *  - No retry storm: the requests to those two endpoints that reach the exchange during the storm
- *    are counted AT THE EXCHANGE (its fault hook sees every request before any handler) and stay
- *    bounded: at most one per market and endpoint per second of storm (the budget's shared pause
- *    plus the executor's per-market backoff); a naive client would send one per event.
- *  - No lost intent: after the storm the bot quotes again with its latest intent: the ask for the
- *    inventory it got during the storm rests at the venue, and so do bids on every market.
- *  - No lost order: every order the venue ever saw from the bot was recorded in the store before it
- *    was sent; every order the store recorded is either known to the venue (with the same outcome)
- *    or was never accepted by it and is recorded as such (rejected), never as resting or unknown.
- *  - The run stops cleanly (exit 0, zero open orders).
- */
-import { once } from 'node:events';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Trader } from '../integration/support/trader.ts';
-import { Admin, BotHarness, botFills, hitBotBid, liquidMarkets, logLines, recordRequests, sleep, waitForQuotes, waitUntil, exited } from './support/bot-harness.ts';
+import {
+  Admin,
+  BotHarness,
+  botFills,
+  hitBotBid,
+  liquidMarkets,
+  logLines,
+  recordRequests,
+  sleep,
+  waitForQuotes,
+  waitUntil,
+  exited,
+} from './support/bot-harness.ts';
 
 const TOKEN = 'e2e-429-admin';
 const STORM_MS = 4000;
@@ -41,48 +35,79 @@ describe('mmkit run: a 429 storm on POST /orders and DELETE /orders', () => {
     await waitUntil(() => (markets = liquidMarkets(ex, 3)).length === 3, 15_000);
     expect(markets).toHaveLength(3);
     // a narrow tolerance: the bot re-quotes (cancel, then place) whenever the mid moves a little
-    const bot = h.startBot(base, dir, ['--duration', '80s', '--markets', markets.join(','), '--param', 'marginTolerance=0.002']);
+    const bot = h.startBot(base, dir, [
+      '--duration',
+      '80s',
+      '--markets',
+      markets.join(','),
+      '--param',
+      'marginTolerance=0.002',
+    ]);
     expect(await waitForQuotes(ex, address), bot.err().slice(-3000)).toBeGreaterThan(0);
     const quotingAll = () => new Set(ex.exchange.openOrders(address).map((o) => o.market)).size === markets.length;
     expect(await waitUntil(quotingAll, 20_000), bot.err().slice(-3000)).toBe(true);
     // the bot holds nothing yet: it only bids (unless the flow agents already filled a bid of it,
     // which a slow start allows: then an ask for that inventory is legitimate)
-    if (botFills(ex, address).length === 0) expect(ex.exchange.openOrders(address).filter((o) => o.side === 'SELL')).toEqual([]);
+    if (botFills(ex, address).length === 0)
+      expect(ex.exchange.openOrders(address).filter((o) => o.side === 'SELL')).toEqual([]);
     const fillsBefore = botFills(ex, address).length;
 
     // ---- the storm ---------------------------------------------------------------------------
     const stormAt = Date.now();
-    const rules = [await admin.addFault({ route: 'POST /clob/orders', status: 429 }), await admin.addFault({ route: 'DELETE /clob/orders', status: 429 })];
+    const rules = [
+      await admin.addFault({ route: 'POST /clob/orders', status: 429 }),
+      await admin.addFault({ route: 'DELETE /clob/orders', status: 429 }),
+    ];
     // the counterparty fills the bot's bids (its own orders go to POST /order, unaffected) again and
     // again during the storm: every fill changes the bot's intent on that market
     for (let k = 0; Date.now() - stormAt < STORM_MS - 500; k++) {
       await hitBotBid(ex, t, address, markets[k % markets.length]);
       await sleep(400);
     }
-    expect(botFills(ex, address).length, 'the counterparty could not fill a bid of the bot').toBeGreaterThan(fillsBefore);
-    const stormFills = botFills(ex, address).slice(fillsBefore).map((f) => ex.exchange.engine.getOrder(f.split('|')[1]!)!);
+    expect(botFills(ex, address).length, 'the counterparty could not fill a bid of the bot').toBeGreaterThan(
+      fillsBefore,
+    );
+    const stormFills = botFills(ex, address)
+      .slice(fillsBefore)
+      .map((f) => ex.exchange.engine.getOrder(f.split('|')[1]!)!);
     const filledToken = stormFills[stormFills.length - 1]!.tokenId;
     await sleep(Math.max(0, stormAt + STORM_MS - Date.now()));
     for (const id of rules) await admin.removeFault(id);
     const stormEnd = Date.now();
 
     // no retry storm: counted at the exchange, during the storm
-    const during = seen.filter((r) => r.at >= stormAt && r.at <= stormEnd && ((r.method === 'POST' && r.path === '/clob/orders') || (r.method === 'DELETE' && r.path === '/clob/orders')));
+    const during = seen.filter(
+      (r) =>
+        r.at >= stormAt &&
+        r.at <= stormEnd &&
+        ((r.method === 'POST' && r.path === '/clob/orders') || (r.method === 'DELETE' && r.path === '/clob/orders')),
+    );
     const seconds = Math.ceil((stormEnd - stormAt) / 1000);
     // the daemon did try (the storm was felt), and backed off
     expect(during.length, bot.err().slice(-3000)).toBeGreaterThan(0);
     expect(during.length).toBeLessThanOrEqual(2 * markets.length * seconds);
-    const limited = logLines(bot.err()).filter((l) => l.msg === 'rate limited (429): pausing the budget' && l.time >= stormAt && l.time <= stormEnd + 1000);
+    const limited = logLines(bot.err()).filter(
+      (l) => l.msg === 'rate limited (429): pausing the budget' && l.time >= stormAt && l.time <= stormEnd + 1000,
+    );
     expect(limited.length).toBeGreaterThan(0);
     // the daemon's 429s are the exchange's refusals counted above: nothing else was refused
     expect(limited.length).toBeLessThanOrEqual(during.length);
 
     // ---- after the storm: the latest intent reaches the venue -----------------------------------
     // the ask for the inventory bought during the storm (bands sells YES it holds) ...
-    const askAfterStorm = () => ex.exchange.openOrders(address).some((o) => o.side === 'SELL' && o.tokenId === filledToken && o.createdAt >= stormAt);
+    const askAfterStorm = () =>
+      ex.exchange
+        .openOrders(address)
+        .some((o) => o.side === 'SELL' && o.tokenId === filledToken && o.createdAt >= stormAt);
     expect(await waitUntil(askAfterStorm, 20_000), bot.err().slice(-3000)).toBe(true);
     // ... and bids on every market again
-    const bidsEverywhere = () => new Set(ex.exchange.openOrders(address).filter((o) => o.side === 'BUY').map((o) => o.market)).size === markets.length;
+    const bidsEverywhere = () =>
+      new Set(
+        ex.exchange
+          .openOrders(address)
+          .filter((o) => o.side === 'BUY')
+          .map((o) => o.market),
+      ).size === markets.length;
     expect(await waitUntil(bidsEverywhere, 20_000), bot.err().slice(-3000)).toBe(true);
 
     // ---- the run ends cleanly ----------------------------------------------------------------
@@ -94,7 +119,12 @@ describe('mmkit run: a 429 storm on POST /orders and DELETE /orders', () => {
 
     // ---- no order lost -------------------------------------------------------------------------
     const db = new Database(join(dir, 'mmkit.db'), { readonly: true });
-    const stored = db.prepare('SELECT id, status, reject_code, size_matched FROM orders').all() as Array<{ id: string; status: string; reject_code: string | null; size_matched: number }>;
+    const stored = db.prepare('SELECT id, status, reject_code, size_matched FROM orders').all() as Array<{
+      id: string;
+      status: string;
+      reject_code: string | null;
+      size_matched: number;
+    }>;
     db.close();
     const byId = new Map(stored.map((r) => [r.id, r]));
     // every order the venue saw was recorded before it was sent
@@ -109,14 +139,18 @@ describe('mmkit run: a 429 storm on POST /orders and DELETE /orders', () => {
       } else if (v.status === 'MATCHED') {
         if (r.status !== 'filled') problems.push(`${r.id.slice(0, 12)}: filled at the venue, stored as ${r.status}`);
       } else if (v.status === 'CANCELED') {
-        if (r.status !== 'cancelled' && r.status !== 'filled') problems.push(`${r.id.slice(0, 12)}: cancelled at the venue, stored as ${r.status}`);
-        if (r.size_matched !== v.sizeMatched) problems.push(`${r.id.slice(0, 12)}: matched ${v.sizeMatched} at the venue, ${r.size_matched} stored`);
+        if (r.status !== 'cancelled' && r.status !== 'filled')
+          problems.push(`${r.id.slice(0, 12)}: cancelled at the venue, stored as ${r.status}`);
+        if (r.size_matched !== v.sizeMatched)
+          problems.push(`${r.id.slice(0, 12)}: matched ${v.sizeMatched} at the venue, ${r.size_matched} stored`);
       } else problems.push(`${r.id.slice(0, 12)}: still ${v.status} at the venue`);
     }
     expect(problems).toEqual([]);
     // the fill of the storm is in the store exactly once
     const db2 = new Database(join(dir, 'mmkit.db'), { readonly: true });
-    const fills = (db2.prepare('SELECT trade_id, order_id FROM fills').all() as Array<{ trade_id: string; order_id: string }>).map((r) => `${r.trade_id}|${r.order_id}`);
+    const fills = (
+      db2.prepare('SELECT trade_id, order_id FROM fills').all() as Array<{ trade_id: string; order_id: string }>
+    ).map((r) => `${r.trade_id}|${r.order_id}`);
     db2.close();
     expect(fills.sort()).toEqual([...new Set(botFills(ex, address))].sort());
   }, 90_000);

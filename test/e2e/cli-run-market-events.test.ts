@@ -1,25 +1,19 @@
-/**
- * Market events through the `mmkit run` daemon against a real paper exchange (driven through its
- * admin API):
- *
- *  - a tick-size change on a market the bot quotes, both ways: finer (0.01 → 0.001: the venue keeps
- *    every resting order, the bot may now quote between the old ticks) and coarser (0.001 → 0.01:
- *    the venue cancels resting orders off the new tick). Afterwards the bot quotes that market
- *    again, every order it sends from then on is on the new tick, and none is rejected (neither by
- *    the venue nor, for off-tick, by its own risk gate);
- *  - a market resolving: its quotes are gone from the venue, the daemon pulls it for good (no order
- *    on it reaches the venue afterwards, none is rejected), keeps quoting the other markets, and
- *    exits 0 at the end of --duration with zero open orders.
- *
- * One daemon on three markets runs through all of it (one start-up for the file).
- */
-import { once } from 'node:events';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningExchange } from '../../src/exchange/server.ts';
 import { Trader } from '../integration/support/trader.ts';
-import { Admin, BotHarness, hitBotBidWithin, liquidMarkets, logLines, sleep, waitUntil, type BotProcess, exited } from './support/bot-harness.ts';
+import {
+  Admin,
+  BotHarness,
+  hitBotBidWithin,
+  liquidMarkets,
+  logLines,
+  sleep,
+  waitUntil,
+  type BotProcess,
+  exited,
+} from './support/bot-harness.ts';
 
 const TOKEN = 'e2e-market-events-admin';
 const h = new BotHarness();
@@ -48,11 +42,13 @@ afterAll(() => h.close());
 /** The markets the bot has orders resting on. */
 const quoted = (): Set<string> => new Set(ex.exchange.openOrders(address).map((o) => o.market));
 /** The bot's orders (any status) at the venue on a market, created at or after `since`. */
-const ordersSince = (market: string, since: number) => ex.exchange.engine.ordersOf(address).filter((o) => o.market === market && o.createdAt >= since);
+const ordersSince = (market: string, since: number) =>
+  ex.exchange.engine.ordersOf(address).filter((o) => o.market === market && o.createdAt >= since);
 /** Orders the venue rejected, as the daemon logged them. */
 const rejections = () => logLines(bot.err()).filter((l) => l.msg === 'order rejected');
 /** Quotes the daemon's risk gate refused as off-tick (debug log). */
-const offTickRefusals = (since: number) => logLines(bot.err()).filter((l) => l.msg === 'quote refused' && l['code'] === 'OFF_TICK' && l.time >= since);
+const offTickRefusals = (since: number) =>
+  logLines(bot.err()).filter((l) => l.msg === 'quote refused' && l['code'] === 'OFF_TICK' && l.time >= since);
 
 describe('mmkit run: market events', () => {
   it('a tick-size change (finer, then coarser): the bot re-quotes on the new tick, nothing refused', async () => {
@@ -66,16 +62,27 @@ describe('mmkit run: market events', () => {
       const at = Date.now();
       await admin.setTickSize(m, tick);
       // the venue cancels resting orders off a coarser tick: wait until the bot quotes the market again
-      expect(await waitUntil(() => quoted().has(m), 15_000), `the bot stopped quoting ${m} on tick ${tick}\n${bot.err().slice(-3000)}`).toBe(true);
+      expect(
+        await waitUntil(() => quoted().has(m), 15_000),
+        `the bot stopped quoting ${m} on tick ${tick}\n${bot.err().slice(-3000)}`,
+      ).toBe(true);
       // make it re-quote on the new tick: fill one of its bids there; it refills the band with a new order
       await sleep(500);
       const filledAt = Date.now();
-      expect(await hitBotBidWithin(ex, t, address, m, 15_000), `the bot had no bid on ${m} on tick ${tick} for 15 s\n${bot.err().slice(-3000)}`).toBe(true);
+      expect(
+        await hitBotBidWithin(ex, t, address, m, 15_000),
+        `the bot had no bid on ${m} on tick ${tick} for 15 s\n${bot.err().slice(-3000)}`,
+      ).toBe(true);
       const requoted = () => ordersSince(m, filledAt).length > 0 && quoted().has(m);
-      expect(await waitUntil(requoted, 15_000), `no new quote on ${m} after a fill on tick ${tick}\n${bot.err().slice(-3000)}`).toBe(true);
+      expect(
+        await waitUntil(requoted, 15_000),
+        `no new quote on ${m} after a fill on tick ${tick}\n${bot.err().slice(-3000)}`,
+      ).toBe(true);
       await sleep(2000); // a little more flow on the new tick
       // every order the bot sent since the change is on the new tick ...
-      const off = ordersSince(m, at).filter((o) => o.price % pips !== 0).map((o) => o.price);
+      const off = ordersSince(m, at)
+        .filter((o) => o.price % pips !== 0)
+        .map((o) => o.price);
       expect(off, `orders off the ${tick} tick`).toEqual([]);
       // ... and nothing was refused: not by the venue, not as off-tick by the daemon's own gate
       expect(rejections().map((l) => `${String(l['code'])} ${String(l['order'])}`)).toEqual([]);
@@ -93,19 +100,29 @@ describe('mmkit run: market events', () => {
     const resolvedAt = Date.now();
     await admin.resolve(gone, ex.exchange.market(gone)!.meta.tokens[0]);
     // the venue cancelled its quotes there; the daemon saw the resolution and pulled the market
-    const pulled = () => logLines(bot.err()).slice(from).some((l) => l.msg === 'pulling quotes' && l['market'] === gone && /resolved/.test(String(l['why'])));
+    const pulled = () =>
+      logLines(bot.err())
+        .slice(from)
+        .some((l) => l.msg === 'pulling quotes' && l['market'] === gone && /resolved/.test(String(l['why'])));
     expect(await waitUntil(pulled, 10_000), bot.err().slice(-3000)).toBe(true);
     expect(quoted().has(gone)).toBe(false);
     // it keeps quoting the others: a fill on another market is refilled with a new order
     await sleep(500);
     const filledAt = Date.now();
-    expect(await hitBotBidWithin(ex, t, address, other, 15_000), `the bot had no bid on ${other} for 15 s\n${bot.err().slice(-3000)}`).toBe(true);
-    expect(await waitUntil(() => ordersSince(other, filledAt).length > 0 && quoted().has(other), 15_000), bot.err().slice(-3000)).toBe(true);
+    expect(
+      await hitBotBidWithin(ex, t, address, other, 15_000),
+      `the bot had no bid on ${other} for 15 s\n${bot.err().slice(-3000)}`,
+    ).toBe(true);
+    expect(
+      await waitUntil(() => ordersSince(other, filledAt).length > 0 && quoted().has(other), 15_000),
+      bot.err().slice(-3000),
+    ).toBe(true);
     // several strategy timers later, nothing was ever sent for the resolved market, nor refused
     await sleep(3000);
     expect(ordersSince(gone, resolvedAt).map((o) => o.id)).toEqual([]);
     expect(quoted().has(gone)).toBe(false);
-    for (const m of markets) if (m !== gone) expect(await waitUntil(() => quoted().has(m), 5_000), `the bot stopped quoting ${m}`).toBe(true);
+    for (const m of markets)
+      if (m !== gone) expect(await waitUntil(() => quoted().has(m), 5_000), `the bot stopped quoting ${m}`).toBe(true);
     expect(rejections().map((l) => `${String(l['code'])} ${String(l['order'])}`)).toEqual([]);
 
     // the end of --duration: a clean stop, exit 0, nothing left at the venue

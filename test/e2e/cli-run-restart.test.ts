@@ -1,10 +1,3 @@
-/**
- * kill -9 in the middle of a run, then a restart: the restarted daemon reconciles (the orders the
- * dead one left at the venue are cancelled, fills missed while down are backfilled), no fill is
- * lost or doubled, every order the venue ever saw was recorded before it was sent, and the second
- * run stops with zero open orders.
- */
-import { once } from 'node:events';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -44,7 +37,10 @@ describe('mmkit run: kill -9 and restart', () => {
     for (const id of left) expect(['CANCELED', 'MATCHED']).toContain(ex.exchange.engine.getOrder(id)!.status);
 
     const db = new Database(join(dir, 'mmkit.db'), { readonly: true });
-    const fills = db.prepare('SELECT trade_id, order_id FROM fills').all() as Array<{ trade_id: string; order_id: string }>;
+    const fills = db.prepare('SELECT trade_id, order_id FROM fills').all() as Array<{
+      trade_id: string;
+      order_id: string;
+    }>;
     const orderIds = new Set((db.prepare('SELECT id FROM orders').all() as Array<{ id: string }>).map((r) => r.id));
     db.close();
     // every fill at the venue is in the store exactly once (backfilled if it happened while down)

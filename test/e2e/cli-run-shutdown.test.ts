@@ -26,7 +26,17 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Trader } from '../integration/support/trader.ts';
-import { Admin, BotHarness, botFills, exited, hitBotBid, logLines, sleep, waitForQuotes, waitUntil } from './support/bot-harness.ts';
+import {
+  Admin,
+  BotHarness,
+  botFills,
+  exited,
+  hitBotBid,
+  logLines,
+  sleep,
+  waitForQuotes,
+  waitUntil,
+} from './support/bot-harness.ts';
 
 const TOKEN = 'e2e-shutdown-fills-admin';
 const h = new BotHarness();
@@ -67,7 +77,10 @@ describe('mmkit run: shutdown', () => {
     // every fill of the bot at the exchange is in SQLite exactly once, the unseen ones included
     const venueFills = [...new Set(botFills(ex, address))].sort();
     const db = new Database(join(dir, 'mmkit.db'), { readonly: true });
-    const rows = db.prepare('SELECT trade_id, order_id FROM fills').all() as Array<{ trade_id: string; order_id: string }>;
+    const rows = db.prepare('SELECT trade_id, order_id FROM fills').all() as Array<{
+      trade_id: string;
+      order_id: string;
+    }>;
     db.close();
     expect(rows.map((r) => `${r.trade_id}|${r.order_id}`).sort()).toEqual(venueFills);
 
@@ -76,7 +89,11 @@ describe('mmkit run: shutdown', () => {
     const note = lines.find((l) => l.msg === 'fills the user channel had not delivered, backfilled at shutdown');
     expect(note, bot.err().slice(-3000)).toBeDefined();
     expect(note!['fills']).toBeGreaterThanOrEqual(unseen.length);
-    const backfilled = new Set(lines.filter((l) => l.msg === 'fill' && l['backfilled'] === true).map((l) => `${String(l['trade'])}|${String(l['order'])}`));
+    const backfilled = new Set(
+      lines
+        .filter((l) => l.msg === 'fill' && l['backfilled'] === true)
+        .map((l) => `${String(l['trade'])}|${String(l['order'])}`),
+    );
     for (const f of unseen) expect(backfilled.has(f), `${f} was not backfilled`).toBe(true);
   }, 120_000);
 
@@ -85,9 +102,17 @@ describe('mmkit run: shutdown', () => {
 
     // the daemon still runs, its user channel still frozen: the audit stores the fills
     const db = new Database(join(dir, 'mmkit.db'), { readonly: true });
-    const stored = () => new Set((db.prepare('SELECT trade_id, order_id FROM fills').all() as Array<{ trade_id: string; order_id: string }>).map((r) => `${r.trade_id}|${r.order_id}`));
+    const stored = () =>
+      new Set(
+        (db.prepare('SELECT trade_id, order_id FROM fills').all() as Array<{ trade_id: string; order_id: string }>).map(
+          (r) => `${r.trade_id}|${r.order_id}`,
+        ),
+      );
     const ok = await waitUntil(() => unseen.every((f) => stored().has(f)), 40_000); // an audit leaves fills younger than 5 s to the stream
-    expect(ok, `not stored while running: ${unseen.filter((f) => !stored().has(f)).join(', ')}\n${bot.err().slice(-3000)}`).toBe(true);
+    expect(
+      ok,
+      `not stored while running: ${unseen.filter((f) => !stored().has(f)).join(', ')}\n${bot.err().slice(-3000)}`,
+    ).toBe(true);
     expect(bot.p.exitCode).toBe(null);
     // they came over REST while running (the audit; or, if the frozen socket was replaced meanwhile,
     // as on a loaded machine, the reconnect's reconciliation), never from the frozen stream
@@ -102,7 +127,9 @@ describe('mmkit run: shutdown', () => {
     bot.p.kill('SIGTERM');
     expect(await exited(bot.p), bot.err().slice(-3000)).toBe(0);
     expect(ex.exchange.openOrders(address)).toEqual([]);
-    const rows = (db.prepare('SELECT trade_id, order_id FROM fills').all() as Array<{ trade_id: string; order_id: string }>).map((r) => `${r.trade_id}|${r.order_id}`);
+    const rows = (
+      db.prepare('SELECT trade_id, order_id FROM fills').all() as Array<{ trade_id: string; order_id: string }>
+    ).map((r) => `${r.trade_id}|${r.order_id}`);
     db.close();
     expect(rows.sort()).toEqual([...new Set(botFills(ex, address))].sort());
   }, 120_000);

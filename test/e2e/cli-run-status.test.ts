@@ -27,15 +27,31 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createOrDeriveApiKey } from '../../src/api/auth.ts';
 import { createTransport } from '../../src/api/http/transport.ts';
 import { Trader } from '../integration/support/trader.ts';
-import { Admin, BotHarness, botMarkets, hitBotBid, makeBotFill, sleep, waitForQuotes, waitUntil, exited } from './support/bot-harness.ts';
+import {
+  Admin,
+  BotHarness,
+  botMarkets,
+  hitBotBid,
+  makeBotFill,
+  sleep,
+  waitForQuotes,
+  waitUntil,
+  exited,
+} from './support/bot-harness.ts';
 
 const BIN = new URL('../../bin/mmkit.js', import.meta.url).pathname;
 const h = new BotHarness();
 afterAll(() => h.close());
 
 /** `mmkit ...args` as a second process; resolves with its exit code and output. */
-async function mmkit(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
-  const p = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+async function mmkit(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; out: string; err: string }> {
+  const p = spawn(process.execPath, [BIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let out = '';
   let err = '';
   p.stdout.on('data', (d) => (out += d));
@@ -71,11 +87,23 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
 
     // ---- canaries: the wallet key (file + env) and API credentials created for that wallet -------
     const privateKey = readFileSync(join(dir, 'paper-wallet.key'), 'utf8').trim();
-    const transport = createTransport({ urls: { clob: ex.urls.clob_url }, signer: new Wallet(privateKey), chainId: 137 });
+    const transport = createTransport({
+      urls: { clob: ex.urls.clob_url },
+      signer: new Wallet(privateKey),
+      chainId: 137,
+    });
     const creds = await createOrDeriveApiKey(transport);
     await transport.close();
-    const canaries = [privateKey, privateKey.slice(2), privateKey.slice(2).toUpperCase(), creds.apiKey, creds.secret, creds.passphrase];
-    const leaks = (text: string, where: string): string[] => canaries.filter((c) => text.includes(c)).map((c) => `${where}: ${c.slice(0, 6)}…`);
+    const canaries = [
+      privateKey,
+      privateKey.slice(2),
+      privateKey.slice(2).toUpperCase(),
+      creds.apiKey,
+      creds.secret,
+      creds.passphrase,
+    ];
+    const leaks = (text: string, where: string): string[] =>
+      canaries.filter((c) => text.includes(c)).map((c) => `${where}: ${c.slice(0, 6)}…`);
 
     const bot = h.startBot(base, dir, ['--duration', '150s'], {
       MMKIT_PRIVATE_KEY: privateKey,
@@ -114,7 +142,10 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     const waitHealth = async (status: number, code?: string, timeoutMs = 30_000) => {
       const end = Date.now() + timeoutMs;
       let last = await healthz();
-      while (!(last.status === status && (code === undefined || last.body.reasons.some((r) => r.code === code))) && Date.now() < end) {
+      while (
+        !(last.status === status && (code === undefined || last.body.reasons.some((r) => r.code === code))) &&
+        Date.now() < end
+      ) {
         await sleep(200);
         last = await healthz();
       }
@@ -141,7 +172,10 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     // no quote, so keep the books moving until some do)
     let m = (await get(`${url}/metrics`)).text;
     const until = Date.now() + 60_000;
-    while (Date.now() < until && !(metric(m, 'mmkit_fills_total') > 0 && metric(m, 'mmkit_tick_to_order_seconds_count') > 0)) {
+    while (
+      Date.now() < until &&
+      !(metric(m, 'mmkit_fills_total') > 0 && metric(m, 'mmkit_tick_to_order_seconds_count') > 0)
+    ) {
       await hitBotBid(ex, t, address);
       await sleep(700);
       m = (await get(`${url}/metrics`)).text;
@@ -154,7 +188,9 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     expect(metric(m, 'mmkit_fill_volume_shares_total')).toBeGreaterThan(0);
     expect(metric(m, 'mmkit_http_rate_limited_total')).toBeGreaterThan(0);
     expect(metric(m, 'mmkit_tick_to_order_seconds_count')).toBeGreaterThan(0);
-    expect(metric(m, 'mmkit_tick_to_order_seconds_sum') / metric(m, 'mmkit_tick_to_order_seconds_count')).toBeLessThan(1);
+    expect(metric(m, 'mmkit_tick_to_order_seconds_sum') / metric(m, 'mmkit_tick_to_order_seconds_count')).toBeLessThan(
+      1,
+    );
     expect(metric(m, 'mmkit_stream_lag_seconds_count', { stream: 'market' })).toBeGreaterThan(0);
     expect(metric(m, 'mmkit_stream_up', { stream: 'market' })).toBe(1);
     expect(metric(m, 'mmkit_budget_used', { rule: 'POST /orders:burst' })).toBeGreaterThanOrEqual(0);
@@ -163,7 +199,8 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     expect(metric(m, 'mmkit_heartbeat_ok')).toBeGreaterThanOrEqual(0);
     expect(m).toMatch(/^mmkit_position_shares\{/m);
     expect(m).toMatch(/^mmkit_pnl_realized_usdc /m);
-    for (const line of m.split('\n')) if (line !== '' && !line.startsWith('#')) expect(line.startsWith('mmkit_'), line).toBe(true);
+    for (const line of m.split('\n'))
+      if (line !== '' && !line.startsWith('#')) expect(line.startsWith('mmkit_'), line).toBe(true);
 
     // ---- health through a dropped market stream ---------------------------------------------------
     const drop = await admin.addFault({ stream: 'market', drop: true });
@@ -172,7 +209,9 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     // a second process sees it too: `mmkit status` exits 1 while unhealthy
     const unhealthy = await mmkit(['status', '--json', '--data-dir', dir]);
     expect(unhealthy.code, unhealthy.err).toBe(1);
-    expect((JSON.parse(unhealthy.out) as { health: { reasons: Array<{ code: string }> } }).health.reasons.map((r) => r.code)).toContain('market_stream_down');
+    expect(
+      (JSON.parse(unhealthy.out) as { health: { reasons: Array<{ code: string }> } }).health.reasons.map((r) => r.code),
+    ).toContain('market_stream_down');
     seen.push(unhealthy.out, unhealthy.err);
     await admin.removeFault(drop);
     const back = await waitHealth(200, undefined, 45_000);
@@ -200,7 +239,13 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
       st = await mmkit(['status', '--json', '--data-dir', dir]);
     }
     expect(st.code, st.err + st.out.slice(0, 1500)).toBe(0);
-    const status = JSON.parse(st.out) as { markets: Array<{ market: string; tokens: Array<{ bestBid: string | null }>; quotes: unknown[] }>; health: { healthy: boolean }; fills: { count: number; recent: unknown[] }; strategy: { name: string }; pnl: { total: string; series: unknown[] } };
+    const status = JSON.parse(st.out) as {
+      markets: Array<{ market: string; tokens: Array<{ bestBid: string | null }>; quotes: unknown[] }>;
+      health: { healthy: boolean };
+      fills: { count: number; recent: unknown[] };
+      strategy: { name: string };
+      pnl: { total: string; series: unknown[] };
+    };
     expect(status.markets.map((x) => x.market).sort()).toEqual([...traded].sort());
     expect(status.health.healthy).toBe(true);
     expect(status.fills.count).toBeGreaterThan(0);
@@ -241,7 +286,11 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     // the run did include failures: warnings about them are in the log
     expect(bot.err()).toMatch(/"level":40/);
     expect(bot.err()).toMatch(/429|rate limited/i);
-    const found = [...leaks(bot.out(), 'daemon stdout'), ...leaks(bot.err(), 'daemon stderr'), ...seen.flatMap((s, i) => leaks(s, `response ${i}`))];
+    const found = [
+      ...leaks(bot.out(), 'daemon stdout'),
+      ...leaks(bot.err(), 'daemon stderr'),
+      ...seen.flatMap((s, i) => leaks(s, `response ${i}`)),
+    ];
     expect(found).toEqual([]);
   }, 240_000);
 });

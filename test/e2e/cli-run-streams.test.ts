@@ -1,23 +1,17 @@
-/**
- * Dropped and frozen market streams, through the `mmkit run` daemon against a real paper exchange
- * (faults injected through the exchange's admin API):
- *
- *  - a dropped market stream: the daemon's open orders at the venue go to zero within 2 s of the
- *    detection, and it quotes again once the stream is back and resynced;
- *  - a frozen market stream (socket open, PONG answered, no data): detected by the stream's silence
- *    deadline (`venue.marketSilenceMs`, 5 s here; default 30 s); the quotes go to zero within 2 s
- *    of that detection, and come back after the resync.
- *
- * Detection is the daemon's own log line: the venue adapter's `stream disconnected` (stream
- * "market"), stamped by the daemon (pino `time`, same machine clock as the test). The venue is
- * polled every 20 ms from the fault's start; "flat" is the first poll that sees zero open orders of
- * the bot. Between flat and the daemon's "quoting resumes" line, no new order of the bot may reach
- * the venue (nothing is quoted on a stale book).
- */
-import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningExchange } from '../../src/exchange/server.ts';
-import { Admin, BotHarness, liquidMarkets, logLines, sleep, waitForQuotes, waitUntil, type BotProcess, type LogLine, exited } from './support/bot-harness.ts';
+import {
+  Admin,
+  BotHarness,
+  liquidMarkets,
+  logLines,
+  sleep,
+  waitForQuotes,
+  waitUntil,
+  type BotProcess,
+  type LogLine,
+  exited,
+} from './support/bot-harness.ts';
 
 const TOKEN = 'e2e-streams-admin';
 const h = new BotHarness();
@@ -39,7 +33,9 @@ beforeAll(async () => {
   address = d.address;
   // market-channel liveness at 5 s (venue.marketSilenceMs): a frozen stream is detected 5 s after
   // its last data instead of the default 30 s
-  bot = h.startBot(x.base, d.dir, ['--duration', '120s', '--markets', markets.join(',')], { MMKIT_MARKET_SILENCE_MS: '5000' });
+  bot = h.startBot(x.base, d.dir, ['--duration', '120s', '--markets', markets.join(',')], {
+    MMKIT_MARKET_SILENCE_MS: '5000',
+  });
   expect(await waitForQuotes(ex, address), bot.err().slice(-3000)).toBeGreaterThan(0);
 }, 60_000);
 afterAll(() => h.close());
@@ -61,7 +57,13 @@ interface Outage {
  */
 async function outage(rule: Record<string, unknown>, detectWithinMs: number): Promise<Outage> {
   // the bot quotes every market before the fault (so "flat" means the pull, not an idle bot)
-  expect(await waitUntil(() => new Set(ex.exchange.openOrders(address).map((o) => o.market)).size === markets.length, 20_000), bot.err().slice(-3000)).toBe(true);
+  expect(
+    await waitUntil(
+      () => new Set(ex.exchange.openOrders(address).map((o) => o.market)).size === markets.length,
+      20_000,
+    ),
+    bot.err().slice(-3000),
+  ).toBe(true);
   const from = logLines(bot.err()).length;
   const before = new Set(ex.exchange.openOrders(address).map((o) => o.id));
   const faultAt = Date.now();
@@ -86,10 +88,25 @@ async function outage(rule: Record<string, unknown>, detectWithinMs: number): Pr
 
   // the fault is lifted: the stream reconnects, resyncs, and quoting resumes on every market
   await admin.removeFault(id);
-  const resumes = () => new Set(linesFrom(from).filter((l) => l.msg === 'data whole again: quoting resumes').map((l) => String(l['market'])));
+  const resumes = () =>
+    new Set(
+      linesFrom(from)
+        .filter((l) => l.msg === 'data whole again: quoting resumes')
+        .map((l) => String(l['market'])),
+    );
   expect(await waitUntil(() => resumes().size === markets.length, 20_000), bot.err().slice(-3000)).toBe(true);
-  const resumedAt = Math.max(...linesFrom(from).filter((l) => l.msg === 'data whole again: quoting resumes').map((l) => l.time));
-  expect(await waitUntil(() => new Set(ex.exchange.openOrders(address).map((o) => o.market)).size === markets.length, 20_000), bot.err().slice(-3000)).toBe(true);
+  const resumedAt = Math.max(
+    ...linesFrom(from)
+      .filter((l) => l.msg === 'data whole again: quoting resumes')
+      .map((l) => l.time),
+  );
+  expect(
+    await waitUntil(
+      () => new Set(ex.exchange.openOrders(address).map((o) => o.market)).size === markets.length,
+      20_000,
+    ),
+    bot.err().slice(-3000),
+  ).toBe(true);
   // nothing was placed while the data was stale: every order the bot placed since the fault
   // reached the venue before the pull or after the resume
   const stale = ex.exchange.engine

@@ -1,9 +1,3 @@
-/**
- * `mmkit run` as a user runs it, against a paper exchange the test controls: it quotes, a
- * counterparty trades against its quotes, the fill lands in SQLite exactly once, and at the end of
- * --duration it cancels everything and exits 0 with zero open orders at the exchange.
- */
-import { once } from 'node:events';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -30,7 +24,10 @@ describe('mmkit run', () => {
     const venueFills = botFills(ex, address);
     expect(venueFills.length).toBeGreaterThan(0);
     const db = new Database(join(dir, 'mmkit.db'), { readonly: true });
-    const rows = db.prepare('SELECT trade_id, order_id FROM fills').all() as Array<{ trade_id: string; order_id: string }>;
+    const rows = db.prepare('SELECT trade_id, order_id FROM fills').all() as Array<{
+      trade_id: string;
+      order_id: string;
+    }>;
     db.close();
     expect(rows.map((r) => `${r.trade_id}|${r.order_id}`).sort()).toEqual([...new Set(venueFills)].sort());
   }, 90_000);

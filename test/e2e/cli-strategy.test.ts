@@ -24,9 +24,14 @@ afterAll(() => {
   }
 });
 
-function run(cmd: string, args: string[], o: { cwd?: string; timeoutMs?: number } = {}): Promise<{ code: number | null; out: string; err: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  o: { cwd?: string; timeoutMs?: number } = {},
+): Promise<{ code: number | null; out: string; err: string }> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('MMKIT_') && !k.startsWith('VITEST') && v !== undefined) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('MMKIT_') && !k.startsWith('VITEST') && v !== undefined) env[k] = v;
   const p = spawn(cmd, args, { cwd: o.cwd ?? ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -43,8 +48,10 @@ function run(cmd: string, args: string[], o: { cwd?: string; timeoutMs?: number 
     });
   });
 }
-const mmkit = (args: string[], o: { cwd?: string; timeoutMs?: number } = {}) => run(process.execPath, [BIN, ...args], o);
-const npx = (args: string[], cwd: string) => run(join(ROOT, 'node_modules/.bin', args[0]!), args.slice(1), { cwd, timeoutMs: 120_000 });
+const mmkit = (args: string[], o: { cwd?: string; timeoutMs?: number } = {}) =>
+  run(process.execPath, [BIN, ...args], o);
+const npx = (args: string[], cwd: string) =>
+  run(join(ROOT, 'node_modules/.bin', args[0]!), args.slice(1), { cwd, timeoutMs: 120_000 });
 
 describe('mmkit strategy new', () => {
   it('scaffolds a plugin and its test that typecheck, and the test passes', async () => {
@@ -94,7 +101,9 @@ describe('mmkit strategy new', () => {
 
 describe('mmkit strategy check', () => {
   it('runs strategies/bands.ts briefly on paper and reports its quotes', async () => {
-    const r = await mmkit(['strategy', 'check', 'strategies/bands.ts', '--duration', '6s', '--json'], { timeoutMs: 120_000 });
+    const r = await mmkit(['strategy', 'check', 'strategies/bands.ts', '--duration', '6s', '--json'], {
+      timeoutMs: 120_000,
+    });
     expect(r.code, r.err.slice(-2000)).toBe(0);
     const j = JSON.parse(r.out);
     expect(j).toMatchObject({ strategy: 'bands', ok: true });

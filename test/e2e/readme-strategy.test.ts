@@ -43,8 +43,15 @@ describe('README: Write a strategy', () => {
     // type-check the file as a user's editor would (the project's tsconfig, this one file)
     mkdirSync(join(ROOT, '.tmp'), { recursive: true }); // not in a fresh clone (.gitignore'd)
     const cfg = join(ROOT, '.tmp', `tsconfig.readme-${process.pid}.json`);
-    writeFileSync(cfg, JSON.stringify({ extends: '../tsconfig.json', include: [`../${name}`], compilerOptions: { rootDir: '..' } }));
-    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', cfg, '--noEmit'], { cwd: ROOT, encoding: 'utf8' });
+    writeFileSync(
+      cfg,
+      JSON.stringify({ extends: '../tsconfig.json', include: [`../${name}`], compilerOptions: { rootDir: '..' } }),
+    );
+    const tsc = spawnSync(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', cfg, '--noEmit'],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
     rmSync(cfg, { force: true });
     expect(tsc.stdout + tsc.stderr, 'tsc').toBe('');
     expect(tsc.status).toBe(0);
@@ -70,7 +77,9 @@ describe('README: Write a strategy', () => {
   }, 600_000);
 
   it('the backtest quickstart runs as written: a summary, and a self-contained report.html', () => {
-    const lines = block('backtest-quickstart').split('\n').filter((l) => l.trim() !== '');
+    const lines = block('backtest-quickstart')
+      .split('\n')
+      .filter((l) => l.trim() !== '');
     expect(lines).toHaveLength(1);
     const report = join(ROOT, 'report.html');
     rmSync(report, { force: true });

@@ -23,7 +23,13 @@ const h = new BotHarness();
 afterAll(() => h.close());
 
 const CHROMIUM = findChromium();
-const decode = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const decode = (s: string) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 const textOf = (dom: string, id: string): string | undefined => {
   const m = new RegExp(`id="${id}"[^>]*>([^<]*)<`).exec(dom);
   return m?.[1] === undefined ? undefined : decode(m[1]);
@@ -53,7 +59,11 @@ describe('status page', () => {
     // healthy and the fill recorded, as the page will show it
     const ready = async (): Promise<boolean> => {
       for (let i = 0; i < 100; i++) {
-        const s = (await (await fetch(`${url}/api/status`)).json()) as { health: { healthy: boolean }; fills: { count: number }; markets: Array<{ quotes: unknown[] }> };
+        const s = (await (await fetch(`${url}/api/status`)).json()) as {
+          health: { healthy: boolean };
+          fills: { count: number };
+          markets: Array<{ quotes: unknown[] }>;
+        };
         if (s.health.healthy && s.fills.count > 0 && s.markets.some((m) => m.quotes.length > 0)) return true;
         await sleep(200);
       }
@@ -61,7 +71,9 @@ describe('status page', () => {
     };
     expect(await ready(), bot.err().slice(-1500)).toBe(true);
     const markets = botMarkets(bot.err())!;
-    const questions = (await (await fetch(`${url}/api/status`)).json() as { markets: Array<{ market: string; question: string }> }).markets;
+    const questions = (
+      (await (await fetch(`${url}/api/status`)).json()) as { markets: Array<{ market: string; question: string }> }
+    ).markets;
 
     // the served document itself carries no data: everything below is rendered by its JS
     const raw = await (await fetch(`${url}/`)).text();
@@ -91,7 +103,11 @@ describe('status page', () => {
     // ---- --screenshot ---------------------------------------------------------------------------------
     const shotDir = mkdtempSync(join(tmpdir(), 'mmkit-status-page-'));
     const file = join(shotDir, 'status-page.png');
-    const shot = await runChromium(bin, ['--virtual-time-budget=5000', '--window-size=1280,900', `--screenshot=${file}`, `${url}/?live=0`], 60_000);
+    const shot = await runChromium(
+      bin,
+      ['--virtual-time-budget=5000', '--window-size=1280,900', `--screenshot=${file}`, `${url}/?live=0`],
+      60_000,
+    );
     expect(existsSync(file), shot.err.slice(-1000)).toBe(true);
     const png = readFileSync(file);
     expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
@@ -101,10 +117,19 @@ describe('status page', () => {
     // ---- the live page: server-sent events keep it current --------------------------------------------
     const page = await CdpPage.open(bin, `${url}/`);
     try {
-      expect(await page.waitFor<boolean>(`document.getElementById('conn').textContent === 'live' && Number(document.body.getAttribute('data-renders')) >= 2`, 20_000)).toBe(true);
-      const a = await page.eval<{ renders: number; at: number; health: string }>(`({ renders: Number(document.body.getAttribute('data-renders')), at: Number(document.body.getAttribute('data-rendered')), health: document.getElementById('health-status').textContent })`);
+      expect(
+        await page.waitFor<boolean>(
+          `document.getElementById('conn').textContent === 'live' && Number(document.body.getAttribute('data-renders')) >= 2`,
+          20_000,
+        ),
+      ).toBe(true);
+      const a = await page.eval<{ renders: number; at: number; health: string }>(
+        `({ renders: Number(document.body.getAttribute('data-renders')), at: Number(document.body.getAttribute('data-rendered')), health: document.getElementById('health-status').textContent })`,
+      );
       await sleep(2500);
-      const b = await page.eval<{ renders: number; at: number; markets: number }>(`({ renders: Number(document.body.getAttribute('data-renders')), at: Number(document.body.getAttribute('data-rendered')), markets: document.querySelectorAll('[data-market]').length })`);
+      const b = await page.eval<{ renders: number; at: number; markets: number }>(
+        `({ renders: Number(document.body.getAttribute('data-renders')), at: Number(document.body.getAttribute('data-rendered')), markets: document.querySelectorAll('[data-market]').length })`,
+      );
       expect(a.health).toBe('OK');
       expect(b.renders).toBeGreaterThan(a.renders);
       expect(b.at).toBeGreaterThan(a.at);

@@ -70,14 +70,23 @@ afterAll(async () => {
 /** N concurrent POST /orders of one order each; resolves with the wall time taken. */
 async function burst(u: Awaited<ReturnType<typeof user>>, n: number): Promise<number> {
   const t0 = Date.now();
-  const res = await Promise.all(Array.from({ length: n }, () => u.clob.postOrders([{ order: sign(u.wallet, yes(v.m1), 'BUY', '0.01', '5') }])));
+  const res = await Promise.all(
+    Array.from({ length: n }, () => u.clob.postOrders([{ order: sign(u.wallet, yes(v.m1), 'BUY', '0.01', '5') }])),
+  );
   expect(res.every((r) => r.length === 1 && r[0]!.ok)).toBe(true);
   return Date.now() - t0;
 }
 
 describe('budgets against an exchange with tiny limits', () => {
   it('a client with the SAME numbers never sees a 429, and uses the budget fully', async () => {
-    const u = await user({ budgets: { rules: { 'POST /orders:burst': { limit: LIMIT, windowMs: WINDOW }, 'DELETE /orders:burst': { limit: LIMIT, windowMs: WINDOW } } } });
+    const u = await user({
+      budgets: {
+        rules: {
+          'POST /orders:burst': { limit: LIMIT, windowMs: WINDOW },
+          'DELETE /orders:burst': { limit: LIMIT, windowMs: WINDOW },
+        },
+      },
+    });
     const N = 16;
     const ms = await burst(u, N);
     const s = u.t.stats();
@@ -111,7 +120,10 @@ describe('budgets against an exchange with tiny limits', () => {
   }, 20_000);
 
   it('without learning, the shared pause still keeps the 429s to at most one per request and per window', async () => {
-    const u = await user({ budgets: { learnFromHeaders: false, rules: { 'POST /orders:burst': { limit: 2 * LIMIT, windowMs: WINDOW } } }, retry: { maxAttempts: 10 } });
+    const u = await user({
+      budgets: { learnFromHeaders: false, rules: { 'POST /orders:burst': { limit: 2 * LIMIT, windowMs: WINDOW } } },
+      retry: { maxAttempts: 10 },
+    });
     const N = 20;
     await burst(u, N);
     const s = u.t.stats();

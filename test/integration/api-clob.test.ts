@@ -19,7 +19,14 @@ let base: string;
 const open: HttpTransport[] = [];
 let salt = 1;
 
-function sign(wallet: Wallet, tokenId: string, side: Side, price: string, size: string, o: { tick?: TickSize; negRisk?: boolean } = {}): SignedOrderLike {
+function sign(
+  wallet: Wallet,
+  tokenId: string,
+  side: Side,
+  price: string,
+  size: string,
+  o: { tick?: TickSize; negRisk?: boolean } = {},
+): SignedOrderLike {
   const a = limitOrderAmounts(side, o.tick ?? '0.01', price, size);
   const struct: SignedOrderStruct = {
     salt: BigInt(Date.now() * 1000 + salt++),
@@ -42,7 +49,12 @@ function sign(wallet: Wallet, tokenId: string, side: Side, price: string, size: 
 /** A funded user with an API key, on a transport of the given auth form. */
 async function user(authMode: 'l2' | 'bearer' = 'l2', extra: Partial<Parameters<typeof createTransport>[0]> = {}) {
   const wallet = new Wallet(Wallet.createRandom().privateKey);
-  const t = createTransport({ urls: { clob: v.clob, data: `${base}/data`, content: `${base}/content` }, signer: wallet, authMode, ...extra });
+  const t = createTransport({
+    urls: { clob: v.clob, data: `${base}/data`, content: `${base}/content` },
+    signer: wallet,
+    authMode,
+    ...extra,
+  });
   open.push(t);
   t.setCredentials(await createOrDeriveApiKey(t));
   return { wallet, t, clob: new ClobClient(t) };
@@ -72,10 +84,18 @@ describe('public market data', () => {
     expect(page.data).toHaveLength(5);
     expect(page.nextCursor).not.toBe(END_CURSOR);
     expect((await clob.samplingMarkets()).data.every((m) => m.active)).toBe(true);
-    expect((await clob.simplifiedMarkets()).data[0]).toMatchObject({ conditionId: expect.any(String), tokens: expect.any(Array) });
+    expect((await clob.simplifiedMarkets()).data[0]).toMatchObject({
+      conditionId: expect.any(String),
+      tokens: expect.any(Array),
+    });
     expect((await clob.samplingSimplifiedMarkets()).data.every((m) => m.active)).toBe(true);
     const m = await clob.market(v.m1.condition_id);
-    expect(m).toMatchObject({ conditionId: v.m1.condition_id, tickSize: '0.01', negRisk: false, minOrderSize: 5_000_000 });
+    expect(m).toMatchObject({
+      conditionId: v.m1.condition_id,
+      tickSize: '0.01',
+      negRisk: false,
+      minOrderSize: 5_000_000,
+    });
     expect(m.tokens.map((x) => x.tokenId)).toEqual([yes(v.m1), no(v.m1)]);
     expect(await clob.marketByQuery(v.m1.condition_id)).toEqual(m);
     expect(await clob.tickSize(yes(v.m1))).toBe('0.01');
@@ -105,7 +125,13 @@ describe('public market data', () => {
       { price: 4500, size: 10_000_000 },
       { price: 4700, size: 10_000_000 },
     ]);
-    expect(book).toMatchObject({ assetId: tok, market: v.m1.condition_id, tickSize: '0.01', minOrderSize: 5_000_000, negRisk: false });
+    expect(book).toMatchObject({
+      assetId: tok,
+      market: v.m1.condition_id,
+      tickSize: '0.01',
+      minOrderSize: 5_000_000,
+      negRisk: false,
+    });
     expect(Math.abs(book.timestamp - Date.now())).toBeLessThan(5000);
     const books = await clob.books([tok, no(v.m1)]);
     expect(books.map((b) => b.assetId)).toEqual([tok, no(v.m1)]);
@@ -144,7 +170,7 @@ describe('auth', () => {
     await clob.deleteApiKey();
     await expect(clob.getApiKey()).rejects.toBeInstanceOf(AuthError);
     t.setCredentials(created);
-    expect((await clob.apiKeys())).toEqual([created.apiKey]);
+    expect(await clob.apiKeys()).toEqual([created.apiKey]);
   });
 
   it('works with Bearer and with L2; a bad credential is an AuthError without the secret in it', async () => {
@@ -156,12 +182,20 @@ describe('auth', () => {
     expect(placed.status).toBe('live');
     expect((await bearer.clob.cancelOrder(placed.orderId)).canceled).toEqual([placed.orderId]);
     const secret = Buffer.alloc(32, 9).toString('base64');
-    const bad = createTransport({ urls: { clob: v.clob }, signer: l2.wallet, credentials: { apiKey: l2.t.apiKey!, secret, passphrase: 'nope-nope' } });
+    const bad = createTransport({
+      urls: { clob: v.clob },
+      signer: l2.wallet,
+      credentials: { apiKey: l2.t.apiKey!, secret, passphrase: 'nope-nope' },
+    });
     open.push(bad);
     const e = await new ClobClient(bad).balances().catch((x: unknown) => x);
     expect(e).toBeInstanceOf(AuthError);
     expect((e as Error).message).not.toContain(secret);
-    const badBearer = createTransport({ urls: { clob: v.clob }, authMode: 'bearer', credentials: { apiKey: 'not-a-key-at-all', secret, passphrase: 'x' } });
+    const badBearer = createTransport({
+      urls: { clob: v.clob },
+      authMode: 'bearer',
+      credentials: { apiKey: 'not-a-key-at-all', secret, passphrase: 'x' },
+    });
     open.push(badBearer);
     const be = await new ClobClient(badBearer).openOrders().catch((x: unknown) => x);
     expect(be).toBeInstanceOf(AuthError);
@@ -177,7 +211,17 @@ describe('orders', () => {
     const r = await clob.postOrder(o, { postOnly: true });
     expect(r).toMatchObject({ orderId: o.id, status: 'live', makingAmount: 0, takingAmount: 0, resolved: false });
     const got = await clob.getOrder(o.id);
-    expect(got).toMatchObject({ id: o.id, status: 'live', side: 'BUY', price: 3000, originalSize: 10_000_000, sizeMatched: 0, assetId: tok, market: v.m1.condition_id, orderType: 'GTC' });
+    expect(got).toMatchObject({
+      id: o.id,
+      status: 'live',
+      side: 'BUY',
+      price: 3000,
+      originalSize: 10_000_000,
+      sizeMatched: 0,
+      assetId: tok,
+      market: v.m1.condition_id,
+      orderType: 'GTC',
+    });
     expect(await clob.getOrderByQuery(o.id)).toEqual(got);
     expect(await clob.resolveOrder(o.id)).toEqual(got);
     expect(await clob.resolveOrder('0x' + '12'.repeat(32))).toBeUndefined();
@@ -187,13 +231,22 @@ describe('orders', () => {
     const small = await refused(clob.postOrder(sign(wallet, tok, 'BUY', '0.30', '1')));
     expect(small).toBeInstanceOf(OrderRejectedError);
     expect(small.code).toBe('INVALID_ORDER_MIN_SIZE');
-    expect((await refused(clob.postOrder(sign(wallet, tok, 'BUY', '0.305', '10', { tick: '0.001' })))).code).toBe('INVALID_ORDER_MIN_TICK_SIZE');
+    expect((await refused(clob.postOrder(sign(wallet, tok, 'BUY', '0.305', '10', { tick: '0.001' })))).code).toBe(
+      'INVALID_ORDER_MIN_TICK_SIZE',
+    );
     expect((await refused(clob.postOrder(o))).code).toBe('INVALID_ORDER_DUPLICATED'); // no ambiguity: a plain refusal
-    expect((await refused(clob.postOrder(sign(wallet, tok, 'BUY', '0.30', '10'), { orderType: 'FOK', postOnly: true }))).constructor).toBe(ValidationError);
-    expect((await refused(clob.postOrder(sign(wallet, tok, 'BUY', '0.30', '10', { negRisk: true })))).code).toBe('INVALID_SIGNATURE');
+    expect(
+      (await refused(clob.postOrder(sign(wallet, tok, 'BUY', '0.30', '10'), { orderType: 'FOK', postOnly: true })))
+        .constructor,
+    ).toBe(ValidationError);
+    expect((await refused(clob.postOrder(sign(wallet, tok, 'BUY', '0.30', '10', { negRisk: true })))).code).toBe(
+      'INVALID_SIGNATURE',
+    );
 
     // a batch: one bad entry does not sink the others, and never throws
-    const batch = Array.from({ length: 15 }, (_, i) => ({ order: sign(wallet, tok, 'BUY', '0.05', i === 3 ? '1' : '5') }));
+    const batch = Array.from({ length: 15 }, (_, i) => ({
+      order: sign(wallet, tok, 'BUY', '0.05', i === 3 ? '1' : '5'),
+    }));
     const res = await clob.postOrders(batch);
     expect(res).toHaveLength(15);
     expect(res.filter((x) => x.ok)).toHaveLength(14);
@@ -202,7 +255,8 @@ describe('orders', () => {
     await expect(clob.postOrders([])).rejects.toBeInstanceOf(ValidationError);
 
     // cursor pagination over many orders
-    for (let k = 0; k < 3; k++) await clob.postOrders(Array.from({ length: 15 }, () => ({ order: sign(wallet, tok, 'BUY', '0.02', '5') })));
+    for (let k = 0; k < 3; k++)
+      await clob.postOrders(Array.from({ length: 15 }, () => ({ order: sign(wallet, tok, 'BUY', '0.02', '5') })));
     const ids: string[] = [];
     for await (const x of clob.openOrdersAll({ limit: 7 })) ids.push(x.id);
     expect(ids.length).toBe(1 + 14 + 45);
@@ -218,7 +272,12 @@ describe('orders', () => {
     const c2 = await clob.cancelOrders([...two, '0x' + '56'.repeat(32)]);
     expect(c2.canceled).toEqual(two);
     expect(Object.keys(c2.notCanceled)).toEqual(['0x' + '56'.repeat(32)]);
-    const other = await clob.postOrder(sign(wallet, yes(v.negRisk), 'BUY', '0.10', '5', { negRisk: true, tick: String(v.negRisk.minimum_tick_size) as TickSize }));
+    const other = await clob.postOrder(
+      sign(wallet, yes(v.negRisk), 'BUY', '0.10', '5', {
+        negRisk: true,
+        tick: String(v.negRisk.minimum_tick_size) as TickSize,
+      }),
+    );
     const cm = await clob.cancelMarketOrders({ market: v.negRisk.condition_id });
     expect(cm.canceled).toEqual([other.orderId]);
     const ca = await clob.cancelAll();
@@ -230,7 +289,9 @@ describe('orders', () => {
     const maker = await user();
     const taker = await user('bearer');
     // a market of its own: no other test's orders rest there
-    const m2 = v.markets.find((m) => !m.neg_risk && m.minimum_tick_size === 0.01 && m.condition_id !== v.m1.condition_id)!;
+    const m2 = v.markets.find(
+      (m) => !m.neg_risk && m.minimum_tick_size === 0.01 && m.condition_id !== v.m1.condition_id,
+    )!;
     const tok = yes(m2);
     await v.admin('/balances', { address: taker.wallet.address, tokens: { [tok]: '50' } });
     const bid = await maker.clob.postOrder(sign(maker.wallet, tok, 'BUY', '0.55', '10'));
@@ -261,7 +322,10 @@ describe('orders', () => {
 describe('envelopes', () => {
   it('unwraps the success envelope of the data API (a record and a page) through a raw RequestSpec', async () => {
     const { t } = await user();
-    const health = await t.request({ api: 'data', method: 'GET', path: '/health', auth: 'none', idempotent: true }, z.object({ status: z.literal('ok') }));
+    const health = await t.request(
+      { api: 'data', method: 'GET', path: '/health', auth: 'none', idempotent: true },
+      z.object({ status: z.literal('ok') }),
+    );
     expect(health).toEqual({ status: 'ok' });
     const page = await t.request(
       { api: 'data', method: 'GET', path: '/markets', query: { limit: 3 }, auth: 'none', idempotent: true },
@@ -269,15 +333,23 @@ describe('envelopes', () => {
     );
     expect(page.data).toHaveLength(3);
     expect(page.next_cursor).not.toBe(END_CURSOR);
-    const article = await t.request({ api: 'content', method: 'GET', path: '/articles', query: { limit: 1 }, auth: 'none', idempotent: true }, z.object({ data: z.array(z.object({ id: z.string() })) }));
+    const article = await t.request(
+      { api: 'content', method: 'GET', path: '/articles', query: { limit: 1 }, auth: 'none', idempotent: true },
+      z.object({ data: z.array(z.object({ id: z.string() })) }),
+    );
     expect(article.data).toHaveLength(1);
-    await expect(t.request({ api: 'data', method: 'GET', path: '/nope', auth: 'none', idempotent: true }, z.unknown())).rejects.toBeInstanceOf(NotFoundError);
+    await expect(
+      t.request({ api: 'data', method: 'GET', path: '/nope', auth: 'none', idempotent: true }, z.unknown()),
+    ).rejects.toBeInstanceOf(NotFoundError);
   });
 });
 
 describe('ambiguous POST', () => {
   it('a timed-out order is resent byte for byte; the duplicate refusal is resolved by id: placed exactly once', async () => {
-    const { wallet, t, clob } = await user('l2', { timeoutMs: 500, retry: { baseMs: 1500, capMs: 5000, random: () => 0.999 } });
+    const { wallet, t, clob } = await user('l2', {
+      timeoutMs: 500,
+      retry: { baseMs: 1500, capMs: 5000, random: () => 0.999 },
+    });
     const o = sign(wallet, yes(v.m1), 'BUY', '0.21', '5');
     // the first copy is held 2 s by the server (and placed then); the resend, after the rule has
     // expired, is answered at once with INVALID_ORDER_DUPLICATED

@@ -37,7 +37,14 @@ async function raw(url: string): Promise<{ body: any; total: number }> {
   return { body: await r.json(), total: Number(r.headers.get('x-total-count') ?? NaN) };
 }
 
-async function trade(t: Trader, token: string, side: Side, price: string, size: string, o: Partial<PostBodyOptions> = {}): Promise<any> {
+async function trade(
+  t: Trader,
+  token: string,
+  side: Side,
+  price: string,
+  size: string,
+  o: Partial<PostBodyOptions> = {},
+): Promise<any> {
   const builder = new OrderBuilder({ wallet: t.wallet, chainId: 137 });
   const order = builder.buildLimit({ tokenId: token, side, price, size, tick: '0.01', negRisk: false });
   const r = await t.l2('POST', '/order', toPostBody(order, { owner: t.creds!.apiKey, ...o }));
@@ -94,7 +101,15 @@ describe('Gamma (bare records, offset pages)', () => {
     expect(events.length).toBeLessThanOrEqual(20);
     const ev = events.find((e) => e.markets.length > 0)!;
     const wev = wire.find((e: any) => e.id === ev.id);
-    expect(ev).toMatchObject({ slug: wev.slug, title: wev.title, tags: wev.tags, startDate: wev.start_date, imageUrl: wev.image_url, negRisk: wev.neg_risk, volume: wev.volume });
+    expect(ev).toMatchObject({
+      slug: wev.slug,
+      title: wev.title,
+      tags: wev.tags,
+      startDate: wev.start_date,
+      imageUrl: wev.image_url,
+      negRisk: wev.neg_risk,
+      volume: wev.volume,
+    });
     const mk = ev.markets[0]!;
     const wm = wev.markets[0];
     expect(mk.outcomes).toEqual(JSON.parse(wm.outcomes));
@@ -116,7 +131,10 @@ describe('Gamma (bare records, offset pages)', () => {
     expect((await gamma.getEvent(first.id)).slug).toBe(first.slug);
     expect((await gamma.getEvent(first.slug)).id).toBe(first.id);
     expect((await gamma.getEventBySlug(first.slug)).id).toBe(first.id);
-    expect((await gamma.listEvents({ slug: [first.slug, all[1]!.slug] })).map((e) => e.id)).toEqual([first.id, all[1]!.id]);
+    expect((await gamma.listEvents({ slug: [first.slug, all[1]!.slug] })).map((e) => e.id)).toEqual([
+      first.id,
+      all[1]!.id,
+    ]);
     expect((await gamma.listEvents({ id: first.id })).map((e) => e.id)).toEqual([first.id]);
     const byVol = await gamma.listEvents({ order: 'volume', limit: 3 });
     expect(byVol[0]!.volume).not.toBe('0'); // m1's event traded
@@ -130,7 +148,14 @@ describe('Gamma (bare records, offset pages)', () => {
 
   it('markets: typed, filters, iteration, single by condition id and slug; live figures in pips', async () => {
     const m1 = await gamma.getMarket(v.m1.condition_id);
-    expect(m1).toMatchObject({ conditionId: v.m1.condition_id, tickSize: '0.01', negRisk: false, active: true, closed: false, outcomes: ['Yes', 'No'] });
+    expect(m1).toMatchObject({
+      conditionId: v.m1.condition_id,
+      tickSize: '0.01',
+      negRisk: false,
+      active: true,
+      closed: false,
+      outcomes: ['Yes', 'No'],
+    });
     expect(m1.clobTokenIds).toEqual([yes(v.m1), no(v.m1)]);
     expect(m1.bestBid).toBe(5000);
     expect(m1.bestAsk).toBe(6000);
@@ -145,8 +170,13 @@ describe('Gamma (bare records, offset pages)', () => {
 
     const two = await gamma.listMarkets({ conditionIds: [v.m1.condition_id, v.negRisk.condition_id], limit: 500 });
     expect(new Set(two.map((m) => m.conditionId))).toEqual(new Set([v.m1.condition_id, v.negRisk.condition_id]));
-    expect((await gamma.listMarkets({ clobTokenIds: no(v.m1) })).map((m) => m.conditionId)).toEqual([v.m1.condition_id]);
-    if (m1.eventId !== null) expect((await gamma.listMarkets({ eventId: m1.eventId, limit: 500 })).some((m) => m.conditionId === m1.conditionId)).toBe(true);
+    expect((await gamma.listMarkets({ clobTokenIds: no(v.m1) })).map((m) => m.conditionId)).toEqual([
+      v.m1.condition_id,
+    ]);
+    if (m1.eventId !== null)
+      expect(
+        (await gamma.listMarkets({ eventId: m1.eventId, limit: 500 })).some((m) => m.conditionId === m1.conditionId),
+      ).toBe(true);
     const all = await collect(gamma.iterMarkets({}, { pageSize: 7 }));
     const { total } = await raw(`${v.running.urls.gamma_url}/markets?limit=1`);
     expect(all).toHaveLength(total);
@@ -180,24 +210,67 @@ describe('Gamma (bare records, offset pages)', () => {
     const all = await collect(gamma.iterComments({}, { pageSize: 50 }));
     expect(all).toHaveLength(total);
     const c0 = all[0]!;
-    const onParent = await gamma.listComments({ parentEntityType: c0.parentEntityType, parentEntityId: c0.parentEntityId, limit: 100 });
+    const onParent = await gamma.listComments({
+      parentEntityType: c0.parentEntityType,
+      parentEntityId: c0.parentEntityId,
+      limit: 100,
+    });
     expect(onParent.every((c) => c.parentEntityId === c0.parentEntityId)).toBe(true);
-    expect((await gamma.listComments({ user: c0.userAddress, limit: 100 })).every((c) => c.userAddress === c0.userAddress)).toBe(true);
+    expect(
+      (await gamma.listComments({ user: c0.userAddress, limit: 100 })).every((c) => c.userAddress === c0.userAddress),
+    ).toBe(true);
 
-    const posted = await gamma.postComment({ body: 'Tight spread today.', parentEntityType: 'Market', parentEntityId: v.m1.condition_id });
-    expect(posted).toMatchObject({ body: 'Tight spread today.', parentEntityType: 'Market', parentEntityId: v.m1.condition_id, userAddress: a.address, replyTo: null });
-    const reply = await gamma.postComment({ body: 'Agreed.', parentEntityType: 'Market', parentEntityId: v.m1.condition_id, replyTo: posted.id });
+    const posted = await gamma.postComment({
+      body: 'Tight spread today.',
+      parentEntityType: 'Market',
+      parentEntityId: v.m1.condition_id,
+    });
+    expect(posted).toMatchObject({
+      body: 'Tight spread today.',
+      parentEntityType: 'Market',
+      parentEntityId: v.m1.condition_id,
+      userAddress: a.address,
+      replyTo: null,
+    });
+    const reply = await gamma.postComment({
+      body: 'Agreed.',
+      parentEntityType: 'Market',
+      parentEntityId: v.m1.condition_id,
+      replyTo: posted.id,
+    });
     expect(reply.replyTo).toBe(posted.id);
-    const newest = await gamma.listComments({ parentEntityType: 'Market', parentEntityId: v.m1.condition_id, limit: 2 });
+    const newest = await gamma.listComments({
+      parentEntityType: 'Market',
+      parentEntityId: v.m1.condition_id,
+      limit: 2,
+    });
     expect(newest.map((c) => c.id)).toEqual([reply.id, posted.id]);
 
-    const before = (await gamma.listComments({ parentEntityType: 'Market', parentEntityId: v.m1.condition_id, limit: 500 })).map((c) => c.id);
-    await expect(gamma.postComment({ body: '   ', parentEntityType: 'Market', parentEntityId: v.m1.condition_id })).rejects.toBeInstanceOf(ValidationError);
-    await expect(gamma.postComment({ body: 'x'.repeat(2001), parentEntityType: 'Market', parentEntityId: v.m1.condition_id })).rejects.toBeInstanceOf(ValidationError);
-    await expect(gamma.postComment({ body: 'hello', parentEntityType: 'Market', parentEntityId: '0x' + '1'.repeat(64) })).rejects.toBeInstanceOf(NotFoundError);
-    await expect(new GammaClient(anon).postComment({ body: 'hello', parentEntityType: 'Market', parentEntityId: v.m1.condition_id })).rejects.toBeInstanceOf(AuthError);
+    const before = (
+      await gamma.listComments({ parentEntityType: 'Market', parentEntityId: v.m1.condition_id, limit: 500 })
+    ).map((c) => c.id);
+    await expect(
+      gamma.postComment({ body: '   ', parentEntityType: 'Market', parentEntityId: v.m1.condition_id }),
+    ).rejects.toBeInstanceOf(ValidationError);
+    await expect(
+      gamma.postComment({ body: 'x'.repeat(2001), parentEntityType: 'Market', parentEntityId: v.m1.condition_id }),
+    ).rejects.toBeInstanceOf(ValidationError);
+    await expect(
+      gamma.postComment({ body: 'hello', parentEntityType: 'Market', parentEntityId: '0x' + '1'.repeat(64) }),
+    ).rejects.toBeInstanceOf(NotFoundError);
+    await expect(
+      new GammaClient(anon).postComment({
+        body: 'hello',
+        parentEntityType: 'Market',
+        parentEntityId: v.m1.condition_id,
+      }),
+    ).rejects.toBeInstanceOf(AuthError);
     // nothing stored on failure
-    expect((await gamma.listComments({ parentEntityType: 'Market', parentEntityId: v.m1.condition_id, limit: 500 })).map((c) => c.id)).toEqual(before);
+    expect(
+      (await gamma.listComments({ parentEntityType: 'Market', parentEntityId: v.m1.condition_id, limit: 500 })).map(
+        (c) => c.id,
+      ),
+    ).toEqual(before);
   });
 
   it('profiles: stored, synthetic for a trader, 404, malformed address refused before sending', async () => {
@@ -310,12 +383,29 @@ describe('Data (success envelope, cursor pages)', () => {
 
     const pos = await data.userPositions(a.address);
     expect(pos.items).toHaveLength(1);
-    expect(pos.items[0]).toMatchObject({ asset: yes(v.m1), size: '5', avgPrice: '0.4', initialValue: '2', curPrice: '0.55', markSource: 'mid', currentValue: '2.75', cashPnl: '0.75' });
-    expect((await collect(data.iterUserPositions(b.address, {}, { pageSize: 1 }))).map((p) => p.asset).sort()).toEqual([yes(v.m1), no(v.m1)].sort());
+    expect(pos.items[0]).toMatchObject({
+      asset: yes(v.m1),
+      size: '5',
+      avgPrice: '0.4',
+      initialValue: '2',
+      curPrice: '0.55',
+      markSource: 'mid',
+      currentValue: '2.75',
+      cashPnl: '0.75',
+    });
+    expect((await collect(data.iterUserPositions(b.address, {}, { pageSize: 1 }))).map((p) => p.asset).sort()).toEqual(
+      [yes(v.m1), no(v.m1)].sort(),
+    );
     expect((await data.userPositions(b.address, { sizeThreshold: '6' })).items.map((p) => p.asset)).toEqual([no(v.m1)]);
 
     const pnl = await data.userPnl(a.address, { history: true });
-    expect(pnl).toMatchObject({ address: a.address, realizedPnl: '0.75', unrealizedPnl: '0.75', totalPnl: '1.5', openPositions: 1 });
+    expect(pnl).toMatchObject({
+      address: a.address,
+      realizedPnl: '0.75',
+      unrealizedPnl: '0.75',
+      totalPnl: '1.5',
+      openPositions: 1,
+    });
     expect(pnl.history!.map((h) => h.realizedPnl)).toEqual(['0', '0.75']);
     expect((await data.userPnl(a.address)).history).toBeNull();
 
@@ -327,10 +417,20 @@ describe('Data (success envelope, cursor pages)', () => {
   });
 
   it('builder attribution', async () => {
-    expect(await data.builderStats('bld-meta')).toMatchObject({ builder: 'bld-meta', orders: 1, users: 1, trades: 1, fills: 1, volume: '6', markets: 1 });
+    expect(await data.builderStats('bld-meta')).toMatchObject({
+      builder: 'bld-meta',
+      orders: 1,
+      users: 1,
+      trades: 1,
+      fills: 1,
+      volume: '6',
+      markets: 1,
+    });
     const vol = await data.builderVolume('bld-meta');
     expect(vol).toMatchObject({ builder: 'bld-meta', volume: '6', trades: 1 });
-    expect(vol.byMarket).toEqual([{ conditionId: v.m1.condition_id, question: expect.any(String), volume: '6', trades: 1 }]);
+    expect(vol.byMarket).toEqual([
+      { conditionId: v.m1.condition_id, question: expect.any(String), volume: '6', trades: 1 },
+    ]);
     expect(vol.byDay).toHaveLength(1);
     expect((await data.builderVolume('bld-meta', { startTs: 1 })).volume).toBe('6');
     expect(await data.builderStats('unknown-builder')).toMatchObject({ orders: 0, volume: '0', lastTradeAt: null });
@@ -351,8 +451,14 @@ describe('Content (success envelope, cursor pages)', () => {
     const art = all[0]!;
     expect(await content.getArticle(art.id)).toEqual(art);
     expect(await content.getArticle(art.slug)).toEqual(art);
-    if (art.tags[0] !== undefined) expect((await content.listArticles({ tag: art.tags[0], limit: 100 })).items.some((x) => x.id === art.id)).toBe(true);
-    if (art.eventIds[0] !== undefined) expect((await content.listArticles({ eventId: art.eventIds[0], limit: 100 })).items.some((x) => x.id === art.id)).toBe(true);
+    if (art.tags[0] !== undefined)
+      expect((await content.listArticles({ tag: art.tags[0], limit: 100 })).items.some((x) => x.id === art.id)).toBe(
+        true,
+      );
+    if (art.eventIds[0] !== undefined)
+      expect(
+        (await content.listArticles({ eventId: art.eventIds[0], limit: 100 })).items.some((x) => x.id === art.id),
+      ).toBe(true);
     await expect(content.getArticle('no-such-article')).rejects.toBeInstanceOf(NotFoundError);
   });
 });

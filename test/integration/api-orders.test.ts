@@ -32,16 +32,36 @@ afterAll(async () => v?.close());
 describe('OrderBuilder orders on the paper exchange', () => {
   it('a GTC bid rests under its local id, a crossing offer matches it, amounts as signed', async () => {
     const m = v.m1;
-    const bid = ba.buildLimit({ tokenId: yes(m), side: 'BUY', price: '0.41', size: '10', tick: '0.01', negRisk: false });
+    const bid = ba.buildLimit({
+      tokenId: yes(m),
+      side: 'BUY',
+      price: '0.41',
+      size: '10',
+      tick: '0.01',
+      negRisk: false,
+    });
     const r = await post(a, bid);
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ success: true, status: 'live', orderID: bid.id });
     const rec = (await a.l2('GET', `/data/order/${bid.id}`)).body;
     expect(rec).toMatchObject({ id: bid.id, price: '0.41', original_size: '10', side: 'BUY', asset_id: yes(m) });
     // B buys NO at 0.59 (integer pips and micro-shares), the complement of A's bid: a mint
-    const cross = bb.buildLimit({ tokenId: no(m), side: 'BUY', price: 5900, size: 10_000_000, tick: '0.01', negRisk: false });
+    const cross = bb.buildLimit({
+      tokenId: no(m),
+      side: 'BUY',
+      price: 5900,
+      size: 10_000_000,
+      tick: '0.01',
+      negRisk: false,
+    });
     const rc = await post(b, cross);
-    expect(rc.body).toMatchObject({ success: true, status: 'matched', orderID: cross.id, makingAmount: '5.9', takingAmount: '10' });
+    expect(rc.body).toMatchObject({
+      success: true,
+      status: 'matched',
+      orderID: cross.id,
+      makingAmount: '5.9',
+      takingAmount: '10',
+    });
   });
 
   it('cancels by id (DELETE /order) and in a batch (DELETE /orders)', async () => {
@@ -51,17 +71,34 @@ describe('OrderBuilder orders on the paper exchange', () => {
     const c = await a.l2('DELETE', '/order', { orderID: o.id });
     expect(c.body).toEqual({ canceled: [o.id], not_canceled: {} });
 
-    const batch = [0.21, 0.22, 0.23].map((p) => ba.buildLimit({ tokenId: yes(m), side: 'BUY', price: p.toFixed(2), size: '5', tick: '0.01', negRisk: false }));
-    const rb = await a.l2('POST', '/orders', batch.map((x) => toPostBody(x, { owner: a.creds!.apiKey, postOnly: true })));
+    const batch = [0.21, 0.22, 0.23].map((p) =>
+      ba.buildLimit({ tokenId: yes(m), side: 'BUY', price: p.toFixed(2), size: '5', tick: '0.01', negRisk: false }),
+    );
+    const rb = await a.l2(
+      'POST',
+      '/orders',
+      batch.map((x) => toPostBody(x, { owner: a.creds!.apiKey, postOnly: true })),
+    );
     expect(rb.status).toBe(200);
     expect(rb.body.map((x: any) => x.orderID)).toEqual(batch.map((x) => x.id));
     expect(rb.body.every((x: any) => x.success && x.status === 'live')).toBe(true);
-    const cb = await a.l2('DELETE', '/orders', batch.map((x) => x.id));
+    const cb = await a.l2(
+      'DELETE',
+      '/orders',
+      batch.map((x) => x.id),
+    );
     expect(new Set(cb.body.canceled)).toEqual(new Set(batch.map((x) => x.id)));
   });
 
   it('re-sending the identical signed order is refused as a duplicate, never a second order', async () => {
-    const o = ba.buildLimit({ tokenId: yes(v.m1), side: 'BUY', price: '0.15', size: '5', tick: '0.01', negRisk: false });
+    const o = ba.buildLimit({
+      tokenId: yes(v.m1),
+      side: 'BUY',
+      price: '0.15',
+      size: '5',
+      tick: '0.01',
+      negRisk: false,
+    });
     const body = toPostBody(o, { owner: a.creds!.apiKey });
     expect((await a.l2('POST', '/order', body)).body.status).toBe('live');
     const again = await a.l2('POST', '/order', body);
@@ -75,7 +112,14 @@ describe('OrderBuilder orders on the paper exchange', () => {
     const m = v.m1;
     const ask = bb.buildLimit({ tokenId: no(m), side: 'BUY', price: '0.3', size: '5', tick: '0.01', negRisk: false }); // = YES ask at 0.7
     expect((await post(b, ask)).body.status).toBe('live');
-    const cross = ba.buildLimit({ tokenId: yes(m), side: 'BUY', price: '0.7', size: '5', tick: '0.01', negRisk: false });
+    const cross = ba.buildLimit({
+      tokenId: yes(m),
+      side: 'BUY',
+      price: '0.7',
+      size: '5',
+      tick: '0.01',
+      negRisk: false,
+    });
     const r = await post(a, cross, { postOnly: true });
     expect(r.body).toMatchObject({ success: false, error: { code: 'INVALID_POST_ONLY_ORDER' } });
     await b.l2('DELETE', '/order', { orderID: ask.id });
@@ -87,8 +131,18 @@ describe('OrderBuilder orders on the paper exchange', () => {
     // B bids NO at 0.45 (= offers YES at 0.55), then A spends $5.5 on YES with a worst price of 0.6
     const rest = bb.buildLimit({ tokenId: no(m), side: 'BUY', price: '0.45', size: '20', tick, negRisk: true });
     expect((await post(b, rest)).body).toMatchObject({ success: true, status: 'live', orderID: rest.id });
-    const wrongDomain = ba.buildMarket({ tokenId: yes(m), side: 'BUY', price: '0.6', amount: '5.5', tick, negRisk: false });
-    expect((await post(a, wrongDomain, { orderType: 'FOK' })).body).toMatchObject({ success: false, error: { code: 'INVALID_SIGNATURE' } });
+    const wrongDomain = ba.buildMarket({
+      tokenId: yes(m),
+      side: 'BUY',
+      price: '0.6',
+      amount: '5.5',
+      tick,
+      negRisk: false,
+    });
+    expect((await post(a, wrongDomain, { orderType: 'FOK' })).body).toMatchObject({
+      success: false,
+      error: { code: 'INVALID_SIGNATURE' },
+    });
     const mo = ba.buildMarket({ tokenId: yes(m), side: 'BUY', price: '0.6', amount: '5.5', tick, negRisk: true });
     expect(mo.struct.makerAmount).toBe(5_500_000n);
     const r = await post(a, mo, { orderType: 'FOK' });
@@ -100,7 +154,15 @@ describe('OrderBuilder orders on the paper exchange', () => {
   });
 
   it('a GTD order rests with its expiration and is cancelled', async () => {
-    const o = ba.buildLimit({ tokenId: yes(v.m1), side: 'BUY', price: '0.12', size: '5', tick: '0.01', negRisk: false, ttlSec: 120 });
+    const o = ba.buildLimit({
+      tokenId: yes(v.m1),
+      side: 'BUY',
+      price: '0.12',
+      size: '5',
+      tick: '0.01',
+      negRisk: false,
+      ttlSec: 120,
+    });
     const now = Math.floor(Date.now() / 1000);
     expect(Number(o.struct.expiration)).toBeGreaterThanOrEqual(now + 179);
     const r = await post(a, o, { orderType: 'GTD' });
@@ -111,14 +173,32 @@ describe('OrderBuilder orders on the paper exchange', () => {
     expect(rec.order_type).toBe('GTD');
     expect((await a.l2('DELETE', '/order', { orderID: o.id })).body.canceled).toEqual([o.id]);
     // expired already (inside the threshold): refused
-    const stale = ba.buildLimit({ tokenId: yes(v.m1), side: 'BUY', price: '0.12', size: '5', tick: '0.01', negRisk: false, expiration: now + 30 });
-    expect((await post(a, stale, { orderType: 'GTD' })).body).toMatchObject({ success: false, error: { code: 'INVALID_ORDER_EXPIRATION' } });
+    const stale = ba.buildLimit({
+      tokenId: yes(v.m1),
+      side: 'BUY',
+      price: '0.12',
+      size: '5',
+      tick: '0.01',
+      negRisk: false,
+      expiration: now + 30,
+    });
+    expect((await post(a, stale, { orderType: 'GTD' })).body).toMatchObject({
+      success: false,
+      error: { code: 'INVALID_ORDER_EXPIRATION' },
+    });
   });
 
   it('orders signed on the pure-JS path are accepted too', async () => {
     setCryptoBackend('pure-js');
     try {
-      const o = ba.buildLimit({ tokenId: yes(v.m1), side: 'SELL', price: '0.95', size: '5', tick: '0.01', negRisk: false });
+      const o = ba.buildLimit({
+        tokenId: yes(v.m1),
+        side: 'SELL',
+        price: '0.95',
+        size: '5',
+        tick: '0.01',
+        negRisk: false,
+      });
       // A holds YES from the first test
       expect((await post(a, o)).body).toMatchObject({ success: true, orderID: o.id });
       await a.l2('DELETE', '/order', { orderID: o.id });

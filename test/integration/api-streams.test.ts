@@ -52,10 +52,25 @@ class Collector<E extends MmkitEvent> {
     cleanups.push(() => this.sub.unsubscribe());
   }
   /** The first event at index >= from matching pred. */
-  waitFor<T extends E = E>(pred: (e: E) => boolean, o: { from?: number; timeoutMs?: number; what?: string } = {}): Promise<T> {
+  waitFor<T extends E = E>(
+    pred: (e: E) => boolean,
+    o: { from?: number; timeoutMs?: number; what?: string } = {},
+  ): Promise<T> {
     const from = o.from ?? 0;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${o.what ?? 'an event'}; got ${this.events.slice(from).map((e) => e.type).join(',').slice(-400)}`)), o.timeoutMs ?? 5000);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `timed out waiting for ${o.what ?? 'an event'}; got ${this.events
+                .slice(from)
+                .map((e) => e.type)
+                .join(',')
+                .slice(-400)}`,
+            ),
+          ),
+        o.timeoutMs ?? 5000,
+      );
       const check = () => {
         const e = this.events.slice(from).find(pred);
         if (e !== undefined) {
@@ -90,7 +105,10 @@ async function waitUntil(cond: () => boolean, timeoutMs: number): Promise<boolea
 /** GET /book of a token as integer levels, best first. */
 async function restBook(token: string): Promise<{ bids: PriceLevel[]; asks: PriceLevel[] }> {
   const b = await getJson(`${v.clob}/book?token_id=${token}`);
-  const conv = (l: { price: string; size: string }): PriceLevel => [parsePrice(l.price) as Pips, parseAmount(l.size) as Micro];
+  const conv = (l: { price: string; size: string }): PriceLevel => [
+    parsePrice(l.price) as Pips,
+    parseAmount(l.size) as Micro,
+  ];
   return {
     bids: b.bids.map(conv).sort((x: PriceLevel, y: PriceLevel) => y[0] - x[0]),
     asks: b.asks.map(conv).sort((x: PriceLevel, y: PriceLevel) => x[0] - y[0]),
@@ -135,7 +153,9 @@ async function expectMirrorsEqualRest(mirrors: BookMirrors, tokens: readonly str
 /** After a `disconnected` at index `from`, each token's first book event is its snapshot. */
 function snapshotFirstAfter(events: MarketEvent[], from: number, tokens: readonly string[]): void {
   for (const t of tokens) {
-    const first = events.slice(from).find((e) => (e.type === 'book_snapshot' || e.type === 'level_change') && e.tokenId === t);
+    const first = events
+      .slice(from)
+      .find((e) => (e.type === 'book_snapshot' || e.type === 'level_change') && e.tokenId === t);
     expect(first?.type).toBe('book_snapshot');
   }
 }
@@ -221,7 +241,11 @@ describe('market stream + mirrors vs GET /book', () => {
     expect(stream.stats().socket.attempts).toBeGreaterThanOrEqual(3);
     v.running.faults.remove(rule.id!);
     const iDisc = c.events.indexOf(disc);
-    const res = await c.waitFor((e) => e.type === 'resynced', { from: iDisc, timeoutMs: 10_000, what: 'resynced after the freeze' });
+    const res = await c.waitFor((e) => e.type === 'resynced', {
+      from: iDisc,
+      timeoutMs: 10_000,
+      what: 'resynced after the freeze',
+    });
     expect(res).toMatchObject({ initial: false });
     snapshotFirstAfter(c.events, iDisc, tokens);
     await sleep(300);
@@ -252,8 +276,21 @@ describe('bad frames from a server', () => {
     const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await once(wss, 'listening');
     cleanups.push(() => wss.close());
-    const book = { event_type: 'book', market: '0xm', asset_id: 'A', timestamp: '1760000000000', hash: 'h', bids: [{ price: '0.4', size: '1' }], asks: [] };
-    const pc = (price: string) => ({ event_type: 'price_change', market: '0xm', timestamp: '1760000000001', price_changes: [{ asset_id: 'A', price, size: '2', side: 'BUY', hash: 'h', best_bid: price, best_ask: '0' }] });
+    const book = {
+      event_type: 'book',
+      market: '0xm',
+      asset_id: 'A',
+      timestamp: '1760000000000',
+      hash: 'h',
+      bids: [{ price: '0.4', size: '1' }],
+      asks: [],
+    };
+    const pc = (price: string) => ({
+      event_type: 'price_change',
+      market: '0xm',
+      timestamp: '1760000000001',
+      price_changes: [{ asset_id: 'A', price, size: '2', side: 'BUY', hash: 'h', best_bid: price, best_ask: '0' }],
+    });
     wss.on('connection', (ws) => {
       ws.on('message', (data) => {
         const text = data.toString();
@@ -274,7 +311,16 @@ describe('bad frames from a server', () => {
     const mirrors = new BookMirrors();
     const c = new Collector<MarketEvent>(feedMirrors(stream.events$, mirrors));
     await c.waitFor((e) => e.type === 'level_change' && e.price === 4200, { what: 'the last good frame' });
-    expect(c.events.map((e) => e.type).filter((t) => t !== 'resynced')).toEqual(['book_snapshot', 'stream_error', 'stream_error', 'level_change', 'stream_error', 'stream_error', 'stream_error', 'level_change']);
+    expect(c.events.map((e) => e.type).filter((t) => t !== 'resynced')).toEqual([
+      'book_snapshot',
+      'stream_error',
+      'stream_error',
+      'level_change',
+      'stream_error',
+      'stream_error',
+      'stream_error',
+      'level_change',
+    ]);
     expect(stream.stats().badFrames).toBe(5);
     expect(warnings.length).toBeGreaterThanOrEqual(5);
     expect(mirrors.get('A')!.levels().bids).toEqual([
@@ -358,16 +404,24 @@ describe('user stream', () => {
     expect(missed.length).toBe(3);
     const pairs = new Set(fills.map((f) => `${f.tradeId}|${f.orderId}`));
     expect([...pairs].sort()).toEqual(
-      [`${missed.find((t) => t.taker_order_id === t1.id)!.id}|${o1.id}`, `${missed.find((t) => t.taker_order_id === t2.id)!.id}|${o2.id}`, `${missed.find((t) => t.taker_order_id === t3.id)!.id}|${o2.id}`].sort(),
+      [
+        `${missed.find((t) => t.taker_order_id === t1.id)!.id}|${o1.id}`,
+        `${missed.find((t) => t.taker_order_id === t2.id)!.id}|${o2.id}`,
+        `${missed.find((t) => t.taker_order_id === t3.id)!.id}|${o2.id}`,
+      ].sort(),
     );
     const triples = fills.map((f) => `${f.tradeId}|${f.orderId}|${f.status}`);
     expect(new Set(triples).size).toBe(triples.length);
-    expect(fills.every((f) => f.source === 'reconcile' && f.role === 'MAKER' && f.tokenId === yes(m) && f.side === 'BUY')).toBe(true);
+    expect(
+      fills.every((f) => f.source === 'reconcile' && f.role === 'MAKER' && f.tokenId === yes(m) && f.side === 'BUY'),
+    ).toBe(true);
     const matched = new Map<string, number>();
-    for (const f of fills) if (!matched.has(`${f.tradeId}|${f.orderId}`)) matched.set(`${f.tradeId}|${f.orderId}`, f.size);
+    for (const f of fills)
+      if (!matched.has(`${f.tradeId}|${f.orderId}`)) matched.set(`${f.tradeId}|${f.orderId}`, f.size);
     expect([...matched.values()].sort()).toEqual([5_000_000, 5_000_000, 6_000_000]);
     // the orders' states
-    const lastOrder = (id: string) => after.filter((e): e is OrderUpdateEvent => e.type === 'order_update' && e.id === id).pop();
+    const lastOrder = (id: string) =>
+      after.filter((e): e is OrderUpdateEvent => e.type === 'order_update' && e.id === id).pop();
     expect(lastOrder(o1.id)).toMatchObject({ status: 'MATCHED', sizeMatched: 5_000_000, source: 'reconcile' });
     expect(lastOrder(o2.id)).toMatchObject({ status: 'LIVE', sizeMatched: 11_000_000 });
     expect(lastOrder(o3.id)).toMatchObject({ kind: 'CANCELLATION', status: 'CANCELED' });
@@ -412,11 +466,28 @@ describe('rtds', () => {
     ex.publish({ type: 'crypto_price', symbol: 'btcusdt', value: 65000.5, at: Date.now() });
     const up = await c.waitFor((e) => e.type === 'price_tick' && !(e as any).snapshot);
     expect(up).toMatchObject({ symbol: 'btcusdt', value: 65000.5, snapshot: false });
-    const comment = (parent: string, body: string) => ex.exec({ k: 'comment', comment: { id: `c-${body}`, body, parentEntityType: 'Event', parentEntityId: parent, userAddress: '0x00000000000000000000000000000000000000aa', createdAt: new Date().toISOString() } });
+    const comment = (parent: string, body: string) =>
+      ex.exec({
+        k: 'comment',
+        comment: {
+          id: `c-${body}`,
+          body,
+          parentEntityType: 'Event',
+          parentEntityId: parent,
+          userAddress: '0x00000000000000000000000000000000000000aa',
+          createdAt: new Date().toISOString(),
+        },
+      });
     comment('other', 'not-for-us');
     comment('ev-77', 'hello');
     const cm = await c.waitFor((e) => e.type === 'comment');
-    expect(cm).toMatchObject({ kind: 'comment_created', id: 'c-hello', body: 'hello', parentEntityId: 'ev-77', parentEntityType: 'Event' });
+    expect(cm).toMatchObject({
+      kind: 'comment_created',
+      id: 'c-hello',
+      body: 'hello',
+      parentEntityId: 'ev-77',
+      parentEntityType: 'Event',
+    });
     expect(c.events.filter((e) => e.type === 'price_tick' && (e as any).symbol !== 'btcusdt')).toEqual([]);
 
     const from = c.events.length;

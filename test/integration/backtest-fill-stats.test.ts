@@ -16,7 +16,12 @@ import { runBacktest, type BacktestOptions, type BacktestResult } from '../../sr
 import { openStore } from '../../src/store/store.ts';
 
 const SAMPLE = new URL('../fixtures/sample-feed.ndjson.gz', import.meta.url).pathname;
-const feedOpts: BacktestOptions = { feeds: [SAMPLE], strategy: 'bands', params: { margin: 0.005, marginStep: 0.005, amount: 20, maxPosition: 30 }, risk: { maxRejections: 100_000 } };
+const feedOpts: BacktestOptions = {
+  feeds: [SAMPLE],
+  strategy: 'bands',
+  params: { margin: 0.005, marginStep: 0.005, amount: 20, maxPosition: 30 },
+  risk: { maxRejections: 100_000 },
+};
 
 let dir: string;
 beforeAll(() => {
@@ -78,7 +83,8 @@ describe.skipIf(!existsSync(SAMPLE))('backtest fill figures: online = from the f
     expect(computeMetrics(r)).toEqual(computeMetrics(full));
     expect(formatSummary(r, computeMetrics(r))).toBe(formatSummary(full, computeMetrics(full)));
     // the report: the same charts (drawn from the points, which hold every fill); the table says what it holds
-    const charts = (html: string): string => html.slice(html.indexOf('<h2>Charts</h2>'), html.indexOf('<h2>Last fills</h2>'));
+    const charts = (html: string): string =>
+      html.slice(html.indexOf('<h2>Charts</h2>'), html.indexOf('<h2>Last fills</h2>'));
     const html = renderHtmlReport(r, computeMetrics(r));
     expect(charts(html)).toBe(charts(renderHtmlReport(full, computeMetrics(full))));
     expect(html).toContain(`The last 50 of ${r.fillCount} fills`);
@@ -106,13 +112,19 @@ describe.skipIf(!existsSync(SAMPLE))('backtest fill figures: online = from the f
 
 describe('backtest: maxFillRows', () => {
   it('refuses a negative or fractional count, naming the option', async () => {
-    for (const bad of [-1, 1.5, Infinity]) await expect(runBacktest({ ...feedOpts, maxFillRows: bad })).rejects.toThrow(/maxFillRows/);
+    for (const bad of [-1, 1.5, Infinity])
+      await expect(runBacktest({ ...feedOpts, maxFillRows: bad })).rejects.toThrow(/maxFillRows/);
   });
 });
 
 describe('backtest fill figures: online = from the full list (synthetic world)', () => {
   it('equal, exactly', async () => {
-    const r = await runBacktest({ world: { seed: 3, durationMs: 10 * 60_000, warmupMs: 30_000, marketCount: 2 }, strategy: 'bands', params: { margin: 0.01, marginStep: 0.01, amount: 10, maxPosition: 20 }, seed: 7 });
+    const r = await runBacktest({
+      world: { seed: 3, durationMs: 10 * 60_000, warmupMs: 30_000, marketCount: 2 },
+      strategy: 'bands',
+      params: { margin: 0.01, marginStep: 0.01, amount: 10, maxPosition: 20 },
+      seed: 7,
+    });
     expect(r.fillCount).toBeGreaterThan(0);
     expect(r.fills).toHaveLength(r.fillCount);
     expect(JSON.stringify(r.fillStats)).toBe(JSON.stringify(oldWay(r)));

@@ -26,5 +26,16 @@ async function same(o: BacktestOptions): Promise<void> {
 describe('backtest: quiet timers change nothing but the speed', () => {
   it('world mode', () => same({ world, strategy: 'bands', params, seed: 7 }), 120_000);
   it('world mode with latency', () => same({ world, strategy: 'bands', params, seed: 7, latencyMs: 40 }), 120_000);
-  it.skipIf(!existsSync(SAMPLE))('feed mode, with latency', () => same({ feeds: [SAMPLE], strategy: 'bands', params: { margin: 0.005, marginStep: 0.005, amount: 20, maxPosition: 30 }, latencyMs: 25, risk: { maxRejections: 100_000 } }), 120_000);
+  it.skipIf(!existsSync(SAMPLE))(
+    'feed mode, with latency',
+    () =>
+      same({
+        feeds: [SAMPLE],
+        strategy: 'bands',
+        params: { margin: 0.005, marginStep: 0.005, amount: 20, maxPosition: 30 },
+        latencyMs: 25,
+        risk: { maxRejections: 100_000 },
+      }),
+    120_000,
+  );
 });

@@ -46,7 +46,12 @@ function checkStore(file: string, r: BacktestResult): void {
 }
 
 describe('backtest: synthetic world', () => {
-  const opts = { world: { seed: 3, durationMs: 4 * 60_000, warmupMs: 30_000, marketCount: 2 }, strategy: 'bands', params: { margin: 0.01, marginStep: 0.01, amount: 10 }, seed: 7 } as const;
+  const opts = {
+    world: { seed: 3, durationMs: 4 * 60_000, warmupMs: 30_000, marketCount: 2 },
+    strategy: 'bands',
+    params: { margin: 0.01, marginStep: 0.01, amount: 10 },
+    seed: 7,
+  } as const;
   let a: BacktestResult;
   let file: string;
 
@@ -60,7 +65,16 @@ describe('backtest: synthetic world', () => {
     expect(a.orders.ordersAccepted).toBeGreaterThan(0);
     expect(a.fills.length).toBeGreaterThan(0);
     expect(a.openOrdersAtEnd).toBe(0);
-    expect(a.engine.errors).toEqual({ state: 0, strategy: 0, gate: 0, execute: 0, onFill: 0, source: 0, balance: 0, listing: 0 });
+    expect(a.engine.errors).toEqual({
+      state: 0,
+      strategy: 0,
+      gate: 0,
+      execute: 0,
+      onFill: 0,
+      source: 0,
+      balance: 0,
+      listing: 0,
+    });
     checkStore(file, a);
     // samples every second of virtual time, first and last at the run's ends
     expect(a.samples.t[0]).toBe(a.startMs);
@@ -119,7 +133,13 @@ describe('backtest: recorded feed', () => {
   it('a run stopped early (here: aborted at its first progress report) gives the same result from the text, while writing the cache, and from the cache', async () => {
     const stopped = async (feedCache?: string) => {
       const ac = new AbortController();
-      return runBacktest({ ...opts(), signal: ac.signal, progressEveryMs: 120_000, onProgress: () => ac.abort(), ...(feedCache ? { feedCache } : {}) });
+      return runBacktest({
+        ...opts(),
+        signal: ac.signal,
+        progressEveryMs: 120_000,
+        onProgress: () => ac.abort(),
+        ...(feedCache ? { feedCache } : {}),
+      });
     };
     const cache = join(dir, 'feed-cache-stopped');
     const text = await stopped();
@@ -162,14 +182,25 @@ describe('backtest: recorded feed', () => {
   }, 120_000);
 
   it('refuses a file that is not a feed, and a market that is not in it', async () => {
-    await expect(runBacktest({ feeds: [join(dir, 'nope.ndjson.gz')], strategy: 'bands' })).rejects.toThrow(/cannot read/);
-    await expect(runBacktest({ feeds: [feed], strategy: 'bands', markets: ['0xdead'] })).rejects.toThrow(/not in the feed: 0xdead/);
+    await expect(runBacktest({ feeds: [join(dir, 'nope.ndjson.gz')], strategy: 'bands' })).rejects.toThrow(
+      /cannot read/,
+    );
+    await expect(runBacktest({ feeds: [feed], strategy: 'bands', markets: ['0xdead'] })).rejects.toThrow(
+      /not in the feed: 0xdead/,
+    );
   });
 
-  it.skipIf(!existsSync(new URL('../fixtures/sample-feed.ndjson.gz', import.meta.url).pathname))('backtests the shipped sample feed (README quickstart)', async () => {
-    const r = await runBacktest({ feeds: [new URL('../fixtures/sample-feed.ndjson.gz', import.meta.url).pathname], strategy: 'bands' });
-    expect(r.counts.frames).toBeGreaterThan(0);
-    expect(r.counts.marketEvents).toBeGreaterThan(0);
-    expect(r.openOrdersAtEnd).toBe(0);
-  }, 120_000);
+  it.skipIf(!existsSync(new URL('../fixtures/sample-feed.ndjson.gz', import.meta.url).pathname))(
+    'backtests the shipped sample feed (README quickstart)',
+    async () => {
+      const r = await runBacktest({
+        feeds: [new URL('../fixtures/sample-feed.ndjson.gz', import.meta.url).pathname],
+        strategy: 'bands',
+      });
+      expect(r.counts.frames).toBeGreaterThan(0);
+      expect(r.counts.marketEvents).toBeGreaterThan(0);
+      expect(r.openOrdersAtEnd).toBe(0);
+    },
+    120_000,
+  );
 });

@@ -75,7 +75,10 @@ describe('API keys (L1)', () => {
 describe('request auth (L2 and Bearer)', () => {
   it('refuses requests without credentials, with an unknown key or a wrong passphrase', async () => {
     expectEnvelope(await a.raw('GET', '/data/orders'), 401, 'UNAUTHORIZED');
-    expectEnvelope(await a.raw('GET', '/balances', { headers: { authorization: 'Bearer 00000000-0000-4000-8000-000000000000' } }), 401);
+    expectEnvelope(
+      await a.raw('GET', '/balances', { headers: { authorization: 'Bearer 00000000-0000-4000-8000-000000000000' } }),
+      401,
+    );
     const ts = Math.floor(Date.now() / 1000);
     const headers = {
       POLY_ADDRESS: a.wallet.address,
@@ -100,18 +103,21 @@ describe('request auth (L2 and Bearer)', () => {
     };
     expectEnvelope(await a.raw('DELETE', '/order', { rawBody: sentBody, headers }), 401);
     // the path signed is relative to the API base: signing "/clob/order" is wrong
-    const h2 = { ...headers, POLY_SIGNATURE: buildHmacSignature(a.creds!.secret, ts, 'DELETE', '/clob/order', sentBody) };
+    const h2 = {
+      ...headers,
+      POLY_SIGNATURE: buildHmacSignature(a.creds!.secret, ts, 'DELETE', '/clob/order', sentBody),
+    };
     expectEnvelope(await a.raw('DELETE', '/order', { rawBody: sentBody, headers: h2 }), 401);
     expect((await state(a)).open.map((o: any) => o.id)).toContain(restingId);
   });
 
-  it('accepts the spec\'s Bearer form', async () => {
+  it("accepts the spec's Bearer form", async () => {
     const r = await a.raw('GET', '/balances', { headers: { authorization: `Bearer ${a.creds!.apiKey}` } });
     expect(r.status).toBe(200);
     expect(r.body.address).toBe(a.address);
   });
 
-  it('hides and protects another user\'s orders', async () => {
+  it("hides and protects another user's orders", async () => {
     expectEnvelope(await b.l2('GET', `/data/order/${restingId}`), 404, 'NOT_FOUND');
     expectEnvelope(await b.l2('DELETE', '/order', { orderID: restingId }), 404);
     const many = await b.l2('DELETE', '/orders', [restingId]);
@@ -122,7 +128,7 @@ describe('request auth (L2 and Bearer)', () => {
     expect((await a.l2('GET', `/data/order/${restingId}`)).body.status).toBe('LIVE');
   });
 
-  it('refuses an order signed by another wallet, or placed under another user\'s key', async () => {
+  it("refuses an order signed by another wallet, or placed under another user's key", async () => {
     const before = await state(a);
     const forged = a.order(yes(v.m1), 'BUY', '0.30', '10');
     const mallory = new Wallet(Wallet.createRandom().privateKey);

@@ -10,7 +10,7 @@ const venues: TestVenue[] = [];
 afterAll(async () => Promise.all(venues.map((v) => v.close())));
 
 describe('dead-man switch: POST /v1/heartbeats', () => {
-  it('cancels all of a user\'s orders 10 s after the last heartbeat, and only then', async () => {
+  it("cancels all of a user's orders 10 s after the last heartbeat, and only then", async () => {
     const clock = new VirtualClock(Date.now());
     const v = await startVenue({ clock });
     venues.push(v);
@@ -44,7 +44,11 @@ describe('dead-man switch: POST /v1/heartbeats', () => {
 
   it('needs auth', async () => {
     const v = venues[0]!;
-    const r = await fetch(`${v.clob}/v1/heartbeats`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"heartbeat_id":null}' });
+    const r = await fetch(`${v.clob}/v1/heartbeats`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"heartbeat_id":null}',
+    });
     expect(r.status).toBe(401);
   });
 });
@@ -74,8 +78,17 @@ describe('rate limits (spec section 8, default numbers)', () => {
     expect((await fetch(`${v.clob}/tick-size?token_id=${yes(v.m1)}`)).status).toBe(200);
   });
 
-  it('counts an authenticated user\'s trading budget per API key', async () => {
-    const v = await startVenue({ http: { rateLimits: { enabled: true, scale: 1, queueMs: 0, rules: { 'DELETE /cancel-all:burst': { limit: 3, windowMs: 10_000 } } } } });
+  it("counts an authenticated user's trading budget per API key", async () => {
+    const v = await startVenue({
+      http: {
+        rateLimits: {
+          enabled: true,
+          scale: 1,
+          queueMs: 0,
+          rules: { 'DELETE /cancel-all:burst': { limit: 3, windowMs: 10_000 } },
+        },
+      },
+    });
     venues.push(v);
     const a = await v.trader();
     const b = await v.trader();

@@ -21,9 +21,16 @@ beforeAll(async () => {
 afterAll(async () => v?.close());
 
 describe('proxy orders', () => {
-  it('rest on the funder account and are the signer\'s to see, cancel and trade', async () => {
+  it("rest on the funder account and are the signer's to see, cancel and trade", async () => {
     const b = new OrderBuilder({ wallet: eoa.wallet.privateKey, chainId: 137, signatureType: 1, funder: FUNDER });
-    const o = b.buildLimit({ tokenId: yes(v.m1), side: 'BUY', price: '0.40', size: '10', tick: '0.01', negRisk: false });
+    const o = b.buildLimit({
+      tokenId: yes(v.m1),
+      side: 'BUY',
+      price: '0.40',
+      size: '10',
+      tick: '0.01',
+      negRisk: false,
+    });
     const r = await eoa.l2('POST', '/order', toPostBody(o, { owner: eoa.creds!.apiKey }));
     expect(r.body).toMatchObject({ success: true, status: 'live', orderID: o.id });
     expect((await eoa.l2('GET', '/data/orders')).body.data.map((x: any) => x.id)).toEqual([o.id]);
@@ -39,7 +46,14 @@ describe('proxy orders', () => {
     expect(trades[0].trader_side).toBe('MAKER');
     const c = await eoa.l2('DELETE', '/order', { orderID: o.id });
     expect(c.body.canceled).toEqual([o.id]);
-    const o2 = b.buildLimit({ tokenId: yes(v.m1), side: 'BUY', price: '0.30', size: '10', tick: '0.01', negRisk: false });
+    const o2 = b.buildLimit({
+      tokenId: yes(v.m1),
+      side: 'BUY',
+      price: '0.30',
+      size: '10',
+      tick: '0.01',
+      negRisk: false,
+    });
     await eoa.l2('POST', '/order', toPostBody(o2, { owner: eoa.creds!.apiKey }));
     expect((await eoa.l2('DELETE', '/cancel-all')).body.canceled).toEqual([o2.id]);
   });

@@ -13,7 +13,8 @@ let b: Trader;
 const collateral = async (t: Trader): Promise<string> => (await t.l2('GET', '/balances')).body.collateral.balance;
 const tokenBal = async (t: Trader, token: string): Promise<string> =>
   (await t.l2('GET', '/balances')).body.tokens.find((x: any) => x.asset_id === token)?.balance ?? '0';
-const openIds = async (t: Trader): Promise<string[]> => (await t.l2('GET', '/data/orders')).body.data.map((o: any) => o.id);
+const openIds = async (t: Trader): Promise<string[]> =>
+  (await t.l2('GET', '/data/orders')).body.data.map((o: any) => o.id);
 
 beforeAll(async () => {
   v = await startVenue({ http: { rateLimits: { enabled: true, scale: 10, queueMs: 500 } } });
@@ -104,7 +105,14 @@ describe('matching between two wallets', () => {
     const ra = await a.place(no(m), 'BUY', '0.70', '8');
     expect(ra.body.status).toBe('matched');
     const o = (await b.l2('GET', `/data/order/${rb.id}`)).body;
-    expect(o).toMatchObject({ status: 'LIVE', original_size: '20', size_matched: '8', price: '0.3', side: 'BUY', outcome: 'Yes' });
+    expect(o).toMatchObject({
+      status: 'LIVE',
+      original_size: '20',
+      size_matched: '8',
+      price: '0.3',
+      side: 'BUY',
+      outcome: 'Yes',
+    });
     const c = await b.l2('DELETE', '/order', { orderID: rb.id });
     expect(c.body).toEqual({ canceled: [rb.id], not_canceled: {} });
   });
@@ -114,7 +122,10 @@ describe('matching between two wallets', () => {
     const rb = await b.place(yes(m), 'BUY', '0.5', '10', { negRisk: true, tick: String(m.minimum_tick_size) as any });
     expect(rb.body).toMatchObject({ success: true, status: 'live' });
     // signed for the wrong exchange contract: the signature does not recover the signer
-    const wrong = await a.place(no(m), 'BUY', '0.5', '10', { negRisk: false, tick: String(m.minimum_tick_size) as any });
+    const wrong = await a.place(no(m), 'BUY', '0.5', '10', {
+      negRisk: false,
+      tick: String(m.minimum_tick_size) as any,
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error.code).toBe('INVALID_SIGNATURE');
     const ra = await a.place(no(m), 'BUY', '0.5', '10', { negRisk: true, tick: String(m.minimum_tick_size) as any });
@@ -224,13 +235,16 @@ describe('batches and cancels', () => {
     expect(tooMany.status).toBe(400);
   });
 
-  it('DELETE /orders, /cancel-market-orders and /cancel-all cancel only the caller\'s orders', async () => {
+  it("DELETE /orders, /cancel-market-orders and /cancel-all cancel only the caller's orders", async () => {
     const m = v.m1;
     await a.l2('DELETE', '/cancel-all');
     await b.l2('DELETE', '/cancel-all');
     const a1 = await a.place(yes(m), 'BUY', '0.11', '5');
     const a2 = await a.place(yes(m), 'BUY', '0.12', '5');
-    const a3 = await a.place(yes(v.negRisk), 'BUY', '0.2', '5', { negRisk: true, tick: String(v.negRisk.minimum_tick_size) as any });
+    const a3 = await a.place(yes(v.negRisk), 'BUY', '0.2', '5', {
+      negRisk: true,
+      tick: String(v.negRisk.minimum_tick_size) as any,
+    });
     const b1 = await b.place(yes(m), 'BUY', '0.13', '5');
     const batch = await a.l2('DELETE', '/orders', [a1.id, b1.id]);
     expect(batch.body.canceled).toEqual([a1.id]);

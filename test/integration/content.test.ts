@@ -76,7 +76,10 @@ describe('articles', () => {
   it('serves one article by id or slug; 404 otherwise', async () => {
     const byId = await get('/articles/tst-art-2');
     expect(byId.status).toBe(200);
-    expect(byId.body).toMatchObject({ success: true, data: { id: 'tst-art-2', title: 'Article 2', body: 'Body of article 2' } });
+    expect(byId.body).toMatchObject({
+      success: true,
+      data: { id: 'tst-art-2', title: 'Article 2', body: 'Body of article 2' },
+    });
     expect((await get('/articles/tst-article-2')).body.data.id).toBe('tst-art-2');
     const missing = await get('/articles/nope');
     expect(missing.status).toBe(404);

@@ -26,7 +26,14 @@ async function get(path: string): Promise<{ status: number; body: any }> {
   return { status: r.status, body: await r.json() };
 }
 
-async function placeWithBuilder(t: Trader, token: string, side: 'BUY' | 'SELL', price: string, size: string, builder: string) {
+async function placeWithBuilder(
+  t: Trader,
+  token: string,
+  side: 'BUY' | 'SELL',
+  price: string,
+  size: string,
+  builder: string,
+) {
   const o = t.order(token, side, price, size);
   o.body.builder = builder;
   return t.l2('POST', '/order', o.body);
@@ -97,8 +104,12 @@ describe('price history', () => {
     expect((await get(`/prices?market=${m.condition_id}`)).body.data.token_id).toBe(yes(m));
     // a window in the future is empty; a window that holds now is not
     const now = Math.floor(Date.now() / 1000);
-    expect((await get(`/prices?market=${yes(m)}&startTs=${now + 3600}&endTs=${now + 7200}`)).body.data.history).toEqual([]);
-    expect((await get(`/prices?market=${yes(m)}&startTs=${now - 3600}&endTs=${now + 60}&fidelity=60`)).body.data.history).toHaveLength(1);
+    expect((await get(`/prices?market=${yes(m)}&startTs=${now + 3600}&endTs=${now + 7200}`)).body.data.history).toEqual(
+      [],
+    );
+    expect(
+      (await get(`/prices?market=${yes(m)}&startTs=${now - 3600}&endTs=${now + 60}&fidelity=60`)).body.data.history,
+    ).toHaveLength(1);
     // an untraded market has no history
     const other = v.markets.find((x) => x.condition_id !== m.condition_id)!;
     expect((await get(`/prices?market=${yes(other)}`)).body.data.history).toEqual([]);
@@ -138,7 +149,13 @@ describe('users', () => {
     expect(typeof r.body.data.first_trade_at).toBe('string');
     const unknown = await get(`/users/0x${'2'.repeat(40)}`);
     expect(unknown.status).toBe(200);
-    expect(unknown.body.data).toMatchObject({ trades: 0, volume: '0', markets_traded: 0, realized_pnl: '0', first_trade_at: null });
+    expect(unknown.body.data).toMatchObject({
+      trades: 0,
+      volume: '0',
+      markets_traded: 0,
+      realized_pnl: '0',
+      first_trade_at: null,
+    });
   });
 
   it("trades: the user's fills, newest first, paginated and filtered", async () => {
@@ -148,7 +165,14 @@ describe('users', () => {
       ['SELL', '0.55', '5', 'MAKER'],
       ['BUY', '0.4', '10', 'MAKER'],
     ]);
-    expect(r.body.data[0]).toMatchObject({ asset: yes(m), condition_id: m.condition_id, outcome: 'Yes', notional: '2.75', builder: 'bld-m', transaction_hash: expect.stringMatching(/^0x/) });
+    expect(r.body.data[0]).toMatchObject({
+      asset: yes(m),
+      condition_id: m.condition_id,
+      outcome: 'Yes',
+      notional: '2.75',
+      builder: 'bld-m',
+      transaction_hash: expect.stringMatching(/^0x/),
+    });
     expect(r.body.data[1].builder).toBeNull();
     expect(r.body).toMatchObject({ count: 2, total: 2, limit: 10, offset: 0, next_cursor: 'LTE=' });
     const p1 = await get(`/users/${a.address}/trades?limit=1`);
@@ -159,7 +183,18 @@ describe('users', () => {
     expect((await get(`/users/${a.address}/trades?side=buy`)).body.data).toHaveLength(1);
     expect((await get(`/users/${a.address}/trades?market=0xdead`)).body.data).toEqual([]);
     const bt = (await get(`/users/${b.address}/trades`)).body.data;
-    expect(bt).toEqual([expect.objectContaining({ role: 'TAKER', side: 'BUY', asset: no(m), outcome: 'No', price: '0.6', size: '10', notional: '6', builder: 'bld-x' })]);
+    expect(bt).toEqual([
+      expect.objectContaining({
+        role: 'TAKER',
+        side: 'BUY',
+        asset: no(m),
+        outcome: 'No',
+        price: '0.6',
+        size: '10',
+        notional: '6',
+        builder: 'bld-x',
+      }),
+    ]);
     expect((await get(`/users/${a.address}/trades?side=HOLD`)).status).toBe(400);
   });
 
@@ -183,7 +218,17 @@ describe('users', () => {
     ]);
     const pb = (await get(`/users/${b.address}/positions`)).body.data;
     expect(pb).toEqual([
-      expect.objectContaining({ asset: no(m), outcome: 'No', size: '10', avg_price: '0.6', initial_value: '6', current_value: '4.5', cash_pnl: '-1.5', realized_pnl: '0', cur_price: '0.45' }),
+      expect.objectContaining({
+        asset: no(m),
+        outcome: 'No',
+        size: '10',
+        avg_price: '0.6',
+        initial_value: '6',
+        current_value: '4.5',
+        cash_pnl: '-1.5',
+        realized_pnl: '0',
+        cur_price: '0.45',
+      }),
     ]);
     // C's 5 YES are reserved by its resting SELL: still its position
     const pc = (await get(`/users/${c.address}/positions`)).body.data;
@@ -191,12 +236,23 @@ describe('users', () => {
     expect((await get(`/users/${a.address}/positions?sizeThreshold=5`)).body.data).toHaveLength(1);
     expect((await get(`/users/${a.address}/positions?sizeThreshold=5.01`)).body.data).toHaveLength(0);
     expect((await get(`/users/${a.address}/positions?sizeThreshold=-1`)).status).toBe(400);
-    expect((await get(`/users/0x${'3'.repeat(40)}/positions`)).body).toMatchObject({ success: true, data: [], total: 0 });
+    expect((await get(`/users/0x${'3'.repeat(40)}/positions`)).body).toMatchObject({
+      success: true,
+      data: [],
+      total: 0,
+    });
   });
 
   it('pnl: totals and, on request, the realized series from trades', async () => {
     const r = await get(`/users/${a.address}/pnl?history=true`);
-    expect(r.body.data).toMatchObject({ realized_pnl: '0.75', unrealized_pnl: '0.75', total_pnl: '1.5', fees: '0', open_positions: 1, unmarked_positions: 0 });
+    expect(r.body.data).toMatchObject({
+      realized_pnl: '0.75',
+      unrealized_pnl: '0.75',
+      total_pnl: '1.5',
+      fees: '0',
+      open_positions: 1,
+      unmarked_positions: 0,
+    });
     expect(r.body.data.history.map((h: any) => h.realized_pnl)).toEqual(['0', '0.75']);
     const rb = await get(`/users/${b.address}/pnl`);
     expect(rb.body.data).toMatchObject({ realized_pnl: '0', unrealized_pnl: '-1.5', total_pnl: '-1.5' });
@@ -208,7 +264,15 @@ describe('builders', () => {
   it('statistics of orders carrying a builder key', async () => {
     const r = await get('/builders/bld-x');
     expect(r.status).toBe(200);
-    expect(r.body.data).toMatchObject({ builder: 'bld-x', orders: 2, users: 2, trades: 2, fills: 2, volume: '8.75', markets: 1 });
+    expect(r.body.data).toMatchObject({
+      builder: 'bld-x',
+      orders: 2,
+      users: 2,
+      trades: 2,
+      fills: 2,
+      volume: '8.75',
+      markets: 1,
+    });
     // a builder whose (maker) order rested and was filled: that side's notional, 5 × 0.55
     expect((await get('/builders/bld-m')).body.data).toMatchObject({ orders: 1, users: 1, trades: 1, volume: '2.75' });
     const none = await get('/builders/nobody');
@@ -227,7 +291,12 @@ describe('builders', () => {
     expect(r.body.data.by_day.reduce((s: number, d: any) => s + d.trades, 0)).toBe(2);
     expect(r.body.data.by_day.map((d: any) => d.date)).toContain(today);
     const future = Math.floor(Date.now() / 1000) + 3600;
-    expect((await get(`/builders/bld-x/volume?startTs=${future}`)).body.data).toMatchObject({ volume: '0', trades: 0, by_day: [], by_market: [] });
+    expect((await get(`/builders/bld-x/volume?startTs=${future}`)).body.data).toMatchObject({
+      volume: '0',
+      trades: 0,
+      by_day: [],
+      by_market: [],
+    });
   });
 });
 

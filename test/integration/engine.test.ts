@@ -185,7 +185,8 @@ async function startBot(wm: WireMarket, o: { silenceMs?: number; extra?: WireMar
   engine.events$.subscribe((e) => {
     events.push({ e, t: Date.now() });
     trail.push({ kind: 'event', e, t: Date.now() });
-    if (e.type === 'order_update' && (e.status === 'CANCELED' || e.status === 'MATCHED' || e.status === 'UNMATCHED')) exec.forget(e.id);
+    if (e.type === 'order_update' && (e.status === 'CANCELED' || e.status === 'MATCHED' || e.status === 'UNMATCHED'))
+      exec.forget(e.id);
   });
   cleanups.push(async () => {
     await engine.stop();
@@ -212,7 +213,8 @@ async function until(fn: () => Promise<boolean> | boolean, timeoutMs: number, wh
   }
 }
 
-const quoted = async (bot: Bot, price = '0.45') => (await bidAt(bot.m.tokens[0].tokenId, price)) >= 5 && (await bidAt(bot.m.tokens[1].tokenId, price)) >= 5;
+const quoted = async (bot: Bot, price = '0.45') =>
+  (await bidAt(bot.m.tokens[0].tokenId, price)) >= 5 && (await bidAt(bot.m.tokens[1].tokenId, price)) >= 5;
 
 describe('engine on the paper exchange', () => {
   it('quotes around the mid appear on GET /book', async () => {
@@ -223,7 +225,12 @@ describe('engine on the paper exchange', () => {
     const s = bot.engine.state;
     const yb = s.book(bot.m.tokens[0].tokenId)!;
     expect([yb.bestBid, yb.bestAsk, yb.mid]).toEqual([4500, 5500, 5000]);
-    expect(s.openOrders(bot.m.market).map((o) => o.price).sort()).toEqual([4500, 4500]);
+    expect(
+      s
+        .openOrders(bot.m.market)
+        .map((o) => o.price)
+        .sort(),
+    ).toEqual([4500, 4500]);
     expect(bot.exec.errors).toEqual([]);
     expect(bot.engine.stats().errors).toMatchObject({ state: 0, strategy: 0, execute: 0 });
   });
@@ -234,13 +241,26 @@ describe('engine on the paper exchange', () => {
     const from = bot.events.length;
     const tFrom = bot.trail.length;
     v.running.faults.add({ stream: 'market', drop: true, untilMs: Date.now() + 500 });
-    const tDetect = await until(() => bot.events.slice(from).some((x) => x.e.type === 'disconnected' && x.e.stream === 'market'), 5000, 'disconnected');
+    const tDetect = await until(
+      () => bot.events.slice(from).some((x) => x.e.type === 'disconnected' && x.e.stream === 'market'),
+      5000,
+      'disconnected',
+    );
     // the pull is handed to execution while the disconnected event itself is processed
     const iDisc = findEvent(bot, tFrom, (e) => e.type === 'disconnected');
     expect(outputsOf(bot, iDisc)).toEqual([{ market: bot.m.market, quotes: [], at: expect.any(Number) }]);
-    const tGone = await until(async () => (await bidAt(bot.m.tokens[0].tokenId, '0.45')) === 0 && (await bidAt(bot.m.tokens[1].tokenId, '0.45')) === 0, 2000, 'quotes gone from the book');
+    const tGone = await until(
+      async () =>
+        (await bidAt(bot.m.tokens[0].tokenId, '0.45')) === 0 && (await bidAt(bot.m.tokens[1].tokenId, '0.45')) === 0,
+      2000,
+      'quotes gone from the book',
+    );
     expect(tGone - tDetect).toBeLessThan(2000);
-    await until(() => bot.events.slice(from).some((x) => x.e.type === 'resynced' && x.e.stream === 'market'), 8000, 'resynced');
+    await until(
+      () => bot.events.slice(from).some((x) => x.e.type === 'resynced' && x.e.stream === 'market'),
+      8000,
+      'resynced',
+    );
     await until(() => quoted(bot), 5000, 'quotes back');
     expect(bot.engine.stats().pulls).toBeGreaterThanOrEqual(1);
     expect(bot.engine.stats().resumes).toBeGreaterThanOrEqual(1);
@@ -266,11 +286,19 @@ describe('engine on the paper exchange', () => {
     const from = bot.events.length;
     const tFrom = bot.trail.length;
     const rule = v.running.faults.add({ stream: 'market', freeze: true });
-    const tDetect = await until(() => bot.events.slice(from).some((x) => x.e.type === 'disconnected' && x.e.stream === 'market'), 5000, 'silence detected');
+    const tDetect = await until(
+      () => bot.events.slice(from).some((x) => x.e.type === 'disconnected' && x.e.stream === 'market'),
+      5000,
+      'silence detected',
+    );
     const disc = bot.events.slice(from).find((x) => x.e.type === 'disconnected')!;
     expect((disc.e as { reason: string }).reason).toMatch(/silence/);
     const iDisc = findEvent(bot, tFrom, (e) => e.type === 'disconnected');
-    expect(outputsOf(bot, iDisc).map((d) => [d.market, d.quotes.length]).sort()).toEqual(
+    expect(
+      outputsOf(bot, iDisc)
+        .map((d) => [d.market, d.quotes.length])
+        .sort(),
+    ).toEqual(
       [
         [bot.m.market, 0],
         [flowMarket.condition_id, 0],
@@ -279,7 +307,11 @@ describe('engine on the paper exchange', () => {
     const tGone = await until(async () => (await bidAt(bot.m.tokens[0].tokenId, '0.45')) === 0, 2000, 'quotes gone');
     expect(tGone - tDetect).toBeLessThan(2000);
     v.running.faults.remove(rule.id!);
-    await until(() => bot.events.slice(from).some((x) => x.e.type === 'resynced' && x.e.stream === 'market'), 8000, 'resynced');
+    await until(
+      () => bot.events.slice(from).some((x) => x.e.type === 'resynced' && x.e.stream === 'market'),
+      8000,
+      'resynced',
+    );
     await until(() => quoted(bot), 5000, 'quotes back');
   });
 
@@ -289,7 +321,11 @@ describe('engine on the paper exchange', () => {
     const yesTok = bot.m.tokens[0].tokenId as TokenId;
     expect(bot.engine.state.bookEpoch(yesTok)).toBe(0);
     expect((await v.admin(`/markets/${bot.m.market}/tick-size`, { tick_size: '0.001' })).status).toBe(200);
-    await until(() => bot.seen.some((e) => e.type === 'tick_size_change'), 3000, 'the strategy to see tick_size_change');
+    await until(
+      () => bot.seen.some((e) => e.type === 'tick_size_change'),
+      3000,
+      'the strategy to see tick_size_change',
+    );
     expect(bot.engine.state.bookEpoch(yesTok)).toBe(1);
     expect(bot.engine.state.market(bot.m.market)!.tick).toBe('0.001');
     expect(bot.venue.marketOfToken(yesTok)!.tick).toBe('0.001');
@@ -304,7 +340,9 @@ describe('engine on the paper exchange', () => {
     const bot = await startBot(pool[5]!);
     await until(() => quoted(bot), 5000, 'quotes');
     const tFrom = bot.trail.length;
-    expect((await v.admin(`/markets/${bot.m.market}/resolve`, { winning_token: bot.m.tokens[0].tokenId })).status).toBe(200);
+    expect((await v.admin(`/markets/${bot.m.market}/resolve`, { winning_token: bot.m.tokens[0].tokenId })).status).toBe(
+      200,
+    );
     await until(() => bot.seen.some((e) => e.type === 'market_resolved'), 3000, 'market_resolved');
     const placed = bot.exec.placed;
     expect(bot.engine.state.isResolved(bot.m.market)).toBe(true);

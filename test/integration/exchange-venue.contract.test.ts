@@ -27,7 +27,15 @@ function exchange(clock = new VirtualClock(START)): PaperExchange {
 
 let cpSeq = 0;
 function take(ex: PaperExchange, tokenId: string, side: 'BUY' | 'SELL', price: number, size: number): void {
-  const r = ex.placeInternal({ id: `0xcp${(++cpSeq).toString(16).padStart(62, '0')}`, account: COUNTERPARTY, tokenId, side, price, size, type: 'FAK' });
+  const r = ex.placeInternal({
+    id: `0xcp${(++cpSeq).toString(16).padStart(62, '0')}`,
+    account: COUNTERPARTY,
+    tokenId,
+    side,
+    price,
+    size,
+    type: 'FAK',
+  });
   if (!r.ok || r.status !== 'matched') throw new Error(`counterparty order: ${JSON.stringify(r)}`);
 }
 
@@ -59,7 +67,14 @@ describe('exchange venue specifics', () => {
     const a = createExchangeVenue({ exchange: ex, idSeed: 5 });
     const b = createExchangeVenue({ exchange: ex, idSeed: 5, address: '0x0000000000000000000000000000000000000b0b' });
     const c = createExchangeVenue({ exchange: ex, idSeed: 6, address: '0x0000000000000000000000000000000000000c0c' });
-    const req = { market: '0x' as ConditionId, tokenId: '1' as TokenId, side: 'BUY' as const, price: 100 as Pips, size: 5_000_000 as Micro, type: 'GTC' as const };
+    const req = {
+      market: '0x' as ConditionId,
+      tokenId: '1' as TokenId,
+      side: 'BUY' as const,
+      price: 100 as Pips,
+      size: 5_000_000 as Micro,
+      type: 'GTC' as const,
+    };
     const ida = a.prepare([req, req]).map((p) => p.id);
     expect(b.prepare([req, req]).map((p) => p.id)).toEqual(ida);
     expect(c.prepare([req, req]).map((p) => p.id)).not.toEqual(ida);
@@ -81,12 +96,22 @@ describe('exchange venue specifics', () => {
     // resting orders of a counterparty on both tokens, then crossing flow that trades through levels
     let n = 0;
     const place = (tokenId: string, side: 'BUY' | 'SELL', price: number, size: number, type: 'GTC' | 'FAK' = 'GTC') => {
-      const r = ex.placeInternal({ id: `0xmm${(++n).toString(16).padStart(62, '0')}`, account: COUNTERPARTY, tokenId, side, price, size, type });
+      const r = ex.placeInternal({
+        id: `0xmm${(++n).toString(16).padStart(62, '0')}`,
+        account: COUNTERPARTY,
+        tokenId,
+        side,
+        price,
+        size,
+        type,
+      });
       expect(r).toMatchObject({ ok: true });
     };
     for (const p of [4000, 4100, 4200]) place(yes, 'BUY', p, 10_000_000);
     for (const p of [5000, 5100]) place(no, 'BUY', p, 7_000_000); // YES asks at 0.50, 0.49
-    const mine = venue.prepare([{ market: m.market, tokenId: yes, side: 'BUY', price: 4300 as Pips, size: 5_000_000 as Micro, type: 'GTC' }]);
+    const mine = venue.prepare([
+      { market: m.market, tokenId: yes, side: 'BUY', price: 4300 as Pips, size: 5_000_000 as Micro, type: 'GTC' },
+    ]);
     await venue.place(mine);
     place(no, 'BUY', 5800, 12_000_000, 'FAK'); // sells YES down to 0.42: ours at 0.43, then 0.42
     place(yes, 'BUY', 5100, 5_000_000, 'FAK'); // takes part of the 0.49 ask
@@ -110,18 +135,37 @@ describe('exchange venue specifics', () => {
     venue.userEvents([m.market]).subscribe((e) => {
       if (e.type === 'fill') fills.push(e);
     });
-    const [p] = venue.prepare([{ market: m.market, tokenId: m.tokens[0].tokenId, side: 'BUY', price: 4500 as Pips, size: 10_000_000 as Micro, type: 'GTC' }]);
+    const [p] = venue.prepare([
+      {
+        market: m.market,
+        tokenId: m.tokens[0].tokenId,
+        side: 'BUY',
+        price: 4500 as Pips,
+        size: 10_000_000 as Micro,
+        type: 'GTC',
+      },
+    ]);
     expect((await venue.place([p!]))[0]).toMatchObject({ ok: true, status: 'live' });
     take(ex, m.tokens[1].tokenId, 'BUY', 5500, 6_000_000);
     expect(fills).toHaveLength(1);
-    expect(fills[0]).toMatchObject({ orderId: p!.id, role: 'MAKER', side: 'BUY', tokenId: m.tokens[0].tokenId, price: 4500, size: 6_000_000, status: 'MATCHED' });
+    expect(fills[0]).toMatchObject({
+      orderId: p!.id,
+      role: 'MAKER',
+      side: 'BUY',
+      tokenId: m.tokens[0].tokenId,
+      price: 4500,
+      size: 6_000_000,
+      status: 'MATCHED',
+    });
     clock.advance(ex.opts.minedMs);
     expect(fills.map((f) => f.status)).toEqual(['MATCHED', 'MINED']);
     clock.advance(ex.opts.confirmedMs);
     expect(fills.map((f) => f.status)).toEqual(['MATCHED', 'MINED', 'CONFIRMED']);
     expect(new Set(fills.map((f) => `${f.tradeId}|${f.orderId}`)).size).toBe(1);
     const vf = await venue.fills(0);
-    expect(vf).toEqual([expect.objectContaining({ orderId: p!.id, role: 'MAKER', fee: 0, size: 6_000_000, status: 'CONFIRMED' })]);
+    expect(vf).toEqual([
+      expect.objectContaining({ orderId: p!.id, role: 'MAKER', fee: 0, size: 6_000_000, status: 'CONFIRMED' }),
+    ]);
     await venue.close();
   });
 
@@ -130,7 +174,16 @@ describe('exchange venue specifics', () => {
     const ex = exchange(clock);
     const venue = createExchangeVenue({ exchange: ex, collateral: 10_000 * AMOUNT_SCALE, latencyMs: 50 });
     const m = (await venue.markets()).find((x) => x.active && !x.negRisk && x.tick === '0.01')!;
-    const [p] = venue.prepare([{ market: m.market, tokenId: m.tokens[0].tokenId, side: 'BUY', price: 4500 as Pips, size: 10_000_000 as Micro, type: 'GTC' }]);
+    const [p] = venue.prepare([
+      {
+        market: m.market,
+        tokenId: m.tokens[0].tokenId,
+        side: 'BUY',
+        price: 4500 as Pips,
+        size: 10_000_000 as Micro,
+        type: 'GTC',
+      },
+    ]);
     let answered = false;
     const out = venue.place([p!]).then((r) => ((answered = true), r));
     await Promise.resolve();

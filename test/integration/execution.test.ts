@@ -27,7 +27,12 @@ function urls(v: TestVenue) {
   const u = v.running.urls;
   return { clob: u.clob_url, gamma: u.gamma_url, data: u.data_url, content: u.content_url, ws: u.ws_url };
 }
-const q = (tokenId: TokenId, side: Side, price: number, shares: number): QuoteIntent => ({ tokenId, side, price: price as Pips, size: (shares * 1_000_000) as Micro });
+const q = (tokenId: TokenId, side: Side, price: number, shares: number): QuoteIntent => ({
+  tokenId,
+  side,
+  price: price as Pips,
+  size: (shares * 1_000_000) as Micro,
+});
 async function until(cond: () => boolean | Promise<boolean>, ms = 5000, what = 'condition'): Promise<void> {
   const t0 = Date.now();
   while (!(await cond())) {
@@ -59,7 +64,11 @@ describe('execution on the paper exchange', () => {
 
   beforeAll(async () => {
     v = await startVenue();
-    venue = await createLiveVenue({ urls: urls(v), wallet: new Wallet(Wallet.createRandom().privateKey), silenceMs: 0 });
+    venue = await createLiveVenue({
+      urls: urls(v),
+      wallet: new Wallet(Wallet.createRandom().privateKey),
+      silenceMs: 0,
+    });
     await venue.markets();
     M = v.m1.condition_id as ConditionId;
     Y = yes(v.m1) as TokenId;
@@ -87,7 +96,12 @@ describe('execution on the paper exchange', () => {
     const first = await openIds();
     expect(first).toHaveLength(4);
     expect(store.openOrders(M).map((o) => o.status)).toEqual(['live', 'live', 'live', 'live']);
-    expect(store.openOrders(M).map((o) => o.id).sort()).toEqual(first);
+    expect(
+      store
+        .openOrders(M)
+        .map((o) => o.id)
+        .sort(),
+    ).toEqual(first);
 
     // noise inside the tolerance (a tick, 5 % of size): nothing changes at the exchange
     ex.submit(want([q(Y, 'BUY', 400, 10), q(Y, 'BUY', 200, 10.5), q(N, 'BUY', 300, 10), q(N, 'BUY', 100, 10)]));
@@ -132,7 +146,13 @@ describe('execution on the paper exchange', () => {
   });
 
   it('keeps the dead-man switch fed while orders rest', async () => {
-    const hb = new HeartbeatKeeper({ beat: () => venue.heartbeat(), clock: venue.clock, active: () => ex.hasOpenOrders(), target: ex, intervalMs: 200 });
+    const hb = new HeartbeatKeeper({
+      beat: () => venue.heartbeat(),
+      clock: venue.clock,
+      active: () => ex.hasOpenOrders(),
+      target: ex,
+      intervalMs: 200,
+    });
     hb.start();
     await until(() => hb.status().sent >= 3, 3000, 'three heartbeats');
     expect(hb.status()).toMatchObject({ ok: true, failed: 0 });
@@ -153,7 +173,10 @@ describe('execution on the paper exchange', () => {
 
 describe.each([
   { name: 'absorbed by the transport retries', maxAttempts: 5 },
-  { name: 'surfacing to the executor (no transport retry: the place throws the 429, the orders are marked rejected and the cycle backs off)', maxAttempts: 1 },
+  {
+    name: 'surfacing to the executor (no transport retry: the place throws the 429, the orders are marked rejected and the cycle backs off)',
+    maxAttempts: 1,
+  },
 ])('a 429 storm $name', ({ maxAttempts }) => {
   const LIMIT = 5;
   const WINDOW = 1000;
@@ -170,20 +193,42 @@ describe.each([
           enabled: true,
           scale: 1,
           queueMs: 0,
-          rules: { 'POST /orders:burst': { limit: LIMIT, windowMs: WINDOW }, 'DELETE /orders:burst': { limit: LIMIT, windowMs: WINDOW } },
+          rules: {
+            'POST /orders:burst': { limit: LIMIT, windowMs: WINDOW },
+            'DELETE /orders:burst': { limit: LIMIT, windowMs: WINDOW },
+          },
         },
       },
     });
     // the client's budgets carry the spec's numbers, far above the exchange's: the exchange says 429
     const wallet = new Wallet(Wallet.createRandom().privateKey);
     const clock = new LiveClock();
-    transport = createTransport({ urls: { clob: v.clob }, signer: wallet, chainId: 137, clock, retry: { maxAttempts } });
+    transport = createTransport({
+      urls: { clob: v.clob },
+      signer: wallet,
+      chainId: 137,
+      clock,
+      retry: { maxAttempts },
+    });
     const creds = await createOrDeriveApiKey(transport);
     transport.setCredentials(creds);
-    venue = liveVenueFromParts({ transport, creds, address: wallet.address, builder: new OrderBuilder({ wallet, chainId: 137, clock }), urls: { ws: urls(v).ws }, clock });
+    venue = liveVenueFromParts({
+      transport,
+      creds,
+      address: wallet.address,
+      builder: new OrderBuilder({ wallet, chainId: 137, clock }),
+      urls: { ws: urls(v).ws },
+      clock,
+    });
     await venue.markets();
     store = openStore(join(dir, `storm-${maxAttempts}.db`), { clock });
-    ex = new Executor({ venue, store, tolerance: { priceTicks: 0, sizeFraction: 0 }, tickPips: () => 100, resolve: { delayMs: 200 } });
+    ex = new Executor({
+      venue,
+      store,
+      tolerance: { priceTicks: 0, sizeFraction: 0 },
+      tickPips: () => 100,
+      resolve: { delayMs: 200 },
+    });
   });
   afterAll(async () => {
     await ex?.close();
@@ -196,19 +241,28 @@ describe.each([
     const M = v.m1.condition_id as ConditionId;
     const Y = yes(v.m1) as TokenId;
     // 20 bids (two POST /orders each time), re-sized by every intent: every intent churns all of them
-    const ladder = (k: number): DesiredQuotes => ({ market: M, quotes: Array.from({ length: 20 }, (_, i) => q(Y, 'BUY', 100 + i * 100, 5 + (k % 3))), at: k });
+    const ladder = (k: number): DesiredQuotes => ({
+      market: M,
+      quotes: Array.from({ length: 20 }, (_, i) => q(Y, 'BUY', 100 + i * 100, 5 + (k % 3))),
+      at: k,
+    });
     const INTENTS = 40;
     for (let k = 0; k < INTENTS; k++) {
       ex.submit(ladder(k));
       await sleep(25);
     }
     const last = ladder(INTENTS - 1);
-    const atExchange = async () => (await venue.openOrders()).map((o) => `${o.price}:${o.originalSize - o.sizeMatched}`).sort();
+    const atExchange = async () =>
+      (await venue.openOrders()).map((o) => `${o.price}:${o.originalSize - o.sizeMatched}`).sort();
     const wanted = last.quotes.map((x) => `${x.price}:${x.size}`).sort();
-    await until(async () => {
-      await ex.idle();
-      return JSON.stringify(await atExchange()) === JSON.stringify(wanted);
-    }, 20_000, 'the latest intent at the exchange');
+    await until(
+      async () => {
+        await ex.idle();
+        return JSON.stringify(await atExchange()) === JSON.stringify(wanted);
+      },
+      20_000,
+      'the latest intent at the exchange',
+    );
     // exactly the latest intent, nothing more (no duplicate from a retry)
     expect(await atExchange()).toEqual(wanted);
     const s = transport.stats();
@@ -224,7 +278,12 @@ describe.each([
     expect(s.attempts).toBeLessThanOrEqual(s.requests + refused);
     expect(transport.budgets.gate.rule('POST /orders:burst')?.limit).toBe(LIMIT);
     // everything the executor believes open is what the exchange shows
-    expect(ex.tracker.liveOrders(M).map((o) => `${o.price}:${o.originalSize - o.sizeMatched}`).sort()).toEqual(wanted);
+    expect(
+      ex.tracker
+        .liveOrders(M)
+        .map((o) => `${o.price}:${o.originalSize - o.sizeMatched}`)
+        .sort(),
+    ).toEqual(wanted);
     await ex.cancelAll();
     expect((await ex.verifyFlat({ timeoutMs: 10_000 })).flat).toBe(true);
     expect(await venue.openOrders()).toEqual([]);

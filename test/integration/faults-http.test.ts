@@ -40,7 +40,10 @@ describe('HTTP fault injection', () => {
     expect(r425.body.error.code).toBe('SERVICE_NOT_READY');
     // the refused order changed nothing: it can be sent again once the fault is gone
     expect((await t.l2('GET', '/data/orders')).body.data).toEqual([]);
-    await admin('PUT', '/faults', [{ route: '/clob/book', status: 429 }, { route: 'GET /clob/midpoint', status: 500 }]);
+    await admin('PUT', '/faults', [
+      { route: '/clob/book', status: 429 },
+      { route: 'GET /clob/midpoint', status: 500 },
+    ]);
     const r429 = await fetch(`${v.clob}/book?token_id=${yes(v.m1)}`);
     expect(r429.status).toBe(429);
     expect(r429.headers.get('retry-after')).toBe('1');

@@ -19,7 +19,18 @@ let mOpen: MarketInfo; // in the open event, traded
 let mOther: MarketInfo; // in the open event, untraded
 let mClosed: MarketInfo; // alone in an event, closed
 
-const SPEC_EVENT_FIELDS = ['id', 'slug', 'title', 'description', 'markets', 'tags', 'start_date', 'end_date', 'image_url', 'created_at'];
+const SPEC_EVENT_FIELDS = [
+  'id',
+  'slug',
+  'title',
+  'description',
+  'markets',
+  'tags',
+  'start_date',
+  'end_date',
+  'image_url',
+  'created_at',
+];
 
 async function get(path: string): Promise<{ status: number; body: any; headers: Headers }> {
   const r = await fetch(`${gamma}${path}`);
@@ -44,12 +55,27 @@ function event(id: string, over: Partial<EventRec> = {}): EventRec {
   };
 }
 
-async function postComment(t: Trader | undefined, body: unknown, auth: 'l2' | 'bearer' | 'none' = 'l2', raw?: string): Promise<{ status: number; body: any }> {
+async function postComment(
+  t: Trader | undefined,
+  body: unknown,
+  auth: 'l2' | 'bearer' | 'none' = 'l2',
+  raw?: string,
+): Promise<{ status: number; body: any }> {
   const bodyStr = raw ?? JSON.stringify(body);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (auth === 'l2' && t) {
     const c = t.creds!;
-    Object.assign(headers, l2Headers({ key: c.apiKey, secret: c.secret, passphrase: c.passphrase }, t.wallet.address, 'POST', '/comments', bodyStr, Math.floor(Date.now() / 1000)));
+    Object.assign(
+      headers,
+      l2Headers(
+        { key: c.apiKey, secret: c.secret, passphrase: c.passphrase },
+        t.wallet.address,
+        'POST',
+        '/comments',
+        bodyStr,
+        Math.floor(Date.now() / 1000),
+      ),
+    );
   } else if (auth === 'bearer' && t) headers.authorization = `Bearer ${t.creds!.apiKey}`;
   const r = await fetch(`${gamma}/comments`, { method: 'POST', headers, body: bodyStr });
   return { status: r.status, body: await r.json() };
@@ -69,15 +95,44 @@ beforeAll(async () => {
 
   ex.exec({ k: 'tag', tag: { id: 'tst-t1', label: 'Tst Crypto', slug: 'tst-crypto' } });
   ex.exec({ k: 'tag', tag: { id: 'tst-t2', label: 'Tst Sports', slug: 'tst-sports' } });
-  ex.exec({ k: 'series', series: { id: 'tst-s1', slug: 'tst-daily', title: 'Tst daily', recurrence: 'daily', category: 'misc' } });
-  ex.exec({ k: 'sport', sport: { id: 'tst-sp1', sport: 'tstball', label: 'Tst Ball', image: '', tags: ['Tst Sports'] } });
+  ex.exec({
+    k: 'series',
+    series: { id: 'tst-s1', slug: 'tst-daily', title: 'Tst daily', recurrence: 'daily', category: 'misc' },
+  });
+  ex.exec({
+    k: 'sport',
+    sport: { id: 'tst-sp1', sport: 'tstball', label: 'Tst Ball', image: '', tags: ['Tst Sports'] },
+  });
   ex.exec({
     k: 'event',
-    event: event('e-open', { title: 'Zephyr open question', tags: ['Tst Crypto'], marketIds: [mOpen.condition_id, mOther.condition_id], seriesSlug: 'tst-daily', startDate: '2026-02-01T00:00:00.000Z' }),
+    event: event('e-open', {
+      title: 'Zephyr open question',
+      tags: ['Tst Crypto'],
+      marketIds: [mOpen.condition_id, mOther.condition_id],
+      seriesSlug: 'tst-daily',
+      startDate: '2026-02-01T00:00:00.000Z',
+    }),
   });
-  ex.exec({ k: 'event', event: event('e-closed', { tags: ['Tst Sports'], marketIds: [mClosed.condition_id], startDate: '2026-03-01T00:00:00.000Z' }) });
+  ex.exec({
+    k: 'event',
+    event: event('e-closed', {
+      tags: ['Tst Sports'],
+      marketIds: [mClosed.condition_id],
+      startDate: '2026-03-01T00:00:00.000Z',
+    }),
+  });
   for (let i = 0; i < 23; i++) ex.exec({ k: 'event', event: event(`filler-${String(i).padStart(2, '0')}`) });
-  ex.exec({ k: 'profile', profile: { address: a.address, name: 'Alice', pseudonym: 'Quiet-Fox', bio: 'hi', profileImage: '', createdAt: '2026-01-02T00:00:00.000Z' } });
+  ex.exec({
+    k: 'profile',
+    profile: {
+      address: a.address,
+      name: 'Alice',
+      pseudonym: 'Quiet-Fox',
+      bio: 'hi',
+      profileImage: '',
+      createdAt: '2026-01-02T00:00:00.000Z',
+    },
+  });
 
   const r = await v.admin(`/markets/${mClosed.condition_id}/close`, {});
   expect(r.status).toBe(200);
@@ -117,7 +172,8 @@ describe('events', () => {
   it('pages with limit/offset and next_cursor consistently', async () => {
     const all = (await get('/events?limit=500')).body.map((e: any) => e.id);
     const byOffset: string[] = [];
-    for (let off = 0; off < all.length; off += 7) byOffset.push(...(await get(`/events?limit=7&offset=${off}`)).body.map((e: any) => e.id));
+    for (let off = 0; off < all.length; off += 7)
+      byOffset.push(...(await get(`/events?limit=7&offset=${off}`)).body.map((e: any) => e.id));
     expect(byOffset).toEqual(all);
     const byCursor: string[] = [];
     let cursor = 'MA==';
@@ -136,10 +192,23 @@ describe('events', () => {
   it('serves one event by slug or id, with its markets and tokens', async () => {
     const r = await get('/events/tst-event-e-open');
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ id: 'e-open', slug: 'tst-event-e-open', title: 'Zephyr open question', tags: ['Tst Crypto'], active: true, closed: false, series_slug: 'tst-daily' });
+    expect(r.body).toMatchObject({
+      id: 'e-open',
+      slug: 'tst-event-e-open',
+      title: 'Zephyr open question',
+      tags: ['Tst Crypto'],
+      active: true,
+      closed: false,
+      series_slug: 'tst-daily',
+    });
     expect(r.body.markets.map((m: any) => m.id)).toEqual([mOpen.condition_id, mOther.condition_id]);
     const m = r.body.markets[0];
-    expect(m).toMatchObject({ id: mOpen.condition_id, condition_id: mOpen.condition_id, active: true, question: expect.any(String) });
+    expect(m).toMatchObject({
+      id: mOpen.condition_id,
+      condition_id: mOpen.condition_id,
+      active: true,
+      question: expect.any(String),
+    });
     expect(m.tokens.map((t: any) => t.token_id)).toEqual([yes(mOpen), no(mOpen)]);
     expect(m.tokens.map((t: any) => t.outcome)).toEqual(['Yes', 'No']);
     expect(r.body.volume).toBe('4');
@@ -176,7 +245,9 @@ describe('events', () => {
     for (let i = 1; i < byVol.length; i++) expect(byVol[i - 1].volumeNum).toBeGreaterThanOrEqual(byVol[i].volumeNum);
     const openVol = byVol.find((e: any) => e.id === 'e-open').volumeNum;
     expect(openVol).toBe(Math.max(...byVol.map((e: any) => e.volumeNum)));
-    expect(byVol.findIndex((e: any) => e.id === 'e-open')).toBeLessThan(byVol.findIndex((e: any) => e.id === 'e-closed'));
+    expect(byVol.findIndex((e: any) => e.id === 'e-open')).toBeLessThan(
+      byVol.findIndex((e: any) => e.id === 'e-closed'),
+    );
     const byStartDesc = (await get('/events?order=start_date&limit=500')).body.map((e: any) => e.id);
     expect(byStartDesc.indexOf('e-closed')).toBeLessThan(byStartDesc.indexOf('e-open'));
     const byStartAsc = (await get('/events?order=start_date&ascending=true&limit=500')).body.map((e: any) => e.id);
@@ -240,7 +311,9 @@ describe('markets', () => {
   });
 
   it('filters by condition_ids, clob_token_ids, slug, active/closed, tag and category', async () => {
-    const two = (await get(`/markets?condition_ids=${mOpen.condition_id}&condition_ids=${mClosed.condition_id}`)).body.map((m: any) => m.id);
+    const two = (
+      await get(`/markets?condition_ids=${mOpen.condition_id}&condition_ids=${mClosed.condition_id}`)
+    ).body.map((m: any) => m.id);
     expect(two.sort()).toEqual([mOpen.condition_id, mClosed.condition_id].sort());
     const byTok = (await get(`/markets?clob_token_ids=${no(mOther)}`)).body;
     expect(byTok.map((m: any) => m.id)).toEqual([mOther.condition_id]);
@@ -331,10 +404,17 @@ describe('search, tags, sports, series', () => {
     expect(tags).toEqual(expect.arrayContaining([{ id: 'tst-t1', label: 'Tst Crypto', slug: 'tst-crypto' }]));
     expect((await get('/tags?limit=1')).body).toHaveLength(1);
     const sports = (await get('/sports?limit=500')).body;
-    expect(sports).toEqual(expect.arrayContaining([{ id: 'tst-sp1', sport: 'tstball', label: 'Tst Ball', image: '', tags: ['Tst Sports'] }]));
+    expect(sports).toEqual(
+      expect.arrayContaining([{ id: 'tst-sp1', sport: 'tstball', label: 'Tst Ball', image: '', tags: ['Tst Sports'] }]),
+    );
     const series = (await get('/series?limit=500')).body;
     const s = series.find((x: any) => x.slug === 'tst-daily');
-    expect(s).toMatchObject({ id: 'tst-s1', title: 'Tst daily', recurrence: 'daily', events: [{ id: 'e-open', slug: 'tst-event-e-open', title: 'Zephyr open question' }] });
+    expect(s).toMatchObject({
+      id: 'tst-s1',
+      title: 'Tst daily',
+      recurrence: 'daily',
+      events: [{ id: 'e-open', slug: 'tst-event-e-open', title: 'Zephyr open question' }],
+    });
   });
 });
 
@@ -343,12 +423,35 @@ describe('comments', () => {
     const before = ex.world.comments.length;
     const c1 = await postComment(a, { body: 'first!', parentEntityType: 'Event', parentEntityID: 'e-open' });
     expect(c1.status).toBe(201);
-    expect(c1.body).toMatchObject({ body: 'first!', parentEntityType: 'Event', parentEntityID: 'e-open', userAddress: a.address, parent_entity_id: 'e-open' });
+    expect(c1.body).toMatchObject({
+      body: 'first!',
+      parentEntityType: 'Event',
+      parentEntityID: 'e-open',
+      userAddress: a.address,
+      parent_entity_id: 'e-open',
+    });
     expect(typeof c1.body.id).toBe('string');
-    const c2 = await postComment(b, { body: 'on the market', parentEntityType: 'Market', parentEntityID: mOpen.condition_id.toUpperCase().replace('0X', '0x') }, 'bearer');
+    const c2 = await postComment(
+      b,
+      {
+        body: 'on the market',
+        parentEntityType: 'Market',
+        parentEntityID: mOpen.condition_id.toUpperCase().replace('0X', '0x'),
+      },
+      'bearer',
+    );
     expect(c2.status).toBe(201);
-    expect(c2.body).toMatchObject({ parentEntityType: 'Market', parentEntityID: mOpen.condition_id, userAddress: b.address });
-    const c3 = await postComment(b, { body: 'reply', parentEntityType: 'Event', parentEntityID: 'e-open', replyTo: c1.body.id });
+    expect(c2.body).toMatchObject({
+      parentEntityType: 'Market',
+      parentEntityID: mOpen.condition_id,
+      userAddress: b.address,
+    });
+    const c3 = await postComment(b, {
+      body: 'reply',
+      parentEntityType: 'Event',
+      parentEntityID: 'e-open',
+      replyTo: c1.body.id,
+    });
     expect(c3.status).toBe(201);
     expect(c3.body.parentCommentID).toBe(c1.body.id);
     expect(ex.world.comments.length).toBe(before + 3);
@@ -371,12 +474,27 @@ describe('comments', () => {
     const unauth = await postComment(undefined, ok, 'none');
     expect(unauth.status).toBe(401);
     expect(unauth.body).toMatchObject({ success: false, error: { code: 'UNAUTHORIZED' } });
-    const badBearer = await fetch(`${gamma}/comments`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer nope' }, body: JSON.stringify(ok) });
+    const badBearer = await fetch(`${gamma}/comments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer nope' },
+      body: JSON.stringify(ok),
+    });
     expect(badBearer.status).toBe(401);
     // an L2 signature over another body
     const c = a.creds!;
-    const h = l2Headers({ key: c.apiKey, secret: c.secret, passphrase: c.passphrase }, a.wallet.address, 'POST', '/comments', '{"body":"other"}', Math.floor(Date.now() / 1000));
-    const forged = await fetch(`${gamma}/comments`, { method: 'POST', headers: { 'content-type': 'application/json', ...h }, body: JSON.stringify(ok) });
+    const h = l2Headers(
+      { key: c.apiKey, secret: c.secret, passphrase: c.passphrase },
+      a.wallet.address,
+      'POST',
+      '/comments',
+      '{"body":"other"}',
+      Math.floor(Date.now() / 1000),
+    );
+    const forged = await fetch(`${gamma}/comments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...h },
+      body: JSON.stringify(ok),
+    });
     expect(forged.status).toBe(401);
 
     for (const bad of [
@@ -396,7 +514,11 @@ describe('comments', () => {
     expect((await postComment(a, null, 'l2', '{"body": "x",')).status).toBe(400);
     const unknownEvent = await postComment(a, { ...ok, parentEntityID: 'no-such-event' });
     expect(unknownEvent.status).toBe(404);
-    const unknownMarket = await postComment(a, { ...ok, parentEntityType: 'Market', parentEntityID: `0x${'cd'.repeat(32)}` });
+    const unknownMarket = await postComment(a, {
+      ...ok,
+      parentEntityType: 'Market',
+      parentEntityID: `0x${'cd'.repeat(32)}`,
+    });
     expect(unknownMarket.status).toBe(404);
     const unknownReply = await postComment(a, { ...ok, replyTo: '999999' });
     expect(unknownReply.status).toBe(404);

@@ -105,7 +105,8 @@ function bids(venue: LiveVenue, n: number, from = 100): readonly PreparedOrder[]
 }
 
 const codes = (outs: readonly PlaceOutcome[]) => outs.map((o) => (o.ok ? 'ok' : o.code));
-const atExchange = (ps: readonly PreparedOrder[]) => ps.filter((p) => v.running.exchange.engine.getOrder(p.id) !== undefined).length;
+const atExchange = (ps: readonly PreparedOrder[]) =>
+  ps.filter((p) => v.running.exchange.engine.getOrder(p.id) !== undefined).length;
 
 describe('LiveVenue.place when POST /orders fails as a whole', () => {
   it('a 429 (after the transport retries) is thrown as a RateLimitError, and no order reached the exchange', async () => {
@@ -128,15 +129,20 @@ describe('LiveVenue.place when POST /orders fails as a whole', () => {
     expect(atExchange(ps)).toBe(3);
   });
 
-  it.each([503, 500] as const)('a %i (after the transport retries) still gives UNKNOWN for every entry', async (status) => {
-    const { venue } = await makeVenue();
-    const ps = bids(venue, 2, 1000);
-    v.running.faults.add({ route: 'POST /clob/orders', status });
-    const outs = await venue.place(ps);
-    expect(codes(outs)).toEqual(['UNKNOWN', 'UNKNOWN']);
-    expect(outs.map((o) => o.id)).toEqual(ps.map((p) => p.id));
-    expect(outs[0]).toMatchObject({ message: expect.stringMatching(status === 503 ? /^SERVICE_UNAVAILABLE: / : /^NETWORK: /) });
-  });
+  it.each([503, 500] as const)(
+    'a %i (after the transport retries) still gives UNKNOWN for every entry',
+    async (status) => {
+      const { venue } = await makeVenue();
+      const ps = bids(venue, 2, 1000);
+      v.running.faults.add({ route: 'POST /clob/orders', status });
+      const outs = await venue.place(ps);
+      expect(codes(outs)).toEqual(['UNKNOWN', 'UNKNOWN']);
+      expect(outs.map((o) => o.id)).toEqual(ps.map((p) => p.id));
+      expect(outs[0]).toMatchObject({
+        message: expect.stringMatching(status === 503 ? /^SERVICE_UNAVAILABLE: / : /^NETWORK: /),
+      });
+    },
+  );
 
   it('a timeout still gives UNKNOWN for every entry (the request landed)', async () => {
     const { venue } = await makeVenue({ timeoutMs: 150 });

@@ -20,7 +20,11 @@ function urls(v: TestVenue) {
 
 runVenueContract('live adapter on the paper exchange', async () => {
   const v = await startVenue();
-  const venue = await createLiveVenue({ urls: urls(v), wallet: new Wallet(Wallet.createRandom().privateKey), chainId: 137 });
+  const venue = await createLiveVenue({
+    urls: urls(v),
+    wallet: new Wallet(Wallet.createRandom().privateKey),
+    chainId: 137,
+  });
   const trader = await v.trader();
   const all = await venue.markets();
   const market = all.find((m) => m.active && !m.negRisk && m.tick === '0.01' && m.market === v.m1.condition_id)!;
@@ -32,7 +36,8 @@ runVenueContract('live adapter on the paper exchange', async () => {
       // maker fill is on YES while the trade is printed on NO)
       async take(o) {
         const r = await trader.place(no(v.m1), 'BUY', formatPrice(PRICE_SCALE - o.price), formatAmount(o.size));
-        if (r.status !== 200 || r.body.status !== 'matched') throw new Error(`counterparty order: ${r.status} ${JSON.stringify(r.body)}`);
+        if (r.status !== 200 || r.body.status !== 'matched')
+          throw new Error(`counterparty order: ${r.status} ${JSON.stringify(r.body)}`);
       },
     },
     async close() {
@@ -47,7 +52,12 @@ describe('live adapter specifics', () => {
   let venue: LiveVenue;
   beforeAll(async () => {
     v = await startVenue();
-    venue = await createLiveVenue({ urls: urls(v), wallet: new Wallet(Wallet.createRandom().privateKey), silenceMs: 0, backoff: { initialMs: 50, maxMs: 200 } });
+    venue = await createLiveVenue({
+      urls: urls(v),
+      wallet: new Wallet(Wallet.createRandom().privateKey),
+      silenceMs: 0,
+      backoff: { initialMs: 50, maxMs: 200 },
+    });
     await venue.markets();
   });
   afterAll(async () => {
@@ -56,13 +66,22 @@ describe('live adapter specifics', () => {
   });
 
   it('the signing cache follows a tick-size change seen on the market channel', async () => {
-    const m = v.markets.find((x) => !x.neg_risk && x.minimum_tick_size === 0.01 && x.condition_id !== v.m1.condition_id)!;
+    const m = v.markets.find(
+      (x) => !x.neg_risk && x.minimum_tick_size === 0.01 && x.condition_id !== v.m1.condition_id,
+    )!;
     const tok = yes(m) as TokenId;
     const seen: string[] = [];
     const sub = venue.marketEvents([tok, no(m) as TokenId]).subscribe((e) => seen.push(e.type));
     try {
       for (let i = 0; i < 100 && !seen.includes('resynced'); i++) await sleep(20);
-      const req = { market: m.condition_id as ConditionId, tokenId: tok, side: 'BUY' as const, price: 4550 as Pips, size: 5_000_000 as Micro, type: 'GTC' as const };
+      const req = {
+        market: m.condition_id as ConditionId,
+        tokenId: tok,
+        side: 'BUY' as const,
+        price: 4550 as Pips,
+        size: 5_000_000 as Micro,
+        type: 'GTC' as const,
+      };
       expect(() => venue.prepare([req])).toThrow(/0\.01/); // off the 0.01 tick
       expect((await v.admin(`/markets/${m.condition_id}/tick-size`, { tick_size: '0.001' })).status).toBe(200);
       for (let i = 0; i < 100 && !seen.includes('tick_size_change'); i++) await sleep(20);
@@ -83,7 +102,16 @@ describe('live adapter specifics', () => {
     const trader = await v.trader();
     try {
       for (let i = 0; i < 100 && !events.some((e) => e.type === 'resynced'); i++) await sleep(20);
-      const [p] = venue.prepare([{ market: m.condition_id as ConditionId, tokenId: yes(m) as TokenId, side: 'BUY', price: 4200 as Pips, size: 10_000_000 as Micro, type: 'GTC' }]);
+      const [p] = venue.prepare([
+        {
+          market: m.condition_id as ConditionId,
+          tokenId: yes(m) as TokenId,
+          side: 'BUY',
+          price: 4200 as Pips,
+          size: 10_000_000 as Micro,
+          type: 'GTC',
+        },
+      ]);
       expect((await venue.place([p!]))[0]).toMatchObject({ ok: true });
       const rule = v.running.faults.add({ stream: 'user', drop: true });
       for (let i = 0; i < 100 && !events.some((e) => e.type === 'disconnected'); i++) await sleep(20);
@@ -96,7 +124,14 @@ describe('live adapter specifics', () => {
       const fills = events.filter((e): e is FillEvent => e.type === 'fill' && e.orderId === p!.id);
       expect(fills.length).toBeGreaterThanOrEqual(1);
       expect(new Set(fills.map((f) => `${f.tradeId}|${f.status}`)).size).toBe(fills.length);
-      expect(fills[0]).toMatchObject({ source: 'reconcile', role: 'MAKER', tokenId: yes(m), side: 'BUY', price: 4200, size: 10_000_000 });
+      expect(fills[0]).toMatchObject({
+        source: 'reconcile',
+        role: 'MAKER',
+        tokenId: yes(m),
+        side: 'BUY',
+        price: 4200,
+        size: 10_000_000,
+      });
       const all = await venue.fills(Date.now() - 60_000);
       expect(all.filter((f) => f.orderId === p!.id)).toHaveLength(1);
       expect(await venue.order(p!.id)).toMatchObject({ status: 'MATCHED' });
@@ -106,14 +141,32 @@ describe('live adapter specifics', () => {
   });
 
   it('a POST /orders that times out is UNKNOWN for every entry; resolved by id, it was placed once', async () => {
-    const slow = await createLiveVenue({ urls: urls(v), wallet: new Wallet(Wallet.createRandom().privateKey), timeoutMs: 150 });
+    const slow = await createLiveVenue({
+      urls: urls(v),
+      wallet: new Wallet(Wallet.createRandom().privateKey),
+      timeoutMs: 150,
+    });
     try {
       await slow.markets();
       const m = v.m1;
       v.running.faults.add({ route: 'POST /clob/orders', latencyMs: 600, untilMs: Date.now() + 1_500 });
       const ps = slow.prepare([
-        { market: m.condition_id as ConditionId, tokenId: yes(m) as TokenId, side: 'BUY', price: 100 as Pips, size: 5_000_000 as Micro, type: 'GTC' },
-        { market: m.condition_id as ConditionId, tokenId: yes(m) as TokenId, side: 'BUY', price: 200 as Pips, size: 5_000_000 as Micro, type: 'GTC' },
+        {
+          market: m.condition_id as ConditionId,
+          tokenId: yes(m) as TokenId,
+          side: 'BUY',
+          price: 100 as Pips,
+          size: 5_000_000 as Micro,
+          type: 'GTC',
+        },
+        {
+          market: m.condition_id as ConditionId,
+          tokenId: yes(m) as TokenId,
+          side: 'BUY',
+          price: 200 as Pips,
+          size: 5_000_000 as Micro,
+          type: 'GTC',
+        },
       ]);
       const outs = await slow.place(ps);
       if (outs.every((o) => o.ok)) {

@@ -42,14 +42,23 @@ function snapshot(ex: PaperExchange) {
   });
   return {
     markets: ex.listMarkets().map((m) => [m.meta.conditionId, m.state.status, m.state.tick, m.volume]),
-    keys: ex.keys.all().map((k) => [k.apiKey, k.secret, k.passphrase, k.address, k.nonce]).sort(),
+    keys: ex.keys
+      .all()
+      .map((k) => [k.apiKey, k.secret, k.passphrase, k.address, k.nonce])
+      .sort(),
     balances: bal,
     open: [...accounts].sort().map((a) => ex.engine.openOrders(a).map((o) => [o.id, o.sizeMatched, o.price, o.side])),
     orders: [...accounts].sort().map((a) => ex.engine.ordersOf(a).map((o) => [o.id, o.status, o.sizeMatched])),
-    trades: ex.allTrades().map((t) => [t.trade.id, t.trade.takerOrderId, t.trade.size, t.trade.price, t.trade.matchTime]),
+    trades: ex
+      .allTrades()
+      .map((t) => [t.trade.id, t.trade.takerOrderId, t.trade.size, t.trade.price, t.trade.matchTime]),
     books: ex.listMarkets().map((m) => ex.engine.book(m.meta.tokens[0])),
     totals: ex.engine.totals(),
-    world: { events: [...ex.world.events.keys()], comments: ex.world.comments.length, articles: [...ex.world.articles.keys()] },
+    world: {
+      events: [...ex.world.events.keys()],
+      comments: ex.world.comments.length,
+      articles: [...ex.world.articles.keys()],
+    },
   };
 }
 

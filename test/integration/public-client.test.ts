@@ -12,7 +12,11 @@ import { startVenue, yes, no, type TestVenue } from './support/setup.ts';
 
 let v: TestVenue;
 const wallet = () =>
-  createWalletClient({ account: privateKeyToAccount(generatePrivateKey()), chain: polygon, transport: http('http://127.0.0.1:9') });
+  createWalletClient({
+    account: privateKeyToAccount(generatePrivateKey()),
+    chain: polygon,
+    transport: http('http://127.0.0.1:9'),
+  });
 
 async function client(): Promise<ClobClient> {
   const w = wallet();
@@ -44,7 +48,10 @@ describe('@polymarket/clob-client against the paper exchange', () => {
     const maker = await client();
     const taker = await client();
     const m = v.m1;
-    const resting = await maker.createAndPostOrder({ tokenID: yes(m), price: 0.45, size: 20, side: Side.BUY }, { tickSize: '0.01', negRisk: false });
+    const resting = await maker.createAndPostOrder(
+      { tokenID: yes(m), price: 0.45, size: 20, side: Side.BUY },
+      { tickSize: '0.01', negRisk: false },
+    );
     expect(resting).toMatchObject({ success: true, status: 'live' });
     const open = await maker.getOpenOrders();
     expect(open.map((o: any) => o.id)).toContain(resting.orderID);
@@ -52,7 +59,11 @@ describe('@polymarket/clob-client against the paper exchange', () => {
     expect(one).toMatchObject({ id: resting.orderID, status: 'LIVE', price: '0.45', original_size: '20' });
 
     // the taker buys NO at 0.55 against it: a complementary (mint) match, built by the client itself
-    const hit = await taker.createAndPostOrder({ tokenID: no(m), price: 0.55, size: 5, side: Side.BUY }, undefined, OrderType.GTC);
+    const hit = await taker.createAndPostOrder(
+      { tokenID: no(m), price: 0.55, size: 5, side: Side.BUY },
+      undefined,
+      OrderType.GTC,
+    );
     expect(hit).toMatchObject({ success: true, status: 'matched' });
     const trades = await taker.getTrades();
     expect(trades.length).toBe(1);
@@ -63,7 +74,11 @@ describe('@polymarket/clob-client against the paper exchange', () => {
     // a market order (FOK, amount in collateral) priced by the client from the book
     const sell = await maker.createAndPostOrder({ tokenID: no(m), price: 0.5, size: 10, side: Side.BUY });
     expect(sell.status).toBe('live');
-    const mkt = await taker.createAndPostMarketOrder({ tokenID: yes(m), amount: 3, side: Side.BUY, orderType: OrderType.FOK }, undefined, OrderType.FOK);
+    const mkt = await taker.createAndPostMarketOrder(
+      { tokenID: yes(m), amount: 3, side: Side.BUY, orderType: OrderType.FOK },
+      undefined,
+      OrderType.FOK,
+    );
     expect(mkt, JSON.stringify(mkt)).toMatchObject({ success: true, status: 'matched' });
 
     const hb = await maker.postHeartbeat(null);
@@ -83,7 +98,9 @@ describe('@polymarket/clob-client against the paper exchange', () => {
     const c = await client();
     const m = v.m1;
     const orders = await Promise.all(
-      [0.1, 0.11, 0.12].map((price) => c.createOrder({ tokenID: yes(m), price, size: 10, side: Side.BUY }, { tickSize: '0.01', negRisk: false })),
+      [0.1, 0.11, 0.12].map((price) =>
+        c.createOrder({ tokenID: yes(m), price, size: 10, side: Side.BUY }, { tickSize: '0.01', negRisk: false }),
+      ),
     );
     const res = await c.postOrders(orders.map((order) => ({ order, orderType: OrderType.GTC })));
     expect(res.map((r: any) => r.success)).toEqual([true, true, true]);

@@ -13,7 +13,15 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FeedItem, ReplayStats } from '../../src/backtest/feed.ts';
-import { partPath, preciseNow, recordingParts, resolveMarkets, startRecorder, venueUrls, type Recorder } from '../../src/backtest/recorder.ts';
+import {
+  partPath,
+  preciseNow,
+  recordingParts,
+  resolveMarkets,
+  startRecorder,
+  venueUrls,
+  type Recorder,
+} from '../../src/backtest/recorder.ts';
 import { newReplayStats, replayFeeds } from '../../src/backtest/replay.ts';
 import type { MarketInfo } from '../../src/engine/venue.ts';
 import { ADMIN, sleep, startVenue, type TestVenue } from './support/setup.ts';
@@ -32,10 +40,19 @@ const recorders: Recorder[] = [];
 const sockets: WebSocket[] = [];
 
 beforeAll(async () => {
-  v = await startVenue({ world: { agents: 'default', lifecycle: false, priceFeed: true }, http: { rateLimits: { enabled: false, scale: 1, queueMs: 0 } } });
+  v = await startVenue({
+    world: { agents: 'default', lifecycle: false, priceFeed: true },
+    http: { rateLimits: { enabled: false, scale: 1, queueMs: 0 } },
+  });
   base = v.clob.replace(/\/clob$/, '');
   urls = venueUrls(base);
-  const ids = [v.m1.condition_id, ...v.markets.filter((m) => m.condition_id !== v.m1.condition_id && !m.neg_risk).slice(0, 2).map((m) => m.condition_id)];
+  const ids = [
+    v.m1.condition_id,
+    ...v.markets
+      .filter((m) => m.condition_id !== v.m1.condition_id && !m.neg_risk)
+      .slice(0, 2)
+      .map((m) => m.condition_id),
+  ];
   markets = await resolveMarkets(urls, { markets: ids });
   trader = await v.trader();
   dir = mkdtempSync(join(tmpdir(), 'mmkit-recorder-'));
@@ -53,10 +70,13 @@ let n = 0;
 const file = (name: string) => join(dir, `${++n}-${name}.ndjson.gz`);
 const tokensOf = (ms: readonly MarketInfo[]) => ms.flatMap((m) => m.tokens.map((t) => t.tokenId));
 /** The recorder's subscription, so a raw client lands in the same fan-out group (same bytes). */
-const subscription = (ms: readonly MarketInfo[]) => JSON.stringify({ assets_ids: tokensOf(ms), type: 'market', custom_feature_enabled: true });
+const subscription = (ms: readonly MarketInfo[]) =>
+  JSON.stringify({ assets_ids: tokensOf(ms), type: 'market', custom_feature_enabled: true });
 
 /** A raw market-channel client: every text frame with its receive time. */
-async function rawClient(ms: readonly MarketInfo[]): Promise<{ frames: Array<{ text: string; t: number }>; ws: WebSocket }> {
+async function rawClient(
+  ms: readonly MarketInfo[],
+): Promise<{ frames: Array<{ text: string; t: number }>; ws: WebSocket }> {
   const ws = new WebSocket(urls.market, { perMessageDeflate: false });
   sockets.push(ws);
   const frames: Array<{ text: string; t: number }> = [];
@@ -77,7 +97,8 @@ async function replay(files: string[]): Promise<{ items: FeedItem[]; stats: Repl
   for await (const it of replayFeeds(files, { stats })) items.push(it);
   return { items, stats };
 }
-const marketFrames = (items: FeedItem[]) => items.filter((i): i is Extract<FeedItem, { kind: 'frame' }> => i.kind === 'frame' && i.ch === 'm');
+const marketFrames = (items: FeedItem[]) =>
+  items.filter((i): i is Extract<FeedItem, { kind: 'frame' }> => i.kind === 'frame' && i.ch === 'm');
 const events = (raw: string): Array<Record<string, unknown>> => {
   const v = JSON.parse(raw) as unknown;
   return (Array.isArray(v) ? v : [v]) as Array<Record<string, unknown>>;
@@ -134,8 +155,18 @@ describe('recorder on the paper exchange', () => {
     expect(h.header.markets).toEqual(markets);
     // connect status lines, then the snapshot of every subscribed token
     const statuses = items.filter((i) => i.kind === 'status');
-    expect(statuses.slice(0, 2).map((s) => s.kind === 'status' && `${s.ch}:${s.status}:${s.reason}`).sort()).toEqual(['m:connect:initial', 'r:connect:initial']);
-    expect(statuses.slice(-2).map((s) => s.kind === 'status' && `${s.ch}:${s.status}:${s.reason}`).sort()).toEqual(['m:disconnect:stop', 'r:disconnect:stop']);
+    expect(
+      statuses
+        .slice(0, 2)
+        .map((s) => s.kind === 'status' && `${s.ch}:${s.status}:${s.reason}`)
+        .sort(),
+    ).toEqual(['m:connect:initial', 'r:connect:initial']);
+    expect(
+      statuses
+        .slice(-2)
+        .map((s) => s.kind === 'status' && `${s.ch}:${s.status}:${s.reason}`)
+        .sort(),
+    ).toEqual(['m:disconnect:stop', 'r:disconnect:stop']);
     const mf = marketFrames(items);
     const snapshot = events(mf[0]!.raw);
     expect(snapshot.map((e) => e['event_type'])).toEqual(tokensOf(markets).map(() => 'book'));
@@ -162,12 +193,23 @@ describe('recorder on the paper exchange', () => {
 
   it('a dropped connection gives a disconnect, then connect and the fresh snapshot', async () => {
     const out = file('drop');
-    const rec = startRecorder({ out, markets, marketUrl: urls.market, rtdsUrl: urls.rtds, source: base, backoff: { initialMs: 100, maxMs: 500 } });
+    const rec = startRecorder({
+      out,
+      markets,
+      marketUrl: urls.market,
+      rtdsUrl: urls.rtds,
+      source: base,
+      backoff: { initialMs: 100, maxMs: 500 },
+    });
     recorders.push(rec);
     await rec.connected();
     await sleep(500);
     const admin = (method: string, path: string, body?: unknown) =>
-      fetch(`${base}/admin${path}`, { method, headers: { 'x-admin-token': ADMIN, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+      fetch(`${base}/admin${path}`, {
+        method,
+        headers: { 'x-admin-token': ADMIN, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      });
     const r = await admin('POST', '/faults', { stream: 'market', drop: true });
     expect(r.status).toBe(200);
     const { rule } = (await r.json()) as { rule: { id: string } };
@@ -195,12 +237,21 @@ describe('recorder on the paper exchange', () => {
     expect(snap.map((e) => e['event_type'])).toEqual(tokensOf(markets).map(() => 'book'));
     expect(next.t).toBeGreaterThan(conn.t);
     // RTDS was not dropped
-    expect(items.filter((i) => i.kind === 'status' && i.ch === 'r' && i.status === 'disconnect' && i.reason !== 'stop')).toEqual([]);
+    expect(
+      items.filter((i) => i.kind === 'status' && i.ch === 'r' && i.status === 'disconnect' && i.reason !== 'stop'),
+    ).toEqual([]);
   });
 
   it('rotates by size and by time: each part has its header and a fresh snapshot; names <base>.<n>.ndjson.gz', async () => {
     const out = file('rot');
-    const rec = startRecorder({ out, markets, marketUrl: urls.market, source: base, rotateBytes: 1500, flushIntervalMs: 100 });
+    const rec = startRecorder({
+      out,
+      markets,
+      marketUrl: urls.market,
+      source: base,
+      rotateBytes: 1500,
+      flushIntervalMs: 100,
+    });
     recorders.push(rec);
     await rec.connected();
     const stop = churn(50);
@@ -217,8 +268,17 @@ describe('recorder on the paper exchange', () => {
       expect(h.kind === 'header' && h.header.part).toBe(p);
       expect(h.kind === 'header' && h.header.markets).toEqual(markets);
       // every part opens with a snapshot of every token (the initial one, or asked for on rotation)
-      const books = new Set(marketFrames(items).slice(0, 3).flatMap((f) => events(f.raw).filter((e) => e['event_type'] === 'book').map((e) => e['asset_id'])));
-      if (p < stats.files.length - 1 || marketFrames(items).length > 0) expect([...books].sort()).toEqual(tokensOf(markets).sort());
+      const books = new Set(
+        marketFrames(items)
+          .slice(0, 3)
+          .flatMap((f) =>
+            events(f.raw)
+              .filter((e) => e['event_type'] === 'book')
+              .map((e) => e['asset_id']),
+          ),
+      );
+      if (p < stats.files.length - 1 || marketFrames(items).length > 0)
+        expect([...books].sort()).toEqual(tokensOf(markets).sort());
       if (p < stats.files.length - 1) expect(statSync(f).size).toBeGreaterThanOrEqual(1500);
     }
     // the parts together replay in time order
@@ -229,7 +289,14 @@ describe('recorder on the paper exchange', () => {
 
     // by time
     const out2 = file('rot-time');
-    const rec2 = startRecorder({ out: out2, markets, marketUrl: urls.market, source: base, rotateMs: 700, flushIntervalMs: 100 });
+    const rec2 = startRecorder({
+      out: out2,
+      markets,
+      marketUrl: urls.market,
+      source: base,
+      rotateMs: 700,
+      flushIntervalMs: 100,
+    });
     recorders.push(rec2);
     await rec2.connected();
     await sleep(2000);
@@ -251,7 +318,22 @@ describe('recorder on the paper exchange', () => {
     const out = file('crash');
     const obs = await rawClient(markets);
     const stop = churn(40);
-    const p = spawn(process.execPath, [BIN, 'record', '--exchange-url', base, '--out', out, '--markets', markets.map((m) => m.market).join(','), '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(
+      process.execPath,
+      [
+        BIN,
+        'record',
+        '--exchange-url',
+        base,
+        '--out',
+        out,
+        '--markets',
+        markets.map((m) => m.market).join(','),
+        '--log-level',
+        'warn',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     children.push(p);
     let err = '';
     p.stderr!.on('data', (d) => (err += d));
@@ -265,7 +347,9 @@ describe('recorder on the paper exchange', () => {
     const { items, stats } = await replay([out]);
     expect(stats.truncatedFiles).toBe(1); // the gzip stream never ended: read up to the damage
     expect(stats.malformed).toBe(0);
-    const later = marketFrames(items).slice(1).map((f) => f.raw);
+    const later = marketFrames(items)
+      .slice(1)
+      .map((f) => f.raw);
     expect(later.length).toBeGreaterThan(30);
     const texts = obs.frames.map((f) => f.text);
     const at = texts.indexOf(later[0]!);

@@ -21,7 +21,11 @@ runVenueContract('simulated venue on a recorded feed (virtual time)', async () =
   const market = marketInfo();
   const venue = createSimVenue({
     ...simOptions(clock, { markets: [market] }),
-    latency: { entry: { kind: 'constant', ms: 5 }, cancel: { kind: 'constant', ms: 5 }, response: { kind: 'constant', ms: 5 } },
+    latency: {
+      entry: { kind: 'constant', ms: 5 },
+      cancel: { kind: 'constant', ms: 5 },
+      response: { kind: 'constant', ms: 5 },
+    },
   });
   const fb = new FeedBuilder(market);
   fb.header();
@@ -35,7 +39,11 @@ runVenueContract('simulated venue on a recorded feed (virtual time)', async () =
     counterparty: {
       async take(o) {
         fb.t = clock.now();
-        fb.trade(o.tokenId === market.tokens[0].tokenId ? o.side : o.side === 'BUY' ? 'SELL' : 'BUY', o.tokenId === market.tokens[0].tokenId ? o.price : 10_000 - o.price, o.size / 1_000_000);
+        fb.trade(
+          o.tokenId === market.tokens[0].tokenId ? o.side : o.side === 'BUY' ? 'SELL' : 'BUY',
+          o.tokenId === market.tokens[0].tokenId ? o.price : 10_000 - o.price,
+          o.size / 1_000_000,
+        );
         feed(venue, clock, fb.items.slice(played));
         played = fb.items.length;
       },

@@ -32,10 +32,15 @@ import { sleep, startVenue, type TestVenue } from './support/setup.ts';
 const RUN_MS = 4_000;
 let v: TestVenue;
 let dir: string;
-let candidates: MarketInfo[] = [];
+const candidates: MarketInfo[] = [];
 let cryptoMarkets: MarketInfo[] = [];
 
-const urls = () => ({ clob: v.running.urls.clob_url, ws: v.running.urls.ws_url, gamma: v.running.urls.gamma_url, data: v.running.urls.data_url });
+const urls = () => ({
+  clob: v.running.urls.clob_url,
+  ws: v.running.urls.ws_url,
+  gamma: v.running.urls.gamma_url,
+  data: v.running.urls.data_url,
+});
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mmkit-strategies-'));
@@ -47,9 +52,23 @@ beforeAll(async () => {
     const now = Date.now();
     const listed = await probe.markets();
     // "Will the price of Bitcoin be above $98,000 on ...?": priced by crypto-fair-value from RTDS
-    cryptoMarkets = listed.filter((m) => m.active && /price of (Bitcoin|Ethereum|Solana)\b.*\babove \$/i.test(m.question) && Date.parse(m.endDate) - now > 3_600_000).slice(0, 2);
+    cryptoMarkets = listed
+      .filter(
+        (m) =>
+          m.active &&
+          /price of (Bitcoin|Ethereum|Solana)\b.*\babove \$/i.test(m.question) &&
+          Date.parse(m.endDate) - now > 3_600_000,
+      )
+      .slice(0, 2);
     for (const m of listed) {
-      if (!m.active || m.negRisk || m.tick !== '0.01' || m.minOrderSize > 5_000_000 || !(Date.parse(m.endDate) - now > 3_600_000)) continue;
+      if (
+        !m.active ||
+        m.negRisk ||
+        m.tick !== '0.01' ||
+        m.minOrderSize > 5_000_000 ||
+        !(Date.parse(m.endDate) - now > 3_600_000)
+      )
+        continue;
       const b = await probe.clob.book(m.tokens[0].tokenId);
       const bid = b.bids[0]?.price;
       const ask = b.asks[0]?.price;
@@ -82,10 +101,19 @@ interface RunReport {
 }
 
 /** Runs strategy `name` with `params` on `markets` for RUN_MS, wired as `mmkit run` wires it. */
-async function runStrategy(name: string, params: Record<string, unknown>, markets: MarketInfo[], risk: Record<string, unknown> = {}): Promise<RunReport> {
+async function runStrategy(
+  name: string,
+  params: Record<string, unknown>,
+  markets: MarketInfo[],
+  risk: Record<string, unknown> = {},
+): Promise<RunReport> {
   const clock = new LiveClock();
   const def = await loadStrategy(name);
-  const venue: LiveVenue = await createLiveVenue({ urls: urls(), wallet: new Wallet(Wallet.createRandom().privateKey), clock });
+  const venue: LiveVenue = await createLiveVenue({
+    urls: urls(),
+    wallet: new Wallet(Wallet.createRandom().privateKey),
+    clock,
+  });
   await venue.markets();
   const store = openStore(join(dir, `${name}.db`), { clock });
   const tracker = new OrderTracker(clock);
@@ -105,13 +133,27 @@ async function runStrategy(name: string, params: Record<string, unknown>, market
       return t === undefined ? undefined : tickPips(t);
     },
   });
-  const report: RunReport = { placed: [], rejections: [], refusals: [], desired: [], liveSeen: 0, openAtExit: -1, engineErrors: {}, executorErrors: [], stored: 0 };
+  const report: RunReport = {
+    placed: [],
+    rejections: [],
+    refusals: [],
+    desired: [],
+    liveSeen: 0,
+    openAtExit: -1,
+    engineErrors: {},
+    executorErrors: [],
+    stored: 0,
+  };
   executor.onRejection((r) => report.rejections.push(r));
   executor.onError((e) => report.executorErrors.push(`${e.where}: ${String((e.error as Error)?.message ?? e.error)}`));
   tracker.onTransition((t) => {
-    if (t.from === null) report.placed.push({ id: t.order.id, market: t.order.market, price: t.order.price, size: t.order.originalSize });
+    if (t.from === null)
+      report.placed.push({ id: t.order.id, market: t.order.market, price: t.order.price, size: t.order.originalSize });
   });
-  const strategy = def.create({ clock, log: { debug() {}, info() {}, warn() {} }, markets: marketMap }, resolveParams(def.params, params) as never);
+  const strategy = def.create(
+    { clock, log: { debug() {}, info() {}, warn() {} }, markets: marketMap },
+    resolveParams(def.params, params) as never,
+  );
   engine = createEngine({
     venue,
     strategy,
@@ -163,7 +205,16 @@ async function runStrategy(name: string, params: Record<string, unknown>, market
 }
 
 function expectValid(r: RunReport, markets: MarketInfo[]): void {
-  if (process.env.MMKIT_TEST_VERBOSE) console.log(JSON.stringify({ placed: r.placed.length, liveSeen: r.liveSeen, desired: r.desired.length, refusals: r.refusals.map((x) => x.code), sample: r.placed.slice(0, 6).map((p) => [p.price, p.size]) }));
+  if (process.env.MMKIT_TEST_VERBOSE)
+    console.log(
+      JSON.stringify({
+        placed: r.placed.length,
+        liveSeen: r.liveSeen,
+        desired: r.desired.length,
+        refusals: r.refusals.map((x) => x.code),
+        sample: r.placed.slice(0, 6).map((p) => [p.price, p.size]),
+      }),
+    );
   const byId = new Map(markets.map((m) => [m.market, m]));
   expect(r.placed.length).toBeGreaterThan(0);
   expect(r.liveSeen).toBeGreaterThan(0);
@@ -175,7 +226,9 @@ function expectValid(r: RunReport, markets: MarketInfo[]): void {
   }
   expect(r.rejections).toEqual([]);
   // nothing the gate refused for a reason the strategy is responsible for
-  const bad = r.refusals.filter((x) => ['OFF_TICK', 'INVALID_PRICE', 'WOULD_CROSS', 'SELF_CROSS', 'INVALID_SIZE', 'LOT', 'WRONG_TOKEN'].includes(x.code));
+  const bad = r.refusals.filter((x) =>
+    ['OFF_TICK', 'INVALID_PRICE', 'WOULD_CROSS', 'SELF_CROSS', 'INVALID_SIZE', 'LOT', 'WRONG_TOKEN'].includes(x.code),
+  );
   expect(bad).toEqual([]);
   expect(r.executorErrors).toEqual([]);
   expect(r.engineErrors).toMatchObject({ strategy: 0, state: 0, gate: 0, execute: 0 });

@@ -181,7 +181,15 @@ describe('slow reader', () => {
       const deadline = Date.now() + 15_000;
       while (streams.stats().slowTerminated === 0 && Date.now() < deadline) {
         for (let k = 0; k < 500; k++, i++) {
-          ex.placeInternal({ id: `slow-${i}`, account: '0x00000000000000000000000000000000000000b1', tokenId: meta.tokens[0], side: 'BUY', price: 100 * (1 + (i % 50)), size: 5_000_000, type: 'GTC' });
+          ex.placeInternal({
+            id: `slow-${i}`,
+            account: '0x00000000000000000000000000000000000000b1',
+            tokenId: meta.tokens[0],
+            side: 'BUY',
+            price: 100 * (1 + (i % 50)),
+            size: 5_000_000,
+            type: 'GTC',
+          });
         }
         await sleep(5);
       }
@@ -190,8 +198,19 @@ describe('slow reader', () => {
       expect(streams.stats().market).toBe(1);
       // the fast one keeps streaming
       const from = fast.events.length;
-      ex.placeInternal({ id: 'slow-after', account: '0x00000000000000000000000000000000000000b1', tokenId: meta.tokens[0], side: 'BUY', price: 9000, size: 5_000_000, type: 'GTC' });
-      await fast.waitFor((e) => e.event_type === 'price_change' && e.price_changes.some((x: any) => x.price === '0.9'), { from, timeoutMs: 10_000 });
+      ex.placeInternal({
+        id: 'slow-after',
+        account: '0x00000000000000000000000000000000000000b1',
+        tokenId: meta.tokens[0],
+        side: 'BUY',
+        price: 9000,
+        size: 5_000_000,
+        type: 'GTC',
+      });
+      await fast.waitFor(
+        (e) => e.event_type === 'price_change' && e.price_changes.some((x: any) => x.price === '0.9'),
+        { from, timeoutMs: 10_000 },
+      );
       expect(streams.stats().listenerErrors).toBe(0);
       fast.close();
       slow.close();

@@ -39,11 +39,15 @@ async function subscribed(assets: string[], extra: Record<string, unknown> = {})
 /** The hash rule of GET /book: SHA-1 of the summary serialised with hash "". */
 function recomputeHash(ev: any): string {
   const { event_type: _t, ...rest } = ev;
-  return createHash('sha1').update(JSON.stringify({ ...rest, hash: '' })).digest('hex');
+  return createHash('sha1')
+    .update(JSON.stringify({ ...rest, hash: '' }))
+    .digest('hex');
 }
 /** A 0.01-tick, non-neg-risk market other than m1 (tests that change a market use their own). */
 function otherMarket(i: number): MarketInfo {
-  const list = v.markets.filter((m) => !m.neg_risk && m.minimum_tick_size === 0.01 && m.condition_id !== v.m1.condition_id);
+  const list = v.markets.filter(
+    (m) => !m.neg_risk && m.minimum_tick_size === 0.01 && m.condition_id !== v.m1.condition_id,
+  );
   return list[i]!;
 }
 
@@ -104,8 +108,22 @@ describe('market channel: snapshots and changes', () => {
     expect(pc.market).toBe(m.condition_id);
     expect(pc.timestamp).toMatch(/^\d{13}$/);
     expect(pc.price_changes).toEqual([
-      expect.objectContaining({ asset_id: yes(m), price: '0.47', size: '7', side: 'SELL', best_bid: '0.4', best_ask: '0.47' }),
-      expect.objectContaining({ asset_id: no(m), price: '0.53', size: '7', side: 'BUY', best_bid: '0.53', best_ask: '0.6' }),
+      expect.objectContaining({
+        asset_id: yes(m),
+        price: '0.47',
+        size: '7',
+        side: 'SELL',
+        best_bid: '0.4',
+        best_ask: '0.47',
+      }),
+      expect.objectContaining({
+        asset_id: no(m),
+        price: '0.53',
+        size: '7',
+        side: 'BUY',
+        best_bid: '0.53',
+        best_ask: '0.6',
+      }),
     ]);
     for (const e of pc.price_changes) expect(e.hash).toMatch(/^[0-9a-f]{40}$/);
     // a second order at the same level: the new total, not the increment
@@ -117,7 +135,10 @@ describe('market channel: snapshots and changes', () => {
     const from3 = c.events.length;
     const del = await b.l2('DELETE', '/orders', [r.id, r2.id]);
     expect(del.body.canceled.length).toBe(2);
-    const pc3 = await c.waitFor((e) => e.event_type === 'price_change' && e.price_changes.some((x: any) => x.size === '0'), { from: from3 });
+    const pc3 = await c.waitFor(
+      (e) => e.event_type === 'price_change' && e.price_changes.some((x: any) => x.size === '0'),
+      { from: from3 },
+    );
     const y = pc3.price_changes.find((x: any) => x.asset_id === yes(m));
     expect(y).toMatchObject({ price: '0.47', size: '0', side: 'SELL', best_bid: '0.4', best_ask: '0' });
     const n = pc3.price_changes.find((x: any) => x.asset_id === no(m));
@@ -131,7 +152,9 @@ describe('market channel: snapshots and changes', () => {
     const from = c.events.length;
     const r = await a.place(yes(m), 'BUY', '0.31', '5');
     const pc = await c.waitFor((e) => e.event_type === 'price_change', { from });
-    expect(pc.price_changes).toEqual([expect.objectContaining({ asset_id: no(m), price: '0.69', size: '5', side: 'SELL' })]);
+    expect(pc.price_changes).toEqual([
+      expect.objectContaining({ asset_id: no(m), price: '0.69', size: '5', side: 'SELL' }),
+    ]);
     await a.l2('DELETE', '/order', { orderID: r.id });
   });
 
@@ -172,7 +195,8 @@ describe('market channel: snapshots and changes', () => {
     expect(r.status).toBe(200);
     const ty = await c.waitFor((e) => e.event_type === 'tick_size_change' && e.asset_id === yes(m));
     const tn = await c.waitFor((e) => e.event_type === 'tick_size_change' && e.asset_id === no(m));
-    for (const t of [ty, tn]) expect(t).toMatchObject({ market: m.condition_id, old_tick_size: '0.01', new_tick_size: '0.001' });
+    for (const t of [ty, tn])
+      expect(t).toMatchObject({ market: m.condition_id, old_tick_size: '0.01', new_tick_size: '0.001' });
     expect(ty.timestamp).toMatch(/^\d{13}$/);
   });
 });
@@ -190,7 +214,9 @@ describe('market channel: custom features', () => {
     const bbn = await custom.waitFor((e) => e.event_type === 'best_bid_ask' && e.asset_id === no(m));
     expect(bbn).toMatchObject({ best_bid: '0', best_ask: '0.8' });
     const r2 = await b.place(no(m), 'BUY', '0.70', '5'); // YES ask 0.30
-    const bb2 = await custom.waitFor((e) => e.event_type === 'best_bid_ask' && e.asset_id === yes(m) && e.best_ask === '0.3');
+    const bb2 = await custom.waitFor(
+      (e) => e.event_type === 'best_bid_ask' && e.asset_id === yes(m) && e.best_ask === '0.3',
+    );
     expect(bb2).toMatchObject({ best_bid: '0.2', spread: '0.1' });
     // not the top: no best_bid_ask
     const from = custom.events.length;
@@ -229,7 +255,12 @@ describe('market channel: custom features', () => {
     const r = await v.admin(`/markets/${meta.conditionId}/resolve`, { winning_token: meta.tokens[0] });
     expect(r.status).toBe(200);
     const mr = await custom.waitFor((e) => e.event_type === 'market_resolved');
-    expect(mr).toMatchObject({ market: meta.conditionId, assets_ids: meta.tokens, winning_asset_id: meta.tokens[0], winning_outcome: 'Yes' });
+    expect(mr).toMatchObject({
+      market: meta.conditionId,
+      assets_ids: meta.tokens,
+      winning_asset_id: meta.tokens[0],
+      winning_outcome: 'Yes',
+    });
     await plain.quiet(50);
     expect(plain.events.some((e) => e.event_type === 'new_market' || e.event_type === 'market_resolved')).toBe(false);
   });
@@ -259,7 +290,14 @@ describe('market channel: subscriptions', () => {
   it('accepts type MARKET and the public clients extras; ignores unknown asset ids', async () => {
     const m = otherMarket(2);
     const c = await client();
-    c.send({ assets_ids: ['123456789', yes(m)], type: 'MARKET', markets: [], operation: 'subscribe', initial_dump: true, custom_feature_enabled: false });
+    c.send({
+      assets_ids: ['123456789', yes(m)],
+      type: 'MARKET',
+      markets: [],
+      operation: 'subscribe',
+      initial_dump: true,
+      custom_feature_enabled: false,
+    });
     const f = await c.until(() => c.frames[0], 3000, 'snapshot');
     expect((f as any).asset_id).toBe(yes(m)); // only the known asset: one object
     expect(c.events.some((e) => e.event_type === 'error')).toBe(false);
@@ -295,9 +333,23 @@ describe('market channel: keep-alive and bad input', () => {
     const other = await subscribed([yes(m)]);
     await other.waitFor((e) => e.event_type === 'book');
     const bad = await client();
-    const garbage = ['not json', '[1,2,3]', '{"assets_ids": "x", "type": "market"}', '{"assets_ids": [1,2]}', '{"type": "market"}', '{"assets_ids": [], "operation": "explode"}', '{"assets_ids": [], "custom_feature_enabled": "yes"}', 'null', '{"type":"user","markets":[]}'];
+    const garbage = [
+      'not json',
+      '[1,2,3]',
+      '{"assets_ids": "x", "type": "market"}',
+      '{"assets_ids": [1,2]}',
+      '{"type": "market"}',
+      '{"assets_ids": [], "operation": "explode"}',
+      '{"assets_ids": [], "custom_feature_enabled": "yes"}',
+      'null',
+      '{"type":"user","markets":[]}',
+    ];
     for (const g of garbage) bad.send(g);
-    await bad.until(() => bad.events.filter((e) => e.event_type === 'error').length === garbage.length, 3000, 'error frames');
+    await bad.until(
+      () => bad.events.filter((e) => e.event_type === 'error').length === garbage.length,
+      3000,
+      'error frames',
+    );
     for (const e of bad.events) {
       expect(e).toMatchObject({ event_type: 'error', error: { code: 'BAD_REQUEST', message: expect.any(String) } });
     }
@@ -329,7 +381,6 @@ describe('market channel: keep-alive and bad input', () => {
     await expect(WsClient.open(`${v.running.urls.ws_url}/ws/nope`)).rejects.toThrow(/404/);
     await expect(WsClient.open(`${v.running.urls.ws_url}/clob/book`)).rejects.toThrow(/404/);
   });
-
 });
 
 describe('market channel: nested batches', () => {
@@ -350,7 +401,16 @@ describe('market channel: nested batches', () => {
         for (const e of events) {
           if (e.type !== 'order_placed' || e.order.status !== 'LIVE' || e.order.sizeMatched > 0) continue;
           const o = e.order;
-          ex.placeInternal({ id: `join-${++seq}`, account: driver.accounts[0]!, tokenId: o.tokenId, side: o.side, price: o.price, size: 5_000_000, type: 'GTC', postOnly: true });
+          ex.placeInternal({
+            id: `join-${++seq}`,
+            account: driver.accounts[0]!,
+            tokenId: o.tokenId,
+            side: o.side,
+            price: o.price,
+            size: 5_000_000,
+            type: 'GTC',
+            postOnly: true,
+          });
         }
       } finally {
         depth--;

@@ -23,7 +23,8 @@ async function sendSync(c: WsClient, msg: unknown): Promise<void> {
   c.send('PING');
   await c.waitText('PONG', n);
 }
-const price = (symbol: CryptoSymbol, value: number, at = Date.now()) => v.running.exchange.publish({ type: 'crypto_price', symbol, value, at });
+const price = (symbol: CryptoSymbol, value: number, at = Date.now()) =>
+  v.running.exchange.publish({ type: 'crypto_price', symbol, value, at });
 let commentSeq = 0;
 function comment(parentEntityId: string, body = 'hello', parentEntityType: 'Event' | 'Market' = 'Event') {
   const c = {
@@ -53,7 +54,10 @@ describe('rtds: crypto_prices', () => {
     price('btcusdt', 64010.5, t0 + 1000);
     price('ethusdt', 3100.1, t0 + 1000);
     const c = await client();
-    await sendSync(c, { action: 'subscribe', subscriptions: [{ topic: 'crypto_prices', type: 'update', filters: 'btcusdt' }] });
+    await sendSync(c, {
+      action: 'subscribe',
+      subscriptions: [{ topic: 'crypto_prices', type: 'update', filters: 'btcusdt' }],
+    });
     const snap = await c.waitFor((e) => e.type === 'subscribe');
     expect(snap).toMatchObject({ topic: 'crypto_prices', payload: { symbol: 'btcusdt' } });
     expect(snap.payload.data).toEqual([
@@ -66,7 +70,11 @@ describe('rtds: crypto_prices', () => {
     price('btcusdt', 65000.5);
     price('solusdt', 150);
     const up = await c.waitFor((e) => e.type === 'update', { from });
-    expect(up).toMatchObject({ topic: 'crypto_prices', type: 'update', payload: { symbol: 'btcusdt', value: 65000.5 } });
+    expect(up).toMatchObject({
+      topic: 'crypto_prices',
+      type: 'update',
+      payload: { symbol: 'btcusdt', value: 65000.5 },
+    });
     expect(typeof up.payload.timestamp).toBe('number');
     expect(typeof up.connection_id).toBe('string');
     await sleep(100);
@@ -75,16 +83,26 @@ describe('rtds: crypto_prices', () => {
 
   it('takes a JSON array filter, several symbols, and no filter for all symbols', async () => {
     const arr = await client();
-    await sendSync(arr, { action: 'subscribe', subscriptions: [{ topic: 'crypto_prices', type: 'update', filters: ['ethusdt', 'SOLUSDT'] }] });
+    await sendSync(arr, {
+      action: 'subscribe',
+      subscriptions: [{ topic: 'crypto_prices', type: 'update', filters: ['ethusdt', 'SOLUSDT'] }],
+    });
     const str = await client();
-    await sendSync(str, { action: 'subscribe', subscriptions: [{ topic: 'crypto_prices', type: 'update', filters: '["xrpusdt"]' }] });
+    await sendSync(str, {
+      action: 'subscribe',
+      subscriptions: [{ topic: 'crypto_prices', type: 'update', filters: '["xrpusdt"]' }],
+    });
     const allc = await client();
     await sendSync(allc, { action: 'subscribe', subscriptions: [{ topic: 'crypto_prices', type: 'update' }] });
     const base = [arr, str, allc].map((c) => c.events.length);
     for (const s of ['btcusdt', 'ethusdt', 'solusdt', 'xrpusdt', 'dogeusdt'] as const) price(s, 1.5);
     await allc.until(() => allc.events.length - base[2]! >= 5, 3000, 'all symbols');
     await sleep(50);
-    const syms = (c: WsClient, i: number) => c.events.slice(base[i]).filter((e) => e.type === 'update').map((e) => e.payload.symbol);
+    const syms = (c: WsClient, i: number) =>
+      c.events
+        .slice(base[i])
+        .filter((e) => e.type === 'update')
+        .map((e) => e.payload.symbol);
     expect(syms(arr, 0)).toEqual(['ethusdt', 'solusdt']);
     expect(syms(str, 1)).toEqual(['xrpusdt']);
     expect(syms(allc, 2)).toEqual(['btcusdt', 'ethusdt', 'solusdt', 'xrpusdt', 'dogeusdt']);
@@ -92,8 +110,14 @@ describe('rtds: crypto_prices', () => {
 
   it('unsubscribes by symbol or the whole topic', async () => {
     const c = await client();
-    await sendSync(c, { action: 'subscribe', subscriptions: [{ topic: 'crypto_prices', type: 'update', filters: 'btcusdt,ethusdt' }] });
-    await sendSync(c, { action: 'unsubscribe', subscriptions: [{ topic: 'crypto_prices', type: 'update', filters: 'btcusdt' }] });
+    await sendSync(c, {
+      action: 'subscribe',
+      subscriptions: [{ topic: 'crypto_prices', type: 'update', filters: 'btcusdt,ethusdt' }],
+    });
+    await sendSync(c, {
+      action: 'unsubscribe',
+      subscriptions: [{ topic: 'crypto_prices', type: 'update', filters: 'btcusdt' }],
+    });
     let from = c.events.length;
     price('btcusdt', 1);
     price('ethusdt', 2);
@@ -113,15 +137,30 @@ describe('rtds: comments', () => {
     const any = await client();
     await sendSync(any, { action: 'subscribe', subscriptions: [{ topic: 'comments', type: 'comment_created' }] });
     const filtered = await client();
-    await sendSync(filtered, { action: 'subscribe', subscriptions: [{ topic: 'comments', type: 'comment_created', filters: '{"parentEntityID": 100, "parentEntityType": "Event"}' }] });
+    await sendSync(filtered, {
+      action: 'subscribe',
+      subscriptions: [
+        { topic: 'comments', type: 'comment_created', filters: '{"parentEntityID": 100, "parentEntityType": "Event"}' },
+      ],
+    });
     const objFilter = await client();
-    await sendSync(objFilter, { action: 'subscribe', subscriptions: [{ topic: 'comments', type: '*', filters: { parentEntityID: '200' } }] });
+    await sendSync(objFilter, {
+      action: 'subscribe',
+      subscriptions: [{ topic: 'comments', type: '*', filters: { parentEntityID: '200' } }],
+    });
     const c1 = comment('100', 'first!');
     const c2 = comment('200', 'second');
     const e1 = await any.waitFor((e) => e.topic === 'comments' && e.payload.id === c1.id);
     expect(e1).toMatchObject({
       type: 'comment_created',
-      payload: { id: c1.id, body: 'first!', parentEntityType: 'Event', parentEntityID: '100', userAddress: c1.userAddress, createdAt: c1.createdAt },
+      payload: {
+        id: c1.id,
+        body: 'first!',
+        parentEntityType: 'Event',
+        parentEntityID: '100',
+        userAddress: c1.userAddress,
+        createdAt: c1.createdAt,
+      },
     });
     expect(typeof e1.timestamp).toBe('number');
     await any.waitFor((e) => e.topic === 'comments' && e.payload.id === c2.id);
@@ -177,7 +216,10 @@ describe('rtds: the world price feed', () => {
       const c = await WsClient.open(`${w.running.urls.ws_url}/rtds`);
       open.push(c);
       await sleep(350); // some history
-      c.send({ action: 'subscribe', subscriptions: [{ topic: 'crypto_prices', type: 'update', filters: 'ethusdt,solusdt' }] });
+      c.send({
+        action: 'subscribe',
+        subscriptions: [{ topic: 'crypto_prices', type: 'update', filters: 'ethusdt,solusdt' }],
+      });
       const snap = await c.waitFor((e) => e.type === 'subscribe');
       expect(['ethusdt', 'solusdt']).toContain(snap.payload.symbol);
       expect(snap.payload.data.length).toBeGreaterThan(0);

@@ -50,7 +50,15 @@ describe('user channel: authentication', () => {
     const attempts = [
       { auth: { ...a.creds!, secret: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' }, markets: [], type: 'user' },
       { auth: { ...a.creds!, passphrase: 'nope' }, markets: [], type: 'user' },
-      { auth: { apiKey: '00000000-0000-4000-8000-000000000000', secret: a.creds!.secret, passphrase: a.creds!.passphrase }, markets: [], type: 'user' },
+      {
+        auth: {
+          apiKey: '00000000-0000-4000-8000-000000000000',
+          secret: a.creds!.secret,
+          passphrase: a.creds!.passphrase,
+        },
+        markets: [],
+        type: 'user',
+      },
       { markets: [], type: 'user' },
       { auth: 'x', type: 'user' },
     ];
@@ -140,7 +148,15 @@ describe('user channel: orders and trades', () => {
     });
     expect(tb.transaction_hash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(tb.maker_orders).toEqual([
-      expect.objectContaining({ order_id: rest.id, maker_address: a.address, matched_amount: '6', price: '0.4', asset_id: yes(m), side: 'BUY', outcome: 'Yes' }),
+      expect.objectContaining({
+        order_id: rest.id,
+        maker_address: a.address,
+        matched_amount: '6',
+        price: '0.4',
+        asset_id: yes(m),
+        side: 'BUY',
+        outcome: 'Yes',
+      }),
     ]);
     const ta = await ca.waitFor((e) => e.event_type === 'trade' && e.status === 'MATCHED');
     expect(ta).toMatchObject({ id: tb.id, trader_side: 'MAKER', trade_owner: a.creds!.apiKey });
@@ -185,7 +201,9 @@ describe('user channel: orders and trades', () => {
     expect(bid.body.status).toBe('matched');
     const tm = await cb.waitFor((e) => e.event_type === 'trade');
     expect(tm).toMatchObject({ trader_side: 'MAKER', asset_id: no(m), side: 'BUY', taker_order_id: bid.id });
-    expect(tm.maker_orders).toEqual([expect.objectContaining({ order_id: ask.id, side: 'SELL', asset_id: no(m), matched_amount: '5', price: '0.65' })]);
+    expect(tm.maker_orders).toEqual([
+      expect.objectContaining({ order_id: ask.id, side: 'SELL', asset_id: no(m), matched_amount: '5', price: '0.65' }),
+    ]);
     const tt = await ca.waitFor((e) => e.event_type === 'trade');
     expect(tt).toMatchObject({ trader_side: 'TAKER', id: tm.id });
     clock.advance(10_000); // let the status timers run out
@@ -193,7 +211,9 @@ describe('user channel: orders and trades', () => {
 
   it('filters by market; subscribes and unsubscribes markets dynamically', async () => {
     const m = v.m1;
-    const other = v.markets.find((x) => !x.neg_risk && x.minimum_tick_size === 0.01 && x.condition_id !== m.condition_id)!;
+    const other = v.markets.find(
+      (x) => !x.neg_risk && x.minimum_tick_size === 0.01 && x.condition_id !== m.condition_id,
+    )!;
     const c = await userClient(a, [other.condition_id]);
     const r1 = await a.place(yes(m), 'BUY', '0.21', '5');
     await sleep(100);

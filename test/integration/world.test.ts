@@ -36,7 +36,9 @@ function harness(opts: WorldOptions, clock = new VirtualClock(T0), replay?: Time
   if (!replay) seedWorld(ex, opts.seed);
   const events: ExchangeEvent[] = [];
   ex.subscribe((evs) => {
-    for (const e of evs) if (e.type === 'trade' || e.type === 'crypto_price' || e.type === 'new_market' || e.type === 'market_status') events.push(e);
+    for (const e of evs)
+      if (e.type === 'trade' || e.type === 'crypto_price' || e.type === 'new_market' || e.type === 'market_status')
+        events.push(e);
   });
   ex.start();
   const world = startWorld(ex, opts);
@@ -136,7 +138,9 @@ describe('the default world in virtual time', () => {
   it('informed traders take liquidity, and some of the providers fills are adverse', () => {
     const informed = new Set(h.world.accounts.informed);
     const lp = new Set(h.world.accounts.lp);
-    const fromInformed = h.ex.allTrades().filter((t) => informed.has(t.trade.takerAccount) && t.trade.makers.some((m) => lp.has(m.account)));
+    const fromInformed = h.ex
+      .allTrades()
+      .filter((t) => informed.has(t.trade.takerAccount) && t.trade.makers.some((m) => lp.has(m.account)));
     expect(fromInformed.length).toBeGreaterThan(20);
   });
 
@@ -154,7 +158,9 @@ describe('the default world in virtual time', () => {
       if (m.state.status === 'resolved') expect(m.meta.tokens).toContain(m.state.winningToken);
     }
     // a rolling series always has an open window, chained to the previous one
-    const btc = h.ex.world.events.get([...h.ex.world.events.values()].find((e) => e.seriesSlug === 'btc-up-or-down-5m')!.id)!;
+    const btc = h.ex.world.events.get(
+      [...h.ex.world.events.values()].find((e) => e.seriesSlug === 'btc-up-or-down-5m')!.id,
+    )!;
     expect(btc.marketIds.length).toBeGreaterThanOrEqual(5);
     const last = h.ex.market(btc.marketIds[btc.marketIds.length - 1]!)!;
     expect(last.state.status).toBe('active');
@@ -243,13 +249,21 @@ describe('over HTTP', () => {
 
   it('the served books of a running default world are two-sided', async () => {
     const clock = new VirtualClock(T0);
-    r = await startExchange({ port: 0, seed: 3, clock, world: { agents: 'default', lifecycle: true, priceFeed: true } });
+    r = await startExchange({
+      port: 0,
+      seed: 3,
+      clock,
+      world: { agents: 'default', lifecycle: true, priceFeed: true },
+    });
     clock.advance(30_000);
     const clob = r.urls.clob_url;
     const markets = r.exchange.listMarkets().filter((m) => m.state.status === 'active');
     let two = 0;
     for (const m of markets.slice(0, 10)) {
-      const book = (await (await fetch(`${clob}/book?token_id=${m.meta.tokens[0]}`)).json()) as { bids: unknown[]; asks: unknown[] };
+      const book = (await (await fetch(`${clob}/book?token_id=${m.meta.tokens[0]}`)).json()) as {
+        bids: unknown[];
+        asks: unknown[];
+      };
       if (book.bids.length > 0 && book.asks.length > 0) two++;
     }
     expect(two).toBeGreaterThanOrEqual(9);

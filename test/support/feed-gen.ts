@@ -41,7 +41,10 @@ const TICK = 100;
 
 function hex64(rng: Rng): string {
   let s = '0x';
-  for (let i = 0; i < 8; i++) s += Math.floor(rng.next() * 2 ** 32).toString(16).padStart(8, '0');
+  for (let i = 0; i < 8; i++)
+    s += Math.floor(rng.next() * 2 ** 32)
+      .toString(16)
+      .padStart(8, '0');
   return s;
 }
 function tokenId(rng: Rng): string {
@@ -94,20 +97,33 @@ const best = (m: Map<number, number>, bid: boolean): number => {
  * `pause` is awaited every so often (backpressure). Resolves with the number of market-channel
  * messages written (snapshots included).
  */
-export async function generateFeed(o: FeedGenOptions, write: (line: string) => void, pause: () => Promise<void> | void = () => undefined): Promise<number> {
+export async function generateFeed(
+  o: FeedGenOptions,
+  write: (line: string) => void,
+  pause: () => Promise<void> | void = () => undefined,
+): Promise<number> {
   const rng = new Rng(o.seed);
   const start = o.startMs ?? Date.UTC(2026, 0, 1);
   const gap = o.meanGapMs ?? 20;
   const depth = o.depth ?? 6;
   const tradeShare = o.tradeShare ?? 0.08;
   const infos = genMarkets(o.seed, o.markets);
-  write(headerLine({ h: 1, t: start, part: 0, source: 'synthetic', recorder: 'test/support/feed-gen', markets: infos }));
+  write(
+    headerLine({ h: 1, t: start, part: 0, source: 'synthetic', recorder: 'test/support/feed-gen', markets: infos }),
+  );
   let t = start;
   let count = 0;
   const size = (): number => (5 + Math.floor(rng.next() * 60)) * 1_000_000;
   const ms: MarketGen[] = infos.map((info, i) => {
     const value = 3000 + Math.round(rng.next() * 4000) + i;
-    const m: MarketGen = { info, yes: info.tokens[0].tokenId, no: info.tokens[1].tokenId, bids: new Map(), asks: new Map(), value };
+    const m: MarketGen = {
+      info,
+      yes: info.tokens[0].tokenId,
+      no: info.tokens[1].tokenId,
+      bids: new Map(),
+      asks: new Map(),
+      value,
+    };
     refill(m);
     return m;
   });
@@ -117,8 +133,8 @@ export async function generateFeed(o: FeedGenOptions, write: (line: string) => v
     const v = Math.round(m.value / TICK) * TICK;
     const bb = best(m.bids, true);
     const ba = best(m.asks, false);
-    let top = bb === 0 ? Math.min(v - TICK, (ba || PRICE_SCALE) - TICK) : bb;
-    let bot = ba === 0 ? Math.max(v + TICK, (bb || 0) + TICK) : ba;
+    const top = bb === 0 ? Math.min(v - TICK, (ba || PRICE_SCALE) - TICK) : bb;
+    const bot = ba === 0 ? Math.max(v + TICK, (bb || 0) + TICK) : ba;
     for (let i = 0; m.bids.size < depth && i < 50; i++) {
       const p = top - i * TICK;
       if (p < TICK) break;
@@ -164,8 +180,12 @@ export async function generateFeed(o: FeedGenOptions, write: (line: string) => v
     const entries: string[] = [];
     for (const [bid, p] of touched) {
       const s = formatAmount((bid ? m.bids : m.asks).get(p) ?? 0);
-      entries.push(`{"asset_id":"${m.yes}","price":"${formatPrice(p)}","size":"${s}","side":"${bid ? 'BUY' : 'SELL'}","hash":"h${count}","best_bid":"${yb}","best_ask":"${ya}"}`);
-      entries.push(`{"asset_id":"${m.no}","price":"${formatPrice(PRICE_SCALE - p)}","size":"${s}","side":"${bid ? 'SELL' : 'BUY'}","hash":"h${count}","best_bid":"${nb}","best_ask":"${na}"}`);
+      entries.push(
+        `{"asset_id":"${m.yes}","price":"${formatPrice(p)}","size":"${s}","side":"${bid ? 'BUY' : 'SELL'}","hash":"h${count}","best_bid":"${yb}","best_ask":"${ya}"}`,
+      );
+      entries.push(
+        `{"asset_id":"${m.no}","price":"${formatPrice(PRICE_SCALE - p)}","size":"${s}","side":"${bid ? 'SELL' : 'BUY'}","hash":"h${count}","best_bid":"${nb}","best_ask":"${na}"}`,
+      );
     }
     return `{"event_type":"price_change","market":"${m.info.market}","timestamp":"${ts()}","price_changes":[${entries.join(',')}]}`;
   }
@@ -213,7 +233,9 @@ export async function generateFeed(o: FeedGenOptions, write: (line: string) => v
       for (const yes of [true, false]) {
         const price = yes ? last : PRICE_SCALE - last;
         const sd = yes === buy ? 'BUY' : 'SELL';
-        emit(`{"event_type":"last_trade_price","asset_id":"${yes ? m.yes : m.no}","market":"${m.info.market}","price":"${formatPrice(price)}","side":"${sd}","size":"${formatAmount(total)}","fee_rate_bps":"0","timestamp":"${ts()}","transaction_hash":"0x${count.toString(16)}"}`);
+        emit(
+          `{"event_type":"last_trade_price","asset_id":"${yes ? m.yes : m.no}","market":"${m.info.market}","price":"${formatPrice(price)}","side":"${sd}","size":"${formatAmount(total)}","fee_rate_bps":"0","timestamp":"${ts()}","transaction_hash":"0x${count.toString(16)}"}`,
+        );
       }
       emit(bookMsg(m, true));
       emit(bookMsg(m, false));

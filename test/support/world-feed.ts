@@ -34,12 +34,21 @@ export interface WorldFeedOptions {
  * Records the world's market channel to `file` (gzip NDJSON). Resolves with the frames written and
  * the virtual time span.
  */
-export async function writeWorldFeed(file: string, o: WorldFeedOptions): Promise<{ frames: number; startMs: number; endMs: number }> {
+export async function writeWorldFeed(
+  file: string,
+  o: WorldFeedOptions,
+): Promise<{ frames: number; startMs: number; endMs: number }> {
   const clock = new VirtualClock(o.startMs ?? Date.UTC(2026, 0, 1));
   const ex = new PaperExchange({ ...DEFAULT_EXCHANGE_OPTIONS, clock });
   seedWorld(ex, o.seed);
   ex.start();
-  const world = startWorld(ex, { seed: o.seed, agents: 'default', lifecycle: true, priceFeed: false, rate: o.rate ?? 1 });
+  const world = startWorld(ex, {
+    seed: o.seed,
+    agents: 'default',
+    lifecycle: true,
+    priceFeed: false,
+    rate: o.rate ?? 1,
+  });
   clock.advance(o.warmupMs ?? 60_000);
   const limit = o.messages ?? Infinity;
   const end = o.durationMs !== undefined ? clock.now() + o.durationMs : Infinity;
@@ -58,7 +67,16 @@ export async function writeWorldFeed(file: string, o: WorldFeedOptions): Promise
   let lines: string[] = [];
   let frames = 0;
   const startMs = clock.now();
-  lines.push(headerLine({ h: 1, t: startMs, part: 0, source: `paper-world:${o.seed}`, recorder: 'test/support/world-feed', markets: entries.map(marketInfo) }));
+  lines.push(
+    headerLine({
+      h: 1,
+      t: startMs,
+      part: 0,
+      source: `paper-world:${o.seed}`,
+      recorder: 'test/support/world-feed',
+      markets: entries.map(marketInfo),
+    }),
+  );
   const conn = {
     isOpen: true,
     data(buf: Buffer) {
@@ -76,7 +94,11 @@ export async function writeWorldFeed(file: string, o: WorldFeedOptions): Promise
   const channel = new MarketChannel(ex, () => ({ frozen: false, latencyMs: 0 }));
   const unsubscribe = ex.subscribe((events) => channel.onEvents(events));
   channel.add(conn);
-  channel.handle(conn, { type: 'market', assets_ids: entries.flatMap((e) => [...e.meta.tokens]), custom_feature_enabled: true });
+  channel.handle(conn, {
+    type: 'market',
+    assets_ids: entries.flatMap((e) => [...e.meta.tokens]),
+    custom_feature_enabled: true,
+  });
   while (frames < limit && clock.now() < end) {
     const next = clock.nextAt();
     clock.advanceTo(next === undefined ? clock.now() + 1000 : Math.min(next, end));
@@ -109,7 +131,8 @@ export async function replicateFeed(src: string, dst: string, copies: number): P
   let first = Infinity;
   let last = 0;
   const items: Array<import('../../src/backtest/feed.ts').FeedItem> = [];
-  for await (const b of replayFeedBatches([src])) for (const it of b) items.push(it), (first = Math.min(first, it.t)), (last = Math.max(last, it.t));
+  for await (const b of replayFeedBatches([src]))
+    for (const it of b) items.push(it), (first = Math.min(first, it.t)), (last = Math.max(last, it.t));
   const span = last - first + 1000;
   const gz = createGzip({ level: 1 });
   const out = createWriteStream(dst);

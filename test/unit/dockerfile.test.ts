@@ -61,7 +61,10 @@ const stages = parseDockerfile(dockerfile);
 const final = stages[stages.length - 1]!;
 const build = stages[0]!;
 const ops = (s: Stage, op: string) => s.instructions.filter((i) => i.op === op);
-const runs = (s: Stage) => ops(s, 'RUN').map((i) => i.args).join('\n');
+const runs = (s: Stage) =>
+  ops(s, 'RUN')
+    .map((i) => i.args)
+    .join('\n');
 const execForm = (args: string): string[] => JSON.parse(args) as string[];
 
 describe('Dockerfile', () => {
@@ -85,17 +88,37 @@ describe('Dockerfile', () => {
     expect(lockCopy).toBeGreaterThanOrEqual(0);
     expect(lockCopy).toBeLessThan(ci);
     expect(ci).toBeLessThan(src);
-    for (const dir of ['bin', 'src', 'strategies', 'config']) expect(copies.some((c) => c.startsWith(`${dir} `)), dir).toBe(true);
+    for (const dir of ['bin', 'src', 'strategies', 'config'])
+      expect(
+        copies.some((c) => c.startsWith(`${dir} `)),
+        dir,
+      ).toBe(true);
     // every source copied exists in the repository
-    for (const c of copies) for (const p of c.split(/\s+/).slice(0, -1)) expect(existsSync(join(ROOT, p)), p).toBe(true);
+    for (const c of copies)
+      for (const p of c.split(/\s+/).slice(0, -1)) expect(existsSync(join(ROOT, p)), p).toBe(true);
   });
 
   it('runtime: no compilers, copies production node_modules and the sources from the build stage', () => {
     expect(runs(final)).not.toMatch(/apt-get install|g\+\+|python3|npm (ci|install)/);
     const copies = ops(final, 'COPY').map((c) => c.args);
     expect(copies.every((c) => c.startsWith('--from=build '))).toBe(true);
-    for (const p of ['/app/node_modules', '/app/bin', '/app/src', '/app/strategies', '/app/config', '/app/package.json']) expect(copies.some((c) => c.includes(p)), p).toBe(true);
-    expect(ops(final, 'ENV').map((e) => e.args).join(' ')).toMatch(/NODE_ENV=production/);
+    for (const p of [
+      '/app/node_modules',
+      '/app/bin',
+      '/app/src',
+      '/app/strategies',
+      '/app/config',
+      '/app/package.json',
+    ])
+      expect(
+        copies.some((c) => c.includes(p)),
+        p,
+      ).toBe(true);
+    expect(
+      ops(final, 'ENV')
+        .map((e) => e.args)
+        .join(' '),
+    ).toMatch(/NODE_ENV=production/);
   });
 
   it('runs as a non-root user from before the entrypoint on', () => {
@@ -104,7 +127,8 @@ describe('Dockerfile', () => {
     const user = users[users.length - 1]!.args.split(':')[0]!;
     expect(['root', '0']).not.toContain(user);
     const userAt = final.instructions.indexOf(users[users.length - 1]!);
-    for (const op of ['ENTRYPOINT', 'CMD', 'HEALTHCHECK']) expect(final.instructions.findIndex((i) => i.op === op)).toBeGreaterThan(userAt);
+    for (const op of ['ENTRYPOINT', 'CMD', 'HEALTHCHECK'])
+      expect(final.instructions.findIndex((i) => i.op === op)).toBeGreaterThan(userAt);
   });
 
   it('has a HEALTHCHECK on /healthz with node (no curl in slim images)', () => {
@@ -126,10 +150,14 @@ describe('Dockerfile', () => {
   });
 
   it('keeps the SQLite data in a volume the daemon uses, exposes 8787 on all interfaces, runs `run` by default', () => {
-    const env = ops(final, 'ENV').map((e) => e.args).join(' ');
+    const env = ops(final, 'ENV')
+      .map((e) => e.args)
+      .join(' ');
     const dataDir = /MMKIT_DATA_DIR=(\S+)/.exec(env)?.[1];
     expect(dataDir).toBe('/data');
-    const volumes = ops(final, 'VOLUME').flatMap((v) => (v.args.startsWith('[') ? execForm(v.args) : v.args.split(/\s+/)));
+    const volumes = ops(final, 'VOLUME').flatMap((v) =>
+      v.args.startsWith('[') ? execForm(v.args) : v.args.split(/\s+/),
+    );
     expect(volumes).toContain(dataDir);
     expect(runs(final)).toMatch(/chown node:node \/data/);
     expect(ops(final, 'EXPOSE').map((e) => e.args)).toContain('8787');
@@ -146,9 +174,20 @@ describe('.dockerignore', () => {
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith('#'));
   it('keeps local data, dependencies and secrets out of the build context', () => {
-    for (const p of ['node_modules', 'data', '.git', '*.db', '*.key', '.env', '**/keystore*.json']) expect(ignore, p).toContain(p);
+    for (const p of ['node_modules', 'data', '.git', '*.db', '*.key', '.env', '**/keystore*.json'])
+      expect(ignore, p).toContain(p);
   });
   it('does not exclude what the build copies', () => {
-    for (const p of ['src', 'bin', 'config', 'strategies', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) expect(ignore).not.toContain(p);
+    for (const p of [
+      'src',
+      'bin',
+      'config',
+      'strategies',
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+      'tsconfig.build.json',
+    ])
+      expect(ignore).not.toContain(p);
   });
 });

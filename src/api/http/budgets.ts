@@ -144,12 +144,26 @@ export class WindowGate {
   #timer: TimerHandle | undefined;
   #timerAt = Infinity;
 
-  constructor(rules: Iterable<RateRule>, clock: Clock, opts: { marginMs?: number; stampAt?: 'completion' | 'send' } = {}) {
+  constructor(
+    rules: Iterable<RateRule>,
+    clock: Clock,
+    opts: { marginMs?: number; stampAt?: 'completion' | 'send' } = {},
+  ) {
     this.#clock = clock;
     this.#marginMs = opts.marginMs ?? 50;
     this.#stampAtSend = opts.stampAt === 'send';
-    if (!(this.#marginMs >= 0) || !Number.isFinite(this.#marginMs)) throw new ConfigError('budgets.marginMs', 'must be a non-negative number');
-    for (const r of rules) this.#windows.set(r.name, { rule: r, limit: r.limit, learned: false, stamps: [], head: 0, inflight: 0, pausedUntil: 0 });
+    if (!(this.#marginMs >= 0) || !Number.isFinite(this.#marginMs))
+      throw new ConfigError('budgets.marginMs', 'must be a non-negative number');
+    for (const r of rules)
+      this.#windows.set(r.name, {
+        rule: r,
+        limit: r.limit,
+        learned: false,
+        stamps: [],
+        head: 0,
+        inflight: 0,
+        pausedUntil: 0,
+      });
   }
 
   /** The effective rule (limit possibly learned) of that name. */
@@ -209,7 +223,14 @@ export class WindowGate {
   }
 
   /** Per rule: counted, in flight, waiting (rules never used are included with zeros). */
-  ruleState(name: string): { used: number; inflight: number; waiting: number; pausedUntil: number; limit: number; learned: boolean } {
+  ruleState(name: string): {
+    used: number;
+    inflight: number;
+    waiting: number;
+    pausedUntil: number;
+    limit: number;
+    learned: boolean;
+  } {
     const w = this.#window(name);
     this.#evict(w, this.#clock.now());
     let waiting = 0;
@@ -254,7 +275,8 @@ export class WindowGate {
     const stamped = w.stamps.length - w.head;
     const excess = stamped + w.inflight + 1 - w.limit;
     let at = 0;
-    if (excess > 0) at = excess <= stamped ? w.stamps[w.head + excess - 1]! + w.rule.windowMs + this.#marginMs : Infinity;
+    if (excess > 0)
+      at = excess <= stamped ? w.stamps[w.head + excess - 1]! + w.rule.windowMs + this.#marginMs : Infinity;
     if (w.pausedUntil > now) at = Math.max(at, w.pausedUntil);
     return at;
   }
@@ -320,11 +342,14 @@ export class WindowGate {
     if (this.#timer !== undefined && this.#timerAt <= at) return;
     this.#clearTimer();
     this.#timerAt = at;
-    this.#timer = this.#clock.setTimeout(() => {
-      this.#timer = undefined;
-      this.#timerAt = Infinity;
-      this.#pump();
-    }, Math.max(0, at - this.#clock.now()));
+    this.#timer = this.#clock.setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#timerAt = Infinity;
+        this.#pump();
+      },
+      Math.max(0, at - this.#clock.now()),
+    );
   }
 
   #clearTimer(): void {
@@ -355,7 +380,13 @@ export class Budgets {
   /** @throws ConfigError on an unknown rule name or a bad number. */
   constructor(config: BudgetConfig = {}, clock: Clock) {
     this.#clock = clock;
-    const rules = resolveRateRules({ ...(config.scale !== undefined ? { scale: config.scale } : {}), ...(config.rules ? { rules: config.rules } : {}) }, 'budgets');
+    const rules = resolveRateRules(
+      {
+        ...(config.scale !== undefined ? { scale: config.scale } : {}),
+        ...(config.rules ? { rules: config.rules } : {}),
+      },
+      'budgets',
+    );
     this.#gate = new WindowGate(rules.values(), clock, {
       ...(config.marginMs !== undefined ? { marginMs: config.marginMs } : {}),
       ...(config.stampAt !== undefined ? { stampAt: config.stampAt } : {}),
@@ -363,7 +394,8 @@ export class Budgets {
     this.#enabled = config.enabled ?? true;
     this.#learn = config.learnFromHeaders ?? true;
     this.#maxConcurrent = config.maxConcurrent ?? 16;
-    if (!Number.isSafeInteger(this.#maxConcurrent) || this.#maxConcurrent < 1) throw new ConfigError('budgets.maxConcurrent', 'must be a positive integer');
+    if (!Number.isSafeInteger(this.#maxConcurrent) || this.#maxConcurrent < 1)
+      throw new ConfigError('budgets.maxConcurrent', 'must be a positive integer');
   }
 
   /** The gate (for tests and metrics). */
@@ -386,7 +418,11 @@ export class Budgets {
     return `${api} ${method} ${p}`;
   }
 
-  #endpoint(api: ApiName, method: HttpMethod, path: string): { limiter: Bottleneck; rules: string[]; active: number; folded: boolean } {
+  #endpoint(
+    api: ApiName,
+    method: HttpMethod,
+    path: string,
+  ): { limiter: Bottleneck; rules: string[]; active: number; folded: boolean } {
     let key = this.endpointKey(api, method, path);
     let e = this.#limiters.get(key);
     if (e !== undefined) return e;
@@ -396,7 +432,12 @@ export class Budgets {
       e = this.#limiters.get(key);
       if (e !== undefined) return e;
     }
-    e = { limiter: new Bottleneck({ maxConcurrent: this.#maxConcurrent }), rules: this.rulesFor(api, method, path), active: 0, folded: key.endsWith(' *') };
+    e = {
+      limiter: new Bottleneck({ maxConcurrent: this.#maxConcurrent }),
+      rules: this.rulesFor(api, method, path),
+      active: 0,
+      folded: key.endsWith(' *'),
+    };
     this.#limiters.set(key, e);
     return e;
   }
@@ -407,7 +448,13 @@ export class Budgets {
    * called (for a request that outlives its caller's timeout: its slot is held until its answer).
    * @throws whatever `send` throws; the signal's reason when aborted while queued or waiting.
    */
-  async schedule<T>(api: ApiName, method: HttpMethod, path: string, send: (slot: BudgetSlot) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async schedule<T>(
+    api: ApiName,
+    method: HttpMethod,
+    path: string,
+    send: (slot: BudgetSlot) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const e = this.#endpoint(api, method, path);
     const rules = e.folded ? this.rulesFor(api, method, path) : e.rules;
     const job = async (): Promise<T> => {
@@ -497,7 +544,17 @@ export class Budgets {
       if (!used.has(name)) continue;
       const s = this.#gate.ruleState(name);
       const r = this.#gate.rule(name)!;
-      rules.push({ name, limit: s.limit, windowMs: r.windowMs, used: s.used, inflight: s.inflight, waiting: s.waiting, queued: queuedByRule.get(name) ?? 0, pausedUntil: s.pausedUntil, learned: s.learned });
+      rules.push({
+        name,
+        limit: s.limit,
+        windowMs: r.windowMs,
+        used: s.used,
+        inflight: s.inflight,
+        waiting: s.waiting,
+        queued: queuedByRule.get(name) ?? 0,
+        pausedUntil: s.pausedUntil,
+        learned: s.learned,
+      });
     }
     return { rules, endpoints };
   }
@@ -505,7 +562,9 @@ export class Budgets {
   /** Reject everything queued or waiting; idempotent. */
   async stop(reason: unknown = new DOMException('budgets stopped', 'AbortError')): Promise<void> {
     this.#gate.close(reason);
-    await Promise.all([...this.#limiters.values()].map((e) => e.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined)));
+    await Promise.all(
+      [...this.#limiters.values()].map((e) => e.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined)),
+    );
     this.#limiters.clear();
   }
 }

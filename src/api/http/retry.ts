@@ -61,7 +61,8 @@ export function createRetryPolicy(cfg: RetryConfig = {}): RetryPolicy {
   const baseMs = cfg.baseMs ?? 250;
   const capMs = cfg.capMs ?? 30_000;
   const random = cfg.random ?? Math.random;
-  if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) throw new RangeError(`retry.maxAttempts must be a positive integer, got ${maxAttempts}`);
+  if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1)
+    throw new RangeError(`retry.maxAttempts must be a positive integer, got ${maxAttempts}`);
   if (!(baseMs >= 0) || !(capMs >= baseMs)) throw new RangeError('retry: need 0 <= baseMs <= capMs');
   const backoff = (attempt: number): number => {
     const exp = Math.min(capMs, baseMs * 2 ** Math.max(0, Math.min(attempt - 1, 30)));
@@ -75,7 +76,11 @@ export function createRetryPolicy(cfg: RetryConfig = {}): RetryPolicy {
       if (!(err instanceof MmkitError) || !err.retryable) return { retry: false, delayMs: 0, reason: 'fatal' };
       if (attempt >= maxAttempts) return { retry: false, delayMs: 0, reason: 'attempts-exhausted' };
       if (err instanceof RateLimitError) {
-        return { retry: true, delayMs: Math.min(capMs, Math.max(0, err.retryAfterMs)) + backoff(attempt), reason: 'rate-limited' };
+        return {
+          retry: true,
+          delayMs: Math.min(capMs, Math.max(0, err.retryAfterMs)) + backoff(attempt),
+          reason: 'rate-limited',
+        };
       }
       if (err instanceof NetworkError && err.code === 'SERVICE_UNAVAILABLE') {
         const ra = err.details?.['retryAfterMs'];
@@ -99,7 +104,10 @@ function headerValue(headers: Record<string, string | string[] | undefined>, nam
  * send it; unix ms when it is that large; seconds from now when it is small). Undefined when neither
  * header is usable.
  */
-export function retryAfterFromHeaders(headers: Record<string, string | string[] | undefined>, nowMs: number): number | undefined {
+export function retryAfterFromHeaders(
+  headers: Record<string, string | string[] | undefined>,
+  nowMs: number,
+): number | undefined {
   let wait: number | undefined;
   const ra = headerValue(headers, 'retry-after')?.trim();
   if (ra !== undefined && ra !== '') {
@@ -113,8 +121,10 @@ export function retryAfterFromHeaders(headers: Record<string, string | string[] 
   if (reset !== undefined && /^\d+(\.\d+)?$/.test(reset)) {
     const n = Number(reset);
     let at: number;
-    if (n >= 1e12) at = n; // unix ms
-    else if (n >= 1e9) at = n * 1000; // unix s
+    if (n >= 1e12)
+      at = n; // unix ms
+    else if (n >= 1e9)
+      at = n * 1000; // unix s
     else at = nowMs + n * 1000; // seconds from now
     const w = Math.max(0, at - nowMs);
     wait = wait === undefined ? w : Math.max(wait, w);

@@ -175,7 +175,14 @@ class UndiciTransport implements HttpTransport {
   #creds: ApiCredentials | undefined;
   #address: string | undefined;
   #closed = false;
-  readonly #stats: TransportStats = { requests: 0, attempts: 0, retries: 0, statuses: {}, timeouts: 0, networkErrors: 0 };
+  readonly #stats: TransportStats = {
+    requests: 0,
+    attempts: 0,
+    retries: 0,
+    statuses: {},
+    timeouts: 0,
+    networkErrors: 0,
+  };
 
   constructor(o: TransportOptions) {
     for (const [api, url] of Object.entries(o.urls) as Array<[ApiName, string | undefined]>) {
@@ -186,7 +193,8 @@ class UndiciTransport implements HttpTransport {
       } catch {
         throw new ConfigError(`urls.${api}`, 'not an absolute URL');
       }
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`urls.${api}`, 'must be http or https');
+      if (u.protocol !== 'http:' && u.protocol !== 'https:')
+        throw new ConfigError(`urls.${api}`, 'must be http or https');
       this.#bases.set(api, { origin: u.origin, prefix: u.pathname.replace(/\/+$/, '') });
     }
     this.#clock = o.clock ?? new LiveClock();
@@ -244,7 +252,12 @@ class UndiciTransport implements HttpTransport {
   #pool(origin: string): Pool {
     let p = this.#pools.get(origin);
     if (p === undefined) {
-      p = new Pool(origin, { connections: this.#connections, pipelining: 1, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000 });
+      p = new Pool(origin, {
+        connections: this.#connections,
+        pipelining: 1,
+        keepAliveTimeout: 30_000,
+        keepAliveMaxTimeout: 600_000,
+      });
       this.#pools.set(origin, p);
     }
     return p;
@@ -265,31 +278,53 @@ class UndiciTransport implements HttpTransport {
     const url = base.prefix + spec.path + queryString(spec.query);
     const what = `${spec.method} ${spec.path}`;
     // fail before taking a budget slot when the request cannot be authenticated at all
-    if (spec.auth === 'l2' && this.#creds === undefined) throw new AuthError(`${what} needs API credentials: none are configured (create or derive a key first)`);
-    if (spec.auth === 'l2' && this.#authMode === 'l2' && this.#address === undefined) throw new AuthError('L2 auth needs the wallet address (POLY_ADDRESS): set `address` or `signer`');
-    if (spec.auth === 'l1' && this.#signer === undefined) throw new AuthError(`${what} needs a wallet (L1 auth): none is configured`);
+    if (spec.auth === 'l2' && this.#creds === undefined)
+      throw new AuthError(`${what} needs API credentials: none are configured (create or derive a key first)`);
+    if (spec.auth === 'l2' && this.#authMode === 'l2' && this.#address === undefined)
+      throw new AuthError('L2 auth needs the wallet address (POLY_ADDRESS): set `address` or `signer`');
+    if (spec.auth === 'l1' && this.#signer === undefined)
+      throw new AuthError(`${what} needs a wallet (L1 auth): none is configured`);
     for (let attempt = 1; ; attempt++) {
       if (spec.signal?.aborted) throw abortReason(spec.signal);
       let err: MmkitError;
       try {
-        const parsed = await this.budgets.schedule(spec.api, spec.method, spec.path, (slot) => this.#attempt(spec, base, url, body, slot, attempt), spec.signal);
+        const parsed = await this.budgets.schedule(
+          spec.api,
+          spec.method,
+          spec.path,
+          (slot) => this.#attempt(spec, base, url, body, slot, attempt),
+          spec.signal,
+        );
         return this.#validate(what, parsed, schema);
       } catch (e) {
         if (!(e instanceof MmkitError)) {
-          if (this.#closed && !(spec.signal?.aborted ?? false)) throw new NetworkError(`${what}: transport closed`, 'NETWORK', { cause: e });
+          if (this.#closed && !(spec.signal?.aborted ?? false))
+            throw new NetworkError(`${what}: transport closed`, 'NETWORK', { cause: e });
           throw e;
         }
         err = e;
       }
       if (err instanceof RateLimitError) {
         const limit = err.details?.['limit'];
-        const paused = this.budgets.onRateLimited(spec.api, spec.method, spec.path, err.retryAfterMs, typeof limit === 'number' ? limit : undefined);
-        this.#logger?.warn({ api: spec.api, endpoint: what, retryAfterMs: err.retryAfterMs, paused, attempt }, 'rate limited (429): pausing the budget');
+        const paused = this.budgets.onRateLimited(
+          spec.api,
+          spec.method,
+          spec.path,
+          err.retryAfterMs,
+          typeof limit === 'number' ? limit : undefined,
+        );
+        this.#logger?.warn(
+          { api: spec.api, endpoint: what, retryAfterMs: err.retryAfterMs, paused, attempt },
+          'rate limited (429): pausing the budget',
+        );
       }
       const d = this.#retry.decide(err, attempt, spec.idempotent);
       if (!d.retry) throw err;
       this.#stats.retries++;
-      this.#logger?.warn({ api: spec.api, endpoint: what, code: err.code, attempt, delayMs: d.delayMs, reason: d.reason }, 'retrying request');
+      this.#logger?.warn(
+        { api: spec.api, endpoint: what, code: err.code, attempt, delayMs: d.delayMs, reason: d.reason },
+        'retrying request',
+      );
       spec.onRetry?.(err, attempt);
       await sleep(this.#clock, d.delayMs, spec.signal);
     }
@@ -300,13 +335,24 @@ class UndiciTransport implements HttpTransport {
     if (body !== undefined) h['content-type'] = 'application/json';
     if (spec.auth === 'l2') {
       const c = this.#creds;
-      if (c === undefined) throw new AuthError(`${spec.method} ${spec.path} needs API credentials: none are configured (create or derive a key first)`);
+      if (c === undefined)
+        throw new AuthError(
+          `${spec.method} ${spec.path} needs API credentials: none are configured (create or derive a key first)`,
+        );
       if (this.#authMode === 'bearer') {
         h['authorization'] = `Bearer ${c.apiKey}`;
       } else {
-        if (this.#address === undefined) throw new AuthError('L2 auth needs the wallet address (POLY_ADDRESS): set `address` or `signer`');
+        if (this.#address === undefined)
+          throw new AuthError('L2 auth needs the wallet address (POLY_ADDRESS): set `address` or `signer`');
         const ts = Math.floor(this.#clock.now() / 1000);
-        const l2 = l2Headers({ key: c.apiKey, secret: c.secret, passphrase: c.passphrase }, this.#address, spec.method, spec.path, body, ts);
+        const l2 = l2Headers(
+          { key: c.apiKey, secret: c.secret, passphrase: c.passphrase },
+          this.#address,
+          spec.method,
+          spec.path,
+          body,
+          ts,
+        );
         h['POLY_ADDRESS'] = l2.POLY_ADDRESS;
         h['POLY_SIGNATURE'] = l2.POLY_SIGNATURE;
         h['POLY_TIMESTAMP'] = l2.POLY_TIMESTAMP;
@@ -314,7 +360,8 @@ class UndiciTransport implements HttpTransport {
         h['POLY_PASSPHRASE'] = l2.POLY_PASSPHRASE;
       }
     } else if (spec.auth === 'l1') {
-      if (this.#signer === undefined) throw new AuthError(`${spec.method} ${spec.path} needs a wallet (L1 auth): none is configured`);
+      if (this.#signer === undefined)
+        throw new AuthError(`${spec.method} ${spec.path} needs a wallet (L1 auth): none is configured`);
       const ts = Math.floor(this.#clock.now() / 1000);
       Object.assign(h, l1Headers(this.#signer, this.#chainId, ts, spec.nonce ?? 0));
     }
@@ -329,14 +376,24 @@ class UndiciTransport implements HttpTransport {
    * and dropped, and its budget slot stays held until then (the server counted it). It is aborted
    * for good only after `abandonAfterMs` or when the caller's signal aborts.
    */
-  async #attempt(spec: RequestSpec, base: Base, url: string, body: string | undefined, slot: BudgetSlot, attempt: number): Promise<unknown> {
+  async #attempt(
+    spec: RequestSpec,
+    base: Base,
+    url: string,
+    body: string | undefined,
+    slot: BudgetSlot,
+    attempt: number,
+  ): Promise<unknown> {
     const what = `${spec.method} ${spec.path}`;
     const headers = this.#headers(spec, body);
     const timeoutMs = spec.timeoutMs ?? this.#timeoutMs;
     const hard = new AbortController();
     const signal = spec.signal ? AbortSignal.any([spec.signal, hard.signal]) : hard.signal;
     const abandon = Math.max(timeoutMs, this.#abandonAfterMs);
-    const hardHandle = this.#clock.setTimeout(() => hard.abort(new TimeoutError(`${what}: abandoned after ${abandon} ms`, abandon)), abandon);
+    const hardHandle = this.#clock.setTimeout(
+      () => hard.abort(new TimeoutError(`${what}: abandoned after ${abandon} ms`, abandon)),
+      abandon,
+    );
     this.#stats.attempts++;
     const t0 = this.#clock.now();
     this.#onSend?.({ api: spec.api, method: spec.method, path: spec.path, attempt, at: t0 });
@@ -384,7 +441,9 @@ class UndiciTransport implements HttpTransport {
       }
       this.#stats.networkErrors++;
       const code = (e as { code?: unknown }).code;
-      throw new NetworkError(`${what}: connection failed${typeof code === 'string' ? ` (${code})` : ''}`, 'NETWORK', { cause: e });
+      throw new NetworkError(`${what}: connection failed${typeof code === 'string' ? ` (${code})` : ''}`, 'NETWORK', {
+        cause: e,
+      });
     } finally {
       if (softHandle !== undefined) this.#clock.clearTimeout(softHandle);
     }
@@ -402,7 +461,10 @@ class UndiciTransport implements HttpTransport {
     const issue = r.error.issues[0];
     const path = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
     throw new ValidationError(`${what}: malformed response at ${path}: ${issue?.message ?? 'invalid'}`, {
-      details: { path, issues: r.error.issues.slice(0, 5).map((i) => ({ path: i.path.map(String).join('.'), message: i.message })) },
+      details: {
+        path,
+        issues: r.error.issues.slice(0, 5).map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
+      },
     });
   }
 
@@ -410,13 +472,22 @@ class UndiciTransport implements HttpTransport {
     // secrets out first, then cut: cut first, a secret straddling the cut would leave its prefix
     let out = s;
     const c = this.#creds;
-    if (c !== undefined) for (const secret of [c.secret, c.passphrase, c.apiKey]) if (secret.length >= 4) out = out.split(secret).join('[redacted]');
+    if (c !== undefined)
+      for (const secret of [c.secret, c.passphrase, c.apiKey])
+        if (secret.length >= 4) out = out.split(secret).join('[redacted]');
     return out.length > 500 ? out.slice(0, 500) + '…' : out;
   }
 
-  #mapError(what: string, status: number, body: unknown, headers: Record<string, string | string[] | undefined>): MmkitError {
+  #mapError(
+    what: string,
+    status: number,
+    body: unknown,
+    headers: Record<string, string | string[] | undefined>,
+  ): MmkitError {
     const info = errorInfo(body);
-    const message = this.#redact(`${what}: ${status}${info.code ? ` ${info.code}` : ''}: ${info.message ?? 'no message'}`);
+    const message = this.#redact(
+      `${what}: ${status}${info.code ? ` ${info.code}` : ''}: ${info.message ?? 'no message'}`,
+    );
     const details: Record<string, unknown> = { status };
     if (info.code !== undefined) details['code'] = info.code;
     if (info.orderID !== undefined) details['orderID'] = info.orderID;
@@ -564,7 +635,11 @@ function isVenueCode(c: string): c is VenueRejectCode {
 }
 
 /** The venue code of a refusal, if the body is one: the spec envelope's code, or the public texts. */
-export function venueCodeOf(info: { code: string | undefined; message: string | undefined; orderShape?: boolean }): VenueRejectCode | undefined {
+export function venueCodeOf(info: {
+  code: string | undefined;
+  message: string | undefined;
+  orderShape?: boolean;
+}): VenueRejectCode | undefined {
   if (info.code !== undefined) {
     if (isVenueCode(info.code)) return info.code;
     return undefined;

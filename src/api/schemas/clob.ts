@@ -14,7 +14,13 @@ const decimal = z.union([z.string(), z.number().transform((n) => String(n))]);
 /** A signed decimal string ("-1.25"). */
 const signedDecimal = decimal;
 /** An integer that may come as a number or a digit string. */
-const intLike = z.union([z.number().int(), z.string().regex(/^-?\d+$/).transform(Number)]);
+const intLike = z.union([
+  z.number().int(),
+  z
+    .string()
+    .regex(/^-?\d+$/)
+    .transform(Number),
+]);
 
 /** GET /time: server unix seconds. */
 export const timeSchema = intLike;
@@ -94,13 +100,19 @@ export const pricesSchema = z.record(z.string(), z.object({ BUY: decimal.optiona
 export const spreadSchema = z.object({ spread: decimal });
 export const spreadsSchema = z.record(z.string(), decimal);
 export const lastTradePriceSchema = z.object({ price: decimal, side: z.string().optional().default('') });
-export const lastTradesPricesSchema = z.array(z.object({ token_id: z.string(), price: decimal, side: z.string().optional().default('') }));
+export const lastTradesPricesSchema = z.array(
+  z.object({ token_id: z.string(), price: decimal, side: z.string().optional().default('') }),
+);
 export const tickSizeSchema = z.object({ minimum_tick_size: decimal });
 export const negRiskSchema = z.object({ neg_risk: z.boolean() });
 export const feeRateSchema = z.object({ base_fee: intLike });
 
 /** POST /auth/api-key, GET /auth/derive-api-key. */
-export const apiCredsSchema = z.object({ apiKey: z.string().min(1), secret: z.string().min(1), passphrase: z.string().min(1) });
+export const apiCredsSchema = z.object({
+  apiKey: z.string().min(1),
+  secret: z.string().min(1),
+  passphrase: z.string().min(1),
+});
 /** GET /auth/api-key. */
 export const apiKeyInfoSchema = z.object({
   apiKey: z.string(),
@@ -112,7 +124,10 @@ export const apiKeyInfoSchema = z.object({
 export const apiKeysSchema = z.object({ apiKeys: z.array(z.string()) });
 
 /** The error part of a refused entry. */
-const entryErrorSchema = z.union([z.object({ code: z.string(), message: z.string().optional().default('') }), z.string()]);
+const entryErrorSchema = z.union([
+  z.object({ code: z.string(), message: z.string().optional().default('') }),
+  z.string(),
+]);
 
 /** One order response (POST /order, an entry of POST /orders): accepted or refused. */
 export const orderResponseSchema = z.object({

@@ -81,22 +81,27 @@ export const tickSize = z.union([z.string(), z.number().finite()]).transform((v,
  * does for `outcomes`, `outcomePrices`, `clobTokenIds`) or as a real array. Numbers inside are
  * kept as their text.
  */
-export const jsonStringArray = z.union([z.string(), z.array(z.union([z.string(), z.number()]))]).transform((v, ctx): string[] => {
-  let arr: unknown = v;
-  if (typeof v === 'string') {
-    try {
-      arr = v.trim() === '' ? [] : JSON.parse(v);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'not a JSON-encoded array' });
+export const jsonStringArray = z
+  .union([z.string(), z.array(z.union([z.string(), z.number()]))])
+  .transform((v, ctx): string[] => {
+    let arr: unknown = v;
+    if (typeof v === 'string') {
+      try {
+        arr = v.trim() === '' ? [] : JSON.parse(v);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'not a JSON-encoded array' });
+        return z.NEVER;
+      }
+    }
+    if (
+      !Array.isArray(arr) ||
+      !arr.every((x) => typeof x === 'string' || (typeof x === 'number' && Number.isFinite(x)))
+    ) {
+      ctx.addIssue({ code: 'custom', message: 'expected an array of strings' });
       return z.NEVER;
     }
-  }
-  if (!Array.isArray(arr) || !arr.every((x) => typeof x === 'string' || (typeof x === 'number' && Number.isFinite(x)))) {
-    ctx.addIssue({ code: 'custom', message: 'expected an array of strings' });
-    return z.NEVER;
-  }
-  return arr.map((x) => (typeof x === 'number' ? numberText(x) : (x as string)));
-});
+    return arr.map((x) => (typeof x === 'number' ? numberText(x) : (x as string)));
+  });
 
 /** Tag labels: strings, or tag objects `{label}` as some Gamma deployments send (label kept). */
 export const tagLabels = z
@@ -105,7 +110,13 @@ export const tagLabels = z
   .transform((v) => v ?? []);
 
 /** An integer that may come as a JSON number or a digit string. */
-export const intLike = z.union([z.number().int(), z.string().regex(/^-?\d+$/).transform(Number)]);
+export const intLike = z.union([
+  z.number().int(),
+  z
+    .string()
+    .regex(/^-?\d+$/)
+    .transform(Number),
+]);
 
 /** `{"status": "ok"}` of the health endpoints. */
 export const healthSchema = z.object({ status: z.string() });

@@ -309,14 +309,26 @@ export const builderVolumeSchema = enveloped(
       volume: decimalString,
       trades: z.number().int().nonnegative(),
       by_day: z.array(z.object({ date: str, volume: decimalString, trades: z.number().int().nonnegative() })),
-      by_market: z.array(z.object({ condition_id: str, question: str.optional(), volume: decimalString, trades: z.number().int().nonnegative() })),
+      by_market: z.array(
+        z.object({
+          condition_id: str,
+          question: str.optional(),
+          volume: decimalString,
+          trades: z.number().int().nonnegative(),
+        }),
+      ),
     })
     .transform((b) => ({
       builder: b.builder,
       volume: b.volume,
       trades: b.trades,
       byDay: b.by_day,
-      byMarket: b.by_market.map((m) => ({ conditionId: m.condition_id, question: m.question ?? '', volume: m.volume, trades: m.trades })),
+      byMarket: b.by_market.map((m) => ({
+        conditionId: m.condition_id,
+        question: m.question ?? '',
+        volume: m.volume,
+        trades: m.trades,
+      })),
     })),
 );
 export type BuilderVolume = z.output<typeof builderVolumeSchema>;

@@ -158,8 +158,15 @@ function toGammaMarket(m: RawGammaMarket, ctx: z.RefinementCtx): GammaMarket {
   if (tick === undefined) missing.push(['orderPriceMinTickSize', 'required (the tick size)']);
   if (minSize === undefined) missing.push(['orderMinSize', 'required (the minimum order size)']);
   if (tokenIds === undefined) missing.push(['clobTokenIds', 'required (the token ids)']);
-  else if (tokenIds.length !== m.outcomes.length) missing.push(['clobTokenIds', `${tokenIds.length} token ids for ${m.outcomes.length} outcomes`]);
-  if (conditionId === undefined || tick === undefined || minSize === undefined || tokenIds === undefined || missing.length > 0) {
+  else if (tokenIds.length !== m.outcomes.length)
+    missing.push(['clobTokenIds', `${tokenIds.length} token ids for ${m.outcomes.length} outcomes`]);
+  if (
+    conditionId === undefined ||
+    tick === undefined ||
+    minSize === undefined ||
+    tokenIds === undefined ||
+    missing.length > 0
+  ) {
     for (const [path, message] of missing) ctx.addIssue({ code: 'custom', path: [path], message });
     return z.NEVER;
   }
@@ -404,7 +411,13 @@ export type Tag = z.output<typeof tagSchema>;
 
 /** A sport category. */
 export const sportSchema = z
-  .object({ id: z.union([str, z.number().transform(String)]), sport: str, label: optStr, image: optStr, tags: tagLabels })
+  .object({
+    id: z.union([str, z.number().transform(String)]),
+    sport: str,
+    label: optStr,
+    image: optStr,
+    tags: tagLabels,
+  })
   .transform((s) => ({ id: s.id, sport: s.sport, label: s.label ?? s.sport, image: s.image ?? '', tags: s.tags }));
 export type Sport = z.output<typeof sportSchema>;
 
@@ -418,7 +431,14 @@ export const seriesSchema = z
     category: optStr,
     events: z.array(z.object({ id: z.union([str, z.number().transform(String)]), slug: str, title: str })).optional(),
   })
-  .transform((s) => ({ id: s.id, slug: s.slug, title: s.title, recurrence: s.recurrence ?? '', category: s.category ?? '', events: s.events ?? [] }));
+  .transform((s) => ({
+    id: s.id,
+    slug: s.slug,
+    title: s.title,
+    recurrence: s.recurrence ?? '',
+    category: s.category ?? '',
+    events: s.events ?? [],
+  }));
 export type Series = z.output<typeof seriesSchema>;
 
 /** GET /search: matching events, markets and tags. */

@@ -43,12 +43,18 @@ function addressOf(wallet: L1Signer): string {
  * The EIP-712 digest of a ClobAuth message.
  * @throws AuthError when the address, timestamp or nonce is malformed.
  */
-export function clobAuthDigest(chainId: number, address: string, timestamp: number | string, nonce: number | bigint | string): string {
+export function clobAuthDigest(
+  chainId: number,
+  address: string,
+  timestamp: number | string,
+  nonce: number | bigint | string,
+): string {
   if (!isAddress(address)) throw new AuthError('invalid POLY_ADDRESS: expected 0x + 40 hex');
   const ts = String(timestamp);
   if (!/^[0-9]{1,20}$/.test(ts)) throw new AuthError('invalid POLY_TIMESTAMP: expected unix seconds');
   const n = String(nonce);
-  if (!/^[0-9]{1,78}$/.test(n) || BigInt(n) >= 1n << 256n) throw new AuthError('invalid POLY_NONCE: expected a uint256');
+  if (!/^[0-9]{1,78}$/.test(n) || BigInt(n) >= 1n << 256n)
+    throw new AuthError('invalid POLY_NONCE: expected a uint256');
   try {
     return TypedDataEncoder.hash(clobAuthDomain(chainId), CLOB_AUTH_TYPES, {
       address,
@@ -66,7 +72,12 @@ export function clobAuthDigest(chainId: number, address: string, timestamp: numb
  * @param timestamp unix seconds
  * @param nonce default 0; the same nonce derives the same API key
  */
-export function signClobAuth(wallet: L1Signer, chainId: number, timestamp: number | string, nonce: number | bigint = 0): string {
+export function signClobAuth(
+  wallet: L1Signer,
+  chainId: number,
+  timestamp: number | string,
+  nonce: number | bigint = 0,
+): string {
   const digest = clobAuthDigest(chainId, addressOf(wallet), timestamp, nonce);
   return wallet.signingKey.sign(digest).serialized;
 }
@@ -95,7 +106,12 @@ export interface L1Headers {
 }
 
 /** Build the L1 headers (POLY_ADDRESS is the wallet's address as it holds it: checksummed for a Wallet). */
-export function l1Headers(wallet: L1Signer, chainId: number, timestamp: number | string, nonce: number | bigint = 0): L1Headers {
+export function l1Headers(
+  wallet: L1Signer,
+  chainId: number,
+  timestamp: number | string,
+  nonce: number | bigint = 0,
+): L1Headers {
   return {
     POLY_ADDRESS: addressOf(wallet),
     POLY_SIGNATURE: signClobAuth(wallet, chainId, timestamp, nonce),

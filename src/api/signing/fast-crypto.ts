@@ -125,7 +125,11 @@ function loadNative(): CryptoBackend | undefined {
         check32('private key', privKey);
         check32('digest', digest32);
         const r = secp.ecdsaSign(digest32, privKey);
-        return '0x' + Buffer.from(r.signature.buffer, r.signature.byteOffset, 64).toString('hex') + (r.recid === 0 ? '1b' : '1c');
+        return (
+          '0x' +
+          Buffer.from(r.signature.buffer, r.signature.byteOffset, 64).toString('hex') +
+          (r.recid === 0 ? '1b' : '1c')
+        );
       },
     };
   } catch (err) {

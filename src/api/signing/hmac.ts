@@ -102,7 +102,13 @@ function putAscii(buf: Uint8Array, pos: number, s: string): number {
 }
 
 /** The UTF-8 bytes of the message in `scratch` (room left for the SHA-256 padding): their count. */
-function encodeMessage(at: number, timestamp: number | string, method: string, path: string, body: string | undefined): number {
+function encodeMessage(
+  at: number,
+  timestamp: number | string,
+  method: string,
+  path: string,
+  body: string | undefined,
+): number {
   const ts = String(timestamp);
   const chars = ts.length + method.length + path.length + (body === undefined ? 0 : body.length);
   const need = at + chars * 3 + 72; // UTF-8: at most 3 bytes per UTF-16 code unit; 72: padding
@@ -122,7 +128,13 @@ function encodeMessage(at: number, timestamp: number | string, method: string, p
  * and '/' → '_'. Short messages are hashed in JS from the prepared key states; long ones with two
  * one-shot node:crypto hashes over the prepared pad blocks.
  */
-function hmacUrlSafe(k: HmacKey, timestamp: number | string, method: string, path: string, body: string | undefined): string {
+function hmacUrlSafe(
+  k: HmacKey,
+  timestamp: number | string,
+  method: string,
+  path: string,
+  body: string | undefined,
+): string {
   const n = encodeMessage(0, timestamp, method, path, body);
   if (n > JS_MAX_BYTES) return hmacNative(k, n);
   state.set(k.innerState);
@@ -151,10 +163,49 @@ function hmacUrlSafe(k: HmacKey, timestamp: number | string, method: string, pat
   c[42] = B64URL_CODES[(x >>> 6) & 63]!;
   // 43 characters and the '=' (explicit arguments: a direct builtin call, no array-like spread)
   return String.fromCharCode(
-    c[0]!, c[1]!, c[2]!, c[3]!, c[4]!, c[5]!, c[6]!, c[7]!, c[8]!, c[9]!, c[10]!,
-    c[11]!, c[12]!, c[13]!, c[14]!, c[15]!, c[16]!, c[17]!, c[18]!, c[19]!, c[20]!, c[21]!,
-    c[22]!, c[23]!, c[24]!, c[25]!, c[26]!, c[27]!, c[28]!, c[29]!, c[30]!, c[31]!, c[32]!,
-    c[33]!, c[34]!, c[35]!, c[36]!, c[37]!, c[38]!, c[39]!, c[40]!, c[41]!, c[42]!,
+    c[0]!,
+    c[1]!,
+    c[2]!,
+    c[3]!,
+    c[4]!,
+    c[5]!,
+    c[6]!,
+    c[7]!,
+    c[8]!,
+    c[9]!,
+    c[10]!,
+    c[11]!,
+    c[12]!,
+    c[13]!,
+    c[14]!,
+    c[15]!,
+    c[16]!,
+    c[17]!,
+    c[18]!,
+    c[19]!,
+    c[20]!,
+    c[21]!,
+    c[22]!,
+    c[23]!,
+    c[24]!,
+    c[25]!,
+    c[26]!,
+    c[27]!,
+    c[28]!,
+    c[29]!,
+    c[30]!,
+    c[31]!,
+    c[32]!,
+    c[33]!,
+    c[34]!,
+    c[35]!,
+    c[36]!,
+    c[37]!,
+    c[38]!,
+    c[39]!,
+    c[40]!,
+    c[41]!,
+    c[42]!,
     0x3d,
   );
 }
@@ -176,7 +227,11 @@ function hmacNative(k: HmacKey, n: number): string {
 
 /** The reference computation (for the self-test below). */
 function hmacReference(secret: string, message: string): string {
-  return createHmac('sha256', Buffer.from(secret, 'base64')).update(message, 'utf8').digest('base64').replace(/\+/g, '-').replace(/\//g, '_');
+  return createHmac('sha256', Buffer.from(secret, 'base64'))
+    .update(message, 'utf8')
+    .digest('base64')
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_');
 }
 
 // Self-test at load: both paths must give the Hmac object's bytes (the venue verifies them).
@@ -184,7 +239,10 @@ function hmacReference(secret: string, message: string): string {
   const secret = 'Zm9vYmFyLWJlbmNoLXNlY3JldC0wMTIzNDU2Nzg5YWJjZGVm';
   const k = prepareKey(secret)!;
   for (const body of ['{"hash": "0x123"}', 'é€😀'.repeat(3), 'x'.repeat(JS_MAX_BYTES + 100)]) {
-    if (hmacUrlSafe(k, 1000000, 'test-sign', '/orders', body) !== hmacReference(secret, `1000000test-sign/orders${body}`)) throw new Error('hmac: self-test failed');
+    if (
+      hmacUrlSafe(k, 1000000, 'test-sign', '/orders', body) !== hmacReference(secret, `1000000test-sign/orders${body}`)
+    )
+      throw new Error('hmac: self-test failed');
   }
 }
 
@@ -196,7 +254,13 @@ function toUrlSafe(b64: string): string {
  * The POLY_SIGNATURE of an L2 request. `method` is used verbatim ("GET", "POST", "DELETE").
  * @throws ValidationError when the secret is not base64.
  */
-export function buildHmacSignature(secret: string, timestamp: number | string, method: string, path: string, body?: string): string {
+export function buildHmacSignature(
+  secret: string,
+  timestamp: number | string,
+  method: string,
+  path: string,
+  body?: string,
+): string {
   const key = keyOf(secret);
   if (key === undefined) throw new ValidationError('secret: not base64');
   return hmacUrlSafe(key, timestamp, method, path, body);

@@ -11,7 +11,7 @@
  * Pure: no I/O, no wall clock.
  */
 import { Buffer } from 'node:buffer';
-import { SigningKey, TypedDataEncoder, keccak256, toUtf8Bytes } from 'ethers';
+import { type SigningKey, TypedDataEncoder, keccak256, toUtf8Bytes } from 'ethers';
 import type { TypedDataDomain, TypedDataField } from 'ethers';
 import { AuthError, ValidationError } from '../../core/errors.ts';
 import { keccak256Bytes, recoverPublicKey } from './fast-crypto.ts';
@@ -72,7 +72,11 @@ export const ORDER_TYPE_HASH: string = keccak256(
  * NEG_RISK_CTF_EXCHANGE when `negRisk` and CTF_EXCHANGE otherwise (e.g. Amoy 80002 uses
  * 0xdFE02Eb6733538f8Ea35D585af8DE5958AD99E40).
  */
-export function orderDomain(chainId: number, negRisk: boolean, verifyingContract?: string): TypedDataDomain & {
+export function orderDomain(
+  chainId: number,
+  negRisk: boolean,
+  verifyingContract?: string,
+): TypedDataDomain & {
   name: string;
   version: string;
   chainId: number;
@@ -111,8 +115,10 @@ export class OrderHasher {
 
   /** @throws ValidationError when chainId is not a non-negative safe integer or the contract is not an address. */
   constructor(chainId: number, verifyingContract: string) {
-    if (!Number.isSafeInteger(chainId) || chainId < 0) throw new ValidationError(`chainId: not a non-negative integer: ${String(chainId)}`);
-    if (!isAddress(verifyingContract)) throw new ValidationError(`verifyingContract: not an address: ${String(verifyingContract)}`);
+    if (!Number.isSafeInteger(chainId) || chainId < 0)
+      throw new ValidationError(`chainId: not a non-negative integer: ${String(chainId)}`);
+    if (!isAddress(verifyingContract))
+      throw new ValidationError(`verifyingContract: not an address: ${String(verifyingContract)}`);
     this.chainId = chainId;
     this.verifyingContract = verifyingContract;
     this.domainSeparator = TypedDataEncoder.hashDomain({
@@ -144,7 +150,8 @@ export class OrderHasher {
     writeUint(b, 8, o.expiration, 'expiration');
     writeUint(b, 9, o.nonce, 'nonce');
     writeUint(b, 10, o.feeRateBps, 'feeRateBps');
-    if (o.side !== 0 && o.side !== 1) throw new ValidationError(`side: must be 0 (BUY) or 1 (SELL), got ${String(o.side)}`);
+    if (o.side !== 0 && o.side !== 1)
+      throw new ValidationError(`side: must be 0 (BUY) or 1 (SELL), got ${String(o.side)}`);
     writeSmall(b, 11, o.side);
     if (o.signatureType !== 0 && o.signatureType !== 1 && o.signatureType !== 2) {
       throw new ValidationError(`signatureType: must be 0, 1 or 2, got ${String(o.signatureType)}`);
@@ -156,7 +163,8 @@ export class OrderHasher {
 }
 
 function writeUint(b: Buffer, word: number, v: bigint, field: string): void {
-  if (typeof v !== 'bigint' || v < 0n || v > MAX_UINT256) throw new ValidationError(`${field}: not a uint256: ${String(v)}`);
+  if (typeof v !== 'bigint' || v < 0n || v > MAX_UINT256)
+    throw new ValidationError(`${field}: not a uint256: ${String(v)}`);
   const end = (word + 1) * 32;
   const start = word * 32;
   if (v <= 0xffffffffn) {
@@ -210,7 +218,8 @@ export function orderHasher(chainId: number, negRisk: boolean, verifyingContract
  * @throws AuthError on a malformed or unrecoverable signature; ValidationError on a malformed digest.
  */
 export function recoverSigner(digest: string, signature: string): string {
-  if (typeof digest !== 'string' || !HEX64.test(digest)) throw new ValidationError('digest: not 0x-prefixed 32-byte hex');
+  if (typeof digest !== 'string' || !HEX64.test(digest))
+    throw new ValidationError('digest: not 0x-prefixed 32-byte hex');
   if (typeof signature !== 'string' || !SIG_HEX.test(signature)) {
     throw new AuthError('invalid signature: expected 0x-prefixed 65-byte hex (r, s, v)');
   }

@@ -15,7 +15,14 @@
  *
  * Unknown keys are skipped (their values validated as JSON), as the decoder tolerates them.
  */
-import type { BestBidAskEvent, BookSnapshotEvent, LastTradeEvent, LevelChangeEvent, MarketDataEvent, PriceLevel } from '../../core/events.ts';
+import type {
+  BestBidAskEvent,
+  BookSnapshotEvent,
+  LastTradeEvent,
+  LevelChangeEvent,
+  MarketDataEvent,
+  PriceLevel,
+} from '../../core/events.ts';
 import type { ConditionId, TokenId } from '../../core/ids.ts';
 import { PRICE_SCALE, type Micro, type Pips } from '../../core/units.ts';
 import { bestPips, feeBps, levelPips, sizeMicro, tickPipsOf, timestampMs } from './decode.ts';
@@ -24,7 +31,7 @@ import type { MarketDecoderStats } from './market-decode.ts';
 // eslint-disable-next-line no-control-regex
 const ESCAPE_OR_CONTROL = /[\\\u0000-\u001f]/;
 const Q = 34; // "
-const BS = 92; // \
+const _BS = 92; // \
 const COLON = 58;
 const COMMA = 44;
 const LB = 123; // {
@@ -609,7 +616,17 @@ export class FrameScanner {
         return;
       }
       case 'last_trade_price': {
-        if (!isId(asset) || !isId(market) || price === undefined || size === undefined || (side !== 'BUY' && side !== 'SELL') || nb >= 0 || na >= 0 || changesAt >= 0) throw BAIL;
+        if (
+          !isId(asset) ||
+          !isId(market) ||
+          price === undefined ||
+          size === undefined ||
+          (side !== 'BUY' && side !== 'SELL') ||
+          nb >= 0 ||
+          na >= 0 ||
+          changesAt >= 0
+        )
+          throw BAIL;
         const p = levelPips(price);
         const s = sizeMicro(size);
         if (p < 0 || s < 0) throw BAIL;
@@ -633,7 +650,16 @@ export class FrameScanner {
         return;
       }
       case 'best_bid_ask': {
-        if (!isId(asset) || !isId(market) || bestBid === undefined || bestAsk === undefined || nb >= 0 || na >= 0 || changesAt >= 0) throw BAIL;
+        if (
+          !isId(asset) ||
+          !isId(market) ||
+          bestBid === undefined ||
+          bestAsk === undefined ||
+          nb >= 0 ||
+          na >= 0 ||
+          changesAt >= 0
+        )
+          throw BAIL;
         const bb = bestPips(bestBid);
         const ba = bestPips(bestAsk);
         const sp = spread === undefined ? 0 : bestPips(spread);
@@ -707,7 +733,16 @@ export class FrameScanner {
         if (d === RB) break;
         if (d !== COMMA) throw BAIL;
       }
-      if (!isId(asset) || price < 0 || size < 0 || (side !== 'BUY' && side !== 'SELL') || hash === undefined || bb < 0 || ba < 0) throw BAIL;
+      if (
+        !isId(asset) ||
+        price < 0 ||
+        size < 0 ||
+        (side !== 'BUY' && side !== 'SELL') ||
+        hash === undefined ||
+        bb < 0 ||
+        ba < 0
+      )
+        throw BAIL;
       const e: LevelChangeEvent = {
         type: 'level_change',
         venueTime: recvTime, // set with the message's market once it is read

@@ -26,7 +26,23 @@ import type {
 } from '../../core/events.ts';
 import type { ConditionId, TokenId } from '../../core/ids.ts';
 import type { Micro, Pips } from '../../core/units.ts';
-import { bestPips, feeBps, levelPips, sizeMicro, tickPipsOf, timestampMs, zBestPrice, zFeeBps, zId, zLevelPrice, zodReason, zSide, zSize, zTick, zTimestamp } from './decode.ts';
+import {
+  bestPips,
+  feeBps,
+  levelPips,
+  sizeMicro,
+  tickPipsOf,
+  timestampMs,
+  zBestPrice,
+  zFeeBps,
+  zId,
+  zLevelPrice,
+  zodReason,
+  zSide,
+  zSize,
+  zTick,
+  zTimestamp,
+} from './decode.ts';
 
 // ---- lenient optional metadata (a bad value degrades to null, never refuses the snapshot) --------
 
@@ -113,8 +129,14 @@ export const bestBidAskSchema = z.object({
 export const newMarketSchema = z.object({
   event_type: z.literal('new_market'),
   market: zId,
-  question: z.string().optional().transform((v) => v ?? ''),
-  slug: z.string().optional().transform((v) => v ?? ''),
+  question: z
+    .string()
+    .optional()
+    .transform((v) => v ?? ''),
+  slug: z
+    .string()
+    .optional()
+    .transform((v) => v ?? ''),
   assets_ids: z.array(zId),
   outcomes: z.array(z.string()),
   timestamp: zTimestamp,
@@ -226,7 +248,16 @@ export function fastPriceChange(m: Obj): WirePriceChange | undefined {
     const hash = c['hash'];
     const bb = c['best_bid'];
     const ba = c['best_ask'];
-    if (!isId(asset) || typeof p !== 'string' || typeof s !== 'string' || (side !== 'BUY' && side !== 'SELL') || typeof hash !== 'string' || typeof bb !== 'string' || typeof ba !== 'string') return undefined;
+    if (
+      !isId(asset) ||
+      typeof p !== 'string' ||
+      typeof s !== 'string' ||
+      (side !== 'BUY' && side !== 'SELL') ||
+      typeof hash !== 'string' ||
+      typeof bb !== 'string' ||
+      typeof ba !== 'string'
+    )
+      return undefined;
     const price = levelPips(p);
     const size = sizeMicro(s);
     const best_bid = bestPips(bb);
@@ -245,7 +276,14 @@ export function fastLastTrade(m: Obj): WireLastTrade | undefined {
   const p = m['price'];
   const s = m['size'];
   const side = m['side'];
-  if (!isId(asset) || !isId(market) || typeof p !== 'string' || typeof s !== 'string' || (side !== 'BUY' && side !== 'SELL')) return undefined;
+  if (
+    !isId(asset) ||
+    !isId(market) ||
+    typeof p !== 'string' ||
+    typeof s !== 'string' ||
+    (side !== 'BUY' && side !== 'SELL')
+  )
+    return undefined;
   const price = levelPips(p);
   const size = sizeMicro(s);
   if (price < 0 || size < 0) return undefined;
@@ -390,19 +428,22 @@ export class MarketDecoder {
     switch (type) {
       case 'price_change': {
         const m = this.fast ? fastPriceChange(msg) : parse(priceChangeSchema, msg);
-        if (m === undefined || typeof m === 'string') return this.bad(typeof m === 'string' ? m : reasonOf(priceChangeSchema, msg));
+        if (m === undefined || typeof m === 'string')
+          return this.bad(typeof m === 'string' ? m : reasonOf(priceChangeSchema, msg));
         levelEvents(m, recvTime, emit);
         return OK;
       }
       case 'book': {
         const m = this.fast ? fastBook(msg) : parse(bookSchema, msg);
-        if (m === undefined || typeof m === 'string') return this.bad(typeof m === 'string' ? m : reasonOf(bookSchema, msg));
+        if (m === undefined || typeof m === 'string')
+          return this.bad(typeof m === 'string' ? m : reasonOf(bookSchema, msg));
         emit(bookEvent(m, recvTime));
         return OK;
       }
       case 'last_trade_price': {
         const m = this.fast ? fastLastTrade(msg) : parse(lastTradeSchema, msg);
-        if (m === undefined || typeof m === 'string') return this.bad(typeof m === 'string' ? m : reasonOf(lastTradeSchema, msg));
+        if (m === undefined || typeof m === 'string')
+          return this.bad(typeof m === 'string' ? m : reasonOf(lastTradeSchema, msg));
         emit(lastTradeEvent(m, recvTime));
         return OK;
       }

@@ -21,7 +21,15 @@ import { LiveClock, type Clock, type TimerHandle } from '../../core/clock.ts';
 import type { MarketDataEvent, MarketEvent } from '../../core/events.ts';
 import { FrameScanner } from './frame-scan.ts';
 import { MarketDecoder, type MarketDecoderStats } from './market-decode.ts';
-import { reconnectingSocket, type BackoffPolicy, type ReconnectingSocket, type SocketSignal, type SocketStats, type StreamLogger, type WsFactory } from './socket.ts';
+import {
+  reconnectingSocket,
+  type BackoffPolicy,
+  type ReconnectingSocket,
+  type SocketSignal,
+  type SocketStats,
+  type StreamLogger,
+  type WsFactory,
+} from './socket.ts';
 
 /** Most tokens one market-channel connection follows (the venue's documented limit). */
 export const MAX_MARKET_ASSETS = 500;
@@ -101,7 +109,8 @@ export interface MarketStream {
  */
 export function marketStream(o: MarketStreamOptions): MarketStream {
   const assets = new Set<string>(o.assetIds ?? []);
-  if (assets.size > MAX_MARKET_ASSETS) throw new RangeError(`a market stream follows at most ${MAX_MARKET_ASSETS} tokens (${assets.size} given)`);
+  if (assets.size > MAX_MARKET_ASSETS)
+    throw new RangeError(`a market stream follows at most ${MAX_MARKET_ASSETS} tokens (${assets.size} given)`);
   const custom = o.customFeatures ?? true;
   const clock = o.clock ?? new LiveClock();
   const silenceMs = o.silenceMs ?? 30_000;
@@ -114,7 +123,9 @@ export function marketStream(o: MarketStreamOptions): MarketStream {
     url: o.url,
     stream: 'market',
     openFrames: () => [JSON.stringify({ assets_ids: [...assets], type: 'market', custom_feature_enabled: custom })],
-    ...(scanner !== undefined ? { scanFrame: (text: string, recvTime: number) => scanFrame(scanner, text, recvTime) } : {}),
+    ...(scanner !== undefined
+      ? { scanFrame: (text: string, recvTime: number) => scanFrame(scanner, text, recvTime) }
+      : {}),
     pingIntervalMs: o.pingIntervalMs ?? 10_000,
     silenceMs,
     clock,
@@ -154,7 +165,8 @@ export function marketStream(o: MarketStreamOptions): MarketStream {
     status({ type: 'resynced', stream: 'market', initial: !initialDone, venueTime: at, recvTime: at });
     initialDone = true;
   };
-  const streamError = (reason: string, at: number) => status({ type: 'stream_error', stream: 'market', reason, venueTime: at, recvTime: at });
+  const streamError = (reason: string, at: number) =>
+    status({ type: 'stream_error', stream: 'market', reason, venueTime: at, recvTime: at });
 
   const out = (e: MarketDataEvent) => {
     if (pending.size > 0) {
@@ -188,7 +200,11 @@ export function marketStream(o: MarketStreamOptions): MarketStream {
         if (r.kind === 'ok') return;
         if (r.kind === 'bad') {
           counters.badFrames++;
-          if (o.logger && (counters.badFrames <= 10 || counters.badFrames % 1000 === 0)) o.logger.warn({ stream: 'market', reason: r.reason, badFrames: counters.badFrames }, 'bad market message (skipped)');
+          if (o.logger && (counters.badFrames <= 10 || counters.badFrames % 1000 === 0))
+            o.logger.warn(
+              { stream: 'market', reason: r.reason, badFrames: counters.badFrames },
+              'bad market message (skipped)',
+            );
           streamError(`bad message: ${r.reason}`, s.recvTime);
         } else if (r.kind === 'server_error') {
           o.logger?.warn({ stream: 'market', reason: r.reason }, 'error frame from the market channel');
@@ -235,13 +251,15 @@ export function marketStream(o: MarketStreamOptions): MarketStream {
     };
   }).pipe(share());
 
-  const frame = (ids: readonly string[], op: 'subscribe' | 'unsubscribe') => JSON.stringify({ assets_ids: ids, operation: op, custom_feature_enabled: custom });
+  const frame = (ids: readonly string[], op: 'subscribe' | 'unsubscribe') =>
+    JSON.stringify({ assets_ids: ids, operation: op, custom_feature_enabled: custom });
 
   return {
     events$,
     subscribe(ids) {
       const fresh = ids.filter((a) => !assets.has(a));
-      if (assets.size + new Set(fresh).size > MAX_MARKET_ASSETS) throw new RangeError(`a market stream follows at most ${MAX_MARKET_ASSETS} tokens`);
+      if (assets.size + new Set(fresh).size > MAX_MARKET_ASSETS)
+        throw new RangeError(`a market stream follows at most ${MAX_MARKET_ASSETS} tokens`);
       if (fresh.length === 0) return;
       for (const a of fresh) assets.add(a);
       sock.send(frame([...new Set(fresh)], 'subscribe'));

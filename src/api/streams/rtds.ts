@@ -17,7 +17,14 @@ import { LiveClock, type Clock } from '../../core/clock.ts';
 import type { CommentEvent, PriceTickEvent, RtdsEvent } from '../../core/events.ts';
 import { zodReason, zTimestamp } from './decode.ts';
 import { serverErrorReason } from './market-decode.ts';
-import { reconnectingSocket, type BackoffPolicy, type SocketSignal, type SocketStats, type StreamLogger, type WsFactory } from './socket.ts';
+import {
+  reconnectingSocket,
+  type BackoffPolicy,
+  type SocketSignal,
+  type SocketStats,
+  type StreamLogger,
+  type WsFactory,
+} from './socket.ts';
 
 /** One RTDS subscription. `filters`: symbols for crypto_prices; `{parentEntityID, parentEntityType}` for comments. */
 export interface RtdsSubscription {
@@ -95,14 +102,26 @@ const commentSchema = z.object({
   timestamp: zTimestamp,
   payload: z.object({
     id: z.union([z.string(), z.number()]).transform(String),
-    body: z.string().optional().transform((v) => v ?? ''),
-    parentEntityType: z.string().optional().transform((v) => v ?? ''),
+    body: z
+      .string()
+      .optional()
+      .transform((v) => v ?? ''),
+    parentEntityType: z
+      .string()
+      .optional()
+      .transform((v) => v ?? ''),
     parentEntityID: z
       .union([z.string(), z.number()])
       .optional()
       .transform((v) => (v === undefined ? '' : String(v))),
-    userAddress: z.string().optional().transform((v) => v ?? ''),
-    createdAt: z.string().optional().transform((v) => v ?? ''),
+    userAddress: z
+      .string()
+      .optional()
+      .transform((v) => v ?? ''),
+    createdAt: z
+      .string()
+      .optional()
+      .transform((v) => v ?? ''),
   }),
 });
 
@@ -110,7 +129,11 @@ const commentSchema = z.object({
  * Decodes one RTDS message into events. Returns a refusal reason, 'ignored' for topics this client
  * does not decode, or undefined when fine.
  */
-export function decodeRtdsMessage(msg: unknown, recvTime: number, out: (e: PriceTickEvent | CommentEvent) => void): string | 'ignored' | undefined {
+export function decodeRtdsMessage(
+  msg: unknown,
+  recvTime: number,
+  out: (e: PriceTickEvent | CommentEvent) => void,
+): string | 'ignored' | undefined {
   if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) return 'a message must be a JSON object';
   const m = msg as Record<string, unknown>;
   const topic = m['topic'];
@@ -121,7 +144,14 @@ export function decodeRtdsMessage(msg: unknown, recvTime: number, out: (e: Price
       if (!r.success) return zodReason(r.error);
       for (const pt of r.data.payload.data) {
         const t = pt.timestamp >= 0 ? pt.timestamp : r.data.timestamp >= 0 ? r.data.timestamp : recvTime;
-        out({ type: 'price_tick', venueTime: t, recvTime, symbol: r.data.payload.symbol, value: pt.value, snapshot: true });
+        out({
+          type: 'price_tick',
+          venueTime: t,
+          recvTime,
+          symbol: r.data.payload.symbol,
+          value: pt.value,
+          snapshot: true,
+        });
       }
       return undefined;
     }
@@ -129,7 +159,14 @@ export function decodeRtdsMessage(msg: unknown, recvTime: number, out: (e: Price
     if (!r.success) return zodReason(r.error);
     const d = r.data;
     const t = d.payload.timestamp >= 0 ? d.payload.timestamp : d.timestamp >= 0 ? d.timestamp : recvTime;
-    out({ type: 'price_tick', venueTime: t, recvTime, symbol: d.payload.symbol, value: d.payload.value, snapshot: false });
+    out({
+      type: 'price_tick',
+      venueTime: t,
+      recvTime,
+      symbol: d.payload.symbol,
+      value: d.payload.value,
+      snapshot: false,
+    });
     return undefined;
   }
   if (topic === 'comments') {
@@ -168,7 +205,10 @@ export function rtdsStream(o: RtdsStreamOptions): RtdsStream {
   const sock = reconnectingSocket({
     url: o.url,
     stream: 'rtds',
-    openFrames: () => (subs.size === 0 ? [] : [JSON.stringify({ action: 'subscribe', subscriptions: [...subs.values()].map(wireSubscription) })]),
+    openFrames: () =>
+      subs.size === 0
+        ? []
+        : [JSON.stringify({ action: 'subscribe', subscriptions: [...subs.values()].map(wireSubscription) })],
     pingIntervalMs: o.pingIntervalMs ?? 5_000,
     silenceMs: o.silenceMs ?? 30_000,
     clock,
@@ -183,7 +223,8 @@ export function rtdsStream(o: RtdsStreamOptions): RtdsStream {
   let emit: ((e: RtdsEvent) => void) | undefined;
   let up = false;
   let initialDone = false;
-  const streamError = (reason: string, at: number) => emit?.({ type: 'stream_error', stream: 'rtds', reason, venueTime: at, recvTime: at });
+  const streamError = (reason: string, at: number) =>
+    emit?.({ type: 'stream_error', stream: 'rtds', reason, venueTime: at, recvTime: at });
   const out = (e: PriceTickEvent | CommentEvent) => emit?.(e);
 
   const onSignal = (s: SocketSignal) => {
@@ -201,7 +242,8 @@ export function rtdsStream(o: RtdsStreamOptions): RtdsStream {
           return streamError(r, s.recvTime);
         }
         counters.badFrames++;
-        if (o.logger && (counters.badFrames <= 10 || counters.badFrames % 1000 === 0)) o.logger.warn({ stream: 'rtds', reason: r, badFrames: counters.badFrames }, 'bad RTDS message (skipped)');
+        if (o.logger && (counters.badFrames <= 10 || counters.badFrames % 1000 === 0))
+          o.logger.warn({ stream: 'rtds', reason: r, badFrames: counters.badFrames }, 'bad RTDS message (skipped)');
         return streamError(`bad message: ${r}`, s.recvTime);
       }
       case 'bad_frame':

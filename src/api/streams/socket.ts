@@ -51,7 +51,7 @@ export const DEFAULT_BACKOFF: Readonly<BackoffPolicy> = { initialMs: 500, maxMs:
  * @param random a number in [0, 1)
  */
 export function backoffDelay(attempt: number, policy: BackoffPolicy, random: number): number {
-  const base = Math.min(policy.maxMs, policy.initialMs * Math.pow(policy.factor, Math.max(0, attempt)));
+  const base = Math.min(policy.maxMs, policy.initialMs * policy.factor ** Math.max(0, attempt));
   const j = Math.min(1, Math.max(0, policy.jitter));
   return Math.max(0, Math.round(base * (1 - j * Math.min(1, Math.max(0, random)))));
 }
@@ -85,7 +85,11 @@ export const wsFactory: WsFactory = (url, h) => {
   ws.on('open', () => h.onOpen());
   ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
     if (isBinary) return h.onBinary();
-    const text = Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
+    const text = Buffer.isBuffer(data)
+      ? data.toString('utf8')
+      : Array.isArray(data)
+        ? Buffer.concat(data).toString('utf8')
+        : Buffer.from(data).toString('utf8');
     h.onText(text);
   });
   ws.on('close', (code: number, reason: Buffer) => h.onClose(code, reason.toString('utf8')));
@@ -117,7 +121,13 @@ export type SocketSignal =
   /** A frame that is not JSON (or binary). */
   | { readonly kind: 'bad_frame'; readonly reason: string; readonly recvTime: number }
   /** The connection is gone (or never came up); the next attempt is in `retryInMs`. */
-  | { readonly kind: 'down'; readonly reason: string; readonly at: number; readonly retryInMs: number; readonly wasOpen: boolean };
+  | {
+      readonly kind: 'down';
+      readonly reason: string;
+      readonly at: number;
+      readonly retryInMs: number;
+      readonly wasOpen: boolean;
+    };
 
 export interface SocketOptions {
   url: string;
@@ -225,7 +235,18 @@ export function reconnectingSocket(o: SocketOptions): ReconnectingSocket {
 
 class SocketCore {
   readonly handle: ReconnectingSocket;
-  readonly stats: SocketStats = { attempts: 0, opens: 0, downs: 0, silenceReconnects: 0, frames: 0, messages: 0, badFrames: 0, pingsSent: 0, pongs: 0, lastDataAt: 0 };
+  readonly stats: SocketStats = {
+    attempts: 0,
+    opens: 0,
+    downs: 0,
+    silenceReconnects: 0,
+    frames: 0,
+    messages: 0,
+    badFrames: 0,
+    pingsSent: 0,
+    pongs: 0,
+    lastDataAt: 0,
+  };
   private readonly clock: Clock;
   private readonly backoff: BackoffPolicy;
   private readonly random: () => number;
@@ -412,7 +433,10 @@ class SocketCore {
     this.stats.badFrames++;
     if (this.o.logger && (this.badLogged < 10 || this.stats.badFrames % 1000 === 0)) {
       this.badLogged++;
-      this.o.logger.warn({ stream: this.o.stream, reason, badFrames: this.stats.badFrames }, 'bad frame from the stream (skipped)');
+      this.o.logger.warn(
+        { stream: this.o.stream, reason, badFrames: this.stats.badFrames },
+        'bad frame from the stream (skipped)',
+      );
     }
     this.emit?.({ kind: 'bad_frame', reason, recvTime });
   }

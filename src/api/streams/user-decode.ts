@@ -15,8 +15,20 @@ import type { ConditionId, OrderId, TokenId, TradeId } from '../../core/ids.ts';
 import { parsePrice, type Micro, type Pips } from '../../core/units.ts';
 import { zFeeBps, zId, zLevelPrice, zodReason, zSide, zSize, zTimestamp } from './decode.ts';
 
-const ORDER_STATUSES: ReadonlySet<string> = new Set<OrderStatus>(['LIVE', 'MATCHED', 'CANCELED', 'DELAYED', 'UNMATCHED']);
-const TRADE_STATUSES: ReadonlySet<string> = new Set<TradeStatus>(['MATCHED', 'MINED', 'CONFIRMED', 'RETRYING', 'FAILED']);
+const ORDER_STATUSES: ReadonlySet<string> = new Set<OrderStatus>([
+  'LIVE',
+  'MATCHED',
+  'CANCELED',
+  'DELAYED',
+  'UNMATCHED',
+]);
+const TRADE_STATUSES: ReadonlySet<string> = new Set<TradeStatus>([
+  'MATCHED',
+  'MINED',
+  'CONFIRMED',
+  'RETRYING',
+  'FAILED',
+]);
 
 /** An order status in any case, with the "ORDER_STATUS_" prefix some APIs use, "CANCELLED" spelt either way. */
 export function normaliseOrderStatus(s: string): OrderStatus | undefined {
@@ -146,7 +158,12 @@ const firstTime = (...ts: number[]): number => {
 };
 
 /** An order (message or record) as an order_update event. */
-export function orderEvent(m: WireOrder, kind: OrderUpdateEvent['kind'], source: UserEventSource, recvTime: number): OrderUpdateEvent {
+export function orderEvent(
+  m: WireOrder,
+  kind: OrderUpdateEvent['kind'],
+  source: UserEventSource,
+  recvTime: number,
+): OrderUpdateEvent {
   const t = firstTime(m.timestamp, m.created_at);
   return {
     type: 'order_update',
@@ -173,22 +190,54 @@ export function fillsOf(t: WireTrade, me: UserIdentity, source: UserEventSource,
   const ts = firstTime(t.timestamp, t.last_update, t.match_time, t.matchtime);
   const venueTime = ts < 0 ? recvTime : ts;
   const role = t.trader_side ?? (t.owner !== undefined && t.owner === me.apiKey ? 'TAKER' : 'MAKER');
-  const base = { type: 'fill' as const, venueTime, recvTime, tradeId: t.id as TradeId, status: t.status, market: t.market as ConditionId, takerOrderId: t.taker_order_id as OrderId, source };
+  const base = {
+    type: 'fill' as const,
+    venueTime,
+    recvTime,
+    tradeId: t.id as TradeId,
+    status: t.status,
+    market: t.market as ConditionId,
+    takerOrderId: t.taker_order_id as OrderId,
+    source,
+  };
   const out: FillEvent[] = [];
   if (role === 'TAKER') {
-    out.push({ ...base, orderId: t.taker_order_id as OrderId, role: 'TAKER', tokenId: t.asset_id as TokenId, side: t.side, price: t.price as Pips, size: t.size as Micro, feeRateBps: t.fee_rate_bps });
+    out.push({
+      ...base,
+      orderId: t.taker_order_id as OrderId,
+      role: 'TAKER',
+      tokenId: t.asset_id as TokenId,
+      side: t.side,
+      price: t.price as Pips,
+      size: t.size as Micro,
+      feeRateBps: t.fee_rate_bps,
+    });
   }
   const addr = me.address?.toLowerCase();
   for (const mo of t.maker_orders) {
-    const mine = (mo.owner !== undefined && mo.owner === me.apiKey) || (addr !== undefined && mo.maker_address?.toLowerCase() === addr);
+    const mine =
+      (mo.owner !== undefined && mo.owner === me.apiKey) ||
+      (addr !== undefined && mo.maker_address?.toLowerCase() === addr);
     if (!mine) continue;
-    out.push({ ...base, orderId: mo.order_id as OrderId, role: 'MAKER', tokenId: mo.asset_id as TokenId, side: mo.side, price: mo.price as Pips, size: mo.matched_amount as Micro, feeRateBps: mo.fee_rate_bps });
+    out.push({
+      ...base,
+      orderId: mo.order_id as OrderId,
+      role: 'MAKER',
+      tokenId: mo.asset_id as TokenId,
+      side: mo.side,
+      price: mo.price as Pips,
+      size: mo.matched_amount as Micro,
+      feeRateBps: mo.fee_rate_bps,
+    });
   }
   return out;
 }
 
 /** Parses with a schema: the output, or a short reason. */
-export function parseWith<S extends z.ZodType>(schema: S, v: unknown): { ok: true; value: z.output<S> } | { ok: false; reason: string } {
+export function parseWith<S extends z.ZodType>(
+  schema: S,
+  v: unknown,
+): { ok: true; value: z.output<S> } | { ok: false; reason: string } {
   const r = schema.safeParse(v);
   return r.success ? { ok: true, value: r.data } : { ok: false, reason: zodReason(r.error) };
 }
@@ -196,8 +245,20 @@ export function parseWith<S extends z.ZodType>(schema: S, v: unknown): { ok: tru
 // ---- dedupe ---------------------------------------------------------------------------------------
 
 const TERMINAL_ORDER: ReadonlySet<OrderStatus> = new Set<OrderStatus>(['MATCHED', 'CANCELED', 'UNMATCHED']);
-const TRADE_RANK: Readonly<Record<TradeStatus, number>> = { MATCHED: 0, RETRYING: 1, MINED: 1, CONFIRMED: 2, FAILED: 2 };
-const TRADE_BIT: Readonly<Record<TradeStatus, number>> = { MATCHED: 1, MINED: 2, CONFIRMED: 4, RETRYING: 8, FAILED: 16 };
+const TRADE_RANK: Readonly<Record<TradeStatus, number>> = {
+  MATCHED: 0,
+  RETRYING: 1,
+  MINED: 1,
+  CONFIRMED: 2,
+  FAILED: 2,
+};
+const TRADE_BIT: Readonly<Record<TradeStatus, number>> = {
+  MATCHED: 1,
+  MINED: 2,
+  CONFIRMED: 4,
+  RETRYING: 8,
+  FAILED: 16,
+};
 
 /**
  * Remembers what was emitted so the stream and the reconciliation can overlap:

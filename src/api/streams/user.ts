@@ -21,9 +21,28 @@
 import { Observable, share } from 'rxjs';
 import { LiveClock, type Clock, type TimerHandle } from '../../core/clock.ts';
 import type { FillEvent, OrderUpdateEvent, UserEvent } from '../../core/events.ts';
-import { backoffDelay, DEFAULT_BACKOFF, reconnectingSocket, type BackoffPolicy, type SocketSignal, type SocketStats, type StreamLogger, type WsFactory } from './socket.ts';
+import {
+  backoffDelay,
+  DEFAULT_BACKOFF,
+  reconnectingSocket,
+  type BackoffPolicy,
+  type SocketSignal,
+  type SocketStats,
+  type StreamLogger,
+  type WsFactory,
+} from './socket.ts';
 import { serverErrorReason } from './market-decode.ts';
-import { fillsOf, orderEvent, orderMessageSchema, orderRecordSchema, parseWith, tradeMessageSchema, tradeRecordSchema, UserDedupe, type UserIdentity } from './user-decode.ts';
+import {
+  fillsOf,
+  orderEvent,
+  orderMessageSchema,
+  orderRecordSchema,
+  parseWith,
+  tradeMessageSchema,
+  tradeRecordSchema,
+  UserDedupe,
+  type UserIdentity,
+} from './user-decode.ts';
 
 /** The API key set of `POST /auth/api-key`. */
 export interface UserCreds {
@@ -129,14 +148,31 @@ export function userStream(o: UserStreamOptions): UserStream {
   const markets = new Set<string>(o.markets ?? []);
   const me: UserIdentity = { apiKey: o.creds.apiKey, ...(o.address ? { address: o.address.toLowerCase() } : {}) };
   const dedupe = new UserDedupe(o.dedupeCapacity ?? 100_000);
-  const counters = { badFrames: 0, serverErrors: 0, duplicates: 0, reconciles: 0, reconcileFailures: 0, recovered: 0, audits: 0, auditFailures: 0, auditRecovered: 0 };
+  const counters = {
+    badFrames: 0,
+    serverErrors: 0,
+    duplicates: 0,
+    reconciles: 0,
+    reconcileFailures: 0,
+    recovered: 0,
+    audits: 0,
+    auditFailures: 0,
+    auditRecovered: 0,
+  };
   const auditMs = o.auditMs ?? 0;
-  if (!Number.isFinite(auditMs) || auditMs < 0) throw new RangeError(`auditMs must be a finite number >= 0, got ${auditMs}`);
+  if (!Number.isFinite(auditMs) || auditMs < 0)
+    throw new RangeError(`auditMs must be a finite number >= 0, got ${auditMs}`);
 
   const sock = reconnectingSocket({
     url: o.url,
     stream: 'user',
-    openFrames: () => [JSON.stringify({ auth: { apiKey: o.creds.apiKey, secret: o.creds.secret, passphrase: o.creds.passphrase }, markets: [...markets], type: 'user' })],
+    openFrames: () => [
+      JSON.stringify({
+        auth: { apiKey: o.creds.apiKey, secret: o.creds.secret, passphrase: o.creds.passphrase },
+        markets: [...markets],
+        type: 'user',
+      }),
+    ],
     pingIntervalMs: o.pingIntervalMs ?? 10_000,
     silenceMs: o.silenceMs ?? 30_000,
     clock,
@@ -159,10 +195,12 @@ export function userStream(o: UserStreamOptions): UserStream {
   let auditAbort: AbortController | undefined;
   let auditSince: number | undefined; // trades before this were audited (or delivered before the first sync)
 
-  const streamError = (reason: string, at: number) => emit?.({ type: 'stream_error', stream: 'user', reason, venueTime: at, recvTime: at });
+  const streamError = (reason: string, at: number) =>
+    emit?.({ type: 'stream_error', stream: 'user', reason, venueTime: at, recvTime: at });
   const badRecord = (reason: string, at: number) => {
     counters.badFrames++;
-    if (o.logger && (counters.badFrames <= 10 || counters.badFrames % 1000 === 0)) o.logger.warn({ stream: 'user', reason, badFrames: counters.badFrames }, 'bad user message (skipped)');
+    if (o.logger && (counters.badFrames <= 10 || counters.badFrames % 1000 === 0))
+      o.logger.warn({ stream: 'user', reason, badFrames: counters.badFrames }, 'bad user message (skipped)');
     streamError(`bad message: ${reason}`, at);
   };
   const emitOrder = (e: OrderUpdateEvent): boolean => {
@@ -192,7 +230,10 @@ export function userStream(o: UserStreamOptions): UserStream {
 
   const onMessage = (msg: unknown, recvTime: number) => {
     if (up) since = recvTime; // while synced, everything up to here has arrived
-    const type = typeof msg === 'object' && msg !== null && !Array.isArray(msg) ? (msg as Record<string, unknown>)['event_type'] : undefined;
+    const type =
+      typeof msg === 'object' && msg !== null && !Array.isArray(msg)
+        ? (msg as Record<string, unknown>)['event_type']
+        : undefined;
     if (type === 'order') {
       const r = parseWith(orderMessageSchema, msg);
       if (!r.ok) return badRecord(`order: ${r.reason}`, recvTime);
@@ -201,7 +242,7 @@ export function userStream(o: UserStreamOptions): UserStream {
       const r = parseWith(tradeMessageSchema, msg);
       if (!r.ok) return badRecord(`trade: ${r.reason}`, recvTime);
       const fills = fillsOf(r.value, me, 'stream', recvTime);
-      if (fills.length === 0) return badRecord('trade: none of its orders is recognisably the user\'s', recvTime);
+      if (fills.length === 0) return badRecord("trade: none of its orders is recognisably the user's", recvTime);
       for (const f of fills) emitFill(f);
     } else if (type === 'error') {
       counters.serverErrors++;
@@ -218,7 +259,12 @@ export function userStream(o: UserStreamOptions): UserStream {
    * older than what the stream delivered meanwhile changes nothing: the dedupe never emits a state
    * going backwards, nor anything after a terminal one). Returns how many events were new.
    */
-  const applyReconciled = (res: ReconcileResult, at: number, what = 'reconciled', audit?: { fillsBefore: number }): { fills: number; orders: number } => {
+  const applyReconciled = (
+    res: ReconcileResult,
+    at: number,
+    what = 'reconciled',
+    audit?: { fillsBefore: number },
+  ): { fills: number; orders: number } => {
     const n = { fills: 0, orders: 0 };
     const fills: FillEvent[] = [];
     for (const t of res.trades ?? []) {
@@ -230,9 +276,9 @@ export function userStream(o: UserStreamOptions): UserStream {
       fills.push(...fillsOf(r.value, me, 'reconcile', at));
     }
     fills.sort((a, b) => a.venueTime - b.venueTime);
+    // an audit leaves the youngest fills to the stream (its messages may be on their way: taking
+    // them first would count ordinary lag as a miss); the next audit reaches them if it never does
     for (const f of fills)
-      // an audit leaves the youngest fills to the stream (its messages may be on their way: taking
-      // them first would count ordinary lag as a miss); the next audit reaches them if it never does
       if ((audit === undefined || f.venueTime < audit.fillsBefore) && emitFill(f)) {
         counters.recovered++;
         n.fills++;
@@ -257,9 +303,15 @@ export function userStream(o: UserStreamOptions): UserStream {
   };
 
   /** `o.reconcile` for the orders open now and the trades since `from`, as a promise (a synchronous throw rejects it). */
-  const callReconcile = (reason: ReconcileContext['reason'], from: number, ac: AbortController): Promise<ReconcileResult> => {
+  const callReconcile = (
+    reason: ReconcileContext['reason'],
+    from: number,
+    ac: AbortController,
+  ): Promise<ReconcileResult> => {
     try {
-      return Promise.resolve(o.reconcile({ reason, since: from, openOrderIds: dedupe.openOrderIds(), signal: ac.signal }));
+      return Promise.resolve(
+        o.reconcile({ reason, since: from, openOrderIds: dedupe.openOrderIds(), signal: ac.signal }),
+      );
     } catch (err) {
       return Promise.reject(err);
     }
@@ -285,30 +337,47 @@ export function userStream(o: UserStreamOptions): UserStream {
     const startedAt = clock.now();
     const ac = new AbortController();
     auditAbort = ac;
-    callReconcile('audit', auditSince ?? since, ac).then(
-      (res) => {
-        if (emit === undefined || ac.signal.aborted) return;
-        counters.audits++;
-        const n = applyReconciled(res, clock.now(), 'audited', { fillsBefore: startedAt - AUDIT_GRACE_MS });
-        counters.auditRecovered += n.fills + n.orders;
-        if (n.fills > 0) o.logger?.warn({ stream: 'user', fills: n.fills, orders: n.orders }, 'the user channel had not delivered these fills: recovered by the audit');
-        else if (n.orders > 0) o.logger?.warn({ stream: 'user', orders: n.orders }, 'the user channel had not delivered these order updates: recovered by the audit');
-        auditSince = startedAt - AUDIT_GRACE_MS;
-      },
-      (err: unknown) => {
-        if (emit === undefined || ac.signal.aborted) return;
-        counters.auditFailures++;
-        const msg = err instanceof Error ? err.message : String(err);
-        o.logger?.warn({ stream: 'user', err: msg.slice(0, 200) }, 'user channel audit failed; next one as scheduled');
-        streamError(`audit failed: ${msg.slice(0, 200)}`, clock.now());
-      },
-    )
+    callReconcile('audit', auditSince ?? since, ac)
+      .then(
+        (res) => {
+          if (emit === undefined || ac.signal.aborted) return;
+          counters.audits++;
+          const n = applyReconciled(res, clock.now(), 'audited', { fillsBefore: startedAt - AUDIT_GRACE_MS });
+          counters.auditRecovered += n.fills + n.orders;
+          if (n.fills > 0)
+            o.logger?.warn(
+              { stream: 'user', fills: n.fills, orders: n.orders },
+              'the user channel had not delivered these fills: recovered by the audit',
+            );
+          else if (n.orders > 0)
+            o.logger?.warn(
+              { stream: 'user', orders: n.orders },
+              'the user channel had not delivered these order updates: recovered by the audit',
+            );
+          auditSince = startedAt - AUDIT_GRACE_MS;
+        },
+        (err: unknown) => {
+          if (emit === undefined || ac.signal.aborted) return;
+          counters.auditFailures++;
+          const msg = err instanceof Error ? err.message : String(err);
+          o.logger?.warn(
+            { stream: 'user', err: msg.slice(0, 200) },
+            'user channel audit failed; next one as scheduled',
+          );
+          streamError(`audit failed: ${msg.slice(0, 200)}`, clock.now());
+        },
+      )
       .finally(() => {
         if (auditAbort === ac) auditAbort = undefined;
         if (gen === conn) scheduleAudit();
       })
       // a subscriber that threw while taking the fills: reported, never an unhandled rejection
-      .catch((err: unknown) => o.logger?.warn({ stream: 'user', err: (err instanceof Error ? err.message : String(err)).slice(0, 200) }, 'user channel audit: a subscriber threw'));
+      .catch((err: unknown) =>
+        o.logger?.warn(
+          { stream: 'user', err: (err instanceof Error ? err.message : String(err)).slice(0, 200) },
+          'user channel audit: a subscriber threw',
+        ),
+      );
   };
 
   const clearRetry = () => {

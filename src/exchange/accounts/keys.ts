@@ -59,7 +59,9 @@ export class ApiKeyStore {
 
   /** The key for (address, nonce) if it was created, registering it if it was not. */
   deriveOrCreate(address: string, nonce: string, now: number): ApiKeyRecord {
-    return this.byAddrNonce.get(`${address.toLowerCase()}|${nonce}`) ?? (this.create(address, nonce, now) as ApiKeyRecord);
+    return (
+      this.byAddrNonce.get(`${address.toLowerCase()}|${nonce}`) ?? (this.create(address, nonce, now) as ApiKeyRecord)
+    );
   }
 
   get(apiKey: string): ApiKeyRecord | undefined {

@@ -63,7 +63,9 @@ export function authenticate(ex: PaperExchange, req: FastifyRequest, opts: AuthO
     const addr = header(req, 'poly_address');
     if (rec === undefined) throw unauthorized('Unauthorized/Invalid api key');
     if (sig === undefined || ts === undefined || pass === undefined || addr === undefined)
-      throw unauthorized('Invalid L2 request headers: POLY_ADDRESS, POLY_SIGNATURE, POLY_TIMESTAMP, POLY_API_KEY and POLY_PASSPHRASE are required');
+      throw unauthorized(
+        'Invalid L2 request headers: POLY_ADDRESS, POLY_SIGNATURE, POLY_TIMESTAMP, POLY_API_KEY and POLY_PASSPHRASE are required',
+      );
     if (!safeEqual(pass, rec.passphrase)) throw unauthorized('Unauthorized/Invalid api key');
     if (addr.toLowerCase() !== rec.address) throw unauthorized('POLY_ADDRESS does not own this api key');
     checkTimestamp(ex, ts, opts);
@@ -88,14 +90,19 @@ export function authenticate(ex: PaperExchange, req: FastifyRequest, opts: AuthO
 function checkTimestamp(ex: PaperExchange, ts: string, opts: AuthOptions): void {
   if (!/^\d{1,13}$/.test(ts)) throw unauthorized('POLY_TIMESTAMP must be unix seconds');
   const skew = Math.abs(ex.clock.now() / 1000 - Number(ts));
-  if (skew > opts.maxSkewSec) throw unauthorized(`POLY_TIMESTAMP is ${Math.round(skew)} s away from server time (max ${opts.maxSkewSec} s)`);
+  if (skew > opts.maxSkewSec)
+    throw unauthorized(`POLY_TIMESTAMP is ${Math.round(skew)} s away from server time (max ${opts.maxSkewSec} s)`);
 }
 
 /**
  * Verify L1 headers and return the wallet address (lower case) and nonce.
  * @throws HttpError 401 on missing headers or a signature that does not recover POLY_ADDRESS.
  */
-export function authenticateL1(ex: PaperExchange, req: FastifyRequest, opts: AuthOptions): { address: string; nonce: string } {
+export function authenticateL1(
+  ex: PaperExchange,
+  req: FastifyRequest,
+  opts: AuthOptions,
+): { address: string; nonce: string } {
   const addr = header(req, 'poly_address');
   const sig = header(req, 'poly_signature');
   const ts = header(req, 'poly_timestamp');
@@ -109,6 +116,7 @@ export function authenticateL1(ex: PaperExchange, req: FastifyRequest, opts: Aut
   } catch {
     throw unauthorized('Invalid L1 Request headers');
   }
-  if (recovered.toLowerCase() !== addr.toLowerCase()) throw unauthorized('Invalid L1 Request headers: signature does not match POLY_ADDRESS');
+  if (recovered.toLowerCase() !== addr.toLowerCase())
+    throw unauthorized('Invalid L1 Request headers: signature does not match POLY_ADDRESS');
   return { address: addr.toLowerCase(), nonce };
 }

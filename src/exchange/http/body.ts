@@ -2,7 +2,7 @@
  * Small, strict readers for query strings and JSON bodies. Anything malformed becomes a 400 with a
  * message that names the field; no handler ever sees an unchecked value.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { badRequest } from './errors.ts';
 
 export function parseWith<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
@@ -66,7 +66,13 @@ export function encodeCursor(offset: number): string {
 }
 
 /** One cursor page `{limit, count, next_cursor, data}` over `items`. */
-export function cursorPage<T, U>(items: readonly T[], q: Query, render: (t: T) => U, defLimit: number, maxLimit: number): {
+export function cursorPage<T, U>(
+  items: readonly T[],
+  q: Query,
+  render: (t: T) => U,
+  defLimit: number,
+  maxLimit: number,
+): {
   limit: number;
   count: number;
   next_cursor: string;
@@ -78,5 +84,10 @@ export function cursorPage<T, U>(items: readonly T[], q: Query, render: (t: T) =
   if (start < 0) return { limit, count: 0, next_cursor: END_CURSOR, data: [] };
   const slice = items.slice(start, start + limit);
   const end = start + slice.length;
-  return { limit, count: slice.length, next_cursor: end >= items.length ? END_CURSOR : encodeCursor(end), data: slice.map(render) };
+  return {
+    limit,
+    count: slice.length,
+    next_cursor: end >= items.length ? END_CURSOR : encodeCursor(end),
+    data: slice.map(render),
+  };
 }

@@ -27,7 +27,9 @@ const postOrderSchema = z.object({
   deferExec: z.boolean().optional(),
   builder: z.string().max(100).optional(),
 });
-const tokenListSchema = z.array(z.object({ token_id: z.string().min(1).max(100), side: z.enum(['BUY', 'SELL']).optional() })).max(500);
+const tokenListSchema = z
+  .array(z.object({ token_id: z.string().min(1).max(100), side: z.enum(['BUY', 'SELL']).optional() }))
+  .max(500);
 const cancelOneSchema = z.object({ orderID: z.string().min(1).max(100) });
 const cancelManySchema = z.array(z.string().min(1).max(100)).max(3000);
 const cancelMarketSchema = z
@@ -49,8 +51,19 @@ function parseOrderRequest(body: unknown): PlaceRequest {
     throw e;
   }
   if (b.postOnly === true && (b.orderType === 'FOK' || b.orderType === 'FAK'))
-    throw new HttpError(400, 'INVALID_POST_ONLY_ORDER_TYPE', 'invalid post-only order: only GTC and GTD order types are allowed');
-  return { order: parsed.order, signature: parsed.signature, owner: b.owner, orderType: b.orderType, postOnly: b.postOnly ?? false, ...(b.builder ? { builder: b.builder } : {}) };
+    throw new HttpError(
+      400,
+      'INVALID_POST_ONLY_ORDER_TYPE',
+      'invalid post-only order: only GTC and GTD order types are allowed',
+    );
+  return {
+    order: parsed.order,
+    signature: parsed.signature,
+    owner: b.owner,
+    orderType: b.orderType,
+    postOnly: b.postOnly ?? false,
+    ...(b.builder ? { builder: b.builder } : {}),
+  };
 }
 
 function orderResponse(r: PlaceOutcome): Record<string, unknown> {
@@ -115,7 +128,13 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
     const marketRecords = () => ex.listMarkets().map((e) => clobMarketRecord(e.meta, ex.marketState(e)));
     app.get('/markets', async (req) => cursorPage(marketRecords(), req.query as Query, (m) => m, 10, 1000));
     app.get('/sampling-markets', async (req) =>
-      cursorPage(marketRecords().filter((m) => m.active === true), req.query as Query, (m) => m, 10, 1000),
+      cursorPage(
+        marketRecords().filter((m) => m.active === true),
+        req.query as Query,
+        (m) => m,
+        10,
+        1000,
+      ),
     );
     const simplified = (m: Record<string, unknown>) => ({
       condition_id: m.condition_id,
@@ -126,9 +145,17 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       archived: m.archived,
       accepting_orders: m.accepting_orders,
     });
-    app.get('/simplified-markets', async (req) => cursorPage(marketRecords(), req.query as Query, simplified, 10, 1000));
+    app.get('/simplified-markets', async (req) =>
+      cursorPage(marketRecords(), req.query as Query, simplified, 10, 1000),
+    );
     app.get('/sampling-simplified-markets', async (req) =>
-      cursorPage(marketRecords().filter((m) => m.active === true), req.query as Query, simplified, 10, 1000),
+      cursorPage(
+        marketRecords().filter((m) => m.active === true),
+        req.query as Query,
+        simplified,
+        10,
+        1000,
+      ),
     );
     const oneMarket = (cid: string | undefined) => {
       if (cid === undefined) throw badRequest('missing condition_id');
@@ -136,13 +163,22 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       if (e === undefined) throw notFound('market not found');
       return clobMarketRecord(e.meta, ex.marketState(e));
     };
-    app.get<{ Params: { condition_id: string } }>('/markets/:condition_id', async (req) => oneMarket(req.params.condition_id));
-    app.get('/market', async (req) => oneMarket(qString(req.query as Query, 'condition_id') ?? qString(req.query as Query, 'market')));
+    app.get<{ Params: { condition_id: string } }>('/markets/:condition_id', async (req) =>
+      oneMarket(req.params.condition_id),
+    );
+    app.get('/market', async (req) =>
+      oneMarket(qString(req.query as Query, 'condition_id') ?? qString(req.query as Query, 'market')),
+    );
 
     // ---- book and prices ----------------------------------------------------------------------
     app.get('/book', async (req) => bookOf(qString(req.query as Query, 'token_id')));
     app.post('/books', async (req) => parseWith(tokenListSchema, req.body, 'body').map((t) => bookOf(t.token_id)));
-    app.get('/books', async (req) => (qRequired(req.query as Query, 'token_ids').split(',').slice(0, 500)).map((t) => bookOf(t)));
+    app.get('/books', async (req) =>
+      qRequired(req.query as Query, 'token_ids')
+        .split(',')
+        .slice(0, 500)
+        .map((t) => bookOf(t)),
+    );
     app.get('/midpoint', async (req) => {
       const t = qString(req.query as Query, 'token_id');
       tokenOf(t);
@@ -221,7 +257,11 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
     app.post('/auth/api-key', async (req) => {
       const { address, nonce } = authenticateL1(ex, req, opts.auth);
       const rec = ex.createApiKey(address, nonce);
-      if (rec === null) throw badRequest('Could not create api key: one already exists for this address and nonce (derive it with GET /auth/derive-api-key)', 'API_KEY_EXISTS');
+      if (rec === null)
+        throw badRequest(
+          'Could not create api key: one already exists for this address and nonce (derive it with GET /auth/derive-api-key)',
+          'API_KEY_EXISTS',
+        );
       return { apiKey: rec.apiKey, secret: rec.secret, passphrase: rec.passphrase };
     });
     app.get('/auth/derive-api-key', async (req) => {
@@ -254,12 +294,14 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       const k = l2(req);
       if (!Array.isArray(req.body)) throw badRequest('body must be a JSON array of orders');
       if (req.body.length === 0) throw badRequest('body must hold at least one order');
-      if (req.body.length > MAX_BATCH) throw badRequest(`too many orders in one request: ${req.body.length} > ${MAX_BATCH}`, 'BATCH_TOO_LARGE');
+      if (req.body.length > MAX_BATCH)
+        throw badRequest(`too many orders in one request: ${req.body.length} > ${MAX_BATCH}`, 'BATCH_TOO_LARGE');
       return req.body.map((entry: unknown) => {
         try {
           return orderResponse(ex.place(k, parseOrderRequest(entry)));
         } catch (e) {
-          if (e instanceof HttpError) return envelope(e.code, e.message, { errorMsg: e.message, orderID: '', status: '' });
+          if (e instanceof HttpError)
+            return envelope(e.code, e.message, { errorMsg: e.message, orderID: '', status: '' });
           throw e;
         }
       });
@@ -291,7 +333,9 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       return renderOrder(o, k.apiKey);
     };
     app.get<{ Params: { id: string } }>('/data/order/:id', async (req) => oneOrder(l2(req), req.params.id));
-    app.get('/order', async (req) => oneOrder(l2(req), qString(req.query as Query, 'id') ?? qString(req.query as Query, 'orderID')));
+    app.get('/order', async (req) =>
+      oneOrder(l2(req), qString(req.query as Query, 'id') ?? qString(req.query as Query, 'orderID')),
+    );
 
     const openOrders = (req: FastifyRequest) => {
       const k = l2(req);
@@ -317,15 +361,25 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       const before = qString(q, 'before');
       const after = qString(q, 'after');
       const makerAddr = qString(q, 'maker_address')?.toLowerCase();
-      if (makerAddr !== undefined && !ex.accountsOf(k.address).includes(makerAddr)) return cursorPage([], q, (x) => x, 100, 500);
+      if (makerAddr !== undefined && !ex.accountsOf(k.address).includes(makerAddr))
+        return cursorPage([], q, (x) => x, 100, 500);
       let list = ex.tradesOfKey(k.address);
       if (id) list = list.filter((r) => r.trade.id === id);
       if (market) list = list.filter((r) => r.trade.market === market);
       const mine = new Set(ex.accountsOf(k.address));
-      if (asset) list = list.filter((r) => r.trade.tokenId === asset || r.trade.makers.some((m) => m.tokenId === asset && mine.has(m.account)));
+      if (asset)
+        list = list.filter(
+          (r) => r.trade.tokenId === asset || r.trade.makers.some((m) => m.tokenId === asset && mine.has(m.account)),
+        );
       if (before) list = list.filter((r) => r.trade.matchTime / 1000 < Number(before));
       if (after) list = list.filter((r) => r.trade.matchTime / 1000 > Number(after));
-      return cursorPage(list, q, (r) => renderTrade(ex, r, mine.has(r.trade.takerAccount) ? r.trade.takerAccount : k.address, k.apiKey), 100, 500);
+      return cursorPage(
+        list,
+        q,
+        (r) => renderTrade(ex, r, mine.has(r.trade.takerAccount) ? r.trade.takerAccount : k.address, k.apiKey),
+        100,
+        500,
+      );
     };
     app.get('/data/trades', async (req) => trades(req));
     app.get('/trades', async (req) => trades(req));

@@ -64,9 +64,14 @@ interface PositionRow {
   value: number | null;
 }
 
-function markOf(ex: PaperExchange, entry: MarketEntry, index: 0 | 1): { mark: number | null; source: PositionRow['markSource'] } {
+function markOf(
+  ex: PaperExchange,
+  entry: MarketEntry,
+  index: 0 | 1,
+): { mark: number | null; source: PositionRow['markSource'] } {
   const s = ex.marketState(entry);
-  if (s.status === 'resolved') return { mark: s.winningToken === entry.meta.tokens[index] ? PRICE_SCALE : 0, source: 'resolution' };
+  if (s.status === 'resolved')
+    return { mark: s.winningToken === entry.meta.tokens[index] ? PRICE_SCALE : 0, source: 'resolution' };
   const mid = s.mid[index];
   if (mid !== undefined) return { mark: mid, source: 'mid' };
   const last = s.lastPrice[index];
@@ -311,7 +316,8 @@ export function dataRoutes(ex: PaperExchange) {
       }
       const intervalName = qString(q, 'interval') ?? 'max';
       const interval = PRICE_INTERVALS[intervalName];
-      if (interval === undefined) throw badRequest(`interval must be one of ${Object.keys(PRICE_INTERVALS).join(', ')}`);
+      if (interval === undefined)
+        throw badRequest(`interval must be one of ${Object.keys(PRICE_INTERVALS).join(', ')}`);
       const fidelity = qInt(q, 'fidelity', interval.fidelity, 1, 60 * 24 * 30);
       const nowSec = unixSec(ex.clock.now());
       const startTs = qSeconds(q, 'startTs', 'start_ts');
@@ -330,8 +336,18 @@ export function dataRoutes(ex: PaperExchange) {
         // the fills of one trade are in match order: the last one sets the bucket's price
         for (const m of t.makers) buckets.set(b, fillPriceOn(m, tokenId));
       }
-      const history = [...buckets.entries()].sort((a, b) => a[0] - b[0]).map(([t, p]) => ({ t, p: priceNumber(p) as number }));
-      return ok({ token_id: tokenId, condition_id: entry.meta.conditionId, interval: startTs !== undefined || endTs !== undefined ? null : intervalName, fidelity, start_ts: start, end_ts: end, history });
+      const history = [...buckets.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([t, p]) => ({ t, p: priceNumber(p) as number }));
+      return ok({
+        token_id: tokenId,
+        condition_id: entry.meta.conditionId,
+        interval: startTs !== undefined || endTs !== undefined ? null : intervalName,
+        fidelity,
+        start_ts: start,
+        end_ts: end,
+        history,
+      });
     };
     app.get('/prices', priceHistory);
     app.get('/prices-history', priceHistory);
@@ -415,8 +431,15 @@ export function dataRoutes(ex: PaperExchange) {
       }
       const market = qString(q, 'market')?.toLowerCase();
       const rows = positionsOf(ex, addr)
-        .filter((r) => r.size >= threshold && (market === undefined || r.entry.meta.conditionId.toLowerCase() === market))
-        .sort((a, b) => (b.value ?? -1) - (a.value ?? -1) || b.cost - a.cost || (a.tokenId < b.tokenId ? -1 : a.tokenId > b.tokenId ? 1 : 0));
+        .filter(
+          (r) => r.size >= threshold && (market === undefined || r.entry.meta.conditionId.toLowerCase() === market),
+        )
+        .sort(
+          (a, b) =>
+            (b.value ?? -1) - (a.value ?? -1) ||
+            b.cost - a.cost ||
+            (a.tokenId < b.tokenId ? -1 : a.tokenId > b.tokenId ? 1 : 0),
+        );
       return okPage(paginate(rows, q, 10), (r) => renderPosition(addr, r));
     });
 
@@ -517,12 +540,18 @@ export function dataRoutes(ex: PaperExchange) {
         builder: key,
         volume: formatAmount(volume),
         trades,
-        by_day: [...byDay.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([date, d]) => ({ date, volume: formatAmount(d.volume), trades: d.trades })),
+        by_day: [...byDay.entries()]
+          .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+          .map(([date, d]) => ({ date, volume: formatAmount(d.volume), trades: d.trades })),
         by_market: [...byMarket.entries()]
           .sort((a, b) => b[1].volume - a[1].volume || (a[0] < b[0] ? -1 : 1))
-          .map(([cid, d]) => ({ condition_id: cid, question: ex.market(cid)?.meta.question ?? '', volume: formatAmount(d.volume), trades: d.trades })),
+          .map(([cid, d]) => ({
+            condition_id: cid,
+            question: ex.market(cid)?.meta.question ?? '',
+            volume: formatAmount(d.volume),
+            trades: d.trades,
+          })),
       });
     });
   };
 }
-

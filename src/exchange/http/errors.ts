@@ -7,7 +7,12 @@ export class HttpError extends Error {
   readonly code: string;
   readonly headers: Record<string, string> | undefined;
   readonly extra: Record<string, unknown> | undefined;
-  constructor(status: number, code: string, message: string, opts: { headers?: Record<string, string>; extra?: Record<string, unknown> } = {}) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    opts: { headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
+  ) {
     super(message);
     this.status = status;
     this.code = code;
@@ -17,7 +22,8 @@ export class HttpError extends Error {
 }
 
 export const badRequest = (message: string, code = 'BAD_REQUEST'): HttpError => new HttpError(400, code, message);
-export const unauthorized = (message = 'Unauthorized/Invalid api key'): HttpError => new HttpError(401, 'UNAUTHORIZED', message);
+export const unauthorized = (message = 'Unauthorized/Invalid api key'): HttpError =>
+  new HttpError(401, 'UNAUTHORIZED', message);
 export const forbidden = (message: string): HttpError => new HttpError(403, 'FORBIDDEN', message);
 export const notFound = (message: string): HttpError => new HttpError(404, 'NOT_FOUND', message);
 

@@ -135,7 +135,8 @@ export function gammaRoutes(ex: PaperExchange) {
       let wantType: string | undefined;
       if (type !== undefined) {
         wantType = type.charAt(0).toUpperCase() + type.slice(1).toLowerCase();
-        if (wantType !== 'Event' && wantType !== 'Market') throw badRequest('parent_entity_type must be Event or Market');
+        if (wantType !== 'Event' && wantType !== 'Market')
+          throw badRequest('parent_entity_type must be Event or Market');
       }
       const userAddr = user === undefined ? undefined : pathAddress(user);
       const indexed = ex.world.comments
@@ -197,7 +198,14 @@ export function gammaRoutes(ex: PaperExchange) {
       const first = trades[0];
       if (first === undefined) throw notFound('profile not found');
       return profileRecord(
-        { address: addr, name: '', pseudonym: `${addr.slice(0, 6)}…${addr.slice(-4)}`, bio: '', profileImage: '', createdAt: iso(first.trade.matchTime) },
+        {
+          address: addr,
+          name: '',
+          pseudonym: `${addr.slice(0, 6)}…${addr.slice(-4)}`,
+          bio: '',
+          profileImage: '',
+          createdAt: iso(first.trade.matchTime),
+        },
         true,
       );
     });
@@ -210,7 +218,9 @@ export function gammaRoutes(ex: PaperExchange) {
       const needle = text.toLowerCase();
       const has = (s: string | undefined) => s !== undefined && s.toLowerCase().includes(needle);
       const limit = paginate([], q, 10, 100).limit;
-      const events = [...ex.world.events.values()].filter((ev) => has(ev.title) || has(ev.description) || ev.tags.some(has)).slice(0, limit);
+      const events = [...ex.world.events.values()]
+        .filter((ev) => has(ev.title) || has(ev.description) || ev.tags.some(has))
+        .slice(0, limit);
       const markets = ex
         .listMarkets()
         .filter((e) => has(e.meta.question) || has(e.meta.slug) || marketTags(ex, e).some(has))
@@ -226,14 +236,18 @@ export function gammaRoutes(ex: PaperExchange) {
     app.get('/public-search', search);
 
     // ---- tags, sports, series -----------------------------------------------------------------
-    app.get('/tags', async (req, reply) => pageHeaders(reply, paginate([...ex.world.tags.values()], req.query as Query, 10)).map(tagRecord));
+    app.get('/tags', async (req, reply) =>
+      pageHeaders(reply, paginate([...ex.world.tags.values()], req.query as Query, 10)).map(tagRecord),
+    );
     app.get<{ Params: { id: string } }>('/tags/:id', async (req) => {
       const match = tagMatcher(ex, req.params.id);
       const t = [...ex.world.tags.values()].find((x) => match([x.label]));
       if (t === undefined) throw notFound('tag not found');
       return tagRecord(t);
     });
-    app.get('/sports', async (req, reply) => pageHeaders(reply, paginate([...ex.world.sports.values()], req.query as Query, 10)).map(sportRecord));
+    app.get('/sports', async (req, reply) =>
+      pageHeaders(reply, paginate([...ex.world.sports.values()], req.query as Query, 10)).map(sportRecord),
+    );
     app.get('/series', async (req, reply) => {
       const q = req.query as Query;
       const slug = qString(q, 'slug');
@@ -242,4 +256,3 @@ export function gammaRoutes(ex: PaperExchange) {
     });
   };
 }
-

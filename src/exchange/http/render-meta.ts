@@ -9,7 +9,7 @@
  * exact decimal string, i.e. the double nearest to the exact value, never the result of float math.
  */
 import type { FastifyReply } from 'fastify';
-import { formatAmount, formatFixed, formatPrice, PRICE_SCALE } from '../../core/units.ts';
+import { formatAmount, formatFixed, PRICE_SCALE } from '../../core/units.ts';
 import type { MarketEntry, PaperExchange, TradeRecord } from '../exchange.ts';
 import type { ArticleRec, CommentRec, EventRec, ProfileRec, SeriesRec, SportRec, TagRec } from '../world/model.ts';
 import type { MakerFill, Trade } from '../matching/types.ts';
@@ -67,7 +67,13 @@ export function paginate<T>(items: readonly T[], q: Query, defLimit: number, max
   if (offset < 0) offset = items.length;
   const slice = items.slice(offset, offset + limit);
   const end = offset + slice.length;
-  return { items: slice, limit, offset, total: items.length, nextCursor: end >= items.length ? END_CURSOR : encodeCursor(end) };
+  return {
+    items: slice,
+    limit,
+    offset,
+    total: items.length,
+    nextCursor: end >= items.length ? END_CURSOR : encodeCursor(end),
+  };
 }
 
 /** Pagination of a bare-array answer (Gamma): the cursor and total travel in headers. */
@@ -142,10 +148,17 @@ export function boolFilter(q: Query, name: string): (v: boolean) => boolean {
  * order is kept. Ties keep the input order (the sort is stable).
  * @throws HttpError 400 on an unknown order name.
  */
-export function ordered<T>(items: T[], q: Query, keys: Record<string, (t: T) => number | string | null | undefined>): T[] {
+export function ordered<T>(
+  items: T[],
+  q: Query,
+  keys: Record<string, (t: T) => number | string | null | undefined>,
+): T[] {
   const order = qString(q, 'order');
   if (order === undefined) return items;
-  const names = order.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const names = order
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   const fns = names.map((n) => {
     const fn = keys[n];
     if (fn === undefined) throw badRequest(`order must be one of ${Object.keys(keys).join(', ')}`);
@@ -261,7 +274,9 @@ export function figures(ex: PaperExchange, e: MarketEntry): MarketFigures {
 
 /** The event holding a market, if any. */
 export function eventOf(ex: PaperExchange, e: MarketEntry): EventRec | undefined {
-  return ex.world.eventOfMarket.get(e.meta.conditionId) ?? (e.meta.eventId ? ex.world.events.get(e.meta.eventId) : undefined);
+  return (
+    ex.world.eventOfMarket.get(e.meta.conditionId) ?? (e.meta.eventId ? ex.world.events.get(e.meta.eventId) : undefined)
+  );
 }
 
 /** Tag labels of a market: its own, then its event's (deduplicated, in that order). */
@@ -361,7 +376,15 @@ export function gammaMarket(ex: PaperExchange, e: MarketEntry, withEvents = true
 /** The short event record carried inside a market's `events`. */
 function eventStub(ex: PaperExchange, ev: EventRec): Record<string, unknown> {
   const st = eventStatus(ex, ev);
-  return { id: ev.id, slug: ev.slug, title: ev.title, active: st.active, closed: st.closed, neg_risk: ev.negRisk, negRisk: ev.negRisk };
+  return {
+    id: ev.id,
+    slug: ev.slug,
+    title: ev.title,
+    active: st.active,
+    closed: st.closed,
+    neg_risk: ev.negRisk,
+    negRisk: ev.negRisk,
+  };
 }
 
 /** The existing markets of an event, in its display order. */
@@ -492,7 +515,8 @@ export function selectMarkets(ex: PaperExchange, q: Query): MarketEntry[] {
     if (cids.size && !cids.has(e.meta.conditionId.toLowerCase())) return false;
     if (toks.size && !e.meta.tokens.some((t) => toks.has(t))) return false;
     if (slugs.size && !slugs.has(e.meta.slug)) return false;
-    if (category !== undefined && (e.meta.category || eventOf(ex, e)?.category || '').toLowerCase() !== category) return false;
+    if (category !== undefined && (e.meta.category || eventOf(ex, e)?.category || '').toLowerCase() !== category)
+      return false;
     if (eventId !== undefined && eventOf(ex, e)?.id !== eventId) return false;
     if (!tagOk(marketTags(ex, e))) return false;
     return true;
@@ -519,11 +543,19 @@ export function selectMarkets(ex: PaperExchange, q: Query): MarketEntry[] {
 export const tagRecord = (t: TagRec): Record<string, unknown> => ({ id: t.id, label: t.label, slug: t.slug });
 
 /** A sport category: `{id, sport, label, image, tags}`. */
-export const sportRecord = (s: SportRec): Record<string, unknown> => ({ id: s.id, sport: s.sport, label: s.label, image: s.image, tags: [...s.tags] });
+export const sportRecord = (s: SportRec): Record<string, unknown> => ({
+  id: s.id,
+  sport: s.sport,
+  label: s.label,
+  image: s.image,
+  tags: [...s.tags],
+});
 
 /** A series with the short records of its events. */
 export function seriesRecord(ex: PaperExchange, s: SeriesRec): Record<string, unknown> {
-  const events = [...ex.world.events.values()].filter((e) => e.seriesSlug === s.slug).map((e) => ({ id: e.id, slug: e.slug, title: e.title }));
+  const events = [...ex.world.events.values()]
+    .filter((e) => e.seriesSlug === s.slug)
+    .map((e) => ({ id: e.id, slug: e.slug, title: e.title }));
   return { id: s.id, slug: s.slug, title: s.title, recurrence: s.recurrence, category: s.category, events };
 }
 
@@ -600,10 +632,28 @@ export function userFills(ex: PaperExchange, account: string): UserFill[] {
   for (const rec of ex.tradesOf(account)) {
     const t = rec.trade;
     if (t.takerAccount === account)
-      out.push({ rec, role: 'TAKER', orderId: t.takerOrderId, tokenId: t.tokenId, side: t.side, size: t.size, notional: takerNotional(t), fee: t.fee });
+      out.push({
+        rec,
+        role: 'TAKER',
+        orderId: t.takerOrderId,
+        tokenId: t.tokenId,
+        side: t.side,
+        size: t.size,
+        notional: takerNotional(t),
+        fee: t.fee,
+      });
     for (const m of t.makers)
       if (m.account === account)
-        out.push({ rec, role: 'MAKER', orderId: m.orderId, tokenId: m.tokenId, side: m.side, size: m.size, notional: valueAt(m.size, m.price), fee: 0 });
+        out.push({
+          rec,
+          role: 'MAKER',
+          orderId: m.orderId,
+          tokenId: m.tokenId,
+          side: m.side,
+          size: m.size,
+          notional: valueAt(m.size, m.price),
+          fee: 0,
+        });
   }
   return out;
 }

@@ -42,7 +42,12 @@ export function renderOrder(o: OrderState, viewerKey?: string): Record<string, u
  * A trade as `viewer` sees it: the taker's trade with its maker orders; `trader_side` says whether
  * the viewer was the taker or a maker.
  */
-export function renderTrade(ex: PaperExchange, rec: TradeRecord, viewerAccount: string | undefined, viewerKey: string | undefined): Record<string, unknown> {
+export function renderTrade(
+  ex: PaperExchange,
+  rec: TradeRecord,
+  viewerAccount: string | undefined,
+  viewerKey: string | undefined,
+): Record<string, unknown> {
   const t = rec.trade;
   const status = ex.tradeStatus(t);
   const secs = String(Math.floor(t.matchTime / 1000));

@@ -23,11 +23,21 @@ import { badRequest, envelope, forbidden, HttpError, notFound } from './errors.t
 import { tickPips, isTickSize } from '../../core/units.ts';
 
 export type ApiName = 'clob' | 'gamma' | 'data' | 'content';
-export const API_PREFIXES: Record<ApiName, string> = { clob: '/clob', gamma: '/gamma', data: '/data', content: '/content' };
+export const API_PREFIXES: Record<ApiName, string> = {
+  clob: '/clob',
+  gamma: '/gamma',
+  data: '/data',
+  content: '/content',
+};
 
 export interface HttpOptions {
   bodyLimit: number;
-  rateLimits: { enabled: boolean; scale: number; queueMs: number; rules?: Record<string, { limit: number; windowMs: number }> };
+  rateLimits: {
+    enabled: boolean;
+    scale: number;
+    queueMs: number;
+    rules?: Record<string, { limit: number; windowMs: number }>;
+  };
   /** Admin routes (/admin/...) are served only when a token is set; requests carry it in X-Admin-Token. */
   adminToken?: string | undefined;
   authMaxSkewSec: number;
@@ -55,7 +65,9 @@ export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInsta
   const app = Fastify({
     bodyLimit: opts.bodyLimit,
     // per-request logs are off (a daemon's log is for events, not traffic): warn and above only
-    ...(opts.logger ? { loggerInstance: opts.logger.child({ component: 'http' }, { level: 'warn' }) as unknown as FastifyBaseLogger } : { logger: false }),
+    ...(opts.logger
+      ? { loggerInstance: opts.logger.child({ component: 'http' }, { level: 'warn' }) as unknown as FastifyBaseLogger }
+      : { logger: false }),
     return503OnClosing: true,
     forceCloseConnections: true,
     routerOptions: { ignoreTrailingSlash: true },
@@ -93,13 +105,25 @@ export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInsta
       const now = ex.clock.now();
       switch (f.status) {
         case 425:
-          throw new HttpError(425, 'SERVICE_NOT_READY', 'Service is not ready: the matching engine is restarting (injected fault)', { headers: { 'Retry-After': '1' } });
+          throw new HttpError(
+            425,
+            'SERVICE_NOT_READY',
+            'Service is not ready: the matching engine is restarting (injected fault)',
+            { headers: { 'Retry-After': '1' } },
+          );
         case 429:
           throw new HttpError(429, 'RATE_LIMITED', 'Too Many Requests (injected fault)', {
-            headers: { 'X-RateLimit-Limit': '0', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Math.ceil(now / 1000) + 1), 'Retry-After': '1' },
+            headers: {
+              'X-RateLimit-Limit': '0',
+              'X-RateLimit-Remaining': '0',
+              'X-RateLimit-Reset': String(Math.ceil(now / 1000) + 1),
+              'Retry-After': '1',
+            },
           });
         case 503:
-          throw new HttpError(503, 'SERVICE_UNAVAILABLE', 'Trading is currently disabled (injected fault)', { headers: { 'Retry-After': '1' } });
+          throw new HttpError(503, 'SERVICE_UNAVAILABLE', 'Trading is currently disabled (injected fault)', {
+            headers: { 'Retry-After': '1' },
+          });
         default:
           throw new HttpError(500, 'INTERNAL', 'internal server error (injected fault)');
       }
@@ -107,7 +131,10 @@ export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInsta
   }
 
   if (opts.rateLimits.enabled) {
-    const policy = new RatePolicy({ scale: opts.rateLimits.scale, ...(opts.rateLimits.rules ? { rules: opts.rateLimits.rules } : {}) });
+    const policy = new RatePolicy({
+      scale: opts.rateLimits.scale,
+      ...(opts.rateLimits.rules ? { rules: opts.rateLimits.rules } : {}),
+    });
     app.addHook('onRequest', async (req, reply) => {
       const path = req.url.split('?')[0] ?? '/';
       const a = apiOf(path);
@@ -132,14 +159,19 @@ export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInsta
           continue;
         }
         const retryAfter = Math.max(1, Math.ceil((r.retryAt - now) / 1000));
-        throw new HttpError(429, 'RATE_LIMITED', `Too Many Requests: ${r.rule.name} allows ${r.limit} requests per ${r.rule.windowMs / 1000} s`, {
-          headers: {
-            'X-RateLimit-Limit': String(r.limit),
-            'X-RateLimit-Remaining': '0',
-            'X-RateLimit-Reset': String(Math.ceil(r.resetAt / 1000)),
-            'Retry-After': String(retryAfter),
+        throw new HttpError(
+          429,
+          'RATE_LIMITED',
+          `Too Many Requests: ${r.rule.name} allows ${r.limit} requests per ${r.rule.windowMs / 1000} s`,
+          {
+            headers: {
+              'X-RateLimit-Limit': String(r.limit),
+              'X-RateLimit-Remaining': '0',
+              'X-RateLimit-Reset': String(Math.ceil(r.resetAt / 1000)),
+              'Retry-After': String(retryAfter),
+            },
           },
-        });
+        );
       }
     });
   }
@@ -152,8 +184,12 @@ export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInsta
     if (err instanceof ValidationError) return reply.code(400).send(envelope('BAD_REQUEST', err.message));
     const e = err as { statusCode?: number; code?: string; message?: string };
     const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
-    if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send(envelope('PAYLOAD_TOO_LARGE', `request body larger than ${opts.bodyLimit} bytes`));
-    if (status >= 400 && status < 500) return reply.code(status).send(envelope(status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'BAD_REQUEST', e.message ?? 'bad request'));
+    if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      return reply.code(413).send(envelope('PAYLOAD_TOO_LARGE', `request body larger than ${opts.bodyLimit} bytes`));
+    if (status >= 400 && status < 500)
+      return reply
+        .code(status)
+        .send(envelope(status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'BAD_REQUEST', e.message ?? 'bad request'));
     req.log.error({ err }, 'unhandled error');
     return reply.code(500).send(envelope('INTERNAL', 'internal server error'));
   });

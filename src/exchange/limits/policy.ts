@@ -11,7 +11,14 @@
  * Pure: no wall clock; every call takes `now` (unix ms).
  */
 import { ConfigError } from '../../core/errors.ts';
-import { DEFAULT_RATE_RULES, resolveRateRules, ruleNamesFor, type RateApi, type RateRule, type RateRuleOverrides } from '../../core/rate-limits.ts';
+import {
+  DEFAULT_RATE_RULES,
+  resolveRateRules,
+  ruleNamesFor,
+  type RateApi,
+  type RateRule,
+  type RateRuleOverrides,
+} from '../../core/rate-limits.ts';
 import { SlidingWindowLimiter } from './sliding-window.ts';
 
 /** One rate rule: at most `limit` requests per identity in any sliding `windowMs` (src/core/rate-limits.ts). */
@@ -109,7 +116,10 @@ export class RatePolicy {
       const res = lim.tryAcquire(identity, now, cost);
       // Cannot fail: every rule was checked above and nothing else runs in between.
       const remaining = res.ok ? res.remaining : 0;
-      if (remaining < tightRemaining || (remaining === tightRemaining && tightest !== undefined && r.limit < tightest.limit)) {
+      if (
+        remaining < tightRemaining ||
+        (remaining === tightRemaining && tightest !== undefined && r.limit < tightest.limit)
+      ) {
         tightest = r;
         tightRemaining = remaining;
         tightLimiter = lim;
@@ -120,7 +130,12 @@ export class RatePolicy {
     }
     return {
       ok: true,
-      tightest: { rule: tightest, limit: tightest.limit, remaining: tightRemaining, resetAt: tightLimiter.peek(identity, now).resetAt },
+      tightest: {
+        rule: tightest,
+        limit: tightest.limit,
+        remaining: tightRemaining,
+        resetAt: tightLimiter.peek(identity, now).resetAt,
+      },
     };
   }
 

@@ -102,8 +102,10 @@ export class SlidingWindowLimiter {
 
   /** @throws ValidationError when limit is not a positive integer or windowMs not positive. */
   constructor({ limit, windowMs }: SlidingWindowOptions) {
-    if (!Number.isSafeInteger(limit) || limit < 1) throw new ValidationError(`limit: not a positive integer: ${String(limit)}`);
-    if (!(windowMs > 0) || !Number.isFinite(windowMs)) throw new ValidationError(`windowMs: not a positive number: ${String(windowMs)}`);
+    if (!Number.isSafeInteger(limit) || limit < 1)
+      throw new ValidationError(`limit: not a positive integer: ${String(limit)}`);
+    if (!(windowMs > 0) || !Number.isFinite(windowMs))
+      throw new ValidationError(`windowMs: not a positive number: ${String(windowMs)}`);
     this.limit = limit;
     this.windowMs = windowMs;
   }
@@ -118,7 +120,8 @@ export class SlidingWindowLimiter {
    * @throws ValidationError when cost is not a positive integer.
    */
   tryAcquire(key: string, now: number, cost = 1): AcquireResult {
-    if (!Number.isSafeInteger(cost) || cost < 1) throw new ValidationError(`cost: not a positive integer: ${String(cost)}`);
+    if (!Number.isSafeInteger(cost) || cost < 1)
+      throw new ValidationError(`cost: not a positive integer: ${String(cost)}`);
     let ring = this.#keys.get(key);
     if (ring !== undefined) ring.evict(now, this.windowMs);
     const used = ring?.size ?? 0;

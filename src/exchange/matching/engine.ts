@@ -626,7 +626,25 @@ function orderState(
   reserved: number,
   tradeIds: string[],
 ): OrderState {
-  return { id, account, owner, market, tokenId, outcome, side, price, originalSize, sizeMatched, status, type, expiresAt, feeRateBps, createdAt, reserved, tradeIds };
+  return {
+    id,
+    account,
+    owner,
+    market,
+    tokenId,
+    outcome,
+    side,
+    price,
+    originalSize,
+    sizeMatched,
+    status,
+    type,
+    expiresAt,
+    feeRateBps,
+    createdAt,
+    reserved,
+    tradeIds,
+  };
 }
 // V8 detail, for speed only: the first object a literal builds fixes how its fields are stored.
 // Building one with non-numbers first keeps the numeric fields "tagged", so small integers (most
@@ -718,8 +736,10 @@ export class MatchingEngine {
     if (def.yesToken === def.noToken) throw new ValidationError('yesToken and noToken must differ');
     if (this.marketByToken.has(def.yesToken)) throw new ValidationError(`duplicate token ${def.yesToken}`);
     if (this.marketByToken.has(def.noToken)) throw new ValidationError(`duplicate token ${def.noToken}`);
-    if (!VALID_TICK_PIPS.includes(def.tickPips)) throw new ValidationError(`invalid tick size in pips: ${def.tickPips}`);
-    if (!isSafeInt(def.minSizeMicro) || def.minSizeMicro < 0) throw new ValidationError(`invalid minSizeMicro: ${def.minSizeMicro}`);
+    if (!VALID_TICK_PIPS.includes(def.tickPips))
+      throw new ValidationError(`invalid tick size in pips: ${def.tickPips}`);
+    if (!isSafeInt(def.minSizeMicro) || def.minSizeMicro < 0)
+      throw new ValidationError(`invalid minSizeMicro: ${def.minSizeMicro}`);
     if (!isSafeInt(def.feeRateBps) || def.feeRateBps < 0 || def.feeRateBps > MAX_FEE_RATE_BPS)
       throw new ValidationError(`invalid feeRateBps: ${def.feeRateBps}`);
     const m = new Market({ ...def }, this.marketList.length);
@@ -767,7 +787,8 @@ export class MatchingEngine {
     if (!isSafeInt(micro)) throw new ValidationError(`credit amount must be an integer: ${micro}`);
     const a = this.accounts.get(account);
     const cur = a === undefined ? 0 : a.collateral;
-    if (cur + micro < 0) throw new ValidationError(`credit would make available collateral negative (${cur} + ${micro})`);
+    if (cur + micro < 0)
+      throw new ValidationError(`credit would make available collateral negative (${cur} + ${micro})`);
     this.setBalanceOp(this.acct(account), null, cur + micro);
   }
 
@@ -776,7 +797,8 @@ export class MatchingEngine {
    * @throws ValidationError when `micro` is negative or not a safe integer.
    */
   setCollateral(account: string, micro: number): void {
-    if (!isSafeInt(micro) || micro < 0) throw new ValidationError(`collateral must be a non-negative integer: ${micro}`);
+    if (!isSafeInt(micro) || micro < 0)
+      throw new ValidationError(`collateral must be a non-negative integer: ${micro}`);
     this.setBalanceOp(this.acct(account), null, micro);
   }
 
@@ -788,7 +810,8 @@ export class MatchingEngine {
   setTokens(account: string, tokenId: string, micro: number): void {
     const m = this.marketByToken.get(tokenId);
     if (m === undefined) throw new NotFoundError(`unknown token ${tokenId}`);
-    if (!isSafeInt(micro) || micro < 0) throw new ValidationError(`token balance must be a non-negative integer: ${micro}`);
+    if (!isSafeInt(micro) || micro < 0)
+      throw new ValidationError(`token balance must be a non-negative integer: ${micro}`);
     const a = this.acct(account);
     this.setBalanceOp(a, a.tok(tokenId, tokIndex(m, tokenId)), micro);
   }
@@ -844,7 +867,15 @@ export class MatchingEngine {
         const b = books[i]!;
         const p = this.tLvlPrice[i]!;
         const size = b.total[p]!;
-        if (size !== this.tLvlInit[i]) this.emit({ type: 'level', market: this.tLvlMarket[i]!, side: b.isBid ? 'bid' : 'ask', yesPrice: p, size, at: now });
+        if (size !== this.tLvlInit[i])
+          this.emit({
+            type: 'level',
+            market: this.tLvlMarket[i]!,
+            side: b.isBid ? 'bid' : 'ask',
+            yesPrice: p,
+            size,
+            at: now,
+          });
         books[i] = null;
       }
       this.tLvlN = 0;
@@ -924,7 +955,9 @@ export class MatchingEngine {
     const size = IP[ib + I_SIZE]! * LOT_MICRO;
     const matched = IP[ib + I_MATCHED]! * LOT_MICRO;
     const status = (meta & META_STATUS_MASK) >> META_STATUS_SHIFT;
-    if (reserved < 0) reserved = status !== S_LIVE ? 0 : (meta & F_BUY) !== 0 ? ((size - matched) * price) / PRICE_SCALE : size - matched;
+    if (reserved < 0)
+      reserved =
+        status !== S_LIVE ? 0 : (meta & F_BUY) !== 0 ? ((size - matched) * price) / PRICE_SCALE : size - matched;
     return orderState(
       t.ids.get(o),
       this.accountList[IP[ib + I_ACCT]!]!.id,
@@ -1040,12 +1073,15 @@ export class MatchingEngine {
     if (o.postOnly && isMarketType) return reject('INVALID_POST_ONLY_ORDER_TYPE');
     const tick = m.tickPips;
     const price = o.price;
-    if (!Number.isInteger(price) || price % tick !== 0 || price < tick || price > PRICE_SCALE - tick) return reject('INVALID_ORDER_MIN_TICK_SIZE');
+    if (!Number.isInteger(price) || price % tick !== 0 || price < tick || price > PRICE_SCALE - tick)
+      return reject('INVALID_ORDER_MIN_TICK_SIZE');
     const size = o.size;
     if (size < m.def.minSizeMicro) return reject('INVALID_ORDER_MIN_SIZE');
-    if (!Number.isInteger(size) || size <= 0 || size % LOT_MICRO !== 0 || size > MAX_ORDER_MICRO) return reject('INVALID_ORDER_ERROR');
+    if (!Number.isInteger(size) || size <= 0 || size % LOT_MICRO !== 0 || size > MAX_ORDER_MICRO)
+      return reject('INVALID_ORDER_ERROR');
     const bps = o.feeRateBps;
-    if (!Number.isInteger(bps) || bps < m.def.feeRateBps || bps > MAX_FEE_RATE_BPS) return reject('INVALID_ORDER_ERROR');
+    if (!Number.isInteger(bps) || bps < m.def.feeRateBps || bps > MAX_FEE_RATE_BPS)
+      return reject('INVALID_ORDER_ERROR');
     if (o.side !== 'BUY' && o.side !== 'SELL') return reject('INVALID_ORDER_ERROR');
     if (type === T_GTD && !(o.expiresAt > now)) return reject('INVALID_ORDER_EXPIRATION');
     const isBuy = o.side === 'BUY';
@@ -1089,7 +1125,8 @@ export class MatchingEngine {
     const ib = (h & PAGE_MASK) << IS_BITS;
     const DP = ot.dp[h >>> PAGE_BITS]!;
     const db = (h & PAGE_MASK) * DS;
-    const meta = (isYes ? F_YES : 0) | (isBuy ? F_BUY : 0) | (isBid ? F_BID : 0) | (type << 3) | (S_LIVE << META_STATUS_SHIFT);
+    const meta =
+      (isYes ? F_YES : 0) | (isBuy ? F_BUY : 0) | (isBid ? F_BID : 0) | (type << 3) | (S_LIVE << META_STATUS_SHIFT);
     IP[ib + I_PRICE] = price;
     IP[ib + I_META] = meta;
     IP[ib + I_FEE] = bps;
@@ -1381,18 +1418,29 @@ export class MatchingEngine {
   /** The account's LIVE order handles matching the filter, in the order they came to rest. */
   private liveOf(a: Account, filter: OrderFilter | undefined): number[] {
     const out: number[] = [];
-    for (let o = a.liveHead; o !== NIL; o = this.ot.gi(o, I_ANEXT)) if (filter === undefined || this.matches(o, filter)) out.push(o);
+    for (let o = a.liveHead; o !== NIL; o = this.ot.gi(o, I_ANEXT))
+      if (filter === undefined || this.matches(o, filter)) out.push(o);
     return out;
   }
 
   private matches(o: number, f: OrderFilter): boolean {
     const d = this.marketList[this.ot.gi(o, I_MKT)]!.def;
     if (f.market !== undefined && f.market !== '' && d.conditionId !== f.market) return false;
-    if (f.tokenId !== undefined && f.tokenId !== '' && ((this.ot.gi(o, I_META) & F_YES) !== 0 ? d.yesToken : d.noToken) !== f.tokenId) return false;
+    if (
+      f.tokenId !== undefined &&
+      f.tokenId !== '' &&
+      ((this.ot.gi(o, I_META) & F_YES) !== 0 ? d.yesToken : d.noToken) !== f.tokenId
+    )
+      return false;
     return true;
   }
 
-  private cancelWhere(account: string, filter: OrderFilter | undefined, now: number, reason: CancelReason): OrderState[] {
+  private cancelWhere(
+    account: string,
+    filter: OrderFilter | undefined,
+    now: number,
+    reason: CancelReason,
+  ): OrderState[] {
     this.advance(now);
     const a = this.accounts.get(account);
     if (a === undefined || a.liveCount === 0) return [];
@@ -1431,7 +1479,8 @@ export class MatchingEngine {
   private liveOrdersOf(m: Market): number[] {
     const out: number[] = [];
     for (const b of [m.bids, m.asks]) {
-      for (let p = b.nextUp(0); p !== NO_ASK; p = b.nextUp(p + 1)) for (let o = b.head[p]!; o !== NIL; o = this.ot.gi(o, I_NEXT)) out.push(o);
+      for (let p = b.nextUp(0); p !== NO_ASK; p = b.nextUp(p + 1))
+        for (let o = b.head[p]!; o !== NIL; o = this.ot.gi(o, I_NEXT)) out.push(o);
     }
     out.sort((x, y) => x - y);
     return out;
@@ -1449,8 +1498,10 @@ export class MatchingEngine {
     this.beginOp();
     const old = m.tickPips;
     m.tickPips = tickPips;
-    if (this.rec) this.emit({ type: 'tick_size_change', market: conditionId, oldTickPips: old, newTickPips: tickPips, at: now });
-    for (const o of this.liveOrdersOf(m)) if (this.ot.gi(o, I_PRICE) % tickPips !== 0) this.cancelOrd(o, 'TICK_SIZE_CHANGE', now);
+    if (this.rec)
+      this.emit({ type: 'tick_size_change', market: conditionId, oldTickPips: old, newTickPips: tickPips, at: now });
+    for (const o of this.liveOrdersOf(m))
+      if (this.ot.gi(o, I_PRICE) % tickPips !== 0) this.cancelOrd(o, 'TICK_SIZE_CHANGE', now);
     this.endOp(now);
   }
 
@@ -1506,7 +1557,14 @@ export class MatchingEngine {
       }
       if (changed) this.touchAcct(a);
     }
-    if (this.rec) this.emit({ type: 'market_status', market: conditionId, status: 'resolved', winningToken: winningTokenId, at: now });
+    if (this.rec)
+      this.emit({
+        type: 'market_status',
+        market: conditionId,
+        status: 'resolved',
+        winningToken: winningTokenId,
+        at: now,
+      });
     this.endOp(now);
   }
 

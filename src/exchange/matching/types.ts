@@ -15,7 +15,14 @@ import type { Side } from '../../core/units.ts';
 export type OrderType = 'GTC' | 'GTD' | 'FOK' | 'FAK';
 export type MarketStatus = 'active' | 'closed' | 'resolved';
 export type OrderStatus = 'LIVE' | 'MATCHED' | 'CANCELED';
-export type CancelReason = 'USER' | 'EXPIRED' | 'HEARTBEAT' | 'TICK_SIZE_CHANGE' | 'MARKET_CLOSED' | 'MARKET_RESOLVED' | 'UNFILLED_REMAINDER';
+export type CancelReason =
+  | 'USER'
+  | 'EXPIRED'
+  | 'HEARTBEAT'
+  | 'TICK_SIZE_CHANGE'
+  | 'MARKET_CLOSED'
+  | 'MARKET_RESOLVED'
+  | 'UNFILLED_REMAINDER';
 
 export interface MarketDef {
   conditionId: string;

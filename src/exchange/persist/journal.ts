@@ -40,7 +40,8 @@ export function openJournal(file: string, opts: { seed: number }): Journal {
   db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
   const row = db.prepare('SELECT version FROM schema_version').get() as { version: number } | undefined;
   let version = row?.version ?? 0;
-  if (version > MIGRATIONS.length) throw new Error(`${file}: schema version ${version} is newer than this mmkit (${MIGRATIONS.length})`);
+  if (version > MIGRATIONS.length)
+    throw new Error(`${file}: schema version ${version} is newer than this mmkit (${MIGRATIONS.length})`);
   db.transaction(() => {
     for (; version < MIGRATIONS.length; version++) db.exec(MIGRATIONS[version] as string);
     db.prepare('DELETE FROM schema_version').run();
@@ -89,7 +90,10 @@ export function openJournal(file: string, opts: { seed: number }): Journal {
     },
     *commands(): IterableIterator<TimedCommand> {
       flush();
-      for (const r of db.prepare('SELECT t, body FROM commands ORDER BY seq').iterate() as IterableIterator<{ t: number; body: string }>) {
+      for (const r of db.prepare('SELECT t, body FROM commands ORDER BY seq').iterate() as IterableIterator<{
+        t: number;
+        body: string;
+      }>) {
         yield { ...(JSON.parse(r.body) as object), t: r.t } as TimedCommand;
       }
     },

@@ -48,14 +48,23 @@ export function commentPayload(ex: PaperExchange, c: CommentRec): Record<string,
     updatedAt: c.createdAt,
     reactionCount: 0,
     reportCount: 0,
-    profile: profile ? { name: profile.name, pseudonym: profile.pseudonym, bio: profile.bio, profileImage: profile.profileImage, proxyWallet: profile.address } : null,
+    profile: profile
+      ? {
+          name: profile.name,
+          pseudonym: profile.pseudonym,
+          bio: profile.bio,
+          profileImage: profile.profileImage,
+          proxyWallet: profile.address,
+        }
+      : null,
   };
 }
 
 function matches(f: CommentFilter | 'all', c: CommentRec): boolean {
   if (f === 'all') return true;
   if (f.parentEntityID !== undefined && f.parentEntityID !== c.parentEntityId) return false;
-  if (f.parentEntityType !== undefined && f.parentEntityType.toLowerCase() !== c.parentEntityType.toLowerCase()) return false;
+  if (f.parentEntityType !== undefined && f.parentEntityType.toLowerCase() !== c.parentEntityType.toLowerCase())
+    return false;
   return true;
 }
 
@@ -131,7 +140,13 @@ export class RtdsChannel {
     for (const symbol of symbols) {
       const h = this.history.get(symbol);
       if (h === undefined || h.length === 0) continue;
-      const msg = { topic: 'crypto_prices', type: 'subscribe', timestamp: now, payload: { symbol, data: h.map((p) => ({ ...p })) }, connection_id: conn.id };
+      const msg = {
+        topic: 'crypto_prices',
+        type: 'subscribe',
+        timestamp: now,
+        payload: { symbol, data: h.map((p) => ({ ...p })) },
+        connection_id: conn.id,
+      };
       conn.data(frame(JSON.stringify(msg)), gate);
     }
   }
@@ -150,7 +165,13 @@ export class RtdsChannel {
         for (const c of this.clients.values()) {
           if (!follows(c.crypto, e.symbol)) continue;
           gate ??= this.gate();
-          const msg = { topic: 'crypto_prices', type: 'update', timestamp: now, payload: { symbol: e.symbol, timestamp: e.at, value: e.value }, connection_id: c.conn.id };
+          const msg = {
+            topic: 'crypto_prices',
+            type: 'update',
+            timestamp: now,
+            payload: { symbol: e.symbol, timestamp: e.at, value: e.value },
+            connection_id: c.conn.id,
+          };
           c.conn.data(frame(JSON.stringify(msg)), gate);
         }
       } else if (e.type === 'comment_created') {

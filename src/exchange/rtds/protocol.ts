@@ -42,14 +42,16 @@ function symbolsOf(filters: unknown): Parsed<string[] | 'all'> {
       }
     } else list = s.split(',');
   }
-  if (!Array.isArray(list)) return { ok: false, message: 'crypto_prices filters must be "btcusdt,ethusdt" or an array of symbols' };
+  if (!Array.isArray(list))
+    return { ok: false, message: 'crypto_prices filters must be "btcusdt,ethusdt" or an array of symbols' };
   if (list.length > MAX_SYMBOLS) return { ok: false, message: `crypto_prices filters: at most ${MAX_SYMBOLS} symbols` };
   const out: string[] = [];
   for (const x of list) {
     if (typeof x !== 'string') return { ok: false, message: 'crypto_prices filters: symbols must be strings' };
     const sym = x.trim().toLowerCase();
     if (sym.length === 0) continue;
-    if (sym.length > 30 || !/^[a-z0-9/_-]+$/.test(sym)) return { ok: false, message: `crypto_prices filters: bad symbol ${JSON.stringify(sym.slice(0, 30))}` };
+    if (sym.length > 30 || !/^[a-z0-9/_-]+$/.test(sym))
+      return { ok: false, message: `crypto_prices filters: bad symbol ${JSON.stringify(sym.slice(0, 30))}` };
     out.push(sym);
   }
   return out.length === 0 ? { ok: true, value: 'all' } : { ok: true, value: [...new Set(out)] };
@@ -65,17 +67,20 @@ function commentFilterOf(filters: unknown): Parsed<CommentFilter | 'all'> {
       return { ok: false, message: 'comments filters: expected a JSON object {"parentEntityID", "parentEntityType"}' };
     }
   }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return { ok: false, message: 'comments filters must be an object {"parentEntityID", "parentEntityType"}' };
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    return { ok: false, message: 'comments filters must be an object {"parentEntityID", "parentEntityType"}' };
   const o = v as Record<string, unknown>;
   const out: CommentFilter = {};
   const id = o['parentEntityID'] ?? o['parentEntityId'];
   if (id !== undefined) {
-    if ((typeof id !== 'string' && typeof id !== 'number') || String(id).length > 100) return { ok: false, message: 'comments filters: parentEntityID must be a string or a number' };
+    if ((typeof id !== 'string' && typeof id !== 'number') || String(id).length > 100)
+      return { ok: false, message: 'comments filters: parentEntityID must be a string or a number' };
     out.parentEntityID = String(id);
   }
   const type = o['parentEntityType'];
   if (type !== undefined) {
-    if (typeof type !== 'string' || type.length > 30) return { ok: false, message: 'comments filters: parentEntityType must be a string' };
+    if (typeof type !== 'string' || type.length > 30)
+      return { ok: false, message: 'comments filters: parentEntityType must be a string' };
     out.parentEntityType = type;
   }
   return { ok: true, value: out };
@@ -84,30 +89,43 @@ function commentFilterOf(filters: unknown): Parsed<CommentFilter | 'all'> {
 /** Parses an RTDS message (already a JSON object). Unknown topics are refused. */
 export function parseRtdsRequest(msg: Record<string, unknown>): Parsed<RtdsRequest> {
   const action = msg['action'];
-  if (action !== 'subscribe' && action !== 'unsubscribe') return { ok: false, message: '"action" must be "subscribe" or "unsubscribe"' };
+  if (action !== 'subscribe' && action !== 'unsubscribe')
+    return { ok: false, message: '"action" must be "subscribe" or "unsubscribe"' };
   const subs = msg['subscriptions'];
-  if (!Array.isArray(subs) || subs.length === 0) return { ok: false, message: '"subscriptions" must be a non-empty array of {topic, type, filters}' };
-  if (subs.length > MAX_SUBSCRIPTIONS) return { ok: false, message: `at most ${MAX_SUBSCRIPTIONS} subscriptions per message` };
+  if (!Array.isArray(subs) || subs.length === 0)
+    return { ok: false, message: '"subscriptions" must be a non-empty array of {topic, type, filters}' };
+  if (subs.length > MAX_SUBSCRIPTIONS)
+    return { ok: false, message: `at most ${MAX_SUBSCRIPTIONS} subscriptions per message` };
   const out: RtdsSubscription[] = [];
   for (const s of subs) {
-    if (s === null || typeof s !== 'object' || Array.isArray(s)) return { ok: false, message: 'each subscription must be an object {topic, type, filters}' };
+    if (s === null || typeof s !== 'object' || Array.isArray(s))
+      return { ok: false, message: 'each subscription must be an object {topic, type, filters}' };
     const r = s as Record<string, unknown>;
     const topic = r['topic'];
     if (typeof topic !== 'string') return { ok: false, message: 'a subscription needs a "topic" string' };
     const type = r['type'] ?? '*';
-    if (typeof type !== 'string' || type.length > 40) return { ok: false, message: 'a subscription "type" must be a string' };
+    if (typeof type !== 'string' || type.length > 40)
+      return { ok: false, message: 'a subscription "type" must be a string' };
     if (topic === 'crypto_prices') {
-      if (type !== '*' && type !== 'update') return { ok: false, message: 'crypto_prices: type must be "update" or "*"' };
+      if (type !== '*' && type !== 'update')
+        return { ok: false, message: 'crypto_prices: type must be "update" or "*"' };
       const sy = symbolsOf(r['filters']);
       if (!sy.ok) return sy;
       out.push({ topic, type, symbols: sy.value });
     } else if (topic === 'comments') {
-      if (type !== '*' && type !== 'comment_created') return { ok: false, message: 'comments: type must be "comment_created" or "*" (the only comment event of this exchange)' };
+      if (type !== '*' && type !== 'comment_created')
+        return {
+          ok: false,
+          message: 'comments: type must be "comment_created" or "*" (the only comment event of this exchange)',
+        };
       const f = commentFilterOf(r['filters']);
       if (!f.ok) return f;
       out.push({ topic, type, filter: f.value });
     } else {
-      return { ok: false, message: `unknown topic ${JSON.stringify(topic.slice(0, 40))}: this exchange serves ${RTDS_TOPICS.join(', ')}` };
+      return {
+        ok: false,
+        message: `unknown topic ${JSON.stringify(topic.slice(0, 40))}: this exchange serves ${RTDS_TOPICS.join(', ')}`,
+      };
     }
   }
   return { ok: true, value: { action, subscriptions: out } };

@@ -86,7 +86,8 @@ class Holdings {
   /** Replace an account's holdings with the engine's balances. */
   sync(ex: PaperExchange, account: string): void {
     const m = new Map<string, number>();
-    for (const [token, b] of ex.engine.balance(account).tokens) if (b.available + b.reserved > 0) m.set(token, b.available + b.reserved);
+    for (const [token, b] of ex.engine.balance(account).tokens)
+      if (b.available + b.reserved > 0) m.set(token, b.available + b.reserved);
     this.byAccount.set(account, m);
   }
   dropTokens(tokens: readonly string[]): void {
@@ -202,9 +203,18 @@ export class Agents {
     const t = this.rt.timers;
     const r = this.rates;
     t.every(250, () => this.lpLoop());
-    if (r.noisePerMarketPerMin > 0) t.poisson(this.rngNoise, () => 60_000 / (r.noisePerMarketPerMin * this.rt.active().length), () => this.noise());
+    if (r.noisePerMarketPerMin > 0)
+      t.poisson(
+        this.rngNoise,
+        () => 60_000 / (r.noisePerMarketPerMin * this.rt.active().length),
+        () => this.noise(),
+      );
     if (r.informedPerMarketPerMin > 0)
-      t.poisson(this.rngInformed, () => 60_000 / (r.informedPerMarketPerMin * this.rt.active().length), () => this.informed());
+      t.poisson(
+        this.rngInformed,
+        () => 60_000 / (r.informedPerMarketPerMin * this.rt.active().length),
+        () => this.informed(),
+      );
   }
 
   private onEvents(events: readonly ExchangeEvent[]): void {
@@ -223,7 +233,15 @@ export class Agents {
 
   // ---- order plumbing ---------------------------------------------------------------------------
 
-  private place(account: string, tokenId: string, side: 'BUY' | 'SELL', price: number, size: number, type: OrderType, extra: Partial<InternalOrder> = {}): boolean {
+  private place(
+    account: string,
+    tokenId: string,
+    side: 'BUY' | 'SELL',
+    price: number,
+    size: number,
+    type: OrderType,
+    extra: Partial<InternalOrder> = {},
+  ): boolean {
     const st = this.rt.stats;
     st.orders++;
     const r = this.ex.placeInternal({ id: this.ids.next(), account, tokenId, side, price, size, type, ...extra });
@@ -242,7 +260,11 @@ export class Agents {
     const now = this.rt.clock.now();
     if (now - (this.lastTopUp.get(account) ?? -Infinity) < TOPUP_EVERY_MS) return;
     this.lastTopUp.set(account, now);
-    const target = this.lpSet.has(account) ? AGENT_FUNDING.lp : this.accounts.noise.includes(account) ? AGENT_FUNDING.noise : AGENT_FUNDING.informed;
+    const target = this.lpSet.has(account)
+      ? AGENT_FUNDING.lp
+      : this.accounts.noise.includes(account)
+        ? AGENT_FUNDING.noise
+        : AGENT_FUNDING.informed;
     const have = this.ex.engine.balance(account).collateral;
     if (have < target / 4) {
       this.ex.fund(account, target - have);

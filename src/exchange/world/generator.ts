@@ -32,7 +32,16 @@ import {
 } from './catalog.ts';
 import { CRYPTO_PARAMS, CryptoWalk, roundPrice } from './crypto.ts';
 import { binaryP0 } from './fair.ts';
-import type { ArticleRec, CommentRec, CryptoSymbol, EventRec, ProfileRec, SeriesRec, SportRec, TagRec } from './model.ts';
+import type {
+  ArticleRec,
+  CommentRec,
+  CryptoSymbol,
+  EventRec,
+  ProfileRec,
+  SeriesRec,
+  SportRec,
+  TagRec,
+} from './model.ts';
 import { addressFor, hash32, rngFor, shuffled } from './seeding.ts';
 
 /** Minimum order size of every world market: 5 shares. */
@@ -41,7 +50,20 @@ export const WORLD_MIN_SIZE_MICRO = 5_000_000;
 const DAY = 86_400_000;
 /** Upper bound on the seeded markets (the optional events are trimmed to stay under it). */
 const MAX_MARKETS = 60;
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'] as const;
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+] as const;
 const MON = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
 
 /** Everything seedWorld puts into a fresh exchange, in the order it is applied. */
@@ -72,8 +94,13 @@ export const AGENT_COUNTS = { lp: 4, noise: 8, informed: 3 } as const;
 
 /** The agent accounts of world `seed`. */
 export function agentAccounts(seed: number): AgentAccounts {
-  const make = (role: string, n: number) => Array.from({ length: n }, (_, i) => addressFor(`agent:${seed}:${role}:${i}`));
-  return { lp: make('lp', AGENT_COUNTS.lp), noise: make('noise', AGENT_COUNTS.noise), informed: make('informed', AGENT_COUNTS.informed) };
+  const make = (role: string, n: number) =>
+    Array.from({ length: n }, (_, i) => addressFor(`agent:${seed}:${role}:${i}`));
+  return {
+    lp: make('lp', AGENT_COUNTS.lp),
+    noise: make('noise', AGENT_COUNTS.noise),
+    informed: make('informed', AGENT_COUNTS.informed),
+  };
 }
 
 /** First numeric event id of world `seed`; events get consecutive ids from it. */
@@ -176,7 +203,7 @@ function hhmm(ms: number): string {
 export function rollingSeries(rc: RollingCrypto): SeriesRec {
   const p = CRYPTO_PARAMS[rc.symbol];
   return {
-    id: String(9_000 + hash32(rc.slug) % 1000),
+    id: String(9_000 + (hash32(rc.slug) % 1000)),
     slug: rc.slug,
     title: `${p.ticker} Up or Down ${rc.windowMin === 1440 ? 'Daily' : rc.windowMin === 60 ? 'Hourly' : `${rc.windowMin}m`}`,
     recurrence: rc.windowMin >= 1440 ? 'daily' : 'hourly',
@@ -186,7 +213,9 @@ export function rollingSeries(rc: RollingCrypto): SeriesRec {
 
 /** The rolling crypto series an event belongs to, if it is one. */
 export function rollingOf(ev: EventRec): RollingCrypto | undefined {
-  return ev.seriesSlug === undefined ? undefined : ROLLING_CRYPTO.find((r) => r.slug === ev.seriesSlug && ev.slug === r.slug);
+  return ev.seriesSlug === undefined
+    ? undefined
+    : ROLLING_CRYPTO.find((r) => r.slug === ev.seriesSlug && ev.slug === r.slug);
 }
 
 /**
@@ -194,7 +223,16 @@ export function rollingOf(ev: EventRec): RollingCrypto | undefined {
  * price at the end is at least the strike (the price when the window opened).
  * @param index the market's number in the event (0 for the first), which fixes its ids
  */
-export function cryptoWindowMarket(seed: number, ev: EventRec, rc: RollingCrypto, index: number, startMs: number, endMs: number, strike: number, nowMs: number): MarketMeta {
+export function cryptoWindowMarket(
+  seed: number,
+  ev: EventRec,
+  rc: RollingCrypto,
+  index: number,
+  startMs: number,
+  endMs: number,
+  strike: number,
+  nowMs: number,
+): MarketMeta {
   const p = CRYPTO_PARAMS[rc.symbol];
   const last = new Date(endMs - 1);
   const first = new Date(startMs);
@@ -238,14 +276,26 @@ export function firstWindow(rc: RollingCrypto, nowMs: number): { startMs: number
 
 /** The series record of a game sport. */
 export function gameSeries(g: GameSport): SeriesRec {
-  return { id: String(8_000 + (hash32(g.seriesSlug) % 1000)), slug: g.seriesSlug, title: g.seriesTitle, recurrence: 'daily', category: 'sports' };
+  return {
+    id: String(8_000 + (hash32(g.seriesSlug) % 1000)),
+    slug: g.seriesSlug,
+    title: g.seriesTitle,
+    recurrence: 'daily',
+    category: 'sports',
+  };
 }
 
 /**
  * Game number `n` of a sport's series: an event whose markets end when the game does (in minutes),
  * so games finish and the next one appears during a run.
  */
-export function gameEvent(seed: number, g: GameSport, n: number, eventId: string, nowMs: number): { event: EventRec; markets: MarketMeta[] } {
+export function gameEvent(
+  seed: number,
+  g: GameSport,
+  n: number,
+  eventId: string,
+  nowMs: number,
+): { event: EventRec; markets: MarketMeta[] } {
   const rng = rngFor(seed, `game:${g.sport}:${n}`);
   const teams = shuffled(rng, g.teams);
   const home = teams[0]!;
@@ -303,9 +353,16 @@ export function gameEvent(seed: number, g: GameSport, n: number, eventId: string
 
 // ---- the seeded world ---------------------------------------------------------------------------
 
-function staticEvent(seed: number, t: EventTemplate, id: string, nowMs: number, rng: Rng): { event: EventRec; drafts: MarketDraft[] } {
+function staticEvent(
+  seed: number,
+  t: EventTemplate,
+  id: string,
+  nowMs: number,
+  rng: Rng,
+): { event: EventRec; drafts: MarketDraft[] } {
   const slug = slugify(fill(t.key, nowMs));
-  const endMs = Math.floor((nowMs + (t.endDays[0] + rng.next() * (t.endDays[1] - t.endDays[0])) * DAY) / 60_000) * 60_000;
+  const endMs =
+    Math.floor((nowMs + (t.endDays[0] + rng.next() * (t.endDays[1] - t.endDays[0])) * DAY) / 60_000) * 60_000;
   const createdMs = Math.floor((nowMs - (2 + rng.next() * 40) * DAY) / 1000) * 1000;
   const description = fill(t.description, nowMs);
   const event: EventRec = {
@@ -339,7 +396,13 @@ function staticEvent(seed: number, t: EventTemplate, id: string, nowMs: number, 
   return { event, drafts };
 }
 
-function cryptoAboveEvent(seed: number, symbol: CryptoSymbol, id: string, nowMs: number, strikes: number[]): { event: EventRec; drafts: MarketDraft[] } {
+function cryptoAboveEvent(
+  seed: number,
+  symbol: CryptoSymbol,
+  id: string,
+  nowMs: number,
+  strikes: number[],
+): { event: EventRec; drafts: MarketDraft[] } {
   const p = CRYPTO_PARAMS[symbol];
   // the next UTC midnight at least 8 hours away
   let endMs = Math.ceil(nowMs / DAY) * DAY;
@@ -407,7 +470,10 @@ export function generateWorld(seed: number, nowMs: number): WorldPlan {
   const rolling = ROLLING_CRYPTO.filter((r) => r.core || rng.next() < 0.5);
   const aboveSymbols: CryptoSymbol[] = ['btcusdt', ...(rng.next() < 0.5 ? (['ethusdt'] as const) : [])];
   const core = EVENT_TEMPLATES.filter((t) => t.core);
-  const optional = shuffled(rng, EVENT_TEMPLATES.filter((t) => !t.core)).slice(0, rng.int(2, 5));
+  const optional = shuffled(
+    rng,
+    EVENT_TEMPLATES.filter((t) => !t.core),
+  ).slice(0, rng.int(2, 5));
   const count = (ts: readonly EventTemplate[]) => ts.reduce((n, t) => n + t.markets.length, 0);
   const fixed = count(core) + GAME_SPORTS.length * 3 + rolling.length + aboveSymbols.length * 4;
   while (optional.length > 1 && fixed + count(optional) > MAX_MARKETS) optional.pop();
@@ -417,7 +483,12 @@ export function generateWorld(seed: number, nowMs: number): WorldPlan {
   for (const t of EVENT_TEMPLATES) {
     if (!picked.has(t)) continue;
     add(staticEvent(seed, t, String(nextEvent++), nowMs, rngFor(seed, `event:${t.key}`)));
-    if (t.series) series.set(t.series.slug, { id: String(7_000 + (hash32(t.series.slug) % 1000)), ...t.series, category: t.category });
+    if (t.series)
+      series.set(t.series.slug, {
+        id: String(7_000 + (hash32(t.series.slug) % 1000)),
+        ...t.series,
+        category: t.category,
+      });
   }
 
   // games (short-dated: they finish during a run and the next game appears)
@@ -516,10 +587,26 @@ export function generateWorld(seed: number, nowMs: number): WorldPlan {
   }
 
   const usedTags = new Set(events.flatMap((e) => e.tags));
-  const tags = TAGS.filter((t) => usedTags.has(t.label) || ['Politics', 'Sports', 'Crypto', 'Economy', 'Tech', 'Science', 'Culture'].includes(t.label));
+  const tags = TAGS.filter(
+    (t) =>
+      usedTags.has(t.label) ||
+      ['Politics', 'Sports', 'Crypto', 'Economy', 'Tech', 'Science', 'Culture'].includes(t.label),
+  );
   const sports: SportRec[] = [
-    ...GAME_SPORTS.map((g) => ({ id: String(100 + (hash32(g.sport) % 900)), sport: g.sport, label: g.label, image: image('sports', g.sport), tags: [...g.tags] })),
-    ...OTHER_SPORTS.map((s) => ({ id: String(100 + (hash32(s.sport) % 900)), sport: s.sport, label: s.label, image: image('sports', s.sport), tags: [...s.tags] })),
+    ...GAME_SPORTS.map((g) => ({
+      id: String(100 + (hash32(g.sport) % 900)),
+      sport: g.sport,
+      label: g.label,
+      image: image('sports', g.sport),
+      tags: [...g.tags],
+    })),
+    ...OTHER_SPORTS.map((s) => ({
+      id: String(100 + (hash32(s.sport) % 900)),
+      sport: s.sport,
+      label: s.label,
+      image: image('sports', s.sport),
+      tags: [...s.tags],
+    })),
   ];
 
   const profiles = makeProfiles(seed, nowMs);
@@ -544,13 +631,26 @@ function makeProfiles(seed: number, nowMs: number): ProfileRec[] {
     while (used.has(pseudonym)) pseudonym = handle(rng);
     used.add(pseudonym);
     const created = nowMs - Math.floor((5 + rng.next() * 600) * DAY);
-    return { address, name, pseudonym, bio, profileImage: image('profiles', pseudonym.toLowerCase()), createdAt: iso(created) };
+    return {
+      address,
+      name,
+      pseudonym,
+      bio,
+      profileImage: image('profiles', pseudonym.toLowerCase()),
+      createdAt: iso(created),
+    };
   };
   const lpNames = ['Pinewood Liquidity', 'Harbor Quotes', 'Meridian Markets', 'Delta Flow Capital'];
-  agents.lp.forEach((a, i) => out.push(profile(a, lpNames[i % lpNames.length]!, 'Market making on every book. Two-sided, all day.')));
-  for (const a of [...agents.noise, ...agents.informed]) out.push(profile(a, rng.next() < 0.5 ? rng.pick(FIRST_NAMES) : '', rng.pick(BIOS)));
+  agents.lp.forEach((a, i) =>
+    out.push(profile(a, lpNames[i % lpNames.length]!, 'Market making on every book. Two-sided, all day.')),
+  );
+  for (const a of [...agents.noise, ...agents.informed])
+    out.push(profile(a, rng.next() < 0.5 ? rng.pick(FIRST_NAMES) : '', rng.pick(BIOS)));
   const users = rng.int(12, 30);
-  for (let i = 0; i < users; i++) out.push(profile(addressFor(`profile:${seed}:${i}`), rng.next() < 0.6 ? rng.pick(FIRST_NAMES) : '', rng.pick(BIOS)));
+  for (let i = 0; i < users; i++)
+    out.push(
+      profile(addressFor(`profile:${seed}:${i}`), rng.next() < 0.6 ? rng.pick(FIRST_NAMES) : '', rng.pick(BIOS)),
+    );
   return out;
 }
 
@@ -563,9 +663,19 @@ export interface CommentParent {
 }
 
 /** One comment's record (body drawn by `rng`); `replyTo` makes it a reply. */
-export function commentRecord(rng: Rng, id: string, parent: CommentParent, author: string, atMs: number, replyTo?: string): CommentRec {
+export function commentRecord(
+  rng: Rng,
+  id: string,
+  parent: CommentParent,
+  author: string,
+  atMs: number,
+  replyTo?: string,
+): CommentRec {
   const o = rng.next() < 0.5 ? 'YES' : 'NO';
-  const body = replyTo !== undefined ? rng.pick(REPLY_BODIES) : rng.pick(COMMENT_BODIES).replace('{q}', parent.text).replace('{o}', o);
+  const body =
+    replyTo !== undefined
+      ? rng.pick(REPLY_BODIES)
+      : rng.pick(COMMENT_BODIES).replace('{q}', parent.text).replace('{o}', o);
   return {
     id,
     body,
@@ -577,7 +687,13 @@ export function commentRecord(rng: Rng, id: string, parent: CommentParent, autho
   };
 }
 
-function makeComments(seed: number, nowMs: number, events: EventRec[], markets: MarketMeta[], profiles: ProfileRec[]): CommentRec[] {
+function makeComments(
+  seed: number,
+  nowMs: number,
+  events: EventRec[],
+  markets: MarketMeta[],
+  profiles: ProfileRec[],
+): CommentRec[] {
   const rng = rngFor(seed, 'comments');
   const n = rng.int(60, 140);
   const eventById = new Map(events.map((e) => [e.id, e]));

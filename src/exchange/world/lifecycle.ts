@@ -14,7 +14,15 @@
 import type { Rng } from '../../core/random.ts';
 import { tickPips } from '../../core/units.ts';
 import type { PaperExchange } from '../exchange.ts';
-import { cryptoWindowMarket, commentIdBase, commentRecord, eventIdBase, gameEvent, rollingOf, type CommentParent } from './generator.ts';
+import {
+  cryptoWindowMarket,
+  commentIdBase,
+  commentRecord,
+  eventIdBase,
+  gameEvent,
+  rollingOf,
+  type CommentParent,
+} from './generator.ts';
 import { GAME_SPORTS } from './catalog.ts';
 import type { EventRec } from './model.ts';
 import type { LiveMarket, WorldRuntime } from './runtime.ts';
@@ -53,7 +61,12 @@ export class Lifecycle {
     this.step();
     this.rt.timers.every(1000, () => this.step());
     this.rt.timers.every(5000, () => this.tickSizes());
-    if (this.opts.commentsPerMin > 0) this.rt.timers.poisson(this.rng, () => 60_000 / this.opts.commentsPerMin, () => this.comment());
+    if (this.opts.commentsPerMin > 0)
+      this.rt.timers.poisson(
+        this.rng,
+        () => 60_000 / this.opts.commentsPerMin,
+        () => this.comment(),
+      );
   }
 
   /** Close, resolve and roll what is due now. */
@@ -65,7 +78,11 @@ export class Lifecycle {
         this.ex.closeMarket(m.cid);
         this.rt.stats.marketsClosed++;
       }
-      if (m.entry.state.status === 'closed' && now >= m.endMs + resolveDelayMs(m.cid, m.entry.meta.cryptoSymbol !== undefined)) this.resolve(m);
+      if (
+        m.entry.state.status === 'closed' &&
+        now >= m.endMs + resolveDelayMs(m.cid, m.entry.meta.cryptoSymbol !== undefined)
+      )
+        this.resolve(m);
     }
     this.roll(now);
   }
@@ -156,7 +173,9 @@ export class Lifecycle {
     const m = rng.pick(active);
     const ev = store.eventOfMarket.get(m.cid);
     const parent: CommentParent =
-      ev !== undefined && rng.next() < 0.6 ? { type: 'Event', id: ev.id, text: ev.title } : { type: 'Market', id: m.cid, text: m.entry.meta.question };
+      ev !== undefined && rng.next() < 0.6
+        ? { type: 'Event', id: ev.id, text: ev.title }
+        : { type: 'Market', id: m.cid, text: m.entry.meta.question };
     const profiles = [...store.profiles.values()];
     if (profiles.length === 0) return;
     const author = rng.pick(profiles).address;

@@ -38,7 +38,21 @@ export interface WorldStats {
 }
 
 export function newStats(): WorldStats {
-  return { orders: 0, rejected: {}, cancels: 0, takerTrades: 0, marketsClosed: 0, marketsResolved: 0, marketsCreated: 0, eventsCreated: 0, tickChanges: 0, pricesPublished: 0, comments: 0, topUps: 0, errors: 0 };
+  return {
+    orders: 0,
+    rejected: {},
+    cancels: 0,
+    takerTrades: 0,
+    marketsClosed: 0,
+    marketsResolved: 0,
+    marketsCreated: 0,
+    eventsCreated: 0,
+    tickChanges: 0,
+    pricesPublished: 0,
+    comments: 0,
+    topUps: 0,
+    errors: 0,
+  };
 }
 
 /**
@@ -69,10 +83,13 @@ export class Timers {
 
   after(ms: number, fn: () => void): void {
     if (this.stopped) return;
-    const h = this.clock.setTimeout(() => {
-      this.timeouts.delete(h);
-      this.run(fn);
-    }, Math.max(0, Math.round(ms)));
+    const h = this.clock.setTimeout(
+      () => {
+        this.timeouts.delete(h);
+        this.run(fn);
+      },
+      Math.max(0, Math.round(ms)),
+    );
     this.timeouts.add(h);
   }
 
@@ -163,7 +180,8 @@ export class WorldRuntime {
 
   /** Active (accepting orders) markets, in the exchange's order. */
   active(): readonly LiveMarket[] {
-    if (this.activeCache === null) this.activeCache = [...this.live.values()].filter((m) => m.entry.state.status === 'active');
+    if (this.activeCache === null)
+      this.activeCache = [...this.live.values()].filter((m) => m.entry.state.status === 'active');
     return this.activeCache;
   }
 
@@ -180,7 +198,13 @@ export class WorldRuntime {
   private track(entry: MarketEntry): void {
     const cid = entry.meta.conditionId;
     const endMs = Date.parse(entry.meta.endDate);
-    this.live.set(cid, { cid, entry, yes: entry.meta.tokens[0], no: entry.meta.tokens[1], endMs: Number.isFinite(endMs) ? endMs : Infinity });
+    this.live.set(cid, {
+      cid,
+      entry,
+      yes: entry.meta.tokens[0],
+      no: entry.meta.tokens[1],
+      endMs: Number.isFinite(endMs) ? endMs : Infinity,
+    });
     this.activeCache = null;
   }
 

@@ -181,16 +181,19 @@ export class StreamConn {
     if (this.queueTimer !== undefined) return;
     const head = this.queue[0];
     if (head === undefined) return;
-    this.queueTimer = setTimeout(() => {
-      this.queueTimer = undefined;
-      const now = Date.now();
-      while (this.queue.length > 0 && this.queue[0]!.due <= now && this.isOpen) {
-        const item = this.queue.shift()!;
-        this.queueBytes -= item.data.length;
-        this.write(item.data);
-      }
-      if (this.isOpen) this.armQueue();
-    }, Math.max(0, head.due - Date.now()));
+    this.queueTimer = setTimeout(
+      () => {
+        this.queueTimer = undefined;
+        const now = Date.now();
+        while (this.queue.length > 0 && this.queue[0]!.due <= now && this.isOpen) {
+          const item = this.queue.shift()!;
+          this.queueBytes -= item.data.length;
+          this.write(item.data);
+        }
+        if (this.isOpen) this.armQueue();
+      },
+      Math.max(0, head.due - Date.now()),
+    );
   }
 
   private clearTimers(): void {

@@ -89,13 +89,21 @@ interface Channel {
  * @param ex the exchange whose events are streamed
  * @param faults fault rules applied to the streams (freeze, latency, drop)
  */
-export function attachStreams(server: Server, ex: PaperExchange, faults: FaultController, opts: StreamsOptions): Streams {
+export function attachStreams(
+  server: Server,
+  ex: PaperExchange,
+  faults: FaultController,
+  opts: StreamsOptions,
+): Streams {
   const counters = newCounters();
   let listenerErrors = 0;
-  const env: ConnEnv = { clock: ex.clock, faults, counters, maxBufferedBytes: opts.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES };
-  const gateOf =
-    (s: StreamName) =>
-    (): Gate => ({ frozen: faults.isFrozen(s), latencyMs: faults.streamLatency(s) });
+  const env: ConnEnv = {
+    clock: ex.clock,
+    faults,
+    counters,
+    maxBufferedBytes: opts.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
+  };
+  const gateOf = (s: StreamName) => (): Gate => ({ frozen: faults.isFrozen(s), latencyMs: faults.streamLatency(s) });
   const market = new MarketChannel(ex, gateOf('market'));
   const user = new UserChannel(ex, gateOf('user'));
   const rtds = new RtdsChannel(ex, gateOf('rtds'));
@@ -148,7 +156,11 @@ export function attachStreams(server: Server, ex: PaperExchange, faults: FaultCo
         conn.close(1003, 'binary frames are not supported');
         return;
       }
-      const text = Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
+      const text = Buffer.isBuffer(data)
+        ? data.toString('utf8')
+        : Array.isArray(data)
+          ? Buffer.concat(data).toString('utf8')
+          : Buffer.from(data).toString('utf8');
       const pong = pingReply(text);
       if (pong !== undefined) {
         conn.control(pong);
@@ -162,7 +174,8 @@ export function attachStreams(server: Server, ex: PaperExchange, faults: FaultCo
       if (channel === undefined) {
         const ch = channelOf(msg);
         if (!ch.ok) return conn.error('BAD_REQUEST', ch.message);
-        if (ch.value === undefined) return conn.error('BAD_REQUEST', 'the first message on /ws names its channel: "type": "market" or "user"');
+        if (ch.value === undefined)
+          return conn.error('BAD_REQUEST', 'the first message on /ws names its channel: "type": "market" or "user"');
         channel = ch.value;
         conn.stream = channel;
         channels[channel].add(conn);

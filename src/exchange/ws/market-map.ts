@@ -113,8 +113,21 @@ export interface PriceChangeEntry {
 }
 
 /** The wire entry of a token level. */
-export function priceChangeEntry(assetId: string, l: TokenLevel, hash: string, best: { best_bid: string; best_ask: string }): PriceChangeEntry {
-  return { asset_id: assetId, price: formatPrice(l.price), size: formatAmount(l.size), side: l.side, hash, best_bid: best.best_bid, best_ask: best.best_ask };
+export function priceChangeEntry(
+  assetId: string,
+  l: TokenLevel,
+  hash: string,
+  best: { best_bid: string; best_ask: string },
+): PriceChangeEntry {
+  return {
+    asset_id: assetId,
+    price: formatPrice(l.price),
+    size: formatAmount(l.size),
+    side: l.side,
+    hash,
+    best_bid: best.best_bid,
+    best_ask: best.best_ask,
+  };
 }
 
 /**

@@ -25,7 +25,16 @@ import type { ExchangeEvent, MarketEntry, PaperExchange } from '../exchange.ts';
 import { renderBook } from '../http/render.ts';
 import type { BookView, Trade } from '../matching/types.ts';
 import { frame, type Gate, type StreamConn } from './conn.ts';
-import { bestOf, LevelCollector, noLevelOf, priceChangeEntry, spreadOf, withCurrentSizes, yesLevelOf, type PriceChangeEntry } from './market-map.ts';
+import {
+  bestOf,
+  LevelCollector,
+  noLevelOf,
+  priceChangeEntry,
+  spreadOf,
+  withCurrentSizes,
+  yesLevelOf,
+  type PriceChangeEntry,
+} from './market-map.ts';
 import { MAX_ASSETS_PER_CONNECTION, parseMarketRequest } from './protocol.ts';
 
 interface MarketClient {
@@ -121,7 +130,10 @@ export class MarketChannel {
     let adding = 0;
     for (const a of req.assets) if (!c.assets.has(a)) adding++;
     if (c.assets.size + adding > MAX_ASSETS_PER_CONNECTION)
-      return conn.error('LIMIT_EXCEEDED', `a connection follows at most ${MAX_ASSETS_PER_CONNECTION} assets (${c.assets.size} now, ${adding} more asked)`);
+      return conn.error(
+        'LIMIT_EXCEEDED',
+        `a connection follows at most ${MAX_ASSETS_PER_CONNECTION} assets (${c.assets.size} now, ${adding} more asked)`,
+      );
     const now = this.ex.clock.now();
     const books: Ev[] = [];
     for (const a of req.assets) {
@@ -133,7 +145,8 @@ export class MarketChannel {
       }
       const known = this.ex.marketOfToken(a) !== undefined;
       if (known && !this.lastTop.has(a)) this.lastTop.set(a, topKey(this.ex.engine.book(a)));
-      if (known && req.initialDump) books.push({ event_type: 'book', ...renderBook(this.ex, this.ex.engine.book(a), now) });
+      if (known && req.initialDump)
+        books.push({ event_type: 'book', ...renderBook(this.ex, this.ex.engine.book(a), now) });
     }
     if (books.length > 0) conn.data(frame(JSON.stringify(books.length === 1 ? books[0] : books)), this.gate());
   }
@@ -186,7 +199,8 @@ export class MarketChannel {
       if (e.type === 'level') b.levels.add(e.side, e.yesPrice, e.size);
       else if (e.type === 'trade') b.trades.push(e.trade);
       else if (e.type === 'tick_size_change') b.ticks.push({ oldTickPips: e.oldTickPips, newTickPips: e.newTickPips });
-      else if (e.type === 'market_status' && e.status === 'resolved' && e.winningToken !== undefined) b.resolved = e.winningToken;
+      else if (e.type === 'market_status' && e.status === 'resolved' && e.winningToken !== undefined)
+        b.resolved = e.winningToken;
     }
     if (batches === undefined && created === undefined) return;
     const gate = this.gate();
@@ -232,7 +246,9 @@ export class MarketChannel {
     if (need & 2) views[1] = ex.engine.book(tokens[1]);
 
     // per token: hash (of the book as GET /book renders it at `at`), best prices, top change
-    const wire = [0, 1].map((i) => (views[i] !== undefined && (changed || traded) ? renderBook(ex, views[i]!, at) : undefined));
+    const wire = [0, 1].map((i) =>
+      views[i] !== undefined && (changed || traded) ? renderBook(ex, views[i]!, at) : undefined,
+    );
     const bba: Array<Ev | undefined> = [undefined, undefined];
     if (changed) {
       for (const i of [0, 1] as const) {
@@ -242,7 +258,15 @@ export class MarketChannel {
         if (this.lastTop.get(tokens[i]) !== top) {
           this.lastTop.set(tokens[i], top);
           const best = bestOf(v);
-          bba[i] = { event_type: 'best_bid_ask', market: cid, asset_id: tokens[i], best_bid: best.best_bid, best_ask: best.best_ask, spread: spreadOf(v), timestamp: ts };
+          bba[i] = {
+            event_type: 'best_bid_ask',
+            market: cid,
+            asset_id: tokens[i],
+            best_bid: best.best_bid,
+            best_ask: best.best_ask,
+            spread: spreadOf(v),
+            timestamp: ts,
+          };
         }
       }
     }
@@ -274,12 +298,20 @@ export class MarketChannel {
       return buf;
     };
     // per-token frames, serialised once
-    const perToken = (make: (i: 0 | 1) => Ev | undefined): [Buffer | undefined, Buffer | undefined] => [0, 1].map((i) => {
-      const ev = (need & (1 << i)) !== 0 ? make(i as 0 | 1) : undefined;
-      return ev === undefined ? undefined : frame(JSON.stringify(ev));
-    }) as [Buffer | undefined, Buffer | undefined];
+    const perToken = (make: (i: 0 | 1) => Ev | undefined): [Buffer | undefined, Buffer | undefined] =>
+      [0, 1].map((i) => {
+        const ev = (need & (1 << i)) !== 0 ? make(i as 0 | 1) : undefined;
+        return ev === undefined ? undefined : frame(JSON.stringify(ev));
+      }) as [Buffer | undefined, Buffer | undefined];
     const ticks = b.ticks.map((t) =>
-      perToken((i) => ({ event_type: 'tick_size_change', asset_id: tokens[i], market: cid, old_tick_size: tickFromPips(t.oldTickPips), new_tick_size: tickFromPips(t.newTickPips), timestamp: ts })),
+      perToken((i) => ({
+        event_type: 'tick_size_change',
+        asset_id: tokens[i],
+        market: cid,
+        old_tick_size: tickFromPips(t.oldTickPips),
+        new_tick_size: tickFromPips(t.newTickPips),
+        timestamp: ts,
+      })),
     );
     const trades = b.trades.map((t) => perToken((i) => lastTradePrice(ex, t, tokens[i], cid)));
     const books = traded ? perToken((i) => ({ event_type: 'book', ...wire[i]! })) : undefined;

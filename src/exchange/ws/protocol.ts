@@ -99,7 +99,8 @@ function idList(v: unknown, name: string, max: number): Parsed<string[]> {
   if (v.length > max) return { ok: false, message: `"${name}" lists ${v.length} ids; at most ${max} per message` };
   const out: string[] = [];
   for (const x of v) {
-    if (typeof x !== 'string' || x.length === 0 || x.length > MAX_ID_LENGTH) return { ok: false, message: `"${name}" must hold non-empty id strings (at most ${MAX_ID_LENGTH} characters)` };
+    if (typeof x !== 'string' || x.length === 0 || x.length > MAX_ID_LENGTH)
+      return { ok: false, message: `"${name}" must hold non-empty id strings (at most ${MAX_ID_LENGTH} characters)` };
     out.push(x);
   }
   return { ok: true, value: out };
@@ -129,7 +130,8 @@ export function parseMarketRequest(msg: Record<string, unknown>): Parsed<MarketR
   if (!custom.ok) return custom;
   const dump = optBool(msg, 'initial_dump');
   if (!dump.ok) return dump;
-  if (msg['markets'] !== undefined && !Array.isArray(msg['markets'])) return { ok: false, message: '"markets" must be an array' };
+  if (msg['markets'] !== undefined && !Array.isArray(msg['markets']))
+    return { ok: false, message: '"markets" must be an array' };
   const out: MarketRequest = { op: op.value, assets: [...new Set(assets.value)], initialDump: dump.value ?? true };
   if (custom.value !== undefined) out.custom = custom.value;
   return { ok: true, value: out };
@@ -154,7 +156,8 @@ export function parseUserRequest(msg: Record<string, unknown>): Parsed<UserReque
   const out: UserRequest = { op: op.value, markets };
   const a = msg['auth'];
   if (a !== undefined) {
-    if (a === null || typeof a !== 'object' || Array.isArray(a)) return { ok: false, message: '"auth" must be an object {apiKey, secret, passphrase}' };
+    if (a === null || typeof a !== 'object' || Array.isArray(a))
+      return { ok: false, message: '"auth" must be an object {apiKey, secret, passphrase}' };
     const r = a as Record<string, unknown>;
     const apiKey = r['apiKey'] ?? r['key'];
     const { secret, passphrase } = r;

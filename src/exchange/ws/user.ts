@@ -100,7 +100,11 @@ export class UserChannel {
       // the first message must authenticate; never echo what it carried
       if (!r.ok) return this.refuse(conn, r.message);
       const a = r.value.auth;
-      if (a === undefined) return this.refuse(conn, 'authentication required: the first message carries "auth": {apiKey, secret, passphrase}');
+      if (a === undefined)
+        return this.refuse(
+          conn,
+          'authentication required: the first message carries "auth": {apiKey, secret, passphrase}',
+        );
       const rec = this.ex.keys.get(a.apiKey);
       const ok = rec !== undefined && secretEquals(a.secret, rec.secret) && secretEquals(a.passphrase, rec.passphrase);
       if (!ok || rec === undefined) return this.refuse(conn, 'invalid API credentials');
@@ -166,7 +170,8 @@ export class UserChannel {
         const to = this.audience(o.account, o.market);
         if (to.length === 0) continue;
         gate ??= this.gate();
-        for (const c of to) c.conn.data(frame(JSON.stringify(orderEvent(o, ORDER_TYPE[e.type], c.key!.apiKey, e.at))), gate);
+        for (const c of to)
+          c.conn.data(frame(JSON.stringify(orderEvent(o, ORDER_TYPE[e.type], c.key!.apiKey, e.at))), gate);
       } else if (e.type === 'trade') {
         const t = e.trade;
         const accounts = tradeAccounts(t);

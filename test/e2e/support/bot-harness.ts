@@ -63,11 +63,15 @@ export class BotHarness {
 
   /** `mmkit run --exchange-url base --data-dir dir ...args` as a child process. */
   startBot(base: string, dir: string, args: string[] = [], env: Record<string, string> = {}): BotProcess {
-    const p = spawn(process.execPath, [BIN, 'run', '--exchange-url', base, '--data-dir', dir, '--log-level', 'info', ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // the status server on a free port (tests run daemons in parallel; the default 8787 would clash)
-      env: { ...process.env, MMKIT_HTTP_PORT: '0', ...env },
-    });
+    const p = spawn(
+      process.execPath,
+      [BIN, 'run', '--exchange-url', base, '--data-dir', dir, '--log-level', 'info', ...args],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // the status server on a free port (tests run daemons in parallel; the default 8787 would clash)
+        env: { ...process.env, MMKIT_HTTP_PORT: '0', ...env },
+      },
+    );
     this.children.push(p);
     let out = '';
     let err = '';
@@ -90,11 +94,13 @@ export async function waitForQuotes(ex: RunningExchange, address: string): Promi
 
 /** The bot's fills at the exchange, as "tradeId|orderId" (taker and maker sides). */
 export function botFills(ex: RunningExchange, address: string): string[] {
-  return ex.exchange.tradesOf(address).flatMap((r) =>
-    r.trade.takerAccount === address
-      ? [`${r.trade.id}|${r.trade.takerOrderId}`]
-      : r.trade.makers.filter((mk) => mk.account === address).map((mk) => `${r.trade.id}|${mk.orderId}`),
-  );
+  return ex.exchange
+    .tradesOf(address)
+    .flatMap((r) =>
+      r.trade.takerAccount === address
+        ? [`${r.trade.id}|${r.trade.takerOrderId}`]
+        : r.trade.makers.filter((mk) => mk.account === address).map((mk) => `${r.trade.id}|${mk.orderId}`),
+    );
 }
 
 /**
@@ -102,13 +108,22 @@ export function botFills(ex: RunningExchange, address: string): string[] {
  * the complementary token (a mint). Returns false when the bot has no bid there right now.
  */
 export async function hitBotBid(ex: RunningExchange, t: Trader, address: string, market?: string): Promise<boolean> {
-  const bid = ex.exchange.openOrders(address).find((o) => o.side === 'BUY' && (market === undefined || o.market === market));
+  const bid = ex.exchange
+    .openOrders(address)
+    .find((o) => o.side === 'BUY' && (market === undefined || o.market === market));
   if (bid === undefined) return false;
   const m = ex.exchange.marketOfToken(bid.tokenId)!;
   const other = m.entry.meta.tokens[m.index === 0 ? 1 : 0];
-  const ahead = ex.exchange.engine.book(bid.tokenId).bids.filter((l) => l.price >= bid.price).reduce((s, l) => s + l.size, 0);
+  const ahead = ex.exchange.engine
+    .book(bid.tokenId)
+    .bids.filter((l) => l.price >= bid.price)
+    .reduce((s, l) => s + l.size, 0);
   const px = ((10000 - bid.price) / 10000).toFixed(4);
-  const r = await t.place(other, 'BUY', px, (Math.max(5_000_000, ahead) / 1e6).toFixed(2), { type: 'FAK', tick: '0.0001', negRisk: m.entry.meta.negRisk });
+  const r = await t.place(other, 'BUY', px, (Math.max(5_000_000, ahead) / 1e6).toFixed(2), {
+    type: 'FAK',
+    tick: '0.0001',
+    negRisk: m.entry.meta.negRisk,
+  });
   if (r.status !== 200) throw new Error(`counterparty order refused: ${JSON.stringify(r.body)}`);
   return true;
 }
@@ -119,7 +134,13 @@ export async function hitBotBid(ex: RunningExchange, t: Trader, address: string,
  * machine, over half a second under CI load): a single look can miss them. Returns false only when
  * it had no bid there during the whole wait.
  */
-export async function hitBotBidWithin(ex: RunningExchange, t: Trader, address: string, market: string | undefined, timeoutMs: number): Promise<boolean> {
+export async function hitBotBidWithin(
+  ex: RunningExchange,
+  t: Trader,
+  address: string,
+  market: string | undefined,
+  timeoutMs: number,
+): Promise<boolean> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     if (await hitBotBid(ex, t, address, market)) return true;

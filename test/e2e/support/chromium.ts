@@ -19,10 +19,21 @@ export function findChromium(): string | undefined {
   return undefined;
 }
 
-const BASE_FLAGS = ['--headless', '--disable-gpu', '--no-sandbox', '--disable-dev-shm-usage', '--no-first-run', '--mute-audio'];
+const BASE_FLAGS = [
+  '--headless',
+  '--disable-gpu',
+  '--no-sandbox',
+  '--disable-dev-shm-usage',
+  '--no-first-run',
+  '--mute-audio',
+];
 
 /** Runs chromium once with these flags; resolves with its stdout. */
-export function runChromium(bin: string, args: string[], timeoutMs = 60_000): Promise<{ code: number | null; out: string; err: string }> {
+export function runChromium(
+  bin: string,
+  args: string[],
+  timeoutMs = 60_000,
+): Promise<{ code: number | null; out: string; err: string }> {
   const profile = mkdtempSync(join(tmpdir(), 'mmkit-chromium-'));
   return new Promise((resolve, reject) => {
     const p = spawn(bin, [...BASE_FLAGS, `--user-data-dir=${profile}`, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -53,10 +64,23 @@ export class CdpPage {
   /** Start a browser and open `url` in it. */
   static async open(bin: string, url: string, o: { width?: number; height?: number } = {}): Promise<CdpPage> {
     const profile = mkdtempSync(join(tmpdir(), 'mmkit-cdp-'));
-    const proc = spawn(bin, [...BASE_FLAGS, '--remote-debugging-port=0', `--user-data-dir=${profile}`, `--window-size=${o.width ?? 1280},${o.height ?? 900}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const proc = spawn(
+      bin,
+      [
+        ...BASE_FLAGS,
+        '--remote-debugging-port=0',
+        `--user-data-dir=${profile}`,
+        `--window-size=${o.width ?? 1280},${o.height ?? 900}`,
+        'about:blank',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let err = '';
     const wsUrl = await new Promise<string>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`chromium did not start its DevTools server: ${err.slice(-500)}`)), 30_000);
+      const t = setTimeout(
+        () => reject(new Error(`chromium did not start its DevTools server: ${err.slice(-500)}`)),
+        30_000,
+      );
       proc.stderr!.on('data', (d) => {
         err += d;
         const m = /DevTools listening on (ws:\/\/\S+)/.exec(err);
@@ -91,7 +115,11 @@ export class CdpPage {
     const target = await send('Target.createTarget', { url });
     const attached = await send('Target.attachToTarget', { targetId: target['targetId'], flatten: true });
     const sessionId = attached['sessionId'] as string;
-    await send('Emulation.setDeviceMetricsOverride', { width: o.width ?? 1280, height: o.height ?? 900, deviceScaleFactor: 1, mobile: false }, sessionId);
+    await send(
+      'Emulation.setDeviceMetricsOverride',
+      { width: o.width ?? 1280, height: o.height ?? 900, deviceScaleFactor: 1, mobile: false },
+      sessionId,
+    );
     return new CdpPage(proc, ws, sessionId, profile, send);
   }
 
@@ -120,7 +148,8 @@ export class CdpPage {
   async close(): Promise<void> {
     this.ws.close();
     this.proc.kill('SIGKILL');
-    if (this.proc.exitCode === null && this.proc.signalCode === null) await new Promise((r) => this.proc.once('exit', r));
+    if (this.proc.exitCode === null && this.proc.signalCode === null)
+      await new Promise((r) => this.proc.once('exit', r));
     // Chromium's helper processes (crashpad, GPU) can still be writing the profile for a moment
     // after the browser exits (ENOTEMPTY): retry, and never fail a test over a temporary folder
     try {

@@ -113,7 +113,12 @@ export class OwnOrderTimeline {
       const remaining = o.status === 'LIVE' ? o.originalSize - o.sizeMatched : 0;
       if (remaining > 0) {
         const yes = o.outcome === 'Yes';
-        this.live.set(o.id, { market: o.market, yesBid: yes === (o.side === 'BUY'), yesPrice: yes ? o.price : PRICE_SCALE - o.price, remaining });
+        this.live.set(o.id, {
+          market: o.market,
+          yesBid: yes === (o.side === 'BUY'),
+          yesPrice: yes ? o.price : PRICE_SCALE - o.price,
+          remaining,
+        });
       } else this.live.delete(o.id);
       (touched ??= new Set()).add(o.market);
     }
@@ -172,7 +177,12 @@ class TokenBook {
  * own resting orders, keeping only what was received in [fromMs, toMs] (local receive time). See
  * the module comment.
  */
-export async function removeOwnOrders(input: readonly string[], output: string, own: OwnOrderTimeline, window: { fromMs: number; toMs: number }): Promise<RewriteStats> {
+export async function removeOwnOrders(
+  input: readonly string[],
+  output: string,
+  own: OwnOrderTimeline,
+  window: { fromMs: number; toMs: number },
+): Promise<RewriteStats> {
   const st: RewriteStats = { messagesIn: 0, messagesOut: 0, adjusted: 0, clamped: 0, startSnapshots: 0 };
   const tokens = new Map<string, { market: string; index: 0 | 1; book: TokenBook }>();
   const lines: string[] = [];
@@ -206,13 +216,17 @@ export async function removeOwnOrders(input: readonly string[], output: string, 
       const b = tok.book;
       b.bids.clear();
       b.asks.clear();
-      for (const [wire, bidSide] of [[m['bids'], true], [m['asks'], false]] as const) {
+      for (const [wire, bidSide] of [
+        [m['bids'], true],
+        [m['asks'], false],
+      ] as const) {
         for (const l of wire as WireLevel[]) {
           const p = parsePrice(l.price);
           (bidSide ? b.bids : b.asks).set(p, net(parseAmount(l.size), ownSize(tok.market, tok.index, bidSide, p, at)));
         }
       }
-      if (typeof m['last_trade_price'] === 'string' && m['last_trade_price'] !== '') b.lastTrade = m['last_trade_price'];
+      if (typeof m['last_trade_price'] === 'string' && m['last_trade_price'] !== '')
+        b.lastTrade = m['last_trade_price'];
       // the venue's order: bids ascending, asks descending (best last)
       const out = { ...m, bids: levelsOf(b.bids, true), asks: levelsOf(b.asks, false) };
       b.template = out;
@@ -242,9 +256,15 @@ export async function removeOwnOrders(input: readonly string[], output: string, 
     if (type === 'best_bid_ask' && tok !== undefined) {
       const bb = tok.book.bestBid();
       const ba = tok.book.bestAsk();
-      return { ...m, best_bid: bb === 0 ? '0' : formatPrice(bb), best_ask: ba === 0 ? '0' : formatPrice(ba), spread: bb !== 0 && ba !== 0 ? formatPrice(Math.max(0, ba - bb)) : '0' };
+      return {
+        ...m,
+        best_bid: bb === 0 ? '0' : formatPrice(bb),
+        best_ask: ba === 0 ? '0' : formatPrice(ba),
+        spread: bb !== 0 && ba !== 0 ? formatPrice(Math.max(0, ba - bb)) : '0',
+      };
     }
-    if (type === 'last_trade_price' && tok !== undefined && typeof m['price'] === 'string') tok.book.lastTrade = m['price'];
+    if (type === 'last_trade_price' && tok !== undefined && typeof m['price'] === 'string')
+      tok.book.lastTrade = m['price'];
     return m;
   };
 
@@ -276,7 +296,10 @@ export async function removeOwnOrders(input: readonly string[], output: string, 
     if (item.kind === 'header') {
       if (header === undefined) {
         header = item.header;
-        for (const m of header.markets) m.tokens.forEach((t, i) => tokens.set(t.tokenId, { market: m.market, index: i as 0 | 1, book: new TokenBook() }));
+        for (const m of header.markets)
+          m.tokens.forEach((t, i) =>
+            tokens.set(t.tokenId, { market: m.market, index: i as 0 | 1, book: new TokenBook() }),
+          );
       }
       continue;
     }
@@ -329,12 +352,16 @@ export function exchangeBook(ex: PaperExchange, tokenId: string, account?: strin
       const side = bid ? minus.bids : minus.asks;
       side.set(p, (side.get(p) ?? 0) + o.originalSize - o.sizeMatched);
     }
-  const net = (levels: ReadonlyArray<{ price: number; size: number }>, m: Map<number, number>): Array<[number, number]> =>
+  const net = (
+    levels: ReadonlyArray<{ price: number; size: number }>,
+    m: Map<number, number>,
+  ): Array<[number, number]> =>
     levels.map((l): [number, number] => [l.price, l.size - (m.get(l.price) ?? 0)]).filter(([, s]) => s > 0);
   return { bids: net(view.bids, minus.bids), asks: net(view.asks, minus.asks) };
 }
 
-export const sameBook = (a: PlainBook | undefined, b: PlainBook | undefined): boolean => a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b);
+export const sameBook = (a: PlainBook | undefined, b: PlainBook | undefined): boolean =>
+  a !== undefined && b !== undefined && JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * The books of `tokens` as a feed shows them at each of `times` (exchange ms), replaying its
@@ -342,7 +369,11 @@ export const sameBook = (a: PlainBook | undefined, b: PlainBook | undefined): bo
  * first message stamped at or after the time, `after` before the first one stamped after it (the
  * exchange's state at that millisecond is one of the two, or in between).
  */
-export async function feedBooksAt(input: readonly string[], tokens: readonly string[], times: readonly number[]): Promise<Array<{ before: Map<string, PlainBook>; after: Map<string, PlainBook> }>> {
+export async function feedBooksAt(
+  input: readonly string[],
+  tokens: readonly string[],
+  times: readonly number[],
+): Promise<Array<{ before: Map<string, PlainBook>; after: Map<string, PlainBook> }>> {
   const books = new Map<string, TokenBook>(tokens.map((t) => [t, new TokenBook()]));
   const snap = (): Map<string, PlainBook> => {
     const out = new Map<string, PlainBook>();
@@ -381,7 +412,11 @@ export async function feedBooksAt(input: readonly string[], tokens: readonly str
       } else if (m['event_type'] === 'price_change') {
         for (const c of m['price_changes'] as Msg[]) {
           const b = books.get(c['asset_id'] as string);
-          if (b !== undefined) (c['side'] === 'BUY' ? b.bids : b.asks).set(parsePrice(c['price'] as string), parseAmount(c['size'] as string));
+          if (b !== undefined)
+            (c['side'] === 'BUY' ? b.bids : b.asks).set(
+              parsePrice(c['price'] as string),
+              parseAmount(c['size'] as string),
+            );
         }
       }
     }

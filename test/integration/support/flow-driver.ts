@@ -88,7 +88,15 @@ export class FlowDriver {
     } else {
       // aggressive: FAK or FOK through the book
       const off = r.int(2, 6) * (side === 'BUY' ? 1 : -1);
-      const res = this.ex.placeInternal({ id, account, tokenId, side, price: tokMid(off), size, type: r.next() < 0.7 ? 'FAK' : 'FOK' });
+      const res = this.ex.placeInternal({
+        id,
+        account,
+        tokenId,
+        side,
+        price: tokMid(off),
+        size,
+        type: r.next() < 0.7 ? 'FAK' : 'FOK',
+      });
       if (res.ok) this.placed++;
     }
   }

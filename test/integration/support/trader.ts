@@ -42,7 +42,11 @@ export class Trader {
     return this.wallet.address.toLowerCase();
   }
 
-  async raw(method: string, path: string, opts: { body?: unknown; rawBody?: string; headers?: Record<string, string>; query?: string } = {}): Promise<HttpResult> {
+  async raw(
+    method: string,
+    path: string,
+    opts: { body?: unknown; rawBody?: string; headers?: Record<string, string>; query?: string } = {},
+  ): Promise<HttpResult> {
     const bodyStr = opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
     const res = await fetch(`${this.clobUrl}${path}${opts.query ? `?${opts.query}` : ''}`, {
       method,
@@ -81,7 +85,11 @@ export class Trader {
       bodyStr,
       Math.floor(Date.now() / 1000),
     );
-    return this.raw(method, path, { ...(bodyStr !== undefined ? { rawBody: bodyStr } : {}), headers: { ...headers }, ...(query ? { query } : {}) });
+    return this.raw(method, path, {
+      ...(bodyStr !== undefined ? { rawBody: bodyStr } : {}),
+      headers: { ...headers },
+      ...(query ? { query } : {}),
+    });
   }
 
   /** L2-authenticated request with an exact raw body (for malformed-input tests). */
@@ -99,7 +107,13 @@ export class Trader {
   }
 
   /** A signed order body for POST /order. */
-  order(tokenId: string, side: Side, price: string, size: string, o: OrderOpts = {}): { body: Record<string, unknown>; id: string; struct: SignedOrderStruct } {
+  order(
+    tokenId: string,
+    side: Side,
+    price: string,
+    size: string,
+    o: OrderOpts = {},
+  ): { body: Record<string, unknown>; id: string; struct: SignedOrderStruct } {
     const tick = o.tick ?? '0.01';
     const amounts = o.market ? marketOrderAmounts(side, tick, price, size) : limitOrderAmounts(side, tick, price, size);
     const struct: SignedOrderStruct = {
@@ -129,7 +143,13 @@ export class Trader {
     };
   }
 
-  async place(tokenId: string, side: Side, price: string, size: string, o: OrderOpts = {}): Promise<HttpResult & { id: string }> {
+  async place(
+    tokenId: string,
+    side: Side,
+    price: string,
+    size: string,
+    o: OrderOpts = {},
+  ): Promise<HttpResult & { id: string }> {
     const { body, id } = this.order(tokenId, side, price, size, o);
     const r = await this.l2('POST', '/order', body);
     return { ...r, id };

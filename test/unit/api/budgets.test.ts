@@ -210,10 +210,17 @@ describe('WindowGate', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 5 }),
-        fc.array(fc.record({ gap: fc.integer({ min: 0, max: 150 }), arrive: fc.integer({ min: 0, max: 400 }), answer: fc.integer({ min: 0, max: 400 }) }), {
-          minLength: 5,
-          maxLength: 40,
-        }),
+        fc.array(
+          fc.record({
+            gap: fc.integer({ min: 0, max: 150 }),
+            arrive: fc.integer({ min: 0, max: 400 }),
+            answer: fc.integer({ min: 0, max: 400 }),
+          }),
+          {
+            minLength: 5,
+            maxLength: 40,
+          },
+        ),
         async (limit, reqs) => {
           const clock = new VirtualClock(T0);
           const g = new WindowGate([{ name: 'r', limit, windowMs: 1000 }], clock, { marginMs: 0 });
@@ -251,15 +258,27 @@ describe('WindowGate', () => {
 describe('Budgets', () => {
   it('uses the spec numbers by default and routes every applicable rule', () => {
     const b = new Budgets({}, new VirtualClock(T0));
-    expect(b.rulesFor('clob', 'POST', '/orders')).toEqual(['general', 'clob', 'POST /orders:burst', 'POST /orders:sustained']);
+    expect(b.rulesFor('clob', 'POST', '/orders')).toEqual([
+      'general',
+      'clob',
+      'POST /orders:burst',
+      'POST /orders:sustained',
+    ]);
     expect(b.gate.rule('POST /orders:burst')).toEqual({ name: 'POST /orders:burst', limit: 1000, windowMs: 10_000 });
-    expect(b.gate.rule('POST /orders:sustained')).toEqual({ name: 'POST /orders:sustained', limit: 15000, windowMs: 600_000 });
+    expect(b.gate.rule('POST /orders:sustained')).toEqual({
+      name: 'POST /orders:sustained',
+      limit: 15000,
+      windowMs: 600_000,
+    });
     expect(b.rulesFor('data', 'GET', '/users/0xabc/pnl')).toEqual(['general', 'user-pnl']);
     expect(b.endpointKey('clob', 'GET', '/data/order/0xabc123')).toBe('clob GET /data/order/:id');
   });
 
   it('takes overrides and a scale, and refuses unknown rules', () => {
-    const b = new Budgets({ scale: 0.5, rules: { 'POST /orders:burst': { limit: 10, windowMs: 1000 } } }, new VirtualClock(T0));
+    const b = new Budgets(
+      { scale: 0.5, rules: { 'POST /orders:burst': { limit: 10, windowMs: 1000 } } },
+      new VirtualClock(T0),
+    );
     expect(b.gate.rule('POST /orders:burst')).toEqual({ name: 'POST /orders:burst', limit: 5, windowMs: 1000 });
     expect(b.gate.rule('general')?.limit).toBe(7500);
     expect(() => new Budgets({ rules: { 'POST /nope': { limit: 1 } } }, new VirtualClock(T0))).toThrow(ConfigError);
@@ -267,7 +286,10 @@ describe('Budgets', () => {
   });
 
   it('schedules through the endpoint queue and the windows; a batch is one request', async () => {
-    const b = new Budgets({ rules: { 'POST /orders:burst': { limit: 3, windowMs: 60_000 } }, marginMs: 0 }, new LiveClock());
+    const b = new Budgets(
+      { rules: { 'POST /orders:burst': { limit: 3, windowMs: 60_000 } }, marginMs: 0 },
+      new LiveClock(),
+    );
     let sent = 0;
     const results = await Promise.all(
       [1, 2, 3].map(() =>
@@ -302,14 +324,23 @@ describe('Budgets', () => {
     expect(b.onRateLimited('clob', 'GET', '/book', 100, 100)).toEqual(['GET /book']);
     expect(b.gate.rule('GET /book')?.limit).toBe(100);
     // no usable limit: the endpoint's own rules
-    expect(b.onRateLimited('clob', 'DELETE', '/orders', 100, 0)).toEqual(['DELETE /orders:burst', 'DELETE /orders:sustained']);
+    expect(b.onRateLimited('clob', 'DELETE', '/orders', 100, 0)).toEqual([
+      'DELETE /orders:burst',
+      'DELETE /orders:sustained',
+    ]);
     expect(b.onRateLimited('clob', 'GET', '/data/orders', 100)).toEqual(['clob']);
     expect(b.onRateLimited('gamma', 'GET', '/events', 100)).toEqual(['gamma-api']);
   });
 
   it('with learning off, a 429 only pauses', () => {
-    const b = new Budgets({ learnFromHeaders: false, rules: { 'POST /orders:burst': { limit: 10, windowMs: 1000 } } }, new VirtualClock(T0));
-    expect(b.onRateLimited('clob', 'POST', '/orders', 800, 5)).toEqual(['POST /orders:burst', 'POST /orders:sustained']);
+    const b = new Budgets(
+      { learnFromHeaders: false, rules: { 'POST /orders:burst': { limit: 10, windowMs: 1000 } } },
+      new VirtualClock(T0),
+    );
+    expect(b.onRateLimited('clob', 'POST', '/orders', 800, 5)).toEqual([
+      'POST /orders:burst',
+      'POST /orders:sustained',
+    ]);
     expect(b.gate.rule('POST /orders:burst')?.limit).toBe(10);
   });
 });

@@ -12,7 +12,14 @@ import { DataClient } from '../../../src/api/data.ts';
 import { ContentClient } from '../../../src/api/content.ts';
 import { collect, cursorPages, offsetPages } from '../../../src/api/pagination.ts';
 import { gammaMarketSchema, gammaEventSchema, commentSchema } from '../../../src/api/schemas/gamma.ts';
-import { pageSchema, pipsOrNull, micro, tickSize, jsonStringArray, decimalString } from '../../../src/api/schemas/common.ts';
+import {
+  pageSchema,
+  pipsOrNull,
+  micro,
+  tickSize,
+  jsonStringArray,
+  decimalString,
+} from '../../../src/api/schemas/common.ts';
 import { positionSchema, priceHistorySchema } from '../../../src/api/schemas/data.ts';
 import { articleSchema } from '../../../src/api/schemas/content.ts';
 
@@ -96,7 +103,14 @@ describe('schemas', () => {
         mid: '0.5505',
       }),
     );
-    expect(m).toMatchObject({ conditionId: '0xdef', tickSize: '0.001', minOrderSize: 2_500_000, negRisk: true, bestBid: 5410, mid: '0.5505' });
+    expect(m).toMatchObject({
+      conditionId: '0xdef',
+      tickSize: '0.001',
+      minOrderSize: 2_500_000,
+      negRisk: true,
+      bestBid: 5410,
+      mid: '0.5505',
+    });
   });
 
   it('required fields are enforced; malformed ones fail', () => {
@@ -117,14 +131,40 @@ describe('schemas', () => {
   });
 
   it('events: spec 2.1 snake_case with markets; closed derived when absent', () => {
-    const e = gammaEventSchema.parse({ id: 7, slug: 's', title: 'T', markets: [wireMarket({ closed: true, active: false })], tags: ['A'], start_date: '2026-01-01', extra: 1 });
-    expect(e).toMatchObject({ id: '7', slug: 's', closed: true, active: false, tags: ['A'], startDate: '2026-01-01', negRisk: false, volume: '0' });
+    const e = gammaEventSchema.parse({
+      id: 7,
+      slug: 's',
+      title: 'T',
+      markets: [wireMarket({ closed: true, active: false })],
+      tags: ['A'],
+      start_date: '2026-01-01',
+      extra: 1,
+    });
+    expect(e).toMatchObject({
+      id: '7',
+      slug: 's',
+      closed: true,
+      active: false,
+      tags: ['A'],
+      startDate: '2026-01-01',
+      negRisk: false,
+      volume: '0',
+    });
     expect(e.markets[0]!.closed).toBe(true);
     expect(gammaEventSchema.safeParse({ id: '1', title: 'no slug' }).success).toBe(false);
   });
 
   it('comments, positions, articles, price history', () => {
-    expect(commentSchema.parse({ id: 3, body: 'b', parent_entity_type: 'Event', parent_entity_id: '9', user_address: '0xAB', created_at: 't' })).toEqual({
+    expect(
+      commentSchema.parse({
+        id: 3,
+        body: 'b',
+        parent_entity_type: 'Event',
+        parent_entity_id: '9',
+        user_address: '0xAB',
+        created_at: 't',
+      }),
+    ).toEqual({
       id: '3',
       body: 'b',
       parentEntityType: 'Event',
@@ -148,8 +188,18 @@ describe('schemas', () => {
     });
     expect(pos).toMatchObject({ realizedPnl: '-0.25', currentValue: null, markSource: null, fees: '0' });
     expect(positionSchema.safeParse({ asset: '1', condition_id: '0xc', size: 'five' }).success).toBe(false);
-    expect(articleSchema.parse({ id: '1', slug: 's', title: 't', published_at: 'p', tags: ['x'], event_ids: [5] })).toMatchObject({ eventIds: ['5'], imageUrl: null });
-    const h = priceHistorySchema.parse({ success: true, data: { history: [{ t: 60, p: 0.57 }, { t: '120', p: 0.0001 }] } });
+    expect(
+      articleSchema.parse({ id: '1', slug: 's', title: 't', published_at: 'p', tags: ['x'], event_ids: [5] }),
+    ).toMatchObject({ eventIds: ['5'], imageUrl: null });
+    const h = priceHistorySchema.parse({
+      success: true,
+      data: {
+        history: [
+          { t: 60, p: 0.57 },
+          { t: '120', p: 0.0001 },
+        ],
+      },
+    });
     expect(h.history).toEqual([
       { t: 60, price: 5700 },
       { t: 120, price: 1 },
@@ -174,7 +224,12 @@ describe('schemas', () => {
   it('pages: the transport-unwrapped form, the raw envelope and a bare array', () => {
     const s = pageSchema(articleSchema);
     const art = { id: '1', slug: 's', title: 't', published_at: 'p' };
-    expect(s.parse({ data: [art], total: 9, next_cursor: 'MQ==', limit: 1, offset: 0, count: 1 })).toMatchObject({ total: 9, nextCursor: 'MQ==', limit: 1, offset: 0 });
+    expect(s.parse({ data: [art], total: 9, next_cursor: 'MQ==', limit: 1, offset: 0, count: 1 })).toMatchObject({
+      total: 9,
+      nextCursor: 'MQ==',
+      limit: 1,
+      offset: 0,
+    });
     expect(s.parse([art])).toMatchObject({ total: null, nextCursor: null });
     expect(s.safeParse({ data: [{ id: 1 }] }).success).toBe(false);
   });
@@ -188,7 +243,8 @@ describe('request specs', () => {
       if (spec.path.startsWith('/markets/data')) return [];
       if (spec.path.startsWith('/markets/')) return market;
       if (spec.path === '/markets') return [market];
-      if (spec.path === '/comments' && spec.method === 'POST') return { id: '1', body: 'hi', parentEntityType: 'Market', parentEntityID: '0xabc', userAddress: '0x1' };
+      if (spec.path === '/comments' && spec.method === 'POST')
+        return { id: '1', body: 'hi', parentEntityType: 'Market', parentEntityID: '0xabc', userAddress: '0x1' };
       if (spec.path === '/search' || spec.path === '/public-search') return { events: [], markets: [market], tags: [] };
       return [];
     }
@@ -206,9 +262,25 @@ describe('request specs', () => {
   const sent = (p: Promise<unknown>) => p.catch(() => undefined);
 
   it('Gamma: paths, queries, auth and idempotence', async () => {
-    await g.listMarkets({ conditionIds: ['0x1', '0x2'], clobTokenIds: '7', active: true, order: 'volume', ascending: true, limit: 50, offset: 100 });
+    await g.listMarkets({
+      conditionIds: ['0x1', '0x2'],
+      clobTokenIds: '7',
+      active: true,
+      order: 'volume',
+      ascending: true,
+      limit: 50,
+      offset: 100,
+    });
     expect(last()).toMatchObject({ api: 'gamma', method: 'GET', path: '/markets', auth: 'none', idempotent: true });
-    expect(last().query).toMatchObject({ condition_ids: ['0x1', '0x2'], clob_token_ids: '7', active: true, order: 'volume', ascending: true, limit: 50, offset: 100 });
+    expect(last().query).toMatchObject({
+      condition_ids: ['0x1', '0x2'],
+      clob_token_ids: '7',
+      active: true,
+      order: 'volume',
+      ascending: true,
+      limit: 50,
+      offset: 100,
+    });
     await g.getMarket('a b/c');
     expect(last().path).toBe('/markets/a%20b%2Fc');
     await g.getMarketBySlug('slug-1');
@@ -216,9 +288,16 @@ describe('request specs', () => {
     await g.marketFigures({ conditionIds: '0x1' });
     expect(last()).toMatchObject({ path: '/markets/data', query: { condition_ids: '0x1' } });
     await g.listComments({ parentEntityType: 'Market', parentEntityId: '0xabc', user: '0x' + 'a'.repeat(40) });
-    expect(last().query).toMatchObject({ parent_entity_type: 'Market', parent_entity_id: '0xabc', user: '0x' + 'a'.repeat(40) });
+    expect(last().query).toMatchObject({
+      parent_entity_type: 'Market',
+      parent_entity_id: '0xabc',
+      user: '0x' + 'a'.repeat(40),
+    });
     const ac = new AbortController();
-    await g.postComment({ body: 'hi', parentEntityType: 'Market', parentEntityId: '0xabc', replyTo: '5' }, { signal: ac.signal, timeoutMs: 1234 });
+    await g.postComment(
+      { body: 'hi', parentEntityType: 'Market', parentEntityId: '0xabc', replyTo: '5' },
+      { signal: ac.signal, timeoutMs: 1234 },
+    );
     expect(last()).toEqual({
       api: 'gamma',
       method: 'POST',
@@ -242,7 +321,9 @@ describe('request specs', () => {
     const n = fake.specs.length;
     await expect(g.listMarkets({ limit: 0 })).rejects.toBeInstanceOf(ValidationError);
     await expect(g.getProfile('0xnope')).rejects.toBeInstanceOf(ValidationError);
-    await expect(g.postComment({ body: '', parentEntityType: 'Market', parentEntityId: '1' })).rejects.toBeInstanceOf(ValidationError);
+    await expect(g.postComment({ body: '', parentEntityType: 'Market', parentEntityId: '1' })).rejects.toBeInstanceOf(
+      ValidationError,
+    );
     await expect(g.getMarket('')).rejects.toBeInstanceOf(ValidationError);
     expect(fake.specs.length).toBe(n); // refused before sending
   });
@@ -250,7 +331,13 @@ describe('request specs', () => {
   it('Data and Content: paths and queries; a cursor replaces the offset', async () => {
     const addr = '0x' + 'c'.repeat(40);
     await d.userTrades(addr, { side: 'BUY', role: 'MAKER', market: '0xm', asset: '9', limit: 5, offset: 10 });
-    expect(last()).toMatchObject({ api: 'data', path: `/users/${addr}/trades`, auth: 'none', idempotent: true, query: { side: 'BUY', role: 'MAKER', market: '0xm', asset: '9', limit: 5, offset: 10 } });
+    expect(last()).toMatchObject({
+      api: 'data',
+      path: `/users/${addr}/trades`,
+      auth: 'none',
+      idempotent: true,
+      query: { side: 'BUY', role: 'MAKER', market: '0xm', asset: '9', limit: 5, offset: 10 },
+    });
     await d.userTrades(addr, { nextCursor: 'Mg==', offset: 10 });
     expect(last().query).toMatchObject({ next_cursor: 'Mg==', offset: undefined });
     await sent(d.userPositions(addr, { sizeThreshold: '1.5' }));
@@ -289,9 +376,12 @@ describe('pagination', () => {
     ]);
     calls.length = 0;
     // an exact multiple needs one empty page to know it is over
-    const exact = async (p: { limit: number; offset: number }) => items.slice(0, 20).slice(p.offset, p.offset + p.limit);
+    const exact = async (p: { limit: number; offset: number }) =>
+      items.slice(0, 20).slice(p.offset, p.offset + p.limit);
     expect((await collect(offsetPages(exact, { pageSize: 10 }))).flat()).toHaveLength(20);
-    expect((await collect(offsetPages(fetch, { pageSize: 5, maxItems: 7, offset: 3 }))).flat()).toEqual([3, 4, 5, 6, 7, 8, 9]);
+    expect((await collect(offsetPages(fetch, { pageSize: 5, maxItems: 7, offset: 3 }))).flat()).toEqual([
+      3, 4, 5, 6, 7, 8, 9,
+    ]);
     calls.length = 0;
     for await (const page of offsetPages(fetch, { pageSize: 5 })) {
       expect(page).toHaveLength(5);
@@ -307,7 +397,13 @@ describe('pagination', () => {
       const off = p.nextCursor !== undefined ? Number(Buffer.from(p.nextCursor, 'base64').toString()) : p.offset;
       const slice = items.slice(off, off + p.limit);
       const end = off + slice.length;
-      return { items: slice, nextCursor: end >= items.length ? 'LTE=' : Buffer.from(String(end)).toString('base64'), total: items.length, limit: p.limit, offset: off };
+      return {
+        items: slice,
+        nextCursor: end >= items.length ? 'LTE=' : Buffer.from(String(end)).toString('base64'),
+        total: items.length,
+        limit: p.limit,
+        offset: off,
+      };
     };
     expect((await collect(cursorPages(fetch, { pageSize: 10 }))).flat()).toEqual(items);
     expect(reqs).toEqual([
@@ -321,7 +417,13 @@ describe('pagination', () => {
     let n = 0;
     const fetch = async (p: { limit: number; offset: number }) => {
       n++;
-      return { items: items.slice(p.offset, p.offset + p.limit), nextCursor: null, total: 20, limit: null, offset: null };
+      return {
+        items: items.slice(p.offset, p.offset + p.limit),
+        nextCursor: null,
+        total: 20,
+        limit: null,
+        offset: null,
+      };
     };
     // total says 20: stop there even though pages are full
     expect((await collect(cursorPages(fetch, { pageSize: 10 }))).flat()).toEqual(items.slice(0, 20));
@@ -335,13 +437,25 @@ describe('pagination', () => {
   });
 
   it('client iterators walk the pages through the transport', async () => {
-    const all = Array.from({ length: 12 }, (_, i) => ({ id: String(i), slug: `a${i}`, title: 't', published_at: String(100 - i) }));
+    const all = Array.from({ length: 12 }, (_, i) => ({
+      id: String(i),
+      slug: `a${i}`,
+      title: 't',
+      published_at: String(100 - i),
+    }));
     const fake = new FakeTransport((spec) => {
       const q = spec.query ?? {};
       const limit = Number(q['limit']);
-      const off = q['next_cursor'] !== undefined ? Number(Buffer.from(String(q['next_cursor']), 'base64').toString()) : Number(q['offset'] ?? 0);
+      const off =
+        q['next_cursor'] !== undefined
+          ? Number(Buffer.from(String(q['next_cursor']), 'base64').toString())
+          : Number(q['offset'] ?? 0);
       const end = Math.min(all.length, off + limit);
-      return { data: all.slice(off, end), total: all.length, next_cursor: end >= all.length ? 'LTE=' : Buffer.from(String(end)).toString('base64') };
+      return {
+        data: all.slice(off, end),
+        total: all.length,
+        next_cursor: end >= all.length ? 'LTE=' : Buffer.from(String(end)).toString('base64'),
+      };
     });
     const got = await collect(new ContentClient(fake).iterArticles({ tag: 'x' }, { pageSize: 5 }));
     expect(got.map((a) => a.id)).toEqual(all.map((a) => a.id));
@@ -352,9 +466,22 @@ describe('pagination', () => {
     ]);
     const gfake = new FakeTransport((spec) => {
       const q = spec.query ?? {};
-      return Array.from({ length: Math.max(0, Math.min(Number(q['limit']), 8 - Number(q['offset']))) }, (_, i) => ({ id: String(Number(q['offset']) + i), label: 'L', slug: 's' }));
+      return Array.from({ length: Math.max(0, Math.min(Number(q['limit']), 8 - Number(q['offset']))) }, (_, i) => ({
+        id: String(Number(q['offset']) + i),
+        label: 'L',
+        slug: 's',
+      }));
     });
-    expect((await collect(new GammaClient(gfake).iterTags({ pageSize: 3 }))).map((t) => t.id)).toEqual(['0', '1', '2', '3', '4', '5', '6', '7']);
+    expect((await collect(new GammaClient(gfake).iterTags({ pageSize: 3 }))).map((t) => t.id)).toEqual([
+      '0',
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+      '7',
+    ]);
     expect(gfake.specs).toHaveLength(3);
   });
 });

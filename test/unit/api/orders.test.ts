@@ -73,21 +73,25 @@ describe('fast-crypto: native and pure-JS backends', () => {
 
   it('signDigest: identical RFC 6979 bytes on both backends, low-s, v 27/28, recoverable by both', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ minLength: 32, maxLength: 32 }), (keySeed, digest) => {
-        // a valid key: keccak of the seed (in range with overwhelming probability)
-        const key = native().keccak256(keySeed);
-        const a = native().signDigest(key, digest);
-        const b = pureJsCrypto.signDigest(key, digest);
-        expect(a).toBe(b);
-        expect(a).toMatch(/^0x[0-9a-f]{130}$/);
-        const v = parseInt(a.slice(130), 16);
-        expect([27, 28]).toContain(v);
-        expect(BigInt('0x' + a.slice(66, 130)) <= HALF_N).toBe(true);
-        const expectPub = new SigningKey(key).publicKey;
-        const rs = Buffer.from(a.slice(2, 130), 'hex');
-        expect('0x' + Buffer.from(native().recoverPublicKey(rs, v - 27, digest)).toString('hex')).toBe(expectPub);
-        expect('0x' + Buffer.from(pureJsCrypto.recoverPublicKey(rs, v - 27, digest)).toString('hex')).toBe(expectPub);
-      }),
+      fc.property(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        (keySeed, digest) => {
+          // a valid key: keccak of the seed (in range with overwhelming probability)
+          const key = native().keccak256(keySeed);
+          const a = native().signDigest(key, digest);
+          const b = pureJsCrypto.signDigest(key, digest);
+          expect(a).toBe(b);
+          expect(a).toMatch(/^0x[0-9a-f]{130}$/);
+          const v = parseInt(a.slice(130), 16);
+          expect([27, 28]).toContain(v);
+          expect(BigInt('0x' + a.slice(66, 130)) <= HALF_N).toBe(true);
+          const expectPub = new SigningKey(key).publicKey;
+          const rs = Buffer.from(a.slice(2, 130), 'hex');
+          expect('0x' + Buffer.from(native().recoverPublicKey(rs, v - 27, digest)).toString('hex')).toBe(expectPub);
+          expect('0x' + Buffer.from(pureJsCrypto.recoverPublicKey(rs, v - 27, digest)).toString('hex')).toBe(expectPub);
+        },
+      ),
       { numRuns: 40 },
     );
   });
@@ -122,7 +126,14 @@ describe('fast-crypto: native and pure-JS backends', () => {
 
   it('recoverSigner works on the pure-JS path and still refuses high-s twins', () => {
     setCryptoBackend('pure-js');
-    const o = builder().buildLimit({ tokenId: TOKEN, side: 'BUY', price: '0.5', size: '10', tick: '0.01', negRisk: false });
+    const o = builder().buildLimit({
+      tokenId: TOKEN,
+      side: 'BUY',
+      price: '0.5',
+      size: '10',
+      tick: '0.01',
+      negRisk: false,
+    });
     expect(recoverSigner(o.id, o.signature)).toBe(ADDR.toLowerCase());
     const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
     const s = BigInt('0x' + o.signature.slice(66, 130));
@@ -142,7 +153,9 @@ describe('fast-crypto: native and pure-JS backends', () => {
   it('MMKIT_PURE_JS_CRYPTO=1 selects the pure-JS backend at load', () => {
     const script =
       "const m = await import('./src/api/signing/fast-crypto.ts'); const o = await import('./src/api/orders.ts');" +
-      "const b = new o.OrderBuilder({ wallet: '" + PK + "', chainId: 137, salt: () => 7 });" +
+      "const b = new o.OrderBuilder({ wallet: '" +
+      PK +
+      "', chainId: 137, salt: () => 7 });" +
       "const x = b.buildLimit({ tokenId: '1234', side: 'BUY', price: '0.56', size: '21.04', tick: '0.01', negRisk: false });" +
       'console.log(JSON.stringify({ name: m.cryptoBackend().name, id: x.id, sig: x.signature }));';
     const run = (env: Record<string, string>) => {
@@ -175,36 +188,81 @@ describe('OrderBuilder: amounts (venue vectors)', () => {
     ['0.01', '0.82', '101', '82820000', '101000000'],
     ['0.1', '0.7', '170', '119000000', '170000000'],
   ];
-  it.each(limit)('limit BUY tick %s: %s x %s -> %s / %s, and the SELL swaps them', (tick, price, size, maker, taker) => {
-    const buy = b.buildLimit({ tokenId: TOKEN, side: 'BUY', price, size, tick, negRisk: false });
-    expect(buy.wire.makerAmount).toBe(maker);
-    expect(buy.wire.takerAmount).toBe(taker);
-    expect(buy.wire.side).toBe('BUY');
-    const sell = b.buildLimit({ tokenId: TOKEN, side: 'SELL', price, size, tick, negRisk: false });
-    expect(sell.wire.makerAmount).toBe(taker);
-    expect(sell.wire.takerAmount).toBe(maker);
-    expect(sell.struct.side).toBe(1);
-  });
+  it.each(limit)(
+    'limit BUY tick %s: %s x %s -> %s / %s, and the SELL swaps them',
+    (tick, price, size, maker, taker) => {
+      const buy = b.buildLimit({ tokenId: TOKEN, side: 'BUY', price, size, tick, negRisk: false });
+      expect(buy.wire.makerAmount).toBe(maker);
+      expect(buy.wire.takerAmount).toBe(taker);
+      expect(buy.wire.side).toBe('BUY');
+      const sell = b.buildLimit({ tokenId: TOKEN, side: 'SELL', price, size, tick, negRisk: false });
+      expect(sell.wire.makerAmount).toBe(taker);
+      expect(sell.wire.takerAmount).toBe(maker);
+      expect(sell.struct.side).toBe(1);
+    },
+  );
 
   it('market orders: BUY spends collateral, SELL sells shares', () => {
-    const m1 = b.buildMarket({ tokenId: TOKEN, side: 'BUY', price: '0.56', amount: '100', tick: '0.01', negRisk: false });
+    const m1 = b.buildMarket({
+      tokenId: TOKEN,
+      side: 'BUY',
+      price: '0.56',
+      amount: '100',
+      tick: '0.01',
+      negRisk: false,
+    });
     expect([m1.wire.makerAmount, m1.wire.takerAmount]).toEqual(['100000000', '178571400']);
-    const m2 = b.buildMarket({ tokenId: TOKEN, side: 'BUY', price: '0.78', amount: '9.9996', tick: '0.01', negRisk: false });
+    const m2 = b.buildMarket({
+      tokenId: TOKEN,
+      side: 'BUY',
+      price: '0.78',
+      amount: '9.9996',
+      tick: '0.01',
+      negRisk: false,
+    });
     expect([m2.wire.makerAmount, m2.wire.takerAmount]).toEqual(['9990000', '12807600']);
-    const m3 = b.buildMarket({ tokenId: TOKEN, side: 'SELL', price: '0.56', amount: '100', tick: '0.01', negRisk: false });
+    const m3 = b.buildMarket({
+      tokenId: TOKEN,
+      side: 'SELL',
+      price: '0.56',
+      amount: '100',
+      tick: '0.01',
+      negRisk: false,
+    });
     expect([m3.wire.makerAmount, m3.wire.takerAmount]).toEqual(['100000000', '56000000']);
     expect(m3.struct.expiration).toBe(0n);
   });
 
   it('integer units (pips / micro) give the same order as decimal strings', () => {
     const s = b.buildLimit({ tokenId: TOKEN, side: 'BUY', price: '0.56', size: '21.04', tick: '0.01', negRisk: false });
-    const i = b.buildLimit({ tokenId: BigInt(TOKEN), side: 'BUY', price: 5600, size: 21_040_000, tick: '0.01', negRisk: false });
-    const n = b.buildLimit({ tokenId: TOKEN, side: 'BUY', price: 5600, size: 21_040_000n, tick: '0.01', negRisk: false });
+    const i = b.buildLimit({
+      tokenId: BigInt(TOKEN),
+      side: 'BUY',
+      price: 5600,
+      size: 21_040_000,
+      tick: '0.01',
+      negRisk: false,
+    });
+    const n = b.buildLimit({
+      tokenId: TOKEN,
+      side: 'BUY',
+      price: 5600,
+      size: 21_040_000n,
+      tick: '0.01',
+      negRisk: false,
+    });
     for (const x of [i, n]) {
       expect(x.struct.makerAmount).toBe(s.struct.makerAmount);
       expect(x.struct.takerAmount).toBe(s.struct.takerAmount);
     }
-    const m = b.buildMarket({ tokenId: TOKEN, side: 'BUY', price: 5600, amount: 100_000_000, tick: '0.01', negRisk: false });
+    const m = b.buildMarket({
+      tokenId: TOKEN,
+      side: 'BUY',
+      price: 5600,
+      amount: 100_000_000,
+      tick: '0.01',
+      negRisk: false,
+    });
     expect(m.wire.takerAmount).toBe('178571400');
   });
 
@@ -212,30 +270,52 @@ describe('OrderBuilder: amounts (venue vectors)', () => {
     const ticks: TickSize[] = ['0.1', '0.01', '0.001', '0.0001'];
     const tickP: Record<TickSize, number> = { '0.1': 1000, '0.01': 100, '0.001': 10, '0.0001': 1 };
     fc.assert(
-      fc.property(fc.constantFrom(...ticks), fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 1, max: 50_000_000 }), fc.boolean(), (tick, u, sizeCenti, buy) => {
-        const t = tickP[tick];
-        const steps = 10_000 / t - 1; // prices tick..1-tick
-        const pips = t * (1 + Math.min(steps - 1, Math.floor(u * steps)));
-        const priceStr = (pips / 10_000).toFixed(4);
-        const sizeStr = (sizeCenti / 100).toFixed(2);
-        const side = buy ? 'BUY' : 'SELL';
-        const o = b.buildLimit({ tokenId: TOKEN, side, price: pips, size: sizeCenti * 10_000, tick, negRisk: false });
-        const want = limitOrderAmounts(side, tick, priceStr, sizeStr);
-        expect(o.struct.makerAmount).toBe(want.makerAmount);
-        expect(o.struct.takerAmount).toBe(want.takerAmount);
-        // exact: notional = shares x price
-        const shares = BigInt(sizeCenti) * 10_000n;
-        const value = (shares * BigInt(pips)) / 10_000n;
-        expect(buy ? [o.struct.makerAmount, o.struct.takerAmount] : [o.struct.takerAmount, o.struct.makerAmount]).toEqual([value, shares]);
-      }),
+      fc.property(
+        fc.constantFrom(...ticks),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.integer({ min: 1, max: 50_000_000 }),
+        fc.boolean(),
+        (tick, u, sizeCenti, buy) => {
+          const t = tickP[tick];
+          const steps = 10_000 / t - 1; // prices tick..1-tick
+          const pips = t * (1 + Math.min(steps - 1, Math.floor(u * steps)));
+          const priceStr = (pips / 10_000).toFixed(4);
+          const sizeStr = (sizeCenti / 100).toFixed(2);
+          const side = buy ? 'BUY' : 'SELL';
+          const o = b.buildLimit({ tokenId: TOKEN, side, price: pips, size: sizeCenti * 10_000, tick, negRisk: false });
+          const want = limitOrderAmounts(side, tick, priceStr, sizeStr);
+          expect(o.struct.makerAmount).toBe(want.makerAmount);
+          expect(o.struct.takerAmount).toBe(want.takerAmount);
+          // exact: notional = shares x price
+          const shares = BigInt(sizeCenti) * 10_000n;
+          const value = (shares * BigInt(pips)) / 10_000n;
+          expect(
+            buy ? [o.struct.makerAmount, o.struct.takerAmount] : [o.struct.takerAmount, o.struct.makerAmount],
+          ).toEqual([value, shares]);
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('size is rounded down to 0.01 share', () => {
-    const o = b.buildLimit({ tokenId: TOKEN, side: 'BUY', price: '0.5', size: '10.019999', tick: '0.01', negRisk: false });
+    const o = b.buildLimit({
+      tokenId: TOKEN,
+      side: 'BUY',
+      price: '0.5',
+      size: '10.019999',
+      tick: '0.01',
+      negRisk: false,
+    });
     expect(o.wire.takerAmount).toBe('10010000');
-    const p = b.buildLimit({ tokenId: TOKEN, side: 'BUY', price: 5000, size: 10_019_999, tick: '0.01', negRisk: false });
+    const p = b.buildLimit({
+      tokenId: TOKEN,
+      side: 'BUY',
+      price: 5000,
+      size: 10_019_999,
+      tick: '0.01',
+      negRisk: false,
+    });
     expect(p.wire.takerAmount).toBe('10010000');
   });
 });
@@ -244,7 +324,15 @@ describe('OrderBuilder: digest, signature, domains', () => {
   it('id = OrderHasher digest = ethers TypedDataEncoder hash; the signature recovers the signer', () => {
     const b = builder();
     for (const negRisk of [false, true]) {
-      const o = b.buildLimit({ tokenId: TOKEN, side: 'SELL', price: '0.42', size: '7.5', tick: '0.01', negRisk, feeRateBps: 100 });
+      const o = b.buildLimit({
+        tokenId: TOKEN,
+        side: 'SELL',
+        price: '0.42',
+        size: '7.5',
+        tick: '0.01',
+        negRisk,
+        feeRateBps: 100,
+      });
       expect(o.id).toBe(orderHasher(137, negRisk).digest(o.struct));
       expect(o.id).toBe(TypedDataEncoder.hash(orderDomain(137, negRisk), ORDER_TYPES, o.struct));
       expect(recoverSigner(o.id, o.signature)).toBe(ADDR.toLowerCase());
@@ -254,15 +342,35 @@ describe('OrderBuilder: digest, signature, domains', () => {
   });
 
   it('the signature equals ethers Wallet.signTypedData (same bytes)', async () => {
-    const o = builder().buildLimit({ tokenId: TOKEN, side: 'BUY', price: '0.33', size: '3', tick: '0.01', negRisk: true });
+    const o = builder().buildLimit({
+      tokenId: TOKEN,
+      side: 'BUY',
+      price: '0.33',
+      size: '3',
+      tick: '0.01',
+      negRisk: true,
+    });
     expect(await wallet.signTypedData(orderDomain(137, true), ORDER_TYPES, o.struct)).toBe(o.signature);
   });
 
   it('the public vector: order A at Amoy', () => {
-    const b = new OrderBuilder({ wallet: PK, chainId: 80002, exchangeAddress: AMOY_EXCHANGE, salt: () => 479249096354 });
+    const b = new OrderBuilder({
+      wallet: PK,
+      chainId: 80002,
+      exchangeAddress: AMOY_EXCHANGE,
+      salt: () => 479249096354,
+    });
     // makerAmount 100000000 / takerAmount 50000000 is a BUY of 50 shares at 2.0: not a valid limit
     // price, so check the signing path with the hasher's struct instead.
-    const o = b.buildLimit({ tokenId: '1234', side: 'BUY', price: '0.5', size: '50', tick: '0.1', negRisk: false, feeRateBps: 100 });
+    const o = b.buildLimit({
+      tokenId: '1234',
+      side: 'BUY',
+      price: '0.5',
+      size: '50',
+      tick: '0.1',
+      negRisk: false,
+      feeRateBps: 100,
+    });
     expect(o.struct.salt).toBe(479249096354n);
     expect(o.struct.makerAmount).toBe(25_000_000n);
     expect(o.id).toBe(TypedDataEncoder.hash(orderDomain(80002, false, AMOY_EXCHANGE), ORDER_TYPES, o.struct));
@@ -270,8 +378,22 @@ describe('OrderBuilder: digest, signature, domains', () => {
   });
 
   it('neg-risk orders are signed for the neg-risk exchange: a different id, and not valid for the other domain', () => {
-    const a = builder({ salt: () => 5 }).buildLimit({ tokenId: TOKEN, side: 'BUY', price: '0.5', size: '10', tick: '0.01', negRisk: false });
-    const n = builder({ salt: () => 5 }).buildLimit({ tokenId: TOKEN, side: 'BUY', price: '0.5', size: '10', tick: '0.01', negRisk: true });
+    const a = builder({ salt: () => 5 }).buildLimit({
+      tokenId: TOKEN,
+      side: 'BUY',
+      price: '0.5',
+      size: '10',
+      tick: '0.01',
+      negRisk: false,
+    });
+    const n = builder({ salt: () => 5 }).buildLimit({
+      tokenId: TOKEN,
+      side: 'BUY',
+      price: '0.5',
+      size: '10',
+      tick: '0.01',
+      negRisk: true,
+    });
     expect(a.struct).toEqual(n.struct);
     expect(a.id).not.toBe(n.id);
     expect(n.id).toBe(TypedDataEncoder.hash(orderDomain(137, false, NEG_RISK_CTF_EXCHANGE), ORDER_TYPES, n.struct));
@@ -290,7 +412,14 @@ describe('OrderBuilder: digest, signature, domains', () => {
       expect(o.struct.signer).toBe(ADDR);
       expect(recoverSigner(o.id, o.signature)).toBe(ADDR.toLowerCase());
     }
-    const eoa = builder().buildLimit({ tokenId: TOKEN, side: 'BUY', price: '0.5', size: '10', tick: '0.01', negRisk: false });
+    const eoa = builder().buildLimit({
+      tokenId: TOKEN,
+      side: 'BUY',
+      price: '0.5',
+      size: '10',
+      tick: '0.01',
+      negRisk: false,
+    });
     expect(eoa.struct.maker).toBe(ADDR);
     expect(eoa.struct.signer).toBe(ADDR);
     expect(eoa.struct.signatureType).toBe(0);
@@ -302,15 +431,43 @@ describe('OrderBuilder: digest, signature, domains', () => {
   });
 
   it('the wire form round-trips through the exchange parser', () => {
-    const o = builder().buildLimit({ tokenId: TOKEN, side: 'SELL', price: '0.07', size: '12', tick: '0.01', negRisk: false, feeRateBps: 25, nonce: 3 });
+    const o = builder().buildLimit({
+      tokenId: TOKEN,
+      side: 'SELL',
+      price: '0.07',
+      size: '12',
+      tick: '0.01',
+      negRisk: false,
+      feeRateBps: 25,
+      nonce: 3,
+    });
     const back = orderFromWire(o.wire);
     expect(back.signature).toBe(o.signature);
-    expect(back.order).toEqual({ ...o.struct, maker: o.struct.maker.toLowerCase(), signer: o.struct.signer.toLowerCase() });
-    expect(o.wire).toMatchObject({ salt: 1000, tokenId: TOKEN, side: 'SELL', feeRateBps: '25', nonce: '3', expiration: '0', signatureType: 0 });
+    expect(back.order).toEqual({
+      ...o.struct,
+      maker: o.struct.maker.toLowerCase(),
+      signer: o.struct.signer.toLowerCase(),
+    });
+    expect(o.wire).toMatchObject({
+      salt: 1000,
+      tokenId: TOKEN,
+      side: 'SELL',
+      feeRateBps: '25',
+      nonce: '3',
+      expiration: '0',
+      signatureType: 0,
+    });
   });
 
   it('both crypto paths build identical orders', () => {
-    const input = { tokenId: TOKEN, side: 'BUY' as const, price: '0.61', size: '17.3', tick: '0.01' as const, negRisk: true };
+    const input = {
+      tokenId: TOKEN,
+      side: 'BUY' as const,
+      price: '0.61',
+      size: '17.3',
+      tick: '0.01' as const,
+      negRisk: true,
+    };
     const nat = builder({ salt: () => 99 }).buildLimit(input);
     setCryptoBackend('pure-js');
     const js = builder({ salt: () => 99 }).buildLimit(input);
@@ -320,7 +477,14 @@ describe('OrderBuilder: digest, signature, domains', () => {
 
 describe('OrderBuilder: validation', () => {
   const b = builder();
-  const base = { tokenId: TOKEN, side: 'BUY' as const, price: '0.5', size: '10', tick: '0.01' as const, negRisk: false };
+  const base = {
+    tokenId: TOKEN,
+    side: 'BUY' as const,
+    price: '0.5',
+    size: '10',
+    tick: '0.01' as const,
+    negRisk: false,
+  };
   const bad: Array<[string, Record<string, unknown>]> = [
     ['off-tick price', { price: '0.555' }],
     ['off-tick integer price', { price: 5550 }],
@@ -364,7 +528,14 @@ describe('OrderBuilder: validation', () => {
   });
 
   it('market orders validate too', () => {
-    const m = { tokenId: TOKEN, side: 'BUY' as const, price: '0.5', amount: '10', tick: '0.01' as const, negRisk: false };
+    const m = {
+      tokenId: TOKEN,
+      side: 'BUY' as const,
+      price: '0.5',
+      amount: '10',
+      tick: '0.01' as const,
+      negRisk: false,
+    };
     expect(() => b.buildMarket({ ...m, price: '0.505' })).toThrow(ValidationError);
     expect(() => b.buildMarket({ ...m, price: '1' })).toThrow(ValidationError);
     expect(() => b.buildMarket({ ...m, amount: '0.001' })).toThrow(ValidationError);
@@ -404,17 +575,38 @@ describe('salts, expirations and the POST body', () => {
   it('ttlSec uses the injected clock and the venue threshold', () => {
     const clock = new VirtualClock(1_800_000_000_500);
     const b = builder({ clock });
-    const o = b.buildLimit({ tokenId: TOKEN, side: 'BUY', price: '0.5', size: '10', tick: '0.01', negRisk: false, ttlSec: 30 });
+    const o = b.buildLimit({
+      tokenId: TOKEN,
+      side: 'BUY',
+      price: '0.5',
+      size: '10',
+      tick: '0.01',
+      negRisk: false,
+      ttlSec: 30,
+    });
     expect(o.struct.expiration).toBe(BigInt(1_800_000_000 + GTD_SECURITY_THRESHOLD_SEC + 30));
     expect(o.wire.expiration).toBe(String(1_800_000_090));
-    const e = b.buildLimit({ tokenId: TOKEN, side: 'BUY', price: '0.5', size: '10', tick: '0.01', negRisk: false, expiration: 1_900_000_000 });
+    const e = b.buildLimit({
+      tokenId: TOKEN,
+      side: 'BUY',
+      price: '0.5',
+      size: '10',
+      tick: '0.01',
+      negRisk: false,
+      expiration: 1_900_000_000,
+    });
     expect(e.wire.expiration).toBe('1900000000');
   });
 
   it('toPostBody: shape and rules', () => {
     const b = builder({ clock: new VirtualClock(1_800_000_000_000) });
     const o = b.buildLimit({ tokenId: TOKEN, side: 'BUY', price: '0.5', size: '10', tick: '0.01', negRisk: false });
-    expect(toPostBody(o, { owner: 'key-1' })).toEqual({ order: o.wire, owner: 'key-1', orderType: 'GTC', postOnly: false });
+    expect(toPostBody(o, { owner: 'key-1' })).toEqual({
+      order: o.wire,
+      owner: 'key-1',
+      orderType: 'GTC',
+      postOnly: false,
+    });
     expect(toPostBody(o, { owner: 'key-1', orderType: 'GTC', postOnly: true, builder: 'b1' })).toEqual({
       order: o.wire,
       owner: 'key-1',
@@ -428,7 +620,15 @@ describe('salts, expirations and the POST body', () => {
     expect(() => toPostBody(o, { owner: 'k', orderType: 'GTD' })).toThrow(ValidationError);
     expect(() => toPostBody(o, { owner: '' })).toThrow(ValidationError);
     expect(() => toPostBody(o, { owner: 'k', orderType: 'IOC' as 'GTC' })).toThrow(ValidationError);
-    const g = b.buildLimit({ tokenId: TOKEN, side: 'BUY', price: '0.5', size: '10', tick: '0.01', negRisk: false, ttlSec: 60 });
+    const g = b.buildLimit({
+      tokenId: TOKEN,
+      side: 'BUY',
+      price: '0.5',
+      size: '10',
+      tick: '0.01',
+      negRisk: false,
+      ttlSec: 60,
+    });
     expect(toPostBody(g, { owner: 'k', orderType: 'GTD', postOnly: true }).orderType).toBe('GTD');
     expect(() => toPostBody(g, { owner: 'k', orderType: 'GTC' })).toThrow(ValidationError);
     const m = b.buildMarket({ tokenId: TOKEN, side: 'BUY', price: '0.5', amount: '10', tick: '0.01', negRisk: false });
@@ -446,7 +646,15 @@ describe('wire JSON: computed once at signing, the same bytes as JSON.stringify'
   it('a built order is frozen and its cached JSON is JSON.stringify of it', () => {
     const b = builder();
     for (const side of ['BUY', 'SELL'] as const) {
-      const o = b.buildLimit({ tokenId: TOKEN, side, price: '0.37', size: '12.34', tick: '0.01', negRisk: side === 'SELL', feeRateBps: 7 });
+      const o = b.buildLimit({
+        tokenId: TOKEN,
+        side,
+        price: '0.37',
+        size: '12.34',
+        tick: '0.01',
+        negRisk: side === 'SELL',
+        feeRateBps: 7,
+      });
       expect(Object.isFrozen(o.wire)).toBe(true);
       expect(wireJson(o.wire)).toBe(JSON.stringify(o.wire));
       expect(() => {
@@ -454,7 +662,11 @@ describe('wire JSON: computed once at signing, the same bytes as JSON.stringify'
       }).toThrow(TypeError);
     }
     // a wire not built here is serialised on demand (and never cached: it may change)
-    const foreign = orderToWire(builder().buildLimit({ tokenId: TOKEN, side: 'BUY', price: '0.5', size: '10', tick: '0.01', negRisk: false }).struct, '0x' + '11'.repeat(65));
+    const foreign = orderToWire(
+      builder().buildLimit({ tokenId: TOKEN, side: 'BUY', price: '0.5', size: '10', tick: '0.01', negRisk: false })
+        .struct,
+      '0x' + '11'.repeat(65),
+    );
     expect(wireJson(foreign)).toBe(JSON.stringify(foreign));
     foreign.signature = '0x' + '22'.repeat(65);
     expect(wireJson(foreign)).toBe(JSON.stringify(foreign));
@@ -466,7 +678,9 @@ describe('wire JSON: computed once at signing, the same bytes as JSON.stringify'
     request(spec: RequestSpec, schema: { parse(v: unknown): unknown }): Promise<never> {
       this.specs.push(spec);
       const n = Array.isArray(spec.body) ? spec.body.length : 1;
-      const answer = Array.isArray(spec.body) ? Array.from({ length: n }, () => ({ success: true, errorMsg: '', orderID: '', status: 'live' })) : { success: true, errorMsg: '', orderID: '', status: 'live' };
+      const answer = Array.isArray(spec.body)
+        ? Array.from({ length: n }, () => ({ success: true, errorMsg: '', orderID: '', status: 'live' }))
+        : { success: true, errorMsg: '', orderID: '', status: 'live' };
       return Promise.resolve(schema.parse(answer) as never);
     }
   }
@@ -475,7 +689,16 @@ describe('wire JSON: computed once at signing, the same bytes as JSON.stringify'
     const t = new Recorder();
     const clob = new ClobClient(t, { owner: 'key-"1"\\é' });
     const b = builder();
-    const built = Array.from({ length: 4 }, (_, i) => b.buildLimit({ tokenId: TOKEN, side: i % 2 ? 'SELL' : 'BUY', price: '0.4', size: '10', tick: '0.01', negRisk: false }));
+    const built = Array.from({ length: 4 }, (_, i) =>
+      b.buildLimit({
+        tokenId: TOKEN,
+        side: i % 2 ? 'SELL' : 'BUY',
+        price: '0.4',
+        size: '10',
+        tick: '0.01',
+        negRisk: false,
+      }),
+    );
     const foreign = { id: '0x' + 'ab'.repeat(32), wire: { ...built[0]!.wire, salt: 42 } };
     await clob.postOrders([
       { order: built[0]! },
@@ -494,7 +717,7 @@ describe('wire JSON: computed once at signing, the same bytes as JSON.stringify'
     }
   });
 
-  it('requestBody: the caller\'s serialisation when given, JSON.stringify otherwise, nothing without a body', () => {
+  it("requestBody: the caller's serialisation when given, JSON.stringify otherwise, nothing without a body", () => {
     expect(requestBody({ body: { a: 1 } })).toBe('{"a":1}');
     expect(requestBody({ body: { a: 1 }, bodyJson: '{"a":1}' })).toBe('{"a":1}');
     expect(requestBody({})).toBeUndefined();

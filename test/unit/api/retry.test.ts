@@ -73,10 +73,20 @@ describe('decide', () => {
   });
 
   it('never retries fatal errors, and stops after maxAttempts', () => {
-    for (const e of [new AuthError('a'), new ValidationError('v'), new NotFoundError('n'), new OrderRejectedError('INVALID_ORDER_MIN_SIZE', 'm'), new Error('bug')]) {
+    for (const e of [
+      new AuthError('a'),
+      new ValidationError('v'),
+      new NotFoundError('n'),
+      new OrderRejectedError('INVALID_ORDER_MIN_SIZE', 'm'),
+      new Error('bug'),
+    ]) {
       expect(p.decide(e, 1, true)).toEqual({ retry: false, delayMs: 0, reason: 'fatal' });
     }
-    expect(p.decide(new TimeoutError('t', 1), 4, true)).toEqual({ retry: false, delayMs: 0, reason: 'attempts-exhausted' });
+    expect(p.decide(new TimeoutError('t', 1), 4, true)).toEqual({
+      retry: false,
+      delayMs: 0,
+      reason: 'attempts-exhausted',
+    });
     expect(p.decide(new RateLimitError('r', 1), 4, true).retry).toBe(false);
   });
 });
@@ -85,7 +95,9 @@ describe('retryAfterFromHeaders', () => {
   it('takes the later of Retry-After and X-RateLimit-Reset', () => {
     expect(retryAfterFromHeaders({ 'retry-after': '2' }, NOW)).toBe(2000);
     expect(retryAfterFromHeaders({ 'x-ratelimit-reset': String((NOW + 3500) / 1000) }, NOW)).toBe(3500);
-    expect(retryAfterFromHeaders({ 'retry-after': '1', 'x-ratelimit-reset': String(Math.ceil((NOW + 2500) / 1000)) }, NOW)).toBe(3000);
+    expect(
+      retryAfterFromHeaders({ 'retry-after': '1', 'x-ratelimit-reset': String(Math.ceil((NOW + 2500) / 1000)) }, NOW),
+    ).toBe(3000);
     expect(retryAfterFromHeaders({ 'retry-after': '5', 'x-ratelimit-reset': String(NOW / 1000 + 1) }, NOW)).toBe(5000);
   });
   it('reads unix ms, relative seconds and HTTP dates; ignores junk', () => {

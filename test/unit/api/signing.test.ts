@@ -56,7 +56,9 @@ const ORDER_B: SignedOrderStruct = {
 
 describe('order signing vectors (public-service-protocol §2)', () => {
   it('order A at 80002 (Amoy exchange): digest and signature', () => {
-    expect(new OrderHasher(80002, AMOY_EXCHANGE).digest(ORDER_A)).toBe('0x02ca1d1aa31103804173ad1acd70066cb6c1258a4be6dada055111f9a7ea4e55');
+    expect(new OrderHasher(80002, AMOY_EXCHANGE).digest(ORDER_A)).toBe(
+      '0x02ca1d1aa31103804173ad1acd70066cb6c1258a4be6dada055111f9a7ea4e55',
+    );
     expect(signOrder(wallet, ORDER_A, 80002, false, AMOY_EXCHANGE)).toEqual({
       digest: '0x02ca1d1aa31103804173ad1acd70066cb6c1258a4be6dada055111f9a7ea4e55',
       signature:
@@ -118,8 +120,13 @@ describe('order signing vectors (public-service-protocol §2)', () => {
   });
 });
 
-const hex = (bytes: number) => fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => '0x' + Buffer.from(b).toString('hex'));
-const uint256 = fc.oneof(fc.bigInt({ min: 0n, max: (1n << 256n) - 1n }), fc.bigInt({ min: 0n, max: 1n << 40n }), fc.constantFrom(0n, (1n << 256n) - 1n, 0xffffffffn, 0x100000000n));
+const hex = (bytes: number) =>
+  fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => '0x' + Buffer.from(b).toString('hex'));
+const uint256 = fc.oneof(
+  fc.bigInt({ min: 0n, max: (1n << 256n) - 1n }),
+  fc.bigInt({ min: 0n, max: 1n << 40n }),
+  fc.constantFrom(0n, (1n << 256n) - 1n, 0xffffffffn, 0x100000000n),
+);
 const arbOrder: fc.Arbitrary<SignedOrderStruct> = fc.record({
   salt: uint256,
   maker: hex(20),
@@ -138,10 +145,15 @@ const arbOrder: fc.Arbitrary<SignedOrderStruct> = fc.record({
 describe('OrderHasher equals ethers TypedDataEncoder.hash', () => {
   it('for random orders and domains', () => {
     fc.assert(
-      fc.property(arbOrder, fc.constantFrom(1, 137, 80002, 2 ** 40), fc.oneof(hex(20), fc.constantFrom(CTF_EXCHANGE, NEG_RISK_CTF_EXCHANGE)), (o, chainId, vc) => {
-        const expected = TypedDataEncoder.hash(orderDomain(chainId, false, vc), ORDER_TYPES, o);
-        expect(new OrderHasher(chainId, vc).digest(o)).toBe(expected);
-      }),
+      fc.property(
+        arbOrder,
+        fc.constantFrom(1, 137, 80002, 2 ** 40),
+        fc.oneof(hex(20), fc.constantFrom(CTF_EXCHANGE, NEG_RISK_CTF_EXCHANGE)),
+        (o, chainId, vc) => {
+          const expected = TypedDataEncoder.hash(orderDomain(chainId, false, vc), ORDER_TYPES, o);
+          expect(new OrderHasher(chainId, vc).digest(o)).toBe(expected);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -239,11 +251,15 @@ describe('orderToWire / orderFromWire', () => {
     const back = orderFromWire(JSON.parse(JSON.stringify(wire)));
     expect(back.signature).toBe(signature);
     expect(back.order).toEqual({ ...ORDER_A, maker: ADDR.toLowerCase(), signer: ADDR.toLowerCase() });
-    expect(new OrderHasher(137, CTF_EXCHANGE).digest(back.order)).toBe('0x46c2dec73dae47e86b5d589c084e6c54858d8f988db390421c8ec3a361fb78a2');
+    expect(new OrderHasher(137, CTF_EXCHANGE).digest(back.order)).toBe(
+      '0x46c2dec73dae47e86b5d589c084e6c54858d8f988db390421c8ec3a361fb78a2',
+    );
   });
   it('accepts a salt given as a numeric string, even beyond 2^53', () => {
     expect(orderFromWire({ ...wire, salt: '479249096354' }).order.salt).toBe(479249096354n);
-    expect(orderFromWire({ ...wire, salt: '123456789012345678901234567890' }).order.salt).toBe(123456789012345678901234567890n);
+    expect(orderFromWire({ ...wire, salt: '123456789012345678901234567890' }).order.salt).toBe(
+      123456789012345678901234567890n,
+    );
   });
   const cases: Array<[string, unknown]> = [
     ['salt', -1],
@@ -293,13 +309,16 @@ describe('orderToWire / orderFromWire', () => {
   });
   it('never throws anything but ValidationError on arbitrary input', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.anything(), fc.record({ ...Object.fromEntries(Object.keys(wire).map((k) => [k, fc.anything()])) })), (v) => {
-        try {
-          orderFromWire(v);
-        } catch (e) {
-          expect(e).toBeInstanceOf(ValidationError);
-        }
-      }),
+      fc.property(
+        fc.oneof(fc.anything(), fc.record({ ...Object.fromEntries(Object.keys(wire).map((k) => [k, fc.anything()])) })),
+        (v) => {
+          try {
+            orderFromWire(v);
+          } catch (e) {
+            expect(e).toBeInstanceOf(ValidationError);
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -357,7 +376,9 @@ describe('L2 HMAC (public-service-protocol §3)', () => {
   });
   it('verifies in constant time, and false on anything wrong or malformed', () => {
     expect(verifyHmacSignature(SECRET, 1000000, 'test-sign', '/orders', '{"hash": "0x123"}', SIG)).toBe(true);
-    expect(verifyHmacSignature(SECRET, 1000000, 'test-sign', '/orders', '{"hash": "0x123"}', SIG.replace(/=$/, ''))).toBe(true);
+    expect(
+      verifyHmacSignature(SECRET, 1000000, 'test-sign', '/orders', '{"hash": "0x123"}', SIG.replace(/=$/, '')),
+    ).toBe(true);
     expect(verifyHmacSignature(SECRET, 1000000, 'test-sign', '/orders', '{"hash": "0x124"}', SIG)).toBe(false);
     expect(verifyHmacSignature(SECRET, 1000001, 'test-sign', '/orders', '{"hash": "0x123"}', SIG)).toBe(false);
     expect(verifyHmacSignature(SECRET, 1000000, 'test-sign', '/orders', undefined, SIG)).toBe(false);
@@ -365,11 +386,24 @@ describe('L2 HMAC (public-service-protocol §3)', () => {
     expect(verifyHmacSignature('', 1000000, 'test-sign', '/orders', '{"hash": "0x123"}', SIG)).toBe(false);
     expect(verifyHmacSignature(SECRET, 1000000, 'test-sign', '/orders', '{"hash": "0x123"}', '')).toBe(false);
     expect(verifyHmacSignature(SECRET, 1000000, 'test-sign', '/orders', '{"hash": "0x123"}', 'abc')).toBe(false);
-    expect(verifyHmacSignature(SECRET, 1000000, 'test-sign', '/orders', '{"hash": "0x123"}', null as unknown as string)).toBe(false);
-    expect(verifyHmacSignature(undefined as unknown as string, 1000000, 'test-sign', '/orders', undefined, SIG)).toBe(false);
+    expect(
+      verifyHmacSignature(SECRET, 1000000, 'test-sign', '/orders', '{"hash": "0x123"}', null as unknown as string),
+    ).toBe(false);
+    expect(verifyHmacSignature(undefined as unknown as string, 1000000, 'test-sign', '/orders', undefined, SIG)).toBe(
+      false,
+    );
   });
   it('builds the L2 headers', () => {
-    expect(l2Headers({ key: 'k-1', secret: SECRET, passphrase: 'pp' }, ADDR, 'test-sign', '/orders', '{"hash": "0x123"}', 1000000)).toEqual({
+    expect(
+      l2Headers(
+        { key: 'k-1', secret: SECRET, passphrase: 'pp' },
+        ADDR,
+        'test-sign',
+        '/orders',
+        '{"hash": "0x123"}',
+        1000000,
+      ),
+    ).toEqual({
       POLY_ADDRESS: ADDR,
       POLY_SIGNATURE: SIG,
       POLY_TIMESTAMP: '1000000',
@@ -396,7 +430,12 @@ describe('L2 HMAC (public-service-protocol §3)', () => {
         fc.boolean(),
         fc.oneof(fc.integer({ min: 0, max: 2 ** 40 }), fc.stringMatching(/^[0-9]{1,12}$/)),
         fc.constantFrom('GET', 'POST', 'DELETE'),
-        fc.oneof(fc.constant(undefined), fc.string({ maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ minLength: JS_MAX_BYTES - 80, maxLength: JS_MAX_BYTES + 200 })),
+        fc.oneof(
+          fc.constant(undefined),
+          fc.string({ maxLength: 300 }),
+          fc.string({ unit: 'binary', maxLength: 200 }),
+          fc.string({ minLength: JS_MAX_BYTES - 80, maxLength: JS_MAX_BYTES + 200 }),
+        ),
         (key, urlSafe, ts, method, body) => {
           const secret = Buffer.from(key).toString(urlSafe ? 'base64url' : 'base64');
           const sig = buildHmacSignature(secret, ts, method, '/orders', body);
@@ -411,11 +450,15 @@ describe('L2 HMAC (public-service-protocol §3)', () => {
     const secret = Buffer.from(Array.from({ length: 32 }, (_, i) => i * 7)).toString('base64');
     for (let n = 0; n <= 300; n++) {
       const body = 'x'.repeat(n);
-      expect(buildHmacSignature(secret, 1700000000, 'POST', '/orders', body)).toBe(reference(secret, 1700000000, 'POST', '/orders', body));
+      expect(buildHmacSignature(secret, 1700000000, 'POST', '/orders', body)).toBe(
+        reference(secret, 1700000000, 'POST', '/orders', body),
+      );
     }
     for (const n of [JS_MAX_BYTES - 40, JS_MAX_BYTES - 20, JS_MAX_BYTES, JS_MAX_BYTES + 1, 3 * JS_MAX_BYTES]) {
       const body = 'é'.repeat(n >> 1) + 'y'.repeat(n & 1);
-      expect(buildHmacSignature(secret, 1, 'POST', '/orders', body)).toBe(reference(secret, 1, 'POST', '/orders', body));
+      expect(buildHmacSignature(secret, 1, 'POST', '/orders', body)).toBe(
+        reference(secret, 1, 'POST', '/orders', body),
+      );
     }
   });
   it('a cached key is not confused with another secret', () => {

@@ -90,14 +90,32 @@ async function caught(p: Promise<unknown>): Promise<unknown> {
 describe('envelopes', () => {
   it('unwraps {success, data}, keeps page facts, passes bare payloads', async () => {
     expect(unwrapEnvelope({ success: true, data: { a: 1 } })).toEqual({ a: 1 });
-    expect(unwrapEnvelope({ success: true, data: [1], next_cursor: 'LTE=', count: 1 })).toEqual({ data: [1], next_cursor: 'LTE=', count: 1 });
-    expect(unwrapEnvelope({ success: true, errorMsg: '', orderID: '0x1' })).toEqual({ success: true, errorMsg: '', orderID: '0x1' });
+    expect(unwrapEnvelope({ success: true, data: [1], next_cursor: 'LTE=', count: 1 })).toEqual({
+      data: [1],
+      next_cursor: 'LTE=',
+      count: 1,
+    });
+    expect(unwrapEnvelope({ success: true, errorMsg: '', orderID: '0x1' })).toEqual({
+      success: true,
+      errorMsg: '',
+      orderID: '0x1',
+    });
     expect(unwrapEnvelope([1, 2])).toEqual([1, 2]);
     const t = transport();
     handler = (_r, res) => json(res, 200, { success: true, data: { mid: '0.5', extra: true } });
-    await expect(t.request({ api: 'data', method: 'GET', path: '/m', auth: 'none', idempotent: true }, z.object({ mid: z.string() }))).resolves.toEqual({ mid: '0.5' });
+    await expect(
+      t.request(
+        { api: 'data', method: 'GET', path: '/m', auth: 'none', idempotent: true },
+        z.object({ mid: z.string() }),
+      ),
+    ).resolves.toEqual({ mid: '0.5' });
     handler = (_r, res) => json(res, 200, { mid: '0.5' });
-    await expect(t.request({ api: 'clob', method: 'GET', path: '/m', auth: 'none', idempotent: true }, z.object({ mid: z.string() }))).resolves.toEqual({ mid: '0.5' });
+    await expect(
+      t.request(
+        { api: 'clob', method: 'GET', path: '/m', auth: 'none', idempotent: true },
+        z.object({ mid: z.string() }),
+      ),
+    ).resolves.toEqual({ mid: '0.5' });
     await t.close();
   });
 
@@ -105,7 +123,10 @@ describe('envelopes', () => {
     expect(queryString({ a: 1, b: undefined, c: ['x', 'y'], d: true })).toBe('?a=1&c=x&c=y&d=true');
     const t = transport();
     handler = (_r, res) => json(res, 200, {});
-    await t.request({ api: 'clob', method: 'GET', path: '/book', query: { token_id: '12' }, auth: 'none', idempotent: true }, anything);
+    await t.request(
+      { api: 'clob', method: 'GET', path: '/book', query: { token_id: '12' }, auth: 'none', idempotent: true },
+      anything,
+    );
     expect(seen[0]!.url).toBe('/clob/book?token_id=12');
     await t.close();
   });
@@ -113,7 +134,12 @@ describe('envelopes', () => {
   it('a malformed answer is a ValidationError naming the path', async () => {
     const t = transport();
     handler = (_r, res) => json(res, 200, { bids: [{ price: 5 }] });
-    const e = await caught(t.request({ api: 'clob', method: 'GET', path: '/book', auth: 'none', idempotent: true }, z.object({ bids: z.array(z.object({ price: z.string() })) })));
+    const e = await caught(
+      t.request(
+        { api: 'clob', method: 'GET', path: '/book', auth: 'none', idempotent: true },
+        z.object({ bids: z.array(z.object({ price: z.string() })) }),
+      ),
+    );
     expect(e).toBeInstanceOf(ValidationError);
     expect((e as Error).message).toContain('bids.0.price');
     expect(seen).toHaveLength(1); // never retried
@@ -123,17 +149,38 @@ describe('envelopes', () => {
 
 describe('error mapping', () => {
   const cases: Array<[string, number, unknown, Record<string, string>, (e: unknown) => void]> = [
-    ['401', 401, { success: false, error: { code: 'UNAUTHORIZED', message: 'Invalid api key' } }, {}, (e) => expect(e).toMatchObject({ code: 'UNAUTHORIZED' })],
+    [
+      '401',
+      401,
+      { success: false, error: { code: 'UNAUTHORIZED', message: 'Invalid api key' } },
+      {},
+      (e) => expect(e).toMatchObject({ code: 'UNAUTHORIZED' }),
+    ],
     ['403', 403, { error: 'forbidden' }, {}, (e) => expect(e).toMatchObject({ code: 'FORBIDDEN' })],
-    ['404', 404, { success: false, error: { code: 'NOT_FOUND', message: 'order not found' } }, {}, (e) => expect(e).toBeInstanceOf(NotFoundError)],
+    [
+      '404',
+      404,
+      { success: false, error: { code: 'NOT_FOUND', message: 'order not found' } },
+      {},
+      (e) => expect(e).toBeInstanceOf(NotFoundError),
+    ],
     [
       '400 venue code',
       400,
-      { success: false, error: { code: 'INVALID_ORDER_MIN_SIZE', message: 'Size lower than the minimum' }, errorMsg: 'x', orderID: '0xab' },
+      {
+        success: false,
+        error: { code: 'INVALID_ORDER_MIN_SIZE', message: 'Size lower than the minimum' },
+        errorMsg: 'x',
+        orderID: '0xab',
+      },
       {},
       (e) => {
         expect(e).toBeInstanceOf(OrderRejectedError);
-        expect(e).toMatchObject({ code: 'INVALID_ORDER_MIN_SIZE', retryable: false, details: { orderID: '0xab', status: 400 } });
+        expect(e).toMatchObject({
+          code: 'INVALID_ORDER_MIN_SIZE',
+          retryable: false,
+          details: { orderID: '0xab', status: 400 },
+        });
       },
     ],
     [
@@ -143,9 +190,21 @@ describe('error mapping', () => {
       {},
       (e) => expect(e).toMatchObject({ name: 'OrderRejectedError', code: 'INVALID_ORDER_DUPLICATED' }),
     ],
-    ['400 other', 400, { success: false, error: { code: 'BAD_REQUEST', message: 'missing token_id' } }, {}, (e) => expect(e).toMatchObject({ name: 'ValidationError', code: 'VALIDATION' })],
+    [
+      '400 other',
+      400,
+      { success: false, error: { code: 'BAD_REQUEST', message: 'missing token_id' } },
+      {},
+      (e) => expect(e).toMatchObject({ name: 'ValidationError', code: 'VALIDATION' }),
+    ],
     ['400 public other', 400, { error: 'Invalid token id' }, {}, (e) => expect(e).toBeInstanceOf(ValidationError)],
-    ['413', 413, { success: false, error: { code: 'PAYLOAD_TOO_LARGE', message: 'big' } }, {}, (e) => expect(e).toBeInstanceOf(ValidationError)],
+    [
+      '413',
+      413,
+      { success: false, error: { code: 'PAYLOAD_TOO_LARGE', message: 'big' } },
+      {},
+      (e) => expect(e).toBeInstanceOf(ValidationError),
+    ],
   ];
   for (const [name, status, body, headers, check] of cases) {
     it(`maps ${name}`, async () => {
@@ -161,7 +220,13 @@ describe('error mapping', () => {
   it('maps 429 with the later of Retry-After and X-RateLimit-Reset, and retries after it', async () => {
     const t = transport({ retry: { maxAttempts: 1 } });
     const reset = Math.ceil(Date.now() / 1000) + 2;
-    handler = (_r, res) => json(res, 429, { success: false, error: { code: 'RATE_LIMITED', message: 'slow down' } }, { 'retry-after': '1', 'x-ratelimit-reset': String(reset), 'x-ratelimit-limit': '5' });
+    handler = (_r, res) =>
+      json(
+        res,
+        429,
+        { success: false, error: { code: 'RATE_LIMITED', message: 'slow down' } },
+        { 'retry-after': '1', 'x-ratelimit-reset': String(reset), 'x-ratelimit-limit': '5' },
+      );
     const e = await caught(get(t));
     expect(e).toBeInstanceOf(RateLimitError);
     expect((e as RateLimitError).retryAfterMs).toBeGreaterThan(1000);
@@ -173,16 +238,29 @@ describe('error mapping', () => {
   it('retries 425/503 (even non-idempotent) and 5xx (only idempotent)', async () => {
     const t = transport();
     let n = 0;
-    handler = (_r, res) => (n++ === 0 ? json(res, 425, { error: 'Service is not ready' }, { 'retry-after': '0' }) : json(res, 200, { ok: true }));
-    await expect(t.request({ api: 'clob', method: 'POST', path: '/order', body: { a: 1 }, auth: 'none', idempotent: false }, anything)).resolves.toEqual({ ok: true });
+    handler = (_r, res) =>
+      n++ === 0
+        ? json(res, 425, { error: 'Service is not ready' }, { 'retry-after': '0' })
+        : json(res, 200, { ok: true });
+    await expect(
+      t.request(
+        { api: 'clob', method: 'POST', path: '/order', body: { a: 1 }, auth: 'none', idempotent: false },
+        anything,
+      ),
+    ).resolves.toEqual({ ok: true });
     expect(seen).toHaveLength(2);
     seen = [];
     n = 0;
-    handler = (_r, res) => (n++ === 0 ? json(res, 503, { error: 'Trading is currently disabled' }) : json(res, 200, { ok: 2 }));
-    await expect(t.request({ api: 'clob', method: 'POST', path: '/order', body: {}, auth: 'none', idempotent: false }, anything)).resolves.toEqual({ ok: 2 });
+    handler = (_r, res) =>
+      n++ === 0 ? json(res, 503, { error: 'Trading is currently disabled' }) : json(res, 200, { ok: 2 });
+    await expect(
+      t.request({ api: 'clob', method: 'POST', path: '/order', body: {}, auth: 'none', idempotent: false }, anything),
+    ).resolves.toEqual({ ok: 2 });
     seen = [];
     handler = (_r, res) => json(res, 500, { success: false, error: { code: 'INTERNAL', message: 'boom' } });
-    const e = await caught(t.request({ api: 'clob', method: 'POST', path: '/thing', body: {}, auth: 'none', idempotent: false }, anything));
+    const e = await caught(
+      t.request({ api: 'clob', method: 'POST', path: '/thing', body: {}, auth: 'none', idempotent: false }, anything),
+    );
     expect(e).toMatchObject({ name: 'NetworkError', code: 'NETWORK', retryable: true });
     expect(seen).toHaveLength(1);
     seen = [];
@@ -199,7 +277,12 @@ describe('error mapping', () => {
     await dead.close();
     const t = transport({ timeoutMs: 100 });
     handler = (_r, res) => setTimeout(() => json(res, 200, {}), 400);
-    const te = await caught(t.request({ api: 'clob', method: 'POST', path: '/order', body: { x: 1 }, auth: 'none', idempotent: false }, anything));
+    const te = await caught(
+      t.request(
+        { api: 'clob', method: 'POST', path: '/order', body: { x: 1 }, auth: 'none', idempotent: false },
+        anything,
+      ),
+    );
     expect(te).toBeInstanceOf(TimeoutError);
     expect(te).toBeInstanceOf(NetworkError);
     expect(te).toMatchObject({ code: 'TIMEOUT', retryable: true });
@@ -224,8 +307,14 @@ describe('error mapping', () => {
 
   it('never puts secrets in error messages', async () => {
     const t = transport();
-    handler = (_r, res) => json(res, 400, { success: false, error: { code: 'BAD_REQUEST', message: `bad ${SECRET} ${creds.passphrase} ${creds.apiKey}` } });
-    const e = (await caught(t.request({ api: 'clob', method: 'GET', path: '/x', auth: 'l2', idempotent: true }, anything))) as Error;
+    handler = (_r, res) =>
+      json(res, 400, {
+        success: false,
+        error: { code: 'BAD_REQUEST', message: `bad ${SECRET} ${creds.passphrase} ${creds.apiKey}` },
+      });
+    const e = (await caught(
+      t.request({ api: 'clob', method: 'GET', path: '/x', auth: 'l2', idempotent: true }, anything),
+    )) as Error;
     expect(e.message).not.toContain(SECRET);
     expect(e.message).not.toContain(creds.passphrase);
     expect(e.message).not.toContain(creds.apiKey);
@@ -233,8 +322,16 @@ describe('error mapping', () => {
     // a secret straddling the message's cut (500 characters): no prefix of it survives
     for (const secret of [SECRET, creds.passphrase]) {
       for (let pad = 420; pad <= 500; pad += 2) {
-        handler = (_r, res) => json(res, 400, { success: false, error: { code: 'BAD_REQUEST', message: 'x'.repeat(pad) + secret + ' tail' } });
-        const m = ((await caught(t.request({ api: 'clob', method: 'GET', path: '/x', auth: 'l2', idempotent: true }, anything))) as Error).message;
+        handler = (_r, res) =>
+          json(res, 400, {
+            success: false,
+            error: { code: 'BAD_REQUEST', message: 'x'.repeat(pad) + secret + ' tail' },
+          });
+        const m = (
+          (await caught(
+            t.request({ api: 'clob', method: 'GET', path: '/x', auth: 'l2', idempotent: true }, anything),
+          )) as Error
+        ).message;
         expect(m.length).toBeLessThanOrEqual(520);
         for (let k = 6; k <= secret.length; k++) expect(m, `pad ${pad}`).not.toContain(secret.slice(0, k));
         // a plain-text error body too
@@ -242,12 +339,18 @@ describe('error mapping', () => {
           res.writeHead(400, { 'content-type': 'text/plain' });
           res.end('y'.repeat(pad - 200) + secret + ' tail');
         };
-        const t2 = ((await caught(t.request({ api: 'clob', method: 'GET', path: '/x', auth: 'l2', idempotent: true }, anything))) as Error).message;
+        const t2 = (
+          (await caught(
+            t.request({ api: 'clob', method: 'GET', path: '/x', auth: 'l2', idempotent: true }, anything),
+          )) as Error
+        ).message;
         for (let k = 6; k <= secret.length; k++) expect(t2, `text pad ${pad}`).not.toContain(secret.slice(0, k));
       }
     }
     const noCreds = transport({ credentials: undefined });
-    const ae = await caught(noCreds.request({ api: 'clob', method: 'GET', path: '/x', auth: 'l2', idempotent: true }, anything));
+    const ae = await caught(
+      noCreds.request({ api: 'clob', method: 'GET', path: '/x', auth: 'l2', idempotent: true }, anything),
+    );
     expect(ae).toBeInstanceOf(AuthError);
     await t.close();
     await noCreds.close();
@@ -258,7 +361,8 @@ describe('auth and bytes', () => {
   it('signs L2 over the exact bytes sent and re-sends the same bytes on retry', async () => {
     const t = transport();
     let n = 0;
-    handler = (_r, res) => (n++ < 2 ? json(res, 503, { error: 'not ready' }, { 'retry-after': '0' }) : json(res, 200, { ok: true }));
+    handler = (_r, res) =>
+      n++ < 2 ? json(res, 503, { error: 'not ready' }, { 'retry-after': '0' }) : json(res, 200, { ok: true });
     const body = { order: { salt: 12345678901, price: '0.5' }, owner: creds.apiKey, orderType: 'GTC' };
     await t.request({ api: 'clob', method: 'POST', path: '/order', body, auth: 'l2', idempotent: true }, anything);
     expect(seen).toHaveLength(3);
@@ -269,7 +373,16 @@ describe('auth and bytes', () => {
       expect(s.url).toBe('/clob/order');
       expect(s.headers['poly_api_key']).toBe(creds.apiKey);
       expect(s.headers['poly_address']).toBe(wallet.address);
-      expect(verifyHmacSignature(SECRET, String(s.headers['poly_timestamp']), 'POST', '/order', s.body, String(s.headers['poly_signature']))).toBe(true);
+      expect(
+        verifyHmacSignature(
+          SECRET,
+          String(s.headers['poly_timestamp']),
+          'POST',
+          '/order',
+          s.body,
+          String(s.headers['poly_signature']),
+        ),
+      ).toBe(true);
     }
     await t.close();
   });
@@ -280,10 +393,15 @@ describe('auth and bytes', () => {
     await t.request({ api: 'clob', method: 'GET', path: '/data/orders', auth: 'l2', idempotent: true }, anything);
     expect(seen[0]!.headers['authorization']).toBe(`Bearer ${creds.apiKey}`);
     expect(seen[0]!.headers['poly_signature']).toBeUndefined();
-    await t.request({ api: 'clob', method: 'GET', path: '/auth/derive-api-key', auth: 'l1', nonce: 3, idempotent: true }, anything);
+    await t.request(
+      { api: 'clob', method: 'GET', path: '/auth/derive-api-key', auth: 'l1', nonce: 3, idempotent: true },
+      anything,
+    );
     const h = seen[1]!.headers;
     expect(h['poly_nonce']).toBe('3');
-    expect(recoverClobAuth(137, String(h['poly_address']), String(h['poly_timestamp']), 3n, String(h['poly_signature']))).toBe(wallet.address.toLowerCase());
+    expect(
+      recoverClobAuth(137, String(h['poly_address']), String(h['poly_timestamp']), 3n, String(h['poly_signature'])),
+    ).toBe(wallet.address.toLowerCase());
     await t.close();
   });
 });

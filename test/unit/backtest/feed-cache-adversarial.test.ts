@@ -11,7 +11,14 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureFeedCaches, planFeedCaches } from '../../../src/backtest/feed-cache.ts';
-import { frameLine, headerLine, statusLine, stringFrameLine, type FeedChannel, type FeedHeader } from '../../../src/backtest/feed.ts';
+import {
+  frameLine,
+  headerLine,
+  statusLine,
+  stringFrameLine,
+  type FeedChannel,
+  type FeedHeader,
+} from '../../../src/backtest/feed.ts';
 import { replayCachedBatches, replayFeedBatches } from '../../../src/backtest/replay.ts';
 import { CID, marketInfo, NO, T0, YES } from './sim-fixtures.ts';
 import { through } from './feed-cache-support.ts';
@@ -22,7 +29,16 @@ const cdir = join(dir, 'cache');
 
 const header: FeedHeader = { h: 1, t: T0, part: 0, source: 'test', recorder: 'test', markets: [marketInfo()] };
 const lv = (p: string, s: string) => ({ price: p, size: s });
-const book = (asset: string, t: number, bids: object[], asks: object[], extra: object = {}) => ({ event_type: 'book', market: CID, asset_id: asset, timestamp: String(t), hash: `h${t}`, bids, asks, ...extra });
+const book = (asset: string, t: number, bids: object[], asks: object[], extra: object = {}) => ({
+  event_type: 'book',
+  market: CID,
+  asset_id: asset,
+  timestamp: String(t),
+  hash: `h${t}`,
+  bids,
+  asks,
+  ...extra,
+});
 
 async function same(files: string[], channels?: FeedChannel[], batchSize = 3): Promise<void> {
   const caches = await ensureFeedCaches(files, cdir);
@@ -31,7 +47,12 @@ async function same(files: string[], channels?: FeedChannel[], batchSize = 3): P
   // and the first run, which builds the cache as it reads the text (tee)
   const tdir = mkdtempSync(join(dir, 'tee-'));
   const plan = await planFeedCaches(files, tdir);
-  const c = await through(files, { caches: plan.ready, build: plan.missing, batchSize, ...(channels ? { channels } : {}) });
+  const c = await through(files, {
+    caches: plan.ready,
+    build: plan.missing,
+    batchSize,
+    ...(channels ? { channels } : {}),
+  });
   expect(c.replay).toEqual(a.replay);
   expect(c.venue).toEqual(a.venue);
   expect(c.events).toEqual(a.events);
@@ -53,18 +74,59 @@ function oddLines(): string[] {
   f(book(NO, t, [], [])); // a book with no levels
   f({ event_type: 'price_change', market: CID, timestamp: String(t), price_changes: [] });
   f({ event_type: 'best_bid_ask', market: CID, asset_id: YES, best_bid: '0.4', best_ask: '0.6', timestamp: String(t) }); // no spread
-  f({ event_type: 'best_bid_ask', market: CID, asset_id: NO, best_bid: '0', best_ask: '0', spread: '0', timestamp: String(t) });
+  f({
+    event_type: 'best_bid_ask',
+    market: CID,
+    asset_id: NO,
+    best_bid: '0',
+    best_ask: '0',
+    spread: '0',
+    timestamp: String(t),
+  });
   // many distinct ids: the string table across chunks
-  for (let i = 0; i < 50; i++) for (let k = 0; k < 200; k++) f({ event_type: 'last_trade_price', market: `m${i}`, asset_id: `tok${i}`, price: '0.5', size: String(k + 0.000001), side: k % 2 ? 'BUY' : 'SELL', timestamp: String(99_999_999_999_999 + k) });
+  for (let i = 0; i < 50; i++)
+    for (let k = 0; k < 200; k++)
+      f({
+        event_type: 'last_trade_price',
+        market: `m${i}`,
+        asset_id: `tok${i}`,
+        price: '0.5',
+        size: String(k + 0.000001),
+        side: k % 2 ? 'BUY' : 'SELL',
+        timestamp: String(99_999_999_999_999 + k),
+      });
   // a huge declined frame and a huge other-channel frame
   L.push(stringFrameLine((t += 1), 'm', JSON.stringify(book(YES, t, many.slice(0, 50_000), [])).replace(/,/g, ', ')));
   f({ topic: 'x', payload: 'é'.repeat(700_000) }, 'r');
   // non-ASCII everywhere
   f(book(YES, t, [lv('0.3', '1')], [lv('0.7', '1')], { hash: 'ünïcødé→✓😀' }));
-  f({ event_type: 'price_change', market: CID, timestamp: String(t), price_changes: [{ asset_id: YES, price: '0.3', size: '0', side: 'BUY', hash: '😀', best_bid: '0', best_ask: '0.7' }] });
+  f({
+    event_type: 'price_change',
+    market: CID,
+    timestamp: String(t),
+    price_changes: [
+      { asset_id: YES, price: '0.3', size: '0', side: 'BUY', hash: '😀', best_bid: '0', best_ask: '0.7' },
+    ],
+  });
   L.push(statusLine((t += 1), 'r', 'disconnect', 'ρ'));
   // a header in the middle, with another market
-  L.push(headerLine({ ...header, t: (t += 1), part: 1, markets: [marketInfo(), marketInfo({ market: ('0x' + 'd2'.repeat(32)) as typeof CID, tokens: [{ tokenId: 'tok1' as typeof YES, outcome: 'Yes' }, { tokenId: 'tok2' as typeof YES, outcome: 'No' }] })] }));
+  L.push(
+    headerLine({
+      ...header,
+      t: (t += 1),
+      part: 1,
+      markets: [
+        marketInfo(),
+        marketInfo({
+          market: ('0x' + 'd2'.repeat(32)) as typeof CID,
+          tokens: [
+            { tokenId: 'tok1' as typeof YES, outcome: 'Yes' },
+            { tokenId: 'tok2' as typeof YES, outcome: 'No' },
+          ],
+        }),
+      ],
+    }),
+  );
   f({ event_type: 'last_trade_price', market: 'x', asset_id: 'tok1', price: '0.5', size: '1', side: 'BUY' });
   L.push('garbage line ✗', '   ', '{"t":1}');
   return L;
@@ -72,12 +134,16 @@ function oddLines(): string[] {
 
 describe('feed cache on odd feeds', () => {
   it('an events item of the tee (first, building run) gives fresh objects on each events() call, as DecodedFrameItem promises', async () => {
-    const L = [headerLine(header), frameLine(T0 + 1, 'm', JSON.stringify(book(YES, T0 + 1, [lv('0.4', '1')], [lv('0.6', '1')])))];
+    const L = [
+      headerLine(header),
+      frameLine(T0 + 1, 'm', JSON.stringify(book(YES, T0 + 1, [lv('0.4', '1')], [lv('0.6', '1')]))),
+    ];
     const p = join(dir, 'fresh.ndjson.gz');
     writeFileSync(p, gzipSync(L.join('\n') + '\n'));
     const plan = await planFeedCaches([p], mkdtempSync(join(dir, 'fresh-')));
     const ev: unknown[] = [];
-    for await (const b of replayCachedBatches([p], plan.ready, { build: plan.missing })) for (const x of b) if (x.kind === 'events') ev.push(x);
+    for await (const b of replayCachedBatches([p], plan.ready, { build: plan.missing }))
+      for (const x of b) if (x.kind === 'events') ev.push(x);
     expect(ev.length).toBe(1);
     const item = ev[0] as { events(): { bids: unknown[] }[] };
     const first = item.events();
@@ -118,7 +184,10 @@ describe('feed cache on odd feeds', () => {
   it('a lone surrogate in an `s`-form frame (valid JSON escape in the line) survives the cache', async () => {
     const L = [headerLine(header)];
     // the line's JSON string holds \ud800: the frame text holds a lone surrogate, no backslash
-    const raw = JSON.stringify(book(YES, T0 + 1, [lv('0.4', '1')], [lv('0.6', '1')], { hash: 'HASH' })).replace('HASH', 'x\ud800y');
+    const raw = JSON.stringify(book(YES, T0 + 1, [lv('0.4', '1')], [lv('0.6', '1')], { hash: 'HASH' })).replace(
+      'HASH',
+      'x\ud800y',
+    );
     expect(raw.includes('\\')).toBe(false);
     L.push(stringFrameLine(T0 + 1, 'm', raw));
     const p = join(dir, 'surrogate.ndjson.gz');
@@ -129,7 +198,13 @@ describe('feed cache on odd feeds', () => {
   it('a replay stopped early counts, on the items it took, the same frames and malformed lines from the text, the cache and the tee', async () => {
     const L = [headerLine(header)];
     for (let i = 1; i <= 5000; i++) {
-      L.push(frameLine(T0 + i, 'm', JSON.stringify(book(YES, T0 + i, [lv('0.4', String(i))], [lv('0.6', '1')], { pad: 'p'.repeat(100) }))));
+      L.push(
+        frameLine(
+          T0 + i,
+          'm',
+          JSON.stringify(book(YES, T0 + i, [lv('0.4', String(i))], [lv('0.6', '1')], { pad: 'p'.repeat(100) })),
+        ),
+      );
       if (i % 700 === 0) L.push('not a record', '{"t":');
       if (i % 1100 === 0) L.push(frameLine(T0 + i, 'r', '{"x":1}'));
     }

@@ -21,7 +21,8 @@ const folder = () => {
 };
 const NOW = Date.UTC(2026, 10, 26, 12);
 const hex = (c: string) => c.repeat(64);
-const own = (c: string) => `${hex(c)}.v${FEED_CACHE_VERSION}${decoderFingerprint() ? `-${decoderFingerprint()}` : ''}.mmfc`;
+const own = (c: string) =>
+  `${hex(c)}.v${FEED_CACHE_VERSION}${decoderFingerprint() ? `-${decoderFingerprint()}` : ''}.mmfc`;
 const put = (dir: string, name: string, bytes: number, ageMs: number): string => {
   const f = join(dir, name);
   writeFileSync(f, Buffer.alloc(bytes));
@@ -52,7 +53,16 @@ describe('pruneFeedCaches', () => {
     );
     expect(r.freedBytes).toBe(110);
     expect(r.keptBytes).toBe(1100);
-    expect(readdirSync(d).sort()).toEqual([`${own('b')}.456.zz.tmp`, `${hex('d')}.v1-0123456789ab.mmfc`, `${hex('f')}.v1.mmfc.bak`, own('e'), own('g'), 'notes.txt'].sort());
+    expect(readdirSync(d).sort()).toEqual(
+      [
+        `${own('b')}.456.zz.tmp`,
+        `${hex('d')}.v1-0123456789ab.mmfc`,
+        `${hex('f')}.v1.mmfc.bak`,
+        own('e'),
+        own('g'),
+        'notes.txt',
+      ].sort(),
+    );
   });
 
   it('evicts the least recently used caches beyond the cap, never one used since keepSince', () => {
@@ -75,19 +85,32 @@ describe('pruneFeedCaches', () => {
   });
 
   it('a missing folder is an empty one', () => {
-    expect(pruneFeedCaches(join(root, 'nope'), { now: NOW, maxBytes: 0 })).toEqual({ removed: [], freedBytes: 0, keptBytes: 0 });
+    expect(pruneFeedCaches(join(root, 'nope'), { now: NOW, maxBytes: 0 })).toEqual({
+      removed: [],
+      freedBytes: 0,
+      keptBytes: 0,
+    });
   });
 
   it('property: under the cap afterwards unless only kept caches remain; evicted caches are the oldest, kept ones never go', () => {
     fc.assert(
       fc.property(
         // ages in whole seconds: file times round-trip exactly (NOW is a whole second too)
-        fc.array(fc.record({ bytes: fc.integer({ min: 0, max: 1000 }), age: fc.integer({ min: 0, max: 100 }).map((x) => x * 1000) }), { maxLength: 12 }),
+        fc.array(
+          fc.record({
+            bytes: fc.integer({ min: 0, max: 1000 }),
+            age: fc.integer({ min: 0, max: 100 }).map((x) => x * 1000),
+          }),
+          { maxLength: 12 },
+        ),
         fc.integer({ min: 0, max: 6000 }),
         fc.integer({ min: 0, max: 100 }).map((x) => x * 1000),
         (files, cap, keepAge) => {
           const d = folder();
-          const made = files.map((f, i) => ({ ...f, file: put(d, own(i.toString(16)).replace(/^[0-9a-f]+/, i.toString(16).padStart(64, '0')), f.bytes, f.age) }));
+          const made = files.map((f, i) => ({
+            ...f,
+            file: put(d, own(i.toString(16)).replace(/^[0-9a-f]+/, i.toString(16).padStart(64, '0')), f.bytes, f.age),
+          }));
           const keepSince = NOW - keepAge;
           const r = pruneFeedCaches(d, { now: NOW, maxBytes: cap, keepSince });
           const gone = new Set(r.removed.map((x) => x.file));

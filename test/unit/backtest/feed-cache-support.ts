@@ -3,7 +3,12 @@ import { VirtualClock } from '../../../src/core/clock.ts';
 import type { MarketEvent } from '../../../src/core/events.ts';
 import type { CacheTarget } from '../../../src/backtest/feed-cache.ts';
 import type { FeedChannel } from '../../../src/backtest/feed.ts';
-import { newReplayStats, readFeedHeader, replayCachedBatches, replayFeedBatches } from '../../../src/backtest/replay.ts';
+import {
+  newReplayStats,
+  readFeedHeader,
+  replayCachedBatches,
+  replayFeedBatches,
+} from '../../../src/backtest/replay.ts';
 import { createSimVenue } from '../../../src/backtest/sim-venue.ts';
 import { marketInfo, NO, T0, YES } from './sim-fixtures.ts';
 
@@ -30,15 +35,31 @@ export interface Replayed {
 /** Replays `files` into a fresh simulated venue (subscribed to every token of the headers, the fixtures' and tok0..tok49) as the runner does. */
 export async function through(files: string[], o: ReplayFrom = {}): Promise<Replayed> {
   const clock = new VirtualClock(T0);
-  const venue = createSimVenue({ clock, markets: [marketInfo()], queue: 'risk-averse', latency: { entry: { kind: 'constant', ms: 0 }, cancel: { kind: 'constant', ms: 0 }, response: { kind: 'constant', ms: 0 } }, seed: 1 });
+  const venue = createSimVenue({
+    clock,
+    markets: [marketInfo()],
+    queue: 'risk-averse',
+    latency: {
+      entry: { kind: 'constant', ms: 0 },
+      cancel: { kind: 'constant', ms: 0 },
+      response: { kind: 'constant', ms: 0 },
+    },
+    seed: 1,
+  });
   const events: string[] = [];
   const tokens = [YES, NO] as string[];
-  for (const f of files) for (const m of (await readFeedHeader(f))?.markets ?? []) for (const t of m.tokens) tokens.push(t.tokenId);
+  for (const f of files)
+    for (const m of (await readFeedHeader(f))?.markets ?? []) for (const t of m.tokens) tokens.push(t.tokenId);
   for (let i = 0; i < 50; i++) tokens.push(`tok${i}`);
-  const sub = venue.marketEvents([...new Set(tokens)] as (typeof YES)[]).subscribe((e: MarketEvent) => events.push(JSON.stringify(e)));
+  const sub = venue
+    .marketEvents([...new Set(tokens)] as (typeof YES)[])
+    .subscribe((e: MarketEvent) => events.push(JSON.stringify(e)));
   const stats = newReplayStats();
   const opts = { stats, ...(o.channels ? { channels: o.channels } : {}), batchSize: o.batchSize ?? 3 };
-  const it = o.caches !== undefined ? replayCachedBatches(files, o.caches, { ...opts, ...(o.build ? { build: o.build } : {}) }) : replayFeedBatches(files, opts);
+  const it =
+    o.caches !== undefined
+      ? replayCachedBatches(files, o.caches, { ...opts, ...(o.build ? { build: o.build } : {}) })
+      : replayFeedBatches(files, opts);
   const stopAfter = o.stopAfter ?? Infinity;
   let items = 0;
   outer: for await (const b of it) {

@@ -4,13 +4,37 @@
  * every kind of record a feed holds, with channel filters and merged files; the cache is keyed by
  * the feed's content and rebuilt when missing, damaged or of another version.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildFeedCache, decoderFingerprint, ensureFeedCaches, feedCacheFile, fileSha256, FEED_CACHE_VERSION, planFeedCaches } from '../../../src/backtest/feed-cache.ts';
-import { frameLine, headerLine, statusLine, stringFrameLine, type FeedChannel, type FeedHeader } from '../../../src/backtest/feed.ts';
+import {
+  buildFeedCache,
+  decoderFingerprint,
+  ensureFeedCaches,
+  feedCacheFile,
+  fileSha256,
+  FEED_CACHE_VERSION,
+  planFeedCaches,
+} from '../../../src/backtest/feed-cache.ts';
+import {
+  frameLine,
+  headerLine,
+  statusLine,
+  stringFrameLine,
+  type FeedChannel,
+  type FeedHeader,
+} from '../../../src/backtest/feed.ts';
 import { CID, marketInfo, NO, T0, YES } from './sim-fixtures.ts';
 import { writeWorldFeed } from '../../support/world-feed.ts';
 import { through } from './feed-cache-support.ts';
@@ -20,23 +44,82 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const header: FeedHeader = { h: 1, t: T0, part: 0, source: 'test', recorder: 'test', markets: [marketInfo()] };
 const lv = (p: string, s: string) => ({ price: p, size: s });
-const book = (asset: string, t: number, bids: object[], asks: object[], extra: object = {}) => ({ event_type: 'book', market: CID, asset_id: asset, timestamp: String(t), hash: `h${t}${asset.slice(0, 4)}`, bids, asks, ...extra });
+const book = (asset: string, t: number, bids: object[], asks: object[], extra: object = {}) => ({
+  event_type: 'book',
+  market: CID,
+  asset_id: asset,
+  timestamp: String(t),
+  hash: `h${t}${asset.slice(0, 4)}`,
+  bids,
+  asks,
+  ...extra,
+});
 
 /** A hand-built feed holding every kind of record: each message kind, declined frames, statuses, other channels, bad lines. */
 function handFeed(): string {
   const L: string[] = [headerLine(header)];
   let t = T0;
   const f = (raw: unknown, ch: FeedChannel = 'm') => L.push(frameLine((t += 7), ch, JSON.stringify(raw)));
-  f([book(YES, t, [lv('0.48', '100'), lv('0.49', '50')], [lv('0.52', '80'), lv('0.51', '10')]), book(NO, t, [lv('0.48', '10')], [lv('0.52', '5')], { tick_size: '0.01', min_order_size: '5', last_trade_price: '0.5' })]);
-  f({ event_type: 'price_change', market: CID, timestamp: String(t), price_changes: [{ asset_id: YES, price: '0.49', size: '0', side: 'BUY', hash: 'a1', best_bid: '0.48', best_ask: '0.51' }, { asset_id: NO, price: '0.51', size: '12.5', side: 'SELL', hash: 'a2', best_bid: '0.48', best_ask: '0.51' }] });
-  f({ event_type: 'last_trade_price', market: CID, asset_id: YES, price: '0.51', size: '3.25', side: 'BUY', fee_rate_bps: '0', timestamp: String(t) });
-  f({ event_type: 'best_bid_ask', market: CID, asset_id: YES, best_bid: '0.48', best_ask: '0.51', spread: '0.03', timestamp: String(t) });
+  f([
+    book(YES, t, [lv('0.48', '100'), lv('0.49', '50')], [lv('0.52', '80'), lv('0.51', '10')]),
+    book(NO, t, [lv('0.48', '10')], [lv('0.52', '5')], {
+      tick_size: '0.01',
+      min_order_size: '5',
+      last_trade_price: '0.5',
+    }),
+  ]);
+  f({
+    event_type: 'price_change',
+    market: CID,
+    timestamp: String(t),
+    price_changes: [
+      { asset_id: YES, price: '0.49', size: '0', side: 'BUY', hash: 'a1', best_bid: '0.48', best_ask: '0.51' },
+      { asset_id: NO, price: '0.51', size: '12.5', side: 'SELL', hash: 'a2', best_bid: '0.48', best_ask: '0.51' },
+    ],
+  });
+  f({
+    event_type: 'last_trade_price',
+    market: CID,
+    asset_id: YES,
+    price: '0.51',
+    size: '3.25',
+    side: 'BUY',
+    fee_rate_bps: '0',
+    timestamp: String(t),
+  });
+  f({
+    event_type: 'best_bid_ask',
+    market: CID,
+    asset_id: YES,
+    best_bid: '0.48',
+    best_ask: '0.51',
+    spread: '0.03',
+    timestamp: String(t),
+  });
   f({ event_type: 'best_bid_ask', market: CID, asset_id: NO, best_bid: '0', best_ask: '0.51', timestamp: String(t) });
   // a non-ASCII hash (utf8 strings in the cache), a book with unordered levels (sorted by the decoder)
   f(book(YES, t, [lv('0.45', '1'), lv('0.47', '2'), lv('0.46', '3')], [lv('0.55', '4')], { hash: 'hé→✓' }));
   // frames the scanner declines (whitespace, escapes, unknown kinds, tick change): the reference path decides
-  L.push(frameLine((t += 7), 'm', JSON.stringify(book(NO, t, [lv('0.40', '9')], [lv('0.60', '9')]), null, 1).replace(/\n/g, ' ')));
-  L.push(stringFrameLine((t += 7), 'm', '{"event_type":"tick_size_change","market":"' + CID + '","asset_id":"' + YES + '","old_tick_size":"0.01","new_tick_size":"0.001","timestamp":"' + t + '"}'));
+  L.push(
+    frameLine(
+      (t += 7),
+      'm',
+      JSON.stringify(book(NO, t, [lv('0.40', '9')], [lv('0.60', '9')]), null, 1).replace(/\n/g, ' '),
+    ),
+  );
+  L.push(
+    stringFrameLine(
+      (t += 7),
+      'm',
+      '{"event_type":"tick_size_change","market":"' +
+        CID +
+        '","asset_id":"' +
+        YES +
+        '","old_tick_size":"0.01","new_tick_size":"0.001","timestamp":"' +
+        t +
+        '"}',
+    ),
+  );
   f({ event_type: 'mystery', market: CID });
   f({ event_type: 'book', market: CID }); // refused by the decoder: a stream_error
   L.push(stringFrameLine((t += 7), 'm', 'not json at all'));
@@ -47,7 +130,14 @@ function handFeed(): string {
   L.push('');
   L.push(statusLine((t += 7), 'm', 'connect'));
   f([book(YES, t, [lv('0.48', '100')], [lv('0.52', '80')]), book(NO, t, [lv('0.48', '100')], [lv('0.52', '80')])]);
-  f({ event_type: 'price_change', market: CID, timestamp: String(t), price_changes: [{ asset_id: YES, price: '0.5', size: '7', side: 'BUY', hash: 'b1', best_bid: '0.5', best_ask: '0.52' }] });
+  f({
+    event_type: 'price_change',
+    market: CID,
+    timestamp: String(t),
+    price_changes: [
+      { asset_id: YES, price: '0.5', size: '7', side: 'BUY', hash: 'b1', best_bid: '0.5', best_ask: '0.52' },
+    ],
+  });
   return L.join('\n') + '\n';
 }
 
@@ -92,7 +182,14 @@ describe('feed cache', () => {
     // pruning's least-recently-used order)
     expect(statSync(c1).ino).toBe(s1.ino);
     expect(statSync(c1).mtimeMs).toBeGreaterThanOrEqual(s1.mtimeMs);
-    writeFileSync(f, gzipSync(handFeed() + frameLine(T0 + 10_000, 'm', JSON.stringify(book(YES, T0 + 10_000, [lv('0.3', '1')], [lv('0.7', '1')]))) + '\n'));
+    writeFileSync(
+      f,
+      gzipSync(
+        handFeed() +
+          frameLine(T0 + 10_000, 'm', JSON.stringify(book(YES, T0 + 10_000, [lv('0.3', '1')], [lv('0.7', '1')]))) +
+          '\n',
+      ),
+    );
     const c2 = (await ensureFeedCaches([f], cdir)).get(f)!;
     expect(c2).not.toBe(c1);
     expect(await through([f], { caches: new Map([[f, c2]]) })).toEqual(await through([f]));
@@ -133,7 +230,11 @@ describe('feed cache', () => {
       for (const channels of [undefined, ['r'] as FeedChannel[]]) {
         const out = join(dir, `tee-${sha.toString('hex').slice(0, 8)}.mmfc`);
         rmSync(out, { force: true });
-        const teed = await through([f], { caches: new Map(), build: new Map([[f, { out, sha }]]), ...(channels ? { channels } : {}) });
+        const teed = await through([f], {
+          caches: new Map(),
+          build: new Map([[f, { out, sha }]]),
+          ...(channels ? { channels } : {}),
+        });
         expect(teed).toEqual(await through([f], channels ? { channels } : {}));
         // the whole cache, whatever the channels handed out
         expect(readFileSync(out).equals(readFileSync(ref))).toBe(true);
@@ -161,7 +262,14 @@ describe('feed cache', () => {
     const target = plan.missing.get(f)!;
     expect(target).toBeDefined();
     // the feed grows between the hash and the replay's end
-    writeFileSync(f, gzipSync(handFeed() + frameLine(T0 + 99_999, 'm', JSON.stringify(book(YES, T0 + 99_999, [lv('0.3', '1')], [lv('0.7', '1')]))) + '\n'));
+    writeFileSync(
+      f,
+      gzipSync(
+        handFeed() +
+          frameLine(T0 + 99_999, 'm', JSON.stringify(book(YES, T0 + 99_999, [lv('0.3', '1')], [lv('0.7', '1')]))) +
+          '\n',
+      ),
+    );
     const r = await through([f], { caches: new Map(), build: new Map([[f, target]]) });
     expect(r).toEqual(await through([f]));
     expect(readdirSync(sub)).toEqual([]);

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { formatT, frameLine, headerLine, parseLine, statusLine, stringFrameLine, type FeedHeader } from '../../../src/backtest/feed.ts';
+import {
+  formatT,
+  frameLine,
+  headerLine,
+  parseLine,
+  statusLine,
+  stringFrameLine,
+  type FeedHeader,
+} from '../../../src/backtest/feed.ts';
 import type { MarketInfo } from '../../../src/engine/venue.ts';
 
 const market = {
@@ -73,13 +81,34 @@ describe('line formats round-trip through parseLine', () => {
   });
 
   it('status lines', () => {
-    expect(parseLine(statusLine(8.5, 'm', 'disconnect', 'closed 1006'))).toEqual({ kind: 'status', t: 8.5, ch: 'm', status: 'disconnect', reason: 'closed 1006' });
-    expect(parseLine(statusLine(9, 'r', 'connect'))).toEqual({ kind: 'status', t: 9, ch: 'r', status: 'connect', reason: '' });
-    expect(parseLine(statusLine(9, 'm', 'disconnect', 'quote " and \n newline'))).toMatchObject({ reason: 'quote " and \n newline' });
+    expect(parseLine(statusLine(8.5, 'm', 'disconnect', 'closed 1006'))).toEqual({
+      kind: 'status',
+      t: 8.5,
+      ch: 'm',
+      status: 'disconnect',
+      reason: 'closed 1006',
+    });
+    expect(parseLine(statusLine(9, 'r', 'connect'))).toEqual({
+      kind: 'status',
+      t: 9,
+      ch: 'r',
+      status: 'connect',
+      reason: '',
+    });
+    expect(parseLine(statusLine(9, 'm', 'disconnect', 'quote " and \n newline'))).toMatchObject({
+      reason: 'quote " and \n newline',
+    });
   });
 
   it('header lines carry the MarketInfo exactly', () => {
-    const h: FeedHeader = { h: 1, t: 1_760_000_000_000.5, part: 2, source: 'http://127.0.0.1:1', recorder: 'mmkit/0.1.0', markets: [market] };
+    const h: FeedHeader = {
+      h: 1,
+      t: 1_760_000_000_000.5,
+      part: 2,
+      source: 'http://127.0.0.1:1',
+      recorder: 'mmkit/0.1.0',
+      markets: [market],
+    };
     const line = headerLine(h);
     expect(line).not.toContain('\n');
     const it = parseLine(line);
@@ -116,7 +145,7 @@ describe('parseLine on malformed input', () => {
     });
   }
 
-  it('does not validate the raw frame (the consumer\'s decoder counts bad frames): only the line shape', () => {
+  it("does not validate the raw frame (the consumer's decoder counts bad frames): only the line shape", () => {
     // a line cut inside the frame that happens to end with a brace still has the frame shape
     expect(parseLine('{"t":1,"c":"m","f":{"a":{"b":1}')).toEqual({ kind: 'frame', t: 1, ch: 'm', raw: '{"a":{"b":1' });
   });

@@ -20,33 +20,71 @@ const fillArb = fc.record({
   fee: fc.integer({ min: 0, max: 100_000 }),
   maker: fc.boolean(),
   // mids at the horizons: pips, may be x.5, or unknown
-  mids: fc.array(fc.option(fc.integer({ min: 2, max: 19_998 }).map((x) => x / 2), { nil: null }), { minLength: 3, maxLength: 3 }),
+  mids: fc.array(
+    fc.option(
+      fc.integer({ min: 2, max: 19_998 }).map((x) => x / 2),
+      { nil: null },
+    ),
+    { minLength: 3, maxLength: 3 },
+  ),
 });
 
 describe('fill figures online', () => {
   it('equal the figures of the complete list, to the last bit', () => {
     fc.assert(
-      fc.property(fc.array(fillArb, { maxLength: 60 }), fc.integer({ min: 0, max: 60_000_000 }), fc.integer({ min: 0, max: 20_000 }), (gen, limit, tail) => {
-        let t = T0;
-        const rows: FillRow[] = gen.map((g, i) => {
-          t += g.dt;
-          return { t, tradeId: `t${i}`, orderId: `o${i}`, market: 'm', tokenId: g.tokenId, side: g.side, price: g.price, size: g.size, fee: g.fee, role: g.maker ? 'MAKER' : 'TAKER', mid: null, markouts: [...g.mids] };
-        });
-        const endMs = t + tail;
-        const acc = new FillStatsAccumulator({ horizonsMs: MARKOUT_HORIZONS_MS, limit, startMs: T0, tokens: TOKENS });
-        // fills as they come; each horizon's mids in the order of the fills (as the runner's timers fire)
-        for (const f of rows) acc.add(f);
-        MARKOUT_HORIZONS_MS.forEach((_, i) => {
-          for (const f of rows) acc.markout(f, i, f.markouts[i]!);
-        });
-        expect(JSON.stringify(acc.result(endMs))).toBe(JSON.stringify(fillStatsOf(rows, limit, T0, endMs, TOKENS)));
-      }),
+      fc.property(
+        fc.array(fillArb, { maxLength: 60 }),
+        fc.integer({ min: 0, max: 60_000_000 }),
+        fc.integer({ min: 0, max: 20_000 }),
+        (gen, limit, tail) => {
+          let t = T0;
+          const rows: FillRow[] = gen.map((g, i) => {
+            t += g.dt;
+            return {
+              t,
+              tradeId: `t${i}`,
+              orderId: `o${i}`,
+              market: 'm',
+              tokenId: g.tokenId,
+              side: g.side,
+              price: g.price,
+              size: g.size,
+              fee: g.fee,
+              role: g.maker ? 'MAKER' : 'TAKER',
+              mid: null,
+              markouts: [...g.mids],
+            };
+          });
+          const endMs = t + tail;
+          const acc = new FillStatsAccumulator({ horizonsMs: MARKOUT_HORIZONS_MS, limit, startMs: T0, tokens: TOKENS });
+          // fills as they come; each horizon's mids in the order of the fills (as the runner's timers fire)
+          for (const f of rows) acc.add(f);
+          MARKOUT_HORIZONS_MS.forEach((_, i) => {
+            for (const f of rows) acc.markout(f, i, f.markouts[i]!);
+          });
+          expect(JSON.stringify(acc.result(endMs))).toBe(JSON.stringify(fillStatsOf(rows, limit, T0, endMs, TOKENS)));
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('a void fill comes out of the counts, sums and markouts', () => {
-    const mk = (i: number, o: Partial<FillRow> = {}): FillRow => ({ t: T0 + i * 1000, tradeId: `t${i}`, orderId: `o${i}`, market: 'm', tokenId: 'yes', side: 'BUY', price: 5000, size: 10_000_000, fee: 7, role: 'MAKER', mid: null, markouts: [5100, null, 4900], ...o });
+    const mk = (i: number, o: Partial<FillRow> = {}): FillRow => ({
+      t: T0 + i * 1000,
+      tradeId: `t${i}`,
+      orderId: `o${i}`,
+      market: 'm',
+      tokenId: 'yes',
+      side: 'BUY',
+      price: 5000,
+      size: 10_000_000,
+      fee: 7,
+      role: 'MAKER',
+      mid: null,
+      markouts: [5100, null, 4900],
+      ...o,
+    });
     const a = mk(1);
     const b = mk(2, { side: 'SELL', role: 'TAKER', price: 6000, markouts: [5900, 5800, null] });
     const acc = new FillStatsAccumulator({ horizonsMs: MARKOUT_HORIZONS_MS, limit: 0, startMs: T0, tokens: TOKENS });
@@ -61,7 +99,20 @@ describe('fill figures online', () => {
 
 describe('bounded buffers', () => {
   it('FillRowRing keeps the last `cap` rows in order, with their markouts, and can take one back', () => {
-    const row = (i: number): FillRow => ({ t: T0 + i + 0.25, tradeId: `t${i}`, orderId: `o${i}`, market: 'm', tokenId: i % 2 ? 'no' : 'yes', side: i % 3 ? 'BUY' : 'SELL', price: 100 + i, size: 1_000_000 * i, fee: i, role: i % 2 ? 'MAKER' : 'TAKER', mid: i % 4 ? 100.5 + i : null, markouts: [null, null, null] });
+    const row = (i: number): FillRow => ({
+      t: T0 + i + 0.25,
+      tradeId: `t${i}`,
+      orderId: `o${i}`,
+      market: 'm',
+      tokenId: i % 2 ? 'no' : 'yes',
+      side: i % 3 ? 'BUY' : 'SELL',
+      price: 100 + i,
+      size: 1_000_000 * i,
+      fee: i,
+      role: i % 2 ? 'MAKER' : 'TAKER',
+      mid: i % 4 ? 100.5 + i : null,
+      markouts: [null, null, null],
+    });
     const r = new FillRowRing(3, 3);
     expect(r.toArray()).toEqual([]);
     const nos = [1, 2, 3, 4, 5, 6, 7].map((i) => r.push(row(i)));
@@ -88,7 +139,8 @@ describe('bounded buffers', () => {
   it('FillPointSampler keeps every fill under the bound, then one in `stride` (the 1st, (stride+1)th, ...)', () => {
     for (const n of [0, 1, 7, 8, 9, 100, 1000]) {
       const s = new FillPointSampler(8);
-      for (let i = 0; i < n; i++) s.add({ t: i, tokenId: 'yes', side: i % 2 ? 'SELL' : 'BUY', price: i, size: i, fee: 0, role: 'MAKER' });
+      for (let i = 0; i < n; i++)
+        s.add({ t: i, tokenId: 'yes', side: i % 2 ? 'SELL' : 'BUY', price: i, size: i, fee: 0, role: 'MAKER' });
       const p = s.result();
       expect(p.t.length).toBeLessThan(8);
       expect(p.t).toEqual(Array.from({ length: n }, (_, i) => i).filter((i) => i % p.stride === 0));

@@ -60,7 +60,9 @@ describe('backtest metrics', () => {
       { tokenId: 'yes', atLimitMs: 2000, fraction: 0.4, maxAbs: 20_000_000 },
       { tokenId: 'no', atLimitMs: 2000, fraction: 0.4, maxAbs: 20_000_000 },
     ]);
-    expect(inventoryTimeOf([], 1, T0, T0 + 10, ['yes'])).toEqual([{ tokenId: 'yes', atLimitMs: 0, fraction: 0, maxAbs: 0 }]);
+    expect(inventoryTimeOf([], 1, T0, T0 + 10, ['yes'])).toEqual([
+      { tokenId: 'yes', atLimitMs: 0, fraction: 0, maxAbs: 0 },
+    ]);
   });
 
   it('fill ratio per quote, orders, budgets with their utilisation', () => {
@@ -79,7 +81,11 @@ describe('backtest metrics', () => {
 
   it('the last sample off the interval grid (the run ended between two samples) is left out of Sharpe', () => {
     const r = sampleResult();
-    const s = { ...r.samples, t: [...r.samples.t, T0 + 5200], pnl: { ...r.samples.pnl, total: [...r.samples.pnl.total, 1000] } };
+    const s = {
+      ...r.samples,
+      t: [...r.samples.t, T0 + 5200],
+      pnl: { ...r.samples.pnl, total: [...r.samples.pnl.total, 1000] },
+    };
     expect(computeMetrics({ ...r, samples: s }).sharpe.value).toBe(computeMetrics(r).sharpe.value);
   });
 });

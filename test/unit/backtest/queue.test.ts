@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { createQueueModel, floorLot, powerProbBehind, probDepth, riskAverseDepth, tradeAtLevel, tradeVolumeAtLevel } from '../../../src/backtest/queue.ts';
+import {
+  createQueueModel,
+  floorLot,
+  powerProbBehind,
+  probDepth,
+  riskAverseDepth,
+  tradeAtLevel,
+  tradeVolumeAtLevel,
+} from '../../../src/backtest/queue.ts';
 import { latencyMean, latencySampler, rngStream, validateLatencySpec } from '../../../src/backtest/latency.ts';
 import { Rng } from '../../../src/core/random.ts';
 
@@ -54,7 +62,9 @@ describe('queue models (pure)', () => {
     // a cancel larger than the back: the excess must have been ahead of us
     // front 100, back 10, cancel 50, n = 2: p = 100/10100; est = 100 - (1-p)50 + min(10 - 50p, 0)
     const p = 100 / 10100;
-    expect(probDepth(100 * SH, 110 * SH, 60 * SH, 0, 2)).toBe(Math.round((100 - (1 - p) * 50 + Math.min(10 - 50 * p, 0)) * SH));
+    expect(probDepth(100 * SH, 110 * SH, 60 * SH, 0, 2)).toBe(
+      Math.round((100 - (1 - p) * 50 + Math.min(10 - 50 * p, 0)) * SH),
+    );
     // an increase, or a decrease all explained by trades: no advance beyond the cap
     expect(probDepth(100 * SH, 150 * SH, 200 * SH, 0, 2)).toBe(100 * SH);
     expect(probDepth(70 * SH, 150 * SH, 120 * SH, 30 * SH, 2)).toBe(70 * SH);

@@ -55,7 +55,13 @@ describe('FeedWriter', () => {
   it('makes lines decodable at every flush interval, before the stream is finished', async () => {
     const clock = new VirtualClock(1_000);
     const out = file();
-    const w = new FeedWriter({ out, header: { source: 's', recorder: 'r', markets: [] }, now: () => clock.now(), clock, flushIntervalMs: 250 });
+    const w = new FeedWriter({
+      out,
+      header: { source: 's', recorder: 'r', markets: [] },
+      now: () => clock.now(),
+      clock,
+      flushIntervalMs: 250,
+    });
     w.open();
     await tick();
     expect(decodable(out).split('\n')[0]).toContain('"h":1');
@@ -73,7 +79,14 @@ describe('FeedWriter', () => {
     const clock = new VirtualClock(0);
     const out = file();
     const parts: number[] = [];
-    const w = new FeedWriter({ out, header: { source: 's', recorder: 'r', markets: [market] }, now: () => clock.now(), clock, rotateMs: 1000, onRotate: (p) => parts.push(p) });
+    const w = new FeedWriter({
+      out,
+      header: { source: 's', recorder: 'r', markets: [market] },
+      now: () => clock.now(),
+      clock,
+      rotateMs: 1000,
+      onRotate: (p) => parts.push(p),
+    });
     w.open();
     for (let i = 0; i < 10; i++) {
       w.write(`{"t":${clock.now()},"c":"m","f":{"i":${i}}}`);
@@ -89,7 +102,13 @@ describe('FeedWriter', () => {
     }
     // by size: a tiny budget rotates at the first flush with data
     const out2 = file();
-    const w2 = new FeedWriter({ out: out2, header: { source: 's', recorder: 'r', markets: [] }, now: () => clock.now(), clock, rotateBytes: 50 });
+    const w2 = new FeedWriter({
+      out: out2,
+      header: { source: 's', recorder: 'r', markets: [] },
+      now: () => clock.now(),
+      clock,
+      rotateBytes: 50,
+    });
     w2.open();
     await tick();
     w2.write(`{"t":1,"c":"m","f":{"x":"${'y'.repeat(100)}"}}`);
@@ -99,12 +118,17 @@ describe('FeedWriter', () => {
     await w2.close();
     expect(w2.files.length).toBeGreaterThanOrEqual(2);
     // exclusive: a part that exists stops the writing instead of overwriting it
-    expect(() => new FeedWriter({ out, header: { source: 's', recorder: 'r', markets: [] }, now: () => 0, clock }).open()).toThrow(/EEXIST/);
+    expect(() =>
+      new FeedWriter({ out, header: { source: 's', recorder: 'r', markets: [] }, now: () => 0, clock }).open(),
+    ).toThrow(/EEXIST/);
   });
 });
 
 /** A fake socket: the test plays the server through the handlers. */
-function fakeSockets(): { factory: WsFactory; sockets: Array<{ url: string; h: WsHandlers; sent: string[]; terminated: boolean }> } {
+function fakeSockets(): {
+  factory: WsFactory;
+  sockets: Array<{ url: string; h: WsHandlers; sent: string[]; terminated: boolean }>;
+} {
   const sockets: Array<{ url: string; h: WsHandlers; sent: string[]; terminated: boolean }> = [];
   const factory: WsFactory = (url, h) => {
     const s = { url, h, sent: [] as string[], terminated: false };
@@ -136,7 +160,16 @@ describe('startRecorder (fake sockets, virtual clock)', () => {
     let t = 1_700_000_000_000.125;
     const { factory, sockets } = fakeSockets();
     const out = file();
-    const rec = startRecorder({ out, markets: [market], marketUrl: 'ws://x/ws/market', rtdsUrl: 'ws://x/rtds', source: 'http://x', now: () => (t += 0.001), clock, createSocket: factory });
+    const rec = startRecorder({
+      out,
+      markets: [market],
+      marketUrl: 'ws://x/ws/market',
+      rtdsUrl: 'ws://x/rtds',
+      source: 'http://x',
+      now: () => (t += 0.001),
+      clock,
+      createSocket: factory,
+    });
     expect(sockets.map((s) => s.url)).toEqual(['ws://x/ws/market', 'ws://x/rtds']);
     const [m, r] = sockets;
     m!.h.onOpen();
@@ -144,7 +177,10 @@ describe('startRecorder (fake sockets, virtual clock)', () => {
     await rec.connected();
     // the subscriptions as the venue expects them, then PING
     expect(JSON.parse(m!.sent[0]!)).toEqual({ assets_ids: ['Y1', 'N1'], type: 'market', custom_feature_enabled: true });
-    expect(JSON.parse(r!.sent[0]!)).toEqual({ action: 'subscribe', subscriptions: [{ topic: 'crypto_prices', type: 'update', filters: 'btcusdt,ethusdt,solusdt,xrpusdt,dogeusdt' }] });
+    expect(JSON.parse(r!.sent[0]!)).toEqual({
+      action: 'subscribe',
+      subscriptions: [{ topic: 'crypto_prices', type: 'update', filters: 'btcusdt,ethusdt,solusdt,xrpusdt,dogeusdt' }],
+    });
     expect(m!.sent[1]).toBe('PING');
     const book = '[{"event_type":"book","asset_id":"Y1","bids":[],"asks":[]} , {"event_type":"book","asset_id":"N1"}]';
     m!.h.onText(book);
@@ -157,7 +193,11 @@ describe('startRecorder (fake sockets, virtual clock)', () => {
     expect(s.frames).toEqual({ m: 3, r: 1 });
     expect(s.stringFrames).toBe(2);
     const it = await items([out]);
-    const body = it.slice(1).map((i) => (i.kind === 'frame' ? `${i.ch}:f:${i.raw}` : i.kind === 'status' ? `${i.ch}:${i.status}:${i.reason}` : ''));
+    const body = it
+      .slice(1)
+      .map((i) =>
+        i.kind === 'frame' ? `${i.ch}:f:${i.raw}` : i.kind === 'status' ? `${i.ch}:${i.status}:${i.reason}` : '',
+      );
     expect(body).toEqual([
       'm:connect:initial',
       'r:connect:initial',
@@ -177,7 +217,16 @@ describe('startRecorder (fake sockets, virtual clock)', () => {
     const clock = new VirtualClock(0);
     const { factory, sockets } = fakeSockets();
     const out = file();
-    const rec = startRecorder({ out, markets: [market], marketUrl: 'ws://x/ws/market', source: 'http://x', now: () => clock.now(), clock, createSocket: factory, backoff: { initialMs: 100, maxMs: 100, jitter: 0 } });
+    const rec = startRecorder({
+      out,
+      markets: [market],
+      marketUrl: 'ws://x/ws/market',
+      source: 'http://x',
+      now: () => clock.now(),
+      clock,
+      createSocket: factory,
+      backoff: { initialMs: 100, maxMs: 100, jitter: 0 },
+    });
     sockets[0]!.h.onOpen();
     sockets[0]!.h.onText('{"event_type":"book","asset_id":"Y1"}');
     clock.advance(10);
@@ -203,8 +252,23 @@ describe('startRecorder (fake sockets, virtual clock)', () => {
   it('splits more than 500 tokens over several market connections', async () => {
     const clock = new VirtualClock(0);
     const { factory, sockets } = fakeSockets();
-    const many = Array.from({ length: 260 }, (_, i) => ({ ...market, market: `0x${i}`, tokens: [{ tokenId: `Y${i}`, outcome: 'Yes' }, { tokenId: `N${i}`, outcome: 'No' }] })) as unknown as MarketInfo[];
-    const rec = startRecorder({ out: file(), markets: many, marketUrl: 'ws://x/ws/market', source: 'x', now: () => clock.now(), clock, createSocket: factory });
+    const many = Array.from({ length: 260 }, (_, i) => ({
+      ...market,
+      market: `0x${i}`,
+      tokens: [
+        { tokenId: `Y${i}`, outcome: 'Yes' },
+        { tokenId: `N${i}`, outcome: 'No' },
+      ],
+    })) as unknown as MarketInfo[];
+    const rec = startRecorder({
+      out: file(),
+      markets: many,
+      marketUrl: 'ws://x/ws/market',
+      source: 'x',
+      now: () => clock.now(),
+      clock,
+      createSocket: factory,
+    });
     for (const s of sockets) s.h.onOpen();
     const subs = sockets.map((s) => (JSON.parse(s.sent[0]!) as { assets_ids: string[] }).assets_ids.length);
     expect(subs).toEqual([500, 20]);

@@ -6,7 +6,14 @@ import { constants, createGzip, gzipSync } from 'node:zlib';
 import { once } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { frameLine, headerLine, statusLine, stringFrameLine, type FeedHeader, type FeedItem } from '../../../src/backtest/feed.ts';
+import {
+  frameLine,
+  headerLine,
+  statusLine,
+  stringFrameLine,
+  type FeedHeader,
+  type FeedItem,
+} from '../../../src/backtest/feed.ts';
 import { newReplayStats, readFeedHeader, replayFeedBatches, replayFeeds } from '../../../src/backtest/replay.ts';
 
 let dir: string;
@@ -15,7 +22,14 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const header = (t: number, part = 0): FeedHeader => ({ h: 1, t, part, source: 'test', recorder: 'mmkit/0.1.0', markets: [] });
+const header = (t: number, part = 0): FeedHeader => ({
+  h: 1,
+  t,
+  part,
+  source: 'test',
+  recorder: 'mmkit/0.1.0',
+  markets: [],
+});
 const frame = (t: number, tag: string, ch: 'm' | 'r' = 'm') => frameLine(t, ch, JSON.stringify({ tag }));
 let seq = 0;
 const path = (name: string) => join(dir, `${++seq}-${name}`);
@@ -31,25 +45,73 @@ async function collect(files: string[], opts: Parameters<typeof replayFeeds>[1] 
   for await (const it of replayFeeds(files, opts)) out.push(it);
   return out;
 }
-const tags = (items: FeedItem[]) => items.map((i) => (i.kind === 'frame' ? (JSON.parse(i.raw) as { tag: string }).tag : i.kind === 'status' ? `${i.status}` : `H${i.header.part}`));
+const tags = (items: FeedItem[]) =>
+  items.map((i) =>
+    i.kind === 'frame'
+      ? (JSON.parse(i.raw) as { tag: string }).tag
+      : i.kind === 'status'
+        ? `${i.status}`
+        : `H${i.header.part}`,
+  );
 
 describe('replayFeeds: merge by receive time', () => {
   it('merges several files by t; ties go to the earlier file, then the earlier line', async () => {
-    const a = writeGz('a.ndjson.gz', [headerLine(header(0)), frame(1, 'a1'), frame(3, 'a3'), frame(5, 'a5x'), frame(5, 'a5y'), frame(9, 'a9')]);
-    const b = writeGz('b.ndjson.gz', [headerLine(header(0, 1)), frame(2, 'b2'), frame(5, 'b5'), frame(5.0005, 'b5.0005'), frame(10, 'b10')]);
+    const a = writeGz('a.ndjson.gz', [
+      headerLine(header(0)),
+      frame(1, 'a1'),
+      frame(3, 'a3'),
+      frame(5, 'a5x'),
+      frame(5, 'a5y'),
+      frame(9, 'a9'),
+    ]);
+    const b = writeGz('b.ndjson.gz', [
+      headerLine(header(0, 1)),
+      frame(2, 'b2'),
+      frame(5, 'b5'),
+      frame(5.0005, 'b5.0005'),
+      frame(10, 'b10'),
+    ]);
     const c = writeGz('c.ndjson.gz', [frame(0.5, 'c0.5'), frame(5, 'c5'), frame(5, 'c5y'), frame(11, 'c11')]);
     const stats = newReplayStats();
     const items = await collect([a, b, c], { stats });
-    expect(tags(items)).toEqual(['H0', 'H1', 'c0.5', 'a1', 'b2', 'a3', 'a5x', 'a5y', 'b5', 'c5', 'c5y', 'b5.0005', 'a9', 'b10', 'c11']);
+    expect(tags(items)).toEqual([
+      'H0',
+      'H1',
+      'c0.5',
+      'a1',
+      'b2',
+      'a3',
+      'a5x',
+      'a5y',
+      'b5',
+      'c5',
+      'c5y',
+      'b5.0005',
+      'a9',
+      'b10',
+      'c11',
+    ]);
     expect(stats).toEqual({ lines: 15, frames: 13, statuses: 0, headers: 2, malformed: 0, truncatedFiles: 0 });
     // the order of the file list decides ties
     const rev = await collect([c, b, a]);
-    expect(tags(rev).filter((t) => t.startsWith('a5') || t.startsWith('b5') || t.startsWith('c5'))).toEqual(['c5', 'c5y', 'b5', 'a5x', 'a5y', 'b5.0005']);
+    expect(tags(rev).filter((t) => t.startsWith('a5') || t.startsWith('b5') || t.startsWith('c5'))).toEqual([
+      'c5',
+      'c5y',
+      'b5',
+      'a5x',
+      'a5y',
+      'b5.0005',
+    ]);
   });
 
   it('rotated parts (consecutive in time) come out part after part', async () => {
     const p0 = writeGz('rec.ndjson.gz', [headerLine(header(100, 0)), frame(101, 'x1'), frame(102, 'x2')]);
-    const p1 = writeGz('rec.1.ndjson.gz', [headerLine(header(102.5, 1)), frame(103, 'x3'), statusLine(104, 'm', 'disconnect', 'gone'), statusLine(105, 'm', 'connect')]);
+    const p1 = writeGz('rec.1.ndjson.gz', [
+      headerLine(header(102.5, 1)),
+      frame(103, 'x3'),
+      statusLine(104, 'm', 'disconnect', 'gone'),
+      statusLine(105, 'm', 'connect'),
+    ]);
     // listed in any order: the times decide
     const items = await collect([p1, p0]);
     expect(tags(items)).toEqual(['H0', 'x1', 'x2', 'H1', 'x3', 'disconnect', 'connect']);
@@ -60,7 +122,7 @@ describe('replayFeeds: merge by receive time', () => {
     const files: string[] = [];
     const all: Array<{ t: number; f: number; l: number }> = [];
     let s = 7;
-    const rnd = () => ((s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x80000000);
+    const rnd = () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x80000000;
     for (let f = 0; f < 7; f++) {
       let t = 0;
       const lines: string[] = [];
@@ -80,7 +142,18 @@ describe('replayFeeds: merge by receive time', () => {
 
 describe('replayFeeds: damage', () => {
   it('skips and counts malformed lines; blank lines are not lines', async () => {
-    const f = writeGz('bad.ndjson.gz', [headerLine(header(0)), frame(1, 'ok1'), 'garbage', '', '{"t":2,"c":"m"}', '   ', '{"t":"3","c":"m","f":{}}', frame(4, 'ok4'), '{"t":5,"c":"m","f":{"a"', statusLine(6, 'r', 'connect', 'x')]);
+    const f = writeGz('bad.ndjson.gz', [
+      headerLine(header(0)),
+      frame(1, 'ok1'),
+      'garbage',
+      '',
+      '{"t":2,"c":"m"}',
+      '   ',
+      '{"t":"3","c":"m","f":{}}',
+      frame(4, 'ok4'),
+      '{"t":5,"c":"m","f":{"a"',
+      statusLine(6, 'r', 'connect', 'x'),
+    ]);
     const stats = newReplayStats();
     const items = await collect([f], { stats });
     expect(tags(items)).toEqual(['H0', 'ok1', 'ok4', 'connect']);
@@ -179,7 +252,10 @@ describe('replayFeeds: formats and streaming', () => {
 
   it('reads concatenated gzip members (a recording appended to) as one stream', async () => {
     const p = path('members.ndjson.gz');
-    writeFileSync(p, Buffer.concat([gzipSync(frame(1, 'a') + '\n'), gzipSync(frame(2, 'b') + '\n' + frame(3, 'c') + '\n')]));
+    writeFileSync(
+      p,
+      Buffer.concat([gzipSync(frame(1, 'a') + '\n'), gzipSync(frame(2, 'b') + '\n' + frame(3, 'c') + '\n')]),
+    );
     expect(tags(await collect([p]))).toEqual(['a', 'b', 'c']);
   });
 
@@ -192,7 +268,8 @@ describe('replayFeeds: formats and streaming', () => {
     const N = 60_000;
     for (let i = 0; i < N; i++) {
       let raw: string;
-      if (i % 10_000 === 5) raw = JSON.stringify({ big: 'é☃'.repeat(150_000), i }); // ~750 KB line: spans many chunks
+      if (i % 10_000 === 5)
+        raw = JSON.stringify({ big: 'é☃'.repeat(150_000), i }); // ~750 KB line: spans many chunks
       else if (i % 7 === 0) raw = JSON.stringify({ q: `ünïcødé ${'🙂'.repeat(i % 13)} ${i}` });
       else raw = JSON.stringify({ event_type: 'price_change', i, pad: 'p'.repeat(i % 300) });
       const line = i % 11 === 0 ? stringFrameLine(i, 'm', `not json ${raw}`) : frameLine(i, 'm', raw);
@@ -215,7 +292,14 @@ describe('replayFeeds: formats and streaming', () => {
   });
 
   it('filters by channel; headers always pass', async () => {
-    const f = writeGz('ch.ndjson.gz', [headerLine(header(0)), frame(1, 'm1'), frame(2, 'r2', 'r'), statusLine(3, 'r', 'disconnect', ''), statusLine(4, 'm', 'disconnect', ''), frame(5, 'm5')]);
+    const f = writeGz('ch.ndjson.gz', [
+      headerLine(header(0)),
+      frame(1, 'm1'),
+      frame(2, 'r2', 'r'),
+      statusLine(3, 'r', 'disconnect', ''),
+      statusLine(4, 'm', 'disconnect', ''),
+      frame(5, 'm5'),
+    ]);
     const stats = newReplayStats();
     const items = await collect([f], { channels: ['r'], stats });
     expect(items.map((i) => (i.kind === 'header' ? 'H' : `${i.kind}:${i.t}`))).toEqual(['H', 'frame:2', 'status:3']);
@@ -223,7 +307,12 @@ describe('replayFeeds: formats and streaming', () => {
   });
 
   it('replayFeedBatches hands out the same items in the same order, in non-empty batches', async () => {
-    const files = [0, 1, 2].map((f) => writeGz(`bb${f}.ndjson.gz`, Array.from({ length: 5000 }, (_, i) => frame(i * 3 + f, `${f}:${i}`))));
+    const files = [0, 1, 2].map((f) =>
+      writeGz(
+        `bb${f}.ndjson.gz`,
+        Array.from({ length: 5000 }, (_, i) => frame(i * 3 + f, `${f}:${i}`)),
+      ),
+    );
     const one = tags(await collect(files));
     const batched: string[] = [];
     let batches = 0;
@@ -238,7 +327,10 @@ describe('replayFeeds: formats and streaming', () => {
   });
 
   it('a break out of the loop closes the files; nothing is read before the first next()', async () => {
-    const f = writeGz('brk.ndjson.gz', Array.from({ length: 10_000 }, (_, i) => frame(i, `${i}`)));
+    const f = writeGz(
+      'brk.ndjson.gz',
+      Array.from({ length: 10_000 }, (_, i) => frame(i, `${i}`)),
+    );
     const stats = newReplayStats();
     const it = replayFeeds([f, join(dir, 'does-not-exist')], { stats });
     expect(stats.lines).toBe(0); // lazy: the missing file is not even opened yet

@@ -32,10 +32,16 @@ describe('backtest report: terminal summary', () => {
     expect(s).toContain('max drawdown    0.00 USDC');
     expect(s).toContain('orders          8 placed (10 sent, 2 rejected), 4 cancel requests (6 ids)');
     expect(s).toContain('fill ratio      37.5 % of orders placed got a fill; 0.500 fills per order');
-    expect(s).toContain('markouts        +1s +0.0154   +10s -0.0100   +60s +0.0500   (price units, size-weighted, over 4/2/1 fills)');
+    expect(s).toContain(
+      'markouts        +1s +0.0154   +10s -0.0100   +60s +0.0500   (price units, size-weighted, over 4/2/1 fills)',
+    );
     expect(s).toContain('at inv. limit   40.0 % of the time at most (limit 20 shares, strategy.maxPosition)');
-    expect(s).toContain('budgets         POST /orders:burst                   5 requests, peak 250/1000 per 10s (25.0 %)');
-    expect(s).toContain('events          100 feed items, 150 market events, 20 user events, 40 intents (30 coalesced), 1 malformed lines skipped');
+    expect(s).toContain(
+      'budgets         POST /orders:burst                   5 requests, peak 250/1000 per 10s (25.0 %)',
+    );
+    expect(s).toContain(
+      'events          100 feed items, 150 market events, 20 user events, 40 intents (30 coalesced), 1 malformed lines skipped',
+    );
     expect(s.endsWith('\n')).toBe(true);
   });
 });
@@ -46,7 +52,8 @@ describe('backtest report: HTML', () => {
     const html = renderHtmlReport(r, computeMetrics(r));
     expect(html.startsWith('<!doctype html>')).toBe(true);
     expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|url\(|src=|href=|https?:\/\//i);
-    for (const id of ['chart-pnl', 'chart-drawdown', 'chart-inventory', 'chart-fills']) expect(html).toContain(`id="${id}"`);
+    for (const id of ['chart-pnl', 'chart-drawdown', 'chart-inventory', 'chart-fills'])
+      expect(html).toContain(`id="${id}"`);
     expect(html).toContain('<svg');
     expect(html).toContain('Markout +1 s');
     expect(html).toContain('+0.0154');
@@ -59,15 +66,34 @@ describe('backtest report: HTML', () => {
       samples: {
         ...r.samples,
         tokens: [
-          { tokenId: 'yes', market: 'm1', outcome: 'Yes', mid: [5000, 5100, null, 5200, 5200, 5300], bid: [4900, 4900, 4900, null, null, 5000], ask: [5100, 5200, 5200, 5300, 5300, 5400], pos: [0, 10, -20, -20, -15, -15] },
-          { tokenId: 'no', market: 'm1', outcome: 'No', mid: [5000, 4900, 4800, 4800, 4800, 4700], bid: [null, null, null, null, null, null], ask: [null, null, null, null, null, null], pos: [0, 0, 0, 20, 20, 20] },
+          {
+            tokenId: 'yes',
+            market: 'm1',
+            outcome: 'Yes',
+            mid: [5000, 5100, null, 5200, 5200, 5300],
+            bid: [4900, 4900, 4900, null, null, 5000],
+            ask: [5100, 5200, 5200, 5300, 5300, 5400],
+            pos: [0, 10, -20, -20, -15, -15],
+          },
+          {
+            tokenId: 'no',
+            market: 'm1',
+            outcome: 'No',
+            mid: [5000, 4900, 4800, 4800, 4800, 4700],
+            bid: [null, null, null, null, null, null],
+            ask: [null, null, null, null, null, null],
+            pos: [0, 0, 0, 20, 20, 20],
+          },
         ],
       },
     };
     const html = renderHtmlReport(withTokens, computeMetrics(withTokens));
     expect(html).toContain('id="chart-quotes-0"');
     expect(html).toContain('id="chart-quotes-1"'); // the NO token has a fill
-    const q0 = html.slice(html.indexOf('id="chart-quotes-0"'), html.indexOf('</svg>', html.indexOf('id="chart-quotes-0"')));
+    const q0 = html.slice(
+      html.indexOf('id="chart-quotes-0"'),
+      html.indexOf('</svg>', html.indexOf('id="chart-quotes-0"')),
+    );
     expect((q0.match(/<polygon/g) ?? []).length).toBe(3); // 3 fills on YES
     expect(q0).toContain('our bid');
     // a null mid breaks the line: two sub-paths
@@ -77,7 +103,13 @@ describe('backtest report: HTML', () => {
 
   it('escapes text from the data', () => {
     expect(esc('<b>"x" & y</b>')).toBe('&lt;b&gt;&quot;x&quot; &amp; y&lt;/b&gt;');
-    const svg = svgChart({ id: 'c', title: '<evil>', t: [0, 1], series: [{ name: 'a&b', values: [1, 2], color: '#000' }], yFormat: String });
+    const svg = svgChart({
+      id: 'c',
+      title: '<evil>',
+      t: [0, 1],
+      series: [{ name: 'a&b', values: [1, 2], color: '#000' }],
+      yFormat: String,
+    });
     expect(svg).toContain('&lt;evil&gt;');
     expect(svg).toContain('a&amp;b');
     expect(svg).not.toContain('<evil>');

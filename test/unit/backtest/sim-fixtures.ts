@@ -84,7 +84,10 @@ export class FeedBuilder {
 
   private best(token: 0 | 1): { best_bid: string; best_ask: string } {
     const v = this.view(token);
-    return { best_bid: v.bids[0] ? formatPrice(v.bids[0][0]) : '0', best_ask: v.asks[0] ? formatPrice(v.asks[0][0]) : '0' };
+    return {
+      best_bid: v.bids[0] ? formatPrice(v.bids[0][0]) : '0',
+      best_ask: v.asks[0] ? formatPrice(v.asks[0][0]) : '0',
+    };
   }
 
   private tokenId(i: 0 | 1): TokenId {
@@ -130,8 +133,22 @@ export class FeedBuilder {
     const list: unknown[] = [];
     for (const [side, p, s] of levels) {
       const size = formatAmount(s * SH);
-      list.push({ asset_id: this.tokenId(0), price: formatPrice(p), size, side: side === 'bid' ? 'BUY' : 'SELL', hash: hashes[0], ...bests[0] });
-      list.push({ asset_id: this.tokenId(1), price: formatPrice(PRICE_SCALE - p), size, side: side === 'bid' ? 'SELL' : 'BUY', hash: hashes[1], ...bests[1] });
+      list.push({
+        asset_id: this.tokenId(0),
+        price: formatPrice(p),
+        size,
+        side: side === 'bid' ? 'BUY' : 'SELL',
+        hash: hashes[0],
+        ...bests[0],
+      });
+      list.push({
+        asset_id: this.tokenId(1),
+        price: formatPrice(PRICE_SCALE - p),
+        size,
+        side: side === 'bid' ? 'SELL' : 'BUY',
+        hash: hashes[1],
+        ...bests[1],
+      });
     }
     this.push({ event_type: 'price_change', market: this.market.market, timestamp: this.ts(), price_changes: list });
     return this;
@@ -203,7 +220,11 @@ export function simOptions(clock: VirtualClock, o: Partial<SimVenueOptions> = {}
     clock,
     markets: [marketInfo()],
     queue: 'risk-averse',
-    latency: { entry: { kind: 'constant', ms: 10 }, cancel: { kind: 'constant', ms: 10 }, response: { kind: 'constant', ms: 10 } },
+    latency: {
+      entry: { kind: 'constant', ms: 10 },
+      cancel: { kind: 'constant', ms: 10 },
+      response: { kind: 'constant', ms: 10 },
+    },
     seed: 7,
     ...o,
   };

@@ -37,7 +37,10 @@ interface Harness {
   fills(id?: OrderId): FillEvent[];
 }
 
-function harness(o: Parameters<typeof newSim>[0] = {}, book?: { bids: Array<[number, number]>; asks: Array<[number, number]> }): Harness {
+function harness(
+  o: Parameters<typeof newSim>[0] = {},
+  book?: { bids: Array<[number, number]>; asks: Array<[number, number]> },
+): Harness {
   const { venue, clock } = newSim(o);
   const fb = new FeedBuilder(o.markets?.[0] ?? marketInfo());
   const user: UserEvent[] = [];
@@ -93,7 +96,15 @@ describe('sim venue: queue position (hand-computed)', () => {
       h.fb.at(100).sellInto(5000, 15); // 10 left of ours: fill 10
       h.play();
       expect(sizes(h.fills(id))).toEqual([20, 10]);
-      for (const f of h.fills(id)) expect(f).toMatchObject({ role: 'MAKER', price: 5000, side: 'BUY', tokenId: YES, status: 'MATCHED', source: 'stream' });
+      for (const f of h.fills(id))
+        expect(f).toMatchObject({
+          role: 'MAKER',
+          price: 5000,
+          side: 'BUY',
+          tokenId: YES,
+          status: 'MATCHED',
+          source: 'stream',
+        });
       expect(await h.venue.order(id)).toMatchObject({ status: 'MATCHED', sizeMatched: 30 * SH });
       expect(await h.venue.openOrders()).toEqual([]);
       // the trade printed on both tokens counted once (else the 30 would have filled us earlier)
@@ -140,8 +151,14 @@ describe('sim venue: queue position (hand-computed)', () => {
       const { id, outcome } = await h.place(req(5000, 20, { tokenId: NO }));
       expect(outcome).toMatchObject({ ok: true, status: 'live' });
       h.fb.at(100).change([['ask', 5000, 150]]);
-      h.fb.at(100).change([['ask', 5000, 90]]).trade('BUY', 5000, 60, only); // ahead 40
-      h.fb.at(100).change([['ask', 5000, 30]]).trade('BUY', 5000, 60, only); // 20 reach us
+      h.fb
+        .at(100)
+        .change([['ask', 5000, 90]])
+        .trade('BUY', 5000, 60, only); // ahead 40
+      h.fb
+        .at(100)
+        .change([['ask', 5000, 30]])
+        .trade('BUY', 5000, 60, only); // 20 reach us
       h.play();
       expect(sizes(h.fills(id))).toEqual([20]);
       expect(h.fills(id)[0]).toMatchObject({ tokenId: NO, side: 'BUY', price: 5000, role: 'MAKER' });
@@ -179,7 +196,10 @@ describe('sim venue: cancels and latency', () => {
     const t = h.clock.now();
     const cancel = h.venue.cancel([a.id]); // reaches the venue at t + 10
     h.fb.t = t;
-    h.fb.at(5).change([['bid', 5000, 0]]).trade('SELL', 5000, 10); // at t + 5 a seller takes 10 at 0.50
+    h.fb
+      .at(5)
+      .change([['bid', 5000, 0]])
+      .trade('SELL', 5000, 10); // at t + 5 a seller takes 10 at 0.50
     h.play();
     expect(sizes(h.fills(a.id))).toEqual([10]);
     await advance(h.clock, 20);
@@ -198,11 +218,22 @@ describe('sim venue: cancels and latency', () => {
     await advance(h.clock, 20);
     expect((await c2).canceled).toEqual([b.id]);
     expect(h.fills(b.id)).toEqual([]);
-    expect(h.user.filter((e) => e.type === 'order_update' && e.id === b.id).map((e) => (e as OrderUpdateEvent).status)).toEqual(['LIVE', 'CANCELED']);
+    expect(
+      h.user.filter((e) => e.type === 'order_update' && e.id === b.id).map((e) => (e as OrderUpdateEvent).status),
+    ).toEqual(['LIVE', 'CANCELED']);
   });
 
   it('place resolves after entry + response latency; the order reaches the book after the entry latency', async () => {
-    const h = harness({ latency: { entry: { kind: 'constant', ms: 30 }, cancel: { kind: 'constant', ms: 5 }, response: { kind: 'constant', ms: 20 } } }, { bids: [[4900, 10]], asks: [[5200, 10]] });
+    const h = harness(
+      {
+        latency: {
+          entry: { kind: 'constant', ms: 30 },
+          cancel: { kind: 'constant', ms: 5 },
+          response: { kind: 'constant', ms: 20 },
+        },
+      },
+      { bids: [[4900, 10]], asks: [[5200, 10]] },
+    );
     const [p] = h.venue.prepare([req(5000, 10)]);
     let done = false;
     const pr = h.venue.place([p!]).then((r) => ((done = true), r));
@@ -222,7 +253,16 @@ describe('sim venue: cancels and latency', () => {
 
 describe('sim venue: taking liquidity, fees, rejections', () => {
   it('a crossing order takes the recorded levels up to their size, pays the fee formula, and never takes the same liquidity twice', async () => {
-    const h = harness({ markets: [marketInfo({ feeRateBps: 100 })] }, { bids: [[5000, 50]], asks: [[5200, 10], [5300, 20]] });
+    const h = harness(
+      { markets: [marketInfo({ feeRateBps: 100 })] },
+      {
+        bids: [[5000, 50]],
+        asks: [
+          [5200, 10],
+          [5300, 20],
+        ],
+      },
+    );
     const start = (await h.venue.balance()).available;
     // FAK BUY 25 up to 0.53: 10 at 0.52 and 15 at 0.53
     //   fees: 10 × min(.52,.48) × 1% = 0.048; 15 × min(.53,.47) × 1% = 0.0705 -> 118,500 micro
@@ -238,15 +278,22 @@ describe('sim venue: taking liquidity, fees, rejections', () => {
     const b = await h.place(req(5300, 10, { type: 'FAK' }));
     expect(b.outcome).toMatchObject({ ok: true, status: 'matched' });
     expect(sizes(h.fills(b.id))).toEqual([5]);
-    expect(h.user.filter((e) => e.type === 'order_update' && e.id === b.id).map((e) => `${(e as OrderUpdateEvent).kind}:${(e as OrderUpdateEvent).status}:${(e as OrderUpdateEvent).sizeMatched / SH}`)).toEqual([
-      'PLACEMENT:LIVE:0',
-      'UPDATE:LIVE:5',
-      'CANCELLATION:CANCELED:5',
-    ]);
+    expect(
+      h.user
+        .filter((e) => e.type === 'order_update' && e.id === b.id)
+        .map(
+          (e) =>
+            `${(e as OrderUpdateEvent).kind}:${(e as OrderUpdateEvent).status}:${(e as OrderUpdateEvent).sizeMatched / SH}`,
+        ),
+    ).toEqual(['PLACEMENT:LIVE:0', 'UPDATE:LIVE:5', 'CANCELLATION:CANCELED:5']);
     const c = await h.place(req(5300, 10, { type: 'FAK' }));
     expect(c.outcome).toMatchObject({ ok: true, status: 'unmatched' });
     const fok = await h.place(req(5300, 10, { type: 'FOK' }));
-    expect(fok.outcome).toMatchObject({ ok: false, code: 'FOK_ORDER_NOT_FILLED_ERROR', message: REJECT_MESSAGES.FOK_ORDER_NOT_FILLED_ERROR });
+    expect(fok.outcome).toMatchObject({
+      ok: false,
+      code: 'FOK_ORDER_NOT_FILLED_ERROR',
+      message: REJECT_MESSAGES.FOK_ORDER_NOT_FILLED_ERROR,
+    });
     // the recorded level grows by 5: that is new liquidity
     h.fb.at(100).change([['ask', 5300, 25]]);
     h.play();
@@ -264,7 +311,9 @@ describe('sim venue: taking liquidity, fees, rejections', () => {
     const a = await h.place(req(5200, 30));
     expect(a.outcome).toMatchObject({ ok: true, status: 'live' });
     expect(await h.venue.order(a.id)).toMatchObject({ status: 'LIVE', sizeMatched: 10 * SH });
-    expect(h.user.filter((e) => e.type === 'order_update' && e.id === a.id).map((e) => (e as OrderUpdateEvent).kind)).toEqual(['PLACEMENT', 'UPDATE']);
+    expect(
+      h.user.filter((e) => e.type === 'order_update' && e.id === a.id).map((e) => (e as OrderUpdateEvent).kind),
+    ).toEqual(['PLACEMENT', 'UPDATE']);
     // it rests at 0.52 on the bid side; the 10 asks there are ours now, so the book does not "cross" us
     h.fb.at(100).change([['bid', 4900, 5]]);
     h.play();
@@ -286,17 +335,36 @@ describe('sim venue: taking liquidity, fees, rejections', () => {
       const { outcome } = await h.place(r);
       return outcome.ok ? 'ok' : `${outcome.code}|${outcome.message}`;
     };
-    expect(await codes(req(5200, 5, { postOnly: true }))).toBe(`INVALID_POST_ONLY_ORDER|${REJECT_MESSAGES.INVALID_POST_ONLY_ORDER}`);
-    expect(await codes(req(5100, 5, { postOnly: true, type: 'FAK' }))).toBe(`INVALID_POST_ONLY_ORDER_TYPE|${REJECT_MESSAGES.INVALID_POST_ONLY_ORDER_TYPE}`);
+    expect(await codes(req(5200, 5, { postOnly: true }))).toBe(
+      `INVALID_POST_ONLY_ORDER|${REJECT_MESSAGES.INVALID_POST_ONLY_ORDER}`,
+    );
+    expect(await codes(req(5100, 5, { postOnly: true, type: 'FAK' }))).toBe(
+      `INVALID_POST_ONLY_ORDER_TYPE|${REJECT_MESSAGES.INVALID_POST_ONLY_ORDER_TYPE}`,
+    );
     expect(await codes(req(5100, 1))).toBe(`INVALID_ORDER_MIN_SIZE|${REJECT_MESSAGES.INVALID_ORDER_MIN_SIZE}`);
-    expect(await codes(req(5100, 50))).toBe(`INVALID_ORDER_NOT_ENOUGH_BALANCE|${REJECT_MESSAGES.INVALID_ORDER_NOT_ENOUGH_BALANCE}`); // 25.5 > 10
-    expect(await codes(req(5100, 5, { side: 'SELL' }))).toBe(`INVALID_ORDER_NOT_ENOUGH_BALANCE|${REJECT_MESSAGES.INVALID_ORDER_NOT_ENOUGH_BALANCE}`); // no shares
-    expect(await codes(req(5100, 5, { type: 'GTD', expiration: Math.floor(T0 / 1000) + 30 }))).toMatch(/^INVALID_ORDER_EXPIRATION\|invalid expiration/);
+    expect(await codes(req(5100, 50))).toBe(
+      `INVALID_ORDER_NOT_ENOUGH_BALANCE|${REJECT_MESSAGES.INVALID_ORDER_NOT_ENOUGH_BALANCE}`,
+    ); // 25.5 > 10
+    expect(await codes(req(5100, 5, { side: 'SELL' }))).toBe(
+      `INVALID_ORDER_NOT_ENOUGH_BALANCE|${REJECT_MESSAGES.INVALID_ORDER_NOT_ENOUGH_BALANCE}`,
+    ); // no shares
+    expect(await codes(req(5100, 5, { type: 'GTD', expiration: Math.floor(T0 / 1000) + 30 }))).toMatch(
+      /^INVALID_ORDER_EXPIRATION\|invalid expiration/,
+    );
     expect(await codes(req(5100, 5, { postOnly: true }))).toBe('ok'); // does not cross
     // the tick changes between signing and arrival
     const [p] = h.venue.prepare([req(5100, 5)]);
     const [q] = h.venue.prepare([req(4000, 5)]);
-    h.fb.at(0).raw(JSON.stringify({ event_type: 'tick_size_change', asset_id: YES, market: CID, old_tick_size: '0.01', new_tick_size: '0.1', timestamp: String(h.clock.now()) }));
+    h.fb.at(0).raw(
+      JSON.stringify({
+        event_type: 'tick_size_change',
+        asset_id: YES,
+        market: CID,
+        old_tick_size: '0.01',
+        new_tick_size: '0.1',
+        timestamp: String(h.clock.now()),
+      }),
+    );
     h.play();
     const outs = h.venue.place([p!, q!]);
     await advance(h.clock, 20);
@@ -305,7 +373,11 @@ describe('sim venue: taking liquidity, fees, rejections', () => {
     const again = h.venue.place([q!]);
     await advance(h.clock, 20);
     expect((await again)[0]).toMatchObject({ ok: false, code: 'INVALID_ORDER_DUPLICATED' });
-    expect(h.venue.stats.rejects).toMatchObject({ INVALID_POST_ONLY_ORDER: 1, INVALID_ORDER_NOT_ENOUGH_BALANCE: 2, INVALID_ORDER_DUPLICATED: 1 });
+    expect(h.venue.stats.rejects).toMatchObject({
+      INVALID_POST_ONLY_ORDER: 1,
+      INVALID_ORDER_NOT_ENOUGH_BALANCE: 2,
+      INVALID_ORDER_DUPLICATED: 1,
+    });
     // prepare refuses what the live venue's signer refuses
     expect(() => h.venue.prepare([req(5050, 5)])).toThrow(/tick/); // the tick is 0.1 now
     expect(() => h.venue.prepare([req(5000, 0.001)])).toThrow(/0\.01 share/);
@@ -316,7 +388,16 @@ describe('sim venue: taking liquidity, fees, rejections', () => {
     const h = harness({}, { bids: [[4000, 50]], asks: [[6000, 10]] });
     const a = await h.place(req(4500, 5));
     const b = await h.place(req(4000, 5));
-    h.fb.at(10).raw(JSON.stringify({ event_type: 'tick_size_change', asset_id: YES, market: CID, old_tick_size: '0.01', new_tick_size: '0.1', timestamp: String(h.fb.t) }));
+    h.fb.at(10).raw(
+      JSON.stringify({
+        event_type: 'tick_size_change',
+        asset_id: YES,
+        market: CID,
+        old_tick_size: '0.01',
+        new_tick_size: '0.1',
+        timestamp: String(h.fb.t),
+      }),
+    );
     h.play();
     expect(await h.venue.order(a.id)).toMatchObject({ status: 'CANCELED' });
     expect(await h.venue.order(b.id)).toMatchObject({ status: 'LIVE' });
@@ -326,7 +407,16 @@ describe('sim venue: taking liquidity, fees, rejections', () => {
 
 describe('sim venue: resolution and settlement', () => {
   it('market_resolved cancels our orders and settles positions at 1 / 0; nothing is accepted after', async () => {
-    const h = harness({}, { bids: [[4000, 50]], asks: [[5200, 10], [5500, 100]] });
+    const h = harness(
+      {},
+      {
+        bids: [[4000, 50]],
+        asks: [
+          [5200, 10],
+          [5500, 100],
+        ],
+      },
+    );
     const start = (await h.venue.balance()).available;
     await h.place(req(5200, 10, { type: 'FAK' })); // 10 YES for 5.20
     const rest = await h.place(req(4000, 10)); // reserves 4.00
@@ -441,8 +531,24 @@ describe('sim venue: market events as the live stream gives them', () => {
     const a = await h.place(req(5100, 20)); // inside the spread: the new best bid
     const ours = h.market.slice(from).filter((e) => e.type === 'level_change');
     expect(ours).toEqual([
-      expect.objectContaining({ tokenId: YES, side: 'BUY', price: 5100, size: 20 * SH, bestBid: 5100, bestAsk: 5200, endOfBatch: false }),
-      expect.objectContaining({ tokenId: NO, side: 'SELL', price: 4900, size: 20 * SH, bestBid: 4800, bestAsk: 4900, endOfBatch: true }),
+      expect.objectContaining({
+        tokenId: YES,
+        side: 'BUY',
+        price: 5100,
+        size: 20 * SH,
+        bestBid: 5100,
+        bestAsk: 5200,
+        endOfBatch: false,
+      }),
+      expect.objectContaining({
+        tokenId: NO,
+        side: 'SELL',
+        price: 4900,
+        size: 20 * SH,
+        bestBid: 4800,
+        bestAsk: 4900,
+        endOfBatch: true,
+      }),
     ]);
     // a recorded change elsewhere carries our best
     const from2 = h.market.length;
@@ -456,16 +562,36 @@ describe('sim venue: market events as the live stream gives them', () => {
     const from3 = h.market.length;
     h.fb.at(10).snapshots(0);
     h.play();
-    expect(h.market[from3]).toMatchObject({ type: 'book_snapshot', bids: [[5100, 20 * SH], [5000, 90 * SH]] });
+    expect(h.market[from3]).toMatchObject({
+      type: 'book_snapshot',
+      bids: [
+        [5100, 20 * SH],
+        [5000, 90 * SH],
+      ],
+    });
     // a trade fills us: our size leaves the book
     h.fb.at(10).trade('SELL', 5100, 20);
     h.play();
     expect(sizes(h.fills(a.id))).toEqual([20]);
-    expect(h.market.filter((e) => e.type === 'level_change' && e.price === 5100 && e.tokenId === YES).pop()).toMatchObject({ size: 0, bestBid: 5000 });
+    expect(
+      h.market.filter((e) => e.type === 'level_change' && e.price === 5100 && e.tokenId === YES).pop(),
+    ).toMatchObject({ size: 0, bestBid: 5000 });
   });
 
   it('an engine state mirroring the venue sees no desync and no crossed book through fills, overlays and snapshots', async () => {
-    const h = harness({ queue: 'probabilistic' }, { bids: [[5000, 100], [4900, 50]], asks: [[5200, 100], [5300, 50]] });
+    const h = harness(
+      { queue: 'probabilistic' },
+      {
+        bids: [
+          [5000, 100],
+          [4900, 50],
+        ],
+        asks: [
+          [5200, 100],
+          [5300, 50],
+        ],
+      },
+    );
     const state = new EngineState([marketInfo()], { requireUserSync: false });
     let t = 0;
     const apply = (e: MarketEvent | UserEvent) => state.apply(e, t++);
@@ -526,14 +652,25 @@ describe('sim venue: market events as the live stream gives them', () => {
 
   it('bad frames are counted and reported as stream errors, never thrown', async () => {
     const h = harness({}, { bids: [[5000, 100]], asks: [[5200, 100]] });
-    h.fb.raw('not json').raw('{"event_type":"price_change","market":"x"}').raw('[{"event_type":"whatever"}]').raw('{"event_type":"error","error":{"code":"X","message":"y"}}');
+    h.fb
+      .raw('not json')
+      .raw('{"event_type":"price_change","market":"x"}')
+      .raw('[{"event_type":"whatever"}]')
+      .raw('{"event_type":"error","error":{"code":"X","message":"y"}}');
     expect(() => h.play()).not.toThrow();
     expect(h.venue.stats).toMatchObject({ decodeErrors: 2, unknownTypes: 1, serverErrors: 1 });
     expect(h.market.filter((e) => e.type === 'stream_error')).toHaveLength(3);
   });
 
   it('feedMs: N shows each event at venueTime + N (never before it was received), in feed order', async () => {
-    const h = harness({ latency: { feedMs: 100, entry: { kind: 'constant', ms: 10 }, cancel: { kind: 'constant', ms: 10 }, response: { kind: 'constant', ms: 10 } } });
+    const h = harness({
+      latency: {
+        feedMs: 100,
+        entry: { kind: 'constant', ms: 10 },
+        cancel: { kind: 'constant', ms: 10 },
+        response: { kind: 'constant', ms: 10 },
+      },
+    });
     h.fb.lag = 30; // recorded: venue time 30 ms before the receive time
     h.fb.at(1000).book([[5000, 100]], [[5200, 100]]);
     const t = h.fb.t;
@@ -554,7 +691,10 @@ describe('sim venue: market events as the live stream gives them', () => {
 describe('sim venue: determinism, ids, stats', () => {
   async function transcript(seed: number): Promise<string> {
     const lat = { kind: 'lognormal' as const, meanMs: 15, sdMs: 10 };
-    const h = harness({ seed, latency: { entry: lat, cancel: lat, response: lat }, queue: 'probabilistic' }, { bids: [[5000, 100]], asks: [[5200, 100]] });
+    const h = harness(
+      { seed, latency: { entry: lat, cancel: lat, response: lat }, queue: 'probabilistic' },
+      { bids: [[5000, 100]], asks: [[5200, 100]] },
+    );
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       const ps = h.venue.prepare([req(4500 + 100 * i, 5), req(5000, 5)]);
@@ -596,7 +736,13 @@ describe('sim venue: determinism, ids, stats', () => {
     await advance(h.clock, 10);
     expect((await all).canceled).toEqual([]);
     const st = h.venue.stats;
-    expect(st).toMatchObject({ placeRequests: 2, cancelRequests: 1, cancelAllRequests: 1, ordersPlaced: 20, ordersCancelled: 20 });
+    expect(st).toMatchObject({
+      placeRequests: 2,
+      cancelRequests: 1,
+      cancelAllRequests: 1,
+      ordersPlaced: 20,
+      ordersCancelled: 20,
+    });
     const by = Object.fromEntries(st.budget.map((b) => [b.rule, b]));
     expect(by['POST /orders:burst']).toMatchObject({ requests: 2, peak: 2, limit: 1000, windowMs: 10_000, over: 0 });
     expect(by['POST /orders:sustained']).toMatchObject({ requests: 2, limit: 15000, windowMs: 600_000 });

@@ -51,10 +51,21 @@ describe('sweep grid and ranking', () => {
   });
 
   it('prints the ranked table', () => {
-    const t = formatSweepTable({ strategy: 'bands', grid: { margin: [0, 1] }, rankBy: 'pnl', points: 2, rows: [row(1, 2_500_000, { sharpe: 1.5, fills: 3, ordersPlaced: 6, fillRatio: 0.5 }), row(0, 0, { error: 'bad' })] });
+    const t = formatSweepTable({
+      strategy: 'bands',
+      grid: { margin: [0, 1] },
+      rankBy: 'pnl',
+      points: 2,
+      rows: [
+        row(1, 2_500_000, { sharpe: 1.5, fills: 3, ordersPlaced: 6, fillRatio: 0.5 }),
+        row(0, 0, { error: 'bad' }),
+      ],
+    });
     const lines = t.trim().split('\n');
     expect(lines[0]).toBe('sweep of bands: 2 points, ranked by pnl (money in USDC)');
-    expect(lines[1]).toMatch(/^#\s+margin\s+PnL\s+realized\s+fees\s+Sharpe\s+maxDD\s+fills\s+orders\s+fill%\s+mk\+10s\s+atLim%$/);
+    expect(lines[1]).toMatch(
+      /^#\s+margin\s+PnL\s+realized\s+fees\s+Sharpe\s+maxDD\s+fills\s+orders\s+fill%\s+mk\+10s\s+atLim%$/,
+    );
     expect(lines[2]).toMatch(/^1\s+1\s+2\.50\s+2\.50\s+0\.00\s+1\.50\s+0\.00\s+3\s+6\s+50\.0\s+n\/a\s+0\.0$/);
     expect(lines[3]).toBe('2  0  error: bad');
   });

@@ -18,22 +18,42 @@ function reference(levels: readonly PriceLevel[], own: ReadonlyMap<number, numbe
 }
 
 const price = fc.integer({ min: 1, max: 60 }).map((x) => x * 10);
-const levelsArb = fc.uniqueArray(fc.tuple(price, fc.integer({ min: 1, max: 1e9 })), { selector: (l) => l[0], maxLength: 14 });
-const ownArb = fc.uniqueArray(fc.tuple(fc.oneof(price, fc.integer({ min: 1, max: 600 })), fc.integer({ min: 1, max: 1e8 })), { selector: (l) => l[0], maxLength: 4 });
+const levelsArb = fc.uniqueArray(fc.tuple(price, fc.integer({ min: 1, max: 1e9 })), {
+  selector: (l) => l[0],
+  maxLength: 14,
+});
+const ownArb = fc.uniqueArray(
+  fc.tuple(fc.oneof(price, fc.integer({ min: 1, max: 600 })), fc.integer({ min: 1, max: 1e8 })),
+  { selector: (l) => l[0], maxLength: 4 },
+);
 
 describe('withOwn', () => {
   it('equals the definition for best-first levels (the decoder gives them so) and for unsorted ones', () => {
     fc.assert(
-      fc.property(levelsArb, ownArb, fc.boolean(), fc.constantFrom('best-first', 'as generated'), (lv, ownList, descending, order) => {
-        let levels = lv.map(([p, s]) => [p, s] as unknown as PriceLevel);
-        if (order === 'best-first') levels = levels.sort(descending ? (a, b) => b[0] - a[0] : (a, b) => a[0] - b[0]);
-        const own = new Map(ownList);
-        const got = withOwn(levels.map((l) => [l[0], l[1]] as PriceLevel), own, descending);
-        // every price of ours is a recorded level: sizes added in place, the recorded order kept;
-        // else the definition (best first)
-        const inPlace = ownList.every(([p]) => levels.some((l) => l[0] === p));
-        expect(got).toEqual(inPlace ? levels.map((l) => [l[0], (l[1] + (own.get(l[0]) ?? 0)) as Micro]) : reference(levels, own, descending));
-      }),
+      fc.property(
+        levelsArb,
+        ownArb,
+        fc.boolean(),
+        fc.constantFrom('best-first', 'as generated'),
+        (lv, ownList, descending, order) => {
+          let levels = lv.map(([p, s]) => [p, s] as unknown as PriceLevel);
+          if (order === 'best-first') levels = levels.sort(descending ? (a, b) => b[0] - a[0] : (a, b) => a[0] - b[0]);
+          const own = new Map(ownList);
+          const got = withOwn(
+            levels.map((l) => [l[0], l[1]] as PriceLevel),
+            own,
+            descending,
+          );
+          // every price of ours is a recorded level: sizes added in place, the recorded order kept;
+          // else the definition (best first)
+          const inPlace = ownList.every(([p]) => levels.some((l) => l[0] === p));
+          expect(got).toEqual(
+            inPlace
+              ? levels.map((l) => [l[0], (l[1] + (own.get(l[0]) ?? 0)) as Micro])
+              : reference(levels, own, descending),
+          );
+        },
+      ),
       { numRuns: 3000 },
     );
   });

@@ -29,13 +29,34 @@ class Model {
   }
 }
 
-const priceArb = fc.oneof(fc.integer({ min: 1, max: 9999 }), fc.integer({ min: 4990, max: 5010 }), fc.constantFrom(1, 31, 32, 33, 63, 64, 65, 4992, 9983, 9984, 9999));
+const priceArb = fc.oneof(
+  fc.integer({ min: 1, max: 9999 }),
+  fc.integer({ min: 4990, max: 5010 }),
+  fc.constantFrom(1, 31, 32, 33, 63, 64, 65, 4992, 9983, 9984, 9999),
+);
 const sizeArb = fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 2 ** 40 }));
 const levelArb = fc.tuple(priceArb, sizeArb).map(([p, s]) => lv(p, s));
-type Op = { k: 'snap'; bids: PriceLevel[]; asks: PriceLevel[] } | { k: 'level'; side: Side; price: number; size: number };
+type Op =
+  | { k: 'snap'; bids: PriceLevel[]; asks: PriceLevel[] }
+  | { k: 'level'; side: Side; price: number; size: number };
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { arbitrary: fc.record({ k: fc.constant('snap' as const), bids: fc.uniqueArray(levelArb, { selector: (l) => l[0], maxLength: 12 }), asks: fc.uniqueArray(levelArb, { selector: (l) => l[0], maxLength: 12 }) }), weight: 1 },
-  { arbitrary: fc.record({ k: fc.constant('level' as const), side: fc.constantFrom<Side>('BUY', 'SELL'), price: priceArb, size: sizeArb }), weight: 12 },
+  {
+    arbitrary: fc.record({
+      k: fc.constant('snap' as const),
+      bids: fc.uniqueArray(levelArb, { selector: (l) => l[0], maxLength: 12 }),
+      asks: fc.uniqueArray(levelArb, { selector: (l) => l[0], maxLength: 12 }),
+    }),
+    weight: 1,
+  },
+  {
+    arbitrary: fc.record({
+      k: fc.constant('level' as const),
+      side: fc.constantFrom<Side>('BUY', 'SELL'),
+      price: priceArb,
+      size: sizeArb,
+    }),
+    weight: 12,
+  },
 );
 
 describe('BookMirror', () => {
@@ -85,7 +106,8 @@ describe('BookMirror', () => {
         }
         const wrong: number[] = [];
         for (let p = 0; p <= 10_000; p++) {
-          if (m.sizeAt('BUY', p) !== (model.bids.get(p) ?? 0) || m.sizeAt('SELL', p) !== (model.asks.get(p) ?? 0)) wrong.push(p);
+          if (m.sizeAt('BUY', p) !== (model.bids.get(p) ?? 0) || m.sizeAt('SELL', p) !== (model.asks.get(p) ?? 0))
+            wrong.push(p);
         }
         expect(wrong).toEqual([]);
       }),
@@ -106,8 +128,22 @@ describe('BookMirror', () => {
   it('is stale until a snapshot, and from markStale until the next one', () => {
     const m = new BookMirror('t');
     expect(m.stale).toBe(true);
-    m.applySnapshot([lv(4900, 5)], [lv(5100, 7)], { hash: 'h', venueTime: 9, market: 'm', tickSize: 100, lastTradePrice: 5000 });
-    expect([m.stale, m.snapshotted, m.hash, m.venueTime, m.market, m.tickSize, m.lastTradePrice]).toEqual([false, true, 'h', 9, 'm', 100, 5000]);
+    m.applySnapshot([lv(4900, 5)], [lv(5100, 7)], {
+      hash: 'h',
+      venueTime: 9,
+      market: 'm',
+      tickSize: 100,
+      lastTradePrice: 5000,
+    });
+    expect([m.stale, m.snapshotted, m.hash, m.venueTime, m.market, m.tickSize, m.lastTradePrice]).toEqual([
+      false,
+      true,
+      'h',
+      9,
+      'm',
+      100,
+      5000,
+    ]);
     m.markStale();
     expect(m.stale).toBe(true);
     m.applySnapshot([], []);
@@ -136,7 +172,14 @@ describe('BookMirror', () => {
 const M = 'm' as ConditionId;
 const T = 't' as TokenId;
 const base = { venueTime: 1, recvTime: 2 };
-const change = (side: Side, price: number, size: number, bestBid: number | null, bestAsk: number | null, endOfBatch = true): LevelChangeEvent => ({
+const change = (
+  side: Side,
+  price: number,
+  size: number,
+  bestBid: number | null,
+  bestAsk: number | null,
+  endOfBatch = true,
+): LevelChangeEvent => ({
   type: 'level_change',
   ...base,
   market: M,
@@ -149,14 +192,27 @@ const change = (side: Side, price: number, size: number, bestBid: number | null,
   hash: 'h',
   endOfBatch,
 });
-const snapshot = (bids: PriceLevel[], asks: PriceLevel[]): MarketEvent => ({ type: 'book_snapshot', ...base, market: M, tokenId: T, bids, asks, hash: 'h0', tickSize: 100 as Pips, minOrderSize: null, lastTradePrice: null });
+const snapshot = (bids: PriceLevel[], asks: PriceLevel[]): MarketEvent => ({
+  type: 'book_snapshot',
+  ...base,
+  market: M,
+  tokenId: T,
+  bids,
+  asks,
+  hash: 'h0',
+  tickSize: 100 as Pips,
+  minOrderSize: null,
+  lastTradePrice: null,
+});
 
 describe('feedMirrors', () => {
   it('applies each event before passing it on; disconnected marks stale; a fresh snapshot clears it', () => {
     const src = new Subject<MarketEvent>();
     const mirrors = new BookMirrors();
     const seen: Array<[string, boolean | undefined, number | null | undefined]> = [];
-    feedMirrors(src, mirrors).subscribe((e) => seen.push([e.type, mirrors.get('t')?.stale, mirrors.get('t')?.bestBid()]));
+    feedMirrors(src, mirrors).subscribe((e) =>
+      seen.push([e.type, mirrors.get('t')?.stale, mirrors.get('t')?.bestBid()]),
+    );
     src.next(change('BUY', 4000, 1, 4000, null)); // before any snapshot: ignored
     src.next(snapshot([lv(4900, 5)], [lv(5100, 5)]));
     src.next(change('BUY', 5000, 3, 5000, 5100));

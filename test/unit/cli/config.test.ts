@@ -2,7 +2,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { describeConfig, loadConfig, loadConfigDetailed, redactConfig, REDACTED, schemaLeaves } from '../../../src/cli/config.ts';
+import {
+  describeConfig,
+  loadConfig,
+  loadConfigDetailed,
+  redactConfig,
+  REDACTED,
+  schemaLeaves,
+} from '../../../src/cli/config.ts';
 import { checkConfig } from '../../../src/cli/config-cmd.ts';
 import { apiCredentialsOf, budgetsOf, resolveVenue, writeDaemonVenue } from '../../../src/cli/venue.ts';
 import { ConfigError, NetworkError } from '../../../src/core/errors.ts';
@@ -39,8 +46,17 @@ describe('config: precedence', () => {
   });
 
   it('applies the same order to nested sections (risk limits, JSON objects) and reports each source', () => {
-    const f = file({ bot: { risk: { maxLoss: 50, maxPositionShares: 60, markets: { ['0x' + '1'.repeat(64)]: { maxOrderSizeShares: 3 } } }, params: { bands: 2 } } });
-    const r = loadConfigDetailed(f, { 'bot.risk.maxPositionShares': '80' }, { MMKIT_RISK_MAX_LOSS: '40', MMKIT_LOG_LEVEL: 'warn' });
+    const f = file({
+      bot: {
+        risk: { maxLoss: 50, maxPositionShares: 60, markets: { ['0x' + '1'.repeat(64)]: { maxOrderSizeShares: 3 } } },
+        params: { bands: 2 },
+      },
+    });
+    const r = loadConfigDetailed(
+      f,
+      { 'bot.risk.maxPositionShares': '80' },
+      { MMKIT_RISK_MAX_LOSS: '40', MMKIT_LOG_LEVEL: 'warn' },
+    );
     expect(r.config.bot.risk).toMatchObject({ maxLoss: 40, maxPositionShares: 80, maxOrderSizeShares: 100 });
     expect(r.config.bot.risk.markets).toEqual({ ['0x' + '1'.repeat(64)]: { maxOrderSizeShares: 3 } });
     expect(r.config.bot.params).toEqual({ bands: 2 });
@@ -68,7 +84,9 @@ describe('config: precedence', () => {
     expect(new Set(envs).size).toBe(envs.length);
     const doc = describeConfig();
     for (const line of doc.split('\n').slice(2)) expect(line).toMatch(/^\| `[\w.]+` \| `MMKIT_\w+` \|/);
-    expect(doc).toContain('| `log.level` | `MMKIT_LOG_LEVEL` | `"info"` | `fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent` |');
+    expect(doc).toContain(
+      '| `log.level` | `MMKIT_LOG_LEVEL` | `"info"` | `fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent` |',
+    );
     expect(doc).toContain('| `bot.risk.maxLoss` | `MMKIT_RISK_MAX_LOSS` | `100` | number 0 to 1000000000 |');
     // a secret's default is never printed
     expect(doc).toContain('| `secrets.privateKey` | `MMKIT_PRIVATE_KEY` | `""` |');
@@ -77,7 +95,16 @@ describe('config: precedence', () => {
 
 describe('config: comments and secrets in files', () => {
   it('drops keys starting with // or _comment at any depth', () => {
-    const f = file({ '//': 'top', _comment: 'x', bot: { '//strategy': 'why', _comment_2: 'y', risk: { _comment: 'z', maxLoss: 7 }, params: { '//bands': 'c', bands: 2 } } });
+    const f = file({
+      '//': 'top',
+      _comment: 'x',
+      bot: {
+        '//strategy': 'why',
+        _comment_2: 'y',
+        risk: { _comment: 'z', maxLoss: 7 },
+        params: { '//bands': 'c', bands: 2 },
+      },
+    });
     const c = loadConfig(f, {}, {});
     expect(c.bot.risk.maxLoss).toBe(7);
     expect(c.bot.params).toEqual({ bands: 2 });
@@ -88,7 +115,9 @@ describe('config: comments and secrets in files', () => {
     expect(e.key).toBe('secrets.privateKey');
     expect(e.message).toContain('MMKIT_PRIVATE_KEY');
     expect(e.message).not.toContain(KEY.slice(2));
-    expect(configError(() => loadConfig(file({ exchange: { adminToken: 'tok' } }), {}, {})).key).toBe('exchange.adminToken');
+    expect(configError(() => loadConfig(file({ exchange: { adminToken: 'tok' } }), {}, {})).key).toBe(
+      'exchange.adminToken',
+    );
     // an empty one is fine (documents the key)
     expect(loadConfig(file({ secrets: { apiKey: '' } }), {}, {}).secrets.apiKey).toBe('');
     expect(loadConfig(undefined, {}, { MMKIT_PRIVATE_KEY: KEY }).secrets.privateKey).toBe(KEY);
@@ -109,7 +138,11 @@ describe('config: strict validation names the key and what is allowed', () => {
     [{ bot: { risk: { maxLos: 1 } } }, 'bot.risk.maxLos', /maxLoss/],
     [{ exchange: { startingBalance: '10.1234567' } }, 'exchange.startingBalance', /at most 6 decimals/],
     [{ exchange: { rateLimits: { scale: 0 } } }, 'exchange.rateLimits.scale', /positive number/],
-    [{ log: { level: 'loud' } }, 'log.level', /one of the possible values: \["fatal","error","warn","info","debug","trace","silent"\]/],
+    [
+      { log: { level: 'loud' } },
+      'log.level',
+      /one of the possible values: \["fatal","error","warn","info","debug","trace","silent"\]/,
+    ],
     [{ log: { pretty: 'yes' } }, 'log.pretty', /"auto","true","false"/],
     [{ bot: { risk: { maxLoss: -1 } } }, 'bot.risk.maxLoss', /a number in \[0, 1000000000\]/],
     [{ bot: { risk: { maxOpenOrdersGlobal: 1.5 } } }, 'bot.risk.maxOpenOrdersGlobal', /an integer in \[0, 100000\]/],
@@ -127,7 +160,9 @@ describe('config: strict validation names the key and what is allowed', () => {
   });
 
   it('validates environment values strictly (no "ture" is true) and never echoes a secret', () => {
-    expect(configError(() => loadConfig(undefined, {}, { MMKIT_EXCHANGE_LIFECYCLE: 'ture' })).key).toBe('exchange.lifecycle');
+    expect(configError(() => loadConfig(undefined, {}, { MMKIT_EXCHANGE_LIFECYCLE: 'ture' })).key).toBe(
+      'exchange.lifecycle',
+    );
     expect(loadConfig(undefined, {}, { MMKIT_EXCHANGE_LIFECYCLE: 'false' }).exchange.lifecycle).toBe(false);
     expect(loadConfig(undefined, {}, { MMKIT_BUDGETS: '0' }).budgets.enabled).toBe(false);
     const e = configError(() => loadConfig(undefined, {}, { MMKIT_PRIVATE_KEY: 'deadbeef-not-a-key' }));
@@ -152,25 +187,49 @@ describe('config: the shipped files', () => {
 
   it('live.example.json passes `config check` pointed at paper URLs, and needs a wallet for a real venue', async () => {
     const body = {
-      venue: { clobUrl: 'http://127.0.0.1:8080/clob', gammaUrl: 'http://127.0.0.1:8080/gamma', dataUrl: 'http://127.0.0.1:8080/data', contentUrl: 'http://127.0.0.1:8080/content', wsUrl: 'ws://127.0.0.1:8080', rtdsUrl: 'ws://127.0.0.1:8080/rtds' },
+      venue: {
+        clobUrl: 'http://127.0.0.1:8080/clob',
+        gammaUrl: 'http://127.0.0.1:8080/gamma',
+        dataUrl: 'http://127.0.0.1:8080/data',
+        contentUrl: 'http://127.0.0.1:8080/content',
+        wsUrl: 'ws://127.0.0.1:8080',
+        rtdsUrl: 'ws://127.0.0.1:8080/rtds',
+      },
     };
-    const merged = JSON.parse(JSON.stringify(await import('../../../config/live.example.json', { with: { type: 'json' } }).then((m) => m.default)));
+    const merged = JSON.parse(
+      JSON.stringify(
+        await import('../../../config/live.example.json', { with: { type: 'json' } }).then((m) => m.default),
+      ),
+    );
     Object.assign(merged.venue, body.venue);
     const f = file(merged);
     const paper = await checkConfig(loadConfig(f, {}, {}), [f]);
     expect(paper.problems).toEqual([]);
-    expect(paper).toMatchObject({ ok: true, wallet: 'paper', venue: { inProcess: false, paper: true }, strategy: { name: 'bands' } });
+    expect(paper).toMatchObject({
+      ok: true,
+      wallet: 'paper',
+      venue: { inProcess: false, paper: true },
+      strategy: { name: 'bands' },
+    });
     const real = await checkConfig(loadConfig(join(ROOT, 'config/live.example.json'), {}, {}), []);
     expect(real.ok).toBe(false);
     expect(real.problems.map((p) => p.key)).toEqual(['bot.keystoreFile']);
-    const withKey = await checkConfig(loadConfig(join(ROOT, 'config/live.example.json'), {}, { MMKIT_PRIVATE_KEY: KEY }), []);
+    const withKey = await checkConfig(
+      loadConfig(join(ROOT, 'config/live.example.json'), {}, { MMKIT_PRIVATE_KEY: KEY }),
+      [],
+    );
     expect(withKey).toMatchObject({ ok: true, wallet: 'private-key' });
   });
 
   it('check names problems beyond the schema with their config keys', async () => {
     const cfg = loadConfig(
       file({
-        bot: { params: { bands: 99 }, risk: { markets: { ['0x' + '2'.repeat(64)]: { maxOrderSizeShares: 0 } } }, keystoreFile: join(dir, 'nope.json'), markets: ['abc'] },
+        bot: {
+          params: { bands: 99 },
+          risk: { markets: { ['0x' + '2'.repeat(64)]: { maxOrderSizeShares: 0 } } },
+          keystoreFile: join(dir, 'nope.json'),
+          markets: ['abc'],
+        },
         venue: { signatureType: 'gnosis-safe' },
       }),
       {},
@@ -179,7 +238,15 @@ describe('config: the shipped files', () => {
     const r = await checkConfig(cfg, []);
     expect(r.ok).toBe(false);
     expect(r.problems.map((p) => p.key).sort()).toEqual(
-      ['bot.risk.markets.0x' + '2'.repeat(64) + '.maxOrderSizeShares', 'bot.params.bands', 'bot.keystoreFile', 'secrets.keystorePassword', 'secrets.apiSecret', 'venue.funder', 'bot.markets'].sort(),
+      [
+        'bot.risk.markets.0x' + '2'.repeat(64) + '.maxOrderSizeShares',
+        'bot.params.bands',
+        'bot.keystoreFile',
+        'secrets.keystorePassword',
+        'secrets.apiSecret',
+        'venue.funder',
+        'bot.markets',
+      ].sort(),
     );
     expect(r.problems.find((p) => p.key === 'bot.params.bands')!.message).toMatch(/<= 10/);
   });
@@ -187,9 +254,19 @@ describe('config: the shipped files', () => {
 
 describe('config print: redaction', () => {
   it('shows set secrets as [redacted], unset ones as "", and masks URL passwords', () => {
-    const cfg = loadConfig(undefined, { 'bot.exchangeUrl': 'http://user:hunter2@127.0.0.1:8080' }, { MMKIT_PRIVATE_KEY: KEY, MMKIT_API_SECRET: 's3cr3t', MMKIT_ADMIN_TOKEN: 'adm1n' });
+    const cfg = loadConfig(
+      undefined,
+      { 'bot.exchangeUrl': 'http://user:hunter2@127.0.0.1:8080' },
+      { MMKIT_PRIVATE_KEY: KEY, MMKIT_API_SECRET: 's3cr3t', MMKIT_ADMIN_TOKEN: 'adm1n' },
+    );
     const red = redactConfig(cfg) as any;
-    expect(red.secrets).toEqual({ privateKey: REDACTED, keystorePassword: '', apiKey: '', apiSecret: REDACTED, apiPassphrase: '' });
+    expect(red.secrets).toEqual({
+      privateKey: REDACTED,
+      keystorePassword: '',
+      apiKey: '',
+      apiSecret: REDACTED,
+      apiPassphrase: '',
+    });
     expect(red.exchange.adminToken).toBe(REDACTED);
     expect(red.bot.exchangeUrl).toBe('http://user:***@127.0.0.1:8080/');
     const text = JSON.stringify(red);
@@ -203,20 +280,47 @@ describe('venue resolution', () => {
   it('derives every API from one base URL, lets venue.*Url override, and otherwise uses the paper exchange of the config', () => {
     const d = mkdtempSync(join(tmpdir(), 'mmkit-venue-'));
     const def = resolveVenue(loadConfig(undefined, { 'bot.dataDir': d }, {}));
-    expect(def).toMatchObject({ source: 'default', paper: true, urls: { clob: 'http://127.0.0.1:8080/clob', ws: 'ws://127.0.0.1:8080' } });
-    const one = resolveVenue(loadConfig(undefined, { 'bot.exchangeUrl': 'https://venue.example', 'venue.dataUrl': 'https://data.venue.example/' }, {}));
-    expect(one).toMatchObject({ source: 'config', paper: false, urls: { clob: 'https://venue.example/clob', ws: 'wss://venue.example', data: 'https://data.venue.example' } });
-    expect(configError(() => resolveVenue(loadConfig(undefined, { 'venue.clobUrl': 'https://clob.example' }, {}))).key).toBe('venue.gammaUrl');
+    expect(def).toMatchObject({
+      source: 'default',
+      paper: true,
+      urls: { clob: 'http://127.0.0.1:8080/clob', ws: 'ws://127.0.0.1:8080' },
+    });
+    const one = resolveVenue(
+      loadConfig(
+        undefined,
+        { 'bot.exchangeUrl': 'https://venue.example', 'venue.dataUrl': 'https://data.venue.example/' },
+        {},
+      ),
+    );
+    expect(one).toMatchObject({
+      source: 'config',
+      paper: false,
+      urls: { clob: 'https://venue.example/clob', ws: 'wss://venue.example', data: 'https://data.venue.example' },
+    });
+    expect(
+      configError(() => resolveVenue(loadConfig(undefined, { 'venue.clobUrl': 'https://clob.example' }, {}))).key,
+    ).toBe('venue.gammaUrl');
     // a running daemon's in-process exchange is found through its data directory
     writeDaemonVenue(d, 'http://127.0.0.1:45678');
-    expect(resolveVenue(loadConfig(undefined, { 'bot.dataDir': d }, {}))).toMatchObject({ source: 'daemon', urls: { clob: 'http://127.0.0.1:45678/clob' } });
+    expect(resolveVenue(loadConfig(undefined, { 'bot.dataDir': d }, {}))).toMatchObject({
+      source: 'daemon',
+      urls: { clob: 'http://127.0.0.1:45678/clob' },
+    });
   });
 
   it('budgets apply scale and headroom; API credentials are all or none', () => {
-    expect(budgetsOf(loadConfig(undefined, {}, { MMKIT_BUDGET_SCALE: '2', MMKIT_BUDGET_HEADROOM: '0.25' }))).toMatchObject({ enabled: true, scale: 1.5 });
+    expect(
+      budgetsOf(loadConfig(undefined, {}, { MMKIT_BUDGET_SCALE: '2', MMKIT_BUDGET_HEADROOM: '0.25' })),
+    ).toMatchObject({ enabled: true, scale: 1.5 });
     expect(apiCredentialsOf(loadConfig(undefined, {}, {}))).toBeUndefined();
-    expect(apiCredentialsOf(loadConfig(undefined, {}, { MMKIT_API_KEY: 'k', MMKIT_API_SECRET: 's', MMKIT_API_PASSPHRASE: 'p' }))).toEqual({ apiKey: 'k', secret: 's', passphrase: 'p' });
-    expect(configError(() => apiCredentialsOf(loadConfig(undefined, {}, { MMKIT_API_KEY: 'k', MMKIT_API_SECRET: 's' }))).key).toBe('secrets.apiPassphrase');
+    expect(
+      apiCredentialsOf(
+        loadConfig(undefined, {}, { MMKIT_API_KEY: 'k', MMKIT_API_SECRET: 's', MMKIT_API_PASSPHRASE: 'p' }),
+      ),
+    ).toEqual({ apiKey: 'k', secret: 's', passphrase: 'p' });
+    expect(
+      configError(() => apiCredentialsOf(loadConfig(undefined, {}, { MMKIT_API_KEY: 'k', MMKIT_API_SECRET: 's' }))).key,
+    ).toBe('secrets.apiPassphrase');
   });
 });
 

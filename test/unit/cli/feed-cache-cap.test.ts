@@ -8,6 +8,9 @@ describe('feed-cache size cap', () => {
     expect(feedCacheMaxMb({}, { MMKIT_FEED_CACHE_MAX_MB: '9' })).toBe(9);
     expect(feedCacheMaxMb({}, { MMKIT_FEED_CACHE_MAX_MB: '0' })).toBe(0);
     expect(feedCacheMaxMb({}, {})).toBe(DEFAULT_FEED_CACHE_MAX_MB);
-    for (const bad of ['-1', '1.5', 'lots', '1e3', '99999999999']) expect(() => feedCacheMaxMb({}, { MMKIT_FEED_CACHE_MAX_MB: bad }), bad).toThrow(/MMKIT_FEED_CACHE_MAX_MB must be an integer/);
+    for (const bad of ['-1', '1.5', 'lots', '1e3', '99999999999'])
+      expect(() => feedCacheMaxMb({}, { MMKIT_FEED_CACHE_MAX_MB: bad }), bad).toThrow(
+        /MMKIT_FEED_CACHE_MAX_MB must be an integer/,
+      );
   });
 });

@@ -10,15 +10,23 @@ import type { StatusSnapshot } from '../../../src/ops/status.ts';
 describe('daemonUrl', () => {
   const dir = mkdtempSync(join(tmpdir(), 'mmkit-status-'));
   it('takes --url, then MMKIT_STATUS_URL, then <dataDir>/daemon.json of a living daemon, then ops.httpHost:httpPort', () => {
-    expect(daemonUrl({ url: 'http://127.0.0.1:9000/whatever' }, {})).toEqual({ url: 'http://127.0.0.1:9000', source: '--url' });
-    expect(daemonUrl({ dataDir: dir }, { MMKIT_STATUS_URL: 'http://localhost:9001' }).url).toBe('http://localhost:9001');
+    expect(daemonUrl({ url: 'http://127.0.0.1:9000/whatever' }, {})).toEqual({
+      url: 'http://127.0.0.1:9000',
+      source: '--url',
+    });
+    expect(daemonUrl({ dataDir: dir }, { MMKIT_STATUS_URL: 'http://localhost:9001' }).url).toBe(
+      'http://localhost:9001',
+    );
     expect(daemonUrl({ dataDir: dir }, {}).url).toBe('http://127.0.0.1:8787');
     expect(daemonUrl({ dataDir: dir }, { MMKIT_HTTP_PORT: '9100' }).url).toBe('http://127.0.0.1:9100');
     expect(daemonUrl({ dataDir: dir }, { MMKIT_HTTP_HOST: '0.0.0.0' }).url).toBe('http://127.0.0.1:8787');
     writeFileSync(join(dir, 'daemon.json'), JSON.stringify({ statusUrl: 'http://127.0.0.1:45678', pid: process.pid }));
     expect(daemonUrl({ dataDir: dir }, {})).toEqual({ url: 'http://127.0.0.1:45678', source: `${dir}/daemon.json` });
     // a record of a dead process is ignored
-    writeFileSync(join(dir, 'daemon.json'), JSON.stringify({ statusUrl: 'http://127.0.0.1:45678', pid: 2 ** 22 + 12345 }));
+    writeFileSync(
+      join(dir, 'daemon.json'),
+      JSON.stringify({ statusUrl: 'http://127.0.0.1:45678', pid: 2 ** 22 + 12345 }),
+    );
     expect(daemonUrl({ dataDir: dir }, {}).url).toBe('http://127.0.0.1:8787');
   });
   it('refuses a bad URL and a random configured port with nothing recorded (usage, exit 2)', () => {
@@ -48,13 +56,41 @@ describe('formatStatus', () => {
       strategy: { name: 'bands', params: {} },
       account: { address: '0xabc' },
       venue: { url: 'http://127.0.0.1:8080' },
-      health: { healthy: false, status: 'unhealthy', reasons: [{ code: 'feed_stale', message: 'no market data for 20.0 s' }] },
+      health: {
+        healthy: false,
+        status: 'unhealthy',
+        reasons: [{ code: 'feed_stale', message: 'no market data for 20.0 s' }],
+      },
       pnl: { total: '-1.5', realized: '0.5', unrealized: '-2', fees: '0' },
       inventory: { collateral: { available: '9990', reserved: '10' }, positions: [] },
       orders: { open: 2, placed: 10, cancelled: 8, rejected: 0 },
-      fills: { count: 1, volume: '5', notional: '2.25', recent: [{ time: '2026-01-01T00:00:00.000Z', side: 'BUY', outcome: 'Yes', size: '5', price: '0.45', role: 'MAKER', question: 'Will it rain?' }] },
+      fills: {
+        count: 1,
+        volume: '5',
+        notional: '2.25',
+        recent: [
+          {
+            time: '2026-01-01T00:00:00.000Z',
+            side: 'BUY',
+            outcome: 'Yes',
+            size: '5',
+            price: '0.45',
+            role: 'MAKER',
+            question: 'Will it rain?',
+          },
+        ],
+      },
       killSwitch: { tripped: false },
-      markets: [{ market: '0xm', question: 'Will it rain?', quotable: true, why: null, tokens: [{ tokenId: 't1', outcome: 'Yes', bestBid: '0.45', bestAsk: '0.47', position: '5', stale: false }], quotes: [{ tokenId: 't1', side: 'BUY', price: '0.44', size: '5' }] }],
+      markets: [
+        {
+          market: '0xm',
+          question: 'Will it rain?',
+          quotable: true,
+          why: null,
+          tokens: [{ tokenId: 't1', outcome: 'Yes', bestBid: '0.45', bestAsk: '0.47', position: '5', stale: false }],
+          quotes: [{ tokenId: 't1', side: 'BUY', price: '0.44', size: '5' }],
+        },
+      ],
     } as unknown as StatusSnapshot;
     const text = formatStatus(s, 'http://127.0.0.1:8787');
     expect(text).toContain('mmkit daemon at http://127.0.0.1:8787: UNHEALTHY (running, up 1h 2m 5s, pid 42)');

@@ -12,7 +12,8 @@ class ScanClock {
   advanceTo(target: number): void {
     for (;;) {
       let next: { id: number; at: number; every: number; fn: () => void } | undefined;
-      for (const x of this.timers.values()) if (x.at <= target && (next === undefined || x.at < next.at || (x.at === next.at && x.id < next.id))) next = x;
+      for (const x of this.timers.values())
+        if (x.at <= target && (next === undefined || x.at < next.at || (x.at === next.at && x.id < next.id))) next = x;
       if (next === undefined) break;
       this.t = Math.max(this.t, next.at);
       if (next.every > 0) next.at += next.every;
@@ -71,7 +72,7 @@ describe('VirtualClock (heap) behaves like the linear scan', () => {
 
   it('a random schedule fires exactly as the linear scan does', () => {
     let seed = 12345;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const a = new VirtualClock(0);
     const b = new ScanClock(0);
     const outA: string[] = [];

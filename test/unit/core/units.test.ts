@@ -117,7 +117,12 @@ describe('market record prices', async () => {
   const { clobMarketRecord, initialMarkets } = await import('../../../src/exchange/markets.ts');
   it('formats a half-pip mid exactly', () => {
     const [m] = initialMarkets(1, 0);
-    const rec = clobMarketRecord(m!, { status: 'active', tick: '0.01', lastPrice: [undefined, undefined], mid: [5085.5, 4914.5] }) as any;
+    const rec = clobMarketRecord(m!, {
+      status: 'active',
+      tick: '0.01',
+      lastPrice: [undefined, undefined],
+      mid: [5085.5, 4914.5],
+    }) as any;
     expect(rec.tokens.map((t: any) => t.price)).toEqual([0.50855, 0.49145]);
   });
 });

@@ -21,7 +21,16 @@ import type {
 } from '../../../src/core/events.ts';
 import type { ConditionId, OrderId, TokenId, TradeId } from '../../../src/core/ids.ts';
 import type { Micro, Pips, Side } from '../../../src/core/units.ts';
-import type { CancelOutcome, MarketInfo, PlaceOutcome, PlaceRequest, PreparedOrder, Venue, VenueFill, VenueOrder } from '../../../src/engine/venue.ts';
+import type {
+  CancelOutcome,
+  MarketInfo,
+  PlaceOutcome,
+  PlaceRequest,
+  PreparedOrder,
+  Venue,
+  VenueFill,
+  VenueOrder,
+} from '../../../src/engine/venue.ts';
 
 export const CID = '0xmarket1' as ConditionId;
 export const YES = '111' as TokenId;
@@ -30,7 +39,12 @@ export const CID2 = '0xmarket2' as ConditionId;
 export const YES2 = '333' as TokenId;
 export const NO2 = '444' as TokenId;
 
-export function market(cid: ConditionId = CID, yes: TokenId = YES, no: TokenId = NO, o: Partial<MarketInfo> = {}): MarketInfo {
+export function market(
+  cid: ConditionId = CID,
+  yes: TokenId = YES,
+  no: TokenId = NO,
+  o: Partial<MarketInfo> = {},
+): MarketInfo {
   return {
     market: cid,
     question: 'q?',
@@ -50,7 +64,13 @@ export function market(cid: ConditionId = CID, yes: TokenId = YES, no: TokenId =
 
 const lv = (p: number, s: number): PriceLevel => [p as Pips, s as Micro];
 
-export function snap(tokenId: TokenId, bids: Array<[number, number]>, asks: Array<[number, number]>, cid: ConditionId = CID, t = 0): BookSnapshotEvent {
+export function snap(
+  tokenId: TokenId,
+  bids: Array<[number, number]>,
+  asks: Array<[number, number]>,
+  cid: ConditionId = CID,
+  t = 0,
+): BookSnapshotEvent {
   return {
     type: 'book_snapshot',
     market: cid,
@@ -66,7 +86,15 @@ export function snap(tokenId: TokenId, bids: Array<[number, number]>, asks: Arra
   };
 }
 
-export function level(tokenId: TokenId, side: Side, price: number, size: number, best: { bid: number | null; ask: number | null }, endOfBatch = true, cid: ConditionId = CID): LevelChangeEvent {
+export function level(
+  tokenId: TokenId,
+  side: Side,
+  price: number,
+  size: number,
+  best: { bid: number | null; ask: number | null },
+  endOfBatch = true,
+  cid: ConditionId = CID,
+): LevelChangeEvent {
   return {
     type: 'level_change',
     market: cid,
@@ -83,18 +111,49 @@ export function level(tokenId: TokenId, side: Side, price: number, size: number,
   };
 }
 
-export const disconnected = (stream: StreamName = 'market'): DisconnectedEvent => ({ type: 'disconnected', stream, reason: 'closed 1006', venueTime: 0, recvTime: 0 });
-export const resynced = (stream: StreamName = 'market', initial = false): ResyncedEvent => ({ type: 'resynced', stream, initial, venueTime: 0, recvTime: 0 });
+export const disconnected = (stream: StreamName = 'market'): DisconnectedEvent => ({
+  type: 'disconnected',
+  stream,
+  reason: 'closed 1006',
+  venueTime: 0,
+  recvTime: 0,
+});
+export const resynced = (stream: StreamName = 'market', initial = false): ResyncedEvent => ({
+  type: 'resynced',
+  stream,
+  initial,
+  venueTime: 0,
+  recvTime: 0,
+});
 
 export function tickChange(tokenId: TokenId, from: number, to: number, cid: ConditionId = CID): TickSizeChangeEvent {
-  return { type: 'tick_size_change', market: cid, tokenId, old: from as Pips, new: to as Pips, venueTime: 0, recvTime: 0 };
+  return {
+    type: 'tick_size_change',
+    market: cid,
+    tokenId,
+    old: from as Pips,
+    new: to as Pips,
+    venueTime: 0,
+    recvTime: 0,
+  };
 }
 
 export function resolved(cid: ConditionId = CID, winner: TokenId = YES): MarketResolvedEvent {
-  return { type: 'market_resolved', market: cid, winningTokenId: winner, winningOutcome: 'Yes', venueTime: 0, recvTime: 0 };
+  return {
+    type: 'market_resolved',
+    market: cid,
+    winningTokenId: winner,
+    winningOutcome: 'Yes',
+    venueTime: 0,
+    recvTime: 0,
+  };
 }
 
-export function order(id: string, status: OrderUpdateEvent['status'], o: Partial<OrderUpdateEvent> = {}): OrderUpdateEvent {
+export function order(
+  id: string,
+  status: OrderUpdateEvent['status'],
+  o: Partial<OrderUpdateEvent> = {},
+): OrderUpdateEvent {
   return {
     type: 'order_update',
     kind: status === 'CANCELED' ? 'CANCELLATION' : 'PLACEMENT',

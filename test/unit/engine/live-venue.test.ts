@@ -27,8 +27,26 @@ function trade(o: Record<string, unknown> = {}): Record<string, unknown> {
     maker_address: '0xthem',
     match_time: '1700000000',
     maker_orders: [
-      { order_id: '0xmine1', owner: 'my-key', maker_address: '0xme', matched_amount: '10', price: '0.42', asset_id: 'YES', side: 'BUY', fee_rate_bps: '0' },
-      { order_id: '0xother', owner: 'x', maker_address: '0xthem', matched_amount: '5', price: '0.58', asset_id: 'NO', side: 'SELL', fee_rate_bps: '0' },
+      {
+        order_id: '0xmine1',
+        owner: 'my-key',
+        maker_address: '0xme',
+        matched_amount: '10',
+        price: '0.42',
+        asset_id: 'YES',
+        side: 'BUY',
+        fee_rate_bps: '0',
+      },
+      {
+        order_id: '0xother',
+        owner: 'x',
+        maker_address: '0xthem',
+        matched_amount: '5',
+        price: '0.58',
+        asset_id: 'NO',
+        side: 'SELL',
+        fee_rate_bps: '0',
+      },
     ],
     ...o,
   };
@@ -38,7 +56,19 @@ describe('live venue: fills of trade records', () => {
   it('a maker fill is ours when a maker order is, on that order own token, side and price (a complementary match)', () => {
     const f = venueFillsOf([trade()], ME);
     expect(f).toEqual([
-      { tradeId: 't1', orderId: '0xmine1', market: '0xm', tokenId: 'YES', side: 'BUY', price: 4200, size: 10_000_000, role: 'MAKER', fee: 0, status: 'MATCHED', matchTime: 1_700_000_000_000 },
+      {
+        tradeId: 't1',
+        orderId: '0xmine1',
+        market: '0xm',
+        tokenId: 'YES',
+        side: 'BUY',
+        price: 4200,
+        size: 10_000_000,
+        role: 'MAKER',
+        fee: 0,
+        status: 'MATCHED',
+        matchTime: 1_700_000_000_000,
+      },
     ]);
   });
 
@@ -48,7 +78,17 @@ describe('live venue: fills of trade records', () => {
       owner: 'my-key',
       maker_address: '0xme',
       fee_rate_bps: '100',
-      maker_orders: [{ order_id: '0xmine2', owner: 'my-key', matched_amount: '3', price: '0.42', asset_id: 'YES', side: 'BUY', fee_rate_bps: '0' }],
+      maker_orders: [
+        {
+          order_id: '0xmine2',
+          owner: 'my-key',
+          matched_amount: '3',
+          price: '0.42',
+          asset_id: 'YES',
+          side: 'BUY',
+          fee_rate_bps: '0',
+        },
+      ],
     });
     const f = venueFillsOf([rec], ME);
     expect(f.map((x) => [x.orderId, x.role, x.tokenId, x.size, x.fee])).toEqual([
@@ -92,11 +132,27 @@ describe('live venue: speculative signing (presign)', () => {
   });
   const venue = (presign: { ticks?: number; copies?: number; capacity?: number } | false = { ticks: 1 }) => {
     const transport = { request: () => Promise.reject(new Error('no network in this test')) };
-    const v = liveVenueFromParts({ transport, creds: { apiKey: 'k', secret: 'AAAA', passphrase: 'p' }, address: wallet.address, builder: new OrderBuilder({ wallet, chainId: 137 }), urls: { ws: 'ws://x' }, clock: new LiveClock(), presign });
+    const v = liveVenueFromParts({
+      transport,
+      creds: { apiKey: 'k', secret: 'AAAA', passphrase: 'p' },
+      address: wallet.address,
+      builder: new OrderBuilder({ wallet, chainId: 137 }),
+      urls: { ws: 'ws://x' },
+      clock: new LiveClock(),
+      presign,
+    });
     v.learnMarkets([info()]);
     return v;
   };
-  const req = (price: number, o: Partial<PlaceRequest> = {}): PlaceRequest => ({ market: CIDX, tokenId: Y, side: 'BUY', price: price as Pips, size: 5_000_000 as Micro, type: 'GTC', ...o });
+  const req = (price: number, o: Partial<PlaceRequest> = {}): PlaceRequest => ({
+    market: CIDX,
+    tokenId: Y,
+    side: 'BUY',
+    price: price as Pips,
+    size: 5_000_000 as Micro,
+    type: 'GTC',
+    ...o,
+  });
   /** Lets the idle signer run until it has nothing left. */
   const idle = async (v: ReturnType<typeof venue>) => {
     for (let i = 0; i < 200; i++) {
@@ -111,7 +167,15 @@ describe('live venue: speculative signing (presign)', () => {
     const w = p.wire as WireOrder;
     const { order, signature } = orderFromWire(w);
     expect(recoverSigner(p.id, signature)).toBe(wallet.address.toLowerCase());
-    const again = new OrderBuilder({ wallet, chainId: 137, salt: () => w.salt }).buildLimit({ tokenId: r.tokenId, side: r.side, price: r.price, size: r.size, tick: m.tick, negRisk: m.negRisk, feeRateBps: m.feeRateBps });
+    const again = new OrderBuilder({ wallet, chainId: 137, salt: () => w.salt }).buildLimit({
+      tokenId: r.tokenId,
+      side: r.side,
+      price: r.price,
+      size: r.size,
+      tick: m.tick,
+      negRisk: m.negRisk,
+      feeRateBps: m.feeRateBps,
+    });
     expect(again.id).toBe(p.id);
     expect(order.tokenId).toBe(BigInt(r.tokenId));
   };

@@ -4,12 +4,38 @@ import type { DesiredQuotes, StrategyOutput } from '../../../src/core/intents.ts
 import type { Pips, Micro } from '../../../src/core/units.ts';
 import { createEngine, type EngineOptions } from '../../../src/engine/loop.ts';
 import type { StrategyState } from '../../../src/strategy/api.ts';
-import { CID, CID2, disconnected, FakeVenue, fill, flush, level, market, NO, NO2, order, resolved, resynced, snap, YES, YES2 } from './fixtures.ts';
+import {
+  CID,
+  CID2,
+  disconnected,
+  FakeVenue,
+  fill,
+  flush,
+  level,
+  market,
+  NO,
+  NO2,
+  order,
+  resolved,
+  resynced,
+  snap,
+  YES,
+  YES2,
+} from './fixtures.ts';
 
-const quote = (at: number, price = 4500): DesiredQuotes => ({ market: CID, quotes: [{ tokenId: YES, side: 'BUY', price: price as Pips, size: 5e6 as Micro }], at });
+const quote = (at: number, price = 4500): DesiredQuotes => ({
+  market: CID,
+  quotes: [{ tokenId: YES, side: 'BUY', price: price as Pips, size: 5e6 as Micro }],
+  at,
+});
 
 /** An engine on a FakeVenue with a recording strategy (quotes CID on every event by default). */
-async function setup(o: Partial<EngineOptions> & { onEvent?: (e: MmkitEvent, s: StrategyState) => StrategyOutput | undefined; noStart?: boolean } = {}) {
+async function setup(
+  o: Partial<EngineOptions> & {
+    onEvent?: (e: MmkitEvent, s: StrategyState) => StrategyOutput | undefined;
+    noStart?: boolean;
+  } = {},
+) {
   const venue = new FakeVenue();
   const seen: Array<{ type: string; bestBid: number | null | undefined }> = [];
   const executed: DesiredQuotes[] = [];
@@ -71,7 +97,13 @@ describe('engine loop: order and state', () => {
     order.length = 0;
     ctx.engine.events$.subscribe((e) => order.push(`done:${e.type}`));
     ctx.venue.market$.next(level(YES, 'BUY', 4100, 1e6, { bid: 4100, ask: 6000 }));
-    expect(order).toEqual(['strategy:level_change', 'after-inner-next', 'done:level_change', 'strategy:level_change', 'done:level_change']);
+    expect(order).toEqual([
+      'strategy:level_change',
+      'after-inner-next',
+      'done:level_change',
+      'strategy:level_change',
+      'done:level_change',
+    ]);
     expect(ctx.engine.state.book(YES)!.bestBid).toBe(4200);
   });
 
@@ -246,8 +278,21 @@ describe('engine lifecycle', () => {
       reconcile: async () => {
         await gate;
         return {
-          adopted: [{ id: 'old' as never, market: CID, tokenId: YES, side: 'BUY', price: 4000 as never, originalSize: 5e6 as never, sizeMatched: 0 as never, status: 'LIVE' }],
-          fills: [{ tradeId: 'bf', orderId: 'old', tokenId: YES, side: 'BUY', price: 4000, size: 2e6, status: 'CONFIRMED' }],
+          adopted: [
+            {
+              id: 'old' as never,
+              market: CID,
+              tokenId: YES,
+              side: 'BUY',
+              price: 4000 as never,
+              originalSize: 5e6 as never,
+              sizeMatched: 0 as never,
+              status: 'LIVE',
+            },
+          ],
+          fills: [
+            { tradeId: 'bf', orderId: 'old', tokenId: YES, side: 'BUY', price: 4000, size: 2e6, status: 'CONFIRMED' },
+          ],
         };
       },
     });

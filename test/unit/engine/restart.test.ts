@@ -2,11 +2,25 @@ import { describe, expect, it } from 'vitest';
 import type { OrderId } from '../../../src/core/ids.ts';
 import type { Micro, Pips } from '../../../src/core/units.ts';
 import { createEngine } from '../../../src/engine/loop.ts';
-import { reconcileOnStart, ReconcileError, UNSETTLED_LOOKBACK_MAX_MS, type RestartStore } from '../../../src/engine/restart.ts';
+import {
+  reconcileOnStart,
+  ReconcileError,
+  UNSETTLED_LOOKBACK_MAX_MS,
+  type RestartStore,
+} from '../../../src/engine/restart.ts';
 import type { VenueFill, VenueOrder } from '../../../src/engine/venue.ts';
 import { CID, FakeVenue, flush, market, NO, YES } from './fixtures.ts';
 
-const vo = (id: string, status: VenueOrder['status'] = 'LIVE'): VenueOrder => ({ id: id as OrderId, market: CID, tokenId: YES, side: 'BUY', price: 4000 as Pips, originalSize: 5e6 as Micro, sizeMatched: 0 as Micro, status });
+const vo = (id: string, status: VenueOrder['status'] = 'LIVE'): VenueOrder => ({
+  id: id as OrderId,
+  market: CID,
+  tokenId: YES,
+  side: 'BUY',
+  price: 4000 as Pips,
+  originalSize: 5e6 as Micro,
+  sizeMatched: 0 as Micro,
+  status,
+});
 const vf = (tradeId: string, orderId: string, matchTime: number): VenueFill => ({
   tradeId,
   orderId: orderId as OrderId,

@@ -2,7 +2,23 @@ import { describe, expect, it } from 'vitest';
 import type { TokenId } from '../../../src/core/ids.ts';
 import type { LiveOrderView } from '../../../src/core/intents.ts';
 import { EngineState } from '../../../src/engine/state.ts';
-import { CID, CID2, disconnected, fill, level, market, NO, NO2, order, resolved, resynced, snap, tickChange, YES, YES2 } from './fixtures.ts';
+import {
+  CID,
+  CID2,
+  disconnected,
+  fill,
+  level,
+  market,
+  NO,
+  NO2,
+  order,
+  resolved,
+  resynced,
+  snap,
+  tickChange,
+  YES,
+  YES2,
+} from './fixtures.ts';
 
 function fresh(o: ConstructorParameters<typeof EngineState>[1] = {}) {
   const s = new EngineState([market(), market(CID2, YES2, NO2)], o);
@@ -21,7 +37,17 @@ describe('EngineState: books', () => {
     expect(s.book(YES)!.stale).toBe(true);
     expect(s.quotable(CID)).toBe(false);
     expect(s.whyNotQuotable(CID)).toMatch(/no book yet/);
-    s.apply(snap(YES, [[4000, 10e6], [3900, 5e6]], [[6000, 10e6]]), 5);
+    s.apply(
+      snap(
+        YES,
+        [
+          [4000, 10e6],
+          [3900, 5e6],
+        ],
+        [[6000, 10e6]],
+      ),
+      5,
+    );
     expect(s.quotable(CID)).toBe(false); // NO still missing
     s.apply(snap(NO, [[4000, 10e6]], [[6000, 10e6]]), 6);
     expect(s.quotable(CID)).toBe(true);
@@ -173,9 +199,30 @@ describe('EngineState: own orders', () => {
 
   it('adopted orders join the open orders; with an order source (the executor tracker) openOrders asks it', () => {
     const s = fresh();
-    s.adoptOrders([{ id: 'a1' as never, market: CID, tokenId: YES, side: 'BUY', price: 4000 as never, originalSize: 5e6 as never, sizeMatched: 0 as never, status: 'LIVE' }]);
+    s.adoptOrders([
+      {
+        id: 'a1' as never,
+        market: CID,
+        tokenId: YES,
+        side: 'BUY',
+        price: 4000 as never,
+        originalSize: 5e6 as never,
+        sizeMatched: 0 as never,
+        status: 'LIVE',
+      },
+    ]);
     expect(s.openOrders(CID).map((o) => o.id)).toEqual(['a1']);
-    const tracked: LiveOrderView[] = [{ id: 't1' as never, market: CID, tokenId: YES, side: 'BUY', price: 1 as never, originalSize: 1 as never, sizeMatched: 0 as never }];
+    const tracked: LiveOrderView[] = [
+      {
+        id: 't1' as never,
+        market: CID,
+        tokenId: YES,
+        side: 'BUY',
+        price: 1 as never,
+        originalSize: 1 as never,
+        sizeMatched: 0 as never,
+      },
+    ];
     const t = new EngineState([market()], { orders: { openOrders: (m) => (m === CID ? tracked : []) } });
     expect(t.openOrders(CID)).toBe(tracked);
   });

@@ -102,9 +102,16 @@ describe('SlidingWindowLimiter', () => {
       fc.property(
         fc.integer({ min: 1, max: 8 }),
         fc.integer({ min: 1, max: 100 }),
-        fc.array(fc.record({ dt: fc.integer({ min: 0, max: 40 }), key: fc.constantFrom('a', 'b'), cost: fc.integer({ min: 1, max: 3 }) }), {
-          maxLength: 200,
-        }),
+        fc.array(
+          fc.record({
+            dt: fc.integer({ min: 0, max: 40 }),
+            key: fc.constantFrom('a', 'b'),
+            cost: fc.integer({ min: 1, max: 3 }),
+          }),
+          {
+            maxLength: 200,
+          },
+        ),
         (limit, windowMs, steps) => {
           const l = new SlidingWindowLimiter({ limit, windowMs });
           const model = new Map<string, number[]>();
@@ -181,14 +188,33 @@ describe('RatePolicy.rulesFor', () => {
       ['DELETE', '/cancel-all'],
       ['DELETE', '/cancel-market-orders'],
     ] as const) {
-      expect(names(p.rulesFor('clob', m, path))).toEqual(['general', 'clob', `${m} ${path}:burst`, `${m} ${path}:sustained`]);
+      expect(names(p.rulesFor('clob', m, path))).toEqual([
+        'general',
+        'clob',
+        `${m} ${path}:burst`,
+        `${m} ${path}:sustained`,
+      ]);
     }
-    expect(names(p.rulesFor('clob', 'post', '/order?x=1'))).toEqual(['general', 'clob', 'POST /order:burst', 'POST /order:sustained']);
+    expect(names(p.rulesFor('clob', 'post', '/order?x=1'))).toEqual([
+      'general',
+      'clob',
+      'POST /order:burst',
+      'POST /order:sustained',
+    ]);
     expect(names(p.rulesFor('clob', 'GET', '/order'))).toEqual(['general', 'clob']);
     expect(names(p.rulesFor('clob', 'GET', '/orders'))).toEqual(['general', 'clob']);
   });
   it('selects the per-endpoint GET rules', () => {
-    for (const path of ['/markets', '/book', '/midpoint', '/price', '/spread', '/balances', '/tick-size', '/neg-risk']) {
+    for (const path of [
+      '/markets',
+      '/book',
+      '/midpoint',
+      '/price',
+      '/spread',
+      '/balances',
+      '/tick-size',
+      '/neg-risk',
+    ]) {
       expect(names(p.rulesFor('clob', 'GET', path))).toEqual(['general', 'clob', `GET ${path}`]);
     }
     expect(names(p.rulesFor('clob', 'HEAD', '/book/'))).toEqual(['general', 'clob', 'GET /book']);
@@ -215,7 +241,12 @@ describe('RatePolicy.rulesFor', () => {
 
 describe('RatePolicy.acquire', () => {
   it('applies burst and sustained together: the sustained limit can bind while the burst has room', () => {
-    const p = new RatePolicy({ rules: { 'DELETE /cancel-market-orders:burst': { limit: 10 }, 'DELETE /cancel-market-orders:sustained': { limit: 15 } } });
+    const p = new RatePolicy({
+      rules: {
+        'DELETE /cancel-market-orders:burst': { limit: 10 },
+        'DELETE /cancel-market-orders:sustained': { limit: 15 },
+      },
+    });
     const rules = p.rulesFor('clob', 'DELETE', '/cancel-market-orders');
     let now = T0;
     for (let i = 0; i < 10; i++) expect(p.acquire('u', rules, now).ok).toBe(true);
@@ -268,7 +299,10 @@ describe('RatePolicy.acquire', () => {
     const p = new RatePolicy();
     const rules = p.rulesFor('clob', 'GET', '/book');
     const r1 = p.acquire('u', rules, T0);
-    expect(r1).toEqual({ ok: true, tightest: { rule: p.rule('GET /book'), limit: 100, remaining: 99, resetAt: T0 + 10_000 } });
+    expect(r1).toEqual({
+      ok: true,
+      tightest: { rule: p.rule('GET /book'), limit: 100, remaining: 99, resetAt: T0 + 10_000 },
+    });
     const r2 = p.acquire('u', rules, T0 + 500);
     expect(r2).toMatchObject({ ok: true, tightest: { limit: 100, remaining: 98, resetAt: T0 + 10_000 } });
     const cancel = p.acquire('u', p.rulesFor('clob', 'DELETE', '/cancel-all'), T0);

@@ -7,7 +7,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MatchingEngine } from '../../../src/exchange/matching/engine.ts';
-import type { CancelReason, MarketDef, NewOrder, OrderType, PlaceResult } from '../../../src/exchange/matching/types.ts';
+import type {
+  CancelReason,
+  MarketDef,
+  NewOrder,
+  OrderType,
+  PlaceResult,
+} from '../../../src/exchange/matching/types.ts';
 
 const S = 10_000; // price scale
 const LOT = 10_000;
@@ -17,8 +23,24 @@ const START = 1_000 * 1_000_000;
 /** Each account starts by splitting this much collateral into YES + NO of each market. */
 const SPLIT = 100 * 1_000_000;
 const MARKETS: MarketDef[] = [
-  { conditionId: 'm0', yesToken: 'Y0', noToken: 'N0', tickPips: 100, minSizeMicro: 2_000_000, negRisk: false, feeRateBps: 0 },
-  { conditionId: 'm1', yesToken: 'Y1', noToken: 'N1', tickPips: 10, minSizeMicro: 1_000_000, negRisk: true, feeRateBps: 10 },
+  {
+    conditionId: 'm0',
+    yesToken: 'Y0',
+    noToken: 'N0',
+    tickPips: 100,
+    minSizeMicro: 2_000_000,
+    negRisk: false,
+    feeRateBps: 0,
+  },
+  {
+    conditionId: 'm1',
+    yesToken: 'Y1',
+    noToken: 'N1',
+    tickPips: 10,
+    minSizeMicro: 1_000_000,
+    negRisk: true,
+    feeRateBps: 10,
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -58,7 +80,18 @@ interface MFill {
 }
 type MResult =
   | { ok: false; code: string }
-  | { ok: true; status: string; orderStatus: string; sizeMatched: number; reserved: number; fills: MFill[]; price: number | null; fee: number; making: number; taking: number };
+  | {
+      ok: true;
+      status: string;
+      orderStatus: string;
+      sizeMatched: number;
+      reserved: number;
+      fills: MFill[];
+      price: number | null;
+      fee: number;
+      making: number;
+      taking: number;
+    };
 
 const yesPriceOf = (o: MOrder): number => (o.yes ? o.price : S - o.price);
 /** A YES bid: BUY YES or SELL NO. */
@@ -160,7 +193,8 @@ class Model {
     if (this.ids.has(o.id)) return { ok: false, code: 'INVALID_ORDER_DUPLICATED' };
     const market = o.type === 'FOK' || o.type === 'FAK';
     if (o.postOnly && market) return { ok: false, code: 'INVALID_POST_ONLY_ORDER_TYPE' };
-    if (o.price % m.tick !== 0 || o.price < m.tick || o.price > S - m.tick) return { ok: false, code: 'INVALID_ORDER_MIN_TICK_SIZE' };
+    if (o.price % m.tick !== 0 || o.price < m.tick || o.price > S - m.tick)
+      return { ok: false, code: 'INVALID_ORDER_MIN_TICK_SIZE' };
     if (o.size < m.def.minSizeMicro) return { ok: false, code: 'INVALID_ORDER_MIN_SIZE' };
     if (o.size <= 0 || o.size % LOT !== 0 || o.size > MAX) return { ok: false, code: 'INVALID_ORDER_ERROR' };
     if (o.feeRateBps < m.def.feeRateBps || o.feeRateBps > 1000) return { ok: false, code: 'INVALID_ORDER_ERROR' };
@@ -168,7 +202,11 @@ class Model {
     const buy = o.side === 'BUY';
     const notionalAll = (o.size * o.price) / S; // exact: sizes are whole lots
     const need = buy ? notionalAll + Math.floor((notionalAll * o.feeRateBps) / S) : o.size;
-    if (buy ? (this.bal.get(o.account)?.coll ?? 0) < need : (this.bal.get(o.account)?.tok.get(o.tokenId)?.avail ?? 0) < need)
+    if (
+      buy
+        ? (this.bal.get(o.account)?.coll ?? 0) < need
+        : (this.bal.get(o.account)?.tok.get(o.tokenId)?.avail ?? 0) < need
+    )
       return { ok: false, code: 'INVALID_ORDER_NOT_ENOUGH_BALANCE' };
     const t: MOrder = {
       id: o.id,
@@ -194,7 +232,8 @@ class Model {
         .filter((x) => x.market === m && isBidOf(x) !== bid && (bid ? yesPriceOf(x) <= ty : yesPriceOf(x) >= ty))
         .sort((x, y) => (bid ? yesPriceOf(x) - yesPriceOf(y) : yesPriceOf(y) - yesPriceOf(x)) || x.seq - y.seq);
     if (o.postOnly && crossing().length > 0) return { ok: false, code: 'INVALID_POST_ONLY_ORDER' };
-    if (o.type === 'FOK' && crossing().reduce((s, x) => s + x.size - x.matched, 0) < o.size) return { ok: false, code: 'FOK_ORDER_NOT_FILLED_ERROR' };
+    if (o.type === 'FOK' && crossing().reduce((s, x) => s + x.size - x.matched, 0) < o.size)
+      return { ok: false, code: 'FOK_ORDER_NOT_FILLED_ERROR' };
 
     // accepted
     t.seq = ++this.seq;
@@ -325,7 +364,18 @@ class Model {
         price = Number((2n * num + den) / (2n * den));
       }
     }
-    return { ok: true, status, orderStatus: t.status, sizeMatched: t.matched, reserved: t.reserved, fills, price, fee, making, taking };
+    return {
+      ok: true,
+      status,
+      orderStatus: t.status,
+      sizeMatched: t.matched,
+      reserved: t.reserved,
+      fills,
+      price,
+      fee,
+      making,
+      taking,
+    };
   }
 }
 
@@ -371,9 +421,18 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       level: fc.integer({ min: 38, max: 62 }), // price around the middle (x 100 pips), so orders cross
       onTick: fc.constantFrom(true, true, true, true, true, true, true, true, true, false),
       jitter: fc.constantFrom(10, 50, 1), // off-tick offsets
-      shares: fc.oneof({ weight: 15, arbitrary: fc.integer({ min: 0, max: 25 }) }, { weight: 1, arbitrary: fc.integer({ min: 90, max: 2000 }) }),
-      extra: fc.oneof({ weight: 12, arbitrary: fc.constantFrom(0, 0, 0, 10_000, 370_000) }, { weight: 1, arbitrary: fc.constant(5_000) }), // 5_000: not a whole lot
-      fee: fc.oneof({ weight: 14, arbitrary: fc.constantFrom<number | 'min'>('min', 'min', 'min', 'min', 30, 100, 1000) }, { weight: 1, arbitrary: fc.constant('bad' as const) }),
+      shares: fc.oneof(
+        { weight: 15, arbitrary: fc.integer({ min: 0, max: 25 }) },
+        { weight: 1, arbitrary: fc.integer({ min: 90, max: 2000 }) },
+      ),
+      extra: fc.oneof(
+        { weight: 12, arbitrary: fc.constantFrom(0, 0, 0, 10_000, 370_000) },
+        { weight: 1, arbitrary: fc.constant(5_000) },
+      ), // 5_000: not a whole lot
+      fee: fc.oneof(
+        { weight: 14, arbitrary: fc.constantFrom<number | 'min'>('min', 'min', 'min', 'min', 30, 100, 1000) },
+        { weight: 1, arbitrary: fc.constant('bad' as const) },
+      ),
       ttl: fc.integer({ min: -5, max: 60 }),
       reuse: fc.oneof({ weight: 19, arbitrary: fc.constant(-1) }, { weight: 1, arbitrary: fc.nat(3) }), // reuse an earlier id
     }),
@@ -381,7 +440,14 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ k: fc.constant('cancel' as const), acct: fc.nat(2), pick: fc.nat(1000) }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('cancelAll' as const), acct: fc.nat(2) }) },
   { weight: 3, arbitrary: fc.record({ k: fc.constant('time' as const), dt: fc.integer({ min: 0, max: 30 }) }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('tick' as const), market: fc.nat(1), tick: fc.constantFrom(1000, 100, 100, 10, 10, 1) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      k: fc.constant('tick' as const),
+      market: fc.nat(1),
+      tick: fc.constantFrom(1000, 100, 100, 10, 10, 1),
+    }),
+  },
 );
 
 const endArb: fc.Arbitrary<Op> = fc.oneof(
@@ -427,14 +493,28 @@ function check(e: MatchingEngine, model: Model): void {
   const accounts = [...ACCOUNTS, 'fees'];
   const engineBal = accounts.map((a) => {
     const b = e.balance(a);
-    return [a, b.collateral, b.collateralReserved, ...tokens.map((t) => [b.tokens.get(t)?.available ?? 0, b.tokens.get(t)?.reserved ?? 0])];
+    return [
+      a,
+      b.collateral,
+      b.collateralReserved,
+      ...tokens.map((t) => [b.tokens.get(t)?.available ?? 0, b.tokens.get(t)?.reserved ?? 0]),
+    ];
   });
   const modelBal = accounts.map((a) => {
     const b = model.bal.get(a);
-    return [a, b?.coll ?? 0, b?.collRes ?? 0, ...tokens.map((t) => [b?.tok.get(t)?.avail ?? 0, b?.tok.get(t)?.res ?? 0])];
+    return [
+      a,
+      b?.coll ?? 0,
+      b?.collRes ?? 0,
+      ...tokens.map((t) => [b?.tok.get(t)?.avail ?? 0, b?.tok.get(t)?.res ?? 0]),
+    ];
   });
   same(engineBal, modelBal);
-  for (const row of engineBal) invariant(row.flat().every((x) => typeof x === 'string' || x >= 0), `negative balance ${JSON.stringify(row)}`);
+  for (const row of engineBal)
+    invariant(
+      row.flat().every((x) => typeof x === 'string' || x >= 0),
+      `negative balance ${JSON.stringify(row)}`,
+    );
 
   // open orders agree; each account's reservations are exactly what its live orders need
   for (const a of ACCOUNTS) {
@@ -460,8 +540,15 @@ function check(e: MatchingEngine, model: Model): void {
       }
     }
     const b = e.balance(a);
-    invariant(b.collateralReserved === coll, `${a}: reserved collateral ${b.collateralReserved} != ${coll} needed by live orders`);
-    for (const t of tokens) invariant((b.tokens.get(t)?.reserved ?? 0) === (toks.get(t) ?? 0), `${a}: reserved ${t} != needed by live orders`);
+    invariant(
+      b.collateralReserved === coll,
+      `${a}: reserved collateral ${b.collateralReserved} != ${coll} needed by live orders`,
+    );
+    for (const t of tokens)
+      invariant(
+        (b.tokens.get(t)?.reserved ?? 0) === (toks.get(t) ?? 0),
+        `${a}: reserved ${t} != needed by live orders`,
+      );
   }
 
   // books: never crossed; level totals are the live orders' remainders
@@ -487,10 +574,16 @@ function check(e: MatchingEngine, model: Model): void {
   const t = e.totals();
   let yesSupply = 0;
   for (const m of MARKETS) {
-    invariant(t.tokenSupply.get(m.yesToken) === t.tokenSupply.get(m.noToken), `YES supply != NO supply in ${m.conditionId}`);
+    invariant(
+      t.tokenSupply.get(m.yesToken) === t.tokenSupply.get(m.noToken),
+      `YES supply != NO supply in ${m.conditionId}`,
+    );
     yesSupply += t.tokenSupply.get(m.yesToken)!;
   }
-  invariant(t.collateral + yesSupply === ACCOUNTS.length * START, `collateral + YES supply = ${t.collateral + yesSupply}`);
+  invariant(
+    t.collateral + yesSupply === ACCOUNTS.length * START,
+    `collateral + YES supply = ${t.collateral + yesSupply}`,
+  );
   invariant(t.fees === model.fees, 'fees');
 }
 
@@ -535,7 +628,8 @@ function runSequence(ops: Op[]): void {
           type: op.type,
           postOnly: op.postOnly,
           expiresAt: op.type === 'GTD' ? now + op.ttl : 0,
-          feeRateBps: op.fee === 'min' ? md.feeRateBps : op.fee === 'bad' ? (n % 2 === 0 ? 1001 : md.feeRateBps - 1) : op.fee,
+          feeRateBps:
+            op.fee === 'min' ? md.feeRateBps : op.fee === 'bad' ? (n % 2 === 0 ? 1001 : md.feeRateBps - 1) : op.fee,
         };
         const got = toModelResult(e.place(o, now));
         COVERAGE.placed++;

@@ -7,8 +7,24 @@ const USD = 1_000_000; // one unit of collateral, in micro
 /** Collateral amount in micro (exact: decimal literals like 4.2 are rounded to the micro). */
 const u = (x: number): number => Math.round(x * USD);
 
-const M1: MarketDef = { conditionId: 'c1', yesToken: 'Y', noToken: 'N', tickPips: 100, minSizeMicro: 5 * SH, negRisk: false, feeRateBps: 0 };
-const M2: MarketDef = { conditionId: 'c2', yesToken: 'Y2', noToken: 'N2', tickPips: 10, minSizeMicro: 1 * SH, negRisk: true, feeRateBps: 0 };
+const M1: MarketDef = {
+  conditionId: 'c1',
+  yesToken: 'Y',
+  noToken: 'N',
+  tickPips: 100,
+  minSizeMicro: 5 * SH,
+  negRisk: false,
+  feeRateBps: 0,
+};
+const M2: MarketDef = {
+  conditionId: 'c2',
+  yesToken: 'Y2',
+  noToken: 'N2',
+  tickPips: 10,
+  minSizeMicro: 1 * SH,
+  negRisk: true,
+  feeRateBps: 0,
+};
 
 let idSeq = 0;
 function ord(p: Partial<NewOrder> = {}): NewOrder {
@@ -180,9 +196,26 @@ describe('matching', () => {
     expect(r.order.reserved).toBe(0);
     expect(r.makingAmount).toBe(u(5.5));
     expect(r.takingAmount).toBe(10 * SH);
-    expect(r.trade).toMatchObject({ price: 5500, size: 10 * SH, side: 'BUY', tokenId: 'Y', outcome: 'Yes', takerOrderId: r.order.id, fee: 0 });
+    expect(r.trade).toMatchObject({
+      price: 5500,
+      size: 10 * SH,
+      side: 'BUY',
+      tokenId: 'Y',
+      outcome: 'Yes',
+      takerOrderId: r.order.id,
+      fee: 0,
+    });
     expect(r.trade!.makers).toEqual([
-      { orderId: maker.order.id, account: 'bob', owner: 'key-bob', tokenId: 'Y', outcome: 'Yes', side: 'SELL', price: 5500, size: 10 * SH },
+      {
+        orderId: maker.order.id,
+        account: 'bob',
+        owner: 'key-bob',
+        tokenId: 'Y',
+        outcome: 'Yes',
+        side: 'SELL',
+        price: 5500,
+        size: 10 * SH,
+      },
     ]);
     expect(coll(e, 'alice')).toEqual({ avail: u(994.5), res: 0 });
     expect(tok(e, 'alice', 'Y')).toEqual({ avail: 10 * SH, res: 0 });
@@ -252,7 +285,13 @@ describe('matching', () => {
     const no = placeOk(e, ord({ account: 'bob', tokenId: 'N', side: 'BUY', price: 3500 })); // YES ask 6500
     const r = placeOk(e, ord({ tokenId: 'Y', side: 'BUY', price: 7000 }));
     expect(r.trade!.price).toBe(6500);
-    expect(r.trade!.makers[0]).toMatchObject({ orderId: no.order.id, tokenId: 'N', outcome: 'No', side: 'BUY', price: 3500 });
+    expect(r.trade!.makers[0]).toMatchObject({
+      orderId: no.order.id,
+      tokenId: 'N',
+      outcome: 'No',
+      side: 'BUY',
+      price: 3500,
+    });
     expect(coll(e, 'alice')).toEqual({ avail: u(993.5), res: 0 });
     expect(coll(e, 'bob')).toEqual({ avail: u(996.5), res: 0 });
     expect(tok(e, 'alice', 'Y').avail).toBe(10 * SH);
@@ -328,8 +367,14 @@ describe('order types', () => {
     e.drainEvents();
     const before = stateOf(e);
     const refused = ord({ type: 'FOK', price: 5100, size: 13 * SH });
-    expect(e.place(refused, 1000)).toEqual({ ok: false, code: 'FOK_ORDER_NOT_FILLED_ERROR', message: REJECT_MESSAGES.FOK_ORDER_NOT_FILLED_ERROR });
-    expect(e.place(ord({ type: 'FOK', price: 5000, size: 7 * SH }), 1000)).toMatchObject({ code: 'FOK_ORDER_NOT_FILLED_ERROR' });
+    expect(e.place(refused, 1000)).toEqual({
+      ok: false,
+      code: 'FOK_ORDER_NOT_FILLED_ERROR',
+      message: REJECT_MESSAGES.FOK_ORDER_NOT_FILLED_ERROR,
+    });
+    expect(e.place(ord({ type: 'FOK', price: 5000, size: 7 * SH }), 1000)).toMatchObject({
+      code: 'FOK_ORDER_NOT_FILLED_ERROR',
+    });
     expect(stateOf(e)).toEqual(before);
     expect(e.drainEvents()).toEqual([]);
     expect(e.getOrder(refused.id)).toBeUndefined();
@@ -358,7 +403,9 @@ describe('order types', () => {
     expect(un.order).toMatchObject({ status: 'CANCELED', sizeMatched: 0 });
     expect(coll(e, 'alice')).toEqual({ avail: u(997.5), res: 0 });
     const ev = e.drainEvents();
-    expect(ev.filter((x) => x.type === 'order_canceled').map((x) => x.type === 'order_canceled' && [x.order.id, x.reason])).toEqual([
+    expect(
+      ev.filter((x) => x.type === 'order_canceled').map((x) => x.type === 'order_canceled' && [x.order.id, x.reason]),
+    ).toEqual([
       [r.order.id, 'UNFILLED_REMAINDER'],
       [un.order.id, 'UNFILLED_REMAINDER'],
     ]);
@@ -376,7 +423,11 @@ describe('order types', () => {
     e.advance(3000);
     expect(e.getOrder(g2.order.id)!.status).toBe('CANCELED');
     const ev = e.drainEvents();
-    expect(ev.find((x) => x.type === 'order_canceled')).toMatchObject({ reason: 'EXPIRED', order: { id: g2.order.id }, at: 3000 });
+    expect(ev.find((x) => x.type === 'order_canceled')).toMatchObject({
+      reason: 'EXPIRED',
+      order: { id: g2.order.id },
+      at: 3000,
+    });
     // place() expires first: at 5000 g1 is gone before the new order is considered
     placeOk(e, ord({ price: 1000 }), 5000);
     expect(e.getOrder(g1.order.id)!.status).toBe('CANCELED');
@@ -394,11 +445,16 @@ describe('order types', () => {
     const e = setup();
     e.setTokens('bob', 'Y', 10 * SH);
     placeOk(e, ord({ account: 'bob', side: 'SELL', price: 6000 }));
-    expect(e.place(ord({ postOnly: true, price: 6000 }), 1000)).toMatchObject({ ok: false, code: 'INVALID_POST_ONLY_ORDER' });
+    expect(e.place(ord({ postOnly: true, price: 6000 }), 1000)).toMatchObject({
+      ok: false,
+      code: 'INVALID_POST_ONLY_ORDER',
+    });
     // a NO buy at 4000 is a YES ask at 6000: it would not cross the ask side; a NO sell at 4000 would
     expect(placeOk(e, ord({ postOnly: true, price: 5900 })).status).toBe('live');
     e.setTokens('alice', 'N', 10 * SH);
-    expect(e.place(ord({ postOnly: true, tokenId: 'N', side: 'SELL', price: 4000 }), 1000)).toMatchObject({ code: 'INVALID_POST_ONLY_ORDER' });
+    expect(e.place(ord({ postOnly: true, tokenId: 'N', side: 'SELL', price: 4000 }), 1000)).toMatchObject({
+      code: 'INVALID_POST_ONLY_ORDER',
+    });
     expect(placeOk(e, ord({ postOnly: true, tokenId: 'N', side: 'SELL', price: 4100 })).status).toBe('live');
     expect(placeOk(e, ord({ postOnly: true, type: 'GTD', expiresAt: 99_999, price: 5000 })).status).toBe('live');
     expect(e.place(ord({ postOnly: true, type: 'FOK' }), 1000)).toMatchObject({ code: 'INVALID_POST_ONLY_ORDER_TYPE' });
@@ -438,7 +494,11 @@ describe('validation', () => {
     expect(rej(ord({ postOnly: true, side: 'SELL', price: 4000 }))).toBe('INVALID_ORDER_NOT_ENOUGH_BALANCE');
     expect(rej(ord({ type: 'FOK', size: 5 * SH }))).toBe('FOK_ORDER_NOT_FILLED_ERROR');
     const r = e.place(ord({ price: 5050 }), 1000);
-    expect(r).toEqual({ ok: false, code: 'INVALID_ORDER_MIN_TICK_SIZE', message: 'order is invalid. Price breaks minimum tick size rules' });
+    expect(r).toEqual({
+      ok: false,
+      code: 'INVALID_ORDER_MIN_TICK_SIZE',
+      message: 'order is invalid. Price breaks minimum tick size rules',
+    });
     expect(first.ok).toBe(true);
   });
 
@@ -526,7 +586,10 @@ describe('market lifecycle', () => {
     expect(tok(e, 'bob', 'N2')).toEqual({ avail: 10 * SH, res: 0 });
     const ev = e.drainEvents();
     expect(ev[0]).toEqual({ type: 'tick_size_change', market: 'c2', oldTickPips: 10, newTickPips: 100, at: 2000 });
-    expect(ev.filter((x) => x.type === 'order_canceled').map((x) => x.type === 'order_canceled' && x.reason)).toEqual(['TICK_SIZE_CHANGE', 'TICK_SIZE_CHANGE']);
+    expect(ev.filter((x) => x.type === 'order_canceled').map((x) => x.type === 'order_canceled' && x.reason)).toEqual([
+      'TICK_SIZE_CHANGE',
+      'TICK_SIZE_CHANGE',
+    ]);
     expect(e.getMarket('c2')!.tickPips).toBe(100);
     expect(e.place(ord({ tokenId: 'Y2', price: 4510 }), 2000)).toMatchObject({ code: 'INVALID_ORDER_MIN_TICK_SIZE' });
     // a finer tick cancels nothing
@@ -569,7 +632,10 @@ describe('market lifecycle', () => {
     expect(e.openOrders('alice')).toEqual([]);
     expect(e.getMarket('c1')).toMatchObject({ status: 'resolved', winningToken: 'Y' });
     const ev = e.drainEvents();
-    expect(ev.filter((x) => x.type === 'order_canceled').map((x) => x.type === 'order_canceled' && x.reason)).toEqual(['MARKET_RESOLVED', 'MARKET_RESOLVED']);
+    expect(ev.filter((x) => x.type === 'order_canceled').map((x) => x.type === 'order_canceled' && x.reason)).toEqual([
+      'MARKET_RESOLVED',
+      'MARKET_RESOLVED',
+    ]);
     expect(ev).toContainEqual({ type: 'market_status', market: 'c1', status: 'resolved', winningToken: 'Y', at: 3000 });
     expect(e.totals().collateral).toBe(u(3000));
     expect(e.place(ord(), 3000)).toMatchObject({ code: 'MARKET_NOT_READY' });
@@ -625,7 +691,12 @@ describe('cancels and queries', () => {
     expect(e.cancelAll('nobody', 1000)).toEqual([]);
     const hb = e.cancelAll('bob', 1000, 'HEARTBEAT');
     expect(hb).toHaveLength(1);
-    expect(e.drainEvents().filter((x) => x.type === 'order_canceled').pop()).toMatchObject({ reason: 'HEARTBEAT' });
+    expect(
+      e
+        .drainEvents()
+        .filter((x) => x.type === 'order_canceled')
+        .pop(),
+    ).toMatchObject({ reason: 'HEARTBEAT' });
     expect(coll(e, 'alice')).toEqual({ avail: u(1000), res: 0 });
     expect(tok(e, 'alice', 'N')).toEqual({ avail: 100 * SH, res: 0 });
   });
@@ -682,7 +753,9 @@ describe('events', () => {
     ]);
     const placed = ev[0] as Extract<EngineEvent, { type: 'order_placed' }>;
     expect(placed.order).toMatchObject({ id: r.order.id, sizeMatched: 0, status: 'LIVE' });
-    const updates = ev.filter((x): x is Extract<EngineEvent, { type: 'order_updated' }> => x.type === 'order_updated').map((x) => x.order);
+    const updates = ev
+      .filter((x): x is Extract<EngineEvent, { type: 'order_updated' }> => x.type === 'order_updated')
+      .map((x) => x.order);
     expect(updates.map((o) => [o.id, o.sizeMatched, o.status])).toEqual([
       [m1.order.id, 5 * SH, 'MATCHED'],
       [m2.order.id, 5 * SH, 'MATCHED'],
@@ -695,7 +768,12 @@ describe('events', () => {
       { type: 'level', market: 'c1', side: 'ask', yesPrice: 6000, size: 0, at: 300 },
       { type: 'level', market: 'c1', side: 'ask', yesPrice: 6100, size: 3 * SH, at: 300 },
     ]);
-    expect(ev.filter((x) => x.type === 'balance').map((x) => x.type === 'balance' && x.account)).toEqual(['bob', 'carol', DEFAULT_FEE_ACCOUNT, 'alice']);
+    expect(ev.filter((x) => x.type === 'balance').map((x) => x.type === 'balance' && x.account)).toEqual([
+      'bob',
+      'carol',
+      DEFAULT_FEE_ACCOUNT,
+      'alice',
+    ]);
   });
 
   it('records nothing when recordEvents is false', () => {
@@ -741,7 +819,15 @@ describe('scale', () => {
     for (let i = 0; i < 70_000; i++) {
       const id = `0x${i.toString(16).padStart(64, '0')}`;
       ids.push(id);
-      const r = e.place(ord({ id, side: i % 2 ? 'BUY' : 'SELL', price: i % 2 ? 100 + (i % 40) * 100 : 6000 + (i % 30) * 100, size: 5 * SH }), i);
+      const r = e.place(
+        ord({
+          id,
+          side: i % 2 ? 'BUY' : 'SELL',
+          price: i % 2 ? 100 + (i % 40) * 100 : 6000 + (i % 30) * 100,
+          size: 5 * SH,
+        }),
+        i,
+      );
       expect(r.ok).toBe(true);
     }
     for (let i = 0; i < 70_000; i += 7) expect(e.getOrder(ids[i]!)!.id).toBe(ids[i]);
@@ -770,7 +856,8 @@ describe('scale', () => {
       live.set(id, exp);
     }
     // cancel most of them, and fill some others through a seller taking the bids
-    for (let i = 0; i < 3000; i++) if (i % 5 !== 0 && i % 7 !== 0) e.cancel('alice', `g${i}`, 2) && live.delete(`g${i}`);
+    for (let i = 0; i < 3000; i++)
+      if (i % 5 !== 0 && i % 7 !== 0) e.cancel('alice', `g${i}`, 2) && live.delete(`g${i}`);
     e.setTokens('bob', 'Y', 1e14);
     const r = placeOk(e, ord({ account: 'bob', side: 'SELL', type: 'FAK', price: 2900, size: SH }), 3);
     for (const m of r.trade!.makers) if (e.getOrder(m.orderId)!.status === 'MATCHED') live.delete(m.orderId);
@@ -803,7 +890,10 @@ describe('scale', () => {
     e.credit('alice', 1e14);
     e.credit('bob', 1e14);
     // one big resting order filled by many small takers
-    const big = e.place(ord({ id: 'big', account: 'bob', tokenId: 'N', side: 'BUY', price: 5000, size: 10_000 * SH }), 1);
+    const big = e.place(
+      ord({ id: 'big', account: 'bob', tokenId: 'N', side: 'BUY', price: 5000, size: 10_000 * SH }),
+      1,
+    );
     expect(big.ok).toBe(true);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {

@@ -11,8 +11,21 @@ const Y = 'y' as TokenId;
 const N = 'n' as TokenId;
 const TICK = 100;
 
-const q = (side: Side, price: number, size: number, tokenId: TokenId = Y): QuoteIntent => ({ tokenId, side, price: price as Pips, size: size as Micro });
-const live = (id: string, side: Side, price: number, size: number, matched = 0, tokenId: TokenId = Y, market: ConditionId = M): LiveOrderView => ({
+const q = (side: Side, price: number, size: number, tokenId: TokenId = Y): QuoteIntent => ({
+  tokenId,
+  side,
+  price: price as Pips,
+  size: size as Micro,
+});
+const live = (
+  id: string,
+  side: Side,
+  price: number,
+  size: number,
+  matched = 0,
+  tokenId: TokenId = Y,
+  market: ConditionId = M,
+): LiveOrderView => ({
   id: id as OrderId,
   market,
   tokenId,
@@ -26,7 +39,12 @@ const EXACT: DiffTolerance = { priceTicks: 0, sizeFraction: 0 };
 
 describe('diffQuotes', () => {
   it('keeps exact matches, cancels the rest, places the missing', () => {
-    const d = diffQuotes(desired([q('BUY', 4900, 10e6), q('SELL', 5100, 10e6)]), [live('a', 'BUY', 4900, 10e6), live('b', 'SELL', 5200, 10e6)], EXACT, TICK);
+    const d = diffQuotes(
+      desired([q('BUY', 4900, 10e6), q('SELL', 5100, 10e6)]),
+      [live('a', 'BUY', 4900, 10e6), live('b', 'SELL', 5200, 10e6)],
+      EXACT,
+      TICK,
+    );
     expect(d.kept).toEqual([{ id: 'a', quote: 0 }]);
     expect(d.cancels).toEqual(['b']);
     expect(d.places).toEqual([q('SELL', 5100, 10e6)]);
@@ -43,7 +61,9 @@ describe('diffQuotes', () => {
   it('compares the REMAINING size within ±sizeFraction of the desired size', () => {
     const t = { priceTicks: 0, sizeFraction: 0.1 };
     // 10 shares, 0.5 matched: 9.5 remaining, within 10 %
-    expect(diffQuotes(desired([q('BUY', 4900, 10e6)]), [live('a', 'BUY', 4900, 10e6, 0.5e6)], t, TICK).places).toEqual([]);
+    expect(diffQuotes(desired([q('BUY', 4900, 10e6)]), [live('a', 'BUY', 4900, 10e6, 0.5e6)], t, TICK).places).toEqual(
+      [],
+    );
     // 2 matched: 8 remaining, outside
     const d = diffQuotes(desired([q('BUY', 4900, 10e6)]), [live('a', 'BUY', 4900, 10e6, 2e6)], t, TICK);
     expect(d.cancels).toEqual(['a']);
@@ -54,13 +74,23 @@ describe('diffQuotes', () => {
 
   it('token and side must match', () => {
     const t = { priceTicks: 5, sizeFraction: 1 };
-    const d = diffQuotes(desired([q('BUY', 4900, 10e6, Y)]), [live('a', 'SELL', 4900, 10e6, 0, Y), live('b', 'BUY', 4900, 10e6, 0, N)], t, TICK);
+    const d = diffQuotes(
+      desired([q('BUY', 4900, 10e6, Y)]),
+      [live('a', 'SELL', 4900, 10e6, 0, Y), live('b', 'BUY', 4900, 10e6, 0, N)],
+      t,
+      TICK,
+    );
     expect(d.cancels).toEqual(['a', 'b']);
     expect(d.places).toHaveLength(1);
   });
 
   it('ignores live orders of other markets', () => {
-    const d = diffQuotes(desired([]), [live('a', 'BUY', 4900, 10e6), live('x', 'BUY', 4900, 10e6, 0, Y, OTHER)], EXACT, TICK);
+    const d = diffQuotes(
+      desired([]),
+      [live('a', 'BUY', 4900, 10e6), live('x', 'BUY', 4900, 10e6, 0, Y, OTHER)],
+      EXACT,
+      TICK,
+    );
     expect(d.cancels).toEqual(['a']);
   });
 
@@ -72,11 +102,26 @@ describe('diffQuotes', () => {
 
   it('prefers the closest price, then the closest size, then the earliest order', () => {
     const t = { priceTicks: 2, sizeFraction: 0.5 };
-    let d = diffQuotes(desired([q('BUY', 5000, 10e6)]), [live('far', 'BUY', 5200, 10e6), live('near', 'BUY', 4900, 10e6)], t, TICK);
+    let d = diffQuotes(
+      desired([q('BUY', 5000, 10e6)]),
+      [live('far', 'BUY', 5200, 10e6), live('near', 'BUY', 4900, 10e6)],
+      t,
+      TICK,
+    );
     expect(d.kept).toEqual([{ id: 'near', quote: 0 }]);
-    d = diffQuotes(desired([q('BUY', 5000, 10e6)]), [live('s1', 'BUY', 5000, 7e6), live('s2', 'BUY', 5000, 9e6)], t, TICK);
+    d = diffQuotes(
+      desired([q('BUY', 5000, 10e6)]),
+      [live('s1', 'BUY', 5000, 7e6), live('s2', 'BUY', 5000, 9e6)],
+      t,
+      TICK,
+    );
     expect(d.kept).toEqual([{ id: 's2', quote: 0 }]);
-    d = diffQuotes(desired([q('BUY', 5000, 10e6)]), [live('first', 'BUY', 5000, 10e6), live('second', 'BUY', 5000, 10e6)], t, TICK);
+    d = diffQuotes(
+      desired([q('BUY', 5000, 10e6)]),
+      [live('first', 'BUY', 5000, 10e6), live('second', 'BUY', 5000, 10e6)],
+      t,
+      TICK,
+    );
     expect(d.kept).toEqual([{ id: 'first', quote: 0 }]);
     expect(d.cancels).toEqual(['second']);
   });
@@ -97,7 +142,12 @@ describe('diffQuotes', () => {
   });
 
   it('duplicate desired quotes each need their own order', () => {
-    const d = diffQuotes(desired([q('BUY', 4900, 10e6), q('BUY', 4900, 10e6)]), [live('a', 'BUY', 4900, 10e6)], EXACT, TICK);
+    const d = diffQuotes(
+      desired([q('BUY', 4900, 10e6), q('BUY', 4900, 10e6)]),
+      [live('a', 'BUY', 4900, 10e6)],
+      EXACT,
+      TICK,
+    );
     expect(d.kept).toHaveLength(1);
     expect(d.places).toHaveLength(1);
   });
@@ -115,14 +165,38 @@ const sideArb = fc.constantFrom<Side>('BUY', 'SELL');
 const tokenArb = fc.constantFrom(Y, Y, N);
 const priceArb = fc.oneof(fc.integer({ min: 1, max: 99 }), fc.integer({ min: 48, max: 52 })).map((t) => t * TICK);
 const sizeArb = fc.oneof(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 9, max: 11 })).map((n) => n * 1_000_000);
-const quoteArb = fc.record({ tokenId: tokenArb, side: sideArb, price: priceArb, size: sizeArb }).map((x) => q(x.side, x.price, x.size, x.tokenId));
+const quoteArb = fc
+  .record({ tokenId: tokenArb, side: sideArb, price: priceArb, size: sizeArb })
+  .map((x) => q(x.side, x.price, x.size, x.tokenId));
 const liveArb = fc
   .array(
-    fc.record({ tokenId: tokenArb, side: sideArb, price: priceArb, size: sizeArb, matchedPct: fc.integer({ min: 0, max: 90 }), other: fc.boolean() }),
+    fc.record({
+      tokenId: tokenArb,
+      side: sideArb,
+      price: priceArb,
+      size: sizeArb,
+      matchedPct: fc.integer({ min: 0, max: 90 }),
+      other: fc.boolean(),
+    }),
     { maxLength: 20 },
   )
-  .map((xs) => xs.map((x, i) => live(`o${i}`, x.side, x.price, x.size, Math.floor((x.size * x.matchedPct) / 100 / 10_000) * 10_000, x.tokenId, x.other ? OTHER : M)));
-const tolArb = fc.record({ priceTicks: fc.integer({ min: 0, max: 3 }), sizeFraction: fc.constantFrom(0, 0.05, 0.1, 0.25, 1) });
+  .map((xs) =>
+    xs.map((x, i) =>
+      live(
+        `o${i}`,
+        x.side,
+        x.price,
+        x.size,
+        Math.floor((x.size * x.matchedPct) / 100 / 10_000) * 10_000,
+        x.tokenId,
+        x.other ? OTHER : M,
+      ),
+    ),
+  );
+const tolArb = fc.record({
+  priceTicks: fc.integer({ min: 0, max: 3 }),
+  sizeFraction: fc.constantFrom(0, 0.05, 0.1, 0.25, 1),
+});
 
 function within(o: LiveOrderView, qq: QuoteIntent, t: DiffTolerance): boolean {
   return (
@@ -171,7 +245,10 @@ describe('diffQuotes (properties)', () => {
         const d1 = diffQuotes(desired(qs), lv, tol, TICK);
         expect(diffQuotes(desired(qs), lv, tol, TICK)).toEqual(d1);
         // the book after the diff: kept orders + one new order per placed quote
-        const after = [...lv.filter((o) => o.market !== M || d1.kept.some((k) => k.id === o.id)), ...d1.places.map((p, i) => live(`new${i}`, p.side, p.price, p.size, 0, p.tokenId))];
+        const after = [
+          ...lv.filter((o) => o.market !== M || d1.kept.some((k) => k.id === o.id)),
+          ...d1.places.map((p, i) => live(`new${i}`, p.side, p.price, p.size, 0, p.tokenId)),
+        ];
         const d2 = diffQuotes(desired(qs), after, tol, TICK);
         expect(d2.cancels).toEqual([]);
         expect(d2.places).toEqual([]);
@@ -197,9 +274,14 @@ describe('diffQuotes (properties)', () => {
       return go(0, new Set());
     };
     fc.assert(
-      fc.property(fc.array(quoteArb, { maxLength: 5 }), liveArb.map((l) => l.slice(0, 6)), tolArb, (qs, lv, tol) => {
-        expect(diffQuotes(desired(qs), lv, tol, TICK).kept.length).toBe(maxMatching(qs, lv, tol));
-      }),
+      fc.property(
+        fc.array(quoteArb, { maxLength: 5 }),
+        liveArb.map((l) => l.slice(0, 6)),
+        tolArb,
+        (qs, lv, tol) => {
+          expect(diffQuotes(desired(qs), lv, tol, TICK).kept.length).toBe(maxMatching(qs, lv, tol));
+        },
+      ),
       { numRuns: 1500 },
     );
   });
@@ -209,7 +291,14 @@ describe('diffQuotes (properties)', () => {
     const lv = [live('o0', 'BUY', 4800, 9e6), live('o1', 'BUY', 4900, 9e6)];
     const moved = qs.map((x) => ({ ...x, price: (x.price + 200) as Pips }));
     const d = diffQuotes(desired(moved), lv, { priceTicks: 2, sizeFraction: 0 }, TICK);
-    expect(d).toEqual({ cancels: [], places: [], kept: [{ id: 'o0', quote: 0 }, { id: 'o1', quote: 1 }] });
+    expect(d).toEqual({
+      cancels: [],
+      places: [],
+      kept: [
+        { id: 'o0', quote: 0 },
+        { id: 'o1', quote: 1 },
+      ],
+    });
   });
 
   it('with zero tolerance, an identical book needs nothing; noise inside the tolerance needs nothing either', () => {

@@ -6,7 +6,12 @@ import type { ConditionId, OrderId, TokenId, TradeId } from '../../../src/core/i
 import type { DesiredQuotes, QuoteIntent } from '../../../src/core/intents.ts';
 import type { Micro, Pips, Side } from '../../../src/core/units.ts';
 import type { PlaceOutcome } from '../../../src/engine/venue.ts';
-import { Executor, type CycleReport, type ExecutorOptions, type RejectionInfo } from '../../../src/execution/executor.ts';
+import {
+  Executor,
+  type CycleReport,
+  type ExecutorOptions,
+  type RejectionInfo,
+} from '../../../src/execution/executor.ts';
 import { openStore, type Store } from '../../../src/store/store.ts';
 import { FakeVenue, deferred, flush } from './fake-venue.ts';
 
@@ -15,7 +20,12 @@ const M2 = '0xm2' as ConditionId;
 const Y = 'yes' as TokenId;
 const N = 'no' as TokenId;
 
-const q = (side: Side, price: number, size = 10_000_000, tokenId: TokenId = Y): QuoteIntent => ({ tokenId, side, price: price as Pips, size: size as Micro });
+const q = (side: Side, price: number, size = 10_000_000, tokenId: TokenId = Y): QuoteIntent => ({
+  tokenId,
+  side,
+  price: price as Pips,
+  size: size as Micro,
+});
 let at = 0;
 const want = (quotes: QuoteIntent[], market: ConditionId = M): DesiredQuotes => ({ market, quotes, at: ++at });
 /** n distinct bids. */
@@ -29,7 +39,15 @@ let cycles: CycleReport[];
 let rejections: RejectionInfo[];
 
 function make(opts: Partial<ExecutorOptions> = {}): Executor {
-  const e = new Executor({ venue, store, clock, random: () => 0.5, tickPips: () => 100, resolve: { delayMs: 100, attempts: 4 }, ...opts });
+  const e = new Executor({
+    venue,
+    store,
+    clock,
+    random: () => 0.5,
+    tickPips: () => 100,
+    resolve: { delayMs: 100, attempts: 4 },
+    ...opts,
+  });
   e.onCycle((c) => cycles.push(c));
   e.onRejection((r) => rejections.push(r));
   return e;
@@ -127,7 +145,12 @@ describe('Executor: cancels first', () => {
     gate.resolve();
     await ex.idle();
     expect(venue.calls.slice(before).map((c) => c.kind)).toEqual(['cancel', 'place']);
-    expect(venue.live().map((o) => o.price).sort()).toEqual([4800, 5200]);
+    expect(
+      venue
+        .live()
+        .map((o) => o.price)
+        .sort(),
+    ).toEqual([4800, 5200]);
     expect(store.summary()).toMatchObject({ ordersCancelled: 2, ordersOpen: 2 });
   });
 
@@ -184,7 +207,9 @@ describe('Executor: latest intent wins', () => {
     expect(venue.count('place')).toBe(1);
     gate.resolve();
     await ex.idle();
-    const placedPrices = venue.calls.filter((c) => c.kind === 'place').flatMap((c) => c.ids.map((id) => venue.book.get(id as OrderId)!.price));
+    const placedPrices = venue.calls
+      .filter((c) => c.kind === 'place')
+      .flatMap((c) => c.ids.map((id) => venue.book.get(id as OrderId)!.price));
     expect(placedPrices).toEqual([1000, 4000]);
     expect(ex.stats().superseded).toBe(2);
     expect(venue.live().map((o) => o.price)).toEqual([4000]);
@@ -193,7 +218,11 @@ describe('Executor: latest intent wins', () => {
 
 describe('Executor: rejections', () => {
   it('records the venue code, counts it and tells the listener', async () => {
-    venue.placeHook = async (orders, accept) => orders.map((o, i): PlaceOutcome => (i === 1 ? { id: o.id, ok: false, code: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'no money' } : accept(o)));
+    venue.placeHook = async (orders, accept) =>
+      orders.map(
+        (o, i): PlaceOutcome =>
+          i === 1 ? { id: o.id, ok: false, code: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'no money' } : accept(o),
+      );
     ex.submit(want([q('BUY', 4900), q('BUY', 4800), q('BUY', 4700)]));
     await ex.idle();
     expect(rejections).toHaveLength(1);
@@ -212,7 +241,8 @@ describe('Executor: rejections', () => {
 
 describe('Executor: unknown outcomes (never re-signed)', () => {
   it('an UNKNOWN outcome that did land is resolved by querying its id; nothing is re-sent', async () => {
-    venue.placeHook = async (orders, accept) => orders.map((o) => ({ ...accept(o), ok: false, code: 'UNKNOWN', message: 'timeout' }) as PlaceOutcome);
+    venue.placeHook = async (orders, accept) =>
+      orders.map((o) => ({ ...accept(o), ok: false, code: 'UNKNOWN', message: 'timeout' }) as PlaceOutcome);
     ex.submit(want([q('BUY', 4900)]));
     await flush();
     const [id] = venue.calls[0]!.ids;
@@ -310,7 +340,8 @@ describe('Executor: unknown outcomes (never re-signed)', () => {
   });
 
   it('when neither the send nor the resend arrived, it is concluded never arrived and the quote is placed anew', async () => {
-    venue.placeHook = async (orders) => orders.map((o) => ({ id: o.id, ok: false, code: 'UNKNOWN', message: 'lost' }) as PlaceOutcome);
+    venue.placeHook = async (orders) =>
+      orders.map((o) => ({ id: o.id, ok: false, code: 'UNKNOWN', message: 'lost' }) as PlaceOutcome);
     ex.submit(want([q('BUY', 4900)]));
     await advance(3000);
     await ex.idle();
@@ -538,7 +569,12 @@ describe('Executor: cancelAll and verifyFlat', () => {
 });
 
 describe('Executor: user events', () => {
-  const fillEv = (orderId: OrderId, tradeId: string, size: number, status: FillEvent['status'] = 'MATCHED'): FillEvent => ({
+  const fillEv = (
+    orderId: OrderId,
+    tradeId: string,
+    size: number,
+    status: FillEvent['status'] = 'MATCHED',
+  ): FillEvent => ({
     type: 'fill',
     venueTime: 5,
     recvTime: 6,
@@ -588,7 +624,16 @@ describe('Executor: user events', () => {
       venueTime: 1,
       recvTime: 1,
     };
-    venue.book.set(u.id, { id: u.id, market: M, tokenId: Y, side: 'SELL', price: u.price, originalSize: u.originalSize, sizeMatched: u.sizeMatched, status: 'LIVE' });
+    venue.book.set(u.id, {
+      id: u.id,
+      market: M,
+      tokenId: Y,
+      side: 'SELL',
+      price: u.price,
+      originalSize: u.originalSize,
+      sizeMatched: u.sizeMatched,
+      status: 'LIVE',
+    });
     ex.onUserEvent(u);
     expect(store.order(u.id)).toMatchObject({ status: 'live', side: 'SELL', price: 6000 });
     ex.submit(want([q('BUY', 4900)]));

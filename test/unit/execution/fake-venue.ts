@@ -8,7 +8,16 @@ import type { Clock } from '../../../src/core/clock.ts';
 import type { MarketEvent, UserEvent } from '../../../src/core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../../../src/core/ids.ts';
 import type { Micro } from '../../../src/core/units.ts';
-import type { CancelOutcome, MarketInfo, PlaceOutcome, PlaceRequest, PreparedOrder, Venue, VenueFill, VenueOrder } from '../../../src/engine/venue.ts';
+import type {
+  CancelOutcome,
+  MarketInfo,
+  PlaceOutcome,
+  PlaceRequest,
+  PreparedOrder,
+  Venue,
+  VenueFill,
+  VenueOrder,
+} from '../../../src/engine/venue.ts';
 
 export interface Call {
   kind: 'place' | 'cancel' | 'cancelAll' | 'openOrders' | 'order' | 'heartbeat';
@@ -22,8 +31,15 @@ export class FakeVenue implements Venue {
   readonly signed = new Map<string, number>();
   /** Every prepared object handed to place, by id (to check a resend is the SAME object). */
   readonly sentObjects = new Map<string, PreparedOrder[]>();
-  placeHook: ((orders: readonly PreparedOrder[], accept: (o: PreparedOrder) => PlaceOutcome) => Promise<readonly PlaceOutcome[]>) | undefined;
-  cancelHook: ((ids: readonly OrderId[], cancel: (ids: readonly OrderId[]) => CancelOutcome) => Promise<CancelOutcome>) | undefined;
+  placeHook:
+    | ((
+        orders: readonly PreparedOrder[],
+        accept: (o: PreparedOrder) => PlaceOutcome,
+      ) => Promise<readonly PlaceOutcome[]>)
+    | undefined;
+  cancelHook:
+    | ((ids: readonly OrderId[], cancel: (ids: readonly OrderId[]) => CancelOutcome) => Promise<CancelOutcome>)
+    | undefined;
   cancelAllHook: ((all: () => CancelOutcome) => Promise<CancelOutcome>) | undefined;
   heartbeatHook: (() => Promise<boolean>) | undefined;
   #n = 0;
@@ -53,7 +69,16 @@ export class FakeVenue implements Venue {
     if (this.seen.has(o.id)) return { id: o.id, ok: false, code: 'INVALID_ORDER_DUPLICATED', message: 'duplicate' };
     this.seen.add(o.id);
     const r = o.request;
-    this.book.set(o.id, { id: o.id, market: r.market, tokenId: r.tokenId, side: r.side, price: r.price, originalSize: r.size, sizeMatched: 0 as Micro, status: 'LIVE' });
+    this.book.set(o.id, {
+      id: o.id,
+      market: r.market,
+      tokenId: r.tokenId,
+      side: r.side,
+      price: r.price,
+      originalSize: r.size,
+      sizeMatched: 0 as Micro,
+      status: 'LIVE',
+    });
     return { id: o.id, ok: true, status: 'live' };
   }
   place(orders: readonly PreparedOrder[]): Promise<readonly PlaceOutcome[]> {
@@ -82,7 +107,8 @@ export class FakeVenue implements Venue {
   }
   cancelAll(): Promise<CancelOutcome> {
     this.calls.push({ kind: 'cancelAll', ids: [] });
-    const all = (): CancelOutcome => this.doCancel([...this.book.values()].filter((o) => o.status === 'LIVE').map((o) => o.id));
+    const all = (): CancelOutcome =>
+      this.doCancel([...this.book.values()].filter((o) => o.status === 'LIVE').map((o) => o.id));
     if (this.cancelAllHook) return this.cancelAllHook(all);
     return Promise.resolve(all());
   }

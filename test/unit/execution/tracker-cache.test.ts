@@ -11,7 +11,11 @@ const M2 = '0xm2' as ConditionId;
 const Y = 'y' as TokenId;
 
 function prep(id: string, market = M): PreparedOrder {
-  return { id: id as OrderId, request: { market, tokenId: Y, side: 'BUY', price: 5000 as Pips, size: 10_000_000 as Micro, type: 'GTC' }, wire: { id } };
+  return {
+    id: id as OrderId,
+    request: { market, tokenId: Y, side: 'BUY', price: 5000 as Pips, size: 10_000_000 as Micro, type: 'GTC' },
+    wire: { id },
+  };
 }
 
 describe('OrderTracker.liveOrdersCached', () => {
@@ -51,7 +55,21 @@ describe('OrderTracker.liveOrdersCached', () => {
     t.onCancelOutcome({ canceled: ['0xa' as OrderId], notCanceled: new Map() });
     check();
     expect(t.liveOrdersCached(M)).toEqual([]);
-    t.onOrderUpdate({ type: 'order_update', kind: 'PLACEMENT', id: '0xc' as OrderId, market: M, tokenId: Y, side: 'BUY', price: 4000 as Pips, originalSize: 5_000_000 as Micro, sizeMatched: 0 as Micro, status: 'LIVE', source: 'stream', venueTime: 0, recvTime: 0 });
+    t.onOrderUpdate({
+      type: 'order_update',
+      kind: 'PLACEMENT',
+      id: '0xc' as OrderId,
+      market: M,
+      tokenId: Y,
+      side: 'BUY',
+      price: 4000 as Pips,
+      originalSize: 5_000_000 as Micro,
+      sizeMatched: 0 as Micro,
+      status: 'LIVE',
+      source: 'stream',
+      venueTime: 0,
+      recvTime: 0,
+    });
     check();
     expect(t.liveOrdersCached(M).map((o) => o.id)).toEqual(['0xc']);
   });

@@ -12,15 +12,52 @@ const Y = 'y' as TokenId;
 const SIZE = 10_000_000;
 
 function prep(id: string, type: 'GTC' | 'FAK' = 'GTC'): PreparedOrder {
-  return { id: id as OrderId, request: { market: M, tokenId: Y, side: 'BUY', price: 5000 as Pips, size: SIZE as Micro, type }, wire: { id } };
+  return {
+    id: id as OrderId,
+    request: { market: M, tokenId: Y, side: 'BUY', price: 5000 as Pips, size: SIZE as Micro, type },
+    wire: { id },
+  };
 }
-function upd(id: string, status: OrderStatus, sizeMatched = 0, kind: OrderUpdateEvent['kind'] = 'UPDATE'): OrderUpdateEvent {
-  return { type: 'order_update', kind, id: id as OrderId, market: M, tokenId: Y, side: 'BUY', price: 5000 as Pips, originalSize: SIZE as Micro, sizeMatched: sizeMatched as Micro, status, source: 'stream', venueTime: 0, recvTime: 0 };
+function upd(
+  id: string,
+  status: OrderStatus,
+  sizeMatched = 0,
+  kind: OrderUpdateEvent['kind'] = 'UPDATE',
+): OrderUpdateEvent {
+  return {
+    type: 'order_update',
+    kind,
+    id: id as OrderId,
+    market: M,
+    tokenId: Y,
+    side: 'BUY',
+    price: 5000 as Pips,
+    originalSize: SIZE as Micro,
+    sizeMatched: sizeMatched as Micro,
+    status,
+    source: 'stream',
+    venueTime: 0,
+    recvTime: 0,
+  };
 }
 function vo(id: string, status: VenueOrder['status'], sizeMatched = 0): VenueOrder {
-  return { id: id as OrderId, market: M, tokenId: Y, side: 'BUY', price: 5000 as Pips, originalSize: SIZE as Micro, sizeMatched: sizeMatched as Micro, status };
+  return {
+    id: id as OrderId,
+    market: M,
+    tokenId: Y,
+    side: 'BUY',
+    price: 5000 as Pips,
+    originalSize: SIZE as Micro,
+    sizeMatched: sizeMatched as Micro,
+    status,
+  };
 }
-const fill = (id: string, tradeId: string, size: number, status: 'MATCHED' | 'MINED' | 'CONFIRMED' | 'FAILED' = 'MATCHED') => ({ tradeId, orderId: id as OrderId, size, status });
+const fill = (
+  id: string,
+  tradeId: string,
+  size: number,
+  status: 'MATCHED' | 'MINED' | 'CONFIRMED' | 'FAILED' = 'MATCHED',
+) => ({ tradeId, orderId: id as OrderId, size, status });
 const A = '0xa' as OrderId;
 
 function setup() {
@@ -41,7 +78,12 @@ describe('OrderTracker transitions', () => {
     expect(t.get(A)).toMatchObject({ status: 'partially_filled', sizeMatched: 4_000_000 });
     t.onFill(fill('0xa', 't2', 6_000_000));
     expect(t.get(A)).toMatchObject({ status: 'filled', sizeMatched: SIZE });
-    expect(log.map((x) => `${x.from}>${x.to}`)).toEqual(['null>pending', 'pending>live', 'live>partially_filled', 'partially_filled>filled']);
+    expect(log.map((x) => `${x.from}>${x.to}`)).toEqual([
+      'null>pending',
+      'pending>live',
+      'live>partially_filled',
+      'partially_filled>filled',
+    ]);
     expect(t.liveOrders()).toEqual([]);
   });
 
@@ -49,7 +91,12 @@ describe('OrderTracker transitions', () => {
     const { t } = setup();
     t.addPending(prep('0xa'));
     t.onPlaceOutcome({ id: A, ok: false, code: 'INVALID_ORDER_MIN_SIZE', message: 'too small' });
-    expect(t.get(A)).toMatchObject({ status: 'rejected', rejectCode: 'INVALID_ORDER_MIN_SIZE', prepared: undefined, inferred: false });
+    expect(t.get(A)).toMatchObject({
+      status: 'rejected',
+      rejectCode: 'INVALID_ORDER_MIN_SIZE',
+      prepared: undefined,
+      inferred: false,
+    });
   });
 
   it('place statuses: matched → filled, unmatched → cancelled, delayed → live', () => {
@@ -213,7 +260,11 @@ describe('OrderTracker (property): any order of the events gives the same final 
   it('a permutation of a fixed lifecycle with replays converges', () => {
     // the events of one order that was placed, filled in two trades (with status progressions) and
     // then cancelled; the streams may deliver them in any order, some twice
-    type Ev = { kind: 'place'; status: 'live' } | { kind: 'upd'; status: OrderStatus; matched: number } | { kind: 'fill'; trade: string; size: number; status: 'MATCHED' | 'MINED' | 'CONFIRMED' } | { kind: 'cancel' };
+    type Ev =
+      | { kind: 'place'; status: 'live' }
+      | { kind: 'upd'; status: OrderStatus; matched: number }
+      | { kind: 'fill'; trade: string; size: number; status: 'MATCHED' | 'MINED' | 'CONFIRMED' }
+      | { kind: 'cancel' };
     const events: Ev[] = [
       { kind: 'place', status: 'live' },
       { kind: 'upd', status: 'LIVE', matched: 0 },
@@ -249,7 +300,15 @@ describe('OrderTracker (property): any order of the events gives the same final 
           const { t } = setup();
           t.addPending(prep('0xa'));
           let lastStatusRank = 0;
-          const rank = { pending: 0, unknown: 0, live: 1, partially_filled: 2, filled: 3, cancelled: 3, rejected: 3 } as const;
+          const rank = {
+            pending: 0,
+            unknown: 0,
+            live: 1,
+            partially_filled: 2,
+            filled: 3,
+            cancelled: 3,
+            rejected: 3,
+          } as const;
           let lastMatched = 0;
           for (const e of [...order, ...replays.map((i) => events[i]!)]) {
             apply(t, e);

@@ -23,7 +23,13 @@ afterEach(async () => {
 describe('DaemonOps', () => {
   it('serves at once (503 starting), records its URL, and removes the record at close', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mmkit-ops-'));
-    const ops = await startOps({ clock: new LiveClock(), log, http: { httpHost: '127.0.0.1', httpPort: 0 }, dataDir: dir, version: '1.0.0' });
+    const ops = await startOps({
+      clock: new LiveClock(),
+      log,
+      http: { httpHost: '127.0.0.1', httpPort: 0 },
+      dataDir: dir,
+      version: '1.0.0',
+    });
     open.push(ops);
     expect(ops.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(readDaemonFile(dir)).toEqual({ statusUrl: ops.url, pid: process.pid });
@@ -33,7 +39,11 @@ describe('DaemonOps', () => {
     const m = await (await fetch(`${ops.url}/metrics`)).text();
     expect(m).toContain('mmkit_info{version="1.0.0"} 1');
     // a kill before the engine exists is refused (nothing to trip yet)
-    const k = await fetch(`${ops.url}/api/kill`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const k = await fetch(`${ops.url}/api/kill`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(k.status).toBe(500);
     await ops.close();
     expect(existsSync(join(dir, 'daemon.json'))).toBe(false);
@@ -43,7 +53,9 @@ describe('DaemonOps', () => {
     const a = await startOps({ clock: new LiveClock(), log, http: { httpHost: '127.0.0.1', httpPort: 0 } });
     open.push(a);
     const port = Number(new URL(a.url!).port);
-    const err = await startOps({ clock: new LiveClock(), log, http: { httpHost: '127.0.0.1', httpPort: port } }).catch((e: unknown) => e);
+    const err = await startOps({ clock: new LiveClock(), log, http: { httpHost: '127.0.0.1', httpPort: port } }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as ConfigError).key).toBe('ops.httpPort');
     expect((err as Error).message).toContain('in use');

@@ -27,7 +27,10 @@ describe('Grafana dashboard', () => {
     expect(dash.title).toBe('mmkit');
     expect(dash.uid).toMatch(/^[\w-]{1,40}$/);
     expect(dash.schemaVersion).toBeGreaterThanOrEqual(36);
-    expect(dash.templating.list.find((v) => v.name === 'datasource')).toMatchObject({ type: 'datasource', query: 'prometheus' });
+    expect(dash.templating.list.find((v) => v.name === 'datasource')).toMatchObject({
+      type: 'datasource',
+      query: 'prometheus',
+    });
     const ids = new Set<number>();
     for (const p of dash.panels) {
       expect(ids.has(p.id), `duplicate id ${p.id}`).toBe(false);
@@ -47,8 +50,16 @@ describe('Grafana dashboard', () => {
 
   it('queries only metrics the daemon exports', async () => {
     const text = await new Metrics({ now: () => 0 }).render();
-    const exported = new Set([...text.matchAll(/^# TYPE (\S+) (\S+)/gm)].flatMap((m) => (m[2] === 'histogram' ? [m[1]!, `${m[1]}_bucket`, `${m[1]}_sum`, `${m[1]}_count`] : [m[1]!])));
-    const used = new Set(dash.panels.flatMap((p) => (p.targets ?? []).flatMap((t) => [...t.expr.matchAll(/\bmmkit_[a-z0-9_]+/g)].map((m) => m[0]))));
+    const exported = new Set(
+      [...text.matchAll(/^# TYPE (\S+) (\S+)/gm)].flatMap((m) =>
+        m[2] === 'histogram' ? [m[1]!, `${m[1]}_bucket`, `${m[1]}_sum`, `${m[1]}_count`] : [m[1]!],
+      ),
+    );
+    const used = new Set(
+      dash.panels.flatMap((p) =>
+        (p.targets ?? []).flatMap((t) => [...t.expr.matchAll(/\bmmkit_[a-z0-9_]+/g)].map((m) => m[0])),
+      ),
+    );
     expect(used.size).toBeGreaterThan(20);
     for (const name of used) expect(exported.has(name), `${name} is not exported`).toBe(true);
   });

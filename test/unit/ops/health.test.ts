@@ -22,7 +22,13 @@ describe('assessHealth', () => {
   it('is ok while running with fresh data', () => {
     const r = assessHealth(base, T);
     expect(r).toMatchObject({ status: 'ok', healthy: true, reasons: [] });
-    expect(r.checks).toMatchObject({ lifecycle: 'running', marketDataAgeSec: 0.5, marketStream: 'up', userStream: 'up', staleBooks: 0 });
+    expect(r.checks).toMatchObject({
+      lifecycle: 'running',
+      marketDataAgeSec: 0.5,
+      marketStream: 'up',
+      userStream: 'up',
+      staleBooks: 0,
+    });
   });
   it('is unhealthy before running (start-up reconciliation pending) and while stopping', () => {
     expect(codes({ ...base, lifecycle: 'starting' })).toContain('starting');
@@ -33,9 +39,16 @@ describe('assessHealth', () => {
     expect(codes({ ...base, market: { connected: true, lastDataAt: T - 10_001 } })).toEqual(['feed_stale']);
     expect(codes({ ...base, market: { connected: true, lastDataAt: T - 10_001 }, feedStaleMs: 0 })).toEqual([]);
     // no data at all yet: counted from when the daemon started running
-    expect(codes({ ...base, market: { connected: true, lastDataAt: 0 }, runningSince: T - 11_000 })).toEqual(['feed_stale']);
-    expect(codes({ ...base, market: { connected: false, lastDataAt: T - 100, reason: 'closed 1006' } })).toEqual(['market_stream_down']);
-    expect(assessHealth({ ...base, market: { connected: false, lastDataAt: T, reason: 'closed 1006' } }, T).reasons[0]!.message).toContain('closed 1006');
+    expect(codes({ ...base, market: { connected: true, lastDataAt: 0 }, runningSince: T - 11_000 })).toEqual([
+      'feed_stale',
+    ]);
+    expect(codes({ ...base, market: { connected: false, lastDataAt: T - 100, reason: 'closed 1006' } })).toEqual([
+      'market_stream_down',
+    ]);
+    expect(
+      assessHealth({ ...base, market: { connected: false, lastDataAt: T, reason: 'closed 1006' } }, T).reasons[0]!
+        .message,
+    ).toContain('closed 1006');
     expect(codes({ ...base, user: { connected: false, lastDataAt: 0 } })).toEqual(['user_stream_down']);
   });
   it('says feed_stale for a stale traded book, but not for a resolved market', () => {
@@ -45,6 +58,8 @@ describe('assessHealth', () => {
   });
   it('is unhealthy while the heartbeat fails and once the kill switch tripped', () => {
     expect(codes({ ...base, heartbeat: { consecutiveFailures: 2, error: 'HTTP 500' } })).toEqual(['heartbeat_failing']);
-    expect(codes({ ...base, killSwitch: { tripped: true, trigger: 'cli', message: 'operator' } })).toEqual(['kill_switch']);
+    expect(codes({ ...base, killSwitch: { tripped: true, trigger: 'cli', message: 'operator' } })).toEqual([
+      'kill_switch',
+    ]);
   });
 });

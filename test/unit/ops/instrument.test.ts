@@ -18,7 +18,14 @@ import { DaemonMonitor } from '../../../src/ops/status.ts';
 import { FakeVenue } from '../execution/fake-venue.ts';
 
 const M = '0xmarket' as ConditionId;
-const req = (price: number): PlaceRequest => ({ market: M, tokenId: 't1' as TokenId, side: 'BUY', price: price as Pips, size: 5_000_000 as Micro, type: 'GTC' });
+const req = (price: number): PlaceRequest => ({
+  market: M,
+  tokenId: 't1' as TokenId,
+  side: 'BUY',
+  price: price as Pips,
+  size: 5_000_000 as Micro,
+  type: 'GTC',
+});
 
 class PrivateVenue extends FakeVenue {
   #secretCounter = 0;
@@ -36,7 +43,8 @@ function setup() {
   const venue = instrumentVenue(raw, monitor);
   return { clock, metrics, monitor, raw, venue, setHr: (v: number) => (hr = v) };
 }
-const count = async (m: Metrics, outcome: string) => Number(new RegExp(`mmkit_orders_total\\{outcome="${outcome}"\\} (\\S+)`).exec(await m.render())?.[1]);
+const count = async (m: Metrics, outcome: string) =>
+  Number(new RegExp(`mmkit_orders_total\\{outcome="${outcome}"\\} (\\S+)`).exec(await m.render())?.[1]);
 
 describe('instrumentVenue', () => {
   it('counts orders by outcome and passes results through unchanged', async () => {
@@ -46,7 +54,11 @@ describe('instrumentVenue', () => {
     raw.placeHook = async (orders, accept) =>
       orders.map((o) => {
         n++;
-        return n === 1 ? accept(o) : n === 2 ? { id: o.id, ok: false as const, code: 'INVALID_ORDER_MIN_SIZE', message: 'too small' } : { id: o.id, ok: false as const, code: 'UNKNOWN' as const, message: 'timeout' };
+        return n === 1
+          ? accept(o)
+          : n === 2
+            ? { id: o.id, ok: false as const, code: 'INVALID_ORDER_MIN_SIZE', message: 'too small' }
+            : { id: o.id, ok: false as const, code: 'UNKNOWN' as const, message: 'timeout' };
       });
     const out = await venue.place(prepared);
     expect(out.map((o) => (o.ok ? o.status : o.code))).toEqual(['live', 'INVALID_ORDER_MIN_SIZE', 'UNKNOWN']);
@@ -95,7 +107,16 @@ describe('instrumentVenue', () => {
       monitor.onQuoteSet({ market: M, at: clock.now(), quotes: [req(4000)] });
     });
     setHr(10);
-    frames.next({ type: 'best_bid_ask', market: M, tokenId: 't1' as TokenId, bestBid: 4000 as Pips, bestAsk: 4100 as Pips, spread: 100 as Pips, venueTime: clock.now(), recvTime: clock.now() });
+    frames.next({
+      type: 'best_bid_ask',
+      market: M,
+      tokenId: 't1' as TokenId,
+      bestBid: 4000 as Pips,
+      bestAsk: 4100 as Pips,
+      spread: 100 as Pips,
+      venueTime: clock.now(),
+      recvTime: clock.now(),
+    });
     setHr(10.5);
     await venue.place(venue.prepare([req(4000)]));
     expect(seen).toHaveLength(1);

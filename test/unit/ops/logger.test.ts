@@ -23,7 +23,16 @@ function capture(level = 'trace') {
     },
   });
   const log = createLogger({ level, destination: dest as never, pretty: false });
-  return { log, text: () => lines.join(''), json: () => lines.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) };
+  return {
+    log,
+    text: () => lines.join(''),
+    json: () =>
+      lines
+        .join('')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
 }
 
 afterEach(() => clearSecrets());
@@ -37,8 +46,23 @@ describe('logger: redaction by path', () => {
         creds: { apiKey: API_KEY, secret: SECRET, passphrase: PASS },
         wallet: { privateKey: PK },
         deep: { a: { b: { secret: SECRET } } },
-        req: { headers: { poly_signature: 'sig-abcdefgh', poly_passphrase: PASS, poly_api_key: API_KEY, authorization: `Bearer ${SECRET}`, 'x-admin-token': 'admin-token-123' } },
-        request: { headers: { POLY_SIGNATURE: 'sig-abcdefgh', POLY_PASSPHRASE: PASS, POLY_API_KEY: API_KEY, Authorization: 'Bearer zzzzzzzz' } },
+        req: {
+          headers: {
+            poly_signature: 'sig-abcdefgh',
+            poly_passphrase: PASS,
+            poly_api_key: API_KEY,
+            authorization: `Bearer ${SECRET}`,
+            'x-admin-token': 'admin-token-123',
+          },
+        },
+        request: {
+          headers: {
+            POLY_SIGNATURE: 'sig-abcdefgh',
+            POLY_PASSPHRASE: PASS,
+            POLY_API_KEY: API_KEY,
+            Authorization: 'Bearer zzzzzzzz',
+          },
+        },
         frame: { type: 'user', markets: ['0xabc'], auth: { apiKey: API_KEY, secret: SECRET, passphrase: PASS } },
         list: [{ secret: SECRET }],
         keystore: { password: 'hunter2hunter2' },
@@ -47,7 +71,8 @@ describe('logger: redaction by path', () => {
       'startup',
     );
     const out = text();
-    for (const s of [PK, SECRET, PASS, API_KEY, 'sig-abcdefgh', 'admin-token-123', 'hunter2hunter2', 'zzzzzzzz']) expect(out).not.toContain(s);
+    for (const s of [PK, SECRET, PASS, API_KEY, 'sig-abcdefgh', 'admin-token-123', 'hunter2hunter2', 'zzzzzzzz'])
+      expect(out).not.toContain(s);
     const line = json()[0]!;
     expect(line['ok']).toBe('visible');
     expect(line['privateKey']).toBe('[redacted]');

@@ -6,10 +6,20 @@
 import { describe, expect, it } from 'vitest';
 import { Metrics, ORDER_OUTCOMES } from '../../../src/ops/metrics.ts';
 
-const metricValue = async (m: Metrics, name: string, labels: Record<string, string> = {}): Promise<number | undefined> => {
+const metricValue = async (
+  m: Metrics,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number | undefined> => {
   const all = await m.registry.getMetricsAsJSON();
   const x = all.find((v) => v.name === name);
-  const v = (x?.values as Array<{ labels: Record<string, string | number>; value: number; metricName?: string }> | undefined)?.find((s) => Object.entries(labels).every(([k, val]) => String(s.labels[k]) === val) && (s.metricName === undefined || s.metricName === name));
+  const v = (
+    x?.values as Array<{ labels: Record<string, string | number>; value: number; metricName?: string }> | undefined
+  )?.find(
+    (s) =>
+      Object.entries(labels).every(([k, val]) => String(s.labels[k]) === val) &&
+      (s.metricName === undefined || s.metricName === name),
+  );
   return v?.value;
 };
 
@@ -20,7 +30,23 @@ describe('Metrics', () => {
     const names = [...text.matchAll(/^# TYPE (\S+) /gm)].map((x) => x[1]!);
     expect(names.length).toBeGreaterThan(30);
     for (const n of names) expect(n.startsWith('mmkit_')).toBe(true);
-    for (const n of ['mmkit_quotes_submitted_total', 'mmkit_orders_total', 'mmkit_fills_total', 'mmkit_fill_volume_shares_total', 'mmkit_position_shares', 'mmkit_pnl_realized_usdc', 'mmkit_pnl_unrealized_usdc', 'mmkit_budget_used', 'mmkit_http_rate_limited_total', 'mmkit_stream_lag_seconds', 'mmkit_stream_reconnects_total', 'mmkit_tick_to_order_seconds', 'mmkit_nodejs_eventloop_lag_seconds', 'mmkit_nodejs_eventloop_lag_p99_seconds', 'mmkit_healthy'])
+    for (const n of [
+      'mmkit_quotes_submitted_total',
+      'mmkit_orders_total',
+      'mmkit_fills_total',
+      'mmkit_fill_volume_shares_total',
+      'mmkit_position_shares',
+      'mmkit_pnl_realized_usdc',
+      'mmkit_pnl_unrealized_usdc',
+      'mmkit_budget_used',
+      'mmkit_http_rate_limited_total',
+      'mmkit_stream_lag_seconds',
+      'mmkit_stream_reconnects_total',
+      'mmkit_tick_to_order_seconds',
+      'mmkit_nodejs_eventloop_lag_seconds',
+      'mmkit_nodejs_eventloop_lag_p99_seconds',
+      'mmkit_healthy',
+    ])
       expect(names, n).toContain(n);
     expect(text).toContain('mmkit_info{version="1.2.3",strategy="bands"} 1');
     // every outcome is exported from the start (a rate of zero is a value, not a missing series)
@@ -57,7 +83,19 @@ describe('Metrics', () => {
     const m = new Metrics({ now: () => 10_000, defaultMetrics: false });
     let used = 3;
     m.watchBudgets(() => ({
-      rules: [{ name: 'POST /orders:burst', limit: 10, windowMs: 10_000, used, inflight: 1, waiting: 2, queued: 1, pausedUntil: 12_000, learned: false }],
+      rules: [
+        {
+          name: 'POST /orders:burst',
+          limit: 10,
+          windowMs: 10_000,
+          used,
+          inflight: 1,
+          waiting: 2,
+          queued: 1,
+          pausedUntil: 12_000,
+          learned: false,
+        },
+      ],
       endpoints: [{ key: 'clob POST /orders', queued: 4, running: 1, rules: ['POST /orders:burst'] }],
     }));
     expect(await metricValue(m, 'mmkit_budget_used', { rule: 'POST /orders:burst' })).toBe(3);

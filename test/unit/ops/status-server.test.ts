@@ -4,7 +4,13 @@
  */
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isLoopbackAddress, isLoopbackHost, startStatusServer, type KillResult, type StatusServer } from '../../../src/ops/status-server.ts';
+import {
+  isLoopbackAddress,
+  isLoopbackHost,
+  startStatusServer,
+  type KillResult,
+  type StatusServer,
+} from '../../../src/ops/status-server.ts';
 import type { HealthReport } from '../../../src/ops/health.ts';
 import type { StatusSnapshot } from '../../../src/ops/status.ts';
 
@@ -18,7 +24,15 @@ const health = (healthy: boolean): HealthReport => ({
   status: healthy ? 'ok' : 'unhealthy',
   healthy,
   reasons: healthy ? [] : [{ code: 'feed_stale', message: 'no market data for 20 s' }],
-  checks: { lifecycle: 'running', marketDataAgeSec: 1, marketStream: 'up', userStream: 'up', staleBooks: 0, heartbeatFailures: 0, killSwitch: false },
+  checks: {
+    lifecycle: 'running',
+    marketDataAgeSec: 1,
+    marketStream: 'up',
+    userStream: 'up',
+    staleBooks: 0,
+    heartbeatFailures: 0,
+    killSwitch: false,
+  },
 });
 
 async function start(o: { healthy?: () => boolean; kill?: (r: string) => Promise<KillResult> } = {}) {
@@ -38,7 +52,10 @@ async function start(o: { healthy?: () => boolean; kill?: (r: string) => Promise
 }
 
 /** A raw request (to set Host and Origin freely). */
-function raw(url: string, o: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: string }> {
+function raw(
+  url: string,
+  o: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: o.method ?? 'GET', headers: o.headers ?? {} }, (res) => {
       let b = '';
@@ -80,7 +97,8 @@ describe('status server', () => {
     expect(r.headers.get('content-type')).toContain('text/event-stream');
     const reader = r.body!.getReader();
     let text = '';
-    while ((text.match(/event: status/g) ?? []).length < 3) text += new TextDecoder().decode((await reader.read()).value);
+    while ((text.match(/event: status/g) ?? []).length < 3)
+      text += new TextDecoder().decode((await reader.read()).value);
     expect(text).toContain('retry: 2000');
     expect(text).toMatch(/data: \{"schema":1,"n":\d+\}/);
     const closing = s.close();
@@ -104,8 +122,16 @@ describe('status server', () => {
         return done;
       },
     });
-    const a = fetch(`${s.url}/api/kill`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reason: 'test stop' }) });
-    const b = fetch(`${s.url}/api/kill`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const a = fetch(`${s.url}/api/kill`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ reason: 'test stop' }),
+    });
+    const b = fetch(`${s.url}/api/kill`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     await new Promise((r) => setTimeout(r, 100));
     release({ flat: true, openOrders: 0, reason: 'kill switch: cli: test stop' });
     const [ra, rb] = await Promise.all([a, b]);
@@ -119,15 +145,39 @@ describe('status server', () => {
     let kills = 0;
     const s = await start({ kill: async () => (kills++, { flat: true, openOrders: 0, reason: 'x' }) });
     const json = { 'content-type': 'application/json' };
-    expect((await raw(`${s.url}/api/kill`, { method: 'POST', headers: { ...json, host: 'evil.example:8787' }, body: '{}' })).status).toBe(403);
-    expect((await raw(`${s.url}/api/kill`, { method: 'POST', headers: { ...json, origin: 'http://evil.example' }, body: '{}' })).status).toBe(403);
-    expect((await raw(`${s.url}/api/kill`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' })).status).toBe(415);
-    expect((await raw(`${s.url}/api/kill`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1' })).status).toBe(415);
+    expect(
+      (await raw(`${s.url}/api/kill`, { method: 'POST', headers: { ...json, host: 'evil.example:8787' }, body: '{}' }))
+        .status,
+    ).toBe(403);
+    expect(
+      (
+        await raw(`${s.url}/api/kill`, {
+          method: 'POST',
+          headers: { ...json, origin: 'http://evil.example' },
+          body: '{}',
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await raw(`${s.url}/api/kill`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' }))
+        .status,
+    ).toBe(415);
+    expect(
+      (
+        await raw(`${s.url}/api/kill`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'a=1',
+        })
+      ).status,
+    ).toBe(415);
     expect((await raw(`${s.url}/api/kill`)).status).toBe(405);
     expect((await raw(`${s.url}/api/kill`, { method: 'POST', headers: json, body: 'not json' })).status).toBe(400);
     expect(kills).toBe(0);
     // its own page's origin is fine
-    expect((await raw(`${s.url}/api/kill`, { method: 'POST', headers: { ...json, origin: s.url }, body: '{}' })).status).toBe(200);
+    expect(
+      (await raw(`${s.url}/api/kill`, { method: 'POST', headers: { ...json, origin: s.url }, body: '{}' })).status,
+    ).toBe(200);
     expect(kills).toBe(1);
   });
 
@@ -146,6 +196,16 @@ describe('status server', () => {
 
   it('fails to start on a port in use', async () => {
     const s = await start();
-    await expect(startStatusServer({ host: '127.0.0.1', port: s.port, page: '', status: () => ({}) as StatusSnapshot, health: () => health(true), metrics: async () => '', metricsContentType: 'text/plain' })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    await expect(
+      startStatusServer({
+        host: '127.0.0.1',
+        port: s.port,
+        page: '',
+        status: () => ({}) as StatusSnapshot,
+        health: () => health(true),
+        metrics: async () => '',
+        metricsContentType: 'text/plain',
+      }),
+    ).rejects.toMatchObject({ code: 'EADDRINUSE' });
   });
 });

@@ -20,12 +20,29 @@ function setup() {
   const clock = new VirtualClock(1_700_000_000_000);
   const metrics = new Metrics({ now: () => clock.now(), defaultMetrics: false });
   let hr = 0;
-  const monitor = new DaemonMonitor({ clock, metrics, feedStaleMs: 5000, hrtime: () => hr, seriesCapacity: 8, version: '9.9.9' });
+  const monitor = new DaemonMonitor({
+    clock,
+    metrics,
+    feedStaleMs: 5000,
+    hrtime: () => hr,
+    seriesCapacity: 8,
+    version: '9.9.9',
+  });
   const books = new Map<string, { bestBid: number | null; bestAsk: number | null; stale: boolean }>([
     [Y, { bestBid: 4500, bestAsk: 4700, stale: false }],
     [N, { bestBid: 5300, bestAsk: 5500, stale: false }],
   ]);
-  const live: LiveOrderView[] = [{ id: '0xo1' as OrderId, market: M as ConditionId, tokenId: Y, side: 'BUY', price: 4400 as Pips, originalSize: 5_000_000 as Micro, sizeMatched: 1_000_000 as Micro }];
+  const live: LiveOrderView[] = [
+    {
+      id: '0xo1' as OrderId,
+      market: M as ConditionId,
+      tokenId: Y,
+      side: 'BUY',
+      price: 4400 as Pips,
+      originalSize: 5_000_000 as Micro,
+      sizeMatched: 1_000_000 as Micro,
+    },
+  ];
   let realized = 0;
   const view: DaemonView = {
     book: (t) => books.get(t),
@@ -33,34 +50,105 @@ function setup() {
     isRetired: () => false,
     liveOrders: () => live,
     positions: () => [{ market: M, tokenId: Y, size: 1_000_000, avgPrice: 4400, realized: 0, fees: 0 }],
-    pnl: (marks) => ({ realized, unrealized: ((marks.get(Y) ?? 0) - 4400) * 100, fees: 0, total: realized + ((marks.get(Y) ?? 0) - 4400) * 100, unmarked: [] }),
+    pnl: (marks) => ({
+      realized,
+      unrealized: ((marks.get(Y) ?? 0) - 4400) * 100,
+      fees: 0,
+      total: realized + ((marks.get(Y) ?? 0) - 4400) * 100,
+      unmarked: [],
+    }),
     collateral: () => ({ available: 9_990_500_000, reserved: 2_200_000 }),
     heartbeat: () => ({ ok: true, consecutiveFailures: 0, lastLatencyMs: 3, lastAttemptAt: clock.now(), failed: 0 }),
     killSwitch: () => ({ tripped: false }),
-    totals: () => ({ ordersPlaced: 3, ordersCancelled: 2, ordersRejected: 0, fills: 1, volume: 1_000_000, notional: 440_000 }),
+    totals: () => ({
+      ordersPlaced: 3,
+      ordersCancelled: 2,
+      ordersRejected: 0,
+      fills: 1,
+      volume: 1_000_000,
+      notional: 440_000,
+    }),
     pauseReasons: () => [],
   };
-  monitor.attach(view, { markets: [{ market: M, question: 'Will it rain?', tokens: [{ tokenId: Y, outcome: 'Yes' }, { tokenId: N, outcome: 'No' }] }], strategy: { name: 'bands', params: { spread: 2 } }, address: '0xabc', venueUrl: 'http://127.0.0.1:1' });
+  monitor.attach(view, {
+    markets: [
+      {
+        market: M,
+        question: 'Will it rain?',
+        tokens: [
+          { tokenId: Y, outcome: 'Yes' },
+          { tokenId: N, outcome: 'No' },
+        ],
+      },
+    ],
+    strategy: { name: 'bands', params: { spread: 2 } },
+    address: '0xabc',
+    venueUrl: 'http://127.0.0.1:1',
+  });
   return { clock, metrics, monitor, books, setHr: (v: number) => (hr = v), setRealized: (v: number) => (realized = v) };
 }
 
-const level = (recvTime: number): MmkitEvent => ({ type: 'level_change', market: M as ConditionId, tokenId: Y, side: 'BUY', price: 4500 as Pips, size: 1 as Micro, bestBid: 4500 as Pips, bestAsk: 4700 as Pips, hash: '', endOfBatch: true, venueTime: recvTime - 3, recvTime });
-const quotes = (at: number, n = 1): DesiredQuotes => ({ market: M as ConditionId, at, quotes: Array.from({ length: n }, () => ({ tokenId: Y, side: 'BUY' as const, price: 4400 as Pips, size: 5_000_000 as Micro })) });
+const level = (recvTime: number): MmkitEvent => ({
+  type: 'level_change',
+  market: M as ConditionId,
+  tokenId: Y,
+  side: 'BUY',
+  price: 4500 as Pips,
+  size: 1 as Micro,
+  bestBid: 4500 as Pips,
+  bestAsk: 4700 as Pips,
+  hash: '',
+  endOfBatch: true,
+  venueTime: recvTime - 3,
+  recvTime,
+});
+const quotes = (at: number, n = 1): DesiredQuotes => ({
+  market: M as ConditionId,
+  at,
+  quotes: Array.from({ length: n }, () => ({
+    tokenId: Y,
+    side: 'BUY' as const,
+    price: 4400 as Pips,
+    size: 5_000_000 as Micro,
+  })),
+});
 
 describe('DaemonMonitor', () => {
   it('builds the status snapshot with decimal strings, book tops, own quotes and inventory', () => {
     const { monitor, clock } = setup();
     monitor.setLifecycle('running');
-    monitor.onEvent({ type: 'resynced', stream: 'market', initial: true, venueTime: clock.now(), recvTime: clock.now() });
+    monitor.onEvent({
+      type: 'resynced',
+      stream: 'market',
+      initial: true,
+      venueTime: clock.now(),
+      recvTime: clock.now(),
+    });
     monitor.onEvent({ type: 'resynced', stream: 'user', initial: true, venueTime: clock.now(), recvTime: clock.now() });
     monitor.onEvent(level(clock.now()));
     const s = monitor.sample();
-    expect(s).toMatchObject({ schema: 1, version: '9.9.9', lifecycle: 'running', strategy: { name: 'bands' }, account: { address: '0xabc' } });
+    expect(s).toMatchObject({
+      schema: 1,
+      version: '9.9.9',
+      lifecycle: 'running',
+      strategy: { name: 'bands' },
+      account: { address: '0xabc' },
+    });
     expect(s.health.healthy).toBe(true);
     const m = s.markets[0]!;
     expect(m).toMatchObject({ market: M, question: 'Will it rain?', quotable: true });
-    expect(m.tokens[0]).toMatchObject({ outcome: 'Yes', bestBid: '0.45', bestAsk: '0.47', mid: '0.46', position: '1', avgPrice: '0.44', stale: false });
-    expect(m.quotes).toEqual([{ id: '0xo1', tokenId: Y, outcome: 'Yes', side: 'BUY', price: '0.44', size: '5', matched: '1' }]);
+    expect(m.tokens[0]).toMatchObject({
+      outcome: 'Yes',
+      bestBid: '0.45',
+      bestAsk: '0.47',
+      mid: '0.46',
+      position: '1',
+      avgPrice: '0.44',
+      stale: false,
+    });
+    expect(m.quotes).toEqual([
+      { id: '0xo1', tokenId: Y, outcome: 'Yes', side: 'BUY', price: '0.44', size: '5', matched: '1' },
+    ]);
     expect(s.inventory.collateral).toEqual({ available: '9990.5', reserved: '2.2' });
     expect(s.inventory.positions[0]).toMatchObject({ outcome: 'Yes', size: '1', avgPrice: '0.44', mark: '0.46' });
     expect(s.pnl).toMatchObject({ realized: '0', unrealized: '0.02', total: '0.02' });
@@ -71,13 +159,31 @@ describe('DaemonMonitor', () => {
   it('goes unhealthy when the market stream drops or stays silent, and back', () => {
     const { monitor, clock } = setup();
     monitor.setLifecycle('running');
-    monitor.onEvent({ type: 'resynced', stream: 'market', initial: true, venueTime: clock.now(), recvTime: clock.now() });
+    monitor.onEvent({
+      type: 'resynced',
+      stream: 'market',
+      initial: true,
+      venueTime: clock.now(),
+      recvTime: clock.now(),
+    });
     monitor.onEvent({ type: 'resynced', stream: 'user', initial: true, venueTime: clock.now(), recvTime: clock.now() });
     monitor.onEvent(level(clock.now()));
     expect(monitor.health().healthy).toBe(true);
-    monitor.onEvent({ type: 'disconnected', stream: 'market', reason: 'closed 1006', venueTime: clock.now(), recvTime: clock.now() });
+    monitor.onEvent({
+      type: 'disconnected',
+      stream: 'market',
+      reason: 'closed 1006',
+      venueTime: clock.now(),
+      recvTime: clock.now(),
+    });
     expect(monitor.health().reasons.map((r) => r.code)).toEqual(['market_stream_down']);
-    monitor.onEvent({ type: 'resynced', stream: 'market', initial: false, venueTime: clock.now(), recvTime: clock.now() });
+    monitor.onEvent({
+      type: 'resynced',
+      stream: 'market',
+      initial: false,
+      venueTime: clock.now(),
+      recvTime: clock.now(),
+    });
     monitor.onEvent(level(clock.now()));
     expect(monitor.health().healthy).toBe(true);
     clock.advance(6000);
@@ -129,13 +235,35 @@ describe('DaemonMonitor', () => {
 
   it('lists recent fills, newest first, and counts them', async () => {
     const { monitor, metrics, clock } = setup();
-    const f = (id: string): FillEvent => ({ type: 'fill', tradeId: id as TradeId, orderId: '0xo1' as OrderId, status: 'MATCHED', role: 'MAKER', market: M as ConditionId, tokenId: Y, side: 'BUY', price: 4400 as Pips, size: 1_000_000 as Micro, feeRateBps: 0, takerOrderId: '0xt' as OrderId, source: 'stream', venueTime: clock.now(), recvTime: clock.now() });
+    const f = (id: string): FillEvent => ({
+      type: 'fill',
+      tradeId: id as TradeId,
+      orderId: '0xo1' as OrderId,
+      status: 'MATCHED',
+      role: 'MAKER',
+      market: M as ConditionId,
+      tokenId: Y,
+      side: 'BUY',
+      price: 4400 as Pips,
+      size: 1_000_000 as Micro,
+      feeRateBps: 0,
+      takerOrderId: '0xt' as OrderId,
+      source: 'stream',
+      venueTime: clock.now(),
+      recvTime: clock.now(),
+    });
     monitor.onFill(f('a'));
     monitor.onFill(f('b'));
     monitor.onFill({ ...f('c'), source: 'reconcile' }); // found over REST: the user channel missed it
     const s = monitor.sample();
     expect(s.fills.recent.map((x) => x.price)).toEqual(['0.44', '0.44', '0.44']);
-    expect(s.fills.recent[0]).toMatchObject({ question: 'Will it rain?', outcome: 'Yes', side: 'BUY', role: 'MAKER', size: '1' });
+    expect(s.fills.recent[0]).toMatchObject({
+      question: 'Will it rain?',
+      outcome: 'Yes',
+      side: 'BUY',
+      role: 'MAKER',
+      size: '1',
+    });
     expect(await metrics.render()).toContain(`mmkit_fills_total{market="${M}",side="BUY",role="MAKER"} 3`);
     expect(await metrics.render()).toContain(`mmkit_fills_recovered_total{market="${M}"} 1`);
   });

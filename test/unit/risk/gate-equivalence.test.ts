@@ -26,7 +26,11 @@ const NO3 = '3002' as TokenId;
 // ---- generators ----------------------------------------------------------------------------------
 
 /** One of the values, the first (the permissive one, mostly) more often. */
-const mostly = <T,>(usual: T, ...rare: T[]): fc.Arbitrary<T> => fc.oneof({ weight: rare.length * 4, arbitrary: fc.constant(usual) }, { weight: rare.length, arbitrary: fc.constantFrom(...rare) });
+const mostly = <T>(usual: T, ...rare: T[]): fc.Arbitrary<T> =>
+  fc.oneof(
+    { weight: rare.length * 4, arbitrary: fc.constant(usual) },
+    { weight: rare.length, arbitrary: fc.constantFrom(...rare) },
+  );
 
 const marketLimitsArb: fc.Arbitrary<MarketLimits> = fc.record({
   maxPosition: mostly(250 * SH, 0, 10 * SH, 20 * SH, 50 * SH, 37_123_456),
@@ -56,15 +60,23 @@ const killArb: fc.Arbitrary<KillSwitchState | undefined> = fc.oneof(
   { weight: 15, arbitrary: fc.constant(undefined) },
   { weight: 15, arbitrary: fc.constant({ tripped: false, reason: null }) },
   { weight: 1, arbitrary: fc.constant({ tripped: true, reason: null }) },
-  { weight: 1, arbitrary: fc.constant({ tripped: true, reason: { trigger: 'lossLimit' as const, message: 'PnL -120', at: 5 } }) },
+  {
+    weight: 1,
+    arbitrary: fc.constant({ tripped: true, reason: { trigger: 'lossLimit' as const, message: 'PnL -120', at: 5 } }),
+  },
 );
 
 type Level = readonly [number, number];
-const levelSize = fc.oneof(fc.integer({ min: 1, max: 60 }).map((s) => s * SH), fc.integer({ min: 1, max: 80 * SH }));
+const levelSize = fc.oneof(
+  fc.integer({ min: 1, max: 60 }).map((s) => s * SH),
+  fc.integer({ min: 1, max: 80 * SH }),
+);
 
 /** A book around a bid (pips), ask above it (usually); both sides with 0-10 levels on a grid. */
 const sideLevels = (grid: number, dir: number) =>
-  fc.array(fc.tuple(fc.integer({ min: 0, max: 12 }), levelSize), { maxLength: 10 }).map((ls) => ls.map(([k, s]) => [k * grid * dir, s] as const));
+  fc
+    .array(fc.tuple(fc.integer({ min: 0, max: 12 }), levelSize), { maxLength: 10 })
+    .map((ls) => ls.map(([k, s]) => [k * grid * dir, s] as const));
 
 interface BookSpec {
   kind: 'none' | 'sane' | 'random' | 'complement';
@@ -77,14 +89,21 @@ interface BookSpec {
   oneSided: 'no' | 'bids' | 'asks';
 }
 const bookSpecArb: fc.Arbitrary<BookSpec> = fc.record({
-  kind: fc.oneof({ weight: 12, arbitrary: fc.constant('sane' as const) }, { weight: 4, arbitrary: fc.constant('complement' as const) }, { weight: 1, arbitrary: fc.constantFrom('none' as const, 'random' as const) }),
+  kind: fc.oneof(
+    { weight: 12, arbitrary: fc.constant('sane' as const) },
+    { weight: 4, arbitrary: fc.constant('complement' as const) },
+    { weight: 1, arbitrary: fc.constantFrom('none' as const, 'random' as const) },
+  ),
   stale: fc.oneof({ weight: 40, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
   bid: fc.integer({ min: 1, max: 98 }).map((x) => x * 100),
   spread: mostly(100, -100, 0, 1, 10, 200, 200, 300, 700),
   grid: fc.constantFrom(1, 10, 100, 100),
   bids: sideLevels(100, -1) as fc.Arbitrary<Level[]>,
   asks: sideLevels(100, 1) as fc.Arbitrary<Level[]>,
-  oneSided: fc.oneof({ weight: 60, arbitrary: fc.constant('no' as const) }, { weight: 1, arbitrary: fc.constantFrom('bids' as const, 'asks' as const) }),
+  oneSided: fc.oneof(
+    { weight: 60, arbitrary: fc.constant('no' as const) },
+    { weight: 1, arbitrary: fc.constantFrom('bids' as const, 'asks' as const) },
+  ),
 });
 
 function makeBook(token: TokenId, s: BookSpec, other: BookView | undefined): BookView | undefined {
@@ -96,8 +115,12 @@ function makeBook(token: TokenId, s: BookSpec, other: BookView | undefined): Boo
   }
   const ask = s.bid + s.spread;
   const scale = s.kind === 'random' ? s.grid / 100 : 1;
-  let bids = [[s.bid, 10 * SH] as Level, ...s.bids.map(([d, z]) => [s.bid + d * scale, z] as Level)].filter((l) => l[0] > 0 && l[0] < 10_000);
-  let asks = [[ask, 10 * SH] as Level, ...s.asks.map(([d, z]) => [ask + d * scale, z] as Level)].filter((l) => l[0] > 0 && l[0] < 10_000);
+  let bids = [[s.bid, 10 * SH] as Level, ...s.bids.map(([d, z]) => [s.bid + d * scale, z] as Level)].filter(
+    (l) => l[0] > 0 && l[0] < 10_000,
+  );
+  let asks = [[ask, 10 * SH] as Level, ...s.asks.map(([d, z]) => [ask + d * scale, z] as Level)].filter(
+    (l) => l[0] > 0 && l[0] < 10_000,
+  );
   if (s.kind === 'random') {
     // levels anywhere: crossed, locked, through each other
     bids = s.bids.map(([d, z]) => [Math.min(9999, Math.max(1, 5000 + d * 3 * scale)), z] as Level);
@@ -128,9 +151,19 @@ const orderSpecArb: fc.Arbitrary<OrderSpec> = fc.record({
   market: fc.constantFrom<0 | 1 | 2>(0, 0, 0, 1, 2),
   token: fc.constantFrom<0 | 1>(0, 1),
   side: fc.constantFrom<Side>('BUY', 'SELL'),
-  price: fc.oneof(fc.integer({ min: 1, max: 99 }).map((x) => x * 100), fc.integer({ min: 1, max: 9999 })),
-  size: fc.oneof(fc.integer({ min: 1, max: 40 }).map((x) => x * SH), fc.integer({ min: 1, max: 40 * SH })),
-  matched: fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.integer({ min: 0, max: 20 * SH }) }, { weight: 1, arbitrary: fc.constant(-1) }),
+  price: fc.oneof(
+    fc.integer({ min: 1, max: 99 }).map((x) => x * 100),
+    fc.integer({ min: 1, max: 9999 }),
+  ),
+  size: fc.oneof(
+    fc.integer({ min: 1, max: 40 }).map((x) => x * SH),
+    fc.integer({ min: 1, max: 40 * SH }),
+  ),
+  matched: fc.oneof(
+    { weight: 6, arbitrary: fc.constant(0) },
+    { weight: 2, arbitrary: fc.integer({ min: 0, max: 20 * SH }) },
+    { weight: 1, arbitrary: fc.constant(-1) },
+  ),
   at: fc.oneof({ weight: 1, arbitrary: fc.constant(-1) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 3 }) }),
   whole: fc.boolean(),
 });
@@ -143,7 +176,10 @@ interface QuoteSpec {
 }
 const quoteSpecArb: fc.Arbitrary<QuoteSpec> = fc.record({
   token: fc.constantFrom<0 | 1 | 2 | 3>(0, 0, 0, 1, 1, 1, 2, 3),
-  side: fc.oneof({ weight: 30, arbitrary: fc.constantFrom('BUY', 'SELL') }, { weight: 1, arbitrary: fc.constantFrom('HOLD', 'buy') }),
+  side: fc.oneof(
+    { weight: 30, arbitrary: fc.constantFrom('BUY', 'SELL') },
+    { weight: 1, arbitrary: fc.constantFrom('HOLD', 'buy') },
+  ),
   price: fc.oneof(
     { weight: 12, arbitrary: fc.integer({ min: 1, max: 99 }).map((x) => x * 100) },
     { weight: 4, arbitrary: fc.integer({ min: -2, max: 10_002 }) },
@@ -179,22 +215,45 @@ interface Scenario {
 const scenarioArb: fc.Arbitrary<Scenario> = fc.record({
   limits: riskLimitsArb,
   killSwitch: killArb,
-  halted: fc.oneof({ weight: 40, arbitrary: fc.constantFrom(undefined, null) }, { weight: 1, arbitrary: fc.constantFrom('reconciling', '') }),
-  heartbeatOk: fc.oneof({ weight: 40, arbitrary: fc.constantFrom(undefined, true) }, { weight: 1, arbitrary: fc.constant(false) }),
-  target: fc.oneof({ weight: 40, arbitrary: fc.constant(0 as const) }, { weight: 1, arbitrary: fc.constantFrom<0 | 1 | 2 | 3>(1, 2, 3) }),
+  halted: fc.oneof(
+    { weight: 40, arbitrary: fc.constantFrom(undefined, null) },
+    { weight: 1, arbitrary: fc.constantFrom('reconciling', '') },
+  ),
+  heartbeatOk: fc.oneof(
+    { weight: 40, arbitrary: fc.constantFrom(undefined, true) },
+    { weight: 1, arbitrary: fc.constant(false) },
+  ),
+  target: fc.oneof(
+    { weight: 40, arbitrary: fc.constant(0 as const) },
+    { weight: 1, arbitrary: fc.constantFrom<0 | 1 | 2 | 3>(1, 2, 3) },
+  ),
   tick: tickArb,
   minOrderSize: fc.constantFrom(5 * SH, 5 * SH, SH, 0, 15 * SH),
-  viewTick: fc.oneof({ weight: 12, arbitrary: fc.constant('none' as const) }, { weight: 2, arbitrary: fc.constantFrom(undefined, 1, 10, 100, 1000) }, { weight: 1, arbitrary: fc.constantFrom(0, -0, 2.5, Number.NaN, 2 ** 32 + 100, 50, 100.0000001) }),
+  viewTick: fc.oneof(
+    { weight: 12, arbitrary: fc.constant('none' as const) },
+    { weight: 2, arbitrary: fc.constantFrom(undefined, 1, 10, 100, 1000) },
+    { weight: 1, arbitrary: fc.constantFrom(0, -0, 2.5, Number.NaN, 2 ** 32 + 100, 50, 100.0000001) },
+  ),
   yesBook: bookSpecArb,
   noBook: bookSpecArb,
   noFirst: fc.boolean(),
   positions: fc.tuple(
-    fc.oneof(fc.integer({ min: 0, max: 100 }).map((x) => x * SH), fc.integer({ min: -10 * SH, max: 300 * SH })),
-    fc.oneof(fc.integer({ min: 0, max: 100 }).map((x) => x * SH), fc.integer({ min: -10 * SH, max: 300 * SH })),
+    fc.oneof(
+      fc.integer({ min: 0, max: 100 }).map((x) => x * SH),
+      fc.integer({ min: -10 * SH, max: 300 * SH }),
+    ),
+    fc.oneof(
+      fc.integer({ min: 0, max: 100 }).map((x) => x * SH),
+      fc.integer({ min: -10 * SH, max: 300 * SH }),
+    ),
     fc.integer({ min: 0, max: 100 * SH }),
   ),
   orders: fc.array(orderSpecArb, { maxLength: 10 }),
-  collateral: fc.oneof(fc.integer({ min: 0, max: 400 }).map((x) => x * SH), fc.integer({ min: 1, max: 40 }).map((x) => x * SH), fc.integer({ min: -SH, max: 500 * SH })),
+  collateral: fc.oneof(
+    fc.integer({ min: 0, max: 400 }).map((x) => x * SH),
+    fc.integer({ min: 1, max: 40 }).map((x) => x * SH),
+    fc.integer({ min: -SH, max: 500 * SH }),
+  ),
   quotes: fc.array(quoteSpecArb, { minLength: 1, maxLength: 8 }),
   selfCross: fc.boolean(),
   tame: fc.boolean(),
@@ -220,7 +279,11 @@ function build(s: Scenario): Built {
     if (no !== undefined) books.set(NO1, no);
     if (yes !== undefined) books.set(YES1, yes);
   } else {
-    const yes = makeBook(YES1, { ...s.yesBook, kind: s.yesBook.kind === 'complement' ? 'sane' : s.yesBook.kind }, undefined);
+    const yes = makeBook(
+      YES1,
+      { ...s.yesBook, kind: s.yesBook.kind === 'complement' ? 'sane' : s.yesBook.kind },
+      undefined,
+    );
     const no = makeBook(NO1, s.noBook, yes);
     if (yes !== undefined) books.set(YES1, yes);
     if (no !== undefined) books.set(NO1, no);
@@ -234,7 +297,8 @@ function build(s: Scenario): Built {
   const mids = [YES1, NO1].map((t) => books.get(t)?.mid ?? 5000);
   const orders: LiveOrderView[] = s.orders.map((o) => {
     const market = [M1, M2, M3][o.market]!;
-    const token = o.market === 0 ? [YES1, NO1][o.token]! : o.market === 1 ? [YES2, NO2][o.token]! : [YES3, NO3][o.token]!;
+    const token =
+      o.market === 0 ? [YES1, NO1][o.token]! : o.market === 1 ? [YES2, NO2][o.token]! : [YES3, NO3][o.token]!;
     let price = o.price;
     let size = o.size;
     const yb = books.get(YES1);
@@ -266,7 +330,9 @@ function build(s: Scenario): Built {
     const own = books.get(t);
     const b = own ?? books.get(o);
     if (b === undefined || b.bestBid === null || b.bestAsk === null) return undefined;
-    return own !== undefined ? { bid: b.bestBid, ask: b.bestAsk } : { bid: 10_000 - b.bestAsk, ask: 10_000 - b.bestBid };
+    return own !== undefined
+      ? { bid: b.bestBid, ask: b.bestAsk }
+      : { bid: 10_000 - b.bestAsk, ask: 10_000 - b.bestBid };
   };
   const quotes: QuoteIntent[] = s.quotes.map((q, i) => {
     if (s.tame) {
@@ -274,7 +340,8 @@ function build(s: Scenario): Built {
       const side: Side = q.side === 'SELL' ? 'SELL' : 'BUY';
       const top = topOf(token, token === YES1 ? NO1 : YES1) ?? { bid: 4900, ask: 5100 };
       const k = Math.abs(q.price % 4);
-      const price = side === 'BUY' ? Math.floor(top.bid / 100) * 100 - k * 100 : Math.ceil(top.ask / 100) * 100 + k * 100;
+      const price =
+        side === 'BUY' ? Math.floor(top.bid / 100) * 100 - k * 100 : Math.ceil(top.ask / 100) * 100 + k * 100;
       return { tokenId: token, side, price: price as Pips, size: ((5 + (Math.abs(q.size) % 30)) * SH) as Micro };
     }
     let price = q.price;
@@ -289,7 +356,12 @@ function build(s: Scenario): Built {
     const a = quotes[0]!;
     if (a.tokenId === YES1 || a.tokenId === NO1) {
       const same = quotes.length % 2 === 0;
-      quotes[1] = { ...quotes[1]!, tokenId: same ? a.tokenId : a.tokenId === YES1 ? NO1 : YES1, side: (same ? (a.side === 'BUY' ? 'SELL' : 'BUY') : a.side) as Side, price: (same ? a.price : 10_000 - a.price) as Pips };
+      quotes[1] = {
+        ...quotes[1]!,
+        tokenId: same ? a.tokenId : a.tokenId === YES1 ? NO1 : YES1,
+        side: (same ? (a.side === 'BUY' ? 'SELL' : 'BUY') : a.side) as Side,
+        price: (same ? a.price : 10_000 - a.price) as Pips,
+      };
     }
   }
   return { desired: { market, quotes, at: 1234 }, view };
@@ -338,9 +410,44 @@ describe('gate = referenceGate', () => {
       { numRuns: 4000 },
     );
     // the generators reach every refusal and cut (else this test proves less than it claims)
-    const all: RiskCode[] = ['KILL_SWITCH', 'HALTED', 'HEARTBEAT', 'UNKNOWN_MARKET', 'MARKET_INACTIVE', 'NO_BOOK', 'STALE_BOOK', 'CROSSED_BOOK', 'NO_MID', 'WRONG_TOKEN', 'INVALID_PRICE', 'OFF_TICK', 'PRICE_LIMIT', 'PRICE_BAND', 'WOULD_CROSS', 'SELF_CROSS', 'INVALID_SIZE', 'MIN_SIZE', 'ORDER_SIZE', 'POSITION', 'NO_INVENTORY', 'COLLATERAL', 'NOTIONAL_MARKET', 'NOTIONAL_GLOBAL', 'OPEN_ORDERS_MARKET', 'OPEN_ORDERS_GLOBAL'];
+    const all: RiskCode[] = [
+      'KILL_SWITCH',
+      'HALTED',
+      'HEARTBEAT',
+      'UNKNOWN_MARKET',
+      'MARKET_INACTIVE',
+      'NO_BOOK',
+      'STALE_BOOK',
+      'CROSSED_BOOK',
+      'NO_MID',
+      'WRONG_TOKEN',
+      'INVALID_PRICE',
+      'OFF_TICK',
+      'PRICE_LIMIT',
+      'PRICE_BAND',
+      'WOULD_CROSS',
+      'SELF_CROSS',
+      'INVALID_SIZE',
+      'MIN_SIZE',
+      'ORDER_SIZE',
+      'POSITION',
+      'NO_INVENTORY',
+      'COLLATERAL',
+      'NOTIONAL_MARKET',
+      'NOTIONAL_GLOBAL',
+      'OPEN_ORDERS_MARKET',
+      'OPEN_ORDERS_GLOBAL',
+    ];
     const missing = all.filter((c) => !seen.has(c));
-    const cuts = ['LOT', 'ORDER_SIZE', 'POSITION', 'COLLATERAL', 'NO_INVENTORY', 'NOTIONAL_MARKET', 'NOTIONAL_GLOBAL'].filter((c) => !seen.has(`trim:${c}`));
+    const cuts = [
+      'LOT',
+      'ORDER_SIZE',
+      'POSITION',
+      'COLLATERAL',
+      'NO_INVENTORY',
+      'NOTIONAL_MARKET',
+      'NOTIONAL_GLOBAL',
+    ].filter((c) => !seen.has(`trim:${c}`));
     if (process.env['GATE_EQ_STATS']) console.log(Object.fromEntries([...seen].sort()), { approvedSome, untouched });
     expect({ missing, cuts }).toEqual({ missing: [], cuts: [] });
     expect(approvedSome).toBeGreaterThan(600);
@@ -358,13 +465,45 @@ describe('gate = referenceGate', () => {
         (bidTicks, spreadTicks, depth, os, noBook) => {
           const bid = bidTicks * 100;
           const ask = bid + spreadTicks * 100;
-          const yes = bookView(YES1, [[bid, 50 * SH], [bid - 100, 50 * SH]], [[ask, 50 * SH], [ask + 100, 50 * SH]]);
+          const yes = bookView(
+            YES1,
+            [
+              [bid, 50 * SH],
+              [bid - 100, 50 * SH],
+            ],
+            [
+              [ask, 50 * SH],
+              [ask + 100, 50 * SH],
+            ],
+          );
           const books = new Map<TokenId, BookView>([[YES1, yes]]);
           if (noBook) books.set(NO1, complementView(NO1, yes));
-          const orders = os.map((o) => order(o.market === 0 ? M1 : M2, o.market === 0 ? [YES1, NO1][o.token]! : YES2, o.side, o.price, o.size, o.matched === -1 ? o.size : o.matched));
+          const orders = os.map((o) =>
+            order(
+              o.market === 0 ? M1 : M2,
+              o.market === 0 ? [YES1, NO1][o.token]! : YES2,
+              o.side,
+              o.price,
+              o.size,
+              o.matched === -1 ? o.size : o.matched,
+            ),
+          );
           const markets = new Map<string, MarketInfo>([[M1, marketInfo(M1, YES1, NO1)]]);
           const view: RiskView = {
-            limits: { defaults: { maxPosition: (1000 * SH) as Micro, maxOrderSize: (100 * SH) as Micro, maxNotional: (1000 * SH) as Micro, maxOpenOrders: 20, maxMidDistance: 1000 as Pips, minPrice: 100 as Pips, maxPrice: 9900 as Pips }, markets: {}, global: { maxNotional: (100_000 * SH) as Micro, maxOpenOrders: 200 }, killSwitch: { maxLoss: 0 as Micro, maxRejections: 0, rejectionWindowMs: 1, maxHeartbeatFailures: 0 } },
+            limits: {
+              defaults: {
+                maxPosition: (1000 * SH) as Micro,
+                maxOrderSize: (100 * SH) as Micro,
+                maxNotional: (1000 * SH) as Micro,
+                maxOpenOrders: 20,
+                maxMidDistance: 1000 as Pips,
+                minPrice: 100 as Pips,
+                maxPrice: 9900 as Pips,
+              },
+              markets: {},
+              global: { maxNotional: (100_000 * SH) as Micro, maxOpenOrders: 200 },
+              killSwitch: { maxLoss: 0 as Micro, maxRejections: 0, rejectionWindowMs: 1, maxHeartbeatFailures: 0 },
+            },
             market: (id) => markets.get(id),
             book: (t) => books.get(t),
             position: () => (100 * SH) as Micro,

@@ -44,7 +44,15 @@ export function filledBook(tokenId: TokenId): MutBook {
 }
 
 export const limits: RiskLimits = {
-  defaults: { maxPosition: (60 * SH) as Micro, maxOrderSize: (40 * SH) as Micro, maxNotional: (40 * SH) as Micro, maxOpenOrders: 4, maxMidDistance: 300, minPrice: 100, maxPrice: 9900 },
+  defaults: {
+    maxPosition: (60 * SH) as Micro,
+    maxOrderSize: (40 * SH) as Micro,
+    maxNotional: (40 * SH) as Micro,
+    maxOpenOrders: 4,
+    maxMidDistance: 300,
+    minPrice: 100,
+    maxPrice: 9900,
+  },
   markets: {},
   global: { maxNotional: (80 * SH) as Micro, maxOpenOrders: 6 },
   killSwitch: { maxLoss: 0 as Micro, maxRejections: 0, rejectionWindowMs: 1, maxHeartbeatFailures: 0 },

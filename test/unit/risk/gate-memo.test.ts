@@ -35,20 +35,65 @@ type Op =
 // few prices around the books' tops, tight limits: every input the gate reads changes its answer
 const price = fc.integer({ min: 46, max: 54 }).map((x) => x * 100);
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 10, arbitrary: fc.record({ k: fc.constant('level' as const), book: fc.constantFrom('A' as const, 'B' as const), side: fc.constantFrom('bids' as const, 'asks' as const), price, size: fc.constantFrom(0, 10 * SH, 20 * SH, 0, 10 * SH, 37 * SH) }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('stale' as const), book: fc.constantFrom('A' as const, 'B' as const) }) },
+  {
+    weight: 10,
+    arbitrary: fc.record({
+      k: fc.constant('level' as const),
+      book: fc.constantFrom('A' as const, 'B' as const),
+      side: fc.constantFrom('bids' as const, 'asks' as const),
+      price,
+      size: fc.constantFrom(0, 10 * SH, 20 * SH, 0, 10 * SH, 37 * SH),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ k: fc.constant('stale' as const), book: fc.constantFrom('A' as const, 'B' as const) }),
+  },
   { weight: 1, arbitrary: fc.constant({ k: 'dropB' as const }) },
-  { weight: 3, arbitrary: fc.record({ k: fc.constant('addOrder' as const), other: fc.boolean(), token: fc.constantFrom('A' as const, 'B' as const), side: fc.constantFrom<Side>('BUY', 'SELL'), price, size: fc.constantFrom(10 * SH, 20 * SH, 7 * SH) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      k: fc.constant('addOrder' as const),
+      other: fc.boolean(),
+      token: fc.constantFrom('A' as const, 'B' as const),
+      side: fc.constantFrom<Side>('BUY', 'SELL'),
+      price,
+      size: fc.constantFrom(10 * SH, 20 * SH, 7 * SH),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('removeOrder' as const), i: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('fill' as const), i: fc.nat(), size: fc.integer({ min: 1, max: 10 }).map((s) => s * SH) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      k: fc.constant('fill' as const),
+      i: fc.nat(),
+      size: fc.integer({ min: 1, max: 10 }).map((s) => s * SH),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ k: 'touchOrders' as const }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('position' as const), token: fc.constantFrom('A' as const, 'B' as const), size: fc.integer({ min: 0, max: 80 }).map((s) => s * SH) }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('collateral' as const), v: fc.integer({ min: 0, max: 40 }).map((s) => s * SH) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      k: fc.constant('position' as const),
+      token: fc.constantFrom('A' as const, 'B' as const),
+      size: fc.integer({ min: 0, max: 80 }).map((s) => s * SH),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      k: fc.constant('collateral' as const),
+      v: fc.integer({ min: 0, max: 40 }).map((s) => s * SH),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ k: 'kill' as const }) },
   { weight: 1, arbitrary: fc.constant({ k: 'halt' as const }) },
   { weight: 1, arbitrary: fc.constant({ k: 'heartbeat' as const }) },
   { weight: 1, arbitrary: fc.constant({ k: 'tick' as const }) },
-  { weight: 40, arbitrary: fc.record({ k: fc.constant('gate' as const), set: fc.oneof(fc.nat({ max: 1 }), fc.nat({ max: 5 })) }) },
+  {
+    weight: 40,
+    arbitrary: fc.record({ k: fc.constant('gate' as const), set: fc.oneof(fc.nat({ max: 1 }), fc.nat({ max: 5 })) }),
+  },
 );
 
 const quoteArb: fc.Arbitrary<QuoteIntent> = fc.record({
@@ -63,105 +108,128 @@ describe('GateMemo', () => {
     let hits = 0;
     let calls = 0;
     fc.assert(
-      fc.property(fc.array(fc.array(quoteArb, { minLength: 1, maxLength: 5 }), { minLength: 6, maxLength: 6 }), fc.array(opArb, { minLength: 30, maxLength: 150 }), (sets, ops) => {
-        const info = marketInfo(M1, YES1, NO1);
-        const info2 = marketInfo(M2, YES2, NO2);
-        const A = new MutBook(YES1);
-        let B: MutBook | undefined = new MutBook(NO1);
-        for (const [p, s] of [[4800, 10], [4700, 20]] as const) A.bids.set(p, s * SH);
-        for (const [p, s] of [[5200, 10], [5300, 20]] as const) A.asks.set(p, s * SH);
-        for (const [p, s] of [[4800, 10]] as const) B.bids.set(p, s * SH);
-        for (const [p, s] of [[5200, 10]] as const) B.asks.set(p, s * SH);
-        let orders: LiveOrderView[] = [];
-        const pos = new Map<string, number>();
-        let collateral = 30 * SH;
-        const kill = { tripped: false, reason: null };
-        let halted: string | null = null;
-        let heartbeatOk = true;
-        let tick: Pips | undefined;
-        const view: RiskView = {
-          limits,
-          killSwitch: kill,
-          get halted() {
-            return halted;
-          },
-          get heartbeatOk() {
-            return heartbeatOk;
-          },
-          market: (id) => (id === M1 ? info : id === M2 ? info2 : undefined),
-          tick: () => tick,
-          book: (t) => (t === YES1 ? A : t === NO1 ? B : undefined),
-          position: (t) => (pos.get(t) ?? 0) as Micro,
-          openOrders: () => orders,
-          get availableCollateral() {
-            return collateral as Micro;
-          },
-        };
-        const memo = new GateMemo();
-        const desired = sets.map((quotes) => quotes);
-        for (const op of ops) {
-          switch (op.k) {
-            case 'level': {
-              const bk = op.book === 'A' ? A : B;
-              if (bk !== undefined) (op.side === 'bids' ? bk.bids : bk.asks).set(op.price, op.size);
-              break;
-            }
-            case 'stale': {
-              const bk = op.book === 'A' ? A : B;
-              if (bk !== undefined) bk.stale = !bk.stale;
-              break;
-            }
-            case 'dropB':
-              B = B === undefined ? new MutBook(NO1) : undefined;
-              break;
-            case 'addOrder':
-              orders = [...orders, order(op.other ? M2 : M1, op.other ? YES2 : op.token === 'A' ? YES1 : NO1, op.side, op.price, op.size)];
-              break;
-            case 'removeOrder':
-              if (orders.length > 0) orders = orders.filter((_, i) => i !== op.i % orders.length);
-              break;
-            case 'fill':
-              if (orders.length > 0) {
-                const i = op.i % orders.length;
-                const o = orders[i]!;
-                orders = orders.map((x, j) => (j === i ? { ...o, sizeMatched: Math.min(o.originalSize, o.sizeMatched + op.size) as Micro } : x));
+      fc.property(
+        fc.array(fc.array(quoteArb, { minLength: 1, maxLength: 5 }), { minLength: 6, maxLength: 6 }),
+        fc.array(opArb, { minLength: 30, maxLength: 150 }),
+        (sets, ops) => {
+          const info = marketInfo(M1, YES1, NO1);
+          const info2 = marketInfo(M2, YES2, NO2);
+          const A = new MutBook(YES1);
+          let B: MutBook | undefined = new MutBook(NO1);
+          for (const [p, s] of [
+            [4800, 10],
+            [4700, 20],
+          ] as const)
+            A.bids.set(p, s * SH);
+          for (const [p, s] of [
+            [5200, 10],
+            [5300, 20],
+          ] as const)
+            A.asks.set(p, s * SH);
+          for (const [p, s] of [[4800, 10]] as const) B.bids.set(p, s * SH);
+          for (const [p, s] of [[5200, 10]] as const) B.asks.set(p, s * SH);
+          let orders: LiveOrderView[] = [];
+          const pos = new Map<string, number>();
+          let collateral = 30 * SH;
+          const kill = { tripped: false, reason: null };
+          let halted: string | null = null;
+          let heartbeatOk = true;
+          let tick: Pips | undefined;
+          const view: RiskView = {
+            limits,
+            killSwitch: kill,
+            get halted() {
+              return halted;
+            },
+            get heartbeatOk() {
+              return heartbeatOk;
+            },
+            market: (id) => (id === M1 ? info : id === M2 ? info2 : undefined),
+            tick: () => tick,
+            book: (t) => (t === YES1 ? A : t === NO1 ? B : undefined),
+            position: (t) => (pos.get(t) ?? 0) as Micro,
+            openOrders: () => orders,
+            get availableCollateral() {
+              return collateral as Micro;
+            },
+          };
+          const memo = new GateMemo();
+          const desired = sets.map((quotes) => quotes);
+          for (const op of ops) {
+            switch (op.k) {
+              case 'level': {
+                const bk = op.book === 'A' ? A : B;
+                if (bk !== undefined) (op.side === 'bids' ? bk.bids : bk.asks).set(op.price, op.size);
+                break;
               }
-              break;
-            case 'touchOrders':
-              orders = [...orders]; // same orders, a new list
-              break;
-            case 'position':
-              pos.set(op.token === 'A' ? YES1 : NO1, op.size);
-              break;
-            case 'collateral':
-              collateral = op.v;
-              break;
-            case 'kill':
-              kill.tripped = !kill.tripped;
-              break;
-            case 'halt':
-              halted = halted === null ? 'reconciling' : null;
-              break;
-            case 'heartbeat':
-              heartbeatOk = !heartbeatOk;
-              break;
-            case 'tick':
-              tick = tick === undefined ? (200 as Pips) : undefined; // 47xx, 49xx... off this tick
-              break;
-            case 'gate': {
-              const d: DesiredQuotes = { market: M1, quotes: desired[op.set]!, at: calls };
-              const want = gate(d, view).approved;
-              const got = memo.approve(d, view);
-              calls++;
-              expect(got.market).toBe(want.market);
-              expect(got.at).toBe(want.at);
-              expect(got.quotes).toEqual(want.quotes);
-              break;
+              case 'stale': {
+                const bk = op.book === 'A' ? A : B;
+                if (bk !== undefined) bk.stale = !bk.stale;
+                break;
+              }
+              case 'dropB':
+                B = B === undefined ? new MutBook(NO1) : undefined;
+                break;
+              case 'addOrder':
+                orders = [
+                  ...orders,
+                  order(
+                    op.other ? M2 : M1,
+                    op.other ? YES2 : op.token === 'A' ? YES1 : NO1,
+                    op.side,
+                    op.price,
+                    op.size,
+                  ),
+                ];
+                break;
+              case 'removeOrder':
+                if (orders.length > 0) orders = orders.filter((_, i) => i !== op.i % orders.length);
+                break;
+              case 'fill':
+                if (orders.length > 0) {
+                  const i = op.i % orders.length;
+                  const o = orders[i]!;
+                  orders = orders.map((x, j) =>
+                    j === i ? { ...o, sizeMatched: Math.min(o.originalSize, o.sizeMatched + op.size) as Micro } : x,
+                  );
+                }
+                break;
+              case 'touchOrders':
+                orders = [...orders]; // same orders, a new list
+                break;
+              case 'position':
+                pos.set(op.token === 'A' ? YES1 : NO1, op.size);
+                break;
+              case 'collateral':
+                collateral = op.v;
+                break;
+              case 'kill':
+                kill.tripped = !kill.tripped;
+                break;
+              case 'halt':
+                halted = halted === null ? 'reconciling' : null;
+                break;
+              case 'heartbeat':
+                heartbeatOk = !heartbeatOk;
+                break;
+              case 'tick':
+                tick = tick === undefined ? (200 as Pips) : undefined; // 47xx, 49xx... off this tick
+                break;
+              case 'gate': {
+                const d: DesiredQuotes = { market: M1, quotes: desired[op.set]!, at: calls };
+                const want = gate(d, view).approved;
+                const got = memo.approve(d, view);
+                calls++;
+                expect(got.market).toBe(want.market);
+                expect(got.at).toBe(want.at);
+                expect(got.quotes).toEqual(want.quotes);
+                break;
+              }
             }
           }
-        }
-        hits += memo.hits;
-      }),
+          hits += memo.hits;
+        },
+      ),
       { numRuns: 1000 },
     );
     // the memo is exercised, not bypassed

@@ -28,9 +28,12 @@ function topFor(token: TokenId, other: TokenId, view: RiskView): TopOrError {
   const b = own ?? view.book(other);
   if (b === undefined) return { code: 'NO_BOOK', reason: `no book for token ${token}` };
   if (b.stale) return { code: 'STALE_BOOK', reason: `the book of ${b.tokenId} is stale` };
-  if (b.bestBid === null || b.bestAsk === null) return { code: 'NO_MID', reason: `the book of ${b.tokenId} is one-sided: no mid` };
-  if (b.bestBid >= b.bestAsk) return { code: 'CROSSED_BOOK', reason: `the book of ${b.tokenId} is crossed (${b.bestBid} >= ${b.bestAsk})` };
-  if (own !== undefined) return { bid: b.bestBid, ask: b.bestAsk, mid: (b.bestBid + b.bestAsk) / 2, book: b, complement: false };
+  if (b.bestBid === null || b.bestAsk === null)
+    return { code: 'NO_MID', reason: `the book of ${b.tokenId} is one-sided: no mid` };
+  if (b.bestBid >= b.bestAsk)
+    return { code: 'CROSSED_BOOK', reason: `the book of ${b.tokenId} is crossed (${b.bestBid} >= ${b.bestAsk})` };
+  if (own !== undefined)
+    return { bid: b.bestBid, ask: b.bestAsk, mid: (b.bestBid + b.bestAsk) / 2, book: b, complement: false };
   const bid = PRICE_SCALE - b.bestAsk;
   const ask = PRICE_SCALE - b.bestBid;
   return { bid, ask, mid: (bid + ask) / 2, book: b, complement: true };
@@ -50,7 +53,13 @@ function sharesFor(room: number, price: number): number {
  * True when a BUY (or SELL) at `price` on `token` would trade against someone else's resting order:
  * a level at or through the price with size beyond our own orders there.
  */
-function crossesOthers(side: 'BUY' | 'SELL', price: number, top: Top, token: TokenId, marketOrders: readonly LiveOrderView[]): boolean {
+function crossesOthers(
+  side: 'BUY' | 'SELL',
+  price: number,
+  top: Top,
+  token: TokenId,
+  marketOrders: readonly LiveOrderView[],
+): boolean {
   if (side === 'BUY' ? price < top.ask : price > top.bid) return false;
   // our orders resting on the opposite side of this token's book, by price on this token's scale
   const mine = new Map<number, number>();
@@ -79,11 +88,20 @@ interface MarketCheck {
 }
 
 /** Whole-market checks; a refusal reason for every quote of the market, or what the rest needs. */
-function checkMarket(market: ConditionId, tokens: Iterable<TokenId>, view: RiskView): MarketCheck | { code: RiskCode; reason: string } {
+function checkMarket(
+  market: ConditionId,
+  tokens: Iterable<TokenId>,
+  view: RiskView,
+): MarketCheck | { code: RiskCode; reason: string } {
   const ks = view.killSwitch;
-  if (ks?.tripped) return { code: 'KILL_SWITCH', reason: `kill switch tripped${ks.reason ? ` (${ks.reason.trigger}: ${ks.reason.message})` : ''}` };
+  if (ks?.tripped)
+    return {
+      code: 'KILL_SWITCH',
+      reason: `kill switch tripped${ks.reason ? ` (${ks.reason.trigger}: ${ks.reason.message})` : ''}`,
+    };
   if (view.halted) return { code: 'HALTED', reason: `halted: ${view.halted}` };
-  if (view.heartbeatOk === false) return { code: 'HEARTBEAT', reason: 'heartbeats are failing: no new orders until one succeeds' };
+  if (view.heartbeatOk === false)
+    return { code: 'HEARTBEAT', reason: 'heartbeats are failing: no new orders until one succeeds' };
   const info = view.market(market);
   if (info === undefined) return { code: 'UNKNOWN_MARKET', reason: `unknown market ${market}` };
   if (!info.active) return { code: 'MARKET_INACTIVE', reason: `market ${market} is not active` };
@@ -107,7 +125,12 @@ function checkMarket(market: ConditionId, tokens: Iterable<TokenId>, view: RiskV
 // No closure is made per call or per quote below (refuse, cap): besides the allocation, tsx's esbuild
 // keepNames wraps every named closure in a `__name` call (Object.defineProperty), which cost half
 // of the gate's time on the backtest's hot path. The reasons of cuts are built only when reported.
-function resultOf(desired: DesiredQuotes, quotes: readonly QuoteIntent[], refusals: Refusal[], trims: Trim[]): GateResult {
+function resultOf(
+  desired: DesiredQuotes,
+  quotes: readonly QuoteIntent[],
+  refusals: Refusal[],
+  trims: Trim[],
+): GateResult {
   return { approved: { market: desired.market, quotes, at: desired.at }, refusals, trims };
 }
 
@@ -157,7 +180,11 @@ export function referenceGate(desired: DesiredQuotes, view: RiskView): GateResul
   for (const q of desired.quotes) {
     const top = tops.get(q.tokenId);
     if (top === undefined) {
-      refusals.push({ quote: q, code: 'WRONG_TOKEN', reason: `token ${q.tokenId} is not a token of market ${desired.market}` });
+      refusals.push({
+        quote: q,
+        code: 'WRONG_TOKEN',
+        reason: `token ${q.tokenId} is not a token of market ${desired.market}`,
+      });
       continue;
     }
     if (q.side !== 'BUY' && q.side !== 'SELL') {
@@ -169,29 +196,53 @@ export function referenceGate(desired: DesiredQuotes, view: RiskView): GateResul
       continue;
     }
     if (!isValidPrice(q.price, tick)) {
-      refusals.push({ quote: q, code: 'OFF_TICK', reason: `price ${q.price} pips is not on the tick (${tick} pips) inside [tick, 1 - tick]` });
+      refusals.push({
+        quote: q,
+        code: 'OFF_TICK',
+        reason: `price ${q.price} pips is not on the tick (${tick} pips) inside [tick, 1 - tick]`,
+      });
       continue;
     }
     if (q.price < limits.minPrice || q.price > limits.maxPrice) {
-      refusals.push({ quote: q, code: 'PRICE_LIMIT', reason: `price ${q.price} pips outside the limits [${limits.minPrice}, ${limits.maxPrice}]` });
+      refusals.push({
+        quote: q,
+        code: 'PRICE_LIMIT',
+        reason: `price ${q.price} pips outside the limits [${limits.minPrice}, ${limits.maxPrice}]`,
+      });
       continue;
     }
     if (Math.abs(q.price - top.mid) > limits.maxMidDistance) {
-      refusals.push({ quote: q, code: 'PRICE_BAND', reason: `price ${q.price} pips is ${Math.abs(q.price - top.mid)} pips from the mid ${top.mid} (band ${limits.maxMidDistance})` });
+      refusals.push({
+        quote: q,
+        code: 'PRICE_BAND',
+        reason: `price ${q.price} pips is ${Math.abs(q.price - top.mid)} pips from the mid ${top.mid} (band ${limits.maxMidDistance})`,
+      });
       continue;
     }
     if (crossesOthers(q.side, q.price, top, q.tokenId, marketOrders)) {
-      refusals.push({ quote: q, code: 'WOULD_CROSS', reason: `a ${q.side} at ${q.price} pips would cross the book (bid ${top.bid}, ask ${top.ask})` });
+      refusals.push({
+        quote: q,
+        code: 'WOULD_CROSS',
+        reason: `a ${q.side} at ${q.price} pips would cross the book (bid ${top.bid}, ask ${top.ask})`,
+      });
       continue;
     }
     const yesBid = (q.tokenId === yes) === (q.side === 'BUY');
     const yp = q.tokenId === yes ? q.price : PRICE_SCALE - q.price;
     if (yesBid ? yp >= minYesAsk : yp <= maxYesBid) {
-      refusals.push({ quote: q, code: 'SELF_CROSS', reason: `would cross another approved quote of this market (YES-equivalent ${yesBid ? 'bid' : 'ask'} at ${yp} pips)` });
+      refusals.push({
+        quote: q,
+        code: 'SELF_CROSS',
+        reason: `would cross another approved quote of this market (YES-equivalent ${yesBid ? 'bid' : 'ask'} at ${yp} pips)`,
+      });
       continue;
     }
     if (!Number.isSafeInteger(q.size) || q.size <= 0) {
-      refusals.push({ quote: q, code: 'INVALID_SIZE', reason: `size ${q.size} is not a positive integer of micro-shares` });
+      refusals.push({
+        quote: q,
+        code: 'INVALID_SIZE',
+        reason: `size ${q.size} is not a positive integer of micro-shares`,
+      });
       continue;
     }
 
@@ -199,36 +250,54 @@ export function referenceGate(desired: DesiredQuotes, view: RiskView): GateResul
     let size: number = q.size;
     let cut = CUT_NONE;
     let r = lotDown(Math.max(0, q.size));
-    if (r < size) ((size = r), (cut = CUT_LOT));
+    if (r < size) (size = r), (cut = CUT_LOT);
     r = lotDown(Math.max(0, limits.maxOrderSize));
-    if (r < size) ((size = r), (cut = CUT_ORDER_SIZE));
+    if (r < size) (size = r), (cut = CUT_ORDER_SIZE);
     const pos = Math.max(0, view.position(q.tokenId));
     // the collateral when this quote is checked (a cut's reason quotes it)
     const collateralHere = collateral;
     if (q.side === 'BUY') {
       r = lotDown(Math.max(0, limits.maxPosition - pos - (buys.get(q.tokenId) ?? 0)));
-      if (r < size) ((size = r), (cut = CUT_POSITION));
+      if (r < size) (size = r), (cut = CUT_POSITION);
       r = lotDown(Math.max(0, sharesFor(collateral, q.price)));
-      if (r < size) ((size = r), (cut = CUT_COLLATERAL));
+      if (r < size) (size = r), (cut = CUT_COLLATERAL);
     } else {
       r = lotDown(Math.max(0, pos - (sells.get(q.tokenId) ?? 0)));
-      if (r < size) ((size = r), (cut = CUT_NO_INVENTORY));
+      if (r < size) (size = r), (cut = CUT_NO_INVENTORY);
     }
     r = lotDown(Math.max(0, sharesFor(limits.maxNotional - marketNotional, q.price)));
-    if (r < size) ((size = r), (cut = CUT_NOTIONAL_MARKET));
+    if (r < size) (size = r), (cut = CUT_NOTIONAL_MARKET);
     r = lotDown(Math.max(0, sharesFor(view.limits.global.maxNotional - otherNotional - marketNotional, q.price)));
-    if (r < size) ((size = r), (cut = CUT_NOTIONAL_GLOBAL));
+    if (r < size) (size = r), (cut = CUT_NOTIONAL_GLOBAL);
     if (size < minSize) {
-      if (cut === CUT_NONE) refusals.push({ quote: q, code: 'MIN_SIZE', reason: `size ${q.size} is below the market's minimum ${minSize}` });
-      else refusals.push({ quote: q, code: CUT_CODES[cut]!, reason: `${cutReason(cut, pos, collateralHere, limits, view.limits)}: what is left (${size}) is below the minimum size ${minSize}` });
+      if (cut === CUT_NONE)
+        refusals.push({
+          quote: q,
+          code: 'MIN_SIZE',
+          reason: `size ${q.size} is below the market's minimum ${minSize}`,
+        });
+      else
+        refusals.push({
+          quote: q,
+          code: CUT_CODES[cut]!,
+          reason: `${cutReason(cut, pos, collateralHere, limits, view.limits)}: what is left (${size}) is below the minimum size ${minSize}`,
+        });
       continue;
     }
     if (count + 1 > limits.maxOpenOrders) {
-      refusals.push({ quote: q, code: 'OPEN_ORDERS_MARKET', reason: `more than ${limits.maxOpenOrders} open orders in this market` });
+      refusals.push({
+        quote: q,
+        code: 'OPEN_ORDERS_MARKET',
+        reason: `more than ${limits.maxOpenOrders} open orders in this market`,
+      });
       continue;
     }
     if (otherCount + count + 1 > view.limits.global.maxOpenOrders) {
-      refusals.push({ quote: q, code: 'OPEN_ORDERS_GLOBAL', reason: `more than ${view.limits.global.maxOpenOrders} open orders in all` });
+      refusals.push({
+        quote: q,
+        code: 'OPEN_ORDERS_GLOBAL',
+        reason: `more than ${view.limits.global.maxOpenOrders} open orders in all`,
+      });
       continue;
     }
 
@@ -245,7 +314,12 @@ export function referenceGate(desired: DesiredQuotes, view: RiskView): GateResul
     if (size === q.size) approved.push(q);
     else {
       approved.push({ ...q, size: size as Micro });
-      trims.push({ quote: q, size: size as Micro, code: cut === CUT_NONE ? 'LOT' : CUT_CODES[cut]!, reason: cut === CUT_NONE ? 'cut' : cutReason(cut, pos, collateralHere, limits, view.limits) });
+      trims.push({
+        quote: q,
+        size: size as Micro,
+        code: cut === CUT_NONE ? 'LOT' : CUT_CODES[cut]!,
+        reason: cut === CUT_NONE ? 'cut' : cutReason(cut, pos, collateralHere, limits, view.limits),
+      });
     }
   }
   return resultOf(desired, approved, refusals, trims);
@@ -260,7 +334,15 @@ const CUT_COLLATERAL = 3;
 const CUT_NO_INVENTORY = 4;
 const CUT_NOTIONAL_MARKET = 5;
 const CUT_NOTIONAL_GLOBAL = 6;
-const CUT_CODES: readonly RiskCode[] = ['LOT', 'ORDER_SIZE', 'POSITION', 'COLLATERAL', 'NO_INVENTORY', 'NOTIONAL_MARKET', 'NOTIONAL_GLOBAL'];
+const CUT_CODES: readonly RiskCode[] = [
+  'LOT',
+  'ORDER_SIZE',
+  'POSITION',
+  'COLLATERAL',
+  'NO_INVENTORY',
+  'NOTIONAL_MARKET',
+  'NOTIONAL_GLOBAL',
+];
 
 /** The reason of a cut (built only when reported). */
 function cutReason(cut: number, pos: number, collateral: number, limits: MarketLimits, all: RiskLimits): string {

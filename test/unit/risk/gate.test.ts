@@ -28,7 +28,9 @@ const yesBook = (bid = 4900, ask = 5100, stale = false) => bookView(YES1, [[bid,
 
 function view(o: ViewInit = {}): RiskView {
   const books = new Map<TokenId, BookView>((o.books ?? [yesBook()]).map((b) => [b.tokenId, b]));
-  const markets = new Map<string, MarketInfo>((o.markets ?? [marketInfo(M1, YES1, NO1), marketInfo(M2, YES2, NO2)]).map((m) => [m.market, m]));
+  const markets = new Map<string, MarketInfo>(
+    (o.markets ?? [marketInfo(M1, YES1, NO1), marketInfo(M2, YES2, NO2)]).map((m) => [m.market, m]),
+  );
   return {
     limits: resolveRiskLimits(o.limits ?? {}),
     killSwitch: o.killSwitch,
@@ -42,7 +44,12 @@ function view(o: ViewInit = {}): RiskView {
     availableCollateral: (o.collateral ?? 10_000 * SH) as Micro,
   };
 }
-const q = (tokenId: TokenId, side: Side, price: number, shares: number): QuoteIntent => ({ tokenId, side, price: price as Pips, size: Math.round(shares * SH) as Micro });
+const q = (tokenId: TokenId, side: Side, price: number, shares: number): QuoteIntent => ({
+  tokenId,
+  side,
+  price: price as Pips,
+  size: Math.round(shares * SH) as Micro,
+});
 const desired = (quotes: QuoteIntent[], market: ConditionId = M1): DesiredQuotes => ({ market, quotes, at: 123 });
 const codes = (r: ReturnType<typeof gate>) => r.refusals.map((x) => x.code);
 
@@ -98,7 +105,10 @@ describe('gate: whole-market refusals', () => {
   });
   it('a stale NO view refuses the market even when the YES view is fine', () => {
     const y = yesBook();
-    const r = gate(desired([q(YES1, 'BUY', 4800, 10), q(NO1, 'BUY', 4800, 10)]), view({ books: [y, { ...complementView(NO1, y), stale: true }] }));
+    const r = gate(
+      desired([q(YES1, 'BUY', 4800, 10), q(NO1, 'BUY', 4800, 10)]),
+      view({ books: [y, { ...complementView(NO1, y), stale: true }] }),
+    );
     expect(codes(r)).toEqual(['STALE_BOOK', 'STALE_BOOK']);
   });
   it("a token without its own book is checked on the other token's book through the complement", () => {
@@ -134,7 +144,10 @@ describe('gate: per-quote refusals', () => {
     const r = gate(desired([q(YES1, 'BUY', 500, 10), q(YES1, 'BUY', 600, 10)]), v);
     expect(codes(r)).toEqual(['PRICE_LIMIT']);
     expect(r.approved.quotes.map((x) => x.price)).toEqual([600]);
-    const hi = gate(desired([q(YES1, 'SELL', 9950, 10)]), view({ books: [bookView(YES1, [[9930, SH]], [[9960, SH]])], tick: 10, positions: { [YES1]: 10 * SH } }));
+    const hi = gate(
+      desired([q(YES1, 'SELL', 9950, 10)]),
+      view({ books: [bookView(YES1, [[9930, SH]], [[9960, SH]])], tick: 10, positions: { [YES1]: 10 * SH } }),
+    );
     expect(codes(hi)).toEqual(['PRICE_LIMIT']);
   });
   it('uses the current tick when the view gives one', () => {
@@ -143,7 +156,14 @@ describe('gate: per-quote refusals', () => {
   });
   it('does not count our own orders (being replaced) as the book to cross', () => {
     // the best ask 0.51 is our own order; the market's ask is 0.53
-    const b = bookView(YES1, [[4900, 50 * SH]], [[5100, 10 * SH], [5300, 50 * SH]]);
+    const b = bookView(
+      YES1,
+      [[4900, 50 * SH]],
+      [
+        [5100, 10 * SH],
+        [5300, 50 * SH],
+      ],
+    );
     const mine = order(M1, YES1, 'SELL', 5100, 10 * SH);
     const v = view({ books: [b], orders: [mine], positions: { [YES1]: 10 * SH } });
     expect(gate(desired([q(YES1, 'BUY', 5100, 10)]), v).refusals).toEqual([]);
@@ -153,7 +173,10 @@ describe('gate: per-quote refusals', () => {
     expect(gate(desired([q(YES1, 'BUY', 5100, 10)]), view({ books: [b], orders: [noBid] })).refusals).toEqual([]);
   });
   it('refuses quotes that cross another approved quote, also across the complement', () => {
-    const r = gate(desired([q(YES1, 'BUY', 5000, 10), q(NO1, 'BUY', 5000, 10), q(NO1, 'BUY', 4900, 10)]), view({ books: [bookView(YES1, [[4900, SH]], [[5200, SH]])] }));
+    const r = gate(
+      desired([q(YES1, 'BUY', 5000, 10), q(NO1, 'BUY', 5000, 10), q(NO1, 'BUY', 4900, 10)]),
+      view({ books: [bookView(YES1, [[4900, SH]], [[5200, SH]])] }),
+    );
     expect(codes(r)).toEqual(['SELF_CROSS']);
     expect(r.refusals[0]!.quote.price).toBe(5000);
     expect(r.approved.quotes).toHaveLength(2);
@@ -168,7 +191,9 @@ describe('gate: trimming', () => {
       ['LOT', 10 * SH],
       ['ORDER_SIZE', 100 * SH],
     ]);
-    expect(codes(gate(desired([q(YES1, 'BUY', 4800, 10)]), view({ limits: { maxOrderSizeShares: 3 } })))).toEqual(['ORDER_SIZE']);
+    expect(codes(gate(desired([q(YES1, 'BUY', 4800, 10)]), view({ limits: { maxOrderSizeShares: 3 } })))).toEqual([
+      'ORDER_SIZE',
+    ]);
   });
   it('cuts buys to the position room per token, then refuses', () => {
     const v = view({ positions: { [YES1]: 40 * SH }, limits: { maxPositionShares: 50 } });
@@ -182,7 +207,10 @@ describe('gate: trimming', () => {
     expect(cut.trims).toMatchObject([{ code: 'POSITION', size: 10 * SH }]);
   });
   it('cuts sells to the shares held (no shorting)', () => {
-    const r = gate(desired([q(YES1, 'SELL', 5200, 20), q(YES1, 'SELL', 5300, 5), q(NO1, 'SELL', 5200, 5)]), view({ positions: { [YES1]: 12 * SH } }));
+    const r = gate(
+      desired([q(YES1, 'SELL', 5200, 20), q(YES1, 'SELL', 5300, 5), q(NO1, 'SELL', 5200, 5)]),
+      view({ positions: { [YES1]: 12 * SH } }),
+    );
     expect(r.approved.quotes.map((x) => x.size)).toEqual([12 * SH]);
     expect(r.trims).toMatchObject([{ code: 'NO_INVENTORY', size: 12 * SH }]);
     expect(codes(r)).toEqual(['NO_INVENTORY', 'NO_INVENTORY']);
@@ -197,7 +225,9 @@ describe('gate: trimming', () => {
     expect(r2.trims).toEqual([]);
     // another market's live buy does not free anything
     const other = order(M2, YES2, 'BUY', 4800, 10 * SH);
-    expect(gate(desired([q(YES1, 'BUY', 4800, 20)]), view({ collateral: 5.2 * SH, orders: [other] })).trims).toMatchObject([{ code: 'COLLATERAL' }]);
+    expect(
+      gate(desired([q(YES1, 'BUY', 4800, 20)]), view({ collateral: 5.2 * SH, orders: [other] })).trims,
+    ).toMatchObject([{ code: 'COLLATERAL' }]);
   });
   it('cuts to the market notional', () => {
     const v = view({ limits: { maxNotionalPerMarket: 10 }, positions: { [YES1]: 100 * SH } });
@@ -219,29 +249,48 @@ describe('gate: trimming', () => {
     expect(codes(r)).toEqual(['OPEN_ORDERS_MARKET']);
     expect(r.approved.quotes).toHaveLength(2);
     // this market's live orders are being replaced and do not count; the other market's do
-    const live = [order(M1, YES1, 'BUY', 4800, 5 * SH), order(M2, YES2, 'BUY', 4800, 5 * SH), order(M2, YES2, 'BUY', 4700, 5 * SH, 5 * SH)];
+    const live = [
+      order(M1, YES1, 'BUY', 4800, 5 * SH),
+      order(M2, YES2, 'BUY', 4800, 5 * SH),
+      order(M2, YES2, 'BUY', 4700, 5 * SH, 5 * SH),
+    ];
     const g = gate(desired(qs), view({ limits: { maxOpenOrdersGlobal: 3 }, orders: live }));
     expect(codes(g)).toEqual(['OPEN_ORDERS_GLOBAL']);
     expect(g.approved.quotes).toHaveLength(2);
   });
   it('a refused quote does not use up any limit', () => {
-    const r = gate(desired([q(YES1, 'BUY', 3000, 10), q(YES1, 'BUY', 4800, 10)]), view({ limits: { maxOpenOrdersPerMarket: 1 } }));
+    const r = gate(
+      desired([q(YES1, 'BUY', 3000, 10), q(YES1, 'BUY', 4800, 10)]),
+      view({ limits: { maxOpenOrdersPerMarket: 1 } }),
+    );
     expect(codes(r)).toEqual(['PRICE_BAND']);
     expect(r.approved.quotes).toHaveLength(1);
   });
 });
 
 describe('gateOrder (FOK/FAK)', () => {
-  const o = (over: Partial<ImmediateIntent> = {}): ImmediateIntent => ({ market: M1, tokenId: YES1, side: 'BUY', price: 5100 as Pips, size: (10 * SH) as Micro, type: 'FAK', ...over });
+  const o = (over: Partial<ImmediateIntent> = {}): ImmediateIntent => ({
+    market: M1,
+    tokenId: YES1,
+    side: 'BUY',
+    price: 5100 as Pips,
+    size: (10 * SH) as Micro,
+    type: 'FAK',
+    ...over,
+  });
   it('approves a sane order whole', () => {
     expect(gateOrder(o(), view())).toEqual({ approved: o(), refusal: null });
   });
   it.each([
-    ['tripped', () => {
-      const ks = new KillSwitch(new VirtualClock());
-      ks.trip('signal');
-      return [o(), view({ killSwitch: ks })] as const;
-    }, 'KILL_SWITCH'],
+    [
+      'tripped',
+      () => {
+        const ks = new KillSwitch(new VirtualClock());
+        ks.trip('signal');
+        return [o(), view({ killSwitch: ks })] as const;
+      },
+      'KILL_SWITCH',
+    ],
     ['stale', () => [o(), view({ books: [yesBook(4900, 5100, true)] })] as const, 'STALE_BOOK'],
     ['off tick', () => [o({ price: 5150 as Pips }), view()] as const, 'OFF_TICK'],
     ['far from the mid', () => [o({ price: 6200 as Pips }), view()] as const, 'PRICE_BAND'],
@@ -265,8 +314,14 @@ describe('gate: properties', () => {
   const quoteArb = fc.record({
     token: fc.constantFrom(YES1, NO1),
     side: fc.constantFrom<Side>('BUY', 'SELL'),
-    price: fc.oneof(fc.integer({ min: 1, max: 99 }).map((t) => t * 100), fc.integer({ min: -10, max: 10_010 })),
-    size: fc.oneof(fc.integer({ min: 1, max: 200 }).map((s) => s * SH), fc.integer({ min: -5, max: 300 * SH })),
+    price: fc.oneof(
+      fc.integer({ min: 1, max: 99 }).map((t) => t * 100),
+      fc.integer({ min: -10, max: 10_010 }),
+    ),
+    size: fc.oneof(
+      fc.integer({ min: 1, max: 200 }).map((s) => s * SH),
+      fc.integer({ min: -5, max: 300 * SH }),
+    ),
   });
   it('approved quotes are valid, inside every limit, never crossing the book or each other', () => {
     fc.assert(
@@ -277,17 +332,47 @@ describe('gate: properties', () => {
         fc.integer({ min: 0, max: 100 }),
         fc.integer({ min: 0, max: 100 }),
         fc.integer({ min: 0, max: 300 }),
-        fc.array(fc.record({ m2: fc.boolean(), price: fc.integer({ min: 1, max: 99 }), size: fc.integer({ min: 5, max: 50 }) }), { maxLength: 6 }),
-        fc.record({ maxPositionShares: fc.constantFrom(20, 100), maxNotionalPerMarket: fc.constantFrom(15, 100), maxNotionalGlobal: fc.constantFrom(30, 1000), maxOpenOrdersPerMarket: fc.constantFrom(2, 20), maxOpenOrdersGlobal: fc.constantFrom(4, 200), maxOrderSizeShares: fc.constantFrom(10, 100), maxMidDistance: fc.constantFrom(0.03, 0.2) }),
+        fc.array(
+          fc.record({
+            m2: fc.boolean(),
+            price: fc.integer({ min: 1, max: 99 }),
+            size: fc.integer({ min: 5, max: 50 }),
+          }),
+          { maxLength: 6 },
+        ),
+        fc.record({
+          maxPositionShares: fc.constantFrom(20, 100),
+          maxNotionalPerMarket: fc.constantFrom(15, 100),
+          maxNotionalGlobal: fc.constantFrom(30, 1000),
+          maxOpenOrdersPerMarket: fc.constantFrom(2, 20),
+          maxOpenOrdersGlobal: fc.constantFrom(4, 200),
+          maxOrderSizeShares: fc.constantFrom(10, 100),
+          maxMidDistance: fc.constantFrom(0.03, 0.2),
+        }),
         (raw, bidTicks, spreadTicks, yesHeld, noHeld, collateral, liveRaw, limits) => {
           const bid = bidTicks * 100;
           const ask = Math.min(9900, bid + spreadTicks * 100);
           // this market's live bids rest below the best bid (the top levels are someone else's)
           const live = liveRaw
             .filter((l) => l.m2 || l.price * 100 < bid)
-            .map((l) => (l.m2 ? order(M2, YES2, 'BUY', l.price * 100, l.size * SH) : order(M1, YES1, 'BUY', l.price * 100, l.size * SH)));
-          const v = view({ books: [bookView(YES1, [[bid, 100 * SH]], [[ask, 100 * SH]])], positions: { [YES1]: yesHeld * SH, [NO1]: noHeld * SH }, collateral: collateral * SH, orders: live, limits });
-          const qs = raw.map((r) => ({ tokenId: r.token, side: r.side, price: r.price as Pips, size: r.size as Micro }));
+            .map((l) =>
+              l.m2
+                ? order(M2, YES2, 'BUY', l.price * 100, l.size * SH)
+                : order(M1, YES1, 'BUY', l.price * 100, l.size * SH),
+            );
+          const v = view({
+            books: [bookView(YES1, [[bid, 100 * SH]], [[ask, 100 * SH]])],
+            positions: { [YES1]: yesHeld * SH, [NO1]: noHeld * SH },
+            collateral: collateral * SH,
+            orders: live,
+            limits,
+          });
+          const qs = raw.map((r) => ({
+            tokenId: r.token,
+            side: r.side,
+            price: r.price as Pips,
+            size: r.size as Micro,
+          }));
           const res = gate(desired(qs), v);
           const L = v.limits.defaults;
           expect(res.approved.quotes.length + res.refusals.length).toBe(qs.length);
@@ -323,16 +408,28 @@ describe('gate: properties', () => {
           expect(maxYesBid).toBeLessThan(minYesAsk);
           expect((buys.get(YES1) ?? 0) + yesHeld * SH).toBeLessThanOrEqual(Math.max(L.maxPosition, yesHeld * SH));
           expect((buys.get(NO1) ?? 0) + noHeld * SH).toBeLessThanOrEqual(Math.max(L.maxPosition, noHeld * SH));
-          if ((buys.get(YES1) ?? 0) > 0) expect((buys.get(YES1) ?? 0) + yesHeld * SH).toBeLessThanOrEqual(L.maxPosition);
+          if ((buys.get(YES1) ?? 0) > 0)
+            expect((buys.get(YES1) ?? 0) + yesHeld * SH).toBeLessThanOrEqual(L.maxPosition);
           expect(sells.get(YES1) ?? 0).toBeLessThanOrEqual(yesHeld * SH);
           expect(sells.get(NO1) ?? 0).toBeLessThanOrEqual(noHeld * SH);
-          const reservedHere = live.filter((o) => o.market === M1).reduce((s, o) => s + notional(o.originalSize, o.price, 'up'), 0);
+          const reservedHere = live
+            .filter((o) => o.market === M1)
+            .reduce((s, o) => s + notional(o.originalSize, o.price, 'up'), 0);
           expect(buyCost).toBeLessThanOrEqual(collateral * SH + reservedHere);
           expect(notionalHere).toBeLessThanOrEqual(L.maxNotional);
           const otherLive = live.filter((o) => o.market !== M1);
-          expect(notionalHere + otherLive.reduce((s, o) => s + notional(o.originalSize, o.price, 'up'), 0)).toBeLessThanOrEqual(Math.max(v.limits.global.maxNotional, otherLive.reduce((s, o) => s + notional(o.originalSize, o.price, 'up'), 0)));
+          expect(
+            notionalHere + otherLive.reduce((s, o) => s + notional(o.originalSize, o.price, 'up'), 0),
+          ).toBeLessThanOrEqual(
+            Math.max(
+              v.limits.global.maxNotional,
+              otherLive.reduce((s, o) => s + notional(o.originalSize, o.price, 'up'), 0),
+            ),
+          );
           expect(res.approved.quotes.length).toBeLessThanOrEqual(L.maxOpenOrders);
-          expect(res.approved.quotes.length + otherLive.length).toBeLessThanOrEqual(Math.max(v.limits.global.maxOpenOrders, otherLive.length));
+          expect(res.approved.quotes.length + otherLive.length).toBeLessThanOrEqual(
+            Math.max(v.limits.global.maxOpenOrders, otherLive.length),
+          );
         },
       ),
       { numRuns: 1500 },

@@ -4,7 +4,12 @@ import { KillSwitch, type TripReason } from '../../../src/risk/kill-switch.ts';
 import { resolveRiskLimits } from '../../../src/risk/limits.ts';
 
 const SH = 1_000_000;
-const limits = resolveRiskLimits({ maxLoss: 50, maxRejections: 3, rejectionWindowMs: 1_000, maxHeartbeatFailures: 2 }).killSwitch;
+const limits = resolveRiskLimits({
+  maxLoss: 50,
+  maxRejections: 3,
+  rejectionWindowMs: 1_000,
+  maxHeartbeatFailures: 2,
+}).killSwitch;
 
 describe('KillSwitch', () => {
   it('starts armed and trips once, keeping the first reason; listeners run once', () => {

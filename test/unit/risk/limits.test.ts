@@ -16,11 +16,22 @@ describe('resolveRiskLimits', () => {
       maxPrice: 9900,
     });
     expect(DEFAULT_RISK_LIMITS.global).toEqual({ maxNotional: 2000 * SH, maxOpenOrders: 200 });
-    expect(DEFAULT_RISK_LIMITS.killSwitch).toEqual({ maxLoss: 100 * SH, maxRejections: 10, rejectionWindowMs: 60_000, maxHeartbeatFailures: 3 });
+    expect(DEFAULT_RISK_LIMITS.killSwitch).toEqual({
+      maxLoss: 100 * SH,
+      maxRejections: 10,
+      rejectionWindowMs: 60_000,
+      maxHeartbeatFailures: 3,
+    });
     expect(Object.isFrozen(DEFAULT_RISK_LIMITS)).toBe(true);
   });
   it('applies overrides (numbers may be strings) and per-market overrides on top', () => {
-    const l = resolveRiskLimits({ maxPositionShares: '50', maxMidDistance: 0.05, maxOpenOrdersGlobal: 7, maxLoss: '12.5', markets: { m1: { maxOrderSizeShares: 5 } } });
+    const l = resolveRiskLimits({
+      maxPositionShares: '50',
+      maxMidDistance: 0.05,
+      maxOpenOrdersGlobal: 7,
+      maxLoss: '12.5',
+      markets: { m1: { maxOrderSizeShares: 5 } },
+    });
     expect(l.defaults.maxPosition).toBe(50 * SH);
     expect(l.defaults.maxMidDistance).toBe(500);
     expect(l.global.maxOpenOrders).toBe(7);

@@ -4,7 +4,7 @@ import { riskMark } from '../../../src/risk/marks.ts';
 
 const book = (bestBid: number | null, bestAsk: number | null) => ({ bestBid, bestAsk });
 
-describe('riskMark (the loss limit\'s marks)', () => {
+describe("riskMark (the loss limit's marks)", () => {
   it('a two-sided book: the mid, rounded to a pip, long or short', () => {
     expect(riskMark(5, book(4000, 4201), 3000)).toBe(4101);
     expect(riskMark(-5, book(4000, 4200), 9000)).toBe(4100);
@@ -29,26 +29,32 @@ describe('riskMark (the loss limit\'s marks)', () => {
   it('property: a long is never marked above, a short never below, what a one-sided book and the last mid allow', () => {
     const px = fc.option(fc.integer({ min: 1, max: 9999 }), { nil: null });
     fc.assert(
-      fc.property(fc.integer({ min: -1000, max: 1000 }).filter((x) => x !== 0), px, px, fc.option(fc.integer({ min: 1, max: 9999 }), { nil: undefined }), (size, bid, ask, last) => {
-        fc.pre(bid === null || ask === null || bid < ask);
-        const m = riskMark(size, book(bid, ask), last);
-        if (bid === null && ask === null) {
-          expect(m).toBe(last);
-          return;
-        }
-        expect(m !== undefined && Number.isInteger(m) && m >= 0 && m <= 10_000).toBe(true);
-        if (m === undefined) return;
-        if (bid !== null && ask !== null) return;
-        if (size > 0) {
-          if (bid !== null) expect(m).toBe(bid);
-          if (ask !== null) expect(m).toBeLessThanOrEqual(ask);
-          if (last !== undefined) expect(m).toBeLessThanOrEqual(Math.max(last, bid ?? 0));
-        } else {
-          if (ask !== null) expect(m).toBe(ask);
-          if (bid !== null) expect(m).toBeGreaterThanOrEqual(bid);
-          if (last !== undefined) expect(m).toBeGreaterThanOrEqual(Math.min(last, ask ?? 10_000));
-        }
-      }),
+      fc.property(
+        fc.integer({ min: -1000, max: 1000 }).filter((x) => x !== 0),
+        px,
+        px,
+        fc.option(fc.integer({ min: 1, max: 9999 }), { nil: undefined }),
+        (size, bid, ask, last) => {
+          fc.pre(bid === null || ask === null || bid < ask);
+          const m = riskMark(size, book(bid, ask), last);
+          if (bid === null && ask === null) {
+            expect(m).toBe(last);
+            return;
+          }
+          expect(m !== undefined && Number.isInteger(m) && m >= 0 && m <= 10_000).toBe(true);
+          if (m === undefined) return;
+          if (bid !== null && ask !== null) return;
+          if (size > 0) {
+            if (bid !== null) expect(m).toBe(bid);
+            if (ask !== null) expect(m).toBeLessThanOrEqual(ask);
+            if (last !== undefined) expect(m).toBeLessThanOrEqual(Math.max(last, bid ?? 0));
+          } else {
+            if (ask !== null) expect(m).toBe(ask);
+            if (bid !== null) expect(m).toBeGreaterThanOrEqual(bid);
+            if (last !== undefined) expect(m).toBeGreaterThanOrEqual(Math.min(last, ask ?? 10_000));
+          }
+        },
+      ),
     );
   });
 });

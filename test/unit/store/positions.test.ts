@@ -2,7 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ConditionId, TokenId } from '../../../src/core/ids.ts';
 import type { Micro, Pips } from '../../../src/core/units.ts';
-import { PositionAccumulator, accumulate, derivePositions, pnlOf, type PositionFill } from '../../../src/store/positions.ts';
+import {
+  PositionAccumulator,
+  accumulate,
+  derivePositions,
+  pnlOf,
+  type PositionFill,
+} from '../../../src/store/positions.ts';
 
 const M = 'm' as ConditionId;
 const T = 't' as TokenId;
@@ -13,7 +19,14 @@ const fillArb = fc.record({
   size: fc.integer({ min: 0, max: 5_000_000_000 }),
   fee: fc.integer({ min: 0, max: 1_000_000 }),
 });
-const toFill = (f: { side: 'BUY' | 'SELL'; price: number; size: number; fee: number }): PositionFill => ({ market: M, tokenId: T, side: f.side, price: f.price as Pips, size: f.size as Micro, fee: f.fee as Micro });
+const toFill = (f: { side: 'BUY' | 'SELL'; price: number; size: number; fee: number }): PositionFill => ({
+  market: M,
+  tokenId: T,
+  side: f.side,
+  price: f.price as Pips,
+  size: f.size as Micro,
+  fee: f.fee as Micro,
+});
 
 describe('position math (property)', () => {
   it('realized + unrealized at any mark equals the cash flow plus the marked position, exactly', () => {
@@ -41,7 +54,15 @@ describe('position math (property)', () => {
         const fills = fs.map(toFill);
         let net = 0;
         for (const f of fills) net += f.side === 'BUY' ? f.size : -f.size;
-        if (net !== 0) fills.push({ market: M, tokenId: T, side: net > 0 ? 'SELL' : 'BUY', price: 5000 as Pips, size: Math.abs(net) as Micro, fee: 0 as Micro });
+        if (net !== 0)
+          fills.push({
+            market: M,
+            tokenId: T,
+            side: net > 0 ? 'SELL' : 'BUY',
+            price: 5000 as Pips,
+            size: Math.abs(net) as Micro,
+            fee: 0 as Micro,
+          });
         const [p] = derivePositions(fills);
         let cash = 0n;
         for (const f of fills) cash += (f.side === 'SELL' ? 1n : -1n) * BigInt(f.size) * BigInt(f.price);

@@ -9,7 +9,16 @@ import { openStore } from '../../../src/store/store.ts';
 
 const M = '0xm' as ConditionId;
 const Y = 'y' as TokenId;
-const vo = (id: string, status: VenueOrder['status'], sizeMatched = 0): VenueOrder => ({ id: id as OrderId, market: M, tokenId: Y, side: 'BUY', price: 4000 as Pips, originalSize: 10_000_000 as Micro, sizeMatched: sizeMatched as Micro, status });
+const vo = (id: string, status: VenueOrder['status'], sizeMatched = 0): VenueOrder => ({
+  id: id as OrderId,
+  market: M,
+  tokenId: Y,
+  side: 'BUY',
+  price: 4000 as Pips,
+  originalSize: 10_000_000 as Micro,
+  sizeMatched: sizeMatched as Micro,
+  status,
+});
 
 describe('restartStore', () => {
   it('is the RestartStore the engine reconciliation asks for', () => {
@@ -22,8 +31,20 @@ describe('restartStore', () => {
   it('maps venue states, adopts unknown orders, marks missing ones, records fills once', () => {
     const store = openStore(':memory:', { clock: new VirtualClock(0) });
     const r = restartStore(store);
-    store.recordOrders([{ id: '0xa' as OrderId, request: { market: M, tokenId: Y, side: 'BUY', price: 4000 as Pips, size: 10_000_000 as Micro, type: 'GTC' }, wire: {} }]);
-    store.recordOrders([{ id: '0xb' as OrderId, request: { market: M, tokenId: Y, side: 'BUY', price: 4000 as Pips, size: 10_000_000 as Micro, type: 'GTC' }, wire: {} }]);
+    store.recordOrders([
+      {
+        id: '0xa' as OrderId,
+        request: { market: M, tokenId: Y, side: 'BUY', price: 4000 as Pips, size: 10_000_000 as Micro, type: 'GTC' },
+        wire: {},
+      },
+    ]);
+    store.recordOrders([
+      {
+        id: '0xb' as OrderId,
+        request: { market: M, tokenId: Y, side: 'BUY', price: 4000 as Pips, size: 10_000_000 as Micro, type: 'GTC' },
+        wire: {},
+      },
+    ]);
     expect(r.openOrders().map((o) => o.id)).toEqual(['0xa', '0xb']);
     r.updateOrder(vo('0xa', 'MATCHED', 10_000_000));
     r.markOrderMissing('0xb');
@@ -32,7 +53,19 @@ describe('restartStore', () => {
     expect(store.order('0xb' as OrderId)).toMatchObject({ status: 'rejected', rejectCode: 'NEVER_ARRIVED' });
     expect(store.order('0xc' as OrderId)).toMatchObject({ status: 'partially_filled', sizeMatched: 2_000_000 });
     expect(r.lastFillTime()).toBeUndefined();
-    const f: VenueFill = { tradeId: 't', orderId: '0xa' as OrderId, market: M, tokenId: Y, side: 'BUY', price: 4000 as Pips, size: 10_000_000 as Micro, role: 'MAKER', fee: 0 as Micro, status: 'CONFIRMED', matchTime: 12_000 };
+    const f: VenueFill = {
+      tradeId: 't',
+      orderId: '0xa' as OrderId,
+      market: M,
+      tokenId: Y,
+      side: 'BUY',
+      price: 4000 as Pips,
+      size: 10_000_000 as Micro,
+      role: 'MAKER',
+      fee: 0 as Micro,
+      status: 'CONFIRMED',
+      matchTime: 12_000,
+    };
     expect(r.recordFill(f)).toBe(true);
     expect(r.recordFill(f)).toBe(false);
     expect(r.lastFillTime()).toBe(12_000);

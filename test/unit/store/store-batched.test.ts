@@ -26,10 +26,30 @@ import {
 
 const MARKETS = ['0xm1', '0xm2'] as const;
 const IDS = ['0xa', '0xb', '0xc', '0xd', '0xe', '0xf', '0x10', '0x11'] as const;
-const STATUSES: readonly StoredOrderStatus[] = ['pending', 'live', 'partially_filled', 'filled', 'cancelled', 'rejected', 'unknown'];
+const STATUSES: readonly StoredOrderStatus[] = [
+  'pending',
+  'live',
+  'partially_filled',
+  'filled',
+  'cancelled',
+  'rejected',
+  'unknown',
+];
 
 function prepared(id: string, over: Partial<PreparedOrder['request']> = {}): PreparedOrder {
-  return { id: id as OrderId, request: { market: MARKETS[0] as ConditionId, tokenId: '111' as TokenId, side: 'BUY', price: 5000 as Pips, size: 10_000_000 as Micro, type: 'GTC', ...over }, wire: {} };
+  return {
+    id: id as OrderId,
+    request: {
+      market: MARKETS[0] as ConditionId,
+      tokenId: '111' as TokenId,
+      side: 'BUY',
+      price: 5000 as Pips,
+      size: 10_000_000 as Micro,
+      type: 'GTC',
+      ...over,
+    },
+    wire: {},
+  };
 }
 
 let dir: string;
@@ -55,9 +75,16 @@ function rowsOf(file: string, table: 'orders' | 'fills'): unknown[] {
 const idArb = fc.constantFrom(...IDS);
 const marketArb = fc.constantFrom(...MARKETS);
 /** Mostly valid values, now and then one the schema or checkInt refuses (both stores must agree). */
-const statusArb = fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...STATUSES) }, { weight: 1, arbitrary: fc.constant('bogus' as StoredOrderStatus) });
-const sideArb = fc.oneof({ weight: 12, arbitrary: fc.constantFrom('BUY' as const, 'SELL' as const) }, { weight: 1, arbitrary: fc.constant('HOLD' as 'BUY') });
-const intArb = (max: number): fc.Arbitrary<number> => fc.oneof({ weight: 15, arbitrary: fc.integer({ min: 0, max }) }, { weight: 1, arbitrary: fc.constantFrom(-1, 1.5) });
+const statusArb = fc.oneof(
+  { weight: 12, arbitrary: fc.constantFrom(...STATUSES) },
+  { weight: 1, arbitrary: fc.constant('bogus' as StoredOrderStatus) },
+);
+const sideArb = fc.oneof(
+  { weight: 12, arbitrary: fc.constantFrom('BUY' as const, 'SELL' as const) },
+  { weight: 1, arbitrary: fc.constant('HOLD' as 'BUY') },
+);
+const intArb = (max: number): fc.Arbitrary<number> =>
+  fc.oneof({ weight: 15, arbitrary: fc.integer({ min: 0, max }) }, { weight: 1, arbitrary: fc.constantFrom(-1, 1.5) });
 const patchArb: fc.Arbitrary<OrderPatch> = fc.record(
   {
     status: fc.option(statusArb, { nil: undefined }),
@@ -82,8 +109,23 @@ const adoptArb = (id: fc.Arbitrary<string>): fc.Arbitrary<AdoptedOrder> =>
     { requiredKeys: ['id', 'market', 'tokenId', 'side', 'price', 'originalSize', 'sizeMatched', 'status'] },
   );
 const preparedArb: fc.Arbitrary<PreparedOrder> = fc
-  .record({ id: idArb, market: marketArb, side: sideArb, price: intArb(10_000), size: intArb(10_000_000), type: fc.constantFrom('GTC', 'GTD') })
-  .map((r) => prepared(r.id, { market: r.market as ConditionId, side: r.side, price: r.price as Pips, size: r.size as Micro, type: r.type }));
+  .record({
+    id: idArb,
+    market: marketArb,
+    side: sideArb,
+    price: intArb(10_000),
+    size: intArb(10_000_000),
+    type: fc.constantFrom('GTC', 'GTD'),
+  })
+  .map((r) =>
+    prepared(r.id, {
+      market: r.market as ConditionId,
+      side: r.side,
+      price: r.price as Pips,
+      size: r.size as Micro,
+      type: r.type,
+    }),
+  );
 
 type Cmd =
   | { k: 'record'; orders: PreparedOrder[] }
@@ -100,20 +142,47 @@ type Cmd =
 /** An item of updateOrders: a bare update, one with the adoption of its own id (the executor's shape), or of another id. */
 const updateArb: fc.Arbitrary<{ id: OrderId; patch: OrderPatch; adopt?: AdoptedOrder }> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ id: idArb as fc.Arbitrary<OrderId>, patch: patchArb }) },
-  { weight: 3, arbitrary: idArb.chain((id) => fc.record({ patch: patchArb, adopt: adoptArb(fc.constant(id)) }).map((r) => ({ id: id as OrderId, ...r }))) },
+  {
+    weight: 3,
+    arbitrary: idArb.chain((id) =>
+      fc.record({ patch: patchArb, adopt: adoptArb(fc.constant(id)) }).map((r) => ({ id: id as OrderId, ...r })),
+    ),
+  },
   { weight: 1, arbitrary: fc.record({ id: idArb as fc.Arbitrary<OrderId>, patch: patchArb, adopt: adoptArb(idArb) }) },
 );
 
 const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
-  { weight: 5, arbitrary: fc.array(preparedArb, { minLength: 1, maxLength: 4 }).map((orders): Cmd => ({ k: 'record', orders })) },
+  {
+    weight: 5,
+    arbitrary: fc.array(preparedArb, { minLength: 1, maxLength: 4 }).map((orders): Cmd => ({ k: 'record', orders })),
+  },
   { weight: 2, arbitrary: adoptArb(idArb).map((o): Cmd => ({ k: 'adopt', o })) },
-  { weight: 6, arbitrary: fc.record({ id: idArb, patch: patchArb }).map(({ id, patch }): Cmd => ({ k: 'update', id: id as OrderId, patch })) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .record({ id: idArb, patch: patchArb })
+      .map(({ id, patch }): Cmd => ({ k: 'update', id: id as OrderId, patch })),
+  },
   { weight: 6, arbitrary: fc.array(updateArb, { maxLength: 4 }).map((us): Cmd => ({ k: 'updates', us })) },
   { weight: 1, arbitrary: idArb.map((id): Cmd => ({ k: 'order', id: id as OrderId })) },
-  { weight: 1, arbitrary: fc.option(marketArb, { nil: undefined }).map((m): Cmd => ({ k: 'open', market: m as ConditionId | undefined })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .option(marketArb, { nil: undefined })
+      .map((m): Cmd => ({ k: 'open', market: m as ConditionId | undefined })),
+  },
   { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'summary' }) },
   { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'flush' }) },
-  { weight: 1, arbitrary: fc.record({ trade: fc.constantFrom('t1', 't2'), id: idArb, status: fc.constantFrom('MATCHED' as const, 'CONFIRMED' as const, 'FAILED' as const) }).map((f): Cmd => ({ k: 'fill', trade: f.trade, id: f.id as OrderId, status: f.status })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .record({
+        trade: fc.constantFrom('t1', 't2'),
+        id: idArb,
+        status: fc.constantFrom('MATCHED' as const, 'CONFIRMED' as const, 'FAILED' as const),
+      })
+      .map((f): Cmd => ({ k: 'fill', trade: f.trade, id: f.id as OrderId, status: f.status })),
+  },
   { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'fills' }) },
 );
 
@@ -139,7 +208,19 @@ function run(s: Store, c: Cmd): { ok: unknown } | { err: string } {
         return { ok: s.flush() };
       case 'fill':
         return {
-          ok: s.applyFill({ tradeId: c.trade, orderId: c.id, market: MARKETS[0] as ConditionId, tokenId: '111' as TokenId, side: 'BUY', price: 4000 as Pips, size: 1_000_000 as Micro, fee: 0 as Micro, role: 'MAKER', status: c.status, matchTime: 1000 }),
+          ok: s.applyFill({
+            tradeId: c.trade,
+            orderId: c.id,
+            market: MARKETS[0] as ConditionId,
+            tokenId: '111' as TokenId,
+            side: 'BUY',
+            price: 4000 as Pips,
+            size: 1_000_000 as Micro,
+            fee: 0 as Micro,
+            role: 'MAKER',
+            status: c.status,
+            matchTime: 1000,
+          }),
         };
       case 'fills':
         return { ok: s.fills() };
@@ -163,7 +244,13 @@ describe("'batched' store: deferred order writes", () => {
           // one clock for both, advanced between calls (0 too: equal timestamps happen)
           const clock = new VirtualClock(1_000_000);
           const each = openStore(eachFile, { clock, checkpoint: 'auto', durability: { fills: 'off', other: 'off' } });
-          const batched = openStore(batchedFile, { clock, checkpoint: 'auto', durability: { fills: 'off', other: 'off' }, commit: 'batched', pendingOrders: bound });
+          const batched = openStore(batchedFile, {
+            clock,
+            checkpoint: 'auto',
+            durability: { fills: 'off', other: 'off' },
+            commit: 'batched',
+            pendingOrders: bound,
+          });
           try {
             for (const [dt, c] of cmds) {
               clock.advance(dt);
@@ -194,12 +281,24 @@ describe("'batched' store: deferred order writes", () => {
     expect(s.updateOrder('0xa' as OrderId, { status: 'partially_filled', sizeMatched: 3_000_000 })).toBe(true);
     clock.advance(5);
     // an equal-valued update still counts (SQLite counts a matched row); size_matched never decreases
-    expect(s.updateOrders([{ id: '0xa' as OrderId, patch: { sizeMatched: 1_000_000 } }, { id: '0xzz' as OrderId, patch: { status: 'live' } }])).toBe(1);
+    expect(
+      s.updateOrders([
+        { id: '0xa' as OrderId, patch: { sizeMatched: 1_000_000 } },
+        { id: '0xzz' as OrderId, patch: { status: 'live' } },
+      ]),
+    ).toBe(1);
     clock.advance(5);
     expect(s.updateOrder('0xa' as OrderId, { status: 'cancelled', rejectCode: null })).toBe(true);
     expect(pendingOrderWrites(s)).toBe(2);
     s.close();
-    const rows = rowsOf(file, 'orders') as { id: string; status: string; size_matched: number; created_at: number; updated_at: number; reject_code: string | null }[];
+    const rows = rowsOf(file, 'orders') as {
+      id: string;
+      status: string;
+      size_matched: number;
+      created_at: number;
+      updated_at: number;
+      reject_code: string | null;
+    }[];
     expect(rows.map((r) => [r.id, r.status, r.size_matched, r.created_at, r.updated_at, r.reject_code])).toEqual([
       ['0xa', 'cancelled', 3_000_000, 1_000_000, 1_000_020, null],
       ['0xb', 'pending', 0, 1_000_000, 1_000_000, null],
@@ -223,8 +322,24 @@ describe("'batched' store: deferred order writes", () => {
     const s = openStore(':memory:', { clock, commit: 'batched' });
     s.recordOrder(prepared('0xa'));
     expect(() => s.recordOrders([prepared('0xb'), prepared('0xc', { size: -1 as Micro })])).toThrow(RangeError);
-    expect(() => s.updateOrders([{ id: '0xa' as OrderId, patch: { status: 'live' } }, { id: '0xa' as OrderId, patch: { sizeMatched: 0.5 } }])).toThrow(RangeError);
-    expect(() => s.adoptOrder({ id: '0xd' as OrderId, market: MARKETS[0] as ConditionId, tokenId: '1' as TokenId, side: 'BUY', price: 1 as Pips, originalSize: 1 as Micro, sizeMatched: -1 as Micro, status: 'live' })).toThrow(RangeError);
+    expect(() =>
+      s.updateOrders([
+        { id: '0xa' as OrderId, patch: { status: 'live' } },
+        { id: '0xa' as OrderId, patch: { sizeMatched: 0.5 } },
+      ]),
+    ).toThrow(RangeError);
+    expect(() =>
+      s.adoptOrder({
+        id: '0xd' as OrderId,
+        market: MARKETS[0] as ConditionId,
+        tokenId: '1' as TokenId,
+        side: 'BUY',
+        price: 1 as Pips,
+        originalSize: 1 as Micro,
+        sizeMatched: -1 as Micro,
+        status: 'live',
+      }),
+    ).toThrow(RangeError);
     expect(pendingOrderWrites(s)).toBe(1);
     expect(s.summary().ordersRecorded).toBe(1);
     expect(s.order('0xa' as OrderId)?.status).toBe('pending');
@@ -234,7 +349,12 @@ describe("'batched' store: deferred order writes", () => {
   it(`bounds the deferred orders: 10,000 orders without a flush are written ${BATCHED_PENDING_ORDERS} at a time, all present and in order`, () => {
     const file = join(dir, 'big.db');
     const clock = new VirtualClock(1_000_000);
-    const s = openStore(file, { clock, checkpoint: 'auto', durability: { fills: 'off', other: 'off' }, commit: 'batched' });
+    const s = openStore(file, {
+      clock,
+      checkpoint: 'auto',
+      durability: { fills: 'off', other: 'off' },
+      commit: 'batched',
+    });
     const ids = Array.from({ length: 10_000 }, (_, i) => `0x${i.toString(16).padStart(8, '0')}`);
     let writes = 0;
     let before = 0;

@@ -9,14 +9,32 @@ import type { ConditionId, OrderId, TokenId, TradeId } from '../../../src/core/i
 import type { Micro, Pips } from '../../../src/core/units.ts';
 import type { PreparedOrder } from '../../../src/engine/venue.ts';
 import { MIGRATIONS, SCHEMA_VERSION, migrate } from '../../../src/store/migrations.ts';
-import { fillFromEvent, openStore, tradeStatusAdvances, type FillRecord, type Store } from '../../../src/store/store.ts';
+import {
+  fillFromEvent,
+  openStore,
+  tradeStatusAdvances,
+  type FillRecord,
+  type Store,
+} from '../../../src/store/store.ts';
 
 const M = '0xmarket' as ConditionId;
 const YES = '111' as TokenId;
 const NO = '222' as TokenId;
 
 function prepared(id: string, over: Partial<PreparedOrder['request']> = {}): PreparedOrder {
-  return { id: id as OrderId, request: { market: M, tokenId: YES, side: 'BUY', price: 5000 as Pips, size: 10_000_000 as Micro, type: 'GTC', ...over }, wire: {} };
+  return {
+    id: id as OrderId,
+    request: {
+      market: M,
+      tokenId: YES,
+      side: 'BUY',
+      price: 5000 as Pips,
+      size: 10_000_000 as Micro,
+      type: 'GTC',
+      ...over,
+    },
+    wire: {},
+  };
 }
 function fill(tradeId: string, orderId: string, over: Partial<FillRecord> = {}): FillRecord {
   return {
@@ -56,8 +74,12 @@ describe('migrations', () => {
     store.close();
     const db = new Database(file);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect((db.prepare('SELECT version FROM schema_version').get() as { version: number }).version).toBe(SCHEMA_VERSION);
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
+    expect((db.prepare('SELECT version FROM schema_version').get() as { version: number }).version).toBe(
+      SCHEMA_VERSION,
+    );
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map(
+      (r) => r.name,
+    );
     expect(tables).toEqual(expect.arrayContaining(['orders', 'fills', 'audit', 'schema_version']));
     db.close();
     store = openStore(file, { clock });
@@ -68,7 +90,9 @@ describe('migrations', () => {
     rmSync(file);
     const db = new Database(file);
     expect(migrate(db, file, 1)).toBe(1);
-    db.prepare(`INSERT INTO orders (id, market, token, side, price, size, type, status, size_matched, created_at, updated_at) VALUES ('0xold', 'm', 't', 'BUY', 100, 10000, 'GTC', 'live', 0, 1, 1)`).run();
+    db.prepare(
+      `INSERT INTO orders (id, market, token, side, price, size, type, status, size_matched, created_at, updated_at) VALUES ('0xold', 'm', 't', 'BUY', 100, 10000, 'GTC', 'live', 0, 1, 1)`,
+    ).run();
     db.close();
     store = openStore(file, { clock });
     expect(store.order('0xold' as OrderId)?.status).toBe('live');
@@ -98,7 +122,19 @@ describe('orders', () => {
     expect(store.recordOrder(prepared('0xa'))).toBe(true);
     expect(store.recordOrder(prepared('0xa'))).toBe(false);
     const o = store.order('0xa' as OrderId)!;
-    expect(o).toMatchObject({ id: '0xa', market: M, tokenId: YES, side: 'BUY', price: 5000, size: 10_000_000, type: 'GTC', status: 'pending', sizeMatched: 0, rejectCode: null, createdAt: 1_000_000 });
+    expect(o).toMatchObject({
+      id: '0xa',
+      market: M,
+      tokenId: YES,
+      side: 'BUY',
+      price: 5000,
+      size: 10_000_000,
+      type: 'GTC',
+      status: 'pending',
+      sizeMatched: 0,
+      rejectCode: null,
+      createdAt: 1_000_000,
+    });
   });
 
   it('records a batch in one call', () => {
@@ -141,10 +177,36 @@ describe('orders', () => {
   });
 
   it('adopts an order found at the venue without overwriting a known one', () => {
-    expect(store.adoptOrder({ id: '0xz' as OrderId, market: M, tokenId: NO, side: 'SELL', price: 4000 as Pips, originalSize: 5_000_000 as Micro, sizeMatched: 1_000_000 as Micro, status: 'partially_filled' })).toBe(true);
-    expect(store.order('0xz' as OrderId)).toMatchObject({ status: 'partially_filled', sizeMatched: 1_000_000, type: 'GTC' });
+    expect(
+      store.adoptOrder({
+        id: '0xz' as OrderId,
+        market: M,
+        tokenId: NO,
+        side: 'SELL',
+        price: 4000 as Pips,
+        originalSize: 5_000_000 as Micro,
+        sizeMatched: 1_000_000 as Micro,
+        status: 'partially_filled',
+      }),
+    ).toBe(true);
+    expect(store.order('0xz' as OrderId)).toMatchObject({
+      status: 'partially_filled',
+      sizeMatched: 1_000_000,
+      type: 'GTC',
+    });
     store.recordOrder(prepared('0xa'));
-    expect(store.adoptOrder({ id: '0xa' as OrderId, market: M, tokenId: YES, side: 'BUY', price: 1 as Pips, originalSize: 1 as Micro, sizeMatched: 0 as Micro, status: 'live' })).toBe(false);
+    expect(
+      store.adoptOrder({
+        id: '0xa' as OrderId,
+        market: M,
+        tokenId: YES,
+        side: 'BUY',
+        price: 1 as Pips,
+        originalSize: 1 as Micro,
+        sizeMatched: 0 as Micro,
+        status: 'live',
+      }),
+    ).toBe(false);
     expect(store.order('0xa' as OrderId)?.price).toBe(5000);
   });
 
@@ -241,7 +303,13 @@ describe('fills exactly once', () => {
       source: 'stream',
     };
     // 10 shares × min(0.30, 0.70) × 2 % = 0.06 collateral
-    expect(fillFromEvent(e)).toMatchObject({ tradeId: 'tr', fee: 60_000, matchTime: 1234, size: 10_000_000, price: 3000 });
+    expect(fillFromEvent(e)).toMatchObject({
+      tradeId: 'tr',
+      fee: 60_000,
+      matchTime: 1234,
+      size: 10_000_000,
+      price: 3000,
+    });
     expect(fillFromEvent({ ...e, role: 'MAKER' }).fee).toBe(0);
     expect(fillFromEvent({ ...e, price: 8000 as Pips }).fee).toBe(40_000);
   });
@@ -249,15 +317,34 @@ describe('fills exactly once', () => {
 
 describe('positions and PnL', () => {
   it('average cost, partial close, realized and unrealized', () => {
-    store.recordFill(fill('1', '0xa', { side: 'BUY', price: 4000 as Pips, size: 10_000_000 as Micro, matchTime: 1, fee: 10 as Micro }));
+    store.recordFill(
+      fill('1', '0xa', { side: 'BUY', price: 4000 as Pips, size: 10_000_000 as Micro, matchTime: 1, fee: 10 as Micro }),
+    );
     store.recordFill(fill('2', '0xa', { side: 'BUY', price: 5000 as Pips, size: 30_000_000 as Micro, matchTime: 2 }));
     // avg = (10×0.40 + 30×0.50) / 40 = 0.475
     let [p] = store.positions();
-    expect(p).toMatchObject({ size: 40_000_000, avgPrice: 4750, cost: 19_000_000, realized: 0, fees: 10, bought: 40_000_000, sold: 0 });
-    store.recordFill(fill('3', '0xb', { side: 'SELL', price: 6000 as Pips, size: 20_000_000 as Micro, matchTime: 3, fee: 5 as Micro }));
+    expect(p).toMatchObject({
+      size: 40_000_000,
+      avgPrice: 4750,
+      cost: 19_000_000,
+      realized: 0,
+      fees: 10,
+      bought: 40_000_000,
+      sold: 0,
+    });
+    store.recordFill(
+      fill('3', '0xb', { side: 'SELL', price: 6000 as Pips, size: 20_000_000 as Micro, matchTime: 3, fee: 5 as Micro }),
+    );
     [p] = store.positions();
     // realized = 20 × (0.60 − 0.475) = 2.5
-    expect(p).toMatchObject({ size: 20_000_000, avgPrice: 4750, cost: 9_500_000, realized: 2_500_000, fees: 15, sold: 20_000_000 });
+    expect(p).toMatchObject({
+      size: 20_000_000,
+      avgPrice: 4750,
+      cost: 9_500_000,
+      realized: 2_500_000,
+      fees: 15,
+      sold: 20_000_000,
+    });
     const r = store.pnl(new Map([[YES, 5500]]));
     // unrealized = 20 × (0.55 − 0.475) = 1.5
     expect(r).toMatchObject({ realized: 2_500_000, unrealized: 1_500_000, fees: 15, total: 3_999_985, unmarked: [] });
@@ -367,7 +454,9 @@ describe('crash safety', () => {
       }
       process.kill(process.pid, 'SIGKILL');
     `;
-    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
     expect(r.signal).toBe('SIGKILL');
     store = openStore(file, { clock });
     expect(store.fills()).toHaveLength(50);

@@ -15,7 +15,19 @@ const M = '0xmarket' as ConditionId;
 const YES = '111' as TokenId;
 
 function fill(tradeId: string, status: FillRecord['status'], matchTime: number, orderId = '0xo'): FillRecord {
-  return { tradeId, orderId: orderId as OrderId, market: M, tokenId: YES, side: 'BUY', price: 5000 as Pips, size: 10_000_000 as Micro, fee: 0 as Micro, role: 'MAKER', status, matchTime };
+  return {
+    tradeId,
+    orderId: orderId as OrderId,
+    market: M,
+    tokenId: YES,
+    side: 'BUY',
+    price: 5000 as Pips,
+    size: 10_000_000 as Micro,
+    fee: 0 as Micro,
+    role: 'MAKER',
+    status,
+    matchTime,
+  };
 }
 
 let dir: string;
@@ -72,7 +84,11 @@ describe('Store.oldestUnsettledFillTime', () => {
   it('walks the match-time index (no full scan of the fills table)', () => {
     store.close();
     const db = new Database(file, { readonly: true });
-    const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT MIN(match_time) AS t FROM fills WHERE match_time >= ? AND status NOT IN ('CONFIRMED', 'FAILED')`).all(0) as { detail: string }[];
+    const plan = db
+      .prepare(
+        `EXPLAIN QUERY PLAN SELECT MIN(match_time) AS t FROM fills WHERE match_time >= ? AND status NOT IN ('CONFIRMED', 'FAILED')`,
+      )
+      .all(0) as { detail: string }[];
     db.close();
     expect(plan.map((p) => p.detail).join('\n')).toMatch(/USING INDEX fills_time/);
     store = openStore(file, { clock: new VirtualClock(1_000_000), checkpoint: 'auto' });

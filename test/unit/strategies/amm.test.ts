@@ -10,13 +10,33 @@ import type { QuoteIntent } from '../../../src/core/intents.ts';
 import { loadStrategy } from '../../../src/strategy/loader.ts';
 import { resolveParams } from '../../../src/strategy/params.ts';
 import { marketTop, MarketRegistry } from '../../../src/strategy/quoting.ts';
-import amm, { AMM_PARAMS, ammConfig, ammLadder, nextAnchor, poolPrice, poolShares, quoteAmm } from '../../../strategies/amm.ts';
-import { bookView, ctxFor, fakeState, M1, marketInfo, NO1, SH, snapshotEvent, timerEvent, YES1 } from '../strategy/fixtures.ts';
+import amm, {
+  AMM_PARAMS,
+  ammConfig,
+  ammLadder,
+  nextAnchor,
+  poolPrice,
+  poolShares,
+  quoteAmm,
+} from '../../../strategies/amm.ts';
+import {
+  bookView,
+  ctxFor,
+  fakeState,
+  M1,
+  marketInfo,
+  NO1,
+  SH,
+  snapshotEvent,
+  timerEvent,
+  YES1,
+} from '../strategy/fixtures.ts';
 
 /** pool 0.05-0.95, spread = step = 1 cent, depth 3 cents, L = 1000 */
 const cfgOf = (o: Record<string, unknown> = {}) => ammConfig(resolveParams(AMM_PARAMS, { depth: 0.03, ...o }));
 const ref = () => new MarketRegistry([marketInfo(M1, YES1, NO1)]).get(M1)!;
-const simple = (qs: readonly QuoteIntent[]) => qs.map((q) => `${q.tokenId === YES1 ? 'Y' : 'N'} ${q.side} ${q.price} ${q.size / SH}`);
+const simple = (qs: readonly QuoteIntent[]) =>
+  qs.map((q) => `${q.tokenId === YES1 ? 'Y' : 'N'} ${q.side} ${q.price} ${q.size / SH}`);
 const book = (bid: number, ask: number, stale = false) => bookView(YES1, [[bid, 100 * SH]], [[ask, 100 * SH]], stale);
 const lvl = (bid: boolean, price: number, shares: number) => ({ bid, price, size: Math.round(shares * SH) });
 
@@ -42,7 +62,10 @@ describe('amm: the pool maths', () => {
   it('carries a level below the minimum size outward into the next one (quoted farther, never nearer)', () => {
     // L = 300: 0.50->0.49 4.3074 -> 4.30 (< 5: carried), 0.49->0.48 4.4413 -> 4.44: 8.74 @ 0.48; 0.48->0.47 4.58 carried past the end
     // asks: 4.1800 -> 4.18 carried, 4.0589 -> 4.05: 8.23 @ 0.52; 3.94 carried past the end
-    expect(ammLadder(5000, cfgOf({ liquidity: 300 }), 100, 5 * SH)).toEqual([lvl(true, 4800, 8.74), lvl(false, 5200, 8.23)]);
+    expect(ammLadder(5000, cfgOf({ liquidity: 300 }), 100, 5 * SH)).toEqual([
+      lvl(true, 4800, 8.74),
+      lvl(false, 5200, 8.23),
+    ]);
   });
   it('stays inside [pMin, pMax] and reaches at most depth away', () => {
     // pool at 0.07, pMin 0.05: bids 0.06 and 0.05 only; asks up to 0.07 + 0.03 = 0.10
@@ -50,10 +73,18 @@ describe('amm: the pool maths', () => {
     expect(l.map((x) => `${x.bid ? 'b' : 'a'}${x.price}`)).toEqual(['b600', 'b500', 'a800', 'a900', 'a1000']);
     // concentrated liquidity is deep at low prices: 1000 x (1/sqrt(0.06) - 1/sqrt(0.07)) = 302.83 shares
     expect(l[0]!.size).toBe(302_830_000);
-    expect(ammLadder(9400, cfgOf({ pMax: 0.95 }), 100, 5 * SH).filter((x) => !x.bid).map((x) => x.price)).toEqual([9500]);
+    expect(
+      ammLadder(9400, cfgOf({ pMax: 0.95 }), 100, 5 * SH)
+        .filter((x) => !x.bid)
+        .map((x) => x.price),
+    ).toEqual([9500]);
   });
   it('steps and spreads are whole ticks (a 0.015 step on a 0.01 tick is 2 ticks)', () => {
-    expect(ammLadder(5000, cfgOf({ step: 0.015, depth: 0.05 }), 100, 5 * SH).filter((x) => x.bid).map((x) => x.price)).toEqual([4900, 4700, 4500]);
+    expect(
+      ammLadder(5000, cfgOf({ step: 0.015, depth: 0.05 }), 100, 5 * SH)
+        .filter((x) => x.bid)
+        .map((x) => x.price),
+    ).toEqual([4900, 4700, 4500]);
   });
 });
 
@@ -102,10 +133,18 @@ describe('amm: anchoring', () => {
 
 describe('amm: quotes', () => {
   const c = cfgOf();
-  const quote = (s: ReturnType<typeof fakeState>, anchor = { price: 5000, net: 0 }, cfg = c) => quoteAmm(ref(), cfg, anchor, marketTop(s, ref(), { excludeOwn: true, tokens: cfg.rules.tokens }), s);
+  const quote = (s: ReturnType<typeof fakeState>, anchor = { price: 5000, net: 0 }, cfg = c) =>
+    quoteAmm(ref(), cfg, anchor, marketTop(s, ref(), { excludeOwn: true, tokens: cfg.rules.tokens }), s);
   it("tokens 'both' from collateral: YES bids, and the asks as NO bids at 1 - price", () => {
     const s = fakeState({ books: [book(4800, 5200)] });
-    expect(simple(quote(s))).toEqual(['Y BUY 4900 14.35', 'N BUY 4900 13.93', 'Y BUY 4800 14.8', 'N BUY 4800 13.52', 'Y BUY 4700 15.27', 'N BUY 4700 13.14']);
+    expect(simple(quote(s))).toEqual([
+      'Y BUY 4900 14.35',
+      'N BUY 4900 13.93',
+      'Y BUY 4800 14.8',
+      'N BUY 4800 13.52',
+      'Y BUY 4700 15.27',
+      'N BUY 4700 13.14',
+    ]);
   });
   it("tokens 'yes': asks only out of YES held, and the pool re-centred by it", () => {
     // 20 YES held, anchored flat at 0.50: 1/sqrt(p) = 1.4142136 + 20/1000 -> p = 0.486152 -> 0.4862
@@ -114,15 +153,29 @@ describe('amm: quotes', () => {
     // on the way down, bar rounding); 0.51 (13.93) needs more YES than the 0.08 left: dropped
     const s = fakeState({ books: [book(4700, 5300)], positions: { [YES1]: 20 * SH } });
     expect(poolPrice({ price: 5000, net: 0 }, c, 20 * SH)).toBe(4862);
-    expect(simple(quote(s, { price: 5000, net: 0 }, cfgOf({ tokens: 'yes' })))).toEqual(['Y BUY 4700 24.5', 'Y SELL 5000 19.92', 'Y BUY 4600 15.76']);
+    expect(simple(quote(s, { price: 5000, net: 0 }, cfgOf({ tokens: 'yes' })))).toEqual([
+      'Y BUY 4700 24.5',
+      'Y SELL 5000 19.92',
+      'Y BUY 4600 15.76',
+    ]);
   });
   it('post-only: ladder levels crossing the book move behind the touch (merged) or drop', () => {
     // the book moved to 0.52 / 0.53 while the pool stays at 0.50 (maxDeviation 0): the asks at 0.51 and
     // 0.52 would hit the 0.52 bid. 'move': both join 0.53: 13.93 + 13.52 + 13.14 = 40.59 (a NO bid at 0.47)
     const s = fakeState({ books: [book(5200, 5300)] });
-    expect(simple(quote(s, undefined, cfgOf({ maxDeviation: 0 })))).toEqual(['Y BUY 4900 14.35', 'N BUY 4700 40.59', 'Y BUY 4800 14.8', 'Y BUY 4700 15.27']);
+    expect(simple(quote(s, undefined, cfgOf({ maxDeviation: 0 })))).toEqual([
+      'Y BUY 4900 14.35',
+      'N BUY 4700 40.59',
+      'Y BUY 4800 14.8',
+      'Y BUY 4700 15.27',
+    ]);
     // 'drop': only the 0.53 level is left
-    expect(simple(quote(s, undefined, cfgOf({ maxDeviation: 0, postOnly: 'drop' })))).toEqual(['Y BUY 4900 14.35', 'N BUY 4700 13.14', 'Y BUY 4800 14.8', 'Y BUY 4700 15.27']);
+    expect(simple(quote(s, undefined, cfgOf({ maxDeviation: 0, postOnly: 'drop' })))).toEqual([
+      'Y BUY 4900 14.35',
+      'N BUY 4700 13.14',
+      'Y BUY 4800 14.8',
+      'Y BUY 4700 15.27',
+    ]);
   });
   it('no quotes without a trustworthy book or an anchor', () => {
     expect(quote(fakeState({ books: [book(4900, 5100, true)] }))).toEqual([]);
@@ -138,7 +191,10 @@ describe('amm: quotes', () => {
 describe('amm: the handler', () => {
   it('loads by name, anchors at the first mid, re-centres after fills, keeps the pool between them', async () => {
     expect((await loadStrategy('amm')).name).toBe('amm');
-    const h = amm.create(ctxFor([marketInfo(M1, YES1, NO1)]), resolveParams(amm.params, { depth: 0.03, tokens: 'yes' }));
+    const h = amm.create(
+      ctxFor([marketInfo(M1, YES1, NO1)]),
+      resolveParams(amm.params, { depth: 0.03, tokens: 'yes' }),
+    );
     const s = fakeState({ books: [book(4800, 5200)] });
     const q1 = h.onEvent(snapshotEvent(M1, YES1), s)?.quotes?.[0]?.quotes ?? [];
     expect(simple(q1)).toEqual(['Y BUY 4900 14.35', 'Y BUY 4800 14.8', 'Y BUY 4700 15.27']);

@@ -3,7 +3,18 @@ import { describe, expect, it } from 'vitest';
 import type { LiveOrderView } from '../../../src/core/intents.ts';
 import { resolveParams } from '../../../src/strategy/params.ts';
 import bands, { BANDS_PARAMS, bandsConfig, quoteMarket, type MarketPlan } from '../../../strategies/bands.ts';
-import { bookView, ctxFor, fakeState, M1, marketInfo, NO1, order, SH, snapshotEvent, YES1 } from '../strategy/fixtures.ts';
+import {
+  bookView,
+  ctxFor,
+  fakeState,
+  M1,
+  marketInfo,
+  NO1,
+  order,
+  SH,
+  snapshotEvent,
+  YES1,
+} from '../strategy/fixtures.ts';
 
 describe('bands: quote memo', () => {
   it('equals quoteMarket after every change of the book, the positions, the live orders and the tick; the same quotes while none changed', () => {
@@ -15,7 +26,8 @@ describe('bands: quote memo', () => {
     let orders: readonly LiveOrderView[] = [];
     s.openOrders = () => orders;
     const plan = (tick = 100): MarketPlan => ({ market: M1, yes: YES1, no: NO1, tick, minSize: 5 * SH });
-    const quotes = (tickSize: number | null = null) => h.onEvent(snapshotEvent(M1, YES1, tickSize), s)!.quotes![0]!.quotes;
+    const quotes = (tickSize: number | null = null) =>
+      h.onEvent(snapshotEvent(M1, YES1, tickSize), s)!.quotes![0]!.quotes;
 
     const q1 = quotes();
     expect(q1).toEqual(quoteMarket(plan(), cfg, s));

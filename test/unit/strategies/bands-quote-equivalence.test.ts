@@ -46,10 +46,16 @@ const bandArb: fc.Arbitrary<Band> = fc
 const cfgArb: fc.Arbitrary<BandsConfig> = fc.record({
   tokens: fc.constantFrom('yes' as const, 'both' as const),
   bands: fc.array(bandArb, { minLength: 1, maxLength: 3 }),
-  maxPosition: fc.oneof(fc.integer({ min: 1, max: 30_000 }).map((l) => l * LOT), fc.constant(100 * SH)),
+  maxPosition: fc.oneof(
+    fc.integer({ min: 1, max: 30_000 }).map((l) => l * LOT),
+    fc.constant(100 * SH),
+  ),
   inventorySkew: fc.oneof(fc.constant(0), fc.constant(2), fc.double({ min: 0, max: 100, noNaN: true })),
   excludeOwnOrders: fc.boolean(),
-  minSpread: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 3_000 }) }),
+  minSpread: fc.oneof(
+    { weight: 3, arbitrary: fc.constant(0) },
+    { weight: 1, arbitrary: fc.integer({ min: 0, max: 3_000 }) },
+  ),
   postOnly: fc.constantFrom('move' as const, 'drop' as const),
   maxOrderAgeMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 60_000 })),
 });
@@ -59,7 +65,10 @@ const planArb: fc.Arbitrary<MarketPlan> = fc.record({
   yes: fc.constant(YES1),
   no: fc.constant(NO1),
   tick: fc.constantFrom(100, 10), // 0.01 and 0.001 in pips
-  minSize: fc.oneof(fc.constantFrom(0, 5 * SH, 1 * SH, 15 * SH), fc.integer({ min: 0, max: 2_000 }).map((l) => l * LOT)),
+  minSize: fc.oneof(
+    fc.constantFrom(0, 5 * SH, 1 * SH, 15 * SH),
+    fc.integer({ min: 0, max: 2_000 }).map((l) => l * LOT),
+  ),
 });
 
 /** A top as marketTop makes it (bid/ask net of our orders, the touch, a mid), plus the cases quoteAt returns [] for, and odd ones (crossed, off tick). */
@@ -86,7 +95,8 @@ const topArb: fc.Arbitrary<MarketTop | null> = fc.oneof(
         noMid: fc.integer({ min: 0, max: 30 }),
       })
       .map(({ touchBid, spread, bidBack, askBack, noMid }): MarketTop => {
-        const touchAsk = touchBid === null || spread === null ? (spread === null ? null : 5_000) : Math.min(10_000, touchBid + spread);
+        const touchAsk =
+          touchBid === null || spread === null ? (spread === null ? null : 5_000) : Math.min(10_000, touchBid + spread);
         const bid = touchBid === null ? null : Math.max(0, touchBid - bidBack);
         const ask = touchAsk === null ? null : Math.min(10_000, touchAsk + askBack);
         const mid = noMid === 0 || bid === null || ask === null ? null : (bid + ask) / 2;
@@ -109,7 +119,10 @@ interface OrderSpec {
 }
 
 const orderArb: fc.Arbitrary<OrderSpec> = fc.record({
-  token: fc.oneof({ weight: 6, arbitrary: fc.constantFrom(0 as const, 1 as const) }, { weight: 1, arbitrary: fc.constant(2 as const) }),
+  token: fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(0 as const, 1 as const) },
+    { weight: 1, arbitrary: fc.constant(2 as const) },
+  ),
   side: fc.constantFrom('BUY' as const, 'SELL' as const),
   offset: fc.oneof(
     { weight: 4, arbitrary: fc.integer({ min: -3_000, max: 3_000 }) },
@@ -120,14 +133,20 @@ const orderArb: fc.Arbitrary<OrderSpec> = fc.record({
   jitter: fc.oneof(fc.constant(0), fc.integer({ min: -300, max: 300 })),
   onTick: fc.oneof({ weight: 5, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
   lots: fc.oneof(fc.integer({ min: 1, max: 6_000 }), fc.constantFrom(500, 1_000, 1_500)),
-  matched: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.double({ min: 0, max: 1, noNaN: true }) }, { weight: 1, arbitrary: fc.constant(1) }),
+  matched: fc.oneof(
+    { weight: 4, arbitrary: fc.constant(0) },
+    { weight: 2, arbitrary: fc.double({ min: 0, max: 1, noNaN: true }) },
+    { weight: 1, arbitrary: fc.constant(1) },
+  ),
   age: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 120_000 })),
   dupId: fc.oneof({ weight: 15, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
 });
 
 /** Snaps a pip price to the tick (or deliberately off it) inside (0, 10000). */
 function pricePips(yesPrice: number, tick: number, onTick: boolean): number {
-  let p = onTick ? Math.round(yesPrice / tick) * tick : Math.round(yesPrice) + (Math.round(yesPrice) % tick === 0 ? 1 : 0);
+  let p = onTick
+    ? Math.round(yesPrice / tick) * tick
+    : Math.round(yesPrice) + (Math.round(yesPrice) % tick === 0 ? 1 : 0);
   p = Math.max(1, Math.min(9_999, p));
   return p;
 }
@@ -137,21 +156,33 @@ const caseArb = fc.record({
   cfg: cfgArb,
   top: topArb,
   orders: fc.array(orderArb, { maxLength: 10 }),
-  yesPos: fc.oneof(fc.constant(0), fc.integer({ min: -1_000, max: 30_000 }).map((l) => l * LOT)),
-  noPos: fc.oneof(fc.constant(0), fc.integer({ min: -1_000, max: 30_000 }).map((l) => l * LOT)),
+  yesPos: fc.oneof(
+    fc.constant(0),
+    fc.integer({ min: -1_000, max: 30_000 }).map((l) => l * LOT),
+  ),
+  noPos: fc.oneof(
+    fc.constant(0),
+    fc.integer({ min: -1_000, max: 30_000 }).map((l) => l * LOT),
+  ),
 });
 
 type Case = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
 
 const NOW = 1_000_000;
 
-function build(c: Case): { plan: MarketPlan; cfg: BandsConfig; top: MarketTop | null; state: ReturnType<typeof fakeState> } {
+function build(c: Case): {
+  plan: MarketPlan;
+  cfg: BandsConfig;
+  top: MarketTop | null;
+  state: ReturnType<typeof fakeState>;
+} {
   const center = c.top?.mid ?? 5_000;
   const orders: LiveOrderView[] = [];
   let n = 0;
   for (const o of c.orders) {
     const bid = (o.token === 0) === (o.side === 'BUY');
-    const offset = o.near === null ? o.offset : (bid ? -1 : 1) * (c.cfg.bands[o.near % c.cfg.bands.length]!.avgMargin + o.jitter);
+    const offset =
+      o.near === null ? o.offset : (bid ? -1 : 1) * (c.cfg.bands[o.near % c.cfg.bands.length]!.avgMargin + o.jitter);
     const yesPrice = pricePips(center + offset, c.plan.tick, o.onTick);
     const tokenId = o.token === 0 ? YES1 : o.token === 1 ? NO1 : OTHER;
     const price = o.token === 1 ? 10_000 - yesPrice : yesPrice;
@@ -159,7 +190,15 @@ function build(c: Case): { plan: MarketPlan; cfg: BandsConfig; top: MarketTop | 
     const sizeMatched = o.matched === 1 ? originalSize : Math.floor((originalSize * o.matched) / LOT) * LOT;
     const prev = orders[orders.length - 1];
     const id = o.dupId && prev !== undefined ? prev.id : (`0x${(++n).toString(16).padStart(64, '0')}` as OrderId);
-    const lv: LiveOrderView = { id, market: M1 as ConditionId, tokenId, side: o.side, price: price as Pips, originalSize: originalSize as Micro, sizeMatched: sizeMatched as Micro };
+    const lv: LiveOrderView = {
+      id,
+      market: M1 as ConditionId,
+      tokenId,
+      side: o.side,
+      price: price as Pips,
+      originalSize: originalSize as Micro,
+      sizeMatched: sizeMatched as Micro,
+    };
     orders.push(o.age === null ? lv : { ...lv, createdAt: NOW - o.age });
   }
   const state = fakeState({ orders, positions: { [YES1]: c.yesPos, [NO1]: c.noPos }, now: NOW });
@@ -187,8 +226,23 @@ describe('bands quoteAt: equals the frozen reference', () => {
         stats.cases++;
         if (got.length > 0) stats.nonEmpty++;
         const live = state.orders;
-        if (got.some((q) => live.some((o) => o.tokenId === q.tokenId && o.side === q.side && o.price === q.price && o.originalSize - o.sizeMatched === q.size))) stats.keptLive++;
-        if (cfg.maxOrderAgeMs > 0 && live.some((o) => o.createdAt !== undefined && NOW - o.createdAt >= cfg.maxOrderAgeMs)) stats.aged++;
+        if (
+          got.some((q) =>
+            live.some(
+              (o) =>
+                o.tokenId === q.tokenId &&
+                o.side === q.side &&
+                o.price === q.price &&
+                o.originalSize - o.sizeMatched === q.size,
+            ),
+          )
+        )
+          stats.keptLive++;
+        if (
+          cfg.maxOrderAgeMs > 0 &&
+          live.some((o) => o.createdAt !== undefined && NOW - o.createdAt >= cfg.maxOrderAgeMs)
+        )
+          stats.aged++;
       }),
       { numRuns: 3_000 },
     );
@@ -226,8 +280,22 @@ describe('bands quoteAt: equals the frozen reference', () => {
           const cfg: BandsConfig = {
             tokens: 'both',
             bands: [
-              { minMargin: c.minMargin0 ? 0 : 100, avgMargin: 200, maxMargin: 300, minAmount: 5 * SH, avgAmount: 10 * SH, maxAmount: 15 * SH },
-              { minMargin: 300, avgMargin: 400, maxMargin: 500, minAmount: 7.5 * SH, avgAmount: 15 * SH, maxAmount: 22.5 * SH },
+              {
+                minMargin: c.minMargin0 ? 0 : 100,
+                avgMargin: 200,
+                maxMargin: 300,
+                minAmount: 5 * SH,
+                avgAmount: 10 * SH,
+                maxAmount: 15 * SH,
+              },
+              {
+                minMargin: 300,
+                avgMargin: 400,
+                maxMargin: 500,
+                minAmount: 7.5 * SH,
+                avgAmount: 15 * SH,
+                maxAmount: 22.5 * SH,
+              },
             ],
             maxPosition: 100 * SH,
             inventorySkew: 2,
@@ -238,7 +306,10 @@ describe('bands quoteAt: equals the frozen reference', () => {
           };
           const plan: MarketPlan = { market: M1, yes: YES1, no: NO1, tick, minSize: 5 * SH };
           const orders = c.orders.map((o, i): LiveOrderView => {
-            const yp = Math.max(tick, Math.min(10_000 - tick, Math.round(top.mid! / tick) * tick + o.offsetTicks * tick));
+            const yp = Math.max(
+              tick,
+              Math.min(10_000 - tick, Math.round(top.mid! / tick) * tick + o.offsetTicks * tick),
+            );
             return {
               id: `0x${(i + 1).toString(16).padStart(64, '0')}` as OrderId,
               market: M1,
@@ -283,7 +354,14 @@ describe('bands quoteAt: equals the frozen reference', () => {
         (c) => {
           const mid = c.midTicks * 100; // on both ticks
           const top: MarketTop = { bid: mid - 200, ask: mid + 200, mid, touchBid: mid - 100, touchAsk: mid + 100 };
-          const band = (i: number): Band => ({ minMargin: 0, avgMargin: 100 * (i + 1), maxMargin: 100 * (i + 1) + 50, minAmount: 5 * SH, avgAmount: 5 * SH, maxAmount: c.maxAmount });
+          const band = (i: number): Band => ({
+            minMargin: 0,
+            avgMargin: 100 * (i + 1),
+            maxMargin: 100 * (i + 1) + 50,
+            minAmount: 5 * SH,
+            avgAmount: 5 * SH,
+            maxAmount: c.maxAmount,
+          });
           const cfg: BandsConfig = {
             tokens: c.tokens,
             bands: Array.from({ length: c.nb }, (_, i) => band(i)),
@@ -315,7 +393,8 @@ describe('bands quoteAt: equals the frozen reference', () => {
           // a case the guard decides: a YES ask (or NO bid) resting exactly at the center, and a bid there too
           const yp = (o: LiveOrderView) => (o.tokenId === YES1 ? o.price : 10_000 - o.price);
           const isBid = (o: LiveOrderView) => (o.tokenId === YES1) === (o.side === 'BUY');
-          if (orders.some((o) => isBid(o) && yp(o) === mid) && orders.some((o) => !isBid(o) && yp(o) === mid)) guarded++;
+          if (orders.some((o) => isBid(o) && yp(o) === mid) && orders.some((o) => !isBid(o) && yp(o) === mid))
+            guarded++;
         },
       ),
       { numRuns: 2_000 },

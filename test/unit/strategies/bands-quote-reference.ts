@@ -8,7 +8,14 @@
 import type { LiveOrderView, QuoteIntent } from '../../../src/core/intents.ts';
 import { LOT_MICRO, PRICE_SCALE, type Micro, type Pips } from '../../../src/core/units.ts';
 import type { StrategyState } from '../../../src/strategy/api.ts';
-import { agedOrders, ceilToTick, floorToTick, inventoryOf, lotsDown, type MarketTop } from '../../../src/strategy/quoting.ts';
+import {
+  agedOrders,
+  ceilToTick,
+  floorToTick,
+  inventoryOf,
+  lotsDown,
+  type MarketTop,
+} from '../../../src/strategy/quoting.ts';
 import type { BandsConfig, MarketPlan } from '../../../strategies/bands.ts';
 
 const lotDown = lotsDown;
@@ -25,7 +32,12 @@ interface Own {
 const EPS = 1e-6;
 
 /** `quoteMarket` on a top already computed (the memo below computes it first). */
-export function referenceQuoteAt(plan: MarketPlan, cfg: BandsConfig, state: StrategyState, t: MarketTop | null): QuoteIntent[] {
+export function referenceQuoteAt(
+  plan: MarketPlan,
+  cfg: BandsConfig,
+  state: StrategyState,
+  t: MarketTop | null,
+): QuoteIntent[] {
   if (t === null || t.mid === null || t.touchBid === null || t.touchAsk === null) return [];
   const top = { bid: t.touchBid, ask: t.touchAsk };
   const mid = t.mid;
@@ -157,12 +169,20 @@ export function referenceQuoteAt(plan: MarketPlan, cfg: BandsConfig, state: Stra
       if (sell < minSize) sell = 0;
       const buy = size - sell;
       if (sell > 0) {
-        out.push(bid ? { tokenId: plan.no, side: 'SELL', price: (PRICE_SCALE - price) as Pips, size: sell as Micro } : { tokenId: plan.yes, side: 'SELL', price: price as Pips, size: sell as Micro });
+        out.push(
+          bid
+            ? { tokenId: plan.no, side: 'SELL', price: (PRICE_SCALE - price) as Pips, size: sell as Micro }
+            : { tokenId: plan.yes, side: 'SELL', price: price as Pips, size: sell as Micro },
+        );
         if (bid) noFree -= sell;
         else yesFree -= sell;
       }
       if (buy >= minSize) {
-        out.push(bid ? { tokenId: plan.yes, side: 'BUY', price: price as Pips, size: buy as Micro } : { tokenId: plan.no, side: 'BUY', price: (PRICE_SCALE - price) as Pips, size: buy as Micro });
+        out.push(
+          bid
+            ? { tokenId: plan.yes, side: 'BUY', price: price as Pips, size: buy as Micro }
+            : { tokenId: plan.no, side: 'BUY', price: (PRICE_SCALE - price) as Pips, size: buy as Micro },
+        );
       }
       capLeft -= sell + (buy >= minSize ? buy : 0);
     }
@@ -170,7 +190,8 @@ export function referenceQuoteAt(plan: MarketPlan, cfg: BandsConfig, state: Stra
 
   // assemble innermost first; a last guard against self-crossing (possible only with minMargin 0)
   let maxBid = -1;
-  for (let s = 0; s < nb; s++) for (const q of [...kept[s]!, ...fresh[s]!]) maxBid = Math.max(maxBid, yesPriceOf(q, plan));
+  for (let s = 0; s < nb; s++)
+    for (const q of [...kept[s]!, ...fresh[s]!]) maxBid = Math.max(maxBid, yesPriceOf(q, plan));
   const quotes: QuoteIntent[] = [];
   for (let i = 0; i < nb; i++) {
     for (const q of kept[i]!) quotes.push(q);

@@ -12,11 +12,25 @@ import type { TokenId } from '../../../src/core/ids.ts';
 import type { Micro, Pips, Side } from '../../../src/core/units.ts';
 import { resolveParams } from '../../../src/strategy/params.ts';
 import bands, { BANDS_PARAMS, bandsConfig, quoteMarket, type MarketPlan } from '../../../strategies/bands.ts';
-import { bookView, ctxFor, fakeState, levelEvent, M1, marketInfo, NO1, order, SH, YES1, type FakeState, type Lv } from '../strategy/fixtures.ts';
+import {
+  bookView,
+  ctxFor,
+  fakeState,
+  levelEvent,
+  M1,
+  marketInfo,
+  NO1,
+  order,
+  SH,
+  YES1,
+  type FakeState,
+  type Lv,
+} from '../strategy/fixtures.ts';
 
 type Book = { bids: Map<number, number>; asks: Map<number, number>; stale: boolean };
 
-const levelEv = (tokenId: TokenId, side: Side, price: number, size: number, endOfBatch: boolean): MmkitEvent => levelEvent(M1, tokenId, endOfBatch, { side, price, size });
+const levelEv = (tokenId: TokenId, side: Side, price: number, size: number, endOfBatch: boolean): MmkitEvent =>
+  levelEvent(M1, tokenId, endOfBatch, { side, price, size });
 const snapEv = (tokenId: TokenId, tickSize: number | null, minOrderSize: number | null): MmkitEvent => ({
   type: 'book_snapshot',
   venueTime: 1,
@@ -58,7 +72,12 @@ function harness(over: Record<string, unknown>) {
     if (out !== undefined) current = out;
     return out;
   };
-  const fresh = (): QuoteIntent[] => quoteMarket({ market: M1, yes: YES1, no: NO1, tick: plan.tick, minSize: plan.minSize } satisfies MarketPlan, cfg, s);
+  const fresh = (): QuoteIntent[] =>
+    quoteMarket(
+      { market: M1, yes: YES1, no: NO1, tick: plan.tick, minSize: plan.minSize } satisfies MarketPlan,
+      cfg,
+      s,
+    );
   return {
     s,
     books,
@@ -74,8 +93,16 @@ function harness(over: Record<string, unknown>) {
   };
 }
 
-const yesBids: Lv[] = [[4900, 100 * SH], [4800, 50 * SH], [4000, 10 * SH]];
-const yesAsks: Lv[] = [[5100, 100 * SH], [5200, 50 * SH], [6000, 10 * SH]];
+const yesBids: Lv[] = [
+  [4900, 100 * SH],
+  [4800, 50 * SH],
+  [4000, 10 * SH],
+];
+const yesAsks: Lv[] = [
+  [5100, 100 * SH],
+  [5200, 50 * SH],
+  [6000, 10 * SH],
+];
 /** The NO book as the complement of the YES one (NO bids = 1 - YES asks). */
 const noBids: Lv[] = yesAsks.map(([p, z]) => [10_000 - p, z]);
 const noAsks: Lv[] = yesBids.map(([p, z]) => [10_000 - p, z]);
@@ -140,7 +167,12 @@ describe('bands skip: adversarial sequences', () => {
 
   it('random sequences of level changes, snapshots, staleness, own orders, positions and ticks: the quotes in effect are always quoteMarket', () => {
     // mostly deep levels (the skip's case), some at and around the top
-    const prices = fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 30, max: 70 }) }, { weight: 2, arbitrary: fc.integer({ min: 47, max: 53 }) }).map((x) => x * 100);
+    const prices = fc
+      .oneof(
+        { weight: 3, arbitrary: fc.integer({ min: 30, max: 70 }) },
+        { weight: 2, arbitrary: fc.integer({ min: 47, max: 53 }) },
+      )
+      .map((x) => x * 100);
     const size = fc.constantFrom(0, 0, 1 * SH, 5 * SH, 20 * SH, 100 * SH);
     const token = fc.constantFrom(YES1, NO1);
     const side = fc.constantFrom<Side>('BUY', 'SELL');
@@ -148,29 +180,78 @@ describe('bands skip: adversarial sequences', () => {
       {
         weight: 16,
         arbitrary: fc
-          .record({ k: fc.constant('level' as const), token, side, price: prices, deep: fc.integer({ min: 1, max: 20 }), behind: fc.boolean(), size, end: fc.boolean(), stale: fc.oneof({ weight: 15, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: token }) })
+          .record({
+            k: fc.constant('level' as const),
+            token,
+            side,
+            price: prices,
+            deep: fc.integer({ min: 1, max: 20 }),
+            behind: fc.boolean(),
+            size,
+            end: fc.boolean(),
+            stale: fc.oneof({ weight: 15, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: token }),
+          })
           // half of them on the side's own deep end (a bid below 0.48, an ask above 0.52): behind the top most of the time
-          .map(({ deep, behind, ...a }) => (behind ? { ...a, price: a.side === 'BUY' ? 4800 - deep * 100 : 5200 + deep * 100 } : a)),
+          .map(({ deep, behind, ...a }) =>
+            behind ? { ...a, price: a.side === 'BUY' ? 4800 - deep * 100 : 5200 + deep * 100 } : a,
+          ),
       },
-      { weight: 2, arbitrary: fc.record({ k: fc.constant('snap' as const), token, bids: fc.array(fc.tuple(prices, size), { maxLength: 4 }), asks: fc.array(fc.tuple(prices, size), { maxLength: 4 }), tick: fc.constantFrom(null, null, 100, 10, 1000), minSize: fc.constantFrom(null, null, 5 * SH, 1 * SH) }) },
+      {
+        weight: 2,
+        arbitrary: fc.record({
+          k: fc.constant('snap' as const),
+          token,
+          bids: fc.array(fc.tuple(prices, size), { maxLength: 4 }),
+          asks: fc.array(fc.tuple(prices, size), { maxLength: 4 }),
+          tick: fc.constantFrom(null, null, 100, 10, 1000),
+          minSize: fc.constantFrom(null, null, 5 * SH, 1 * SH),
+        }),
+      },
       {
         weight: 2,
         arbitrary: fc.record({
           k: fc.constant('orders' as const),
-          orders: fc.array(fc.record({ token, side, price: prices, size: fc.constantFrom(5 * SH, 10 * SH, 100 * SH), matched: fc.constantFrom(0, 5 * SH) }), { maxLength: 4 }),
+          orders: fc.array(
+            fc.record({
+              token,
+              side,
+              price: prices,
+              size: fc.constantFrom(5 * SH, 10 * SH, 100 * SH),
+              matched: fc.constantFrom(0, 5 * SH),
+            }),
+            { maxLength: 4 },
+          ),
         }),
       },
-      { weight: 1, arbitrary: fc.record({ k: fc.constant('pos' as const), token, size: fc.constantFrom(0, 10 * SH, 60 * SH, -5 * SH) }) },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          k: fc.constant('pos' as const),
+          token,
+          size: fc.constantFrom(0, 10 * SH, 60 * SH, -5 * SH),
+        }),
+      },
       { weight: 1, arbitrary: fc.record({ k: fc.constant('timer' as const) }) },
     );
     let skipped = 0;
     let answered = 0;
     fc.assert(
       fc.property(
-        fc.record({ tokens: fc.constantFrom('yes', 'both'), excludeOwnOrders: fc.boolean(), minSpread: fc.constantFrom(0, 0.02), postOnly: fc.constantFrom('move', 'drop'), noYesBook: fc.boolean() }),
+        fc.record({
+          tokens: fc.constantFrom('yes', 'both'),
+          excludeOwnOrders: fc.boolean(),
+          minSpread: fc.constantFrom(0, 0.02),
+          postOnly: fc.constantFrom('move', 'drop'),
+          noYesBook: fc.boolean(),
+        }),
         fc.array(action, { minLength: 1, maxLength: 40 }),
         (p, actions) => {
-          const t = harness({ tokens: p.tokens, excludeOwnOrders: p.excludeOwnOrders, minSpread: p.minSpread, postOnly: p.postOnly });
+          const t = harness({
+            tokens: p.tokens,
+            excludeOwnOrders: p.excludeOwnOrders,
+            minSpread: p.minSpread,
+            postOnly: p.postOnly,
+          });
           if (!p.noYesBook) t.setBook(YES1, yesBids, yesAsks);
           t.setBook(NO1, noBids, noAsks);
           t.send(timerEv);
@@ -189,10 +270,18 @@ describe('bands skip: adversarial sequences', () => {
               t.sync(NO1);
               e = levelEv(a.token, a.side, a.price, a.size, a.end);
             } else if (a.k === 'snap') {
-              t.setBook(a.token, a.bids.filter(([, z]) => z > 0), a.asks.filter(([, z]) => z > 0));
+              t.setBook(
+                a.token,
+                a.bids.filter(([, z]) => z > 0),
+                a.asks.filter(([, z]) => z > 0),
+              );
               e = snapEv(a.token, a.tick, a.minSize);
             } else if (a.k === 'orders') {
-              t.setOrders(a.orders.map((o) => order(M1, o.token, o.side, o.token === YES1 ? o.price : 10_000 - o.price, o.size, o.matched)));
+              t.setOrders(
+                a.orders.map((o) =>
+                  order(M1, o.token, o.side, o.token === YES1 ? o.price : 10_000 - o.price, o.size, o.matched),
+                ),
+              );
               continue; // an order update re-quotes nothing by itself; the next book event sees the new list
             } else if (a.k === 'pos') {
               t.s.positions.set(a.token, a.size);

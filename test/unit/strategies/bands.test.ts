@@ -9,24 +9,53 @@ import type { LiveOrderView, QuoteIntent } from '../../../src/core/intents.ts';
 import { loadStrategy } from '../../../src/strategy/loader.ts';
 import { resolveParams } from '../../../src/strategy/params.ts';
 import bands, { BANDS_PARAMS, bandsConfig, quoteMarket, type MarketPlan } from '../../../strategies/bands.ts';
-import { bookView, ctxFor, fakeState, M1, marketInfo, NO1, order, SH, snapshotEvent, YES1 } from '../strategy/fixtures.ts';
+import {
+  bookView,
+  ctxFor,
+  fakeState,
+  M1,
+  marketInfo,
+  NO1,
+  order,
+  SH,
+  snapshotEvent,
+  YES1,
+} from '../strategy/fixtures.ts';
 
 const plan: MarketPlan = { market: M1, yes: YES1, no: NO1, tick: 100, minSize: 5 * SH };
 const cfgOf = (o: Record<string, unknown> = {}) => bandsConfig(resolveParams(BANDS_PARAMS, { inventorySkew: 0, ...o }));
-const simple = (qs: readonly QuoteIntent[]) => qs.map((q) => `${q.tokenId === YES1 ? 'Y' : 'N'} ${q.side} ${q.price} ${q.size / SH}`);
+const simple = (qs: readonly QuoteIntent[]) =>
+  qs.map((q) => `${q.tokenId === YES1 ? 'Y' : 'N'} ${q.side} ${q.price} ${q.size / SH}`);
 const book = (bid = 4900, ask = 5100) => bookView(YES1, [[bid, 100 * SH]], [[ask, 100 * SH]]);
-const live = (qs: readonly QuoteIntent[], createdAt?: number): LiveOrderView[] => qs.map((q) => ({ ...order(M1, q.tokenId, q.side, q.price, q.size), ...(createdAt === undefined ? {} : { createdAt }) }));
+const live = (qs: readonly QuoteIntent[], createdAt?: number): LiveOrderView[] =>
+  qs.map((q) => ({
+    ...order(M1, q.tokenId, q.side, q.price, q.size),
+    ...(createdAt === undefined ? {} : { createdAt }),
+  }));
 
 describe('bands: common rules', () => {
   it('loads by name with the common params documented', async () => {
     const def = await loadStrategy('bands');
-    expect(Object.keys(def.params)).toEqual(expect.arrayContaining(['minSpread', 'postOnly', 'maxOrderAge', 'tokens', 'maxPosition']));
-    expect(cfgOf({ minSpread: 0.06, postOnly: 'drop', maxOrderAge: 30 })).toMatchObject({ minSpread: 600, postOnly: 'drop', maxOrderAgeMs: 30_000 });
+    expect(Object.keys(def.params)).toEqual(
+      expect.arrayContaining(['minSpread', 'postOnly', 'maxOrderAge', 'tokens', 'maxPosition']),
+    );
+    expect(cfgOf({ minSpread: 0.06, postOnly: 'drop', maxOrderAge: 30 })).toMatchObject({
+      minSpread: 600,
+      postOnly: 'drop',
+      maxOrderAgeMs: 30_000,
+    });
   });
   it('minimum spread: no bid above mid - minSpread/2 (bands at 0.02 / 0.04 / 0.06; minSpread 0.06)', () => {
     // mid 0.50: band 0 would bid 0.48, kept at or below 0.47; bands 1 and 2 are already farther
     const s = fakeState({ books: [book()], positions: { [YES1]: 50 * SH } });
-    expect(simple(quoteMarket(plan, cfgOf({ minSpread: 0.06 }), s))).toEqual(['Y BUY 4700 10', 'Y SELL 5300 10', 'Y BUY 4600 15', 'Y SELL 5400 15', 'Y BUY 4400 20', 'Y SELL 5600 20']);
+    expect(simple(quoteMarket(plan, cfgOf({ minSpread: 0.06 }), s))).toEqual([
+      'Y BUY 4700 10',
+      'Y SELL 5300 10',
+      'Y BUY 4600 15',
+      'Y SELL 5400 15',
+      'Y BUY 4400 20',
+      'Y SELL 5600 20',
+    ]);
     // a live bid nearer the mid than 0.03 is not kept
     s.orders = [order(M1, YES1, 'BUY', 4800, 10 * SH)];
     expect(simple(quoteMarket(plan, cfgOf({ minSpread: 0.06 }), s))[0]).toBe('Y BUY 4700 10');

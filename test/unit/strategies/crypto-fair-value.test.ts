@@ -13,16 +13,47 @@ import { loadStrategy } from '../../../src/strategy/loader.ts';
 import { SECONDS_PER_YEAR } from '../../../src/strategy/models.ts';
 import { resolveParams } from '../../../src/strategy/params.ts';
 import { MarketRegistry } from '../../../src/strategy/quoting.ts';
-import cfv, { CRYPTO_FAIR_VALUE_PARAMS, cryptoConfig, cryptoTerms, fairProbability, inferSymbol, quoteCrypto, ReferenceFeed } from '../../../strategies/crypto-fair-value.ts';
-import { bookView, ctxFor, fakeState, M1, M2, marketInfo, NO1, NO2, SH, snapshotEvent, timerEvent, YES1, YES2 } from '../strategy/fixtures.ts';
+import cfv, {
+  CRYPTO_FAIR_VALUE_PARAMS,
+  cryptoConfig,
+  cryptoTerms,
+  fairProbability,
+  inferSymbol,
+  quoteCrypto,
+  ReferenceFeed,
+} from '../../../strategies/crypto-fair-value.ts';
+import {
+  bookView,
+  ctxFor,
+  fakeState,
+  M1,
+  M2,
+  marketInfo,
+  NO1,
+  NO2,
+  SH,
+  snapshotEvent,
+  timerEvent,
+  YES1,
+  YES2,
+} from '../strategy/fixtures.ts';
 
 const SIGMA = 0.6 / Math.sqrt(SECONDS_PER_YEAR); // the default prior: 60% a year = 1.0684e-4 per sqrt(s)
 const END = Date.parse('2030-01-05T00:00:00Z');
 const ABOVE_Q = 'Will the price of Bitcoin be above $95,000 on Jan 5?';
-const above = (o: Parameters<typeof marketInfo>[3] = {}) => marketInfo(M1, YES1, NO1, { question: ABOVE_Q, endDate: '2030-01-05T00:00:00Z', tick: '0.001', ...o });
+const above = (o: Parameters<typeof marketInfo>[3] = {}) =>
+  marketInfo(M1, YES1, NO1, { question: ABOVE_Q, endDate: '2030-01-05T00:00:00Z', tick: '0.001', ...o });
 const cfgOf = (o: Record<string, unknown> = {}) => cryptoConfig(resolveParams(CRYPTO_FAIR_VALUE_PARAMS, o));
-const simple = (qs: readonly QuoteIntent[]) => qs.map((q) => `${q.tokenId === YES1 ? 'Y' : 'N'} ${q.side} ${q.price} ${q.size / SH}`);
-const tick = (value: number, at: number, snapshot = false, symbol = 'btcusdt'): PriceTickEvent => ({ type: 'price_tick', symbol, value, snapshot, venueTime: at, recvTime: at });
+const simple = (qs: readonly QuoteIntent[]) =>
+  qs.map((q) => `${q.tokenId === YES1 ? 'Y' : 'N'} ${q.side} ${q.price} ${q.size / SH}`);
+const tick = (value: number, at: number, snapshot = false, symbol = 'btcusdt'): PriceTickEvent => ({
+  type: 'price_tick',
+  symbol,
+  value,
+  snapshot,
+  venueTime: at,
+  recvTime: at,
+});
 /** A loose book that neither the bid nor the ask crosses. */
 const looseBook = (bid = 4000, ask = 9900) => bookView(YES1, [[bid, 100 * SH]], [[ask, 100 * SH]]);
 
@@ -36,19 +67,46 @@ describe('crypto-fair-value: market terms', () => {
     expect(inferSymbol('Will it rain in Paris?')).toBeUndefined();
   });
   it('"above $K" markets: strike from the question, expiry from endDate', () => {
-    expect(cryptoTerms(above(), cfgOf())).toEqual({ symbol: 'btcusdt', strike: 95_000, direction: 'above', expiryMs: END, windowStartMs: undefined });
-    expect(cryptoTerms(above({ question: 'Will ETH close below $3,450.50 on Jan 5?' }), cfgOf())).toMatchObject({ symbol: 'ethusdt', strike: 3450.5, direction: 'below' });
+    expect(cryptoTerms(above(), cfgOf())).toEqual({
+      symbol: 'btcusdt',
+      strike: 95_000,
+      direction: 'above',
+      expiryMs: END,
+      windowStartMs: undefined,
+    });
+    expect(cryptoTerms(above({ question: 'Will ETH close below $3,450.50 on Jan 5?' }), cfgOf())).toMatchObject({
+      symbol: 'ethusdt',
+      strike: 3450.5,
+      direction: 'below',
+    });
   });
   it('up/down windows: the window start from the question; the strike from "Price to beat" when the metadata has a description', () => {
-    const w = marketInfo(M1, YES1, NO1, { question: 'Bitcoin Up or Down - Jan 5, 23:45-00:00 UTC', endDate: '2030-01-05T00:00:00Z' });
-    expect(cryptoTerms(w, cfgOf())).toEqual({ symbol: 'btcusdt', strike: undefined, direction: 'above', expiryMs: END, windowStartMs: END - 15 * 60_000 });
-    const withDesc = { ...w, description: 'This market will resolve to "Up" ... Price to beat: $95,123.45. The resolution source is ...' };
+    const w = marketInfo(M1, YES1, NO1, {
+      question: 'Bitcoin Up or Down - Jan 5, 23:45-00:00 UTC',
+      endDate: '2030-01-05T00:00:00Z',
+    });
+    expect(cryptoTerms(w, cfgOf())).toEqual({
+      symbol: 'btcusdt',
+      strike: undefined,
+      direction: 'above',
+      expiryMs: END,
+      windowStartMs: END - 15 * 60_000,
+    });
+    const withDesc = {
+      ...w,
+      description: 'This market will resolve to "Up" ... Price to beat: $95,123.45. The resolution source is ...',
+    };
     expect(cryptoTerms(withDesc, cfgOf())?.strike).toBe(95_123.45);
-    const daily = marketInfo(M1, YES1, NO1, { question: 'Bitcoin Up or Down on Jan 5?', endDate: '2030-01-05T00:00:00Z' });
+    const daily = marketInfo(M1, YES1, NO1, {
+      question: 'Bitcoin Up or Down on Jan 5?',
+      endDate: '2030-01-05T00:00:00Z',
+    });
     expect(cryptoTerms(daily, cfgOf())?.windowStartMs).toBe(END - 86_400_000);
   });
   it('params override the metadata; no symbol or no expiry: no terms', () => {
-    expect(cryptoTerms(above(), cfgOf({ symbol: 'ETHUSDT', strike: 3500, expiry: '2030-02-01T00:00:00Z' }))).toMatchObject({ symbol: 'ethusdt', strike: 3500, expiryMs: Date.parse('2030-02-01T00:00:00Z') });
+    expect(
+      cryptoTerms(above(), cfgOf({ symbol: 'ETHUSDT', strike: 3500, expiry: '2030-02-01T00:00:00Z' })),
+    ).toMatchObject({ symbol: 'ethusdt', strike: 3500, expiryMs: Date.parse('2030-02-01T00:00:00Z') });
     expect(cryptoTerms(above({ question: 'Will it rain?' }), cfgOf())).toBeUndefined();
     expect(cryptoTerms(above({ endDate: '' }), cfgOf())).toBeUndefined();
   });
@@ -72,9 +130,14 @@ describe('crypto-fair-value: the fair value and exact quotes', () => {
     expect(simple(quoteCrypto(ref(), cfgOf(), 0.836963426, s))).toEqual(['Y BUY 8150 10', 'Y SELL 8560 10']);
   });
   it('quotes into an empty or one-sided book (the price comes from the feed), never across it', () => {
-    expect(simple(quoteCrypto(ref(), cfgOf(), 0.836963426, fakeState({ books: [bookView(YES1, [], [])] })))).toEqual(['Y BUY 8160 10', 'N BUY 1430 10']);
+    expect(simple(quoteCrypto(ref(), cfgOf(), 0.836963426, fakeState({ books: [bookView(YES1, [], [])] })))).toEqual([
+      'Y BUY 8160 10',
+      'N BUY 1430 10',
+    ]);
     // the best ask is 0.81: our bid moves behind it to 0.809
-    expect(simple(quoteCrypto(ref(), cfgOf(), 0.836963426, fakeState({ books: [bookView(YES1, [], [[8100, SH]])] })))).toEqual(['Y BUY 8090 10', 'N BUY 1430 10']);
+    expect(
+      simple(quoteCrypto(ref(), cfgOf(), 0.836963426, fakeState({ books: [bookView(YES1, [], [[8100, SH]])] }))),
+    ).toEqual(['Y BUY 8090 10', 'N BUY 1430 10']);
   });
   it('near 1: the ask beyond 0.99 is dropped, not clamped below the fair value', () => {
     // fair 0.9999: bid 0.9799 -> 0.979; ask 1.0199: out of range
@@ -84,8 +147,12 @@ describe('crypto-fair-value: the fair value and exact quotes', () => {
   it('no fair value, a stale or a crossed book: no quotes', () => {
     expect(quoteCrypto(ref(), cfgOf(), undefined, fakeState({ books: [looseBook()] }))).toEqual([]);
     expect(quoteCrypto(ref(), cfgOf(), NaN, fakeState({ books: [looseBook()] }))).toEqual([]);
-    expect(quoteCrypto(ref(), cfgOf(), 0.5, fakeState({ books: [bookView(YES1, [[4000, SH]], [[9900, SH]], true)] }))).toEqual([]);
-    expect(quoteCrypto(ref(), cfgOf(), 0.5, fakeState({ books: [bookView(YES1, [[6000, SH]], [[5000, SH]])] }))).toEqual([]);
+    expect(
+      quoteCrypto(ref(), cfgOf(), 0.5, fakeState({ books: [bookView(YES1, [[4000, SH]], [[9900, SH]], true)] })),
+    ).toEqual([]);
+    expect(
+      quoteCrypto(ref(), cfgOf(), 0.5, fakeState({ books: [bookView(YES1, [[6000, SH]], [[5000, SH]])] })),
+    ).toEqual([]);
     expect(quoteCrypto(ref(), cfgOf(), 0.5, fakeState())).toEqual([]);
   });
 });
@@ -113,7 +180,12 @@ describe('crypto-fair-value: the reference feed', () => {
   });
   it('finds the price at a window start: the first tick at or after it, within the window', () => {
     const f = new ReferenceFeed(1000, 1e-8);
-    for (const [v, t] of [[94_900, 9_500], [95_000, 10_300], [95_100, 11_300]] as const) f.observe(tick(v, t, true));
+    for (const [v, t] of [
+      [94_900, 9_500],
+      [95_000, 10_300],
+      [95_100, 11_300],
+    ] as const)
+      f.observe(tick(v, t, true));
     expect(f.priceAtStart(10_000, 2_000)).toBe(95_000);
     expect(f.priceAtStart(10_000, 200)).toBeUndefined(); // 300 ms after the start: too late
     expect(f.priceAtStart(9_000, 2_000)).toBeUndefined(); // history does not reach back before the start
@@ -154,7 +226,10 @@ describe('crypto-fair-value: the handler (synthetic price ticks)', () => {
   it('a dropped price stream pulls every market at once', () => {
     const { h, s } = setup();
     h.onEvent(tick(95_300, NOW), s);
-    const out = h.onEvent({ type: 'disconnected', stream: 'rtds', reason: 'closed 1006', venueTime: NOW, recvTime: NOW }, s);
+    const out = h.onEvent(
+      { type: 'disconnected', stream: 'rtds', reason: 'closed 1006', venueTime: NOW, recvTime: NOW },
+      s,
+    );
     expect(quotesOf(out)).toEqual([]);
     expect(quotesOf(h.onEvent(timerEvent(), s))).toEqual([]);
   });
@@ -167,7 +242,10 @@ describe('crypto-fair-value: the handler (synthetic price ticks)', () => {
   });
   it('up/down window: the strike is the first feed price at the window start', () => {
     // window 23:45-00:00, now 23:55 (300 s left); history around 23:45:00: 94,900 (-0.5 s), 95,000 (+0.3 s)
-    const w = marketInfo(M1, YES1, NO1, { question: 'Bitcoin Up or Down - Jan 5, 23:45-00:00 UTC', endDate: '2030-01-05T00:00:00Z' });
+    const w = marketInfo(M1, YES1, NO1, {
+      question: 'Bitcoin Up or Down - Jan 5, 23:45-00:00 UTC',
+      endDate: '2030-01-05T00:00:00Z',
+    });
     const start = END - 900_000;
     // a one-day volatility half-life keeps the estimate within 0.2% of the 60% prior over these ticks
     const { h, s } = setup({ volHalfLife: 86_400 }, [w]);
@@ -179,7 +257,10 @@ describe('crypto-fair-value: the handler (synthetic price ticks)', () => {
     expect(quotesOf(h.onEvent(tick(95_300, END - 300_000), s))).toEqual(['Y BUY 9300 10', 'N BUY 200 10']);
   });
   it('up/down window without a price at its start: no strike, no quotes', () => {
-    const w = marketInfo(M1, YES1, NO1, { question: 'Bitcoin Up or Down - Jan 5, 23:45-00:00 UTC', endDate: '2030-01-05T00:00:00Z' });
+    const w = marketInfo(M1, YES1, NO1, {
+      question: 'Bitcoin Up or Down - Jan 5, 23:45-00:00 UTC',
+      endDate: '2030-01-05T00:00:00Z',
+    });
     const { h, s } = setup({}, [w]);
     at(s, END - 300_000);
     h.onEvent(tick(95_000, END - 899_000 + 2_500, true), s); // history starts after the window start
@@ -200,7 +281,14 @@ describe('crypto-fair-value: the handler (synthetic price ticks)', () => {
   it('a resolved market is pulled', () => {
     const { h, s } = setup();
     h.onEvent(tick(95_300, NOW), s);
-    const e: MmkitEvent = { type: 'market_resolved', market: M1, winningTokenId: YES1, winningOutcome: 'Yes', venueTime: NOW, recvTime: NOW };
+    const e: MmkitEvent = {
+      type: 'market_resolved',
+      market: M1,
+      winningTokenId: YES1,
+      winningOutcome: 'Yes',
+      venueTime: NOW,
+      recvTime: NOW,
+    };
     expect(quotesOf(h.onEvent(e, s))).toEqual([]);
     expect(quotesOf(h.onEvent(tick(95_300, NOW + 1), s))).toEqual([]);
   });

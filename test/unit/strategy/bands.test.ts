@@ -7,11 +7,31 @@ import type { Side } from '../../../src/core/units.ts';
 import { isValidPrice, LOT_MICRO } from '../../../src/core/units.ts';
 import { resolveParams } from '../../../src/strategy/params.ts';
 import bands, { BANDS_PARAMS, bandsConfig, quoteMarket, type MarketPlan } from '../../../strategies/bands.ts';
-import { bookView, complementView, ctxFor, fakeState, levelEvent, M1, M2, marketInfo, NO1, NO2, order, SH, snapshotEvent, timerEvent, YES1, YES2, type FakeState, type Lv } from './fixtures.ts';
+import {
+  bookView,
+  complementView,
+  ctxFor,
+  fakeState,
+  levelEvent,
+  M1,
+  M2,
+  marketInfo,
+  NO1,
+  NO2,
+  order,
+  SH,
+  snapshotEvent,
+  timerEvent,
+  YES1,
+  YES2,
+  type FakeState,
+  type Lv,
+} from './fixtures.ts';
 
 const plan: MarketPlan = { market: M1, yes: YES1, no: NO1, tick: 100, minSize: 5 * SH };
 const cfgOf = (o: Record<string, unknown> = {}) => bandsConfig(resolveParams(BANDS_PARAMS, o));
-const simple = (qs: readonly QuoteIntent[]) => qs.map((q) => `${q.tokenId === YES1 ? 'Y' : 'N'} ${q.side} ${q.price} ${q.size / SH}`);
+const simple = (qs: readonly QuoteIntent[]) =>
+  qs.map((q) => `${q.tokenId === YES1 ? 'Y' : 'N'} ${q.side} ${q.price} ${q.size / SH}`);
 
 /** A two-sided YES book around 0.50: bid 0.49, ask 0.51 (others' size 100 shares). */
 function book(bid = 4900, ask = 5100, extra: { bids?: Lv[]; asks?: Lv[] } = {}, stale = false) {
@@ -34,17 +54,37 @@ describe('bands: params', () => {
     expect(c.maxPosition).toBe(100 * SH);
   });
   it('takes explicit bands as JSON (poly-market-maker format)', () => {
-    const c = cfgOf({ bandsJson: JSON.stringify([{ minMargin: 0.005, avgMargin: 0.01, maxMargin: 0.02, minAmount: 20, avgAmount: 30, maxAmount: 40 }]) });
-    expect(c.bands).toEqual([{ minMargin: 50, avgMargin: 100, maxMargin: 200, minAmount: 20 * SH, avgAmount: 30 * SH, maxAmount: 40 * SH }]);
+    const c = cfgOf({
+      bandsJson: JSON.stringify([
+        { minMargin: 0.005, avgMargin: 0.01, maxMargin: 0.02, minAmount: 20, avgAmount: 30, maxAmount: 40 },
+      ]),
+    });
+    expect(c.bands).toEqual([
+      { minMargin: 50, avgMargin: 100, maxMargin: 200, minAmount: 20 * SH, avgAmount: 30 * SH, maxAmount: 40 * SH },
+    ]);
   });
   it.each([
     ['not json', /not valid JSON/],
     ['[]', /1 to 20 bands/],
     ['[1]', /must be an object/],
-    [JSON.stringify([{ minMargin: 0.02, avgMargin: 0.01, maxMargin: 0.03, minAmount: 1, avgAmount: 2, maxAmount: 3 }]), /minMargin <= avgMargin/],
-    [JSON.stringify([{ minMargin: 0, avgMargin: 0.01, maxMargin: 0.03, minAmount: 3, avgAmount: 2, maxAmount: 3 }]), /minAmount <= avgAmount/],
-    [JSON.stringify([{ minMargin: 0, avgMargin: 0.01, maxMargin: 0.03, minAmount: 1, avgAmount: 2 }]), /maxAmount must be/],
-    [JSON.stringify([{ minMargin: 0, avgMargin: 0.01, maxMargin: 0.03, minAmount: 1, avgAmount: 2, maxAmount: 3, x: 1 }]), /unknown key x/],
+    [
+      JSON.stringify([{ minMargin: 0.02, avgMargin: 0.01, maxMargin: 0.03, minAmount: 1, avgAmount: 2, maxAmount: 3 }]),
+      /minMargin <= avgMargin/,
+    ],
+    [
+      JSON.stringify([{ minMargin: 0, avgMargin: 0.01, maxMargin: 0.03, minAmount: 3, avgAmount: 2, maxAmount: 3 }]),
+      /minAmount <= avgAmount/,
+    ],
+    [
+      JSON.stringify([{ minMargin: 0, avgMargin: 0.01, maxMargin: 0.03, minAmount: 1, avgAmount: 2 }]),
+      /maxAmount must be/,
+    ],
+    [
+      JSON.stringify([
+        { minMargin: 0, avgMargin: 0.01, maxMargin: 0.03, minAmount: 1, avgAmount: 2, maxAmount: 3, x: 1 },
+      ]),
+      /unknown key x/,
+    ],
   ])('refuses bandsJson %s', (json, msg) => {
     expect(() => cfgOf({ bandsJson: json })).toThrow(ConfigError);
     try {
@@ -69,7 +109,14 @@ describe('bands: quotes around the mid', () => {
     const s = fakeState({ books: [book(4900, 5000)], positions: { [YES1]: 45 * SH } });
     const q = quoteMarket(plan, cfgOf({ inventorySkew: 0 }), s);
     // mid 4950: bids at 4750 -> 4700, asks at 5150 -> 5200
-    expect(simple(q)).toEqual(['Y BUY 4700 10', 'Y SELL 5200 10', 'Y BUY 4500 15', 'Y SELL 5400 15', 'Y BUY 4300 20', 'Y SELL 5600 20']);
+    expect(simple(q)).toEqual([
+      'Y BUY 4700 10',
+      'Y SELL 5200 10',
+      'Y BUY 4500 15',
+      'Y SELL 5400 15',
+      'Y BUY 4300 20',
+      'Y SELL 5600 20',
+    ]);
   });
   it('quotes on a finer tick', () => {
     const s = fakeState({ books: [book(4930, 4970)] });
@@ -167,7 +214,14 @@ describe('bands: inventory', () => {
   it('skews both sides against the position', () => {
     const s = fakeState({ books: [book()], positions: { [YES1]: 50 * SH } });
     // skew 2 ticks x 50/100 = 1 tick down: center 0.49
-    expect(simple(quoteMarket(plan, cfgOf(), s))).toEqual(['Y BUY 4700 10', 'Y SELL 5100 10', 'Y BUY 4500 15', 'Y SELL 5300 15', 'Y BUY 4300 20', 'Y SELL 5500 20']);
+    expect(simple(quoteMarket(plan, cfgOf(), s))).toEqual([
+      'Y BUY 4700 10',
+      'Y SELL 5100 10',
+      'Y BUY 4500 15',
+      'Y SELL 5300 15',
+      'Y BUY 4300 20',
+      'Y SELL 5500 20',
+    ]);
   });
   it('stops adding beyond maxPosition and sells only what is held', () => {
     const s = fakeState({ books: [book()], positions: { [YES1]: 92 * SH } });
@@ -193,7 +247,13 @@ describe('bands: no book, no quote', () => {
     ['a stale book', fakeState({ books: [book(4900, 5100, {}, true)] })],
     ['a one-sided book', fakeState({ books: [bookView(YES1, [[4900, SH]], [])] })],
     ['a crossed book', fakeState({ books: [bookView(YES1, [[5100, SH]], [[4900, SH]])] })],
-    ['only our own orders on one side', fakeState({ books: [bookView(YES1, [[4800, 10 * SH]], [[5100, SH]])], orders: [order(M1, YES1, 'BUY', 4800, 10 * SH)] })],
+    [
+      'only our own orders on one side',
+      fakeState({
+        books: [bookView(YES1, [[4800, 10 * SH]], [[5100, SH]])],
+        orders: [order(M1, YES1, 'BUY', 4800, 10 * SH)],
+      }),
+    ],
   ])('%s: empty quotes', (_, s) => {
     expect(quoteMarket(plan, cfg, s)).toEqual([]);
   });
@@ -212,10 +272,21 @@ describe('bands: no book, no quote', () => {
 describe('bands: own orders and the mid', () => {
   it('takes the mid net of our own orders (does not chase itself)', () => {
     // our bid at 0.50 is the best bid; the market's is 0.47; asks 0.53: fair mid 0.50, raw mid 0.515
-    const b = bookView(YES1, [[5000, 10 * SH], [4700, 50 * SH]], [[5300, 50 * SH]]);
+    const b = bookView(
+      YES1,
+      [
+        [5000, 10 * SH],
+        [4700, 50 * SH],
+      ],
+      [[5300, 50 * SH]],
+    );
     const s = fakeState({ books: [b], orders: [order(M1, YES1, 'BUY', 5000, 10 * SH)] });
     // net of our order: mid 0.50, our bid sits at distance 0 (outside every band) and is replaced
-    expect(simple(quoteMarket(plan, cfgOf({ inventorySkew: 0 }), s))).toEqual(['Y BUY 4800 10', 'Y BUY 4600 15', 'Y BUY 4400 20']);
+    expect(simple(quoteMarket(plan, cfgOf({ inventorySkew: 0 }), s))).toEqual([
+      'Y BUY 4800 10',
+      'Y BUY 4600 15',
+      'Y BUY 4400 20',
+    ]);
     // with our order counted the mid is 0.515 and our own bid looks like a band-0 order: kept
     expect(simple(quoteMarket(plan, cfgOf({ inventorySkew: 0, excludeOwnOrders: false }), s))[0]).toBe('Y BUY 5000 10');
   });
@@ -225,7 +296,14 @@ describe("bands: tokens 'both'", () => {
   const cfg = cfgOf({ tokens: 'both', inventorySkew: 0 });
   it('without inventory, asks become NO bids at 1 - price', () => {
     const s = fakeState({ books: [book(), complementView(NO1, book())] });
-    expect(simple(quoteMarket(plan, cfg, s))).toEqual(['Y BUY 4800 10', 'N BUY 4800 10', 'Y BUY 4600 15', 'N BUY 4600 15', 'Y BUY 4400 20', 'N BUY 4400 20']);
+    expect(simple(quoteMarket(plan, cfg, s))).toEqual([
+      'Y BUY 4800 10',
+      'N BUY 4800 10',
+      'Y BUY 4600 15',
+      'N BUY 4600 15',
+      'Y BUY 4400 20',
+      'N BUY 4400 20',
+    ]);
   });
   it('sells inventory first, the rest as buys of the other token', () => {
     const s = fakeState({ books: [book()], positions: { [YES1]: 12 * SH, [NO1]: 30 * SH } });
@@ -278,19 +356,44 @@ describe('bands: the handler', () => {
   it('answers timers and market-stream resyncs for every market, ignores the rest', () => {
     const { h, s } = setup();
     expect(markets(h.onEvent(timerEvent(), s))).toEqual([M1, M2]);
-    expect(markets(h.onEvent({ type: 'resynced', stream: 'market', initial: false, venueTime: 1, recvTime: 1 }, s))).toEqual([M1, M2]);
-    expect(h.onEvent({ type: 'resynced', stream: 'rtds', initial: false, venueTime: 1, recvTime: 1 }, s)).toBeUndefined();
-    expect(h.onEvent({ type: 'price_tick', symbol: 'btcusdt', value: 1, snapshot: false, venueTime: 1, recvTime: 1 }, s)).toBeUndefined();
+    expect(
+      markets(h.onEvent({ type: 'resynced', stream: 'market', initial: false, venueTime: 1, recvTime: 1 }, s)),
+    ).toEqual([M1, M2]);
+    expect(
+      h.onEvent({ type: 'resynced', stream: 'rtds', initial: false, venueTime: 1, recvTime: 1 }, s),
+    ).toBeUndefined();
+    expect(
+      h.onEvent({ type: 'price_tick', symbol: 'btcusdt', value: 1, snapshot: false, venueTime: 1, recvTime: 1 }, s),
+    ).toBeUndefined();
   });
   it('answers fills for their market', () => {
     const { h, s } = setup();
-    const fill = { type: 'fill', tradeId: 't', orderId: 'o', status: 'MATCHED', role: 'MAKER', market: M2, tokenId: YES2, side: 'BUY', price: 2800, size: SH, feeRateBps: 0, takerOrderId: 'x', source: 'stream', venueTime: 1, recvTime: 1 } as const;
+    const fill = {
+      type: 'fill',
+      tradeId: 't',
+      orderId: 'o',
+      status: 'MATCHED',
+      role: 'MAKER',
+      market: M2,
+      tokenId: YES2,
+      side: 'BUY',
+      price: 2800,
+      size: SH,
+      feeRateBps: 0,
+      takerOrderId: 'x',
+      source: 'stream',
+      venueTime: 1,
+      recvTime: 1,
+    } as const;
     expect(markets(h.onEvent(fill as never, s))).toEqual([M2]);
   });
   it('follows tick changes', () => {
     const { h, s } = setup();
     s.books.set(YES1, book(4930, 4970));
-    const out = h.onEvent({ type: 'tick_size_change', market: M1, tokenId: YES1, old: 100, new: 10, venueTime: 1, recvTime: 1 } as never, s);
+    const out = h.onEvent(
+      { type: 'tick_size_change', market: M1, tokenId: YES1, old: 100, new: 10, venueTime: 1, recvTime: 1 } as never,
+      s,
+    );
     expect(out?.quotes?.[0]?.quotes.map((q) => q.price)).toEqual([4750, 4550, 4350]);
     const out2 = h.onEvent(snapshotEvent(M1, YES1, 100), s);
     expect(out2?.quotes?.[0]?.quotes.map((q) => q.price)).toEqual([4700, 4500, 4300]);
@@ -298,7 +401,10 @@ describe('bands: the handler', () => {
   it('pulls and stops quoting a resolved or inactive market', () => {
     const h = bands.create(ctxFor([m1, marketInfo(M2, YES2, NO2, { active: false })]), resolveParams(bands.params));
     const s = fakeState({ books: [book(), bookView(YES2, [[2900, SH]], [[3100, SH]])] });
-    const out = h.onEvent({ type: 'market_resolved', market: M1, winningTokenId: YES1, winningOutcome: 'Yes', venueTime: 1, recvTime: 1 }, s);
+    const out = h.onEvent(
+      { type: 'market_resolved', market: M1, winningTokenId: YES1, winningOutcome: 'Yes', venueTime: 1, recvTime: 1 },
+      s,
+    );
     expect(out?.quotes).toEqual([{ market: M1, quotes: [], at: s.now }]);
     expect(h.onEvent(timerEvent(), s)?.quotes?.map((d) => d.quotes.length)).toEqual([0, 0]);
   });
@@ -321,9 +427,24 @@ const worldArb: fc.Arbitrary<World> = fc
   .record({
     tick: fc.constantFrom(100, 10),
     splitTicks: fc.integer({ min: 2, max: 98 }),
-    bidOffs: fc.array(fc.tuple(fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 200 })), { minLength: 0, maxLength: 5 }),
-    askOffs: fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 1, max: 200 })), { minLength: 0, maxLength: 5 }),
-    own: fc.array(fc.record({ bid: fc.boolean(), yes: fc.boolean(), off: fc.integer({ min: 0, max: 30 }), lots: fc.integer({ min: 1, max: 3000 }), matched: fc.integer({ min: 0, max: 100 }) }), { maxLength: 8 }),
+    bidOffs: fc.array(fc.tuple(fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 200 })), {
+      minLength: 0,
+      maxLength: 5,
+    }),
+    askOffs: fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 1, max: 200 })), {
+      minLength: 0,
+      maxLength: 5,
+    }),
+    own: fc.array(
+      fc.record({
+        bid: fc.boolean(),
+        yes: fc.boolean(),
+        off: fc.integer({ min: 0, max: 30 }),
+        lots: fc.integer({ min: 1, max: 3000 }),
+        matched: fc.integer({ min: 0, max: 100 }),
+      }),
+      { maxLength: 8 },
+    ),
     yesHeld: fc.integer({ min: 0, max: 300 }),
     noHeld: fc.integer({ min: 0, max: 300 }),
     tokens: fc.constantFrom('yes', 'both'),
@@ -351,7 +472,17 @@ const worldArb: fc.Arbitrary<World> = fc
       own: r.own,
       yesHeld: r.yesHeld * SH,
       noHeld: r.noHeld * SH,
-      params: { tokens: r.tokens, bands: r.bands, margin: r.margin, marginStep: r.marginStep, marginTolerance: r.marginTolerance, amount: r.amount, inventorySkew: r.inventorySkew, maxPosition: r.maxPosition, excludeOwnOrders: r.excludeOwnOrders },
+      params: {
+        tokens: r.tokens,
+        bands: r.bands,
+        margin: r.margin,
+        marginStep: r.marginStep,
+        marginTolerance: r.marginTolerance,
+        amount: r.amount,
+        inventorySkew: r.inventorySkew,
+        maxPosition: r.maxPosition,
+        excludeOwnOrders: r.excludeOwnOrders,
+      },
       withNoBook: r.withNoBook,
     };
   });

@@ -11,8 +11,8 @@ import type { BookView, PositionView, StrategyContext, StrategyState } from '../
 import { VirtualClock } from '../../../src/core/clock.ts';
 
 export const SH = 1_000_000; // one share in micro
-export const M1 = '0x' + '11'.repeat(32) as ConditionId;
-export const M2 = '0x' + '22'.repeat(32) as ConditionId;
+export const M1 = ('0x' + '11'.repeat(32)) as ConditionId;
+export const M2 = ('0x' + '22'.repeat(32)) as ConditionId;
 export const YES1 = '1001' as TokenId;
 export const NO1 = '1002' as TokenId;
 export const YES2 = '2001' as TokenId;
@@ -64,9 +64,24 @@ export function complementView(tokenId: TokenId, yes: BookView, depth = 100): Bo
 }
 
 let seq = 0;
-export function order(market: ConditionId, tokenId: TokenId, side: Side, price: number, size: number, matched = 0): LiveOrderView {
+export function order(
+  market: ConditionId,
+  tokenId: TokenId,
+  side: Side,
+  price: number,
+  size: number,
+  matched = 0,
+): LiveOrderView {
   seq++;
-  return { id: `0x${seq.toString(16).padStart(64, '0')}` as OrderId, market, tokenId, side, price: price as Pips, originalSize: size as Micro, sizeMatched: matched as Micro };
+  return {
+    id: `0x${seq.toString(16).padStart(64, '0')}` as OrderId,
+    market,
+    tokenId,
+    side,
+    price: price as Pips,
+    originalSize: size as Micro,
+    sizeMatched: matched as Micro,
+  };
 }
 
 export interface FakeState extends StrategyState {
@@ -75,7 +90,15 @@ export interface FakeState extends StrategyState {
   orders: LiveOrderView[];
 }
 
-export function fakeState(init: { books?: BookView[]; positions?: Record<string, number>; orders?: LiveOrderView[]; now?: number; collateral?: number } = {}): FakeState {
+export function fakeState(
+  init: {
+    books?: BookView[];
+    positions?: Record<string, number>;
+    orders?: LiveOrderView[];
+    now?: number;
+    collateral?: number;
+  } = {},
+): FakeState {
   const books = new Map<TokenId, BookView>();
   for (const b of init.books ?? []) books.set(b.tokenId, b);
   const positions = new Map<TokenId, number>(Object.entries(init.positions ?? {}) as [TokenId, number][]);
@@ -102,10 +125,38 @@ export function ctxFor(markets: MarketInfo[]): StrategyContext {
 
 const base = { venueTime: 1_000, recvTime: 1_000 };
 export function snapshotEvent(market: ConditionId, tokenId: TokenId, tickSize: number | null = null): MmkitEvent {
-  return { ...base, type: 'book_snapshot', market, tokenId, bids: [], asks: [], hash: 'h', tickSize: tickSize as Pips | null, minOrderSize: null, lastTradePrice: null };
+  return {
+    ...base,
+    type: 'book_snapshot',
+    market,
+    tokenId,
+    bids: [],
+    asks: [],
+    hash: 'h',
+    tickSize: tickSize as Pips | null,
+    minOrderSize: null,
+    lastTradePrice: null,
+  };
 }
-export function levelEvent(market: ConditionId, tokenId: TokenId, endOfBatch: boolean, o: { side?: Side; price?: number; size?: number } = {}): MmkitEvent {
-  return { ...base, type: 'level_change', market, tokenId, side: o.side ?? 'BUY', price: (o.price ?? 5000) as Pips, size: (o.size ?? 0) as Micro, bestBid: null, bestAsk: null, hash: 'h', endOfBatch };
+export function levelEvent(
+  market: ConditionId,
+  tokenId: TokenId,
+  endOfBatch: boolean,
+  o: { side?: Side; price?: number; size?: number } = {},
+): MmkitEvent {
+  return {
+    ...base,
+    type: 'level_change',
+    market,
+    tokenId,
+    side: o.side ?? 'BUY',
+    price: (o.price ?? 5000) as Pips,
+    size: (o.size ?? 0) as Micro,
+    bestBid: null,
+    bestAsk: null,
+    hash: 'h',
+    endOfBatch,
+  };
 }
 export function timerEvent(): MmkitEvent {
   return { ...base, type: 'timer', name: 'quote' };

@@ -24,12 +24,18 @@ export default defineStrategy({
 });
 `,
   );
-  writeFileSync(join(dir, 'plain.js'), `export default { name: 'plain', params: {}, create() { return { onEvent() {} }; } };\n`);
+  writeFileSync(
+    join(dir, 'plain.js'),
+    `export default { name: 'plain', params: {}, create() { return { onEvent() {} }; } };\n`,
+  );
   writeFileSync(join(dir, 'nodefault.ts'), `export const x = 1;\n`);
   writeFileSync(join(dir, 'nocreate.ts'), `export default { name: 'x', params: {} };\n`);
   writeFileSync(join(dir, 'noname.ts'), `export default { params: [], create: 1 };\n`);
   writeFileSync(join(dir, 'fn.ts'), `export default function () {}\n`);
-  writeFileSync(join(dir, 'badparam.ts'), `export default { name: 'b', params: { size: { type: 'number', default: 50, max: 10, doc: 'x' } }, create() { return { onEvent() {} }; } };\n`);
+  writeFileSync(
+    join(dir, 'badparam.ts'),
+    `export default { name: 'b', params: { size: { type: 'number', default: 50, max: 10, doc: 'x' } }, create() { return { onEvent() {} }; } };\n`,
+  );
   writeFileSync(join(dir, 'syntax.ts'), `export default {{{ ;\n`);
   writeFileSync(join(dir, 'throws.ts'), `throw new Error('boom at import');\n`);
   mkdirSync(join(dir, 'sub'));
@@ -86,12 +92,16 @@ describe('loadStrategy', () => {
   });
   it('says what is wrong with a bad module', async () => {
     expect((await loadError('./nodefault.ts', { cwd: dir })).message).toMatch(/no default export/);
-    expect((await loadError('./nocreate.ts', { cwd: dir })).message).toMatch(/`create\(ctx, params\)` must be a function/);
+    expect((await loadError('./nocreate.ts', { cwd: dir })).message).toMatch(
+      /`create\(ctx, params\)` must be a function/,
+    );
     const e = await loadError('./noname.ts', { cwd: dir });
     expect(e.message).toMatch(/`name` must be/);
     expect(e.message).toMatch(/`params` must be an object/);
     expect(e.message).toMatch(/`create/);
-    expect((await loadError('./fn.ts', { cwd: dir })).message).toMatch(/must be a strategy definition object, got function/);
+    expect((await loadError('./fn.ts', { cwd: dir })).message).toMatch(
+      /must be a strategy definition object, got function/,
+    );
     const p = await loadError('./badparam.ts', { cwd: dir });
     expect(p.key).toBe('strategy.params.size');
     expect(p.message).toMatch(/default is invalid/);
@@ -120,7 +130,10 @@ describe('loadStrategy under node + tsx (as the mmkit bin runs it)', () => {
 const d = await loadStrategy('./mine.ts', { cwd: ${JSON.stringify(dir)} });
 const b = await loadStrategy('bands');
 console.log(JSON.stringify([d.name, d.params.size.default, b.name]));`;
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: root,
+      encoding: 'utf8',
+    });
     expect(JSON.parse(out.trim().split('\n').pop()!)).toEqual(['mine', 3, 'bands']);
   });
 });
@@ -132,7 +145,17 @@ describe('listStrategies', () => {
     expect(names).toContain('template');
   });
   it('lists a directory sorted, and nothing for a missing one', () => {
-    expect(listStrategies(dir)).toEqual(['badparam', 'fn', 'mine', 'nocreate', 'nodefault', 'noname', 'plain', 'syntax', 'throws']);
+    expect(listStrategies(dir)).toEqual([
+      'badparam',
+      'fn',
+      'mine',
+      'nocreate',
+      'nodefault',
+      'noname',
+      'plain',
+      'syntax',
+      'throws',
+    ]);
     expect(listStrategies(join(dir, 'missing'))).toEqual([]);
   });
 });

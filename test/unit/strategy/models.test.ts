@@ -4,7 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { probAbove } from '../../../src/exchange/world/crypto.ts';
-import { digitalAbove, EwmaArrivalDecay, EwmaVariance, normCdf, SECONDS_PER_YEAR } from '../../../src/strategy/models.ts';
+import {
+  digitalAbove,
+  EwmaArrivalDecay,
+  EwmaVariance,
+  normCdf,
+  SECONDS_PER_YEAR,
+} from '../../../src/strategy/models.ts';
 
 describe('EwmaVariance', () => {
   it('updates by a = 1 - 2^(-dt / halfLife) toward r^2 / dt (per second)', () => {
@@ -79,7 +85,8 @@ describe('EwmaArrivalDecay (kappa)', () => {
     // quantiles of Exp(kappa = 25): d = -ln(1 - u) / 25 on a uniform grid of u, visited in a
     // scrambled order (617 is coprime to 1000), so the EWMA's recency weighting sees no trend
     const k = new EwmaArrivalDecay(2000, 1, 1e-6);
-    for (let rep = 0; rep < 20; rep++) for (let i = 0; i < 1000; i++) k.observe(-Math.log(1 - (((i * 617) % 1000) + 0.5) / 1000) / 25);
+    for (let rep = 0; rep < 20; rep++)
+      for (let i = 0; i < 1000; i++) k.observe(-Math.log(1 - (((i * 617) % 1000) + 0.5) / 1000) / 25);
     expect(k.kappa).toBeCloseTo(25, 0);
   });
   it('refuses non-positive settings', () => {

@@ -32,15 +32,46 @@ import {
   type QuotingRules,
   type YesLevel,
 } from '../../../src/strategy/quoting.ts';
-import { bookView, complementView, fakeState, levelEvent, M1, M2, marketInfo, NO1, order, SH, snapshotEvent, timerEvent, YES1, YES2, NO2 } from './fixtures.ts';
+import {
+  bookView,
+  complementView,
+  fakeState,
+  levelEvent,
+  M1,
+  M2,
+  marketInfo,
+  NO1,
+  order,
+  SH,
+  snapshotEvent,
+  timerEvent,
+  YES1,
+  YES2,
+  NO2,
+} from './fixtures.ts';
 
 const ref = (): MarketRef => new MarketRegistry([marketInfo(M1, YES1, NO1)]).get(M1)!;
-const RULES: QuotingRules = { tokens: 'yes', minSpread: 0, postOnly: 'move', outOfRange: 'drop', maxPosition: 100 * SH, priceTolerance: 0, sizeTolerance: 0, maxOrderAgeMs: 0 };
+const RULES: QuotingRules = {
+  tokens: 'yes',
+  minSpread: 0,
+  postOnly: 'move',
+  outOfRange: 'drop',
+  maxPosition: 100 * SH,
+  priceTolerance: 0,
+  sizeTolerance: 0,
+  maxOrderAgeMs: 0,
+};
 const rules = (o: Partial<QuotingRules> = {}): QuotingRules => ({ ...RULES, ...o });
-const simple = (qs: readonly QuoteIntent[]) => qs.map((q) => `${q.tokenId === YES1 ? 'Y' : 'N'} ${q.side} ${q.price} ${q.size / SH}`);
+const simple = (qs: readonly QuoteIntent[]) =>
+  qs.map((q) => `${q.tokenId === YES1 ? 'Y' : 'N'} ${q.side} ${q.price} ${q.size / SH}`);
 const lv = (bid: boolean, price: number, size = 10 * SH): YesLevel => ({ bid, price, size });
 const NO_TOUCH = { touchBid: null, touchAsk: null };
-const q = (tokenId: typeof YES1, side: 'BUY' | 'SELL', price: number, size: number): QuoteIntent => ({ tokenId, side, price: price as Pips, size: size as Micro });
+const q = (tokenId: typeof YES1, side: 'BUY' | 'SELL', price: number, size: number): QuoteIntent => ({
+  tokenId,
+  side,
+  price: price as Pips,
+  size: size as Micro,
+});
 
 describe('ticks and lots', () => {
   it('rounds bids down and asks up, absorbing float noise', () => {
@@ -75,7 +106,13 @@ describe('marketTop: no quote without a trustworthy price', () => {
   const y = () => bookView(YES1, [[4900, 100 * SH]], [[5100, 100 * SH]]);
   const opts = { excludeOwn: true, tokens: 'yes' } as const;
   it('is the YES book top and mid', () => {
-    expect(marketTop(fakeState({ books: [y()] }), ref(), opts)).toEqual({ bid: 4900, ask: 5100, mid: 5000, touchBid: 4900, touchAsk: 5100 });
+    expect(marketTop(fakeState({ books: [y()] }), ref(), opts)).toEqual({
+      bid: 4900,
+      ask: 5100,
+      mid: 5000,
+      touchBid: 4900,
+      touchAsk: 5100,
+    });
   });
   it.each([
     ['no book', fakeState()],
@@ -85,10 +122,22 @@ describe('marketTop: no quote without a trustworthy price', () => {
     expect(marketTop(s, ref(), opts)).toBeNull();
   });
   it('a one-sided book has no mid', () => {
-    expect(marketTop(fakeState({ books: [bookView(YES1, [[4900, SH]], [])] }), ref(), opts)).toEqual({ bid: 4900, ask: null, mid: null, touchBid: 4900, touchAsk: null });
+    expect(marketTop(fakeState({ books: [bookView(YES1, [[4900, SH]], [])] }), ref(), opts)).toEqual({
+      bid: 4900,
+      ask: null,
+      mid: null,
+      touchBid: 4900,
+      touchAsk: null,
+    });
   });
   it('falls back to the NO book through the complement', () => {
-    expect(marketTop(fakeState({ books: [complementView(NO1, y())] }), ref(), opts)).toEqual({ bid: 4900, ask: 5100, mid: 5000, touchBid: 4900, touchAsk: 5100 });
+    expect(marketTop(fakeState({ books: [complementView(NO1, y())] }), ref(), opts)).toEqual({
+      bid: 4900,
+      ask: 5100,
+      mid: 5000,
+      touchBid: 4900,
+      touchAsk: 5100,
+    });
   });
   it("with 'both' a stale NO view is untrustworthy too (NO orders rest there)", () => {
     const s = fakeState({ books: [y(), { ...complementView(NO1, y()), stale: true }] });
@@ -97,8 +146,21 @@ describe('marketTop: no quote without a trustworthy price', () => {
   });
   it('excludes our own orders from the best prices (the touch keeps them)', () => {
     // our YES bid 10 @ 0.50 and our NO bid 5 @ 0.45 (= a YES ask @ 0.55) are alone at their levels
-    const b = bookView(YES1, [[5000, 10 * SH], [4700, 50 * SH]], [[5500, 5 * SH], [5600, 50 * SH]]);
-    const s = fakeState({ books: [b], orders: [order(M1, YES1, 'BUY', 5000, 10 * SH), order(M1, NO1, 'BUY', 4500, 5 * SH)] });
+    const b = bookView(
+      YES1,
+      [
+        [5000, 10 * SH],
+        [4700, 50 * SH],
+      ],
+      [
+        [5500, 5 * SH],
+        [5600, 50 * SH],
+      ],
+    );
+    const s = fakeState({
+      books: [b],
+      orders: [order(M1, YES1, 'BUY', 5000, 10 * SH), order(M1, NO1, 'BUY', 4500, 5 * SH)],
+    });
     expect(marketTop(s, ref(), opts)).toEqual({ bid: 4700, ask: 5600, mid: 5150, touchBid: 5000, touchAsk: 5500 });
     expect(marketTop(s, ref(), { ...opts, excludeOwn: false })?.mid).toBe(5250);
   });
@@ -116,37 +178,68 @@ describe('inventoryOf', () => {
 describe('shapeLadder', () => {
   it('rounds bids down and asks up, and keeps the minimum spread around the centre', () => {
     // centre 5000, minSpread 400: no bid above 4800, no ask below 5200
-    expect(shapeLadder([lv(true, 4999), lv(false, 5001), lv(true, 4650.5), lv(false, 5310)], 5000, NO_TOUCH, 100, rules({ minSpread: 400 }), 0)).toEqual([
-      lv(true, 4800),
-      lv(true, 4600),
-      lv(false, 5200),
-      lv(false, 5400),
-    ]);
+    expect(
+      shapeLadder(
+        [lv(true, 4999), lv(false, 5001), lv(true, 4650.5), lv(false, 5310)],
+        5000,
+        NO_TOUCH,
+        100,
+        rules({ minSpread: 400 }),
+        0,
+      ),
+    ).toEqual([lv(true, 4800), lv(true, 4600), lv(false, 5200), lv(false, 5400)]);
   });
   it("'clamp' puts out-of-range quotes on the edge when the minimum spread allows; 'drop' drops them", () => {
     // centre 150: a bid at 50 -> 100 (bidCap = floor(150) = 100)
     expect(shapeLadder([lv(true, 50)], 150, NO_TOUCH, 100, rules({ outOfRange: 'clamp' }), 0)).toEqual([lv(true, 100)]);
     expect(shapeLadder([lv(true, 50)], 150, NO_TOUCH, 100, rules({ outOfRange: 'drop' }), 0)).toEqual([]);
     // minSpread 200 puts bidCap at floor(50) = 0: a bid at the edge would break it
-    expect(shapeLadder([lv(true, 50)], 150, NO_TOUCH, 100, rules({ outOfRange: 'clamp', minSpread: 200 }), 0)).toEqual([]);
+    expect(shapeLadder([lv(true, 50)], 150, NO_TOUCH, 100, rules({ outOfRange: 'clamp', minSpread: 200 }), 0)).toEqual(
+      [],
+    );
     // near 1: an ask at 1.005 -> 0.99 when the centre is 0.985 (askFloor = ceil(9850) = 9900)
-    expect(shapeLadder([lv(false, 10050)], 9850, NO_TOUCH, 100, rules({ outOfRange: 'clamp' }), 0)).toEqual([lv(false, 9900)]);
-    expect(shapeLadder([lv(false, 10050)], 9850, NO_TOUCH, 100, rules({ outOfRange: 'clamp', minSpread: 200 }), 0)).toEqual([]);
+    expect(shapeLadder([lv(false, 10050)], 9850, NO_TOUCH, 100, rules({ outOfRange: 'clamp' }), 0)).toEqual([
+      lv(false, 9900),
+    ]);
+    expect(
+      shapeLadder([lv(false, 10050)], 9850, NO_TOUCH, 100, rules({ outOfRange: 'clamp', minSpread: 200 }), 0),
+    ).toEqual([]);
     // a bid above 1 - tick and an ask below one tick come back inside whatever the mode
-    expect(shapeLadder([lv(true, 9990), lv(false, 20)], 9995, NO_TOUCH, 10, rules({ minSpread: 0 }), 0).map((x) => x.price)).toEqual([9990]);
+    expect(
+      shapeLadder([lv(true, 9990), lv(false, 20)], 9995, NO_TOUCH, 10, rules({ minSpread: 0 }), 0).map((x) => x.price),
+    ).toEqual([9990]);
   });
   it("post-only: a quote crossing the touch moves one tick behind it ('move') or is dropped ('drop')", () => {
     const touch = { touchBid: 4900, touchAsk: 5000 };
     // centre 5200 (say a skewed reservation): the bid at 0.51 would take the 0.50 ask
-    expect(shapeLadder([lv(true, 5100), lv(false, 5300)], 5200, touch, 100, rules(), 0)).toEqual([lv(true, 4900), lv(false, 5300)]);
-    expect(shapeLadder([lv(true, 5100), lv(false, 5300)], 5200, touch, 100, rules({ postOnly: 'drop' }), 0)).toEqual([lv(false, 5300)]);
+    expect(shapeLadder([lv(true, 5100), lv(false, 5300)], 5200, touch, 100, rules(), 0)).toEqual([
+      lv(true, 4900),
+      lv(false, 5300),
+    ]);
+    expect(shapeLadder([lv(true, 5100), lv(false, 5300)], 5200, touch, 100, rules({ postOnly: 'drop' }), 0)).toEqual([
+      lv(false, 5300),
+    ]);
     // centre 4700: the ask at 0.48 would hit the 0.49 bid
-    expect(shapeLadder([lv(true, 4600), lv(false, 4800)], 4700, touch, 100, rules(), 0)).toEqual([lv(true, 4600), lv(false, 5000)]);
-    expect(shapeLadder([lv(true, 4600), lv(false, 4800)], 4700, touch, 100, rules({ postOnly: 'drop' }), 0)).toEqual([lv(true, 4600)]);
+    expect(shapeLadder([lv(true, 4600), lv(false, 4800)], 4700, touch, 100, rules(), 0)).toEqual([
+      lv(true, 4600),
+      lv(false, 5000),
+    ]);
+    expect(shapeLadder([lv(true, 4600), lv(false, 4800)], 4700, touch, 100, rules({ postOnly: 'drop' }), 0)).toEqual([
+      lv(true, 4600),
+    ]);
   });
   it('merges levels landing on the same price and sorts each side best first', () => {
     const touch = { touchBid: 4900, touchAsk: 5000 };
-    expect(shapeLadder([lv(true, 4500, 3 * SH), lv(true, 5100, 2 * SH), lv(true, 5200, 4 * SH)], 6000, touch, 100, rules(), 0)).toEqual([lv(true, 4900, 6 * SH), lv(true, 4500, 3 * SH)]);
+    expect(
+      shapeLadder(
+        [lv(true, 4500, 3 * SH), lv(true, 5100, 2 * SH), lv(true, 5200, 4 * SH)],
+        6000,
+        touch,
+        100,
+        rules(),
+        0,
+      ),
+    ).toEqual([lv(true, 4900, 6 * SH), lv(true, 4500, 3 * SH)]);
   });
   it('never lets our own bid and ask cross: the side adding to the position gives way', () => {
     const ladder = [lv(true, 5000), lv(false, 5000)];
@@ -154,7 +247,9 @@ describe('shapeLadder', () => {
     expect(shapeLadder(ladder, 5000, NO_TOUCH, 100, rules(), 0)).toEqual([lv(true, 5000)]); // flat or short: no ask
   });
   it('drops empty and non-finite levels', () => {
-    expect(shapeLadder([lv(true, 4800, 0), lv(true, NaN), lv(false, Infinity)], 5000, NO_TOUCH, 100, rules(), 0)).toEqual([]);
+    expect(
+      shapeLadder([lv(true, 4800, 0), lv(true, NaN), lv(false, Infinity)], 5000, NO_TOUCH, 100, rules(), 0),
+    ).toEqual([]);
   });
 });
 
@@ -162,28 +257,49 @@ describe('routeLadder: complement awareness and limits', () => {
   const ladder = [lv(true, 4800), lv(false, 5200)];
   it("'yes': bids buy YES, asks sell only YES held (at least the minimum size)", () => {
     expect(simple(routeLadder(ladder, ref(), rules(), { yes: 0, no: 0, net: 0 }))).toEqual(['Y BUY 4800 10']);
-    expect(simple(routeLadder(ladder, ref(), rules(), { yes: 7 * SH, no: 0, net: 7 * SH }))).toEqual(['Y BUY 4800 10', 'Y SELL 5200 7']);
+    expect(simple(routeLadder(ladder, ref(), rules(), { yes: 7 * SH, no: 0, net: 7 * SH }))).toEqual([
+      'Y BUY 4800 10',
+      'Y SELL 5200 7',
+    ]);
     expect(simple(routeLadder(ladder, ref(), rules(), { yes: 3 * SH, no: 0, net: 3 * SH }))).toEqual(['Y BUY 4800 10']); // 3 < 5
   });
   it("'both': without inventory an ask is a NO bid at 1 - price", () => {
-    expect(simple(routeLadder(ladder, ref(), rules({ tokens: 'both' }), { yes: 0, no: 0, net: 0 }))).toEqual(['Y BUY 4800 10', 'N BUY 4800 10']);
+    expect(simple(routeLadder(ladder, ref(), rules({ tokens: 'both' }), { yes: 0, no: 0, net: 0 }))).toEqual([
+      'Y BUY 4800 10',
+      'N BUY 4800 10',
+    ]);
   });
   it("'both': each level sells the held token first, buys the other for the rest (one exposure per level)", () => {
     // bid 10 @ 0.48: sell 6 NO @ 0.52, buy 4 YES -> below the minimum 5: only the NO sale goes out
     // ask 10 @ 0.52: sell 10 of the 12 YES held @ 0.52
-    expect(simple(routeLadder(ladder, ref(), rules({ tokens: 'both' }), { yes: 12 * SH, no: 6 * SH, net: 6 * SH }))).toEqual(['N SELL 5200 6', 'Y SELL 5200 10']);
+    expect(
+      simple(routeLadder(ladder, ref(), rules({ tokens: 'both' }), { yes: 12 * SH, no: 6 * SH, net: 6 * SH })),
+    ).toEqual(['N SELL 5200 6', 'Y SELL 5200 10']);
     // 4 YES held (below the minimum size): the whole ask is a NO bid
-    expect(simple(routeLadder(ladder, ref(), rules({ tokens: 'both' }), { yes: 4 * SH, no: 30 * SH, net: -26 * SH }))).toEqual(['N SELL 5200 10', 'N BUY 4800 10']);
+    expect(
+      simple(routeLadder(ladder, ref(), rules({ tokens: 'both' }), { yes: 4 * SH, no: 30 * SH, net: -26 * SH })),
+    ).toEqual(['N SELL 5200 10', 'N BUY 4800 10']);
   });
   it('stops adding exposure at maxPosition (net YES), level by level', () => {
     const two = [lv(true, 4800), lv(true, 4700), lv(false, 5200), lv(false, 5300)];
     // +15 max, net +2: bids may add 13 (10 + 3 -> the 3 is below the minimum); asks may take 17 in 'both'
-    expect(simple(routeLadder(two, ref(), rules({ tokens: 'both', maxPosition: 15 * SH }), { yes: 2 * SH, no: 0, net: 2 * SH }))).toEqual(['Y BUY 4800 10', 'N BUY 4800 10', 'N BUY 4700 7']);
+    expect(
+      simple(
+        routeLadder(two, ref(), rules({ tokens: 'both', maxPosition: 15 * SH }), { yes: 2 * SH, no: 0, net: 2 * SH }),
+      ),
+    ).toEqual(['Y BUY 4800 10', 'N BUY 4800 10', 'N BUY 4700 7']);
   });
   it('property: never the same exposure twice, never beyond holdings or limits', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ bid: fc.boolean(), ticks: fc.integer({ min: 1, max: 99 }), lots: fc.integer({ min: 1, max: 3000 }) }), { maxLength: 8 }),
+        fc.array(
+          fc.record({
+            bid: fc.boolean(),
+            ticks: fc.integer({ min: 1, max: 99 }),
+            lots: fc.integer({ min: 1, max: 3000 }),
+          }),
+          { maxLength: 8 },
+        ),
         fc.integer({ min: 0, max: 200 }),
         fc.integer({ min: 0, max: 200 }),
         fc.constantFrom('yes' as const, 'both' as const),
@@ -197,7 +313,11 @@ describe('routeLadder: complement awareness and limits', () => {
             rules(),
             0,
           );
-          const inv = { yes: yesHeld * SH, no: tokens === 'both' ? noHeld * SH : 0, net: yesHeld * SH - (tokens === 'both' ? noHeld * SH : 0) };
+          const inv = {
+            yes: yesHeld * SH,
+            no: tokens === 'both' ? noHeld * SH : 0,
+            net: yesHeld * SH - (tokens === 'both' ? noHeld * SH : 0),
+          };
           const r = rules({ tokens, maxPosition: maxPos * SH });
           const out = routeLadder(levels, ref(), r, inv);
           const bidAt = new Map<number, number>();
@@ -247,12 +367,23 @@ describe('reconcileLive: refresh tolerance and maximum order age', () => {
   });
   it('keeps a partly filled order down to (1 - sizeTolerance) of the size, never a larger one', () => {
     const r = rules({ sizeTolerance: 0.2 });
-    expect(simple(reconcileLive(want, [order(M1, YES1, 'BUY', 4800, 10 * SH, 1.5 * SH)], ref(), r, 1000))).toEqual(['Y BUY 4800 8.5']);
-    expect(simple(reconcileLive(want, [order(M1, YES1, 'BUY', 4800, 10 * SH, 3 * SH)], ref(), r, 1000))).toEqual(['Y BUY 4800 10']); // 7 < 8
-    expect(simple(reconcileLive(want, [order(M1, YES1, 'BUY', 4800, 12 * SH)], ref(), r, 1000))).toEqual(['Y BUY 4800 10']); // 12 > 10
+    expect(simple(reconcileLive(want, [order(M1, YES1, 'BUY', 4800, 10 * SH, 1.5 * SH)], ref(), r, 1000))).toEqual([
+      'Y BUY 4800 8.5',
+    ]);
+    expect(simple(reconcileLive(want, [order(M1, YES1, 'BUY', 4800, 10 * SH, 3 * SH)], ref(), r, 1000))).toEqual([
+      'Y BUY 4800 10',
+    ]); // 7 < 8
+    expect(simple(reconcileLive(want, [order(M1, YES1, 'BUY', 4800, 12 * SH)], ref(), r, 1000))).toEqual([
+      'Y BUY 4800 10',
+    ]); // 12 > 10
   });
   it('never keeps a live order of another token, side, market, or off the current tick', () => {
-    const live = [order(M1, NO1, 'BUY', 4800, 10 * SH), order(M1, YES1, 'SELL', 4800, 10 * SH), order(M2, YES1, 'BUY', 4800, 10 * SH), order(M1, YES1, 'BUY', 4810, 10 * SH)];
+    const live = [
+      order(M1, NO1, 'BUY', 4800, 10 * SH),
+      order(M1, YES1, 'SELL', 4800, 10 * SH),
+      order(M2, YES1, 'BUY', 4800, 10 * SH),
+      order(M1, YES1, 'BUY', 4810, 10 * SH),
+    ];
     const out = reconcileLive(want, live, ref(), rules({ priceTolerance: 5, sizeTolerance: 1 }), 1000);
     expect(out).toEqual(want);
     expect(out[0]).toBe(want[0]); // the desired quote itself, not a live order
@@ -266,7 +397,9 @@ describe('reconcileLive: refresh tolerance and maximum order age', () => {
     expect(reconcileLive(want, [old], ref(), r, 8_999)).toEqual([{ ...want[0], price: 4800, size: 10 * SH }]); // young enough: kept
     expect(reconcileLive(want, [old], ref(), r, 9_000)).toEqual([]); // held back until the cancel lands
     // the aged order at 0.47 is not kept for the 0.48 quote (tolerance 1), which goes out
-    expect(simple(reconcileLive(want, [withAge(order(M1, YES1, 'BUY', 4700, 10 * SH), 0)], ref(), r, 9_000))).toEqual(['Y BUY 4800 10']);
+    expect(simple(reconcileLive(want, [withAge(order(M1, YES1, 'BUY', 4700, 10 * SH), 0)], ref(), r, 9_000))).toEqual([
+      'Y BUY 4800 10',
+    ]);
     // once gone, the fresh quote goes out
     expect(reconcileLive(want, [], ref(), r, 9_001)).toEqual(want);
   });
@@ -283,14 +416,44 @@ describe('reconcileLive: refresh tolerance and maximum order age', () => {
 
 describe('finishQuotes', () => {
   it('is the whole pipeline: shape, route, reconcile', () => {
-    const s = fakeState({ books: [bookView(YES1, [[4900, 100 * SH]], [[5100, 100 * SH]])], positions: { [YES1]: 20 * SH } });
-    const r = rulesOf({ tokens: 'both', minSpread: 0.02, postOnly: 'move', outOfRange: 'clamp', maxPosition: 100, priceTolerance: 1, sizeTolerance: 0.2, maxOrderAge: 30 });
-    expect(r).toEqual({ tokens: 'both', minSpread: 200, postOnly: 'move', outOfRange: 'clamp', maxPosition: 100 * SH, priceTolerance: 1, sizeTolerance: 0.2, maxOrderAgeMs: 30_000 });
-    const first = finishQuotes([lv(true, 4870), lv(false, 5120)], 5000, { touchBid: 4900, touchAsk: 5100 }, ref(), r, s);
+    const s = fakeState({
+      books: [bookView(YES1, [[4900, 100 * SH]], [[5100, 100 * SH]])],
+      positions: { [YES1]: 20 * SH },
+    });
+    const r = rulesOf({
+      tokens: 'both',
+      minSpread: 0.02,
+      postOnly: 'move',
+      outOfRange: 'clamp',
+      maxPosition: 100,
+      priceTolerance: 1,
+      sizeTolerance: 0.2,
+      maxOrderAge: 30,
+    });
+    expect(r).toEqual({
+      tokens: 'both',
+      minSpread: 200,
+      postOnly: 'move',
+      outOfRange: 'clamp',
+      maxPosition: 100 * SH,
+      priceTolerance: 1,
+      sizeTolerance: 0.2,
+      maxOrderAgeMs: 30_000,
+    });
+    const first = finishQuotes(
+      [lv(true, 4870), lv(false, 5120)],
+      5000,
+      { touchBid: 4900, touchAsk: 5100 },
+      ref(),
+      r,
+      s,
+    );
     expect(simple(first)).toEqual(['Y BUY 4800 10', 'Y SELL 5200 10']);
     // live now: a move of the model by less than the tolerance changes nothing
     s.orders = first.map((x) => order(M1, x.tokenId, x.side, x.price, x.size));
-    expect(finishQuotes([lv(true, 4950), lv(false, 5050)], 5080, { touchBid: 4900, touchAsk: 5100 }, ref(), r, s)).toEqual(first);
+    expect(
+      finishQuotes([lv(true, 4950), lv(false, 5050)], 5080, { touchBid: 4900, touchAsk: 5100 }, ref(), r, s),
+    ).toEqual(first);
   });
   it('property: on tick, in range, whole lots, never crossing the book or itself, within holdings and limits', () => {
     fc.assert(
@@ -298,7 +461,14 @@ describe('finishQuotes', () => {
         fc.constantFrom(100, 10),
         fc.integer({ min: 2, max: 97 }),
         fc.integer({ min: 1, max: 5 }),
-        fc.array(fc.record({ bid: fc.boolean(), off: fc.integer({ min: -3000, max: 3000 }), lots: fc.integer({ min: 1, max: 3000 }) }), { maxLength: 8 }),
+        fc.array(
+          fc.record({
+            bid: fc.boolean(),
+            off: fc.integer({ min: -3000, max: 3000 }),
+            lots: fc.integer({ min: 1, max: 3000 }),
+          }),
+          { maxLength: 8 },
+        ),
         fc.record({ yes: fc.integer({ min: 0, max: 150 }), no: fc.integer({ min: 0, max: 150 }) }),
         fc.record({
           tokens: fc.constantFrom('yes', 'both'),
@@ -312,10 +482,20 @@ describe('finishQuotes', () => {
           const ba = bb + spreadTicks * tick;
           const r = ref();
           r.tick = tick;
-          const s = fakeState({ books: [bookView(YES1, [[bb, 100 * SH]], [[ba, 100 * SH]])], positions: { [YES1]: held.yes * SH, [NO1]: held.no * SH } });
+          const s = fakeState({
+            books: [bookView(YES1, [[bb, 100 * SH]], [[ba, 100 * SH]])],
+            positions: { [YES1]: held.yes * SH, [NO1]: held.no * SH },
+          });
           const rl = rulesOf({ ...p, maxOrderAge: 0 });
           const center = (bb + ba) / 2;
-          const out = finishQuotes(raw.map((x) => lv(x.bid, center + x.off, x.lots * LOT_MICRO)), center, { touchBid: bb, touchAsk: ba }, r, rl, s);
+          const out = finishQuotes(
+            raw.map((x) => lv(x.bid, center + x.off, x.lots * LOT_MICRO)),
+            center,
+            { touchBid: bb, touchAsk: ba },
+            r,
+            rl,
+            s,
+          );
           let maxBid = -1;
           let minAsk = Infinity;
           const inv = inventoryOf(s, r, rl.tokens);
@@ -362,7 +542,9 @@ describe('MarketRegistry', () => {
     expect(kind(r, { type: 'resynced', stream: 'market', initial: false, venueTime: 1, recvTime: 1 })).toBe('all');
     expect(kind(r, { type: 'disconnected', stream: 'user', reason: 'x', venueTime: 1, recvTime: 1 })).toBe('all');
     expect(kind(r, { type: 'disconnected', stream: 'rtds', reason: 'x', venueTime: 1, recvTime: 1 })).toBe('none');
-    expect(kind(r, { type: 'price_tick', symbol: 'btcusdt', value: 1, snapshot: false, venueTime: 1, recvTime: 1 })).toBe('none');
+    expect(
+      kind(r, { type: 'price_tick', symbol: 'btcusdt', value: 1, snapshot: false, venueTime: 1, recvTime: 1 }),
+    ).toBe('none');
     expect(kind(r, { type: 'fill', market: M2 } as never)).toBe(M2);
   });
   it('follows tick sizes, minimum sizes and resolution', () => {
@@ -371,9 +553,24 @@ describe('MarketRegistry', () => {
     expect(r.get(M2)?.quotable).toBe(false); // listed inactive
     r.note({ ...snapshotEvent(M1, YES1, 10), minOrderSize: 15 * SH } as MmkitEvent);
     expect(r.get(M1)).toMatchObject({ tick: 10, minSize: 15 * SH });
-    r.note({ type: 'tick_size_change', market: M1, tokenId: YES1, old: 10, new: 1000, venueTime: 1, recvTime: 1 } as never);
+    r.note({
+      type: 'tick_size_change',
+      market: M1,
+      tokenId: YES1,
+      old: 10,
+      new: 1000,
+      venueTime: 1,
+      recvTime: 1,
+    } as never);
     expect(r.get(M1)!.tick).toBe(1000);
-    r.note({ type: 'market_resolved', market: M1, winningTokenId: YES1, winningOutcome: 'Yes', venueTime: 1, recvTime: 1 });
+    r.note({
+      type: 'market_resolved',
+      market: M1,
+      winningTokenId: YES1,
+      winningOutcome: 'Yes',
+      venueTime: 1,
+      recvTime: 1,
+    });
     expect(r.get(M1)!.quotable).toBe(false);
     expect(r.byToken(NO1)).toBe(r.get(M1));
     expect(r.all().map((x) => x.market)).toEqual([M1, M2]);

@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bestPips, decimalToInt, feeBps, levelPips, sizeMicro, tickPipsOf, timestampMs } from '../../../../src/api/streams/decode.ts';
+import {
+  bestPips,
+  decimalToInt,
+  feeBps,
+  levelPips,
+  sizeMicro,
+  tickPipsOf,
+  timestampMs,
+} from '../../../../src/api/streams/decode.ts';
 import { formatAmount, formatPrice, parseFixed } from '../../../../src/core/units.ts';
 
 /** The reference: units.ts parseFixed (exact), -1 when it refuses or the value passes 2^53. */
@@ -18,7 +26,25 @@ const decimalish = fc.oneof(
   fc.stringMatching(/^[0-9.]{0,12}$/),
   fc.stringMatching(/^\s?[0-9]{1,3}\.?[0-9]{0,7}\s?$/),
   fc.string({ maxLength: 12 }),
-  fc.constantFrom('', '.', '.5', '5.', '0', '00.10', '1e-3', '-1', '+1', '0x10', '１', '9007199254740993', '1'.repeat(81), ' 0.5', '0.5\n', '0.50000000', '0.123456789'),
+  fc.constantFrom(
+    '',
+    '.',
+    '.5',
+    '5.',
+    '0',
+    '00.10',
+    '1e-3',
+    '-1',
+    '+1',
+    '0x10',
+    '１',
+    '9007199254740993',
+    '1'.repeat(81),
+    ' 0.5',
+    '0.5\n',
+    '0.50000000',
+    '0.123456789',
+  ),
 );
 
 describe('decimalToInt', () => {
@@ -61,7 +87,9 @@ describe('unit helpers', () => {
     expect(sizeMicro('1.0000001')).toBe(-1);
   });
   it('tick sizes: the venue ticks only, string or number', () => {
-    expect(['0.1', '0.01', '0.001', '0.0001', 0.01, '0.05', 0, '1', 'x'].map(tickPipsOf)).toEqual([1000, 100, 10, 1, 100, -1, -1, -1, -1]);
+    expect(['0.1', '0.01', '0.001', '0.0001', 0.01, '0.05', 0, '1', 'x'].map(tickPipsOf)).toEqual([
+      1000, 100, 10, 1, 100, -1, -1, -1, -1,
+    ]);
   });
   it('timestamps: ms strings and numbers; seconds below 1e11 and microseconds from 1e14 are scaled; garbage is -1', () => {
     expect(timestampMs('1760000000123')).toBe(1_760_000_000_123);
@@ -77,6 +105,8 @@ describe('unit helpers', () => {
     expect(timestampMs(null)).toBe(-1);
   });
   it('fee rates', () => {
-    expect([feeBps('0'), feeBps(100), feeBps('12.5'), feeBps(-1), feeBps('abc'), feeBps(null)]).toEqual([0, 100, -1, -1, -1, -1]);
+    expect([feeBps('0'), feeBps(100), feeBps('12.5'), feeBps(-1), feeBps('abc'), feeBps(null)]).toEqual([
+      0, 100, -1, -1, -1, -1,
+    ]);
   });
 });

@@ -40,46 +40,139 @@ const q = (s: string): string => `"${s}"`;
 const spell = (int: number, scale: number): fc.Arbitrary<string> =>
   fc.tuple(fc.nat(3), fc.nat(3), fc.boolean()).map(([lead, trail, dot]) => {
     const whole = Math.floor(int / scale);
-    let frac = String(int % scale).padStart(String(scale).length - 1, '0').replace(/0+$/, '');
+    let frac = String(int % scale)
+      .padStart(String(scale).length - 1, '0')
+      .replace(/0+$/, '');
     frac += '0'.repeat(trail);
     const w = '0'.repeat(lead) + String(whole);
     return frac === '' ? (dot ? `${w}.` : w) : `${w}.${frac}`;
   });
 const goodPrice = fc.integer({ min: 1, max: 9999 }).chain((p) => spell(p, 10_000));
-const goodSize = fc.oneof(fc.integer({ min: 0, max: 50_000_000 }), fc.constantFrom(0, 9_007_199_254_740_991)).chain((z) => spell(z, 1_000_000));
+const goodSize = fc
+  .oneof(fc.integer({ min: 0, max: 50_000_000 }), fc.constantFrom(0, 9_007_199_254_740_991))
+  .chain((z) => spell(z, 1_000_000));
 
 /** Every edge of decimalToInt / decimalAt, and text that is no decimal at all. */
 const edgeDecimal = fc.oneof(
   {
     weight: 4,
     arbitrary: fc.constantFrom(
-      '0', '1', '10000', '0.0001', '0.00001', '0.00010', '0.99990', '0.9999', '0.99995', '.5', '5.', '00.5', '000', '0.', '1.000000', '1.0000001',
-      '1.0000000', '-0', '-1', '+1', '1e2', '1E-4', '0x10', '1_0', 'Infinity', 'NaN', '', ' 1', '1 ', '0.5.5', '..5', '9007199254740991', '9007199254740992',
-      '9007199254740993', '900719925474099.1', '9007199254.740993', '0.' + '0'.repeat(78) + '1', '0.' + '0'.repeat(77) + '1', '0.5' + '0'.repeat(77), '0.5' + '0'.repeat(78),
-      '1' + '0'.repeat(79), '1' + '0'.repeat(80), '٣', '１', '0.4８',
+      '0',
+      '1',
+      '10000',
+      '0.0001',
+      '0.00001',
+      '0.00010',
+      '0.99990',
+      '0.9999',
+      '0.99995',
+      '.5',
+      '5.',
+      '00.5',
+      '000',
+      '0.',
+      '1.000000',
+      '1.0000001',
+      '1.0000000',
+      '-0',
+      '-1',
+      '+1',
+      '1e2',
+      '1E-4',
+      '0x10',
+      '1_0',
+      'Infinity',
+      'NaN',
+      '',
+      ' 1',
+      '1 ',
+      '0.5.5',
+      '..5',
+      '9007199254740991',
+      '9007199254740992',
+      '9007199254740993',
+      '900719925474099.1',
+      '9007199254.740993',
+      '0.' + '0'.repeat(78) + '1',
+      '0.' + '0'.repeat(77) + '1',
+      '0.5' + '0'.repeat(77),
+      '0.5' + '0'.repeat(78),
+      '1' + '0'.repeat(79),
+      '1' + '0'.repeat(80),
+      '٣',
+      '１',
+      '0.4８',
     ),
   },
   { weight: 2, arbitrary: fc.stringMatching(/^[0-9]{0,25}(\.[0-9]{0,12})?$/) },
   { weight: 1, arbitrary: fc.string({ unit: fc.constantFrom('0', '1', '9', '.', '-', 'e', '+', ' '), maxLength: 90 }) },
 );
-const decimalText = fc.oneof({ weight: 10, arbitrary: goodPrice }, { weight: 5, arbitrary: goodSize }, { weight: 1, arbitrary: edgeDecimal });
+const decimalText = fc.oneof(
+  { weight: 10, arbitrary: goodPrice },
+  { weight: 5, arbitrary: goodSize },
+  { weight: 1, arbitrary: edgeDecimal },
+);
 
 /** Numbers as JSON text, valid and not (JSON.parse decides). */
 const numberText = fc.oneof(
   fc.double({ noNaN: true, noDefaultInfinity: true }).map((x) => JSON.stringify(x)),
   fc.integer().map(String),
-  fc.constantFrom('0', '-0', '01', '-01', '1.', '.5', '-', '1e', '1e+', '1E+5', '1e-400', '1e400', '-1.5E-3', '+1', '0x1', '1.5e3.2', '00', '-0.0e0', 'NaN', 'Infinity'),
+  fc.constantFrom(
+    '0',
+    '-0',
+    '01',
+    '-01',
+    '1.',
+    '.5',
+    '-',
+    '1e',
+    '1e+',
+    '1E+5',
+    '1e-400',
+    '1e400',
+    '-1.5E-3',
+    '+1',
+    '0x1',
+    '1.5e3.2',
+    '00',
+    '-0.0e0',
+    'NaN',
+    'Infinity',
+  ),
 );
 
 /** String content: plain, with quotes/escapes/control characters, lone surrogates, long. */
 const stringText = fc.oneof(
-  { weight: 30, arbitrary: fc.string({ maxLength: 12 }).filter((s) => !/["\\\u0000-\u001f]/.test(s)).map(q) },
+  {
+    weight: 30,
+    arbitrary: fc
+      .string({ maxLength: 12 })
+      .filter((s) => !/["\\\u0000-\u001f]/.test(s))
+      .map(q),
+  },
   { weight: 2, arbitrary: fc.string({ maxLength: 12 }).map((s) => JSON.stringify(s)) },
   {
     weight: 2,
     arbitrary: fc.constantFrom(
-      q(''), q('\\"'), q('a\\u0062c'), q('\\ud800'), q('\ud800'), q('\udc00x'), q('😀'), q('\u2028'), q('\u007f'), q('tab\there'), q('nl\nx'), '"unterminated', q('x'.repeat(201)), q('y'.repeat(200)),
-      q('😀'.repeat(100)), q('😀'.repeat(101)), q('a\\'), q('\\/'), q('\\x41'),
+      q(''),
+      q('\\"'),
+      q('a\\u0062c'),
+      q('\\ud800'),
+      q('\ud800'),
+      q('\udc00x'),
+      q('😀'),
+      q('\u2028'),
+      q('\u007f'),
+      q('tab\there'),
+      q('nl\nx'),
+      '"unterminated',
+      q('x'.repeat(201)),
+      q('y'.repeat(200)),
+      q('😀'.repeat(100)),
+      q('😀'.repeat(101)),
+      q('a\\'),
+      q('\\/'),
+      q('\\x41'),
     ),
   },
 );
@@ -90,52 +183,137 @@ const { value: anyValue } = fc.letrec<{ value: string }>((tie) => ({
     { depthSize: 'small', withCrossShrink: true },
     stringText,
     numberText,
-    fc.constantFrom('true', 'false', 'null', 'tru', 'nul', 'True', '[]', '{}', '[,]', '{,}', '[1,]', '{"a":1,}', '{"a"}', '{"a":}', '{1:2}'),
+    fc.constantFrom(
+      'true',
+      'false',
+      'null',
+      'tru',
+      'nul',
+      'True',
+      '[]',
+      '{}',
+      '[,]',
+      '{,}',
+      '[1,]',
+      '{"a":1,}',
+      '{"a"}',
+      '{"a":}',
+      '{1:2}',
+    ),
     fc.array(tie('value'), { maxLength: 3 }).map((a) => `[${a.join(',')}]`),
-    fc.array(fc.tuple(fc.constantFrom('a', 'price', 'size', 'event_type', '__proto__', ''), tie('value')), { maxLength: 3 }).map((kv) => `{${kv.map(([k, v]) => `${q(k)}:${v}`).join(',')}}`),
+    fc
+      .array(fc.tuple(fc.constantFrom('a', 'price', 'size', 'event_type', '__proto__', ''), tie('value')), {
+        maxLength: 3,
+      })
+      .map((kv) => `{${kv.map(([k, v]) => `${q(k)}:${v}`).join(',')}}`),
   ),
 }));
 
 /** A field value: usually well-typed, sometimes another JSON type. */
-const fieldOf = (good: fc.Arbitrary<string>): fc.Arbitrary<string> => fc.oneof({ weight: 60, arbitrary: good }, { weight: 1, arbitrary: anyValue });
+const fieldOf = (good: fc.Arbitrary<string>): fc.Arbitrary<string> =>
+  fc.oneof({ weight: 60, arbitrary: good }, { weight: 1, arbitrary: anyValue });
 
 const decimalField = fieldOf(decimalText.map(q));
-const priceField = fieldOf(fc.oneof({ weight: 40, arbitrary: goodPrice }, { weight: 1, arbitrary: edgeDecimal }).map(q));
+const priceField = fieldOf(
+  fc.oneof({ weight: 40, arbitrary: goodPrice }, { weight: 1, arbitrary: edgeDecimal }).map(q),
+);
 const sizeField = fieldOf(fc.oneof({ weight: 40, arbitrary: goodSize }, { weight: 1, arbitrary: edgeDecimal }).map(q));
-const bestField = fieldOf(fc.oneof({ weight: 30, arbitrary: goodPrice }, { weight: 3, arbitrary: fc.constant('0') }, { weight: 1, arbitrary: edgeDecimal }).map(q));
-const idField = fieldOf(fc.oneof({ weight: 30, arbitrary: fc.constantFrom('tok1', 'tok2', '0xm', '123456789012345678901234567890').map(q) }, { weight: 1, arbitrary: stringText }));
-const sideField = fieldOf(fc.oneof({ weight: 30, arbitrary: fc.constantFrom('"BUY"', '"SELL"') }, { weight: 1, arbitrary: fc.constantFrom('"buy"', '"Buy"', '"BUY "', '""', '"BOTH"') }));
+const bestField = fieldOf(
+  fc
+    .oneof(
+      { weight: 30, arbitrary: goodPrice },
+      { weight: 3, arbitrary: fc.constant('0') },
+      { weight: 1, arbitrary: edgeDecimal },
+    )
+    .map(q),
+);
+const idField = fieldOf(
+  fc.oneof(
+    { weight: 30, arbitrary: fc.constantFrom('tok1', 'tok2', '0xm', '123456789012345678901234567890').map(q) },
+    { weight: 1, arbitrary: stringText },
+  ),
+);
+const sideField = fieldOf(
+  fc.oneof(
+    { weight: 30, arbitrary: fc.constantFrom('"BUY"', '"SELL"') },
+    { weight: 1, arbitrary: fc.constantFrom('"buy"', '"Buy"', '"BUY "', '""', '"BOTH"') },
+  ),
+);
 const tsField = fieldOf(
   fc.oneof(
     { weight: 20, arbitrary: fc.constantFrom('"1700000000123"', '"1700000000"', '"0"', '"00017"') },
-    { weight: 1, arbitrary: fc.constantFrom('""', '"-1"', '"1.5"', '"12345678901234567890"', '"123456789012345678901"', '"99999999999999999999"', '"1e12"', '" 1"') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '""',
+        '"-1"',
+        '"1.5"',
+        '"12345678901234567890"',
+        '"123456789012345678901"',
+        '"99999999999999999999"',
+        '"1e12"',
+        '" 1"',
+      ),
+    },
     { weight: 1, arbitrary: fc.constantFrom('1700000000123', '1700000000.5', '-1', '1e400', '0') },
   ),
 );
-const tickField = fieldOf(fc.constantFrom('"0.01"', '"0.001"', '"0.1"', '"0.0001"', '"0.05"', '"1"', '"0.010"', '""', '0.01', 'null'));
+const tickField = fieldOf(
+  fc.constantFrom('"0.01"', '"0.001"', '"0.1"', '"0.0001"', '"0.05"', '"1"', '"0.010"', '""', '0.01', 'null'),
+);
 
 /** A price level object: the canonical `{"price":"..","size":".."}` mostly, else reordered, extended, incomplete. */
 const levelText = fc.oneof(
-  { weight: 60, arbitrary: fc.tuple(fc.oneof({ weight: 40, arbitrary: goodPrice }, { weight: 1, arbitrary: edgeDecimal }), fc.oneof({ weight: 40, arbitrary: goodSize }, { weight: 1, arbitrary: edgeDecimal })).map(([p, s]) => `{"price":${q(p)},"size":${q(s)}}`) },
+  {
+    weight: 60,
+    arbitrary: fc
+      .tuple(
+        fc.oneof({ weight: 40, arbitrary: goodPrice }, { weight: 1, arbitrary: edgeDecimal }),
+        fc.oneof({ weight: 40, arbitrary: goodSize }, { weight: 1, arbitrary: edgeDecimal }),
+      )
+      .map(([p, s]) => `{"price":${q(p)},"size":${q(s)}}`),
+  },
   {
     weight: 3,
     arbitrary: fc
       .tuple(
-        fc.oneof(fc.shuffledSubarray(['price', 'size', 'x', '__proto__'], { minLength: 2 }), fc.subarray(['price', 'size', 'price', 'x', 'size'])),
+        fc.oneof(
+          fc.shuffledSubarray(['price', 'size', 'x', '__proto__'], { minLength: 2 }),
+          fc.subarray(['price', 'size', 'price', 'x', 'size']),
+        ),
         fc.tuple(priceField, sizeField, anyValue, anyValue, sizeField),
       )
-      .map(([keys, [p, z, x, y, z2]]) => `{${keys.map((k, i) => `${q(k)}:${k === 'price' ? p : k === 'size' ? (i > 2 ? z2 : z) : i % 2 ? x : y}`).join(',')}}`),
+      .map(
+        ([keys, [p, z, x, y, z2]]) =>
+          `{${keys.map((k, i) => `${q(k)}:${k === 'price' ? p : k === 'size' ? (i > 2 ? z2 : z) : i % 2 ? x : y}`).join(',')}}`,
+      ),
   },
   { weight: 1, arbitrary: anyValue },
 );
 const levelsField = fieldOf(fc.array(levelText, { maxLength: 5 }).map((l) => `[${l.join(',')}]`));
 
 /** Builds an object text from [key, value] pairs, with optional extra keys (known or not, duplicated) and shuffling. */
-function objectText(required: fc.Arbitrary<[string, string | undefined]>[], extraKeys: readonly string[]): fc.Arbitrary<string> {
+function objectText(
+  required: fc.Arbitrary<[string, string | undefined]>[],
+  extraKeys: readonly string[],
+): fc.Arbitrary<string> {
   return fc
     .tuple(
       fc.tuple(...required),
-      fc.oneof({ weight: 6, arbitrary: fc.constant([]) }, { weight: 3, arbitrary: fc.array(fc.tuple(fc.constantFrom('x', '__proto__', 'constructor', 'toString', '', 'hasOwnProperty', 'id'), anyValue), { maxLength: 3 }) }, { weight: 1, arbitrary: fc.array(fc.tuple(fc.constantFrom(...extraKeys), anyValue), { maxLength: 2 }) }),
+      fc.oneof(
+        { weight: 6, arbitrary: fc.constant([]) },
+        {
+          weight: 3,
+          arbitrary: fc.array(
+            fc.tuple(
+              fc.constantFrom('x', '__proto__', 'constructor', 'toString', '', 'hasOwnProperty', 'id'),
+              anyValue,
+            ),
+            { maxLength: 3 },
+          ),
+        },
+        { weight: 1, arbitrary: fc.array(fc.tuple(fc.constantFrom(...extraKeys), anyValue), { maxLength: 2 }) },
+      ),
       fc.array(fc.nat(), { maxLength: 8 }),
       fc.oneof({ weight: 20, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.boolean() }),
     )
@@ -153,13 +331,61 @@ function objectText(required: fc.Arbitrary<[string, string | undefined]>[], extr
 
 /** A required field, sometimes missing. */
 const f = (key: string, value: fc.Arbitrary<string>, missing = 1): fc.Arbitrary<[string, string | undefined]> =>
-  fc.oneof({ weight: 150, arbitrary: value.map((v): [string, string | undefined] => [key, v]) }, { weight: missing, arbitrary: fc.constant<[string, string | undefined]>([key, undefined]) });
+  fc.oneof(
+    { weight: 150, arbitrary: value.map((v): [string, string | undefined] => [key, v]) },
+    { weight: missing, arbitrary: fc.constant<[string, string | undefined]>([key, undefined]) },
+  );
 /** An optional field, present half the time. */
-const opt = (key: string, value: fc.Arbitrary<string>) => fc.oneof(value.map((v): [string, string | undefined] => [key, v]), fc.constant<[string, string | undefined]>([key, undefined]));
+const opt = (key: string, value: fc.Arbitrary<string>) =>
+  fc.oneof(
+    value.map((v): [string, string | undefined] => [key, v]),
+    fc.constant<[string, string | undefined]>([key, undefined]),
+  );
 
-const EXTRA = ['x', '__proto__', 'constructor', 'toString', 'hasOwnProperty', '', 'event_type', 'price', 'size', 'side', 'hash', 'bids', 'asks', 'market', 'asset_id', 'timestamp', 'tick_size', 'price_changes', 'best_bid', 'spread', 'fee_rate_bps', 'last_trade_price', 'min_order_size'];
+const EXTRA = [
+  'x',
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  '',
+  'event_type',
+  'price',
+  'size',
+  'side',
+  'hash',
+  'bids',
+  'asks',
+  'market',
+  'asset_id',
+  'timestamp',
+  'tick_size',
+  'price_changes',
+  'best_bid',
+  'spread',
+  'fee_rate_bps',
+  'last_trade_price',
+  'min_order_size',
+];
 
-const typeField = (t: string) => fieldOf(fc.oneof({ weight: 40, arbitrary: fc.constant(q(t)) }, { weight: 1, arbitrary: fc.constantFrom('"Book"', '"book "', '"tick_size_change"', '"error"', '"new_market"', '"price_change"', '"book"') }));
+const typeField = (t: string) =>
+  fieldOf(
+    fc.oneof(
+      { weight: 40, arbitrary: fc.constant(q(t)) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          '"Book"',
+          '"book "',
+          '"tick_size_change"',
+          '"error"',
+          '"new_market"',
+          '"price_change"',
+          '"book"',
+        ),
+      },
+    ),
+  );
 
 const bookMsg = objectText(
   [
@@ -178,11 +404,24 @@ const bookMsg = objectText(
 );
 
 const changeEntry = objectText(
-  [f('asset_id', idField), f('price', priceField), f('size', sizeField), f('side', sideField), f('hash', fieldOf(stringText)), f('best_bid', bestField), f('best_ask', bestField)],
+  [
+    f('asset_id', idField),
+    f('price', priceField),
+    f('size', sizeField),
+    f('side', sideField),
+    f('hash', fieldOf(stringText)),
+    f('best_bid', bestField),
+    f('best_ask', bestField),
+  ],
   EXTRA,
 );
 const changeMsg = objectText(
-  [f('event_type', typeField('price_change')), f('market', idField), opt('timestamp', tsField), f('price_changes', fieldOf(fc.array(changeEntry, { maxLength: 4 }).map((l) => `[${l.join(',')}]`)))],
+  [
+    f('event_type', typeField('price_change')),
+    f('market', idField),
+    opt('timestamp', tsField),
+    f('price_changes', fieldOf(fc.array(changeEntry, { maxLength: 4 }).map((l) => `[${l.join(',')}]`))),
+  ],
   EXTRA,
 );
 
@@ -194,14 +433,25 @@ const tradeMsg = objectText(
     f('price', priceField),
     f('size', sizeField),
     f('side', sideField),
-    opt('fee_rate_bps', fieldOf(fc.constantFrom('"0"', '"100"', '"10000"', '"10001"', '"1.0"', '"1.5"', '""', '0', '100', '1.5'))),
+    opt(
+      'fee_rate_bps',
+      fieldOf(fc.constantFrom('"0"', '"100"', '"10000"', '"10001"', '"1.0"', '"1.5"', '""', '0', '100', '1.5')),
+    ),
     opt('timestamp', tsField),
   ],
   EXTRA,
 );
 
 const bbaMsg = objectText(
-  [f('event_type', typeField('best_bid_ask')), f('asset_id', idField), f('market', idField), f('best_bid', bestField), f('best_ask', bestField), opt('spread', bestField), opt('timestamp', tsField)],
+  [
+    f('event_type', typeField('best_bid_ask')),
+    f('asset_id', idField),
+    f('market', idField),
+    f('best_bid', bestField),
+    f('best_ask', bestField),
+    opt('spread', bestField),
+    opt('timestamp', tsField),
+  ],
   EXTRA,
 );
 
@@ -210,9 +460,15 @@ const message = fc.oneof(bookMsg, changeMsg, tradeMsg, bbaMsg);
 /** Whole frames: one message or an array of them, sometimes damaged. */
 const frame = fc
   .tuple(
-    fc.oneof(message.map((m) => [m]), fc.array(message, { minLength: 1, maxLength: 3 })),
+    fc.oneof(
+      message.map((m) => [m]),
+      fc.array(message, { minLength: 1, maxLength: 3 }),
+    ),
     fc.boolean(),
-    fc.oneof({ weight: 30, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constantFrom(' ', '\n', ',', 'x', ']', '}', '\t', '\ufeff', '\u00a0') }),
+    fc.oneof(
+      { weight: 30, arbitrary: fc.constant('') },
+      { weight: 1, arbitrary: fc.constantFrom(' ', '\n', ',', 'x', ']', '}', '\t', '\ufeff', '\u00a0') },
+    ),
     fc.nat(),
   )
   .map(([msgs, asArray, damage, pos]) => {
@@ -242,8 +498,33 @@ describe('frame scanner: adversarial frames', () => {
 
   it('the in-place decimals of levels give exactly levelPips / sizeMicro (every decimalToInt edge)', () => {
     const cases = [
-      '0', '1', '0.0001', '0.00001', '0.00010', '0.9999', '0.99990', '0.99995', '1.0', '5.', '.5', '00.5', '0.5000000000', '0.50000000001', '10000', '9999e-4',
-      '9007199254740991', '9007199254740992', '9007199254740993', '0.' + '0'.repeat(78) + '1', '0.5' + '0'.repeat(77), '0.5' + '0'.repeat(78), '1' + '0'.repeat(79), '1' + '0'.repeat(80), '', '-0', '+1',
+      '0',
+      '1',
+      '0.0001',
+      '0.00001',
+      '0.00010',
+      '0.9999',
+      '0.99990',
+      '0.99995',
+      '1.0',
+      '5.',
+      '.5',
+      '00.5',
+      '0.5000000000',
+      '0.50000000001',
+      '10000',
+      '9999e-4',
+      '9007199254740991',
+      '9007199254740992',
+      '9007199254740993',
+      '0.' + '0'.repeat(78) + '1',
+      '0.5' + '0'.repeat(77),
+      '0.5' + '0'.repeat(78),
+      '1' + '0'.repeat(79),
+      '1' + '0'.repeat(80),
+      '',
+      '-0',
+      '+1',
     ];
     let accepted = 0;
     for (const p of cases) {
@@ -289,7 +570,8 @@ describe('frame scanner: adversarial frames', () => {
   });
 
   it('declines what the reference decides otherwise (duplicates of any known key, wrong types, JSON.parse-only forms)', () => {
-    const book = '{"event_type":"book","asset_id":"t","market":"m","hash":"h","bids":[{"price":"0.4","size":"1"}],"asks":[{"price":"0.6","size":"1"}]}';
+    const book =
+      '{"event_type":"book","asset_id":"t","market":"m","hash":"h","bids":[{"price":"0.4","size":"1"}],"asks":[{"price":"0.6","size":"1"}]}';
     expect(check(book)).toBe('accepted');
     const declined = [
       book.replace('"hash":"h"', '"hash":"h","hash":"i"'),
@@ -324,7 +606,14 @@ describe('frame scanner: adversarial frames', () => {
       expect(reference(raw)).toBeDefined();
     }
     // an unknown key holding a huge nested value, `__proto__` and duplicate unknown keys: skipped, as the reference ignores them
-    expect(check(book.replace('"hash":"h"', '"hash":"h","__proto__":{"event_type":"x","hash":1},"y":1,"y":[true,false,null,-0.5e-3,{"z":{}}]'))).toBe('accepted');
+    expect(
+      check(
+        book.replace(
+          '"hash":"h"',
+          '"hash":"h","__proto__":{"event_type":"x","hash":1},"y":1,"y":[true,false,null,-0.5e-3,{"z":{}}]',
+        ),
+      ),
+    ).toBe('accepted');
     expect(check(book.replace('"hash":"h"', `"hash":"h","long":"${'z'.repeat(100_000)}"`))).toBe('accepted');
   });
 });

@@ -22,7 +22,11 @@ export function reference(raw: string, recvTime: number): { events: MarketDataEv
 }
 
 /** The scanner's answer; undefined when it declined (then it must have emitted and counted nothing). */
-export function scannedBy(scanner: FrameScanner, raw: string, recvTime: number): { events: MarketDataEvent[]; messages: number; eventsCounted: number } | undefined {
+export function scannedBy(
+  scanner: FrameScanner,
+  raw: string,
+  recvTime: number,
+): { events: MarketDataEvent[]; messages: number; eventsCounted: number } | undefined {
   const d = new MarketDecoder();
   const events: MarketDataEvent[] = [];
   const ok = scanner.scan(raw, recvTime, d.stats, (e) => events.push(e));

@@ -26,7 +26,9 @@ function agree(raw: string): boolean {
 }
 
 const fixtureFrames = (): string[] => {
-  const text = gunzipSync(readFileSync(new URL('../../../fixtures/sample-feed.ndjson.gz', import.meta.url))).toString('utf8');
+  const text = gunzipSync(readFileSync(new URL('../../../fixtures/sample-feed.ndjson.gz', import.meta.url))).toString(
+    'utf8',
+  );
   const out: string[] = [];
   for (const line of text.split('\n')) {
     const it = parseLine(line);
@@ -43,26 +45,75 @@ describe('frame scanner', () => {
     let accepted = 0;
     for (const raw of frames) {
       if (agree(raw)) accepted++;
-      else expect(reference(raw) === undefined || /new_market|tick_size_change|market_resolved/.test(raw), raw.slice(0, 200)).toBe(true);
+      else
+        expect(
+          reference(raw) === undefined || /new_market|tick_size_change|market_resolved/.test(raw),
+          raw.slice(0, 200),
+        ).toBe(true);
     }
     expect(accepted / frames.length).toBeGreaterThan(0.99);
   });
 
   it('any single-character edit of a real frame: declined, or the same as the reference', () => {
-    const alphabet = ['"', '\\', ',', ':', '{', '}', '[', ']', '0', '5', '.', 'e', '-', ' ', '\t', 'a', 'x', '\u0001', 'é'];
+    const alphabet = [
+      '"',
+      '\\',
+      ',',
+      ':',
+      '{',
+      '}',
+      '[',
+      ']',
+      '0',
+      '5',
+      '.',
+      'e',
+      '-',
+      ' ',
+      '\t',
+      'a',
+      'x',
+      '\u0001',
+      'é',
+    ];
     fc.assert(
-      fc.property(fc.nat(frames.length - 1), fc.nat(), fc.constantFrom('insert', 'delete', 'replace'), fc.constantFrom(...alphabet), (fi, pos, op, ch) => {
-        const raw = frames[fi]!;
-        const i = pos % raw.length;
-        const edited = op === 'insert' ? raw.slice(0, i) + ch + raw.slice(i) : op === 'delete' ? raw.slice(0, i) + raw.slice(i + 1) : raw.slice(0, i) + ch + raw.slice(i + 1);
-        agree(edited);
-      }),
+      fc.property(
+        fc.nat(frames.length - 1),
+        fc.nat(),
+        fc.constantFrom('insert', 'delete', 'replace'),
+        fc.constantFrom(...alphabet),
+        (fi, pos, op, ch) => {
+          const raw = frames[fi]!;
+          const i = pos % raw.length;
+          const edited =
+            op === 'insert'
+              ? raw.slice(0, i) + ch + raw.slice(i)
+              : op === 'delete'
+                ? raw.slice(0, i) + raw.slice(i + 1)
+                : raw.slice(0, i) + ch + raw.slice(i + 1);
+          agree(edited);
+        },
+      ),
       { numRuns: 3000, seed: 7 },
     );
   });
 
   it('key order, unknown keys of any JSON type, missing optional fields and arrays of messages', () => {
-    const book = { event_type: 'book', market: '0xm', asset_id: 'tok1', timestamp: '1700000000123', hash: 'abc', bids: [{ price: '0.48', size: '10' }, { price: '0.49', size: '5.5' }], asks: [{ price: '0.52', size: '1' }, { price: '0.51', size: '2' }] };
+    const book = {
+      event_type: 'book',
+      market: '0xm',
+      asset_id: 'tok1',
+      timestamp: '1700000000123',
+      hash: 'abc',
+      bids: [
+        { price: '0.48', size: '10' },
+        { price: '0.49', size: '5.5' },
+      ],
+      asks: [
+        { price: '0.52', size: '1' },
+        { price: '0.51', size: '2' },
+      ],
+    };
     const change = {
       event_type: 'price_change',
       market: '0xm',
@@ -72,8 +123,25 @@ describe('frame scanner', () => {
         { asset_id: 'tok2', price: '0.5', size: '0', side: 'SELL', hash: 'h2', best_bid: '0', best_ask: '0' },
       ],
     };
-    const trade = { event_type: 'last_trade_price', market: '0xm', asset_id: 'tok1', price: '0.51', size: '7', side: 'SELL', fee_rate_bps: '0', timestamp: '1700000000125' };
-    const bba = { event_type: 'best_bid_ask', market: '0xm', asset_id: 'tok1', best_bid: '0.5', best_ask: '0.51', spread: '0.01', timestamp: '1700000000126' };
+    const trade = {
+      event_type: 'last_trade_price',
+      market: '0xm',
+      asset_id: 'tok1',
+      price: '0.51',
+      size: '7',
+      side: 'SELL',
+      fee_rate_bps: '0',
+      timestamp: '1700000000125',
+    };
+    const bba = {
+      event_type: 'best_bid_ask',
+      market: '0xm',
+      asset_id: 'tok1',
+      best_bid: '0.5',
+      best_ask: '0.51',
+      spread: '0.01',
+      timestamp: '1700000000126',
+    };
     const extra = { x: [1, -2.5e3, { y: null, z: [true, false] }], s: 'str', n: 0 };
     const shuffle = <T extends object>(o: T, seed: number): T => {
       const keys = Object.keys(o);
@@ -95,11 +163,23 @@ describe('frame scanner', () => {
     expect(agree(JSON.stringify(noTs))).toBe(true);
     const { spread: _s, ...noSpread } = bba;
     expect(agree(JSON.stringify(noSpread))).toBe(true);
-    expect(agree(JSON.stringify({ ...book, bids: [{ price: '0.3', size: '1' }, { price: '0.49', size: '5' }, { price: '0.4', size: '2' }] }))).toBe(true);
+    expect(
+      agree(
+        JSON.stringify({
+          ...book,
+          bids: [
+            { price: '0.3', size: '1' },
+            { price: '0.49', size: '5' },
+            { price: '0.4', size: '2' },
+          ],
+        }),
+      ),
+    ).toBe(true);
   });
 
   it('declines, emitting nothing: duplicate keys, whitespace, escapes, other kinds, refused values, trailing text', () => {
-    const trade = '{"event_type":"last_trade_price","market":"0xm","asset_id":"tok1","price":"0.51","size":"7","side":"SELL","timestamp":"1700000000125"}';
+    const trade =
+      '{"event_type":"last_trade_price","market":"0xm","asset_id":"tok1","price":"0.51","size":"7","side":"SELL","timestamp":"1700000000125"}';
     expect(agree(trade)).toBe(true);
     const declined = [
       trade.replace('"size":"7"', '"size":"7","size":"8"'), // JSON.parse keeps the last: the reference decides

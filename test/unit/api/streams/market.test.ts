@@ -5,7 +5,15 @@ import type { MarketEvent } from '../../../../src/core/events.ts';
 import { FakeServer } from './fake-socket.ts';
 
 const M = '0xabc';
-const book = (asset: string, bid = '0.49') => ({ event_type: 'book', market: M, asset_id: asset, timestamp: '1760000000000', hash: 'h', bids: [{ price: bid, size: '10' }], asks: [{ price: '0.51', size: '10' }] });
+const book = (asset: string, bid = '0.49') => ({
+  event_type: 'book',
+  market: M,
+  asset_id: asset,
+  timestamp: '1760000000000',
+  hash: 'h',
+  bids: [{ price: bid, size: '10' }],
+  asks: [{ price: '0.51', size: '10' }],
+});
 const pc = (asset: string, price = '0.48') => ({
   event_type: 'price_change',
   market: M,
@@ -36,7 +44,8 @@ function setup(o: Partial<MarketStreamOptions> = {}) {
     events,
     sub,
     logs,
-    types: () => events.map((e) => (e.type === 'book_snapshot' || e.type === 'level_change' ? `${e.type}:${e.tokenId}` : e.type)),
+    types: () =>
+      events.map((e) => (e.type === 'book_snapshot' || e.type === 'level_change' ? `${e.type}:${e.tokenId}` : e.type)),
     get completed() {
       return completed;
     },
@@ -57,10 +66,15 @@ describe('market stream', () => {
 
   it('on loss: disconnected; after reconnect, level changes of pending tokens are dropped until their fresh snapshots, then resynced', () => {
     const t = setup();
-    t.server.last.open().recv([book('A'), book('B')]).recv('PONG');
+    t.server.last
+      .open()
+      .recv([book('A'), book('B')])
+      .recv('PONG');
     t.events.length = 0;
     t.server.last.drop();
-    expect(t.events).toEqual([expect.objectContaining({ type: 'disconnected', stream: 'market', reason: 'closed 1006' })]);
+    expect(t.events).toEqual([
+      expect.objectContaining({ type: 'disconnected', stream: 'market', reason: 'closed 1006' }),
+    ]);
     t.clock.advance(500);
     const s2 = t.server.last.open();
     expect(s2.json()[0]).toEqual({ assets_ids: ['A', 'B'], type: 'market', custom_feature_enabled: true });
@@ -77,7 +91,10 @@ describe('market stream', () => {
 
   it('replaces a connection whose fresh snapshots do not come within the resync deadline', () => {
     const t = setup({ resyncTimeoutMs: 2000, silenceMs: 0 });
-    t.server.last.open().recv([book('A'), book('B')]).recv('PONG');
+    t.server.last
+      .open()
+      .recv([book('A'), book('B')])
+      .recv('PONG');
     t.server.last.drop();
     t.clock.advance(500);
     t.server.last.open().recv('PONG').recv(book('A'));
@@ -93,19 +110,28 @@ describe('market stream', () => {
 
   it('a frozen socket (PONG answered, no data) is replaced after the silence deadline', () => {
     const t = setup({ silenceMs: 1000, pingIntervalMs: 200 });
-    const s = t.server.last.open().recv([book('A'), book('B')]).recv('PONG');
+    const s = t.server.last
+      .open()
+      .recv([book('A'), book('B')])
+      .recv('PONG');
     for (let i = 0; i < 4; i++) {
       t.clock.advance(200);
       s.recv('PONG');
     }
     t.clock.advance(200);
-    expect(t.events[t.events.length - 1]).toMatchObject({ type: 'disconnected', reason: 'silence: no data for 1000 ms' });
+    expect(t.events[t.events.length - 1]).toMatchObject({
+      type: 'disconnected',
+      reason: 'silence: no data for 1000 ms',
+    });
     expect(s.terminated).toBe(true);
   });
 
   it('subscribe / unsubscribe / resync send the venue messages; resync drops the token changes until its snapshot', () => {
     const t = setup();
-    const s = t.server.last.open().recv([book('A'), book('B')]).recv('PONG');
+    const s = t.server.last
+      .open()
+      .recv([book('A'), book('B')])
+      .recv('PONG');
     t.stream.subscribe(['C', 'A']);
     t.stream.unsubscribe(['B', 'Z']);
     t.stream.resync(['A']);
@@ -133,9 +159,22 @@ describe('market stream', () => {
 
   it('bad frames and venue errors are stream_errors (counted, logged); the stream goes on', () => {
     const t = setup();
-    const s = t.server.last.open().recv([book('A'), book('B')]).recv('PONG');
-    s.recv('{oops').recv([{ event_type: 'price_change', market: M }, pc('A')]).recv({ event_type: 'error', error: { code: 'BAD_REQUEST', message: 'x' } }).recv({ event_type: 'brand_new', a: 1 }).recv(pc('B'));
-    expect(t.types().slice(3)).toEqual(['stream_error', 'stream_error', 'level_change:A', 'stream_error', 'level_change:B']);
+    const s = t.server.last
+      .open()
+      .recv([book('A'), book('B')])
+      .recv('PONG');
+    s.recv('{oops')
+      .recv([{ event_type: 'price_change', market: M }, pc('A')])
+      .recv({ event_type: 'error', error: { code: 'BAD_REQUEST', message: 'x' } })
+      .recv({ event_type: 'brand_new', a: 1 })
+      .recv(pc('B'));
+    expect(t.types().slice(3)).toEqual([
+      'stream_error',
+      'stream_error',
+      'level_change:A',
+      'stream_error',
+      'level_change:B',
+    ]);
     expect((t.events[3] as any).reason).toBe('bad frame: malformed JSON');
     expect((t.events[4] as any).reason).toMatch(/^bad message: price_changes/);
     expect((t.events[6] as any).reason).toBe('venue error: BAD_REQUEST: x');
@@ -146,7 +185,10 @@ describe('market stream', () => {
 
   it('close() completes events$ and stops reconnecting; idempotent', () => {
     const t = setup();
-    const s = t.server.last.open().recv([book('A'), book('B')]).recv('PONG');
+    const s = t.server.last
+      .open()
+      .recv([book('A'), book('B')])
+      .recv('PONG');
     t.stream.close();
     t.stream.close();
     expect(t.completed).toBe(true);

@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, DEFAULT_BACKOFF, isPong, parseFrame, reconnectingSocket, type SocketOptions, type SocketSignal } from '../../../../src/api/streams/socket.ts';
+import {
+  backoffDelay,
+  DEFAULT_BACKOFF,
+  isPong,
+  parseFrame,
+  reconnectingSocket,
+  type SocketOptions,
+  type SocketSignal,
+} from '../../../../src/api/streams/socket.ts';
 import { VirtualClock } from '../../../../src/core/clock.ts';
 import { FakeServer } from './fake-socket.ts';
 
@@ -39,19 +47,26 @@ function setup(o: Partial<SocketOptions> = {}) {
 describe('backoffDelay', () => {
   it('grows by the factor from the initial delay, capped, with jitter taking off up to its fraction', () => {
     const p = DEFAULT_BACKOFF;
-    expect([0, 1, 2, 3, 4, 5, 6, 7, 10].map((a) => backoffDelay(a, p, 0))).toEqual([500, 1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
+    expect([0, 1, 2, 3, 4, 5, 6, 7, 10].map((a) => backoffDelay(a, p, 0))).toEqual([
+      500, 1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000,
+    ]);
     expect(backoffDelay(0, p, 0.999999)).toBe(250);
     expect(backoffDelay(20, p, 0.5)).toBe(22500);
     expect(backoffDelay(3, { ...p, jitter: 0 }, 0.7)).toBe(4000);
   });
   it('stays within [base * (1 - jitter), base] and never above the cap', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 60 }), fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), fc.double({ min: 0, max: 1, noNaN: true }), (attempt, r, jitter) => {
-        const p = { initialMs: 500, maxMs: 30_000, factor: 2, jitter };
-        const base = Math.min(30_000, 500 * 2 ** attempt);
-        const d = backoffDelay(attempt, p, r);
-        return d <= base && d >= Math.floor(base * (1 - jitter)) && d <= 30_000;
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 60 }),
+        fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (attempt, r, jitter) => {
+          const p = { initialMs: 500, maxMs: 30_000, factor: 2, jitter };
+          const base = Math.min(30_000, 500 * 2 ** attempt);
+          const d = backoffDelay(attempt, p, r);
+          return d <= base && d >= Math.floor(base * (1 - jitter)) && d <= 30_000;
+        },
+      ),
     );
   });
 });
@@ -94,10 +109,17 @@ describe('reconnecting socket', () => {
   it('delivers each element of an array frame; counts a garbage frame and goes on', () => {
     const t = setup();
     const s = t.server.last.open();
-    s.recv([{ a: 1 }, { a: 2 }]).recv('not json').recv('').binary().recv({ a: 3 });
+    s.recv([{ a: 1 }, { a: 2 }])
+      .recv('not json')
+      .recv('')
+      .binary()
+      .recv({ a: 3 });
     const msgs = t.signals.filter((x) => x.kind === 'message').map((x) => (x as any).msg);
     expect(msgs).toEqual([{ a: 1 }, { a: 2 }, { a: 3 }]);
-    expect(t.signals.filter((x) => x.kind === 'bad_frame').map((x) => (x as any).reason)).toEqual(['malformed JSON', 'binary frame']);
+    expect(t.signals.filter((x) => x.kind === 'bad_frame').map((x) => (x as any).reason)).toEqual([
+      'malformed JSON',
+      'binary frame',
+    ]);
     expect(t.sock.stats).toMatchObject({ messages: 3, badFrames: 2 });
     expect(t.sock.connected).toBe(true);
   });
@@ -229,7 +251,11 @@ describe('reconnecting socket', () => {
 
   it('never logs what it sends (the user channel frame carries secrets)', () => {
     const logs: string[] = [];
-    const logger = { warn: (o: object, m: string) => logs.push(JSON.stringify(o) + m), info: (o: object, m: string) => logs.push(JSON.stringify(o) + m), debug: (o: object, m: string) => logs.push(JSON.stringify(o) + m) };
+    const logger = {
+      warn: (o: object, m: string) => logs.push(JSON.stringify(o) + m),
+      info: (o: object, m: string) => logs.push(JSON.stringify(o) + m),
+      debug: (o: object, m: string) => logs.push(JSON.stringify(o) + m),
+    };
     const t = setup({ logger });
     t.setFrames(['{"auth":{"secret":"TOPSECRET"}}']);
     t.server.last.open().recv('garbage').drop();

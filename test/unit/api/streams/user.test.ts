@@ -1,7 +1,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fillsOf, normaliseOrderStatus, orderRecordSchema, tradeRecordSchema, UserDedupe } from '../../../../src/api/streams/user-decode.ts';
-import { AUDIT_GRACE_MS, userStream, type ReconcileContext, type ReconcileResult, type UserStreamOptions } from '../../../../src/api/streams/user.ts';
+import {
+  fillsOf,
+  normaliseOrderStatus,
+  orderRecordSchema,
+  tradeRecordSchema,
+  UserDedupe,
+} from '../../../../src/api/streams/user-decode.ts';
+import {
+  AUDIT_GRACE_MS,
+  userStream,
+  type ReconcileContext,
+  type ReconcileResult,
+  type UserStreamOptions,
+} from '../../../../src/api/streams/user.ts';
 import { VirtualClock } from '../../../../src/core/clock.ts';
 import type { FillEvent, TradeStatus, UserEvent } from '../../../../src/core/events.ts';
 import { FakeServer } from './fake-socket.ts';
@@ -15,8 +27,30 @@ const YES = '111';
 const NO = '222';
 
 // shaped as the paper exchange renders them (REST record; the stream adds event_type, type, ...)
-const order = (id: string, status = 'LIVE', matched = '0') => ({ id, status, owner: KEY, maker_address: '0xme', market: M, asset_id: YES, side: 'BUY', original_size: '10', size_matched: matched, price: '0.4', outcome: 'Yes', associate_trades: [], created_at: 1_760_000_000, expiration: '0', order_type: 'GTC' });
-const orderMsg = (id: string, type: string, status = 'LIVE', matched = '0') => ({ event_type: 'order', type, ...order(id, status, matched), order_owner: KEY, timestamp: '1760000001' });
+const order = (id: string, status = 'LIVE', matched = '0') => ({
+  id,
+  status,
+  owner: KEY,
+  maker_address: '0xme',
+  market: M,
+  asset_id: YES,
+  side: 'BUY',
+  original_size: '10',
+  size_matched: matched,
+  price: '0.4',
+  outcome: 'Yes',
+  associate_trades: [],
+  created_at: 1_760_000_000,
+  expiration: '0',
+  order_type: 'GTC',
+});
+const orderMsg = (id: string, type: string, status = 'LIVE', matched = '0') => ({
+  event_type: 'order',
+  type,
+  ...order(id, status, matched),
+  order_owner: KEY,
+  timestamp: '1760000001',
+});
 /** A trade where I am a maker (my order `oid` on YES) against someone's NO buy. */
 const trade = (id: string, oid: string, status = 'MATCHED', side: 'MAKER' | 'TAKER' = 'MAKER') => ({
   id,
@@ -35,27 +69,95 @@ const trade = (id: string, oid: string, status = 'MATCHED', side: 'MAKER' | 'TAK
   maker_address: '0xother',
   transaction_hash: '0xhash',
   trader_side: side,
-  maker_orders: side === 'TAKER' ? [{ order_id: '0xmk', owner: 'someone', maker_address: '0xother', matched_amount: '6', price: '0.6', fee_rate_bps: '0', asset_id: NO, outcome: 'No', side: 'BUY' }] : [{ order_id: oid, owner: KEY, maker_address: '0xme', matched_amount: '6', price: '0.4', fee_rate_bps: '0', asset_id: YES, outcome: 'Yes', side: 'BUY' }],
+  maker_orders:
+    side === 'TAKER'
+      ? [
+          {
+            order_id: '0xmk',
+            owner: 'someone',
+            maker_address: '0xother',
+            matched_amount: '6',
+            price: '0.6',
+            fee_rate_bps: '0',
+            asset_id: NO,
+            outcome: 'No',
+            side: 'BUY',
+          },
+        ]
+      : [
+          {
+            order_id: oid,
+            owner: KEY,
+            maker_address: '0xme',
+            matched_amount: '6',
+            price: '0.4',
+            fee_rate_bps: '0',
+            asset_id: YES,
+            outcome: 'Yes',
+            side: 'BUY',
+          },
+        ],
 });
-const tradeMsg = (id: string, oid: string, status = 'MATCHED', side: 'MAKER' | 'TAKER' = 'MAKER') => ({ event_type: 'trade', type: 'TRADE', ...trade(id, oid, status, side), trade_owner: KEY, timestamp: '1760000003' });
+const tradeMsg = (id: string, oid: string, status = 'MATCHED', side: 'MAKER' | 'TAKER' = 'MAKER') => ({
+  event_type: 'trade',
+  type: 'TRADE',
+  ...trade(id, oid, status, side),
+  trade_owner: KEY,
+  timestamp: '1760000003',
+});
 
 describe('own fills of a trade', () => {
   it('maker: the maker orders I own, on their own token, side and price', () => {
     const t = tradeRecordSchema.parse(trade('T1', '0xo1'));
     expect(fillsOf(t, { apiKey: KEY }, 'stream', 5)).toEqual([
-      { type: 'fill', venueTime: 1_760_000_002_000, recvTime: 5, tradeId: 'T1', orderId: '0xo1', status: 'MATCHED', role: 'MAKER', market: M, tokenId: YES, side: 'BUY', price: 4000, size: 6_000_000, feeRateBps: 0, takerOrderId: '0xtaker', source: 'stream' },
+      {
+        type: 'fill',
+        venueTime: 1_760_000_002_000,
+        recvTime: 5,
+        tradeId: 'T1',
+        orderId: '0xo1',
+        status: 'MATCHED',
+        role: 'MAKER',
+        market: M,
+        tokenId: YES,
+        side: 'BUY',
+        price: 4000,
+        size: 6_000_000,
+        feeRateBps: 0,
+        takerOrderId: '0xtaker',
+        source: 'stream',
+      },
     ]);
     // by address when the owner is aliased
-    const aliased = tradeRecordSchema.parse({ ...trade('T1', '0xo1'), maker_orders: [{ ...trade('T1', '0xo1').maker_orders[0], owner: 'alias' }] });
+    const aliased = tradeRecordSchema.parse({
+      ...trade('T1', '0xo1'),
+      maker_orders: [{ ...trade('T1', '0xo1').maker_orders[0], owner: 'alias' }],
+    });
     expect(fillsOf(aliased, { apiKey: KEY }, 'stream', 5)).toEqual([]);
     expect(fillsOf(aliased, { apiKey: KEY, address: '0xME' }, 'stream', 5).map((f) => f.orderId)).toEqual(['0xo1']);
   });
   it('taker: the taker order at the trade price (rounded to a pip when averaged)', () => {
     const t = tradeRecordSchema.parse({ ...trade('T2', '0xo2', 'MINED', 'TAKER'), price: '0.40005' });
-    expect(fillsOf(t, { apiKey: KEY }, 'reconcile', 5)).toEqual([expect.objectContaining({ tradeId: 'T2', orderId: '0xo2', role: 'TAKER', tokenId: YES, price: 4001, size: 6_000_000, status: 'MINED', source: 'reconcile' })]);
+    expect(fillsOf(t, { apiKey: KEY }, 'reconcile', 5)).toEqual([
+      expect.objectContaining({
+        tradeId: 'T2',
+        orderId: '0xo2',
+        role: 'TAKER',
+        tokenId: YES,
+        price: 4001,
+        size: 6_000_000,
+        status: 'MINED',
+        source: 'reconcile',
+      }),
+    ]);
   });
   it('statuses are normalised; unknown ones refused', () => {
-    expect(['live', 'ORDER_STATUS_CANCELLED', 'matched', 'weird'].map(normaliseOrderStatus)).toEqual(['LIVE', 'CANCELED', 'MATCHED', undefined]);
+    expect(['live', 'ORDER_STATUS_CANCELLED', 'matched', 'weird'].map(normaliseOrderStatus)).toEqual([
+      'LIVE',
+      'CANCELED',
+      'MATCHED',
+      undefined,
+    ]);
     expect(orderRecordSchema.safeParse(order('o', 'weird')).success).toBe(false);
     expect(tradeRecordSchema.safeParse(trade('t', 'o', 'LOST')).success).toBe(false);
   });
@@ -85,20 +187,26 @@ describe('dedupe', () => {
   it('property: any interleaving of duplicated deliveries emits each (trade, order, status) at most once, in rank order', () => {
     const statuses: TradeStatus[] = ['MATCHED', 'MINED', 'CONFIRMED'];
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 1 }), fc.integer({ min: 0, max: 2 })), { maxLength: 60 }), (deliveries) => {
-        const d = new UserDedupe();
-        const emitted: string[] = [];
-        const rank = new Map<string, number>();
-        for (const [t, o, s] of deliveries) {
-          if (d.fill(`t${t}`, `o${o}`, statuses[s]!)) {
-            const k = `t${t}|o${o}`;
-            expect(s).toBeGreaterThanOrEqual(rank.get(k) ?? 0);
-            rank.set(k, s);
-            emitted.push(`${k}|${s}`);
+      fc.property(
+        fc.array(
+          fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 1 }), fc.integer({ min: 0, max: 2 })),
+          { maxLength: 60 },
+        ),
+        (deliveries) => {
+          const d = new UserDedupe();
+          const emitted: string[] = [];
+          const rank = new Map<string, number>();
+          for (const [t, o, s] of deliveries) {
+            if (d.fill(`t${t}`, `o${o}`, statuses[s]!)) {
+              const k = `t${t}|o${o}`;
+              expect(s).toBeGreaterThanOrEqual(rank.get(k) ?? 0);
+              rank.set(k, s);
+              emitted.push(`${k}|${s}`);
+            }
           }
-        }
-        expect(new Set(emitted).size).toBe(emitted.length);
-      }),
+          expect(new Set(emitted).size).toBe(emitted.length);
+        },
+      ),
     );
   });
   it('is bounded', () => {
@@ -109,18 +217,36 @@ describe('dedupe', () => {
   });
 });
 
-function setup(reconcile: (ctx: ReconcileContext) => Promise<ReconcileResult>, o: Partial<UserStreamOptions> = {}, startMs = 1_000_000) {
+function setup(
+  reconcile: (ctx: ReconcileContext) => Promise<ReconcileResult>,
+  o: Partial<UserStreamOptions> = {},
+  startMs = 1_000_000,
+) {
   const clock = new VirtualClock(startMs);
   const server = new FakeServer();
   const logs: string[] = [];
-  const logger = { warn: (obj: object, msg: string) => logs.push(JSON.stringify(obj) + msg), info: (obj: object, msg: string) => logs.push(JSON.stringify(obj) + msg) };
-  const stream = userStream({ url: 'ws://x/ws/user', creds: CREDS, markets: [M], reconcile, clock, random: () => 0, createSocket: server.factory, logger, ...o });
+  const logger = {
+    warn: (obj: object, msg: string) => logs.push(JSON.stringify(obj) + msg),
+    info: (obj: object, msg: string) => logs.push(JSON.stringify(obj) + msg),
+  };
+  const stream = userStream({
+    url: 'ws://x/ws/user',
+    creds: CREDS,
+    markets: [M],
+    reconcile,
+    clock,
+    random: () => 0,
+    createSocket: server.factory,
+    logger,
+    ...o,
+  });
   const events: UserEvent[] = [];
   stream.events$.subscribe((e) => events.push(e));
   return { clock, server, stream, events, logs };
 }
 const flush = () => new Promise((r) => setTimeout(r, 0));
-const fillKeys = (evs: UserEvent[]) => evs.filter((e): e is FillEvent => e.type === 'fill').map((f) => `${f.tradeId}|${f.orderId}|${f.status}|${f.source}`);
+const fillKeys = (evs: UserEvent[]) =>
+  evs.filter((e): e is FillEvent => e.type === 'fill').map((f) => `${f.tradeId}|${f.orderId}|${f.status}|${f.source}`);
 
 describe('user stream', () => {
   it('authenticates per the venue conventions and emits own orders and fills', async () => {
@@ -128,9 +254,20 @@ describe('user stream', () => {
     const s = t.server.last.open();
     expect(s.json()[0]).toEqual({ auth: CREDS, markets: [M], type: 'user' });
     s.recv('PONG');
-    s.recv(orderMsg('0xo1', 'PLACEMENT')).recv(tradeMsg('T1', '0xo1')).recv(orderMsg('0xo1', 'UPDATE', 'LIVE', '6'));
+    s.recv(orderMsg('0xo1', 'PLACEMENT'))
+      .recv(tradeMsg('T1', '0xo1'))
+      .recv(orderMsg('0xo1', 'UPDATE', 'LIVE', '6'));
     expect(t.events.map((e) => e.type)).toEqual(['resynced', 'order_update', 'fill', 'order_update']);
-    expect(t.events[1]).toMatchObject({ kind: 'PLACEMENT', id: '0xo1', status: 'LIVE', price: 4000, originalSize: 10_000_000, sizeMatched: 0, venueTime: 1_760_000_001_000, source: 'stream' });
+    expect(t.events[1]).toMatchObject({
+      kind: 'PLACEMENT',
+      id: '0xo1',
+      status: 'LIVE',
+      price: 4000,
+      originalSize: 10_000_000,
+      sizeMatched: 0,
+      venueTime: 1_760_000_001_000,
+      source: 'stream',
+    });
     expect(t.events[3]).toMatchObject({ kind: 'UPDATE', sizeMatched: 6_000_000 });
     expect(t.logs.join('\n')).not.toContain(CREDS.secret);
     expect(t.logs.join('\n')).not.toContain(CREDS.passphrase);
@@ -163,13 +300,25 @@ describe('user stream', () => {
     await flush();
     const after = t.events.slice(t.events.findIndex((e) => e.type === 'disconnected') + 1);
     expect(after.map((e) => e.type)).toEqual(['fill', 'fill', 'fill', 'order_update', 'order_update', 'resynced']);
-    expect(fillKeys(after)).toEqual(['T2|0xo1|MATCHED|stream', 'T1|0xo1|MINED|reconcile', 'T0|0xold|CONFIRMED|reconcile']);
-    expect(after[3]).toMatchObject({ kind: 'UPDATE', id: '0xo1', status: 'MATCHED', sizeMatched: 10_000_000, source: 'reconcile' });
+    expect(fillKeys(after)).toEqual([
+      'T2|0xo1|MATCHED|stream',
+      'T1|0xo1|MINED|reconcile',
+      'T0|0xold|CONFIRMED|reconcile',
+    ]);
+    expect(after[3]).toMatchObject({
+      kind: 'UPDATE',
+      id: '0xo1',
+      status: 'MATCHED',
+      sizeMatched: 10_000_000,
+      source: 'reconcile',
+    });
     expect(after[4]).toMatchObject({ kind: 'CANCELLATION', id: '0xo2', status: 'CANCELED' });
     expect(after[5]).toMatchObject({ type: 'resynced', initial: false });
     expect(t.stream.stats()).toMatchObject({ reconciles: 1, recovered: 4, duplicates: 1 });
     // later deliveries of the same facts are not emitted again
-    s2.recv(tradeMsg('T1', '0xo1', 'MINED')).recv(tradeMsg('T1', '0xo1', 'MATCHED')).recv(orderMsg('0xo2', 'CANCELLATION', 'CANCELED'));
+    s2.recv(tradeMsg('T1', '0xo1', 'MINED'))
+      .recv(tradeMsg('T1', '0xo1', 'MATCHED'))
+      .recv(orderMsg('0xo2', 'CANCELLATION', 'CANCELED'));
     expect(t.events[t.events.length - 1]!.type).toBe('resynced');
     // a second reconnect with the same answer emits nothing new
     s2.drop();
@@ -190,10 +339,16 @@ describe('user stream', () => {
     t.clock.advance(500);
     t.server.last.open().recv('PONG');
     await flush();
-    expect(t.events[t.events.length - 1]).toMatchObject({ type: 'stream_error', reason: 'reconcile failed: http 503 #1' });
+    expect(t.events[t.events.length - 1]).toMatchObject({
+      type: 'stream_error',
+      reason: 'reconcile failed: http 503 #1',
+    });
     t.clock.advance(500);
     await flush();
-    expect(t.events[t.events.length - 1]).toMatchObject({ type: 'stream_error', reason: 'reconcile failed: http 503 #2' });
+    expect(t.events[t.events.length - 1]).toMatchObject({
+      type: 'stream_error',
+      reason: 'reconcile failed: http 503 #2',
+    });
     t.clock.advance(1000);
     await flush();
     expect(t.events.slice(-2).map((e) => e.type)).toEqual(['fill', 'resynced']);
@@ -221,7 +376,9 @@ describe('user stream', () => {
   it('bad messages and records are counted stream_errors; venue error frames too', async () => {
     const t = setup(async () => ({ orders: [{ id: 'x' }], trades: [42] }));
     const s = t.server.last.open().recv('PONG');
-    s.recv('nope').recv({ event_type: 'order', type: 'PLACEMENT', id: 'o' }).recv({ event_type: 'error', error: { code: 'UNAUTHORIZED', message: 'invalid API credentials' } });
+    s.recv('nope')
+      .recv({ event_type: 'order', type: 'PLACEMENT', id: 'o' })
+      .recv({ event_type: 'error', error: { code: 'UNAUTHORIZED', message: 'invalid API credentials' } });
     s.recv({ ...tradeMsg('T1', '0xo1'), maker_orders: [] });
     expect(t.events.filter((e) => e.type === 'stream_error').map((e) => (e as any).reason)).toEqual([
       'bad message: malformed JSON',
@@ -256,7 +413,13 @@ describe('user stream', () => {
     expect(fillKeys(t.events)).toEqual(['T1|0xo1|MATCHED|stream', 'T2|0xo1|MATCHED|reconcile']);
     const updates = t.events.filter((e) => e.type === 'order_update');
     expect(updates.length).toBe(2);
-    expect(updates[1]).toMatchObject({ kind: 'UPDATE', id: '0xo1', status: 'MATCHED', sizeMatched: 10_000_000, source: 'reconcile' });
+    expect(updates[1]).toMatchObject({
+      kind: 'UPDATE',
+      id: '0xo1',
+      status: 'MATCHED',
+      sizeMatched: 10_000_000,
+      source: 'reconcile',
+    });
     expect(t.events.filter((e) => e.type === 'resynced').length).toBe(1); // an audit is not a resync
     expect(t.stream.stats()).toMatchObject({ audits: 1, auditFailures: 0, auditRecovered: 2, recovered: 2 });
     expect(t.logs.some((l) => l.includes('recovered by the audit'))).toBe(true);

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CRYPTO_PARAMS, CryptoWalk, perSecondVol, probAbove, SECONDS_PER_YEAR } from '../../../../src/exchange/world/crypto.ts';
+import {
+  CRYPTO_PARAMS,
+  CryptoWalk,
+  perSecondVol,
+  probAbove,
+  SECONDS_PER_YEAR,
+} from '../../../../src/exchange/world/crypto.ts';
 import { CRYPTO_SYMBOLS } from '../../../../src/exchange/world/model.ts';
 import { normCdf, normInv } from '../../../../src/exchange/world/normal.ts';
 

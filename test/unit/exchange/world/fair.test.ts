@@ -48,25 +48,43 @@ function world(seed: number, markets: MarketMeta[], events: EventRec[] = []) {
 }
 
 function event(id: string, ms: MarketMeta[]): EventRec {
-  return { id, slug: id, title: id, description: '', tags: [], category: 'test', startDate: '', endDate: '', imageUrl: '', createdAt: '', negRisk: true, marketIds: ms.map((m) => m.conditionId) };
+  return {
+    id,
+    slug: id,
+    title: id,
+    description: '',
+    tags: [],
+    category: 'test',
+    startDate: '',
+    endDate: '',
+    imageUrl: '',
+    createdAt: '',
+    negRisk: true,
+    marketIds: ms.map((m) => m.conditionId),
+  };
 }
 
 describe('binary markets', () => {
   it('open at p0, stay in [0, 1], and settle on 0 or 1 at the end', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 1e6 }), fc.integer({ min: 5, max: 60 * 24 * 30 }), fc.array(fc.double({ min: 0, max: 1.2, noNaN: true }), { minLength: 1, maxLength: 8 }), (seed, lifeMin, fracs) => {
-        const m = meta(`b${seed}`, T0 + lifeMin * MIN);
-        const fm = world(seed, [m]);
-        expect(fm.fair(m.conditionId, T0)).toBeCloseTo(binaryP0(seed, m.conditionId), 6);
-        for (const f of [...fracs].sort()) {
-          const p = fm.fair(m.conditionId, T0 + f * lifeMin * MIN);
-          expect(p).toBeGreaterThanOrEqual(0);
-          expect(p).toBeLessThanOrEqual(1);
-        }
-        const end = fm.fair(m.conditionId, T0 + lifeMin * MIN);
-        expect([0, 1]).toContain(end);
-        expect(fm.resolvesYes(m.conditionId)).toBe(end === 1);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 1e6 }),
+        fc.integer({ min: 5, max: 60 * 24 * 30 }),
+        fc.array(fc.double({ min: 0, max: 1.2, noNaN: true }), { minLength: 1, maxLength: 8 }),
+        (seed, lifeMin, fracs) => {
+          const m = meta(`b${seed}`, T0 + lifeMin * MIN);
+          const fm = world(seed, [m]);
+          expect(fm.fair(m.conditionId, T0)).toBeCloseTo(binaryP0(seed, m.conditionId), 6);
+          for (const f of [...fracs].sort()) {
+            const p = fm.fair(m.conditionId, T0 + f * lifeMin * MIN);
+            expect(p).toBeGreaterThanOrEqual(0);
+            expect(p).toBeLessThanOrEqual(1);
+          }
+          const end = fm.fair(m.conditionId, T0 + lifeMin * MIN);
+          expect([0, 1]).toContain(end);
+          expect(fm.resolvesYes(m.conditionId)).toBe(end === 1);
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -145,7 +163,10 @@ describe('crypto markets', () => {
   it('follow P(price at end >= strike) and settle on the price at the end', () => {
     const walk = new CryptoWalk('btcusdt', 4, T0);
     const strike = walk.startPrice;
-    const m = meta('btc-updown', T0 + 5 * MIN, { cryptoSymbol: 'btcusdt', description: `Up or down. Price to beat: $${strike.toLocaleString('en-US')}.` });
+    const m = meta('btc-updown', T0 + 5 * MIN, {
+      cryptoSymbol: 'btcusdt',
+      description: `Up or down. Price to beat: $${strike.toLocaleString('en-US')}.`,
+    });
     expect(parseStrike(m.description)).toBeCloseTo(strike, 2);
     const fm = world(4, [m]);
     expect(fm.fair(m.conditionId, T0)).toBeCloseTo(0.5, 2);

@@ -89,7 +89,11 @@ function checkPlan(p: WorldPlan, seed: number): void {
   expect(new Set(p.events.map((e) => e.slug)).size).toBe(p.events.length);
   expect(new Set(p.comments.map((c) => c.id)).size).toBe(p.comments.length);
   // the guarantees other tests rely on
-  for (const t of TICK_SIZES) expect(markets.some((m) => m.tick === t), `tick ${t}`).toBe(true);
+  for (const t of TICK_SIZES)
+    expect(
+      markets.some((m) => m.tick === t),
+      `tick ${t}`,
+    ).toBe(true);
   const firstBinary = markets.find((m) => !m.negRisk)!;
   expect(firstBinary.tick).toBe('0.01');
   expect(firstBinary.cryptoSymbol).toBeUndefined();
@@ -121,10 +125,13 @@ function checkPlan(p: WorldPlan, seed: number): void {
   for (const e of p.events) for (const t of e.tags) expect(tagLabels.has(t), t).toBe(true);
   // categories
   const cats = new Set(p.events.map((e) => e.category));
-  for (const c of ['politics', 'sports', 'crypto', 'economics', 'tech', 'science', 'culture']) expect(cats.has(c), c).toBe(true);
+  for (const c of ['politics', 'sports', 'crypto', 'economics', 'tech', 'science', 'culture'])
+    expect(cats.has(c), c).toBe(true);
   // sports and series
-  for (const e of p.events.filter((x) => x.sport !== undefined)) expect(p.sports.some((s) => s.sport === e.sport)).toBe(true);
-  for (const e of p.events.filter((x) => x.seriesSlug !== undefined)) expect(p.series.some((s) => s.slug === e.seriesSlug)).toBe(true);
+  for (const e of p.events.filter((x) => x.sport !== undefined))
+    expect(p.sports.some((s) => s.sport === e.sport)).toBe(true);
+  for (const e of p.events.filter((x) => x.seriesSlug !== undefined))
+    expect(p.series.some((s) => s.slug === e.seriesSlug)).toBe(true);
   expect(p.series.some((s) => s.slug === 'btc-up-or-down-daily')).toBe(true);
   // crypto markets name their symbol and state their strike
   const crypto = markets.filter((m) => m.cryptoSymbol !== undefined);

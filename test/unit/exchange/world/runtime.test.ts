@@ -16,10 +16,14 @@ describe('Timers', () => {
       if (ticks === 2) throw new Error('boom');
     });
     let arrivals = 0;
-    t.poisson(new Rng(1), () => 50, () => {
-      arrivals++;
-      if (arrivals === 1) throw new Error('bang');
-    });
+    t.poisson(
+      new Rng(1),
+      () => 50,
+      () => {
+        arrivals++;
+        if (arrivals === 1) throw new Error('bang');
+      },
+    );
     clock.advance(1000);
     expect(ticks).toBe(10);
     expect(arrivals).toBeGreaterThan(5);
@@ -39,7 +43,11 @@ describe('Timers', () => {
     });
     let n = 0;
     let paused = true;
-    t.poisson(new Rng(7), () => (paused ? Infinity : 200), () => n++);
+    t.poisson(
+      new Rng(7),
+      () => (paused ? Infinity : 200),
+      () => n++,
+    );
     clock.advance(10_000);
     expect(n).toBe(0);
     paused = false;

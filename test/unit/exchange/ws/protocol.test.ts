@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { channelOf, errorFrame, isJsonPing, MAX_ASSETS_PER_CONNECTION, parseMarketRequest, parseObject, parseUserRequest, pingReply } from '../../../../src/exchange/ws/protocol.ts';
+import {
+  channelOf,
+  errorFrame,
+  isJsonPing,
+  MAX_ASSETS_PER_CONNECTION,
+  parseMarketRequest,
+  parseObject,
+  parseUserRequest,
+  pingReply,
+} from '../../../../src/exchange/ws/protocol.ts';
 import { parseRtdsRequest } from '../../../../src/exchange/rtds/protocol.ts';
 import { routeOf } from '../../../../src/exchange/ws/index.ts';
 
@@ -20,7 +29,10 @@ describe('keep-alive and frames', () => {
     expect(isJsonPing({ type: 'market' })).toBe(false);
   });
   it('builds the error frame', () => {
-    expect(JSON.parse(errorFrame('BAD_REQUEST', 'nope'))).toEqual({ event_type: 'error', error: { code: 'BAD_REQUEST', message: 'nope' } });
+    expect(JSON.parse(errorFrame('BAD_REQUEST', 'nope'))).toEqual({
+      event_type: 'error',
+      error: { code: 'BAD_REQUEST', message: 'nope' },
+    });
   });
   it('accepts only JSON objects', () => {
     for (const bad of ['', 'x', '[1]', '1', 'null', '"s"', '{']) expect(parseObject(bad).ok).toBe(false);
@@ -43,15 +55,27 @@ describe('keep-alive and frames', () => {
 
 describe('market channel messages', () => {
   it('parses the first subscription, with the public clients extras', () => {
-    expect(parseMarketRequest(obj('{"assets_ids":["1","2","1"],"type":"market","custom_feature_enabled":true}'))).toEqual({
+    expect(
+      parseMarketRequest(obj('{"assets_ids":["1","2","1"],"type":"market","custom_feature_enabled":true}')),
+    ).toEqual({
       ok: true,
       value: { op: 'subscribe', assets: ['1', '2'], custom: true, initialDump: true },
     });
-    const rs = parseMarketRequest({ assets_ids: ['1'], type: 'MARKET', markets: [], operation: 'subscribe', initial_dump: false, level: 2 });
+    const rs = parseMarketRequest({
+      assets_ids: ['1'],
+      type: 'MARKET',
+      markets: [],
+      operation: 'subscribe',
+      initial_dump: false,
+      level: 2,
+    });
     expect(rs).toEqual({ ok: true, value: { op: 'subscribe', assets: ['1'], initialDump: false } });
   });
   it('parses later subscribe / unsubscribe', () => {
-    expect(parseMarketRequest({ assets_ids: ['9'], operation: 'unsubscribe' })).toEqual({ ok: true, value: { op: 'unsubscribe', assets: ['9'], initialDump: true } });
+    expect(parseMarketRequest({ assets_ids: ['9'], operation: 'unsubscribe' })).toEqual({
+      ok: true,
+      value: { op: 'unsubscribe', assets: ['9'], initialDump: true },
+    });
     expect(parseMarketRequest({ assets_ids: [], operation: 'SUBSCRIBE', custom_feature_enabled: false })).toEqual({
       ok: true,
       value: { op: 'subscribe', assets: [], custom: false, initialDump: true },
@@ -91,9 +115,18 @@ describe('market channel messages', () => {
 describe('user channel messages', () => {
   const auth = { apiKey: 'k', secret: 's', passphrase: 'p' };
   it('parses the authenticated first message and later changes', () => {
-    expect(parseUserRequest({ auth, markets: ['0xAB', '0xab'], type: 'user' })).toEqual({ ok: true, value: { op: 'subscribe', auth, markets: ['0xab'] } });
-    expect(parseUserRequest({ auth, type: 'USER' })).toEqual({ ok: true, value: { op: 'subscribe', auth, markets: [] } });
-    expect(parseUserRequest({ markets: ['0x1'], operation: 'unsubscribe' })).toEqual({ ok: true, value: { op: 'unsubscribe', markets: ['0x1'] } });
+    expect(parseUserRequest({ auth, markets: ['0xAB', '0xab'], type: 'user' })).toEqual({
+      ok: true,
+      value: { op: 'subscribe', auth, markets: ['0xab'] },
+    });
+    expect(parseUserRequest({ auth, type: 'USER' })).toEqual({
+      ok: true,
+      value: { op: 'subscribe', auth, markets: [] },
+    });
+    expect(parseUserRequest({ markets: ['0x1'], operation: 'unsubscribe' })).toEqual({
+      ok: true,
+      value: { op: 'unsubscribe', markets: ['0x1'] },
+    });
   });
   it('refuses malformed auth and markets', () => {
     for (const b of [
@@ -112,27 +145,44 @@ describe('user channel messages', () => {
 
 describe('RTDS messages', () => {
   it('parses crypto_prices filters in every public form', () => {
-    const sub = (filters: unknown) => parseRtdsRequest({ action: 'subscribe', subscriptions: [{ topic: 'crypto_prices', type: 'update', filters }] });
-    expect(sub('btcusdt,ETHUSDT')).toEqual({ ok: true, value: { action: 'subscribe', subscriptions: [{ topic: 'crypto_prices', type: 'update', symbols: ['btcusdt', 'ethusdt'] }] } });
+    const sub = (filters: unknown) =>
+      parseRtdsRequest({ action: 'subscribe', subscriptions: [{ topic: 'crypto_prices', type: 'update', filters }] });
+    expect(sub('btcusdt,ETHUSDT')).toEqual({
+      ok: true,
+      value: {
+        action: 'subscribe',
+        subscriptions: [{ topic: 'crypto_prices', type: 'update', symbols: ['btcusdt', 'ethusdt'] }],
+      },
+    });
     expect(sub(['solusdt'])).toMatchObject({ ok: true, value: { subscriptions: [{ symbols: ['solusdt'] }] } });
-    expect(sub('["xrpusdt", "btcusdt"]')).toMatchObject({ ok: true, value: { subscriptions: [{ symbols: ['xrpusdt', 'btcusdt'] }] } });
+    expect(sub('["xrpusdt", "btcusdt"]')).toMatchObject({
+      ok: true,
+      value: { subscriptions: [{ symbols: ['xrpusdt', 'btcusdt'] }] },
+    });
     expect(sub(undefined)).toMatchObject({ ok: true, value: { subscriptions: [{ symbols: 'all' }] } });
     expect(sub('')).toMatchObject({ ok: true, value: { subscriptions: [{ symbols: 'all' }] } });
-    for (const bad of [42, { a: 1 }, '[1,2]', '[oops', 'btc usdt']) expect(sub(bad).ok, JSON.stringify(bad)).toBe(false);
+    for (const bad of [42, { a: 1 }, '[1,2]', '[oops', 'btc usdt'])
+      expect(sub(bad).ok, JSON.stringify(bad)).toBe(false);
   });
   it('parses comments filters as object or JSON string', () => {
-    const sub = (filters: unknown, type = 'comment_created') => parseRtdsRequest({ action: 'subscribe', subscriptions: [{ topic: 'comments', type, filters }] });
+    const sub = (filters: unknown, type = 'comment_created') =>
+      parseRtdsRequest({ action: 'subscribe', subscriptions: [{ topic: 'comments', type, filters }] });
     expect(sub('{"parentEntityID":100,"parentEntityType":"Event"}')).toMatchObject({
       ok: true,
       value: { subscriptions: [{ topic: 'comments', filter: { parentEntityID: '100', parentEntityType: 'Event' } }] },
     });
-    expect(sub({ parentEntityID: 'abc' })).toMatchObject({ ok: true, value: { subscriptions: [{ filter: { parentEntityID: 'abc' } }] } });
+    expect(sub({ parentEntityID: 'abc' })).toMatchObject({
+      ok: true,
+      value: { subscriptions: [{ filter: { parentEntityID: 'abc' } }] },
+    });
     expect(sub(undefined, '*')).toMatchObject({ ok: true, value: { subscriptions: [{ filter: 'all', type: '*' }] } });
     for (const bad of ['{x', '[1]', 5]) expect(sub(bad).ok).toBe(false);
     expect(sub(undefined, 'reaction_created').ok).toBe(false);
   });
   it('refuses unknown topics, actions and shapes', () => {
-    expect(parseRtdsRequest({ action: 'subscribe', subscriptions: [{ topic: 'activity', type: 'orders_matched' }] })).toMatchObject({ ok: false, message: expect.stringMatching(/unknown topic/) });
+    expect(
+      parseRtdsRequest({ action: 'subscribe', subscriptions: [{ topic: 'activity', type: 'orders_matched' }] }),
+    ).toMatchObject({ ok: false, message: expect.stringMatching(/unknown topic/) });
     expect(parseRtdsRequest({ action: 'nope', subscriptions: [{ topic: 'comments' }] }).ok).toBe(false);
     expect(parseRtdsRequest({ action: 'subscribe', subscriptions: [] }).ok).toBe(false);
     expect(parseRtdsRequest({ action: 'subscribe' }).ok).toBe(false);
