@@ -19,10 +19,10 @@
  * reconnect the recorder writes a `connect` status line, then the venue's fresh snapshot frames
  * follow as ordinary frames.
  *
- * MarketInfo (src/engine/venue.ts) is stored as is: integers in pips and micro (exact), which is
+ * MarketInfo (src/core/venue.ts) is stored as is: integers in pips and micro (exact), which is
  * what the simulated venue's `markets()` returns.
  */
-import type { MarketInfo } from '../engine/venue.ts';
+import type { MarketInfo } from '../core/venue.ts';
 
 export type FeedChannel = 'm' | 'r';
 

@@ -28,7 +28,7 @@
  *  - Files are created exclusively: an existing file is never appended to or overwritten (a
  *    crashed recording ends inside a gzip member; appending after it would hide the new data).
  */
-import { toMarketInfo } from '../engine/live-venue.ts';
+import { toMarketInfo } from '../venues/live/live-venue.ts';
 import { existsSync, openSync, createWriteStream, type WriteStream } from 'node:fs';
 import { constants as zc, createGzip, type Gzip } from 'node:zlib';
 import { LiveClock, type Clock, type TimerHandle } from '../core/clock.ts';
@@ -48,7 +48,7 @@ import {
   type StreamLogger,
   type WsFactory,
 } from '../api/streams/socket.ts';
-import type { MarketInfo } from '../engine/venue.ts';
+import type { MarketInfo } from '../core/venue.ts';
 import { frameLine, headerLine, statusLine, stringFrameLine, type FeedChannel, type FeedHeader } from './feed.ts';
 
 /** The `recorder` field of the headers this recorder writes. */

@@ -4,9 +4,9 @@
  * src/cli/run.ts) driven in VIRTUAL time by a simulated venue:
  *
  *  - feed mode: recorded feeds (src/backtest/replay.ts, pulled in batches) into the simulated
- *    venue (src/backtest/sim-venue.ts), which matches our orders against the recorded book;
+ *    venue (src/venues/sim/sim-venue.ts), which matches our orders against the recorded book;
  *  - world mode: the paper exchange's world and matching engine with our orders inside it
- *    (src/backtest/synthetic.ts, src/backtest/exchange-venue.ts).
+ *    (src/backtest/synthetic.ts, src/venues/paper/exchange-venue.ts).
  *
  * Time. One VirtualClock. Feed mode: for each replayed item, the clock is advanced to the item's
  * receive time (firing due timers: latencies, the engine's tick, the heartbeat, retries, samples)
@@ -86,7 +86,7 @@ import type {
   Venue,
   VenueFill,
   VenueOrder,
-} from '../engine/venue.ts';
+} from '../core/venue.ts';
 import { Executor, type ExecutorStats } from '../execution/executor.ts';
 import { HeartbeatKeeper } from '../execution/heartbeat.ts';
 import { OrderTracker, isOpen } from '../execution/tracker.ts';
@@ -103,7 +103,7 @@ import { resolveParams } from '../strategy/params.ts';
 import { parseLine, type FeedHeader } from './feed.ts';
 import { newReplayStats, replayCachedBatches, replayFeedBatches } from './replay.ts';
 import { planFeedCaches, type FeedCachePlan } from './feed-cache.ts';
-import type { LatencySpec } from './latency.ts';
+import type { LatencySpec } from '../venues/sim/latency.ts';
 import {
   FillPointSampler,
   FillRowRing,
@@ -115,7 +115,7 @@ import {
 import { MARKOUT_HORIZONS_MS } from './metrics.ts';
 import { BudgetMeter, type BudgetUse } from './sim-budget.ts';
 import { QuietClock } from './quiet-clock.ts';
-import { createSimVenue, type SimLatencyOptions, type SimVenue } from './sim-venue.ts';
+import { createSimVenue, type SimLatencyOptions, type SimVenue } from '../venues/sim/sim-venue.ts';
 
 // ---- options and result ---------------------------------------------------------------------------
 

@@ -21,10 +21,10 @@
  */
 import { VirtualClock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
-import type { MarketInfo } from '../engine/venue.ts';
+import type { MarketInfo } from '../core/venue.ts';
 import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange } from '../exchange/exchange.ts';
 import { seedWorld, startWorld, type RunningWorld } from '../exchange/world/index.ts';
-import { createExchangeVenue, marketInfo } from './exchange-venue.ts';
+import { createExchangeVenue, marketInfo } from '../venues/paper/exchange-venue.ts';
 import { QuietClock } from './quiet-clock.ts';
 import type { BacktestDriver, WorldSpec } from './runner.ts';
 

@@ -50,7 +50,7 @@ import type { MmkitEvent } from '${srcPrefix}/core/events.ts';
 import type { ConditionId, TokenId } from '${srcPrefix}/core/ids.ts';
 import type { QuoteIntent } from '${srcPrefix}/core/intents.ts';
 import type { Micro, Pips, TickSize } from '${srcPrefix}/core/units.ts';
-import type { MarketInfo } from '${srcPrefix}/engine/venue.ts';
+import type { MarketInfo } from '${srcPrefix}/core/venue.ts';
 import type { BookView, PositionView, StrategyContext, StrategyState } from '${srcPrefix}/strategy/api.ts';
 import { resolveParams } from '${srcPrefix}/strategy/params.ts';
 import strategy from './${name}.ts';

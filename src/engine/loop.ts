@@ -30,7 +30,7 @@ import type { ConditionId, TokenId } from '../core/ids.ts';
 import type { DesiredQuotes, ImmediateIntent, StrategyOutput } from '../core/intents.ts';
 import type { StrategyHandlers, StrategyState } from '../strategy/api.ts';
 import { EngineState, type FillLike, type OrderViewSource } from './state.ts';
-import type { MarketInfo, Venue, VenueOrder } from './venue.ts';
+import type { MarketInfo, Venue, VenueOrder } from '../core/venue.ts';
 
 /** A structured logger (pino's Logger fits). */
 export interface EngineLogger {

@@ -20,7 +20,7 @@
  * throws: the engine's `start()` awaits this and does not quote when it rejects.
  */
 import type { OrderId } from '../core/ids.ts';
-import type { Venue, VenueFill, VenueOrder } from './venue.ts';
+import type { Venue, VenueFill, VenueOrder } from '../core/venue.ts';
 
 /** What the restart needs of the store (sync or async). */
 export interface RestartStore {

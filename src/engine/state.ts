@@ -31,7 +31,7 @@ import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import type { LiveOrderView } from '../core/intents.ts';
 import { PRICE_SCALE, tickFromPips, tickPips, type Micro, type Pips, type Side } from '../core/units.ts';
 import type { BookView, PositionView, StrategyState } from '../strategy/api.ts';
-import type { MarketInfo, VenueOrder } from './venue.ts';
+import type { MarketInfo, VenueOrder } from '../core/venue.ts';
 
 /** An own order as the state keeps it. */
 export interface OwnOrder extends LiveOrderView {

@@ -46,7 +46,7 @@ import type {
   Venue,
   VenueFill,
   VenueOrder,
-} from '../engine/venue.ts';
+} from '../core/venue.ts';
 import { fillFromEvent, type FillChange, type Store } from '../store/store.ts';
 import { diffQuotes, type DiffTolerance } from './diff.ts';
 import { OrderTracker, isOpen, type Transition } from './tracker.ts';

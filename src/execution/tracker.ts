@@ -24,7 +24,7 @@ import type { OrderStatus as VenueOrderStatus, OrderUpdateEvent, TradeStatus } f
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import type { LiveOrderView } from '../core/intents.ts';
 import type { Micro, Pips, Side } from '../core/units.ts';
-import type { CancelOutcome, PlaceOutcome, PreparedOrder, VenueOrder } from '../engine/venue.ts';
+import type { CancelOutcome, PlaceOutcome, PreparedOrder, VenueOrder } from '../core/venue.ts';
 
 /** The tracker's states (the store's `orders.status`). */
 

@@ -25,7 +25,7 @@ import type { FillEvent } from '../core/events.ts';
 import type { TokenId } from '../core/ids.ts';
 import type { DesiredQuotes } from '../core/intents.ts';
 import type { Engine } from '../engine/loop.ts';
-import type { MarketInfo, Venue } from '../engine/venue.ts';
+import type { MarketInfo, Venue } from '../core/venue.ts';
 import type { Executor } from '../execution/executor.ts';
 import type { HeartbeatKeeper } from '../execution/heartbeat.ts';
 import type { OrderTracker } from '../execution/tracker.ts';

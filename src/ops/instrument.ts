@@ -14,7 +14,7 @@ import type { ApiName, HttpMethod } from '../api/http/types.ts';
 import type { Clock } from '../core/clock.ts';
 import { MmkitError } from '../core/errors.ts';
 import type { TokenId } from '../core/ids.ts';
-import type { CancelOutcome, PlaceOutcome, PreparedOrder, Venue } from '../engine/venue.ts';
+import type { CancelOutcome, PlaceOutcome, PreparedOrder, Venue } from '../core/venue.ts';
 import { provesNotAccepted } from '../execution/executor.ts';
 import type { DaemonMonitor } from './status.ts';
 

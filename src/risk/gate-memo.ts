@@ -20,8 +20,8 @@
 import type { ConditionId, TokenId } from '../core/ids.ts';
 import type { DesiredQuotes, LiveOrderView, QuoteIntent } from '../core/intents.ts';
 import { PRICE_SCALE } from '../core/units.ts';
-import type { MarketInfo } from '../engine/venue.ts';
-import type { BookView } from '../strategy/api.ts';
+import type { MarketInfo } from '../core/venue.ts';
+import type { BookView } from '../core/views.ts';
 import { gate, type RiskView } from './gate.ts';
 import type { RiskLimits } from './limits.ts';
 

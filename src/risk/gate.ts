@@ -28,8 +28,8 @@
 import type { ConditionId, TokenId } from '../core/ids.ts';
 import type { DesiredQuotes, ImmediateIntent, LiveOrderView, QuoteIntent } from '../core/intents.ts';
 import { LOT_MICRO, PRICE_SCALE, isValidPrice, notional, tickPips, type Micro, type Pips } from '../core/units.ts';
-import type { MarketInfo } from '../engine/venue.ts';
-import type { BookView } from '../strategy/api.ts';
+import type { MarketInfo } from '../core/venue.ts';
+import type { BookView } from '../core/views.ts';
 import type { KillSwitchState } from './kill-switch.ts';
 import { limitsFor, type MarketLimits, type RiskLimits } from './limits.ts';
 

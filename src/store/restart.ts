@@ -4,7 +4,7 @@
  * venue states of orders missed while down, and ids the venue never received. A thin adapter so
  * the engine does not learn the store's row shapes.
  */
-import type { VenueFill, VenueOrder } from '../engine/venue.ts';
+import type { VenueFill, VenueOrder } from '../core/venue.ts';
 import type { OrderId } from '../core/ids.ts';
 import type { Store, StoredOrderStatus } from './store.ts';
 

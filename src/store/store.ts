@@ -22,7 +22,7 @@ import { LiveClock, type Clock } from '../core/clock.ts';
 import type { FillEvent, TradeStatus } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import { PRICE_SCALE, type Micro, type Pips, type Side } from '../core/units.ts';
-import type { PreparedOrder } from '../engine/venue.ts';
+import type { PreparedOrder } from '../core/venue.ts';
 import { migrate } from './migrations.ts';
 import { accumulate, pnlOf, type PnlReport, type Position, type PositionAccumulator } from './positions.ts';
 

@@ -11,7 +11,10 @@ import type { ConditionId, TokenId } from '../core/ids.ts';
 import type { MmkitEvent } from '../core/events.ts';
 import type { LiveOrderView, StrategyOutput } from '../core/intents.ts';
 import type { Micro, Pips } from '../core/units.ts';
-import type { MarketInfo } from '../engine/venue.ts';
+import type { MarketInfo } from '../core/venue.ts';
+import type { BookView, PositionView } from '../core/views.ts';
+
+export type { BookView, PositionView } from '../core/views.ts';
 
 /** One parameter: its type, default, documentation and bounds. Units are part of the doc. */
 export type ParamSpec =
@@ -55,28 +58,6 @@ export interface StrategyContext {
   readonly log: StrategyLogger;
   /** The markets this strategy instance trades. */
   readonly markets: ReadonlyMap<ConditionId, MarketInfo>;
-}
-
-/** A read-only view of one token's book mirror. */
-export interface BookView {
-  readonly tokenId: TokenId;
-  readonly bestBid: Pips | null;
-  readonly bestAsk: Pips | null;
-  /** (bestBid + bestAsk) / 2 in pips, possibly a half pip; null unless both sides exist. */
-  readonly mid: number | null;
-  /** True while the mirror is not known to equal the venue (disconnected, crossed, not yet snapshotted). */
-  readonly stale: boolean;
-  /** Best-first levels, at most `depth` of them. */
-  levels(side: 'bids' | 'asks', depth?: number): ReadonlyArray<readonly [Pips, Micro]>;
-}
-
-export interface PositionView {
-  /** Net shares held (micro). */
-  readonly size: Micro;
-  /** Average cost in pips (may be fractional), null when flat. */
-  readonly avgPrice: number | null;
-  /** Realized PnL, micro-collateral (signed). */
-  readonly realized: number;
 }
 
 /** What a handler may read. Everything is current: state is updated before the handler runs. */

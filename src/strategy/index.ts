@@ -11,5 +11,5 @@ export * from '../core/units.ts';
 export type * from '../core/ids.ts';
 export * from '../core/events.ts';
 export type * from '../core/intents.ts';
-export type { MarketInfo } from '../engine/venue.ts';
+export type { MarketInfo } from '../core/venue.ts';
 export type { Clock } from '../core/clock.ts';

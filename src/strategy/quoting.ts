@@ -34,7 +34,7 @@ import { assertNever, type MmkitEvent } from '../core/events.ts';
 import type { ConditionId, TokenId } from '../core/ids.ts';
 import type { LiveOrderView, QuoteIntent } from '../core/intents.ts';
 import { AMOUNT_SCALE, LOT_MICRO, PRICE_SCALE, tickPips, type Micro, type Pips } from '../core/units.ts';
-import type { MarketInfo } from '../engine/venue.ts';
+import type { MarketInfo } from '../core/venue.ts';
 import type { BookView, StrategyState } from './api.ts';
 
 // ---- ticks and lots --------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { runBacktest } from '../../src/backtest/runner.ts';
 import { newReplayStats, replayFeedBatches } from '../../src/backtest/replay.ts';
-import { createSimVenue } from '../../src/backtest/sim-venue.ts';
+import { createSimVenue } from '../../src/venues/sim/sim-venue.ts';
 import { VirtualClock } from '../../src/core/clock.ts';
 import type { FeedHeader } from '../../src/backtest/feed.ts';
 import { replicateFeed, writeWorldFeed } from '../support/world-feed.ts';

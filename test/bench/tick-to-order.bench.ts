@@ -38,9 +38,9 @@ import { LiveClock } from '../../src/core/clock.ts';
 import type { ConditionId, OrderId, TokenId } from '../../src/core/ids.ts';
 import type { DesiredQuotes } from '../../src/core/intents.ts';
 import { formatAmount, formatPrice, PRICE_SCALE, type Micro, type Pips } from '../../src/core/units.ts';
-import { liveVenueFromParts } from '../../src/engine/live-venue.ts';
+import { liveVenueFromParts } from '../../src/venues/live/live-venue.ts';
 import { createEngine } from '../../src/engine/loop.ts';
-import type { MarketInfo } from '../../src/engine/venue.ts';
+import type { MarketInfo } from '../../src/core/venue.ts';
 import type { StrategyHandlers } from '../../src/strategy/api.ts';
 
 // ---- deterministic data ----------------------------------------------------------------------------

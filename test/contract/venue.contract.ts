@@ -32,7 +32,7 @@ import {
   type Pips,
   type Side,
 } from '../../src/core/units.ts';
-import type { MarketInfo, PlaceRequest, Venue } from '../../src/engine/venue.ts';
+import type { MarketInfo, PlaceRequest, Venue } from '../../src/core/venue.ts';
 
 /** Another account trading against ours. */
 export interface ContractCounterparty {

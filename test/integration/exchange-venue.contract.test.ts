@@ -1,5 +1,5 @@
 /**
- * The synthetic backtest's venue (src/backtest/exchange-venue.ts: the Venue port over an in-process
+ * The synthetic backtest's venue (src/venues/paper/exchange-venue.ts: the Venue port over an in-process
  * PaperExchange, in virtual time) through the shared contract suite, plus what only it has: the
  * same seed gives the same order ids; market events follow the exchange's books exactly; a latency
  * delays a request's effect by that much virtual time.
@@ -9,7 +9,7 @@ import { VirtualClock } from '../../src/core/clock.ts';
 import type { FillEvent, MarketEvent } from '../../src/core/events.ts';
 import type { ConditionId, TokenId } from '../../src/core/ids.ts';
 import { AMOUNT_SCALE, PRICE_SCALE, type Micro, type Pips } from '../../src/core/units.ts';
-import { createExchangeVenue } from '../../src/backtest/exchange-venue.ts';
+import { createExchangeVenue } from '../../src/venues/paper/exchange-venue.ts';
 import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange } from '../../src/exchange/exchange.ts';
 import { seedWorld } from '../../src/exchange/world/index.ts';
 import { BookMirrors } from '../../src/book/mirror.ts';

@@ -17,7 +17,7 @@ import { LiveClock } from '../../src/core/clock.ts';
 import type { ConditionId, TokenId } from '../../src/core/ids.ts';
 import type { DesiredQuotes, QuoteIntent } from '../../src/core/intents.ts';
 import { formatAmount, formatPrice, PRICE_SCALE, type Micro, type Pips, type Side } from '../../src/core/units.ts';
-import { createLiveVenue, liveVenueFromParts, type LiveVenue } from '../../src/engine/live-venue.ts';
+import { createLiveVenue, liveVenueFromParts, type LiveVenue } from '../../src/venues/live/live-venue.ts';
 import { Executor } from '../../src/execution/executor.ts';
 import { HeartbeatKeeper } from '../../src/execution/heartbeat.ts';
 import { openStore, type Store } from '../../src/store/store.ts';

@@ -1,5 +1,5 @@
 /**
- * `LiveVenue.place` (src/engine/live-venue.ts) when POST /orders fails as a whole, against the real
+ * `LiveVenue.place` (src/venues/live/live-venue.ts) when POST /orders fails as a whole, against the real
  * paper exchange over loopback HTTP (its fault injection answers instead of serving):
  *
  *  - an error that proves the venue did not accept the request (a 429 after the transport's
@@ -23,8 +23,8 @@ import { LiveClock } from '../../src/core/clock.ts';
 import { RateLimitError } from '../../src/core/errors.ts';
 import type { ConditionId, TokenId } from '../../src/core/ids.ts';
 import type { Micro, Pips } from '../../src/core/units.ts';
-import { liveVenueFromParts, type LiveVenue } from '../../src/engine/live-venue.ts';
-import type { PlaceOutcome, PreparedOrder } from '../../src/engine/venue.ts';
+import { liveVenueFromParts, type LiveVenue } from '../../src/venues/live/live-venue.ts';
+import type { PlaceOutcome, PreparedOrder } from '../../src/core/venue.ts';
 import { sleep, startVenue, yes, type TestVenue } from './support/setup.ts';
 
 type HttpFault = { status?: number; latencyMs?: number } | undefined;

@@ -1,5 +1,5 @@
 /**
- * The live Venue adapter (src/engine/live-venue.ts) against the real paper exchange on a loopback
+ * The live Venue adapter (src/venues/live/live-venue.ts) against the real paper exchange on a loopback
  * port, through the shared contract suite (test/contract/venue.contract.ts), plus what only the
  * live adapter has: the cache following tick-size changes, the reconnect reconciliation, and an
  * ambiguous POST answered as UNKNOWN and resolved by id.
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FillEvent, UserEvent } from '../../src/core/events.ts';
 import type { ConditionId, TokenId } from '../../src/core/ids.ts';
 import { formatAmount, formatPrice, PRICE_SCALE, type Micro, type Pips } from '../../src/core/units.ts';
-import { createLiveVenue, type LiveVenue } from '../../src/engine/live-venue.ts';
+import { createLiveVenue, type LiveVenue } from '../../src/venues/live/live-venue.ts';
 import { runVenueContract } from '../contract/venue.contract.ts';
 import { no, sleep, startVenue, yes, type TestVenue } from './support/setup.ts';
 

@@ -23,7 +23,7 @@ import {
   type Recorder,
 } from '../../src/backtest/recorder.ts';
 import { newReplayStats, replayFeeds } from '../../src/backtest/replay.ts';
-import type { MarketInfo } from '../../src/engine/venue.ts';
+import type { MarketInfo } from '../../src/core/venue.ts';
 import { ADMIN, sleep, startVenue, type TestVenue } from './support/setup.ts';
 import type { Trader } from './support/trader.ts';
 

@@ -1,5 +1,5 @@
 /**
- * The simulated venue (src/backtest/sim-venue.ts) through the shared Venue contract suite
+ * The simulated venue (src/venues/sim/sim-venue.ts) through the shared Venue contract suite
  * (test/contract/venue.contract.ts), as the live adapter runs it against the paper exchange.
  *
  * The venue lives in virtual time: its answers come from VirtualClock timers (entry, cancel and
@@ -12,9 +12,9 @@
  * BUY at 1 − p; the venue counts the match once), at the clock's present.
  */
 import { VirtualClock } from '../../src/core/clock.ts';
-import { createSimVenue } from '../../src/backtest/sim-venue.ts';
+import { createSimVenue } from '../../src/venues/sim/sim-venue.ts';
 import { runVenueContract } from '../contract/venue.contract.ts';
-import { FeedBuilder, feed, marketInfo, simOptions, T0 } from '../unit/backtest/sim-fixtures.ts';
+import { FeedBuilder, feed, marketInfo, simOptions, T0 } from '../unit/venues/sim/sim-fixtures.ts';
 
 runVenueContract('simulated venue on a recorded feed (virtual time)', async () => {
   const clock = new VirtualClock(T0);

@@ -18,7 +18,7 @@ import { createGzip } from 'node:zlib';
 import type { ConditionId, TokenId } from '../../src/core/ids.ts';
 import { Rng } from '../../src/core/random.ts';
 import { formatAmount, formatPrice, PRICE_SCALE, type Micro } from '../../src/core/units.ts';
-import type { MarketInfo } from '../../src/engine/venue.ts';
+import type { MarketInfo } from '../../src/core/venue.ts';
 import { frameLine, headerLine } from '../../src/backtest/feed.ts';
 
 export interface FeedGenOptions {

@@ -13,7 +13,7 @@ import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange } from '../../src/exchange/exch
 import { seedWorld, startWorld } from '../../src/exchange/world/index.ts';
 import { MarketChannel } from '../../src/exchange/ws/market.ts';
 import type { StreamConn } from '../../src/exchange/ws/conn.ts';
-import { marketInfo } from '../../src/backtest/exchange-venue.ts';
+import { marketInfo } from '../../src/venues/paper/exchange-venue.ts';
 import { frameLine, headerLine } from '../../src/backtest/feed.ts';
 
 export interface WorldFeedOptions {

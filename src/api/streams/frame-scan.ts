@@ -1,6 +1,6 @@
 /**
  * A market-channel frame straight from its text to events, without JSON.parse: the hot path of
- * feed replay (src/backtest/sim-venue.ts), where parsing each frame into objects and then walking
+ * feed replay (src/venues/sim/sim-venue.ts), where parsing each frame into objects and then walking
  * them cost more than everything the simulated venue does with the result.
  *
  * `scanFrame` recognises the canonical compact JSON the venue sends (no whitespace between tokens,

@@ -20,7 +20,7 @@ import {
   type FeedHeader,
 } from '../../../src/backtest/feed.ts';
 import { replayCachedBatches, replayFeedBatches } from '../../../src/backtest/replay.ts';
-import { CID, marketInfo, NO, T0, YES } from './sim-fixtures.ts';
+import { CID, marketInfo, NO, T0, YES } from '../venues/sim/sim-fixtures.ts';
 import { through } from './feed-cache-support.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mmkit-review-fc-'));

@@ -9,8 +9,8 @@ import {
   replayCachedBatches,
   replayFeedBatches,
 } from '../../../src/backtest/replay.ts';
-import { createSimVenue } from '../../../src/backtest/sim-venue.ts';
-import { marketInfo, NO, T0, YES } from './sim-fixtures.ts';
+import { createSimVenue } from '../../../src/venues/sim/sim-venue.ts';
+import { marketInfo, NO, T0, YES } from '../venues/sim/sim-fixtures.ts';
 
 /** Where a replay reads from (default: the text of every file) and how. */
 export interface ReplayFrom {

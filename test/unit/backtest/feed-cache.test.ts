@@ -35,7 +35,7 @@ import {
   type FeedChannel,
   type FeedHeader,
 } from '../../../src/backtest/feed.ts';
-import { CID, marketInfo, NO, T0, YES } from './sim-fixtures.ts';
+import { CID, marketInfo, NO, T0, YES } from '../venues/sim/sim-fixtures.ts';
 import { writeWorldFeed } from '../../support/world-feed.ts';
 import { through } from './feed-cache-support.ts';
 

@@ -9,7 +9,7 @@ import {
   stringFrameLine,
   type FeedHeader,
 } from '../../../src/backtest/feed.ts';
-import type { MarketInfo } from '../../../src/engine/venue.ts';
+import type { MarketInfo } from '../../../src/core/venue.ts';
 
 const market = {
   market: '0xabc',

@@ -12,7 +12,7 @@ import { FeedWriter, partPath, recordingParts, startRecorder } from '../../../sr
 import { newReplayStats, replayFeeds } from '../../../src/backtest/replay.ts';
 import type { FeedItem } from '../../../src/backtest/feed.ts';
 import type { WsFactory, WsHandlers } from '../../../src/api/streams/socket.ts';
-import type { MarketInfo } from '../../../src/engine/venue.ts';
+import type { MarketInfo } from '../../../src/core/venue.ts';
 
 let dir: string;
 beforeAll(() => {

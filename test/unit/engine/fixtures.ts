@@ -30,7 +30,7 @@ import type {
   Venue,
   VenueFill,
   VenueOrder,
-} from '../../../src/engine/venue.ts';
+} from '../../../src/core/venue.ts';
 
 export const CID = '0xmarket1' as ConditionId;
 export const YES = '111' as TokenId;

@@ -8,7 +8,7 @@ import {
   UNSETTLED_LOOKBACK_MAX_MS,
   type RestartStore,
 } from '../../../src/engine/restart.ts';
-import type { VenueFill, VenueOrder } from '../../../src/engine/venue.ts';
+import type { VenueFill, VenueOrder } from '../../../src/core/venue.ts';
 import { CID, FakeVenue, flush, market, NO, YES } from './fixtures.ts';
 
 const vo = (id: string, status: VenueOrder['status'] = 'LIVE'): VenueOrder => ({

@@ -5,7 +5,7 @@ import type { FillEvent, OrderUpdateEvent } from '../../../src/core/events.ts';
 import type { ConditionId, OrderId, TokenId, TradeId } from '../../../src/core/ids.ts';
 import type { DesiredQuotes, QuoteIntent } from '../../../src/core/intents.ts';
 import type { Micro, Pips, Side } from '../../../src/core/units.ts';
-import type { PlaceOutcome } from '../../../src/engine/venue.ts';
+import type { PlaceOutcome } from '../../../src/core/venue.ts';
 import {
   Executor,
   type CycleReport,

@@ -17,7 +17,7 @@ import type {
   Venue,
   VenueFill,
   VenueOrder,
-} from '../../../src/engine/venue.ts';
+} from '../../../src/core/venue.ts';
 
 export interface Call {
   kind: 'place' | 'cancel' | 'cancelAll' | 'openOrders' | 'order' | 'heartbeat';

@@ -4,7 +4,7 @@ import { VirtualClock } from '../../../src/core/clock.ts';
 import type { OrderStatus, OrderUpdateEvent } from '../../../src/core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../../../src/core/ids.ts';
 import type { Micro, Pips } from '../../../src/core/units.ts';
-import type { PreparedOrder, VenueOrder } from '../../../src/engine/venue.ts';
+import type { PreparedOrder, VenueOrder } from '../../../src/core/venue.ts';
 import { OrderTracker, fromVenueStatus, type Transition } from '../../../src/execution/tracker.ts';
 
 const M = '0xm' as ConditionId;

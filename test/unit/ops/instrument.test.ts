@@ -11,7 +11,7 @@ import { NetworkError, RateLimitError } from '../../../src/core/errors.ts';
 import type { MarketEvent } from '../../../src/core/events.ts';
 import type { ConditionId, TokenId } from '../../../src/core/ids.ts';
 import type { Micro, Pips } from '../../../src/core/units.ts';
-import type { PlaceRequest } from '../../../src/engine/venue.ts';
+import type { PlaceRequest } from '../../../src/core/venue.ts';
 import { instrumentVenue, ObservedBudgets } from '../../../src/ops/instrument.ts';
 import { Metrics } from '../../../src/ops/metrics.ts';
 import { DaemonMonitor } from '../../../src/ops/status.ts';

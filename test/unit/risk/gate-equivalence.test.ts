@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { ConditionId, TokenId } from '../../../src/core/ids.ts';
 import type { DesiredQuotes, LiveOrderView, QuoteIntent } from '../../../src/core/intents.ts';
 import type { Micro, Pips, Side, TickSize } from '../../../src/core/units.ts';
-import type { MarketInfo } from '../../../src/engine/venue.ts';
+import type { MarketInfo } from '../../../src/core/venue.ts';
 import { gate, type GateResult, type RiskCode, type RiskView } from '../../../src/risk/gate.ts';
 import type { KillSwitchState } from '../../../src/risk/kill-switch.ts';
 import type { MarketLimits, RiskLimits } from '../../../src/risk/limits.ts';

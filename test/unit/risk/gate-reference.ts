@@ -6,7 +6,7 @@
 import type { ConditionId, TokenId } from '../../../src/core/ids.ts';
 import type { DesiredQuotes, LiveOrderView, QuoteIntent } from '../../../src/core/intents.ts';
 import { LOT_MICRO, PRICE_SCALE, isValidPrice, notional, tickPips, type Micro } from '../../../src/core/units.ts';
-import type { MarketInfo } from '../../../src/engine/venue.ts';
+import type { MarketInfo } from '../../../src/core/venue.ts';
 import type { BookView } from '../../../src/strategy/api.ts';
 import { limitsFor, type MarketLimits, type RiskLimits } from '../../../src/risk/limits.ts';
 import type { GateResult, Refusal, RiskCode, RiskView, Trim } from '../../../src/risk/gate.ts';

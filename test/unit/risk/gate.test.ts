@@ -5,7 +5,7 @@ import type { ConditionId, TokenId } from '../../../src/core/ids.ts';
 import type { DesiredQuotes, ImmediateIntent, LiveOrderView, QuoteIntent } from '../../../src/core/intents.ts';
 import type { Micro, Pips, Side } from '../../../src/core/units.ts';
 import { isValidPrice, LOT_MICRO, notional } from '../../../src/core/units.ts';
-import type { MarketInfo } from '../../../src/engine/venue.ts';
+import type { MarketInfo } from '../../../src/core/venue.ts';
 import { gate, gateOrder, type RiskView } from '../../../src/risk/gate.ts';
 import { KillSwitch } from '../../../src/risk/kill-switch.ts';
 import { resolveRiskLimits, type RiskLimitsConfig } from '../../../src/risk/limits.ts';

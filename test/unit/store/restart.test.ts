@@ -3,7 +3,7 @@ import { VirtualClock } from '../../../src/core/clock.ts';
 import type { ConditionId, OrderId, TokenId } from '../../../src/core/ids.ts';
 import type { Micro, Pips } from '../../../src/core/units.ts';
 import type { RestartStore } from '../../../src/engine/restart.ts';
-import type { VenueFill, VenueOrder } from '../../../src/engine/venue.ts';
+import type { VenueFill, VenueOrder } from '../../../src/core/venue.ts';
 import { restartStore, storedStatusOf } from '../../../src/store/restart.ts';
 import { openStore } from '../../../src/store/store.ts';
 

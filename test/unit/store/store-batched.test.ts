@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../src/core/clock.ts';
 import type { ConditionId, OrderId, TokenId } from '../../../src/core/ids.ts';
 import type { Micro, Pips } from '../../../src/core/units.ts';
-import type { PreparedOrder } from '../../../src/engine/venue.ts';
+import type { PreparedOrder } from '../../../src/core/venue.ts';
 import {
   BATCHED_PENDING_ORDERS,
   openStore,

@@ -7,7 +7,7 @@ import { VirtualClock } from '../../../src/core/clock.ts';
 import type { FillEvent } from '../../../src/core/events.ts';
 import type { ConditionId, OrderId, TokenId, TradeId } from '../../../src/core/ids.ts';
 import type { Micro, Pips } from '../../../src/core/units.ts';
-import type { PreparedOrder } from '../../../src/engine/venue.ts';
+import type { PreparedOrder } from '../../../src/core/venue.ts';
 import { MIGRATIONS, SCHEMA_VERSION, migrate } from '../../../src/store/migrations.ts';
 import {
   fillFromEvent,

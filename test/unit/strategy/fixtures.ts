@@ -6,7 +6,7 @@ import type { MmkitEvent } from '../../../src/core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../../../src/core/ids.ts';
 import type { LiveOrderView } from '../../../src/core/intents.ts';
 import type { Micro, Pips, Side, TickSize } from '../../../src/core/units.ts';
-import type { MarketInfo } from '../../../src/engine/venue.ts';
+import type { MarketInfo } from '../../../src/core/venue.ts';
 import type { BookView, PositionView, StrategyContext, StrategyState } from '../../../src/strategy/api.ts';
 import { VirtualClock } from '../../../src/core/clock.ts';
 

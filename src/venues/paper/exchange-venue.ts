@@ -29,7 +29,7 @@
  */
 import { Observable, type Subscriber } from 'rxjs';
 import { keccak256, toUtf8Bytes } from 'ethers';
-import type { Clock, TimerHandle } from '../core/clock.ts';
+import type { Clock, TimerHandle } from '../../core/clock.ts';
 import type {
   BookSnapshotEvent,
   MarketEvent,
@@ -38,9 +38,9 @@ import type {
   RtdsEvent,
   TradeStatus,
   UserEvent,
-} from '../core/events.ts';
-import type { ConditionId, OrderId, TokenId, TradeId } from '../core/ids.ts';
-import { PRICE_SCALE, tickPips, type Micro, type Pips, type Side, type TickSize } from '../core/units.ts';
+} from '../../core/events.ts';
+import type { ConditionId, OrderId, TokenId, TradeId } from '../../core/ids.ts';
+import { PRICE_SCALE, tickPips, type Micro, type Pips, type Side, type TickSize } from '../../core/units.ts';
 import type {
   CancelOutcome,
   MarketInfo,
@@ -50,10 +50,10 @@ import type {
   Venue,
   VenueFill,
   VenueOrder,
-} from '../engine/venue.ts';
-import type { ExchangeEvent, MarketEntry, PaperExchange } from '../exchange/exchange.ts';
-import type { NewOrder, OrderState, PlaceResult, Trade } from '../exchange/matching/types.ts';
-import { LevelCollector, noLevelOf, sizeAt, yesLevelOf, type YesLevel } from '../exchange/ws/market-map.ts';
+} from '../../core/venue.ts';
+import type { ExchangeEvent, MarketEntry, PaperExchange } from '../../exchange/exchange.ts';
+import type { NewOrder, OrderState, PlaceResult, Trade } from '../../exchange/matching/types.ts';
+import { LevelCollector, noLevelOf, sizeAt, yesLevelOf, type YesLevel } from '../../exchange/ws/market-map.ts';
 
 /** Options of `createExchangeVenue`. */
 export interface ExchangeVenueOptions {

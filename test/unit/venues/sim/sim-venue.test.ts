@@ -3,15 +3,15 @@
  * ./sim-fixtures.ts). Expected fills are computed by hand in the comments.
  */
 import { describe, expect, it } from 'vitest';
-import type { FillEvent, MarketEvent, OrderUpdateEvent, UserEvent } from '../../../src/core/events.ts';
-import type { OrderId } from '../../../src/core/ids.ts';
-import { PRICE_SCALE, type Micro, type Pips, type Side } from '../../../src/core/units.ts';
-import type { PlaceRequest } from '../../../src/engine/venue.ts';
-import { EngineState } from '../../../src/engine/state.ts';
-import { REJECT_MESSAGES } from '../../../src/exchange/matching/engine.ts';
-import type { SimVenue } from '../../../src/backtest/sim-venue.ts';
-import type { QueueModelSpec } from '../../../src/backtest/queue.ts';
-import type { VirtualClock } from '../../../src/core/clock.ts';
+import type { FillEvent, MarketEvent, OrderUpdateEvent, UserEvent } from '../../../../src/core/events.ts';
+import type { OrderId } from '../../../../src/core/ids.ts';
+import { PRICE_SCALE, type Micro, type Pips, type Side } from '../../../../src/core/units.ts';
+import type { PlaceRequest } from '../../../../src/core/venue.ts';
+import { EngineState } from '../../../../src/engine/state.ts';
+import { REJECT_MESSAGES } from '../../../../src/exchange/matching/engine.ts';
+import type { SimVenue } from '../../../../src/venues/sim/sim-venue.ts';
+import type { QueueModelSpec } from '../../../../src/venues/sim/queue.ts';
+import type { VirtualClock } from '../../../../src/core/clock.ts';
 import { advance, CID, feed, FeedBuilder, flush, marketInfo, newSim, NO, SH, T0, YES } from './sim-fixtures.ts';
 
 const req = (price: number, shares: number, o: Partial<PlaceRequest> = {}): PlaceRequest => ({

@@ -7,9 +7,9 @@ import {
   riskAverseDepth,
   tradeAtLevel,
   tradeVolumeAtLevel,
-} from '../../../src/backtest/queue.ts';
-import { latencyMean, latencySampler, rngStream, validateLatencySpec } from '../../../src/backtest/latency.ts';
-import { Rng } from '../../../src/core/random.ts';
+} from '../../../../src/venues/sim/queue.ts';
+import { latencyMean, latencySampler, rngStream, validateLatencySpec } from '../../../../src/venues/sim/latency.ts';
+import { Rng } from '../../../../src/core/random.ts';
 
 const SH = 1_000_000;
 

@@ -25,8 +25,8 @@
  * The estimate is kept in integer micro-shares (rounded to nearest): it is a size, and it decides
  * fills, which are money.
  */
-import { ValidationError } from '../core/errors.ts';
-import { LOT_MICRO } from '../core/units.ts';
+import { ValidationError } from '../../core/errors.ts';
+import { LOT_MICRO } from '../../core/units.ts';
 
 /** Which queue model, and its parameter. A bare string uses the defaults. */
 export type QueueModelSpec =

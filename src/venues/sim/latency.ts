@@ -11,8 +11,8 @@
  *
  * Draws are rounded to the microsecond (3 decimals), the resolution of the feed's receive times.
  */
-import { Rng } from '../core/random.ts';
-import { ValidationError } from '../core/errors.ts';
+import { Rng } from '../../core/random.ts';
+import { ValidationError } from '../../core/errors.ts';
 
 /** One latency distribution, in milliseconds. */
 export type LatencySpec =

@@ -6,12 +6,12 @@
  * and a `last_trade_price` per token for each trade (the NO print mirrored), all with the batch's
  * venue timestamp. The builder keeps the YES book so the frames stay consistent.
  */
-import { VirtualClock } from '../../../src/core/clock.ts';
-import type { ConditionId, TokenId } from '../../../src/core/ids.ts';
-import { formatAmount, formatPrice, PRICE_SCALE, type Micro, type Side } from '../../../src/core/units.ts';
-import type { FeedItem, FeedHeader } from '../../../src/backtest/feed.ts';
-import type { MarketInfo } from '../../../src/engine/venue.ts';
-import { createSimVenue, type SimVenue, type SimVenueOptions } from '../../../src/backtest/sim-venue.ts';
+import { VirtualClock } from '../../../../src/core/clock.ts';
+import type { ConditionId, TokenId } from '../../../../src/core/ids.ts';
+import { formatAmount, formatPrice, PRICE_SCALE, type Micro, type Side } from '../../../../src/core/units.ts';
+import type { FeedItem, FeedHeader } from '../../../../src/backtest/feed.ts';
+import type { MarketInfo } from '../../../../src/core/venue.ts';
+import { createSimVenue, type SimVenue, type SimVenueOptions } from '../../../../src/venues/sim/sim-venue.ts';
 
 export const CID = ('0x' + 'c1'.repeat(32)) as ConditionId;
 export const YES = '71321045679252212594626385532706912750332728571942532289631379312455583992563' as TokenId;

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { Wallet } from 'ethers';
-import { OrderBuilder } from '../../../src/api/orders.ts';
-import { orderFromWire, recoverSigner, type WireOrder } from '../../../src/api/signing/order.ts';
-import { LiveClock } from '../../../src/core/clock.ts';
-import type { ConditionId, TokenId } from '../../../src/core/ids.ts';
-import type { Micro, Pips } from '../../../src/core/units.ts';
-import { feeOf, liveVenueFromParts, venueFillsOf } from '../../../src/engine/live-venue.ts';
-import type { MarketInfo, PlaceRequest } from '../../../src/engine/venue.ts';
+import { OrderBuilder } from '../../../../src/api/orders.ts';
+import { orderFromWire, recoverSigner, type WireOrder } from '../../../../src/api/signing/order.ts';
+import { LiveClock } from '../../../../src/core/clock.ts';
+import type { ConditionId, TokenId } from '../../../../src/core/ids.ts';
+import type { Micro, Pips } from '../../../../src/core/units.ts';
+import { feeOf, liveVenueFromParts, venueFillsOf } from '../../../../src/venues/live/live-venue.ts';
+import type { MarketInfo, PlaceRequest } from '../../../../src/core/venue.ts';
 
 const ME = { apiKey: 'my-key', address: '0xme' };
 

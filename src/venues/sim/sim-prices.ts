@@ -8,9 +8,9 @@
  * only what was ingested exists.
  */
 import { Observable, type Subscriber } from 'rxjs';
-import { decodeRtdsMessage } from '../api/streams/rtds.ts';
-import type { CommentEvent, PriceTickEvent, RtdsEvent } from '../core/events.ts';
-import type { FeedItem } from './feed.ts';
+import { decodeRtdsMessage } from '../../api/streams/rtds.ts';
+import type { CommentEvent, PriceTickEvent, RtdsEvent } from '../../core/events.ts';
+import type { FeedItem } from '../../backtest/feed.ts';
 
 interface PriceSub {
   readonly symbols: ReadonlySet<string>;

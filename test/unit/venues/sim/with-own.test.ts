@@ -5,9 +5,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { withOwn } from '../../../src/backtest/sim-venue.ts';
-import type { PriceLevel } from '../../../src/core/events.ts';
-import type { Micro, Pips } from '../../../src/core/units.ts';
+import { withOwn } from '../../../../src/venues/sim/sim-venue.ts';
+import type { PriceLevel } from '../../../../src/core/events.ts';
+import type { Micro, Pips } from '../../../../src/core/units.ts';
 
 /** The definition: the recorded levels plus ours, one level per price, best first. */
 function reference(levels: readonly PriceLevel[], own: ReadonlyMap<number, number>, descending: boolean): PriceLevel[] {

@@ -1,5 +1,5 @@
 /**
- * The live adapter of the Venue port (src/engine/venue.ts), built on src/api: the same code talks
+ * The live adapter of the Venue port (src/core/venue.ts), built on src/api: the same code talks
  * to the paper exchange and to the real service; only the URLs differ.
  *
  *  - Identity: the wallet's API key, created or derived with an L1 signature at start; one HTTP
@@ -26,7 +26,7 @@
 import type { Observable } from 'rxjs';
 import { filter, share, tap } from 'rxjs';
 import type { Wallet } from 'ethers';
-import { createOrDeriveApiKey } from '../api/auth.ts';
+import { createOrDeriveApiKey } from '../../api/auth.ts';
 import {
   ClobClient,
   MAX_BATCH_ORDERS,
@@ -34,27 +34,27 @@ import {
   type OpenOrder,
   type SignedOrderLike,
   type Trade,
-} from '../api/clob.ts';
-import type { Budgets, BudgetConfig } from '../api/http/budgets.ts';
-import { createTransport, type ApiCredentials, type HttpTransport, type LoggerLike } from '../api/http/transport.ts';
-import type { Transport } from '../api/http/types.ts';
-import { OrderBuilder } from '../api/orders.ts';
-import type { WireOrder } from '../api/signing/order.ts';
-import { marketStream, type MarketStream } from '../api/streams/market.ts';
-import type { BackoffPolicy, StreamLogger, WsFactory } from '../api/streams/socket.ts';
+} from '../../api/clob.ts';
+import type { Budgets, BudgetConfig } from '../../api/http/budgets.ts';
+import { createTransport, type ApiCredentials, type HttpTransport, type LoggerLike } from '../../api/http/transport.ts';
+import type { Transport } from '../../api/http/types.ts';
+import { OrderBuilder } from '../../api/orders.ts';
+import type { WireOrder } from '../../api/signing/order.ts';
+import { marketStream, type MarketStream } from '../../api/streams/market.ts';
+import type { BackoffPolicy, StreamLogger, WsFactory } from '../../api/streams/socket.ts';
 import {
   fillsOf,
   normaliseOrderStatus,
   parseWith,
   tradeRecordSchema,
   type UserIdentity,
-} from '../api/streams/user-decode.ts';
-import { userStream, type ReconcileContext, type ReconcileResult, type UserStream } from '../api/streams/user.ts';
-import { rtdsStream, type RtdsStream } from '../api/streams/rtds.ts';
-import { LiveClock, type Clock } from '../core/clock.ts';
-import { AuthError, ConfigError, OrderRejectedError, RateLimitError, ValidationError } from '../core/errors.ts';
-import type { MarketEvent, RtdsEvent, UserEvent } from '../core/events.ts';
-import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
+} from '../../api/streams/user-decode.ts';
+import { userStream, type ReconcileContext, type ReconcileResult, type UserStream } from '../../api/streams/user.ts';
+import { rtdsStream, type RtdsStream } from '../../api/streams/rtds.ts';
+import { LiveClock, type Clock } from '../../core/clock.ts';
+import { AuthError, ConfigError, OrderRejectedError, RateLimitError, ValidationError } from '../../core/errors.ts';
+import type { MarketEvent, RtdsEvent, UserEvent } from '../../core/events.ts';
+import type { ConditionId, OrderId, TokenId } from '../../core/ids.ts';
 import {
   formatAmount,
   formatPrice,
@@ -65,7 +65,7 @@ import {
   tickPips,
   type Micro,
   type TickSize,
-} from '../core/units.ts';
+} from '../../core/units.ts';
 import type {
   CancelOutcome,
   MarketInfo,
@@ -75,7 +75,7 @@ import type {
   Venue,
   VenueFill,
   VenueOrder,
-} from './venue.ts';
+} from '../../core/venue.ts';
 
 /** A logger the venue, its transport and its streams can share (pino's Logger fits). */
 export interface VenueLogger extends LoggerLike, StreamLogger {

@@ -4,10 +4,10 @@
  * pass the same contract test suite (test/contract/venue.contract.ts).
  */
 import type { Observable } from 'rxjs';
-import type { Clock } from '../core/clock.ts';
-import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
-import type { MarketEvent, RtdsEvent, UserEvent } from '../core/events.ts';
-import type { Micro, Pips, Side, TickSize } from '../core/units.ts';
+import type { Clock } from './clock.ts';
+import type { ConditionId, OrderId, TokenId } from './ids.ts';
+import type { MarketEvent, RtdsEvent, UserEvent } from './events.ts';
+import type { Micro, Pips, Side, TickSize } from './units.ts';
 
 /** What the engine needs to know about a market to quote it. */
 export interface MarketInfo {

@@ -1,5 +1,5 @@
 /**
- * The simulated venue of feed backtests: the engine's Venue port (src/engine/venue.ts) over a
+ * The simulated venue of feed backtests: the engine's Venue port (src/core/venue.ts) over a
  * recorded market feed (./feed.ts), with queue-position (./queue.ts) and latency (./latency.ts)
  * models. The runner replays the feed in virtual time: for each item it advances the VirtualClock
  * to `item.t`, then calls `ingest(item)`. The venue only ever knows what was ingested so far: no
@@ -76,8 +76,8 @@
  * event (adjusting it for our resting orders is done in place).
  */
 import { Observable, type Subscriber } from 'rxjs';
-import type { Clock, TimerHandle } from '../core/clock.ts';
-import { ValidationError } from '../core/errors.ts';
+import type { Clock, TimerHandle } from '../../core/clock.ts';
+import { ValidationError } from '../../core/errors.ts';
 import type {
   BestBidAskEvent,
   BookSnapshotEvent,
@@ -94,8 +94,8 @@ import type {
   TickSizeChangeEvent,
   UserDataEvent,
   UserEvent,
-} from '../core/events.ts';
-import { sequentialUuid, type ConditionId, type OrderId, type TokenId, type TradeId } from '../core/ids.ts';
+} from '../../core/events.ts';
+import { sequentialUuid, type ConditionId, type OrderId, type TokenId, type TradeId } from '../../core/ids.ts';
 import {
   LOT_MICRO,
   MAX_ORDER_MICRO,
@@ -106,10 +106,10 @@ import {
   type Micro,
   type Pips,
   type Side,
-} from '../core/units.ts';
-import { BookMirror } from '../book/mirror.ts';
-import { MarketDecoder } from '../api/streams/market-decode.ts';
-import { FrameScanner } from '../api/streams/frame-scan.ts';
+} from '../../core/units.ts';
+import { BookMirror } from '../../book/mirror.ts';
+import { MarketDecoder } from '../../api/streams/market-decode.ts';
+import { FrameScanner } from '../../api/streams/frame-scan.ts';
 import type {
   CancelOutcome,
   MarketInfo,
@@ -119,12 +119,12 @@ import type {
   Venue,
   VenueFill,
   VenueOrder,
-} from '../engine/venue.ts';
-import { MAX_FEE_RATE_BPS, REJECT_MESSAGES } from '../exchange/matching/engine.ts';
-import type { RejectCode } from '../exchange/matching/types.ts';
-import type { RateRuleOverrides } from '../core/rate-limits.ts';
-import type { FeedItem } from './feed.ts';
-import type { DecodedFrameItem } from './feed-cache.ts';
+} from '../../core/venue.ts';
+import { MAX_FEE_RATE_BPS, REJECT_MESSAGES } from '../../exchange/matching/engine.ts';
+import type { RejectCode } from '../../exchange/matching/types.ts';
+import type { RateRuleOverrides } from '../../core/rate-limits.ts';
+import type { FeedItem } from '../../backtest/feed.ts';
+import type { DecodedFrameItem } from '../../backtest/feed-cache.ts';
 import { SimPriceFeed } from './sim-prices.ts';
 import { latencySampler, rngStream, validateLatencySpec, type LatencySampler, type LatencySpec } from './latency.ts';
 import {
@@ -135,7 +135,7 @@ import {
   type QueueModel,
   type QueueModelSpec,
 } from './queue.ts';
-import { BudgetMeter, type BudgetUse } from './sim-budget.ts';
+import { BudgetMeter, type BudgetUse } from '../../backtest/sim-budget.ts';
 
 // ---- options and results ---------------------------------------------------------------------------
 
