@@ -1,7 +1,7 @@
 /**
- * The backtest runner: the daemon's own parts (engine loop, risk gate, executor, order tracker,
- * store, strategy, kill switch, heartbeat keeper; wired as `mmkit run` wires them, see
- * src/cli/run.ts) driven in VIRTUAL time by a simulated venue:
+ * The backtest runner: the daemon's own bot, built by the one wiring (src/kernel/create-trader.ts:
+ * engine loop, risk gate, executor, order tracker, store, strategy, kill switch, heartbeat keeper),
+ * driven in VIRTUAL time by a simulated venue:
  *
  *  - feed mode: recorded feeds (src/backtest/replay.ts, pulled in batches) into the simulated
  *    venue (src/venues/sim/sim-venue.ts), which matches our orders against the recorded book;
@@ -26,11 +26,11 @@
  * pending. `settleOnEveryTimer` settles after every timer instead (the same result, slower; a test
  * compares them).
  *
- * Intents. The engine hands each gated quote set to the executor (`submit`). A set identical to the
- * last one submitted for its market, while no order of that market changed state since, is
- * coalesced (not submitted again): the executor's diff would find nothing to do. This is exact, and
- * spares an async cycle per book update (`coalesceIntents: false` turns it off; a test shows both
- * give the same result).
+ * Intents. The kernel hands each approved quote set to the executor (`submit`). A set identical to
+ * the last one submitted for its market, while no order of that market changed state since, is
+ * coalesced (not submitted again; TraderTuning.coalesceIntents): the executor's diff would find
+ * nothing to do. This is exact, and spares an async cycle per book update (`coalesceIntents: false`
+ * turns it off; a test shows both give the same result).
  *
  * Output. A BacktestResult: plain JSON, no wall-clock values (run durations go to `onProgress` and
  * the terminal only), so the same inputs and seed give byte-identical JSON. Measured online:
@@ -47,21 +47,20 @@
  *    interval doubled) whenever `maxSamples` is reached.
  * So the result's size, like the rest of the run's memory, is bounded however long the run.
  *
- * Wiring differences from the daemon, on purpose: a VirtualClock; the store (a temporary SQLite
- * file unless `storePath` is given) commits in batches (one transaction per minute of
- * virtual time, `commit: 'batched'`), with synchronous=OFF, and checkpoints its WAL
- * in the writer (durability against power loss is moot for a backtest; a checkpoint thread would
- * only cost CPU), and its timestamps are whole milliseconds; the risk gate's view is built once
- * (getters) rather than per intent; the engine's state keeps the last ENGINE_FILL_KEYS (2,000) fill
- * keys (a backtest's venue repeats a fill only as its later trade statuses, within seconds) and the
- * venue its finished orders and fills for 10 minutes of virtual time (SimVenueOptions.retainMs),
- * so memory stays flat however long the feed (the result's own fill rows, points and samples are
- * bounded too, see Output; the engine's state remembers the last ENGINE_TERMINAL_IDS (2,000)
- * finished order ids, where the daemon keeps 50,000); no status log line; the run ends with the data (or the kill
- * switch) instead of a signal, then shuts down as the daemon does (engine stop, cancel-all,
- * verify flat, close), virtual time moving from one due timer to the next until it is done. The
- * wiring is duplicated from src/cli/run.ts rather than shared, to keep run.ts untouched while it
- * changes.
+ * What the backtest adds to the kernel's wiring, on purpose: a VirtualClock; the store (a temporary
+ * SQLite file unless `storePath` is given) commits in batches (one transaction per minute of
+ * virtual time, `commit: 'batched'`), with synchronous=OFF, and checkpoints its WAL in the writer
+ * (durability against power loss is moot for a backtest; a checkpoint thread would only cost CPU),
+ * and its timestamps are whole milliseconds; the kernel's exact speed-ups (TraderTuning: the gate
+ * memo, coalesced intents, cached live-order lists) are on; the engine's state keeps the last
+ * ENGINE_FILL_KEYS (2,000) fill keys (a backtest's venue repeats a fill only as its later trade
+ * statuses, within seconds) and the venue its finished orders and fills for 10 minutes of virtual
+ * time (SimVenueOptions.retainMs), so memory stays flat however long the feed (the result's own
+ * fill rows, points and samples are bounded too, see Output; the engine's state remembers the last
+ * ENGINE_TERMINAL_IDS (2,000) finished order ids, where the daemon keeps 50,000); no status log
+ * line; the run ends with the data (or the kill switch) instead of a signal, then shuts down as the
+ * daemon does (engine stop, cancel-all, verify flat, close), virtual time moving from one due timer
+ * to the next until it is done.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -72,11 +71,11 @@ import { VirtualClock, type Clock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { FillEvent, MmkitEvent, UserEvent } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
-import type { DesiredQuotes, QuoteIntent } from '../core/intents.ts';
+import type { QuoteIntent } from '../core/intents.ts';
 import { Rng } from '../core/random.ts';
-import { AMOUNT_SCALE, PRICE_SCALE, tickPips, type Micro } from '../core/units.ts';
-import { createEngine, type Engine, type EngineLogger, type EngineStats } from '../engine/loop.ts';
-import { reconcileOnStart } from '../engine/restart.ts';
+import { AMOUNT_SCALE, PRICE_SCALE, type Micro } from '../core/units.ts';
+import type { EngineLogger, EngineStats } from '../engine/loop.ts';
+import { createTrader, type Trader } from '../kernel/create-trader.ts';
 import type {
   CancelOutcome,
   MarketInfo,
@@ -87,17 +86,12 @@ import type {
   VenueFill,
   VenueOrder,
 } from '../core/venue.ts';
-import { Executor, type ExecutorStats } from '../execution/executor.ts';
-import { HeartbeatKeeper } from '../execution/heartbeat.ts';
-import { OrderTracker, isOpen } from '../execution/tracker.ts';
-import { gate, type RiskView } from '../risk/gate.ts';
-import { GateMemo } from '../risk/gate-memo.ts';
-import { KillSwitch } from '../risk/kill-switch.ts';
+import { type ExecutorStats } from '../execution/executor.ts';
+import { isOpen } from '../execution/tracker.ts';
 import { resolveRiskLimits, type RiskLimits } from '../risk/limits.ts';
-import { fillFromEvent, openStore, type Store } from '../store/store.ts';
+import { fillFromEvent, openStore, type FillChange, type Store } from '../store/store.ts';
 import { PositionAccumulator, pnlOf } from '../store/positions.ts';
-import { restartStore } from '../store/restart.ts';
-import type { StrategyDefinition, StrategyState } from '../strategy/api.ts';
+import type { StrategyDefinition } from '../strategy/api.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { resolveParams } from '../strategy/params.ts';
 import { parseLine, type FeedHeader } from './feed.ts';
@@ -521,7 +515,7 @@ const ENGINE_TERMINAL_IDS = 2_000;
 const SILENT = { debug() {}, info() {}, warn() {}, error() {} };
 const immediate = (): Promise<void> => new Promise((r) => setImmediate(r));
 
-function sameQuotes(a: readonly QuoteIntent[], b: readonly QuoteIntent[]): boolean {
+function _sameQuotes(a: readonly QuoteIntent[], b: readonly QuoteIntent[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
     const x = a[i]!;
@@ -616,56 +610,9 @@ async function runWith(
   const strategyName = def.name;
   const rng = new Rng(seed32(opts.seed, 0x5eed));
 
-  // ---- the daemon's wiring (as src/cli/run.ts) -------------------------------------------------
-  const tracker = new OrderTracker(clock);
-  // eslint-disable-next-line prefer-const
-  let engine: Engine | undefined;
-  const executor = new Executor({
-    venue,
-    store,
-    tracker,
-    clock,
-    tolerance: opts.tolerance ?? { priceTicks: 0, sizeFraction: 0.1 },
-    tickPips: (m) => {
-      const t = engine?.state.market(m)?.tick;
-      return t === undefined ? undefined : tickPips(t);
-    },
-    random: () => rng.next(),
-  });
-  const kill = new KillSwitch(clock, { limits: limits.killSwitch });
-  const heartbeat = new HeartbeatKeeper({
-    beat: () => venue.heartbeat(),
-    clock,
-    active: () => executor.hasOpenOrders(),
-    target: executor,
-  });
-  heartbeat.onStatus((s) => {
-    if (s.lastAttemptAt > 0) kill.recordHeartbeat(s.consecutiveFailures === 0);
-  });
-  executor.onRejection((r) => {
-    log.warn({ order: r.id, code: r.code, message: r.message }, 'order rejected');
-    kill.recordRejection(r.code);
-  });
   const marketMap = new Map<ConditionId, MarketInfo>(markets.map((m) => [m.market, m]));
-  // the risk view the gate reads: as the daemon's, but made once (its fields read the current state
-  // through getters) instead of once per intent: the gate runs on nearly every book event here
-  let riskView: RiskView | undefined;
-  const viewOf = (state: StrategyState): RiskView =>
-    (riskView ??= {
-      limits,
-      killSwitch: kill,
-      get heartbeatOk() {
-        return heartbeat.status().consecutiveFailures === 0;
-      },
-      market: (id) => marketMap.get(id),
-      book: (t) => state.book(t),
-      position: (t) => state.position(t).size,
-      openOrders: () => tracker.liveOrdersCached(),
-      get availableCollateral() {
-        return state.availableCollateral;
-      },
-    });
-  const strategy = def.create({ clock, log, markets: marketMap }, params as never);
+  // the bot: the one wiring (src/kernel), with the backtest's exact speed-ups (see TraderTuning)
+  let trader: Trader | undefined;
 
   // ---- measurement state -----------------------------------------------------------------------
   const accs = new Map<TokenId, PositionAccumulator>();
@@ -702,7 +649,7 @@ async function runWith(
   let collecting = true;
 
   const midOf = (token: string): number | null => {
-    const b = engine?.state.book(token as TokenId);
+    const b = trader?.engine.state.book(token as TokenId);
     if (b === undefined || b.stale) return null;
     return b.mid;
   };
@@ -722,17 +669,12 @@ async function runWith(
     return pnlOf(accs, marks);
   };
 
-  let intents = 0;
-  let coalesced = 0;
   let fillCount = 0;
   let marketEvents = 0;
   let userEvents = 0;
 
-  const onFill = (e: FillEvent): void => {
-    // the store keeps integer unix ms (a simulated venue may stamp fills with feed-time microseconds)
-    const f = Number.isInteger(e.venueTime) ? e : { ...e, venueTime: Math.floor(e.venueTime) };
-    // the executor commits the fill to the store (exactly once) before it returns
-    const change = executor.onUserEvent(f);
+  /** Each fill, once the kernel has it in the store (`change`: what the store did with it). */
+  const measureFill = (f: FillEvent, change: FillChange | undefined): void => {
     if (change === 'void') {
       // a FAILED trade (the shipped venues never fail one): the fill never happened (the store
       // reversed it); so do the run's books: positions re-derived from the store's fills, and the
@@ -789,60 +731,37 @@ async function runWith(
     });
   };
 
-  // coalescing identical intents (see the module comment): per market, the last quotes submitted,
-  // the tick they were diffed on, and the tracker's transition count of that market at the time
-  const lastIntent = new Map<ConditionId, { quotes: readonly QuoteIntent[]; tick: number | undefined; seq: number }>();
-  const marketSeq = new Map<string, number>();
-  tracker.onTransition((t) => marketSeq.set(t.order.market, (marketSeq.get(t.order.market) ?? 0) + 1));
-  const coalesce = opts.coalesceIntents ?? true;
-  let submits = 0;
-  const execute = (d: DesiredQuotes): void => {
-    intents++;
-    if (coalesce) {
-      const seq = marketSeq.get(d.market) ?? 0;
-      const tick = engine?.state.market(d.market)?.tick;
-      const tp = tick === undefined ? undefined : tickPips(tick);
-      const last = lastIntent.get(d.market);
-      if (last !== undefined && last.seq === seq && last.tick === tp && sameQuotes(last.quotes, d.quotes)) {
-        coalesced++;
-        return;
-      }
-      lastIntent.set(d.market, { quotes: d.quotes, tick: tp, seq });
-    }
-    submits++;
-    executor.submit(d);
-  };
-
-  // the strategy re-states the same quotes on most book events and every tick: the gate's answer
-  // is reused while nothing it reads changed (exact: src/risk/gate-memo.ts)
-  const gateMemo = opts.memoiseGate === false ? undefined : new GateMemo();
-  engine = createEngine({
+  trader = createTrader({
     venue,
-    strategy,
-    markets,
     clock,
-    timers: { tickMs: opts.tickMs ?? 1000 },
-    gate:
-      gateMemo !== undefined
-        ? (desired, state) => gateMemo.approve(desired, viewOf(state))
-        : (desired, state) => gate(desired, viewOf(state)).approved,
-    execute,
-    onFill,
-    orders: { openOrders: (m) => tracker.liveOrdersCached(m) },
-    terminalCapacity: ENGINE_TERMINAL_IDS,
-    reconcile: async () => {
-      const r = await reconcileOnStart(venue, restartStore(store), { policy: 'cancel' });
-      if (r.adopted.length) executor.adopt(r.adopted);
-      for (const f of r.fills) executor.onVenueFill(f);
-      return { adopted: r.adopted, fills: r.fills };
+    store,
+    strategy: def,
+    params,
+    markets,
+    limits,
+    log,
+    tolerance: opts.tolerance ?? { priceTicks: 0, sizeFraction: 0.1 },
+    random: () => rng.next(),
+    tickMs: opts.tickMs ?? 1000,
+    restartPolicy: 'cancel',
+    logReconcile: false,
+    // a backtest's store starts empty unless --store names an old one: its fills are not this run's
+    seedFromStore: false,
+    tuning: {
+      // the strategy re-states the same quotes on most book events and every tick: the gate's answer
+      // is reused while nothing it reads changed (exact: src/risk/gate-memo.ts)
+      memoiseGate: opts.memoiseGate !== false,
+      coalesceIntents: opts.coalesceIntents ?? true,
+      cachedLiveOrders: true,
+      // flat memory: the simulated venue never repeats nor fails a fill (see EngineState.boundFills)
+      fillKeys: ENGINE_FILL_KEYS,
+      terminalCapacity: ENGINE_TERMINAL_IDS,
     },
-    logger: log,
+    hooks: { onFill: measureFill },
   });
-  const eng = engine;
-  // flat memory: the simulated venue never repeats nor fails a fill (see EngineState.boundFills)
-  eng.state.boundFills(ENGINE_FILL_KEYS);
+  const { engine: eng, executor, tracker, kill } = trader;
+  const counters = trader.counters;
   const sub = eng.events$.subscribe((e: MmkitEvent) => {
-    if (e.type === 'order_update') executor.onUserEvent(e);
     if (isUser(e)) userEvents++;
     else if (e.type !== 'timer') marketEvents++;
     if (e.type === 'market_resolved') {
@@ -947,7 +866,7 @@ async function runWith(
       : quietFired === undefined
         ? (): number => clock.fired - measure.fired
         : (): number => clock.fired - measure.fired - quietFired();
-  const mark = (): number => venue.started + venue.settled + ownFired() + submits;
+  const mark = (): number => venue.started + venue.settled + ownFired() + counters.submits;
   let settledAt = -1;
   /** Lets every promise chain that can complete without time moving complete (see the module comment). */
   const settle = async (): Promise<void> => {
@@ -961,7 +880,6 @@ async function runWith(
     }
     settledAt = mark();
   };
-  let heartbeatStarted = false;
   const progressEvery = opts.progressEveryMs ?? 60_000;
   let nextProgress = startMs + progressEvery;
   let items = 0;
@@ -969,10 +887,7 @@ async function runWith(
   let malformed = 0;
   /** What follows each step once nothing is pending: start the heartbeat when ready, progress, stop? */
   const after = (): boolean => {
-    if (!heartbeatStarted && eng.ready) {
-      heartbeatStarted = true;
-      heartbeat.start();
-    }
+    if (eng.ready) trader!.startHeartbeat();
     if (opts.onProgress !== undefined && clock.now() >= nextProgress) {
       nextProgress = clock.now() + progressEvery;
       opts.onProgress({
@@ -1039,12 +954,11 @@ async function runWith(
     return value;
   };
   await drive(started.catch(() => undefined));
-  await drive(eng.stop());
+  await drive(trader.stop());
   sub.unsubscribe();
-  await drive(executor.cancelAll('end of backtest'));
-  const flat = await drive(executor.verifyFlat({ timeoutMs: 5000 }));
-  heartbeat.stop();
-  await drive(executor.close());
+  await drive(trader.cancelAll('end of backtest'));
+  const flat = await drive(trader.verifyFlat(5000));
+  await drive(trader.close());
   const engineStats = eng.stats();
   const execStats = executor.stats();
   store.close();
@@ -1086,7 +1000,15 @@ async function runWith(
       tokens: m.tokens.map((t) => ({ tokenId: t.tokenId, outcome: t.outcome })),
       resolvedTo: resolvedTo.get(m.market) ?? null,
     })),
-    counts: { feedItems: items, frames, malformed, marketEvents, userEvents, intents, intentsCoalesced: coalesced },
+    counts: {
+      feedItems: items,
+      frames,
+      malformed,
+      marketEvents,
+      userEvents,
+      intents: counters.intents,
+      intentsCoalesced: counters.coalesced,
+    },
     orders: {
       ...venue.counts,
       ordersFilled,

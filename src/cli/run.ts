@@ -15,28 +15,19 @@ import type { Wallet } from 'ethers';
 import type { Logger } from 'pino';
 import { LiveClock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
-import type { ConditionId, TokenId } from '../core/ids.ts';
-import type { FillEvent } from '../core/events.ts';
-import { formatAmount, formatPrice, tickPips } from '../core/units.ts';
+import type { TokenId } from '../core/ids.ts';
+import { formatAmount, formatPrice } from '../core/units.ts';
 import type { BudgetConfig } from '../api/http/budgets.ts';
 import type { ApiCredentials } from '../api/http/transport.ts';
 import { createLiveVenue, type LiveVenue } from '../venues/live/live-venue.ts';
-import { createEngine, type Engine } from '../engine/loop.ts';
-import type { EngineState } from '../engine/state.ts';
-import { backfillFills, reconcileOnStart } from '../engine/restart.ts';
+import { createTrader } from '../kernel/create-trader.ts';
+import { backfillFills } from '../engine/restart.ts';
 import { riskMark } from '../risk/marks.ts';
 import type { MarketInfo } from '../core/venue.ts';
-import { Executor } from '../execution/executor.ts';
-import { HeartbeatKeeper } from '../execution/heartbeat.ts';
-import { OrderTracker } from '../execution/tracker.ts';
-import { gate, type RiskView } from '../risk/gate.ts';
-import { KillSwitch } from '../risk/kill-switch.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
 import { openStore, type Store } from '../store/store.ts';
-import { restartStore } from '../store/restart.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { resolveParams } from '../strategy/params.ts';
-import type { StrategyState } from '../strategy/api.ts';
 import { startExchange, type RunningExchange } from '../exchange/server.ts';
 import { registerSecret } from '../core/secrets.ts';
 import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.ts';
@@ -247,133 +238,46 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     if (l === undefined) marketLogs.set(k, (l = componentLogger(log, component, market)));
     return l;
   };
-  const tracker = new OrderTracker(clock);
-  const executor = new Executor({
-    venue,
-    store,
-    tracker,
-    clock,
-    tolerance: cfg.tolerance,
-    tickPips: (m) => {
-      const t = engine?.state.market(m)?.tick;
-      return t === undefined ? undefined : tickPips(t);
-    },
-  });
-  const kill = new KillSwitch(clock, { limits: limits.killSwitch });
-  const heartbeat = new HeartbeatKeeper({
-    beat: () => venue.heartbeat(),
-    clock,
-    active: () => executor.hasOpenOrders(),
-    target: executor,
-  });
-  heartbeat.onStatus((s) => {
-    if (s.lastAttemptAt > 0) kill.recordHeartbeat(s.consecutiveFailures === 0);
-    if (s.consecutiveFailures > 0)
-      log.warn({ failures: s.consecutiveFailures, error: s.error }, 'heartbeat failed: new orders paused');
-  });
-  executor.onRejection((r) => {
-    marketLog('executor', r.market).warn({ order: r.id, code: r.code }, 'order rejected');
-    kill.recordRejection(r.code);
-  });
-
-  const marketMap = new Map<ConditionId, MarketInfo>(markets.map((m) => [m.market, m]));
-  const riskView = (state: StrategyState): RiskView => ({
-    limits,
-    killSwitch: kill,
-    // fail closed once a heartbeat has failed, until one succeeds (before the first: nothing rests)
-    heartbeatOk: heartbeat.status().consecutiveFailures === 0,
-    market: (id) => marketMap.get(id),
-    // the tick the venue announced last (tick_size_change), not the one listed at start: after a
-    // finer tick, quotes between the old ticks are valid, and must not be refused as off-tick
-    tick: (id) => {
-      const t = engine?.state.market(id)?.tick;
-      return t === undefined ? undefined : tickPips(t);
-    },
-    book: (t) => state.book(t),
-    position: (t) => state.position(t).size,
-    openOrders: () => tracker.liveOrders(),
-    availableCollateral: state.availableCollateral,
-  });
-  // ctx.markets is the engine's view of the markets, which follows tick-size changes
-  const strategy = (state: EngineState) =>
-    def.create(
-      { clock, log: log.child({ component: 'strategy', strategy: def.name }), markets: state.markets },
-      params as never,
-    );
-
   let fills = 0;
-  const onFill = (f: FillEvent): void => {
-    // the executor commits the fill to the store (exactly once) before it returns
-    let change: ReturnType<typeof executor.onUserEvent>;
-    try {
-      change = executor.onUserEvent(f);
-    } catch (err) {
-      // a fill that cannot be stored (disk full, I/O error): positions are no longer known for sure,
-      // so stop trading. The stream counts the fill as delivered; the shutdown backfill (or the next
-      // start's) takes it from the venue's history.
-      kill.trip('manual', `a fill could not be stored: ${err instanceof Error ? err.message : String(err)}`);
-      throw err;
-    }
-    if (change === 'new') {
-      fills++;
-      ops.fill(f);
-      marketLog('executor', f.market).info(
-        {
-          trade: f.tradeId,
-          order: f.orderId,
-          side: f.side,
-          price: formatPrice(f.price),
-          size: formatAmount(f.size),
-          role: f.role,
-          status: f.status,
-          source: f.source,
-        },
-        'fill',
-      );
-    }
-  };
-  // eslint-disable-next-line prefer-const
-  let engine: Engine | undefined;
-  engine = createEngine({
+  // the one wiring of the bot (src/kernel): tracker, executor, kill switch, heartbeat, risk view and
+  // gate, fills to the store, the restart reconciliation; this command adds its ops around it
+  const trader = createTrader({
     venue,
-    strategy,
-    markets,
     clock,
-    timers: { tickMs: 1000 },
-    gate: (desired, state) => {
-      const r = gate(desired, riskView(state));
-      for (const x of r.refusals)
-        marketLog('risk', desired.market).debug({ code: x.code, reason: x.reason }, 'quote refused');
-      return r.approved;
+    store,
+    strategy: def,
+    params,
+    markets,
+    limits,
+    log,
+    marketLog,
+    strategyLog: log.child({ component: 'strategy', strategy: def.name }),
+    tolerance: cfg.tolerance,
+    restartPolicy: cfg.restartPolicy,
+    hooks: {
+      onQuoteSet: (d) => ops.quoteSet(d),
+      onFill: (f, change) => {
+        if (change !== 'new') return;
+        fills++;
+        ops.fill(f);
+        marketLog('executor', f.market).info(
+          {
+            trade: f.tradeId,
+            order: f.orderId,
+            side: f.side,
+            price: formatPrice(f.price),
+            size: formatAmount(f.size),
+            role: f.role,
+            status: f.status,
+            source: f.source,
+          },
+          'fill',
+        );
+      },
     },
-    execute: (d) => {
-      ops.quoteSet(d);
-      executor.submit(d);
-    },
-    onFill,
-    orders: { openOrders: (m) => tracker.liveOrders(m) },
-    reconcile: async () => {
-      const r = await reconcileOnStart(venue, restartStore(store), {
-        policy: cfg.restartPolicy,
-        logger: log.child({ component: 'restart' }),
-      });
-      if (r.adopted.length) executor.adopt(r.adopted);
-      for (const f of r.fills) executor.onVenueFill(f);
-      log.info(
-        { found: r.found.length, canceled: r.canceled.length, adopted: r.adopted.length, backfilled: r.newFills },
-        'reconciled with the venue',
-      );
-      return { adopted: r.adopted, fills: r.fills };
-    },
-    logger: log.child({ component: 'engine' }),
   });
-  // positions survive restarts: the state starts from every fill already in the store
-  for (const f of store.fills()) engine.state.seedFill(f);
+  const { engine, executor, tracker, heartbeat, kill } = trader;
   executor.onCycle((c) => marketLog('executor', c.market).debug({ cycle: c }, 'execution cycle'));
-  // own order updates drive the tracker too (fills come through onFill)
-  const orderUpdates = engine.events$.subscribe((e) => {
-    if (e.type === 'order_update') executor.onUserEvent(e);
-  });
   ops.attach({
     engine,
     store,
@@ -399,15 +303,15 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   });
   ops.lifecycle('reconciling');
   const runStartMs = clock.now();
-  await engine.start();
+  await trader.start();
   ops.lifecycle('running');
-  heartbeat.start();
+  trader.startHeartbeat();
   const lastMid = new Map<TokenId, number>();
   const status = setInterval(() => {
     const marks = new Map<TokenId, number>();
     for (const m of markets)
       for (const t of m.tokens) {
-        const b = engine!.state.book(t.tokenId);
+        const b = engine.state.book(t.tokenId);
         if (b?.mid != null) {
           marks.set(t.tokenId, Math.round(b.mid));
           lastMid.set(t.tokenId, Math.round(b.mid));
@@ -419,7 +323,7 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     const riskMarks = new Map(marks);
     for (const p of store.positions()) {
       if (p.size === 0 || riskMarks.has(p.tokenId)) continue;
-      const b = engine!.state.book(p.tokenId);
+      const b = engine.state.book(p.tokenId);
       if (b === undefined || b === null) continue; // not a market of this run
       const mk = riskMark(p.size, b, lastMid.get(p.tokenId));
       if (mk !== undefined) riskMarks.set(p.tokenId, mk);
@@ -447,10 +351,9 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   log.info({ reason }, 'stopping: cancelling all orders');
   ops.lifecycle('stopping');
   clearInterval(status);
-  await engine.stop();
-  orderUpdates.unsubscribe();
-  await executor.cancelAll('shutdown');
-  const flat = await executor.verifyFlat({ timeoutMs: 5000 });
+  await trader.stop();
+  await trader.cancelAll('shutdown');
+  const flat = await trader.verifyFlat(5000);
   // answers a waiting `mmkit kill` (POST /api/kill) at once and takes the last status sample
   ops.flattened(flat, reason);
   // the user channel closed with the engine: a fill matched before the venue took the cancels (or
@@ -499,8 +402,7 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
       'could not backfill fills at shutdown (the next start backfills from the last stored fill)',
     );
   }
-  heartbeat.stop();
-  await executor.close();
+  await trader.close();
   const summary = store.summary();
   const marks = new Map<TokenId, number>();
   for (const m of markets)

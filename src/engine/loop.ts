@@ -28,6 +28,7 @@ import type { Clock, TimerHandle } from '../core/clock.ts';
 import type { DisconnectedEvent, FillEvent, MmkitEvent, StreamName, TimerEvent } from '../core/events.ts';
 import type { ConditionId, TokenId } from '../core/ids.ts';
 import type { DesiredQuotes, ImmediateIntent, StrategyOutput } from '../core/intents.ts';
+import { pullQuotes, type Approved } from '../risk/gate.ts';
 import type { StrategyHandlers, StrategyState } from '../strategy/api.ts';
 import { EngineState, type FillLike, type OrderViewSource } from './state.ts';
 import type { MarketInfo, Venue, VenueOrder } from '../core/venue.ts';
@@ -66,14 +67,17 @@ export interface EngineOptions {
    * for good, `market_resolved` or not.
    */
   timers?: { tickMs: number; balanceMs?: number; marketsPollMs?: number };
-  /** Risk gate for quotes: returns what may be executed (an empty list pulls). Default: pass. */
-  gate?: (desired: DesiredQuotes, state: StrategyState) => DesiredQuotes;
-  /** Hands desired quotes to execution (the executor's submit; latest per market wins there). */
-  execute?: (desired: DesiredQuotes) => void;
-  /** Risk gate for immediate orders. Default: pass. */
-  gateOrders?: (orders: readonly ImmediateIntent[], state: StrategyState) => readonly ImmediateIntent[];
-  /** Hands immediate orders to execution. Without it they are dropped (and counted). */
-  executeOrders?: (orders: readonly ImmediateIntent[]) => void;
+  /**
+   * The risk gate for quotes (required: nothing reaches execution unchecked): what may be executed
+   * (an empty list pulls), approved by src/risk/gate.ts.
+   */
+  gate: (desired: DesiredQuotes, state: StrategyState) => Approved<DesiredQuotes>;
+  /** Hands approved quotes to execution (the executor's submit; latest per market wins there). */
+  execute?: (desired: Approved<DesiredQuotes>) => void;
+  /** The risk gate for immediate orders (required): the approved ones; refused ones are left out. */
+  gateOrders: (orders: readonly ImmediateIntent[], state: StrategyState) => readonly Approved<ImmediateIntent>[];
+  /** Hands approved immediate orders to execution (the executor's execute). Without it they are dropped (and counted). */
+  executeOrders?: (orders: readonly Approved<ImmediateIntent>[]) => void;
   /** Every fill event, after the state counted it, before the strategy sees it (persist here). */
   onFill?: (fill: FillEvent) => void;
   /** Real-time price symbols to subscribe (besides the strategy handlers' `priceSymbols`). */
@@ -125,7 +129,7 @@ export interface Engine {
   /** Every event, after the state and the strategy have processed it. */
   readonly events$: Observable<MmkitEvent>;
   /** Every quote set handed to `execute` (gated strategy output and pulls). */
-  readonly desired$: Observable<DesiredQuotes>;
+  readonly desired$: Observable<Approved<DesiredQuotes>>;
   /** True once the reconciliation has succeeded (quoting allowed) and until stop. */
   readonly ready: boolean;
   /** The markets pulled right now (no quoting). */
@@ -150,7 +154,7 @@ class EngineImpl implements Engine {
   readonly state: EngineState;
   readonly #o: EngineOptions;
   readonly #events = new Subject<MmkitEvent>();
-  readonly #desired = new Subject<DesiredQuotes>();
+  readonly #desired = new Subject<Approved<DesiredQuotes>>();
   readonly #control = new Subject<Control>();
   readonly #pulled = new Set<ConditionId>();
   readonly #markets: ReadonlySet<ConditionId>;
@@ -176,7 +180,7 @@ class EngineImpl implements Engine {
   readonly #strategy: StrategyHandlers;
 
   readonly events$: Observable<MmkitEvent>;
-  readonly desired$: Observable<DesiredQuotes>;
+  readonly desired$: Observable<Approved<DesiredQuotes>>;
 
   constructor(o: EngineOptions) {
     this.#o = o;
@@ -403,7 +407,7 @@ class EngineImpl implements Engine {
         this.#pulled.delete(cid);
       } else {
         this.#pulled.add(cid);
-        this.#hand({ market: cid, quotes: [], at: now });
+        this.#hand(pullQuotes(cid, now));
       }
     }
     this.#log(
@@ -427,7 +431,7 @@ class EngineImpl implements Engine {
         this.#pulled.add(cid);
         this.#stats.pulls++;
         this.#log('warn', `pull.${cid}`, { market: cid, why: this.state.whyNotQuotable(cid) }, 'pulling quotes');
-        if (this.#ready) this.#hand({ market: cid, quotes: [], at: now });
+        if (this.#ready) this.#hand(pullQuotes(cid, now));
       } else if (ok && pulled) {
         this.#pulled.delete(cid);
         if (this.#ready) {
@@ -452,32 +456,31 @@ class EngineImpl implements Engine {
           this.#stats.dropped++;
           continue;
         }
-        let g: DesiredQuotes = d;
-        if (o.gate !== undefined) {
-          try {
-            g = o.gate(d, this.state);
-          } catch (err) {
-            this.#stats.errors.gate++;
-            this.#log(
-              'error',
-              'gate',
-              { market: d.market, err: errMsg(err) },
-              'risk gate threw: pulling the market (fail closed)',
-            );
-            g = { market: d.market, quotes: [], at: d.at };
-          }
+        let g: Approved<DesiredQuotes>;
+        try {
+          g = o.gate(d, this.state);
+        } catch (err) {
+          this.#stats.errors.gate++;
+          this.#log(
+            'error',
+            'gate',
+            { market: d.market, err: errMsg(err) },
+            'risk gate threw: pulling the market (fail closed)',
+          );
+          g = pullQuotes(d.market, d.at);
         }
         this.#hand(g);
       }
     }
     if (out.orders !== undefined && out.orders.length > 0) {
-      let orders: readonly ImmediateIntent[] = out.orders.filter(
+      const wanted: readonly ImmediateIntent[] = out.orders.filter(
         (x) => this.#markets.has(x.market) && !this.#pulled.has(x.market),
       );
-      this.#stats.dropped += out.orders.length - orders.length;
-      if (o.gateOrders !== undefined && orders.length > 0) {
+      this.#stats.dropped += out.orders.length - wanted.length;
+      let orders: readonly Approved<ImmediateIntent>[] = [];
+      if (wanted.length > 0) {
         try {
-          orders = o.gateOrders(orders, this.state);
+          orders = o.gateOrders(wanted, this.state);
         } catch (err) {
           this.#stats.errors.gate++;
           this.#log('error', 'gateOrders', { err: errMsg(err) }, 'risk gate threw on orders: dropped (fail closed)');
@@ -499,7 +502,7 @@ class EngineImpl implements Engine {
   }
 
   /** Hands one quote set to execution. */
-  #hand(d: DesiredQuotes): void {
+  #hand(d: Approved<DesiredQuotes>): void {
     this.#stats.executed++;
     this.#desired.next(d);
     const ex = this.#o.execute;

@@ -37,7 +37,8 @@ import {
 } from '../core/errors.ts';
 import type { UserEvent } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
-import type { DesiredQuotes, QuoteIntent } from '../core/intents.ts';
+import type { DesiredQuotes, ImmediateIntent, QuoteIntent } from '../core/intents.ts';
+import { isApproved, spendApproval, type Approved } from '../risk/gate.ts';
 import type {
   CancelOutcome,
   PlaceOutcome,
@@ -148,6 +149,8 @@ export interface ExecutorStats {
 
 interface Slot {
   readonly market: ConditionId;
+  /** Approved immediate orders (FOK/FAK) waiting for this market's next turn, oldest first. */
+  orders: ImmediateIntent[];
   queued: DesiredQuotes | undefined;
   last: DesiredQuotes | undefined;
   running: Promise<void> | undefined;
@@ -229,6 +232,7 @@ export class Executor {
     resends: 0,
     concludedNeverArrived: 0,
   };
+  readonly #immediateStats = { submitted: 0, sent: 0, skipped: 0 };
   readonly #unsubscribe: () => void;
 
   constructor(opts: ExecutorOptions) {
@@ -285,7 +289,10 @@ export class Executor {
    * sent). Ignored after cancelAll (halted). Synchronous: the first request of the cycle is handed
    * to the venue before this returns when there is nothing to cancel.
    */
-  submit(desired: DesiredQuotes): void {
+  submit(desired: Approved<DesiredQuotes>): void {
+    // the type says the risk gate made it; this says no cast did (src/risk/gate.ts: Approved)
+    if (!isApproved(desired))
+      throw new Error(`executor: quotes for ${desired.market} were not approved by the risk gate`);
     this.#stats.submitted++;
     if (this.#halted) return;
     const s = this.#slot(desired.market);
@@ -293,6 +300,32 @@ export class Executor {
     s.queued = desired;
     s.last = desired;
     this.#kick(s);
+  }
+
+  /**
+   * Immediate orders (FOK/FAK) the risk gate approved: each is sent once, in its market's turn
+   * (before that market's next quote cycle, never during one), recorded in the store before it is
+   * sent like every order; its fills come through the user stream like any other. Not sent while
+   * placing is paused or after cancelAll (counted as skipped). An ambiguous outcome is resolved by
+   * id, as for quotes.
+   * @throws Error when an order was not approved by the gate, or was executed already
+   */
+  execute(orders: readonly Approved<ImmediateIntent>[]): void {
+    for (const o of orders)
+      if (!spendApproval(o))
+        throw new Error(
+          `executor: an immediate order for ${o.market} was not approved by the risk gate (or was executed already)`,
+        );
+    for (const o of orders) {
+      this.#immediateStats.submitted++;
+      if (this.#halted) {
+        this.#immediateStats.skipped++;
+        continue;
+      }
+      const s = this.#slot(o.market);
+      s.orders.push(o);
+      this.#kick(s);
+    }
   }
 
   /** Stop new places for `reason` (cancels still go out). Several reasons may hold at once. */
@@ -535,6 +568,11 @@ export class Executor {
   }
 
   /** Counters since start. */
+  /** Immediate orders (FOK/FAK): handed to `execute`, sent, and not sent (paused, halted). */
+  immediateStats(): { readonly submitted: number; readonly sent: number; readonly skipped: number } {
+    return { ...this.#immediateStats };
+  }
+
   stats(): ExecutorStats {
     return { ...this.#stats, paused: this.paused, pauseReasons: [...this.#pauses], halted: this.#halted };
   }
@@ -546,6 +584,7 @@ export class Executor {
     if (s === undefined) {
       s = {
         market,
+        orders: [],
         queued: undefined,
         last: undefined,
         running: undefined,
@@ -559,7 +598,8 @@ export class Executor {
   }
 
   #kick(s: Slot): void {
-    if (s.running !== undefined || s.timer !== undefined || s.queued === undefined || this.#halted) return;
+    if (s.running !== undefined || s.timer !== undefined || this.#halted) return;
+    if (s.queued === undefined && s.orders.length === 0) return;
     const wait = s.notBefore - this.#clock.now();
     if (wait > 0) {
       s.timer = this.#clock.setTimeout(() => {
@@ -577,8 +617,15 @@ export class Executor {
   }
 
   async #drain(s: Slot): Promise<void> {
-    while (s.queued !== undefined && !this.#halted) {
+    while ((s.queued !== undefined || s.orders.length > 0) && !this.#halted) {
+      if (s.orders.length > 0) {
+        const orders = s.orders;
+        s.orders = [];
+        await this.#immediate(s.market, orders);
+        continue;
+      }
       const d = s.queued;
+      if (d === undefined) break;
       s.queued = undefined;
       const report = await this.#cycle(d);
       this.#stats.cycles++;
@@ -600,6 +647,42 @@ export class Executor {
       this.#emitCycle({ ...report, ...(retry ? { retryInMs: delay } : {}) });
       this.#emitError(`cycle ${s.market}`, err);
       return;
+    }
+  }
+
+  /** Sends immediate orders (at most one place request per batch); never retried: a failure is reported. */
+  async #immediate(market: ConditionId, orders: readonly ImmediateIntent[]): Promise<void> {
+    for (const batch of chunks(orders, this.#maxPlace)) {
+      if (this.paused || this.#halted) {
+        this.#immediateStats.skipped += batch.length;
+        continue;
+      }
+      const prepared = this.#venue.prepare(
+        batch.map((o) => ({ market, tokenId: o.tokenId, side: o.side, price: o.price, size: o.size, type: o.type })),
+      );
+      // the ids are known: on disk before anything is sent
+      this.#store.recordOrders(prepared);
+      for (const p of prepared) this.tracker.addPending(p);
+      this.#stats.ordersSent += prepared.length;
+      this.#immediateStats.sent += prepared.length;
+      let outcomes: readonly PlaceOutcome[];
+      try {
+        outcomes = await this.#send(prepared);
+      } catch (error) {
+        this.#batched(() => {
+          if (provesNotAccepted(error)) for (const p of prepared) this.tracker.markRejected(p.id, errorCode(error));
+          else for (const p of prepared) this.#unknown(p.id);
+        });
+        this.#audit('immediate_error', {
+          market,
+          code: errorCode(error),
+          message: error instanceof Error ? error.message : String(error),
+        });
+        this.#emitError(`immediate ${market}`, error);
+        continue;
+      }
+      const r = this.#applyOutcomes(prepared, outcomes);
+      this.#audit('immediate', { market, sent: prepared.length, rejected: r.rejected, unknown: r.unknown });
     }
   }
 

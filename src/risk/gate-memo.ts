@@ -5,8 +5,8 @@
  *
  * Exact, because `gate` is pure: the approved quotes of the last call for a market are handed out
  * again only when EVERYTHING the gate reads for that market is the same as then:
- *  - the desired quotes (the same array: a strategy that memoises its quotes, as bands does, hands
- *    the same array back; any other array is a miss), and the market's info (same object);
+ *  - the desired quotes (the same tokens, sides, prices and sizes, in order), and the market's info
+ *    (same object);
  *  - the kill switch tripped or not, the halt, the heartbeat flag, the limits (same object), the
  *    market's current tick;
  *  - each token's book (same object) with its stale flag, best bid and best ask;
@@ -22,13 +22,13 @@ import type { DesiredQuotes, LiveOrderView, QuoteIntent } from '../core/intents.
 import { PRICE_SCALE } from '../core/units.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import type { BookView } from '../core/views.ts';
-import { gate, type RiskView } from './gate.ts';
+import { gate, restamped, type Approved, type RiskView } from './gate.ts';
 import type { RiskLimits } from './limits.ts';
 
 /** What a memoised call read, and what it approved. */
 interface Entry {
   quotes: readonly QuoteIntent[];
-  approved: readonly QuoteIntent[];
+  approved: Approved<DesiredQuotes>;
   info: MarketInfo;
   limits: RiskLimits;
   tripped: boolean;
@@ -56,9 +56,9 @@ export class GateMemo {
   hits = 0;
   misses = 0;
 
-  approve(desired: DesiredQuotes, view: RiskView): DesiredQuotes {
+  approve(desired: DesiredQuotes, view: RiskView): Approved<DesiredQuotes> {
     const quotes = desired.quotes;
-    if (quotes.length === 0) return desired; // the gate passes an empty set as it is
+    if (quotes.length === 0) return gate(desired, view).approved; // the gate passes an empty set as it is
     const market = desired.market;
     const info = view.market(market);
     if (info === undefined) {
@@ -87,7 +87,7 @@ export class GateMemo {
     const m = this.#last.get(market);
     if (
       m !== undefined &&
-      m.quotes === quotes &&
+      sameQuotes(m.quotes, quotes) &&
       m.info === info &&
       m.orders === orders &&
       m.aBid === aBid &&
@@ -108,7 +108,7 @@ export class GateMemo {
       m.tick === tick
     ) {
       this.hits++;
-      return m.approved === quotes ? desired : { market, quotes: m.approved, at: desired.at };
+      return restamped(m.approved, desired.at);
     }
     this.misses++;
     const approved = gate(desired, view).approved;
@@ -118,7 +118,7 @@ export class GateMemo {
     }
     const e: Entry = {
       quotes,
-      approved: approved.quotes,
+      approved,
       info,
       limits,
       tripped,
@@ -146,6 +146,18 @@ export class GateMemo {
   clear(): void {
     this.#last.clear();
   }
+}
+
+/** The same quotes (token, side, price, size, in order): a strategy may build a new array each time. */
+function sameQuotes(a: readonly QuoteIntent[], b: readonly QuoteIntent[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.tokenId !== y.tokenId || x.side !== y.side || x.price !== y.price || x.size !== y.size) return false;
+  }
+  return true;
 }
 
 /**

@@ -100,10 +100,54 @@ export interface Trim {
   readonly reason: string;
 }
 
+declare const APPROVED: unique symbol;
+/**
+ * What the gate approved. Execution accepts nothing else (`Executor.submit` and `Executor.execute`
+ * take `Approved<...>` and check at run time that the gate made it), so an unchecked intent cannot
+ * reach the venue: barter's `RiskApproved<T>`. Only this module makes one: `gate`, `gateOrder`,
+ * `pullQuotes` (pulling is always allowed) and `restamped` (an approval seen again at a later time).
+ */
+export type Approved<T> = T & { readonly [APPROVED]: true };
+
+/** Every approval this module made and not yet spent (an immediate order is spent when executed). */
+const approvals = new WeakSet<object>();
+
+function approve<T extends object>(x: T): Approved<T> {
+  approvals.add(x);
+  return x as Approved<T>;
+}
+
+/** True when `x` is an approval made by this module (and, for an immediate order, not yet spent). */
+export function isApproved(x: object): boolean {
+  return approvals.has(x);
+}
+
+/**
+ * Spends an immediate order's approval: true once for an approved order, false afterwards (an
+ * approved FOK/FAK is executed at most once).
+ */
+export function spendApproval(x: object): boolean {
+  return approvals.delete(x);
+}
+
+/** An empty set for `market`: execution cancels its quotes. Pulling is always allowed. */
+export function pullQuotes(market: ConditionId, at: number): Approved<DesiredQuotes> {
+  return approve({ market, quotes: [], at });
+}
+
+/**
+ * The same approved quotes handed out again at a later time (a memo of the gate: src/risk/gate-memo.ts).
+ * @throws Error when `prev` is not an approval of this module
+ */
+export function restamped(prev: Approved<DesiredQuotes>, at: number): Approved<DesiredQuotes> {
+  if (!approvals.has(prev)) throw new Error('restamped: not an approval of the risk gate');
+  return prev.at === at ? prev : approve({ market: prev.market, quotes: prev.quotes, at });
+}
+
 /** What `gate` returns: the set execution may act on, and every refusal and cut with its reason. */
 export interface GateResult {
   /** The set to hand to execution: same market and time, refused quotes removed, sizes cut. */
-  readonly approved: DesiredQuotes;
+  readonly approved: Approved<DesiredQuotes>;
   readonly refusals: readonly Refusal[];
   /** Approved quotes whose size was cut (the approved size is in `approved` too). */
   readonly trims: readonly Trim[];
@@ -119,53 +163,22 @@ interface Top {
   readonly complement: boolean;
 }
 
-/** A refusal of the whole market (or of a token's book): the same for every quote of the market. */
-interface Failure {
-  readonly code: RiskCode;
-  readonly reason: string;
-}
+type TopOrError = Top | { readonly code: RiskCode; readonly reason: string };
 
-type TopOrError = Top | Failure;
-
-// The top `readTop` read (scratch, so that the gate's hot path allocates no Top): valid only until
-// the next call, the caller copies it at once.
-let rtBid = 0;
-let rtAsk = 0;
-let rtComplement = false;
-let rtBook: BookView | undefined;
-
-/**
- * Reads the top of `token` into the scratch above: its own book, else `other`'s book seen through
- * the complement. A Failure (allocated: rare) when there is no usable top; null when read.
- */
-function readTop(token: TokenId, other: TokenId, view: RiskView): Failure | null {
+function topFor(token: TokenId, other: TokenId, view: RiskView): TopOrError {
   const own = view.book(token);
   const b = own ?? view.book(other);
   if (b === undefined) return { code: 'NO_BOOK', reason: `no book for token ${token}` };
   if (b.stale) return { code: 'STALE_BOOK', reason: `the book of ${b.tokenId} is stale` };
-  const bestBid = b.bestBid;
-  const bestAsk = b.bestAsk;
-  if (bestBid === null || bestAsk === null)
+  if (b.bestBid === null || b.bestAsk === null)
     return { code: 'NO_MID', reason: `the book of ${b.tokenId} is one-sided: no mid` };
-  if (bestBid >= bestAsk)
-    return { code: 'CROSSED_BOOK', reason: `the book of ${b.tokenId} is crossed (${bestBid} >= ${bestAsk})` };
-  rtBook = b;
-  if (own !== undefined) {
-    rtBid = bestBid;
-    rtAsk = bestAsk;
-    rtComplement = false;
-  } else {
-    rtBid = PRICE_SCALE - bestAsk;
-    rtAsk = PRICE_SCALE - bestBid;
-    rtComplement = true;
-  }
-  return null;
-}
-
-function topFor(token: TokenId, other: TokenId, view: RiskView): TopOrError {
-  const f = readTop(token, other, view);
-  if (f !== null) return f;
-  return { bid: rtBid, ask: rtAsk, mid: (rtBid + rtAsk) / 2, book: rtBook!, complement: rtComplement };
+  if (b.bestBid >= b.bestAsk)
+    return { code: 'CROSSED_BOOK', reason: `the book of ${b.tokenId} is crossed (${b.bestBid} >= ${b.bestAsk})` };
+  if (own !== undefined)
+    return { bid: b.bestBid, ask: b.bestAsk, mid: (b.bestBid + b.bestAsk) / 2, book: b, complement: false };
+  const bid = PRICE_SCALE - b.bestAsk;
+  const ask = PRICE_SCALE - b.bestBid;
+  return { bid, ask, mid: (bid + ask) / 2, book: b, complement: true };
 }
 
 const lotDown = (m: number): number => Math.floor(m / LOT_MICRO) * LOT_MICRO;
@@ -180,28 +193,19 @@ function sharesFor(room: number, price: number): number {
 
 /**
  * True when a BUY (or SELL) at `price` on `token` would trade against someone else's resting order:
- * a level at or through the price with size beyond our own orders there. Our own orders are the
- * live ones of `market` (with size remaining) among `orders` (all markets). Allocates nothing
- * unless the price reaches the top (bid, ask: the token's top, `complement` when read from the
- * other token's `book`).
+ * a level at or through the price with size beyond our own orders there.
  */
 function crossesOthers(
   side: 'BUY' | 'SELL',
   price: number,
-  bid: number,
-  ask: number,
-  book: BookView,
-  complement: boolean,
+  top: Top,
   token: TokenId,
-  orders: readonly LiveOrderView[],
-  market: ConditionId,
+  marketOrders: readonly LiveOrderView[],
 ): boolean {
-  if (side === 'BUY' ? price < ask : price > bid) return false;
+  if (side === 'BUY' ? price < top.ask : price > top.bid) return false;
   // our orders resting on the opposite side of this token's book, by price on this token's scale
   const mine = new Map<number, number>();
-  for (let i = 0; i < orders.length; i++) {
-    const o = orders[i]!;
-    if (o.market !== market || remainingOf(o) <= 0) continue;
+  for (const o of marketOrders) {
     const same = o.tokenId === token;
     // an opposite-side order here: same token, other side; or the other token, same side, at 1 - p
     const opposite = same ? o.side !== side : o.side === side;
@@ -209,34 +213,13 @@ function crossesOthers(
     const p = same ? o.price : PRICE_SCALE - o.price;
     mine.set(p, (mine.get(p) ?? 0) + remainingOf(o));
   }
-  const bookSide = (side === 'BUY') !== complement ? 'asks' : 'bids';
-  for (const [lp, size] of book.levels(bookSide, mine.size + 1)) {
-    const p = complement ? PRICE_SCALE - lp : lp;
+  const bookSide = (side === 'BUY') !== top.complement ? 'asks' : 'bids';
+  for (const [lp, size] of top.book.levels(bookSide, mine.size + 1)) {
+    const p = top.complement ? PRICE_SCALE - lp : lp;
     if (side === 'BUY' ? p > price : p < price) return false;
     if (size - (mine.get(p) ?? 0) > 0) return true;
   }
   return false;
-}
-
-/** The refusals that need no market: the kill switch, a halt, failing heartbeats. */
-function haltFailure(view: RiskView): Failure | null {
-  const ks = view.killSwitch;
-  if (ks?.tripped)
-    return {
-      code: 'KILL_SWITCH',
-      reason: `kill switch tripped${ks.reason ? ` (${ks.reason.trigger}: ${ks.reason.message})` : ''}`,
-    };
-  if (view.halted) return { code: 'HALTED', reason: `halted: ${view.halted}` };
-  if (view.heartbeatOk === false)
-    return { code: 'HEARTBEAT', reason: 'heartbeats are failing: no new orders until one succeeds' };
-  return null;
-}
-
-/** An unknown or inactive market. */
-function infoFailure(market: ConditionId, info: MarketInfo | undefined): Failure | null {
-  if (info === undefined) return { code: 'UNKNOWN_MARKET', reason: `unknown market ${market}` };
-  if (!info.active) return { code: 'MARKET_INACTIVE', reason: `market ${market} is not active` };
-  return null;
 }
 
 interface MarketCheck {
@@ -246,13 +229,24 @@ interface MarketCheck {
   readonly tops: ReadonlyMap<TokenId, Top>;
 }
 
-/** Whole-market checks (of gateOrder); a refusal reason for every quote of the market, or what the rest needs. */
-function checkMarket(market: ConditionId, tokens: Iterable<TokenId>, view: RiskView): MarketCheck | Failure {
-  const halt = haltFailure(view);
-  if (halt !== null) return halt;
+/** Whole-market checks; a refusal reason for every quote of the market, or what the rest needs. */
+function checkMarket(
+  market: ConditionId,
+  tokens: Iterable<TokenId>,
+  view: RiskView,
+): MarketCheck | { code: RiskCode; reason: string } {
+  const ks = view.killSwitch;
+  if (ks?.tripped)
+    return {
+      code: 'KILL_SWITCH',
+      reason: `kill switch tripped${ks.reason ? ` (${ks.reason.trigger}: ${ks.reason.message})` : ''}`,
+    };
+  if (view.halted) return { code: 'HALTED', reason: `halted: ${view.halted}` };
+  if (view.heartbeatOk === false)
+    return { code: 'HEARTBEAT', reason: 'heartbeats are failing: no new orders until one succeeds' };
   const info = view.market(market);
-  const bad = infoFailure(market, info);
-  if (bad !== null || info === undefined) return bad!;
+  if (info === undefined) return { code: 'UNKNOWN_MARKET', reason: `unknown market ${market}` };
+  if (!info.active) return { code: 'MARKET_INACTIVE', reason: `market ${market} is not active` };
   const [a, b] = [info.tokens[0].tokenId, info.tokens[1].tokenId];
   const tops = new Map<TokenId, Top>();
   for (const t of tokens) {
@@ -265,101 +259,48 @@ function checkMarket(market: ConditionId, tokens: Iterable<TokenId>, view: RiskV
   return { info, limits: limitsFor(view.limits, market), tick: view.tick?.(market) ?? tickPips(info.tick), tops };
 }
 
-/** Shared by every result that has none (frozen: callers only read results). */
-const NONE: readonly never[] = Object.freeze([]);
-
 /**
  * Checks one market's desired quotes against the limits and the state (see the module comment).
  * Pure. The approved set keeps the market and time of `desired`; refused quotes are removed, sizes
- * may be cut; every removal or cut is reported with a code and a reason. When nothing is refused
- * or cut, `approved` is `desired` itself, and `refusals` and `trims` are a shared frozen empty
- * array (results are read-only).
+ * may be cut; every removal or cut is reported with a code and a reason.
  */
-// No closure is made per call or per quote below (refuse, cap): besides the allocation, tsx's esbuild
-// keepNames wraps every named closure in a `__name` call (Object.defineProperty), which cost half
-// of the gate's time on the backtest's hot path. The reasons of cuts are built only when reported.
-// The common case (both tokens' tops fine, a handful of quotes, nothing refused or cut) allocates
-// only the result: the market's two tokens are two slots (A = YES, B = NO) instead of maps, the
-// refusals, trims and approved list are made on the first quote that needs them, and our own orders
-// (to net out of the book) are looked up only for a quote that reaches the top.
-export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
-  const quotes = desired.quotes;
-  const n = quotes.length;
-  if (n === 0) return { approved: desired, refusals: NONE, trims: NONE };
-  const market = desired.market;
+function resultOf(
+  desired: DesiredQuotes,
+  quotes: readonly QuoteIntent[],
+  refusals: Refusal[],
+  trims: Trim[],
+): GateResult {
+  return { approved: approve({ market: desired.market, quotes, at: desired.at }), refusals, trims };
+}
 
-  // 1. whole-market refusals, then the top of every token quoted, in the order first quoted
-  let fail = haltFailure(view);
-  let info: MarketInfo | undefined;
-  if (fail === null) {
-    info = view.market(market);
-    fail = infoFailure(market, info);
+function tokenOf(q: QuoteIntent): TokenId {
+  return q.tokenId;
+}
+
+export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
+  const refusals: Refusal[] = [];
+  const trims: Trim[] = [];
+  if (desired.quotes.length === 0) return resultOf(desired, [], refusals, trims);
+
+  const mc = checkMarket(desired.market, desired.quotes.map(tokenOf), view);
+  if ('code' in mc) {
+    for (const q of desired.quotes) refusals.push({ quote: q, code: mc.code, reason: mc.reason });
+    return resultOf(desired, [], refusals, trims);
   }
-  let a = '' as TokenId;
-  let b = '' as TokenId;
-  let haveA = false;
-  let haveB = false;
-  let aBid = 0;
-  let aAsk = 0;
-  let aComp = false;
-  let aBook: BookView | undefined;
-  let bBid = 0;
-  let bAsk = 0;
-  let bComp = false;
-  let bBook: BookView | undefined;
-  if (fail === null) {
-    a = info!.tokens[0].tokenId;
-    b = info!.tokens[1].tokenId;
-    for (let i = 0; i < n; i++) {
-      const t = quotes[i]!.tokenId;
-      if (t === a) {
-        if (haveA) continue;
-        fail = readTop(a, b, view);
-        if (fail !== null) break;
-        haveA = true;
-        aBid = rtBid;
-        aAsk = rtAsk;
-        aComp = rtComplement;
-        aBook = rtBook;
-      } else if (t === b) {
-        if (haveB) continue;
-        fail = readTop(b, a, view);
-        if (fail !== null) break;
-        haveB = true;
-        bBid = rtBid;
-        bAsk = rtAsk;
-        bComp = rtComplement;
-        bBook = rtBook;
-      } // else refused per quote
-    }
-  }
-  if (fail !== null) {
-    const refused: Refusal[] = [];
-    for (let i = 0; i < n; i++) refused.push({ quote: quotes[i]!, code: fail.code, reason: fail.reason });
-    return { approved: { market, quotes: NONE, at: desired.at }, refusals: refused, trims: NONE };
-  }
-  const all = view.limits;
-  const limits = limitsFor(all, market);
-  const tickAny = view.tick?.(market) ?? tickPips(info!.tick);
-  // the tick as an int32 when it is one (tickPips makes a double): `price % tick` is then an integer
-  // remainder instead of a floating one (the same value: both are integers)
-  const tick = (tickAny | 0) === tickAny ? tickAny | 0 : tickAny;
-  const globalNotional = all.global.maxNotional;
-  const globalOpen = all.global.maxOpenOrders;
-  const aMid = (aBid + aAsk) / 2;
-  const bMid = (bBid + bAsk) / 2;
-  const minSize = Math.max(info!.minOrderSize, LOT_MICRO);
+  const { info, limits, tick, tops } = mc;
+  const yes = info.tokens[0].tokenId;
+  const minSize = Math.max(info.minOrderSize, LOT_MICRO);
 
   // the state after the replacement: this market's live orders go, the others stay
-  const orders = view.openOrders();
+  const marketOrders: LiveOrderView[] = [];
   let otherCount = 0;
   let otherNotional = 0;
   let reservedHere = 0;
-  for (let i = 0; i < orders.length; i++) {
-    const o = orders[i]!;
+  for (const o of view.openOrders()) {
     const rem = remainingOf(o);
     if (rem <= 0) continue;
-    if (o.market === market) {
+    if (o.market === desired.market) {
+      marketOrders.push(o);
       if (o.side === 'BUY') reservedHere += notional(rem, o.price, 'up');
     } else {
       otherCount++;
@@ -367,45 +308,34 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
     }
   }
   let collateral = view.availableCollateral + reservedHere;
-  // approved so far: `count` of them; while `approved` is null they are exactly quotes[0, count)
   let count = 0;
   let marketNotional = 0;
-  let buysA = 0;
-  let buysB = 0;
-  let sellsA = 0;
-  let sellsB = 0;
+  const buys = new Map<TokenId, number>();
+  const sells = new Map<TokenId, number>();
   let maxYesBid = -Infinity;
   let minYesAsk = Infinity;
-  let approved: QuoteIntent[] | null = null;
-  let refusals: Refusal[] | null = null;
-  let trims: Trim[] | null = null;
+  const approved: QuoteIntent[] = [];
 
-  for (let i = 0; i < n; i++) {
-    const q = quotes[i]!;
-    const token = q.tokenId;
-    // the token's slot (A: YES, B: NO)
-    let isA: boolean;
-    if (token === a) isA = true;
-    else if (token === b) isA = false;
-    else {
-      (refusals ??= []).push({
+  for (const q of desired.quotes) {
+    const top = tops.get(q.tokenId);
+    if (top === undefined) {
+      refusals.push({
         quote: q,
         code: 'WRONG_TOKEN',
-        reason: `token ${q.tokenId} is not a token of market ${market}`,
+        reason: `token ${q.tokenId} is not a token of market ${desired.market}`,
       });
       continue;
     }
     if (q.side !== 'BUY' && q.side !== 'SELL') {
-      (refusals ??= []).push({ quote: q, code: 'INVALID_PRICE', reason: `unknown side ${String(q.side)}` });
+      refusals.push({ quote: q, code: 'INVALID_PRICE', reason: `unknown side ${String(q.side)}` });
       continue;
     }
     if (!Number.isInteger(q.price) || q.price <= 0 || q.price >= PRICE_SCALE) {
-      (refusals ??= []).push({ quote: q, code: 'INVALID_PRICE', reason: `price ${q.price} pips is not inside (0, 1)` });
+      refusals.push({ quote: q, code: 'INVALID_PRICE', reason: `price ${q.price} pips is not inside (0, 1)` });
       continue;
     }
-    // isValidPrice(q.price, tick), the price being an integer already
-    if (q.price % tick !== 0 || q.price < tick || q.price > PRICE_SCALE - tick) {
-      (refusals ??= []).push({
+    if (!isValidPrice(q.price, tick)) {
+      refusals.push({
         quote: q,
         code: 'OFF_TICK',
         reason: `price ${q.price} pips is not on the tick (${tick} pips) inside [tick, 1 - tick]`,
@@ -413,36 +343,33 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
       continue;
     }
     if (q.price < limits.minPrice || q.price > limits.maxPrice) {
-      (refusals ??= []).push({
+      refusals.push({
         quote: q,
         code: 'PRICE_LIMIT',
         reason: `price ${q.price} pips outside the limits [${limits.minPrice}, ${limits.maxPrice}]`,
       });
       continue;
     }
-    const mid = isA ? aMid : bMid;
-    if (Math.abs(q.price - mid) > limits.maxMidDistance) {
-      (refusals ??= []).push({
+    if (Math.abs(q.price - top.mid) > limits.maxMidDistance) {
+      refusals.push({
         quote: q,
         code: 'PRICE_BAND',
-        reason: `price ${q.price} pips is ${Math.abs(q.price - mid)} pips from the mid ${mid} (band ${limits.maxMidDistance})`,
+        reason: `price ${q.price} pips is ${Math.abs(q.price - top.mid)} pips from the mid ${top.mid} (band ${limits.maxMidDistance})`,
       });
       continue;
     }
-    const bid = isA ? aBid : bBid;
-    const ask = isA ? aAsk : bAsk;
-    if (crossesOthers(q.side, q.price, bid, ask, (isA ? aBook : bBook)!, isA ? aComp : bComp, token, orders, market)) {
-      (refusals ??= []).push({
+    if (crossesOthers(q.side, q.price, top, q.tokenId, marketOrders)) {
+      refusals.push({
         quote: q,
         code: 'WOULD_CROSS',
-        reason: `a ${q.side} at ${q.price} pips would cross the book (bid ${bid}, ask ${ask})`,
+        reason: `a ${q.side} at ${q.price} pips would cross the book (bid ${top.bid}, ask ${top.ask})`,
       });
       continue;
     }
-    const yesBid = (token === a) === (q.side === 'BUY');
-    const yp = token === a ? q.price : PRICE_SCALE - q.price;
+    const yesBid = (q.tokenId === yes) === (q.side === 'BUY');
+    const yp = q.tokenId === yes ? q.price : PRICE_SCALE - q.price;
     if (yesBid ? yp >= minYesAsk : yp <= maxYesBid) {
-      (refusals ??= []).push({
+      refusals.push({
         quote: q,
         code: 'SELF_CROSS',
         reason: `would cross another approved quote of this market (YES-equivalent ${yesBid ? 'bid' : 'ask'} at ${yp} pips)`,
@@ -450,7 +377,7 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
       continue;
     }
     if (!Number.isSafeInteger(q.size) || q.size <= 0) {
-      (refusals ??= []).push({
+      refusals.push({
         quote: q,
         code: 'INVALID_SIZE',
         reason: `size ${q.size} is not a positive integer of micro-shares`,
@@ -465,91 +392,76 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
     if (r < size) (size = r), (cut = CUT_LOT);
     r = lotDown(Math.max(0, limits.maxOrderSize));
     if (r < size) (size = r), (cut = CUT_ORDER_SIZE);
-    const pos = Math.max(0, view.position(token));
+    const pos = Math.max(0, view.position(q.tokenId));
     // the collateral when this quote is checked (a cut's reason quotes it)
     const collateralHere = collateral;
     if (q.side === 'BUY') {
-      r = lotDown(Math.max(0, limits.maxPosition - pos - (isA ? buysA : buysB)));
+      r = lotDown(Math.max(0, limits.maxPosition - pos - (buys.get(q.tokenId) ?? 0)));
       if (r < size) (size = r), (cut = CUT_POSITION);
       r = lotDown(Math.max(0, sharesFor(collateral, q.price)));
       if (r < size) (size = r), (cut = CUT_COLLATERAL);
     } else {
-      r = lotDown(Math.max(0, pos - (isA ? sellsA : sellsB)));
+      r = lotDown(Math.max(0, pos - (sells.get(q.tokenId) ?? 0)));
       if (r < size) (size = r), (cut = CUT_NO_INVENTORY);
     }
     r = lotDown(Math.max(0, sharesFor(limits.maxNotional - marketNotional, q.price)));
     if (r < size) (size = r), (cut = CUT_NOTIONAL_MARKET);
-    r = lotDown(Math.max(0, sharesFor(globalNotional - otherNotional - marketNotional, q.price)));
+    r = lotDown(Math.max(0, sharesFor(view.limits.global.maxNotional - otherNotional - marketNotional, q.price)));
     if (r < size) (size = r), (cut = CUT_NOTIONAL_GLOBAL);
     if (size < minSize) {
       if (cut === CUT_NONE)
-        (refusals ??= []).push({
+        refusals.push({
           quote: q,
           code: 'MIN_SIZE',
           reason: `size ${q.size} is below the market's minimum ${minSize}`,
         });
       else
-        (refusals ??= []).push({
+        refusals.push({
           quote: q,
           code: CUT_CODES[cut]!,
-          reason: `${cutReason(cut, pos, collateralHere, limits, all)}: what is left (${size}) is below the minimum size ${minSize}`,
+          reason: `${cutReason(cut, pos, collateralHere, limits, view.limits)}: what is left (${size}) is below the minimum size ${minSize}`,
         });
       continue;
     }
     if (count + 1 > limits.maxOpenOrders) {
-      (refusals ??= []).push({
+      refusals.push({
         quote: q,
         code: 'OPEN_ORDERS_MARKET',
         reason: `more than ${limits.maxOpenOrders} open orders in this market`,
       });
       continue;
     }
-    if (otherCount + count + 1 > globalOpen) {
-      (refusals ??= []).push({
+    if (otherCount + count + 1 > view.limits.global.maxOpenOrders) {
+      refusals.push({
         quote: q,
         code: 'OPEN_ORDERS_GLOBAL',
-        reason: `more than ${globalOpen} open orders in all`,
+        reason: `more than ${view.limits.global.maxOpenOrders} open orders in all`,
       });
       continue;
     }
 
     // approved
-    const nt = notional(size, q.price, 'up');
+    const n = notional(size, q.price, 'up');
+    count++;
+    marketNotional += n;
     if (q.side === 'BUY') {
-      if (isA) buysA += size;
-      else buysB += size;
-      collateral -= nt;
-    } else if (isA) sellsA += size;
-    else sellsB += size;
-    marketNotional += nt;
+      buys.set(q.tokenId, (buys.get(q.tokenId) ?? 0) + size);
+      collateral -= n;
+    } else sells.set(q.tokenId, (sells.get(q.tokenId) ?? 0) + size);
     if (yesBid) maxYesBid = Math.max(maxYesBid, yp);
     else minYesAsk = Math.min(minYesAsk, yp);
-    if (approved === null) {
-      // still exactly the quotes so far, unless one was refused before or this one is cut
-      if (count === i && size === q.size) {
-        count++;
-        continue;
-      }
-      approved = quotes.slice(0, count);
-    }
-    count++;
     if (size === q.size) approved.push(q);
     else {
       approved.push({ ...q, size: size as Micro });
-      (trims ??= []).push({
+      trims.push({
         quote: q,
         size: size as Micro,
         code: cut === CUT_NONE ? 'LOT' : CUT_CODES[cut]!,
-        reason: cut === CUT_NONE ? 'cut' : cutReason(cut, pos, collateralHere, limits, all),
+        reason: cut === CUT_NONE ? 'cut' : cutReason(cut, pos, collateralHere, limits, view.limits),
       });
     }
   }
-  let out: DesiredQuotes;
-  if (approved !== null) out = { market, quotes: approved, at: desired.at };
-  else if (count === n)
-    out = desired; // nothing refused nor cut
-  else out = { market, quotes: quotes.slice(0, count), at: desired.at }; // only quotes after the approved ones were refused
-  return { approved: out, refusals: refusals ?? NONE, trims: trims ?? NONE };
+  return resultOf(desired, approved, refusals, trims);
 }
 
 // which limit cut a quote's size: an index into CUT_CODES (CUT_NONE: none)
@@ -595,7 +507,7 @@ function cutReason(cut: number, pos: number, collateral: number, limits: MarketL
 
 /** The gate's answer for one immediate order. */
 export type OrderGateResult =
-  | { readonly approved: ImmediateIntent; readonly refusal: null }
+  | { readonly approved: Approved<ImmediateIntent>; readonly refusal: null }
   | { readonly approved: null; readonly refusal: Refusal<ImmediateIntent> };
 
 /**
@@ -631,5 +543,6 @@ export function gateOrder(order: ImmediateIntent, view: RiskView): OrderGateResu
     if (notional(order.size, order.price, 'up') > view.availableCollateral)
       return refuse('COLLATERAL', `needs more than the ${view.availableCollateral} collateral available`);
   } else if (order.size > pos) return refuse('NO_INVENTORY', `sells ${order.size} with ${pos} shares held`);
-  return { approved: order, refusal: null };
+  // a copy: the approval is spent when executed, whatever the strategy does with its object
+  return { approved: approve({ ...order }), refusal: null };
 }

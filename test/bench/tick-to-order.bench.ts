@@ -42,6 +42,7 @@ import { liveVenueFromParts } from '../../src/venues/live/live-venue.ts';
 import { createEngine } from '../../src/engine/loop.ts';
 import type { MarketInfo } from '../../src/core/venue.ts';
 import type { StrategyHandlers } from '../../src/strategy/api.ts';
+import { passGates } from '../support/approve.ts';
 
 // ---- deterministic data ----------------------------------------------------------------------------
 
@@ -299,7 +300,8 @@ const engine = createEngine({
   clock,
   strategy,
   execute,
-  gate: (d) => d,
+  // the real gate, on a view that approves every quote of the bench (test/support/approve.ts)
+  ...passGates,
   timers: { tickMs: 0, balanceMs: 0 },
 });
 

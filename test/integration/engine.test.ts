@@ -19,6 +19,7 @@ import type { StrategyHandlers } from '../../src/strategy/api.ts';
 import { FlowDriver } from './support/flow-driver.ts';
 import { getJson, no, sleep, startVenue, yes, type TestVenue } from './support/setup.ts';
 import type { MarketInfo as WireMarket } from './support/trader.ts';
+import { passGates } from '../support/approve.ts';
 
 let v: TestVenue;
 let pool: WireMarket[];
@@ -168,6 +169,7 @@ async function startBot(wm: WireMarket, o: { silenceMs?: number; extra?: WireMar
   const seen: MmkitEvent[] = [];
   const exec = new TestExecutor(venue);
   const engine = createEngine({
+    ...passGates,
     venue,
     markets,
     clock: new LiveClock(),

@@ -22,6 +22,8 @@ import { Executor } from '../../src/execution/executor.ts';
 import { HeartbeatKeeper } from '../../src/execution/heartbeat.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { no, sleep, startVenue, yes, type TestVenue } from './support/setup.ts';
+import type { Approved } from '../../src/risk/gate.ts';
+import { approved } from '../support/approve.ts';
 
 function urls(v: TestVenue) {
   const u = v.running.urls;
@@ -59,7 +61,7 @@ describe('execution on the paper exchange', () => {
   let Y: TokenId;
   let N: TokenId;
   let at = 0;
-  const want = (quotes: QuoteIntent[]): DesiredQuotes => ({ market: M, quotes, at: ++at });
+  const want = (quotes: QuoteIntent[]): Approved<DesiredQuotes> => approved({ market: M, quotes, at: ++at });
   const openIds = async (): Promise<string[]> => (await venue.openOrders()).map((o) => o.id).sort();
 
   beforeAll(async () => {
@@ -248,7 +250,7 @@ describe.each([
     });
     const INTENTS = 40;
     for (let k = 0; k < INTENTS; k++) {
-      ex.submit(ladder(k));
+      ex.submit(approved(ladder(k)));
       await sleep(25);
     }
     const last = ladder(INTENTS - 1);

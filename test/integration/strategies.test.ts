@@ -16,18 +16,16 @@ import { LiveClock } from '../../src/core/clock.ts';
 import type { ConditionId, OrderId } from '../../src/core/ids.ts';
 import type { DesiredQuotes } from '../../src/core/intents.ts';
 import { isValidPrice, LOT_MICRO, tickPips } from '../../src/core/units.ts';
-import { createEngine } from '../../src/engine/loop.ts';
 import { createLiveVenue, type LiveVenue } from '../../src/venues/live/live-venue.ts';
 import type { MarketInfo } from '../../src/core/venue.ts';
-import { Executor, type RejectionInfo } from '../../src/execution/executor.ts';
-import { OrderTracker } from '../../src/execution/tracker.ts';
-import { gate, type Refusal } from '../../src/risk/gate.ts';
-import { KillSwitch } from '../../src/risk/kill-switch.ts';
+import { type RejectionInfo } from '../../src/execution/executor.ts';
+import { type Refusal } from '../../src/risk/gate.ts';
 import { resolveRiskLimits } from '../../src/risk/limits.ts';
 import { openStore } from '../../src/store/store.ts';
 import { loadStrategy } from '../../src/strategy/loader.ts';
 import { resolveParams } from '../../src/strategy/params.ts';
 import { sleep, startVenue, type TestVenue } from './support/setup.ts';
+import { createTrader } from '../../src/kernel/create-trader.ts';
 
 const RUN_MS = 4_000;
 let v: TestVenue;
@@ -116,23 +114,7 @@ async function runStrategy(
   });
   await venue.markets();
   const store = openStore(join(dir, `${name}.db`), { clock });
-  const tracker = new OrderTracker(clock);
-  const marketMap = new Map<ConditionId, MarketInfo>(markets.map((m) => [m.market, m]));
   const limits = resolveRiskLimits(risk);
-  const kill = new KillSwitch(clock, { limits: limits.killSwitch });
-  // eslint-disable-next-line prefer-const
-  let engine: ReturnType<typeof createEngine> | undefined;
-  const executor = new Executor({
-    venue,
-    store,
-    tracker,
-    clock,
-    tolerance: { priceTicks: 0, sizeFraction: 0 },
-    tickPips: (m) => {
-      const t = engine?.state.market(m)?.tick;
-      return t === undefined ? undefined : tickPips(t);
-    },
-  });
   const report: RunReport = {
     placed: [],
     rejections: [],
@@ -144,59 +126,44 @@ async function runStrategy(
     executorErrors: [],
     stored: 0,
   };
+  // wired as `mmkit run` wires it: the one kernel
+  const trader = createTrader({
+    venue,
+    clock,
+    store,
+    strategy: def,
+    params: resolveParams(def.params, params),
+    markets,
+    limits,
+    log: { debug() {}, info() {}, warn() {} },
+    tolerance: { priceTicks: 0, sizeFraction: 0 },
+    tickMs: 500,
+    balanceMs: 1000,
+    hooks: {
+      onGate: (_d, r) => void report.refusals.push(...r.refusals),
+      onQuoteSet: (d) => void report.desired.push(d),
+    },
+  });
+  const { engine, executor, tracker } = trader;
   executor.onRejection((r) => report.rejections.push(r));
   executor.onError((e) => report.executorErrors.push(`${e.where}: ${String((e.error as Error)?.message ?? e.error)}`));
   tracker.onTransition((t) => {
     if (t.from === null)
       report.placed.push({ id: t.order.id, market: t.order.market, price: t.order.price, size: t.order.originalSize });
   });
-  const strategy = def.create(
-    { clock, log: { debug() {}, info() {}, warn() {} }, markets: marketMap },
-    resolveParams(def.params, params) as never,
-  );
-  engine = createEngine({
-    venue,
-    strategy,
-    markets,
-    clock,
-    timers: { tickMs: 500, balanceMs: 1000 },
-    gate: (desired, state) => {
-      const r = gate(desired, {
-        limits,
-        killSwitch: kill,
-        market: (id) => marketMap.get(id),
-        book: (t) => state.book(t),
-        position: (t) => state.position(t).size,
-        openOrders: () => tracker.liveOrders(),
-        availableCollateral: state.availableCollateral,
-      });
-      report.refusals.push(...r.refusals);
-      return r.approved;
-    },
-    execute: (d) => {
-      report.desired.push(d);
-      executor.submit(d);
-    },
-    onFill: (f) => void executor.onUserEvent(f),
-    orders: { openOrders: (m) => tracker.liveOrders(m) },
-  });
-  const sub = engine.events$.subscribe((e) => {
-    if (e.type === 'order_update') executor.onUserEvent(e);
-  });
   try {
-    await engine.start();
+    await trader.start();
     const t0 = Date.now();
     while (Date.now() - t0 < RUN_MS) {
       await sleep(500);
       report.liveSeen = Math.max(report.liveSeen, (await venue.openOrders()).length);
     }
   } finally {
-    await engine.stop();
-    sub.unsubscribe();
-    await executor.cancelAll('test end');
-    report.openAtExit = (await executor.verifyFlat({ timeoutMs: 5_000 })).open.length;
+    await trader.stop();
+    await trader.cancelAll('test end');
+    report.openAtExit = (await trader.verifyFlat(5_000)).open.length;
     report.engineErrors = { ...engine.stats().errors };
-    await executor.close();
+    await trader.close();
     report.stored = report.placed.filter((p) => store.order(p.id) !== undefined).length;
     store.close();
     await venue.close();

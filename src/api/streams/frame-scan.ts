@@ -28,7 +28,6 @@ import { PRICE_SCALE, type Micro, type Pips } from '../../core/units.ts';
 import { bestPips, feeBps, levelPips, sizeMicro, tickPipsOf, timestampMs } from './decode.ts';
 import type { MarketDecoderStats } from './market-decode.ts';
 
-// eslint-disable-next-line no-control-regex
 const ESCAPE_OR_CONTROL = /[\\\u0000-\u001f]/;
 const Q = 34; // "
 const _BS = 92; // \

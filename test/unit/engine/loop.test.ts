@@ -22,6 +22,7 @@ import {
   YES,
   YES2,
 } from './fixtures.ts';
+import { approved, approvedOrder, passGates } from '../../support/approve.ts';
 
 const quote = (at: number, price = 4500): DesiredQuotes => ({
   market: CID,
@@ -41,6 +42,7 @@ async function setup(
   const executed: DesiredQuotes[] = [];
   const logs: string[] = [];
   const engine = createEngine({
+    ...passGates,
     venue,
     markets: [market(), market(CID2, YES2, NO2)],
     clock: venue.clock,
@@ -235,7 +237,7 @@ describe('engine loop: errors never kill the loop', () => {
     const { venue, engine, feedBooks } = await setup({
       gate: (d) => {
         if (gateThrows) throw new Error('risk down');
-        return { ...d, quotes: d.quotes.filter((q) => q.price <= 4500) };
+        return approved({ ...d, quotes: d.quotes.filter((q) => q.price <= 4500) });
       },
       execute: (d) => {
         if (execThrows) throw new Error('exec down');
@@ -356,6 +358,7 @@ describe('engine lifecycle', () => {
     expect(ctx.engine.state.isResolved(CID2)).toBe(true);
     const venue = new FakeVenue();
     const e2 = createEngine({
+      ...passGates,
       venue,
       markets: [market()],
       clock: venue.clock,
@@ -377,7 +380,7 @@ describe('engine lifecycle', () => {
           { market: CID, tokenId: YES, side: 'BUY', price: 9000 as Pips, size: 5e6 as Micro, type: 'FAK' },
         ],
       }),
-      gateOrders: (orders) => orders.filter((x) => x.price < 6000),
+      gateOrders: (orders) => orders.filter((x) => x.price < 6000).map(approvedOrder),
       executeOrders: (orders) => sent.push(...orders),
     });
     ctx.feedBooks();

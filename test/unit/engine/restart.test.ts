@@ -10,6 +10,7 @@ import {
 } from '../../../src/engine/restart.ts';
 import type { VenueFill, VenueOrder } from '../../../src/core/venue.ts';
 import { CID, FakeVenue, flush, market, NO, YES } from './fixtures.ts';
+import { passGates } from '../../support/approve.ts';
 
 const vo = (id: string, status: VenueOrder['status'] = 'LIVE'): VenueOrder => ({
   id: id as OrderId,
@@ -268,6 +269,7 @@ describe('reconcileOnStart + engine', () => {
     venue.venueFills = [vf('t1', 'keep', 1000)];
     const store = new MemStore();
     const engine = createEngine({
+      ...passGates,
       venue,
       markets: [market()],
       clock: venue.clock,

@@ -14,6 +14,8 @@ import {
 } from '../../../src/execution/executor.ts';
 import { openStore, type Store } from '../../../src/store/store.ts';
 import { FakeVenue, deferred, flush } from './fake-venue.ts';
+import type { Approved } from '../../../src/risk/gate.ts';
+import { approved } from '../../support/approve.ts';
 
 const M = '0xm1' as ConditionId;
 const M2 = '0xm2' as ConditionId;
@@ -27,7 +29,9 @@ const q = (side: Side, price: number, size = 10_000_000, tokenId: TokenId = Y): 
   size: size as Micro,
 });
 let at = 0;
-const want = (quotes: QuoteIntent[], market: ConditionId = M): DesiredQuotes => ({ market, quotes, at: ++at });
+/** A set as the risk gate approves it (the executor takes nothing else). */
+const want = (quotes: QuoteIntent[], market: ConditionId = M): Approved<DesiredQuotes> =>
+  approved({ market, quotes, at: ++at });
 /** n distinct bids. */
 const ladder = (n: number, from = 100): QuoteIntent[] => Array.from({ length: n }, (_, i) => q('BUY', from + i * 100));
 
@@ -107,7 +111,7 @@ describe('Executor: placing', () => {
     await ex.idle();
     const n = venue.calls.length;
     ex.submit(want([q('BUY', 4900), q('SELL', 5100)]));
-    ex.submit(want([q('BUY', 5000, 10_500_000), q('SELL', 5000, 9_500_000)]));
+    ex.submit(want([q('BUY', 5000, 10_500_000), q('SELL', 5050, 9_500_000)]));
     await ex.idle();
     expect(venue.calls.length).toBe(n);
     // outside tolerance: exactly one cancel and one place

@@ -1,0 +1,384 @@
+/**
+ * The kernel: `createTrader` is the ONE wiring of the bot. `mmkit run` (and `mmkit strategy check`,
+ * which runs the daemon), feed and synthetic backtests and sweeps all build their bot here, and add
+ * only what is theirs around it (the daemon its status server, logs and shutdown backfill; the
+ * backtest its virtual-time driver and measurements). Live, shadow, paper and backtest differ only
+ * in the venue adapter, the clock and the store handed in (nautilus' kernel; barter's
+ * `SystemBuilder`, which its backtests call as live does).
+ *
+ *   venue events ─► engine (state: books, own orders, positions) ─► strategy
+ *        ─► risk gate (only `Approved<...>` passes: quotes and immediate FOK/FAK orders alike)
+ *        ─► executor (diff, cancels first, batches, budgets) ─► venue
+ *   fills ─► executor ─► store (exactly once, before anything reports them) ─► hooks
+ *
+ * Owned here: the order tracker, the executor, the kill switch, the heartbeat keeper, the risk view
+ * (the market's CURRENT info: the tick after a tick-size change, the minimum size), the gate, the
+ * path from fills to the store, the restart reconciliation and the seeding of positions from the
+ * store.
+ *
+ * Speed-ups that only a backtest needs are `tuning` options of this one wiring (the gate memo,
+ * coalescing identical intents, the tracker's cached live-order lists, bounded fill and order-id
+ * memories); they change no result (tests run the sample feed with them on and off).
+ */
+import type { Clock } from '../core/clock.ts';
+import type { FillEvent } from '../core/events.ts';
+import type { ConditionId } from '../core/ids.ts';
+import type { DesiredQuotes, ImmediateIntent, QuoteIntent } from '../core/intents.ts';
+import { formatAmount, formatPrice, tickPips, type Pips } from '../core/units.ts';
+import type { MarketInfo, Venue } from '../core/venue.ts';
+import { createEngine, type Engine, type EngineLogger } from '../engine/loop.ts';
+import { reconcileOnStart } from '../engine/restart.ts';
+import type { DiffTolerance } from '../execution/diff.ts';
+import { Executor, type FlatReport } from '../execution/executor.ts';
+import { HeartbeatKeeper } from '../execution/heartbeat.ts';
+import { OrderTracker } from '../execution/tracker.ts';
+import { gate, gateOrder, type Approved, type GateResult, type RiskView } from '../risk/gate.ts';
+import { GateMemo } from '../risk/gate-memo.ts';
+import { KillSwitch } from '../risk/kill-switch.ts';
+import type { RiskLimits } from '../risk/limits.ts';
+import { restartStore } from '../store/restart.ts';
+import type { FillChange, Store } from '../store/store.ts';
+import type { StrategyDefinition } from '../strategy/api.ts';
+
+/** A logger of the kernel's parts (pino's Logger fits). */
+export interface TraderLogger extends EngineLogger {
+  debug(obj: object, msg?: string): void;
+}
+
+/**
+ * Backtest speed-ups: exact (no result changes), off by default. A daemon runs without them; a
+ * backtest turns them on.
+ */
+export interface TraderTuning {
+  /** Reuse the gate's answer while nothing it reads changed (src/risk/gate-memo.ts). */
+  readonly memoiseGate?: boolean;
+  /**
+   * Do not hand the executor a quote set identical to the last one of its market while no order of
+   * that market changed state and its tick is the same: the executor's diff would find nothing to do.
+   */
+  readonly coalesceIntents?: boolean;
+  /** The risk view and the engine read the tracker's cached live-order lists (rebuilt on change). */
+  readonly cachedLiveOrders?: boolean;
+  /** Fill keys the engine's state keeps for deduplication (default: all). */
+  readonly fillKeys?: number;
+  /** Finished order ids the engine's state remembers (default 50,000). */
+  readonly terminalCapacity?: number;
+}
+
+/** What a caller observes of the trader (the daemon's ops, a backtest's measurements). */
+export interface TraderHooks {
+  /** Each fill after the store has it (`change`: what the store did: 'new', 'dup', 'void'...). */
+  onFill?(fill: FillEvent, change: FillChange | undefined): void;
+  /** Each approved quote set, before it reaches the executor (coalesced ones included). */
+  onQuoteSet?(desired: Approved<DesiredQuotes>): void;
+  /** Each gate decision on quotes: what was asked and the gate's answer (turns the gate memo off). */
+  onGate?(desired: DesiredQuotes, result: GateResult): void;
+  /** Each immediate order the gate decided on. */
+  onGateOrder?(order: ImmediateIntent, approved: boolean, code: string | null): void;
+}
+
+/** Options of `createTrader`. */
+export interface TraderOptions {
+  readonly venue: Venue;
+  readonly clock: Clock;
+  /** The store: orders before they are sent, fills exactly once. */
+  readonly store: Store;
+  readonly strategy: StrategyDefinition;
+  /** The strategy's params, validated (resolveParams). */
+  readonly params: Readonly<Record<string, unknown>>;
+  /** The markets to trade. */
+  readonly markets: readonly MarketInfo[];
+  readonly limits: RiskLimits;
+  readonly log: TraderLogger;
+  /** A logger per component and market (the daemon's `{component, market}` lines); default `log`. */
+  readonly marketLog?: (component: string, market: string) => Pick<TraderLogger, 'debug' | 'info' | 'warn'>;
+  /** The strategy's logger (default `log`). */
+  readonly strategyLog?: TraderLogger;
+  /** Executor diff tolerance (default: exact price, 10 % of size). */
+  readonly tolerance?: DiffTolerance;
+  /** Post quotes as post-only (the venue refuses one that would take). Default false. */
+  readonly postOnly?: boolean;
+  /** Random source of the executor's backoff jitter (default Math.random; a backtest seeds one). */
+  readonly random?: () => number;
+  /** The strategy's timer period, ms (default 1000). */
+  readonly tickMs?: number;
+  /** How often the venue's collateral balance is read, ms (default 5,000). */
+  readonly balanceMs?: number;
+  /** Open orders found at start: cancel them (default) or adopt them. */
+  readonly restartPolicy?: 'cancel' | 'adopt';
+  /** Log the reconciliation's findings (default true). */
+  readonly logReconcile?: boolean;
+  /** Start positions from every fill already in the store (default true: positions survive restarts). */
+  readonly seedFromStore?: boolean;
+  readonly tuning?: TraderTuning;
+  readonly hooks?: TraderHooks;
+}
+
+/** Counters of the kernel's intent path. */
+export interface TraderCounters {
+  /** Approved quote sets handed towards the executor (pulls included). */
+  intents: number;
+  /** Of those, not submitted: identical to the last one (tuning.coalesceIntents). */
+  coalesced: number;
+  /** Submitted to the executor. */
+  submits: number;
+  /** Immediate orders approved and refused by the gate. */
+  ordersApproved: number;
+  ordersRefused: number;
+}
+
+/** The wired bot. Nothing runs until `start()`. */
+export interface Trader {
+  readonly engine: Engine;
+  readonly executor: Executor;
+  readonly tracker: OrderTracker;
+  readonly kill: KillSwitch;
+  readonly heartbeat: HeartbeatKeeper;
+  readonly store: Store;
+  /** What the gate reads (current tick and market info, books, positions, live orders, collateral). */
+  readonly riskView: RiskView;
+  readonly counters: Readonly<TraderCounters>;
+  /** Subscribes the streams and reconciles with the venue; quoting starts once it succeeded. @throws what the reconciliation throws */
+  start(): Promise<void>;
+  /** Starts the heartbeat keeper (dead-man switch) once the engine is ready. Idempotent. */
+  startHeartbeat(): void;
+  /** Stops the engine (no more events, no more intents). Idempotent. */
+  stop(): Promise<void>;
+  /** Cancels every order and halts placing for good. */
+  cancelAll(reason: string): ReturnType<Executor['cancelAll']>;
+  /** Checks the venue shows no open order of ours. */
+  verifyFlat(timeoutMs?: number): Promise<FlatReport>;
+  /** Stops the heartbeat and closes the executor (after cancelAll and verifyFlat). */
+  close(): Promise<void>;
+}
+
+const NO_TUNING: TraderTuning = {};
+
+function sameQuotes(a: readonly QuoteIntent[], b: readonly QuoteIntent[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.tokenId !== y.tokenId || x.side !== y.side || x.price !== y.price || x.size !== y.size) return false;
+  }
+  return true;
+}
+
+/**
+ * Wires the bot (see the module comment).
+ * @throws ConfigError from the executor on a bad tolerance
+ */
+export function createTrader(o: TraderOptions): Trader {
+  const { venue, clock, store, limits, log } = o;
+  const tuning = o.tuning ?? NO_TUNING;
+  const hooks = o.hooks ?? {};
+  const marketLog = o.marketLog ?? (() => log);
+  const cached = tuning.cachedLiveOrders === true;
+  const counters: TraderCounters = { intents: 0, coalesced: 0, submits: 0, ordersApproved: 0, ordersRefused: 0 };
+
+  const tracker = new OrderTracker(clock);
+  // the engine is made below; the executor and the risk view read its state through this
+  let engine: Engine | undefined;
+  const currentTick = (m: ConditionId): Pips | undefined => {
+    const t = engine?.state.market(m)?.tick;
+    return t === undefined ? undefined : tickPips(t);
+  };
+  const executor = new Executor({
+    venue,
+    store,
+    tracker,
+    clock,
+    tolerance: o.tolerance ?? { priceTicks: 0, sizeFraction: 0.1 },
+    tickPips: currentTick,
+    ...(o.postOnly ? { postOnly: true } : {}),
+    ...(o.random ? { random: o.random } : {}),
+  });
+  const kill = new KillSwitch(clock, { limits: limits.killSwitch });
+  const heartbeat = new HeartbeatKeeper({
+    beat: () => venue.heartbeat(),
+    clock,
+    active: () => executor.hasOpenOrders(),
+    target: executor,
+  });
+  heartbeat.onStatus((s) => {
+    if (s.lastAttemptAt > 0) kill.recordHeartbeat(s.consecutiveFailures === 0);
+    if (s.consecutiveFailures > 0)
+      log.warn({ failures: s.consecutiveFailures, error: s.error }, 'heartbeat failed: new orders paused');
+  });
+  executor.onRejection((r) => {
+    marketLog('executor', r.market).warn({ order: r.id, code: r.code, message: r.message }, 'order rejected');
+    kill.recordRejection(r.code);
+  });
+
+  // ---- the risk view: one object, every field read from the current state --------------------------
+  const live = () => (cached ? tracker.liveOrdersCached() : tracker.liveOrders());
+  const riskView: RiskView = {
+    limits,
+    killSwitch: kill,
+    // fail closed once a heartbeat has failed, until one succeeds (before the first: nothing rests)
+    get heartbeatOk() {
+      return heartbeat.status().consecutiveFailures === 0;
+    },
+    // the market as the venue announced it last: after a tick_size_change the new tick, so quotes
+    // between the old ticks are valid (and the same in a backtest as live)
+    // (the view is read only once the engine below exists)
+    market: (id) => engine!.state.market(id),
+    tick: currentTick,
+    book: (t) => engine!.state.book(t),
+    position: (t) => engine!.state.position(t).size,
+    openOrders: live,
+    get availableCollateral() {
+      return engine!.state.availableCollateral;
+    },
+  };
+
+  // ---- the gate ------------------------------------------------------------------------------------
+  const memo = tuning.memoiseGate === true ? new GateMemo() : undefined;
+  const gateQuotes = (desired: DesiredQuotes): Approved<DesiredQuotes> => {
+    if (memo !== undefined && hooks.onGate === undefined) return memo.approve(desired, riskView);
+    const r = gate(desired, riskView);
+    if (r.refusals.length > 0) {
+      const l = marketLog('risk', desired.market);
+      for (const x of r.refusals) l.debug({ code: x.code, reason: x.reason }, 'quote refused');
+    }
+    hooks.onGate?.(desired, r);
+    return r.approved;
+  };
+  const gateOrders = (orders: readonly ImmediateIntent[]): readonly Approved<ImmediateIntent>[] => {
+    const out: Approved<ImmediateIntent>[] = [];
+    for (const x of orders) {
+      const r = gateOrder(x, riskView);
+      if (r.approved !== null) {
+        counters.ordersApproved++;
+        out.push(r.approved);
+        hooks.onGateOrder?.(x, true, null);
+      } else {
+        counters.ordersRefused++;
+        marketLog('risk', x.market).info(
+          { code: r.refusal.code, reason: r.refusal.reason, type: x.type, side: x.side, price: formatPrice(x.price) },
+          'immediate order refused',
+        );
+        hooks.onGateOrder?.(x, false, r.refusal.code);
+      }
+    }
+    return out;
+  };
+
+  // ---- execution: quote sets (coalesced when tuned) and immediate orders ----------------------------
+  const coalesce = tuning.coalesceIntents === true;
+  const lastIntent = new Map<ConditionId, { quotes: readonly QuoteIntent[]; tick: number | undefined; seq: number }>();
+  const marketSeq = new Map<string, number>();
+  if (coalesce) tracker.onTransition((t) => marketSeq.set(t.order.market, (marketSeq.get(t.order.market) ?? 0) + 1));
+  const execute = (d: Approved<DesiredQuotes>): void => {
+    counters.intents++;
+    hooks.onQuoteSet?.(d);
+    if (coalesce) {
+      const seq = marketSeq.get(d.market) ?? 0;
+      const tick = currentTick(d.market);
+      const last = lastIntent.get(d.market);
+      if (last !== undefined && last.seq === seq && last.tick === tick && sameQuotes(last.quotes, d.quotes)) {
+        counters.coalesced++;
+        return;
+      }
+      lastIntent.set(d.market, { quotes: d.quotes, tick, seq });
+    }
+    counters.submits++;
+    executor.submit(d);
+  };
+  const executeOrders = (orders: readonly Approved<ImmediateIntent>[]): void => {
+    for (const x of orders)
+      marketLog('executor', x.market).info(
+        { type: x.type, side: x.side, token: x.tokenId, price: formatPrice(x.price), size: formatAmount(x.size) },
+        'immediate order',
+      );
+    executor.execute(orders);
+  };
+
+  // ---- fills: to the store exactly once, before anything reports them -------------------------------
+  const onFill = (e: FillEvent): void => {
+    // the store keeps integer unix ms (a simulated venue may stamp fills with feed-time microseconds)
+    const f = Number.isInteger(e.venueTime) ? e : { ...e, venueTime: Math.floor(e.venueTime) };
+    let change: FillChange | undefined;
+    try {
+      change = executor.onUserEvent(f);
+    } catch (err) {
+      // a fill that cannot be stored (disk full, I/O error): positions are no longer known for sure,
+      // so stop trading. The stream counts the fill as delivered; the shutdown backfill (or the next
+      // start's) takes it from the venue's history.
+      kill.trip('manual', `a fill could not be stored: ${err instanceof Error ? err.message : String(err)}`);
+      throw err;
+    }
+    hooks.onFill?.(f, change);
+  };
+
+  const def = o.strategy;
+  const strategyLog = o.strategyLog ?? log;
+  engine = createEngine({
+    venue,
+    // ctx.markets is the engine's view of the markets, which follows tick-size changes
+    strategy: (state) => def.create({ clock, log: strategyLog, markets: state.markets }, o.params as never),
+    markets: o.markets,
+    clock,
+    timers: { tickMs: o.tickMs ?? 1000, ...(o.balanceMs !== undefined ? { balanceMs: o.balanceMs } : {}) },
+    gate: gateQuotes,
+    execute,
+    gateOrders,
+    executeOrders,
+    onFill,
+    orders: {
+      openOrders: cached ? (m) => tracker.liveOrdersCached(m) : (m) => tracker.liveOrders(m),
+    },
+    ...(tuning.terminalCapacity !== undefined ? { terminalCapacity: tuning.terminalCapacity } : {}),
+    reconcile: async () => {
+      const r = await reconcileOnStart(venue, restartStore(store), {
+        policy: o.restartPolicy ?? 'cancel',
+        ...(o.logReconcile === false ? {} : { logger: log }),
+      });
+      if (r.adopted.length) executor.adopt(r.adopted);
+      for (const f of r.fills) executor.onVenueFill(f);
+      if (o.logReconcile !== false)
+        log.info(
+          { found: r.found.length, canceled: r.canceled.length, adopted: r.adopted.length, backfilled: r.newFills },
+          'reconciled with the venue',
+        );
+      return { adopted: r.adopted, fills: r.fills };
+    },
+    logger: log,
+  });
+  const eng = engine;
+  if (tuning.fillKeys !== undefined) eng.state.boundFills(tuning.fillKeys);
+  // positions survive restarts: the state starts from every fill already in the store
+  if (o.seedFromStore !== false) for (const f of store.fills()) eng.state.seedFill(f);
+  // own order updates drive the tracker too (fills come through onFill)
+  const orderUpdates = eng.events$.subscribe((e) => {
+    if (e.type === 'order_update') executor.onUserEvent(e);
+  });
+
+  let heartbeatStarted = false;
+  return {
+    engine: eng,
+    executor,
+    tracker,
+    kill,
+    heartbeat,
+    store,
+    riskView,
+    counters,
+    start: () => eng.start(),
+    startHeartbeat() {
+      if (heartbeatStarted) return;
+      heartbeatStarted = true;
+      heartbeat.start();
+    },
+    async stop() {
+      await eng.stop();
+      orderUpdates.unsubscribe();
+    },
+    cancelAll: (reason) => executor.cancelAll(reason),
+    verifyFlat: (timeoutMs = 5000) => executor.verifyFlat({ timeoutMs }),
+    async close() {
+      heartbeat.stop();
+      await executor.close();
+    },
+  };
+}
