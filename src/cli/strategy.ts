@@ -29,6 +29,10 @@ export interface CheckedOrder {
   size: string;
   status: string;
   rejectCode: string | null;
+  /** GTC / GTD (quotes) or FOK / FAK (immediate orders). */
+  type: string;
+  /** Shares matched, decimal. */
+  matched: string;
 }
 
 /** The orders the bot recorded in a store file (read-only). */
@@ -37,7 +41,9 @@ function ordersIn(file: string): CheckedOrder[] {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     const rows = db
-      .prepare('SELECT market, token, side, price, size, status, reject_code FROM orders ORDER BY created_at, id')
+      .prepare(
+        'SELECT market, token, side, price, size, status, reject_code, type, size_matched FROM orders ORDER BY created_at, id',
+      )
       .all() as Array<{
       market: string;
       token: string;
@@ -46,6 +52,8 @@ function ordersIn(file: string): CheckedOrder[] {
       size: number;
       status: string;
       reject_code: string | null;
+      type: string;
+      size_matched: number;
     }>;
     return rows.map((r) => ({
       market: r.market,
@@ -55,6 +63,8 @@ function ordersIn(file: string): CheckedOrder[] {
       size: formatAmount(r.size),
       status: r.status,
       rejectCode: r.reject_code,
+      type: r.type,
+      matched: formatAmount(r.size_matched),
     }));
   } finally {
     db.close();
@@ -288,6 +298,10 @@ ${EXIT_CODES_HELP}`,
           for (const m of markets)
             out.push(
               `  ${m.market.slice(0, 14)}… ${m.question.slice(0, 50)}: ${m.bids} bid(s)${m.bidPrices ? ` ${m.bidPrices}` : ''}, ${m.asks} ask(s)${m.askPrices ? ` ${m.askPrices}` : ''}`,
+            );
+          for (const x of orders.filter((y) => y.type === 'FOK' || y.type === 'FAK'))
+            out.push(
+              `  immediate ${x.type} ${x.side} ${x.size} @ ${x.price} on ${x.market.slice(0, 14)}…: ${x.status}${x.rejectCode ? ` (${x.rejectCode})` : ''}, ${x.matched} matched`,
             );
           const refused = Object.entries(report.refusals);
           if (refused.length)
