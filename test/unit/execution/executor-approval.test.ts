@@ -53,7 +53,11 @@ describe('approval is a type the gate alone makes', () => {
   });
 
   it('the gate approves; a pull is always approved', async () => {
-    const d = approved({ market: M, quotes: [{ tokenId: Y, side: 'BUY', price: 4900 as Pips, size: 5e6 as Micro }], at: 1 });
+    const d = approved({
+      market: M,
+      quotes: [{ tokenId: Y, side: 'BUY', price: 4900 as Pips, size: 5e6 as Micro }],
+      at: 1,
+    });
     expect(isApproved(d)).toBe(true);
     ex.submit(d);
     await ex.idle();
@@ -107,10 +111,14 @@ describe('Executor.execute: immediate orders', () => {
       }
       return orders.map(accept);
     };
-    ex.submit(approved({ market: M, quotes: [{ tokenId: Y, side: 'BUY', price: 4800 as Pips, size: 5e6 as Micro }], at: 1 }));
+    ex.submit(
+      approved({ market: M, quotes: [{ tokenId: Y, side: 'BUY', price: 4800 as Pips, size: 5e6 as Micro }], at: 1 }),
+    );
     await flush(3);
     ex.execute([approvedOrder(fak())]);
-    ex.submit(approved({ market: M, quotes: [{ tokenId: Y, side: 'BUY', price: 4700 as Pips, size: 5e6 as Micro }], at: 2 }));
+    ex.submit(
+      approved({ market: M, quotes: [{ tokenId: Y, side: 'BUY', price: 4700 as Pips, size: 5e6 as Micro }], at: 2 }),
+    );
     await flush(3);
     expect(venue.calls.filter((c) => c.kind === 'place')).toHaveLength(1); // the cycle still runs
     gate.resolve([]);
