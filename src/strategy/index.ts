@@ -9,6 +9,8 @@
  *  - the definition and its types: `defineStrategy`, the parameter schema (`ParamSchema`,
  *    `ParamsOf`), `StrategyContext`, `StrategyState`, `StrategyHandlers`, the read-only views
  *    (`BookView`, `PositionView`, `MarketInfo`) and `Clock` (./api.ts);
+ *  - for a plugin's tests: `VirtualClock` (time only moves when told) and `resolveParams` (the
+ *    schema's defaults and checks, as the loader applies them);
  *  - the shared quoting rules: ticks, lots, inventory, market tops, order ageing, the market
  *    registry (./quoting.ts), and the fair-value and volatility models (./models.ts);
  *  - from src/core: units (exact integer pips and micro, with their conversions), ids, events (the
@@ -24,4 +26,5 @@ export * from '../core/events.ts';
 export type * from '../core/intents.ts';
 export { ConfigError, MmkitError, ValidationError, type ErrorCode, type ErrorOptions } from '../core/errors.ts';
 export type { MarketInfo } from '../core/venue.ts';
-export type { Clock } from '../core/clock.ts';
+export { VirtualClock, type Clock, type TimerHandle } from '../core/clock.ts';
+export { resolveParams } from './params.ts';
