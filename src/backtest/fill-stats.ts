@@ -22,7 +22,7 @@
  * once) and the fill points of the HTML report's charts (one fill in `stride`, halved like the
  * runner's samples).
  */
-import { PRICE_SCALE, type Side } from '../core/units.ts';
+import { PRICE_SCALE } from '../core/units.ts';
 import { r6 } from './metrics.ts';
 import type { FillPoints, FillStats, InventoryTime, StatFill } from './types.ts';
 

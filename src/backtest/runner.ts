@@ -75,7 +75,7 @@ import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import type { DesiredQuotes, QuoteIntent } from '../core/intents.ts';
 import { Rng } from '../core/random.ts';
 import { AMOUNT_SCALE, PRICE_SCALE, tickPips, type Micro } from '../core/units.ts';
-import { createEngine, type Engine, type EngineLogger, type EngineStats } from '../engine/loop.ts';
+import { createEngine, type Engine, type EngineLogger } from '../engine/loop.ts';
 import { reconcileOnStart } from '../engine/restart.ts';
 import type {
   CancelOutcome,
@@ -87,7 +87,7 @@ import type {
   VenueFill,
   VenueOrder,
 } from '../core/venue.ts';
-import { Executor, type ExecutorStats } from '../execution/executor.ts';
+import { Executor } from '../execution/executor.ts';
 import { HeartbeatKeeper } from '../execution/heartbeat.ts';
 import { OrderTracker, isOpen } from '../execution/tracker.ts';
 import { gate, type RiskView } from '../risk/gate.ts';
@@ -105,19 +105,9 @@ import { newReplayStats, replayCachedBatches, replayFeedBatches } from './replay
 import { planFeedCaches, type FeedCachePlan } from './feed-cache.ts';
 import type { LatencySpec } from '../venues/sim/latency.ts';
 import { FillPointSampler, FillRowRing, FillStatsAccumulator } from './fill-stats.ts';
-import type {
-  BacktestDriver,
-  BacktestResult,
-  DrivenVenue,
-  FillPoints,
-  FillRow,
-  FillStats,
-  Samples,
-  TokenSeries,
-  WorldSpec,
-} from './types.ts';
+import type { BacktestDriver, BacktestResult, DrivenVenue, FillRow, Samples, TokenSeries, WorldSpec } from './types.ts';
 import { MARKOUT_HORIZONS_MS } from './metrics.ts';
-import { BudgetMeter, type BudgetUse } from '../venues/sim/sim-budget.ts';
+import { BudgetMeter } from '../venues/sim/sim-budget.ts';
 import { QuietClock } from './quiet-clock.ts';
 import { createSimVenue, type SimLatencyOptions, type SimVenue } from '../venues/sim/sim-venue.ts';
 
