@@ -128,7 +128,7 @@ const DECODER_SOURCES = [
   '../api/streams/decode.ts',
   '../api/streams/market-decode.ts',
   '../core/units.ts',
-  './feed.ts',
+  '../venues/sim/feed.ts',
   './replay.ts',
   './feed-cache.ts',
 ];
