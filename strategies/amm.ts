@@ -43,29 +43,35 @@
  * with our fills, so a fast market leaves it stale until maxDeviation re-anchors it. Deep ladders
  * cost many orders (rate budgets): keep depth / step small.
  *
- * Pure: reads no clock, does no I/O; imports only the strategy API and src/core.
+ * Pure: reads no clock, does no I/O; imports only the plugin API, 'mmkit/strategy'.
  */
-import { ConfigError } from '../src/core/errors.ts';
-import type { MmkitEvent } from '../src/core/events.ts';
-import type { ConditionId } from '../src/core/ids.ts';
-import type { DesiredQuotes, QuoteIntent, StrategyOutput } from '../src/core/intents.ts';
-import { AMOUNT_SCALE, LOT_MICRO, PRICE_SCALE } from '../src/core/units.ts';
-import { defineStrategy, type ParamsOf, type StrategyState } from '../src/strategy/api.ts';
 import {
+  AMOUNT_SCALE,
   ceilToTick,
   commonParam,
+  type ConditionId,
+  ConfigError,
+  defineStrategy,
+  type DesiredQuotes,
   finishQuotes,
   floorToTick,
   inventoryOf,
+  LOT_MICRO,
   lotsDown,
-  marketTop,
-  MarketRegistry,
-  rulesOf,
   type MarketRef,
+  MarketRegistry,
+  marketTop,
   type MarketTop,
+  type MmkitEvent,
+  type ParamsOf,
+  PRICE_SCALE,
+  type QuoteIntent,
   type QuotingRules,
+  rulesOf,
+  type StrategyOutput,
+  type StrategyState,
   type YesLevel,
-} from '../src/strategy/quoting.ts';
+} from 'mmkit/strategy';
 
 // ---- params --------------------------------------------------------------------------------------
 

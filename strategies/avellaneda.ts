@@ -48,28 +48,33 @@
  * the estimators start from priors and need minutes of data; a stale or one-sided book pulls the
  * quotes (never a guessed mid).
  *
- * Pure: reads no clock (state.now), does no I/O; imports only the strategy API and src/core.
+ * Pure: reads no clock (state.now), does no I/O; imports only the plugin API, 'mmkit/strategy'.
  */
-import type { MmkitEvent } from '../src/core/events.ts';
-import type { ConditionId } from '../src/core/ids.ts';
-import type { DesiredQuotes, QuoteIntent, StrategyOutput } from '../src/core/intents.ts';
-import { PRICE_SCALE } from '../src/core/units.ts';
-import { defineStrategy, type ParamsOf, type StrategyState } from '../src/strategy/api.ts';
-import { EwmaArrivalDecay, EwmaVariance } from '../src/strategy/models.ts';
 import {
   commonParam,
+  type ConditionId,
+  defineStrategy,
+  type DesiredQuotes,
+  EwmaArrivalDecay,
+  EwmaVariance,
   finishQuotes,
   inventoryOf,
   logit,
-  marketTop,
+  type MarketRef,
   MarketRegistry,
+  marketTop,
+  type MmkitEvent,
+  type ParamsOf,
+  PRICE_SCALE,
+  type QuoteIntent,
+  type QuotingRules,
   rulesOf,
   sharesToMicro,
   sigmoid,
-  type MarketRef,
-  type QuotingRules,
+  type StrategyOutput,
+  type StrategyState,
   type YesLevel,
-} from '../src/strategy/quoting.ts';
+} from 'mmkit/strategy';
 
 // ---- params --------------------------------------------------------------------------------------
 

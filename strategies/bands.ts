@@ -43,27 +43,38 @@
  *
  * The handler is cheap: it recomputes one market on that market's book events (a snapshot, or the
  * last level change of a batch), fills and tick changes, and every market on timers and market-stream
- * resyncs (src/strategy/quoting.ts: MarketRegistry). It imports only the strategy API and src/core,
+ * resyncs (src/strategy/quoting.ts: MarketRegistry). It imports only the plugin API ('mmkit/strategy'),
  * reads no clock (`state.now` is the time). The common rules' helpers are in src/strategy/quoting.ts.
  */
-import { ConfigError } from '../src/core/errors.ts';
-import type { LevelChangeEvent, MmkitEvent } from '../src/core/events.ts';
-import type { ConditionId, TokenId } from '../src/core/ids.ts';
-import type { DesiredQuotes, LiveOrderView, QuoteIntent, StrategyOutput } from '../src/core/intents.ts';
-import { AMOUNT_SCALE, LOT_MICRO, PRICE_SCALE, type Micro, type Pips } from '../src/core/units.ts';
-import { defineStrategy, type ParamsOf, type StrategyState } from '../src/strategy/api.ts';
 import {
   agedOrders,
+  AMOUNT_SCALE,
   ceilToTick,
   commonParam,
+  type ConditionId,
+  ConfigError,
+  defineStrategy,
+  type DesiredQuotes,
   floorToTick,
   inventoryOf,
+  type LevelChangeEvent,
+  type LiveOrderView,
+  LOT_MICRO,
   lotsDown,
-  marketTop,
-  MarketRegistry,
   type MarketRef,
+  MarketRegistry,
+  marketTop,
   type MarketTop,
-} from '../src/strategy/quoting.ts';
+  type Micro,
+  type MmkitEvent,
+  type ParamsOf,
+  type Pips,
+  PRICE_SCALE,
+  type QuoteIntent,
+  type StrategyOutput,
+  type StrategyState,
+  type TokenId,
+} from 'mmkit/strategy';
 
 // ---- params --------------------------------------------------------------------------------------
 

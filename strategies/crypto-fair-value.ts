@@ -43,27 +43,34 @@
  * the feed for up/down windows can differ from the venue's by the tick-to-window-start gap (give
  * `strike` when you know it); near expiry small coin moves swing the fair value by the whole spread.
  *
- * Pure: reads no clock (state.now), does no I/O; imports only the strategy API and src/core.
+ * Pure: reads no clock (state.now), does no I/O; imports only the plugin API, 'mmkit/strategy'.
  */
-import type { MmkitEvent, PriceTickEvent } from '../src/core/events.ts';
-import type { ConditionId } from '../src/core/ids.ts';
-import type { DesiredQuotes, QuoteIntent, StrategyOutput } from '../src/core/intents.ts';
-import { PRICE_SCALE } from '../src/core/units.ts';
-import { defineStrategy, type ParamsOf, type StrategyState } from '../src/strategy/api.ts';
-import { digitalAbove, EwmaVariance, SECONDS_PER_YEAR } from '../src/strategy/models.ts';
 import {
   commonParam,
+  type ConditionId,
+  defineStrategy,
+  type DesiredQuotes,
+  digitalAbove,
+  EwmaVariance,
   finishQuotes,
   inventoryOf,
   isFresh,
-  marketTop,
-  MarketRegistry,
-  rulesOf,
-  sharesToMicro,
   type MarketRef,
+  MarketRegistry,
+  marketTop,
+  type MmkitEvent,
+  type ParamsOf,
+  PRICE_SCALE,
+  type PriceTickEvent,
+  type QuoteIntent,
   type QuotingRules,
+  rulesOf,
+  SECONDS_PER_YEAR,
+  sharesToMicro,
+  type StrategyOutput,
+  type StrategyState,
   type YesLevel,
-} from '../src/strategy/quoting.ts';
+} from 'mmkit/strategy';
 
 /** What the venue says about a market (the strategy context's MarketInfo). */
 type MarketInfo = MarketRef['info'];

@@ -4,8 +4,8 @@
  *   cp strategies/template.ts strategies/my-strategy.ts   # then edit it
  *   mmkit run --strategy my-strategy                      # or by path: --strategy ./strategies/my-strategy.ts
  *
- * A .ts file runs as is, no build step. Imports are relative to the file: a copy elsewhere (say
- * ./my-strategy.ts at the project root) imports './src/strategy/api.ts' and './src/core/...'.
+ * A .ts file runs as is, no build step. It imports 'mmkit/strategy' (the plugin API, one module),
+ * which resolves the same from anywhere in the project, so a copy elsewhere needs no path changes.
  *
  * A plugin is a module whose default export is `defineStrategy({ name, description, params, create })`.
  * `create(ctx, params)` runs once at start and returns handlers; `onEvent(event, state)` runs for
@@ -21,10 +21,10 @@
  *    you answer for that market (an empty list pulls them all). Execution only sends the difference,
  *    so repeating unchanged quotes costs nothing.
  *  - No book, no quote: when the book is missing, stale or one-sided, quote nothing there.
- *  - Imports: only `src/strategy/*` and `src/core/*` (a copy outside the repo imports them from
- *    wherever mmkit is installed).
+ *  - Imports: only 'mmkit/strategy' (src/strategy/index.ts: the strategy API, the quoting rules,
+ *    the models and the core units, ids, events, intents and errors).
  *
- * src/strategy/quoting.ts does the common rules for you: `finishQuotes` takes a ladder of YES bids
+ * The quoting rules (src/strategy/quoting.ts, in 'mmkit/strategy') do the common rules for you: `finishQuotes` takes a ladder of YES bids
  * and asks (floats allowed) and rounds it to ticks (bids down, asks up), keeps a minimum spread,
  * never crosses the book (post-only), routes it to YES/NO tokens without doubling the exposure,
  * respects the position limit, and keeps live orders within the refresh tolerance (no churn).
@@ -32,19 +32,20 @@
  * Everything you send still passes the risk gate (limits, stale books, kill switch) before
  * execution: a refused quote is logged with its reason, never sent.
  */
-import type { MmkitEvent } from '../src/core/events.ts';
-import type { StrategyOutput } from '../src/core/intents.ts';
-import { PRICE_SCALE } from '../src/core/units.ts';
-import { defineStrategy, type StrategyState } from '../src/strategy/api.ts';
 import {
   commonParam,
+  defineStrategy,
   finishQuotes,
-  marketTop,
+  type MarketRef,
   MarketRegistry,
+  marketTop,
+  type MmkitEvent,
+  PRICE_SCALE,
   rulesOf,
   sharesToMicro,
-  type MarketRef,
-} from '../src/strategy/quoting.ts';
+  type StrategyOutput,
+  type StrategyState,
+} from 'mmkit/strategy';
 
 export default defineStrategy({
   // The name shown in logs; the file name is what `--strategy` takes.

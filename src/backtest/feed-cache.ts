@@ -59,7 +59,7 @@ import type { ConditionId, TokenId } from '../core/ids.ts';
 import type { Micro, Pips, Side } from '../core/units.ts';
 import { FrameScanner } from '../api/streams/frame-scan.ts';
 import type { MarketDecoderStats } from '../api/streams/market-decode.ts';
-import type { FeedChannel, FeedHeader, FeedItem, ReplayStats, SkippedLines } from './feed.ts';
+import type { FeedChannel, FeedHeader, FeedItem, ReplayStats, SkippedLines } from '../venues/sim/feed.ts';
 
 /** Bump when the layout or the meaning of the events changes: older caches are then rebuilt. */
 export const FEED_CACHE_VERSION = 2;
@@ -128,7 +128,7 @@ const DECODER_SOURCES = [
   '../api/streams/decode.ts',
   '../api/streams/market-decode.ts',
   '../core/units.ts',
-  './feed.ts',
+  '../venues/sim/feed.ts',
   './replay.ts',
   './feed-cache.ts',
 ];

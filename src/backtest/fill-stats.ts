@@ -22,40 +22,11 @@
  * once) and the fill points of the HTML report's charts (one fill in `stride`, halved like the
  * runner's samples).
  */
-import { PRICE_SCALE, type Side } from '../core/units.ts';
-import { r6, type InventoryTime, type Markout } from './metrics.ts';
+import { PRICE_SCALE } from '../core/units.ts';
+import { r6 } from './metrics.ts';
+import type { FillPoints, FillStats, InventoryTime, StatFill } from './types.ts';
 
-/** The fill-based figures of a run (see the module comment). Plain JSON. */
-export interface FillStats {
-  /** Fills of the run (up to its end; fills of the final cancel-all's race are in the store only). */
-  readonly fills: number;
-  readonly makerFills: number;
-  /** Shares traded, micro. */
-  readonly volume: number;
-  /** Collateral traded (Σ size × price), micro, rounded down. */
-  readonly notional: number;
-  /** Fees, micro-collateral. */
-  readonly fees: number;
-  /** Size-weighted markouts per horizon (MARKOUT_HORIZONS_MS), as metrics.ts defines them. */
-  readonly markouts: readonly Markout[];
-  /** Time at the inventory limit per token (the markets' tokens, in order, then any other filled one). */
-  readonly inventory: readonly InventoryTime[];
-}
-
-/** What the figures need of one fill. */
-export interface StatFill {
-  /** Virtual time the fill was processed, unix ms. */
-  readonly t: number;
-  readonly tokenId: string;
-  readonly side: Side;
-  /** Pips. */
-  readonly price: number;
-  /** Micro-shares. */
-  readonly size: number;
-  /** Micro-collateral. */
-  readonly fee: number;
-  readonly role: 'TAKER' | 'MAKER';
-}
+export type { FillPoints, FillStats, StatFill } from './types.ts';
 
 interface Horizon {
   n: number;
@@ -322,24 +293,6 @@ export class FillRowRing {
     }
     return out;
   }
-}
-
-/**
- * Fills for the report's charts, bounded: every fill while there are fewer than `max`, then one in
- * `stride` (every other point dropped and the stride doubled whenever `max` is reached, as the
- * runner downsamples its samples). Columns, aligned.
- */
-export interface FillPoints {
-  /** One fill in `stride` is kept (1: all of them); the kept ones are the 1st, (stride+1)th, ... */
-  readonly stride: number;
-  /** Virtual time, unix ms. */
-  readonly t: number[];
-  readonly tokenId: string[];
-  readonly side: Side[];
-  /** Pips. */
-  readonly price: number[];
-  /** Micro-shares. */
-  readonly size: number[];
 }
 
 /** Builds the FillPoints of a run (see FillPoints). */

@@ -29,27 +29,10 @@
  *    made and the most seen in one window, against the limit (spec section 8).
  */
 import { PRICE_SCALE } from '../core/units.ts';
-import type { FillStats } from './fill-stats.ts';
-import type { BacktestResult } from './runner.ts';
-import type { BudgetUse } from './sim-budget.ts';
+import type { BacktestResult, FillStats, InventoryTime, Markout } from './types.ts';
+import type { BudgetUse } from '../venues/sim/sim-budget.ts';
 
-/** One markout horizon's figure. */
-export interface Markout {
-  readonly horizonMs: number;
-  /** Fills with a known mid at the horizon. */
-  readonly fills: number;
-  /** Size-weighted markout, price units; null when no fill has one. */
-  readonly avg: number | null;
-}
-
-/** Time one token spent at the inventory limit. */
-export interface InventoryTime {
-  readonly tokenId: string;
-  readonly atLimitMs: number;
-  readonly fraction: number;
-  /** Largest |position| reached, micro-shares. */
-  readonly maxAbs: number;
-}
+export type { InventoryTime, Markout } from './types.ts';
 
 /** The figures of a backtest. */
 export interface Metrics {

@@ -49,7 +49,14 @@ import {
   type WsFactory,
 } from '../api/streams/socket.ts';
 import type { MarketInfo } from '../core/venue.ts';
-import { frameLine, headerLine, statusLine, stringFrameLine, type FeedChannel, type FeedHeader } from './feed.ts';
+import {
+  frameLine,
+  headerLine,
+  statusLine,
+  stringFrameLine,
+  type FeedChannel,
+  type FeedHeader,
+} from '../venues/sim/feed.ts';
 
 /** The `recorder` field of the headers this recorder writes. */
 export const RECORDER_ID = 'mmkit/0.1.0';

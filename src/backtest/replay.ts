@@ -34,7 +34,7 @@ import { isAscii } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
-import { parseLine, type FeedChannel, type FeedHeader, type FeedItem, type ReplayStats } from './feed.ts';
+import { parseLine, type FeedChannel, type FeedHeader, type FeedItem, type ReplayStats } from '../venues/sim/feed.ts';
 import { CachedSource, CacheWriter, feedUnchanged, type CachedItem, type CacheTarget } from './feed-cache.ts';
 
 /** Options of a replay. */

@@ -15,7 +15,7 @@ import { AMOUNT_SCALE, PRICE_SCALE } from '../core/units.ts';
 import type { Metrics } from './metrics.ts';
 import { describeSource, duration, formatSummary, shares, usd } from './report.ts';
 import type { Side } from '../core/units.ts';
-import type { BacktestResult } from './runner.ts';
+import type { BacktestResult } from './types.ts';
 
 const W = 960;
 const H = 260;

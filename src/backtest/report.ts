@@ -6,7 +6,7 @@
  */
 import { AMOUNT_SCALE, PRICE_SCALE } from '../core/units.ts';
 import type { Metrics } from './metrics.ts';
-import type { BacktestResult } from './runner.ts';
+import type { BacktestResult } from './types.ts';
 
 /** Micro-collateral as "12.34" (signed when `signed`). */
 export function usd(micro: number, signed = false): string {

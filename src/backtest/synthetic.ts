@@ -26,7 +26,7 @@ import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange } from '../exchange/exchange.ts
 import { seedWorld, startWorld, type RunningWorld } from '../exchange/world/index.ts';
 import { createExchangeVenue, marketInfo } from '../venues/paper/exchange-venue.ts';
 import { QuietClock } from './quiet-clock.ts';
-import type { BacktestDriver, WorldSpec } from './runner.ts';
+import type { BacktestDriver, WorldSpec } from './types.ts';
 
 /** 2026-01-01T00:00:00Z: the default virtual start (a fixed time: the world's records depend on it). */
 export const DEFAULT_WORLD_START_MS = Date.UTC(2026, 0, 1);

@@ -1,6 +1,6 @@
 /**
  * `mmkit record`: records the market channel and the real-time prices of some markets, exactly as
- * received with local receive times, to a gzip NDJSON feed (src/backtest/feed.ts, recorder.ts) that
+ * received with local receive times, to a gzip NDJSON feed (src/venues/sim/feed.ts, recorder.ts) that
  * `mmkit backtest --feed` replays.
  *
  *   mmkit record --out FILE [--markets CID,...|--top N] [--duration D] [--exchange-url URL]

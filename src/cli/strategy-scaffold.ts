@@ -1,11 +1,18 @@
 /**
- * The files `mmkit strategy new NAME` writes: the plugin (strategies/template.ts with its name and
- * imports adjusted to where it lands) and a vitest test next to it that drives the handler with a
- * fake state (no venue, no clock, no network). Pure string building: the command does the I/O.
+ * The files `mmkit strategy new NAME` writes: the plugin (strategies/template.ts with its name set)
+ * and a vitest test next to it that drives the handler with a fake state (no venue, no clock, no
+ * network). Both import only the plugin API, 'mmkit/strategy', where that resolves (inside the mmkit
+ * project, by package self-reference, or where mmkit is installed); elsewhere the same module by
+ * its relative path (`<prefix>/strategy/index.ts`). String building, plus one module resolution
+ * (pluginApiSpecifier): the command writes the files.
  */
 import { readFileSync } from 'node:fs';
-import { relative, sep } from 'node:path';
+import { createRequire } from 'node:module';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+/** The plugin API's package specifier (package.json `exports` "./strategy": src/strategy/index.ts). */
+export const PLUGIN_API = 'mmkit/strategy';
 
 /** The mmkit project root (holds src/ and strategies/), from src/cli/ and dist/cli/ alike. */
 export const MMKIT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -21,15 +28,31 @@ export function srcImportPrefix(dir: string, root: string = MMKIT_ROOT): string 
   return `${rel}/src`;
 }
 
-/** The plugin source: the template with `name` set and its `../src/` imports pointing at `srcPrefix`. */
+/**
+ * What a plugin in `dir` imports the plugin API as: 'mmkit/strategy' when it resolves from `dir`
+ * (inside the mmkit project, or mmkit installed in a node_modules above `dir`), else the relative
+ * path of src/strategy/index.ts ("../src/strategy/index.ts", "../../mmkit/src/strategy/index.ts").
+ */
+export function pluginApiSpecifier(dir: string, root: string = MMKIT_ROOT): string {
+  const inside = relative(root, dir);
+  if (inside === '' || (!inside.startsWith('..') && !isAbsolute(inside))) return PLUGIN_API;
+  try {
+    createRequire(join(dir, 'noop.js')).resolve(`${PLUGIN_API.split('/')[0]}/package.json`);
+    return PLUGIN_API;
+  } catch {
+    return `${srcImportPrefix(dir, root)}/strategy/index.ts`;
+  }
+}
+
+/** The plugin source: the template with `name` set and its plugin API import pointing at `api`. */
 export function pluginSource(
   name: string,
-  srcPrefix: string,
+  api: string = PLUGIN_API,
   template = readFileSync(new URL('../../strategies/template.ts', import.meta.url), 'utf8'),
 ): string {
   const body = template
     .replace(/name: 'template'/, `name: '${name}'`)
-    .replace(/from '\.\.\/src\//g, `from '${srcPrefix}/`)
+    .replaceAll(`from '${PLUGIN_API}'`, `from '${api}'`)
     .replace(
       /^\/\*\*\n \* A minimal strategy plugin to copy: a fixed-spread quoter around the mid\.\n/,
       `/**\n * ${name}: a strategy plugin, scaffolded by \`mmkit strategy new ${name}\` from strategies/template.ts\n * (a fixed-spread quoter around the mid). Edit it; \`mmkit strategy check\` runs it briefly on paper.\n`,
@@ -38,21 +61,29 @@ export function pluginSource(
 }
 
 /** The vitest test written next to the plugin. */
-export function testSource(name: string, srcPrefix: string): string {
+export function testSource(name: string, api: string = PLUGIN_API): string {
   return `/**
  * Tests of the ${name} strategy (scaffolded by \`mmkit strategy new ${name}\`). They call the handler
  * directly with a fake state: no venue, no clock, no network. Run: npx vitest run <this file>
  * Prices are pips (0.01 = 100), sizes micro-shares (1 share = 1_000_000).
  */
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '${srcPrefix}/core/clock.ts';
-import type { MmkitEvent } from '${srcPrefix}/core/events.ts';
-import type { ConditionId, TokenId } from '${srcPrefix}/core/ids.ts';
-import type { QuoteIntent } from '${srcPrefix}/core/intents.ts';
-import type { Micro, Pips, TickSize } from '${srcPrefix}/core/units.ts';
-import type { MarketInfo } from '${srcPrefix}/core/venue.ts';
-import type { BookView, PositionView, StrategyContext, StrategyState } from '${srcPrefix}/strategy/api.ts';
-import { resolveParams } from '${srcPrefix}/strategy/params.ts';
+import {
+  resolveParams,
+  VirtualClock,
+  type BookView,
+  type ConditionId,
+  type MarketInfo,
+  type Micro,
+  type MmkitEvent,
+  type Pips,
+  type PositionView,
+  type QuoteIntent,
+  type StrategyContext,
+  type StrategyState,
+  type TickSize,
+  type TokenId,
+} from '${api}';
 import strategy from './${name}.ts';
 
 const SH = 1_000_000;

@@ -18,7 +18,7 @@ import { describeParams, resolveParams } from '../strategy/params.ts';
 import { parseDuration, loadConfig } from './config.ts';
 import { action, printJson, positiveInt } from './common.ts';
 import { EXIT_CODES_HELP, ExitCode, usageError } from './exit-codes.ts';
-import { pluginSource, srcImportPrefix, STRATEGY_NAME_RE, testSource } from './strategy-scaffold.ts';
+import { pluginApiSpecifier, pluginSource, STRATEGY_NAME_RE, testSource } from './strategy-scaffold.ts';
 
 /** One order the strategy placed during the check (decimal strings). */
 export interface CheckedOrder {
@@ -142,9 +142,9 @@ ${EXIT_CODES_HELP}`,
         const test = join(dir, `${name}.test.ts`);
         for (const f of [plugin, test])
           if (existsSync(f) && !o.force) throw usageError(`${f} exists: pass --force to overwrite it`);
-        const prefix = srcImportPrefix(dir);
-        writeFileSync(plugin, pluginSource(name, prefix));
-        writeFileSync(test, testSource(name, prefix));
+        const api = pluginApiSpecifier(dir);
+        writeFileSync(plugin, pluginSource(name, api));
+        writeFileSync(test, testSource(name, api));
         if (o.json) printJson({ name, plugin, test });
         else
           process.stdout.write(

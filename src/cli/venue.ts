@@ -19,7 +19,6 @@ import type { ApiCredentials } from '../api/http/transport.ts';
 import type { SignatureType } from '../api/orders.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { MmkitConfig } from './config.ts';
-import type { RunConfig } from './run.ts';
 
 export interface VenueUrls {
   clob: string;
@@ -196,23 +195,37 @@ export function apiCredentialsOf(cfg: MmkitConfig): ApiCredentials | undefined {
   return { apiKey: s.apiKey, secret: s.apiSecret, passphrase: s.apiPassphrase };
 }
 
+/**
+ * The venue-related options of `runBot` (a subset of run.ts's RunConfig, declared here so that this
+ * module, which run.ts imports, does not import run.ts back).
+ */
+export interface VenueRunOptions {
+  /** Per-API URLs (venue.*Url) replacing those derived from exchangeUrl; `clob` + `ws` without exchangeUrl: no in-process exchange. */
+  urls?: Partial<VenueUrls>;
+  /** Request budgets (budgets.*); default the spec's limits. */
+  budgets?: BudgetConfig;
+  /** API credentials from the environment; default created or derived with the wallet. */
+  apiCredentials?: ApiCredentials;
+  /** L1 nonce of the created or derived API key (venue.apiNonce). */
+  apiNonce?: number;
+  /** Order signature type (venue.signatureType): EOA 0, POLY_PROXY 1, POLY_GNOSIS_SAFE 2. */
+  signatureType?: 0 | 1 | 2;
+  /** Funder address (venue.funder). */
+  funder?: string;
+  /** Per-request timeout, ms (venue.timeoutMs). */
+  timeoutMs?: number;
+  /** SQLite store file; default <dataDir>/mmkit.db. */
+  storeFile?: string;
+  /** Filters of the automatic market pick (bot.marketFilters). */
+  marketFilters?: { minHoursToEnd: number; negRisk: 'include' | 'exclude' | 'only'; search: string };
+  /** Market channel silence after which the connection is replaced, ms (venue.marketSilenceMs). */
+  marketSilenceMs?: number;
+  /** User channel fill audit period, ms (venue.userAuditMs; 0: off). */
+  userAuditMs?: number;
+}
+
 /** The venue-related options of `runBot` from the configuration (URLs, budgets, credentials, signing, store, market filters). */
-export function runOptionsOf(
-  cfg: MmkitConfig,
-): Pick<
-  RunConfig,
-  | 'urls'
-  | 'budgets'
-  | 'apiCredentials'
-  | 'apiNonce'
-  | 'signatureType'
-  | 'funder'
-  | 'timeoutMs'
-  | 'storeFile'
-  | 'marketFilters'
-  | 'marketSilenceMs'
-  | 'userAuditMs'
-> {
+export function runOptionsOf(cfg: MmkitConfig): VenueRunOptions {
   const creds = apiCredentialsOf(cfg);
   return {
     urls: explicitUrls(cfg),

@@ -1,8 +1,21 @@
 /**
- * The public surface a strategy plugin imports, as one module: `import { defineStrategy, ... } from
- * 'mmkit/strategy'` works from any file inside the project (package.json `exports` self-reference),
- * so a plugin needs no relative paths into src/. Only the strategy API, the shared quoting rules and
- * the core units, ids, events and intents: nothing that does I/O.
+ * THE plugin API: everything a strategy plugin may use, as one module. A plugin (the shipped ones in
+ * strategies/ included) imports only this: `import { defineStrategy, ... } from 'mmkit/strategy'`,
+ * which resolves from any file inside the project (package.json `exports` self-reference) and from a
+ * project that depends on mmkit; no relative paths into src/ (enforced by dependency-cruiser:
+ * .dependency-cruiser.cjs, rule `strategies-only-the-plugin-api`).
+ *
+ * What it holds, and nothing that does I/O or reads the wall clock:
+ *  - the definition and its types: `defineStrategy`, the parameter schema (`ParamSchema`,
+ *    `ParamsOf`), `StrategyContext`, `StrategyState`, `StrategyHandlers`, the read-only views
+ *    (`BookView`, `PositionView`, `MarketInfo`) and `Clock` (./api.ts);
+ *  - for a plugin's tests: `VirtualClock` (time only moves when told) and `resolveParams` (the
+ *    schema's defaults and checks, as the loader applies them);
+ *  - the shared quoting rules: ticks, lots, inventory, market tops, order ageing, the market
+ *    registry (./quoting.ts), and the fair-value and volatility models (./models.ts);
+ *  - from src/core: units (exact integer pips and micro, with their conversions), ids, events (the
+ *    `MmkitEvent` union and `assertNever`), intents (`StrategyOutput`, `DesiredQuotes`,
+ *    `QuoteIntent`, ...), and the errors a plugin throws (`ConfigError` for bad parameters).
  */
 export * from './api.ts';
 export * from './quoting.ts';
@@ -11,5 +24,7 @@ export * from '../core/units.ts';
 export type * from '../core/ids.ts';
 export * from '../core/events.ts';
 export type * from '../core/intents.ts';
+export { ConfigError, MmkitError, ValidationError, type ErrorCode, type ErrorOptions } from '../core/errors.ts';
 export type { MarketInfo } from '../core/venue.ts';
-export type { Clock } from '../core/clock.ts';
+export { VirtualClock, type Clock, type TimerHandle } from '../core/clock.ts';
+export { resolveParams } from './params.ts';

@@ -33,7 +33,7 @@ import { runBacktest } from '../../src/backtest/runner.ts';
 import { newReplayStats, replayFeedBatches } from '../../src/backtest/replay.ts';
 import { createSimVenue } from '../../src/venues/sim/sim-venue.ts';
 import { VirtualClock } from '../../src/core/clock.ts';
-import type { FeedHeader } from '../../src/backtest/feed.ts';
+import type { FeedHeader } from '../../src/venues/sim/feed.ts';
 import { replicateFeed, writeWorldFeed } from '../support/world-feed.ts';
 import { ensureFeedCaches } from '../../src/backtest/feed-cache.ts';
 

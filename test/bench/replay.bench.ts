@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGunzip, createGzip } from 'node:zlib';
 import { once } from 'node:events';
-import { frameLine, headerLine, statusLine, stringFrameLine } from '../../src/backtest/feed.ts';
+import { frameLine, headerLine, statusLine, stringFrameLine } from '../../src/venues/sim/feed.ts';
 import { newReplayStats, replayFeedBatches, replayFeeds } from '../../src/backtest/replay.ts';
 import { formatAmount, formatPrice } from '../../src/core/units.ts';
 

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FeedItem } from '../../src/backtest/feed.ts';
+import type { FeedItem } from '../../src/venues/sim/feed.ts';
 import { newReplayStats, replayFeeds } from '../../src/backtest/replay.ts';
 import { startExchange, type RunningExchange } from '../../src/exchange/server.ts';
 

@@ -6,7 +6,8 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -61,8 +62,11 @@ describe('mmkit strategy new', () => {
     expect(JSON.parse(r.out)).toEqual({ name: 'foo', plugin: join(dir, 'foo.ts'), test: join(dir, 'foo.test.ts') });
     const plugin = readFileSync(join(dir, 'foo.ts'), 'utf8');
     expect(plugin).toContain("name: 'foo'");
-    expect(plugin).toContain("from '../../../src/strategy/api.ts'");
-    expect(plugin).not.toContain("from '../src/");
+    // inside the project: the plugin API by its package name (self-reference), nothing else
+    expect(plugin).toContain("from 'mmkit/strategy'");
+    expect(plugin).not.toMatch(/from '\.{1,2}\//);
+    const test = readFileSync(join(dir, 'foo.test.ts'), 'utf8');
+    expect(test.match(/from '[^']+'/g)).toEqual(["from 'vitest'", "from 'mmkit/strategy'", "from './foo.ts'"]);
 
     // the project's strict compiler options, on just these two files
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../../../tsconfig.json', include: ['*.ts'] }));
@@ -89,7 +93,19 @@ describe('mmkit strategy new', () => {
     const flat = join(scratch, 'flat');
     mkdirSync(flat, { recursive: true });
     expect((await mmkit(['strategy', 'new', 'baz'], { cwd: flat })).code).toBe(0);
-    expect(readFileSync(join(flat, 'baz.ts'), 'utf8')).toContain("from '../../../src/strategy/api.ts'");
+    expect(readFileSync(join(flat, 'baz.ts'), 'utf8')).toContain("from 'mmkit/strategy'");
+  });
+
+  it('outside the project (mmkit not resolvable): imports the plugin API by its relative path', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'mmkit-strategy-e2e-'));
+    try {
+      expect((await mmkit(['strategy', 'new', 'qux', '--dir', out])).code).toBe(0);
+      const rel = relative(out, join(ROOT, 'src/strategy/index.ts')).split(sep).join('/');
+      expect(readFileSync(join(out, 'qux.ts'), 'utf8')).toContain(`from '${rel}'`);
+      expect(readFileSync(join(out, 'qux.test.ts'), 'utf8')).toContain(`from '${rel}'`);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 
   it('refuses a name that is not a file name', async () => {
@@ -135,7 +151,7 @@ describe('mmkit strategy check', () => {
     const file = join(dir, 'idle.ts');
     writeFileSync(
       file,
-      "import { defineStrategy } from '../../../src/strategy/api.ts';\nexport default defineStrategy({ name: 'idle', description: 'quotes nothing', params: {}, create: () => ({ onEvent: () => undefined }) });\n",
+      "import { defineStrategy } from 'mmkit/strategy';\nexport default defineStrategy({ name: 'idle', description: 'quotes nothing', params: {}, create: () => ({ onEvent: () => undefined }) });\n",
     );
     const r = await mmkit(['strategy', 'check', file, '--duration', '3s'], { timeoutMs: 120_000 });
     expect(r.code, r.err.slice(-2000)).toBe(1);

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FeedItem, ReplayStats } from '../../src/backtest/feed.ts';
+import type { FeedItem, ReplayStats } from '../../src/venues/sim/feed.ts';
 import {
   partPath,
   preciseNow,

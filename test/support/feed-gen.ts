@@ -1,5 +1,5 @@
 /**
- * A synthetic market-channel feed in the recorder's format (src/backtest/feed.ts), for tests and
+ * A synthetic market-channel feed in the recorder's format (src/venues/sim/feed.ts), for tests and
  * benchmarks that need a feed of a chosen length. Deterministic for a seed.
  *
  * Per market one YES book (in YES prices) around a hidden value that random-walks; both tokens
@@ -19,7 +19,7 @@ import type { ConditionId, TokenId } from '../../src/core/ids.ts';
 import { Rng } from '../../src/core/random.ts';
 import { formatAmount, formatPrice, PRICE_SCALE, type Micro } from '../../src/core/units.ts';
 import type { MarketInfo } from '../../src/core/venue.ts';
-import { frameLine, headerLine } from '../../src/backtest/feed.ts';
+import { frameLine, headerLine } from '../../src/venues/sim/feed.ts';
 
 export interface FeedGenOptions {
   seed: number;

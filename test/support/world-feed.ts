@@ -1,7 +1,7 @@
 /**
  * A recorded feed of the paper exchange's world, made in virtual time: the exchange's own market
  * channel (src/exchange/ws/market.ts) fans out to a capturing connection, so every frame is the
- * text the WebSocket would carry, written in the recorder's format (src/backtest/feed.ts) with the
+ * text the WebSocket would carry, written in the recorder's format (src/venues/sim/feed.ts) with the
  * virtual receive time. What `mmkit record` would record from a paper exchange, minus the network
  * latency, at simulation speed: for benchmarks and tests that need long realistic feeds.
  */
@@ -14,7 +14,7 @@ import { seedWorld, startWorld } from '../../src/exchange/world/index.ts';
 import { MarketChannel } from '../../src/exchange/ws/market.ts';
 import type { StreamConn } from '../../src/exchange/ws/conn.ts';
 import { marketInfo } from '../../src/venues/paper/exchange-venue.ts';
-import { frameLine, headerLine } from '../../src/backtest/feed.ts';
+import { frameLine, headerLine } from '../../src/venues/sim/feed.ts';
 
 export interface WorldFeedOptions {
   seed: number;
@@ -127,10 +127,10 @@ export async function writeWorldFeed(
  */
 export async function replicateFeed(src: string, dst: string, copies: number): Promise<number> {
   const { replayFeedBatches } = await import('../../src/backtest/replay.ts');
-  const { frameLine: fl, statusLine, stringFrameLine } = await import('../../src/backtest/feed.ts');
+  const { frameLine: fl, statusLine, stringFrameLine } = await import('../../src/venues/sim/feed.ts');
   let first = Infinity;
   let last = 0;
-  const items: Array<import('../../src/backtest/feed.ts').FeedItem> = [];
+  const items: Array<import('../../src/venues/sim/feed.ts').FeedItem> = [];
   for await (const b of replayFeedBatches([src]))
     for (const it of b) items.push(it), (first = Math.min(first, it.t)), (last = Math.max(last, it.t));
   const span = last - first + 1000;

@@ -10,7 +10,7 @@
 import { Observable, type Subscriber } from 'rxjs';
 import { decodeRtdsMessage } from '../../api/streams/rtds.ts';
 import type { CommentEvent, PriceTickEvent, RtdsEvent } from '../../core/events.ts';
-import type { FeedItem } from '../../backtest/feed.ts';
+import type { FeedItem } from './feed.ts';
 
 interface PriceSub {
   readonly symbols: ReadonlySet<string>;

@@ -123,8 +123,7 @@ import type {
 import { MAX_FEE_RATE_BPS, REJECT_MESSAGES } from '../../exchange/matching/engine.ts';
 import type { RejectCode } from '../../exchange/matching/types.ts';
 import type { RateRuleOverrides } from '../../core/rate-limits.ts';
-import type { FeedItem } from '../../backtest/feed.ts';
-import type { DecodedFrameItem } from '../../backtest/feed-cache.ts';
+import type { DecodedFrameItem, FeedItem } from './feed.ts';
 import { SimPriceFeed } from './sim-prices.ts';
 import { latencySampler, rngStream, validateLatencySpec, type LatencySampler, type LatencySpec } from './latency.ts';
 import {
@@ -135,7 +134,7 @@ import {
   type QueueModel,
   type QueueModelSpec,
 } from './queue.ts';
-import { BudgetMeter, type BudgetUse } from '../../backtest/sim-budget.ts';
+import { BudgetMeter, type BudgetUse } from './sim-budget.ts';
 
 // ---- options and results ---------------------------------------------------------------------------
 

@@ -31,7 +31,7 @@
 import { writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { formatAmount, formatPrice, parseAmount, parsePrice, PRICE_SCALE } from '../../../src/core/units.ts';
-import { frameLine, headerLine, statusLine, type FeedHeader, type FeedItem } from '../../../src/backtest/feed.ts';
+import { frameLine, headerLine, statusLine, type FeedHeader, type FeedItem } from '../../../src/venues/sim/feed.ts';
 import { replayFeeds } from '../../../src/backtest/replay.ts';
 import type { ExchangeEvent, PaperExchange } from '../../../src/exchange/exchange.ts';
 import type { OrderState } from '../../../src/exchange/matching/types.ts';

@@ -18,7 +18,7 @@ import {
   stringFrameLine,
   type FeedChannel,
   type FeedHeader,
-} from '../../../src/backtest/feed.ts';
+} from '../../../src/venues/sim/feed.ts';
 import { replayCachedBatches, replayFeedBatches } from '../../../src/backtest/replay.ts';
 import { CID, marketInfo, NO, T0, YES } from '../venues/sim/sim-fixtures.ts';
 import { through } from './feed-cache-support.ts';

@@ -2,7 +2,7 @@
 import { VirtualClock } from '../../../src/core/clock.ts';
 import type { MarketEvent } from '../../../src/core/events.ts';
 import type { CacheTarget } from '../../../src/backtest/feed-cache.ts';
-import type { FeedChannel } from '../../../src/backtest/feed.ts';
+import type { FeedChannel } from '../../../src/venues/sim/feed.ts';
 import {
   newReplayStats,
   readFeedHeader,

@@ -34,7 +34,7 @@ import {
   stringFrameLine,
   type FeedChannel,
   type FeedHeader,
-} from '../../../src/backtest/feed.ts';
+} from '../../../src/venues/sim/feed.ts';
 import { CID, marketInfo, NO, T0, YES } from '../venues/sim/sim-fixtures.ts';
 import { writeWorldFeed } from '../../support/world-feed.ts';
 import { through } from './feed-cache-support.ts';

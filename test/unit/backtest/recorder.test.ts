@@ -10,7 +10,7 @@ import { constants, gunzipSync } from 'node:zlib';
 import { VirtualClock } from '../../../src/core/clock.ts';
 import { FeedWriter, partPath, recordingParts, startRecorder } from '../../../src/backtest/recorder.ts';
 import { newReplayStats, replayFeeds } from '../../../src/backtest/replay.ts';
-import type { FeedItem } from '../../../src/backtest/feed.ts';
+import type { FeedItem } from '../../../src/venues/sim/feed.ts';
 import type { WsFactory, WsHandlers } from '../../../src/api/streams/socket.ts';
 import type { MarketInfo } from '../../../src/core/venue.ts';
 

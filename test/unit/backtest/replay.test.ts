@@ -13,7 +13,7 @@ import {
   stringFrameLine,
   type FeedHeader,
   type FeedItem,
-} from '../../../src/backtest/feed.ts';
+} from '../../../src/venues/sim/feed.ts';
 import { newReplayStats, readFeedHeader, replayFeedBatches, replayFeeds } from '../../../src/backtest/replay.ts';
 
 let dir: string;

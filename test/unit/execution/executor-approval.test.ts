@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../src/core/clock.ts';
-import type { ConditionId, TokenId } from '../../../src/core/ids.ts';
+import type { ConditionId, OrderId, TokenId } from '../../../src/core/ids.ts';
 import type { DesiredQuotes, ImmediateIntent } from '../../../src/core/intents.ts';
 import type { Micro, Pips } from '../../../src/core/units.ts';
 import type { PlaceOutcome } from '../../../src/core/venue.ts';
@@ -91,9 +91,9 @@ describe('Executor.execute: immediate orders', () => {
     expect(places).toHaveLength(1);
     const id = places[0]!.ids[0]!;
     expect(seen).toEqual(['pending']);
-    const sent = venue.sentObjects.get(id)![0]!;
+    const sent = venue.sentObjects.get(id as string)![0]!;
     expect(sent.request).toMatchObject({ type: 'FAK', side: 'BUY', price: 5200, size: 5_000_000, tokenId: Y });
-    expect(store.order(id)).toMatchObject({ type: 'FAK' });
+    expect(store.order(id as OrderId)).toMatchObject({ type: 'FAK' });
     expect(ex.immediateStats()).toEqual({ submitted: 1, sent: 1, skipped: 0 });
     // nothing rests: the next quote cycle has nothing of it to cancel
     ex.submit(approved({ market: M, quotes: [], at: 3 }));

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { reference as referenceAt, scannedBy } from './frame-scan-fixtures.ts';
 import { FrameScanner } from '../../../../src/api/streams/frame-scan.ts';
-import { parseLine } from '../../../../src/backtest/feed.ts';
+import { parseLine } from '../../../../src/venues/sim/feed.ts';
 
 const reference = (raw: string) => referenceAt(raw, 1234.5);
 const scanned = (raw: string) => scannedBy(new FrameScanner(), raw, 1234.5);

@@ -9,7 +9,7 @@
 import { VirtualClock } from '../../../../src/core/clock.ts';
 import type { ConditionId, TokenId } from '../../../../src/core/ids.ts';
 import { formatAmount, formatPrice, PRICE_SCALE, type Micro, type Side } from '../../../../src/core/units.ts';
-import type { FeedItem, FeedHeader } from '../../../../src/backtest/feed.ts';
+import type { FeedItem, FeedHeader } from '../../../../src/venues/sim/feed.ts';
 import type { MarketInfo } from '../../../../src/core/venue.ts';
 import { createSimVenue, type SimVenue, type SimVenueOptions } from '../../../../src/venues/sim/sim-venue.ts';
 

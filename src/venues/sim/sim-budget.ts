@@ -7,7 +7,7 @@
  * their window already full (the live venue would have answered 429, or our budgets would have
  * made the bot wait). Pure: times are passed in.
  */
-import { resolveRateRules, ruleNamesFor, type RateRule, type RateRuleOverrides } from '../core/rate-limits.ts';
+import { resolveRateRules, ruleNamesFor, type RateRule, type RateRuleOverrides } from '../../core/rate-limits.ts';
 
 /** The use of one rate rule over a run. */
 export interface BudgetUse {

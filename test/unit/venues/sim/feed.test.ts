@@ -8,8 +8,8 @@ import {
   statusLine,
   stringFrameLine,
   type FeedHeader,
-} from '../../../src/backtest/feed.ts';
-import type { MarketInfo } from '../../../src/core/venue.ts';
+} from '../../../../src/venues/sim/feed.ts';
+import type { MarketInfo } from '../../../../src/core/venue.ts';
 
 const market = {
   market: '0xabc',

@@ -1,0 +1,273 @@
+/**
+ * The types the backtest's parts share: the result of a run (BacktestResult and what it holds,
+ * among them the online fill figures), a synthetic world's spec and the driver interface a mode
+ * (feed or world) gives the runner. Types only, so that the runner, the drivers (synthetic.ts), the
+ * measurement (metrics.ts, fill-stats.ts) and the reports import them from here and not from each
+ * other: no import cycle between them.
+ */
+import type { VirtualClock } from '../core/clock.ts';
+import type { TokenId } from '../core/ids.ts';
+import type { Side } from '../core/units.ts';
+import type { MarketInfo, Venue } from '../core/venue.ts';
+import type { EngineStats } from '../engine/loop.ts';
+import type { ExecutorStats } from '../execution/executor.ts';
+import type { BudgetUse } from '../venues/sim/sim-budget.ts';
+
+// ---- a run's input: the synthetic world -----------------------------------------------------------
+
+/** A synthetic world to run (see src/backtest/synthetic.ts). */
+export interface WorldSpec {
+  readonly seed: number;
+  /** Virtual time simulated after the warm-up, ms. */
+  readonly durationMs: number;
+  /** Virtual time the world runs before the bot starts (books fill), ms. Default 60 s. */
+  readonly warmupMs?: number;
+  /** Markets the bot trades (the most liquid long-lived ones), when `markets` is not given. Default 3. */
+  readonly marketCount?: number;
+  /** Automatic pick: only markets whose question contains this text (case-insensitive). */
+  readonly search?: string;
+  /** The world's activity multiplier (agents). Default 1. */
+  readonly rate?: number;
+  /** Virtual start time (unix ms). Default 2026-01-01T00:00:00Z. */
+  readonly startMs?: number;
+}
+
+// ---- the measurement ---------------------------------------------------------------------------------
+
+/** One markout horizon's figure. */
+export interface Markout {
+  readonly horizonMs: number;
+  /** Fills with a known mid at the horizon. */
+  readonly fills: number;
+  /** Size-weighted markout, price units; null when no fill has one. */
+  readonly avg: number | null;
+}
+
+/** Time one token spent at the inventory limit. */
+export interface InventoryTime {
+  readonly tokenId: string;
+  readonly atLimitMs: number;
+  readonly fraction: number;
+  /** Largest |position| reached, micro-shares. */
+  readonly maxAbs: number;
+}
+
+/** The fill-based figures of a run (see the module comment). Plain JSON. */
+export interface FillStats {
+  /** Fills of the run (up to its end; fills of the final cancel-all's race are in the store only). */
+  readonly fills: number;
+  readonly makerFills: number;
+  /** Shares traded, micro. */
+  readonly volume: number;
+  /** Collateral traded (Σ size × price), micro, rounded down. */
+  readonly notional: number;
+  /** Fees, micro-collateral. */
+  readonly fees: number;
+  /** Size-weighted markouts per horizon (MARKOUT_HORIZONS_MS), as metrics.ts defines them. */
+  readonly markouts: readonly Markout[];
+  /** Time at the inventory limit per token (the markets' tokens, in order, then any other filled one). */
+  readonly inventory: readonly InventoryTime[];
+}
+
+/** What the figures need of one fill. */
+export interface StatFill {
+  /** Virtual time the fill was processed, unix ms. */
+  readonly t: number;
+  readonly tokenId: string;
+  readonly side: Side;
+  /** Pips. */
+  readonly price: number;
+  /** Micro-shares. */
+  readonly size: number;
+  /** Micro-collateral. */
+  readonly fee: number;
+  readonly role: 'TAKER' | 'MAKER';
+}
+
+/**
+ * Fills for the report's charts, bounded: every fill while there are fewer than `max`, then one in
+ * `stride` (every other point dropped and the stride doubled whenever `max` is reached, as the
+ * runner downsamples its samples). Columns, aligned.
+ */
+export interface FillPoints {
+  /** One fill in `stride` is kept (1: all of them); the kept ones are the 1st, (stride+1)th, ... */
+  readonly stride: number;
+  /** Virtual time, unix ms. */
+  readonly t: number[];
+  readonly tokenId: string[];
+  readonly side: Side[];
+  /** Pips. */
+  readonly price: number[];
+  /** Micro-shares. */
+  readonly size: number[];
+}
+
+// ---- the result --------------------------------------------------------------------------------------
+
+/** One own fill, with the markout mids (StatFill: t, tokenId, side, price, size, fee — the store's fee for this fill —, role). */
+export interface FillRow extends StatFill {
+  readonly tradeId: string;
+  readonly orderId: string;
+  readonly market: string;
+  /** The token's mid when the fill was processed (pips, may be x.5), null without a two-sided book. */
+  readonly mid: number | null;
+  /** The token's mid at +1 s, +10 s, +60 s (MARKOUT_HORIZONS_MS); null when unknown or after the end. */
+  readonly markouts: (number | null)[];
+}
+
+/** Per-token series of the charts (aligned with `samples.t`). */
+export interface TokenSeries {
+  readonly tokenId: string;
+  readonly market: string;
+  readonly outcome: string;
+  /** Mid, pips (null: no two-sided book). */
+  readonly mid: (number | null)[];
+  /** Our best resting bid / ask on this token, pips (null: none). */
+  readonly bid: (number | null)[];
+  readonly ask: (number | null)[];
+  /** Position, micro-shares. */
+  readonly pos: number[];
+}
+
+/** The sampled series. */
+export interface Samples {
+  /** Current spacing of the points, ms (the base period times 2^downsamplings). */
+  readonly intervalMs: number;
+  readonly t: number[];
+  readonly pnl: {
+    readonly realized: number[];
+    readonly unrealized: number[];
+    readonly fees: number[];
+    readonly total: number[];
+  };
+  readonly tokens: TokenSeries[];
+}
+
+/** What a backtest produced. Plain JSON; deterministic for the same inputs and seed. */
+export interface BacktestResult {
+  readonly version: 1;
+  readonly mode: 'feed' | 'world';
+  readonly source: {
+    readonly feeds?: readonly string[];
+    readonly world?: Required<Omit<WorldSpec, 'markets' | 'search'>> & { readonly search?: string };
+  };
+  readonly strategy: { readonly name: string; readonly params: Readonly<Record<string, unknown>> };
+  readonly seed: number;
+  readonly queue: 'risk-averse' | 'probabilistic' | null;
+  readonly latencyMs: number;
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly stopReason: string;
+  readonly markets: readonly {
+    readonly market: string;
+    readonly question: string;
+    readonly tick: string;
+    readonly feeRateBps: number;
+    readonly tokens: readonly { readonly tokenId: string; readonly outcome: string }[];
+    readonly resolvedTo: string | null;
+  }[];
+  readonly counts: {
+    readonly feedItems: number;
+    readonly frames: number;
+    readonly malformed: number;
+    readonly marketEvents: number;
+    readonly userEvents: number;
+    readonly intents: number;
+    readonly intentsCoalesced: number;
+  };
+  readonly orders: {
+    readonly placeRequests: number;
+    readonly ordersSent: number;
+    readonly ordersAccepted: number;
+    readonly ordersRejected: number;
+    readonly ordersUnknown: number;
+    readonly cancelRequests: number;
+    readonly idsCancelled: number;
+    readonly cancelAllRequests: number;
+    /** Orders placed that got at least one fill. */
+    readonly ordersFilled: number;
+    readonly rejectCodes: Readonly<Record<string, number>>;
+  };
+  /** Requests counted against the rate rules of the trading endpoints (spec section 8). */
+  readonly budgets: readonly BudgetUse[];
+  /** Inventory limit used by the "time at limit" metric, micro-shares, and where it comes from. */
+  readonly inventoryLimit: {
+    readonly size: number;
+    readonly source: 'strategy.maxPosition' | 'risk.maxPositionShares';
+  };
+  /**
+   * The most recent fill rows (at most `maxFillRows`, default 10,000), oldest first; all of them
+   * when `fills.length === fillCount`. The complete list is in the run's store (`storePath`: the
+   * `fills` table).
+   */
+  readonly fills: readonly FillRow[];
+  /** Fills of the run (up to `endMs`), kept or not in `fills`. */
+  readonly fillCount: number;
+  /** The fill-based figures over ALL the fills of the run, measured online (src/backtest/fill-stats.ts; metrics.ts reads them). */
+  readonly fillStats: FillStats;
+  /** Fills for the report's charts, downsampled like the samples (at most `maxSamples` points). */
+  readonly fillPoints: FillPoints;
+  readonly samples: Samples;
+  /** Final PnL, micro-collateral: realized, unrealized at the last mids (settlement for resolved markets), fees. */
+  readonly pnl: {
+    readonly realized: number;
+    readonly unrealized: number;
+    readonly fees: number;
+    readonly total: number;
+    readonly unmarked: readonly string[];
+  };
+  readonly positions: readonly {
+    readonly tokenId: string;
+    readonly size: number;
+    readonly avgPrice: number;
+    readonly realized: number;
+    readonly fees: number;
+    readonly bought: number;
+    readonly sold: number;
+    readonly mark: number | null;
+  }[];
+  readonly engine: Omit<EngineStats, 'outputs'> & { readonly outputs: number };
+  readonly executor: Omit<ExecutorStats, 'paused' | 'pauseReasons' | 'halted'>;
+  /** The simulated venue's own counters (deterministic). */
+  readonly venue: unknown;
+  /** Open orders left at the venue after the final cancel-all (should be 0). */
+  readonly openOrdersAtEnd: number;
+}
+
+// ---- the driver interface ----------------------------------------------------------------------------
+
+/** A simulated venue as the runner drives it. */
+export interface DrivenVenue extends Venue {
+  /** The venue's deterministic counters, for the result. */
+  readonly stats?: unknown;
+  resync?(tokenIds: readonly TokenId[]): void;
+}
+
+/** What a mode (feed or world) gives the runner. */
+export interface BacktestDriver {
+  readonly mode: 'feed' | 'world';
+  readonly clock: VirtualClock;
+  readonly venue: DrivenVenue;
+  /** The markets to trade (already filtered). */
+  readonly markets: readonly MarketInfo[];
+  readonly source: BacktestResult['source'];
+  /** Known end of the data in world mode. */
+  readonly endMs: number | undefined;
+  /**
+   * Timer callbacks run so far that involve none of the bot's promises (the world's, on a
+   * QuietClock: see ./quiet-clock.ts); the runner does not settle for them. Default: none.
+   */
+  readonly quietFired?: () => number;
+  /**
+   * Runs the data through the venue. Call `step()` after every change of time or ingest (it settles
+   * pending work when needed, and says whether to stop).
+   */
+  run(
+    step: () => Promise<boolean> | boolean,
+    count: (items: number, frames: number, malformed: number) => void,
+  ): Promise<void>;
+  /** Stops the data source's own activity (the world's agents) before the final cancel-all. */
+  halt(): void;
+  /** Frees resources (temporary files, the exchange). */
+  close(): Promise<void>;
+}
