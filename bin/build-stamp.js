@@ -8,6 +8,7 @@
 // the bin then runs the sources through tsx until the next build.
 //
 //   node bin/build-stamp.js --build   compiles dist/ afresh and stamps it (`npm run build:dist`)
+//   node bin/build-stamp.js --prepare the same, when src/ exists (`prepare`, run by `npm ci`)
 //   node bin/build-stamp.js           prints whether dist/ is current, exit 0 when it is
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -80,6 +81,8 @@ export function build() {
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (process.argv.includes('--build')) process.exitCode = build();
+  // npm ci runs `prepare`; without sources (a Docker layer of the dependencies alone) nothing to build
+  else if (process.argv.includes('--prepare')) process.exitCode = existsSync(join(ROOT, 'src')) ? build() : 0;
   else {
     const s = distState();
     process.stdout.write(s.current ? 'dist/ is current\n' : `dist/ is stale: ${s.reason}\n`);
