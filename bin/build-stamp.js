@@ -43,9 +43,9 @@ export function sourceStamp() {
   const h = createHash('sha1');
   for (const f of [...FILES, ...files]) {
     const s = statSync(join(ROOT, f), { throwIfNoEntry: false });
-    h.update(s === undefined ? `${f}:-\n` : `${f}:${s.size}:${s.mtimeMs}\n`);
+    h.update(s === undefined ? `${f}:-\n` : `${f}:${s.size}:${Math.floor(s.mtimeMs)}\n`);
   }
-  return `v1 ${files.length} ${h.digest('hex')}`;
+  return `v2 ${files.length} ${h.digest('hex')}`;
 }
 
 /**
