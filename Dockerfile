@@ -6,9 +6,10 @@
 #   docker stop -t 30 mmkit                                                              # orderly stop: cancels every order first
 #
 # Two stages: `build` has the compilers the native modules need (better-sqlite3, keccak, secp256k1)
-# and dev dependencies for the type check; `runtime` is slim, runs as a non-root user and holds
-# only production dependencies with their compiled addons. mmkit runs its TypeScript sources
-# through tsx (a production dependency), so user strategies in .ts load the same way.
+# and dev dependencies for the compiler; `runtime` is slim, runs as a non-root user and holds only
+# production dependencies with their compiled addons and the compiled JavaScript of dist/ (no src/:
+# bin/mmkit.js then runs dist/ without checking a build stamp). User strategies in .ts still load,
+# through tsx (a production dependency).
 
 # ---- build ---------------------------------------------------------------------------------------
 FROM node:20-bookworm-slim AS build
@@ -18,15 +19,17 @@ RUN apt-get update \
 WORKDIR /app
 # dependencies first: this layer is reused until package*.json change
 COPY package.json package-lock.json ./
+# `prepare` (npm ci) builds dist/ when the sources are there; here they come later, so it skips
+COPY bin/build-stamp.js ./bin/
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY src ./src
 COPY strategies ./strategies
 COPY config ./config
-# type-check the sources (the image runs them as they are), then drop dev dependencies; the native
+# compile src/ and strategies/ into dist/ (type-checked), then drop dev dependencies; the native
 # addons built by `npm ci` stay in node_modules
-RUN npx tsc -p tsconfig.build.json --noEmit \
+RUN node bin/build-stamp.js --build \
  && npm prune --omit=dev \
  && npm cache clean --force
 
@@ -39,9 +42,9 @@ ENV NODE_ENV=production \
     MMKIT_LOG_PRETTY=false
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/package.json /app/package-lock.json /app/tsconfig.json ./
+COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/bin ./bin
-COPY --from=build /app/src ./src
+COPY --from=build /app/dist ./dist
 COPY --from=build /app/strategies ./strategies
 COPY --from=build /app/config ./config
 # the SQLite store, the paper wallet and keystores live in /data, owned by the unprivileged user

@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-// The `mmkit` command. Runs the TypeScript sources through tsx so user strategies written in
-// TypeScript load the same way; `npm run build` type-checks and compiles them to dist/.
+// The `mmkit` command. Runs the compiled JavaScript of dist/ when dist/ was built from the sources
+// as they are now (bin/build-stamp.js: `npm ci` and `npm run build` build it), and otherwise the
+// TypeScript sources through tsx (bin/source-mode.js), so an edit works before any rebuild, only
+// slower to start. MMKIT_DEBUG=1 says on stderr which one runs and why; MMKIT_FROM=src or
+// MMKIT_FROM=dist forces one. A user's plugin in .ts loads through tsx either way, registered only
+// when one is given (src/strategy/loader.ts).
 //
 // Backtests and sweeps make a short-lived object or two per feed event: with 64 MB semi-spaces
 // (V8's default is 16) the young-generation collector spends far less time (~13% less CPU end to
@@ -30,7 +34,24 @@ if ((command === 'backtest' || command === 'sweep') && !tuned && process.env.MMK
     else process.exit(code ?? 1);
   });
 } else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import('../src/cli/main.ts');
+  const { distState } = await import('./build-stamp.js');
+  const from = process.env.MMKIT_FROM;
+  const dist =
+    from === 'dist'
+      ? { current: true, reason: 'MMKIT_FROM=dist' }
+      : from === 'src'
+        ? { current: false, reason: 'MMKIT_FROM=src' }
+        : distState();
+  const debug =
+    process.env.MMKIT_DEBUG !== undefined && process.env.MMKIT_DEBUG !== '' && process.env.MMKIT_DEBUG !== '0';
+  if (dist.current) {
+    if (debug) process.stderr.write(`mmkit: running dist/ (${dist.reason ?? 'current build'})\n`);
+    await import('../dist/src/cli/main.js');
+  } else {
+    if (debug)
+      process.stderr.write(`mmkit: running the TypeScript sources through tsx (${dist.reason}; npm run build)\n`);
+    const { registerSourceMode } = await import('./source-mode.js');
+    await registerSourceMode();
+    await import('../src/cli/main.ts');
+  }
 }

@@ -121,17 +121,19 @@ export async function fileSha256(file: string): Promise<Buffer> {
  * The source files whose code decides what a cache holds: the line parsers, the frame scanner and
  * its decimal conversions, this file. Their hash is part of a cache's name, so a change to any of
  * them (a fixed decoding bug, a new field) makes every older cache unused, without anyone having to
- * remember to bump FEED_CACHE_VERSION.
+ * remember to bump FEED_CACHE_VERSION. Run from dist/, the compiled files are hashed (a cache built
+ * from the sources is not reused by the build, and the other way round).
  */
+const EXT = import.meta.url.endsWith('.js') ? '.js' : '.ts'; // the compiled dist/ or the sources
 const DECODER_SOURCES = [
-  '../api/streams/frame-scan.ts',
-  '../api/streams/decode.ts',
-  '../api/streams/market-decode.ts',
-  '../core/units.ts',
-  '../venues/sim/feed.ts',
-  './replay.ts',
-  './feed-cache.ts',
-];
+  '../api/streams/frame-scan',
+  '../api/streams/decode',
+  '../api/streams/market-decode',
+  '../core/units',
+  '../venues/sim/feed',
+  './replay',
+  './feed-cache',
+].map((f) => f + EXT);
 
 let decoderHash: string | undefined;
 /** 12 hex digits of the SHA-256 of DECODER_SOURCES (empty when they cannot be read, e.g. a bundle). */

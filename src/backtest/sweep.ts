@@ -24,6 +24,7 @@ import { loadStrategy } from '../strategy/loader.ts';
 import { resolveParams } from '../strategy/params.ts';
 import { computeMetrics, type Metrics } from './metrics.ts';
 import type { BacktestOptions, BacktestResult } from './runner.ts';
+import { PACKAGE_ROOT_URL, RUNNING_COMPILED } from '../core/package-root.ts';
 
 /** A grid: parameter name → the values to try. */
 export type Grid = Readonly<Record<string, readonly (string | number | boolean)[]>>;
@@ -189,8 +190,11 @@ export function rankRows(rows: readonly SweepRow[], rankBy: RankBy): SweepRow[] 
   });
 }
 
+// A worker started from the sources registers tsx (and the source export condition) first; one
+// started from dist/ runs the compiled worker as it is.
 const BOOT = `const { workerData } = require('node:worker_threads');
-import(workerData.tsx).then((m) => { m.register(); return import(workerData.entry); }).catch((e) => { console.error(e); process.exit(1); });`;
+(workerData.boot ? import(workerData.boot).then((m) => m.registerSourceMode()) : Promise.resolve())
+  .then(() => import(workerData.entry)).catch((e) => { console.error(e); process.exit(1); });`;
 
 /**
  * Runs the sweep (see the module comment).
@@ -228,8 +232,8 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
       let next = 0;
       let alive = 0;
       let settled = false;
-      const tsx = import.meta.resolve('tsx/esm/api');
-      const entry = new URL('./sweep-worker.ts', import.meta.url).href;
+      const boot = RUNNING_COMPILED ? undefined : new URL('bin/source-mode.js', PACKAGE_ROOT_URL).href;
+      const entry = new URL(RUNNING_COMPILED ? './sweep-worker.js' : './sweep-worker.ts', import.meta.url).href;
       const give = (w: Worker): boolean => {
         if (next >= tasks.length) return false;
         const t = tasks[next++]!;
@@ -248,7 +252,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
         }
       };
       for (let i = 0; i < n; i++) {
-        const w = new Worker(BOOT, { eval: true, workerData: { tsx, entry } });
+        const w = new Worker(BOOT, { eval: true, workerData: { boot, entry } });
         alive++;
         w.on('message', (m: SweepMessage) => {
           if (m.kind === 'done') {

@@ -8,15 +8,14 @@
  * Money and prices are decimal strings on output; integers inside.
  */
 import { InvalidArgumentError, type Command } from 'commander';
-import { createOrDeriveApiKey } from '../api/auth.ts';
-import { ClobClient } from '../api/clob.ts';
-import { DataClient } from '../api/data.ts';
-import { GammaClient } from '../api/gamma.ts';
-import { createTransport, type HttpTransport } from '../api/http/transport.ts';
+import type { ClobClient } from '../api/clob.ts';
+import type { DataClient } from '../api/data.ts';
+import type { GammaClient } from '../api/gamma.ts';
+import type { HttpTransport } from '../api/http/transport.ts';
 import { loadConfig, type MmkitConfig } from './config.ts';
 import { CliError, ExitCode, isUnreachable, reportError } from './exit-codes.ts';
 import { resolveVenue, apiCredentialsOf, budgetsOf, type ResolvedVenue } from './venue.ts';
-import { resolveWallet, type ResolvedWallet } from './wallet.ts';
+import type { ResolvedWallet } from './wallet.ts';
 
 /** The flags every venue command takes. */
 export interface CommonOptions {
@@ -80,6 +79,22 @@ export async function openSession(
   cfg: MmkitConfig,
   o: { auth: boolean; wallet?: boolean; note?: (msg: string) => void },
 ): Promise<Session> {
+  // the API clients load here, not with the command definitions: `mmkit --help` stays quick
+  const [
+    { createOrDeriveApiKey },
+    { ClobClient },
+    { DataClient },
+    { GammaClient },
+    { createTransport },
+    { resolveWallet },
+  ] = await Promise.all([
+    import('../api/auth.ts'),
+    import('../api/clob.ts'),
+    import('../api/data.ts'),
+    import('../api/gamma.ts'),
+    import('../api/http/transport.ts'),
+    import('./wallet.ts'),
+  ]);
   const venue = resolveVenue(cfg);
   let wallet: ResolvedWallet | undefined;
   if (o.auth || o.wallet) {

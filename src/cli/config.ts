@@ -18,6 +18,7 @@ import convict from 'convict';
 import { ConfigError } from '../core/errors.ts';
 import { GLOBAL_LIMITS_SCHEMA, MARKET_LIMITS_SCHEMA } from '../risk/limits.ts';
 import type { ParamSpec } from '../strategy/api.ts';
+import { PACKAGE_ROOT_URL } from '../core/package-root.ts';
 
 convict.addFormat({
   name: 'decimal-amount',
@@ -643,7 +644,7 @@ export type MmkitConfig = {
   ops: { httpPort: number; httpHost: string; feedStaleMs: number };
 };
 
-const DEFAULT_FILE = fileURLToPath(new URL('../../config/default.json', import.meta.url));
+const DEFAULT_FILE = fileURLToPath(new URL('config/default.json', PACKAGE_ROOT_URL));
 
 /** Where a resolved value came from: the schema default, a file (as given), the environment, or a flag. */
 export type ConfigSource = 'default' | 'env' | 'flag' | `file:${string}`;

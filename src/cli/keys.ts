@@ -14,14 +14,12 @@
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { Wallet } from 'ethers';
-import { createOrDeriveApiKey, deriveApiKey } from '../api/auth.ts';
+import type { Wallet } from 'ethers';
 import type { ApiCredentials } from '../api/http/transport.ts';
 import { ConfigError } from '../core/errors.ts';
 import { action, addCommonOptions, configFrom, printJson, withSession, type CommonOptions } from './common.ts';
 import { CliError, EXIT_CODES_HELP, ExitCode, usageError } from './exit-codes.ts';
 import { resolveVenue } from './venue.ts';
-import { resolveWallet } from './wallet.ts';
 
 /** Minimum keystore password length. */
 export const MIN_PASSWORD_LENGTH = 8;
@@ -170,8 +168,8 @@ ${EXIT_CODES_HELP}`,
         return withSession(cfg, { auth: false, wallet: true, json: o.json }, async (s) => {
           const creds =
             how === 'derived'
-              ? await deriveApiKey(s.transport, { nonce })
-              : await createOrDeriveApiKey(s.transport, { nonce });
+              ? await (await import('../api/auth.ts')).deriveApiKey(s.transport, { nonce })
+              : await (await import('../api/auth.ts')).createOrDeriveApiKey(s.transport, { nonce });
           printCreds(creds, s.wallet!.wallet.address.toLowerCase(), nonce, o, how);
         });
       }),
@@ -224,6 +222,7 @@ ${EXIT_CODES_HELP}`,
       if (!/^(0x)?[0-9a-fA-F]{64}$/.test(key))
         throw usageError(`the private key from ${o.fromEnv ? 'MMKIT_PRIVATE_KEY' : 'stdin'} is not 0x + 64 hex digits`);
       let wallet: Wallet;
+      const { Wallet } = await import('ethers');
       try {
         wallet = new Wallet(key.startsWith('0x') ? key : `0x${key}`);
       } catch {
@@ -277,6 +276,7 @@ ${EXIT_CODES_HELP}`,
   addr.action(
     action(async (o: CommonOptions) => {
       const cfg = configFrom(o);
+      const { resolveWallet } = await import('./wallet.ts');
       const w = await resolveWallet({
         keystoreFile: cfg.bot.keystoreFile,
         dataDir: cfg.bot.dataDir,

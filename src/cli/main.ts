@@ -1,14 +1,14 @@
 /**
- * The `mmkit` command.
+ * The `mmkit` command. Only the command definitions load at start: every action imports what it
+ * runs (`await import(...)` inside it), so `mmkit --help` and `mmkit status` start quickly. Keep
+ * heavy modules (the exchange, the API clients, ethers, pino, fastify) out of the static imports of
+ * this file and of the subcommand modules' `register`.
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { ConfigError } from '../core/errors.ts';
 import { parseAmount } from '../core/units.ts';
-import { FaultController, type FaultRule } from '../exchange/faults.ts';
-import { startExchange } from '../exchange/server.ts';
-import { loadConfig, parseDuration } from './config.ts';
+import type { FaultRule } from '../exchange/faults.ts';
 import { EXIT_CODES_HELP, ExitCode, reportError } from './exit-codes.ts';
-import { runOptionsOf } from './venue.ts';
 import { register as registerConfig } from './config-cmd.ts';
 import { register as registerMarkets } from './markets.ts';
 import { register as registerOrders } from './orders.ts';
@@ -20,7 +20,6 @@ import { register as registerRecord } from './record.ts';
 import { register as registerStatus } from './status.ts';
 import { register as registerBacktest } from './backtest.ts';
 import { register as registerSweep } from './sweep.ts';
-import { createLogger } from '../ops/logger.ts';
 
 function intArg(name: string, min: number, max: number) {
   return (v: string): number => {
@@ -36,10 +35,8 @@ function fundArg(v: string, prev: Array<{ address: string; micro: number }> = []
   return [...prev, { address: (m[1] as string).toLowerCase(), micro: parseAmount(m[2] as string) }];
 }
 
-/** Secrets never reach a log line: redacted by path (and by value), see src/ops/logger.ts. */
-export { REDACT_PATHS } from '../ops/logger.ts';
-
-function parseFaults(v: unknown[]): FaultRule[] {
+async function parseFaults(v: unknown[]): Promise<FaultRule[]> {
+  const { FaultController } = await import('../exchange/faults.ts');
   const c = new FaultController(() => 0);
   try {
     return c.set(v as FaultRule[]);
@@ -91,6 +88,11 @@ Examples:
   .option('--no-lifecycle', 'markets do not close, resolve or appear during the run [exchange.lifecycle]')
   .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]')
   .action(async (o) => {
+    const [{ loadConfig }, { createLogger }, { startExchange }] = await Promise.all([
+      import('./config.ts'),
+      import('../ops/logger.ts'),
+      import('../exchange/server.ts'),
+    ]);
     const cfg = loadConfig(o.config, {
       'exchange.port': o.port,
       'exchange.host': o.host,
@@ -119,7 +121,7 @@ Examples:
       logger,
       ...(x.db ? { dbFile: x.db } : {}),
       world: { agents: x.agents, lifecycle: x.lifecycle },
-      faults: parseFaults(x.faults),
+      faults: await parseFaults(x.faults),
       exchange: {
         startingCollateral: parseAmount(x.startingBalance),
         chainId: x.chainId,
@@ -200,6 +202,11 @@ or \`mmkit kill\`. Exit codes: 0 stopped flat, 1 orders left open, 2 usage or co
   .option('--http-host <host>', 'address the status server binds to [ops.httpHost]')
   .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]')
   .action(async (o) => {
+    const [{ loadConfig, parseDuration }, { createLogger }, { runOptionsOf }] = await Promise.all([
+      import('./config.ts'),
+      import('../ops/logger.ts'),
+      import('./venue.ts'),
+    ]);
     const cfg = loadConfig(o.config, {
       'bot.strategy': o.strategy,
       'bot.markets':

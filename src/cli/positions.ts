@@ -13,7 +13,6 @@ import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { isAddress } from '../core/ids.ts';
 import { formatAmount, formatPrice } from '../core/units.ts';
-import { openStore } from '../store/store.ts';
 import {
   action,
   addCommonOptions,
@@ -25,7 +24,6 @@ import {
 } from './common.ts';
 import { EXIT_CODES_HELP, usageError } from './exit-codes.ts';
 import { resolveVenue } from './venue.ts';
-import { resolveWallet } from './wallet.ts';
 
 interface PositionsOptions extends CommonOptions {
   source: 'venue' | 'store';
@@ -71,6 +69,7 @@ ${EXIT_CODES_HELP}`,
         const file = cfg.bot.storeFile || join(cfg.bot.dataDir, 'mmkit.db');
         if (!existsSync(file))
           throw usageError(`no store at ${file} (the daemon creates it; --data-dir or --store-file point elsewhere)`);
+        const { openStore } = await import('../store/store.ts');
         const store = openStore(file, { checkpoint: 'auto' });
         try {
           const rows = store.positions().map((p) => ({
@@ -100,6 +99,7 @@ ${EXIT_CODES_HELP}`,
       let address = o.address;
       if (address !== undefined && !isAddress(address)) throw usageError('--address takes 0x + 40 hex digits');
       if (address === undefined) {
+        const { resolveWallet } = await import('./wallet.ts');
         const w = await resolveWallet({
           keystoreFile: cfg.bot.keystoreFile,
           dataDir: cfg.bot.dataDir,

@@ -12,7 +12,6 @@
  */
 import { existsSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
-import { pino } from 'pino';
 import { ConfigError } from '../core/errors.ts';
 import { parseDuration } from './config.ts';
 import { ExitCode, reportError } from './exit-codes.ts';
@@ -121,6 +120,7 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
       `${partPath(o.out, 1)} exists (a part of an earlier recording): choose another name`,
     );
   const durationMs = o.duration !== undefined ? (parseDuration(o.duration) ?? 0) : 0;
+  const { pino } = await import('pino');
   const log = pino({ level: o.logLevel }, pino.destination(2));
 
   let exchange: { close(): Promise<void> } | undefined;

@@ -17,7 +17,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from './config.ts';
 import { action, printJson } from './common.ts';
 import { CliError, EXIT_CODES_HELP, ExitCode } from './exit-codes.ts';
-import { readDaemonFile } from '../ops/daemon-ops.ts';
+import { readDaemonFile } from '../ops/daemon-file.ts';
 import type { StatusSnapshot } from '../ops/status.ts';
 import type { KillResult } from '../ops/status-server.ts';
 

@@ -10,12 +10,13 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT_URL } from '../core/package-root.ts';
 
 /** The plugin API's package specifier (package.json `exports` "./strategy": src/strategy/index.ts). */
 export const PLUGIN_API = 'mmkit/strategy';
 
-/** The mmkit project root (holds src/ and strategies/), from src/cli/ and dist/cli/ alike. */
-export const MMKIT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The mmkit project root (holds src/ and strategies/), from src/cli/ and dist/src/cli/ alike. */
+export const MMKIT_ROOT = fileURLToPath(PACKAGE_ROOT_URL);
 
 /** File names a strategy may take: a letter, then letters, digits, `-` or `_`. */
 export const STRATEGY_NAME_RE = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
@@ -48,7 +49,7 @@ export function pluginApiSpecifier(dir: string, root: string = MMKIT_ROOT): stri
 export function pluginSource(
   name: string,
   api: string = PLUGIN_API,
-  template = readFileSync(new URL('../../strategies/template.ts', import.meta.url), 'utf8'),
+  template = readFileSync(new URL('strategies/template.ts', PACKAGE_ROOT_URL), 'utf8'),
 ): string {
   const body = template
     .replace(/name: 'template'/, `name: '${name}'`)

@@ -11,7 +11,6 @@ import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { InvalidArgumentError, type Command } from 'commander';
-import { pino } from 'pino';
 import { formatAmount, formatPrice } from '../core/units.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { describeParams, resolveParams } from '../strategy/params.ts';
@@ -211,6 +210,7 @@ ${EXIT_CODES_HELP}`,
             cb();
           },
         });
+        const { pino } = await import('pino');
         const logger = pino({ level: 'debug' }, sink);
         // a check never signs with the operator's real key: the throwaway paper wallet only
         delete process.env['MMKIT_PRIVATE_KEY'];

@@ -37,6 +37,10 @@ import { Metrics } from './metrics.ts';
 import { DaemonMonitor, type DaemonView } from './status.ts';
 import { STATUS_PAGE_HTML } from './status-page.ts';
 import { startStatusServer, type KillResult, type StatusServer } from './status-server.ts';
+import { PACKAGE_ROOT_URL } from '../core/package-root.ts';
+import { DAEMON_FILE, readDaemonFile } from './daemon-file.ts';
+
+export { DAEMON_FILE, readDaemonFile };
 
 /** The `ops.*` configuration. */
 export interface OpsHttpConfig {
@@ -72,27 +76,6 @@ export interface DaemonParts {
   readonly strategy: { readonly name: string; readonly params: Record<string, unknown> };
   readonly address: string;
   readonly venueUrl: string;
-}
-
-/** The record other terminals read to find the status server. */
-export const DAEMON_FILE = 'daemon.json';
-
-/** The status URL a living daemon recorded in `<dataDir>/daemon.json`, if any. */
-export function readDaemonFile(dataDir: string): { statusUrl: string; pid: number } | undefined {
-  const f = join(dataDir, DAEMON_FILE);
-  if (!existsSync(f)) return undefined;
-  try {
-    const v = JSON.parse(readFileSync(f, 'utf8')) as { statusUrl?: unknown; pid?: unknown };
-    if (typeof v.statusUrl !== 'string' || typeof v.pid !== 'number') return undefined;
-    try {
-      process.kill(v.pid, 0);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ESRCH') return undefined;
-    }
-    return { statusUrl: v.statusUrl, pid: v.pid };
-  } catch {
-    return undefined;
-  }
 }
 
 /** A URL as it may be shown: no user:password, no query (a gateway URL may carry a token there). */
@@ -320,8 +303,8 @@ export async function startOps(o: OpsOptions): Promise<DaemonOps> {
 export const MMKIT_VERSION: string = (() => {
   try {
     return (
-      (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string })
-        .version ?? '0.0.0'
+      (JSON.parse(readFileSync(new URL('package.json', PACKAGE_ROOT_URL), 'utf8')) as { version?: string }).version ??
+      '0.0.0'
     );
   } catch {
     return '0.0.0';

@@ -98,14 +98,23 @@ describe('Dockerfile', () => {
       for (const p of c.split(/\s+/).slice(0, -1)) expect(existsSync(join(ROOT, p)), p).toBe(true);
   });
 
-  it('runtime: no compilers, copies production node_modules and the sources from the build stage', () => {
+  it('compiles dist/ after the sources are in, before pruning the dev dependencies', () => {
+    const r = runs(build);
+    expect(r).toMatch(/node bin\/build-stamp\.js --build[\s\S]*npm prune --omit=dev/);
+    const src = build.instructions.findIndex((i) => i.op === 'COPY' && /^src\b/.test(i.args));
+    const compile = build.instructions.findIndex((i) => i.op === 'RUN' && /build-stamp\.js --build/.test(i.args));
+    expect(src).toBeGreaterThanOrEqual(0);
+    expect(compile).toBeGreaterThan(src);
+  });
+
+  it('runtime: no compilers, copies production node_modules and the compiled dist/ from the build stage', () => {
     expect(runs(final)).not.toMatch(/apt-get install|g\+\+|python3|npm (ci|install)/);
     const copies = ops(final, 'COPY').map((c) => c.args);
     expect(copies.every((c) => c.startsWith('--from=build '))).toBe(true);
     for (const p of [
       '/app/node_modules',
       '/app/bin',
-      '/app/src',
+      '/app/dist',
       '/app/strategies',
       '/app/config',
       '/app/package.json',
@@ -114,6 +123,8 @@ describe('Dockerfile', () => {
         copies.some((c) => c.includes(p)),
         p,
       ).toBe(true);
+    // no sources: bin/mmkit.js runs dist/ as it is (no build stamp to compare)
+    expect(copies.some((c) => c.includes('/app/src'))).toBe(false);
     expect(
       ops(final, 'ENV')
         .map((e) => e.args)

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { SigningKey, TypedDataEncoder, Wallet, keccak256, verifyTypedData } from 'ethers';
 import { ValidationError } from '../../../src/core/errors.ts';
@@ -149,31 +148,6 @@ describe('fast-crypto: native and pure-JS backends', () => {
       expect(() => b.signDigest(new Uint8Array(32).fill(1), new Uint8Array(33))).toThrow();
     }
   });
-
-  it('MMKIT_PURE_JS_CRYPTO=1 selects the pure-JS backend at load', () => {
-    const script =
-      "const m = await import('./src/api/signing/fast-crypto.ts'); const o = await import('./src/api/orders.ts');" +
-      "const b = new o.OrderBuilder({ wallet: '" +
-      PK +
-      "', chainId: 137, salt: () => 7 });" +
-      "const x = b.buildLimit({ tokenId: '1234', side: 'BUY', price: '0.56', size: '21.04', tick: '0.01', negRisk: false });" +
-      'console.log(JSON.stringify({ name: m.cryptoBackend().name, id: x.id, sig: x.signature }));';
-    const run = (env: Record<string, string>) => {
-      const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-        cwd: process.cwd(),
-        env: { ...process.env, ...env },
-        encoding: 'utf8',
-      });
-      expect(r.status, r.stderr).toBe(0);
-      return JSON.parse(r.stdout.trim().split('\n').pop()!) as { name: string; id: string; sig: string };
-    };
-    const js = run({ MMKIT_PURE_JS_CRYPTO: '1' });
-    const nat = run({ MMKIT_PURE_JS_CRYPTO: '' });
-    expect(js.name).toBe('pure-js');
-    expect(nat.name).toBe('native');
-    expect(js.id).toBe(nat.id);
-    expect(js.sig).toBe(nat.sig);
-  }, 60_000);
 });
 
 describe('OrderBuilder: amounts (venue vectors)', () => {

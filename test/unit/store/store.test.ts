@@ -443,26 +443,6 @@ describe('crash safety', () => {
     again.close();
   });
 
-  it('a killed process leaves every committed fill on disk (kill -9 of a child writer)', async () => {
-    store.close();
-    const { spawnSync } = await import('node:child_process');
-    const script = `
-      import { openStore } from ${JSON.stringify(new URL('../../../src/store/store.ts', import.meta.url).pathname)};
-      const s = openStore(${JSON.stringify(file)});
-      for (let i = 0; i < 50; i++) {
-        s.recordFill({ tradeId: 't' + i, orderId: '0xa', market: 'm', tokenId: 'y', side: 'BUY', price: 5000, size: 10000, fee: 0, role: 'MAKER', status: 'MATCHED', matchTime: i });
-      }
-      process.kill(process.pid, 'SIGKILL');
-    `;
-    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      encoding: 'utf8',
-    });
-    expect(r.signal).toBe('SIGKILL');
-    store = openStore(file, { clock });
-    expect(store.fills()).toHaveLength(50);
-    expect(store.positions()[0]?.size).toBe(500_000);
-  });
-
   it('a worker thread checkpoints the WAL into the database file (the writer never does)', async () => {
     store.close();
     const { statSync } = await import('node:fs');

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -119,22 +118,6 @@ describe('loadStrategy', () => {
     expect(u.message).toMatch(/unknown strategy "nosuch" \(shipped: .*bands.*\)/);
     expect((await loadError('bad name!')).message).toMatch(/not a strategy name or path/);
     expect((await loadError('  ')).message).toMatch(/required/);
-  });
-});
-
-describe('loadStrategy under node + tsx (as the mmkit bin runs it)', () => {
-  it('loads a .ts plugin from a folder without a package.json (compiled as CommonJS by tsx)', () => {
-    const loader = fileURLToPath(new URL('../../../src/strategy/loader.ts', import.meta.url));
-    const root = fileURLToPath(new URL('../../../', import.meta.url));
-    const script = `const { loadStrategy } = await import(${JSON.stringify(pathToFileURL(loader).href)});
-const d = await loadStrategy('./mine.ts', { cwd: ${JSON.stringify(dir)} });
-const b = await loadStrategy('bands');
-console.log(JSON.stringify([d.name, d.params.size.default, b.name]));`;
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      cwd: root,
-      encoding: 'utf8',
-    });
-    expect(JSON.parse(out.trim().split('\n').pop()!)).toEqual(['mine', 3, 'bands']);
   });
 });
 

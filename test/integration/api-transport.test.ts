@@ -15,10 +15,10 @@ import {
   RateLimitError,
   TimeoutError,
   ValidationError,
-} from '../../../src/core/errors.ts';
-import { recoverClobAuth } from '../../../src/api/signing/clob-auth.ts';
-import { verifyHmacSignature } from '../../../src/api/signing/hmac.ts';
-import { createTransport, queryString, unwrapEnvelope, type HttpTransport } from '../../../src/api/http/transport.ts';
+} from '../../src/core/errors.ts';
+import { recoverClobAuth } from '../../src/api/signing/clob-auth.ts';
+import { verifyHmacSignature } from '../../src/api/signing/hmac.ts';
+import { createTransport, queryString, unwrapEnvelope, type HttpTransport } from '../../src/api/http/transport.ts';
 
 interface Seen {
   method: string;

@@ -10,9 +10,9 @@ import {
   startStatusServer,
   type KillResult,
   type StatusServer,
-} from '../../../src/ops/status-server.ts';
-import type { HealthReport } from '../../../src/ops/health.ts';
-import type { StatusSnapshot } from '../../../src/ops/status.ts';
+} from '../../src/ops/status-server.ts';
+import type { HealthReport } from '../../src/ops/health.ts';
+import type { StatusSnapshot } from '../../src/ops/status.ts';
 
 let server: StatusServer | undefined;
 afterEach(async () => {

@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LiveClock } from '../../../src/core/clock.ts';
-import { ConfigError } from '../../../src/core/errors.ts';
-import { KillSwitch } from '../../../src/risk/kill-switch.ts';
-import { DaemonOps, publicUrl, readDaemonFile, startOps } from '../../../src/ops/daemon-ops.ts';
+import { LiveClock } from '../../src/core/clock.ts';
+import { ConfigError } from '../../src/core/errors.ts';
+import { KillSwitch } from '../../src/risk/kill-switch.ts';
+import { DaemonOps, publicUrl, readDaemonFile, startOps } from '../../src/ops/daemon-ops.ts';
 
 const log = pino({ level: 'silent' });
 const open: DaemonOps[] = [];

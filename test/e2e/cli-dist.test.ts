@@ -1,0 +1,98 @@
+/**
+ * The compiled CLI: `node bin/mmkit.js` runs dist/ when its build stamp matches the sources, and
+ * the sources through tsx when a source is newer; both answer. A .ts plugin importing
+ * 'mmkit/strategy' loads, as the same module the CLI uses, from dist/ and from the sources.
+ * Builds dist/ when it is stale (a tsc run) and leaves it current.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = join(ROOT, 'bin', 'mmkit.js');
+const STAMP = join(ROOT, 'bin', 'build-stamp.js');
+const current = () => spawnSync(process.execPath, [STAMP], { cwd: ROOT }).status === 0;
+const mmkit = (args: string[], env: Record<string, string> = {}) =>
+  spawnSync(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, MMKIT_FROM: '', ...env },
+  });
+
+let dir: string;
+beforeAll(() => {
+  if (!current()) execFileSync(process.execPath, [STAMP, '--build'], { cwd: ROOT, stdio: 'inherit' });
+  dir = mkdtempSync(join(tmpdir(), 'mmkit-dist-'));
+  // a user's project with mmkit installed (linked) and a plugin importing only 'mmkit/strategy'
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(ROOT, join(dir, 'node_modules', 'mmkit'), 'dir');
+  writeFileSync(
+    join(dir, 'mine.ts'),
+    `import { defineStrategy } from 'mmkit/strategy';
+const size: number = 2;
+export default defineStrategy({
+  name: 'mine',
+  description: 'a plugin in a user project',
+  params: { size: { type: 'number', default: size, min: 1, doc: 'shares' } },
+  create() { return { onEvent() { return undefined; } }; },
+});
+`,
+  );
+}, 300_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('bin/mmkit.js', () => {
+  it('runs dist/ when it is current, quietly; MMKIT_DEBUG says so', () => {
+    expect(current()).toBe(true);
+    const r = mmkit(['--help']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/Usage: mmkit/);
+    expect(r.stderr).toBe('');
+    expect(mmkit(['--help'], { MMKIT_DEBUG: '1' }).stderr).toMatch(/running dist\//);
+  });
+
+  it('falls back to the sources when a source is newer than the build, and both work', () => {
+    const file = join(ROOT, 'src', 'cli', 'exit-codes.ts');
+    const { atime, mtime } = statSync(file);
+    try {
+      utimesSync(file, atime, new Date(mtime.getTime() + 5000));
+      expect(current()).toBe(false);
+      const r = mmkit(['--help'], { MMKIT_DEBUG: '1' });
+      expect(r.status).toBe(0);
+      expect(r.stdout).toMatch(/Usage: mmkit/);
+      expect(r.stderr).toMatch(/running the TypeScript sources.*sources changed/);
+      expect(mmkit(['status', '--help']).stderr).toBe('');
+    } finally {
+      utimesSync(file, atime, mtime);
+    }
+    expect(current()).toBe(true);
+  }, 60_000);
+});
+
+describe("a .ts plugin importing 'mmkit/strategy'", () => {
+  // loads the plugin with the CLI's own loader and compares its defineStrategy with the CLI's
+  const script = (base: string, ext: string) => `
+const { loadStrategy } = await import(${JSON.stringify(pathToFileURL(join(base, 'strategy', `loader${ext}`)).href)});
+const api = await import(${JSON.stringify(pathToFileURL(join(base, 'strategy', `api${ext}`)).href)});
+const d = await loadStrategy('./mine.ts', { cwd: ${JSON.stringify(dir)} });
+const b = await loadStrategy('bands');
+const pkg = await import('mmkit/strategy');
+console.log(JSON.stringify([d.name, b.name, pkg.defineStrategy === api.defineStrategy]));`;
+  const run = (prelude: string, base: string, ext: string) => {
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', prelude + script(base, ext)], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    return JSON.parse(out.trim().split('\n').pop()!) as unknown;
+  };
+  it('loads from dist/ (tsx only for the plugin), one copy of the API', () => {
+    expect(run('', join(ROOT, 'dist', 'src'), '.js')).toEqual(['mine', 'bands', true]);
+  });
+  it('loads from the sources (the fallback: tsx and the mmkit-src condition), one copy of the API', () => {
+    const prelude = `await (await import(${JSON.stringify(pathToFileURL(join(ROOT, 'bin', 'source-mode.js')).href)})).registerSourceMode();`;
+    expect(run(prelude, join(ROOT, 'src'), '.ts')).toEqual(['mine', 'bands', true]);
+  });
+});
