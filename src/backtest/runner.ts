@@ -75,7 +75,7 @@ import type { QuoteIntent } from '../core/intents.ts';
 import { Rng } from '../core/random.ts';
 import { AMOUNT_SCALE, PRICE_SCALE, type Micro } from '../core/units.ts';
 import type { EngineLogger, EngineStats } from '../engine/loop.ts';
-import { createTrader, type Trader } from '../kernel/create-trader.ts';
+import { createTrader, type Trader, type TraderHooks } from '../kernel/create-trader.ts';
 import type {
   CancelOutcome,
   MarketInfo,
@@ -183,6 +183,8 @@ export interface BacktestOptions {
   /** Progress, every `progressEveryMs` of virtual time (default 60 s). */
   readonly onProgress?: (p: BacktestProgress) => void;
   readonly progressEveryMs?: number;
+  /** Observers of the bot (src/kernel: TraderHooks), e.g. every gate decision (a hook on the gate turns its memo off). */
+  readonly hooks?: TraderHooks;
   /** Engine and strategy logs (default: none). */
   readonly logger?: EngineLogger & { debug(obj: object, msg?: string): void };
   /** Stops the run early (the result covers what ran). */
@@ -578,7 +580,13 @@ async function runWith(
       fillKeys: ENGINE_FILL_KEYS,
       terminalCapacity: ENGINE_TERMINAL_IDS,
     },
-    hooks: { onFill: measureFill },
+    hooks: {
+      ...opts.hooks,
+      onFill: (f, change) => {
+        measureFill(f, change);
+        opts.hooks?.onFill?.(f, change);
+      },
+    },
   });
   const { engine: eng, executor, tracker, kill } = trader;
   const counters = trader.counters;
