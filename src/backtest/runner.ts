@@ -63,30 +63,17 @@
  * to the next until it is done.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { createGunzip } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { VirtualClock, type Clock } from '../core/clock.ts';
+import { type Clock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { FillEvent, MmkitEvent, UserEvent } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
-import type { QuoteIntent } from '../core/intents.ts';
 import { Rng } from '../core/random.ts';
-import { AMOUNT_SCALE, PRICE_SCALE, type Micro } from '../core/units.ts';
-import type { EngineLogger, EngineStats } from '../engine/loop.ts';
+import { AMOUNT_SCALE, PRICE_SCALE } from '../core/units.ts';
+import type { EngineLogger } from '../engine/loop.ts';
 import { createTrader, type Trader, type TraderHooks } from '../kernel/create-trader.ts';
-import type {
-  CancelOutcome,
-  MarketInfo,
-  PlaceOutcome,
-  PlaceRequest,
-  PreparedOrder,
-  Venue,
-  VenueFill,
-  VenueOrder,
-} from '../core/venue.ts';
-import { type ExecutorStats } from '../execution/executor.ts';
+import type { MarketInfo } from '../core/venue.ts';
 import { isOpen } from '../execution/tracker.ts';
 import { resolveRiskLimits, type RiskLimits } from '../risk/limits.ts';
 import { fillFromEvent, openStore, type FillChange, type Store } from '../store/store.ts';
@@ -94,16 +81,15 @@ import { PositionAccumulator, pnlOf } from '../store/positions.ts';
 import type { StrategyDefinition } from '../strategy/api.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { resolveParams } from '../strategy/params.ts';
-import { parseLine, type FeedHeader } from '../venues/sim/feed.ts';
-import { newReplayStats, replayCachedBatches, replayFeedBatches } from './replay.ts';
-import { planFeedCaches, type FeedCachePlan } from './feed-cache.ts';
-import type { LatencySpec } from '../venues/sim/latency.ts';
 import { FillPointSampler, FillRowRing, FillStatsAccumulator } from './fill-stats.ts';
-import type { BacktestDriver, BacktestResult, DrivenVenue, FillRow, Samples, TokenSeries, WorldSpec } from './types.ts';
+import type { BacktestDriver, BacktestResult, FillRow, Samples, TokenSeries, WorldSpec } from './types.ts';
 import { MARKOUT_HORIZONS_MS } from './metrics.ts';
-import { BudgetMeter } from '../venues/sim/sim-budget.ts';
 import { QuietClock } from './quiet-clock.ts';
-import { createSimVenue, type SimLatencyOptions, type SimVenue } from '../venues/sim/sim-venue.ts';
+import { InstrumentedVenue } from './instrumented-venue.ts';
+import { createFeedDriver } from './feed-driver.ts';
+
+export { createFeedDriver, type FeedDriverOptions } from './feed-driver.ts';
+import { type SimLatencyOptions } from '../venues/sim/sim-venue.ts';
 
 // ---- options and result ---------------------------------------------------------------------------
 
@@ -202,117 +188,6 @@ export interface BacktestProgress {
   readonly fills: number;
 }
 
-// ---- the venue, instrumented -----------------------------------------------------------------------
-
-/**
- * Wraps a venue: counts calls (the runner's "something may be pending" signal), and counts the
- * trading requests against the rate rules with the virtual time.
- */
-class InstrumentedVenue implements Venue {
-  readonly clock: VirtualClock;
-  readonly budgets = new BudgetMeter();
-  started = 0;
-  settled = 0;
-  readonly counts = {
-    placeRequests: 0,
-    ordersSent: 0,
-    ordersAccepted: 0,
-    ordersRejected: 0,
-    ordersUnknown: 0,
-    cancelRequests: 0,
-    idsCancelled: 0,
-    cancelAllRequests: 0,
-  };
-  readonly rejectCodes = new Map<string, number>();
-  readonly resync?: (ids: readonly TokenId[]) => void;
-
-  constructor(
-    readonly inner: DrivenVenue,
-    clock: VirtualClock,
-  ) {
-    this.clock = clock;
-    if (typeof inner.resync === 'function') this.resync = (ids) => inner.resync!(ids);
-  }
-
-  #track<T>(p: Promise<T>): Promise<T> {
-    this.started++;
-    const done = (): void => {
-      this.settled++;
-    };
-    p.then(done, done);
-    return p;
-  }
-
-  markets(): Promise<readonly MarketInfo[]> {
-    return this.#track(this.inner.markets());
-  }
-  marketEvents(tokenIds: readonly TokenId[]) {
-    return this.inner.marketEvents(tokenIds);
-  }
-  userEvents(markets: readonly ConditionId[]) {
-    return this.inner.userEvents(markets);
-  }
-  /** Recorded (feed) or simulated (world) real-time prices, when the venue has them. */
-  get priceEvents(): Venue['priceEvents'] {
-    const inner = this.inner;
-    return inner.priceEvents ? (symbols: readonly string[]) => inner.priceEvents!(symbols) : undefined;
-  }
-  prepare(requests: readonly PlaceRequest[]): readonly PreparedOrder[] {
-    return this.inner.prepare(requests);
-  }
-  place(orders: readonly PreparedOrder[]): Promise<readonly PlaceOutcome[]> {
-    this.counts.placeRequests++;
-    this.counts.ordersSent += orders.length;
-    this.budgets.record('POST /orders', this.clock.now());
-    const p = this.inner.place(orders);
-    p.then(
-      (outs) => {
-        for (const o of outs) {
-          if (o.ok) this.counts.ordersAccepted++;
-          else if (o.code === 'UNKNOWN') this.counts.ordersUnknown++;
-          else {
-            this.counts.ordersRejected++;
-            this.rejectCodes.set(o.code, (this.rejectCodes.get(o.code) ?? 0) + 1);
-          }
-        }
-      },
-      () => {
-        this.counts.ordersUnknown += orders.length;
-      },
-    );
-    return this.#track(p);
-  }
-  cancel(ids: readonly OrderId[]): Promise<CancelOutcome> {
-    this.counts.cancelRequests++;
-    this.counts.idsCancelled += ids.length;
-    this.budgets.record('DELETE /orders', this.clock.now());
-    return this.#track(this.inner.cancel(ids));
-  }
-  cancelAll(): Promise<CancelOutcome> {
-    this.counts.cancelAllRequests++;
-    this.budgets.record('DELETE /cancel-all', this.clock.now());
-    return this.#track(this.inner.cancelAll());
-  }
-  openOrders(): Promise<readonly VenueOrder[]> {
-    return this.#track(this.inner.openOrders());
-  }
-  order(id: OrderId): Promise<VenueOrder | undefined> {
-    return this.#track(this.inner.order(id));
-  }
-  fills(sinceMs: number): Promise<readonly VenueFill[]> {
-    return this.#track(this.inner.fills(sinceMs));
-  }
-  heartbeat(): Promise<boolean> {
-    return this.#track(this.inner.heartbeat());
-  }
-  balance(): Promise<{ available: Micro; reserved: Micro }> {
-    return this.#track(this.inner.balance());
-  }
-  close(): Promise<void> {
-    return this.#track(this.inner.close());
-  }
-}
-
 // ---- the driver interface ----------------------------------------------------------------------------
 
 // ---- small helpers ---------------------------------------------------------------------------------
@@ -337,16 +212,6 @@ const ENGINE_FILL_KEYS = 2_000;
 const ENGINE_TERMINAL_IDS = 2_000;
 const SILENT = { debug() {}, info() {}, warn() {}, error() {} };
 const immediate = (): Promise<void> => new Promise((r) => setImmediate(r));
-
-function _sameQuotes(a: readonly QuoteIntent[], b: readonly QuoteIntent[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x.tokenId !== y.tokenId || x.side !== y.side || x.price !== y.price || x.size !== y.size) return false;
-  }
-  return true;
-}
 
 // ---- the run -------------------------------------------------------------------------------------
 
@@ -862,176 +727,6 @@ async function runWith(
     executor: execRest,
     venue: driver.venue.stats ?? null,
     openOrdersAtEnd: flat?.open.length ?? -1,
-  };
-}
-
-// ---- feed mode -----------------------------------------------------------------------------------
-
-/**
- * The header of a feed file (its first line), or undefined when the first line is not one. Reads
- * only the start of the file, and closes it.
- * @throws the file system's error when the file cannot be read
- */
-async function firstHeader(file: string): Promise<FeedHeader | undefined> {
-  const fh = await open(file, 'r');
-  let text = '';
-  try {
-    const head = Buffer.alloc(2);
-    const { bytesRead } = await fh.read(head, 0, 2, 0);
-    const gz = bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
-    const raw = fh.createReadStream({ start: 0, autoClose: false, highWaterMark: 64 * 1024 });
-    const src = gz ? raw.pipe(createGunzip()) : raw;
-    try {
-      for await (const chunk of src as AsyncIterable<Buffer>) {
-        text += chunk.toString('utf8');
-        if (text.includes('\n') || text.length > 64 << 20) break;
-      }
-    } catch {
-      // damaged gzip: whatever decoded is all there is
-    } finally {
-      raw.destroy();
-      src.destroy();
-    }
-  } finally {
-    await fh.close();
-  }
-  const nl = text.indexOf('\n');
-  const item = parseLine(nl < 0 ? text : text.slice(0, nl));
-  return item?.kind === 'header' ? item.header : undefined;
-}
-
-/** Options of the feed driver. */
-export interface FeedDriverOptions {
-  readonly files: readonly string[];
-  readonly seed: number;
-  readonly queue: 'risk-averse' | 'probabilistic';
-  readonly latencyMs: number;
-  /** Full latency options of the simulated venue (default: entry, cancel and response all `latencyMs`, constant). */
-  readonly latency?: SimLatencyOptions | undefined;
-  readonly collateral: number;
-  readonly markets?: readonly string[] | undefined;
-  readonly batchSize?: number | undefined;
-  /** A folder of decoded-event caches (built there when missing). */
-  readonly feedCache?: string | undefined;
-}
-
-/**
- * Reads the feeds' headers (the markets recorded), builds the clock and the simulated venue, and
- * returns the driver: replayed items, in receive-time order, each advancing the clock to its time
- * and then ingested by the venue.
- * @throws ConfigError when a file is missing or not a feed, or a market asked for is not in it
- */
-export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDriver> {
-  if (o.files.length === 0) throw new ConfigError('backtest.feed', 'no feed file given');
-  const headers: FeedHeader[] = [];
-  for (const f of o.files) {
-    let h: FeedHeader | undefined;
-    try {
-      h = await firstHeader(f);
-    } catch (e) {
-      throw new ConfigError('backtest.feed', `cannot read ${f}: ${(e as Error).message}`, { cause: e });
-    }
-    if (h === undefined) throw new ConfigError('backtest.feed', `${f} is not a recorded feed (no header line)`);
-    headers.push(h);
-  }
-  const all: MarketInfo[] = [];
-  const seen = new Set<string>();
-  for (const h of headers)
-    for (const m of h.markets) {
-      if (seen.has(m.market)) continue;
-      seen.add(m.market);
-      all.push(m);
-    }
-  let markets = all.filter((m) => m.active);
-  if (o.markets !== undefined && o.markets.length > 0) {
-    const want = new Set(o.markets.map((m) => m.toLowerCase()));
-    markets = all.filter((m) => want.has(m.market.toLowerCase()));
-    const missing = [...want].filter((x) => !markets.some((m) => m.market.toLowerCase() === x));
-    if (missing.length > 0)
-      throw new ConfigError('backtest.markets', `market(s) not in the feed: ${missing.join(', ')}`);
-  }
-  const clock = new VirtualClock(Math.min(...headers.map((h) => h.t)));
-  const one: LatencySpec = { kind: 'constant', ms: o.latencyMs };
-  let venue: SimVenue;
-  try {
-    venue = createSimVenue({
-      clock,
-      markets: all,
-      account: { collateral: o.collateral as Micro },
-      queue: o.queue,
-      latency: o.latency ?? { entry: one, cancel: one, response: one },
-      seed: o.seed >>> 0,
-    });
-  } catch (e) {
-    throw new ConfigError('backtest.latency', (e as Error).message, { cause: e });
-  }
-  const files = [...o.files];
-  // the feeds' caches: whole ones are read; missing ones are written by this run as it reads the
-  // text (kept only when the run reads the feed to its end)
-  let plan: FeedCachePlan | undefined;
-  if (o.feedCache !== undefined) {
-    try {
-      plan = await planFeedCaches(files, o.feedCache);
-    } catch (e) {
-      await venue.close();
-      throw new ConfigError(
-        'backtest.feedCache',
-        `cannot use the feed cache folder ${o.feedCache}: ${(e as Error).message}`,
-        { cause: e },
-      );
-    }
-  }
-  return {
-    mode: 'feed',
-    clock,
-    venue,
-    markets,
-    endMs: undefined,
-    source: { feeds: files },
-    async run(step, count) {
-      const stats = newReplayStats();
-      let n = 0;
-      // frames and malformed lines are counted as the items are taken, not as the replay reads
-      // ahead: a run that stops early (kill switch, abort) reports what it went past, the same
-      // from the text and from the feed cache, whose read-ahead differs
-      let frames = 0;
-      let bad = 0;
-      let ended = false;
-      const ro = { stats, ...(o.batchSize !== undefined ? { batchSize: o.batchSize } : {}) };
-      const it =
-        plan !== undefined
-          ? replayCachedBatches(files, plan.ready, { ...ro, build: plan.missing })
-          : replayFeedBatches(files, ro);
-      try {
-        outer: for (;;) {
-          const r = await it.next();
-          if (r.done === true) {
-            ended = true;
-            break;
-          }
-          for (const item of r.value) {
-            n++;
-            if (item.kind === 'frame' || item.kind === 'events') frames++;
-            bad += item.bad ?? 0;
-            clock.advanceTo(item.t > clock.now() ? item.t : clock.now());
-            let s = step();
-            if (s !== false && (s === true || (await s))) break outer;
-            venue.ingest(item);
-            s = step();
-            if (s !== false && (s === true || (await s))) break outer;
-          }
-          count(n, frames, bad);
-        }
-      } finally {
-        await it.return?.();
-        // read to the end: the malformed lines after the last item too
-        count(n, frames, ended ? stats.malformed : bad);
-      }
-    },
-    halt() {},
-    async close() {
-      await venue.close();
-    },
   };
 }
 

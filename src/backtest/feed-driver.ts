@@ -1,0 +1,185 @@
+/**
+ * Feed mode of the backtest: recorded feeds (src/backtest/replay.ts, pulled in batches, or their
+ * decoded-event caches) into the simulated venue (src/venues/sim/sim-venue.ts), each item advancing
+ * the virtual clock to its receive time and then ingested.
+ */
+import { open } from 'node:fs/promises';
+import { createGunzip } from 'node:zlib';
+import { VirtualClock } from '../core/clock.ts';
+import { ConfigError } from '../core/errors.ts';
+import type { Micro } from '../core/units.ts';
+import type { MarketInfo } from '../core/venue.ts';
+import { parseLine, type FeedHeader } from '../venues/sim/feed.ts';
+import type { LatencySpec } from '../venues/sim/latency.ts';
+import { createSimVenue, type SimLatencyOptions, type SimVenue } from '../venues/sim/sim-venue.ts';
+import { planFeedCaches, type FeedCachePlan } from './feed-cache.ts';
+import { newReplayStats, replayCachedBatches, replayFeedBatches } from './replay.ts';
+import type { BacktestDriver } from './types.ts';
+
+/**
+ * The header of a feed file (its first line), or undefined when the first line is not one. Reads
+ * only the start of the file, and closes it.
+ * @throws the file system's error when the file cannot be read
+ */
+async function firstHeader(file: string): Promise<FeedHeader | undefined> {
+  const fh = await open(file, 'r');
+  let text = '';
+  try {
+    const head = Buffer.alloc(2);
+    const { bytesRead } = await fh.read(head, 0, 2, 0);
+    const gz = bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
+    const raw = fh.createReadStream({ start: 0, autoClose: false, highWaterMark: 64 * 1024 });
+    const src = gz ? raw.pipe(createGunzip()) : raw;
+    try {
+      for await (const chunk of src as AsyncIterable<Buffer>) {
+        text += chunk.toString('utf8');
+        if (text.includes('\n') || text.length > 64 << 20) break;
+      }
+    } catch {
+      // damaged gzip: whatever decoded is all there is
+    } finally {
+      raw.destroy();
+      src.destroy();
+    }
+  } finally {
+    await fh.close();
+  }
+  const nl = text.indexOf('\n');
+  const item = parseLine(nl < 0 ? text : text.slice(0, nl));
+  return item?.kind === 'header' ? item.header : undefined;
+}
+
+/** Options of the feed driver. */
+export interface FeedDriverOptions {
+  readonly files: readonly string[];
+  readonly seed: number;
+  readonly queue: 'risk-averse' | 'probabilistic';
+  readonly latencyMs: number;
+  /** Full latency options of the simulated venue (default: entry, cancel and response all `latencyMs`, constant). */
+  readonly latency?: SimLatencyOptions | undefined;
+  readonly collateral: number;
+  readonly markets?: readonly string[] | undefined;
+  readonly batchSize?: number | undefined;
+  /** A folder of decoded-event caches (built there when missing). */
+  readonly feedCache?: string | undefined;
+}
+
+/**
+ * Reads the feeds' headers (the markets recorded), builds the clock and the simulated venue, and
+ * returns the driver: replayed items, in receive-time order, each advancing the clock to its time
+ * and then ingested by the venue.
+ * @throws ConfigError when a file is missing or not a feed, or a market asked for is not in it
+ */
+export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDriver> {
+  if (o.files.length === 0) throw new ConfigError('backtest.feed', 'no feed file given');
+  const headers: FeedHeader[] = [];
+  for (const f of o.files) {
+    let h: FeedHeader | undefined;
+    try {
+      h = await firstHeader(f);
+    } catch (e) {
+      throw new ConfigError('backtest.feed', `cannot read ${f}: ${(e as Error).message}`, { cause: e });
+    }
+    if (h === undefined) throw new ConfigError('backtest.feed', `${f} is not a recorded feed (no header line)`);
+    headers.push(h);
+  }
+  const all: MarketInfo[] = [];
+  const seen = new Set<string>();
+  for (const h of headers)
+    for (const m of h.markets) {
+      if (seen.has(m.market)) continue;
+      seen.add(m.market);
+      all.push(m);
+    }
+  let markets = all.filter((m) => m.active);
+  if (o.markets !== undefined && o.markets.length > 0) {
+    const want = new Set(o.markets.map((m) => m.toLowerCase()));
+    markets = all.filter((m) => want.has(m.market.toLowerCase()));
+    const missing = [...want].filter((x) => !markets.some((m) => m.market.toLowerCase() === x));
+    if (missing.length > 0)
+      throw new ConfigError('backtest.markets', `market(s) not in the feed: ${missing.join(', ')}`);
+  }
+  const clock = new VirtualClock(Math.min(...headers.map((h) => h.t)));
+  const one: LatencySpec = { kind: 'constant', ms: o.latencyMs };
+  let venue: SimVenue;
+  try {
+    venue = createSimVenue({
+      clock,
+      markets: all,
+      account: { collateral: o.collateral as Micro },
+      queue: o.queue,
+      latency: o.latency ?? { entry: one, cancel: one, response: one },
+      seed: o.seed >>> 0,
+    });
+  } catch (e) {
+    throw new ConfigError('backtest.latency', (e as Error).message, { cause: e });
+  }
+  const files = [...o.files];
+  // the feeds' caches: whole ones are read; missing ones are written by this run as it reads the
+  // text (kept only when the run reads the feed to its end)
+  let plan: FeedCachePlan | undefined;
+  if (o.feedCache !== undefined) {
+    try {
+      plan = await planFeedCaches(files, o.feedCache);
+    } catch (e) {
+      await venue.close();
+      throw new ConfigError(
+        'backtest.feedCache',
+        `cannot use the feed cache folder ${o.feedCache}: ${(e as Error).message}`,
+        { cause: e },
+      );
+    }
+  }
+  return {
+    mode: 'feed',
+    clock,
+    venue,
+    markets,
+    endMs: undefined,
+    source: { feeds: files },
+    async run(step, count) {
+      const stats = newReplayStats();
+      let n = 0;
+      // frames and malformed lines are counted as the items are taken, not as the replay reads
+      // ahead: a run that stops early (kill switch, abort) reports what it went past, the same
+      // from the text and from the feed cache, whose read-ahead differs
+      let frames = 0;
+      let bad = 0;
+      let ended = false;
+      const ro = { stats, ...(o.batchSize !== undefined ? { batchSize: o.batchSize } : {}) };
+      const it =
+        plan !== undefined
+          ? replayCachedBatches(files, plan.ready, { ...ro, build: plan.missing })
+          : replayFeedBatches(files, ro);
+      try {
+        outer: for (;;) {
+          const r = await it.next();
+          if (r.done === true) {
+            ended = true;
+            break;
+          }
+          for (const item of r.value) {
+            n++;
+            if (item.kind === 'frame' || item.kind === 'events') frames++;
+            bad += item.bad ?? 0;
+            clock.advanceTo(item.t > clock.now() ? item.t : clock.now());
+            let s = step();
+            if (s !== false && (s === true || (await s))) break outer;
+            venue.ingest(item);
+            s = step();
+            if (s !== false && (s === true || (await s))) break outer;
+          }
+          count(n, frames, bad);
+        }
+      } finally {
+        await it.return?.();
+        // read to the end: the malformed lines after the last item too
+        count(n, frames, ended ? stats.malformed : bad);
+      }
+    },
+    halt() {},
+    async close() {
+      await venue.close();
+    },
+  };
+}
