@@ -41,9 +41,11 @@
  *
  * "YES" is the market's first token (`MarketInfo.tokens[0]`), "NO" its second.
  *
- * The handler is cheap: it recomputes one market on that market's book events (a snapshot, or the
- * last level change of a batch), fills and tick changes, and every market on timers and market-stream
- * resyncs (src/strategy/quoting.ts: MarketRegistry). It imports only the plugin API ('mmkit/strategy'),
+ * The handler recomputes one market on that market's book events (a snapshot, or the last level
+ * change of a batch), fills and tick changes, and every market on timers and market-stream resyncs
+ * (src/strategy/quoting.ts: MarketRegistry). A book event that moved nothing the quotes read (a
+ * level behind the top, the same touch, orders and positions) gets no output: execution keeps the
+ * quotes (src/strategy/quoting.ts: UnmovedFilter). It imports only the plugin API ('mmkit/strategy'),
  * reads no clock (`state.now` is the time). The common rules' helpers are in src/strategy/quoting.ts.
  */
 import {
@@ -74,6 +76,7 @@ import {
   type StrategyOutput,
   type StrategyState,
   type TokenId,
+  UnmovedFilter,
 } from 'mmkit/strategy';
 
 // ---- params --------------------------------------------------------------------------------------
@@ -315,11 +318,11 @@ interface Own {
 const EPS = 1e-6;
 
 /**
- * The working memory of `quoteAt`, reused across calls: it runs on every memo miss (tens of
+ * The working memory of `quoteAt`, reused across calls: it runs on every re-quote (tens of
  * thousands of times per backtest), and allocating its per-band and per-order arrays each time
  * cost more than the arithmetic. One module-level instance is safe because `quoteAt` is
  * synchronous and not re-entrant. Nothing in here is ever returned: the quotes array and the quote
- * objects in it are fresh per call (the memo keeps them and callers share them read-only).
+ * objects in it are fresh per call.
  *
  * Per slot (bids 0..nb-1, asks nb..2nb-1, innermost first): `target` is the band's target price
  * (NaN when it falls outside [tick, 1 - tick] or post-only drops it; NaN equals no price, as null
@@ -398,7 +401,7 @@ export function quoteMarket(plan: MarketPlan, cfg: BandsConfig, state: StrategyS
 }
 
 /**
- * `quoteMarket` on a top already computed (the memo below computes it first). Exported for the
+ * `quoteMarket` on a top already computed (the plugin computes it first). Exported for the
  * equivalence test and the micro-benchmark (test/unit/strategies/bands-quote-equivalence.test.ts,
  * which compares it with a frozen copy of the straightforward version it replaced).
  *
@@ -613,119 +616,6 @@ export function quoteAt(plan: MarketPlan, cfg: BandsConfig, state: StrategyState
   return quotes.filter((q) => !at.has(`${q.tokenId}|${q.side}|${q.price}`));
 }
 
-/**
- * The last quotes of one market and everything `quoteAt` read to make them. `quoteAt` is a pure
- * function of: the top (bid, ask, mid, touch), the market's live orders, the YES and NO positions,
- * the tick and minimum size, and the time only through maxOrderAge. When none of these changed (the
- * live orders compared by identity: a state that rebuilds the list on every change, as the order
- * tracker's cached view and the engine's own list do, hits; one that builds a new list per call
- * never does), the same quotes come out, so they are reused: a book event away from the top (most
- * of a feed) costs a top and a few compares instead of the whole band assignment.
- */
-interface QuoteMemo {
-  tick: number;
-  minSize: number;
-  bid: number | null;
-  ask: number | null;
-  mid: number | null;
-  touchBid: number | null;
-  touchAsk: number | null;
-  live: readonly LiveOrderView[];
-  yes: number;
-  no: number;
-  quotes: QuoteIntent[];
-  /** A level change since this evaluation may have moved what `quoteAt` reads (see `unmoved`). */
-  touched: boolean;
-}
-
-/** `quoteMarket` with the memo of `ref`'s market (see QuoteMemo). The quotes returned are shared: read-only. */
-function quoteMemo(
-  memos: Map<ConditionId, QuoteMemo>,
-  ref: MarketRef,
-  cfg: BandsConfig,
-  state: StrategyState,
-): QuoteIntent[] {
-  const t = marketTop(state, ref, { excludeOwn: cfg.excludeOwnOrders, tokens: cfg.tokens });
-  // no memo either while the NO book is stale: the engine pulls the market then (its outputs are
-  // dropped), so the event that makes the data whole again (a NO snapshot) must hand the quotes on
-  if (cfg.maxOrderAgeMs > 0 || t === null || state.book(ref.no)?.stale === true) {
-    memos.delete(ref.market);
-    return quoteAt(ref, cfg, state, t);
-  }
-  const live = state.openOrders(ref.market);
-  const yes = state.position(ref.yes).size;
-  const no = state.position(ref.no).size;
-  const m = memos.get(ref.market);
-  if (
-    m !== undefined &&
-    m.live === live &&
-    m.tick === ref.tick &&
-    m.minSize === ref.minSize &&
-    m.bid === t.bid &&
-    m.ask === t.ask &&
-    m.mid === t.mid &&
-    m.touchBid === t.touchBid &&
-    m.touchAsk === t.touchAsk &&
-    m.yes === yes &&
-    m.no === no
-  ) {
-    m.touched = false;
-    return m.quotes;
-  }
-  const quotes = quoteAt(ref, cfg, state, t);
-  memos.set(ref.market, {
-    tick: ref.tick,
-    minSize: ref.minSize,
-    bid: t.bid,
-    ask: t.ask,
-    mid: t.mid,
-    touchBid: t.touchBid,
-    touchAsk: t.touchAsk,
-    live,
-    yes,
-    no,
-    quotes,
-    touched: false,
-  });
-  return quotes;
-}
-
-/**
- * Notes a level change against the market's memo: a YES level at or better than the top `quoteAt`
- * read (the bid or ask net of our orders) may move it; a level behind it cannot (the net top is the
- * best level holding size that is not ours, so levels behind it neither make nor unmake it, and
- * the touch is at or before it). The NO book matters only when the top is read from it (no YES book).
- */
-function noteLevel(m: QuoteMemo, ref: MarketRef, e: LevelChangeEvent, state: StrategyState): void {
-  if (m.touched) return;
-  if (e.tokenId !== ref.yes) {
-    if (state.book(ref.yes) === undefined) m.touched = true;
-    return;
-  }
-  if (e.side === 'BUY' ? m.bid === null || e.price >= m.bid : m.ask === null || e.price <= m.ask) m.touched = true;
-}
-
-/**
- * True when nothing `quoteAt` reads changed since the memo was made, so the quotes it holds are
- * still the answer and were already handed on: no level at or before the top moved, the touch, our
- * live orders (by identity), positions, tick and minimum size are the same. The book event that
- * ends such a batch needs no output (execution keeps the quotes; the engine's timer re-asserts them
- * every tick, which also re-offers them to a risk gate that refused them for a passing reason).
- */
-function unmoved(m: QuoteMemo, ref: MarketRef, state: StrategyState): boolean {
-  if (m.touched || m.tick !== ref.tick || m.minSize !== ref.minSize) return false;
-  const b = state.book(ref.yes);
-  if (b === undefined || b.stale || b.bestBid !== m.touchBid || b.bestAsk !== m.touchAsk) return false;
-  // a NO book gone stale since (a desync or a crossed book found at the end of a batch): with
-  // tokens 'both' marketTop is null (no quotes); in either mode the engine pulls the market
-  if (state.book(ref.no)?.stale === true) return false;
-  return (
-    m.live === state.openOrders(ref.market) &&
-    m.yes === state.position(ref.yes).size &&
-    m.no === state.position(ref.no).size
-  );
-}
-
 function yesPriceOf(q: QuoteIntent, plan: MarketPlan): number {
   return q.tokenId === plan.yes ? q.price : PRICE_SCALE - q.price;
 }
@@ -743,31 +633,27 @@ export default defineStrategy({
     const reg = new MarketRegistry(ctx.markets.values());
     ctx.log.debug({ markets: reg.size, tokens: cfg.tokens, bands: cfg.bands.length }, 'bands strategy ready');
 
-    const memos = new Map<ConditionId, QuoteMemo>();
-    const desired = (ref: MarketRef, state: StrategyState): DesiredQuotes => ({
-      market: ref.market,
-      quotes: ref.quotable ? quoteMemo(memos, ref, cfg, state) : [],
-      at: state.now,
-    });
+    // book events that moved nothing the quotes read get no output (execution keeps the quotes)
+    const unmoved = new UnmovedFilter();
+    const quotes = (ref: MarketRef, state: StrategyState): QuoteIntent[] => {
+      if (!ref.quotable) return [];
+      const top = marketTop(state, ref, { excludeOwn: cfg.excludeOwnOrders, tokens: cfg.tokens });
+      // with a maximum order age the quotes depend on the time too: every event re-quotes
+      unmoved.quoted(ref, cfg.maxOrderAgeMs > 0 ? null : top, state);
+      return quoteAt(ref, cfg, state, top);
+    };
 
     return {
       onEvent(e: MmkitEvent, state: StrategyState): StrategyOutput | undefined {
-        let memo: QuoteMemo | undefined;
-        if (e.type === 'level_change' || e.type === 'book_snapshot') {
-          const ref = reg.byToken(e.tokenId);
-          memo = ref === undefined ? undefined : memos.get(ref.market);
-          if (memo !== undefined) {
-            if (e.type === 'level_change') noteLevel(memo, ref!, e, state);
-            // a snapshot replaces the book: of the YES book (or of the NO book when the top is read from it), it may move anything
-            else if (e.tokenId === ref!.yes || state.book(ref!.yes) === undefined) memo.touched = true;
-          }
-        }
+        const followed = unmoved.see(e, reg, state);
         const a = reg.note(e);
         if (a.kind === 'none') return undefined;
-        // a book event (the end of a batch of level changes, a NO snapshot) that moved nothing the quotes depend on: no output
-        if (memo !== undefined && a.kind === 'market' && unmoved(memo, a.ref, state)) return undefined;
+        if (followed && a.kind === 'market' && unmoved.unmoved(a.ref, state)) return undefined;
         const refs = a.kind === 'all' ? reg.all() : [a.ref];
-        return refs.length === 0 ? undefined : { quotes: refs.map((r) => desired(r, state)) };
+        if (refs.length === 0) return undefined;
+        return {
+          quotes: refs.map((r): DesiredQuotes => ({ market: r.market, quotes: quotes(r, state), at: state.now })),
+        };
       },
     };
   },

@@ -128,6 +128,24 @@ interface Entry {
   adopted: boolean;
   createdAt: number;
   updatedAt: number;
+  /** The last LiveOrderView made of it (remade when `sizeMatched` changed: nothing else of a view can). */
+  live: LiveOrderView | undefined;
+}
+
+/** The LiveOrderView of an entry: the one made before while it still shows the entry. */
+function liveView(e: Entry): LiveOrderView {
+  const v = e.live;
+  if (v !== undefined && v.sizeMatched === e.sizeMatched) return v;
+  return (e.live = {
+    id: e.id,
+    market: e.market,
+    tokenId: e.tokenId,
+    side: e.side,
+    price: e.price,
+    originalSize: e.originalSize,
+    sizeMatched: e.sizeMatched,
+    createdAt: e.createdAt,
+  });
 }
 
 function view(e: Entry): TrackedOrder {
@@ -161,6 +179,8 @@ export class OrderTracker {
   readonly #orders = new Map<OrderId, Entry>();
   /** The open entries only (the diff runs on these at every cycle: not on the retained terminal ones). */
   readonly #open = new Map<OrderId, Entry>();
+  /** `#open` by market, each in `#open`'s order (kept by the same set and delete calls). */
+  readonly #openIn = new Map<string, Map<OrderId, Entry>>();
   readonly #listeners = new Set<TransitionListener>();
   #lastPrune = 0;
   /** Bumped by every change an open order's view can show (see `liveOrdersCached`); also per market. */
@@ -204,6 +224,7 @@ export class OrderTracker {
       adopted: false,
       createdAt: now,
       updatedAt: now,
+      live: undefined,
     };
     this.#orders.set(p.id, e);
     this.#emit(null, e, 'prepared');
@@ -265,6 +286,18 @@ export class OrderTracker {
         this.#bump(e.market);
       }
     }
+  }
+
+  #setOpen(e: Entry): void {
+    this.#open.set(e.id, e);
+    let m = this.#openIn.get(e.market);
+    if (m === undefined) this.#openIn.set(e.market, (m = new Map()));
+    m.set(e.id, e);
+  }
+
+  #deleteOpen(e: Entry): void {
+    this.#open.delete(e.id);
+    this.#openIn.get(e.market)?.delete(e.id);
   }
 
   /** A change a view of `market`'s open orders can show. */
@@ -364,20 +397,12 @@ export class OrderTracker {
   liveOrders(market?: ConditionId, opts: { excludeCancelling?: boolean } = {}): LiveOrderView[] {
     this.#prune();
     const out: LiveOrderView[] = [];
-    for (const e of this.#open.values()) {
-      if (!isOpen(e.status)) continue;
-      if (market !== undefined && e.market !== market) continue;
-      if (opts.excludeCancelling === true && e.cancelRequested) continue;
-      out.push({
-        id: e.id,
-        market: e.market,
-        tokenId: e.tokenId,
-        side: e.side,
-        price: e.price,
-        originalSize: e.originalSize,
-        sizeMatched: e.sizeMatched,
-        createdAt: e.createdAt,
-      });
+    const open = market === undefined ? this.#open : this.#openIn.get(market);
+    if (open === undefined) return out;
+    const x = opts.excludeCancelling === true;
+    for (const e of open.values()) {
+      if (!isOpen(e.status) || (x && e.cancelRequested)) continue;
+      out.push(liveView(e));
     }
     return out;
   }
@@ -450,9 +475,10 @@ export class OrderTracker {
       adopted: true,
       createdAt: now,
       updatedAt: now,
+      live: undefined,
     };
     this.#orders.set(id, e);
-    this.#open.set(id, e);
+    this.#setOpen(e);
     this.#bump(e.market);
     // no transition yet: the caller advances it to the venue's state right away
     return e;
@@ -520,8 +546,8 @@ export class OrderTracker {
 
   #emit(from: TrackedStatus | null, e: Entry, cause: string): void {
     this.#bump(e.market);
-    if (isOpen(e.status)) this.#open.set(e.id, e);
-    else this.#open.delete(e.id);
+    if (isOpen(e.status)) this.#setOpen(e);
+    else this.#deleteOpen(e);
     const t: Transition = { from, to: e.status, order: view(e), cause };
     for (const fn of this.#listeners) fn(t);
   }

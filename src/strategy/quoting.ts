@@ -245,6 +245,97 @@ export function marketTop(
   return { bid, ask, mid: bid !== null && ask !== null ? (bid + ask) / 2 : null, touchBid, touchAsk };
 }
 
+/**
+ * Book events that cannot change a top-of-book quoter's quotes, so that it can answer them with no
+ * output (execution keeps the quotes it has; the engine's timer re-asserts them every tick). For a
+ * strategy whose quotes of a market are a function of: the market's top (`marketTop`, our orders
+ * excluded or not), the touch, the market's live orders, the YES and NO positions, the tick and the
+ * minimum size (bands is one). Per market it keeps what the last quotes were computed from
+ * (`quoted`), and which book events came since (`see`):
+ *  - a YES level change at or better than the top read then (the bid or ask net of our orders) may
+ *    move it; a level behind it cannot (the net top is the best level holding size that is not
+ *    ours, so levels behind it neither make nor unmake it, and the touch is at or before it). A NO
+ *    level change matters only when the top is read from the NO book (no YES book);
+ *  - a snapshot of the YES book (or of the NO book when the top is read from it) may move anything.
+ * `unmoved` is then true when none of those came and the touch, the live orders (the same list:
+ *  the order tracker's list changes identity with any change of the market's orders), both
+ * positions, the tick and the minimum size are as they were, and the NO book is not stale (the
+ * engine pulls the market then: the event that makes it whole again must re-quote).
+ * A market is not followed while its quotes depend on the time (`quoted(ref, null)`).
+ */
+export class UnmovedFilter {
+  readonly #last = new Map<ConditionId, QuotedFrom>();
+
+  /**
+   * Notes a level change or a snapshot (call it before `MarketRegistry.note`, which may change the
+   * tick). True when the event's market is followed: only then may `unmoved` skip it.
+   */
+  see(e: MmkitEvent, reg: MarketRegistry, state: StrategyState): boolean {
+    if (e.type !== 'level_change' && e.type !== 'book_snapshot') return false;
+    const ref = reg.byToken(e.tokenId);
+    const q = ref === undefined ? undefined : this.#last.get(ref.market);
+    if (q === undefined) return false;
+    if (q.moved) return true;
+    const yes = ref!.yes;
+    if (e.type === 'book_snapshot') q.moved = e.tokenId === yes || state.book(yes) === undefined;
+    else if (e.tokenId !== yes) q.moved = state.book(yes) === undefined;
+    else q.moved = e.side === 'BUY' ? q.bid === null || e.price >= q.bid : q.ask === null || e.price <= q.ask;
+    return true;
+  }
+
+  /** True when nothing the market's last quotes were computed from changed since (see the class comment). */
+  unmoved(ref: MarketRef, state: StrategyState): boolean {
+    const q = this.#last.get(ref.market);
+    if (q === undefined || q.moved || q.tick !== ref.tick || q.minSize !== ref.minSize) return false;
+    const b = state.book(ref.yes);
+    if (b === undefined || b.stale || b.bestBid !== q.touchBid || b.bestAsk !== q.touchAsk) return false;
+    if (state.book(ref.no)?.stale === true) return false;
+    return (
+      q.live === state.openOrders(ref.market) &&
+      q.yes === state.position(ref.yes).size &&
+      q.no === state.position(ref.no).size
+    );
+  }
+
+  /**
+   * Records what the quotes of `ref` are being computed from: `top` as the strategy read it, or
+   * null to stop following the market (no top, quotes that depend on the time).
+   */
+  quoted(ref: MarketRef, top: MarketTop | null, state: StrategyState): void {
+    if (top === null || state.book(ref.no)?.stale === true) {
+      this.#last.delete(ref.market);
+      return;
+    }
+    this.#last.set(ref.market, {
+      tick: ref.tick,
+      minSize: ref.minSize,
+      bid: top.bid,
+      ask: top.ask,
+      touchBid: top.touchBid,
+      touchAsk: top.touchAsk,
+      live: state.openOrders(ref.market),
+      yes: state.position(ref.yes).size,
+      no: state.position(ref.no).size,
+      moved: false,
+    });
+  }
+}
+
+/** What a market's last quotes were computed from (UnmovedFilter). */
+interface QuotedFrom {
+  readonly tick: number;
+  readonly minSize: number;
+  readonly bid: number | null;
+  readonly ask: number | null;
+  readonly touchBid: number | null;
+  readonly touchAsk: number | null;
+  readonly live: readonly LiveOrderView[];
+  readonly yes: number;
+  readonly no: number;
+  /** A book event since may have moved what the quotes read. */
+  moved: boolean;
+}
+
 /** Our resting size at YES price `yp` on one side of the YES book (a NO order at q rests at 1 - q on the other side). */
 function ownAt(live: readonly LiveOrderView[], ref: Pick<MarketRef, 'yes' | 'no'>, bid: boolean, yp: number): number {
   let s = 0;

@@ -5,15 +5,24 @@
  *  - replay_events_per_sec: end to end, recorded market-channel frames through the simulated venue
  *    and the bands strategy with the daemon's engine, risk gate, executor and store (a temporary
  *    SQLite file), as `mmkit backtest --feed` runs them. A feed event is one event of a normalised
- *    L2 feed (hftbacktest's unit, SimVenueStats.feedEvents): each level of a book snapshot, each
- *    level change, trade and best bid/ask. replay_messages_per_sec: the same run counted in
- *    market-channel messages (a frame holds one or more; a `book` message holds ~11 levels here). The feed is the paper exchange's world recorded in virtual time by its own market
+ *    L2 feed (SimVenueStats.feedEvents): each level of a book snapshot, each level change, trade
+ *    and best bid/ask. Most of them (~75 %) are levels of the `book` snapshots the venue sends after
+ *    every trade, repeating what the level changes before them said: replay_delta_events_per_sec
+ *    is the same run counted in an incremental unit (hftbacktest's; src/backtest/delta-events.ts):
+ *    level changes and trades of each market once (the NO side derived, not counted), snapshot
+ *    levels only where they differ from the mirrored book, counted in one pass over the feed before
+ *    the timed runs and divided by the same wall time. replay_messages_per_sec: the same run counted
+ *    in market-channel messages (a frame holds one or more; a `book` message holds ~11 levels here).
+ *    The feed is the paper exchange's world recorded in virtual time by its own market
  *    channel (test/support/world-feed.ts: the frames `mmkit record` would write), 5 markets, agents
  *    at 10x the default activity (BENCH_FRAMES frames, default 200,000).
  *    The replay reads the feed's decoded-event cache (src/backtest/feed-cache.ts), as every run of
  *    `mmkit backtest` after a feed's first does; replay_events_per_sec_from_text is the same run
  *    decoding the gzip text (the first run of a feed). Each is the median of 3 runs after warm-up
  *    runs (V8 reaches its steady state only after a few whole runs).
+ *  - backtest_bands_vs_md_ratio: events/s of the bands run above over events/s of the same pipeline
+ *    with a strategy that never quotes (the market-data path alone), same feed, same process: the
+ *    cost of trading as a fraction (1: free; the goal is at least 0.5).
  *  - replay_memory_growth_mb: the same pipeline over BENCH_EVENTS messages (default 10,000,000; the
  *    feed above repeated, shifted in time, into a temporary file): V8 heap in use after a full GC
  *    at the end minus at the first checkpoint past 1,000,000 messages.
@@ -36,6 +45,7 @@ import { VirtualClock } from '../../src/core/clock.ts';
 import type { FeedHeader } from '../../src/venues/sim/feed.ts';
 import { replicateFeed, writeWorldFeed } from '../support/world-feed.ts';
 import { ensureFeedCaches } from '../../src/backtest/feed-cache.ts';
+import { countFeedEvents } from '../../src/backtest/delta-events.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -91,8 +101,14 @@ try {
   // first run of a feed and reads it on every later one
   const cacheDir = join(dir, 'feed-cache');
   t0 = performance.now();
-  await ensureFeedCaches([feed], cacheDir);
+  const caches = await ensureFeedCaches([feed], cacheDir);
   console.log(`# feed cache built in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+  // the feed's events in the incremental unit, counted once before the timed runs
+  t0 = performance.now();
+  const counted = await countFeedEvents([feed], caches);
+  console.log(
+    `# feed events: ${counted.feedEvents} (every snapshot level), ${counted.deltaEvents} in the incremental unit (${(100 * (1 - counted.deltaEvents / counted.feedEvents)).toFixed(1)} % fewer), from ${counted.events} decoded events (counted in ${((performance.now() - t0) / 1000).toFixed(2)} s)`,
+  );
   // no forced GC before these runs: a forced full GC makes V8 shrink the heap and drop what it
   // learned, and the next run measured ~60% slower than in a process that never forces one (as
   // `mmkit backtest` never does)
@@ -136,10 +152,17 @@ try {
     `# end to end: ${e2e.feedEvents} feed events, ${e2e.messages} messages, ${e2e.r.counts.marketEvents} market events, ${e2e.r.fillCount} fills, ${e2e.r.orders.ordersSent} orders, ${e2e.r.counts.intents} intents (${e2e.r.counts.intentsCoalesced} coalesced) in ${e2e.sec.toFixed(2)} s (median of 3 after 5 warm-up runs)`,
   );
   console.log(`# end to end with the store in memory: ${Math.round(mem.feedEvents / mem.sec)} events/s`);
+  if (counted.feedEvents !== e2e.feedEvents)
+    throw new Error(`the counting pass saw ${counted.feedEvents} feed events, the run ${e2e.feedEvents}`);
   console.log(`figure: replay_events_per_sec = ${Math.round(e2e.feedEvents / e2e.sec)} events/s`);
+  console.log(`figure: replay_delta_events_per_sec = ${Math.round(counted.deltaEvents / e2e.sec)} events/s`);
   console.log(`figure: replay_messages_per_sec = ${Math.round(e2e.messages / e2e.sec)} messages/s`);
   // the first run of a feed, before its cache exists: gunzip and the frame scanner on every frame
   console.log(`figure: replay_events_per_sec_from_text = ${Math.round(text.feedEvents / text.sec)} events/s`);
+  // the cost of trading: bands over the market-data path alone (same feed, same process)
+  console.log(
+    `figure: backtest_bands_vs_md_ratio = ${(e2e.feedEvents / e2e.sec / (idleRun.feedEvents / idleRun.sec)).toFixed(3)} x`,
+  );
 
   // ---- memory over a long replay ----------------------------------------------------------------------
   const copies = Math.max(1, Math.ceil(EVENTS / w.frames));

@@ -74,3 +74,65 @@ describe('OrderTracker.liveOrdersCached', () => {
     expect(t.liveOrdersCached(M).map((o) => o.id)).toEqual(['0xc']);
   });
 });
+
+describe('OrderTracker.liveOrders (per-market index, views reused while unchanged)', () => {
+  it('equals the plain computation (every open order in order, filtered, as a fresh view) after random changes', () => {
+    const clock = new VirtualClock(1000);
+    const t = new OrderTracker(clock);
+    const markets = [M, M2, '0xm3' as ConditionId];
+    let seed = 7;
+    const rnd = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const ids: OrderId[] = [];
+    /** The plain version: the all-markets list (the open orders in order) filtered, each a fresh view of all(). */
+    const plain = (market: ConditionId | undefined, x: boolean) => {
+      const byId = new Map(t.all().map((o) => [o.id, o]));
+      return t
+        .liveOrders()
+        .map((o) => byId.get(o.id)!)
+        .filter((o) => (market === undefined || o.market === market) && !(x && o.cancelRequested))
+        .map((o) => ({
+          id: o.id,
+          market: o.market,
+          tokenId: o.tokenId,
+          side: o.side,
+          price: o.price,
+          originalSize: o.originalSize,
+          sizeMatched: o.sizeMatched,
+          createdAt: o.createdAt,
+        }));
+    };
+    for (let step = 0; step < 400; step++) {
+      clock.advance(1 + rnd(50));
+      const id = ids.length > 0 ? ids[rnd(ids.length)]! : undefined;
+      switch (rnd(6)) {
+        case 0:
+        case 1: {
+          const nid = `0x${step}` as OrderId;
+          ids.push(nid);
+          t.addPending(prep(nid, markets[rnd(3)]!));
+          break;
+        }
+        case 2:
+          if (id !== undefined) t.onPlaceOutcome({ id, ok: true, status: 'live' });
+          break;
+        case 3:
+          if (id !== undefined) t.onFill({ tradeId: `t${step}`, orderId: id, size: 1_000_000, status: 'MATCHED' });
+          break;
+        case 4:
+          if (id !== undefined) t.markCancelRequested([id]);
+          break;
+        case 5:
+          if (id !== undefined) t.onCancelOutcome({ canceled: [id], notCanceled: new Map() });
+          break;
+      }
+      for (const m of [undefined, ...markets])
+        for (const x of [false, true]) {
+          expect(t.liveOrders(m, { excludeCancelling: x })).toEqual(plain(m, x));
+          expect(t.liveOrdersCached(m, { excludeCancelling: x })).toEqual(plain(m, x));
+        }
+    }
+  });
+});
