@@ -5,20 +5,11 @@
  *   core ← book ← strategy;  core ← api ← venues;  kernel wires venues, engine, risk, execution,
  *   store and the strategy;  cli, ops and backtest sit on top;  strategies/ use only 'mmkit/strategy'.
  *
- * TypeScript 7 has no JavaScript compiler API and dependency-cruiser reads .ts only with
- * typescript <7 (otherwise it skips every .ts file and passes with 0 modules): `npm run depcruise`
- * preloads .ci/depcruise/install.cjs, which hands dependency-cruiser a stand-in that lists each
- * file's imports (type-only ones included: they count for layering and cycles). Run it through npm.
+ * The sources are parsed with swc (@swc/core): TypeScript 7 has no JavaScript compiler API, and
+ * dependency-cruiser's own TypeScript path needs typescript <7 (it would skip every .ts file and
+ * pass with 0 modules). Type-only imports count (tsPreCompilationDeps): a type import is a
+ * dependency for layering and cycles too.
  */
-if (
-  !globalThis.__mmkitDepcruiseTypescriptShim &&
-  Number(require('typescript/package.json').version.split('.')[0]) >= 7
-) {
-  throw new Error(
-    'dependency-cruiser cannot read TypeScript 7 sources by itself: run `npm run depcruise` (it preloads .ci/depcruise/install.cjs)',
-  );
-}
-
 /** The folders the kernel wires (DESIGN.md: they may stay top-level folders that only the kernel wires). */
 const KERNEL = '^src/(kernel|engine|risk|execution|store)/';
 /** npm packages that do I/O (network, files, processes, module loading) or keep wall-clock timers. */
@@ -150,15 +141,15 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '^(dist|node_modules)/' },
-    tsConfig: { fileName: 'tsconfig.json' },
+
     // package.json `exports` (the 'mmkit/strategy' self-reference) and explicit .ts extensions
     enhancedResolveOptions: {
       exportsFields: ['exports'],
-      conditionNames: ['import', 'node', 'default'],
+      conditionNames: ['mmkit-src', 'import', 'node', 'default'],
       extensions: ['.ts', '.js', '.json'],
     },
-    // never on: they need the real TypeScript compiler (see the top of this file)
-    tsPreCompilationDeps: false,
-    parser: 'acorn',
+    // type-only imports count too (swc keeps them before compilation)
+    tsPreCompilationDeps: true,
+    parser: 'swc',
   },
 };
