@@ -11,7 +11,7 @@ import type { MarketInfo } from '../../core/venue.ts';
 import { MarketDecoder } from '../../api/streams/market-decode.ts';
 import { FrameScanner } from '../../api/streams/frame-scan.ts';
 import type { FeedItem } from '../../backtest/feed.ts';
-import type { DecodedFrameItem } from '../../backtest/feed-cache.ts';
+import type { DecodedFrameItem } from '../../backtest/feed.ts';
 import { SimPriceFeed } from './sim-prices.ts';
 import type { SimVenueStats } from './sim-types.ts';
 

@@ -8,7 +8,7 @@ import type { Micro } from '../../core/units.ts';
 import type { MarketInfo, Venue } from '../../core/venue.ts';
 import type { RateRuleOverrides } from '../../core/rate-limits.ts';
 import type { FeedItem } from '../../backtest/feed.ts';
-import type { DecodedFrameItem } from '../../backtest/feed-cache.ts';
+import type { DecodedFrameItem } from '../../backtest/feed.ts';
 import type { LatencySpec } from './latency.ts';
 import type { QueueModelSpec } from './queue.ts';
 import type { BudgetUse } from '../../backtest/sim-budget.ts';

@@ -114,8 +114,7 @@ import type {
 import { LOT_MICRO } from '../../core/units.ts';
 import { MAX_FEE_RATE_BPS, REJECT_MESSAGES } from '../../exchange/matching/engine.ts';
 import type { RejectCode } from '../../exchange/matching/types.ts';
-import type { FeedItem } from '../../backtest/feed.ts';
-import type { DecodedFrameItem } from '../../backtest/feed-cache.ts';
+import type { DecodedFrameItem, FeedItem } from '../../backtest/feed.ts';
 import { latencySampler, rngStream, validateLatencySpec, type LatencySampler } from './latency.ts';
 import { createQueueModel, floorLot, type QueueModel } from './queue.ts';
 import { BudgetMeter } from '../../backtest/sim-budget.ts';
