@@ -13,8 +13,8 @@ import type { WireOrder } from './signing/order.ts';
 export const FIRST_CURSOR = 'MA==';
 /** Cursor of "no more pages". */
 export const END_CURSOR = 'LTE=';
-/** Most orders in one POST /orders. */
-export const MAX_BATCH_ORDERS = 15;
+/** Most orders in one POST /orders (defined in src/core/rate-limits.ts). */
+export { MAX_BATCH_ORDERS } from '../core/rate-limits.ts';
 
 /** Order types of the venue. */
 export type OrderType = 'GTC' | 'GTD' | 'FOK' | 'FAK';

@@ -27,14 +27,7 @@ import type { Observable } from 'rxjs';
 import { filter, share, tap } from 'rxjs';
 import type { Wallet } from 'ethers';
 import { createOrDeriveApiKey } from '../../api/auth.ts';
-import {
-  ClobClient,
-  MAX_BATCH_ORDERS,
-  type ClobMarket,
-  type OpenOrder,
-  type SignedOrderLike,
-  type Trade,
-} from '../../api/clob.ts';
+import { ClobClient, type ClobMarket, type OpenOrder, type SignedOrderLike, type Trade } from '../../api/clob.ts';
 import type { Budgets, BudgetConfig } from '../../api/http/budgets.ts';
 import { createTransport, type ApiCredentials, type HttpTransport, type LoggerLike } from '../../api/http/transport.ts';
 import type { Transport } from '../../api/http/types.ts';
@@ -51,6 +44,7 @@ import {
 import { userStream, type ReconcileContext, type ReconcileResult, type UserStream } from '../../api/streams/user.ts';
 import { rtdsStream, type RtdsStream } from '../../api/streams/rtds.ts';
 import { LiveClock, type Clock } from '../../core/clock.ts';
+import { MAX_BATCH_ORDERS, MAX_CANCEL_IDS } from '../../core/rate-limits.ts';
 import { PresignPool, type PresignOptions } from './presign-pool.ts';
 import { AuthError, ConfigError, OrderRejectedError, RateLimitError, ValidationError } from '../../core/errors.ts';
 import type { MarketEvent, RtdsEvent, UserEvent } from '../../core/events.ts';
@@ -763,7 +757,7 @@ class LiveVenueImpl implements LiveVenue {
   }
 
   cancel(ids: readonly OrderId[]): Promise<CancelOutcome> {
-    if (ids.length > 3000) return this.#cancelChunks(ids);
+    if (ids.length > MAX_CANCEL_IDS) return this.#cancelChunks(ids);
     // one request (the usual case): not `async`, so that it can be inlined into the caller
     try {
       return this.clob.cancelOrders(ids).then(cancelOutcome);
@@ -772,12 +766,12 @@ class LiveVenueImpl implements LiveVenue {
     }
   }
 
-  /** Cancels in requests of at most 3000 ids, one after the other. */
+  /** Cancels in requests of at most MAX_CANCEL_IDS (3000) ids, one after the other. */
   async #cancelChunks(ids: readonly OrderId[]): Promise<CancelOutcome> {
     const canceled: OrderId[] = [];
     const notCanceled = new Map<OrderId, string>();
-    for (let i = 0; i < ids.length; i += 3000) {
-      const r = await this.clob.cancelOrders(ids.length <= 3000 ? ids : ids.slice(i, i + 3000));
+    for (let i = 0; i < ids.length; i += MAX_CANCEL_IDS) {
+      const r = await this.clob.cancelOrders(ids.length <= MAX_CANCEL_IDS ? ids : ids.slice(i, i + MAX_CANCEL_IDS));
       canceled.push(...r.canceled);
       for (const [k, v] of Object.entries(r.notCanceled)) notCanceled.set(k as OrderId, v);
     }

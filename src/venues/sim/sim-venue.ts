@@ -111,9 +111,16 @@ import type {
   VenueFill,
   VenueOrder,
 } from '../../core/venue.ts';
-import { LOT_MICRO } from '../../core/units.ts';
-import { MAX_FEE_RATE_BPS, REJECT_MESSAGES } from '../../exchange/matching/engine.ts';
-import type { RejectCode } from '../../exchange/matching/types.ts';
+import {
+  bookRuleError,
+  isMarketOrderType,
+  orderReservation,
+  orderShapeError,
+  priceOnTick,
+  REJECT_MESSAGES,
+  type OrderRejectCode,
+} from '../../core/order-rules.ts';
+import { MAX_BATCH_ORDERS, MAX_CANCEL_IDS } from '../../core/rate-limits.ts';
 import type { DecodedFrameItem, FeedItem } from '../../backtest/feed.ts';
 import { latencySampler, rngStream, validateLatencySpec, type LatencySampler } from './latency.ts';
 import { createQueueModel, floorLot, type QueueModel } from './queue.ts';
@@ -147,8 +154,6 @@ const ZERO_MICRO = 0 as Micro;
 /** Seconds before its expiration a GTD order leaves the book (the venue's security threshold). */
 const GTD_THRESHOLD_SEC = 60;
 const DEFAULT_COLLATERAL = 10_000 * 1_000_000;
-const MAX_PLACE_BATCH = 15;
-const MAX_CANCEL_BATCH = 3000;
 const NOT_FOUND = 'order not found';
 const NOT_LIVE = 'order can not be canceled because it is already canceled or matched';
 const VENUE_CLOSED = 'venue closed';
@@ -757,7 +762,7 @@ class SimVenueImpl implements SimVenue {
           `prepare: token ${String(r.tokenId).slice(0, 20)}… is not of market ${String(r.market).slice(0, 12)}…`,
         );
       const tick = m.tick;
-      if (!Number.isInteger(r.price) || r.price % tick !== 0 || r.price < tick || r.price > PRICE_SCALE - tick)
+      if (!priceOnTick(r.price, tick))
         throw new ValidationError(`price: ${r.price} pips is off the ${m.info.tick} tick or outside [tick, 1 - tick]`);
       const size = Number.isSafeInteger(r.size) ? floorLot(r.size) : 0;
       if (size <= 0) throw new ValidationError(`size: must be at least 0.01 share, got ${String(r.size)} micro`);
@@ -771,8 +776,8 @@ class SimVenueImpl implements SimVenue {
 
   async place(orders: readonly PreparedOrder[]): Promise<readonly PlaceOutcome[]> {
     const out: PlaceOutcome[] = [];
-    for (let i = 0; i < orders.length; i += MAX_PLACE_BATCH) {
-      const chunk = orders.slice(i, i + MAX_PLACE_BATCH);
+    for (let i = 0; i < orders.length; i += MAX_BATCH_ORDERS) {
+      const chunk = orders.slice(i, i + MAX_BATCH_ORDERS);
       if (this.#closed) {
         for (const p of chunk) out.push({ id: p.id, ok: false, code: 'UNKNOWN', message: VENUE_CLOSED });
         continue;
@@ -794,8 +799,8 @@ class SimVenueImpl implements SimVenue {
     const canceled: OrderId[] = [];
     const notCanceled = new Map<OrderId, string>();
     const unique = [...new Set(ids)];
-    for (let i = 0; i < unique.length; i += MAX_CANCEL_BATCH) {
-      const chunk = unique.slice(i, i + MAX_CANCEL_BATCH);
+    for (let i = 0; i < unique.length; i += MAX_CANCEL_IDS) {
+      const chunk = unique.slice(i, i + MAX_CANCEL_IDS);
       if (this.#closed) {
         for (const id of chunk) notCanceled.set(id, VENUE_CLOSED);
         continue;
@@ -882,7 +887,7 @@ class SimVenueImpl implements SimVenue {
 
   // ==== orders at the matching point ===================================================================
 
-  #reject(id: OrderId, code: RejectCode, message = REJECT_MESSAGES[code]): PlaceOutcome {
+  #reject(id: OrderId, code: OrderRejectCode, message = REJECT_MESSAGES[code]): PlaceOutcome {
     this.#c.ordersRejected++;
     this.#c.rejects[code] = (this.#c.rejects[code] ?? 0) + 1;
     return { id, ok: false, code, message };
@@ -900,55 +905,41 @@ class SimVenueImpl implements SimVenue {
       return this.#reject(p.id, 'MARKET_NOT_READY');
     const m = tok.market;
     if (this.#orders.has(p.id) || this.#dropped.has(p.id)) return this.#reject(p.id, 'INVALID_ORDER_DUPLICATED');
+    // the order rules (src/core/order-rules.ts), shared with the paper exchange's matching engine
     const type = r.type;
-    if (type !== 'GTC' && type !== 'GTD' && type !== 'FOK' && type !== 'FAK')
-      return this.#reject(p.id, 'INVALID_ORDER_ERROR');
-    const market = type === 'FOK' || type === 'FAK';
     const postOnly = r.postOnly === true;
-    if (postOnly && market) return this.#reject(p.id, 'INVALID_POST_ONLY_ORDER_TYPE');
-    const tick = m.tick;
     const price = r.price;
-    if (!Number.isInteger(price) || price % tick !== 0 || price < tick || price > PRICE_SCALE - tick)
-      return this.#reject(p.id, 'INVALID_ORDER_MIN_TICK_SIZE');
     const size = w.size;
-    if (size < m.info.minOrderSize) return this.#reject(p.id, 'INVALID_ORDER_MIN_SIZE');
-    if (!Number.isSafeInteger(size) || size <= 0 || size % LOT_MICRO !== 0 || size > MAX_ORDER_MICRO)
-      return this.#reject(p.id, 'INVALID_ORDER_ERROR');
     const bps = w.feeRateBps;
-    if (!Number.isInteger(bps) || bps < m.info.feeRateBps || bps > MAX_FEE_RATE_BPS)
-      return this.#reject(p.id, 'INVALID_ORDER_ERROR');
-    if (r.side !== 'BUY' && r.side !== 'SELL') return this.#reject(p.id, 'INVALID_ORDER_ERROR');
     let expiresAt = 0;
     if (type === 'GTD') {
       const exp = Number(r.expiration);
-      expiresAt = (exp - GTD_THRESHOLD_SEC) * 1000;
-      if (!(exp > 0) || !(expiresAt > now))
-        return this.#reject(
-          p.id,
-          'INVALID_ORDER_EXPIRATION',
-          `invalid expiration: a GTD order needs expiration > now + ${GTD_THRESHOLD_SEC}s (unix seconds)`,
-        );
+      expiresAt = exp > 0 ? (exp - GTD_THRESHOLD_SEC) * 1000 : Number.NaN;
     }
+    const shape = { type, postOnly, price, size, feeRateBps: bps, side: r.side, expiresAt };
+    const shapeError = orderShapeError(shape, m.tick, m.info.minOrderSize, m.info.feeRateBps, now);
+    if (shapeError === 'INVALID_ORDER_EXPIRATION')
+      return this.#reject(
+        p.id,
+        shapeError,
+        `invalid expiration: a GTD order needs expiration > now + ${GTD_THRESHOLD_SEC}s (unix seconds)`,
+      );
+    if (shapeError !== null) return this.#reject(p.id, shapeError);
+    const market = isMarketOrderType(type);
     const isBuy = r.side === 'BUY';
-    let need: number;
+    const need = orderReservation(isBuy, size, price, bps);
     if (isBuy) {
-      const n = notional(size, price, 'up');
-      need = n + Math.floor((n * bps) / PRICE_SCALE);
       if (this.#acct.collateral < need) return this.#reject(p.id, 'INVALID_ORDER_NOT_ENOUGH_BALANCE');
-    } else {
-      need = size;
-      if ((this.#acct.shares.get(tok.id)?.available ?? 0) < need)
-        return this.#reject(p.id, 'INVALID_ORDER_NOT_ENOUGH_BALANCE');
-    }
+    } else if ((this.#acct.shares.get(tok.id)?.available ?? 0) < need)
+      return this.#reject(p.id, 'INVALID_ORDER_NOT_ENOUGH_BALANCE');
     // would it cross what is there for us: recorded liquidity not yet taken, and our own resting orders?
     const oppRecorded = effBest(tok, !isBuy);
     const oppOwn = isBuy ? tok.shownBestAsk : tok.shownBestBid;
     const crosses =
       (oppRecorded !== 0 && (isBuy ? oppRecorded <= price : oppRecorded >= price)) ||
       (oppOwn !== 0 && (isBuy ? oppOwn <= price : oppOwn >= price));
-    if (postOnly && crosses) return this.#reject(p.id, 'INVALID_POST_ONLY_ORDER');
-    if (type === 'FOK' && this.#walk(null, tok, isBuy, price, size) < size)
-      return this.#reject(p.id, 'FOK_ORDER_NOT_FILLED_ERROR');
+    const bookError = bookRuleError(shape, crosses, type === 'FOK' ? this.#walk(null, tok, isBuy, price, size) : 0);
+    if (bookError !== null) return this.#reject(p.id, bookError);
 
     // -- accepted
     if (m.pending.length > 0) this.#finalize(m);
