@@ -4,7 +4,7 @@
  * reserve at placement and give back what they no longer need, as the paper exchange does.
  */
 import type { TokenId } from '../../core/ids.ts';
-import type { Micro } from '../../core/units.ts';
+import { PRICE_SCALE, type Micro } from '../../core/units.ts';
 import type { SimOrder } from './sim-state.ts';
 import type { SimAccount } from './sim-types.ts';
 
@@ -54,6 +54,37 @@ export class SimLedger {
       s.reserved -= amount;
       s.available += amount;
     }
+  }
+
+  /** Settles a taking order's fills: `size` shares for `amount` collateral, plus `fee` paid (BUY) or withheld (SELL). */
+  settleTaker(o: SimOrder, size: number, amount: number, fee: number): void {
+    const shares = this.sharesOf(o.token.id);
+    if (o.isBuy) {
+      o.reserved -= amount + fee;
+      this.reservedCollateral -= amount + fee;
+      shares.available += size;
+    } else {
+      o.reserved -= size;
+      shares.reserved -= size;
+      this.collateral += amount - fee;
+    }
+    this.feesPaid += fee;
+  }
+
+  /** Settles one maker fill of `s` shares of a resting order at its price; returns the collateral it moved. */
+  settleMaker(o: SimOrder, s: number): number {
+    const amount = (s * o.price) / PRICE_SCALE;
+    const shares = this.sharesOf(o.token.id);
+    if (o.isBuy) {
+      o.reserved -= amount;
+      this.reservedCollateral -= amount;
+      shares.available += s;
+    } else {
+      o.reserved -= s;
+      shares.reserved -= s;
+      this.collateral += amount;
+    }
+    return amount;
   }
 
   /** A snapshot of the account (positions: tokens with shares). */

@@ -70,6 +70,15 @@
  * the paper exchange's order (a crossing order: PLACEMENT, the makers' UPDATEs, its own UPDATE, then
  * the fills; a dropped FAK remainder: CANCELLATION last).
  *
+ * MODULES. This file is the venue: the class that owns the state and wires the parts. The parts:
+ * ./sim-types.ts (options, counters, account, settlement shapes), ./sim-state.ts (markets, tokens,
+ * own levels and orders), ./ingest.ts (feed items to market events), ./recorded-book.ts (liquidity
+ * we took), ./own-queue.ts (our places in the recorded queues and the fills trades give them),
+ * ./taker.ts (what a crossing order takes), ./show-own.ts (our orders in the book the bot sees),
+ * ./sim-timers.ts (request and feed latencies), ./sim-account.ts (collateral, shares, fees),
+ * ./settlement.ts (resolution payouts), ./sim-events.ts (event shapes), ./sim-streams.ts
+ * (subscribers), ./sim-ids.ts (deterministic ids); the order rules are src/core/order-rules.ts.
+ *
  * COST. Per recorded event the venue does one map lookup and an O(1) book update; own orders are
  * indexed by token, side and price, so an event touches them only when it is at one of their
  * prices (or moves the best price through one). Nothing is allocated per event beyond the decoded
@@ -124,9 +133,10 @@ import { MAX_BATCH_ORDERS, MAX_CANCEL_IDS } from '../../core/rate-limits.ts';
 import type { DecodedFrameItem, FeedItem } from '../../backtest/feed.ts';
 import { latencySampler, rngStream, validateLatencySpec, type LatencySampler } from './latency.ts';
 import { createQueueModel, floorLot, type QueueModel } from './queue.ts';
+import { takeFromBook, takerTotals } from './taker.ts';
 import { BudgetMeter } from '../../backtest/sim-budget.ts';
 import { FeedIngest } from './ingest.ts';
-import { consumedSizes, effBest, markConsumed, updateConsumed } from './recorded-book.ts';
+import { consumedSizes, effBest, updateConsumed } from './recorded-book.ts';
 import { finalizeBatch, joinLevel, leaveLevel, levelMoved, throughFills, tradeFills } from './own-queue.ts';
 import { comb, ShownOwn, withOwn } from './show-own.ts';
 import { MarketState, SimOrder, type Mutable, type OwnLevel, type SimWire, type TokenState } from './sim-state.ts';
@@ -994,104 +1004,29 @@ class SimVenueImpl implements SimVenue {
   }
 
   /**
-   * Takes liquidity for `o` (a BUY or SELL on `t` up to `limit`, `want` micro-shares): the recorded
-   * levels from the best, less what we already took there, then our own resting orders at that
-   * price (on `t`'s other side, or the complement's same side at 1 − p). With `o` null it only
-   * counts what could be taken (FOK). Returns the size taken.
+   * Takes liquidity for `o` (a BUY or SELL on `t` up to `limit`, `want` micro-shares; see
+   * ./taker.ts) and settles it as one trade. With `o` null it only counts what could be taken
+   * (FOK). Returns the size taken.
    */
   #walk(o: SimOrder | null, t: TokenState, isBuy: boolean, limit: number, want: number): number {
-    const book = t.book;
-    const oppSide: Side = isBuy ? 'SELL' : 'BUY';
-    const cons = isBuy ? t.consumedAsk : t.consumedBid;
-    const ownHere = isBuy ? t.asks : t.bids; // our orders on t's opposite side
-    const ownComp = isBuy ? t.complement.bids : t.complement.asks; // the complement's, mirrored
-    const hasOwn = ownHere.size !== 0 || ownComp.size !== 0;
-    const rb = isBuy ? book.bestAsk() : book.bestBid();
-    const ob = isBuy ? t.shownBestAsk : t.shownBestBid;
-    let start = rb ?? 0;
-    if (ob !== 0 && (start === 0 || (isBuy ? ob < start : ob > start))) start = ob;
-    if (start === 0) return 0;
-    let rem = want;
-    let taken = 0;
-    const fills: Array<[number, number]> = []; // recorded: [price, size]
-    const makers: Array<[SimOrder, number]> = [];
-    for (let p = start; rem > 0 && (isBuy ? p <= limit && p < PRICE_SCALE : p >= limit && p > 0); isBuy ? p++ : p--) {
-      const s = book.sizeAt(oppSide, p);
-      if (s > 0) {
-        const avail = floorLot(s - (cons.get(p) ?? 0));
-        const take = Math.min(rem, avail);
-        if (take > 0) {
-          rem -= take;
-          taken += take;
-          if (o !== null) {
-            fills.push([p, take]);
-            markConsumed(t, !isBuy, p, take);
-          }
-        }
-      }
-      if (hasOwn && rem > 0) {
-        for (const l of [ownHere.get(p), ownComp.get(PRICE_SCALE - p)]) {
-          if (l === undefined) continue;
-          for (const mk of l.orders) {
-            if (rem === 0) break;
-            const take = Math.min(rem, mk.remaining);
-            rem -= take;
-            taken += take;
-            if (o !== null) {
-              fills.push([p, take]);
-              makers.push([mk, take]);
-            }
-          }
-        }
-      }
-    }
-    if (o !== null && taken > 0) this.#takerTrade(o, fills, makers);
-    return taken;
+    const r = takeFromBook(t, isBuy, limit, want, o !== null);
+    if (o !== null && r.taken > 0) this.#takerTrade(o, r.fills, r.makers);
+    return r.taken;
   }
 
   /** Settles a taking order's fills (and our own makers' in a self-trade) as one trade, and reports them. */
   #takerTrade(o: SimOrder, fills: ReadonlyArray<[number, number]>, makers: ReadonlyArray<[SimOrder, number]>): void {
     const tradeId = this.#nextTradeId();
     const m = o.market;
-    const bps = o.feeRateBps;
-    let size = 0;
-    let value = 0; // sum of size x price (pips) for the average
-    let fee = 0;
-    let amount = 0; // collateral paid (BUY) or received (SELL), fees excluded
-    for (const [p, s] of fills) {
-      const base = p < PRICE_SCALE - p ? p : PRICE_SCALE - p;
-      const f = Math.floor((((s * base) / PRICE_SCALE) * bps) / PRICE_SCALE);
-      const a = (s * p) / PRICE_SCALE;
-      fee += f;
-      amount += a;
-      size += s;
-      value += s * p;
-    }
+    const { size, amount, fee, avg } = takerTotals(fills, o.feeRateBps);
     o.matched += size;
-    const shares = this.#acct.sharesOf(o.token.id);
-    if (o.isBuy) {
-      o.reserved -= amount + fee;
-      this.#acct.reservedCollateral -= amount + fee;
-      shares.available += size;
-    } else {
-      o.reserved -= size;
-      shares.reserved -= size;
-      this.#acct.collateral += amount - fee;
-    }
-    this.#acct.feesPaid += fee;
+    this.#acct.settleTaker(o, size, amount, fee);
     const c = this.#c;
     c.fills++;
     c.takerFills++;
     c.volume += size;
     c.notional += amount;
     c.fees += fee;
-    // the taker's price: nearest pip of the size-weighted average (exact integers)
-    let avg = fills[0]![0];
-    if (fills.some(([p]) => p !== avg)) {
-      const q = Math.floor(value / size);
-      const r = value - q * size;
-      avg = 2 * r >= size ? q + 1 : q;
-    }
     const now = this.clock.now();
     // makers first (their UPDATEs), then the taker's UPDATE, then the fills: the paper exchange's order
     const makerEvents: FillEvent[] = [];
@@ -1127,17 +1062,7 @@ class SimVenueImpl implements SimVenue {
 
   /** Settles one maker fill of a resting order, emits its UPDATE and returns its fill event (not yet emitted). */
   #applyMakerFill(o: SimOrder, s: number, tradeId: TradeId, takerOrderId: OrderId): FillEvent {
-    const amount = (s * o.price) / PRICE_SCALE;
-    const shares = this.#acct.sharesOf(o.token.id);
-    if (o.isBuy) {
-      o.reserved -= amount;
-      this.#acct.reservedCollateral -= amount;
-      shares.available += s;
-    } else {
-      o.reserved -= s;
-      shares.reserved -= s;
-      this.#acct.collateral += amount;
-    }
+    const amount = this.#acct.settleMaker(o, s);
     o.matched += s;
     const c = this.#c;
     c.fills++;
