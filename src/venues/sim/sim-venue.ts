@@ -40,8 +40,8 @@
  * each other on the venue (one book per market in YES terms), and both are recorded: our order on a
  * token matches THAT token's recorded book (a BUY of NO at q meets the NO asks, which are the YES
  * bids at 1 − q). Our orders never move the recorded market. At arrival (place time + entry
- * latency) an order is validated with the paper exchange's rules and codes
- * (src/exchange/matching/engine.ts: market ready, duplicate id, order type, post-only type, tick
+ * latency) an order is validated with the paper exchange's rules and codes, the one module both
+ * apply (src/core/order-rules.ts: market ready, duplicate id, order type, post-only type, tick
  * and price range, minimum size, lot, fee rate, GTD expiration, balance reserved as the engine
  * reserves it, post-only would-cross, FOK fillable), then:
  *  - a crossing order takes the recorded opposite levels from the best, at each level's price, up to
