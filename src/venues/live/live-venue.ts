@@ -27,38 +27,24 @@ import type { Observable } from 'rxjs';
 import { filter, share, tap } from 'rxjs';
 import type { Wallet } from 'ethers';
 import { createOrDeriveApiKey } from '../../api/auth.ts';
-import { ClobClient, type ClobMarket, type OpenOrder, type SignedOrderLike, type Trade } from '../../api/clob.ts';
+import { ClobClient, type SignedOrderLike } from '../../api/clob.ts';
 import type { Budgets, BudgetConfig } from '../../api/http/budgets.ts';
 import { createTransport, type ApiCredentials, type HttpTransport, type LoggerLike } from '../../api/http/transport.ts';
 import type { Transport } from '../../api/http/types.ts';
 import { OrderBuilder } from '../../api/orders.ts';
 import { marketStream, type MarketStream } from '../../api/streams/market.ts';
 import type { BackoffPolicy, StreamLogger, WsFactory } from '../../api/streams/socket.ts';
-import {
-  fillsOf,
-  normaliseOrderStatus,
-  parseWith,
-  tradeRecordSchema,
-  type UserIdentity,
-} from '../../api/streams/user-decode.ts';
+import type { UserIdentity } from '../../api/streams/user-decode.ts';
 import { userStream, type ReconcileContext, type ReconcileResult, type UserStream } from '../../api/streams/user.ts';
 import { rtdsStream, type RtdsStream } from '../../api/streams/rtds.ts';
 import { LiveClock, type Clock } from '../../core/clock.ts';
 import { MAX_BATCH_ORDERS, MAX_CANCEL_IDS } from '../../core/rate-limits.ts';
 import { PresignPool, type PresignOptions } from './presign-pool.ts';
+import { cancelOutcome, orderRecord, toMarketInfo, toVenueOrder, tradeRecord, venueFillsOf } from './live-mappers.ts';
 import { AuthError, ConfigError, OrderRejectedError, RateLimitError, ValidationError } from '../../core/errors.ts';
 import type { MarketEvent, RtdsEvent, UserEvent } from '../../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../../core/ids.ts';
-import {
-  formatAmount,
-  formatPrice,
-  LOT_MICRO,
-  notional,
-  PRICE_SCALE,
-  tickFromPips,
-  type Micro,
-  type TickSize,
-} from '../../core/units.ts';
+import { LOT_MICRO, notional, tickFromPips, type Micro, type TickSize } from '../../core/units.ts';
 import type {
   CancelOutcome,
   MarketInfo,
@@ -132,6 +118,7 @@ export interface LiveVenueOptions {
 }
 
 export type { PresignOptions } from './presign-pool.ts';
+export { feeOf, orderRecord, toMarketInfo, toVenueOrder, tradeRecord, venueFillsOf } from './live-mappers.ts';
 
 /** Counters of a live venue. */
 export interface LiveVenueStats {
@@ -243,130 +230,7 @@ export function liveVenueFromParts(p: LiveVenueParts): LiveVenue {
   return new LiveVenueImpl(p);
 }
 
-// ---- wire records for the user stream's reconciliation (it validates them itself) ---------------
-
-/** An OpenOrder of the CLOB client back to the record form of /data/orders. */
-export function orderRecord(o: OpenOrder): Record<string, unknown> {
-  return {
-    id: o.id,
-    market: o.market,
-    asset_id: o.assetId,
-    side: o.side,
-    price: formatPrice(o.price),
-    original_size: formatAmount(o.originalSize),
-    size_matched: formatAmount(o.sizeMatched),
-    status: String(o.status).toUpperCase(),
-    ...(o.createdAt !== undefined ? { created_at: o.createdAt } : {}),
-  };
-}
-
-/** A Trade of the CLOB client back to the record form of /data/trades. */
-export function tradeRecord(t: Trade): Record<string, unknown> {
-  return {
-    id: t.id,
-    taker_order_id: t.takerOrderId,
-    market: t.market,
-    asset_id: t.assetId,
-    side: t.side,
-    size: formatAmount(t.size),
-    price: formatPrice(t.price),
-    status: t.status,
-    fee_rate_bps: String(t.feeRateBps),
-    trader_side: t.traderSide,
-    owner: t.owner,
-    maker_address: t.makerAddress,
-    match_time: t.matchTime,
-    ...(t.lastUpdate !== undefined ? { last_update: t.lastUpdate } : {}),
-    maker_orders: t.makerOrders.map((m) => ({
-      order_id: m.orderId,
-      owner: m.owner,
-      maker_address: m.makerAddress,
-      matched_amount: formatAmount(m.matchedAmount),
-      price: formatPrice(m.price),
-      asset_id: m.assetId,
-      side: m.side,
-      fee_rate_bps: String(m.feeRateBps),
-    })),
-  };
-}
-
-/** An OpenOrder as the port's VenueOrder (status upper case; an unknown status reads as LIVE). */
-export function toVenueOrder(o: OpenOrder): VenueOrder {
-  return {
-    id: o.id,
-    market: o.market,
-    tokenId: o.assetId,
-    side: o.side,
-    price: o.price,
-    originalSize: o.originalSize,
-    sizeMatched: o.sizeMatched,
-    status: normaliseOrderStatus(String(o.status)) ?? 'LIVE',
-  };
-}
-
-/**
- * The venue's taker fee of a fill: size × min(p, 1 − p) × bps, floored to a micro (the matching
- * engine's formula). Makers pay their own (usually zero) rate.
- */
-export function feeOf(size: number, price: number, feeRateBps: number): Micro {
-  if (feeRateBps <= 0) return 0 as Micro;
-  const base = Math.min(price, PRICE_SCALE - price);
-  return Math.floor((((size * base) / PRICE_SCALE) * feeRateBps) / PRICE_SCALE) as Micro;
-}
-
-/** The own fills of trade records (the records of /data/trades), as the port's VenueFills. */
-export function venueFillsOf(records: readonly unknown[], me: UserIdentity): VenueFill[] {
-  const out: VenueFill[] = [];
-  for (const rec of records) {
-    const r = parseWith(tradeRecordSchema, rec);
-    if (!r.ok) continue;
-    const matchTime =
-      r.value.match_time >= 0 ? r.value.match_time : r.value.last_update >= 0 ? r.value.last_update : r.value.timestamp;
-    for (const f of fillsOf(r.value, me, 'reconcile', 0)) {
-      out.push({
-        tradeId: f.tradeId,
-        orderId: f.orderId,
-        market: f.market,
-        tokenId: f.tokenId,
-        side: f.side,
-        price: f.price,
-        size: f.size,
-        role: f.role,
-        fee: feeOf(f.size, f.price, f.feeRateBps),
-        status: f.status,
-        matchTime: matchTime < 0 ? 0 : matchTime,
-      });
-    }
-  }
-  return out;
-}
-
-/** The engine's MarketInfo of a CLOB market record, or undefined when the market is not binary. */
-export function toMarketInfo(m: ClobMarket, feeRateBps: number): MarketInfo | undefined {
-  if (m.tokens.length !== 2) return undefined;
-  const [a, b] = m.tokens as [ClobMarket['tokens'][0], ClobMarket['tokens'][0]];
-  return {
-    market: m.conditionId,
-    question: m.question,
-    tokens: [
-      { tokenId: a.tokenId, outcome: a.outcome },
-      { tokenId: b.tokenId, outcome: b.outcome },
-    ],
-    tick: m.tickSize,
-    minOrderSize: m.minOrderSize,
-    negRisk: m.negRisk,
-    feeRateBps,
-    active: m.active && !m.closed && m.acceptingOrders,
-    endDate: m.endDateIso ?? '',
-  };
-}
-
 const PLACE_STATUSES = new Set(['live', 'matched', 'unmatched', 'delayed']);
-
-/** The port's CancelOutcome of one DELETE /orders answer. */
-function cancelOutcome(r: { canceled: readonly OrderId[]; notCanceled: Record<string, string> }): CancelOutcome {
-  return { canceled: [...r.canceled], notCanceled: new Map(Object.entries(r.notCanceled) as Array<[OrderId, string]>) };
-}
 
 class LiveVenueImpl implements LiveVenue {
   readonly clock: Clock;
