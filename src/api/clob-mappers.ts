@@ -50,6 +50,7 @@ export function parseMidPips(s: string): number {
   return Number((m * 2n) / 100n) / 2; // half-pip resolution
 }
 
+/** A wire tick size as a TickSize ("0.010" and 1e-4 normalised), undefined when none or not a venue tick. */
 export function tickOf(v: string | undefined): TickSize | undefined {
   if (v === undefined) return undefined;
   const t = v.trim();
@@ -64,10 +65,12 @@ export function tickOf(v: string | undefined): TickSize | undefined {
   }
 }
 
+/** A wire order status in lower case, without the `ORDER_STATUS_` prefix. */
 export function lower(status: string): OrderStatus {
   return status.toLowerCase().replace(/^order_status_/, '') as OrderStatus;
 }
 
+/** A market's token record (its price, when given, in pips rounded half up). */
 export function toToken(t: z.output<typeof S.clobTokenSchema>): ClobToken {
   return {
     tokenId: t.token_id as TokenId,
@@ -77,6 +80,7 @@ export function toToken(t: z.output<typeof S.clobTokenSchema>): ClobToken {
   };
 }
 
+/** A CLOB market record in integer units. @throws ValidationError on an amount the units refuse */
 export function toMarket(m: S.WireClobMarket): ClobMarket {
   const tick = tickOf(m.minimum_tick_size);
   if (tick === undefined)
@@ -97,6 +101,7 @@ export function toMarket(m: S.WireClobMarket): ClobMarket {
   };
 }
 
+/** A simplified market record. */
 export function toSimplified(m: S.WireSimplifiedMarket): SimplifiedMarket {
   return {
     conditionId: m.condition_id as ConditionId,
@@ -107,6 +112,7 @@ export function toSimplified(m: S.WireSimplifiedMarket): SimplifiedMarket {
   };
 }
 
+/** An order book in integer units, levels best first. @throws ValidationError on a bad price or size */
 export function toBook(b: S.WireBook): OrderBook {
   const lvl = (l: { price: string; size: string }): BookLevel => ({ price: pips(l.price), size: micro(l.size) });
   const ts = /^\d+$/.test(b.timestamp) ? Number(b.timestamp) : Date.parse(b.timestamp);
@@ -125,6 +131,7 @@ export function toBook(b: S.WireBook): OrderBook {
   };
 }
 
+/** An open order record in integer units. @throws ValidationError on a bad price or size */
 export function toOpenOrder(o: S.WireOpenOrder): OpenOrder {
   return {
     id: o.id as OrderId,
@@ -145,6 +152,7 @@ export function toOpenOrder(o: S.WireOpenOrder): OpenOrder {
   };
 }
 
+/** A trade record in integer units, with its maker orders. @throws ValidationError on a bad price or size */
 export function toTrade(t: S.WireTrade): Trade {
   return {
     id: t.id as TradeId,
@@ -178,14 +186,17 @@ export function toTrade(t: S.WireTrade): Trade {
   };
 }
 
+/** A cancel answer: the ids cancelled and the reason per id not cancelled. */
 export function toCancel(r: z.output<typeof S.cancelResponseSchema>): CancelResult {
   return { canceled: r.canceled as OrderId[], notCanceled: r.not_canceled };
 }
 
+/** True for one of the venue's order rejection codes. */
 export function isVenueCode(c: string): c is VenueRejectCode {
   return (VENUE_REJECT_CODES as readonly string[]).includes(c);
 }
 
+/** The code, message and order id of a refused order post (INVALID_ORDER_ERROR when the venue gave no code). */
 export function refusalOf(
   r: S.WireOrderResponse,
   fallbackId: string,
@@ -203,6 +214,7 @@ export function refusalOf(
   };
 }
 
+/** The result of an accepted order post. @throws ValidationError on a bad amount */
 export function accepted(r: S.WireOrderResponse, fallbackId: string): PostOrderResult {
   return {
     orderId: (r.orderID || fallbackId) as OrderId,

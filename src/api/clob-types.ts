@@ -42,6 +42,7 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
+/** One outcome token of a market. */
 export interface ClobToken {
   tokenId: TokenId;
   outcome: string;
@@ -50,6 +51,7 @@ export interface ClobToken {
   winner: boolean;
 }
 
+/** A market of the CLOB API (prices in pips, sizes in micro). */
 export interface ClobMarket {
   conditionId: ConditionId;
   questionId: string;
@@ -65,6 +67,7 @@ export interface ClobMarket {
   endDateIso: string | undefined;
 }
 
+/** A market of the simplified listing. */
 export interface SimplifiedMarket {
   conditionId: ConditionId;
   tokens: ClobToken[];
@@ -73,11 +76,13 @@ export interface SimplifiedMarket {
   acceptingOrders: boolean;
 }
 
+/** One price level of a book. */
 export interface BookLevel {
   price: Pips;
   size: Micro;
 }
 
+/** A token's order book, levels best first. */
 export interface OrderBook {
   market: ConditionId;
   assetId: TokenId;
@@ -101,8 +106,10 @@ export interface Page<T> {
   nextCursor: string;
 }
 
+/** An order's status in lower case (the venue may add others). */
 export type OrderStatus = 'live' | 'matched' | 'canceled' | 'delayed' | 'unmatched' | (string & {});
 
+/** One of our orders as the venue reports it. */
 export interface OpenOrder {
   id: OrderId;
   status: OrderStatus;
@@ -123,6 +130,7 @@ export interface OpenOrder {
   orderType: string;
 }
 
+/** A maker order of a trade. */
 export interface MakerOrder {
   orderId: OrderId;
   owner: string;
@@ -135,6 +143,7 @@ export interface MakerOrder {
   side: Side;
 }
 
+/** A trade of ours as the venue reports it, with its maker orders. */
 export interface Trade {
   id: TradeId;
   takerOrderId: OrderId;
@@ -180,12 +189,14 @@ export type BatchEntryResult =
   | ({ ok: true } & PostOrderResult)
   | { ok: false; orderId: OrderId; code: VenueRejectCode | (string & {}); message: string };
 
+/** What a cancel request cancelled, and why the rest was not. */
 export interface CancelResult {
   canceled: OrderId[];
   /** Order id → reason. */
   notCanceled: Record<string, string>;
 }
 
+/** Collateral and token balances (micro). */
 export interface Balances {
   address: Address;
   collateral: { balance: Micro; available: Micro; reserved: Micro };
@@ -199,6 +210,7 @@ export interface Balances {
   }>;
 }
 
+/** A position of the account. */
 export interface Position {
   assetId: TokenId;
   market: ConditionId;
@@ -215,11 +227,13 @@ export interface Position {
   cashPnl: number | undefined;
 }
 
+/** Balance and allowance of an asset (micro). */
 export interface BalanceAllowance {
   balance: Micro;
   allowance: string | undefined;
 }
 
+/** An API key of the account. */
 export interface ApiKeyInfo {
   apiKey: string;
   address: string | undefined;
