@@ -28,7 +28,7 @@
  *  - Files are created exclusively: an existing file is never appended to or overwritten (a
  *    crashed recording ends inside a gzip member; appending after it would hide the new data).
  */
-import { toMarketInfo } from '../venues/live/live-venue.ts';
+import { toMarketInfo } from '../venues/live/live-mappers.ts';
 import { existsSync, openSync, createWriteStream, type WriteStream } from 'node:fs';
 import { constants as zc, createGzip, type Gzip } from 'node:zlib';
 import { LiveClock, type Clock, type TimerHandle } from '../core/clock.ts';

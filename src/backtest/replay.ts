@@ -35,7 +35,10 @@ import { createReadStream } from 'node:fs';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { parseLine, type FeedChannel, type FeedHeader, type FeedItem, type ReplayStats } from '../venues/sim/feed.ts';
-import { CachedSource, CacheWriter, feedUnchanged, type CachedItem, type CacheTarget } from './feed-cache.ts';
+import type { CachedItem } from '../venues/sim/feed.ts';
+import { CachedSource } from './feed-cache-reader.ts';
+import { CacheWriter } from './feed-cache-writer.ts';
+import { feedUnchanged, type CacheTarget } from './feed-cache-plan.ts';
 
 /** Options of a replay. */
 export interface ReplayOptions {

@@ -65,7 +65,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Clock } from '../core/clock.ts';
+import type { Clock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { FillEvent, MmkitEvent, UserEvent } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
@@ -89,7 +89,7 @@ import { InstrumentedVenue } from './instrumented-venue.ts';
 import { createFeedDriver } from './feed-driver.ts';
 
 export { createFeedDriver, type FeedDriverOptions } from './feed-driver.ts';
-import { type SimLatencyOptions } from '../venues/sim/sim-venue.ts';
+import type { SimLatencyOptions } from '../venues/sim/sim-venue.ts';
 
 // ---- options and result ---------------------------------------------------------------------------
 

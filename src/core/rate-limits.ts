@@ -50,6 +50,15 @@ export interface RateRuleOverrides {
 const S10 = 10_000;
 const M10 = 600_000;
 
+/**
+ * Most orders in one `POST /orders` request: the venue refuses a larger batch (the paper exchange
+ * with BATCH_TOO_LARGE), so every client, venue adapter and executor splits at this size.
+ */
+export const MAX_BATCH_ORDERS = 15;
+
+/** Most order ids in one `DELETE /orders` request: larger cancels go in several requests. */
+export const MAX_CANCEL_IDS = 3000;
+
 function rule(name: string, limit: number, windowMs: number): RateRule {
   return Object.freeze({ name, limit, windowMs });
 }

@@ -39,6 +39,7 @@ import type { UserEvent } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import type { DesiredQuotes, ImmediateIntent, QuoteIntent } from '../core/intents.ts';
 import { isApproved, spendApproval, type Approved } from '../risk/gate.ts';
+import { MAX_BATCH_ORDERS } from '../core/rate-limits.ts';
 import type {
   CancelOutcome,
   PlaceOutcome,
@@ -52,11 +53,10 @@ import { fillFromEvent, type FillChange, type Store } from '../store/store.ts';
 import { diffQuotes, type DiffTolerance } from './diff.ts';
 import { OrderTracker, isOpen, type Transition } from './tracker.ts';
 
-/** The most orders one POST /orders may carry. */
-
 /** The executor's view of a market's orders: the live ones, without those it is cancelling already. */
 const EXCLUDE_CANCELLING = Object.freeze({ excludeCancelling: true });
-export const MAX_PLACE_BATCH = 15;
+/** The most orders one POST /orders may carry (the spec's batch limit, src/core/rate-limits.ts). */
+export const MAX_PLACE_BATCH = MAX_BATCH_ORDERS;
 
 /** Options of the executor. */
 export interface ExecutorOptions {

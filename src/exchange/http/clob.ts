@@ -12,12 +12,14 @@ import type { ApiKeyRecord } from '../accounts/keys.ts';
 import { clobMarketRecord } from '../markets.ts';
 import type { PaperExchange, PlaceOutcome, PlaceRequest } from '../exchange.ts';
 import type { OrderState } from '../matching/types.ts';
+import { MAX_BATCH_ORDERS, MAX_CANCEL_IDS } from '../../core/rate-limits.ts';
 import { authenticate, authenticateL1, type AuthOptions } from './auth.ts';
 import { cursorPage, parseWith, qRequired, qString, type Query } from './body.ts';
 import { badRequest, envelope, HttpError, notFound } from './errors.ts';
 import { formatMid, renderBook, renderOrder, renderTrade } from './render.ts';
 
-export const MAX_BATCH = 15;
+/** Most orders in one POST /orders (src/core/rate-limits.ts). */
+export const MAX_BATCH = MAX_BATCH_ORDERS;
 
 const postOrderSchema = z.object({
   order: z.unknown(),
@@ -31,7 +33,7 @@ const tokenListSchema = z
   .array(z.object({ token_id: z.string().min(1).max(100), side: z.enum(['BUY', 'SELL']).optional() }))
   .max(500);
 const cancelOneSchema = z.object({ orderID: z.string().min(1).max(100) });
-const cancelManySchema = z.array(z.string().min(1).max(100)).max(3000);
+const cancelManySchema = z.array(z.string().min(1).max(100)).max(MAX_CANCEL_IDS);
 const cancelMarketSchema = z
   .object({ market: z.string().max(100).optional(), asset_id: z.string().max(100).optional() })
   .nullish()

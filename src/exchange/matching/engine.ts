@@ -27,7 +27,14 @@
  */
 import { sequentialUuid } from '../../core/ids.ts';
 import { NotFoundError, ValidationError } from '../../core/errors.ts';
-import { LOT_MICRO, MAX_ORDER_MICRO, PRICE_SCALE, notional } from '../../core/units.ts';
+import { LOT_MICRO, PRICE_SCALE, notional } from '../../core/units.ts';
+import {
+  bookRuleError,
+  MAX_FEE_RATE_BPS,
+  orderReservation,
+  orderShapeError,
+  REJECT_MESSAGES,
+} from '../../core/order-rules.ts';
 import type { Side } from '../../core/units.ts';
 import type {
   Balance,
@@ -49,24 +56,11 @@ import type {
 
 /** The account fees are credited to, unless the constructor names another. */
 export const DEFAULT_FEE_ACCOUNT = '0xfee0000000000000000000000000000000000000';
-/** Highest feeRateBps an order may carry (10%). */
-export const MAX_FEE_RATE_BPS = 1000;
 /** Tick sizes the venue uses, in pips. */
 export const VALID_TICK_PIPS: readonly number[] = [1000, 100, 10, 1];
 
-/** The venue's message text for each rejection code (old CLOB "insert error messages" table). */
-export const REJECT_MESSAGES: Readonly<Record<RejectCode, string>> = {
-  MARKET_NOT_READY: 'the market is not yet ready to process new orders',
-  INVALID_ORDER_DUPLICATED: "order is invalid. Duplicated. Same order has already been placed, can't be placed again",
-  INVALID_POST_ONLY_ORDER_TYPE: 'invalid post-only order: only GTC and GTD order types are allowed',
-  INVALID_ORDER_MIN_TICK_SIZE: 'order is invalid. Price breaks minimum tick size rules',
-  INVALID_ORDER_MIN_SIZE: 'order is invalid. Size lower than the minimum',
-  INVALID_ORDER_ERROR: 'could not insert order',
-  INVALID_ORDER_EXPIRATION: 'invalid expiration',
-  INVALID_ORDER_NOT_ENOUGH_BALANCE: 'not enough balance / allowance',
-  INVALID_POST_ONLY_ORDER: 'invalid post-only order: order crosses book',
-  FOK_ORDER_NOT_FILLED_ERROR: "order couldn't be fully filled, FOK orders are fully filled/killed",
-};
+// the order rules and their messages live in src/core/order-rules.ts (shared with the simulated venue)
+export { MAX_FEE_RATE_BPS, REJECT_MESSAGES } from '../../core/order-rules.ts';
 
 /** Options of {@link MatchingEngine}. */
 export interface MatchingEngineOptions {
@@ -1067,34 +1061,22 @@ export class MatchingEngine {
     const ot = this.ot;
     const idHash = hashId(o.id);
     if (ot.find(o.id, idHash) !== NIL) return reject('INVALID_ORDER_DUPLICATED');
+    // the order rules (src/core/order-rules.ts), shared with the simulated venue
+    const shapeError = orderShapeError(o, m.tickPips, m.def.minSizeMicro, m.def.feeRateBps, now);
+    if (shapeError !== null) return reject(shapeError);
     const type = typeCode(o.type);
-    if (type < 0) return reject('INVALID_ORDER_ERROR');
     const isMarketType = type === T_FOK || type === T_FAK;
-    if (o.postOnly && isMarketType) return reject('INVALID_POST_ONLY_ORDER_TYPE');
-    const tick = m.tickPips;
     const price = o.price;
-    if (!Number.isInteger(price) || price % tick !== 0 || price < tick || price > PRICE_SCALE - tick)
-      return reject('INVALID_ORDER_MIN_TICK_SIZE');
     const size = o.size;
-    if (size < m.def.minSizeMicro) return reject('INVALID_ORDER_MIN_SIZE');
-    if (!Number.isInteger(size) || size <= 0 || size % LOT_MICRO !== 0 || size > MAX_ORDER_MICRO)
-      return reject('INVALID_ORDER_ERROR');
     const bps = o.feeRateBps;
-    if (!Number.isInteger(bps) || bps < m.def.feeRateBps || bps > MAX_FEE_RATE_BPS)
-      return reject('INVALID_ORDER_ERROR');
-    if (o.side !== 'BUY' && o.side !== 'SELL') return reject('INVALID_ORDER_ERROR');
-    if (type === T_GTD && !(o.expiresAt > now)) return reject('INVALID_ORDER_EXPIRATION');
     const isBuy = o.side === 'BUY';
     const isYes = o.tokenId === m.def.yesToken;
     const tokIdx = (m.idx << 1) | (isYes ? 0 : 1);
     const existing = this.accounts.get(o.account);
-    let need: number;
+    const need = orderReservation(isBuy, size, price, bps);
     if (isBuy) {
-      const n = notional(size, price, 'up');
-      need = n + Math.floor((n * bps) / PRICE_SCALE);
       if ((existing === undefined ? 0 : existing.collateral) < need) return reject('INVALID_ORDER_NOT_ENOUGH_BALANCE');
     } else {
-      need = size;
       const tb = existing === undefined ? undefined : existing.balByTok[tokIdx];
       if ((tb === undefined ? 0 : tb.available) < need) return reject('INVALID_ORDER_NOT_ENOUGH_BALANCE');
     }
@@ -1102,8 +1084,8 @@ export class MatchingEngine {
     const isBid = isBuy === isYes;
     const opp = isBid ? m.asks : m.bids;
     const crosses = isBid ? opp.best <= yesPrice : opp.best >= yesPrice;
-    if (o.postOnly && crosses) return reject('INVALID_POST_ONLY_ORDER');
-    if (type === T_FOK && available(opp, yesPrice, size) < size) return reject('FOK_ORDER_NOT_FILLED_ERROR');
+    const bookError = bookRuleError(o, crosses, type === T_FOK ? available(opp, yesPrice, size) : 0);
+    if (bookError !== null) return reject(bookError);
 
     // -- accepted
     this.beginOp();

@@ -10,6 +10,7 @@
  * a token; BUY YES x BUY NO mints a pair from both sides' collateral; SELL YES x SELL NO merges a
  * pair back into collateral.
  */
+import type { OrderRejectCode } from '../../core/order-rules.ts';
 import type { Side } from '../../core/units.ts';
 
 export type OrderType = 'GTC' | 'GTD' | 'FOK' | 'FAK';
@@ -146,17 +147,8 @@ export type PlaceResult =
     }
   | { ok: false; code: RejectCode; message: string };
 
-export type RejectCode =
-  | 'INVALID_ORDER_MIN_TICK_SIZE'
-  | 'INVALID_ORDER_MIN_SIZE'
-  | 'INVALID_ORDER_DUPLICATED'
-  | 'INVALID_ORDER_NOT_ENOUGH_BALANCE'
-  | 'INVALID_ORDER_EXPIRATION'
-  | 'INVALID_ORDER_ERROR'
-  | 'INVALID_POST_ONLY_ORDER_TYPE'
-  | 'INVALID_POST_ONLY_ORDER'
-  | 'FOK_ORDER_NOT_FILLED_ERROR'
-  | 'MARKET_NOT_READY';
+/** The venue's rejection codes at the matching point (src/core/order-rules.ts). */
+export type RejectCode = OrderRejectCode;
 
 export interface Balance {
   collateral: number; // available micro-collateral

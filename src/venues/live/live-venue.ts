@@ -27,45 +27,24 @@ import type { Observable } from 'rxjs';
 import { filter, share, tap } from 'rxjs';
 import type { Wallet } from 'ethers';
 import { createOrDeriveApiKey } from '../../api/auth.ts';
-import {
-  ClobClient,
-  MAX_BATCH_ORDERS,
-  type ClobMarket,
-  type OpenOrder,
-  type SignedOrderLike,
-  type Trade,
-} from '../../api/clob.ts';
+import { ClobClient, type SignedOrderLike } from '../../api/clob.ts';
 import type { Budgets, BudgetConfig } from '../../api/http/budgets.ts';
 import { createTransport, type ApiCredentials, type HttpTransport, type LoggerLike } from '../../api/http/transport.ts';
 import type { Transport } from '../../api/http/types.ts';
 import { OrderBuilder } from '../../api/orders.ts';
-import type { WireOrder } from '../../api/signing/order.ts';
 import { marketStream, type MarketStream } from '../../api/streams/market.ts';
 import type { BackoffPolicy, StreamLogger, WsFactory } from '../../api/streams/socket.ts';
-import {
-  fillsOf,
-  normaliseOrderStatus,
-  parseWith,
-  tradeRecordSchema,
-  type UserIdentity,
-} from '../../api/streams/user-decode.ts';
+import type { UserIdentity } from '../../api/streams/user-decode.ts';
 import { userStream, type ReconcileContext, type ReconcileResult, type UserStream } from '../../api/streams/user.ts';
 import { rtdsStream, type RtdsStream } from '../../api/streams/rtds.ts';
 import { LiveClock, type Clock } from '../../core/clock.ts';
+import { MAX_BATCH_ORDERS, MAX_CANCEL_IDS } from '../../core/rate-limits.ts';
+import { PresignPool, type PresignOptions } from './presign-pool.ts';
+import { cancelOutcome, orderRecord, toMarketInfo, toVenueOrder, tradeRecord, venueFillsOf } from './live-mappers.ts';
 import { AuthError, ConfigError, OrderRejectedError, RateLimitError, ValidationError } from '../../core/errors.ts';
 import type { MarketEvent, RtdsEvent, UserEvent } from '../../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../../core/ids.ts';
-import {
-  formatAmount,
-  formatPrice,
-  LOT_MICRO,
-  notional,
-  PRICE_SCALE,
-  tickFromPips,
-  tickPips,
-  type Micro,
-  type TickSize,
-} from '../../core/units.ts';
+import { LOT_MICRO, notional, tickFromPips, type Micro, type TickSize } from '../../core/units.ts';
 import type {
   CancelOutcome,
   MarketInfo,
@@ -138,26 +117,8 @@ export interface LiveVenueOptions {
   funder?: string;
 }
 
-/**
- * Speculative signing. Signing (EIP-712 hash + secp256k1) is most of the time between a market
- * frame and an order on the wire (~50-90 us per order). After a GTC limit order is prepared, the
- * same order at its price and `ticks` ticks either side is signed in idle time (one signature per
- * event-loop turn, so incoming frames wait at most one signature), and a later `prepare` of an
- * identical order (token, side, price, size, tick, neg-risk, fee) takes it from the cache. Each
- * pre-signed order has its own salt and is used at most once; unused ones are simply never sent.
- * Up to `copies` are kept per order, because an executor often re-sends an order identical to one
- * it just placed (it cancels a pair and re-places both when only one price moved): with a single
- * copy, that second order finds the cache empty (its replacement is not signed yet, there was no
- * idle time in between) and is signed on the spot.
- */
-export interface PresignOptions {
-  /** Ticks either side of each prepared price to pre-sign (default 1; 0 pre-signs the same price only). */
-  ticks?: number;
-  /** Pre-signed orders kept per identical order (default 2). Costs idle time only when used. */
-  copies?: number;
-  /** Most pre-signed orders kept (oldest dropped first; default 1,000). */
-  capacity?: number;
-}
+export type { PresignOptions } from './presign-pool.ts';
+export { feeOf, orderRecord, toMarketInfo, toVenueOrder, tradeRecord, venueFillsOf } from './live-mappers.ts';
 
 /** Counters of a live venue. */
 export interface LiveVenueStats {
@@ -269,157 +230,7 @@ export function liveVenueFromParts(p: LiveVenueParts): LiveVenue {
   return new LiveVenueImpl(p);
 }
 
-// ---- wire records for the user stream's reconciliation (it validates them itself) ---------------
-
-/** An OpenOrder of the CLOB client back to the record form of /data/orders. */
-export function orderRecord(o: OpenOrder): Record<string, unknown> {
-  return {
-    id: o.id,
-    market: o.market,
-    asset_id: o.assetId,
-    side: o.side,
-    price: formatPrice(o.price),
-    original_size: formatAmount(o.originalSize),
-    size_matched: formatAmount(o.sizeMatched),
-    status: String(o.status).toUpperCase(),
-    ...(o.createdAt !== undefined ? { created_at: o.createdAt } : {}),
-  };
-}
-
-/** A Trade of the CLOB client back to the record form of /data/trades. */
-export function tradeRecord(t: Trade): Record<string, unknown> {
-  return {
-    id: t.id,
-    taker_order_id: t.takerOrderId,
-    market: t.market,
-    asset_id: t.assetId,
-    side: t.side,
-    size: formatAmount(t.size),
-    price: formatPrice(t.price),
-    status: t.status,
-    fee_rate_bps: String(t.feeRateBps),
-    trader_side: t.traderSide,
-    owner: t.owner,
-    maker_address: t.makerAddress,
-    match_time: t.matchTime,
-    ...(t.lastUpdate !== undefined ? { last_update: t.lastUpdate } : {}),
-    maker_orders: t.makerOrders.map((m) => ({
-      order_id: m.orderId,
-      owner: m.owner,
-      maker_address: m.makerAddress,
-      matched_amount: formatAmount(m.matchedAmount),
-      price: formatPrice(m.price),
-      asset_id: m.assetId,
-      side: m.side,
-      fee_rate_bps: String(m.feeRateBps),
-    })),
-  };
-}
-
-/** An OpenOrder as the port's VenueOrder (status upper case; an unknown status reads as LIVE). */
-export function toVenueOrder(o: OpenOrder): VenueOrder {
-  return {
-    id: o.id,
-    market: o.market,
-    tokenId: o.assetId,
-    side: o.side,
-    price: o.price,
-    originalSize: o.originalSize,
-    sizeMatched: o.sizeMatched,
-    status: normaliseOrderStatus(String(o.status)) ?? 'LIVE',
-  };
-}
-
-/**
- * The venue's taker fee of a fill: size × min(p, 1 − p) × bps, floored to a micro (the matching
- * engine's formula). Makers pay their own (usually zero) rate.
- */
-export function feeOf(size: number, price: number, feeRateBps: number): Micro {
-  if (feeRateBps <= 0) return 0 as Micro;
-  const base = Math.min(price, PRICE_SCALE - price);
-  return Math.floor((((size * base) / PRICE_SCALE) * feeRateBps) / PRICE_SCALE) as Micro;
-}
-
-/** The own fills of trade records (the records of /data/trades), as the port's VenueFills. */
-export function venueFillsOf(records: readonly unknown[], me: UserIdentity): VenueFill[] {
-  const out: VenueFill[] = [];
-  for (const rec of records) {
-    const r = parseWith(tradeRecordSchema, rec);
-    if (!r.ok) continue;
-    const matchTime =
-      r.value.match_time >= 0 ? r.value.match_time : r.value.last_update >= 0 ? r.value.last_update : r.value.timestamp;
-    for (const f of fillsOf(r.value, me, 'reconcile', 0)) {
-      out.push({
-        tradeId: f.tradeId,
-        orderId: f.orderId,
-        market: f.market,
-        tokenId: f.tokenId,
-        side: f.side,
-        price: f.price,
-        size: f.size,
-        role: f.role,
-        fee: feeOf(f.size, f.price, f.feeRateBps),
-        status: f.status,
-        matchTime: matchTime < 0 ? 0 : matchTime,
-      });
-    }
-  }
-  return out;
-}
-
-/** A pre-signed order, with what its signature depends on besides its token, side and price. */
-interface Presigned {
-  readonly id: string;
-  readonly wire: WireOrder;
-  readonly size: number;
-  readonly tick: TickSize;
-  readonly negRisk: boolean;
-  readonly feeRateBps: number;
-}
-/** An order waiting to be pre-signed. */
-interface PresignJob {
-  readonly tokenId: string;
-  readonly side: PlaceRequest['side'];
-  readonly price: number;
-  readonly size: number;
-}
-/** Idle poll of the presign step while re-quotes are recent (see LiveVenueImpl.#presignPoll), ms; and how many empty polls before it stops. */
-const PRESIGN_POLL_MS = 1;
-const PRESIGN_POLL_IDLE = 1000;
-/** Price slots per (token, side) in a presign slot number. */
-const PRESIGN_PRICES = PRICE_SCALE + 1;
-
-/** Whether a pre-signed order is the order (size, market tick, neg-risk, fee) asked for now. */
-function presignMatches(e: Presigned, size: number, m: MarketInfo): boolean {
-  return e.size === size && e.tick === m.tick && e.negRisk === m.negRisk && e.feeRateBps === m.feeRateBps;
-}
-
-/** The engine's MarketInfo of a CLOB market record, or undefined when the market is not binary. */
-export function toMarketInfo(m: ClobMarket, feeRateBps: number): MarketInfo | undefined {
-  if (m.tokens.length !== 2) return undefined;
-  const [a, b] = m.tokens as [ClobMarket['tokens'][0], ClobMarket['tokens'][0]];
-  return {
-    market: m.conditionId,
-    question: m.question,
-    tokens: [
-      { tokenId: a.tokenId, outcome: a.outcome },
-      { tokenId: b.tokenId, outcome: b.outcome },
-    ],
-    tick: m.tickSize,
-    minOrderSize: m.minOrderSize,
-    negRisk: m.negRisk,
-    feeRateBps,
-    active: m.active && !m.closed && m.acceptingOrders,
-    endDate: m.endDateIso ?? '',
-  };
-}
-
 const PLACE_STATUSES = new Set(['live', 'matched', 'unmatched', 'delayed']);
-
-/** The port's CancelOutcome of one DELETE /orders answer. */
-function cancelOutcome(r: { canceled: readonly OrderId[]; notCanceled: Record<string, string> }): CancelOutcome {
-  return { canceled: [...r.canceled], notCanceled: new Map(Object.entries(r.notCanceled) as Array<[OrderId, string]>) };
-}
 
 class LiveVenueImpl implements LiveVenue {
   readonly clock: Clock;
@@ -439,31 +250,8 @@ class LiveVenueImpl implements LiveVenue {
   #rtds: { stream: RtdsStream; events$: Observable<RtdsEvent>; symbols: Set<string> } | undefined;
   #heartbeatId: string | null = null;
   #closed: Promise<void> | undefined;
-  readonly #presignTicks: number; // -1: disabled
-  readonly #presignCap: number;
-  readonly #presignCopies: number;
-  /**
-   * Pre-signed orders by slot (token, side, price: see #presignSlot), oldest first; #presignHeld
-   * counts them. A number keys the maps because this is looked up on every re-quote: a string key
-   * (a token id is ~78 digits) would be built and hashed each time.
-   */
-  readonly #presigned = new Map<number, Presigned[]>();
-  #presignHeld = 0;
-  /** What to sign next, by slot (the latest size asked for a slot wins). */
-  readonly #presignQueue = new Map<number, PresignJob>();
-  /** A step is due: an immediate (work queued) or the idle poll. */
-  #presignScheduled = false;
-  /**
-   * While re-quotes keep coming, the idle step also polls every PRESIGN_POLL_MS (one reused,
-   * unref'd timer), so that `prepare` finds a step already due and schedules nothing itself
-   * (scheduling an immediate is a few microseconds on the path to the socket). It stops after
-   * PRESIGN_POLL_IDLE empty polls; the next `prepare` schedules a step again.
-   */
-  #presignPoll: ReturnType<typeof setTimeout> | undefined;
-  #presignIdlePolls = 0;
-  /** GTC orders prepared since the last idle step: their neighbours are queued there, not on the hot path. */
-  #presignPending: PresignJob[] = [];
-  readonly #stats: LiveVenueStats = { presignHits: 0, presignMisses: 0, presigned: 0, presignHeld: 0 };
+  /** Speculative signing of likely re-quotes (see PresignOptions). */
+  readonly #presign: PresignPool;
 
   constructor(p: LiveVenueParts) {
     this.#p = p;
@@ -473,54 +261,11 @@ class LiveVenueImpl implements LiveVenue {
     this.clob = new ClobClient(p.transport, { owner: p.creds.apiKey });
     this.#me = { apiKey: p.creds.apiKey, address: this.address };
     this.#marginMs = p.reconcileMarginMs ?? 60_000;
-    const ps = p.presign === undefined ? {} : p.presign;
-    this.#presignTicks = ps === false ? -1 : Math.max(0, Math.floor(ps.ticks ?? 1));
-    this.#presignCap = ps === false ? 0 : Math.max(1, ps.capacity ?? 1_000);
-    this.#presignCopies = ps === false ? 0 : Math.max(1, Math.floor(ps.copies ?? 2));
+    this.#presign = new PresignPool(p.presign, p.builder, (t) => this.#byToken.get(t));
   }
 
   stats(): LiveVenueStats {
-    return { ...this.#stats, presignHeld: this.#presignHeld };
-  }
-
-  /** The presign slot of (token by its number, side, price): one number. */
-  static #slot(tokenNo: number, side: PlaceRequest['side'], price: number): number {
-    return (tokenNo * 2 + (side === 'BUY' ? 0 : 1)) * PRESIGN_PRICES + price;
-  }
-
-  /** How many pre-signed orders of a slot are this order (size, and the market's tick, neg-risk, fee). */
-  #presignCount(slot: number, size: number, m: MarketInfo): number {
-    const list = this.#presigned.get(slot);
-    if (list === undefined) return 0;
-    let n = 0;
-    for (const e of list) if (presignMatches(e, size, m)) n++;
-    return n;
-  }
-
-  /** Takes the oldest pre-signed order of a slot that is this order, or undefined. */
-  #takePresigned(slot: number, size: number, m: MarketInfo): Presigned | undefined {
-    const list = this.#presigned.get(slot);
-    if (list === undefined) return undefined;
-    for (let i = 0; i < list.length; i++) {
-      const e = list[i]!;
-      if (!presignMatches(e, size, m)) continue;
-      if (i === 0) list.shift();
-      else list.splice(i, 1);
-      if (list.length === 0) this.#presigned.delete(slot);
-      this.#presignHeld--;
-      return e;
-    }
-    return undefined;
-  }
-
-  /** Drops the oldest pre-signed order (capacity). */
-  #dropOldestPresigned(): void {
-    const first = this.#presigned.entries().next();
-    if (first.done) return;
-    const [slot, list] = first.value;
-    list.shift();
-    this.#presignHeld--;
-    if (list.length === 0) this.#presigned.delete(slot);
+    return this.#presign.stats();
   }
 
   // ---- markets ---------------------------------------------------------------------------------
@@ -744,13 +489,11 @@ class LiveVenueImpl implements LiveVenue {
         throw new ValidationError(
           `prepare: token ${String(r.tokenId).slice(0, 20)}… is not of market ${String(r.market).slice(0, 12)}…`,
         );
-      if (r.type === 'GTC' && this.#presignTicks >= 0) {
-        const hit = this.#takePresigned(LiveVenueImpl.#slot(t.no, r.side, r.price), r.size, m);
+      if (r.type === 'GTC' && this.#presign.enabled) {
+        const hit = this.#presign.take(t, r.side, r.price, r.size);
         if (hit !== undefined) {
-          this.#stats.presignHits++;
           out[i] = { id: hit.id as OrderId, request: r, wire: hit.wire };
         } else {
-          this.#stats.presignMisses++;
           const built = this.#p.builder.buildLimit({
             tokenId: r.tokenId,
             side: r.side,
@@ -762,9 +505,8 @@ class LiveVenueImpl implements LiveVenue {
           });
           out[i] = { id: built.id as OrderId, request: r, wire: built.wire };
         }
-        // the replacement and the neighbours are queued in idle time (#presignStep), not here
-        this.#presignPending.push(r); // a PlaceRequest is a PresignJob (token, side, price, size)
-        this.#kickPresign();
+        // the replacement and the neighbours are queued in idle time (the pool's step), not here
+        this.#presign.prepared(r); // a PlaceRequest is a PresignJob (token, side, price, size)
         continue;
       }
       const common = {
@@ -791,113 +533,6 @@ class LiveVenueImpl implements LiveVenue {
     }
     return out;
   }
-
-  /** Schedules the idle step if there is idle work and none is scheduled. */
-  #kickPresign(): void {
-    if (
-      !this.#presignScheduled &&
-      this.#closed === undefined &&
-      (this.#presignPending.length > 0 || this.#presignQueue.size > 0)
-    ) {
-      this.#presignScheduled = true;
-      setImmediate(this.#presignStep);
-    }
-  }
-
-  /** After a step: the next one at once while work is queued, else a poll while re-quotes are recent, else none. */
-  #presignNext(worked: boolean): void {
-    if (this.#closed !== undefined) return;
-    if (this.#presignQueue.size > 0) {
-      this.#presignScheduled = true;
-      setImmediate(this.#presignStep);
-      return;
-    }
-    this.#presignIdlePolls = worked ? 0 : this.#presignIdlePolls + 1;
-    if (this.#presignIdlePolls > PRESIGN_POLL_IDLE) return;
-    this.#presignScheduled = true;
-    if (this.#presignPoll === undefined) {
-      this.#presignPoll = setTimeout(this.#presignStep, PRESIGN_POLL_MS);
-      this.#presignPoll.unref();
-    } else this.#presignPoll.refresh();
-  }
-
-  /** Queues the same order at its price and the neighbouring ticks (those not held yet) for signing. */
-  #presignAround(q: PresignJob): void {
-    const t = this.#byToken.get(q.tokenId);
-    if (t === undefined) return;
-    const m = t.m;
-    const tick = tickPips(m.tick);
-    const n = this.#presignTicks;
-    const base = LiveVenueImpl.#slot(t.no, q.side, 0);
-    for (let k = -n; k <= n; k++) {
-      const p = q.price + k * tick;
-      if (p < tick || p > PRICE_SCALE - tick) continue;
-      const slot = base + p;
-      const queued = this.#presignQueue.get(slot);
-      if (queued !== undefined && queued.size === q.size) continue;
-      if (this.#presignCount(slot, q.size, m) >= this.#presignCopies) continue;
-      this.#presignQueue.set(slot, k === 0 ? q : { tokenId: q.tokenId, side: q.side, price: p, size: q.size });
-    }
-    while (this.#presignQueue.size > this.#presignCap)
-      this.#presignQueue.delete(this.#presignQueue.keys().next().value!);
-  }
-
-  /**
-   * Idle work, one event-loop turn at a time (incoming frames wait at most one signature): first
-   * the orders prepared since the last turn queue their replacements and neighbours, then one
-   * queued order is signed, with the market's tick, neg-risk and fee as they are now. A slot still
-   * short of its copies goes back to the end of the queue: every slot gets its first copy before
-   * any gets its second.
-   */
-  readonly #presignStep = (): void => {
-    this.#presignScheduled = false;
-    if (this.#closed !== undefined) return;
-    let worked = false;
-    if (this.#presignPending.length > 0) {
-      const pending = this.#presignPending;
-      this.#presignPending = [];
-      for (let i = 0; i < pending.length; i++) this.#presignAround(pending[i]!);
-      worked = true;
-    }
-    const next = this.#presignQueue.entries().next();
-    if (!next.done) {
-      worked = true;
-      const [slot, q] = next.value;
-      this.#presignQueue.delete(slot);
-      const cur = this.#byToken.get(q.tokenId)?.m;
-      if (cur !== undefined && this.#presignCount(slot, q.size, cur) < this.#presignCopies) {
-        try {
-          const b = this.#p.builder.buildLimit({
-            tokenId: q.tokenId,
-            side: q.side,
-            tick: cur.tick,
-            negRisk: cur.negRisk,
-            feeRateBps: cur.feeRateBps,
-            price: q.price,
-            size: q.size,
-          });
-          let list = this.#presigned.get(slot);
-          if (list === undefined) this.#presigned.set(slot, (list = []));
-          list.push({
-            id: b.id,
-            wire: b.wire,
-            size: q.size,
-            tick: cur.tick,
-            negRisk: cur.negRisk,
-            feeRateBps: cur.feeRateBps,
-          });
-          this.#presignHeld++;
-          this.#stats.presigned++;
-          if (this.#presignCount(slot, q.size, cur) < this.#presignCopies && !this.#presignQueue.has(slot))
-            this.#presignQueue.set(slot, q);
-          while (this.#presignHeld > this.#presignCap) this.#dropOldestPresigned();
-        } catch {
-          /* off the tick now, or out of range: nothing to pre-sign */
-        }
-      }
-    }
-    this.#presignNext(worked);
-  };
 
   async place(orders: readonly PreparedOrder[]): Promise<readonly PlaceOutcome[]> {
     const out: PlaceOutcome[] = [];
@@ -986,7 +621,7 @@ class LiveVenueImpl implements LiveVenue {
   }
 
   cancel(ids: readonly OrderId[]): Promise<CancelOutcome> {
-    if (ids.length > 3000) return this.#cancelChunks(ids);
+    if (ids.length > MAX_CANCEL_IDS) return this.#cancelChunks(ids);
     // one request (the usual case): not `async`, so that it can be inlined into the caller
     try {
       return this.clob.cancelOrders(ids).then(cancelOutcome);
@@ -995,12 +630,12 @@ class LiveVenueImpl implements LiveVenue {
     }
   }
 
-  /** Cancels in requests of at most 3000 ids, one after the other. */
+  /** Cancels in requests of at most MAX_CANCEL_IDS (3000) ids, one after the other. */
   async #cancelChunks(ids: readonly OrderId[]): Promise<CancelOutcome> {
     const canceled: OrderId[] = [];
     const notCanceled = new Map<OrderId, string>();
-    for (let i = 0; i < ids.length; i += 3000) {
-      const r = await this.clob.cancelOrders(ids.length <= 3000 ? ids : ids.slice(i, i + 3000));
+    for (let i = 0; i < ids.length; i += MAX_CANCEL_IDS) {
+      const r = await this.clob.cancelOrders(ids.length <= MAX_CANCEL_IDS ? ids : ids.slice(i, i + MAX_CANCEL_IDS));
       canceled.push(...r.canceled);
       for (const [k, v] of Object.entries(r.notCanceled)) notCanceled.set(k as OrderId, v);
     }
@@ -1048,7 +683,7 @@ class LiveVenueImpl implements LiveVenue {
 
   close(): Promise<void> {
     this.#closed ??= (async () => {
-      if (this.#presignPoll !== undefined) clearTimeout(this.#presignPoll);
+      this.#presign.close();
       this.#market?.stream.close();
       this.#user?.stream.close();
       this.#rtds?.stream.close();

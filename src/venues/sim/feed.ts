@@ -86,6 +86,9 @@ export interface DecodedFrameItem extends SkippedLines {
   events(): MarketDataEvent[];
 }
 
+/** What a replay source hands out (one record of a feed, or a decoded market frame). */
+export type CachedItem = DecodedFrameItem | FeedItem;
+
 /** Counters a replay keeps (malformed lines are skipped and counted, never fatal). */
 export interface ReplayStats {
   lines: number;

@@ -1,0 +1,87 @@
+/**
+ * Fills exactly once: a fill is keyed by (trade id, order id), so a replayed event changes nothing;
+ * a trade status only moves forward (MATCHED → MINED → CONFIRMED, or RETRYING → FAILED) and FAILED
+ * makes the fill void. Also the conversion of a user-stream fill event to a fill record.
+ */
+import type Database from 'better-sqlite3';
+import type { FillEvent, TradeStatus } from '../core/events.ts';
+import { PRICE_SCALE, type Micro } from '../core/units.ts';
+import type { Statements } from './statements.ts';
+import type { FillChange, FillRecord } from './store-types.ts';
+
+/** Rank of a trade status: a status may only move to a higher rank; rank 3 is final. */
+const TRADE_RANK: Readonly<Record<TradeStatus, number>> = {
+  MATCHED: 0,
+  RETRYING: 1,
+  MINED: 2,
+  CONFIRMED: 3,
+  FAILED: 3,
+};
+
+/** True when a fill at `from` may move to `to` (forward only; CONFIRMED and FAILED are final). */
+export function tradeStatusAdvances(from: TradeStatus, to: TradeStatus): boolean {
+  return TRADE_RANK[from] < 3 && TRADE_RANK[to] > TRADE_RANK[from];
+}
+
+/**
+ * A fill event of the user stream as a FillRecord. The event carries the fee RATE, so the fee is
+ * computed the venue's way for a taker (floor(size × min(p, 1 − p) × bps), on the fill's average
+ * price: exact for a single-level fill, an estimate for a sweep); makers pay none. The venue's trade
+ * record (`Venue.fills`) carries the exact fee.
+ */
+export function fillFromEvent(e: FillEvent): FillRecord {
+  const p = BigInt(e.price);
+  const base = p < BigInt(PRICE_SCALE) - p ? p : BigInt(PRICE_SCALE) - p;
+  const fee =
+    e.role === 'TAKER' ? Number((BigInt(e.size) * base * BigInt(e.feeRateBps)) / BigInt(PRICE_SCALE * PRICE_SCALE)) : 0;
+  return {
+    tradeId: e.tradeId,
+    orderId: e.orderId,
+    market: e.market,
+    tokenId: e.tokenId,
+    side: e.side,
+    price: e.price,
+    size: e.size,
+    fee: fee as Micro,
+    role: e.role,
+    status: e.status,
+    matchTime: e.venueTime,
+  };
+}
+
+/** The fill writes of one store. */
+export interface FillWrites {
+  /** Applies one fill (at most one statement writes: atomic without a transaction of its own). */
+  applyFillOnce(f: FillRecord, now: number): FillChange;
+  /** The same in a transaction of its own (a store that commits each write). */
+  applyFillTx(f: FillRecord, now: number): FillChange;
+}
+
+/** The fill writes over a store's statements. */
+export function fillWrites(db: Database.Database, st: Statements): FillWrites {
+  // at most one statement writes, whatever the path: atomic without a transaction of its own
+  const applyFillOnce = (f: FillRecord, now: number): FillChange => {
+    const ins = st.insertFill.run({
+      trade_id: f.tradeId,
+      order_id: f.orderId,
+      market: f.market,
+      token: f.tokenId,
+      side: f.side,
+      price: f.price,
+      size: f.size,
+      fee: f.fee,
+      role: f.role,
+      status: f.status,
+      match_time: f.matchTime,
+      now,
+    });
+    if (ins.changes > 0) return 'new';
+    const row = st.fillStatus.get(f.tradeId, f.orderId) as { status: TradeStatus } | undefined;
+    if (row === undefined || !tradeStatusAdvances(row.status, f.status)) return 'duplicate';
+    st.setFillStatus.run(f.status, now, f.tradeId, f.orderId);
+    return f.status === 'FAILED' ? 'void' : 'status';
+  };
+  const applyFillTx = db.transaction(applyFillOnce);
+
+  return { applyFillOnce, applyFillTx };
+}
