@@ -305,3 +305,37 @@ export function liquidMarkets(ex: RunningExchange, n: number, o: { tick?: string
     .slice(0, n)
     .map(({ m }) => m.meta.conditionId);
 }
+
+/**
+ * Watches, from the exchange's side, when `address` has orders resting and when it has none: the
+ * exchange calls its listeners synchronously as each operation ends, so the times are those of the
+ * cancel (or fill) that emptied the book of the bot, not those of a test's later look (a loaded
+ * machine delays a polling test by hundreds of ms). `flatSince(t)` is the first moment at or after
+ * `t` (unix ms, this machine's clock, which the daemon's log times share) when the bot had nothing
+ * resting, or 0 if it has not happened (yet).
+ */
+export function watchFlat(ex: RunningExchange, address: string): { flatSince(t: number): number; stop(): void } {
+  const changes: Array<{ at: number; flat: boolean }> = [];
+  const check = () => {
+    const flat = ex.exchange.openOrders(address).length === 0;
+    if (changes.length === 0 || changes[changes.length - 1]!.flat !== flat) changes.push({ at: Date.now(), flat });
+  };
+  check();
+  const off = ex.exchange.subscribe(check);
+  return {
+    flatSince: (t) => {
+      check();
+      let flatAtT: boolean | undefined; // the state at t (undefined: the watch started later)
+      for (const c of changes) {
+        if (c.at <= t) flatAtT = c.flat;
+        else if (flatAtT === true) return t;
+        else if (c.flat) return c.at;
+        else flatAtT = false;
+      }
+      return flatAtT === true ? t : 0;
+    },
+    stop: () => {
+      off();
+    },
+  };
+}
