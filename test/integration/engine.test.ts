@@ -219,7 +219,7 @@ const quoted = async (bot: Bot, price = '0.45') =>
 describe('engine on the paper exchange', () => {
   it('quotes around the mid appear on GET /book', async () => {
     const bot = await startBot(pool[0]!);
-    await until(() => quoted(bot), 5000, 'our bids at 0.45 on YES and NO');
+    await until(() => quoted(bot), 30_000, 'our bids at 0.45 on YES and NO');
     expect(bot.engine.ready).toBe(true);
     expect(bot.engine.pulled().size).toBe(0);
     const s = bot.engine.state;
@@ -237,7 +237,7 @@ describe('engine on the paper exchange', () => {
 
   it('a dropped market stream pulls the quotes within 2 s of detection; quoting resumes after the resync', async () => {
     const bot = await startBot(pool[1]!);
-    await until(() => quoted(bot), 5000, 'quotes');
+    await until(() => quoted(bot), 30_000, 'quotes');
     const from = bot.events.length;
     const tFrom = bot.trail.length;
     v.running.faults.add({ stream: 'market', drop: true, untilMs: Date.now() + 500 });
@@ -261,7 +261,7 @@ describe('engine on the paper exchange', () => {
       8000,
       'resynced',
     );
-    await until(() => quoted(bot), 5000, 'quotes back');
+    await until(() => quoted(bot), 30_000, 'quotes back');
     expect(bot.engine.stats().pulls).toBeGreaterThanOrEqual(1);
     expect(bot.engine.stats().resumes).toBeGreaterThanOrEqual(1);
   });
@@ -282,7 +282,7 @@ describe('engine on the paper exchange', () => {
       driver.cancelAll();
     });
     const bot = await startBot(pool[2]!, { silenceMs: 1000, extra: [flowMarket] });
-    await until(() => quoted(bot), 5000, 'quotes');
+    await until(() => quoted(bot), 30_000, 'quotes');
     const from = bot.events.length;
     const tFrom = bot.trail.length;
     const rule = v.running.faults.add({ stream: 'market', freeze: true });
@@ -312,12 +312,12 @@ describe('engine on the paper exchange', () => {
       8000,
       'resynced',
     );
-    await until(() => quoted(bot), 5000, 'quotes back');
+    await until(() => quoted(bot), 30_000, 'quotes back');
   });
 
   it('a tick-size change: the strategy sees it, the book starts a new epoch, quotes move to the new tick', async () => {
     const bot = await startBot(pool[4]!);
-    await until(() => quoted(bot), 5000, 'quotes');
+    await until(() => quoted(bot), 30_000, 'quotes');
     const yesTok = bot.m.tokens[0].tokenId as TokenId;
     expect(bot.engine.state.bookEpoch(yesTok)).toBe(0);
     expect((await v.admin(`/markets/${bot.m.market}/tick-size`, { tick_size: '0.001' })).status).toBe(200);
@@ -330,20 +330,20 @@ describe('engine on the paper exchange', () => {
     expect(bot.engine.state.market(bot.m.market)!.tick).toBe('0.001');
     expect(bot.venue.marketOfToken(yesTok)!.tick).toBe('0.001');
     // five ticks of 0.001 from the mid: 0.495 on both tokens (only valid on the new tick)
-    await until(() => quoted(bot, '0.495'), 5000, 'quotes on the new tick');
-    await until(async () => (await bidAt(yesTok, '0.45')) === 0, 3000, 'old quotes gone');
+    await until(() => quoted(bot, '0.495'), 30_000, 'quotes on the new tick');
+    await until(async () => (await bidAt(yesTok, '0.45')) === 0, 30_000, 'old quotes gone');
     expect(bot.exec.errors).toEqual([]);
     expect(bot.engine.pulled().size).toBe(0);
   });
 
   it('a resolved market is quoted no more', async () => {
     const bot = await startBot(pool[5]!);
-    await until(() => quoted(bot), 5000, 'quotes');
+    await until(() => quoted(bot), 30_000, 'quotes');
     const tFrom = bot.trail.length;
     expect((await v.admin(`/markets/${bot.m.market}/resolve`, { winning_token: bot.m.tokens[0].tokenId })).status).toBe(
       200,
     );
-    await until(() => bot.seen.some((e) => e.type === 'market_resolved'), 3000, 'market_resolved');
+    await until(() => bot.seen.some((e) => e.type === 'market_resolved'), 30_000, 'market_resolved');
     const placed = bot.exec.placed;
     expect(bot.engine.state.isResolved(bot.m.market)).toBe(true);
     expect(bot.engine.pulled().has(bot.m.market)).toBe(true);

@@ -213,9 +213,9 @@ describe('recorder on the paper exchange', () => {
     const r = await admin('POST', '/faults', { stream: 'market', drop: true });
     expect(r.status).toBe(200);
     const { rule } = (await r.json()) as { rule: { id: string } };
-    await until(() => rec.stats().disconnects.m >= 1, 5000, 'the disconnect');
+    await until(() => rec.stats().disconnects.m >= 1, 30_000, 'the disconnect');
     expect((await admin('DELETE', `/faults/${rule.id}`)).status).toBe(200);
-    await until(() => rec.stats().connects.m >= 2, 10_000, 'the reconnect');
+    await until(() => rec.stats().connects.m >= 2, 30_000, 'the reconnect');
     await sleep(500);
     await rec.stop();
 
@@ -255,7 +255,7 @@ describe('recorder on the paper exchange', () => {
     recorders.push(rec);
     await rec.connected();
     const stop = churn(50);
-    await until(() => rec.stats().files.length >= 3, 15_000, 'three parts');
+    await until(() => rec.stats().files.length >= 3, 30_000, 'three parts');
     await stop();
     const stats = await rec.stop();
     expect(stats.files.slice(0, 3)).toEqual([out, partPath(out, 1), partPath(out, 2)]);

@@ -194,7 +194,7 @@ async function runStrategy(
     await engine.stop();
     sub.unsubscribe();
     await executor.cancelAll('test end');
-    report.openAtExit = (await executor.verifyFlat({ timeoutMs: 5_000 })).open.length;
+    report.openAtExit = (await executor.verifyFlat({ timeoutMs: 30_000 })).open.length;
     report.engineErrors = { ...engine.stats().errors };
     await executor.close();
     report.stored = report.placed.filter((p) => store.order(p.id) !== undefined).length;

@@ -29,7 +29,7 @@ async function client(path: string): Promise<WsClient> {
 async function market(assets: string[]): Promise<WsClient> {
   const c = await client('/ws/market');
   c.send({ assets_ids: assets, type: 'market' });
-  await c.until(() => c.events.filter((e) => e.event_type === 'book').length >= assets.length, 3000, 'snapshots');
+  await c.until(() => c.events.filter((e) => e.event_type === 'book').length >= assets.length, 30_000, 'snapshots');
   return c;
 }
 
@@ -113,7 +113,7 @@ describe('latency', () => {
     const r1 = await a.place(yes(m), 'BUY', '0.31', '5');
     const r2 = await a.place(yes(m), 'BUY', '0.32', '5');
     const r3 = await a.place(yes(m), 'BUY', '0.33', '5');
-    await c.until(() => c.events.length - from >= 3, 3000, 'three frames');
+    await c.until(() => c.events.length - from >= 3, 30_000, 'three frames');
     expect(Date.now() - t0).toBeGreaterThanOrEqual(280);
     expect(c.events.slice(from).map((e) => e.price_changes[0].price)).toEqual(['0.31', '0.32', '0.33']);
     // PONG is not delayed
@@ -171,8 +171,8 @@ describe('slow reader', () => {
       const slow = await WsClient.open(url);
       const fast = await WsClient.open(url);
       for (const c of [slow, fast]) c.send({ assets_ids: [...meta.tokens], type: 'market' });
-      await fast.until(() => fast.events.length >= 2, 3000, 'snapshots');
-      await slow.until(() => slow.events.length >= 2, 3000, 'snapshots');
+      await fast.until(() => fast.events.length >= 2, 30_000, 'snapshots');
+      await slow.until(() => slow.events.length >= 2, 30_000, 'snapshots');
       expect(streams.stats().market).toBe(2);
       // the slow client stops reading
       (slow.ws as any)._socket.pause();
@@ -209,7 +209,7 @@ describe('slow reader', () => {
       });
       await fast.waitFor(
         (e) => e.event_type === 'price_change' && e.price_changes.some((x: any) => x.price === '0.9'),
-        { from, timeoutMs: 10_000 },
+        { from, timeoutMs: 30_000 },
       );
       expect(streams.stats().listenerErrors).toBe(0);
       fast.close();
