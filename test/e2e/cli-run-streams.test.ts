@@ -83,7 +83,9 @@ async function outage(rule: Record<string, unknown>, detectWithinMs: number): Pr
   // the pull took effect at the venue: every order resting before the fault is gone (none filled
   // or kept by accident), and the engine said why
   for (const oid of before) expect(['CANCELED', 'MATCHED']).toContain(ex.exchange.engine.getOrder(oid)!.status);
-  expect(linesFrom(from).some((l) => l.msg === 'pulling quotes' && /stale/.test(String(l['why'])))).toBe(true);
+  // (its log line, written before the cancels were sent, can still be in the pipe: waited for)
+  const saidWhy = () => linesFrom(from).some((l) => l.msg === 'pulling quotes' && /stale/.test(String(l['why'])));
+  expect(await waitUntil(saidWhy, 30_000), bot.err().slice(-3000)).toBe(true);
 
   // the fault is lifted: the stream reconnects, resyncs, and quoting resumes on every market
   await admin.removeFault(id);
