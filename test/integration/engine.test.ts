@@ -349,7 +349,14 @@ describe('engine on the paper exchange', () => {
     expect(bot.engine.pulled().has(bot.m.market)).toBe(true);
     const iRes = findEvent(bot, tFrom, (e) => e.type === 'market_resolved');
     expect(outputsOf(bot, iRes)).toEqual([{ market: bot.m.market, quotes: [], at: expect.any(Number) }]);
-    await sleep(1000); // timers keep ticking: the strategy keeps being asked, its quotes are dropped
+    // timers keep ticking: the strategy keeps being asked, its quotes are dropped (three timers
+    // after the resolution waited for: under load a fixed second holds fewer)
+    const timersFrom = bot.seen.findIndex((e) => e.type === 'market_resolved');
+    await until(
+      () => bot.seen.slice(timersFrom).filter((e) => e.type === 'timer').length >= 3,
+      30_000,
+      'three timers after the resolution',
+    );
     const later = bot.trail.slice(iRes + 1).filter((x) => x.kind === 'desired');
     expect(later).toEqual([]);
     expect(bot.seen.filter((e) => e.type === 'timer').length).toBeGreaterThan(2);
