@@ -3,7 +3,7 @@
  * EIP-712-signed orders and L2-authenticated requests.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, getJson, startVenue, yes, no, sleep, type TestVenue } from './support/setup.ts';
+import { eventually, getJson, startVenue, yes, no, type TestVenue } from './support/setup.ts';
 import type { Trader } from './support/trader.ts';
 
 let v: TestVenue;

@@ -25,7 +25,7 @@ import type { ConditionId, TokenId } from '../../src/core/ids.ts';
 import type { Micro, Pips } from '../../src/core/units.ts';
 import { liveVenueFromParts, type LiveVenue } from '../../src/venues/live/live-venue.ts';
 import type { PlaceOutcome, PreparedOrder } from '../../src/core/venue.ts';
-import { eventually, sleep, startVenue, yes, type TestVenue } from './support/setup.ts';
+import { eventually, startVenue, yes, type TestVenue } from './support/setup.ts';
 
 type HttpFault = { status?: number; latencyMs?: number } | undefined;
 

@@ -11,7 +11,7 @@ import type { ConditionId, TokenId } from '../../src/core/ids.ts';
 import { formatAmount, formatPrice, PRICE_SCALE, type Micro, type Pips } from '../../src/core/units.ts';
 import { createLiveVenue, type LiveVenue } from '../../src/venues/live/live-venue.ts';
 import { runVenueContract } from '../contract/venue.contract.ts';
-import { eventually, no, sleep, startVenue, yes, type TestVenue } from './support/setup.ts';
+import { eventually, no, startVenue, yes, type TestVenue } from './support/setup.ts';
 
 function urls(v: TestVenue) {
   const u = v.running.urls;
