@@ -261,7 +261,12 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     expect(status.pnl.series.length).toBeGreaterThan(0);
     expect(status.markets.some((x) => x.tokens.some((tk) => tk.bestBid !== null))).toBe(true);
     seen.push(st.out, st.err);
-    const human = await mmkit(['status', '--url', url]);
+    // (judged at that instant too)
+    let human = await mmkit(['status', '--url', url]);
+    for (const end = Date.now() + 60_000; human.code !== 0 && Date.now() < end; ) {
+      await sleep(1000);
+      human = await mmkit(['status', '--url', url]);
+    }
     expect(human.out).toContain(`mmkit daemon at ${url}: HEALTHY`);
     seen.push(human.out, human.err);
     const nobody = await mmkit(['status', '--url', 'http://127.0.0.1:1']);
