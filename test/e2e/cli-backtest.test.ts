@@ -43,7 +43,8 @@ async function mmkit(args: string[], cwd = dir): Promise<{ code: number | null; 
   let err = '';
   p.stdout!.on('data', (d) => (out += d));
   p.stderr!.on('data', (d) => (err += d));
-  const [code] = (await once(p, 'exit')) as [number | null];
+  // 'close', not 'exit': the exit can come before the last output has been read
+  const [code] = (await once(p, 'close')) as [number | null];
   return { code, out, err };
 }
 

@@ -44,23 +44,23 @@ describe('mmkit exchange', () => {
     p.kill('SIGTERM');
     const [code] = await once(p, 'exit');
     expect(code).toBe(0);
-  });
+  }, 90_000);
 
   it('stops on SIGINT too', async () => {
     const { p } = await start([]);
     p.kill('SIGINT');
     const [code] = await once(p, 'exit');
     expect(code).toBe(0);
-  });
+  }, 90_000);
 
   it('refuses a bad flag with a clear message and a non-zero exit', async () => {
     const p = spawn(process.execPath, [BIN, 'exchange', '--port', 'abc'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     p.stderr!.on('data', (d) => (err += d));
-    const [code] = await once(p, 'exit');
+    const [code] = await once(p, 'close'); // (not 'exit': the message can be read after it)
     expect(code).not.toBe(0);
     expect(err).toContain('--port');
-  });
+  }, 90_000);
 
   it('the same seed gives the same markets', async () => {
     const a = await start(['--seed', '11']);
@@ -71,5 +71,5 @@ describe('mmkit exchange', () => {
     a.p.kill('SIGTERM');
     b.p.kill('SIGTERM');
     await Promise.all([exited(a.p), exited(b.p)]);
-  });
+  }, 90_000);
 });

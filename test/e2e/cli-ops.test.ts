@@ -50,7 +50,8 @@ function mmkit(
       p.kill('SIGKILL');
       rej(new Error(`mmkit ${args.join(' ')} timed out\n${err}`));
     }, o.timeoutMs ?? 60_000);
-    p.on('exit', (code) => {
+    // 'close', not 'exit': the exit can come before the last output has been read
+    p.on('close', (code) => {
       clearTimeout(t);
       res({ code, out, err });
     });
@@ -458,7 +459,8 @@ describe('a second terminal next to a daemon with an in-process paper exchange',
     for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('MMKIT_') && v !== undefined) env[k] = v;
     const daemon = spawn(
       process.execPath,
-      [BIN, 'run', '--data-dir', dir, '--duration', '40s', '--log-level', 'warn'],
+      // (a long --duration: the test stops it; on a loaded machine each `mmkit orders` takes seconds)
+      [BIN, 'run', '--data-dir', dir, '--duration', '600s', '--log-level', 'warn'],
       { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let derr = '';
@@ -467,7 +469,7 @@ describe('a second terminal next to a daemon with an in-process paper exchange',
     try {
       const venueFile = join(dir, 'venue.json');
       let orders: any;
-      for (let i = 0; i < 60; i++) {
+      for (const end = Date.now() + 90_000; Date.now() < end; ) {
         await new Promise((r) => setTimeout(r, 500));
         if (!existsSync(venueFile)) continue;
         const r = await mmkit(['orders', '--json', '--data-dir', dir]);
@@ -492,7 +494,7 @@ describe('a second terminal next to a daemon with an in-process paper exchange',
     expect(await exited).toBe(0);
     // the record goes with the daemon
     expect(existsSync(join(dir, 'venue.json'))).toBe(false);
-  }, 120_000);
+  }, 240_000);
 });
 
 describe('an unreachable venue', () => {

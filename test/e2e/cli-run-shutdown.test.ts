@@ -50,13 +50,15 @@ async function frozenFill(seed: number, auditMs: string) {
   const { ex, base } = await h.exchange(seed, { adminToken: TOKEN });
   const admin = new Admin(base, TOKEN);
   const { dir, address } = h.dataDir();
-  const bot = h.startBot(base, dir, ['--duration', '80s'], { MMKIT_USER_AUDIT_MS: auditMs });
+  // (a long --duration: the test stops it; on a loaded machine its steps take minutes, not seconds)
+  const bot = h.startBot(base, dir, ['--duration', '600s'], { MMKIT_USER_AUDIT_MS: auditMs });
   expect(await waitForQuotes(ex, address), bot.err().slice(-2000)).toBeGreaterThan(0);
   const t = new Trader(ex.urls.clob_url);
   await t.createKey();
   await admin.addFault({ stream: 'user', freeze: true });
   const frozenAt = botFills(ex, address).length;
-  for (let i = 0; i < 60 && botFills(ex, address).length === frozenAt; i++) {
+  const end = Date.now() + 30_000;
+  while (botFills(ex, address).length === frozenAt && Date.now() < end) {
     await hitBotBid(ex, t, address);
     await sleep(250);
   }
@@ -95,7 +97,7 @@ describe('mmkit run: shutdown', () => {
         .map((l) => `${String(l['trade'])}|${String(l['order'])}`),
     );
     for (const f of unseen) expect(backfilled.has(f), `${f} was not backfilled`).toBe(true);
-  }, 120_000);
+  }, 240_000);
 
   it('with the audit on, a fill the frozen user channel never delivered is stored while the daemon runs, once', async () => {
     const { ex, dir, address, bot, unseen } = await frozenFill(6, '1000');
@@ -108,17 +110,22 @@ describe('mmkit run: shutdown', () => {
           (r) => `${r.trade_id}|${r.order_id}`,
         ),
       );
-    const ok = await waitUntil(() => unseen.every((f) => stored().has(f)), 40_000); // an audit leaves fills younger than 5 s to the stream
+    const ok = await waitUntil(() => unseen.every((f) => stored().has(f)), 60_000); // an audit leaves fills younger than 5 s to the stream
     expect(
       ok,
       `not stored while running: ${unseen.filter((f) => !stored().has(f)).join(', ')}\n${bot.err().slice(-3000)}`,
     ).toBe(true);
     expect(bot.p.exitCode).toBe(null);
     // they came over REST while running (the audit; or, if the frozen socket was replaced meanwhile,
-    // as on a loaded machine, the reconnect's reconciliation), never from the frozen stream
-    const fillLines = logLines(bot.err()).filter((l) => l.msg === 'fill');
+    // as on a loaded machine, the reconnect's reconciliation), never from the frozen stream.
+    // The daemon commits a fill, then logs it: the row can be read before its log line has reached
+    // us through the pipe (a loaded machine widens that gap), so wait for the lines too.
+    const fillLine = (f: string) =>
+      logLines(bot.err()).find((l) => l.msg === 'fill' && `${String(l['trade'])}|${String(l['order'])}` === f);
+    await waitUntil(() => unseen.every((f) => fillLine(f) !== undefined), 30_000);
+    expect(bot.p.exitCode).toBe(null);
     for (const f of unseen) {
-      const line = fillLines.find((l) => `${String(l['trade'])}|${String(l['order'])}` === f);
+      const line = fillLine(f);
       expect(line, `${f}: no fill line\n${bot.err().slice(-3000)}`).toBeDefined();
       expect(line!['source']).toBe('reconcile');
       expect(line!['backfilled']).toBeUndefined(); // not the shutdown backfill
@@ -132,13 +139,13 @@ describe('mmkit run: shutdown', () => {
     ).map((r) => `${r.trade_id}|${r.order_id}`);
     db.close();
     expect(rows.sort()).toEqual([...new Set(botFills(ex, address))].sort());
-  }, 120_000);
+  }, 240_000);
 
   it('with the audit on, orders cancelled behind its back while the user channel is frozen are seen and quoted again', async () => {
     const { ex, base } = await h.exchange(9, { adminToken: TOKEN });
     const admin = new Admin(base, TOKEN);
     const { dir, address } = h.dataDir();
-    const bot = h.startBot(base, dir, ['--duration', '80s', '--log-level', 'debug'], { MMKIT_USER_AUDIT_MS: '1000' });
+    const bot = h.startBot(base, dir, ['--duration', '600s', '--log-level', 'debug'], { MMKIT_USER_AUDIT_MS: '1000' });
     expect(await waitForQuotes(ex, address), bot.err().slice(-2000)).toBeGreaterThan(0);
     await admin.addFault({ stream: 'user', freeze: true });
     // another session of the same account (or the venue) cancels everything; the daemon hears nothing
@@ -147,17 +154,17 @@ describe('mmkit run: shutdown', () => {
     expect(ex.exchange.openOrders(address)).toEqual([]);
     // the audit finds them cancelled, and the daemon quotes again (with new orders), still frozen
     const requoted = () => ex.exchange.openOrders(address).some((o) => !gone.includes(o.id));
-    expect(await waitUntil(requoted, 20_000), bot.err().slice(-3000)).toBe(true);
+    expect(await waitUntil(requoted, 60_000), bot.err().slice(-3000)).toBe(true);
     bot.p.kill('SIGTERM');
     expect(await exited(bot.p), bot.err().slice(-3000)).toBe(0);
     expect(ex.exchange.openOrders(address)).toEqual([]);
-  }, 120_000);
+  }, 240_000);
 
   it('exits 1, open orders unknown, when the venue cannot be checked at exit (never a false "0 left")', async () => {
     const { ex, base } = await h.exchange(7, { adminToken: TOKEN });
     const admin = new Admin(base, TOKEN);
     const { dir, address } = h.dataDir();
-    const bot = h.startBot(base, dir, ['--duration', '80s'], { MMKIT_USER_AUDIT_MS: '0' });
+    const bot = h.startBot(base, dir, ['--duration', '600s'], { MMKIT_USER_AUDIT_MS: '0' });
     expect(await waitForQuotes(ex, address), bot.err().slice(-2000)).toBeGreaterThan(0);
     // the open-orders listing fails from now on (the cancels still work)
     await admin.addFault({ route: 'GET /clob/data/orders', status: 503 });
@@ -168,5 +175,5 @@ describe('mmkit run: shutdown', () => {
     expect(bot.out()).not.toContain('open orders left  0');
     // (the cancel-all did go through: the account is in fact flat, but the daemon could not see it)
     expect(ex.exchange.openOrders(address)).toEqual([]);
-  }, 120_000);
+  }, 240_000);
 });

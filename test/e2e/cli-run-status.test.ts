@@ -56,7 +56,8 @@ async function mmkit(
   let err = '';
   p.stdout.on('data', (d) => (out += d));
   p.stderr.on('data', (d) => (err += d));
-  const [code] = (await once(p, 'exit')) as [number | null];
+  // 'close', not 'exit': the exit can come before the last output has been read
+  const [code] = (await once(p, 'close')) as [number | null];
   return { code, out, err };
 }
 
@@ -105,7 +106,8 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     const leaks = (text: string, where: string): string[] =>
       canaries.filter((c) => text.includes(c)).map((c) => `${where}: ${c.slice(0, 6)}…`);
 
-    const bot = h.startBot(base, dir, ['--duration', '150s'], {
+    // (a long --duration: `mmkit kill` stops it; on a loaded machine the steps take minutes)
+    const bot = h.startBot(base, dir, ['--duration', '900s'], {
       MMKIT_PRIVATE_KEY: privateKey,
       MMKIT_API_KEY: creds.apiKey,
       MMKIT_API_SECRET: creds.secret,
@@ -128,7 +130,7 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
       const u = statusUrl();
       return u !== undefined && bot.err().includes(`status page on ${u}`);
     };
-    expect(await waitUntil(recorded, 30_000), bot.err().slice(-2000)).toBe(true);
+    expect(await waitUntil(recorded, 60_000), bot.err().slice(-2000)).toBe(true);
     const url = statusUrl()!;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(bot.err()).toContain(`status page on ${url}`);
@@ -163,8 +165,13 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     ];
     const t = new Trader(ex.urls.clob_url);
     await t.createKey();
-    await makeBotFill(ex, t, address);
-    await sleep(6000); // at least one balance poll (every 5 s) meets its 429
+    expect(await makeBotFill(ex, t, address), bot.err().slice(-2000)).toBe(true);
+    // the faults stay until the daemon has met a 429 (a balance poll every 5 s meets one; later on a
+    // loaded machine) and at least one balance poll has run into them
+    const rateLimited = async () => metric((await get(`${url}/metrics`)).text, 'mmkit_http_rate_limited_total') > 0;
+    const faultsFrom = Date.now();
+    while (!(await rateLimited()) && Date.now() - faultsFrom < 60_000) await sleep(500);
+    await sleep(Math.max(0, faultsFrom + 6000 - Date.now()));
     for (const f of faults) await admin.removeFault(f);
 
     // ---- metrics ----------------------------------------------------------------------------------
@@ -204,7 +211,7 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
 
     // ---- health through a dropped market stream ---------------------------------------------------
     const drop = await admin.addFault({ stream: 'market', drop: true });
-    const down = await waitHealth(503, 'market_stream_down', 15_000);
+    const down = await waitHealth(503, 'market_stream_down', 60_000);
     expect(down.status, JSON.stringify(down.body)).toBe(503);
     // a second process sees it too: `mmkit status` exits 1 while unhealthy
     const unhealthy = await mmkit(['status', '--json', '--data-dir', dir]);
@@ -214,7 +221,7 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     ).toContain('market_stream_down');
     seen.push(unhealthy.out, unhealthy.err);
     await admin.removeFault(drop);
-    const back = await waitHealth(200, undefined, 45_000);
+    const back = await waitHealth(200, undefined, 90_000);
     expect(back.status, JSON.stringify(back.body) + bot.err().slice(-1500)).toBe(200);
     m = (await get(`${url}/metrics`)).text;
     seen.push(m);
@@ -223,10 +230,10 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
 
     // ---- health through a frozen market stream (open, PONGs answered, no data) --------------------
     const freeze = await admin.addFault({ stream: 'market', freeze: true });
-    const stale = await waitHealth(503, 'feed_stale', 15_000);
+    const stale = await waitHealth(503, 'feed_stale', 60_000);
     expect(stale.status, JSON.stringify(stale.body)).toBe(503);
     await admin.removeFault(freeze);
-    const fresh = await waitHealth(200, undefined, 30_000);
+    const fresh = await waitHealth(200, undefined, 90_000);
     expect(fresh.status, JSON.stringify(fresh.body)).toBe(200);
 
     // ---- status from a second process --------------------------------------------------------------
@@ -234,7 +241,7 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     expect(traded.length).toBeGreaterThan(0);
     let st = await mmkit(['status', '--json', '--data-dir', dir]);
     // healthy is judged at that instant: give a momentary stale book a moment to heal
-    for (let i = 0; i < 5 && st.code !== 0; i++) {
+    for (const end = Date.now() + 60_000; st.code !== 0 && Date.now() < end; ) {
       await sleep(1000);
       st = await mmkit(['status', '--json', '--data-dir', dir]);
     }
@@ -254,7 +261,12 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     expect(status.pnl.series.length).toBeGreaterThan(0);
     expect(status.markets.some((x) => x.tokens.some((tk) => tk.bestBid !== null))).toBe(true);
     seen.push(st.out, st.err);
-    const human = await mmkit(['status', '--url', url]);
+    // (judged at that instant too)
+    let human = await mmkit(['status', '--url', url]);
+    for (const end = Date.now() + 60_000; human.code !== 0 && Date.now() < end; ) {
+      await sleep(1000);
+      human = await mmkit(['status', '--url', url]);
+    }
     expect(human.out).toContain(`mmkit daemon at ${url}: HEALTHY`);
     seen.push(human.out, human.err);
     const nobody = await mmkit(['status', '--url', 'http://127.0.0.1:1']);
@@ -292,5 +304,5 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
       ...seen.flatMap((s, i) => leaks(s, `response ${i}`)),
     ];
     expect(found).toEqual([]);
-  }, 240_000);
+  }, 600_000);
 });

@@ -11,11 +11,13 @@ describe('mmkit run', () => {
   it('quotes, records a fill once, and stops with zero open orders', async () => {
     const { ex, base } = await h.exchange(3);
     const { dir, address } = h.dataDir();
-    const bot = h.startBot(base, dir, ['--duration', '25s']);
+    // the run ends at --duration: long enough for its start and a fill on a loaded machine
+    const bot = h.startBot(base, dir, ['--duration', '60s']);
     expect(await waitForQuotes(ex, address), bot.err().slice(-2000)).toBeGreaterThan(0);
     const t = new Trader(ex.urls.clob_url);
     await t.createKey();
-    await makeBotFill(ex, t, address);
+    expect(await makeBotFill(ex, t, address), bot.err().slice(-2000)).toBe(true);
+    expect(bot.p.exitCode, 'the run ended before its fill').toBe(null);
     const code = await exited(bot.p);
     expect(code, bot.err().slice(-3000)).toBe(0);
     expect(bot.out()).toContain('open orders left  0');
@@ -30,7 +32,7 @@ describe('mmkit run', () => {
     }>;
     db.close();
     expect(rows.map((r) => `${r.trade_id}|${r.order_id}`).sort()).toEqual([...new Set(venueFills)].sort());
-  }, 90_000);
+  }, 150_000);
 
   it('exits 3 with the reason when the venue is unreachable (never a silent exit 0)', async () => {
     const { dir } = h.dataDir();

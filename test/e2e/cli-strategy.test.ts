@@ -43,7 +43,8 @@ function run(
       p.kill('SIGKILL');
       rej(new Error(`${cmd} ${args.join(' ')} timed out\n${out}\n${err}`));
     }, o.timeoutMs ?? 90_000);
-    p.on('exit', (code) => {
+    // 'close', not 'exit': the exit can come before the last output has been read
+    p.on('close', (code) => {
       clearTimeout(t);
       res({ code, out, err });
     });
@@ -143,7 +144,7 @@ describe('mmkit strategy check', () => {
     const u = await mmkit(['strategy', 'check', 'strategies/bands.ts', '--param', 'nope=1']);
     expect(u.code).toBe(2);
     expect(u.err).toContain('strategy.params.nope');
-  });
+  }, 120_000);
 
   it('fails (exit 1) for a plugin that quotes nothing', async () => {
     const dir = join(scratch, 'idle');

@@ -41,7 +41,8 @@ describe('status page', () => {
     const bin = CHROMIUM!;
     const { ex, base } = await h.exchange(21);
     const { dir, address } = h.dataDir();
-    const bot = h.startBot(base, dir, ['--duration', '120s']);
+    // (a long --duration: the harness stops it; Chromium on a loaded machine takes minutes)
+    const bot = h.startBot(base, dir, ['--duration', '900s']);
     // daemon.json appears once the status server listens: wait until it parses
     const statusUrl = (): string | undefined => {
       try {
@@ -50,15 +51,15 @@ describe('status page', () => {
         return undefined; // not there yet, or half-written
       }
     };
-    expect(await waitUntil(() => statusUrl() !== undefined, 30_000), bot.err().slice(-2000)).toBe(true);
+    expect(await waitUntil(() => statusUrl() !== undefined, 60_000), bot.err().slice(-2000)).toBe(true);
     const url = statusUrl()!;
     expect(await waitForQuotes(ex, address), bot.err().slice(-2000)).toBeGreaterThan(0);
     const t = new Trader(ex.urls.clob_url);
     await t.createKey();
-    await makeBotFill(ex, t, address);
+    expect(await makeBotFill(ex, t, address), bot.err().slice(-2000)).toBe(true);
     // healthy and the fill recorded, as the page will show it
     const ready = async (): Promise<boolean> => {
-      for (let i = 0; i < 100; i++) {
+      for (const end = Date.now() + 60_000; Date.now() < end; ) {
         const s = (await (await fetch(`${url}/api/status`)).json()) as {
           health: { healthy: boolean };
           fills: { count: number };
@@ -120,13 +121,19 @@ describe('status page', () => {
       expect(
         await page.waitFor<boolean>(
           `document.getElementById('conn').textContent === 'live' && Number(document.body.getAttribute('data-renders')) >= 2`,
-          20_000,
+          60_000,
         ),
       ).toBe(true);
       const a = await page.eval<{ renders: number; at: number; health: string }>(
         `({ renders: Number(document.body.getAttribute('data-renders')), at: Number(document.body.getAttribute('data-rendered')), health: document.getElementById('health-status').textContent })`,
       );
-      await sleep(2500);
+      // it renders again as events arrive (every status sample): wait for a later render
+      expect(
+        await page.waitFor<boolean>(
+          `Number(document.body.getAttribute('data-renders')) > ${a.renders} && Number(document.body.getAttribute('data-rendered')) > ${a.at}`,
+          60_000,
+        ),
+      ).toBe(true);
       const b = await page.eval<{ renders: number; at: number; markets: number }>(
         `({ renders: Number(document.body.getAttribute('data-renders')), at: Number(document.body.getAttribute('data-rendered')), markets: document.querySelectorAll('[data-market]').length })`,
       );
@@ -139,5 +146,5 @@ describe('status page', () => {
     } finally {
       await page.close();
     }
-  }, 180_000);
+  }, 480_000);
 });

@@ -3,7 +3,7 @@
  * EIP-712-signed orders and L2-authenticated requests.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getJson, startVenue, yes, no, sleep, type TestVenue } from './support/setup.ts';
+import { eventually, getJson, startVenue, yes, no, type TestVenue } from './support/setup.ts';
 import type { Trader } from './support/trader.ts';
 
 let v: TestVenue;
@@ -180,7 +180,8 @@ describe('order types', () => {
     const g = await a.place(yes(m), 'BUY', '0.20', '5', { type: 'GTD', expiration: now + 62 });
     expect(g.body.status).toBe('live');
     expect(await openIds(a)).toContain(g.id);
-    await sleep(3000);
+    // it leaves about 2 s from now (whole seconds): waited for, well before its expiration proper
+    await eventually(async () => !(await openIds(a)).includes(g.id), 30_000, 200);
     expect(await openIds(a)).not.toContain(g.id);
     const o = (await a.l2('GET', `/data/order/${g.id}`)).body;
     expect(o.status).toBe('CANCELED');

@@ -221,7 +221,7 @@ const quoted = async (bot: Bot, price = '0.45') =>
 describe('engine on the paper exchange', () => {
   it('quotes around the mid appear on GET /book', async () => {
     const bot = await startBot(pool[0]!);
-    await until(() => quoted(bot), 5000, 'our bids at 0.45 on YES and NO');
+    await until(() => quoted(bot), 30_000, 'our bids at 0.45 on YES and NO');
     expect(bot.engine.ready).toBe(true);
     expect(bot.engine.pulled().size).toBe(0);
     const s = bot.engine.state;
@@ -235,17 +235,17 @@ describe('engine on the paper exchange', () => {
     ).toEqual([4500, 4500]);
     expect(bot.exec.errors).toEqual([]);
     expect(bot.engine.stats().errors).toMatchObject({ state: 0, strategy: 0, execute: 0 });
-  });
+  }, 120_000);
 
   it('a dropped market stream pulls the quotes within 2 s of detection; quoting resumes after the resync', async () => {
     const bot = await startBot(pool[1]!);
-    await until(() => quoted(bot), 5000, 'quotes');
+    await until(() => quoted(bot), 30_000, 'quotes');
     const from = bot.events.length;
     const tFrom = bot.trail.length;
     v.running.faults.add({ stream: 'market', drop: true, untilMs: Date.now() + 500 });
     const tDetect = await until(
       () => bot.events.slice(from).some((x) => x.e.type === 'disconnected' && x.e.stream === 'market'),
-      5000,
+      30_000,
       'disconnected',
     );
     // the pull is handed to execution while the disconnected event itself is processed
@@ -260,13 +260,13 @@ describe('engine on the paper exchange', () => {
     expect(tGone - tDetect).toBeLessThan(2000);
     await until(
       () => bot.events.slice(from).some((x) => x.e.type === 'resynced' && x.e.stream === 'market'),
-      8000,
+      30_000,
       'resynced',
     );
-    await until(() => quoted(bot), 5000, 'quotes back');
+    await until(() => quoted(bot), 30_000, 'quotes back');
     expect(bot.engine.stats().pulls).toBeGreaterThanOrEqual(1);
     expect(bot.engine.stats().resumes).toBeGreaterThanOrEqual(1);
-  });
+  }, 120_000);
 
   it('a frozen market stream (PONG still answered) is detected by silence; quotes pulled within 2 s; resumed after the resync', async () => {
     const flowMarket = pool[3]!;
@@ -284,13 +284,13 @@ describe('engine on the paper exchange', () => {
       driver.cancelAll();
     });
     const bot = await startBot(pool[2]!, { silenceMs: 1000, extra: [flowMarket] });
-    await until(() => quoted(bot), 5000, 'quotes');
+    await until(() => quoted(bot), 30_000, 'quotes');
     const from = bot.events.length;
     const tFrom = bot.trail.length;
     const rule = v.running.faults.add({ stream: 'market', freeze: true });
     const tDetect = await until(
       () => bot.events.slice(from).some((x) => x.e.type === 'disconnected' && x.e.stream === 'market'),
-      5000,
+      30_000,
       'silence detected',
     );
     const disc = bot.events.slice(from).find((x) => x.e.type === 'disconnected')!;
@@ -311,51 +311,58 @@ describe('engine on the paper exchange', () => {
     v.running.faults.remove(rule.id!);
     await until(
       () => bot.events.slice(from).some((x) => x.e.type === 'resynced' && x.e.stream === 'market'),
-      8000,
+      30_000,
       'resynced',
     );
-    await until(() => quoted(bot), 5000, 'quotes back');
-  });
+    await until(() => quoted(bot), 30_000, 'quotes back');
+  }, 120_000);
 
   it('a tick-size change: the strategy sees it, the book starts a new epoch, quotes move to the new tick', async () => {
     const bot = await startBot(pool[4]!);
-    await until(() => quoted(bot), 5000, 'quotes');
+    await until(() => quoted(bot), 30_000, 'quotes');
     const yesTok = bot.m.tokens[0].tokenId as TokenId;
     expect(bot.engine.state.bookEpoch(yesTok)).toBe(0);
     expect((await v.admin(`/markets/${bot.m.market}/tick-size`, { tick_size: '0.001' })).status).toBe(200);
     await until(
       () => bot.seen.some((e) => e.type === 'tick_size_change'),
-      3000,
+      30_000,
       'the strategy to see tick_size_change',
     );
     expect(bot.engine.state.bookEpoch(yesTok)).toBe(1);
     expect(bot.engine.state.market(bot.m.market)!.tick).toBe('0.001');
     expect(bot.venue.marketOfToken(yesTok)!.tick).toBe('0.001');
     // five ticks of 0.001 from the mid: 0.495 on both tokens (only valid on the new tick)
-    await until(() => quoted(bot, '0.495'), 5000, 'quotes on the new tick');
-    await until(async () => (await bidAt(yesTok, '0.45')) === 0, 3000, 'old quotes gone');
+    await until(() => quoted(bot, '0.495'), 30_000, 'quotes on the new tick');
+    await until(async () => (await bidAt(yesTok, '0.45')) === 0, 30_000, 'old quotes gone');
     expect(bot.exec.errors).toEqual([]);
     expect(bot.engine.pulled().size).toBe(0);
-  });
+  }, 120_000);
 
   it('a resolved market is quoted no more', async () => {
     const bot = await startBot(pool[5]!);
-    await until(() => quoted(bot), 5000, 'quotes');
+    await until(() => quoted(bot), 30_000, 'quotes');
     const tFrom = bot.trail.length;
     expect((await v.admin(`/markets/${bot.m.market}/resolve`, { winning_token: bot.m.tokens[0].tokenId })).status).toBe(
       200,
     );
-    await until(() => bot.seen.some((e) => e.type === 'market_resolved'), 3000, 'market_resolved');
+    await until(() => bot.seen.some((e) => e.type === 'market_resolved'), 30_000, 'market_resolved');
     const placed = bot.exec.placed;
     expect(bot.engine.state.isResolved(bot.m.market)).toBe(true);
     expect(bot.engine.pulled().has(bot.m.market)).toBe(true);
     const iRes = findEvent(bot, tFrom, (e) => e.type === 'market_resolved');
     expect(outputsOf(bot, iRes)).toEqual([{ market: bot.m.market, quotes: [], at: expect.any(Number) }]);
-    await sleep(1000); // timers keep ticking: the strategy keeps being asked, its quotes are dropped
+    // timers keep ticking: the strategy keeps being asked, its quotes are dropped (three timers
+    // after the resolution waited for: under load a fixed second holds fewer)
+    const timersFrom = bot.seen.findIndex((e) => e.type === 'market_resolved');
+    await until(
+      () => bot.seen.slice(timersFrom).filter((e) => e.type === 'timer').length >= 3,
+      30_000,
+      'three timers after the resolution',
+    );
     const later = bot.trail.slice(iRes + 1).filter((x) => x.kind === 'desired');
     expect(later).toEqual([]);
     expect(bot.seen.filter((e) => e.type === 'timer').length).toBeGreaterThan(2);
     expect(bot.exec.placed).toBe(placed);
     expect(await bot.venue.openOrders()).toEqual([]);
-  });
+  }, 120_000);
 });

@@ -35,7 +35,7 @@ const q = (tokenId: TokenId, side: Side, price: number, shares: number): QuoteIn
   price: price as Pips,
   size: (shares * 1_000_000) as Micro,
 });
-async function until(cond: () => boolean | Promise<boolean>, ms = 5000, what = 'condition'): Promise<void> {
+async function until(cond: () => boolean | Promise<boolean>, ms = 30_000, what = 'condition'): Promise<void> {
   const t0 = Date.now();
   while (!(await cond())) {
     if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
@@ -82,7 +82,7 @@ describe('execution on the paper exchange', () => {
       if (e.type === 'resynced') synced = true;
       ex.onUserEvent(e);
     });
-    await until(() => synced, 5000, 'user channel sync');
+    await until(() => synced, 30_000, 'user channel sync');
   });
   afterAll(async () => {
     sub?.unsubscribe();
@@ -127,8 +127,8 @@ describe('execution on the paper exchange', () => {
     // a SELL of YES at 0.03 from another account, sent as a BUY of NO at 0.97: our bid fills (maker)
     const r = await trader.place(N, 'BUY', formatPrice(PRICE_SCALE - 300), formatAmount(5_000_000));
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    await until(() => store.fills().some((f) => f.orderId === ours.id), 5000, 'the fill in the store');
-    await until(() => ex.tracker.get(ours.id)?.status === 'partially_filled', 5000, 'partially filled');
+    await until(() => store.fills().some((f) => f.orderId === ours.id), 30_000, 'the fill in the store');
+    await until(() => ex.tracker.get(ours.id)?.status === 'partially_filled', 30_000, 'partially filled');
     const stored = store.fills().filter((f) => f.orderId === ours.id);
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject({ tokenId: Y, side: 'BUY', price: 300, size: 5_000_000, role: 'MAKER' });
@@ -156,7 +156,7 @@ describe('execution on the paper exchange', () => {
       intervalMs: 200,
     });
     hb.start();
-    await until(() => hb.status().sent >= 3, 3000, 'three heartbeats');
+    await until(() => hb.status().sent >= 3, 30_000, 'three heartbeats');
     expect(hb.status()).toMatchObject({ ok: true, failed: 0 });
     expect(ex.paused).toBe(false);
     await hb.stop();
@@ -165,7 +165,7 @@ describe('execution on the paper exchange', () => {
   it('cancelAll leaves zero open orders at the exchange', async () => {
     expect((await venue.openOrders()).length).toBeGreaterThan(0);
     await ex.cancelAll('test');
-    const flat = await ex.verifyFlat({ timeoutMs: 3000 });
+    const flat = await ex.verifyFlat({ timeoutMs: 30_000 });
     expect(flat.flat).toBe(true);
     expect(await venue.openOrders()).toEqual([]);
     expect(store.summary().ordersOpen).toBe(0);

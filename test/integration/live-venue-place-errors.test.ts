@@ -25,7 +25,7 @@ import type { ConditionId, TokenId } from '../../src/core/ids.ts';
 import type { Micro, Pips } from '../../src/core/units.ts';
 import { liveVenueFromParts, type LiveVenue } from '../../src/venues/live/live-venue.ts';
 import type { PlaceOutcome, PreparedOrder } from '../../src/core/venue.ts';
-import { sleep, startVenue, yes, type TestVenue } from './support/setup.ts';
+import { eventually, startVenue, yes, type TestVenue } from './support/setup.ts';
 
 type HttpFault = { status?: number; latencyMs?: number } | undefined;
 
@@ -108,6 +108,15 @@ const codes = (outs: readonly PlaceOutcome[]) => outs.map((o) => (o.ok ? 'ok' : 
 const atExchange = (ps: readonly PreparedOrder[]) =>
   ps.filter((p) => v.running.exchange.engine.getOrder(p.id) !== undefined).length;
 
+/** Whether every one of these orders rests at the exchange (as the venue's order lookup says). */
+async function allLive(
+  venue: { order(id: string): Promise<{ status: string } | undefined> },
+  ps: ReadonlyArray<{ id: string }>,
+) {
+  for (const p of ps) if ((await venue.order(p.id).catch(() => undefined))?.status !== 'LIVE') return false;
+  return true;
+}
+
 describe('LiveVenue.place when POST /orders fails as a whole', () => {
   it('a 429 (after the transport retries) is thrown as a RateLimitError, and no order reached the exchange', async () => {
     const { venue } = await makeVenue();
@@ -156,7 +165,8 @@ describe('LiveVenue.place when POST /orders fails as a whole', () => {
     } else {
       expect(codes(outs)).toEqual(['UNKNOWN', 'UNKNOWN']);
     }
-    await sleep(600);
+    // the late attempts land at the exchange after the client gave up on them: waited for
+    await eventually(() => allLive(venue, ps));
     for (const p of ps) expect(await venue.order(p.id)).toMatchObject({ id: p.id, status: 'LIVE' });
   });
 
@@ -166,7 +176,7 @@ describe('LiveVenue.place when POST /orders fails as a whole', () => {
     script = [{ latencyMs: 400 }, { status: 429 }]; // attempt 1: late (lands), attempt 2: 429
     const outs = await venue.place(ps);
     expect(codes(outs)).toEqual(['UNKNOWN', 'UNKNOWN']);
-    await sleep(600);
+    await eventually(() => allLive(venue, ps));
     for (const p of ps) expect(await venue.order(p.id)).toMatchObject({ id: p.id, status: 'LIVE' });
   });
 

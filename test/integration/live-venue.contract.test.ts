@@ -11,7 +11,7 @@ import type { ConditionId, TokenId } from '../../src/core/ids.ts';
 import { formatAmount, formatPrice, PRICE_SCALE, type Micro, type Pips } from '../../src/core/units.ts';
 import { createLiveVenue, type LiveVenue } from '../../src/venues/live/live-venue.ts';
 import { runVenueContract } from '../contract/venue.contract.ts';
-import { no, sleep, startVenue, yes, type TestVenue } from './support/setup.ts';
+import { eventually, no, startVenue, yes, type TestVenue } from './support/setup.ts';
 
 function urls(v: TestVenue) {
   const u = v.running.urls;
@@ -73,7 +73,7 @@ describe('live adapter specifics', () => {
     const seen: string[] = [];
     const sub = venue.marketEvents([tok, no(m) as TokenId]).subscribe((e) => seen.push(e.type));
     try {
-      for (let i = 0; i < 100 && !seen.includes('resynced'); i++) await sleep(20);
+      expect(await eventually(() => seen.includes('resynced'))).toBe(true);
       const req = {
         market: m.condition_id as ConditionId,
         tokenId: tok,
@@ -84,7 +84,7 @@ describe('live adapter specifics', () => {
       };
       expect(() => venue.prepare([req])).toThrow(/0\.01/); // off the 0.01 tick
       expect((await v.admin(`/markets/${m.condition_id}/tick-size`, { tick_size: '0.001' })).status).toBe(200);
-      for (let i = 0; i < 100 && !seen.includes('tick_size_change'); i++) await sleep(20);
+      expect(await eventually(() => seen.includes('tick_size_change'))).toBe(true);
       expect(venue.marketOfToken(tok)!.tick).toBe('0.001');
       const [p] = venue.prepare([req]);
       const [out] = await venue.place([p!]);
@@ -101,7 +101,7 @@ describe('live adapter specifics', () => {
     const sub = venue.userEvents([m.condition_id as ConditionId]).subscribe((e) => events.push(e));
     const trader = await v.trader();
     try {
-      for (let i = 0; i < 100 && !events.some((e) => e.type === 'resynced'); i++) await sleep(20);
+      expect(await eventually(() => events.some((e) => e.type === 'resynced'))).toBe(true);
       const [p] = venue.prepare([
         {
           market: m.condition_id as ConditionId,
@@ -114,13 +114,12 @@ describe('live adapter specifics', () => {
       ]);
       expect((await venue.place([p!]))[0]).toMatchObject({ ok: true });
       const rule = v.running.faults.add({ stream: 'user', drop: true });
-      for (let i = 0; i < 100 && !events.some((e) => e.type === 'disconnected'); i++) await sleep(20);
-      expect(events.some((e) => e.type === 'disconnected')).toBe(true);
+      expect(await eventually(() => events.some((e) => e.type === 'disconnected'))).toBe(true);
       const r = await trader.place(no(m), 'BUY', '0.58', '10');
       expect(r.body.status).toBe('matched');
       v.running.faults.remove(rule.id!);
       const iDisc = events.findIndex((e) => e.type === 'disconnected');
-      for (let i = 0; i < 250 && !events.slice(iDisc).some((e) => e.type === 'resynced'); i++) await sleep(20);
+      expect(await eventually(() => events.slice(iDisc).some((e) => e.type === 'resynced'))).toBe(true);
       const fills = events.filter((e): e is FillEvent => e.type === 'fill' && e.orderId === p!.id);
       expect(fills.length).toBeGreaterThanOrEqual(1);
       expect(new Set(fills.map((f) => `${f.tradeId}|${f.status}`)).size).toBe(fills.length);
@@ -175,7 +174,12 @@ describe('live adapter specifics', () => {
       } else {
         expect(outs.map((o) => (o.ok ? 'ok' : o.code))).toEqual(['UNKNOWN', 'UNKNOWN']);
       }
-      await sleep(1_700);
+      // the late copies land at the exchange after the client gave up on them: waited for
+      const landed = async () => {
+        for (const p of ps) if ((await slow.order(p.id))?.status !== 'LIVE') return false;
+        return true;
+      };
+      await eventually(landed);
       for (const p of ps) expect(await slow.order(p.id)).toMatchObject({ id: p.id, status: 'LIVE' });
       expect((await slow.openOrders()).length).toBe(2);
     } finally {

@@ -127,6 +127,9 @@ describe('status server', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ reason: 'test stop' }),
     });
+    // the second request once the first has tripped it (two connections race to the server: on a
+    // loaded machine the second can arrive first)
+    for (let i = 0; i < 600 && reasons.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
     const b = fetch(`${s.url}/api/kill`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

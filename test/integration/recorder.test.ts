@@ -139,6 +139,9 @@ describe('recorder on the paper exchange', () => {
     await rec.connected();
     const stop = churn(100);
     await sleep(3000);
+    // (and on until the recorder has more than 20 frames after the snapshot: fewer arrive in 3 s on
+    // a loaded machine)
+    await until(() => rec.stats().frames.m > 25, 30_000, 'frames recorded');
     await stop();
     const stats = await rec.stop();
     const t1 = preciseNow();
@@ -189,7 +192,7 @@ describe('recorder on the paper exchange', () => {
     expect(ts.at(-1)!).toBeLessThanOrEqual(t1 + 1);
     expect(ts.some((t) => !Number.isInteger(t))).toBe(true);
     expect(stats.frames.m).toBe(mf.length);
-  });
+  }, 90_000);
 
   it('a dropped connection gives a disconnect, then connect and the fresh snapshot', async () => {
     const out = file('drop');
@@ -213,9 +216,9 @@ describe('recorder on the paper exchange', () => {
     const r = await admin('POST', '/faults', { stream: 'market', drop: true });
     expect(r.status).toBe(200);
     const { rule } = (await r.json()) as { rule: { id: string } };
-    await until(() => rec.stats().disconnects.m >= 1, 5000, 'the disconnect');
+    await until(() => rec.stats().disconnects.m >= 1, 30_000, 'the disconnect');
     expect((await admin('DELETE', `/faults/${rule.id}`)).status).toBe(200);
-    await until(() => rec.stats().connects.m >= 2, 10_000, 'the reconnect');
+    await until(() => rec.stats().connects.m >= 2, 30_000, 'the reconnect');
     await sleep(500);
     await rec.stop();
 
@@ -255,7 +258,7 @@ describe('recorder on the paper exchange', () => {
     recorders.push(rec);
     await rec.connected();
     const stop = churn(50);
-    await until(() => rec.stats().files.length >= 3, 15_000, 'three parts');
+    await until(() => rec.stats().files.length >= 3, 30_000, 'three parts');
     await stop();
     const stats = await rec.stop();
     expect(stats.files.slice(0, 3)).toEqual([out, partPath(out, 1), partPath(out, 2)]);
@@ -289,6 +292,7 @@ describe('recorder on the paper exchange', () => {
 
     // by time
     const out2 = file('rot-time');
+    const t0 = Date.now();
     const rec2 = startRecorder({
       out: out2,
       markets,
@@ -302,7 +306,8 @@ describe('recorder on the paper exchange', () => {
     await sleep(2000);
     const s2 = await rec2.stop();
     expect(s2.files.length).toBeGreaterThanOrEqual(2);
-    expect(s2.files.length).toBeLessThanOrEqual(4);
+    // a part every 700 ms at most, over the time it really ran (longer than 2 s on a loaded machine)
+    expect(s2.files.length).toBeLessThanOrEqual(Math.max(4, 1 + Math.floor((Date.now() - t0) / 700)));
   });
 
   it('refuses to overwrite or append to an existing recording', async () => {

@@ -43,10 +43,25 @@ const urls = () => ({
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mmkit-strategies-'));
   v = await startVenue({ world: { agents: 'default', lifecycle: false, priceFeed: true } });
-  // let the agents build books, then pick liquid two-sided markets away from the edges
+  // let the agents build books, then pick liquid two-sided markets away from the edges (looked for
+  // again until six qualify or a minute passed: under load the books take longer to build)
   await sleep(1_500);
   const probe = await createLiveVenue({ urls: urls(), wallet: new Wallet(Wallet.createRandom().privateKey) });
   try {
+    for (const end = Date.now() + 60_000; ; await sleep(1_000)) {
+      await pickMarkets(probe);
+      if (candidates.length >= 6 || Date.now() > end) break;
+    }
+  } finally {
+    await probe.close();
+  }
+  expect(candidates.length).toBeGreaterThanOrEqual(2);
+}, 120_000);
+
+/** Fills `candidates` (and `cryptoMarkets`) from the venue's markets and books as they are now. */
+async function pickMarkets(probe: Awaited<ReturnType<typeof createLiveVenue>>): Promise<void> {
+  candidates.length = 0;
+  {
     const now = Date.now();
     const listed = await probe.markets();
     // "Will the price of Bitcoin be above $98,000 on ...?": priced by crypto-fair-value from RTDS
@@ -76,11 +91,8 @@ beforeAll(async () => {
       candidates.push(m);
       if (candidates.length >= 6) break;
     }
-  } finally {
-    await probe.close();
   }
-  expect(candidates.length).toBeGreaterThanOrEqual(2);
-});
+}
 afterAll(async () => {
   await v?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -154,14 +166,16 @@ async function runStrategy(
   try {
     await trader.start();
     const t0 = Date.now();
-    while (Date.now() - t0 < RUN_MS) {
+    // RUN_MS at least, and on until an order of the strategy was seen resting (up to 60 s: under
+    // load the first quotes take longer than RUN_MS)
+    while (Date.now() - t0 < RUN_MS || (report.liveSeen === 0 && Date.now() - t0 < 60_000)) {
       await sleep(500);
       report.liveSeen = Math.max(report.liveSeen, (await venue.openOrders()).length);
     }
   } finally {
     await trader.stop();
     await trader.cancelAll('test end');
-    report.openAtExit = (await trader.verifyFlat(5_000)).open.length;
+    report.openAtExit = (await trader.verifyFlat(30_000)).open.length;
     report.engineErrors = { ...engine.stats().errors };
     await trader.close();
     report.stored = report.placed.filter((p) => store.order(p.id) !== undefined).length;
@@ -208,19 +222,19 @@ describe('shipped strategies on the paper exchange (agents on)', () => {
     const markets = candidates.slice(0, 2);
     const r = await runStrategy('bands', { tokens: 'both', maxOrderAge: 2 }, markets);
     expectValid(r, markets);
-  });
+  }, 120_000);
 
   it('avellaneda quotes valid orders', async () => {
     const markets = candidates.slice(2, 4);
     const r = await runStrategy('avellaneda', { orderSize: 5 }, markets);
     expectValid(r, markets);
-  });
+  }, 120_000);
 
   it('amm quotes valid orders', async () => {
     const markets = candidates.slice(4, 6).length === 2 ? candidates.slice(4, 6) : candidates.slice(0, 2);
     const r = await runStrategy('amm', { liquidity: 400, depth: 0.03 }, markets);
     expectValid(r, markets);
-  });
+  }, 120_000);
 
   it('crypto-fair-value prices crypto markets from the real-time stream and quotes valid orders', async () => {
     // the engine subscribes the symbols the strategy asks for (handlers.priceSymbols) on the live
@@ -230,5 +244,5 @@ describe('shipped strategies on the paper exchange (agents on)', () => {
     expect(cryptoMarkets.length).toBeGreaterThan(0);
     const r = await runStrategy('crypto-fair-value', { size: 5 }, cryptoMarkets, { maxMidDistance: 0.5 });
     expectValid(r, cryptoMarkets);
-  });
+  }, 120_000);
 });

@@ -29,7 +29,7 @@ async function client(path: string): Promise<WsClient> {
 async function market(assets: string[]): Promise<WsClient> {
   const c = await client('/ws/market');
   c.send({ assets_ids: assets, type: 'market' });
-  await c.until(() => c.events.filter((e) => e.event_type === 'book').length >= assets.length, 3000, 'snapshots');
+  await c.until(() => c.events.filter((e) => e.event_type === 'book').length >= assets.length, 30_000, 'snapshots');
   return c;
 }
 
@@ -107,20 +107,21 @@ describe('latency', () => {
   it('delays data frames by latencyMs and keeps their order', async () => {
     const m = v.m1;
     const c = await market([yes(m)]);
-    v.running.faults.add({ stream: 'market', latencyMs: 300 });
+    // (2 s: far above what a loaded machine adds to a PONG's round trip, so "not delayed" is clear)
+    v.running.faults.add({ stream: 'market', latencyMs: 2000 });
     const from = c.events.length;
     const t0 = Date.now();
     const r1 = await a.place(yes(m), 'BUY', '0.31', '5');
     const r2 = await a.place(yes(m), 'BUY', '0.32', '5');
     const r3 = await a.place(yes(m), 'BUY', '0.33', '5');
-    await c.until(() => c.events.length - from >= 3, 3000, 'three frames');
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(280);
+    await c.until(() => c.events.length - from >= 3, 30_000, 'three frames');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1980);
     expect(c.events.slice(from).map((e) => e.price_changes[0].price)).toEqual(['0.31', '0.32', '0.33']);
     // PONG is not delayed
     const t1 = Date.now();
     c.send('PING');
     await c.waitText('PONG');
-    expect(Date.now() - t1).toBeLessThan(250);
+    expect(Date.now() - t1).toBeLessThan(1500);
     expect([r1, r2, r3].every((r) => r.body.status === 'live')).toBe(true);
   });
 });
@@ -149,10 +150,10 @@ describe('drop', () => {
     v.running.faults.add({ stream: 'market', drop: true, dropAfterMs: 400 });
     const t0 = Date.now();
     const c = await client('/ws/market');
-    await c.waitClose(3000);
+    await c.waitClose(30_000);
     const lived = Date.now() - t0;
     expect(lived).toBeGreaterThanOrEqual(350);
-    expect(lived).toBeLessThan(2000);
+    expect(lived).toBeLessThan(10_000); // (the opening itself takes a while on a loaded machine)
   });
 });
 
@@ -171,8 +172,8 @@ describe('slow reader', () => {
       const slow = await WsClient.open(url);
       const fast = await WsClient.open(url);
       for (const c of [slow, fast]) c.send({ assets_ids: [...meta.tokens], type: 'market' });
-      await fast.until(() => fast.events.length >= 2, 3000, 'snapshots');
-      await slow.until(() => slow.events.length >= 2, 3000, 'snapshots');
+      await fast.until(() => fast.events.length >= 2, 30_000, 'snapshots');
+      await slow.until(() => slow.events.length >= 2, 30_000, 'snapshots');
       expect(streams.stats().market).toBe(2);
       // the slow client stops reading
       (slow.ws as any)._socket.pause();
@@ -209,7 +210,7 @@ describe('slow reader', () => {
       });
       await fast.waitFor(
         (e) => e.event_type === 'price_change' && e.price_changes.some((x: any) => x.price === '0.9'),
-        { from, timeoutMs: 10_000 },
+        { from, timeoutMs: 30_000 },
       );
       expect(streams.stats().listenerErrors).toBe(0);
       fast.close();

@@ -67,7 +67,7 @@ describe('market channel: snapshots and changes', () => {
     expect((await a.place(yes(m), 'BUY', '0.40', '10')).body.success).toBe(true);
     expect((await a.place(yes(m), 'BUY', '0.38', '5')).body.success).toBe(true);
     const c = await subscribed([yes(m), no(m)]);
-    const first = await c.until(() => c.frames[0], 3000, 'snapshot');
+    const first = await c.until(() => c.frames[0], 30_000, 'snapshot');
     expect(Array.isArray(first)).toBe(true);
     const [by, bn] = first as any[];
     for (const [ev, tok] of [
@@ -92,7 +92,7 @@ describe('market channel: snapshots and changes', () => {
     ]);
     // one asset: a single object, not an array
     const single = await subscribed([yes(m)]);
-    const f = await single.until(() => single.frames[0], 3000, 'snapshot');
+    const f = await single.until(() => single.frames[0], 30_000, 'snapshot');
     expect(Array.isArray(f)).toBe(false);
     expect((f as any).event_type).toBe('book');
   });
@@ -298,7 +298,7 @@ describe('market channel: subscriptions', () => {
       initial_dump: true,
       custom_feature_enabled: false,
     });
-    const f = await c.until(() => c.frames[0], 3000, 'snapshot');
+    const f = await c.until(() => c.frames[0], 30_000, 'snapshot');
     expect((f as any).asset_id).toBe(yes(m)); // only the known asset: one object
     expect(c.events.some((e) => e.event_type === 'error')).toBe(false);
     // initial_dump false: no snapshot
@@ -424,7 +424,7 @@ describe('market channel: nested batches', () => {
       const c = await WsClient.open(`ws://127.0.0.1:${(server.address() as AddressInfo).port}/ws/market`);
       open.push(c);
       c.send({ assets_ids: [...meta.tokens], type: 'market' });
-      await c.until(() => c.events.filter((e) => e.event_type === 'book').length >= 2, 3000, 'snapshots');
+      await c.until(() => c.events.filter((e) => e.event_type === 'book').length >= 2, 30_000, 'snapshots');
       for (let round = 0; round < 20; round++) {
         for (let i = 0; i < 100; i++) driver.step();
         await sleep(20);

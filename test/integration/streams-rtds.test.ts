@@ -96,7 +96,7 @@ describe('rtds: crypto_prices', () => {
     await sendSync(allc, { action: 'subscribe', subscriptions: [{ topic: 'crypto_prices', type: 'update' }] });
     const base = [arr, str, allc].map((c) => c.events.length);
     for (const s of ['btcusdt', 'ethusdt', 'solusdt', 'xrpusdt', 'dogeusdt'] as const) price(s, 1.5);
-    await allc.until(() => allc.events.length - base[2]! >= 5, 3000, 'all symbols');
+    await allc.until(() => allc.events.length - base[2]! >= 5, 30_000, 'all symbols');
     await sleep(50);
     const syms = (c: WsClient, i: number) =>
       c.events
@@ -179,7 +179,7 @@ describe('rtds: keep-alive and bad input', () => {
     await c.waitText('PONG');
     c.send('ping');
     await c.waitText('pong');
-    await c.until(() => c.pings > 0, 2000, 'a ping frame');
+    await c.until(() => c.pings > 0, 30_000, 'a ping frame');
     // also at /rtds/ and at the bare ws_url
     for (const p of ['/rtds/', '/']) {
       const d = await client(p);
@@ -199,7 +199,7 @@ describe('rtds: keep-alive and bad input', () => {
       'garbage',
     ];
     for (const m of bad) c.send(m);
-    await c.until(() => c.events.filter((e) => e.event_type === 'error').length === bad.length, 3000, 'error frames');
+    await c.until(() => c.events.filter((e) => e.event_type === 'error').length === bad.length, 30_000, 'error frames');
     expect(c.events[0].error.message).toMatch(/unknown topic/);
     for (const e of c.events) expect(e.error.code).toBe('BAD_REQUEST');
     expect(c.closed).toBeUndefined();
@@ -223,7 +223,7 @@ describe('rtds: the world price feed', () => {
       const snap = await c.waitFor((e) => e.type === 'subscribe');
       expect(['ethusdt', 'solusdt']).toContain(snap.payload.symbol);
       expect(snap.payload.data.length).toBeGreaterThan(0);
-      await c.until(() => c.events.filter((e) => e.type === 'update').length >= 6, 5000, 'feed updates');
+      await c.until(() => c.events.filter((e) => e.type === 'update').length >= 6, 30_000, 'feed updates');
       const ups = c.events.filter((e) => e.type === 'update');
       expect(new Set(ups.map((e) => e.payload.symbol))).toEqual(new Set(['ethusdt', 'solusdt']));
       for (const u of ups) expect(u.payload.value).toBeGreaterThan(0);

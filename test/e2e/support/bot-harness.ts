@@ -6,6 +6,7 @@
  */
 import { once } from 'node:events';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { finished } from 'node:stream/promises';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,11 +22,28 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * The exit code of a child process (null when a signal ended it), whether it has exited already or
  * exits later: `once(p, 'exit')` alone never resolves for a process that exited before it was
  * called (the kill-switch daemon exits on its own while a test is still checking the venue).
+ *
+ * Resolves once its piped stdout and stderr have been read to their end too: 'exit' can come before
+ * the last output does (the summary, the last log lines), and on a loaded machine it often does.
  */
 export async function exited(p: ChildProcess): Promise<number | null> {
-  if (p.exitCode !== null || p.signalCode !== null) return p.exitCode;
-  const [code] = (await once(p, 'exit')) as [number | null];
-  return code;
+  if (p.exitCode === null && p.signalCode === null) await once(p, 'exit');
+  await outputDrained(p);
+  return p.exitCode;
+}
+
+/**
+ * Waits until a child's piped stdout and stderr have ended (everything it wrote was read), bounded
+ * by `timeoutMs` (a grandchild holding the pipe open must not hang the test: the assertions on the
+ * output then say what is missing).
+ */
+export async function outputDrained(p: ChildProcess, timeoutMs = 30_000): Promise<void> {
+  const streams = [p.stdout, p.stderr].filter((s) => s !== null);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    Promise.all(streams.map((s) => finished(s).catch(() => undefined))),
+    new Promise((r) => (timer = setTimeout(r, timeoutMs))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 export interface BotProcess {
@@ -86,9 +104,12 @@ export class BotHarness {
   }
 }
 
-/** Waits (up to 20 s) until the bot has orders resting at the exchange. */
-export async function waitForQuotes(ex: RunningExchange, address: string): Promise<number> {
-  for (let i = 0; i < 100 && ex.exchange.openOrders(address).length === 0; i++) await sleep(200);
+/**
+ * Waits (up to `timeoutMs`, default 60 s: a daemon starting on a loaded machine takes its time)
+ * until the bot has orders resting at the exchange; returns how many.
+ */
+export async function waitForQuotes(ex: RunningExchange, address: string, timeoutMs = 60_000): Promise<number> {
+  await waitUntil(() => ex.exchange.openOrders(address).length > 0, timeoutMs, 100);
   return ex.exchange.openOrders(address).length;
 }
 
@@ -149,12 +170,22 @@ export async function hitBotBidWithin(
   }
 }
 
-/** Hits the bot's bids (retrying while it re-quotes) until it has at least one fill. */
-export async function makeBotFill(ex: RunningExchange, t: Trader, address: string): Promise<void> {
-  for (let i = 0; i < 20 && botFills(ex, address).length === 0; i++) {
+/**
+ * Hits the bot's bids (retrying while it re-quotes) until it has at least one fill, for up to
+ * `timeoutMs` (default 30 s); returns whether it has one.
+ */
+export async function makeBotFill(
+  ex: RunningExchange,
+  t: Trader,
+  address: string,
+  timeoutMs = 30_000,
+): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (botFills(ex, address).length === 0 && Date.now() < end) {
     await hitBotBid(ex, t, address);
     await sleep(300);
   }
+  return botFills(ex, address).length > 0;
 }
 
 /**
@@ -273,4 +304,38 @@ export function liquidMarkets(ex: RunningExchange, n: number, o: { tick?: string
     .sort((a, b) => px.liquidity(b.m) - px.liquidity(a.m))
     .slice(0, n)
     .map(({ m }) => m.meta.conditionId);
+}
+
+/**
+ * Watches, from the exchange's side, when `address` has orders resting and when it has none: the
+ * exchange calls its listeners synchronously as each operation ends, so the times are those of the
+ * cancel (or fill) that emptied the book of the bot, not those of a test's later look (a loaded
+ * machine delays a polling test by hundreds of ms). `flatSince(t)` is the first moment at or after
+ * `t` (unix ms, this machine's clock, which the daemon's log times share) when the bot had nothing
+ * resting, or 0 if it has not happened (yet).
+ */
+export function watchFlat(ex: RunningExchange, address: string): { flatSince(t: number): number; stop(): void } {
+  const changes: Array<{ at: number; flat: boolean }> = [];
+  const check = () => {
+    const flat = ex.exchange.openOrders(address).length === 0;
+    if (changes.length === 0 || changes[changes.length - 1]!.flat !== flat) changes.push({ at: Date.now(), flat });
+  };
+  check();
+  const off = ex.exchange.subscribe(check);
+  return {
+    flatSince: (t) => {
+      check();
+      let flatAtT: boolean | undefined; // the state at t (undefined: the watch started later)
+      for (const c of changes) {
+        if (c.at <= t) flatAtT = c.flat;
+        else if (flatAtT === true) return t;
+        else if (c.flat) return c.at;
+        else flatAtT = false;
+      }
+      return flatAtT === true ? t : 0;
+    },
+    stop: () => {
+      off();
+    },
+  };
 }

@@ -7,6 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { finished } from 'node:stream/promises';
 import WebSocket from 'ws';
 
 /** The Chromium binary, or undefined when none is installed. */
@@ -28,6 +29,16 @@ const BASE_FLAGS = [
   '--mute-audio',
 ];
 
+/** Until a child's piped stdout and stderr have ended, or `timeoutMs` passed. */
+async function drained(p: ChildProcess, timeoutMs: number): Promise<void> {
+  const streams = [p.stdout, p.stderr].filter((x) => x !== null);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    Promise.all(streams.map((x) => finished(x).catch(() => undefined))),
+    new Promise((r) => (timer = setTimeout(r, timeoutMs))),
+  ]).finally(() => clearTimeout(timer));
+}
+
 /** Runs chromium once with these flags; resolves with its stdout. */
 export function runChromium(
   bin: string,
@@ -45,8 +56,12 @@ export function runChromium(
     p.on('error', reject);
     p.on('exit', (code) => {
       clearTimeout(t);
-      rmSync(profile, { recursive: true, force: true });
-      resolve({ code, out, err });
+      // the output (--dump-dom) can still be on its way when the process exits: read it to its end
+      // (bounded: a helper process may hold the pipe)
+      void drained(p, 10_000).then(() => {
+        rmSync(profile, { recursive: true, force: true });
+        resolve({ code, out, err });
+      });
     });
   });
 }
@@ -79,7 +94,7 @@ export class CdpPage {
     const wsUrl = await new Promise<string>((resolve, reject) => {
       const t = setTimeout(
         () => reject(new Error(`chromium did not start its DevTools server: ${err.slice(-500)}`)),
-        30_000,
+        60_000,
       );
       proc.stderr!.on('data', (d) => {
         err += d;

@@ -61,3 +61,21 @@ export async function getJson(url: string): Promise<any> {
   const r = await fetch(url);
   return r.json();
 }
+
+/**
+ * Polls `cond` (sync or async) every `everyMs` until it holds or `timeoutMs` passed; returns whether
+ * it held. For what happens after a delay the test cannot see (a held request landing, a timer at the
+ * exchange): a fixed sleep then one look fails on a loaded machine.
+ */
+export async function eventually(
+  cond: () => boolean | Promise<boolean>,
+  timeoutMs = 30_000,
+  everyMs = 50,
+): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    if (await cond()) return true;
+    if (Date.now() >= end) return false;
+    await sleep(everyMs);
+  }
+}

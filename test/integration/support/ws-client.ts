@@ -63,7 +63,7 @@ export class WsClient {
   }
 
   /** Resolves when `cond()` holds (checked on every frame and close), rejects after `timeoutMs`. */
-  until<T>(cond: () => T | undefined | false, timeoutMs = 3000, what = 'condition'): Promise<T> {
+  until<T>(cond: () => T | undefined | false, timeoutMs = 30_000, what = 'condition'): Promise<T> {
     return new Promise((resolve, reject) => {
       const check = (): boolean => {
         const v = cond();
@@ -89,7 +89,7 @@ export class WsClient {
   }
 
   /** Waits for the text `t` (e.g. "PONG") after index `from` of `texts`. */
-  waitText(t: string, from = 0, timeoutMs = 3000): Promise<string> {
+  waitText(t: string, from = 0, timeoutMs = 30_000): Promise<string> {
     return this.until(() => this.texts.slice(from).find((x) => x === t), timeoutMs, `text ${t}`);
   }
 
@@ -104,7 +104,7 @@ export class WsClient {
     }
   }
 
-  waitClose(timeoutMs = 3000): Promise<{ code: number; reason: string }> {
+  waitClose(timeoutMs = 30_000): Promise<{ code: number; reason: string }> {
     return this.until(() => this.closed, timeoutMs, 'close');
   }
 
