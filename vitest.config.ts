@@ -19,8 +19,8 @@ export default defineConfig({
   resolve: { conditions: ['mmkit-src', 'module', 'node', 'development|production'] },
   ssr: { resolve: { conditions: ['mmkit-src', 'module', 'node', 'development|production'] } },
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     pool: 'forks',
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT, exclude: SLOW } },
