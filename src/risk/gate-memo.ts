@@ -64,7 +64,16 @@ export class GateMemo {
   hits = 0;
   misses = 0;
 
-  approve(desired: DesiredQuotes, view: RiskView): Approved<DesiredQuotes> {
+  /**
+   * `keep`: asked on a hit with the approval made earlier for the same answer; when it says true,
+   * that approval is handed out as it is, with its earlier time (a caller that drops a repeated
+   * set anyway spares a new approval); else, as without it, a copy stamped with `desired.at`.
+   */
+  approve(
+    desired: DesiredQuotes,
+    view: RiskView,
+    keep?: (earlier: Approved<DesiredQuotes>) => boolean,
+  ): Approved<DesiredQuotes> {
     const quotes = desired.quotes;
     if (quotes.length === 0) return gate(desired, view).approved; // the gate passes an empty set as it is
     const market = desired.market;
@@ -116,7 +125,7 @@ export class GateMemo {
       m.tick === tick
     ) {
       this.hits++;
-      return restamped(m.approved, desired.at);
+      return keep !== undefined && keep(m.approved) ? m.approved : restamped(m.approved, desired.at);
     }
     this.misses++;
     const approved = gate(desired, view).approved;

@@ -160,6 +160,13 @@ describe('backtest: recorded feed', () => {
     expect(json(b)).toBe(json(a));
   }, 120_000);
 
+  it('a memoised answer that repeats the last set is coalesced without a new approval: the same as with a hook on every set (which stamps each anew)', async () => {
+    let sets = 0;
+    const b = await runBacktest({ ...opts(), hooks: { onQuoteSet: () => void sets++ } });
+    expect(sets).toBe(a.counts.intents);
+    expect(json(b)).toBe(json(a));
+  }, 120_000);
+
   it('the store as a scratch file (the default) or a WAL file: the same result and the same rows', async () => {
     const file = join(dir, 'feed-wal.db');
     const b = await runBacktest({ ...opts(), scratchStore: false, storePath: file });
