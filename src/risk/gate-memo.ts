@@ -125,7 +125,7 @@ export class GateMemo {
       m.tick === tick
     ) {
       this.hits++;
-      return keep !== undefined && keep(m.approved) ? m.approved : restamped(m.approved, desired.at);
+      return keep?.(m.approved) ? m.approved : restamped(m.approved, desired.at);
     }
     this.misses++;
     const approved = gate(desired, view).approved;
