@@ -18,15 +18,15 @@
  *    at 10x the default activity (BENCH_FRAMES frames, default 200,000).
  *    The replay reads the feed's decoded-event cache (src/backtest/feed-cache.ts), as every run of
  *    `mmkit backtest` after a feed's first does; replay_events_per_sec_from_text is the same run
- *    decoding the gzip text (the first run of a feed). Each is the median of 3 runs after warm-up
+ *    decoding the gzip text (the first run of a feed). Each is the median of the runs after warm-up
  *    runs (V8 reaches its steady state only after a few whole runs); the bands runs alternate with
- *    the runs of the market-data path alone below (3 warm-up pairs, then 3 measured pairs).
+ *    the runs of the market-data path alone below (3 warm-up pairs, then BENCH_PAIRS measured pairs).
  *  - backtest_bands_vs_md_ratio: the speed of the bands run above over the speed of the same
  *    pipeline with a strategy that never quotes (the market-data path alone), same feed, same
- *    process, the two ALTERNATED (3 measured pairs after 3 warm-up pairs): the ratio of the
- *    medians of their CPU times (process.cpuUsage, the least disturbed by other processes on a
- *    loaded machine); backtest_bands_vs_md_ratio_wall: the same in wall time. The cost of trading
- *    as a fraction (1: free; the goal is at least 0.5).
+ *    process, the two ALTERNATED (BENCH_PAIRS measured pairs, default 5, after 3 warm-up pairs):
+ *    the ratio of the medians of their CPU times (process.cpuUsage, the least disturbed by other
+ *    processes on a loaded machine); backtest_bands_vs_md_ratio_wall: the same in wall time. The
+ *    cost of trading as a fraction (1: free; the goal is at least 0.5).
  *  - replay_memory_growth_mb: the same pipeline over BENCH_EVENTS messages (default 10,000,000; the
  *    feed above repeated, shifted in time, into a temporary file): V8 heap in use after a full GC
  *    at the end minus at the first checkpoint past 1,000,000 messages.
@@ -153,7 +153,7 @@ try {
   // measured pairs), so a change of the machine's load or of V8's state hits both alike; the ratio
   // is of the medians, in wall time and in CPU time (process.cpuUsage: less sensitive to other
   // processes on a loaded machine)
-  const PAIRS = 3;
+  const PAIRS = Number(process.env.BENCH_PAIRS ?? 5);
   const bandsRuns: Run[] = [];
   const idleRuns: Run[] = [];
   for (let i = 0; i < 3 + PAIRS; i++) {
