@@ -237,9 +237,10 @@ export function createTrader(o: TraderOptions): Trader {
 
   // ---- the gate ------------------------------------------------------------------------------------
   const memo = tuning.memoiseGate === true ? new GateMemo() : undefined;
-  // with coalescing too (and no hook that sees each set): a memoised answer that is the very set
-  // last submitted for its market, nothing of the market having changed since, is coalesced by
-  // `execute` below: it is handed on as approved then (with that set's time), not stamped anew
+  // with coalescing too (and no hook that sees each set): a memoised answer that `execute` below
+  // will coalesce (the same quotes as the set last submitted for its market, nothing of the market
+  // having changed since: its very test) is handed on as approved then (with its earlier time),
+  // not stamped anew
   const coalesce = tuning.coalesceIntents === true;
   const repeatsLast =
     coalesce && hooks.onQuoteSet === undefined
@@ -247,9 +248,9 @@ export function createTrader(o: TraderOptions): Trader {
           const last = lastIntent.get(earlier.market);
           return (
             last !== undefined &&
-            last.quotes === earlier.quotes &&
             last.seq === (marketSeq.get(earlier.market) ?? 0) &&
-            last.tick === currentTick(earlier.market)
+            last.tick === currentTick(earlier.market) &&
+            sameQuotes(last.quotes, earlier.quotes)
           );
         }
       : undefined;
