@@ -49,8 +49,9 @@
  *
  * What the backtest adds to the kernel's wiring, on purpose: a VirtualClock; the store (a temporary
  * SQLite file unless `storePath` is given) commits in batches (one transaction per minute of
- * virtual time, `commit: 'batched'`), with synchronous=OFF, and checkpoints its WAL in the writer
- * (durability against power loss is moot for a backtest; a checkpoint thread would only cost CPU),
+ * virtual time, `commit: 'batched'`), with synchronous=OFF, as a scratch file (`scratch`: the
+ * rollback journal in memory instead of a WAL, an exclusive lock, a large page cache; durability
+ * against a crash or power loss is moot for a backtest, which is re-made by running it again),
  * and its timestamps are whole milliseconds; the kernel's exact speed-ups (TraderTuning: the gate
  * memo, coalesced intents, cached live-order lists) are on; the engine's state keeps the last
  * ENGINE_FILL_KEYS (2,000) fill keys (a backtest's venue repeats a fill only as its later trade
@@ -151,6 +152,12 @@ export interface BacktestOptions {
   readonly coalesceIntents?: boolean;
   /** Reuse the risk gate's answer while nothing it reads changed (src/risk/gate-memo.ts; exact). Default true. */
   readonly memoiseGate?: boolean;
+  /**
+   * The run's store as a scratch file (StoreOptions.scratch: journal in memory, an exclusive lock
+   * until the run ends, a large page cache; the same rows). Default true; false: the WAL, as the
+   * daemon's store (other processes may read the file during the run).
+   */
+  readonly scratchStore?: boolean;
   /**
    * Settle after EVERY timer that fires, the world's and the runner's own measurement timers
    * included, instead of only when something of the bot's may be pending (see the module comment).
@@ -286,13 +293,15 @@ async function runWith(
     clearInterval: (h) => clock.clearInterval(h),
   };
   // batched commits: one transaction per FLUSH_MS of virtual time (the sampler flushes), the same
-  // rows in the end (see StoreOptions.commit), and no fsync (synchronous=OFF: the store of a
-  // backtest is re-made by running it again); the daemon commits, and syncs, every write
+  // rows in the end (see StoreOptions.commit), no fsync (synchronous=OFF) and a scratch file
+  // (StoreOptions.scratch: journal in memory, exclusive lock, large cache): the store of a backtest
+  // is re-made by running it again; the daemon commits, and syncs, every write
   const store: Store = openStore(storeFile, {
     clock: storeClock,
     durability: { fills: 'off', other: 'off' },
     checkpoint: 'auto',
     commit: 'batched',
+    scratch: opts.scratchStore !== false,
   });
   let flushedAt = clock.now();
   const strategyName = def.name;

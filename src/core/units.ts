@@ -42,8 +42,12 @@ export function isTickSize(s: unknown): s is TickSize {
 }
 /** Tick size as pips: '0.01' -> 100. */
 export function tickPips(tick: TickSize): Pips {
-  return (PRICE_SCALE / 10 ** ROUNDING[tick].price) as Pips;
+  // looked up: the engine asks for the current tick on every gate call
+  return TICK_PIPS.get(tick) ?? ((PRICE_SCALE / 10 ** ROUNDING[tick].price) as Pips);
 }
+const TICK_PIPS: ReadonlyMap<string, Pips> = new Map(
+  TICK_SIZES.map((t) => [t, (PRICE_SCALE / 10 ** ROUNDING[t].price) as Pips]),
+);
 /** Pips back to a tick size. @throws ValidationError when not a venue tick. */
 export function tickFromPips(p: number): TickSize {
   for (const t of TICK_SIZES) if (tickPips(t) === p) return t;

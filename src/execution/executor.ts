@@ -118,6 +118,30 @@ export interface CycleReport {
   readonly retryInMs?: number;
 }
 
+/** A cycle's report: its counts, and the error that ended it early. */
+function cycleReport(
+  market: ConditionId,
+  intentAt: number,
+  startedAt: number,
+  finishedAt: number,
+  n: { kept: number; cancelled: number; placed: number; skipped: number; rejected: number; unknown: number },
+  error?: unknown,
+): CycleReport {
+  return {
+    market,
+    intentAt,
+    startedAt,
+    finishedAt,
+    kept: n.kept,
+    cancelled: n.cancelled,
+    placed: n.placed,
+    skipped: n.skipped,
+    rejected: n.rejected,
+    unknown: n.unknown,
+    ...(error !== undefined ? { error } : {}),
+  };
+}
+
 /** Result of verifyFlat. */
 export interface FlatReport {
   readonly flat: boolean;
@@ -689,47 +713,31 @@ export class Executor {
   async #cycle(d: DesiredQuotes): Promise<CycleReport> {
     const startedAt = this.#clock.now();
     const market = d.market;
-    let cancelled = 0;
-    let placed = 0;
-    let skipped = 0;
-    let rejected = 0;
-    let unknown = 0;
-    let kept = 0;
-    const done = (error?: unknown): CycleReport => ({
-      market,
-      intentAt: d.at,
-      startedAt,
-      finishedAt: this.#clock.now(),
-      kept,
-      cancelled,
-      placed,
-      skipped,
-      rejected,
-      unknown,
-      ...(error !== undefined ? { error } : {}),
-    });
+    // the counts of the report (an object, not a closure over locals: one fewer function per cycle)
+    const n = { kept: 0, cancelled: 0, placed: 0, skipped: 0, rejected: 0, unknown: 0 };
     try {
       // orders whose fate is unknown and not being resolved (e.g. resolution ran out): try again
       for (const u of this.tracker.unknownOrders()) if (u.market === market) this.#resolveLater(u.id);
       const again = this.tracker.cancellingOrders(market);
       const live = this.tracker.liveOrdersCached(market, EXCLUDE_CANCELLING);
       const diff = diffQuotes(d, live, this.#tolerance, this.#tickPips(market) ?? 0);
-      kept = diff.kept.length;
+      n.kept = diff.kept.length;
       const cancels = again.length === 0 ? diff.cancels : [...again, ...diff.cancels];
       if (cancels.length > 0) {
         await this.#cancelIds(cancels);
-        cancelled = cancels.length;
+        n.cancelled = cancels.length;
       }
       if (diff.places.length > 0) {
         const r = await this.#place(market, diff.places);
-        placed = r.placed;
-        skipped = r.skipped;
-        rejected = r.rejected;
-        unknown = r.unknown;
+        n.placed = r.placed;
+        n.skipped = r.skipped;
+        n.rejected = r.rejected;
+        n.unknown = r.unknown;
       }
+      const { kept, cancelled, placed, skipped, rejected, unknown } = n;
       if (cancelled + placed + skipped > 0)
         this.#audit('cycle', { market, intentAt: d.at, kept, cancelled, placed, skipped, rejected, unknown });
-      return done();
+      return cycleReport(market, d.at, startedAt, this.#clock.now(), n);
     } catch (error) {
       this.#audit('cycle_error', {
         market,
@@ -737,7 +745,7 @@ export class Executor {
         code: errorCode(error),
         message: error instanceof Error ? error.message : String(error),
       });
-      return done(error);
+      return cycleReport(market, d.at, startedAt, this.#clock.now(), n, error);
     }
   }
 

@@ -183,6 +183,15 @@ export class OrderTracker {
   readonly #openIn = new Map<string, Map<OrderId, Entry>>();
   readonly #listeners = new Set<TransitionListener>();
   #lastPrune = 0;
+  /**
+   * The terminal entries as they became terminal or changed since, with their `updatedAt` then,
+   * oldest first (from `#expiryHead`): `#prune` forgets an entry when its last item here expires,
+   * and reads nothing younger. An entry changed again has a newer item; its older ones are skipped.
+   */
+  #expiry: Array<[Entry, number]> = [];
+  #expiryHead = 0;
+  /** False once a time went backwards (a wall clock set back): the next prune looks at every order. */
+  #expiryOrdered = true;
   /** Bumped by every change an open order's view can show (see `liveOrdersCached`); also per market. */
   #version = 0;
   readonly #marketVersion = new Map<string, number>();
@@ -547,16 +556,45 @@ export class OrderTracker {
   #emit(from: TrackedStatus | null, e: Entry, cause: string): void {
     this.#bump(e.market);
     if (isOpen(e.status)) this.#setOpen(e);
-    else this.#deleteOpen(e);
+    else {
+      this.#deleteOpen(e);
+      const q = this.#expiry;
+      if (q.length > this.#expiryHead && e.updatedAt < q[q.length - 1]![1]) this.#expiryOrdered = false;
+      q.push([e, e.updatedAt]);
+    }
     const t: Transition = { from, to: e.status, order: view(e), cause };
     for (const fn of this.#listeners) fn(t);
   }
 
+  /** Forgets the terminal orders unchanged for `retainMs` (at most once a second). */
   #prune(): void {
     const now = this.#clock.now();
     if (now - this.#lastPrune < 1000) return;
     this.#lastPrune = now;
-    for (const [id, e] of this.#orders)
-      if (isTerminal(e.status) && now - e.updatedAt > this.#retainMs) this.#orders.delete(id);
+    const retain = this.#retainMs;
+    if (!this.#expiryOrdered) {
+      // times went backwards: every order, and the expiry queue made again in order
+      for (const [id, e] of this.#orders)
+        if (isTerminal(e.status) && now - e.updatedAt > retain) this.#orders.delete(id);
+      this.#expiry = [...this.#orders.values()]
+        .filter((e) => isTerminal(e.status))
+        .sort((a, b) => a.updatedAt - b.updatedAt)
+        .map((e): [Entry, number] => [e, e.updatedAt]);
+      this.#expiryHead = 0;
+      this.#expiryOrdered = true;
+      return;
+    }
+    // the items in time order: the expired ones first
+    const q = this.#expiry;
+    let h = this.#expiryHead;
+    while (h < q.length && now - q[h]![1] > retain) {
+      const [e, at] = q[h++]!;
+      if (e.updatedAt === at && isTerminal(e.status) && this.#orders.get(e.id) === e) this.#orders.delete(e.id);
+    }
+    if (h > 1024 && h * 2 > q.length) {
+      q.splice(0, h);
+      h = 0;
+    }
+    this.#expiryHead = h;
   }
 }

@@ -55,6 +55,8 @@ export interface TraderTuning {
   /**
    * Do not hand the executor a quote set identical to the last one of its market while no order of
    * that market changed state and its tick is the same: the executor's diff would find nothing to do.
+   * With `memoiseGate` too (and no `onQuoteSet` hook), a memoised answer that is that very set is
+   * handed on as approved before (its time the earlier one's: it is not executed), not stamped anew.
    */
   readonly coalesceIntents?: boolean;
   /** The risk view and the engine read the tracker's cached live-order lists (rebuilt on change). */
@@ -155,6 +157,7 @@ export interface Trader {
 const NO_TUNING: TraderTuning = {};
 
 function sameQuotes(a: readonly QuoteIntent[], b: readonly QuoteIntent[]): boolean {
+  if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
     const x = a[i]!;
@@ -234,8 +237,25 @@ export function createTrader(o: TraderOptions): Trader {
 
   // ---- the gate ------------------------------------------------------------------------------------
   const memo = tuning.memoiseGate === true ? new GateMemo() : undefined;
+  // with coalescing too (and no hook that sees each set): a memoised answer that `execute` below
+  // will coalesce (the same quotes as the set last submitted for its market, nothing of the market
+  // having changed since: its very test) is handed on as approved then (with its earlier time),
+  // not stamped anew
+  const coalesce = tuning.coalesceIntents === true;
+  const repeatsLast =
+    coalesce && hooks.onQuoteSet === undefined
+      ? (earlier: Approved<DesiredQuotes>): boolean => {
+          const last = lastIntent.get(earlier.market);
+          return (
+            last !== undefined &&
+            last.seq === (marketSeq.get(earlier.market) ?? 0) &&
+            last.tick === currentTick(earlier.market) &&
+            sameQuotes(last.quotes, earlier.quotes)
+          );
+        }
+      : undefined;
   const gateQuotes = (desired: DesiredQuotes): Approved<DesiredQuotes> => {
-    if (memo !== undefined && hooks.onGate === undefined) return memo.approve(desired, riskView);
+    if (memo !== undefined && hooks.onGate === undefined) return memo.approve(desired, riskView, repeatsLast);
     const r = gate(desired, riskView);
     if (r.refusals.length > 0) {
       const l = marketLog('risk', desired.market);
@@ -265,7 +285,6 @@ export function createTrader(o: TraderOptions): Trader {
   };
 
   // ---- execution: quote sets (coalesced when tuned) and immediate orders ----------------------------
-  const coalesce = tuning.coalesceIntents === true;
   const lastIntent = new Map<ConditionId, { quotes: readonly QuoteIntent[]; tick: number | undefined; seq: number }>();
   const marketSeq = new Map<string, number>();
   if (coalesce) tracker.onTransition((t) => marketSeq.set(t.order.market, (marketSeq.get(t.order.market) ?? 0) + 1));

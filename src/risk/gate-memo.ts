@@ -10,16 +10,18 @@
  *  - the kill switch tripped or not, the halt, the heartbeat flag, the limits (same object), the
  *    market's current tick;
  *  - each token's book (same object) with its stale flag, best bid and best ask;
- *  - every live order (the same list: the order tracker's cached list changes identity with any
- *    order change; a view that builds a new list per call never hits), the available collateral,
- *    and both tokens' positions.
+ *  - the live orders as the gate reads them: this market's (the same order views, in order: the
+ *    order tracker makes a new view only when an order's matched size changed), and the count and
+ *    notional of the other markets' (all the gate reads of them); the same list (the tracker's
+ *    cached list changes identity with any order change) needs no look inside; the available
+ *    collateral, and both tokens' positions.
  * The gate reads a book beyond its top only for a quote at or through the top (its crossing
  * check); such a call is not memoised. Refusal reasons (the kill switch's message...) are not
  * kept: the memo serves callers that use the approved set only.
  */
 import type { ConditionId, TokenId } from '../core/ids.ts';
 import type { DesiredQuotes, LiveOrderView, QuoteIntent } from '../core/intents.ts';
-import { PRICE_SCALE } from '../core/units.ts';
+import { notional, PRICE_SCALE } from '../core/units.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import type { BookView } from '../core/views.ts';
 import { gate, restamped, type Approved, type RiskView } from './gate.ts';
@@ -43,7 +45,13 @@ interface Entry {
   bStale: boolean;
   bBid: number | null;
   bAsk: number | null;
+  /** The list read last (its content is what the three fields below sum up). */
   orders: readonly LiveOrderView[];
+  /** This market's live orders with something left, in the list's order. */
+  mine: readonly LiveOrderView[];
+  /** The other markets' live orders with something left: how many, and their notional (rounded up). */
+  otherCount: number;
+  otherNotional: number;
   collateral: number;
   posA: number;
   posB: number;
@@ -56,7 +64,16 @@ export class GateMemo {
   hits = 0;
   misses = 0;
 
-  approve(desired: DesiredQuotes, view: RiskView): Approved<DesiredQuotes> {
+  /**
+   * `keep`: asked on a hit with the approval made earlier for the same answer; when it says true,
+   * that approval is handed out as it is, with its earlier time (a caller that drops a repeated
+   * set anyway spares a new approval); else, as without it, a copy stamped with `desired.at`.
+   */
+  approve(
+    desired: DesiredQuotes,
+    view: RiskView,
+    keep?: (earlier: Approved<DesiredQuotes>) => boolean,
+  ): Approved<DesiredQuotes> {
     const quotes = desired.quotes;
     if (quotes.length === 0) return gate(desired, view).approved; // the gate passes an empty set as it is
     const market = desired.market;
@@ -89,7 +106,7 @@ export class GateMemo {
       m !== undefined &&
       sameQuotes(m.quotes, quotes) &&
       m.info === info &&
-      m.orders === orders &&
+      (m.orders === orders || sameOrders(m, market, orders)) &&
       m.aBid === aBid &&
       m.aAsk === aAsk &&
       m.bBid === bBid &&
@@ -108,13 +125,26 @@ export class GateMemo {
       m.tick === tick
     ) {
       this.hits++;
-      return restamped(m.approved, desired.at);
+      return keep?.(m.approved) ? m.approved : restamped(m.approved, desired.at);
     }
     this.misses++;
     const approved = gate(desired, view).approved;
     if (!topOnly(quotes, a, b, bookA, bookB)) {
       this.#last.delete(market);
       return approved;
+    }
+    const mine: LiveOrderView[] = [];
+    let otherCount = 0;
+    let otherNotional = 0;
+    for (let i = 0; i < orders.length; i++) {
+      const o = orders[i]!;
+      const rem = o.originalSize - o.sizeMatched;
+      if (rem <= 0) continue;
+      if (o.market === market) mine.push(o);
+      else {
+        otherCount++;
+        otherNotional += notional(rem, o.price, 'up');
+      }
     }
     const e: Entry = {
       quotes,
@@ -134,6 +164,9 @@ export class GateMemo {
       bBid,
       bAsk,
       orders,
+      mine,
+      otherCount,
+      otherNotional,
       collateral,
       posA,
       posB,
@@ -146,6 +179,33 @@ export class GateMemo {
   clear(): void {
     this.#last.clear();
   }
+}
+
+/**
+ * True when `orders` shows the gate what the entry's list showed: this market's live orders the
+ * same views in the same order, the other markets' the same count and notional. Then the entry
+ * keeps `orders` (the next call with this list compares its identity only).
+ */
+function sameOrders(m: Entry, market: ConditionId, orders: readonly LiveOrderView[]): boolean {
+  const mine = m.mine;
+  let j = 0;
+  let otherCount = 0;
+  let otherNotional = 0;
+  for (let i = 0; i < orders.length; i++) {
+    const o = orders[i]!;
+    const rem = o.originalSize - o.sizeMatched;
+    if (rem <= 0) continue;
+    if (o.market === market) {
+      if (j >= mine.length || mine[j] !== o) return false;
+      j++;
+    } else {
+      otherCount++;
+      otherNotional += notional(rem, o.price, 'up');
+    }
+  }
+  if (j !== mine.length || otherCount !== m.otherCount || otherNotional !== m.otherNotional) return false;
+  m.orders = orders;
+  return true;
 }
 
 /** The same quotes (token, side, price, size, in order): a strategy may build a new array each time. */

@@ -154,6 +154,16 @@ export interface StoreOptions {
   commit?: 'each' | 'batched';
   /** A 'batched' store's bound of deferred orders (default BATCHED_PENDING_ORDERS; tests use small ones). */
   pendingOrders?: number;
+  /**
+   * A throw-away store that only this connection uses, for BACKTESTS only (their store is re-made
+   * by running them again): the rollback journal in memory instead of the WAL (each page is written
+   * once, to the database file, at a commit: no WAL copy, no checkpoint), an exclusive lock held
+   * until close (no lock calls per transaction; no other connection can read the file meanwhile),
+   * temporary tables in memory and a page cache large enough for a long run. Rows, rowids and
+   * every method's result are the same; a crash or power loss may leave the file corrupt. Requires
+   * `commit: 'batched'` and durability 'off' for both kinds of write; `mmkit run` never passes it.
+   */
+  scratch?: boolean;
 }
 
 /** The store. Every method runs synchronously and has committed when it returns. */

@@ -39,6 +39,23 @@ export * from './store-types.ts';
 export { fillFromEvent, tradeStatusAdvances } from './fills.ts';
 export { BATCHED_PENDING_ORDERS, pendingOrderWrites } from './deferred-orders.ts';
 
+/** A bigint as its decimal digits (JSON has none). */
+const bigintAsString = (_k: string, v: unknown): unknown => (typeof v === 'bigint' ? v.toString() : v);
+
+/**
+ * The JSON of an audit entry, bigints as strings. Without a replacer first (it is called for every
+ * key and value: most of the cost), which gives the same text when there is no bigint and throws a
+ * TypeError when there is one: then with it.
+ */
+function auditJson(data: unknown): string {
+  try {
+    return JSON.stringify(data ?? null);
+  } catch (e) {
+    if (!(e instanceof TypeError)) throw e;
+    return JSON.stringify(data ?? null, bigintAsString);
+  }
+}
+
 /**
  * Open (or create) the store at `file` (':memory:' works for tests), applying pending migrations.
  * A 'batched' store defers order writes (see StoreOptions.commit) without changing what any method
@@ -50,13 +67,24 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
   const clock = opts.clock ?? new LiveClock();
   const fillSync = opts.durability?.fills ?? 'full';
   const otherSync = opts.durability?.other ?? 'normal';
+  const scratch = opts.scratch === true;
+  if (scratch && (opts.commit !== 'batched' || fillSync !== 'off' || otherSync !== 'off'))
+    throw new Error("openStore: a scratch store needs commit 'batched' and durability 'off'");
   const db = new Database(file);
   let closed = false;
   try {
-    db.pragma('journal_mode = WAL');
-    db.pragma('busy_timeout = 5000');
-    // bound the WAL file after checkpoints (checkpoint starvation must not grow it forever)
-    db.pragma('journal_size_limit = 67108864');
+    if (scratch) {
+      // see StoreOptions.scratch: one connection, journal in memory, pages cached (64 MB at most)
+      db.pragma('locking_mode = EXCLUSIVE');
+      db.pragma('journal_mode = MEMORY');
+      db.pragma('temp_store = MEMORY');
+      db.pragma('cache_size = -65536');
+    } else {
+      db.pragma('journal_mode = WAL');
+      db.pragma('busy_timeout = 5000');
+      // bound the WAL file after checkpoints (checkpoint starvation must not grow it forever)
+      db.pragma('journal_size_limit = 67108864');
+    }
     migrate(db, file);
   } catch (e) {
     db.close();
@@ -64,7 +92,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
   }
   const inMemory = file === ':memory:' || file === '';
   let checkpointer: Worker | undefined;
-  if (!inMemory && (opts.checkpoint ?? 'worker') === 'worker') {
+  if (!inMemory && !scratch && (opts.checkpoint ?? 'worker') === 'worker') {
     checkpointer = startCheckpointer(file, opts.checkpointMs ?? 1000, () => {
       // the worker failed: fall back to SQLite's automatic checkpoints in the writer
       checkpointer = undefined;
@@ -201,11 +229,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     audit(kind, data) {
       open();
       setSync(otherSync);
-      st.insertAudit.run(
-        clock.now(),
-        kind,
-        JSON.stringify(data ?? null, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
-      );
+      st.insertAudit.run(clock.now(), kind, auditJson(data));
     },
     auditLog(o = {}) {
       open();
@@ -244,7 +268,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
         checkpointer = undefined;
       }
       try {
-        if (!inMemory) db.pragma('wal_checkpoint(TRUNCATE)');
+        if (!inMemory && !scratch) db.pragma('wal_checkpoint(TRUNCATE)');
       } finally {
         db.close();
       }

@@ -375,10 +375,10 @@ function bestNotOwn(
   }
   // YES bids are the NO book's asks at 1 - p, and the other way round
   const side = complement === bid ? 'asks' : 'bids';
-  if (n === 0) {
-    const b = side === 'bids' ? book.bestBid : book.bestAsk;
-    return b === null ? null : complement ? PRICE_SCALE - b : b;
-  }
+  const b = side === 'bids' ? book.bestBid : book.bestAsk;
+  const best = b === null ? null : complement ? PRICE_SCALE - b : b;
+  // the best level holds size (a book has no empty level): the answer when none of it is ours
+  if (n === 0 || best === null || ownAt(live, ref, bid, best) === 0) return best;
   // at most n levels are wholly ours: the first n + 1 hold the answer if any level does
   const levels = book.levels(side, n + 1);
   for (let i = 0; i < levels.length; i++) {

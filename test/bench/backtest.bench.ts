@@ -18,10 +18,14 @@
  *    at 10x the default activity (BENCH_FRAMES frames, default 200,000).
  *    The replay reads the feed's decoded-event cache (src/backtest/feed-cache.ts), as every run of
  *    `mmkit backtest` after a feed's first does; replay_events_per_sec_from_text is the same run
- *    decoding the gzip text (the first run of a feed). Each is the median of 3 runs after warm-up
- *    runs (V8 reaches its steady state only after a few whole runs).
- *  - backtest_bands_vs_md_ratio: events/s of the bands run above over events/s of the same pipeline
- *    with a strategy that never quotes (the market-data path alone), same feed, same process: the
+ *    decoding the gzip text (the first run of a feed). Each is the median of the runs after warm-up
+ *    runs (V8 reaches its steady state only after a few whole runs); the bands runs alternate with
+ *    the runs of the market-data path alone below (3 warm-up pairs, then BENCH_PAIRS measured pairs).
+ *  - backtest_bands_vs_md_ratio: the speed of the bands run above over the speed of the same
+ *    pipeline with a strategy that never quotes (the market-data path alone), same feed, same
+ *    process, the two ALTERNATED (BENCH_PAIRS measured pairs, default 5, after 3 warm-up pairs):
+ *    the ratio of the medians of their CPU times (process.cpuUsage, the least disturbed by other
+ *    processes on a loaded machine); backtest_bands_vs_md_ratio_wall: the same in wall time. The
  *    cost of trading as a fraction (1: free; the goal is at least 0.5).
  *  - replay_memory_growth_mb: the same pipeline over BENCH_EVENTS messages (default 10,000,000; the
  *    feed above repeated, shifted in time, into a temporary file): V8 heap in use after a full GC
@@ -113,6 +117,7 @@ try {
   // learned, and the next run measured ~60% slower than in a process that never forces one (as
   // `mmkit backtest` never does)
   const run = async (o: { storePath?: string; cached?: boolean; strategy?: string } = {}) => {
+    const c = process.cpuUsage();
     const s = performance.now();
     const r = await runBacktest({
       feeds: [feed],
@@ -122,20 +127,20 @@ try {
       ...(o.cached !== false ? { feedCache: cacheDir } : {}),
     });
     const sec = (performance.now() - s) / 1000;
+    const u = process.cpuUsage(c);
     const v = r.venue as { messages: number; feedEvents: number };
-    return { r, sec, messages: v.messages, feedEvents: v.feedEvents };
+    return { r, sec, cpuSec: (u.user + u.system) / 1e6, messages: v.messages, feedEvents: v.feedEvents };
   };
+  type Run = Awaited<ReturnType<typeof run>>;
+  const median = (rs: Run[], by: (x: Run) => number): Run =>
+    [...rs].sort((a, b) => by(a) - by(b))[Math.floor(rs.length / 2)]!;
   /** The median of `n` runs, after `warm` runs that let the JIT reach its steady state (it takes a few whole runs). */
   const measured = async (n: number, warm: number, o: Parameters<typeof run>[0] = {}) => {
     for (let i = 0; i < warm; i++) await run(o);
-    const rs: Awaited<ReturnType<typeof run>>[] = [];
+    const rs: Run[] = [];
     for (let i = 0; i < n; i++) rs.push(await run(o));
-    rs.sort((a, b) => a.sec - b.sec);
-    return rs[Math.floor(n / 2)]!;
+    return median(rs, (x) => x.sec);
   };
-  const e2e = await measured(3, 5);
-  const text = await measured(3, 1, { cached: false });
-  const mem = await measured(1, 0, { storePath: ':memory:' });
   // the same pipeline with a strategy that never quotes: the market-data path alone (replay, frame
   // scanner, sim venue books, engine state and loop, runner), so the cost of trading shows apart
   const idle = join(dir, 'idle-strategy.ts');
@@ -144,12 +149,32 @@ try {
     `import { defineStrategy } from ${JSON.stringify(new URL('../../src/strategy/api.ts', import.meta.url).pathname)};\n` +
       `export default defineStrategy({ name: 'idle', description: 'never quotes', params: {}, create() { return { onEvent() { return undefined; } }; } });\n`,
   );
-  const idleRun = await measured(3, 2, { strategy: idle });
+  // bands and the market-data path alone, ALTERNATED in this process (warm-up pairs, then PAIRS
+  // measured pairs), so a change of the machine's load or of V8's state hits both alike; the ratio
+  // is of the medians, in wall time and in CPU time (process.cpuUsage: less sensitive to other
+  // processes on a loaded machine)
+  const PAIRS = Number(process.env.BENCH_PAIRS ?? 5);
+  const bandsRuns: Run[] = [];
+  const idleRuns: Run[] = [];
+  for (let i = 0; i < 3 + PAIRS; i++) {
+    const b = await run();
+    const d = await run({ strategy: idle });
+    if (i >= 3) bandsRuns.push(b), idleRuns.push(d);
+  }
+  const e2e = median(bandsRuns, (x) => x.sec);
+  const idleRun = median(idleRuns, (x) => x.sec);
+  const cpuRatio = median(idleRuns, (x) => x.cpuSec).cpuSec / median(bandsRuns, (x) => x.cpuSec).cpuSec;
+  const wallRatio = idleRun.sec / e2e.sec;
+  const text = await measured(3, 1, { cached: false });
+  const mem = await measured(1, 0, { storePath: ':memory:' });
   console.log(
     `# end to end with a strategy that never quotes (the market-data path alone): ${Math.round(idleRun.feedEvents / idleRun.sec)} events/s`,
   );
   console.log(
-    `# end to end: ${e2e.feedEvents} feed events, ${e2e.messages} messages, ${e2e.r.counts.marketEvents} market events, ${e2e.r.fillCount} fills, ${e2e.r.orders.ordersSent} orders, ${e2e.r.counts.intents} intents (${e2e.r.counts.intentsCoalesced} coalesced) in ${e2e.sec.toFixed(2)} s (median of 3 after 5 warm-up runs)`,
+    `# end to end: ${e2e.feedEvents} feed events, ${e2e.messages} messages, ${e2e.r.counts.marketEvents} market events, ${e2e.r.fillCount} fills, ${e2e.r.orders.ordersSent} orders, ${e2e.r.counts.intents} intents (${e2e.r.counts.intentsCoalesced} coalesced) in ${e2e.sec.toFixed(2)} s (median of ${PAIRS} after 3 warm-up runs, alternated with the market-data path alone)`,
+  );
+  console.log(
+    `# bands vs the market-data path alone (medians of ${PAIRS} alternated pairs): wall ${bandsRuns.map((x) => x.sec.toFixed(2)).join('/')} s vs ${idleRuns.map((x) => x.sec.toFixed(2)).join('/')} s, cpu ${bandsRuns.map((x) => x.cpuSec.toFixed(2)).join('/')} s vs ${idleRuns.map((x) => x.cpuSec.toFixed(2)).join('/')} s; ratio wall ${wallRatio.toFixed(3)}, cpu ${cpuRatio.toFixed(3)}`,
   );
   console.log(`# end to end with the store in memory: ${Math.round(mem.feedEvents / mem.sec)} events/s`);
   if (counted.feedEvents !== e2e.feedEvents)
@@ -160,9 +185,8 @@ try {
   // the first run of a feed, before its cache exists: gunzip and the frame scanner on every frame
   console.log(`figure: replay_events_per_sec_from_text = ${Math.round(text.feedEvents / text.sec)} events/s`);
   // the cost of trading: bands over the market-data path alone (same feed, same process)
-  console.log(
-    `figure: backtest_bands_vs_md_ratio = ${(e2e.feedEvents / e2e.sec / (idleRun.feedEvents / idleRun.sec)).toFixed(3)} x`,
-  );
+  console.log(`figure: backtest_bands_vs_md_ratio = ${cpuRatio.toFixed(3)} x`);
+  console.log(`figure: backtest_bands_vs_md_ratio_wall = ${wallRatio.toFixed(3)} x`);
 
   // ---- memory over a long replay ----------------------------------------------------------------------
   const copies = Math.max(1, Math.ceil(EVENTS / w.frames));

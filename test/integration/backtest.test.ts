@@ -10,6 +10,7 @@ import { mkdtempSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
 import { computeMetrics } from '../../src/backtest/metrics.ts';
 import { runBacktest, type BacktestResult } from '../../src/backtest/runner.ts';
 import { openStore } from '../../src/store/store.ts';
@@ -157,6 +158,28 @@ describe('backtest: recorded feed', () => {
   it('memoising the risk gate changes nothing', async () => {
     const b = await runBacktest({ ...opts(), memoiseGate: false });
     expect(json(b)).toBe(json(a));
+  }, 120_000);
+
+  it('a memoised answer that repeats the last set is coalesced without a new approval: the same as with a hook on every set (which stamps each anew)', async () => {
+    let sets = 0;
+    const b = await runBacktest({ ...opts(), hooks: { onQuoteSet: () => void sets++ } });
+    expect(sets).toBe(a.counts.intents);
+    expect(json(b)).toBe(json(a));
+  }, 120_000);
+
+  it('the store as a scratch file (the default) or a WAL file: the same result and the same rows', async () => {
+    const file = join(dir, 'feed-wal.db');
+    const b = await runBacktest({ ...opts(), scratchStore: false, storePath: file });
+    expect(json(b)).toBe(json(a));
+    const rows = (f: string) => {
+      const db = new Database(f, { readonly: true });
+      try {
+        return ['orders', 'fills', 'audit'].map((t) => db.prepare(`SELECT rowid, * FROM ${t} ORDER BY rowid`).all());
+      } finally {
+        db.close();
+      }
+    };
+    expect(rows(file)).toEqual(rows(join(dir, 'feed.db')));
   }, 120_000);
 
   it('the replay batch size (where the runner awaits the file system) does not change the result', async () => {

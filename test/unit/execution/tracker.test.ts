@@ -246,6 +246,21 @@ describe('OrderTracker transitions', () => {
     expect(t.get(A)).toBeUndefined();
   });
 
+  it('forgets a terminal order on time when the clock went backwards before it finished', () => {
+    let now = 10_000;
+    const t = new OrderTracker({ now: () => now } as unknown as VirtualClock, { retainTerminalMs: 5000 });
+    t.addPending(prep('0xa'));
+    t.onPlaceOutcome({ id: A, ok: false, code: 'X', message: '' }); // finished at 10 s
+    now = 4000; // a wall clock set back
+    t.addPending(prep('0xb'));
+    t.onPlaceOutcome({ id: '0xb' as OrderId, ok: false, code: 'X', message: '' }); // finished at 4 s
+    now = 9500; // 0xb is 5.5 s old, 0xa not yet finished by this clock
+    expect(t.get(A)).toBeDefined();
+    expect(t.get('0xb' as OrderId)).toBeUndefined();
+    now = 15_001;
+    expect(t.get(A)).toBeUndefined();
+  });
+
   it('fromVenueStatus maps the venue statuses', () => {
     expect(fromVenueStatus('LIVE', 0, 10)).toBe('live');
     expect(fromVenueStatus('LIVE', 3, 10)).toBe('partially_filled');
@@ -322,6 +337,69 @@ describe('OrderTracker (property): any order of the events gives the same final 
         },
       ),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('OrderTracker (property): forgetting terminal orders', () => {
+  it('forgets exactly the orders terminal and unchanged for the retention time at each prune, the clock going backwards too', () => {
+    const ids = ['0xa', '0xb', '0xc', '0xd'];
+    const opArb = fc.oneof(
+      fc.record({ k: fc.constant('add' as const), i: fc.nat(3) }),
+      fc.record({ k: fc.constant('live' as const), i: fc.nat(3) }),
+      fc.record({ k: fc.constant('reject' as const), i: fc.nat(3) }),
+      fc.record({ k: fc.constant('inferred' as const), i: fc.nat(3) }),
+      fc.record({ k: fc.constant('venueLive' as const), i: fc.nat(3) }),
+      fc.record({ k: fc.constant('cancel' as const), i: fc.nat(3) }),
+      fc.record({ k: fc.constant('fill' as const), i: fc.nat(3), n: fc.nat(1000) }),
+      fc.record({
+        k: fc.constant('time' as const),
+        // steps that land on the boundaries (exactly the retention, a second), and backwards ones
+        dt: fc.constantFrom(0, 1, 500, 999, 1000, 2500, 4000, 4999, 5000, 5001, -1, -1000, -3000),
+      }),
+    );
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 150 }), (ops) => {
+        let now = 0;
+        const clock = { now: () => now } as unknown as VirtualClock;
+        const retain = 5000;
+        const t = new OrderTracker(clock, { retainTerminalMs: retain });
+        // the model: each order's status and last change as the transitions say, forgotten as the
+        // tracker's first version did (a scan of every order at most once a second)
+        const model = new Map<string, { terminal: boolean; at: number }>();
+        t.onTransition((x) =>
+          model.set(x.order.id, {
+            terminal: ['filled', 'cancelled', 'rejected'].includes(x.order.status),
+            at: x.order.updatedAt,
+          }),
+        );
+        let lastPrune = 0;
+        for (const op of ops) {
+          if (op.k === 'time') now += op.dt;
+          else {
+            const id = ids[op.i]!;
+            if (op.k === 'add') t.addPending(prep(id));
+            else if (op.k === 'live') t.onPlaceOutcome({ id: id as OrderId, ok: true, status: 'live' });
+            else if (op.k === 'reject') t.onPlaceOutcome({ id: id as OrderId, ok: false, code: 'X', message: '' });
+            else if (op.k === 'inferred') t.markRejected(id as OrderId, 'GONE', true);
+            else if (op.k === 'venueLive') t.applyVenueOrder(vo(id, 'LIVE'));
+            else if (op.k === 'cancel') t.onOrderUpdate(upd(id, 'CANCELED'));
+            else t.onFill(fill(id, `t${op.n}`, 1_000_000));
+          }
+          t.get(ids[0] as OrderId); // a read: prunes when a second has passed
+          if (now - lastPrune >= 1000) {
+            lastPrune = now;
+            for (const [id, m] of model) if (m.terminal && now - m.at > retain) model.delete(id);
+          }
+          expect(
+            t
+              .all()
+              .map((o) => o.id)
+              .sort(),
+          ).toEqual([...model.keys()].sort());
+        }
+      }),
+      { numRuns: 2000 },
     );
   });
 });

@@ -260,4 +260,49 @@ describe('GateMemo', () => {
     orders = [...orders];
     expect(memo.approve(d(3), view).quotes).toEqual([]);
   });
+
+  it("hits while the other markets' orders change but not their count and notional (all the gate reads of them)", () => {
+    const info = marketInfo(M1, YES1, NO1);
+    const info2 = marketInfo(M2, YES2, NO2);
+    const A = new MutBook(YES1);
+    A.bids.set(4800, 10 * SH);
+    A.asks.set(5200, 10 * SH);
+    const mine = order(M1, YES1, 'BUY', 4700, 10 * SH);
+    let orders: LiveOrderView[] = [mine, order(M2, YES2, 'BUY', 4000, 10 * SH)];
+    // global limits that bind: the other market's count and notional change the answer
+    const tight = { ...limits, global: { ...limits.global, maxOpenOrders: 3, maxNotional: (12 * SH) as Micro } };
+    const view: RiskView = {
+      limits: tight,
+      market: (id) => (id === M1 ? info : id === M2 ? info2 : undefined),
+      book: (t) => (t === YES1 ? A : undefined),
+      position: () => 0 as Micro,
+      openOrders: () => orders,
+      availableCollateral: (30 * SH) as Micro,
+    };
+    const quotes: QuoteIntent[] = [
+      { tokenId: YES1, side: 'BUY', price: 4700 as Pips, size: (10 * SH) as Micro },
+      { tokenId: YES1, side: 'BUY', price: 4600 as Pips, size: (10 * SH) as Micro },
+    ];
+    const memo = new GateMemo();
+    let at = 0;
+    const check = (): void => {
+      const d: DesiredQuotes = { market: M1, quotes, at: ++at };
+      expect(memo.approve(d, view).quotes).toEqual(gate(d, view).approved.quotes);
+    };
+    check();
+    // the other market's order replaced by another of the same size and price: a hit
+    orders = [mine, order(M2, YES2, 'BUY', 4000, 10 * SH)];
+    check();
+    expect(memo.hits).toBe(1);
+    // another price (notional), another count: misses, and the gate's answers
+    orders = [mine, order(M2, YES2, 'BUY', 3000, 10 * SH)];
+    check();
+    orders = [mine, order(M2, YES2, 'BUY', 3000, 10 * SH), order(M2, NO2, 'BUY', 1000, 1 * SH)];
+    check();
+    // this market's order is a new view (a fill): a miss
+    orders = [order(M1, YES1, 'BUY', 4700, 10 * SH, 1 * SH), ...orders.slice(1)];
+    check();
+    expect(memo.hits).toBe(1);
+    expect(memo.misses).toBe(4);
+  });
 });

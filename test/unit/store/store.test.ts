@@ -423,6 +423,20 @@ describe('audit', () => {
     db.close();
     store = openStore(file, { clock });
   });
+
+  it('keeps bigints as their digits (and other values as JSON.stringify writes them)', () => {
+    store.audit('big', { n: 12345678901234567890n, list: [1n, 'x', null], nested: { ok: true, u: undefined } });
+    store.audit('plain', { a: [1, 2], s: 'é"\\' });
+    store.audit('none', undefined);
+    expect(store.auditLog().map((a) => a.data)).toEqual([
+      { n: '12345678901234567890', list: ['1', 'x', null], nested: { ok: true } },
+      { a: [1, 2], s: 'é"\\' },
+      null,
+    ]);
+    const circular: Record<string, unknown> = {};
+    circular['self'] = circular;
+    expect(() => store.audit('circular', circular)).toThrow(TypeError);
+  });
 });
 
 describe('crash safety', () => {
@@ -509,6 +523,47 @@ describe("commit: 'batched' (backtests)", () => {
     store.flush();
     expect(committed().orders).toBe(1);
     expect(store.order('0xa' as OrderId)).toBeUndefined();
+  });
+
+  it('a scratch store (journal in memory, exclusive lock) leaves the same rows and answers as a batched WAL store', () => {
+    store.close();
+    const files = [join(dir, 'wal.db'), join(dir, 'scratch.db')];
+    const stores = files.map((f, i) =>
+      openStore(f, {
+        clock,
+        commit: 'batched',
+        durability: { fills: 'off', other: 'off' },
+        checkpoint: 'auto',
+        ...(i === 1 ? { scratch: true } : {}),
+      }),
+    );
+    const answers = stores.map((s) => {
+      const out: unknown[] = [];
+      out.push(s.recordOrders([prepared('0xa'), prepared('0xb')]));
+      out.push(s.updateOrder('0xa' as OrderId, { status: 'live' }));
+      out.push(s.applyFill(fill('t1', '0xa')), s.applyFill(fill('t1', '0xa')));
+      s.audit('cycle', { n: 1 });
+      s.flush();
+      expect(() => s.recordOrders([prepared('0xc'), prepared('0xd', { price: -1 as Pips })])).toThrow(RangeError);
+      out.push(s.updateOrder('0xb' as OrderId, { status: 'cancelled' }), s.summary(), s.openOrders());
+      s.close();
+      return out;
+    });
+    expect(answers[1]).toEqual(answers[0]);
+    const rows = (f: string) => {
+      const db = new Database(f, { readonly: true });
+      try {
+        return ['orders', 'fills', 'audit'].map((t) => db.prepare(`SELECT rowid, * FROM ${t} ORDER BY rowid`).all());
+      } finally {
+        db.close();
+      }
+    };
+    expect(rows(files[1]!)).toEqual(rows(files[0]!));
+    expect(() => openStore(join(dir, 'x.db'), { scratch: true })).toThrow(/scratch/);
+    expect(() =>
+      openStore(join(dir, 'x.db'), { scratch: true, commit: 'batched', durability: { fills: 'full', other: 'off' } }),
+    ).toThrow(/scratch/);
+    store = openStore(file, { clock });
   });
 
   it("the default ('each') commits every method at once, and flush is a no-op", () => {
