@@ -56,3 +56,15 @@ export interface LiveOrderView {
    */
   readonly createdAt?: number;
 }
+
+/** The same quotes (token, side, price and size, in order); a strategy may build a new array each time. */
+export function sameQuotes(a: readonly QuoteIntent[], b: readonly QuoteIntent[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.tokenId !== y.tokenId || x.side !== y.side || x.price !== y.price || x.size !== y.size) return false;
+  }
+  return true;
+}

@@ -23,7 +23,7 @@
 import type { Clock } from '../core/clock.ts';
 import type { FillEvent } from '../core/events.ts';
 import type { ConditionId } from '../core/ids.ts';
-import type { DesiredQuotes, ImmediateIntent, QuoteIntent } from '../core/intents.ts';
+import { sameQuotes, type DesiredQuotes, type ImmediateIntent, type QuoteIntent } from '../core/intents.ts';
 import { formatAmount, formatPrice, tickPips, type Pips } from '../core/units.ts';
 import type { MarketInfo, Venue } from '../core/venue.ts';
 import { createEngine, type Engine, type EngineLogger } from '../engine/loop.ts';
@@ -155,17 +155,6 @@ export interface Trader {
 }
 
 const NO_TUNING: TraderTuning = {};
-
-function sameQuotes(a: readonly QuoteIntent[], b: readonly QuoteIntent[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x.tokenId !== y.tokenId || x.side !== y.side || x.price !== y.price || x.size !== y.size) return false;
-  }
-  return true;
-}
 
 /**
  * Wires the bot (see the module comment).

@@ -20,7 +20,7 @@
  * kept: the memo serves callers that use the approved set only.
  */
 import type { ConditionId, TokenId } from '../core/ids.ts';
-import type { DesiredQuotes, LiveOrderView, QuoteIntent } from '../core/intents.ts';
+import { sameQuotes, type DesiredQuotes, type LiveOrderView, type QuoteIntent } from '../core/intents.ts';
 import { notional, PRICE_SCALE } from '../core/units.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import type { BookView } from '../core/views.ts';
@@ -205,18 +205,6 @@ function sameOrders(m: Entry, market: ConditionId, orders: readonly LiveOrderVie
   }
   if (j !== mine.length || otherCount !== m.otherCount || otherNotional !== m.otherNotional) return false;
   m.orders = orders;
-  return true;
-}
-
-/** The same quotes (token, side, price, size, in order): a strategy may build a new array each time. */
-function sameQuotes(a: readonly QuoteIntent[], b: readonly QuoteIntent[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x.tokenId !== y.tokenId || x.side !== y.side || x.price !== y.price || x.size !== y.size) return false;
-  }
   return true;
 }
 

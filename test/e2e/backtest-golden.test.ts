@@ -5,29 +5,21 @@
  * the one kernel (src/kernel). A restructuring or a speed-up that changes a result fails here; a
  * deliberate change of results re-records the file (and says why in its commit).
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT, runMmkit } from './support/cli.ts';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-
-function backtestJson(): Promise<{ code: number | null; out: string; err: string }> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (!k.startsWith('MMKIT_') && !k.startsWith('VITEST') && v !== undefined) env[k] = v;
-  const args = ['backtest', '--feed', 'test/fixtures/sample-feed.ndjson.gz', '--strategy', 'bands', '--json'];
-  const p = spawn(process.execPath, [join(ROOT, 'bin/mmkit.js'), ...args, '--no-feed-cache'], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  p.stdout.on('data', (d) => (out += d));
-  p.stderr.on('data', (d) => (err += d));
-  return new Promise((res) => p.on('exit', (code) => res({ code, out, err })));
-}
+const backtestJson = () =>
+  runMmkit([
+    'backtest',
+    '--feed',
+    'test/fixtures/sample-feed.ndjson.gz',
+    '--strategy',
+    'bands',
+    '--json',
+    '--no-feed-cache',
+  ]);
 
 describe('the sample feed backtest', () => {
   it('prints byte-identical JSON to the recorded expectation', async () => {

@@ -5,14 +5,12 @@
  * in a backtest of the sample feed is filled by the exchange's rules (a taker buy at no worse than
  * its limit, no more than it asked for).
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT, runMmkit } from './support/cli.ts';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-const BIN = join(ROOT, 'bin/mmkit.js');
 const FEED = join(ROOT, 'test/fixtures/sample-feed.ndjson.gz');
 
 /** Scratch space inside the project (so 'mmkit/strategy' resolves), outside tsconfig's and vitest's includes. */
@@ -59,26 +57,7 @@ export default defineStrategy({
 const plugin = join(scratch, 'one-fak.ts');
 writeFileSync(plugin, PLUGIN);
 
-function mmkit(args: string[], timeoutMs = 120_000): Promise<{ code: number | null; out: string; err: string }> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env))
-    if (!k.startsWith('MMKIT_') && !k.startsWith('VITEST') && v !== undefined) env[k] = v;
-  const p = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  p.stdout.on('data', (d) => (out += d));
-  p.stderr.on('data', (d) => (err += d));
-  return new Promise((res, rej) => {
-    const t = setTimeout(() => {
-      p.kill('SIGKILL');
-      rej(new Error(`mmkit ${args.join(' ')} timed out\n${out}\n${err}`));
-    }, timeoutMs);
-    p.on('exit', (code) => {
-      clearTimeout(t);
-      res({ code, out, err });
-    });
-  });
-}
+const mmkit = (args: string[]) => runMmkit(args);
 
 describe('immediate orders (FOK/FAK) from a strategy', () => {
   it('mmkit strategy check: the FAK buy is placed, filled, and its fill is in the store', async () => {
