@@ -48,7 +48,7 @@
  * So the result's size, like the rest of the run's memory, is bounded however long the run.
  *
  * What the backtest adds to the kernel's wiring, on purpose: a VirtualClock; the store (a temporary
- * SQLite file unless `storePath` is given) commits in batches (one transaction per minute of
+ * SQLite file unless `storePath` is given) commits in batches (one transaction per ten minutes of
  * virtual time, `commit: 'batched'`), with synchronous=OFF, as a scratch file (`scratch`: the
  * rollback journal in memory instead of a WAL, an exclusive lock, a large page cache; durability
  * against a crash or power loss is moot for a backtest, which is re-made by running it again),
@@ -199,8 +199,14 @@ export interface BacktestProgress {
 
 // ---- small helpers ---------------------------------------------------------------------------------
 
-/** Virtual time between two commits of the run's store (batched; see runWith). */
-const FLUSH_MS = 60_000;
+/**
+ * Virtual time between two commits of the run's store (batched; see runWith). Each commit writes
+ * the pages changed since the last one (index pages over and over): ten minutes wrote them a tenth
+ * as often as one minute did, and the journal held in memory meanwhile stays a few hundred pages.
+ */
+const FLUSH_MS = 600_000;
+/** Virtual time between two prunings of the orders remembered as filled (`filledOrders`). */
+const PRUNE_MS = 60_000;
 /** Virtual time an order filled and finished is remembered (the "orders filled" count), ms. */
 const FILL_MEMORY_MS = 600_000;
 /**
@@ -304,6 +310,7 @@ async function runWith(
     scratch: opts.scratchStore !== false,
   });
   let flushedAt = clock.now();
+  let prunedAt = clock.now();
   const strategyName = def.name;
   const rng = new Rng(seed32(opts.seed, 0x5eed));
 
@@ -537,6 +544,9 @@ async function runWith(
     if (clock.now() - flushedAt >= FLUSH_MS) {
       flushedAt = clock.now();
       store.flush();
+    }
+    if (clock.now() - prunedAt >= PRUNE_MS) {
+      prunedAt = clock.now();
       for (const [id, at] of filledOrders) {
         if (clock.now() - at < FILL_MEMORY_MS) continue;
         const o = tracker.get(id as OrderId);

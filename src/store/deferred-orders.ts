@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import type { OrderId } from '../core/ids.ts';
 import type { PreparedOrder } from '../core/venue.ts';
 import type { OrderUpdate, OrderWrites } from './orders.ts';
+import { IdFilter } from './id-filter.ts';
 import { checkInt, type Statements } from './statements.ts';
 import type { AdoptedOrder, OrderPatch, Store, StoredOrderStatus } from './store-types.ts';
 
@@ -121,12 +122,17 @@ export interface DeferredOrders {
   updateDeferred(us: readonly OrderUpdate[], now: number): number;
 }
 
-/** The deferred order writes over a store's statements (see the module comment). */
+/**
+ * The deferred order writes over a store's statements (see the module comment). `exclusive`: this
+ * connection is the table's only writer (an exclusive lock), so the ids it wrote are all the ids
+ * there are: a filter of them spares the look-up of an id that was never written.
+ */
 export function deferredOrders(
   db: Database.Database,
   st: Statements,
   w: OrderWrites,
   pendingOrders: number | undefined,
+  exclusive = false,
 ): DeferredOrders {
   const { recordManyRaw, recordMany, updateManyRaw, updateMany } = w;
   // A backtest writes each order as one INSERT and several UPDATEs (live, partially filled, done),
@@ -140,6 +146,16 @@ export function deferredOrders(
   // to the statements themselves (`direct`), after the pending writes.
   const pending = new Map<string, PendingOrder>();
   const orderExists = db.prepare('SELECT 1 FROM orders WHERE id = ?').pluck();
+  // every id in the table (those there at the start, and each deferred INSERT's), while `ids` is
+  // set: an id it has never seen is not in the table (exact), and the look-up is spared; the
+  // statements run directly (`direct`) write ids it is not told of, so it is dropped then
+  let ids: IdFilter | undefined;
+  if (exclusive) {
+    ids = new IdFilter();
+    for (const id of db.prepare('SELECT id FROM orders').pluck().iterate()) ids.add(String(id));
+  }
+  /** True when the table may hold `id` (false: it does not). */
+  const inTable = (id: string): boolean => (ids === undefined || ids.mayHave(id)) && orderExists.get(id) !== undefined;
   const insertRow = db.prepare(
     `INSERT INTO orders (id, market, token, side, price, size, type, status, size_matched, created_at, updated_at, reject_code)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -183,10 +199,11 @@ export function deferredOrders(
   /** An input not to defer: run the statements themselves, on a table holding every earlier write. */
   const direct = <T>(f: () => T): T => {
     writePending();
+    ids = undefined;
     return f();
   };
   /** In the table, or deferred (either way, INSERT OR IGNORE would ignore it and UPDATE match it). */
-  const known = (id: string): boolean => pending.has(id) || orderExists.get(id) !== undefined;
+  const known = (id: string): boolean => pending.has(id) || inTable(id);
   const pendingBound = Math.max(1, pendingOrders ?? BATCHED_PENDING_ORDERS);
   const bound = (): void => {
     if (pending.size >= pendingBound) writePending();
@@ -200,12 +217,13 @@ export function deferredOrders(
   ): number => {
     if (known(id)) return 0;
     pending.set(id, { insert, status, sizeMatched, setCode: 0, rejectCode: null, updatedAt: insert.createdAt });
+    ids?.add(id);
     return 1;
   };
   const deferUpdate = (id: string, patch: OrderPatch, now: number): number => {
     let p = pending.get(id);
     if (p === undefined) {
-      if (orderExists.get(id) === undefined) return 0; // UPDATE … WHERE id matches no row
+      if (!inTable(id)) return 0; // UPDATE … WHERE id matches no row
       p = { insert: undefined, status: null, sizeMatched: 0, setCode: 0, rejectCode: null, updatedAt: now };
       pending.set(id, p);
     }

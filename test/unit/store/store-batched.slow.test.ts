@@ -1,7 +1,9 @@
 /**
  * The 'batched' store's deferred order writes (src/store/store.ts, StoreOptions.commit): the same
  * return values, errors and final rows as the 'each' store, with one row write per order per flush
- * interval and a bounded number of deferred orders.
+ * interval and a bounded number of deferred orders. The batched scratch store (StoreOptions.scratch)
+ * also defers its audit entries and fills (src/store/deferred-audit.ts, deferred-fills.ts): the same
+ * again, audit rows included.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -61,7 +63,7 @@ afterEach(() => {
 });
 
 /** Every row of a table of a closed store's file, all columns and the rowid, in rowid order. */
-function rowsOf(file: string, table: 'orders' | 'fills'): unknown[] {
+function rowsOf(file: string, table: 'orders' | 'fills' | 'audit'): unknown[] {
   const db = new Database(file, { readonly: true });
   try {
     return db.prepare(`SELECT rowid AS _rowid, * FROM ${table} ORDER BY rowid`).all();
@@ -136,8 +138,11 @@ type Cmd =
   | { k: 'open'; market: ConditionId | undefined }
   | { k: 'summary' }
   | { k: 'flush' }
-  | { k: 'fill'; trade: string; id: OrderId; status: FillRecord['status'] }
-  | { k: 'fills' };
+  | { k: 'fill'; trade: string; id: OrderId; status: FillRecord['status']; side: FillRecord['side']; size: number }
+  | { k: 'fills' }
+  | { k: 'fillReads' }
+  | { k: 'audit'; kind: string; data: unknown }
+  | { k: 'auditLog' };
 
 /** An item of updateOrders: a bare update, one with the adoption of its own id (the executor's shape), or of another id. */
 const updateArb: fc.Arbitrary<{ id: OrderId; patch: OrderPatch; adopt?: AdoptedOrder }> = fc.oneof(
@@ -174,16 +179,35 @@ const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
   { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'summary' }) },
   { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'flush' }) },
   {
-    weight: 1,
+    weight: 3,
     arbitrary: fc
       .record({
-        trade: fc.constantFrom('t1', 't2'),
+        // now and then a trade id the deferred fills cannot key (a line feed, a lone surrogate)
+        trade: fc.constantFrom('t1', 't2', 't3', 't\n4', 't\uD8005'),
         id: idArb,
-        status: fc.constantFrom('MATCHED' as const, 'CONFIRMED' as const, 'FAILED' as const),
+        status: fc.oneof(
+          {
+            weight: 12,
+            arbitrary: fc.constantFrom<FillRecord['status']>('MATCHED', 'MINED', 'CONFIRMED', 'RETRYING', 'FAILED'),
+          },
+          { weight: 1, arbitrary: fc.constant('BOGUS' as FillRecord['status']) },
+        ),
+        side: sideArb,
+        size: intArb(10_000_000),
       })
-      .map((f): Cmd => ({ k: 'fill', trade: f.trade, id: f.id as OrderId, status: f.status })),
+      .map(
+        (f): Cmd => ({ k: 'fill', trade: f.trade, id: f.id as OrderId, status: f.status, side: f.side, size: f.size }),
+      ),
   },
   { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'fills' }) },
+  { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'fillReads' }) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .record({ kind: fc.constantFrom('cycle', 'rejected'), data: fc.jsonValue({ maxDepth: 2 }) })
+      .map((a): Cmd => ({ k: 'audit', kind: a.kind, data: a.data })),
+  },
+  { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'auditLog' }) },
 );
 
 /** Run one call; its result or its error (class and message), to compare between the stores. */
@@ -213,9 +237,9 @@ function run(s: Store, c: Cmd): { ok: unknown } | { err: string } {
             orderId: c.id,
             market: MARKETS[0] as ConditionId,
             tokenId: '111' as TokenId,
-            side: 'BUY',
+            side: c.side,
             price: 4000 as Pips,
-            size: 1_000_000 as Micro,
+            size: c.size as Micro,
             fee: 0 as Micro,
             role: 'MAKER',
             status: c.status,
@@ -224,6 +248,19 @@ function run(s: Store, c: Cmd): { ok: unknown } | { err: string } {
         };
       case 'fills':
         return { ok: s.fills() };
+      case 'fillReads':
+        return {
+          ok: [
+            s.lastFillTime(),
+            s.oldestUnsettledFillTime(0),
+            s.positions(),
+            s.pnl(new Map([['111' as TokenId, 4500]])),
+          ],
+        };
+      case 'audit':
+        return { ok: s.audit(c.kind, c.data) };
+      case 'auditLog':
+        return { ok: s.auditLog() };
     }
   } catch (e) {
     return { err: `${(e as Error).constructor.name}: ${(e as Error).message}` };
@@ -241,6 +278,7 @@ describe("'batched' store: deferred order writes", () => {
           const n = runNo++;
           const eachFile = join(dir, `each-${n}.db`);
           const batchedFile = join(dir, `batched-${n}.db`);
+          const scratchFile = join(dir, `scratch-${n}.db`);
           // one clock for both, advanced between calls (0 too: equal timestamps happen)
           const clock = new VirtualClock(1_000_000);
           const each = openStore(eachFile, { clock, checkpoint: 'auto', durability: { fills: 'off', other: 'off' } });
@@ -251,22 +289,89 @@ describe("'batched' store: deferred order writes", () => {
             commit: 'batched',
             pendingOrders: bound,
           });
+          const scratch = openStore(scratchFile, {
+            clock,
+            checkpoint: 'auto',
+            durability: { fills: 'off', other: 'off' },
+            commit: 'batched',
+            scratch: true,
+            pendingOrders: bound,
+          });
           try {
             for (const [dt, c] of cmds) {
               clock.advance(dt);
-              expect(run(batched, c), JSON.stringify(c)).toEqual(run(each, c));
+              const want = run(each, c);
+              expect(run(batched, c), JSON.stringify(c)).toEqual(want);
+              expect(run(scratch, c), JSON.stringify(c)).toEqual(want);
               expect(pendingOrderWrites(batched)).toBeLessThan(bound);
+              expect(pendingOrderWrites(scratch)).toBeLessThan(bound);
               expect(pendingOrderWrites(each)).toBe(0);
             }
           } finally {
             each.close();
             batched.close();
+            scratch.close();
           }
-          expect(rowsOf(batchedFile, 'orders')).toEqual(rowsOf(eachFile, 'orders'));
-          expect(rowsOf(batchedFile, 'fills')).toEqual(rowsOf(eachFile, 'fills'));
+          for (const table of ['orders', 'fills', 'audit'] as const) {
+            expect(rowsOf(batchedFile, table), table).toEqual(rowsOf(eachFile, table));
+            expect(rowsOf(scratchFile, table), table).toEqual(rowsOf(eachFile, table));
+          }
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  it("the scratch store's deferred fills and audit entries: a call sequence dense in them returns, throws and leaves every row as the 'each' store does", () => {
+    const fillArb = fc
+      .record({
+        trade: fc.constantFrom('t1', 't2', 't\n3'),
+        id: fc.constantFrom('0xa', '0xb'),
+        status: fc.constantFrom<FillRecord['status']>('MATCHED', 'MINED', 'CONFIRMED', 'RETRYING', 'FAILED'),
+        side: sideArb,
+        size: intArb(10_000_000),
+      })
+      .map(
+        (f): Cmd => ({ k: 'fill', trade: f.trade, id: f.id as OrderId, status: f.status, side: f.side, size: f.size }),
+      );
+    const denseArb: fc.Arbitrary<Cmd> = fc.oneof(
+      { weight: 8, arbitrary: fillArb },
+      { weight: 3, arbitrary: fc.constant<Cmd>({ k: 'audit', kind: 'cycle', data: { n: 1 } }) },
+      { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'fills' }) },
+      { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'fillReads' }) },
+      { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'flush' }) },
+      { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'summary' }) },
+      { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'auditLog' }) },
+    );
+    let runNo = 0;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), denseArb), { maxLength: 40 }), (cmds) => {
+        const n = runNo++;
+        const eachFile = join(dir, `dense-each-${n}.db`);
+        const scratchFile = join(dir, `dense-scratch-${n}.db`);
+        const clock = new VirtualClock(1_000_000);
+        const durability = { fills: 'off', other: 'off' } as const;
+        const each = openStore(eachFile, { clock, checkpoint: 'auto', durability });
+        const scratch = openStore(scratchFile, {
+          clock,
+          checkpoint: 'auto',
+          durability,
+          commit: 'batched',
+          scratch: true,
+        });
+        try {
+          for (const [dt, c] of cmds) {
+            clock.advance(dt);
+            expect(run(scratch, c), JSON.stringify(c)).toEqual(run(each, c));
+          }
+        } finally {
+          each.close();
+          scratch.close();
+        }
+        for (const table of ['fills', 'audit'] as const)
+          expect(rowsOf(scratchFile, table), table).toEqual(rowsOf(eachFile, table));
+      }),
+      { numRuns: 500 },
     );
   });
 
