@@ -58,85 +58,113 @@ export function diffQuotes(
     throw new RangeError(`sizeFraction must be a non-negative number, got ${sizeFraction}`);
   if (!(tickPips >= 0) || !Number.isFinite(tickPips))
     throw new RangeError(`tickPips must be a non-negative number, got ${tickPips}`);
+  // (written lean: it runs on every cycle of the executor; plain arrays and indexed loops, and the
+  // search of step 3 is set up only when a quote needs it. test/unit/execution/diff-reference.ts
+  // keeps the straightforward version this one is property-tested against)
   const market: ConditionId = desired.market;
   const maxPrice = Math.floor(priceTicks) * tickPips;
   const cands: LiveOrderView[] = [];
-  for (const o of live) if (o.market === market) cands.push(o);
-  const places: QuoteIntent[] = [];
-  const kept: { id: OrderId; quote: number }[] = [];
+  for (let i = 0; i < live.length; i++) if (live[i]!.market === market) cands.push(live[i]!);
   const quotes = desired.quotes;
+  const nq = quotes.length;
+  const nc = cands.length;
   // each quote's acceptable live orders, best first: exact (price and remaining size), then the
   // closest price, then the closest size, then the earliest in `live`
-  const adj: number[][] = [];
-  for (const q of quotes) {
+  const adj: (readonly number[])[] = [];
+  for (let qi = 0; qi < nq; qi++) {
+    const q = quotes[qi]!;
     const maxSize = Math.floor(q.size * sizeFraction);
-    const list: { i: number; dp: number; ds: number }[] = [];
-    for (let i = 0; i < cands.length; i++) {
+    let list: number[] | undefined;
+    for (let i = 0; i < nc; i++) {
       const o = cands[i]!;
       if (o.tokenId !== q.tokenId || o.side !== q.side) continue;
-      const dp = Math.abs(o.price - q.price);
-      if (dp > maxPrice) continue;
-      const ds = Math.abs(o.originalSize - o.sizeMatched - q.size);
-      if (ds > maxSize) continue;
-      list.push({ i, dp, ds });
+      if (Math.abs(o.price - q.price) > maxPrice) continue;
+      if (Math.abs(o.originalSize - o.sizeMatched - q.size) > maxSize) continue;
+      if (list === undefined) list = [i];
+      else list.push(i);
     }
-    list.sort((a, b) => a.dp - b.dp || a.ds - b.ds || a.i - b.i);
-    adj.push(list.map((x) => x.i));
+    if (list !== undefined && list.length > 1) sortCandidates(list, cands, q);
+    adj.push(list ?? NONE);
   }
-  const quoteOf = new Int32Array(cands.length).fill(-1); // live index -> quote index
-  const orderOf = new Int32Array(quotes.length).fill(-1); // quote index -> live index
-  const take = (qi: number, i: number): void => {
-    quoteOf[i] = qi;
-    orderOf[qi] = i;
-  };
+  const quoteOf: number[] = []; // live index -> quote index
+  for (let i = 0; i < nc; i++) quoteOf.push(-1);
+  const orderOf: number[] = []; // quote index -> live index
+  for (let qi = 0; qi < nq; qi++) orderOf.push(-1);
   // 1: exact matches, in desired order
-  for (let qi = 0; qi < quotes.length; qi++) {
+  for (let qi = 0; qi < nq; qi++) {
     const a = adj[qi]!;
-    for (const i of a) {
+    const q = quotes[qi]!;
+    for (let k = 0; k < a.length; k++) {
+      const i = a[k]!;
       const o = cands[i]!;
-      const q = quotes[qi]!;
       if (o.price !== q.price || o.originalSize - o.sizeMatched !== q.size) break; // exact ones sort first
       if (quoteOf[i]! < 0) {
-        take(qi, i);
+        quoteOf[i] = qi;
+        orderOf[qi] = i;
         break;
       }
     }
   }
   // 2: the rest take their best free order, in desired order
-  for (let qi = 0; qi < quotes.length; qi++) {
+  let unmatched = false;
+  for (let qi = 0; qi < nq; qi++) {
     if (orderOf[qi]! >= 0) continue;
-    for (const i of adj[qi]!) {
+    const a = adj[qi]!;
+    for (let k = 0; k < a.length; k++) {
+      const i = a[k]!;
       if (quoteOf[i]! < 0) {
-        take(qi, i);
+        quoteOf[i] = qi;
+        orderOf[qi] = i;
         break;
       }
     }
+    if (orderOf[qi]! < 0 && a.length > 0) unmatched = true;
   }
   // 3: augmenting paths for quotes still unmatched: a maximum matching (fewest cancels and places)
-  const seen = new Uint8Array(cands.length);
-  const augment = (qi: number): boolean => {
-    for (const i of adj[qi]!) {
-      if (seen[i] === 1) continue;
-      seen[i] = 1;
-      if (quoteOf[i]! < 0 || augment(quoteOf[i]!)) {
-        take(qi, i);
-        return true;
-      }
-    }
-    return false;
-  };
-  for (let qi = 0; qi < quotes.length; qi++) {
-    if (orderOf[qi]! >= 0 || adj[qi]!.length === 0) continue;
-    seen.fill(0);
-    augment(qi);
-  }
-  for (let qi = 0; qi < quotes.length; qi++) {
+  if (unmatched) augmentAll(adj, quoteOf, orderOf);
+  const places: QuoteIntent[] = [];
+  const kept: { id: OrderId; quote: number }[] = [];
+  for (let qi = 0; qi < nq; qi++) {
     const i = orderOf[qi]!;
     if (i < 0) places.push(quotes[qi]!);
     else kept.push({ id: cands[i]!.id, quote: qi });
   }
 
   const cancels: OrderId[] = [];
-  for (let i = 0; i < cands.length; i++) if (quoteOf[i]! < 0) cancels.push(cands[i]!.id);
+  for (let i = 0; i < nc; i++) if (quoteOf[i]! < 0) cancels.push(cands[i]!.id);
   return { cancels, places, kept };
+}
+
+/** The empty candidate list (shared). */
+const NONE: readonly number[] = Object.freeze([]);
+
+/** Sorts a quote's candidate orders best first: closest price, then closest remaining size, then earliest. */
+function sortCandidates(list: number[], cands: readonly LiveOrderView[], q: QuoteIntent): void {
+  const dp = (i: number): number => Math.abs(cands[i]!.price - q.price);
+  const ds = (i: number): number => Math.abs(cands[i]!.originalSize - cands[i]!.sizeMatched - q.size);
+  list.sort((a, b) => dp(a) - dp(b) || ds(a) - ds(b) || a - b);
+}
+
+/** Step 3 of diffQuotes: an augmenting path for every quote still unmatched, in desired order. */
+function augmentAll(adj: readonly (readonly number[])[], quoteOf: number[], orderOf: number[]): void {
+  const seen: boolean[] = [];
+  const augment = (qi: number): boolean => {
+    const a = adj[qi]!;
+    for (let k = 0; k < a.length; k++) {
+      const i = a[k]!;
+      if (seen[i] === true) continue;
+      seen[i] = true;
+      if (quoteOf[i]! < 0 || augment(quoteOf[i]!)) {
+        quoteOf[i] = qi;
+        orderOf[qi] = i;
+        return true;
+      }
+    }
+    return false;
+  };
+  for (let qi = 0; qi < adj.length; qi++) {
+    if (orderOf[qi]! >= 0 || adj[qi]!.length === 0) continue;
+    seen.length = 0;
+    augment(qi);
+  }
 }
