@@ -229,21 +229,26 @@ export function createTrader(o: TraderOptions): Trader {
   // with coalescing too (and no hook that sees each set): a memoised answer that `execute` below
   // will coalesce (the same quotes as the set last submitted for its market, nothing of the market
   // having changed since: its very test) is handed on as approved then (with its earlier time),
-  // not stamped anew
+  // not stamped anew; `execute` then coalesces that very approval without testing it again
+  // (`repeated`: set here, taken by the execute that follows; any order transition or submit in
+  // between clears it, and the tick changes only with an event, never inside the engine's hand-over)
   const coalesce = tuning.coalesceIntents === true;
+  let repeated: Approved<DesiredQuotes> | undefined;
   const repeatsLast =
     coalesce && hooks.onQuoteSet === undefined
       ? (earlier: Approved<DesiredQuotes>): boolean => {
           const last = lastIntent.get(earlier.market);
-          return (
+          const same =
             last !== undefined &&
             last.seq === (marketSeq.get(earlier.market) ?? 0) &&
             last.tick === currentTick(earlier.market) &&
-            sameQuotes(last.quotes, earlier.quotes)
-          );
+            sameQuotes(last.quotes, earlier.quotes);
+          if (same) repeated = earlier;
+          return same;
         }
       : undefined;
   const gateQuotes = (desired: DesiredQuotes): Approved<DesiredQuotes> => {
+    repeated = undefined;
     if (memo !== undefined && hooks.onGate === undefined) return memo.approve(desired, riskView, repeatsLast);
     const r = gate(desired, riskView);
     if (r.refusals.length > 0) {
@@ -276,11 +281,22 @@ export function createTrader(o: TraderOptions): Trader {
   // ---- execution: quote sets (coalesced when tuned) and immediate orders ----------------------------
   const lastIntent = new Map<ConditionId, { quotes: readonly QuoteIntent[]; tick: number | undefined; seq: number }>();
   const marketSeq = new Map<string, number>();
-  if (coalesce) tracker.onTransition((t) => marketSeq.set(t.order.market, (marketSeq.get(t.order.market) ?? 0) + 1));
+  if (coalesce)
+    tracker.onTransition((t) => {
+      repeated = undefined;
+      marketSeq.set(t.order.market, (marketSeq.get(t.order.market) ?? 0) + 1);
+    });
   const execute = (d: Approved<DesiredQuotes>): void => {
     counters.intents++;
     hooks.onQuoteSet?.(d);
     if (coalesce) {
+      if (d === repeated) {
+        // the gate's memo just found it to repeat the last set submitted (repeatsLast above)
+        repeated = undefined;
+        counters.coalesced++;
+        return;
+      }
+      repeated = undefined;
       const seq = marketSeq.get(d.market) ?? 0;
       const tick = currentTick(d.market);
       const last = lastIntent.get(d.market);

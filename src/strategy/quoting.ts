@@ -101,10 +101,8 @@ export type Affected =
 
 const NONE: Affected = { kind: 'none' };
 const ALL: Affected = { kind: 'all' };
-/** That market, or none (module-level: a closure made per event costs a keepNames `__name` call under tsx). */
-function one(ref: MarketRef | undefined): Affected {
-  return ref === undefined ? NONE : { kind: 'market', ref };
-}
+/** The answer "that market", made once per market (`note` runs on every event). */
+type One = Extract<Affected, { kind: 'market' }>;
 
 /**
  * The markets of a strategy instance, kept current from the events (tick changes, minimum sizes of
@@ -113,8 +111,8 @@ function one(ref: MarketRef | undefined): Affected {
  * a timer or a market/user stream disconnect or resync: all; anything else: none.
  */
 export class MarketRegistry {
-  readonly #byId = new Map<ConditionId, MarketRef>();
-  readonly #byToken = new Map<TokenId, MarketRef>();
+  readonly #byId = new Map<ConditionId, One>();
+  readonly #byToken = new Map<TokenId, One>();
 
   constructor(markets: Iterable<MarketInfo>) {
     for (const m of markets) {
@@ -127,9 +125,10 @@ export class MarketRegistry {
         quotable: m.active,
         info: m,
       };
-      this.#byId.set(m.market, ref);
-      this.#byToken.set(ref.yes, ref);
-      this.#byToken.set(ref.no, ref);
+      const one: One = { kind: 'market', ref };
+      this.#byId.set(m.market, one);
+      this.#byToken.set(ref.yes, one);
+      this.#byToken.set(ref.no, one);
     }
   }
 
@@ -137,39 +136,42 @@ export class MarketRegistry {
     return this.#byId.size;
   }
   get(market: ConditionId): MarketRef | undefined {
-    return this.#byId.get(market);
+    return this.#byId.get(market)?.ref;
   }
   byToken(token: TokenId): MarketRef | undefined {
-    return this.#byToken.get(token);
+    return this.#byToken.get(token)?.ref;
   }
   all(): MarketRef[] {
-    return [...this.#byId.values()];
+    const out: MarketRef[] = [];
+    for (const one of this.#byId.values()) out.push(one.ref);
+    return out;
   }
 
   /** Applies what `e` says about ticks, sizes and resolution, and says which markets to re-quote. */
   note(e: MmkitEvent): Affected {
     switch (e.type) {
       case 'book_snapshot': {
-        const ref = this.#byToken.get(e.tokenId);
-        if (ref !== undefined) {
-          if (e.tickSize !== null && e.tickSize > 0) ref.tick = e.tickSize;
-          if (e.minOrderSize !== null) ref.minSize = e.minOrderSize;
-        }
-        return one(ref);
+        const one = this.#byToken.get(e.tokenId);
+        if (one === undefined) return NONE;
+        if (e.tickSize !== null && e.tickSize > 0) one.ref.tick = e.tickSize;
+        if (e.minOrderSize !== null) one.ref.minSize = e.minOrderSize;
+        return one;
       }
       case 'level_change':
-        return e.endOfBatch ? one(this.#byToken.get(e.tokenId)) : NONE;
+        return (e.endOfBatch ? this.#byToken.get(e.tokenId) : undefined) ?? NONE;
       case 'tick_size_change': {
-        const ref = this.#byToken.get(e.tokenId);
-        if (ref !== undefined) ref.tick = e.new;
-        return one(ref);
+        const one = this.#byToken.get(e.tokenId);
+        if (one === undefined) return NONE;
+        one.ref.tick = e.new;
+        return one;
       }
       case 'fill':
-        return one(this.#byId.get(e.market));
+        return this.#byId.get(e.market) ?? NONE;
       case 'market_resolved': {
-        const ref = this.#byId.get(e.market);
-        if (ref !== undefined) ref.quotable = false;
-        return one(ref);
+        const one = this.#byId.get(e.market);
+        if (one === undefined) return NONE;
+        one.ref.quotable = false;
+        return one;
       }
       case 'timer':
         return ALL;
@@ -306,32 +308,50 @@ export class UnmovedFilter {
       this.#last.delete(ref.market);
       return;
     }
-    this.#last.set(ref.market, {
-      tick: ref.tick,
-      minSize: ref.minSize,
-      bid: top.bid,
-      ask: top.ask,
-      touchBid: top.touchBid,
-      touchAsk: top.touchAsk,
-      live: state.openOrders(ref.market),
-      yes: state.position(ref.yes).size,
-      no: state.position(ref.no).size,
-      moved: false,
-    });
+    const live = state.openOrders(ref.market);
+    const yes = state.position(ref.yes).size;
+    const no = state.position(ref.no).size;
+    // the market's record is overwritten in place (this runs on every re-quote)
+    const q = this.#last.get(ref.market);
+    if (q === undefined) {
+      this.#last.set(ref.market, {
+        tick: ref.tick,
+        minSize: ref.minSize,
+        bid: top.bid,
+        ask: top.ask,
+        touchBid: top.touchBid,
+        touchAsk: top.touchAsk,
+        live,
+        yes,
+        no,
+        moved: false,
+      });
+      return;
+    }
+    q.tick = ref.tick;
+    q.minSize = ref.minSize;
+    q.bid = top.bid;
+    q.ask = top.ask;
+    q.touchBid = top.touchBid;
+    q.touchAsk = top.touchAsk;
+    q.live = live;
+    q.yes = yes;
+    q.no = no;
+    q.moved = false;
   }
 }
 
 /** What a market's last quotes were computed from (UnmovedFilter). */
 interface QuotedFrom {
-  readonly tick: number;
-  readonly minSize: number;
-  readonly bid: number | null;
-  readonly ask: number | null;
-  readonly touchBid: number | null;
-  readonly touchAsk: number | null;
-  readonly live: readonly LiveOrderView[];
-  readonly yes: number;
-  readonly no: number;
+  tick: number;
+  minSize: number;
+  bid: number | null;
+  ask: number | null;
+  touchBid: number | null;
+  touchAsk: number | null;
+  live: readonly LiveOrderView[];
+  yes: number;
+  no: number;
   /** A book event since may have moved what the quotes read. */
   moved: boolean;
 }
