@@ -99,8 +99,9 @@ export class ShownOwn {
 }
 
 /**
- * Recorded levels (best first) with our shown sizes added. The input array is adjusted in place and
- * returned (the decoder's arrays are fresh per event; the venue's own book copies its levels).
+ * Recorded levels (best first) with our shown sizes added. The input array is adjusted in place
+ * (the decoder's arrays are fresh per event; the venue's own book copies its levels) and returned,
+ * or, when we rest where it has no level, a new array of its levels and ours.
  */
 export function withOwn(
   levels: readonly PriceLevel[],
@@ -114,29 +115,48 @@ export function withOwn(
   // is cheaper than a Map lookup per level.
   // (the map's keys, then get: iterating its entries destructures a fresh [key, value] per entry)
   const out = levels as PriceLevel[];
-  let missing = false;
+  let missing = 0;
   for (const p of own.keys()) {
     let i = 0;
     while (i < out.length && out[i]![0] !== p) i++;
     if (i < out.length) out[i] = [p as Pips, (out[i]![1] + own.get(p)!) as Micro];
-    else missing = true;
+    else missing++;
   }
-  if (!missing) return out;
-  // we rest where the recorded book has no level (inside its spread, usually): insert each such
-  // level at its place, the levels being best first, as the decoder and the books give them (a
-  // Set, a push and a sort per snapshot measured 15x the cost of the in-place case); unsorted
-  // input (never seen) takes the general path below
+  if (missing === 0) return out;
+  // we rest where the recorded book has no level (inside its spread, usually): those levels go at
+  // their places, the levels being best first, as the decoder and the books give them (a Set, a
+  // push and a sort per snapshot measured 15x the cost of the in-place case; a splice per level,
+  // which copies the array each time, most of the rest); unsorted input (never seen) takes the
+  // general path below
   let sorted = true;
   for (let i = 1; i < out.length && sorted; i++)
     sorted = descending ? out[i - 1]![0] > out[i]![0] : out[i - 1]![0] < out[i]![0];
   if (sorted) {
+    // ours not recorded, best first (a few: an insertion sort), then merged with the recorded ones
+    const mine: number[] = [];
     for (const p of own.keys()) {
       let i = 0;
-      while (i < out.length && (descending ? out[i]![0] > p : out[i]![0] < p)) i++;
-      if (i < out.length && out[i]![0] === p) continue; // a recorded level: added above
-      out.splice(i, 0, [p as Pips, own.get(p)! as Micro]);
+      while (i < out.length && out[i]![0] !== p) i++;
+      if (i < out.length) continue; // a recorded level: added above
+      let j = mine.length;
+      mine.push(p);
+      while (j > 0 && (descending ? mine[j - 1]! < p : mine[j - 1]! > p)) {
+        mine[j] = mine[j - 1]!;
+        j--;
+      }
+      mine[j] = p;
     }
-    return out;
+    const merged = new Array<PriceLevel>(out.length + mine.length);
+    let i = 0;
+    let j = 0;
+    for (let k = 0; k < merged.length; k++) {
+      const p = mine[j];
+      if (p !== undefined && (i === out.length || (descending ? p > out[i]![0] : p < out[i]![0]))) {
+        merged[k] = [p as Pips, own.get(p)! as Micro];
+        j++;
+      } else merged[k] = out[i++]!;
+    }
+    return merged;
   }
   const seen = new Set<number>();
   for (let i = 0; i < out.length; i++) seen.add(out[i]![0]);
