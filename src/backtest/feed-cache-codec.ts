@@ -4,13 +4,14 @@
  * (writeEvents), and their decoding on demand (CachedFrame). See ./feed-cache.ts for the format.
  */
 import { writeSync } from 'node:fs';
-import type {
-  BestBidAskEvent,
-  BookSnapshotEvent,
-  LastTradeEvent,
-  LevelChangeEvent,
-  MarketDataEvent,
-  PriceLevel,
+import {
+  priceLevel,
+  type BestBidAskEvent,
+  type BookSnapshotEvent,
+  type LastTradeEvent,
+  type LevelChangeEvent,
+  type MarketDataEvent,
+  type PriceLevel,
 } from '../core/events.ts';
 import type { ConditionId, TokenId } from '../core/ids.ts';
 import type { Micro, Pips, Side } from '../core/units.ts';
@@ -243,13 +244,11 @@ export class CachedFrame implements DecodedFrameItem {
         const nb = v.getUint32(p, true);
         p += 4;
         const bids = new Array<PriceLevel>(nb);
-        for (let i = 0; i < nb; i++, p += 16)
-          bids[i] = [v.getFloat64(p, true) as Pips, v.getFloat64(p + 8, true) as Micro];
+        for (let i = 0; i < nb; i++, p += 16) bids[i] = priceLevel(v.getFloat64(p, true), v.getFloat64(p + 8, true));
         const na = v.getUint32(p, true);
         p += 4;
         const asks = new Array<PriceLevel>(na);
-        for (let i = 0; i < na; i++, p += 16)
-          asks[i] = [v.getFloat64(p, true) as Pips, v.getFloat64(p + 8, true) as Micro];
+        for (let i = 0; i < na; i++, p += 16) asks[i] = priceLevel(v.getFloat64(p, true), v.getFloat64(p + 8, true));
         const hash = str(b, v, p);
         p += 4 + (v.getUint32(p, true) >>> 1);
         const e: BookSnapshotEvent = {

@@ -17,7 +17,7 @@
  * one token's book as seen from the other.
  */
 import { Observable } from 'rxjs';
-import { assertNever, type MarketEvent, type PriceLevel, type StreamErrorEvent } from '../core/events.ts';
+import { assertNever, priceLevel, type MarketEvent, type PriceLevel, type StreamErrorEvent } from '../core/events.ts';
 import type { Micro, Pips, Side } from '../core/units.ts';
 import { PRICE_SCALE } from '../core/units.ts';
 
@@ -216,11 +216,11 @@ export class BookMirror {
     if (bids) {
       const n = Math.min(this.nb, maxDepth);
       for (let p = this.bb; p > 0 && out.length < n; p = prevSet(this.bidBits, p - 1))
-        out.push([p as Pips, this.bidSz[p]! as Micro]);
+        out.push(priceLevel(p, this.bidSz[p]!));
     } else if (this.ba > 0) {
       const n = Math.min(this.na, maxDepth);
       for (let p = this.ba; p > 0 && p < PRICE_SCALE && out.length < n; p = nextSet(this.askBits, p + 1))
-        out.push([p as Pips, this.askSz[p]! as Micro]);
+        out.push(priceLevel(p, this.askSz[p]!));
     }
     return out;
   }
@@ -234,8 +234,8 @@ export class BookMirror {
 /** One token's book seen from its complement: NO bids are YES asks at 1 - p, NO asks are YES bids at 1 - p. */
 export function complementLevels(book: BookLevels): BookLevels {
   return {
-    bids: book.asks.map(([p, s]) => [(PRICE_SCALE - p) as Pips, s] as PriceLevel),
-    asks: book.bids.map(([p, s]) => [(PRICE_SCALE - p) as Pips, s] as PriceLevel),
+    bids: book.asks.map(([p, s]) => priceLevel(PRICE_SCALE - p, s)),
+    asks: book.bids.map(([p, s]) => priceLevel(PRICE_SCALE - p, s)),
   };
 }
 

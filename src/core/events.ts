@@ -31,6 +31,19 @@ export interface EventBase {
 /** One book level: [price in pips, total size in micro-shares]. */
 export type PriceLevel = readonly [price: Pips, size: Micro];
 
+/**
+ * A book level as an array of two doubles. The hot producers of levels (the feed cache's decoder,
+ * the simulated venue's own sizes) make them with this, so that the readers (the book mirrors)
+ * see one array shape: levels of mixed shapes (small integers and doubles) made every element
+ * read polymorphic and boxed each price and size read.
+ */
+export function priceLevel(price: number, size: number): PriceLevel {
+  const l = [0.5, 0.5];
+  l[0] = price;
+  l[1] = size;
+  return l as unknown as PriceLevel;
+}
+
 // ---- market channel ------------------------------------------------------------------------------
 
 /**

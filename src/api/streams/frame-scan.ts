@@ -23,6 +23,7 @@ import type {
   MarketDataEvent,
   PriceLevel,
 } from '../../core/events.ts';
+import { priceLevel } from '../../core/events.ts';
 import type { ConditionId, TokenId } from '../../core/ids.ts';
 import { PRICE_SCALE, type Micro, type Pips } from '../../core/units.ts';
 import { bestPips, feeBps, levelPips, sizeMicro, tickPipsOf, timestampMs } from './decode.ts';
@@ -394,7 +395,7 @@ function bestFirst(prices: number[], sizes: number[], n: number, descending: boo
   }
   for (let i = 0; i < n; i++) {
     const j = reversed ? n - 1 - i : i;
-    out[i] = [prices[j]! as Pips, sizes[j]! as Micro];
+    out[i] = priceLevel(prices[j]!, sizes[j]!);
   }
   if (!reversed) out.sort(descending ? (x, y) => y[0] - x[0] : (x, y) => x[0] - y[0]);
   return out;

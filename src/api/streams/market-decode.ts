@@ -24,6 +24,7 @@ import type {
   PriceLevel,
   TickSizeChangeEvent,
 } from '../../core/events.ts';
+import { priceLevel } from '../../core/events.ts';
 import type { ConditionId, TokenId } from '../../core/ids.ts';
 import type { Micro, Pips } from '../../core/units.ts';
 import {
@@ -320,7 +321,7 @@ function bestFirst(levels: ReadonlyArray<{ price: number; size: number }>, desce
   }
   for (let i = 0; i < n; i++) {
     const l = levels[reversed ? n - 1 - i : i]!;
-    out[i] = [l.price as Pips, l.size as Micro];
+    out[i] = priceLevel(l.price, l.size);
   }
   if (!reversed) out.sort(descending ? (x, y) => y[0] - x[0] : (x, y) => x[0] - y[0]);
   return out;

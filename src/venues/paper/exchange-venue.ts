@@ -33,12 +33,12 @@ import type { Clock, TimerHandle } from '../../core/clock.ts';
 import type {
   BookSnapshotEvent,
   MarketEvent,
-  PriceLevel,
   PriceTickEvent,
   RtdsEvent,
   TradeStatus,
   UserEvent,
 } from '../../core/events.ts';
+import { priceLevel } from '../../core/events.ts';
 import type { ConditionId, OrderId, TokenId, TradeId } from '../../core/ids.ts';
 import { PRICE_SCALE, tickPips, type Micro, type Pips, type Side, type TickSize } from '../../core/units.ts';
 import type {
@@ -413,8 +413,8 @@ class ExchangeVenueImpl implements ExchangeVenue {
       recvTime: at,
       market: found.entry.meta.conditionId as ConditionId,
       tokenId: tokenId as TokenId,
-      bids: view.bids.map((l): PriceLevel => [l.price as Pips, l.size as Micro]),
-      asks: view.asks.map((l): PriceLevel => [l.price as Pips, l.size as Micro]),
+      bids: view.bids.map((l) => priceLevel(l.price, l.size)),
+      asks: view.asks.map((l) => priceLevel(l.price, l.size)),
       hash: '',
       tickSize: tickPips(found.entry.state.tick),
       minOrderSize: found.entry.meta.minSizeMicro as Micro,

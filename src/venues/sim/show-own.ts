@@ -4,7 +4,7 @@
  * complement's, mirrored at 1 − p); recorded events are adjusted by it and every change of it is
  * announced as level changes. The matching never sees these sizes.
  */
-import type { LevelChangeEvent, PriceLevel } from '../../core/events.ts';
+import { priceLevel, type LevelChangeEvent, type PriceLevel } from '../../core/events.ts';
 import { PRICE_SCALE, type Micro, type Pips, type Side } from '../../core/units.ts';
 import type { Mutable, SimOrder, TokenState } from './sim-state.ts';
 
@@ -119,7 +119,7 @@ export function withOwn(
   for (const p of own.keys()) {
     let i = 0;
     while (i < out.length && out[i]![0] !== p) i++;
-    if (i < out.length) out[i] = [p as Pips, (out[i]![1] + own.get(p)!) as Micro];
+    if (i < out.length) out[i] = priceLevel(p, out[i]![1] + own.get(p)!);
     else missing++;
   }
   if (missing === 0) return out;
@@ -152,7 +152,7 @@ export function withOwn(
     for (let k = 0; k < merged.length; k++) {
       const p = mine[j];
       if (p !== undefined && (i === out.length || (descending ? p > out[i]![0] : p < out[i]![0]))) {
-        merged[k] = [p as Pips, own.get(p)! as Micro];
+        merged[k] = priceLevel(p, own.get(p)!);
         j++;
       } else merged[k] = out[i++]!;
     }
@@ -160,7 +160,7 @@ export function withOwn(
   }
   const seen = new Set<number>();
   for (let i = 0; i < out.length; i++) seen.add(out[i]![0]);
-  for (const [p, s] of own) if (!seen.has(p)) out.push([p as Pips, s as Micro]);
+  for (const [p, s] of own) if (!seen.has(p)) out.push(priceLevel(p, s));
   out.sort(descending ? (a, b) => b[0] - a[0] : (a, b) => a[0] - b[0]);
   return out;
 }
