@@ -149,7 +149,9 @@ export interface StoreOptions {
    * is merged in memory into one row write (one INSERT with the order's final state, or one UPDATE),
    * written before any read of the orders, at `flush()` / `close()`, and when `pendingOrders`
    * orders are waiting (memory stays bounded whatever the flush interval). Return values, errors
-   * and rows (all columns, rowid order) are the same as without (see `openStore`).
+   * and rows (all columns, rowid order) are the same as without (see `openStore`). Its audit
+   * entries are deferred too (./deferred-audit.ts): inserted together, in order, before a read of
+   * the audit log, at a flush or a close.
    */
   commit?: 'each' | 'batched';
   /** A 'batched' store's bound of deferred orders (default BATCHED_PENDING_ORDERS; tests use small ones). */
@@ -162,6 +164,9 @@ export interface StoreOptions {
    * temporary tables in memory and a page cache large enough for a long run. Rows, rowids and
    * every method's result are the same; a crash or power loss may leave the file corrupt. Requires
    * `commit: 'batched'` and durability 'off' for both kinds of write; `mmkit run` never passes it.
+   * Being the tables' only writer, a scratch store also defers its fills (./deferred-fills.ts) and
+   * knows, from a filter of the ids it wrote, which order ids and fills are not in the tables yet
+   * without looking them up.
    */
   scratch?: boolean;
 }
