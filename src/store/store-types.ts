@@ -164,9 +164,8 @@ export interface StoreOptions {
    * temporary tables in memory and a page cache large enough for a long run. Rows, rowids and
    * every method's result are the same; a crash or power loss may leave the file corrupt. Requires
    * `commit: 'batched'` and durability 'off' for both kinds of write; `mmkit run` never passes it.
-   * Being the tables' only writer, a scratch store also defers its fills (./deferred-fills.ts) and
-   * knows, from a filter of the ids it wrote, which order ids and fills are not in the tables yet
-   * without looking them up.
+   * Being the orders table's only writer, a scratch store also knows, from a filter of the ids it
+   * wrote, which order ids are not in the table without looking them up.
    */
   scratch?: boolean;
 }

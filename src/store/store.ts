@@ -17,7 +17,7 @@
  *
  * This module opens the store and assembles it; the parts: ./store-types.ts (shapes),
  * ./statements.ts (prepared statements, rows), ./orders.ts and ./deferred-orders.ts (order writes,
- * direct and batched), ./deferred-audit.ts and ./deferred-fills.ts (audit and fill writes, batched), ./fills.ts (fills exactly once), ./position-cache.ts and ./positions.ts
+ * direct and batched), ./deferred-audit.ts (audit writes, batched), ./fills.ts (fills exactly once), ./position-cache.ts and ./positions.ts
  * (positions, PnL), ./summary.ts, ./checkpointer.ts (the WAL checkpoint worker).
  */
 import type { Worker } from 'node:worker_threads';
@@ -25,7 +25,6 @@ import Database from 'better-sqlite3';
 import { LiveClock } from '../core/clock.ts';
 import { startCheckpointer } from './checkpointer.ts';
 import { DeferredAudit } from './deferred-audit.ts';
-import { DeferredFills } from './deferred-fills.ts';
 import { deferredOrders, pendingOf } from './deferred-orders.ts';
 import { fillWrites } from './fills.ts';
 import { migrate } from './migrations.ts';
@@ -41,7 +40,6 @@ export * from './store-types.ts';
 export { fillFromEvent, tradeStatusAdvances } from './fills.ts';
 export { BATCHED_PENDING_ORDERS, pendingOrderWrites } from './deferred-orders.ts';
 export { BATCHED_PENDING_AUDIT } from './deferred-audit.ts';
-export { BATCHED_PENDING_FILLS } from './deferred-fills.ts';
 
 /** A bigint as its decimal digits (JSON has none). */
 const bigintAsString = (_k: string, v: unknown): unknown => (typeof v === 'bigint' ? v.toString() : v);
@@ -130,14 +128,9 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     recordDeferred,
     updateDeferred,
   } = deferredOrders(db, st, ow, opts.pendingOrders, scratch);
-  const fw = fillWrites(db, st);
-  const { applyFillOnce, applyFillTx } = fw;
-  // a batched store inserts its audit entries together (./deferred-audit.ts), and a scratch one
-  // (the table's only writer) its fills too (./deferred-fills.ts)
+  const { applyFillOnce, applyFillTx } = fillWrites(db, st);
+  // a batched store inserts its audit entries together (./deferred-audit.ts)
   const audits = batched ? new DeferredAudit(st) : undefined;
-  const deferredFills = scratch ? new DeferredFills(db, fw) : undefined;
-  /** Writes the deferred fills: before a read of the fills table, a commit or a close. */
-  const writeFills = (): void => deferredFills?.write();
   // positions are recomputed from the fills only after a fill changed them
   const positions = new PositionCache(st);
 
@@ -211,40 +204,30 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       checkInt('fee', fill.fee);
       checkInt('matchTime', fill.matchTime);
       setSync(fillSync);
-      const change =
-        deferredFills !== undefined
-          ? deferredFills.apply(fill, clock.now())
-          : batched
-            ? applyFillOnce(fill, clock.now())
-            : applyFillTx(fill, clock.now());
+      const change = batched ? applyFillOnce(fill, clock.now()) : applyFillTx(fill, clock.now());
       if (change === 'new' || change === 'void') positions.invalidate();
       return change;
     },
     fills(sinceMs = 0) {
       open();
-      writeFills();
       return (st.fillsSince.all(sinceMs) as FillRow[]).map(toFill);
     },
     lastFillTime() {
       open();
-      writeFills();
       const r = st.lastFill.get() as { t: number | null };
       return r.t ?? undefined;
     },
     oldestUnsettledFillTime(sinceMs = 0) {
       open();
-      writeFills();
       const r = st.oldestUnsettled.get(sinceMs) as { t: number | null };
       return r.t ?? undefined;
     },
     positions() {
       open();
-      writeFills();
       return [...positions.get().values()].map((a) => a.snapshot());
     },
     pnl(marks) {
       open();
-      writeFills();
       return pnlOf(positions.get(), marks);
     },
     audit(kind, data) {
@@ -277,7 +260,6 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     summary() {
       open();
       writePending();
-      writeFills();
       return storeSummary(st);
     },
     flush() {
@@ -285,7 +267,6 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       if (!batched) return;
       writePending();
       audits?.write();
-      writeFills();
       if (db.inTransaction) db.exec('COMMIT');
       db.exec('BEGIN');
     },
@@ -294,7 +275,6 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       closed = true;
       if (batched) writePending();
       audits?.write();
-      writeFills();
       if (batched && db.inTransaction) db.exec('COMMIT');
       if (checkpointer !== undefined) {
         checkpointer.postMessage('stop');

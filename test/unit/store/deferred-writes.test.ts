@@ -1,8 +1,8 @@
 /**
- * The pieces of a scratch store's deferred writes that the call-sequence model
+ * The pieces of a batched store's deferred writes that the call-sequence model
  * (store-batched.slow.test.ts) reaches only by chance: the id filter never forgets an id, a scratch
- * store opened on a file that already holds rows knows them, and the deferred audit entries and
- * fills stay bounded.
+ * store opened on a file that already holds rows knows them, and the deferred audit entries stay
+ * bounded.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,18 +14,10 @@ import type { ConditionId, OrderId, TokenId } from '../../../src/core/ids.ts';
 import type { Micro, Pips } from '../../../src/core/units.ts';
 import type { PreparedOrder } from '../../../src/core/venue.ts';
 import { DeferredAudit } from '../../../src/store/deferred-audit.ts';
-import { DeferredFills } from '../../../src/store/deferred-fills.ts';
-import { fillWrites } from '../../../src/store/fills.ts';
 import { IdFilter } from '../../../src/store/id-filter.ts';
 import { migrate } from '../../../src/store/migrations.ts';
 import { prepareStatements } from '../../../src/store/statements.ts';
-import {
-  BATCHED_PENDING_AUDIT,
-  BATCHED_PENDING_FILLS,
-  openStore,
-  type FillRecord,
-  type StoreOptions,
-} from '../../../src/store/store.ts';
+import { BATCHED_PENDING_AUDIT, openStore, type FillRecord, type StoreOptions } from '../../../src/store/store.ts';
 
 let dir: string;
 beforeEach(() => {
@@ -86,7 +78,7 @@ describe('IdFilter', () => {
 });
 
 describe('a scratch store on a file that already holds rows', () => {
-  it('knows its orders and fills: a repeat is not recorded again', () => {
+  it('knows its orders (and its fills): a repeat is not recorded again', () => {
     const file = join(dir, 's.db');
     const clock = new VirtualClock(1_000_000);
     const a = openStore(file, { ...SCRATCH, clock });
@@ -111,29 +103,21 @@ describe('a scratch store on a file that already holds rows', () => {
 });
 
 describe('bounds of the deferred writes', () => {
-  it(`keeps at most ${BATCHED_PENDING_AUDIT - 1} audit entries and ${BATCHED_PENDING_FILLS - 1} fills waiting`, () => {
+  it(`keeps at most ${BATCHED_PENDING_AUDIT - 1} audit entries waiting`, () => {
     const db = new Database(':memory:');
     try {
       migrate(db, ':memory:');
       db.exec('BEGIN');
       const st = prepareStatements(db);
       const audits = new DeferredAudit(st);
-      const fills = new DeferredFills(db, fillWrites(db, st));
       for (let i = 0; i < 3 * BATCHED_PENDING_AUDIT; i++) {
         audits.add(1000 + i, 'cycle', '{}');
         expect(audits.size).toBeLessThan(BATCHED_PENDING_AUDIT);
       }
-      for (let i = 0; i < 3 * BATCHED_PENDING_FILLS; i++) {
-        expect(fills.apply(fill(`t${i}`, '0xa'), 1000)).toBe('new');
-        expect(fills.size).toBeLessThan(BATCHED_PENDING_FILLS);
-      }
       audits.write();
-      fills.write();
       expect(audits.size).toBe(0);
-      expect(fills.size).toBe(0);
       const n = (t: string): number => (db.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n;
       expect(n('audit')).toBe(3 * BATCHED_PENDING_AUDIT);
-      expect(n('fills')).toBe(3 * BATCHED_PENDING_FILLS);
       // in the order given
       const seqs = db.prepare('SELECT time FROM audit ORDER BY seq').pluck().all() as number[];
       expect(seqs).toEqual(seqs.map((_, i) => 1000 + i));

@@ -1,9 +1,9 @@
 /**
  * The 'batched' store's deferred order writes (src/store/store.ts, StoreOptions.commit): the same
  * return values, errors and final rows as the 'each' store, with one row write per order per flush
- * interval and a bounded number of deferred orders. The batched scratch store (StoreOptions.scratch)
- * also defers its audit entries and fills (src/store/deferred-audit.ts, deferred-fills.ts): the same
- * again, audit rows included.
+ * interval and a bounded number of deferred orders; its audit entries are deferred too
+ * (src/store/deferred-audit.ts), and a scratch store (StoreOptions.scratch) skips the look-up of
+ * order ids it never wrote: the same again, audit rows included.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -322,7 +322,7 @@ describe("'batched' store: deferred order writes", () => {
     );
   });
 
-  it("the scratch store's deferred fills and audit entries: a call sequence dense in them returns, throws and leaves every row as the 'each' store does", () => {
+  it("a scratch store: a call sequence dense in fills and audit entries returns, throws and leaves every row as the 'each' store does", () => {
     const fillArb = fc
       .record({
         trade: fc.constantFrom('t1', 't2', 't\n3'),
