@@ -38,7 +38,8 @@ function checkPrice(what: string, v: unknown): void {
     throw new ValidationError(`${what}: expected integer pips in 0..${PRICE_SCALE}, got ${String(v)}`);
 }
 function checkSize(what: string, v: unknown): void {
-  if (!isInt(v) || v === 0) throw new ValidationError(`${what}: expected a non-zero integer of micro-shares, got ${String(v)}`);
+  if (!isInt(v) || v === 0)
+    throw new ValidationError(`${what}: expected a non-zero integer of micro-shares, got ${String(v)}`);
 }
 
 /** @throws ValidationError unless `a` is an adjustment the schema takes (checked before any write). */
@@ -50,8 +51,11 @@ export function checkAdjustment(a: AdjustmentInput, at: number): void {
   if (!PRICE_SOURCES.has(a.priceSource))
     throw new ValidationError(`adjustment: priceSource must be venue, mid or none, got ${String(a.priceSource)}`);
   if (!CAUSES.has(a.cause))
-    throw new ValidationError(`adjustment: cause must be one of ${ADJUSTMENT_CAUSES.join(', ')}, got ${String(a.cause)}`);
-  if (a.note !== undefined && typeof a.note !== 'string') throw new ValidationError('adjustment: note must be a string');
+    throw new ValidationError(
+      `adjustment: cause must be one of ${ADJUSTMENT_CAUSES.join(', ')}, got ${String(a.cause)}`,
+    );
+  if (a.note !== undefined && typeof a.note !== 'string')
+    throw new ValidationError('adjustment: note must be a string');
   checkTime('adjustment at', at);
 }
 

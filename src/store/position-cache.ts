@@ -13,7 +13,10 @@ import type { Statements } from './statements.ts';
 import type { LedgerEntry } from './store-types.ts';
 
 /** One position-moving change, as the cache applies it (a LedgerEntry is one). */
-export type PositionChange = Pick<LedgerEntry, 'kind' | 'market' | 'tokenId' | 'side' | 'price' | 'size' | 'fee' | 'at'>;
+export type PositionChange = Pick<
+  LedgerEntry,
+  'kind' | 'market' | 'tokenId' | 'side' | 'price' | 'size' | 'fee' | 'at'
+>;
 
 /** Positions per token of one epoch; recomputed only when an append cannot keep them exact. */
 export class PositionCache {

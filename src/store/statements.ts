@@ -65,9 +65,7 @@ export function prepareStatements(db: Database.Database) {
     ),
     latestEpoch: db.prepare('SELECT * FROM epochs ORDER BY id DESC LIMIT 1'),
     allEpochs: db.prepare('SELECT * FROM epochs ORDER BY id'),
-    insertEpoch: db.prepare(
-      'INSERT INTO epochs (venue, world, address, started_at) VALUES (?, ?, ?, ?) RETURNING *',
-    ),
+    insertEpoch: db.prepare('INSERT INTO epochs (venue, world, address, started_at) VALUES (?, ?, ?, ?) RETURNING *'),
     insertSession: db.prepare('INSERT INTO sessions (epoch, started_at, pid) VALUES (?, ?, ?) RETURNING *'),
     getSession: db.prepare('SELECT * FROM sessions WHERE id = ?'),
     latestSession: db.prepare('SELECT * FROM sessions ORDER BY id DESC LIMIT 1'),
@@ -79,9 +77,7 @@ export function prepareStatements(db: Database.Database) {
       'SELECT status, COUNT(*) AS n FROM orders WHERE created_at >= ? AND created_at <= ? GROUP BY status',
     ),
     summaryFills: db.prepare(`SELECT source, status = 'FAILED' AS void, price, size, fee FROM fills`),
-    summaryFillsOf: db.prepare(
-      `SELECT source, status = 'FAILED' AS void, price, size, fee FROM fills WHERE epoch = ?`,
-    ),
+    summaryFillsOf: db.prepare(`SELECT source, status = 'FAILED' AS void, price, size, fee FROM fills WHERE epoch = ?`),
     summaryFillsBetween: db.prepare(
       `SELECT source, status = 'FAILED' AS void, price, size, fee FROM fills WHERE match_time >= ? AND match_time <= ?`,
     ),

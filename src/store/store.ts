@@ -28,15 +28,7 @@ import { LiveClock } from '../core/clock.ts';
 import { ValidationError } from '../core/errors.ts';
 import { startCheckpointer } from './checkpointer.ts';
 import { deferredOrders, pendingOf } from './deferred-orders.ts';
-import {
-  checkTime,
-  epochIdentity,
-  sameEpoch,
-  toEpoch,
-  toSession,
-  type EpochRow,
-  type SessionRow,
-} from './epochs.ts';
+import { checkTime, epochIdentity, sameEpoch, toEpoch, toSession, type EpochRow, type SessionRow } from './epochs.ts';
 import { fillWrites } from './fills.ts';
 import {
   checkAdjustment,
@@ -330,9 +322,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       if (e !== null) checkInt('epoch', e);
       const since = o.since ?? 0;
       checkInt('since', since);
-      const rows = (
-        e === null ? st.adjustmentsNoEpoch.all(since) : st.adjustmentsOf.all(e, since)
-      ) as AdjustmentRow[];
+      const rows = (e === null ? st.adjustmentsNoEpoch.all(since) : st.adjustmentsOf.all(e, since)) as AdjustmentRow[];
       return rows.map(toAdjustment);
     },
     recordOperation(op) {

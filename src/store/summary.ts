@@ -5,13 +5,7 @@
  */
 import { PRICE_SCALE } from '../core/units.ts';
 import type { Statements } from './statements.ts';
-import type {
-  LedgerEpoch,
-  LedgerSession,
-  StoreSummary,
-  StoredOrderStatus,
-  SummaryScope,
-} from './store-types.ts';
+import type { LedgerEpoch, LedgerSession, StoreSummary, StoredOrderStatus, SummaryScope } from './store-types.ts';
 
 /** What to summarise: an epoch (undefined: the store has none, so the whole store) or a session. */
 export type SummaryTarget =
