@@ -5,16 +5,7 @@
  * pips (a mid, an average fill price) stay decimal strings. See ./common.ts.
  */
 import { z } from 'zod';
-import {
-  decimalOrNull,
-  decimalString,
-  enveloped,
-  intLike,
-  micro,
-  pageSchema,
-  pips,
-  pipsOrNull,
-} from './common.ts';
+import { decimalOrNull, decimalString, enveloped, intLike, micro, pageSchema, pips, pipsOrNull } from './common.ts';
 import { rawGammaEventSchema, toGammaEvent } from './gamma.ts';
 
 const str = z.string();

@@ -40,4 +40,3 @@ export interface RelayerTx {
 export type RelayerOutcome =
   | { ok: true; tx: RelayerTx }
   | { ok: false; code: PositionOpCode; message: string; httpStatus: number };
-

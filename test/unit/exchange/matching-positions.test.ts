@@ -173,11 +173,15 @@ describe('convert (neg-risk)', () => {
     expect(e.convert('bob', ['c2'], EVENT, u(1), 2)).toMatchObject({ ok: false, code: 'NOT_ENOUGH_BALANCE' });
     const e2 = setup();
     for (const c of EVENT) e2.split('alice', c, u(5), 1);
-    expect(e2.convert('alice', EVENT, EVENT, u(5), 2)).toMatchObject({ ok: true, collateral: u(10), tokens: [
-      { tokenId: 'N2', delta: -u(5) },
-      { tokenId: 'N3', delta: -u(5) },
-      { tokenId: 'N4', delta: -u(5) },
-    ] });
+    expect(e2.convert('alice', EVENT, EVENT, u(5), 2)).toMatchObject({
+      ok: true,
+      collateral: u(10),
+      tokens: [
+        { tokenId: 'N2', delta: -u(5) },
+        { tokenId: 'N3', delta: -u(5) },
+        { tokenId: 'N4', delta: -u(5) },
+      ],
+    });
     // 15 spent on three splits; 10 back + 5 YES of each market (exactly one pays 1): 15 at resolution
     expect(e2.balance('alice').collateral).toBe(u(995));
     expect(backing(e2)).toBe(u(2000));
@@ -193,7 +197,10 @@ describe('convert (neg-risk)', () => {
     expect(e.convert('alice', ['c2'], ['c2'], u(1), 2)).toMatchObject({ ok: false, code: 'NOT_NEG_RISK' });
     expect(e.convert('alice', ['c2', 'c2'], EVENT, u(1), 2)).toMatchObject({ ok: false, code: 'INVALID_AMOUNT' });
     expect(e.convert('alice', ['c2'], EVENT, 0, 2)).toMatchObject({ ok: false, code: 'INVALID_AMOUNT' });
-    expect(e.convert('alice', ['c2'], [...EVENT, 'c9'], u(1), 2)).toMatchObject({ ok: false, code: 'MARKET_NOT_FOUND' });
+    expect(e.convert('alice', ['c2'], [...EVENT, 'c9'], u(1), 2)).toMatchObject({
+      ok: false,
+      code: 'MARKET_NOT_FOUND',
+    });
     e.resolveMarket('c4', 'Y4', 3);
     const resolved = snapshot(e);
     expect(e.convert('alice', ['c2'], EVENT, u(1), 4)).toMatchObject({ ok: false, code: 'MARKET_RESOLVED' });
