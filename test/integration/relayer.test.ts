@@ -184,8 +184,11 @@ describe('redeem', () => {
     expect(ha.tokens[yes(mk)]).toBe(m('13.25'));
     expect(ha.tokens[no(mk)]).toBe(m('3.25'));
     expect((await v.admin(`/markets/${mk.condition_id}/resolve`, { winning_token: yes(mk) })).status).toBe(200);
-    // the resolution moved nothing
+    // the resolution moved nothing; what is held is marked at what it redeems for
     expect(await holdings(a)).toEqual(ha);
+    const marks = (await ta.l2('GET', '/positions')).body as Array<{ asset_id: string; cur_price: string }>;
+    expect(marks.find((p) => p.asset_id === yes(mk))?.cur_price).toBe('1');
+    expect(marks.find((p) => p.asset_id === no(mk))?.cur_price).toBe('0');
     const ra = await a.relayer.redeem(mk.condition_id);
     expect(ra).toMatchObject({
       type: 'REDEEM',

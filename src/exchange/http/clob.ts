@@ -433,7 +433,14 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
           const t = b.tokens.get(tokenId);
           const size = t ? t.available + t.reserved : 0;
           const st = m ? ex.marketState(m.entry) : undefined;
-          const mark = st ? (st.mid[m!.index] ?? st.lastPrice[m!.index]) : undefined;
+          // a resolved market's tokens (held until redeemed) are worth what they redeem for
+          const mark = st
+            ? st.status === 'resolved'
+              ? st.winningToken === tokenId
+                ? PRICE_SCALE
+                : 0
+              : (st.mid[m!.index] ?? st.lastPrice[m!.index])
+            : undefined;
           const value = mark === undefined ? undefined : Math.round((size * mark) / PRICE_SCALE);
           return {
             asset_id: tokenId,
