@@ -1,7 +1,9 @@
 /**
  * The paper exchange's matching engine: one price-time priority book per market (in YES terms),
  * serving both outcome tokens, with exact integer settlement (transfer, mint, merge), taker fees,
- * order reservations and the order lifecycle (GTC, GTD, FOK, FAK, post-only).
+ * order reservations and the order lifecycle (GTC, GTD, FOK, FAK, post-only); and the balance
+ * ledger's operations outside the book (the relayer's split, merge, redeem and the neg-risk
+ * convert). A resolution cancels orders and pays nobody: holders redeem.
  *
  * Pure and deterministic: no I/O, no wall clock, no randomness. Every call that depends on time
  * takes `now` (unix ms). The same sequence of calls always produces the same state, the same ids
