@@ -438,6 +438,12 @@ export const schema = {
       default: '',
       env: 'MMKIT_RTDS_URL',
     },
+    relayerUrl: {
+      doc: 'Relayer base URL (split, merge, redeem, convert: POST <relayerUrl>/submit); empty: <bot.exchangeUrl>/relayer.',
+      format: 'http-url-or-empty',
+      default: '',
+      env: 'MMKIT_RELAYER_URL',
+    },
     marketSilenceMs: {
       doc: 'Market channel liveness: no data for this long (ms) and the connection is replaced (its books are stale, quotes pulled, until the fresh snapshot); 0 disables.',
       format: 'nat',
@@ -614,6 +620,7 @@ export type MmkitConfig = {
     contentUrl: string;
     wsUrl: string;
     rtdsUrl: string;
+    relayerUrl: string;
     marketSilenceMs: number;
     userAuditMs: number;
     signatureType: 'eoa' | 'poly-proxy' | 'gnosis-safe';
