@@ -250,6 +250,12 @@ or \`mmkit kill\`. Exit codes: 0 stopped flat, 1 orders left open, 2 usage or co
         restartPolicy: b.restartPolicy,
         keystoreFile: b.keystoreFile,
         seed: b.seed,
+        collateral: {
+          autoMerge: b.autoMerge,
+          mergeMinSize: parseAmount(b.mergeMinSize),
+          autoRedeem: b.autoRedeem,
+          everyMs: b.collateralCheckMs,
+        },
         ...runOptionsOf(cfg),
         ops: { ...cfg.ops },
       },

@@ -232,6 +232,8 @@ export interface VenueRunOptions {
   marketSilenceMs?: number;
   /** User channel fill audit period, ms (venue.userAuditMs; 0: off). */
   userAuditMs?: number;
+  /** Position reconciliation period, ms (venue.positionAuditMs; 0: at start and on reconnects only). */
+  positionAuditMs?: number;
 }
 
 /** The venue-related options of `runBot` from the configuration (URLs, budgets, credentials, signing, store, market filters). */
@@ -247,6 +249,7 @@ export function runOptionsOf(cfg: MmkitConfig): VenueRunOptions {
     timeoutMs: cfg.venue.timeoutMs,
     marketSilenceMs: cfg.venue.marketSilenceMs,
     userAuditMs: cfg.venue.userAuditMs,
+    positionAuditMs: cfg.venue.positionAuditMs,
     ...(cfg.bot.storeFile ? { storeFile: cfg.bot.storeFile } : {}),
     marketFilters: { ...cfg.bot.marketFilters },
   };
