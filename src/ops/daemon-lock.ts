@@ -6,14 +6,16 @@
  * lock before anything that trades or binds the venue starts, and a second daemon stops at once
  * naming the holder.
  *
- * The file is JSON `{pid, host, startedAt, statusUrl?, proc?, nonce}`, created with O_EXCL (`wx`):
+ * The file is JSON `{pid, host, startedAt, statusUrl?, proc?, pidns?, nonce}`, created with O_EXCL (`wx`):
  * of two daemons starting together exactly one creates it. A lock whose holder is gone is stale and
  * is taken over with a warning naming the old holder:
  *  - on this host (same `os.hostname()`): its pid no longer exists (or is a zombie), or the pid was
  *    reused by another process (Linux: `proc`, the boot id and the process's start time, differs),
  *    or it names this very process from an earlier life (a container restarted: node is pid 1 again);
  *  - a lock taken on another host (a data dir on a shared volume, or a replaced container with a new
- *    hostname) cannot be checked from here and is never taken over: the operator removes it.
+ *    hostname) cannot be checked from here and is never taken over: the operator removes it. Nor is
+ *    one taken in another PID namespace of this host (a container sharing the host's network, so its
+ *    hostname, and the volume), unless it names this very pid (this container, restarted).
  * A lock that cannot be read (empty or damaged) is not taken over either: the message says to
  * remove it.
  *
@@ -28,6 +30,7 @@ import {
   linkSync,
   openSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
   writeFileSync,
@@ -49,6 +52,8 @@ export interface LockHolder {
   readonly statusUrl?: string;
   /** The holder process's identity on its host (Linux: boot id and start time), to tell a reused pid apart. */
   readonly proc?: string;
+  /** The holder's PID namespace (Linux): pids of another namespace cannot be checked from here. */
+  readonly pidns?: string;
   /** Random, per acquisition: what `release` checks before removing the file. */
   readonly nonce: string;
 }
@@ -60,8 +65,8 @@ export type LockState =
   | { readonly state: 'live'; readonly holder: LockHolder; readonly raw: string }
   /** Held by a process of this host that is gone: may be taken over. */
   | { readonly state: 'stale'; readonly holder: LockHolder; readonly raw: string; readonly why: string }
-  /** Taken on another host: cannot be checked from here, never taken over automatically. */
-  | { readonly state: 'foreign'; readonly holder: LockHolder; readonly raw: string }
+  /** Taken on another host (or in another PID namespace of this one): cannot be checked from here, never taken over automatically. */
+  | { readonly state: 'foreign'; readonly holder: LockHolder; readonly raw: string; readonly where: 'host' | 'pidns' }
   /** The file exists but is not a lock this code wrote whole (empty, damaged). */
   | { readonly state: 'unreadable'; readonly detail: string };
 
@@ -73,6 +78,8 @@ export interface LockEnv {
   isAlive(pid: number): boolean;
   /** The identity of process `pid` on this host (boot id and start time), undefined when unknown. */
   procId(pid: number): string | undefined;
+  /** This process's PID namespace, undefined when unknown. */
+  pidNs(): string | undefined;
 }
 
 /** Lock files held by this process (by path): a lock naming this pid is ours only if listed here. */
@@ -125,6 +132,13 @@ export const SYSTEM_LOCK_ENV: LockEnv = {
     const st = procStat(pid);
     return boot === null || st === undefined ? undefined : `${boot}:${st.start}`;
   },
+  pidNs() {
+    try {
+      return readlinkSync('/proc/self/ns/pid');
+    } catch {
+      return undefined;
+    }
+  },
 };
 
 function parseHolder(raw: string): LockHolder | undefined {
@@ -146,6 +160,7 @@ function parseHolder(raw: string): LockHolder | undefined {
       nonce: v.nonce,
       ...(typeof v.statusUrl === 'string' ? { statusUrl: v.statusUrl } : {}),
       ...(typeof v.proc === 'string' ? { proc: v.proc } : {}),
+      ...(typeof v.pidns === 'string' ? { pidns: v.pidns } : {}),
     };
   } catch {
     return undefined;
@@ -156,11 +171,14 @@ function judge(file: string, raw: string, env: LockEnv): LockState {
   const holder = parseHolder(raw);
   if (holder === undefined)
     return { state: 'unreadable', detail: raw.trim() === '' ? 'the file is empty' : 'not a lock mmkit wrote' };
-  if (holder.host !== env.host) return { state: 'foreign', holder, raw };
+  if (holder.host !== env.host) return { state: 'foreign', holder, raw, where: 'host' };
   if (holder.pid === env.pid)
     return heldHere.has(file)
       ? { state: 'live', holder, raw }
       : { state: 'stale', holder, raw, why: `it names this process's pid, from an earlier life` };
+  const ns = env.pidNs();
+  if (holder.pidns !== undefined && ns !== undefined && holder.pidns !== ns)
+    return { state: 'foreign', holder, raw, where: 'pidns' };
   if (!env.isAlive(holder.pid)) return { state: 'stale', holder, raw, why: `pid ${holder.pid} is gone` };
   const now = env.procId(holder.pid);
   if (holder.proc !== undefined && now !== undefined && now !== holder.proc)
@@ -213,7 +231,7 @@ function lockedError(
       );
     case 'foreign':
       return new DaemonLockedError(
-        `data dir ${dataDir} is locked by an mmkit daemon on another host: ${describeHolder(st.holder)}. ` +
+        `data dir ${dataDir} is locked by an mmkit daemon on ${st.where === 'host' ? 'another host' : 'this host but in another PID namespace (another container?)'}: ${describeHolder(st.holder)}. ` +
           `A lock from another host cannot be checked from here and is never taken over automatically: ` +
           `if no daemon uses this data dir any more, remove ${file}.`,
         file,
@@ -315,11 +333,13 @@ export async function acquireDaemonLock(dataDir: string, o: AcquireOptions = {})
   const file = join(dataDir, DAEMON_LOCK_FILE);
   const settleMs = o.settleMs ?? 1000;
   const proc = env.procId(env.pid);
+  const pidns = env.pidNs();
   let holder: LockHolder = {
     pid: env.pid,
     host: env.host,
     startedAt: new Date(o.now?.() ?? Date.now()).toISOString(),
     ...(proc !== undefined ? { proc } : {}),
+    ...(pidns !== undefined ? { pidns } : {}),
     nonce: randomBytes(8).toString('hex'),
   };
   const settleUntil = Date.now() + settleMs;

@@ -20,13 +20,14 @@ const dir = () => mkdtempSync(join(tmpdir(), 'mmkit-lock-'));
 const lockOf = (d: string) => JSON.parse(readFileSync(join(d, DAEMON_LOCK_FILE), 'utf8')) as Record<string, unknown>;
 
 /** A machine: `host`, this process is `pid`, the processes in `alive` exist (with their identities). */
-function env(pid: number, o: { host?: string; alive?: Record<number, string> } = {}): LockEnv {
+function env(pid: number, o: { host?: string; alive?: Record<number, string>; pidns?: string } = {}): LockEnv {
   const alive = o.alive ?? {};
   return {
     pid,
     host: o.host ?? 'box-a',
     isAlive: (p) => p === pid || p in alive,
     procId: (p) => (p === pid ? `boot:${pid}` : alive[p]),
+    pidNs: () => o.pidns ?? 'pid:[1]',
   };
 }
 
@@ -110,9 +111,26 @@ describe('daemon lock', () => {
     const raw = plant(d, { pid: 100, host: 'box-b', statusUrl: 'http://127.0.0.1:8787' });
     const err = await acquireDaemonLock(d, { env: env(100) }).catch((e) => e);
     expect(err).toBeInstanceOf(DaemonLockedError);
-    expect(err.lock.state).toBe('foreign');
+    expect(err.lock).toMatchObject({ state: 'foreign', where: 'host' });
     expect(err.message).toMatch(/another host.*box-b.*never taken over automatically.*remove/s);
     expect(readFileSync(join(d, DAEMON_LOCK_FILE), 'utf8')).toBe(raw);
+  });
+
+  it('never takes over a lock of another PID namespace of this host (another container), unless it names this pid', async () => {
+    const d = dir();
+    const raw = plant(d, { pid: 4242, host: 'box-a', pidns: 'pid:[2]' });
+    // pid 4242 does not exist here: but here is not where it ran
+    const err = await acquireDaemonLock(d, { env: env(100, { pidns: 'pid:[1]' }) }).catch((e) => e);
+    expect(err).toBeInstanceOf(DaemonLockedError);
+    expect(err.message).toMatch(/another PID namespace.*pid 4242.*never taken over automatically/s);
+    expect(readFileSync(join(d, DAEMON_LOCK_FILE), 'utf8')).toBe(raw);
+    // the same namespace: stale, taken over
+    const l = await acquireDaemonLock(d, { env: env(100, { pidns: 'pid:[2]' }) });
+    expect(lockOf(d)).toMatchObject({ pid: 100, pidns: 'pid:[2]' });
+    l.release();
+    // this container restarted: PID 1 again, in a new namespace: its own earlier life
+    plant(d, { pid: 1, host: 'box-a', pidns: 'pid:[2]' });
+    (await acquireDaemonLock(d, { env: env(1, { pidns: 'pid:[3]' }) })).release();
   });
 
   it('refuses an unreadable lock (after letting a writer finish) and leaves it', async () => {
@@ -176,6 +194,7 @@ describe('daemon lock', () => {
     if (process.platform === 'linux') {
       expect(SYSTEM_LOCK_ENV.procId(process.pid)).toMatch(/^[0-9a-f-]+:\d+$/);
       expect(SYSTEM_LOCK_ENV.procId(process.pid)).toBe(SYSTEM_LOCK_ENV.procId(process.pid));
+      expect(SYSTEM_LOCK_ENV.pidNs()).toMatch(/^pid:\[\d+\]$/);
     }
   });
 });
