@@ -34,6 +34,11 @@ import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.t
 import { componentLogger } from '../ops/logger.ts';
 import { isLoopbackUrl, removeDaemonVenue, urlsFromBase, writeDaemonVenue, type VenueUrls } from './venue.ts';
 import { resolveWallet } from './wallet.ts';
+import { acquireDaemonLock, DaemonLockedError, type DaemonLock } from '../ops/daemon-lock.ts';
+import { removeDaemonFile } from '../ops/daemon-file.ts';
+import { CliError, ExitCode } from './exit-codes.ts';
+import { describeStop, type RunStop } from './run-stop.ts';
+import { watchStopSignals, type StopSignals } from './stop-signals.ts';
 
 export interface RunConfig {
   strategy: string;
@@ -102,7 +107,10 @@ export interface RunSummary {
   flat: boolean;
   /** Open orders seen at the venue at exit; -1 when it could not be checked (no listing succeeded, or requests were still in flight). */
   openOrdersAtExit: number;
+  /** Why it stopped, in words (`describeStop(stop)`). */
   reason: string;
+  /** Why it stopped (the exit code follows from it: src/cli/run-stop.ts). */
+  stop: RunStop;
 }
 
 const urlsOf = urlsFromBase;
@@ -169,9 +177,48 @@ async function pickMarkets(
 /**
  * Run the daemon until a signal, the duration, or the kill switch. Resolves with the summary after
  * an orderly shutdown.
- * @throws ConfigError on bad configuration; errors of the start-up reconciliation
+ *
+ * One daemon per data dir: first of all it takes `<dataDir>/daemon.lock` (src/ops/daemon-lock.ts),
+ * before the in-process exchange, the store or anything that trades; at the end (also when the
+ * start fails) it removes, as their owner, daemon.json, venue.json and the lock.
+ * @param stops SIGINT/SIGTERM handlers installed by the caller already (default: installed here,
+ *   removed at the end)
+ * @throws CliError (exit 2) when another daemon holds the data dir; ConfigError on bad
+ *   configuration; errors of the start-up reconciliation
  */
-export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal): Promise<RunSummary> {
+export async function runBot(
+  cfg: RunConfig,
+  log: Logger,
+  signal?: AbortSignal,
+  stops?: StopSignals,
+): Promise<RunSummary> {
+  mkdirSync(cfg.dataDir, { recursive: true });
+  let lock: DaemonLock;
+  try {
+    lock = await acquireDaemonLock(cfg.dataDir, { warn: (fields, msg) => log.warn(fields, msg) });
+  } catch (e) {
+    if (e instanceof DaemonLockedError) throw new CliError(e.message, ExitCode.USAGE, 'LOCKED', { cause: e });
+    throw e;
+  }
+  const sigs = stops ?? watchStopSignals();
+  sigs.onRepeat((s) => log.warn({ signal: s }, 'already stopping: waiting for the orderly shutdown to finish'));
+  try {
+    return await runLocked(cfg, log, lock, sigs, signal);
+  } finally {
+    if (stops === undefined) sigs.dispose();
+    removeDaemonVenue(cfg.dataDir);
+    removeDaemonFile(cfg.dataDir);
+    lock.release();
+  }
+}
+
+async function runLocked(
+  cfg: RunConfig,
+  log: Logger,
+  lock: DaemonLock,
+  stops: StopSignals,
+  signal?: AbortSignal,
+): Promise<RunSummary> {
   const clock = new LiveClock();
   mkdirSync(cfg.dataDir, { recursive: true });
   const def = await loadStrategy(cfg.strategy);
@@ -185,6 +232,7 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     dataDir: cfg.dataDir,
     version: MMKIT_VERSION,
   });
+  if (ops.url !== undefined) lock.setStatusUrl(ops.url);
 
   let exchange: RunningExchange | undefined;
   let urls: VenueUrls;
@@ -357,14 +405,13 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   });
 
   // ---- run ---------------------------------------------------------------------------------------
-  let reason = 'signal';
-  const stopped = new Promise<string>((res) => {
-    const onSig = (s: string) => res(s);
-    process.once('SIGINT', () => onSig('SIGINT'));
-    process.once('SIGTERM', () => onSig('SIGTERM'));
-    signal?.addEventListener('abort', () => res('abort'));
-    kill.onTrip((t) => res(`kill switch: ${t.trigger}: ${t.message}`));
-    if (cfg.durationMs > 0) setTimeout(() => res('duration'), cfg.durationMs).unref();
+  const stopped = new Promise<RunStop>((res) => {
+    // (a signal received while starting resolves this at once: the daemon stops as soon as it is started)
+    stops.first.then((s) => res({ kind: 'signal', signal: s }));
+    if (signal?.aborted) res({ kind: 'abort' });
+    signal?.addEventListener('abort', () => res({ kind: 'abort' }));
+    kill.onTrip((t) => res({ kind: 'killSwitch', trigger: t.trigger, message: t.message }));
+    if (cfg.durationMs > 0) setTimeout(() => res({ kind: 'duration' }), cfg.durationMs).unref();
   });
   ops.lifecycle('reconciling');
   const runStartMs = clock.now();
@@ -410,7 +457,8 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     );
   }, cfg.statusIntervalMs);
   status.unref();
-  reason = await stopped;
+  const stop = await stopped;
+  const reason = describeStop(stop);
 
   // ---- orderly shutdown --------------------------------------------------------------------------
   log.info({ reason }, 'stopping: cancelling all orders');
@@ -498,6 +546,7 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     flat: flat.flat,
     openOrdersAtExit: flat.flat ? 0 : flat.open.length > 0 ? flat.open.length : -1,
     reason,
+    stop,
   };
 }
 
