@@ -15,6 +15,7 @@ import { register as registerMarkets } from './markets.ts';
 import { register as registerOrders } from './orders.ts';
 import { register as registerCancelAll } from './cancel-all.ts';
 import { register as registerPositions } from './positions.ts';
+import { register as registerCtf } from './ctf.ts';
 import { register as registerKeys } from './keys.ts';
 import { register as registerStrategy } from './strategy.ts';
 import { register as registerRecord } from './record.ts';
@@ -255,6 +256,12 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         restartPolicy: b.restartPolicy,
         keystoreFile: b.keystoreFile,
         seed: b.seed,
+        collateral: {
+          autoMerge: b.autoMerge,
+          mergeMinSize: parseAmount(b.mergeMinSize),
+          autoRedeem: b.autoRedeem,
+          everyMs: b.collateralCheckMs,
+        },
         ...runOptionsOf(cfg),
         ops: { ...cfg.ops },
       },
@@ -287,6 +294,7 @@ registerMarkets(program);
 registerOrders(program);
 registerCancelAll(program);
 registerPositions(program);
+registerCtf(program);
 registerKeys(program);
 registerStrategy(program);
 registerRecord(program);

@@ -77,6 +77,15 @@ export interface RunConfig {
   marketSilenceMs?: number;
   /** User channel fill audit period, ms (venue.userAuditMs; 0: off). */
   userAuditMs?: number;
+  /** Collateral housekeeping (bot.autoMerge, bot.mergeMinSize in micro-shares, bot.autoRedeem, bot.collateralCheckMs); auto: on with a paper venue. */
+  collateral?: {
+    autoMerge: 'auto' | 'on' | 'off';
+    mergeMinSize: number;
+    autoRedeem: 'auto' | 'on' | 'off';
+    everyMs: number;
+  };
+  /** Position reconciliation period, ms (venue.positionAuditMs, default 60,000; 0: at start and on reconnects only). */
+  positionAuditMs?: number;
   /** SQLite store file; default <dataDir>/mmkit.db. */
   storeFile?: string;
   /** Filters of the automatic market pick (bot.marketFilters). */
@@ -105,6 +114,10 @@ export interface RunSummary {
 }
 
 const urlsOf = urlsFromBase;
+
+/** An on/off/auto switch: auto means on with a paper venue, off on a real one. */
+const onIn = (v: 'auto' | 'on' | 'off' | undefined, paper: boolean): boolean =>
+  v === 'on' || ((v ?? 'auto') === 'auto' && paper);
 
 /** The shutdown backfill starts this long before the run did (the venue filters trades on whole seconds; a clock may drift). */
 const SHUTDOWN_BACKFILL_MARGIN_MS = 60_000;
@@ -268,6 +281,27 @@ async function runLocked(
   // observed: tick-to-order, orders by outcome (src/ops/instrument.ts); otherwise the same venue
   const venue = ops.instrument(liveVenue);
   const store: Store = openStore(cfg.storeFile || join(cfg.dataDir, 'mmkit.db'));
+  // the ledger's epoch: a different venue, a fresh paper world or another account starts a new one
+  // (positions and PnL are never carried across worlds); its opening holdings come from the venue
+  const identity = venue.identity ? await venue.identity() : undefined;
+  const epoch = store.openEpoch(
+    identity ?? { venue: urls.clob.replace(/\/clob$/, ''), world: null, address: venue.address },
+    clock.now(),
+  );
+  if (epoch.fresh)
+    log.info(
+      {
+        epoch: epoch.epoch.id,
+        venue: epoch.epoch.venue,
+        world: epoch.epoch.world,
+        ...(epoch.previous
+          ? { previous: { epoch: epoch.previous.id, venue: epoch.previous.venue, world: epoch.previous.world } }
+          : {}),
+      },
+      epoch.previous ? 'a new ledger epoch: the venue or its world changed' : 'a new ledger epoch',
+    );
+  // this run's figures (the summary, the status page) are counted from its session
+  const session = store.beginSession(clock.now());
   const all = await venue.markets();
   const markets = await pickMarkets(venue, all, cfg, clock.now());
   if (markets.length === 0) throw new ConfigError('bot.markets', 'no market to trade');
@@ -304,6 +338,37 @@ async function runLocked(
     strategyLog: log.child({ component: 'strategy', strategy: def.name }),
     tolerance: cfg.tolerance,
     restartPolicy: cfg.restartPolicy,
+    collateral: {
+      mergeMinSize: onIn(cfg.collateral?.autoMerge, paper) ? (cfg.collateral?.mergeMinSize ?? 10_000_000) : 0,
+      redeem: onIn(cfg.collateral?.autoRedeem, paper),
+      everyMs: cfg.collateral?.everyMs ?? 60_000,
+    },
+    positionAudit: {
+      everyMs: cfg.positionAuditMs ?? 60_000,
+      epochStart: epoch.epoch.startedAt,
+      ...(epoch.fresh ? { opening: epoch.previous ? ('venue_reset' as const) : ('unknown' as const) } : {}),
+      activity: (since) => liveVenue.activityKinds(since),
+      mid: async (t) => {
+        try {
+          return Math.round(await liveVenue.clob.midpoint(t));
+        } catch {
+          return undefined;
+        }
+      },
+      onAdjust: (a) => {
+        ops.positionAdjusted(a.cause);
+        marketLog('ledger', a.market).warn(
+          {
+            token: a.tokenId,
+            size: formatAmount(a.size),
+            price: formatPrice(a.price),
+            priceSource: a.priceSource,
+            cause: a.cause,
+          },
+          "position adjusted to the venue's holdings",
+        );
+      },
+    },
     hooks: {
       onQuoteSet: (d) => ops.quoteSet(d),
       onFill: (f, change) => {

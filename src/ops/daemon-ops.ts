@@ -233,6 +233,11 @@ export class DaemonOps {
     this.monitor.onFill(f);
   }
 
+  /** A position adjusted to the venue's holdings (already in the store). */
+  positionAdjusted(cause: string): void {
+    this.metrics.positionAdjustments.inc({ cause });
+  }
+
   lifecycle(l: Lifecycle): void {
     this.monitor.setLifecycle(l);
     this.#server?.push();
