@@ -240,6 +240,8 @@ export async function runBot(
     throw e;
   }
   const sigs = stops ?? watchStopSignals();
+  // said at once (a start can take a while: the orderly stop follows as soon as it is started)
+  sigs.first.then((s) => log.info({ signal: s }, `${s}: stopping`));
   sigs.onRepeat((s) => log.warn({ signal: s }, 'already stopping: waiting for the orderly shutdown to finish'));
   try {
     return await runLocked(cfg, log, lock, sigs, signal);

@@ -86,12 +86,14 @@ function start(cmd: string, args: string[]): Proc {
 
 /** Waits until the daemon holding `dir` answers on its status server and has orders resting; returns its pid. */
 async function waitQuoting(dir: string, proc: Proc): Promise<number> {
-  const ok = await waitUntil(() => lockOf(dir)?.statusUrl !== undefined, 120_000, 100);
-  expect(ok, `no daemon lock with a status URL:\n${proc.out()}\n${proc.err().slice(-3000)}`).toBe(true);
+  const gone = () => proc.p.exitCode !== null || proc.p.signalCode !== null;
+  await waitUntil(() => lockOf(dir)?.statusUrl !== undefined || gone(), 120_000, 100);
+  expect(gone(), `exited before quoting:\n${proc.out()}\n${proc.err().slice(-3000)}`).toBe(false);
+  expect(lockOf(dir)?.statusUrl, `no daemon lock with a status URL:\n${proc.err().slice(-3000)}`).toBeDefined();
   const url = lockOf(dir)!.statusUrl!;
   let quoting = false;
   const end = Date.now() + 120_000;
-  while (!quoting && Date.now() < end) {
+  while (!quoting && !gone() && Date.now() < end) {
     const s = await daemonStatus(url);
     quoting = s !== undefined && s.lifecycle === 'running' && s.orders.open > 0;
     if (!quoting) await new Promise((r) => setTimeout(r, 250));
