@@ -248,6 +248,8 @@ or \`mmkit kill\`. Exit codes: 0 stopped flat, 1 orders left open, 2 usage or co
         tolerance: b.tolerance,
         risk: b.risk,
         restartPolicy: b.restartPolicy,
+        foreignOrders: b.foreignOrders,
+        postOnly: b.postOnly,
         keystoreFile: b.keystoreFile,
         seed: b.seed,
         ...runOptionsOf(cfg),

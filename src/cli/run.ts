@@ -50,7 +50,12 @@ export interface RunConfig {
   statusIntervalMs: number;
   tolerance: { priceTicks: number; sizeFraction: number };
   risk: Record<string, unknown>;
+  /** The bot's own open orders found at start (bot.restartPolicy). */
   restartPolicy: 'cancel' | 'adopt';
+  /** Orders on the wallet the bot did not place (bot.foreignOrders); default 'leave'. */
+  foreignOrders?: 'leave' | 'cancel' | 'adopt';
+  /** Quotes with the venue's post-only flag (bot.postOnly); default true. */
+  postOnly?: boolean;
   keystoreFile: string;
   /** Seed of the in-process paper exchange's world. */
   seed: number;
@@ -254,6 +259,8 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     strategyLog: log.child({ component: 'strategy', strategy: def.name }),
     tolerance: cfg.tolerance,
     restartPolicy: cfg.restartPolicy,
+    foreignOrders: cfg.foreignOrders ?? 'leave',
+    postOnly: cfg.postOnly ?? true,
     hooks: {
       onQuoteSet: (d) => ops.quoteSet(d),
       onFill: (f, change) => {
@@ -273,6 +280,10 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
           },
           'fill',
         );
+      },
+      // fills of orders the bot did not place (logged by the kernel): counted apart on /metrics
+      onExternalFill: (f, change) => {
+        if (change === 'new') ops.metrics.externalFill(f.market);
       },
     },
   });

@@ -73,6 +73,11 @@ export interface FillRecord {
   readonly status: TradeStatus;
   /** Unix ms. */
   readonly matchTime: number;
+  /**
+   * Whose order filled: 'bot' (default: an order this bot placed, in any run) or 'external' (an
+   * order someone else placed on the same wallet: counted apart, never the strategy's).
+   */
+  readonly source?: 'bot' | 'external';
 }
 
 /** A stored fill: the record plus bookkeeping. `status === 'FAILED'` means void. */
