@@ -209,7 +209,9 @@ export function createTrader(o: TraderOptions): Trader {
   const heartbeat = new HeartbeatKeeper({
     beat: () => venue.heartbeat(),
     clock,
-    active: () => executor.hasOpenOrders(),
+    // the venue's dead-man switch cancels every order of the account once armed: while orders the
+    // bot leaves alone (bot.foreignOrders) rest, its heartbeats keep them as they are too
+    active: () => executor.hasOpenOrders() || tracker.foreignOrders().length > 0,
     target: executor,
   });
   heartbeat.onStatus((s) => {
