@@ -34,6 +34,11 @@ import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.t
 import { componentLogger } from '../ops/logger.ts';
 import { isLoopbackUrl, removeDaemonVenue, urlsFromBase, writeDaemonVenue, type VenueUrls } from './venue.ts';
 import { resolveWallet } from './wallet.ts';
+import { acquireDaemonLock, DaemonLockedError, type DaemonLock } from '../ops/daemon-lock.ts';
+import { removeDaemonFile } from '../ops/daemon-file.ts';
+import { CliError, ExitCode } from './exit-codes.ts';
+import { describeStop, type RunStop } from './run-stop.ts';
+import { watchStopSignals, type StopSignals } from './stop-signals.ts';
 
 export interface RunConfig {
   strategy: string;
@@ -77,6 +82,15 @@ export interface RunConfig {
   marketSilenceMs?: number;
   /** User channel fill audit period, ms (venue.userAuditMs; 0: off). */
   userAuditMs?: number;
+  /** Collateral housekeeping (bot.autoMerge, bot.mergeMinSize in micro-shares, bot.autoRedeem, bot.collateralCheckMs); auto: on with a paper venue. */
+  collateral?: {
+    autoMerge: 'auto' | 'on' | 'off';
+    mergeMinSize: number;
+    autoRedeem: 'auto' | 'on' | 'off';
+    everyMs: number;
+  };
+  /** Position reconciliation period, ms (venue.positionAuditMs, default 60,000; 0: at start and on reconnects only). */
+  positionAuditMs?: number;
   /** SQLite store file; default <dataDir>/mmkit.db. */
   storeFile?: string;
   /** Filters of the automatic market pick (bot.marketFilters). */
@@ -98,10 +112,17 @@ export interface RunSummary {
   flat: boolean;
   /** Open orders seen at the venue at exit; -1 when it could not be checked (no listing succeeded, or requests were still in flight). */
   openOrdersAtExit: number;
+  /** Why it stopped, in words (`describeStop(stop)`). */
   reason: string;
+  /** Why it stopped (the exit code follows from it: src/cli/run-stop.ts). */
+  stop: RunStop;
 }
 
 const urlsOf = urlsFromBase;
+
+/** An on/off/auto switch: auto means on with a paper venue, off on a real one. */
+const onIn = (v: 'auto' | 'on' | 'off' | undefined, paper: boolean): boolean =>
+  v === 'on' || ((v ?? 'auto') === 'auto' && paper);
 
 /** The shutdown backfill starts this long before the run did (the venue filters trades on whole seconds; a clock may drift). */
 const SHUTDOWN_BACKFILL_MARGIN_MS = 60_000;
@@ -161,9 +182,48 @@ async function pickMarkets(
 /**
  * Run the daemon until a signal, the duration, or the kill switch. Resolves with the summary after
  * an orderly shutdown.
- * @throws ConfigError on bad configuration; errors of the start-up reconciliation
+ *
+ * One daemon per data dir: first of all it takes `<dataDir>/daemon.lock` (src/ops/daemon-lock.ts),
+ * before the in-process exchange, the store or anything that trades; at the end (also when the
+ * start fails) it removes, as their owner, daemon.json, venue.json and the lock.
+ * @param stops SIGINT/SIGTERM handlers installed by the caller already (default: installed here,
+ *   removed at the end)
+ * @throws CliError (exit 2) when another daemon holds the data dir; ConfigError on bad
+ *   configuration; errors of the start-up reconciliation
  */
-export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal): Promise<RunSummary> {
+export async function runBot(
+  cfg: RunConfig,
+  log: Logger,
+  signal?: AbortSignal,
+  stops?: StopSignals,
+): Promise<RunSummary> {
+  mkdirSync(cfg.dataDir, { recursive: true });
+  let lock: DaemonLock;
+  try {
+    lock = await acquireDaemonLock(cfg.dataDir, { warn: (fields, msg) => log.warn(fields, msg) });
+  } catch (e) {
+    if (e instanceof DaemonLockedError) throw new CliError(e.message, ExitCode.USAGE, 'LOCKED', { cause: e });
+    throw e;
+  }
+  const sigs = stops ?? watchStopSignals();
+  sigs.onRepeat((s) => log.warn({ signal: s }, 'already stopping: waiting for the orderly shutdown to finish'));
+  try {
+    return await runLocked(cfg, log, lock, sigs, signal);
+  } finally {
+    if (stops === undefined) sigs.dispose();
+    removeDaemonVenue(cfg.dataDir);
+    removeDaemonFile(cfg.dataDir);
+    lock.release();
+  }
+}
+
+async function runLocked(
+  cfg: RunConfig,
+  log: Logger,
+  lock: DaemonLock,
+  stops: StopSignals,
+  signal?: AbortSignal,
+): Promise<RunSummary> {
   const clock = new LiveClock();
   mkdirSync(cfg.dataDir, { recursive: true });
   const def = await loadStrategy(cfg.strategy);
@@ -177,6 +237,7 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     dataDir: cfg.dataDir,
     version: MMKIT_VERSION,
   });
+  if (ops.url !== undefined) lock.setStatusUrl(ops.url);
 
   let exchange: RunningExchange | undefined;
   let urls: VenueUrls;
@@ -223,6 +284,27 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   // observed: tick-to-order, orders by outcome (src/ops/instrument.ts); otherwise the same venue
   const venue = ops.instrument(liveVenue);
   const store: Store = openStore(cfg.storeFile || join(cfg.dataDir, 'mmkit.db'));
+  // the ledger's epoch: a different venue, a fresh paper world or another account starts a new one
+  // (positions and PnL are never carried across worlds); its opening holdings come from the venue
+  const identity = venue.identity ? await venue.identity() : undefined;
+  const epoch = store.openEpoch(
+    identity ?? { venue: urls.clob.replace(/\/clob$/, ''), world: null, address: venue.address },
+    clock.now(),
+  );
+  if (epoch.fresh)
+    log.info(
+      {
+        epoch: epoch.epoch.id,
+        venue: epoch.epoch.venue,
+        world: epoch.epoch.world,
+        ...(epoch.previous
+          ? { previous: { epoch: epoch.previous.id, venue: epoch.previous.venue, world: epoch.previous.world } }
+          : {}),
+      },
+      epoch.previous ? 'a new ledger epoch: the venue or its world changed' : 'a new ledger epoch',
+    );
+  // this run's figures (the summary, the status page) are counted from its session
+  const session = store.beginSession(clock.now());
   const all = await venue.markets();
   const markets = await pickMarkets(venue, all, cfg, clock.now());
   if (markets.length === 0) throw new ConfigError('bot.markets', 'no market to trade');
@@ -261,6 +343,37 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     restartPolicy: cfg.restartPolicy,
     foreignOrders: cfg.foreignOrders ?? 'leave',
     postOnly: cfg.postOnly ?? true,
+    collateral: {
+      mergeMinSize: onIn(cfg.collateral?.autoMerge, paper) ? (cfg.collateral?.mergeMinSize ?? 10_000_000) : 0,
+      redeem: onIn(cfg.collateral?.autoRedeem, paper),
+      everyMs: cfg.collateral?.everyMs ?? 60_000,
+    },
+    positionAudit: {
+      everyMs: cfg.positionAuditMs ?? 60_000,
+      epochStart: epoch.epoch.startedAt,
+      ...(epoch.fresh ? { opening: epoch.previous ? ('venue_reset' as const) : ('unknown' as const) } : {}),
+      activity: (since) => liveVenue.activityKinds(since),
+      mid: async (t) => {
+        try {
+          return Math.round(await liveVenue.clob.midpoint(t));
+        } catch {
+          return undefined;
+        }
+      },
+      onAdjust: (a) => {
+        ops.positionAdjusted(a.cause);
+        marketLog('ledger', a.market).warn(
+          {
+            token: a.tokenId,
+            size: formatAmount(a.size),
+            price: formatPrice(a.price),
+            priceSource: a.priceSource,
+            cause: a.cause,
+          },
+          "position adjusted to the venue's holdings",
+        );
+      },
+    },
     hooks: {
       onQuoteSet: (d) => ops.quoteSet(d),
       onFill: (f, change) => {
@@ -303,14 +416,13 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   });
 
   // ---- run ---------------------------------------------------------------------------------------
-  let reason = 'signal';
-  const stopped = new Promise<string>((res) => {
-    const onSig = (s: string) => res(s);
-    process.once('SIGINT', () => onSig('SIGINT'));
-    process.once('SIGTERM', () => onSig('SIGTERM'));
-    signal?.addEventListener('abort', () => res('abort'));
-    kill.onTrip((t) => res(`kill switch: ${t.trigger}: ${t.message}`));
-    if (cfg.durationMs > 0) setTimeout(() => res('duration'), cfg.durationMs).unref();
+  const stopped = new Promise<RunStop>((res) => {
+    // (a signal received while starting resolves this at once: the daemon stops as soon as it is started)
+    stops.first.then((s) => res({ kind: 'signal', signal: s }));
+    if (signal?.aborted) res({ kind: 'abort' });
+    signal?.addEventListener('abort', () => res({ kind: 'abort' }));
+    kill.onTrip((t) => res({ kind: 'killSwitch', trigger: t.trigger, message: t.message }));
+    if (cfg.durationMs > 0) setTimeout(() => res({ kind: 'duration' }), cfg.durationMs).unref();
   });
   ops.lifecycle('reconciling');
   const runStartMs = clock.now();
@@ -356,7 +468,8 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     );
   }, cfg.statusIntervalMs);
   status.unref();
-  reason = await stopped;
+  const stop = await stopped;
+  const reason = describeStop(stop);
 
   // ---- orderly shutdown --------------------------------------------------------------------------
   log.info({ reason }, 'stopping: cancelling all orders');
@@ -444,6 +557,7 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     flat: flat.flat,
     openOrdersAtExit: flat.flat ? 0 : flat.open.length > 0 ? flat.open.length : -1,
     reason,
+    stop,
   };
 }
 

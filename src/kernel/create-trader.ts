@@ -22,14 +22,22 @@
  * coalescing identical intents, the tracker's cached live-order lists, bounded fill and order-id
  * memories); they change no result (tests run the sample feed with them on and off).
  */
-import type { Clock } from '../core/clock.ts';
+import type { Clock, TimerHandle } from '../core/clock.ts';
 import type { FillEvent } from '../core/events.ts';
-import type { ConditionId, OrderId } from '../core/ids.ts';
+import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import { sameQuotes, type DesiredQuotes, type ImmediateIntent, type QuoteIntent } from '../core/intents.ts';
 import { formatAmount, formatPrice, tickPips, type Pips } from '../core/units.ts';
 import type { MarketInfo, Venue } from '../core/venue.ts';
 import { createEngine, type Engine, type EngineLogger } from '../engine/loop.ts';
 import { reconcileOnStart } from '../engine/restart.ts';
+import { CollateralKeeper } from '../execution/collateral-keeper.ts';
+import {
+  PositionAuditor,
+  type ActivityKind,
+  type AdjustmentCause,
+  type AuditReport,
+  type PositionAdjustment,
+} from '../engine/position-audit.ts';
 import type { DiffTolerance } from '../execution/diff.ts';
 import { Executor, POST_ONLY_CROSSING, type FlatReport, type ForeignOrderPolicy } from '../execution/executor.ts';
 import { HeartbeatKeeper } from '../execution/heartbeat.ts';
@@ -128,8 +136,36 @@ export interface TraderOptions {
   readonly logReconcile?: boolean;
   /** Start positions from every fill already in the store (default true: positions survive restarts). */
   readonly seedFromStore?: boolean;
+  /**
+   * Reconcile the store's positions with the venue's holdings (src/engine/position-audit.ts): at
+   * start (after the restart backfill, before anything is quoted), after every reconnect of the user
+   * channel and every `everyMs`. Undefined: never (backtests: the simulated venue is the ledger).
+   */
+  readonly positionAudit?: PositionAuditConfig;
+  /**
+   * Collateral housekeeping (src/execution/collateral-keeper.ts): merge complementary holdings of
+   * at least `mergeMinSize` micro-shares (0: never) and redeem resolved markets, every `everyMs`
+   * and when a followed market resolves. Undefined: never.
+   */
+  readonly collateral?: { readonly mergeMinSize: number; readonly redeem: boolean; readonly everyMs: number };
   readonly tuning?: TraderTuning;
   readonly hooks?: TraderHooks;
+}
+
+/** The position audit's settings (TraderOptions.positionAudit). */
+export interface PositionAuditConfig {
+  /** Period of the audits while running, ms (0: at start and on reconnects only). */
+  readonly everyMs: number;
+  /** The cause of the start audit's differences: a new ledger epoch's opening holdings. */
+  readonly opening?: AdjustmentCause;
+  /** Start of the current ledger epoch (unix ms): its unsettled fills are read from then on. */
+  readonly epochStart?: number;
+  /** The venue's account activity by token (the data API's), to name causes. */
+  activity?(sinceMs: number): Promise<ReadonlyMap<string, ActivityKind>>;
+  /** A token's mid when the engine does not mirror its book (e.g. the venue's midpoint). */
+  mid?(tokenId: string): Promise<number | undefined>;
+  /** Each adjustment recorded (the daemon logs and counts it). */
+  onAdjust?(a: PositionAdjustment): void;
 }
 
 /** Counters of the kernel's intent path. */
@@ -156,6 +192,12 @@ export interface Trader {
   /** What the gate reads (current tick and market info, books, positions, live orders, collateral). */
   readonly riskView: RiskView;
   readonly counters: Readonly<TraderCounters>;
+  /** The position audit (undefined without TraderOptions.positionAudit). */
+  readonly auditor: PositionAuditor | undefined;
+  /** Runs one position audit now (confirming differences seen before, as while trading). */
+  auditPositions(): Promise<AuditReport | undefined>;
+  /** The collateral housekeeping (undefined without TraderOptions.collateral). */
+  readonly keeper: CollateralKeeper | undefined;
   /** Subscribes the streams and reconciles with the venue; quoting starts once it succeeded. @throws what the reconciliation throws */
   start(): Promise<void>;
   /** Starts the heartbeat keeper (dead-man switch) once the engine is ready. Idempotent. */
@@ -391,6 +433,91 @@ export function createTrader(o: TraderOptions): Trader {
     return undefined;
   };
 
+  // ---- the position audit: the venue's holdings are the truth -----------------------------------
+  const audit = o.positionAudit;
+  const tokenFills = new Map<string, number>();
+  let fillsByToken: { unsubscribe(): void } | undefined;
+  const auditor =
+    audit === undefined || venue.holdings === undefined
+      ? undefined
+      : new PositionAuditor({
+          venue,
+          now: () => clock.now(),
+          ledger: {
+            positions: () => store.positions(),
+            unsettledFills: () =>
+              store
+                .fills(audit.epochStart ?? 0)
+                .filter((f) => f.status === 'MATCHED' || f.status === 'MINED' || f.status === 'RETRYING'),
+            fillCount: (t) => tokenFills.get(t) ?? 0,
+            recordAdjustment: (a) => store.recordAdjustment({ ...a, at: clock.now() }),
+          },
+          markets: {
+            pair: (t) => {
+              const m = engine?.state.marketOf(t as TokenId);
+              const info = m === undefined ? undefined : engine?.state.market(m);
+              if (info === undefined) return undefined;
+              const other = info.tokens[0].tokenId === t ? info.tokens[1].tokenId : info.tokens[0].tokenId;
+              return { market: info.market, other };
+            },
+            winner: (m) => engine?.state.winner(m as ConditionId),
+          },
+          mid: async (t) => {
+            const b = engine?.state.book(t as TokenId);
+            if (b?.mid != null) return Math.round(b.mid);
+            return audit.mid?.(t);
+          },
+          ...(audit.activity ? { activity: (since: number) => audit.activity!(since) } : {}),
+          apply: (a) => engine?.state.adjustPosition(a.tokenId, a.size, a.price),
+        });
+  const runAudit = async (): Promise<AuditReport | undefined> => {
+    if (auditor === undefined) return undefined;
+    try {
+      const r = await auditor.audit({ confirm: true });
+      for (const a of r.adjusted) audit?.onAdjust?.(a);
+      keep();
+      return r;
+    } catch (err) {
+      log.warn(
+        { err: err instanceof Error ? err.message : String(err) },
+        'position audit failed (retried next period)',
+      );
+      return undefined;
+    }
+  };
+
+  // ---- collateral housekeeping: merge complementary holdings, redeem resolved markets ----------------
+  const keeper =
+    o.collateral === undefined
+      ? undefined
+      : new CollateralKeeper({
+          venue,
+          markets: () => o.markets,
+          winner: (m) => engine?.state.winner(m),
+          mid: (t) => {
+            const b = engine?.state.book(t);
+            return b?.mid == null ? undefined : b.mid;
+          },
+          mergeMinSize: o.collateral.mergeMinSize,
+          redeem: o.collateral.redeem,
+          record: (op, legs) => {
+            store.recordOperation({
+              kind: op.kind,
+              market: op.market,
+              amount: op.amount,
+              collateral: op.collateral,
+              legs,
+              tx: op.tx,
+              at: clock.now(),
+            });
+            for (const l of legs) engine?.state.adjustPosition(l.tokenId, l.size, l.price);
+          },
+          log,
+        });
+  const keep = (): void => {
+    if (keeper?.enabled === true && engine?.ready === true) void keeper.run();
+  };
+
   const def = o.strategy;
   const strategyLog = o.strategyLog ?? log;
   engine = createEngine({
@@ -423,6 +550,11 @@ export function createTrader(o: TraderOptions): Trader {
       // kept: the bot's adopted ones, and the foreign ones left alone (tracked apart: self-trade check)
       if (r.adopted.length + r.left.length > 0) executor.adopt([...r.adopted, ...r.left]);
       for (const f of r.fills) executor.onVenueFill(f);
+      // the venue's holdings are the truth: before anything is quoted, the ledger follows them
+      if (auditor !== undefined) {
+        const a = await auditor.audit({ confirm: false, ...(audit?.opening ? { opening: audit.opening } : {}) });
+        for (const x of a.adjusted) audit?.onAdjust?.(x);
+      }
       if (o.logReconcile !== false)
         log.info(
           {
@@ -442,14 +574,30 @@ export function createTrader(o: TraderOptions): Trader {
   });
   const eng = engine;
   if (tuning.fillKeys !== undefined) eng.state.boundFills(tuning.fillKeys);
+  fillsByToken = eng.events$.subscribe((e) => {
+    if (e.type === 'fill') tokenFills.set(e.tokenId, (tokenFills.get(e.tokenId) ?? 0) + 1);
+    // a reconnect of the user channel may have missed anything: audit (differences confirmed next time)
+    else if (e.type === 'resynced' && e.stream === 'user' && !e.initial && auditor !== undefined) void runAudit();
+    // a followed market resolved: its tokens can be redeemed (after the venue settles it)
+    else if (e.type === 'market_resolved') keep();
+  });
   // positions survive restarts: the state starts from every fill already in the store
-  if (o.seedFromStore !== false) for (const f of store.fills()) eng.state.seedFill(f);
+  // (the current ledger epoch's: its fills, operation legs and adjustments, in the order they apply)
+  if (o.seedFromStore !== false) for (const f of store.ledgerEntries()) eng.state.seedFill(f);
   // own order updates drive the tracker too (fills come through onFill)
   const orderUpdates = eng.events$.subscribe((e) => {
     if (e.type === 'order_update') executor.onUserEvent(e);
   });
 
   let heartbeatStarted = false;
+  let auditTimer: TimerHandle | undefined;
+  if (auditor !== undefined && audit !== undefined && audit.everyMs > 0)
+    auditTimer = clock.setInterval(() => {
+      if (eng.ready) void runAudit();
+    }, audit.everyMs);
+  let keeperTimer: TimerHandle | undefined;
+  if (keeper !== undefined && o.collateral !== undefined && o.collateral.everyMs > 0)
+    keeperTimer = clock.setInterval(keep, o.collateral.everyMs);
   return {
     engine: eng,
     executor,
@@ -465,7 +613,13 @@ export function createTrader(o: TraderOptions): Trader {
       heartbeatStarted = true;
       heartbeat.start();
     },
+    auditor,
+    keeper,
+    auditPositions: () => (auditor === undefined ? Promise.resolve(undefined) : runAudit()),
     async stop() {
+      if (auditTimer !== undefined) clock.clearInterval(auditTimer);
+      if (keeperTimer !== undefined) clock.clearInterval(keeperTimer);
+      fillsByToken?.unsubscribe();
       await eng.stop();
       orderUpdates.unsubscribe();
     },

@@ -15,7 +15,7 @@
  * status server and the record `<dataDir>/daemon.json` ({statusUrl, pid}) through which
  * `mmkit status` and `mmkit kill` in another terminal find a daemon listening on a random port.
  */
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BudgetConfig } from '../api/http/budgets.ts';
@@ -38,7 +38,7 @@ import { DaemonMonitor, type DaemonView } from './status.ts';
 import { STATUS_PAGE_HTML } from './status-page.ts';
 import { startStatusServer, type KillResult, type StatusServer } from './status-server.ts';
 import { PACKAGE_ROOT_URL } from '../core/package-root.ts';
-import { DAEMON_FILE, readDaemonFile } from './daemon-file.ts';
+import { DAEMON_FILE, readDaemonFile, removeDaemonFile } from './daemon-file.ts';
 
 export { DAEMON_FILE, readDaemonFile };
 
@@ -233,6 +233,11 @@ export class DaemonOps {
     this.monitor.onFill(f);
   }
 
+  /** A position adjusted to the venue's holdings (already in the store). */
+  positionAdjusted(cause: string): void {
+    this.metrics.positionAdjustments.inc({ cause });
+  }
+
   lifecycle(l: Lifecycle): void {
     this.monitor.setLifecycle(l);
     this.#server?.push();
@@ -279,10 +284,7 @@ export class DaemonOps {
       }
       await this.#server?.close();
       const dir = this.#o.dataDir;
-      if (dir !== undefined && this.#server !== undefined) {
-        const rec = readDaemonFile(dir);
-        if (rec !== undefined && rec.pid === process.pid) rmSync(join(dir, DAEMON_FILE), { force: true });
-      }
+      if (dir !== undefined && this.#server !== undefined) removeDaemonFile(dir);
       await this.#budgets?.stop();
     })();
     return this.#closed;

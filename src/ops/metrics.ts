@@ -137,6 +137,8 @@ export class Metrics {
   readonly tickToOrder: Histogram;
   readonly heartbeatOk: Gauge;
   readonly heartbeatFailures: Counter;
+  /** Position reconciliation: adjustments of the ledger to the venue's holdings, by cause. */
+  readonly positionAdjustments: Counter<'cause'>;
   readonly heartbeatLatency: Gauge;
   readonly killSwitch: Gauge;
   readonly healthy: Gauge;
@@ -350,6 +352,12 @@ export class Metrics {
     this.heartbeatFailures = new Counter({
       name: n('heartbeat_failures_total'),
       help: 'Failed heartbeats.',
+      registers,
+    });
+    this.positionAdjustments = new Counter({
+      name: n('position_adjustments_total'),
+      help: "Adjustments of the store's positions to the venue's holdings, by cause (external_trade, split, merge, redeem, convert, venue_reset, reward, unknown).",
+      labelNames: ['cause'],
       registers,
     });
     this.heartbeatLatency = new Gauge({

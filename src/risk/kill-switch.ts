@@ -30,6 +30,29 @@ import { DEFAULT_RISK_LIMITS } from './limits.ts';
 /** What tripped the switch. */
 export type KillTrigger = 'signal' | 'cli' | 'lossLimit' | 'rejections' | 'heartbeatFailure' | 'manual';
 
+/**
+ * True when a trip is a risk event (a loss limit, rejections, heartbeat failures, an invariant):
+ * the bot stopped itself; false for a stop an operator asked for (a signal, `mmkit kill`, the
+ * status page). `mmkit run` exits 4 after a risk trip (README "Exit codes"), so a supervisor can
+ * tell the two apart. Exhaustive: a new trigger must be classified here.
+ */
+export function isRiskTrigger(trigger: KillTrigger): boolean {
+  switch (trigger) {
+    case 'signal':
+    case 'cli':
+      return false;
+    case 'lossLimit':
+    case 'rejections':
+    case 'heartbeatFailure':
+    case 'manual':
+      return true;
+    default: {
+      const unknown: never = trigger;
+      return unknown;
+    }
+  }
+}
+
 /** Why and when the switch tripped. */
 export interface TripReason {
   readonly trigger: KillTrigger;

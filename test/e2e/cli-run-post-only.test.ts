@@ -109,15 +109,12 @@ describe('mmkit run: post-only quoting', () => {
     expect(quotes.filter((o) => !o.postOnly)).toEqual([]);
     expect([...sent.values()].filter((o) => (o.type === 'FOK' || o.type === 'FAK') && o.postOnly)).toEqual([]);
 
-    // the store: the bot's fills (not another client's: source 'bot' where the ledger records it)
+    // the store: the bot's fills (not another client's: source 'bot')
     const db = new Database(join(dir, 'mmkit.db'), { readonly: true });
-    const hasSource = (db.prepare('PRAGMA table_info(fills)').all() as Array<{ name: string }>).some(
-      (c) => c.name === 'source',
-    );
     const rows = db
       .prepare(
         `SELECT f.trade_id, f.order_id, f.role, o.type FROM fills f JOIN orders o ON o.id = f.order_id
-         WHERE f.status != 'FAILED'${hasSource ? " AND f.source = 'bot'" : ''}`,
+         WHERE f.status != 'FAILED' AND f.source = 'bot'`,
       )
       .all() as Array<{ trade_id: string; order_id: string; role: string; type: string }>;
     const all = (db.prepare('SELECT COUNT(*) AS n FROM fills').get() as { n: number }).n;

@@ -151,7 +151,7 @@ describe('foreign orders on the bot wallet (bot.foreignOrders)', () => {
       expect(reconciled.obj).toMatchObject({ foreign: 2, left: 2, canceled: 0, external: 1 });
       const ext = r.store.fills().find((f) => f.orderId === taken.id)!;
       expect(ext, 'the foreign trade is in the store (the wallet holds its shares)').toBeDefined();
-      if ('source' in ext) expect(ext.source).toBe('external'); // the ledger's column (merged separately)
+      expect(ext.source).toBe('external');
       expect(
         r.bot.tracker
           .foreignOrders(market.market)

@@ -208,6 +208,7 @@ describe('config: the shipped files', () => {
         gammaUrl: 'http://127.0.0.1:8080/gamma',
         dataUrl: 'http://127.0.0.1:8080/data',
         contentUrl: 'http://127.0.0.1:8080/content',
+        relayerUrl: 'http://127.0.0.1:8080/relayer',
         wsUrl: 'ws://127.0.0.1:8080',
         rtdsUrl: 'ws://127.0.0.1:8080/rtds',
       },
@@ -311,8 +312,21 @@ describe('venue resolution', () => {
     expect(one).toMatchObject({
       source: 'config',
       paper: false,
-      urls: { clob: 'https://venue.example/clob', ws: 'wss://venue.example', data: 'https://data.venue.example' },
+      urls: {
+        clob: 'https://venue.example/clob',
+        ws: 'wss://venue.example',
+        data: 'https://data.venue.example',
+        relayer: 'https://venue.example/relayer',
+      },
     });
+    const relayer = resolveVenue(
+      loadConfig(
+        undefined,
+        { 'bot.exchangeUrl': 'https://venue.example', 'venue.relayerUrl': 'https://relayer.venue.example/' },
+        {},
+      ),
+    );
+    expect(relayer.urls.relayer).toBe('https://relayer.venue.example');
     expect(
       configError(() => resolveVenue(loadConfig(undefined, { 'venue.clobUrl': 'https://clob.example' }, {}))).key,
     ).toBe('venue.gammaUrl');

@@ -1,0 +1,105 @@
+/**
+ * Account truth through the CLI and the paper exchange (issue 15): the store's positions follow the
+ * venue's holdings whatever happens outside the bot, and a fresh world starts a new ledger epoch.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Trader } from '../integration/support/trader.ts';
+import { BotHarness, exited, logLines, makeBotFill, waitForQuotes } from './support/bot-harness.ts';
+import { runMmkit } from './support/cli.ts';
+
+const h = new BotHarness();
+afterAll(() => h.close());
+
+/** `mmkit positions --json` of a data dir: non-zero sizes by token. */
+async function positions(source: 'store' | 'venue', dir: string, base: string): Promise<Record<string, string>> {
+  const r = await runMmkit(['positions', '--source', source, '--json', '--data-dir', dir, '--exchange-url', base]);
+  expect(r.code, r.err).toBe(0);
+  const j = JSON.parse(r.out) as { positions: { tokenId: string; size: string }[] };
+  const out: Record<string, string> = {};
+  for (const p of j.positions) if (Number(p.size) !== 0) out[p.tokenId] = p.size;
+  return out;
+}
+
+describe('mmkit run: the store follows the venue', () => {
+  it('a trade made on the wallet between two runs is in the store after the next start, marked as from outside', async () => {
+    const { ex, base } = await h.exchange(11);
+    const { dir } = h.dataDir();
+    const key = readFileSync(join(dir, 'paper-wallet.key'), 'utf8').trim();
+
+    const b1 = h.startBot(base, dir, ['--duration', '6s']);
+    expect(await exited(b1.p), b1.err().slice(-3000)).toBe(0);
+
+    // another client of the same wallet (its own API key) buys shares of a market the bot may not even follow
+    const other = new Trader(ex.urls.clob_url, key);
+    expect((await other.createKey(7)).status).toBe(200);
+    const m = ex.exchange.listMarkets().find((x) => ex.exchange.engine.book(x.meta.tokens[0]).asks.length > 0)!;
+    const token = m.meta.tokens[0];
+    const ask = ex.exchange.engine.book(token).asks[0]!;
+    const r = await other.place(token, 'BUY', (ask.price / 10_000).toFixed(4), '5', {
+      type: 'FAK',
+      tick: '0.0001',
+      negRisk: m.meta.negRisk,
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+
+    const b2 = h.startBot(base, dir, ['--duration', '6s']);
+    expect(await exited(b2.p), b2.err().slice(-3000)).toBe(0);
+
+    const store = await positions('store', dir, base);
+    const venue = await positions('venue', dir, base);
+    expect(store).toEqual(venue);
+    expect(Number(venue[token])).toBeGreaterThan(0);
+
+    // the store says the shares came from outside: an external fill, or an adjustment of cause external_trade
+    const db = new Database(join(dir, 'mmkit.db'), { readonly: true });
+    const external = db
+      .prepare("SELECT COUNT(*) AS n FROM fills WHERE token = ? AND source = 'external'")
+      .get(token) as {
+      n: number;
+    };
+    const adjusted = db
+      .prepare("SELECT COUNT(*) AS n FROM adjustments WHERE token = ? AND cause = 'external_trade'")
+      .get(token) as { n: number };
+    db.close();
+    expect(external.n + adjusted.n).toBeGreaterThan(0);
+  });
+
+  it('the same data dir against a fresh paper exchange starts a new epoch: no refusal for lack of balance, no trip, PnL from zero', async () => {
+    const { ex, base } = await h.exchange(4);
+    const { dir, address } = h.dataDir();
+    const t = new Trader(ex.urls.clob_url);
+    await t.createKey();
+    // run 1: the bot gets filled, so it holds shares of this world when it stops
+    const b1 = h.startBot(base, dir);
+    expect(await waitForQuotes(ex, address), b1.err().slice(-2000)).toBeGreaterThan(0);
+    expect(await makeBotFill(ex, t, address), b1.err().slice(-2000)).toBe(true);
+    b1.p.kill('SIGTERM');
+    expect(await exited(b1.p), b1.err().slice(-3000)).toBe(0);
+    const before = await positions('store', dir, base);
+    expect(Object.keys(before).length).toBeGreaterThan(0);
+    await ex.close();
+
+    // a fresh world of the same seed: the same markets, none of the bot's shares
+    const fresh = await h.exchange(4);
+    const b2 = h.startBot(fresh.base, dir, ['--duration', '10s']);
+    const code = await exited(b2.p);
+    const lines = logLines(b2.err());
+    expect(code, b2.err().slice(-3000)).toBe(0);
+    expect(lines.some((l) => l.msg.startsWith('a new ledger epoch'))).toBe(true);
+    expect(b2.err()).not.toContain('NOT_ENOUGH_BALANCE');
+    expect(lines.some((l) => l.msg.includes('kill switch'))).toBe(false);
+    // the new epoch holds what the new world says: nothing carried over
+    expect(await positions('store', dir, fresh.base)).toEqual(await positions('venue', dir, fresh.base));
+    const j = JSON.parse(
+      (await runMmkit(['positions', '--source', 'store', '--json', '--data-dir', dir, '--exchange-url', fresh.base]))
+        .out,
+    ) as { epoch: { id: number } };
+    expect(j.epoch.id).toBeGreaterThan(1);
+    // PnL from zero: the epoch's realised PnL is that of its own fills only
+    const summary = lines.find((l) => l.msg === 'summary') as unknown as { epoch?: { realizedPnl: string } };
+    expect(summary?.epoch).toBeDefined();
+  });
+});
