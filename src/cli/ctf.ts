@@ -28,12 +28,14 @@ type Kind = 'split' | 'merge' | 'redeem';
 const HELP: Record<Kind, { args: string; description: string; examples: string }> = {
   split: {
     args: '<market> <amount>',
-    description: "split collateral into YES + NO of a market through the venue's relayer (amount in shares = collateral)",
+    description:
+      "split collateral into YES + NO of a market through the venue's relayer (amount in shares = collateral)",
     examples: '  mmkit split 0x5f1c... 25\n  mmkit split 0x5f1c... 10.5 --json',
   },
   merge: {
     args: '<market> <amount>',
-    description: "merge YES + NO of a market back into collateral through the venue's relayer (amount in shares, or all)",
+    description:
+      "merge YES + NO of a market back into collateral through the venue's relayer (amount in shares, or all)",
     examples: '  mmkit merge 0x5f1c... 25\n  mmkit merge 0x5f1c... all',
   },
   redeem: {
@@ -90,7 +92,8 @@ ${EXIT_CODES_HELP}`,
               const b = await s.clob.balances();
               const free = (id: string) => b.tokens.find((x) => x.assetId === id)?.available ?? 0;
               amount = Math.min(free(yes.tokenId), free(no.tokenId)) as Micro;
-              if (amount <= 0) throw usageError(`nothing to merge: the wallet does not hold both tokens of ${market} free`);
+              if (amount <= 0)
+                throw usageError(`nothing to merge: the wallet does not hold both tokens of ${market} free`);
             }
             t = await relayer.merge(m.conditionId, amount);
           } else t = await relayer.redeem(m.conditionId, amount);
@@ -118,20 +121,24 @@ ${EXIT_CODES_HELP}`,
                     ? p
                     : PRICE_SCALE - p,
             }));
-          const recorded = await recordInStore(cfg.bot.storeFile || join(cfg.bot.dataDir, 'mmkit.db'), cfg.bot.dataDir, {
-            // the name the daemon's live venue gives its epochs (src/venues/live/live-venue.ts)
-            venue: `${s.venue.urls.clob.replace(/\/+$/, '')}#${cfg.bot.chainId}`,
-            address: s.address ?? '',
-            world: (await s.clob.world().catch(() => undefined))?.worldId ?? null,
-            op: {
-              kind,
-              market: m.conditionId as ConditionId,
-              amount: t.amount,
-              collateral: t.collateralDelta,
-              legs,
-              tx: t.id,
+          const recorded = await recordInStore(
+            cfg.bot.storeFile || join(cfg.bot.dataDir, 'mmkit.db'),
+            cfg.bot.dataDir,
+            {
+              // the name the daemon's live venue gives its epochs (src/venues/live/live-venue.ts)
+              venue: `${s.venue.urls.clob.replace(/\/+$/, '')}#${cfg.bot.chainId}`,
+              address: s.address ?? '',
+              world: (await s.clob.world().catch(() => undefined))?.worldId ?? null,
+              op: {
+                kind,
+                market: m.conditionId as ConditionId,
+                amount: t.amount,
+                collateral: t.collateralDelta,
+                legs,
+                tx: t.id,
+              },
             },
-          });
+          );
           const out = {
             type: kind,
             market: m.conditionId,

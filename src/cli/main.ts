@@ -276,19 +276,25 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     process.stdout.write(
       [
         `mmkit run stopped (${summary.reason})`,
+        `this session (since ${summary.session.since}):`,
         `  orders placed     ${summary.ordersPlaced}`,
         `  orders cancelled  ${summary.ordersCancelled}`,
         `  orders rejected   ${summary.ordersRejected}`,
-        `  fills             ${summary.fills}`,
+        `  fills             ${summary.fills}${summary.session.externalFills > 0 ? ` (and ${summary.session.externalFills} of orders the bot did not place)` : ''}`,
         `  volume            ${summary.volume} shares (${summary.notional} USDC)`,
-        `  realized PnL      ${summary.realizedPnl}`,
-        `  unrealized PnL    ${summary.unrealizedPnl}`,
+        `  realized PnL      ${summary.session.realizedPnl} USDC`,
+        `ledger epoch ${summary.epoch.id} (${summary.epoch.venue}${summary.epoch.world !== null ? `, world ${summary.epoch.world}` : ''}, since ${summary.epoch.since}):`,
+        `  fills             ${summary.epoch.fills}${summary.epoch.externalFills > 0 ? ` (and ${summary.epoch.externalFills} external)` : ''}; adjustments ${summary.epoch.adjustments}; split/merge/redeem ${summary.epoch.operations}`,
+        `  realized PnL      ${summary.epoch.realizedPnl} USDC`,
+        `  unrealized PnL    ${summary.epoch.unrealizedPnl} USDC${summary.epoch.unmarked > 0 ? ` (${summary.epoch.unmarked} position(s) without a mark not counted)` : ''}`,
+        `  fees              ${summary.epoch.fees} USDC`,
+        `  positions held    ${summary.positionsAtExit.length === 0 ? 'none' : summary.positionsAtExit.map((p) => `${p.size} of ${p.tokenId.slice(0, 12)}… @ ${p.avgPrice}${p.mark !== null ? ` (mark ${p.mark})` : ''}`).join('; ')}`,
         `  open orders left  ${summary.openOrdersAtExit >= 0 ? summary.openOrdersAtExit : 'unknown (the venue could not be checked: see the log)'}`,
       ].join('\n') + '\n',
     );
     // exit 0 only when the venue was SEEN flat (an unchecked account is not a flat one), and 4
     // after a kill switch tripped by risk (src/cli/run-stop.ts)
-    process.exit(runExitCode(summary.stop, summary.flat && summary.openOrdersAtExit === 0));
+    process.exit(runExitCode(summary.stop, summary.noOrdersLeft && summary.openOrdersAtExit === 0));
   });
 
 registerConfig(program);

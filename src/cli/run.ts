@@ -26,6 +26,7 @@ import { riskMark } from '../risk/marks.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
 import { openStore, type Store } from '../store/store.ts';
+import type { StoreSummary } from '../store/store-types.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { resolveParams } from '../strategy/params.ts';
 import { startExchange, type RunningExchange } from '../exchange/server.ts';
@@ -99,6 +100,28 @@ export interface RunConfig {
   ops?: OpsHttpConfig;
 }
 
+/** Figures of the ledger over a scope (this session, or the epoch); amounts are decimal strings. */
+export interface LedgerFigures {
+  ordersPlaced: number;
+  ordersCancelled: number;
+  ordersRejected: number;
+  /** The bot's own fills; fills of orders it did not place are `externalFills`. */
+  fills: number;
+  externalFills: number;
+  /** Shares and collateral traded by the bot's fills. */
+  volume: string;
+  notional: string;
+  fees: string;
+  /** Position adjustments to the venue's holdings, and split / merge / redeem operations. */
+  adjustments: number;
+  operations: number;
+}
+
+/**
+ * What `mmkit run` reports at exit. The top-level order and fill figures and `realizedPnl` are THIS
+ * SESSION's (this run's); `epoch` holds the ledger epoch's (this venue, world and account since the
+ * epoch began), with its PnL at the last marks.
+ */
 export interface RunSummary {
   ordersPlaced: number;
   ordersCancelled: number;
@@ -106,10 +129,26 @@ export interface RunSummary {
   fills: number;
   volume: string;
   notional: string;
+  /** Realized PnL made during this session (the epoch's change since the start). */
   realizedPnl: string;
+  /** Unrealized PnL of the positions held at exit, at the last marks. */
   unrealizedPnl: string;
-  /** True when the venue was seen with zero open orders of ours at exit (nothing in flight). */
-  flat: boolean;
+  session: LedgerFigures & { since: string; realizedPnl: string };
+  epoch: LedgerFigures & {
+    id: number;
+    venue: string;
+    world: string | null;
+    since: string;
+    realizedPnl: string;
+    unrealizedPnl: string;
+    totalPnl: string;
+    /** Positions held without a mark (their unrealized PnL is not counted). */
+    unmarked: number;
+  };
+  /** Positions of the epoch at exit (non-zero), with the last mark when there is one. */
+  positionsAtExit: { market: string; tokenId: string; size: string; avgPrice: string; mark: string | null }[];
+  /** True when the venue was seen with zero open orders of ours at exit (nothing in flight); positions may still be held. */
+  noOrdersLeft: boolean;
   /** Open orders seen at the venue at exit; -1 when it could not be checked (no listing succeeded, or requests were still in flight). */
   openOrdersAtExit: number;
   /** Why it stopped, in words (`describeStop(stop)`). */
@@ -305,6 +344,7 @@ async function runLocked(
     );
   // this run's figures (the summary, the status page) are counted from its session
   const session = store.beginSession(clock.now());
+  const realizedAtStart = store.pnl(new Map()).realized;
   const all = await venue.markets();
   const markets = await pickMarkets(venue, all, cfg, clock.now());
   if (markets.length === 0) throw new ConfigError('bot.markets', 'no market to trade');
@@ -527,7 +567,6 @@ async function runLocked(
     );
   }
   await trader.close();
-  const summary = store.summary();
   const marks = new Map<TokenId, number>();
   for (const m of markets)
     for (const t of m.tokens) {
@@ -535,27 +574,66 @@ async function runLocked(
       if (b?.mid != null) marks.set(t.tokenId, Math.round(b.mid));
     }
   const pnl = store.pnl(marks);
-  for (const p of store.positions().filter((x) => x.size !== 0))
-    log.info(
-      { token: p.tokenId, size: formatAmount(p.size), avgPrice: p.avgPrice, mark: marks.get(p.tokenId) ?? null },
-      'position at exit',
-    );
+  store.endSession(session, clock.now());
+  const sessionFigures = store.summary({ scope: 'session' });
+  const epochFigures = store.summary({ scope: 'epoch' });
+  const positionsAtExit = store
+    .positions()
+    .filter((x) => x.size !== 0)
+    .map((p) => ({
+      market: p.market,
+      tokenId: p.tokenId,
+      size: formatAmount(p.size),
+      avgPrice: formatPrice(p.avgPrice),
+      mark: marks.has(p.tokenId) ? formatPrice(marks.get(p.tokenId)!) : null,
+    }));
+  for (const p of positionsAtExit) log.info(p, 'position at exit');
   store.close();
   await venue.close();
   if (exchange !== undefined) removeDaemonVenue(cfg.dataDir);
   await exchange?.close();
   await ops.close();
+  const figures = (f: StoreSummary): LedgerFigures => ({
+    ordersPlaced: f.ordersPlaced,
+    ordersCancelled: f.ordersCancelled,
+    ordersRejected: f.ordersRejected,
+    fills: f.fills,
+    externalFills: f.externalFills,
+    volume: formatAmount(f.volume),
+    notional: formatAmount(f.notional),
+    fees: formatAmount(f.fees),
+    adjustments: f.adjustments,
+    operations: f.operations,
+  });
+  const noOrdersLeft = flat.flat;
   return {
-    ordersPlaced: summary.ordersPlaced,
-    ordersCancelled: summary.ordersCancelled,
-    ordersRejected: summary.ordersRejected,
-    fills: summary.fills,
-    volume: formatAmount(summary.volume),
-    notional: formatAmount(summary.notional),
-    realizedPnl: formatAmount(pnl.realized),
+    ordersPlaced: sessionFigures.ordersPlaced,
+    ordersCancelled: sessionFigures.ordersCancelled,
+    ordersRejected: sessionFigures.ordersRejected,
+    fills: sessionFigures.fills,
+    volume: formatAmount(sessionFigures.volume),
+    notional: formatAmount(sessionFigures.notional),
+    realizedPnl: formatAmount(pnl.realized - realizedAtStart),
     unrealizedPnl: formatAmount(pnl.unrealized),
-    flat: flat.flat,
-    openOrdersAtExit: flat.flat ? 0 : flat.open.length > 0 ? flat.open.length : -1,
+    session: {
+      ...figures(sessionFigures),
+      since: new Date(runStartMs).toISOString(),
+      realizedPnl: formatAmount(pnl.realized - realizedAtStart),
+    },
+    epoch: {
+      ...figures(epochFigures),
+      id: epoch.epoch.id,
+      venue: epoch.epoch.venue,
+      world: epoch.epoch.world,
+      since: new Date(epoch.epoch.startedAt).toISOString(),
+      realizedPnl: formatAmount(pnl.realized),
+      unrealizedPnl: formatAmount(pnl.unrealized),
+      totalPnl: formatAmount(pnl.total),
+      unmarked: pnl.unmarked.length,
+    },
+    positionsAtExit,
+    noOrdersLeft,
+    openOrdersAtExit: noOrdersLeft ? 0 : flat.open.length > 0 ? flat.open.length : -1,
     reason,
     stop,
   };

@@ -208,7 +208,35 @@ export class DaemonOps {
         const r = p.kill.reason;
         return r === null ? { tripped: false } : { tripped: true, trigger: r.trigger, message: r.message, at: r.at };
       },
-      totals: () => p.store.summary(),
+      // this session's figures when the daemon began one (src/cli/run.ts), else the epoch's
+      totals: () => p.store.summary(p.store.currentSession() !== undefined ? { scope: 'session' } : {}),
+      ledger: () => {
+        const sess = p.store.currentSession();
+        const e = p.store.currentEpoch();
+        const s = sess !== undefined ? p.store.summary({ scope: 'session' }) : undefined;
+        const ep = e !== undefined ? p.store.summary({ scope: 'epoch' }) : undefined;
+        return {
+          session: {
+            since: new Date(sess?.startedAt ?? 0).toISOString(),
+            fills: s?.fills ?? 0,
+            externalFills: s?.externalFills ?? 0,
+            ordersPlaced: s?.ordersPlaced ?? 0,
+          },
+          epoch:
+            e === undefined || ep === undefined
+              ? null
+              : {
+                  id: e.id,
+                  venue: publicUrl(e.venue.replace(/#\d+$/, '')),
+                  world: e.world,
+                  since: new Date(e.startedAt).toISOString(),
+                  fills: ep.fills,
+                  externalFills: ep.externalFills,
+                  adjustments: ep.adjustments,
+                  operations: ep.operations,
+                },
+        };
+      },
       pauseReasons: () => p.executor.stats().pauseReasons,
     };
     this.monitor.attach(view, {

@@ -99,7 +99,16 @@ describe('mmkit run: the store follows the venue', () => {
     ) as { epoch: { id: number } };
     expect(j.epoch.id).toBeGreaterThan(1);
     // PnL from zero: the epoch's realised PnL is that of its own fills only
-    const summary = lines.find((l) => l.msg === 'summary') as unknown as { epoch?: { realizedPnl: string } };
-    expect(summary?.epoch).toBeDefined();
+    const summary = lines.find((l) => l.msg === 'summary') as unknown as {
+      fills: number;
+      realizedPnl: string;
+      epoch: { id: number; fills: number; realizedPnl: string; since: string };
+      session: { since: string };
+    };
+    // the epoch began with this run: its figures are this session's, nothing of the old world's
+    expect(summary.epoch.id).toBe(j.epoch.id);
+    expect(summary.epoch.fills).toBe(summary.fills);
+    expect(summary.epoch.realizedPnl).toBe(summary.realizedPnl);
+    expect(Date.parse(summary.epoch.since)).toBeGreaterThanOrEqual(Date.parse(summary.session.since) - 60_000);
   });
 });
