@@ -388,10 +388,22 @@ export const schema = {
     },
     risk: riskSchema(),
     restartPolicy: {
-      doc: 'Open orders found at the venue on start: cancel, or adopt.',
+      doc: "The bot's own open orders (those its store recorded, placed by an earlier run) found at the venue on start: cancel, or adopt. Orders the store does not know follow bot.foreignOrders.",
       format: ['cancel', 'adopt'],
       default: 'cancel',
       env: 'MMKIT_RESTART_POLICY',
+    },
+    foreignOrders: {
+      doc: "Orders on the wallet that the bot did not place (another client's), at start and while running: leave (tracked apart, never crossed: self-trade prevention), cancel, or adopt (taken over as the bot's own). Their fills are recorded as external, never as the strategy's.",
+      format: ['leave', 'cancel', 'adopt'],
+      default: 'leave',
+      env: 'MMKIT_FOREIGN_ORDERS',
+    },
+    postOnly: {
+      doc: "Send quotes with the venue's post-only flag: a quote that would cross is refused by the venue (counted, re-priced at the next intent, not a kill-switch rejection). Immediate FOK/FAK orders never are.",
+      format: 'bool',
+      default: true,
+      env: 'MMKIT_POST_ONLY',
     },
     keystoreFile: {
       doc: 'Encrypted keystore file of the wallet (password in MMKIT_KEYSTORE_PASSWORD); else MMKIT_PRIVATE_KEY, else a paper wallet.',
@@ -640,6 +652,8 @@ export type MmkitConfig = {
     tolerance: { priceTicks: number; sizeFraction: number };
     risk: RiskConfig;
     restartPolicy: 'cancel' | 'adopt';
+    foreignOrders: 'leave' | 'cancel' | 'adopt';
+    postOnly: boolean;
     keystoreFile: string;
     seed: number;
     autoMerge: 'auto' | 'on' | 'off';

@@ -254,6 +254,8 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         tolerance: b.tolerance,
         risk: b.risk,
         restartPolicy: b.restartPolicy,
+        foreignOrders: b.foreignOrders,
+        postOnly: b.postOnly,
         keystoreFile: b.keystoreFile,
         seed: b.seed,
         collateral: {

@@ -56,7 +56,12 @@ export interface RunConfig {
   statusIntervalMs: number;
   tolerance: { priceTicks: number; sizeFraction: number };
   risk: Record<string, unknown>;
+  /** The bot's own open orders found at start (bot.restartPolicy). */
   restartPolicy: 'cancel' | 'adopt';
+  /** Orders on the wallet the bot did not place (bot.foreignOrders); default 'leave'. */
+  foreignOrders?: 'leave' | 'cancel' | 'adopt';
+  /** Quotes with the venue's post-only flag (bot.postOnly); default true. */
+  postOnly?: boolean;
   keystoreFile: string;
   /** Seed of the in-process paper exchange's world. */
   seed: number;
@@ -378,6 +383,8 @@ async function runLocked(
     strategyLog: log.child({ component: 'strategy', strategy: def.name }),
     tolerance: cfg.tolerance,
     restartPolicy: cfg.restartPolicy,
+    foreignOrders: cfg.foreignOrders ?? 'leave',
+    postOnly: cfg.postOnly ?? true,
     collateral: {
       mergeMinSize: onIn(cfg.collateral?.autoMerge, paper) ? (cfg.collateral?.mergeMinSize ?? 10_000_000) : 0,
       redeem: onIn(cfg.collateral?.autoRedeem, paper),
@@ -428,6 +435,10 @@ async function runLocked(
           },
           'fill',
         );
+      },
+      // fills of orders the bot did not place (logged by the kernel): counted apart on /metrics
+      onExternalFill: (f, change) => {
+        if (change === 'new') ops.metrics.externalFill(f.market);
       },
     },
   });

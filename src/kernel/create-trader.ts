@@ -10,6 +10,8 @@
  *        ─► risk gate (only `Approved<...>` passes: quotes and immediate FOK/FAK orders alike)
  *        ─► executor (diff, cancels first, batches, budgets) ─► venue
  *   fills ─► executor ─► store (exactly once, before anything reports them) ─► hooks
+ *   (a fill of an order the bot did not place: recorded as 'external', counted apart, reported to
+ *   `onExternalFill`, never handed to the strategy nor to `onFill`)
  *
  * Owned here: the order tracker, the executor, the kill switch, the heartbeat keeper, the risk view
  * (the market's CURRENT info: the tick after a tick-size change, the minimum size), the gate, the
@@ -22,7 +24,7 @@
  */
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import type { FillEvent } from '../core/events.ts';
-import type { ConditionId, TokenId } from '../core/ids.ts';
+import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import { sameQuotes, type DesiredQuotes, type ImmediateIntent, type QuoteIntent } from '../core/intents.ts';
 import { formatAmount, formatPrice, tickPips, type Pips } from '../core/units.ts';
 import type { MarketInfo, Venue } from '../core/venue.ts';
@@ -37,7 +39,7 @@ import {
   type PositionAdjustment,
 } from '../engine/position-audit.ts';
 import type { DiffTolerance } from '../execution/diff.ts';
-import { Executor, type FlatReport } from '../execution/executor.ts';
+import { Executor, POST_ONLY_CROSSING, type FlatReport, type ForeignOrderPolicy } from '../execution/executor.ts';
 import { HeartbeatKeeper } from '../execution/heartbeat.ts';
 import { OrderTracker } from '../execution/tracker.ts';
 import { gate, gateOrder, type Approved, type GateResult, type RiskView } from '../risk/gate.ts';
@@ -45,7 +47,7 @@ import { GateMemo } from '../risk/gate-memo.ts';
 import { KillSwitch } from '../risk/kill-switch.ts';
 import type { RiskLimits } from '../risk/limits.ts';
 import { restartStore } from '../store/restart.ts';
-import type { FillChange, Store } from '../store/store.ts';
+import type { FillChange, FillRecord, Store } from '../store/store.ts';
 import type { StrategyDefinition } from '../strategy/api.ts';
 
 /** A logger of the kernel's parts (pino's Logger fits). */
@@ -77,8 +79,13 @@ export interface TraderTuning {
 
 /** What a caller observes of the trader (the daemon's ops, a backtest's measurements). */
 export interface TraderHooks {
-  /** Each fill after the store has it (`change`: what the store did: 'new', 'dup', 'void'...). */
+  /** Each fill of the bot's own orders after the store has it (`change`: what the store did: 'new', 'dup', 'void'...). */
   onFill?(fill: FillEvent, change: FillChange | undefined): void;
+  /**
+   * Each fill of an order the bot did not place (another client on the same wallet), after the
+   * store recorded it with source 'external': from the user stream and from backfills.
+   */
+  onExternalFill?(fill: FillRecord, change: FillChange): void;
   /** Each approved quote set, before it reaches the executor (coalesced ones included). */
   onQuoteSet?(desired: Approved<DesiredQuotes>): void;
   /** Each gate decision on quotes: what was asked and the gate's answer (turns the gate memo off). */
@@ -106,7 +113,11 @@ export interface TraderOptions {
   readonly strategyLog?: TraderLogger;
   /** Executor diff tolerance (default: exact price, 10 % of size). */
   readonly tolerance?: DiffTolerance;
-  /** Post quotes as post-only (the venue refuses one that would take). Default false. */
+  /**
+   * Post quotes as post-only (the venue refuses one that would take: re-priced at the next intent,
+   * not counted as a rejection by the kill switch). Immediate orders (FOK/FAK) never are. Default
+   * false (`mmkit run` passes `bot.postOnly`, true by default).
+   */
   readonly postOnly?: boolean;
   /** Random source of the executor's backoff jitter (default Math.random; a backtest seeds one). */
   readonly random?: () => number;
@@ -114,8 +125,13 @@ export interface TraderOptions {
   readonly tickMs?: number;
   /** How often the venue's collateral balance is read, ms (default 5,000). */
   readonly balanceMs?: number;
-  /** Open orders found at start: cancel them (default) or adopt them. */
+  /** The bot's own open orders (the store knows them) found at start: cancel them (default) or adopt them. */
   readonly restartPolicy?: 'cancel' | 'adopt';
+  /**
+   * Orders on the wallet the bot did not place, at start and while running: left alone (default),
+   * cancelled, or adopted (`bot.foreignOrders`).
+   */
+  readonly foreignOrders?: ForeignOrderPolicy;
   /** Log the reconciliation's findings (default true). */
   readonly logReconcile?: boolean;
   /** Start positions from every fill already in the store (default true: positions survive restarts). */
@@ -198,6 +214,9 @@ export interface Trader {
 
 const NO_TUNING: TraderTuning = {};
 
+/** The log message of post-only quotes the venue refused in one cycle (fields: `rejected`, `code`). */
+export const POST_ONLY_REFUSED_MSG = 'post-only quotes refused: they would have crossed (re-priced at the next intent)';
+
 /**
  * Wires the bot (see the module comment).
  * @throws ConfigError from the executor on a bad tolerance
@@ -225,13 +244,16 @@ export function createTrader(o: TraderOptions): Trader {
     tolerance: o.tolerance ?? { priceTicks: 0, sizeFraction: 0.1 },
     tickPips: currentTick,
     ...(o.postOnly ? { postOnly: true } : {}),
+    foreignOrders: o.foreignOrders ?? 'leave',
     ...(o.random ? { random: o.random } : {}),
   });
   const kill = new KillSwitch(clock, { limits: limits.killSwitch });
   const heartbeat = new HeartbeatKeeper({
     beat: () => venue.heartbeat(),
     clock,
-    active: () => executor.hasOpenOrders(),
+    // the venue's dead-man switch cancels every order of the account once armed: while orders the
+    // bot leaves alone (bot.foreignOrders) rest, its heartbeats keep them as they are too
+    active: () => executor.hasOpenOrders() || tracker.foreignOrders().length > 0,
     target: executor,
   });
   heartbeat.onStatus((s) => {
@@ -242,6 +264,51 @@ export function createTrader(o: TraderOptions): Trader {
   executor.onRejection((r) => {
     marketLog('executor', r.market).warn({ order: r.id, code: r.code, message: r.message }, 'order rejected');
     kill.recordRejection(r.code);
+  });
+  // post-only quotes the venue refused as crossing: re-priced at the next intent; one line per cycle
+  executor.onCycle((c) => {
+    if (c.postOnlyRejected > 0)
+      marketLog('executor', c.market).info(
+        { rejected: c.postOnlyRejected, code: POST_ONLY_CROSSING },
+        POST_ONLY_REFUSED_MSG,
+      );
+  });
+  // orders and fills on the wallet that the bot did not make
+  executor.onForeign((x) => {
+    if (x.kind === 'order') {
+      const v = x.order;
+      marketLog('executor', v.market).warn(
+        {
+          order: v.id,
+          side: v.side,
+          price: formatPrice(v.price),
+          size: formatAmount(v.originalSize),
+          policy: x.policy,
+        },
+        x.policy === 'leave'
+          ? 'an order the bot did not place rests on the wallet: left alone (bot.foreignOrders)'
+          : x.policy === 'cancel'
+            ? 'an order the bot did not place rests on the wallet: cancelling it (bot.foreignOrders)'
+            : 'an order the bot did not place rests on the wallet: adopted as its own (bot.foreignOrders)',
+      );
+      return;
+    }
+    if (x.change === 'new') {
+      const f = x.fill;
+      marketLog('executor', f.market).info(
+        {
+          trade: f.tradeId,
+          order: f.orderId,
+          side: f.side,
+          price: formatPrice(f.price),
+          size: formatAmount(f.size),
+          role: f.role,
+          status: f.status,
+        },
+        "external fill (an order the bot did not place): recorded, not the strategy's",
+      );
+    }
+    hooks.onExternalFill?.(x.fill, x.change);
   });
 
   // ---- the risk view: one object, every field read from the current state --------------------------
@@ -261,6 +328,7 @@ export function createTrader(o: TraderOptions): Trader {
     book: (t) => engine!.state.book(t),
     position: (t) => engine!.state.position(t).size,
     openOrders: live,
+    foreignOrders: (m) => tracker.foreignOrders(m),
     get availableCollateral() {
       return engine!.state.availableCollateral;
     },
@@ -345,12 +413,15 @@ export function createTrader(o: TraderOptions): Trader {
   };
 
   // ---- fills: to the store exactly once, before anything reports them -------------------------------
-  const onFill = (e: FillEvent): void => {
+  const onFill = (e: FillEvent): 'external' | undefined => {
     // the store keeps integer unix ms (a simulated venue may stamp fills with feed-time microseconds)
     const f = Number.isInteger(e.venueTime) ? e : { ...e, venueTime: Math.floor(e.venueTime) };
     let change: FillChange | undefined;
     try {
-      change = executor.onUserEvent(f);
+      const r = executor.recordFill(f);
+      // not the bot's: reported to onExternalFill (through onForeign), not to the strategy nor onFill
+      if (r.source === 'external') return 'external';
+      change = r.change;
     } catch (err) {
       // a fill that cannot be stored (disk full, I/O error): positions are no longer known for sure,
       // so stop trading. The stream counts the fill as delivered; the shutdown backfill (or the next
@@ -359,6 +430,7 @@ export function createTrader(o: TraderOptions): Trader {
       throw err;
     }
     hooks.onFill?.(f, change);
+    return undefined;
   };
 
   // ---- the position audit: the venue's holdings are the truth -----------------------------------
@@ -465,11 +537,18 @@ export function createTrader(o: TraderOptions): Trader {
     },
     ...(tuning.terminalCapacity !== undefined ? { terminalCapacity: tuning.terminalCapacity } : {}),
     reconcile: async () => {
-      const r = await reconcileOnStart(venue, restartStore(store), {
-        policy: o.restartPolicy ?? 'cancel',
-        ...(o.logReconcile === false ? {} : { logger: log }),
-      });
-      if (r.adopted.length) executor.adopt(r.adopted);
+      const r = await reconcileOnStart(
+        venue,
+        // an order is the bot's when the store recorded it (in any run), whatever its status there
+        { ...restartStore(store), knowsOrder: (id) => store.order(id as OrderId) !== undefined },
+        {
+          policy: o.restartPolicy ?? 'cancel',
+          foreign: o.foreignOrders ?? 'leave',
+          ...(o.logReconcile === false ? {} : { logger: log }),
+        },
+      );
+      // kept: the bot's adopted ones, and the foreign ones left alone (tracked apart: self-trade check)
+      if (r.adopted.length + r.left.length > 0) executor.adopt([...r.adopted, ...r.left]);
       for (const f of r.fills) executor.onVenueFill(f);
       // the venue's holdings are the truth: before anything is quoted, the ledger follows them
       if (auditor !== undefined) {
@@ -478,7 +557,15 @@ export function createTrader(o: TraderOptions): Trader {
       }
       if (o.logReconcile !== false)
         log.info(
-          { found: r.found.length, canceled: r.canceled.length, adopted: r.adopted.length, backfilled: r.newFills },
+          {
+            found: r.found.length,
+            foreign: r.foreign.length,
+            canceled: r.canceled.length,
+            adopted: r.adopted.length,
+            left: r.left.length,
+            backfilled: r.newFills,
+            external: r.externalFills.size,
+          },
           'reconciled with the venue',
         );
       return { adopted: r.adopted, fills: r.fills };

@@ -420,6 +420,11 @@ export class DaemonMonitor {
     this.metrics.order(outcome, n);
   }
 
+  /** Post-only quotes the venue refused as crossing (counted in the metrics). */
+  onPostOnlyRejected(n = 1): void {
+    this.metrics.postOnlyRejected(n);
+  }
+
   /** A request of the order path failed (its error code). */
   onRequestError(code: string): void {
     this.metrics.httpErrors.inc({ code });

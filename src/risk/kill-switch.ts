@@ -15,9 +15,10 @@
  * CONTRACT with the engine (which owns the venue): subscribe with `onTrip` at start. A listener is
  * called synchronously, once, on the trip (or at once when subscribing to a switch that has already
  * tripped). The engine must then: stop handing intents to execution (the gate already refuses them
- * all), drop queued places, `venue.cancelAll()`, then poll `venue.openOrders()` until it is empty
- * (re-issuing cancels for what is left) and log/emit the result: zero open orders within 2 s is the
- * target. After a `signal` or `cli` trip it exits normally once verified; after the others it stays
+ * all), drop queued places, cancel the bot's orders (the executor's `cancelAll`: by id, or the
+ * venue's cancel-all when `bot.foreignOrders` is not 'leave'), then poll `venue.openOrders()` until
+ * none of them is left (re-issuing cancels for what is left) and log/emit the result: zero open
+ * orders of the bot within 2 s is the target. After a `signal` or `cli` trip it exits normally once verified; after the others it stays
  * up without quoting (so the operator sees why) or exits, per the daemon's policy.
  *
  * Time comes from the injected clock; nothing here reads the wall clock.

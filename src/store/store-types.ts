@@ -80,7 +80,11 @@ export interface FillRecord {
   readonly status: TradeStatus;
   /** Unix ms. */
   readonly matchTime: number;
-  /** Default 'bot'. Fixed when the fill is first recorded (a later status update keeps it). */
+  /**
+   * Whose order filled: 'bot' (default: an order this bot placed, in any run) or 'external' (an
+   * order someone else placed on the same wallet: counted apart, never the strategy's). Fixed when
+   * the fill is first recorded (a later status update keeps it).
+   */
   readonly source?: FillSource;
 }
 

@@ -147,6 +147,8 @@ describe('config: strict validation names the key and what is allowed', () => {
     [{ bot: { risk: { maxLoss: -1 } } }, 'bot.risk.maxLoss', /a number in \[0, 1000000000\]/],
     [{ bot: { risk: { maxOpenOrdersGlobal: 1.5 } } }, 'bot.risk.maxOpenOrdersGlobal', /an integer in \[0, 100000\]/],
     [{ bot: { restartPolicy: 'keep' } }, 'bot.restartPolicy', /\["cancel","adopt"\]/],
+    [{ bot: { foreignOrders: 'ignore' } }, 'bot.foreignOrders', /\["leave","cancel","adopt"\]/],
+    [{ bot: { postOnly: 'yes' } }, 'bot.postOnly', /true or false/],
     [{ bot: { exchangeUrl: 'ftp://x' } }, 'bot.exchangeUrl', /http:\/\/ or https:\/\/ URL/],
     [{ venue: { wsUrl: 'http://x' } }, 'venue.wsUrl', /ws:\/\/ or wss:\/\//],
     [{ venue: { funder: '0x12' } }, 'venue.funder', /0x \+ 40 hex/],
@@ -169,6 +171,20 @@ describe('config: strict validation names the key and what is allowed', () => {
     expect(e.key).toBe('secrets.privateKey');
     expect(e.message).not.toContain('deadbeef');
     expect(configError(() => loadConfig(undefined, {}, { MMKIT_RISK_MAX_LOSS: 'lots' })).key).toBe('bot.risk.maxLoss');
+  });
+
+  it('bot.postOnly (default true) and bot.foreignOrders (default leave), from files and the environment', () => {
+    const d = loadConfig(undefined, {}, {});
+    expect(d.bot.postOnly).toBe(true);
+    expect(d.bot.foreignOrders).toBe('leave');
+    expect(d.bot.restartPolicy).toBe('cancel');
+    const e = loadConfig(undefined, {}, { MMKIT_POST_ONLY: 'false', MMKIT_FOREIGN_ORDERS: 'cancel' });
+    expect(e.bot.postOnly).toBe(false);
+    expect(e.bot.foreignOrders).toBe('cancel');
+    expect(loadConfig(file({ bot: { foreignOrders: 'adopt', postOnly: false } }), {}, {}).bot).toMatchObject({
+      foreignOrders: 'adopt',
+      postOnly: false,
+    });
   });
 
   it('validates flags the same way', () => {
