@@ -545,7 +545,9 @@ async function runLocked(
     });
     const { fresh } = await Promise.race([work, timeout]).finally(() => clearTimeout(timer));
     for (const f of fresh) {
-      fills++;
+      // a fill of an order the bot did not place is stored as external, never counted as its own
+      const source = executor.fillSource(f.orderId);
+      if (source === 'bot') fills++;
       marketLog('executor', f.market).info(
         {
           trade: f.tradeId,
@@ -555,9 +557,10 @@ async function runLocked(
           size: formatAmount(f.size),
           role: f.role,
           status: f.status,
+          source,
           backfilled: true,
         },
-        'fill',
+        source === 'bot' ? 'fill' : 'external fill',
       );
     }
     if (fresh.length > 0)

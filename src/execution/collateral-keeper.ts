@@ -38,6 +38,11 @@ export interface CollateralKeeperOptions {
   readonly mergeMinSize: number;
   /** Redeem resolved markets' tokens. */
   readonly redeem: boolean;
+  /**
+   * Frees a market's tokens that its resting SELL orders reserve (pausing new places), for a merge;
+   * returns what resumes placing. Optional: without it, only the tokens free of orders are merged.
+   */
+  release?(market: ConditionId): Promise<() => void>;
   /** Records a confirmed operation with its legs (the ledger, the engine's positions). */
   record(op: CtfOperationResult, legs: readonly OperationLeg[]): void;
   readonly log?: {
@@ -141,9 +146,19 @@ export class CollateralKeeper {
         continue;
       }
       if (o.mergeMinSize <= 0 || o.venue.merge === undefined) continue;
-      const free = Math.min(y?.available ?? y?.size ?? 0, n?.available ?? n?.size ?? 0);
-      if (free < o.mergeMinSize) continue;
+      let free = Math.min(y?.available ?? y?.size ?? 0, n?.available ?? n?.size ?? 0);
+      const both = Math.min(y?.size ?? 0, n?.size ?? 0);
+      let resume: (() => void) | undefined;
       try {
+        // the strategy's asks reserve the tokens: take them down for the merge (places pause meanwhile)
+        if (free < o.mergeMinSize && both >= o.mergeMinSize && o.release !== undefined) {
+          resume = await o.release(m.market);
+          const again = await o.venue.holdings!();
+          const a = again.tokens.find((t) => t.tokenId === yes.tokenId);
+          const b = again.tokens.find((t) => t.tokenId === no.tokenId);
+          free = Math.min(a?.available ?? a?.size ?? 0, b?.available ?? b?.size ?? 0);
+        }
+        if (free < o.mergeMinSize) continue;
         const op = await o.venue.merge(m.market, free as Micro);
         o.record(op, pairLegs(m, -free, pairPrice(m, o.mid)));
         merged.push(op);
@@ -153,6 +168,8 @@ export class CollateralKeeper {
         );
       } catch (err) {
         o.log?.warn({ market: m.market, err: errMsg(err) }, 'merge failed (retried next time)');
+      } finally {
+        resume?.();
       }
     }
     return { merged, redeemed };

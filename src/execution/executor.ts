@@ -455,6 +455,17 @@ export class Executor {
     }
   }
 
+  /**
+   * Forgets a market's latest quote set (the one a resume would run again): after a change the
+   * strategy has not seen yet (a merge took tokens its asks offered), its next set comes afresh.
+   */
+  forget(market: ConditionId): void {
+    const s = this.#slots.get(market);
+    if (s === undefined) return;
+    s.last = undefined;
+    s.queued = undefined;
+  }
+
   /** True while any pause reason holds. */
   get paused(): boolean {
     return this.#pauses.size > 0;

@@ -500,6 +500,27 @@ export function createTrader(o: TraderOptions): Trader {
           },
           mergeMinSize: o.collateral.mergeMinSize,
           redeem: o.collateral.redeem,
+          release: async (market) => {
+            executor.pause('merge');
+            try {
+              const sells = tracker
+                .liveOrders(market)
+                .filter((x) => x.side === 'SELL')
+                .map((x) => x.id);
+              if (sells.length > 0) {
+                const r = await venue.cancel(sells);
+                log.info({ market, canceled: r.canceled.length }, 'asks taken down for a merge');
+              }
+            } catch (err) {
+              executor.resume('merge');
+              throw err;
+            }
+            return () => {
+              // the quotes computed before the merge offered tokens that are gone: the next come afresh
+              executor.forget(market);
+              executor.resume('merge');
+            };
+          },
           record: (op, legs) => {
             store.recordOperation({
               kind: op.kind,
@@ -607,7 +628,10 @@ export function createTrader(o: TraderOptions): Trader {
     store,
     riskView,
     counters,
-    start: () => eng.start(),
+    start: async () => {
+      await eng.start();
+      keep(); // what the venue holds now may be merged or redeemed at once
+    },
     startHeartbeat() {
       if (heartbeatStarted) return;
       heartbeatStarted = true;

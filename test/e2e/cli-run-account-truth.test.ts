@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Trader } from '../integration/support/trader.ts';
-import { BotHarness, exited, logLines, makeBotFill, waitForQuotes } from './support/bot-harness.ts';
+import { Admin, BotHarness, exited, logLines, makeBotFill, waitForQuotes, waitUntil } from './support/bot-harness.ts';
 import { runMmkit } from './support/cli.ts';
 
 const h = new BotHarness();
@@ -111,4 +111,68 @@ describe('mmkit run: the store follows the venue', () => {
     expect(summary.epoch.realizedPnl).toBe(summary.realizedPnl);
     expect(Date.parse(summary.epoch.since)).toBeGreaterThanOrEqual(Date.parse(summary.session.since) - 60_000);
   });
+});
+
+describe('mmkit run: collateral housekeeping', () => {
+  it('merges complementary holdings and redeems a resolved market on its own, exactly, positions reconciled', async () => {
+    const { ex, base } = await h.exchange(12, { adminToken: 'tok' });
+    const { dir, address } = h.dataDir();
+    const common = ['--json', '--data-dir', dir, '--exchange-url', base];
+    const [m1, m2] = ex.exchange
+      .listMarkets()
+      .filter((x) => !x.meta.negRisk)
+      .map((x) => x.meta);
+    // the wallet holds both sides of one market and YES of another before the daemon starts (made outside it)
+    expect((await runMmkit(['split', m1!.conditionId, '20', ...common])).code).toBe(0);
+    const key = readFileSync(join(dir, 'paper-wallet.key'), 'utf8').trim();
+    const other = new Trader(ex.urls.clob_url, key);
+    expect((await other.createKey(7)).status).toBe(200);
+    const ask = await waitUntil(() => ex.exchange.engine.book(m2!.tokens[0]).asks.length > 0, 30_000);
+    expect(ask).toBe(true);
+    const px = ex.exchange.engine.book(m2!.tokens[0]).asks[0]!.price;
+    const bought = await other.place(m2!.tokens[0], 'BUY', (px / 10_000).toFixed(4), '5', {
+      type: 'FAK',
+      tick: '0.0001',
+    });
+    expect(bought.status, JSON.stringify(bought.body)).toBe(200);
+    const c0 = ex.exchange.engine.balance(address).collateral;
+
+    const bot = h.startBot(base, dir, ['--markets', `${m1!.conditionId},${m2!.conditionId}`], {
+      MMKIT_COLLATERAL_CHECK_MS: '1000',
+      MMKIT_MERGE_MIN_SIZE: '5',
+    });
+    const merged = () => logLines(bot.err()).filter((l) => l.msg === 'merged complementary holdings into collateral');
+    expect(await waitUntil(() => merged().length >= 1, 90_000), bot.err().slice(-3000)).toBe(true);
+    // what was merged came back as collateral, to the micro-unit (less what its orders reserve now)
+    const mergedAmount = merged().reduce((n, l) => n + (l['amount'] as number), 0);
+    expect(mergedAmount).toBeGreaterThan(0);
+
+    // a followed market resolves: the daemon redeems what it holds of it
+    await new Admin(base, 'tok').resolve(m2!.conditionId, m2!.tokens[0]);
+    const redeemed = () => logLines(bot.err()).filter((l) => l.msg === 'redeemed the tokens of a resolved market');
+    expect(await waitUntil(() => redeemed().length >= 1, 90_000), bot.err().slice(-3000)).toBe(true);
+    // exactly the winning tokens held were paid: the YES gone, as much collateral credited
+    const r = redeemed()[0]!;
+    const b = ex.exchange.engine.balance(address);
+    expect((b.tokens.get(m2!.tokens[0])?.available ?? 0) + (b.tokens.get(m2!.tokens[0])?.reserved ?? 0)).toBe(0);
+    expect(r['collateral']).toBeGreaterThan(0);
+    expect(b.collateral + b.collateralReserved).toBeGreaterThan(c0);
+    bot.p.kill('SIGTERM');
+    expect(await exited(bot.p), bot.err().slice(-3000)).toBe(0);
+    expect(await positions('store', dir, base)).toEqual(await positions('venue', dir, base));
+    const db = new Database(join(dir, 'mmkit.db'), { readonly: true });
+    const kinds = (db.prepare('SELECT kind FROM operations').all() as { kind: string }[]).map((r) => r.kind);
+    const red = db.prepare("SELECT collateral, legs FROM operations WHERE kind = 'redeem'").get() as {
+      collateral: number;
+      legs: string;
+    };
+    db.close();
+    // the redeem paid 1 per winning share burned, to the micro-unit
+    const legs = JSON.parse(red.legs) as { tokenId: string; size: number; price: number }[];
+    const won = legs.find((l) => l.tokenId === m2!.tokens[0])!;
+    expect(red.collateral).toBe(-won.size);
+    expect(won.price).toBe(10_000);
+    expect(kinds).toContain('merge');
+    expect(kinds).toContain('redeem');
+  }, 240_000);
 });
