@@ -5,6 +5,13 @@
 #   docker run --rm -p 127.0.0.1:8080:8080 mmkit exchange --host 0.0.0.0 --port 8080     # the paper exchange alone
 #   docker stop -t 30 mmkit                                                              # orderly stop: cancels every order first
 #
+# Signals: node is PID 1 (the exec form of ENTRYPOINT, no shell in between). PID 1 gets no default
+# signal handling: `mmkit run` installs its SIGTERM/SIGINT handlers before it loads anything else, so
+# `docker stop` (SIGTERM) is the same orderly stop as Ctrl-C, and exits 0 (4 after a risk stop of the
+# kill switch). /data holds one daemon at a time (daemon.lock): a restarted container takes its own
+# stale lock over; a new container (new hostname) refuses a lock left by a killed one: remove
+# /data/daemon.lock then, once no other container uses the volume.
+#
 # Two stages: `build` has the compilers the native modules need (better-sqlite3, keccak, secp256k1)
 # and dev dependencies for the compiler; `runtime` is slim, runs as a non-root user and holds only
 # production dependencies with their compiled addons and the compiled JavaScript of dist/ (no src/:

@@ -173,6 +173,21 @@ export class ClobClient {
     return this.#req('GET', '/time', S.timeSchema, { call });
   }
 
+  /**
+   * GET /world: the identity of the paper exchange's world (`worldId` changes when it starts a fresh
+   * world and is kept across a restore; `startedAt` unix ms), or undefined when the venue has none
+   * (404: the public service has no such route).
+   * @throws NetworkError, ValidationError (malformed answer) as any request.
+   */
+  async world(call?: CallOptions): Promise<S.WorldInfo | undefined> {
+    try {
+      return await this.#req('GET', '/world', S.worldSchema, { call });
+    } catch (e) {
+      if (e instanceof NotFoundError) return undefined;
+      throw e;
+    }
+  }
+
   /** GET /markets: one page of market records. @throws ValidationError on a malformed record. */
   async markets(cursor: string = FIRST_CURSOR, call?: CallOptions & { limit?: number }): Promise<Page<ClobMarket>> {
     const p = await this.#req('GET', '/markets', S.cursorPageSchema(S.clobMarketSchema), {

@@ -6,3 +6,4 @@
 export * from './clob-types.ts';
 export { parseMidPips, parseSignedMicro } from './clob-mappers.ts';
 export { ClobClient, paginate, type ClobClientOptions } from './clob-client.ts';
+export type { WorldInfo } from './schemas/clob.ts';

@@ -1,6 +1,7 @@
 /**
  * Typed client of the Data API (spec 4.3; README "Data"): events and markets with trading figures,
- * price history, per-user statistics, fills, positions and PnL, builder attribution. Built on the
+ * price history, per-user statistics, fills, positions and PnL, account activity, builder
+ * attribution. Built on the
  * `Transport` contract (./http/types.ts). The Data API answers the success envelope; the transport
  * unwraps it (lists keep their page facts: `next_cursor`, `total`), and the `iter*` methods follow
  * the cursor (./pagination.ts).
@@ -15,6 +16,7 @@ import { cursorPages, flatten, type IterateOptions, type PageRequest } from './p
 import { addressSegment, getSpec, intParam, segment, type CallOptions } from './request.ts';
 import { enveloped, healthSchema, type Health, type Page } from './schemas/common.ts';
 import {
+  activityPageSchema,
   builderStatsSchema,
   builderVolumeSchema,
   dataEventsPageSchema,
@@ -24,6 +26,8 @@ import {
   priceHistorySchema,
   userStatsSchema,
   userTradesPageSchema,
+  type Activity,
+  type ActivityType,
   type BuilderStats,
   type BuilderVolume,
   type DataEvent,
@@ -77,6 +81,17 @@ export interface PositionsQuery extends CursorQuery {
   sizeThreshold?: string;
   /** Condition id. */
   market?: string;
+}
+
+/** Filters of GET /activity. */
+export interface ActivityQuery extends CursorQuery {
+  /** Only these types (default all). */
+  type?: ActivityType | readonly ActivityType[];
+  /** Only these markets (condition ids). */
+  market?: string | readonly string[];
+  /** Unix seconds, inclusive. */
+  start?: number;
+  end?: number;
 }
 
 const INTERVALS: readonly PriceInterval[] = ['1h', '6h', '1d', '1w', '1m', 'max'];
@@ -222,6 +237,35 @@ export class DataClient {
       getSpec('data', `/users/${addressSegment(address)}/pnl`, { history: o.history ? 'true' : undefined }, opts),
       pnlSchema,
     );
+  }
+
+  /**
+   * One page of GET /activity?user=: the account's trades (one item per fill), splits, merges,
+   * redemptions and conversions, newest first.
+   * @throws ValidationError on a malformed address or filter.
+   */
+  async activity(user: string, q: ActivityQuery = {}, opts?: CallOptions): Promise<Page<Activity>> {
+    const join = (v: string | readonly string[] | undefined) =>
+      v === undefined ? undefined : typeof v === 'string' ? v : v.length === 0 ? undefined : v.join(',');
+    const query = {
+      user: addressSegment(user),
+      type: join(q.type),
+      market: join(q.market),
+      start: unixSeconds('start', q.start),
+      end: unixSeconds('end', q.end),
+      ...cursorQuery(q),
+    };
+    return this.transport.request(getSpec('data', '/activity', query, opts), activityPageSchema);
+  }
+
+  /** Every activity item of the account matching `q`, newest first. */
+  async *iterActivity(
+    user: string,
+    q: Omit<ActivityQuery, keyof CursorQuery> = {},
+    it: IterateOptions = {},
+    opts?: CallOptions,
+  ): AsyncGenerator<Activity> {
+    yield* flatten(cursorPages((p: PageRequest) => this.activity(user, { ...q, ...pageQuery(p) }, opts), pageOpts(it)));
   }
 
   /** GET /builders/{api_key}: attribution of orders carrying that builder key (unknown key: zeros). */

@@ -131,6 +131,12 @@ export interface BacktestOptions {
   readonly risk?: Readonly<Record<string, unknown>>;
   /** Diff tolerance of the executor (default as the daemon's: 0 ticks, 10 % of size). */
   readonly tolerance?: { readonly priceTicks: number; readonly sizeFraction: number };
+  /**
+   * Send quotes post-only, as the daemon does by default (`bot.postOnly`): the simulated venue
+   * applies the same rule (src/core/order-rules.ts) and refuses a quote that would cross. Default
+   * false: a backtest's results stay those recorded before the daemon's default changed.
+   */
+  readonly postOnly?: boolean;
   /** Starting collateral, micro. Default 10,000 (in micro: 1e10). */
   readonly collateral?: number;
   /** SQLite file of the run's store (default: a temporary file, removed afterwards). */
@@ -445,9 +451,13 @@ async function runWith(
     limits,
     log,
     tolerance: opts.tolerance ?? { priceTicks: 0, sizeFraction: 0.1 },
+    ...(opts.postOnly === true ? { postOnly: true } : {}),
     random: () => rng.next(),
     tickMs: opts.tickMs ?? 1000,
     restartPolicy: 'cancel',
+    // a simulated venue has no other client on the wallet: every order there is the bot's, and the
+    // end of the run cancels them with the venue's cancel-all, as it always did
+    foreignOrders: 'cancel',
     logReconcile: false,
     // a backtest's store starts empty unless --store names an old one: its fills are not this run's
     seedFromStore: false,
@@ -702,6 +712,7 @@ async function runWith(
     seed: opts.seed,
     queue: driver.mode === 'feed' ? opts.queue : null,
     latencyMs: opts.latencyMs,
+    ...(opts.postOnly === true ? { postOnly: true } : {}),
     startMs,
     endMs,
     stopReason,

@@ -155,6 +155,8 @@ export interface BacktestResult {
   readonly seed: number;
   readonly queue: 'risk-averse' | 'probabilistic' | null;
   readonly latencyMs: number;
+  /** Present (true) when quotes were sent post-only (BacktestOptions.postOnly). */
+  readonly postOnly?: true;
   readonly startMs: number;
   readonly endMs: number;
   readonly stopReason: string;

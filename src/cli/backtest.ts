@@ -36,6 +36,8 @@ export interface SourceCliOptions {
   seed: number;
   queue?: 'risk-averse' | 'probabilistic';
   latencyMs: number;
+  /** --post-only: quotes sent post-only, as the daemon's default. */
+  postOnly?: boolean;
   markets?: string;
   risk?: Record<string, unknown>;
   sampleMs?: number;
@@ -122,6 +124,10 @@ export function addSourceOptions(cmd: Command): Command {
     )
     .option('--latency-ms <n>', 'one-way latency of orders and cancels, virtual ms', nonNegative('--latency-ms'), 0)
     .option(
+      '--post-only',
+      'send quotes post-only as `mmkit run` does by default (bot.postOnly): a quote that would cross is refused by the simulated venue and re-priced',
+    )
+    .option(
       '--markets <ids>',
       'comma-separated condition ids to trade (default: every market of the feed; the most liquid of the world)',
     )
@@ -162,6 +168,7 @@ export function backtestOptionsOf(o: SourceCliOptions): BacktestOptions {
     ...(o.params !== undefined ? { params: o.params } : {}),
     seed: o.seed,
     latencyMs: o.latencyMs,
+    ...(o.postOnly === true ? { postOnly: true } : {}),
     ...(o.markets !== undefined
       ? {
           markets: o.markets

@@ -119,7 +119,13 @@ export async function openSession(
     if (wallet.created) o.note?.(`created a paper wallet ${wallet.wallet.address} in ${wallet.file}`);
   }
   const transport = createTransport({
-    urls: { clob: venue.urls.clob, gamma: venue.urls.gamma, data: venue.urls.data, content: venue.urls.content },
+    urls: {
+      clob: venue.urls.clob,
+      gamma: venue.urls.gamma,
+      data: venue.urls.data,
+      content: venue.urls.content,
+      ...(venue.urls.relayer !== undefined ? { relayer: venue.urls.relayer } : {}),
+    },
     ...(wallet ? { signer: wallet.wallet } : {}),
     chainId: cfg.bot.chainId,
     timeoutMs: cfg.venue.timeoutMs,

@@ -388,10 +388,22 @@ export const schema = {
     },
     risk: riskSchema(),
     restartPolicy: {
-      doc: 'Open orders found at the venue on start: cancel, or adopt.',
+      doc: "The bot's own open orders (those its store recorded, placed by an earlier run) found at the venue on start: cancel, or adopt. Orders the store does not know follow bot.foreignOrders.",
       format: ['cancel', 'adopt'],
       default: 'cancel',
       env: 'MMKIT_RESTART_POLICY',
+    },
+    foreignOrders: {
+      doc: "Orders on the wallet that the bot did not place (another client's), at start and while running: leave (tracked apart, never crossed: self-trade prevention), cancel, or adopt (taken over as the bot's own). Their fills are recorded as external, never as the strategy's.",
+      format: ['leave', 'cancel', 'adopt'],
+      default: 'leave',
+      env: 'MMKIT_FOREIGN_ORDERS',
+    },
+    postOnly: {
+      doc: "Send quotes with the venue's post-only flag: a quote that would cross is refused by the venue (counted, re-priced at the next intent, not a kill-switch rejection). Immediate FOK/FAK orders never are.",
+      format: 'bool',
+      default: true,
+      env: 'MMKIT_POST_ONLY',
     },
     keystoreFile: {
       doc: 'Encrypted keystore file of the wallet (password in MMKIT_KEYSTORE_PASSWORD); else MMKIT_PRIVATE_KEY, else a paper wallet.',
@@ -400,6 +412,30 @@ export const schema = {
       env: 'MMKIT_KEYSTORE_FILE',
     },
     seed: { doc: 'World seed of the in-process paper exchange.', format: 'nat', default: 1, env: 'MMKIT_SEED' },
+    autoMerge: {
+      doc: 'Merge complementary holdings (YES and NO of one market, free of orders, both at least bot.mergeMinSize) back into collateral through the relayer: on, off, or auto (on with a paper exchange, off on a real venue).',
+      format: ['auto', 'on', 'off'],
+      default: 'auto',
+      env: 'MMKIT_AUTO_MERGE',
+    },
+    mergeMinSize: {
+      doc: 'The smallest holding of both tokens of a market (shares, a decimal string) that the daemon merges.',
+      format: 'decimal-amount',
+      default: '10',
+      env: 'MMKIT_MERGE_MIN_SIZE',
+    },
+    autoRedeem: {
+      doc: "Redeem resolved markets' tokens through the relayer: on, off, or auto (on with a paper exchange, off on a real venue).",
+      format: ['auto', 'on', 'off'],
+      default: 'auto',
+      env: 'MMKIT_AUTO_REDEEM',
+    },
+    collateralCheckMs: {
+      doc: 'How often (ms) the daemon looks for holdings to merge and markets to redeem (also after each position audit and when a followed market resolves); 0: only then.',
+      format: 'nat',
+      default: 60000,
+      env: 'MMKIT_COLLATERAL_CHECK_MS',
+    },
   },
   venue: {
     clobUrl: {
@@ -438,6 +474,12 @@ export const schema = {
       default: '',
       env: 'MMKIT_RTDS_URL',
     },
+    relayerUrl: {
+      doc: 'Relayer base URL (split, merge, redeem, convert: POST <relayerUrl>/submit); empty: <bot.exchangeUrl>/relayer.',
+      format: 'http-url-or-empty',
+      default: '',
+      env: 'MMKIT_RELAYER_URL',
+    },
     marketSilenceMs: {
       doc: 'Market channel liveness: no data for this long (ms) and the connection is replaced (its books are stale, quotes pulled, until the fresh snapshot); 0 disables.',
       format: 'nat',
@@ -449,6 +491,12 @@ export const schema = {
       format: 'nat',
       default: 30000,
       env: 'MMKIT_USER_AUDIT_MS',
+    },
+    positionAuditMs: {
+      doc: "Position reconciliation: every this many ms the venue's collateral and token balances are read and the store's positions follow them (each difference recorded as an adjustment with its cause, logged, counted); it also runs at start and after every reconnect of the user channel; 0: only then.",
+      format: 'nat',
+      default: 60000,
+      env: 'MMKIT_POSITION_AUDIT_MS',
     },
     signatureType: {
       doc: 'How orders are signed: eoa (the wallet holds the funds), poly-proxy or gnosis-safe (the funder address holds them; set venue.funder).',
@@ -604,8 +652,14 @@ export type MmkitConfig = {
     tolerance: { priceTicks: number; sizeFraction: number };
     risk: RiskConfig;
     restartPolicy: 'cancel' | 'adopt';
+    foreignOrders: 'leave' | 'cancel' | 'adopt';
+    postOnly: boolean;
     keystoreFile: string;
     seed: number;
+    autoMerge: 'auto' | 'on' | 'off';
+    mergeMinSize: string;
+    autoRedeem: 'auto' | 'on' | 'off';
+    collateralCheckMs: number;
   };
   venue: {
     clobUrl: string;
@@ -614,8 +668,10 @@ export type MmkitConfig = {
     contentUrl: string;
     wsUrl: string;
     rtdsUrl: string;
+    relayerUrl: string;
     marketSilenceMs: number;
     userAuditMs: number;
+    positionAuditMs: number;
     signatureType: 'eoa' | 'poly-proxy' | 'gnosis-safe';
     funder: string;
     apiNonce: number;

@@ -5,6 +5,8 @@
  *   1  FAILURE      it ran but failed (an order not cancelled, orders left open, a strategy that quoted nothing, a bug)
  *   2  USAGE        bad flags or arguments, or a bad configuration (the message names the key)
  *   3  UNREACHABLE  the venue could not be reached or is unavailable (connection refused, timeout, 5xx, 425/503)
+ *   4  RISK_STOP    `mmkit run` only: the kill switch tripped on a risk event (loss limit, rejections,
+ *                   heartbeat failures, an invariant) and the daemon stopped itself (src/cli/run-stop.ts)
  *
  * Scripts can rely on them; `--json` commands also print errors as one JSON line on stderr.
  */
@@ -16,6 +18,7 @@ export const ExitCode = {
   FAILURE: 1,
   USAGE: 2,
   UNREACHABLE: 3,
+  RISK_STOP: 4,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -28,7 +31,9 @@ export class CliError extends Error {
       ? 'USAGE'
       : exitCode === ExitCode.UNREACHABLE
         ? 'UNREACHABLE'
-        : 'FAILURE',
+        : exitCode === ExitCode.RISK_STOP
+          ? 'RISK_STOP'
+          : 'FAILURE',
     opts?: { cause?: unknown },
   ) {
     super(message, opts);
@@ -96,4 +101,5 @@ Exit codes:
   0  ok
   1  failure (the command ran but did not succeed: e.g. an order left open)
   2  usage or configuration error (the message names the flag or config key)
-  3  venue unreachable or unavailable (connection refused, timeout, 5xx)`;
+  3  venue unreachable or unavailable (connection refused, timeout, 5xx)
+  4  run: the kill switch tripped on a risk limit (loss, rejections, heartbeats); the daemon stopped itself`;

@@ -9,11 +9,13 @@ import { ConfigError } from '../core/errors.ts';
 import { parseAmount } from '../core/units.ts';
 import type { FaultRule } from '../exchange/faults.ts';
 import { EXIT_CODES_HELP, ExitCode, reportError } from './exit-codes.ts';
+import { watchStopSignals } from './stop-signals.ts';
 import { register as registerConfig } from './config-cmd.ts';
 import { register as registerMarkets } from './markets.ts';
 import { register as registerOrders } from './orders.ts';
 import { register as registerCancelAll } from './cancel-all.ts';
 import { register as registerPositions } from './positions.ts';
+import { register as registerCtf } from './ctf.ts';
 import { register as registerKeys } from './keys.ts';
 import { register as registerStrategy } from './strategy.ts';
 import { register as registerRecord } from './record.ts';
@@ -171,8 +173,9 @@ Examples:
   MMKIT_KEYSTORE_PASSWORD=... mmkit run --config config/live.example.json --keystore data/keystore.json
 
 Status page, /metrics and /healthz on http://127.0.0.1:8787 (--http-port). Stop with Ctrl-C, SIGTERM
-or \`mmkit kill\`. Exit codes: 0 stopped flat, 1 orders left open, 2 usage or configuration error,
-3 venue unreachable.
+or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 0 stopped flat,
+1 orders left open, 2 usage or configuration error (or the data dir is held by another daemon),
+3 venue unreachable, 4 the kill switch tripped on a risk limit.
 `,
   )
   .option('--config <file>', 'JSON config file merged over config/default.json')
@@ -202,6 +205,9 @@ or \`mmkit kill\`. Exit codes: 0 stopped flat, 1 orders left open, 2 usage or co
   .option('--http-host <host>', 'address the status server binds to [ops.httpHost]')
   .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]')
   .action(async (o) => {
+    // SIGINT/SIGTERM handled from the first moment (src/cli/stop-signals.ts): node as PID 1 (the
+    // Docker image) would ignore, and so lose, one that comes while the modules load
+    const stops = watchStopSignals();
     const [{ loadConfig, parseDuration }, { createLogger }, { runOptionsOf }] = await Promise.all([
       import('./config.ts'),
       import('../ops/logger.ts'),
@@ -230,7 +236,7 @@ or \`mmkit kill\`. Exit codes: 0 stopped flat, 1 orders left open, 2 usage or co
       level: cfg.log.level,
       ...(cfg.log.pretty !== 'auto' ? { pretty: cfg.log.pretty === 'true' } : {}),
     });
-    const { runBot } = await import('./run.ts');
+    const [{ runBot }, { runExitCode }] = await Promise.all([import('./run.ts'), import('./run-stop.ts')]);
     // The daemon's own timers are unref'd (the clock's): this handle keeps the process alive until
     // runBot settles, so a start that is waiting on a retry never ends as a silent exit 0.
     const keepAlive = setInterval(() => {}, 1 << 30);
@@ -248,30 +254,47 @@ or \`mmkit kill\`. Exit codes: 0 stopped flat, 1 orders left open, 2 usage or co
         tolerance: b.tolerance,
         risk: b.risk,
         restartPolicy: b.restartPolicy,
+        foreignOrders: b.foreignOrders,
+        postOnly: b.postOnly,
         keystoreFile: b.keystoreFile,
         seed: b.seed,
+        collateral: {
+          autoMerge: b.autoMerge,
+          mergeMinSize: parseAmount(b.mergeMinSize),
+          autoRedeem: b.autoRedeem,
+          everyMs: b.collateralCheckMs,
+        },
         ...runOptionsOf(cfg),
         ops: { ...cfg.ops },
       },
       logger,
+      undefined,
+      stops,
     );
     clearInterval(keepAlive);
     logger.info(summary, 'summary');
     process.stdout.write(
       [
         `mmkit run stopped (${summary.reason})`,
+        `this session (since ${summary.session.since}):`,
         `  orders placed     ${summary.ordersPlaced}`,
         `  orders cancelled  ${summary.ordersCancelled}`,
         `  orders rejected   ${summary.ordersRejected}`,
-        `  fills             ${summary.fills}`,
+        `  fills             ${summary.fills}${summary.session.externalFills > 0 ? ` (and ${summary.session.externalFills} of orders the bot did not place)` : ''}`,
         `  volume            ${summary.volume} shares (${summary.notional} USDC)`,
-        `  realized PnL      ${summary.realizedPnl}`,
-        `  unrealized PnL    ${summary.unrealizedPnl}`,
+        `  realized PnL      ${summary.session.realizedPnl} USDC`,
+        `ledger epoch ${summary.epoch.id} (${summary.epoch.venue}${summary.epoch.world !== null ? `, world ${summary.epoch.world}` : ''}, since ${summary.epoch.since}):`,
+        `  fills             ${summary.epoch.fills}${summary.epoch.externalFills > 0 ? ` (and ${summary.epoch.externalFills} external)` : ''}; adjustments ${summary.epoch.adjustments}; split/merge/redeem ${summary.epoch.operations}`,
+        `  realized PnL      ${summary.epoch.realizedPnl} USDC`,
+        `  unrealized PnL    ${summary.epoch.unrealizedPnl} USDC${summary.epoch.unmarked > 0 ? ` (${summary.epoch.unmarked} position(s) without a mark not counted)` : ''}`,
+        `  fees              ${summary.epoch.fees} USDC`,
+        `  positions held    ${summary.positionsAtExit.length === 0 ? 'none' : summary.positionsAtExit.map((p) => `${p.size} of ${p.tokenId.slice(0, 12)}… @ ${p.avgPrice}${p.mark !== null ? ` (mark ${p.mark})` : ''}`).join('; ')}`,
         `  open orders left  ${summary.openOrdersAtExit >= 0 ? summary.openOrdersAtExit : 'unknown (the venue could not be checked: see the log)'}`,
       ].join('\n') + '\n',
     );
-    // exit 0 only when the venue was SEEN flat: an unchecked account is not a flat one
-    process.exit(summary.flat && summary.openOrdersAtExit === 0 ? ExitCode.OK : ExitCode.FAILURE);
+    // exit 0 only when the venue was SEEN flat (an unchecked account is not a flat one), and 4
+    // after a kill switch tripped by risk (src/cli/run-stop.ts)
+    process.exit(runExitCode(summary.stop, summary.noOrdersLeft && summary.openOrdersAtExit === 0));
   });
 
 registerConfig(program);
@@ -279,6 +302,7 @@ registerMarkets(program);
 registerOrders(program);
 registerCancelAll(program);
 registerPositions(program);
+registerCtf(program);
 registerKeys(program);
 registerStrategy(program);
 registerRecord(program);

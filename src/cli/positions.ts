@@ -5,8 +5,11 @@
  *    the authoritative holdings of the address, whoever traded them, with the venue's marks
  *    (current value, cash and realized PnL). Public: no API key is created.
  *  - `--source store`: the daemon's local SQLite store (<dataDir>/mmkit.db or bot.storeFile):
- *    positions derived from the fills the bot recorded (cost, realized PnL, fees, fill counts).
- *    Works with the venue down; knows only this bot's fills; no marks, so no unrealized PnL.
+ *    positions of the store's current ledger epoch (the venue, world and address the daemon last
+ *    traded on), derived from its fills (the bot's and external ones), adjustments to the venue's
+ *    truth and split / merge / redeem operations (cost, realized PnL, fees, fill counts). Works
+ *    with the venue down; no marks, so no unrealized PnL. Sizes are decimal strings as in the
+ *    venue source, so the two compare token by token.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,7 +42,7 @@ export function register(program: Command): void {
     .description("the wallet's positions: from the venue's Data API (default) or the daemon's local store")
     .option(
       '--source <venue|store>',
-      'venue: the Data API, authoritative, with marks; store: the local SQLite store of the daemon (offline)',
+      'venue: the Data API, authoritative, with marks; store: the local SQLite store of the daemon (its current ledger epoch; offline)',
       (v: string) => {
         if (v !== 'venue' && v !== 'store') throw new InvalidArgumentError('--source takes venue or store');
         return v;
@@ -72,6 +75,17 @@ ${EXIT_CODES_HELP}`,
         const { openStore } = await import('../store/store.ts');
         const store = openStore(file, { checkpoint: 'auto' });
         try {
+          const e = store.currentEpoch();
+          const epoch =
+            e === undefined
+              ? null
+              : {
+                  id: e.id,
+                  venue: e.venue,
+                  world: e.world,
+                  address: e.address,
+                  startedAt: new Date(e.startedAt).toISOString(),
+                };
           const rows = store.positions().map((p) => ({
             market: p.market,
             tokenId: p.tokenId,
@@ -84,10 +98,14 @@ ${EXIT_CODES_HELP}`,
             sold: formatAmount(p.sold),
             fills: p.fills,
           }));
-          if (o.json) printJson({ source: 'store', file, count: rows.length, positions: rows });
+          if (o.json) printJson({ source: 'store', file, epoch, count: rows.length, positions: rows });
           else {
+            const which =
+              epoch === null
+                ? 'no ledger epoch (every recorded fill)'
+                : `epoch ${epoch.id} (venue ${epoch.venue}, world ${epoch.world ?? 'none'}, since ${epoch.startedAt})`;
             process.stderr.write(
-              `mmkit: ${rows.length} position(s) in ${file} (from the bot's recorded fills; no marks)\n`,
+              `mmkit: ${rows.length} position(s) in ${file}, ${which}: from the store's fills, adjustments and operations; no marks\n`,
             );
             if (rows.length) printTable(rows, ['tokenId', 'size', 'avgPrice', 'cost', 'realizedPnl', 'fees', 'fills']);
           }

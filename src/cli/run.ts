@@ -26,6 +26,7 @@ import { riskMark } from '../risk/marks.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
 import { openStore, type Store } from '../store/store.ts';
+import type { StoreSummary } from '../store/store-types.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { resolveParams } from '../strategy/params.ts';
 import { startExchange, type RunningExchange } from '../exchange/server.ts';
@@ -34,6 +35,11 @@ import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.t
 import { componentLogger } from '../ops/logger.ts';
 import { isLoopbackUrl, removeDaemonVenue, urlsFromBase, writeDaemonVenue, type VenueUrls } from './venue.ts';
 import { resolveWallet } from './wallet.ts';
+import { acquireDaemonLock, DaemonLockedError, type DaemonLock } from '../ops/daemon-lock.ts';
+import { removeDaemonFile } from '../ops/daemon-file.ts';
+import { CliError, ExitCode } from './exit-codes.ts';
+import { describeStop, type RunStop } from './run-stop.ts';
+import { watchStopSignals, type StopSignals } from './stop-signals.ts';
 
 export interface RunConfig {
   strategy: string;
@@ -50,7 +56,12 @@ export interface RunConfig {
   statusIntervalMs: number;
   tolerance: { priceTicks: number; sizeFraction: number };
   risk: Record<string, unknown>;
+  /** The bot's own open orders found at start (bot.restartPolicy). */
   restartPolicy: 'cancel' | 'adopt';
+  /** Orders on the wallet the bot did not place (bot.foreignOrders); default 'leave'. */
+  foreignOrders?: 'leave' | 'cancel' | 'adopt';
+  /** Quotes with the venue's post-only flag (bot.postOnly); default true. */
+  postOnly?: boolean;
   keystoreFile: string;
   /** Seed of the in-process paper exchange's world. */
   seed: number;
@@ -72,6 +83,15 @@ export interface RunConfig {
   marketSilenceMs?: number;
   /** User channel fill audit period, ms (venue.userAuditMs; 0: off). */
   userAuditMs?: number;
+  /** Collateral housekeeping (bot.autoMerge, bot.mergeMinSize in micro-shares, bot.autoRedeem, bot.collateralCheckMs); auto: on with a paper venue. */
+  collateral?: {
+    autoMerge: 'auto' | 'on' | 'off';
+    mergeMinSize: number;
+    autoRedeem: 'auto' | 'on' | 'off';
+    everyMs: number;
+  };
+  /** Position reconciliation period, ms (venue.positionAuditMs, default 60,000; 0: at start and on reconnects only). */
+  positionAuditMs?: number;
   /** SQLite store file; default <dataDir>/mmkit.db. */
   storeFile?: string;
   /** Filters of the automatic market pick (bot.marketFilters). */
@@ -80,6 +100,28 @@ export interface RunConfig {
   ops?: OpsHttpConfig;
 }
 
+/** Figures of the ledger over a scope (this session, or the epoch); amounts are decimal strings. */
+export interface LedgerFigures {
+  ordersPlaced: number;
+  ordersCancelled: number;
+  ordersRejected: number;
+  /** The bot's own fills; fills of orders it did not place are `externalFills`. */
+  fills: number;
+  externalFills: number;
+  /** Shares and collateral traded by the bot's fills. */
+  volume: string;
+  notional: string;
+  fees: string;
+  /** Position adjustments to the venue's holdings, and split / merge / redeem operations. */
+  adjustments: number;
+  operations: number;
+}
+
+/**
+ * What `mmkit run` reports at exit. The top-level order and fill figures and `realizedPnl` are THIS
+ * SESSION's (this run's); `epoch` holds the ledger epoch's (this venue, world and account since the
+ * epoch began), with its PnL at the last marks.
+ */
 export interface RunSummary {
   ordersPlaced: number;
   ordersCancelled: number;
@@ -87,16 +129,39 @@ export interface RunSummary {
   fills: number;
   volume: string;
   notional: string;
+  /** Realized PnL made during this session (the epoch's change since the start). */
   realizedPnl: string;
+  /** Unrealized PnL of the positions held at exit, at the last marks. */
   unrealizedPnl: string;
-  /** True when the venue was seen with zero open orders of ours at exit (nothing in flight). */
-  flat: boolean;
+  session: LedgerFigures & { since: string; realizedPnl: string };
+  epoch: LedgerFigures & {
+    id: number;
+    venue: string;
+    world: string | null;
+    since: string;
+    realizedPnl: string;
+    unrealizedPnl: string;
+    totalPnl: string;
+    /** Positions held without a mark (their unrealized PnL is not counted). */
+    unmarked: number;
+  };
+  /** Positions of the epoch at exit (non-zero), with the last mark when there is one. */
+  positionsAtExit: { market: string; tokenId: string; size: string; avgPrice: string; mark: string | null }[];
+  /** True when the venue was seen with zero open orders of ours at exit (nothing in flight); positions may still be held. */
+  noOrdersLeft: boolean;
   /** Open orders seen at the venue at exit; -1 when it could not be checked (no listing succeeded, or requests were still in flight). */
   openOrdersAtExit: number;
+  /** Why it stopped, in words (`describeStop(stop)`). */
   reason: string;
+  /** Why it stopped (the exit code follows from it: src/cli/run-stop.ts). */
+  stop: RunStop;
 }
 
 const urlsOf = urlsFromBase;
+
+/** An on/off/auto switch: auto means on with a paper venue, off on a real one. */
+const onIn = (v: 'auto' | 'on' | 'off' | undefined, paper: boolean): boolean =>
+  v === 'on' || ((v ?? 'auto') === 'auto' && paper);
 
 /** The shutdown backfill starts this long before the run did (the venue filters trades on whole seconds; a clock may drift). */
 const SHUTDOWN_BACKFILL_MARGIN_MS = 60_000;
@@ -156,9 +221,50 @@ async function pickMarkets(
 /**
  * Run the daemon until a signal, the duration, or the kill switch. Resolves with the summary after
  * an orderly shutdown.
- * @throws ConfigError on bad configuration; errors of the start-up reconciliation
+ *
+ * One daemon per data dir: first of all it takes `<dataDir>/daemon.lock` (src/ops/daemon-lock.ts),
+ * before the in-process exchange, the store or anything that trades; at the end (also when the
+ * start fails) it removes, as their owner, daemon.json, venue.json and the lock.
+ * @param stops SIGINT/SIGTERM handlers installed by the caller already (default: installed here,
+ *   removed at the end)
+ * @throws CliError (exit 2) when another daemon holds the data dir; ConfigError on bad
+ *   configuration; errors of the start-up reconciliation
  */
-export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal): Promise<RunSummary> {
+export async function runBot(
+  cfg: RunConfig,
+  log: Logger,
+  signal?: AbortSignal,
+  stops?: StopSignals,
+): Promise<RunSummary> {
+  mkdirSync(cfg.dataDir, { recursive: true });
+  let lock: DaemonLock;
+  try {
+    lock = await acquireDaemonLock(cfg.dataDir, { warn: (fields, msg) => log.warn(fields, msg) });
+  } catch (e) {
+    if (e instanceof DaemonLockedError) throw new CliError(e.message, ExitCode.USAGE, 'LOCKED', { cause: e });
+    throw e;
+  }
+  const sigs = stops ?? watchStopSignals();
+  // said at once (a start can take a while: the orderly stop follows as soon as it is started)
+  sigs.first.then((s) => log.info({ signal: s }, `${s}: stopping`));
+  sigs.onRepeat((s) => log.warn({ signal: s }, 'already stopping: waiting for the orderly shutdown to finish'));
+  try {
+    return await runLocked(cfg, log, lock, sigs, signal);
+  } finally {
+    if (stops === undefined) sigs.dispose();
+    removeDaemonVenue(cfg.dataDir);
+    removeDaemonFile(cfg.dataDir);
+    lock.release();
+  }
+}
+
+async function runLocked(
+  cfg: RunConfig,
+  log: Logger,
+  lock: DaemonLock,
+  stops: StopSignals,
+  signal?: AbortSignal,
+): Promise<RunSummary> {
   const clock = new LiveClock();
   mkdirSync(cfg.dataDir, { recursive: true });
   const def = await loadStrategy(cfg.strategy);
@@ -172,6 +278,7 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     dataDir: cfg.dataDir,
     version: MMKIT_VERSION,
   });
+  if (ops.url !== undefined) lock.setStatusUrl(ops.url);
 
   let exchange: RunningExchange | undefined;
   let urls: VenueUrls;
@@ -218,6 +325,28 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   // observed: tick-to-order, orders by outcome (src/ops/instrument.ts); otherwise the same venue
   const venue = ops.instrument(liveVenue);
   const store: Store = openStore(cfg.storeFile || join(cfg.dataDir, 'mmkit.db'));
+  // the ledger's epoch: a different venue, a fresh paper world or another account starts a new one
+  // (positions and PnL are never carried across worlds); its opening holdings come from the venue
+  const identity = venue.identity ? await venue.identity() : undefined;
+  const epoch = store.openEpoch(
+    identity ?? { venue: urls.clob.replace(/\/clob$/, ''), world: null, address: venue.address },
+    clock.now(),
+  );
+  if (epoch.fresh)
+    log.info(
+      {
+        epoch: epoch.epoch.id,
+        venue: epoch.epoch.venue,
+        world: epoch.epoch.world,
+        ...(epoch.previous
+          ? { previous: { epoch: epoch.previous.id, venue: epoch.previous.venue, world: epoch.previous.world } }
+          : {}),
+      },
+      epoch.previous ? 'a new ledger epoch: the venue or its world changed' : 'a new ledger epoch',
+    );
+  // this run's figures (the summary, the status page) are counted from its session
+  const session = store.beginSession(clock.now());
+  const realizedAtStart = store.pnl(new Map()).realized;
   const all = await venue.markets();
   const markets = await pickMarkets(venue, all, cfg, clock.now());
   if (markets.length === 0) throw new ConfigError('bot.markets', 'no market to trade');
@@ -254,6 +383,39 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     strategyLog: log.child({ component: 'strategy', strategy: def.name }),
     tolerance: cfg.tolerance,
     restartPolicy: cfg.restartPolicy,
+    foreignOrders: cfg.foreignOrders ?? 'leave',
+    postOnly: cfg.postOnly ?? true,
+    collateral: {
+      mergeMinSize: onIn(cfg.collateral?.autoMerge, paper) ? (cfg.collateral?.mergeMinSize ?? 10_000_000) : 0,
+      redeem: onIn(cfg.collateral?.autoRedeem, paper),
+      everyMs: cfg.collateral?.everyMs ?? 60_000,
+    },
+    positionAudit: {
+      everyMs: cfg.positionAuditMs ?? 60_000,
+      epochStart: epoch.epoch.startedAt,
+      ...(epoch.fresh ? { opening: epoch.previous ? ('venue_reset' as const) : ('unknown' as const) } : {}),
+      activity: (since) => liveVenue.activityKinds(since),
+      mid: async (t) => {
+        try {
+          return Math.round(await liveVenue.clob.midpoint(t));
+        } catch {
+          return undefined;
+        }
+      },
+      onAdjust: (a) => {
+        ops.positionAdjusted(a.cause);
+        marketLog('ledger', a.market).warn(
+          {
+            token: a.tokenId,
+            size: formatAmount(a.size),
+            price: formatPrice(a.price),
+            priceSource: a.priceSource,
+            cause: a.cause,
+          },
+          "position adjusted to the venue's holdings",
+        );
+      },
+    },
     hooks: {
       onQuoteSet: (d) => ops.quoteSet(d),
       onFill: (f, change) => {
@@ -274,6 +436,10 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
           'fill',
         );
       },
+      // fills of orders the bot did not place (logged by the kernel): counted apart on /metrics
+      onExternalFill: (f, change) => {
+        if (change === 'new') ops.metrics.externalFill(f.market);
+      },
     },
   });
   const { engine, executor, tracker, heartbeat, kill } = trader;
@@ -292,14 +458,13 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
   });
 
   // ---- run ---------------------------------------------------------------------------------------
-  let reason = 'signal';
-  const stopped = new Promise<string>((res) => {
-    const onSig = (s: string) => res(s);
-    process.once('SIGINT', () => onSig('SIGINT'));
-    process.once('SIGTERM', () => onSig('SIGTERM'));
-    signal?.addEventListener('abort', () => res('abort'));
-    kill.onTrip((t) => res(`kill switch: ${t.trigger}: ${t.message}`));
-    if (cfg.durationMs > 0) setTimeout(() => res('duration'), cfg.durationMs).unref();
+  const stopped = new Promise<RunStop>((res) => {
+    // (a signal received while starting resolves this at once: the daemon stops as soon as it is started)
+    stops.first.then((s) => res({ kind: 'signal', signal: s }));
+    if (signal?.aborted) res({ kind: 'abort' });
+    signal?.addEventListener('abort', () => res({ kind: 'abort' }));
+    kill.onTrip((t) => res({ kind: 'killSwitch', trigger: t.trigger, message: t.message }));
+    if (cfg.durationMs > 0) setTimeout(() => res({ kind: 'duration' }), cfg.durationMs).unref();
   });
   ops.lifecycle('reconciling');
   const runStartMs = clock.now();
@@ -345,7 +510,8 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     );
   }, cfg.statusIntervalMs);
   status.unref();
-  reason = await stopped;
+  const stop = await stopped;
+  const reason = describeStop(stop);
 
   // ---- orderly shutdown --------------------------------------------------------------------------
   log.info({ reason }, 'stopping: cancelling all orders');
@@ -379,7 +545,9 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     });
     const { fresh } = await Promise.race([work, timeout]).finally(() => clearTimeout(timer));
     for (const f of fresh) {
-      fills++;
+      // a fill of an order the bot did not place is stored as external, never counted as its own
+      const source = executor.fillSource(f.orderId);
+      if (source === 'bot') fills++;
       marketLog('executor', f.market).info(
         {
           trade: f.tradeId,
@@ -389,9 +557,10 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
           size: formatAmount(f.size),
           role: f.role,
           status: f.status,
+          source,
           backfilled: true,
         },
-        'fill',
+        source === 'bot' ? 'fill' : 'external fill',
       );
     }
     if (fresh.length > 0)
@@ -403,7 +572,6 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
     );
   }
   await trader.close();
-  const summary = store.summary();
   const marks = new Map<TokenId, number>();
   for (const m of markets)
     for (const t of m.tokens) {
@@ -411,28 +579,68 @@ export async function runBot(cfg: RunConfig, log: Logger, signal?: AbortSignal):
       if (b?.mid != null) marks.set(t.tokenId, Math.round(b.mid));
     }
   const pnl = store.pnl(marks);
-  for (const p of store.positions().filter((x) => x.size !== 0))
-    log.info(
-      { token: p.tokenId, size: formatAmount(p.size), avgPrice: p.avgPrice, mark: marks.get(p.tokenId) ?? null },
-      'position at exit',
-    );
+  store.endSession(session, clock.now());
+  const sessionFigures = store.summary({ scope: 'session' });
+  const epochFigures = store.summary({ scope: 'epoch' });
+  const positionsAtExit = store
+    .positions()
+    .filter((x) => x.size !== 0)
+    .map((p) => ({
+      market: p.market,
+      tokenId: p.tokenId,
+      size: formatAmount(p.size),
+      avgPrice: formatPrice(p.avgPrice),
+      mark: marks.has(p.tokenId) ? formatPrice(marks.get(p.tokenId)!) : null,
+    }));
+  for (const p of positionsAtExit) log.info(p, 'position at exit');
   store.close();
   await venue.close();
   if (exchange !== undefined) removeDaemonVenue(cfg.dataDir);
   await exchange?.close();
   await ops.close();
+  const figures = (f: StoreSummary): LedgerFigures => ({
+    ordersPlaced: f.ordersPlaced,
+    ordersCancelled: f.ordersCancelled,
+    ordersRejected: f.ordersRejected,
+    fills: f.fills,
+    externalFills: f.externalFills,
+    volume: formatAmount(f.volume),
+    notional: formatAmount(f.notional),
+    fees: formatAmount(f.fees),
+    adjustments: f.adjustments,
+    operations: f.operations,
+  });
+  const noOrdersLeft = flat.flat;
   return {
-    ordersPlaced: summary.ordersPlaced,
-    ordersCancelled: summary.ordersCancelled,
-    ordersRejected: summary.ordersRejected,
-    fills: summary.fills,
-    volume: formatAmount(summary.volume),
-    notional: formatAmount(summary.notional),
-    realizedPnl: formatAmount(pnl.realized),
+    ordersPlaced: sessionFigures.ordersPlaced,
+    ordersCancelled: sessionFigures.ordersCancelled,
+    ordersRejected: sessionFigures.ordersRejected,
+    fills: sessionFigures.fills,
+    volume: formatAmount(sessionFigures.volume),
+    notional: formatAmount(sessionFigures.notional),
+    realizedPnl: formatAmount(pnl.realized - realizedAtStart),
     unrealizedPnl: formatAmount(pnl.unrealized),
-    flat: flat.flat,
-    openOrdersAtExit: flat.flat ? 0 : flat.open.length > 0 ? flat.open.length : -1,
+    session: {
+      ...figures(sessionFigures),
+      since: new Date(runStartMs).toISOString(),
+      realizedPnl: formatAmount(pnl.realized - realizedAtStart),
+    },
+    epoch: {
+      ...figures(epochFigures),
+      id: epoch.epoch.id,
+      venue: epoch.epoch.venue,
+      world: epoch.epoch.world,
+      since: new Date(epoch.epoch.startedAt).toISOString(),
+      realizedPnl: formatAmount(pnl.realized),
+      unrealizedPnl: formatAmount(pnl.unrealized),
+      totalPnl: formatAmount(pnl.total),
+      unmarked: pnl.unmarked.length,
+    },
+    positionsAtExit,
+    noOrdersLeft,
+    openOrdersAtExit: noOrdersLeft ? 0 : flat.open.length > 0 ? flat.open.length : -1,
     reason,
+    stop,
   };
 }
 

@@ -4,7 +4,8 @@
  *
  * Which daemon (first that applies): `--url`; the environment variable MMKIT_STATUS_URL; the
  * record a living daemon wrote in `<dataDir>/daemon.json` (so a daemon on a random port, `--http-port
- * 0`, is found); else http://<ops.httpHost>:<ops.httpPort> of the configuration (default
+ * 0`, is found), or the status URL in the lock `<dataDir>/daemon.lock` of a daemon living on this
+ * host; else http://<ops.httpHost>:<ops.httpPort> of the configuration (default
  * http://127.0.0.1:8787).
  *
  * Exit codes (the project's table, src/cli/exit-codes.ts):
@@ -18,6 +19,7 @@ import { loadConfig } from './config.ts';
 import { action, printJson } from './common.ts';
 import { CliError, EXIT_CODES_HELP, ExitCode } from './exit-codes.ts';
 import { readDaemonFile } from '../ops/daemon-file.ts';
+import { DAEMON_LOCK_FILE, inspectDaemonLock } from '../ops/daemon-lock.ts';
 import type { StatusSnapshot } from '../ops/status.ts';
 import type { KillResult } from '../ops/status-server.ts';
 
@@ -61,6 +63,14 @@ export function daemonUrl(o: DaemonOptions, env: NodeJS.ProcessEnv = process.env
   const rec = readDaemonFile(cfg.bot.dataDir);
   if (rec !== undefined)
     return { url: clean(rec.statusUrl, `${cfg.bot.dataDir}/daemon.json`), source: `${cfg.bot.dataDir}/daemon.json` };
+  // daemon.json gone (removed by hand, or by an older mmkit's second daemon): the lock of a living
+  // daemon of this host names its status server too
+  const lock = inspectDaemonLock(cfg.bot.dataDir);
+  if (lock.state === 'live' && lock.holder.statusUrl !== undefined)
+    return {
+      url: clean(lock.holder.statusUrl, `${cfg.bot.dataDir}/${DAEMON_LOCK_FILE}`),
+      source: `${cfg.bot.dataDir}/${DAEMON_LOCK_FILE}`,
+    };
   const h =
     cfg.ops.httpHost === '0.0.0.0' || cfg.ops.httpHost === '::' || cfg.ops.httpHost === ''
       ? '127.0.0.1'

@@ -35,6 +35,23 @@ export interface CheckedOrder {
 }
 
 /** The orders the bot recorded in a store file (read-only). */
+/**
+ * The venue's rejections by code, with the post-only quotes it refused as crossing added (the
+ * kernel logs those once per cycle, with their count in `rejected` and their code: not as
+ * 'order rejected' lines, since they are no error).
+ */
+function withPostOnly(
+  byCode: Record<string, number>,
+  lines: readonly Record<string, unknown>[],
+): Record<string, number> {
+  for (const l of lines) {
+    const n = l['rejected'];
+    if (l['code'] !== 'INVALID_POST_ONLY_ORDER' || typeof n !== 'number') continue;
+    byCode['INVALID_POST_ONLY_ORDER'] = (byCode['INVALID_POST_ONLY_ORDER'] ?? 0) + n;
+  }
+  return byCode;
+}
+
 function ordersIn(file: string): CheckedOrder[] {
   if (!existsSync(file)) return [];
   const db = new Database(file, { readonly: true, fileMustExist: true });
@@ -236,6 +253,8 @@ ${EXIT_CODES_HELP}`,
               tolerance: cfg.bot.tolerance,
               risk: cfg.bot.risk,
               restartPolicy: 'cancel',
+              // quotes as `mmkit run` sends them (bot.postOnly); a throwaway wallet has no foreign orders
+              postOnly: cfg.bot.postOnly,
               keystoreFile: '',
               seed: o.seed ?? cfg.bot.seed,
             },
@@ -282,11 +301,11 @@ ${EXIT_CODES_HELP}`,
           strategy: def.name,
           params,
           durationMs,
-          ok: summary.ordersPlaced > 0 && summary.flat && summary.openOrdersAtExit === 0,
+          ok: summary.ordersPlaced > 0 && summary.noOrdersLeft && summary.openOrdersAtExit === 0,
           summary,
           markets,
           refusals: count('quote refused'),
-          rejections: count('order rejected'),
+          rejections: withPostOnly(count('order rejected'), lines),
           orders,
           ...(o.keep ? { dataDir } : {}),
         };

@@ -5,7 +5,7 @@
  *
  * URL resolution (first that applies):
  *   1. `bot.exchangeUrl` (flag --exchange-url, env MMKIT_EXCHANGE_URL): one base URL serving
- *      /clob, /gamma, /data, /content and /ws (the paper exchange's layout);
+ *      /clob, /gamma, /data, /content, /relayer and /ws (the paper exchange's layout);
  *   2. for operator commands only, a daemon running with an in-process paper exchange records its
  *      URL in <dataDir>/venue.json: a second terminal finds it there (while that process lives);
  *   3. for operator commands, the paper exchange of the config: http://<exchange.host>:<exchange.port>
@@ -28,6 +28,8 @@ export interface VenueUrls {
   ws: string;
   /** The real-time data stream (RTDS); absent: `<ws>/rtds`. */
   rtds?: string;
+  /** The relayer (split, merge, redeem, convert); absent: none known (a live venue without `venue.relayerUrl`). */
+  relayer?: string;
 }
 
 /** Where the venue URLs came from. */
@@ -47,7 +49,14 @@ export function urlsFromBase(base: string): VenueUrls {
   const u = new URL(base);
   const root = `${u.protocol}//${u.host}`;
   const ws = `${u.protocol === 'https:' ? 'wss' : 'ws'}://${u.host}`;
-  return { clob: `${root}/clob`, gamma: `${root}/gamma`, data: `${root}/data`, content: `${root}/content`, ws };
+  return {
+    clob: `${root}/clob`,
+    gamma: `${root}/gamma`,
+    data: `${root}/data`,
+    content: `${root}/content`,
+    relayer: `${root}/relayer`,
+    ws,
+  };
 }
 
 /** The per-API URLs set explicitly (`venue.*Url`). */
@@ -60,6 +69,7 @@ export function explicitUrls(cfg: MmkitConfig): Partial<VenueUrls> {
   if (v.contentUrl) out.content = v.contentUrl.replace(/\/+$/, '');
   if (v.wsUrl) out.ws = v.wsUrl.replace(/\/+$/, '');
   if (v.rtdsUrl) out.rtds = v.rtdsUrl.replace(/\/+$/, '');
+  if (v.relayerUrl) out.relayer = v.relayerUrl.replace(/\/+$/, '');
   return out;
 }
 
@@ -222,6 +232,8 @@ export interface VenueRunOptions {
   marketSilenceMs?: number;
   /** User channel fill audit period, ms (venue.userAuditMs; 0: off). */
   userAuditMs?: number;
+  /** Position reconciliation period, ms (venue.positionAuditMs; 0: at start and on reconnects only). */
+  positionAuditMs?: number;
 }
 
 /** The venue-related options of `runBot` from the configuration (URLs, budgets, credentials, signing, store, market filters). */
@@ -237,6 +249,7 @@ export function runOptionsOf(cfg: MmkitConfig): VenueRunOptions {
     timeoutMs: cfg.venue.timeoutMs,
     marketSilenceMs: cfg.venue.marketSilenceMs,
     userAuditMs: cfg.venue.userAuditMs,
+    positionAuditMs: cfg.venue.positionAuditMs,
     ...(cfg.bot.storeFile ? { storeFile: cfg.bot.storeFile } : {}),
     marketFilters: { ...cfg.bot.marketFilters },
   };

@@ -19,7 +19,9 @@
  *  - data API (`data`): `data-api` (50 / 10 s), except `/users/{address}/pnl`, which is the user
  *    profit-and-loss API: `user-pnl` (200 / 10 s) in place of `data-api`;
  *  - market-metadata API (`gamma`): `gamma-api` (50 / 10 s);
- *  - content API (`content`): no rule beyond `general`.
+ *  - content API (`content`): no rule beyond `general`;
+ *  - relayer (`relayer`): `POST /submit` also `relayer-submit` (25 / 1 min, spec 8.1); its other
+ *    routes only `general`.
  *
  * A request counts once in each rule, whatever it carries (a batch of 15 orders is one request).
  * HEAD counts as GET. Paths are relative to the API's base URL; a query string and a trailing slash
@@ -36,8 +38,8 @@ export interface RateRule {
   readonly windowMs: number;
 }
 
-/** The four HTTP APIs of the service. */
-export type RateApi = 'clob' | 'gamma' | 'data' | 'content';
+/** The HTTP APIs of the service (the relayer is a separate service at the venue, rate-limited apart). */
+export type RateApi = 'clob' | 'gamma' | 'data' | 'content' | 'relayer';
 
 /** Overrides of the default rules. */
 export interface RateRuleOverrides {
@@ -48,6 +50,7 @@ export interface RateRuleOverrides {
 }
 
 const S10 = 10_000;
+const M1 = 60_000;
 const M10 = 600_000;
 
 /**
@@ -85,7 +88,7 @@ export const TRADING_LIMITS: ReadonlyArray<readonly [string, number, number]> = 
   ['DELETE /cancel-market-orders', 1000, 1500],
 ] as const);
 
-/** The default rules of spec section 8 (the relayer's /submit is not part of this service's APIs). */
+/** The default rules of spec section 8. */
 export const DEFAULT_RATE_RULES: readonly RateRule[] = Object.freeze([
   rule('general', 15000, S10),
   rule('health', 100, S10),
@@ -94,6 +97,7 @@ export const DEFAULT_RATE_RULES: readonly RateRule[] = Object.freeze([
   rule('clob', 15000, S10),
   rule('clob-api-keys', 100, S10),
   rule('user-pnl', 200, S10),
+  rule('relayer-submit', 25, M1),
   ...PER_ENDPOINT_GETS.map((p) => rule(`GET ${p}`, 100, S10)),
   ...TRADING_LIMITS.flatMap(([ep, burst, sustained]) => [
     rule(`${ep}:burst`, burst, S10),
@@ -154,6 +158,9 @@ export function ruleNamesFor(api: RateApi, method: string, routePath: string): s
       out.push('gamma-api');
       break;
     case 'content':
+      break;
+    case 'relayer':
+      if (m === 'POST' && path === '/submit') out.push('relayer-submit');
       break;
   }
   return out;

@@ -79,6 +79,50 @@ export interface VenueFill {
   readonly matchTime: number; // unix ms
 }
 
+/** What the venue says the account holds (the truth the store's ledger is reconciled with). */
+export interface Holdings {
+  /** Collateral available and reserved by open orders, micro. */
+  readonly collateral: { readonly available: Micro; readonly reserved: Micro };
+  /** Every token with a non-zero balance (available + reserved), micro-shares. */
+  readonly tokens: readonly {
+    readonly tokenId: TokenId;
+    readonly market: ConditionId;
+    readonly size: Micro;
+    /** Of `size`, what no open order reserves (what a merge or redeem may use), when the venue says. */
+    readonly available?: Micro;
+    /** The venue's average entry price, when it reports one (pips, rounded half-up). */
+    readonly avgPrice?: Pips;
+  }[];
+}
+
+/**
+ * Who the venue is, for the store's ledger epochs: `venue` names the deployment (its CLOB URL and
+ * chain), `world` the paper exchange's world (null on a venue without one: the real service), and
+ * `address` the account traded. A change of any of them starts a new ledger epoch.
+ */
+export interface VenueIdentity {
+  readonly venue: string;
+  readonly world: string | null;
+  readonly address: string;
+}
+
+/** An operation on the conditional tokens (the relayer's split, merge, redeem, convert). */
+export type CtfOperationKind = 'split' | 'merge' | 'redeem' | 'convert';
+
+/** What a split, merge, redeem or convert did to the account, as the venue reports it. */
+export interface CtfOperationResult {
+  readonly kind: CtfOperationKind;
+  readonly market: ConditionId;
+  /** The venue's transaction id (or hash). */
+  readonly tx: string;
+  /** The amount asked, micro-shares. */
+  readonly amount: Micro;
+  /** Collateral change, signed micro. */
+  readonly collateral: number;
+  /** Token balance changes, signed micro-shares. */
+  readonly tokens: readonly { readonly tokenId: TokenId; readonly delta: number }[];
+}
+
 export interface Venue {
   readonly clock: Clock;
   /** Markets the venue lists (active ones first). */
@@ -110,5 +154,17 @@ export interface Venue {
   heartbeat(): Promise<boolean>;
   /** Collateral available and reserved, micro. */
   balance(): Promise<{ available: Micro; reserved: Micro }>;
+  /** Collateral and every token balance of the account (position reconciliation). Optional: a venue without it is not audited. */
+  holdings?(): Promise<Holdings>;
+  /** The venue's identity (ledger epochs). Optional: without it, the store keeps one epoch. */
+  identity?(): Promise<VenueIdentity>;
+  /**
+   * Split `amount` collateral into as many YES and NO tokens, merge as many YES + NO back into
+   * collateral, redeem a resolved market's tokens (all held when `amount` is omitted). Optional: a
+   * venue without a relayer has none.
+   */
+  split?(market: ConditionId, amount: Micro): Promise<CtfOperationResult>;
+  merge?(market: ConditionId, amount: Micro): Promise<CtfOperationResult>;
+  redeem?(market: ConditionId, amount?: Micro): Promise<CtfOperationResult>;
   close(): Promise<void>;
 }

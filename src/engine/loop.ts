@@ -3,7 +3,9 @@
  * order and synchronously. For each event:
  *
  *   1. the state is updated (book mirrors, own orders, positions; src/engine/state.ts);
- *   2. a fill is handed to `onFill` (the store: on disk before anything reports it);
+ *   2. a fill is handed to `onFill` (the store: on disk before anything reports it); a fill it
+ *      says is 'external' (an order the bot did not place, on the same wallet) counts in the
+ *      positions (the wallet's truth) but is not handed to the strategy as its own;
  *   3. markets whose data went bad (a book stale: disconnected, frozen, crossed, desynced; the
  *      user channel lost; the market resolved) are PULLED: an empty DesiredQuotes goes straight to
  *      `execute`, so execution cancels the quotes; their quotes are dropped until the data is whole
@@ -78,8 +80,11 @@ export interface EngineOptions {
   gateOrders: (orders: readonly ImmediateIntent[], state: StrategyState) => readonly Approved<ImmediateIntent>[];
   /** Hands approved immediate orders to execution (the executor's execute). Without it they are dropped (and counted). */
   executeOrders?: (orders: readonly Approved<ImmediateIntent>[]) => void;
-  /** Every fill event, after the state counted it, before the strategy sees it (persist here). */
-  onFill?: (fill: FillEvent) => void;
+  /**
+   * Every fill event, after the state counted it, before the strategy sees it (persist here).
+   * Returns 'external' for a fill of an order the bot did not place: the strategy does not see it.
+   */
+  onFill?: (fill: FillEvent) => 'external' | void;
   /** Real-time price symbols to subscribe (besides the strategy handlers' `priceSymbols`). */
   priceSymbols?: readonly string[];
   /** The restart reconciliation; start() awaits it before any quoting. */
@@ -368,15 +373,16 @@ class EngineImpl implements Engine {
       }
     }
     if (this.state.dirtyMarkets.size > 0) this.#checkMarkets(now);
+    let external = false;
     if (e.type === 'fill' && o.onFill !== undefined) {
       try {
-        o.onFill(e);
+        external = o.onFill(e) === 'external';
       } catch (err) {
         this.#stats.errors.onFill++;
         this.#log('error', 'onFill', { tradeId: e.tradeId, orderId: e.orderId, err: errMsg(err) }, 'onFill failed');
       }
     }
-    if (this.#ready && applied) {
+    if (this.#ready && applied && !external) {
       let out: StrategyOutput | undefined;
       try {
         out = this.#strategy.onEvent(e, this.state);

@@ -1,10 +1,14 @@
 /**
  * Restart, the engine's half: before any quoting, make local state and the venue agree.
  *
- *  1. Open orders found at the venue are ADOPTED (kept, handed to the engine and the executor's
- *     tracker) or CANCELLED (the default: the strategy re-quotes from scratch) and the venue is
- *     asked again until it shows none (an incomplete cancel aborts the start: never quote on
- *     top of orders nobody tracks).
+ *  1. Open orders found at the venue are sorted into the bot's OWN (the store recorded them: placed
+ *     by an earlier run) and FOREIGN ones (placed by someone else on the same wallet). Own ones
+ *     are CANCELLED (`policy` 'cancel', the default: the strategy re-quotes from scratch) or
+ *     ADOPTED (kept, handed to the engine and the executor's tracker); foreign ones follow
+ *     `foreign`: LEFT alone (the default), CANCELLED, or ADOPTED. Cancels go by id (never the
+ *     venue's cancel-all, which would take orders that are to be left), in requests of at most
+ *     MAX_CANCEL_IDS, and the venue is asked again until none of those ids is open (an incomplete
+ *     cancel aborts the start: never quote on top of orders nobody tracks).
  *  2. Orders the store believes open but the venue does not list are resolved by id (filled or
  *     cancelled while we were down; or never received, when the process died between persisting
  *     the id and sending it).
@@ -14,20 +18,33 @@
  *     venue filters trades by MATCH time, so when the store holds a fill whose status is not final
  *     (MATCHED, MINED, RETRYING: it may have turned FAILED or CONFIRMED while we were down), the
  *     backfill starts at the oldest such fill's match time minus the margin instead, but never
- *     earlier than UNSETTLED_LOOKBACK_MAX_MS before the last stored fill.
+ *     earlier than UNSETTLED_LOOKBACK_MAX_MS before the last stored fill. A fill of an order the
+ *     store does not know is recorded with source 'external' (it is the wallet's, not the bot's).
  *
  * The store is a small interface defined here; the daemon adapts src/store to it. Any failure
  * throws: the engine's `start()` awaits this and does not quote when it rejects.
  */
 import type { OrderId } from '../core/ids.ts';
+import { MAX_CANCEL_IDS } from '../core/rate-limits.ts';
 import type { Venue, VenueFill, VenueOrder } from '../core/venue.ts';
+
+/** A fill as the restart records it: the venue's, with whose order it is ('external': not the bot's). */
+export type RestartFill = VenueFill & { readonly source?: 'bot' | 'external' };
 
 /** What the restart needs of the store (sync or async). */
 export interface RestartStore {
   /** Orders the store believes open (persisted before sending, not known to be final). */
   openOrders(): Iterable<{ readonly id: string }> | Promise<Iterable<{ readonly id: string }>>;
-  /** Records a fill once per (trade id, order id); a later status of the same pair updates it. Returns true when new (optional). */
-  recordFill(fill: VenueFill): boolean | void | Promise<boolean | void>;
+  /**
+   * True when the store recorded this order id (placed by this bot in any run, or adopted), in any
+   * status. Optional: without it, an order is the store's when it is among its open orders.
+   */
+  knowsOrder?(id: string): boolean | Promise<boolean>;
+  /**
+   * Records a fill once per (trade id, order id); a later status of the same pair updates it.
+   * `source` is 'external' for a fill of an order the store does not know. Returns true when new (optional).
+   */
+  recordFill(fill: RestartFill): boolean | void | Promise<boolean | void>;
   /** Match time (unix ms) of the newest stored fill, or undefined when none. */
   lastFillTime(): number | undefined | Promise<number | undefined>;
   /**
@@ -45,8 +62,10 @@ export interface RestartStore {
 
 /** Options of `reconcileOnStart`. */
 export interface RestartOptions {
-  /** What to do with open orders found at the venue (default 'cancel'). */
+  /** What to do with the bot's own open orders found at the venue (default 'cancel'; `bot.restartPolicy`). */
   policy?: 'cancel' | 'adopt';
+  /** What to do with open orders the store does not know (default 'leave'; `bot.foreignOrders`). */
+  foreign?: 'leave' | 'cancel' | 'adopt';
   /** Backfill from this long before the last stored fill, ms (default 60 s). */
   marginMs?: number;
   /** Backfill start when the store has no fill yet (unix ms; default 0: the whole history). */
@@ -60,11 +79,16 @@ export interface RestartOptions {
 /** What the reconciliation found and did. */
 export interface ReconcileReport {
   readonly policy: 'cancel' | 'adopt';
+  readonly foreignPolicy: 'leave' | 'cancel' | 'adopt';
   /** Open orders the venue listed at start. */
   readonly found: readonly VenueOrder[];
-  /** Those kept (policy 'adopt'). */
+  /** Of those, the ones the store does not know (placed by someone else on the wallet). */
+  readonly foreign: readonly VenueOrder[];
+  /** Those kept as the bot's (own ones with policy 'adopt', foreign ones with foreign 'adopt'). */
   readonly adopted: readonly VenueOrder[];
-  /** Ids cancelled (policy 'cancel'). */
+  /** Foreign orders left alone (foreign 'leave'). */
+  readonly left: readonly VenueOrder[];
+  /** Ids cancelled (own ones with policy 'cancel', foreign ones with foreign 'cancel'). */
   readonly canceled: readonly OrderId[];
   /** Store-open orders the venue did not list (or that were just cancelled), as the venue resolves them by id now (updated in the store). */
   readonly closed: readonly VenueOrder[];
@@ -72,6 +96,8 @@ export interface ReconcileReport {
   readonly missing: readonly string[];
   /** Every fill the venue reported since the backfill start (recorded in the store). */
   readonly fills: readonly VenueFill[];
+  /** Of those, the fills of orders the store does not know (recorded with source 'external'), as keys `${tradeId}|${orderId}`. */
+  readonly externalFills: ReadonlySet<string>;
   /** How many of them the store did not have (when its recordFill says). */
   readonly newFills: number;
   /** Backfill start, unix ms. */
@@ -85,7 +111,7 @@ export interface ReconcileReport {
  */
 export const UNSETTLED_LOOKBACK_MAX_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** Thrown when the venue still shows open orders after cancelling them. */
+/** Thrown when the venue still shows open orders it was asked to cancel. */
 export class ReconcileError extends Error {
   constructor(
     message: string,
@@ -107,31 +133,62 @@ export async function reconcileOnStart(
   o: RestartOptions = {},
 ): Promise<ReconcileReport> {
   const policy = o.policy ?? 'cancel';
+  const foreignPolicy = o.foreign ?? 'leave';
   const log = o.logger;
   const found = await venue.openOrders();
-  let adopted: VenueOrder[] = [];
+  const storeOpen = [...(await store.openOrders())];
+  const openIds = new Set(storeOpen.map((x) => x.id));
+  const known = async (id: string): Promise<boolean> =>
+    openIds.has(id) || (store.knowsOrder !== undefined && (await store.knowsOrder(id)));
+  const own: VenueOrder[] = [];
+  const foreign: VenueOrder[] = [];
+  for (const v of found) ((await known(v.id)) ? own : foreign).push(v);
+  const adopted: VenueOrder[] = [...(policy === 'adopt' ? own : []), ...(foreignPolicy === 'adopt' ? foreign : [])];
+  const left = foreignPolicy === 'leave' ? foreign : [];
+  const toCancel = [...(policy === 'cancel' ? own : []), ...(foreignPolicy === 'cancel' ? foreign : [])];
   const canceled: OrderId[] = [];
-  if (policy === 'adopt') {
-    adopted = [...found];
-  } else if (found.length > 0) {
+  if (toCancel.length > 0) {
     const attempts = Math.max(1, o.verifyAttempts ?? 5);
-    let remaining: readonly VenueOrder[] = found;
+    const want = new Set<string>(toCancel.map((x) => x.id));
+    const done = new Set<string>();
+    let remaining: readonly VenueOrder[] = toCancel;
     for (let i = 0; i < attempts && remaining.length > 0; i++) {
-      const r = await venue.cancelAll();
-      canceled.push(...r.canceled);
-      remaining = await venue.openOrders();
+      const ids = remaining.map((x) => x.id);
+      for (let k = 0; k < ids.length; k += MAX_CANCEL_IDS) {
+        const r = await venue.cancel(ids.slice(k, k + MAX_CANCEL_IDS));
+        for (const id of r.canceled) {
+          if (!want.has(id) || done.has(id)) continue;
+          done.add(id);
+          canceled.push(id);
+        }
+      }
+      // what should be gone is gone: none of those ids is listed open any more
+      remaining = (await venue.openOrders()).filter((x) => want.has(x.id));
       if (remaining.length > 0 && i + 1 < attempts)
         await new Promise<void>((r) => venue.clock.setTimeout(r, o.retryDelayMs ?? 300));
     }
     if (remaining.length > 0)
-      throw new ReconcileError(`${remaining.length} order(s) still open at the venue after cancel-all`, remaining);
+      throw new ReconcileError(`${remaining.length} order(s) still open at the venue after cancelling them`, remaining);
   }
+  if (foreign.length > 0)
+    log?.warn(
+      {
+        foreign: foreign.length,
+        policy: foreignPolicy,
+        orders: foreign.slice(0, 20).map((x) => ({ id: x.id, market: x.market, side: x.side, price: x.price })),
+      },
+      foreignPolicy === 'leave'
+        ? 'open orders the bot did not place found on the wallet: left alone (bot.foreignOrders)'
+        : foreignPolicy === 'cancel'
+          ? 'open orders the bot did not place found on the wallet: cancelled (bot.foreignOrders)'
+          : 'open orders the bot did not place found on the wallet: adopted as its own (bot.foreignOrders)',
+    );
   const foundIds = new Set<string>(found.map((x) => x.id));
 
   // orders the store thinks open that the venue does not list
   const closed: VenueOrder[] = [];
   const missing: string[] = [];
-  for (const s of await store.openOrders()) {
+  for (const s of storeOpen) {
     if (policy === 'adopt' && foundIds.has(s.id)) {
       await store.updateOrder?.(found.find((x) => x.id === s.id)!);
       continue;
@@ -158,23 +215,47 @@ export async function reconcileOnStart(
     unsettled = await store.oldestUnsettledFillTime(floor);
     if (unsettled !== undefined) sinceMs = Math.min(sinceMs, Math.max(floor, unsettled - marginMs));
   }
-  const { fills, newFills } = await backfillFills(venue, sinceMs, (f) => store.recordFill(f));
+  // a fill of an order the store does not know is the wallet's, not the bot's
+  const externalFills = new Set<string>();
+  const { fills, newFills } = await backfillFills(venue, sinceMs, async (f) => {
+    if (await known(f.orderId)) return store.recordFill(f);
+    externalFills.add(`${f.tradeId}|${f.orderId}`);
+    return store.recordFill({ ...f, source: 'external' });
+  });
   log?.info(
     {
       policy,
+      foreignPolicy,
       found: found.length,
+      foreign: foreign.length,
+      left: left.length,
       adopted: adopted.length,
       canceled: canceled.length,
       closed: closed.length,
       missing: missing.length,
       fills: fills.length,
+      externalFills: externalFills.size,
       newFills,
       sinceMs,
       oldestUnsettled: unsettled,
     },
     'restart reconciliation done',
   );
-  return { policy, found, adopted, canceled, closed, missing, fills, newFills, sinceMs };
+  return {
+    policy,
+    foreignPolicy,
+    found,
+    foreign,
+    adopted,
+    left,
+    canceled,
+    closed,
+    missing,
+    fills,
+    externalFills,
+    newFills,
+    sinceMs,
+  };
 }
 
 /**

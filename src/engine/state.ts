@@ -116,6 +116,8 @@ interface FillRecord {
   readonly price: number;
   readonly size: number;
   failed: boolean;
+  /** An adjustment (adjustPosition): not keyed, never reversed. */
+  readonly adjustment?: true;
 }
 
 /** Average-cost position of one token, rebuilt from its fills on a reversal. */
@@ -181,6 +183,7 @@ export class EngineState implements StrategyState {
   readonly #views = new Map<string, MirrorView>();
   readonly #epochs = new Map<string, number>();
   readonly #resolved = new Set<ConditionId>();
+  readonly #winners = new Map<ConditionId, TokenId>();
   readonly #resync = new Set<string>();
   readonly #orders = new Map<string, OwnOrder>();
   readonly #ordersByMarket = new Map<string, Map<string, OwnOrder>>();
@@ -272,6 +275,26 @@ export class EngineState implements StrategyState {
     return this.#applyFill(f);
   }
 
+  /**
+   * Moves a token's position by `delta` micro-shares at `price` pips, as a fill without key or fee
+   * would (a reconciliation adjustment, or a split / merge / redeem leg): the venue's holdings are
+   * the truth, and risk and strategies read this state. A zero delta changes nothing.
+   */
+  adjustPosition(tokenId: string, delta: number, price: number): void {
+    if (!Number.isSafeInteger(delta) || delta === 0) return;
+    const r: FillRecord = {
+      tokenId,
+      side: delta > 0 ? 'BUY' : 'SELL',
+      price,
+      size: Math.abs(delta),
+      failed: false,
+      adjustment: true,
+    };
+    const p = this.#position(tokenId);
+    p.fills.push(r);
+    p.apply(r.side, r.price, r.size);
+  }
+
   /** Adds own orders found at the venue (adopted at start). Terminal ones are ignored. */
   adoptOrders(orders: Iterable<VenueOrder>, now = this.now): void {
     for (const o of orders) {
@@ -334,6 +357,11 @@ export class EngineState implements StrategyState {
   /** True once the market resolved (or was inactive from the start). */
   isResolved(cid: ConditionId): boolean {
     return this.#resolved.has(cid);
+  }
+
+  /** The winning token of a market seen resolving, null when resolved (or inactive) with no winner seen, undefined when not resolved. */
+  winner(cid: ConditionId): TokenId | null | undefined {
+    return this.#winners.get(cid) ?? (this.#resolved.has(cid) ? null : undefined);
   }
 
   /** True while the market channel is in sync (after a resynced, until a disconnected). */
@@ -450,6 +478,7 @@ export class EngineState implements StrategyState {
       case 'market_resolved':
         if (this.#markets.has(e.market)) {
           this.#resolved.add(e.market);
+          this.#winners.set(e.market, e.winningTokenId);
           this.dirtyMarkets.add(e.market);
         }
         return;
@@ -625,9 +654,17 @@ export class EngineState implements StrategyState {
     const [key, rec] = first.value;
     this.#fills.delete(key);
     const p = this.#positions.get(rec.tokenId);
-    if (p === undefined || p.fills[0] !== rec) return; // void from the start: never in the position
+    if (p === undefined) return;
+    // adjustments before it are folded first (they are never keyed, so never forgotten otherwise)
+    while (p.fills[0]?.adjustment === true) this.#fold(p, p.fills.shift()!);
+    if (p.fills[0] !== rec) return; // void from the start: never in the position
     p.fills.shift();
     if (rec.failed) return; // reversed: not in the position either
+    this.#fold(p, rec);
+  }
+
+  /** Folds one record into its position's base. */
+  #fold(p: Position, rec: FillRecord): void {
     const b = new Position();
     b.size = p.base.size as Micro;
     b.avgPrice = p.base.avgPrice;

@@ -7,6 +7,7 @@
  */
 import type { MarketMeta } from './markets.ts';
 import type { CancelReason, NewOrder } from './matching/types.ts';
+import type { RelayerOp } from './relayer/types.ts';
 import type { ArticleRec, CommentRec, EventRec, ProfileRec, SeriesRec, SportRec, TagRec } from './world/model.ts';
 
 export type Command =
@@ -30,7 +31,9 @@ export type Command =
   | { k: 'advance' }
   | { k: 'tick'; conditionId: string; tickPips: number }
   | { k: 'close'; conditionId: string }
-  | { k: 'resolve'; conditionId: string; winningToken: string };
+  | { k: 'resolve'; conditionId: string; winningToken: string }
+  /** A relayer operation (split, merge, redeem, convert) of an account. */
+  | { k: 'relayer'; account: string; op: RelayerOp };
 
 export type TimedCommand = Command & { t: number };
 

@@ -31,6 +31,9 @@ import { ApiKeyStore, newHeartbeatId, type ApiKeyRecord } from './accounts/keys.
 import { PositionBook } from './accounts/positions.ts';
 import { toMarketDef, type LiveMarketState, type MarketMeta } from './markets.ts';
 import type { Command, CommandSink, TimedCommand } from './commands.ts';
+import type { WorldIdentity } from './identity.ts';
+import { RelayerLedger } from './relayer/ledger.ts';
+import type { RelayerOp, RelayerOutcome } from './relayer/types.ts';
 import { WorldStore } from './world/store.ts';
 import type { WorldEvent } from './world/model.ts';
 
@@ -46,6 +49,8 @@ export interface ExchangeOptions {
   minedMs: number;
   confirmedMs: number;
   serverSecret?: Buffer;
+  /** The world's identity (GET /world); none for an exchange without one (backtests): the route is then 404. */
+  identity?: WorldIdentity;
   exchangeAddress?: string;
   negRiskExchangeAddress?: string;
 }
@@ -126,6 +131,8 @@ export class PaperExchange {
   readonly keys: ApiKeyStore;
   readonly positions = new PositionBook();
   readonly world = new WorldStore();
+  /** The relayer's operations (split, merge, redeem, convert) and their transactions. */
+  readonly relayerLedger: RelayerLedger;
   /** Builder attribution per order id (orders may carry a builder key). */
   readonly orderBuilder = new Map<string, string>();
   private readonly markets = new Map<string, MarketEntry>();
@@ -152,6 +159,12 @@ export class PaperExchange {
     this.opts = opts;
     this.clock = opts.clock;
     this.keys = new ApiKeyStore(opts.serverSecret);
+    this.relayerLedger = new RelayerLedger({
+      engine: this.engine,
+      positions: this.positions,
+      market: (cid) => this.market(cid),
+      listMarkets: () => this.listMarkets(),
+    });
     this.hashers = {
       normal: new OrderHasher(opts.chainId, opts.exchangeAddress ?? CTF_EXCHANGE),
       negRisk: new OrderHasher(opts.chainId, opts.negRiskExchangeAddress ?? NEG_RISK_CTF_EXCHANGE),
@@ -317,6 +330,8 @@ export class PaperExchange {
       case 'resolve':
         e.resolveMarket(c.conditionId, c.winningToken, c.t);
         return undefined;
+      case 'relayer':
+        return this.relayerLedger.apply(c.account, c.op, c.t);
       default: {
         const never: never = c;
         throw new Error(`unknown command ${JSON.stringify(never)}`);
@@ -341,7 +356,6 @@ export class PaperExchange {
         if (entry) {
           entry.state.status = e.status;
           entry.state.winningToken = e.winningToken;
-          if (e.status === 'resolved' && e.winningToken) this.positions.resolve(entry.meta.tokens, e.winningToken);
         }
       }
     }
@@ -674,6 +688,16 @@ export class PaperExchange {
   /** The caller's open orders across the accounts it trades for. */
   openOrders(address: string): OrderState[] {
     return this.accountsOf(address).flatMap((a) => this.engine.openOrders(a));
+  }
+
+  // ---- relayer -------------------------------------------------------------------------------
+
+  /**
+   * Apply a relayer operation (split, merge, redeem, convert) to `account`'s balances, atomically;
+   * a refusal changes nothing. The caller authenticated the account (or is the exchange itself).
+   */
+  relayer(account: string, op: RelayerOp): RelayerOutcome {
+    return this.exec({ k: 'relayer', account: account.toLowerCase(), op }) as RelayerOutcome;
   }
 
   // ---- heartbeats ----------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { LiveClock, type Clock } from '../core/clock.ts';
 import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange, type ExchangeOptions } from './exchange.ts';
 import { FaultController, type FaultRule } from './faults.ts';
+import { newWorldIdentity, type WorldIdentity } from './identity.ts';
 import { buildHttpApp, DEFAULT_HTTP_OPTIONS, type HttpOptions } from './http/server.ts';
 import { openJournal, type Journal } from './persist/journal.ts';
 import { attachStreams, type Streams } from './ws/index.ts';
@@ -36,6 +37,8 @@ export interface ExchangeUrls {
   gamma_url: string;
   data_url: string;
   content_url: string;
+  /** The relayer (`POST /submit`: split, merge, redeem, convert; `GET /transaction`). */
+  relayer_url: string;
   ws_url: string;
   price_feed_url: string;
 }
@@ -47,6 +50,8 @@ export interface RunningExchange {
   streams: Streams;
   urls: ExchangeUrls;
   port: number;
+  /** The world's identity (`GET {clob_url}/world`): new for a fresh world, kept by a restored one. */
+  identity: WorldIdentity;
   /** Idempotent: stops the world, closes sockets and the server, flushes the journal. */
   close(): Promise<void>;
 }
@@ -58,13 +63,15 @@ export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Pro
   let journal: Journal | undefined;
   let serverSecret = o.exchange?.serverSecret;
   if (o.dbFile !== undefined) {
-    journal = openJournal(o.dbFile, { seed });
+    journal = openJournal(o.dbFile, { seed, now: clock.now() });
     serverSecret = journal.serverSecret;
   }
+  const identity = journal?.identity ?? newWorldIdentity(seed, clock.now());
   const ex = new PaperExchange({
     ...DEFAULT_EXCHANGE_OPTIONS,
     ...(o.exchange ?? {}),
     ...(serverSecret ? { serverSecret } : {}),
+    identity,
     clock,
   });
   const replayed = journal ? ex.replay(journal.commands()) : 0;
@@ -93,7 +100,10 @@ export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Pro
     priceFeed: true,
     ...(o.world ?? {}),
   });
-  o.logger?.info({ replayed, db: o.dbFile ?? null }, replayed ? 'state restored from the journal' : 'fresh state');
+  o.logger?.info(
+    { replayed, db: o.dbFile ?? null, world: identity.worldId },
+    replayed ? 'state restored from the journal' : 'fresh state',
+  );
   const h = host.includes(':') ? `[${host}]` : host;
   const base = `http://${h}:${port}`;
   const urls: ExchangeUrls = {
@@ -101,6 +111,7 @@ export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Pro
     gamma_url: `${base}/gamma`,
     data_url: `${base}/data`,
     content_url: `${base}/content`,
+    relayer_url: `${base}/relayer`,
     ws_url: `ws://${h}:${port}`,
     price_feed_url: `ws://${h}:${port}/rtds`,
   };
@@ -111,6 +122,7 @@ export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Pro
     streams,
     urls,
     port,
+    identity,
     close() {
       closing ??= (async () => {
         world.stop();

@@ -22,8 +22,20 @@
  *
  * `pause(reason)` (risk, heartbeat failure) stops places but not cancels; when the last reason is
  * lifted the latest intent of every market is run again. `cancelAll()` halts for good (kill switch,
- * shutdown): no place is sent after it starts, and `verifyFlat()` confirms zero open orders at
- * the venue.
+ * shutdown): no place is sent after it starts, and `verifyFlat()` confirms zero open orders of
+ * ours at the venue.
+ *
+ * Post-only: a quote the venue refuses because it would cross (INVALID_POST_ONLY_ORDER: the book
+ * moved between the strategy's look and the venue's) is not an error: the order is rejected, the
+ * next intent re-prices it, and it is counted apart (`accountStats`), not handed to the rejection
+ * listeners (the kill switch).
+ *
+ * Orders and fills the bot did not make (another client on the same wallet): an order id neither
+ * the tracker nor the store knows is FOREIGN and follows `foreignOrders`: 'leave' (tracked apart:
+ * never diffed, never cancelled, read by the gate's self-trade check), 'cancel' (cancelled by id),
+ * or 'adopt' (taken over as the bot's own, and said so). A fill of an order that is not the bot's
+ * is recorded with source 'external', counted apart, and reported to `onForeign`, never as the
+ * bot's own.
  */
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import {
@@ -35,9 +47,10 @@ import {
   ValidationError,
   isRetryable,
 } from '../core/errors.ts';
-import type { UserEvent } from '../core/events.ts';
+import type { FillEvent, UserEvent } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
-import type { DesiredQuotes, ImmediateIntent, QuoteIntent } from '../core/intents.ts';
+import type { DesiredQuotes, ImmediateIntent, LiveOrderView, QuoteIntent } from '../core/intents.ts';
+import type { OrderRejectCode } from '../core/order-rules.ts';
 import { isApproved, spendApproval, type Approved } from '../risk/gate.ts';
 import { MAX_BATCH_ORDERS } from '../core/rate-limits.ts';
 import type {
@@ -49,14 +62,52 @@ import type {
   VenueFill,
   VenueOrder,
 } from '../core/venue.ts';
-import { fillFromEvent, type FillChange, type Store } from '../store/store.ts';
+import { fillFromEvent, type FillChange, type FillRecord, type Store } from '../store/store.ts';
 import { diffQuotes, type DiffTolerance } from './diff.ts';
-import { OrderTracker, isOpen, type Transition } from './tracker.ts';
+import { OrderTracker, isOpen, type OrderOrigin, type Transition } from './tracker.ts';
 
 /** The executor's view of a market's orders: the live ones, without those it is cancelling already. */
 const EXCLUDE_CANCELLING = Object.freeze({ excludeCancelling: true });
 /** The most orders one POST /orders may carry (the spec's batch limit, src/core/rate-limits.ts). */
 export const MAX_PLACE_BATCH = MAX_BATCH_ORDERS;
+/** The venue's refusal of a post-only order that would cross: "re-price next time", not an error. */
+export const POST_ONLY_CROSSING: OrderRejectCode = 'INVALID_POST_ONLY_ORDER';
+
+/**
+ * What happens to an order on the wallet that this bot did not place (`bot.foreignOrders`): left
+ * alone, cancelled, or adopted (taken over as the bot's own).
+ */
+export type ForeignOrderPolicy = 'leave' | 'cancel' | 'adopt';
+
+/** Who placed a filled order: this bot ('bot', in any run) or someone else on the wallet ('external'). */
+export type FillSource = 'bot' | 'external';
+
+/** Something on the wallet the bot did not do (see `Executor.onForeign`). */
+export type ForeignEvent =
+  | {
+      readonly kind: 'order';
+      /** What is done with it ('cancel': a cancel is being sent). */
+      readonly policy: ForeignOrderPolicy;
+      readonly order: LiveOrderView;
+      readonly at: number;
+    }
+  | {
+      readonly kind: 'fill';
+      /** The fill as recorded (source 'external'). */
+      readonly fill: FillRecord;
+      readonly change: FillChange;
+      readonly at: number;
+    };
+
+/** Counters of what the venue did that is not the strategy's own trading (see `Executor.accountStats`). */
+export interface AccountStats {
+  /** Quotes the venue refused as crossing post-only orders (re-priced at the next intent). */
+  readonly postOnlyRejections: number;
+  /** Fills of orders the bot did not place, recorded with source 'external' (each (trade, order) once). */
+  readonly externalFills: number;
+  /** Orders seen on the wallet that the bot did not place, by what was done with them. */
+  readonly foreignOrders: { readonly left: number; readonly cancelled: number; readonly adopted: number };
+}
 
 /** Options of the executor. */
 export interface ExecutorOptions {
@@ -72,8 +123,10 @@ export interface ExecutorOptions {
   readonly tickPips?: (market: ConditionId) => number | undefined;
   /** Order type of quotes (default 'GTC'). */
   readonly orderType?: 'GTC' | 'GTD';
-  /** Post quotes as post-only (default false). */
+  /** Post quotes as post-only (default false). Immediate orders (FOK/FAK) never are. */
   readonly postOnly?: boolean;
+  /** Orders on the wallet this bot did not place (default 'leave'; see the module comment). */
+  readonly foreignOrders?: ForeignOrderPolicy;
   /** GTD quotes: expiration (unix seconds) for an order placed now. */
   readonly expiration?: (nowMs: number) => number;
   /** Orders per venue.place call, 1..15 (default 15). */
@@ -110,7 +163,10 @@ export interface CycleReport {
   /** Quotes sent (in orders) and quotes not sent because placing was paused or halted. */
   readonly placed: number;
   readonly skipped: number;
+  /** Rejected by the venue (post-only crossings not included). */
   readonly rejected: number;
+  /** Refused by the venue as crossing post-only quotes (re-priced at the next intent). */
+  readonly postOnlyRejected: number;
   readonly unknown: number;
   /** The error that ended the cycle early (the intent is retried after a backoff when retryable). */
   readonly error?: unknown;
@@ -124,7 +180,15 @@ function cycleReport(
   intentAt: number,
   startedAt: number,
   finishedAt: number,
-  n: { kept: number; cancelled: number; placed: number; skipped: number; rejected: number; unknown: number },
+  n: {
+    kept: number;
+    cancelled: number;
+    placed: number;
+    skipped: number;
+    rejected: number;
+    postOnly: number;
+    unknown: number;
+  },
   error?: unknown,
 ): CycleReport {
   return {
@@ -137,6 +201,7 @@ function cycleReport(
     placed: n.placed,
     skipped: n.skipped,
     rejected: n.rejected,
+    postOnlyRejected: n.postOnly,
     unknown: n.unknown,
     ...(error !== undefined ? { error } : {}),
   };
@@ -223,6 +288,7 @@ export class Executor {
   readonly #tickPips: (market: ConditionId) => number | undefined;
   readonly #orderType: 'GTC' | 'GTD';
   readonly #postOnly: boolean;
+  readonly #foreignPolicy: ForeignOrderPolicy;
   readonly #expiration: ((nowMs: number) => number) | undefined;
   readonly #maxPlace: number;
   readonly #maxCancel: number;
@@ -244,6 +310,10 @@ export class Executor {
   readonly #onRejection = new Set<Listener<RejectionInfo>>();
   readonly #onCycle = new Set<Listener<CycleReport>>();
   readonly #onError = new Set<Listener<{ where: string; error: unknown }>>();
+  readonly #onForeign = new Set<Listener<ForeignEvent>>();
+  /** Foreign orders to cancel (policy 'cancel'), and the run cancelling them. */
+  readonly #foreignCancels = new Set<OrderId>();
+  #foreignCancelling: Promise<void> | undefined;
   #stats = {
     submitted: 0,
     superseded: 0,
@@ -257,6 +327,7 @@ export class Executor {
     concludedNeverArrived: 0,
   };
   readonly #immediateStats = { submitted: 0, sent: 0, skipped: 0 };
+  readonly #account = { postOnlyRejections: 0, externalFills: 0, left: 0, cancelled: 0, adopted: 0 };
   readonly #unsubscribe: () => void;
 
   constructor(opts: ExecutorOptions) {
@@ -270,6 +341,9 @@ export class Executor {
     this.#tickPips = opts.tickPips ?? (() => undefined);
     this.#orderType = opts.orderType ?? 'GTC';
     this.#postOnly = opts.postOnly ?? false;
+    this.#foreignPolicy = opts.foreignOrders ?? 'leave';
+    if (!['leave', 'cancel', 'adopt'].includes(this.#foreignPolicy))
+      throw new ConfigError('bot.foreignOrders', `must be leave, cancel or adopt, got ${String(this.#foreignPolicy)}`);
     this.#expiration = opts.expiration;
     if (this.#orderType === 'GTD' && this.#expiration === undefined)
       throw new ConfigError('execution.expiration', 'GTD quotes need an expiration');
@@ -285,6 +359,7 @@ export class Executor {
     this.#backoffCap = opts.backoff?.capMs ?? 30_000;
     this.#random = opts.random ?? Math.random;
     this.#unsubscribe = this.tracker.onTransition((t) => this.#persist(t));
+    this.tracker.setClassifier((id, seen) => this.#classify(id, seen));
   }
 
   // ---- listeners -------------------------------------------------------------------------------
@@ -303,6 +378,11 @@ export class Executor {
   onError(fn: Listener<{ where: string; error: unknown }>): () => void {
     this.#onError.add(fn);
     return () => this.#onError.delete(fn);
+  }
+  /** Each foreign order first seen (and what is done with it) and each external fill recorded. */
+  onForeign(fn: Listener<ForeignEvent>): () => void {
+    this.#onForeign.add(fn);
+    return () => this.#onForeign.delete(fn);
   }
 
   // ---- intents ---------------------------------------------------------------------------------
@@ -375,6 +455,17 @@ export class Executor {
     }
   }
 
+  /**
+   * Forgets a market's latest quote set (the one a resume would run again): after a change the
+   * strategy has not seen yet (a merge took tokens its asks offered), its next set comes afresh.
+   */
+  forget(market: ConditionId): void {
+    const s = this.#slots.get(market);
+    if (s === undefined) return;
+    s.last = undefined;
+    s.queued = undefined;
+  }
+
   /** True while any pause reason holds. */
   get paused(): boolean {
     return this.#pauses.size > 0;
@@ -396,16 +487,14 @@ export class Executor {
   /**
    * Feed an event of the user stream. A fill is written to the store (committed) BEFORE this
    * returns, then applied to the tracker; the result says whether it was new (log/count it then).
-   * Order updates drive the tracker (unknown ids are adopted) and the store.
+   * Order updates drive the tracker (unknown ids are classified: own ones adopted, foreign ones
+   * handled by the policy) and the store.
    * @throws Error when the store is closed (a fill must not be dropped silently).
    */
   onUserEvent(e: UserEvent): FillChange | undefined {
     switch (e.type) {
-      case 'fill': {
-        const change = this.#store.applyFill(fillFromEvent(e));
-        this.tracker.onFill(e);
-        return change;
-      }
+      case 'fill':
+        return this.recordFill(e).change;
       case 'order_update':
         this.tracker.onOrderUpdate(e);
         return undefined;
@@ -417,19 +506,58 @@ export class Executor {
   }
 
   /**
-   * A fill from the venue's trade history (backfill after a restart or reconnect): stored once,
-   * applied to the tracker.
+   * A fill of the user stream: written to the store (committed) with its source (whose order it
+   * is: `fillSource`), then applied to the tracker. An external fill is counted apart and reported
+   * to `onForeign`; the caller must not hand it to the strategy as its own.
+   * @throws Error when the store is closed.
+   */
+  recordFill(e: FillEvent): { readonly change: FillChange; readonly source: FillSource } {
+    const source = this.fillSource(e.orderId);
+    const rec = fillFromEvent(e);
+    const change = this.#store.applyFill(source === 'bot' ? rec : { ...rec, source });
+    this.tracker.onFill(e);
+    if (source === 'external') this.#externalFill({ ...rec, source }, change);
+    return { change, source };
+  }
+
+  /**
+   * A fill from the venue's trade history (backfill after a restart or reconnect, or at shutdown):
+   * stored once with its source, applied to the tracker.
    * @throws Error when the store is closed.
    */
   onVenueFill(f: VenueFill): FillChange {
-    const change = this.#store.applyFill(f);
+    const source = this.fillSource(f.orderId);
+    const rec: FillRecord = source === 'bot' ? f : { ...f, source };
+    const change = this.#store.applyFill(rec);
     this.tracker.onFill(f);
+    if (source === 'external') this.#externalFill(rec, change);
     return change;
   }
 
   /**
-   * Orders found at the venue and kept (restart policy 'adopt', or an open-orders listing): the
-   * tracker and the store take them over, so the diff keeps or cancels them like its own.
+   * Whose order `orderId` is: 'bot' when the tracker has it as its own or the store recorded it (an
+   * earlier run's, or one adopted), else 'external'.
+   */
+  fillSource(orderId: OrderId): FillSource {
+    const o = this.tracker.origin(orderId);
+    if (o !== undefined) return o === 'own' ? 'bot' : 'external';
+    return this.#storeKnows(orderId) ? 'bot' : 'external';
+  }
+
+  /** Counters of post-only refusals, foreign orders and external fills since start. */
+  accountStats(): AccountStats {
+    const a = this.#account;
+    return {
+      postOnlyRejections: a.postOnlyRejections,
+      externalFills: a.externalFills,
+      foreignOrders: { left: a.left, cancelled: a.cancelled, adopted: a.adopted },
+    };
+  }
+
+  /**
+   * Orders found at the venue (restart policy 'adopt', foreign orders left alone, an open-orders
+   * listing): the tracker takes them over: the bot's own ones (the store knows them) so the diff
+   * keeps or cancels them like its own, foreign ones by the policy.
    */
   adopt(orders: readonly VenueOrder[]): void {
     this.#batched(() => {
@@ -440,11 +568,13 @@ export class Executor {
   // ---- shutdown and kill switch ----------------------------------------------------------------
 
   /**
-   * Cancel every open order of the account and halt: queued intents are dropped, no place is sent
-   * from now on (a cycle in flight stops before its next batch), unknown orders are not re-sent.
-   * Orders a cycle placed while this ran are cancelled by id afterwards (cycles in flight are waited
-   * for at most `settleMs`, default 1500). Never throws: failures are reported through onError, and
-   * `verifyFlat()` is the check (and retries the cancels).
+   * Cancel every open order of ours and halt: queued intents are dropped, no place is sent from
+   * now on (a cycle in flight stops before its next batch), unknown orders are not re-sent. With
+   * `foreignOrders` 'leave', ours are cancelled by id (the venue's cancel-all would take foreign
+   * orders too); otherwise with the venue's cancel-all. Orders a cycle placed while this ran are
+   * cancelled by id afterwards (cycles in flight are waited for at most `settleMs`, default 1500).
+   * Never throws: failures are reported through onError, and `verifyFlat()` is the check (and
+   * retries the cancels).
    */
   async cancelAll(reason = 'cancel-all', opts: { settleMs?: number } = {}): Promise<CancelOutcome> {
     this.#halt();
@@ -456,10 +586,15 @@ export class Executor {
       for (const [k, v] of o.notCanceled) notCanceled.set(k, v);
     };
     try {
-      const out = await this.#venue.cancelAll();
-      this.#stats.cancelsSent++;
-      this.#batched(() => this.tracker.onCancelOutcome(out));
-      merge(out);
+      if (this.#foreignPolicy === 'leave') {
+        const ours = this.tracker.liveOrders().map((o) => o.id);
+        if (ours.length > 0) merge(await this.#cancelIds(ours));
+      } else {
+        const out = await this.#venue.cancelAll();
+        this.#stats.cancelsSent++;
+        this.#batched(() => this.tracker.onCancelOutcome(out));
+        merge(out);
+      }
     } catch (error) {
       this.#emitError('cancelAll', error);
     }
@@ -478,8 +613,9 @@ export class Executor {
   }
 
   /**
-   * Query the venue's open orders until there are none or `timeoutMs` passed; open orders found are
-   * cancelled again (by id) between queries. For shutdown and the kill switch.
+   * Query the venue's open orders until none of ours is left or `timeoutMs` passed; open orders of
+   * ours found are cancelled again (by id) between queries (foreign ones too with `foreignOrders`
+   * 'cancel'; with 'leave' they are left and not counted). For shutdown and the kill switch.
    */
   async verifyFlat(opts: { timeoutMs?: number; intervalMs?: number } = {}): Promise<FlatReport> {
     const timeoutMs = opts.timeoutMs ?? 5000;
@@ -496,6 +632,18 @@ export class Executor {
       } catch (error) {
         this.#emitError('verifyFlat', error);
       }
+      if (ok && open.length > 0) {
+        // the listing shows every order of the wallet: ours, and foreign ones (classified now when new)
+        this.#batched(() => {
+          for (const v of open) this.tracker.applyVenueOrder(v);
+        });
+        const ours = open.filter((v) => this.tracker.origin(v.id) !== 'foreign');
+        if (ours.length < open.length) {
+          if (this.#foreignPolicy === 'cancel')
+            for (const v of open) if (this.tracker.origin(v.id) === 'foreign') this.#foreignCancels.add(v.id);
+          open = ours;
+        }
+      }
       // an empty listing proves nothing while a place request is on its way (a slow POST /orders,
       // or the resend of an order whose outcome was unknown): its orders may land after it. Query
       // again once it has ended, and cancel whatever it placed.
@@ -505,11 +653,11 @@ export class Executor {
         return r;
       }
       if (ok) {
-        this.#batched(() => {
-          for (const v of open) this.tracker.applyVenueOrder(v);
-        });
+        const ids = open.map((v) => v.id);
+        for (const id of this.#foreignCancels) if (!ids.includes(id)) ids.push(id);
+        this.#foreignCancels.clear();
         try {
-          await this.#cancelIds(open.map((v) => v.id));
+          if (ids.length > 0) await this.#cancelIds(ids);
         } catch (error) {
           this.#emitError('verifyFlat', error);
         }
@@ -539,6 +687,7 @@ export class Executor {
       const ps: Promise<void>[] = [];
       for (const s of this.#slots.values()) if (s.running !== undefined) ps.push(s.running);
       for (const p of this.#resolving.values()) ps.push(p);
+      if (this.#foreignCancelling !== undefined) ps.push(this.#foreignCancelling);
       if (ps.length === 0) return;
       await Promise.allSettled(ps);
     }
@@ -599,6 +748,91 @@ export class Executor {
 
   stats(): ExecutorStats {
     return { ...this.#stats, paused: this.paused, pauseReasons: [...this.#pauses], halted: this.#halted };
+  }
+
+  // ---- foreign orders and fills -----------------------------------------------------------------
+
+  /** True when the store recorded `id` (the bot's, in any run); a store that cannot be read says yes (safe: ours are cancelled). */
+  #storeKnows(id: OrderId): boolean {
+    try {
+      return this.#store.order(id) !== undefined;
+    } catch (error) {
+      this.#emitError('store', error);
+      return true;
+    }
+  }
+
+  /** The tracker's classifier: an id it never saw is own when the store knows it, else foreign (adopted by policy 'adopt'). */
+  #classify(id: OrderId, seen: LiveOrderView): OrderOrigin {
+    if (this.#storeKnows(id)) return 'own';
+    const policy = this.#foreignPolicy;
+    const a = this.#account;
+    if (policy === 'adopt') a.adopted++;
+    else if (policy === 'cancel') a.cancelled++;
+    else a.left++;
+    this.#audit('foreign_order', {
+      id,
+      market: seen.market,
+      tokenId: seen.tokenId,
+      side: seen.side,
+      price: seen.price,
+      originalSize: seen.originalSize,
+      sizeMatched: seen.sizeMatched,
+      policy,
+    });
+    this.#emitForeign({ kind: 'order', policy, order: seen, at: this.#clock.now() });
+    if (policy === 'adopt') return 'own';
+    if (policy === 'cancel') {
+      this.#foreignCancels.add(id);
+      // after the tracker has made its entry (the classifier runs inside the tracker's call)
+      queueMicrotask(() => this.#startForeignCancels());
+    }
+    return 'foreign';
+  }
+
+  #startForeignCancels(): void {
+    if (this.#foreignCancelling !== undefined || this.#closed || this.#foreignCancels.size === 0) return;
+    this.#foreignCancelling = this.#cancelForeign().finally(() => {
+      this.#foreignCancelling = undefined;
+    });
+  }
+
+  /** Cancels the foreign orders queued by policy 'cancel' (by id; failed cancels are tried again, 3 attempts). */
+  async #cancelForeign(): Promise<void> {
+    for (let attempt = 0; attempt < 3 && this.#foreignCancels.size > 0 && !this.#closed; attempt++) {
+      const ids = [...this.#foreignCancels].filter((id) => {
+        const t = this.tracker.get(id);
+        return t !== undefined && isOpen(t.status);
+      });
+      this.#foreignCancels.clear();
+      if (ids.length === 0) return;
+      this.#audit('foreign_cancel', { ids });
+      try {
+        await this.#cancelIds(ids);
+      } catch (error) {
+        this.#emitError('foreign cancel', error);
+        for (const id of ids) this.#foreignCancels.add(id);
+        await this.#sleep(this.#backoffBase * 2 ** attempt);
+      }
+    }
+  }
+
+  #externalFill(fill: FillRecord, change: FillChange): void {
+    if (change === 'new') {
+      this.#account.externalFills++;
+      this.#audit('external_fill', { tradeId: fill.tradeId, orderId: fill.orderId, market: fill.market });
+    }
+    this.#emitForeign({ kind: 'fill', fill, change, at: this.#clock.now() });
+  }
+
+  #emitForeign(x: ForeignEvent): void {
+    for (const fn of this.#onForeign) {
+      try {
+        fn(x);
+      } catch (error) {
+        this.#emitError('onForeign listener', error);
+      }
+    }
   }
 
   // ---- cycles ----------------------------------------------------------------------------------
@@ -714,7 +948,7 @@ export class Executor {
     const startedAt = this.#clock.now();
     const market = d.market;
     // the counts of the report (an object, not a closure over locals: one fewer function per cycle)
-    const n = { kept: 0, cancelled: 0, placed: 0, skipped: 0, rejected: 0, unknown: 0 };
+    const n = { kept: 0, cancelled: 0, placed: 0, skipped: 0, rejected: 0, postOnly: 0, unknown: 0 };
     try {
       // orders whose fate is unknown and not being resolved (e.g. resolution ran out): try again
       for (const u of this.tracker.unknownOrders()) if (u.market === market) this.#resolveLater(u.id);
@@ -732,11 +966,22 @@ export class Executor {
         n.placed = r.placed;
         n.skipped = r.skipped;
         n.rejected = r.rejected;
+        n.postOnly = r.postOnly;
         n.unknown = r.unknown;
       }
-      const { kept, cancelled, placed, skipped, rejected, unknown } = n;
+      const { kept, cancelled, placed, skipped, rejected, postOnly, unknown } = n;
       if (cancelled + placed + skipped > 0)
-        this.#audit('cycle', { market, intentAt: d.at, kept, cancelled, placed, skipped, rejected, unknown });
+        this.#audit('cycle', {
+          market,
+          intentAt: d.at,
+          kept,
+          cancelled,
+          placed,
+          skipped,
+          rejected,
+          ...(postOnly > 0 ? { postOnlyRejected: postOnly } : {}),
+          unknown,
+        });
       return cycleReport(market, d.at, startedAt, this.#clock.now(), n);
     } catch (error) {
       this.#audit('cycle_error', {
@@ -799,16 +1044,17 @@ export class Executor {
   async #place(
     market: ConditionId,
     quotes: readonly QuoteIntent[],
-  ): Promise<{ placed: number; skipped: number; rejected: number; unknown: number }> {
+  ): Promise<{ placed: number; skipped: number; rejected: number; postOnly: number; unknown: number }> {
     let placed = 0;
     let rejected = 0;
+    let postOnly = 0;
     let unknown = 0;
     const batches = chunks(quotes, this.#maxPlace);
     for (let i = 0; i < batches.length; i++) {
       if (this.paused || this.#halted) {
         let skipped = 0;
         for (let j = i; j < batches.length; j++) skipped += batches[j]!.length;
-        return { placed, skipped, rejected, unknown };
+        return { placed, skipped, rejected, postOnly, unknown };
       }
       const batch = batches[i]!;
       const prepared = this.#venue.prepare(batch.map((q) => this.#request(market, q)));
@@ -832,25 +1078,27 @@ export class Executor {
       const r = this.#applyOutcomes(prepared, outcomes);
       placed += prepared.length;
       rejected += r.rejected;
+      postOnly += r.postOnly;
       unknown += r.unknown;
     }
-    return { placed, skipped: 0, rejected, unknown };
+    return { placed, skipped: 0, rejected, postOnly, unknown };
   }
 
   #applyOutcomes(
     prepared: readonly PreparedOrder[],
     outcomes: readonly PlaceOutcome[],
-  ): { rejected: number; unknown: number } {
+  ): { rejected: number; postOnly: number; unknown: number } {
     return this.#batched(() => this.#applyOutcomesNow(prepared, outcomes));
   }
 
   #applyOutcomesNow(
     prepared: readonly PreparedOrder[],
     outcomes: readonly PlaceOutcome[],
-  ): { rejected: number; unknown: number } {
+  ): { rejected: number; postOnly: number; unknown: number } {
     const byId = new Map<OrderId, PlaceOutcome>();
     for (const o of outcomes) byId.set(o.id, o);
     let rejected = 0;
+    let postOnly = 0;
     let unknown = 0;
     for (const p of prepared) {
       const o = byId.get(p.id);
@@ -860,13 +1108,18 @@ export class Executor {
         unknown++;
       } else if (o.ok) {
         this.tracker.onPlaceOutcome(o);
+      } else if (o.code === POST_ONLY_CROSSING) {
+        // the book moved: the quote would have taken; re-priced at the next intent (not an error)
+        this.tracker.onPlaceOutcome(o);
+        postOnly++;
+        this.#account.postOnlyRejections++;
       } else {
         this.tracker.onPlaceOutcome(o);
         rejected++;
         this.#rejection(p, o.code, o.message);
       }
     }
-    return { rejected, unknown };
+    return { rejected, postOnly, unknown };
   }
 
   #rejection(p: PreparedOrder, code: string, message: string): void {
@@ -966,7 +1219,8 @@ export class Executor {
         }
         if (o !== undefined && !o.ok && o.code !== 'UNKNOWN' && o.code !== 'INVALID_ORDER_DUPLICATED') {
           this.tracker.onPlaceOutcome(o);
-          this.#rejection(prepared, o.code, o.message);
+          if (o.code === POST_ONLY_CROSSING) this.#account.postOnlyRejections++;
+          else this.#rejection(prepared, o.code, o.message);
           return;
         }
         notFound = 0; // ambiguous again, or a duplicate (so it IS there): query again
@@ -990,6 +1244,7 @@ export class Executor {
   #persist(t: Transition): void {
     if (t.from === null) return;
     const o = t.order;
+    if (o.foreign) return; // not the bot's: the store records its own orders only
     const u = {
       id: o.id,
       patch: { status: o.status, sizeMatched: o.sizeMatched, rejectCode: o.rejectCode },

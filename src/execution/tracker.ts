@@ -16,8 +16,13 @@
  *  - Terminal states (filled, cancelled, rejected) are final when the venue said so. A terminal
  *    state WE concluded (`inferred`: "the venue does not know this id") yields to later venue
  *    evidence (an order update for that id), because evidence beats inference.
- *  - An order the tracker never saw (placed by an earlier run) is adopted from the stream, so the
- *    diff can cancel it.
+ *  - An order the tracker never saw is classified once, by the classifier its driver set
+ *    (`setClassifier`; the executor asks its store and applies `bot.foreignOrders`): OWN (placed by
+ *    an earlier run, or a foreign order adopted by policy) is adopted, so the diff can cancel it;
+ *    FOREIGN (placed by someone else on this wallet) is tracked apart: never in `liveOrders` (the
+ *    diff, the strategy and risk limits never see it as ours), only in `foreignOrders` (the gate's
+ *    self-trade check). Without a classifier every such order is own (the tracker alone knows no
+ *    better).
  */
 import type { Clock } from '../core/clock.ts';
 import type { OrderStatus as VenueOrderStatus, OrderUpdateEvent, TradeStatus } from '../core/events.ts';
@@ -29,6 +34,7 @@ import type { CancelOutcome, PlaceOutcome, PreparedOrder, VenueOrder } from '../
 /** The tracker's states (the store's `orders.status`). */
 
 const NO_OPTS: { excludeCancelling?: boolean } = Object.freeze({});
+const NO_VIEWS: readonly LiveOrderView[] = Object.freeze([]);
 export type TrackedStatus = 'pending' | 'live' | 'partially_filled' | 'filled' | 'cancelled' | 'rejected' | 'unknown';
 
 /** One tracked order (read-only view). */
@@ -53,9 +59,17 @@ export interface TrackedOrder {
   readonly inferred: boolean;
   /** Seen first in the stream or at the venue, not placed by this process. */
   readonly adopted: boolean;
+  /** Placed by someone else on this wallet (not by this bot, in any run): never the strategy's. */
+  readonly foreign: boolean;
   readonly createdAt: number;
   readonly updatedAt: number;
 }
+
+/** What an order the tracker never saw is: the bot's own (adopted) or someone else's (foreign). */
+export type OrderOrigin = 'own' | 'foreign';
+
+/** Decides the origin of an order id the tracker never saw, once per id (`seen`: what the venue showed of it). */
+export type OrderClassifier = (id: OrderId, seen: LiveOrderView) => OrderOrigin;
 
 /** A change of one order: status and/or matched size. `from` is null when the order is new. */
 export interface Transition {
@@ -126,6 +140,7 @@ interface Entry {
   cancelRequested: boolean;
   inferred: boolean;
   adopted: boolean;
+  foreign: boolean;
   createdAt: number;
   updatedAt: number;
   /** The last LiveOrderView made of it (remade when `sizeMatched` changed: nothing else of a view can). */
@@ -164,6 +179,7 @@ function view(e: Entry): TrackedOrder {
     cancelRequested: e.cancelRequested,
     inferred: e.inferred,
     adopted: e.adopted,
+    foreign: e.foreign,
     createdAt: e.createdAt,
     updatedAt: e.updatedAt,
   };
@@ -197,6 +213,12 @@ export class OrderTracker {
   readonly #marketVersion = new Map<string, number>();
   readonly #liveCache = new Map<string, { version: number; list: readonly LiveOrderView[] }>();
   readonly #liveCacheX = new Map<string, { version: number; list: readonly LiveOrderView[] }>();
+  /** Open foreign orders (apart from `#open`: never the diff's, the strategy's nor the limits'). */
+  readonly #foreignOpen = new Map<OrderId, Entry>();
+  /** Bumped by every change of a foreign order a view can show; the lists of `foreignOrders` by market. */
+  #foreignVersion = 0;
+  readonly #foreignCache = new Map<string, { version: number; list: readonly LiveOrderView[] }>();
+  #classify: OrderClassifier | undefined;
 
   constructor(clock: Clock, opts: TrackerOptions = {}) {
     this.#clock = clock;
@@ -207,6 +229,20 @@ export class OrderTracker {
   onTransition(fn: TransitionListener): () => void {
     this.#listeners.add(fn);
     return () => this.#listeners.delete(fn);
+  }
+
+  /**
+   * Sets what decides the origin of an order id never seen (see the module comment); the executor
+   * sets it. Ids already tracked keep theirs.
+   */
+  setClassifier(fn: OrderClassifier | undefined): void {
+    this.#classify = fn;
+  }
+
+  /** Whether an id is tracked as own or foreign; undefined when not tracked (never seen, or forgotten). Allocates nothing. */
+  origin(id: OrderId): OrderOrigin | undefined {
+    const e = this.#orders.get(id);
+    return e === undefined ? undefined : e.foreign ? 'foreign' : 'own';
   }
 
   /** A signed order about to be sent: tracked as pending. Idempotent (a resend is not new). */
@@ -231,6 +267,7 @@ export class OrderTracker {
       cancelRequested: false,
       inferred: false,
       adopted: false,
+      foreign: false,
       createdAt: now,
       updatedAt: now,
       live: undefined,
@@ -292,12 +329,16 @@ export class OrderTracker {
       const e = this.#orders.get(id);
       if (e !== undefined) {
         e.cancelRequested = true;
-        this.#bump(e.market);
+        this.#bumpOf(e);
       }
     }
   }
 
   #setOpen(e: Entry): void {
+    if (e.foreign) {
+      this.#foreignOpen.set(e.id, e);
+      return;
+    }
     this.#open.set(e.id, e);
     let m = this.#openIn.get(e.market);
     if (m === undefined) this.#openIn.set(e.market, (m = new Map()));
@@ -305,8 +346,18 @@ export class OrderTracker {
   }
 
   #deleteOpen(e: Entry): void {
+    if (e.foreign) {
+      this.#foreignOpen.delete(e.id);
+      return;
+    }
     this.#open.delete(e.id);
     this.#openIn.get(e.market)?.delete(e.id);
+  }
+
+  /** A change a view of the entry's open orders can show (own or foreign). */
+  #bumpOf(e: Entry): void {
+    if (e.foreign) this.#foreignVersion++;
+    else this.#bump(e.market);
   }
 
   /** A change a view of `market`'s open orders can show. */
@@ -327,12 +378,10 @@ export class OrderTracker {
     return [...o.notCanceled.keys()];
   }
 
-  /** The venue's record of an order (query by id, open-orders listing): adopt or advance. */
+  /** The venue's record of an order (query by id, open-orders listing): adopt (own or foreign) or advance. */
   applyVenueOrder(v: VenueOrder): void {
     let e = this.#orders.get(v.id);
-    if (e === undefined) {
-      e = this.#adopt(v.id, v.market, v.tokenId, v.side, v.price, v.originalSize);
-    }
+    if (e === undefined) e = this.#adopt(v);
     const before = e.sizeMatched;
     this.#raiseMatched(e, v.sizeMatched);
     if (
@@ -355,10 +404,10 @@ export class OrderTracker {
     else this.#advance(e, 'cancelled', 'inferred', 'inferred', 'NOT_FOUND');
   }
 
-  /** An order update of the user stream (stream or reconcile). Unknown ids are adopted. */
+  /** An order update of the user stream (stream or reconcile). Unknown ids are adopted (own or foreign). */
   onOrderUpdate(u: OrderUpdateEvent): void {
     let e = this.#orders.get(u.id);
-    if (e === undefined) e = this.#adopt(u.id, u.market, u.tokenId, u.side, u.price, u.originalSize);
+    if (e === undefined) e = this.#adopt(u);
     const before = e.sizeMatched;
     this.#raiseMatched(e, u.sizeMatched);
     if (
@@ -372,7 +421,7 @@ export class OrderTracker {
    * A fill of one own order in one trade, at one trade status. Counted once per trade id (later
    * statuses of the same trade change nothing here); a trade first seen as FAILED is not counted.
    * The matched size never decreases (as the venue's does not). Fills for ids the tracker does not
-   * know are ignored (the store still records them).
+   * know are ignored (the store still records them); a foreign order's fills raise its matched size.
    */
   onFill(f: {
     readonly tradeId: string;
@@ -435,6 +484,32 @@ export class OrderTracker {
     return list;
   }
 
+  /**
+   * Foreign orders (placed by someone else on this wallet) that rest or may rest, with something
+   * left to match, optionally of one market: what the gate's self-trade check reads. The same
+   * array while no foreign order changed (a shared empty one when there are none). Read-only.
+   */
+  foreignOrders(market?: ConditionId): readonly LiveOrderView[] {
+    if (this.#foreignOpen.size === 0) return NO_VIEWS;
+    const key = market ?? '';
+    const c = this.#foreignCache.get(key);
+    if (c !== undefined && c.version === this.#foreignVersion) return c.list;
+    const out: LiveOrderView[] = [];
+    for (const e of this.#foreignOpen.values())
+      if (isOpen(e.status) && e.sizeMatched < e.originalSize && (market === undefined || e.market === market))
+        out.push(liveView(e));
+    const list = out.length === 0 ? NO_VIEWS : out;
+    this.#foreignCache.set(key, { version: this.#foreignVersion, list });
+    return list;
+  }
+
+  /** Open foreign orders with a cancel requested or not (policy 'cancel' cancels them). */
+  openForeign(): TrackedOrder[] {
+    const out: TrackedOrder[] = [];
+    for (const e of this.#foreignOpen.values()) if (isOpen(e.status)) out.push(view(e));
+    return out;
+  }
+
   /** Open orders with a cancel requested (the executor repeats the cancel). */
   cancellingOrders(market?: ConditionId): OrderId[] {
     const out: OrderId[] = [];
@@ -451,7 +526,7 @@ export class OrderTracker {
     return out;
   }
 
-  /** Number of open orders (any market). */
+  /** Number of open own orders (any market; foreign ones are not counted). */
   openCount(): number {
     return this.#open.size;
   }
@@ -463,15 +538,16 @@ export class OrderTracker {
 
   // ---- internals -------------------------------------------------------------------------------
 
-  #adopt(id: OrderId, market: ConditionId, tokenId: TokenId, side: Side, price: Pips, originalSize: Micro): Entry {
+  #adopt(v: LiveOrderView): Entry {
     const now = this.#clock.now();
+    const foreign = this.#classify?.(v.id, v) === 'foreign';
     const e: Entry = {
-      id,
-      market,
-      tokenId,
-      side,
-      price,
-      originalSize,
+      id: v.id,
+      market: v.market,
+      tokenId: v.tokenId,
+      side: v.side,
+      price: v.price,
+      originalSize: v.originalSize,
       reportedMatched: 0,
       fills: new Map(),
       sizeMatched: 0 as Micro,
@@ -482,13 +558,14 @@ export class OrderTracker {
       cancelRequested: false,
       inferred: false,
       adopted: true,
+      foreign,
       createdAt: now,
       updatedAt: now,
       live: undefined,
     };
-    this.#orders.set(id, e);
+    this.#orders.set(e.id, e);
     this.#setOpen(e);
-    this.#bump(e.market);
+    this.#bumpOf(e);
     // no transition yet: the caller advances it to the venue's state right away
     return e;
   }
@@ -498,7 +575,7 @@ export class OrderTracker {
     for (const size of e.fills.values()) sum += size;
     const m = Math.max(e.reportedMatched, sum, e.sizeMatched);
     e.sizeMatched = (e.originalSize > 0 ? Math.min(m, e.originalSize) : m) as Micro;
-    this.#bump(e.market);
+    this.#bumpOf(e);
   }
 
   /** Raise the venue-reported matched size (monotonic); the caller advances/emits. */
@@ -554,7 +631,7 @@ export class OrderTracker {
   }
 
   #emit(from: TrackedStatus | null, e: Entry, cause: string): void {
-    this.#bump(e.market);
+    this.#bumpOf(e);
     if (isOpen(e.status)) this.#setOpen(e);
     else {
       this.#deleteOpen(e);

@@ -10,6 +10,8 @@
  *        ─► risk gate (only `Approved<...>` passes: quotes and immediate FOK/FAK orders alike)
  *        ─► executor (diff, cancels first, batches, budgets) ─► venue
  *   fills ─► executor ─► store (exactly once, before anything reports them) ─► hooks
+ *   (a fill of an order the bot did not place: recorded as 'external', counted apart, reported to
+ *   `onExternalFill`, never handed to the strategy nor to `onFill`)
  *
  * Owned here: the order tracker, the executor, the kill switch, the heartbeat keeper, the risk view
  * (the market's CURRENT info: the tick after a tick-size change, the minimum size), the gate, the
@@ -20,16 +22,24 @@
  * coalescing identical intents, the tracker's cached live-order lists, bounded fill and order-id
  * memories); they change no result (tests run the sample feed with them on and off).
  */
-import type { Clock } from '../core/clock.ts';
+import type { Clock, TimerHandle } from '../core/clock.ts';
 import type { FillEvent } from '../core/events.ts';
-import type { ConditionId } from '../core/ids.ts';
+import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import { sameQuotes, type DesiredQuotes, type ImmediateIntent, type QuoteIntent } from '../core/intents.ts';
 import { formatAmount, formatPrice, tickPips, type Pips } from '../core/units.ts';
 import type { MarketInfo, Venue } from '../core/venue.ts';
 import { createEngine, type Engine, type EngineLogger } from '../engine/loop.ts';
 import { reconcileOnStart } from '../engine/restart.ts';
+import { CollateralKeeper } from '../execution/collateral-keeper.ts';
+import {
+  PositionAuditor,
+  type ActivityKind,
+  type AdjustmentCause,
+  type AuditReport,
+  type PositionAdjustment,
+} from '../engine/position-audit.ts';
 import type { DiffTolerance } from '../execution/diff.ts';
-import { Executor, type FlatReport } from '../execution/executor.ts';
+import { Executor, POST_ONLY_CROSSING, type FlatReport, type ForeignOrderPolicy } from '../execution/executor.ts';
 import { HeartbeatKeeper } from '../execution/heartbeat.ts';
 import { OrderTracker } from '../execution/tracker.ts';
 import { gate, gateOrder, type Approved, type GateResult, type RiskView } from '../risk/gate.ts';
@@ -37,7 +47,7 @@ import { GateMemo } from '../risk/gate-memo.ts';
 import { KillSwitch } from '../risk/kill-switch.ts';
 import type { RiskLimits } from '../risk/limits.ts';
 import { restartStore } from '../store/restart.ts';
-import type { FillChange, Store } from '../store/store.ts';
+import type { FillChange, FillRecord, Store } from '../store/store.ts';
 import type { StrategyDefinition } from '../strategy/api.ts';
 
 /** A logger of the kernel's parts (pino's Logger fits). */
@@ -69,8 +79,13 @@ export interface TraderTuning {
 
 /** What a caller observes of the trader (the daemon's ops, a backtest's measurements). */
 export interface TraderHooks {
-  /** Each fill after the store has it (`change`: what the store did: 'new', 'dup', 'void'...). */
+  /** Each fill of the bot's own orders after the store has it (`change`: what the store did: 'new', 'dup', 'void'...). */
   onFill?(fill: FillEvent, change: FillChange | undefined): void;
+  /**
+   * Each fill of an order the bot did not place (another client on the same wallet), after the
+   * store recorded it with source 'external': from the user stream and from backfills.
+   */
+  onExternalFill?(fill: FillRecord, change: FillChange): void;
   /** Each approved quote set, before it reaches the executor (coalesced ones included). */
   onQuoteSet?(desired: Approved<DesiredQuotes>): void;
   /** Each gate decision on quotes: what was asked and the gate's answer (turns the gate memo off). */
@@ -98,7 +113,11 @@ export interface TraderOptions {
   readonly strategyLog?: TraderLogger;
   /** Executor diff tolerance (default: exact price, 10 % of size). */
   readonly tolerance?: DiffTolerance;
-  /** Post quotes as post-only (the venue refuses one that would take). Default false. */
+  /**
+   * Post quotes as post-only (the venue refuses one that would take: re-priced at the next intent,
+   * not counted as a rejection by the kill switch). Immediate orders (FOK/FAK) never are. Default
+   * false (`mmkit run` passes `bot.postOnly`, true by default).
+   */
   readonly postOnly?: boolean;
   /** Random source of the executor's backoff jitter (default Math.random; a backtest seeds one). */
   readonly random?: () => number;
@@ -106,14 +125,47 @@ export interface TraderOptions {
   readonly tickMs?: number;
   /** How often the venue's collateral balance is read, ms (default 5,000). */
   readonly balanceMs?: number;
-  /** Open orders found at start: cancel them (default) or adopt them. */
+  /** The bot's own open orders (the store knows them) found at start: cancel them (default) or adopt them. */
   readonly restartPolicy?: 'cancel' | 'adopt';
+  /**
+   * Orders on the wallet the bot did not place, at start and while running: left alone (default),
+   * cancelled, or adopted (`bot.foreignOrders`).
+   */
+  readonly foreignOrders?: ForeignOrderPolicy;
   /** Log the reconciliation's findings (default true). */
   readonly logReconcile?: boolean;
   /** Start positions from every fill already in the store (default true: positions survive restarts). */
   readonly seedFromStore?: boolean;
+  /**
+   * Reconcile the store's positions with the venue's holdings (src/engine/position-audit.ts): at
+   * start (after the restart backfill, before anything is quoted), after every reconnect of the user
+   * channel and every `everyMs`. Undefined: never (backtests: the simulated venue is the ledger).
+   */
+  readonly positionAudit?: PositionAuditConfig;
+  /**
+   * Collateral housekeeping (src/execution/collateral-keeper.ts): merge complementary holdings of
+   * at least `mergeMinSize` micro-shares (0: never) and redeem resolved markets, every `everyMs`
+   * and when a followed market resolves. Undefined: never.
+   */
+  readonly collateral?: { readonly mergeMinSize: number; readonly redeem: boolean; readonly everyMs: number };
   readonly tuning?: TraderTuning;
   readonly hooks?: TraderHooks;
+}
+
+/** The position audit's settings (TraderOptions.positionAudit). */
+export interface PositionAuditConfig {
+  /** Period of the audits while running, ms (0: at start and on reconnects only). */
+  readonly everyMs: number;
+  /** The cause of the start audit's differences: a new ledger epoch's opening holdings. */
+  readonly opening?: AdjustmentCause;
+  /** Start of the current ledger epoch (unix ms): its unsettled fills are read from then on. */
+  readonly epochStart?: number;
+  /** The venue's account activity by token (the data API's), to name causes. */
+  activity?(sinceMs: number): Promise<ReadonlyMap<string, ActivityKind>>;
+  /** A token's mid when the engine does not mirror its book (e.g. the venue's midpoint). */
+  mid?(tokenId: string): Promise<number | undefined>;
+  /** Each adjustment recorded (the daemon logs and counts it). */
+  onAdjust?(a: PositionAdjustment): void;
 }
 
 /** Counters of the kernel's intent path. */
@@ -140,6 +192,12 @@ export interface Trader {
   /** What the gate reads (current tick and market info, books, positions, live orders, collateral). */
   readonly riskView: RiskView;
   readonly counters: Readonly<TraderCounters>;
+  /** The position audit (undefined without TraderOptions.positionAudit). */
+  readonly auditor: PositionAuditor | undefined;
+  /** Runs one position audit now (confirming differences seen before, as while trading). */
+  auditPositions(): Promise<AuditReport | undefined>;
+  /** The collateral housekeeping (undefined without TraderOptions.collateral). */
+  readonly keeper: CollateralKeeper | undefined;
   /** Subscribes the streams and reconciles with the venue; quoting starts once it succeeded. @throws what the reconciliation throws */
   start(): Promise<void>;
   /** Starts the heartbeat keeper (dead-man switch) once the engine is ready. Idempotent. */
@@ -155,6 +213,9 @@ export interface Trader {
 }
 
 const NO_TUNING: TraderTuning = {};
+
+/** The log message of post-only quotes the venue refused in one cycle (fields: `rejected`, `code`). */
+export const POST_ONLY_REFUSED_MSG = 'post-only quotes refused: they would have crossed (re-priced at the next intent)';
 
 /**
  * Wires the bot (see the module comment).
@@ -183,13 +244,16 @@ export function createTrader(o: TraderOptions): Trader {
     tolerance: o.tolerance ?? { priceTicks: 0, sizeFraction: 0.1 },
     tickPips: currentTick,
     ...(o.postOnly ? { postOnly: true } : {}),
+    foreignOrders: o.foreignOrders ?? 'leave',
     ...(o.random ? { random: o.random } : {}),
   });
   const kill = new KillSwitch(clock, { limits: limits.killSwitch });
   const heartbeat = new HeartbeatKeeper({
     beat: () => venue.heartbeat(),
     clock,
-    active: () => executor.hasOpenOrders(),
+    // the venue's dead-man switch cancels every order of the account once armed: while orders the
+    // bot leaves alone (bot.foreignOrders) rest, its heartbeats keep them as they are too
+    active: () => executor.hasOpenOrders() || tracker.foreignOrders().length > 0,
     target: executor,
   });
   heartbeat.onStatus((s) => {
@@ -200,6 +264,51 @@ export function createTrader(o: TraderOptions): Trader {
   executor.onRejection((r) => {
     marketLog('executor', r.market).warn({ order: r.id, code: r.code, message: r.message }, 'order rejected');
     kill.recordRejection(r.code);
+  });
+  // post-only quotes the venue refused as crossing: re-priced at the next intent; one line per cycle
+  executor.onCycle((c) => {
+    if (c.postOnlyRejected > 0)
+      marketLog('executor', c.market).info(
+        { rejected: c.postOnlyRejected, code: POST_ONLY_CROSSING },
+        POST_ONLY_REFUSED_MSG,
+      );
+  });
+  // orders and fills on the wallet that the bot did not make
+  executor.onForeign((x) => {
+    if (x.kind === 'order') {
+      const v = x.order;
+      marketLog('executor', v.market).warn(
+        {
+          order: v.id,
+          side: v.side,
+          price: formatPrice(v.price),
+          size: formatAmount(v.originalSize),
+          policy: x.policy,
+        },
+        x.policy === 'leave'
+          ? 'an order the bot did not place rests on the wallet: left alone (bot.foreignOrders)'
+          : x.policy === 'cancel'
+            ? 'an order the bot did not place rests on the wallet: cancelling it (bot.foreignOrders)'
+            : 'an order the bot did not place rests on the wallet: adopted as its own (bot.foreignOrders)',
+      );
+      return;
+    }
+    if (x.change === 'new') {
+      const f = x.fill;
+      marketLog('executor', f.market).info(
+        {
+          trade: f.tradeId,
+          order: f.orderId,
+          side: f.side,
+          price: formatPrice(f.price),
+          size: formatAmount(f.size),
+          role: f.role,
+          status: f.status,
+        },
+        "external fill (an order the bot did not place): recorded, not the strategy's",
+      );
+    }
+    hooks.onExternalFill?.(x.fill, x.change);
   });
 
   // ---- the risk view: one object, every field read from the current state --------------------------
@@ -219,6 +328,7 @@ export function createTrader(o: TraderOptions): Trader {
     book: (t) => engine!.state.book(t),
     position: (t) => engine!.state.position(t).size,
     openOrders: live,
+    foreignOrders: (m) => tracker.foreignOrders(m),
     get availableCollateral() {
       return engine!.state.availableCollateral;
     },
@@ -319,12 +429,15 @@ export function createTrader(o: TraderOptions): Trader {
   };
 
   // ---- fills: to the store exactly once, before anything reports them -------------------------------
-  const onFill = (e: FillEvent): void => {
+  const onFill = (e: FillEvent): 'external' | undefined => {
     // the store keeps integer unix ms (a simulated venue may stamp fills with feed-time microseconds)
     const f = Number.isInteger(e.venueTime) ? e : { ...e, venueTime: Math.floor(e.venueTime) };
     let change: FillChange | undefined;
     try {
-      change = executor.onUserEvent(f);
+      const r = executor.recordFill(f);
+      // not the bot's: reported to onExternalFill (through onForeign), not to the strategy nor onFill
+      if (r.source === 'external') return 'external';
+      change = r.change;
     } catch (err) {
       // a fill that cannot be stored (disk full, I/O error): positions are no longer known for sure,
       // so stop trading. The stream counts the fill as delivered; the shutdown backfill (or the next
@@ -333,6 +446,113 @@ export function createTrader(o: TraderOptions): Trader {
       throw err;
     }
     hooks.onFill?.(f, change);
+    return undefined;
+  };
+
+  // ---- the position audit: the venue's holdings are the truth -----------------------------------
+  const audit = o.positionAudit;
+  const tokenFills = new Map<string, number>();
+  let fillsByToken: { unsubscribe(): void } | undefined;
+  const auditor =
+    audit === undefined || venue.holdings === undefined
+      ? undefined
+      : new PositionAuditor({
+          venue,
+          now: () => clock.now(),
+          ledger: {
+            positions: () => store.positions(),
+            unsettledFills: () =>
+              store
+                .fills(audit.epochStart ?? 0)
+                .filter((f) => f.status === 'MATCHED' || f.status === 'MINED' || f.status === 'RETRYING'),
+            fillCount: (t) => tokenFills.get(t) ?? 0,
+            recordAdjustment: (a) => store.recordAdjustment({ ...a, at: clock.now() }),
+          },
+          markets: {
+            pair: (t) => {
+              const m = engine?.state.marketOf(t as TokenId);
+              const info = m === undefined ? undefined : engine?.state.market(m);
+              if (info === undefined) return undefined;
+              const other = info.tokens[0].tokenId === t ? info.tokens[1].tokenId : info.tokens[0].tokenId;
+              return { market: info.market, other };
+            },
+            winner: (m) => engine?.state.winner(m as ConditionId),
+          },
+          mid: async (t) => {
+            const b = engine?.state.book(t as TokenId);
+            if (b?.mid != null) return Math.round(b.mid);
+            return audit.mid?.(t);
+          },
+          ...(audit.activity ? { activity: (since: number) => audit.activity!(since) } : {}),
+          apply: (a) => engine?.state.adjustPosition(a.tokenId, a.size, a.price),
+        });
+  const runAudit = async (): Promise<AuditReport | undefined> => {
+    if (auditor === undefined) return undefined;
+    try {
+      const r = await auditor.audit({ confirm: true });
+      for (const a of r.adjusted) audit?.onAdjust?.(a);
+      keep();
+      return r;
+    } catch (err) {
+      log.warn(
+        { err: err instanceof Error ? err.message : String(err) },
+        'position audit failed (retried next period)',
+      );
+      return undefined;
+    }
+  };
+
+  // ---- collateral housekeeping: merge complementary holdings, redeem resolved markets ----------------
+  const keeper =
+    o.collateral === undefined
+      ? undefined
+      : new CollateralKeeper({
+          venue,
+          markets: () => o.markets,
+          winner: (m) => engine?.state.winner(m),
+          mid: (t) => {
+            const b = engine?.state.book(t);
+            return b?.mid == null ? undefined : b.mid;
+          },
+          mergeMinSize: o.collateral.mergeMinSize,
+          redeem: o.collateral.redeem,
+          release: async (market) => {
+            executor.pause('merge');
+            try {
+              const sells = tracker
+                .liveOrders(market)
+                .filter((x) => x.side === 'SELL')
+                .map((x) => x.id);
+              if (sells.length > 0) {
+                const r = await venue.cancel(sells);
+                log.info({ market, canceled: r.canceled.length }, 'asks taken down for a merge');
+              }
+            } catch (err) {
+              executor.resume('merge');
+              throw err;
+            }
+            return () => {
+              // the quotes computed before the merge offered tokens that are gone: the next come afresh
+              executor.forget(market);
+              executor.resume('merge');
+            };
+          },
+          record: (op, legs) => {
+            store.recordOperation({
+              kind: op.kind,
+              market: op.market,
+              amount: op.amount,
+              collateral: op.collateral,
+              legs,
+              tx: op.tx,
+              at: clock.now(),
+            });
+            for (const l of legs) engine?.state.adjustPosition(l.tokenId, l.size, l.price);
+          },
+          log,
+        });
+  const keep = (): void => {
+    if (keeper?.enabled === true && engine?.ready === true) void keeper.run();
   };
 
   const def = o.strategy;
@@ -354,15 +574,35 @@ export function createTrader(o: TraderOptions): Trader {
     },
     ...(tuning.terminalCapacity !== undefined ? { terminalCapacity: tuning.terminalCapacity } : {}),
     reconcile: async () => {
-      const r = await reconcileOnStart(venue, restartStore(store), {
-        policy: o.restartPolicy ?? 'cancel',
-        ...(o.logReconcile === false ? {} : { logger: log }),
-      });
-      if (r.adopted.length) executor.adopt(r.adopted);
+      const r = await reconcileOnStart(
+        venue,
+        // an order is the bot's when the store recorded it (in any run), whatever its status there
+        { ...restartStore(store), knowsOrder: (id) => store.order(id as OrderId) !== undefined },
+        {
+          policy: o.restartPolicy ?? 'cancel',
+          foreign: o.foreignOrders ?? 'leave',
+          ...(o.logReconcile === false ? {} : { logger: log }),
+        },
+      );
+      // kept: the bot's adopted ones, and the foreign ones left alone (tracked apart: self-trade check)
+      if (r.adopted.length + r.left.length > 0) executor.adopt([...r.adopted, ...r.left]);
       for (const f of r.fills) executor.onVenueFill(f);
+      // the venue's holdings are the truth: before anything is quoted, the ledger follows them
+      if (auditor !== undefined) {
+        const a = await auditor.audit({ confirm: false, ...(audit?.opening ? { opening: audit.opening } : {}) });
+        for (const x of a.adjusted) audit?.onAdjust?.(x);
+      }
       if (o.logReconcile !== false)
         log.info(
-          { found: r.found.length, canceled: r.canceled.length, adopted: r.adopted.length, backfilled: r.newFills },
+          {
+            found: r.found.length,
+            foreign: r.foreign.length,
+            canceled: r.canceled.length,
+            adopted: r.adopted.length,
+            left: r.left.length,
+            backfilled: r.newFills,
+            external: r.externalFills.size,
+          },
           'reconciled with the venue',
         );
       return { adopted: r.adopted, fills: r.fills };
@@ -371,14 +611,30 @@ export function createTrader(o: TraderOptions): Trader {
   });
   const eng = engine;
   if (tuning.fillKeys !== undefined) eng.state.boundFills(tuning.fillKeys);
+  fillsByToken = eng.events$.subscribe((e) => {
+    if (e.type === 'fill') tokenFills.set(e.tokenId, (tokenFills.get(e.tokenId) ?? 0) + 1);
+    // a reconnect of the user channel may have missed anything: audit (differences confirmed next time)
+    else if (e.type === 'resynced' && e.stream === 'user' && !e.initial && auditor !== undefined) void runAudit();
+    // a followed market resolved: its tokens can be redeemed (after the venue settles it)
+    else if (e.type === 'market_resolved') keep();
+  });
   // positions survive restarts: the state starts from every fill already in the store
-  if (o.seedFromStore !== false) for (const f of store.fills()) eng.state.seedFill(f);
+  // (the current ledger epoch's: its fills, operation legs and adjustments, in the order they apply)
+  if (o.seedFromStore !== false) for (const f of store.ledgerEntries()) eng.state.seedFill(f);
   // own order updates drive the tracker too (fills come through onFill)
   const orderUpdates = eng.events$.subscribe((e) => {
     if (e.type === 'order_update') executor.onUserEvent(e);
   });
 
   let heartbeatStarted = false;
+  let auditTimer: TimerHandle | undefined;
+  if (auditor !== undefined && audit !== undefined && audit.everyMs > 0)
+    auditTimer = clock.setInterval(() => {
+      if (eng.ready) void runAudit();
+    }, audit.everyMs);
+  let keeperTimer: TimerHandle | undefined;
+  if (keeper !== undefined && o.collateral !== undefined && o.collateral.everyMs > 0)
+    keeperTimer = clock.setInterval(keep, o.collateral.everyMs);
   return {
     engine: eng,
     executor,
@@ -388,13 +644,22 @@ export function createTrader(o: TraderOptions): Trader {
     store,
     riskView,
     counters,
-    start: () => eng.start(),
+    start: async () => {
+      await eng.start();
+      keep(); // what the venue holds now may be merged or redeemed at once
+    },
     startHeartbeat() {
       if (heartbeatStarted) return;
       heartbeatStarted = true;
       heartbeat.start();
     },
+    auditor,
+    keeper,
+    auditPositions: () => (auditor === undefined ? Promise.resolve(undefined) : runAudit()),
     async stop() {
+      if (auditTimer !== undefined) clock.clearInterval(auditTimer);
+      if (keeperTimer !== undefined) clock.clearInterval(keeperTimer);
+      fillsByToken?.unsubscribe();
       await eng.stop();
       orderUpdates.unsubscribe();
     },

@@ -2,7 +2,7 @@
  * The daemon's file in its data dir (daemon.json: where its status server listens, its pid), in a
  * module of its own so `mmkit status` and `mmkit kill` find the daemon without loading the ops stack.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The record other terminals read to find the status server. */
@@ -24,4 +24,20 @@ export function readDaemonFile(dataDir: string): { statusUrl: string; pid: numbe
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Remove daemon.json if this process wrote it (its pid): a daemon never removes another's record.
+ * @returns whether it removed it
+ */
+export function removeDaemonFile(dataDir: string, pid: number = process.pid): boolean {
+  const f = join(dataDir, DAEMON_FILE);
+  try {
+    const v = JSON.parse(readFileSync(f, 'utf8')) as { pid?: unknown };
+    if (v.pid !== pid) return false;
+  } catch {
+    return false;
+  }
+  rmSync(f, { force: true });
+  return true;
 }

@@ -15,7 +15,7 @@
  * status server and the record `<dataDir>/daemon.json` ({statusUrl, pid}) through which
  * `mmkit status` and `mmkit kill` in another terminal find a daemon listening on a random port.
  */
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BudgetConfig } from '../api/http/budgets.ts';
@@ -38,7 +38,7 @@ import { DaemonMonitor, type DaemonView } from './status.ts';
 import { STATUS_PAGE_HTML } from './status-page.ts';
 import { startStatusServer, type KillResult, type StatusServer } from './status-server.ts';
 import { PACKAGE_ROOT_URL } from '../core/package-root.ts';
-import { DAEMON_FILE, readDaemonFile } from './daemon-file.ts';
+import { DAEMON_FILE, readDaemonFile, removeDaemonFile } from './daemon-file.ts';
 
 export { DAEMON_FILE, readDaemonFile };
 
@@ -208,7 +208,35 @@ export class DaemonOps {
         const r = p.kill.reason;
         return r === null ? { tripped: false } : { tripped: true, trigger: r.trigger, message: r.message, at: r.at };
       },
-      totals: () => p.store.summary(),
+      // this session's figures when the daemon began one (src/cli/run.ts), else the epoch's
+      totals: () => p.store.summary(p.store.currentSession() !== undefined ? { scope: 'session' } : {}),
+      ledger: () => {
+        const sess = p.store.currentSession();
+        const e = p.store.currentEpoch();
+        const s = sess !== undefined ? p.store.summary({ scope: 'session' }) : undefined;
+        const ep = e !== undefined ? p.store.summary({ scope: 'epoch' }) : undefined;
+        return {
+          session: {
+            since: new Date(sess?.startedAt ?? 0).toISOString(),
+            fills: s?.fills ?? 0,
+            externalFills: s?.externalFills ?? 0,
+            ordersPlaced: s?.ordersPlaced ?? 0,
+          },
+          epoch:
+            e === undefined || ep === undefined
+              ? null
+              : {
+                  id: e.id,
+                  venue: publicUrl(e.venue.replace(/#\d+$/, '')),
+                  world: e.world,
+                  since: new Date(e.startedAt).toISOString(),
+                  fills: ep.fills,
+                  externalFills: ep.externalFills,
+                  adjustments: ep.adjustments,
+                  operations: ep.operations,
+                },
+        };
+      },
       pauseReasons: () => p.executor.stats().pauseReasons,
     };
     this.monitor.attach(view, {
@@ -231,6 +259,11 @@ export class DaemonOps {
   /** A new own fill (already in the store). */
   fill(f: FillEvent): void {
     this.monitor.onFill(f);
+  }
+
+  /** A position adjusted to the venue's holdings (already in the store). */
+  positionAdjusted(cause: string): void {
+    this.metrics.positionAdjustments.inc({ cause });
   }
 
   lifecycle(l: Lifecycle): void {
@@ -279,10 +312,7 @@ export class DaemonOps {
       }
       await this.#server?.close();
       const dir = this.#o.dataDir;
-      if (dir !== undefined && this.#server !== undefined) {
-        const rec = readDaemonFile(dir);
-        if (rec !== undefined && rec.pid === process.pid) rmSync(join(dir, DAEMON_FILE), { force: true });
-      }
+      if (dir !== undefined && this.#server !== undefined) removeDaemonFile(dir);
       await this.#budgets?.stop();
     })();
     return this.#closed;

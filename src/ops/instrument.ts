@@ -3,8 +3,8 @@
  *
  *  - `instrumentVenue` wraps the Venue port the engine and the executor drive: market frames are
  *    seen as they arrive (the tick-to-order clock starts), place requests as they are handed to
- *    the venue (it stops; orders counted by outcome), cancels counted, failed requests counted by
- *    error code. Everything else passes through untouched (bound to the real venue).
+ *    the venue (it stops; orders counted by outcome, post-only crossings apart too), cancels
+ *    counted, failed requests counted by error code. Everything else passes through untouched (bound to the real venue).
  *  - `ObservedBudgets` is the transport's request budgets (src/api/http/budgets.ts) with every 429
  *    reported: pass it to createLiveVenue as `budgets`; the metrics read its stats() at scrape time.
  */
@@ -15,7 +15,7 @@ import type { Clock } from '../core/clock.ts';
 import { MmkitError } from '../core/errors.ts';
 import type { TokenId } from '../core/ids.ts';
 import type { CancelOutcome, PlaceOutcome, PreparedOrder, Venue } from '../core/venue.ts';
-import { provesNotAccepted } from '../execution/executor.ts';
+import { POST_ONLY_CROSSING, provesNotAccepted } from '../execution/executor.ts';
 import type { DaemonMonitor } from './status.ts';
 
 const codeOf = (e: unknown): string => (e instanceof MmkitError ? e.code : 'ERROR');
@@ -45,7 +45,10 @@ export function instrumentVenue<V extends Venue>(venue: V, monitor: DaemonMonito
     }
     for (const r of out) {
       if (r.ok) monitor.onOrders(r.status);
-      else monitor.onOrders(r.code === 'UNKNOWN' ? 'unknown' : 'rejected');
+      else {
+        monitor.onOrders(r.code === 'UNKNOWN' ? 'unknown' : 'rejected');
+        if (r.code === POST_ONLY_CROSSING) monitor.onPostOnlyRejected();
+      }
     }
     return out;
   };

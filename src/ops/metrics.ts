@@ -106,7 +106,9 @@ export class Metrics {
   readonly quotes: Counter<'market'>;
   readonly quoteSets: Counter<'market' | 'kind'>;
   readonly orders: Counter<'outcome'>;
+  readonly postOnlyRejections: Counter;
   readonly fills: Counter<'market' | 'side' | 'role'>;
+  readonly externalFills: Counter<'market'>;
   readonly fillsRecovered: Counter<'market'>;
   readonly volume: Counter<'market'>;
   readonly notional: Counter<'market'>;
@@ -135,6 +137,8 @@ export class Metrics {
   readonly tickToOrder: Histogram;
   readonly heartbeatOk: Gauge;
   readonly heartbeatFailures: Counter;
+  /** Position reconciliation: adjustments of the ledger to the venue's holdings, by cause. */
+  readonly positionAdjustments: Counter<'cause'>;
   readonly heartbeatLatency: Gauge;
   readonly killSwitch: Gauge;
   readonly healthy: Gauge;
@@ -173,6 +177,17 @@ export class Metrics {
       registers,
     });
     for (const x of ORDER_OUTCOMES) this.orders.inc({ outcome: x }, 0);
+    this.postOnlyRejections = new Counter({
+      name: n('post_only_rejections_total'),
+      help: 'Post-only quotes the venue refused because they would have crossed (INVALID_POST_ONLY_ORDER): re-priced at the next intent, not counted by the kill switch. Also counted in orders_total{outcome="rejected"}.',
+      registers,
+    });
+    this.externalFills = new Counter({
+      name: n('external_fills_total'),
+      help: 'Fills of orders the bot did not place (another client on the same wallet), recorded with source external (each (trade, order) pair once). Not in fills_total.',
+      labelNames: ['market'],
+      registers,
+    });
     this.fills = new Counter({
       name: n('fills_total'),
       help: 'Own fills (each (trade, order) pair once).',
@@ -339,6 +354,12 @@ export class Metrics {
       help: 'Failed heartbeats.',
       registers,
     });
+    this.positionAdjustments = new Counter({
+      name: n('position_adjustments_total'),
+      help: "Adjustments of the store's positions to the venue's holdings, by cause (external_trade, split, merge, redeem, convert, venue_reset, reward, unknown).",
+      labelNames: ['cause'],
+      registers,
+    });
     this.heartbeatLatency = new Gauge({
       name: n('heartbeat_latency_seconds'),
       help: 'Round trip of the last heartbeat, seconds.',
@@ -397,6 +418,16 @@ export class Metrics {
   /** `n` orders had this outcome. */
   order(outcome: OrderOutcome, n = 1): void {
     if (n > 0) this.orders.inc({ outcome }, n);
+  }
+
+  /** `n` post-only quotes refused by the venue as crossing. */
+  postOnlyRejected(n = 1): void {
+    if (n > 0) this.postOnlyRejections.inc(n);
+  }
+
+  /** A new fill of an order the bot did not place. */
+  externalFill(market: string): void {
+    this.externalFills.inc({ market });
   }
 
   /** A new own fill (size micro-shares, price pips). */

@@ -176,7 +176,10 @@ export const STATUS_PAGE_HTML = String.raw`<!doctype html>
     $('positions').tBodies[0].innerHTML = pos.length === 0 ? '<tr><td colspan="5" class="empty">flat</td></tr>' : pos.map(function (p) {
       return '<tr><td class="q" title="' + esc(p.question) + '">' + esc(short(p.question, 22)) + '</td><td>' + esc(p.outcome) + '</td><td class="num ' + signed(p.size) + '">' + esc(p.size) + '</td><td class="num">' + esc(p.avgPrice) + '</td><td class="num">' + esc(p.mark == null ? '–' : p.mark) + '</td></tr>';
     }).join('');
-    $('orders').innerHTML = kv([['open orders', String(s.orders.open)], ['placed', String(s.orders.placed)], ['cancelled', String(s.orders.cancelled)], ['rejected', String(s.orders.rejected)], ['fills', String(s.fills.count)], ['volume', s.fills.volume + ' shares'], ['notional', s.fills.notional + ' USDC']]);
+    var L = s.ledger;
+    var rows = [['open orders', String(s.orders.open)], ['placed (this session)', String(s.orders.placed)], ['cancelled', String(s.orders.cancelled)], ['rejected', String(s.orders.rejected)], ['fills (this session)', String(s.fills.count) + (L && L.session.externalFills ? ' + ' + L.session.externalFills + ' external' : '')], ['volume', s.fills.volume + ' shares'], ['notional', s.fills.notional + ' USDC']];
+    if (L && L.epoch) rows.push(['ledger epoch ' + L.epoch.id, L.epoch.fills + ' fills' + (L.epoch.externalFills ? ' + ' + L.epoch.externalFills + ' external' : '') + ', ' + L.epoch.adjustments + ' adjustments, ' + L.epoch.operations + ' split/merge/redeem since ' + L.epoch.since + (L.epoch.world ? ' (world ' + L.epoch.world.slice(0, 8) + ')' : '')]);
+    $('orders').innerHTML = kv(rows);
 
     $('markets').innerHTML = s.markets.length === 0 ? '<p class="empty">no markets</p>' : s.markets.map(function (m) {
       var rows = m.tokens.map(function (t) {

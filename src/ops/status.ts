@@ -93,6 +93,11 @@ export interface DaemonView {
     volume: number;
     notional: number;
   };
+  /**
+   * The ledger's figures of this session (this run) and of the current epoch (this venue, world and
+   * account): read with the totals. Optional (a view without a ledger shows none).
+   */
+  ledger?(): LedgerStatus;
   pauseReasons(): readonly string[];
 }
 
@@ -180,6 +185,26 @@ export interface MarketStatus {
 }
 
 /** What /api/status answers (every money figure a decimal string). */
+/** The ledger's figures on the status page, labelled by scope. */
+export interface LedgerStatus {
+  readonly session: {
+    readonly since: string;
+    readonly fills: number;
+    readonly externalFills: number;
+    readonly ordersPlaced: number;
+  };
+  readonly epoch: {
+    readonly id: number;
+    readonly venue: string;
+    readonly world: string | null;
+    readonly since: string;
+    readonly fills: number;
+    readonly externalFills: number;
+    readonly adjustments: number;
+    readonly operations: number;
+  } | null;
+}
+
 export interface StatusSnapshot {
   readonly schema: 1;
   readonly version: string;
@@ -221,11 +246,14 @@ export interface StatusSnapshot {
     readonly rejected: number;
   };
   readonly fills: {
+    /** The bot's own fills of this session. */
     readonly count: number;
     readonly volume: string;
     readonly notional: string;
     readonly recent: readonly FillStatus[];
   };
+  /** This session's and the epoch's ledger figures (null without a ledger). */
+  readonly ledger: LedgerStatus | null;
   readonly killSwitch: { readonly tripped: boolean; readonly trigger: string | null; readonly message: string | null };
   readonly execution: { readonly paused: boolean; readonly pauseReasons: readonly string[] };
   readonly streams: { readonly market: StreamHealthInput; readonly user: StreamHealthInput };
@@ -287,7 +315,7 @@ export class DaemonMonitor {
   #view: DaemonView | undefined;
   #last: StatusSnapshot | undefined;
   #heartbeatFailed = 0;
-  #totals: { at: number; value: ReturnType<DaemonView['totals']> } | undefined;
+  #totals: { at: number; value: ReturnType<DaemonView['totals']>; ledger: LedgerStatus | null } | undefined;
 
   constructor(o: MonitorOptions) {
     this.#o = o;
@@ -392,6 +420,11 @@ export class DaemonMonitor {
     this.metrics.order(outcome, n);
   }
 
+  /** Post-only quotes the venue refused as crossing (counted in the metrics). */
+  onPostOnlyRejected(n = 1): void {
+    this.metrics.postOnlyRejected(n);
+  }
+
   /** A request of the order path failed (its error code). */
   onRequestError(code: string): void {
     this.metrics.httpErrors.inc({ code });
@@ -404,6 +437,7 @@ export class DaemonMonitor {
 
   /** A NEW own fill (after the store recorded it). */
   onFill(f: FillEvent): void {
+    this.#totals = undefined; // the next sample reads the store's counts afresh
     this.metrics.fill({ market: f.market, side: f.side, role: f.role, size: f.size, price: f.price, source: f.source });
     const info = this.#tokenInfo.get(f.tokenId);
     this.#recent.unshift({
@@ -511,7 +545,7 @@ export class DaemonMonitor {
       v !== undefined &&
       (opts.fresh === true || this.#totals === undefined || now - this.#totals.at >= (this.#o.totalsEveryMs ?? 10_000))
     )
-      this.#totals = { at: now, value: v.totals() };
+      this.#totals = { at: now, value: v.totals(), ledger: v.ledger?.() ?? null };
     const totals = this.#totals?.value ?? {
       ordersPlaced: 0,
       ordersCancelled: 0,
@@ -521,12 +555,10 @@ export class DaemonMonitor {
       notional: 0,
     };
     const pauses = v?.pauseReasons() ?? [];
-    // fill count and volume fresh from the positions (in memory); the rest of the totals may lag
-    const known =
-      positions.length > 0 &&
-      positions.every((p) => p.fills !== undefined && p.bought !== undefined && p.sold !== undefined);
-    const fillCount = known ? positions.reduce((n, p) => n + (p.fills ?? 0), 0) : totals.fills;
-    const volume = known ? positions.reduce((n, p) => n + (p.bought ?? 0) + (p.sold ?? 0), 0) : totals.volume;
+    // the bot's own fills of this session (positions also hold external fills, adjustments and
+    // earlier sessions'): from the totals, fresh after each fill (the monitor asks for them then)
+    const fillCount = totals.fills;
+    const volume = totals.volume;
     if (v !== undefined) this.onHeartbeat(v.heartbeat());
 
     // metrics
@@ -656,6 +688,7 @@ export class DaemonMonitor {
         notional: formatAmount(totals.notional),
         recent: [...this.#recent],
       },
+      ledger: this.#totals?.ledger ?? null,
       killSwitch: { tripped: ks.tripped, trigger: ks.trigger ?? null, message: ks.message ?? null },
       execution: { paused: pauses.length > 0, pauseReasons: [...pauses] },
       streams: { market: this.#streamInput('market'), user: this.#streamInput('user') },

@@ -14,7 +14,10 @@
  *    order tracker makes a new view only when an order's matched size changed), and the count and
  *    notional of the other markets' (all the gate reads of them); the same list (the tracker's
  *    cached list changes identity with any order change) needs no look inside; the available
- *    collateral, and both tokens' positions.
+ *    collateral, and both tokens' positions;
+ *  - the market's foreign orders (resting on our wallet, not placed by the bot: the self-trade
+ *    check): the same order views in the same order (the tracker hands the same list, and the
+ *    same shared empty one, while none changed).
  * The gate reads a book beyond its top only for a quote at or through the top (its crossing
  * check); such a call is not memoised. Refusal reasons (the kill switch's message...) are not
  * kept: the memo serves callers that use the approved set only.
@@ -55,6 +58,18 @@ interface Entry {
   collateral: number;
   posA: number;
   posB: number;
+  /** The market's foreign orders as read (compared view by view). */
+  foreign: readonly LiveOrderView[];
+}
+
+const NO_FOREIGN: readonly LiveOrderView[] = Object.freeze([]);
+
+/** The same views in the same order. */
+function sameViews(a: readonly LiveOrderView[], b: readonly LiveOrderView[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** `gate(desired, view).approved`, memoised per market (see the module comment). */
@@ -101,6 +116,7 @@ export class GateMemo {
     const collateral = view.availableCollateral;
     const posA = view.position(a);
     const posB = view.position(b);
+    const foreign = view.foreignOrders?.(market) ?? NO_FOREIGN;
     const m = this.#last.get(market);
     if (
       m !== undefined &&
@@ -122,7 +138,8 @@ export class GateMemo {
       m.halted === halted &&
       m.heartbeatOk === heartbeatOk &&
       m.limits === limits &&
-      m.tick === tick
+      m.tick === tick &&
+      sameViews(m.foreign, foreign)
     ) {
       this.hits++;
       return keep?.(m.approved) ? m.approved : restamped(m.approved, desired.at);
@@ -170,6 +187,7 @@ export class GateMemo {
       collateral,
       posA,
       posB,
+      foreign,
     };
     this.#last.set(market, e);
     return approved;

@@ -14,7 +14,9 @@
  *     (no mid) — never a quote on a guessed price. A refused market gets an empty approved set, so
  *     execution pulls its quotes; an empty desired set always passes (pulling is always allowed).
  *  2. per-quote refusals: a token of another market, an invalid or off-tick price, outside
- *     [minPrice, maxPrice], further than maxMidDistance from the token's mid, crossing the book
+ *     [minPrice, maxPrice], further than maxMidDistance from the token's mid, crossing or touching
+ *     a FOREIGN order resting on our own wallet (self-trade prevention: an order someone else
+ *     placed on this wallet, `foreignOrders`; also across the YES/NO complement), crossing the book
  *     (net of our own orders, which are being replaced), crossing another approved quote (also
  *     across the YES/NO complement), too many open orders (per market, global).
  *  3. trims: sizes are cut to the 0.01 lot, to maxOrderSize, to the position room (maxPosition per
@@ -49,6 +51,7 @@ export type RiskCode =
   | 'OFF_TICK'
   | 'PRICE_LIMIT'
   | 'PRICE_BAND'
+  | 'SELF_TRADE'
   | 'WOULD_CROSS'
   | 'SELF_CROSS'
   | 'INVALID_SIZE'
@@ -80,6 +83,12 @@ export interface RiskView {
   position(tokenId: TokenId): Micro;
   /** Every live (resting or pending) order, all markets. */
   openOrders(): readonly LiveOrderView[];
+  /**
+   * Orders resting on our own wallet that the bot did not place (another client's: the tracker's
+   * foreign orders), of one market: a quote that would match one is refused (SELF_TRADE).
+   * Optional: without it there are none.
+   */
+  foreignOrders?(market: ConditionId): readonly LiveOrderView[];
   /** Collateral free for new orders (not reserved by live orders), micro. */
   readonly availableCollateral: Micro;
 }
@@ -222,6 +231,33 @@ function crossesOthers(
   return false;
 }
 
+/**
+ * The first foreign order (resting on our own wallet) that a `side` order at `price` on `token`
+ * would match: on the same token the other side at or through the price; on the complementary
+ * token the same side at or through 1 - price (a BUY YES at p and a BUY NO at q match when
+ * p + q >= 1; two SELLs when p + q <= 1). Undefined when none.
+ */
+export function selfTrade(
+  side: 'BUY' | 'SELL',
+  price: number,
+  token: TokenId,
+  foreign: readonly LiveOrderView[],
+): LiveOrderView | undefined {
+  for (let i = 0; i < foreign.length; i++) {
+    const f = foreign[i]!;
+    if (remainingOf(f) <= 0) continue;
+    const same = f.tokenId === token;
+    // the foreign order on this token's scale: its side and price as a counterparty here
+    const fSide = same ? f.side : f.side === 'BUY' ? 'SELL' : 'BUY';
+    const fPrice = same ? f.price : PRICE_SCALE - f.price;
+    if (fSide === side) continue;
+    if (side === 'BUY' ? fPrice <= price : fPrice >= price) return f;
+  }
+  return undefined;
+}
+
+const NO_FOREIGN: readonly LiveOrderView[] = Object.freeze([]);
+
 interface MarketCheck {
   readonly info: MarketInfo;
   readonly limits: MarketLimits;
@@ -290,6 +326,7 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
   const { info, limits, tick, tops } = mc;
   const yes = info.tokens[0].tokenId;
   const minSize = Math.max(info.minOrderSize, LOT_MICRO);
+  const foreign = view.foreignOrders?.(desired.market) ?? NO_FOREIGN;
 
   // the state after the replacement: this market's live orders go, the others stay
   const marketOrders: LiveOrderView[] = [];
@@ -355,6 +392,15 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
         quote: q,
         code: 'PRICE_BAND',
         reason: `price ${q.price} pips is ${Math.abs(q.price - top.mid)} pips from the mid ${top.mid} (band ${limits.maxMidDistance})`,
+      });
+      continue;
+    }
+    const mine = foreign.length === 0 ? undefined : selfTrade(q.side, q.price, q.tokenId, foreign);
+    if (mine !== undefined) {
+      refusals.push({
+        quote: q,
+        code: 'SELF_TRADE',
+        reason: `a ${q.side} at ${q.price} pips would trade with an order resting on our own wallet that the bot did not place (${mine.side} at ${mine.price} pips on ${mine.tokenId === q.tokenId ? 'this token' : 'the complementary token'})`,
       });
       continue;
     }
@@ -512,7 +558,8 @@ export type OrderGateResult =
 
 /**
  * Checks a rare immediate order (FOK/FAK): the whole-market checks, the tick and price limits, the
- * price band (its worst price must be within maxMidDistance of the mid), maxOrderSize, the position
+ * price band (its worst price must be within maxMidDistance of the mid), no foreign order of our
+ * own wallet within its worst price (SELF_TRADE), maxOrderSize, the position
  * limit (BUY) or the shares held (SELL) and the collateral. No trimming: an immediate order is
  * approved whole or refused. Pure.
  */
@@ -532,6 +579,13 @@ export function gateOrder(order: ImmediateIntent, view: RiskView): OrderGateResu
     return refuse('PRICE_LIMIT', `price ${order.price} pips outside the limits`);
   if (Math.abs(order.price - top.mid) > mc.limits.maxMidDistance)
     return refuse('PRICE_BAND', `worst price ${order.price} pips is too far from the mid ${top.mid}`);
+  const foreign = view.foreignOrders?.(order.market) ?? NO_FOREIGN;
+  const mine = foreign.length === 0 ? undefined : selfTrade(order.side, order.price, order.tokenId, foreign);
+  if (mine !== undefined)
+    return refuse(
+      'SELF_TRADE',
+      `a ${order.side} up to ${order.price} pips could trade with an order resting on our own wallet that the bot did not place (${mine.side} at ${mine.price} pips)`,
+    );
   if (!Number.isSafeInteger(order.size) || order.size <= 0 || order.size % LOT_MICRO !== 0)
     return refuse('INVALID_SIZE', `size ${order.size} is not a positive number of 0.01-share lots`);
   if (order.size > mc.limits.maxOrderSize)

@@ -15,9 +15,10 @@
  * CONTRACT with the engine (which owns the venue): subscribe with `onTrip` at start. A listener is
  * called synchronously, once, on the trip (or at once when subscribing to a switch that has already
  * tripped). The engine must then: stop handing intents to execution (the gate already refuses them
- * all), drop queued places, `venue.cancelAll()`, then poll `venue.openOrders()` until it is empty
- * (re-issuing cancels for what is left) and log/emit the result: zero open orders within 2 s is the
- * target. After a `signal` or `cli` trip it exits normally once verified; after the others it stays
+ * all), drop queued places, cancel the bot's orders (the executor's `cancelAll`: by id, or the
+ * venue's cancel-all when `bot.foreignOrders` is not 'leave'), then poll `venue.openOrders()` until
+ * none of them is left (re-issuing cancels for what is left) and log/emit the result: zero open
+ * orders of the bot within 2 s is the target. After a `signal` or `cli` trip it exits normally once verified; after the others it stays
  * up without quoting (so the operator sees why) or exits, per the daemon's policy.
  *
  * Time comes from the injected clock; nothing here reads the wall clock.
@@ -28,6 +29,29 @@ import { DEFAULT_RISK_LIMITS } from './limits.ts';
 
 /** What tripped the switch. */
 export type KillTrigger = 'signal' | 'cli' | 'lossLimit' | 'rejections' | 'heartbeatFailure' | 'manual';
+
+/**
+ * True when a trip is a risk event (a loss limit, rejections, heartbeat failures, an invariant):
+ * the bot stopped itself; false for a stop an operator asked for (a signal, `mmkit kill`, the
+ * status page). `mmkit run` exits 4 after a risk trip (README "Exit codes"), so a supervisor can
+ * tell the two apart. Exhaustive: a new trigger must be classified here.
+ */
+export function isRiskTrigger(trigger: KillTrigger): boolean {
+  switch (trigger) {
+    case 'signal':
+    case 'cli':
+      return false;
+    case 'lossLimit':
+    case 'rejections':
+    case 'heartbeatFailure':
+    case 'manual':
+      return true;
+    default: {
+      const unknown: never = trigger;
+      return unknown;
+    }
+  }
+}
 
 /** Why and when the switch tripped. */
 export interface TripReason {

@@ -1,7 +1,8 @@
 /**
  * Fills exactly once: a fill is keyed by (trade id, order id), so a replayed event changes nothing;
  * a trade status only moves forward (MATCHED → MINED → CONFIRMED, or RETRYING → FAILED) and FAILED
- * makes the fill void. Also the conversion of a user-stream fill event to a fill record.
+ * makes the fill void. A fill keeps the source ('bot' or 'external') and the ledger epoch it was
+ * first recorded with. Also the conversion of a user-stream fill event to a fill record.
  */
 import type Database from 'better-sqlite3';
 import type { FillEvent, TradeStatus } from '../core/events.ts';
@@ -49,18 +50,18 @@ export function fillFromEvent(e: FillEvent): FillRecord {
   };
 }
 
-/** The fill writes of one store. */
+/** The fill writes of one store. A new fill is tagged with `epoch` (the current one, or null). */
 export interface FillWrites {
   /** Applies one fill (at most one statement writes: atomic without a transaction of its own). */
-  applyFillOnce(f: FillRecord, now: number): FillChange;
+  applyFillOnce(f: FillRecord, now: number, epoch: number | null): FillChange;
   /** The same in a transaction of its own (a store that commits each write). */
-  applyFillTx(f: FillRecord, now: number): FillChange;
+  applyFillTx(f: FillRecord, now: number, epoch: number | null): FillChange;
 }
 
 /** The fill writes over a store's statements. */
 export function fillWrites(db: Database.Database, st: Statements): FillWrites {
   // at most one statement writes, whatever the path: atomic without a transaction of its own
-  const applyFillOnce = (f: FillRecord, now: number): FillChange => {
+  const applyFillOnce = (f: FillRecord, now: number, epoch: number | null): FillChange => {
     const ins = st.insertFill.run({
       trade_id: f.tradeId,
       order_id: f.orderId,
@@ -74,6 +75,8 @@ export function fillWrites(db: Database.Database, st: Statements): FillWrites {
       status: f.status,
       match_time: f.matchTime,
       now,
+      source: f.source ?? 'bot',
+      epoch,
     });
     if (ins.changes > 0) return 'new';
     const row = st.fillStatus.get(f.tradeId, f.orderId) as { status: TradeStatus } | undefined;

@@ -50,6 +50,58 @@ export const MIGRATIONS: readonly string[] = [
    CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
    CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
    CREATE INDEX orders_market ON orders (market, status);`,
+  // 3: the ledger: epochs (one per venue + world + address traded on), adjustments to the venue's
+  // truth, split / merge / redeem / convert operations, sessions (one per daemon run); fills gain
+  // their source (the bot's own orders or not) and epoch. Rows written before belong to epoch 1, a
+  // synthetic legacy epoch (venue 'unknown'), created only when there are such rows.
+  `CREATE TABLE epochs (
+     id         INTEGER PRIMARY KEY,
+     venue      TEXT    NOT NULL CHECK (length(venue) > 0),
+     world      TEXT,
+     address    TEXT    NOT NULL,
+     started_at INTEGER NOT NULL CHECK (started_at >= 0)
+   ) STRICT;
+   CREATE TABLE adjustments (
+     seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+     epoch        INTEGER REFERENCES epochs (id),
+     at           INTEGER NOT NULL CHECK (at >= 0),
+     market       TEXT    NOT NULL,
+     token        TEXT    NOT NULL,
+     size         INTEGER NOT NULL CHECK (size != 0),
+     price        INTEGER NOT NULL CHECK (price BETWEEN 0 AND 10000),
+     price_source TEXT    NOT NULL CHECK (price_source IN ('venue', 'mid', 'none')),
+     cause        TEXT    NOT NULL CHECK (cause IN ('external_trade', 'split', 'merge', 'redeem', 'convert', 'venue_reset', 'reward', 'unknown')),
+     note         TEXT
+   ) STRICT;
+   CREATE INDEX adjustments_epoch ON adjustments (epoch, at);
+   CREATE TABLE operations (
+     seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+     epoch      INTEGER REFERENCES epochs (id),
+     at         INTEGER NOT NULL CHECK (at >= 0),
+     kind       TEXT    NOT NULL CHECK (kind IN ('split', 'merge', 'redeem', 'convert')),
+     market     TEXT    NOT NULL,
+     amount     INTEGER NOT NULL CHECK (amount >= 0),
+     collateral INTEGER NOT NULL,
+     tx         TEXT,
+     legs       TEXT    NOT NULL CHECK (json_valid(legs) AND json_type(legs) = 'array')
+   ) STRICT;
+   CREATE INDEX operations_epoch ON operations (epoch, at);
+   CREATE TABLE sessions (
+     id         INTEGER PRIMARY KEY AUTOINCREMENT,
+     epoch      INTEGER REFERENCES epochs (id),
+     started_at INTEGER NOT NULL CHECK (started_at >= 0),
+     ended_at   INTEGER CHECK (ended_at IS NULL OR ended_at >= started_at),
+     pid        INTEGER NOT NULL CHECK (pid >= 0)
+   ) STRICT;
+   ALTER TABLE fills ADD COLUMN source TEXT NOT NULL DEFAULT 'bot' CHECK (source IN ('bot', 'external'));
+   ALTER TABLE fills ADD COLUMN epoch INTEGER REFERENCES epochs (id);
+   INSERT INTO epochs (id, venue, world, address, started_at)
+     SELECT 1, 'unknown', NULL, '',
+            COALESCE((SELECT MIN(t) FROM (SELECT match_time AS t FROM fills UNION ALL SELECT recorded_at FROM fills
+                                          UNION ALL SELECT created_at FROM orders)), 0)
+     WHERE EXISTS (SELECT 1 FROM fills) OR EXISTS (SELECT 1 FROM orders);
+   UPDATE fills SET epoch = 1;
+   CREATE INDEX fills_epoch ON fills (epoch, match_time) WHERE epoch IS NOT NULL;`,
 ];
 
 /** The schema version this code writes. */

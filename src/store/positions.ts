@@ -6,7 +6,8 @@
  * final conversion to micro-collateral (÷ 10,000, rounded toward −∞: PnL is never overstated by a
  * rounding). Reducing a position realizes (exit price − average cost) × quantity; a fill larger
  * than the position flips it, and the rest opens at the fill price. FAILED fills are void: the
- * caller leaves them out, which reverses them wherever they fell in the sequence.
+ * caller leaves them out, which reverses them wherever they fell in the sequence. Ledger changes
+ * that are not trades (adjustments, operation legs) move a position the same way, without fee.
  */
 import type { ConditionId, TokenId } from '../core/ids.ts';
 import { PRICE_SCALE, type Micro, type Pips, type Side } from '../core/units.ts';
@@ -94,12 +95,25 @@ export class PositionAccumulator {
   /** Apply one fill. */
   add(f: PositionFill): void {
     const q = BigInt(f.size);
-    const p = BigInt(f.price);
     const d = f.side === 'BUY' ? 1n : -1n;
     this.fills++;
     this.fees += BigInt(f.fee);
     if (d > 0n) this.bought += q;
     else this.sold += q;
+    this.#move(d, q, BigInt(f.price));
+  }
+
+  /**
+   * Apply a change that is not a trade (an adjustment to the venue's truth, a leg of a split,
+   * merge, redeem or convert): the same average-cost math as a fill at `price`, without fee, not
+   * counted in `fills`, `bought` or `sold`.
+   */
+  move(side: Side, size: number, price: number): void {
+    this.#move(side === 'BUY' ? 1n : -1n, BigInt(size), BigInt(price));
+  }
+
+  /** Buy (d = 1) or sell (d = −1) q micro-shares at p pips. */
+  #move(d: bigint, q: bigint, p: bigint): void {
     if (q === 0n) return;
     if (this.size === 0n || this.size > 0n === d > 0n) {
       this.size += d * q;

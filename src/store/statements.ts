@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import type { TradeStatus } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import type { Micro, Pips, Side } from '../core/units.ts';
-import type { StoredFill, StoredOrder, StoredOrderStatus } from './store-types.ts';
+import type { FillSource, StoredFill, StoredOrder, StoredOrderStatus } from './store-types.ts';
 
 /** The store's prepared statements (one set per connection). */
 export function prepareStatements(db: Database.Database) {
@@ -28,8 +28,8 @@ export function prepareStatements(db: Database.Database) {
        reject_code = CASE WHEN @set_code THEN @reject_code ELSE reject_code END, updated_at = @now WHERE id = @id`,
     ),
     insertFill: db.prepare(
-      `INSERT OR IGNORE INTO fills (trade_id, order_id, market, token, side, price, size, fee, role, status, match_time, recorded_at, updated_at)
-     VALUES (@trade_id, @order_id, @market, @token, @side, @price, @size, @fee, @role, @status, @match_time, @now, @now)`,
+      `INSERT OR IGNORE INTO fills (trade_id, order_id, market, token, side, price, size, fee, role, status, match_time, recorded_at, updated_at, source, epoch)
+     VALUES (@trade_id, @order_id, @market, @token, @side, @price, @size, @fee, @role, @status, @match_time, @now, @now, @source, @epoch)`,
     ),
     fillStatus: db.prepare('SELECT status FROM fills WHERE trade_id = ? AND order_id = ?'),
     setFillStatus: db.prepare('UPDATE fills SET status = ?, updated_at = ? WHERE trade_id = ? AND order_id = ?'),
@@ -39,12 +39,52 @@ export function prepareStatements(db: Database.Database) {
     oldestUnsettled: db.prepare(
       `SELECT MIN(match_time) AS t FROM fills WHERE match_time >= ? AND status NOT IN ('CONFIRMED', 'FAILED')`,
     ),
-    liveFills: db.prepare(
-      `SELECT market, token, side, price, size, fee FROM fills WHERE status != 'FAILED' ORDER BY match_time, rowid`,
-    ),
     insertAudit: db.prepare('INSERT INTO audit (time, kind, json) VALUES (?, ?, ?)'),
+    // ---- the ledger (migration 3) ----
+    // the position-moving rows of the current epoch, each in its own time order (./ledger.ts merges
+    // them); the `All` / `NoEpoch` forms serve a store with no epoch (every row has epoch NULL)
+    ledgerFillsOf: db.prepare(
+      `SELECT rowid AS id, trade_id, order_id, market, token, side, price, size, fee, status, source, match_time
+       FROM fills WHERE epoch = ? AND status != 'FAILED' ORDER BY match_time, rowid`,
+    ),
+    ledgerFillsAll: db.prepare(
+      `SELECT rowid AS id, trade_id, order_id, market, token, side, price, size, fee, status, source, match_time
+       FROM fills WHERE status != 'FAILED' ORDER BY match_time, rowid`,
+    ),
+    adjustmentsOf: db.prepare('SELECT * FROM adjustments WHERE epoch = ? AND at >= ? ORDER BY at, seq'),
+    adjustmentsNoEpoch: db.prepare('SELECT * FROM adjustments WHERE epoch IS NULL AND at >= ? ORDER BY at, seq'),
+    operationsOf: db.prepare('SELECT * FROM operations WHERE epoch = ? ORDER BY at, seq'),
+    operationsNoEpoch: db.prepare('SELECT * FROM operations WHERE epoch IS NULL ORDER BY at, seq'),
+    insertAdjustment: db.prepare(
+      `INSERT INTO adjustments (epoch, at, market, token, size, price, price_source, cause, note)
+       VALUES (@epoch, @at, @market, @token, @size, @price, @price_source, @cause, @note) RETURNING *`,
+    ),
+    insertOperation: db.prepare(
+      `INSERT INTO operations (epoch, at, kind, market, amount, collateral, tx, legs)
+       VALUES (@epoch, @at, @kind, @market, @amount, @collateral, @tx, @legs) RETURNING *`,
+    ),
+    latestEpoch: db.prepare('SELECT * FROM epochs ORDER BY id DESC LIMIT 1'),
+    allEpochs: db.prepare('SELECT * FROM epochs ORDER BY id'),
+    insertEpoch: db.prepare('INSERT INTO epochs (venue, world, address, started_at) VALUES (?, ?, ?, ?) RETURNING *'),
+    insertSession: db.prepare('INSERT INTO sessions (epoch, started_at, pid) VALUES (?, ?, ?) RETURNING *'),
+    getSession: db.prepare('SELECT * FROM sessions WHERE id = ?'),
+    latestSession: db.prepare('SELECT * FROM sessions ORDER BY id DESC LIMIT 1'),
+    endSession: db.prepare('UPDATE sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL'),
+    moveSession: db.prepare('UPDATE sessions SET epoch = ? WHERE id = ? AND ended_at IS NULL'),
+    // ---- the summary (./summary.ts), whole store or one scope ----
     orderCounts: db.prepare('SELECT status, COUNT(*) AS n FROM orders GROUP BY status'),
-    fillCounts: db.prepare(`SELECT status = 'FAILED' AS void, COUNT(*) AS n FROM fills GROUP BY void`),
+    orderCountsSince: db.prepare(
+      'SELECT status, COUNT(*) AS n FROM orders WHERE created_at >= ? AND created_at <= ? GROUP BY status',
+    ),
+    summaryFills: db.prepare(`SELECT source, status = 'FAILED' AS void, price, size, fee FROM fills`),
+    summaryFillsOf: db.prepare(`SELECT source, status = 'FAILED' AS void, price, size, fee FROM fills WHERE epoch = ?`),
+    summaryFillsBetween: db.prepare(
+      `SELECT source, status = 'FAILED' AS void, price, size, fee FROM fills WHERE match_time >= ? AND match_time <= ?`,
+    ),
+    countAdjustmentsOf: db.prepare('SELECT COUNT(*) FROM adjustments WHERE epoch IS ?').pluck(),
+    countAdjustmentsBetween: db.prepare('SELECT COUNT(*) FROM adjustments WHERE at >= ? AND at <= ?').pluck(),
+    countOperationsOf: db.prepare('SELECT COUNT(*) FROM operations WHERE epoch IS ?').pluck(),
+    countOperationsBetween: db.prepare('SELECT COUNT(*) FROM operations WHERE at >= ? AND at <= ?').pluck(),
   };
 }
 
@@ -87,6 +127,8 @@ export interface FillRow {
   match_time: number;
   recorded_at: number;
   updated_at: number;
+  source: string;
+  epoch: number | null;
 }
 
 /** A row of the orders table as a StoredOrder. */
@@ -120,6 +162,8 @@ export function toFill(r: FillRow): StoredFill {
     role: r.role as 'TAKER' | 'MAKER',
     status: r.status as TradeStatus,
     matchTime: r.match_time,
+    source: r.source as FillSource,
+    epoch: r.epoch,
     recordedAt: r.recorded_at,
     updatedAt: r.updated_at,
   };

@@ -58,6 +58,13 @@ export interface AdoptedOrder {
   readonly type?: string;
 }
 
+/**
+ * Who made a fill: 'bot' (an order this store knows as the bot's own) or 'external' (an order on
+ * the same wallet the bot did not place: another client, a manual trade). Both move positions;
+ * the summary counts them apart.
+ */
+export type FillSource = 'bot' | 'external';
+
 /** One fill of one own order in one trade. `VenueFill` of the Venue port has this shape. */
 export interface FillRecord {
   readonly tradeId: string;
@@ -73,12 +80,193 @@ export interface FillRecord {
   readonly status: TradeStatus;
   /** Unix ms. */
   readonly matchTime: number;
+  /**
+   * Whose order filled: 'bot' (default: an order this bot placed, in any run) or 'external' (an
+   * order someone else placed on the same wallet: counted apart, never the strategy's). Fixed when
+   * the fill is first recorded (a later status update keeps it).
+   */
+  readonly source?: FillSource;
 }
 
 /** A stored fill: the record plus bookkeeping. `status === 'FAILED'` means void. */
 export interface StoredFill extends FillRecord {
+  readonly source: FillSource;
+  /** The ledger epoch current when it was first recorded (null: none was open). */
+  readonly epoch: number | null;
   readonly recordedAt: number;
   readonly updatedAt: number;
+}
+
+// ---- the ledger: epochs, adjustments, operations, sessions ---------------------------------------
+
+/**
+ * A ledger epoch: one venue + world + address traded on. Positions and PnL read the current
+ * (latest) epoch only, so a fresh venue world starts at zero instead of carrying the last one's.
+ * Epoch 1 may be the synthetic legacy epoch of rows written before epochs existed (venue
+ * 'unknown', world null, address '').
+ */
+export interface LedgerEpoch {
+  readonly id: number;
+  /** The venue's name (e.g. 'paper', 'polymarket'; 'unknown' for the legacy epoch). */
+  readonly venue: string;
+  /** The venue's world id (a paper exchange's); null when the venue has none. */
+  readonly world: string | null;
+  /** The trading address, lower-case ('' for the legacy epoch). */
+  readonly address: string;
+  /** Unix ms. */
+  readonly startedAt: number;
+}
+
+/** What identifies an epoch: `openEpoch` continues the latest epoch when all three are the same. */
+export interface EpochIdentity {
+  readonly venue: string;
+  readonly world: string | null;
+  readonly address: string;
+}
+
+/** What `openEpoch` did: `fresh` when it started a new epoch (`previous`: the one before, if any). */
+export interface EpochOpening {
+  readonly epoch: LedgerEpoch;
+  readonly fresh: boolean;
+  readonly previous?: LedgerEpoch;
+}
+
+/** Why a position was adjusted to the venue's truth. */
+export type AdjustmentCause =
+  | 'external_trade'
+  | 'split'
+  | 'merge'
+  | 'redeem'
+  | 'convert'
+  | 'venue_reset'
+  | 'reward'
+  | 'unknown';
+/** The adjustment causes, in the order of the schema's CHECK. */
+export const ADJUSTMENT_CAUSES: readonly AdjustmentCause[] = [
+  'external_trade',
+  'split',
+  'merge',
+  'redeem',
+  'convert',
+  'venue_reset',
+  'reward',
+  'unknown',
+];
+/** Where an adjustment's price came from: the venue's average price, the mid at the time, or none (0). */
+export type PriceSource = 'venue' | 'mid' | 'none';
+
+/**
+ * A change of a token's position to match the venue (no fee): it opens or closes at its price as
+ * a fill would (a positive size buys, a negative one sells).
+ */
+export interface AdjustmentInput {
+  readonly market: ConditionId;
+  readonly tokenId: TokenId;
+  /** Signed micro-shares, not 0. */
+  readonly size: number;
+  /** Pips, 0..10,000. */
+  readonly price: number;
+  readonly priceSource: PriceSource;
+  readonly cause: AdjustmentCause;
+  readonly note?: string;
+  /** Unix ms (default: the store's clock). */
+  readonly at?: number;
+}
+
+/** A stored adjustment. */
+export interface StoredAdjustment {
+  readonly seq: number;
+  readonly epoch: number | null;
+  readonly at: number;
+  readonly market: ConditionId;
+  readonly tokenId: TokenId;
+  readonly size: Micro;
+  readonly price: Pips;
+  readonly priceSource: PriceSource;
+  readonly cause: AdjustmentCause;
+  readonly note: string | null;
+}
+
+/** A conditional-token operation (through the venue's relayer). */
+export type OperationKind = 'split' | 'merge' | 'redeem' | 'convert';
+
+/**
+ * One token leg of an operation: a signed size change at a price the caller chose (no fee).
+ * Split / merge: YES at p and NO at 1 − p (prices summing to 10,000 pips), so total PnL at marks
+ * summing to 1 does not move; redeem: the winner at 10,000, the loser at 0 (it realises).
+ */
+export interface OperationLeg {
+  readonly tokenId: TokenId;
+  /** Signed micro-shares, not 0 (split: positive; merge and redeem: negative). */
+  readonly size: number;
+  /** Pips, 0..10,000. */
+  readonly price: number;
+}
+
+/** An operation to record (`recordOperation`). */
+export interface LedgerOperation {
+  readonly kind: OperationKind;
+  readonly market: ConditionId;
+  /** The operation's amount, micro (shares split / merged / redeemed / converted). */
+  readonly amount: number;
+  /** Signed collateral change, micro (split: negative; merge, redeem: positive). */
+  readonly collateral: number;
+  readonly legs: readonly OperationLeg[];
+  /** The venue's transaction id or hash. */
+  readonly tx?: string;
+  /** Unix ms (default: the store's clock). */
+  readonly at?: number;
+}
+
+/** A stored operation. */
+export interface StoredOperation {
+  readonly seq: number;
+  readonly epoch: number | null;
+  readonly at: number;
+  readonly kind: OperationKind;
+  readonly market: ConditionId;
+  readonly amount: Micro;
+  readonly collateral: number;
+  readonly legs: readonly { readonly tokenId: TokenId; readonly size: Micro; readonly price: Pips }[];
+  readonly tx: string | null;
+}
+
+/** One run of the daemon on this store. */
+export interface LedgerSession {
+  readonly id: number;
+  /** The epoch current when it began (null: none). */
+  readonly epoch: number | null;
+  readonly startedAt: number;
+  /** Null while it runs (or when it died without ending it). */
+  readonly endedAt: number | null;
+  readonly pid: number;
+}
+
+/**
+ * One position-moving entry of the current epoch, in the order positions apply them (time; at the
+ * same time fills, then operation legs, then adjustments): a fill, an adjustment or one leg of an
+ * operation, as a fill-like record (the engine's state can be seeded from these).
+ */
+export interface LedgerEntry {
+  readonly kind: 'fill' | 'adjustment' | 'operation';
+  /** A fill's trade id; `adjustment:<seq>` or `operation:<seq>:<leg index>` otherwise. */
+  readonly tradeId: string;
+  /** A fill's order id; '' otherwise. */
+  readonly orderId: string;
+  readonly market: ConditionId;
+  readonly tokenId: TokenId;
+  readonly side: Side;
+  readonly price: Pips;
+  /** Unsigned micro-shares (the side says the direction). */
+  readonly size: Micro;
+  /** 0 for adjustments and legs. */
+  readonly fee: Micro;
+  /** A fill's trade status; 'CONFIRMED' otherwise. */
+  readonly status: TradeStatus;
+  /** 'bot' or 'external' for a fill; undefined otherwise. */
+  readonly source?: FillSource;
+  /** Match time of a fill, `at` otherwise (unix ms). */
+  readonly at: number;
 }
 
 /**
@@ -96,8 +284,26 @@ export interface AuditEntry {
   readonly data: unknown;
 }
 
-/** Totals for the end-of-run summary. Sizes in micro-shares, money in micro-collateral. */
+/** What a summary covers: the current session (this daemon run) or the current epoch. */
+export type SummaryScope = 'session' | 'epoch';
+
+/**
+ * Totals for the end-of-run summary, of one scope. Sizes in micro-shares, money in
+ * micro-collateral. Fills are counted by source: `fills`, `volume`, `notional`, `fees` are the
+ * bot's own; `external*` those of orders the bot did not place.
+ *
+ * Scope 'epoch': fills tagged with the current epoch, orders created since it started (with no
+ * epoch at all: the whole store). Scope 'session': fills matched and orders created between the
+ * current session's start and end (or now).
+ */
 export interface StoreSummary {
+  readonly scope: SummaryScope;
+  /** The epoch summarised (scope 'epoch') or current (scope 'session'); null: none. */
+  readonly epoch: number | null;
+  /** The session summarised (scope 'session'); null otherwise. */
+  readonly session: number | null;
+  /** Start of the scope, unix ms; null: the whole store. */
+  readonly since: number | null;
   /** Orders recorded (signed and about to be sent, or adopted). */
   readonly ordersRecorded: number;
   /** Orders the venue accepted (live, partially filled, filled or cancelled now). */
@@ -106,15 +312,23 @@ export interface StoreSummary {
   readonly ordersRejected: number;
   /** Orders that may still rest (pending, live, partially filled, unknown). */
   readonly ordersOpen: number;
-  /** Non-void fills. */
+  /** The bot's non-void fills. */
   readonly fills: number;
-  /** FAILED fills (void). */
+  /** The bot's FAILED fills (void). */
   readonly voidFills: number;
-  /** Shares traded (non-void fills), micro-shares. */
+  /** Shares traded (the bot's non-void fills), micro-shares. */
   readonly volume: number;
-  /** Collateral traded (non-void fills), micro-collateral, rounded down. */
+  /** Collateral traded (the bot's non-void fills), micro-collateral, rounded down. */
   readonly notional: number;
   readonly fees: number;
+  /** Non-void fills of orders the bot did not place (source 'external'), and their figures. */
+  readonly externalFills: number;
+  readonly externalVolume: number;
+  readonly externalNotional: number;
+  readonly externalFees: number;
+  /** Adjustments and operations recorded in the scope. */
+  readonly adjustments: number;
+  readonly operations: number;
 }
 
 /**
@@ -212,15 +426,57 @@ export interface Store {
    * that a long settled history is not read).
    */
   oldestUnsettledFillTime(sinceMs?: number): number | undefined;
-  /** Positions per token, derived from the non-void fills in match-time order. */
+  /**
+   * Positions per token of the CURRENT epoch: its non-void fills (bot and external), adjustments
+   * and operation legs, in time order, by the average-cost math of ./positions.ts (adjustments and
+   * legs carry no fee). With no epoch (a backtest's store): every fill.
+   */
   positions(): Position[];
-  /** Realized + unrealized PnL at the marks (pips per token). */
+  /** Realized + unrealized PnL of the current epoch at the marks (pips per token). */
   pnl(marks: ReadonlyMap<TokenId, number>): PnlReport;
+  /** The current epoch's position-moving entries, in the order `positions()` applies them. */
+  ledgerEntries(): LedgerEntry[];
+
+  /**
+   * Continue the latest epoch when it has the same venue, world and address (address compared
+   * lower-case); else start a new one at `now` (default: the clock), current from now on: positions
+   * and PnL start at zero; the old epoch's rows stay.
+   * @throws ValidationError on an empty venue, a world that is not a string or null, or a non-string address.
+   */
+  openEpoch(id: EpochIdentity, now?: number): EpochOpening;
+  /** The current (latest) epoch; undefined when none was ever opened (and the store had no legacy rows). */
+  currentEpoch(): LedgerEpoch | undefined;
+  /** Every epoch, oldest first. */
+  epochs(): LedgerEpoch[];
+  /**
+   * Record an adjustment in the current epoch (committed like a fill).
+   * @throws ValidationError on a zero or non-integer size, a price outside 0..10,000, an unknown cause or price source.
+   */
+  recordAdjustment(a: AdjustmentInput): StoredAdjustment;
+  /** Adjustments of an epoch (default: the current one; with none: those of no epoch) at or after `since` (unix ms), in order. */
+  adjustments(opts?: { epoch?: number; since?: number }): StoredAdjustment[];
+  /**
+   * Record an operation in the current epoch; its legs move positions.
+   * @throws ValidationError on an unknown kind, no legs, a bad amount / collateral / leg, or a leg of the wrong sign.
+   */
+  recordOperation(op: LedgerOperation): StoredOperation;
+  /** Operations of an epoch (default: the current one), in order. */
+  operations(opts?: { epoch?: number }): StoredOperation[];
+  /** Begin a session (one daemon run) at `now` (default: the clock) in the current epoch; returns its id. */
+  beginSession(now?: number): number;
+  /** End a session at `now` (default: the clock). Returns false for an unknown or already ended id. */
+  endSession(id: number, now?: number): boolean;
+  /** The session this store began last (ended or not), else the newest session of the file; undefined: none. */
+  currentSession(): LedgerSession | undefined;
   /** Append a decision to the audit log (kind: a short stable word; data: JSON-serialisable). */
   audit(kind: string, data: unknown): void;
   /** Read the audit log in order. */
   auditLog(opts?: { sinceSeq?: number; kind?: string; limit?: number }): AuditEntry[];
-  summary(): StoreSummary;
+  /**
+   * Totals of the current epoch (default) or session (see StoreSummary).
+   * @throws ValidationError on an unknown scope, or scope 'session' with no session.
+   */
+  summary(opts?: { scope?: SummaryScope }): StoreSummary;
   /** Commits what a 'batched' store wrote since the last flush (a no-op for 'each': already committed). */
   flush(): void;
   /** Checkpoint the WAL and close (a 'batched' store commits first). Idempotent. */

@@ -1,6 +1,7 @@
 /**
  * The bot's own SQLite store: orders (recorded BEFORE they are sent), fills exactly once, an
- * append-only audit log, and positions / PnL derived from the fills.
+ * append-only audit log, and a ledger in epochs (one per venue + world + address: positions and PnL
+ * of the current epoch, derived from its fills, adjustments and operation legs), and sessions.
  *
  * Why this shape:
  *  - One writer, one connection, better-sqlite3 (synchronous): every method is one short
@@ -17,22 +18,35 @@
  *
  * This module opens the store and assembles it; the parts: ./store-types.ts (shapes),
  * ./statements.ts (prepared statements, rows), ./orders.ts and ./deferred-orders.ts (order writes,
- * direct and batched), ./deferred-audit.ts (audit writes, batched), ./fills.ts (fills exactly once), ./position-cache.ts and ./positions.ts
- * (positions, PnL), ./summary.ts, ./checkpointer.ts (the WAL checkpoint worker).
+ * direct and batched), ./deferred-audit.ts (audit writes, batched), ./fills.ts (fills exactly once),
+ * ./epochs.ts (epochs, sessions), ./ledger.ts (adjustments, operations, the merged ledger),
+ * ./position-cache.ts and ./positions.ts (positions, PnL), ./summary.ts, ./checkpointer.ts (the WAL
+ * checkpointer).
  */
 import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { LiveClock } from '../core/clock.ts';
+import { ValidationError } from '../core/errors.ts';
 import { startCheckpointer } from './checkpointer.ts';
 import { DeferredAudit } from './deferred-audit.ts';
 import { deferredOrders, pendingOf } from './deferred-orders.ts';
+import { checkTime, epochIdentity, sameEpoch, toEpoch, toSession, type EpochRow, type SessionRow } from './epochs.ts';
 import { fillWrites } from './fills.ts';
+import {
+  checkAdjustment,
+  checkOperation,
+  legsJson,
+  toAdjustment,
+  toOperation,
+  type AdjustmentRow,
+  type OperationRow,
+} from './ledger.ts';
 import { migrate } from './migrations.ts';
 import { orderWrites } from './orders.ts';
-import { PositionCache } from './position-cache.ts';
+import { PositionCache, type PositionChange } from './position-cache.ts';
 import { pnlOf } from './positions.ts';
 import { checkInt, prepareStatements, toFill, toOrder, type FillRow, type OrderRow } from './statements.ts';
-import type { Durability, Store, StoreOptions } from './store-types.ts';
+import type { Durability, LedgerEpoch, Store, StoreOptions } from './store-types.ts';
 import { storeSummary } from './summary.ts';
 
 export type { PnlReport, Position } from './positions.ts';
@@ -131,8 +145,20 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
   const { applyFillOnce, applyFillTx } = fillWrites(db, st);
   // a batched store inserts its audit entries together (./deferred-audit.ts)
   const audits = batched ? new DeferredAudit(st) : undefined;
-  // positions are recomputed from the fills only after a fill changed them
-  const positions = new PositionCache(st);
+  // the ledger's current epoch (the latest; undefined: none, every row then has none) and the
+  // session this store began
+  let epoch: LedgerEpoch | undefined = (() => {
+    const r = st.latestEpoch.get() as EpochRow | undefined;
+    return r === undefined ? undefined : toEpoch(r);
+  })();
+  let mySession: number | undefined;
+  // positions of the current epoch: kept, extended by each new entry, recomputed after a void
+  const positions = new PositionCache(st, () => epoch?.id ?? null);
+  const startEpoch = db.transaction((venue: string, world: string | null, address: string, now: number) => {
+    const r = st.insertEpoch.get(venue, world, address, now) as EpochRow;
+    if (mySession !== undefined) st.moveSession.run(r.id, mySession);
+    return toEpoch(r);
+  });
 
   const open = (): void => {
     if (closed) throw new Error(`store ${file} is closed`);
@@ -203,9 +229,14 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       checkInt('size', fill.size);
       checkInt('fee', fill.fee);
       checkInt('matchTime', fill.matchTime);
+      if (fill.source !== undefined && fill.source !== 'bot' && fill.source !== 'external')
+        throw new ValidationError(`fill source: expected bot or external, got ${String(fill.source)}`);
       setSync(fillSync);
-      const change = batched ? applyFillOnce(fill, clock.now()) : applyFillTx(fill, clock.now());
-      if (change === 'new' || change === 'void') positions.invalidate();
+      const e = epoch?.id ?? null;
+      const change = batched ? applyFillOnce(fill, clock.now(), e) : applyFillTx(fill, clock.now(), e);
+      if (change === 'new') {
+        if (fill.status !== 'FAILED') positions.appendFill(fill);
+      } else if (change === 'void') positions.invalidate();
       return change;
     },
     fills(sinceMs = 0) {
@@ -229,6 +260,139 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     pnl(marks) {
       open();
       return pnlOf(positions.get(), marks);
+    },
+    ledgerEntries() {
+      open();
+      return positions.entries();
+    },
+    openEpoch(id, now = clock.now()) {
+      open();
+      const ident = epochIdentity(id);
+      checkTime('openEpoch now', now);
+      const r = st.latestEpoch.get() as EpochRow | undefined;
+      const latest = r === undefined ? undefined : toEpoch(r);
+      if (latest !== undefined && sameEpoch(latest, ident)) {
+        if (epoch?.id !== latest.id) positions.invalidate();
+        epoch = latest;
+        return { epoch: latest, fresh: false };
+      }
+      setSync(fillSync);
+      epoch = startEpoch(ident.venue, ident.world, ident.address, now);
+      positions.reset();
+      return latest === undefined ? { epoch, fresh: true } : { epoch, fresh: true, previous: latest };
+    },
+    currentEpoch() {
+      open();
+      return epoch;
+    },
+    epochs() {
+      open();
+      return (st.allEpochs.all() as EpochRow[]).map(toEpoch);
+    },
+    recordAdjustment(a) {
+      open();
+      const at = a.at ?? clock.now();
+      checkAdjustment(a, at);
+      setSync(fillSync);
+      const stored = toAdjustment(
+        st.insertAdjustment.get({
+          epoch: epoch?.id ?? null,
+          at,
+          market: a.market,
+          token: a.tokenId,
+          size: a.size,
+          price: a.price,
+          price_source: a.priceSource,
+          cause: a.cause,
+          note: a.note ?? null,
+        }) as AdjustmentRow,
+      );
+      positions.append([
+        {
+          kind: 'adjustment',
+          market: stored.market,
+          tokenId: stored.tokenId,
+          side: stored.size > 0 ? 'BUY' : 'SELL',
+          price: stored.price,
+          size: Math.abs(stored.size) as typeof stored.size,
+          fee: 0 as typeof stored.size,
+          at,
+        },
+      ]);
+      return stored;
+    },
+    adjustments(o = {}) {
+      open();
+      const e = o.epoch ?? epoch?.id ?? null;
+      if (e !== null) checkInt('epoch', e);
+      const since = o.since ?? 0;
+      checkInt('since', since);
+      const rows = (e === null ? st.adjustmentsNoEpoch.all(since) : st.adjustmentsOf.all(e, since)) as AdjustmentRow[];
+      return rows.map(toAdjustment);
+    },
+    recordOperation(op) {
+      open();
+      const at = op.at ?? clock.now();
+      checkOperation(op, at);
+      setSync(fillSync);
+      const stored = toOperation(
+        st.insertOperation.get({
+          epoch: epoch?.id ?? null,
+          at,
+          kind: op.kind,
+          market: op.market,
+          amount: op.amount,
+          collateral: op.collateral,
+          tx: op.tx ?? null,
+          legs: legsJson(op),
+        }) as OperationRow,
+      );
+      positions.append(
+        stored.legs.map(
+          (l): PositionChange => ({
+            kind: 'operation',
+            market: stored.market,
+            tokenId: l.tokenId,
+            side: l.size > 0 ? 'BUY' : 'SELL',
+            price: l.price,
+            size: Math.abs(l.size) as typeof l.size,
+            fee: 0 as typeof l.size,
+            at,
+          }),
+        ),
+      );
+      return stored;
+    },
+    operations(o = {}) {
+      open();
+      const e = o.epoch ?? epoch?.id ?? null;
+      if (e !== null) checkInt('epoch', e);
+      return ((e === null ? st.operationsNoEpoch.all() : st.operationsOf.all(e)) as OperationRow[]).map(toOperation);
+    },
+    beginSession(now = clock.now()) {
+      open();
+      checkTime('beginSession now', now);
+      setSync(otherSync);
+      const r = st.insertSession.get(epoch?.id ?? null, now, process.pid) as SessionRow;
+      mySession = r.id;
+      return r.id;
+    },
+    endSession(id, now = clock.now()) {
+      open();
+      checkTime('endSession now', now);
+      const r = st.getSession.get(id) as SessionRow | undefined;
+      if (r === undefined || r.ended_at !== null) return false;
+      if (now < r.started_at)
+        throw new ValidationError(`endSession: ${now} is before the session's start (${r.started_at})`);
+      setSync(otherSync);
+      return st.endSession.run(now, id).changes > 0;
+    },
+    currentSession() {
+      open();
+      const r = (mySession !== undefined ? st.getSession.get(mySession) : st.latestSession.get()) as
+        | SessionRow
+        | undefined;
+      return r === undefined ? undefined : toSession(r);
     },
     audit(kind, data) {
       open();
@@ -257,10 +421,16 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
         .all(...args, limit) as { seq: number; time: number; kind: string; json: string }[];
       return rows.map((r) => ({ seq: r.seq, time: r.time, kind: r.kind, data: JSON.parse(r.json) as unknown }));
     },
-    summary() {
+    summary(o = {}) {
       open();
+      const scope = o.scope ?? 'epoch';
+      if (scope !== 'epoch' && scope !== 'session')
+        throw new ValidationError(`summary scope: expected session or epoch, got ${String(scope)}`);
       writePending();
-      return storeSummary(st);
+      if (scope === 'epoch') return storeSummary(st, { scope, epoch });
+      const session = store.currentSession();
+      if (session === undefined) throw new ValidationError('summary: no session in this store (beginSession first)');
+      return storeSummary(st, { scope, epoch, session });
     },
     flush() {
       open();

@@ -1,42 +1,94 @@
 /**
- * The store's summary: orders by outcome and fills with their volume, notional and fees, counted
- * from the tables (exact: sums in bigint).
+ * The store's summary of one scope (the current epoch, or the current session): orders by
+ * outcome, and fills with their volume, notional and fees, the bot's own and external ones apart,
+ * counted from the tables (exact: sums in bigint).
  */
 import { PRICE_SCALE } from '../core/units.ts';
 import type { Statements } from './statements.ts';
-import type { StoreSummary, StoredOrderStatus } from './store-types.ts';
+import type { LedgerEpoch, LedgerSession, StoreSummary, StoredOrderStatus, SummaryScope } from './store-types.ts';
 
-/** Counts of the store's orders and fills (deferred order writes must be written first). */
-export function storeSummary(st: Statements): StoreSummary {
+/** What to summarise: an epoch (undefined: the store has none, so the whole store) or a session. */
+export type SummaryTarget =
+  | { readonly scope: 'epoch'; readonly epoch: LedgerEpoch | undefined }
+  | { readonly scope: 'session'; readonly epoch: LedgerEpoch | undefined; readonly session: LedgerSession };
+
+interface Tally {
+  fills: number;
+  voids: number;
+  volume: bigint;
+  notional: bigint;
+  fees: bigint;
+}
+const tally = (): Tally => ({ fills: 0, voids: 0, volume: 0n, notional: 0n, fees: 0n });
+
+/** Counts of the store's orders and fills in one scope (deferred order writes must be written first). */
+export function storeSummary(st: Statements, t: SummaryTarget): StoreSummary {
+  const END = Number.MAX_SAFE_INTEGER;
+  let orderRows: { status: string; n: number }[];
+  let fillRows: Iterable<{ source: string; void: number; price: number; size: number; fee: number }>;
+  let adjustments: number;
+  let operations: number;
+  let since: number | null;
+  if (t.scope === 'session') {
+    const from = t.session.startedAt;
+    const to = t.session.endedAt ?? END;
+    since = from;
+    orderRows = st.orderCountsSince.all(from, to) as typeof orderRows;
+    fillRows = st.summaryFillsBetween.iterate(from, to) as typeof fillRows;
+    adjustments = st.countAdjustmentsBetween.get(from, to) as number;
+    operations = st.countOperationsBetween.get(from, to) as number;
+  } else if (t.epoch === undefined) {
+    since = null;
+    orderRows = st.orderCounts.all() as typeof orderRows;
+    fillRows = st.summaryFills.iterate() as typeof fillRows;
+    adjustments = st.countAdjustmentsOf.get(null) as number;
+    operations = st.countOperationsOf.get(null) as number;
+  } else {
+    since = t.epoch.startedAt;
+    orderRows = st.orderCountsSince.all(since, END) as typeof orderRows;
+    fillRows = st.summaryFillsOf.iterate(t.epoch.id) as typeof fillRows;
+    adjustments = st.countAdjustmentsOf.get(t.epoch.id) as number;
+    operations = st.countOperationsOf.get(t.epoch.id) as number;
+  }
   const counts = new Map<string, number>();
-  for (const r of st.orderCounts.all() as { status: string; n: number }[]) counts.set(r.status, r.n);
+  for (const r of orderRows) counts.set(r.status, r.n);
   const c = (s: StoredOrderStatus): number => counts.get(s) ?? 0;
   let recorded = 0;
   for (const n of counts.values()) recorded += n;
-  let fills = 0;
-  let voidFills = 0;
-  for (const r of st.fillCounts.all() as { void: number; n: number }[]) {
-    if (r.void) voidFills = r.n;
-    else fills = r.n;
+  const bot = tally();
+  const ext = tally();
+  for (const r of fillRows) {
+    const x = r.source === 'external' ? ext : bot;
+    if (r.void) {
+      x.voids++;
+      continue;
+    }
+    x.fills++;
+    x.volume += BigInt(r.size);
+    x.notional += BigInt(r.size) * BigInt(r.price);
+    x.fees += BigInt(r.fee);
   }
-  let volume = 0n;
-  let notional = 0n;
-  let fees = 0n;
-  for (const r of st.liveFills.iterate() as IterableIterator<{ price: number; size: number; fee: number }>) {
-    volume += BigInt(r.size);
-    notional += BigInt(r.size) * BigInt(r.price);
-    fees += BigInt(r.fee);
-  }
+  const scope: SummaryScope = t.scope;
   return {
+    scope,
+    epoch: t.epoch?.id ?? null,
+    session: t.scope === 'session' ? t.session.id : null,
+    since,
     ordersRecorded: recorded,
     ordersPlaced: c('live') + c('partially_filled') + c('filled') + c('cancelled'),
     ordersCancelled: c('cancelled'),
     ordersRejected: c('rejected'),
     ordersOpen: c('pending') + c('live') + c('partially_filled') + c('unknown'),
-    fills,
-    voidFills,
-    volume: Number(volume),
-    notional: Number(notional / BigInt(PRICE_SCALE)),
-    fees: Number(fees),
+    fills: bot.fills,
+    voidFills: bot.voids,
+    volume: Number(bot.volume),
+    notional: Number(bot.notional / BigInt(PRICE_SCALE)),
+    fees: Number(bot.fees),
+    externalFills: ext.fills,
+    externalVolume: Number(ext.volume),
+    externalNotional: Number(ext.notional / BigInt(PRICE_SCALE)),
+    externalFees: Number(ext.fees),
+    adjustments,
+    operations,
   };
 }

@@ -147,6 +147,20 @@ describe('mmkit backtest', () => {
     expect(bad.err).toMatch(/--feed-cache-max-mb/);
   }, 120_000);
 
+  it('--post-only sends quotes post-only as the daemon does (said in the JSON); bands never crosses, so the fills are the same', async () => {
+    const args = ['backtest', '--feed', feed, '--strategy', 'bands', '--seed', '4', '--json', '--no-feed-cache'];
+    const plain = await mmkit(args);
+    const po = await mmkit([...args, '--post-only']);
+    expect([plain.code, po.code]).toEqual([0, 0]);
+    const a = JSON.parse(plain.out);
+    const b = JSON.parse(po.out);
+    expect(a.postOnly).toBeUndefined();
+    expect(b.postOnly).toBe(true);
+    expect(b.orders.rejectCodes.INVALID_POST_ONLY_ORDER).toBeUndefined();
+    const { postOnly: _, ...rest } = b;
+    expect(rest).toEqual(a);
+  });
+
   it('prints the summary without --json', async () => {
     const r = await mmkit(['backtest', '--feed', feed, '--strategy', 'bands', '--risk', '{"maxRejections":1000}']);
     expect(r.code).toBe(0);

@@ -34,9 +34,11 @@ describe('mmkit exchange', () => {
       'data_url',
       'gamma_url',
       'price_feed_url',
+      'relayer_url',
       'ws_url',
     ]);
     expect(urls.clob_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/clob$/);
+    expect(urls.relayer_url).toBe(String(urls.clob_url).replace(/\/clob$/, '/relayer'));
     const markets: any = await (await fetch(`${urls.clob_url}/markets`)).json();
     expect(markets.data.length).toBeGreaterThan(0);
     const t = await (await fetch(`${urls.clob_url}/time`)).json();

@@ -378,6 +378,7 @@ describe('mmkit config check', () => {
       content_url: 'contentUrl',
       ws_url: 'wsUrl',
       price_feed_url: 'rtdsUrl',
+      relayer_url: 'relayerUrl',
     };
     for (const [k, v] of Object.entries(ex.urls)) if (names[k]) live.venue[names[k]] = v;
     live.bot.keystoreFile = ksFile;
@@ -411,6 +412,7 @@ describe('mmkit config check', () => {
         content_url: 'contentUrl',
         ws_url: 'wsUrl',
         price_feed_url: 'rtdsUrl',
+        relayer_url: 'relayerUrl',
       }[k];
       if (key) live.venue[key] = v;
     }

@@ -1,7 +1,11 @@
 /**
  * The kill switch through the daemon: failing heartbeats (the venue's dead-man switch) trip it;
- * within 2 s every order of the bot is gone from the venue, and the daemon exits 0 saying why.
+ * within 2 s every order of the bot is gone from the venue, and the daemon exits 4 (a risk stop,
+ * README "Exit codes": not 0, so a supervisor can tell it from a clean stop) saying why. An
+ * operator's `mmkit kill` still exits 0 (test/e2e/cli-run-lock.test.ts, cli-run-status.test.ts).
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BotHarness, exited, logLines, sleep, waitForQuotes, waitUntil, watchFlat } from './support/bot-harness.ts';
 
@@ -9,7 +13,7 @@ const h = new BotHarness();
 afterAll(() => h.close());
 
 describe('mmkit run: kill switch', () => {
-  it('trips on failed heartbeats and leaves zero open orders within 2 s', async () => {
+  it('trips on failed heartbeats, leaves zero open orders within 2 s, and exits 4', async () => {
     const { ex, base } = await h.exchange(5);
     const { dir, address } = h.dataDir();
     // (a long --duration: the kill switch stops it; under load the steps before it take a while)
@@ -33,8 +37,14 @@ describe('mmkit run: kill switch', () => {
     const done = await Promise.race([exited(bot.p).then((code) => ({ code })), sleep(60_000).then(() => undefined)]);
     expect(done, `the bot did not exit within 60 s of the kill switch:\n${bot.err().slice(-4000)}`).toBeDefined();
     const code = done!.code;
-    expect(code).toBe(0);
+    expect(code, bot.err().slice(-2000)).toBe(4);
     expect(bot.out()).toContain('kill switch: heartbeatFailure');
     expect(bot.out()).toContain('open orders left  0');
+    // after the same orderly shutdown as any stop, and the daemon's files are gone
+    expect(logLines(bot.err()).find((l) => l.msg === 'summary')).toMatchObject({
+      openOrdersAtExit: 0,
+      stop: { kind: 'killSwitch', trigger: 'heartbeatFailure' },
+    });
+    for (const f of ['daemon.lock', 'daemon.json']) expect(existsSync(join(dir, f)), f).toBe(false);
   }, 240_000);
 });

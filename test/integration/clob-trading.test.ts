@@ -284,7 +284,7 @@ describe('market lifecycle', () => {
     expect(await getJson(`${v.clob}/tick-size?token_id=${yes(m)}`)).toEqual({ minimum_tick_size: 0.01 });
   });
 
-  it('resolution cancels open orders and pays 1 per winning share', async () => {
+  it('resolution cancels open orders; holders redeem 1 per winning share through the relayer', async () => {
     const m = v.markets.find((x) => x.minimum_tick_size === 0.1)!;
     const tick = '0.1' as const;
     await b.place(yes(m), 'BUY', '0.3', '10', { tick, negRisk: m.neg_risk });
@@ -294,8 +294,14 @@ describe('market lifecycle', () => {
     const cb = Number(await collateral(b));
     await v.admin(`/markets/${m.condition_id}/resolve`, { winning_token: no(m) });
     expect(await openIds(a)).not.toContain(resting.id);
+    // the resolution pays nobody by itself (the resting order's reservation is released)
+    expect(Number(await collateral(a))).toBe(ca);
+    expect(await tokenBal(a, no(m))).toBe('10');
+    expect((await a.submit({ type: 'REDEEM', conditionId: m.condition_id })).status).toBe(200);
+    expect((await b.submit({ type: 'REDEEM', conditionId: m.condition_id })).status).toBe(200);
     expect(Number(await collateral(a))).toBe(ca + 10);
     expect(Number(await collateral(b))).toBe(cb);
+    expect(await tokenBal(a, no(m))).toBe('0');
     const rec = await getJson(`${v.clob}/markets/${m.condition_id}`);
     expect(rec).toMatchObject({ active: false, closed: true });
     expect(rec.tokens.find((t: any) => t.winner).token_id).toBe(no(m));

@@ -1,5 +1,5 @@
 /**
- * The contract between mmkit's typed API clients (clob, gamma, data, content) and the HTTP
+ * The contract between mmkit's typed API clients (clob, gamma, data, content, relayer) and the HTTP
  * transport under them. Clients describe a request; the transport sends it through the endpoint's
  * budget with auth headers, a timeout and an AbortSignal, retries what is safe to retry, unwraps
  * either envelope, validates the payload with the given schema and maps failures to the error tree
@@ -7,7 +7,7 @@
  */
 import type { z } from 'zod';
 
-export type ApiName = 'clob' | 'gamma' | 'data' | 'content';
+export type ApiName = 'clob' | 'gamma' | 'data' | 'content' | 'relayer';
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 export type QueryValue = string | number | boolean | readonly string[] | undefined;
 

@@ -25,6 +25,23 @@ const intLike = z.union([
 /** GET /time: server unix seconds. */
 export const timeSchema = intLike;
 
+/**
+ * GET /world: which world of the paper exchange this is (an mmkit extension; the public service has
+ * no such route). `startedAt` becomes unix ms.
+ */
+export const worldSchema = z
+  .object({ world_id: z.string().min(1).max(200), started_at: z.string(), seed: z.number().int() })
+  .transform((w, ctx) => {
+    const startedAt = Date.parse(w.started_at);
+    if (!Number.isFinite(startedAt)) {
+      ctx.addIssue({ code: 'custom', message: 'started_at is not an ISO 8601 time', path: ['started_at'] });
+      return z.NEVER;
+    }
+    return { worldId: w.world_id, startedAt, seed: w.seed };
+  });
+/** The identity of a paper exchange's world (GET /world). */
+export type WorldInfo = z.output<typeof worldSchema>;
+
 /** GET / (health): "OK". */
 export const okSchema = z.unknown();
 

@@ -5,7 +5,7 @@
  * pips (a mid, an average fill price) stay decimal strings. See ./common.ts.
  */
 import { z } from 'zod';
-import { decimalOrNull, decimalString, enveloped, intLike, pageSchema, pips, pipsOrNull } from './common.ts';
+import { decimalOrNull, decimalString, enveloped, intLike, micro, pageSchema, pips, pipsOrNull } from './common.ts';
 import { rawGammaEventSchema, toGammaEvent } from './gamma.ts';
 
 const str = z.string();
@@ -332,3 +332,54 @@ export const builderVolumeSchema = enveloped(
     })),
 );
 export type BuilderVolume = z.output<typeof builderVolumeSchema>;
+
+/** Activity types of GET /activity (the public data API has a few more, kept as their text). */
+export type ActivityType = 'TRADE' | 'SPLIT' | 'MERGE' | 'REDEEM' | 'CONVERSION' | 'REWARD';
+
+/**
+ * One item of GET /activity (the public data API's field names, camelCase). Amounts may come as
+ * decimal strings (the paper exchange) or JSON numbers (the public service): both become exact
+ * micro-units.
+ */
+export const activitySchema = z
+  .object({
+    proxyWallet: optStr,
+    timestamp: intLike,
+    conditionId: z.string(),
+    type: z.string().min(1),
+    size: micro,
+    usdcSize: micro,
+    transactionHash: optStr,
+    price: decimalString.nullish(),
+    asset: optStr,
+    side: optStr,
+    outcomeIndex: z.number().int().nullish(),
+    outcome: optStr,
+    title: optStr,
+    slug: optStr,
+    eventSlug: optStr,
+  })
+  .transform((a) => ({
+    type: a.type as ActivityType | (string & {}),
+    /** Unix seconds. */
+    timestamp: a.timestamp,
+    conditionId: a.conditionId,
+    /** Token id of a trade; null for operations on a whole market (split, merge, redeem, conversion). */
+    asset: a.asset ? a.asset : null,
+    side: a.side === 'BUY' || a.side === 'SELL' ? a.side : null,
+    /** Shares (trade: filled; split/merge/conversion: the amount; redeem: shares burned), micro. */
+    size: a.size,
+    /** Collateral (trade: notional; redeem: paid; conversion: received), micro. */
+    usdcSize: a.usdcSize,
+    /** A trade's average price, decimal string; null otherwise. */
+    price: a.asset ? (a.price ?? null) : null,
+    transactionHash: a.transactionHash ?? null,
+    outcomeIndex: a.outcomeIndex ?? null,
+    outcome: a.outcome ?? '',
+    title: a.title ?? '',
+    slug: a.slug ?? '',
+    eventSlug: a.eventSlug ?? '',
+    proxyWallet: a.proxyWallet?.toLowerCase() ?? null,
+  }));
+export type Activity = z.output<typeof activitySchema>;
+export const activityPageSchema = pageSchema(activitySchema);

@@ -9,6 +9,7 @@ import { formatAmount, formatPrice, PRICE_SCALE } from '../../core/units.ts';
 import { orderFromWire } from '../../api/signing/order.ts';
 import { ValidationError } from '../../core/errors.ts';
 import type { ApiKeyRecord } from '../accounts/keys.ts';
+import { worldRecord } from '../identity.ts';
 import { clobMarketRecord } from '../markets.ts';
 import type { PaperExchange, PlaceOutcome, PlaceRequest } from '../exchange.ts';
 import type { OrderState } from '../matching/types.ts';
@@ -125,6 +126,12 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
 
     app.get('/', async () => 'OK');
     app.get('/time', async () => Math.floor(ex.clock.now() / 1000));
+    // an mmkit extension (the public service has no such route): which world this is
+    app.get('/world', async () => {
+      const w = ex.opts.identity;
+      if (w === undefined) throw notFound('this exchange has no world identity');
+      return worldRecord(w);
+    });
 
     // ---- markets ------------------------------------------------------------------------------
     const marketRecords = () => ex.listMarkets().map((e) => clobMarketRecord(e.meta, ex.marketState(e)));
@@ -426,7 +433,14 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
           const t = b.tokens.get(tokenId);
           const size = t ? t.available + t.reserved : 0;
           const st = m ? ex.marketState(m.entry) : undefined;
-          const mark = st ? (st.mid[m!.index] ?? st.lastPrice[m!.index]) : undefined;
+          // a resolved market's tokens (held until redeemed) are worth what they redeem for
+          const mark = st
+            ? st.status === 'resolved'
+              ? st.winningToken === tokenId
+                ? PRICE_SCALE
+                : 0
+              : (st.mid[m!.index] ?? st.lastPrice[m!.index])
+            : undefined;
           const value = mark === undefined ? undefined : Math.round((size * mark) / PRICE_SCALE);
           return {
             asset_id: tokenId,

@@ -1,6 +1,6 @@
 /**
  * The paper exchange's HTTP server: one fastify instance serving every API under its base path
- * (/clob now; /gamma, /data and /content join it), with the spec's error envelope on every error,
+ * (/clob, /gamma, /data, /content, /relayer), with the spec's error envelope on every error,
  * raw-body capture for L2 signatures, and the spec's rate limits (section 8) applied before any
  * handler runs: over a limit a request is held briefly, then answered 429 with the X-RateLimit-*
  * headers and Retry-After.
@@ -15,19 +15,22 @@ import { RatePolicy } from '../limits/policy.ts';
 import { claimedApiKey } from './auth.ts';
 import { parseWith } from './body.ts';
 import { clobRoutes } from './clob.ts';
+import { activityRoutes } from './activity.ts';
 import { contentRoutes } from './content.ts';
 import { dataRoutes } from './data.ts';
 import { gammaRoutes } from './gamma.ts';
+import { relayerRoutes } from './relayer.ts';
 import type { FaultController, FaultRule } from '../faults.ts';
 import { badRequest, envelope, forbidden, HttpError, notFound } from './errors.ts';
 import { tickPips, isTickSize } from '../../core/units.ts';
 
-export type ApiName = 'clob' | 'gamma' | 'data' | 'content';
+export type ApiName = 'clob' | 'gamma' | 'data' | 'content' | 'relayer';
 export const API_PREFIXES: Record<ApiName, string> = {
   clob: '/clob',
   gamma: '/gamma',
   data: '/data',
   content: '/content',
+  relayer: '/relayer',
 };
 
 export interface HttpOptions {
@@ -141,7 +144,10 @@ export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInsta
       if (a === undefined) return;
       const route = req.routeOptions.url ? (apiOf(req.routeOptions.url)?.rel ?? a.rel) : a.rel;
       const rules = policy.rulesFor(a.api, req.method, route);
-      const identity = claimedApiKey(req) ?? `ip:${req.ip}`;
+      const claimed = claimedApiKey(req);
+      // the relayer counts per account (every API key of an address shares its 25 a minute)
+      const owner = a.api === 'relayer' && claimed !== undefined ? ex.keys.get(claimed)?.address : undefined;
+      const identity = owner !== undefined ? `account:${owner}` : (claimed ?? `ip:${req.ip}`);
       const deadline = ex.clock.now() + opts.rateLimits.queueMs;
       for (;;) {
         const now = ex.clock.now();
@@ -200,7 +206,9 @@ export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInsta
   app.register(clobRoutes(ex, { auth: { maxSkewSec: opts.authMaxSkewSec } }), { prefix: API_PREFIXES.clob });
   app.register(gammaRoutes(ex), { prefix: API_PREFIXES.gamma });
   app.register(dataRoutes(ex), { prefix: API_PREFIXES.data });
+  app.register(activityRoutes(ex), { prefix: API_PREFIXES.data });
   app.register(contentRoutes(ex), { prefix: API_PREFIXES.content });
+  app.register(relayerRoutes(ex, { auth: { maxSkewSec: opts.authMaxSkewSec } }), { prefix: API_PREFIXES.relayer });
   if (opts.adminToken) app.register(adminRoutes(ex, opts.adminToken, opts.faults), { prefix: '/admin' });
   return app;
 }

@@ -1,7 +1,9 @@
 /**
  * The paper exchange's matching engine: one price-time priority book per market (in YES terms),
  * serving both outcome tokens, with exact integer settlement (transfer, mint, merge), taker fees,
- * order reservations and the order lifecycle (GTC, GTD, FOK, FAK, post-only).
+ * order reservations and the order lifecycle (GTC, GTD, FOK, FAK, post-only); and the balance
+ * ledger's operations outside the book (the relayer's split, merge, redeem and the neg-risk
+ * convert). A resolution cancels orders and pays nobody: holders redeem.
  *
  * Pure and deterministic: no I/O, no wall clock, no randomness. Every call that depends on time
  * takes `now` (unix ms). The same sequence of calls always produces the same state, the same ids
@@ -27,7 +29,7 @@
  */
 import { sequentialUuid } from '../../core/ids.ts';
 import { NotFoundError, ValidationError } from '../../core/errors.ts';
-import { LOT_MICRO, PRICE_SCALE, notional } from '../../core/units.ts';
+import { formatAmount, LOT_MICRO, PRICE_SCALE, notional } from '../../core/units.ts';
 import {
   bookRuleError,
   MAX_FEE_RATE_BPS,
@@ -50,12 +52,20 @@ import type {
   OrderStatus,
   OrderType,
   PlaceResult,
+  PositionOpCode,
+  PositionOpResult,
   RejectCode,
+  TokenDelta,
   Trade,
 } from './types.ts';
 
 /** The account fees are credited to, unless the constructor names another. */
 export const DEFAULT_FEE_ACCOUNT = '0xfee0000000000000000000000000000000000000';
+/**
+ * The neg-risk adapter's account: in a conversion it takes the NO tokens given up and holds the NO
+ * side of the complete sets it mints (see {@link MatchingEngine.convert}).
+ */
+export const NEG_RISK_ADAPTER_ACCOUNT = '0xada0000000000000000000000000000000000000';
 /** Tick sizes the venue uses, in pips. */
 export const VALID_TICK_PIPS: readonly number[] = [1000, 100, 10, 1];
 
@@ -658,6 +668,21 @@ function isSafeInt(n: number): boolean {
   return Number.isSafeInteger(n);
 }
 
+function opReject(code: PositionOpCode, message: string): PositionOpResult {
+  return { ok: false, code, message };
+}
+
+function opOk(collateral: number, tokens: TokenDelta[]): PositionOpResult {
+  return { ok: true, collateral, tokens };
+}
+
+/** The refusal of a position operation's amount, or null when it is a positive safe integer (micro). */
+function amountError(amount: number): PositionOpResult | null {
+  return isSafeInt(amount) && amount > 0
+    ? null
+    : opReject('INVALID_AMOUNT', `amount must be a positive integer of micro-units, got ${amount}`);
+}
+
 /**
  * The matching engine of the paper exchange. See the module comment and src/exchange/matching/types.ts
  * for the model. Methods that take `now` first expire due GTD orders ({@link advance}).
@@ -696,6 +721,8 @@ export class MatchingEngine {
   private opSeq = 0;
   private tradeSeq = 0;
   private feesTotal = 0;
+  /** Collateral minted by the neg-risk adapter in conversions (see totals()). */
+  private mintedTotal = 0;
   /** Latest time seen (stamps the balance events of the funding calls, which take no time). */
   private lastNow = 0;
 
@@ -829,9 +856,12 @@ export class MatchingEngine {
 
   /**
    * Sums for invariant checks: collateral over all accounts (available + reserved, fee account
-   * included), fees collected so far, and per token its supply (available + reserved).
+   * included), fees collected so far, per token its supply (available + reserved), and the
+   * collateral the neg-risk adapter minted in conversions (backed by the complete sets of NO tokens
+   * it holds). Conserved: collateral + complete YES/NO pairs of unresolved markets + winning tokens
+   * of resolved ones = funded + minted.
    */
-  totals(): { collateral: number; fees: number; tokenSupply: Map<string, number> } {
+  totals(): { collateral: number; fees: number; tokenSupply: Map<string, number>; minted: number } {
     let collateral = 0;
     const tokenSupply = new Map<string, number>();
     for (const m of this.marketList) {
@@ -842,7 +872,7 @@ export class MatchingEngine {
       collateral += a.collateral + a.collateralReserved;
       for (const [id, b] of a.tokens) tokenSupply.set(id, (tokenSupply.get(id) ?? 0) + b.available + b.reserved);
     }
-    return { collateral, fees: this.feesTotal, tokenSupply };
+    return { collateral, fees: this.feesTotal, tokenSupply, minted: this.mintedTotal };
   }
 
   // ---- operations and events ---------------------------------------------------------------------
@@ -1505,8 +1535,9 @@ export class MatchingEngine {
   }
 
   /**
-   * Resolves the market: open orders are cancelled (MARKET_RESOLVED), every holder of the winning
-   * token receives 1 micro of collateral per micro-share, and both tokens' balances go to zero.
+   * Resolves the market: open orders are cancelled (MARKET_RESOLVED), which releases their
+   * reservations; balances are left as they are: holders redeem their tokens afterwards
+   * ({@link redeem}: 1 per winning share, 0 per losing one), as on the public service.
    * @throws NotFoundError for an unknown market; ValidationError when the token is not one of the
    *   market's or the market is already resolved.
    */
@@ -1521,24 +1552,6 @@ export class MatchingEngine {
     for (const o of this.liveOrdersOf(m)) this.cancelOrd(o, 'MARKET_RESOLVED', now);
     m.status = 'resolved';
     m.winningToken = winningTokenId;
-    for (const a of this.accountList) {
-      const y = a.balByTok[m.idx << 1];
-      const n = a.balByTok[(m.idx << 1) | 1];
-      if (y === undefined && n === undefined) continue;
-      const w = winningTokenId === yesToken ? y : n;
-      let changed = false;
-      if (w !== undefined && w.available + w.reserved > 0) {
-        a.collateral += w.available + w.reserved;
-        changed = true;
-      }
-      for (const t of [y, n]) {
-        if (t === undefined) continue;
-        if (t.available !== 0 || t.reserved !== 0) changed = true;
-        t.available = 0;
-        t.reserved = 0;
-      }
-      if (changed) this.touchAcct(a);
-    }
     if (this.rec)
       this.emit({
         type: 'market_status',
@@ -1548,6 +1561,204 @@ export class MatchingEngine {
         at: now,
       });
     this.endOp(now);
+  }
+
+  // ---- positions outside the book: split, merge, redeem, convert ---------------------------------
+  // Available balances only (what orders reserve stays locked); all or nothing; exact micro-units.
+
+  /**
+   * Split `amount` collateral into `amount` YES + `amount` NO of the market.
+   * Refused (nothing changes): amount not a positive safe integer, unknown market, not enough
+   * available collateral.
+   */
+  split(account: string, conditionId: string, amount: number, now: number): PositionOpResult {
+    this.advance(now);
+    const bad = amountError(amount);
+    if (bad !== null) return bad;
+    const m = this.markets.get(conditionId);
+    if (m === undefined) return opReject('MARKET_NOT_FOUND', `unknown market ${conditionId}`);
+    const a = this.accounts.get(account);
+    const have = a === undefined ? 0 : a.collateral;
+    if (a === undefined || have < amount)
+      return opReject(
+        'NOT_ENOUGH_BALANCE',
+        `not enough collateral: split needs ${formatAmount(amount)}, ${formatAmount(have)} available`,
+      );
+    this.beginOp();
+    a.collateral -= amount;
+    a.tok(m.def.yesToken, m.idx << 1).available += amount;
+    a.tok(m.def.noToken, (m.idx << 1) | 1).available += amount;
+    this.touchAcct(a);
+    this.endOp(now);
+    return opOk(-amount, [
+      { tokenId: m.def.yesToken, delta: amount },
+      { tokenId: m.def.noToken, delta: amount },
+    ]);
+  }
+
+  /**
+   * Merge `amount` YES + `amount` NO of the market back into `amount` collateral.
+   * Refused: amount not a positive safe integer, unknown market, fewer than `amount` of either
+   * token available.
+   */
+  merge(account: string, conditionId: string, amount: number, now: number): PositionOpResult {
+    this.advance(now);
+    const bad = amountError(amount);
+    if (bad !== null) return bad;
+    const m = this.markets.get(conditionId);
+    if (m === undefined) return opReject('MARKET_NOT_FOUND', `unknown market ${conditionId}`);
+    const a = this.accounts.get(account);
+    const y = a?.balByTok[m.idx << 1];
+    const n = a?.balByTok[(m.idx << 1) | 1];
+    const hy = y === undefined ? 0 : y.available;
+    const hn = n === undefined ? 0 : n.available;
+    if (a === undefined || y === undefined || n === undefined || hy < amount || hn < amount)
+      return opReject(
+        'NOT_ENOUGH_BALANCE',
+        `not enough tokens: merge needs ${formatAmount(amount)} of each outcome, ${formatAmount(hy)} YES and ${formatAmount(hn)} NO available`,
+      );
+    this.beginOp();
+    y.available -= amount;
+    n.available -= amount;
+    a.collateral += amount;
+    this.touchAcct(a);
+    this.endOp(now);
+    return opOk(amount, [
+      { tokenId: m.def.yesToken, delta: -amount },
+      { tokenId: m.def.noToken, delta: -amount },
+    ]);
+  }
+
+  /**
+   * Redeem the account's tokens of a resolved market: each winning share pays 1 collateral, a
+   * losing share 0. With `amount`: that many winning shares (losing ones are left alone); without:
+   * every available share of both outcomes.
+   * Refused: bad amount, unknown market, market not resolved, fewer than `amount` winning shares
+   * available, nothing to redeem.
+   */
+  redeem(account: string, conditionId: string, amount: number | undefined, now: number): PositionOpResult {
+    this.advance(now);
+    if (amount !== undefined) {
+      const bad = amountError(amount);
+      if (bad !== null) return bad;
+    }
+    const m = this.markets.get(conditionId);
+    if (m === undefined) return opReject('MARKET_NOT_FOUND', `unknown market ${conditionId}`);
+    if (m.status !== 'resolved' || m.winningToken === undefined)
+      return opReject('MARKET_NOT_RESOLVED', `market ${conditionId} is not resolved: nothing can be redeemed yet`);
+    const yesWins = m.winningToken === m.def.yesToken;
+    const a = this.accounts.get(account);
+    const w = a?.balByTok[(m.idx << 1) | (yesWins ? 0 : 1)];
+    const l = a?.balByTok[(m.idx << 1) | (yesWins ? 1 : 0)];
+    const hw = w === undefined ? 0 : w.available;
+    const hl = l === undefined ? 0 : l.available;
+    const loser = yesWins ? m.def.noToken : m.def.yesToken;
+    let win: number;
+    let lose: number;
+    if (amount !== undefined) {
+      if (hw < amount)
+        return opReject(
+          'NOT_ENOUGH_BALANCE',
+          `not enough winning tokens: redeem of ${formatAmount(amount)} asked, ${formatAmount(hw)} available`,
+        );
+      win = amount;
+      lose = 0;
+    } else {
+      if (hw + hl === 0) return opReject('NOTHING_TO_REDEEM', `no tokens of market ${conditionId} to redeem`);
+      win = hw;
+      lose = hl;
+    }
+    this.beginOp();
+    if (w !== undefined) w.available -= win;
+    if (l !== undefined) l.available -= lose;
+    a!.collateral += win;
+    this.touchAcct(a!);
+    this.endOp(now);
+    const tokens: TokenDelta[] = [];
+    if (win > 0) tokens.push({ tokenId: m.winningToken, delta: -win });
+    if (lose > 0) tokens.push({ tokenId: loser, delta: -lose });
+    return opOk(win, tokens);
+  }
+
+  /**
+   * The neg-risk conversion (the public NegRiskAdapter's rule): in an event of n mutually
+   * exclusive neg-risk markets (`eventMarkets`), give up `amount` NO of each of k of them
+   * (`noMarkets`), receive `amount` YES of each of the n - k others and (k - 1) x `amount`
+   * collateral. The adapter (NEG_RISK_ADAPTER_ACCOUNT) keeps the NO tokens and mints the complete
+   * sets it needs for the YES it pays out: it ends with `amount` NO of every market of the event,
+   * worth exactly (n - 1) x `amount` whichever market wins, which is the collateral it minted.
+   * No conversion fee.
+   * Refused: bad amount, unknown market, a market not neg-risk or not in the event, a resolved
+   * market in the event, fewer than `amount` NO available in one of the k markets.
+   */
+  convert(
+    account: string,
+    noMarkets: readonly string[],
+    eventMarkets: readonly string[],
+    amount: number,
+    now: number,
+  ): PositionOpResult {
+    this.advance(now);
+    const bad = amountError(amount);
+    if (bad !== null) return bad;
+    if (noMarkets.length === 0) return opReject('INVALID_AMOUNT', 'convert needs at least one market');
+    if (new Set(noMarkets).size !== noMarkets.length) return opReject('INVALID_AMOUNT', 'a market is named twice');
+    const all: Market[] = [];
+    for (const cid of eventMarkets) {
+      const m = this.markets.get(cid);
+      if (m === undefined) return opReject('MARKET_NOT_FOUND', `unknown market ${cid}`);
+      all.push(m);
+    }
+    for (const cid of noMarkets) {
+      const m = this.markets.get(cid);
+      if (m === undefined) return opReject('MARKET_NOT_FOUND', `unknown market ${cid}`);
+      if (!m.def.negRisk) return opReject('NOT_NEG_RISK', `market ${cid} is not a neg-risk market`);
+      if (!eventMarkets.includes(cid))
+        return opReject('NOT_NEG_RISK', `market ${cid} is not one of the event's neg-risk markets`);
+    }
+    for (const m of all) {
+      if (!m.def.negRisk) return opReject('NOT_NEG_RISK', `market ${m.def.conditionId} is not a neg-risk market`);
+      if (m.status === 'resolved')
+        return opReject('MARKET_RESOLVED', `market ${m.def.conditionId} of the event is resolved: no conversion`);
+    }
+    const n = all.length;
+    const k = noMarkets.length;
+    if (n < 2) return opReject('NOT_NEG_RISK', 'a conversion needs an event of at least two neg-risk markets');
+    if (!isSafeInt(amount * n)) return opReject('INVALID_AMOUNT', 'amount too large');
+    const a = this.accounts.get(account);
+    for (const cid of noMarkets) {
+      const m = this.markets.get(cid)!;
+      const b = a?.balByTok[(m.idx << 1) | 1];
+      const have = b === undefined ? 0 : b.available;
+      if (have < amount)
+        return opReject(
+          'NOT_ENOUGH_BALANCE',
+          `not enough NO tokens of market ${cid}: convert needs ${formatAmount(amount)}, ${formatAmount(have)} available`,
+        );
+    }
+    this.beginOp();
+    const u = a!;
+    const adapter = this.acct(NEG_RISK_ADAPTER_ACCOUNT);
+    const tokens: TokenDelta[] = [];
+    for (const m of all) {
+      const noIdx = (m.idx << 1) | 1;
+      // the adapter ends with `amount` NO of every market: the user's, or the NO half of a minted set
+      adapter.tok(m.def.noToken, noIdx).available += amount;
+      if (noMarkets.includes(m.def.conditionId)) {
+        u.balByTok[noIdx]!.available -= amount;
+        tokens.push({ tokenId: m.def.noToken, delta: -amount });
+      } else {
+        u.tok(m.def.yesToken, m.idx << 1).available += amount;
+        tokens.push({ tokenId: m.def.yesToken, delta: amount });
+      }
+    }
+    const out = (k - 1) * amount;
+    u.collateral += out;
+    this.mintedTotal += (n - 1) * amount;
+    this.touchAcct(u);
+    this.touchAcct(adapter);
+    this.endOp(now);
+    return opOk(out, tokens);
   }
 
   // ---- queries ---------------------------------------------------------------------------------

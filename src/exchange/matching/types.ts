@@ -155,3 +155,27 @@ export interface Balance {
   collateralReserved: number;
   tokens: Map<string, { available: number; reserved: number }>;
 }
+
+/**
+ * Why a position operation outside the book (split, merge, redeem, convert) was refused. Nothing
+ * changes on a refusal.
+ */
+export type PositionOpCode =
+  | 'INVALID_AMOUNT'
+  | 'MARKET_NOT_FOUND'
+  | 'NOT_ENOUGH_BALANCE'
+  | 'MARKET_NOT_RESOLVED'
+  | 'MARKET_RESOLVED'
+  | 'NOT_NEG_RISK'
+  | 'NOTHING_TO_REDEEM';
+
+/** A signed change of one token balance of the account, micro-shares. */
+export interface TokenDelta {
+  tokenId: string;
+  delta: number;
+}
+
+/** Result of a position operation: the account's signed collateral change and token changes (micro). */
+export type PositionOpResult =
+  | { ok: true; collateral: number; tokens: TokenDelta[] }
+  | { ok: false; code: PositionOpCode; message: string };

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { CommandSink, TimedCommand } from '../commands.ts';
+import { newWorldIdentity, type WorldIdentity } from '../identity.ts';
 
 const MIGRATIONS: readonly string[] = [
   // 1: meta and the command journal
@@ -19,6 +20,8 @@ export interface Journal extends CommandSink {
   readonly seed: number;
   /** Secret API keys are derived from; created with the database, so keys survive restarts. */
   readonly serverSecret: Buffer;
+  /** The world's identity, created with the database (a database written before it existed gets one on its next open). */
+  readonly identity: WorldIdentity;
   /** Journaled commands in order (lazy). */
   commands(): IterableIterator<TimedCommand>;
   /** Number of journaled commands (including buffered ones). */
@@ -30,10 +33,11 @@ export interface Journal extends CommandSink {
 }
 
 /**
- * Open (or create) a journal file.
+ * Open (or create) a journal file. `now` (unix ms) is the start time recorded in a new world's
+ * identity.
  * @throws Error when the file cannot be opened or holds a newer schema than this code knows.
  */
-export function openJournal(file: string, opts: { seed: number }): Journal {
+export function openJournal(file: string, opts: { seed: number; now?: number }): Journal {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
@@ -54,6 +58,14 @@ export function openJournal(file: string, opts: { seed: number }): Journal {
   putMeta.run('server_secret', randomBytes(32));
   const seed = Number((getMeta.get('seed') as { value: string }).value);
   const serverSecret = Buffer.from((getMeta.get('server_secret') as { value: Buffer }).value);
+  const fresh = newWorldIdentity(seed, opts.now ?? Date.now());
+  putMeta.run('world_id', fresh.worldId);
+  putMeta.run('world_started_at', String(fresh.startedAt));
+  const identity: WorldIdentity = {
+    worldId: String((getMeta.get('world_id') as { value: string }).value),
+    startedAt: Number((getMeta.get('world_started_at') as { value: string }).value),
+    seed,
+  };
 
   const insert = db.prepare('INSERT INTO commands (t, kind, body) VALUES (?, ?, ?)');
   const insertMany = db.transaction((cmds: TimedCommand[]) => {
@@ -79,6 +91,7 @@ export function openJournal(file: string, opts: { seed: number }): Journal {
   return {
     seed,
     serverSecret,
+    identity,
     append(cmd: TimedCommand): void {
       if (closed) throw new Error('journal is closed');
       buffer.push(cmd);

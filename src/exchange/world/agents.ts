@@ -166,6 +166,7 @@ export class Agents {
   private readonly ids: OrderIds;
   private readonly lp = new Map<string, LpBook>();
   private readonly lpSet: Set<string>;
+  private readonly all: readonly string[];
   private readonly lastTopUp = new Map<string, number>();
   private readonly rngLp: Rng;
   private readonly rngNoise: Rng;
@@ -178,6 +179,7 @@ export class Agents {
     this.ex = rt.ex;
     this.accounts = agentAccounts(rt.seed);
     const all = [...this.accounts.lp, ...this.accounts.noise, ...this.accounts.informed];
+    this.all = all;
     this.lpSet = new Set(this.accounts.lp);
     this.hold = new Holdings(all);
     const start = rt.clock.now();
@@ -225,7 +227,13 @@ export class Agents {
         if (book !== undefined && e.trade.makers.some((m) => m.account === book.account)) book.dirty = true;
       } else if (e.type === 'market_status' && e.status === 'resolved') {
         const entry = this.ex.market(e.market);
-        if (entry) this.hold.dropTokens(entry.meta.tokens);
+        if (entry) {
+          this.hold.dropTokens(entry.meta.tokens);
+          // a resolution pays nobody by itself: the agents redeem, as holders do (next turn, not
+          // from inside the exchange's notification)
+          const tokens = entry.meta.tokens;
+          this.rt.timers.after(0, () => this.redeem(e.market, tokens));
+        }
         this.lp.delete(e.market);
       }
     }
@@ -252,6 +260,15 @@ export class Agents {
     }
     if (r.trade !== null) st.takerTrades++;
     return true;
+  }
+
+  /** Redeem every agent's tokens of a resolved market. */
+  private redeem(conditionId: string, tokens: readonly string[]): void {
+    for (const a of this.all) {
+      const b = this.ex.engine.balance(a).tokens;
+      if (tokens.some((t) => (b.get(t)?.available ?? 0) > 0))
+        this.ex.relayer(a, { type: 'REDEEM', conditionIds: [conditionId] });
+    }
   }
 
   /** After a balance refusal: resync the holdings and top the collateral up (at most once a minute). */

@@ -32,6 +32,9 @@ import type { Budgets, BudgetConfig } from '../../api/http/budgets.ts';
 import { createTransport, type ApiCredentials, type HttpTransport, type LoggerLike } from '../../api/http/transport.ts';
 import type { Transport } from '../../api/http/types.ts';
 import { OrderBuilder } from '../../api/orders.ts';
+import { RelayerClient, type RelayerTransaction } from '../../api/relayer.ts';
+import { DataClient } from '../../api/data.ts';
+import type { ActivityType } from '../../api/schemas/data.ts';
 import { marketStream, type MarketStream } from '../../api/streams/market.ts';
 import type { BackoffPolicy, StreamLogger, WsFactory } from '../../api/streams/socket.ts';
 import type { UserIdentity } from '../../api/streams/user-decode.ts';
@@ -44,9 +47,20 @@ import { cancelOutcome, orderRecord, toMarketInfo, toVenueOrder, tradeRecord, ve
 import { AuthError, ConfigError, OrderRejectedError, RateLimitError, ValidationError } from '../../core/errors.ts';
 import type { MarketEvent, RtdsEvent, UserEvent } from '../../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../../core/ids.ts';
-import { LOT_MICRO, notional, tickFromPips, type Micro, type TickSize } from '../../core/units.ts';
+import {
+  LOT_MICRO,
+  notional,
+  parsePrice,
+  tickFromPips,
+  type Micro,
+  type Pips,
+  type TickSize,
+} from '../../core/units.ts';
 import type {
   CancelOutcome,
+  CtfOperationKind,
+  CtfOperationResult,
+  Holdings,
   MarketInfo,
   PlaceOutcome,
   PlaceRequest,
@@ -54,7 +68,20 @@ import type {
   Venue,
   VenueFill,
   VenueOrder,
+  VenueIdentity,
 } from '../../core/venue.ts';
+
+/** A relayer transaction as the Venue port's operation result. */
+function ctfResult(kind: CtfOperationKind, market: ConditionId, t: RelayerTransaction): CtfOperationResult {
+  return {
+    kind,
+    market,
+    tx: t.id,
+    amount: t.amount as Micro,
+    collateral: t.collateralDelta,
+    tokens: t.tokens.map((x) => ({ tokenId: x.tokenId as TokenId, delta: x.delta })),
+  };
+}
 
 /** A logger the venue, its transport and its streams can share (pino's Logger fits). */
 export interface VenueLogger extends LoggerLike, StreamLogger {
@@ -69,7 +96,16 @@ export interface LiveVenueOptions {
    * Base URLs: `clob` (required), `ws` (the WebSocket base: `${ws}/ws/market`, `${ws}/ws/user`),
    * optionally gamma/data/content, and `rtds` (the real-time data stream; default `${ws}/rtds`).
    */
-  urls: { clob: string; ws: string; gamma?: string; data?: string; content?: string; rtds?: string };
+  urls: {
+    clob: string;
+    ws: string;
+    gamma?: string;
+    data?: string;
+    content?: string;
+    rtds?: string;
+    /** The relayer (split, merge, redeem); absent: the venue has none (those operations are then unavailable). */
+    relayer?: string;
+  };
   /** The trading wallet (signs orders and the L1 key requests). */
   wallet: Wallet;
   /** EIP-712 chain id (default 137). */
@@ -144,6 +180,12 @@ export interface LiveVenue extends Venue {
   marketOfToken(tokenId: string): MarketInfo | undefined;
   /** Adds markets to the signing cache without listing (tests, benches, a known universe). */
   learnMarkets(markets: readonly MarketInfo[]): void;
+  /**
+   * The latest kind of account activity per token since `sinceMs`, from the data API's activity
+   * (a market-wide operation names both tokens of a known market): the position audit's causes.
+   * Empty without a data URL.
+   */
+  activityKinds(sinceMs: number): Promise<Map<string, ActivityType>>;
   stats(): LiveVenueStats;
 }
 
@@ -153,6 +195,12 @@ export interface LiveVenueParts {
   creds: ApiCredentials;
   /** Account address (any case). */
   address: string;
+  /** True when the transport knows a relayer URL (split, merge, redeem available). */
+  relayer?: boolean;
+  /** True when the transport knows a data API URL (account activity). */
+  data?: boolean;
+  /** The deployment's name for ledger epochs (default 'unknown'): `createLiveVenue` gives `<clob url>#<chain id>`. */
+  venueName?: string;
   builder: OrderBuilder;
   /** WebSocket base; `rtds`: the real-time data stream (default `${ws}/rtds`). */
   urls: { ws: string; rtds?: string };
@@ -183,6 +231,7 @@ export async function createLiveVenue(o: LiveVenueOptions): Promise<LiveVenue> {
       ...(o.urls.gamma ? { gamma: o.urls.gamma } : {}),
       ...(o.urls.data ? { data: o.urls.data } : {}),
       ...(o.urls.content ? { content: o.urls.content } : {}),
+      ...(o.urls.relayer ? { relayer: o.urls.relayer } : {}),
     },
     signer: o.wallet,
     chainId: o.chainId ?? 137,
@@ -210,6 +259,9 @@ export async function createLiveVenue(o: LiveVenueOptions): Promise<LiveVenue> {
     transport,
     creds,
     address: o.funder || o.wallet.address,
+    venueName: `${o.urls.clob.replace(/\/+$/, '')}#${o.chainId ?? 137}`,
+    relayer: o.urls.relayer !== undefined && o.urls.relayer !== '',
+    data: o.urls.data !== undefined && o.urls.data !== '',
     builder,
     urls: { ws: o.urls.ws, ...(o.urls.rtds ? { rtds: o.urls.rtds } : {}) },
     clock,
@@ -679,6 +731,80 @@ class LiveVenueImpl implements LiveVenue {
   async balance(): Promise<{ available: Micro; reserved: Micro }> {
     const b = await this.clob.balances();
     return { available: b.collateral.available, reserved: b.collateral.reserved };
+  }
+
+  async holdings(): Promise<Holdings> {
+    // balances first: the sizes are the truth; positions only add the venue's average prices
+    const b = await this.clob.balances();
+    const avg = new Map<string, Pips>();
+    try {
+      for (const p of await this.clob.positions()) {
+        const px = parsePrice(p.avgPrice, 'half-up');
+        if (px > 0) avg.set(p.assetId, px);
+      }
+    } catch (err) {
+      this.#p.logger?.warn({ err: (err as Error).message?.slice(0, 200) }, 'positions not read: no average prices');
+    }
+    return {
+      collateral: { available: b.collateral.available, reserved: b.collateral.reserved },
+      tokens: b.tokens
+        .filter((t) => t.balance > 0)
+        .map((t) => {
+          const a = avg.get(t.assetId);
+          return {
+            tokenId: t.assetId,
+            market: t.market,
+            size: t.balance,
+            available: t.available,
+            ...(a !== undefined ? { avgPrice: a } : {}),
+          };
+        }),
+    };
+  }
+
+  async activityKinds(sinceMs: number): Promise<Map<string, ActivityType>> {
+    const out = new Map<string, ActivityType>();
+    if (this.#p.data !== true) return out;
+    const data = new DataClient(this.#p.transport);
+    const start = Math.max(0, Math.floor(sinceMs / 1000));
+    let n = 0;
+    // newest first: the first kind seen of a token is its latest
+    for await (const a of data.iterActivity(this.address, { start })) {
+      if (++n > 2000) break;
+      const kind = a.type as ActivityType;
+      const tokens =
+        a.asset !== null ? [a.asset] : (this.#byMarket.get(a.conditionId)?.tokens.map((t) => t.tokenId) ?? []);
+      for (const t of tokens) if (!out.has(t)) out.set(t, kind);
+    }
+    return out;
+  }
+
+  async split(market: ConditionId, amount: Micro): Promise<CtfOperationResult> {
+    return ctfResult('split', market, await this.#relayer().split(market, amount));
+  }
+
+  async merge(market: ConditionId, amount: Micro): Promise<CtfOperationResult> {
+    return ctfResult('merge', market, await this.#relayer().merge(market, amount));
+  }
+
+  async redeem(market: ConditionId, amount?: Micro): Promise<CtfOperationResult> {
+    return ctfResult('redeem', market, await this.#relayer().redeem(market, amount));
+  }
+
+  #relayerClient: RelayerClient | undefined;
+  #relayer(): RelayerClient {
+    if (this.#p.relayer !== true)
+      throw new ConfigError(
+        'venue.relayerUrl',
+        'no relayer URL is configured: split, merge and redeem are unavailable',
+      );
+    this.#relayerClient ??= new RelayerClient(this.#p.transport);
+    return this.#relayerClient;
+  }
+
+  async identity(): Promise<VenueIdentity> {
+    const w = await this.clob.world();
+    return { venue: this.#p.venueName ?? 'unknown', world: w?.worldId ?? null, address: this.address };
   }
 
   close(): Promise<void> {

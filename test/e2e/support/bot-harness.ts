@@ -58,13 +58,22 @@ export class BotHarness {
 
   /**
    * A paper exchange with agents trading (no lifecycle, so the bot's markets stay open). With
-   * `adminToken`, its /admin routes are served (see `Admin`).
+   * `adminToken`, its /admin routes are served (see `Admin`); `rate` multiplies the agents'
+   * activity (default 1).
    */
-  async exchange(seed: number, o: { adminToken?: string } = {}): Promise<{ ex: RunningExchange; base: string }> {
+  async exchange(
+    seed: number,
+    o: { adminToken?: string; rate?: number } = {},
+  ): Promise<{ ex: RunningExchange; base: string }> {
     const ex = await startExchange({
       port: 0,
       seed,
-      world: { agents: 'default', lifecycle: false, priceFeed: true },
+      world: {
+        agents: 'default',
+        lifecycle: false,
+        priceFeed: true,
+        ...(o.rate !== undefined ? { rate: o.rate } : {}),
+      },
       ...(o.adminToken !== undefined ? { http: { adminToken: o.adminToken } } : {}),
     });
     this.exchanges.push(ex);

@@ -45,10 +45,10 @@ export class Trader {
   async raw(
     method: string,
     path: string,
-    opts: { body?: unknown; rawBody?: string; headers?: Record<string, string>; query?: string } = {},
+    opts: { body?: unknown; rawBody?: string; headers?: Record<string, string>; query?: string; base?: string } = {},
   ): Promise<HttpResult> {
     const bodyStr = opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
-    const res = await fetch(`${this.clobUrl}${path}${opts.query ? `?${opts.query}` : ''}`, {
+    const res = await fetch(`${opts.base ?? this.clobUrl}${path}${opts.query ? `?${opts.query}` : ''}`, {
       method,
       headers: { ...(bodyStr !== undefined ? { 'content-type': 'application/json' } : {}), ...(opts.headers ?? {}) },
       ...(bodyStr !== undefined ? { body: bodyStr } : {}),
@@ -92,8 +92,8 @@ export class Trader {
     });
   }
 
-  /** L2-authenticated request with an exact raw body (for malformed-input tests). */
-  async l2raw(method: string, path: string, rawBody: string): Promise<HttpResult> {
+  /** L2-authenticated request with an exact raw body (for malformed-input tests); `base` default the CLOB's. */
+  async l2raw(method: string, path: string, rawBody: string, base?: string): Promise<HttpResult> {
     if (!this.creds) throw new Error('no API key');
     const headers = l2Headers(
       { key: this.creds.apiKey, secret: this.creds.secret, passphrase: this.creds.passphrase },
@@ -103,7 +103,17 @@ export class Trader {
       rawBody,
       Math.floor(Date.now() / 1000),
     );
-    return this.raw(method, path, { rawBody, headers: { ...headers } });
+    return this.raw(method, path, { rawBody, headers: { ...headers }, ...(base !== undefined ? { base } : {}) });
+  }
+
+  /** The relayer's base URL (the paper exchange's layout: `/relayer` beside `/clob`). */
+  get relayerUrl(): string {
+    return this.clobUrl.replace(/\/clob$/, '/relayer');
+  }
+
+  /** POST {relayer_url}/submit, L2-authenticated (the path signed is relative to the relayer's base URL). */
+  async submit(body: unknown): Promise<HttpResult> {
+    return this.l2raw('POST', '/submit', JSON.stringify(body), this.relayerUrl);
   }
 
   /** A signed order body for POST /order. */

@@ -272,6 +272,29 @@ describe('Budgets', () => {
     });
     expect(b.rulesFor('data', 'GET', '/users/0xabc/pnl')).toEqual(['general', 'user-pnl']);
     expect(b.endpointKey('clob', 'GET', '/data/order/0xabc123')).toBe('clob GET /data/order/:id');
+    // the relayer's /submit: 25 requests a minute (spec 8.1); its lookups only the general rule
+    expect(b.rulesFor('relayer', 'POST', '/submit')).toEqual(['general', 'relayer-submit']);
+    expect(b.gate.rule('relayer-submit')).toEqual({ name: 'relayer-submit', limit: 25, windowMs: 60_000 });
+    expect(b.rulesFor('relayer', 'GET', '/transaction')).toEqual(['general']);
+  });
+
+  it('holds the 26th relayer submit of a minute until the first slot frees', async () => {
+    const clock = new VirtualClock(T0);
+    const b = new Budgets({ marginMs: 0 }, clock);
+    let sent = 0;
+    const send = async () => {
+      sent++;
+    };
+    for (let i = 0; i < 25; i++) await b.schedule('relayer', 'POST', '/submit', send);
+    const late = b.schedule('relayer', 'POST', '/submit', send);
+    await flush();
+    expect(sent).toBe(25);
+    clock.advanceTo(T0 + 59_999);
+    await flush();
+    expect(sent).toBe(25);
+    clock.advanceTo(T0 + 60_000);
+    await late;
+    expect(sent).toBe(26);
   });
 
   it('takes overrides and a scale, and refuses unknown rules', () => {

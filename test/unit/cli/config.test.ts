@@ -147,6 +147,8 @@ describe('config: strict validation names the key and what is allowed', () => {
     [{ bot: { risk: { maxLoss: -1 } } }, 'bot.risk.maxLoss', /a number in \[0, 1000000000\]/],
     [{ bot: { risk: { maxOpenOrdersGlobal: 1.5 } } }, 'bot.risk.maxOpenOrdersGlobal', /an integer in \[0, 100000\]/],
     [{ bot: { restartPolicy: 'keep' } }, 'bot.restartPolicy', /\["cancel","adopt"\]/],
+    [{ bot: { foreignOrders: 'ignore' } }, 'bot.foreignOrders', /\["leave","cancel","adopt"\]/],
+    [{ bot: { postOnly: 'yes' } }, 'bot.postOnly', /true or false/],
     [{ bot: { exchangeUrl: 'ftp://x' } }, 'bot.exchangeUrl', /http:\/\/ or https:\/\/ URL/],
     [{ venue: { wsUrl: 'http://x' } }, 'venue.wsUrl', /ws:\/\/ or wss:\/\//],
     [{ venue: { funder: '0x12' } }, 'venue.funder', /0x \+ 40 hex/],
@@ -171,6 +173,20 @@ describe('config: strict validation names the key and what is allowed', () => {
     expect(configError(() => loadConfig(undefined, {}, { MMKIT_RISK_MAX_LOSS: 'lots' })).key).toBe('bot.risk.maxLoss');
   });
 
+  it('bot.postOnly (default true) and bot.foreignOrders (default leave), from files and the environment', () => {
+    const d = loadConfig(undefined, {}, {});
+    expect(d.bot.postOnly).toBe(true);
+    expect(d.bot.foreignOrders).toBe('leave');
+    expect(d.bot.restartPolicy).toBe('cancel');
+    const e = loadConfig(undefined, {}, { MMKIT_POST_ONLY: 'false', MMKIT_FOREIGN_ORDERS: 'cancel' });
+    expect(e.bot.postOnly).toBe(false);
+    expect(e.bot.foreignOrders).toBe('cancel');
+    expect(loadConfig(file({ bot: { foreignOrders: 'adopt', postOnly: false } }), {}, {}).bot).toMatchObject({
+      foreignOrders: 'adopt',
+      postOnly: false,
+    });
+  });
+
   it('validates flags the same way', () => {
     expect(configError(() => loadConfig(undefined, { 'bot.marketCount': 'three' }, {})).key).toBe('bot.marketCount');
   });
@@ -192,6 +208,7 @@ describe('config: the shipped files', () => {
         gammaUrl: 'http://127.0.0.1:8080/gamma',
         dataUrl: 'http://127.0.0.1:8080/data',
         contentUrl: 'http://127.0.0.1:8080/content',
+        relayerUrl: 'http://127.0.0.1:8080/relayer',
         wsUrl: 'ws://127.0.0.1:8080',
         rtdsUrl: 'ws://127.0.0.1:8080/rtds',
       },
@@ -295,8 +312,21 @@ describe('venue resolution', () => {
     expect(one).toMatchObject({
       source: 'config',
       paper: false,
-      urls: { clob: 'https://venue.example/clob', ws: 'wss://venue.example', data: 'https://data.venue.example' },
+      urls: {
+        clob: 'https://venue.example/clob',
+        ws: 'wss://venue.example',
+        data: 'https://data.venue.example',
+        relayer: 'https://venue.example/relayer',
+      },
     });
+    const relayer = resolveVenue(
+      loadConfig(
+        undefined,
+        { 'bot.exchangeUrl': 'https://venue.example', 'venue.relayerUrl': 'https://relayer.venue.example/' },
+        {},
+      ),
+    );
+    expect(relayer.urls.relayer).toBe('https://relayer.venue.example');
     expect(
       configError(() => resolveVenue(loadConfig(undefined, { 'venue.clobUrl': 'https://clob.example' }, {}))).key,
     ).toBe('venue.gammaUrl');

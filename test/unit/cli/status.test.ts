@@ -3,7 +3,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { hostname } from 'node:os';
 import { daemonUrl, formatStatus } from '../../../src/cli/status.ts';
+import { acquireDaemonLock } from '../../../src/ops/daemon-lock.ts';
 import { CliError, ExitCode } from '../../../src/cli/exit-codes.ts';
 import type { StatusSnapshot } from '../../../src/ops/status.ts';
 
@@ -28,6 +30,28 @@ describe('daemonUrl', () => {
       JSON.stringify({ statusUrl: 'http://127.0.0.1:45678', pid: 2 ** 22 + 12345 }),
     );
     expect(daemonUrl({ dataDir: dir }, {}).url).toBe('http://127.0.0.1:8787');
+  });
+  it('without daemon.json, finds the status URL in the lock of a daemon living on this host', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'mmkit-status-'));
+    const lock = await acquireDaemonLock(d);
+    lock.setStatusUrl('http://127.0.0.1:45679');
+    expect(daemonUrl({ dataDir: d }, { MMKIT_HTTP_PORT: '0' })).toEqual({
+      url: 'http://127.0.0.1:45679',
+      source: `${d}/daemon.lock`,
+    });
+    lock.release();
+    // a lock of a process that is gone is not a daemon
+    writeFileSync(
+      join(d, 'daemon.lock'),
+      JSON.stringify({
+        pid: 2 ** 22 + 12345,
+        host: hostname(),
+        startedAt: '2026-01-01T00:00:00.000Z',
+        nonce: 'x',
+        statusUrl: 'http://127.0.0.1:45679',
+      }),
+    );
+    expect(daemonUrl({ dataDir: d }, {}).url).toBe('http://127.0.0.1:8787');
   });
   it('refuses a bad URL and a random configured port with nothing recorded (usage, exit 2)', () => {
     const err = (f: () => unknown) => {

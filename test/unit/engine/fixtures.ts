@@ -203,8 +203,10 @@ export class FakeVenue implements Venue {
   venueFills: VenueFill[] = [];
   balanceAnswer = { available: 1_000_000_000 as Micro, reserved: 0 as Micro };
   calls: string[] = [];
-  /** How many cancelAll calls leave orders in place. */
+  /** How many cancel / cancelAll calls leave orders in place. */
   stubbornCancels = 0;
+  /** The ids of every cancel call, in order. */
+  cancelCalls: string[][] = [];
   orderLookup = new Map<string, VenueOrder>();
 
   constructor(clock = new VirtualClock(1_700_000_000_000)) {
@@ -232,7 +234,17 @@ export class FakeVenue implements Venue {
   }
   async cancel(ids: readonly OrderId[]): Promise<CancelOutcome> {
     this.calls.push('cancel');
-    return { canceled: [...ids], notCanceled: new Map() };
+    this.cancelCalls.push([...ids]);
+    if (this.stubbornCancels > 0) {
+      this.stubbornCancels--;
+      return { canceled: [], notCanceled: new Map() };
+    }
+    const want = new Set<string>(ids);
+    const canceled = this.open.filter((o) => want.has(o.id)).map((o) => o.id);
+    this.open = this.open.filter((o) => !want.has(o.id));
+    const notCanceled = new Map<OrderId, string>();
+    for (const id of ids) if (!canceled.includes(id)) notCanceled.set(id, 'order not found');
+    return { canceled, notCanceled };
   }
   async cancelAll(): Promise<CancelOutcome> {
     this.calls.push('cancelAll');

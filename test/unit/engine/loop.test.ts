@@ -113,7 +113,9 @@ describe('engine loop: order and state', () => {
     const trail: string[] = [];
     const ctx = await setup({
       timers: { tickMs: 1000, balanceMs: 0 },
-      onFill: (f) => trail.push(`onFill:${f.tradeId}:${ctx.engine.state.position(YES).size}`),
+      onFill: (f) => {
+        trail.push(`onFill:${f.tradeId}:${ctx.engine.state.position(YES).size}`);
+      },
       onEvent(e) {
         trail.push(`strategy:${e.type}${e.type === 'timer' ? `:${e.name}` : ''}`);
         return undefined;
@@ -125,6 +127,25 @@ describe('engine loop: order and state', () => {
     ctx.venue.market$.next(snap(YES, [[4000, 1]], [[6000, 1]]));
     expect(trail).toEqual(['onFill:t1:10000000', 'strategy:fill', 'strategy:timer:tick', 'strategy:book_snapshot']);
     expect(ctx.engine.stats().events).toBeGreaterThanOrEqual(3);
+  });
+
+  it("a fill onFill says is 'external' (an order the bot did not place) moves the position but never reaches the strategy", async () => {
+    const trail: string[] = [];
+    const ctx = await setup({
+      timers: { tickMs: 0, balanceMs: 0 },
+      onFill: (f) => (f.orderId === 'theirs' ? 'external' : undefined),
+      onEvent(e) {
+        trail.push(`strategy:${e.type}${e.type === 'fill' ? `:${e.orderId}` : ''}`);
+        return undefined;
+      },
+    });
+    trail.length = 0;
+    ctx.venue.user$.next(fill('t1', 'theirs', 'MATCHED'));
+    expect(trail).toEqual([]);
+    expect(ctx.engine.state.position(YES).size).toBe(10_000_000); // the wallet's truth
+    ctx.venue.user$.next(fill('t2', 'mine', 'MATCHED'));
+    expect(trail).toEqual(['strategy:fill:mine']);
+    expect(ctx.engine.state.position(YES).size).toBe(20_000_000);
   });
 });
 

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { OrderId } from '../../../src/core/ids.ts';
+import { MAX_CANCEL_IDS } from '../../../src/core/rate-limits.ts';
 import type { Micro, Pips } from '../../../src/core/units.ts';
 import { createEngine } from '../../../src/engine/loop.ts';
 import {
   reconcileOnStart,
   ReconcileError,
   UNSETTLED_LOOKBACK_MAX_MS,
+  type RestartFill,
   type RestartStore,
 } from '../../../src/engine/restart.ts';
 import type { VenueFill, VenueOrder } from '../../../src/core/venue.ts';
@@ -38,13 +40,16 @@ const vf = (tradeId: string, orderId: string, matchTime: number): VenueFill => (
 
 /** An in-memory store keyed like the real one (trade id, order id). */
 class MemStore implements RestartStore {
-  fills = new Map<string, VenueFill>();
+  fills = new Map<string, RestartFill>();
   orders = new Map<string, { id: string; status: string }>();
   missing: string[] = [];
   async openOrders() {
     return [...this.orders.values()].filter((o) => o.status === 'LIVE');
   }
-  recordFill(f: VenueFill): boolean {
+  knowsOrder(id: string): boolean {
+    return this.orders.has(id);
+  }
+  recordFill(f: RestartFill): boolean {
     const k = `${f.tradeId}|${f.orderId}`;
     const had = this.fills.has(k);
     this.fills.set(k, f);
@@ -65,11 +70,12 @@ class MemStore implements RestartStore {
 }
 
 describe('reconcileOnStart', () => {
-  it("policy 'cancel' (default): cancels what the venue shows, verifies zero, resolves store-open orders by id, backfills since the last fill minus the margin", async () => {
+  it("policy 'cancel' (default): cancels the bot's orders the venue shows (by id), verifies they are gone, resolves store-open orders by id, backfills since the last fill minus the margin", async () => {
     const venue = new FakeVenue();
     venue.open = [vo('v1'), vo('v2')];
     const store = new MemStore();
     store.orders.set('v1', { id: 'v1', status: 'LIVE' });
+    store.orders.set('v2', { id: 'v2', status: 'CANCELED' }); // the store's, believed closed
     store.orders.set('gone', { id: 'gone', status: 'LIVE' }); // filled while we were down
     store.orders.set('never', { id: 'never', status: 'LIVE' }); // persisted, never sent
     venue.orderLookup.set('gone', vo('gone', 'MATCHED'));
@@ -81,7 +87,10 @@ describe('reconcileOnStart', () => {
     expect(r.found.map((o) => o.id)).toEqual(['v1', 'v2']);
     expect(r.canceled).toEqual(['v1', 'v2']);
     expect(r.adopted).toEqual([]);
+    expect(r.foreign).toEqual([]);
     expect(venue.open).toEqual([]);
+    expect(venue.calls).not.toContain('cancelAll');
+    expect(venue.cancelCalls).toEqual([['v1', 'v2']]);
     expect(r.closed.map((o) => [o.id, o.status])).toEqual([
       ['v1', 'CANCELED'],
       ['gone', 'MATCHED'],
@@ -93,6 +102,8 @@ describe('reconcileOnStart', () => {
     expect(venue.calls).toContain('fills:40000');
     expect(r.fills.map((f) => f.tradeId)).toEqual(['t0', 't1']);
     expect(r.newFills).toBe(1);
+    // 'gone' is the store's order: its fill is the bot's
+    expect(store.fills.get('t1|gone')!.source).toBeUndefined();
     // a second run changes nothing
     const again = await reconcileOnStart(venue, store);
     expect(again.newFills).toBe(0);
@@ -116,7 +127,9 @@ describe('reconcileOnStart', () => {
     const venue = new FakeVenue();
     venue.open = [vo('v1')];
     venue.stubbornCancels = 10;
-    const p = reconcileOnStart(venue, new MemStore(), { verifyAttempts: 2, retryDelayMs: 10 }).catch((e: unknown) => e);
+    const store = new MemStore();
+    store.orders.set('v1', { id: 'v1', status: 'LIVE' });
+    const p = reconcileOnStart(venue, store, { verifyAttempts: 2, retryDelayMs: 10 }).catch((e: unknown) => e);
     // the retry delay runs on the venue's (virtual) clock
     for (let i = 0; i < 20; i++) {
       await Promise.resolve();
@@ -126,21 +139,118 @@ describe('reconcileOnStart', () => {
     const err = await p;
     expect(err).toBeInstanceOf(ReconcileError);
     expect((err as ReconcileError).remaining.map((o) => o.id)).toEqual(['v1']);
-    expect(venue.calls.filter((c) => c === 'cancelAll')).toHaveLength(2);
+    expect(venue.calls.filter((c) => c === 'cancel')).toHaveLength(2);
   });
 
-  it('recovers when a later cancel-all attempt succeeds', async () => {
+  it('recovers when a later cancel attempt succeeds', async () => {
     const venue = new FakeVenue();
     venue.open = [vo('v1')];
     venue.stubbornCancels = 1;
-    const p = reconcileOnStart(venue, new MemStore(), { retryDelayMs: 10 });
+    const store = new MemStore();
+    store.orders.set('v1', { id: 'v1', status: 'LIVE' });
+    const p = reconcileOnStart(venue, store, { retryDelayMs: 10 });
     for (let i = 0; i < 10; i++) {
       await new Promise((r) => setImmediate(r));
       venue.clock.advance(10);
     }
     const r = await p;
     expect(r.canceled).toEqual(['v1']);
-    expect(venue.calls.filter((c) => c === 'cancelAll')).toHaveLength(2);
+    expect(venue.calls.filter((c) => c === 'cancel')).toHaveLength(2);
+  });
+});
+
+describe('reconcileOnStart: orders and fills the bot did not make (bot.foreignOrders)', () => {
+  /** The bot's order 'mine' (the store knows it) and a foreign one 'theirs' open at the venue. */
+  const setup = () => {
+    const venue = new FakeVenue();
+    venue.open = [vo('mine'), vo('theirs')];
+    venue.orderLookup.set('mine', vo('mine', 'CANCELED'));
+    const store = new MemStore();
+    store.orders.set('mine', { id: 'mine', status: 'LIVE' });
+    return { venue, store };
+  };
+
+  it("foreign 'leave' (default): only the bot's orders are cancelled, by id; the foreign one is left and reported", async () => {
+    const { venue, store } = setup();
+    const r = await reconcileOnStart(venue, store);
+    expect(r.foreignPolicy).toBe('leave');
+    expect(r.foreign.map((o) => o.id)).toEqual(['theirs']);
+    expect(r.left.map((o) => o.id)).toEqual(['theirs']);
+    expect(r.canceled).toEqual(['mine']);
+    expect(venue.cancelCalls).toEqual([['mine']]);
+    expect(venue.calls).not.toContain('cancelAll');
+    expect(venue.open.map((o) => o.id)).toEqual(['theirs']);
+    // the foreign order is no order of the store's: not resolved, not recorded
+    expect(store.orders.has('theirs')).toBe(false);
+    expect(venue.calls).not.toContain('order:theirs');
+  });
+
+  it("foreign 'cancel': both are cancelled (by id) and verified gone", async () => {
+    const { venue, store } = setup();
+    const r = await reconcileOnStart(venue, store, { foreign: 'cancel' });
+    expect(r.canceled).toEqual(['mine', 'theirs']);
+    expect(r.left).toEqual([]);
+    expect(venue.open).toEqual([]);
+  });
+
+  it("foreign 'adopt' with restart policy 'cancel': the foreign order is adopted, the bot's own cancelled", async () => {
+    const { venue, store } = setup();
+    const r = await reconcileOnStart(venue, store, { foreign: 'adopt' });
+    expect(r.adopted.map((o) => o.id)).toEqual(['theirs']);
+    expect(r.canceled).toEqual(['mine']);
+    expect(venue.open.map((o) => o.id)).toEqual(['theirs']);
+  });
+
+  it("restart policy 'adopt' with foreign 'cancel': the bot's own is adopted, the foreign one cancelled", async () => {
+    const { venue, store } = setup();
+    const r = await reconcileOnStart(venue, store, { policy: 'adopt', foreign: 'cancel' });
+    expect(r.adopted.map((o) => o.id)).toEqual(['mine']);
+    expect(r.canceled).toEqual(['theirs']);
+    expect(venue.open.map((o) => o.id)).toEqual(['mine']);
+  });
+
+  it("an order the store knows but believes closed is still the bot's (cancelled, not left)", async () => {
+    const { venue, store } = setup();
+    store.orders.set('mine', { id: 'mine', status: 'CANCELED' });
+    const r = await reconcileOnStart(venue, store);
+    expect(r.foreign.map((o) => o.id)).toEqual(['theirs']);
+    expect(r.canceled).toEqual(['mine']);
+  });
+
+  it("without knowsOrder, an order is the store's when it is among its open orders", async () => {
+    const { venue, store } = setup();
+    const plain: RestartStore = {
+      openOrders: () => store.openOrders(),
+      recordFill: (f) => store.recordFill(f),
+      lastFillTime: () => store.lastFillTime(),
+    };
+    const r = await reconcileOnStart(venue, plain);
+    expect(r.canceled).toEqual(['mine']);
+    expect(r.left.map((o) => o.id)).toEqual(['theirs']);
+  });
+
+  it('cancels in requests of at most MAX_CANCEL_IDS ids', async () => {
+    const venue = new FakeVenue();
+    const store = new MemStore();
+    const n = MAX_CANCEL_IDS + 5;
+    for (let i = 0; i < n; i++) {
+      venue.open.push(vo(`o${i}`));
+      store.orders.set(`o${i}`, { id: `o${i}`, status: 'CANCELED' });
+    }
+    const r = await reconcileOnStart(venue, store);
+    expect(venue.cancelCalls.map((c) => c.length)).toEqual([MAX_CANCEL_IDS, 5]);
+    expect(r.canceled).toHaveLength(n);
+    expect(venue.open).toEqual([]);
+  });
+
+  it("a fill of an order the store does not know is recorded with source 'external'", async () => {
+    const { venue, store } = setup();
+    venue.venueFills = [vf('t1', 'mine', 1000), vf('t2', 'theirs', 2000)];
+    const r = await reconcileOnStart(venue, store);
+    expect(store.fills.get('t1|mine')!.source).toBeUndefined();
+    expect(store.fills.get('t2|theirs')!.source).toBe('external');
+    expect([...r.externalFills]).toEqual(['t2|theirs']);
+    expect(r.fills.map((f) => f.tradeId)).toEqual(['t1', 't2']);
   });
 });
 
@@ -268,6 +378,7 @@ describe('reconcileOnStart + engine', () => {
     venue.open = [vo('keep')];
     venue.venueFills = [vf('t1', 'keep', 1000)];
     const store = new MemStore();
+    store.orders.set('keep', { id: 'keep', status: 'LIVE' });
     const engine = createEngine({
       ...passGates,
       venue,

@@ -238,6 +238,9 @@ describe('RatePolicy.rulesFor', () => {
     expect(names(p.rulesFor('data', 'GET', '/users/0xabc/pnl'))).toEqual(['general', 'user-pnl']);
     expect(names(p.rulesFor('data', 'GET', '/users/:address/pnl'))).toEqual(['general', 'user-pnl']);
     expect(names(p.rulesFor('content', 'GET', '/articles/7'))).toEqual(['general']);
+    expect(names(p.rulesFor('relayer', 'POST', '/submit'))).toEqual(['general', 'relayer-submit']);
+    expect(p.rule('relayer-submit')).toEqual({ name: 'relayer-submit', limit: 25, windowMs: 60_000 });
+    expect(names(p.rulesFor('relayer', 'GET', '/transaction'))).toEqual(['general']);
   });
 });
 

@@ -50,6 +50,7 @@ interface MMarket {
   def: MarketDef;
   tick: number;
   status: 'active' | 'closed' | 'resolved';
+  winner?: string;
 }
 interface MOrder {
   id: string;
@@ -173,17 +174,51 @@ class Model {
     for (const o of this.live()) if (o.market === m) this.cancelOrder(o);
   }
 
+  /** Resolution pays nobody: orders are cancelled, holders redeem later. */
   resolve(mi: number, yesWins: boolean, now: number): void {
     this.advance(now);
     const m = this.markets[mi]!;
     for (const o of this.live()) if (o.market === m) this.cancelOrder(o);
     m.status = 'resolved';
-    const win = yesWins ? m.def.yesToken : m.def.noToken;
-    for (const [, b] of this.bal) {
-      const w = b.tok.get(win);
-      if (w) b.coll += w.avail + w.res;
-      for (const t of [m.def.yesToken, m.def.noToken]) if (b.tok.has(t)) b.tok.set(t, { avail: 0, res: 0 });
+    m.winner = yesWins ? m.def.yesToken : m.def.noToken;
+  }
+
+  /** Split / merge / redeem (available balances only); the refusal code, or 'OK'. */
+  position(kind: 'split' | 'merge' | 'redeem', a: string, mi: number, amount: number | undefined, now: number): string {
+    this.advance(now);
+    const m = this.markets[mi]!;
+    const b = this.acct(a);
+    const y = this.tok(a, m.def.yesToken);
+    const n = this.tok(a, m.def.noToken);
+    if (amount !== undefined && !(amount > 0)) return 'INVALID_AMOUNT';
+    if (kind === 'split') {
+      if (b.coll < amount!) return 'NOT_ENOUGH_BALANCE';
+      b.coll -= amount!;
+      y.avail += amount!;
+      n.avail += amount!;
+      return 'OK';
     }
+    if (kind === 'merge') {
+      if (y.avail < amount! || n.avail < amount!) return 'NOT_ENOUGH_BALANCE';
+      y.avail -= amount!;
+      n.avail -= amount!;
+      b.coll += amount!;
+      return 'OK';
+    }
+    if (m.status !== 'resolved') return 'MARKET_NOT_RESOLVED';
+    const w = m.winner === m.def.yesToken ? y : n;
+    const l = m.winner === m.def.yesToken ? n : y;
+    if (amount !== undefined) {
+      if (w.avail < amount) return 'NOT_ENOUGH_BALANCE';
+      w.avail -= amount;
+      b.coll += amount;
+      return 'OK';
+    }
+    if (w.avail + l.avail === 0) return 'NOTHING_TO_REDEEM';
+    b.coll += w.avail;
+    w.avail = 0;
+    l.avail = 0;
+    return 'OK';
   }
 
   place(o: NewOrder, now: number): MResult {
@@ -405,7 +440,8 @@ type Op =
   | { k: 'time'; dt: number }
   | { k: 'tick'; market: number; tick: number }
   | { k: 'close'; market: number }
-  | { k: 'resolve'; market: number; yes: boolean };
+  | { k: 'resolve'; market: number; yes: boolean }
+  | { k: 'position'; kind: 'split' | 'merge' | 'redeem'; acct: number; market: number; amount: number | undefined };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   {
@@ -439,6 +475,20 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
   { weight: 4, arbitrary: fc.record({ k: fc.constant('cancel' as const), acct: fc.nat(2), pick: fc.nat(1000) }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('cancelAll' as const), acct: fc.nat(2) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      k: fc.constant('position' as const),
+      kind: fc.constantFrom<'split' | 'merge' | 'redeem'>('split', 'merge', 'redeem'),
+      acct: fc.nat(2),
+      market: fc.nat(1),
+      // micro-units, not whole lots; sometimes more than is held; undefined: a redeem of everything
+      amount: fc.oneof(
+        { weight: 8, arbitrary: fc.integer({ min: 1, max: 150_000_000 }) },
+        { weight: 1, arbitrary: fc.constantFrom(undefined, 0, -5) },
+      ),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ k: fc.constant('time' as const), dt: fc.integer({ min: 0, max: 30 }) }) },
   {
     weight: 1,
@@ -570,19 +620,25 @@ function check(e: MatchingEngine, model: Model): void {
     );
   }
 
-  // conservation: every unit of collateral is either collateral or backs a YES/NO pair
+  // conservation: every unit of collateral is either collateral, or backs a YES/NO pair of an
+  // unresolved market, or a winning token of a resolved one not redeemed yet
   const t = e.totals();
-  let yesSupply = 0;
-  for (const m of MARKETS) {
+  let backed = 0;
+  for (const mm of model.markets) {
+    const m = mm.def;
+    if (mm.status === 'resolved') {
+      backed += t.tokenSupply.get(mm.winner!)!;
+      continue;
+    }
     invariant(
       t.tokenSupply.get(m.yesToken) === t.tokenSupply.get(m.noToken),
       `YES supply != NO supply in ${m.conditionId}`,
     );
-    yesSupply += t.tokenSupply.get(m.yesToken)!;
+    backed += t.tokenSupply.get(m.yesToken)!;
   }
   invariant(
-    t.collateral + yesSupply === ACCOUNTS.length * START,
-    `collateral + YES supply = ${t.collateral + yesSupply}`,
+    t.collateral + backed === ACCOUNTS.length * START + t.minted,
+    `collateral + backing supply = ${t.collateral + backed}`,
   );
   invariant(t.fees === model.fees, 'fees');
 }
@@ -593,7 +649,7 @@ function onTick(p: number, tick: number): number {
 }
 
 /** What the generated sequences exercised (checked at the end: the generator must stay meaningful). */
-const COVERAGE = { placed: 0, fills: 0, codes: new Set<string>() };
+const COVERAGE = { placed: 0, fills: 0, codes: new Set<string>(), positions: new Set<string>() };
 
 function runSequence(ops: Op[]): void {
   const e = new MatchingEngine({ feeAccount: 'fees' });
@@ -676,6 +732,20 @@ function runSequence(ops: Op[]): void {
         model.resolve(op.market, op.yes, now);
         break;
       }
+      case 'position': {
+        const a = ACCOUNTS[op.acct]!;
+        const cid = MARKETS[op.market]!.conditionId;
+        const r =
+          op.kind === 'split'
+            ? e.split(a, cid, op.amount ?? 0, now)
+            : op.kind === 'merge'
+              ? e.merge(a, cid, op.amount ?? 0, now)
+              : e.redeem(a, cid, op.amount, now);
+        const amount = op.kind === 'redeem' ? op.amount : (op.amount ?? 0);
+        expect(r.ok ? 'OK' : r.code).toBe(model.position(op.kind, a, op.market, amount, now));
+        COVERAGE.positions.add(`${op.kind}:${r.ok ? 'OK' : r.code}`);
+        break;
+      }
     }
     check(e, model);
     e.drainEvents();
@@ -719,5 +789,15 @@ describe('matching engine against a reference model', () => {
       'INVALID_POST_ONLY_ORDER_TYPE',
       'MARKET_NOT_READY',
     ]);
+    for (const c of [
+      'split:OK',
+      'split:NOT_ENOUGH_BALANCE',
+      'split:INVALID_AMOUNT',
+      'merge:OK',
+      'merge:NOT_ENOUGH_BALANCE',
+      'redeem:OK',
+      'redeem:MARKET_NOT_RESOLVED',
+    ])
+      expect(COVERAGE.positions).toContain(c);
   });
 });

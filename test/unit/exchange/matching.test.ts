@@ -615,7 +615,7 @@ describe('market lifecycle', () => {
     expect(e.place(ord({ price: 4000 }), 2000)).toMatchObject({ code: 'MARKET_NOT_READY' });
   });
 
-  it('resolving pays the winning token 1:1, zeroes both tokens and cancels open orders', () => {
+  it('resolving cancels open orders (releasing their reservations) and leaves every balance to be redeemed', () => {
     const e = setup();
     // mint 10 pairs: alice YES, bob NO; carol buys 4 YES from alice
     placeOk(e, ord({ account: 'bob', tokenId: 'N', side: 'BUY', price: 4000 }));
@@ -624,11 +624,12 @@ describe('market lifecycle', () => {
     placeOk(e, ord({ account: 'carol', side: 'BUY', price: 5000, size: 5 * SH })); // rests
     e.drainEvents();
     e.resolveMarket('c1', 'Y', 3000);
-    expect(coll(e, 'alice')).toEqual({ avail: u(1000) - u(6) + u(10), res: 0 });
+    // nobody is paid by the resolution itself; reservations are back to available
+    expect(coll(e, 'alice')).toEqual({ avail: u(1000) - u(6), res: 0 });
     expect(coll(e, 'bob')).toEqual({ avail: u(996), res: 0 });
     expect(coll(e, 'carol')).toEqual({ avail: u(1000), res: 0 });
-    expect(tok(e, 'alice', 'Y')).toEqual({ avail: 0, res: 0 });
-    expect(tok(e, 'bob', 'N')).toEqual({ avail: 0, res: 0 });
+    expect(tok(e, 'alice', 'Y')).toEqual({ avail: u(10), res: 0 });
+    expect(tok(e, 'bob', 'N')).toEqual({ avail: u(10), res: 0 });
     expect(e.openOrders('alice')).toEqual([]);
     expect(e.getMarket('c1')).toMatchObject({ status: 'resolved', winningToken: 'Y' });
     const ev = e.drainEvents();
@@ -637,18 +638,36 @@ describe('market lifecycle', () => {
       'MARKET_RESOLVED',
     ]);
     expect(ev).toContainEqual({ type: 'market_status', market: 'c1', status: 'resolved', winningToken: 'Y', at: 3000 });
-    expect(e.totals().collateral).toBe(u(3000));
+    expect(e.totals().collateral).toBe(u(3000) - u(10));
     expect(e.place(ord(), 3000)).toMatchObject({ code: 'MARKET_NOT_READY' });
     expect(() => e.resolveMarket('c1', 'Y', 3000)).toThrow();
     expect(() => e.resolveMarket('c2', 'Y', 3000)).toThrow();
     expect(() => e.closeMarket('c1', 3000)).toThrow();
+    // redemption: the winner pays 1 per share, the loser 0; collateral is whole again
+    expect(e.redeem('alice', 'c1', undefined, 3001)).toEqual({
+      ok: true,
+      collateral: u(10),
+      tokens: [{ tokenId: 'Y', delta: -u(10) }],
+    });
+    expect(e.redeem('bob', 'c1', undefined, 3001)).toEqual({
+      ok: true,
+      collateral: 0,
+      tokens: [{ tokenId: 'N', delta: -u(10) }],
+    });
+    expect(coll(e, 'alice').avail).toBe(u(1004));
+    expect(coll(e, 'bob').avail).toBe(u(996));
+    expect(tok(e, 'alice', 'Y')).toEqual({ avail: 0, res: 0 });
+    expect(e.totals().collateral).toBe(u(3000));
   });
 
-  it('resolving for NO pays the NO holders', () => {
+  it('resolving for NO: the NO holders redeem 1 per share', () => {
     const e = setup();
     placeOk(e, ord({ account: 'bob', tokenId: 'N', side: 'BUY', price: 4000 }));
     placeOk(e, ord({ side: 'BUY', price: 6000 }));
     e.resolveMarket('c1', 'N', 3000);
+    expect(coll(e, 'bob').avail).toBe(u(996));
+    expect(e.redeem('bob', 'c1', undefined, 3000)).toMatchObject({ ok: true, collateral: u(10) });
+    expect(e.redeem('alice', 'c1', undefined, 3000)).toMatchObject({ ok: true, collateral: 0 });
     expect(coll(e, 'bob').avail).toBe(u(1006));
     expect(coll(e, 'alice').avail).toBe(u(994));
   });

@@ -538,6 +538,8 @@ describe('Executor: cancelAll and verifyFlat', () => {
   });
 
   it('verifyFlat cancels stragglers again until the venue shows none', async () => {
+    await ex.close();
+    ex = make({ foreignOrders: 'cancel' }); // the venue's cancel-all is used (see executor-foreign.test.ts for 'leave')
     ex.submit(want(ladder(3)));
     await ex.idle();
     // cancel-all "succeeds" but misses one order
@@ -558,6 +560,8 @@ describe('Executor: cancelAll and verifyFlat', () => {
   });
 
   it('verifyFlat gives up after the timeout and reports what is still open', async () => {
+    await ex.close();
+    ex = make({ foreignOrders: 'cancel' });
     ex.submit(want(ladder(2)));
     await ex.idle();
     venue.cancelAllHook = async () => ({ canceled: [], notCanceled: new Map() });
@@ -612,7 +616,17 @@ describe('Executor: user events', () => {
     expect(venue.calls.at(-2)).toEqual({ kind: 'cancel', ids: [o!.id] });
   });
 
-  it('an order update for an order never seen is adopted into tracker and store (and cancelled by the diff)', async () => {
+  it("an order update for an order the tracker never saw but the store recorded (an earlier run's) is adopted (and cancelled by the diff)", async () => {
+    store.adoptOrder({
+      id: '0xold' as OrderId,
+      market: M,
+      tokenId: Y,
+      side: 'SELL',
+      price: 6000 as Pips,
+      originalSize: 5_000_000 as Micro,
+      sizeMatched: 0 as Micro,
+      status: 'unknown',
+    });
     const u: OrderUpdateEvent = {
       type: 'order_update',
       kind: 'PLACEMENT',

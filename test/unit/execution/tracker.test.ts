@@ -228,6 +228,45 @@ describe('OrderTracker transitions', () => {
     expect(t.liveOrders(M).map((o) => o.id)).toEqual(['0xold', '0xq']);
   });
 
+  it('classifies an id it never saw once: foreign orders are tracked apart (not live, not counted, not cancelling)', () => {
+    const { t, log } = setup();
+    const asked: string[] = [];
+    t.setClassifier((id) => {
+      asked.push(id);
+      return id.startsWith('0xf') ? 'foreign' : 'own';
+    });
+    t.onOrderUpdate(upd('0xf1', 'LIVE', 0, 'PLACEMENT'));
+    t.applyVenueOrder(vo('0xf2', 'LIVE', 2_000_000));
+    t.onOrderUpdate(upd('0xold', 'LIVE', 0, 'PLACEMENT'));
+    t.onOrderUpdate(upd('0xf1', 'LIVE', 1_000_000)); // known now: not asked again
+    expect(asked).toEqual(['0xf1', '0xf2', '0xold']);
+    expect(t.get('0xf1' as OrderId)).toMatchObject({ foreign: true, adopted: true, status: 'partially_filled' });
+    expect(t.origin('0xf1' as OrderId)).toBe('foreign');
+    expect(t.origin('0xold' as OrderId)).toBe('own');
+    expect(t.origin('0xnone' as OrderId)).toBeUndefined();
+    expect(t.liveOrders(M).map((o) => o.id)).toEqual(['0xold']);
+    expect(t.liveOrdersCached(M).map((o) => o.id)).toEqual(['0xold']);
+    expect(t.openCount()).toBe(1);
+    expect(t.foreignOrders(M).map((o) => [o.id, o.sizeMatched])).toEqual([
+      ['0xf1', 1_000_000],
+      ['0xf2', 2_000_000],
+    ]);
+    expect(t.foreignOrders('0xother' as ConditionId)).toEqual([]);
+    t.markCancelRequested(['0xf1' as OrderId]);
+    expect(t.cancellingOrders()).toEqual([]);
+    expect(t.openForeign().map((o) => [o.id, o.cancelRequested])).toEqual([
+      ['0xf1', true],
+      ['0xf2', false],
+    ]);
+    // a foreign order's fills and end are tracked as any order's; filled ones leave the list
+    t.onFill(fill('0xf2', 't1', SIZE));
+    expect(t.foreignOrders(M).map((o) => o.id)).toEqual(['0xf1']);
+    t.onCancelOutcome({ canceled: ['0xf1' as OrderId], notCanceled: new Map() });
+    expect(t.foreignOrders(M)).toEqual([]);
+    expect(t.openForeign()).toEqual([]);
+    expect(log.some((x) => x.order.foreign && x.to === 'cancelled')).toBe(true);
+  });
+
   it('addPending is idempotent (a resend of the same prepared order is not new)', () => {
     const { t, log } = setup();
     t.addPending(prep('0xa'));

@@ -71,6 +71,21 @@ describe('instrumentVenue', () => {
     expect(await count(metrics, 'cancelled')).toBe(1);
   });
 
+  it('counts post-only quotes refused as crossing apart (mmkit_post_only_rejections_total), and as rejected', async () => {
+    const { metrics, raw, venue } = setup();
+    const prepared = venue.prepare([req(4000), req(4100), req(4200)]);
+    let n = 0;
+    raw.placeHook = async (orders, accept) =>
+      orders.map((o) =>
+        ++n === 1
+          ? accept(o)
+          : { id: o.id, ok: false as const, code: 'INVALID_POST_ONLY_ORDER', message: 'order crosses book' },
+      );
+    await venue.place(prepared);
+    expect(await count(metrics, 'rejected')).toBe(2);
+    expect(/^mmkit_post_only_rejections_total (\S+)$/m.exec(await metrics.render())?.[1]).toBe('2');
+  });
+
   it('rethrows request failures: a 429 counts as failed, a network error as unknown', async () => {
     const { metrics, raw, venue } = setup();
     raw.placeHook = async () => {

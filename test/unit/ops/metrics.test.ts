@@ -79,6 +79,16 @@ describe('Metrics', () => {
     expect(await metricValue(m, 'mmkit_quote_sets_total', { market: '0xm', kind: 'pull' })).toBe(1);
   });
 
+  it('counts external fills (orders the bot did not place) apart from its own, and post-only refusals', async () => {
+    const m = new Metrics({ now: () => 0, defaultMetrics: false });
+    m.externalFill('0xm');
+    m.externalFill('0xm');
+    m.postOnlyRejected(3);
+    expect(await metricValue(m, 'mmkit_external_fills_total', { market: '0xm' })).toBe(2);
+    expect(await metricValue(m, 'mmkit_fills_total', { market: '0xm' })).toBeUndefined();
+    expect(await metricValue(m, 'mmkit_post_only_rejections_total')).toBe(3);
+  });
+
   it('reads the request budgets at scrape time and counts 429s per endpoint', async () => {
     const m = new Metrics({ now: () => 10_000, defaultMetrics: false });
     let used = 3;

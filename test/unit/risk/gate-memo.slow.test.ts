@@ -2,7 +2,8 @@
  * GateMemo (src/risk/gate-memo.ts) against the gate itself, model-based: random sequences of
  * changes to a live view (book levels at and behind the top with the book objects kept, as the
  * engine's mirrors are; stale books, a missing NO book; orders here and elsewhere; fills,
- * positions, collateral; kill switch, halt, heartbeat; tick) interleaved with gating a few
+ * positions, collateral; kill switch, halt, heartbeat; tick; foreign orders resting on our wallet,
+ * the self-trade check's input) interleaved with gating a few
  * desired sets that are reused by identity (as a memoising strategy does), some of them at or
  * through the top so that the gate's crossing check reads the book's depth. After every gate call
  * the memo's approved set equals `gate(...).approved`.
@@ -30,6 +31,10 @@ type Op =
   | { k: 'halt' }
   | { k: 'heartbeat' }
   | { k: 'tick' }
+  | { k: 'addForeign'; token: 'A' | 'B'; side: Side; price: number; size: number }
+  | { k: 'removeForeign'; i: number }
+  | { k: 'fillForeign'; i: number; size: number }
+  | { k: 'touchForeign' }
   | { k: 'gate'; set: number };
 
 // few prices around the books' tops, tight limits: every input the gate reads changes its answer
@@ -91,6 +96,26 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ k: 'heartbeat' as const }) },
   { weight: 1, arbitrary: fc.constant({ k: 'tick' as const }) },
   {
+    weight: 2,
+    arbitrary: fc.record({
+      k: fc.constant('addForeign' as const),
+      token: fc.constantFrom('A' as const, 'B' as const),
+      side: fc.constantFrom<Side>('BUY', 'SELL'),
+      price,
+      size: fc.constantFrom(10 * SH, 5 * SH),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('removeForeign' as const), i: fc.nat() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      k: fc.constant('fillForeign' as const),
+      i: fc.nat(),
+      size: fc.integer({ min: 1, max: 10 }).map((s) => s * SH),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ k: 'touchForeign' as const }) },
+  {
     weight: 40,
     arbitrary: fc.record({ k: fc.constant('gate' as const), set: fc.oneof(fc.nat({ max: 1 }), fc.nat({ max: 5 })) }),
   },
@@ -129,6 +154,8 @@ describe('GateMemo', () => {
           for (const [p, s] of [[4800, 10]] as const) B.bids.set(p, s * SH);
           for (const [p, s] of [[5200, 10]] as const) B.asks.set(p, s * SH);
           let orders: LiveOrderView[] = [];
+          // foreign orders of M1 (as the tracker hands them: a list that changes identity on a change)
+          let foreign: LiveOrderView[] = [];
           const pos = new Map<string, number>();
           let collateral = 30 * SH;
           const kill = { tripped: false, reason: null };
@@ -149,6 +176,7 @@ describe('GateMemo', () => {
             book: (t) => (t === YES1 ? A : t === NO1 ? B : undefined),
             position: (t) => (pos.get(t) ?? 0) as Micro,
             openOrders: () => orders,
+            foreignOrders: (m) => (m === M1 ? foreign : []),
             get availableCollateral() {
               return collateral as Micro;
             },
@@ -215,6 +243,24 @@ describe('GateMemo', () => {
               case 'tick':
                 tick = tick === undefined ? (200 as Pips) : undefined; // 47xx, 49xx... off this tick
                 break;
+              case 'addForeign':
+                foreign = [...foreign, order(M1, op.token === 'A' ? YES1 : NO1, op.side, op.price, op.size)];
+                break;
+              case 'removeForeign':
+                if (foreign.length > 0) foreign = foreign.filter((_, i) => i !== op.i % foreign.length);
+                break;
+              case 'fillForeign':
+                if (foreign.length > 0) {
+                  const i = op.i % foreign.length;
+                  const o = foreign[i]!;
+                  foreign = foreign.map((x, j) =>
+                    j === i ? { ...o, sizeMatched: Math.min(o.originalSize, o.sizeMatched + op.size) as Micro } : x,
+                  );
+                }
+                break;
+              case 'touchForeign':
+                foreign = [...foreign]; // the same orders, a new list
+                break;
               case 'gate': {
                 const d: DesiredQuotes = { market: M1, quotes: desired[op.set]!, at: calls };
                 const want = gate(d, view).approved;
@@ -234,6 +280,35 @@ describe('GateMemo', () => {
     );
     // the memo is exercised, not bypassed
     expect(hits).toBeGreaterThan(calls / 10);
+  });
+
+  it('a foreign order appearing (or filling) under an unchanged book changes the answer', () => {
+    const info = marketInfo(M1, YES1, NO1);
+    const A = new MutBook(YES1);
+    A.bids.set(4800, 10 * SH);
+    A.asks.set(5200, 10 * SH);
+    let foreign: LiveOrderView[] = [];
+    const view: RiskView = {
+      limits,
+      market: (id) => (id === M1 ? info : undefined),
+      book: (t) => (t === YES1 ? A : undefined),
+      position: () => 0 as Micro,
+      openOrders: () => [],
+      foreignOrders: () => foreign,
+      availableCollateral: (30 * SH) as Micro,
+    };
+    const quotes: QuoteIntent[] = [{ tokenId: YES1, side: 'BUY', price: 5000 as Pips, size: (10 * SH) as Micro }];
+    const memo = new GateMemo();
+    const d = (at: number): DesiredQuotes => ({ market: M1, quotes, at });
+    expect(memo.approve(d(1), view).quotes).toEqual(quotes);
+    expect(memo.approve(d(2), view).quotes).toEqual(quotes);
+    expect(memo.hits).toBe(1);
+    foreign = [order(M1, YES1, 'SELL', 5000, 10 * SH)]; // not in the book mirror yet
+    expect(gate(d(3), view).approved.quotes).toEqual([]);
+    expect(memo.approve(d(3), view).quotes).toEqual([]);
+    const f = foreign[0]!;
+    foreign = [{ ...f, sizeMatched: f.originalSize }]; // filled: nothing of it left to trade with
+    expect(memo.approve(d(4), view).quotes).toEqual(quotes);
   });
 
   it('does not memoise a quote through the top: the crossing check read levels behind it, which can change under the same top', () => {

@@ -16,6 +16,8 @@ interface ViewInit {
   books?: BookView[];
   positions?: Record<string, number>;
   orders?: LiveOrderView[];
+  /** Orders resting on our wallet that the bot did not place (the self-trade check). */
+  foreign?: LiveOrderView[];
   collateral?: number;
   limits?: RiskLimitsConfig;
   markets?: MarketInfo[];
@@ -41,6 +43,7 @@ function view(o: ViewInit = {}): RiskView {
     book: (t) => books.get(t),
     position: (t) => (o.positions?.[t] ?? 0) as Micro,
     openOrders: () => o.orders ?? [],
+    ...(o.foreign !== undefined ? { foreignOrders: (m: ConditionId) => o.foreign!.filter((x) => x.market === m) } : {}),
     availableCollateral: (o.collateral ?? 10_000 * SH) as Micro,
   };
 }
@@ -433,6 +436,92 @@ describe('gate: properties', () => {
         },
       ),
       { numRuns: 1500 },
+    );
+  });
+});
+
+describe('gate: self-trade prevention (foreign orders resting on our own wallet)', () => {
+  // the book mirror (bid 49, ask 51) does not show the foreign order yet: only SELF_TRADE can catch it
+  const pos = { positions: { [YES1]: 100 * SH, [NO1]: 100 * SH } };
+  const refusedCode = (quote: QuoteIntent, foreign: LiveOrderView[]) =>
+    codes(gate(desired([quote]), view({ ...pos, foreign })))[0] ?? 'ok';
+
+  it('refuses a quote that would cross or touch a foreign order on the same token', () => {
+    const sell = order(M1, YES1, 'SELL', 5000, 10);
+    expect(refusedCode(q(YES1, 'BUY', 5000, 10), [sell])).toBe('SELF_TRADE');
+    expect(refusedCode(q(YES1, 'BUY', 4900, 10), [sell])).toBe('ok');
+    const buy = order(M1, YES1, 'BUY', 5000, 10);
+    expect(refusedCode(q(YES1, 'SELL', 5000, 10), [buy])).toBe('SELF_TRADE');
+    expect(refusedCode(q(YES1, 'SELL', 5100, 10), [buy])).toBe('ok');
+    // the same side never trades with it
+    expect(refusedCode(q(YES1, 'BUY', 5000, 10), [buy])).toBe('ok');
+  });
+
+  it('refuses across the YES/NO complement (a mint of two buys, a merge of two sells)', () => {
+    // BUY YES at p and BUY NO at q match when p + q >= 1
+    expect(refusedCode(q(YES1, 'BUY', 5000, 10), [order(M1, NO1, 'BUY', 5000, 10)])).toBe('SELF_TRADE');
+    expect(refusedCode(q(YES1, 'BUY', 5000, 10), [order(M1, NO1, 'BUY', 4900, 10)])).toBe('ok');
+    // SELL YES at p and SELL NO at q match when p + q <= 1
+    expect(refusedCode(q(YES1, 'SELL', 5100, 10), [order(M1, NO1, 'SELL', 4900, 10)])).toBe('SELF_TRADE');
+    expect(refusedCode(q(YES1, 'SELL', 5100, 10), [order(M1, NO1, 'SELL', 5000, 10)])).toBe('ok');
+  });
+
+  it("ignores another market's foreign orders and fully matched ones; only the offending quote is refused", () => {
+    expect(refusedCode(q(YES1, 'BUY', 5000, 10), [order(M2, YES2, 'SELL', 100, 10)])).toBe('ok');
+    expect(refusedCode(q(YES1, 'BUY', 5000, 10), [order(M1, YES1, 'SELL', 5000, 10, 10)])).toBe('ok');
+    const r = gate(
+      desired([q(YES1, 'BUY', 5000, 10), q(YES1, 'BUY', 4800, 10)]),
+      view({ ...pos, foreign: [order(M1, YES1, 'SELL', 4900, 10)] }),
+    );
+    expect(codes(r)).toEqual(['SELF_TRADE']);
+    expect(r.approved.quotes.map((x) => x.price)).toEqual([4800]);
+    expect(r.refusals[0]!.reason).toMatch(/our own wallet/);
+  });
+
+  it('a view without foreign orders refuses nothing for it', () => {
+    expect(codes(gate(desired([q(YES1, 'BUY', 5000, 10)]), view(pos)))).toEqual([]);
+  });
+
+  it('refuses an immediate order whose worst price reaches a foreign order', () => {
+    const fok = (side: Side, price: number): ImmediateIntent => ({
+      market: M1,
+      tokenId: YES1,
+      side,
+      price: price as Pips,
+      size: (10 * SH) as Micro,
+      type: 'FOK',
+    });
+    const v = view({ ...pos, foreign: [order(M1, YES1, 'SELL', 5100, 10)] });
+    expect(gateOrder(fok('BUY', 5100), v).refusal?.code).toBe('SELF_TRADE');
+    expect(gateOrder(fok('BUY', 5000), v).refusal).toBeNull();
+    expect(gateOrder(fok('SELL', 4900), v).refusal).toBeNull();
+  });
+
+  it('property: refused exactly when the two orders, seen as YES bids and asks, meet', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(YES1, NO1),
+        fc.constantFrom<Side>('BUY', 'SELL'),
+        fc.integer({ min: 45, max: 55 }),
+        fc.constantFrom(YES1, NO1),
+        fc.constantFrom<Side>('BUY', 'SELL'),
+        fc.integer({ min: 40, max: 60 }),
+        (qt, qs, qp, ft, fs, fp) => {
+          const quote = q(qt, qs, qp * 100, 10);
+          const f = order(M1, ft, fs, fp * 100, 10);
+          // as YES: a BUY YES or a SELL NO is a YES bid, at its YES-equivalent price
+          const yesSide = (t: TokenId, s: Side) => ((t === YES1) === (s === 'BUY') ? 'bid' : 'ask');
+          const yesPrice = (t: TokenId, p: number) => (t === YES1 ? p : 10_000 - p);
+          const a = { side: yesSide(qt, qs), price: yesPrice(qt, qp * 100) };
+          const b = { side: yesSide(ft, fs), price: yesPrice(ft, fp * 100) };
+          const meet = a.side !== b.side && (a.side === 'bid' ? a.price >= b.price : a.price <= b.price);
+          // keep to quotes the rest of the gate approves (inside the book: bid 49, ask 51)
+          const inside = a.side === 'bid' ? a.price < 5100 : a.price > 4900;
+          fc.pre(inside);
+          expect(refusedCode(quote, [f]) === 'SELF_TRADE').toBe(meet);
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });

@@ -389,6 +389,10 @@ describe('positions and PnL', () => {
     store.updateOrder('0x3' as OrderId, { status: 'rejected', rejectCode: 'INVALID_ORDER_MIN_SIZE' });
     store.recordFill(fill('t', '0x1', { price: 2500 as Pips, size: 4_000_000 as Micro, fee: 7 as Micro }));
     expect(store.summary()).toEqual({
+      scope: 'epoch',
+      epoch: null,
+      session: null,
+      since: null,
       ordersRecorded: 4,
       ordersPlaced: 2,
       ordersCancelled: 1,
@@ -399,6 +403,12 @@ describe('positions and PnL', () => {
       volume: 4_000_000,
       notional: 1_000_000,
       fees: 7,
+      externalFills: 0,
+      externalVolume: 0,
+      externalNotional: 0,
+      externalFees: 0,
+      adjustments: 0,
+      operations: 0,
     });
   });
 });

@@ -1,0 +1,48 @@
+/**
+ * Why `mmkit run` stopped, as a type, and the exit code that follows from it (README "Exit codes"):
+ *
+ *   0  stopped on request (a signal, `mmkit kill`, the end of --duration) with zero open orders seen at the venue
+ *   1  orders left open, or the venue could not be checked at exit
+ *   4  the kill switch tripped on a risk event (loss limit, rejections, heartbeat failures, an
+ *      invariant): the bot stopped itself; also when orders were left open (the summary says how
+ *      many): a supervisor must not simply restart it
+ */
+import type { KillTrigger } from '../risk/kill-switch.ts';
+import { isRiskTrigger } from '../risk/kill-switch.ts';
+import { ExitCode } from './exit-codes.ts';
+import type { StopSignal } from './stop-signals.ts';
+
+/** Why the daemon stopped. */
+export type RunStop =
+  | { readonly kind: 'signal'; readonly signal: StopSignal }
+  | { readonly kind: 'duration' }
+  /** The caller's AbortSignal (runBot's third argument). */
+  | { readonly kind: 'abort' }
+  | { readonly kind: 'killSwitch'; readonly trigger: KillTrigger; readonly message: string };
+
+/** The words the summary and the logs print (`SIGTERM`, `duration`, `kill switch: lossLimit: ...`). */
+export function describeStop(s: RunStop): string {
+  switch (s.kind) {
+    case 'signal':
+      return s.signal;
+    case 'duration':
+    case 'abort':
+      return s.kind;
+    case 'killSwitch':
+      return `kill switch: ${s.trigger}: ${s.message}`;
+  }
+}
+
+/** True when the kill switch stopped the daemon on a risk event (not an operator's `mmkit kill`). */
+export function isRiskStop(s: RunStop): boolean {
+  return s.kind === 'killSwitch' && isRiskTrigger(s.trigger);
+}
+
+/**
+ * The exit code of `mmkit run` (see the module comment).
+ * @param verifiedFlat the venue was seen with zero open orders of the bot at exit
+ */
+export function runExitCode(stop: RunStop, verifiedFlat: boolean): ExitCode {
+  if (isRiskStop(stop)) return ExitCode.RISK_STOP;
+  return verifiedFlat ? ExitCode.OK : ExitCode.FAILURE;
+}

@@ -1,0 +1,287 @@
+/**
+ * Position reconciliation: the venue's holdings are the truth, the store's ledger follows them.
+ *
+ * At start, after every reconnect of the user channel and every `venue.positionAuditMs`, the daemon
+ * reads every token balance the venue reports for the account (`Venue.holdings`) and compares it
+ * with the ledger's positions of the current epoch. Each difference becomes an ADJUSTMENT in the
+ * ledger (with its cause and its price), the engine's positions move with it (risk limits and the
+ * strategy read them), and the caller logs and counts it.
+ *
+ * What never makes an adjustment:
+ *  - fills the ledger has but the venue has not settled yet (MATCHED, MINED, RETRYING): the venue
+ *    may show the size with or without them, both are accepted;
+ *  - FAILED fills: void in the ledger (reversed at the venue too);
+ *  - a difference seen once while trading: a fill may be in the venue's balance before the user
+ *    channel delivers it. While the bot trades (`confirm: true`), a difference is adjusted only when
+ *    the next audit sees the same one again with no fill of that token recorded in between. The
+ *    start audit runs before anything is quoted, after the restart backfill, so it adjusts at once.
+ *
+ * The cause of a difference: the venue's account activity when it reports one for the token
+ * (split, merge, redeem, conversion, reward), else the shape of the difference: the two tokens of a
+ * market moving by the same amount together are a split (+) or a merge (−), a resolved market's
+ * token going to zero is a redeem, the opening holdings of a new epoch are `venue_reset` (or
+ * `unknown` on a first epoch), anything else `unknown`. The adjustment's price: the venue's average
+ * entry price when it reports one (`venue`), else the token's mid (`mid`), else 0 (`none`).
+ */
+import type { ConditionId, TokenId } from '../core/ids.ts';
+import { PRICE_SCALE } from '../core/units.ts';
+import type { Holdings, Venue } from '../core/venue.ts';
+
+/** Why a position moved without a fill of the bot. */
+export type AdjustmentCause =
+  | 'external_trade'
+  | 'split'
+  | 'merge'
+  | 'redeem'
+  | 'convert'
+  | 'venue_reset'
+  | 'reward'
+  | 'unknown';
+
+/** Where an adjustment's price came from. */
+export type AdjustmentPriceSource = 'venue' | 'mid' | 'none';
+
+/** One adjustment to record. Sizes micro-shares (signed), prices pips. */
+export interface PositionAdjustment {
+  readonly market: ConditionId;
+  readonly tokenId: TokenId;
+  /** Venue size minus ledger size, micro-shares. */
+  readonly size: number;
+  readonly price: number;
+  readonly priceSource: AdjustmentPriceSource;
+  readonly cause: AdjustmentCause;
+  readonly note?: string;
+}
+
+/** What the audit reads and writes of the ledger (the store). */
+export interface AuditLedger {
+  /** Positions of the current epoch (non-zero or not). */
+  positions(): readonly { readonly tokenId: string; readonly market: string; readonly size: number }[];
+  /** Fills of the current epoch whose trade status is not final (MATCHED, MINED, RETRYING). */
+  unsettledFills(): readonly { readonly tokenId: string; readonly side: 'BUY' | 'SELL'; readonly size: number }[];
+  /** Fills of the current epoch recorded so far (any token): a counter that moves with every new fill of a token. */
+  fillCount(tokenId: string): number;
+  recordAdjustment(a: PositionAdjustment): void;
+}
+
+/** The market facts a cause is read from. */
+export interface AuditMarkets {
+  /** The token's market and its complement, when the market is known. */
+  pair(tokenId: string): { readonly market: ConditionId; readonly other: TokenId } | undefined;
+  /** The winning token of a resolved market: undefined when not known to be resolved, null when resolved without a known winner. */
+  winner(market: string): TokenId | null | undefined;
+}
+
+/** A kind of account activity the venue reports (the data API's `type`), by token. */
+export type ActivityKind = 'TRADE' | 'SPLIT' | 'MERGE' | 'REDEEM' | 'CONVERSION' | 'REWARD';
+
+/** Options of `PositionAuditor`. */
+export interface PositionAuditOptions {
+  readonly venue: Pick<Venue, 'holdings'>;
+  readonly ledger: AuditLedger;
+  readonly markets: AuditMarkets;
+  /** The token's mid (pips) when known. */
+  mid(tokenId: string): number | undefined | Promise<number | undefined>;
+  /** The venue's latest account activity kind per token since `sinceMs` (optional). */
+  activity?(sinceMs: number): Promise<ReadonlyMap<string, ActivityKind>>;
+  /** Applies an adjustment to the running state (the engine's positions). */
+  apply?(a: PositionAdjustment): void;
+  readonly now: () => number;
+}
+
+/** What one audit found. */
+export interface AuditReport {
+  /** Adjustments recorded. */
+  readonly adjusted: readonly PositionAdjustment[];
+  /** Differences seen once, waiting for the next audit to confirm them. */
+  readonly pending: number;
+  /** Tokens compared. */
+  readonly tokens: number;
+  /** The venue's collateral (micro). */
+  readonly collateral: Holdings['collateral'];
+}
+
+/** One difference between the venue and the ledger. */
+export interface PositionDiff {
+  readonly tokenId: string;
+  readonly market: string;
+  readonly venue: number;
+  readonly ledger: number;
+  readonly avgPrice?: number;
+}
+
+/**
+ * The differences between the venue's holdings and the ledger's positions (pure). A token whose
+ * venue size equals the ledger's without its unsettled fills is not different (the venue has not
+ * settled them yet).
+ */
+export function positionDiffs(
+  holdings: Holdings['tokens'],
+  ledger: readonly { readonly tokenId: string; readonly market: string; readonly size: number }[],
+  unsettled: readonly { readonly tokenId: string; readonly side: 'BUY' | 'SELL'; readonly size: number }[],
+): PositionDiff[] {
+  const pendingBy = new Map<string, number>();
+  for (const f of unsettled)
+    pendingBy.set(f.tokenId, (pendingBy.get(f.tokenId) ?? 0) + (f.side === 'BUY' ? f.size : -f.size));
+  const seen = new Map<string, { market: string; venue: number; ledger: number; avgPrice?: number }>();
+  for (const h of holdings)
+    seen.set(h.tokenId, {
+      market: h.market,
+      venue: h.size,
+      ledger: 0,
+      ...(h.avgPrice !== undefined ? { avgPrice: h.avgPrice } : {}),
+    });
+  for (const p of ledger) {
+    const s = seen.get(p.tokenId);
+    if (s !== undefined) s.ledger += p.size;
+    else if (p.size !== 0) seen.set(p.tokenId, { market: p.market, venue: 0, ledger: p.size });
+  }
+  const out: PositionDiff[] = [];
+  for (const [tokenId, s] of seen) {
+    if (s.venue === s.ledger) continue;
+    const pending = pendingBy.get(tokenId) ?? 0;
+    if (pending !== 0 && s.venue === s.ledger - pending) continue;
+    out.push({ tokenId, ...s });
+  }
+  return out;
+}
+
+/**
+ * The cause of each difference, from the venue's activity when it names one, else from its shape
+ * (see the module comment). `opening`: the cause of differences in a new epoch's first audit.
+ */
+export function causesOf(
+  diffs: readonly PositionDiff[],
+  markets: AuditMarkets,
+  activity: ReadonlyMap<string, ActivityKind> | undefined,
+  opening: AdjustmentCause | undefined,
+): Map<string, AdjustmentCause> {
+  const byToken = new Map(diffs.map((d) => [d.tokenId, d]));
+  const out = new Map<string, AdjustmentCause>();
+  for (const d of diffs) {
+    const delta = d.venue - d.ledger;
+    const act = activity?.get(d.tokenId);
+    if (act !== undefined) {
+      out.set(d.tokenId, ACTIVITY_CAUSE[act]);
+      continue;
+    }
+    if (opening !== undefined) {
+      out.set(d.tokenId, opening);
+      continue;
+    }
+    const pair = markets.pair(d.tokenId);
+    const o = pair === undefined ? undefined : byToken.get(pair.other);
+    if (o !== undefined && o.venue - o.ledger === delta) {
+      out.set(d.tokenId, delta > 0 ? 'split' : 'merge');
+      continue;
+    }
+    if (pair !== undefined && markets.winner(pair.market) !== undefined && d.venue === 0 && delta < 0) {
+      out.set(d.tokenId, 'redeem');
+      continue;
+    }
+    out.set(d.tokenId, 'unknown');
+  }
+  return out;
+}
+
+const ACTIVITY_CAUSE: Record<ActivityKind, AdjustmentCause> = {
+  TRADE: 'external_trade',
+  SPLIT: 'split',
+  MERGE: 'merge',
+  REDEEM: 'redeem',
+  CONVERSION: 'convert',
+  REWARD: 'reward',
+};
+
+/** Audits the ledger against the venue (see the module comment). */
+export class PositionAuditor {
+  readonly #o: PositionAuditOptions;
+  /** Differences seen once while trading: token -> (delta, the token's fill count then). */
+  readonly #seen = new Map<string, { delta: number; fills: number }>();
+  #lastAt: number | undefined;
+  #running: Promise<AuditReport> | undefined;
+  /** Audits done and adjustments made, for status. */
+  audits = 0;
+  adjustments = 0;
+
+  constructor(o: PositionAuditOptions) {
+    this.#o = o;
+  }
+
+  /**
+   * One audit. `confirm`: adjust only differences seen by the previous audit too (while trading);
+   * `opening`: the cause of every difference (a new epoch's first audit). Concurrent calls share
+   * one audit.
+   * @throws what `venue.holdings` throws (the caller logs it; nothing is recorded)
+   */
+  audit(opts: { confirm: boolean; opening?: AdjustmentCause }): Promise<AuditReport> {
+    this.#running ??= this.#audit(opts).finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  async #audit(opts: { confirm: boolean; opening?: AdjustmentCause }): Promise<AuditReport> {
+    const o = this.#o;
+    const startedAt = o.now();
+    const h = await o.venue.holdings!();
+    const diffs = positionDiffs(h.tokens, o.ledger.positions(), o.ledger.unsettledFills());
+    const ready: PositionDiff[] = [];
+    const next = new Map<string, { delta: number; fills: number }>();
+    for (const d of diffs) {
+      const delta = d.venue - d.ledger;
+      const fills = o.ledger.fillCount(d.tokenId);
+      if (!opts.confirm) {
+        ready.push(d);
+        continue;
+      }
+      const before = this.#seen.get(d.tokenId);
+      if (before !== undefined && before.delta === delta && before.fills === fills) ready.push(d);
+      else next.set(d.tokenId, { delta, fills });
+    }
+    this.#seen.clear();
+    for (const [k, v] of next) this.#seen.set(k, v);
+    let activity: ReadonlyMap<string, ActivityKind> | undefined;
+    if (ready.length > 0 && o.activity !== undefined && opts.opening === undefined) {
+      try {
+        activity = await o.activity((this.#lastAt ?? startedAt) - 24 * 3_600_000);
+      } catch {
+        activity = undefined; // the shape of the differences decides
+      }
+    }
+    const causes = causesOf(ready, o.markets, activity, opts.opening);
+    const adjusted: PositionAdjustment[] = [];
+    for (const d of ready) {
+      let price = d.avgPrice;
+      let priceSource: 'venue' | 'mid' | 'none' = 'venue';
+      if (price === undefined) {
+        price = await o.mid(d.tokenId);
+        priceSource = price === undefined ? 'none' : 'mid';
+      }
+      const cause = causes.get(d.tokenId) ?? 'unknown';
+      // a redeem pays the winner 1 and the loser 0 (the venue's average price is the entry, not the exit)
+      const pair = cause === 'redeem' ? o.markets.pair(d.tokenId) : undefined;
+      const winner = pair === undefined ? undefined : o.markets.winner(pair.market);
+      if (winner !== undefined && winner !== null) {
+        price = winner === d.tokenId ? PRICE_SCALE : 0;
+        priceSource = 'venue';
+      }
+      const a: PositionAdjustment = {
+        market: d.market as ConditionId,
+        tokenId: d.tokenId as TokenId,
+        size: d.venue - d.ledger,
+        price: Math.round(price ?? 0),
+        priceSource,
+        cause,
+        note: `venue ${d.venue}, ledger ${d.ledger}`,
+      };
+      o.ledger.recordAdjustment(a);
+      o.apply?.(a);
+      adjusted.push(a);
+    }
+    this.audits++;
+    this.adjustments += adjusted.length;
+    this.#lastAt = startedAt;
+    return { adjusted, pending: this.#seen.size, tokens: h.tokens.length, collateral: h.collateral };
+  }
+}

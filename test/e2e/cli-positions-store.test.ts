@@ -1,0 +1,97 @@
+/**
+ * `mmkit positions --source store` shows the store's current ledger epoch: which one (venue,
+ * world), and its positions only, sizes as the venue source's decimal strings.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/core/clock.ts';
+import type { ConditionId, OrderId, TokenId } from '../../src/core/ids.ts';
+import type { Micro, Pips } from '../../src/core/units.ts';
+import { openStore, type FillRecord } from '../../src/store/store.ts';
+import { runMmkit } from './support/cli.ts';
+
+const M = '0xmarket' as ConditionId;
+const YES = '111' as TokenId;
+const NO = '222' as TokenId;
+const fill = (tradeId: string, over: Partial<FillRecord> = {}): FillRecord => ({
+  tradeId,
+  orderId: '0xo' as OrderId,
+  market: M,
+  tokenId: YES,
+  side: 'BUY',
+  price: 4000 as Pips,
+  size: 10_000_000 as Micro,
+  fee: 0 as Micro,
+  role: 'MAKER',
+  status: 'CONFIRMED',
+  matchTime: 1_700_000_000_000,
+  ...over,
+});
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mmkit-positions-store-'));
+  const s = openStore(join(dir, 'mmkit.db'), { clock: new VirtualClock(1_700_000_000_000), checkpoint: 'auto' });
+  // an old world: a position that must not show
+  s.openEpoch({ venue: 'paper', world: 'old-world', address: '0xAB' });
+  s.recordFill(fill('old', { tokenId: NO, size: 99_000_000 as Micro }));
+  // the current world: a bot fill, an external one, an adjustment
+  s.openEpoch({ venue: 'paper', world: 'new-world', address: '0xAB' }, 1_700_000_100_000);
+  s.recordFill(fill('1', { matchTime: 1_700_000_100_001 }));
+  s.recordFill(fill('2', { matchTime: 1_700_000_100_002, source: 'external', size: 2_500_000 as Micro }));
+  s.recordAdjustment({
+    market: M,
+    tokenId: NO,
+    size: 1_000_001,
+    price: 5000,
+    priceSource: 'mid',
+    cause: 'external_trade',
+    at: 1_700_000_100_003,
+  });
+  s.close();
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('mmkit positions --source store', () => {
+  it('--json: the current epoch and its positions, sizes as decimal strings', async () => {
+    const r = await runMmkit(['positions', '--source', 'store', '--json', '--data-dir', dir]);
+    expect(r.code, r.err).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j).toMatchObject({
+      source: 'store',
+      epoch: { id: 2, venue: 'paper', world: 'new-world', address: '0xab', startedAt: '2023-11-14T22:15:00.000Z' },
+      count: 2,
+    });
+    expect(j.positions.map((p: { tokenId: string; size: string }) => [p.tokenId, p.size])).toEqual([
+      [YES, '12.5'],
+      [NO, '1.000001'],
+    ]);
+    expect(j.positions[0]).toMatchObject({ avgPrice: '0.4', cost: '5', fills: 2 });
+  });
+
+  it('says which epoch, venue and world it shows', async () => {
+    const r = await runMmkit(['positions', '--source', 'store', '--data-dir', dir]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toContain('epoch 2 (venue paper, world new-world, since 2023-11-14T22:15:00.000Z)');
+    expect(r.out).toContain('12.5');
+    expect(r.out).not.toContain('99');
+  });
+
+  it('a store with no epoch (every fill) says so, epoch null in JSON', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'mmkit-positions-noepoch-'));
+    try {
+      const s = openStore(join(d, 'mmkit.db'), { checkpoint: 'auto' });
+      s.recordFill(fill('1'));
+      s.close();
+      const j = await runMmkit(['positions', '--source', 'store', '--json', '--data-dir', d]);
+      expect(j.code, j.err).toBe(0);
+      expect(JSON.parse(j.out)).toMatchObject({ epoch: null, count: 1, positions: [{ size: '10' }] });
+      const h = await runMmkit(['positions', '--source', 'store', '--data-dir', d]);
+      expect(h.err).toContain('no ledger epoch');
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,266 @@
+/**
+ * Orders and fills the bot did not make, against the real paper exchange on loopback: the bot
+ * (createTrader with the live venue, as `mmkit run` wires it) shares its wallet with another API
+ * client (a second API key derived for the same wallet, nonce 1). That client's orders follow
+ * `bot.foreignOrders`: left alone, cancelled, or adopted, at start and while the bot runs; its
+ * fills are recorded as external (never the strategy's); and the bot never quotes into one of its
+ * resting orders (self-trade prevention), although the book would let it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Wallet } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LiveClock } from '../../src/core/clock.ts';
+import type { OrderId } from '../../src/core/ids.ts';
+import type { MarketInfo } from '../../src/core/venue.ts';
+import type { ForeignOrderPolicy } from '../../src/execution/executor.ts';
+import { createTrader, type Trader as Bot } from '../../src/kernel/create-trader.ts';
+import { resolveRiskLimits } from '../../src/risk/limits.ts';
+import { openStore, type FillRecord, type Store } from '../../src/store/store.ts';
+import { loadStrategy } from '../../src/strategy/loader.ts';
+import { resolveParams } from '../../src/strategy/params.ts';
+import { createLiveVenue, type LiveVenue } from '../../src/venues/live/live-venue.ts';
+import { eventually, sleep, startVenue, yes, type TestVenue } from './support/setup.ts';
+import { Trader } from './support/trader.ts';
+
+const STRATEGY = new URL('../support/fixed-quotes-strategy.ts', import.meta.url).pathname;
+
+let v: TestVenue;
+let dir: string;
+let market: MarketInfo;
+beforeAll(async () => {
+  v = await startVenue();
+  dir = mkdtempSync(join(tmpdir(), 'mmkit-foreign-'));
+  // a quiet book on m1: bid 0.45, ask 0.55 (a maker's bid for NO at 0.45), deep enough for every test
+  const maker = await v.trader();
+  for (const t of v.m1.tokens) expect((await maker.place(t.token_id, 'BUY', '0.45', '200')).status).toBe(200);
+}, 60_000);
+afterAll(async () => {
+  await v?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Run {
+  bot: Bot;
+  venue: LiveVenue;
+  store: Store;
+  /** The other API client of the bot's wallet. */
+  other: Trader;
+  address: string;
+  logs: Array<{ msg: string; obj: Record<string, unknown> }>;
+  gateCodes: string[];
+  fills: string[];
+  external: Array<{ fill: FillRecord; change: string }>;
+  stop(): Promise<void>;
+}
+
+/** A fresh wallet, its second API client, and (not started) the bot on it. */
+async function setupRun(policy: ForeignOrderPolicy, params: Record<string, number>): Promise<Run> {
+  const wallet = new Wallet(Wallet.createRandom().privateKey);
+  const clock = new LiveClock();
+  const u = v.running.urls;
+  const venue = await createLiveVenue({
+    urls: { clob: u.clob_url, gamma: u.gamma_url, data: u.data_url, content: u.content_url, ws: u.ws_url },
+    wallet,
+    clock,
+    silenceMs: 0,
+  });
+  const all = await venue.markets();
+  market = all.find((m) => m.market === v.m1.condition_id)!;
+  const other = new Trader(v.clob, wallet.privateKey);
+  expect((await other.createKey(1)).status).toBe(200); // a second API key of the same wallet
+  const store = openStore(join(dir, `${policy}-${Date.now()}.db`), { clock });
+  const def = await loadStrategy(STRATEGY);
+  const logs: Run['logs'] = [];
+  const log = (level: string) => (obj: object, msg?: string) =>
+    void logs.push({ msg: `${level}: ${msg ?? ''}`, obj: obj as Record<string, unknown> });
+  const gateCodes: string[] = [];
+  const fills: string[] = [];
+  const external: Run['external'] = [];
+  const bot = createTrader({
+    venue,
+    clock,
+    store,
+    strategy: def,
+    params: resolveParams(def.params, params),
+    markets: [market],
+    limits: resolveRiskLimits({}),
+    log: { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') },
+    tickMs: 200,
+    postOnly: true,
+    foreignOrders: policy,
+    hooks: {
+      onGate: (_d, r) => {
+        for (const x of r.refusals) gateCodes.push(`${x.quote.price}:${x.code}`);
+      },
+      onFill: (f) => void fills.push(f.orderId),
+      onExternalFill: (fill, change) => void external.push({ fill, change }),
+    },
+  });
+  let stopped = false;
+  return {
+    bot,
+    venue,
+    store,
+    other,
+    address: wallet.address.toLowerCase(),
+    logs,
+    gateCodes,
+    fills,
+    external,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await bot.stop();
+      await bot.cancelAll('test end');
+      const flat = await bot.verifyFlat(5000);
+      await bot.close();
+      store.close();
+      await venue.close();
+      expect(flat.flat).toBe(true);
+    },
+  };
+}
+
+const status = (r: Run, id: string) => v.running.exchange.getOrder(r.address, id)?.status;
+/** The bot's own orders the store recorded at a price (pips). */
+const botOrdersAt = (r: Run, price: number) =>
+  v.running.exchange
+    .openOrders(r.address)
+    .filter((o) => o.price === price && r.bot.tracker.origin(o.id as OrderId) === 'own');
+
+describe('foreign orders on the bot wallet (bot.foreignOrders)', () => {
+  it("'leave': left alone at start and while running, their fills recorded as external, never crossed by the bot's quotes", async () => {
+    // the bot would bid 0.50 and 0.40; the other client will rest an ask at 0.50 first
+    const r = await setupRun('leave', { p1: 0.5, p2: 0.4, size: 5 });
+    try {
+      const Y = yes(v.m1);
+      // before the bot starts: the other client buys shares (an external trade: it takes the 0.55 ask),
+      // rests an ask at 0.50 with them (inside the spread) and a bid at 0.30
+      const taken = await r.other.place(Y, 'BUY', '0.55', '10', { type: 'FAK' });
+      expect(taken.body.success, JSON.stringify(taken.body)).toBe(true);
+      const ask = await r.other.place(Y, 'SELL', '0.50', '10');
+      const bid = await r.other.place(Y, 'BUY', '0.30', '5');
+      expect([ask.body.status, bid.body.status]).toEqual(['live', 'live']);
+
+      await r.bot.start();
+      r.bot.startHeartbeat();
+      // the start left both foreign orders and backfilled the foreign trade as external
+      const reconciled = r.logs.find((l) => l.msg === 'info: reconciled with the venue')!;
+      expect(reconciled.obj).toMatchObject({ foreign: 2, left: 2, canceled: 0, external: 1 });
+      const ext = r.store.fills().find((f) => f.orderId === taken.id)!;
+      expect(ext, 'the foreign trade is in the store (the wallet holds its shares)').toBeDefined();
+      expect(ext.source).toBe('external');
+      expect(
+        r.bot.tracker
+          .foreignOrders(market.market)
+          .map((o) => o.id)
+          .sort(),
+      ).toEqual([ask.id, bid.id].sort());
+
+      // the bot quotes its 0.40 bid; its 0.50 bid would trade with the foreign ask: refused
+      expect(await eventually(() => botOrdersAt(r, 4000).length === 1, 20_000)).toBe(true);
+      expect(await eventually(() => r.gateCodes.includes('5000:SELF_TRADE'), 20_000)).toBe(true);
+      expect(botOrdersAt(r, 5000)).toEqual([]);
+      expect(r.store.openOrders().map((o) => o.price)).not.toContain(5000);
+
+      // while running: another foreign order arrives on the user channel and is left alone too
+      const later = await r.other.place(Y, 'BUY', '0.31', '5');
+      expect(later.body.status).toBe('live');
+      expect(
+        await eventually(() => r.bot.tracker.origin(later.id as OrderId) === 'foreign', 20_000),
+        'the user channel showed it',
+      ).toBe(true);
+      await sleep(1000); // a few of the bot's cycles (tick 200 ms)
+      expect([status(r, ask.id), status(r, bid.id), status(r, later.id)]).toEqual(['LIVE', 'LIVE', 'LIVE']);
+      expect(r.bot.executor.accountStats().foreignOrders).toMatchObject({ left: 3, cancelled: 0, adopted: 0 });
+
+      // a fill of the other client's resting ask while the bot runs (a third party buys 5 of its 10
+      // shares): external, not the bot's
+      const cp = await v.trader();
+      const lift = await cp.place(Y, 'BUY', '0.50', '5', { type: 'FAK' });
+      expect(lift.body.success, JSON.stringify(lift.body)).toBe(true);
+      expect(await eventually(() => r.external.some((x) => x.fill.orderId === ask.id), 20_000)).toBe(true);
+      expect(r.external.find((x) => x.fill.orderId === ask.id)).toMatchObject({
+        change: 'new',
+        fill: { source: 'external', role: 'MAKER', size: 5_000_000 },
+      });
+      expect(r.fills).not.toContain(ask.id);
+      // each external fill counted once (the first trade may also have come through the channel's
+      // reconciliation at connect, before the start's backfill recorded it)
+      const newOnes = r.external.filter((x) => x.change === 'new').map((x) => x.fill.orderId);
+      expect(new Set(newOnes).size).toBe(newOnes.length);
+      expect(newOnes.every((id) => id === taken.id || id === ask.id)).toBe(true);
+      expect(r.bot.executor.accountStats().externalFills).toBe(newOnes.length);
+      // what is left of the foreign ask still stops the bot's 0.50 bid
+      expect(r.bot.tracker.foreignOrders(market.market).find((o) => o.id === ask.id)?.sizeMatched).toBe(5_000_000);
+      r.gateCodes.length = 0;
+      expect(await eventually(() => r.gateCodes.includes('5000:SELF_TRADE'), 20_000)).toBe(true);
+      expect(botOrdersAt(r, 5000)).toEqual([]);
+      // the wallet's truth: the position counts what the other client bought (10) and sold (5)
+      expect(r.bot.engine.state.position(Y as never).size).toBe(5_000_000);
+      // no trade of the bot's orders with the other client's
+      const mine = new Set(r.store.openOrders().map((o) => o.id as string));
+      for (const t of v.running.exchange.tradesOf(r.address))
+        expect(mine.has(t.trade.takerOrderId) && t.trade.makers.some((m) => m.account === r.address)).toBe(false);
+
+      // shutdown cancels the bot's orders only: the foreign ones still rest
+      await r.stop();
+      expect([status(r, ask.id), status(r, bid.id), status(r, later.id)]).toEqual(['LIVE', 'LIVE', 'LIVE']);
+    } finally {
+      await r.stop().catch(() => undefined);
+      await r.other.l2('DELETE', '/cancel-all');
+    }
+  }, 90_000);
+
+  it("'cancel': cancelled at start and as soon as one appears while running", async () => {
+    const r = await setupRun('cancel', { p1: 0.4, size: 5 });
+    try {
+      const Y = yes(v.m1);
+      const before = await r.other.place(Y, 'BUY', '0.30', '5');
+      expect(before.body.status).toBe('live');
+      await r.bot.start();
+      r.bot.startHeartbeat();
+      expect(status(r, before.id)).toBe('CANCELED');
+      expect(await eventually(() => botOrdersAt(r, 4000).length === 1, 20_000)).toBe(true);
+      const later = await r.other.place(Y, 'BUY', '0.31', '5');
+      expect(later.body.status).toBe('live');
+      expect(await eventually(() => status(r, later.id) === 'CANCELED', 20_000)).toBe(true);
+      expect(r.bot.executor.accountStats().foreignOrders.cancelled).toBe(1);
+      // the bot's own quote is untouched
+      expect(botOrdersAt(r, 4000)).toHaveLength(1);
+      // neither is recorded as the bot's order
+      expect(r.store.order(before.id as OrderId)).toBeUndefined();
+      expect(r.store.order(later.id as OrderId)).toBeUndefined();
+      await r.stop();
+    } finally {
+      await r.stop().catch(() => undefined);
+    }
+  }, 90_000);
+
+  it("'adopt': taken over as the bot's own (recorded, managed by the diff: one equal to a wanted quote is kept)", async () => {
+    const r = await setupRun('adopt', { p1: 0.4, size: 5 });
+    try {
+      const Y = yes(v.m1);
+      // exactly the bot's wanted quote (0.40 x 5): adopted, the bot places no second one
+      const same = await r.other.place(Y, 'BUY', '0.40', '5');
+      const unwanted = await r.other.place(Y, 'BUY', '0.30', '5');
+      expect([same.body.status, unwanted.body.status]).toEqual(['live', 'live']);
+      await r.bot.start();
+      r.bot.startHeartbeat();
+      expect(r.store.order(same.id as OrderId)).toBeDefined();
+      expect(r.bot.tracker.origin(same.id as OrderId)).toBe('own');
+      // the unwanted one is cancelled by the diff (it is the bot's now); the wanted one kept
+      expect(await eventually(() => status(r, unwanted.id) === 'CANCELED', 20_000)).toBe(true);
+      await sleep(800);
+      expect(status(r, same.id)).toBe('LIVE');
+      expect(v.running.exchange.openOrders(r.address).map((o) => o.id)).toEqual([same.id]);
+      expect(r.logs.some((l) => l.msg.includes('adopted as its own'))).toBe(true);
+      await r.stop();
+      expect(status(r, same.id)).toBe('CANCELED'); // the bot's now: cancelled at shutdown
+    } finally {
+      await r.stop().catch(() => undefined);
+    }
+  }, 90_000);
+});

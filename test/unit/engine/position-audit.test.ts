@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import type { ConditionId, TokenId } from '../../../src/core/ids.ts';
+import type { Micro, Pips } from '../../../src/core/units.ts';
+import type { Holdings } from '../../../src/core/venue.ts';
+import {
+  causesOf,
+  positionDiffs,
+  PositionAuditor,
+  type AuditMarkets,
+  type PositionAdjustment,
+} from '../../../src/engine/position-audit.ts';
+
+const M = '0xm1' as ConditionId;
+const Y = 'yes1' as TokenId;
+const N = 'no1' as TokenId;
+const markets = (winner?: TokenId | null): AuditMarkets => ({
+  pair: (t) => (t === Y ? { market: M, other: N } : t === N ? { market: M, other: Y } : undefined),
+  winner: () => winner,
+});
+const h = (tokenId: string, size: number, avgPrice?: number): Holdings['tokens'][number] => ({
+  tokenId: tokenId as TokenId,
+  market: M,
+  size: size as Micro,
+  ...(avgPrice !== undefined ? { avgPrice: avgPrice as Pips } : {}),
+});
+
+describe('positionDiffs', () => {
+  it('finds nothing when the venue and the ledger agree', () => {
+    expect(positionDiffs([h(Y, 5_000_000)], [{ tokenId: Y, market: M, size: 5_000_000 }], [])).toEqual([]);
+  });
+  it('a token held at the venue only, and one in the ledger only, are both differences', () => {
+    const d = positionDiffs([h(Y, 2_000_000, 4000)], [{ tokenId: N, market: M, size: 3_000_000 }], []);
+    expect(d).toEqual([
+      { tokenId: Y, market: M, venue: 2_000_000, ledger: 0, avgPrice: 4000 },
+      { tokenId: N, market: M, venue: 0, ledger: 3_000_000 },
+    ]);
+  });
+  it('unsettled fills the venue has not applied yet make no difference; applied ones neither', () => {
+    const ledger = [{ tokenId: Y, market: M, size: 7_000_000 }];
+    const unsettled = [{ tokenId: Y, side: 'BUY' as const, size: 2_000_000 }];
+    expect(positionDiffs([h(Y, 5_000_000)], ledger, unsettled)).toEqual([]);
+    expect(positionDiffs([h(Y, 7_000_000)], ledger, unsettled)).toEqual([]);
+    expect(positionDiffs([h(Y, 6_000_000)], ledger, unsettled)).toHaveLength(1);
+  });
+  it('a flat ledger row and no holding is no difference', () => {
+    expect(positionDiffs([], [{ tokenId: Y, market: M, size: 0 }], [])).toEqual([]);
+  });
+});
+
+describe('causesOf', () => {
+  const d = (tokenId: string, venue: number, ledger: number) => ({ tokenId, market: M, venue, ledger });
+  it('both tokens up by the same amount: a split; down: a merge', () => {
+    expect([...causesOf([d(Y, 5, 0), d(N, 5, 0)], markets(), undefined, undefined).values()]).toEqual([
+      'split',
+      'split',
+    ]);
+    expect([...causesOf([d(Y, 0, 5), d(N, 1, 6)], markets(), undefined, undefined).values()]).toEqual([
+      'merge',
+      'merge',
+    ]);
+  });
+  it("a resolved market's token gone: a redeem; one token alone: unknown", () => {
+    expect(causesOf([d(Y, 0, 5)], markets(Y), undefined, undefined).get(Y)).toBe('redeem');
+    expect(causesOf([d(Y, 0, 5)], markets(undefined), undefined, undefined).get(Y)).toBe('unknown');
+  });
+  it("the venue's activity wins; a new epoch's opening cause applies to all", () => {
+    expect(causesOf([d(Y, 5, 0)], markets(), new Map([[Y, 'TRADE' as const]]), undefined).get(Y)).toBe(
+      'external_trade',
+    );
+    expect(causesOf([d(Y, 5, 0), d(N, 5, 0)], markets(), undefined, 'venue_reset').get(N)).toBe('venue_reset');
+  });
+});
+
+describe('PositionAuditor', () => {
+  const setup = (tokens: Holdings['tokens'], ledgerSize: number) => {
+    let size = ledgerSize;
+    let fills = 0;
+    const recorded: PositionAdjustment[] = [];
+    const applied: PositionAdjustment[] = [];
+    const holdings: Holdings = { collateral: { available: 100 as Micro, reserved: 0 as Micro }, tokens };
+    const auditor = new PositionAuditor({
+      venue: { holdings: async () => holdings },
+      ledger: {
+        positions: () => [{ tokenId: Y, market: M, size }],
+        unsettledFills: () => [],
+        fillCount: () => fills,
+        recordAdjustment: (a) => {
+          recorded.push(a);
+          size += a.size;
+        },
+      },
+      markets: markets(),
+      mid: () => 5000,
+      apply: (a) => applied.push(a),
+      now: () => 0,
+    });
+    return {
+      auditor,
+      recorded,
+      applied,
+      fill: () => fills++,
+      setVenue: (s: number) => ((holdings.tokens as unknown as { size: number }[])[0]!.size = s),
+    };
+  };
+  it('at start, adjusts at once, at the venue price when given, and applies it to the state', async () => {
+    const s = setup([h(Y, 3_000_000, 4200)], 1_000_000);
+    const r = await s.auditor.audit({ confirm: false });
+    expect(r.adjusted).toEqual([
+      expect.objectContaining({ tokenId: Y, size: 2_000_000, price: 4200, priceSource: 'venue', cause: 'unknown' }),
+    ]);
+    expect(s.applied).toEqual(s.recorded);
+    // agreed now: nothing more
+    expect((await s.auditor.audit({ confirm: true })).adjusted).toEqual([]);
+  });
+  it('while trading, a difference must be seen twice with no fill of the token in between', async () => {
+    const s = setup([h(Y, 3_000_000)], 1_000_000);
+    expect((await s.auditor.audit({ confirm: true })).adjusted).toEqual([]);
+    s.fill(); // a fill of the token arrived meanwhile: start over
+    expect((await s.auditor.audit({ confirm: true })).pending).toBe(1);
+    const r = await s.auditor.audit({ confirm: true });
+    expect(r.adjusted).toEqual([
+      expect.objectContaining({ size: 2_000_000, price: 5000, priceSource: 'mid', cause: 'unknown' }),
+    ]);
+  });
+  it('a difference that changes between two audits is not adjusted', async () => {
+    const s = setup([h(Y, 3_000_000)], 1_000_000);
+    await s.auditor.audit({ confirm: true });
+    s.setVenue(4_000_000);
+    expect((await s.auditor.audit({ confirm: true })).adjusted).toEqual([]);
+    expect((await s.auditor.audit({ confirm: true })).adjusted).toHaveLength(1);
+  });
+});
