@@ -9,6 +9,7 @@ import { LiveClock, type Clock } from '../core/clock.ts';
 import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange, type ExchangeOptions } from './exchange.ts';
 import { FaultController, type FaultRule } from './faults.ts';
 import { newWorldIdentity, type WorldIdentity } from './identity.ts';
+import type { RatePolicy } from './limits/policy.ts';
 import { buildHttpApp, DEFAULT_HTTP_OPTIONS, type HttpOptions } from './http/server.ts';
 import { openJournal, type Journal } from './persist/journal.ts';
 import { attachStreams, type Streams } from './ws/index.ts';
@@ -52,6 +53,8 @@ export interface RunningExchange {
   port: number;
   /** The world's identity (`GET {clob_url}/world`): new for a fresh world, kept by a restored one. */
   identity: WorldIdentity;
+  /** The HTTP rate limiter (absent when rate limits are off): tests read its tables' `size()`. */
+  rateLimits: RatePolicy | undefined;
   /** Idempotent: stops the world, closes sockets and the server, flushes the journal. */
   close(): Promise<void>;
 }
@@ -123,6 +126,7 @@ export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Pro
     urls,
     port,
     identity,
+    rateLimits: app.rateLimits,
     close() {
       closing ??= (async () => {
         world.stop();

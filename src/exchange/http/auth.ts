@@ -35,6 +35,25 @@ function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/** Longest accepted POLY_API_KEY, POLY_ADDRESS, POLY_PASSPHRASE or bearer token (an API key is a 36-character UUID). */
+export const MAX_IDENTITY_HEADER_LENGTH = 128;
+
+/** The first identity header longer than MAX_IDENTITY_HEADER_LENGTH, or undefined. */
+export function overlongIdentityHeader(req: FastifyRequest): string | undefined {
+  for (const name of ['POLY_API_KEY', 'POLY_ADDRESS', 'POLY_PASSPHRASE']) {
+    const v = header(req, name);
+    if (v !== undefined && v.length > MAX_IDENTITY_HEADER_LENGTH) return name;
+  }
+  const auth = header(req, 'authorization');
+  if (
+    auth !== undefined &&
+    /^Bearer\s+/i.test(auth) &&
+    auth.replace(/^Bearer\s+/i, '').trim().length > MAX_IDENTITY_HEADER_LENGTH
+  )
+    return 'bearer token';
+  return undefined;
+}
+
 /** The API key a request names (for rate-limit identity); not a proof of anything. */
 export function claimedApiKey(req: FastifyRequest): string | undefined {
   const k = header(req, 'poly_api_key');

@@ -5,14 +5,14 @@
  * handler runs: over a limit a request is held briefly, then answered 429 with the X-RateLimit-*
  * headers and Retry-After.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { parseAmount } from '../../core/units.ts';
 import { ValidationError } from '../../core/errors.ts';
 import type { PaperExchange } from '../exchange.ts';
-import { RatePolicy } from '../limits/policy.ts';
-import { claimedApiKey } from './auth.ts';
+import { RatePolicy, type RateRule } from '../limits/policy.ts';
+import { authenticate, claimedApiKey, MAX_IDENTITY_HEADER_LENGTH, overlongIdentityHeader } from './auth.ts';
 import { parseWith } from './body.ts';
 import { clobRoutes } from './clob.ts';
 import { activityRoutes } from './activity.ts';
@@ -21,7 +21,7 @@ import { dataRoutes } from './data.ts';
 import { gammaRoutes } from './gamma.ts';
 import { relayerRoutes } from './relayer.ts';
 import type { FaultController, FaultRule } from '../faults.ts';
-import { badRequest, envelope, forbidden, HttpError, notFound } from './errors.ts';
+import { badRequest, envelope, forbidden, HttpError, notFound, unauthorized } from './errors.ts';
 import { tickPips, isTickSize } from '../../core/units.ts';
 
 export type ApiName = 'clob' | 'gamma' | 'data' | 'content' | 'relayer';
@@ -40,6 +40,10 @@ export interface HttpOptions {
     scale: number;
     queueMs: number;
     rules?: Record<string, { limit: number; windowMs: number }>;
+    /** Most identities one rule's table holds (default 100,000; see RatePolicyBounds). */
+    maxIdentities?: number;
+    /** How often idle identities are swept from the tables, ms of the exchange's clock (default 30 s). */
+    sweepMs?: number;
   };
   /** Admin routes (/admin/...) are served only when a token is set; requests carry it in X-Admin-Token. */
   adminToken?: string | undefined;
@@ -60,6 +64,16 @@ function apiOf(path: string): { api: ApiName; rel: string } | undefined {
     if (path === prefix || path.startsWith(prefix + '/')) return { api, rel: path.slice(prefix.length) || '/' };
   }
   return undefined;
+}
+
+/** Default interval of the rate limiter's sweep of idle identities, ms. */
+const SWEEP_MS = 30_000;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The rate limiter (absent when rate limits are off); `size()` shows its tables' size. */
+    rateLimits?: RatePolicy;
+  }
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -133,21 +147,30 @@ export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInsta
     });
   }
 
+  // Identity strings are bounded before anything is keyed on them (the limiter's tables, key lookups).
+  app.addHook('onRequest', async (req) => {
+    const bad = overlongIdentityHeader(req);
+    if (bad !== undefined) throw unauthorized(`${bad} longer than ${MAX_IDENTITY_HEADER_LENGTH} characters`);
+  });
+
   if (opts.rateLimits.enabled) {
-    const policy = new RatePolicy({
-      scale: opts.rateLimits.scale,
-      ...(opts.rateLimits.rules ? { rules: opts.rateLimits.rules } : {}),
-    });
-    app.addHook('onRequest', async (req, reply) => {
-      const path = req.url.split('?')[0] ?? '/';
-      const a = apiOf(path);
-      if (a === undefined) return;
-      const route = req.routeOptions.url ? (apiOf(req.routeOptions.url)?.rel ?? a.rel) : a.rel;
-      const rules = policy.rulesFor(a.api, req.method, route);
-      const claimed = claimedApiKey(req);
-      // the relayer counts per account (every API key of an address shares its 25 a minute)
-      const owner = a.api === 'relayer' && claimed !== undefined ? ex.keys.get(claimed)?.address : undefined;
-      const identity = owner !== undefined ? `account:${owner}` : (claimed ?? `ip:${req.ip}`);
+    const policy = new RatePolicy(
+      {
+        scale: opts.rateLimits.scale,
+        ...(opts.rateLimits.rules ? { rules: opts.rateLimits.rules } : {}),
+      },
+      opts.rateLimits.maxIdentities !== undefined ? { maxIdentities: opts.rateLimits.maxIdentities } : {},
+    );
+    app.decorate('rateLimits', policy);
+    // idle identities leave the tables on the exchange's clock
+    const sweeper = ex.clock.setInterval(() => policy.sweep(ex.clock.now()), opts.rateLimits.sweepMs ?? SWEEP_MS);
+    app.addHook('onClose', async () => ex.clock.clearInterval(sweeper));
+
+    /** Requests that name a known API key wait for the body (the L2 signature covers it) to be counted. */
+    const pending = new WeakMap<FastifyRequest, { api: ApiName; rules: RateRule[] }>();
+    const clientId = (req: FastifyRequest) => `ip:${req.socket.remoteAddress ?? 'unknown'}`;
+
+    const limit = async (reply: FastifyReply, identity: string, rules: RateRule[]) => {
       const deadline = ex.clock.now() + opts.rateLimits.queueMs;
       for (;;) {
         const now = ex.clock.now();
@@ -179,6 +202,45 @@ export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInsta
           },
         );
       }
+    };
+
+    // Unauthenticated requests (no key, or a key the exchange does not know) are counted by client
+    // address at once; a request naming a known key is counted in preValidation, once its
+    // signature is checked: under the key (the relayer: its account) if it verifies, else under
+    // the client address. A claimed key id alone never moves a request into a key's windows.
+    app.addHook('onRequest', async (req, reply) => {
+      const path = req.url.split('?')[0] ?? '/';
+      const a = apiOf(path);
+      if (a === undefined) return;
+      const route = req.routeOptions.url ? (apiOf(req.routeOptions.url)?.rel ?? a.rel) : a.rel;
+      const rules = policy.rulesFor(a.api, req.method, route);
+      const claimed = claimedApiKey(req);
+      if (claimed !== undefined && ex.keys.get(claimed) !== undefined) {
+        pending.set(req, { api: a.api, rules });
+        return;
+      }
+      await limit(reply, clientId(req), rules);
+    });
+    app.addHook('preValidation', async (req, reply) => {
+      const p = pending.get(req);
+      if (p === undefined) return;
+      pending.delete(req);
+      let identity = clientId(req);
+      try {
+        const rec = authenticate(ex, req, { maxSkewSec: opts.authMaxSkewSec });
+        // the relayer counts per account (every API key of an address shares its 25 a minute)
+        identity = p.api === 'relayer' ? `account:${rec.address}` : `key:${rec.apiKey}`;
+      } catch {
+        // not verified: the handler answers 401; the request counts against the client address
+      }
+      await limit(reply, identity, p.rules);
+    });
+    // a request refused before preValidation (a malformed body) still counts, by client address
+    app.addHook('onResponse', async (req) => {
+      const p = pending.get(req);
+      if (p === undefined) return;
+      pending.delete(req);
+      policy.acquire(clientId(req), p.rules, ex.clock.now());
     });
   }
 

@@ -50,6 +50,19 @@ export interface PolicyRefused {
 }
 export type PolicyResult = PolicyOk | PolicyRefused;
 
+/** Bounds of a RatePolicy's tables. */
+export interface RatePolicyBounds {
+  /**
+   * Most identities one rule's table holds. A request of a new identity when the table is full
+   * first sweeps the idle ones (at most once a second); if the table is still full it is refused
+   * (nothing is consumed) with a retry one second later. Default 100,000.
+   */
+  maxIdentities?: number;
+}
+
+/** Default of RatePolicyBounds.maxIdentities. */
+export const DEFAULT_MAX_IDENTITIES = 100_000;
+
 /** Rate-limit policy of the paper exchange: rule routing plus one sliding-window limiter per rule. */
 export class RatePolicy {
   readonly #rules = new Map<string, RateRule>();
@@ -57,8 +70,15 @@ export class RatePolicy {
   /** Limiters of rules passed in from outside, keyed by name, limit and window. */
   readonly #foreign = new Map<string, SlidingWindowLimiter>();
 
-  /** @throws ConfigError on an unknown rule name, a non-positive scale, limit or window. */
-  constructor(overrides: RatePolicyOverrides = {}) {
+  readonly #maxIdentities: number;
+  #lastFullSweep = -Infinity;
+
+  /** @throws ConfigError on an unknown rule name, a non-positive scale, limit or window, or a bad bound. */
+  constructor(overrides: RatePolicyOverrides = {}, bounds: RatePolicyBounds = {}) {
+    const max = bounds.maxIdentities ?? DEFAULT_MAX_IDENTITIES;
+    if (!Number.isSafeInteger(max) || max < 1)
+      throw new ConfigError('limits.maxIdentities', 'must be a positive integer');
+    this.#maxIdentities = max;
     for (const r of resolveRateRules(overrides, 'limits').values()) {
       this.#rules.set(r.name, r);
       this.#limiters.set(r, new SlidingWindowLimiter(r));
@@ -96,6 +116,11 @@ export class RatePolicy {
    * Rules not created by this policy get a limiter per (name, limit, windowMs) on first use.
    */
   acquire(identity: string, rules: readonly RateRule[], now: number, cost = 1): PolicyResult {
+    const full = this.#fullFor(identity, rules, now);
+    if (full !== undefined) {
+      const retryAt = now + 1000;
+      return { ok: false, rule: full, retryAt, limit: full.limit, resetAt: retryAt };
+    }
     let blocked: RateRule | undefined;
     let retryAt = -Infinity;
     for (const r of rules) {
@@ -145,6 +170,29 @@ export class RatePolicy {
     for (const lim of this.#limiters.values()) n += lim.sweep(now);
     for (const lim of this.#foreign.values()) n += lim.sweep(now);
     return n;
+  }
+
+  /** (identity, rule) states held: the size of the tables (idle ones count until swept). */
+  size(): number {
+    let n = 0;
+    for (const lim of this.#limiters.values()) n += lim.keyCount;
+    for (const lim of this.#foreign.values()) n += lim.keyCount;
+    return n;
+  }
+
+  /** The first rule whose table is full and lacks `identity` (after a sweep, at most once a second). */
+  #fullFor(identity: string, rules: readonly RateRule[], now: number): RateRule | undefined {
+    const full = () =>
+      rules.find((r) => {
+        const lim = this.#limiter(r);
+        return lim.keyCount >= this.#maxIdentities && !lim.has(identity);
+      });
+    if (full() === undefined) return undefined;
+    if (now - this.#lastFullSweep >= 1000) {
+      this.#lastFullSweep = now;
+      this.sweep(now);
+    }
+    return full();
   }
 
   #limiter(r: RateRule): SlidingWindowLimiter {

@@ -153,6 +153,11 @@ export class SlidingWindowLimiter {
     };
   }
 
+  /** Whether `key` holds state (until `sweep` drops it when idle). */
+  has(key: string): boolean {
+    return this.#keys.has(key);
+  }
+
   /** Forget all of `key`'s history. */
   reset(key: string): void {
     this.#keys.delete(key);

@@ -347,3 +347,33 @@ describe('RatePolicy.acquire', () => {
     expect(p.sweep(T0 + 600_000)).toBe(0);
   });
 });
+
+describe('RatePolicy tables: size, sweep and bound (issue 16, defect 2)', () => {
+  it('size() counts (identity, rule) states; sweep returns it to zero once every window is idle', () => {
+    const p = new RatePolicy();
+    const rules = p.rulesFor('clob', 'GET', '/book');
+    for (let i = 0; i < 50; i++) expect(p.acquire(`ip:${i}`, rules, 1000).ok).toBe(true);
+    expect(p.size()).toBe(50 * rules.length);
+    expect(p.sweep(1000 + 9_999)).toBe(0);
+    expect(p.sweep(1000 + 10_000)).toBe(50 * rules.length);
+    expect(p.size()).toBe(0);
+  });
+
+  it('a full table sweeps, then refuses new identities (nothing consumed) and keeps serving known ones', () => {
+    const p = new RatePolicy({}, { maxIdentities: 2 });
+    const rules = p.rulesFor('clob', 'GET', '/book');
+    expect(p.acquire('a', rules, 0).ok).toBe(true);
+    expect(p.acquire('b', rules, 0).ok).toBe(true);
+    const r = p.acquire('c', rules, 10);
+    expect(r).toMatchObject({ ok: false, retryAt: 1010 });
+    expect(p.size()).toBe(2 * rules.length);
+    expect(p.acquire('a', rules, 20).ok).toBe(true);
+    // once a and b are idle, the sweep on the next new identity makes room
+    expect(p.acquire('c', rules, 20_000).ok).toBe(true);
+    expect(p.size()).toBe(rules.length);
+  });
+
+  it('rejects a non-positive bound', () => {
+    expect(() => new RatePolicy({}, { maxIdentities: 0 })).toThrow(ConfigError);
+  });
+});
