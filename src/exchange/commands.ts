@@ -24,6 +24,8 @@ export type Command =
   | { k: 'setTokens'; account: string; tokenId: string; micro: number }
   | { k: 'key'; address: string; nonce: string }
   | { k: 'delkey'; apiKey: string }
+  /** An operator registers a funder (maker account) to a signer for proxy orders (signatureType 1/2). */
+  | { k: 'funder'; signer: string; funder: string }
   | { k: 'place'; order: NewOrder; builder?: string }
   | { k: 'cancel'; account: string; ids: string[]; reason: CancelReason }
   | { k: 'cancelAll'; account: string; reason: CancelReason }

@@ -28,6 +28,7 @@ import type {
   Trade,
 } from './matching/types.ts';
 import { ApiKeyStore, newHeartbeatId, type ApiKeyRecord } from './accounts/keys.ts';
+import { DerivedFunders } from './accounts/funders.ts';
 import { PositionBook } from './accounts/positions.ts';
 import { toMarketDef, type LiveMarketState, type MarketMeta } from './markets.ts';
 import type { Command, CommandSink, TimedCommand } from './commands.ts';
@@ -144,8 +145,13 @@ export class PaperExchange {
   private readonly heartbeats = new Map<string, { at: number; id: string }>();
   private readonly listeners = new Set<ExchangeListener>();
   private readonly funded = new Set<string>();
-  /** Signer address -> funder (maker) accounts it placed proxy orders for (signatureType 1/2). */
+  /**
+   * Signer address -> funder (maker) accounts an operator registered to it (POST /admin/funders).
+   * Besides these, a signer trades only for itself and its derived proxy wallet and Safe
+   * (accounts/funders.ts); order traffic never links accounts.
+   */
   private readonly funders = new Map<string, Set<string>>();
+  private readonly derived = new DerivedFunders();
   private readonly hashers: { normal: OrderHasher; negRisk: OrderHasher };
   private pendingWorld: WorldEvent[] = [];
   /** Engine events drained early (by an advance), delivered with the next drain. */
@@ -292,15 +298,14 @@ export class PaperExchange {
       case 'place': {
         const r = e.place(c.order, c.t);
         if (r.ok && c.builder !== undefined) this.orderBuilder.set(c.order.id, c.builder);
-        if (r.ok) {
-          const signer = this.keys.get(c.order.owner)?.address;
-          if (signer !== undefined && signer !== c.order.account) {
-            let set = this.funders.get(signer);
-            if (set === undefined) this.funders.set(signer, (set = new Set()));
-            set.add(c.order.account);
-          }
-        }
         return r;
+      }
+      case 'funder': {
+        let set = this.funders.get(c.signer);
+        if (set === undefined) this.funders.set(c.signer, (set = new Set()));
+        const added = !set.has(c.funder);
+        set.add(c.funder);
+        return added;
       }
       case 'cancel':
         return c.ids.map((id) => e.cancel(c.account, id, c.t, c.reason));
@@ -496,6 +501,24 @@ export class PaperExchange {
   deleteApiKey(apiKey: string): boolean {
     return this.exec({ k: 'delkey', apiKey }) as boolean;
   }
+  /**
+   * Registers `funder` as a maker account `signer` may place proxy orders (signatureType 1/2) for,
+   * besides its derived proxy wallet and Safe (an operator action: POST /admin/funders). Returns
+   * whether it was new; the registration is journaled and lasts.
+   */
+  registerFunder(signer: string, funder: string): boolean {
+    return this.exec({ k: 'funder', signer: signer.toLowerCase(), funder: funder.toLowerCase() }) as boolean;
+  }
+  /** Whether `signer` may place an order of `signatureType` funded by `maker`. */
+  mayTradeFor(signer: string, maker: string, signatureType: number): boolean {
+    const s = signer.toLowerCase();
+    const m = maker.toLowerCase();
+    if (signatureType === 0) return m === s;
+    if (signatureType !== 1 && signatureType !== 2) return false;
+    const d = this.derived.of(s);
+    if (m === (signatureType === 1 ? d.proxy : d.safe)) return true;
+    return this.funders.get(s)?.has(m) ?? false;
+  }
 
   // ---- orders --------------------------------------------------------------------------------
 
@@ -530,6 +553,13 @@ export class PaperExchange {
       return reject('INVALID_ORDER_OWNER', 'the order signer address has to be the address of the API KEY');
     if (o.signatureType === 0 && o.maker.toLowerCase() !== o.signer.toLowerCase())
       return reject('INVALID_ORDER_OWNER', 'for EOA orders (signatureType 0) maker must equal signer');
+    if (!this.mayTradeFor(key.address, o.maker, o.signatureType))
+      return reject(
+        'INVALID_ORDER_OWNER',
+        o.signatureType === 1 || o.signatureType === 2
+          ? `the maker (funder) is not the signer's ${o.signatureType === 1 ? 'proxy wallet' : 'Safe'} nor a funder registered to it`
+          : 'invalid signatureType (0 EOA, 1 POLY_PROXY, 2 POLY_GNOSIS_SAFE)',
+      );
     if (found === undefined)
       return reject('MARKET_NOT_READY', `invalid token id: no market trades token ${tokenId.slice(0, 20)}…`);
     let signer: string;
@@ -613,10 +643,16 @@ export class PaperExchange {
     }) as PlaceResult;
   }
 
-  /** The accounts an API key's address trades for: itself and the funders of its proxy orders. */
+  /**
+   * The accounts an API key's address trades for: itself, its derived proxy wallet and Safe, and
+   * the funders registered to it. Never an account that order traffic named.
+   */
   accountsOf(address: string): string[] {
+    const d = this.derived.of(address);
     const f = this.funders.get(address);
-    return f === undefined ? [address] : [address, ...f];
+    const out = [address, d.proxy, d.safe];
+    if (f !== undefined) for (const a of f) if (!out.includes(a)) out.push(a);
+    return out;
   }
 
   /** Cancel the caller's orders by id. Another user's order is reported as not found. */
@@ -717,8 +753,9 @@ export class PaperExchange {
   }
   /** Trades of every account an API key's address trades for, in match order, each once. */
   tradesOfKey(address: string): readonly TradeRecord[] {
-    const accounts = this.accountsOf(address);
-    if (accounts.length === 1) return this.tradesOf(address);
+    const accounts = this.accountsOf(address).filter((a) => this.tradesOf(a).length > 0);
+    if (accounts.length === 0) return [];
+    if (accounts.length === 1) return this.tradesOf(accounts[0]!);
     const seen = new Set<TradeRecord>();
     for (const a of accounts) for (const t of this.tradesOf(a)) seen.add(t);
     return [...seen].sort((x, y) => x.trade.matchTime - y.trade.matchTime);

@@ -207,9 +207,11 @@ describe('OrderBuilder orders on the paper exchange', () => {
     }
   });
 
-  it('a proxy order (signatureType 1): maker = the funded proxy, signed by the API key wallet', async () => {
+  it('a proxy order (signatureType 1): maker = a funder registered to the API key wallet, signed by it', async () => {
     const funder = '0x' + 'ab'.repeat(20);
     expect((await v.admin('/balances', { address: funder, collateral: '100' })).status).toBe(200);
+    // not the signer's derived proxy wallet: an operator registers it to the signer
+    expect((await v.admin('/funders', { signer: a.wallet.address, funder })).status).toBe(200);
     const pb = new OrderBuilder({ wallet: a.wallet, chainId: 137, signatureType: 1, funder });
     const o = pb.buildLimit({ tokenId: yes(v.m1), side: 'BUY', price: '0.1', size: '5', tick: '0.01', negRisk: false });
     const r = await post(a, o);

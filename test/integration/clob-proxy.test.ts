@@ -1,21 +1,25 @@
 /**
  * Proxy-wallet orders (signatureType 1/2): the EOA signs and holds the API key, the funder (maker)
- * holds the money. The key holder sees, cancels and is reported the proxy's orders and trades.
+ * holds the money. The funder is the signer's derived proxy wallet (here) or Safe, or one an operator
+ * registered to it (test/security/maker-authorization.test.ts). The key holder sees, cancels and is
+ * reported the proxy's orders and trades.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrderBuilder, toPostBody } from '../../src/api/orders.ts';
+import { proxyWalletOf } from '../../src/exchange/accounts/funders.ts';
 import { startVenue, yes, no, type TestVenue } from './support/setup.ts';
 import type { Trader } from './support/trader.ts';
 
 let v: TestVenue;
 let eoa: Trader;
 let other: Trader;
-const FUNDER = '0x7777777777777777777777777777777777777777';
+let FUNDER: string;
 
 beforeAll(async () => {
   v = await startVenue();
   eoa = await v.trader();
   other = await v.trader();
+  FUNDER = proxyWalletOf(eoa.address);
   await v.admin('/balances', { address: FUNDER, collateral: '1000' });
 });
 afterAll(async () => v?.close());

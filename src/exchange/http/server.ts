@@ -294,6 +294,12 @@ const faultSchema = z.object({
   untilMs: z.number().int().min(0).optional(),
 });
 
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const funderSchema = z.object({
+  signer: z.string().regex(ADDRESS, '0x-prefixed 20-byte hex address'),
+  funder: z.string().regex(ADDRESS, '0x-prefixed 20-byte hex address'),
+});
+
 /** Test and operator controls; served only when an admin token is configured. */
 function adminRoutes(ex: PaperExchange, token: string, faults: FaultController | undefined) {
   return async function plugin(app: FastifyInstance): Promise<void> {
@@ -317,6 +323,18 @@ function adminRoutes(ex: PaperExchange, token: string, faults: FaultController |
         ex.setTokens(addr, tok, amount(v));
       }
       return { ok: true };
+    });
+    /**
+     * Register a funder (maker account) to a signer: its proxy orders (signatureType 1/2) may then
+     * be funded by it, and it joins the signer's orders, trades and heartbeats. The signer's derived
+     * proxy wallet and Safe need no registration (accounts/funders.ts).
+     */
+    app.post('/funders', async (req) => {
+      const b = parseWith(funderSchema, req.body, 'body');
+      const signer = b.signer.toLowerCase();
+      const funder = b.funder.toLowerCase();
+      if (signer === funder) throw badRequest('funder must differ from signer');
+      return { ok: true, signer, funder, added: ex.registerFunder(signer, funder) };
     });
     const market = (cid: string) => {
       const m = ex.market(cid);
