@@ -5,6 +5,7 @@
  * handler runs: over a limit a request is held briefly, then answered 429 with the X-RateLimit-*
  * headers and Retry-After.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -300,11 +301,22 @@ const funderSchema = z.object({
   funder: z.string().regex(ADDRESS, '0x-prefixed 20-byte hex address'),
 });
 
+/**
+ * True when `given` (a header value) is the secret, compared in constant time (of the digests: the
+ * time says nothing of the secret, not even its length).
+ */
+export function sameSecret(given: string | string[] | undefined, secret: string): boolean {
+  if (typeof given !== 'string') return false;
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(secret).digest();
+  return timingSafeEqual(a, b);
+}
+
 /** Test and operator controls; served only when an admin token is configured. */
 function adminRoutes(ex: PaperExchange, token: string, faults: FaultController | undefined) {
   return async function plugin(app: FastifyInstance): Promise<void> {
     app.addHook('onRequest', async (req) => {
-      if (req.headers['x-admin-token'] !== token) throw forbidden('admin token required (X-Admin-Token)');
+      if (!sameSecret(req.headers['x-admin-token'], token)) throw forbidden('admin token required (X-Admin-Token)');
     });
     const amount = (s: string) => {
       try {

@@ -5,6 +5,7 @@
  * per event-loop turn (and flushed on close), numbered schema migrations.
  */
 import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { CommandSink, TimedCommand } from '../commands.ts';
 import { newWorldIdentity, type WorldIdentity } from '../identity.ts';
@@ -38,6 +39,13 @@ export interface Journal extends CommandSink {
  * @throws Error when the file cannot be opened or holds a newer schema than this code knows.
  */
 export function openJournal(file: string, opts: { seed: number; now?: number }): Journal {
+  // the journal holds the server secret every account's credentials derive from: owner-only. The
+  // file is made (or narrowed) 0600 before SQLite opens it; SQLite gives its -wal and -shm files
+  // the database file's mode.
+  if (file !== ':memory:') {
+    closeSync(openSync(file, 'a', 0o600));
+    chmodSync(file, 0o600);
+  }
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
