@@ -32,6 +32,37 @@ beforeAll(async () => {
 afterAll(async () => v?.close());
 
 describe('@polymarket/clob-client against the paper exchange', () => {
+  it('heartbeats with throwOnError, the closed-only status, allowances by contract address', async () => {
+    const w = wallet();
+    const creds = await new ClobClient(v.clob, 137, w as any).createOrDeriveApiKey();
+    const strict = new ClobClient(
+      v.clob,
+      137,
+      w as any,
+      creds,
+      undefined,
+      undefined,
+      undefined,
+      false,
+      undefined,
+      undefined,
+      false,
+      undefined,
+      true,
+    );
+    const hb = await strict.postHeartbeat(null);
+    expect(hb.heartbeat_id).toEqual(expect.any(String));
+    expect(hb).not.toHaveProperty('error');
+    expect(await strict.getClosedOnlyMode()).toEqual({ closed_only: false });
+    const ba = (await strict.getBalanceAllowance({ asset_type: 'COLLATERAL' as any })) as any;
+    for (const contract of [
+      '0x4bFb41d5B3570DeFd03C39a9A4D8dE6Bd8B8982E',
+      '0xC5d563A36AE78145C45a50134d48A1215220f80a',
+      '0xd91E80cF2E7be2e162c6513ceD06f1dD0dA35296',
+    ])
+      expect(BigInt(ba.allowances[contract])).toBeGreaterThan(0n);
+  });
+
   it('reads markets, books and server time', async () => {
     const c = new ClobClient(v.clob, 137);
     const t = await c.getServerTime();

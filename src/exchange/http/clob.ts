@@ -6,7 +6,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { formatAmount, formatPrice, PRICE_SCALE } from '../../core/units.ts';
-import { orderFromWire } from '../../api/signing/order.ts';
+import { CTF_EXCHANGE, NEG_RISK_CTF_EXCHANGE, orderFromWire } from '../../api/signing/order.ts';
+
+/** The neg-risk adapter on Polygon (the public service's contracts page). */
+const NEG_RISK_ADAPTER = '0xd91E80cF2E7be2e162c6513ceD06f1dD0dA35296';
 import { ValidationError } from '../../core/errors.ts';
 import type { ApiKeyRecord } from '../accounts/keys.ts';
 import { worldRecord } from '../identity.ts';
@@ -282,6 +285,11 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       const k = l2(req);
       return { apiKey: k.apiKey, address: k.address, nonce: k.nonce, created_at: new Date(k.createdAt).toISOString() };
     });
+    // the account is never restricted to closing positions here
+    app.get('/auth/ban-status/closed-only', async (req) => {
+      l2(req);
+      return { closed_only: false };
+    });
     app.get('/auth/api-keys', async (req) => {
       const k = l2(req);
       return { apiKeys: ex.keys.list(k.address).map((r) => r.apiKey) };
@@ -468,7 +476,17 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
         micro = t ? t.available + t.reserved : 0;
       } else throw badRequest('asset_type must be COLLATERAL or CONDITIONAL');
       const allowance = '115792089237316195423570985008687907853269984665640564039457584007913129639935';
-      return { balance: String(micro), allowance, allowances: { [ex.opts.exchangeAddress ?? 'exchange']: allowance } };
+      // keyed by the spender contracts, as public clients look them up: the CTF exchange, the
+      // neg-risk CTF exchange and the neg-risk adapter (the paper exchange checks no allowance)
+      return {
+        balance: String(micro),
+        allowance,
+        allowances: {
+          [ex.opts.exchangeAddress ?? CTF_EXCHANGE]: allowance,
+          [ex.opts.negRiskExchangeAddress ?? NEG_RISK_CTF_EXCHANGE]: allowance,
+          [NEG_RISK_ADAPTER]: allowance,
+        },
+      };
     });
     app.get('/balance-allowance/update', async (req) => {
       l2(req);
@@ -477,7 +495,8 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
     const heartbeat = async (req: FastifyRequest) => {
       const k = l2(req);
       parseWith(heartbeatSchema, req.body ?? undefined, 'body');
-      return { heartbeat_id: ex.heartbeat(k.address), error: null };
+      // no `error` key on success: the public TS client with throwOnError takes its presence for a failure
+      return { heartbeat_id: ex.heartbeat(k.address) };
     };
     app.post('/v1/heartbeats', heartbeat);
     app.post('/heartbeats', heartbeat);
