@@ -54,6 +54,12 @@ describe('@polymarket/clob-client against the paper exchange', () => {
     expect(hb.heartbeat_id).toEqual(expect.any(String));
     expect(hb).not.toHaveProperty('error');
     expect(await strict.getClosedOnlyMode()).toEqual({ closed_only: false });
+    // cancel of an id that is no live order of ours: 200, not an error, with the venue's reason
+    const gone = `0x${'cd'.repeat(32)}`;
+    expect(await strict.cancelOrder({ orderID: gone })).toEqual({
+      canceled: [],
+      not_canceled: { [gone]: "order can't be found - already canceled or matched" },
+    });
     const ba = (await strict.getBalanceAllowance({ asset_type: 'COLLATERAL' as any })) as any;
     for (const contract of [
       '0x4bFb41d5B3570DeFd03C39a9A4D8dE6Bd8B8982E',

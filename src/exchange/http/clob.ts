@@ -8,6 +8,9 @@ import { z } from 'zod';
 import { formatAmount, formatPrice, PRICE_SCALE } from '../../core/units.ts';
 import { CTF_EXCHANGE, NEG_RISK_CTF_EXCHANGE, orderFromWire } from '../../api/signing/order.ts';
 
+/** DELETE /order's reason for an id that is not a live order of the caller (the public service's words). */
+const ORDER_NOT_FOUND_REASON = "order can't be found - already canceled or matched";
+
 /** The neg-risk adapter on Polygon (the public service's contracts page). */
 const NEG_RISK_ADAPTER = '0xd91E80cF2E7be2e162c6513ceD06f1dD0dA35296';
 import { ValidationError } from '../../core/errors.ts';
@@ -326,7 +329,10 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
     app.delete('/order', async (req) => {
       const k = l2(req);
       const { orderID } = parseWith(cancelOneSchema, req.body, 'body');
-      if (ex.getOrder(k.address, orderID) === undefined) throw notFound('order not found');
+      // not a live order of the caller (unknown, another's, done): 200 with the public service's reason,
+      // as its clients expect (public Python clients raise on any other status; bots match the text)
+      if (ex.getOrder(k.address, orderID) === undefined)
+        return { canceled: [], not_canceled: { [orderID]: ORDER_NOT_FOUND_REASON } };
       return ex.cancel(k.address, [orderID]);
     });
     app.delete('/orders', async (req) => {
