@@ -554,7 +554,7 @@ export class ClobClient {
     return out;
   }
 
-  /** DELETE /order. @throws NotFoundError for an unknown (or someone else's) order. */
+  /** DELETE /order. An id that is no live order of ours (unknown, someone else's, done) is in `notCanceled` with the venue's reason (the public service answers 200). */
   async cancelOrder(orderId: string, call?: CallOptions): Promise<CancelResult> {
     return toCancel(
       await this.#req('DELETE', '/order', S.cancelResponseSchema, { auth: 'l2', body: { orderID: orderId }, call }),

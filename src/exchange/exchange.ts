@@ -590,7 +590,10 @@ export class PaperExchange {
           `invalid expiration: a GTD order needs expiration > now + ${this.opts.gtdThresholdSec}s (unix seconds)`,
         );
       expiresAt = (exp - this.opts.gtdThresholdSec) * 1000;
-    }
+    } else if (o.expiration !== 0n && Number(o.expiration) * 1000 <= now)
+      // any other type rests (or fills) now: a signed expiration already past makes an order the
+      // exchange contract would refuse to settle
+      return reject('INVALID_ORDER_EXPIRATION', 'invalid expiration: the order expired already (unix seconds)');
     if (o.feeRateBps > 10_000n) return reject('INVALID_ORDER_ERROR', 'invalid feeRateBps');
     const order: NewOrder = {
       id: orderID,

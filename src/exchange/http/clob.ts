@@ -383,6 +383,12 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       const asset = qString(q, 'asset_id');
       const before = qString(q, 'before');
       const after = qString(q, 'after');
+      // unix seconds, or a 400: a garbage bound is not an empty history
+      for (const [name, v] of [
+        ['before', before],
+        ['after', after],
+      ] as const)
+        if (v !== undefined && v !== '' && !/^\d{1,12}$/.test(v)) throw badRequest(`${name} must be unix seconds`);
       const makerAddr = qString(q, 'maker_address')?.toLowerCase();
       if (makerAddr !== undefined && !ex.accountsOf(k.address).includes(makerAddr))
         return cursorPage([], q, (x) => x, 100, 500);
