@@ -54,6 +54,8 @@ describe('@polymarket/clob-client against the paper exchange', () => {
     expect(hb.heartbeat_id).toEqual(expect.any(String));
     expect(hb).not.toHaveProperty('error');
     expect(await strict.getClosedOnlyMode()).toEqual({ closed_only: false });
+    expect(await strict.getNotifications()).toEqual([]);
+    await strict.dropNotifications({ ids: ['1', '2'] });
     // cancel of an id that is no live order of ours: 200, not an error, with the venue's reason
     const gone = `0x${'cd'.repeat(32)}`;
     expect(await strict.cancelOrder({ orderID: gone })).toEqual({

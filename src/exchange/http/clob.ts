@@ -288,6 +288,16 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       const k = l2(req);
       return { apiKey: k.apiKey, address: k.address, nonce: k.nonce, created_at: new Date(k.createdAt).toISOString() };
     });
+    // the paper exchange sends no notifications (fills and cancels go through the user channel):
+    // the list is always empty, and dropping some is a no-op, as public clients expect the routes
+    app.get('/notifications', async (req) => {
+      l2(req);
+      return [];
+    });
+    app.delete('/notifications', async (req) => {
+      l2(req);
+      return 'OK';
+    });
     // the account is never restricted to closing positions here
     app.get('/auth/ban-status/closed-only', async (req) => {
       l2(req);
