@@ -42,7 +42,7 @@ export interface CollateralKeeperOptions {
    * Frees a market's tokens that its resting SELL orders reserve (pausing new places), for a merge;
    * returns what resumes placing. Optional: without it, only the tokens free of orders are merged.
    */
-  release?(market: ConditionId): Promise<() => void>;
+  release?(market: ConditionId, cancelAsks: boolean): Promise<() => void>;
   /** Records a confirmed operation with its legs (the ledger, the engine's positions). */
   record(op: CtfOperationResult, legs: readonly OperationLeg[]): void;
   readonly log?: {
@@ -150,9 +150,11 @@ export class CollateralKeeper {
       const both = Math.min(y?.size ?? 0, n?.size ?? 0);
       let resume: (() => void) | undefined;
       try {
-        // the strategy's asks reserve the tokens: take them down for the merge (places pause meanwhile)
-        if (free < o.mergeMinSize && both >= o.mergeMinSize && o.release !== undefined) {
-          resume = await o.release(m.market);
+        if (free < o.mergeMinSize && (both < o.mergeMinSize || o.release === undefined)) continue;
+        // places pause while the tokens are merged (the strategy's next quotes see them gone); the
+        // strategy's asks that reserve them are taken down first when they must be
+        if (o.release !== undefined) resume = await o.release(m.market, free < o.mergeMinSize);
+        if (free < o.mergeMinSize) {
           const again = await o.venue.holdings!();
           const a = again.tokens.find((t) => t.tokenId === yes.tokenId);
           const b = again.tokens.find((t) => t.tokenId === no.tokenId);

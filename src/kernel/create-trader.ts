@@ -516,13 +516,15 @@ export function createTrader(o: TraderOptions): Trader {
           },
           mergeMinSize: o.collateral.mergeMinSize,
           redeem: o.collateral.redeem,
-          release: async (market) => {
+          release: async (market, cancelAsks) => {
             executor.pause('merge');
             try {
-              const sells = tracker
-                .liveOrders(market)
-                .filter((x) => x.side === 'SELL')
-                .map((x) => x.id);
+              const sells = !cancelAsks
+                ? []
+                : tracker
+                    .liveOrders(market)
+                    .filter((x) => x.side === 'SELL')
+                    .map((x) => x.id);
               if (sells.length > 0) {
                 const r = await venue.cancel(sells);
                 log.info({ market, canceled: r.canceled.length }, 'asks taken down for a merge');

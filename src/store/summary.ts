@@ -34,7 +34,9 @@ export function storeSummary(st: Statements, t: SummaryTarget): StoreSummary {
     const to = t.session.endedAt ?? END;
     since = from;
     orderRows = st.orderCountsSince.all(from, to) as typeof orderRows;
-    fillRows = st.summaryFillsBetween.iterate(from, to) as typeof fillRows;
+    // venues stamp trades in whole seconds: a fill in the session's first second has a match time
+    // before its start to the millisecond (so the window starts at the start's whole second)
+    fillRows = st.summaryFillsBetween.iterate(from - (from % 1000), to) as typeof fillRows;
     adjustments = st.countAdjustmentsBetween.get(from, to) as number;
     operations = st.countOperationsBetween.get(from, to) as number;
   } else if (t.epoch === undefined) {

@@ -99,8 +99,8 @@ describe('CollateralKeeper', () => {
       record: (op, legs) => recorded.push({ op, legs }),
       ...(o.release
         ? {
-            release: async () => {
-              calls.push('release');
+            release: async (_m: ConditionId, cancelAsks: boolean) => {
+              calls.push(cancelAsks ? 'release' : 'pause');
               // the asks are down: everything is free now
               holdings = { ...holdings, tokens: holdings.tokens.map((t) => ({ ...t, available: t.size })) };
               return () => calls.push('resume');
@@ -122,6 +122,10 @@ describe('CollateralKeeper', () => {
     const r = await s.keeper.run();
     expect(r.merged).toHaveLength(1);
     expect(s.calls).toEqual(['merge 6000000']);
+    // with a way to hold placing, placing pauses around the merge (no ask of tokens being merged)
+    const held = setup([t(Y, 9_000_000), t(N, 6_000_000)], { release: true });
+    await held.keeper.run();
+    expect(held.calls).toEqual(['pause', 'merge 6000000', 'resume']);
     expect(s.recorded[0]!.legs).toEqual([
       { tokenId: Y, size: -6_000_000, price: 5000 },
       { tokenId: N, size: -6_000_000, price: 5000 },
