@@ -153,8 +153,9 @@ export class CollateralKeeper {
         if (free < o.mergeMinSize && (both < o.mergeMinSize || o.release === undefined)) continue;
         // places pause while the tokens are merged (the strategy's next quotes see them gone); the
         // strategy's asks that reserve them are taken down first when they must be
-        if (o.release !== undefined) resume = await o.release(m.market, free < o.mergeMinSize);
-        if (free < o.mergeMinSize) {
+        if (o.release !== undefined) {
+          resume = await o.release(m.market, free < o.mergeMinSize);
+          // orders placed meanwhile may reserve some: what is free now
           const again = await o.venue.holdings!();
           const a = again.tokens.find((t) => t.tokenId === yes.tokenId);
           const b = again.tokens.find((t) => t.tokenId === no.tokenId);

@@ -519,6 +519,15 @@ export function createTrader(o: TraderOptions): Trader {
           release: async (market, cancelAsks) => {
             executor.pause('merge');
             try {
+              // what is already on its way lands first (bounded: a cycle backing off is not waited for)
+              let bound: TimerHandle | undefined;
+              await Promise.race([
+                executor.idle(),
+                new Promise<void>((r) => {
+                  bound = clock.setTimeout(r, 5_000);
+                }),
+              ]);
+              if (bound !== undefined) clock.clearTimeout(bound);
               const sells = !cancelAsks
                 ? []
                 : tracker
