@@ -12,6 +12,7 @@ import { newWorldIdentity, type WorldIdentity } from './identity.ts';
 import type { RatePolicy } from './limits/policy.ts';
 import { buildHttpApp, DEFAULT_HTTP_OPTIONS, type HttpOptions } from './http/server.ts';
 import { openJournal, type Journal } from './persist/journal.ts';
+import { createSecurityLog, type SecurityLog } from './security-log.ts';
 import { attachStreams, type Streams } from './ws/index.ts';
 import { seedWorld, startWorld, type WorldOptions } from './world/index.ts';
 
@@ -55,6 +56,8 @@ export interface RunningExchange {
   identity: WorldIdentity;
   /** The HTTP rate limiter (absent when rate limits are off): tests read its tables' `size()`. */
   rateLimits: RatePolicy | undefined;
+  /** The security log (failed auth, refused orders, admin actions, limit trips): counts and recent events. */
+  security: SecurityLog;
   /** Idempotent: stops the world, closes sockets and the server, flushes the journal. */
   close(): Promise<void>;
 }
@@ -82,6 +85,7 @@ export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Pro
   if (replayed === 0) seedWorld(ex, journal?.seed ?? seed);
   for (const f of o.fund ?? []) ex.fund(f.address, f.micro);
 
+  const security = createSecurityLog(o.logger);
   const faults = new FaultController(() => clock.now(), seed);
   if (o.faults?.length) faults.set(o.faults);
   const httpOpts: HttpOptions = {
@@ -90,9 +94,10 @@ export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Pro
     rateLimits: { ...DEFAULT_HTTP_OPTIONS.rateLimits, ...(o.http?.rateLimits ?? {}) },
     logger: o.logger,
     faults,
+    security,
   };
   const app = buildHttpApp(ex, httpOpts);
-  const streams = attachStreams(app.server, ex, faults, { maxPayload: 64 * 1024 });
+  const streams = attachStreams(app.server, ex, faults, { maxPayload: 64 * 1024, security });
   await app.listen({ host, port: o.port ?? 0 });
   const port = (app.server.address() as AddressInfo).port;
   ex.start();
@@ -127,6 +132,7 @@ export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Pro
     port,
     identity,
     rateLimits: app.rateLimits,
+    security,
     close() {
       closing ??= (async () => {
         world.stop();

@@ -22,6 +22,7 @@ import { dataRoutes } from './data.ts';
 import { gammaRoutes } from './gamma.ts';
 import { relayerRoutes } from './relayer.ts';
 import type { FaultController, FaultRule } from '../faults.ts';
+import type { SecurityLog } from '../security-log.ts';
 import { badRequest, envelope, forbidden, HttpError, notFound, unauthorized } from './errors.ts';
 import { tickPips, isTickSize } from '../../core/units.ts';
 
@@ -52,6 +53,8 @@ export interface HttpOptions {
   logger?: Logger | undefined;
   /** Fault injection (off unless rules are set). */
   faults?: FaultController | undefined;
+  /** The security log (failed auth, refused orders, admin actions, limit trips). */
+  security?: SecurityLog | undefined;
 }
 
 export const DEFAULT_HTTP_OPTIONS: HttpOptions = {

@@ -23,6 +23,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { PaperExchange } from '../exchange.ts';
 import type { FaultController, StreamName } from '../faults.ts';
+import type { SecurityLog } from '../security-log.ts';
 import { RtdsChannel } from '../rtds/index.ts';
 import { newCounters, StreamConn, type ConnEnv, type Gate, type StreamCounters } from './conn.ts';
 import { MarketChannel } from './market.ts';
@@ -34,6 +35,8 @@ export interface StreamsOptions {
   maxPayload: number;
   /** Unsent bytes per socket above which the socket is terminated (slow reader). Default 8 MiB. */
   maxBufferedBytes?: number;
+  /** The security log (refused or closed sockets). */
+  security?: SecurityLog;
 }
 
 /** Connected sockets per stream, plus the counters of StreamCounters. */

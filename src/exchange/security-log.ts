@@ -1,0 +1,78 @@
+/**
+ * The paper exchange's security log: failed authentication, refused orders with their reason,
+ * admin actions and rate-limit trips, each as one structured pino line under
+ * `component: "security"`, counted by kind and kept in a short ring for tests and `GET /admin/security`.
+ *
+ * Never a secret: an event carries the route, the client address, the CLAIMED key id (an identifier,
+ * not a credential; bounded to 64 characters) and a reason; never a secret, passphrase, signature,
+ * admin token or body. Every string is bounded, so a hostile client cannot grow the log's lines.
+ */
+import type { Logger } from 'pino';
+
+export type SecurityEventKind =
+  /** An L1/L2 header set that did not verify (or was malformed / overlong). */
+  | 'auth_failed'
+  /** An order (or cancel) refused by the exchange, with its error code. */
+  | 'order_refused'
+  /** A request to an /admin route: accepted or refused. */
+  | 'admin'
+  /** A request refused 429 by the rate limiter. */
+  | 'rate_limited'
+  /** A WebSocket refused or closed for abuse (connection cap, auth deadline, message budget, idle). */
+  | 'ws_refused';
+
+export interface SecurityEvent {
+  kind: SecurityEventKind;
+  /** Method and path (`POST /clob/order`) or the socket's path. */
+  route?: string;
+  /** Client address (the socket's remote address). */
+  ip?: string;
+  /** The claimed API key id or address (not a secret): bounded. */
+  identity?: string;
+  /** Error code or short reason (`UNAUTHORIZED`, `INVALID_ORDER_OWNER`, `connection cap`). */
+  reason: string;
+  /** Admin action taken (`POST /admin/funders`), or the refused rule's name. */
+  detail?: string;
+}
+
+export interface SecurityLog {
+  record(e: SecurityEvent): void;
+  /** Events per kind since start. */
+  counts(): Readonly<Record<SecurityEventKind, number>>;
+  /** The most recent events (oldest first), at most `RING` of them. */
+  recent(): readonly SecurityEvent[];
+}
+
+const RING = 1000;
+const MAX_FIELD = 64;
+const MAX_REASON = 200;
+
+const bound = (s: string | undefined, n: number): string | undefined =>
+  s === undefined ? undefined : s.length > n ? `${s.slice(0, n)}…(${s.length})` : s;
+
+export function createSecurityLog(logger?: Logger): SecurityLog {
+  const log = logger?.child({ component: 'security' });
+  const counts: Record<SecurityEventKind, number> = {
+    auth_failed: 0,
+    order_refused: 0,
+    admin: 0,
+    rate_limited: 0,
+    ws_refused: 0,
+  };
+  const ring: SecurityEvent[] = [];
+  return {
+    record(e) {
+      const ev: SecurityEvent = { kind: e.kind, reason: bound(e.reason, MAX_REASON) ?? '' };
+      if (e.route !== undefined) ev.route = bound(e.route, MAX_REASON);
+      if (e.ip !== undefined) ev.ip = bound(e.ip, MAX_FIELD);
+      if (e.identity !== undefined) ev.identity = bound(e.identity, MAX_FIELD);
+      if (e.detail !== undefined) ev.detail = bound(e.detail, MAX_REASON);
+      counts[ev.kind]++;
+      ring.push(ev);
+      if (ring.length > RING) ring.splice(0, ring.length - RING);
+      log?.warn({ security: ev }, `security: ${ev.kind}`);
+    },
+    counts: () => counts,
+    recent: () => ring,
+  };
+}
