@@ -302,12 +302,17 @@ export function recordRequests(ex: RunningExchange): SeenRequest[] {
  * resting liquidity first; `tick` keeps only markets of that tick. Deterministic for a seed, unlike
  * the daemon's own pick (which reads the books at its start).
  */
-export function liquidMarkets(ex: RunningExchange, n: number, o: { tick?: string } = {}): string[] {
+export function liquidMarkets(
+  ex: RunningExchange,
+  n: number,
+  o: { tick?: string; minHoursToEnd?: number } = {},
+): string[] {
   const now = Date.now();
   const px = ex.exchange;
+  const minMs = (o.minHoursToEnd ?? 1) * 3_600_000;
   return px
     .listMarkets()
-    .filter((m) => Date.parse(m.meta.endDate) - now > 3_600_000 && (o.tick === undefined || m.meta.tick === o.tick))
+    .filter((m) => Date.parse(m.meta.endDate) - now > minMs && (o.tick === undefined || m.meta.tick === o.tick))
     .map((m) => ({ m, st: px.marketState(m) }))
     .filter(({ st }) => st.status === 'active' && st.mid[0] !== undefined && st.mid[0] >= 2500 && st.mid[0] <= 7500)
     .sort((a, b) => px.liquidity(b.m) - px.liquidity(a.m))
