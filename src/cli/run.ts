@@ -9,6 +9,7 @@
  * status line every few seconds, and an orderly shutdown (cancel all, verify zero open orders at the
  * venue, flush the store, print a summary).
  */
+import { fillLogFields } from '../core/events.ts';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Wallet } from 'ethers';
@@ -422,19 +423,7 @@ async function runLocked(
         if (change !== 'new') return;
         fills++;
         ops.fill(f);
-        marketLog('executor', f.market).info(
-          {
-            trade: f.tradeId,
-            order: f.orderId,
-            side: f.side,
-            price: formatPrice(f.price),
-            size: formatAmount(f.size),
-            role: f.role,
-            status: f.status,
-            source: f.source,
-          },
-          'fill',
-        );
+        marketLog('executor', f.market).info({ ...fillLogFields(f), source: f.source }, 'fill');
       },
       // fills of orders the bot did not place (logged by the kernel): counted apart on /metrics
       onExternalFill: (f, change) => {
@@ -549,17 +538,7 @@ async function runLocked(
       const source = executor.fillSource(f.orderId);
       if (source === 'bot') fills++;
       marketLog('executor', f.market).info(
-        {
-          trade: f.tradeId,
-          order: f.orderId,
-          side: f.side,
-          price: formatPrice(f.price),
-          size: formatAmount(f.size),
-          role: f.role,
-          status: f.status,
-          source,
-          backfilled: true,
-        },
+        { ...fillLogFields(f), source, backfilled: true },
         source === 'bot' ? 'fill' : 'external fill',
       );
     }

@@ -15,7 +15,7 @@
  */
 import { InternalError } from './errors.ts';
 import type { ConditionId, OrderId, TokenId, TradeId } from './ids.ts';
-import type { Micro, Pips, Side } from './units.ts';
+import { formatAmount, formatPrice, type Micro, type Pips, type Side } from './units.ts';
 
 /** The streams of the venue. */
 export type StreamName = 'market' | 'user' | 'rtds';
@@ -189,6 +189,29 @@ export interface FillEvent extends EventBase {
   readonly feeRateBps: number;
   readonly takerOrderId: OrderId;
   readonly source: UserEventSource;
+}
+
+/** A fill's fields as every log line about it shows them (prices and sizes as decimal strings). */
+export function fillLogFields(
+  f: Pick<FillEvent, 'side' | 'price' | 'size' | 'role' | 'status'> & { tradeId: string; orderId: string },
+): {
+  trade: string;
+  order: string;
+  side: Side;
+  price: string;
+  size: string;
+  role: 'TAKER' | 'MAKER';
+  status: TradeStatus;
+} {
+  return {
+    trade: f.tradeId,
+    order: f.orderId,
+    side: f.side,
+    price: formatPrice(f.price),
+    size: formatAmount(f.size),
+    role: f.role,
+    status: f.status,
+  };
 }
 
 // ---- real-time data stream -----------------------------------------------------------------------

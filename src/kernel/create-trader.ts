@@ -23,7 +23,7 @@
  * memories); they change no result (tests run the sample feed with them on and off).
  */
 import type { Clock, TimerHandle } from '../core/clock.ts';
-import type { FillEvent } from '../core/events.ts';
+import { fillLogFields, type FillEvent } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import { sameQuotes, type DesiredQuotes, type ImmediateIntent, type QuoteIntent } from '../core/intents.ts';
 import { formatAmount, formatPrice, tickPips, type Pips } from '../core/units.ts';
@@ -296,15 +296,7 @@ export function createTrader(o: TraderOptions): Trader {
     if (x.change === 'new') {
       const f = x.fill;
       marketLog('executor', f.market).info(
-        {
-          trade: f.tradeId,
-          order: f.orderId,
-          side: f.side,
-          price: formatPrice(f.price),
-          size: formatAmount(f.size),
-          role: f.role,
-          status: f.status,
-        },
+        fillLogFields(f),
         "external fill (an order the bot did not place): recorded, not the strategy's",
       );
     }
