@@ -295,6 +295,38 @@ export const schema = {
         env: 'MMKIT_EXCHANGE_RATE_LIMIT_QUEUE_MS',
       },
     },
+    ws: {
+      maxConnections: {
+        doc: 'Most WebSockets open at once, all paths together (at least 1); over it an upgrade is refused 503.',
+        format: 'nat',
+        default: 1000,
+        env: 'MMKIT_EXCHANGE_WS_MAX_CONNECTIONS',
+      },
+      maxConnectionsPerIp: {
+        doc: 'Most WebSockets open at once from one client address (at least 1); over it an upgrade is refused 429.',
+        format: 'nat',
+        default: 100,
+        env: 'MMKIT_EXCHANGE_WS_MAX_CONNS_PER_IP',
+      },
+      authTimeoutMs: {
+        doc: 'A /ws/user socket that has not authenticated within this many ms is closed (1008); 0: no deadline.',
+        format: 'nat',
+        default: 10_000,
+        env: 'MMKIT_EXCHANGE_WS_AUTH_TIMEOUT_MS',
+      },
+      pingIntervalMs: {
+        doc: 'Interval of the server WebSocket ping frames, ms; 0: no pings and no idle timeout.',
+        format: 'nat',
+        default: 30_000,
+        env: 'MMKIT_EXCHANGE_WS_PING_INTERVAL_MS',
+      },
+      idleTimeoutMs: {
+        doc: 'A socket that sent nothing (pong included) for this many ms is terminated; more than pingIntervalMs; 0: twice pingIntervalMs.',
+        format: 'nat',
+        default: 0,
+        env: 'MMKIT_EXCHANGE_WS_IDLE_TIMEOUT_MS',
+      },
+    },
   },
   bot: {
     strategy: {
@@ -695,6 +727,13 @@ export type MmkitConfig = {
     lifecycle: boolean;
     faults: unknown[];
     rateLimits: { enabled: boolean; scale: number; queueMs: number };
+    ws: {
+      maxConnections: number;
+      maxConnectionsPerIp: number;
+      authTimeoutMs: number;
+      pingIntervalMs: number;
+      idleTimeoutMs: number;
+    };
   };
   log: { level: string; pretty: 'auto' | 'true' | 'false' };
   ops: { httpPort: number; httpHost: string; feedStaleMs: number };

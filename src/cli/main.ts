@@ -90,10 +90,11 @@ Examples:
   .option('--no-lifecycle', 'markets do not close, resolve or appear during the run [exchange.lifecycle]')
   .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]')
   .action(async (o) => {
-    const [{ loadConfig }, { createLogger }, { startExchange }] = await Promise.all([
+    const [{ loadConfig }, { createLogger }, { startExchange }, { streamLimits }] = await Promise.all([
       import('./config.ts'),
       import('../ops/logger.ts'),
       import('../exchange/server.ts'),
+      import('../exchange/ws/index.ts'),
     ]);
     const cfg = loadConfig(o.config, {
       'exchange.port': o.port,
@@ -110,6 +111,19 @@ Examples:
       'log.level': o.logLevel,
     });
     const x = cfg.exchange;
+    const ws = {
+      maxConnections: x.ws.maxConnections,
+      maxConnectionsPerIp: x.ws.maxConnectionsPerIp,
+      authTimeoutMs: x.ws.authTimeoutMs,
+      pingIntervalMs: x.ws.pingIntervalMs,
+      ...(x.ws.idleTimeoutMs > 0 ? { idleTimeoutMs: x.ws.idleTimeoutMs } : {}),
+    };
+    try {
+      streamLimits(ws);
+    } catch (e) {
+      const key = /^streams: (\w+)/.exec((e as Error).message)?.[1] ?? 'idleTimeoutMs';
+      throw new ConfigError(`exchange.ws.${key}`, (e as Error).message);
+    }
     // logs go to stderr: stdout carries what a supervisor reads (the --json line of URLs)
     const logger = createLogger({
       level: cfg.log.level,
@@ -136,6 +150,7 @@ Examples:
         authMaxSkewSec: x.authMaxSkewSec,
         rateLimits: { ...x.rateLimits },
       },
+      ws,
     });
     logger.info({ urls: running.urls, seed: x.seed, admin: x.adminToken !== '' }, 'paper exchange listening');
     let stopping = false;

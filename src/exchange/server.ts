@@ -13,7 +13,7 @@ import type { RatePolicy } from './limits/policy.ts';
 import { buildHttpApp, DEFAULT_HTTP_OPTIONS, type HttpOptions } from './http/server.ts';
 import { openJournal, type Journal } from './persist/journal.ts';
 import { createSecurityLog, type SecurityLog } from './security-log.ts';
-import { attachStreams, type Streams } from './ws/index.ts';
+import { attachStreams, streamLimits, type Streams, type StreamsOptions } from './ws/index.ts';
 import { seedWorld, startWorld, type WorldOptions } from './world/index.ts';
 
 export interface ExchangeServerOptions {
@@ -31,6 +31,11 @@ export interface ExchangeServerOptions {
   dbFile?: string;
   /** Collateral to credit at start: address -> micro-units. */
   fund?: Array<{ address: string; micro: number }>;
+  /**
+   * Abuse limits of the WebSockets (connection caps, auth deadline, server pings and idle
+   * timeout, per-connection message budget); defaults in src/exchange/ws/index.ts and budget.ts.
+   */
+  ws?: Omit<StreamsOptions, 'maxPayload' | 'security'>;
   logger?: Logger;
 }
 
@@ -66,6 +71,7 @@ export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Pro
   const clock = o.clock ?? new LiveClock();
   const host = o.host ?? '127.0.0.1';
   const seed = o.seed ?? 1;
+  streamLimits(o.ws ?? {}); // a bad limit stops here, before anything is opened
   let journal: Journal | undefined;
   let serverSecret = o.exchange?.serverSecret;
   if (o.dbFile !== undefined) {
@@ -97,7 +103,7 @@ export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Pro
     security,
   };
   const app = buildHttpApp(ex, httpOpts);
-  const streams = attachStreams(app.server, ex, faults, { maxPayload: 64 * 1024, security });
+  const streams = attachStreams(app.server, ex, faults, { maxPayload: 64 * 1024, ...(o.ws ?? {}), security });
   await app.listen({ host, port: o.port ?? 0 });
   const port = (app.server.address() as AddressInfo).port;
   ex.start();

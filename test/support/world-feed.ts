@@ -86,6 +86,8 @@ export async function writeWorldFeed(
       frames++;
     },
     control() {},
+    // no budget here: every snapshot is rendered
+    snapshots: (items: ReadonlyArray<{ render: () => string }>) => items.map((i) => i.render()),
     error(code: string, message: string) {
       throw new Error(`market channel refused the subscription: ${code} ${message}`);
     },

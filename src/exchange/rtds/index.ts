@@ -11,11 +11,14 @@
  *  - comments: `type: "comment_created"`, payload the comment in the venue's camelCase (id, body,
  *    parentEntityType, parentEntityID, parentCommentID, userAddress, createdAt, profile). Optional
  *    filter `{parentEntityID, parentEntityType}`; several filtered subscriptions add up.
- * Unknown topics and malformed messages get the error frame; PING is answered by the caller.
+ * Unknown topics and malformed messages get the error frame; PING is answered by the caller (the
+ * text `ping` also with a WebSocket ping frame, which the public RTDS client waits for). A repeated
+ * subscription to a symbol re-sends its snapshot within the connection's message budget
+ * (../ws/budget.ts).
  */
 import type { ExchangeEvent, PaperExchange } from '../exchange.ts';
 import type { CommentRec } from '../world/model.ts';
-import { frame, type Gate, type StreamConn } from '../ws/conn.ts';
+import { frame, type Gate, type SnapshotItem, type StreamConn } from '../ws/conn.ts';
 import { parseRtdsRequest, type CommentFilter } from './protocol.ts';
 
 /** Price points kept per symbol for subscription snapshots. */
@@ -135,20 +138,29 @@ export class RtdsChannel {
   }
 
   private snapshot(conn: StreamConn, symbols: string[]): void {
-    const gate = this.gate();
     const now = this.ex.clock.now();
+    const wanted: SnapshotItem[] = [];
     for (const symbol of symbols) {
       const h = this.history.get(symbol);
       if (h === undefined || h.length === 0) continue;
-      const msg = {
-        topic: 'crypto_prices',
-        type: 'subscribe',
-        timestamp: now,
-        payload: { symbol, data: h.map((p) => ({ ...p })) },
-        connection_id: conn.id,
-      };
-      conn.data(frame(JSON.stringify(msg)), gate);
+      wanted.push({
+        key: `crypto:${symbol}`,
+        render: () =>
+          JSON.stringify({
+            topic: 'crypto_prices',
+            type: 'subscribe',
+            timestamp: now,
+            payload: { symbol, data: h.map((p) => ({ ...p })) },
+            connection_id: conn.id,
+          }),
+      });
     }
+    if (wanted.length === 0) return;
+    // a repeated subscription re-sends the history, within the connection's budget
+    const texts = conn.snapshots(wanted);
+    if (texts.length === 0) return;
+    const gate = this.gate();
+    for (const t of texts) conn.data(frame(t), gate);
   }
 
   /** Records prices and fans world events out to the subscribers. */

@@ -2,13 +2,16 @@
  * One client socket of a stream, with the hygiene every stream shares: data frames pass the fault
  * gate (frozen: dropped; latency: delayed, order kept), a slow reader is cut off before its
  * buffers grow without bound, drop faults terminate it, control frames (PONG, errors) go out at
- * once and are never frozen.
+ * once and are never frozen. Snapshots sent in reply to a request go through the connection's
+ * message budget (budget.ts): refusals get a RATE_LIMITED error frame, a flood is closed 1008.
  */
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import type { Clock, TimerHandle } from '../../core/clock.ts';
 import type { FaultController, StreamName } from '../faults.ts';
+import type { SecurityLog } from '../security-log.ts';
+import { ConnBudget, type BudgetOptions, type Refusal } from './budget.ts';
 import { errorFrame } from './protocol.ts';
 
 /** The fault state of a stream at one moment (computed once per fan-out, shared by its sockets). */
@@ -29,10 +32,31 @@ export interface StreamCounters {
   dropped: number;
   /** Error frames sent: client frames refused (malformed, wrong shape, binary) and failed auth. */
   badFrames: number;
+  /** Upgrades refused by the connection caps (total or per client address). */
+  refusedConnections: number;
+  /** Sockets closed because they did not authenticate (or pick a channel on /ws) in time. */
+  authTimeouts: number;
+  /** Sockets terminated because they answered no ping and sent nothing for the idle timeout. */
+  idleTerminated: number;
+  /** Client frames and replies refused by the message budget. */
+  budgetRefusals: number;
+  /** Sockets closed (1008) for exhausting the message budget again and again. */
+  budgetClosed: number;
 }
 
 export function newCounters(): StreamCounters {
-  return { framesSent: 0, framesFrozen: 0, slowTerminated: 0, dropped: 0, badFrames: 0 };
+  return {
+    framesSent: 0,
+    framesFrozen: 0,
+    slowTerminated: 0,
+    dropped: 0,
+    badFrames: 0,
+    refusedConnections: 0,
+    authTimeouts: 0,
+    idleTerminated: 0,
+    budgetRefusals: 0,
+    budgetClosed: 0,
+  };
 }
 
 export interface ConnEnv {
@@ -41,6 +65,23 @@ export interface ConnEnv {
   counters: StreamCounters;
   /** Buffered bytes (socket + latency queue) above which a socket is terminated. */
   maxBufferedBytes: number;
+  /** Limits of each connection's message budget. */
+  budget: BudgetOptions;
+  security: SecurityLog | undefined;
+}
+
+/** Where a connection comes from, for the security log. */
+export interface ConnOrigin {
+  /** The request path (`/ws/market`). */
+  route: string;
+  /** The client address. */
+  ip: string;
+}
+
+/** A snapshot a request asks for: `key` names what it shows (`book:<token>`), `render` makes its JSON. */
+export interface SnapshotItem {
+  key: string;
+  render: () => string;
 }
 
 /** Text frames as buffers: encode once, write to many sockets. */
@@ -59,6 +100,11 @@ export class StreamConn {
   readonly openedAt: number;
   /** The stream whose faults apply; undefined on /ws until the first message picks a channel. */
   stream: StreamName | undefined;
+  /** Wall time (ms) of the last frame or pong from the client: the idle timeout counts from it. */
+  lastSeen = Date.now();
+  readonly budget: ConnBudget;
+  /** Keys of the snapshots this connection has had (the first of each is not charged). */
+  private readonly snapshotted = new Set<string>();
   private queue: Array<{ data: Buffer; due: number }> = [];
   private queueBytes = 0;
   private queueTimer: ReturnType<typeof setTimeout> | undefined;
@@ -72,9 +118,11 @@ export class StreamConn {
     readonly ws: WebSocket,
     private readonly env: ConnEnv,
     stream: StreamName | undefined,
+    readonly origin: ConnOrigin = { route: '', ip: '' },
   ) {
     this.openedAt = env.clock.now();
     this.stream = stream;
+    this.budget = new ConnBudget(env.budget, this.lastSeen);
     ws.on('close', () => this.cleanup());
   }
 
@@ -114,6 +162,63 @@ export class StreamConn {
   error(code: string, message: string): void {
     this.env.counters.badFrames++;
     this.control(errorFrame(code, message));
+  }
+
+  /**
+   * Renders the snapshots a request asks for, within the message budget: the first snapshot of a
+   * key on this connection is free; repeated ones go out (and are charged) while the reply budget
+   * is not empty, else they are withheld and the request gets one RATE_LIMITED error frame.
+   * Withheld snapshots are not rendered. Returns the JSON texts to send, in order.
+   */
+  snapshots(items: readonly SnapshotItem[]): string[] {
+    let repeated = 0;
+    for (const it of items) if (this.snapshotted.has(it.key)) repeated++;
+    let allowRepeated = true;
+    if (repeated > 0) {
+      const r = this.budget.reply(Date.now());
+      if (r !== undefined) {
+        allowRepeated = false;
+        this.refused(
+          r,
+          `snapshot budget exceeded: ${repeated} repeated snapshot(s) withheld (the subscription stands)`,
+        );
+        if (!this.isOpen) return [];
+      }
+    }
+    const out: string[] = [];
+    let charged = 0;
+    for (const it of items) {
+      const seen = this.snapshotted.has(it.key);
+      if (seen && !allowRepeated) continue;
+      const text = it.render();
+      out.push(text);
+      if (seen) charged += Buffer.byteLength(text, 'utf8');
+      else this.snapshotted.add(it.key);
+    }
+    if (charged > 0) this.budget.charge(charged, Date.now());
+    return out;
+  }
+
+  /**
+   * Acts on a budget refusal: the RATE_LIMITED error frame, a security log line on the first
+   * refusal after a calm spell, and close 1008 once the strikes reach the maximum.
+   */
+  refused(r: Refusal, message: string): void {
+    this.env.counters.budgetRefusals++;
+    const retry = Number.isFinite(r.retryInMs) ? `; retry in ${r.retryInMs} ms` : '';
+    if (r.first || r.close)
+      this.env.security?.record({
+        kind: 'ws_refused',
+        route: this.origin.route,
+        ip: this.origin.ip,
+        reason: r.close ? 'message budget: closed after repeated refusals' : 'message budget exceeded',
+        detail: message,
+      });
+    this.error('RATE_LIMITED', `${message}${retry}`);
+    if (r.close) {
+      this.env.counters.budgetClosed++;
+      this.close(1008, 'message budget exceeded');
+    }
   }
 
   /** Closes with a status code (1008 policy, 1003 unsupported data, ...) after pending writes. */

@@ -17,6 +17,20 @@
  * (src/exchange/faults.ts): a frozen stream sends no data (PONG still answered), latency delays data
  * frames in order, drop terminates sockets now or after `dropAfterMs` from their opening.
  * Listener errors never reach the exchange: they are counted in `stats().listenerErrors`.
+ *
+ * Abuse limits (each refusal or closure is a `ws_refused` line in the security log):
+ *  - connection caps: at most `maxConnections` sockets in all and `maxConnectionsPerIp` per client
+ *    address (handshakes under way included); over a cap the upgrade is refused before the
+ *    handshake with 503 (all) or 429 (per address) and the error envelope
+ *    `{"success":false,"error":{"code":"TOO_MANY_CONNECTIONS","message":...}}`;
+ *  - authentication deadline: a `/ws/user` socket that has not authenticated, or a `/ws` socket
+ *    that has not picked its channel (or picked "user" and not authenticated), within
+ *    `authTimeoutMs` gets an UNAUTHORIZED error frame and close 1008;
+ *  - server pings: every `pingIntervalMs` each socket gets a WebSocket ping frame; a socket that
+ *    has sent nothing, pong included, for `idleTimeoutMs` is terminated;
+ *  - message budget per connection (budget.ts): client frames, and snapshots re-sent on request,
+ *    are bounded; a refused frame is not handled and gets a RATE_LIMITED error frame, a flood is
+ *    closed 1008. Data the exchange pushes is never limited.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -25,6 +39,7 @@ import type { PaperExchange } from '../exchange.ts';
 import type { FaultController, StreamName } from '../faults.ts';
 import type { SecurityLog } from '../security-log.ts';
 import { RtdsChannel } from '../rtds/index.ts';
+import { DEFAULT_BUDGET, type BudgetOptions } from './budget.ts';
 import { newCounters, StreamConn, type ConnEnv, type Gate, type StreamCounters } from './conn.ts';
 import { MarketChannel } from './market.ts';
 import { channelOf, isJsonPing, parseObject, pingReply } from './protocol.ts';
@@ -37,6 +52,81 @@ export interface StreamsOptions {
   maxBufferedBytes?: number;
   /** The security log (refused or closed sockets). */
   security?: SecurityLog;
+  /** Open sockets, all paths together, above which an upgrade is refused 503. Default 1000. */
+  maxConnections?: number;
+  /** Open sockets per client address above which an upgrade is refused 429. Default 100. */
+  maxConnectionsPerIp?: number;
+  /**
+   * How long a /ws/user socket (or a /ws socket before it picks its channel) may stay
+   * unauthenticated, ms; 0: no deadline. Default 10 000.
+   */
+  authTimeoutMs?: number;
+  /** Interval of the server's WebSocket ping frames, ms; 0: no pings and no idle timeout. Default 30 000. */
+  pingIntervalMs?: number;
+  /**
+   * A socket that has sent nothing (pong included) for this long is terminated, ms; more than
+   * `pingIntervalMs`. Default twice `pingIntervalMs`.
+   */
+  idleTimeoutMs?: number;
+  /** The per-connection message budget (DEFAULT_BUDGET for what is not given). */
+  budget?: Partial<BudgetOptions>;
+}
+
+/** The abuse limits of the streams as configured (defaults applied). */
+export interface StreamLimits {
+  maxConnections: number;
+  maxConnectionsPerIp: number;
+  authTimeoutMs: number;
+  pingIntervalMs: number;
+  idleTimeoutMs: number;
+  budget: BudgetOptions;
+}
+
+export const DEFAULT_MAX_CONNECTIONS = 1000;
+export const DEFAULT_MAX_CONNECTIONS_PER_IP = 100;
+export const DEFAULT_AUTH_TIMEOUT_MS = 10_000;
+export const DEFAULT_PING_INTERVAL_MS = 30_000;
+
+/**
+ * The limits of `opts` with their defaults.
+ * @throws RangeError (message `streams: <key> ...`) on a non-integer or negative value, a cap or
+ *   burst of 0, or an idle timeout not above the ping interval
+ */
+export function streamLimits(opts: Omit<StreamsOptions, 'maxPayload'>): StreamLimits {
+  const pingIntervalMs = opts.pingIntervalMs ?? DEFAULT_PING_INTERVAL_MS;
+  const l: StreamLimits = {
+    maxConnections: opts.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    maxConnectionsPerIp: opts.maxConnectionsPerIp ?? DEFAULT_MAX_CONNECTIONS_PER_IP,
+    authTimeoutMs: opts.authTimeoutMs ?? DEFAULT_AUTH_TIMEOUT_MS,
+    pingIntervalMs,
+    idleTimeoutMs: opts.idleTimeoutMs ?? 2 * pingIntervalMs,
+    budget: { ...DEFAULT_BUDGET, ...(opts.budget ?? {}) },
+  };
+  const nat: Array<[string, number]> = [
+    ['maxConnections', l.maxConnections],
+    ['maxConnectionsPerIp', l.maxConnectionsPerIp],
+    ['authTimeoutMs', l.authTimeoutMs],
+    ['pingIntervalMs', l.pingIntervalMs],
+    ['idleTimeoutMs', l.idleTimeoutMs],
+    ...Object.entries(l.budget).map(([k, v]) => [`budget.${k}`, v] as [string, number]),
+  ];
+  // caps and bursts of 0 would refuse everything: at least 1
+  const positive = new Set(['maxConnections', 'maxConnectionsPerIp', 'budget.messageBurst', 'budget.maxStrikes']);
+  for (const [k, v] of nat) {
+    const min = positive.has(k) ? 1 : 0;
+    if (!Number.isInteger(v) || v < min) throw new RangeError(`streams: ${k} must be an integer >= ${min} (got ${v})`);
+  }
+  if (l.pingIntervalMs > 0 && l.idleTimeoutMs <= l.pingIntervalMs)
+    throw new RangeError(
+      `streams: idleTimeoutMs (${l.idleTimeoutMs}) must be more than pingIntervalMs (${l.pingIntervalMs}): a client answers a ping only when it comes`,
+    );
+  return l;
+}
+
+/** The client address of a request, IPv4-mapped IPv6 addresses as plain IPv4. */
+export function clientAddress(req: IncomingMessage): string {
+  const a = req.socket.remoteAddress ?? 'unknown';
+  return a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a;
 }
 
 /** Connected sockets per stream, plus the counters of StreamCounters. */
@@ -57,6 +147,8 @@ export interface Streams {
   close(): Promise<void>;
   /** Connected sockets per stream and fan-out counters. */
   stats(): StreamStats;
+  /** The abuse limits in force (defaults applied). */
+  readonly limits: StreamLimits;
 }
 
 export const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
@@ -98,6 +190,8 @@ export function attachStreams(
   faults: FaultController,
   opts: StreamsOptions,
 ): Streams {
+  const limits = streamLimits(opts);
+  const security = opts.security;
   const counters = newCounters();
   let listenerErrors = 0;
   const env: ConnEnv = {
@@ -105,10 +199,12 @@ export function attachStreams(
     faults,
     counters,
     maxBufferedBytes: opts.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
+    budget: limits.budget,
+    security,
   };
   const gateOf = (s: StreamName) => (): Gate => ({ frozen: faults.isFrozen(s), latencyMs: faults.streamLatency(s) });
   const market = new MarketChannel(ex, gateOf('market'));
-  const user = new UserChannel(ex, gateOf('user'));
+  const user = new UserChannel(ex, gateOf('user'), security);
   const rtds = new RtdsChannel(ex, gateOf('rtds'));
   const channels: Record<StreamName, Channel> = { market, user, rtds };
   const all = new Set<StreamConn>();
@@ -119,11 +215,18 @@ export function attachStreams(
     generic: new WebSocketServer({ noServer: true, maxPayload: opts.maxPayload, perMessageDeflate: false }),
   };
   let closed = false;
+  /** Upgraded (or upgrading) TCP sockets: in all and per client address. */
+  let open = 0;
+  const openPerIp = new Map<string, number>();
 
-  const refuse = (socket: Duplex, status: string) => {
+  const refuse = (socket: Duplex, status: string, body?: { code: string; message: string }) => {
     socket.on('error', () => {});
     socket.once('finish', () => socket.destroy());
-    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    const text = body === undefined ? '' : JSON.stringify({ success: false, error: body });
+    const type = body === undefined ? '' : 'Content-Type: application/json\r\n';
+    socket.end(
+      `HTTP/1.1 ${status}\r\nConnection: close\r\n${type}Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+    );
   };
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -136,16 +239,65 @@ export function attachStreams(
     const route = routeOf(path);
     if (closed) return refuse(socket, '503 Service Unavailable');
     if (route === undefined) return refuse(socket, '404 Not Found');
-    servers[route].handleUpgrade(req, socket, head, (ws) => onConnection(route, ws));
+    if (socket.destroyed) return; // gone before the upgrade: nothing to count or answer
+    const ip = clientAddress(req);
+    const mine = openPerIp.get(ip) ?? 0;
+    const overAll = open >= limits.maxConnections;
+    if (overAll || mine >= limits.maxConnectionsPerIp) {
+      counters.refusedConnections++;
+      const reason = overAll
+        ? `connection cap: at most ${limits.maxConnections} sockets in all`
+        : `connection cap per address: at most ${limits.maxConnectionsPerIp} sockets from one address`;
+      security?.record({ kind: 'ws_refused', route: path, ip, reason });
+      return refuse(socket, overAll ? '503 Service Unavailable' : '429 Too Many Requests', {
+        code: 'TOO_MANY_CONNECTIONS',
+        message: `${reason}: close one or retry later`,
+      });
+    }
+    // counted until the TCP socket closes: the handshake, the WebSocket's life, or a failed handshake
+    open++;
+    openPerIp.set(ip, mine + 1);
+    socket.once('close', () => {
+      open--;
+      const n = (openPerIp.get(ip) ?? 1) - 1;
+      if (n <= 0) openPerIp.delete(ip);
+      else openPerIp.set(ip, n);
+    });
+    servers[route].handleUpgrade(req, socket, head, (ws) => onConnection(route, ws, { route: path, ip }));
   };
 
-  const onConnection = (route: Route, ws: WebSocket) => {
+  const onConnection = (route: Route, ws: WebSocket, origin: { route: string; ip: string }) => {
     if (closed) return void ws.terminate();
     let channel: StreamName | undefined = route === 'generic' ? undefined : route;
-    const conn = new StreamConn(ws, env, channel);
+    const conn = new StreamConn(ws, env, channel, origin);
     all.add(conn);
     if (channel !== undefined) channels[channel].add(conn);
+    // the user channel (and /ws before it picks one) must authenticate in time
+    let authTimer: ReturnType<typeof setTimeout> | undefined;
+    if ((route === 'user' || route === 'generic') && limits.authTimeoutMs > 0) {
+      authTimer = setTimeout(() => {
+        authTimer = undefined;
+        if (!conn.isOpen) return;
+        if (channel === 'market' || (channel === 'user' && user.isAuthenticated(conn))) return;
+        counters.authTimeouts++;
+        const what = channel === undefined ? 'pick a channel' : 'authenticate';
+        security?.record({
+          kind: 'ws_refused',
+          route: origin.route,
+          ip: origin.ip,
+          reason: `auth timeout: did not ${what} within ${limits.authTimeoutMs} ms`,
+        });
+        conn.error(
+          'UNAUTHORIZED',
+          `authentication timeout: the first message must ${channel === undefined ? 'name its channel and ' : ''}authenticate within ${limits.authTimeoutMs} ms`,
+        );
+        conn.close(1008, 'authentication timeout');
+      }, limits.authTimeoutMs);
+      authTimer.unref();
+    }
     conn.onGone = () => {
+      if (authTimer !== undefined) clearTimeout(authTimer);
+      authTimer = undefined;
       all.delete(conn);
       if (channel !== undefined) channels[channel].remove(conn);
     };
@@ -153,7 +305,15 @@ export function attachStreams(
     ws.on('error', () => {
       counters.badFrames++;
     });
+    ws.on('pong', () => {
+      conn.lastSeen = Date.now();
+    });
     ws.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
+      const now = Date.now();
+      conn.lastSeen = now;
+      if (!conn.isOpen) return;
+      const over = conn.budget.message(now);
+      if (over !== undefined) return conn.refused(over, 'message budget exceeded: frame not handled');
       if (isBinary) {
         conn.error('BAD_REQUEST', 'binary frames are not supported: send JSON text');
         conn.close(1003, 'binary frames are not supported');
@@ -195,6 +355,28 @@ export function attachStreams(
     conn.applyDrop();
   };
 
+  // server pings; sockets silent for the idle timeout are cut
+  let pinger: ReturnType<typeof setInterval> | undefined;
+  if (limits.pingIntervalMs > 0) {
+    pinger = setInterval(() => {
+      const now = Date.now();
+      for (const c of [...all]) {
+        if (!c.isOpen) continue;
+        if (now - c.lastSeen >= limits.idleTimeoutMs) {
+          counters.idleTerminated++;
+          security?.record({
+            kind: 'ws_refused',
+            route: c.origin.route,
+            ip: c.origin.ip,
+            reason: `idle timeout: no frame nor pong for ${limits.idleTimeoutMs} ms`,
+          });
+          c.terminate();
+        } else c.ws.ping();
+      }
+    }, limits.pingIntervalMs);
+    pinger.unref();
+  }
+
   server.on('upgrade', onUpgrade);
   const offEvents = ex.subscribe((events) => {
     for (const ch of [market, user, rtds]) {
@@ -214,6 +396,7 @@ export function attachStreams(
     close() {
       closing ??= (async () => {
         closed = true;
+        if (pinger !== undefined) clearInterval(pinger);
         server.off('upgrade', onUpgrade);
         offEvents();
         offFaults();
@@ -234,5 +417,6 @@ export function attachStreams(
         ...counters,
       };
     },
+    limits,
   };
 }

@@ -19,12 +19,17 @@
  *
  * Unknown token ids are kept as subscriptions without a snapshot (a market created later with that
  * token streams to them); a connection follows at most MAX_ASSETS_PER_CONNECTION tokens.
+ *
+ * Subscribing again to a token already followed (the bot's resync) answers with a fresh snapshot,
+ * charged to the connection's message budget (budget.ts; the first snapshot of a token on a
+ * connection is free): over the budget the snapshots are withheld and a RATE_LIMITED error frame
+ * answers, so re-subscribing cannot amplify. Pushed changes are never limited.
  */
 import { formatAmount, formatPrice, PRICE_SCALE, tickFromPips } from '../../core/units.ts';
 import type { ExchangeEvent, MarketEntry, PaperExchange } from '../exchange.ts';
 import { renderBook } from '../http/render.ts';
 import type { BookView, Trade } from '../matching/types.ts';
-import { frame, type Gate, type StreamConn } from './conn.ts';
+import { frame, type Gate, type SnapshotItem, type StreamConn } from './conn.ts';
 import {
   bestOf,
   LevelCollector,
@@ -135,7 +140,7 @@ export class MarketChannel {
         `a connection follows at most ${MAX_ASSETS_PER_CONNECTION} assets (${c.assets.size} now, ${adding} more asked)`,
       );
     const now = this.ex.clock.now();
-    const books: Ev[] = [];
+    const wanted: SnapshotItem[] = [];
     for (const a of req.assets) {
       if (!c.assets.has(a)) {
         c.assets.add(a);
@@ -146,9 +151,15 @@ export class MarketChannel {
       const known = this.ex.marketOfToken(a) !== undefined;
       if (known && !this.lastTop.has(a)) this.lastTop.set(a, topKey(this.ex.engine.book(a)));
       if (known && req.initialDump)
-        books.push({ event_type: 'book', ...renderBook(this.ex, this.ex.engine.book(a), now) });
+        wanted.push({
+          key: `book:${a}`,
+          render: () => JSON.stringify({ event_type: 'book', ...renderBook(this.ex, this.ex.engine.book(a), now) }),
+        });
     }
-    if (books.length > 0) conn.data(frame(JSON.stringify(books.length === 1 ? books[0] : books)), this.gate());
+    if (wanted.length === 0) return;
+    // a re-subscription answers with fresh snapshots, within the connection's budget
+    const books = conn.snapshots(wanted);
+    if (books.length > 0) conn.data(frame(books.length === 1 ? books[0]! : `[${books.join(',')}]`), this.gate());
   }
 
   private unsub(c: MarketClient, asset: string): void {

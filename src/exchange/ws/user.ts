@@ -1,8 +1,9 @@
 /**
  * The user channel (`/ws/user`): a user's own orders and trades. The first message authenticates
  * with the API key's credentials (`{"auth": {apiKey, secret, passphrase}, "markets": [...],
- * "type": "user"}`); a wrong or unknown key gets an error frame and close 1008. The frame carries
- * secrets: nothing here logs it.
+ * "type": "user"}`); a wrong or unknown key gets an error frame and close 1008 (and an `auth_failed`
+ * line in the security log, with the claimed key id only). The frame carries secrets: nothing here
+ * logs them. A socket that does not authenticate within the auth timeout is closed by index.ts.
  *
  * Events go to every connection authenticated for the ADDRESS (account) concerned, filtered by
  * market (condition id; an empty list on the first message means all markets):
@@ -22,6 +23,7 @@ import type { ApiKeyRecord } from '../accounts/keys.ts';
 import type { ExchangeEvent, PaperExchange, TradeStatus } from '../exchange.ts';
 import { renderOrder, renderTrade } from '../http/render.ts';
 import type { OrderState, Trade } from '../matching/types.ts';
+import type { SecurityLog } from '../security-log.ts';
 import { frame, type Gate, type StreamConn } from './conn.ts';
 import { parseUserRequest } from './protocol.ts';
 
@@ -59,7 +61,13 @@ export class UserChannel {
   constructor(
     private readonly ex: PaperExchange,
     private readonly gate: () => Gate,
+    private readonly security?: SecurityLog,
   ) {}
+
+  /** True once the connection has authenticated. */
+  isAuthenticated(conn: StreamConn): boolean {
+    return this.clients.get(conn)?.key !== undefined;
+  }
 
   get size(): number {
     return this.clients.size;
@@ -98,16 +106,17 @@ export class UserChannel {
     const r = parseUserRequest(msg);
     if (c.key === undefined) {
       // the first message must authenticate; never echo what it carried
-      if (!r.ok) return this.refuse(conn, r.message);
+      if (!r.ok) return this.refuse(conn, r.message, 'malformed auth message');
       const a = r.value.auth;
       if (a === undefined)
         return this.refuse(
           conn,
           'authentication required: the first message carries "auth": {apiKey, secret, passphrase}',
+          'no credentials',
         );
       const rec = this.ex.keys.get(a.apiKey);
       const ok = rec !== undefined && secretEquals(a.secret, rec.secret) && secretEquals(a.passphrase, rec.passphrase);
-      if (!ok || rec === undefined) return this.refuse(conn, 'invalid API credentials');
+      if (!ok || rec === undefined) return this.refuse(conn, 'invalid API credentials', 'UNAUTHORIZED', a.apiKey);
       c.key = rec;
       let set = this.byAccount.get(rec.address);
       if (set === undefined) this.byAccount.set(rec.address, (set = new Set()));
@@ -133,7 +142,15 @@ export class UserChannel {
     }
   }
 
-  private refuse(conn: StreamConn, message: string): void {
+  private refuse(conn: StreamConn, message: string, reason: string, identity?: string): void {
+    // the claimed key id is an identifier, not a credential; the secret and passphrase never leave
+    this.security?.record({
+      kind: 'auth_failed',
+      route: conn.origin.route,
+      ip: conn.origin.ip,
+      ...(identity !== undefined ? { identity } : {}),
+      reason,
+    });
     conn.error('UNAUTHORIZED', message);
     conn.close(1008, 'authentication failed');
   }
