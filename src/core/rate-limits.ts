@@ -21,7 +21,10 @@
  *  - market-metadata API (`gamma`): `gamma-api` (50 / 10 s);
  *  - content API (`content`): no rule beyond `general`;
  *  - relayer (`relayer`): `POST /submit` also `relayer-submit` (25 / 1 min, spec 8.1); its other
- *    routes only `general`.
+ *    routes only `general`;
+ *  - the paper exchange's operator routes (`admin`, `/admin/...`; an mmkit extension the service
+ *    does not have): `admin` (60 / 10 s), counted by client address before the admin token is
+ *    checked, so failed token attempts count too.
  *
  * A request counts once in each rule, whatever it carries (a batch of 15 orders is one request).
  * HEAD counts as GET. Paths are relative to the API's base URL; a query string and a trailing slash
@@ -38,8 +41,11 @@ export interface RateRule {
   readonly windowMs: number;
 }
 
-/** The HTTP APIs of the service (the relayer is a separate service at the venue, rate-limited apart). */
-export type RateApi = 'clob' | 'gamma' | 'data' | 'content' | 'relayer';
+/**
+ * The HTTP APIs of the service (the relayer is a separate service at the venue, rate-limited apart),
+ * and the paper exchange's operator routes (`admin`).
+ */
+export type RateApi = 'clob' | 'gamma' | 'data' | 'content' | 'relayer' | 'admin';
 
 /** Overrides of the default rules. */
 export interface RateRuleOverrides {
@@ -98,6 +104,8 @@ export const DEFAULT_RATE_RULES: readonly RateRule[] = Object.freeze([
   rule('clob-api-keys', 100, S10),
   rule('user-pnl', 200, S10),
   rule('relayer-submit', 25, M1),
+  // not in the spec: the paper exchange's /admin routes, per client address
+  rule('admin', 60, S10),
   ...PER_ENDPOINT_GETS.map((p) => rule(`GET ${p}`, 100, S10)),
   ...TRADING_LIMITS.flatMap(([ep, burst, sustained]) => [
     rule(`${ep}:burst`, burst, S10),
@@ -131,7 +139,7 @@ export function ruleNamesFor(api: RateApi, method: string, routePath: string): s
   let m = method.toUpperCase();
   if (m === 'HEAD') m = 'GET';
   const out = ['general'];
-  if (HEALTH_PATHS.has(path) || (api === 'clob' && path === '/')) {
+  if (api !== 'admin' && (HEALTH_PATHS.has(path) || (api === 'clob' && path === '/'))) {
     out.push('health');
     return out;
   }
@@ -161,6 +169,9 @@ export function ruleNamesFor(api: RateApi, method: string, routePath: string): s
       break;
     case 'relayer':
       if (m === 'POST' && path === '/submit') out.push('relayer-submit');
+      break;
+    case 'admin':
+      out.push('admin');
       break;
   }
   return out;

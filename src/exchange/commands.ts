@@ -24,6 +24,9 @@ export type Command =
   | { k: 'setTokens'; account: string; tokenId: string; micro: number }
   | { k: 'key'; address: string; nonce: string }
   | { k: 'delkey'; apiKey: string }
+  /** A read-only API key created for an address (the key derives from the server secret and the count). */
+  | { k: 'rokey'; address: string }
+  | { k: 'delrokey'; address: string; apiKey: string }
   /** An operator registers a funder (maker account) to a signer for proxy orders (signatureType 1/2). */
   | { k: 'funder'; signer: string; funder: string }
   | { k: 'place'; order: NewOrder; builder?: string }

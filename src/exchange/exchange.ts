@@ -295,6 +295,10 @@ export class PaperExchange {
       }
       case 'delkey':
         return this.keys.delete(c.apiKey);
+      case 'rokey':
+        return this.keys.createReadonly(c.address, c.t);
+      case 'delrokey':
+        return this.keys.deleteReadonly(c.address, c.apiKey);
       case 'place': {
         const r = e.place(c.order, c.t);
         if (r.ok && c.builder !== undefined) this.orderBuilder.set(c.order.id, c.builder);

@@ -148,4 +148,57 @@ describe('@polymarket/clob-client against the paper exchange', () => {
     const cancelled = await c.cancelOrders(res.map((r: any) => r.orderID));
     expect(cancelled.canceled.length).toBe(3);
   });
+
+  it('manages read-only API keys with throwOnError, and reads live activity', async () => {
+    const w = wallet();
+    const creds = await new ClobClient(v.clob, 137, w as any).createOrDeriveApiKey();
+    const strict = new ClobClient(
+      v.clob,
+      137,
+      w as any,
+      creds,
+      undefined,
+      undefined,
+      undefined,
+      false,
+      undefined,
+      undefined,
+      false,
+      undefined,
+      true,
+    );
+    const { apiKey } = await strict.createReadonlyApiKey();
+    expect(apiKey).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await strict.getReadonlyApiKeys()).toEqual([apiKey]);
+    const address = w.account.address;
+    expect(await strict.validateReadonlyApiKey(address, apiKey)).toEqual({ valid: true });
+    // the read-only key reads the account as a Bearer token
+    const orders = await fetch(`${v.clob}/data/orders`, { headers: { authorization: `Bearer ${apiKey}` } });
+    expect(orders.status).toBe(200);
+    expect(await strict.deleteReadonlyApiKey(apiKey)).toBe(true);
+    expect(await strict.getReadonlyApiKeys()).toEqual([]);
+    expect(await strict.validateReadonlyApiKey(address, apiKey)).toEqual({ valid: false });
+
+    // live activity of a market: a trade between two clients shows, newest first
+    const m = v.markets.find((x) => !x.neg_risk && x.minimum_tick_size === 0.01 && x !== v.m1) ?? v.m1;
+    const maker = await client();
+    const taker = await client();
+    await maker.createAndPostOrder({ tokenID: yes(m), price: 0.3, size: 10, side: Side.BUY }, { tickSize: '0.01' });
+    const hit = await taker.createAndPostOrder(
+      { tokenID: no(m), price: 0.7, size: 10, side: Side.BUY },
+      { tickSize: '0.01' },
+    );
+    expect(hit).toMatchObject({ success: true, status: 'matched' });
+    const events = await new ClobClient(v.clob, 137).getMarketTradesEvents(m.condition_id);
+    expect(events[0]).toMatchObject({
+      event_type: 'trade',
+      market: { condition_id: m.condition_id, asset_id: no(m) },
+      side: 'BUY',
+      size: '10',
+      price: '0.7',
+      outcome: 'No',
+      outcome_index: 1,
+    });
+    expect(events[0]!.user.address).toMatch(/^0x[0-9a-f]{40}$/);
+  });
 });

@@ -3,6 +3,12 @@
  * wallet address and one nonce; it is derived deterministically from a server secret, so
  * `GET /auth/derive-api-key` returns the same credentials for the same (address, nonce), as the
  * venue does. Secrets are held here and nowhere else; they are never logged.
+ *
+ * Read-only API keys (`POST /auth/readonly-api-key`) are a bare key, no secret or passphrase: an
+ * account hands one to a third party that reads its orders, trades and balances (as a Bearer
+ * token) and checks it with `GET /auth/validate-readonly-api-key`. They never place, cancel or
+ * manage keys (src/exchange/http/readonly-keys.ts). Derived from the server secret and the
+ * store's creation count, so replaying the journal recreates the same keys.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 
@@ -26,9 +32,22 @@ function uuidFromBytes(b: Buffer): string {
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
 }
 
+/** A read-only API key: it reads its address's account data, nothing else. */
+export interface ReadonlyKeyRecord {
+  apiKey: string;
+  address: string; // lower case
+  createdAt: number; // unix ms
+}
+
+/** Most read-only keys one address holds at once. */
+export const MAX_READONLY_KEYS = 20;
+
 export class ApiKeyStore {
   private readonly byKey = new Map<string, ApiKeyRecord>();
   private readonly byAddrNonce = new Map<string, ApiKeyRecord>();
+  private readonly readonlyByKey = new Map<string, ReadonlyKeyRecord>();
+  /** Read-only keys created so far (the derivation counter; deletions do not lower it). */
+  private readonlyCreated = 0;
   private readonly serverSecret: Buffer;
 
   /** @param serverSecret keys are derived from it; random per process unless given. */
@@ -90,6 +109,37 @@ export class ApiKeyStore {
 
   all(): ApiKeyRecord[] {
     return [...this.byKey.values()];
+  }
+
+  // ---- read-only keys ---------------------------------------------------------------------------
+
+  /** Creates a read-only key for `address`; null when it holds MAX_READONLY_KEYS already. */
+  createReadonly(address: string, now: number): ReadonlyKeyRecord | null {
+    const a = address.toLowerCase();
+    if (this.listReadonly(a).length >= MAX_READONLY_KEYS) return null;
+    const n = this.readonlyCreated++;
+    const mac = createHmac('sha256', this.serverSecret).update(`readonly|${a}|${n}`).digest();
+    const rec: ReadonlyKeyRecord = { apiKey: uuidFromBytes(mac), address: a, createdAt: now };
+    this.readonlyByKey.set(rec.apiKey, rec);
+    return rec;
+  }
+
+  /** The read-only key record of `apiKey`, if it is one. */
+  readonly(apiKey: string): ReadonlyKeyRecord | undefined {
+    return this.readonlyByKey.get(apiKey);
+  }
+
+  /** Read-only keys of `address`, oldest first. */
+  listReadonly(address: string): ReadonlyKeyRecord[] {
+    const a = address.toLowerCase();
+    return [...this.readonlyByKey.values()].filter((r) => r.address === a);
+  }
+
+  /** Deletes `apiKey` if it is a read-only key of `address`; false otherwise. */
+  deleteReadonly(address: string, apiKey: string): boolean {
+    const rec = this.readonlyByKey.get(apiKey);
+    if (rec === undefined || rec.address !== address.toLowerCase()) return false;
+    return this.readonlyByKey.delete(apiKey);
   }
 }
 

@@ -6,7 +6,10 @@
  *  - Bearer (the spec's form): `Authorization: Bearer <API_KEY>`.
  *  - L1 (key creation/derivation): POLY_ADDRESS, POLY_SIGNATURE, POLY_TIMESTAMP, POLY_NONCE, an
  *    EIP-712 ClobAuth signature by the wallet.
- * Failures are 401 with a message that never echoes a secret.
+ *  - Read-only keys (`POST /auth/readonly-api-key`): as a Bearer token, on the account's read
+ *    routes only (`authenticateRead`); anywhere else they are refused 403.
+ * Failures are 401 (403 for a read-only key where it has no power) with a message that never
+ * echoes a secret.
  */
 import type { FastifyRequest } from 'fastify';
 import { recoverClobAuth } from '../../api/signing/clob-auth.ts';
@@ -14,7 +17,7 @@ import { verifyHmacSignature } from '../../api/signing/hmac.ts';
 import { timingSafeEqual } from 'node:crypto';
 import type { ApiKeyRecord } from '../accounts/keys.ts';
 import type { PaperExchange } from '../exchange.ts';
-import { unauthorized } from './errors.ts';
+import { forbidden, unauthorized } from './errors.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -54,14 +57,26 @@ export function overlongIdentityHeader(req: FastifyRequest): string | undefined 
   return undefined;
 }
 
-/** The API key a request names (for rate-limit identity); not a proof of anything. */
-export function claimedApiKey(req: FastifyRequest): string | undefined {
-  const k = header(req, 'poly_api_key');
-  if (k !== undefined) return k;
+/** The token of an `Authorization: Bearer <token>` header, if any. */
+function bearerToken(req: FastifyRequest): string | undefined {
   const auth = header(req, 'authorization');
   if (auth !== undefined && /^Bearer\s+/i.test(auth)) return auth.replace(/^Bearer\s+/i, '').trim();
   return undefined;
 }
+
+/** The API key a request names (for rate-limit identity); not a proof of anything. */
+export function claimedApiKey(req: FastifyRequest): string | undefined {
+  return header(req, 'poly_api_key') ?? bearerToken(req);
+}
+
+/** The wallet address a request names (POLY_ADDRESS); not a proof of anything. */
+export function claimedAddress(req: FastifyRequest): string | undefined {
+  return header(req, 'poly_address');
+}
+
+/** Refusal of a read-only key where only a full API key will do. */
+const READONLY_REFUSED =
+  'read-only API key: it reads the account (orders, trades, balances) and cannot trade, cancel or manage keys';
 
 export interface AuthOptions {
   /** Largest accepted |server time - POLY_TIMESTAMP|, seconds. */
@@ -76,6 +91,7 @@ export function authenticate(ex: PaperExchange, req: FastifyRequest, opts: AuthO
   const apiKey = header(req, 'poly_api_key');
   if (apiKey !== undefined) {
     const rec = ex.keys.get(apiKey);
+    if (rec === undefined && ex.keys.readonly(apiKey) !== undefined) throw forbidden(READONLY_REFUSED);
     const sig = header(req, 'poly_signature');
     const ts = header(req, 'poly_timestamp');
     const pass = header(req, 'poly_passphrase');
@@ -97,13 +113,63 @@ export function authenticate(ex: PaperExchange, req: FastifyRequest, opts: AuthO
     if (!ok) throw unauthorized('Invalid L2 signature');
     return rec;
   }
-  const auth = header(req, 'authorization');
-  if (auth !== undefined && /^Bearer\s+/i.test(auth)) {
-    const rec = ex.keys.get(auth.replace(/^Bearer\s+/i, '').trim());
+  const token = bearerToken(req);
+  if (token !== undefined) {
+    const rec = ex.keys.get(token);
+    if (rec === undefined && ex.keys.readonly(token) !== undefined) throw forbidden(READONLY_REFUSED);
     if (rec === undefined) throw unauthorized('Unauthorized/Invalid api key');
     return rec;
   }
   throw unauthorized('Unauthorized: send L2 headers (POLY_API_KEY, ...) or Authorization: Bearer <API_KEY>');
+}
+
+/** Who reads an account: a full API key (L2 or Bearer) or a read-only key (Bearer). */
+export interface Reader {
+  /** The account's address (lower case). */
+  address: string;
+  /** The key presented: only a full key sees itself as `owner` of its orders; a read-only key sees aliases. */
+  apiKey: string;
+  readonly: boolean;
+}
+
+/**
+ * Authenticate a request to an account read route (open orders, trades, balances, positions,
+ * notifications, ban status): a full API key as in `authenticate`, or a read-only key sent as
+ * `Authorization: Bearer <key>` (a read-only key has no secret, so it cannot sign L2 headers).
+ * @throws HttpError 401 when no valid credential is present.
+ */
+export function authenticateRead(ex: PaperExchange, req: FastifyRequest, opts: AuthOptions): Reader {
+  const token = header(req, 'poly_api_key') === undefined ? bearerToken(req) : undefined;
+  const ro = token === undefined ? undefined : ex.keys.readonly(token);
+  if (ro !== undefined) return { address: ro.address, apiKey: ro.apiKey, readonly: true };
+  const rec = authenticate(ex, req, opts);
+  return { address: rec.address, apiKey: rec.apiKey, readonly: false };
+}
+
+/**
+ * The rate-limit identity of a request that names a known key, once verified: `key:<api key>` for
+ * a full key whose L2 signature checks or that is sent as Bearer (the spec's form: the key itself
+ * is the credential), `key:<read-only key>` for a read-only key sent as Bearer, and for the relayer
+ * `account:<address>` for a full key (every key of an address shares its budget). Undefined when
+ * nothing verifies.
+ */
+export function verifiedIdentity(
+  ex: PaperExchange,
+  req: FastifyRequest,
+  opts: AuthOptions & { perAccount: boolean },
+): string | undefined {
+  try {
+    const r = authenticateRead(ex, req, opts);
+    // a read-only key never spends its account's budget: it counts in its own windows
+    return opts.perAccount && !r.readonly ? `account:${r.address}` : `key:${r.apiKey}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a key id names a key of the exchange (full or read-only): such requests wait to be verified. */
+export function knownKey(ex: PaperExchange, key: string): boolean {
+  return ex.keys.get(key) !== undefined || ex.keys.readonly(key) !== undefined;
 }
 
 function checkTimestamp(ex: PaperExchange, ts: string, opts: AuthOptions): void {

@@ -1,7 +1,9 @@
 /**
  * The CLOB API of the paper exchange (spec 4.1 plus what public clients of the venue call), mounted
  * under /clob. Public market data needs no credential; trading and account routes need L2 or
- * Bearer auth; key creation needs L1. Responses are bare records, as public clients expect.
+ * Bearer auth; key creation needs L1. The account's read routes (open orders, one order, trades,
+ * balances, positions, balance-allowance, notifications, closed-only status) also take a read-only
+ * key as Bearer (http/readonly-keys.ts). Responses are bare records, as public clients expect.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -20,7 +22,7 @@ import { clobMarketRecord } from '../markets.ts';
 import type { PaperExchange, PlaceOutcome, PlaceRequest } from '../exchange.ts';
 import type { OrderState } from '../matching/types.ts';
 import { MAX_BATCH_ORDERS, MAX_CANCEL_IDS } from '../../core/rate-limits.ts';
-import { authenticate, authenticateL1, type AuthOptions } from './auth.ts';
+import { authenticate, authenticateL1, authenticateRead, type AuthOptions, type Reader } from './auth.ts';
 import { cursorPage, parseWith, qRequired, qString, type Query } from './body.ts';
 import { badRequest, envelope, HttpError, notFound } from './errors.ts';
 import { formatMid, renderBook, renderOrder, renderTrade } from './render.ts';
@@ -97,6 +99,8 @@ export interface ClobRouteOptions {
 export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
   return async function plugin(app: FastifyInstance): Promise<void> {
     const l2 = (req: FastifyRequest): ApiKeyRecord => authenticate(ex, req, opts.auth);
+    /** An account read: a full key, or a read-only key as Bearer. */
+    const reader = (req: FastifyRequest): Reader => authenticateRead(ex, req, opts.auth);
 
     const tokenOf = (tokenId: string | undefined) => {
       if (tokenId === undefined || !/^\d{1,78}$/.test(tokenId)) throw badRequest('Invalid token id');
@@ -291,7 +295,7 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
     // the paper exchange sends no notifications (fills and cancels go through the user channel):
     // the list is always empty, and dropping some is a no-op, as public clients expect the routes
     app.get('/notifications', async (req) => {
-      l2(req);
+      reader(req);
       return [];
     });
     app.delete('/notifications', async (req) => {
@@ -300,7 +304,7 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
     });
     // the account is never restricted to closing positions here
     app.get('/auth/ban-status/closed-only', async (req) => {
-      l2(req);
+      reader(req);
       return { closed_only: false };
     });
     app.get('/auth/api-keys', async (req) => {
@@ -359,19 +363,19 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       return ex.cancelMarket(k.address, filter);
     });
 
-    const oneOrder = (k: ApiKeyRecord, id: string | undefined) => {
+    const oneOrder = (k: Reader, id: string | undefined) => {
       if (id === undefined || id === '') throw badRequest('missing order id');
       const o = ex.getOrder(k.address, id);
       if (o === undefined) throw notFound('order not found');
       return renderOrder(o, k.apiKey);
     };
-    app.get<{ Params: { id: string } }>('/data/order/:id', async (req) => oneOrder(l2(req), req.params.id));
+    app.get<{ Params: { id: string } }>('/data/order/:id', async (req) => oneOrder(reader(req), req.params.id));
     app.get('/order', async (req) =>
-      oneOrder(l2(req), qString(req.query as Query, 'id') ?? qString(req.query as Query, 'orderID')),
+      oneOrder(reader(req), qString(req.query as Query, 'id') ?? qString(req.query as Query, 'orderID')),
     );
 
     const openOrders = (req: FastifyRequest) => {
-      const k = l2(req);
+      const k = reader(req);
       const q = req.query as Query;
       const id = qString(q, 'id');
       const market = qString(q, 'market');
@@ -386,7 +390,7 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
     app.get('/orders', async (req) => openOrders(req));
 
     const trades = (req: FastifyRequest) => {
-      const k = l2(req);
+      const k = reader(req);
       const q = req.query as Query;
       const id = qString(q, 'id');
       const market = qString(q, 'market');
@@ -425,7 +429,7 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
 
     // ---- account ------------------------------------------------------------------------------
     app.get('/balances', async (req) => {
-      const k = l2(req);
+      const k = reader(req);
       const b = ex.engine.balance(k.address);
       return {
         address: k.address,
@@ -450,7 +454,7 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       };
     });
     app.get('/positions', async (req) => {
-      const k = l2(req);
+      const k = reader(req);
       const b = ex.engine.balance(k.address);
       return ex.positions
         .positions(k.address)
@@ -487,7 +491,7 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
         });
     });
     app.get('/balance-allowance', async (req) => {
-      const k = l2(req);
+      const k = reader(req);
       const q = req.query as Query;
       const type = (qString(q, 'asset_type') ?? 'COLLATERAL').toUpperCase();
       const b = ex.engine.balance(k.address);

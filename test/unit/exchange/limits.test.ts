@@ -177,6 +177,17 @@ describe('DEFAULT_RULES', () => {
     }
     expect(new Set(DEFAULT_RULES.map((r) => r.name)).size).toBe(DEFAULT_RULES.length);
   });
+  it('limits the paper exchange admin routes (not in the spec): 60 per 10 s, whatever the path', () => {
+    expect(get('admin')).toEqual([60, 10_000]);
+    const p = new RatePolicy();
+    for (const [m, path] of [
+      ['GET', '/faults'],
+      ['POST', '/balances'],
+      ['GET', '/health'],
+      ['DELETE', '/faults/:id'],
+    ] as const)
+      expect(names(p.rulesFor('admin', m, path))).toEqual(['general', 'admin']);
+  });
 });
 
 describe('RatePolicy.rulesFor', () => {
