@@ -19,6 +19,7 @@ import { ConfigError } from '../core/errors.ts';
 import { GLOBAL_LIMITS_SCHEMA, MARKET_LIMITS_SCHEMA } from '../risk/limits.ts';
 import type { ParamSpec } from '../strategy/api.ts';
 import { PACKAGE_ROOT_URL } from '../core/package-root.ts';
+import { validateAllowedHosts } from '../ops/allowed-hosts.ts';
 
 convict.addFormat({
   name: 'decimal-amount',
@@ -64,6 +65,26 @@ convict.addFormat({
     if (typeof v !== 'string') return v;
     const t = v.trim();
     if (t.startsWith('[')) return JSON.parse(t);
+    return t === '' ? [] : t.split(',').map((x) => x.trim());
+  },
+});
+convict.addFormat({
+  name: 'host-list',
+  validate(v: unknown) {
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw new Error('must be a list of host names');
+    validateAllowedHosts(v as string[]);
+  },
+  coerce(v: unknown) {
+    if (typeof v !== 'string') return v;
+    const t = v.trim();
+    // a JSON array, else a comma list (`[::1]:9000` is a host, not JSON)
+    if (t.startsWith('[') && t.includes('"')) {
+      try {
+        return JSON.parse(t);
+      } catch {
+        return v;
+      }
+    }
     return t === '' ? [] : t.split(',').map((x) => x.trim());
   },
 });
@@ -645,6 +666,12 @@ export const schema = {
       default: '127.0.0.1',
       env: 'MMKIT_HTTP_HOST',
     },
+    allowedHosts: {
+      doc: "Host names the daemon's HTTP server answers besides localhost, 127.0.0.1, [::1] and the address it binds to (any other Host header gets 421: DNS rebinding). `name` allows any port, `name:port` that port only; e.g. the name and port of a container's published port.",
+      format: 'host-list',
+      default: [],
+      env: 'MMKIT_STATUS_ALLOWED_HOSTS',
+    },
     feedStaleMs: {
       doc: '/healthz reports feed_stale after this long without market data, ms (0: never).',
       format: 'nat',
@@ -736,7 +763,7 @@ export type MmkitConfig = {
     };
   };
   log: { level: string; pretty: 'auto' | 'true' | 'false' };
-  ops: { httpPort: number; httpHost: string; feedStaleMs: number };
+  ops: { httpPort: number; httpHost: string; allowedHosts: string[]; feedStaleMs: number };
 };
 
 const DEFAULT_FILE = fileURLToPath(new URL('config/default.json', PACKAGE_ROOT_URL));
@@ -993,6 +1020,7 @@ const FORMAT_DOCS: Record<string, string> = {
   'json-array': 'JSON array',
   'json-object': 'JSON object',
   'string-list': 'list of strings (JSON array or comma list)',
+  'host-list': 'host[:port] list (JSON array or comma list)',
   'duration-string': 'duration (30s, 5m, 2h, 1500ms) or empty',
   'http-url-or-empty': 'http(s) URL or empty',
   'ws-url-or-empty': 'ws(s) URL or empty',

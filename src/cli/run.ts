@@ -37,7 +37,7 @@ import { componentLogger } from '../ops/logger.ts';
 import { isLoopbackUrl, removeDaemonVenue, urlsFromBase, writeDaemonVenue, type VenueUrls } from './venue.ts';
 import { resolveWallet } from './wallet.ts';
 import { acquireDaemonLock, DaemonLockedError, type DaemonLock } from '../ops/daemon-lock.ts';
-import { removeDaemonFile } from '../ops/daemon-file.ts';
+import { removeControlToken, removeDaemonFile } from '../ops/daemon-file.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 import { describeStop, type RunStop } from './run-stop.ts';
 import { watchStopSignals, type StopSignals } from './stop-signals.ts';
@@ -255,6 +255,8 @@ export async function runBot(
     if (stops === undefined) sigs.dispose();
     removeDaemonVenue(cfg.dataDir);
     removeDaemonFile(cfg.dataDir);
+    // (the lock is still ours: a token file here is this daemon's, or a dead one's)
+    removeControlToken(cfg.dataDir);
     lock.release();
   }
 }

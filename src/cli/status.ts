@@ -8,17 +8,22 @@
  * host; else http://<ops.httpHost>:<ops.httpPort> of the configuration (default
  * http://127.0.0.1:8787).
  *
+ * `mmkit kill` presents the daemon's control token (the status server refuses a kill without it):
+ * `--token`, else the environment variable MMKIT_CONTROL_TOKEN (for a daemon on another host), else
+ * the token the daemon wrote owner-only to `<dataDir>/control.token`. The token is never printed.
+ *
  * Exit codes (the project's table, src/cli/exit-codes.ts):
  *   status: 0 the daemon is healthy, 1 it answers but is unhealthy (the reasons are printed),
  *           3 no daemon reachable at the URL, 2 bad flags or configuration;
  *   kill:   0 the kill switch tripped and the daemon confirmed zero open orders at the venue,
  *           1 it tripped but orders are still open (or the daemon refused), 3 unreachable, 2 usage.
  */
+import { existsSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from './config.ts';
 import { action, printJson } from './common.ts';
 import { CliError, EXIT_CODES_HELP, ExitCode } from './exit-codes.ts';
-import { readDaemonFile } from '../ops/daemon-file.ts';
+import { CONTROL_TOKEN_FILE, readControlToken, readDaemonFile } from '../ops/daemon-file.ts';
 import { DAEMON_LOCK_FILE, inspectDaemonLock } from '../ops/daemon-lock.ts';
 import type { StatusSnapshot } from '../ops/status.ts';
 import type { KillResult } from '../ops/status-server.ts';
@@ -84,6 +89,61 @@ export function daemonUrl(o: DaemonOptions, env: NodeJS.ProcessEnv = process.env
     url: `http://${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${cfg.ops.httpPort}`,
     source: 'config',
   };
+}
+
+/**
+ * The control token `mmkit kill` presents (see the module comment), and where it came from (never
+ * the token itself in `source`). The data dir's token goes only to the daemon that wrote it: to a
+ * URL given with --url or MMKIT_STATUS_URL only when it is the one that daemon recorded.
+ * @param target the daemon's URL and its source (`daemonUrl`)
+ * @throws ConfigError on a bad configuration (only read when neither --token nor the environment gives one)
+ */
+export function controlToken(
+  o: DaemonOptions & { token?: string },
+  target: { url: string; source: string },
+  env: NodeJS.ProcessEnv = process.env,
+): { token: string | undefined; source: string; why?: string } {
+  if (o.token !== undefined && o.token.trim() !== '') return { token: o.token.trim(), source: '--token' };
+  const e = env.MMKIT_CONTROL_TOKEN?.trim();
+  if (e) return { token: e, source: 'MMKIT_CONTROL_TOKEN' };
+  const dir = loadConfig(o.config, { 'bot.dataDir': o.dataDir }, env).bot.dataDir;
+  const file = `${dir}/${CONTROL_TOKEN_FILE}`;
+  const token = readControlToken(dir);
+  if (token === undefined)
+    return {
+      token,
+      source: file,
+      why: existsSync(file) ? 'not readable by this user (the daemon writes it 0600)' : 'not found',
+    };
+  if (target.source === '--url' || target.source === 'MMKIT_STATUS_URL') {
+    const origin = (u: string | undefined): string | undefined => {
+      try {
+        return u === undefined ? undefined : new URL(u).origin;
+      } catch {
+        return undefined;
+      }
+    };
+    const lock = inspectDaemonLock(dir);
+    const recorded = [readDaemonFile(dir)?.statusUrl, lock.state === 'live' ? lock.holder.statusUrl : undefined].map(
+      origin,
+    );
+    if (!recorded.includes(origin(target.url)))
+      return {
+        token: undefined,
+        source: file,
+        why: `not sent: it belongs to the daemon recorded in ${dir}, not to ${target.url}`,
+      };
+  }
+  return { token, source: file };
+}
+
+/** A 421 of the status server: it does not answer the host name of `url`. */
+function misdirected(url: string, error: string | undefined): CliError {
+  return new CliError(
+    `the daemon at ${url} does not answer that host name (${error ?? 'HTTP 421'}): use a loopback URL, or add the name to the daemon's ops.allowedHosts (MMKIT_STATUS_ALLOWED_HOSTS)`,
+    ExitCode.FAILURE,
+    'FORBIDDEN',
+  );
 }
 
 function unreachable(url: string, err: unknown): CliError {
@@ -194,7 +254,8 @@ ${EXIT_CODES_HELP}`,
   status.action(
     action(async (o: DaemonOptions) => {
       const { url } = daemonUrl(o);
-      const { body } = await getJson<StatusSnapshot>(`${url}/api/status`, o.timeout ?? 5000);
+      const { status: code, body } = await getJson<StatusSnapshot>(`${url}/api/status`, o.timeout ?? 5000);
+      if (code === 421) throw misdirected(url, (body as { error?: string } | null)?.error);
       if (body === null || typeof body !== 'object' || (body as { schema?: unknown }).schema !== 1)
         throw new CliError(`${url}/api/status did not answer an mmkit status`, ExitCode.UNREACHABLE, 'UNREACHABLE');
       if (o.json) printJson(body);
@@ -212,6 +273,10 @@ ${EXIT_CODES_HELP}`,
   );
   kill.option('--reason <text>', 'why (logged by the daemon)', 'mmkit kill');
   kill.option(
+    '--token <token>',
+    "the daemon's control token (default: MMKIT_CONTROL_TOKEN, else <dataDir>/control.token); prefer the environment variable: a flag shows in the process list",
+  );
+  kill.option(
     '--timeout <d>',
     'how long to wait for the daemon to confirm zero open orders (default 60s)',
     msArg('--timeout'),
@@ -219,7 +284,10 @@ ${EXIT_CODES_HELP}`,
   kill.addHelpText(
     'after',
     `
-Only from the daemon's own machine: the daemon accepts the request from the loopback interface only.
+The daemon asks for its control token, a fresh secret each start that it writes owner-only to
+<dataDir>/control.token: read there on the daemon's machine (same data dir), or given with
+MMKIT_CONTROL_TOKEN (or --token) for a daemon elsewhere, e.g. through a container's published port
+(the daemon must answer that host name: ops.allowedHosts). The token is never printed.
 Waits until the daemon has cancelled everything and the venue lists zero open orders; the daemon
 then exits (code 0).
 
@@ -229,16 +297,23 @@ Exit codes: 0 zero open orders confirmed; 1 orders still open after the daemon's
 Examples:
   mmkit kill
   mmkit kill --url http://127.0.0.1:9100 --reason "manual stop before the announcement" --json
+  MMKIT_CONTROL_TOKEN=$(docker exec mmkit cat /data/control.token) mmkit kill --url http://127.0.0.1:8787
 ${EXIT_CODES_HELP}`,
   );
   kill.action(
-    action(async (o: DaemonOptions & { reason?: string }) => {
-      const { url } = daemonUrl(o);
+    action(async (o: DaemonOptions & { reason?: string; token?: string }) => {
+      const target = daemonUrl(o);
+      const { url } = target;
+      const { token, source, why: noToken } = controlToken(o, target);
       let r: Response;
       try {
         r = await fetch(`${url}/api/kill`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json',
+            ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}),
+          },
           body: JSON.stringify({ reason: o.reason ?? 'mmkit kill' }),
           signal: AbortSignal.timeout(o.timeout ?? 60_000),
         });
@@ -261,8 +336,16 @@ ${EXIT_CODES_HELP}`,
           'UNREACHABLE',
         );
       }
-      if (r.status === 403)
-        throw new CliError(`the daemon refused: ${body?.error ?? 'forbidden'}`, ExitCode.FAILURE, 'FORBIDDEN');
+      if (r.status === 421) throw misdirected(url, body?.error);
+      if (r.status === 401 || r.status === 403) {
+        const why =
+          token === undefined
+            ? `no control token: ${source} ${noToken ?? 'not found'} (a daemon on another host or data dir: pass MMKIT_CONTROL_TOKEN or --token, or --data-dir)`
+            : r.status === 403 && /token/i.test(body?.error ?? '')
+              ? `the control token from ${source} was refused (a daemon writes a new one at each start: read <dataDir>/control.token again)`
+              : (body?.error ?? 'forbidden');
+        throw new CliError(`the daemon at ${url} refused the kill: ${why}`, ExitCode.FAILURE, 'FORBIDDEN');
+      }
       const flat = body?.flat === true;
       if (o.json) printJson({ url, status: r.status, ...body });
       else if (flat)

@@ -13,7 +13,9 @@
  *
  * It owns the metrics registry, the monitor (health, status snapshot, PnL series), the HTTP
  * status server and the record `<dataDir>/daemon.json` ({statusUrl, pid}) through which
- * `mmkit status` and `mmkit kill` in another terminal find a daemon listening on a random port.
+ * `mmkit status` and `mmkit kill` in another terminal find a daemon listening on a random port, and
+ * the control token: a fresh secret each start, asked of POST /api/kill, written owner-only (0600)
+ * to `<dataDir>/control.token` for `mmkit kill`, removed at close, scrubbed from every log line.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,15 +40,29 @@ import { DaemonMonitor, type DaemonView } from './status.ts';
 import { STATUS_PAGE_HTML } from './status-page.ts';
 import { startStatusServer, type KillResult, type StatusServer } from './status-server.ts';
 import { PACKAGE_ROOT_URL } from '../core/package-root.ts';
-import { DAEMON_FILE, readDaemonFile, removeDaemonFile } from './daemon-file.ts';
+import {
+  CONTROL_TOKEN_FILE,
+  DAEMON_FILE,
+  newControlToken,
+  readDaemonFile,
+  removeControlToken,
+  removeDaemonFile,
+  writeControlToken,
+} from './daemon-file.ts';
+import { registerSecret } from '../core/secrets.ts';
 
-export { DAEMON_FILE, readDaemonFile };
+export { CONTROL_TOKEN_FILE, DAEMON_FILE, readDaemonFile };
 
 /** The `ops.*` configuration. */
 export interface OpsHttpConfig {
   /** 0 picks a free port. */
   readonly httpPort: number;
   readonly httpHost: string;
+  /**
+   * Host names the status server answers besides loopback and its bound address (`ops.allowedHosts`):
+   * `name` with any port, `name:port` that port only (src/ops/allowed-hosts.ts).
+   */
+  readonly allowedHosts?: readonly string[];
   /** Market data silence after which /healthz says feed_stale, ms (0: off). Default 15,000. */
   readonly feedStaleMs?: number;
 }
@@ -57,7 +73,7 @@ export interface OpsOptions {
   readonly log: Logger;
   /** The status server's address; undefined: no server (metrics and health still kept). */
   readonly http?: OpsHttpConfig;
-  /** Where daemon.json is written (the status URL for other terminals). */
+  /** Where daemon.json (the status URL for other terminals) and control.token (owner-only) are written. */
   readonly dataDir?: string;
   readonly version?: string;
   /** Sampling period of status and metrics, ms (default 1000). */
@@ -101,6 +117,9 @@ export class DaemonOps {
   readonly #waiters: Array<(r: KillResult) => void> = [];
   readonly #unsubscribe: Array<() => void> = [];
   #closed: Promise<void> | undefined;
+  /** The secret of the status server's control routes (never logged: registered for scrubbing). */
+  readonly #token = newControlToken();
+  #tokenWritten = false;
 
   constructor(o: OpsOptions) {
     this.#o = o;
@@ -126,11 +145,14 @@ export class DaemonOps {
   async start(): Promise<void> {
     const h = this.#o.http;
     if (h !== undefined) {
+      registerSecret(this.#token);
       try {
         this.#server = await startStatusServer({
           host: h.httpHost,
           port: h.httpPort,
           page: STATUS_PAGE_HTML,
+          controlToken: this.#token,
+          ...(h.allowedHosts !== undefined ? { allowedHosts: h.allowedHosts } : {}),
           status: () => this.monitor.current(),
           health: () => this.monitor.health(),
           metrics: () => this.metrics.render(),
@@ -151,6 +173,16 @@ export class DaemonOps {
         `status page on ${this.#server.url}`,
       );
       if (this.#o.dataDir !== undefined) {
+        // the control token first (owner-only): a reader that finds daemon.json finds the token too
+        try {
+          writeControlToken(this.#o.dataDir, this.#token);
+          this.#tokenWritten = true;
+        } catch (e) {
+          this.#o.log.warn(
+            { err: (e as Error).message },
+            `could not write ${CONTROL_TOKEN_FILE}: \`mmkit kill\` needs --token (the status page's button still works)`,
+          );
+        }
         try {
           // written whole, then renamed: a reader (`mmkit status`, `mmkit kill`) never sees half a file
           const f = join(this.#o.dataDir, DAEMON_FILE);
@@ -313,6 +345,7 @@ export class DaemonOps {
       await this.#server?.close();
       const dir = this.#o.dataDir;
       if (dir !== undefined && this.#server !== undefined) removeDaemonFile(dir);
+      if (dir !== undefined && this.#tokenWritten) removeControlToken(dir, this.#token);
       await this.#budgets?.stop();
     })();
     return this.#closed;

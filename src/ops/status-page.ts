@@ -4,7 +4,8 @@
  * loads /api/status, then follows /api/events (server-sent events, one snapshot a second), and
  * renders: health (with the reasons), the strategy and uptime, PnL with an SVG chart over the
  * run, inventory (collateral, positions), each market traded with its book top and own quotes,
- * and the recent fills. A button trips the kill switch (POST /api/kill, after a confirmation).
+ * and the recent fills. A button trips the kill switch (POST /api/kill, after a confirmation),
+ * with the control token the server adds to the page's <head> (./status-server.ts).
  * `/?live=0` polls /api/status every 2 s instead of holding the event stream open (for proxies that
  * buffer server-sent events, and for headless browsers whose virtual time waits for open requests).
  *
@@ -210,7 +211,11 @@ export const STATUS_PAGE_HTML = String.raw`<!doctype html>
   $('kill').addEventListener('click', function () {
     if (!window.confirm('Trip the kill switch? Every order is cancelled and the daemon stops.')) return;
     $('kill').disabled = true;
-    fetch('/api/kill', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reason: 'kill switch on the status page' }) })
+    // the control token the server put in this page's <head> (only ever served to an allowed Host)
+    var meta = document.querySelector('meta[name="mmkit-control-token"]');
+    var headers = { 'content-type': 'application/json' };
+    if (meta && meta.getAttribute('content')) headers['x-control-token'] = meta.getAttribute('content');
+    fetch('/api/kill', { method: 'POST', headers: headers, body: JSON.stringify({ reason: 'kill switch on the status page' }) })
       .then(function (r) { return r.json(); })
       .then(function (r) { setConn(r.flat ? 'stopped: zero open orders' : 'kill: ' + (r.error || 'not flat')); })
       .catch(function () { setConn('kill request failed'); });

@@ -14,15 +14,29 @@
  * `reply.hijack()` for it), no bodies to parse but one tiny JSON, and nothing to add to the daemon's
  * start-up time or its dependency surface on the trading process.
  *
- * POST /api/kill is refused (403) unless the caller is on the loopback interface, the Host header
- * names a loopback host (no DNS rebinding), and any Origin is this server's own; it needs
- * `Content-Type: application/json` so a cross-site form cannot send it. The snapshot, health and
- * metrics hold no secrets (no keys, no API credentials: only the public address).
+ * Every route checks the Host header first (./allowed-hosts.ts: loopback names and the bound
+ * address with the server's port, plus the operator's `ops.allowedHosts`): any other Host, or none,
+ * is answered 421 with a JSON error, so a DNS-rebinding page cannot read the page, the snapshot
+ * (address, positions, PnL, orders), /metrics or the event stream.
+ *
+ * The control route (POST /api/kill) also takes the daemon's control token (`Authorization: Bearer
+ * <token>` or `X-Control-Token: <token>`, compared in constant time; missing 401, wrong 403): the
+ * daemon writes it owner-only to `<dataDir>/control.token`, where `mmkit kill` reads it. The page
+ * served at `/` carries it (a `<meta name="mmkit-control-token">`), so its kill button works
+ * wherever the page is served, which is only to an allowed Host: through a container's published
+ * port once the operator allowed the name it is reached by. No other answer carries it (not
+ * /api/status, not /metrics, not an error, not a log line). Any Origin must be this server's own,
+ * and the body must be `Content-Type: application/json` of at most 4 KiB (413 with a JSON error
+ * beyond; the rest of the body is read and dropped, up to 64 KiB, so the answer is not lost in a
+ * reset connection). The snapshot, health and metrics hold no secrets (no keys, no API
+ * credentials, no token: only the public address).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { LiveClock } from '../core/clock.ts';
+import { AllowedHosts } from './allowed-hosts.ts';
+import { sameToken } from './daemon-file.ts';
 import type { HealthReport } from './health.ts';
 import type { StatusSnapshot } from './status.ts';
 
@@ -53,8 +67,12 @@ export interface StatusServerOptions {
   readonly metricsContentType: string;
   /** Trip the kill switch (reason text) and resolve once the daemon verified it is flat. Without it, /api/kill answers 501. */
   readonly kill?: (reason: string) => Promise<KillResult>;
-  /** The page served at `/`. */
+  /** The page served at `/` (the control token is added to its `<head>`). */
   readonly page: string;
+  /** The secret of the control routes (POST /api/kill); see the module comment. */
+  readonly controlToken: string;
+  /** Host names (`name` any port, `name:port`) answered besides loopback and the bound address (`ops.allowedHosts`). */
+  readonly allowedHosts?: readonly string[];
   /** SSE push period, ms (default 1000). */
   readonly ssePeriodMs?: number;
   readonly clock?: Clock;
@@ -73,18 +91,33 @@ export interface StatusServer {
   close(): Promise<void>;
 }
 
-const LOOPBACK_ADDR = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+/** Largest kill request body, bytes. */
+export const MAX_CONTROL_BODY = 4096;
+/** A larger body is still read (and dropped) up to this, so the 413 reaches the client. */
+const MAX_DRAINED_BODY = 64 * 1024;
 
-/** True for a loopback peer address. */
-export function isLoopbackAddress(a: string | undefined): boolean {
-  return a !== undefined && (LOOPBACK_ADDR.has(a) || a.startsWith('127.') || a.startsWith('::ffff:127.'));
+/** The meta element that hands the page its control token. */
+export const CONTROL_TOKEN_META = 'mmkit-control-token';
+
+const escAttr = (v: string): string =>
+  v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** `page` with the control token in a `<meta name="mmkit-control-token">` right after `<head>`. */
+export function pageWithToken(page: string, token: string): string {
+  const meta = `<meta name="${CONTROL_TOKEN_META}" content="${escAttr(token)}">`;
+  const m = /<head[^>]*>/i.exec(page);
+  return m === null
+    ? meta + page
+    : page.slice(0, m.index + m[0].length) + `\n${meta}` + page.slice(m.index + m[0].length);
 }
 
-/** True when a Host header names a loopback host (localhost, 127.x, [::1]) with any port. */
-export function isLoopbackHost(host: string | undefined): boolean {
-  if (host === undefined) return false;
-  const h = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d+$/, '');
-  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+/** The token a request presents: `X-Control-Token`, else `Authorization: Bearer <token>`. */
+function presentedToken(req: IncomingMessage): string | undefined {
+  const x = req.headers['x-control-token'];
+  if (typeof x === 'string' && x.trim() !== '') return x.trim();
+  const a = req.headers.authorization;
+  const m = typeof a === 'string' ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(a) : null;
+  return m?.[1];
 }
 
 const CSP =
@@ -107,8 +140,8 @@ function send(
   res.end(body);
 }
 
-const json = (res: ServerResponse, status: number, v: unknown): void =>
-  send(res, status, JSON.stringify(v), 'application/json; charset=utf-8');
+const json = (res: ServerResponse, status: number, v: unknown, extra: Record<string, string> = {}): void =>
+  send(res, status, JSON.stringify(v), 'application/json; charset=utf-8', extra);
 
 /**
  * Start listening (see the module comment).
@@ -120,6 +153,10 @@ export async function startStatusServer(o: StatusServerOptions): Promise<StatusS
   let closing: Promise<void> | undefined;
   let timer: TimerHandle | undefined;
   let killing: Promise<KillResult> | undefined;
+  // set once listening (the server's port is part of the check)
+  let hosts: AllowedHosts | undefined;
+  let page = o.page;
+  let refused = 0;
 
   const frame = (): string => {
     let body: string;
@@ -141,11 +178,29 @@ export async function startStatusServer(o: StatusServerOptions): Promise<StatusS
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
     const isRead = method === 'GET' || method === 'HEAD';
+    const host = req.headers.host;
+    // every route: a Host the operator does not use (DNS rebinding), or none, gets nothing
+    if (hosts === undefined || !hosts.allows(host)) {
+      refused++;
+      if (refused <= 10 || refused % 1000 === 0)
+        o.logger?.warn(
+          { host: host?.slice(0, 100) ?? null, path: path.slice(0, 100), peer: req.socket.remoteAddress, refused },
+          'status server request refused: Host not allowed (ops.allowedHosts)',
+        );
+      return json(res, 421, {
+        error:
+          host === undefined
+            ? 'a Host header is required'
+            : 'this status server does not answer that host name: allow it with ops.allowedHosts (MMKIT_STATUS_ALLOWED_HOSTS)',
+      });
+    }
     switch (path) {
       case '/':
       case '/index.html':
         if (!isRead) return json(res, 405, { error: 'method not allowed' });
-        return send(res, 200, o.page, 'text/html; charset=utf-8', {
+        // the page with the control token goes to an allowed Host only (checked above, again here)
+        if (!hosts.allows(host)) return json(res, 421, { error: 'host not allowed' });
+        return send(res, 200, page, 'text/html; charset=utf-8', {
           'content-security-policy': CSP,
           'referrer-policy': 'no-referrer',
           'x-frame-options': 'DENY',
@@ -180,21 +235,43 @@ export async function startStatusServer(o: StatusServerOptions): Promise<StatusS
         if (method !== 'POST') return json(res, 405, { error: 'POST only' });
         const peer = req.socket.remoteAddress;
         const origin = req.headers.origin;
-        const host = req.headers.host;
-        if (
-          !isLoopbackAddress(peer) ||
-          !isLoopbackHost(host) ||
-          (origin !== undefined && origin !== `http://${host}`)
-        ) {
-          o.logger?.warn({ peer, host, origin }, 'kill request refused: not from loopback');
-          return json(res, 403, { error: 'the kill switch can only be tripped from the loopback interface' });
+        if (origin !== undefined && origin !== `http://${host}` && origin !== `https://${host}`) {
+          o.logger?.warn({ peer, host, origin: origin.slice(0, 200) }, 'kill request refused: foreign origin');
+          return json(res, 403, { error: 'a kill request from another origin is refused' });
+        }
+        const token = presentedToken(req);
+        if (token === undefined) {
+          o.logger?.warn({ peer, host }, 'kill request refused: no control token');
+          return json(
+            res,
+            401,
+            {
+              error:
+                'the control token is required (Authorization: Bearer <token> or X-Control-Token): `mmkit kill` reads it from <dataDir>/control.token, or takes --token / MMKIT_CONTROL_TOKEN',
+            },
+            { 'www-authenticate': 'Bearer realm="mmkit"' },
+          );
+        }
+        if (!sameToken(token, o.controlToken)) {
+          o.logger?.warn({ peer, host }, 'kill request refused: wrong control token');
+          return json(res, 403, {
+            error: 'wrong control token (a daemon writes a new one to <dataDir>/control.token at each start)',
+          });
         }
         if (!/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
           return json(res, 415, { error: 'Content-Type must be application/json' });
-        const body = await readBody(req, 4096);
+        const body = await readBody(req, MAX_CONTROL_BODY, MAX_DRAINED_BODY);
+        if (!body.ok)
+          return json(
+            res,
+            413,
+            { error: `the body is too large: at most ${MAX_CONTROL_BODY} bytes` },
+            // not read whole: the connection cannot carry another request
+            body.drained ? {} : { connection: 'close' },
+          );
         let reason = 'operator kill (mmkit kill)';
         try {
-          const b = body.length > 0 ? (JSON.parse(body) as { reason?: unknown }) : {};
+          const b = body.text.length > 0 ? (JSON.parse(body.text) as { reason?: unknown }) : {};
           if (typeof b.reason === 'string' && b.reason.trim() !== '') reason = b.reason.trim().slice(0, 200);
         } catch {
           return json(res, 400, { error: 'body must be JSON' });
@@ -237,6 +314,8 @@ export async function startStatusServer(o: StatusServerOptions): Promise<StatusS
   const addr = server.address() as AddressInfo;
   const hostForUrl = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `http://${hostForUrl === '0.0.0.0' || hostForUrl === '[::]' ? '127.0.0.1' : hostForUrl}:${addr.port}`;
+  hosts = new AllowedHosts(addr.port, [o.host, addr.address], o.allowedHosts ?? []);
+  page = pageWithToken(o.page, o.controlToken);
   timer = clock.setInterval(push, o.ssePeriodMs ?? 1000);
 
   return {
@@ -267,20 +346,40 @@ export async function startStatusServer(o: StatusServerOptions): Promise<StatusS
   };
 }
 
-function readBody(req: IncomingMessage, max: number): Promise<string> {
+type Body = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly drained: boolean };
+
+/**
+ * Read a request body of at most `max` bytes. A larger one is read on and dropped up to `drainMax`
+ * (`drained`: the connection is clean for the answer); past that, or when Content-Length already
+ * says more than `drainMax`, it stops reading (`drained` false: answer with Connection: close).
+ */
+function readBody(req: IncomingMessage, max: number, drainMax: number): Promise<Body> {
+  const declared = Number(req.headers['content-length'] ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > drainMax) return Promise.resolve({ ok: false, drained: false });
   return new Promise((resolve, reject) => {
     let n = 0;
+    let done = false;
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => {
+    const finish = (b: Body | Error): void => {
+      if (done) return;
+      done = true;
+      req.off('data', onData);
+      if (b instanceof Error) reject(b);
+      else resolve(b);
+    };
+    const onData = (c: Buffer): void => {
       n += c.length;
-      if (n > max) {
-        reject(new Error('body too large'));
-        req.destroy();
-        return;
+      if (n <= max) chunks.push(c);
+      else if (n > drainMax) {
+        req.pause();
+        finish({ ok: false, drained: false });
       }
-      chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
+    };
+    req.on('data', onData);
+    req.on('end', () =>
+      finish(n > max ? { ok: false, drained: true } : { ok: true, text: Buffer.concat(chunks).toString('utf8') }),
+    );
+    req.on('error', (e) => finish(e));
+    req.on('close', () => finish(new Error('the request was closed before its body was read')));
   });
 }

@@ -15,7 +15,7 @@
  *    code says healthy (0) / unhealthy (1) / unreachable (3);
  *  - `mmkit kill` trips the kill switch, returns once the daemon confirmed zero open orders (the
  *    exchange agrees), and the daemon exits 0;
- *  - no canary appears in the daemon's stdout or stderr (logs, warnings, errors, the summary), in
+ *  - no canary (nor the daemon's control token) appears in the daemon's stdout or stderr (logs, warnings, errors, the summary), in
  *    /metrics, /api/status, /healthz, the SSE stream, nor in the CLI's output.
  */
 import { spawn } from 'node:child_process';
@@ -134,6 +134,8 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     const url = statusUrl()!;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(bot.err()).toContain(`status page on ${url}`);
+    // the control token (<dataDir>/control.token, for `mmkit kill`) is a secret too
+    canaries.push(readFileSync(join(dir, 'control.token'), 'utf8').trim());
     expect(await waitForQuotes(ex, address), bot.err().slice(-2000)).toBeGreaterThan(0);
 
     const healthz = async () => {

@@ -9,14 +9,17 @@
  *    headless virtual time never advances while the event stream is open);
  *  - `chromium --screenshot --window-size=1280,900`: a PNG of the page (path printed in the log);
  *  - the live page over the DevTools protocol: the server-sent events keep re-rendering it (the
- *    render count and the snapshot time advance) and the header says `live`.
+ *    render count and the snapshot time advance) and the header says `live`;
+ *  - its kill button, on the page opened through a host name the operator allowed
+ *    (MMKIT_STATUS_ALLOWED_HOSTS, as for a container's published port; not a loopback name): the
+ *    page carries the control token, the button trips the kill switch, the daemon stops flat.
  */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Trader } from '../integration/support/trader.ts';
-import { BotHarness, botMarkets, makeBotFill, sleep, waitForQuotes, waitUntil } from './support/bot-harness.ts';
+import { BotHarness, botMarkets, exited, makeBotFill, sleep, waitForQuotes, waitUntil } from './support/bot-harness.ts';
 import { CdpPage, findChromium, runChromium } from './support/chromium.ts';
 
 const h = new BotHarness();
@@ -42,7 +45,8 @@ describe('status page', () => {
     const { ex, base } = await h.exchange(21);
     const { dir, address } = h.dataDir();
     // (a long --duration: the harness stops it; Chromium on a loaded machine takes minutes)
-    const bot = h.startBot(base, dir, ['--duration', '900s']);
+    // (a name the operator allowed, as for a container's published port: the kill button below uses it)
+    const bot = h.startBot(base, dir, ['--duration', '900s'], { MMKIT_STATUS_ALLOWED_HOSTS: 'mmkit-box.test' });
     // daemon.json appears once the status server listens: wait until it parses
     const statusUrl = (): string | undefined => {
       try {
@@ -146,5 +150,30 @@ describe('status page', () => {
     } finally {
       await page.close();
     }
+
+    // ---- the kill button, through an allowed name that is not loopback's ----------------------------
+    const port = new URL(url).port;
+    const boxed = await CdpPage.open(bin, `http://mmkit-box.test:${port}/`, {
+      args: ['--host-resolver-rules=MAP mmkit-box.test 127.0.0.1', '--no-proxy-server'],
+    });
+    try {
+      expect(await boxed.waitFor<boolean>(`document.getElementById('conn').textContent === 'live'`, 60_000)).toBe(true);
+      // the page carries the control token (served to an allowed Host), and its button sends it
+      expect(
+        await boxed.eval<boolean>(
+          `/^[0-9a-f]{64}$/.test(document.querySelector('meta[name="mmkit-control-token"]').content)`,
+        ),
+      ).toBe(true);
+      // (the answer's status recorded: the page's own header text races the event stream's end)
+      await boxed.eval(
+        `window.__kill = null; const f = window.fetch; window.fetch = (u, o) => f(u, o).then((r) => { if (String(u).includes('/api/kill')) window.__kill = r.status; return r; }); window.confirm = () => true; document.getElementById('kill').click(); true`,
+      );
+      expect(await boxed.waitFor<boolean>(`window.__kill === 200`, 120_000), bot.err().slice(-2000)).toBe(true);
+    } finally {
+      await boxed.close();
+    }
+    expect(await exited(bot.p), bot.err().slice(-3000)).toBe(0);
+    expect(bot.out()).toContain('kill switch: cli: kill switch on the status page');
+    expect(ex.exchange.openOrders(address)).toEqual([]);
   }, 480_000);
 });

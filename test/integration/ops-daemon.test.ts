@@ -1,10 +1,11 @@
 /**
  * The daemon's ops facade: the status server starts first (a port in use is a ConfigError naming
- * ops.httpPort), the status URL is recorded in <dataDir>/daemon.json and removed at close, a kill
+ * ops.httpPort), the status URL is recorded in <dataDir>/daemon.json and the control token in
+ * <dataDir>/control.token (0600), both removed at close, a kill
  * request trips the switch and is answered when the daemon reports its flat check, and URLs are
  * shown without credentials.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -38,15 +39,20 @@ describe('DaemonOps', () => {
     expect(((await h.json()) as { reasons: Array<{ code: string }> }).reasons[0]!.code).toBe('starting');
     const m = await (await fetch(`${ops.url}/metrics`)).text();
     expect(m).toContain('mmkit_info{version="1.0.0"} 1');
+    // the control token, owner-only, for `mmkit kill`
+    const token = readFileSync(join(dir, 'control.token'), 'utf8').trim();
+    expect(token).toMatch(/^[0-9a-f]{64}$/);
+    expect(statSync(join(dir, 'control.token')).mode & 0o777).toBe(0o600);
     // a kill before the engine exists is refused (nothing to trip yet)
     const k = await fetch(`${ops.url}/api/kill`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: '{}',
     });
     expect(k.status).toBe(500);
     await ops.close();
     expect(existsSync(join(dir, 'daemon.json'))).toBe(false);
+    expect(existsSync(join(dir, 'control.token'))).toBe(false);
   });
 
   it('refuses a port in use with a ConfigError naming ops.httpPort', async () => {

@@ -76,8 +76,12 @@ export class CdpPage {
     private readonly send: (method: string, params?: object, sessionId?: string) => Promise<Record<string, unknown>>,
   ) {}
 
-  /** Start a browser and open `url` in it. */
-  static async open(bin: string, url: string, o: { width?: number; height?: number } = {}): Promise<CdpPage> {
+  /** Start a browser (with extra command-line `args`) and open `url` in it. */
+  static async open(
+    bin: string,
+    url: string,
+    o: { width?: number; height?: number; args?: readonly string[] } = {},
+  ): Promise<CdpPage> {
     const profile = mkdtempSync(join(tmpdir(), 'mmkit-cdp-'));
     const proc = spawn(
       bin,
@@ -86,6 +90,7 @@ export class CdpPage {
         '--remote-debugging-port=0',
         `--user-data-dir=${profile}`,
         `--window-size=${o.width ?? 1280},${o.height ?? 900}`,
+        ...(o.args ?? []),
         'about:blank',
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },

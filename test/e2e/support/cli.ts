@@ -1,6 +1,6 @@
 /**
  * Runs the `mmkit` command as a user does (node bin/mmkit.js, from the project root), without the
- * test process's MMKIT_ and VITEST variables, and resolves with its exit code and its whole output
+ * test process's MMKIT_ and VITEST variables (plus `env`, when given), and resolves with its exit code and its whole output
  * (on 'close': every byte read). Killed, and rejected, after `timeoutMs`.
  */
 import { spawn } from 'node:child_process';
@@ -10,11 +10,12 @@ export const ROOT = new URL('../../../', import.meta.url).pathname;
 
 export function runMmkit(
   args: readonly string[],
-  o: { cwd?: string; timeoutMs?: number } = {},
+  o: { cwd?: string; timeoutMs?: number; env?: Record<string, string> } = {},
 ): Promise<{ code: number | null; out: string; err: string }> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env))
     if (!k.startsWith('MMKIT_') && !k.startsWith('VITEST') && v !== undefined) env[k] = v;
+  Object.assign(env, o.env ?? {});
   const p = spawn(process.execPath, [join(ROOT, 'bin/mmkit.js'), ...args], {
     cwd: o.cwd ?? ROOT,
     env,

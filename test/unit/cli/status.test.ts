@@ -1,10 +1,17 @@
-/** `mmkit status` / `mmkit kill`: which daemon they ask, and the human-readable status. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+/** `mmkit status` / `mmkit kill`: which daemon they ask, the control token kill sends, and the human-readable status. */
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hostname } from 'node:os';
-import { daemonUrl, formatStatus } from '../../../src/cli/status.ts';
+import { controlToken, daemonUrl, formatStatus } from '../../../src/cli/status.ts';
+import {
+  newControlToken,
+  readControlToken,
+  removeControlToken,
+  sameToken,
+  writeControlToken,
+} from '../../../src/ops/daemon-file.ts';
 import { acquireDaemonLock } from '../../../src/ops/daemon-lock.ts';
 import { CliError, ExitCode } from '../../../src/cli/exit-codes.ts';
 import type { StatusSnapshot } from '../../../src/ops/status.ts';
@@ -67,6 +74,64 @@ describe('daemonUrl', () => {
     expect((a as CliError).exitCode).toBe(ExitCode.USAGE);
     const b = err(() => daemonUrl({ dataDir: mkdtempSync(join(tmpdir(), 'mmkit-status-')) }, { MMKIT_HTTP_PORT: '0' }));
     expect((b as CliError).exitCode).toBe(ExitCode.USAGE);
+  });
+});
+
+describe('controlToken (mmkit kill)', () => {
+  it('takes --token, then MMKIT_CONTROL_TOKEN, then <dataDir>/control.token, sent only to the daemon that wrote it', () => {
+    const d = mkdtempSync(join(tmpdir(), 'mmkit-token-'));
+    const local = { url: 'http://127.0.0.1:45680', source: `${d}/daemon.json` };
+    expect(controlToken({ token: ' t-flag ', dataDir: d }, local, { MMKIT_CONTROL_TOKEN: 't-env' })).toEqual({
+      token: 't-flag',
+      source: '--token',
+    });
+    expect(controlToken({ dataDir: d }, local, { MMKIT_CONTROL_TOKEN: 't-env' })).toEqual({
+      token: 't-env',
+      source: 'MMKIT_CONTROL_TOKEN',
+    });
+    // no file yet
+    expect(controlToken({ dataDir: d }, local, {})).toEqual({
+      token: undefined,
+      source: `${d}/control.token`,
+      why: 'not found',
+    });
+    writeControlToken(d, 'c'.repeat(64));
+    expect(controlToken({ dataDir: d }, local, {}).token).toBe('c'.repeat(64));
+    expect(controlToken({ dataDir: d }, { url: 'http://127.0.0.1:8787', source: 'config' }, {}).token).toBe(
+      'c'.repeat(64),
+    );
+    // a URL given by hand gets the data dir's token only when it is the daemon recorded there
+    const other = controlToken({ dataDir: d }, { url: 'http://10.0.0.9:8787', source: '--url' }, {});
+    expect(other.token).toBeUndefined();
+    expect(other.why).toContain('not sent');
+    expect(JSON.stringify(other)).not.toContain('c'.repeat(64));
+    writeFileSync(join(d, 'daemon.json'), JSON.stringify({ statusUrl: 'http://127.0.0.1:45680', pid: process.pid }));
+    expect(controlToken({ dataDir: d }, { url: 'http://127.0.0.1:45680', source: '--url' }, {}).token).toBe(
+      'c'.repeat(64),
+    );
+    expect(
+      controlToken({ dataDir: d }, { url: 'http://127.0.0.1:45681', source: 'MMKIT_STATUS_URL' }, {}).token,
+    ).toBeUndefined();
+  });
+
+  it('the token file: created 0600, replaced whole, removed only by its owner', () => {
+    const d = mkdtempSync(join(tmpdir(), 'mmkit-token-'));
+    writeControlToken(d, 'a'.repeat(64));
+    expect(statSync(join(d, 'control.token')).mode & 0o777).toBe(0o600);
+    expect(readControlToken(d)).toBe('a'.repeat(64));
+    writeControlToken(d, 'b'.repeat(64));
+    expect(statSync(join(d, 'control.token')).mode & 0o777).toBe(0o600);
+    expect(readControlToken(d)).toBe('b'.repeat(64));
+    expect(removeControlToken(d, 'a'.repeat(64))).toBe(false);
+    expect(readControlToken(d)).toBe('b'.repeat(64));
+    expect(removeControlToken(d, 'b'.repeat(64))).toBe(true);
+    expect(readControlToken(d)).toBeUndefined();
+    expect(removeControlToken(d)).toBe(false);
+    expect(sameToken('x', 'x')).toBe(true);
+    for (const bad of [undefined, '', 'X', 'xx']) expect(sameToken(bad, 'x')).toBe(false);
+    expect(sameToken('', '')).toBe(false);
+    expect(newControlToken()).toMatch(/^[0-9a-f]{64}$/);
+    expect(newControlToken()).not.toBe(newControlToken());
   });
 });
 
