@@ -5,8 +5,10 @@
  * `Host: evil.example[:port]`; answering only the names the operator uses keeps the page, the
  * snapshot (address, positions, PnL, orders), /metrics and the event stream out of its reach.
  *
- * Allowed by default: `localhost`, `127.0.0.1` and `[::1]`, and the address the server is bound to
- * when it is a specific one (not 0.0.0.0 / ::), each without a port or with the server's own port.
+ * Allowed by default: `localhost`, `127.0.0.1` and `[::1]` with any port (a rebinding page cannot make
+ * the browser send a loopback name, and `docker run -p 127.0.0.1:9000:8787` publishes another port),
+ * and the address the server is bound to when it is a specific one (not 0.0.0.0 / ::), without a port
+ * or with the server's own port.
  * The operator adds names (`ops.allowedHosts`, MMKIT_STATUS_ALLOWED_HOSTS): `name` allows that name
  * with any port (a container's published port differs from the daemon's), `name:port` that port only.
  * No wildcard. A missing or malformed Host header is refused. Pure: no I/O.
@@ -70,12 +72,12 @@ export class AllowedHosts {
    */
   constructor(port: number, bound: readonly string[], extra: readonly string[] = []) {
     this.#port = port;
-    this.#own = new Set(LOOPBACK_NAMES);
+    this.#own = new Set();
     for (const b of bound) {
       const n = asHostName(b);
       if (!WILDCARD_BIND.has(n)) this.#own.add(n);
     }
-    this.#anyPort = new Set();
+    this.#anyPort = new Set(LOOPBACK_NAMES);
     this.#exact = new Set();
     for (const e of extra) {
       const h = parseHost(e.trim());

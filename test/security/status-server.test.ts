@@ -170,8 +170,9 @@ describe('1. DNS rebinding: the Host header is checked on every route', () => {
         expect(r.body).not.toContain(token);
       }
     }
-    // loopback names with another port are not this server's names either
-    expect((await raw(d.port, '/api/status', { headers: { host: `127.0.0.1:${d.port + 1}` } })).status).toBe(421);
+    // a loopback name with another port (a published port, `-p 127.0.0.1:9000:8787`) is answered: a
+    // rebinding page cannot make the browser send a loopback name; a name that only starts like one is not
+    expect((await raw(d.port, '/api/status', { headers: { host: `127.0.0.1:${d.port + 1}` } })).status).toBe(200);
     expect((await raw(d.port, '/api/status', { headers: { host: `localhost:${d.port}.evil.example` } })).status).toBe(
       421,
     );
