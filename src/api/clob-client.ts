@@ -29,7 +29,7 @@ import type { Address, ConditionId, TokenId } from '../core/ids.ts';
 import { parseRawAmount, type Micro, type Pips, type Side, type TickSize } from '../core/units.ts';
 import type { ApiCredentials, RequestObserver } from './http/transport.ts';
 import type { QueryValue, RequestSpec, Transport } from './http/types.ts';
-import { wireJson, type WireOrder } from './signing/order.ts';
+import { wireJson } from './signing/order-common.ts';
 import * as S from './schemas/clob.ts';
 import {
   accepted,
@@ -415,7 +415,7 @@ export class ClobClient {
     const order = body['order'];
     if (typeof order !== 'object' || order === null) return undefined;
     try {
-      let s = '{"order":' + wireJson(order as WireOrder) + ',"owner":' + jsonString(body['owner']);
+      let s = '{"order":' + wireJson(order) + ',"owner":' + jsonString(body['owner']);
       const orderType = body['orderType'];
       s +=
         ',"orderType":' +

@@ -7,7 +7,7 @@
 import type { VenueRejectCode } from '../core/errors.ts';
 import type { Address, ConditionId, OrderId, TokenId, TradeId } from '../core/ids.ts';
 import type { Micro, Pips, Side, TickSize } from '../core/units.ts';
-import type { WireOrder } from './signing/order.ts';
+import type { AnyWireOrder } from './signing/order-v2.ts';
 
 /** First cursor of a cursor-paginated list. */
 export const FIRST_CURSOR = 'MA==';
@@ -19,10 +19,10 @@ export { MAX_BATCH_ORDERS } from '../core/rate-limits.ts';
 /** Order types of the venue. */
 export type OrderType = 'GTC' | 'GTD' | 'FOK' | 'FAK';
 
-/** An order signed elsewhere (e.g. `BuiltOrder` of src/api/orders.ts): its id (EIP-712 digest) and wire form. */
+/** An order signed elsewhere (e.g. `BuiltOrder` of src/api/orders.ts): its id (EIP-712 digest) and wire form (V1 or V2). */
 export interface SignedOrderLike {
   readonly id: string;
-  readonly wire: WireOrder;
+  readonly wire: AnyWireOrder;
 }
 
 /** How to post an order. */

@@ -181,7 +181,7 @@ export function budgetsOf(cfg: MmkitConfig): BudgetConfig {
 }
 
 /** venue.signatureType as the order builder's number (EOA 0, POLY_PROXY 1, POLY_GNOSIS_SAFE 2). */
-export function signatureTypeOf(cfg: MmkitConfig): SignatureType {
+export function signatureTypeOf(cfg: MmkitConfig): Exclude<SignatureType, 3> {
   return cfg.venue.signatureType === 'poly-proxy' ? 1 : cfg.venue.signatureType === 'gnosis-safe' ? 2 : 0;
 }
 

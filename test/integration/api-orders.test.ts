@@ -14,8 +14,8 @@ import { tickOf, type Trader } from './support/trader.ts';
 let v: TestVenue;
 let a: Trader;
 let b: Trader;
-let ba: OrderBuilder;
-let bb: OrderBuilder;
+let ba: OrderBuilder<1>;
+let bb: OrderBuilder<1>;
 
 const post = (t: Trader, o: BuiltOrder, opts: Partial<PostBodyOptions> = {}) =>
   t.l2('POST', '/order', toPostBody(o, { owner: t.creds!.apiKey, ...opts }));
@@ -24,8 +24,8 @@ beforeAll(async () => {
   v = await startVenue();
   a = await v.trader();
   b = await v.trader();
-  ba = new OrderBuilder({ wallet: a.wallet, chainId: 137, clock: new LiveClock() });
-  bb = new OrderBuilder({ wallet: b.wallet, chainId: 137, clock: new LiveClock() });
+  ba = new OrderBuilder({ wallet: a.wallet, chainId: 137, protocol: 1, clock: new LiveClock() });
+  bb = new OrderBuilder({ wallet: b.wallet, chainId: 137, protocol: 1, clock: new LiveClock() });
 });
 afterAll(async () => v?.close());
 
@@ -212,7 +212,7 @@ describe('OrderBuilder orders on the paper exchange', () => {
     expect((await v.admin('/balances', { address: funder, collateral: '100' })).status).toBe(200);
     // not the signer's derived proxy wallet: an operator registers it to the signer
     expect((await v.admin('/funders', { signer: a.wallet.address, funder })).status).toBe(200);
-    const pb = new OrderBuilder({ wallet: a.wallet, chainId: 137, signatureType: 1, funder });
+    const pb = new OrderBuilder({ wallet: a.wallet, chainId: 137, protocol: 1, signatureType: 1, funder });
     const o = pb.buildLimit({ tokenId: yes(v.m1), side: 'BUY', price: '0.1', size: '5', tick: '0.01', negRisk: false });
     const r = await post(a, o);
     expect(r.body).toMatchObject({ success: true, status: 'live', orderID: o.id });

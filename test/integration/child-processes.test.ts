@@ -27,7 +27,7 @@ describe('fast-crypto', () => {
       "const m = await import('./src/api/signing/fast-crypto.ts'); const o = await import('./src/api/orders.ts');" +
       "const b = new o.OrderBuilder({ wallet: '" +
       PK +
-      "', chainId: 137, salt: () => 7 });" +
+      "', chainId: 137, protocol: 1, salt: () => 7 });" +
       "const x = b.buildLimit({ tokenId: '1234', side: 'BUY', price: '0.56', size: '21.04', tick: '0.01', negRisk: false });" +
       'console.log(JSON.stringify({ name: m.cryptoBackend().name, id: x.id, sig: x.signature }));';
     const run = (env: Record<string, string>) => {

@@ -26,7 +26,13 @@ afterAll(async () => v?.close());
 
 describe('proxy orders', () => {
   it("rest on the funder account and are the signer's to see, cancel and trade", async () => {
-    const b = new OrderBuilder({ wallet: eoa.wallet.privateKey, chainId: 137, signatureType: 1, funder: FUNDER });
+    const b = new OrderBuilder({
+      wallet: eoa.wallet.privateKey,
+      chainId: 137,
+      protocol: 1,
+      signatureType: 1,
+      funder: FUNDER,
+    });
     const o = b.buildLimit({
       tokenId: yes(v.m1),
       side: 'BUY',

@@ -1,5 +1,8 @@
 /**
- * EIP-712 signed orders of the CTF Exchange (V1), shared by the bot and the paper exchange.
+ * EIP-712 signed orders of the CTF Exchange V1 (domain version "1"), shared by the bot and the paper
+ * exchange. The V2 orders of the public service since 2026-04-28 are in ./order-v2.ts; what both
+ * share (signer recovery, ABI words, wire parsing, the JSON of signed wires) in ./order-common.ts,
+ * re-exported here for this module's importers (`recoverSigner`, `KeyHolder`, `wireJson`).
  *
  * - The order id is the EIP-712 digest of the order (`OrderHasher.digest`), computable before sending.
  * - `OrderHasher` precomputes the type hash and the domain separator once and ABI-encodes the struct
@@ -11,11 +14,24 @@
  * Pure: no I/O, no wall clock.
  */
 import { Buffer } from 'node:buffer';
-import { type SigningKey, TypedDataEncoder, keccak256, toUtf8Bytes } from 'ethers';
+import { TypedDataEncoder, keccak256, toUtf8Bytes } from 'ethers';
 import type { TypedDataDomain, TypedDataField } from 'ethers';
-import { AuthError, ValidationError } from '../../core/errors.ts';
-import { keccak256Bytes, recoverPublicKey } from './fast-crypto.ts';
-import { isAddress, isUintString, toAddress } from '../../core/ids.ts';
+import { ValidationError } from '../../core/errors.ts';
+import { keccak256Bytes } from './fast-crypto.ts';
+import { isAddress, toAddress } from '../../core/ids.ts';
+import {
+  type KeyHolder,
+  parseUint256,
+  parseWireSalt,
+  rememberWireJson,
+  saltToWire,
+  SIG_HEX,
+  writeAddress,
+  writeSmall,
+  writeUint,
+} from './order-common.ts';
+
+export { recoverSigner, wireJson, type KeyHolder } from './order-common.ts';
 
 /** The signed order struct, exactly the EIP-712 `Order` type (the signature is not part of it). */
 export interface SignedOrderStruct {
@@ -90,12 +106,6 @@ export function orderDomain(
   };
 }
 
-const MAX_UINT256 = (1n << 256n) - 1n;
-const HEX64 = /^0x[0-9a-fA-F]{64}$/;
-const SIG_HEX = /^0x[0-9a-fA-F]{130}$/;
-/** secp256k1 group order / 2: signatures with a larger s are malleable twins (EIP-2), refused. */
-const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
-
 const UINT_FIELDS = ['salt', 'tokenId', 'makerAmount', 'takerAmount', 'expiration', 'nonce', 'feeRateBps'] as const;
 const ADDRESS_FIELDS = ['maker', 'signer', 'taker'] as const;
 
@@ -162,37 +172,6 @@ export class OrderHasher {
   }
 }
 
-function writeUint(b: Buffer, word: number, v: bigint, field: string): void {
-  if (typeof v !== 'bigint' || v < 0n || v > MAX_UINT256)
-    throw new ValidationError(`${field}: not a uint256: ${String(v)}`);
-  const end = (word + 1) * 32;
-  const start = word * 32;
-  if (v <= 0xffffffffn) {
-    // Fast path for the common small fields.
-    b.fill(0, start, end - 4);
-    b.writeUInt32BE(Number(v), end - 4);
-    return;
-  }
-  let hex = v.toString(16);
-  if (hex.length & 1) hex = '0' + hex;
-  const off = end - hex.length / 2;
-  b.fill(0, start, off);
-  b.write(hex, off, 'hex');
-}
-
-function writeAddress(b: Buffer, word: number, a: string, field: string): void {
-  if (!isAddress(a)) throw new ValidationError(`${field}: not an address: ${String(a)}`);
-  const start = word * 32;
-  b.fill(0, start, start + 12);
-  b.write(a.slice(2), start + 12, 'hex');
-}
-
-function writeSmall(b: Buffer, word: number, v: number): void {
-  const start = word * 32;
-  b.fill(0, start, start + 31);
-  b[start + 31] = v;
-}
-
 const hasherCache = new Map<string, OrderHasher>();
 
 /** A cached hasher per (chainId, verifyingContract). */
@@ -205,44 +184,6 @@ export function orderHasher(chainId: number, negRisk: boolean, verifyingContract
     hasherCache.set(key, h);
   }
   return h;
-}
-
-/**
- * Recover the signer's address from a 32-byte digest and a 65-byte `r‖s‖v` signature.
- *
- * Returns the address in LOWER CASE (no EIP-55 checksum: it saves a keccak and matches
- * `toAddress`); compare with `toAddress(x)` or case-insensitively.
- *
- * Accepted like the chain's ECDSA (OpenZeppelin): v is 27 or 28 (0 and 1 are also accepted as the
- * y-parity), s is in the lower half of the curve order (EIP-2; high-s twins are refused).
- * @throws AuthError on a malformed or unrecoverable signature; ValidationError on a malformed digest.
- */
-export function recoverSigner(digest: string, signature: string): string {
-  if (typeof digest !== 'string' || !HEX64.test(digest))
-    throw new ValidationError('digest: not 0x-prefixed 32-byte hex');
-  if (typeof signature !== 'string' || !SIG_HEX.test(signature)) {
-    throw new AuthError('invalid signature: expected 0x-prefixed 65-byte hex (r, s, v)');
-  }
-  const v = parseInt(signature.slice(130, 132), 16);
-  if (v !== 27 && v !== 28 && v !== 0 && v !== 1) throw new AuthError(`invalid signature: bad v ${v}`);
-  const s = BigInt('0x' + signature.slice(66, 130));
-  const r = signature.slice(2, 66);
-  if (s === 0n || s > SECP256K1_HALF_N) throw new AuthError('invalid signature: s out of range (non-canonical)');
-  if (/^0+$/.test(r)) throw new AuthError('invalid signature: r is zero');
-  const sig = Buffer.from(signature.slice(2, 130), 'hex');
-  let pub: Uint8Array;
-  try {
-    pub = recoverPublicKey(sig, v >= 27 ? v - 27 : v, Buffer.from(digest.slice(2), 'hex'));
-  } catch (err) {
-    throw new AuthError('invalid signature: cannot recover a public key', 'UNAUTHORIZED', { cause: err });
-  }
-  // pub = 0x04 ‖ X ‖ Y (uncompressed); the address is the last 20 bytes of keccak256(X ‖ Y).
-  return '0x' + keccak256Bytes(pub.subarray(1)).toString('hex', 12);
-}
-
-/** Anything that holds a secp256k1 key: an ethers `Wallet`, or `{ signingKey }`. */
-export interface KeyHolder {
-  readonly signingKey: SigningKey;
 }
 
 /**
@@ -283,11 +224,8 @@ export interface WireOrder {
  * @throws ValidationError when the salt is above 2^53-1 (it could not survive a JSON number).
  */
 export function orderToWire(o: SignedOrderStruct, signature: string): WireOrder {
-  if (o.salt > BigInt(Number.MAX_SAFE_INTEGER) || o.salt < 0n) {
-    throw new ValidationError(`salt: ${o.salt} does not fit a JSON number exactly (max 2^53-1)`);
-  }
   return {
-    salt: Number(o.salt),
+    salt: saltToWire(o.salt),
     maker: o.maker,
     signer: o.signer,
     taker: o.taker,
@@ -303,9 +241,6 @@ export function orderToWire(o: SignedOrderStruct, signature: string): WireOrder 
   };
 }
 
-/** The JSON text of wire orders built by `signedWire`, computed once when the order was signed. */
-const wireJsonCache = new WeakMap<WireOrder, string>();
-
 /**
  * The wire form of an order just signed, FROZEN (a signed order never changes: its id is its hash,
  * and a retry must resend the identical bytes), with its JSON text computed now and remembered, so
@@ -314,24 +249,7 @@ const wireJsonCache = new WeakMap<WireOrder, string>();
  * @throws ValidationError as `orderToWire`
  */
 export function signedWire(o: SignedOrderStruct, signature: string): WireOrder {
-  const w = Object.freeze(orderToWire(o, signature));
-  wireJsonCache.set(w, JSON.stringify(w));
-  return w;
-}
-
-/**
- * `JSON.stringify(w)`: remembered for a wire from `signedWire` (frozen, so the text cannot go
- * stale), computed otherwise.
- */
-export function wireJson(w: WireOrder): string {
-  return wireJsonCache.get(w) ?? JSON.stringify(w);
-}
-
-function parseUint256(v: unknown, field: string): bigint {
-  if (!isUintString(v)) throw new ValidationError(`order.${field}: expected a uint256 decimal string`);
-  const n = BigInt(v);
-  if (n > MAX_UINT256) throw new ValidationError(`order.${field}: exceeds uint256`);
-  return n;
+  return rememberWireJson(orderToWire(o, signature));
 }
 
 /**
@@ -349,18 +267,7 @@ export function orderFromWire(json: unknown): { order: SignedOrderStruct; signat
     throw new ValidationError('order: expected a JSON object');
   }
   const w = json as Record<string, unknown>;
-  let salt: bigint;
-  const rawSalt = w['salt'];
-  if (typeof rawSalt === 'number') {
-    if (!Number.isSafeInteger(rawSalt) || rawSalt < 0) {
-      throw new ValidationError('order.salt: expected a non-negative integer (at most 2^53-1 as a JSON number)');
-    }
-    salt = BigInt(rawSalt);
-  } else if (typeof rawSalt === 'string') {
-    salt = parseUint256(rawSalt, 'salt');
-  } else {
-    throw new ValidationError('order.salt: expected a number or a decimal string');
-  }
+  const salt = parseWireSalt(w['salt']);
   const addrs: Record<(typeof ADDRESS_FIELDS)[number], string> = { maker: '', signer: '', taker: '' };
   for (const f of ADDRESS_FIELDS) {
     const a = w[f];

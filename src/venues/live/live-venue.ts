@@ -31,7 +31,7 @@ import { ClobClient, type SignedOrderLike } from '../../api/clob.ts';
 import type { Budgets, BudgetConfig } from '../../api/http/budgets.ts';
 import { createTransport, type ApiCredentials, type HttpTransport, type LoggerLike } from '../../api/http/transport.ts';
 import type { Transport } from '../../api/http/types.ts';
-import { OrderBuilder } from '../../api/orders.ts';
+import { OrderBuilder, type OrderProtocol, type SignatureType } from '../../api/orders.ts';
 import { RelayerClient, type RelayerTransaction } from '../../api/relayer.ts';
 import { DataClient } from '../../api/data.ts';
 import type { ActivityType } from '../../api/schemas/data.ts';
@@ -147,11 +147,20 @@ export interface LiveVenueOptions {
   presign?: PresignOptions | false;
   /** API credentials to use as they are (e.g. from the environment); default: created or derived with the wallet (L1). */
   credentials?: ApiCredentials;
-  /** Order signature type: EOA 0 (default), POLY_PROXY 1, POLY_GNOSIS_SAFE 2. */
-  signatureType?: 0 | 1 | 2;
+  /** Order signature type: EOA 0 (default), POLY_PROXY 1, POLY_GNOSIS_SAFE 2 (POLY_1271 3: protocol 2 only). */
+  signatureType?: SignatureType;
+  /** The order protocol to sign: 1 (CTF Exchange V1) or 2 (V2). Default LIVE_ORDER_PROTOCOL. */
+  protocol?: OrderProtocol;
   /** Maker (funder) address holding the funds, for signature types 1 and 2; also the account whose orders and fills are ours. */
   funder?: string;
 }
+
+/**
+ * The order protocol the live venue signs when its options do not name one: 1, the protocol the
+ * paper exchange speaks today (the public service speaks 2 since 2026-04-28). The venue's version
+ * detection (GET /version at start) will select the protocol; this constant is its fallback.
+ */
+export const LIVE_ORDER_PROTOCOL: OrderProtocol = 1;
 
 export type { PresignOptions } from './presign-pool.ts';
 export { feeOf, orderRecord, toMarketInfo, toVenueOrder, tradeRecord, venueFillsOf } from './live-mappers.ts';
@@ -201,7 +210,8 @@ export interface LiveVenueParts {
   data?: boolean;
   /** The deployment's name for ledger epochs (default 'unknown'): `createLiveVenue` gives `<clob url>#<chain id>`. */
   venueName?: string;
-  builder: OrderBuilder;
+  /** Signs the orders, in the protocol the venue speaks. */
+  builder: OrderBuilder<OrderProtocol>;
   /** WebSocket base; `rtds`: the real-time data stream (default `${ws}/rtds`). */
   urls: { ws: string; rtds?: string };
   clock: Clock;
@@ -251,6 +261,7 @@ export async function createLiveVenue(o: LiveVenueOptions): Promise<LiveVenue> {
   const builder = new OrderBuilder({
     wallet: o.wallet,
     chainId: o.chainId ?? 137,
+    protocol: o.protocol ?? LIVE_ORDER_PROTOCOL,
     clock,
     ...(o.signatureType !== undefined ? { signatureType: o.signatureType } : {}),
     ...(o.funder ? { funder: o.funder } : {}),

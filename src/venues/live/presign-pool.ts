@@ -3,8 +3,8 @@
  * time and kept by slot (token, side, price), so a later `prepare` of an identical order takes a
  * signature from the pool instead of signing on the path to the socket (see PresignOptions).
  */
-import type { OrderBuilder } from '../../api/orders.ts';
-import type { WireOrder } from '../../api/signing/order.ts';
+import type { OrderBuilder, OrderProtocol } from '../../api/orders.ts';
+import type { AnyWireOrder } from '../../api/signing/order-v2.ts';
 import { PRICE_SCALE, tickPips, type TickSize } from '../../core/units.ts';
 import type { MarketInfo, PlaceRequest } from '../../core/venue.ts';
 
@@ -32,7 +32,7 @@ export interface PresignOptions {
 /** A pre-signed order, with what its signature depends on besides its token, side and price. */
 export interface Presigned {
   readonly id: string;
-  readonly wire: WireOrder;
+  readonly wire: AnyWireOrder;
   readonly size: number;
   readonly tick: TickSize;
   readonly negRisk: boolean;
@@ -108,7 +108,7 @@ export class PresignPool {
    */
   constructor(
     opts: PresignOptions | false | undefined,
-    private readonly builder: Pick<OrderBuilder, 'buildLimit'>,
+    private readonly builder: Pick<OrderBuilder<OrderProtocol>, 'buildLimit'>,
     private readonly tokenOf: (tokenId: string) => PresignToken | undefined,
   ) {
     const ps = opts === undefined ? {} : opts;

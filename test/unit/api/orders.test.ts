@@ -5,7 +5,13 @@ import { SigningKey, TypedDataEncoder, Wallet, keccak256, verifyTypedData } from
 import { ValidationError } from '../../../src/core/errors.ts';
 import { VirtualClock } from '../../../src/core/clock.ts';
 import { limitOrderAmounts, type TickSize } from '../../../src/core/units.ts';
-import { OrderBuilder, defaultSaltSource, toPostBody, GTD_SECURITY_THRESHOLD_SEC } from '../../../src/api/orders.ts';
+import {
+  OrderBuilder,
+  defaultSaltSource,
+  toPostBody,
+  GTD_SECURITY_THRESHOLD_SEC,
+  type OrderBuilderOptions,
+} from '../../../src/api/orders.ts';
 import {
   cryptoBackend,
   keccak256Bytes,
@@ -43,8 +49,9 @@ function fixedSalt(start = 1000): () => number {
   let s = start;
   return () => s++;
 }
-const builder = (o: Partial<ConstructorParameters<typeof OrderBuilder>[0]> = {}) =>
-  new OrderBuilder({ wallet, chainId: 137, salt: fixedSalt(), ...o });
+/** A V1 builder: this file tests the V1 orders (V2: test/unit/order-v2-vectors.test.ts, test/unit/api/order-v2.test.ts). */
+const builder = (o: Partial<OrderBuilderOptions<1>> = {}) =>
+  new OrderBuilder({ wallet, chainId: 137, salt: fixedSalt(), protocol: 1, ...o });
 
 function native(): CryptoBackend {
   if (nativeCrypto === undefined) throw new Error('native crypto should load on this machine');
@@ -331,6 +338,7 @@ describe('OrderBuilder: digest, signature, domains', () => {
     const b = new OrderBuilder({
       wallet: PK,
       chainId: 80002,
+      protocol: 1,
       exchangeAddress: AMOY_EXCHANGE,
       salt: () => 479249096354,
     });
@@ -533,7 +541,7 @@ describe('OrderBuilder: validation', () => {
 
 describe('salts, expirations and the POST body', () => {
   it('default salts are positive safe integers, unique per order', () => {
-    const b = new OrderBuilder({ wallet, chainId: 137 });
+    const b = new OrderBuilder({ wallet, chainId: 137, protocol: 1 });
     const seen = new Set<number>();
     for (let i = 0; i < 1000; i++) {
       const o = b.buildLimit({ tokenId: TOKEN, side: 'BUY', price: '0.5', size: '10', tick: '0.01', negRisk: false });

@@ -136,7 +136,7 @@ describe('live venue: speculative signing (presign)', () => {
       transport,
       creds: { apiKey: 'k', secret: 'AAAA', passphrase: 'p' },
       address: wallet.address,
-      builder: new OrderBuilder({ wallet, chainId: 137 }),
+      builder: new OrderBuilder({ wallet, chainId: 137, protocol: 1 }),
       urls: { ws: 'ws://x' },
       clock: new LiveClock(),
       presign,
@@ -167,7 +167,7 @@ describe('live venue: speculative signing (presign)', () => {
     const w = p.wire as WireOrder;
     const { order, signature } = orderFromWire(w);
     expect(recoverSigner(p.id, signature)).toBe(wallet.address.toLowerCase());
-    const again = new OrderBuilder({ wallet, chainId: 137, salt: () => w.salt }).buildLimit({
+    const again = new OrderBuilder({ wallet, chainId: 137, protocol: 1, salt: () => w.salt }).buildLimit({
       tokenId: r.tokenId,
       side: r.side,
       price: r.price,
