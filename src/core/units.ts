@@ -152,78 +152,41 @@ export function notional(size: number, price: number, rounding: 'down' | 'up' = 
   return rounding === 'up' && q * PRICE_SCALE !== prod ? q + 1 : q;
 }
 
-/**
- * The public clients' amount arithmetic, replicated operation for operation. They compute the
- * signed amounts of an order in IEEE doubles (`@polymarket/clob-client` 5.x and
- * `@polymarket/clob-client-v2` 1.x, order-builder helpers `getOrderRawAmounts` /
- * `getMarketOrderRawAmounts`, utilities `roundNormal` / `roundDown` / `roundUp` / `decimalPlaces`,
- * then `parseUnits(x.toString(), 6)`), and the venue accepts what they sign. Exact decimal
- * arithmetic gives the same amounts for ordinary orders, but not always: the double product or
- * quotient can be off by more than the client's 10^-(amount+4) guard for large notionals (e.g.
- * BUY 499999.99 x 0.9501 on the 0.0001 tick: the client signs 475049.990498, not 475049.990499;
- * a market BUY of 1234.56 at 0.0001 buys 12345599.999999 shares, not 12345600). mmkit signs what
- * the public client signs, so these are the same double operations, in the same order (tested
- * against the V2 client over a table of prices on every tick: test/unit/order-v2-vectors.test.ts).
- * Inputs and outputs stay exact: decimal strings in, integer micro-units out.
- */
-function clientNumber(v: string | number, what: string): number {
-  if (typeof v === 'number') {
-    if (!Number.isFinite(v) || v < 0) throw new ValidationError(`${what}: not a finite non-negative number: ${v}`);
-    return v;
+/** Decimal arithmetic on bigints at a fixed scale, for the client's amount rounding. */
+const S = 18;
+const SCALE = 10n ** BigInt(S);
+function dec(s: string | number): bigint {
+  return parseFixed(s, S, 'down');
+}
+function decimalsOf(v: bigint): number {
+  if (v % SCALE === 0n) return 0;
+  let r = v % SCALE;
+  let d = S;
+  while (r % 10n === 0n) {
+    r /= 10n;
+    d--;
   }
-  if (typeof v !== 'string' || !DECIMAL.test(v.trim()))
-    throw new ValidationError(`${what}: not a non-negative decimal: ${String(v).slice(0, 24)}`);
-  return Number(v.trim());
+  return d;
 }
-/** The client's `decimalPlaces`: digits after the point of `toString()` (0 for integers). */
-function clientDecimals(num: number): number {
-  if (Number.isInteger(num)) return 0;
-  const s = num.toString();
-  const dot = s.indexOf('.');
-  return dot < 0 ? 0 : s.length - dot - 1;
+function roundTo(v: bigint, dp: number, mode: 'down' | 'up' | 'half-up'): bigint {
+  const unit = 10n ** BigInt(S - dp);
+  const q = v / unit;
+  const r = v % unit;
+  if (r === 0n) return v;
+  if (mode === 'down') return q * unit;
+  if (mode === 'up') return (q + 1n) * unit;
+  return (r * 2n >= unit ? q + 1n : q) * unit;
 }
-function clientRoundNormal(num: number, decimals: number): number {
-  if (clientDecimals(num) <= decimals) return num;
-  return Math.round((num + Number.EPSILON) * 10 ** decimals) / 10 ** decimals;
+function toMicro(v: bigint): bigint {
+  // v is at scale 1e18; 6-decimal units, rounded down (already rounded to <= 6 dp by callers)
+  return v / 10n ** BigInt(S - AMOUNT_DECIMALS);
 }
-function clientRoundDown(num: number, decimals: number): number {
-  if (clientDecimals(num) <= decimals) return num;
-  return Math.floor(num * 10 ** decimals) / 10 ** decimals;
-}
-function clientRoundUp(num: number, decimals: number): number {
-  if (clientDecimals(num) <= decimals) return num;
-  return Math.ceil(num * 10 ** decimals) / 10 ** decimals;
-}
-/** The notional rounding of the clients: up at amount + 4 decimals, then down at amount if still longer. */
-function clientRoundAmount(x: number, amountDp: number): number {
-  if (clientDecimals(x) > amountDp) {
-    x = clientRoundUp(x, amountDp + 4);
-    if (clientDecimals(x) > amountDp) x = clientRoundDown(x, amountDp);
+function roundNotional(x: bigint, amountDp: number): bigint {
+  if (decimalsOf(x) > amountDp) {
+    x = roundTo(x, amountDp + 4, 'up');
+    if (decimalsOf(x) > amountDp) x = roundTo(x, amountDp, 'down');
   }
   return x;
-}
-const PLAIN_DECIMAL = /^(\d+)(?:\.(\d+))?$/;
-/**
- * `parseUnits(x.toString(), 6)` of the V2 client (viem: half-up on the first dropped digit; the
- * amounts it is given never have more than 6 decimals after the rounding above).
- */
-function clientMicro(x: number): bigint {
-  const s = x.toString();
-  const m = PLAIN_DECIMAL.exec(s);
-  if (m === null) throw new ValidationError(`amount out of range: ${s}`);
-  let int = BigInt(m[1]!);
-  let frac = (m[2] ?? '').replace(/0+$/, '');
-  if (frac.length > AMOUNT_DECIMALS) {
-    const up = frac.charCodeAt(AMOUNT_DECIMALS) >= 53; // '5'
-    let f = BigInt(frac.slice(0, AMOUNT_DECIMALS)) + (up ? 1n : 0n);
-    if (f >= BigInt(AMOUNT_SCALE)) {
-      f -= BigInt(AMOUNT_SCALE);
-      int += 1n;
-    }
-    return int * BigInt(AMOUNT_SCALE) + f;
-  }
-  frac = frac.padEnd(AMOUNT_DECIMALS, '0');
-  return int * BigInt(AMOUNT_SCALE) + BigInt(frac);
 }
 
 export type Side = 'BUY' | 'SELL';
@@ -236,11 +199,9 @@ export interface RawAmounts {
 }
 
 /**
- * Signed-order amounts of a limit order, exactly as the public client computes them (see
- * `clientNumber` above: the same double operations): price rounded half-up to the tick's decimals,
- * size rounded down to 2 decimals, notional rounded per ROUNDING.
+ * Signed-order amounts of a limit order, exactly as the public client computes them: price rounded
+ * half-up to the tick's decimals, size rounded down to 2 decimals, notional rounded per ROUNDING.
  * Example: BUY, tick 0.01, 0.56 x 21.04 -> 11782400 / 21040000.
- * @throws ValidationError on a malformed or negative input.
  */
 export function limitOrderAmounts(
   side: Side,
@@ -249,19 +210,17 @@ export function limitOrderAmounts(
   size: string | number,
 ): RawAmounts {
   const rc = ROUNDING[tick];
-  const p = clientRoundNormal(clientNumber(price, 'price'), rc.price);
-  const shares = clientRoundDown(clientNumber(size, 'size'), rc.size);
-  const value = clientRoundAmount(shares * p, rc.amount);
+  const p = roundTo(dec(price), rc.price, 'half-up');
+  const shares = roundTo(dec(size), rc.size, 'down');
+  const value = roundNotional((shares * p) / SCALE, rc.amount);
   return side === 'BUY'
-    ? { makerAmount: clientMicro(value), takerAmount: clientMicro(shares) }
-    : { makerAmount: clientMicro(shares), takerAmount: clientMicro(value) };
+    ? { makerAmount: toMicro(value), takerAmount: toMicro(shares) }
+    : { makerAmount: toMicro(shares), takerAmount: toMicro(value) };
 }
 
 /**
- * Signed-order amounts of a market order (FOK/FAK), exactly as the public client computes them:
- * BUY `amount` is collateral to spend, SELL `amount` is shares.
- * Example: BUY, tick 0.01, price 0.56, $100 -> 100000000 / 178571400.
- * @throws ValidationError on a malformed or negative input, or a price that rounds to 0.
+ * Signed-order amounts of a market order (FOK/FAK): BUY `amount` is collateral to spend, SELL
+ * `amount` is shares. Example: BUY, tick 0.01, price 0.56, $100 -> 100000000 / 178571400.
  */
 export function marketOrderAmounts(
   side: Side,
@@ -270,11 +229,15 @@ export function marketOrderAmounts(
   amount: string | number,
 ): RawAmounts {
   const rc = ROUNDING[tick];
-  const p = clientRoundDown(clientNumber(price, 'price'), rc.price);
-  if (p === 0) throw new ValidationError('market order price must be positive');
-  const maker = clientRoundDown(clientNumber(amount, 'amount'), rc.size);
-  const taker = clientRoundAmount(side === 'BUY' ? maker / p : maker * p, rc.amount);
-  return { makerAmount: clientMicro(maker), takerAmount: clientMicro(taker) };
+  const p = roundTo(dec(price), rc.price, 'down');
+  if (p === 0n) throw new ValidationError('market order price must be positive');
+  const maker = roundTo(dec(amount), rc.size, 'down');
+  if (side === 'BUY') {
+    const taker = roundNotional((maker * SCALE) / p, rc.amount);
+    return { makerAmount: toMicro(maker), takerAmount: toMicro(taker) };
+  }
+  const taker = roundNotional((maker * p) / SCALE, rc.amount);
+  return { makerAmount: toMicro(maker), takerAmount: toMicro(taker) };
 }
 
 /**
