@@ -241,8 +241,11 @@ export function marketOrderAmounts(
 }
 
 /**
- * The limit price, in pips, implied by a signed order's amounts (collateral / shares), rounded to the
- * nearest pip. Returns the pips and the share quantity (micro), floored to the 0.01 lot.
+ * The limit price, in pips, implied by a signed order's amounts (collateral / shares), rounded to
+ * the pip in the order's own favour, never to the nearest: a BUY's down (it pays at most what it
+ * signed per share), a SELL's up (it receives at least what it signed per share). Returns the pips
+ * and the share quantity (micro), floored to the 0.01 lot. A price above 1 is given as
+ * PRICE_SCALE + 1. Example: BUY 100 shares for 74.995 -> 7499 (0.74995 floored), not 7500.
  */
 export function impliedPrice(
   side: Side,
@@ -252,9 +255,8 @@ export function impliedPrice(
   const shares = side === 'BUY' ? takerAmount : makerAmount;
   const collateral = side === 'BUY' ? makerAmount : takerAmount;
   if (shares <= 0n) return { price: 0, shares: 0, collateral };
-  // nearest pip of collateral/shares
-  const num = collateral * BigInt(PRICE_SCALE) * 2n + shares;
-  const price = num / (shares * 2n);
+  const num = collateral * BigInt(PRICE_SCALE);
+  const price = side === 'BUY' ? num / shares : (num + shares - 1n) / shares;
   const lots = shares / BigInt(LOT_MICRO);
   const sharesLot = lots * BigInt(LOT_MICRO);
   return {

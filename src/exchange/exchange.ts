@@ -8,7 +8,7 @@
  */
 import { keccak256, toUtf8Bytes } from 'ethers';
 import type { Clock, TimerHandle } from '../core/clock.ts';
-import { AMOUNT_SCALE, impliedPrice, MAX_ORDER_MICRO, PRICE_SCALE, tickFromPips } from '../core/units.ts';
+import { AMOUNT_SCALE, MAX_ORDER_MICRO, PRICE_SCALE, tickFromPips } from '../core/units.ts';
 import {
   OrderHasher,
   recoverSigner,
@@ -17,6 +17,7 @@ import {
   type SignedOrderStruct,
 } from '../api/signing/order.ts';
 import { MatchingEngine } from './matching/engine.ts';
+import { bookTerms } from './order-admission.ts';
 import type {
   CancelReason,
   EngineEvent,
@@ -582,8 +583,10 @@ export class PaperExchange {
     const side = o.side === 0 ? 'BUY' : 'SELL';
     if (o.makerAmount > BigInt(MAX_ORDER_MICRO) * 2n || o.takerAmount > BigInt(MAX_ORDER_MICRO) * 2n)
       return reject('INVALID_ORDER_ERROR', 'order amounts too large');
-    const ip = impliedPrice(side, o.makerAmount, o.takerAmount);
-    if (ip.shares <= 0) return reject('INVALID_ORDER_MIN_SIZE', 'order is invalid. Size lower than the minimum');
+    // the limit never better for the order than its signed amounts (order-admission.ts)
+    const tickPips = this.engine.marketOfToken(tokenId)?.tickPips ?? 1;
+    const terms = bookTerms(side, o.makerAmount, o.takerAmount, req.orderType, tickPips);
+    if (terms.size <= 0) return reject('INVALID_ORDER_MIN_SIZE', 'order is invalid. Size lower than the minimum');
     const now = this.clock.now();
     let expiresAt = 0;
     if (req.orderType === 'GTD') {
@@ -605,8 +608,8 @@ export class PaperExchange {
       owner: key.apiKey,
       tokenId,
       side,
-      price: ip.price,
-      size: ip.shares,
+      price: terms.price,
+      size: terms.size,
       type: req.orderType,
       postOnly: req.postOnly,
       expiresAt,

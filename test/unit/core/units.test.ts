@@ -111,6 +111,16 @@ describe('signed-order amounts (venue-conventions vectors)', () => {
     expect(impliedPrice('BUY', 100_000_000n, 178_571_400n)).toMatchObject({ price: 5600, shares: 178_570_000 });
     expect(impliedPrice('BUY', 1n, 0n).shares).toBe(0);
   });
+  it("rounds the implied price in the order's own favour, never to the nearest pip", () => {
+    // BUY 100 for 74.995 (0.74995): down, so a fill never charges more than signed
+    expect(impliedPrice('BUY', 74_995_000n, 100_000_000n).price).toBe(7499);
+    expect(impliedPrice('BUY', 74_999_999n, 100_000_000n).price).toBe(7499);
+    // SELL 100 for at least 75.004 (0.75004): up, so a fill never pays less than signed
+    expect(impliedPrice('SELL', 100_000_000n, 75_004_000n).price).toBe(7501);
+    expect(impliedPrice('SELL', 100_000_000n, 75_000_001n).price).toBe(7501);
+    expect(impliedPrice('SELL', 100_000_000n, 75_000_000n).price).toBe(7500);
+    expect(impliedPrice('BUY', 200_000_000n, 100_000_000n).price).toBe(10_001);
+  });
 });
 
 describe('market record prices', async () => {
