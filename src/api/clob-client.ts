@@ -188,6 +188,20 @@ export class ClobClient {
     }
   }
 
+  /**
+   * GET /version: the order protocol the venue speaks, 1 or 2 (the public service since 2026-04-28:
+   * 2). A venue without the route (404) predates the migration: 1.
+   * @throws NetworkError, ValidationError (a version this client does not speak) as any request.
+   */
+  async version(call?: CallOptions): Promise<1 | 2> {
+    try {
+      return await this.#req('GET', '/version', S.versionSchema, { call });
+    } catch (e) {
+      if (e instanceof NotFoundError) return 1;
+      throw e;
+    }
+  }
+
   /** GET /markets: one page of market records. @throws ValidationError on a malformed record. */
   async markets(cursor: string = FIRST_CURSOR, call?: CallOptions & { limit?: number }): Promise<Page<ClobMarket>> {
     const p = await this.#req('GET', '/markets', S.cursorPageSchema(S.clobMarketSchema), {

@@ -557,6 +557,12 @@ export const schema = {
       default: 'eoa',
       env: 'MMKIT_SIGNATURE_TYPE',
     },
+    protocol: {
+      doc: 'Order protocol to sign: auto (ask the venue, GET /version: 2 for CLOB V2, the public service since 2026-04-28; 1 when it answers 1 or has no such route), 2 or 1.',
+      format: ['auto', '1', '2'],
+      default: 'auto',
+      env: 'MMKIT_ORDER_PROTOCOL',
+    },
     funder: {
       doc: 'Maker (funder) address: the proxy or Safe holding the funds; empty: the wallet address (eoa).',
       format: 'address-or-empty',
@@ -732,6 +738,7 @@ export type MmkitConfig = {
     userAuditMs: number;
     positionAuditMs: number;
     signatureType: 'eoa' | 'poly-proxy' | 'gnosis-safe';
+    protocol: 'auto' | '1' | '2';
     funder: string;
     apiNonce: number;
     timeoutMs: number;

@@ -76,6 +76,8 @@ export interface RunConfig {
   apiNonce?: number;
   /** Order signature type (venue.signatureType): EOA 0, POLY_PROXY 1, POLY_GNOSIS_SAFE 2. */
   signatureType?: 0 | 1 | 2;
+  /** Order protocol (venue.protocol); absent: the venue's (GET /version). */
+  protocol?: 1 | 2;
   /** Funder address (venue.funder). */
   funder?: string;
   /** Per-request timeout, ms (venue.timeoutMs). */
@@ -320,6 +322,7 @@ async function runLocked(
     ...(cfg.apiCredentials ? { credentials: cfg.apiCredentials } : {}),
     ...(cfg.apiNonce !== undefined ? { nonce: cfg.apiNonce } : {}),
     ...(cfg.signatureType !== undefined ? { signatureType: cfg.signatureType } : {}),
+    ...(cfg.protocol !== undefined ? { protocol: cfg.protocol } : {}),
     ...(cfg.funder ? { funder: cfg.funder } : {}),
     ...(cfg.timeoutMs !== undefined ? { timeoutMs: cfg.timeoutMs } : {}),
     ...(cfg.marketSilenceMs !== undefined ? { silenceMs: cfg.marketSilenceMs } : {}),

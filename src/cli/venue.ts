@@ -234,6 +234,8 @@ export interface VenueRunOptions {
   userAuditMs?: number;
   /** Position reconciliation period, ms (venue.positionAuditMs; 0: at start and on reconnects only). */
   positionAuditMs?: number;
+  /** Order protocol (venue.protocol); absent: asked of the venue (GET /version). */
+  protocol?: 1 | 2;
 }
 
 /** The venue-related options of `runBot` from the configuration (URLs, budgets, credentials, signing, store, market filters). */
@@ -245,6 +247,7 @@ export function runOptionsOf(cfg: MmkitConfig): VenueRunOptions {
     ...(creds ? { apiCredentials: creds } : {}),
     apiNonce: cfg.venue.apiNonce,
     signatureType: signatureTypeOf(cfg),
+    ...(cfg.venue.protocol !== 'auto' ? { protocol: cfg.venue.protocol === '2' ? 2 : 1 } : {}),
     ...(cfg.venue.funder ? { funder: cfg.venue.funder } : {}),
     timeoutMs: cfg.venue.timeoutMs,
     marketSilenceMs: cfg.venue.marketSilenceMs,

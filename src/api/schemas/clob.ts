@@ -42,6 +42,9 @@ export const worldSchema = z
 /** The identity of a paper exchange's world (GET /world). */
 export type WorldInfo = z.output<typeof worldSchema>;
 
+/** GET /version: the order protocol the venue speaks (`{"version": 2}` since the CLOB V2 migration). */
+export const versionSchema = z.object({ version: z.union([z.literal(1), z.literal(2)]) }).transform((v) => v.version);
+
 /** GET / (health): "OK". */
 export const okSchema = z.unknown();
 

@@ -149,16 +149,15 @@ export interface LiveVenueOptions {
   credentials?: ApiCredentials;
   /** Order signature type: EOA 0 (default), POLY_PROXY 1, POLY_GNOSIS_SAFE 2 (POLY_1271 3: protocol 2 only). */
   signatureType?: SignatureType;
-  /** The order protocol to sign: 1 (CTF Exchange V1) or 2 (V2). Default LIVE_ORDER_PROTOCOL. */
+  /** The order protocol to sign: 1 (CTF Exchange V1) or 2 (V2). Default: the venue's (GET /version). */
   protocol?: OrderProtocol;
   /** Maker (funder) address holding the funds, for signature types 1 and 2; also the account whose orders and fills are ours. */
   funder?: string;
 }
 
 /**
- * The order protocol the live venue signs when its options do not name one: 1, the protocol the
- * paper exchange speaks today (the public service speaks 2 since 2026-04-28). The venue's version
- * detection (GET /version at start) will select the protocol; this constant is its fallback.
+ * The order protocol of a venue that does not say (no `GET /version`, 404): 1, the protocol before
+ * the CLOB V2 migration (the public service answers 2 since 2026-04-28).
  */
 export const LIVE_ORDER_PROTOCOL: OrderProtocol = 1;
 
@@ -258,10 +257,19 @@ export async function createLiveVenue(o: LiveVenueOptions): Promise<LiveVenue> {
     throw err;
   }
   transport.setCredentials(creds);
+  let protocol: OrderProtocol;
+  try {
+    // sign what the venue speaks: GET /version (a venue without it predates V2: 1)
+    protocol = o.protocol ?? (await new ClobClient(transport).version());
+  } catch (err) {
+    await transport.close();
+    throw err;
+  }
+  o.logger?.info({ protocol, asked: o.protocol === undefined }, `signing CLOB V${protocol} orders`);
   const builder = new OrderBuilder({
     wallet: o.wallet,
     chainId: o.chainId ?? 137,
-    protocol: o.protocol ?? LIVE_ORDER_PROTOCOL,
+    protocol,
     clock,
     ...(o.signatureType !== undefined ? { signatureType: o.signatureType } : {}),
     ...(o.funder ? { funder: o.funder } : {}),
