@@ -118,6 +118,15 @@ convict.addFormat({
   },
 });
 convict.addFormat({
+  name: 'clob-protocol',
+  validate(v: unknown) {
+    if (v !== 1 && v !== 2) throw new Error('must be 1 or 2');
+  },
+  coerce(v: unknown) {
+    return v === '1' || v === '2' ? Number(v) : v;
+  },
+});
+convict.addFormat({
   name: 'http-url-or-empty',
   validate(v: unknown) {
     if (typeof v !== 'string' || (v !== '' && !isUrl(v, ['http:', 'https:'])))
@@ -234,6 +243,13 @@ export const schema = {
       format: 'nat',
       default: 137,
       env: 'MMKIT_EXCHANGE_CHAIN_ID',
+    },
+    protocol: {
+      // 1 until the exchange verifies V2 orders (issue 17): then the default flips to 2
+      doc: 'CLOB protocol the paper exchange speaks (GET /version): 2 (CLOB V2) or 1. Public V2 clients sign V1 orders when it is 1.',
+      format: 'clob-protocol',
+      default: 1 as 1 | 2,
+      env: 'MMKIT_EXCHANGE_PROTOCOL',
     },
     startingBalance: {
       doc: 'Collateral (USDC, decimal string) credited to an address with its first API key.',
@@ -750,6 +766,7 @@ export type MmkitConfig = {
     port: number;
     seed: number;
     chainId: number;
+    protocol: 1 | 2;
     startingBalance: string;
     adminToken: string;
     heartbeatTimeoutMs: number;
@@ -1024,6 +1041,7 @@ const FORMAT_DOCS: Record<string, string> = {
   port: 'integer 0 to 65535',
   'positive-number': 'number > 0',
   'decimal-amount': 'decimal string, <= 6 decimals',
+  'clob-protocol': '`1`, `2`',
   'json-array': 'JSON array',
   'json-object': 'JSON object',
   'string-list': 'list of strings (JSON array or comma list)',

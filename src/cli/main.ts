@@ -65,6 +65,7 @@ Examples:
   mmkit exchange --port 0 --json                   # a free port; prints the base URLs as one JSON line
   mmkit exchange --seed 7 --agents none --no-lifecycle --db data/exchange.db
   MMKIT_ADMIN_TOKEN=secret mmkit exchange          # turns on /admin (faults, tick changes, resolution)
+  mmkit exchange --protocol 2                      # GET /version answers 2: public V2 clients sign V2 orders
 `,
   )
   .option('--config <file>', 'JSON config file merged over config/default.json')
@@ -81,6 +82,11 @@ Examples:
     '--chain-id <n>',
     'chain id of signed orders and L1 auth [exchange.chainId]',
     intArg('--chain-id', 1, 2 ** 31),
+  )
+  .option(
+    '--protocol <1|2>',
+    'CLOB protocol to speak, GET /version: 2 (CLOB V2) or 1 [exchange.protocol]',
+    intArg('--protocol', 1, 2),
   )
   .option('--admin-token <token>', 'enable the /admin routes (prefer env MMKIT_ADMIN_TOKEN) [exchange.adminToken]')
   .option('--no-rate-limits', 'turn off the rate limits of spec section 8 [exchange.rateLimits.enabled]')
@@ -102,6 +108,7 @@ Examples:
       'exchange.seed': o.seed,
       'exchange.startingBalance': o.startingBalance,
       'exchange.chainId': o.chainId,
+      'exchange.protocol': o.protocol,
       'exchange.adminToken': o.adminToken,
       'exchange.rateLimits.enabled': o.rateLimits === false ? false : undefined,
       'exchange.rateLimits.scale': o.rateLimitScale,
@@ -141,6 +148,7 @@ Examples:
       exchange: {
         startingCollateral: parseAmount(x.startingBalance),
         chainId: x.chainId,
+        protocol: x.protocol,
         heartbeatTimeoutMs: x.heartbeatTimeoutMs,
         gtdThresholdSec: x.gtdThresholdSec,
       },
@@ -168,7 +176,9 @@ Examples:
     process.on('SIGTERM', () => stop('SIGTERM'));
     if (o.json) process.stdout.write(JSON.stringify(running.urls) + '\n');
     else {
-      process.stdout.write(`mmkit paper exchange listening (seed ${x.seed}, chain ${x.chainId})\n`);
+      process.stdout.write(
+        `mmkit paper exchange listening (seed ${x.seed}, chain ${x.chainId}, CLOB protocol ${x.protocol})\n`,
+      );
       for (const [k, v] of Object.entries(running.urls)) process.stdout.write(`  ${k.padEnd(15)} ${v}\n`);
     }
   });

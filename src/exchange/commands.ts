@@ -27,6 +27,10 @@ export type Command =
   /** A read-only API key created for an address (the key derives from the server secret and the count). */
   | { k: 'rokey'; address: string }
   | { k: 'delrokey'; address: string; apiKey: string }
+  /** A builder API key created for an address (derived like read-only keys: server secret and count). */
+  | { k: 'bkey'; address: string }
+  /** An address's live builder keys revoked (only `apiKey` when given). */
+  | { k: 'revbkey'; address: string; apiKey?: string }
   /** An operator registers a funder (maker account) to a signer for proxy orders (signatureType 1/2). */
   | { k: 'funder'; signer: string; funder: string }
   | { k: 'place'; order: NewOrder; builder?: string }

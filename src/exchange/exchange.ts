@@ -55,7 +55,21 @@ export interface ExchangeOptions {
   identity?: WorldIdentity;
   exchangeAddress?: string;
   negRiskExchangeAddress?: string;
+  /**
+   * The CLOB protocol the exchange speaks (`GET /version`): 1, or 2 (CLOB V2, the public service's
+   * since 2026-04-28). Public V2 clients sign V1 orders when it answers 1. Unset: DEFAULT_PROTOCOL.
+   */
+  protocol?: ClobProtocol;
 }
+
+/** A CLOB protocol version: 1 (V1 orders) or 2 (CLOB V2). */
+export type ClobProtocol = 1 | 2;
+
+/**
+ * The protocol an exchange speaks unless told otherwise. 1 for now: the exchange verifies only V1
+ * orders, and the bot signs V1. It flips to 2 when V2 order verification lands (issue 17).
+ */
+export const DEFAULT_PROTOCOL: ClobProtocol = 1;
 
 export const DEFAULT_EXCHANGE_OPTIONS: Omit<ExchangeOptions, 'clock'> = {
   chainId: 137,
@@ -64,6 +78,7 @@ export const DEFAULT_EXCHANGE_OPTIONS: Omit<ExchangeOptions, 'clock'> = {
   gtdThresholdSec: 60,
   minedMs: 2_000,
   confirmedMs: 5_000,
+  protocol: DEFAULT_PROTOCOL,
 };
 
 export interface MarketEntry {
@@ -300,6 +315,10 @@ export class PaperExchange {
         return this.keys.createReadonly(c.address, c.t);
       case 'delrokey':
         return this.keys.deleteReadonly(c.address, c.apiKey);
+      case 'bkey':
+        return this.keys.createBuilder(c.address, c.t);
+      case 'revbkey':
+        return this.keys.revokeBuilder(c.address, c.t, c.apiKey);
       case 'place': {
         const r = e.place(c.order, c.t);
         if (r.ok && c.builder !== undefined) this.orderBuilder.set(c.order.id, c.builder);

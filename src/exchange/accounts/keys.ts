@@ -9,6 +9,11 @@
  * token) and checks it with `GET /auth/validate-readonly-api-key`. They never place, cancel or
  * manage keys (src/exchange/http/readonly-keys.ts). Derived from the server secret and the
  * store's creation count, so replaying the journal recreates the same keys.
+ *
+ * Builder API keys (`POST /auth/builder-api-key`, CLOB V2) are full credentials {key, secret,
+ * passphrase} an account creates for its builder profile (src/exchange/http/builder.ts). Derived
+ * like read-only keys (server secret and creation count); revoking one keeps it listed with its
+ * revocation time, as the public service lists them.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 
@@ -42,10 +47,23 @@ export interface ReadonlyKeyRecord {
 /** Most read-only keys one address holds at once. */
 export const MAX_READONLY_KEYS = 20;
 
+/** A builder API key of an address: credentials, when made, and when revoked (if it was). */
+export interface BuilderKeyRecord extends ApiCreds {
+  address: string; // lower case
+  createdAt: number; // unix ms
+  revokedAt?: number; // unix ms
+}
+
+/** Most live (not revoked) builder keys one address holds at once. */
+export const MAX_BUILDER_KEYS = 20;
+
 export class ApiKeyStore {
   private readonly byKey = new Map<string, ApiKeyRecord>();
   private readonly byAddrNonce = new Map<string, ApiKeyRecord>();
   private readonly readonlyByKey = new Map<string, ReadonlyKeyRecord>();
+  private readonly builderByKey = new Map<string, BuilderKeyRecord>();
+  /** Builder keys created so far (the derivation counter; revocations do not lower it). */
+  private builderCreated = 0;
   /** Read-only keys created so far (the derivation counter; deletions do not lower it). */
   private readonlyCreated = 0;
   private readonly serverSecret: Buffer;
@@ -140,6 +158,51 @@ export class ApiKeyStore {
     const rec = this.readonlyByKey.get(apiKey);
     if (rec === undefined || rec.address !== address.toLowerCase()) return false;
     return this.readonlyByKey.delete(apiKey);
+  }
+
+  // ---- builder keys -----------------------------------------------------------------------------
+
+  /** Creates a builder key for `address`; null when it holds MAX_BUILDER_KEYS live ones already. */
+  createBuilder(address: string, now: number): BuilderKeyRecord | null {
+    const a = address.toLowerCase();
+    if (this.listBuilder(a).filter((r) => r.revokedAt === undefined).length >= MAX_BUILDER_KEYS) return null;
+    const n = this.builderCreated++;
+    const mac = (label: string): Buffer =>
+      createHmac('sha256', this.serverSecret).update(`builder-${label}|${a}|${n}`).digest();
+    const rec: BuilderKeyRecord = {
+      apiKey: uuidFromBytes(mac('key')),
+      secret: mac('secret').toString('base64url').padEnd(44, '='),
+      passphrase: mac('passphrase').toString('hex'),
+      address: a,
+      createdAt: now,
+    };
+    this.builderByKey.set(rec.apiKey, rec);
+    return rec;
+  }
+
+  /** The builder key record of `apiKey`, if it is one (revoked ones included). */
+  builder(apiKey: string): BuilderKeyRecord | undefined {
+    return this.builderByKey.get(apiKey);
+  }
+
+  /** Builder keys of `address`, revoked ones included, oldest first. */
+  listBuilder(address: string): BuilderKeyRecord[] {
+    const a = address.toLowerCase();
+    return [...this.builderByKey.values()].filter((r) => r.address === a);
+  }
+
+  /**
+   * Revokes the live builder keys of `address` (only `apiKey` when given) at `now`; returns the
+   * keys revoked (none when nothing live matched).
+   */
+  revokeBuilder(address: string, now: number, apiKey?: string): string[] {
+    const out: string[] = [];
+    for (const r of this.listBuilder(address)) {
+      if (r.revokedAt !== undefined || (apiKey !== undefined && r.apiKey !== apiKey)) continue;
+      r.revokedAt = now;
+      out.push(r.apiKey);
+    }
+    return out;
   }
 }
 

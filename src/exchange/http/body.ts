@@ -91,3 +91,14 @@ export function cursorPage<T, U>(
     data: slice.map(render),
   };
 }
+
+/** The first of `names` present in the query, as unix seconds (digits only, else a 400). */
+export function qSeconds(q: Query, ...names: string[]): number | undefined {
+  for (const n of names) {
+    const v = qString(q, n);
+    if (v === undefined) continue;
+    if (!/^\d{1,12}$/.test(v)) throw badRequest(`${n} must be unix seconds`);
+    return Number(v);
+  }
+  return undefined;
+}

@@ -26,6 +26,8 @@ import { authenticate, authenticateL1, authenticateRead, type AuthOptions, type 
 import { cursorPage, parseWith, qRequired, qString, type Query } from './body.ts';
 import { badRequest, envelope, HttpError, notFound } from './errors.ts';
 import { formatMid, renderBook, renderOrder, renderTrade } from './render.ts';
+import { builderRoutes } from './builder.ts';
+import { v2Routes } from './v2-routes.ts';
 
 /** Most orders in one POST /orders (src/core/rate-limits.ts). */
 export const MAX_BATCH = MAX_BATCH_ORDERS;
@@ -133,6 +135,10 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       if (bid === null || ask === null) throw notFound('the book has no two-sided quote');
       return formatPrice(ask - bid);
     };
+
+    // what the public V2 client calls besides: /version, /clob-markets, builder keys and fees, ...
+    await app.register(v2Routes(ex, opts));
+    await app.register(builderRoutes(ex, opts));
 
     app.get('/', async () => 'OK');
     app.get('/time', async () => Math.floor(ex.clock.now() / 1000));
@@ -521,7 +527,8 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
     const heartbeat = async (req: FastifyRequest) => {
       const k = l2(req);
       parseWith(heartbeatSchema, req.body ?? undefined, 'body');
-      // no `error` key on success: the public TS client with throwOnError takes its presence for a failure
+      // `{heartbeat_id}` and no `error` key on success: the public TS clients (V1 and V2, whose type
+      // is `{heartbeat_id, error_msg?}`) with throwOnError take an `error` key for a failure
       return { heartbeat_id: ex.heartbeat(k.address) };
     };
     app.post('/v1/heartbeats', heartbeat);

@@ -13,8 +13,9 @@ import { formatAmount, parseAmount, PRICE_SCALE } from '../../core/units.ts';
 import type { MarketEntry, PaperExchange } from '../exchange.ts';
 import { PositionBook } from '../accounts/positions.ts';
 import type { Trade } from '../matching/types.ts';
-import { qInt, qString, type Query } from './body.ts';
-import { badRequest, notFound } from './errors.ts';
+import { qSeconds, qString, type Query } from './body.ts';
+import { priceHistoryOf } from './price-history.ts';
+import { badRequest } from './errors.ts';
 import {
   eventOf,
   eventMarkets,
@@ -26,7 +27,6 @@ import {
   okPage,
   paginate,
   pathAddress,
-  priceNumber,
   priceString,
   ratio6,
   selectEvents,
@@ -36,16 +36,6 @@ import {
   valueAt,
   type UserFill,
 } from './render-meta.ts';
-
-/** Price-history intervals: the window back from now, seconds (`1m` is a month, as at the venue). */
-export const PRICE_INTERVALS: Readonly<Record<string, { seconds: number; fidelity: number }>> = {
-  '1h': { seconds: 3_600, fidelity: 1 },
-  '6h': { seconds: 6 * 3_600, fidelity: 1 },
-  '1d': { seconds: 86_400, fidelity: 5 },
-  '1w': { seconds: 7 * 86_400, fidelity: 60 },
-  '1m': { seconds: 30 * 86_400, fidelity: 180 },
-  max: { seconds: Infinity, fidelity: 180 },
-};
 
 /** One open position of a user, integers (micro / pips). */
 interface PositionRow {
@@ -208,16 +198,6 @@ function tradeCounts(ex: PaperExchange): Map<string, { count: number; last: numb
 }
 
 /** Parse a unix-seconds query parameter. */
-function qSeconds(q: Query, ...names: string[]): number | undefined {
-  for (const n of names) {
-    const v = qString(q, n);
-    if (v === undefined) continue;
-    if (!/^\d{1,12}$/.test(v)) throw badRequest(`${n} must be unix seconds`);
-    return Number(v);
-  }
-  return undefined;
-}
-
 /** Builder attribution of one trade: per side whose order carried `key`, that side's notional. */
 function builderShare(ex: PaperExchange, key: string, t: Trade) {
   let volume = 0;
@@ -298,57 +278,7 @@ export function dataRoutes(ex: PaperExchange) {
     });
 
     // ---- price history ------------------------------------------------------------------------
-    const priceHistory = async (req: FastifyRequest) => {
-      const q = req.query as Query;
-      const ref = qString(q, 'token_id') ?? qString(q, 'market');
-      if (ref === undefined) throw badRequest('missing query parameter market or token_id');
-      let tokenId: string;
-      let entry: MarketEntry;
-      const byToken = ex.marketOfToken(ref);
-      if (byToken) {
-        tokenId = ref;
-        entry = byToken.entry;
-      } else {
-        const e = ex.market(ref);
-        if (e === undefined) throw notFound('no market trades that token or condition id');
-        entry = e;
-        tokenId = e.meta.tokens[0];
-      }
-      const intervalName = qString(q, 'interval') ?? 'max';
-      const interval = PRICE_INTERVALS[intervalName];
-      if (interval === undefined)
-        throw badRequest(`interval must be one of ${Object.keys(PRICE_INTERVALS).join(', ')}`);
-      const fidelity = qInt(q, 'fidelity', interval.fidelity, 1, 60 * 24 * 30);
-      const nowSec = unixSec(ex.clock.now());
-      const startTs = qSeconds(q, 'startTs', 'start_ts');
-      const endTs = qSeconds(q, 'endTs', 'end_ts');
-      const end = endTs ?? nowSec;
-      const start = startTs ?? (Number.isFinite(interval.seconds) ? end - interval.seconds : 0);
-      if (start > end) throw badRequest('startTs must not be after endTs');
-      const bucketSec = fidelity * 60;
-      const buckets = new Map<number, number>();
-      for (const r of ex.allTrades()) {
-        const t = r.trade;
-        if (t.market !== entry.meta.conditionId) continue;
-        const sec = unixSec(t.matchTime);
-        if (sec < start || sec > end) continue;
-        const b = Math.floor(sec / bucketSec) * bucketSec;
-        // the fills of one trade are in match order: the last one sets the bucket's price
-        for (const m of t.makers) buckets.set(b, fillPriceOn(m, tokenId));
-      }
-      const history = [...buckets.entries()]
-        .sort((a, b) => a[0] - b[0])
-        .map(([t, p]) => ({ t, p: priceNumber(p) as number }));
-      return ok({
-        token_id: tokenId,
-        condition_id: entry.meta.conditionId,
-        interval: startTs !== undefined || endTs !== undefined ? null : intervalName,
-        fidelity,
-        start_ts: start,
-        end_ts: end,
-        history,
-      });
-    };
+    const priceHistory = async (req: FastifyRequest) => ok(priceHistoryOf(ex, req.query as Query));
     app.get('/prices', priceHistory);
     app.get('/prices-history', priceHistory);
 

@@ -1,6 +1,8 @@
 /**
- * `GET {clob_url}/live-activity/events/{condition_id}`: a market's recent trades, as the public
- * client's `getMarketTradesEvents(conditionID)` reads them (public, no credential). Newest first,
+ * `GET {clob_url}/live-activity/events/{condition_id}` (where the public V1 client calls it) and
+ * `GET {clob_url}/markets/live-activity/{condition_id}` (where the public V2 client calls it): a
+ * market's recent trades, as both clients' `getMarketTradesEvents(conditionID)` read them (public,
+ * no credential; one handler, the same answer on both paths). Newest first,
  * at most `limit` (default 100, at most 500), one item per trade, for its taker:
  *
  *   {event_type: "trade", market: {condition_id, asset_id, question, icon, slug},
@@ -11,19 +13,24 @@
  * decimal strings; `timestamp` is unix seconds, as a string. The user fields come from the world's
  * profile of the taker's address (a trader without one: its shortened address as pseudonym, the
  * rest ""). An unknown condition id is 404 (the public service answers 404 for markets it no longer
- * serves); a market without trades answers [].
+ * serves); a malformed one (not 0x + 64 hex digits) is 400; a market without trades answers [].
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { formatAmount, formatPrice } from '../../core/units.ts';
 import type { PaperExchange, TradeRecord } from '../exchange.ts';
 import { qInt, type Query } from './body.ts';
-import { notFound } from './errors.ts';
+import { badRequest, notFound } from './errors.ts';
+
+/** A condition id: 0x + 64 hex digits. */
+export const CONDITION_ID = /^0x[0-9a-fA-F]{64}$/;
 import { eventOf, unixSec } from './render-meta.ts';
 
 export function liveActivityRoutes(ex: PaperExchange) {
   return async function plugin(app: FastifyInstance): Promise<void> {
-    app.get<{ Params: { condition_id: string } }>('/live-activity/events/:condition_id', async (req) => {
-      const entry = ex.market(req.params.condition_id);
+    const handler = async (req: FastifyRequest<{ Params: { condition_id: string } }>) => {
+      const cidParam = req.params.condition_id;
+      if (!CONDITION_ID.test(cidParam)) throw badRequest('Invalid condition id: 0x + 64 hex digits');
+      const entry = ex.market(cidParam);
       if (entry === undefined) throw notFound('market not found');
       const limit = qInt(req.query as Query, 'limit', 100, 1, 500);
       const cid = entry.meta.conditionId;
@@ -64,6 +71,8 @@ export function liveActivityRoutes(ex: PaperExchange) {
           timestamp: String(unixSec(t.matchTime)),
         };
       });
-    });
+    };
+    app.get('/live-activity/events/:condition_id', handler);
+    app.get('/markets/live-activity/:condition_id', handler);
   };
 }

@@ -187,6 +187,20 @@ describe('config: strict validation names the key and what is allowed', () => {
     });
   });
 
+  it('exchange.protocol: 1 by default (until V2 orders are verified), 1 or 2 from files, env and flags', () => {
+    expect(loadConfig(undefined, {}, {}).exchange.protocol).toBe(1);
+    expect(loadConfig(undefined, {}, { MMKIT_EXCHANGE_PROTOCOL: '2' }).exchange.protocol).toBe(2);
+    expect(loadConfig(file({ exchange: { protocol: 2 } }), {}, {}).exchange.protocol).toBe(2);
+    expect(loadConfig(undefined, { 'exchange.protocol': 1 }, { MMKIT_EXCHANGE_PROTOCOL: '2' }).exchange.protocol).toBe(
+      1,
+    );
+    for (const bad of ['3', 'v2', '2.0'])
+      expect(configError(() => loadConfig(undefined, {}, { MMKIT_EXCHANGE_PROTOCOL: bad })).key).toBe(
+        'exchange.protocol',
+      );
+    expect(configError(() => loadConfig(file({ exchange: { protocol: 3 } }), {}, {})).key).toBe('exchange.protocol');
+  });
+
   it('validates flags the same way', () => {
     expect(configError(() => loadConfig(undefined, { 'bot.marketCount': 'three' }, {})).key).toBe('bot.marketCount');
   });
