@@ -283,6 +283,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         postOnly: b.postOnly,
         keystoreFile: b.keystoreFile,
         seed: b.seed,
+        paperProtocol: cfg.exchange.protocol === 2 ? 2 : 1,
         collateral: {
           autoMerge: b.autoMerge,
           mergeMinSize: parseAmount(b.mergeMinSize),

@@ -66,6 +66,8 @@ export interface RunConfig {
   keystoreFile: string;
   /** Seed of the in-process paper exchange's world. */
   seed: number;
+  /** CLOB protocol of the in-process paper exchange (exchange.protocol); default the exchange's. */
+  paperProtocol?: 1 | 2;
   /** Per-API URLs (venue.*Url) replacing those derived from exchangeUrl; `clob` + `ws` without exchangeUrl: no in-process exchange. */
   urls?: Partial<VenueUrls>;
   /** Request budgets (budgets.*); default the spec's limits. */
@@ -295,6 +297,7 @@ async function runLocked(
     exchange = await startExchange({
       port: 0,
       seed: cfg.seed,
+      ...(cfg.paperProtocol !== undefined ? { exchange: { protocol: cfg.paperProtocol } } : {}),
       logger: log.child({ component: 'exchange' }, { level: 'warn' }),
     });
     urls = urlsOf(exchange.urls.clob_url);
