@@ -16,6 +16,16 @@ import {
   NEG_RISK_CTF_EXCHANGE,
   type SignedOrderStruct,
 } from '../api/signing/order.ts';
+import {
+  CONTRACTS_V2,
+  CTF_EXCHANGE_V2,
+  NEG_RISK_CTF_EXCHANGE_V2,
+  OrderHasherV2,
+  recoverOrderV2,
+  ZERO_BYTES32,
+  type SignedOrderStructV2,
+} from '../api/signing/order-v2.ts';
+import { AuthError } from '../core/errors.ts';
 import { MatchingEngine } from './matching/engine.ts';
 import { bookTerms } from './order-admission.ts';
 import type {
@@ -89,14 +99,58 @@ export interface MarketEntry {
   createdAt: number; // unix ms
 }
 
-export interface PlaceRequest {
-  order: SignedOrderStruct;
+/** What a signed order of either protocol comes with in `POST /order`. */
+interface PlaceRequestCommon {
   signature: string;
   owner: string;
   orderType: OrderType;
   postOnly: boolean;
-  /** Optional builder attribution key (data API builder statistics). */
+  /**
+   * Optional builder attribution key (data API builder statistics): the V1 body's `builder`. A V2
+   * order's signed `builder` code, when not zero, takes its place.
+   */
   builder?: string;
+}
+
+/** A V1 order (CTF Exchange, domain version 1): `protocol` 1 or absent. */
+export interface PlaceRequestV1 extends PlaceRequestCommon {
+  protocol?: 1;
+  order: SignedOrderStruct;
+}
+
+/** A V2 order (CTF Exchange V2, domain version 2: api/signing/order-v2.ts). */
+export interface PlaceRequestV2 extends PlaceRequestCommon {
+  protocol: 2;
+  order: SignedOrderStructV2;
+  /** GTD expiration, unix seconds (0: none): in the payload, not signed in V2. */
+  expiration: bigint;
+  /**
+   * How far in the future the signed `timestamp` (unix ms) may be: the HTTP layer passes its auth
+   * clock skew. Default V2_TIMESTAMP_MAX_AHEAD_MS.
+   */
+  maxTimestampAheadMs?: number;
+}
+
+/** A signed order to place: V1 or V2 (`protocol`), as its wire shape said. */
+export type PlaceRequest = PlaceRequestV1 | PlaceRequestV2;
+
+/**
+ * How far ahead of the exchange's clock a V2 order's signed `timestamp` may be when the request
+ * does not say: 300 s, the default auth clock skew of the HTTP API. A timestamp further ahead is a
+ * clock or unit mistake (microseconds, or seconds × 10^6); one in the past is always fine, however
+ * old: clients sign ahead of time (mmkit's presign pool, the public client's `createOrder` before
+ * `postOrder`), and the signed time bounds nothing on chain.
+ */
+export const V2_TIMESTAMP_MAX_AHEAD_MS = 300_000;
+
+/**
+ * The refusal of an order signed in another protocol than the exchange speaks. The public service
+ * answers such an order 400 `{"error": "order_version_mismatch"}` (since its V2 cutover); the
+ * public V2 client looks for that text in the error to re-read `GET /version` and sign again, so the
+ * message starts with it.
+ */
+export function versionMismatchMessage(signed: ClobProtocol, speaks: ClobProtocol): string {
+  return `order_version_mismatch: order version ${signed} is not accepted: sign V${speaks} (GET /version)`;
 }
 
 export type PlaceOutcome =
@@ -141,6 +195,15 @@ export interface InternalOrder {
   expiresAt?: number;
 }
 
+/** A refusal of an order before it reaches the book. */
+interface Refusal {
+  code: Extract<PlaceOutcome, { ok: false }>['code'];
+  message: string;
+}
+const refusal = (code: Refusal['code'], message: string): Refusal => ({ code, message });
+const unknownToken = (tokenId: bigint): Refusal =>
+  refusal('MARKET_NOT_READY', `invalid token id: no market trades token ${tokenId.toString(10).slice(0, 20)}…`);
+
 export class PaperExchange {
   readonly opts: ExchangeOptions;
   readonly clock: Clock;
@@ -169,6 +232,10 @@ export class PaperExchange {
   private readonly funders = new Map<string, Set<string>>();
   private readonly derived = new DerivedFunders();
   private readonly hashers: { normal: OrderHasher; negRisk: OrderHasher };
+  /** V2 hashers: the V2 contracts of the chain (CONTRACTS_V2; the 137 addresses on any other chain). */
+  private readonly hashersV2: { normal: OrderHasherV2; negRisk: OrderHasherV2 };
+  /** Ids of the orders admitted signed as V2 (every other order is V1-signed or the exchange's own). */
+  private readonly v2Orders = new Set<string>();
   private pendingWorld: WorldEvent[] = [];
   /** Engine events drained early (by an advance), delivered with the next drain. */
   private pendingEngine: EngineEvent[] = [];
@@ -191,6 +258,16 @@ export class PaperExchange {
       normal: new OrderHasher(opts.chainId, opts.exchangeAddress ?? CTF_EXCHANGE),
       negRisk: new OrderHasher(opts.chainId, opts.negRiskExchangeAddress ?? NEG_RISK_CTF_EXCHANGE),
     };
+    const v2 = CONTRACTS_V2[opts.chainId as 137 | 80002] as (typeof CONTRACTS_V2)[137] | undefined;
+    this.hashersV2 = {
+      normal: new OrderHasherV2(opts.chainId, v2?.exchange ?? CTF_EXCHANGE_V2),
+      negRisk: new OrderHasherV2(opts.chainId, v2?.negRiskExchange ?? NEG_RISK_CTF_EXCHANGE_V2),
+    };
+  }
+
+  /** The CLOB protocol the exchange speaks (`GET /version`): orders signed in the other are refused. */
+  get protocol(): ClobProtocol {
+    return this.opts.protocol ?? DEFAULT_PROTOCOL;
   }
 
   /** Journal every applied command from now on (--db). */
@@ -322,6 +399,8 @@ export class PaperExchange {
       case 'place': {
         const r = e.place(c.order, c.t);
         if (r.ok && c.builder !== undefined) this.orderBuilder.set(c.order.id, c.builder);
+        // a V2 order pays the market's fee on the V2 curve: that is how the journal knows it
+        if (r.ok && c.order.feeModel === 'v2') this.v2Orders.add(c.order.id);
         return r;
       }
       case 'funder': {
@@ -533,11 +612,17 @@ export class PaperExchange {
   registerFunder(signer: string, funder: string): boolean {
     return this.exec({ k: 'funder', signer: signer.toLowerCase(), funder: funder.toLowerCase() }) as boolean;
   }
-  /** Whether `signer` may place an order of `signatureType` funded by `maker`. */
+  /**
+   * Whether `signer` may place an order of `signatureType` funded by `maker`. For POLY_1271 (3),
+   * `signer` is the deposit wallet's owner (the key that signed the ERC-7739 envelope) and `maker`
+   * the wallet: who owns a deposit wallet is on-chain state the paper exchange cannot read, so only
+   * a wallet an operator registered to its owner (POST /admin/funders) qualifies.
+   */
   mayTradeFor(signer: string, maker: string, signatureType: number): boolean {
     const s = signer.toLowerCase();
     const m = maker.toLowerCase();
     if (signatureType === 0) return m === s;
+    if (signatureType === 3) return this.funders.get(s)?.has(m) ?? false;
     if (signatureType !== 1 && signatureType !== 2) return false;
     const d = this.derived.of(s);
     if (m === (signatureType === 1 ? d.proxy : d.safe)) return true;
@@ -546,20 +631,38 @@ export class PaperExchange {
 
   // ---- orders --------------------------------------------------------------------------------
 
-  /** The order id (EIP-712 digest) of a signed order, for the market it trades in. */
+  /** The order id (EIP-712 digest) of a signed V1 order, for the market it trades in. */
   orderId(o: SignedOrderStruct, negRisk: boolean): string {
     return (negRisk ? this.hashers.negRisk : this.hashers.normal).digest(o);
   }
 
+  /** The order id (EIP-712 digest, domain version 2) of a signed V2 order, for the market it trades in. */
+  orderIdV2(o: SignedOrderStructV2, negRisk: boolean): string {
+    return (negRisk ? this.hashersV2.negRisk : this.hashersV2.normal).digest(o);
+  }
+
+  /** The protocol an order was signed in: 2 for an admitted V2 order, else 1 (V1, or the exchange's own flow). */
+  signedProtocol(orderId: string): ClobProtocol {
+    return this.v2Orders.has(orderId) ? 2 : 1;
+  }
+
   /**
-   * Validate, verify and place one signed order for the caller `key`.
+   * Validate, verify and place one signed order (V1 or V2) for the caller `key`.
    * Never throws for bad input: every refusal is a PlaceOutcome with a venue code.
+   *
+   * An order signed in the protocol the exchange does not speak is refused first (400
+   * INVALID_ORDER_ERROR, `versionMismatchMessage`). Then who signed and who funds (V1:
+   * `checkSignerV1`, V2: `checkSignerV2`), then the terms both protocols share: the signed
+   * amounts bound every fill (order-admission.ts), expirations, and the fee. A V1 order pays its
+   * signed `feeRateBps` (at least the market's); a V2 order signs no fee: it pays the market's rate
+   * at match time, on the V2 curve (core/order-rules.ts `curveFee`).
    */
   place(key: ApiKeyRecord, req: PlaceRequest): PlaceOutcome {
     const o = req.order;
     const tokenId = o.tokenId.toString(10);
     const found = this.tokenIndex.get(tokenId);
-    const orderID = this.orderId(o, found?.entry.meta.negRisk ?? false);
+    const negRisk = found?.entry.meta.negRisk ?? false;
+    const orderID = req.protocol === 2 ? this.orderIdV2(req.order, negRisk) : this.orderId(req.order, negRisk);
     const reject = (
       code: Extract<PlaceOutcome, { ok: false }>['code'],
       message: string,
@@ -571,56 +674,57 @@ export class PaperExchange {
       message,
       httpStatus,
     });
+    const signedIn = req.protocol ?? 1;
+    if (signedIn !== this.protocol)
+      return reject('INVALID_ORDER_ERROR', versionMismatchMessage(signedIn, this.protocol));
     if (req.owner !== key.apiKey)
       return reject('INVALID_ORDER_OWNER', 'the order owner has to be the owner of the API KEY');
-    if (o.signer.toLowerCase() !== key.address)
-      return reject('INVALID_ORDER_OWNER', 'the order signer address has to be the address of the API KEY');
-    if (o.signatureType === 0 && o.maker.toLowerCase() !== o.signer.toLowerCase())
-      return reject('INVALID_ORDER_OWNER', 'for EOA orders (signatureType 0) maker must equal signer');
-    if (!this.mayTradeFor(key.address, o.maker, o.signatureType))
-      return reject(
-        'INVALID_ORDER_OWNER',
-        o.signatureType === 1 || o.signatureType === 2
-          ? `the maker (funder) is not the signer's ${o.signatureType === 1 ? 'proxy wallet' : 'Safe'} nor a funder registered to it`
-          : 'invalid signatureType (0 EOA, 1 POLY_PROXY, 2 POLY_GNOSIS_SAFE)',
-      );
-    if (found === undefined)
-      return reject('MARKET_NOT_READY', `invalid token id: no market trades token ${tokenId.slice(0, 20)}…`);
-    let signer: string;
-    try {
-      signer = recoverSigner(orderID, req.signature);
-    } catch {
-      return reject('INVALID_SIGNATURE', 'invalid order signature');
-    }
-    if (signer.toLowerCase() !== o.signer.toLowerCase())
-      return reject(
-        'INVALID_SIGNATURE',
-        'invalid order signature: it does not recover the order signer (wrong key, chain or exchange contract?)',
-      );
-    if (o.taker.toLowerCase() !== '0x0000000000000000000000000000000000000000')
-      return reject('INVALID_ORDER_ERROR', 'only public orders (taker = zero address) are supported');
+    const refused =
+      req.protocol === 2
+        ? this.checkSignerV2(key, req, found !== undefined)
+        : this.checkSignerV1(key, req, found !== undefined, orderID);
+    if (refused !== null) return reject(refused.code, refused.message);
     const side = o.side === 0 ? 'BUY' : 'SELL';
     if (o.makerAmount > BigInt(MAX_ORDER_MICRO) * 2n || o.takerAmount > BigInt(MAX_ORDER_MICRO) * 2n)
       return reject('INVALID_ORDER_ERROR', 'order amounts too large');
     // the limit never better for the order than its signed amounts (order-admission.ts)
-    const tickPips = this.engine.marketOfToken(tokenId)?.tickPips ?? 1;
+    const market = this.engine.marketOfToken(tokenId);
+    const tickPips = market?.tickPips ?? 1;
     const terms = bookTerms(side, o.makerAmount, o.takerAmount, req.orderType, tickPips);
     if (terms.size <= 0) return reject('INVALID_ORDER_MIN_SIZE', 'order is invalid. Size lower than the minimum');
     const now = this.clock.now();
+    if (req.protocol === 2) {
+      // the signed time (ms) may be old (orders are signed ahead), not in the future beyond the clock skew
+      const ahead = req.maxTimestampAheadMs ?? V2_TIMESTAMP_MAX_AHEAD_MS;
+      if (req.order.timestamp > BigInt(Math.floor(now + ahead)))
+        return reject(
+          'INVALID_ORDER_ERROR',
+          `invalid timestamp: it is more than ${Math.round(ahead / 1000)} s ahead of the server's clock (unix milliseconds)`,
+        );
+    }
+    // V1 signs the expiration; V2 carries it unsigned in the payload
+    const expiration = req.protocol === 2 ? req.expiration : req.order.expiration;
     let expiresAt = 0;
     if (req.orderType === 'GTD') {
-      const exp = Number(o.expiration);
+      const exp = Number(expiration);
       if (!(exp > 0) || (exp - this.opts.gtdThresholdSec) * 1000 <= now)
         return reject(
           'INVALID_ORDER_EXPIRATION',
           `invalid expiration: a GTD order needs expiration > now + ${this.opts.gtdThresholdSec}s (unix seconds)`,
         );
       expiresAt = (exp - this.opts.gtdThresholdSec) * 1000;
-    } else if (o.expiration !== 0n && Number(o.expiration) * 1000 <= now)
-      // any other type rests (or fills) now: a signed expiration already past makes an order the
-      // exchange contract would refuse to settle
+    } else if (expiration !== 0n && Number(expiration) * 1000 <= now)
+      // any other type rests (or fills) now: an expiration already past makes an order the
+      // exchange would never fill (and a V1 contract would refuse to settle)
       return reject('INVALID_ORDER_EXPIRATION', 'invalid expiration: the order expired already (unix seconds)');
-    if (o.feeRateBps > 10_000n) return reject('INVALID_ORDER_ERROR', 'invalid feeRateBps');
+    let feeRateBps: number;
+    if (req.protocol === 2) {
+      // no fee in a V2 order: the market's fee schedule applies at match time
+      feeRateBps = market?.feeRateBps ?? found?.entry.meta.feeRateBps ?? 0;
+    } else {
+      if (req.order.feeRateBps > 10_000n) return reject('INVALID_ORDER_ERROR', 'invalid feeRateBps');
+      feeRateBps = Number(req.order.feeRateBps);
+    }
     const order: NewOrder = {
       id: orderID,
       account: o.maker.toLowerCase(),
@@ -632,12 +736,15 @@ export class PaperExchange {
       type: req.orderType,
       postOnly: req.postOnly,
       expiresAt,
-      feeRateBps: Number(o.feeRateBps),
+      feeRateBps,
+      ...(req.protocol === 2 ? { feeModel: 'v2' as const } : {}),
     };
+    // a V2 order's builder code (signed) attributes it; a V1 order's comes in the body
+    const builder = req.protocol === 2 && req.order.builder !== ZERO_BYTES32 ? req.order.builder : req.builder;
     const r = this.exec({
       k: 'place',
       order,
-      ...(req.builder !== undefined ? { builder: req.builder } : {}),
+      ...(builder !== undefined ? { builder } : {}),
     }) as PlaceResult;
     if (!r.ok) return reject(r.code, r.message);
     const tradeIds = r.trade ? [r.trade.id] : [];
@@ -650,6 +757,107 @@ export class PaperExchange {
       tradeIds,
       transactionsHashes: tradeIds.map((id) => this.tradeById.get(id)?.transactionHash ?? ''),
     };
+  }
+
+  /**
+   * Who signed and who funds a V1 order: the signer is the API key's address, the maker the signer
+   * (EOA), its derived proxy wallet or Safe, or a registered funder (accounts/funders.ts); the
+   * market exists; the signature recovers the signer; the order is public. Null when all hold.
+   */
+  private checkSignerV1(key: ApiKeyRecord, req: PlaceRequestV1, marketFound: boolean, orderID: string): Refusal | null {
+    const o = req.order;
+    if (o.signer.toLowerCase() !== key.address)
+      return refusal('INVALID_ORDER_OWNER', 'the order signer address has to be the address of the API KEY');
+    if (o.signatureType === 0 && o.maker.toLowerCase() !== o.signer.toLowerCase())
+      return refusal('INVALID_ORDER_OWNER', 'for EOA orders (signatureType 0) maker must equal signer');
+    if (!this.mayTradeFor(key.address, o.maker, o.signatureType))
+      return refusal(
+        'INVALID_ORDER_OWNER',
+        o.signatureType === 1 || o.signatureType === 2
+          ? `the maker (funder) is not the signer's ${o.signatureType === 1 ? 'proxy wallet' : 'Safe'} nor a funder registered to it`
+          : 'invalid signatureType (0 EOA, 1 POLY_PROXY, 2 POLY_GNOSIS_SAFE)',
+      );
+    if (!marketFound) return unknownToken(o.tokenId);
+    let signer: string;
+    try {
+      signer = recoverSigner(orderID, req.signature);
+    } catch {
+      return refusal('INVALID_SIGNATURE', 'invalid order signature');
+    }
+    if (signer.toLowerCase() !== o.signer.toLowerCase())
+      return refusal(
+        'INVALID_SIGNATURE',
+        'invalid order signature: it does not recover the order signer (wrong key, chain or exchange contract?)',
+      );
+    if (o.taker.toLowerCase() !== '0x0000000000000000000000000000000000000000')
+      return refusal('INVALID_ORDER_ERROR', 'only public orders (taker = zero address) are supported');
+    return null;
+  }
+
+  /**
+   * Who signed and who funds a V2 order, against the V2 exchange contract of its market:
+   *  - EOA (0): signer = the API key's address = maker; POLY_PROXY (1) and POLY_GNOSIS_SAFE (2):
+   *    signer = the API key's address, maker its derived proxy wallet / Safe or a registered funder
+   *    (the V1 rules); the 65-byte signature must recover the signer;
+   *  - POLY_1271 (3, deposit wallets): signer = maker = the wallet; the ERC-7739 envelope must be
+   *    this order's in this exchange's domain (`recoverOrderV2`), and the key that signed it (the
+   *    wallet's owner) the API key's address; the wallet must be registered to that owner
+   *    (POST /admin/funders): the wallet's owner is on-chain state the paper exchange cannot read.
+   * Null when all hold.
+   */
+  private checkSignerV2(key: ApiKeyRecord, req: PlaceRequestV2, marketFound: boolean): Refusal | null {
+    const o = req.order;
+    const st = o.signatureType;
+    const signer = o.signer.toLowerCase();
+    const maker = o.maker.toLowerCase();
+    if (st === 3) {
+      if (signer !== maker)
+        return refusal(
+          'INVALID_ORDER_OWNER',
+          'for POLY_1271 orders (signatureType 3) signer must equal maker: the deposit wallet',
+        );
+    } else {
+      if (signer !== key.address)
+        return refusal('INVALID_ORDER_OWNER', 'the order signer address has to be the address of the API KEY');
+      if (st === 0 && maker !== signer)
+        return refusal('INVALID_ORDER_OWNER', 'for EOA orders (signatureType 0) maker must equal signer');
+      if (!this.mayTradeFor(key.address, maker, st))
+        return refusal(
+          'INVALID_ORDER_OWNER',
+          `the maker (funder) is not the signer's ${st === 1 ? 'proxy wallet' : 'Safe'} nor a funder registered to it`,
+        );
+    }
+    if (!marketFound) return unknownToken(o.tokenId);
+    const negRisk = this.tokenIndex.get(o.tokenId.toString(10))?.entry.meta.negRisk ?? false;
+    let recovered: string;
+    try {
+      recovered = recoverOrderV2(negRisk ? this.hashersV2.negRisk : this.hashersV2.normal, o, req.signature).recovered;
+    } catch (e) {
+      // the envelope's own reason (another domain, another order) is ours to give; anything else is not
+      return refusal(
+        'INVALID_SIGNATURE',
+        st === 3 && e instanceof AuthError ? `invalid order signature: ${e.message}` : 'invalid order signature',
+      );
+    }
+    if (st !== 3) {
+      if (recovered !== signer)
+        return refusal(
+          'INVALID_SIGNATURE',
+          'invalid order signature: it does not recover the order signer (wrong key, chain, exchange contract or protocol version?)',
+        );
+      return null;
+    }
+    if (recovered !== key.address)
+      return refusal(
+        'INVALID_ORDER_OWNER',
+        "the deposit wallet's owner who signed the order (ERC-7739) has to be the address of the API KEY",
+      );
+    if (!this.mayTradeFor(key.address, maker, 3))
+      return refusal(
+        'INVALID_ORDER_OWNER',
+        "the deposit wallet (maker) is not registered to its owner: the paper exchange cannot read a deposit wallet's owner on chain; an operator registers it (POST /admin/funders {signer: owner, funder: wallet})",
+      );
+    return null;
   }
 
   /** Place an order from inside the exchange (flow agents): no signature, no API key. */

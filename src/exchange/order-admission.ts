@@ -21,8 +21,10 @@
  * Then, for `f` micro-shares filled at `p` pips (p <= collateral / shares for a BUY, p >= for a
  * SELL), the collateral f × p / 10^4 is at most (BUY) or at least (SELL) collateral × f / shares,
  * for every fill and every sum of fills; the reservation (size × limit, plus the largest taker fee
- * the order signed for) is at most the signed collateral plus that fee. Taker fees (the order's
- * signed feeRateBps) come on top of a BUY's collateral and off a SELL's, as before.
+ * the order signed for) is at most the signed collateral plus that fee. Taker fees (a V1 order's
+ * signed feeRateBps; for a V2 order, which signs none, the market's rate at match time) come on
+ * top of a BUY's collateral and off a SELL's, as before, and as the public service's V2 exchange
+ * charges them.
  */
 import { isMarketOrderType } from '../core/order-rules.ts';
 import { impliedPrice, PRICE_SCALE, type Side } from '../core/units.ts';

@@ -9,6 +9,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { formatAmount, formatPrice, PRICE_SCALE } from '../../core/units.ts';
 import { CTF_EXCHANGE, NEG_RISK_CTF_EXCHANGE, orderFromWire } from '../../api/signing/order.ts';
+import {
+  CONTRACTS_V2,
+  CTF_EXCHANGE_V2,
+  NEG_RISK_CTF_EXCHANGE_V2,
+  orderFromWireV2,
+  wireProtocolOf,
+} from '../../api/signing/order-v2.ts';
 
 /** DELETE /order's reason for an id that is not a live order of the caller (the public service's words). */
 const ORDER_NOT_FOUND_REASON = "order can't be found - already canceled or matched";
@@ -54,11 +61,49 @@ const heartbeatSchema = z
   .nullish()
   .transform((v) => v ?? {});
 
-function parseOrderRequest(body: unknown): PlaceRequest {
+/**
+ * The protocol of a wire order by its shape: `wireProtocolOf`'s answer, and for a malformed order
+ * (neither shape whole) 2 when it has a V2-only field (timestamp, metadata, builder) and no V1-only
+ * one (nonce, feeRateBps), else 1: the strict parser of that protocol then names what is wrong.
+ */
+function wireShapeOf(order: unknown): 1 | 2 {
+  const p = wireProtocolOf(order);
+  if (p !== undefined) return p;
+  if (typeof order !== 'object' || order === null) return 1;
+  const has = (f: string) => f in order;
+  return (has('timestamp') || has('metadata') || has('builder')) && !has('nonce') && !has('feeRateBps') ? 2 : 1;
+}
+
+/**
+ * The order request of a `POST /order` body (or one entry of `POST /orders`): a V1 or a V2 order,
+ * told apart by its wire shape (order-wire.ts), parsed strictly. `deferExec` (the public clients
+ * send it, false by default) is accepted and changes nothing: every order executes at once.
+ * `maxTimestampAheadMs`: how far ahead of the clock a V2 order's signed timestamp may be.
+ */
+function parseOrderRequest(body: unknown, maxTimestampAheadMs: number): PlaceRequest {
   const b = parseWith(postOrderSchema, body, 'order request');
-  let parsed: ReturnType<typeof orderFromWire>;
+  let parsed: PlaceRequest;
+  const common = {
+    owner: b.owner,
+    orderType: b.orderType,
+    postOnly: b.postOnly ?? false,
+    ...(b.builder ? { builder: b.builder } : {}),
+  };
   try {
-    parsed = orderFromWire(b.order);
+    if (wireShapeOf(b.order) === 2) {
+      const v2 = orderFromWireV2(b.order);
+      parsed = {
+        protocol: 2,
+        order: v2.order,
+        expiration: v2.expiration,
+        signature: v2.signature,
+        maxTimestampAheadMs,
+        ...common,
+      };
+    } else {
+      const v1 = orderFromWire(b.order);
+      parsed = { order: v1.order, signature: v1.signature, ...common };
+    }
   } catch (e) {
     if (e instanceof ValidationError) throw badRequest(`invalid order: ${e.message}`);
     throw e;
@@ -69,14 +114,7 @@ function parseOrderRequest(body: unknown): PlaceRequest {
       'INVALID_POST_ONLY_ORDER_TYPE',
       'invalid post-only order: only GTC and GTD order types are allowed',
     );
-  return {
-    order: parsed.order,
-    signature: parsed.signature,
-    owner: b.owner,
-    orderType: b.orderType,
-    postOnly: b.postOnly ?? false,
-    ...(b.builder ? { builder: b.builder } : {}),
-  };
+  return parsed;
 }
 
 function orderResponse(r: PlaceOutcome): Record<string, unknown> {
@@ -324,9 +362,10 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
     });
 
     // ---- orders -------------------------------------------------------------------------------
+    const aheadMs = opts.auth.maxSkewSec * 1000;
     app.post('/order', async (req, reply) => {
       const k = l2(req);
-      const r = ex.place(k, parseOrderRequest(req.body));
+      const r = ex.place(k, parseOrderRequest(req.body, aheadMs));
       if (!r.ok) reply.code(r.httpStatus);
       return orderResponse(r);
     });
@@ -338,7 +377,7 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
         throw badRequest(`too many orders in one request: ${req.body.length} > ${MAX_BATCH}`, 'BATCH_TOO_LARGE');
       return req.body.map((entry: unknown) => {
         try {
-          return orderResponse(ex.place(k, parseOrderRequest(entry)));
+          return orderResponse(ex.place(k, parseOrderRequest(entry, aheadMs)));
         } catch (e) {
           if (e instanceof HttpError)
             return envelope(e.code, e.message, { errorMsg: e.message, orderID: '', status: '' });
@@ -509,13 +548,20 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       } else throw badRequest('asset_type must be COLLATERAL or CONDITIONAL');
       const allowance = '115792089237316195423570985008687907853269984665640564039457584007913129639935';
       // keyed by the spender contracts, as public clients look them up: the CTF exchange, the
-      // neg-risk CTF exchange and the neg-risk adapter (the paper exchange checks no allowance)
+      // neg-risk CTF exchange and the neg-risk adapter (the paper exchange checks no allowance).
+      // Speaking V2, the spenders of the collateral (pUSD) are the V2 exchanges; the wire names no
+      // collateral token, so nothing else changes
+      const v2 = CONTRACTS_V2[ex.opts.chainId as 137 | 80002] as (typeof CONTRACTS_V2)[137] | undefined;
+      const [exchange, negRiskExchange] =
+        ex.protocol === 2
+          ? [v2?.exchange ?? CTF_EXCHANGE_V2, v2?.negRiskExchange ?? NEG_RISK_CTF_EXCHANGE_V2]
+          : [ex.opts.exchangeAddress ?? CTF_EXCHANGE, ex.opts.negRiskExchangeAddress ?? NEG_RISK_CTF_EXCHANGE];
       return {
         balance: String(micro),
         allowance,
         allowances: {
-          [ex.opts.exchangeAddress ?? CTF_EXCHANGE]: allowance,
-          [ex.opts.negRiskExchangeAddress ?? NEG_RISK_CTF_EXCHANGE]: allowance,
+          [exchange]: allowance,
+          [negRiskExchange]: allowance,
           [NEG_RISK_ADAPTER]: allowance,
         },
       };

@@ -32,6 +32,7 @@ import { NotFoundError, ValidationError } from '../../core/errors.ts';
 import { formatAmount, LOT_MICRO, PRICE_SCALE, notional } from '../../core/units.ts';
 import {
   bookRuleError,
+  curveFee,
   MAX_FEE_RATE_BPS,
   orderReservation,
   orderShapeError,
@@ -1099,6 +1100,7 @@ export class MatchingEngine {
     const price = o.price;
     const size = o.size;
     const bps = o.feeRateBps;
+    const v2Fee = o.feeModel === 'v2';
     const isBuy = o.side === 'BUY';
     const isYes = o.tokenId === m.def.yesToken;
     const tokIdx = (m.idx << 1) | (isYes ? 0 : 1);
@@ -1235,19 +1237,21 @@ export class MatchingEngine {
           });
           // taker settlement, at the taker-scale fill price, fee on top (BUY) or deducted (SELL)
           const tAmt = (s * pt) / PRICE_SCALE;
-          const fee = Math.floor((((s * feeBase) / PRICE_SCALE) * bps) / PRICE_SCALE);
+          const fee = v2Fee ? curveFee(s, pt, bps) : Math.floor((((s * feeBase) / PRICE_SCALE) * bps) / PRICE_SCALE);
+          // making / taking: V1 reports them net of the fee; V2, as the public service, the fill's
+          // own amounts (the fee is charged besides)
           if (isBuy) {
             a.collateralReserved -= tAmt + fee;
             reserved -= tAmt + fee;
             bal.available += s;
-            making += tAmt + fee;
+            making += v2Fee ? tAmt : tAmt + fee;
             taking += s;
           } else {
             bal.reserved -= s;
             reserved -= s;
             a.collateral += tAmt - fee;
             making += s;
-            taking += tAmt - fee;
+            taking += v2Fee ? tAmt : tAmt - fee;
           }
           feeSum += fee;
           notionalSum += s * pt;

@@ -51,6 +51,16 @@ export interface NewOrder {
   /** GTD only: unix ms at which the order leaves the book. 0 for other types. */
   expiresAt: number;
   feeRateBps: number;
+  /**
+   * How the order pays when it takes (makers pay nothing either way), at `feeRateBps`:
+   *  - 'v1' (default: V1 signed orders, the exchange's own flow): `rate × min(p, 1 − p) × size`,
+   *    floored to the micro-unit (./engine.ts);
+   *  - 'v2' (CTF Exchange V2 orders, whose fee is not signed: the exchange gives the market's rate):
+   *    the V2 fee curve `rate × p × (1 − p) × size`, floored to 0.00001 (core/order-rules.ts
+   *    `curveFee`).
+   * Either way a BUY pays it in collateral on top of the fill, a SELL off its proceeds.
+   */
+  feeModel?: 'v1' | 'v2';
 }
 
 export interface OrderState {
@@ -141,7 +151,11 @@ export type PlaceResult =
       /** live: rests on the book; matched: fully filled or FAK/FOK done with a fill; unmatched: FAK that filled nothing. */
       status: 'live' | 'matched' | 'unmatched';
       trade: Trade | null;
-      /** Collateral given / received and shares received / given by the taker in this operation. */
+      /**
+       * Collateral given / received and shares received / given by the taker in this operation:
+       * with the fee (a BUY's given includes it, a SELL's received is net of it) for a 'v1' fee
+       * model, without it for 'v2' (the fill's own amounts; the fee is charged besides).
+       */
       makingAmount: number;
       takingAmount: number;
     }

@@ -6,6 +6,12 @@ import { Wallet } from 'ethers';
 import { l1Headers } from '../../../src/api/signing/clob-auth.ts';
 import { l2Headers } from '../../../src/api/signing/hmac.ts';
 import { orderToWire, signOrder, type SignedOrderStruct } from '../../../src/api/signing/order.ts';
+import {
+  orderToWireV2,
+  signOrderV2,
+  ZERO_BYTES32,
+  type SignedOrderStructV2,
+} from '../../../src/api/signing/order-v2.ts';
 import { limitOrderAmounts, marketOrderAmounts, type Side, type TickSize } from '../../../src/core/units.ts';
 
 export interface HttpResult<T = any> {
@@ -24,6 +30,8 @@ export interface OrderOpts {
   /** For FOK/FAK: size is collateral to spend (BUY) as the public client's market orders. */
   market?: boolean;
   salt?: number;
+  /** Sign a V1 or a V2 order (default: the trader's `protocol`). V2 ignores `feeRateBps` (not signed). */
+  protocol?: 1 | 2;
 }
 
 let saltSeq = 1;
@@ -31,6 +39,8 @@ let saltSeq = 1;
 export class Trader {
   readonly wallet: Wallet;
   creds: { apiKey: string; secret: string; passphrase: string } | undefined;
+  /** The protocol `order` and `place` sign (an exchange speaking 2 refuses V1 orders, and the reverse). */
+  protocol: 1 | 2 = 1;
   constructor(
     readonly clobUrl: string,
     privateKey?: string,
@@ -116,16 +126,42 @@ export class Trader {
     return this.l2raw('POST', '/submit', JSON.stringify(body), this.relayerUrl);
   }
 
-  /** A signed order body for POST /order. */
+  /** A signed order body for POST /order (V1 or V2: `o.protocol`, default the trader's). */
   order(
     tokenId: string,
     side: Side,
     price: string,
     size: string,
     o: OrderOpts = {},
-  ): { body: Record<string, unknown>; id: string; struct: SignedOrderStruct } {
+  ): { body: Record<string, unknown>; id: string; struct: SignedOrderStruct | SignedOrderStructV2 } {
     const tick = o.tick ?? '0.01';
     const amounts = o.market ? marketOrderAmounts(side, tick, price, size) : limitOrderAmounts(side, tick, price, size);
+    if ((o.protocol ?? this.protocol) === 2) {
+      const v2: SignedOrderStructV2 = {
+        salt: BigInt(o.salt ?? Date.now() * 1000 + saltSeq++),
+        maker: this.wallet.address,
+        signer: this.wallet.address,
+        tokenId: BigInt(tokenId),
+        makerAmount: amounts.makerAmount,
+        takerAmount: amounts.takerAmount,
+        side: side === 'BUY' ? 0 : 1,
+        signatureType: 0,
+        timestamp: BigInt(Date.now()),
+        metadata: ZERO_BYTES32,
+        builder: ZERO_BYTES32,
+      };
+      const signed = signOrderV2(this.wallet, v2, this.chainId, o.negRisk ?? false);
+      return {
+        id: signed.digest,
+        struct: v2,
+        body: {
+          order: orderToWireV2(v2, signed.signature, BigInt(o.expiration ?? 0)),
+          owner: this.creds?.apiKey ?? '',
+          orderType: o.type ?? 'GTC',
+          ...(o.postOnly !== undefined ? { postOnly: o.postOnly } : {}),
+        },
+      };
+    }
     const struct: SignedOrderStruct = {
       salt: BigInt(o.salt ?? Date.now() * 1000 + saltSeq++),
       maker: this.wallet.address,
