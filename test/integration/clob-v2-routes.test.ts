@@ -118,8 +118,13 @@ describe('CLOB V2 account routes', () => {
     const anon = await get('/data/pre-migration-orders');
     expect(anon).toMatchObject({ status: 401, body: envelope('UNAUTHORIZED') });
     const t = await v.trader();
+    // a V1 order signed before the migration: placed while the exchange spoke V1
+    (v.running.exchange.opts as { protocol?: 1 | 2 }).protocol = 1;
     const placed = await t.place(yes(v.m1), 'BUY', '0.05', '10');
+    (v.running.exchange.opts as { protocol?: 1 | 2 }).protocol = 2;
     expect(placed.status).toBe(200);
+    t.protocol = 2;
+    expect((await t.place(yes(v.m1), 'BUY', '0.04', '10')).status).toBe(200);
     const page = await t.l2('GET', '/data/pre-migration-orders');
     expect(page).toMatchObject({ status: 200, body: { count: 1, next_cursor: 'LTE=', limit: 500 } });
     expect(page.body.data[0]).toMatchObject({ id: placed.id, status: 'LIVE', owner: t.creds!.apiKey });

@@ -27,6 +27,7 @@ async function pair(venue: TestVenue): Promise<{ c: ClobClient; t: Trader }> {
   const creds = await new ClobClient({ host: venue.clob, chain: 137, signer }).createOrDeriveApiKey();
   expect(creds.key).toMatch(/^[0-9a-f-]{36}$/);
   const t = new Trader(venue.clob, pk);
+  t.protocol = venue.running.exchange.protocol;
   t.creds = { apiKey: creds.key, secret: creds.secret, passphrase: creds.passphrase };
   return { c: new ClobClient({ host: venue.clob, chain: 137, signer, creds, throwOnError: true }), t };
 }
@@ -84,7 +85,10 @@ describe('@polymarket/clob-client-v2 against the paper exchange', () => {
     const { t: takerT } = await pair(v);
     const rest = await makerT.place(yes(m), 'BUY', '0.42', '10');
     expect(rest.body).toMatchObject({ success: true, status: 'live' });
-    const resting = await makerT.place(yes(m), 'BUY', '0.30', '10');
+    // a V1 order signed before the migration: placed while the exchange spoke V1
+    (v.running.exchange.opts as { protocol?: 1 | 2 }).protocol = 1;
+    const resting = await makerT.place(yes(m), 'BUY', '0.30', '10', { protocol: 1 });
+    (v.running.exchange.opts as { protocol?: 1 | 2 }).protocol = 2;
     expect((await takerT.place(no(m), 'BUY', '0.58', '10')).body).toMatchObject({ status: 'matched' });
 
     const hist = (await maker.getPricesHistory({

@@ -43,15 +43,6 @@ export function protocolOf(ex: PaperExchange): ClobProtocol {
   return ex.opts.protocol ?? DEFAULT_PROTOCOL;
 }
 
-/**
- * The form an open order was signed in. Every order the exchange admits today is V1-signed (it
- * verifies only V1 orders); when V2 order verification lands, the order's recorded version is
- * read here.
- */
-function signedVersion(_o: OrderState): ClobProtocol {
-  return 1;
-}
-
 /** The compact market info of `GET /clob-markets/{condition_id}`. */
 export function clobMarketInfo(ex: PaperExchange, e: MarketEntry): Record<string, unknown> {
   const m = e.meta;
@@ -105,7 +96,9 @@ export function v2Routes(ex: PaperExchange, opts: V2RouteOptions) {
     app.get('/data/pre-migration-orders', async (req: FastifyRequest) => {
       const k = authenticateRead(ex, req, opts.auth);
       const list =
-        protocolOf(ex) === 2 ? ex.openOrders(k.address).filter((o) => signedVersion(o) === 1) : ([] as OrderState[]);
+        protocolOf(ex) === 2
+          ? ex.openOrders(k.address).filter((o) => ex.signedProtocol(o.id) === 1)
+          : ([] as OrderState[]);
       return cursorPage(list, req.query as Query, (o) => renderOrder(o, k.apiKey), 500, 500);
     });
   };
