@@ -245,10 +245,9 @@ export const schema = {
       env: 'MMKIT_EXCHANGE_CHAIN_ID',
     },
     protocol: {
-      // 1 until the exchange verifies V2 orders (issue 17): then the default flips to 2
-      doc: 'CLOB protocol the paper exchange speaks (GET /version): 2 (CLOB V2) or 1. Public V2 clients sign V1 orders when it is 1.',
+      doc: 'CLOB protocol the paper exchange speaks (GET /version): 2 (CLOB V2, the public service since 2026-04-28) or 1 (V1 orders only, for V1 clients). Public V2 clients sign V1 orders when it is 1.',
       format: 'clob-protocol',
-      default: 1 as 1 | 2,
+      default: 2 as 1 | 2,
       env: 'MMKIT_EXCHANGE_PROTOCOL',
     },
     startingBalance: {

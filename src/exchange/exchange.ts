@@ -76,10 +76,10 @@ export interface ExchangeOptions {
 export type ClobProtocol = 1 | 2;
 
 /**
- * The protocol an exchange speaks unless told otherwise. 1 for now: the exchange verifies only V1
- * orders, and the bot signs V1. It flips to 2 when V2 order verification lands (issue 17).
+ * The protocol an exchange speaks unless told otherwise: 2, as the public service since 2026-04-28
+ * (V1 orders are refused `order_version_mismatch`); `--protocol 1` serves V1 clients.
  */
-export const DEFAULT_PROTOCOL: ClobProtocol = 1;
+export const DEFAULT_PROTOCOL: ClobProtocol = 2;
 
 export const DEFAULT_EXCHANGE_OPTIONS: Omit<ExchangeOptions, 'clock'> = {
   chainId: 137,

@@ -220,7 +220,7 @@ const venue = liveVenueFromParts({
   transport,
   creds,
   address: wallet.address,
-  builder: new OrderBuilder({ wallet, chainId: 137, protocol: 1 }),
+  builder: new OrderBuilder({ wallet, chainId: 137 }),
   urls: { ws: 'ws://bench' },
   clock,
   silenceMs: 0,

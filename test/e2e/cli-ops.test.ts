@@ -74,7 +74,7 @@ let seeded: { conditionId: string; yes: string };
 /** Two markets with two-sided books; places `n` resting BUY orders of the test wallet far below the touch. */
 async function placeOrders(n: number): Promise<string[]> {
   const markets = (await clob.markets()).data.filter((m) => m.active && m.acceptingOrders).slice(0, 2);
-  const builder = new OrderBuilder({ wallet, chainId: 137, protocol: 1 });
+  const builder = new OrderBuilder({ wallet, chainId: 137 });
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const m = markets[i % markets.length]!;
@@ -111,7 +111,7 @@ beforeAll(async () => {
   const mt = createTransport({ urls: { clob: ex.urls.clob_url }, signer: maker, chainId: 137 });
   mt.setCredentials(await createOrDeriveApiKey(mt));
   const m = (await clob.markets()).data.find((x) => x.active && x.acceptingOrders && x.tickSize === '0.01')!;
-  const mb = new OrderBuilder({ wallet: maker, chainId: 137, protocol: 1 });
+  const mb = new OrderBuilder({ wallet: maker, chainId: 137 });
   const mc = new ClobClient(mt);
   await mc.postOrder(
     mb.buildLimit({

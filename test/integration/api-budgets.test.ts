@@ -49,6 +49,7 @@ async function user(extra: Partial<TransportOptions> = {}) {
 
 beforeAll(async () => {
   v = await startVenue({
+    exchange: { protocol: 1 }, // its orders are V1-signed (signOrder)
     http: {
       rateLimits: {
         enabled: true,

@@ -61,7 +61,7 @@ async function user(authMode: 'l2' | 'bearer' = 'l2', extra: Partial<Parameters<
 }
 
 beforeAll(async () => {
-  v = await startVenue();
+  v = await startVenue({ exchange: { protocol: 1 } }); // its orders are V1-signed (signOrder)
   base = v.clob.replace(/\/clob$/, '');
 });
 afterAll(async () => {

@@ -45,7 +45,7 @@ async function trade(
   size: string,
   o: Partial<PostBodyOptions> = {},
 ): Promise<any> {
-  const builder = new OrderBuilder({ wallet: t.wallet, chainId: 137, protocol: 1 });
+  const builder = new OrderBuilder({ wallet: t.wallet, chainId: 137 });
   const order = builder.buildLimit({ tokenId: token, side, price, size, tick: '0.01', negRisk: false });
   const r = await t.l2('POST', '/order', toPostBody(order, { owner: t.creds!.apiKey, ...o }));
   expect(r.body.success, JSON.stringify(r.body)).toBe(true);

@@ -24,8 +24,8 @@ beforeAll(async () => {
   v = await startVenue();
   a = await v.trader();
   b = await v.trader();
-  ba = new OrderBuilder({ wallet: a.wallet, chainId: 137, protocol: 1, clock: new LiveClock() });
-  bb = new OrderBuilder({ wallet: b.wallet, chainId: 137, protocol: 1, clock: new LiveClock() });
+  ba = new OrderBuilder({ wallet: a.wallet, chainId: 137, clock: new LiveClock() });
+  bb = new OrderBuilder({ wallet: b.wallet, chainId: 137, clock: new LiveClock() });
 });
 afterAll(async () => v?.close());
 
@@ -164,12 +164,12 @@ describe('OrderBuilder orders on the paper exchange', () => {
       ttlSec: 120,
     });
     const now = Math.floor(Date.now() / 1000);
-    expect(Number(o.struct.expiration)).toBeGreaterThanOrEqual(now + 179);
+    expect(Number(o.expiration)).toBeGreaterThanOrEqual(now + 179);
     const r = await post(a, o, { orderType: 'GTD' });
     expect(r.body).toMatchObject({ success: true, status: 'live', orderID: o.id });
     const rec = (await a.l2('GET', `/data/order/${o.id}`)).body;
     // the venue keeps it until expiration minus its 60 s threshold
-    expect(Number(rec.expiration)).toBe(Number(o.struct.expiration) - 60);
+    expect(Number(rec.expiration)).toBe(Number(o.expiration) - 60);
     expect(rec.order_type).toBe('GTD');
     expect((await a.l2('DELETE', '/order', { orderID: o.id })).body.canceled).toEqual([o.id]);
     // expired already (inside the threshold): refused
@@ -212,7 +212,7 @@ describe('OrderBuilder orders on the paper exchange', () => {
     expect((await v.admin('/balances', { address: funder, collateral: '100' })).status).toBe(200);
     // not the signer's derived proxy wallet: an operator registers it to the signer
     expect((await v.admin('/funders', { signer: a.wallet.address, funder })).status).toBe(200);
-    const pb = new OrderBuilder({ wallet: a.wallet, chainId: 137, protocol: 1, signatureType: 1, funder });
+    const pb = new OrderBuilder({ wallet: a.wallet, chainId: 137, signatureType: 1, funder });
     const o = pb.buildLimit({ tokenId: yes(v.m1), side: 'BUY', price: '0.1', size: '5', tick: '0.01', negRisk: false });
     const r = await post(a, o);
     expect(r.body).toMatchObject({ success: true, status: 'live', orderID: o.id });

@@ -29,7 +29,6 @@ describe('proxy orders', () => {
     const b = new OrderBuilder({
       wallet: eoa.wallet.privateKey,
       chainId: 137,
-      protocol: 1,
       signatureType: 1,
       funder: FUNDER,
     });

@@ -120,7 +120,7 @@ describe('CLOB V2 account routes', () => {
     const t = await v.trader();
     // a V1 order signed before the migration: placed while the exchange spoke V1
     (v.running.exchange.opts as { protocol?: 1 | 2 }).protocol = 1;
-    const placed = await t.place(yes(v.m1), 'BUY', '0.05', '10');
+    const placed = await t.place(yes(v.m1), 'BUY', '0.05', '10', { protocol: 1 });
     (v.running.exchange.opts as { protocol?: 1 | 2 }).protocol = 2;
     expect(placed.status).toBe(200);
     t.protocol = 2;
@@ -193,8 +193,8 @@ describe('CLOB V2 account routes', () => {
     expect(fresh.secret).not.toBe(kept.secret);
   });
 
-  it('GET /version answers 1 on an exchange at the default protocol, and pre-migration orders are none', async () => {
-    const d = await startVenue();
+  it('GET /version answers 1 on an exchange speaking V1, and pre-migration orders are none', async () => {
+    const d = await startVenue({ exchange: { protocol: 1 } });
     try {
       const t = await d.trader();
       expect((await t.raw('GET', '/version')).body).toEqual({ version: 1 });

@@ -218,7 +218,7 @@ describe.each([
       transport,
       creds,
       address: wallet.address,
-      builder: new OrderBuilder({ wallet, chainId: 137, protocol: 1, clock }),
+      builder: new OrderBuilder({ wallet, chainId: 137, clock }),
       urls: { ws: urls(v).ws },
       clock,
     });

@@ -78,7 +78,7 @@ async function makeVenue(o: { timeoutMs?: number } = {}): Promise<{ venue: LiveV
     transport,
     creds,
     address: wallet.address,
-    builder: new OrderBuilder({ wallet, chainId: 137, protocol: 1, clock }),
+    builder: new OrderBuilder({ wallet, chainId: 137, clock }),
     urls: { ws: v.running.urls.ws_url },
     clock,
     presign: false,

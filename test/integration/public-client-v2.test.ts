@@ -37,7 +37,7 @@ const CODE = `0x${'ab'.repeat(32)}`;
 beforeAll(async () => {
   [v, v1] = await Promise.all([
     startVenue({ exchange: { protocol: 2 }, http: { rateLimits: { enabled: true, scale: 10, queueMs: 500 } } }),
-    startVenue(),
+    startVenue({ exchange: { protocol: 1 } }),
   ]);
 });
 afterAll(async () => {
@@ -45,7 +45,7 @@ afterAll(async () => {
 });
 
 describe('@polymarket/clob-client-v2 against the paper exchange', () => {
-  it('reads the protocol: 2 when started with protocol 2, 1 by default', async () => {
+  it('reads the protocol: 2 when started with protocol 2, 1 with protocol 1', async () => {
     expect(await new ClobClient({ host: v.clob, chain: 137, throwOnError: true }).getVersion()).toBe(2);
     expect(await new ClobClient({ host: v1.clob, chain: 137, throwOnError: true }).getVersion()).toBe(1);
   });

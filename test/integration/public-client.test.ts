@@ -27,7 +27,8 @@ async function client(): Promise<ClobClient> {
 }
 
 beforeAll(async () => {
-  v = await startVenue({ http: { rateLimits: { enabled: true, scale: 10, queueMs: 500 } } });
+  // @polymarket/clob-client signs V1 orders: the exchange speaks V1 (`--protocol 1`)
+  v = await startVenue({ exchange: { protocol: 1 }, http: { rateLimits: { enabled: true, scale: 10, queueMs: 500 } } });
 });
 afterAll(async () => v?.close());
 

@@ -59,7 +59,7 @@ async function stateOf(t: Trader) {
 const asks = async () => (await getJson(`${v.clob}/book?token_id=${yes(v.m1)}`)).asks;
 
 beforeAll(async () => {
-  v = await startVenue();
+  v = await startVenue({ exchange: { protocol: 1 } }); // V1-signed orders (V2: v2-orders.test.ts)
   a = await v.trader();
   b = await v.trader();
   seller = await v.trader();

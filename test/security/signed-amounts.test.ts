@@ -92,7 +92,7 @@ async function sellerWith(tok: string, shares: string): Promise<Trader> {
 }
 
 beforeAll(async () => {
-  v = await startVenue();
+  v = await startVenue({ exchange: { protocol: 1 } }); // the V1 public client's orders
   // a fresh book per test: the seeded normal (not neg-risk) markets with tick 0.01
   markets = v.markets.filter((m) => !m.neg_risk && m.minimum_tick_size === 0.01);
   expect(markets.length).toBeGreaterThanOrEqual(3);

@@ -30,7 +30,7 @@ import { startVenue, yes, type TestVenue } from '../integration/support/setup.ts
 import { Trader } from '../integration/support/trader.ts';
 
 let v: TestVenue; // speaks V2
-let v1: TestVenue; // speaks V1 (the default)
+let v1: TestVenue; // speaks V1 (--protocol 1)
 let a: Trader; // the attacker's key
 let b: Trader; // the victim
 let feeMarket: MarketMeta;
@@ -126,7 +126,7 @@ async function stateOf(t: Trader) {
 }
 
 beforeAll(async () => {
-  [v, v1] = await Promise.all([startVenue({ exchange: { protocol: 2 } }), startVenue()]);
+  [v, v1] = await Promise.all([startVenue({ exchange: { protocol: 2 } }), startVenue({ exchange: { protocol: 1 } })]);
   feeMarket = { ...initialMarkets(7171, Date.now())[0]!, feeRateBps: FEE_BPS };
   ex().addMarket(feeMarket);
   a = await v.trader();
@@ -258,7 +258,7 @@ describe('the protocol the exchange speaks', () => {
     expect(after.orders).toEqual(before.orders);
   });
 
-  it('speaking V1 (the default), a V2 order is refused the same way; V1 orders still trade', async () => {
+  it('speaking V1 (--protocol 1), a V2 order is refused the same way; V1 orders still trade', async () => {
     const t = await v1.trader();
     const o = v2Order(t, 'BUY', '0.30', '5');
     const r = await t.l2('POST', '/order', o.body);

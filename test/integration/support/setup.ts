@@ -37,6 +37,7 @@ export async function startVenue(o: Partial<ExchangeServerOptions> = {}): Promis
     negRisk,
     async trader() {
       const t = new Trader(clob);
+      t.protocol = running.exchange.protocol; // sign what the exchange speaks
       const r = await t.createKey();
       if (r.status !== 200) throw new Error(`createKey: ${r.status} ${JSON.stringify(r.body)}`);
       return t;

@@ -40,7 +40,7 @@ export class Trader {
   readonly wallet: Wallet;
   creds: { apiKey: string; secret: string; passphrase: string } | undefined;
   /** The protocol `order` and `place` sign (an exchange speaking 2 refuses V1 orders, and the reverse). */
-  protocol: 1 | 2 = 1;
+  protocol: 1 | 2 = 2;
   constructor(
     readonly clobUrl: string,
     privateKey?: string,

@@ -187,10 +187,10 @@ describe('config: strict validation names the key and what is allowed', () => {
     });
   });
 
-  it('exchange.protocol: 1 by default (until V2 orders are verified), 1 or 2 from files, env and flags', () => {
-    expect(loadConfig(undefined, {}, {}).exchange.protocol).toBe(1);
-    expect(loadConfig(undefined, {}, { MMKIT_EXCHANGE_PROTOCOL: '2' }).exchange.protocol).toBe(2);
-    expect(loadConfig(file({ exchange: { protocol: 2 } }), {}, {}).exchange.protocol).toBe(2);
+  it('exchange.protocol: 2 by default (CLOB V2), 1 or 2 from files, env and flags', () => {
+    expect(loadConfig(undefined, {}, {}).exchange.protocol).toBe(2);
+    expect(loadConfig(undefined, {}, { MMKIT_EXCHANGE_PROTOCOL: '1' }).exchange.protocol).toBe(1);
+    expect(loadConfig(file({ exchange: { protocol: 1 } }), {}, {}).exchange.protocol).toBe(1);
     expect(loadConfig(undefined, { 'exchange.protocol': 1 }, { MMKIT_EXCHANGE_PROTOCOL: '2' }).exchange.protocol).toBe(
       1,
     );
