@@ -6,6 +6,7 @@
  * headers and Retry-After.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -63,6 +64,35 @@ export const DEFAULT_HTTP_OPTIONS: HttpOptions = {
   authMaxSkewSec: 300,
 };
 
+/** The envelope of a refusal fastify makes before routing (never echoing the path). */
+function frameworkRefusal(code: string): { status: number; code: string; message: string } {
+  if (code === 'FST_ERR_MAX_PARAM_LENGTH')
+    return { status: 414, code: 'URI_TOO_LONG', message: 'a path parameter is longer than 100 characters' };
+  if (code === 'FST_ERR_BAD_URL')
+    return { status: 400, code: 'BAD_REQUEST', message: 'malformed URL: invalid percent-encoding in the path' };
+  return { status: 400, code: 'BAD_REQUEST', message: 'bad request' };
+}
+
+/**
+ * A request the HTTP parser refused (malformed, headers too large, too slow): the envelope on the
+ * raw socket, then the socket is closed (as fastify's default handler does, with its own body).
+ */
+function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, body] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', envelope('HEADERS_TOO_LARGE', 'request line and headers too large')]
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', envelope('REQUEST_TIMEOUT', 'request not received in time')]
+        : [400, 'Bad Request', envelope('BAD_REQUEST', 'malformed HTTP request')];
+  const text = JSON.stringify(body);
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${text}`,
+    );
+  socket.destroy(err);
+}
+
 function apiOf(path: string): { api: ApiName; rel: string } | undefined {
   for (const [api, prefix] of Object.entries(API_PREFIXES) as Array<[ApiName, string]>) {
     if (path === prefix || path.startsWith(prefix + '/')) return { api, rel: path.slice(prefix.length) || '/' };
@@ -92,6 +122,13 @@ export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInsta
     return503OnClosing: true,
     forceCloseConnections: true,
     routerOptions: { ignoreTrailingSlash: true },
+    // refusals made before routing (a malformed percent-encoding, an overlong path parameter) and
+    // by the HTTP parser (a malformed request, headers over the size limit) in the envelope too
+    frameworkErrors: (err, _req, reply) => {
+      const r = frameworkRefusal(err.code);
+      (reply as FastifyReply).code(r.status).send(envelope(r.code, r.message));
+    },
+    clientErrorHandler: clientErrorHandler,
   });
 
   // Keep the raw body: L2 signatures cover the exact bytes the client sent.
@@ -332,11 +369,14 @@ function adminRoutes(ex: PaperExchange, token: string, faults: FaultController |
     app.post('/balances', async (req) => {
       const b = parseWith(fundSchema, req.body, 'body');
       const addr = b.address.toLowerCase();
-      if (b.collateral !== undefined) ex.setCollateral(addr, amount(b.collateral));
-      for (const [tok, v] of Object.entries(b.tokens ?? {})) {
+      // everything is checked before anything is set: a refused request changes no balance
+      const collateral = b.collateral !== undefined ? amount(b.collateral) : undefined;
+      const tokens = Object.entries(b.tokens ?? {}).map(([tok, v]) => {
         if (!ex.marketOfToken(tok)) throw notFound(`unknown token ${tok}`);
-        ex.setTokens(addr, tok, amount(v));
-      }
+        return [tok, amount(v)] as const;
+      });
+      if (collateral !== undefined) ex.setCollateral(addr, collateral);
+      for (const [tok, micro] of tokens) ex.setTokens(addr, tok, micro);
       return { ok: true };
     });
     /**
