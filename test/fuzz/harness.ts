@@ -293,6 +293,8 @@ interface FakeConn {
 interface RealConn {
   ws: WebSocket;
   texts: string[];
+  /** Payloads of the pong frames received (the sentinel pings'). */
+  pongs: string[];
   closed: number | undefined;
   waiters: Array<() => void>;
 }
@@ -305,6 +307,7 @@ export class FuzzTarget {
   private readonly fake = new Map<string, FakeConn>();
   private readonly real = new Map<string, RealConn>();
   private pool: Pool | undefined;
+  private sentinels = 0;
   private readonly onCrash = (e: unknown) => {
     this.crashes.push(e instanceof Error ? `${e.name}: ${e.message}\n${e.stack ?? ''}` : String(e));
   };
@@ -780,7 +783,7 @@ export class FuzzTarget {
       this.real.delete(input.path);
     }
     const ws = new WebSocket(`ws://127.0.0.1:${this.port}${input.path}`, { perMessageDeflate: false });
-    const conn: RealConn = { ws, texts: [], closed: undefined, waiters: [] };
+    const conn: RealConn = { ws, texts: [], pongs: [], closed: undefined, waiters: [] };
     const wake = () => {
       const w = conn.waiters;
       conn.waiters = [];
@@ -788,6 +791,10 @@ export class FuzzTarget {
     };
     ws.on('message', (d, isBinary) => {
       conn.texts.push(isBinary ? '\u0000binary' : d.toString());
+      wake();
+    });
+    ws.on('pong', (d) => {
+      conn.pongs.push(d.toString());
       wake();
     });
     ws.on('close', (code) => {
@@ -820,6 +827,7 @@ export class FuzzTarget {
     if (c === 'refused') return undefined;
     if (typeof c === 'string') return c;
     c.texts = [];
+    c.pongs = [];
     let expectAnswer = 0;
     for (const f of input.frames) {
       if (c.closed !== undefined || c.ws.readyState !== WebSocket.OPEN) break;
@@ -833,10 +841,12 @@ export class FuzzTarget {
         sock?.write(clientFrameBytes(f));
       }
     }
-    // sentinel: PONG comes after every answer to the frames before it (one socket, in order)
-    if (c.closed === undefined && c.ws.readyState === WebSocket.OPEN) c.ws.send('PING');
+    // sentinel: a ping frame of our own; its pong comes after every answer to the frames before it
+    // (one socket, in order; the text PING is no sentinel: the fuzzed frames may hold one too)
+    const sentinel = `sentinel-${++this.sentinels}`;
+    if (c.closed === undefined && c.ws.readyState === WebSocket.OPEN) c.ws.ping(Buffer.from(sentinel));
     const deadline = Date.now() + 10_000;
-    while (c.closed === undefined && !c.texts.includes('PONG')) {
+    while (c.closed === undefined && !c.pongs.includes(sentinel)) {
       if (Date.now() > deadline) return 'no answer (PONG or close) within 10 s';
       await new Promise<void>((r) => {
         const t = setTimeout(r, 50);
