@@ -101,11 +101,14 @@ export function adminRoutes(ex: PaperExchange, opts: AdminRouteOptions) {
     app.post('/balances', async (req) => {
       const b = parseWith(fundSchema, req.body, 'body');
       const addr = b.address.toLowerCase();
-      if (b.collateral !== undefined) ex.setCollateral(addr, amount(b.collateral));
-      for (const [tok, v] of Object.entries(b.tokens ?? {})) {
+      // everything is checked before anything is set: a refused request changes no balance
+      const collateral = b.collateral !== undefined ? amount(b.collateral) : undefined;
+      const tokens = Object.entries(b.tokens ?? {}).map(([tok, v]) => {
         if (!ex.marketOfToken(tok)) throw notFound(`unknown token ${tok}`);
-        ex.setTokens(addr, tok, amount(v));
-      }
+        return [tok, amount(v)] as const;
+      });
+      if (collateral !== undefined) ex.setCollateral(addr, collateral);
+      for (const [tok, micro] of tokens) ex.setTokens(addr, tok, micro);
       return { ok: true };
     });
     /**

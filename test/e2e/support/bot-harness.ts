@@ -63,11 +63,12 @@ export class BotHarness {
    */
   async exchange(
     seed: number,
-    o: { adminToken?: string; rate?: number } = {},
+    o: { adminToken?: string; rate?: number; protocol?: 1 | 2 } = {},
   ): Promise<{ ex: RunningExchange; base: string }> {
     const ex = await startExchange({
       port: 0,
       seed,
+      ...(o.protocol !== undefined ? { exchange: { protocol: o.protocol } } : {}),
       world: {
         agents: 'default',
         lifecycle: false,
