@@ -16,6 +16,7 @@ import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import convict from 'convict';
 import { ConfigError } from '../core/errors.ts';
+import { SIGNER_TIER_NAMES, type BudgetSignerTier, type SignerTierName } from '../core/signer-limits.ts';
 import { GLOBAL_LIMITS_SCHEMA, MARKET_LIMITS_SCHEMA } from '../risk/limits.ts';
 import type { ParamSpec } from '../strategy/api.ts';
 import { PACKAGE_ROOT_URL } from '../core/package-root.ts';
@@ -330,6 +331,18 @@ export const schema = {
         default: 500,
         env: 'MMKIT_EXCHANGE_RATE_LIMIT_QUEUE_MS',
       },
+    },
+    signerLimits: {
+      doc: "The venue's per-signer token buckets (orders and cancels; a batch costs its entries, a cancel-all 1 + the orders it cancelled): enforce (429 over the limit), warn (processed, flagged Poly-RateLimit-Warning: true), or off. Off too when rateLimits.enabled is false; rateLimits.scale multiplies them.",
+      format: ['enforce', 'warn', 'off'],
+      default: 'enforce',
+      env: 'MMKIT_EXCHANGE_SIGNER_LIMITS',
+    },
+    signerTier: {
+      doc: "Rate-limit tier of every signer (standard, copper, bronze, silver, gold, platinum, diamond, elite); one signer's changes with POST /admin/rate-limit-tier.",
+      format: [...SIGNER_TIER_NAMES],
+      default: 'standard',
+      env: 'MMKIT_EXCHANGE_SIGNER_TIER',
     },
     ws: {
       maxConnections: {
@@ -659,6 +672,12 @@ export const schema = {
       default: 50,
       env: 'MMKIT_BUDGET_MARGIN_MS',
     },
+    signerTier: {
+      doc: "The venue's per-signer buckets the client budgets against: auto (start at standard, the tightest, and adopt the tier the venue names in Poly-RateLimit-Tier), a tier name to start from (then adopt likewise), or off (a venue without them).",
+      format: ['auto', 'off', ...SIGNER_TIER_NAMES],
+      default: 'auto',
+      env: 'MMKIT_BUDGET_SIGNER_TIER',
+    },
   },
   log: {
     level: {
@@ -759,7 +778,7 @@ export type MmkitConfig = {
     timeoutMs: number;
   };
   secrets: { privateKey: string; keystorePassword: string; apiKey: string; apiSecret: string; apiPassphrase: string };
-  budgets: { enabled: boolean; scale: number; headroom: number; marginMs: number };
+  budgets: { enabled: boolean; scale: number; headroom: number; marginMs: number; signerTier: BudgetSignerTier };
   exchange: {
     host: string;
     port: number;
@@ -777,6 +796,8 @@ export type MmkitConfig = {
     lifecycle: boolean;
     faults: unknown[];
     rateLimits: { enabled: boolean; scale: number; queueMs: number };
+    signerLimits: 'enforce' | 'warn' | 'off';
+    signerTier: SignerTierName;
     ws: {
       maxConnections: number;
       maxConnectionsPerIp: number;

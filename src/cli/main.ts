@@ -91,6 +91,11 @@ Examples:
   .option('--admin-token <token>', 'enable the /admin routes (prefer env MMKIT_ADMIN_TOKEN) [exchange.adminToken]')
   .option('--no-rate-limits', 'turn off the rate limits of spec section 8 [exchange.rateLimits.enabled]')
   .option('--rate-limit-scale <x>', 'multiply every rate limit by x [exchange.rateLimits.scale]', (v) => Number(v))
+  .option(
+    '--signer-limits <mode>',
+    "the venue's per-signer order and cancel buckets: enforce | warn | off [exchange.signerLimits]",
+  )
+  .option('--signer-tier <tier>', 'rate-limit tier of every signer, standard ... elite [exchange.signerTier]')
   .option('--db <file>', 'SQLite file: state survives restarts [exchange.db]')
   .option('--agents <mode>', 'flow agents: default | none [exchange.agents]')
   .option('--no-lifecycle', 'markets do not close, resolve or appear during the run [exchange.lifecycle]')
@@ -112,6 +117,8 @@ Examples:
       'exchange.adminToken': o.adminToken,
       'exchange.rateLimits.enabled': o.rateLimits === false ? false : undefined,
       'exchange.rateLimits.scale': o.rateLimitScale,
+      'exchange.signerLimits': o.signerLimits,
+      'exchange.signerTier': o.signerTier,
       'exchange.db': o.db,
       'exchange.agents': o.agents,
       'exchange.lifecycle': o.lifecycle === false ? false : undefined,
@@ -157,6 +164,7 @@ Examples:
         bodyLimit: x.bodyLimitBytes,
         authMaxSkewSec: x.authMaxSkewSec,
         rateLimits: { ...x.rateLimits },
+        signerLimits: { mode: x.signerLimits, tier: x.signerTier },
       },
       ws,
     });

@@ -171,12 +171,16 @@ export function daemonVenue(cfg: MmkitConfig): { urls: Partial<VenueUrls>; inPro
   return { urls: explicit, inProcess: true };
 }
 
-/** The request budgets of the config: the spec's limits × scale × (1 - headroom). */
+/**
+ * The request budgets of the config: the spec's limits × scale × (1 - headroom), the venue's
+ * per-signer buckets (the tier to start from) likewise.
+ */
 export function budgetsOf(cfg: MmkitConfig): BudgetConfig {
   return {
     enabled: cfg.budgets.enabled,
     scale: cfg.budgets.scale * (1 - cfg.budgets.headroom),
     marginMs: cfg.budgets.marginMs,
+    signerTier: cfg.budgets.signerTier,
   };
 }
 

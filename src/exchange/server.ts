@@ -10,6 +10,7 @@ import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange, type ExchangeOptions } from '.
 import { FaultController, type FaultRule } from './faults.ts';
 import { newWorldIdentity, type WorldIdentity } from './identity.ts';
 import type { RatePolicy } from './limits/policy.ts';
+import type { SignerLimiter } from './limits/signer-buckets.ts';
 import { buildHttpApp, DEFAULT_HTTP_OPTIONS, type HttpOptions } from './http/server.ts';
 import { openJournal, type Journal } from './persist/journal.ts';
 import { createSecurityLog, type SecurityLog } from './security-log.ts';
@@ -61,6 +62,8 @@ export interface RunningExchange {
   identity: WorldIdentity;
   /** The HTTP rate limiter (absent when rate limits are off): tests read its tables' `size()`. */
   rateLimits: RatePolicy | undefined;
+  /** The per-signer order and cancel buckets (mode `off` when the limits are off). */
+  signerLimits: SignerLimiter;
   /** The security log (failed auth, refused orders, admin actions, limit trips): counts and recent events. */
   security: SecurityLog;
   /** Idempotent: stops the world, closes sockets and the server, flushes the journal. */
@@ -138,6 +141,7 @@ export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Pro
     port,
     identity,
     rateLimits: app.rateLimits,
+    signerLimits: app.signerLimits,
     security,
     close() {
       closing ??= (async () => {

@@ -93,12 +93,13 @@ export class ObservedBudgets extends Budgets {
     path: string,
     retryAfterMs: number,
     serverLimit?: number,
+    layer?: 'window' | 'signer',
   ): string[] {
     try {
       this.#on429(this.endpointKey(api, method, path));
     } catch {
       /* metrics must not break the request path */
     }
-    return super.onRateLimited(api, method, path, retryAfterMs, serverLimit);
+    return super.onRateLimited(api, method, path, retryAfterMs, serverLimit, layer);
   }
 }

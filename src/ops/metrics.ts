@@ -407,6 +407,18 @@ export class Metrics {
       this.budgetPaused.set(l, r.pausedUntil > now ? 1 : 0);
     }
     for (const e of s.endpoints) this.endpointQueued.set({ endpoint: e.key }, e.queued);
+    // the venue's per-signer token buckets, as rules `signer:order` and `signer:cancel`: used = the
+    // tokens spent or held in flight (burst - available), limit = the burst
+    if (s.signer !== undefined)
+      for (const b of [s.signer.order, s.signer.cancel]) {
+        const l = { rule: `signer:${b.bucket}` };
+        const used = b.burst - b.available;
+        this.budgetUsed.set(l, used);
+        this.budgetLimit.set(l, b.burst);
+        this.budgetUtilization.set(l, b.burst > 0 ? used / b.burst : 0);
+        this.budgetWaiting.set(l, b.waiting);
+        this.budgetPaused.set(l, b.pausedUntil > now ? 1 : 0);
+      }
   }
 
   /** A quote set handed to execution. */

@@ -1,10 +1,17 @@
 /**
- * Budget saturation: against the paper exchange with its DEFAULT limits (spec section 8), a
- * saturating producer of POST /orders (15 pre-signed orders each) and DELETE /orders (cancelling
- * what was placed) runs for ~12 s through mmkit's transport and budgets. Figures: the share of
- * the POST /orders and DELETE /orders burst budgets (1000 / 10 s each) in use, as the LOWEST
- * count over every 10 s window inside the run divided by the burst limit, and the number of 429s.
- * The exchange runs in its own process (`mmkit exchange`), as in production.
+ * Budget saturation, in two phases, each against a paper exchange in its own process (`mmkit
+ * exchange`), as in production, through mmkit's transport and budgets; each runs ~12 s.
+ *
+ * 1. The windows (the edge's per-endpoint limits, spec section 8): the exchange's DEFAULT windows,
+ *    the per-signer buckets off on both sides; a saturating producer of POST /orders (15 pre-signed
+ *    orders each) and DELETE /orders (cancelling what was placed). Figures: the share of the
+ *    POST /orders and DELETE /orders burst windows (1000 / 10 s each) in use, as the LOWEST count over
+ *    every 10 s window inside the run divided by the burst limit, and the number of 429s.
+ * 2. The per-signer token buckets (the venue's "CLOB Trading Rate Limits"): the exchange's defaults
+ *    (enforce, standard tier: 40 orders / s, 80 cancels / s), the client at its default (auto); the
+ *    same producer of 15-order batches, and DELETE /orders of 15 ids (the placed ones, padded with
+ *    ids of no order: the venue counts submitted ids). Figures: orders and cancelled ids in the
+ *    LOWEST 10 s window divided by the tier's refill over 10 s (400 and 800), and the 429s.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -17,114 +24,16 @@ import { createOrDeriveApiKey } from '../../src/api/auth.ts';
 import { orderHasher, orderToWire, type SignedOrderStruct } from '../../src/api/signing/order.ts';
 import { limitOrderAmounts } from '../../src/core/units.ts';
 import { DEFAULT_RATE_RULES } from '../../src/core/rate-limits.ts';
+import { signerTier, TIGHTEST_SIGNER_TIER } from '../../src/core/signer-limits.ts';
 
 const RUN_MS = 12_000;
 const WINDOW_MS = 10_000;
 const WORKERS = 32;
-const BATCHES = 2600; // > what 12 s of budget can take (about 2 × 1000)
 
 const burstLimit = (name: string): number => DEFAULT_RATE_RULES.find((r) => r.name === name)!.limit;
 
-const p = spawn(
-  process.execPath,
-  ['bin/mmkit.js', 'exchange', '--port', '0', '--json', '--agents', 'none', '--no-lifecycle', '--log-level', 'warn'],
-  {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  },
-);
-const [line] = (await once(createInterface({ input: p.stdout! }), 'line')) as [string];
-const urls = JSON.parse(line) as { clob_url: string };
-
-const wallet = new Wallet(Wallet.createRandom().privateKey);
-const postTimes: number[] = [];
-const deleteTimes: number[] = [];
-// send times as each request leaves its budget (the server counts arrivals, not answers)
-const onSend = (e: { method: string; path: string; at: number }) => {
-  if (e.path === '/orders') (e.method === 'POST' ? postTimes : deleteTimes).push(e.at);
-};
-const t = createTransport({ urls: { clob: urls.clob_url }, signer: wallet, onSend });
-t.setCredentials(await createOrDeriveApiKey(t));
-const clob = new ClobClient(t);
-
-let market;
-for await (const m of clob.marketsAll({ limit: 100 })) {
-  if (!m.negRisk && m.tickSize === '0.01' && m.acceptingOrders) {
-    market = m;
-    break;
-  }
-}
-if (market === undefined) throw new Error('no 0.01-tick market');
-const token = market.tokens[0]!.tokenId;
-
-// pre-sign BUY 0.01 × 5 orders ($0.05 each) with native secp256k1
-const hasher = orderHasher(137, false);
-const amounts = limitOrderAmounts('BUY', '0.01', '0.01', '5');
-const priv = Buffer.from(wallet.privateKey.slice(2), 'hex');
-const batches: SignedOrderLike[][] = [];
-let salt = Date.now();
-const s0 = performance.now();
-for (let b = 0; b < BATCHES; b++) {
-  const batch: SignedOrderLike[] = [];
-  for (let k = 0; k < 15; k++) {
-    const o: SignedOrderStruct = {
-      salt: BigInt(salt++),
-      maker: wallet.address,
-      signer: wallet.address,
-      taker: '0x0000000000000000000000000000000000000000',
-      tokenId: BigInt(token),
-      makerAmount: amounts.makerAmount,
-      takerAmount: amounts.takerAmount,
-      expiration: 0n,
-      nonce: 0n,
-      feeRateBps: 0n,
-      side: 0,
-      signatureType: 0,
-    };
-    const id = hasher.digest(o);
-    const sig = secp256k1.ecdsaSign(Buffer.from(id.slice(2), 'hex'), priv);
-    batch.push({
-      id,
-      wire: orderToWire(o, '0x' + Buffer.from(sig.signature).toString('hex') + (sig.recid + 27).toString(16)),
-    });
-  }
-  batches.push(batch);
-}
-console.error(`# pre-signed ${BATCHES * 15} orders in ${Math.round(performance.now() - s0)} ms`);
-
-const placed: string[][] = [];
-let nextBatch = 0;
-let rejected = 0;
-const start = Date.now();
-const end = start + RUN_MS;
-
-async function poster(): Promise<void> {
-  while (Date.now() < end) {
-    const b = batches[nextBatch++];
-    if (b === undefined) throw new Error('ran out of pre-signed batches; raise BATCHES');
-    const res = await clob.postOrders(b.map((order) => ({ order })));
-    const ids = res.filter((r) => r.ok).map((r) => r.orderId as string);
-    rejected += res.length - ids.length;
-    placed.push(ids);
-  }
-}
-
-async function canceller(): Promise<void> {
-  while (Date.now() < end) {
-    const ids = placed.shift();
-    if (ids === undefined) {
-      await new Promise((r) => setTimeout(r, 2));
-      continue;
-    }
-    await clob.cancelOrders(ids);
-  }
-}
-
-await Promise.all([...Array.from({ length: WORKERS }, poster), ...Array.from({ length: WORKERS }, canceller)]);
-// leave the account clean: cancel what is left
-await clob.cancelAll();
-
-/** The fewest requests in any 10 s window inside the run (windows start every 50 ms). */
-function minWindow(times: number[]): number {
+/** The fewest requests in any 10 s window inside [start, end] (windows start every 50 ms). */
+function minWindow(times: number[], start: number, end: number): number {
   let min = Infinity;
   for (let a = start; a + WINDOW_MS <= end; a += 50) {
     const n = times.filter((x) => x >= a && x < a + WINDOW_MS).length;
@@ -133,7 +42,7 @@ function minWindow(times: number[]): number {
   return min;
 }
 
-const hist = (ts: number[]) => {
+const hist = (ts: number[], start: number) => {
   const h: number[] = [];
   for (const x of ts) {
     const i = Math.floor((x - start) / 500);
@@ -141,18 +50,179 @@ const hist = (ts: number[]) => {
   }
   return Array.from(h, (v) => v ?? 0).join(' ');
 };
-console.error('# post/500ms: ' + hist(postTimes));
-console.error('# del/500ms:  ' + hist(deleteTimes));
-const postUse = (100 * minWindow(postTimes)) / burstLimit('POST /orders:burst');
-const delUse = (100 * minWindow(deleteTimes)) / burstLimit('DELETE /orders:burst');
-const s = t.stats();
-console.error(
-  `# sent: POST /orders ${postTimes.length}, DELETE /orders ${deleteTimes.length} in ${RUN_MS} ms; refused entries ${rejected}; statuses ${JSON.stringify(s.statuses)}`,
-);
+
+interface PhaseResult {
+  postTimes: number[];
+  deleteTimes: number[];
+  start: number;
+  end: number;
+  statuses: Record<number, number>;
+}
+
+async function phase(
+  name: string,
+  batchesNeeded: number,
+  signer: 'off' | 'default',
+  padCancels: boolean,
+): Promise<PhaseResult> {
+  const args = [
+    'bin/mmkit.js',
+    'exchange',
+    '--port',
+    '0',
+    '--json',
+    '--agents',
+    'none',
+    '--no-lifecycle',
+    '--log-level',
+    'warn',
+  ];
+  // the padded cancels are refusals the security log would print: errors only
+  args[args.length - 1] = padCancels ? 'error' : 'warn';
+  if (signer === 'off') args.push('--signer-limits', 'off');
+  const p = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    return await run(name, batchesNeeded, signer, padCancels, p);
+  } finally {
+    if (p.exitCode === null) {
+      p.kill('SIGTERM');
+      await once(p, 'exit');
+    }
+  }
+}
+
+async function run(
+  name: string,
+  batchesNeeded: number,
+  signer: 'off' | 'default',
+  padCancels: boolean,
+  p: ReturnType<typeof spawn>,
+): Promise<PhaseResult> {
+  const [line] = (await once(createInterface({ input: p.stdout! }), 'line')) as [string];
+  const urls = JSON.parse(line) as { clob_url: string };
+
+  const wallet = new Wallet(Wallet.createRandom().privateKey);
+  const postTimes: number[] = [];
+  const deleteTimes: number[] = [];
+  // send times as each request leaves its budget (the server counts arrivals, not answers)
+  const onSend = (e: { method: string; path: string; at: number }) => {
+    if (e.path === '/orders') (e.method === 'POST' ? postTimes : deleteTimes).push(e.at);
+  };
+  const t = createTransport({
+    urls: { clob: urls.clob_url },
+    signer: wallet,
+    onSend,
+    ...(signer === 'off' ? { budgets: { signerTier: 'off' as const } } : {}),
+  });
+  t.setCredentials(await createOrDeriveApiKey(t));
+  const clob = new ClobClient(t);
+
+  let market;
+  for await (const m of clob.marketsAll({ limit: 100 })) {
+    if (!m.negRisk && m.tickSize === '0.01' && m.acceptingOrders) {
+      market = m;
+      break;
+    }
+  }
+  if (market === undefined) throw new Error('no 0.01-tick market');
+  const token = market.tokens[0]!.tokenId;
+
+  // pre-sign BUY 0.01 × 5 orders ($0.05 each) with native secp256k1
+  const hasher = orderHasher(137, false);
+  const amounts = limitOrderAmounts('BUY', '0.01', '0.01', '5');
+  const priv = Buffer.from(wallet.privateKey.slice(2), 'hex');
+  const batches: SignedOrderLike[][] = [];
+  let salt = Date.now();
+  const s0 = performance.now();
+  for (let b = 0; b < batchesNeeded; b++) {
+    const batch: SignedOrderLike[] = [];
+    for (let k = 0; k < 15; k++) {
+      const o: SignedOrderStruct = {
+        salt: BigInt(salt++),
+        maker: wallet.address,
+        signer: wallet.address,
+        taker: '0x0000000000000000000000000000000000000000',
+        tokenId: BigInt(token),
+        makerAmount: amounts.makerAmount,
+        takerAmount: amounts.takerAmount,
+        expiration: 0n,
+        nonce: 0n,
+        feeRateBps: 0n,
+        side: 0,
+        signatureType: 0,
+      };
+      const id = hasher.digest(o);
+      const sig = secp256k1.ecdsaSign(Buffer.from(id.slice(2), 'hex'), priv);
+      batch.push({
+        id,
+        wire: orderToWire(o, '0x' + Buffer.from(sig.signature).toString('hex') + (sig.recid + 27).toString(16)),
+      });
+    }
+    batches.push(batch);
+  }
+  console.error(`# ${name}: pre-signed ${batchesNeeded * 15} orders in ${Math.round(performance.now() - s0)} ms`);
+
+  const placed: string[] = [];
+  let nextBatch = 0;
+  let rejected = 0;
+  let fake = 0;
+  const start = Date.now();
+  const end = start + RUN_MS;
+
+  async function poster(): Promise<void> {
+    while (Date.now() < end) {
+      const b = batches[nextBatch++];
+      if (b === undefined) throw new Error('ran out of pre-signed batches; raise the count');
+      const res = await clob.postOrders(b.map((order) => ({ order })));
+      const ids = res.filter((r) => r.ok).map((r) => r.orderId as string);
+      rejected += res.length - ids.length;
+      placed.push(...ids);
+    }
+  }
+
+  async function canceller(): Promise<void> {
+    while (Date.now() < end) {
+      const ids = placed.splice(0, 15);
+      if (padCancels) while (ids.length < 15) ids.push(`0x${(++fake).toString(16).padStart(64, 'f')}`); // no such order
+      if (ids.length === 0) {
+        await new Promise((r) => setTimeout(r, 2));
+        continue;
+      }
+      await clob.cancelOrders(ids);
+    }
+  }
+
+  await Promise.all([...Array.from({ length: WORKERS }, poster), ...Array.from({ length: WORKERS }, canceller)]);
+  // leave the account clean: cancel what is left
+  await clob.cancelAll();
+  console.error(`# ${name}: post/500ms: ` + hist(postTimes, start));
+  console.error(`# ${name}: del/500ms:  ` + hist(deleteTimes, start));
+  const statuses = t.stats().statuses;
+  console.error(
+    `# ${name}: sent POST /orders ${postTimes.length}, DELETE /orders ${deleteTimes.length} in ${RUN_MS} ms; refused entries ${rejected}; statuses ${JSON.stringify(statuses)}`,
+  );
+  await t.close();
+  return { postTimes, deleteTimes, start, end, statuses };
+}
+
+// 1. the windows, the signer buckets off on both sides
+const w = await phase('windows', 2600 /* > what 12 s of budget can take (about 2 × 1000) */, 'off', false);
+const postUse = (100 * minWindow(w.postTimes, w.start, w.end)) / burstLimit('POST /orders:burst');
+const delUse = (100 * minWindow(w.deleteTimes, w.start, w.end)) / burstLimit('DELETE /orders:burst');
 console.log(`figure: budget_post_orders_burst_use = ${postUse.toFixed(1)} %`);
 console.log(`figure: budget_delete_orders_burst_use = ${delUse.toFixed(1)} %`);
-console.log(`figure: budget_429_count = ${s.statuses[429] ?? 0} count`);
+console.log(`figure: budget_429_count = ${w.statuses[429] ?? 0} count`);
 
-await t.close();
-p.kill('SIGTERM');
-await once(p, 'exit');
+// 2. the per-signer buckets at the exchange's defaults (standard tier)
+const tier = signerTier(TIGHTEST_SIGNER_TIER);
+const sgn = await phase(
+  'signer buckets',
+  Math.ceil((tier.order.burst + (tier.order.rate * RUN_MS) / 1000) / 15) + WORKERS + 8,
+  'default',
+  true,
+);
+const orderUse = (100 * 15 * minWindow(sgn.postTimes, sgn.start, sgn.end)) / ((tier.order.rate * WINDOW_MS) / 1000);
+const cancelUse = (100 * 15 * minWindow(sgn.deleteTimes, sgn.start, sgn.end)) / ((tier.cancel.rate * WINDOW_MS) / 1000);
+console.log(`figure: budget_signer_order_use = ${orderUse.toFixed(1)} %`);
+console.log(`figure: budget_signer_cancel_use = ${cancelUse.toFixed(1)} %`);
+console.log(`figure: budget_signer_429_count = ${sgn.statuses[429] ?? 0} count`);

@@ -34,14 +34,32 @@
  * ours, that rule's limit is lowered to it (learned), so a misconfigured budget converges after
  * one refusal.
  *
- * A batch (POST /orders with 15 orders, DELETE /orders with many ids) is one request, as the
- * exchange counts it.
+ * A batch (POST /orders with 15 orders, DELETE /orders with many ids) is one request in the
+ * windows, as the venue's edge counts it.
+ *
+ * 3. The venue's per-signer token buckets (./signer-budget.ts; the table is src/core/signer-limits.ts):
+ *    an order or cancel request first waits until its signer's bucket holds its cost: there a batch
+ *    counts its entries, a cancel its ids, a cancel-all 1 and then the orders it cancelled. Then it
+ *    takes its window slots. Nothing here splits a request: one costing more than the bucket's burst
+ *    is refused (ValidationError) before it is sent; the executor's batches (MAX_BATCH_ORDERS, 15)
+ *    fit every tier's order burst (60 at the tightest) and the venue adapter cancels in chunks of
+ *    CANCEL_CHUNK_IDS (120, the tightest cancel burst).
  */
 import Bottleneck from 'bottleneck';
 import type { Clock, TimerHandle } from '../../core/clock.ts';
 import { ConfigError } from '../../core/errors.ts';
 import { resolveRateRules, ruleNamesFor, type RateRule } from '../../core/rate-limits.ts';
+import type { BudgetSignerTier, SignerRequest } from '../../core/signer-limits.ts';
+import {
+  SignerBudget,
+  startTierOf,
+  type SendOutcome,
+  type SignerBudgetStats,
+  type SignerTicket,
+} from './signer-budget.ts';
 import type { ApiName, HttpMethod } from './types.ts';
+
+export type { SendOutcome } from './signer-budget.ts';
 
 /** Budget configuration. Defaults are the spec's numbers. */
 export interface BudgetConfig {
@@ -62,6 +80,12 @@ export interface BudgetConfig {
    * or 'send' (naive; kept to measure the difference in tests).
    */
   stampAt?: 'completion' | 'send';
+  /**
+   * The venue's per-signer buckets: 'auto' (default: start at standard, the tightest, and adopt the
+   * tier the venue names in Poly-RateLimit-Tier), a tier to start from (then adopt likewise), or
+   * 'off'. `scale` multiplies their rates and bursts too.
+   */
+  signerTier?: BudgetSignerTier;
 }
 
 /** One rule's state for metrics. */
@@ -94,12 +118,17 @@ export interface EndpointStats {
 export interface BudgetStats {
   rules: RuleStats[];
   endpoints: EndpointStats[];
+  /** The per-signer buckets (absent when off). */
+  signer?: SignerBudgetStats;
 }
 
 /** The budget slot of a running request (see `Budgets.schedule`). */
 export interface BudgetSlot {
-  /** Take over the release: the slot stays held until the returned function is called (idempotent). */
-  detach(): () => void;
+  /**
+   * Take over the release: the slot stays held until the returned function is called (idempotent),
+   * with the answer when there is one (the signer buckets read its post-charge and tier).
+   */
+  detach(): (outcome?: SendOutcome) => void;
 }
 
 /** A slot held in every rule of a request; release it once, when the answer (or the failure) came. */
@@ -376,10 +405,16 @@ export class Budgets {
   readonly #learn: boolean;
   readonly #maxConcurrent: number;
   readonly #limiters = new Map<string, { limiter: Bottleneck; rules: string[]; active: number; folded: boolean }>();
+  readonly #signer: SignerBudget | undefined;
 
-  /** @throws ConfigError on an unknown rule name or a bad number. */
+  /** @throws ConfigError on an unknown rule name or tier, or a bad number. */
   constructor(config: BudgetConfig = {}, clock: Clock) {
     this.#clock = clock;
+    const tier = startTierOf(config.signerTier);
+    this.#signer =
+      tier === undefined || config.enabled === false
+        ? undefined
+        : new SignerBudget(clock, { tier, ...(config.scale !== undefined ? { scale: config.scale } : {}) });
     const rules = resolveRateRules(
       {
         ...(config.scale !== undefined ? { scale: config.scale } : {}),
@@ -401,6 +436,11 @@ export class Budgets {
   /** The gate (for tests and metrics). */
   get gate(): WindowGate {
     return this.#gate;
+  }
+
+  /** The per-signer buckets (undefined when off). */
+  get signer(): SignerBudget | undefined {
+    return this.#signer;
   }
 
   /** The rule names that apply to a request (src/core/rate-limits.ts). */
@@ -443,10 +483,12 @@ export class Budgets {
   }
 
   /**
-   * Run `send` once the endpoint's queue and every applicable window allow it. The slot is held
-   * until `send` settles, or, if `send` calls `slot.detach()`, until the function that returns is
-   * called (for a request that outlives its caller's timeout: its slot is held until its answer).
-   * @throws whatever `send` throws; the signal's reason when aborted while queued or waiting.
+   * Run `send` once the endpoint's queue, the signer's bucket (when `signer` says what the request
+   * costs there) and every applicable window allow it. The slot is held until `send` settles, or, if
+   * `send` calls `slot.detach()`, until the function that returns is called (for a request that
+   * outlives its caller's timeout: its slot is held until its answer).
+   * @throws whatever `send` throws; the signal's reason when aborted while queued or waiting; a
+   *   ValidationError when `signer`'s cost exceeds its bucket's burst
    */
   async schedule<T>(
     api: ApiName,
@@ -454,23 +496,38 @@ export class Budgets {
     path: string,
     send: (slot: BudgetSlot) => Promise<T>,
     signal?: AbortSignal,
+    signer?: SignerRequest,
   ): Promise<T> {
     const e = this.#endpoint(api, method, path);
     const rules = e.folded ? this.rulesFor(api, method, path) : e.rules;
     const job = async (): Promise<T> => {
       if (signal?.aborted) throw abortReason(signal);
       if (!this.#enabled) return send({ detach: () => () => undefined });
-      const ticket = await this.#gate.acquire(rules, signal);
+      const sticket: SignerTicket | undefined =
+        signer !== undefined && this.#signer !== undefined ? await this.#signer.acquire(signer, signal) : undefined;
+      let ticket: BudgetTicket;
+      try {
+        ticket = await this.#gate.acquire(rules, signal);
+      } catch (err) {
+        sticket?.release('unsent');
+        throw err;
+      }
       let detached = false;
       try {
         return await send({
           detach: () => {
             detached = true;
-            return () => ticket.release();
+            return (outcome?: SendOutcome) => {
+              ticket.release();
+              sticket?.release(outcome);
+            };
           },
         });
       } finally {
-        if (!detached) ticket.release();
+        if (!detached) {
+          ticket.release();
+          sticket?.release();
+        }
       }
     };
     const counted = async (): Promise<T> => {
@@ -497,9 +554,18 @@ export class Budgets {
    * every request that needs it, and learn the server's limit when it is below ours.
    * The rule is the one whose limit equals X-RateLimit-Limit; else, when learning, the tightest
    * rule above the server's limit (lowered to it); else the endpoint's own rules.
-   * Returns the names paused.
+   * Returns the names paused. A 429 of the venue's per-signer buckets (`layer` 'signer') pauses no
+   * window: its bucket was lowered and paused when the slot was released (./signer-budget.ts).
    */
-  onRateLimited(api: ApiName, method: HttpMethod, path: string, retryAfterMs: number, serverLimit?: number): string[] {
+  onRateLimited(
+    api: ApiName,
+    method: HttpMethod,
+    path: string,
+    retryAfterMs: number,
+    serverLimit?: number,
+    layer: 'window' | 'signer' = 'window',
+  ): string[] {
+    if (layer === 'signer') return [];
     const names = this.rulesFor(api, method, path);
     let target: string[] = [];
     if (serverLimit !== undefined && Number.isSafeInteger(serverLimit) && serverLimit > 0) {
@@ -556,12 +622,13 @@ export class Budgets {
         learned: s.learned,
       });
     }
-    return { rules, endpoints };
+    return { rules, endpoints, ...(this.#signer !== undefined ? { signer: this.#signer.stats() } : {}) };
   }
 
   /** Reject everything queued or waiting; idempotent. */
   async stop(reason: unknown = new DOMException('budgets stopped', 'AbortError')): Promise<void> {
     this.#gate.close(reason);
+    this.#signer?.close(reason);
     await Promise.all(
       [...this.#limiters.values()].map((e) => e.limiter.stop({ dropWaitingJobs: true }).catch(() => undefined)),
     );

@@ -42,6 +42,7 @@ import {
 import { l1Headers, type L1Signer } from '../signing/clob-auth.ts';
 import { l2Headers } from '../signing/hmac.ts';
 import { Budgets, type BudgetConfig, type BudgetSlot } from './budgets.ts';
+import { SIGNER_HEADERS, signerRequestOf } from '../../core/signer-limits.ts';
 import { createRetryPolicy, retryAfterFromHeaders, type RetryConfig, type RetryPolicy } from './retry.ts';
 import type { ApiName, QueryValue, RequestSpec, Transport } from './types.ts';
 
@@ -277,6 +278,8 @@ class UndiciTransport implements HttpTransport {
     }
     const url = base.prefix + spec.path + queryString(spec.query);
     const what = `${spec.method} ${spec.path}`;
+    // what the request costs in the venue's per-signer buckets (order and cancel routes only)
+    const signer = spec.api === 'clob' ? signerRequestOf(spec.method, spec.path, spec.body) : undefined;
     // fail before taking a budget slot when the request cannot be authenticated at all
     if (spec.auth === 'l2' && this.#creds === undefined)
       throw new AuthError(`${what} needs API credentials: none are configured (create or derive a key first)`);
@@ -294,6 +297,7 @@ class UndiciTransport implements HttpTransport {
           spec.path,
           (slot) => this.#attempt(spec, base, url, body, slot, attempt),
           spec.signal,
+          signer,
         );
         return this.#validate(what, parsed, schema);
       } catch (e) {
@@ -312,6 +316,7 @@ class UndiciTransport implements HttpTransport {
           spec.path,
           err.retryAfterMs,
           typeof limit === 'number' ? limit : undefined,
+          err.details?.['layer'] === 'signer' ? 'signer' : 'window',
         );
         this.#logger?.warn(
           { api: spec.api, endpoint: what, retryAfterMs: err.retryAfterMs, paused, attempt },
@@ -411,9 +416,9 @@ class UndiciTransport implements HttpTransport {
     })();
     const release = slot.detach();
     void inner.then(
-      () => {
+      (r) => {
         this.#clock.clearTimeout(hardHandle);
-        release();
+        release(r);
       },
       () => {
         this.#clock.clearTimeout(hardHandle);
@@ -496,6 +501,11 @@ class UndiciTransport implements HttpTransport {
     if (status === 403) return new AuthError(message, 'FORBIDDEN', { details });
     if (status === 404) return new NotFoundError(message, { details });
     if (status === 429) {
+      // the venue's per-signer buckets say so with their headers; a cost above the burst never passes
+      if (first(headers[SIGNER_HEADERS.tier.toLowerCase()]) !== undefined) {
+        details['layer'] = 'signer';
+        if (info.code === 'RATE_LIMIT_BURST_EXCEEDED') return new ValidationError(message, { details });
+      }
       const wait = retryAfterFromHeaders(headers, now) ?? 1000;
       const lim = Number(first(headers['x-ratelimit-limit']));
       if (Number.isSafeInteger(lim) && lim > 0) details['limit'] = lim;

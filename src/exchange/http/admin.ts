@@ -14,6 +14,8 @@ import { parseAmount, tickPips, isTickSize } from '../../core/units.ts';
 import type { PaperExchange } from '../exchange.ts';
 import type { FaultController, FaultRule } from '../faults.ts';
 import type { SecurityLog } from '../security-log.ts';
+import type { SignerLimiter } from '../limits/signer-buckets.ts';
+import { parseSignerTier, SIGNER_TIER_NAMES } from '../../core/signer-limits.ts';
 import { parseWith } from './body.ts';
 import { notFoundHandler } from './error-handling.ts';
 import { badRequest, forbidden, notFound } from './errors.ts';
@@ -38,6 +40,10 @@ const faultSchema = z.object({
 });
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const tierSchema = z.object({
+  address: z.string().regex(ADDRESS, '0x-prefixed 20-byte hex address'),
+  tier: z.string().max(20),
+});
 const funderSchema = z.object({
   signer: z.string().regex(ADDRESS, '0x-prefixed 20-byte hex address'),
   funder: z.string().regex(ADDRESS, '0x-prefixed 20-byte hex address'),
@@ -58,11 +64,13 @@ export interface AdminRouteOptions {
   token: string;
   faults?: FaultController | undefined;
   security?: SecurityLog | undefined;
+  /** The per-signer buckets, whose tiers `/admin/rate-limit-tier` sets. */
+  signerLimits?: SignerLimiter | undefined;
 }
 
 /** Test and operator controls; served only when an admin token is configured. */
 export function adminRoutes(ex: PaperExchange, opts: AdminRouteOptions) {
-  const { token, faults, security } = opts;
+  const { token, faults, security, signerLimits } = opts;
   return async function plugin(app: FastifyInstance): Promise<void> {
     /** Whether the token was checked, and how: absent when the request was refused before (a 429). */
     const tokenOk = new WeakMap<FastifyRequest, boolean>();
@@ -122,6 +130,28 @@ export function adminRoutes(ex: PaperExchange, opts: AdminRouteOptions) {
       const funder = b.funder.toLowerCase();
       if (signer === funder) throw badRequest('funder must differ from signer');
       return { ok: true, signer, funder, added: ex.registerFunder(signer, funder) };
+    });
+    /**
+     * A signer's rate-limit tier (per-signer order and cancel buckets): set at once, its buckets keep
+     * their tokens up to the new burst. `GET ?address=` reads it.
+     */
+    app.post('/rate-limit-tier', async (req) => {
+      const b = parseWith(tierSchema, req.body, 'body');
+      const tier = parseSignerTier(b.tier);
+      if (tier === undefined)
+        throw badRequest(`unknown tier ${JSON.stringify(b.tier)}: ${SIGNER_TIER_NAMES.join(', ')}`);
+      if (signerLimits === undefined) throw notFound('per-signer limits are not configured');
+      return {
+        ok: true,
+        address: b.address.toLowerCase(),
+        tier: signerLimits.setTier(b.address, tier, ex.clock.now()),
+      };
+    });
+    app.get('/rate-limit-tier', async (req) => {
+      const a = (req.query as Record<string, unknown>)['address'];
+      if (typeof a !== 'string' || !ADDRESS.test(a)) throw badRequest('address: 0x-prefixed 20-byte hex address');
+      if (signerLimits === undefined) throw notFound('per-signer limits are not configured');
+      return { address: a.toLowerCase(), tier: signerLimits.tierOf(a), mode: signerLimits.mode };
     });
     const market = (cid: string) => {
       const m = ex.market(cid);

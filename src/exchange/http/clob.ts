@@ -35,6 +35,8 @@ import { badRequest, envelope, HttpError, notFound } from './errors.ts';
 import { formatMid, renderBook, renderOrder, renderTrade } from './render.ts';
 import { builderRoutes } from './builder.ts';
 import { v2Routes } from './v2-routes.ts';
+import { NO_SIGNER_GATE, type SignerGate } from './signer-limits.ts';
+import type { SignerRequest } from '../../core/signer-limits.ts';
 
 /** Most orders in one POST /orders (src/core/rate-limits.ts). */
 export const MAX_BATCH = MAX_BATCH_ORDERS;
@@ -134,13 +136,20 @@ function orderResponse(r: PlaceOutcome): Record<string, unknown> {
 
 export interface ClobRouteOptions {
   auth: AuthOptions;
+  /** The per-signer order and cancel buckets (http/signer-limits.ts); none when absent. */
+  signer?: SignerGate | undefined;
 }
+
+const ONE_ORDER: SignerRequest = { bucket: 'order', cost: 1, postCharged: false };
+const ONE_CANCEL: SignerRequest = { bucket: 'cancel', cost: 1, postCharged: false };
+const CANCEL_ALL: SignerRequest = { bucket: 'cancel', cost: 1, postCharged: true };
 
 export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
   return async function plugin(app: FastifyInstance): Promise<void> {
     const l2 = (req: FastifyRequest): ApiKeyRecord => authenticate(ex, req, opts.auth);
     /** An account read: a full key, or a read-only key as Bearer. */
     const reader = (req: FastifyRequest): Reader => authenticateRead(ex, req, opts.auth);
+    const signer = opts.signer ?? NO_SIGNER_GATE;
 
     const tokenOf = (tokenId: string | undefined) => {
       if (tokenId === undefined || !/^\d{1,78}$/.test(tokenId)) throw badRequest('Invalid token id');
@@ -363,18 +372,22 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
 
     // ---- orders -------------------------------------------------------------------------------
     const aheadMs = opts.auth.maxSkewSec * 1000;
+    // every order and cancel route: authenticated, then counted in the signer's bucket (all or
+    // nothing: a refused batch processes no entry), then processed
     app.post('/order', async (req, reply) => {
       const k = l2(req);
+      signer.admit(req, reply, k.address, ONE_ORDER);
       const r = ex.place(k, parseOrderRequest(req.body, aheadMs));
       if (!r.ok) reply.code(r.httpStatus);
       return orderResponse(r);
     });
-    app.post('/orders', async (req) => {
+    app.post('/orders', async (req, reply) => {
       const k = l2(req);
       if (!Array.isArray(req.body)) throw badRequest('body must be a JSON array of orders');
       if (req.body.length === 0) throw badRequest('body must hold at least one order');
       if (req.body.length > MAX_BATCH)
         throw badRequest(`too many orders in one request: ${req.body.length} > ${MAX_BATCH}`, 'BATCH_TOO_LARGE');
+      signer.admit(req, reply, k.address, { bucket: 'order', cost: req.body.length, postCharged: false });
       return req.body.map((entry: unknown) => {
         try {
           return orderResponse(ex.place(k, parseOrderRequest(entry, aheadMs)));
@@ -385,8 +398,9 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
         }
       });
     });
-    app.delete('/order', async (req) => {
+    app.delete('/order', async (req, reply) => {
       const k = l2(req);
+      signer.admit(req, reply, k.address, ONE_CANCEL);
       const { orderID } = parseWith(cancelOneSchema, req.body, 'body');
       // not a live order of the caller (unknown, another's, done): 200 with the public service's reason,
       // as its clients expect (public Python clients raise on any other status; bots match the text)
@@ -394,19 +408,35 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
         return { canceled: [], not_canceled: { [orderID]: ORDER_NOT_FOUND_REASON } };
       return ex.cancel(k.address, [orderID]);
     });
-    app.delete('/orders', async (req) => {
+    app.delete('/orders', async (req, reply) => {
       const k = l2(req);
-      return ex.cancel(k.address, parseWith(cancelManySchema, req.body, 'body'));
+      const ids = parseWith(cancelManySchema, req.body, 'body');
+      if (ids.length > 0)
+        signer.admit(req, reply, k.address, { bucket: 'cancel', cost: ids.length, postCharged: false });
+      return ex.cancel(k.address, ids);
     });
-    app.delete('/cancel-all', async (req) => ex.cancelAll(l2(req).address));
-    app.delete('/cancel-market-orders', async (req) => {
+    // one token up front, one per cancelled order once the count is known
+    app.delete('/cancel-all', async (req, reply) => {
+      const k = l2(req);
+      signer.admit(req, reply, k.address, CANCEL_ALL);
+      const out = ex.cancelAll(k.address);
+      signer.settle(reply, k.address, CANCEL_ALL, out.canceled.length);
+      return out;
+    });
+    app.delete('/cancel-market-orders', async (req, reply) => {
       const k = l2(req);
       const b = parseWith(cancelMarketSchema, req.body ?? undefined, 'body');
+      signer.admit(req, reply, k.address, CANCEL_ALL);
       const filter: { market?: string; tokenId?: string } = {};
       if (b.market) filter.market = b.market;
       if (b.asset_id) filter.tokenId = b.asset_id;
-      return ex.cancelMarket(k.address, filter);
+      const out = ex.cancelMarket(k.address, filter);
+      signer.settle(reply, k.address, CANCEL_ALL, out.canceled.length);
+      return out;
     });
+
+    // the tier of the credentials' signer (the public service's answer may lag 3 h; here it is current)
+    app.get('/v1/user/rate-limit-tier', async (req) => ({ tier: signer.tierOf(l2(req).address) }));
 
     const oneOrder = (k: Reader, id: string | undefined) => {
       if (id === undefined || id === '') throw badRequest('missing order id');

@@ -4,7 +4,8 @@
  * (/admin: http/admin.ts), with the spec's error envelope on every error, even those raised before
  * routing (http/error-handling.ts), raw-body capture for L2 signatures, and the spec's rate limits
  * (section 8) applied before any handler runs (http/rate-limit-hooks.ts): over a limit a request
- * is held briefly, then answered 429 with the X-RateLimit-* headers and Retry-After. Failed
+ * is held briefly, then answered 429 with the X-RateLimit-* headers and Retry-After; and, on the
+ * order and cancel routes, the venue's per-signer token buckets (http/signer-limits.ts). Failed
  * authentication, refused orders and cancels, admin actions and 429s go to the security log
  * (http/security-hooks.ts).
  */
@@ -12,6 +13,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequ
 import type { Logger } from 'pino';
 import type { PaperExchange } from '../exchange.ts';
 import type { RatePolicy } from '../limits/policy.ts';
+import { SignerLimiter, type SignerLimitMode } from '../limits/signer-buckets.ts';
+import type { SignerTierName } from '../../core/signer-limits.ts';
 import { MAX_IDENTITY_HEADER_LENGTH, overlongIdentityHeader } from './auth.ts';
 import { adminRoutes } from './admin.ts';
 import { clobRoutes } from './clob.ts';
@@ -28,6 +31,7 @@ import { badRequest, HttpError, unauthorized } from './errors.ts';
 import { clientErrorHandler, errorHandler, frameworkErrors, notFoundHandler } from './error-handling.ts';
 import { installRateLimits } from './rate-limit-hooks.ts';
 import { installOrderRefusalLog } from './security-hooks.ts';
+import { signerGate } from './signer-limits.ts';
 
 /** The admin token check (constant time), re-exported where it used to live. */
 export { sameSecret } from './admin.ts';
@@ -53,6 +57,12 @@ export interface HttpOptions {
     /** How often idle identities are swept from the tables, ms of the exchange's clock (default 30 s). */
     sweepMs?: number;
   };
+  /**
+   * The venue's per-signer order and cancel buckets (limits/signer-buckets.ts): `enforce` (default),
+   * `warn` or `off`; every signer's tier (default standard) and per-address overrides. Off whenever
+   * `rateLimits.enabled` is false; `rateLimits.scale` multiplies their rates and bursts too.
+   */
+  signerLimits?: { mode: SignerLimitMode; tier?: SignerTierName; tiers?: Record<string, SignerTierName> };
   /** Admin routes (/admin/...) are served only when a token is set; requests carry it in X-Admin-Token. */
   adminToken?: string | undefined;
   authMaxSkewSec: number;
@@ -66,6 +76,7 @@ export interface HttpOptions {
 export const DEFAULT_HTTP_OPTIONS: HttpOptions = {
   bodyLimit: 256 * 1024,
   rateLimits: { enabled: true, scale: 1, queueMs: 500 },
+  signerLimits: { mode: 'enforce', tier: 'standard' },
   authMaxSkewSec: 300,
 };
 
@@ -83,6 +94,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The rate limiter (absent when rate limits are off); `size()` shows its tables' size. */
     rateLimits?: RatePolicy;
+    /** The per-signer buckets (mode off when the limits are off). */
+    signerLimits: SignerLimiter;
   }
 }
 
@@ -175,13 +188,26 @@ export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInsta
     });
     app.decorate('rateLimits', policy);
   }
+  const sl = opts.signerLimits ?? { mode: 'enforce' };
+  const signerLimits = new SignerLimiter({
+    mode: opts.rateLimits.enabled ? sl.mode : 'off',
+    scale: opts.rateLimits.scale,
+    ...(sl.tier !== undefined ? { tier: sl.tier } : {}),
+    ...(sl.tiers !== undefined ? { tiers: sl.tiers } : {}),
+  });
+  app.decorate('signerLimits', signerLimits);
+  if (signerLimits.mode !== 'off') {
+    const sweeper = ex.clock.setInterval(() => signerLimits.sweep(ex.clock.now()), opts.rateLimits.sweepMs ?? 30_000);
+    app.addHook('onClose', async () => ex.clock.clearInterval(sweeper));
+  }
   if (opts.security) installOrderRefusalLog(app, opts.security);
 
   app.setErrorHandler(errorHandler({ bodyLimit: opts.bodyLimit, security: opts.security }));
   app.setNotFoundHandler(notFoundHandler);
 
   const auth = { maxSkewSec: opts.authMaxSkewSec };
-  app.register(clobRoutes(ex, { auth }), { prefix: API_PREFIXES.clob });
+  const signer = signerGate(ex, signerLimits, opts.security);
+  app.register(clobRoutes(ex, { auth, signer }), { prefix: API_PREFIXES.clob });
   app.register(readonlyKeyRoutes(ex, { auth }), { prefix: API_PREFIXES.clob });
   app.register(liveActivityRoutes(ex), { prefix: API_PREFIXES.clob });
   app.register(gammaRoutes(ex), { prefix: API_PREFIXES.gamma });
@@ -190,8 +216,11 @@ export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInsta
   app.register(contentRoutes(ex), { prefix: API_PREFIXES.content });
   app.register(relayerRoutes(ex, { auth }), { prefix: API_PREFIXES.relayer });
   if (opts.adminToken)
-    app.register(adminRoutes(ex, { token: opts.adminToken, faults: opts.faults, security: opts.security }), {
-      prefix: '/admin',
-    });
+    app.register(
+      adminRoutes(ex, { token: opts.adminToken, faults: opts.faults, security: opts.security, signerLimits }),
+      {
+        prefix: '/admin',
+      },
+    );
   return app;
 }

@@ -41,7 +41,8 @@ import type { UserIdentity } from '../../api/streams/user-decode.ts';
 import { userStream, type ReconcileContext, type ReconcileResult, type UserStream } from '../../api/streams/user.ts';
 import { rtdsStream, type RtdsStream } from '../../api/streams/rtds.ts';
 import { LiveClock, type Clock } from '../../core/clock.ts';
-import { MAX_BATCH_ORDERS, MAX_CANCEL_IDS } from '../../core/rate-limits.ts';
+import { MAX_BATCH_ORDERS } from '../../core/rate-limits.ts';
+import { CANCEL_CHUNK_IDS } from '../../core/signer-limits.ts';
 import { PresignPool, type PresignOptions } from './presign-pool.ts';
 import { cancelOutcome, orderRecord, toMarketInfo, toVenueOrder, tradeRecord, venueFillsOf } from './live-mappers.ts';
 import { AuthError, ConfigError, OrderRejectedError, RateLimitError, ValidationError } from '../../core/errors.ts';
@@ -692,7 +693,7 @@ class LiveVenueImpl implements LiveVenue {
   }
 
   cancel(ids: readonly OrderId[]): Promise<CancelOutcome> {
-    if (ids.length > MAX_CANCEL_IDS) return this.#cancelChunks(ids);
+    if (ids.length > CANCEL_CHUNK_IDS) return this.#cancelChunks(ids);
     // one request (the usual case): not `async`, so that it can be inlined into the caller
     try {
       return this.clob.cancelOrders(ids).then(cancelOutcome);
@@ -701,12 +702,15 @@ class LiveVenueImpl implements LiveVenue {
     }
   }
 
-  /** Cancels in requests of at most MAX_CANCEL_IDS (3000) ids, one after the other. */
+  /**
+   * Cancels in requests of at most CANCEL_CHUNK_IDS (120) ids, one after the other: a request of
+   * more ids than the signer's cancel burst (120 at the tightest tier) could never pass.
+   */
   async #cancelChunks(ids: readonly OrderId[]): Promise<CancelOutcome> {
     const canceled: OrderId[] = [];
     const notCanceled = new Map<OrderId, string>();
-    for (let i = 0; i < ids.length; i += MAX_CANCEL_IDS) {
-      const r = await this.clob.cancelOrders(ids.length <= MAX_CANCEL_IDS ? ids : ids.slice(i, i + MAX_CANCEL_IDS));
+    for (let i = 0; i < ids.length; i += CANCEL_CHUNK_IDS) {
+      const r = await this.clob.cancelOrders(ids.slice(i, i + CANCEL_CHUNK_IDS));
       canceled.push(...r.canceled);
       for (const [k, v] of Object.entries(r.notCanceled)) notCanceled.set(k as OrderId, v);
     }
