@@ -50,7 +50,8 @@ async function user() {
 
 beforeAll(async () => {
   // the exchange's defaults: windows at scale 1, the signer buckets enforced at the standard tier
-  v = await startVenue({ http: { rateLimits: { enabled: true, scale: 1, queueMs: 0 } } });
+  // its orders are V1-signed (signOrder)
+  v = await startVenue({ exchange: { protocol: 1 }, http: { rateLimits: { enabled: true, scale: 1, queueMs: 0 } } });
 });
 afterAll(async () => {
   for (const t of open) await t.close();
