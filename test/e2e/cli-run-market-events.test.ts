@@ -138,11 +138,15 @@ describe('mmkit run: market events', () => {
     // order of the run was refused (but for post-only crossings)
     const db = new Database(join(dir, 'mmkit.db'), { readonly: true });
     const late = db.prepare('SELECT id FROM orders WHERE market = ? AND created_at >= ?').all(gone, resolvedAt);
-    // (a post-only quote that arrives after the book moved through its price is refused as crossing
-    // and re-priced: the race of any quoter on a moving book, not a refusal of the bot's orders)
+    // Two races of any quoter, not refusals of the bot's orders: a post-only quote that arrives after
+    // the book moved through its price is refused as crossing (and re-priced); an ask re-placed in
+    // the moment a flow agent lifts part of the one it replaces is sized on shares the bot no longer
+    // holds (the fill is on its way) and is refused for balance (re-sized on the next intent).
     const refused = db
       .prepare(
-        "SELECT id, reject_code FROM orders WHERE status = 'rejected' AND reject_code != 'INVALID_POST_ONLY_ORDER'",
+        `SELECT id, side, reject_code FROM orders WHERE status = 'rejected'
+           AND reject_code != 'INVALID_POST_ONLY_ORDER'
+           AND NOT (side = 'SELL' AND reject_code = 'INVALID_ORDER_NOT_ENOUGH_BALANCE')`,
       )
       .all();
     db.close();
