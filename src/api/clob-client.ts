@@ -372,6 +372,15 @@ export class ClobClient {
   }
 
   /** GET /fee-rate: the market's base fee, bps. */
+  /**
+   * GET /clob-markets/{condition_id} (CLOB V2): tick, neg-risk flag and taker fee rate of a market,
+   * what V2 orders are built from.
+   * @throws NotFoundError (unknown market), ValidationError (malformed answer) as any request.
+   */
+  clobMarket(conditionId: string, call?: CallOptions): Promise<S.ClobMarketInfo> {
+    return this.#req('GET', `/clob-markets/${encodeURIComponent(conditionId)}`, S.clobMarketInfoSchema, { call });
+  }
+
   async feeRate(tokenId: string, call?: CallOptions): Promise<number> {
     return (await this.#req('GET', '/fee-rate', S.feeRateSchema, { query: { token_id: tokenId }, call })).base_fee;
   }

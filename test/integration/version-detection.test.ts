@@ -10,7 +10,17 @@ import { createTransport } from '../../src/api/http/transport.ts';
 import { ClobClient } from '../../src/api/clob.ts';
 import { LiveClock } from '../../src/core/clock.ts';
 import { startExchange, type RunningExchange } from '../../src/exchange/server.ts';
+import { tickPips } from '../../src/core/units.ts';
 import { createLiveVenue, type VenueLogger } from '../../src/venues/live/live-venue.ts';
+
+async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (cond()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return cond();
+}
 
 const running: RunningExchange[] = [];
 let old: Server | undefined;
@@ -19,12 +29,16 @@ afterAll(async () => {
   await new Promise<void>((r) => (old ? old.close(() => r()) : r()));
 });
 
-/** The `signing CLOB Vn orders` line of a venue's start. */
-function capture(): { logger: VenueLogger; signing(): Array<Record<string, unknown>> } {
+/** The `signing CLOB Vn orders` line of a venue's start, and the endpoints it called. */
+function capture(): { logger: VenueLogger; signing(): Array<Record<string, unknown>>; endpoints(): string[] } {
   const lines: Array<{ obj: Record<string, unknown>; msg: string }> = [];
   const push = (obj: Record<string, unknown>, msg: string) => lines.push({ obj, msg });
   const logger = { info: push, warn: push, debug: push, error: push } as unknown as VenueLogger;
-  return { logger, signing: () => lines.filter((l) => /^signing CLOB V/.test(l.msg)).map((l) => l.obj) };
+  return {
+    logger,
+    signing: () => lines.filter((l) => /^signing CLOB V/.test(l.msg)).map((l) => l.obj),
+    endpoints: () => lines.flatMap((l) => (typeof l.obj['endpoint'] === 'string' ? [l.obj['endpoint']] : [])),
+  };
 }
 
 async function venueOn(x: RunningExchange, protocol?: 1 | 2) {
@@ -43,6 +57,43 @@ async function venueOn(x: RunningExchange, protocol?: 1 | 2) {
 }
 
 describe('order protocol detection', () => {
+  it('a V2 venue builds orders from GET /clob-markets (tick, neg-risk, fee); a V1 venue asks the fee rate', async () => {
+    const v2 = await startExchange({ port: 0, seed: 4, exchange: { protocol: 2 }, world: { agents: 'none' } });
+    const v1 = await startExchange({ port: 0, seed: 4, exchange: { protocol: 1 }, world: { agents: 'none' } });
+    running.push(v2, v1);
+    for (const [x, protocol] of [
+      [v2, 2],
+      [v1, 1],
+    ] as const) {
+      const u = x.urls;
+      const c = capture();
+      const venue = await createLiveVenue({
+        urls: { clob: u.clob_url, gamma: u.gamma_url, data: u.data_url, ws: u.ws_url },
+        wallet: new Wallet(Wallet.createRandom().privateKey),
+        clock: new LiveClock(),
+        silenceMs: 0,
+        logger: c.logger,
+      });
+      const m = (await venue.markets()).find((i) => i.active && i.tick === '0.01')!;
+      // the exchange moves the market to a finer tick before the bot trades it: a V2 venue learns it
+      // from /clob-markets when it starts trading the market (a V1 venue from the stream, later)
+      x.exchange.setTickSize(m.market, tickPips('0.001'));
+      const sub = venue.marketEvents([m.tokens[0].tokenId]).subscribe();
+      const learned = await waitFor(() => venue.marketOfToken(m.tokens[0].tokenId)?.tick === '0.001', 10_000);
+      sub.unsubscribe();
+      await venue.close();
+      const eps = c.endpoints();
+      if (protocol === 2) {
+        expect(eps).toContain(`GET /clob-markets/${m.market}`);
+        expect(eps.some((e) => e.startsWith('GET /fee-rate'))).toBe(false);
+        expect(learned).toBe(true);
+      } else {
+        expect(eps.some((e) => e.startsWith('GET /clob-markets'))).toBe(false);
+        expect(eps.some((e) => e.startsWith('GET /fee-rate'))).toBe(true);
+      }
+    }
+  });
+
   it('asks the venue: a V2 exchange is signed V2, a V1 exchange V1; an explicit protocol is not asked', async () => {
     const v2 = await startExchange({ port: 0, seed: 3, exchange: { protocol: 2 }, world: { agents: 'none' } });
     const v1 = await startExchange({ port: 0, seed: 3, exchange: { protocol: 1 }, world: { agents: 'none' } });

@@ -127,6 +127,33 @@ export const tickSizeSchema = z.object({ minimum_tick_size: decimal });
 export const negRiskSchema = z.object({ neg_risk: z.boolean() });
 export const feeRateSchema = z.object({ base_fee: intLike });
 
+/**
+ * GET /clob-markets/{condition_id} (CLOB V2): the compact market info V2 clients build orders from:
+ * `mts` minimum tick, `nr` neg-risk, `mos` minimum order size, `tbf` taker base fee (bps).
+ */
+export const clobMarketInfoSchema = z
+  .object({
+    c: z.string(),
+    mts: z.number(),
+    nr: z.boolean(),
+    mos: z.number().nonnegative().optional(),
+    tbf: z.number().int().nonnegative().optional(),
+  })
+  .transform((m, ctx) => {
+    const tick = String(m.mts);
+    if (tick !== '0.1' && tick !== '0.01' && tick !== '0.001' && tick !== '0.0001') {
+      ctx.addIssue({ code: 'custom', message: `mts ${m.mts} is not a tick size`, path: ['mts'] });
+      return z.NEVER;
+    }
+    return {
+      conditionId: m.c,
+      tick: tick as '0.1' | '0.01' | '0.001' | '0.0001',
+      negRisk: m.nr,
+      feeRateBps: m.tbf ?? 0,
+    };
+  });
+export type ClobMarketInfo = z.output<typeof clobMarketInfoSchema>;
+
 /** POST /auth/api-key, GET /auth/derive-api-key. */
 export const apiCredsSchema = z.object({
   apiKey: z.string().min(1),

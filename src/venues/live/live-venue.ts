@@ -369,8 +369,16 @@ class LiveVenueImpl implements LiveVenue {
     return sorted;
   }
 
-  /** Fetches the fee rate of the markets of these tokens once, in the background (signing needs it). */
+  /**
+   * Fetches, once and in the background, what orders of these tokens' markets are built from: on a
+   * V2 venue the market's `GET /clob-markets` info (tick, neg-risk, fee rate); on V1 its fee rate
+   * (signed in V1 orders).
+   */
   #learnFees(tokenIds: readonly string[]): void {
+    if (this.#p.builder.protocol === 2) {
+      this.#learnClobMarkets(tokenIds);
+      return;
+    }
     for (const t of tokenIds) {
       const m = this.#byToken.get(t)?.m;
       if (m === undefined || this.#feeAsked.has(m.market)) continue;
@@ -386,6 +394,32 @@ class LiveVenueImpl implements LiveVenue {
           this.#p.logger?.warn(
             { market: m.market, err: (err as Error).message?.slice(0, 200) },
             'fee rate lookup failed (orders sign with the cached rate)',
+          );
+        },
+      );
+    }
+  }
+
+  #learnClobMarkets(tokenIds: readonly string[]): void {
+    for (const t of tokenIds) {
+      const m = this.#byToken.get(t)?.m;
+      if (m === undefined || this.#feeAsked.has(m.market)) continue;
+      this.#feeAsked.add(m.market);
+      this.clob.clobMarket(m.market).then(
+        (info) => {
+          this.#fees.set(m.market, info.feeRateBps);
+          const cur = this.#byMarket.get(m.market);
+          if (
+            cur !== undefined &&
+            (cur.tick !== info.tick || cur.negRisk !== info.negRisk || cur.feeRateBps !== info.feeRateBps)
+          )
+            this.learnMarkets([{ ...cur, tick: info.tick, negRisk: info.negRisk, feeRateBps: info.feeRateBps }]);
+        },
+        (err: unknown) => {
+          this.#feeAsked.delete(m.market);
+          this.#p.logger?.warn(
+            { market: m.market, err: (err as Error).message?.slice(0, 200) },
+            'market info lookup failed (GET /clob-markets; orders are built from the cached info)',
           );
         },
       );
