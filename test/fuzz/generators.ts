@@ -19,6 +19,8 @@
 import fc from 'fast-check';
 import secp256k1 from 'secp256k1';
 import { orderHasher, type SignedOrderStruct } from '../../src/api/signing/order.ts';
+import { ZERO_BYTES32 } from '../../src/api/signing/order-common.ts';
+import { orderHasherV2, orderToWireV2, type SignedOrderStructV2 } from '../../src/api/signing/order-v2.ts';
 import { AMOUNT_SCALE, LOT_MICRO } from '../../src/core/units.ts';
 import {
   l2HeadersFor,
@@ -774,6 +776,8 @@ const tokenList = (w: FuzzWorld) =>
     );
 
 interface OrderPlan {
+  /** The order's protocol: the exchange speaks V2 (a V1 order is refused order_version_mismatch). */
+  version: 1 | 2;
   trader: number;
   signer: 'self' | 'other';
   maker: 'self' | 'proxy' | 'safe' | 'other' | 'random';
@@ -802,6 +806,7 @@ interface OrderPlan {
 /** An order plan with every choice valid: such an order verifies and is admitted (balance allowing). */
 const cleanOrderPlan = (w: FuzzWorld): fc.Arbitrary<OrderPlan> =>
   fc.record({
+    version: fc.constant(2 as const),
     trader: fc.nat(w.traders.length - 1),
     signer: fc.constant<OrderPlan['signer']>('self'),
     maker: fc.constant<OrderPlan['maker']>('self'),
@@ -833,6 +838,10 @@ const orderPlan = (w: FuzzWorld): fc.Arbitrary<OrderPlan> =>
 
 const messyOrderPlan = (w: FuzzWorld): fc.Arbitrary<OrderPlan> =>
   fc.record({
+    version: fc.oneof(
+      { arbitrary: fc.constant(2 as const), weight: 9 },
+      { arbitrary: fc.constant(1 as const), weight: 1 },
+    ),
     trader: fc.nat(w.traders.length - 1),
     signer: fc.constantFrom<OrderPlan['signer']>(
       ...(['self', 'self', 'self', 'self', 'self', 'self', 'self', 'self', 'self', 'other'] as const),
@@ -971,7 +980,23 @@ export function orderBody(w: FuzzWorld, p: OrderPlan): Record<string, unknown> {
     signatureType: sigType as 0 | 1 | 2,
   };
   const negRisk = p.domain === 'right' ? m.negRisk : !m.negRisk;
-  const digest = Buffer.from(orderHasher(137, negRisk).digest(o).slice(2), 'hex');
+  const o2: SignedOrderStructV2 = {
+    salt: o.salt,
+    maker: o.maker,
+    signer: o.signer,
+    tokenId: o.tokenId,
+    makerAmount: o.makerAmount,
+    takerAmount: o.takerAmount,
+    side: o.side,
+    signatureType: o.signatureType,
+    timestamp: BigInt(w.nowSec) * 1000n - BigInt(p.salt % 60_000),
+    metadata: ZERO_BYTES32,
+    builder: ZERO_BYTES32,
+  };
+  const digest = Buffer.from(
+    (p.version === 2 ? orderHasherV2(137, negRisk).digest(o2) : orderHasher(137, negRisk).digest(o)).slice(2),
+    'hex',
+  );
   const sig = secp256k1.ecdsaSign(digest, signer.priv);
   let r = Buffer.from(sig.signature.subarray(0, 32)).toString('hex');
   let s = Buffer.from(sig.signature.subarray(32)).toString('hex');
@@ -985,22 +1010,31 @@ export function orderBody(w: FuzzWorld, p: OrderPlan): Record<string, unknown> {
   let signature = `0x${r}${s}${v}`;
   if (p.sig === 'short') signature = signature.slice(0, 100);
   void HALF_N;
+  // V2: the public client's wire (no taker, nonce or feeRateBps; a spoiled plan adds V1's fields back)
+  const orderV2 = (): Record<string, unknown> => ({
+    ...orderToWireV2(o2, signature, o.expiration),
+    ...(p.taker !== 'zero' ? { taker: o.taker } : {}),
+    ...(p.fee === 'bad' ? { feeRateBps: o.feeRateBps.toString(), nonce: '0' } : {}),
+  });
   return {
-    order: {
-      salt: p.salt,
-      maker: o.maker,
-      signer: o.signer,
-      taker: o.taker,
-      tokenId: o.tokenId.toString(),
-      makerAmount: o.makerAmount.toString(),
-      takerAmount: o.takerAmount.toString(),
-      side: p.side === 0 ? 'BUY' : 'SELL',
-      expiration: o.expiration.toString(),
-      nonce: '0',
-      feeRateBps: o.feeRateBps.toString(),
-      signatureType: sigType,
-      signature,
-    },
+    order:
+      p.version === 2
+        ? orderV2()
+        : {
+            salt: p.salt,
+            maker: o.maker,
+            signer: o.signer,
+            taker: o.taker,
+            tokenId: o.tokenId.toString(),
+            makerAmount: o.makerAmount.toString(),
+            takerAmount: o.takerAmount.toString(),
+            side: p.side === 0 ? 'BUY' : 'SELL',
+            expiration: o.expiration.toString(),
+            nonce: '0',
+            feeRateBps: o.feeRateBps.toString(),
+            signatureType: sigType,
+            signature,
+          },
     owner:
       p.owner === 'self'
         ? t.creds.apiKey

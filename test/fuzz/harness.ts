@@ -332,8 +332,8 @@ export class FuzzTarget {
     const clock = new VirtualClock(FUZZ_NOW_MS);
     const ex = new PaperExchange({
       ...DEFAULT_EXCHANGE_OPTIONS,
-      // the generators sign V1 orders (mutated V2 orders are left to test/security/v2-orders.test.ts)
-      protocol: 1,
+      // the default protocol, V2 (the generators sign V2 orders, and some V1 ones: refused)
+      protocol: 2,
       clock,
       identity: newWorldIdentity(o.seed, clock.now()),
       serverSecret: Buffer.from(keccak256(toUtf8Bytes(`mmkit-fuzz-server-${o.seed}`)).slice(2), 'hex'),
