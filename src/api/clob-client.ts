@@ -16,14 +16,7 @@
  * (GET /data/order/{id}) and returns it with `resolved: true`. `resolveOrder(id)` does the same on
  * demand (e.g. after a restart, for ids persisted before sending).
  */
-import {
-  type MmkitError,
-  NetworkError,
-  NotFoundError,
-  OrderRejectedError,
-  TimeoutError,
-  ValidationError,
-} from '../core/errors.ts';
+import { NotFoundError, OrderRejectedError, ValidationError } from '../core/errors.ts';
 import type { z } from 'zod';
 import type { Address, ConditionId, TokenId } from '../core/ids.ts';
 import { parseRawAmount, type Micro, type Pips, type Side, type TickSize } from '../core/units.ts';
@@ -48,7 +41,6 @@ import {
   toTrade,
 } from './clob-mappers.ts';
 import {
-  END_CURSOR,
   FIRST_CURSOR,
   MAX_BATCH_ORDERS,
   type ApiKeyInfo,
@@ -70,38 +62,9 @@ import {
   type Trade,
   type TradesFilter,
 } from './clob-types.ts';
+import { jsonString, noteRetry, ORDER_TYPE_JSON, paginate, tradeQuery } from './clob-helpers.ts';
 
-/** True for a failure after which the request may or may not have landed. */
-function isAmbiguous(err: MmkitError): boolean {
-  return err instanceof TimeoutError || (err instanceof NetworkError && err.code === 'NETWORK');
-}
-
-/**
- * `onRetry` of an order post, bound to its record: notes that a retry followed an ambiguous failure
- * (a bound function, not a closure made per post).
- */
-function noteRetry(this: { ambiguous: boolean }, err: MmkitError): void {
-  if (isAmbiguous(err)) this.ambiguous = true;
-}
-
-/** The JSON of the order types. */
-const ORDER_TYPE_JSON: ReadonlyMap<string, string> = new Map(
-  ['GTC', 'GTD', 'FOK', 'FAK'].map((t) => [t, JSON.stringify(t)]),
-);
-
-/** `JSON.stringify` of a value, remembered for the last string (the owner: one API key per client). */
-let lastJsonIn: unknown;
-let lastJsonOut: string | undefined;
-function jsonString(v: unknown): string {
-  if (v !== lastJsonIn || lastJsonOut === undefined || typeof v !== 'string') {
-    const j = JSON.stringify(v);
-    if (j === undefined) throw new TypeError('not serialisable');
-    if (typeof v !== 'string') return j;
-    lastJsonIn = v;
-    lastJsonOut = j;
-  }
-  return lastJsonOut;
-}
+export { paginate } from './clob-helpers.ts';
 
 /** Options of a ClobClient. */
 export interface ClobClientOptions {
@@ -794,37 +757,5 @@ export class ClobClient {
         call,
       })
     ).heartbeat_id;
-  }
-}
-
-function tradeQuery(f: TradesFilter): Record<string, QueryValue> {
-  return {
-    id: f.id,
-    market: f.market,
-    asset_id: f.assetId,
-    maker_address: f.makerAddress,
-    before: f.before,
-    after: f.after,
-    limit: f.limit,
-  };
-}
-
-/**
- * Iterate a cursor-paginated list: pages from FIRST_CURSOR until END_CURSOR (or an empty cursor,
- * or a cursor that repeats, which would otherwise loop forever).
- */
-export async function* paginate<T>(
-  fetchPage: (cursor: string) => Promise<Page<T>>,
-  first: string = FIRST_CURSOR,
-): AsyncGenerator<T> {
-  const seen = new Set<string>();
-  let cursor = first;
-  for (;;) {
-    seen.add(cursor);
-    const page = await fetchPage(cursor);
-    yield* page.data;
-    const next = page.nextCursor;
-    if (next === END_CURSOR || next === '' || seen.has(next)) return;
-    cursor = next;
   }
 }

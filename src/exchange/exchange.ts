@@ -8,201 +8,46 @@
  */
 import { keccak256, toUtf8Bytes } from 'ethers';
 import type { Clock, TimerHandle } from '../core/clock.ts';
-import { AMOUNT_SCALE, MAX_ORDER_MICRO, PRICE_SCALE, tickFromPips } from '../core/units.ts';
-import {
-  OrderHasher,
-  recoverSigner,
-  CTF_EXCHANGE,
-  NEG_RISK_CTF_EXCHANGE,
-  type SignedOrderStruct,
-} from '../api/signing/order.ts';
+import { MAX_ORDER_MICRO, PRICE_SCALE, tickFromPips } from '../core/units.ts';
+import { OrderHasher, CTF_EXCHANGE, NEG_RISK_CTF_EXCHANGE, type SignedOrderStruct } from '../api/signing/order.ts';
 import {
   CONTRACTS_V2,
   CTF_EXCHANGE_V2,
   NEG_RISK_CTF_EXCHANGE_V2,
   OrderHasherV2,
-  recoverOrderV2,
   ZERO_BYTES32,
   type SignedOrderStructV2,
 } from '../api/signing/order-v2.ts';
-import { AuthError } from '../core/errors.ts';
 import { MatchingEngine } from './matching/engine.ts';
 import { bookTerms } from './order-admission.ts';
-import type {
-  CancelReason,
-  EngineEvent,
-  NewOrder,
-  OrderState,
-  OrderType,
-  PlaceResult,
-  RejectCode,
-  Trade,
-} from './matching/types.ts';
+import { checkSignerV1, checkSignerV2, type SignerContext } from './order-signers.ts';
+import type { CancelReason, EngineEvent, NewOrder, OrderState, PlaceResult, Trade } from './matching/types.ts';
 import { ApiKeyStore, newHeartbeatId, type ApiKeyRecord } from './accounts/keys.ts';
 import { DerivedFunders } from './accounts/funders.ts';
 import { PositionBook } from './accounts/positions.ts';
 import { toMarketDef, type LiveMarketState, type MarketMeta } from './markets.ts';
 import type { Command, CommandSink, TimedCommand } from './commands.ts';
-import type { WorldIdentity } from './identity.ts';
 import { RelayerLedger } from './relayer/ledger.ts';
 import type { RelayerOp, RelayerOutcome } from './relayer/types.ts';
 import { WorldStore } from './world/store.ts';
 import type { WorldEvent } from './world/model.ts';
 
-export interface ExchangeOptions {
-  clock: Clock;
-  chainId: number;
-  /** Collateral credited to an address when it first creates an API key (micro). */
-  startingCollateral: number;
-  heartbeatTimeoutMs: number;
-  /** The venue's GTD security threshold: an order lives until expiration - threshold. */
-  gtdThresholdSec: number;
-  /** Trade status progression: MATCHED, then MINED after minedMs, CONFIRMED after confirmedMs. */
-  minedMs: number;
-  confirmedMs: number;
-  serverSecret?: Buffer;
-  /** The world's identity (GET /world); none for an exchange without one (backtests): the route is then 404. */
-  identity?: WorldIdentity;
-  exchangeAddress?: string;
-  negRiskExchangeAddress?: string;
-  /**
-   * The CLOB protocol the exchange speaks (`GET /version`): 1, or 2 (CLOB V2, the public service's
-   * since 2026-04-28). Public V2 clients sign V1 orders when it answers 1. Unset: DEFAULT_PROTOCOL.
-   */
-  protocol?: ClobProtocol;
-}
-
-/** A CLOB protocol version: 1 (V1 orders) or 2 (CLOB V2). */
-export type ClobProtocol = 1 | 2;
-
-/**
- * The protocol an exchange speaks unless told otherwise: 2, as the public service since 2026-04-28
- * (V1 orders are refused `order_version_mismatch`); `--protocol 1` serves V1 clients.
- */
-export const DEFAULT_PROTOCOL: ClobProtocol = 2;
-
-export const DEFAULT_EXCHANGE_OPTIONS: Omit<ExchangeOptions, 'clock'> = {
-  chainId: 137,
-  startingCollateral: 10_000 * AMOUNT_SCALE,
-  heartbeatTimeoutMs: 10_000,
-  gtdThresholdSec: 60,
-  minedMs: 2_000,
-  confirmedMs: 5_000,
-  protocol: DEFAULT_PROTOCOL,
-};
-
-export interface MarketEntry {
-  meta: MarketMeta;
-  state: LiveMarketState;
-  /** Traded notional, micro-collateral (both tokens). */
-  volume: number;
-  createdAt: number; // unix ms
-}
-
-/** What a signed order of either protocol comes with in `POST /order`. */
-interface PlaceRequestCommon {
-  signature: string;
-  owner: string;
-  orderType: OrderType;
-  postOnly: boolean;
-  /**
-   * Optional builder attribution key (data API builder statistics): the V1 body's `builder`. A V2
-   * order's signed `builder` code, when not zero, takes its place.
-   */
-  builder?: string;
-}
-
-/** A V1 order (CTF Exchange, domain version 1): `protocol` 1 or absent. */
-export interface PlaceRequestV1 extends PlaceRequestCommon {
-  protocol?: 1;
-  order: SignedOrderStruct;
-}
-
-/** A V2 order (CTF Exchange V2, domain version 2: api/signing/order-v2.ts). */
-export interface PlaceRequestV2 extends PlaceRequestCommon {
-  protocol: 2;
-  order: SignedOrderStructV2;
-  /** GTD expiration, unix seconds (0: none): in the payload, not signed in V2. */
-  expiration: bigint;
-  /**
-   * How far in the future the signed `timestamp` (unix ms) may be: the HTTP layer passes its auth
-   * clock skew. Default V2_TIMESTAMP_MAX_AHEAD_MS.
-   */
-  maxTimestampAheadMs?: number;
-}
-
-/** A signed order to place: V1 or V2 (`protocol`), as its wire shape said. */
-export type PlaceRequest = PlaceRequestV1 | PlaceRequestV2;
-
-/**
- * How far ahead of the exchange's clock a V2 order's signed `timestamp` may be when the request
- * does not say: 300 s, the default auth clock skew of the HTTP API. A timestamp further ahead is a
- * clock or unit mistake (microseconds, or seconds × 10^6); one in the past is always fine, however
- * old: clients sign ahead of time (mmkit's presign pool, the public client's `createOrder` before
- * `postOrder`), and the signed time bounds nothing on chain.
- */
-export const V2_TIMESTAMP_MAX_AHEAD_MS = 300_000;
-
-/**
- * The refusal of an order signed in another protocol than the exchange speaks. The public service
- * answers such an order 400 `{"error": "order_version_mismatch"}` (since its V2 cutover); the
- * public V2 client looks for that text in the error to re-read `GET /version` and sign again, so the
- * message starts with it.
- */
-export function versionMismatchMessage(signed: ClobProtocol, speaks: ClobProtocol): string {
-  return `order_version_mismatch: order version ${signed} is not accepted: sign V${speaks} (GET /version)`;
-}
-
-export type PlaceOutcome =
-  | {
-      ok: true;
-      orderID: string;
-      status: 'live' | 'matched' | 'unmatched' | 'delayed';
-      makingAmount: number;
-      takingAmount: number;
-      tradeIds: string[];
-      transactionsHashes: string[];
-    }
-  | {
-      ok: false;
-      orderID: string;
-      code: RejectCode | 'INVALID_SIGNATURE' | 'INVALID_ORDER_OWNER';
-      message: string;
-      httpStatus: number;
-    };
-
-export type TradeStatus = 'MATCHED' | 'MINED' | 'CONFIRMED';
-
-export interface TradeRecord {
-  trade: Trade;
-  transactionHash: string;
-}
-
-/** What listeners (WS fan-out, RTDS) receive: engine events and world events, in order. */
-export type ExchangeEvent = EngineEvent | WorldEvent;
-export type ExchangeListener = (events: readonly ExchangeEvent[]) => void;
-
-/** An order placed from inside the exchange (flow agents): no signature, the id is given. */
-export interface InternalOrder {
-  id: string;
-  account: string;
-  tokenId: string;
-  side: 'BUY' | 'SELL';
-  price: number; // pips, token scale
-  size: number; // micro-shares (multiple of 10_000)
-  type: OrderType;
-  postOnly?: boolean;
-  expiresAt?: number;
-}
-
-/** A refusal of an order before it reaches the book. */
-interface Refusal {
-  code: Extract<PlaceOutcome, { ok: false }>['code'];
-  message: string;
-}
-const refusal = (code: Refusal['code'], message: string): Refusal => ({ code, message });
-const unknownToken = (tokenId: bigint): Refusal =>
-  refusal('MARKET_NOT_READY', `invalid token id: no market trades token ${tokenId.toString(10).slice(0, 20)}…`);
+export * from './exchange-types.ts';
+import {
+  versionMismatchMessage,
+  V2_TIMESTAMP_MAX_AHEAD_MS,
+  DEFAULT_PROTOCOL,
+  type ClobProtocol,
+  type ExchangeEvent,
+  type ExchangeListener,
+  type ExchangeOptions,
+  type InternalOrder,
+  type MarketEntry,
+  type PlaceOutcome,
+  type PlaceRequest,
+  type TradeRecord,
+  type TradeStatus,
+} from './exchange-types.ts';
 
 export class PaperExchange {
   readonly opts: ExchangeOptions;
@@ -236,6 +81,12 @@ export class PaperExchange {
   private readonly hashersV2: { normal: OrderHasherV2; negRisk: OrderHasherV2 };
   /** Ids of the orders admitted signed as V2 (every other order is V1-signed or the exchange's own). */
   private readonly v2Orders = new Set<string>();
+  /** What the signer checks (order-signers.ts) read of the exchange. */
+  private readonly signerContext: SignerContext = {
+    mayTradeFor: (signer, maker, st) => this.mayTradeFor(signer, maker, st),
+    hasherV2: (tokenId) =>
+      this.tokenIndex.get(tokenId.toString(10))?.entry.meta.negRisk ? this.hashersV2.negRisk : this.hashersV2.normal,
+  };
   private pendingWorld: WorldEvent[] = [];
   /** Engine events drained early (by an advance), delivered with the next drain. */
   private pendingEngine: EngineEvent[] = [];
@@ -681,8 +532,8 @@ export class PaperExchange {
       return reject('INVALID_ORDER_OWNER', 'the order owner has to be the owner of the API KEY');
     const refused =
       req.protocol === 2
-        ? this.checkSignerV2(key, req, found !== undefined)
-        : this.checkSignerV1(key, req, found !== undefined, orderID);
+        ? checkSignerV2(this.signerContext, key, req, found !== undefined)
+        : checkSignerV1(this.signerContext, key, req, found !== undefined, orderID);
     if (refused !== null) return reject(refused.code, refused.message);
     const side = o.side === 0 ? 'BUY' : 'SELL';
     if (o.makerAmount > BigInt(MAX_ORDER_MICRO) * 2n || o.takerAmount > BigInt(MAX_ORDER_MICRO) * 2n)
@@ -757,107 +608,6 @@ export class PaperExchange {
       tradeIds,
       transactionsHashes: tradeIds.map((id) => this.tradeById.get(id)?.transactionHash ?? ''),
     };
-  }
-
-  /**
-   * Who signed and who funds a V1 order: the signer is the API key's address, the maker the signer
-   * (EOA), its derived proxy wallet or Safe, or a registered funder (accounts/funders.ts); the
-   * market exists; the signature recovers the signer; the order is public. Null when all hold.
-   */
-  private checkSignerV1(key: ApiKeyRecord, req: PlaceRequestV1, marketFound: boolean, orderID: string): Refusal | null {
-    const o = req.order;
-    if (o.signer.toLowerCase() !== key.address)
-      return refusal('INVALID_ORDER_OWNER', 'the order signer address has to be the address of the API KEY');
-    if (o.signatureType === 0 && o.maker.toLowerCase() !== o.signer.toLowerCase())
-      return refusal('INVALID_ORDER_OWNER', 'for EOA orders (signatureType 0) maker must equal signer');
-    if (!this.mayTradeFor(key.address, o.maker, o.signatureType))
-      return refusal(
-        'INVALID_ORDER_OWNER',
-        o.signatureType === 1 || o.signatureType === 2
-          ? `the maker (funder) is not the signer's ${o.signatureType === 1 ? 'proxy wallet' : 'Safe'} nor a funder registered to it`
-          : 'invalid signatureType (0 EOA, 1 POLY_PROXY, 2 POLY_GNOSIS_SAFE)',
-      );
-    if (!marketFound) return unknownToken(o.tokenId);
-    let signer: string;
-    try {
-      signer = recoverSigner(orderID, req.signature);
-    } catch {
-      return refusal('INVALID_SIGNATURE', 'invalid order signature');
-    }
-    if (signer.toLowerCase() !== o.signer.toLowerCase())
-      return refusal(
-        'INVALID_SIGNATURE',
-        'invalid order signature: it does not recover the order signer (wrong key, chain or exchange contract?)',
-      );
-    if (o.taker.toLowerCase() !== '0x0000000000000000000000000000000000000000')
-      return refusal('INVALID_ORDER_ERROR', 'only public orders (taker = zero address) are supported');
-    return null;
-  }
-
-  /**
-   * Who signed and who funds a V2 order, against the V2 exchange contract of its market:
-   *  - EOA (0): signer = the API key's address = maker; POLY_PROXY (1) and POLY_GNOSIS_SAFE (2):
-   *    signer = the API key's address, maker its derived proxy wallet / Safe or a registered funder
-   *    (the V1 rules); the 65-byte signature must recover the signer;
-   *  - POLY_1271 (3, deposit wallets): signer = maker = the wallet; the ERC-7739 envelope must be
-   *    this order's in this exchange's domain (`recoverOrderV2`), and the key that signed it (the
-   *    wallet's owner) the API key's address; the wallet must be registered to that owner
-   *    (POST /admin/funders): the wallet's owner is on-chain state the paper exchange cannot read.
-   * Null when all hold.
-   */
-  private checkSignerV2(key: ApiKeyRecord, req: PlaceRequestV2, marketFound: boolean): Refusal | null {
-    const o = req.order;
-    const st = o.signatureType;
-    const signer = o.signer.toLowerCase();
-    const maker = o.maker.toLowerCase();
-    if (st === 3) {
-      if (signer !== maker)
-        return refusal(
-          'INVALID_ORDER_OWNER',
-          'for POLY_1271 orders (signatureType 3) signer must equal maker: the deposit wallet',
-        );
-    } else {
-      if (signer !== key.address)
-        return refusal('INVALID_ORDER_OWNER', 'the order signer address has to be the address of the API KEY');
-      if (st === 0 && maker !== signer)
-        return refusal('INVALID_ORDER_OWNER', 'for EOA orders (signatureType 0) maker must equal signer');
-      if (!this.mayTradeFor(key.address, maker, st))
-        return refusal(
-          'INVALID_ORDER_OWNER',
-          `the maker (funder) is not the signer's ${st === 1 ? 'proxy wallet' : 'Safe'} nor a funder registered to it`,
-        );
-    }
-    if (!marketFound) return unknownToken(o.tokenId);
-    const negRisk = this.tokenIndex.get(o.tokenId.toString(10))?.entry.meta.negRisk ?? false;
-    let recovered: string;
-    try {
-      recovered = recoverOrderV2(negRisk ? this.hashersV2.negRisk : this.hashersV2.normal, o, req.signature).recovered;
-    } catch (e) {
-      // the envelope's own reason (another domain, another order) is ours to give; anything else is not
-      return refusal(
-        'INVALID_SIGNATURE',
-        st === 3 && e instanceof AuthError ? `invalid order signature: ${e.message}` : 'invalid order signature',
-      );
-    }
-    if (st !== 3) {
-      if (recovered !== signer)
-        return refusal(
-          'INVALID_SIGNATURE',
-          'invalid order signature: it does not recover the order signer (wrong key, chain, exchange contract or protocol version?)',
-        );
-      return null;
-    }
-    if (recovered !== key.address)
-      return refusal(
-        'INVALID_ORDER_OWNER',
-        "the deposit wallet's owner who signed the order (ERC-7739) has to be the address of the API KEY",
-      );
-    if (!this.mayTradeFor(key.address, maker, 3))
-      return refusal(
-        'INVALID_ORDER_OWNER',
-        "the deposit wallet (maker) is not registered to its owner: the paper exchange cannot read a deposit wallet's owner on chain; an operator registers it (POST /admin/funders {signer: owner, funder: wallet})",
-      );
-    return null;
   }
 
   /** Place an order from inside the exchange (flow agents): no signature, no API key. */

@@ -13,7 +13,7 @@ import { ClobClient, type SignedOrderLike } from '../../src/api/clob.ts';
 import { createOrDeriveApiKey } from '../../src/api/auth.ts';
 import type { OrderId } from '../../src/core/ids.ts';
 import { CANCEL_CHUNK_IDS } from '../../src/core/signer-limits.ts';
-import { createLiveVenue } from '../../src/venues/live/live-venue.ts';
+import { createLiveVenue } from '../../src/venues/live/create-live-venue.ts';
 import { startVenue, yes, type TestVenue } from './support/setup.ts';
 
 let v: TestVenue;

@@ -20,7 +20,8 @@ import { resolveRiskLimits } from '../../src/risk/limits.ts';
 import { openStore, type FillRecord, type Store } from '../../src/store/store.ts';
 import { loadStrategy } from '../../src/strategy/loader.ts';
 import { resolveParams } from '../../src/strategy/params.ts';
-import { createLiveVenue, type LiveVenue } from '../../src/venues/live/live-venue.ts';
+import type { LiveVenue } from '../../src/venues/live/live-venue.ts';
+import { createLiveVenue } from '../../src/venues/live/create-live-venue.ts';
 import { eventually, sleep, startVenue, yes, type TestVenue } from './support/setup.ts';
 import { Trader } from './support/trader.ts';
 

@@ -19,7 +19,6 @@ import { runBacktest } from '../../src/backtest/runner.ts';
 import { LiveClock } from '../../src/core/clock.ts';
 import type { ConditionId } from '../../src/core/ids.ts';
 import type { DesiredQuotes } from '../../src/core/intents.ts';
-import type { MarketInfo } from '../../src/core/venue.ts';
 import { startExchange, type RunningExchange } from '../../src/exchange/server.ts';
 import { createTrader } from '../../src/kernel/create-trader.ts';
 import type { GateResult } from '../../src/risk/gate.ts';
@@ -27,7 +26,7 @@ import { resolveRiskLimits } from '../../src/risk/limits.ts';
 import { openStore } from '../../src/store/store.ts';
 import { loadStrategy } from '../../src/strategy/loader.ts';
 import { resolveParams } from '../../src/strategy/params.ts';
-import { createLiveVenue } from '../../src/venues/live/live-venue.ts';
+import { createLiveVenue } from '../../src/venues/live/create-live-venue.ts';
 import { Trader } from './support/trader.ts';
 
 const TOKEN = 'kernel-wirings-admin';

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FillEvent, UserEvent } from '../../src/core/events.ts';
 import type { ConditionId, TokenId } from '../../src/core/ids.ts';
 import { formatAmount, formatPrice, PRICE_SCALE, type Micro, type Pips } from '../../src/core/units.ts';
-import { createLiveVenue, type LiveVenue } from '../../src/venues/live/live-venue.ts';
+import type { LiveVenue } from '../../src/venues/live/live-venue.ts';
+import { createLiveVenue } from '../../src/venues/live/create-live-venue.ts';
 import { runVenueContract } from '../contract/venue.contract.ts';
 import { eventually, no, startVenue, yes, type TestVenue } from './support/setup.ts';
 

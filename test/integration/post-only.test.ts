@@ -20,7 +20,7 @@ import { resolveRiskLimits } from '../../src/risk/limits.ts';
 import { openStore } from '../../src/store/store.ts';
 import { loadStrategy } from '../../src/strategy/loader.ts';
 import { resolveParams } from '../../src/strategy/params.ts';
-import { createLiveVenue } from '../../src/venues/live/live-venue.ts';
+import { createLiveVenue } from '../../src/venues/live/create-live-venue.ts';
 import { approved } from '../support/approve.ts';
 import { eventually, startVenue, yes, type TestVenue } from './support/setup.ts';
 

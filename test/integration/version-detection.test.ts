@@ -11,7 +11,8 @@ import { ClobClient } from '../../src/api/clob.ts';
 import { LiveClock } from '../../src/core/clock.ts';
 import { startExchange, type RunningExchange } from '../../src/exchange/server.ts';
 import { tickPips } from '../../src/core/units.ts';
-import { createLiveVenue, type VenueLogger } from '../../src/venues/live/live-venue.ts';
+import type { VenueLogger } from '../../src/venues/live/live-venue.ts';
+import { createLiveVenue } from '../../src/venues/live/create-live-venue.ts';
 
 async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
   const end = Date.now() + ms;
