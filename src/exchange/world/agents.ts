@@ -27,30 +27,17 @@ import { agentAccounts, type AgentAccounts } from './generator.ts';
 import type { LiveMarket, WorldRuntime } from './runtime.ts';
 import { hash32, rngFor } from './seeding.ts';
 
-/** Activity rates of the agents (before the world's `rate` multiplier). */
-export interface AgentRates {
-  /** Noise-trader orders per active market per minute. */
-  noisePerMarketPerMin: number;
-  /** Informed traders' looks at each active market per minute (they trade only on an edge). */
-  informedPerMarketPerMin: number;
-  /** Mean time between two refreshes of a market's liquidity ladder, ms. */
-  lpRefreshMs: number;
-  /** Delay before a ladder is replenished after one of its orders filled, ms. */
-  lpReactMs: number;
-}
+import { NewsFlow, type AgentDesk } from './news-flow.ts';
+import type { AgentRates, WorldProfile } from './profiles.ts';
 
-export const DEFAULT_AGENT_RATES: AgentRates = {
-  noisePerMarketPerMin: 10,
-  informedPerMarketPerMin: 8,
-  lpRefreshMs: 4_000,
-  lpReactMs: 1_000,
-};
+export { DEFAULT_AGENT_RATES, type AgentRates } from './profiles.ts';
 
 /** Collateral each agent account starts with (micro). */
 export const AGENT_FUNDING = {
   lp: 2_000_000 * AMOUNT_SCALE,
   noise: 50_000 * AMOUNT_SCALE,
   informed: 250_000 * AMOUNT_SCALE,
+  fast: 500_000 * AMOUNT_SCALE,
 } as const;
 
 const LEVELS = 3;
@@ -144,6 +131,9 @@ interface LpBook {
   next: number;
   last: number;
   dirty: boolean;
+  /** Extra widening after fills (profiles with defensive providers): size and when it was set. */
+  widen: number;
+  widenAt: number;
 }
 
 interface Level {
@@ -159,7 +149,7 @@ const clamp = (x: number, lo: number, hi: number) => (x < lo ? lo : x > hi ? hi 
 const floorLot = (x: number) => Math.floor(x / LOT_MICRO) * LOT_MICRO;
 
 /** The running flow agents of a world (see the module comment). */
-export class Agents {
+export class Agents implements AgentDesk {
   readonly accounts: AgentAccounts;
   private readonly ex: PaperExchange;
   private readonly hold: Holdings;
@@ -171,14 +161,25 @@ export class Agents {
   private readonly rngLp: Rng;
   private readonly rngNoise: Rng;
   private readonly rngInformed: Rng;
+  private readonly profile: WorldProfile;
+  /** The news reactions, fast traders and per-agent informed views (profiles other than calm). */
+  private readonly flow: NewsFlow | undefined;
 
   constructor(
     private readonly rt: WorldRuntime,
     private readonly rates: AgentRates,
   ) {
     this.ex = rt.ex;
+    this.profile = rt.profile;
     this.accounts = agentAccounts(rt.seed);
-    const all = [...this.accounts.lp, ...this.accounts.noise, ...this.accounts.informed];
+    const p = this.profile;
+    const all = [
+      ...this.accounts.lp,
+      ...this.accounts.noise,
+      ...this.accounts.informed,
+      ...(p.informed !== null ? this.accounts.newsInformed.slice(0, p.informed.agents) : []),
+      ...(p.fast !== null ? this.accounts.fast.slice(0, p.fast.agents) : []),
+    ];
     this.all = all;
     this.lpSet = new Set(this.accounts.lp);
     this.hold = new Holdings(all);
@@ -187,6 +188,24 @@ export class Agents {
     this.rngLp = rngFor(rt.seed, `agents:lp:${start}`);
     this.rngNoise = rngFor(rt.seed, `agents:noise:${start}`);
     this.rngInformed = rngFor(rt.seed, `agents:informed:${start}`);
+    this.flow = p.news !== null || p.informed !== null || p.fast !== null ? new NewsFlow(rt, this, start) : undefined;
+  }
+
+  // ---- the desk the news flow trades through (AgentDesk) ------------------------------------------
+
+  /** Holdings of an agent account (micro), floored to the lot. */
+  held(account: string, token: string): number {
+    return floorLot(this.hold.get(account, token));
+  }
+
+  /** Place an agent order (counted in the world's stats); false when refused. */
+  order(account: string, tokenId: string, side: 'BUY' | 'SELL', price: number, size: number, type: OrderType): boolean {
+    return this.place(account, tokenId, side, price, size, type);
+  }
+
+  /** A size in shares as micro-shares, at least the market's minimum. */
+  sizeMicro(shares: number, minSize: number): number {
+    return this.sharesToMicro(shares, minSize);
   }
 
   /** Fund the accounts (only those never funded: a restored exchange keeps its balances), start the loops. */
@@ -201,6 +220,9 @@ export class Agents {
     fund(this.accounts.lp, AGENT_FUNDING.lp);
     fund(this.accounts.noise, AGENT_FUNDING.noise);
     fund(this.accounts.informed, AGENT_FUNDING.informed);
+    const p = this.profile;
+    if (p.informed !== null) fund(this.accounts.newsInformed.slice(0, p.informed.agents), AGENT_FUNDING.informed);
+    if (p.fast !== null) fund(this.accounts.fast.slice(0, p.fast.agents), AGENT_FUNDING.fast);
     this.rt.onExchange((events) => this.onEvents(events));
     const t = this.rt.timers;
     const r = this.rates;
@@ -217,6 +239,7 @@ export class Agents {
         () => 60_000 / (r.informedPerMarketPerMin * this.rt.active().length),
         () => this.informed(),
       );
+    this.flow?.start();
   }
 
   private onEvents(events: readonly ExchangeEvent[]): void {
@@ -224,7 +247,10 @@ export class Agents {
       if (e.type === 'trade') {
         this.hold.apply(e);
         const book = this.lp.get(e.trade.market);
-        if (book !== undefined && e.trade.makers.some((m) => m.account === book.account)) book.dirty = true;
+        if (book !== undefined && e.trade.makers.some((m) => m.account === book.account)) {
+          book.dirty = true;
+          if (this.profile.lp.widenPerFill > 0) this.widenAfterFill(book, e.trade.makers, e.trade.matchTime);
+        }
       } else if (e.type === 'market_status' && e.status === 'resolved') {
         const entry = this.ex.market(e.market);
         if (entry) {
@@ -281,7 +307,9 @@ export class Agents {
       ? AGENT_FUNDING.lp
       : this.accounts.noise.includes(account)
         ? AGENT_FUNDING.noise
-        : AGENT_FUNDING.informed;
+        : this.accounts.fast.includes(account)
+          ? AGENT_FUNDING.fast
+          : AGENT_FUNDING.informed;
     const have = this.ex.engine.balance(account).collateral;
     if (have < target / 4) {
       this.ex.fund(account, target - have);
@@ -308,10 +336,26 @@ export class Agents {
         next: now + Math.floor(this.rngLp.next() * 1000),
         last: -Infinity,
         dirty: false,
+        widen: 0,
+        widenAt: now,
       };
       this.lp.set(m.cid, b);
     }
     return b;
+  }
+
+  /** A defensive provider widens after a fill, in proportion to the size filled (decaying). */
+  private widenAfterFill(b: LpBook, makers: readonly { account: string; size: number }[], now: number): void {
+    const lp = this.profile.lp;
+    let filled = 0;
+    for (const m of makers) if (m.account === b.account) filled += m.size;
+    b.widen = this.widenNow(b, now) + (lp.widenPerFill * filled) / AMOUNT_SCALE / b.base;
+    b.widenAt = now;
+  }
+
+  private widenNow(b: LpBook, now: number): number {
+    if (b.widen === 0) return 0;
+    return b.widen * Math.exp(-(now - b.widenAt) / this.profile.lp.widenDecayMs);
   }
 
   private lpLoop(): void {
@@ -335,9 +379,12 @@ export class Agents {
     const a = b.account;
     const heldYes = this.hold.get(a, m.yes);
     const heldNo = this.hold.get(a, m.no);
-    const h = Math.max(tick, Math.round(b.halfPips / tick) * tick);
+    const lpp = this.profile.lp;
+    const halfPips = lpp.widenPerFill > 0 ? b.halfPips * Math.min(lpp.maxWiden, 1 + this.widenNow(b, now)) : b.halfPips;
+    const h = Math.max(tick, Math.round(halfPips / tick) * tick);
     const d = Math.max(tick, Math.round((0.7 * h) / tick) * tick);
-    const skew = clamp((heldYes - heldNo) / AMOUNT_SCALE / (6 * b.base), -1, 1) * h;
+    const inv = clamp((heldYes - heldNo) / AMOUNT_SCALE / (6 * b.base), -1, 1);
+    const skew = lpp.skew === 1 ? inv * h : inv * lpp.skew * h;
     const c = clamp(b.r * PRICE_SCALE - skew, tick, PRICE_SCALE - tick);
     const minSize = m.entry.meta.minSizeMicro;
     const want: Level[] = [];
@@ -421,7 +468,11 @@ export class Agents {
     const token = rng.next() < 0.5 ? m.yes : m.no;
     const { bid, ask } = this.ex.engine.bestBidAsk(token);
     const held = floorLot(this.hold.get(a, token));
-    let size = this.sharesToMicro(clamp(Math.exp(Math.log(18) + 0.9 * rng.normal()), 5, 500), minSize);
+    const ns = this.profile.noiseSize;
+    let size = this.sharesToMicro(
+      clamp(Math.exp(Math.log(ns.median) + ns.sigma * rng.normal()), ns.min, ns.max),
+      minSize,
+    );
     const top = PRICE_SCALE - tick;
     if (held >= minSize && rng.next() < 0.35) {
       if (bid === null) return;
@@ -447,6 +498,11 @@ export class Agents {
     if (active.length === 0) return;
     const rng = this.rngInformed;
     const m = rng.pick(active);
+    if (this.flow !== undefined && this.profile.informed !== null) {
+      // profiles with news: one of all the informed traders looks, with its own delay and error
+      this.flow.look(m, rng);
+      return;
+    }
     const a = rng.pick(this.accounts.informed);
     const tick = tickPips(m.entry.state.tick);
     const minSize = m.entry.meta.minSizeMicro;

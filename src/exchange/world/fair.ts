@@ -16,6 +16,7 @@
 import type { Rng } from '../../core/random.ts';
 import type { MarketMeta } from '../markets.ts';
 import { probAbove, type CryptoWalk } from './crypto.ts';
+import type { NewsModel } from './news.ts';
 import { CRYPTO_SYMBOLS, type CryptoSymbol, type EventRec } from './model.ts';
 import { normCdf, normInv } from './normal.ts';
 import { rngFor } from './seeding.ts';
@@ -144,10 +145,15 @@ export class FairModel {
     private readonly cryptoWalk: (s: CryptoSymbol) => CryptoWalk,
     private readonly facts: (conditionId: string) => MarketFacts | undefined,
     private readonly eventOf: (conditionId: string) => EventRec | undefined,
+    /** Announced news (profiles other than calm): jumps added to the latent variables. */
+    readonly news?: NewsModel,
   ) {}
 
-  /** Probability (0..1) that the market resolves YES, as known at time t. At or after the end: 1 or 0. */
-  fair(conditionId: string, t: number): number {
+  /**
+   * Probability (0..1) that the market resolves YES, as known at time t. At or after the end: 1 or 0.
+   * `newsAsOf` (<= t): the time up to which news is known (an informed trader's delay); default t.
+   */
+  fair(conditionId: string, t: number, newsAsOf = t): number {
     const m = this.model(conditionId);
     if (m === undefined) return 0.5;
     switch (m.kind) {
@@ -156,13 +162,23 @@ export class FairModel {
         return probAbove(m.walk.priceAt(end), m.strike, m.walk.sigma, m.endMs - t);
       }
       case 'binary': {
-        const x = m.walk.valueAt(t);
+        let x = m.walk.valueAt(t);
+        if (this.news !== undefined)
+          x += this.news.offset(conditionId, { startMs: m.startMs, endMs: m.endMs }, Math.min(newsAsOf, t, m.endMs));
         if (t >= m.endMs) return x > 0 ? 1 : 0;
         return normCdf(x / Math.sqrt((m.endMs - t) / (m.endMs - m.startMs)));
       }
       case 'group':
-        return groupFair(m.group, m.index, t);
+        return groupFair(m.group, m.index, t, this.news, newsAsOf);
     }
+  }
+
+  /** The market's life as its model sees it (news tracks use it), or undefined for crypto or unknown markets. */
+  newsLife(conditionId: string): { startMs: number; endMs: number } | undefined {
+    const m = this.model(conditionId);
+    if (m === undefined || m.kind === 'crypto') return undefined;
+    if (m.kind === 'binary') return { startMs: m.startMs, endMs: m.endMs };
+    return { startMs: m.group.startMs, endMs: m.group.endMs };
   }
 
   /** True when the market resolves YES (its fair value at its end time). */
@@ -176,6 +192,7 @@ export class FairModel {
   forget(conditionId: string): void {
     const m = this.models.get(conditionId);
     this.models.delete(conditionId);
+    this.news?.forget(conditionId);
     if (m?.kind === 'group' && m.group.members.every((c) => !this.models.has(c))) this.groups.delete(m.group.eventId);
   }
 
@@ -263,13 +280,16 @@ export class FairModel {
   }
 }
 
-function groupFair(g: Group, index: number, t: number): number {
+function groupFair(g: Group, index: number, t: number, news: NewsModel | undefined, newsAsOf: number): number {
   const n = g.walks.length;
+  const life = { startMs: g.startMs, endMs: g.endMs };
+  const off = (i: number, at: number): number =>
+    news === undefined ? 0 : news.offset(g.members[i]!, life, Math.min(at, g.endMs));
   if (t >= g.endMs) {
     let best = 0;
     let bx = -Infinity;
     for (let i = 0; i < n; i++) {
-      const x = g.walks[i]!.valueAt(g.endMs);
+      const x = g.walks[i]!.valueAt(g.endMs) + off(i, newsAsOf);
       if (x > bx) {
         bx = x;
         best = i;
@@ -281,7 +301,7 @@ function groupFair(g: Group, index: number, t: number): number {
   let max = -Infinity;
   const xs = new Array<number>(n);
   for (let i = 0; i < n; i++) {
-    const x = g.walks[i]!.valueAt(t) / temp;
+    const x = (g.walks[i]!.valueAt(t) + off(i, Math.min(newsAsOf, t))) / temp;
     xs[i] = x;
     if (x > max) max = x;
   }

@@ -88,9 +88,13 @@ export interface AgentAccounts {
   noise: string[];
   /** Informed traders: trade toward the hidden probability. */
   informed: string[];
+  /** More informed traders, each with its own delay and error (profiles with news; profiles.ts). */
+  newsInformed: string[];
+  /** Fast traders: take stale quotes right after a jump (profiles with news). */
+  fast: string[];
 }
 
-export const AGENT_COUNTS = { lp: 4, noise: 8, informed: 3 } as const;
+export const AGENT_COUNTS = { lp: 4, noise: 8, informed: 3, newsInformed: 16, fast: 6 } as const;
 
 /** The agent accounts of world `seed`. */
 export function agentAccounts(seed: number): AgentAccounts {
@@ -100,6 +104,8 @@ export function agentAccounts(seed: number): AgentAccounts {
     lp: make('lp', AGENT_COUNTS.lp),
     noise: make('noise', AGENT_COUNTS.noise),
     informed: make('informed', AGENT_COUNTS.informed),
+    newsInformed: make('news-informed', AGENT_COUNTS.newsInformed),
+    fast: make('fast', AGENT_COUNTS.fast),
   };
 }
 

@@ -24,10 +24,22 @@ import { roundPrice } from './crypto.ts';
 import { agentAccounts, generateWorld, type AgentAccounts } from './generator.ts';
 import { DEFAULT_LIFECYCLE, Lifecycle, type LifecycleOptions } from './lifecycle.ts';
 import { CRYPTO_SYMBOLS } from './model.ts';
+import type { NewsEvent } from './news-flow.ts';
+import { DEFAULT_WORLD_PROFILE, worldProfile, type WorldProfileName } from './profiles.ts';
 import { WorldRuntime, type WorldStats } from './runtime.ts';
 
 export type { AgentRates } from './agents.ts';
 export type { WorldStats } from './runtime.ts';
+export type { NewsEvent } from './news-flow.ts';
+export {
+  DEFAULT_WORLD_PROFILE,
+  isWorldProfileName,
+  PROFILES,
+  WORLD_PROFILES,
+  worldProfile,
+  type WorldProfile,
+  type WorldProfileName,
+} from './profiles.ts';
 export { generateWorld, type WorldPlan } from './generator.ts';
 
 /** 'default': the flow agents trade on every active market; 'none': no agent ever trades. */
@@ -49,7 +61,12 @@ export interface WorldOptions {
    * world, about 15 orders and 5-10 cancels per second, 3-5 trades per second, ~1% of a core.
    */
   rate?: number;
-  /** Per-kind agent rates, overriding the defaults (before `rate`). */
+  /**
+   * Who trades and what they know (profiles.ts): calm (the easy world of old), realistic (news,
+   * informed and fast traders; the default) or toxic.
+   */
+  profile?: WorldProfileName;
+  /** Per-kind agent rates, overriding the profile's (before `rate`). */
   rates?: Partial<AgentRates>;
   /** Lifecycle options (comment rate, pause between games). */
   lifecycleOptions?: Partial<LifecycleOptions>;
@@ -72,6 +89,12 @@ export interface RunningWorld {
   cryptoPrice(symbol: (typeof CRYPTO_SYMBOLS)[number]): number;
   /** The agents' accounts (also when agents are off). */
   readonly accounts: AgentAccounts;
+  /** The profile the world runs. */
+  readonly profile: WorldProfileName;
+  /** The news jumps announced so far (the last 10,000), oldest first. */
+  news(): readonly NewsEvent[];
+  /** Be told of each news jump as it is announced (on the exchange's clock). */
+  onNews(fn: (e: NewsEvent) => void): void;
 }
 
 /**
@@ -100,8 +123,9 @@ export function seedWorld(ex: PaperExchange, seed: number): void {
 }
 
 /** The effective agent rates of a world's options. */
-export function agentRatesOf(opts: Pick<WorldOptions, 'rate' | 'rates'>): AgentRates {
-  const r = { ...DEFAULT_AGENT_RATES, ...(opts.rates ?? {}) };
+export function agentRatesOf(opts: Pick<WorldOptions, 'rate' | 'rates' | 'profile'>): AgentRates {
+  const base = opts.profile !== undefined ? worldProfile(opts.profile).rates : DEFAULT_AGENT_RATES;
+  const r = { ...base, ...(opts.rates ?? {}) };
   const k = opts.rate ?? 1;
   if (!(k >= 0) || !Number.isFinite(k)) throw new RangeError(`world rate must be a finite number >= 0, got ${k}`);
   return {
@@ -118,8 +142,10 @@ export function agentRatesOf(opts: Pick<WorldOptions, 'rate' | 'rates'>): AgentR
  * @throws RangeError when `rate` is negative or not finite.
  */
 export function startWorld(ex: PaperExchange, opts: WorldOptions): RunningWorld {
-  const rates = agentRatesOf(opts);
-  const rt = new WorldRuntime(ex, opts.seed);
+  const profileName = opts.profile ?? DEFAULT_WORLD_PROFILE;
+  const profile = worldProfile(profileName);
+  const rates = agentRatesOf({ ...opts, profile: profileName });
+  const rt = new WorldRuntime(ex, opts.seed, profile);
   const accounts = agentAccounts(opts.seed);
   if (opts.priceFeed) {
     rt.timers.every(opts.priceFeedMs ?? 1000, () => {
@@ -143,5 +169,8 @@ export function startWorld(ex: PaperExchange, opts: WorldOptions): RunningWorld 
     fair: (cid) => rt.fair.fair(cid, rt.clock.now()),
     cryptoPrice: (symbol) => rt.walk(symbol).priceAt(rt.clock.now()),
     accounts,
+    profile: profileName,
+    news: () => rt.newsLog.slice(),
+    onNews: (fn) => rt.onNews(fn),
   };
 }

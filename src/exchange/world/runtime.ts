@@ -12,6 +12,9 @@ import type { ExchangeEvent, MarketEntry, PaperExchange } from '../exchange.ts';
 import { CryptoWalk } from './crypto.ts';
 import { FairModel } from './fair.ts';
 import type { CryptoSymbol } from './model.ts';
+import { NewsModel } from './news.ts';
+import type { NewsEvent } from './news-flow.ts';
+import { PROFILES, type WorldProfile } from './profiles.ts';
 
 /** Counters of what the world did since it started (see RunningWorld.stats). */
 export interface WorldStats {
@@ -30,6 +33,8 @@ export interface WorldStats {
   tickChanges: number;
   pricesPublished: number;
   comments: number;
+  /** News jumps announced (profiles with news). */
+  newsJumps: number;
   /** Collateral top-ups of agent accounts (micro, summed). */
   topUps: number;
   /** Exceptions caught in the world's timers and listeners (should stay 0; see lastError). */
@@ -50,6 +55,7 @@ export function newStats(): WorldStats {
     tickChanges: 0,
     pricesPublished: 0,
     comments: 0,
+    newsJumps: 0,
     topUps: 0,
     errors: 0,
   };
@@ -133,6 +139,9 @@ export interface LiveMarket {
 
 type Listener = (events: readonly ExchangeEvent[]) => void;
 
+/** At most this many news jumps are kept in the log. */
+const NEWS_LOG = 10_000;
+
 /** Shared state of a running world (see the module comment). */
 export class WorldRuntime {
   readonly clock: Clock;
@@ -146,11 +155,16 @@ export class WorldRuntime {
   private readonly walks = new Map<CryptoSymbol, CryptoWalk>();
   private activeCache: LiveMarket[] | null = null;
   private readonly listeners: Listener[] = [];
+  /** The last NEWS_LOG announced news jumps, oldest first. */
+  readonly newsLog: NewsEvent[] = [];
+  private readonly newsListeners: Array<(e: NewsEvent) => void> = [];
   private readonly unsubscribe: () => void;
 
   constructor(
     readonly ex: PaperExchange,
     readonly seed: number,
+    /** Who trades and what they know (profiles.ts). Default: calm. */
+    readonly profile: WorldProfile = PROFILES.calm,
   ) {
     this.clock = ex.clock;
     this.timers = new Timers(ex.clock, (e) => this.error(e));
@@ -166,6 +180,7 @@ export class WorldRuntime {
         return e === undefined ? undefined : { meta: e.meta, createdMs: e.createdAt };
       },
       (cid) => ex.world.eventOfMarket.get(cid),
+      profile.news !== null ? new NewsModel(seed, profile.news) : undefined,
     );
     for (const m of markets) if (m.state.status !== 'resolved') this.track(m);
     this.unsubscribe = ex.subscribe((events) => this.onEvents(events));
@@ -188,6 +203,25 @@ export class WorldRuntime {
   /** Be told of the exchange's events after the runtime has updated its registry. */
   onExchange(fn: Listener): void {
     this.listeners.push(fn);
+  }
+
+  /** Announce a news jump: counted, logged, told to the listeners (never throws). */
+  recordNews(e: NewsEvent): void {
+    this.stats.newsJumps++;
+    this.newsLog.push(e);
+    if (this.newsLog.length > NEWS_LOG) this.newsLog.splice(0, this.newsLog.length - NEWS_LOG);
+    for (const fn of this.newsListeners) {
+      try {
+        fn(e);
+      } catch (err) {
+        this.error(err);
+      }
+    }
+  }
+
+  /** Be told of every news jump as it is announced. */
+  onNews(fn: (e: NewsEvent) => void): void {
+    this.newsListeners.push(fn);
   }
 
   stop(): void {
