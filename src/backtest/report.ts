@@ -48,7 +48,7 @@ const iso = (t: number): string => new Date(Math.floor(t)).toISOString().replace
 /** The human description of what was run. */
 export function describeSource(r: BacktestResult): string {
   if (r.mode === 'world' && r.source.world !== undefined)
-    return `synthetic world ${r.source.world.seed}, ${duration(r.source.world.durationMs)}`;
+    return `synthetic world ${r.source.world.seed} (${r.source.world.profile}), ${duration(r.source.world.durationMs)}`;
   const feeds = r.source.feeds ?? [];
   return `feed ${feeds.length === 1 ? feeds[0] : `(${feeds.length} files)`}, queue ${r.queue ?? '-'}`;
 }

@@ -23,7 +23,7 @@ import { VirtualClock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange } from '../exchange/exchange.ts';
-import { seedWorld, startWorld, type RunningWorld } from '../exchange/world/index.ts';
+import { DEFAULT_WORLD_PROFILE, seedWorld, startWorld, type RunningWorld } from '../exchange/world/index.ts';
 import { createExchangeVenue, marketInfo } from '../venues/paper/exchange-venue.ts';
 import { QuietClock } from './quiet-clock.ts';
 import type { BacktestDriver, WorldSpec } from './types.ts';
@@ -58,6 +58,7 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
   const warmupMs = w.warmupMs ?? DEFAULT_WARMUP_MS;
   const marketCount = w.marketCount ?? DEFAULT_WORLD_MARKETS;
   const rate = w.rate ?? 1;
+  const profile = w.profile ?? DEFAULT_WORLD_PROFILE;
   const t0 = w.startMs ?? DEFAULT_WORLD_START_MS;
   const clock = new VirtualClock(t0);
   const quiet = new QuietClock(clock);
@@ -72,6 +73,7 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
     lifecycle: true,
     priceFeed: true,
     rate,
+    profile,
   });
   clock.advance(warmupMs);
   const startMs = clock.now();
@@ -130,6 +132,7 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
         warmupMs,
         marketCount,
         rate,
+        profile,
         startMs: t0,
         ...(w.search !== undefined ? { search: w.search } : {}),
       },

@@ -5,6 +5,7 @@
  * measurement (metrics.ts, fill-stats.ts) and the reports import them from here and not from each
  * other: no import cycle between them.
  */
+import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import type { VirtualClock } from '../core/clock.ts';
 import type { TokenId } from '../core/ids.ts';
 import type { Side } from '../core/units.ts';
@@ -28,6 +29,8 @@ export interface WorldSpec {
   readonly search?: string;
   /** The world's activity multiplier (agents). Default 1. */
   readonly rate?: number;
+  /** Who trades in the world (src/exchange/world/profiles.ts). Default realistic. */
+  readonly profile?: WorldProfileName;
   /** Virtual start time (unix ms). Default 2026-01-01T00:00:00Z. */
   readonly startMs?: number;
 }

@@ -14,6 +14,7 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import { computeMetrics, type Metrics } from '../backtest/metrics.ts';
 import { defaultFeedCacheDir } from '../backtest/feed-cache.ts';
 import { DEFAULT_FEED_CACHE_MAX_MB, pruneFeedCaches } from '../backtest/feed-cache-prune.ts';
@@ -31,6 +32,7 @@ export interface SourceCliOptions {
   warmup?: string;
   worldMarkets?: number;
   worldSearch?: string;
+  worldProfile?: string;
   strategy: string;
   params?: Record<string, unknown>;
   seed: number;
@@ -108,6 +110,12 @@ export function addSourceOptions(cmd: Command): Command {
       '--world-search <text>',
       'with --world: pick only markets whose question contains this text (e.g. "price of Bitcoin")',
     )
+    .addOption(
+      new Option(
+        '--world-profile <name>',
+        'with --world: who trades in the world (README, World profiles; default realistic)',
+      ).choices(['calm', 'realistic', 'toxic']),
+    )
     .requiredOption('--strategy <name|path>', 'a shipped strategy (bands) or a plugin file (./my-strategy.ts)')
     .option('--params <json>', 'strategy parameters as a JSON object, e.g. \'{"margin":0.02}\'', jsonObject('--params'))
     .option(
@@ -181,10 +189,10 @@ export function backtestOptionsOf(o: SourceCliOptions): BacktestOptions {
     ...(o.sampleMs !== undefined ? { sampleMs: o.sampleMs } : {}),
   };
   if (feeds.length > 0) {
-    for (const f of ['duration', 'warmup', 'worldMarkets', 'worldSearch'] as const)
+    for (const f of ['duration', 'warmup', 'worldMarkets', 'worldSearch', 'worldProfile'] as const)
       if (o[f] !== undefined)
         throw usageError(
-          `--${f === 'worldMarkets' ? 'world-markets' : f === 'worldSearch' ? 'world-search' : f} applies to --world backtests only`,
+          `--${f === 'worldMarkets' ? 'world-markets' : f === 'worldSearch' ? 'world-search' : f === 'worldProfile' ? 'world-profile' : f} applies to --world backtests only`,
         );
     for (const f of feeds) if (!existsSync(f)) throw usageError(`--feed: no such file: ${f}`);
     const feedCache = o.feedCache === false ? undefined : (o.feedCache ?? defaultFeedCacheDir());
@@ -209,6 +217,7 @@ export function backtestOptionsOf(o: SourceCliOptions): BacktestOptions {
       ...(o.warmup !== undefined ? { warmupMs: parseDuration(o.warmup)! } : {}),
       ...(o.worldMarkets !== undefined ? { marketCount: o.worldMarkets } : {}),
       ...(o.worldSearch !== undefined ? { search: o.worldSearch } : {}),
+      ...(o.worldProfile !== undefined ? { profile: o.worldProfile as WorldProfileName } : {}),
     },
   };
 }

@@ -287,6 +287,12 @@ export const schema = {
       default: 'default',
       env: 'MMKIT_EXCHANGE_AGENTS',
     },
+    worldProfile: {
+      doc: 'Who trades in the paper world (README, World profiles): calm (uninformed flow, the easy world), realistic (news, informed and fast traders) or toxic.',
+      format: ['calm', 'realistic', 'toxic'],
+      default: 'realistic',
+      env: 'MMKIT_EXCHANGE_WORLD_PROFILE',
+    },
     lifecycle: {
       doc: 'Markets close, resolve and appear during the run.',
       format: 'bool',
@@ -780,6 +786,7 @@ export type MmkitConfig = {
     authMaxSkewSec: number;
     db: string;
     agents: 'default' | 'none';
+    worldProfile: 'calm' | 'realistic' | 'toxic';
     lifecycle: boolean;
     faults: unknown[];
     rateLimits: { enabled: boolean; scale: number; queueMs: number };

@@ -22,6 +22,7 @@ import { register as registerRecord } from './record.ts';
 import { register as registerStatus } from './status.ts';
 import { register as registerBacktest } from './backtest.ts';
 import { register as registerSweep } from './sweep.ts';
+import { register as registerWorld } from './world.ts';
 
 function intArg(name: string, min: number, max: number) {
   return (v: string): number => {
@@ -98,6 +99,10 @@ Examples:
   .option('--signer-tier <tier>', 'rate-limit tier of every signer, standard ... elite [exchange.signerTier]')
   .option('--db <file>', 'SQLite file: state survives restarts [exchange.db]')
   .option('--agents <mode>', 'flow agents: default | none [exchange.agents]')
+  .option(
+    '--world-profile <name>',
+    'who trades in the world: calm | realistic | toxic (README, World profiles) [exchange.worldProfile]',
+  )
   .option('--no-lifecycle', 'markets do not close, resolve or appear during the run [exchange.lifecycle]')
   .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]')
   .action(async (o) => {
@@ -121,6 +126,7 @@ Examples:
       'exchange.signerTier': o.signerTier,
       'exchange.db': o.db,
       'exchange.agents': o.agents,
+      'exchange.worldProfile': o.worldProfile,
       'exchange.lifecycle': o.lifecycle === false ? false : undefined,
       'log.level': o.logLevel,
     });
@@ -150,7 +156,7 @@ Examples:
       fund: o.fund,
       logger,
       ...(x.db ? { dbFile: x.db } : {}),
-      world: { agents: x.agents, lifecycle: x.lifecycle },
+      world: { agents: x.agents, lifecycle: x.lifecycle, profile: x.worldProfile },
       faults: await parseFaults(x.faults),
       exchange: {
         startingCollateral: parseAmount(x.startingBalance),
@@ -168,7 +174,10 @@ Examples:
       },
       ws,
     });
-    logger.info({ urls: running.urls, seed: x.seed, admin: x.adminToken !== '' }, 'paper exchange listening');
+    logger.info(
+      { urls: running.urls, seed: x.seed, worldProfile: x.worldProfile, admin: x.adminToken !== '' },
+      'paper exchange listening',
+    );
     let stopping = false;
     const stop = (sig: string) => {
       if (stopping) return;
@@ -185,7 +194,7 @@ Examples:
     if (o.json) process.stdout.write(JSON.stringify(running.urls) + '\n');
     else {
       process.stdout.write(
-        `mmkit paper exchange listening (seed ${x.seed}, chain ${x.chainId}, CLOB protocol ${x.protocol})\n`,
+        `mmkit paper exchange listening (seed ${x.seed}, world profile ${x.worldProfile}, chain ${x.chainId}, CLOB protocol ${x.protocol})\n`,
       );
       for (const [k, v] of Object.entries(running.urls)) process.stdout.write(`  ${k.padEnd(15)} ${v}\n`);
     }
@@ -236,6 +245,10 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     intArg('--http-port', 0, 65535),
   )
   .option('--http-host <host>', 'address the status server binds to [ops.httpHost]')
+  .option(
+    '--world-profile <name>',
+    'with the in-process paper exchange: who trades in its world, calm | realistic | toxic [exchange.worldProfile]',
+  )
   .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]')
   .action(async (o) => {
     // SIGINT/SIGTERM handled from the first moment (src/cli/stop-signals.ts): node as PID 1 (the
@@ -261,6 +274,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
       'bot.keystoreFile': o.keystore,
       'ops.httpPort': o.httpPort,
       'ops.httpHost': o.httpHost,
+      'exchange.worldProfile': o.worldProfile,
       'log.level': o.logLevel,
     });
     const b = cfg.bot;
@@ -292,6 +306,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         keystoreFile: b.keystoreFile,
         seed: b.seed,
         paperProtocol: cfg.exchange.protocol === 2 ? 2 : 1,
+        worldProfile: cfg.exchange.worldProfile,
         collateral: {
           autoMerge: b.autoMerge,
           mergeMinSize: parseAmount(b.mergeMinSize),
@@ -343,6 +358,7 @@ registerRecord(program);
 registerStatus(program);
 registerBacktest(program);
 registerSweep(program);
+registerWorld(program);
 
 // Every command's own timers may be unref'd (the clock's, retry waits): this handle keeps the
 // process alive until the command settles, so a command waiting on a retry never ends as a silent

@@ -32,6 +32,7 @@ import type { StoreSummary } from '../store/store-types.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { resolveParams } from '../strategy/params.ts';
 import { startExchange, type RunningExchange } from '../exchange/server.ts';
+import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import { registerSecret } from '../core/secrets.ts';
 import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.ts';
 import { componentLogger } from '../ops/logger.ts';
@@ -69,6 +70,8 @@ export interface RunConfig {
   seed: number;
   /** CLOB protocol of the in-process paper exchange (exchange.protocol); default the exchange's. */
   paperProtocol?: 1 | 2;
+  /** The in-process paper exchange's world profile (default: the exchange's, realistic). */
+  worldProfile?: WorldProfileName;
   /** Per-API URLs (venue.*Url) replacing those derived from exchangeUrl; `clob` + `ws` without exchangeUrl: no in-process exchange. */
   urls?: Partial<VenueUrls>;
   /** Request budgets (budgets.*); default the spec's limits. */
@@ -299,6 +302,7 @@ async function runLocked(
       port: 0,
       seed: cfg.seed,
       ...(cfg.paperProtocol !== undefined ? { exchange: { protocol: cfg.paperProtocol } } : {}),
+      ...(cfg.worldProfile !== undefined ? { world: { profile: cfg.worldProfile } } : {}),
       logger: log.child({ component: 'exchange' }, { level: 'warn' }),
     });
     urls = urlsOf(exchange.urls.clob_url);

@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { createGzip } from 'node:zlib';
 import { VirtualClock } from '../../src/core/clock.ts';
 import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange } from '../../src/exchange/exchange.ts';
-import { seedWorld, startWorld } from '../../src/exchange/world/index.ts';
+import { seedWorld, startWorld, type WorldProfileName } from '../../src/exchange/world/index.ts';
 import { MarketChannel } from '../../src/exchange/ws/market.ts';
 import type { StreamConn } from '../../src/exchange/ws/conn.ts';
 import { marketInfo } from '../../src/venues/paper/exchange-venue.ts';
@@ -28,6 +28,11 @@ export interface WorldFeedOptions {
   startMs?: number;
   /** Agents' activity multiplier (default 1). */
   rate?: number;
+  /**
+   * The world profile (default calm: the benchmarks' feed stays the one their figures were measured
+   * on before profiles existed, so figures stay comparable across versions).
+   */
+  profile?: WorldProfileName;
 }
 
 /**
@@ -48,6 +53,7 @@ export async function writeWorldFeed(
     lifecycle: true,
     priceFeed: false,
     rate: o.rate ?? 1,
+    profile: o.profile ?? 'calm',
   });
   clock.advance(o.warmupMs ?? 60_000);
   const limit = o.messages ?? Infinity;

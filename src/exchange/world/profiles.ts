@@ -134,37 +134,37 @@ const REALISTIC: WorldProfile = {
   name: 'realistic',
   description:
     'news jumps, informed traders with delays and errors, fast traders picking off stale quotes, defensive liquidity providers',
-  rates: { ...DEFAULT_AGENT_RATES, noisePerMarketPerMin: 10, informedPerMarketPerMin: 6 },
-  noiseSize: { median: 20, sigma: 1.2, min: 5, max: 1_500 },
-  news: { perMarketPerHour: 1.5, sizeProb: 0.06, bigShare: 0.15, nearEndBoost: 3, nearEndFraction: 0.1 },
+  rates: { ...DEFAULT_AGENT_RATES, noisePerMarketPerMin: 10, informedPerMarketPerMin: 12 },
+  noiseSize: { median: 20, sigma: 1.0, min: 5, max: 500 },
+  news: { perMarketPerHour: 3, sizeProb: 0.06, bigShare: 0.15, nearEndBoost: 3, nearEndFraction: 0.1 },
   informed: {
     agents: 8,
     delayMs: [300, 30_000],
-    errorProb: [0.005, 0.04],
+    errorProb: [0.003, 0.02],
     reactShare: 0.6,
-    edgePips: 100,
+    edgePips: 80,
     sizeShares: [50, 400],
   },
-  fast: { agents: 3, latencyMs: [5, 80], marginPips: 100, maxShares: 1_000, crypto: true },
-  lp: { widenPerFill: 0.5, maxWiden: 3, widenDecayMs: 60_000, skew: 1.5 },
+  fast: { agents: 3, latencyMs: [5, 80], marginPips: 200, maxShares: 1_000, crypto: true },
+  lp: { widenPerFill: 0.15, maxWiden: 2, widenDecayMs: 30_000, skew: 1.5 },
 };
 
 const TOXIC: WorldProfile = {
   name: 'toxic',
   description: 'more news, bigger moves, faster and more numerous informed traders: a quoter without defences loses',
-  rates: { ...DEFAULT_AGENT_RATES, noisePerMarketPerMin: 8, informedPerMarketPerMin: 14 },
-  noiseSize: { median: 20, sigma: 1.2, min: 5, max: 1_500 },
-  news: { perMarketPerHour: 4, sizeProb: 0.09, bigShare: 0.2, nearEndBoost: 4, nearEndFraction: 0.15 },
+  rates: { ...DEFAULT_AGENT_RATES, noisePerMarketPerMin: 8, informedPerMarketPerMin: 20 },
+  noiseSize: { median: 20, sigma: 1.0, min: 5, max: 500 },
+  news: { perMarketPerHour: 6, sizeProb: 0.08, bigShare: 0.2, nearEndBoost: 4, nearEndFraction: 0.15 },
   informed: {
     agents: 12,
     delayMs: [100, 10_000],
-    errorProb: [0.003, 0.02],
+    errorProb: [0.002, 0.01],
     reactShare: 0.8,
-    edgePips: 60,
+    edgePips: 50,
     sizeShares: [80, 600],
   },
-  fast: { agents: 4, latencyMs: [2, 30], marginPips: 50, maxShares: 2_000, crypto: true },
-  lp: { widenPerFill: 0.8, maxWiden: 4, widenDecayMs: 90_000, skew: 2 },
+  fast: { agents: 4, latencyMs: [2, 30], marginPips: 100, maxShares: 2_000, crypto: true },
+  lp: { widenPerFill: 0.2, maxWiden: 2.5, widenDecayMs: 30_000, skew: 2 },
 };
 
 export const PROFILES: Readonly<Record<WorldProfileName, WorldProfile>> = {
