@@ -141,7 +141,8 @@ export class NewsFlow {
     const p = this.rt.profile.fast;
     if (p === null || m.entry.state.status !== 'active') return;
     const f = this.rt.fair.fair(m.cid, this.rt.clock.now()) * PRICE_SCALE;
-    this.take(account, m, f, Math.max(p.marginPips, tickPips(m.entry.state.tick)), p.maxShares, 1);
+    // the margin is an edge in price, whatever the tick (a 0.1-tick book left 5 cents stale is taken)
+    this.take(account, m, f, p.marginPips, p.maxShares, 1);
   }
 
   /** A background look by a random informed trader (agents.ts calls it at Poisson times). */
