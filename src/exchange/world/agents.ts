@@ -330,7 +330,7 @@ export class Agents implements AgentDesk {
       const crypto = m.entry.meta.cryptoSymbol !== undefined;
       b = {
         account: this.accounts.lp[hash32(m.cid) % this.accounts.lp.length]!,
-        halfPips: 60 + 140 * r.next(),
+        halfPips: (60 + 140 * r.next()) * this.profile.lp.spreadScale,
         base: (20 + 130 * r.next()) * (crypto ? 1.5 : 1),
         r: undefined,
         next: now + Math.floor(this.rngLp.next() * 1000),

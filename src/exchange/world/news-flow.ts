@@ -132,7 +132,7 @@ export class NewsFlow {
     for (const m of this.rt.active()) {
       if (m.entry.meta.cryptoSymbol === undefined) continue;
       const a = this.rng.pick(this.fast);
-      this.rt.timers.after(uniform(this.rng, p.latencyMs), () => this.sweep(a, m));
+      this.rt.timers.after(uniform(this.rng, p.cryptoLatencyMs), () => this.sweep(a, m));
     }
   }
 

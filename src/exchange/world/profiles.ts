@@ -74,8 +74,10 @@ export interface InformedParams {
 /** Fast traders: take stale quotes right after a jump or a crypto move (news-flow.ts). */
 export interface FastParams {
   agents: number;
-  /** Reaction time after a jump or a price tick, ms (uniform per reaction). */
+  /** Reaction time after a news jump, ms (uniform per reaction). */
   latencyMs: readonly [number, number];
+  /** Reaction time after a step of the crypto price feed, ms (uniform per reaction). */
+  cryptoLatencyMs: readonly [number, number];
   /** They take quotes at least this far (pips) on the wrong side of the new fair value. */
   marginPips: number;
   /** The most they take in one sweep, shares. */
@@ -86,6 +88,8 @@ export interface FastParams {
 
 /** Liquidity providers' defences (agents.ts). */
 export interface LpParams {
+  /** Multiplies each provider's half spread (drawn per market; calm: 1). */
+  spreadScale: number;
   /** After a fill, the half spread grows by this fraction per base size filled (0: never). */
   widenPerFill: number;
   /** At most this many times the usual half spread. */
@@ -127,7 +131,7 @@ const CALM: WorldProfile = {
   news: null,
   informed: null,
   fast: null,
-  lp: { widenPerFill: 0, maxWiden: 1, widenDecayMs: 1, skew: 1 },
+  lp: { spreadScale: 1, widenPerFill: 0, maxWiden: 1, widenDecayMs: 1, skew: 1 },
 };
 
 const REALISTIC: WorldProfile = {
@@ -135,7 +139,7 @@ const REALISTIC: WorldProfile = {
   description:
     'news jumps, informed traders with delays and errors, fast traders picking off stale quotes, defensive liquidity providers',
   rates: { ...DEFAULT_AGENT_RATES, noisePerMarketPerMin: 10, informedPerMarketPerMin: 12 },
-  noiseSize: { median: 20, sigma: 1.0, min: 5, max: 500 },
+  noiseSize: { median: 30, sigma: 1.5, min: 5, max: 3_000 },
   news: { perMarketPerHour: 3, sizeProb: 0.06, bigShare: 0.15, nearEndBoost: 3, nearEndFraction: 0.1 },
   informed: {
     agents: 8,
@@ -145,15 +149,22 @@ const REALISTIC: WorldProfile = {
     edgePips: 80,
     sizeShares: [50, 400],
   },
-  fast: { agents: 3, latencyMs: [5, 80], marginPips: 200, maxShares: 1_000, crypto: true },
-  lp: { widenPerFill: 0.15, maxWiden: 2, widenDecayMs: 30_000, skew: 1.5 },
+  fast: {
+    agents: 3,
+    latencyMs: [5, 80],
+    cryptoLatencyMs: [300, 2_000],
+    marginPips: 200,
+    maxShares: 1_000,
+    crypto: true,
+  },
+  lp: { spreadScale: 0.45, widenPerFill: 0.1, maxWiden: 2, widenDecayMs: 30_000, skew: 1.5 },
 };
 
 const TOXIC: WorldProfile = {
   name: 'toxic',
   description: 'more news, bigger moves, faster and more numerous informed traders: a quoter without defences loses',
   rates: { ...DEFAULT_AGENT_RATES, noisePerMarketPerMin: 8, informedPerMarketPerMin: 20 },
-  noiseSize: { median: 20, sigma: 1.0, min: 5, max: 500 },
+  noiseSize: { median: 30, sigma: 1.5, min: 5, max: 3_000 },
   news: { perMarketPerHour: 6, sizeProb: 0.08, bigShare: 0.2, nearEndBoost: 4, nearEndFraction: 0.15 },
   informed: {
     agents: 12,
@@ -163,8 +174,15 @@ const TOXIC: WorldProfile = {
     edgePips: 50,
     sizeShares: [80, 600],
   },
-  fast: { agents: 4, latencyMs: [2, 30], marginPips: 100, maxShares: 2_000, crypto: true },
-  lp: { widenPerFill: 0.2, maxWiden: 2.5, widenDecayMs: 30_000, skew: 2 },
+  fast: {
+    agents: 4,
+    latencyMs: [2, 30],
+    cryptoLatencyMs: [50, 500],
+    marginPips: 100,
+    maxShares: 2_000,
+    crypto: true,
+  },
+  lp: { spreadScale: 0.45, widenPerFill: 0.15, maxWiden: 2.5, widenDecayMs: 30_000, skew: 2 },
 };
 
 export const PROFILES: Readonly<Record<WorldProfileName, WorldProfile>> = {
