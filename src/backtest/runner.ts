@@ -741,6 +741,7 @@ async function runWith(
     budgets: venue.budgets.usage(),
     inventoryLimit,
     fills: fillRows.toArray(),
+    ...(driver.news !== undefined ? { news: driver.news() } : {}),
     fillCount: fillStats.fills,
     fillStats: fillStats.result(endMs),
     fillPoints: fillPoints.result(),

@@ -10,7 +10,7 @@
  * here reads the real-time data stream, and the crypto markets follow the seeded walks anyway).
  * The world first runs `warmupMs` alone (the liquidity providers lay their ladders), then the bot
  * joins on the chosen markets (by default the `marketCount` most liquid active markets that stay
- * open for the whole run), and the clock jumps from one due timer to the next until the end: as
+ * open for the whole run, contested ones first: YES mid in [0.10, 0.90]), and the clock jumps from one due timer to the next until the end: as
  * fast as the CPU allows.
  *
  * The exchange and the world run on a QuietClock view of the virtual clock (./quiet-clock.ts): their
@@ -21,12 +21,13 @@
  */
 import { VirtualClock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
+import { PRICE_SCALE } from '../core/units.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange } from '../exchange/exchange.ts';
 import { DEFAULT_WORLD_PROFILE, seedWorld, startWorld, type RunningWorld } from '../exchange/world/index.ts';
 import { createExchangeVenue, marketInfo } from '../venues/paper/exchange-venue.ts';
 import { QuietClock } from './quiet-clock.ts';
-import type { BacktestDriver, WorldSpec } from './types.ts';
+import type { BacktestDriver, NewsJumpRow, WorldSpec } from './types.ts';
 
 /** 2026-01-01T00:00:00Z: the default virtual start (a fixed time: the world's records depend on it). */
 export const DEFAULT_WORLD_START_MS = Date.UTC(2026, 0, 1);
@@ -43,6 +44,14 @@ export interface WorldDriverOptions {
   readonly collateral: number;
   /** Condition ids to trade instead of the most liquid ones. */
   readonly markets?: readonly string[];
+}
+
+/** True when the token's book is two-sided with its mid in [0.10, 0.90]. */
+function contested(ex: PaperExchange, token: string): boolean {
+  const { bid, ask } = ex.engine.bestBidAsk(token);
+  if (bid === null || ask === null) return false;
+  const mid = (bid + ask) / 2;
+  return mid >= 0.1 * PRICE_SCALE && mid <= 0.9 * PRICE_SCALE;
 }
 
 /**
@@ -99,10 +108,17 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
       .listMarkets()
       .filter((e) => e.state.status === 'active' && Date.parse(e.meta.endDate) > endMs + 3_600_000)
       .filter((e) => w.search === undefined || e.meta.question.toLowerCase().includes(w.search.toLowerCase()))
-      .map((e) => ({ e, liquidity: ex.liquidity(e) }))
+      .map((e) => ({ e, liquidity: ex.liquidity(e), contested: contested(ex, e.meta.tokens[0]) }))
       .filter((x) => x.liquidity > 0);
-    // most liquid first; ties by condition id (deterministic)
-    scored.sort((a, b) => b.liquidity - a.liquidity || (a.e.meta.conditionId < b.e.meta.conditionId ? -1 : 1));
+    // contested markets (YES mid in [0.10, 0.90]: both outcomes carry risk) first, then the most
+    // liquid; ties by condition id (deterministic). Long shots rank high on liquidity alone (their
+    // asks are worth nearly a dollar a share) but are no test of a quoter: news barely moves them.
+    scored.sort(
+      (a, b) =>
+        Number(b.contested) - Number(a.contested) ||
+        b.liquidity - a.liquidity ||
+        (a.e.meta.conditionId < b.e.meta.conditionId ? -1 : 1),
+    );
     markets = scored.slice(0, marketCount).map((x) => marketInfo(x.e));
   }
   if (markets.length === 0)
@@ -110,6 +126,13 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
       'backtest.markets',
       `world ${w.seed} has no active market with books that stays open for ${w.durationMs} ms`,
     );
+
+  // the news jumps of the traded markets from now on (the report's "picked off after jumps")
+  const traded = new Set<string>(markets.map((m) => m.market));
+  const news: NewsJumpRow[] = [];
+  world.onNews((e) => {
+    if (traded.has(e.market) && e.at >= startMs && e.at <= endMs) news.push({ ...e });
+  });
 
   let halted = false;
   const halt = (): void => {
@@ -125,6 +148,7 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
     markets,
     endMs,
     quietFired: () => quiet.fired,
+    news: () => news.slice(),
     source: {
       world: {
         seed: w.seed,

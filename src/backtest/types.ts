@@ -118,6 +118,15 @@ export interface FillRow extends StatFill {
   readonly markouts: (number | null)[];
 }
 
+/** A news jump of a traded market (world mode). */
+export interface NewsJumpRow {
+  readonly market: string;
+  readonly at: number;
+  /** The market's hidden fair value (0..1) just before and at the jump. */
+  readonly before: number;
+  readonly after: number;
+}
+
 /** Per-token series of the charts (aligned with `samples.t`). */
 export interface TokenSeries {
   readonly tokenId: string;
@@ -206,6 +215,11 @@ export interface BacktestResult {
    * `fills` table).
    */
   readonly fills: readonly FillRow[];
+  /**
+   * World mode: the news jumps of the traded markets during the run, in time order (the world's
+   * announced jumps of their hidden fair value; src/exchange/world/news.ts). Absent for feeds.
+   */
+  readonly news?: readonly NewsJumpRow[];
   /** Fills of the run (up to `endMs`), kept or not in `fills`. */
   readonly fillCount: number;
   /** The fill-based figures over ALL the fills of the run, measured online (src/backtest/fill-stats.ts; metrics.ts reads them). */
@@ -273,6 +287,8 @@ export interface BacktestDriver {
   ): Promise<void>;
   /** Stops the data source's own activity (the world's agents) before the final cancel-all. */
   halt(): void;
+  /** World mode: the news jumps of the traded markets during the run (after the warm-up). */
+  readonly news?: () => readonly NewsJumpRow[];
   /** Frees resources (temporary files, the exchange). */
   close(): Promise<void>;
 }
