@@ -52,6 +52,15 @@ describe('approval is a type the gate alone makes', () => {
     expect(ex.stats().submitted).toBe(0);
   });
 
+  it('a copy of an approved set (a spread, a changed field) is no approval', () => {
+    const d = pullQuotes(M, 1);
+    expect(isApproved(d)).toBe(true);
+    const copy = { ...d, quotes: [{ tokenId: Y, side: 'BUY', price: 4900 as Pips, size: 5e6 as Micro }] };
+    expect(isApproved(copy)).toBe(false);
+    expect(() => ex.submit(copy as Approved<DesiredQuotes>)).toThrow(/not approved by the risk gate/);
+    expect(venue.calls).toEqual([]);
+  });
+
   it('the gate approves; a pull is always approved', async () => {
     const d = approved({
       market: M,
