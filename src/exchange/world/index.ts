@@ -24,13 +24,13 @@ import { roundPrice } from './crypto.ts';
 import { agentAccounts, generateWorld, type AgentAccounts } from './generator.ts';
 import { DEFAULT_LIFECYCLE, Lifecycle, type LifecycleOptions } from './lifecycle.ts';
 import { CRYPTO_SYMBOLS } from './model.ts';
-import type { NewsEvent } from './news-flow.ts';
+import type { NewsEvent } from './news.ts';
 import { DEFAULT_WORLD_PROFILE, worldProfile, type WorldProfileName } from './profiles.ts';
 import { WorldRuntime, type WorldStats } from './runtime.ts';
 
 export type { AgentRates } from './agents.ts';
 export type { WorldStats } from './runtime.ts';
-export type { NewsEvent } from './news-flow.ts';
+export type { NewsEvent } from './news.ts';
 export {
   DEFAULT_WORLD_PROFILE,
   isWorldProfileName,

@@ -18,6 +18,7 @@ import type { Rng } from '../../core/random.ts';
 import { PRICE_SCALE, tickPips } from '../../core/units.ts';
 import type { OrderType } from '../matching/types.ts';
 import type { AgentAccounts } from './generator.ts';
+import type { NewsEvent } from './news.ts';
 import type { InformedParams } from './profiles.ts';
 import type { LiveMarket, WorldRuntime } from './runtime.ts';
 import { rngFor } from './seeding.ts';
@@ -28,15 +29,6 @@ export interface AgentDesk {
   held(account: string, token: string): number;
   order(account: string, tokenId: string, side: 'BUY' | 'SELL', price: number, size: number, type: OrderType): boolean;
   sizeMicro(shares: number, minSize: number): number;
-}
-
-/** An announced news jump (RunningWorld.news()). */
-export interface NewsEvent {
-  market: string;
-  at: number;
-  /** Fair value (0..1) just before and at the jump. */
-  before: number;
-  after: number;
 }
 
 interface InformedAgent {

@@ -24,6 +24,15 @@ export interface NewsJump {
   readonly dx: number;
 }
 
+/** An announced news jump (RunningWorld.news()). */
+export interface NewsEvent {
+  market: string;
+  at: number;
+  /** Fair value (0..1) just before and at the jump. */
+  before: number;
+  after: number;
+}
+
 /** The life of a market, as the news model needs it. */
 export interface NewsLife {
   startMs: number;

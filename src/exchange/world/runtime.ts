@@ -12,8 +12,7 @@ import type { ExchangeEvent, MarketEntry, PaperExchange } from '../exchange.ts';
 import { CryptoWalk } from './crypto.ts';
 import { FairModel } from './fair.ts';
 import type { CryptoSymbol } from './model.ts';
-import { NewsModel } from './news.ts';
-import type { NewsEvent } from './news-flow.ts';
+import { NewsModel, type NewsEvent } from './news.ts';
 import { PROFILES, type WorldProfile } from './profiles.ts';
 
 /** Counters of what the world did since it started (see RunningWorld.stats). */
