@@ -30,6 +30,13 @@
  * next intent re-prices it, and it is counted apart (`accountStats`), not handed to the rejection
  * listeners (the kill switch).
  *
+ * Selling into a fill: an ask refused for lack of tokens (INVALID_ORDER_NOT_ENOUGH_BALANCE on a
+ * SELL) usually means the ask it replaces was being lifted while the new one was sent, and the fill
+ * has not reached us yet. Like a crossing, it is re-sized at the next intent and counted apart
+ * (`sellBalanceRaces`), up to SELL_RACE_TOLERANCE times in a row for a token with no fill of that
+ * token in between; after that the refusals count as rejections again (a real shortfall, which the
+ * position audit corrects, must still be able to trip the kill switch).
+ *
  * Orders and fills the bot did not make (another client on the same wallet): an order id neither
  * the tracker nor the store knows is FOREIGN and follows `foreignOrders`: 'leave' (tracked apart:
  * never diffed, never cancelled, read by the gate's self-trade check), 'cancel' (cancelled by id),
@@ -72,6 +79,9 @@ const EXCLUDE_CANCELLING = Object.freeze({ excludeCancelling: true });
 export const MAX_PLACE_BATCH = MAX_BATCH_ORDERS;
 /** The venue's refusal of a post-only order that would cross: "re-price next time", not an error. */
 export const POST_ONLY_CROSSING: OrderRejectCode = 'INVALID_POST_ONLY_ORDER';
+export const NOT_ENOUGH_BALANCE: OrderRejectCode = 'INVALID_ORDER_NOT_ENOUGH_BALANCE';
+/** SELL balance refusals of one token tolerated in a row (no fill of it between) before they count. */
+export const SELL_RACE_TOLERANCE = 3;
 
 /**
  * What happens to an order on the wallet that this bot did not place (`bot.foreignOrders`): left
@@ -103,6 +113,8 @@ export type ForeignEvent =
 export interface AccountStats {
   /** Quotes the venue refused as crossing post-only orders (re-priced at the next intent). */
   readonly postOnlyRejections: number;
+  /** Asks refused for lack of tokens while selling into a fill (re-sized at the next intent). */
+  readonly sellBalanceRaces: number;
   /** Fills of orders the bot did not place, recorded with source 'external' (each (trade, order) once). */
   readonly externalFills: number;
   /** Orders seen on the wallet that the bot did not place, by what was done with them. */
@@ -327,7 +339,16 @@ export class Executor {
     concludedNeverArrived: 0,
   };
   readonly #immediateStats = { submitted: 0, sent: 0, skipped: 0 };
-  readonly #account = { postOnlyRejections: 0, externalFills: 0, left: 0, cancelled: 0, adopted: 0 };
+  readonly #account = {
+    postOnlyRejections: 0,
+    sellBalanceRaces: 0,
+    externalFills: 0,
+    left: 0,
+    cancelled: 0,
+    adopted: 0,
+  };
+  /** SELL balance refusals in a row per token, since its last fill (see the module comment). */
+  readonly #sellRaces = new Map<string, number>();
   readonly #unsubscribe: () => void;
 
   constructor(opts: ExecutorOptions) {
@@ -516,6 +537,7 @@ export class Executor {
     const rec = fillFromEvent(e);
     const change = this.#store.applyFill(source === 'bot' ? rec : { ...rec, source });
     this.tracker.onFill(e);
+    this.#sellRaces.delete(e.tokenId);
     if (source === 'external') this.#externalFill({ ...rec, source }, change);
     return { change, source };
   }
@@ -530,6 +552,7 @@ export class Executor {
     const rec: FillRecord = source === 'bot' ? f : { ...f, source };
     const change = this.#store.applyFill(rec);
     this.tracker.onFill(f);
+    this.#sellRaces.delete(f.tokenId);
     if (source === 'external') this.#externalFill(rec, change);
     return change;
   }
@@ -549,6 +572,7 @@ export class Executor {
     const a = this.#account;
     return {
       postOnlyRejections: a.postOnlyRejections,
+      sellBalanceRaces: a.sellBalanceRaces,
       externalFills: a.externalFills,
       foreignOrders: { left: a.left, cancelled: a.cancelled, adopted: a.adopted },
     };
@@ -1113,6 +1137,9 @@ export class Executor {
         this.tracker.onPlaceOutcome(o);
         postOnly++;
         this.#account.postOnlyRejections++;
+      } else if (this.#sellRace(p, o.code)) {
+        // selling into a fill that has not reached us: re-sized at the next intent (not an error)
+        this.tracker.onPlaceOutcome(o);
       } else {
         this.tracker.onPlaceOutcome(o);
         rejected++;
@@ -1120,6 +1147,18 @@ export class Executor {
       }
     }
     return { rejected, postOnly, unknown };
+  }
+
+  /** True (and counted) when a refusal is a tolerated SELL balance race (see the module comment). */
+  #sellRace(p: PreparedOrder, code: string): boolean {
+    if (code !== NOT_ENOUGH_BALANCE || p.request.side !== 'SELL') return false;
+    const token = p.request.tokenId;
+    const n = (this.#sellRaces.get(token) ?? 0) + 1;
+    this.#sellRaces.set(token, n);
+    if (n > SELL_RACE_TOLERANCE) return false;
+    this.#account.sellBalanceRaces++;
+    this.#audit('sell_balance_race', { id: p.id, tokenId: token, inARow: n });
+    return true;
   }
 
   #rejection(p: PreparedOrder, code: string, message: string): void {
@@ -1220,7 +1259,7 @@ export class Executor {
         if (o !== undefined && !o.ok && o.code !== 'UNKNOWN' && o.code !== 'INVALID_ORDER_DUPLICATED') {
           this.tracker.onPlaceOutcome(o);
           if (o.code === POST_ONLY_CROSSING) this.#account.postOnlyRejections++;
-          else this.#rejection(prepared, o.code, o.message);
+          else if (!this.#sellRace(prepared, o.code)) this.#rejection(prepared, o.code, o.message);
           return;
         }
         notFound = 0; // ambiguous again, or a duplicate (so it IS there): query again

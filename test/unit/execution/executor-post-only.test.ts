@@ -6,13 +6,14 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../src/core/clock.ts';
-import type { ConditionId, TokenId } from '../../../src/core/ids.ts';
+import type { ConditionId, OrderId, TokenId, TradeId } from '../../../src/core/ids.ts';
 import type { DesiredQuotes, QuoteIntent } from '../../../src/core/intents.ts';
 import type { Micro, Pips, Side } from '../../../src/core/units.ts';
 import type { PlaceOutcome } from '../../../src/core/venue.ts';
 import {
   Executor,
   POST_ONLY_CROSSING,
+  SELL_RACE_TOLERANCE,
   type CycleReport,
   type ExecutorOptions,
   type RejectionInfo,
@@ -141,5 +142,74 @@ describe('Executor: post-only', () => {
     await flush();
     expect(rejections.map((r) => r.code)).toEqual(['INVALID_ORDER_NOT_ENOUGH_BALANCE']);
     expect(ex.stats().rejections).toBe(1);
+  });
+
+  it('an ask refused for lack of tokens (selling into a fill) is re-sized, not a rejection, a few times in a row', async () => {
+    // the venue refuses every SELL for balance (the fill that took the tokens has not reached us)
+    venue.placeHook = async (orders, accept) =>
+      orders.map(
+        (o): PlaceOutcome =>
+          o.request.side === 'SELL'
+            ? { id: o.id, ok: false, code: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'not enough balance' }
+            : accept(o),
+      );
+    for (let i = 0; i < SELL_RACE_TOLERANCE; i++) {
+      ex.submit(want([q('SELL', 6000 + i * 100)]));
+      await ex.idle();
+    }
+    await flush();
+    expect(rejections).toEqual([]);
+    expect(ex.stats().rejections).toBe(0);
+    expect(ex.accountStats().sellBalanceRaces).toBe(SELL_RACE_TOLERANCE);
+    expect(store.auditLog({ kind: 'sell_balance_race' })).toHaveLength(SELL_RACE_TOLERANCE);
+    // one more in a row with no fill of the token between: a real shortfall, a rejection again
+    ex.submit(want([q('SELL', 6500)]));
+    await ex.idle();
+    await flush();
+    expect(rejections.map((r) => r.code)).toEqual(['INVALID_ORDER_NOT_ENOUGH_BALANCE']);
+    // a BUY refused for balance is never tolerated
+    venue.placeHook = async (orders) =>
+      orders.map(
+        (o): PlaceOutcome => ({ id: o.id, ok: false, code: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'no' }),
+      );
+    ex.submit(want([q('BUY', 4000)]));
+    await ex.idle();
+    await flush();
+    expect(rejections).toHaveLength(2);
+  });
+
+  it('a fill of the token starts the tolerance afresh', async () => {
+    venue.placeHook = async (orders) =>
+      orders.map(
+        (o): PlaceOutcome => ({ id: o.id, ok: false, code: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'no' }),
+      );
+    for (let i = 0; i < SELL_RACE_TOLERANCE; i++) {
+      ex.submit(want([q('SELL', 6000 + i * 100)]));
+      await ex.idle();
+    }
+    ex.recordFill({
+      type: 'fill',
+      venueTime: clock.now(),
+      recvTime: clock.now(),
+      tradeId: 't1' as TradeId,
+      orderId: '0xelsewhere' as OrderId,
+      status: 'MATCHED',
+      role: 'MAKER',
+      market: M,
+      tokenId: Y,
+      side: 'SELL',
+      price: 6000 as Pips,
+      size: 1_000_000 as Micro,
+      feeRateBps: 0,
+      takerOrderId: '0xtaker' as OrderId,
+      source: 'stream',
+    });
+    for (let i = 0; i < SELL_RACE_TOLERANCE; i++) {
+      ex.submit(want([q('SELL', 6500 + i * 100)]));
+      await ex.idle();
+    }
+    await flush();
+    expect(rejections).toEqual([]);
+    expect(ex.accountStats().sellBalanceRaces).toBe(2 * SELL_RACE_TOLERANCE);
   });
 });
