@@ -98,7 +98,7 @@ export const BANDS_PARAMS = {
   },
   margin: {
     type: 'number',
-    default: 0.02,
+    default: 0.01,
     min: 0.0001,
     max: 0.5,
     doc: 'avgMargin of the innermost band: distance of its quotes from the mid, in price units (0.01 = 1 cent).',
@@ -112,7 +112,7 @@ export const BANDS_PARAMS = {
   },
   marginTolerance: {
     type: 'number',
-    default: 0.01,
+    default: 0.005,
     min: 0,
     max: 0.5,
     doc: 'Half-width of each band: minMargin = avgMargin - this (at least 0), maxMargin = avgMargin + this. Live orders inside are kept (no churn).',

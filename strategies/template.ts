@@ -58,7 +58,7 @@ export default defineStrategy({
   params: {
     halfSpread: {
       type: 'number',
-      default: 0.02,
+      default: 0.01,
       min: 0.0001,
       max: 0.5,
       doc: 'Distance of each quote from the mid, price units (0.01 = 1 cent).',

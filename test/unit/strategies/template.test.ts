@@ -26,7 +26,7 @@ const simple = (qs: readonly QuoteIntent[] | undefined) =>
   (qs ?? []).map((q) => `${q.tokenId === YES1 ? 'Y' : 'N'} ${q.side} ${q.price} ${q.size / SH}`);
 const book = (bid = 4900, ask = 5100, stale = false) => bookView(YES1, [[bid, 100 * SH]], [[ask, 100 * SH]], stale);
 const handler = (o: Record<string, unknown> = {}) =>
-  template.create(ctxFor([marketInfo(M1, YES1, NO1)]), resolveParams(template.params, o));
+  template.create(ctxFor([marketInfo(M1, YES1, NO1)]), resolveParams(template.params, { halfSpread: 0.02, ...o }));
 
 describe('template', () => {
   it('loads by name; every param documented', async () => {

@@ -29,7 +29,9 @@ import {
 } from './fixtures.ts';
 
 const plan: MarketPlan = { market: M1, yes: YES1, no: NO1, tick: 100, minSize: 5 * SH };
-const cfgOf = (o: Record<string, unknown> = {}) => bandsConfig(resolveParams(BANDS_PARAMS, o));
+/** The tests' bands: at 0.02 / 0.04 / 0.06 from the mid, ± 0.01 (the mechanics, not the shipped defaults). */
+const BASE = { margin: 0.02, marginTolerance: 0.01 };
+const cfgOf = (o: Record<string, unknown> = {}) => bandsConfig(resolveParams(BANDS_PARAMS, { ...BASE, ...o }));
 const simple = (qs: readonly QuoteIntent[]) =>
   qs.map((q) => `${q.tokenId === YES1 ? 'Y' : 'N'} ${q.side} ${q.price} ${q.size / SH}`);
 
@@ -337,7 +339,7 @@ describe('bands: the handler', () => {
   const m1 = marketInfo(M1, YES1, NO1);
   const m2 = marketInfo(M2, YES2, NO2);
   function setup(over: Record<string, unknown> = {}) {
-    const h = bands.create(ctxFor([m1, m2]), resolveParams(bands.params, over));
+    const h = bands.create(ctxFor([m1, m2]), resolveParams(bands.params, { ...BASE, ...over }));
     const s = fakeState({ books: [book(), bookView(YES2, [[2900, 100 * SH]], [[3100, 100 * SH]])], now: 5_000 });
     return { h, s };
   }
@@ -399,7 +401,7 @@ describe('bands: the handler', () => {
     expect(out2?.quotes?.[0]?.quotes.map((q) => q.price)).toEqual([4700, 4500, 4300]);
   });
   it('pulls and stops quoting a resolved or inactive market', () => {
-    const h = bands.create(ctxFor([m1, marketInfo(M2, YES2, NO2, { active: false })]), resolveParams(bands.params));
+    const h = bands.create(ctxFor([m1, marketInfo(M2, YES2, NO2, { active: false })]), resolveParams(bands.params, BASE));
     const s = fakeState({ books: [book(), bookView(YES2, [[2900, SH]], [[3100, SH]])] });
     const out = h.onEvent(
       { type: 'market_resolved', market: M1, winningTokenId: YES1, winningOutcome: 'Yes', venueTime: 1, recvTime: 1 },
