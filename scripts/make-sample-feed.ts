@@ -8,7 +8,8 @@
  * Defaults: test/fixtures/sample-feed.ndjson.gz, 30 minutes, the 12 busiest markets, seed 1, 60 s of
  * warm-up. "Busiest": after the warm-up (the agents have traded for a minute), active order-book
  * markets open for at least the recording plus 30 minutes, ranked by traded volume, then
- * liquidity. RTDS crypto prices are recorded too. The file is written beside the target and
+ * liquidity, plus the busiest two whose question contains `--include` (default "price of": the
+ * crypto "above $K" markets crypto-fair-value prices). RTDS crypto prices are recorded too. The file is written beside the target and
  * renamed over it at the end; the script fails if it is 5 MB or more.
  */
 import { renameSync, rmSync, statSync } from 'node:fs';
@@ -28,6 +29,9 @@ const { values } = parseArgs({
     markets: { type: 'string', default: '12' },
     seed: { type: 'string', default: '1' },
     'warmup-seconds': { type: 'string', default: '60' },
+    // markets whose question contains this text are always recorded (the busiest 2 of them), so
+    // crypto-fair-value has its "Will the price of Bitcoin be above $K" markets in the feed
+    include: { type: 'string', default: 'price of' },
   },
 });
 const out = resolve(values.out!);
@@ -61,7 +65,8 @@ try {
   }
   await transport.close();
   ranked.sort((a, b) => b.vol - a.vol || b.liq - a.liq);
-  const chosen = ranked.slice(0, count);
+  const must = values.include ? ranked.filter((r) => r.q.toLowerCase().includes(values.include!.toLowerCase())).slice(0, 2) : [];
+  const chosen = [...ranked.filter((r) => !must.includes(r)).slice(0, Math.max(0, count - must.length)), ...must];
   for (const c of chosen) say(`  ${c.id.slice(0, 12)}… volume ${c.vol / 1e6}  ${c.q}`);
   const markets = await resolveMarkets(urls, { markets: chosen.map((c) => c.id) });
 
