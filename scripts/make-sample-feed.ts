@@ -65,7 +65,9 @@ try {
   }
   await transport.close();
   ranked.sort((a, b) => b.vol - a.vol || b.liq - a.liq);
-  const must = values.include ? ranked.filter((r) => r.q.toLowerCase().includes(values.include!.toLowerCase())).slice(0, 2) : [];
+  const must = values.include
+    ? ranked.filter((r) => r.q.toLowerCase().includes(values.include!.toLowerCase())).slice(0, 2)
+    : [];
   const chosen = [...ranked.filter((r) => !must.includes(r)).slice(0, Math.max(0, count - must.length)), ...must];
   for (const c of chosen) say(`  ${c.id.slice(0, 12)}… volume ${c.vol / 1e6}  ${c.q}`);
   const markets = await resolveMarkets(urls, { markets: chosen.map((c) => c.id) });
