@@ -401,7 +401,10 @@ describe('bands: the handler', () => {
     expect(out2?.quotes?.[0]?.quotes.map((q) => q.price)).toEqual([4700, 4500, 4300]);
   });
   it('pulls and stops quoting a resolved or inactive market', () => {
-    const h = bands.create(ctxFor([m1, marketInfo(M2, YES2, NO2, { active: false })]), resolveParams(bands.params, BASE));
+    const h = bands.create(
+      ctxFor([m1, marketInfo(M2, YES2, NO2, { active: false })]),
+      resolveParams(bands.params, BASE),
+    );
     const s = fakeState({ books: [book(), bookView(YES2, [[2900, SH]], [[3100, SH]])] });
     const out = h.onEvent(
       { type: 'market_resolved', market: M1, winningTokenId: YES1, winningOutcome: 'Yes', venueTime: 1, recvTime: 1 },
