@@ -25,7 +25,7 @@ afterAll(() => {
   }
 });
 
-/** The plugin: one FAK buy of 5 shares at the best ask of the first market with a two-sided book, on its first timer tick. */
+/** The plugin: one FAK buy of 5 shares at the best ask of the first market with a two-sided book in [0.10, 0.90], on its first timer tick. */
 const PLUGIN = `import { defineStrategy, type StrategyOutput } from 'mmkit/strategy';
 
 export default defineStrategy({
@@ -44,6 +44,8 @@ export default defineStrategy({
           const book = state.book(yes);
           if (book === undefined || book.stale || book.bestBid === null || book.bestAsk === null) continue;
           if (book.bestAsk - book.bestBid > 500) continue; // a sane spread: the ask is near the mid
+          // away from the edges, where the risk gate's limits near 0 and 1 do not apply
+          if (book.bestBid < 1000 || book.bestAsk > 9000) continue;
           sent = true;
           const size = Math.max(m.minOrderSize, 5_000_000);
           return { orders: [{ market: m.market, tokenId: yes, side: 'BUY', price: book.bestAsk, size, type: 'FAK' }] };
