@@ -24,6 +24,7 @@ import { AMOUNT_SCALE, LOT_MICRO, PRICE_SCALE, tickPips } from '../../core/units
 import type { ExchangeEvent, InternalOrder, PaperExchange } from '../exchange.ts';
 import type { OrderType } from '../matching/types.ts';
 import { agentAccounts, type AgentAccounts } from './generator.ts';
+import { ceilTo, clamp, floorLot, floorTo } from './grid.ts';
 import type { LiveMarket, WorldRuntime } from './runtime.ts';
 import { hash32, rngFor } from './seeding.ts';
 
@@ -142,11 +143,6 @@ interface Level {
   p: number;
   size: number;
 }
-
-const floorTo = (x: number, t: number) => Math.floor(x / t) * t;
-const ceilTo = (x: number, t: number) => Math.ceil(x / t) * t;
-const clamp = (x: number, lo: number, hi: number) => (x < lo ? lo : x > hi ? hi : x);
-const floorLot = (x: number) => Math.floor(x / LOT_MICRO) * LOT_MICRO;
 
 /** The running flow agents of a world (see the module comment). */
 export class Agents implements AgentDesk {

@@ -18,6 +18,7 @@ import type { Rng } from '../../core/random.ts';
 import { PRICE_SCALE, tickPips } from '../../core/units.ts';
 import type { OrderType } from '../matching/types.ts';
 import type { AgentAccounts } from './generator.ts';
+import { ceilTo, clamp, floorTo } from './grid.ts';
 import type { NewsEvent } from './news.ts';
 import type { InformedParams } from './profiles.ts';
 import type { LiveMarket, WorldRuntime } from './runtime.ts';
@@ -37,9 +38,6 @@ interface InformedAgent {
   errorProb: number;
 }
 
-const floorTo = (x: number, t: number) => Math.floor(x / t) * t;
-const ceilTo = (x: number, t: number) => Math.ceil(x / t) * t;
-const clamp = (x: number, lo: number, hi: number) => (x < lo ? lo : x > hi ? hi : x);
 const uniform = (rng: Rng, [lo, hi]: readonly [number, number]) => lo + (hi - lo) * rng.next();
 
 /** See the module comment. */
