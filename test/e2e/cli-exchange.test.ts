@@ -64,6 +64,31 @@ describe('mmkit exchange', () => {
     expect(err).toContain('--port');
   }, 90_000);
 
+  it('--world-profile picks who trades in the world, and an unknown one is refused naming the key', async () => {
+    const p = spawn(
+      process.execPath,
+      [BIN, 'exchange', '--port', '0', '--world-profile', 'toxic', '--log-level', 'warn'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    p.stdout!.on('data', (d) => (out += d));
+    const deadline = Date.now() + 60_000;
+    while (!out.includes('listening') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(out).toMatch(/world profile toxic/);
+    p.kill('SIGTERM');
+    await exited(p);
+    const bad = spawn(process.execPath, [BIN, 'exchange', '--port', '0', '--world-profile', 'wild'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    bad.stderr!.on('data', (d) => (err += d));
+    const [code] = await once(bad, 'close');
+    expect(code).toBe(2);
+    expect(err).toContain('exchange.worldProfile');
+  }, 90_000);
+
   it('the same seed gives the same markets', async () => {
     const a = await start(['--seed', '11']);
     const b = await start(['--seed', '11']);
