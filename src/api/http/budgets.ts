@@ -46,7 +46,8 @@
  *    CANCEL_CHUNK_IDS (120, the tightest cancel burst).
  */
 import Bottleneck from 'bottleneck';
-import type { Clock, TimerHandle } from '../../core/clock.ts';
+import type { Clock } from '../../core/clock.ts';
+import { WakeTimer } from './wake-timer.ts';
 import { ConfigError } from '../../core/errors.ts';
 import { resolveRateRules, ruleNamesFor, type RateRule } from '../../core/rate-limits.ts';
 import type { BudgetSignerTier, SignerRequest } from '../../core/signer-limits.ts';
@@ -170,8 +171,7 @@ export class WindowGate {
   readonly #stampAtSend: boolean;
   readonly #windows = new Map<string, RuleWindow>();
   #waiters: Waiter[] = [];
-  #timer: TimerHandle | undefined;
-  #timerAt = Infinity;
+  readonly #wake: WakeTimer;
 
   constructor(
     rules: Iterable<RateRule>,
@@ -179,6 +179,7 @@ export class WindowGate {
     opts: { marginMs?: number; stampAt?: 'completion' | 'send' } = {},
   ) {
     this.#clock = clock;
+    this.#wake = new WakeTimer(clock, () => this.#pump());
     this.#marginMs = opts.marginMs ?? 50;
     this.#stampAtSend = opts.stampAt === 'send';
     if (!(this.#marginMs >= 0) || !Number.isFinite(this.#marginMs))
@@ -286,7 +287,7 @@ export class WindowGate {
       if (w.signal && w.onAbort) w.signal.removeEventListener('abort', w.onAbort);
       w.reject(reason);
     }
-    this.#clearTimer();
+    this.#wake.clear();
   }
 
   #evict(w: RuleWindow, now: number): void {
@@ -364,27 +365,7 @@ export class WindowGate {
   }
 
   #arm(at: number): void {
-    if (this.#waiters.length === 0 || at === Infinity) {
-      this.#clearTimer();
-      return;
-    }
-    if (this.#timer !== undefined && this.#timerAt <= at) return;
-    this.#clearTimer();
-    this.#timerAt = at;
-    this.#timer = this.#clock.setTimeout(
-      () => {
-        this.#timer = undefined;
-        this.#timerAt = Infinity;
-        this.#pump();
-      },
-      Math.max(0, at - this.#clock.now()),
-    );
-  }
-
-  #clearTimer(): void {
-    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#timerAt = Infinity;
+    this.#wake.arm(this.#waiters.length === 0 ? Infinity : at);
   }
 }
 

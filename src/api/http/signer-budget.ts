@@ -27,7 +27,8 @@
  * fewer than the burst). A 429 from these buckets (it carries `Poly-RateLimit-*`) lowers the level to
  * the venue's `Poly-RateLimit-Remaining` and pauses the bucket until its Retry-After.
  */
-import type { Clock, TimerHandle } from '../../core/clock.ts';
+import type { Clock } from '../../core/clock.ts';
+import { WakeTimer } from './wake-timer.ts';
 import { ConfigError, ValidationError } from '../../core/errors.ts';
 import {
   parseSignerTier,
@@ -122,12 +123,12 @@ export class SignerBudget {
   #tier: SignerTierName;
   readonly #order: BucketState;
   readonly #cancel: BucketState;
-  #timer: TimerHandle | undefined;
-  #timerAt = Infinity;
+  readonly #wake: WakeTimer;
 
   /** @throws ConfigError on an unknown tier or a bad scale. */
   constructor(clock: Clock, opts: { tier?: SignerTierName; scale?: number } = {}) {
     this.#clock = clock;
+    this.#wake = new WakeTimer(clock, () => this.#pump());
     this.#scale = opts.scale ?? 1;
     const t = signerTier(opts.tier ?? TIGHTEST_SIGNER_TIER, this.#scale, 'budgets.signerTier');
     this.#tier = t.name;
@@ -315,31 +316,11 @@ export class SignerBudget {
         w.reject(reason);
       }
     }
-    this.#clearTimer();
+    this.#wake.clear();
   }
 
   #arm(at: number): void {
-    if (at === Infinity) {
-      this.#clearTimer();
-      return;
-    }
-    if (this.#timer !== undefined && this.#timerAt <= at) return;
-    this.#clearTimer();
-    this.#timerAt = at;
-    this.#timer = this.#clock.setTimeout(
-      () => {
-        this.#timer = undefined;
-        this.#timerAt = Infinity;
-        this.#pump();
-      },
-      Math.max(0, at - this.#clock.now()),
-    );
-  }
-
-  #clearTimer(): void {
-    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#timerAt = Infinity;
+    this.#wake.arm(at);
   }
 }
 
