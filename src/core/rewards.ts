@@ -293,3 +293,90 @@ export function maxSpreadFromCents(cents: number): Pips | null {
 export function maxSpreadToCents(pips: number): number {
   return pips / 100;
 }
+
+/** One of our resting orders, in YES terms, for {@link scoreAgainstBook}. */
+export interface OwnQuote {
+  readonly bid: boolean;
+  readonly price: Pips;
+  /** Remaining size, micro-shares. */
+  readonly size: Micro;
+}
+
+/** Our score against a book's competition at one instant. */
+export interface BookScore {
+  /** Twice the adjusted midpoint, pips (null: none, nothing scores). */
+  readonly mid2: number | null;
+  readonly own: SideScores;
+  /** The rest of the book inside the band, scored as one maker. */
+  readonly others: SideScores;
+  /** 3 x Q_min of ours and of the competition (numerators over {@link scoreDenominator}). */
+  readonly ownQMin3: bigint;
+  readonly othersQMin3: bigint;
+  /** Our share of the sample, fixed point (SHARE_SCALE), when the competition is one maker. */
+  readonly share: bigint;
+}
+
+/**
+ * Score our quotes against an aggregated book (YES levels, best first): the competition is the book
+ * minus our own sizes when `bookIncludesOwn` (a live book shows our orders), the whole book otherwise
+ * (a recorded book). The adjusted midpoint is the best qualifying price of either: a competition
+ * level of at least the min size, or one of our orders of at least the min size.
+ */
+export function scoreAgainstBook(
+  cfg: RewardConfig,
+  bids: Iterable<readonly [number, number]>,
+  asks: Iterable<readonly [number, number]>,
+  own: readonly OwnQuote[],
+  bookIncludesOwn: boolean,
+): BookScore {
+  const ownAt = new Map<number, number>(); // signed key: +price for bids, -price-1 for asks
+  if (bookIncludesOwn) for (const q of own) addTo(ownAt, q.bid ? q.price : -q.price - 1, q.size);
+  const otherBids: ScoredLevel[] = [];
+  const otherAsks: ScoredLevel[] = [];
+  for (const [p, s] of bids) {
+    const rest = s - (ownAt.get(p) ?? 0);
+    if (rest > 0) otherBids.push({ price: p as Pips, size: rest as Micro });
+  }
+  for (const [p, s] of asks) {
+    const rest = s - (ownAt.get(-p - 1) ?? 0);
+    if (rest > 0) otherAsks.push({ price: p as Pips, size: rest as Micro });
+  }
+  const all: ScoredOrder[] = [];
+  for (const l of otherBids) all.push({ maker: '', bid: true, price: l.price, size: l.size });
+  for (const l of otherAsks) all.push({ maker: '', bid: false, price: l.price, size: l.size });
+  for (const q of own) all.push({ maker: '', bid: q.bid, price: q.price, size: q.size });
+  const mid2 = adjustedMid2(all, cfg.minSize);
+  const zero: SideScores = { qOne: 0n, qTwo: 0n };
+  if (mid2 === null) return { mid2, own: zero, others: zero, ownQMin3: 0n, othersQMin3: 0n, share: 0n };
+  const mine: SideScores = { qOne: 0n, qTwo: 0n };
+  for (const q of own) {
+    const sc = quoteScore(cfg, mid2, q.price, q.size);
+    if (q.bid) mine.qOne += sc;
+    else mine.qTwo += sc;
+  }
+  const others = levelScores(cfg, mid2, otherBids, otherAsks);
+  const a = qMin3(mine, mid2);
+  const b = qMin3(others, mid2);
+  return { mid2, own: mine, others, ownQMin3: a, othersQMin3: b, share: a === 0n ? 0n : (a * SHARE_SCALE) / (a + b) };
+}
+
+function addTo(m: Map<number, number>, k: number, v: number): void {
+  m.set(k, (m.get(k) ?? 0) + v);
+}
+
+/** What a share of one sample is worth: the pool of `sampleMs` at the daily rate, times the share, micro (exact rational as [numerator, denominator]). */
+export function sampleValue(dailyRate: number, sampleMs: number, share: bigint): [bigint, bigint] {
+  return [BigInt(dailyRate) * BigInt(Math.round(sampleMs)) * share, BigInt(DAY_MS) * SHARE_SCALE];
+}
+
+/** Accrues the estimated value of sample shares exactly; reads floored to the micro. */
+export class RewardAccrual {
+  private num = 0n; // over DAY_MS * SHARE_SCALE
+  add(dailyRate: number, sampleMs: number, share: bigint): void {
+    this.num += sampleValue(dailyRate, sampleMs, share)[0];
+  }
+  /** Accrued so far, micro (floored). */
+  get micro(): Micro {
+    return Number(this.num / (BigInt(DAY_MS) * SHARE_SCALE)) as Micro;
+  }
+}

@@ -3,6 +3,7 @@
  * src/api (paper exchange or the real service); the backtest adapter with the simulated venue. Both
  * pass the same contract test suite (test/contract/venue.contract.ts).
  */
+import type { RewardConfig } from './rewards.ts';
 import type { Observable } from 'rxjs';
 import type { Clock } from './clock.ts';
 import type { ConditionId, OrderId, TokenId } from './ids.ts';
@@ -20,6 +21,8 @@ export interface MarketInfo {
   readonly feeRateBps: number;
   readonly active: boolean;
   readonly endDate: string;
+  /** The market's liquidity reward configuration (src/core/rewards.ts); absent or null: no rewards. */
+  readonly rewards?: RewardConfig | null;
 }
 
 /** An order to place: the venue port signs it (the id is known before it is sent). */

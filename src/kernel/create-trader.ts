@@ -40,6 +40,7 @@ import {
 } from '../engine/position-audit.ts';
 import type { DiffTolerance } from '../execution/diff.ts';
 import { Executor, POST_ONLY_CROSSING, type FlatReport, type ForeignOrderPolicy } from '../execution/executor.ts';
+import { RewardTracker } from '../engine/reward-tracker.ts';
 import { HeartbeatKeeper } from '../execution/heartbeat.ts';
 import { OrderTracker } from '../execution/tracker.ts';
 import { gate, gateOrder, type Approved, type GateResult, type RiskView } from '../risk/gate.ts';
@@ -150,6 +151,12 @@ export interface TraderOptions {
   readonly collateral?: { readonly mergeMinSize: number; readonly redeem: boolean; readonly everyMs: number };
   readonly tuning?: TraderTuning;
   readonly hooks?: TraderHooks;
+  /**
+   * The liquidity reward estimate (src/engine/reward-tracker.ts): sampled every `sampleMs` (default
+   * 60 s, as the venue does) for the markets with a reward config. `bookIncludesOwn` (default true,
+   * as a live book shows our orders): false for a recorded book that does not.
+   */
+  readonly rewards?: { readonly sampleMs?: number; readonly bookIncludesOwn?: boolean };
 }
 
 /** The position audit's settings (TraderOptions.positionAudit). */
@@ -198,6 +205,8 @@ export interface Trader {
   auditPositions(): Promise<AuditReport | undefined>;
   /** The collateral housekeeping (undefined without TraderOptions.collateral). */
   readonly keeper: CollateralKeeper | undefined;
+  /** The liquidity reward estimate of the bot's quotes (samples once started; nothing when no market is rewarded). */
+  readonly rewards: RewardTracker;
   /** Subscribes the streams and reconciles with the venue; quoting starts once it succeeded. @throws what the reconciliation throws */
   start(): Promise<void>;
   /** Starts the heartbeat keeper (dead-man switch) once the engine is ready. Idempotent. */
@@ -613,6 +622,14 @@ export function createTrader(o: TraderOptions): Trader {
     logger: log,
   });
   const eng = engine;
+  const rewards = new RewardTracker({
+    clock,
+    markets: o.markets,
+    book: (t) => eng.state.book(t),
+    openOrders: (m) => tracker.liveOrders(m),
+    bookIncludesOwn: o.rewards?.bookIncludesOwn ?? true,
+    ...(o.rewards?.sampleMs !== undefined ? { sampleMs: o.rewards.sampleMs } : {}),
+  });
   if (tuning.fillKeys !== undefined) eng.state.boundFills(tuning.fillKeys);
   fillsByToken = eng.events$.subscribe((e) => {
     if (e.type === 'fill') tokenFills.set(e.tokenId, (tokenFills.get(e.tokenId) ?? 0) + 1);
@@ -649,6 +666,7 @@ export function createTrader(o: TraderOptions): Trader {
     counters,
     start: async () => {
       await eng.start();
+      rewards.start();
       keep(); // what the venue holds now may be merged or redeemed at once
     },
     startHeartbeat() {
@@ -658,10 +676,12 @@ export function createTrader(o: TraderOptions): Trader {
     },
     auditor,
     keeper,
+    rewards,
     auditPositions: () => (auditor === undefined ? Promise.resolve(undefined) : runAudit()),
     async stop() {
       if (auditTimer !== undefined) clock.clearInterval(auditTimer);
       if (keeperTimer !== undefined) clock.clearInterval(keeperTimer);
+      rewards.stop();
       fillsByToken?.unsubscribe();
       await eng.stop();
       orderUpdates.unsubscribe();
