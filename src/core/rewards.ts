@@ -26,7 +26,10 @@
  *    of the pool floored to the micro-unit; a payout below the minimum is not paid; the remainder is
  *    not paid.
  */
-import type { Micro, Pips } from './units.ts';
+import type { TokenId } from './ids.ts';
+import type { LiveOrderView } from './intents.ts';
+import { PRICE_SCALE, type Micro, type Pips } from './units.ts';
+import type { BookView } from './views.ts';
 
 /** A market's reward configuration. */
 export interface RewardConfig {
@@ -379,4 +382,34 @@ export class RewardAccrual {
   get micro(): Micro {
     return Number(this.num / (BigInt(DAY_MS) * SHARE_SCALE)) as Micro;
   }
+}
+
+/** Our orders of a market in YES terms (an order on the second token mirrored at 1 - p). */
+export function ownQuotes(yes: TokenId, orders: readonly LiveOrderView[]): OwnQuote[] {
+  const out: OwnQuote[] = [];
+  for (const o of orders) {
+    const size = (o.originalSize - o.sizeMatched) as Micro;
+    if (size <= 0) continue;
+    const buy = o.side === 'BUY';
+    if (o.tokenId === yes) out.push({ bid: buy, price: o.price, size });
+    else out.push({ bid: !buy, price: (PRICE_SCALE - o.price) as Pips, size });
+  }
+  return out;
+}
+
+/** Score our quotes in one market now (pure: the bot's tracker, strategies and backtests use it). */
+export function scoreMarketNow(
+  yes: TokenId,
+  config: RewardConfig,
+  book: BookView | undefined,
+  orders: readonly LiveOrderView[],
+  bookIncludesOwn: boolean,
+): BookScore {
+  return scoreAgainstBook(
+    config,
+    book?.levels('bids') ?? [],
+    book?.levels('asks') ?? [],
+    ownQuotes(yes, orders),
+    bookIncludesOwn,
+  );
 }

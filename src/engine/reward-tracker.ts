@@ -15,12 +15,11 @@ import type { LiveOrderView } from '../core/intents.ts';
 import {
   type BookScore,
   estimateDailyReward,
-  type OwnQuote,
   type RewardConfig,
   RewardAccrual,
-  scoreAgainstBook,
+  scoreMarketNow,
 } from '../core/rewards.ts';
-import { PRICE_SCALE, type Micro, type Pips } from '../core/units.ts';
+import type { Micro } from '../core/units.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import type { BookView } from '../core/views.ts';
 
@@ -68,37 +67,6 @@ interface Entry {
   lastDaily: Micro;
   lastAt: number | null;
   last: BookScore | null;
-}
-
-/** Our orders of a market in YES terms (an order on the second token mirrored at 1 - p). */
-export function ownQuotes(info: MarketInfo, orders: readonly LiveOrderView[]): OwnQuote[] {
-  const yes = info.tokens[0].tokenId;
-  const out: OwnQuote[] = [];
-  for (const o of orders) {
-    const size = (o.originalSize - o.sizeMatched) as Micro;
-    if (size <= 0) continue;
-    const buy = o.side === 'BUY';
-    if (o.tokenId === yes) out.push({ bid: buy, price: o.price, size });
-    else out.push({ bid: !buy, price: (PRICE_SCALE - o.price) as Pips, size });
-  }
-  return out;
-}
-
-/** Score our quotes in one market now (pure; also what `estimate` strategies and `mmkit markets --rewards` use). */
-export function scoreMarketNow(
-  info: MarketInfo,
-  config: RewardConfig,
-  book: BookView | undefined,
-  orders: readonly LiveOrderView[],
-  bookIncludesOwn: boolean,
-): BookScore {
-  return scoreAgainstBook(
-    config,
-    book?.levels('bids') ?? [],
-    book?.levels('asks') ?? [],
-    ownQuotes(info, orders),
-    bookIncludesOwn,
-  );
 }
 
 export class RewardTracker {
@@ -160,7 +128,7 @@ export class RewardTracker {
     const now = this.o.clock.now();
     for (const e of this.entries.values()) {
       const s = scoreMarketNow(
-        e.info,
+        e.info.tokens[0].tokenId,
         e.config,
         this.o.book(e.info.tokens[0].tokenId),
         this.o.openOrders(e.info.market),

@@ -5,7 +5,8 @@ import type { LiveOrderView } from '../../../src/core/intents.ts';
 import type { Micro, Pips } from '../../../src/core/units.ts';
 import type { MarketInfo } from '../../../src/core/venue.ts';
 import type { BookView } from '../../../src/core/views.ts';
-import { ownQuotes, RewardTracker } from '../../../src/engine/reward-tracker.ts';
+import { ownQuotes } from '../../../src/core/rewards.ts';
+import { RewardTracker } from '../../../src/engine/reward-tracker.ts';
 
 const M = '0xm1' as ConditionId;
 const YES = '1' as TokenId;
@@ -47,7 +48,7 @@ const cfg = { maxSpread: 300 as Pips, minSize: sh(50), dailyRate: sh(144) };
 
 describe('RewardTracker (the bot estimate of its liquidity rewards)', () => {
   it('mirrors orders on the second token into YES terms', () => {
-    const q = ownQuotes(market(cfg), [order('a', NO, 'BUY', 4_900, 100), order('b', YES, 'SELL', 5_100, 10)]);
+    const q = ownQuotes(YES, [order('a', NO, 'BUY', 4_900, 100), order('b', YES, 'SELL', 5_100, 10)]);
     expect(q).toEqual([
       { bid: false, price: 5_100, size: sh(100) },
       { bid: false, price: 5_100, size: sh(10) },
