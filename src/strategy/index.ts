@@ -13,6 +13,8 @@
  *    schema's defaults and checks, as the loader applies them);
  *  - the shared quoting rules: ticks, lots, inventory, market tops, order ageing, the market
  *    registry (./quoting.ts), and the fair-value and volatility models (./models.ts);
+ *  - market choice: `SelectContext` (what a definition's optional `selectMarkets` reads), the
+ *    default pick and a BookView over plain levels (./select.ts);
  *  - the liquidity-reward rule and estimate (./reward-quoting.ts) with the core pieces a strategy
  *    needs to reason about rewards (`RewardConfig`, `estimateMarketReward`, ...: src/core/rewards.ts);
  *  - from src/core: units (exact integer pips and micro, with their conversions), ids, events (the
@@ -31,6 +33,7 @@ export type { MarketInfo } from '../core/venue.ts';
 export { VirtualClock, type Clock, type TimerHandle } from '../core/clock.ts';
 export { resolveParams } from './params.ts';
 export * from './reward-quoting.ts';
+export { chooseMarkets, defaultSelectMarkets, levelsBookView } from './select.ts';
 export {
   DAY_MS,
   estimateMarketReward,
