@@ -87,7 +87,8 @@ function ordersIn(file: string): CheckedOrder[] {
   }
 }
 
-function paramArg(v: string, prev: Record<string, string> = {}): Record<string, string> {
+/** A `--param key=value` flag (repeatable) into a record. */
+export function paramArg(v: string, prev: Record<string, string> = {}): Record<string, string> {
   const i = v.indexOf('=');
   if (i <= 0) throw new InvalidArgumentError('--param takes key=value');
   return { ...prev, [v.slice(0, i)]: v.slice(i + 1) };
