@@ -374,7 +374,13 @@ async function runLocked(
   const realizedAtStart = store.pnl(new Map()).realized;
   const all = await venue.markets();
   const markets = await pickMarkets(venue, all, cfg, clock.now(), def, params as Record<string, unknown>, log);
-  if (markets.length === 0) throw new ConfigError('bot.markets', 'no market to trade');
+  if (markets.length === 0)
+    throw new ConfigError(
+      'bot.markets',
+      cfg.markets.length > 0
+        ? 'no market to trade'
+        : `no market to trade: the strategy ${def.name} chose none of the ${all.length} listed (filters: bot.marketFilters)`,
+    );
   log.info(
     {
       address: venue.address,
