@@ -20,6 +20,10 @@
  *     the position (x (1 + inventoryAversion x position / maxPosition)) and shrinks on the side that
  *     reduces it, so the quotes lean against inventory.
  *
+ * Hysteresis (`requoteThreshold`): our resting pair is kept while its value is within that fraction
+ * of the best pair's, so a small book move does not cancel and replace it (losing queue place and
+ * scoring time).
+ *
  * When even the best pair's value is negative (the pool does not pay for the risk), the market gets
  * no quotes. Markets without a reward config are not quoted (choose markets with `selectMarkets`:
  * this strategy ranks them by the estimated daily reward of a two-sided min-size quote against the
@@ -109,6 +113,13 @@ export const REWARDS_PARAMS = {
     max: 10,
     doc: 'The adverse selection of the side adding to the position is multiplied by 1 + this x position / maxPosition (the other side by 1 - that, at least 0).',
   },
+  requoteThreshold: {
+    type: 'number',
+    default: 0.1,
+    min: 0,
+    max: 1,
+    doc: "Hysteresis: our live bid and ask are kept while their expected value is within this fraction of the best pair's (0: always move to the best), so small book moves cost no queue place and no scoring time.",
+  },
   maxPosition: commonParam.maxPosition(500),
   minSpread: commonParam.minSpread(0),
   postOnly: commonParam.postOnly('move'),
@@ -130,6 +141,8 @@ export interface RewardsConfig {
   /** Per cent. */
   readonly fillDecay: number;
   readonly inventoryAversion: number;
+  /** Fraction of the best value within which the live pair is kept. */
+  readonly requoteThreshold: number;
 }
 
 export function rewardsConfig(p: RewardsParams): RewardsConfig {
@@ -140,6 +153,7 @@ export function rewardsConfig(p: RewardsParams): RewardsConfig {
     fillRate: p.fillRate,
     fillDecay: p.fillDecay,
     inventoryAversion: p.inventoryAversion,
+    requoteThreshold: p.requoteThreshold,
   };
 }
 
@@ -182,7 +196,8 @@ export function candidatePrices(lo: number, hi: number, tick: number, max = MAX_
  * The bid and ask (YES pips) that maximise expected rewards minus expected adverse selection (see
  * the module comment) against the competition `book` (net of our orders), or null when no pair is
  * worth quoting. `touchBid`/`touchAsk`: the touch as the venue shows it (post-only bounds);
- * `net`: our net YES exposure, micro-shares. Pure.
+ * `net`: our net YES exposure, micro-shares; `live`: our resting pair (YES pips), kept while it is
+ * inside the bounds and its value is within `requoteThreshold` of the best. Pure.
  */
 export function chooseRewardQuotes(
   t: RewardTarget,
@@ -190,6 +205,7 @@ export function chooseRewardQuotes(
   touch: { readonly touchBid: number | null; readonly touchAsk: number | null },
   cfg: RewardsConfig,
   net: number,
+  live?: { readonly bid: number; readonly ask: number } | null,
 ): RewardChoice | null {
   const tick = t.tick;
   const rc = t.config;
@@ -239,27 +255,42 @@ export function chooseRewardQuotes(
     cfg.fillRate * shares * Math.exp((-cfg.fillDecay * dPips) / 100) * (as - dPips / PRICE_SCALE);
   const ratePerHour = rc.dailyRate / 1e6 / 24;
 
+  const evaluate = (pb: number, pa: number): RewardChoice | null => {
+    const mid = (Math.max(qBid, pb) + Math.min(qAsk, pa)) / 2;
+    const one = shares * score(mid - pb);
+    const two = shares * score(pa - mid);
+    const own = qmin(one, two, mid);
+    if (own <= 0) return null;
+    let o1 = 0;
+    let o2 = 0;
+    for (const [p, s] of cb) o1 += (s / 1e6) * score(Math.abs(mid - p));
+    for (const [p, s] of ca) o2 += (s / 1e6) * score(Math.abs(p - mid));
+    const reward = (ratePerHour * own) / (own + qmin(o1, o2, mid));
+    const cost = adverse(mid - pb, asBid) + adverse(pa - mid, asAsk);
+    return { bid: pb, ask: pa, size, mid, rewardPerHour: reward, adversePerHour: cost, value: reward - cost };
+  };
   let best: RewardChoice | null = null;
   for (const pb of bids) {
     for (const pa of asks) {
       if (pb >= pa) continue;
-      const mid = (Math.max(qBid, pb) + Math.min(qAsk, pa)) / 2;
-      const one = shares * score(mid - pb);
-      const two = shares * score(pa - mid);
-      const own = qmin(one, two, mid);
-      if (own <= 0) continue;
-      let o1 = 0;
-      let o2 = 0;
-      for (const [p, s] of cb) o1 += (s / 1e6) * score(Math.abs(mid - p));
-      for (const [p, s] of ca) o2 += (s / 1e6) * score(Math.abs(p - mid));
-      const reward = (ratePerHour * own) / (own + qmin(o1, o2, mid));
-      const cost = adverse(mid - pb, asBid) + adverse(pa - mid, asAsk);
-      const value = reward - cost;
-      if (best === null || value > best.value + 1e-12)
-        best = { bid: pb, ask: pa, size, mid, rewardPerHour: reward, adversePerHour: cost, value };
+      const c = evaluate(pb, pa);
+      if (c !== null && (best === null || c.value > best.value + 1e-12)) best = c;
     }
   }
-  return best !== null && best.value > 0 ? best : null;
+  if (best === null || !(best.value > 0)) return null;
+  if (
+    live != null &&
+    cfg.requoteThreshold > 0 &&
+    live.bid >= t.bidFloor &&
+    live.bid <= bidHi &&
+    live.ask >= askLo &&
+    live.ask <= t.askCeiling &&
+    live.bid < live.ask
+  ) {
+    const kept = evaluate(live.bid, live.ask);
+    if (kept !== null && kept.value > 0 && kept.value >= best.value * (1 - cfg.requoteThreshold)) return kept;
+  }
+  return best;
 }
 
 /** The desired quotes of one market (empty: not rewarded, no trustworthy book, or not worth it). */
@@ -272,13 +303,32 @@ export function quoteRewards(ref: MarketRef, cfg: RewardsConfig, state: Strategy
   const book = competitionBook(state, ref);
   if (book === null) return [];
   const inv = inventoryOf(state, ref, cfg.rules.tokens);
-  const c = chooseRewardQuotes(t, book, top, cfg, inv.net);
+  const c = chooseRewardQuotes(t, book, top, cfg, inv.net, livePair(ref, state, t.size));
   if (c === null) return [];
   const levels: YesLevel[] = [
     { bid: true, price: c.bid, size: c.size },
     { bid: false, price: c.ask, size: c.size },
   ];
   return finishQuotes(levels, t.mid2 / 2, top, ref, cfg.rules, state);
+}
+
+/** Our best resting YES bid and lowest YES ask of at least `size` remaining (YES pips), or null without both. */
+export function livePair(
+  ref: Pick<MarketRef, 'market' | 'yes' | 'no'>,
+  state: StrategyState,
+  size: number,
+): { bid: number; ask: number } | null {
+  let bid = -1;
+  let ask = Number.POSITIVE_INFINITY;
+  for (const o of state.openOrders(ref.market)) {
+    if (o.originalSize - o.sizeMatched < size) continue;
+    const isYes = o.tokenId === ref.yes;
+    if (!isYes && o.tokenId !== ref.no) continue;
+    const p = isYes ? o.price : PRICE_SCALE - o.price;
+    if (isYes === (o.side === 'BUY')) bid = Math.max(bid, p);
+    else ask = Math.min(ask, p);
+  }
+  return bid < 0 || ask === Number.POSITIVE_INFINITY ? null : { bid, ask };
 }
 
 /**

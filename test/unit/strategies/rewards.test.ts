@@ -16,6 +16,7 @@ import { levelsBookView } from '../../../src/strategy/select.ts';
 import rewards, {
   candidatePrices,
   chooseRewardQuotes,
+  livePair,
   quoteRewards,
   REWARDS_PARAMS,
   rewardsConfig,
@@ -136,6 +137,44 @@ describe('chooseRewardQuotes', () => {
   });
 });
 
+describe('chooseRewardQuotes: hysteresis', () => {
+  const { t, book, touch } = inputs([[0.49, 300]], [[0.51, 300]], rc, '0.001');
+  const cfg = cfgOf({ fillRate: 3, adverseSelection: 0.02 });
+  const best = chooseRewardQuotes(t, book, touch, cfg, 0)!;
+
+  it('a live pair near the best is kept; with threshold 0 or far off, the best replaces it', () => {
+    const near = { bid: best.bid - 10, ask: best.ask };
+    const kept = chooseRewardQuotes(t, book, touch, cfg, 0, near)!;
+    expect([kept.bid, kept.ask]).toEqual([near.bid, near.ask]);
+    expect(kept.value).toBeLessThan(best.value);
+    expect(kept.value).toBeGreaterThanOrEqual(best.value * 0.9);
+    const strict = chooseRewardQuotes(
+      t,
+      book,
+      touch,
+      cfgOf({ fillRate: 3, adverseSelection: 0.02, requoteThreshold: 0 }),
+      0,
+      near,
+    )!;
+    expect([strict.bid, strict.ask]).toEqual([best.bid, best.ask]);
+  });
+
+  it('a live pair outside the band (it would not score) is never kept', () => {
+    const out = chooseRewardQuotes(
+      t,
+      book,
+      touch,
+      cfgOf({ fillRate: 3, adverseSelection: 0.02, requoteThreshold: 1 }),
+      0,
+      {
+        bid: t.bidFloor - 10,
+        ask: best.ask,
+      },
+    )!;
+    expect([out.bid, out.ask]).toEqual([best.bid, best.ask]);
+  });
+});
+
 describe('quoteRewards', () => {
   it('two-sided from collateral (a YES bid and a NO bid), at the min size, and the quotes score', () => {
     const { ref, state } = inputs([[0.49, 200]], [[0.51, 200]]);
@@ -180,6 +219,21 @@ describe('quoteRewards', () => {
     });
     const qs = quoteRewards(ref, cfgOf(), state);
     expect(simple(qs).every((s) => s.startsWith('Y SELL'))).toBe(true);
+  });
+});
+
+describe('livePair', () => {
+  it('our best YES bid and lowest YES ask of at least the size; a NO bid is a YES ask', () => {
+    const state = fakeState({
+      orders: [
+        order(M1, YES1, 'BUY', px(0.48), 50 * SH),
+        order(M1, YES1, 'BUY', px(0.49), 20 * SH), // too small
+        order(M1, NO1, 'BUY', px(0.47), 60 * SH), // YES ask 0.53
+        order(M1, YES1, 'SELL', px(0.55), 50 * SH),
+      ],
+    });
+    expect(livePair(refOf(), state, 50 * SH)).toEqual({ bid: px(0.48), ask: px(0.53) });
+    expect(livePair(refOf(), fakeState({ orders: [order(M1, YES1, 'BUY', px(0.48), 50 * SH)] }), 50 * SH)).toBeNull();
   });
 });
 
