@@ -6,7 +6,7 @@
  * with every other maker in the band (src/core/rewards.ts). Nearer the midpoint scores more but is
  * filled more, and a fill near the midpoint is usually a loss (adverse selection). This strategy
  * chooses, per market and event, the bid and ask prices (inside the band, both at `sizeMultiple` x
- * the min size) that maximise
+ * the min size, at most `maxSize`: a market needing more is not quoted) that maximise
  *
  *     expected rewards per hour - expected adverse selection per hour
  *
@@ -85,6 +85,13 @@ export const REWARDS_PARAMS = {
     max: 100,
     doc: "Each side's size as a multiple of the market's reward min size (1: the min size; more scores proportionally more and risks more).",
   },
+  maxSize: {
+    type: 'number',
+    default: 100,
+    min: 0.01,
+    max: 1_000_000,
+    doc: 'Largest order, shares: a market whose min size x sizeMultiple is above it is neither chosen nor quoted (an order cut below the min size would not score). Keep it at most bot.risk.maxOrderSizeShares.',
+  },
   adverseSelection: {
     type: 'number',
     default: 0.01,
@@ -134,6 +141,8 @@ export type RewardsParams = ParamsOf<typeof REWARDS_PARAMS>;
 export interface RewardsConfig {
   readonly rules: QuotingRules;
   readonly sizeMultiple: number;
+  /** Largest order, micro-shares. */
+  readonly maxSize: number;
   /** Price units. */
   readonly adverseSelection: number;
   /** Per hour, in quote sizes. */
@@ -149,6 +158,7 @@ export function rewardsConfig(p: RewardsParams): RewardsConfig {
   return {
     rules: rulesOf(p),
     sizeMultiple: p.sizeMultiple,
+    maxSize: Math.round(p.maxSize * 1e6),
     adverseSelection: p.adverseSelection,
     fillRate: p.fillRate,
     fillDecay: p.fillDecay,
@@ -177,6 +187,11 @@ export interface RewardChoice {
   readonly adversePerHour: number;
   /** rewardPerHour - adversePerHour. */
   readonly value: number;
+}
+
+/** Each side's size: `sizeMultiple` x the reward size in whole lots, at least the reward size; micro. */
+export function quoteSize(rewardSize: number, sizeMultiple: number): number {
+  return Math.max(rewardSize, Math.floor((rewardSize * sizeMultiple) / LOT_MICRO) * LOT_MICRO);
 }
 
 /** Up to `max` prices from `lo` to `hi` (pips, on the tick; both ends kept), evenly spaced. */
@@ -209,7 +224,8 @@ export function chooseRewardQuotes(
 ): RewardChoice | null {
   const tick = t.tick;
   const rc = t.config;
-  const size = Math.max(t.size, Math.floor((t.size * cfg.sizeMultiple) / LOT_MICRO) * LOT_MICRO);
+  const size = quoteSize(t.size, cfg.sizeMultiple);
+  if (size > cfg.maxSize) return null;
   const v = rc.maxSpread;
   const mid0 = t.mid2 / 2;
   const half = cfg.rules.minSpread / 2;
@@ -334,8 +350,8 @@ export function livePair(
 /**
  * The markets worth quoting, best first: those with a reward config, ranked by the estimated daily
  * reward of a two-sided quote of `sizeMultiple` x the min size against the book's competition
- * (core `estimateMarketReward`), ties by the larger pool. Markets without rewards or whose book
- * cannot be read are left out.
+ * (core `estimateMarketReward`), ties by the larger pool. Markets without rewards, whose book
+ * cannot be read, or whose min size x sizeMultiple is above `maxSize` are left out.
  */
 export async function selectRewardMarkets(
   markets: readonly MarketInfo[],
@@ -344,7 +360,11 @@ export async function selectRewardMarkets(
   const ranked: Array<{ id: ConditionId; est: number; rate: number }> = [];
   for (const m of markets) {
     const rc = rewardConfigOf(m);
-    if (rc === null) continue;
+    if (
+      rc === null ||
+      quoteSize(Math.max(rc.minSize, m.minOrderSize), ctx.params.sizeMultiple) > ctx.params.maxSize * 1e6
+    )
+      continue;
     const b = await ctx.book(m.tokens[0].tokenId).catch(() => undefined);
     if (b === undefined) continue;
     const e = estimateMarketReward(

@@ -126,6 +126,13 @@ describe('chooseRewardQuotes', () => {
     expect(chooseRewardQuotes(t, book, touch, cfgOf({ sizeMultiple: 2.5 }), 0)!.size).toBe(125 * SH);
   });
 
+  it('a market whose min size x sizeMultiple is above maxSize is not quoted', () => {
+    const { t, book, touch } = inputs([[0.49, 100]], [[0.51, 100]]);
+    expect(chooseRewardQuotes(t, book, touch, cfgOf({ maxSize: 49 }), 0)).toBeNull();
+    expect(chooseRewardQuotes(t, book, touch, cfgOf({ maxSize: 50 }), 0)).not.toBeNull();
+    expect(chooseRewardQuotes(t, book, touch, cfgOf({ maxSize: 100, sizeMultiple: 3 }), 0)).toBeNull();
+  });
+
   it('near the edges only two-sided quotes score: still both sides', () => {
     const { t, book, touch } = inputs([[0.04, 100]], [[0.06, 100]]);
     const c = chooseRewardQuotes(t, book, touch, cfgOf(), 0)!;
@@ -257,6 +264,11 @@ describe('selectRewardMarkets', () => {
 
   it('rewarded markets by estimated daily reward (a small pool alone beats a big crowded one); others left out', async () => {
     expect(await selectRewardMarkets(markets, ctx)).toEqual([M2, M1]);
+  });
+
+  it('markets whose min size is above maxSize are left out', async () => {
+    const p = resolveParams(REWARDS_PARAMS, { maxSize: 49 });
+    expect(await selectRewardMarkets(markets, { ...ctx, params: p })).toEqual([]);
   });
 
   it('the plugin ranks through selectMarkets; unreadable books are skipped', async () => {
