@@ -123,7 +123,7 @@ describe('chooseRewardQuotes', () => {
 
   it('sizeMultiple: that many min sizes a side (whole lots)', () => {
     const { t, book, touch } = inputs([[0.49, 100]], [[0.51, 100]]);
-    expect(chooseRewardQuotes(t, book, touch, cfgOf({ sizeMultiple: 2.5 }), 0)!.size).toBe(125 * SH);
+    expect(chooseRewardQuotes(t, book, touch, cfgOf({ sizeMultiple: 2.5, maxSize: 200 }), 0)!.size).toBe(125 * SH);
   });
 
   it('a market whose min size x sizeMultiple is above maxSize is not quoted', () => {
