@@ -56,7 +56,7 @@ program.name('mmkit').description('Market-making framework for prediction-market
 program.exitOverride((err) => process.exit(err.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE));
 program.addHelpText('after', EXIT_CODES_HELP);
 
-const exchangeCmd = program
+program
   .command('exchange')
   .description('run the paper exchange: the whole service on one loopback port')
   .addHelpText(
@@ -106,106 +106,106 @@ Examples:
     'who trades in the world: calm | realistic | toxic (README, World profiles) [exchange.worldProfile]',
   )
   .option('--no-lifecycle', 'markets do not close, resolve or appear during the run [exchange.lifecycle]')
-  .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]');
-addRewardOptions(exchangeCmd, '').action(async (o) => {
-  const [{ loadConfig }, { createLogger }, { startExchange }, { streamLimits }] = await Promise.all([
-    import('./config.ts'),
-    import('../ops/logger.ts'),
-    import('../exchange/server.ts'),
-    import('../exchange/ws/index.ts'),
-  ]);
-  const cfg = loadConfig(o.config, {
-    'exchange.port': o.port,
-    'exchange.host': o.host,
-    'exchange.seed': o.seed,
-    'exchange.startingBalance': o.startingBalance,
-    'exchange.chainId': o.chainId,
-    'exchange.protocol': o.protocol,
-    'exchange.adminToken': o.adminToken,
-    'exchange.rateLimits.enabled': o.rateLimits === false ? false : undefined,
-    'exchange.rateLimits.scale': o.rateLimitScale,
-    'exchange.signerLimits': o.signerLimits,
-    'exchange.signerTier': o.signerTier,
-    'exchange.db': o.db,
-    'exchange.agents': o.agents,
-    'exchange.worldProfile': o.worldProfile,
-    'exchange.lifecycle': o.lifecycle === false ? false : undefined,
-    ...rewardFlagOverrides(o),
-    'log.level': o.logLevel,
-  });
-  const x = cfg.exchange;
-  const rewards = rewardOptionsOf(x.rewards);
-  const ws = {
-    maxConnections: x.ws.maxConnections,
-    maxConnectionsPerIp: x.ws.maxConnectionsPerIp,
-    authTimeoutMs: x.ws.authTimeoutMs,
-    pingIntervalMs: x.ws.pingIntervalMs,
-    ...(x.ws.idleTimeoutMs > 0 ? { idleTimeoutMs: x.ws.idleTimeoutMs } : {}),
-  };
-  try {
-    streamLimits(ws);
-  } catch (e) {
-    const key = /^streams: (\w+)/.exec((e as Error).message)?.[1] ?? 'idleTimeoutMs';
-    throw new ConfigError(`exchange.ws.${key}`, (e as Error).message);
-  }
-  // logs go to stderr: stdout carries what a supervisor reads (the --json line of URLs)
-  const logger = createLogger({
-    level: cfg.log.level,
-    ...(cfg.log.pretty !== 'auto' ? { pretty: cfg.log.pretty === 'true' } : {}),
-  });
-  const running = await startExchange({
-    host: x.host,
-    port: x.port,
-    seed: x.seed,
-    fund: o.fund,
-    logger,
-    ...(x.db ? { dbFile: x.db } : {}),
-    world: { agents: x.agents, lifecycle: x.lifecycle, profile: x.worldProfile },
-    faults: await parseFaults(x.faults),
-    exchange: {
-      startingCollateral: parseAmount(x.startingBalance),
-      chainId: x.chainId,
-      protocol: x.protocol,
-      heartbeatTimeoutMs: x.heartbeatTimeoutMs,
-      gtdThresholdSec: x.gtdThresholdSec,
-      rewards,
-    },
-    http: {
-      adminToken: x.adminToken || undefined,
-      bodyLimit: x.bodyLimitBytes,
-      authMaxSkewSec: x.authMaxSkewSec,
-      rateLimits: { ...x.rateLimits },
-      signerLimits: { mode: x.signerLimits, tier: x.signerTier },
-    },
-    ws,
-  });
-  logger.info(
-    { urls: running.urls, seed: x.seed, worldProfile: x.worldProfile, admin: x.adminToken !== '' },
-    'paper exchange listening',
-  );
-  let stopping = false;
-  const stop = (sig: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal: sig }, 'stopping');
-    running.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
+  .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]')
+  .action(async (o) => {
+    const [{ loadConfig }, { createLogger }, { startExchange }, { streamLimits }] = await Promise.all([
+      import('./config.ts'),
+      import('../ops/logger.ts'),
+      import('../exchange/server.ts'),
+      import('../exchange/ws/index.ts'),
+    ]);
+    const cfg = loadConfig(o.config, {
+      'exchange.port': o.port,
+      'exchange.host': o.host,
+      'exchange.seed': o.seed,
+      'exchange.startingBalance': o.startingBalance,
+      'exchange.chainId': o.chainId,
+      'exchange.protocol': o.protocol,
+      'exchange.adminToken': o.adminToken,
+      'exchange.rateLimits.enabled': o.rateLimits === false ? false : undefined,
+      'exchange.rateLimits.scale': o.rateLimitScale,
+      'exchange.signerLimits': o.signerLimits,
+      'exchange.signerTier': o.signerTier,
+      'exchange.db': o.db,
+      'exchange.agents': o.agents,
+      'exchange.worldProfile': o.worldProfile,
+      'exchange.lifecycle': o.lifecycle === false ? false : undefined,
+      ...rewardFlagOverrides(o),
+      'log.level': o.logLevel,
+    });
+    const x = cfg.exchange;
+    const rewards = rewardOptionsOf(x.rewards);
+    const ws = {
+      maxConnections: x.ws.maxConnections,
+      maxConnectionsPerIp: x.ws.maxConnectionsPerIp,
+      authTimeoutMs: x.ws.authTimeoutMs,
+      pingIntervalMs: x.ws.pingIntervalMs,
+      ...(x.ws.idleTimeoutMs > 0 ? { idleTimeoutMs: x.ws.idleTimeoutMs } : {}),
+    };
+    try {
+      streamLimits(ws);
+    } catch (e) {
+      const key = /^streams: (\w+)/.exec((e as Error).message)?.[1] ?? 'idleTimeoutMs';
+      throw new ConfigError(`exchange.ws.${key}`, (e as Error).message);
+    }
+    // logs go to stderr: stdout carries what a supervisor reads (the --json line of URLs)
+    const logger = createLogger({
+      level: cfg.log.level,
+      ...(cfg.log.pretty !== 'auto' ? { pretty: cfg.log.pretty === 'true' } : {}),
+    });
+    const running = await startExchange({
+      host: x.host,
+      port: x.port,
+      seed: x.seed,
+      fund: o.fund,
+      logger,
+      ...(x.db ? { dbFile: x.db } : {}),
+      world: { agents: x.agents, lifecycle: x.lifecycle, profile: x.worldProfile },
+      faults: await parseFaults(x.faults),
+      exchange: {
+        startingCollateral: parseAmount(x.startingBalance),
+        chainId: x.chainId,
+        protocol: x.protocol,
+        heartbeatTimeoutMs: x.heartbeatTimeoutMs,
+        gtdThresholdSec: x.gtdThresholdSec,
+        rewards,
+      },
+      http: {
+        adminToken: x.adminToken || undefined,
+        bodyLimit: x.bodyLimitBytes,
+        authMaxSkewSec: x.authMaxSkewSec,
+        rateLimits: { ...x.rateLimits },
+        signerLimits: { mode: x.signerLimits, tier: x.signerTier },
+      },
+      ws,
+    });
+    logger.info(
+      { urls: running.urls, seed: x.seed, worldProfile: x.worldProfile, admin: x.adminToken !== '' },
+      'paper exchange listening',
     );
-  };
-  // handlers first: a supervisor may signal as soon as it reads the URLs
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  if (o.json) process.stdout.write(JSON.stringify(running.urls) + '\n');
-  else {
-    process.stdout.write(
-      `mmkit paper exchange listening (seed ${x.seed}, world profile ${x.worldProfile}, chain ${x.chainId}, CLOB protocol ${x.protocol})\n`,
-    );
-    for (const [k, v] of Object.entries(running.urls)) process.stdout.write(`  ${k.padEnd(15)} ${v}\n`);
-  }
-});
+    let stopping = false;
+    const stop = (sig: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info({ signal: sig }, 'stopping');
+      running.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    };
+    // handlers first: a supervisor may signal as soon as it reads the URLs
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    if (o.json) process.stdout.write(JSON.stringify(running.urls) + '\n');
+    else {
+      process.stdout.write(
+        `mmkit paper exchange listening (seed ${x.seed}, world profile ${x.worldProfile}, chain ${x.chainId}, CLOB protocol ${x.protocol})\n`,
+      );
+      for (const [k, v] of Object.entries(running.urls)) process.stdout.write(`  ${k.padEnd(15)} ${v}\n`);
+    }
+  });
 
-const runCmd = program
+program
   .command('run')
   .description('run the market-making daemon (default: paper trading against an in-process paper exchange)')
   .addHelpText(
@@ -255,106 +255,114 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     '--world-profile <name>',
     'with the in-process paper exchange: who trades in its world, calm | realistic | toxic [exchange.worldProfile]',
   )
-  .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]');
-addRewardOptions(runCmd, 'with the in-process paper exchange: ').action(async (o) => {
-  // SIGINT/SIGTERM handled from the first moment (src/cli/stop-signals.ts): node as PID 1 (the
-  // Docker image) would ignore, and so lose, one that comes while the modules load
-  const stops = watchStopSignals();
-  const [{ loadConfig, parseDuration }, { createLogger }, { runOptionsOf }] = await Promise.all([
-    import('./config.ts'),
-    import('../ops/logger.ts'),
-    import('./venue.ts'),
-  ]);
-  const cfg = loadConfig(o.config, {
-    'bot.strategy': o.strategy,
-    'bot.markets':
-      o.markets !== undefined
-        ? String(o.markets)
-            .split(',')
-            .map((x) => x.trim())
-            .filter(Boolean)
-        : undefined,
-    'bot.duration': o.duration,
-    'bot.dataDir': o.dataDir,
-    'bot.exchangeUrl': o.exchangeUrl,
-    'bot.keystoreFile': o.keystore,
-    'ops.httpPort': o.httpPort,
-    'ops.httpHost': o.httpHost,
-    'exchange.worldProfile': o.worldProfile,
-    ...rewardFlagOverrides(o),
-    'log.level': o.logLevel,
-  });
-  const b = cfg.bot;
-  const paperRewards = rewardOptionsOf(cfg.exchange.rewards);
-  // logs on stderr (pretty on a terminal, JSON lines otherwise): stdout carries the summary
-  const logger = createLogger({
-    level: cfg.log.level,
-    ...(cfg.log.pretty !== 'auto' ? { pretty: cfg.log.pretty === 'true' } : {}),
-  });
-  const [{ runBot }, { runExitCode }] = await Promise.all([import('./run.ts'), import('./run-stop.ts')]);
-  // The daemon's own timers are unref'd (the clock's): this handle keeps the process alive until
-  // runBot settles, so a start that is waiting on a retry never ends as a silent exit 0.
-  const keepAlive = setInterval(() => {}, 1 << 30);
-  const summary = await runBot(
-    {
-      strategy: b.strategy,
-      params: { ...b.params, ...(o.param ?? {}) },
-      markets: b.markets,
-      marketCount: b.marketCount,
-      durationMs: b.duration ? (parseDuration(b.duration) ?? 0) : 0,
-      dataDir: b.dataDir,
-      exchangeUrl: b.exchangeUrl,
-      chainId: b.chainId,
-      statusIntervalMs: b.statusIntervalMs,
-      tolerance: b.tolerance,
-      risk: b.risk,
-      restartPolicy: b.restartPolicy,
-      foreignOrders: b.foreignOrders,
-      postOnly: b.postOnly,
-      keystoreFile: b.keystoreFile,
-      seed: b.seed,
-      paperProtocol: cfg.exchange.protocol === 2 ? 2 : 1,
-      worldProfile: cfg.exchange.worldProfile,
-      paperRewards,
-      collateral: {
-        autoMerge: b.autoMerge,
-        mergeMinSize: parseAmount(b.mergeMinSize),
-        autoRedeem: b.autoRedeem,
-        everyMs: b.collateralCheckMs,
+  .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]')
+  .action(async (o) => {
+    // SIGINT/SIGTERM handled from the first moment (src/cli/stop-signals.ts): node as PID 1 (the
+    // Docker image) would ignore, and so lose, one that comes while the modules load
+    const stops = watchStopSignals();
+    const [{ loadConfig, parseDuration }, { createLogger }, { runOptionsOf }] = await Promise.all([
+      import('./config.ts'),
+      import('../ops/logger.ts'),
+      import('./venue.ts'),
+    ]);
+    const cfg = loadConfig(o.config, {
+      'bot.strategy': o.strategy,
+      'bot.markets':
+        o.markets !== undefined
+          ? String(o.markets)
+              .split(',')
+              .map((x) => x.trim())
+              .filter(Boolean)
+          : undefined,
+      'bot.duration': o.duration,
+      'bot.dataDir': o.dataDir,
+      'bot.exchangeUrl': o.exchangeUrl,
+      'bot.keystoreFile': o.keystore,
+      'ops.httpPort': o.httpPort,
+      'ops.httpHost': o.httpHost,
+      'exchange.worldProfile': o.worldProfile,
+      ...rewardFlagOverrides(o),
+      'log.level': o.logLevel,
+    });
+    const b = cfg.bot;
+    const paperRewards = rewardOptionsOf(cfg.exchange.rewards);
+    // logs on stderr (pretty on a terminal, JSON lines otherwise): stdout carries the summary
+    const logger = createLogger({
+      level: cfg.log.level,
+      ...(cfg.log.pretty !== 'auto' ? { pretty: cfg.log.pretty === 'true' } : {}),
+    });
+    const [{ runBot }, { runExitCode }] = await Promise.all([import('./run.ts'), import('./run-stop.ts')]);
+    // The daemon's own timers are unref'd (the clock's): this handle keeps the process alive until
+    // runBot settles, so a start that is waiting on a retry never ends as a silent exit 0.
+    const keepAlive = setInterval(() => {}, 1 << 30);
+    const summary = await runBot(
+      {
+        strategy: b.strategy,
+        params: { ...b.params, ...(o.param ?? {}) },
+        markets: b.markets,
+        marketCount: b.marketCount,
+        durationMs: b.duration ? (parseDuration(b.duration) ?? 0) : 0,
+        dataDir: b.dataDir,
+        exchangeUrl: b.exchangeUrl,
+        chainId: b.chainId,
+        statusIntervalMs: b.statusIntervalMs,
+        tolerance: b.tolerance,
+        risk: b.risk,
+        restartPolicy: b.restartPolicy,
+        foreignOrders: b.foreignOrders,
+        postOnly: b.postOnly,
+        keystoreFile: b.keystoreFile,
+        seed: b.seed,
+        paperProtocol: cfg.exchange.protocol === 2 ? 2 : 1,
+        worldProfile: cfg.exchange.worldProfile,
+        paperRewards,
+        collateral: {
+          autoMerge: b.autoMerge,
+          mergeMinSize: parseAmount(b.mergeMinSize),
+          autoRedeem: b.autoRedeem,
+          everyMs: b.collateralCheckMs,
+        },
+        ...runOptionsOf(cfg),
+        ops: { ...cfg.ops },
       },
-      ...runOptionsOf(cfg),
-      ops: { ...cfg.ops },
-    },
-    logger,
-    undefined,
-    stops,
-  );
-  clearInterval(keepAlive);
-  logger.info(summary, 'summary');
-  process.stdout.write(
-    [
-      `mmkit run stopped (${summary.reason})`,
-      `this session (since ${summary.session.since}):`,
-      `  orders placed     ${summary.ordersPlaced}`,
-      `  orders cancelled  ${summary.ordersCancelled}`,
-      `  orders rejected   ${summary.ordersRejected}`,
-      `  fills             ${summary.fills}${summary.session.externalFills > 0 ? ` (and ${summary.session.externalFills} of orders the bot did not place)` : ''}`,
-      `  volume            ${summary.volume} shares (${summary.notional} USDC)`,
-      `  realized PnL      ${summary.session.realizedPnl} USDC`,
-      `ledger epoch ${summary.epoch.id} (${summary.epoch.venue}${summary.epoch.world !== null ? `, world ${summary.epoch.world}` : ''}, since ${summary.epoch.since}):`,
-      `  fills             ${summary.epoch.fills}${summary.epoch.externalFills > 0 ? ` (and ${summary.epoch.externalFills} external)` : ''}; adjustments ${summary.epoch.adjustments}; split/merge/redeem ${summary.epoch.operations}`,
-      `  realized PnL      ${summary.epoch.realizedPnl} USDC`,
-      `  unrealized PnL    ${summary.epoch.unrealizedPnl} USDC${summary.epoch.unmarked > 0 ? ` (${summary.epoch.unmarked} position(s) without a mark not counted)` : ''}`,
-      `  fees              ${summary.epoch.fees} USDC`,
-      `  positions held    ${summary.positionsAtExit.length === 0 ? 'none' : summary.positionsAtExit.map((p) => `${p.size} of ${p.tokenId.slice(0, 12)}… @ ${p.avgPrice}${p.mark !== null ? ` (mark ${p.mark})` : ''}`).join('; ')}`,
-      `  open orders left  ${summary.openOrdersAtExit >= 0 ? summary.openOrdersAtExit : 'unknown (the venue could not be checked: see the log)'}`,
-    ].join('\n') + '\n',
-  );
-  // exit 0 only when the venue was SEEN flat (an unchecked account is not a flat one), and 4
-  // after a kill switch tripped by risk (src/cli/run-stop.ts)
-  process.exit(runExitCode(summary.stop, summary.noOrdersLeft && summary.openOrdersAtExit === 0));
-});
+      logger,
+      undefined,
+      stops,
+    );
+    clearInterval(keepAlive);
+    logger.info(summary, 'summary');
+    process.stdout.write(
+      [
+        `mmkit run stopped (${summary.reason})`,
+        `this session (since ${summary.session.since}):`,
+        `  orders placed     ${summary.ordersPlaced}`,
+        `  orders cancelled  ${summary.ordersCancelled}`,
+        `  orders rejected   ${summary.ordersRejected}`,
+        `  fills             ${summary.fills}${summary.session.externalFills > 0 ? ` (and ${summary.session.externalFills} of orders the bot did not place)` : ''}`,
+        `  volume            ${summary.volume} shares (${summary.notional} USDC)`,
+        `  realized PnL      ${summary.session.realizedPnl} USDC`,
+        `ledger epoch ${summary.epoch.id} (${summary.epoch.venue}${summary.epoch.world !== null ? `, world ${summary.epoch.world}` : ''}, since ${summary.epoch.since}):`,
+        `  fills             ${summary.epoch.fills}${summary.epoch.externalFills > 0 ? ` (and ${summary.epoch.externalFills} external)` : ''}; adjustments ${summary.epoch.adjustments}; split/merge/redeem ${summary.epoch.operations}`,
+        `  realized PnL      ${summary.epoch.realizedPnl} USDC`,
+        `  unrealized PnL    ${summary.epoch.unrealizedPnl} USDC${summary.epoch.unmarked > 0 ? ` (${summary.epoch.unmarked} position(s) without a mark not counted)` : ''}`,
+        `  fees              ${summary.epoch.fees} USDC`,
+        `  positions held    ${summary.positionsAtExit.length === 0 ? 'none' : summary.positionsAtExit.map((p) => `${p.size} of ${p.tokenId.slice(0, 12)}… @ ${p.avgPrice}${p.mark !== null ? ` (mark ${p.mark})` : ''}`).join('; ')}`,
+        `  open orders left  ${summary.openOrdersAtExit >= 0 ? summary.openOrdersAtExit : 'unknown (the venue could not be checked: see the log)'}`,
+      ].join('\n') + '\n',
+    );
+    // exit 0 only when the venue was SEEN flat (an unchecked account is not a flat one), and 4
+    // after a kill switch tripped by risk (src/cli/run-stop.ts)
+    process.exit(runExitCode(summary.stop, summary.noOrdersLeft && summary.openOrdersAtExit === 0));
+  });
 
+// the liquidity reward flags of the paper exchange (exchange.rewards.*), on both commands that run one
+for (const [name, what] of [
+  ['exchange', ''],
+  ['run', 'with the in-process paper exchange: '],
+] as const) {
+  const cmd = program.commands.find((c) => c.name() === name);
+  if (cmd !== undefined) addRewardOptions(cmd, what);
+}
 registerConfig(program);
 registerMarkets(program);
 registerOrders(program);
