@@ -78,7 +78,10 @@ describe('bands: rewards', () => {
   });
 
   it('on: a live order of band 0 below the reward size is replaced, one of the size is kept', () => {
-    const cfg = { ...bandsConfig(resolveParams(BANDS_PARAMS, { rewards: true, bands: 1, amount: 45 })), tokens: 'both' as const };
+    const cfg = {
+      ...bandsConfig(resolveParams(BANDS_PARAMS, { rewards: true, bands: 1, amount: 45 })),
+      tokens: 'both' as const,
+    };
     const ref = new MarketRegistry([markets[0]!]).get(M1)!;
     const small = order(M1, YES1, 'BUY', 4900, 40 * SH);
     const full = order(M1, NO1, 'BUY', 4900, 50 * SH);
