@@ -105,6 +105,8 @@ export interface EpochPayout {
 export interface RewardVenue extends RestingBook {
   /** Whether a market accepts orders now (only those are sampled). */
   isActive(conditionId: string): boolean;
+  /** The exchange's clock, unix ms. */
+  now(): number;
 }
 
 /** The UTC date (YYYY-MM-DD) of a unix-ms time. */
@@ -149,6 +151,8 @@ export class ExchangeRewards {
   private readonly last = new Map<string, { at: number; sample: Sample }>();
   private start = Number.NaN;
   private end = Number.NaN;
+  /** The end of the last epoch paid (a replayed journal's too): never paid twice. */
+  private paidUntil = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly venue: RewardVenue,
@@ -238,6 +242,8 @@ export class ExchangeRewards {
    */
   closing(): EpochPayout {
     const rows: Array<{ market: string; maker: string; earned: number; paid: number }> = [];
+    // an epoch already paid (a restart within it, on a clock that went back) pays nothing again
+    if (this.end <= this.paidUntil) return { epochStart: this.start, epochEnd: this.end, rows };
     for (const [cid, ep] of this.scores) {
       const cfg = this.configs.get(cid);
       if (cfg === undefined) continue;
@@ -252,6 +258,7 @@ export class ExchangeRewards {
 
   /** Record a closed epoch's rows in the history (the exchange credits the payouts). */
   record(p: EpochPayout): void {
+    if (p.epochEnd > this.paidUntil) this.paidUntil = p.epochEnd;
     const date = epochDate(p.epochEnd);
     for (const r of p.rows)
       this.rows.push({
@@ -302,9 +309,10 @@ export class ExchangeRewards {
 
   /**
    * A maker's standing in the running epoch, per market where it has a share: its share, the pool
-   * so far (the daily rate over the time since the epoch began, at `now`) and its part of it.
+   * so far (the daily rate over the time since the epoch began, at `now`: default the exchange's
+   * clock) and its part of it, what the epoch would pay if it closed now (before the minimum payout).
    */
-  standing(maker: string, now: number): RewardStanding[] {
+  standing(maker: string, now: number = this.venue.now()): RewardStanding[] {
     const m = maker.toLowerCase();
     const out: RewardStanding[] = [];
     if (Number.isNaN(this.start)) return out;
