@@ -24,7 +24,6 @@ import {
   EpochScores,
   SHARE_SCALE,
   epochPool,
-  maxSpreadToCents,
   qMinToShares,
   type RewardConfig,
   type Sample,
@@ -147,6 +146,9 @@ export class ExchangeRewards {
   readonly options: RewardOptions;
   private readonly configs = new Map<string, RewardConfig>();
   private readonly rows: RewardPaymentRow[] = [];
+  /** The rows by UTC date and by maker (the date-keyed routes and the activity feed read these). */
+  private readonly byDate = new Map<string, RewardPaymentRow[]>();
+  private readonly byMaker = new Map<string, RewardPaymentRow[]>();
   private readonly scores = new Map<string, EpochScores>();
   private readonly last = new Map<string, { at: number; sample: Sample }>();
   private start = Number.NaN;
@@ -260,8 +262,8 @@ export class ExchangeRewards {
   record(p: EpochPayout): void {
     if (p.epochEnd > this.paidUntil) this.paidUntil = p.epochEnd;
     const date = epochDate(p.epochEnd);
-    for (const r of p.rows)
-      this.rows.push({
+    for (const r of p.rows) {
+      const row: RewardPaymentRow = {
         epochStart: p.epochStart,
         epochEnd: p.epochEnd,
         date,
@@ -269,7 +271,16 @@ export class ExchangeRewards {
         maker: r.maker,
         earned: r.earned as Micro,
         paid: r.paid as Micro,
-      });
+      };
+      this.rows.push(row);
+      push(this.byDate, date, row);
+      push(this.byMaker, row.maker, row);
+    }
+  }
+
+  /** A maker's rows, oldest first. */
+  historyOf(maker: string): readonly RewardPaymentRow[] {
+    return this.byMaker.get(maker.toLowerCase()) ?? [];
   }
 
   // ---- reads -------------------------------------------------------------------------------------
@@ -283,8 +294,8 @@ export class ExchangeRewards {
   earningsOn(date: string, makers: readonly string[]): RewardPaymentRow[] {
     const want = new Set(makers.map((m) => m.toLowerCase()));
     const out = new Map<string, RewardPaymentRow>();
-    for (const r of this.rows) {
-      if (r.date !== date || !want.has(r.maker)) continue;
+    for (const r of this.byDate.get(date) ?? []) {
+      if (!want.has(r.maker)) continue;
       const k = `${r.market}|${r.maker}`;
       const prev = out.get(k);
       out.set(
@@ -347,7 +358,8 @@ export class ExchangeRewards {
   }
 }
 
-/** A config's max spread as the wire's cents (a number). */
-export function spreadCents(cfg: RewardConfig): number {
-  return maxSpreadToCents(cfg.maxSpread);
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const list = m.get(k);
+  if (list === undefined) m.set(k, [v]);
+  else list.push(v);
 }
