@@ -400,7 +400,10 @@ async function runLocked(
     return l;
   };
   let fills = 0;
-  const rewardSampleMs = cfg.rewards?.sampleMs ?? REWARD_SAMPLE_MS;
+  // the bot samples as its venue does: with the in-process exchange, at its interval unless bot.rewards.sampleMs says otherwise
+  let rewardSampleMs = cfg.rewards?.sampleMs ?? REWARD_SAMPLE_MS;
+  if (exchange !== undefined && rewardSampleMs === REWARD_SAMPLE_MS && cfg.paperRewards?.sampleMs !== undefined)
+    rewardSampleMs = Math.max(1, Math.round(cfg.paperRewards.sampleMs));
   // the one wiring of the bot (src/kernel): tracker, executor, kill switch, heartbeat, risk view and
   // gate, fills to the store, the restart reconciliation; this command adds its ops around it
   const trader = createTrader({
