@@ -469,7 +469,12 @@ async function runLocked(
   });
   const { engine, executor, tracker, heartbeat, kill } = trader;
   // liquidity rewards: the tracker's estimate per UTC date, and the venue's payouts, into the store
-  const rewardBook = bookRewards(trader.rewards, store, liveVenue, clock, rewardSampleMs, cfg.rewards?.pollMs, log);
+  const rewardBook = bookRewards(trader.rewards, store, liveVenue, clock, log, {
+    sampleMs: rewardSampleMs,
+    ...(cfg.rewards?.pollMs !== undefined ? { pollMs: cfg.rewards.pollMs } : {}),
+    // the cross-check with the venue's REWARD activity needs its data API
+    crossCheckSince: urls.data ? epoch.epoch.startedAt : undefined,
+  });
   executor.onCycle((c) => marketLog('executor', c.market).debug({ cycle: c }, 'execution cycle'));
   ops.attach({
     engine,
@@ -680,23 +685,26 @@ const FINAL_REWARD_POLL_TIMEOUT_MS = 10_000;
 /**
  * The daemon's reward book (src/ops/reward-book.ts): each sample of the kernel's tracker into the
  * store's estimate of its UTC date; the venue's earnings (GET /rewards/user?date=) polled every
- * `pollMs` into the store's paid figures (credits of cause 'reward').
+ * `pollMs` into the store's paid figures (credits of cause 'reward'), cross-checked with the
+ * venue's REWARD activity since the epoch began (when it has a data API).
  */
 function bookRewards(
   tracker: RewardTracker,
   store: Store,
   venue: LiveVenue,
   clock: LiveClock,
-  sampleMs: number,
-  pollMs: number | undefined,
   log: Logger,
+  o: { sampleMs: number; pollMs?: number; crossCheckSince: number | undefined },
 ): RewardBook {
   const rlog = componentLogger(log, 'rewards');
   const book = new RewardBook({
     store,
     clock,
-    sampleMs,
-    ...(pollMs !== undefined ? { pollMs } : {}),
+    sampleMs: o.sampleMs,
+    ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}),
+    ...(o.crossCheckSince !== undefined
+      ? { since: o.crossCheckSince, venueCredits: (since: number) => venue.rewardCredits(since) }
+      : {}),
     earnings: async (date) =>
       (await venue.rewards.userEarnings(date)).map((r) => ({
         date: r.date,

@@ -9,7 +9,11 @@
  *  - Paid: every `pollMs` (and once more at shutdown) the venue's earnings of today and yesterday
  *    (UTC; `GET /rewards/user?date=`) are summed per market and recorded as the date's paid figure:
  *    each change is a credit of collateral with cause 'reward' (logged, counted), so the payout's
- *    collateral increase is booked as a reward, never as an unknown difference.
+ *    collateral increase is booked as a reward, never as an unknown difference. Dates of the last
+ *    week still only estimated are read again until paid (payouts made while the daemon was down).
+ *  - Cross-check: after each poll, the credits booked per market since the epoch began against the
+ *    venue's REWARD activity (`venueCredits`); a difference two polls see is logged and audited
+ *    (`reward_mismatch`), never booked (the earnings endpoint is what the ledger follows).
  *
  * I/O is injected (`earnings`), time is the injected clock; a failed poll is logged and retried at
  * the next one. One poll at a time.
@@ -38,7 +42,10 @@ export interface RewardBookLog {
 
 /** Options of {@link RewardBook}. */
 export interface RewardBookOptions {
-  readonly store: Pick<Store, 'recordRewardEstimate' | 'recordRewardPaid' | 'reward'>;
+  readonly store: Pick<
+    Store,
+    'recordRewardEstimate' | 'recordRewardPaid' | 'reward' | 'rewards' | 'rewardCredits' | 'audit'
+  >;
   readonly clock: Clock;
   /** The tracker's sampling interval, ms (what one sample's share is worth). */
   readonly sampleMs: number;
@@ -51,13 +58,33 @@ export interface RewardBookOptions {
   readonly log?: RewardBookLog;
   /** A credit of reward collateral was recorded (metrics). */
   onCredit?(c: StoredRewardCredit): void;
+  /**
+   * The venue's own record of the reward collateral it credited the account since `sinceMs` (the
+   * data API's REWARD activity), for the cross-check after each poll; absent: no cross-check.
+   */
+  venueCredits?(sinceMs: number): Promise<readonly { readonly market: string; readonly amount: number }[]>;
+  /** Where the cross-check starts (the ledger epoch's start, unix ms; default 0). */
+  readonly since?: number;
+}
+
+/** One market whose booked credits differ from what the venue's activity says it credited. */
+export interface RewardMismatch {
+  readonly market: string;
+  /** Micro: booked in the store's credits, and credited per the venue's activity. */
+  readonly booked: number;
+  readonly credited: number;
 }
 
 /** What one poll did. */
 export interface RewardPollResult {
   readonly dates: readonly string[];
   readonly credits: readonly StoredRewardCredit[];
+  /** Markets whose difference was seen by this poll and the one before (undefined: not checked). */
+  readonly mismatches?: readonly RewardMismatch[];
 }
+
+/** Dates before today whose estimate is re-read until paid: a week (payouts made while the daemon was down). */
+const LOOKBACK_DAYS = 7;
 
 /** The UTC date of a unix ms instant. */
 export function utcDate(ms: number): string {
@@ -83,6 +110,10 @@ export class RewardBook {
   readonly #acc = new Map<string, DateAccrual>();
   #timer: TimerHandle | undefined;
   #polling: Promise<RewardPollResult> | undefined;
+  /** Differences seen by the last cross-check: market -> "booked|credited". */
+  #seen = new Map<string, string>();
+  /** Differences logged already (not again while they stay the same). */
+  readonly #reported = new Map<string, string>();
   /** Polls done, failed; the last error. */
   polls = 0;
   pollFailures = 0;
@@ -125,13 +156,14 @@ export class RewardBook {
     });
   }
 
-  /** Polls every `pollMs` from now on. Idempotent. */
+  /** Polls now (payouts made while the daemon was down) and every `pollMs` from now on. Idempotent. */
   start(): void {
     const every = this.#o.pollMs ?? 60_000;
     if (this.#timer !== undefined || every <= 0) return;
     this.#timer = this.#o.clock.setInterval(() => {
       this.poll().catch(() => {});
     }, every);
+    this.poll().catch(() => {});
   }
 
   /** Stops polling and polls once more (the payouts of the run's last epoch), unless `final` is false. */
@@ -147,8 +179,9 @@ export class RewardBook {
   }
 
   /**
-   * Reads the venue's earnings of yesterday and today (UTC) and records what changed. Concurrent
-   * calls share one poll.
+   * Reads the venue's earnings of yesterday and today (UTC), and of the last week's dates still only
+   * estimated, and records what changed; then cross-checks the booked credits with the venue's
+   * (when `venueCredits` is given). Concurrent calls share one poll.
    * @throws what `earnings` throws (also logged and counted)
    */
   poll(): Promise<RewardPollResult> {
@@ -161,8 +194,14 @@ export class RewardBook {
   async #poll(): Promise<RewardPollResult> {
     const o = this.#o;
     const now = o.clock.now();
-    const dates = [utcDate(now - DAY_MS), utcDate(now)];
+    const today = utcDate(now);
+    const yesterday = utcDate(now - DAY_MS);
+    const pending = new Set<string>();
+    for (const r of o.store.rewards({ since: utcDate(now - LOOKBACK_DAYS * DAY_MS) }))
+      if (r.status === 'estimated' && r.date < yesterday) pending.add(r.date);
+    const dates = [...[...pending].sort(), yesterday, today];
     const credits: StoredRewardCredit[] = [];
+    let mismatches: RewardMismatch[] | undefined;
     try {
       for (const date of dates) {
         const rows = await o.earnings(date);
@@ -182,14 +221,54 @@ export class RewardBook {
           else o.log?.warn(f, 'the venue lowered a reward it had reported as paid');
         }
       }
+      if (o.venueCredits !== undefined) mismatches = await this.#crossCheck(o.venueCredits);
       this.polls++;
       this.lastError = undefined;
-      return { dates, credits };
+      return mismatches === undefined ? { dates, credits } : { dates, credits, mismatches };
     } catch (e) {
       this.pollFailures++;
-      this.lastError = e instanceof Error ? e.message.slice(0, 200) : String(e).slice(0, 200);
-      o.log?.warn({ err: this.lastError }, 'could not read the liquidity rewards paid (retried at the next poll)');
+      const msg = e instanceof Error ? e.message.slice(0, 200) : String(e).slice(0, 200);
+      // said once while the same failure repeats (a venue without the endpoint must not fill the log)
+      if (msg !== this.lastError)
+        o.log?.warn({ err: msg }, 'could not read the liquidity rewards paid (retried at the next poll)');
+      this.lastError = msg;
       throw e;
     }
+  }
+
+  /**
+   * The booked credits per market against the venue's REWARD activity since `since`. A difference
+   * seen by two polls in a row (a payout landing between the two reads is seen once) is logged,
+   * audited (`reward_mismatch`) and returned; it changes nothing in the ledger (the earnings are
+   * what it books).
+   */
+  async #crossCheck(venueCredits: NonNullable<RewardBookOptions['venueCredits']>): Promise<RewardMismatch[]> {
+    const o = this.#o;
+    const since = o.since ?? 0;
+    const credited = new Map<string, number>();
+    for (const c of await venueCredits(since)) credited.set(c.market, (credited.get(c.market) ?? 0) + c.amount);
+    const booked = new Map<string, number>();
+    for (const c of o.store.rewardCredits({ since })) booked.set(c.market, (booked.get(c.market) ?? 0) + c.amount);
+    const seen = new Map<string, string>();
+    const out: RewardMismatch[] = [];
+    for (const market of new Set([...credited.keys(), ...booked.keys()])) {
+      const b = booked.get(market) ?? 0;
+      const v = credited.get(market) ?? 0;
+      if (b === v) continue;
+      const key = `${b}|${v}`;
+      seen.set(market, key);
+      if (this.#seen.get(market) !== key) continue;
+      out.push({ market, booked: b, credited: v });
+    }
+    this.#seen = seen;
+    for (const m of out) {
+      const key = `${m.booked}|${m.credited}`;
+      if (this.#reported.get(m.market) === key) continue;
+      this.#reported.set(m.market, key);
+      const f = { market: m.market, booked: formatAmount(m.booked), credited: formatAmount(m.credited) };
+      o.log?.warn(f, "the rewards booked differ from the venue's REWARD activity");
+      o.store.audit('reward_mismatch', f);
+    }
+    return out;
   }
 }

@@ -138,6 +138,8 @@ describe('mmkit run earns liquidity rewards and books them', () => {
       // the estimate was kept meanwhile (samples every 10 s)
       const rows = store.rewards();
       expect(rows.some((r) => r.samples > 2 && r.scoredSamples > 0)).toBe(true);
+      // the daemon's own cross-check with the venue's REWARD activity found nothing to report
+      expect(store.auditLog({ kind: 'reward_mismatch' })).toEqual([]);
       // a reward never became a position adjustment
       expect(store.adjustments().filter((a) => a.cause === 'reward' || a.cause === 'unknown')).toEqual([]);
     } finally {
@@ -160,5 +162,6 @@ describe('mmkit run earns liquidity rewards and books them', () => {
     expect(summary.epoch.rewards.paid).toBe(formatAmount(credited));
     expect(summary.session.rewards.paid).toBe(formatAmount(credited));
     expect(bot.err()).toContain('liquidity reward paid');
+    expect(bot.err()).not.toContain("differ from the venue's REWARD activity");
   }, 400_000);
 });

@@ -161,7 +161,7 @@ describe('payouts', () => {
     expect(store.rewardTotals().paid).toBe(14); // 7 yesterday, 7 today
   });
 
-  it('polls on the clock, and once more at stop', async () => {
+  it('polls at start, on the clock, and once more at stop', async () => {
     let n = 0;
     const book = new RewardBook({
       store,
@@ -175,15 +175,88 @@ describe('payouts', () => {
     });
     book.start();
     book.start();
-    expect(n).toBe(0);
+    await new Promise((r) => setImmediate(r));
+    expect(n).toBe(2); // at once: yesterday and today
     clock.advance(30_000);
     await new Promise((r) => setImmediate(r));
-    expect(n).toBe(2); // yesterday and today
-    await book.stop();
     expect(n).toBe(4);
+    await book.stop();
+    expect(n).toBe(6);
     clock.advance(120_000);
     await new Promise((r) => setImmediate(r));
-    expect(n).toBe(4);
+    expect(n).toBe(6);
+  });
+
+  it("re-reads the last week's dates still only estimated (paid while the daemon was down), not older ones", async () => {
+    for (const d of ['2026-11-18', '2026-11-21', '2026-11-24'])
+      store.recordRewardEstimate({ market: A, date: d, estimated: 5, samples: 1, scoredSamples: 1 });
+    store.recordRewardEstimate({ market: B, date: '2026-11-23', estimated: 5, samples: 1, scoredSamples: 1 });
+    store.recordRewardPaid({ market: B, date: '2026-11-23', paid: 9 });
+    const asked: string[] = [];
+    const book = new RewardBook({
+      store,
+      clock,
+      sampleMs: 60_000,
+      earnings: async (d) => {
+        asked.push(d);
+        return d === '2026-11-21' ? [{ date: d, market: A, earnings: 4_000_000 }] : [];
+      },
+    });
+    const r = await book.poll();
+    expect(asked).toEqual(['2026-11-21', '2026-11-24', '2026-11-26', '2026-11-27']);
+    expect(r.credits.map((c) => [c.date, c.amount])).toEqual([['2026-11-21', 4_000_000]]);
+    expect(store.reward(A, '2026-11-21')?.status).toBe('paid');
+  });
+
+  it('a failure that repeats is logged once', async () => {
+    const warned: string[] = [];
+    const book = new RewardBook({
+      store,
+      clock,
+      sampleMs: 60_000,
+      earnings: async () => {
+        throw new Error('404 not found');
+      },
+      log: { info: () => {}, warn: (_o, m) => warned.push(m) },
+    });
+    for (let i = 0; i < 3; i++) await expect(book.poll()).rejects.toThrow();
+    expect(warned).toHaveLength(1);
+    expect(book.pollFailures).toBe(3);
+  });
+
+  it("cross-check: a difference with the venue's REWARD activity seen twice is logged and audited once, never booked", async () => {
+    let earnings: EarningRow[] = [];
+    let venue: { market: string; amount: number }[] = [];
+    const warned: Record<string, unknown>[] = [];
+    const book = new RewardBook({
+      store,
+      clock,
+      sampleMs: 60_000,
+      since: 0,
+      earnings: async (d) => earnings.filter((e) => e.date === d),
+      venueCredits: async () => venue,
+      log: { info: () => {}, warn: (o) => warned.push(o) },
+    });
+    // agreeing: nothing
+    earnings = [{ date: '2026-11-27', market: A, earnings: 1_000_000 }];
+    venue = [{ market: A, amount: 1_000_000 }];
+    expect((await book.poll()).mismatches).toEqual([]);
+    // a payout lands between the two reads: seen once, not reported
+    venue = [...venue, { market: A, amount: 500_000 }];
+    expect((await book.poll()).mismatches).toEqual([]);
+    // the earnings catch up: agreeing again
+    earnings = [{ date: '2026-11-27', market: A, earnings: 1_500_000 }];
+    expect((await book.poll()).mismatches).toEqual([]);
+    // a credit the earnings never report: reported at the second look, logged and audited once
+    venue = [...venue, { market: B, amount: 7 }];
+    expect((await book.poll()).mismatches).toEqual([]);
+    expect((await book.poll()).mismatches).toEqual([{ market: B, booked: 0, credited: 7 }]);
+    expect((await book.poll()).mismatches).toEqual([{ market: B, booked: 0, credited: 7 }]);
+    expect(warned).toEqual([{ market: B, booked: '0', credited: '0.000007' }]);
+    expect(store.auditLog({ kind: 'reward_mismatch' }).map((e) => e.data)).toEqual([
+      { market: B, booked: '0', credited: '0.000007' },
+    ]);
+    expect(store.rewardTotals().paid).toBe(1_500_000);
   });
 
   it('utcDate', () => {
