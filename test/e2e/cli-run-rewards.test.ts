@@ -9,7 +9,8 @@
  *    adjustment;
  *  - the status page's data (/api/status) shows the rewards paid apart from trading and fees, and
  *    per market; /metrics has mmkit_rewards_usdc{market,state};
- *  - the summary at exit shows them (text and the JSON summary line).
+ *  - the summary at exit shows them (text and the JSON summary line), and so does `mmkit positions`
+ *    (the venue's REWARD activity; the store's ledger).
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +22,7 @@ import { formatAmount, type Micro, type Pips } from '../../src/core/units.ts';
 import { startExchange, type RunningExchange } from '../../src/exchange/server.ts';
 import { openStore } from '../../src/store/store.ts';
 import { BotHarness, exited, sleep, waitForQuotes, waitUntil } from './support/bot-harness.ts';
+import { runMmkit } from './support/cli.ts';
 
 const EPOCH = 120_000;
 const FIXTURE = new URL('../fixtures/reward-quotes-strategy.ts', import.meta.url).pathname;
@@ -119,6 +121,16 @@ describe('mmkit run earns liquidity rewards and books them', () => {
     }
     await t.close();
     expect(activityPaid).toBe(credited);
+    // mmkit positions: the venue's REWARD activity (apart from the positions' PnL) and the store's ledger
+    const venuePos = await runMmkit(['positions', '--exchange-url', base, '--data-dir', dir, '--json']);
+    expect(venuePos.code, venuePos.err).toBe(0);
+    expect(JSON.parse(venuePos.out).rewards).toEqual({
+      paid: formatAmount(credited),
+      byMarket: [{ market: cid, paid: formatAmount(credited) }],
+    });
+    const storePos = await runMmkit(['positions', '--source', 'store', '--data-dir', dir, '--json']);
+    expect(storePos.code, storePos.err).toBe(0);
+    expect(JSON.parse(storePos.out).pnl.rewards.paid).toBe(formatAmount(credited));
     await ex.close();
     ex = undefined;
     expect(credited).toBeGreaterThan(0);

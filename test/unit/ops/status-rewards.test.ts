@@ -9,6 +9,7 @@ import { VirtualClock } from '../../../src/core/clock.ts';
 import type { TokenId } from '../../../src/core/ids.ts';
 import { Metrics } from '../../../src/ops/metrics.ts';
 import { DaemonMonitor, type DaemonView, type RewardsView } from '../../../src/ops/status.ts';
+import { formatStatus } from '../../../src/cli/status.ts';
 
 const M = '0x' + '1'.repeat(64);
 const M2 = '0x' + '2'.repeat(64);
@@ -134,5 +135,15 @@ describe('rewards in the status', () => {
     });
     expect(s.markets[0]!.rewards).toBeNull();
     expect(await metrics.registry.metrics()).not.toContain('mmkit_rewards_usdc{');
+  });
+
+  it('mmkit status prints them: the PnL line apart and together, a rewards line per rewarded market', () => {
+    const text = formatStatus(setup(REWARDS).monitor.sample(), 'http://127.0.0.1:1');
+    expect(text).toContain(
+      'PnL (USDC)  total 2.994568   trading 2 (realized 2.5, unrealized -0.5)   fees 0.25   rewards 1.244568 (paid 1.234567, estimated 0.010001)',
+    );
+    expect(text).toContain(
+      'rewards: pool 100/day, band 4.5c, min 20 shares; share 25.0% (~25/day), scored 10/12; paid 1, estimated 0.010001',
+    );
   });
 });
