@@ -172,6 +172,8 @@ export class RewardBook {
     this.#timer = undefined;
     if (!final) return undefined;
     try {
+      // a poll in flight may have read before the last payout: a fresh one after it
+      await this.#polling?.catch(() => undefined);
       return await this.poll();
     } catch {
       return undefined;

@@ -259,6 +259,31 @@ describe('payouts', () => {
     expect(store.rewardTotals().paid).toBe(1_500_000);
   });
 
+  it('stop waits for a poll in flight, then polls afresh (the last payout is read after it landed)', async () => {
+    let paid = 0;
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    let calls = 0;
+    const book = new RewardBook({
+      store,
+      clock,
+      sampleMs: 60_000,
+      earnings: async (d) => {
+        const k = ++calls;
+        const v = k <= 2 ? 0 : paid; // the first poll (two dates) reads before the payout
+        if (k === 1) await gate;
+        return d === '2026-11-27' ? [{ date: d, market: A, earnings: v }] : [];
+      },
+    });
+    const inFlight = book.poll();
+    const stopped = book.stop();
+    paid = 2_000_000; // the payout lands while the first poll waits
+    release();
+    await inFlight;
+    expect((await stopped)?.credits.map((c) => c.amount)).toEqual([2_000_000]);
+    expect(store.rewardTotals().paid).toBe(2_000_000);
+  });
+
   it('utcDate', () => {
     expect(utcDate(Date.UTC(2026, 0, 1) - 1)).toBe('2025-12-31');
   });
