@@ -355,12 +355,19 @@ function topOnly(
   return true;
 }
 
-/** The gate's top of a token for these tops: [bid, ask, mid], or undefined when unusable (stale, one-sided, crossed, none). */
-function usableTop(
+/**
+ * A quote's price band verdict at these tops (the gate's PRICE_BAND check: within `maxMid` of its
+ * token's mid), when it is strictly inside its token's usable top (a BUY below the ask, a SELL
+ * above the bid; usable: not stale, two-sided, not crossed); else undefined. Its token's top is
+ * the gate's: its own book, else the other token's through the complement.
+ */
+function bandVerdict(
+  q: QuoteIntent,
   isA: boolean,
   bookA: BookView | undefined,
   bookB: BookView | undefined,
-): readonly [number, number, number] | undefined {
+  maxMid: number,
+): boolean | undefined {
   const own = isA ? bookA : bookB;
   const src = own ?? (isA ? bookB : bookA);
   if (src === undefined || src.stale) return undefined;
@@ -369,14 +376,14 @@ function usableTop(
   if (bb === null || ba === null || bb >= ba) return undefined;
   const bid = own !== undefined ? bb : PRICE_SCALE - ba;
   const ask = own !== undefined ? ba : PRICE_SCALE - bb;
-  return [bid, ask, (bid + ask) / 2];
+  if (q.side === 'BUY' ? q.price >= ask : q.price <= bid) return undefined;
+  return !(Math.abs(q.price - (bid + ask) / 2) > maxMid);
 }
 
 /**
- * Each quote's price band verdict at these tops (the gate's PRICE_BAND check: within `maxMid` of
- * its token's mid; true for a quote of another token, which the gate refuses before), when every
- * quote of the market's tokens is strictly inside a usable top (no level behind it read, no
- * whole-market refusal); else undefined.
+ * Each quote's price band verdict at these tops (true for a quote of another token, which the gate
+ * refuses before), when every quote of the market's tokens is strictly inside a usable top (no
+ * level behind it read, no whole-market refusal); else undefined.
  */
 function bandVerdicts(
   quotes: readonly QuoteIntent[],
@@ -394,9 +401,9 @@ function bandVerdicts(
       out.push(true);
       continue;
     }
-    const top = usableTop(isA, bookA, bookB);
-    if (top === undefined || (q.side === 'BUY' ? q.price >= top[1] : q.price <= top[0])) return undefined;
-    out.push(!(Math.abs(q.price - top[2]) > maxMid));
+    const v = bandVerdict(q, isA, bookA, bookB, maxMid);
+    if (v === undefined) return undefined;
+    out.push(v);
   }
   return out;
 }
@@ -422,9 +429,7 @@ function sameBands(
     const q = quotes[i]!;
     const isA = q.tokenId === a;
     if (!isA && q.tokenId !== b) continue;
-    const top = usableTop(isA, bookA, bookB);
-    if (top === undefined || (q.side === 'BUY' ? q.price >= top[1] : q.price <= top[0])) return false;
-    if (!(Math.abs(q.price - top[2]) > maxMid) !== ok[i]) return false;
+    if (bandVerdict(q, isA, bookA, bookB, maxMid) !== ok[i]) return false;
   }
   return true;
 }
