@@ -401,6 +401,7 @@ describe('GateMemo', () => {
       | { k: 'add'; price: number; size: number }
       | { k: 'remove'; i: number }
       | { k: 'fill'; i: number; size: number }
+      | { k: 'split'; i: number }
       | { k: 'gate' };
     const moveArb: fc.Arbitrary<Move> = fc.oneof(
       { weight: 3, arbitrary: fc.integer({ min: 0, max: 60 }).map((v): Move => ({ k: 'collateral', v: v * SH })) },
@@ -409,7 +410,7 @@ describe('GateMemo', () => {
         arbitrary: fc
           .record({
             price: fc.integer({ min: 10, max: 90 }).map((p) => p * 100),
-            size: fc.integer({ min: 1, max: 40 }).map((x) => x * SH),
+            size: fc.integer({ min: 1, max: 20 }).map((x) => 2 * x * SH),
           })
           .map((r): Move => ({ k: 'add', ...r })),
       },
@@ -420,6 +421,8 @@ describe('GateMemo', () => {
           .record({ i: fc.nat(), size: fc.integer({ min: 1, max: 10 }).map((x) => x * SH) })
           .map((r): Move => ({ k: 'fill', ...r })),
       },
+      // one order elsewhere becomes two of half its size at its price: the same notional, one more order
+      { weight: 2, arbitrary: fc.nat().map((i): Move => ({ k: 'split', i })) },
       { weight: 6, arbitrary: fc.constant<Move>({ k: 'gate' }) },
     );
     let rangeHits = 0;
@@ -428,7 +431,7 @@ describe('GateMemo', () => {
         fc.array(qArb, { minLength: 1, maxLength: 4 }),
         fc.array(moveArb, { minLength: 10, maxLength: 80 }),
         fc.constantFrom(40, 80, 120),
-        fc.constantFrom(3, 6),
+        fc.constantFrom(2, 3, 4, 6),
         (quotes, moves, globalNotional, globalOrders) => {
           const lim = {
             ...limits,
@@ -472,6 +475,20 @@ describe('GateMemo', () => {
                   others = others.map((x, j) =>
                     j === i ? { ...o, sizeMatched: Math.min(o.originalSize, o.sizeMatched + mv.size) as Micro } : x,
                   );
+                }
+                moved = true;
+                break;
+              case 'split':
+                if (others.length > 0) {
+                  const i = mv.i % others.length;
+                  const o = others[i]!;
+                  const rem = o.originalSize - o.sizeMatched;
+                  if (rem >= 2 * SH && rem % (2 * SH) === 0)
+                    others = [
+                      ...others.filter((_, j) => j !== i),
+                      order(M2, YES2, 'BUY', o.price, rem / 2),
+                      order(M2, YES2, 'BUY', o.price, rem / 2),
+                    ];
                 }
                 moved = true;
                 break;
