@@ -80,6 +80,7 @@ async function daemon(allowedHosts?: string[]) {
       summary: () => ({ ordersPlaced: 0, ordersCancelled: 0, ordersRejected: 0, fills: 0, volume: 0, notional: 0 }),
       currentSession: () => undefined,
       currentEpoch: () => undefined,
+      rewardTotals: () => ({ paid: 0, estimated: 0, total: 0, byMarket: [] }),
     },
     tracker: { liveOrders: () => [] },
     executor: { onCycle: () => () => {}, stats: () => ({ pauseReasons: [] }) },
