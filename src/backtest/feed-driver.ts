@@ -9,7 +9,7 @@ import { VirtualClock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { Micro } from '../core/units.ts';
 import type { MarketInfo } from '../core/venue.ts';
-import { parseLine, type FeedHeader } from '../venues/sim/feed.ts';
+import { feedRewardConfig, parseLine, type FeedHeader } from '../venues/sim/feed.ts';
 import type { LatencySpec } from '../venues/sim/latency.ts';
 import { createSimVenue, type SimLatencyOptions, type SimVenue } from '../venues/sim/sim-venue.ts';
 import { planFeedCaches, type FeedCachePlan } from './feed-cache.ts';
@@ -49,6 +49,20 @@ async function firstHeader(file: string): Promise<FeedHeader | undefined> {
   return item?.kind === 'header' ? item.header : undefined;
 }
 
+/**
+ * A header's market with its reward config checked (src/venues/sim/feed.ts: feedRewardConfig); a
+ * market without one (feeds recorded before rewards) is returned as it is: no rewards.
+ * @throws ConfigError naming the file and market when the config is malformed
+ */
+function withRewards(m: MarketInfo, file: string): MarketInfo {
+  if (m.rewards === undefined || m.rewards === null) return m;
+  try {
+    return { ...m, rewards: feedRewardConfig(m.rewards) };
+  } catch (e) {
+    throw new ConfigError('backtest.feed', `${file}: market ${m.market}: ${(e as Error).message}`, { cause: e });
+  }
+}
+
 /** Options of the feed driver. */
 export interface FeedDriverOptions {
   readonly files: readonly string[];
@@ -85,11 +99,11 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
   }
   const all: MarketInfo[] = [];
   const seen = new Set<string>();
-  for (const h of headers)
+  for (const [i, h] of headers.entries())
     for (const m of h.markets) {
       if (seen.has(m.market)) continue;
       seen.add(m.market);
-      all.push(m);
+      all.push(withRewards(m, o.files[i]!));
     }
   let markets = all.filter((m) => m.active);
   if (o.markets !== undefined && o.markets.length > 0) {
@@ -101,9 +115,13 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
   }
   const clock = new VirtualClock(Math.min(...headers.map((h) => h.t)));
   const one: LatencySpec = { kind: 'constant', ms: o.latencyMs };
+  // the book the bot sees shows our resting orders (as the live channel does): the reward estimate
+  // takes them out of the competition
+  const showOwnOrders = true;
   let venue: SimVenue;
   try {
     venue = createSimVenue({
+      showOwnOrders,
       clock,
       markets: all,
       account: { collateral: o.collateral as Micro },
@@ -136,6 +154,7 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
     venue,
     markets,
     endMs: undefined,
+    bookIncludesOwn: showOwnOrders,
     source: { feeds: files },
     async run(step, count) {
       const stats = newReplayStats();

@@ -88,6 +88,8 @@ import { MARKOUT_HORIZONS_MS } from './metrics.ts';
 import { QuietClock } from './quiet-clock.ts';
 import { InstrumentedVenue } from './instrumented-venue.ts';
 import { createFeedDriver } from './feed-driver.ts';
+import { rewardsResult } from './rewards.ts';
+import { REWARD_SAMPLE_MS } from '../engine/reward-tracker.ts';
 
 export { createFeedDriver, type FeedDriverOptions } from './feed-driver.ts';
 import type { SimLatencyOptions } from '../venues/sim/sim-venue.ts';
@@ -102,6 +104,8 @@ export type {
   FillPoints,
   FillRow,
   FillStats,
+  RewardMarketRow,
+  RewardsResult,
   Samples,
   TokenSeries,
   WorldSpec,
@@ -461,6 +465,8 @@ async function runWith(
     logReconcile: false,
     // a backtest's store starts empty unless --store names an old one: its fills are not this run's
     seedFromStore: false,
+    // the reward estimate: sampled by the runner below (on the quiet measurement clock)
+    rewards: { bookIncludesOwn: driver.bookIncludesOwn ?? true },
     tuning: {
       // the strategy re-states the same quotes on most book events and every tick: the gate's answer
       // is reused while nothing it reads changed (exact: src/risk/gate-memo.ts)
@@ -570,6 +576,11 @@ async function runWith(
   }, sampleMs);
   takeSample();
   tick = 1;
+  // the liquidity reward estimate (markets with a reward config only: none, no timer): the kernel's
+  // tracker samples our quotes against the book once a minute of virtual time, as the venue does
+  const rewardTimer = trader.rewards.active
+    ? measure.setInterval(() => trader!.rewards.sample(), REWARD_SAMPLE_MS)
+    : undefined;
 
   // ---- driving -----------------------------------------------------------------------------------
   let stopReason: string | undefined;
@@ -641,6 +652,8 @@ async function runWith(
   // ---- the end: freeze the measurements, then shut down like the daemon ----------------------------
   if (samples.t[samples.t.length - 1] !== endMs) takeSample();
   measure.clearInterval(sampler);
+  if (rewardTimer !== undefined) measure.clearInterval(rewardTimer);
+  const rewards = rewardsResult(markets, trader.rewards.snapshot(), driver.rewards?.());
   for (const h of markoutTimers) measure.clearTimeout(h);
   markoutTimers.clear();
   collecting = false;
@@ -753,6 +766,7 @@ async function runWith(
       total: finalPnl.total,
       unmarked: [...finalPnl.unmarked],
     },
+    ...(rewards !== undefined ? { rewards } : {}),
     positions,
     engine: { ...engineRest, outputs },
     executor: execRest,

@@ -155,6 +155,35 @@ export interface Samples {
   readonly tokens: TokenSeries[];
 }
 
+/** One traded market's liquidity rewards in a run (micro-collateral). */
+export interface RewardMarketRow {
+  readonly market: string;
+  /**
+   * What the run earned on this market: feed mode, the estimate (the bot's quotes scored every
+   * minute against the recorded book's competition, each sample's share of the pool accrued
+   * exactly, floored to the micro); world mode, the exchange's own payout (closed epochs: what it
+   * credited; the running epoch: what it would pay if it closed at the end of the run).
+   */
+  readonly accrued: number;
+  /** Samples of the bot's reward estimate (one a minute), and those in which its quotes scored. */
+  readonly samples: number;
+  readonly scoredSamples: number;
+  /** World mode: the bot's own estimate over the run (to compare with what the exchange paid). */
+  readonly estimated?: number;
+  /** World mode: what the exchange credited at the ends of the epochs closed during the run (`accrued` includes it). */
+  readonly paid?: number;
+}
+
+/** The liquidity rewards of a run (present when a traded market has a reward config). */
+export interface RewardsResult {
+  /** 'estimate': scored against a recorded book (feed mode); 'exchange': the paper exchange's payout (world mode). */
+  readonly source: 'estimate' | 'exchange';
+  /** Σ accrued, micro-collateral. Apart from the trading PnL (`pnl`), which it does not include. */
+  readonly total: number;
+  /** The traded markets with a reward config, in the order of `markets`. */
+  readonly byMarket: readonly RewardMarketRow[];
+}
+
 /** What a backtest produced. Plain JSON; deterministic for the same inputs and seed. */
 export interface BacktestResult {
   readonly version: 1;
@@ -235,6 +264,11 @@ export interface BacktestResult {
     readonly total: number;
     readonly unmarked: readonly string[];
   };
+  /**
+   * Liquidity rewards earned, apart from the trading PnL (`pnl.total` + `rewards.total` is the sum).
+   * Absent when no traded market has a reward config (so results of such runs are as before).
+   */
+  readonly rewards?: RewardsResult;
   readonly positions: readonly {
     readonly tokenId: string;
     readonly size: number;
@@ -289,6 +323,16 @@ export interface BacktestDriver {
   halt(): void;
   /** World mode: the news jumps of the traded markets during the run (after the warm-up). */
   readonly news?: () => readonly NewsJumpRow[];
+  /**
+   * Whether the book the bot sees shows its own resting orders (the reward estimate then takes
+   * them out of the competition). Default true.
+   */
+  readonly bookIncludesOwn?: boolean;
+  /**
+   * World mode: what the exchange pays our account in rewards per market (closed epochs' credits
+   * and the running epoch's standing), read at the end of the run. Absent: the estimate is the figure.
+   */
+  readonly rewards?: () => ReadonlyMap<string, { readonly accrued: number; readonly paid: number }>;
   /** Frees resources (temporary files, the exchange). */
   close(): Promise<void>;
 }
