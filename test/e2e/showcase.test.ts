@@ -48,7 +48,7 @@ describe('npm run showcase', () => {
     const table = showcase(args);
     expect(table).toBe(formatTable(rows) + '\n');
     expect(table.split('\n')[0]).toBe(
-      '| strategy | source | runs | fills/run | PnL mean ± 95% CI (USDC) | PnL/σ | max drawdown | markout +10s | markout +60s | picked off |',
+      '| strategy | source | runs | fills/run | PnL mean ± 95% CI (USDC) | PnL/σ | rewards (USDC) | max drawdown | markout +10s | markout +60s | picked off |',
     );
   }, 900_000);
 });

@@ -89,7 +89,11 @@ describe('FeedWriter', () => {
     };
     const w = new FeedWriter({
       out,
-      header: { source: 's', recorder: 'r', markets: [{ ...market, rewards } as MarketInfo, plain as MarketInfo] },
+      header: {
+        source: 's',
+        recorder: 'r',
+        markets: [{ ...market, rewards } as MarketInfo, plain as unknown as MarketInfo],
+      },
       now: () => clock.now(),
       clock,
       rotateMs: 1000,
