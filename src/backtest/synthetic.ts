@@ -13,6 +13,10 @@
  * open for the whole run, contested ones first: YES mid in [0.10, 0.90]), and the clock jumps from one due timer to the next until the end: as
  * fast as the CPU allows.
  *
+ * Liquidity rewards: the traded markets carry the exchange's reward configs (the bot's estimate
+ * follows them), and the run's rewards are what the exchange itself paid our account at the ends of
+ * the epochs closed during the run plus its standing in the running epoch (`exchangeRewards`).
+ *
  * The exchange and the world run on a QuietClock view of the virtual clock (./quiet-clock.ts): their
  * timers fire as they would on the clock itself, but the runner does not stop to let the bot's
  * promises settle after them (nothing of the bot's is pending because an agent acted; what the bot
@@ -26,7 +30,9 @@ import type { MarketInfo } from '../core/venue.ts';
 import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange } from '../exchange/exchange.ts';
 import { DEFAULT_WORLD_PROFILE, seedWorld, startWorld, type RunningWorld } from '../exchange/world/index.ts';
 import { createExchangeVenue, marketInfo } from '../venues/paper/exchange-venue.ts';
+import type { RewardConfig } from '../core/rewards.ts';
 import { QuietClock } from './quiet-clock.ts';
+import type { ExchangeRewards } from './rewards.ts';
 import type { BacktestDriver, NewsJumpRow, WorldSpec } from './types.ts';
 
 /** 2026-01-01T00:00:00Z: the default virtual start (a fixed time: the world's records depend on it). */
@@ -44,6 +50,55 @@ export interface WorldDriverOptions {
   readonly collateral: number;
   /** Condition ids to trade instead of the most liquid ones. */
   readonly markets?: readonly string[];
+}
+
+/**
+ * What the backtest reads of the paper exchange's reward payer (`PaperExchange.rewards`,
+ * src/exchange/rewards): a market's config, the payments made at closed epochs, and a maker's
+ * standing in the running epoch (what it would pay if it closed now).
+ */
+interface RewardPayerView {
+  configOf(conditionId: string): RewardConfig | null;
+  history(): readonly { readonly market: string; readonly maker: string; readonly paid: number }[];
+  standing(maker: string): readonly { readonly market: string; readonly earnedSoFar: number }[];
+}
+
+function rewardsOf(ex: PaperExchange): RewardPayerView | undefined {
+  return (ex as unknown as { rewards?: RewardPayerView }).rewards;
+}
+
+/** A market with the exchange's reward config (none: as it is). */
+function withExchangeRewards(m: MarketInfo, payer: RewardPayerView | undefined): MarketInfo {
+  const c = payer?.configOf(m.market) ?? null;
+  return c === null ? m : { ...m, rewards: c };
+}
+
+/**
+ * What the exchange paid `maker` per traded market (closed epochs) plus the running epoch's
+ * standing, micro. Markets the exchange never rewarded are left out.
+ */
+export function exchangeRewards(
+  payer: RewardPayerView,
+  maker: string,
+  markets: readonly MarketInfo[],
+): Map<string, ExchangeRewards> {
+  const me = maker.toLowerCase();
+  const traded = new Set<string>(markets.map((m) => m.market));
+  const paid = new Map<string, number>();
+  for (const row of payer.history())
+    if (row.maker.toLowerCase() === me && traded.has(row.market))
+      paid.set(row.market, (paid.get(row.market) ?? 0) + row.paid);
+  const running = new Map<string, number>();
+  for (const s of payer.standing(me))
+    if (traded.has(s.market)) running.set(s.market, (running.get(s.market) ?? 0) + s.earnedSoFar);
+  const out = new Map<string, ExchangeRewards>();
+  for (const m of markets) {
+    const p = paid.get(m.market);
+    const r = running.get(m.market);
+    if (p === undefined && r === undefined && m.rewards == null) continue;
+    out.set(m.market, { paid: p ?? 0, accrued: (p ?? 0) + (r ?? 0) });
+  }
+  return out;
 }
 
 /** True when the token's book is two-sided with its mid in [0.10, 0.90]. */
@@ -121,6 +176,9 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
     );
     markets = scored.slice(0, marketCount).map((x) => marketInfo(x.e));
   }
+  // each market's reward config, as the exchange pays it (the bot's estimate follows it too)
+  const payer = rewardsOf(ex);
+  markets = markets.map((m) => withExchangeRewards(m, payer));
   if (markets.length === 0)
     throw new ConfigError(
       'backtest.markets',
@@ -149,6 +207,8 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
     endMs,
     quietFired: () => quiet.fired,
     news: () => news.slice(),
+    bookIncludesOwn: true,
+    ...(payer !== undefined ? { rewards: () => exchangeRewards(payer, venue.address, markets) } : {}),
     source: {
       world: {
         seed: w.seed,

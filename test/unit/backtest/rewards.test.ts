@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { computeMetrics } from '../../../src/backtest/metrics.ts';
 import { formatSummary } from '../../../src/backtest/report.ts';
 import { rewardsResult } from '../../../src/backtest/rewards.ts';
+import { exchangeRewards } from '../../../src/backtest/synthetic.ts';
 import type { ConditionId, TokenId } from '../../../src/core/ids.ts';
 import type { RewardConfig } from '../../../src/core/rewards.ts';
 import type { Micro, Pips } from '../../../src/core/units.ts';
@@ -87,5 +88,32 @@ describe('rewards in the metrics and the summary', () => {
       .find((l) => l.startsWith('  rewards '));
     expect(line).toContain('+2.35 USDC estimated against the recorded book (42 of 60 samples scored; 1 market)');
     expect(line).toContain(`PnL with rewards ${m0.pnl + 2_345_678 >= 0 ? '+' : ''}`);
+  });
+});
+
+describe('exchangeRewards (world mode)', () => {
+  it("sums our account's payments per traded market and adds the running epoch's standing", () => {
+    const payer = {
+      configOf: () => null,
+      history: () => [
+        { market: 'a', maker: '0xME', paid: 1_500_000 },
+        { market: 'a', maker: '0xme', paid: 2_000_000 },
+        { market: 'a', maker: '0xother', paid: 9_000_000 },
+        { market: 'z', maker: '0xme', paid: 7 }, // not traded
+      ],
+      standing: (maker: string) =>
+        maker === '0xme'
+          ? [
+              { market: 'a', earnedSoFar: 250_000 },
+              { market: 'b', earnedSoFar: 10 },
+            ]
+          : [],
+    };
+    const m = [info('a'), info('b'), info('c'), { ...info('d'), rewards: cfg }];
+    expect([...exchangeRewards(payer, '0xMe', m)]).toEqual([
+      ['a', { paid: 3_500_000, accrued: 3_750_000 }],
+      ['b', { paid: 0, accrued: 10 }],
+      ['d', { paid: 0, accrued: 0 }], // rewarded, nothing earned
+    ]);
   });
 });
