@@ -151,6 +151,11 @@ export interface BacktestOptions {
   readonly storePath?: string;
   /** Sampling period of the charts' series, ms of virtual time. Default 1000. */
   readonly sampleMs?: number;
+  /**
+   * Period of the liquidity reward estimate's samples, ms of virtual time (default 60,000: the
+   * venue samples once a minute). Shorter only for short test feeds.
+   */
+  readonly rewardSampleMs?: number;
   /** Most points per series before downsampling (the charts' series, and the fill points `fillPoints`). Default 4000. */
   readonly maxSamples?: number;
   /**
@@ -259,6 +264,9 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   const maxFillRows = opts.maxFillRows ?? 10_000;
   if (!Number.isSafeInteger(maxFillRows) || maxFillRows < 0)
     throw new ConfigError('backtest.maxFillRows', `must be an integer >= 0, got ${maxFillRows}`);
+  const rewardSampleMs = opts.rewardSampleMs ?? REWARD_SAMPLE_MS;
+  if (!Number.isSafeInteger(rewardSampleMs) || rewardSampleMs < 100)
+    throw new ConfigError('backtest.rewardSampleMs', `must be an integer >= 100 (ms), got ${rewardSampleMs}`);
   const queue = opts.queue ?? 'risk-averse';
   const collateral = opts.collateral ?? 10_000 * AMOUNT_SCALE;
   let driver: BacktestDriver;
@@ -329,6 +337,7 @@ async function runWith(
   const rng = new Rng(seed32(opts.seed, 0x5eed));
 
   const marketMap = new Map<ConditionId, MarketInfo>(markets.map((m) => [m.market, m]));
+  const rewardSampleMs = opts.rewardSampleMs ?? REWARD_SAMPLE_MS;
   // the bot: the one wiring (src/kernel), with the backtest's exact speed-ups (see TraderTuning)
   let trader: Trader | undefined;
 
@@ -470,7 +479,7 @@ async function runWith(
     // a backtest's store starts empty unless --store names an old one: its fills are not this run's
     seedFromStore: false,
     // the reward estimate: sampled by the runner below (on the quiet measurement clock)
-    rewards: { bookIncludesOwn: driver.bookIncludesOwn ?? true },
+    rewards: { bookIncludesOwn: driver.bookIncludesOwn ?? true, sampleMs: rewardSampleMs },
     tuning: {
       // the strategy re-states the same quotes on most book events and every tick: the gate's answer
       // is reused while nothing it reads changed (exact: src/risk/gate-memo.ts)
@@ -583,7 +592,7 @@ async function runWith(
   // the liquidity reward estimate (markets with a reward config only: none, no timer): the kernel's
   // tracker samples our quotes against the book once a minute of virtual time, as the venue does
   const rewardTimer = trader.rewards.active
-    ? measure.setInterval(() => trader!.rewards.sample(), REWARD_SAMPLE_MS)
+    ? measure.setInterval(() => trader!.rewards.sample(), rewardSampleMs)
     : undefined;
 
   // ---- driving -----------------------------------------------------------------------------------

@@ -66,6 +66,16 @@ describe('backtest rewards: a recorded feed with a reward config', () => {
     expect(html).toContain('<td>Rewarded market?</td><td>0.67</td><td>10 / 10</td>');
   }, 60_000);
 
+  it('rewardSampleMs: twice the samples, each worth half the pool: the same accrual', async () => {
+    const r = await runBacktest({ feeds: [feed('half')], strategy: STRATEGY, rewardSampleMs: 30_000 });
+    expect(r.rewards?.byMarket).toEqual([{ market: REWARD_MARKET, accrued: 666_666, samples: 20, scoredSamples: 20 }]);
+    const err = await runBacktest({ feeds: [feed('half')], strategy: STRATEGY, rewardSampleMs: 50 }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).key).toBe('backtest.rewardSampleMs');
+  }, 60_000);
+
   it('a one-sided quote is divided by 3; below the min size nothing scores', async () => {
     // one side only (bid 0.49; the ask at 0.60, far outside the band). The adjusted mid is
     // (0.49 + 0.52) / 2 = 0.505. Ours: s = 1.5 cents, S = 1/4, Q_one = 12.5, Q_two = 0: Q_min =
