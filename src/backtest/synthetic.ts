@@ -60,7 +60,7 @@ export interface WorldDriverOptions {
 interface RewardPayerView {
   configOf(conditionId: string): RewardConfig | null;
   history(): readonly { readonly market: string; readonly maker: string; readonly paid: number }[];
-  standing(maker: string): readonly { readonly market: string; readonly earnedSoFar: number }[];
+  standing(maker: string, now: number): readonly { readonly market: string; readonly earnedSoFar: number }[];
 }
 
 function rewardsOf(ex: PaperExchange): RewardPayerView | undefined {
@@ -74,13 +74,16 @@ function withExchangeRewards(m: MarketInfo, payer: RewardPayerView | undefined):
 }
 
 /**
- * What the exchange paid `maker` per traded market (closed epochs) plus the running epoch's
- * standing, micro. Markets the exchange never rewarded are left out.
+ * What the exchange paid `maker` per traded market at the epochs closed so far (credited: at least
+ * the minimum payout) plus its standing in the running epoch at `now` (its share of the pool so
+ * far, before the minimum payout, which applies when the epoch closes), micro. Traded markets
+ * without a reward config and without payments are left out.
  */
 export function exchangeRewards(
   payer: RewardPayerView,
   maker: string,
   markets: readonly MarketInfo[],
+  now: number,
 ): Map<string, ExchangeRewards> {
   const me = maker.toLowerCase();
   const traded = new Set<string>(markets.map((m) => m.market));
@@ -89,7 +92,7 @@ export function exchangeRewards(
     if (row.maker.toLowerCase() === me && traded.has(row.market))
       paid.set(row.market, (paid.get(row.market) ?? 0) + row.paid);
   const running = new Map<string, number>();
-  for (const s of payer.standing(me))
+  for (const s of payer.standing(me, now))
     if (traded.has(s.market)) running.set(s.market, (running.get(s.market) ?? 0) + s.earnedSoFar);
   const out = new Map<string, ExchangeRewards>();
   for (const m of markets) {
@@ -208,7 +211,7 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
     quietFired: () => quiet.fired,
     news: () => news.slice(),
     bookIncludesOwn: true,
-    ...(payer !== undefined ? { rewards: () => exchangeRewards(payer, venue.address, markets) } : {}),
+    ...(payer !== undefined ? { rewards: () => exchangeRewards(payer, venue.address, markets, clock.now()) } : {}),
     source: {
       world: {
         seed: w.seed,

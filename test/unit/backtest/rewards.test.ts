@@ -110,7 +110,7 @@ describe('exchangeRewards (world mode)', () => {
           : [],
     };
     const m = [info('a'), info('b'), info('c'), { ...info('d'), rewards: cfg }];
-    expect([...exchangeRewards(payer, '0xMe', m)]).toEqual([
+    expect([...exchangeRewards(payer, '0xMe', m, 42)]).toEqual([
       ['a', { paid: 3_500_000, accrued: 3_750_000 }],
       ['b', { paid: 0, accrued: 10 }],
       ['d', { paid: 0, accrued: 0 }], // rewarded, nothing earned
