@@ -337,6 +337,26 @@ export const schema = {
       default: 'standard',
       env: 'MMKIT_EXCHANGE_SIGNER_TIER',
     },
+    rewards: {
+      epochMs: {
+        doc: "Liquidity reward epoch of the paper exchange, ms: at each end (epochs aligned to multiples of it since the unix epoch; a day ends at midnight UTC) the pool of every rewarded market is paid by the makers' scores. 1000 to 31622400000 (366 days). Flag --rewards-epoch (2m, 1h, 1d).",
+        format: 'nat',
+        default: 86_400_000,
+        env: 'MMKIT_EXCHANGE_REWARDS_EPOCH_MS',
+      },
+      sampleMs: {
+        doc: 'How often the paper exchange samples the resting orders of its rewarded markets, ms of its clock (100 to epochMs). Flag --rewards-sample.',
+        format: 'nat',
+        default: 60_000,
+        env: 'MMKIT_EXCHANGE_REWARDS_SAMPLE_MS',
+      },
+      minPayout: {
+        doc: 'Smallest liquidity reward the paper exchange pays a maker for one market and epoch (USDC, decimal string); less is not paid. Flag --rewards-min-payout.',
+        format: 'decimal-amount',
+        default: '1',
+        env: 'MMKIT_EXCHANGE_REWARDS_MIN_PAYOUT',
+      },
+    },
     ws: {
       maxConnections: {
         doc: 'Most WebSockets open at once, all paths together (at least 1); over it an upgrade is refused 503.',
@@ -792,6 +812,7 @@ export type MmkitConfig = {
     rateLimits: { enabled: boolean; scale: number; queueMs: number };
     signerLimits: 'enforce' | 'warn' | 'off';
     signerTier: SignerTierName;
+    rewards: { epochMs: number; sampleMs: number; minPayout: string };
     ws: {
       maxConnections: number;
       maxConnectionsPerIp: number;

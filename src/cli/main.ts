@@ -10,6 +10,7 @@ import { parseAmount } from '../core/units.ts';
 import type { FaultRule } from '../exchange/faults.ts';
 import { EXIT_CODES_HELP, ExitCode, reportError } from './exit-codes.ts';
 import { watchStopSignals } from './stop-signals.ts';
+import { addRewardOptions, rewardFlagOverrides, rewardOptionsOf } from './reward-flags.ts';
 import { register as registerConfig } from './config-cmd.ts';
 import { register as registerMarkets } from './markets.ts';
 import { register as registerOrders } from './orders.ts';
@@ -67,6 +68,7 @@ Examples:
   mmkit exchange --seed 7 --agents none --no-lifecycle --db data/exchange.db
   MMKIT_ADMIN_TOKEN=secret mmkit exchange          # turns on /admin (faults, tick changes, resolution)
   mmkit exchange --protocol 2                      # GET /version answers 2: public V2 clients sign V2 orders
+  mmkit exchange --rewards-epoch 2m --rewards-sample 10s   # liquidity rewards paid every 2 minutes (demos)
 `,
   )
   .option('--config <file>', 'JSON config file merged over config/default.json')
@@ -128,9 +130,11 @@ Examples:
       'exchange.agents': o.agents,
       'exchange.worldProfile': o.worldProfile,
       'exchange.lifecycle': o.lifecycle === false ? false : undefined,
+      ...rewardFlagOverrides(o),
       'log.level': o.logLevel,
     });
     const x = cfg.exchange;
+    const rewards = rewardOptionsOf(x.rewards);
     const ws = {
       maxConnections: x.ws.maxConnections,
       maxConnectionsPerIp: x.ws.maxConnectionsPerIp,
@@ -164,6 +168,7 @@ Examples:
         protocol: x.protocol,
         heartbeatTimeoutMs: x.heartbeatTimeoutMs,
         gtdThresholdSec: x.gtdThresholdSec,
+        rewards,
       },
       http: {
         adminToken: x.adminToken || undefined,
@@ -209,6 +214,7 @@ program
 Examples:
   mmkit run                                        # paper trading: bands on 3 liquid markets, data/mmkit.db
   mmkit run --duration 30s                         # stops after 30 s: cancels all, verifies, exits 0
+  mmkit run --rewards-epoch 2m --rewards-sample 10s   # the in-process exchange pays rewards every 2 minutes
   mmkit run --strategy avellaneda --param riskAversion=0.5
   mmkit run --strategy ./my-strategy.ts --markets 0xabc...,0xdef...
   mmkit run --exchange-url http://127.0.0.1:8080   # against a paper exchange already running
@@ -275,9 +281,11 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
       'ops.httpPort': o.httpPort,
       'ops.httpHost': o.httpHost,
       'exchange.worldProfile': o.worldProfile,
+      ...rewardFlagOverrides(o),
       'log.level': o.logLevel,
     });
     const b = cfg.bot;
+    const paperRewards = rewardOptionsOf(cfg.exchange.rewards);
     // logs on stderr (pretty on a terminal, JSON lines otherwise): stdout carries the summary
     const logger = createLogger({
       level: cfg.log.level,
@@ -307,6 +315,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         seed: b.seed,
         paperProtocol: cfg.exchange.protocol === 2 ? 2 : 1,
         worldProfile: cfg.exchange.worldProfile,
+        paperRewards,
         collateral: {
           autoMerge: b.autoMerge,
           mergeMinSize: parseAmount(b.mergeMinSize),
@@ -346,6 +355,14 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     process.exit(runExitCode(summary.stop, summary.noOrdersLeft && summary.openOrdersAtExit === 0));
   });
 
+// the liquidity reward flags of the paper exchange (exchange.rewards.*), on both commands that run one
+for (const [name, what] of [
+  ['exchange', ''],
+  ['run', 'with the in-process paper exchange: '],
+] as const) {
+  const cmd = program.commands.find((c) => c.name() === name);
+  if (cmd !== undefined) addRewardOptions(cmd, what);
+}
 registerConfig(program);
 registerMarkets(program);
 registerOrders(program);

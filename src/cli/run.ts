@@ -32,6 +32,7 @@ import type { StoreSummary } from '../store/store-types.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { resolveParams } from '../strategy/params.ts';
 import { startExchange, type RunningExchange } from '../exchange/server.ts';
+import type { RewardOptions } from '../exchange/rewards/ledger.ts';
 import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import { registerSecret } from '../core/secrets.ts';
 import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.ts';
@@ -72,6 +73,8 @@ export interface RunConfig {
   paperProtocol?: 1 | 2;
   /** The in-process paper exchange's world profile (default: the exchange's, realistic). */
   worldProfile?: WorldProfileName;
+  /** The in-process paper exchange's liquidity rewards (exchange.rewards.*: epoch, sampling, minimum payout). */
+  paperRewards?: Partial<RewardOptions>;
   /** Per-API URLs (venue.*Url) replacing those derived from exchangeUrl; `clob` + `ws` without exchangeUrl: no in-process exchange. */
   urls?: Partial<VenueUrls>;
   /** Request budgets (budgets.*); default the spec's limits. */
@@ -301,7 +304,10 @@ async function runLocked(
     exchange = await startExchange({
       port: 0,
       seed: cfg.seed,
-      ...(cfg.paperProtocol !== undefined ? { exchange: { protocol: cfg.paperProtocol } } : {}),
+      exchange: {
+        ...(cfg.paperProtocol !== undefined ? { protocol: cfg.paperProtocol } : {}),
+        ...(cfg.paperRewards !== undefined ? { rewards: cfg.paperRewards } : {}),
+      },
       ...(cfg.worldProfile !== undefined ? { world: { profile: cfg.worldProfile } } : {}),
       logger: log.child({ component: 'exchange' }, { level: 'warn' }),
     });

@@ -8,6 +8,8 @@
 import type { MarketMeta } from './markets.ts';
 import type { CancelReason, NewOrder } from './matching/types.ts';
 import type { RelayerOp } from './relayer/types.ts';
+import type { RewardConfig } from '../core/rewards.ts';
+import type { EpochPayout } from './rewards/ledger.ts';
 import type { ArticleRec, CommentRec, EventRec, ProfileRec, SeriesRec, SportRec, TagRec } from './world/model.ts';
 
 export type Command =
@@ -42,7 +44,11 @@ export type Command =
   | { k: 'close'; conditionId: string }
   | { k: 'resolve'; conditionId: string; winningToken: string }
   /** A relayer operation (split, merge, redeem, convert) of an account. */
-  | { k: 'relayer'; account: string; op: RelayerOp };
+  | { k: 'relayer'; account: string; op: RelayerOp }
+  /** A market's liquidity reward config set (null: cleared): the world's, or an operator's (POST /admin/rewards). */
+  | { k: 'rewardConfig'; conditionId: string; config: RewardConfig | null }
+  /** A closed reward epoch: every scoring maker's row; the paid ones credited to collateral. */
+  | ({ k: 'rewardPayout' } & EpochPayout);
 
 export type TimedCommand = Command & { t: number };
 

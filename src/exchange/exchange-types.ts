@@ -11,6 +11,7 @@ import type { EngineEvent, OrderType, RejectCode, Trade } from './matching/types
 import type { LiveMarketState, MarketMeta } from './markets.ts';
 import type { WorldIdentity } from './identity.ts';
 import type { WorldEvent } from './world/model.ts';
+import type { RewardOptions } from './rewards/ledger.ts';
 
 export interface ExchangeOptions {
   clock: Clock;
@@ -33,6 +34,11 @@ export interface ExchangeOptions {
    * since 2026-04-28). Public V2 clients sign V1 orders when it answers 1. Unset: DEFAULT_PROTOCOL.
    */
   protocol?: ClobProtocol;
+  /**
+   * Liquidity rewards: epoch length, sampling interval, minimum payout (rewards/ledger.ts;
+   * defaults: one day, 60 s, 1 USDC).
+   */
+  rewards?: Partial<RewardOptions>;
 }
 
 /** A CLOB protocol version: 1 (V1 orders) or 2 (CLOB V2). */

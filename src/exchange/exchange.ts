@@ -30,6 +30,10 @@ import type { Command, CommandSink, TimedCommand } from './commands.ts';
 import { RelayerLedger } from './relayer/ledger.ts';
 import type { RelayerOp, RelayerOutcome } from './relayer/types.ts';
 import { WorldStore } from './world/store.ts';
+import { checkRewardConfig, ExchangeRewards, type EpochPayout } from './rewards/ledger.ts';
+import { NotFoundError } from '../core/errors.ts';
+import { rewardAsset } from './rewards/wire.ts';
+import type { RewardConfig } from '../core/rewards.ts';
 import type { WorldEvent } from './world/model.ts';
 
 export * from './exchange-types.ts';
@@ -58,6 +62,11 @@ export class PaperExchange {
   readonly world = new WorldStore();
   /** The relayer's operations (split, merge, redeem, convert) and their transactions. */
   readonly relayerLedger: RelayerLedger;
+  /**
+   * Liquidity rewards: each market's config, the running epoch's samples, the payout history
+   * (rewards/ledger.ts). Sampling and payouts run on the exchange's clock from `start()`.
+   */
+  readonly rewards: ExchangeRewards;
   /** Builder attribution per order id (orders may carry a builder key). */
   readonly orderBuilder = new Map<string, string>();
   private readonly markets = new Map<string, MarketEntry>();
@@ -92,6 +101,9 @@ export class PaperExchange {
   private pendingEngine: EngineEvent[] = [];
   private sink: CommandSink | undefined;
   private timer: TimerHandle | undefined;
+  private rewardTimer: TimerHandle | undefined;
+  /** When the next reward sample is due (unix ms). */
+  private nextRewardSample = 0;
   /** Time of the command being applied (replay uses the journal's times, not the clock). */
   private now = 0;
 
@@ -99,6 +111,13 @@ export class PaperExchange {
     this.opts = opts;
     this.clock = opts.clock;
     this.keys = new ApiKeyStore(opts.serverSecret);
+    this.rewards = new ExchangeRewards(
+      {
+        forEachResting: (cid, side, fn) => this.engine.forEachResting(cid, side, fn),
+        isActive: (cid) => this.engine.getMarket(cid)?.status === 'active',
+      },
+      opts.rewards,
+    );
     this.relayerLedger = new RelayerLedger({
       engine: this.engine,
       positions: this.positions,
@@ -126,15 +145,69 @@ export class PaperExchange {
     this.sink = sink;
   }
 
-  /** Starts housekeeping (4 Hz): GTD expiry and the heartbeat dead-man switch. */
+  /**
+   * Starts housekeeping (4 Hz): GTD expiry and the heartbeat dead-man switch; and the liquidity
+   * rewards: a sample every `rewards.sampleMs` (at multiples of it) and a payout at each epoch's end.
+   */
   start(): void {
     if (this.timer !== undefined) return;
     this.timer = this.clock.setInterval(() => this.tick(), 250);
+    const now = this.clock.now();
+    this.rewards.openEpoch(now);
+    this.nextRewardSample = this.nextSampleAfter(now);
+    this.scheduleRewards(now);
   }
 
   stop(): void {
     if (this.timer !== undefined) this.clock.clearInterval(this.timer);
     this.timer = undefined;
+    if (this.rewardTimer !== undefined) this.clock.clearTimeout(this.rewardTimer);
+    this.rewardTimer = undefined;
+  }
+
+  private nextSampleAfter(t: number): number {
+    const s = this.rewards.options.sampleMs;
+    return (Math.floor(t / s) + 1) * s;
+  }
+
+  private scheduleRewards(now: number): void {
+    const at = Math.min(this.nextRewardSample, this.rewards.epochEnd);
+    this.rewardTimer = this.clock.setTimeout(() => this.rewardsDue(), Math.max(0, at - now));
+  }
+
+  /**
+   * The rewards' timer: close the epoch when it has ended (pay it, begin the next), then take the
+   * sample when one is due. A sample at an epoch's end belongs to the next epoch.
+   */
+  rewardsDue(): void {
+    const now = this.clock.now();
+    if (now >= this.rewards.epochEnd) {
+      const p = this.rewards.closing();
+      if (p.rows.length > 0)
+        this.exec({ k: 'rewardPayout', epochStart: p.epochStart, epochEnd: p.epochEnd, rows: p.rows });
+      this.rewards.openEpoch(now);
+    }
+    if (now >= this.nextRewardSample) {
+      this.rewards.sample(now);
+      this.nextRewardSample = this.nextSampleAfter(now);
+    }
+    if (this.timer !== undefined) this.scheduleRewards(now);
+  }
+
+  /** The asset rewards are paid in: the collateral (pUSD with CLOB V2, USDC.e with V1). */
+  get rewardAsset(): string {
+    return rewardAsset(this.protocol, this.opts.chainId);
+  }
+
+  /**
+   * Set (or clear, with null) a market's reward config. Journaled.
+   * @throws NotFoundError for an unknown market; ValidationError for an invalid config (nothing changes).
+   */
+  setRewardConfig(conditionId: string, config: RewardConfig | null): void {
+    const entry = this.market(conditionId);
+    if (entry === undefined) throw new NotFoundError(`unknown market ${conditionId.slice(0, 80)}`);
+    if (config !== null) checkRewardConfig(config);
+    this.exec({ k: 'rewardConfig', conditionId: entry.meta.conditionId, config });
   }
 
   /** Expire GTD orders and enforce heartbeats at the current time. */
@@ -291,11 +364,23 @@ export class PaperExchange {
         return undefined;
       case 'relayer':
         return this.relayerLedger.apply(c.account, c.op, c.t);
+      case 'rewardConfig':
+        this.rewards.setConfig(c.conditionId, c.config);
+        return undefined;
+      case 'rewardPayout':
+        return this.applyPayout(c);
       default: {
         const never: never = c;
         throw new Error(`unknown command ${JSON.stringify(never)}`);
       }
     }
+  }
+
+  /** Credit a closed epoch's payouts and keep its rows. */
+  private applyPayout(p: EpochPayout): undefined {
+    for (const r of p.rows) if (r.paid > 0) this.engine.credit(r.maker, r.paid);
+    this.rewards.record(p);
+    return undefined;
   }
 
   /** Drain the engine's events and update derived state; returns them. */

@@ -59,8 +59,18 @@ export interface LiveMarketState {
   mid: [number | undefined, number | undefined];
 }
 
-/** CLOB market record (snake_case), as GET /markets and /markets/{condition_id} answer it. */
-export function clobMarketRecord(m: MarketMeta, s: LiveMarketState): Record<string, unknown> {
+/** The `rewards` object of a market without rewards. */
+export const NO_REWARDS: Readonly<Record<string, unknown>> = Object.freeze({ rates: null, min_size: 0, max_spread: 0 });
+
+/**
+ * CLOB market record (snake_case), as GET /markets and /markets/{condition_id} answer it;
+ * `rewards` is its reward object (rewards/wire.ts `clobRewards`).
+ */
+export function clobMarketRecord(
+  m: MarketMeta,
+  s: LiveMarketState,
+  rewards: Readonly<Record<string, unknown>> = NO_REWARDS,
+): Record<string, unknown> {
   const tokenPrice = (i: 0 | 1): number => {
     if (s.status === 'resolved') return s.winningToken === m.tokens[i] ? 1 : 0;
     const p = s.mid[i] ?? s.lastPrice[i];
@@ -96,7 +106,7 @@ export function clobMarketRecord(m: MarketMeta, s: LiveMarketState): Record<stri
     fpmm: '',
     icon: '',
     image: '',
-    rewards: { rates: null, min_size: 0, max_spread: 0 },
+    rewards,
     is_50_50_outcome: false,
     tags: m.tags,
   };

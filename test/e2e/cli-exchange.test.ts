@@ -89,6 +89,50 @@ describe('mmkit exchange', () => {
     expect(err).toContain('exchange.worldProfile');
   }, 90_000);
 
+  it('--rewards-epoch / --rewards-sample / --rewards-min-payout: the world pays its providers; bad values refused naming the key', async () => {
+    const { p, urls } = await start([
+      '--seed',
+      '5',
+      '--rewards-epoch',
+      '2s',
+      '--rewards-sample',
+      '200',
+      '--rewards-min-payout',
+      '0',
+    ]);
+    const { agentAccounts } = await import('../../src/exchange/world/generator.ts');
+    const lps = agentAccounts(5).lp;
+    const rewardRows = async () => {
+      let n = 0;
+      for (const a of lps) {
+        const r: any = await (await fetch(`${urls.data_url}/activity?user=${a}&type=REWARD`)).json();
+        n += (Array.isArray(r) ? r : r.data).length;
+      }
+      return n;
+    };
+    const deadline = Date.now() + 60_000;
+    let rows = 0;
+    while ((rows = await rewardRows()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    expect(rows).toBeGreaterThan(0);
+    p.kill('SIGTERM');
+    await exited(p);
+    for (const [args, key] of [
+      [['--rewards-epoch', '500'], 'exchange.rewards.epochMs'],
+      [['--rewards-sample', '5s', '--rewards-epoch', '2s'], 'exchange.rewards.sampleMs'],
+      [['--rewards-epoch', '2 minutes'], '--rewards-epoch'],
+      [['--rewards-min-payout', '-1'], 'exchange.rewards.minPayout'],
+    ] as const) {
+      const bad = spawn(process.execPath, [BIN, 'exchange', '--port', '0', ...args], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let err = '';
+      bad.stderr!.on('data', (d) => (err += d));
+      const [code] = await once(bad, 'close');
+      expect(code).not.toBe(0);
+      expect(err).toContain(key);
+    }
+  }, 120_000);
+
   it('the same seed gives the same markets', async () => {
     const a = await start(['--seed', '11']);
     const b = await start(['--seed', '11']);

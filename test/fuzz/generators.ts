@@ -622,6 +622,15 @@ const QUERY_KEYS: Record<string, Array<[string, ValueKind]>> = {
     ['after', 'seconds'],
     ['maker_address', 'address'],
     ['asset_type', 'assetType'],
+    ['order_id', 'orderId'],
+    ['order_ids', 'any'],
+    ['date', 'any'],
+    ['signature_type', 'int'],
+    ['page_size', 'limit'],
+    ['order_by', 'any'],
+    ['position', 'any'],
+    ['no_competition', 'bool'],
+    ['q', 'search'],
   ],
   '/gamma': [
     ['limit', 'limit'],
@@ -707,6 +716,13 @@ const CLOB_L2 = new Set([
   'GET /balance-allowance/update',
   'POST /v1/heartbeats',
   'POST /heartbeats',
+  'GET /order-scoring',
+  'POST /orders-scoring',
+  'GET /orders-scoring',
+  'GET /rewards/user',
+  'GET /rewards/user/total',
+  'GET /rewards/user/percentages',
+  'GET /rewards/user/markets',
 ]);
 const CLOB_L1 = new Set(['POST /auth/api-key', 'GET /auth/derive-api-key']);
 
@@ -1069,6 +1085,10 @@ const BODIES: Record<string, (w: FuzzWorld) => fc.Arbitrary<unknown>> = {
     fc
       .record({ tr: fc.nat(w.traders.length - 1), ns: fc.array(fc.nat(1000), { maxLength: 4 }) })
       .map(({ tr, ns }) => ({ __trader: tr, __list: ns.map((n) => valueFor(w, 'orderId', n, tr)) })),
+  'POST /clob/orders-scoring': (w) =>
+    fc
+      .record({ tr: fc.nat(w.traders.length - 1), ns: fc.array(fc.nat(1000), { maxLength: 4 }) })
+      .map(({ tr, ns }) => ({ __trader: tr, __list: ns.map((n) => valueFor(w, 'orderId', n, tr)) })),
   'DELETE /clob/cancel-market-orders': (w) =>
     fc
       .record({ a: fc.nat(1000), b: fc.nat(3) })
@@ -1121,6 +1141,19 @@ const BODIES: Record<string, (w: FuzzWorld) => fc.Arbitrary<unknown>> = {
         address: n % 5 === 0 ? w.traders[0]!.address : '0x' + (n + 1).toString(16).padStart(40, 'c'),
         ...(c !== undefined ? { collateral: c } : {}),
         ...(t ? { tokens: { [valueFor(w, 'token', n, 0)]: '100' } } : {}),
+      })),
+  'POST /admin/rewards': (w) =>
+    fc
+      .record({
+        n: fc.nat(1000),
+        clear: fc.boolean(),
+        spread: fc.constantFrom(3, 4.5, '3.5', 0, 51, 0.001),
+        size: fc.constantFrom('20', 50, '0', '1.5'),
+        rate: fc.constantFrom('10', 1440, '0', '0.000001'),
+      })
+      .map(({ n, clear, spread, size, rate }) => ({
+        condition_id: valueFor(w, 'cid', n, 0),
+        rewards: clear ? null : { max_spread: spread, min_size: size, daily_rate: rate },
       })),
   'POST /admin/funders': (w) =>
     fc.nat(1000).map((n) => ({

@@ -35,6 +35,8 @@ describe('CLOB V2 public routes', () => {
     const m = v.m1;
     const r = await get(`/clob-markets/${m.condition_id}`);
     expect(r.status).toBe(200);
+    // the reward config (min size, max spread) of a rewarded market, null otherwise
+    const cfg = v.running.exchange.rewards.configOf(m.condition_id);
     expect(r.body).toEqual({
       c: m.condition_id,
       t: [
@@ -47,7 +49,7 @@ describe('CLOB V2 public routes', () => {
       mbf: 0,
       tbf: expect.any(Number),
       fd: { r: expect.any(Number), e: 1, to: true },
-      r: null,
+      r: cfg === null ? null : { mi: cfg.minSize / 1e6, ma: cfg.maxSpread / 100 },
       gst: null,
       sd: 0,
       ao: true,

@@ -9,6 +9,9 @@
  *    the collateral paid; CONVERSION (the neg-risk convert): `size` the NO shares converted per
  *    market, `usdcSize` the collateral received. For these `asset` and `side` are "" and `price`
  *    "0", as at the public service.
+ *  - REWARD: a liquidity reward paid at an epoch's end (one item per market): `size` = `usdcSize`
+ *    = the amount, `timestamp` the epoch's end, `conditionId` the market; `asset`, `side` "" and
+ *    `price` "0"; `transactionHash` derived from (epoch, market, maker).
  *
  * Amounts are exact decimal strings (the public service sends JSON numbers; clients should accept
  * both). Filters: `type` (comma-separated), `market` (condition ids, comma-separated), `start` /
@@ -18,6 +21,8 @@ import type { FastifyInstance } from 'fastify';
 import { formatAmount } from '../../core/units.ts';
 import type { PaperExchange } from '../exchange.ts';
 import type { RelayerTx } from '../relayer/types.ts';
+import type { RewardPaymentRow } from '../rewards/ledger.ts';
+import { keccak256, toUtf8Bytes } from 'ethers';
 import { qInt, qString, type Query } from './body.ts';
 import { badRequest } from './errors.ts';
 import { eventOf, okPage, paginate, pathAddress, ratio6, unixSec, userFills, type UserFill } from './render-meta.ts';
@@ -108,6 +113,28 @@ export function activityRoutes(ex: PaperExchange) {
     },
   });
 
+  const rewardItem = (user: string, r: RewardPaymentRow, order: number): Item => ({
+    at: r.epochEnd,
+    order,
+    type: 'REWARD',
+    conditionId: r.market,
+    render: () => ({
+      proxyWallet: user,
+      timestamp: unixSec(r.epochEnd),
+      conditionId: r.market,
+      type: 'REWARD',
+      size: formatAmount(r.paid),
+      usdcSize: formatAmount(r.paid),
+      transactionHash: keccak256(toUtf8Bytes(`reward:${r.epochEnd}:${r.market}:${r.maker}`)),
+      price: '0',
+      asset: '',
+      side: '',
+      outcomeIndex: null,
+      outcome: '',
+      ...marketFields(r.market),
+    }),
+  });
+
   return async function plugin(app: FastifyInstance): Promise<void> {
     app.get('/activity', async (req) => {
       const q = req.query as Query;
@@ -125,6 +152,7 @@ export function activityRoutes(ex: PaperExchange) {
       let n = 0;
       for (const f of userFills(ex, addr)) items.push(fillItem(addr, f, n++));
       for (const tx of ex.relayerLedger.of(addr)) items.push(opItem(addr, tx, n++));
+      for (const r of ex.rewards.history()) if (r.maker === addr && r.paid > 0) items.push(rewardItem(addr, r, n++));
       const picked = items
         .filter(
           (i) =>

@@ -17,6 +17,8 @@ import type { SecurityLog } from '../security-log.ts';
 import type { SignerLimiter } from '../limits/signer-buckets.ts';
 import { parseSignerTier, SIGNER_TIER_NAMES } from '../../core/signer-limits.ts';
 import { parseWith } from './body.ts';
+import { maxSpreadFromCents, type RewardConfig } from '../../core/rewards.ts';
+import { clobRewards } from '../rewards/wire.ts';
 import { notFoundHandler } from './error-handling.ts';
 import { badRequest, forbidden, notFound } from './errors.ts';
 
@@ -40,6 +42,19 @@ const faultSchema = z.object({
 });
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const decimal = z.union([z.number().finite().nonnegative(), z.string().max(40)]);
+const rewardsSchema = z.object({
+  condition_id: z.string().max(100),
+  rewards: z
+    .object({
+      max_spread: decimal,
+      min_size: decimal,
+      daily_rate: decimal,
+      multiplier: z.number().int().min(1).max(1000).optional(),
+    })
+    .strict()
+    .nullable(),
+});
 const tierSchema = z.object({
   address: z.string().regex(ADDRESS, '0x-prefixed 20-byte hex address'),
   tier: z.string().max(20),
@@ -199,6 +214,36 @@ export function adminRoutes(ex: PaperExchange, opts: AdminRouteOptions) {
     app.delete<{ Params: { id: string } }>('/faults/:id', async (req) => {
       if (!needFaults().remove(req.params.id)) throw notFound('no such fault rule');
       return { ok: true };
+    });
+    /**
+     * Set a market's liquidity reward config (`rewards: {max_spread: cents, min_size: shares,
+     * daily_rate: USDC, multiplier?}`, numbers or decimal strings) or clear it (`rewards: null`).
+     * Journaled; it applies from the next sample (clearing drops the market's running epoch).
+     */
+    app.post('/rewards', async (req) => {
+      const b = parseWith(rewardsSchema, req.body, 'body');
+      const m = market(b.condition_id);
+      let cfg: RewardConfig | null = null;
+      if (b.rewards !== null) {
+        const maxSpread = maxSpreadFromCents(Number(b.rewards.max_spread));
+        if (maxSpread === null || maxSpread > 5000)
+          throw badRequest('rewards.max_spread: cents, a positive multiple of 0.01 up to 50');
+        const minSize = amount(String(b.rewards.min_size));
+        const dailyRate = amount(String(b.rewards.daily_rate));
+        if (dailyRate <= 0) throw badRequest('rewards.daily_rate must be positive (clear with rewards: null)');
+        cfg = {
+          maxSpread,
+          minSize,
+          dailyRate,
+          ...(b.rewards.multiplier !== undefined ? { multiplier: b.rewards.multiplier } : {}),
+        };
+      }
+      ex.setRewardConfig(m.meta.conditionId, cfg);
+      return {
+        ok: true,
+        condition_id: m.meta.conditionId,
+        rewards: clobRewards(ex.rewards.configOf(m.meta.conditionId), ex.rewardAsset),
+      };
     });
     app.post<{ Params: { cid: string } }>('/markets/:cid/close', async (req) => {
       ex.closeMarket(market(req.params.cid).meta.conditionId);

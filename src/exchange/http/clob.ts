@@ -26,7 +26,8 @@ import { ValidationError } from '../../core/errors.ts';
 import type { ApiKeyRecord } from '../accounts/keys.ts';
 import { worldRecord } from '../identity.ts';
 import { clobMarketRecord } from '../markets.ts';
-import type { PaperExchange, PlaceOutcome, PlaceRequest } from '../exchange.ts';
+import type { MarketEntry, PaperExchange, PlaceOutcome, PlaceRequest } from '../exchange.ts';
+import { clobRewards } from '../rewards/wire.ts';
 import type { OrderState } from '../matching/types.ts';
 import { MAX_BATCH_ORDERS, MAX_CANCEL_IDS } from '../../core/rate-limits.ts';
 import { authenticate, authenticateL1, authenticateRead, type AuthOptions, type Reader } from './auth.ts';
@@ -34,6 +35,7 @@ import { cursorPage, parseWith, qRequired, qString, type Query } from './body.ts
 import { badRequest, envelope, HttpError, notFound } from './errors.ts';
 import { formatMid, renderBook, renderOrder, renderTrade } from './render.ts';
 import { builderRoutes } from './builder.ts';
+import { rewardRoutes } from './rewards.ts';
 import { v2Routes } from './v2-routes.ts';
 import { NO_SIGNER_GATE, type SignerGate } from './signer-limits.ts';
 import type { SignerRequest } from '../../core/signer-limits.ts';
@@ -186,6 +188,7 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
     // what the public V2 client calls besides: /version, /clob-markets, builder keys and fees, ...
     await app.register(v2Routes(ex, opts));
     await app.register(builderRoutes(ex, opts));
+    await app.register(rewardRoutes(ex, opts));
 
     app.get('/', async () => 'OK');
     app.get('/time', async () => Math.floor(ex.clock.now() / 1000));
@@ -197,17 +200,17 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
     });
 
     // ---- markets ------------------------------------------------------------------------------
-    const marketRecords = () => ex.listMarkets().map((e) => clobMarketRecord(e.meta, ex.marketState(e)));
+    const record = (e: MarketEntry) =>
+      clobMarketRecord(e.meta, ex.marketState(e), clobRewards(ex.rewards.configOf(e.meta.conditionId), ex.rewardAsset));
+    const marketRecords = () => ex.listMarkets().map(record);
+    /** The markets with rewards (the public service's "sampling" markets): active ones with a reward config. */
+    const samplingRecords = () =>
+      ex
+        .listMarkets()
+        .filter((e) => e.state.status === 'active' && ex.rewards.configOf(e.meta.conditionId) !== null)
+        .map(record);
     app.get('/markets', async (req) => cursorPage(marketRecords(), req.query as Query, (m) => m, 10, 1000));
-    app.get('/sampling-markets', async (req) =>
-      cursorPage(
-        marketRecords().filter((m) => m.active === true),
-        req.query as Query,
-        (m) => m,
-        10,
-        1000,
-      ),
-    );
+    app.get('/sampling-markets', async (req) => cursorPage(samplingRecords(), req.query as Query, (m) => m, 10, 1000));
     const simplified = (m: Record<string, unknown>) => ({
       condition_id: m.condition_id,
       tokens: m.tokens,
@@ -221,19 +224,13 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       cursorPage(marketRecords(), req.query as Query, simplified, 10, 1000),
     );
     app.get('/sampling-simplified-markets', async (req) =>
-      cursorPage(
-        marketRecords().filter((m) => m.active === true),
-        req.query as Query,
-        simplified,
-        10,
-        1000,
-      ),
+      cursorPage(samplingRecords(), req.query as Query, simplified, 10, 1000),
     );
     const oneMarket = (cid: string | undefined) => {
       if (cid === undefined) throw badRequest('missing condition_id');
       const e = ex.market(cid);
       if (e === undefined) throw notFound('market not found');
-      return clobMarketRecord(e.meta, ex.marketState(e));
+      return record(e);
     };
     app.get<{ Params: { condition_id: string } }>('/markets/:condition_id', async (req) =>
       oneMarket(req.params.condition_id),

@@ -16,6 +16,7 @@ import type { MakerFill, Trade } from '../matching/types.ts';
 import { decodeCursor, encodeCursor, END_CURSOR, qBool, qInt, qString, type Query } from './body.ts';
 import { badRequest } from './errors.ts';
 import { formatMid } from './render.ts';
+import { gammaRewards, rewardPeriod } from '../rewards/wire.ts';
 
 // ---- query helpers ----------------------------------------------------------------------------
 
@@ -344,6 +345,13 @@ export function gammaMarket(ex: PaperExchange, e: MarketEntry, withEvents = true
     startDate,
     createdAt: m.createdAt,
     category,
+    // liquidity rewards: min size (shares), max spread (cents), the allocation (rewards/wire.ts)
+    ...gammaRewards(
+      ex.rewards.configOf(m.conditionId),
+      m.conditionId,
+      ex.rewardAsset,
+      rewardPeriod(m.createdAt, m.endDate),
+    ),
     // mmkit's snake_case record
     condition_id: m.conditionId,
     question_id: m.questionId,

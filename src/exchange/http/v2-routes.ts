@@ -26,6 +26,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { formatAmount } from '../../core/units.ts';
+import { compactRewards } from '../rewards/wire.ts';
 import { DEFAULT_PROTOCOL, type ClobProtocol, type MarketEntry, type PaperExchange } from '../exchange.ts';
 import type { OrderState } from '../matching/types.ts';
 import { authenticateRead, type AuthOptions } from './auth.ts';
@@ -57,7 +58,7 @@ export function clobMarketInfo(ex: PaperExchange, e: MarketEntry): Record<string
     tbf: m.feeRateBps,
     // the market's fee schedule: one taker rate (bps); makers pay nothing
     fd: { r: m.feeRateBps / 10_000, e: 1, to: true },
-    r: null,
+    r: compactRewards(ex.rewards.configOf(m.conditionId)),
     gst: null,
     sd: 0,
     ao: s.status === 'active',

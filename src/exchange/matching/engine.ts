@@ -1804,6 +1804,33 @@ export class MatchingEngine {
   }
 
   /**
+   * Walks the LIVE orders resting on one side of a market's YES book, best price first and in time
+   * priority within a level, calling `fn(account, yesPrice, remaining)` (YES pips; remaining
+   * micro-shares); stops as soon as `fn` returns false. A NO order at q rests at 10000 - q (a NO
+   * bid is a YES ask). Costs the levels and orders visited, so a caller that stops near the touch
+   * pays for the touch only. An unknown market walks nothing.
+   */
+  forEachResting(
+    conditionId: string,
+    side: 'bid' | 'ask',
+    fn: (account: string, yesPrice: number, remaining: number) => boolean | undefined,
+  ): void {
+    const m = this.markets.get(conditionId);
+    if (m === undefined) return;
+    const t = this.ot;
+    const b = side === 'bid' ? m.bids : m.asks;
+    const bid = b.isBid;
+    for (let p = b.best; bid ? p !== NO_BID : p !== NO_ASK; p = bid ? b.nextDown(p - 1) : b.nextUp(p + 1)) {
+      for (let o = b.head[p]!; o !== NIL; o = t.gi(o, I_NEXT)) {
+        const IP = t.ip[o >>> PAGE_BITS]!;
+        const ib = (o & PAGE_MASK) << IS_BITS;
+        const rem = (IP[ib + I_SIZE]! - IP[ib + I_MATCHED]!) * LOT_MICRO;
+        if (fn(this.accountList[IP[ib + I_ACCT]!]!.id, p, rem) === false) return;
+      }
+    }
+  }
+
+  /**
    * Best bid and ask of a token, in pips on its own scale (null when that side is empty).
    * @throws NotFoundError when no market trades the token.
    */

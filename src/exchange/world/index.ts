@@ -27,6 +27,7 @@ import { CRYPTO_SYMBOLS } from './model.ts';
 import type { NewsEvent } from './news.ts';
 import { DEFAULT_WORLD_PROFILE, worldProfile, type WorldProfileName } from './profiles.ts';
 import { WorldRuntime, type WorldStats } from './runtime.ts';
+import { giveWorldRewards } from '../rewards/world-configs.ts';
 
 export type { AgentRates } from './agents.ts';
 export type { WorldStats } from './runtime.ts';
@@ -116,7 +117,10 @@ export function seedWorld(ex: PaperExchange, seed: number): void {
   }
   for (const event of plan.events) {
     ex.exec({ k: 'event', event });
-    for (const m of byEvent.get(event.id) ?? []) ex.addMarket(m);
+    for (const m of byEvent.get(event.id) ?? []) {
+      ex.addMarket(m);
+      giveWorldRewards(ex, seed, m);
+    }
   }
   for (const comment of plan.comments) ex.exec({ k: 'comment', comment });
   for (const article of plan.articles) ex.exec({ k: 'article', article });

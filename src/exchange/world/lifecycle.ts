@@ -24,6 +24,7 @@ import {
   type CommentParent,
 } from './generator.ts';
 import { GAME_SPORTS } from './catalog.ts';
+import { giveWorldRewards } from '../rewards/world-configs.ts';
 import type { EventRec } from './model.ts';
 import type { LiveMarket, WorldRuntime } from './runtime.ts';
 import { hash32, rngFor } from './seeding.ts';
@@ -111,6 +112,7 @@ export class Lifecycle {
       const meta = cryptoWindowMarket(this.rt.seed, ev, rc, ev.marketIds.length, startMs, endMs, strike, now);
       this.putEvent({ ...ev, marketIds: [...ev.marketIds, meta.conditionId], endDate: meta.endDate });
       this.ex.addMarket(meta);
+      giveWorldRewards(this.ex, this.rt.seed, meta);
       this.rt.stats.marketsCreated++;
     }
     for (const g of GAME_SPORTS) {
@@ -130,6 +132,7 @@ export class Lifecycle {
       this.rt.stats.eventsCreated++;
       for (const m of markets) {
         this.ex.addMarket(m);
+        giveWorldRewards(this.ex, this.rt.seed, m);
         this.rt.stats.marketsCreated++;
       }
     }
