@@ -22,7 +22,7 @@ function rewardsTable(r: BacktestResult): string {
   const rw = r.rewards;
   if (rw === undefined) return '';
   const world = rw.source === 'exchange';
-  const head = `<tr><th>market</th><th>earned (USDC)</th>${world ? '<th>paid at epoch ends</th><th>bot estimate</th>' : ''}<th>samples scored</th></tr>`;
+  const head = `<tr><th>market</th><th>earned (USDC)</th>${world ? '<th>credited at epoch ends</th><th>bot estimate</th>' : ''}<th>samples scored</th></tr>`;
   const body = rw.byMarket
     .map((x) => {
       const mk = r.markets.find((m) => m.market === x.market);
@@ -31,7 +31,7 @@ function rewardsTable(r: BacktestResult): string {
     })
     .join('');
   const how = world
-    ? 'paid by the paper exchange to our account (closed epochs) plus the running epoch&#39;s standing at the end'
+    ? 'our share of the paper exchange&#39;s pools (the epochs closed during the run and the running epoch&#39;s standing at its end, before the minimum payout)'
     : 'estimated: our quotes scored every minute against the recorded book&#39;s competition';
   return `<h2>Liquidity rewards</h2>
 <p>${usd(rw.total)} USDC, ${how}; not in the PnL above.</p>

@@ -64,7 +64,7 @@ export function rewardsLine(rw: NonNullable<BacktestResult['rewards']>, m: Metri
   const how =
     rw.source === 'estimate'
       ? `estimated against the recorded book (${scored} of ${samples} samples scored`
-      : `paid by the exchange (${usd(rw.byMarket.reduce((a, x) => a + (x.paid ?? 0), 0))} credited at epoch ends, the rest the running epoch's standing; the bot estimated ${usd(rw.byMarket.reduce((a, x) => a + (x.estimated ?? 0), 0))}`;
+      : `earned at the exchange (${usd(rw.byMarket.reduce((a, x) => a + (x.paid ?? 0), 0))} credited at epoch ends, none below the minimum payout; the bot estimated ${usd(rw.byMarket.reduce((a, x) => a + (x.estimated ?? 0), 0))}`;
   return `${usd(rw.total, true)} USDC ${how}; ${n} market${n === 1 ? '' : 's'}); PnL with rewards ${usd(m.pnlWithRewards ?? m.pnl + rw.total, true)} USDC`;
 }
 

@@ -7,9 +7,10 @@
  *    (src/core/rewards.ts), and accrues each sample's share of the market's pool exactly: the
  *    estimate is the figure.
  *  - World mode: the paper exchange samples every maker's resting orders itself and pays at the end
- *    of each epoch; the figure is what it paid our account (closed epochs) plus what it would pay
- *    for the running epoch if it closed at the end of the run. The bot's estimate is kept beside
- *    it (`estimated`), to compare.
+ *    of each epoch; the figure is our account's share of the pools (each closed epoch's earnings
+ *    plus the running epoch's standing at the end of the run, before the minimum payout), with what
+ *    the exchange credited at epoch ends (`paid`: nothing below the minimum payout) and the bot's
+ *    own estimate (`estimated`) beside it.
  *
  * Pure: a result from the tracker's snapshots and, in world mode, the exchange's figures.
  */
@@ -19,9 +20,9 @@ import type { RewardMarketRow, RewardsResult } from './types.ts';
 
 /** The exchange's figures of one market for our account (world mode), micro. */
 export interface ExchangeRewards {
-  /** Paid at closed epochs plus the running epoch's standing. */
+  /** Earned at closed epochs plus the running epoch's standing (before the minimum payout). */
   readonly accrued: number;
-  /** Paid at the ends of closed epochs. */
+  /** Credited at the ends of closed epochs (at least the minimum payout, else nothing). */
   readonly paid: number;
 }
 

@@ -53,31 +53,33 @@ export interface WorldDriverOptions {
 }
 
 /**
- * What the backtest reads of the paper exchange's reward payer (`PaperExchange.rewards`,
- * src/exchange/rewards): a market's config, the payments made at closed epochs, and a maker's
- * standing in the running epoch (what it would pay if it closed now).
+ * What the backtest reads of the paper exchange's reward ledger (`PaperExchange.rewards`,
+ * src/exchange/rewards/ledger.ts): a market's config, the payments made at closed epochs, and a
+ * maker's standing in the running epoch.
  */
-interface RewardPayerView {
+export interface RewardPayerView {
   configOf(conditionId: string): RewardConfig | null;
-  history(): readonly { readonly market: string; readonly maker: string; readonly paid: number }[];
+  history(): readonly {
+    readonly market: string;
+    readonly maker: string;
+    readonly earned: number;
+    readonly paid: number;
+  }[];
   standing(maker: string, now: number): readonly { readonly market: string; readonly earnedSoFar: number }[];
 }
 
-function rewardsOf(ex: PaperExchange): RewardPayerView | undefined {
-  return (ex as unknown as { rewards?: RewardPayerView }).rewards;
-}
-
 /** A market with the exchange's reward config (none: as it is). */
-function withExchangeRewards(m: MarketInfo, payer: RewardPayerView | undefined): MarketInfo {
-  const c = payer?.configOf(m.market) ?? null;
+function withExchangeRewards(m: MarketInfo, payer: RewardPayerView): MarketInfo {
+  const c = payer.configOf(m.market);
   return c === null ? m : { ...m, rewards: c };
 }
 
 /**
- * What the exchange paid `maker` per traded market at the epochs closed so far (credited: at least
- * the minimum payout) plus its standing in the running epoch at `now` (its share of the pool so
- * far, before the minimum payout, which applies when the epoch closes), micro. Traded markets
- * without a reward config and without payments are left out.
+ * What the exchange's rewards came to for `maker` per traded market, micro: `accrued`, its share of
+ * the pools (each closed epoch's `earned` plus its standing in the running epoch at `now`, floored
+ * to the micro, before the minimum payout), and `paid`, what the exchange credited at the ends of
+ * the closed epochs (nothing below the minimum payout). Traded markets without a reward config and
+ * without rows are left out.
  */
 export function exchangeRewards(
   payer: RewardPayerView,
@@ -87,19 +89,24 @@ export function exchangeRewards(
 ): Map<string, ExchangeRewards> {
   const me = maker.toLowerCase();
   const traded = new Set<string>(markets.map((m) => m.market));
-  const paid = new Map<string, number>();
+  const sums = new Map<string, { accrued: number; paid: number }>();
+  const at = (market: string): { accrued: number; paid: number } => {
+    let x = sums.get(market);
+    if (x === undefined) sums.set(market, (x = { accrued: 0, paid: 0 }));
+    return x;
+  };
   for (const row of payer.history())
-    if (row.maker.toLowerCase() === me && traded.has(row.market))
-      paid.set(row.market, (paid.get(row.market) ?? 0) + row.paid);
-  const running = new Map<string, number>();
-  for (const s of payer.standing(me, now))
-    if (traded.has(s.market)) running.set(s.market, (running.get(s.market) ?? 0) + s.earnedSoFar);
+    if (row.maker.toLowerCase() === me && traded.has(row.market)) {
+      const x = at(row.market);
+      x.accrued += row.earned;
+      x.paid += row.paid;
+    }
+  for (const s of payer.standing(me, now)) if (traded.has(s.market)) at(s.market).accrued += s.earnedSoFar;
   const out = new Map<string, ExchangeRewards>();
   for (const m of markets) {
-    const p = paid.get(m.market);
-    const r = running.get(m.market);
-    if (p === undefined && r === undefined && m.rewards == null) continue;
-    out.set(m.market, { paid: p ?? 0, accrued: (p ?? 0) + (r ?? 0) });
+    const x = sums.get(m.market);
+    if (x === undefined && m.rewards == null) continue;
+    out.set(m.market, { accrued: x?.accrued ?? 0, paid: x?.paid ?? 0 });
   }
   return out;
 }
@@ -129,7 +136,11 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
   const t0 = w.startMs ?? DEFAULT_WORLD_START_MS;
   const clock = new VirtualClock(t0);
   const quiet = new QuietClock(clock);
-  const ex = new PaperExchange({ ...DEFAULT_EXCHANGE_OPTIONS, clock: quiet });
+  const ex = new PaperExchange({
+    ...DEFAULT_EXCHANGE_OPTIONS,
+    clock: quiet,
+    ...(w.rewards !== undefined ? { rewards: w.rewards } : {}),
+  });
   seedWorld(ex, w.seed);
   ex.start();
   // the price feed is on: strategies that price from the real-time stream (crypto-fair-value) get
@@ -180,7 +191,7 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
     markets = scored.slice(0, marketCount).map((x) => marketInfo(x.e));
   }
   // each market's reward config, as the exchange pays it (the bot's estimate follows it too)
-  const payer = rewardsOf(ex);
+  const payer = ex.rewards;
   markets = markets.map((m) => withExchangeRewards(m, payer));
   if (markets.length === 0)
     throw new ConfigError(
@@ -211,7 +222,7 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
     quietFired: () => quiet.fired,
     news: () => news.slice(),
     bookIncludesOwn: true,
-    ...(payer !== undefined ? { rewards: () => exchangeRewards(payer, venue.address, markets, clock.now()) } : {}),
+    rewards: () => exchangeRewards(payer, venue.address, markets, clock.now()),
     source: {
       world: {
         seed: w.seed,
@@ -222,6 +233,7 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
         profile,
         startMs: t0,
         ...(w.search !== undefined ? { search: w.search } : {}),
+        ...(w.rewards !== undefined ? { rewards: { ...w.rewards } } : {}),
       },
     },
     async run(step, count) {

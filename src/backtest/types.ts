@@ -5,6 +5,7 @@
  * measurement (metrics.ts, fill-stats.ts) and the reports import them from here and not from each
  * other: no import cycle between them.
  */
+import type { RewardOptions } from '../exchange/rewards/ledger.ts';
 import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import type { VirtualClock } from '../core/clock.ts';
 import type { TokenId } from '../core/ids.ts';
@@ -33,6 +34,12 @@ export interface WorldSpec {
   readonly profile?: WorldProfileName;
   /** Virtual start time (unix ms). Default 2026-01-01T00:00:00Z. */
   readonly startMs?: number;
+  /**
+   * The exchange's liquidity reward options (src/exchange/rewards/ledger.ts: `epochMs`, default a
+   * day, epochs aligned to multiples of it since the unix epoch; `sampleMs`, default 60 s;
+   * `minPayout`, micro, default 1 USDC). Default: the exchange's defaults.
+   */
+  readonly rewards?: Partial<RewardOptions>;
 }
 
 // ---- the measurement ---------------------------------------------------------------------------------
@@ -161,8 +168,9 @@ export interface RewardMarketRow {
   /**
    * What the run earned on this market: feed mode, the estimate (the bot's quotes scored every
    * minute against the recorded book's competition, each sample's share of the pool accrued
-   * exactly, floored to the micro); world mode, the exchange's own payout (closed epochs: what it
-   * credited; the running epoch: what it would pay if it closed at the end of the run).
+   * exactly, floored to the micro); world mode, the exchange's own figures for our account (the
+   * earnings of the epochs closed during the run plus the running epoch's standing at its end,
+   * before the minimum payout).
    */
   readonly accrued: number;
   /** Samples of the bot's reward estimate (one a minute), and those in which its quotes scored. */
@@ -170,7 +178,7 @@ export interface RewardMarketRow {
   readonly scoredSamples: number;
   /** World mode: the bot's own estimate over the run (to compare with what the exchange paid). */
   readonly estimated?: number;
-  /** World mode: what the exchange credited at the ends of the epochs closed during the run (`accrued` includes it). */
+  /** World mode: what the exchange credited at the ends of the epochs closed during the run (nothing below its minimum payout). */
   readonly paid?: number;
 }
 
@@ -190,7 +198,10 @@ export interface BacktestResult {
   readonly mode: 'feed' | 'world';
   readonly source: {
     readonly feeds?: readonly string[];
-    readonly world?: Required<Omit<WorldSpec, 'markets' | 'search'>> & { readonly search?: string };
+    readonly world?: Required<Omit<WorldSpec, 'markets' | 'search' | 'rewards'>> & {
+      readonly search?: string;
+      readonly rewards?: Partial<RewardOptions>;
+    };
   };
   readonly strategy: { readonly name: string; readonly params: Readonly<Record<string, unknown>> };
   readonly seed: number;

@@ -76,4 +76,41 @@ describe('mmkit backtest / sweep with liquidity rewards', () => {
       ['10', '0.00', '0.00'],
     ]);
   }, 180_000);
+
+  it("--world with --rewards-epoch / --rewards-min-payout: the exchange's payout; the flags refused with --feed", async () => {
+    const w = await runMmkit([
+      'backtest',
+      '--world',
+      '1',
+      '--duration',
+      '3m',
+      '--strategy',
+      'bands',
+      '--rewards-epoch',
+      '1m',
+      '--rewards-min-payout',
+      '0',
+      '--json',
+    ]);
+    expect(w.code, w.err).toBe(0);
+    const r = JSON.parse(w.out) as { source: { world: { rewards: unknown } }; rewards: { source: string } };
+    expect(r.source.world.rewards).toEqual({ epochMs: 60_000, minPayout: 0 });
+    expect(r.rewards.source).toBe('exchange');
+    const f = await runMmkit(['backtest', '--feed', feed, '--strategy', 'bands', '--rewards-epoch', '1m']);
+    expect(f.code).toBe(2);
+    expect(f.err).toContain('--rewards-epoch applies to --world backtests only');
+    const bad = await runMmkit([
+      'backtest',
+      '--world',
+      '1',
+      '--duration',
+      '1m',
+      '--strategy',
+      'bands',
+      '--rewards-sample',
+      '2d',
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--rewards-\*: .*sampleMs/);
+  }, 120_000);
 });

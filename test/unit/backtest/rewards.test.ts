@@ -92,14 +92,15 @@ describe('rewards in the metrics and the summary', () => {
 });
 
 describe('exchangeRewards (world mode)', () => {
-  it("sums our account's payments per traded market and adds the running epoch's standing", () => {
+  it("sums our account's earnings and payments per traded market and adds the running epoch's standing", () => {
     const payer = {
       configOf: () => null,
       history: () => [
-        { market: 'a', maker: '0xME', paid: 1_500_000 },
-        { market: 'a', maker: '0xme', paid: 2_000_000 },
-        { market: 'a', maker: '0xother', paid: 9_000_000 },
-        { market: 'z', maker: '0xme', paid: 7 }, // not traded
+        { market: 'a', maker: '0xME', earned: 1_500_000, paid: 1_500_000 },
+        { market: 'a', maker: '0xme', earned: 2_000_000, paid: 2_000_000 },
+        { market: 'a', maker: '0xme', earned: 400_000, paid: 0 }, // below the minimum payout
+        { market: 'a', maker: '0xother', earned: 9_000_000, paid: 9_000_000 },
+        { market: 'z', maker: '0xme', earned: 7, paid: 7 }, // not traded
       ],
       standing: (maker: string) =>
         maker === '0xme'
@@ -111,9 +112,9 @@ describe('exchangeRewards (world mode)', () => {
     };
     const m = [info('a'), info('b'), info('c'), { ...info('d'), rewards: cfg }];
     expect([...exchangeRewards(payer, '0xMe', m, 42)]).toEqual([
-      ['a', { paid: 3_500_000, accrued: 3_750_000 }],
-      ['b', { paid: 0, accrued: 10 }],
-      ['d', { paid: 0, accrued: 0 }], // rewarded, nothing earned
+      ['a', { accrued: 4_150_000, paid: 3_500_000 }],
+      ['b', { accrued: 10, paid: 0 }],
+      ['d', { accrued: 0, paid: 0 }], // rewarded, nothing earned
     ]);
   });
 });
