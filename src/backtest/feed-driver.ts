@@ -14,7 +14,8 @@ import type { LatencySpec } from '../venues/sim/latency.ts';
 import { createSimVenue, type SimLatencyOptions, type SimVenue } from '../venues/sim/sim-venue.ts';
 import { planFeedCaches, type FeedCachePlan } from './feed-cache.ts';
 import { newReplayStats, replayCachedBatches, replayFeedBatches } from './replay.ts';
-import type { BacktestDriver } from './types.ts';
+import { firstBooks } from './feed-books.ts';
+import type { BacktestDriver, MarketChooser } from './types.ts';
 
 /**
  * The header of a feed file (its first line), or undefined when the first line is not one. Reads
@@ -76,6 +77,11 @@ export interface FeedDriverOptions {
   readonly batchSize?: number | undefined;
   /** A folder of decoded-event caches (built there when missing). */
   readonly feedCache?: string | undefined;
+  /**
+   * Without `markets`: chooses among the feed's active markets (all of them may be chosen) from the
+   * books the feed starts with (./feed-books.ts). Default: every active market.
+   */
+  readonly choose?: MarketChooser | undefined;
 }
 
 /**
@@ -113,7 +119,15 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
     if (missing.length > 0)
       throw new ConfigError('backtest.markets', `market(s) not in the feed: ${missing.join(', ')}`);
   }
-  const clock = new VirtualClock(Math.min(...headers.map((h) => h.t)));
+  const t0 = Math.min(...headers.map((h) => h.t));
+  if (o.choose !== undefined && (o.markets === undefined || o.markets.length === 0)) {
+    const books = await firstBooks(
+      o.files,
+      markets.flatMap((m) => m.tokens.map((t) => t.tokenId)),
+    );
+    markets = await o.choose(markets, markets.length, t0, (t) => books.get(t));
+  }
+  const clock = new VirtualClock(t0);
   const one: LatencySpec = { kind: 'constant', ms: o.latencyMs };
   // the book the bot sees shows our resting orders (as the live channel does): the reward estimate
   // takes them out of the competition

@@ -33,7 +33,7 @@ import { createExchangeVenue, marketInfo } from '../venues/paper/exchange-venue.
 import type { RewardConfig } from '../core/rewards.ts';
 import { QuietClock } from './quiet-clock.ts';
 import type { ExchangeRewards } from './rewards.ts';
-import type { BacktestDriver, NewsJumpRow, WorldSpec } from './types.ts';
+import type { BacktestDriver, BookLevels, MarketChooser, NewsJumpRow, WorldSpec } from './types.ts';
 
 /** 2026-01-01T00:00:00Z: the default virtual start (a fixed time: the world's records depend on it). */
 export const DEFAULT_WORLD_START_MS = Date.UTC(2026, 0, 1);
@@ -50,6 +50,12 @@ export interface WorldDriverOptions {
   readonly collateral: number;
   /** Condition ids to trade instead of the most liquid ones. */
   readonly markets?: readonly string[];
+  /**
+   * Without `markets`: chooses `marketCount` markets among the candidates (the active markets open
+   * for the whole run, in the default pick's order), reading the exchange's books after the
+   * warm-up. Default: the first `marketCount` candidates.
+   */
+  readonly choose?: MarketChooser;
 }
 
 /**
@@ -66,6 +72,16 @@ export interface RewardPayerView {
     readonly paid: number;
   }[];
   standing(maker: string, now: number): readonly { readonly market: string; readonly earnedSoFar: number }[];
+}
+
+/** A token's book in the exchange now (undefined: unknown token). */
+function bookLevels(ex: PaperExchange, tokenId: string): BookLevels | undefined {
+  try {
+    const b = ex.engine.book(tokenId);
+    return { bids: b.bids.map((l) => [l.price, l.size] as const), asks: b.asks.map((l) => [l.price, l.size] as const) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** A market with the exchange's reward config (none: as it is). */
@@ -188,7 +204,15 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
         b.liquidity - a.liquidity ||
         (a.e.meta.conditionId < b.e.meta.conditionId ? -1 : 1),
     );
-    markets = scored.slice(0, marketCount).map((x) => marketInfo(x.e));
+    markets =
+      o.choose === undefined
+        ? scored.slice(0, marketCount).map((x) => marketInfo(x.e))
+        : await o.choose(
+            scored.map((x) => withExchangeRewards(marketInfo(x.e), ex.rewards)),
+            marketCount,
+            clock.now(),
+            (t) => bookLevels(ex, t),
+          );
   }
   // each market's reward config, as the exchange pays it (the bot's estimate follows it too)
   const payer = ex.rewards;

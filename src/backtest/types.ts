@@ -300,6 +300,24 @@ export interface BacktestResult {
 
 // ---- the driver interface ----------------------------------------------------------------------------
 
+/** A token's book as a market choice reads it: levels best first, [price pips, size micro]. */
+export interface BookLevels {
+  readonly bids: ReadonlyArray<readonly [number, number]>;
+  readonly asks: ReadonlyArray<readonly [number, number]>;
+}
+
+/**
+ * Chooses the markets to trade out of the candidates (best first, at most `count`), reading their
+ * books at `now` (a strategy's `selectMarkets`; the runner builds it). Given to a driver only when
+ * no markets were named.
+ */
+export type MarketChooser = (
+  candidates: readonly MarketInfo[],
+  count: number,
+  now: number,
+  book: (tokenId: TokenId) => BookLevels | undefined,
+) => Promise<MarketInfo[]>;
+
 /** A simulated venue as the runner drives it. */
 export interface DrivenVenue extends Venue {
   /** The venue's deterministic counters, for the result. */
