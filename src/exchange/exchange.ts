@@ -115,6 +115,7 @@ export class PaperExchange {
       {
         forEachResting: (cid, side, fn) => this.engine.forEachResting(cid, side, fn),
         isActive: (cid) => this.engine.getMarket(cid)?.status === 'active',
+        now: () => this.clock.now(),
       },
       opts.rewards,
     );

@@ -490,6 +490,7 @@ export type ValueKind =
   | 'role'
   | 'entityType'
   | 'activityType'
+  | 'date'
   | 'decimal'
   | 'faultId'
   | 'any';
@@ -572,6 +573,8 @@ function valueFor(w: FuzzWorld, kind: ValueKind, n: number, trader: number): str
       return ['0', '1', '0.5', '10.25', '100', '1000000'][n % 6]!;
     case 'faultId':
       return ['f1', 'rule-1', '1'][n % 3]!;
+    case 'date':
+      return [new Date(w.nowSec * 1000).toISOString().slice(0, 10), '2026-01-01', '2026-02-30', '01-01-2026'][n % 4]!;
     case 'any':
       return pick([...p['coreToken']!, ...p['coreCid']!, ...p['eventSlug']!.slice(0, 3), ...p['trader']!]);
   }
@@ -624,7 +627,7 @@ const QUERY_KEYS: Record<string, Array<[string, ValueKind]>> = {
     ['asset_type', 'assetType'],
     ['order_id', 'orderId'],
     ['order_ids', 'any'],
-    ['date', 'any'],
+    ['date', 'date'],
     ['signature_type', 'int'],
     ['page_size', 'limit'],
     ['order_by', 'any'],

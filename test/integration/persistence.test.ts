@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.ts';
+import type { Micro, Pips } from '../../src/core/units.ts';
 import type { PaperExchange } from '../../src/exchange/exchange.ts';
 import { startExchange, type RunningExchange } from '../../src/exchange/server.ts';
 import { listMarkets, Trader } from './support/trader.ts';
@@ -128,5 +129,43 @@ describe('persistence with --db', () => {
     t2.creds = t.creds;
     const r = await t2.l2('POST', '/order', body);
     expect(r.body.error.code).toBe('INVALID_ORDER_DUPLICATED');
+  });
+
+  it('liquidity reward configs, payouts and their credits survive a restart', async () => {
+    const db = join(dir, 'd.db');
+    const EPOCH = 120_000;
+    const clock = new VirtualClock(Math.floor(Date.now() / EPOCH) * EPOCH + 5_000);
+    const opts = {
+      port: 0,
+      seed: 5,
+      dbFile: db,
+      exchange: { rewards: { epochMs: EPOCH, sampleMs: 10_000 } },
+      world: { agents: 'none' as const, lifecycle: false, priceFeed: false },
+      http: { authMaxSkewSec: 3600 },
+    };
+    const r1 = await startExchange({ ...opts, clock });
+    open.push(r1);
+    const ex = r1.exchange;
+    const m = (await listMarkets(r1.urls.clob_url)).find((x) => !x.neg_risk && x.minimum_tick_size === 0.01)!;
+    ex.setRewardConfig(m.condition_id, {
+      maxSpread: 300 as Pips,
+      minSize: 20_000_000 as Micro,
+      dailyRate: 1_440_000_000 as Micro,
+    });
+    const t = new Trader(r1.urls.clob_url);
+    t.protocol = ex.protocol;
+    await t.createKey();
+    expect((await t.place(yes(m), 'BUY', '0.49', '100')).body.status).toBe('live');
+    expect((await t.place(no(m), 'BUY', '0.49', '100')).body.status).toBe('live');
+    clock.advanceTo(ex.rewards.epochEnd + 1);
+    expect(ex.rewards.history().map((r) => [r.maker, r.paid])).toEqual([[t.address, 2_000_000]]);
+    await r1.close();
+    const before = snapshot(ex);
+    const r2 = await startExchange({ ...opts, clock: new VirtualClock(clock.now()) });
+    open.push(r2);
+    expect(snapshot(r2.exchange)).toEqual(before);
+    expect(r2.exchange.rewards.history()).toEqual(ex.rewards.history());
+    expect(r2.exchange.rewards.configOf(m.condition_id)).toEqual(ex.rewards.configOf(m.condition_id));
+    expect(r2.exchange.rewards.rewarded()).toEqual(ex.rewards.rewarded());
   });
 });

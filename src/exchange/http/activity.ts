@@ -152,7 +152,7 @@ export function activityRoutes(ex: PaperExchange) {
       let n = 0;
       for (const f of userFills(ex, addr)) items.push(fillItem(addr, f, n++));
       for (const tx of ex.relayerLedger.of(addr)) items.push(opItem(addr, tx, n++));
-      for (const r of ex.rewards.history()) if (r.maker === addr && r.paid > 0) items.push(rewardItem(addr, r, n++));
+      for (const r of ex.rewards.historyOf(addr)) if (r.paid > 0) items.push(rewardItem(addr, r, n++));
       const picked = items
         .filter(
           (i) =>

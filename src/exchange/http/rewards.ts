@@ -99,9 +99,7 @@ export function rewardRoutes(ex: PaperExchange, opts: RewardRouteOptions) {
     let mid2 = mids.get(o.market);
     if (mid2 === undefined) mids.set(o.market, (mid2 = bookMid2(ex.engine, o.market, cfg.minSize)));
     if (mid2 === null) return false;
-    const entry = ex.market(o.market);
-    const yes = entry === undefined || o.tokenId === entry.meta.tokens[0];
-    const p = yes ? o.price : PRICE_SCALE - o.price;
+    const p = o.outcome === 'Yes' ? o.price : PRICE_SCALE - o.price;
     return Math.abs(2 * p - mid2) < 2 * cfg.maxSpread;
   };
 

@@ -24,7 +24,6 @@ import {
   EpochScores,
   SHARE_SCALE,
   epochPool,
-  maxSpreadToCents,
   qMinToShares,
   type RewardConfig,
   type Sample,
@@ -105,6 +104,8 @@ export interface EpochPayout {
 export interface RewardVenue extends RestingBook {
   /** Whether a market accepts orders now (only those are sampled). */
   isActive(conditionId: string): boolean;
+  /** The exchange's clock, unix ms. */
+  now(): number;
 }
 
 /** The UTC date (YYYY-MM-DD) of a unix-ms time. */
@@ -145,10 +146,15 @@ export class ExchangeRewards {
   readonly options: RewardOptions;
   private readonly configs = new Map<string, RewardConfig>();
   private readonly rows: RewardPaymentRow[] = [];
+  /** The rows by UTC date and by maker (the date-keyed routes and the activity feed read these). */
+  private readonly byDate = new Map<string, RewardPaymentRow[]>();
+  private readonly byMaker = new Map<string, RewardPaymentRow[]>();
   private readonly scores = new Map<string, EpochScores>();
   private readonly last = new Map<string, { at: number; sample: Sample }>();
   private start = Number.NaN;
   private end = Number.NaN;
+  /** The end of the last epoch paid (a replayed journal's too): never paid twice. */
+  private paidUntil = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly venue: RewardVenue,
@@ -238,6 +244,8 @@ export class ExchangeRewards {
    */
   closing(): EpochPayout {
     const rows: Array<{ market: string; maker: string; earned: number; paid: number }> = [];
+    // an epoch already paid (a restart within it, on a clock that went back) pays nothing again
+    if (this.end <= this.paidUntil) return { epochStart: this.start, epochEnd: this.end, rows };
     for (const [cid, ep] of this.scores) {
       const cfg = this.configs.get(cid);
       if (cfg === undefined) continue;
@@ -252,9 +260,10 @@ export class ExchangeRewards {
 
   /** Record a closed epoch's rows in the history (the exchange credits the payouts). */
   record(p: EpochPayout): void {
+    if (p.epochEnd > this.paidUntil) this.paidUntil = p.epochEnd;
     const date = epochDate(p.epochEnd);
-    for (const r of p.rows)
-      this.rows.push({
+    for (const r of p.rows) {
+      const row: RewardPaymentRow = {
         epochStart: p.epochStart,
         epochEnd: p.epochEnd,
         date,
@@ -262,7 +271,16 @@ export class ExchangeRewards {
         maker: r.maker,
         earned: r.earned as Micro,
         paid: r.paid as Micro,
-      });
+      };
+      this.rows.push(row);
+      push(this.byDate, date, row);
+      push(this.byMaker, row.maker, row);
+    }
+  }
+
+  /** A maker's rows, oldest first. */
+  historyOf(maker: string): readonly RewardPaymentRow[] {
+    return this.byMaker.get(maker.toLowerCase()) ?? [];
   }
 
   // ---- reads -------------------------------------------------------------------------------------
@@ -276,8 +294,8 @@ export class ExchangeRewards {
   earningsOn(date: string, makers: readonly string[]): RewardPaymentRow[] {
     const want = new Set(makers.map((m) => m.toLowerCase()));
     const out = new Map<string, RewardPaymentRow>();
-    for (const r of this.rows) {
-      if (r.date !== date || !want.has(r.maker)) continue;
+    for (const r of this.byDate.get(date) ?? []) {
+      if (!want.has(r.maker)) continue;
       const k = `${r.market}|${r.maker}`;
       const prev = out.get(k);
       out.set(
@@ -302,9 +320,10 @@ export class ExchangeRewards {
 
   /**
    * A maker's standing in the running epoch, per market where it has a share: its share, the pool
-   * so far (the daily rate over the time since the epoch began, at `now`) and its part of it.
+   * so far (the daily rate over the time since the epoch began, at `now`: default the exchange's
+   * clock) and its part of it, what the epoch would pay if it closed now (before the minimum payout).
    */
-  standing(maker: string, now: number): RewardStanding[] {
+  standing(maker: string, now: number = this.venue.now()): RewardStanding[] {
     const m = maker.toLowerCase();
     const out: RewardStanding[] = [];
     if (Number.isNaN(this.start)) return out;
@@ -339,7 +358,8 @@ export class ExchangeRewards {
   }
 }
 
-/** A config's max spread as the wire's cents (a number). */
-export function spreadCents(cfg: RewardConfig): number {
-  return maxSpreadToCents(cfg.maxSpread);
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const list = m.get(k);
+  if (list === undefined) m.set(k, [v]);
+  else list.push(v);
 }

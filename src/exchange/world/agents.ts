@@ -24,7 +24,7 @@ import { AMOUNT_SCALE, LOT_MICRO, PRICE_SCALE, tickPips } from '../../core/units
 import type { ExchangeEvent, InternalOrder, PaperExchange } from '../exchange.ts';
 import type { OrderType } from '../matching/types.ts';
 import { agentAccounts, type AgentAccounts } from './generator.ts';
-import { ceilTo, clamp, floorLot, floorTo } from './grid.ts';
+import { ceilLot, ceilTo, clamp, floorLot, floorTo } from './grid.ts';
 import type { LiveMarket, WorldRuntime } from './runtime.ts';
 import { hash32, rngFor } from './seeding.ts';
 
@@ -135,6 +135,11 @@ interface LpBook {
   /** Extra widening after fills (profiles with defensive providers): size and when it was set. */
   widen: number;
   widenAt: number;
+  /**
+   * A reward farmer (profiles whose providers compete for rewards): one level a side at the min
+   * size, at `bandFrac` of the max spread from its centre. Undefined for the market's provider.
+   */
+  farmer?: { bandFrac: number; sizeMult: number };
 }
 
 interface Level {
@@ -151,6 +156,8 @@ export class Agents implements AgentDesk {
   private readonly hold: Holdings;
   private readonly ids: OrderIds;
   private readonly lp = new Map<string, LpBook>();
+  /** The reward farmers' books, per rewarded market (profiles with `lp.rewards`). */
+  private readonly farm = new Map<string, LpBook>();
   private readonly lpSet: Set<string>;
   private readonly all: readonly string[];
   private readonly lastTopUp = new Map<string, number>();
@@ -247,6 +254,8 @@ export class Agents implements AgentDesk {
           book.dirty = true;
           if (this.profile.lp.widenPerFill > 0) this.widenAfterFill(book, e.trade.makers, e.trade.matchTime);
         }
+        const farm = this.farm.get(e.trade.market);
+        if (farm !== undefined && e.trade.makers.some((m) => m.account === farm.account)) farm.dirty = true;
       } else if (e.type === 'market_status' && e.status === 'resolved') {
         const entry = this.ex.market(e.market);
         if (entry) {
@@ -257,6 +266,7 @@ export class Agents implements AgentDesk {
           this.rt.timers.after(0, () => this.redeem(e.market, tokens));
         }
         this.lp.delete(e.market);
+        this.farm.delete(e.market);
       }
     }
   }
@@ -356,10 +366,42 @@ export class Agents implements AgentDesk {
 
   private lpLoop(): void {
     const now = this.rt.clock.now();
+    const rewards = this.profile.lp.rewards;
     for (const m of this.rt.active()) {
       const b = this.lpBook(m, now);
       if (now >= b.next || (b.dirty && now - b.last >= this.rates.lpReactMs)) this.refresh(m, b, now);
+      if (!rewards) continue;
+      const f = this.farmBook(m, now);
+      if (f !== undefined && (now >= f.next || (f.dirty && now - f.last >= this.rates.lpReactMs)))
+        this.refresh(m, f, now);
     }
+  }
+
+  /**
+   * The reward farmer of a rewarded market (another provider account than the market's own):
+   * created when the market first has a reward config; it cancels its quotes when the config goes.
+   */
+  private farmBook(m: LiveMarket, now: number): LpBook | undefined {
+    let f = this.farm.get(m.cid);
+    if (f === undefined) {
+      if (this.ex.rewards.configOf(m.cid) === null) return undefined;
+      const r = rngFor(this.rt.seed, `lp-rewards:${m.cid}`);
+      const lps = this.accounts.lp;
+      f = {
+        account: lps[(hash32(m.cid) + 1) % lps.length]!,
+        halfPips: 0,
+        base: 0,
+        r: undefined,
+        next: now + Math.floor(r.next() * 2000),
+        last: -Infinity,
+        dirty: false,
+        widen: 0,
+        widenAt: now,
+        farmer: { bandFrac: 0.2 + 0.3 * r.next(), sizeMult: 1.5 + 1.5 * r.next() },
+      };
+      this.farm.set(m.cid, f);
+    }
+    return f;
   }
 
   /** Bring one market's ladder to where the provider wants it: keep what is close, cancel, place. */
@@ -376,16 +418,40 @@ export class Agents implements AgentDesk {
     const heldYes = this.hold.get(a, m.yes);
     const heldNo = this.hold.get(a, m.no);
     const lpp = this.profile.lp;
-    const halfPips = lpp.widenPerFill > 0 ? b.halfPips * Math.min(lpp.maxWiden, 1 + this.widenNow(b, now)) : b.halfPips;
-    const h = Math.max(tick, Math.round(halfPips / tick) * tick);
+    // on a rewarded market (profiles whose providers compete for rewards): the inner quotes stay
+    // inside the band, at the min size or more; a farmer quotes one level a side there
+    const rc = lpp.rewards ? ex.rewards.configOf(m.cid) : null;
+    const farmer = b.farmer;
+    if (farmer !== undefined && rc === null) {
+      const mine = ex.engine.openOrders(a, { market: m.cid });
+      if (mine.length > 0) {
+        this.rt.stats.cancels += mine.length;
+        ex.cancel(
+          a,
+          mine.map((o) => o.id),
+        );
+      }
+      return;
+    }
+    const halfPips =
+      farmer !== undefined && rc !== null
+        ? rc.maxSpread * farmer.bandFrac
+        : lpp.widenPerFill > 0
+          ? b.halfPips * Math.min(lpp.maxWiden, 1 + this.widenNow(b, now))
+          : b.halfPips;
+    let h = Math.max(tick, Math.round(halfPips / tick) * tick);
+    if (rc !== null) h = Math.min(h, Math.max(tick, Math.floor((0.5 * rc.maxSpread) / tick) * tick));
     const d = Math.max(tick, Math.round((0.7 * h) / tick) * tick);
-    const inv = clamp((heldYes - heldNo) / AMOUNT_SCALE / (6 * b.base), -1, 1);
+    const rewardSize = rc === null ? 0 : ceilLot(rc.minSize * (farmer?.sizeMult ?? 1));
+    const base = farmer !== undefined ? rewardSize / AMOUNT_SCALE : b.base;
+    const inv = clamp((heldYes - heldNo) / AMOUNT_SCALE / (6 * base), -1, 1);
     const skew = lpp.skew === 1 ? inv * h : inv * lpp.skew * h;
     const c = clamp(b.r * PRICE_SCALE - skew, tick, PRICE_SCALE - tick);
     const minSize = m.entry.meta.minSizeMicro;
     const want: Level[] = [];
-    for (let i = 0; i < LEVELS; i++) {
-      const size = this.sharesToMicro(b.base * LEVEL_SIZE[i]!, minSize);
+    const levels = farmer !== undefined ? 1 : LEVELS;
+    for (let i = 0; i < levels; i++) {
+      const size = Math.max(this.sharesToMicro(b.base * LEVEL_SIZE[i]!, minSize), rewardSize);
       want.push({ bid: true, p: clamp(floorTo(c - h - i * d, tick), tick, PRICE_SCALE - 2 * tick), size });
       want.push({ bid: false, p: clamp(ceilTo(c + h + i * d, tick), 2 * tick, PRICE_SCALE - tick), size });
     }
@@ -409,7 +475,7 @@ export class Agents implements AgentDesk {
         const bid = isYes === (o.side === 'BUY');
         const yp = isYes ? o.price : PRICE_SCALE - o.price;
         const rem = o.originalSize - o.sizeMatched;
-        if (bid === w.bid && Math.abs(yp - w.p) <= tol && rem * 2 >= w.size) {
+        if (bid === w.bid && Math.abs(yp - w.p) <= tol && rem * 2 >= w.size && (rc === null || rem >= rc.minSize)) {
           used[i] = true;
           kept = true;
           if (o.side === 'SELL') {

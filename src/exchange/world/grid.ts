@@ -11,3 +11,5 @@ export const ceilTo = (x: number, t: number): number => Math.ceil(x / t) * t;
 export const clamp = (x: number, lo: number, hi: number): number => (x < lo ? lo : x > hi ? hi : x);
 /** Micro-shares rounded down to the lot. */
 export const floorLot = (x: number): number => Math.floor(x / LOT_MICRO) * LOT_MICRO;
+/** Micro-shares rounded up to the lot. */
+export const ceilLot = (x: number): number => Math.ceil(x / LOT_MICRO) * LOT_MICRO;

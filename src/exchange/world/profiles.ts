@@ -98,6 +98,12 @@ export interface LpParams {
   widenDecayMs: number;
   /** Inventory skew: the quote centre moves by this many half spreads at full inventory (calm: 1). */
   skew: number;
+  /**
+   * On markets with liquidity rewards the providers compete for the pool: the market's provider
+   * keeps its inner quotes inside the reward band at the min size or more, and a second provider
+   * quotes one level a side at the min size inside the band (calm: false, nothing changes).
+   */
+  rewards: boolean;
 }
 
 /** Noise traders' order sizes: lognormal, clamped (shares). */
@@ -131,7 +137,7 @@ const CALM: WorldProfile = {
   news: null,
   informed: null,
   fast: null,
-  lp: { spreadScale: 1, widenPerFill: 0, maxWiden: 1, widenDecayMs: 1, skew: 1 },
+  lp: { spreadScale: 1, widenPerFill: 0, maxWiden: 1, widenDecayMs: 1, skew: 1, rewards: false },
 };
 
 const REALISTIC: WorldProfile = {
@@ -157,7 +163,7 @@ const REALISTIC: WorldProfile = {
     maxShares: 1_000,
     crypto: true,
   },
-  lp: { spreadScale: 0.45, widenPerFill: 0.1, maxWiden: 2, widenDecayMs: 30_000, skew: 1.5 },
+  lp: { spreadScale: 0.45, widenPerFill: 0.1, maxWiden: 2, widenDecayMs: 30_000, skew: 1.5, rewards: true },
 };
 
 const TOXIC: WorldProfile = {
@@ -182,7 +188,7 @@ const TOXIC: WorldProfile = {
     maxShares: 2_000,
     crypto: true,
   },
-  lp: { spreadScale: 0.45, widenPerFill: 0.15, maxWiden: 2.5, widenDecayMs: 30_000, skew: 2 },
+  lp: { spreadScale: 0.45, widenPerFill: 0.15, maxWiden: 2.5, widenDecayMs: 30_000, skew: 2, rewards: true },
 };
 
 export const PROFILES: Readonly<Record<WorldProfileName, WorldProfile>> = {

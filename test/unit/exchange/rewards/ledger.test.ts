@@ -178,6 +178,45 @@ describe('the exchange pays liquidity rewards (ledger, epochs)', () => {
     expect(copy.engine.balance(A)).toEqual(ex.engine.balance(A));
   });
 
+  it('never pays an epoch twice: a restored exchange whose clock is back inside a paid epoch skips it', () => {
+    const { clock, ex, cid, yes, no, rest, journal } = setup();
+    ex.setRewardConfig(cid, CFG);
+    rest(A, yes, 'BUY', 4900, 100);
+    rest(A, no, 'BUY', 4900, 100);
+    ex.start();
+    clock.advance(EPOCH); // the first epoch [00:00, 00:02) is paid at 00:02
+    ex.stop();
+    const paid = ex.rewards.history()[0]!;
+    const back = new VirtualClock(paid.epochEnd - 30_000);
+    const copy = new PaperExchange({
+      ...DEFAULT_EXCHANGE_OPTIONS,
+      clock: back,
+      rewards: { epochMs: EPOCH, sampleMs: 10_000 },
+    });
+    copy.replay(journal);
+    const before = copy.engine.balance(A).collateral;
+    copy.start();
+    back.advance(60_000);
+    expect(copy.rewards.history()).toEqual([paid]);
+    expect(copy.engine.balance(A).collateral).toBe(before);
+    // the next epoch pays as usual
+    back.advance(EPOCH);
+    expect(copy.rewards.history()).toHaveLength(2);
+    copy.stop();
+  });
+
+  it('standing defaults to the exchange clock', () => {
+    const { clock, ex, cid, yes, no, rest } = setup();
+    ex.setRewardConfig(cid, CFG);
+    rest(A, yes, 'BUY', 4900, 100);
+    rest(A, no, 'BUY', 4900, 100);
+    ex.start();
+    clock.advance(30_000);
+    expect(ex.rewards.standing(A)).toEqual(ex.rewards.standing(A, clock.now()));
+    expect(ex.rewards.standing(A)[0]!.earnedSoFar).toBe(epochPool(CFG.dailyRate, 60_000));
+    ex.stop();
+  });
+
   it('refuses bad configs and options, changing nothing', () => {
     const { ex, cid } = setup();
     expect(() => ex.setRewardConfig(cid, { ...CFG, maxSpread: 0 as Pips })).toThrow(ValidationError);
