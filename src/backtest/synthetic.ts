@@ -65,12 +65,8 @@ export interface WorldDriverOptions {
  */
 export interface RewardPayerView {
   configOf(conditionId: string): RewardConfig | null;
-  history(): readonly {
-    readonly market: string;
-    readonly maker: string;
-    readonly earned: number;
-    readonly paid: number;
-  }[];
+  /** A maker's rows of the closed epochs. */
+  historyOf(maker: string): readonly { readonly market: string; readonly earned: number; readonly paid: number }[];
   standing(maker: string, now: number): readonly { readonly market: string; readonly earnedSoFar: number }[];
 }
 
@@ -111,8 +107,8 @@ export function exchangeRewards(
     if (x === undefined) sums.set(market, (x = { accrued: 0, paid: 0 }));
     return x;
   };
-  for (const row of payer.history())
-    if (row.maker.toLowerCase() === me && traded.has(row.market)) {
+  for (const row of payer.historyOf(me))
+    if (traded.has(row.market)) {
       const x = at(row.market);
       x.accrued += row.earned;
       x.paid += row.paid;

@@ -95,13 +95,15 @@ describe('exchangeRewards (world mode)', () => {
   it("sums our account's earnings and payments per traded market and adds the running epoch's standing", () => {
     const payer = {
       configOf: () => null,
-      history: () => [
-        { market: 'a', maker: '0xME', earned: 1_500_000, paid: 1_500_000 },
-        { market: 'a', maker: '0xme', earned: 2_000_000, paid: 2_000_000 },
-        { market: 'a', maker: '0xme', earned: 400_000, paid: 0 }, // below the minimum payout
-        { market: 'a', maker: '0xother', earned: 9_000_000, paid: 9_000_000 },
-        { market: 'z', maker: '0xme', earned: 7, paid: 7 }, // not traded
-      ],
+      historyOf: (maker: string) =>
+        maker === '0xme'
+          ? [
+              { market: 'a', earned: 1_500_000, paid: 1_500_000 },
+              { market: 'a', earned: 2_000_000, paid: 2_000_000 },
+              { market: 'a', earned: 400_000, paid: 0 }, // below the minimum payout
+              { market: 'z', earned: 7, paid: 7 }, // not traded
+            ]
+          : [{ market: 'a', earned: 9_000_000, paid: 9_000_000 }],
       standing: (maker: string) =>
         maker === '0xme'
           ? [
