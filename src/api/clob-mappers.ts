@@ -98,6 +98,7 @@ export function toMarket(m: S.WireClobMarket): ClobMarket {
     closed: m.closed,
     acceptingOrders: m.accepting_orders ?? m.active,
     endDateIso: m.end_date_iso ?? undefined,
+    rewards: m.rewards ?? null,
   };
 }
 

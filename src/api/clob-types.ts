@@ -8,6 +8,7 @@ import type { VenueRejectCode } from '../core/errors.ts';
 import type { Address, ConditionId, OrderId, TokenId, TradeId } from '../core/ids.ts';
 import type { Micro, Pips, Side, TickSize } from '../core/units.ts';
 import type { AnyWireOrder } from './signing/order-v2.ts';
+import type { MarketRewards } from './schemas/rewards.ts';
 
 /** First cursor of a cursor-paginated list. */
 export const FIRST_CURSOR = 'MA==';
@@ -65,6 +66,8 @@ export interface ClobMarket {
   closed: boolean;
   acceptingOrders: boolean;
   endDateIso: string | undefined;
+  /** The market's liquidity rewards as the record states them (null: the record has none). */
+  rewards: MarketRewards | null;
 }
 
 /** A market of the simplified listing. */

@@ -530,6 +530,21 @@ export const schema = {
       default: 60000,
       env: 'MMKIT_COLLATERAL_CHECK_MS',
     },
+    // liquidity rewards (issue 19, workstream B): the bot's estimate and the payouts it books
+    rewards: {
+      sampleMs: {
+        doc: "How often (ms) the daemon scores its own quotes on rewarded markets against the book's competition (the estimate the store keeps until the venue pays); the venue samples every minute. With the in-process paper exchange, the default follows its exchange.rewards.sampleMs.",
+        format: 'positive-number',
+        default: 60000,
+        env: 'MMKIT_BOT_REWARDS_SAMPLE_MS',
+      },
+      pollMs: {
+        doc: "How often (ms) the daemon reads the venue's reward earnings of today and yesterday (UTC) and books what it paid (also once at shutdown); 0: only at shutdown.",
+        format: 'nat',
+        default: 60000,
+        env: 'MMKIT_BOT_REWARDS_POLL_MS',
+      },
+    },
   },
   venue: {
     clobUrl: {
@@ -772,6 +787,7 @@ export type MmkitConfig = {
     mergeMinSize: string;
     autoRedeem: 'auto' | 'on' | 'off';
     collateralCheckMs: number;
+    rewards: { sampleMs: number; pollMs: number };
   };
   venue: {
     clobUrl: string;

@@ -98,7 +98,28 @@ ${EXIT_CODES_HELP}`,
             sold: formatAmount(p.sold),
             fills: p.fills,
           }));
-          if (o.json) printJson({ source: 'store', file, epoch, count: rows.length, positions: rows });
+          // PnL apart and together (no marks: trading is the realized part)
+          const pnl = store.pnl(new Map());
+          const rt = store.rewardTotals();
+          const totals = {
+            trading: signed(pnl.realized),
+            fees: formatAmount(pnl.fees),
+            rewards: {
+              paid: formatAmount(rt.paid),
+              estimated: formatAmount(rt.estimated),
+              total: formatAmount(rt.total),
+            },
+            total: signed(pnl.realized - pnl.fees + rt.total),
+          };
+          const rewards = store.rewards().map((r) => ({
+            market: r.market,
+            date: r.date,
+            status: r.status,
+            estimated: formatAmount(r.estimated),
+            paid: formatAmount(r.paid),
+          }));
+          if (o.json)
+            printJson({ source: 'store', file, epoch, count: rows.length, positions: rows, pnl: totals, rewards });
           else {
             const which =
               epoch === null
@@ -108,6 +129,15 @@ ${EXIT_CODES_HELP}`,
               `mmkit: ${rows.length} position(s) in ${file}, ${which}: from the store's fills, adjustments and operations; no marks\n`,
             );
             if (rows.length) printTable(rows, ['tokenId', 'size', 'avgPrice', 'cost', 'realizedPnl', 'fees', 'fills']);
+            if (rewards.length) {
+              process.stderr.write(
+                'mmkit: liquidity rewards per market and UTC date (estimated by the bot until the venue pays):\n',
+              );
+              printTable(rewards, ['market', 'date', 'status', 'estimated', 'paid']);
+            }
+            process.stderr.write(
+              `mmkit: PnL (USDC, realized: no marks): trading ${totals.trading} - fees ${totals.fees} + rewards ${totals.rewards.total} (paid ${totals.rewards.paid}, estimated ${totals.rewards.estimated}) = ${totals.total}\n`,
+            );
           }
         } finally {
           store.close();
@@ -145,7 +175,23 @@ ${EXIT_CODES_HELP}`,
             fees: p.fees,
           });
         }
-        if (o.json) printJson({ source: 'venue', address: addr, count: rows.length, positions: rows });
+        // liquidity rewards the venue paid the address (its REWARD activity: public, collateral per market)
+        const paidBy = new Map<string, number>();
+        let paid = 0;
+        try {
+          for await (const a of s.data.iterActivity(addr, { type: 'REWARD' })) {
+            if (a.type !== 'REWARD') continue;
+            paid += a.usdcSize;
+            paidBy.set(a.conditionId, (paidBy.get(a.conditionId) ?? 0) + a.usdcSize);
+          }
+        } catch {
+          /* a venue without the activity feed: no rewards figure */
+        }
+        const rewards = {
+          paid: formatAmount(paid),
+          byMarket: [...paidBy].map(([market, v]) => ({ market, paid: formatAmount(v) })),
+        };
+        if (o.json) printJson({ source: 'venue', address: addr, count: rows.length, positions: rows, rewards });
         else {
           process.stderr.write(
             `mmkit: ${rows.length} position(s) of ${addr} at ${s.venue.base ?? s.venue.urls.data}\n`,
@@ -155,6 +201,9 @@ ${EXIT_CODES_HELP}`,
               rows.map((r) => ({ ...r, title: r.title.length > 40 ? r.title.slice(0, 39) + '…' : r.title })),
               ['title', 'outcome', 'size', 'avgPrice', 'curPrice', 'currentValue', 'cashPnl', 'realizedPnl'],
             );
+          process.stderr.write(
+            `mmkit: liquidity rewards paid to ${addr}: ${rewards.paid} USDC over ${rewards.byMarket.length} market(s) (apart from the positions' PnL)\n`,
+          );
         }
       });
     }),

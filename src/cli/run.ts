@@ -37,6 +37,8 @@ import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import { registerSecret } from '../core/secrets.ts';
 import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.ts';
 import { componentLogger } from '../ops/logger.ts';
+import { RewardBook } from '../ops/reward-book.ts';
+import { REWARD_SAMPLE_MS, type RewardTracker } from '../engine/reward-tracker.ts';
 import { isLoopbackUrl, removeDaemonVenue, urlsFromBase, writeDaemonVenue, type VenueUrls } from './venue.ts';
 import { resolveWallet } from './wallet.ts';
 import { acquireDaemonLock, DaemonLockedError, type DaemonLock } from '../ops/daemon-lock.ts';
@@ -110,6 +112,8 @@ export interface RunConfig {
   marketFilters?: { minHoursToEnd: number; negRisk: 'include' | 'exclude' | 'only'; search: string };
   /** The status server (/metrics, /healthz, /api/status, the status page; ops.*); undefined: none. */
   ops?: OpsHttpConfig;
+  /** Liquidity rewards (bot.rewards.*): the estimate's sampling period and the payouts' poll period, ms (default 60,000 each; pollMs 0: only at shutdown). */
+  rewards?: { sampleMs: number; pollMs: number };
 }
 
 /** Figures of the ledger over a scope (this session, or the epoch); amounts are decimal strings. */
@@ -127,6 +131,11 @@ export interface LedgerFigures {
   /** Position adjustments to the venue's holdings, and split / merge / redeem operations. */
   adjustments: number;
   operations: number;
+  /**
+   * Liquidity rewards: paid by the venue (the epoch: all of its credits; the session: those booked
+   * during it) and the bot's estimate of the dates not paid yet; total = paid + estimated.
+   */
+  rewards: { paid: string; estimated: string; total: string };
 }
 
 /**
@@ -153,6 +162,9 @@ export interface RunSummary {
     since: string;
     realizedPnl: string;
     unrealizedPnl: string;
+    /** Trading PnL before fees: realized + unrealized. */
+    tradingPnl: string;
+    /** Trading - fees + rewards (paid and estimated): what the epoch made, all told. */
     totalPnl: string;
     /** Positions held without a mark (their unrealized PnL is not counted). */
     unmarked: number;
@@ -388,6 +400,10 @@ async function runLocked(
     return l;
   };
   let fills = 0;
+  // the bot samples as its venue does: with the in-process exchange, at its interval unless bot.rewards.sampleMs says otherwise
+  let rewardSampleMs = cfg.rewards?.sampleMs ?? REWARD_SAMPLE_MS;
+  if (exchange !== undefined && rewardSampleMs === REWARD_SAMPLE_MS && cfg.paperRewards?.sampleMs !== undefined)
+    rewardSampleMs = Math.max(1, Math.round(cfg.paperRewards.sampleMs));
   // the one wiring of the bot (src/kernel): tracker, executor, kill switch, heartbeat, risk view and
   // gate, fills to the store, the restart reconciliation; this command adds its ops around it
   const trader = createTrader({
@@ -405,6 +421,7 @@ async function runLocked(
     restartPolicy: cfg.restartPolicy,
     foreignOrders: cfg.foreignOrders ?? 'leave',
     postOnly: cfg.postOnly ?? true,
+    rewards: { sampleMs: rewardSampleMs },
     collateral: {
       mergeMinSize: onIn(cfg.collateral?.autoMerge, paper) ? (cfg.collateral?.mergeMinSize ?? 10_000_000) : 0,
       redeem: onIn(cfg.collateral?.autoRedeem, paper),
@@ -451,6 +468,13 @@ async function runLocked(
     },
   });
   const { engine, executor, tracker, heartbeat, kill } = trader;
+  // liquidity rewards: the tracker's estimate per UTC date, and the venue's payouts, into the store
+  const rewardBook = bookRewards(trader.rewards, store, liveVenue, clock, log, {
+    sampleMs: rewardSampleMs,
+    ...(cfg.rewards?.pollMs !== undefined ? { pollMs: cfg.rewards.pollMs } : {}),
+    // the cross-check with the venue's REWARD activity needs its data API
+    crossCheckSince: urls.data ? epoch.epoch.startedAt : undefined,
+  });
   executor.onCycle((c) => marketLog('executor', c.market).debug({ cycle: c }, 'execution cycle'));
   ops.attach({
     engine,
@@ -463,6 +487,7 @@ async function runLocked(
     strategy: { name: def.name, params: params as Record<string, unknown> },
     address: venue.address,
     venueUrl: urls.clob.replace(/\/clob$/, ''),
+    rewards: trader.rewards,
   });
 
   // ---- run ---------------------------------------------------------------------------------------
@@ -477,6 +502,7 @@ async function runLocked(
   ops.lifecycle('reconciling');
   const runStartMs = clock.now();
   await trader.start();
+  if (trader.rewards.active) rewardBook.start();
   ops.lifecycle('running');
   trader.startHeartbeat();
   const lastMid = new Map<TokenId, number>();
@@ -513,6 +539,7 @@ async function runLocked(
           .map((p) => ({ token: String(p.tokenId).slice(0, 10), size: formatAmount(p.size) })),
         realized: formatAmount(pnl.realized),
         unrealized: formatAmount(pnl.unrealized),
+        ...(trader.rewards.active ? { rewards: formatAmount(store.rewardTotals().total) } : {}),
       },
       'status',
     );
@@ -570,6 +597,8 @@ async function runLocked(
     );
   }
   await trader.close();
+  // the payouts of the run's last epochs (bounded: a venue that does not answer does not hold the exit)
+  if (trader.rewards.active) await finalRewardPoll(rewardBook, log);
   const marks = new Map<TokenId, number>();
   for (const m of markets)
     for (const t of m.tokens) {
@@ -607,6 +636,11 @@ async function runLocked(
     fees: formatAmount(f.fees),
     adjustments: f.adjustments,
     operations: f.operations,
+    rewards: {
+      paid: formatAmount(f.rewardsPaid),
+      estimated: formatAmount(f.rewardsEstimated),
+      total: formatAmount(f.rewardsPaid + f.rewardsEstimated),
+    },
   });
   const noOrdersLeft = flat.flat;
   return {
@@ -631,7 +665,8 @@ async function runLocked(
       since: new Date(epoch.epoch.startedAt).toISOString(),
       realizedPnl: formatAmount(pnl.realized),
       unrealizedPnl: formatAmount(pnl.unrealized),
-      totalPnl: formatAmount(pnl.total),
+      tradingPnl: formatAmount(pnl.realized + pnl.unrealized),
+      totalPnl: formatAmount(pnl.total + epochFigures.rewardsPaid + epochFigures.rewardsEstimated),
       unmarked: pnl.unmarked.length,
     },
     positionsAtExit,
@@ -643,3 +678,57 @@ async function runLocked(
 }
 
 export const resolveDataDir = (d: string): string => resolve(d);
+
+/** The final poll of the payouts gives up after this long. */
+const FINAL_REWARD_POLL_TIMEOUT_MS = 10_000;
+
+/**
+ * The daemon's reward book (src/ops/reward-book.ts): each sample of the kernel's tracker into the
+ * store's estimate of its UTC date; the venue's earnings (GET /rewards/user?date=) polled every
+ * `pollMs` into the store's paid figures (credits of cause 'reward'), cross-checked with the
+ * venue's REWARD activity since the epoch began (when it has a data API).
+ */
+function bookRewards(
+  tracker: RewardTracker,
+  store: Store,
+  venue: LiveVenue,
+  clock: LiveClock,
+  log: Logger,
+  o: { sampleMs: number; pollMs?: number; crossCheckSince: number | undefined },
+): RewardBook {
+  const rlog = componentLogger(log, 'rewards');
+  const book = new RewardBook({
+    store,
+    clock,
+    sampleMs: o.sampleMs,
+    ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}),
+    ...(o.crossCheckSince !== undefined
+      ? { since: o.crossCheckSince, venueCredits: (since: number) => venue.rewardCredits(since) }
+      : {}),
+    earnings: async (date) =>
+      (await venue.rewards.userEarnings(date)).map((r) => ({
+        date: r.date,
+        market: r.market,
+        earnings: r.earnings,
+        maker: r.maker,
+      })),
+    log: rlog,
+  });
+  tracker.onSample((e) => {
+    try {
+      book.onSample(e);
+    } catch (err) {
+      rlog.warn({ market: e.market, err: (err as Error).message }, 'could not store the reward estimate');
+    }
+  });
+  return book;
+}
+
+async function finalRewardPoll(book: RewardBook, log: Logger): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<undefined>((res) => {
+    timer = setTimeout(() => res(undefined), FINAL_REWARD_POLL_TIMEOUT_MS);
+  });
+  const r = await Promise.race([book.stop(), timeout]).finally(() => clearTimeout(timer));
+  if (r === undefined) log.warn({}, 'could not read the rewards paid at shutdown (the next start books them)');
+}

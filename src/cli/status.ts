@@ -190,8 +190,10 @@ export function formatStatus(s: StatusSnapshot, url: string): string {
   );
   for (const r of h.reasons) out.push(`  ! ${r.code}: ${r.message}`);
   out.push(`strategy ${s.strategy.name}   account ${s.account.address}   venue ${s.venue.url}`);
+  // (a daemon of an older mmkit sends no trading or rewards figures)
+  const rw = s.pnl.rewards as StatusSnapshot['pnl']['rewards'] | undefined;
   out.push(
-    `PnL (USDC)  total ${s.pnl.total}   realized ${s.pnl.realized}   unrealized ${s.pnl.unrealized}   fees ${s.pnl.fees}`,
+    `PnL (USDC)  total ${s.pnl.total}   trading ${s.pnl.trading ?? '-'} (realized ${s.pnl.realized}, unrealized ${s.pnl.unrealized})   fees ${s.pnl.fees}   rewards ${rw?.total ?? '0'} (paid ${rw?.paid ?? '0'}, estimated ${rw?.estimated ?? '0'})`,
   );
   out.push(`collateral  available ${s.inventory.collateral.available}   reserved ${s.inventory.collateral.reserved}`);
   out.push(
@@ -202,6 +204,11 @@ export function formatStatus(s: StatusSnapshot, url: string): string {
   out.push('markets:');
   for (const m of s.markets) {
     out.push(`  ${m.question}  [${m.quotable ? 'quoting' : `pulled: ${m.why ?? ''}`}]  ${m.market}`);
+    const r = m.rewards;
+    if (r != null)
+      out.push(
+        `    rewards: pool ${r.dailyRate}/day, band ${r.maxSpread}c, min ${r.minSize} shares; share ${(r.share * 100).toFixed(1)}% (~${r.estDaily}/day), scored ${r.scoredSamples}/${r.samples}; paid ${r.paid}, estimated ${r.estimated}`,
+      );
     for (const t of m.tokens) {
       const q = m.quotes
         .filter((x) => x.tokenId === t.tokenId)

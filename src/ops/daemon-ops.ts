@@ -27,6 +27,7 @@ import type { FillEvent } from '../core/events.ts';
 import type { TokenId } from '../core/ids.ts';
 import type { DesiredQuotes } from '../core/intents.ts';
 import type { Engine } from '../engine/loop.ts';
+import type { RewardTracker } from '../engine/reward-tracker.ts';
 import type { MarketInfo, Venue } from '../core/venue.ts';
 import type { Executor } from '../execution/executor.ts';
 import type { HeartbeatKeeper } from '../execution/heartbeat.ts';
@@ -92,6 +93,8 @@ export interface DaemonParts {
   readonly strategy: { readonly name: string; readonly params: Record<string, unknown> };
   readonly address: string;
   readonly venueUrl: string;
+  /** The kernel's reward tracker (the estimate of each rewarded market's last sample); absent: none. */
+  readonly rewards?: Pick<RewardTracker, 'snapshot'>;
 }
 
 /** A URL as it may be shown: no user:password, no query (a gateway URL may carry a token there). */
@@ -270,6 +273,15 @@ export class DaemonOps {
         };
       },
       pauseReasons: () => p.executor.stats().pauseReasons,
+      rewards: () => {
+        const t = p.store.rewardTotals();
+        return {
+          paid: t.paid,
+          estimated: t.estimated,
+          byMarket: t.byMarket,
+          live: p.rewards?.snapshot() ?? [],
+        };
+      },
     };
     this.monitor.attach(view, {
       markets: p.markets,

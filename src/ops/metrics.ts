@@ -76,12 +76,24 @@ export interface PositionSample {
   readonly avgPrice: number;
 }
 
-/** The PnL figures, micro-collateral. */
+/** The PnL figures, micro-collateral. `total` = realized + unrealized - fees + rewards (paid and estimated). */
 export interface PnlSample {
   readonly realized: number;
   readonly unrealized: number;
   readonly fees: number;
   readonly total: number;
+  /** Liquidity rewards: paid by the venue, and the bot's estimate of what is not paid yet (default 0). */
+  readonly rewards?: { readonly paid: number; readonly estimated: number };
+}
+
+/** One rewarded market's figures, micro (share 0..1 of the last sample). */
+export interface RewardSample {
+  readonly market: string;
+  readonly paid: number;
+  readonly estimated: number;
+  /** Our share of the last sample (0..1) and the daily reward it would earn, micro; absent: not sampled. */
+  readonly lastShare?: number;
+  readonly lastDaily?: number;
 }
 
 const usdc = (micro: number): number => micro / AMOUNT_SCALE;
@@ -118,6 +130,11 @@ export class Metrics {
   readonly pnlUnrealized: Gauge;
   readonly pnlFees: Gauge;
   readonly pnlTotal: Gauge;
+  readonly pnlTrading: Gauge;
+  readonly pnlRewards: Gauge<'state'>;
+  readonly rewards: Gauge<'market' | 'state'>;
+  readonly rewardShare: Gauge<'market'>;
+  readonly rewardDaily: Gauge<'market'>;
   readonly collateral: Gauge<'state'>;
   readonly openOrders: Gauge;
   readonly budgetUsed: Gauge<'rule'>;
@@ -231,7 +248,40 @@ export class Metrics {
       registers,
     });
     this.pnlFees = new Gauge({ name: n('pnl_fees_usdc'), help: 'Fees paid, USDC.', registers });
-    this.pnlTotal = new Gauge({ name: n('pnl_total_usdc'), help: 'Realized + unrealized - fees, USDC.', registers });
+    this.pnlTotal = new Gauge({
+      name: n('pnl_total_usdc'),
+      help: 'Trading (realized + unrealized) - fees + liquidity rewards (paid and estimated), USDC.',
+      registers,
+    });
+    this.pnlTrading = new Gauge({
+      name: n('pnl_trading_usdc'),
+      help: 'Trading PnL before fees (realized + unrealized), USDC.',
+      registers,
+    });
+    this.pnlRewards = new Gauge({
+      name: n('pnl_rewards_usdc'),
+      help: "Liquidity rewards of the ledger epoch, USDC: state=paid (credited by the venue) or estimated (the bot's estimate of the dates not paid yet).",
+      labelNames: ['state'],
+      registers,
+    });
+    this.rewards = new Gauge({
+      name: n('rewards_usdc'),
+      help: "Liquidity rewards per market of the ledger epoch, USDC: state=paid (credited by the venue, from its earnings per UTC date) or estimated (the bot's estimate from its own quotes' score, for the dates the venue has not paid yet).",
+      labelNames: ['market', 'state'],
+      registers,
+    });
+    this.rewardShare = new Gauge({
+      name: n('reward_share'),
+      help: "Our quotes' share (0..1) of a rewarded market's last reward sample, against the book's competition.",
+      labelNames: ['market'],
+      registers,
+    });
+    this.rewardDaily = new Gauge({
+      name: n('reward_daily_estimate_usdc'),
+      help: 'The reward per day our quotes of the last sample would earn if they held all day, USDC.',
+      labelNames: ['market'],
+      registers,
+    });
     this.collateral = new Gauge({
       name: n('collateral_usdc'),
       help: 'Collateral at the venue: state=available or reserved (by open orders), USDC.',
@@ -466,6 +516,22 @@ export class Metrics {
     this.pnlUnrealized.set(usdc(p.unrealized));
     this.pnlFees.set(usdc(p.fees));
     this.pnlTotal.set(usdc(p.total));
+    this.pnlTrading.set(usdc(p.realized + p.unrealized));
+    this.pnlRewards.set({ state: 'paid' }, usdc(p.rewards?.paid ?? 0));
+    this.pnlRewards.set({ state: 'estimated' }, usdc(p.rewards?.estimated ?? 0));
+  }
+
+  /** Each rewarded market's rewards (replaces the previous set). */
+  rewardsNow(rs: readonly RewardSample[]): void {
+    this.rewards.reset();
+    this.rewardShare.reset();
+    this.rewardDaily.reset();
+    for (const r of rs) {
+      this.rewards.set({ market: r.market, state: 'paid' }, usdc(r.paid));
+      this.rewards.set({ market: r.market, state: 'estimated' }, usdc(r.estimated));
+      if (r.lastShare !== undefined) this.rewardShare.set({ market: r.market }, r.lastShare);
+      if (r.lastDaily !== undefined) this.rewardDaily.set({ market: r.market }, usdc(r.lastDaily));
+    }
   }
 
   /** Collateral available and reserved, micro. */

@@ -115,6 +115,11 @@ export const STATUS_PAGE_HTML = String.raw`<!doctype html>
     return pairs.map(function (p) { return '<span>' + esc(p[0]) + '</span><span' + (p[2] ? ' class="' + p[2] + '"' : '') + '>' + esc(p[1]) + '</span>'; }).join('');
   };
 
+  var rewardLine = function (r) {
+    if (!r) return '';
+    return '<div class="meta rewards">rewards: pool ' + esc(r.dailyRate) + ' USDC/day, band ' + esc(r.maxSpread) + '¢, min ' + esc(r.minSize) + ' shares · share ' + esc((r.share * 100).toFixed(1)) + '% (≈' + esc(r.estDaily) + ' USDC/day) · scored ' + r.scoredSamples + '/' + r.samples + ' samples · paid ' + esc(r.paid) + ', estimated ' + esc(r.estimated) + '</div>';
+  };
+
   var renders = 0;
 
   function chart(series) {
@@ -169,7 +174,8 @@ export const STATUS_PAGE_HTML = String.raw`<!doctype html>
 
     $('pnl-total').textContent = s.pnl.total;
     $('pnl-total').className = 'big ' + signed(s.pnl.total);
-    $('pnl-parts').innerHTML = kv([['realized', s.pnl.realized, signed(s.pnl.realized)], ['unrealized', s.pnl.unrealized, signed(s.pnl.unrealized)], ['fees', s.pnl.fees]]);
+    var R = s.pnl.rewards;
+    $('pnl-parts').innerHTML = kv([['trading', s.pnl.trading, signed(s.pnl.trading)], ['· realized', s.pnl.realized, signed(s.pnl.realized)], ['· unrealized', s.pnl.unrealized, signed(s.pnl.unrealized)], ['fees', s.pnl.fees], ['rewards', R.total, signed(R.total)], ['· paid', R.paid], ['· estimated (not paid yet)', R.estimated]]);
     chart(s.pnl.series);
 
     $('collateral').innerHTML = kv([['collateral available', s.inventory.collateral.available], ['reserved by orders', s.inventory.collateral.reserved]]);
@@ -192,7 +198,7 @@ export const STATUS_PAGE_HTML = String.raw`<!doctype html>
       return '<div class="market" data-market="' + esc(m.market) + '"><h3>' + esc(m.question) + ' ' + (m.quotable ? '<span class="badge ok">quoting</span>' : '<span class="badge warn" title="' + esc(m.why) + '">pulled</span>') + '</h3>' +
         '<div class="meta">' + esc(short(m.market, 18)) + (m.why ? ' · ' + esc(m.why) : '') + '</div>' +
         '<table><thead><tr><th>outcome</th><th class="num">best bid</th><th class="num">best ask</th><th class="num">mid</th><th class="num">position</th></tr></thead><tbody>' + rows + '</tbody></table>' +
-        '<div class="quotes">' + quotes + '</div></div>';
+        '<div class="quotes">' + quotes + '</div>' + rewardLine(m.rewards) + '</div>';
     }).join('');
 
     var f = s.fills.recent;

@@ -99,6 +99,26 @@ export interface DaemonView {
    */
   ledger?(): LedgerStatus;
   pauseReasons(): readonly string[];
+  /** Liquidity rewards (the store's ledger and the tracker's estimate). Optional (none: no rewards shown). */
+  rewards?(): RewardsView;
+}
+
+/** Liquidity rewards as the daemon knows them. Money in micro-collateral. */
+export interface RewardsView {
+  /** The ledger epoch's totals: paid by the venue, and the estimate of the dates not paid yet. */
+  readonly paid: number;
+  readonly estimated: number;
+  readonly byMarket: readonly { readonly market: string; readonly paid: number; readonly estimated: number }[];
+  /** The tracker's estimate of each rewarded market traded (RewardEstimate of src/engine/reward-tracker.ts fits). */
+  readonly live: readonly {
+    readonly market: string;
+    readonly config: { readonly maxSpread: number; readonly minSize: number; readonly dailyRate: number };
+    readonly samples: number;
+    readonly scoredSamples: number;
+    readonly lastShare: number;
+    readonly lastDaily: number;
+    readonly lastAt: number | null;
+  }[];
 }
 
 /** Options of `new DaemonMonitor`. */
@@ -137,7 +157,25 @@ export interface PnlPoint {
   readonly t: number;
   readonly realized: string;
   readonly unrealized: string;
+  /** Liquidity rewards, paid and estimated. */
+  readonly rewards: string;
   readonly total: string;
+}
+
+/** A rewarded market's rewards as the status shows them (decimal strings; share 0..1). */
+export interface MarketRewardStatus {
+  /** The reward config: max spread in cents, min size in shares, the daily pool in USDC. */
+  readonly maxSpread: string;
+  readonly minSize: string;
+  readonly dailyRate: string;
+  /** Of the ledger epoch: paid by the venue, estimated for the dates not paid yet. */
+  readonly paid: string;
+  readonly estimated: string;
+  /** Our share of the last sample, and the reward per day it would earn. */
+  readonly share: number;
+  readonly estDaily: string;
+  readonly samples: number;
+  readonly scoredSamples: number;
 }
 
 /** A fill as the status shows it. */
@@ -182,6 +220,8 @@ export interface MarketStatus {
   readonly why: string | null;
   readonly tokens: readonly TokenStatus[];
   readonly quotes: readonly QuoteStatus[];
+  /** Null: the market has no reward config. */
+  readonly rewards: MarketRewardStatus | null;
 }
 
 /** What /api/status answers (every money figure a decimal string). */
@@ -231,10 +271,26 @@ export interface StatusSnapshot {
       readonly mark: string | null;
     }>;
   };
+  /**
+   * PnL apart and together: trading (realized + unrealized, before fees), fees, liquidity rewards
+   * (paid by the venue + the estimate of what it has not paid yet); total = trading - fees + rewards.
+   */
   readonly pnl: {
     readonly realized: string;
     readonly unrealized: string;
+    readonly trading: string;
     readonly fees: string;
+    readonly rewards: {
+      readonly paid: string;
+      readonly estimated: string;
+      readonly total: string;
+      readonly byMarket: ReadonlyArray<{
+        readonly market: string;
+        readonly paid: string;
+        readonly estimated: string;
+        readonly total: string;
+      }>;
+    };
     readonly total: string;
     readonly unmarked: number;
     readonly series: readonly PnlPoint[];
@@ -538,6 +594,9 @@ export class DaemonMonitor {
     const marks = this.marks();
     const positions = v?.positions() ?? [];
     const pnl = v?.pnl(marks) ?? { realized: 0, unrealized: 0, fees: 0, total: 0, unmarked: [] };
+    const rw = v?.rewards?.() ?? { paid: 0, estimated: 0, byMarket: [], live: [] };
+    const rewardsTotal = rw.paid + rw.estimated;
+    const total = pnl.total + rewardsTotal;
     const collateral = v?.collateral() ?? { available: 0, reserved: 0 };
     const live = v?.liveOrders() ?? [];
     const ks = v?.killSwitch() ?? { tripped: false };
@@ -572,7 +631,27 @@ export class DaemonMonitor {
         avgPrice: p.avgPrice,
       })),
     );
-    m.pnl(pnl);
+    m.pnl({
+      realized: pnl.realized,
+      unrealized: pnl.unrealized,
+      fees: pnl.fees,
+      total,
+      rewards: { paid: rw.paid, estimated: rw.estimated },
+    });
+    const liveOf = new Map(rw.live.map((x) => [x.market, x]));
+    const rewardSamples = rw.byMarket.map((x) => {
+      const l = liveOf.get(x.market);
+      return {
+        market: x.market,
+        paid: x.paid,
+        estimated: x.estimated,
+        ...(l !== undefined ? { lastShare: l.lastShare, lastDaily: l.lastDaily } : {}),
+      };
+    });
+    for (const l of rw.live)
+      if (!rw.byMarket.some((x) => x.market === l.market))
+        rewardSamples.push({ market: l.market, paid: 0, estimated: 0, lastShare: l.lastShare, lastDaily: l.lastDaily });
+    m.rewardsNow(rewardSamples);
     m.collateralNow(collateral.available, collateral.reserved);
     m.openOrders.set(live.length);
     m.health(health, ks.tripped, now - this.#startedAt);
@@ -582,7 +661,8 @@ export class DaemonMonitor {
       t: now,
       realized: formatAmount(pnl.realized),
       unrealized: formatAmount(pnl.unrealized),
-      total: formatAmount(pnl.total),
+      rewards: formatAmount(rewardsTotal),
+      total: formatAmount(total),
     };
     if (this.#seriesTick++ % this.#seriesStride === 0) {
       this.#series.push(point);
@@ -600,8 +680,11 @@ export class DaemonMonitor {
       else l.push(o);
     }
     const posOf = new Map(positions.map((p) => [p.tokenId, p]));
+    const paidOf = new Map(rw.byMarket.map((x) => [x.market, x]));
     const markets: MarketStatus[] = this.#ctx.markets.map((mk) => {
       const why = v?.whyNotQuotable(mk.market);
+      const rl = liveOf.get(mk.market);
+      const rp = paidOf.get(mk.market);
       return {
         market: mk.market,
         question: mk.question,
@@ -634,6 +717,20 @@ export class DaemonMonitor {
             size: formatAmount(o.originalSize),
             matched: formatAmount(o.sizeMatched),
           })),
+        rewards:
+          rl === undefined
+            ? null
+            : {
+                maxSpread: String(rl.config.maxSpread / 100),
+                minSize: formatAmount(rl.config.minSize),
+                dailyRate: formatAmount(rl.config.dailyRate),
+                paid: formatAmount(rp?.paid ?? 0),
+                estimated: formatAmount(rp?.estimated ?? 0),
+                share: rl.lastShare,
+                estDaily: formatAmount(rl.lastDaily),
+                samples: rl.samples,
+                scoredSamples: rl.scoredSamples,
+              },
       };
     });
     const snap: StatusSnapshot = {
@@ -671,7 +768,19 @@ export class DaemonMonitor {
       pnl: {
         realized: point.realized,
         unrealized: point.unrealized,
+        trading: formatAmount(pnl.realized + pnl.unrealized),
         fees: formatAmount(pnl.fees),
+        rewards: {
+          paid: formatAmount(rw.paid),
+          estimated: formatAmount(rw.estimated),
+          total: point.rewards,
+          byMarket: rw.byMarket.map((x) => ({
+            market: x.market,
+            paid: formatAmount(x.paid),
+            estimated: formatAmount(x.estimated),
+            total: formatAmount(x.paid + x.estimated),
+          })),
+        },
         total: point.total,
         unmarked: pnl.unmarked.length,
         series,

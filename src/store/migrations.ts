@@ -102,6 +102,35 @@ export const MIGRATIONS: readonly string[] = [
      WHERE EXISTS (SELECT 1 FROM fills) OR EXISTS (SELECT 1 FROM orders);
    UPDATE fills SET epoch = 1;
    CREATE INDEX fills_epoch ON fills (epoch, match_time) WHERE epoch IS NOT NULL;`,
+  // 4: liquidity rewards (./rewards.ts): per ledger epoch (0: none), market and UTC date, the bot's
+  // estimate while it runs and what the venue paid; every payout is a credit of collateral with
+  // cause 'reward' in reward_credits (append-only), whose sum per row is the row's `paid`
+  `CREATE TABLE rewards (
+     epoch      INTEGER NOT NULL CHECK (epoch >= 0),
+     market     TEXT    NOT NULL CHECK (length(market) > 0),
+     date       TEXT    NOT NULL CHECK (date GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]'),
+     estimated  INTEGER NOT NULL DEFAULT 0 CHECK (estimated >= 0),
+     paid       INTEGER NOT NULL DEFAULT 0 CHECK (paid >= 0),
+     status     TEXT    NOT NULL DEFAULT 'estimated' CHECK (status IN ('estimated', 'paid')),
+     samples    INTEGER NOT NULL DEFAULT 0 CHECK (samples >= 0),
+     scored     INTEGER NOT NULL DEFAULT 0 CHECK (scored >= 0 AND scored <= samples),
+     updated_at INTEGER NOT NULL CHECK (updated_at >= 0),
+     paid_at    INTEGER CHECK (paid_at IS NULL OR paid_at >= 0),
+     PRIMARY KEY (epoch, market, date)
+   ) STRICT;
+   CREATE TABLE reward_credits (
+     seq    INTEGER PRIMARY KEY AUTOINCREMENT,
+     epoch  INTEGER NOT NULL CHECK (epoch >= 0),
+     at     INTEGER NOT NULL CHECK (at >= 0),
+     market TEXT    NOT NULL,
+     date   TEXT    NOT NULL,
+     amount INTEGER NOT NULL CHECK (amount != 0),
+     cause  TEXT    NOT NULL DEFAULT 'reward' CHECK (cause = 'reward'),
+     source TEXT    NOT NULL CHECK (source IN ('earnings', 'activity'))
+   ) STRICT;
+   CREATE INDEX reward_credits_at ON reward_credits (at);
+   CREATE TRIGGER reward_credits_no_update BEFORE UPDATE ON reward_credits BEGIN SELECT RAISE(ABORT, 'reward_credits is append-only'); END;
+   CREATE TRIGGER reward_credits_no_delete BEFORE DELETE ON reward_credits BEGIN SELECT RAISE(ABORT, 'reward_credits is append-only'); END;`,
 ];
 
 /** The schema version this code writes. */

@@ -276,6 +276,97 @@ export interface LedgerEntry {
  */
 export type FillChange = 'new' | 'status' | 'void' | 'duplicate';
 
+// ---- liquidity rewards (./rewards.ts) ----------------------------------------------------------------
+
+/** A reward row's state: the bot's estimate only, or paid by the venue (the venue's figure counts). */
+export type RewardStatus = 'estimated' | 'paid';
+
+/** One market's rewards of one UTC date in one ledger epoch. Money in micro-collateral. */
+export interface StoredReward {
+  /** The ledger epoch (null: a store without epochs). */
+  readonly epoch: number | null;
+  readonly market: ConditionId;
+  /** UTC date, `YYYY-MM-DD` (an epoch shorter than a day is reported under the date of its end). */
+  readonly date: string;
+  /** The bot's estimate of its quotes' share of the date's pool so far (floored to the micro). */
+  readonly estimated: Micro;
+  /** Collateral the venue paid for the date so far (the sum of its credits). */
+  readonly paid: Micro;
+  readonly status: RewardStatus;
+  /** The bot's samples of the date, and those in which its quotes scored. */
+  readonly samples: number;
+  readonly scoredSamples: number;
+  readonly updatedAt: number;
+  /** When the paid figure last changed (null: never paid). */
+  readonly paidAt: number | null;
+}
+
+/** The bot's running estimate of a market's rewards of a date (absolute values, not increments). */
+export interface RewardEstimateInput {
+  readonly market: ConditionId;
+  readonly date: string;
+  /** Micro, a non-negative integer. */
+  readonly estimated: number;
+  readonly samples: number;
+  readonly scoredSamples: number;
+  /** Unix ms (default: the store's clock). */
+  readonly at?: number;
+}
+
+/** What the venue paid for a market and date so far (absolute: its figure for the date). */
+export interface RewardPaymentInput {
+  readonly market: ConditionId;
+  readonly date: string;
+  /** Micro, a non-negative integer. */
+  readonly paid: number;
+  /** Where the figure came from: the earnings endpoint (default) or the account's REWARD activity. */
+  readonly source?: RewardCreditSource;
+  /** Unix ms (default: the store's clock). */
+  readonly at?: number;
+}
+
+export type RewardCreditSource = 'earnings' | 'activity';
+
+/**
+ * One change of the collateral the venue paid as a reward (append-only): the reconciliation of a
+ * payout's collateral increase, always with cause 'reward'.
+ */
+export interface StoredRewardCredit {
+  readonly seq: number;
+  readonly epoch: number | null;
+  readonly at: number;
+  readonly market: ConditionId;
+  readonly date: string;
+  /** Micro, signed (a venue that lowers its figure: negative). */
+  readonly amount: number;
+  readonly cause: 'reward';
+  readonly source: RewardCreditSource;
+}
+
+/** What `recordRewardPaid` did. */
+export interface RewardPaymentChange {
+  /** The row after the change (undefined: nothing paid and no row). */
+  readonly reward: StoredReward | undefined;
+  /** The credit recorded (undefined: the figure did not change). */
+  readonly credit: StoredRewardCredit | undefined;
+}
+
+/**
+ * Rewards of an epoch, micro: `paid` (credited by the venue), `estimated` (the bot's estimate of the
+ * dates not paid yet) and their sum. Per market likewise.
+ */
+export interface RewardTotals {
+  readonly paid: Micro;
+  readonly estimated: Micro;
+  readonly total: Micro;
+  readonly byMarket: readonly {
+    readonly market: ConditionId;
+    readonly paid: Micro;
+    readonly estimated: Micro;
+    readonly total: Micro;
+  }[];
+}
+
 /** One audit record. */
 export interface AuditEntry {
   readonly seq: number;
@@ -329,6 +420,13 @@ export interface StoreSummary {
   /** Adjustments and operations recorded in the scope. */
   readonly adjustments: number;
   readonly operations: number;
+  /**
+   * Liquidity rewards, micro: paid (epoch: every credit of the epoch; session: the credits recorded
+   * during it) and estimated (the bot's estimate of dates not paid yet; session: of those rows it
+   * updated).
+   */
+  readonly rewardsPaid: number;
+  readonly rewardsEstimated: number;
 }
 
 /**
@@ -468,6 +566,27 @@ export interface Store {
   endSession(id: number, now?: number): boolean;
   /** The session this store began last (ended or not), else the newest session of the file; undefined: none. */
   currentSession(): LedgerSession | undefined;
+  /**
+   * Set the bot's estimate of a market's rewards of a UTC date in the current epoch (absolute
+   * values; the row is created on first use). A paid row keeps its status.
+   * @throws ValidationError on a bad market, date (`YYYY-MM-DD`), amount or counts (nothing written).
+   */
+  recordRewardEstimate(r: RewardEstimateInput): StoredReward;
+  /**
+   * Record what the venue paid for a market and date so far (its absolute figure): a change is one
+   * credit of collateral with cause 'reward' (append-only, reward_credits) and the row's `paid`; a
+   * row with something paid is 'paid'. The same figure again changes nothing. Committed like a fill.
+   * @throws ValidationError on a bad market, date or amount (nothing written).
+   */
+  recordRewardPaid(r: RewardPaymentInput): RewardPaymentChange;
+  /** A market's reward row of a date in the current epoch. */
+  reward(market: string, date: string): StoredReward | undefined;
+  /** Reward rows of an epoch (default: the current one), dates at or after `since` (`YYYY-MM-DD`), by date then market. */
+  rewards(opts?: { epoch?: number; since?: string }): StoredReward[];
+  /** Reward credits of an epoch (default: the current one) at or after `since` (unix ms), in order. */
+  rewardCredits(opts?: { epoch?: number; since?: number }): StoredRewardCredit[];
+  /** Reward totals of an epoch (default: the current one). */
+  rewardTotals(opts?: { epoch?: number }): RewardTotals;
   /** Append a decision to the audit log (kind: a short stable word; data: JSON-serialisable). */
   audit(kind: string, data: unknown): void;
   /** Read the audit log in order. */

@@ -20,7 +20,8 @@
  * ./statements.ts (prepared statements, rows), ./orders.ts and ./deferred-orders.ts (order writes,
  * direct and batched), ./deferred-audit.ts (audit writes, batched), ./fills.ts (fills exactly once),
  * ./epochs.ts (epochs, sessions), ./ledger.ts (adjustments, operations, the merged ledger),
- * ./position-cache.ts and ./positions.ts (positions, PnL), ./summary.ts, ./checkpointer.ts (the WAL
+ * ./position-cache.ts and ./positions.ts (positions, PnL), ./rewards.ts (liquidity rewards: estimated
+ * and paid per market and date, credits of cause 'reward'), ./summary.ts, ./checkpointer.ts (the WAL
  * checkpointer).
  */
 import type { Worker } from 'node:worker_threads';
@@ -45,6 +46,7 @@ import { migrate } from './migrations.ts';
 import { orderWrites } from './orders.ts';
 import { PositionCache, type PositionChange } from './position-cache.ts';
 import { pnlOf } from './positions.ts';
+import { rewardLedger } from './rewards.ts';
 import { checkInt, prepareStatements, toFill, toOrder, type FillRow, type OrderRow } from './statements.ts';
 import type { Durability, LedgerEpoch, Store, StoreOptions } from './store-types.ts';
 import { storeSummary } from './summary.ts';
@@ -154,6 +156,11 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
   let mySession: number | undefined;
   // positions of the current epoch: kept, extended by each new entry, recomputed after a void
   const positions = new PositionCache(st, () => epoch?.id ?? null);
+  const rewardBook = rewardLedger(
+    db,
+    () => epoch?.id ?? null,
+    () => clock.now(),
+  );
   const startEpoch = db.transaction((venue: string, world: string | null, address: string, now: number) => {
     const r = st.insertEpoch.get(venue, world, address, now) as EpochRow;
     if (mySession !== undefined) st.moveSession.run(r.id, mySession);
@@ -394,6 +401,32 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
         | undefined;
       return r === undefined ? undefined : toSession(r);
     },
+    recordRewardEstimate(r) {
+      open();
+      setSync(otherSync);
+      return rewardBook.recordEstimate(r);
+    },
+    recordRewardPaid(r) {
+      open();
+      setSync(fillSync);
+      return rewardBook.recordPaid(r);
+    },
+    reward(market, date) {
+      open();
+      return rewardBook.reward(market, date);
+    },
+    rewards(o = {}) {
+      open();
+      return rewardBook.rewards(o);
+    },
+    rewardCredits(o = {}) {
+      open();
+      return rewardBook.credits(o);
+    },
+    rewardTotals(o = {}) {
+      open();
+      return rewardBook.totals(o);
+    },
     audit(kind, data) {
       open();
       setSync(otherSync);
@@ -427,10 +460,14 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       if (scope !== 'epoch' && scope !== 'session')
         throw new ValidationError(`summary scope: expected session or epoch, got ${String(scope)}`);
       writePending();
-      if (scope === 'epoch') return storeSummary(st, { scope, epoch });
+      if (scope === 'epoch') return storeSummary(st, { scope, epoch }, rewardBook.totals());
       const session = store.currentSession();
       if (session === undefined) throw new ValidationError('summary: no session in this store (beginSession first)');
-      return storeSummary(st, { scope, epoch, session });
+      return storeSummary(
+        st,
+        { scope, epoch, session },
+        rewardBook.between(session.startedAt, session.endedAt ?? Number.MAX_SAFE_INTEGER),
+      );
     },
     flush() {
       open();

@@ -22,7 +22,11 @@ interface Tally {
 const tally = (): Tally => ({ fills: 0, voids: 0, volume: 0n, notional: 0n, fees: 0n });
 
 /** Counts of the store's orders and fills in one scope (deferred order writes must be written first). */
-export function storeSummary(st: Statements, t: SummaryTarget): StoreSummary {
+export function storeSummary(
+  st: Statements,
+  t: SummaryTarget,
+  rewards: { readonly paid: number; readonly estimated: number },
+): StoreSummary {
   const END = Number.MAX_SAFE_INTEGER;
   let orderRows: { status: string; n: number }[];
   let fillRows: Iterable<{ source: string; void: number; price: number; size: number; fee: number }>;
@@ -92,5 +96,7 @@ export function storeSummary(st: Statements, t: SummaryTarget): StoreSummary {
     externalFees: Number(ext.fees),
     adjustments,
     operations,
+    rewardsPaid: rewards.paid,
+    rewardsEstimated: rewards.estimated,
   };
 }

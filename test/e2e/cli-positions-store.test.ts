@@ -50,6 +50,10 @@ beforeAll(() => {
     cause: 'external_trade',
     at: 1_700_000_100_003,
   });
+  // liquidity rewards: a date the venue paid, a date only estimated, a market of the old world (not shown)
+  s.recordRewardEstimate({ market: M, date: '2023-11-14', estimated: 1_100_000, samples: 10, scoredSamples: 9 });
+  s.recordRewardPaid({ market: M, date: '2023-11-14', paid: 1_000_001 });
+  s.recordRewardEstimate({ market: M, date: '2023-11-15', estimated: 250_000, samples: 3, scoredSamples: 3 });
   s.close();
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -71,12 +75,28 @@ describe('mmkit positions --source store', () => {
     expect(j.positions[0]).toMatchObject({ avgPrice: '0.4', cost: '5', fills: 2 });
   });
 
+  it('--json: PnL apart and together (trading, fees, rewards paid and estimated) and the reward rows', async () => {
+    const j = JSON.parse((await runMmkit(['positions', '--source', 'store', '--json', '--data-dir', dir])).out);
+    // no marks: trading is the realized part (0 here: nothing sold)
+    expect(j.pnl).toEqual({
+      trading: '0',
+      fees: '0',
+      rewards: { paid: '1.000001', estimated: '0.25', total: '1.250001' },
+      total: '1.250001',
+    });
+    expect(j.rewards).toEqual([
+      { market: M, date: '2023-11-14', status: 'paid', estimated: '1.1', paid: '1.000001' },
+      { market: M, date: '2023-11-15', status: 'estimated', estimated: '0.25', paid: '0' },
+    ]);
+  });
+
   it('says which epoch, venue and world it shows', async () => {
     const r = await runMmkit(['positions', '--source', 'store', '--data-dir', dir]);
     expect(r.code, r.err).toBe(0);
     expect(r.err).toContain('epoch 2 (venue paper, world new-world, since 2023-11-14T22:15:00.000Z)');
     expect(r.out).toContain('12.5');
     expect(r.out).not.toContain('99');
+    expect(r.err).toContain('trading 0 - fees 0 + rewards 1.250001 (paid 1.000001, estimated 0.25) = 1.250001');
   });
 
   it('a store with no epoch (every fill) says so, epoch null in JSON', async () => {

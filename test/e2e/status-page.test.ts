@@ -101,6 +101,9 @@ describe('status page', () => {
     expect(dom).toMatch(/class="chip (bid|ask)">(Yes|No|Up|Down)[^<]* (bid|ask) 0\.\d+ × \d/); // own quotes
     expect(dom).toMatch(/<td class="num bid">0\.\d+<\/td><td class="num ask">0\.\d+<\/td>/); // book top
     expect(decoded).toContain('collateral available');
+    // PnL apart and together: trading, fees, rewards paid and estimated
+    const parts = decode(/<div class="kv" id="pnl-parts">([\s\S]*?)<\/div>/.exec(dom)?.[1] ?? '');
+    for (const k of ['trading', 'fees', 'rewards', '· paid', '· estimated (not paid yet)']) expect(parts).toContain(k);
     const fillsBody = /<table id="fills">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(dom)?.[1] ?? '';
     expect(fillsBody).toMatch(/<td class="(bid|ask)">(BUY|SELL)<\/td>/);
     expect(Number(/data-renders="(\d+)"/.exec(dom)?.[1] ?? 0)).toBeGreaterThanOrEqual(2); // it kept polling

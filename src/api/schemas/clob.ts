@@ -8,6 +8,7 @@
  * /fee-rate); both forms are accepted where sources disagree.
  */
 import { z } from 'zod';
+import { marketRewardsSchema } from './rewards.ts';
 
 /** A decimal string ("0.55", "12.5"); numbers are accepted and kept as their decimal text. */
 const decimal = z.union([z.string(), z.number().transform((n) => String(n))]);
@@ -71,6 +72,8 @@ export const clobMarketSchema = z.object({
   accepting_orders: z.boolean().optional(),
   end_date_iso: z.string().nullish(),
   tags: z.array(z.string()).optional(),
+  /** Liquidity rewards (./rewards.ts); absent on venues that predate them. */
+  rewards: marketRewardsSchema.nullish(),
 });
 export type WireClobMarket = z.output<typeof clobMarketSchema>;
 

@@ -4,6 +4,8 @@
  * VenueFill (with the venue's taker fee), MarketInfo of a CLOB market, CancelOutcome. Pure.
  */
 import type { ClobMarket, OpenOrder, Trade } from '../../api/clob.ts';
+import type { MarketRewards } from '../../api/schemas/rewards.ts';
+import { maxSpreadFromCents, type RewardConfig } from '../../core/rewards.ts';
 import {
   fillsOf,
   normaliseOrderStatus,
@@ -128,7 +130,23 @@ export function toMarketInfo(m: ClobMarket, feeRateBps: number): MarketInfo | un
     feeRateBps,
     active: m.active && !m.closed && m.acceptingOrders,
     endDate: m.endDateIso ?? '',
+    rewards: rewardConfigOf(m.rewards),
   };
+}
+
+/**
+ * The scoring config of a CLOB market record's `rewards` (core/rewards.ts): max spread in pips
+ * (cents x 100), min size in micro-shares, the daily pool the sum of every rate (micro per day).
+ * Null without rewards: `rates` null or empty, a zero pool, or a max spread that is not a positive
+ * whole number of pips.
+ */
+export function rewardConfigOf(r: MarketRewards | null | undefined): RewardConfig | null {
+  if (r == null || r.rates.length === 0) return null;
+  let daily = 0;
+  for (const x of r.rates) daily += x.dailyRate;
+  const maxSpread = maxSpreadFromCents(Number(r.maxSpread));
+  if (daily <= 0 || maxSpread === null) return null;
+  return { maxSpread, minSize: r.minSize, dailyRate: daily as Micro };
 }
 
 /** The port's CancelOutcome of one DELETE /orders answer. */

@@ -31,6 +31,7 @@ import type { Transport } from '../../api/http/types.ts';
 import type { OrderBuilder, OrderProtocol } from '../../api/orders.ts';
 import { RelayerClient, type RelayerTransaction } from '../../api/relayer.ts';
 import { DataClient } from '../../api/data.ts';
+import { RewardsClient } from '../../api/rewards.ts';
 import type { ActivityType } from '../../api/schemas/data.ts';
 import { marketStream, type MarketStream } from '../../api/streams/market.ts';
 import type { BackoffPolicy, StreamLogger, WsFactory } from '../../api/streams/socket.ts';
@@ -121,7 +122,24 @@ export interface LiveVenue extends Venue {
    * Empty without a data URL.
    */
   activityKinds(sinceMs: number): Promise<Map<string, ActivityType>>;
+  /**
+   * The liquidity rewards the venue credited to the account since `sinceMs` (the data API's REWARD
+   * activity: collateral, per market), newest first. Empty without a data URL.
+   */
+  rewardCredits(sinceMs: number): Promise<RewardCredit[]>;
+  /** The liquidity-reward endpoints of this identity (order scoring, earnings). */
+  readonly rewards: RewardsClient;
   stats(): LiveVenueStats;
+}
+
+/** One reward payout credited to the account (a REWARD activity item). */
+export interface RewardCredit {
+  readonly market: ConditionId;
+  /** Collateral credited, micro. */
+  readonly amount: Micro;
+  /** Unix ms. */
+  readonly at: number;
+  readonly tx: string | null;
 }
 
 /** Parts a live venue is assembled from (`createLiveVenue` builds them; tests and benches may inject). */
@@ -165,6 +183,7 @@ class LiveVenueImpl implements LiveVenue {
   readonly apiKey: string;
   readonly address: string;
   readonly clob: ClobClient;
+  readonly rewards: RewardsClient;
   readonly #p: LiveVenueParts;
   readonly #me: UserIdentity;
   /** Per token: its market's info (as last seen) and a small number (its presign slots). */
@@ -187,6 +206,7 @@ class LiveVenueImpl implements LiveVenue {
     this.apiKey = p.creds.apiKey;
     this.address = p.address.toLowerCase();
     this.clob = new ClobClient(p.transport, { owner: p.creds.apiKey });
+    this.rewards = new RewardsClient(p.transport);
     this.#me = { apiKey: p.creds.apiKey, address: this.address };
     this.#marginMs = p.reconcileMarginMs ?? 60_000;
     this.#presign = new PresignPool(p.presign, p.builder, (t) => this.#byToken.get(t));
@@ -685,9 +705,29 @@ class LiveVenueImpl implements LiveVenue {
     for await (const a of data.iterActivity(this.address, { start })) {
       if (++n > 2000) break;
       const kind = a.type as ActivityType;
+      // a reward pays collateral and moves no token: it never explains a token's difference
+      if (kind === 'REWARD') continue;
       const tokens =
         a.asset !== null ? [a.asset] : (this.#byMarket.get(a.conditionId)?.tokens.map((t) => t.tokenId) ?? []);
       for (const t of tokens) if (!out.has(t)) out.set(t, kind);
+    }
+    return out;
+  }
+
+  async rewardCredits(sinceMs: number): Promise<RewardCredit[]> {
+    const out: RewardCredit[] = [];
+    if (this.#p.data !== true) return out;
+    const data = new DataClient(this.#p.transport);
+    const start = Math.max(0, Math.floor(sinceMs / 1000));
+    for await (const a of data.iterActivity(this.address, { type: 'REWARD', start })) {
+      if (a.type !== 'REWARD') continue;
+      out.push({
+        market: a.conditionId as ConditionId,
+        amount: a.usdcSize,
+        at: a.timestamp * 1000,
+        tx: a.transactionHash,
+      });
+      if (out.length >= 5000) break;
     }
     return out;
   }

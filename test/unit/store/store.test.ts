@@ -409,6 +409,8 @@ describe('positions and PnL', () => {
       externalFees: 0,
       adjustments: 0,
       operations: 0,
+      rewardsPaid: 0,
+      rewardsEstimated: 0,
     });
   });
 });
