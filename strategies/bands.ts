@@ -73,6 +73,9 @@ import {
   type Pips,
   PRICE_SCALE,
   type QuoteIntent,
+  rewardConfigOf,
+  type RewardTarget,
+  rewardTarget,
   type StrategyOutput,
   type StrategyState,
   type TokenId,
@@ -159,6 +162,11 @@ export const BANDS_PARAMS = {
   minSpread: commonParam.minSpread(0),
   postOnly: commonParam.postOnly('move'),
   maxOrderAge: commonParam.maxOrderAge(0),
+  rewards: {
+    type: 'boolean',
+    default: false,
+    doc: "Target liquidity rewards: on markets with a reward config, the innermost band is kept inside the reward band around the adjusted midpoint with at least the reward min size in one order a side, and both sides are quoted (tokens 'both' there). Other markets as without it.",
+  },
 } as const;
 
 /** The resolved params `create` receives. */
@@ -189,6 +197,8 @@ export interface BandsConfig {
   readonly postOnly: 'move' | 'drop';
   /** Live orders at least this old (ms) are replaced; 0: never. */
   readonly maxOrderAgeMs: number;
+  /** Target liquidity rewards on rewarded markets (see the `rewards` param); absent: off. */
+  readonly rewards?: boolean;
 }
 
 const pips = (x: number): number => Math.round(x * PRICE_SCALE);
@@ -285,7 +295,32 @@ export function bandsConfig(p: BandsParams): BandsConfig {
     minSpread: pips(p.minSpread),
     postOnly: p.postOnly === 'drop' ? 'drop' : 'move',
     maxOrderAgeMs: Math.round(p.maxOrderAge * 1000),
+    ...(p.rewards ? { rewards: true } : {}),
   };
+}
+
+/**
+ * The bands of a rewarded market around `center` (pips): the innermost band's margins capped so its
+ * quotes and the orders it keeps stay inside the reward band (`target.bidFloor`..`askCeiling`, both
+ * sides), its amounts raised to the reward size. Unchanged when the center is outside the band.
+ */
+export function rewardBands(bands: readonly Band[], center: number, target: RewardTarget): readonly Band[] {
+  const m = Math.min(center - target.bidFloor, target.askCeiling - center);
+  const b = bands[0];
+  if (!(m > 0) || b === undefined) return bands;
+  const avgMargin = Math.min(b.avgMargin, m);
+  const avgAmount = Math.max(b.avgAmount, target.size);
+  return [
+    {
+      minMargin: Math.min(b.minMargin, avgMargin),
+      avgMargin,
+      maxMargin: Math.min(b.maxMargin, m),
+      minAmount: Math.max(b.minAmount, target.size),
+      avgAmount,
+      maxAmount: Math.max(b.maxAmount, avgAmount),
+    },
+    ...bands.slice(1),
+  ];
 }
 
 // ---- the quoting function --------------------------------------------------------------------------
@@ -409,7 +444,13 @@ export function quoteMarket(plan: MarketPlan, cfg: BandsConfig, state: StrategyS
  * working arrays are the reused `SCRATCH`, loops are indexed, and the maximum-order-age machinery
  * is skipped when no order is aged. Only the quotes returned are allocated.
  */
-export function quoteAt(plan: MarketPlan, cfg: BandsConfig, state: StrategyState, t: MarketTop | null): QuoteIntent[] {
+export function quoteAt(
+  plan: MarketPlan,
+  cfg: BandsConfig,
+  state: StrategyState,
+  t: MarketTop | null,
+  reward?: RewardTarget | null,
+): QuoteIntent[] {
   if (t === null || t.mid === null || t.touchBid === null || t.touchAsk === null) return [];
   const topBid = t.touchBid;
   const topAsk = t.touchAsk;
@@ -417,7 +458,7 @@ export function quoteAt(plan: MarketPlan, cfg: BandsConfig, state: StrategyState
   const both = cfg.tokens === 'both';
   const tick = plan.tick;
   const minSize = Math.max(plan.minSize, LOT_MICRO);
-  const bands = cfg.bands;
+  let bands = cfg.bands;
   const nb = bands.length;
 
   // everything read from `state`, read before SCRATCH is touched (so not even a state view that
@@ -466,6 +507,9 @@ export function quoteAt(plan: MarketPlan, cfg: BandsConfig, state: StrategyState
   const halfMin = cfg.minSpread / 2;
   const ratio = cfg.maxPosition > 0 ? Math.max(-1, Math.min(1, net / cfg.maxPosition)) : 0;
   const center = mid - cfg.inventorySkew * ratio * tick;
+  // rewards: the innermost band inside the reward band, one order of at least the reward size a side
+  const rewardSize = reward == null ? 0 : reward.size;
+  if (reward != null) bands = rewardBands(bands, center, reward);
   // what each side may still add: bids to the YES exposure, asks away from it
   let capBid = Math.max(0, cfg.maxPosition - net);
   let capAsk = both ? Math.max(0, cfg.maxPosition + net) : inv.yes;
@@ -507,6 +551,7 @@ export function quoteAt(plan: MarketPlan, cfg: BandsConfig, state: StrategyState
       // inside the margin window, or at the band's own target (a coarse tick can round it outside)
       const inside = (q.dist >= b.minMargin - EPS && q.dist <= b.maxMargin + EPS) || q.yesPrice === target[slot];
       if (!inside || load[slot]! + q.remaining > b.maxAmount) continue;
+      if (i === 0 && q.remaining < rewardSize) continue; // it would not score: the band gets a fresh one
       q.slot = slot;
       load[slot]! += q.remaining;
       break;
@@ -630,6 +675,8 @@ export default defineStrategy({
   params: BANDS_PARAMS,
   create(ctx, params) {
     const cfg = bandsConfig(params);
+    // rewarded markets with `rewards`: both sides quoted
+    const rewardCfg: BandsConfig = cfg.rewards === true ? { ...cfg, tokens: 'both' } : cfg;
     const reg = new MarketRegistry(ctx.markets.values());
     ctx.log.debug({ markets: reg.size, tokens: cfg.tokens, bands: cfg.bands.length }, 'bands strategy ready');
 
@@ -637,6 +684,12 @@ export default defineStrategy({
     const unmoved = new UnmovedFilter();
     const quotes = (ref: MarketRef, state: StrategyState): QuoteIntent[] => {
       if (!ref.quotable) return [];
+      if (cfg.rewards === true && rewardConfigOf(ref.info) !== null) {
+        // the reward band follows the adjusted midpoint (levels behind the top): every event re-quotes
+        const top = marketTop(state, ref, { excludeOwn: cfg.excludeOwnOrders, tokens: 'both' });
+        unmoved.quoted(ref, null, state);
+        return quoteAt(ref, rewardCfg, state, top, rewardTarget(ref, state));
+      }
       const top = marketTop(state, ref, { excludeOwn: cfg.excludeOwnOrders, tokens: cfg.tokens });
       // with a maximum order age the quotes depend on the time too: every event re-quotes
       unmoved.quoted(ref, cfg.maxOrderAgeMs > 0 ? null : top, state);

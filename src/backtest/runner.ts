@@ -20,9 +20,11 @@
  * sleeps; the venue's latencies) since the last settle. Timers that cannot (the synthetic world's
  * agents and exchange, the runner's samples and markouts) run on a QuietClock view of the clock
  * (./quiet-clock.ts) and are not counted: what they cause of ours (an intent, a venue call) is
- * counted where it happens. Settling is "run setImmediate until a full turn makes no progress":
- * every promise chain that can complete without time moving completes before the next step, so no
- * result depends on when the file system answers. Nothing is awaited per event when nothing is
+ * counted where it happens. Settling is "run setImmediate until a full turn makes no progress, or
+ * no timer is due now after one that made some" (a turn runs every promise chain as far as it can go
+ * without time moving: the bot has no real timer nor I/O, so a turn after it could only fire a
+ * timer due now): every promise chain that can complete without time moving completes before the
+ * next step, so no result depends on when the file system answers. Nothing is awaited per event when nothing is
  * pending. `settleOnEveryTimer` settles after every timer instead (the same result, slower; a test
  * compares them).
  *
@@ -624,6 +626,11 @@ async function runWith(
       if (due !== undefined && due <= clock.now()) clock.advanceTo(clock.now());
       await immediate();
       if (mark() === before) break;
+      // progress: the turn ran every promise chain as far as it goes without time moving (the
+      // bot's only other sources of work are the virtual clock's timers: no real timer, no I/O),
+      // so without a timer due now another turn would find nothing to do
+      const next = clock.nextAt();
+      if (next === undefined || next > clock.now()) break;
     }
     settledAt = mark();
   };

@@ -7,7 +7,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { ClobClient, OrderBook } from '../api/clob.ts';
 import type { GammaMarket } from '../api/schemas/gamma.ts';
 import { NotFoundError } from '../core/errors.ts';
-import { formatAmount, formatFixed, formatPrice, parsePrice, type Pips } from '../core/units.ts';
+import { formatAmount, formatFixed, formatPrice, parsePrice, tickPips, type Pips } from '../core/units.ts';
 import {
   action,
   addCommonOptions,
@@ -18,7 +18,8 @@ import {
   withSession,
   type CommonOptions,
 } from './common.ts';
-import { EXIT_CODES_HELP } from './exit-codes.ts';
+import { EXIT_CODES_HELP, usageError } from './exit-codes.ts';
+import { gammaRewardConfig, rewardFigures } from './markets-rewards.ts';
 
 /** A book summary; prices and sizes as decimal strings, null when that side is empty. */
 export interface BookSummary {
@@ -105,7 +106,11 @@ interface MarketsOptions extends CommonOptions {
   limit: number;
   books: boolean;
   depthBand: string;
+  rewards?: boolean;
 }
+
+/** How many active markets `--rewards` reads the metadata of (the venue's order: most liquid first). */
+const REWARDS_SCAN = 5000;
 
 export function register(program: Command): void {
   const cmd = program
@@ -115,6 +120,10 @@ export function register(program: Command): void {
     .option('--active', 'only active markets that are not closed')
     .option('--limit <n>', 'at most this many markets (1-100)', positiveInt('--limit', 100), 20)
     .option('--no-books', 'skip the book summaries (one request fewer per 20 markets)')
+    .option(
+      '--rewards',
+      'only markets with liquidity rewards, ranked by the estimated daily reward of a two-sided min-size quote inside the reward band',
+    )
     .option(
       '--depth-band <price>',
       'depth counts shares within this distance of the best price',
@@ -132,15 +141,26 @@ export function register(program: Command): void {
 Book columns are for the market's first (YES) token: best bid and ask, spread, and the shares
 resting within --depth-band of each best price. Prices and sizes are decimal strings.
 
+--rewards lists the active markets with a running reward pool, best first by EST/DAY: the pool x the
+score of a two-sided quote of the min size inside the band / (that score + the score of the orders
+already resting in the band, COMPETITION). Columns: the pool (USDC/day), the min size (shares),
+the max spread (price units), the competition's score and the estimate (USDC/day).
+JSON keys: rewardsDailyRate, rewardsMinSize, rewardsMaxSpread, competitionScore, estDailyReward,
+estBid, estAsk, endDate.
+
 Examples:
   mmkit markets --active --limit 10
   mmkit markets --search bitcoin --json | jq '.markets[] | {conditionId, spread: .book.spread}'
   mmkit markets --exchange-url http://127.0.0.1:8080 --no-books
+  mmkit markets --rewards --limit 10
+  mmkit markets --rewards --json | jq '.markets[] | {conditionId, estDailyReward, competitionScore}'
 ${EXIT_CODES_HELP}`,
   );
   cmd.action(
     action(async (o: MarketsOptions) => {
       const cfg = configFrom(o);
+      if (o.rewards && !o.books) throw usageError('--rewards estimates from the books: drop --no-books');
+      if (o.rewards) return withSession(cfg, { auth: false, json: o.json }, (s) => listRewards(s, o));
       return withSession(cfg, { auth: false, json: o.json }, async (s) => {
         let markets: GammaMarket[];
         if (o.search !== undefined) {
@@ -194,5 +214,80 @@ ${EXIT_CODES_HELP}`,
         );
       });
     }),
+  );
+}
+
+type Session = Parameters<Parameters<typeof withSession>[2]>[0];
+
+/** `mmkit markets --rewards`: rewarded markets ranked by the estimated daily reward (./markets-rewards.ts). */
+async function listRewards(s: Session, o: MarketsOptions): Promise<void> {
+  const now = Date.now();
+  let markets: GammaMarket[] = [];
+  if (o.search !== undefined) markets = (await s.gamma.search(o.search, { limit: 100 })).markets;
+  else
+    for await (const m of s.gamma.iterMarkets(
+      { active: true, closed: false, order: 'liquidity', ascending: false },
+      { pageSize: 500, maxItems: REWARDS_SCAN },
+    ))
+      markets.push(m);
+  const rewarded = markets
+    .filter((m) => m.active && !m.closed && m.tokens[0] !== undefined)
+    .map((m) => ({ m, cfg: gammaRewardConfig(m, now) }))
+    .filter((x): x is { m: GammaMarket; cfg: NonNullable<typeof x.cfg> } => x.cfg !== null);
+  const books = await booksOf(
+    s.clob,
+    rewarded.map((x) => x.m.tokens[0]!.tokenId),
+  );
+  const bandPips = parsePrice(o.depthBand);
+  const rows = rewarded
+    .map(({ m, cfg }) => {
+      const b = books.get(m.tokens[0]!.tokenId) ?? null;
+      const f = rewardFigures(cfg, b, tickPips(b?.tickSize ?? m.tickSize));
+      return { m, b, f };
+    })
+    .sort(
+      (x, y) => y.f.estDailyMicro - x.f.estDailyMicro || Number(y.f.rewardsDailyRate) - Number(x.f.rewardsDailyRate),
+    )
+    .slice(0, o.limit)
+    .map(({ m, b, f }) => {
+      const { estDailyMicro: _, ...figures } = f;
+      return { ...marketRow(m), book: b ? summariseBook(b, bandPips as Pips) : null, ...figures };
+    });
+  if (o.json) {
+    printJson({ venue: s.venue.base ?? s.venue.urls.gamma, count: rows.length, markets: rows });
+    return;
+  }
+  if (rows.length === 0) {
+    process.stdout.write('no market with liquidity rewards\n');
+    return;
+  }
+  printTable(
+    rows.map((r) => ({
+      market: r.conditionId,
+      question: r.question.length > 40 ? r.question.slice(0, 39) + '…' : r.question,
+      mid: r.book?.mid,
+      spread: r.book?.spread,
+      pool: r.rewardsDailyRate,
+      minSize: r.rewardsMinSize,
+      maxSpread: r.rewardsMaxSpread,
+      competition: r.competitionScore,
+      est: r.estDailyReward,
+      ends: r.endDate?.slice(0, 10),
+    })),
+    [
+      'market',
+      'question',
+      'mid',
+      'spread',
+      ['pool', 'pool/day'],
+      ['minSize', 'min size'],
+      ['maxSpread', 'max spread'],
+      'competition',
+      ['est', 'est/day'],
+      'ends',
+    ],
+  );
+  process.stderr.write(
+    `mmkit: ${rows.length} rewarded market(s) at ${s.venue.base ?? s.venue.urls.gamma}; est/day: a two-sided min-size quote inside the band, USDC\n`,
   );
 }

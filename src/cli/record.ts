@@ -3,7 +3,7 @@
  * received with local receive times, to a gzip NDJSON feed (src/venues/sim/feed.ts, recorder.ts) that
  * `mmkit backtest --feed` replays.
  *
- *   mmkit record --out FILE [--markets CID,...|--top N] [--duration D] [--exchange-url URL]
+ *   mmkit record --out FILE [--markets CID,...|--top N [--strategy S [--param k=v]...]] [--duration D] [--exchange-url URL]
  *                [--rotate-mb N] [--rotate-minutes N] [--seed N] [--no-rtds] [--rtds-symbols LIST]
  *
  * Without --exchange-url a paper exchange (default world: seeded, flow agents trading) runs
@@ -13,7 +13,9 @@
 import { existsSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { ConfigError } from '../core/errors.ts';
+import type { MarketInfo } from '../core/venue.ts';
 import { parseDuration } from './config.ts';
+import { paramArg } from './strategy.ts';
 import { ExitCode, reportError } from './exit-codes.ts';
 
 /** Options of `mmkit record` as commander hands them over. */
@@ -21,6 +23,9 @@ export interface RecordCliOptions {
   out: string;
   markets?: string;
   top?: number;
+  /** With --top: the strategy whose market choice (`selectMarkets`) picks the N markets. */
+  strategy?: string;
+  param?: Record<string, string>;
   duration?: string;
   exchangeUrl?: string;
   rotateMb?: number;
@@ -62,6 +67,7 @@ export function register(program: Command): void {
       `
 Examples:
   mmkit record --out feed.ndjson.gz --top 5 --duration 30m            # an in-process paper exchange, 5 busiest markets
+  mmkit record --out feed.ndjson.gz --top 3 --strategy rewards --duration 1h  # the 3 markets the rewards strategy would pick
   mmkit record --out feed.ndjson.gz --markets 0xabc...,0xdef... --exchange-url http://127.0.0.1:8080 --rotate-mb 100
   mmkit backtest --feed feed.ndjson.gz feed.1.ndjson.gz --strategy bands   # then backtest it (parts merge by time)
 
@@ -78,6 +84,11 @@ Exit codes: 0 recorded and closed, 2 usage or configuration error, 3 venue unrea
       'record the N most traded active markets (by volume, then liquidity; default 5)',
       intIn('--top', 1, 250),
     )
+    .option(
+      '--strategy <name|path>',
+      "with --top: pick the N markets by this strategy's market choice (selectMarkets; e.g. rewards) among the 5 x N most traded (at least 50)",
+    )
+    .option('--param <key=value>', 'a parameter of --strategy (repeatable)', paramArg)
     .option('--duration <d>', 'stop after 30s, 5m, 2h... (default: until SIGINT/SIGTERM)', durationArg)
     .option('--exchange-url <url>', 'the venue base URL (http://host:port); default: a paper exchange in-process')
     .option(
@@ -112,6 +123,9 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
   const { partPath, resolveMarkets, startRecorder, venueUrls } = await import('../backtest/recorder.ts');
   if (o.markets !== undefined && o.top !== undefined)
     throw new ConfigError('--markets', 'give either --markets or --top, not both');
+  if (o.strategy !== undefined && o.markets !== undefined)
+    throw new ConfigError('--strategy', 'picks markets with --top: give either --markets or --strategy, not both');
+  if (o.param !== undefined && o.strategy === undefined) throw new ConfigError('--param', 'goes with --strategy');
   if (existsSync(o.out))
     throw new ConfigError('--out', `${o.out} exists: the recorder never overwrites a recording (choose another name)`);
   if (existsSync(partPath(o.out, 1)))
@@ -139,8 +153,10 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
   }
   try {
     const urls = venueUrls(base);
-    const sel = o.markets !== undefined ? { markets: o.markets.split(',') } : { top: o.top ?? 5 };
-    const markets = await resolveMarkets(urls, sel);
+    const markets =
+      o.strategy !== undefined
+        ? await strategyMarkets(urls, o.strategy, o.param ?? {}, o.top ?? 5, log)
+        : await resolveMarkets(urls, o.markets !== undefined ? { markets: o.markets.split(',') } : { top: o.top ?? 5 });
     const symbols =
       o.rtdsSymbols === undefined
         ? undefined
@@ -201,5 +217,53 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
     return ExitCode.OK;
   } finally {
     await exchange?.close();
+  }
+}
+
+/**
+ * `--top N --strategy S`: the N markets S's market choice picks (src/strategy/select.ts) among the
+ * 5 x N most traded active markets (at least 50, at most 250), books read from the venue.
+ */
+async function strategyMarkets(
+  urls: { clob: string; gamma: string },
+  strategy: string,
+  given: Record<string, string>,
+  top: number,
+  log: import('pino').Logger,
+): Promise<MarketInfo[]> {
+  const { resolveMarkets } = await import('../backtest/recorder.ts');
+  const { loadStrategy } = await import('../strategy/loader.ts');
+  const { resolveParams } = await import('../strategy/params.ts');
+  const { chooseMarkets, levelsBookView } = await import('../strategy/select.ts');
+  const { ClobClient } = await import('../api/clob.ts');
+  const { createTransport } = await import('../api/http/transport.ts');
+  const def = await loadStrategy(strategy);
+  const params = resolveParams(def.params, given);
+  const candidates = await resolveMarkets(urls, { top: Math.min(250, Math.max(50, 5 * top)) });
+  const transport = createTransport({ urls: { clob: urls.clob } });
+  try {
+    const clob = new ClobClient(transport);
+    const chosen = await chooseMarkets(
+      def,
+      candidates.filter((m) => m.active),
+      {
+        now: Date.now(),
+        count: top,
+        params: params as Record<string, unknown>,
+        log: log.child({ component: 'strategy', strategy: def.name }),
+        book: async (tokenId) => {
+          const b = await clob.book(tokenId);
+          return levelsBookView(
+            tokenId,
+            b.bids.map((l) => [l.price, l.size] as const),
+            b.asks.map((l) => [l.price, l.size] as const),
+          );
+        },
+      },
+    );
+    if (chosen.length === 0) throw new ConfigError('--strategy', `${def.name} chose no market to record`);
+    return chosen;
+  } finally {
+    await transport.close();
   }
 }

@@ -29,7 +29,9 @@ import type { MarketInfo } from '../core/venue.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
 import { openStore, type Store } from '../store/store.ts';
 import type { StoreSummary } from '../store/store-types.ts';
+import type { StrategyDefinition } from '../strategy/api.ts';
 import { loadStrategy } from '../strategy/loader.ts';
+import { chooseMarkets, levelsBookView } from '../strategy/select.ts';
 import { resolveParams } from '../strategy/params.ts';
 import { startExchange, type RunningExchange } from '../exchange/server.ts';
 import type { RewardOptions } from '../exchange/rewards/ledger.ts';
@@ -205,12 +207,19 @@ async function walletFor(cfg: RunConfig, paper: boolean, log: Logger): Promise<W
   return r.wallet;
 }
 
-/** Liquid, long-lived markets first: the ones with the most resting depth near the mid. */
+/**
+ * The markets to trade: bot.markets when given (all must exist); otherwise the candidates (active,
+ * through bot.marketFilters) go to the strategy's market choice (`selectMarkets`, or the default
+ * pick: the most resting levels; src/strategy/select.ts), `marketCount` of them.
+ */
 async function pickMarkets(
   venue: LiveVenue,
   all: readonly MarketInfo[],
   cfg: RunConfig,
   now: number,
+  def: StrategyDefinition,
+  params: Readonly<Record<string, unknown>>,
+  log: Logger,
 ): Promise<MarketInfo[]> {
   if (cfg.markets.length > 0) {
     const want = new Set(cfg.markets.map((m) => m.toLowerCase()));
@@ -227,19 +236,21 @@ async function pickMarkets(
   const candidates = all
     .filter((m) => m.active && Date.parse(m.endDate) - now > f.minHoursToEnd * 3_600_000)
     .filter((m) => (f.negRisk === 'include' ? true : f.negRisk === 'only' ? m.negRisk : !m.negRisk))
-    .filter((m) => text === '' || m.question.toLowerCase().includes(text))
-    .slice(0, 30);
-  const scored: Array<[MarketInfo, number]> = [];
-  for (const m of candidates) {
-    try {
-      const b = await venue.clob.book(m.tokens[0].tokenId);
-      scored.push([m, b.bids.length + b.asks.length]);
-    } catch {
-      /* skip markets whose book cannot be read */
-    }
-  }
-  scored.sort((a, b) => b[1] - a[1]);
-  return scored.slice(0, cfg.marketCount).map(([m]) => m);
+    .filter((m) => text === '' || m.question.toLowerCase().includes(text));
+  return chooseMarkets(def, candidates, {
+    now,
+    count: cfg.marketCount,
+    params,
+    log: log.child({ component: 'strategy', strategy: def.name }),
+    book: async (tokenId) => {
+      const b = await venue.clob.book(tokenId);
+      return levelsBookView(
+        tokenId,
+        b.bids.map((l) => [l.price, l.size] as const),
+        b.asks.map((l) => [l.price, l.size] as const),
+      );
+    },
+  });
 }
 
 /**
@@ -380,8 +391,14 @@ async function runLocked(
   const session = store.beginSession(clock.now());
   const realizedAtStart = store.pnl(new Map()).realized;
   const all = await venue.markets();
-  const markets = await pickMarkets(venue, all, cfg, clock.now());
-  if (markets.length === 0) throw new ConfigError('bot.markets', 'no market to trade');
+  const markets = await pickMarkets(venue, all, cfg, clock.now(), def, params as Record<string, unknown>, log);
+  if (markets.length === 0)
+    throw new ConfigError(
+      'bot.markets',
+      cfg.markets.length > 0
+        ? 'no market to trade'
+        : `no market to trade: the strategy ${def.name} chose none of the ${all.length} listed (filters: bot.marketFilters)`,
+    );
   log.info(
     {
       address: venue.address,

@@ -87,7 +87,8 @@ function ordersIn(file: string): CheckedOrder[] {
   }
 }
 
-function paramArg(v: string, prev: Record<string, string> = {}): Record<string, string> {
+/** A `--param key=value` flag (repeatable) into a record. */
+export function paramArg(v: string, prev: Record<string, string> = {}): Record<string, string> {
   const i = v.indexOf('=');
   if (i <= 0) throw new InvalidArgumentError('--param takes key=value');
   return { ...prev, [v.slice(0, i)]: v.slice(i + 1) };
@@ -178,7 +179,10 @@ ${EXIT_CODES_HELP}`,
     .option('--param <key=value>', 'a strategy parameter (repeatable)', paramArg)
     .option('--config <file>', 'take bot.params and bot.risk from this config file (flags win)')
     .option('--duration <d>', 'how long to run: 8s, 30s, 1m', '8s')
-    .option('--markets <ids>', 'comma-separated condition ids of the paper world (default: the most liquid)')
+    .option(
+      '--markets <ids>',
+      "comma-separated condition ids of the paper world (default: the strategy's choice, selectMarkets, else the most liquid)",
+    )
     .option('--market-count <n>', 'how many markets to pick without --markets', positiveInt('--market-count', 20), 2)
     .option('--seed <n>', 'paper world seed [bot.seed]', positiveInt('--seed', 2 ** 31))
     .option('--keep', 'keep the temporary data directory (store, paper wallet) and print its path')

@@ -413,3 +413,86 @@ export function scoreMarketNow(
     bookIncludesOwn,
   );
 }
+
+/** What {@link estimateMarketReward} finds for one market. */
+export interface MarketRewardEstimate {
+  /** Twice the adjusted midpoint with the two quotes in the book, pips; null: no two-sided book (nothing estimated). */
+  readonly mid2: number | null;
+  /** Where the two hypothetical quotes sit (YES pips); null without a two-sided book. */
+  readonly bid: Pips | null;
+  readonly ask: Pips | null;
+  /** Their size (micro-shares): the min size (one share when the config has none). */
+  readonly size: Micro;
+  /** 3 x Q_min of the two quotes and of the competition (the book inside the band, as one maker). */
+  readonly ownQMin3: bigint;
+  readonly othersQMin3: bigint;
+  /** The competition's Q_min as share-units (S x shares), for display and ranking. */
+  readonly competitionScore: number;
+  /** floor(daily rate x own / (own + competition)), micro per day. */
+  readonly estDaily: Micro;
+}
+
+/**
+ * The estimated daily reward of a two-sided quote of the min size inside the band, against a book
+ * (YES levels best first, integer units; the competition: it holds none of ours): daily pool x its
+ * score / (its score + the competition's score in the band).
+ *
+ * Where the quotes sit: each joins its side's touch (post-only, no queue jumping) when the touch is
+ * inside the band around the touch midpoint; a touch outside the band is replaced by the first tick
+ * inside it (never crossing the other side). The score is then taken with the quotes in the book
+ * (they move the size-cutoff-adjusted midpoint like any qualifying order), as {@link scoreAgainstBook}
+ * does. A book without a bid or without an ask gives no estimate (zero, `mid2` null).
+ * @param tick the market's tick, pips
+ * @param size the quotes' size, micro (default and floor: the config's min size)
+ */
+export function estimateMarketReward(
+  cfg: RewardConfig,
+  bids: readonly (readonly [number, number])[],
+  asks: readonly (readonly [number, number])[],
+  tick: number,
+  size?: number,
+): MarketRewardEstimate {
+  const qs = Math.max(cfg.minSize, size ?? 0, 0) || SHARE_MICRO;
+  const none: MarketRewardEstimate = {
+    mid2: null,
+    bid: null,
+    ask: null,
+    size: qs as Micro,
+    ownQMin3: 0n,
+    othersQMin3: 0n,
+    competitionScore: 0,
+    estDaily: 0 as Micro,
+  };
+  const bb = bids[0]?.[0];
+  const ba = asks[0]?.[0];
+  if (bb === undefined || ba === undefined || bb >= ba || !(tick > 0)) return none;
+  const raw2 = bb + ba;
+  const v2 = 2 * cfg.maxSpread;
+  // a bid scores when 2p > raw2 - v2: the lowest such tick; an ask when 2p < raw2 + v2: the highest
+  const lowest = (Math.floor((raw2 - v2) / (2 * tick)) + 1) * tick;
+  const highest = (Math.ceil((raw2 + v2) / (2 * tick)) - 1) * tick;
+  let bid = Math.max(bb, lowest);
+  let ask = Math.min(ba, highest);
+  if (bid >= ba) bid = ba - tick;
+  if (ask <= bb) ask = bb + tick;
+  if (bid < tick || ask > PRICE_SCALE - tick || bid >= ask) return none;
+  const own: OwnQuote[] = [
+    { bid: true, price: bid as Pips, size: qs as Micro },
+    { bid: false, price: ask as Pips, size: qs as Micro },
+  ];
+  const s = scoreAgainstBook(cfg, bids, asks, own, false);
+  const a = s.ownQMin3;
+  const b = s.othersQMin3;
+  return {
+    mid2: s.mid2,
+    bid: bid as Pips,
+    ask: ask as Pips,
+    size: qs as Micro,
+    ownQMin3: a,
+    othersQMin3: b,
+    competitionScore: qMinToShares(cfg, b),
+    estDaily: (a === 0n ? 0 : Number((BigInt(cfg.dailyRate) * a) / (a + b))) as Micro,
+  };
+}
+
+const SHARE_MICRO = 1_000_000;

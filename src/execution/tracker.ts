@@ -208,11 +208,13 @@ export class OrderTracker {
   #expiryHead = 0;
   /** False once a time went backwards (a wall clock set back): the next prune looks at every order. */
   #expiryOrdered = true;
-  /** Bumped by every change an open order's view can show (see `liveOrdersCached`); also per market. */
-  #version = 0;
-  readonly #marketVersion = new Map<string, number>();
-  readonly #liveCache = new Map<string, { version: number; list: readonly LiveOrderView[] }>();
-  readonly #liveCacheX = new Map<string, { version: number; list: readonly LiveOrderView[] }>();
+  /**
+   * The lists of `liveOrdersCached` by market ('' for all markets), and without the orders being
+   * cancelled: a market's and the all-markets lists are dropped by every change an open order's
+   * view of that market can show.
+   */
+  readonly #liveCache = new Map<string, readonly LiveOrderView[]>();
+  readonly #liveCacheX = new Map<string, readonly LiveOrderView[]>();
   /** Open foreign orders (apart from `#open`: never the diff's, the strategy's nor the limits'). */
   readonly #foreignOpen = new Map<OrderId, Entry>();
   /** Bumped by every change of a foreign order a view can show; the lists of `foreignOrders` by market. */
@@ -362,8 +364,10 @@ export class OrderTracker {
 
   /** A change a view of `market`'s open orders can show. */
   #bump(market: string): void {
-    this.#version++;
-    this.#marketVersion.set(market, (this.#marketVersion.get(market) ?? 0) + 1);
+    this.#liveCache.delete(market);
+    this.#liveCache.delete('');
+    this.#liveCacheX.delete(market);
+    this.#liveCacheX.delete('');
   }
 
   /**
@@ -474,13 +478,12 @@ export class OrderTracker {
   liveOrdersCached(market?: ConditionId, opts: { excludeCancelling?: boolean } = NO_OPTS): readonly LiveOrderView[] {
     const key = market ?? '';
     // a market's list is rebuilt only when an order of that market changed (a cancel request
-    // included: the list without the orders being cancelled, the executor's, follows the same versions)
-    const version = market === undefined ? this.#version : (this.#marketVersion.get(market) ?? 0);
+    // included: the list without the orders being cancelled, the executor's, is dropped alike)
     const cache = opts.excludeCancelling === true ? this.#liveCacheX : this.#liveCache;
     const c = cache.get(key);
-    if (c !== undefined && c.version === version) return c.list;
+    if (c !== undefined) return c;
     const list = this.liveOrders(market, opts);
-    cache.set(key, { version, list });
+    cache.set(key, list);
     return list;
   }
 

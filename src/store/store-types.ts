@@ -477,7 +477,9 @@ export interface StoreOptions {
    * every method's result are the same; a crash or power loss may leave the file corrupt. Requires
    * `commit: 'batched'` and durability 'off' for both kinds of write; `mmkit run` never passes it.
    * Being the orders table's only writer, a scratch store also knows, from a filter of the ids it
-   * wrote, which order ids are not in the table without looking them up.
+   * wrote, which order ids are not in the table without looking them up; likewise for fills, so it
+   * keeps its new fills and inserts them together before anything reads the fills table
+   * (./deferred-fills.ts: the same returns and rows).
    */
   scratch?: boolean;
 }

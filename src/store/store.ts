@@ -18,7 +18,8 @@
  *
  * This module opens the store and assembles it; the parts: ./store-types.ts (shapes),
  * ./statements.ts (prepared statements, rows), ./orders.ts and ./deferred-orders.ts (order writes,
- * direct and batched), ./deferred-audit.ts (audit writes, batched), ./fills.ts (fills exactly once),
+ * direct and batched), ./deferred-audit.ts (audit writes, batched), ./fills.ts (fills exactly once)
+ * and ./deferred-fills.ts (new fills of a batched scratch store, inserted together),
  * ./epochs.ts (epochs, sessions), ./ledger.ts (adjustments, operations, the merged ledger),
  * ./position-cache.ts and ./positions.ts (positions, PnL), ./rewards.ts (liquidity rewards: estimated
  * and paid per market and date, credits of cause 'reward'), ./summary.ts, ./checkpointer.ts (the WAL
@@ -30,6 +31,7 @@ import { LiveClock } from '../core/clock.ts';
 import { ValidationError } from '../core/errors.ts';
 import { startCheckpointer } from './checkpointer.ts';
 import { DeferredAudit } from './deferred-audit.ts';
+import { DeferredFills } from './deferred-fills.ts';
 import { deferredOrders, pendingOf } from './deferred-orders.ts';
 import { checkTime, epochIdentity, sameEpoch, toEpoch, toSession, type EpochRow, type SessionRow } from './epochs.ts';
 import { fillWrites } from './fills.ts';
@@ -56,6 +58,7 @@ export * from './store-types.ts';
 export { fillFromEvent, tradeStatusAdvances } from './fills.ts';
 export { BATCHED_PENDING_ORDERS, pendingOrderWrites } from './deferred-orders.ts';
 export { BATCHED_PENDING_AUDIT } from './deferred-audit.ts';
+export { BATCHED_PENDING_FILLS } from './deferred-fills.ts';
 
 /** A bigint as its decimal digits (JSON has none). */
 const bigintAsString = (_k: string, v: unknown): unknown => (typeof v === 'bigint' ? v.toString() : v);
@@ -144,7 +147,12 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     recordDeferred,
     updateDeferred,
   } = deferredOrders(db, st, ow, opts.pendingOrders, scratch);
-  const { applyFillOnce, applyFillTx } = fillWrites(db, st);
+  const fw = fillWrites(db, st);
+  const { applyFillOnce, applyFillTx } = fw;
+  // a batched scratch store inserts its new fills together (./deferred-fills.ts): every read of the
+  // fills table (fill reads, the ledger and positions, the summary), a flush and a close write them first
+  const deferredFills = batched && scratch ? new DeferredFills(db, fw) : undefined;
+  const writeFills = (): void => deferredFills?.write();
   // a batched store inserts its audit entries together (./deferred-audit.ts)
   const audits = batched ? new DeferredAudit(st) : undefined;
   // the ledger's current epoch (the latest; undefined: none, every row then has none) and the
@@ -240,7 +248,12 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
         throw new ValidationError(`fill source: expected bot or external, got ${String(fill.source)}`);
       setSync(fillSync);
       const e = epoch?.id ?? null;
-      const change = batched ? applyFillOnce(fill, clock.now(), e) : applyFillTx(fill, clock.now(), e);
+      const change =
+        deferredFills !== undefined
+          ? deferredFills.apply(fill, clock.now(), e)
+          : batched
+            ? applyFillOnce(fill, clock.now(), e)
+            : applyFillTx(fill, clock.now(), e);
       if (change === 'new') {
         if (fill.status !== 'FAILED') positions.appendFill(fill);
       } else if (change === 'void') positions.invalidate();
@@ -248,28 +261,34 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     },
     fills(sinceMs = 0) {
       open();
+      writeFills();
       return (st.fillsSince.all(sinceMs) as FillRow[]).map(toFill);
     },
     lastFillTime() {
       open();
+      writeFills();
       const r = st.lastFill.get() as { t: number | null };
       return r.t ?? undefined;
     },
     oldestUnsettledFillTime(sinceMs = 0) {
       open();
+      writeFills();
       const r = st.oldestUnsettled.get(sinceMs) as { t: number | null };
       return r.t ?? undefined;
     },
     positions() {
       open();
+      writeFills();
       return [...positions.get().values()].map((a) => a.snapshot());
     },
     pnl(marks) {
       open();
+      writeFills();
       return pnlOf(positions.get(), marks);
     },
     ledgerEntries() {
       open();
+      writeFills();
       return positions.entries();
     },
     openEpoch(id, now = clock.now()) {
@@ -460,6 +479,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       if (scope !== 'epoch' && scope !== 'session')
         throw new ValidationError(`summary scope: expected session or epoch, got ${String(scope)}`);
       writePending();
+      writeFills();
       if (scope === 'epoch') return storeSummary(st, { scope, epoch }, rewardBook.totals());
       const session = store.currentSession();
       if (session === undefined) throw new ValidationError('summary: no session in this store (beginSession first)');
@@ -473,6 +493,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       open();
       if (!batched) return;
       writePending();
+      writeFills();
       audits?.write();
       if (db.inTransaction) db.exec('COMMIT');
       db.exec('BEGIN');
@@ -481,6 +502,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       if (closed) return;
       closed = true;
       if (batched) writePending();
+      writeFills();
       audits?.write();
       if (batched && db.inTransaction) db.exec('COMMIT');
       if (checkpointer !== undefined) {

@@ -81,11 +81,36 @@ export interface StrategyHandlers {
   readonly priceSymbols?: readonly string[];
 }
 
+/**
+ * What `selectMarkets` may read: the time, how many markets the caller wants, the params, and the
+ * books (fetched on demand from the venue, or read from a recording; undefined when unreadable).
+ */
+export interface SelectContext<P = Readonly<Record<string, unknown>>> {
+  readonly now: number;
+  /** How many markets the caller wants (bot.marketCount, --market-count, --top). */
+  readonly count: number;
+  readonly params: P;
+  /** A token's book (best first); undefined when it cannot be read. */
+  book(tokenId: TokenId): Promise<BookView | undefined>;
+  readonly log: StrategyLogger;
+}
+
 export interface StrategyDefinition<S extends ParamSchema = ParamSchema> {
   readonly name: string;
   readonly description: string;
   readonly params: S;
   create(ctx: StrategyContext, params: ParamsOf<S>): StrategyHandlers;
+  /**
+   * Optional: which of `markets` (the candidates: active, long enough to their end, through the
+   * operator's filters) this strategy wants when none are configured, best first (condition ids).
+   * At most `ctx.count` are taken; ids that are not candidates are ignored. Absent: the markets
+   * with the most resting levels (src/strategy/select.ts). Used by `mmkit run`, `mmkit strategy
+   * check`, `mmkit record --top --strategy` and backtests.
+   */
+  selectMarkets?(
+    markets: readonly MarketInfo[],
+    ctx: SelectContext<ParamsOf<S>>,
+  ): readonly ConditionId[] | Promise<readonly ConditionId[]>;
 }
 
 /** Identity helper that types a plugin's definition (`export default defineStrategy({...})`). */

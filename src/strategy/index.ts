@@ -13,6 +13,10 @@
  *    schema's defaults and checks, as the loader applies them);
  *  - the shared quoting rules: ticks, lots, inventory, market tops, order ageing, the market
  *    registry (./quoting.ts), and the fair-value and volatility models (./models.ts);
+ *  - market choice: `SelectContext` (what a definition's optional `selectMarkets` reads), the
+ *    default pick and a BookView over plain levels (./select.ts);
+ *  - the liquidity-reward rule and estimate (./reward-quoting.ts) with the core pieces a strategy
+ *    needs to reason about rewards (`RewardConfig`, `estimateMarketReward`, ...: src/core/rewards.ts);
  *  - from src/core: units (exact integer pips and micro, with their conversions), ids, events (the
  *    `MmkitEvent` union and `assertNever`), intents (`StrategyOutput`, `DesiredQuotes`,
  *    `QuoteIntent`, ...), and the errors a plugin throws (`ConfigError` for bad parameters).
@@ -28,3 +32,17 @@ export { ConfigError, MmkitError, ValidationError, type ErrorCode, type ErrorOpt
 export type { MarketInfo } from '../core/venue.ts';
 export { VirtualClock, type Clock, type TimerHandle } from '../core/clock.ts';
 export { resolveParams } from './params.ts';
+export * from './reward-quoting.ts';
+export { chooseMarkets, defaultSelectMarkets, levelsBookView } from './select.ts';
+export {
+  DAY_MS,
+  estimateMarketReward,
+  type BookScore,
+  type MarketRewardEstimate,
+  type RewardConfig,
+  type SideScores,
+  SHARE_SCALE,
+  qMinToShares,
+  scoreToShares,
+  maxSpreadToCents,
+} from '../core/rewards.ts';

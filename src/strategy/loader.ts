@@ -76,6 +76,8 @@ export function asStrategyDefinition(mod: unknown, from: string): StrategyDefini
     problems.push('`params` must be an object of parameter specs (`{}` when there are none)');
   if (typeof d['create'] !== 'function')
     problems.push('`create(ctx, params)` must be a function returning `{ onEvent }`');
+  if (d['selectMarkets'] !== undefined && typeof d['selectMarkets'] !== 'function')
+    problems.push('`selectMarkets(markets, ctx)`, when given, must be a function returning condition ids');
   if (problems.length > 0)
     throw new ConfigError(STRATEGY_KEY, `${from} is not a strategy definition: ${problems.join('; ')}`);
   validateSchema(d['params']);

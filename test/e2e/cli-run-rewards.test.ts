@@ -1,6 +1,6 @@
 /**
- * The bot earns liquidity rewards and books them, end to end: `mmkit run` (a child process) quotes
- * two-sided min-size bids inside a rewarded market's band on a paper exchange (the real one, on
+ * The bot earns liquidity rewards and books them, end to end: `mmkit run` (a child process) with the
+ * shipped `rewards` strategy quotes both sides inside a rewarded market's band on a paper exchange (the real one, on
  * loopback, its flow agents competing) that samples every 10 s and pays a 2-minute epoch. It proves:
  *  - the collateral the exchange credits the bot's address (its payout history, and the REWARD rows
  *    of its activity feed) equals the bot's ledger (`paid`, the store's credits of cause 'reward'),
@@ -25,7 +25,6 @@ import { BotHarness, exited, sleep, waitForQuotes, waitUntil } from './support/b
 import { runMmkit } from './support/cli.ts';
 
 const EPOCH = 120_000;
-const FIXTURE = new URL('../fixtures/reward-quotes-strategy.ts', import.meta.url).pathname;
 
 const h = new BotHarness();
 let ex: RunningExchange | undefined;
@@ -65,7 +64,7 @@ describe('mmkit run earns liquidity rewards and books them', () => {
       dailyRate: 7_200_000_000 as Micro,
     });
     const { dir, address } = h.dataDir();
-    const bot = h.startBot(base, dir, ['--markets', cid, '--strategy', FIXTURE, '--duration', '600s'], {
+    const bot = h.startBot(base, dir, ['--markets', cid, '--strategy', 'rewards', '--duration', '600s'], {
       MMKIT_BOT_REWARDS_SAMPLE_MS: '10000',
       MMKIT_BOT_REWARDS_POLL_MS: '3000',
     });

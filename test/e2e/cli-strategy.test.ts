@@ -137,6 +137,19 @@ describe('mmkit strategy check', () => {
     }
   }, 120_000);
 
+  it('runs the rewards strategy: it picks rewarded markets itself and quotes both of their sides', async () => {
+    const r = await mmkit(['strategy', 'check', 'rewards', '--duration', '8s', '--json'], { timeoutMs: 120_000 });
+    expect(r.code, r.err.slice(-2000)).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j).toMatchObject({ strategy: 'rewards', ok: true });
+    expect(j.markets.length).toBe(2);
+    for (const m of j.markets) {
+      // a YES bid and a NO bid (a YES ask) from collateral: two tokens quoted
+      const tokens = new Set(j.orders.filter((o: any) => o.market === m.market).map((o: any) => o.tokenId));
+      expect(tokens.size, m.market).toBe(2);
+    }
+  }, 120_000);
+
   it('names a bad parameter with exit 2, before running anything', async () => {
     const r = await mmkit(['strategy', 'check', 'strategies/bands.ts', '--param', 'bands=99']);
     expect(r.code).toBe(2);

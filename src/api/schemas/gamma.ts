@@ -7,6 +7,7 @@
  * read first (it is what a real Gamma sends), the snake_case one is the fallback.
  */
 import { z } from 'zod';
+import { maxSpreadFromCents } from '../../core/rewards.ts';
 import type { Pips, TickSize } from '../../core/units.ts';
 import { decimalOrNull, decimalString, jsonStringArray, micro, pipsOrNull, tagLabels, tickSize } from './common.ts';
 
@@ -41,6 +42,32 @@ export const marketEventStubSchema = z
     negRisk: e.negRisk ?? e.neg_risk ?? null,
   }));
 export type MarketEventStub = z.output<typeof marketEventStubSchema>;
+
+/** One dated reward allocation of a market (`clobRewards[]`). */
+export interface GammaReward {
+  id: string;
+  /** The pool per day while the allocation runs, micro-collateral. */
+  dailyRate: number;
+  /** Dates (`YYYY-MM-DD` or ISO), null when absent (no end: open-ended). */
+  startDate: string | null;
+  endDate: string | null;
+}
+
+const clobRewardSchema = z
+  .object({
+    id: z.union([str, z.number().transform(String)]).optional(),
+    rewardsDailyRate: micro.nullish().catch(null),
+    startDate: optStr,
+    endDate: optStr,
+  })
+  .transform(
+    (r): GammaReward => ({
+      id: r.id ?? '',
+      dailyRate: r.rewardsDailyRate ?? 0,
+      startDate: r.startDate ?? null,
+      endDate: r.endDate ?? null,
+    }),
+  );
 
 /** The raw wire form of a Gamma market record. */
 export const rawGammaMarketSchema = z.object({
@@ -93,6 +120,10 @@ export const rawGammaMarketSchema = z.object({
   event_slug: optStr,
   tags: tagLabels,
   events: z.array(marketEventStubSchema).optional(),
+  // liquidity rewards (numbers on the wire; a malformed value reads as absent, never fails the market)
+  rewardsMinSize: micro.nullish().catch(null),
+  rewardsMaxSpread: z.union([z.number(), z.string()]).nullish().catch(null),
+  clobRewards: z.array(clobRewardSchema).nullish().catch(null),
 });
 
 /** A market's metadata, as a bot uses it. */
@@ -144,6 +175,10 @@ export interface GammaMarket {
   eventSlug: string | null;
   tags: string[];
   events: MarketEventStub[];
+  /** Liquidity rewards: the min size (micro-shares) and max spread (pips; the wire's cents x 100) when sent, and the dated allocations (`[]` without rewards). */
+  rewardsMinSize: number | null;
+  rewardsMaxSpread: number | null;
+  clobRewards: GammaReward[];
 }
 
 type RawGammaMarket = z.output<typeof rawGammaMarketSchema>;
@@ -216,6 +251,12 @@ function toGammaMarket(m: RawGammaMarket, ctx: z.RefinementCtx): GammaMarket {
     eventSlug: m.event_slug ?? m.events?.[0]?.slug ?? null,
     tags: m.tags,
     events: m.events ?? [],
+    rewardsMinSize: m.rewardsMinSize ?? null,
+    rewardsMaxSpread:
+      m.rewardsMaxSpread === null || m.rewardsMaxSpread === undefined
+        ? null
+        : maxSpreadFromCents(Number(m.rewardsMaxSpread)),
+    clobRewards: m.clobRewards ?? [],
   };
 }
 

@@ -380,4 +380,174 @@ describe('GateMemo', () => {
     expect(memo.hits).toBe(1);
     expect(memo.misses).toBe(4);
   });
+
+  it("reuses an answer over the collateral and the other markets' orders where every quote gets the same, and only there", () => {
+    // the books, this market's orders and the quotes stay; the collateral and the other markets'
+    // orders move (what the gate reads of them: the collateral cut, the global notional and count)
+    const info = marketInfo(M1, YES1, NO1);
+    const info2 = marketInfo(M2, YES2, NO2);
+    const A = new MutBook(YES1);
+    A.bids.set(4800, 10 * SH);
+    A.asks.set(5200, 10 * SH);
+    const inside = fc.constantFrom(4900, 5000, 5100).map((p) => p as Pips);
+    const qArb: fc.Arbitrary<QuoteIntent> = fc.record({
+      tokenId: fc.constantFrom(YES1, NO1),
+      side: fc.constantFrom<Side>('BUY', 'BUY', 'SELL'),
+      price: inside,
+      size: fc.integer({ min: 5, max: 30 }).map((x) => (x * SH) as Micro),
+    });
+    type Move =
+      | { k: 'collateral'; v: number }
+      | { k: 'add'; price: number; size: number }
+      | { k: 'remove'; i: number }
+      | { k: 'fill'; i: number; size: number }
+      | { k: 'split'; i: number }
+      | { k: 'gate' };
+    const moveArb: fc.Arbitrary<Move> = fc.oneof(
+      { weight: 3, arbitrary: fc.integer({ min: 0, max: 60 }).map((v): Move => ({ k: 'collateral', v: v * SH })) },
+      {
+        weight: 3,
+        arbitrary: fc
+          .record({
+            price: fc.integer({ min: 10, max: 90 }).map((p) => p * 100),
+            size: fc.integer({ min: 1, max: 20 }).map((x) => 2 * x * SH),
+          })
+          .map((r): Move => ({ k: 'add', ...r })),
+      },
+      { weight: 2, arbitrary: fc.nat().map((i): Move => ({ k: 'remove', i })) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .record({ i: fc.nat(), size: fc.integer({ min: 1, max: 10 }).map((x) => x * SH) })
+          .map((r): Move => ({ k: 'fill', ...r })),
+      },
+      // one order elsewhere becomes two of half its size at its price: the same notional, one more order
+      { weight: 2, arbitrary: fc.nat().map((i): Move => ({ k: 'split', i })) },
+      { weight: 6, arbitrary: fc.constant<Move>({ k: 'gate' }) },
+    );
+    let rangeHits = 0;
+    fc.assert(
+      fc.property(
+        fc.array(qArb, { minLength: 1, maxLength: 4 }),
+        fc.array(moveArb, { minLength: 10, maxLength: 80 }),
+        fc.constantFrom(40, 80, 120),
+        fc.constantFrom(2, 3, 4, 6),
+        (quotes, moves, globalNotional, globalOrders) => {
+          const lim = {
+            ...limits,
+            global: { maxNotional: (globalNotional * SH) as Micro, maxOpenOrders: globalOrders },
+          } as typeof limits;
+          const mine = [order(M1, YES1, 'BUY', 4700, 10 * SH)];
+          let others: LiveOrderView[] = [];
+          let orders: LiveOrderView[] = mine;
+          let collateral = 30 * SH;
+          const view: RiskView = {
+            limits: lim,
+            market: (id) => (id === M1 ? info : id === M2 ? info2 : undefined),
+            book: (t) => (t === YES1 ? A : undefined),
+            position: (t) => (t === YES1 ? 20 * SH : 5 * SH) as Micro,
+            openOrders: () => orders,
+            get availableCollateral() {
+              return collateral as Micro;
+            },
+          };
+          const memo = new GateMemo();
+          let at = 0;
+          let moved = false;
+          for (const mv of moves) {
+            switch (mv.k) {
+              case 'collateral':
+                collateral = mv.v;
+                moved = true;
+                break;
+              case 'add':
+                others = [...others, order(M2, YES2, 'BUY', mv.price, mv.size)];
+                moved = true;
+                break;
+              case 'remove':
+                if (others.length > 0) others = others.filter((_, i) => i !== mv.i % others.length);
+                moved = true;
+                break;
+              case 'fill':
+                if (others.length > 0) {
+                  const i = mv.i % others.length;
+                  const o = others[i]!;
+                  others = others.map((x, j) =>
+                    j === i ? { ...o, sizeMatched: Math.min(o.originalSize, o.sizeMatched + mv.size) as Micro } : x,
+                  );
+                }
+                moved = true;
+                break;
+              case 'split':
+                if (others.length > 0) {
+                  const i = mv.i % others.length;
+                  const o = others[i]!;
+                  const rem = o.originalSize - o.sizeMatched;
+                  if (rem >= 2 * SH && rem % (2 * SH) === 0)
+                    others = [
+                      ...others.filter((_, j) => j !== i),
+                      order(M2, YES2, 'BUY', o.price, rem / 2),
+                      order(M2, YES2, 'BUY', o.price, rem / 2),
+                    ];
+                }
+                moved = true;
+                break;
+              case 'gate': {
+                orders = [...mine, ...others];
+                const d: DesiredQuotes = { market: M1, quotes, at: ++at };
+                const hits = memo.hits;
+                expect(memo.approve(d, view).quotes).toEqual(gate(d, view).approved.quotes);
+                if (moved && memo.hits > hits) rangeHits++;
+                moved = false;
+                break;
+              }
+            }
+          }
+        },
+      ),
+      { numRuns: 1000 },
+    );
+    // the ranges are used, not bypassed
+    expect(rangeHits).toBeGreaterThan(100);
+  });
+
+  it('reuses an answer across top moves that leave every quote strictly inside and its price band verdict as it was', () => {
+    const info = marketInfo(M1, YES1, NO1);
+    const A = new MutBook(YES1);
+    A.bids.set(4800, 10 * SH);
+    A.asks.set(5200, 10 * SH);
+    const view: RiskView = {
+      limits,
+      market: (id) => (id === M1 ? info : undefined),
+      book: (t) => (t === YES1 ? A : undefined),
+      position: () => 0 as Micro,
+      openOrders: () => [],
+      availableCollateral: (30 * SH) as Micro,
+    };
+    // the band is 300 pips around the mid: 4600 is out of it at a mid of 5000
+    const quotes: QuoteIntent[] = [
+      { tokenId: YES1, side: 'BUY', price: 4900 as Pips, size: (10 * SH) as Micro },
+      { tokenId: YES1, side: 'BUY', price: 4600 as Pips, size: (10 * SH) as Micro },
+    ];
+    const memo = new GateMemo();
+    let at = 0;
+    const check = (): readonly QuoteIntent[] => {
+      const d: DesiredQuotes = { market: M1, quotes, at: ++at };
+      const got = memo.approve(d, view).quotes;
+      expect(got).toEqual(gate(d, view).approved.quotes);
+      return got;
+    };
+    expect(check()).toEqual([quotes[0]]);
+    A.asks.set(5200, 0);
+    A.asks.set(5100, 10 * SH); // mid 4950: the same verdicts
+    expect(check()).toEqual([quotes[0]]);
+    expect(memo.hits).toBe(1);
+    A.bids.set(4800, 0);
+    A.bids.set(4500, 10 * SH); // mid 4800: 4600 in the band now
+    expect(check()).toEqual(quotes);
+    expect(memo.hits).toBe(1);
+    A.asks.set(4900, 10 * SH); // the top at a quote's price: it would cross (the crossing check reads the levels)
+    expect(check()).toEqual([quotes[1]]);
+    expect(memo.hits).toBe(1);
+  });
 });

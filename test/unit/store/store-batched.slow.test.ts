@@ -3,7 +3,9 @@
  * return values, errors and final rows as the 'each' store, with one row write per order per flush
  * interval and a bounded number of deferred orders; its audit entries are deferred too
  * (src/store/deferred-audit.ts), and a scratch store (StoreOptions.scratch) skips the look-up of
- * order ids it never wrote: the same again, audit rows included.
+ * order ids it never wrote and defers its new fills (src/store/deferred-fills.ts: written before
+ * any read of the fills table, the ledger's included): the same again, audit and fill rows
+ * included (sources and epochs too).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -138,9 +140,19 @@ type Cmd =
   | { k: 'open'; market: ConditionId | undefined }
   | { k: 'summary' }
   | { k: 'flush' }
-  | { k: 'fill'; trade: string; id: OrderId; status: FillRecord['status']; side: FillRecord['side']; size: number }
+  | {
+      k: 'fill';
+      trade: string;
+      id: OrderId;
+      status: FillRecord['status'];
+      side: FillRecord['side'];
+      size: number;
+      source?: FillRecord['source'];
+    }
   | { k: 'fills' }
   | { k: 'fillReads' }
+  | { k: 'ledger' }
+  | { k: 'epoch'; venue: string }
   | { k: 'audit'; kind: string; data: unknown }
   | { k: 'auditLog' };
 
@@ -201,6 +213,7 @@ const cmdArb: fc.Arbitrary<Cmd> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'fills' }) },
   { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'fillReads' }) },
+  { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'ledger' }) },
   {
     weight: 3,
     arbitrary: fc
@@ -244,6 +257,7 @@ function run(s: Store, c: Cmd): { ok: unknown } | { err: string } {
             role: 'MAKER',
             status: c.status,
             matchTime: 1000,
+            ...(c.source !== undefined ? { source: c.source } : {}),
           }),
         };
       case 'fills':
@@ -257,6 +271,10 @@ function run(s: Store, c: Cmd): { ok: unknown } | { err: string } {
             s.pnl(new Map([['111' as TokenId, 4500]])),
           ],
         };
+      case 'ledger':
+        return { ok: s.ledgerEntries() };
+      case 'epoch':
+        return { ok: s.openEpoch({ venue: c.venue, world: null, address: '0x1' }) };
       case 'audit':
         return { ok: s.audit(c.kind, c.data) };
       case 'auditLog':
@@ -330,15 +348,26 @@ describe("'batched' store: deferred order writes", () => {
         status: fc.constantFrom<FillRecord['status']>('MATCHED', 'MINED', 'CONFIRMED', 'RETRYING', 'FAILED'),
         side: sideArb,
         size: intArb(10_000_000),
+        source: fc.constantFrom<FillRecord['source']>(undefined, 'bot', 'external', 'bogus' as 'bot'),
       })
       .map(
-        (f): Cmd => ({ k: 'fill', trade: f.trade, id: f.id as OrderId, status: f.status, side: f.side, size: f.size }),
+        (f): Cmd => ({
+          k: 'fill',
+          trade: f.trade,
+          id: f.id as OrderId,
+          status: f.status,
+          side: f.side,
+          size: f.size,
+          source: f.source,
+        }),
       );
     const denseArb: fc.Arbitrary<Cmd> = fc.oneof(
       { weight: 8, arbitrary: fillArb },
       { weight: 3, arbitrary: fc.constant<Cmd>({ k: 'audit', kind: 'cycle', data: { n: 1 } }) },
       { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'fills' }) },
       { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'fillReads' }) },
+      { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'ledger' }) },
+      { weight: 1, arbitrary: fc.constantFrom('sim', 'paper').map((venue): Cmd => ({ k: 'epoch', venue })) },
       { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'flush' }) },
       { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'summary' }) },
       { weight: 1, arbitrary: fc.constant<Cmd>({ k: 'auditLog' }) },

@@ -32,6 +32,10 @@ export default defineStrategy({
   writeFileSync(join(dir, 'noname.ts'), `export default { params: [], create: 1 };\n`);
   writeFileSync(join(dir, 'fn.ts'), `export default function () {}\n`);
   writeFileSync(
+    join(dir, 'badselect.ts'),
+    `export default { name: 's', params: {}, create() { return { onEvent() {} }; }, selectMarkets: ['0x1'] };\n`,
+  );
+  writeFileSync(
     join(dir, 'badparam.ts'),
     `export default { name: 'b', params: { size: { type: 'number', default: 50, max: 10, doc: 'x' } }, create() { return { onEvent() {} }; } };\n`,
   );
@@ -101,6 +105,9 @@ describe('loadStrategy', () => {
     expect((await loadError('./fn.ts', { cwd: dir })).message).toMatch(
       /must be a strategy definition object, got function/,
     );
+    expect((await loadError('./badselect.ts', { cwd: dir })).message).toMatch(
+      /`selectMarkets\(markets, ctx\)`, when given, must be a function/,
+    );
     const p = await loadError('./badparam.ts', { cwd: dir });
     expect(p.key).toBe('strategy.params.size');
     expect(p.message).toMatch(/default is invalid/);
@@ -130,6 +137,7 @@ describe('listStrategies', () => {
   it('lists a directory sorted, and nothing for a missing one', () => {
     expect(listStrategies(dir)).toEqual([
       'badparam',
+      'badselect',
       'fn',
       'mine',
       'nocreate',
