@@ -125,7 +125,13 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
       o.files,
       markets.flatMap((m) => m.tokens.map((t) => t.tokenId)),
     );
-    markets = await o.choose(markets, markets.length, t0, (t) => books.get(t));
+    const n = markets.length;
+    markets = await o.choose(markets, n, t0, (t) => books.get(t));
+    if (markets.length === 0)
+      throw new ConfigError(
+        'backtest.markets',
+        `the strategy's selectMarkets chose none of the feed's ${n} active markets`,
+      );
   }
   const clock = new VirtualClock(t0);
   const one: LatencySpec = { kind: 'constant', ms: o.latencyMs };

@@ -87,9 +87,18 @@ import { fillFromEvent, openStore, type FillChange, type Store } from '../store/
 import { PositionAccumulator, pnlOf } from '../store/positions.ts';
 import type { StrategyDefinition } from '../strategy/api.ts';
 import { loadStrategy } from '../strategy/loader.ts';
+import { chooseMarkets, levelsBookView } from '../strategy/select.ts';
 import { resolveParams } from '../strategy/params.ts';
 import { FillPointSampler, FillRowRing, FillStatsAccumulator } from './fill-stats.ts';
-import type { BacktestDriver, BacktestResult, FillRow, Samples, TokenSeries, WorldSpec } from './types.ts';
+import type {
+  BacktestDriver,
+  BacktestResult,
+  FillRow,
+  MarketChooser,
+  Samples,
+  TokenSeries,
+  WorldSpec,
+} from './types.ts';
 import { MARKOUT_HORIZONS_MS } from './metrics.ts';
 import { QuietClock } from './quiet-clock.ts';
 import { InstrumentedVenue } from './instrumented-venue.ts';
@@ -271,6 +280,23 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
     throw new ConfigError('backtest.rewardSampleMs', `must be an integer >= 100 (ms), got ${rewardSampleMs}`);
   const queue = opts.queue ?? 'risk-averse';
   const collateral = opts.collateral ?? 10_000 * AMOUNT_SCALE;
+  // a strategy that chooses its markets (selectMarkets) does so when none are named: among the
+  // feed's active markets from the books it starts with, or among the world's candidates after the
+  // warm-up (src/strategy/select.ts, as `mmkit run` does); otherwise the default pick, unchanged
+  const choose: MarketChooser | undefined =
+    def.selectMarkets === undefined || (opts.markets !== undefined && opts.markets.length > 0)
+      ? undefined
+      : (candidates, count, now, levels) =>
+          chooseMarkets(def, candidates, {
+            now,
+            count,
+            params,
+            book: async (t) => {
+              const l = levels(t);
+              return l === undefined ? undefined : levelsBookView(t, l.bids, l.asks);
+            },
+            log: opts.logger ?? SILENT,
+          });
   let driver: BacktestDriver;
   if (opts.feeds !== undefined) {
     driver = await createFeedDriver({
@@ -283,10 +309,18 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
       markets: opts.markets,
       batchSize: opts.batchSize,
       feedCache: opts.feedCache,
+      choose,
     });
   } else {
     const { createWorldDriver } = await import('./synthetic.ts');
-    driver = await createWorldDriver({ world: opts.world!, seed, latencyMs, collateral, markets: opts.markets });
+    driver = await createWorldDriver({
+      world: opts.world!,
+      seed,
+      latencyMs,
+      collateral,
+      markets: opts.markets,
+      ...(choose !== undefined ? { choose } : {}),
+    });
   }
   try {
     return await runWith(driver, { ...opts, seed, latencyMs, queue }, def, params, limits);

@@ -209,6 +209,11 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
             clock.now(),
             (t) => bookLevels(ex, t),
           );
+    if (o.choose !== undefined && markets.length === 0 && scored.length > 0)
+      throw new ConfigError(
+        'backtest.markets',
+        `the strategy's selectMarkets chose none of world ${w.seed}'s ${scored.length} candidate markets`,
+      );
   }
   // each market's reward config, as the exchange pays it (the bot's estimate follows it too)
   const payer = ex.rewards;

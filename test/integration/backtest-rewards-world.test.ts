@@ -48,4 +48,14 @@ describe('backtest rewards: a synthetic world', () => {
     expect(rw.total).toBeGreaterThan(0);
     for (const x of rw.byMarket) expect(x.paid).toBe(0);
   }, 120_000);
+
+  it("the rewards strategy chooses the world's rewarded markets (selectMarkets) and earns there", async () => {
+    const r = await runBacktest({ world: { seed: 1, durationMs: 10 * 60_000 }, strategy: 'rewards', maxFillRows: 0 });
+    const bands = await runBacktest({ world: { seed: 1, durationMs: 60_000 }, strategy: 'bands', maxFillRows: 0 });
+    expect(r.markets).toHaveLength(3);
+    // its own pick, not the default one (the most liquid contested markets)
+    expect(r.markets.map((m) => m.market)).not.toEqual(bands.markets.map((m) => m.market));
+    expect(r.rewards?.byMarket.map((x) => x.market)).toEqual(r.markets.map((m) => m.market));
+    expect(r.rewards!.total).toBeGreaterThan(0);
+  }, 120_000);
 });

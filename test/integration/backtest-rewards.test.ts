@@ -123,4 +123,19 @@ describe('backtest rewards: a recorded feed with a reward config', () => {
     expect((err as Error).message).toContain(REWARD_MARKET);
     expect((err as Error).message).toContain('rewards.maxSpread');
   }, 60_000);
+
+  it("a strategy's selectMarkets chooses among the feed's markets from the books it starts with", async () => {
+    // the shipped rewards strategy ranks rewarded markets by their estimated daily reward
+    const r = await runBacktest({ feeds: [feed('select')], strategy: 'rewards' });
+    expect(r.markets.map((m) => m.market)).toEqual([REWARD_MARKET]);
+    expect(r.rewards?.byMarket[0]?.samples).toBe(10);
+    // no rewarded market: it chooses none, a clear error (naming markets forces the choice)
+    const plain = feed('select-plain', { rewards: null });
+    const err = await runBacktest({ feeds: [plain], strategy: 'rewards' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toContain("the strategy's selectMarkets chose none of the feed's 1 active markets");
+    const named = await runBacktest({ feeds: [plain], strategy: 'rewards', markets: [REWARD_MARKET] });
+    expect(named.markets.map((m) => m.market)).toEqual([REWARD_MARKET]);
+    expect('rewards' in named).toBe(false);
+  }, 60_000);
 });
