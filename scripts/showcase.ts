@@ -5,6 +5,9 @@
  * profile), and prints one table. Deterministic: the same code gives the same table (the README
  * shows it as printed).
  *
+ * `rewards` (which trades rewarded markets only) runs on the feed only when its header carries reward
+ * configs.
+ *
  * Columns, per strategy and source (a profile's runs are one per world seed 1..N; the feed is one
  * path, so it has no interval):
  *  - runs; fills per run;
@@ -43,7 +46,14 @@ import { WORLD_PROFILES, type WorldProfileName } from '../src/exchange/world/pro
 
 const ROOT = join(import.meta.dirname, '..');
 const FEED = join(ROOT, 'test', 'fixtures', 'sample-feed.ndjson.gz');
+// `rewards` is left out for now: on world 2 (calm) it live-locks the backtest (see the T report)
 const STRATEGIES = ['bands', 'avellaneda', 'amm', 'crypto-fair-value', 'template'] as const;
+/**
+ * Strategies that trade rewarded markets only (their selectMarkets chooses none without a reward
+ * config): not run on a feed whose header carries no reward config (the shipped sample feed was
+ * recorded before rewards existed).
+ */
+const REWARDED_ONLY: ReadonlySet<string> = new Set(['rewards']);
 const SEED = 1;
 const PICKOFF_MS = 1_000;
 const ADVERSE_PIPS = 200;
@@ -109,9 +119,10 @@ function setup(strategy: string): { crypto: boolean; risk?: Record<string, unkno
   return { crypto: true, risk: { maxMidDistance: 0.5 } };
 }
 
-async function feedMarkets(): Promise<Array<{ market: string; question: string }>> {
+async function feedMarkets(): Promise<Array<{ market: string; question: string; rewarded: boolean }>> {
   for await (const item of replayFeeds([FEED])) {
-    if (item.kind === 'header') return item.header.markets.map((m) => ({ market: m.market, question: m.question }));
+    if (item.kind === 'header')
+      return item.header.markets.map((m) => ({ market: m.market, question: m.question, rewarded: m.rewards != null }));
   }
   throw new Error(`${FEED} has no header`);
 }
@@ -308,7 +319,13 @@ async function main(): Promise<void> {
   for (const p of profiles) if (!(WORLD_PROFILES as readonly string[]).includes(p)) fail(`unknown profile "${p}"`);
   const strategies = values.strategies.split(',').filter(Boolean);
   for (const s of strategies) if (!(STRATEGIES as readonly string[]).includes(s)) fail(`unknown strategy "${s}"`);
-  const groups = strategies.flatMap((s) => [...profiles, 'feed'].map((src) => ({ strategy: s, source: src })));
+  const feedRewarded = (await feedMarkets()).some((m) => m.rewarded);
+  const groups = strategies.flatMap((s) =>
+    [...profiles, ...(REWARDED_ONLY.has(s) && !feedRewarded ? [] : ['feed'])].map((src) => ({
+      strategy: s,
+      source: src,
+    })),
+  );
   const results = new Array<RunSummary[]>(groups.length);
   let next = 0;
   const t0 = performance.now();

@@ -33,6 +33,8 @@ describe('npm run showcase', () => {
         `${s}/sample feed`,
       ]),
     );
+    // the sample feed carries no reward config: no rewards figure there
+    for (const r of rows.filter((x) => x.source === 'sample feed')) expect(r.rewardsMean).toBeNull();
     for (const r of rows) {
       if (r.source === 'sample feed') {
         expect(r.runs).toBe(1);
