@@ -5,6 +5,9 @@
  * profile), and prints one table. Deterministic: the same code gives the same table (the README
  * shows it as printed).
  *
+ * `rewards` (which trades rewarded markets only) runs on the feed only when its header carries reward
+ * configs.
+ *
  * Columns, per strategy and source (a profile's runs are one per world seed 1..N; the feed is one
  * path, so it has no interval):
  *  - runs; fills per run;
@@ -12,6 +15,10 @@
  *    resolved markets at 1/0) ± the half-width of its 95 % confidence interval (Student's t);
  *  - PnL/σ: the mean PnL over its standard deviation across runs (risk-adjusted: how reliably the
  *    strategy earns what it earns);
+ *  - rewards: the liquidity rewards earned, mean over the runs (USDC; apart from the PnL, which does
+ *    not include them): in a world, what the paper exchange paid (and would pay for the running
+ *    epoch at the end); on a feed, the bot's quotes scored every minute against the recorded book
+ *    (src/backtest/rewards.ts). n/a when none of the traded markets has a reward config;
  *  - max drawdown: mean over the runs (USDC);
  *  - markouts at +10 s and +60 s: size-weighted over every fill of every run, price units: the
  *    token's mid at the horizon minus the fill price for a buy, the reverse for a sell; positive is
@@ -39,7 +46,14 @@ import { WORLD_PROFILES, type WorldProfileName } from '../src/exchange/world/pro
 
 const ROOT = join(import.meta.dirname, '..');
 const FEED = join(ROOT, 'test', 'fixtures', 'sample-feed.ndjson.gz');
+// `rewards` is left out for now: on world 2 (calm) it live-locks the backtest (see the T report)
 const STRATEGIES = ['bands', 'avellaneda', 'amm', 'crypto-fair-value', 'template'] as const;
+/**
+ * Strategies that trade rewarded markets only (their selectMarkets chooses none without a reward
+ * config): not run on a feed whose header carries no reward config (the shipped sample feed was
+ * recorded before rewards existed).
+ */
+const REWARDED_ONLY: ReadonlySet<string> = new Set(['rewards']);
 const SEED = 1;
 const PICKOFF_MS = 1_000;
 const ADVERSE_PIPS = 200;
@@ -51,6 +65,8 @@ export interface RunSummary {
   seed: number;
   /** USDC. */
   pnl: number;
+  /** Liquidity rewards, USDC (null: no traded market has a reward config). */
+  rewards: number | null;
   maxDrawdown: number;
   fills: number;
   /** Size-weighted markout sums at +10 s and +60 s (price units × shares) and their weights (shares). */
@@ -70,6 +86,8 @@ export interface ShowcaseRow {
   pnlCi95: number | null;
   /** Mean PnL over its standard deviation across runs (null for a single run or no spread). */
   pnlOverSd: number | null;
+  /** Mean rewards over the runs with a rewarded market (a run without one counts 0), USDC; null when no run had one. */
+  rewardsMean: number | null;
   maxDrawdownMean: number;
   markout10s: number | null;
   markout60s: number | null;
@@ -101,9 +119,10 @@ function setup(strategy: string): { crypto: boolean; risk?: Record<string, unkno
   return { crypto: true, risk: { maxMidDistance: 0.5 } };
 }
 
-async function feedMarkets(): Promise<Array<{ market: string; question: string }>> {
+async function feedMarkets(): Promise<Array<{ market: string; question: string; rewarded: boolean }>> {
   for await (const item of replayFeeds([FEED])) {
-    if (item.kind === 'header') return item.header.markets.map((m) => ({ market: m.market, question: m.question }));
+    if (item.kind === 'header')
+      return item.header.markets.map((m) => ({ market: m.market, question: m.question, rewarded: m.rewards != null }));
   }
   throw new Error(`${FEED} has no header`);
 }
@@ -140,6 +159,7 @@ function summarise(strategy: string, source: string, seed: number, r: BacktestRe
     source,
     seed,
     pnl: m.pnl / AMOUNT_SCALE,
+    rewards: m.rewards === undefined ? null : m.rewards / AMOUNT_SCALE,
     maxDrawdown: m.maxDrawdown.value / AMOUNT_SCALE,
     fills: m.fills,
     mk10,
@@ -197,6 +217,9 @@ export function rowOf(strategy: string, source: string, runs: readonly RunSummar
     pnlMean: p.mean,
     pnlCi95: p.ci,
     pnlOverSd: p.overSd,
+    rewardsMean: runs.some((r) => r.rewards !== null)
+      ? runs.reduce((a, r) => a + (r.rewards ?? 0), 0) / Math.max(1, runs.length)
+      : null,
     maxDrawdownMean: runs.reduce((a, r) => a + r.maxDrawdown, 0) / Math.max(1, runs.length),
     markout10s: mk10[1] > 0 ? mk10[0] / mk10[1] : null,
     markout60s: mk60[1] > 0 ? mk60[0] / mk60[1] : null,
@@ -216,6 +239,7 @@ export function formatTable(rows: readonly ShowcaseRow[]): string {
     'fills/run',
     'PnL mean ± 95% CI (USDC)',
     'PnL/σ',
+    'rewards (USDC)',
     'max drawdown',
     'markout +10s',
     'markout +60s',
@@ -228,6 +252,7 @@ export function formatTable(rows: readonly ShowcaseRow[]): string {
     x.fillsPerRun.toFixed(0),
     `${sgn(x.pnlMean, 2)}${x.pnlCi95 === null ? '' : ` ± ${x.pnlCi95.toFixed(2)}`}`,
     x.pnlOverSd === null ? 'n/a' : sgn(x.pnlOverSd, 2),
+    x.rewardsMean === null ? 'n/a' : sgn(x.rewardsMean, 2),
     x.maxDrawdownMean.toFixed(2),
     sgn(x.markout10s, 4),
     sgn(x.markout60s, 4),
@@ -294,7 +319,13 @@ async function main(): Promise<void> {
   for (const p of profiles) if (!(WORLD_PROFILES as readonly string[]).includes(p)) fail(`unknown profile "${p}"`);
   const strategies = values.strategies.split(',').filter(Boolean);
   for (const s of strategies) if (!(STRATEGIES as readonly string[]).includes(s)) fail(`unknown strategy "${s}"`);
-  const groups = strategies.flatMap((s) => [...profiles, 'feed'].map((src) => ({ strategy: s, source: src })));
+  const feedRewarded = (await feedMarkets()).some((m) => m.rewarded);
+  const groups = strategies.flatMap((s) =>
+    [...profiles, ...(REWARDED_ONLY.has(s) && !feedRewarded ? [] : ['feed'])].map((src) => ({
+      strategy: s,
+      source: src,
+    })),
+  );
   const results = new Array<RunSummary[]>(groups.length);
   let next = 0;
   const t0 = performance.now();

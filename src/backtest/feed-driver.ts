@@ -9,12 +9,13 @@ import { VirtualClock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { Micro } from '../core/units.ts';
 import type { MarketInfo } from '../core/venue.ts';
-import { parseLine, type FeedHeader } from '../venues/sim/feed.ts';
+import { feedRewardConfig, parseLine, type FeedHeader } from '../venues/sim/feed.ts';
 import type { LatencySpec } from '../venues/sim/latency.ts';
 import { createSimVenue, type SimLatencyOptions, type SimVenue } from '../venues/sim/sim-venue.ts';
 import { planFeedCaches, type FeedCachePlan } from './feed-cache.ts';
 import { newReplayStats, replayCachedBatches, replayFeedBatches } from './replay.ts';
-import type { BacktestDriver } from './types.ts';
+import { firstBooks } from './feed-books.ts';
+import type { BacktestDriver, MarketChooser } from './types.ts';
 
 /**
  * The header of a feed file (its first line), or undefined when the first line is not one. Reads
@@ -49,6 +50,20 @@ async function firstHeader(file: string): Promise<FeedHeader | undefined> {
   return item?.kind === 'header' ? item.header : undefined;
 }
 
+/**
+ * A header's market with its reward config checked (src/venues/sim/feed.ts: feedRewardConfig); a
+ * market without one (feeds recorded before rewards) is returned as it is: no rewards.
+ * @throws ConfigError naming the file and market when the config is malformed
+ */
+function withRewards(m: MarketInfo, file: string): MarketInfo {
+  if (m.rewards === undefined || m.rewards === null) return m;
+  try {
+    return { ...m, rewards: feedRewardConfig(m.rewards) };
+  } catch (e) {
+    throw new ConfigError('backtest.feed', `${file}: market ${m.market}: ${(e as Error).message}`, { cause: e });
+  }
+}
+
 /** Options of the feed driver. */
 export interface FeedDriverOptions {
   readonly files: readonly string[];
@@ -62,6 +77,11 @@ export interface FeedDriverOptions {
   readonly batchSize?: number | undefined;
   /** A folder of decoded-event caches (built there when missing). */
   readonly feedCache?: string | undefined;
+  /**
+   * Without `markets`: chooses among the feed's active markets (all of them may be chosen) from the
+   * books the feed starts with (./feed-books.ts). Default: every active market.
+   */
+  readonly choose?: MarketChooser | undefined;
 }
 
 /**
@@ -85,11 +105,11 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
   }
   const all: MarketInfo[] = [];
   const seen = new Set<string>();
-  for (const h of headers)
+  for (const [i, h] of headers.entries())
     for (const m of h.markets) {
       if (seen.has(m.market)) continue;
       seen.add(m.market);
-      all.push(m);
+      all.push(withRewards(m, o.files[i]!));
     }
   let markets = all.filter((m) => m.active);
   if (o.markets !== undefined && o.markets.length > 0) {
@@ -99,11 +119,29 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
     if (missing.length > 0)
       throw new ConfigError('backtest.markets', `market(s) not in the feed: ${missing.join(', ')}`);
   }
-  const clock = new VirtualClock(Math.min(...headers.map((h) => h.t)));
+  const t0 = Math.min(...headers.map((h) => h.t));
+  if (o.choose !== undefined && (o.markets === undefined || o.markets.length === 0)) {
+    const books = await firstBooks(
+      o.files,
+      markets.flatMap((m) => m.tokens.map((t) => t.tokenId)),
+    );
+    const n = markets.length;
+    markets = await o.choose(markets, n, t0, (t) => books.get(t));
+    if (markets.length === 0)
+      throw new ConfigError(
+        'backtest.markets',
+        `the strategy's selectMarkets chose none of the feed's ${n} active markets`,
+      );
+  }
+  const clock = new VirtualClock(t0);
   const one: LatencySpec = { kind: 'constant', ms: o.latencyMs };
+  // the book the bot sees shows our resting orders (as the live channel does): the reward estimate
+  // takes them out of the competition
+  const showOwnOrders = true;
   let venue: SimVenue;
   try {
     venue = createSimVenue({
+      showOwnOrders,
       clock,
       markets: all,
       account: { collateral: o.collateral as Micro },
@@ -136,6 +174,7 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
     venue,
     markets,
     endMs: undefined,
+    bookIncludesOwn: showOwnOrders,
     source: { feeds: files },
     async run(step, count) {
       const stats = newReplayStats();

@@ -26,7 +26,10 @@
  *  - time at inventory limits: per token, the share of the run during which |position| was at or
  *    beyond the inventory limit (positions change only at fills, so this is exact from the fills);
  *  - orders and cancels against the budgets: per rate rule of the trading endpoints, the requests
- *    made and the most seen in one window, against the limit (spec section 8).
+ *    made and the most seen in one window, against the limit (spec section 8);
+ *  - rewards (only when a traded market has a reward config): the liquidity rewards the run earned
+ *    (`result.rewards.total`: src/backtest/rewards.ts), apart from the PnL above, which does not
+ *    include them; pnlWithRewards = PnL + rewards.
  */
 import { PRICE_SCALE } from '../core/units.ts';
 import type { BacktestResult, FillStats, InventoryTime, Markout } from './types.ts';
@@ -76,6 +79,10 @@ export interface Metrics {
     readonly maxFraction: number;
   };
   readonly budgets: readonly (BudgetUse & { readonly utilisation: number })[];
+  /** Liquidity rewards earned, micro-collateral (absent: no traded market has a reward config). */
+  readonly rewards?: number;
+  /** pnl + rewards (absent with `rewards`). */
+  readonly pnlWithRewards?: number;
 }
 
 const YEAR_MS = 365.25 * 24 * 3600 * 1000;
@@ -271,5 +278,6 @@ export function computeMetrics(r: BacktestResult): Metrics {
       maxFraction: s.inventory.reduce((a, x) => Math.max(a, x.fraction), 0),
     },
     budgets: r.budgets.map((b) => ({ ...b, utilisation: b.limit > 0 ? r6(b.peak / b.limit) : 0 })),
+    ...(r.rewards !== undefined ? { rewards: r.rewards.total, pnlWithRewards: r.pnl.total + r.rewards.total } : {}),
   };
 }

@@ -13,9 +13,31 @@
  */
 import { AMOUNT_SCALE, PRICE_SCALE } from '../core/units.ts';
 import type { Metrics } from './metrics.ts';
-import { describeSource, duration, formatSummary, shares, usd } from './report.ts';
+import { describeSource, duration, formatSummary, rewardsLine, shares, usd } from './report.ts';
 import type { Side } from '../core/units.ts';
 import type { BacktestResult } from './types.ts';
+
+/** The per-market rewards table (empty without rewards). */
+function rewardsTable(r: BacktestResult): string {
+  const rw = r.rewards;
+  if (rw === undefined) return '';
+  const world = rw.source === 'exchange';
+  const head = `<tr><th>market</th><th>earned (USDC)</th>${world ? '<th>credited at epoch ends</th><th>bot estimate</th>' : ''}<th>samples scored</th></tr>`;
+  const body = rw.byMarket
+    .map((x) => {
+      const mk = r.markets.find((m) => m.market === x.market);
+      const name = mk === undefined ? x.market.slice(0, 12) : mk.question.slice(0, 60);
+      return `<tr><td>${esc(name)}</td><td>${usd(x.accrued)}</td>${world ? `<td>${usd(x.paid ?? 0)}</td><td>${usd(x.estimated ?? 0)}</td>` : ''}<td>${x.scoredSamples} / ${x.samples}</td></tr>`;
+    })
+    .join('');
+  const how = world
+    ? 'our share of the paper exchange&#39;s pools (the epochs closed during the run and the running epoch&#39;s standing at its end, before the minimum payout)'
+    : 'estimated: our quotes scored every minute against the recorded book&#39;s competition';
+  return `<h2>Liquidity rewards</h2>
+<p>${usd(rw.total)} USDC, ${how}; not in the PnL above.</p>
+<table class="rewards">${head}${body}</table>
+`;
+}
 
 const W = 960;
 const H = 260;
@@ -289,6 +311,7 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
     ['Volume / notional', `${sh(m.volume)} shares / ${usd(m.notional)} USDC`],
     ['Fees', `${usd(m.fees)} USDC`],
     ['PnL', `${usd(m.pnl, true)} USDC (realized ${usd(m.realized, true)}, unrealized ${usd(m.unrealized, true)})`],
+    ...(r.rewards !== undefined ? [['Liquidity rewards', rewardsLine(r.rewards, m)] as [string, string]] : []),
     [
       'Sharpe',
       m.sharpe.value === null
@@ -356,7 +379,7 @@ table.fills td{font-variant-numeric:tabular-nums}pre{background:#f7f7f7;padding:
 ${markets}
 <h2>Figures</h2>
 ${table}
-<h2>Charts</h2>
+${rewardsTable(r)}<h2>Charts</h2>
 ${charts.join('\n')}
 <h2>Last fills</h2>
 ${

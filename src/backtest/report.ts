@@ -53,6 +53,21 @@ export function describeSource(r: BacktestResult): string {
   return `feed ${feeds.length === 1 ? feeds[0] : `(${feeds.length} files)`}, queue ${r.queue ?? '-'}`;
 }
 
+/**
+ * The rewards line: earned (how), and PnL with them. E.g. "+3.21 USDC estimated (412 of 480
+ * samples scored; 2 markets); PnL with rewards +1.05 USDC".
+ */
+export function rewardsLine(rw: NonNullable<BacktestResult['rewards']>, m: Metrics): string {
+  const samples = rw.byMarket.reduce((a, x) => a + x.samples, 0);
+  const scored = rw.byMarket.reduce((a, x) => a + x.scoredSamples, 0);
+  const n = rw.byMarket.length;
+  const how =
+    rw.source === 'estimate'
+      ? `estimated against the recorded book (${scored} of ${samples} samples scored`
+      : `earned at the exchange (${usd(rw.byMarket.reduce((a, x) => a + (x.paid ?? 0), 0))} credited at epoch ends, none below the minimum payout; the bot estimated ${usd(rw.byMarket.reduce((a, x) => a + (x.estimated ?? 0), 0))}`;
+  return `${usd(rw.total, true)} USDC ${how}; ${n} market${n === 1 ? '' : 's'}); PnL with rewards ${usd(m.pnlWithRewards ?? m.pnl + rw.total, true)} USDC`;
+}
+
 /** The terminal summary (see the module comment). Lines end with "\n". */
 export function formatSummary(r: BacktestResult, m: Metrics): string {
   const lines: string[] = [];
@@ -72,6 +87,7 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
     'PnL',
     `${usd(m.pnl, true)} USDC (realized ${usd(m.realized, true)}, unrealized ${usd(m.unrealized, true)}, fees ${usd(m.fees)})`,
   );
+  if (r.rewards !== undefined) row('rewards', rewardsLine(r.rewards, m));
   row(
     'Sharpe',
     m.sharpe.value === null

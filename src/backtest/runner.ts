@@ -46,7 +46,11 @@
  *  - samples every `sampleMs` of virtual time of each token's mid, our best bid and ask and
  *    position, and of the PnL (realized, unrealized marked to the mid, fees; a resolved market's
  *    tokens are marked at 1 and 0: settlement). Samples are downsampled (every other point dropped,
- *    interval doubled) whenever `maxSamples` is reached.
+ *    interval doubled) whenever `maxSamples` is reached;
+ *  - liquidity rewards (`rewards`, only when a traded market has a reward config): the kernel's
+ *    reward tracker samples our quotes against the book once a minute of virtual time (on the
+ *    quiet measurement clock: nothing per event), and world mode adds the exchange's own payout
+ *    (./rewards.ts).
  * So the result's size, like the rest of the run's memory, is bounded however long the run.
  *
  * What the backtest adds to the kernel's wiring, on purpose: a VirtualClock; the store (a temporary
@@ -83,13 +87,24 @@ import { fillFromEvent, openStore, type FillChange, type Store } from '../store/
 import { PositionAccumulator, pnlOf } from '../store/positions.ts';
 import type { StrategyDefinition } from '../strategy/api.ts';
 import { loadStrategy } from '../strategy/loader.ts';
+import { chooseMarkets, levelsBookView } from '../strategy/select.ts';
 import { resolveParams } from '../strategy/params.ts';
 import { FillPointSampler, FillRowRing, FillStatsAccumulator } from './fill-stats.ts';
-import type { BacktestDriver, BacktestResult, FillRow, Samples, TokenSeries, WorldSpec } from './types.ts';
+import type {
+  BacktestDriver,
+  BacktestResult,
+  FillRow,
+  MarketChooser,
+  Samples,
+  TokenSeries,
+  WorldSpec,
+} from './types.ts';
 import { MARKOUT_HORIZONS_MS } from './metrics.ts';
 import { QuietClock } from './quiet-clock.ts';
 import { InstrumentedVenue } from './instrumented-venue.ts';
 import { createFeedDriver } from './feed-driver.ts';
+import { rewardsResult } from './rewards.ts';
+import { REWARD_SAMPLE_MS } from '../engine/reward-tracker.ts';
 
 export { createFeedDriver, type FeedDriverOptions } from './feed-driver.ts';
 import type { SimLatencyOptions } from '../venues/sim/sim-venue.ts';
@@ -104,6 +119,8 @@ export type {
   FillPoints,
   FillRow,
   FillStats,
+  RewardMarketRow,
+  RewardsResult,
   Samples,
   TokenSeries,
   WorldSpec,
@@ -145,6 +162,11 @@ export interface BacktestOptions {
   readonly storePath?: string;
   /** Sampling period of the charts' series, ms of virtual time. Default 1000. */
   readonly sampleMs?: number;
+  /**
+   * Period of the liquidity reward estimate's samples, ms of virtual time (default 60,000: the
+   * venue samples once a minute). Shorter only for short test feeds.
+   */
+  readonly rewardSampleMs?: number;
   /** Most points per series before downsampling (the charts' series, and the fill points `fillPoints`). Default 4000. */
   readonly maxSamples?: number;
   /**
@@ -253,8 +275,28 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   const maxFillRows = opts.maxFillRows ?? 10_000;
   if (!Number.isSafeInteger(maxFillRows) || maxFillRows < 0)
     throw new ConfigError('backtest.maxFillRows', `must be an integer >= 0, got ${maxFillRows}`);
+  const rewardSampleMs = opts.rewardSampleMs ?? REWARD_SAMPLE_MS;
+  if (!Number.isSafeInteger(rewardSampleMs) || rewardSampleMs < 100)
+    throw new ConfigError('backtest.rewardSampleMs', `must be an integer >= 100 (ms), got ${rewardSampleMs}`);
   const queue = opts.queue ?? 'risk-averse';
   const collateral = opts.collateral ?? 10_000 * AMOUNT_SCALE;
+  // a strategy that chooses its markets (selectMarkets) does so when none are named: among the
+  // feed's active markets from the books it starts with, or among the world's candidates after the
+  // warm-up (src/strategy/select.ts, as `mmkit run` does); otherwise the default pick, unchanged
+  const choose: MarketChooser | undefined =
+    def.selectMarkets === undefined || (opts.markets !== undefined && opts.markets.length > 0)
+      ? undefined
+      : (candidates, count, now, levels) =>
+          chooseMarkets(def, candidates, {
+            now,
+            count,
+            params,
+            book: async (t) => {
+              const l = levels(t);
+              return l === undefined ? undefined : levelsBookView(t, l.bids, l.asks);
+            },
+            log: opts.logger ?? SILENT,
+          });
   let driver: BacktestDriver;
   if (opts.feeds !== undefined) {
     driver = await createFeedDriver({
@@ -267,10 +309,18 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
       markets: opts.markets,
       batchSize: opts.batchSize,
       feedCache: opts.feedCache,
+      choose,
     });
   } else {
     const { createWorldDriver } = await import('./synthetic.ts');
-    driver = await createWorldDriver({ world: opts.world!, seed, latencyMs, collateral, markets: opts.markets });
+    driver = await createWorldDriver({
+      world: opts.world!,
+      seed,
+      latencyMs,
+      collateral,
+      markets: opts.markets,
+      ...(choose !== undefined ? { choose } : {}),
+    });
   }
   try {
     return await runWith(driver, { ...opts, seed, latencyMs, queue }, def, params, limits);
@@ -323,6 +373,7 @@ async function runWith(
   const rng = new Rng(seed32(opts.seed, 0x5eed));
 
   const marketMap = new Map<ConditionId, MarketInfo>(markets.map((m) => [m.market, m]));
+  const rewardSampleMs = opts.rewardSampleMs ?? REWARD_SAMPLE_MS;
   // the bot: the one wiring (src/kernel), with the backtest's exact speed-ups (see TraderTuning)
   let trader: Trader | undefined;
 
@@ -463,6 +514,8 @@ async function runWith(
     logReconcile: false,
     // a backtest's store starts empty unless --store names an old one: its fills are not this run's
     seedFromStore: false,
+    // the reward estimate: sampled by the runner below (on the quiet measurement clock)
+    rewards: { bookIncludesOwn: driver.bookIncludesOwn ?? true, sampleMs: rewardSampleMs },
     tuning: {
       // the strategy re-states the same quotes on most book events and every tick: the gate's answer
       // is reused while nothing it reads changed (exact: src/risk/gate-memo.ts)
@@ -572,6 +625,11 @@ async function runWith(
   }, sampleMs);
   takeSample();
   tick = 1;
+  // the liquidity reward estimate (markets with a reward config only: none, no timer): the kernel's
+  // tracker samples our quotes against the book once a minute of virtual time, as the venue does
+  const rewardTimer = trader.rewards.active
+    ? measure.setInterval(() => trader!.rewards.sample(), rewardSampleMs)
+    : undefined;
 
   // ---- driving -----------------------------------------------------------------------------------
   let stopReason: string | undefined;
@@ -648,6 +706,8 @@ async function runWith(
   // ---- the end: freeze the measurements, then shut down like the daemon ----------------------------
   if (samples.t[samples.t.length - 1] !== endMs) takeSample();
   measure.clearInterval(sampler);
+  if (rewardTimer !== undefined) measure.clearInterval(rewardTimer);
+  const rewards = rewardsResult(markets, trader.rewards.snapshot(), driver.rewards?.());
   for (const h of markoutTimers) measure.clearTimeout(h);
   markoutTimers.clear();
   collecting = false;
@@ -760,6 +820,7 @@ async function runWith(
       total: finalPnl.total,
       unmarked: [...finalPnl.unmarked],
     },
+    ...(rewards !== undefined ? { rewards } : {}),
     positions,
     engine: { ...engineRest, outputs },
     executor: execRest,

@@ -30,8 +30,9 @@ import { PACKAGE_ROOT_URL, RUNNING_COMPILED } from '../core/package-root.ts';
 export type Grid = Readonly<Record<string, readonly (string | number | boolean)[]>>;
 
 /** What to rank by. */
-export type RankBy = 'pnl' | 'sharpe' | 'drawdown' | 'fills';
-export const RANK_KEYS: readonly RankBy[] = ['pnl', 'sharpe', 'drawdown', 'fills'];
+export type RankBy = 'pnl' | 'sharpe' | 'drawdown' | 'fills' | 'rewards' | 'total';
+/** `total`: PnL + liquidity rewards; `rewards`: rewards alone (0 without rewarded markets). */
+export const RANK_KEYS: readonly RankBy[] = ['pnl', 'sharpe', 'drawdown', 'fills', 'rewards', 'total'];
 
 /** Options of a sweep. The base options must be plain data (they are sent to workers). */
 export interface SweepOptions {
@@ -63,6 +64,8 @@ export interface SweepRow {
   readonly markout10s: number | null;
   readonly atLimit: number;
   readonly stopReason: string;
+  /** Liquidity rewards earned, micro (BacktestResult.rewards; absent when no traded market has a reward config). */
+  readonly rewards?: number;
   /** Set when the run failed (the other fields are then 0/null). */
   readonly error?: string;
 }
@@ -134,6 +137,7 @@ export function sweepRow(index: number, point: SweepRow['point'], r: BacktestRes
     markout10s: m.markouts.find((x) => x.horizonMs === 10_000)?.avg ?? null,
     atLimit: m.inventory.maxFraction,
     stopReason: r.stopReason,
+    ...(m.rewards !== undefined ? { rewards: m.rewards } : {}),
   };
 }
 
@@ -181,6 +185,10 @@ export function rankRows(rows: readonly SweepRow[], rankBy: RankBy): SweepRow[] 
         return r.maxDrawdown;
       case 'fills':
         return -r.fills;
+      case 'rewards':
+        return -(r.rewards ?? 0);
+      case 'total':
+        return -(r.pnl + (r.rewards ?? 0));
     }
   };
   return [...rows].sort((a, b) => {
@@ -285,10 +293,13 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
 export function formatSweepTable(s: SweepResult): string {
   const keys = Object.keys(s.grid);
   const usd = (m: number): string => (m / 1e6).toFixed(2);
+  // the rewards columns only when a point earned rewards (a market with a reward config)
+  const rw = s.rows.some((r) => r.rewards !== undefined);
   const head = [
     '#',
     ...keys,
     'PnL',
+    ...(rw ? ['rewards', 'PnL+rw'] : []),
     'realized',
     'fees',
     'Sharpe',
@@ -306,6 +317,7 @@ export function formatSweepTable(s: SweepResult): string {
           String(i + 1),
           ...keys.map((k) => String(r.point[k])),
           usd(r.pnl),
+          ...(rw ? [usd(r.rewards ?? 0), usd(r.pnl + (r.rewards ?? 0))] : []),
           usd(r.realized),
           usd(r.fees),
           r.sharpe === null ? 'n/a' : r.sharpe.toFixed(2),

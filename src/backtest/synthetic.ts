@@ -13,6 +13,10 @@
  * open for the whole run, contested ones first: YES mid in [0.10, 0.90]), and the clock jumps from one due timer to the next until the end: as
  * fast as the CPU allows.
  *
+ * Liquidity rewards: the traded markets carry the exchange's reward configs (the bot's estimate
+ * follows them), and the run's rewards are what the exchange itself paid our account at the ends of
+ * the epochs closed during the run plus its standing in the running epoch (`exchangeRewards`).
+ *
  * The exchange and the world run on a QuietClock view of the virtual clock (./quiet-clock.ts): their
  * timers fire as they would on the clock itself, but the runner does not stop to let the bot's
  * promises settle after them (nothing of the bot's is pending because an agent acted; what the bot
@@ -26,8 +30,10 @@ import type { MarketInfo } from '../core/venue.ts';
 import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange } from '../exchange/exchange.ts';
 import { DEFAULT_WORLD_PROFILE, seedWorld, startWorld, type RunningWorld } from '../exchange/world/index.ts';
 import { createExchangeVenue, marketInfo } from '../venues/paper/exchange-venue.ts';
+import type { RewardConfig } from '../core/rewards.ts';
 import { QuietClock } from './quiet-clock.ts';
-import type { BacktestDriver, NewsJumpRow, WorldSpec } from './types.ts';
+import type { ExchangeRewards } from './rewards.ts';
+import type { BacktestDriver, BookLevels, MarketChooser, NewsJumpRow, WorldSpec } from './types.ts';
 
 /** 2026-01-01T00:00:00Z: the default virtual start (a fixed time: the world's records depend on it). */
 export const DEFAULT_WORLD_START_MS = Date.UTC(2026, 0, 1);
@@ -44,6 +50,77 @@ export interface WorldDriverOptions {
   readonly collateral: number;
   /** Condition ids to trade instead of the most liquid ones. */
   readonly markets?: readonly string[];
+  /**
+   * Without `markets`: chooses `marketCount` markets among the candidates (the active markets open
+   * for the whole run, in the default pick's order), reading the exchange's books after the
+   * warm-up. Default: the first `marketCount` candidates.
+   */
+  readonly choose?: MarketChooser;
+}
+
+/**
+ * What the backtest reads of the paper exchange's reward ledger (`PaperExchange.rewards`,
+ * src/exchange/rewards/ledger.ts): a market's config, the payments made at closed epochs, and a
+ * maker's standing in the running epoch.
+ */
+export interface RewardPayerView {
+  configOf(conditionId: string): RewardConfig | null;
+  /** A maker's rows of the closed epochs. */
+  historyOf(maker: string): readonly { readonly market: string; readonly earned: number; readonly paid: number }[];
+  standing(maker: string, now: number): readonly { readonly market: string; readonly earnedSoFar: number }[];
+}
+
+/** A token's book in the exchange now (undefined: unknown token). */
+function bookLevels(ex: PaperExchange, tokenId: string): BookLevels | undefined {
+  try {
+    const b = ex.engine.book(tokenId);
+    return { bids: b.bids.map((l) => [l.price, l.size] as const), asks: b.asks.map((l) => [l.price, l.size] as const) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A market with the exchange's reward config (none: as it is). */
+function withExchangeRewards(m: MarketInfo, payer: RewardPayerView): MarketInfo {
+  const c = payer.configOf(m.market);
+  return c === null ? m : { ...m, rewards: c };
+}
+
+/**
+ * What the exchange's rewards came to for `maker` per traded market, micro: `accrued`, its share of
+ * the pools (each closed epoch's `earned` plus its standing in the running epoch at `now`, floored
+ * to the micro, before the minimum payout), and `paid`, what the exchange credited at the ends of
+ * the closed epochs (nothing below the minimum payout). Traded markets without a reward config and
+ * without rows are left out.
+ */
+export function exchangeRewards(
+  payer: RewardPayerView,
+  maker: string,
+  markets: readonly MarketInfo[],
+  now: number,
+): Map<string, ExchangeRewards> {
+  const me = maker.toLowerCase();
+  const traded = new Set<string>(markets.map((m) => m.market));
+  const sums = new Map<string, { accrued: number; paid: number }>();
+  const at = (market: string): { accrued: number; paid: number } => {
+    let x = sums.get(market);
+    if (x === undefined) sums.set(market, (x = { accrued: 0, paid: 0 }));
+    return x;
+  };
+  for (const row of payer.historyOf(me))
+    if (traded.has(row.market)) {
+      const x = at(row.market);
+      x.accrued += row.earned;
+      x.paid += row.paid;
+    }
+  for (const s of payer.standing(me, now)) if (traded.has(s.market)) at(s.market).accrued += s.earnedSoFar;
+  const out = new Map<string, ExchangeRewards>();
+  for (const m of markets) {
+    const x = sums.get(m.market);
+    if (x === undefined && m.rewards == null) continue;
+    out.set(m.market, { accrued: x?.accrued ?? 0, paid: x?.paid ?? 0 });
+  }
+  return out;
 }
 
 /** True when the token's book is two-sided with its mid in [0.10, 0.90]. */
@@ -71,7 +148,11 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
   const t0 = w.startMs ?? DEFAULT_WORLD_START_MS;
   const clock = new VirtualClock(t0);
   const quiet = new QuietClock(clock);
-  const ex = new PaperExchange({ ...DEFAULT_EXCHANGE_OPTIONS, clock: quiet });
+  const ex = new PaperExchange({
+    ...DEFAULT_EXCHANGE_OPTIONS,
+    clock: quiet,
+    ...(w.rewards !== undefined ? { rewards: w.rewards } : {}),
+  });
   seedWorld(ex, w.seed);
   ex.start();
   // the price feed is on: strategies that price from the real-time stream (crypto-fair-value) get
@@ -119,8 +200,24 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
         b.liquidity - a.liquidity ||
         (a.e.meta.conditionId < b.e.meta.conditionId ? -1 : 1),
     );
-    markets = scored.slice(0, marketCount).map((x) => marketInfo(x.e));
+    markets =
+      o.choose === undefined
+        ? scored.slice(0, marketCount).map((x) => marketInfo(x.e))
+        : await o.choose(
+            scored.map((x) => withExchangeRewards(marketInfo(x.e), ex.rewards)),
+            marketCount,
+            clock.now(),
+            (t) => bookLevels(ex, t),
+          );
+    if (o.choose !== undefined && markets.length === 0 && scored.length > 0)
+      throw new ConfigError(
+        'backtest.markets',
+        `the strategy's selectMarkets chose none of world ${w.seed}'s ${scored.length} candidate markets`,
+      );
   }
+  // each market's reward config, as the exchange pays it (the bot's estimate follows it too)
+  const payer = ex.rewards;
+  markets = markets.map((m) => withExchangeRewards(m, payer));
   if (markets.length === 0)
     throw new ConfigError(
       'backtest.markets',
@@ -149,6 +246,8 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
     endMs,
     quietFired: () => quiet.fired,
     news: () => news.slice(),
+    bookIncludesOwn: true,
+    rewards: () => exchangeRewards(payer, venue.address, markets, clock.now()),
     source: {
       world: {
         seed: w.seed,
@@ -159,6 +258,7 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
         profile,
         startMs: t0,
         ...(w.search !== undefined ? { search: w.search } : {}),
+        ...(w.rewards !== undefined ? { rewards: { ...w.rewards } } : {}),
       },
     },
     async run(step, count) {

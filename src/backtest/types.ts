@@ -5,6 +5,7 @@
  * measurement (metrics.ts, fill-stats.ts) and the reports import them from here and not from each
  * other: no import cycle between them.
  */
+import type { RewardOptions } from '../exchange/rewards/ledger.ts';
 import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import type { VirtualClock } from '../core/clock.ts';
 import type { TokenId } from '../core/ids.ts';
@@ -33,6 +34,12 @@ export interface WorldSpec {
   readonly profile?: WorldProfileName;
   /** Virtual start time (unix ms). Default 2026-01-01T00:00:00Z. */
   readonly startMs?: number;
+  /**
+   * The exchange's liquidity reward options (src/exchange/rewards/ledger.ts: `epochMs`, default a
+   * day, epochs aligned to multiples of it since the unix epoch; `sampleMs`, default 60 s;
+   * `minPayout`, micro, default 1 USDC). Default: the exchange's defaults.
+   */
+  readonly rewards?: Partial<RewardOptions>;
 }
 
 // ---- the measurement ---------------------------------------------------------------------------------
@@ -155,13 +162,46 @@ export interface Samples {
   readonly tokens: TokenSeries[];
 }
 
+/** One traded market's liquidity rewards in a run (micro-collateral). */
+export interface RewardMarketRow {
+  readonly market: string;
+  /**
+   * What the run earned on this market: feed mode, the estimate (the bot's quotes scored every
+   * minute against the recorded book's competition, each sample's share of the pool accrued
+   * exactly, floored to the micro); world mode, the exchange's own figures for our account (the
+   * earnings of the epochs closed during the run plus the running epoch's standing at its end,
+   * before the minimum payout).
+   */
+  readonly accrued: number;
+  /** Samples of the bot's reward estimate (one a minute), and those in which its quotes scored. */
+  readonly samples: number;
+  readonly scoredSamples: number;
+  /** World mode: the bot's own estimate over the run (to compare with what the exchange paid). */
+  readonly estimated?: number;
+  /** World mode: what the exchange credited at the ends of the epochs closed during the run (nothing below its minimum payout). */
+  readonly paid?: number;
+}
+
+/** The liquidity rewards of a run (present when a traded market has a reward config). */
+export interface RewardsResult {
+  /** 'estimate': scored against a recorded book (feed mode); 'exchange': the paper exchange's payout (world mode). */
+  readonly source: 'estimate' | 'exchange';
+  /** Σ accrued, micro-collateral. Apart from the trading PnL (`pnl`), which it does not include. */
+  readonly total: number;
+  /** The traded markets with a reward config, in the order of `markets`. */
+  readonly byMarket: readonly RewardMarketRow[];
+}
+
 /** What a backtest produced. Plain JSON; deterministic for the same inputs and seed. */
 export interface BacktestResult {
   readonly version: 1;
   readonly mode: 'feed' | 'world';
   readonly source: {
     readonly feeds?: readonly string[];
-    readonly world?: Required<Omit<WorldSpec, 'markets' | 'search'>> & { readonly search?: string };
+    readonly world?: Required<Omit<WorldSpec, 'markets' | 'search' | 'rewards'>> & {
+      readonly search?: string;
+      readonly rewards?: Partial<RewardOptions>;
+    };
   };
   readonly strategy: { readonly name: string; readonly params: Readonly<Record<string, unknown>> };
   readonly seed: number;
@@ -235,6 +275,11 @@ export interface BacktestResult {
     readonly total: number;
     readonly unmarked: readonly string[];
   };
+  /**
+   * Liquidity rewards earned, apart from the trading PnL (`pnl.total` + `rewards.total` is the sum).
+   * Absent when no traded market has a reward config (so results of such runs are as before).
+   */
+  readonly rewards?: RewardsResult;
   readonly positions: readonly {
     readonly tokenId: string;
     readonly size: number;
@@ -254,6 +299,24 @@ export interface BacktestResult {
 }
 
 // ---- the driver interface ----------------------------------------------------------------------------
+
+/** A token's book as a market choice reads it: levels best first, [price pips, size micro]. */
+export interface BookLevels {
+  readonly bids: ReadonlyArray<readonly [number, number]>;
+  readonly asks: ReadonlyArray<readonly [number, number]>;
+}
+
+/**
+ * Chooses the markets to trade out of the candidates (best first, at most `count`), reading their
+ * books at `now` (a strategy's `selectMarkets`; the runner builds it). Given to a driver only when
+ * no markets were named.
+ */
+export type MarketChooser = (
+  candidates: readonly MarketInfo[],
+  count: number,
+  now: number,
+  book: (tokenId: TokenId) => BookLevels | undefined,
+) => Promise<MarketInfo[]>;
 
 /** A simulated venue as the runner drives it. */
 export interface DrivenVenue extends Venue {
@@ -289,6 +352,16 @@ export interface BacktestDriver {
   halt(): void;
   /** World mode: the news jumps of the traded markets during the run (after the warm-up). */
   readonly news?: () => readonly NewsJumpRow[];
+  /**
+   * Whether the book the bot sees shows its own resting orders (the reward estimate then takes
+   * them out of the competition). Default true.
+   */
+  readonly bookIncludesOwn?: boolean;
+  /**
+   * World mode: what the exchange pays our account in rewards per market (closed epochs' credits
+   * and the running epoch's standing), read at the end of the run. Absent: the estimate is the figure.
+   */
+  readonly rewards?: () => ReadonlyMap<string, { readonly accrued: number; readonly paid: number }>;
   /** Frees resources (temporary files, the exchange). */
   close(): Promise<void>;
 }

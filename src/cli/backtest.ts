@@ -15,6 +15,9 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { WorldProfileName } from '../exchange/world/profiles.ts';
+import { rewardOptions, type RewardOptions } from '../exchange/rewards/ledger.ts';
+import { parseAmount } from '../core/units.ts';
+import { parseRewardInterval } from './reward-flags.ts';
 import { computeMetrics, type Metrics } from '../backtest/metrics.ts';
 import { defaultFeedCacheDir } from '../backtest/feed-cache.ts';
 import { DEFAULT_FEED_CACHE_MAX_MB, pruneFeedCaches } from '../backtest/feed-cache-prune.ts';
@@ -33,6 +36,10 @@ export interface SourceCliOptions {
   worldMarkets?: number;
   worldSearch?: string;
   worldProfile?: string;
+  /** --rewards-epoch / --rewards-sample (ms) and --rewards-min-payout (USDC): the world's reward options. */
+  rewardsEpoch?: number;
+  rewardsSample?: number;
+  rewardsMinPayout?: string;
   strategy: string;
   params?: Record<string, unknown>;
   seed: number;
@@ -86,6 +93,15 @@ export const durationArg =
     return v;
   };
 
+const rewardInterval =
+  (name: string) =>
+  (v: string): number => {
+    const ms = parseRewardInterval(v);
+    if (ms === undefined || ms <= 0)
+      throw new InvalidArgumentError(`${name} takes ms or a duration like 10s, 2m, 1h, 1d`);
+    return ms;
+  };
+
 /** Adds the source, strategy and simulation options both commands take. */
 export function addSourceOptions(cmd: Command): Command {
   return cmd
@@ -109,6 +125,20 @@ export function addSourceOptions(cmd: Command): Command {
     .option(
       '--world-search <text>',
       'with --world: pick only markets whose question contains this text (e.g. "price of Bitcoin")',
+    )
+    .option(
+      '--rewards-epoch <d>',
+      "with --world: the exchange's liquidity reward epoch: ms, or 30m, 1h, 1d (default 1d: paid at midnight UTC)",
+      rewardInterval('--rewards-epoch'),
+    )
+    .option(
+      '--rewards-sample <d>',
+      'with --world: how often the exchange samples resting orders for rewards: ms, or 10s, 1m (default 1m)',
+      rewardInterval('--rewards-sample'),
+    )
+    .option(
+      '--rewards-min-payout <usdc>',
+      'with --world: the smallest reward the exchange pays per market and epoch, USDC (default 1)',
     )
     .addOption(
       new Option(
@@ -189,6 +219,13 @@ export function backtestOptionsOf(o: SourceCliOptions): BacktestOptions {
     ...(o.sampleMs !== undefined ? { sampleMs: o.sampleMs } : {}),
   };
   if (feeds.length > 0) {
+    for (const [f, flag] of [
+      ['rewardsEpoch', 'rewards-epoch'],
+      ['rewardsSample', 'rewards-sample'],
+      ['rewardsMinPayout', 'rewards-min-payout'],
+    ] as const)
+      if (o[f] !== undefined)
+        throw usageError(`--${flag} applies to --world backtests only (a feed's rewards are scored every minute)`);
     for (const f of ['duration', 'warmup', 'worldMarkets', 'worldSearch', 'worldProfile'] as const)
       if (o[f] !== undefined)
         throw usageError(
@@ -218,8 +255,37 @@ export function backtestOptionsOf(o: SourceCliOptions): BacktestOptions {
       ...(o.worldMarkets !== undefined ? { marketCount: o.worldMarkets } : {}),
       ...(o.worldSearch !== undefined ? { search: o.worldSearch } : {}),
       ...(o.worldProfile !== undefined ? { profile: o.worldProfile as WorldProfileName } : {}),
+      ...worldRewards(o),
     },
   };
+}
+
+/**
+ * The world's reward options of --rewards-epoch / --rewards-sample / --rewards-min-payout (none
+ * given: the exchange's defaults).
+ * @throws CliError (usage) naming the flag when a value is out of range
+ */
+function worldRewards(o: SourceCliOptions): { rewards?: Partial<RewardOptions> } {
+  if (o.rewardsEpoch === undefined && o.rewardsSample === undefined && o.rewardsMinPayout === undefined) return {};
+  let minPayout: number | undefined;
+  if (o.rewardsMinPayout !== undefined) {
+    try {
+      minPayout = parseAmount(o.rewardsMinPayout);
+    } catch {
+      throw usageError(`--rewards-min-payout takes a USDC amount >= 0, got "${o.rewardsMinPayout}"`);
+    }
+  }
+  const r: Partial<RewardOptions> = {
+    ...(o.rewardsEpoch !== undefined ? { epochMs: o.rewardsEpoch } : {}),
+    ...(o.rewardsSample !== undefined ? { sampleMs: o.rewardsSample } : {}),
+    ...(minPayout !== undefined ? { minPayout } : {}),
+  };
+  try {
+    rewardOptions(r);
+  } catch (e) {
+    throw usageError(`--rewards-*: ${(e as Error).message}`);
+  }
+  return { rewards: r };
 }
 
 /** A one-line progress bar on stderr (only when stderr is a terminal). */

@@ -2,7 +2,7 @@
  * `mmkit sweep`: a backtest per point of a grid of strategy parameters, in worker threads, ranked.
  *
  *   mmkit sweep --feed FILE... --strategy NAME|PATH --grid '{"margin":[0.01,0.02],"amount":[5,10]}'
- *               [--params JSON] [--workers N] [--rank pnl|sharpe|drawdown|fills] [--json]
+ *               [--params JSON] [--workers N] [--rank pnl|sharpe|drawdown|fills|rewards|total] [--json]
  *
  * Takes every option of `mmkit backtest` that picks the data and the simulation (--world,
  * --duration, --seed, --queue, --latency-ms, --markets, --risk). Prints the ranked table, or with

@@ -33,6 +33,8 @@ describe('npm run showcase', () => {
         `${s}/sample feed`,
       ]),
     );
+    // the sample feed carries no reward config: no rewards figure there
+    for (const r of rows.filter((x) => x.source === 'sample feed')) expect(r.rewardsMean).toBeNull();
     for (const r of rows) {
       if (r.source === 'sample feed') {
         expect(r.runs).toBe(1);
@@ -48,7 +50,7 @@ describe('npm run showcase', () => {
     const table = showcase(args);
     expect(table).toBe(formatTable(rows) + '\n');
     expect(table.split('\n')[0]).toBe(
-      '| strategy | source | runs | fills/run | PnL mean ± 95% CI (USDC) | PnL/σ | max drawdown | markout +10s | markout +60s | picked off |',
+      '| strategy | source | runs | fills/run | PnL mean ± 95% CI (USDC) | PnL/σ | rewards (USDC) | max drawdown | markout +10s | markout +60s | picked off |',
     );
   }, 900_000);
 });

@@ -21,9 +21,15 @@
  * follow as ordinary frames.
  *
  * MarketInfo (src/core/venue.ts) is stored as is: integers in pips and micro (exact), which is
- * what the simulated venue's `markets()` returns.
+ * what the simulated venue's `markets()` returns. A market's liquidity reward config
+ * (`MarketInfo.rewards`: `{"maxSpread":<pips>,"minSize":<micro-shares>,"dailyRate":<micro/day>}`,
+ * optionally `"multiplier"`) is kept with it; a market without one (absent or null: feeds recorded
+ * before rewards existed) has no rewards. {@link feedRewardConfig} checks one as read.
  */
+import { ValidationError } from '../../core/errors.ts';
 import type { MarketDataEvent } from '../../core/events.ts';
+import type { RewardConfig } from '../../core/rewards.ts';
+import { PRICE_SCALE, type Micro, type Pips } from '../../core/units.ts';
 import type { MarketInfo } from '../../core/venue.ts';
 
 export type FeedChannel = 'm' | 'r';
@@ -170,4 +176,28 @@ export function parseLine(line: string): FeedItem | undefined {
   if (e === 'connect' || e === 'disconnect')
     return { kind: 'status', t, ch, status: e, reason: typeof r['r'] === 'string' ? r['r'] : '' };
   return undefined;
+}
+
+/**
+ * A market's reward config as a feed header holds it (`MarketInfo.rewards`), checked: absent or
+ * null is "no rewards" (null); otherwise integers: `maxSpread` pips in (0, 10000], `minSize` and
+ * `dailyRate` micro >= 0, `multiplier` (optional) a positive integer. Returns a fresh object with
+ * only those keys.
+ * @throws ValidationError naming the field when the config is malformed
+ */
+export function feedRewardConfig(x: unknown): RewardConfig | null {
+  if (x === undefined || x === null) return null;
+  if (typeof x !== 'object' || Array.isArray(x)) throw new ValidationError('rewards: must be an object or null');
+  const r = x as Record<string, unknown>;
+  const int = (k: string, min: number, max: number): number => {
+    const v = r[k];
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max)
+      throw new ValidationError(`rewards.${k}: must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`);
+    return v;
+  };
+  const maxSpread = int('maxSpread', 1, PRICE_SCALE) as Pips;
+  const minSize = int('minSize', 0, Number.MAX_SAFE_INTEGER) as Micro;
+  const dailyRate = int('dailyRate', 0, Number.MAX_SAFE_INTEGER) as Micro;
+  if (r['multiplier'] === undefined) return { maxSpread, minSize, dailyRate };
+  return { maxSpread, minSize, dailyRate, multiplier: int('multiplier', 1, 1_000_000) };
 }

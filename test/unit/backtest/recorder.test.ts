@@ -75,6 +75,46 @@ describe('FeedWriter', () => {
     expect(gunzipSync(readFileSync(out)).toString('utf8').split('\n')).toHaveLength(3); // finished stream
   });
 
+  it("keeps each market's reward config in every part's header (replayed as written)", async () => {
+    const clock = new VirtualClock(0);
+    const out = file();
+    const rewards = { maxSpread: 450, minSize: 50_000_000, dailyRate: 25_000_000 };
+    const plain = {
+      ...market,
+      market: '0xm2',
+      tokens: [
+        { tokenId: 'Y2', outcome: 'Yes' },
+        { tokenId: 'N2', outcome: 'No' },
+      ],
+    };
+    const w = new FeedWriter({
+      out,
+      header: {
+        source: 's',
+        recorder: 'r',
+        markets: [{ ...market, rewards } as MarketInfo, plain as unknown as MarketInfo],
+      },
+      now: () => clock.now(),
+      clock,
+      rotateMs: 1000,
+    });
+    w.open();
+    for (let i = 0; i < 6; i++) {
+      w.write(`{"t":${clock.now()},"c":"m","f":{"i":${i}}}`);
+      clock.advance(250);
+      await tick();
+    }
+    await w.close();
+    const headers: FeedItem[] = [];
+    for await (const it of replayFeeds(recordingParts(out))) if (it.kind === 'header') headers.push(it);
+    expect(headers.length).toBeGreaterThan(1);
+    for (const h of headers) {
+      if (h.kind !== 'header') continue;
+      expect(h.header.markets[0]?.rewards).toEqual(rewards);
+      expect(h.header.markets[1]?.rewards).toBeUndefined();
+    }
+  });
+
   it('rotates by age and by compressed size, each part with its header; never overwrites', async () => {
     const clock = new VirtualClock(0);
     const out = file();

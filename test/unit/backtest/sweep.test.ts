@@ -69,4 +69,20 @@ describe('sweep grid and ranking', () => {
     expect(lines[2]).toMatch(/^1\s+1\s+2\.50\s+2\.50\s+0\.00\s+1\.50\s+0\.00\s+3\s+6\s+50\.0\s+n\/a\s+0\.0$/);
     expect(lines[3]).toBe('2  0  error: bad');
   });
+
+  it('rewards: ranks by rewards or PnL + rewards, and the table shows them only when a point earned them', () => {
+    const rows = [
+      row(0, 3_000_000),
+      row(1, 1_000_000, { rewards: 2_500_000 }),
+      row(2, 2_000_000, { rewards: 500_000 }),
+    ];
+    expect(rankRows(rows, 'pnl').map((r) => r.index)).toEqual([0, 2, 1]);
+    expect(rankRows(rows, 'rewards').map((r) => r.index)).toEqual([1, 2, 0]);
+    expect(rankRows(rows, 'total').map((r) => r.index)).toEqual([1, 0, 2]);
+    const t = formatSweepTable({ strategy: 'rewards', grid: { margin: [0, 1, 2] }, rankBy: 'total', points: 3, rows });
+    const lines = t.trim().split('\n');
+    expect(lines[1]).toMatch(/^#\s+margin\s+PnL\s+rewards\s+PnL\+rw\s+realized\s+fees\s/);
+    expect(lines[3]).toMatch(/^2\s+1\s+1\.00\s+2\.50\s+3\.50\s+1\.00\s+0\.00\s/);
+    expect(lines[2]).toMatch(/^1\s+0\s+3\.00\s+0\.00\s+3\.00\s+3\.00\s/);
+  });
 });

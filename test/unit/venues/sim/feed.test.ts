@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
+  feedRewardConfig,
   formatT,
   frameLine,
   headerLine,
@@ -158,5 +159,40 @@ describe('parseLine on malformed input', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('reward configs in feed headers', () => {
+  const cfg = { maxSpread: 350, minSize: 50_000_000, dailyRate: 25_000_000 };
+
+  it('a header keeps a market reward config through the line, exactly', () => {
+    const h: FeedHeader = {
+      h: 1,
+      t: 1,
+      part: 0,
+      source: 's',
+      recorder: 'r',
+      markets: [{ ...market, rewards: cfg } as MarketInfo],
+    };
+    const item = parseLine(headerLine(h));
+    expect(item?.kind === 'header' && item.header.markets[0]?.rewards).toEqual(cfg);
+    expect(feedRewardConfig(item?.kind === 'header' ? item.header.markets[0]?.rewards : undefined)).toEqual(cfg);
+  });
+
+  it('absent or null is no rewards; a multiplier is kept; unknown keys are dropped', () => {
+    expect(feedRewardConfig(undefined)).toBeNull();
+    expect(feedRewardConfig(null)).toBeNull();
+    expect(feedRewardConfig({ ...cfg, multiplier: 2, extra: 'x' })).toEqual({ ...cfg, multiplier: 2 });
+  });
+
+  it('a malformed config is a ValidationError naming the field', () => {
+    expect(() => feedRewardConfig('x')).toThrow(/rewards: must be an object/);
+    expect(() => feedRewardConfig([])).toThrow(/rewards: must be an object/);
+    expect(() => feedRewardConfig({ ...cfg, maxSpread: 0 })).toThrow(/rewards\.maxSpread/);
+    expect(() => feedRewardConfig({ ...cfg, maxSpread: 10_001 })).toThrow(/rewards\.maxSpread/);
+    expect(() => feedRewardConfig({ ...cfg, minSize: 1.5 })).toThrow(/rewards\.minSize/);
+    expect(() => feedRewardConfig({ ...cfg, dailyRate: -1 })).toThrow(/rewards\.dailyRate/);
+    expect(() => feedRewardConfig({ ...cfg, dailyRate: '5' })).toThrow(/rewards\.dailyRate/);
+    expect(() => feedRewardConfig({ ...cfg, multiplier: 0 })).toThrow(/rewards\.multiplier/);
   });
 });
