@@ -46,8 +46,7 @@ import { WORLD_PROFILES, type WorldProfileName } from '../src/exchange/world/pro
 
 const ROOT = join(import.meta.dirname, '..');
 const FEED = join(ROOT, 'test', 'fixtures', 'sample-feed.ndjson.gz');
-// `rewards` is left out for now: on world 2 (calm) it live-locks the backtest (see the T report)
-const STRATEGIES = ['bands', 'avellaneda', 'amm', 'crypto-fair-value', 'template'] as const;
+const STRATEGIES = ['bands', 'avellaneda', 'amm', 'crypto-fair-value', 'rewards', 'template'] as const;
 /**
  * Strategies that trade rewarded markets only (their selectMarkets chooses none without a reward
  * config): not run on a feed whose header carries no reward config (the shipped sample feed was

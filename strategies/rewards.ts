@@ -65,6 +65,7 @@ import {
   rewardTarget,
   competitionBook,
   rulesOf,
+  sameQuotes,
   type SelectContext,
   type StrategyOutput,
   type StrategyState,
@@ -120,6 +121,13 @@ export const REWARDS_PARAMS = {
     max: 10,
     doc: 'The adverse selection of the side adding to the position is multiplied by 1 + this x position / maxPosition (the other side by 1 - that, at least 0).',
   },
+  minRequoteMs: {
+    type: 'number',
+    default: 1000,
+    min: 0,
+    max: 600_000,
+    doc: "A market's quotes change at most once per this many ms (0: on every event). A change asked sooner keeps the resting quotes, unless the book is missing or stale or they would cross it: the book and our order list can disagree for an instant (an order acknowledged before the book shows it), and the band moves with them.",
+  },
   requoteThreshold: {
     type: 'number',
     default: 0.1,
@@ -152,6 +160,8 @@ export interface RewardsConfig {
   readonly inventoryAversion: number;
   /** Fraction of the best value within which the live pair is kept. */
   readonly requoteThreshold: number;
+  /** Least time between two changes of a market's quotes, ms. */
+  readonly minRequoteMs: number;
 }
 
 export function rewardsConfig(p: RewardsParams): RewardsConfig {
@@ -164,6 +174,7 @@ export function rewardsConfig(p: RewardsParams): RewardsConfig {
     fillDecay: p.fillDecay,
     inventoryAversion: p.inventoryAversion,
     requoteThreshold: p.requoteThreshold,
+    minRequoteMs: p.minRequoteMs,
   };
 }
 
@@ -328,23 +339,64 @@ export function quoteRewards(ref: MarketRef, cfg: RewardsConfig, state: Strategy
   return finishQuotes(levels, t.mid2 / 2, top, ref, cfg.rules, state);
 }
 
-/** Our best resting YES bid and lowest YES ask of at least `size` remaining (YES pips), or null without both. */
+/**
+ * Our resting pair: the best YES bid and the lowest YES ask (YES pips) at which our orders together
+ * still have at least `size` to match (a side may be split over both tokens, e.g. a YES sell of
+ * what we hold and a NO buy for the rest), or null without both.
+ */
 export function livePair(
   ref: Pick<MarketRef, 'market' | 'yes' | 'no'>,
   state: StrategyState,
   size: number,
 ): { bid: number; ask: number } | null {
+  const bids = new Map<number, number>();
+  const asks = new Map<number, number>();
+  for (const o of state.openOrders(ref.market)) {
+    const rest = o.originalSize - o.sizeMatched;
+    const isYes = o.tokenId === ref.yes;
+    if (rest <= 0 || (!isYes && o.tokenId !== ref.no)) continue;
+    const p = isYes ? o.price : PRICE_SCALE - o.price;
+    const side = isYes === (o.side === 'BUY') ? bids : asks;
+    side.set(p, (side.get(p) ?? 0) + rest);
+  }
   let bid = -1;
   let ask = Number.POSITIVE_INFINITY;
-  for (const o of state.openOrders(ref.market)) {
-    if (o.originalSize - o.sizeMatched < size) continue;
-    const isYes = o.tokenId === ref.yes;
-    if (!isYes && o.tokenId !== ref.no) continue;
-    const p = isYes ? o.price : PRICE_SCALE - o.price;
-    if (isYes === (o.side === 'BUY')) bid = Math.max(bid, p);
-    else ask = Math.min(ask, p);
-  }
+  for (const [p, s] of bids) if (s >= size && p > bid) bid = p;
+  for (const [p, s] of asks) if (s >= size && p < ask) ask = p;
   return bid < 0 || ask === Number.POSITIVE_INFINITY ? null : { bid, ask };
+}
+
+/** A market's quotes as last sent, and since when (ms) they have been those. */
+export interface HeldQuotes {
+  readonly quotes: readonly QuoteIntent[];
+  readonly since: number;
+}
+
+/**
+ * The requote limit (`minRequoteMs`): the quotes to send now, given those held. A change is taken
+ * when the held quotes are older than `minMs`, or `urgent` (the book is missing or stale), or a
+ * held quote would cross the touch (`touch`: the YES touch without our orders); otherwise the held
+ * quotes stay. Pure.
+ */
+export function holdQuotes(
+  held: HeldQuotes | undefined,
+  next: readonly QuoteIntent[],
+  now: number,
+  minMs: number,
+  ref: Pick<MarketRef, 'yes'>,
+  touch: { readonly touchBid: number | null; readonly touchAsk: number | null } | null,
+  urgent: boolean,
+): HeldQuotes {
+  if (held === undefined || sameQuotes(held.quotes, next)) return held ?? { quotes: next, since: now };
+  if (urgent || touch === null || now - held.since >= minMs) return { quotes: next, since: now };
+  for (const q of held.quotes) {
+    const isYes = q.tokenId === ref.yes;
+    const p = isYes ? q.price : PRICE_SCALE - q.price;
+    const bid = isYes === (q.side === 'BUY');
+    if (bid ? touch.touchAsk !== null && p >= touch.touchAsk : touch.touchBid !== null && p <= touch.touchBid)
+      return { quotes: next, since: now };
+  }
+  return held;
 }
 
 /**
@@ -398,11 +450,14 @@ export default defineStrategy({
         'rewards strategy: markets without a reward config are not quoted',
       );
     ctx.log.debug({ markets: reg.size, tokens: cfg.rules.tokens }, 'rewards strategy ready');
-    const desired = (r: MarketRef, state: StrategyState): DesiredQuotes => ({
-      market: r.market,
-      quotes: quoteRewards(r, cfg, state),
-      at: state.now,
-    });
+    const held = new Map<ConditionId, HeldQuotes>();
+    const desired = (r: MarketRef, state: StrategyState): DesiredQuotes => {
+      const next = quoteRewards(r, cfg, state);
+      const top = marketTop(state, r, { excludeOwn: false, tokens: cfg.rules.tokens });
+      const h = holdQuotes(held.get(r.market), next, state.now, cfg.minRequoteMs, r, top, top === null);
+      held.set(r.market, h);
+      return { market: r.market, quotes: [...h.quotes], at: state.now };
+    };
     return {
       onEvent(e: MmkitEvent, state: StrategyState): StrategyOutput | undefined {
         const a = reg.note(e);

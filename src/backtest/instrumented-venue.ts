@@ -2,6 +2,10 @@
  * The backtest's venue wrapper: counts the calls made to the simulated venue (the runner's
  * "something of the bot's may be pending" signal, see runner.ts), and counts the trading requests
  * against the spec's rate rules in virtual time (src/venues/sim/sim-budget.ts), for the result.
+ * A request that finds a window full waits (virtual time) until it has room, as the live client's
+ * budgets make it wait: a strategy that churns is slowed to the venue's budgets, not run faster
+ * than the live bot could, and a run cannot spin forever at one instant on requests its own
+ * requests cause (zero latency).
  */
 import type { VirtualClock } from '../core/clock.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
@@ -28,6 +32,8 @@ export class InstrumentedVenue implements Venue {
   readonly budgets = new BudgetMeter();
   started = 0;
   settled = 0;
+  /** Requests held back because a budget window was full. */
+  budgetWaits = 0;
   readonly counts = {
     placeRequests: 0,
     ordersSent: 0,
@@ -76,11 +82,20 @@ export class InstrumentedVenue implements Venue {
   prepare(requests: readonly PlaceRequest[]): readonly PreparedOrder[] {
     return this.inner.prepare(requests);
   }
+  /** `send` now, or after `waitMs` of virtual time when the budgets are full. */
+  #within<T>(waitMs: number, send: () => Promise<T>): Promise<T> {
+    if (waitMs <= 0) return send();
+    this.budgetWaits++;
+    return new Promise<T>((resolve, reject) => {
+      this.clock.setTimeout(() => send().then(resolve, reject), waitMs);
+    });
+  }
+
   place(orders: readonly PreparedOrder[]): Promise<readonly PlaceOutcome[]> {
     this.counts.placeRequests++;
     this.counts.ordersSent += orders.length;
-    this.budgets.record('POST /orders', this.clock.now());
-    const p = this.inner.place(orders);
+    const wait = this.budgets.record('POST /orders', this.clock.now());
+    const p = this.#within(wait, () => this.inner.place(orders));
     p.then(
       (outs) => {
         for (const o of outs) {
@@ -101,13 +116,13 @@ export class InstrumentedVenue implements Venue {
   cancel(ids: readonly OrderId[]): Promise<CancelOutcome> {
     this.counts.cancelRequests++;
     this.counts.idsCancelled += ids.length;
-    this.budgets.record('DELETE /orders', this.clock.now());
-    return this.#track(this.inner.cancel(ids));
+    const wait = this.budgets.record('DELETE /orders', this.clock.now());
+    return this.#track(this.#within(wait, () => this.inner.cancel(ids)));
   }
   cancelAll(): Promise<CancelOutcome> {
     this.counts.cancelAllRequests++;
-    this.budgets.record('DELETE /cancel-all', this.clock.now());
-    return this.#track(this.inner.cancelAll());
+    const wait = this.budgets.record('DELETE /cancel-all', this.clock.now());
+    return this.#track(this.#within(wait, () => this.inner.cancelAll()));
   }
   openOrders(): Promise<readonly VenueOrder[]> {
     return this.#track(this.inner.openOrders());

@@ -341,7 +341,7 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
     ],
     ...m.budgets.map((b): [string, string] => [
       `Budget ${b.rule}`,
-      `${b.requests} requests; peak ${b.peak} / ${b.limit} per ${duration(b.windowMs)} (${(b.utilisation * 100).toFixed(1)} %)${b.over > 0 ? `; ${b.over} over` : ''}`,
+      `${b.requests} requests; peak ${b.peak} / ${b.limit} per ${duration(b.windowMs)} (${(b.utilisation * 100).toFixed(1)} %)${b.over > 0 ? `; ${b.over} waited for room` : ''}`,
     ]),
   ];
   const table = `<table class="figures">${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>`;

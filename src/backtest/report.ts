@@ -116,7 +116,7 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
     if (b.rule === 'general' || b.rule === 'clob') continue;
     row(
       b.rule === m.budgets.find((x) => x.rule !== 'general' && x.rule !== 'clob')?.rule ? 'budgets' : '',
-      `${b.rule.padEnd(30)} ${String(b.requests).padStart(7)} requests, peak ${b.peak}/${b.limit} per ${duration(b.windowMs)} (${pct(b.utilisation)})${b.over > 0 ? `, ${b.over} over the limit` : ''}`,
+      `${b.rule.padEnd(30)} ${String(b.requests).padStart(7)} requests, peak ${b.peak}/${b.limit} per ${duration(b.windowMs)} (${pct(b.utilisation)})${b.over > 0 ? `, ${b.over} waited for room` : ''}`,
     );
   }
   row(

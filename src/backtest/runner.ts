@@ -73,7 +73,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../core/clock.ts';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError, MmkitError } from '../core/errors.ts';
 import type { FillEvent, MmkitEvent, UserEvent } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import { Rng } from '../core/random.ts';
@@ -228,6 +228,23 @@ export interface BacktestProgress {
 // ---- the driver interface ----------------------------------------------------------------------------
 
 // ---- small helpers ---------------------------------------------------------------------------------
+
+/**
+ * Turns of the event loop at one virtual instant after which a run stops as stalled (a typed
+ * error, not a hang): the bot keeps making work for "now", e.g. a strategy whose quotes flip on
+ * every event its own orders cause, at zero latency. A busy instant settles in a few turns.
+ */
+export const STALL_TURNS = 100_000;
+
+function stalled(at: number, turns: number): MmkitError {
+  return new MmkitError(
+    'INTERNAL',
+    `backtest stalled at ${new Date(at).toISOString()}: ${turns} turns without virtual time moving on ` +
+      '(the strategy likely changes its quotes on every event its own orders cause: give it a minimum ' +
+      'requote interval, or run with --latency-ms above 0)',
+    false,
+  );
+}
 
 /**
  * Virtual time between two commits of the run's store (batched; see runWith). Each commit writes
@@ -653,7 +670,8 @@ async function runWith(
   let settledAt = -1;
   /** Lets every promise chain that can complete without time moving complete (see the module comment). */
   const settle = async (): Promise<void> => {
-    for (let i = 0; i < 100_000; i++) {
+    for (let i = 0; ; i++) {
+      if (i === STALL_TURNS) throw stalled(clock.now(), i);
       const before = mark();
       // timers due now (a zero latency, a retry at once) fire without time moving
       const due = clock.nextAt();

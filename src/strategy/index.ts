@@ -28,6 +28,7 @@ export * from '../core/units.ts';
 export type * from '../core/ids.ts';
 export * from '../core/events.ts';
 export type * from '../core/intents.ts';
+export { sameQuotes } from '../core/intents.ts';
 export { ConfigError, MmkitError, ValidationError, type ErrorCode, type ErrorOptions } from '../core/errors.ts';
 export type { MarketInfo } from '../core/venue.ts';
 export { VirtualClock, type Clock, type TimerHandle } from '../core/clock.ts';

@@ -58,4 +58,45 @@ describe('backtest rewards: a synthetic world', () => {
     expect(r.rewards?.byMarket.map((x) => x.market)).toEqual(r.markets.map((m) => m.market));
     expect(r.rewards!.total).toBeGreaterThan(0);
   }, 120_000);
+
+  // The rewards strategy reads the competition's midpoint net of its own orders; at zero latency
+  // the order list moves before the book shows it, so its band could flip on every event its own
+  // orders caused and a run never left one instant (world 2, calm). Both defences are tested: the
+  // strategy changes a market's quotes at most once per minRequoteMs, and the backtest's venue
+  // holds requests beyond the spec's budgets in virtual time, as the live client would.
+  for (const [seed, profile] of [
+    [1, 'calm'],
+    [1, 'realistic'],
+    [2, 'calm'],
+    [2, 'realistic'],
+  ] as const)
+    it(`the rewards strategy at zero latency runs to the end (world ${seed}, ${profile})`, async () => {
+      const r = await runBacktest({
+        world: { seed, durationMs: 30 * 60_000, profile },
+        strategy: 'rewards',
+        latencyMs: 0,
+        maxFillRows: 0,
+      });
+      expect(r.stopReason).toBe('end of duration');
+      expect(r.endMs - r.startMs).toBe(30 * 60_000);
+      expect(r.rewards!.total).toBeGreaterThan(0);
+      // a minimum requote interval keeps it far inside the order budget
+      const burst = r.budgets.find((b) => b.rule === 'POST /orders:burst')!;
+      expect(burst.over).toBe(0);
+      expect(burst.peak).toBeLessThan(burst.limit / 10);
+    }, 120_000);
+
+  it('without a requote interval, the budgets bound it: requests wait in virtual time and the run ends', async () => {
+    const r = await runBacktest({
+      world: { seed: 2, durationMs: 30 * 60_000, profile: 'calm' },
+      strategy: 'rewards',
+      params: { minRequoteMs: 0 },
+      latencyMs: 0,
+      maxFillRows: 0,
+    });
+    expect(r.stopReason).toBe('end of duration');
+    const burst = r.budgets.find((b) => b.rule === 'POST /orders:burst')!;
+    expect(burst.over).toBeGreaterThan(0);
+    expect(burst.peak).toBe(burst.limit); // never above: what did not fit waited
+  }, 120_000);
 });

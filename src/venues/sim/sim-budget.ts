@@ -5,7 +5,8 @@
  * sustained windows), so a backtest report can show "orders and cancels against the budgets": per
  * rule, the requests made, the most seen in any one sliding window, and how many requests found
  * their window already full (the live venue would have answered 429, or our budgets would have
- * made the bot wait). Pure: times are passed in.
+ * made the bot wait): `record` says how long such a request waits, and the backtest's venue holds
+ * it that long in virtual time, as the live budgets would. Pure: times are passed in.
  */
 import { resolveRateRules, ruleNamesFor, type RateRule, type RateRuleOverrides } from '../../core/rate-limits.ts';
 
@@ -18,11 +19,11 @@ export interface BudgetUse {
   readonly requests: number;
   /** Most requests in any one window (compare with `limit`). */
   readonly peak: number;
-  /** Requests that found `limit` already used in their window (would have been refused or delayed). */
+  /** Requests that found their window full (or others waiting before them) and waited for room. */
   readonly over: number;
 }
 
-/** Requests in a sliding window: a ring of times (ms). */
+/** Requests in a sliding window: a ring of send times (ms, non-decreasing). */
 class Window {
   private times = new Float64Array(64);
   private head = 0;
@@ -32,16 +33,33 @@ class Window {
   over = 0;
   constructor(readonly rule: RateRule) {}
 
-  add(t: number): void {
+  /**
+   * The earliest time at or after `t` (and after this rule's last send: one line per rule, first
+   * come first served) at which the window has room for one more request.
+   */
+  fit(t: number): number {
     const w = this.rule.windowMs;
-    // drop requests that left the window (t - windowMs, t]
-    while (this.n > 0 && this.times[this.head]! <= t - w) {
+    let at = this.n > 0 ? Math.max(t, this.times[(this.head + this.n - 1) % this.times.length]!) : t;
+    // drop requests that left the window (at - windowMs, at]
+    while (this.n > 0 && this.times[this.head]! <= at - w) {
       this.head = (this.head + 1) % this.times.length;
       this.n--;
     }
-    if (this.n >= this.rule.limit) this.over++;
+    // room once the request `limit` places back has left the window
+    if (this.n >= this.rule.limit) at = this.times[(this.head + this.n - this.rule.limit) % this.times.length]! + w;
+    return at;
+  }
+
+  /** Counts a request sent at `at` (not before `fit` said); `waited`: it found the window full. */
+  add(at: number, waited: boolean): void {
+    const w = this.rule.windowMs;
+    while (this.n > 0 && this.times[this.head]! <= at - w) {
+      this.head = (this.head + 1) % this.times.length;
+      this.n--;
+    }
+    if (waited) this.over++;
     if (this.n === this.times.length) this.grow();
-    this.times[(this.head + this.n) % this.times.length] = t;
+    this.times[(this.head + this.n) % this.times.length] = at;
     this.n++;
     this.requests++;
     if (this.n > this.peak) this.peak = this.n;
@@ -78,9 +96,23 @@ export class BudgetMeter {
     }
   }
 
-  /** Counts one request to `endpoint` at `t` (ms; non-decreasing). */
-  record(endpoint: SimEndpoint, t: number): void {
-    for (const w of this.byEndpoint.get(endpoint)!) w.add(t);
+  /**
+   * Counts one request to `endpoint` at `t` (ms; non-decreasing). Returns how long it must wait
+   * (ms) before a client keeping to the rules would send it: 0 while every window has room, else
+   * until the fullest one frees a place (what the live bot's own budgets, src/api/http/budgets.ts,
+   * would make it wait).
+   */
+  record(endpoint: SimEndpoint, t: number): number {
+    const ws = this.byEndpoint.get(endpoint)!;
+    let at = t;
+    let full = 0; // bit i: rule i alone would have made it wait
+    for (let i = 0; i < ws.length; i++) {
+      const f = ws[i]!.fit(t);
+      if (f > t) full |= 1 << i;
+      if (f > at) at = f;
+    }
+    for (let i = 0; i < ws.length; i++) ws[i]!.add(at, (full & (1 << i)) !== 0);
+    return at - t;
   }
 
   /** Every rule the trading endpoints count in, `general` first. */

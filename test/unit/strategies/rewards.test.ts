@@ -16,6 +16,7 @@ import { levelsBookView } from '../../../src/strategy/select.ts';
 import rewards, {
   candidatePrices,
   chooseRewardQuotes,
+  holdQuotes,
   livePair,
   quoteRewards,
   REWARDS_PARAMS,
@@ -242,6 +243,55 @@ describe('livePair', () => {
     expect(livePair(refOf(), state, 50 * SH)).toEqual({ bid: px(0.48), ask: px(0.53) });
     expect(livePair(refOf(), fakeState({ orders: [order(M1, YES1, 'BUY', px(0.48), 50 * SH)] }), 50 * SH)).toBeNull();
   });
+
+  it('a side split over both tokens at one price counts whole (a YES sell of what we hold and a NO buy for the rest)', () => {
+    const state = fakeState({
+      orders: [
+        order(M1, YES1, 'BUY', px(0.05), 20 * SH),
+        order(M1, YES1, 'SELL', px(0.06), 7 * SH),
+        order(M1, NO1, 'BUY', px(0.94), 13 * SH), // YES ask 0.06
+      ],
+    });
+    expect(livePair(refOf(), state, 20 * SH)).toEqual({ bid: px(0.05), ask: px(0.06) });
+    expect(livePair(refOf(), state, 21 * SH)).toBeNull();
+  });
+});
+
+describe('holdQuotes (minRequoteMs)', () => {
+  const q = (side: 'BUY' | 'SELL', p: number, token: TokenId = YES1): QuoteIntent => ({
+    tokenId: token,
+    side,
+    price: px(p) as Pips,
+    size: (50 * SH) as Micro,
+  });
+  const A = [q('BUY', 0.48), q('BUY', 0.5, NO1)]; // YES 0.48 / 0.50
+  const B = [q('BUY', 0.47), q('BUY', 0.51, NO1)];
+  const ref = { yes: YES1 };
+  const touch = { touchBid: px(0.47), touchAsk: px(0.53) };
+
+  it('the first quotes are taken; the same quotes keep their age', () => {
+    const h = holdQuotes(undefined, A, 1_000, 1_000, ref, touch, false);
+    expect(h).toEqual({ quotes: A, since: 1_000 });
+    expect(holdQuotes(h, [...A], 1_500, 1_000, ref, touch, false)).toBe(h);
+  });
+
+  it('a change sooner than minMs keeps the held quotes; at minMs it is taken', () => {
+    const h = { quotes: A, since: 1_000 };
+    expect(holdQuotes(h, B, 1_999, 1_000, ref, touch, false)).toBe(h);
+    expect(holdQuotes(h, [], 1_999, 1_000, ref, touch, false)).toBe(h);
+    expect(holdQuotes(h, B, 2_000, 1_000, ref, touch, false)).toEqual({ quotes: B, since: 2_000 });
+    expect(holdQuotes(h, B, 1_000, 0, ref, touch, false)).toEqual({ quotes: B, since: 1_000 });
+  });
+
+  it('urgent (no trustworthy book), or a held quote crossing the touch: the change is taken at once', () => {
+    const h = { quotes: A, since: 1_000 };
+    expect(holdQuotes(h, [], 1_001, 1_000, ref, touch, true)).toEqual({ quotes: [], since: 1_001 });
+    expect(holdQuotes(h, [], 1_001, 1_000, ref, null, false)).toEqual({ quotes: [], since: 1_001 });
+    // the YES ask 0.50 (a NO bid at 0.50) at or under the touch bid: it would cross
+    expect(holdQuotes(h, B, 1_001, 1_000, ref, { touchBid: px(0.5), touchAsk: px(0.53) }, false).quotes).toBe(B);
+    // the YES bid 0.48 at or over the touch ask
+    expect(holdQuotes(h, B, 1_001, 1_000, ref, { touchBid: px(0.4), touchAsk: px(0.48) }, false).quotes).toBe(B);
+  });
 });
 
 describe('selectRewardMarkets', () => {
@@ -299,5 +349,33 @@ describe('the plugin', () => {
     expect(out1.quotes![0]!.quotes).toHaveLength(2);
     const out2 = h.onEvent(snapshotEvent(M2, YES2), state)!;
     expect(out2.quotes![0]!.quotes).toEqual([]);
+  });
+
+  it("changes a market's quotes at most once per minRequoteMs, but pulls at once on a stale book", () => {
+    const ms = [marketInfo(M1, YES1, NO1, { rewards: rc })];
+    const h = rewards.create(ctxFor(ms), resolveParams(REWARDS_PARAMS, { minRequoteMs: 1_000 }));
+    const at = (now: number, bids: [number, number][], asks: [number, number][], stale = false) =>
+      fakeState({
+        now,
+        books: [
+          bookView(
+            YES1,
+            bids.map(([p, sz]) => [px(p), sz * SH]),
+            asks.map(([p, sz]) => [px(p), sz * SH]),
+            stale,
+          ),
+        ],
+      });
+    const quotesOf = (_now: number, st: ReturnType<typeof at>) =>
+      h.onEvent(snapshotEvent(M1, YES1), st)!.quotes![0]!.quotes;
+    const first = quotesOf(1_000, at(1_000, [[0.49, 200]], [[0.51, 200]]));
+    expect(first).toHaveLength(2);
+    const moved = at(1_500, [[0.45, 200]], [[0.55, 200]]);
+    const wanted = quoteRewards(refOf(), cfgOf(), moved);
+    expect(simple(wanted)).not.toEqual(simple(first)); // the book move asks for other quotes...
+    expect(quotesOf(1_500, moved)).toEqual(first); // ...which wait
+    const later = at(2_000, [[0.45, 200]], [[0.55, 200]]);
+    expect(quotesOf(2_000, later)).toEqual(quoteRewards(refOf(), cfgOf(), later));
+    expect(quotesOf(2_001, at(2_001, [[0.45, 200]], [[0.55, 200]], true))).toEqual([]);
   });
 });
