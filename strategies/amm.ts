@@ -58,6 +58,7 @@ import {
   inventoryOf,
   LOT_MICRO,
   lotsDown,
+  type MarketInfo,
   type MarketRef,
   MarketRegistry,
   marketTop,
@@ -68,6 +69,8 @@ import {
   type QuoteIntent,
   type QuotingRules,
   rulesOf,
+  type SelectContext,
+  selectTwoSidedMarkets,
   type StrategyOutput,
   type StrategyState,
   type YesLevel,
@@ -290,11 +293,39 @@ export function quoteAmm(
 // ---- the plugin ------------------------------------------------------------------------------------
 
 /** The `amm` plugin (see the module comment; params in AMM_PARAMS). */
+// ---- market choice ---------------------------------------------------------------------------------
+
+/** The least time to a chosen market's end, ms: a pool is for a long-dated market (a day). */
+export const AMM_MIN_MS_TO_END = 86_400_000;
+/** The widest book chosen, price units. */
+export const AMM_MAX_SPREAD = 0.1;
+
+/**
+ * The markets a pool suits, best first (`selectMarkets`): two-sided YES books whose mid leaves the
+ * whole ladder inside the pool range ([pMin + depth, pMax - depth]; [pMin, pMax] when that is
+ * empty), at most AMM_MAX_SPREAD wide, ending at least AMM_MIN_MS_TO_END from now, tightest first,
+ * then the deepest (src/strategy/select.ts `selectTwoSidedMarkets`; deterministic).
+ */
+export function selectAmmMarkets(
+  markets: readonly MarketInfo[],
+  ctx: Pick<SelectContext<AmmParams>, 'now' | 'count' | 'book' | 'params'>,
+): Promise<ConditionId[]> {
+  const { pMin, pMax, depth } = ctx.params;
+  const inner = pMin + depth < pMax - depth;
+  return selectTwoSidedMarkets(markets, ctx, {
+    minMid: inner ? pMin + depth : pMin,
+    maxMid: inner ? pMax - depth : pMax,
+    maxSpread: AMM_MAX_SPREAD,
+    minMsToEnd: AMM_MIN_MS_TO_END,
+  });
+}
+
 export default defineStrategy({
   name: 'amm',
   description:
     'A concentrated-liquidity pool in [pMin, pMax] as a ladder of orders sized by the pool maths (L), re-centred on the pool price after fills.',
   params: AMM_PARAMS,
+  selectMarkets: (markets, ctx) => selectAmmMarkets(markets, ctx),
   create(ctx, params) {
     const cfg = ammConfig(params);
     const reg = new MarketRegistry(ctx.markets.values());

@@ -60,6 +60,7 @@ import {
   finishQuotes,
   inventoryOf,
   logit,
+  type MarketInfo,
   type MarketRef,
   MarketRegistry,
   marketTop,
@@ -69,6 +70,8 @@ import {
   type QuoteIntent,
   type QuotingRules,
   rulesOf,
+  type SelectContext,
+  selectTwoSidedMarkets,
   sharesToMicro,
   sigmoid,
   type StrategyOutput,
@@ -331,11 +334,37 @@ export class AvellanedaEstimators implements AvellanedaEstimates {
 }
 
 /** The `avellaneda` plugin (see the module comment; params in AVELLANEDA_PARAMS). */
+// ---- market choice ---------------------------------------------------------------------------------
+
+/** The mid range the model is chosen for: in the tails the diffusion is mostly jumps (news, resolution). */
+export const AVELLANEDA_MID_RANGE: readonly [number, number] = [0.15, 0.85];
+/** The widest book chosen, price units: a wider one has too little flow for kappa to mean anything. */
+export const AVELLANEDA_MAX_SPREAD = 0.08;
+
+/**
+ * The markets the model suits, best first (`selectMarkets`): two-sided YES books with a mid in
+ * AVELLANEDA_MID_RANGE, at most AVELLANEDA_MAX_SPREAD wide, ending no sooner than `horizon` from
+ * now when `useEndDate` (a market about to end is the jump the model ignores), tightest first, then
+ * the deepest (src/strategy/select.ts `selectTwoSidedMarkets`; deterministic).
+ */
+export function selectAvellanedaMarkets(
+  markets: readonly MarketInfo[],
+  ctx: Pick<SelectContext<AvellanedaParams>, 'now' | 'count' | 'book' | 'params'>,
+): Promise<ConditionId[]> {
+  return selectTwoSidedMarkets(markets, ctx, {
+    minMid: AVELLANEDA_MID_RANGE[0],
+    maxMid: AVELLANEDA_MID_RANGE[1],
+    maxSpread: AVELLANEDA_MAX_SPREAD,
+    minMsToEnd: ctx.params.useEndDate ? ctx.params.horizon * 1000 : 0,
+  });
+}
+
 export default defineStrategy({
   name: 'avellaneda',
   description:
     'Avellaneda–Stoikov in logit space: reservation price against inventory, optimal spread from online volatility and order-arrival estimates, widened near 0 and 1.',
   params: AVELLANEDA_PARAMS,
+  selectMarkets: (markets, ctx) => selectAvellanedaMarkets(markets, ctx),
   create(ctx, params) {
     const cfg = avellanedaConfig(params);
     const reg = new MarketRegistry(ctx.markets.values());

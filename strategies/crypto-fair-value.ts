@@ -66,6 +66,7 @@ import {
   type QuotingRules,
   rulesOf,
   SECONDS_PER_YEAR,
+  type SelectContext,
   sharesToMicro,
   type StrategyOutput,
   type StrategyState,
@@ -351,6 +352,69 @@ export function quoteCrypto(
   return finishQuotes(levels, center, top, ref, cfg.rules, state);
 }
 
+// ---- market choice ---------------------------------------------------------------------------------
+
+/** What kind of crypto price market a question asks, or undefined when it asks none. */
+export function cryptoKind(question: string): 'threshold' | 'updown' | undefined {
+  if (/\bup or down\b/i.test(question)) return 'updown';
+  if (FIRST_USD.test(question) && /\b(above|below|over|under|higher than|lower than)\s*\$/i.test(question))
+    return 'threshold';
+  return undefined;
+}
+
+/** The least time a chosen market must have before `stopBeforeExpiry`, ms: quoting for less is not worth it. */
+export const MIN_QUOTING_MS = 120_000;
+
+/** The mid range of the YES book a chosen market must be in: a digital near 0 or 1 leaves no room for a spread. */
+export const SELECT_MID_RANGE: readonly [number, number] = [0.05, 0.95];
+
+/**
+ * The markets this strategy can price, best first (`selectMarkets`; deterministic: the same markets
+ * and books give the same answer). A market qualifies when its question is a crypto price market
+ * (`cryptoKind`: "Will the price of Bitcoin be above $K ..." or "... Up or Down ...") naming a coin
+ * with a feed symbol (`inferSymbol`; the `symbol` param, when set, must be that one), its expiry is
+ * more than stopBeforeExpiry + MIN_QUOTING_MS away, its strike is known now (the `strike` param or
+ * the question's dollar amount) or will be from the feed (an up/down window that has not started
+ * yet: a window already running began before our feed history, so its strike is unknown), and its
+ * YES book can be read and, when two-sided, has its mid in SELECT_MID_RANGE. Ranked: a two-sided
+ * book before one that is not (yet: the risk gate quotes no one-sided book, and a venue that has
+ * just started may have no book yet); a known strike before a window still to open; then the mid
+ * nearest 0.50 (where the digital is most uncertain and both quotes fit); then the earlier window
+ * start; then the condition id.
+ */
+export async function selectCryptoMarkets(
+  markets: readonly MarketInfo[],
+  ctx: Pick<SelectContext<CryptoFairValueParams>, 'now' | 'book' | 'params'>,
+): Promise<ConditionId[]> {
+  const cfg = cryptoConfig(ctx.params);
+  const ranked: Array<{ id: ConditionId; group: number; distance: number; start: number }> = [];
+  for (const m of markets) {
+    if (!m.active || cryptoKind(m.question) === undefined) continue;
+    const named = inferSymbol(m.question);
+    if (named === undefined || (cfg.symbol !== '' && named !== cfg.symbol)) continue;
+    const terms = cryptoTerms(m, cfg);
+    if (terms === undefined || terms.expiryMs - ctx.now <= cfg.stopBeforeExpiryMs + MIN_QUOTING_MS) continue;
+    const known = terms.strike !== undefined;
+    const opens = !known && cfg.strikeFromFeed && terms.windowStartMs !== undefined && terms.windowStartMs > ctx.now;
+    if (!known && !opens) continue;
+    const b = await ctx.book(m.tokens[0].tokenId).catch(() => undefined);
+    if (b === undefined) continue;
+    const twoSided = !b.stale && b.mid !== null && b.bestBid !== null && b.bestAsk !== null && b.bestAsk > b.bestBid;
+    if (twoSided && (b.mid! < SELECT_MID_RANGE[0] * PRICE_SCALE || b.mid! > SELECT_MID_RANGE[1] * PRICE_SCALE)) continue;
+    ranked.push({
+      id: m.market,
+      group: (known ? 0 : 1) + (twoSided ? 0 : 2),
+      distance: twoSided ? Math.abs(b.mid! - PRICE_SCALE / 2) : 0,
+      start: terms.windowStartMs ?? 0,
+    });
+  }
+  ranked.sort(
+    (x, y) =>
+      x.group - y.group || x.distance - y.distance || x.start - y.start || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0),
+  );
+  return ranked.map((r) => r.id);
+}
+
 // ---- the plugin ------------------------------------------------------------------------------------
 
 interface Plan {
@@ -364,6 +428,7 @@ export default defineStrategy({
   description:
     'Crypto up/down and above-K markets: fair P = N(d2) from the live coin price, its online volatility and the time to expiry; quotes around it, pulled when the feed is stale.',
   params: CRYPTO_FAIR_VALUE_PARAMS,
+  selectMarkets: (markets, ctx) => selectCryptoMarkets(markets, ctx),
   create(ctx, params) {
     const cfg = cryptoConfig(params);
     const reg = new MarketRegistry(ctx.markets.values());

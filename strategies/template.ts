@@ -42,6 +42,7 @@ import {
   type MmkitEvent,
   PRICE_SCALE,
   rulesOf,
+  selectTwoSidedMarkets,
   sharesToMicro,
   type StrategyOutput,
   type StrategyState,
@@ -72,6 +73,13 @@ export default defineStrategy({
     priceTolerance: commonParam.priceTolerance(0),
     maxOrderAge: commonParam.maxOrderAge(0),
   },
+
+  // Optional: which markets to trade when none are configured (bot.markets empty). `markets` are the
+  // candidates (active, through bot.marketFilters); return condition ids, best first. Here: two-sided
+  // books with a mid in [0.10, 0.90] (room for a quote on each side) at most 10 cents wide, ending
+  // in more than an hour, the tightest first. Without it: the books with the most levels.
+  selectMarkets: (markets, ctx) =>
+    selectTwoSidedMarkets(markets, ctx, { minMid: 0.1, maxMid: 0.9, maxSpread: 0.1, minMsToEnd: 3_600_000 }),
 
   create(ctx, params) {
     // Convert decimal params to integer units ONCE, here.

@@ -47,6 +47,7 @@ import { gate, gateOrder, type Approved, type GateResult, type RiskView } from '
 import { GateMemo } from '../risk/gate-memo.ts';
 import { KillSwitch } from '../risk/kill-switch.ts';
 import type { RiskLimits } from '../risk/limits.ts';
+import { withStrategyBand } from '../risk/strategy-band.ts';
 import { restartStore } from '../store/restart.ts';
 import type { FillChange, FillRecord, Store } from '../store/store.ts';
 import type { StrategyDefinition } from '../strategy/api.ts';
@@ -106,6 +107,7 @@ export interface TraderOptions {
   readonly params: Readonly<Record<string, unknown>>;
   /** The markets to trade. */
   readonly markets: readonly MarketInfo[];
+  /** The operator's limits (bot.risk); the strategy's own riskPriceBand is applied over them (src/risk/strategy-band.ts). */
   readonly limits: RiskLimits;
   readonly log: TraderLogger;
   /** A logger per component and market (the daemon's `{component, market}` lines); default `log`. */
@@ -228,10 +230,13 @@ export const POST_ONLY_REFUSED_MSG = 'post-only quotes refused: they would have 
 
 /**
  * Wires the bot (see the module comment).
- * @throws ConfigError from the executor on a bad tolerance
+ * @throws ConfigError from the executor on a bad tolerance; when the strategy's riskPriceBand and the
+ *   operator's price limits leave no price to quote
  */
 export function createTrader(o: TraderOptions): Trader {
-  const { venue, clock, store, limits, log } = o;
+  const { venue, clock, store, log } = o;
+  // the strategy's own price band over the operator's limits (src/risk/strategy-band.ts)
+  const limits = withStrategyBand(o.limits, o.strategy.riskPriceBand);
   const tuning = o.tuning ?? NO_TUNING;
   const hooks = o.hooks ?? {};
   const marketLog = o.marketLog ?? (() => log);

@@ -95,11 +95,32 @@ export interface SelectContext<P = Readonly<Record<string, unknown>>> {
   readonly log: StrategyLogger;
 }
 
+/**
+ * A strategy's own risk price band, probability units (0.01 = 1 cent): where its quotes belong,
+ * for the risk gate. Each field given replaces the default of the `bot.risk` key it names; a key
+ * the operator set to something other than its default applies too, and the tighter of the two
+ * wins (src/risk/strategy-band.ts). Checked when the plugin loads (src/strategy/price-band.ts).
+ */
+export interface RiskPriceBand {
+  /** Lowest price quoted, in (0, 1) (`bot.risk.minPrice`). */
+  readonly min?: number;
+  /** Highest price quoted, in (0, 1), at least `min` (`bot.risk.maxPrice`). */
+  readonly max?: number;
+  /** Furthest a quote may be from its token's mid, in (0, 1] (`bot.risk.maxMidDistance`). */
+  readonly maxMidDistance?: number;
+}
+
 export interface StrategyDefinition<S extends ParamSchema = ParamSchema> {
   readonly name: string;
   readonly description: string;
   readonly params: S;
   create(ctx: StrategyContext, params: ParamsOf<S>): StrategyHandlers;
+  /**
+   * Optional: the strategy's own risk price band (see RiskPriceBand): e.g. a fair-value quoter
+   * whose price comes from elsewhere than the book may quote farther from the book's mid than the
+   * default `bot.risk.maxMidDistance` allows. Absent: the `bot.risk` limits alone.
+   */
+  readonly riskPriceBand?: RiskPriceBand;
   /**
    * Optional: which of `markets` (the candidates: active, long enough to their end, through the
    * operator's filters) this strategy wants when none are configured, best first (condition ids).

@@ -34,7 +34,13 @@ export type { MarketInfo } from '../core/venue.ts';
 export { VirtualClock, type Clock, type TimerHandle } from '../core/clock.ts';
 export { resolveParams } from './params.ts';
 export * from './reward-quoting.ts';
-export { chooseMarkets, defaultSelectMarkets, levelsBookView } from './select.ts';
+export {
+  chooseMarkets,
+  defaultSelectMarkets,
+  levelsBookView,
+  selectTwoSidedMarkets,
+  type TwoSidedPick,
+} from './select.ts';
 export {
   DAY_MS,
   estimateMarketReward,

@@ -16,6 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError } from '../core/errors.ts';
 import type { StrategyDefinition } from './api.ts';
 import { validateSchema } from './params.ts';
+import { riskPriceBandProblems } from './price-band.ts';
 
 /** The config key a loading error names. */
 export const STRATEGY_KEY = 'strategy';
@@ -78,6 +79,7 @@ export function asStrategyDefinition(mod: unknown, from: string): StrategyDefini
     problems.push('`create(ctx, params)` must be a function returning `{ onEvent }`');
   if (d['selectMarkets'] !== undefined && typeof d['selectMarkets'] !== 'function')
     problems.push('`selectMarkets(markets, ctx)`, when given, must be a function returning condition ids');
+  if (d['riskPriceBand'] !== undefined) problems.push(...riskPriceBandProblems(d['riskPriceBand']));
   if (problems.length > 0)
     throw new ConfigError(STRATEGY_KEY, `${from} is not a strategy definition: ${problems.join('; ')}`);
   validateSchema(d['params']);

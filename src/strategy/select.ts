@@ -12,7 +12,7 @@
  */
 import { ConfigError } from '../core/errors.ts';
 import type { ConditionId, TokenId } from '../core/ids.ts';
-import type { Micro, Pips } from '../core/units.ts';
+import { PRICE_SCALE, type Micro, type Pips } from '../core/units.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import type { BookView } from '../core/views.ts';
 import type { ParamSchema, ParamsOf, SelectContext, StrategyDefinition } from './api.ts';
@@ -37,6 +37,63 @@ export async function defaultSelectMarkets(
   }
   scored.sort((a, b) => b[1] - a[1]);
   return scored.slice(0, ctx.count).map(([m]) => m);
+}
+
+/** What `selectTwoSidedMarkets` accepts (probability units, like the params strategies take). */
+export interface TwoSidedPick {
+  /** Lowest mid of the YES book accepted (e.g. 0.1). */
+  readonly minMid: number;
+  /** Highest mid of the YES book accepted (e.g. 0.9). */
+  readonly maxMid: number;
+  /** Widest spread (best ask - best bid) accepted. */
+  readonly maxSpread: number;
+  /** Least time left to the market's end date, ms (default 0: any end still ahead). */
+  readonly minMsToEnd?: number;
+  /** How many candidates' books are read, the first ones (default 2 x DEFAULT_PICK_CANDIDATES). */
+  readonly maxBooks?: number;
+}
+
+/**
+ * A pick for strategies that quote around a book's mid: the active candidates ending at least
+ * minMsToEnd from `ctx.now` whose YES book is two-sided with its mid in [minMid, maxMid] and its
+ * spread at most maxSpread, best first: the tightest spread, then the most resting levels, then the
+ * condition id (so the same books always give the same answer). After them, the candidates whose
+ * book is not two-sided (yet: a venue that has just started may show none), most levels first. At
+ * most `ctx.count`; markets whose book cannot be read, or two-sided outside the range, are left out.
+ */
+export async function selectTwoSidedMarkets(
+  markets: readonly MarketInfo[],
+  ctx: Pick<SelectContext, 'now' | 'count' | 'book'>,
+  pick: TwoSidedPick,
+): Promise<ConditionId[]> {
+  const minMid = pick.minMid * PRICE_SCALE;
+  const maxMid = pick.maxMid * PRICE_SCALE;
+  const maxSpread = Math.round(pick.maxSpread * PRICE_SCALE);
+  const minMsToEnd = pick.minMsToEnd ?? 0;
+  const scored: Array<{ id: ConditionId; empty: boolean; spread: number; levels: number }> = [];
+  for (const m of markets.slice(0, pick.maxBooks ?? 2 * DEFAULT_PICK_CANDIDATES)) {
+    const end = Date.parse(m.endDate);
+    if (!m.active || !(end - ctx.now >= minMsToEnd) || end <= ctx.now) continue;
+    const b = await ctx.book(m.tokens[0].tokenId).catch(() => undefined);
+    if (b === undefined) continue;
+    const levels = b.levels('bids').length + b.levels('asks').length;
+    if (b.stale || b.bestBid === null || b.bestAsk === null || b.mid === null || b.bestAsk <= b.bestBid) {
+      // not two-sided (yet: a venue that has just started may show no book): after the others
+      scored.push({ id: m.market, empty: true, spread: 0, levels });
+      continue;
+    }
+    const spread = b.bestAsk - b.bestBid;
+    if (spread > maxSpread || b.mid < minMid || b.mid > maxMid) continue;
+    scored.push({ id: m.market, empty: false, spread, levels });
+  }
+  scored.sort(
+    (x, y) =>
+      Number(x.empty) - Number(y.empty) ||
+      x.spread - y.spread ||
+      y.levels - x.levels ||
+      (x.id < y.id ? -1 : x.id > y.id ? 1 : 0),
+  );
+  return scored.slice(0, ctx.count).map((x) => x.id);
 }
 
 /**
