@@ -415,6 +415,14 @@ export async function selectCryptoMarkets(
   return ranked.map((r) => r.id);
 }
 
+/**
+ * The risk price band this strategy declares (`riskPriceBand`): its fair value comes from the coin's
+ * price, not from the book, and the book lags the coin (that lag is where it earns), so its quotes
+ * may stand up to 0.25 from the book's mid where the default `bot.risk.maxMidDistance` (0.10) would
+ * refuse them. An operator's own maxMidDistance, when set and tighter, still applies.
+ */
+export const CRYPTO_RISK_BAND = { maxMidDistance: 0.25 } as const;
+
 // ---- the plugin ------------------------------------------------------------------------------------
 
 interface Plan {
@@ -428,6 +436,7 @@ export default defineStrategy({
   description:
     'Crypto up/down and above-K markets: fair P = N(d2) from the live coin price, its online volatility and the time to expiry; quotes around it, pulled when the feed is stale.',
   params: CRYPTO_FAIR_VALUE_PARAMS,
+  riskPriceBand: CRYPTO_RISK_BAND,
   selectMarkets: (markets, ctx) => selectCryptoMarkets(markets, ctx),
   create(ctx, params) {
     const cfg = cryptoConfig(params);
