@@ -400,7 +400,8 @@ export async function selectCryptoMarkets(
     const b = await ctx.book(m.tokens[0].tokenId).catch(() => undefined);
     if (b === undefined) continue;
     const twoSided = !b.stale && b.mid !== null && b.bestBid !== null && b.bestAsk !== null && b.bestAsk > b.bestBid;
-    if (twoSided && (b.mid! < SELECT_MID_RANGE[0] * PRICE_SCALE || b.mid! > SELECT_MID_RANGE[1] * PRICE_SCALE)) continue;
+    if (twoSided && (b.mid! < SELECT_MID_RANGE[0] * PRICE_SCALE || b.mid! > SELECT_MID_RANGE[1] * PRICE_SCALE))
+      continue;
     ranked.push({
       id: m.market,
       group: (known ? 0 : 1) + (twoSided ? 0 : 2),

@@ -580,7 +580,13 @@ export interface MetadataUrls {
 }
 
 /** Which markets to record: explicit condition ids, or the `top` N by volume then liquidity. */
-export type MarketSelection = { markets: readonly string[] } | { top: number };
+export type MarketSelection =
+  | { markets: readonly string[] }
+  | {
+      top: number;
+      /** Only the metadata records this accepts are ranked (e.g. bot.marketFilters: src/cli/market-filters.ts). */
+      filter?: (m: { question: string; endDate: string | null; negRisk: boolean }) => boolean;
+    };
 
 /** MarketInfo of a CLOB market record: the live venue's own conversion. */
 export const marketInfoOf: (m: ClobMarket, feeRateBps: number) => MarketInfo | undefined = toMarketInfo;
@@ -596,8 +602,8 @@ function figure(s: string): number {
 
 /**
  * Resolves the markets to record into MarketInfo (the CLOB record and fee rate, as the live venue
- * builds it). `top`: active, order-book markets of the metadata API ranked by volume, then
- * liquidity, then listing order.
+ * builds it). `top`: active, order-book markets of the metadata API (those `filter` accepts, when
+ * given) ranked by volume, then liquidity, then listing order.
  * @throws ConfigError when a condition id is unknown, a market is not binary, or none qualifies;
  *   the API client's errors (NetworkError...) when the venue cannot be reached
  */
@@ -621,11 +627,18 @@ export async function resolveMarkets(
       let i = 0;
       for await (const m of gamma.iterMarkets({ active: true, closed: false }, { pageSize: 500 }, call)) {
         if (!m.acceptingOrders || !m.enableOrderBook || m.clobTokenIds.length !== 2) continue;
+        if (sel.filter !== undefined && !sel.filter(m)) continue;
         ranked.push({ id: m.conditionId, vol: figure(m.volume), liq: figure(m.liquidity), i: i++ });
       }
       ranked.sort((x, y) => y.vol - x.vol || y.liq - x.liq || x.i - y.i);
       ids = ranked.slice(0, sel.top).map((r) => r.id);
-      if (ids.length === 0) throw new ConfigError('--top', 'the venue lists no active order-book market');
+      if (ids.length === 0)
+        throw new ConfigError(
+          '--top',
+          sel.filter !== undefined
+            ? 'the venue lists no active order-book market that passes the filters (bot.marketFilters)'
+            : 'the venue lists no active order-book market',
+        );
     }
     const out: MarketInfo[] = [];
     const unknown: string[] = [];

@@ -417,7 +417,7 @@ export const schema = {
     },
     marketFilters: {
       minHoursToEnd: {
-        doc: 'Automatic pick: only markets ending at least this many hours from now.',
+        doc: 'Automatic pick (and `record --top`): only markets ending at least this many hours from now.',
         format: 'nat',
         default: 1,
         env: 'MMKIT_MARKET_MIN_HOURS_TO_END',
@@ -433,6 +433,12 @@ export const schema = {
         format: String,
         default: '',
         env: 'MMKIT_MARKET_SEARCH',
+      },
+      minWindowMinutes: {
+        doc: 'Automatic pick (and `record --top`): leave out markets whose question names a time window shorter than this many minutes (crypto up/down windows: "10:00-10:15 UTC" is 15, hourly 60, daily 1440); 0: any.',
+        format: 'nat',
+        default: 0,
+        env: 'MMKIT_MARKET_MIN_WINDOW_MINUTES',
       },
     },
     duration: {
@@ -769,7 +775,12 @@ export type MmkitConfig = {
     params: Record<string, unknown>;
     markets: string[];
     marketCount: number;
-    marketFilters: { minHoursToEnd: number; negRisk: 'include' | 'exclude' | 'only'; search: string };
+    marketFilters: {
+      minHoursToEnd: number;
+      negRisk: 'include' | 'exclude' | 'only';
+      search: string;
+      minWindowMinutes: number;
+    };
     duration: string;
     dataDir: string;
     storeFile: string;

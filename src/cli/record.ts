@@ -3,8 +3,12 @@
  * received with local receive times, to a gzip NDJSON feed (src/venues/sim/feed.ts, recorder.ts) that
  * `mmkit backtest --feed` replays.
  *
- *   mmkit record --out FILE [--markets CID,...|--top N [--strategy S [--param k=v]...]] [--duration D] [--exchange-url URL]
+ *   mmkit record --out FILE [--markets CID,...|--top N [--strategy S [--param k=v]...] [--config FILE]] [--duration D] [--exchange-url URL]
  *                [--rotate-mb N] [--rotate-minutes N] [--seed N] [--no-rtds] [--rtds-symbols LIST]
+ *
+ * --top takes the candidates of `bot.marketFilters` (minHoursToEnd, minWindowMinutes, negRisk,
+ * search: src/cli/market-filters.ts), from --config and the MMKIT_MARKET_* environment, as `mmkit
+ * run` does.
  *
  * Without --exchange-url a paper exchange (default world: seeded, flow agents trading) runs
  * in-process. Without --duration it records until SIGINT or SIGTERM; either way the files are
@@ -14,7 +18,8 @@ import { existsSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { ConfigError } from '../core/errors.ts';
 import type { MarketInfo } from '../core/venue.ts';
-import { parseDuration } from './config.ts';
+import { loadConfig, parseDuration } from './config.ts';
+import { filterCandidates, passesMarketFilters, DEFAULT_MARKET_FILTERS, type MarketFilters } from './market-filters.ts';
 import { paramArg } from './strategy.ts';
 import { ExitCode, reportError } from './exit-codes.ts';
 
@@ -26,6 +31,8 @@ export interface RecordCliOptions {
   /** With --top: the strategy whose market choice (`selectMarkets`) picks the N markets. */
   strategy?: string;
   param?: Record<string, string>;
+  /** A config file: its bot.marketFilters (with the MMKIT_MARKET_* environment) filter --top. */
+  config?: string;
   duration?: string;
   exchangeUrl?: string;
   rotateMb?: number;
@@ -81,7 +88,7 @@ Exit codes: 0 recorded and closed, 2 usage or configuration error, 3 venue unrea
     .option('--markets <ids>', 'comma-separated condition ids to record')
     .option(
       '--top <n>',
-      'record the N most traded active markets (by volume, then liquidity; default 5)',
+      'record the N most traded active markets passing bot.marketFilters (by volume, then liquidity; default 5)',
       intIn('--top', 1, 250),
     )
     .option(
@@ -89,6 +96,10 @@ Exit codes: 0 recorded and closed, 2 usage or configuration error, 3 venue unrea
       "with --top: pick the N markets by this strategy's market choice (selectMarkets; e.g. rewards) among the 5 x N most traded (at least 50)",
     )
     .option('--param <key=value>', 'a parameter of --strategy (repeatable)', paramArg)
+    .option(
+      '--config <file>',
+      'with --top: take bot.marketFilters (minHoursToEnd, minWindowMinutes, negRisk, search) from this config file (the MMKIT_MARKET_* environment applies without it too)',
+    )
     .option('--duration <d>', 'stop after 30s, 5m, 2h... (default: until SIGINT/SIGTERM)', durationArg)
     .option('--exchange-url <url>', 'the venue base URL (http://host:port); default: a paper exchange in-process')
     .option(
@@ -134,6 +145,8 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
       `${partPath(o.out, 1)} exists (a part of an earlier recording): choose another name`,
     );
   const durationMs = o.duration !== undefined ? (parseDuration(o.duration) ?? 0) : 0;
+  // --top picks among the candidates of bot.marketFilters, as `mmkit run` does (--markets: as named)
+  const filters = topFilters(o.markets === undefined ? loadConfig(o.config).bot.marketFilters : undefined);
   const { pino } = await import('pino');
   const log = pino({ level: o.logLevel }, pino.destination(2));
 
@@ -155,8 +168,11 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
     const urls = venueUrls(base);
     const markets =
       o.strategy !== undefined
-        ? await strategyMarkets(urls, o.strategy, o.param ?? {}, o.top ?? 5, log)
-        : await resolveMarkets(urls, o.markets !== undefined ? { markets: o.markets.split(',') } : { top: o.top ?? 5 });
+        ? await strategyMarkets(urls, o.strategy, o.param ?? {}, o.top ?? 5, filters, log)
+        : await resolveMarkets(
+            urls,
+            o.markets !== undefined ? { markets: o.markets.split(',') } : { top: o.top ?? 5, filter: filters.accepts },
+          );
     const symbols =
       o.rtdsSymbols === undefined
         ? undefined
@@ -222,13 +238,15 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
 
 /**
  * `--top N --strategy S`: the N markets S's market choice picks (src/strategy/select.ts) among the
- * 5 x N most traded active markets (at least 50, at most 250), books read from the venue.
+ * 5 x N most traded active markets that pass bot.marketFilters (at least 50, at most 250), books
+ * read from the venue.
  */
 async function strategyMarkets(
   urls: { clob: string; gamma: string },
   strategy: string,
   given: Record<string, string>,
   top: number,
+  filters: TopFilters,
   log: import('pino').Logger,
 ): Promise<MarketInfo[]> {
   const { resolveMarkets } = await import('../backtest/recorder.ts');
@@ -239,31 +257,42 @@ async function strategyMarkets(
   const { createTransport } = await import('../api/http/transport.ts');
   const def = await loadStrategy(strategy);
   const params = resolveParams(def.params, given);
-  const candidates = await resolveMarkets(urls, { top: Math.min(250, Math.max(50, 5 * top)) });
+  const candidates = await resolveMarkets(urls, {
+    top: Math.min(250, Math.max(50, 5 * top)),
+    filter: filters.accepts,
+  });
   const transport = createTransport({ urls: { clob: urls.clob } });
   try {
     const clob = new ClobClient(transport);
-    const chosen = await chooseMarkets(
-      def,
-      candidates.filter((m) => m.active),
-      {
-        now: Date.now(),
-        count: top,
-        params: params as Record<string, unknown>,
-        log: log.child({ component: 'strategy', strategy: def.name }),
-        book: async (tokenId) => {
-          const b = await clob.book(tokenId);
-          return levelsBookView(
-            tokenId,
-            b.bids.map((l) => [l.price, l.size] as const),
-            b.asks.map((l) => [l.price, l.size] as const),
-          );
-        },
+    const chosen = await chooseMarkets(def, filterCandidates(candidates, filters.filters, Date.now()), {
+      now: Date.now(),
+      count: top,
+      params: params as Record<string, unknown>,
+      log: log.child({ component: 'strategy', strategy: def.name }),
+      book: async (tokenId) => {
+        const b = await clob.book(tokenId);
+        return levelsBookView(
+          tokenId,
+          b.bids.map((l) => [l.price, l.size] as const),
+          b.asks.map((l) => [l.price, l.size] as const),
+        );
       },
-    );
+    });
     if (chosen.length === 0) throw new ConfigError('--strategy', `${def.name} chose no market to record`);
     return chosen;
   } finally {
     await transport.close();
   }
+}
+
+/** bot.marketFilters for --top: the filters, and a test of a metadata record against them now. */
+interface TopFilters {
+  readonly filters: MarketFilters;
+  readonly accepts: (m: { question: string; endDate: string | null; negRisk: boolean }) => boolean;
+}
+
+function topFilters(f: MarketFilters | undefined): TopFilters {
+  const filters = f ?? DEFAULT_MARKET_FILTERS;
+  const now = Date.now();
+  return { filters, accepts: (m) => passesMarketFilters(m, filters, now) };
 }

@@ -32,6 +32,7 @@ import type { StoreSummary } from '../store/store-types.ts';
 import type { StrategyDefinition } from '../strategy/api.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { chooseMarkets, levelsBookView } from '../strategy/select.ts';
+import { filterCandidates, type MarketFilters } from './market-filters.ts';
 import { resolveParams } from '../strategy/params.ts';
 import { startExchange, type RunningExchange } from '../exchange/server.ts';
 import type { RewardOptions } from '../exchange/rewards/ledger.ts';
@@ -111,7 +112,7 @@ export interface RunConfig {
   /** SQLite store file; default <dataDir>/mmkit.db. */
   storeFile?: string;
   /** Filters of the automatic market pick (bot.marketFilters). */
-  marketFilters?: { minHoursToEnd: number; negRisk: 'include' | 'exclude' | 'only'; search: string };
+  marketFilters?: Partial<MarketFilters>;
   /** The status server (/metrics, /healthz, /api/status, the status page; ops.*); undefined: none. */
   ops?: OpsHttpConfig;
   /** Liquidity rewards (bot.rewards.*): the estimate's sampling period and the payouts' poll period, ms (default 60,000 each; pollMs 0: only at shutdown). */
@@ -231,12 +232,7 @@ async function pickMarkets(
       );
     return found;
   }
-  const f = cfg.marketFilters ?? { minHoursToEnd: 1, negRisk: 'include', search: '' };
-  const text = f.search.toLowerCase();
-  const candidates = all
-    .filter((m) => m.active && Date.parse(m.endDate) - now > f.minHoursToEnd * 3_600_000)
-    .filter((m) => (f.negRisk === 'include' ? true : f.negRisk === 'only' ? m.negRisk : !m.negRisk))
-    .filter((m) => text === '' || m.question.toLowerCase().includes(text));
+  const candidates = filterCandidates(all, cfg.marketFilters, now);
   return chooseMarkets(def, candidates, {
     now,
     count: cfg.marketCount,

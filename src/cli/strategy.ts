@@ -249,6 +249,8 @@ ${EXIT_CODES_HELP}`,
                     .filter(Boolean)
                 : [],
               marketCount: o.marketCount,
+              // the operator's bot.marketFilters (file, environment) as `mmkit run` applies them
+              marketFilters: cfg.bot.marketFilters,
               durationMs,
               dataDir,
               exchangeUrl: '',

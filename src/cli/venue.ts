@@ -19,6 +19,7 @@ import type { ApiCredentials } from '../api/http/transport.ts';
 import type { SignatureType } from '../api/orders.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { MmkitConfig } from './config.ts';
+import type { MarketFilters } from './market-filters.ts';
 
 export interface VenueUrls {
   clob: string;
@@ -231,7 +232,7 @@ export interface VenueRunOptions {
   /** SQLite store file; default <dataDir>/mmkit.db. */
   storeFile?: string;
   /** Filters of the automatic market pick (bot.marketFilters). */
-  marketFilters?: { minHoursToEnd: number; negRisk: 'include' | 'exclude' | 'only'; search: string };
+  marketFilters?: Partial<MarketFilters>;
   /** Market channel silence after which the connection is replaced, ms (venue.marketSilenceMs). */
   marketSilenceMs?: number;
   /** User channel fill audit period, ms (venue.userAuditMs; 0: off). */

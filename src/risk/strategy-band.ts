@@ -27,7 +27,11 @@ export const DEFAULT_BAND: Readonly<{ minPrice: Pips; maxPrice: Pips; maxMidDist
 
 function apply(l: MarketLimits, band: RiskPriceBand, where: string): MarketLimits {
   const pick = (key: keyof typeof DEFAULT_BAND, strategy: number | undefined, tighter: (a: Pips, b: Pips) => Pips) =>
-    strategy === undefined ? l[key] : l[key] === DEFAULT_BAND[key] ? pipsOf(strategy) : tighter(l[key], pipsOf(strategy));
+    strategy === undefined
+      ? l[key]
+      : l[key] === DEFAULT_BAND[key]
+        ? pipsOf(strategy)
+        : tighter(l[key], pipsOf(strategy));
   const minPrice = pick('minPrice', band.min, (a, b) => Math.max(a, b) as Pips);
   const maxPrice = pick('maxPrice', band.max, (a, b) => Math.min(a, b) as Pips);
   const maxMidDistance = pick('maxMidDistance', band.maxMidDistance, (a, b) => Math.min(a, b) as Pips);
@@ -49,5 +53,9 @@ export function withStrategyBand(limits: RiskLimits, band: RiskPriceBand | undef
   if (band === undefined) return limits;
   const markets: Record<string, MarketLimits> = {};
   for (const [id, l] of Object.entries(limits.markets)) markets[id] = apply(l, band, `bot.risk.markets.${id}`);
-  return Object.freeze({ ...limits, defaults: apply(limits.defaults, band, 'bot.risk'), markets: Object.freeze(markets) });
+  return Object.freeze({
+    ...limits,
+    defaults: apply(limits.defaults, band, 'bot.risk'),
+    markets: Object.freeze(markets),
+  });
 }

@@ -4,7 +4,7 @@
  */
 import type { RiskPriceBand } from './api.ts';
 
-const KEYS = ['min', 'max', 'maxMidDistance'] as const;
+const KEYS: readonly (keyof RiskPriceBand)[] = ['min', 'max', 'maxMidDistance'];
 
 /**
  * The problems of a `riskPriceBand` value (empty: valid). Valid: an object with only `min`, `max`
@@ -19,7 +19,7 @@ export function riskPriceBandProblems(band: unknown): string[] {
   for (const k of Object.keys(b))
     if (!(KEYS as readonly string[]).includes(k))
       out.push(`\`riskPriceBand.${k}\` is not a band field (known: ${KEYS.join(', ')})`);
-  const num = (k: (typeof KEYS)[number], lo: number, hiIncl: boolean): number | undefined => {
+  const num = (k: keyof RiskPriceBand, lo: number, hiIncl: boolean): number | undefined => {
     const v = b[k];
     if (v === undefined) return undefined;
     if (typeof v !== 'number' || !Number.isFinite(v) || v <= lo || (hiIncl ? v > 1 : v >= 1)) {

@@ -16,7 +16,12 @@ describe('withStrategyBand', () => {
   });
   it('a limit at its default takes the strategy value, wider or narrower', () => {
     const l = withStrategyBand(DEFAULT_RISK_LIMITS, { min: 0.05, max: 0.995, maxMidDistance: 0.25 });
-    expect(l.defaults).toEqual({ ...DEFAULT_RISK_LIMITS.defaults, minPrice: 500, maxPrice: 9950, maxMidDistance: 2500 });
+    expect(l.defaults).toEqual({
+      ...DEFAULT_RISK_LIMITS.defaults,
+      minPrice: 500,
+      maxPrice: 9950,
+      maxMidDistance: 2500,
+    });
     expect(l.global).toEqual(DEFAULT_RISK_LIMITS.global);
     expect(l.killSwitch).toEqual(DEFAULT_RISK_LIMITS.killSwitch);
     // a field the band leaves out stays the operator's

@@ -39,7 +39,9 @@ describe('riskPriceBandProblems', () => {
     ]);
     expect(riskPriceBandProblems({ maxMidDistance: Number.NaN })).toHaveLength(1);
     expect(riskPriceBandProblems({ min: 0.8, max: 0.2 })).toEqual([expect.stringMatching(/must not exceed/)]);
-    expect(riskPriceBandProblems({ low: 0.1 })).toEqual([expect.stringMatching(/riskPriceBand\.low.*not a band field/)]);
+    expect(riskPriceBandProblems({ low: 0.1 })).toEqual([
+      expect.stringMatching(/riskPriceBand\.low.*not a band field/),
+    ]);
   });
 });
 
