@@ -17,7 +17,7 @@
  *  - No reconciliation with the venue's account: no position audit, no restart backfill from the
  *    venue, no split / merge / redeem, no rewards paid (the estimate is still sampled).
  *  - The ledger: every shadow run starts a fresh simulated account (`shadow.collateral`), so it has
- *    a ledger epoch of its own (venue `shadow:<venue>`, address `shadow@<start time>`): its fills
+ *    a ledger epoch of its own (venue `shadow:<venue>`, address `shadow@<start time, unix ms>`): its fills
  *    never mix with a live run's, nor with another shadow run's.
  *  - SHADOW is said everywhere: the log, the status page and /api/status (`mode: "shadow"`),
  *    /metrics (`mmkit_info{mode="shadow"}`), `mmkit status` and the summary (`mode: "shadow"`).
@@ -225,7 +225,10 @@ async function runShadowLocked(
       try {
         markets.push({ ...m, feeRateBps: await clob.feeRate(m.tokens[0].tokenId) });
       } catch (err) {
-        log.warn({ market: m.market, err: (err as Error).message }, 'fee rate lookup failed: taker fees simulated at 0');
+        log.warn(
+          { market: m.market, err: (err as Error).message },
+          'fee rate lookup failed: taker fees simulated at 0',
+        );
         markets.push(m);
       }
     }
@@ -241,7 +244,7 @@ async function runShadowLocked(
       collateral: sh.collateral as Micro,
       venueName: `${urls.clob.replace(/\/+$/, '')}#${cfg.chainId}`,
       world,
-      account: `${SHADOW_ADDRESS}@${new Date(startedAt).toISOString()}`,
+      account: `${SHADOW_ADDRESS}@${startedAt}`,
       ...(cfg.marketSilenceMs !== undefined ? { silenceMs: cfg.marketSilenceMs } : {}),
       logger: log.child({ component: 'venue' }),
     });
@@ -252,12 +255,32 @@ async function runShadowLocked(
         shadowVenue.connected().then(() => true),
         new Promise<false>((r) => (timer = setTimeout(() => r(false), CONNECT_WAIT_MS))),
       ]).finally(() => clearTimeout(timer));
-      if (!up) log.warn({ waitedMs: CONNECT_WAIT_MS }, 'the market channel is not connected yet: quoting starts with the first books');
-      return await trade(cfg, sh, dir, log, ops, clock, shadowVenue, venue, markets, def, params, limits, stops, signal, {
-        transport,
-        startedAt,
-        venueBase,
-      }).then((r) => {
+      if (!up)
+        log.warn(
+          { waitedMs: CONNECT_WAIT_MS },
+          'the market channel is not connected yet: quoting starts with the first books',
+        );
+      return await trade(
+        cfg,
+        sh,
+        dir,
+        log,
+        ops,
+        clock,
+        shadowVenue,
+        venue,
+        markets,
+        def,
+        params,
+        limits,
+        stops,
+        signal,
+        {
+          transport,
+          startedAt,
+          venueBase,
+        },
+      ).then((r) => {
         closeTransport = false;
         return r;
       });
@@ -427,7 +450,10 @@ async function trade(
   const { fresh } = await backfillFills(venue, runStartMs, (f) => executor.onVenueFill(f) === 'new');
   for (const f of fresh) {
     if (executor.fillSource(f.orderId) === 'bot') fills++;
-    marketLog('executor', f.market).info({ ...fillLogFields(f), shadow: true, backfilled: true }, 'fill (SHADOW: simulated)');
+    marketLog('executor', f.market).info(
+      { ...fillLogFields(f), shadow: true, backfilled: true },
+      'fill (SHADOW: simulated)',
+    );
   }
   await trader.close();
   const marks = marksNow();

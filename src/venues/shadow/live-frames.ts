@@ -56,7 +56,11 @@ export interface LiveFrames {
   /** Resolves once every market-channel connection has opened at least once. */
   connected(): Promise<void>;
   /** Frames and statuses handed on so far, by channel. */
-  stats(): { frames: { m: number; r: number }; connects: { m: number; r: number }; disconnects: { m: number; r: number } };
+  stats(): {
+    frames: { m: number; r: number };
+    connects: { m: number; r: number };
+    disconnects: { m: number; r: number };
+  };
   /** Closes the sockets (no item is handed on after). Idempotent. */
   close(): void;
 }
@@ -119,7 +123,13 @@ export function startLiveFrames(o: LiveFramesOptions): LiveFrames {
       if (s.kind === 'open') {
         counts.connects[ch]++;
         up[i] = true;
-        o.sink({ kind: 'status', t: o.clock.now(), ch, status: 'connect', reason: s.reconnect ? 'reconnect' : 'initial' });
+        o.sink({
+          kind: 'status',
+          t: o.clock.now(),
+          ch,
+          status: 'connect',
+          reason: s.reconnect ? 'reconnect' : 'initial',
+        });
         opened?.();
       } else if (s.kind === 'down' && s.wasOpen) {
         up[i] = false;

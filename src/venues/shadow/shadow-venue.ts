@@ -38,7 +38,13 @@ import type {
 } from '../../core/venue.ts';
 import type { BackoffPolicy, StreamLogger, WsFactory } from '../../api/streams/socket.ts';
 import type { QueueModelSpec } from '../sim/queue.ts';
-import { createSimVenue, type SimAccount, type SimLatencyOptions, type SimVenue, type SimVenueStats } from '../sim/sim-venue.ts';
+import {
+  createSimVenue,
+  type SimAccount,
+  type SimLatencyOptions,
+  type SimVenue,
+  type SimVenueStats,
+} from '../sim/sim-venue.ts';
 import { startLiveFrames, type LiveFrames } from './live-frames.ts';
 
 /** The address a shadow ledger is kept under (no account: nothing is traded at the venue). */
@@ -197,7 +203,11 @@ class ShadowVenueImpl implements ShadowVenue {
     return this.sim.balance();
   }
   async identity(): Promise<VenueIdentity> {
-    return { venue: `${SHADOW_VENUE_PREFIX}${this.o.venueName}`, world: this.o.world, address: this.o.account ?? SHADOW_ADDRESS };
+    return {
+      venue: `${SHADOW_VENUE_PREFIX}${this.o.venueName}`,
+      world: this.o.world,
+      address: this.o.account ?? SHADOW_ADDRESS,
+    };
   }
   close(): Promise<void> {
     this.#closed ??= (async () => {
