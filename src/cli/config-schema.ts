@@ -553,32 +553,6 @@ export const schema = {
       env: 'MMKIT_SHADOW',
     },
   },
-  shadow: {
-    queue: {
-      doc: 'Shadow mode: queue-position model of the simulated venue, as `mmkit backtest --queue`.',
-      format: ['risk-averse', 'probabilistic'],
-      default: 'risk-averse',
-      env: 'MMKIT_SHADOW_QUEUE',
-    },
-    latencyMs: {
-      doc: 'Shadow mode: one-way latency of the simulated orders and cancels, ms (as `mmkit backtest --latency-ms`): added to the real event loop, so backtest a feed recorded alongside with the same value.',
-      format: 'nat',
-      default: 50,
-      env: 'MMKIT_SHADOW_LATENCY_MS',
-    },
-    collateral: {
-      doc: "Shadow mode: the simulated account's starting collateral (USDC, decimal string); each shadow run starts a fresh account and ledger epoch.",
-      format: 'decimal-amount',
-      default: '10000',
-      env: 'MMKIT_SHADOW_COLLATERAL',
-    },
-    seed: {
-      doc: "Shadow mode: seed of the simulated venue's random draws (queue model, latencies, order ids).",
-      format: 'nat',
-      default: 1,
-      env: 'MMKIT_SHADOW_SEED',
-    },
-  },
   venue: {
     clobUrl: {
       doc: 'CLOB API base URL; empty: <bot.exchangeUrl>/clob.',
@@ -778,6 +752,32 @@ export const schema = {
       format: 'nat',
       default: 15_000,
       env: 'MMKIT_FEED_STALE_MS',
+    },
+  },
+  shadow: {
+    queue: {
+      doc: 'Shadow mode: queue-position model of the simulated venue, as `mmkit backtest --queue`.',
+      format: ['risk-averse', 'probabilistic'],
+      default: 'risk-averse',
+      env: 'MMKIT_SHADOW_QUEUE',
+    },
+    latencyMs: {
+      doc: 'Shadow mode: one-way latency of the simulated orders and cancels, ms (as `mmkit backtest --latency-ms`): added to the real event loop, so backtest a feed recorded alongside with the same value.',
+      format: 'nat',
+      default: 50,
+      env: 'MMKIT_SHADOW_LATENCY_MS',
+    },
+    collateral: {
+      doc: "Shadow mode: the simulated account's starting collateral (USDC, decimal string); each shadow run starts a fresh account and ledger epoch.",
+      format: 'decimal-amount',
+      default: '10000',
+      env: 'MMKIT_SHADOW_COLLATERAL',
+    },
+    seed: {
+      doc: "Shadow mode: seed of the simulated venue's random draws (queue model, latencies, order ids).",
+      format: 'nat',
+      default: 1,
+      env: 'MMKIT_SHADOW_SEED',
     },
   },
 };
