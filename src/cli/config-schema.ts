@@ -545,6 +545,13 @@ export const schema = {
         env: 'MMKIT_BOT_REWARDS_POLL_MS',
       },
     },
+    // shadow mode (issue 20, workstream S): src/cli/run-shadow.ts
+    shadow: {
+      doc: "Shadow mode (`mmkit run --shadow`): the venue's live books, the strategy, risk and execution as live, orders filled by the backtester's simulated venue (shadow.*); nothing is sent to the venue, no wallet is needed. Its files live in <dataDir>/shadow.",
+      format: 'bool',
+      default: false,
+      env: 'MMKIT_SHADOW',
+    },
   },
   venue: {
     clobUrl: {
@@ -747,6 +754,32 @@ export const schema = {
       env: 'MMKIT_FEED_STALE_MS',
     },
   },
+  shadow: {
+    queue: {
+      doc: 'Shadow mode: queue-position model of the simulated venue, as `mmkit backtest --queue`.',
+      format: ['risk-averse', 'probabilistic'],
+      default: 'risk-averse',
+      env: 'MMKIT_SHADOW_QUEUE',
+    },
+    latencyMs: {
+      doc: 'Shadow mode: one-way latency of the simulated orders and cancels, ms (as `mmkit backtest --latency-ms`): added to the real event loop, so backtest a feed recorded alongside with the same value.',
+      format: 'nat',
+      default: 50,
+      env: 'MMKIT_SHADOW_LATENCY_MS',
+    },
+    collateral: {
+      doc: "Shadow mode: the simulated account's starting collateral (USDC, decimal string); each shadow run starts a fresh account and ledger epoch.",
+      format: 'decimal-amount',
+      default: '10000',
+      env: 'MMKIT_SHADOW_COLLATERAL',
+    },
+    seed: {
+      doc: "Shadow mode: seed of the simulated venue's random draws (queue model, latencies, order ids).",
+      format: 'nat',
+      default: 1,
+      env: 'MMKIT_SHADOW_SEED',
+    },
+  },
 };
 
 /** '30s' | '5m' | '2h' | '1500ms' | '45' (seconds) -> ms; undefined when malformed. */
@@ -788,7 +821,9 @@ export type MmkitConfig = {
     autoRedeem: 'auto' | 'on' | 'off';
     collateralCheckMs: number;
     rewards: { sampleMs: number; pollMs: number };
+    shadow: boolean;
   };
+  shadow: { queue: 'risk-averse' | 'probabilistic'; latencyMs: number; collateral: string; seed: number };
   venue: {
     clobUrl: string;
     gammaUrl: string;

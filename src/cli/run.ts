@@ -212,8 +212,8 @@ async function walletFor(cfg: RunConfig, paper: boolean, log: Logger): Promise<W
  * through bot.marketFilters) go to the strategy's market choice (`selectMarkets`, or the default
  * pick: the most resting levels; src/strategy/select.ts), `marketCount` of them.
  */
-async function pickMarkets(
-  venue: LiveVenue,
+export async function pickMarkets(
+  venue: Pick<LiveVenue, 'clob'>,
   all: readonly MarketInfo[],
   cfg: RunConfig,
   now: number,
