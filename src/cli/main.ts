@@ -24,6 +24,7 @@ import { register as registerStatus } from './status.ts';
 import { register as registerBacktest } from './backtest.ts';
 import { register as registerSweep } from './sweep.ts';
 import { register as registerWorld } from './world.ts';
+import { doctorSettingsOf, register as registerDoctor } from './doctor.ts';
 
 function intArg(name: string, min: number, max: number) {
   return (v: string): number => {
@@ -324,6 +325,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         },
         rewards: { sampleMs: Math.max(1, Math.round(b.rewards.sampleMs)), pollMs: b.rewards.pollMs },
         ...runOptionsOf(cfg),
+        doctor: doctorSettingsOf(cfg),
         ops: { ...cfg.ops },
       },
       logger,
@@ -379,6 +381,7 @@ registerStatus(program);
 registerBacktest(program);
 registerSweep(program);
 registerWorld(program);
+registerDoctor(program);
 
 // Every command's own timers may be unref'd (the clock's, retry waits): this handle keeps the
 // process alive until the command settles, so a command waiting on a retry never ends as a silent
