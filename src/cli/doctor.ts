@@ -14,6 +14,7 @@ import type { Wallet } from 'ethers';
 import type { Logger } from 'pino';
 import type { ApiCredentials } from '../api/auth.ts';
 import type { BudgetConfig } from '../api/http/budgets.ts';
+import { ConfigError } from '../core/errors.ts';
 import { parseAmount, type Micro } from '../core/units.ts';
 import type { DoctorInput } from '../ops/doctor/doctor.ts';
 import type { DoctorReport } from '../ops/doctor/check.ts';
@@ -184,7 +185,7 @@ ${EXIT_CODES_HELP}`,
             : undefined,
       });
       const [
-        { resolveVenue, apiCredentialsOf, budgetsOf },
+        { resolveVenue, apiCredentialsOf, budgetsOf, explicitUrls, isLoopbackUrl },
         { resolveWallet, PAPER_WALLET_FILE },
         { runDoctor },
         { renderReport },
@@ -194,7 +195,18 @@ ${EXIT_CODES_HELP}`,
         import('../ops/doctor/doctor.ts'),
         import('../ops/doctor/render.ts'),
       ]);
-      const venue = resolveVenue(cfg);
+      // per-API URLs (a real venue) as `mmkit run` takes them: the CLOB and the streams needed, the
+      // others checked when set; else the paper exchange the operator commands find (venue.ts)
+      const explicit = explicitUrls(cfg);
+      const venue =
+        cfg.bot.exchangeUrl === '' && explicit.clob !== undefined
+          ? (() => {
+              if (explicit.ws === undefined)
+                throw new ConfigError('venue.wsUrl', 'not set: the streams need it (with venue.clobUrl)');
+              const urls = { gamma: '', data: '', content: '', ...explicit, clob: explicit.clob, ws: explicit.ws };
+              return { urls, paper: Object.values(urls).every((u) => u === '' || isLoopbackUrl(u)) };
+            })()
+          : resolveVenue(cfg);
       let wallet: WalletFacts;
       let signer: Wallet | undefined;
       try {
