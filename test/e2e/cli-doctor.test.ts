@@ -37,7 +37,12 @@ afterEach(async () => {
 async function doctor(env: Record<string, string> = {}, extra: string[] = []) {
   const r = await runMmkit(['doctor', '--json', '--exchange-url', base, '--data-dir', dir, ...extra], { env });
   const report = JSON.parse(r.out) as Report;
-  return { code: r.code, report, err: r.err, failed: report.checks.filter((c) => c.status === 'fail').map((c) => c.id) };
+  return {
+    code: r.code,
+    report,
+    err: r.err,
+    failed: report.checks.filter((c) => c.status === 'fail').map((c) => c.id),
+  };
 }
 
 describe('mmkit doctor', () => {
@@ -89,7 +94,7 @@ describe('mmkit doctor', () => {
     expect(dead.failed).toEqual(['stream.market', 'stream.user', 'stream.rtds']);
   });
 
-  it("a venue clock beyond the limit: the clock check fails, exit 1; within it, passes", async () => {
+  it('a venue clock beyond the limit: the clock check fails, exit 1; within it, passes', async () => {
     await admin.call('POST', '/clock', { offset_ms: 60_000 });
     const r = await doctor();
     expect(r.code, r.err).toBe(1);
@@ -101,7 +106,16 @@ describe('mmkit doctor', () => {
   });
 
   it('a wrong API passphrase: L2 authentication fails (and the user stream refuses it), exit 1', async () => {
-    const keys = await runMmkit(['keys', 'derive', '--show-secret', '--json', '--exchange-url', base, '--data-dir', dir]);
+    const keys = await runMmkit([
+      'keys',
+      'derive',
+      '--show-secret',
+      '--json',
+      '--exchange-url',
+      base,
+      '--data-dir',
+      dir,
+    ]);
     expect(keys.code, keys.err).toBe(0);
     const k = JSON.parse(keys.out) as { apiKey: string; secret: string; passphrase: string };
     const env = { MMKIT_API_KEY: k.apiKey, MMKIT_API_SECRET: k.secret };

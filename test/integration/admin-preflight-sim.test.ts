@@ -11,7 +11,8 @@ import type { Trader } from './support/trader.ts';
 let v: TestVenue;
 let t: Trader;
 const base = () => v.clob.replace(/\/clob$/, '');
-const del = (path: string) => fetch(`${base()}/admin${path}`, { method: 'DELETE', headers: { 'x-admin-token': ADMIN } });
+const del = (path: string) =>
+  fetch(`${base()}/admin${path}`, { method: 'DELETE', headers: { 'x-admin-token': ADMIN } });
 
 beforeAll(async () => {
   v = await startVenue();
