@@ -644,6 +644,46 @@ export const schema = {
       default: 10_000,
       env: 'MMKIT_VENUE_TIMEOUT_MS',
     },
+    contracts: {
+      exchange: {
+        doc: "The venue's CTF exchange contract, as its docs publish it; `mmkit doctor` checks it is the one orders are signed for (and its allowance). Empty: mmkit's own for the protocol and chain.",
+        format: 'address-or-empty',
+        default: '',
+        env: 'MMKIT_EXCHANGE_CONTRACT',
+      },
+      negRiskExchange: {
+        doc: "The venue's neg-risk CTF exchange contract (checked as venue.contracts.exchange). Empty: mmkit's own.",
+        format: 'address-or-empty',
+        default: '',
+        env: 'MMKIT_NEG_RISK_EXCHANGE_CONTRACT',
+      },
+      collateral: {
+        doc: "The venue's collateral token (V2: pUSD), checked as venue.contracts.exchange. Empty: mmkit's own.",
+        format: 'address-or-empty',
+        default: '',
+        env: 'MMKIT_COLLATERAL_TOKEN',
+      },
+    },
+  },
+  doctor: {
+    maxClockSkewMs: {
+      doc: "`mmkit doctor`: the largest difference between this machine's clock and the venue's (GET /time) that passes, ms (warned past half of it).",
+      format: 'nat',
+      default: 5_000,
+      env: 'MMKIT_DOCTOR_MAX_CLOCK_SKEW_MS',
+    },
+    geoblockUrl: {
+      doc: "`mmkit doctor`: the venue's geoblock endpoint ({blocked, ip, country, region}); empty: <bot.exchangeUrl>/api/geoblock for a paper exchange, none otherwise (a warn).",
+      format: 'http-url-or-empty',
+      default: '',
+      env: 'MMKIT_DOCTOR_GEOBLOCK_URL',
+    },
+    beforeRun: {
+      doc: '`mmkit run` against a venue that is not on loopback runs the doctor first and refuses to start when a check fails; false skips it (at your own risk).',
+      format: Boolean,
+      default: true,
+      env: 'MMKIT_DOCTOR_BEFORE_RUN',
+    },
   },
   secrets: {
     privateKey: {
@@ -840,7 +880,9 @@ export type MmkitConfig = {
     funder: string;
     apiNonce: number;
     timeoutMs: number;
+    contracts: { exchange: string; negRiskExchange: string; collateral: string };
   };
+  doctor: { maxClockSkewMs: number; geoblockUrl: string; beforeRun: boolean };
   secrets: { privateKey: string; keystorePassword: string; apiKey: string; apiSecret: string; apiPassphrase: string };
   budgets: { enabled: boolean; scale: number; headroom: number; marginMs: number; signerTier: BudgetSignerTier };
   exchange: {

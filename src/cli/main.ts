@@ -26,6 +26,7 @@ import { register as registerSweep } from './sweep.ts';
 import { register as registerWorld } from './world.ts';
 import { shadowBanner, shadowRunner } from './shadow-cli.ts';
 import type { ShadowRunSummary } from './run-shadow.ts';
+import { doctorSettingsOf, register as registerDoctor } from './doctor.ts';
 
 function intArg(name: string, min: number, max: number) {
   return (v: string): number => {
@@ -333,6 +334,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         },
         rewards: { sampleMs: Math.max(1, Math.round(b.rewards.sampleMs)), pollMs: b.rewards.pollMs },
         ...runOptionsOf(cfg),
+        doctor: doctorSettingsOf(cfg),
         ops: { ...cfg.ops },
       },
       logger,
@@ -389,6 +391,7 @@ registerStatus(program);
 registerBacktest(program);
 registerSweep(program);
 registerWorld(program);
+registerDoctor(program);
 
 // Every command's own timers may be unref'd (the clock's, retry waits): this handle keeps the
 // process alive until the command settles, so a command waiting on a retry never ends as a silent
