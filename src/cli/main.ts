@@ -24,6 +24,9 @@ import { register as registerStatus } from './status.ts';
 import { register as registerBacktest } from './backtest.ts';
 import { register as registerSweep } from './sweep.ts';
 import { register as registerWorld } from './world.ts';
+import { shadowBanner, shadowRunner } from './shadow-cli.ts';
+import type { ShadowRunSummary } from './run-shadow.ts';
+import { doctorSettingsOf, register as registerDoctor } from './doctor.ts';
 
 function intArg(name: string, min: number, max: number) {
   return (v: string): number => {
@@ -256,6 +259,10 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     'with the in-process paper exchange: who trades in its world, calm | realistic | toxic [exchange.worldProfile]',
   )
   .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]')
+  .option(
+    '--shadow',
+    "shadow mode: the venue's live books, simulated fills, nothing sent to the venue (files in <dataDir>/shadow) [bot.shadow]",
+  )
   .action(async (o) => {
     // SIGINT/SIGTERM handled from the first moment (src/cli/stop-signals.ts): node as PID 1 (the
     // Docker image) would ignore, and so lose, one that comes while the modules load
@@ -283,6 +290,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
       'exchange.worldProfile': o.worldProfile,
       ...rewardFlagOverrides(o),
       'log.level': o.logLevel,
+      ...(o.shadow ? { 'bot.shadow': true } : {}),
     });
     const b = cfg.bot;
     const paperRewards = rewardOptionsOf(cfg.exchange.rewards);
@@ -295,7 +303,9 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     // The daemon's own timers are unref'd (the clock's): this handle keeps the process alive until
     // runBot settles, so a start that is waiting on a retry never ends as a silent exit 0.
     const keepAlive = setInterval(() => {}, 1 << 30);
-    const summary = await runBot(
+    // shadow mode (src/cli/run-shadow.ts): the same run on live books with simulated fills
+    const run = b.shadow ? await shadowRunner(cfg.shadow) : runBot;
+    const summary = await run(
       {
         strategy: b.strategy,
         params: { ...b.params, ...(o.param ?? {}) },
@@ -324,6 +334,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         },
         rewards: { sampleMs: Math.max(1, Math.round(b.rewards.sampleMs)), pollMs: b.rewards.pollMs },
         ...runOptionsOf(cfg),
+        doctor: doctorSettingsOf(cfg),
         ops: { ...cfg.ops },
       },
       logger,
@@ -334,6 +345,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     logger.info(summary, 'summary');
     process.stdout.write(
       [
+        ...(b.shadow ? [shadowBanner(summary as ShadowRunSummary)] : []),
         `mmkit run stopped (${summary.reason})`,
         `this session (since ${summary.session.since}):`,
         `  orders placed     ${summary.ordersPlaced}`,
@@ -379,6 +391,7 @@ registerStatus(program);
 registerBacktest(program);
 registerSweep(program);
 registerWorld(program);
+registerDoctor(program);
 
 // Every command's own timers may be unref'd (the clock's, retry waits): this handle keeps the
 // process alive until the command settles, so a command waiting on a retry never ends as a silent
