@@ -35,6 +35,9 @@
  * from one YES ladder (`tokens: 'both'` quotes the ask side as NO bids from collateral), no quote
  * without a trustworthy book (the anchor needs a two-sided one).
  *
+ * Markets (`selectMarkets`, when none are configured): `selectAmmMarkets`, long-dated two-sided
+ * books whose mid leaves the whole ladder inside [pMin, pMax].
+ *
  * When to use: you want passive, predictable liquidity over a price range, with inventory and
  * price moving together like a pool (e.g. a long-dated market around a stable price); sizes follow
  * one knob (L) instead of per-band amounts.

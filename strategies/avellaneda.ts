@@ -40,6 +40,9 @@
  * Common rules (src/strategy/quoting.ts): refresh tolerance, max order age, minimum spread,
  * post-only, complement routing from one YES ladder, no quote without a trustworthy two-sided book.
  *
+ * Markets (`selectMarkets`, when none are configured): `selectAvellanedaMarkets`, two-sided books
+ * in the mid range where the model works.
+ *
  * When to use: liquid two-sided markets where the mid moves like a diffusion (no imminent
  * resolution), and you want inventory control that is principled rather than hand-tuned.
  * Risks: the model assumes no informed flow and no jumps: a market about to resolve, or news, will

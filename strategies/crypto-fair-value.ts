@@ -33,6 +33,10 @@
  * Common rules (src/strategy/quoting.ts): refresh tolerance, max order age, minimum spread,
  * post-only, complement routing from one YES ladder, no quote without a trustworthy price.
  *
+ * Markets (`selectMarkets`, when none are configured): the crypto price markets it can price, see
+ * `selectCryptoMarkets`; deterministic. Risk band (`riskPriceBand`): quotes may stand up to 0.25
+ * from the book's mid (CRYPTO_RISK_BAND), since the book lags the coin.
+ *
  * NOTE: the engine must deliver the RTDS `price_tick` events of the markets' symbols to the
  * strategy (with timers); the handlers list those symbols in `priceSymbols`. Without the events
  * this strategy never quotes, by design.

@@ -14,7 +14,8 @@
  *  - the shared quoting rules: ticks, lots, inventory, market tops, order ageing, the market
  *    registry (./quoting.ts), and the fair-value and volatility models (./models.ts);
  *  - market choice: `SelectContext` (what a definition's optional `selectMarkets` reads), the
- *    default pick and a BookView over plain levels (./select.ts);
+ *    default pick, the two-sided pick (`selectTwoSidedMarkets`) and a BookView over plain levels
+ *    (./select.ts); a definition's own risk band type (`RiskPriceBand`, ./api.ts);
  *  - the liquidity-reward rule and estimate (./reward-quoting.ts) with the core pieces a strategy
  *    needs to reason about rewards (`RewardConfig`, `estimateMarketReward`, ...: src/core/rewards.ts);
  *  - from src/core: units (exact integer pips and micro, with their conversions), ids, events (the

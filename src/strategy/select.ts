@@ -8,6 +8,9 @@
  * first (YES) token's book has the most resting levels, ties in the candidates' order; markets whose
  * book cannot be read are skipped.
  *
+ * A ready-made choice for strategies that quote around a book's mid (avellaneda, amm, template use
+ * it): `selectTwoSidedMarkets`, the two-sided books in a mid range, tightest first.
+ *
  * Pure apart from the books the caller's `ctx.book` fetches.
  */
 import { ConfigError } from '../core/errors.ts';
