@@ -383,15 +383,17 @@ export const SELECT_MID_RANGE: readonly [number, number] = [0.05, 0.95];
  * YES book can be read and, when two-sided, has its mid in SELECT_MID_RANGE. Ranked: a two-sided
  * book before one that is not (yet: the risk gate quotes no one-sided book, and a venue that has
  * just started may have no book yet); a known strike before a window still to open; then the mid
- * nearest 0.50 (where the digital is most uncertain and both quotes fit); then the earlier window
- * start; then the condition id.
+ * nearest 0.50 (where the digital is most uncertain and both quotes fit), or, without a two-sided
+ * book, the strike nearest its ladder's centre (`ladderCentres`); then the earlier window start;
+ * then the condition id.
  */
 export async function selectCryptoMarkets(
   markets: readonly MarketInfo[],
   ctx: Pick<SelectContext<CryptoFairValueParams>, 'now' | 'book' | 'params'>,
 ): Promise<ConditionId[]> {
   const cfg = cryptoConfig(ctx.params);
-  const ranked: Array<{ id: ConditionId; group: number; distance: number; start: number }> = [];
+  // the markets it can price, before any book is read
+  const priceable: Array<{ m: MarketInfo; terms: CryptoTerms }> = [];
   for (const m of markets) {
     if (!m.active || cryptoKind(m.question) === undefined) continue;
     const named = inferSymbol(m.question);
@@ -400,16 +402,27 @@ export async function selectCryptoMarkets(
     if (terms === undefined || terms.expiryMs - ctx.now <= cfg.stopBeforeExpiryMs + MIN_QUOTING_MS) continue;
     const known = terms.strike !== undefined;
     const opens = !known && cfg.strikeFromFeed && terms.windowStartMs !== undefined && terms.windowStartMs > ctx.now;
-    if (!known && !opens) continue;
+    if (known || opens) priceable.push({ m, terms });
+  }
+  const ladders = ladderCentres(priceable.map((x) => x.terms));
+  const ranked: Array<{ id: ConditionId; group: number; distance: number; start: number }> = [];
+  for (const { m, terms } of priceable) {
     const b = await ctx.book(m.tokens[0].tokenId).catch(() => undefined);
     if (b === undefined) continue;
     const twoSided = !b.stale && b.mid !== null && b.bestBid !== null && b.bestAsk !== null && b.bestAsk > b.bestBid;
     if (twoSided && (b.mid! < SELECT_MID_RANGE[0] * PRICE_SCALE || b.mid! > SELECT_MID_RANGE[1] * PRICE_SCALE))
       continue;
+    const known = terms.strike !== undefined;
+    // no two-sided book yet: the strike nearest its ladder's centre (likely nearest the money)
+    const centre = known ? ladders.get(ladderKey(terms)) : undefined;
     ranked.push({
       id: m.market,
       group: (known ? 0 : 1) + (twoSided ? 0 : 2),
-      distance: twoSided ? Math.abs(b.mid! - PRICE_SCALE / 2) : 0,
+      distance: twoSided
+        ? Math.abs(b.mid! - PRICE_SCALE / 2) / PRICE_SCALE
+        : centre !== undefined
+          ? Math.abs(Math.log(terms.strike! / centre))
+          : 0,
       start: terms.windowStartMs ?? 0,
     });
   }
@@ -418,6 +431,26 @@ export async function selectCryptoMarkets(
       x.group - y.group || x.distance - y.distance || x.start - y.start || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0),
   );
   return ranked.map((r) => r.id);
+}
+
+const ladderKey = (t: CryptoTerms): string => `${t.symbol}|${t.expiryMs}`;
+
+/**
+ * The centre of each strike ladder (markets of one symbol and expiry with a known strike): the
+ * geometric mean of its middle strike(s). A venue lists a ladder around the price when it opens it,
+ * so the strikes nearest the centre are the likeliest near the money.
+ */
+export function ladderCentres(terms: readonly CryptoTerms[]): Map<string, number> {
+  const by = new Map<string, number[]>();
+  for (const t of terms) if (t.strike !== undefined) by.set(ladderKey(t), [...(by.get(ladderKey(t)) ?? []), t.strike]);
+  const out = new Map<string, number>();
+  for (const [k, ks] of by) {
+    const s = [...ks].sort((a, b) => a - b);
+    const lo = s[Math.floor((s.length - 1) / 2)]!;
+    const hi = s[Math.ceil((s.length - 1) / 2)]!;
+    out.set(k, Math.sqrt(lo * hi));
+  }
+  return out;
 }
 
 /**

@@ -70,6 +70,22 @@ describe('crypto-fair-value selectMarkets', () => {
   it('takes the crypto price markets it can price, best first: known strike, mid nearest 0.50; windows to open; books not yet two-sided last', async () => {
     expect(await selectCryptoMarkets(markets, ctx)).toEqual([cid(4), cid(3), cid(7), cid(10)]);
   });
+  it('without two-sided books yet (a venue just started): the strikes nearest their ladder centre first', async () => {
+    const ladder = [
+      [21, 'Bitcoin', '$90,000'],
+      [22, 'Bitcoin', '$92,000'],
+      [23, 'Bitcoin', '$94,000'],
+      [24, 'Bitcoin', '$96,000'],
+      [25, 'Bitcoin', '$98,000'],
+      [26, 'Ethereum', '$3,500'],
+      [27, 'Ethereum', '$3,600'],
+      [28, 'Ethereum', '$3,700'],
+    ] as const;
+    const ms = ladder.map(([i, coin, k]) => mk(i, `Will the price of ${coin} be above ${k} on November 27?`, end));
+    const empty = booksOf(Object.fromEntries(ladder.map(([i]) => [i, [null, null] as const])));
+    // |ln(K / centre)|: 0, 0, 0.0211, 0.0215, 0.0274, 0.0282, 0.0417, 0.0435
+    expect(await selectCryptoMarkets(ms, { ...ctx, book: empty })).toEqual([23, 27, 24, 22, 28, 26, 25, 21].map(cid));
+  });
   it('is deterministic: the same markets in any order give the same answer', async () => {
     const a = await selectCryptoMarkets(markets, ctx);
     expect(await selectCryptoMarkets([...markets].reverse(), ctx)).toEqual(a);
