@@ -714,8 +714,14 @@ export const schema = {
       default: 'info',
       env: 'MMKIT_LOG_LEVEL',
     },
+    format: {
+      doc: 'Log format on stderr: pretty (a compact view for a person: one status line per period, fills by question and outcome), json (JSON lines, for log shippers), or auto (pretty on a terminal, JSON otherwise). Colours only on a terminal, never with NO_COLOR.',
+      format: ['auto', 'pretty', 'json'],
+      default: 'auto',
+      env: 'MMKIT_LOG_FORMAT',
+    },
     pretty: {
-      doc: 'Human-readable logs: auto (when stderr is a TTY), true, or false (JSON lines).',
+      doc: 'Alias of log.format, kept for older configs (used when log.format is auto): true = pretty, false = json, auto.',
       format: ['auto', 'true', 'false'],
       default: 'auto',
       env: 'MMKIT_LOG_PRETTY',
@@ -837,6 +843,6 @@ export type MmkitConfig = {
       idleTimeoutMs: number;
     };
   };
-  log: { level: string; pretty: 'auto' | 'true' | 'false' };
+  log: { level: string; format: 'auto' | 'pretty' | 'json'; pretty: 'auto' | 'true' | 'false' };
   ops: { httpPort: number; httpHost: string; allowedHosts: string[]; feedStaleMs: number };
 };

@@ -107,8 +107,12 @@ Examples:
   )
   .option('--no-lifecycle', 'markets do not close, resolve or appear during the run [exchange.lifecycle]')
   .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]')
+  .option(
+    '--log-format <format>',
+    'pretty (for a person) | json (JSON lines) | auto: pretty on a terminal [log.format]',
+  )
   .action(async (o) => {
-    const [{ loadConfig }, { createLogger }, { startExchange }, { streamLimits }] = await Promise.all([
+    const [{ loadConfig }, { createLogger, logFormatOf }, { startExchange }, { streamLimits }] = await Promise.all([
       import('./config.ts'),
       import('../ops/logger.ts'),
       import('../exchange/server.ts'),
@@ -132,6 +136,7 @@ Examples:
       'exchange.lifecycle': o.lifecycle === false ? false : undefined,
       ...rewardFlagOverrides(o),
       'log.level': o.logLevel,
+      'log.format': o.logFormat,
     });
     const x = cfg.exchange;
     const rewards = rewardOptionsOf(x.rewards);
@@ -151,7 +156,7 @@ Examples:
     // logs go to stderr: stdout carries what a supervisor reads (the --json line of URLs)
     const logger = createLogger({
       level: cfg.log.level,
-      ...(cfg.log.pretty !== 'auto' ? { pretty: cfg.log.pretty === 'true' } : {}),
+      format: logFormatOf(cfg.log),
     });
     const running = await startExchange({
       host: x.host,
@@ -256,11 +261,15 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     'with the in-process paper exchange: who trades in its world, calm | realistic | toxic [exchange.worldProfile]',
   )
   .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]')
+  .option(
+    '--log-format <format>',
+    'pretty (for a person) | json (JSON lines) | auto: pretty on a terminal [log.format]',
+  )
   .action(async (o) => {
     // SIGINT/SIGTERM handled from the first moment (src/cli/stop-signals.ts): node as PID 1 (the
     // Docker image) would ignore, and so lose, one that comes while the modules load
     const stops = watchStopSignals();
-    const [{ loadConfig, parseDuration }, { createLogger }, { runOptionsOf }] = await Promise.all([
+    const [{ loadConfig, parseDuration }, { createLogger, logFormatOf }, { runOptionsOf }] = await Promise.all([
       import('./config.ts'),
       import('../ops/logger.ts'),
       import('./venue.ts'),
@@ -283,13 +292,14 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
       'exchange.worldProfile': o.worldProfile,
       ...rewardFlagOverrides(o),
       'log.level': o.logLevel,
+      'log.format': o.logFormat,
     });
     const b = cfg.bot;
     const paperRewards = rewardOptionsOf(cfg.exchange.rewards);
     // logs on stderr (pretty on a terminal, JSON lines otherwise): stdout carries the summary
     const logger = createLogger({
       level: cfg.log.level,
-      ...(cfg.log.pretty !== 'auto' ? { pretty: cfg.log.pretty === 'true' } : {}),
+      format: logFormatOf(cfg.log),
     });
     const [{ runBot }, { runExitCode }] = await Promise.all([import('./run.ts'), import('./run-stop.ts')]);
     // The daemon's own timers are unref'd (the clock's): this handle keeps the process alive until

@@ -38,7 +38,7 @@ import type { RewardOptions } from '../exchange/rewards/ledger.ts';
 import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import { registerSecret } from '../core/secrets.ts';
 import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.ts';
-import { componentLogger } from '../ops/logger.ts';
+import { componentLogger, prettyOnly, terminalView } from '../ops/logger.ts';
 import { RewardBook } from '../ops/reward-book.ts';
 import { REWARD_SAMPLE_MS, type RewardTracker } from '../engine/reward-tracker.ts';
 import { isLoopbackUrl, removeDaemonVenue, urlsFromBase, writeDaemonVenue, type VenueUrls } from './venue.ts';
@@ -399,6 +399,7 @@ async function runLocked(
         ? 'no market to trade'
         : `no market to trade: the strategy ${def.name} chose none of the ${all.length} listed (filters: bot.marketFilters)`,
     );
+  terminalView(log)?.setMarkets(markets);
   log.info(
     {
       address: venue.address,
@@ -476,7 +477,10 @@ async function runLocked(
         if (change !== 'new') return;
         fills++;
         ops.fill(f);
-        marketLog('executor', f.market).info({ ...fillLogFields(f), source: f.source }, 'fill');
+        marketLog('executor', f.market).info(
+          { ...fillLogFields(f), source: f.source, ...prettyOnly(log, { token: f.tokenId }) },
+          'fill',
+        );
       },
       // fills of orders the bot did not place (logged by the kernel): counted apart on /metrics
       onExternalFill: (f, change) => {
@@ -557,6 +561,8 @@ async function runLocked(
         realized: formatAmount(pnl.realized),
         unrealized: formatAmount(pnl.unrealized),
         ...(trader.rewards.active ? { rewards: formatAmount(store.rewardTotals().total) } : {}),
+        // the terminal view's one status line (src/ops/terminal): the JSON line stays as it was
+        ...prettyOnly(log, { markets: markets.length, fees: formatAmount(pnl.fees) }),
       },
       'status',
     );
@@ -601,7 +607,7 @@ async function runLocked(
       const source = executor.fillSource(f.orderId);
       if (source === 'bot') fills++;
       marketLog('executor', f.market).info(
-        { ...fillLogFields(f), source, backfilled: true },
+        { ...fillLogFields(f), source, backfilled: true, ...prettyOnly(log, { token: f.tokenId }) },
         source === 'bot' ? 'fill' : 'external fill',
       );
     }
