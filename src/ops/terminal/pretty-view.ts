@@ -6,6 +6,7 @@
  *  - `status` (the daemon's periodic line): ONE line: markets, open orders, fills this session,
  *    positions held, PnL with its parts (trading = realized + unrealized, fees, rewards);
  *  - `fill`: side, size, outcome, price, the market's question (shortened), maker/taker;
+ *  - `summary` (at the daemon's exit): its figures, without the nested objects (stdout has it whole);
  *  - every other line: level, component, the market's question, the message, its fields as
  *    key=value; a token is named by its outcome and question, a market by its question; an id is
  *    printed whole (never cut) where nothing names it;
@@ -189,7 +190,6 @@ export class PrettyView {
     if (typeof o.role === 'string') extra.push(o.role.toLowerCase());
     if (typeof o.status === 'string' && o.status !== 'MATCHED') extra.push(o.status.toLowerCase());
     if (o.backfilled === true) extra.push('backfilled');
-    if (typeof o.source === 'string' && o.source !== 'bot') extra.push(`source ${o.source}`);
     const label = msg === 'fill' ? paint(this.color, '1', 'fill') : msg;
     return `${label}    ${sideText} ${what} @ ${String(o.price ?? '?')}${market !== undefined ? ` · ${this.marketName(market)}` : ''}${extra.length > 0 ? `  (${extra.join(', ')})` : ''}`;
   }
@@ -207,6 +207,8 @@ export class PrettyView {
     }
     const fields = Object.entries(o)
       .filter(([k]) => !HIDDEN.has(k) && !(msg === 'starting' && k === 'markets'))
+      // the run's summary: its figures (stdout prints it whole, for a person)
+      .filter(([, v]) => !(msg === 'summary' && v !== null && typeof v === 'object'))
       .map(([k, v]) => `${k}=${this.value(k, v)}`);
     const line = `${head.length > 0 ? `${head.join(' · ')}: ` : ''}${text}${fields.length > 0 ? `  ${fields.join(' ')}` : ''}`;
     if (level >= 50) return paint(this.color, '31', line);

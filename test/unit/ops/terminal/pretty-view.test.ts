@@ -140,6 +140,16 @@ const LINES: Record<string, unknown>[] = [
     cycle: { sent: 2, tokens: [Y1, N1] },
     msg: 'execution cycle',
   },
+  {
+    level: 30,
+    time: T + 14000,
+    ...base,
+    fills: 2,
+    session: { fills: 2, volume: '15.5' },
+    noOrdersLeft: true,
+    reason: 'SIGTERM',
+    msg: 'summary',
+  },
 ];
 
 const EXPECTED = `08:03:15 INFO  starting: 2 markets: "Will Apple announce a smart home display in 2026?", "Will the Federal Reserve raise interest rates by 25+…"  address=0xabc strategy=bands
@@ -151,6 +161,7 @@ const EXPECTED = `08:03:15 INFO  starting: 2 markets: "Will Apple announce a sma
 08:03:26 WARN  executor · ${M3}: order refused  token=999 code=INVALID_ORDER_MIN_SIZE
 08:03:27 ERROR could not backfill fills at shutdown  err="no answer within 5000 ms"
 08:03:28 DEBUG executor · Will Apple announce a smart home display in 2026?: execution cycle  cycle={"sent":2,"tokens":["Yes · Will Apple announce a smart home display in 2026?","No · Will Apple announce a smart home display in 2026?"]}
+08:03:29 INFO  summary  fills=2 noOrdersLeft=true reason=SIGTERM
 a line that is not JSON
 `;
 
