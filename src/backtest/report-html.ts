@@ -13,7 +13,7 @@
  */
 import { AMOUNT_SCALE, PRICE_SCALE } from '../core/units.ts';
 import type { Metrics } from './metrics.ts';
-import { describeSource, duration, formatSummary, rewardsLine, shares, usd } from './report.ts';
+import { describeSource, duration, formatSummary, rewardsLine, sharpeLine, shares, usd } from './report.ts';
 import type { Side } from '../core/units.ts';
 import type { BacktestResult } from './types.ts';
 
@@ -312,12 +312,7 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
     ['Fees', `${usd(m.fees)} USDC`],
     ['PnL', `${usd(m.pnl, true)} USDC (realized ${usd(m.realized, true)}, unrealized ${usd(m.unrealized, true)})`],
     ...(r.rewards !== undefined ? [['Liquidity rewards', rewardsLine(r.rewards, m)] as [string, string]] : []),
-    [
-      'Sharpe',
-      m.sharpe.value === null
-        ? 'n/a'
-        : `${m.sharpe.value.toFixed(2)} (PnL changes every ${duration(m.sharpe.intervalMs)}, annualised)`,
-    ],
+    ['Sharpe', sharpeLine(m.sharpe)],
     ['Max drawdown', `${usd(m.maxDrawdown.value)} USDC`],
     [
       'Orders',

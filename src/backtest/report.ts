@@ -68,6 +68,16 @@ export function rewardsLine(rw: NonNullable<BacktestResult['rewards']>, m: Metri
   return `${usd(rw.total, true)} USDC ${how}; ${n} market${n === 1 ? '' : 's'}); PnL with rewards ${usd(m.pnlWithRewards ?? m.pnl + rw.total, true)} USDC`;
 }
 
+/**
+ * The Sharpe line: the ratio and how many daily or hourly PnL changes it is over, e.g.
+ * "0.84 (47 hourly PnL changes, annualised ×√8766)", or "n/a (0 hourly PnL changes: 2 needed)".
+ */
+export function sharpeLine(s: Metrics['sharpe']): string {
+  const what = `${s.periods} ${s.period === 'day' ? 'daily' : 'hourly'} PnL change${s.periods === 1 ? '' : 's'}`;
+  if (s.value === null) return `n/a (${what}${s.periods < 2 ? ': 2 needed' : ', no variation'})`;
+  return `${s.value.toFixed(2)} (${what}, annualised ×√${Math.round(s.periodsPerYear)})`;
+}
+
 /** The terminal summary (see the module comment). Lines end with "\n". */
 export function formatSummary(r: BacktestResult, m: Metrics): string {
   const lines: string[] = [];
@@ -88,12 +98,7 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
     `${usd(m.pnl, true)} USDC (realized ${usd(m.realized, true)}, unrealized ${usd(m.unrealized, true)}, fees ${usd(m.fees)})`,
   );
   if (r.rewards !== undefined) row('rewards', rewardsLine(r.rewards, m));
-  row(
-    'Sharpe',
-    m.sharpe.value === null
-      ? `n/a (${m.sharpe.changes} PnL changes)`
-      : `${m.sharpe.value.toFixed(2)} (PnL changes every ${duration(m.sharpe.intervalMs)}, annualised ×√${Math.round(m.sharpe.periodsPerYear)})`,
-  );
+  row('Sharpe', sharpeLine(m.sharpe));
   row('max drawdown', `${usd(m.maxDrawdown.value)} USDC`);
   row(
     'orders',

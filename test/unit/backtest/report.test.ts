@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { computeMetrics } from '../../../src/backtest/metrics.ts';
-import { duration, formatSummary, shares, usd } from '../../../src/backtest/report.ts';
+import { duration, formatSummary, sharpeLine, shares, usd } from '../../../src/backtest/report.ts';
 import { esc, renderHtmlReport, svgChart } from '../../../src/backtest/report-html.ts';
 import { sampleResult } from './fixtures.ts';
 
@@ -29,6 +29,7 @@ describe('backtest report: terminal summary', () => {
     expect(s).toContain('period          2026-01-01T00:00:00Z → 2026-01-01T00:00:05Z (5s virtual)');
     expect(s).toContain('fills           4 (3 maker, 1 taker); volume 65 shares, notional 33.50 USDC');
     expect(s).toContain('PnL             +1.99 USDC (realized +3.00, unrealized -1.00, fees 0.01)');
+    expect(s).toContain('Sharpe          n/a (0 hourly PnL changes: 2 needed)');
     expect(s).toContain('max drawdown    0.00 USDC');
     expect(s).toContain('orders          8 placed (10 sent, 2 rejected), 4 cancel requests (6 ids)');
     expect(s).toContain('fill ratio      37.5 % of orders placed got a fill; 0.500 fills per order');
@@ -113,5 +114,20 @@ describe('backtest report: HTML', () => {
     expect(svg).toContain('&lt;evil&gt;');
     expect(svg).toContain('a&amp;b');
     expect(svg).not.toContain('<evil>');
+  });
+});
+
+describe('backtest report: the Sharpe line', () => {
+  it('says how many daily or hourly PnL changes the ratio is over', () => {
+    const base = { periodMs: 3_600_000, periodsPerYear: 8766 };
+    expect(sharpeLine({ ...base, value: 0.8412, period: 'hour', periods: 47 })).toBe(
+      '0.84 (47 hourly PnL changes, annualised ×√8766)',
+    );
+    expect(sharpeLine({ ...base, value: null, period: 'hour', periods: 1 })).toBe(
+      'n/a (1 hourly PnL change: 2 needed)',
+    );
+    expect(sharpeLine({ periodMs: 86_400_000, periodsPerYear: 365.25, value: null, period: 'day', periods: 9 })).toBe(
+      'n/a (9 daily PnL changes, no variation)',
+    );
   });
 });
