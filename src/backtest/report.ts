@@ -4,6 +4,7 @@
  * times as ISO UTC. Wall-clock figures (how long the run took) are the caller's to add: they are
  * not part of a result.
  */
+import { shortQuestion } from '../core/labels.ts';
 import { AMOUNT_SCALE, PRICE_SCALE } from '../core/units.ts';
 import type { Metrics } from './metrics.ts';
 import type { BacktestResult } from './types.ts';
@@ -134,7 +135,7 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
     const outcome = mk?.tokens.find((t) => t.tokenId === p.tokenId)?.outcome ?? '?';
     row(
       'position',
-      `${shares(p.size)} ${outcome} of "${(mk?.question ?? p.tokenId).slice(0, 60)}" at avg ${(p.avgPrice / PRICE_SCALE).toFixed(4)}, mark ${p.mark === null ? 'n/a' : (p.mark / PRICE_SCALE).toFixed(4)}`,
+      `${shares(p.size)} ${outcome} of "${mk === undefined ? p.tokenId : shortQuestion(mk.question, 60)}" at avg ${(p.avgPrice / PRICE_SCALE).toFixed(4)}, mark ${p.mark === null ? 'n/a' : (p.mark / PRICE_SCALE).toFixed(4)}`,
     );
   }
   if (r.openOrdersAtEnd !== 0) row('open orders', `${r.openOrdersAtEnd} left at the venue after the final cancel-all`);
