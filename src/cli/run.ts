@@ -39,6 +39,7 @@ import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import { registerSecret } from '../core/secrets.ts';
 import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.ts';
 import { componentLogger, prettyOnly, terminalView } from '../ops/logger.ts';
+import { tokenLabel } from '../core/labels.ts';
 import { RewardBook } from '../ops/reward-book.ts';
 import { REWARD_SAMPLE_MS, type RewardTracker } from '../engine/reward-tracker.ts';
 import { isLoopbackUrl, removeDaemonVenue, urlsFromBase, writeDaemonVenue, type VenueUrls } from './venue.ts';
@@ -181,6 +182,8 @@ export interface RunSummary {
   reason: string;
   /** Why it stopped (the exit code follows from it: src/cli/run-stop.ts). */
   stop: RunStop;
+  /** Token id → "Yes · Will …" of the markets traded: how the terminal names positions (not logged). */
+  tokenLabels: Record<string, string>;
 }
 
 const urlsOf = urlsFromBase;
@@ -697,6 +700,9 @@ async function runLocked(
     openOrdersAtExit: noOrdersLeft ? 0 : flat.open.length > 0 ? flat.open.length : -1,
     reason,
     stop,
+    tokenLabels: Object.fromEntries(
+      markets.flatMap((m) => m.tokens.map((t) => [t.tokenId, tokenLabel(t.outcome, m.question, 40)])),
+    ),
   };
 }
 

@@ -2,7 +2,7 @@
  * `mmkit run --log-format pretty` against a running paper exchange: the terminal view a person
  * reads on stderr: one status line per period (markets, open orders, fills this session, PnL) and
  * each fill with its side, size, outcome, price and the market's question; no JSON line, no
- * colour (stderr is a pipe here), no token id cut short.
+ * colour (stderr is a pipe here), no token id cut short (nor in the summary on stdout).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { Trader } from '../integration/support/trader.ts';
@@ -48,5 +48,10 @@ describe('mmkit run --log-format pretty', () => {
     expect(err.split('\n').filter((l) => l.startsWith('{'))).toEqual([]);
     expect(err).not.toContain('\u001b[');
     expect(err).not.toMatch(/^\s+positions:/m);
+    // the summary on stdout names the positions held by outcome and question, never a cut id
+    const held = /^ {2}positions held {4}(.*)$/m.exec(bot.out())?.[1];
+    expect(held, bot.out()).toBeDefined();
+    if (held !== 'none') expect(held).toMatch(/^[\d.]+ (Yes|No) · \S/);
+    expect(held).not.toMatch(/\d{8,}…/);
   }, 180_000);
 });
