@@ -11,7 +11,7 @@
  * for a longer run, the result's downsampled `fillPoints` (one fill in `stride`, said in the fill
  * chart's title). The figures are over all the fills either way (`fillStats`, via the metrics).
  */
-import { shortQuestion, tokenLabel } from '../core/labels.ts';
+import { distinctShortQuestions, shortQuestion, tokenLabel } from '../core/labels.ts';
 import { AMOUNT_SCALE, PRICE_SCALE } from '../core/units.ts';
 import type { Metrics } from './metrics.ts';
 import { describeSource, duration, formatSummary, rewardsLine, sharpeLine, shares, usd } from './report.ts';
@@ -248,12 +248,22 @@ export function drawnFills(r: BacktestResult): { readonly fills: readonly DrawnF
 }
 
 /**
- * A token's label in a chart: its outcome and its market's question, shortened ("Yes · Will the
- * Fed raise rates…"); the token id, whole, only when the market is unknown.
+ * The tokens' labels in a chart: outcome and market question, shortened ("Yes · Will the Fed raise
+ * rates…"), longer where two questions would read the same; the token id, whole, only when its
+ * market is unknown.
  */
-export function marketTokenLabel(r: BacktestResult, market: string, outcome: string, tokenId: string): string {
-  const mk = r.markets.find((m) => m.market === market);
-  return mk === undefined ? tokenId : tokenLabel(outcome, mk.question, 28);
+export function tokenLabels(
+  r: BacktestResult,
+  tokens: readonly { readonly market: string; readonly outcome: string; readonly tokenId: string }[],
+  max = 28,
+): string[] {
+  const questions = tokens.map((x) => r.markets.find((m) => m.market === x.market)?.question);
+  const short = distinctShortQuestions(
+    questions.filter((q): q is string => q !== undefined),
+    max,
+  );
+  let k = 0;
+  return tokens.map((x, i) => (questions[i] === undefined ? x.tokenId : `${x.outcome} · ${short[k++]}`));
 }
 
 const COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#17becf'];
@@ -288,13 +298,14 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
       yFormat: money,
     }),
   );
+  const inventoryNames = tokenLabels(r, s.tokens);
   charts.push(
     svgChart({
       id: 'chart-inventory',
       title: `Inventory (shares) per token; limit ${sh(m.inventory.limit)}`,
       t: s.t,
       series: s.tokens.map((x, i) => ({
-        name: marketTokenLabel(r, x.market, x.outcome, x.tokenId),
+        name: inventoryNames[i]!,
         values: x.pos.map((v) => v),
         color: COLORS[i % COLORS.length]!,
         step: true,

@@ -8,7 +8,8 @@
  *  - `fill`: side, size, outcome, price, the market's question (shortened), maker/taker;
  *  - `summary` (at the daemon's exit): its figures, without the nested objects (stdout has it whole);
  *  - every other line: level, component, the market's question, the message, its fields as
- *    key=value; a token is named by its outcome and question, a market by its question; an id is
+ *    key=value; a token is named by its outcome and question, a market by its question (shortened,
+ *    but never so far that two markets read the same); an id is
  *    printed whole (never cut) where nothing names it;
  *  - warnings and errors stand out: coloured (yellow, red) when `color` is on, and their tag is
  *    always spelt out (WARN, ERROR), so they read without colour too.
@@ -17,7 +18,7 @@
  * micro-units, and prints USDC with 2 decimals.
  */
 import { parseAmount } from '../../core/units.ts';
-import { shortQuestion } from '../../core/labels.ts';
+import { distinctShortQuestions } from '../../core/labels.ts';
 
 /** A market as the view names it (MarketInfo of the Venue port and MonitoredMarket fit). */
 export interface NamedMarket {
@@ -75,6 +76,8 @@ export class PrettyView {
   private readonly qmax: number;
   private readonly questions = new Map<string, string>();
   private readonly tokens = new Map<string, { outcome: string; market: string }>();
+  /** Each market's short question, distinct from the others' (recomputed when a market is learnt). */
+  private short = new Map<string, string>();
 
   constructor(o: PrettyViewOptions = {}) {
     this.color = o.color ?? false;
@@ -88,6 +91,16 @@ export class PrettyView {
       this.questions.set(m.market, m.question);
       for (const t of m.tokens ?? []) this.tokens.set(t.tokenId, { outcome: t.outcome, market: m.market });
     }
+    this.shorten();
+  }
+
+  private shorten(): void {
+    const ids = [...this.questions.keys()];
+    const labels = distinctShortQuestions(
+      ids.map((id) => this.questions.get(id)!),
+      this.qmax,
+    );
+    this.short = new Map(ids.map((id, i) => [id, labels[i]!]));
   }
 
   /** One log line (JSON, with or without its newline) as text ending in "\n". A line that is not JSON passes as is. */
@@ -120,6 +133,7 @@ export class PrettyView {
       if (typeof r?.market === 'string' && typeof r.question === 'string' && !this.questions.has(r.market))
         this.questions.set(r.market, r.question);
     }
+    this.shorten();
   }
 
   private time(t: unknown): string {
@@ -141,16 +155,15 @@ export class PrettyView {
 
   /** The market's question, shortened; the id whole when no question is known. */
   private marketName(id: string): string {
-    const q = this.questions.get(id);
-    return q === undefined ? id : shortQuestion(q, this.qmax);
+    return this.short.get(id) ?? id;
   }
 
   /** "Yes · Will BTC…" for a known token; the id whole otherwise. */
   private tokenName(id: string): string {
     const t = this.tokens.get(id);
     if (t === undefined) return id;
-    const q = this.questions.get(t.market);
-    return q === undefined ? t.outcome : `${t.outcome} · ${shortQuestion(q, this.qmax)}`;
+    const q = this.short.get(t.market);
+    return q === undefined ? t.outcome : `${t.outcome} · ${q}`;
   }
 
   private status(o: Record<string, unknown>): string {

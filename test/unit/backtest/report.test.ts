@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { computeMetrics } from '../../../src/backtest/metrics.ts';
 import { duration, formatSummary, sharpeLine, shares, usd } from '../../../src/backtest/report.ts';
-import { esc, legendLayout, renderHtmlReport, svgChart } from '../../../src/backtest/report-html.ts';
+import { esc, legendLayout, renderHtmlReport, svgChart, tokenLabels } from '../../../src/backtest/report-html.ts';
 import { sampleResult } from './fixtures.ts';
 
 describe('backtest report: terminal summary', () => {
@@ -204,6 +204,31 @@ describe('backtest report: chart legends and labels', () => {
     );
     expect(legendOf(inv).map((l) => l.name)).toEqual(['Yes · Will the Federal Reserve…']);
     expect(html).not.toMatch(/>(Yes|No) \d+</);
-    expect(html).toContain('<td>Yes · Will the Federal Reserve raise…</td>');
+    expect(html).toContain('<td>Yes · Will the Federal Reserve raise interest…</td>');
+  });
+});
+
+describe('backtest report: token labels', () => {
+  it('tells apart two markets whose short questions would read the same; an unknown market by its token id, whole', () => {
+    const r = sampleResult();
+    const two = {
+      ...r,
+      markets: [
+        { ...r.markets[0]!, market: 'a', question: 'Will the price of Ethereum be above $3,750 on November 27?' },
+        { ...r.markets[0]!, market: 'b', question: 'Will the price of Ethereum be above $3,500 on November 27?' },
+      ],
+    };
+    const id = '1'.repeat(77);
+    expect(
+      tokenLabels(two, [
+        { market: 'a', outcome: 'Yes', tokenId: 'y1' },
+        { market: 'b', outcome: 'No', tokenId: 'n2' },
+        { market: 'c', outcome: 'Yes', tokenId: id },
+      ]),
+    ).toEqual([
+      'Yes · Will the price of Ethereum be above $3,750…',
+      'No · Will the price of Ethereum be above $3,500…',
+      id,
+    ]);
   });
 });

@@ -7,7 +7,7 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clearSecrets, registerSecret } from '../../../../src/core/secrets.ts';
-import { shortQuestion } from '../../../../src/core/labels.ts';
+import { distinctShortQuestions, shortQuestion } from '../../../../src/core/labels.ts';
 import { createLogger, prettyOnly, terminalView } from '../../../../src/ops/logger.ts';
 import { logFormatOf, resolveLogFormat } from '../../../../src/ops/terminal/log-format.ts';
 import { PrettyView, colorWanted } from '../../../../src/ops/terminal/pretty-view.ts';
@@ -233,6 +233,25 @@ describe('terminal view: colours and format', () => {
     expect(shortQuestion(Q2, 30)).toBe('Will the Federal Reserve…');
     expect(shortQuestion('  a\n b  ', 10)).toBe('a b');
     expect(shortQuestion('x'.repeat(50), 10)).toBe(`${'x'.repeat(9)}…`);
+  });
+
+  it('keeps two markets apart when their short questions would read the same', () => {
+    const a = 'Will the price of Ethereum be above $3,750 on November 27?';
+    const b = 'Will the price of Ethereum be above $3,500 on November 27?';
+    expect(distinctShortQuestions([a, b, Q1, a], 28)).toEqual([
+      'Will the price of Ethereum be above $3,750…',
+      'Will the price of Ethereum be above $3,500…',
+      'Will Apple announce a smart…',
+      'Will the price of Ethereum be above $3,750…',
+    ]);
+    const v = new PrettyView({ timeZone: 'utc', questionMax: 28 });
+    v.setMarkets([
+      { market: M1, question: a },
+      { market: M2, question: b },
+    ]);
+    const line = (m: string) => v.render(JSON.stringify({ level: 30, time: T, market: m, msg: 'x' }));
+    expect(line(M1)).toBe('08:03:15 INFO  Will the price of Ethereum be above $3,750…: x\n');
+    expect(line(M2)).toBe('08:03:15 INFO  Will the price of Ethereum be above $3,500…: x\n');
   });
 });
 
