@@ -545,6 +545,13 @@ export const schema = {
         env: 'MMKIT_BOT_REWARDS_POLL_MS',
       },
     },
+    // shadow mode (issue 20, workstream S): src/cli/run-shadow.ts
+    shadow: {
+      doc: "Shadow mode (`mmkit run --shadow`): the venue's live books, the strategy, risk and execution as live, orders filled by the backtester's simulated venue (shadow.*); nothing is sent to the venue, no wallet is needed. Its files live in <dataDir>/shadow.",
+      format: 'bool',
+      default: false,
+      env: 'MMKIT_SHADOW',
+    },
   },
   venue: {
     clobUrl: {
@@ -636,6 +643,46 @@ export const schema = {
       format: 'nat',
       default: 10_000,
       env: 'MMKIT_VENUE_TIMEOUT_MS',
+    },
+    contracts: {
+      exchange: {
+        doc: "The venue's CTF exchange contract, as its docs publish it; `mmkit doctor` checks it is the one orders are signed for (and its allowance). Empty: mmkit's own for the protocol and chain.",
+        format: 'address-or-empty',
+        default: '',
+        env: 'MMKIT_EXCHANGE_CONTRACT',
+      },
+      negRiskExchange: {
+        doc: "The venue's neg-risk CTF exchange contract (checked as venue.contracts.exchange). Empty: mmkit's own.",
+        format: 'address-or-empty',
+        default: '',
+        env: 'MMKIT_NEG_RISK_EXCHANGE_CONTRACT',
+      },
+      collateral: {
+        doc: "The venue's collateral token (V2: pUSD), checked as venue.contracts.exchange. Empty: mmkit's own.",
+        format: 'address-or-empty',
+        default: '',
+        env: 'MMKIT_COLLATERAL_TOKEN',
+      },
+    },
+  },
+  doctor: {
+    maxClockSkewMs: {
+      doc: "`mmkit doctor`: the largest difference between this machine's clock and the venue's (GET /time) that passes, ms (warned past half of it).",
+      format: 'nat',
+      default: 5_000,
+      env: 'MMKIT_DOCTOR_MAX_CLOCK_SKEW_MS',
+    },
+    geoblockUrl: {
+      doc: "`mmkit doctor`: the venue's geoblock endpoint ({blocked, ip, country, region}); empty: <bot.exchangeUrl>/api/geoblock for a paper exchange, none otherwise (a warn).",
+      format: 'http-url-or-empty',
+      default: '',
+      env: 'MMKIT_DOCTOR_GEOBLOCK_URL',
+    },
+    beforeRun: {
+      doc: '`mmkit run` against a venue that is not on loopback runs the doctor first and refuses to start when a check fails; false skips it (at your own risk).',
+      format: Boolean,
+      default: true,
+      env: 'MMKIT_DOCTOR_BEFORE_RUN',
     },
   },
   secrets: {
@@ -753,6 +800,32 @@ export const schema = {
       env: 'MMKIT_FEED_STALE_MS',
     },
   },
+  shadow: {
+    queue: {
+      doc: 'Shadow mode: queue-position model of the simulated venue, as `mmkit backtest --queue`.',
+      format: ['risk-averse', 'probabilistic'],
+      default: 'risk-averse',
+      env: 'MMKIT_SHADOW_QUEUE',
+    },
+    latencyMs: {
+      doc: 'Shadow mode: one-way latency of the simulated orders and cancels, ms (as `mmkit backtest --latency-ms`): added to the real event loop, so backtest a feed recorded alongside with the same value.',
+      format: 'nat',
+      default: 50,
+      env: 'MMKIT_SHADOW_LATENCY_MS',
+    },
+    collateral: {
+      doc: "Shadow mode: the simulated account's starting collateral (USDC, decimal string); each shadow run starts a fresh account and ledger epoch.",
+      format: 'decimal-amount',
+      default: '10000',
+      env: 'MMKIT_SHADOW_COLLATERAL',
+    },
+    seed: {
+      doc: "Shadow mode: seed of the simulated venue's random draws (queue model, latencies, order ids).",
+      format: 'nat',
+      default: 1,
+      env: 'MMKIT_SHADOW_SEED',
+    },
+  },
 };
 
 /** '30s' | '5m' | '2h' | '1500ms' | '45' (seconds) -> ms; undefined when malformed. */
@@ -794,7 +867,9 @@ export type MmkitConfig = {
     autoRedeem: 'auto' | 'on' | 'off';
     collateralCheckMs: number;
     rewards: { sampleMs: number; pollMs: number };
+    shadow: boolean;
   };
+  shadow: { queue: 'risk-averse' | 'probabilistic'; latencyMs: number; collateral: string; seed: number };
   venue: {
     clobUrl: string;
     gammaUrl: string;
@@ -811,7 +886,9 @@ export type MmkitConfig = {
     funder: string;
     apiNonce: number;
     timeoutMs: number;
+    contracts: { exchange: string; negRiskExchange: string; collateral: string };
   };
+  doctor: { maxClockSkewMs: number; geoblockUrl: string; beforeRun: boolean };
   secrets: { privateKey: string; keystorePassword: string; apiKey: string; apiSecret: string; apiPassphrase: string };
   budgets: { enabled: boolean; scale: number; headroom: number; marginMs: number; signerTier: BudgetSignerTier };
   exchange: {

@@ -24,6 +24,9 @@ import { register as registerStatus } from './status.ts';
 import { register as registerBacktest } from './backtest.ts';
 import { register as registerSweep } from './sweep.ts';
 import { register as registerWorld } from './world.ts';
+import { shadowBanner, shadowRunner } from './shadow-cli.ts';
+import type { ShadowRunSummary } from './run-shadow.ts';
+import { doctorSettingsOf, register as registerDoctor } from './doctor.ts';
 
 function intArg(name: string, min: number, max: number) {
   return (v: string): number => {
@@ -265,6 +268,10 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     '--log-format <format>',
     'pretty (for a person) | json (JSON lines) | auto: pretty on a terminal [log.format]',
   )
+  .option(
+    '--shadow',
+    "shadow mode: the venue's live books, simulated fills, nothing sent to the venue (files in <dataDir>/shadow) [bot.shadow]",
+  )
   .action(async (o) => {
     // SIGINT/SIGTERM handled from the first moment (src/cli/stop-signals.ts): node as PID 1 (the
     // Docker image) would ignore, and so lose, one that comes while the modules load
@@ -293,6 +300,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
       ...rewardFlagOverrides(o),
       'log.level': o.logLevel,
       'log.format': o.logFormat,
+      ...(o.shadow ? { 'bot.shadow': true } : {}),
     });
     const b = cfg.bot;
     const paperRewards = rewardOptionsOf(cfg.exchange.rewards);
@@ -305,7 +313,9 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     // The daemon's own timers are unref'd (the clock's): this handle keeps the process alive until
     // runBot settles, so a start that is waiting on a retry never ends as a silent exit 0.
     const keepAlive = setInterval(() => {}, 1 << 30);
-    const summary = await runBot(
+    // shadow mode (src/cli/run-shadow.ts): the same run on live books with simulated fills
+    const run = b.shadow ? await shadowRunner(cfg.shadow) : runBot;
+    const summary = await run(
       {
         strategy: b.strategy,
         params: { ...b.params, ...(o.param ?? {}) },
@@ -334,6 +344,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         },
         rewards: { sampleMs: Math.max(1, Math.round(b.rewards.sampleMs)), pollMs: b.rewards.pollMs },
         ...runOptionsOf(cfg),
+        doctor: doctorSettingsOf(cfg),
         ops: { ...cfg.ops },
       },
       logger,
@@ -346,6 +357,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     logger.info(logged, 'summary');
     process.stdout.write(
       [
+        ...(b.shadow ? [shadowBanner(summary as ShadowRunSummary)] : []),
         `mmkit run stopped (${summary.reason})`,
         `this session (since ${summary.session.since}):`,
         `  orders placed     ${summary.ordersPlaced}`,
@@ -361,7 +373,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         `  fees              ${summary.epoch.fees} USDC`,
         `  rewards           ${summary.epoch.rewards.total} USDC (paid ${summary.epoch.rewards.paid}, estimated ${summary.epoch.rewards.estimated}; this session paid ${summary.session.rewards.paid})`,
         `  total PnL         ${summary.epoch.totalPnl} USDC (trading ${summary.epoch.tradingPnl} - fees ${summary.epoch.fees} + rewards ${summary.epoch.rewards.total})`,
-        `  positions held    ${summary.positionsAtExit.length === 0 ? 'none' : summary.positionsAtExit.map((p) => `${p.size} ${tokenLabels[p.tokenId] ?? `of ${p.tokenId}`} @ ${p.avgPrice}${p.mark !== null ? ` (mark ${p.mark})` : ''}`).join('; ')}`,
+        `  positions held    ${summary.positionsAtExit.length === 0 ? 'none' : summary.positionsAtExit.map((p) => `${p.size} ${tokenLabels?.[p.tokenId] ?? `of ${p.tokenId}`} @ ${p.avgPrice}${p.mark !== null ? ` (mark ${p.mark})` : ''}`).join('; ')}`,
         `  open orders left  ${summary.openOrdersAtExit >= 0 ? summary.openOrdersAtExit : 'unknown (the venue could not be checked: see the log)'}`,
       ].join('\n') + '\n',
     );
@@ -391,6 +403,7 @@ registerStatus(program);
 registerBacktest(program);
 registerSweep(program);
 registerWorld(program);
+registerDoctor(program);
 
 // Every command's own timers may be unref'd (the clock's, retry waits): this handle keeps the
 // process alive until the command settles, so a command waiting on a retry never ends as a silent

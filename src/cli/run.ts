@@ -47,6 +47,7 @@ import { resolveWallet } from './wallet.ts';
 import { acquireDaemonLock, DaemonLockedError, type DaemonLock } from '../ops/daemon-lock.ts';
 import { removeControlToken, removeDaemonFile } from '../ops/daemon-file.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
+import { preflight, type DoctorSettings } from './doctor.ts';
 import { describeStop, type RunStop } from './run-stop.ts';
 import { watchStopSignals, type StopSignals } from './stop-signals.ts';
 
@@ -117,6 +118,8 @@ export interface RunConfig {
   ops?: OpsHttpConfig;
   /** Liquidity rewards (bot.rewards.*): the estimate's sampling period and the payouts' poll period, ms (default 60,000 each; pollMs 0: only at shutdown). */
   rewards?: { sampleMs: number; pollMs: number };
+  /** The pre-flight checks before a venue that is not on loopback (doctor.*, src/cli/doctor.ts); default on. */
+  doctor?: DoctorSettings;
 }
 
 /** Figures of the ledger over a scope (this session, or the epoch); amounts are decimal strings. */
@@ -183,7 +186,7 @@ export interface RunSummary {
   /** Why it stopped (the exit code follows from it: src/cli/run-stop.ts). */
   stop: RunStop;
   /** Token id → "Yes · Will …" of the markets traded: how the terminal names positions (not logged). */
-  tokenLabels: Record<string, string>;
+  tokenLabels?: Record<string, string>;
 }
 
 const urlsOf = urlsFromBase;
@@ -215,8 +218,8 @@ async function walletFor(cfg: RunConfig, paper: boolean, log: Logger): Promise<W
  * through bot.marketFilters) go to the strategy's market choice (`selectMarkets`, or the default
  * pick: the most resting levels; src/strategy/select.ts), `marketCount` of them.
  */
-async function pickMarkets(
-  venue: LiveVenue,
+export async function pickMarkets(
+  venue: Pick<LiveVenue, 'clob'>,
   all: readonly MarketInfo[],
   cfg: RunConfig,
   now: number,
@@ -351,6 +354,8 @@ async function runLocked(
     cfg.apiCredentials?.secret,
     cfg.apiCredentials?.passphrase,
   );
+  // a real venue: `mmkit doctor`'s checks first; a failure refuses the start (exit 1, or 3 unreachable)
+  if (!paper) await preflight(cfg, urls, wallet, log);
   const liveVenue = await createLiveVenue({
     urls,
     wallet,

@@ -27,6 +27,7 @@ import { CONTROL_TOKEN_FILE, readControlToken, readDaemonFile } from '../ops/dae
 import { DAEMON_LOCK_FILE, inspectDaemonLock } from '../ops/daemon-lock.ts';
 import type { StatusSnapshot } from '../ops/status.ts';
 import type { KillResult } from '../ops/status-server.ts';
+import { shadowDataDir } from './shadow-dir.ts';
 
 /** Exit code of `mmkit status` when no daemon answers (the project's UNREACHABLE). */
 export const STATUS_UNREACHABLE = ExitCode.UNREACHABLE;
@@ -35,8 +36,16 @@ interface DaemonOptions {
   url?: string;
   config?: string;
   dataDir?: string;
+  /** The data dir's shadow run (`<dataDir>/shadow`, src/cli/shadow-dir.ts) instead of its daemon. */
+  shadow?: boolean;
   json?: boolean;
   timeout?: number;
+}
+
+/** The data dir the daemon of these options records itself in (its shadow folder with --shadow). */
+function daemonDir(o: DaemonOptions, env: NodeJS.ProcessEnv): string {
+  const d = loadConfig(o.config, { 'bot.dataDir': o.dataDir }, env).bot.dataDir;
+  return o.shadow ? shadowDataDir(d) : d;
 }
 
 function msArg(name: string) {
@@ -65,6 +74,7 @@ export function daemonUrl(o: DaemonOptions, env: NodeJS.ProcessEnv = process.env
   if (o.url) return { url: clean(o.url, '--url'), source: '--url' };
   if (env.MMKIT_STATUS_URL) return { url: clean(env.MMKIT_STATUS_URL, 'MMKIT_STATUS_URL'), source: 'MMKIT_STATUS_URL' };
   const cfg = loadConfig(o.config, { 'bot.dataDir': o.dataDir }, env);
+  if (o.shadow) cfg.bot.dataDir = shadowDataDir(cfg.bot.dataDir);
   const rec = readDaemonFile(cfg.bot.dataDir);
   if (rec !== undefined)
     return { url: clean(rec.statusUrl, `${cfg.bot.dataDir}/daemon.json`), source: `${cfg.bot.dataDir}/daemon.json` };
@@ -106,7 +116,7 @@ export function controlToken(
   if (o.token !== undefined && o.token.trim() !== '') return { token: o.token.trim(), source: '--token' };
   const e = env.MMKIT_CONTROL_TOKEN?.trim();
   if (e) return { token: e, source: 'MMKIT_CONTROL_TOKEN' };
-  const dir = loadConfig(o.config, { 'bot.dataDir': o.dataDir }, env).bot.dataDir;
+  const dir = daemonDir(o, env);
   const file = `${dir}/${CONTROL_TOKEN_FILE}`;
   const token = readControlToken(dir);
   if (token === undefined)
@@ -185,8 +195,10 @@ const dur = (sec: number): string => {
 export function formatStatus(s: StatusSnapshot, url: string): string {
   const out: string[] = [];
   const h = s.health;
+  if (s.mode === 'shadow')
+    out.push('SHADOW: live books, simulated fills; no order is sent to the venue (mmkit run --shadow)');
   out.push(
-    `mmkit daemon at ${url}: ${h.healthy ? 'HEALTHY' : 'UNHEALTHY'} (${s.lifecycle}, up ${dur(s.uptimeSec)}, pid ${s.pid})`,
+    `mmkit ${s.mode === 'shadow' ? 'SHADOW ' : ''}daemon at ${url}: ${h.healthy ? 'HEALTHY' : 'UNHEALTHY'} (${s.lifecycle}, up ${dur(s.uptimeSec)}, pid ${s.pid})`,
   );
   for (const r of h.reasons) out.push(`  ! ${r.code}: ${r.message}`);
   out.push(`strategy ${s.strategy.name}   account ${s.account.address}   venue ${s.venue.url}`);
@@ -238,6 +250,7 @@ export function register(program: Command): void {
       )
       .option('--config <file>', 'JSON config file merged over config/default.json (for ops.httpPort and bot.dataDir)')
       .option('--data-dir <dir>', "the daemon's data directory, where it records its status URL [bot.dataDir]")
+      .option('--shadow', "the data directory's shadow run (mmkit run --shadow), recorded in <dataDir>/shadow")
       .option('--json', 'print one JSON document on stdout');
 
   const status = common(

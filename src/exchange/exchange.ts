@@ -24,6 +24,7 @@ import { checkSignerV1, checkSignerV2, type SignerContext } from './order-signer
 import type { CancelReason, EngineEvent, NewOrder, OrderState, PlaceResult, Trade } from './matching/types.ts';
 import { ApiKeyStore, newHeartbeatId, type ApiKeyRecord } from './accounts/keys.ts';
 import { DerivedFunders } from './accounts/funders.ts';
+import { Allowances } from './accounts/allowances.ts';
 import { PositionBook } from './accounts/positions.ts';
 import { toMarketDef, type LiveMarketState, type MarketMeta } from './markets.ts';
 import type { Command, CommandSink, TimedCommand } from './commands.ts';
@@ -69,6 +70,13 @@ export class PaperExchange {
   readonly rewards: ExchangeRewards;
   /** Builder attribution per order id (orders may carry a builder key). */
   readonly orderBuilder = new Map<string, string>();
+  /** Collateral allowances to the exchange contracts (unlimited unless an operator set one: POST /admin/allowances). */
+  readonly allowances = new Allowances();
+  /**
+   * How far the venue's clock is off the exchange's own, ms (POST /admin/clock): GET /time and the
+   * L1/L2 timestamp check read `serverNow()`, so a client sees a venue whose clock is off. 0 by default.
+   */
+  timeOffsetMs = 0;
   private readonly markets = new Map<string, MarketEntry>();
   private readonly tokenIndex = new Map<string, { entry: MarketEntry; index: 0 | 1 }>();
   private readonly trades: TradeRecord[] = [];
@@ -133,6 +141,29 @@ export class PaperExchange {
     this.hashersV2 = {
       normal: new OrderHasherV2(opts.chainId, v2?.exchange ?? CTF_EXCHANGE_V2),
       negRisk: new OrderHasherV2(opts.chainId, v2?.negRiskExchange ?? NEG_RISK_CTF_EXCHANGE_V2),
+    };
+  }
+
+  /** The venue's clock as clients see it (GET /time, auth timestamps): the clock plus `timeOffsetMs`. */
+  serverNow(): number {
+    return this.clock.now() + this.timeOffsetMs;
+  }
+
+  /**
+   * The exchange contracts collateral is approved to, in the protocol spoken: V2's of the chain
+   * (CONTRACTS_V2; the 137 addresses on any other chain), or V1's (the configured or default ones).
+   */
+  exchangeContracts(): { exchange: string; negRiskExchange: string } {
+    if (this.protocol === 2) {
+      const v2 = CONTRACTS_V2[this.opts.chainId as 137 | 80002] as (typeof CONTRACTS_V2)[137] | undefined;
+      return {
+        exchange: v2?.exchange ?? CTF_EXCHANGE_V2,
+        negRiskExchange: v2?.negRiskExchange ?? NEG_RISK_CTF_EXCHANGE_V2,
+      };
+    }
+    return {
+      exchange: this.opts.exchangeAddress ?? CTF_EXCHANGE,
+      negRiskExchange: this.opts.negRiskExchangeAddress ?? NEG_RISK_CTF_EXCHANGE,
     };
   }
 
@@ -622,6 +653,15 @@ export class PaperExchange {
         : checkSignerV1(this.signerContext, key, req, found !== undefined, orderID);
     if (refused !== null) return reject(refused.code, refused.message);
     const side = o.side === 0 ? 'BUY' : 'SELL';
+    // a BUY spends collateral through its market's exchange contract: none allowed, none spent
+    if (side === 'BUY') {
+      const c = this.exchangeContracts();
+      if (this.allowances.isZero(String(o.maker), negRisk ? c.negRiskExchange : c.exchange))
+        return reject(
+          'INVALID_ORDER_NOT_ENOUGH_BALANCE',
+          'not enough balance / allowance: the maker has not approved the exchange contract to spend its collateral',
+        );
+    }
     if (o.makerAmount > BigInt(MAX_ORDER_MICRO) * 2n || o.takerAmount > BigInt(MAX_ORDER_MICRO) * 2n)
       return reject('INVALID_ORDER_ERROR', 'order amounts too large');
     // the limit never better for the order than its signed amounts (order-admission.ts)

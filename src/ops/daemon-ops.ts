@@ -77,6 +77,11 @@ export interface OpsOptions {
   /** Where daemon.json (the status URL for other terminals) and control.token (owner-only) are written. */
   readonly dataDir?: string;
   readonly version?: string;
+  /**
+   * 'shadow' (`mmkit run --shadow`): simulated fills on live books, nothing sent to the venue; said
+   * on /api/status (`mode`), the status page and /metrics (`mmkit_info{mode="shadow"}`). Default 'live'.
+   */
+  readonly mode?: 'live' | 'shadow';
   /** Sampling period of status and metrics, ms (default 1000). */
   readonly sampleMs?: number;
 }
@@ -126,12 +131,16 @@ export class DaemonOps {
 
   constructor(o: OpsOptions) {
     this.#o = o;
-    this.metrics = new Metrics({ now: () => o.clock.now(), info: { version: o.version ?? '0.0.0' } });
+    this.metrics = new Metrics({
+      now: () => o.clock.now(),
+      info: { version: o.version ?? '0.0.0', ...(o.mode === 'shadow' ? { mode: 'shadow' } : {}) },
+    });
     this.monitor = new DaemonMonitor({
       clock: o.clock,
       metrics: this.metrics,
       feedStaleMs: o.http?.feedStaleMs ?? 15_000,
       ...(o.version !== undefined ? { version: o.version } : {}),
+      ...(o.mode !== undefined ? { mode: o.mode } : {}),
     });
   }
 

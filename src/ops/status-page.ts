@@ -63,6 +63,7 @@ export const STATUS_PAGE_HTML = String.raw`<!doctype html>
 <body>
 <header>
   <h1>mmkit</h1>
+  <span id="shadow-badge" class="badge warn" title="Shadow mode: live books, simulated fills; no order is sent to the venue" hidden>SHADOW</span>
   <span id="health-badge" class="badge warn">loading</span>
   <span class="meta">strategy <b id="strategy">–</b></span>
   <span class="meta">state <b id="lifecycle">–</b></span>
@@ -168,6 +169,7 @@ export const STATUS_PAGE_HTML = String.raw`<!doctype html>
       ['execution', s.execution.paused ? 'paused: ' + s.execution.pauseReasons.join(', ') : 'running', s.execution.paused ? 'neg' : '']
     ]);
     $('strategy').textContent = s.strategy.name;
+    $('shadow-badge').hidden = s.mode !== 'shadow';
     $('lifecycle').textContent = s.lifecycle;
     $('uptime').textContent = dur(s.uptimeSec);
     $('address').textContent = short(s.account.address, 12);
@@ -206,7 +208,7 @@ export const STATUS_PAGE_HTML = String.raw`<!doctype html>
       return '<tr><td>' + esc(new Date(x.time).toLocaleTimeString()) + '</td><td class="q" title="' + esc(x.question) + '">' + esc(short(x.question, 40)) + '</td><td>' + esc(x.outcome) + '</td><td class="' + (x.side === 'BUY' ? 'bid' : 'ask') + '">' + esc(x.side) + '</td><td>' + esc(x.role) + '</td><td class="num">' + esc(x.price) + '</td><td class="num">' + esc(x.size) + '</td><td>' + esc(x.status) + '</td></tr>';
     }).join('');
     $('kill').disabled = s.killSwitch.tripped || s.lifecycle === 'stopping' || s.lifecycle === 'stopped';
-    document.title = (h.healthy ? '' : '⚠ ') + 'mmkit · ' + s.pnl.total + ' USDC';
+    document.title = (h.healthy ? '' : '⚠ ') + (s.mode === 'shadow' ? 'SHADOW · ' : '') + 'mmkit · ' + s.pnl.total + ' USDC';
     renders++;
     document.body.setAttribute('data-rendered', String(s.now));
     document.body.setAttribute('data-renders', String(renders));

@@ -134,6 +134,8 @@ export interface MonitorOptions {
   /** Monotonic ms (default performance.now). */
   readonly hrtime?: () => number;
   readonly version?: string;
+  /** 'shadow': a shadow run (`mmkit run --shadow`: simulated fills, nothing sent); default 'live'. */
+  readonly mode?: 'live' | 'shadow';
   /**
    * The store's totals (`DaemonView.totals`: a COUNT over every order ever recorded, O(orders))
    * are re-read at most this often, ms (default 10,000), so a long-lived store never costs the
@@ -248,6 +250,8 @@ export interface LedgerStatus {
 export interface StatusSnapshot {
   readonly schema: 1;
   readonly version: string;
+  /** 'shadow': simulated fills on live books, no order sent to the venue (`mmkit run --shadow`); absent from older daemons: live. */
+  readonly mode?: 'live' | 'shadow';
   readonly pid: number;
   readonly now: number;
   readonly time: string;
@@ -736,6 +740,7 @@ export class DaemonMonitor {
     const snap: StatusSnapshot = {
       schema: 1,
       version: this.#o.version ?? '0.0.0',
+      mode: this.#o.mode ?? 'live',
       pid: process.pid,
       now,
       time: new Date(now).toISOString(),

@@ -27,14 +27,16 @@ describe('npm run showcase', () => {
     const args = ['--seeds', '2', '--world-hours', '0.1', '--profiles', 'calm,toxic'];
     const rows = JSON.parse(showcase([...args, '--json'])) as ShowcaseRow[];
     expect(rows.map((r) => `${r.strategy}/${r.source}`)).toEqual(
-      ['bands', 'avellaneda', 'amm', 'crypto-fair-value', 'template'].flatMap((s) => [
+      ['bands', 'avellaneda', 'amm', 'crypto-fair-value', 'rewards', 'template'].flatMap((s) => [
         `${s}/calm world`,
         `${s}/toxic world`,
         `${s}/sample feed`,
       ]),
     );
-    // the sample feed carries no reward config: no rewards figure there
-    for (const r of rows.filter((x) => x.source === 'sample feed')) expect(r.rewardsMean).toBeNull();
+    // the sample feed carries its markets' reward configs: every strategy's quotes are scored there,
+    // and the rewards strategy earns on the feed and in each world
+    for (const r of rows.filter((x) => x.source === 'sample feed')) expect(r.rewardsMean).not.toBeNull();
+    for (const r of rows.filter((x) => x.strategy === 'rewards')) expect(r.rewardsMean, r.source).toBeGreaterThan(0);
     for (const r of rows) {
       if (r.source === 'sample feed') {
         expect(r.runs).toBe(1);

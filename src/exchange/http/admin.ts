@@ -6,6 +6,8 @@
  * before the token is checked: http/rate-limit-hooks.ts).
  *
  * `GET /admin/security` answers the security log's counts per kind and its recent events.
+ * `POST /admin/allowances` and `POST /admin/clock` simulate what `mmkit doctor` checks on a real
+ * venue: a wallet that never approved the exchange contracts, a venue clock that is off.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -42,6 +44,13 @@ const faultSchema = z.object({
 });
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const allowanceSchema = z.object({
+  address: z.string().regex(ADDRESS, '0x-prefixed 20-byte hex address'),
+  allowance: z.string().regex(/^\d{1,78}$/, 'a non-negative integer (raw units), e.g. "0"'),
+  spender: z.string().regex(ADDRESS, '0x-prefixed 20-byte hex address').optional(),
+});
+/** At most a day either way: enough for any skew a test wants. */
+const clockSchema = z.object({ offset_ms: z.number().int().min(-86_400_000).max(86_400_000) });
 const decimal = z.union([z.number().finite().nonnegative(), z.string().max(40)]);
 const rewardsSchema = z.object({
   condition_id: z.string().max(100),
@@ -168,6 +177,35 @@ export function adminRoutes(ex: PaperExchange, opts: AdminRouteOptions) {
       if (signerLimits === undefined) throw notFound('per-signer limits are not configured');
       return { address: a.toLowerCase(), tier: signerLimits.tierOf(a), mode: signerLimits.mode };
     });
+    /**
+     * An account's collateral allowance to one exchange contract (`spender`) or to all of them:
+     * what GET /balance-allowance reports (e.g. "0": a wallet that never approved the exchange; its
+     * BUY orders are refused). DELETE: every account back to unlimited.
+     */
+    app.post('/allowances', async (req) => {
+      const b = parseWith(allowanceSchema, req.body, 'body');
+      ex.allowances.set(b.address, b.spender, b.allowance);
+      return {
+        ok: true,
+        address: b.address.toLowerCase(),
+        ...(b.spender !== undefined ? { spender: b.spender } : {}),
+        allowance: b.allowance,
+      };
+    });
+    app.delete('/allowances', async () => {
+      ex.allowances.clear();
+      return { ok: true };
+    });
+    /**
+     * The venue's clock offset (ms): GET /time and the L1/L2 timestamp check see the exchange's
+     * clock plus it, as a client sees a venue whose clock is off. 0 puts it back.
+     */
+    app.post('/clock', async (req) => {
+      const b = parseWith(clockSchema, req.body, 'body');
+      ex.timeOffsetMs = b.offset_ms;
+      return { ok: true, offset_ms: ex.timeOffsetMs };
+    });
+    app.get('/clock', async () => ({ offset_ms: ex.timeOffsetMs, server_time_ms: ex.serverNow() }));
     const market = (cid: string) => {
       const m = ex.market(cid);
       if (!m) throw notFound('market not found');

@@ -174,7 +174,7 @@ export function knownKey(ex: PaperExchange, key: string): boolean {
 
 function checkTimestamp(ex: PaperExchange, ts: string, opts: AuthOptions): void {
   if (!/^\d{1,13}$/.test(ts)) throw unauthorized('POLY_TIMESTAMP must be unix seconds');
-  const skew = Math.abs(ex.clock.now() / 1000 - Number(ts));
+  const skew = Math.abs(ex.serverNow() / 1000 - Number(ts));
   if (skew > opts.maxSkewSec)
     throw unauthorized(`POLY_TIMESTAMP is ${Math.round(skew)} s away from server time (max ${opts.maxSkewSec} s)`);
 }

@@ -8,14 +8,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { formatAmount, formatPrice, PRICE_SCALE } from '../../core/units.ts';
-import { CTF_EXCHANGE, NEG_RISK_CTF_EXCHANGE, orderFromWire } from '../../api/signing/order.ts';
-import {
-  CONTRACTS_V2,
-  CTF_EXCHANGE_V2,
-  NEG_RISK_CTF_EXCHANGE_V2,
-  orderFromWireV2,
-  wireProtocolOf,
-} from '../../api/signing/order-v2.ts';
+import { orderFromWire } from '../../api/signing/order.ts';
+import { orderFromWireV2, wireProtocolOf } from '../../api/signing/order-v2.ts';
 
 /** DELETE /order's reason for an id that is not a live order of the caller (the public service's words). */
 const ORDER_NOT_FOUND_REASON = "order can't be found - already canceled or matched";
@@ -191,7 +185,7 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
     await app.register(rewardRoutes(ex, opts));
 
     app.get('/', async () => 'OK');
-    app.get('/time', async () => Math.floor(ex.clock.now() / 1000));
+    app.get('/time', async () => Math.floor(ex.serverNow() / 1000));
     // an mmkit extension (the public service has no such route): which world this is
     app.get('/world', async () => {
       const w = ex.opts.identity;
@@ -573,23 +567,20 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
         const t = b.tokens.get(qRequired(q, 'token_id'));
         micro = t ? t.available + t.reserved : 0;
       } else throw badRequest('asset_type must be COLLATERAL or CONDITIONAL');
-      const allowance = '115792089237316195423570985008687907853269984665640564039457584007913129639935';
       // keyed by the spender contracts, as public clients look them up: the CTF exchange, the
-      // neg-risk CTF exchange and the neg-risk adapter (the paper exchange checks no allowance).
-      // Speaking V2, the spenders of the collateral (pUSD) are the V2 exchanges; the wire names no
+      // neg-risk CTF exchange and the neg-risk adapter. Unlimited unless an operator set one
+      // (POST /admin/allowances: accounts/allowances.ts); a BUY without one is refused. Speaking
+      // V2, the spenders of the collateral (pUSD) are the V2 exchanges; the wire names no
       // collateral token, so nothing else changes
-      const v2 = CONTRACTS_V2[ex.opts.chainId as 137 | 80002] as (typeof CONTRACTS_V2)[137] | undefined;
-      const [exchange, negRiskExchange] =
-        ex.protocol === 2
-          ? [v2?.exchange ?? CTF_EXCHANGE_V2, v2?.negRiskExchange ?? NEG_RISK_CTF_EXCHANGE_V2]
-          : [ex.opts.exchangeAddress ?? CTF_EXCHANGE, ex.opts.negRiskExchangeAddress ?? NEG_RISK_CTF_EXCHANGE];
+      const { exchange, negRiskExchange } = ex.exchangeContracts();
+      const of = (spender: string) => ex.allowances.of(k.address, spender);
       return {
         balance: String(micro),
-        allowance,
+        allowance: of(exchange),
         allowances: {
-          [exchange]: allowance,
-          [negRiskExchange]: allowance,
-          [NEG_RISK_ADAPTER]: allowance,
+          [exchange]: of(exchange),
+          [negRiskExchange]: of(negRiskExchange),
+          [NEG_RISK_ADAPTER]: of(NEG_RISK_ADAPTER),
         },
       };
     });

@@ -9,6 +9,7 @@
  * authentication, refused orders and cancels, admin actions and 429s go to the security log
  * (http/security-hooks.ts).
  */
+import { geoblockRoutes } from './geoblock.ts';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { PaperExchange } from '../exchange.ts';
@@ -215,6 +216,7 @@ export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInsta
   app.register(activityRoutes(ex), { prefix: API_PREFIXES.data });
   app.register(contentRoutes(ex), { prefix: API_PREFIXES.content });
   app.register(relayerRoutes(ex, { auth }), { prefix: API_PREFIXES.relayer });
+  app.register(geoblockRoutes());
   if (opts.adminToken)
     app.register(
       adminRoutes(ex, { token: opts.adminToken, faults: opts.faults, security: opts.security, signerLimits }),

@@ -11,6 +11,8 @@
  *    key=value; a token is named by its outcome and question, a market by its question (shortened,
  *    but never so far that two markets read the same); an id is
  *    printed whole (never cut) where nothing names it;
+ *  - a shadow run's lines (`mmkit run --shadow`: "status (SHADOW)", "fill (SHADOW: simulated)")
+ *    render the same, marked SHADOW;
  *  - warnings and errors stand out: coloured (yellow, red) when `color` is on, and their tag is
  *    always spelt out (WARN, ERROR), so they read without colour too.
  *
@@ -41,6 +43,8 @@ const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 4
 /** Fields every line has, or that the view shows elsewhere on the line. */
 const HIDDEN = new Set(['level', 'time', 'pid', 'hostname', 'msg', 'component', 'market', 'v']);
 const ESC = '\u001b[';
+/** The tail of a shadow run's messages. */
+const SHADOW_TAIL = / \(SHADOW[^)]*\)$/;
 const paint = (on: boolean, code: string, s: string): string => (on ? `${ESC}${code}m${s}${ESC}0m` : s);
 
 /** Whether colours are wanted: on a terminal, unless NO_COLOR is set (https://no-color.org). */
@@ -115,14 +119,18 @@ export class PrettyView {
       return `${text}\n`;
     }
     const level = typeof o.level === 'number' ? o.level : 30;
-    const msg = typeof o.msg === 'string' ? o.msg : '';
+    const full = typeof o.msg === 'string' ? o.msg : '';
+    // a shadow run's lines say so in their message ("status (SHADOW)", "fill (SHADOW: simulated)")
+    const tail = SHADOW_TAIL.exec(full);
+    const msg = tail === null ? full : full.slice(0, tail.index);
+    const shadow = tail === null ? '' : `${paint(this.color, '1;35', 'SHADOW')} `;
     if (msg === 'starting') this.learnStarting(o);
     const body =
       msg === 'status' && level === 30
-        ? this.status(o)
+        ? this.status(o, shadow)
         : (msg === 'fill' || msg === 'external fill') && typeof o.side === 'string'
-          ? this.fill(o, msg)
-          : this.generic(o, level, msg);
+          ? this.fill(o, msg, shadow)
+          : this.generic(o, level, msg, full);
     return `${this.time(o.time)} ${this.tag(level)} ${body}\n`;
   }
 
@@ -166,7 +174,7 @@ export class PrettyView {
     return q === undefined ? t.outcome : `${t.outcome} · ${q}`;
   }
 
-  private status(o: Record<string, unknown>): string {
+  private status(o: Record<string, unknown>, shadow: string): string {
     const parts: string[] = [];
     const markets = typeof o.markets === 'number' ? o.markets : undefined;
     if (markets !== undefined) parts.push(`${markets} market${markets === 1 ? '' : 's'}`);
@@ -189,10 +197,10 @@ export class PrettyView {
       const coloured = total > 0 ? paint(this.color, '32', pnl) : total < 0 ? paint(this.color, '31', pnl) : pnl;
       parts.push(`${coloured} (${detail.join(', ')})`);
     }
-    return `${paint(this.color, '1;36', 'status')}  ${parts.join(' · ')}`;
+    return `${paint(this.color, '1;36', 'status')}  ${shadow}${parts.join(' · ')}`;
   }
 
-  private fill(o: Record<string, unknown>, msg: string): string {
+  private fill(o: Record<string, unknown>, msg: string, shadow: string): string {
     const side = String(o.side);
     const sideText = paint(this.color, side === 'BUY' ? '1;32' : '1;31', side.padEnd(4));
     const token = typeof o.token === 'string' ? this.tokens.get(o.token) : undefined;
@@ -204,19 +212,19 @@ export class PrettyView {
     if (typeof o.status === 'string' && o.status !== 'MATCHED') extra.push(o.status.toLowerCase());
     if (o.backfilled === true) extra.push('backfilled');
     const label = msg === 'fill' ? paint(this.color, '1', 'fill') : msg;
-    return `${label}    ${sideText} ${what} @ ${String(o.price ?? '?')}${market !== undefined ? ` · ${this.marketName(market)}` : ''}${extra.length > 0 ? `  (${extra.join(', ')})` : ''}`;
+    return `${label}    ${shadow}${sideText} ${what} @ ${String(o.price ?? '?')}${market !== undefined ? ` · ${this.marketName(market)}` : ''}${extra.length > 0 ? `  (${extra.join(', ')})` : ''}`;
   }
 
-  private generic(o: Record<string, unknown>, level: number, msg: string): string {
+  private generic(o: Record<string, unknown>, level: number, msg: string, full: string): string {
     const head: string[] = [];
     if (typeof o.component === 'string') head.push(o.component);
     if (typeof o.market === 'string') head.push(this.marketName(o.market));
-    let text = msg;
+    let text = full;
     if (msg === 'starting' && Array.isArray(o.markets)) {
       const names = (o.markets as Array<{ market?: unknown }>).map((m) =>
         typeof m?.market === 'string' ? `"${this.marketName(m.market)}"` : '?',
       );
-      text = `starting: ${names.length} market${names.length === 1 ? '' : 's'}: ${names.join(', ')}`;
+      text = `${full}: ${names.length} market${names.length === 1 ? '' : 's'}: ${names.join(', ')}`;
     }
     const fields = Object.entries(o)
       .filter(([k]) => !HIDDEN.has(k) && !(msg === 'starting' && k === 'markets'))

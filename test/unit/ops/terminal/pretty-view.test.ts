@@ -208,6 +208,35 @@ describe('terminal view: the snapshot', () => {
   });
 });
 
+describe('terminal view: a shadow run', () => {
+  it("renders its status, fills and start as a real run's, marked SHADOW", () => {
+    const v = new PrettyView({ timeZone: 'utc' });
+    const r = (o: Record<string, unknown>) => v.render(JSON.stringify({ level: 30, time: T, ...o }));
+    expect(
+      r({ shadow: true, strategy: 'bands', markets: [{ market: M1, question: Q1 }], msg: 'starting (SHADOW)' }),
+    ).toBe(
+      '08:03:15 INFO  starting (SHADOW): 1 market: "Will Apple announce a smart home display in 2026?"  shadow=true strategy=bands\n',
+    );
+    expect(
+      r({ shadow: true, open: 2, fills: 1, positions: [], realized: '0.5', unrealized: '0', msg: 'status (SHADOW)' }),
+    ).toBe(
+      '08:03:15 INFO  status  SHADOW 2 open orders · 1 fill this session · 0 positions · PnL +0.50 USDC (trading +0.50)\n',
+    );
+    expect(
+      r({
+        market: M1,
+        side: 'SELL',
+        price: '0.4',
+        size: '3',
+        role: 'MAKER',
+        status: 'MATCHED',
+        shadow: true,
+        msg: 'fill (SHADOW: simulated)',
+      }),
+    ).toBe('08:03:15 INFO  fill    SHADOW SELL 3 @ 0.4 · Will Apple announce a smart home display in 2026?  (maker)\n');
+  });
+});
+
 describe('terminal view: colours and format', () => {
   it('colours only on a terminal, never with NO_COLOR', () => {
     expect(colorWanted(true, {})).toBe(true);

@@ -1,0 +1,257 @@
+/**
+ * `mmkit doctor`: the pre-flight check of a venue configuration (src/ops/doctor/): the same config
+ * files, environment and flags as `mmkit run`. A table of pass / warn / fail with the fix of each
+ * (or `--json`); exit 0 when nothing fails, 1 when a check fails, 3 when an API or a stream of the
+ * venue does not answer.
+ *
+ * `preflight` is what `mmkit run` calls before it trades on a venue that is not on loopback: the
+ * same checks, and a refusal to start (exit 1 or 3) that names the failed checks and their fixes.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import type { Wallet } from 'ethers';
+import type { Logger } from 'pino';
+import type { ApiCredentials } from '../api/auth.ts';
+import type { BudgetConfig } from '../api/http/budgets.ts';
+import { ConfigError } from '../core/errors.ts';
+import { parseAmount, type Micro } from '../core/units.ts';
+import type { DoctorInput } from '../ops/doctor/doctor.ts';
+import type { DoctorReport } from '../ops/doctor/check.ts';
+import type { WalletFacts } from '../ops/doctor/wallet-check.ts';
+import { action, addCommonOptions, configFrom, printJson, type CommonOptions } from './common.ts';
+import type { MmkitConfig } from './config.ts';
+import { CliError, EXIT_CODES_HELP, ExitCode } from './exit-codes.ts';
+import type { VenueUrls } from './venue.ts';
+
+/** What the doctor reads of the configuration besides what `mmkit run` already takes (RunConfig.doctor). */
+export interface DoctorSettings {
+  /** doctor.beforeRun. */
+  readonly beforeRun: boolean;
+  readonly maxClockSkewMs: number;
+  /** doctor.geoblockUrl as configured ('' = the paper exchange's, or none). */
+  readonly geoblockUrl: string;
+  readonly contracts: { readonly exchange: string; readonly negRiskExchange: string; readonly collateral: string };
+  readonly budgets: {
+    readonly enabled: boolean;
+    readonly scale: number;
+    readonly headroom: number;
+    readonly signerTier: string;
+  };
+}
+
+/** The doctor's settings of a configuration (main.ts passes them to `mmkit run` as RunConfig.doctor). */
+export function doctorSettingsOf(cfg: MmkitConfig): DoctorSettings {
+  return {
+    beforeRun: cfg.doctor.beforeRun,
+    maxClockSkewMs: cfg.doctor.maxClockSkewMs,
+    geoblockUrl: cfg.doctor.geoblockUrl,
+    contracts: { ...cfg.venue.contracts },
+    budgets: {
+      enabled: cfg.budgets.enabled,
+      scale: cfg.budgets.scale,
+      headroom: cfg.budgets.headroom,
+      signerTier: cfg.budgets.signerTier,
+    },
+  };
+}
+
+/** The geoblock URL to ask: the configured one, else the paper exchange's own route (loopback only). */
+export function geoblockUrlOf(configured: string, clobUrl: string, paper: boolean): string {
+  if (configured !== '') return configured;
+  return paper ? `${new URL(clobUrl).origin}/api/geoblock` : '';
+}
+
+/** The wallet's source facts for the report (the key itself stays in `wallet`). */
+export function walletFactsOf(wallet: Wallet, kind: 'keystore' | 'private-key' | 'paper', file?: string): WalletFacts {
+  let mode: number | undefined;
+  if (file !== undefined)
+    try {
+      mode = statSync(file).mode & 0o777;
+    } catch {
+      mode = undefined;
+    }
+  return {
+    kind,
+    address: wallet.address.toLowerCase(),
+    ...(file !== undefined ? { file } : {}),
+    ...(mode !== undefined ? { mode } : {}),
+  };
+}
+
+/** bot.risk.maxOrderSizeShares as micro-shares (undefined when unset or 0). */
+function maxOrderSizeOf(risk: Record<string, unknown>): Micro | undefined {
+  const v = risk['maxOrderSizeShares'];
+  if (typeof v !== 'number' && typeof v !== 'string') return undefined;
+  const m = parseAmount(v, 'down');
+  return m > 0 ? m : undefined;
+}
+
+/** What `preflight` reads of `mmkit run`'s configuration (a part of RunConfig, declared here: run.ts imports this module). */
+export interface PreflightConfig {
+  chainId: number;
+  keystoreFile: string;
+  markets: string[];
+  risk: Record<string, unknown>;
+  apiCredentials?: ApiCredentials;
+  apiNonce?: number;
+  protocol?: 1 | 2;
+  budgets?: BudgetConfig;
+  timeoutMs?: number;
+  doctor?: DoctorSettings;
+}
+
+/** Print the failed checks and fixes of a report for a log line / an error message. */
+function failures(r: DoctorReport): string {
+  return r.checks
+    .filter((c) => c.status === 'fail')
+    .map((c) => `${c.id}: ${c.detail}${c.fix !== undefined ? ` (fix: ${c.fix})` : ''}`)
+    .join('; ');
+}
+
+/**
+ * `mmkit run`'s pre-flight on a venue that is not on loopback: every doctor check; warnings are
+ * logged, a failure refuses the start.
+ * @throws CliError exit 1 (a check failed) or 3 (the venue did not answer), naming the checks
+ */
+export async function preflight(cfg: PreflightConfig, urls: VenueUrls, wallet: Wallet, log: Logger): Promise<void> {
+  const s = cfg.doctor;
+  if (s !== undefined && !s.beforeRun) {
+    log.warn({}, 'pre-flight checks skipped (doctor.beforeRun false)');
+    return;
+  }
+  const { runDoctor } = await import('../ops/doctor/doctor.ts');
+  const kind = cfg.keystoreFile !== '' ? 'keystore' : 'private-key';
+  const r = await runDoctor({
+    urls: { clob: urls.clob, gamma: urls.gamma, data: urls.data, ws: urls.ws, rtds: urls.rtds },
+    paper: false,
+    chainId: cfg.chainId,
+    wallet: walletFactsOf(wallet, kind, kind === 'keystore' ? cfg.keystoreFile : undefined),
+    signer: wallet,
+    credentials: cfg.apiCredentials,
+    apiNonce: cfg.apiNonce ?? 0,
+    protocol: cfg.protocol ?? 'auto',
+    contracts: s?.contracts ?? { exchange: '', negRiskExchange: '', collateral: '' },
+    markets: cfg.markets,
+    maxOrderSize: maxOrderSizeOf(cfg.risk),
+    budgets: cfg.budgets ?? {},
+    budgetFacts: s?.budgets ?? { enabled: true, scale: 1, headroom: 0, signerTier: 'auto' },
+    maxClockSkewMs: s?.maxClockSkewMs ?? 5_000,
+    geoblockUrl: geoblockUrlOf(s?.geoblockUrl ?? '', urls.clob, false),
+    timeoutMs: Math.min(cfg.timeoutMs ?? 10_000, 10_000),
+  });
+  for (const c of r.checks)
+    if (c.status === 'warn') log.warn({ check: c.id, detail: c.detail, fix: c.fix }, `pre-flight: ${c.title}`);
+  if (r.exitCode !== 0)
+    throw new CliError(
+      `pre-flight checks failed, not starting (\`mmkit doctor\` shows them all): ${failures(r)}`,
+      r.exitCode === 3 ? ExitCode.UNREACHABLE : ExitCode.FAILURE,
+    );
+  log.info({ passed: r.summary.pass, warned: r.summary.warn }, 'pre-flight checks passed');
+}
+
+export function register(program: Command): void {
+  const cmd = program
+    .command('doctor')
+    .description(
+      'pre-flight check of a venue configuration: APIs and streams, clock, auth, balances and allowances, markets, limits, geoblock, wallet',
+    );
+  addCommonOptions(cmd, { wallet: true });
+  cmd.option('--markets <ids>', 'comma-separated condition ids to check [bot.markets]');
+  cmd.addHelpText(
+    'after',
+    `
+Each check passes, warns or fails, with the fix. The same checks run before \`mmkit run\` on a
+venue that is not on loopback (doctor.beforeRun).
+
+Examples:
+  mmkit doctor --exchange-url http://127.0.0.1:8080
+  MMKIT_KEYSTORE_PASSWORD=... mmkit doctor --config config/polymarket.json
+  mmkit doctor --config config/polymarket.json --json | jq '.checks[] | select(.status != "pass")'
+
+Exit codes: 0 nothing failed (warnings allowed), 1 a check failed, 2 a usage or configuration
+error, 3 an API or a stream of the venue did not answer.
+${EXIT_CODES_HELP}`,
+  );
+  cmd.action(
+    action(async (o: CommonOptions & { markets?: string }) => {
+      const cfg = configFrom(o, {
+        'bot.markets':
+          o.markets !== undefined
+            ? o.markets
+                .split(',')
+                .map((x) => x.trim())
+                .filter(Boolean)
+            : undefined,
+      });
+      const [
+        { resolveVenue, apiCredentialsOf, budgetsOf, explicitUrls, isLoopbackUrl },
+        { resolveWallet, PAPER_WALLET_FILE },
+        { runDoctor },
+        { renderReport },
+      ] = await Promise.all([
+        import('./venue.ts'),
+        import('./wallet.ts'),
+        import('../ops/doctor/doctor.ts'),
+        import('../ops/doctor/render.ts'),
+      ]);
+      // per-API URLs (a real venue) as `mmkit run` takes them: the CLOB and the streams needed, the
+      // others checked when set; else the paper exchange the operator commands find (venue.ts)
+      const explicit = explicitUrls(cfg);
+      const venue =
+        cfg.bot.exchangeUrl === '' && explicit.clob !== undefined
+          ? (() => {
+              if (explicit.ws === undefined)
+                throw new ConfigError('venue.wsUrl', 'not set: the streams need it (with venue.clobUrl)');
+              const urls = { gamma: '', data: '', content: '', ...explicit, clob: explicit.clob, ws: explicit.ws };
+              return { urls, paper: Object.values(urls).every((u) => u === '' || isLoopbackUrl(u)) };
+            })()
+          : resolveVenue(cfg);
+      let wallet: WalletFacts;
+      let signer: Wallet | undefined;
+      try {
+        // never creates a paper wallet: `mmkit run` does, on its first start
+        const w = await resolveWallet({
+          keystoreFile: cfg.bot.keystoreFile,
+          dataDir: cfg.bot.dataDir,
+          allowPaper: venue.paper,
+          createPaper: false,
+        });
+        signer = w.wallet;
+        wallet = walletFactsOf(w.wallet, w.kind, w.file);
+      } catch (e) {
+        const none = cfg.bot.keystoreFile === '' && !process.env['MMKIT_PRIVATE_KEY'];
+        const file = join(cfg.bot.dataDir, PAPER_WALLET_FILE);
+        wallet = {
+          error: (e as Error).message,
+          ...(venue.paper && none && !existsSync(file) ? { noPaperWallet: true } : {}),
+        };
+      }
+      const { registerSecret } = await import('../core/secrets.ts');
+      const creds = apiCredentialsOf(cfg);
+      registerSecret(signer?.privateKey, creds?.apiKey, creds?.secret, creds?.passphrase);
+      const input: DoctorInput = {
+        urls: venue.urls,
+        paper: venue.paper,
+        chainId: cfg.bot.chainId,
+        wallet,
+        signer,
+        credentials: creds,
+        apiNonce: cfg.venue.apiNonce,
+        protocol: cfg.venue.protocol === 'auto' ? 'auto' : cfg.venue.protocol === '2' ? 2 : 1,
+        contracts: { ...cfg.venue.contracts },
+        markets: cfg.bot.markets,
+        maxOrderSize: maxOrderSizeOf(cfg.bot.risk as unknown as Record<string, unknown>),
+        budgets: budgetsOf(cfg),
+        budgetFacts: doctorSettingsOf(cfg).budgets,
+        maxClockSkewMs: cfg.doctor.maxClockSkewMs,
+        geoblockUrl: geoblockUrlOf(cfg.doctor.geoblockUrl, venue.urls.clob, venue.paper),
+        timeoutMs: Math.min(cfg.venue.timeoutMs, 10_000),
+      };
+      const r = await runDoctor(input);
+      if (o.json) printJson(r);
+      else process.stdout.write(renderReport(r));
+      return r.exitCode;
+    }),
+  );
+}

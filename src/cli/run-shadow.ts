@@ -1,0 +1,530 @@
+/**
+ * `mmkit run --shadow`: the daemon on a venue's LIVE books with SIMULATED fills. The strategy, the
+ * risk gate and the execution are the one wiring of the bot (src/kernel/create-trader.ts), as in
+ * `mmkit run`; only the venue differs: the shadow venue (src/venues/shadow/shadow-venue.ts) reads
+ * the venue's public market streams and fills our orders in the backtester's simulated venue (same
+ * queue and latency models as `mmkit backtest --feed`), sending nothing to the venue, signing
+ * nothing.
+ *
+ * What differs from a live run, on purpose:
+ *  - Files: everything lives in `<dataDir>/shadow/` (src/cli/shadow-dir.ts): its own lock (the data
+ *    dir's live lock, `<dataDir>/daemon.lock`, is never taken: a live daemon may trade the same data
+ *    dir meanwhile; two shadow runs of one data dir may not), its daemon.json and control.token
+ *    (`mmkit status --shadow`, `mmkit kill --shadow`), its store `mmkit.db` (`bot.storeFile` is the
+ *    live store's and is not used).
+ *  - No wallet, no API key: only public streams and public REST (markets, fee rates, books for the
+ *    market choice) are read. `bot.keystoreFile` and the secrets are ignored.
+ *  - No reconciliation with the venue's account: no position audit, no restart backfill from the
+ *    venue, no split / merge / redeem, no rewards paid (the estimate is still sampled).
+ *  - The ledger: every shadow run starts a fresh simulated account (`shadow.collateral`), so it has
+ *    a ledger epoch of its own (venue `shadow:<venue>`, address `shadow@<start time, unix ms>`): its fills
+ *    never mix with a live run's, nor with another shadow run's.
+ *  - SHADOW is said everywhere: the log, the status page and /api/status (`mode: "shadow"`),
+ *    /metrics (`mmkit_info{mode="shadow"}`), `mmkit status` and the summary (`mode: "shadow"`).
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { ClobClient } from '../api/clob.ts';
+import { createTransport } from '../api/http/transport.ts';
+import { LiveClock } from '../core/clock.ts';
+import { fillLogFields } from '../core/events.ts';
+import { ConfigError } from '../core/errors.ts';
+import type { TokenId } from '../core/ids.ts';
+import { formatAmount, formatPrice, type Micro } from '../core/units.ts';
+import type { MarketInfo } from '../core/venue.ts';
+import { backfillFills } from '../engine/restart.ts';
+import { REWARD_SAMPLE_MS } from '../engine/reward-tracker.ts';
+import { createTrader } from '../kernel/create-trader.ts';
+import { removeControlToken, removeDaemonFile } from '../ops/daemon-file.ts';
+import { acquireDaemonLock, DaemonLockedError, type DaemonLock } from '../ops/daemon-lock.ts';
+import { MMKIT_VERSION, startOps } from '../ops/daemon-ops.ts';
+import { componentLogger } from '../ops/logger.ts';
+import { riskMark } from '../risk/marks.ts';
+import { resolveRiskLimits } from '../risk/limits.ts';
+import { openStore } from '../store/store.ts';
+import type { StoreSummary } from '../store/store-types.ts';
+import { loadStrategy } from '../strategy/loader.ts';
+import { resolveParams } from '../strategy/params.ts';
+import { toMarketInfo } from '../venues/live/live-mappers.ts';
+import { createShadowVenue, SHADOW_ADDRESS } from '../venues/shadow/shadow-venue.ts';
+import type { SimVenueStats } from '../venues/sim/sim-venue.ts';
+import { CliError, ExitCode } from './exit-codes.ts';
+import { pickMarkets, type LedgerFigures, type RunConfig, type RunSummary } from './run.ts';
+import { describeStop, type RunStop } from './run-stop.ts';
+import { shadowDataDir } from './shadow-dir.ts';
+import { watchStopSignals, type StopSignals } from './stop-signals.ts';
+import { urlsFromBase, type VenueUrls } from './venue.ts';
+
+/** The simulated venue of a shadow run (`shadow.*`). */
+export interface ShadowConfig {
+  readonly queue: 'risk-averse' | 'probabilistic';
+  /** One-way latency of orders, cancels and their answers, ms (as `mmkit backtest --latency-ms`). */
+  readonly latencyMs: number;
+  /** Starting collateral of the simulated account, micro. */
+  readonly collateral: number;
+  readonly seed: number;
+}
+
+/** What a shadow run reports at exit: a run's summary, marked shadow, with the simulated venue's counters. */
+export interface ShadowRunSummary extends RunSummary {
+  readonly mode: 'shadow';
+  /** Orders sent to the venue: always 0 (the figures above are the simulated venue's). */
+  readonly sentToVenue: 0;
+  readonly simulated: {
+    readonly queue: 'risk-averse' | 'probabilistic';
+    readonly latencyMs: number;
+    readonly seed: number;
+    /** Live market frames the simulated venue ingested, and the market channel's connects / disconnects. */
+    readonly frames: number;
+    readonly connects: number;
+    readonly disconnects: number;
+    /** The simulated venue's own counts (orders accepted, rejected, fills as maker / taker). */
+    readonly ordersPlaced: number;
+    readonly ordersRejected: number;
+    readonly makerFills: number;
+    readonly takerFills: number;
+    /** The simulated account at exit: collateral (decimal USDC). */
+    readonly collateral: string;
+  };
+}
+
+/** How long the start waits for the market channel before it goes on (the books then fill as frames come). */
+const CONNECT_WAIT_MS = 15_000;
+
+/**
+ * Runs a shadow daemon until a signal, the duration or the kill switch (see the module comment).
+ * @throws CliError (exit 2) when another shadow run holds `<dataDir>/shadow`; ConfigError on bad
+ *   configuration (no venue to shadow, no market); the API's errors when the venue cannot be read
+ */
+export async function runShadow(
+  cfg: RunConfig,
+  shadow: ShadowConfig,
+  log: Logger,
+  signal?: AbortSignal,
+  stops?: StopSignals,
+): Promise<ShadowRunSummary> {
+  const dir = shadowDataDir(cfg.dataDir);
+  mkdirSync(dir, { recursive: true });
+  let lock: DaemonLock;
+  try {
+    lock = await acquireDaemonLock(dir, { warn: (fields, msg) => log.warn(fields, msg) });
+  } catch (e) {
+    if (e instanceof DaemonLockedError)
+      throw new CliError(`a shadow run holds ${dir}: ${e.message}`, ExitCode.USAGE, 'LOCKED', { cause: e });
+    throw e;
+  }
+  const sigs = stops ?? watchStopSignals();
+  sigs.first.then((s) => log.info({ signal: s }, `${s}: stopping`));
+  sigs.onRepeat((s) => log.warn({ signal: s }, 'already stopping: waiting for the orderly shutdown to finish'));
+  try {
+    return await runShadowLocked(cfg, shadow, dir, log, lock, sigs, signal);
+  } finally {
+    if (stops === undefined) sigs.dispose();
+    removeDaemonFile(dir);
+    removeControlToken(dir);
+    lock.release();
+  }
+}
+
+/**
+ * The venue's URLs: `bot.exchangeUrl` (with `venue.*Url` over it), or `venue.clobUrl` + `venue.wsUrl`.
+ * @throws ConfigError when neither names a venue (a shadow run needs one: it starts no exchange)
+ */
+export function shadowUrls(cfg: Pick<RunConfig, 'exchangeUrl' | 'urls'>): VenueUrls {
+  const given = cfg.urls ?? {};
+  if (cfg.exchangeUrl) return { ...urlsFromBase(cfg.exchangeUrl), ...given };
+  if (given.clob && given.ws) return { gamma: '', data: '', content: '', ...given, clob: given.clob, ws: given.ws };
+  throw new ConfigError(
+    'bot.exchangeUrl',
+    'shadow mode needs a venue to shadow: --exchange-url of a running paper exchange, or venue.clobUrl and venue.wsUrl (e.g. --config config/polymarket.json)',
+  );
+}
+
+/** The ledger figures of a store summary, in decimal units (as `mmkit run` reports them). */
+function ledgerFigures(f: StoreSummary): LedgerFigures {
+  return {
+    ordersPlaced: f.ordersPlaced,
+    ordersCancelled: f.ordersCancelled,
+    ordersRejected: f.ordersRejected,
+    fills: f.fills,
+    externalFills: f.externalFills,
+    volume: formatAmount(f.volume),
+    notional: formatAmount(f.notional),
+    fees: formatAmount(f.fees),
+    adjustments: f.adjustments,
+    operations: f.operations,
+    rewards: {
+      paid: formatAmount(f.rewardsPaid),
+      estimated: formatAmount(f.rewardsEstimated),
+      total: formatAmount(f.rewardsPaid + f.rewardsEstimated),
+    },
+  };
+}
+
+async function runShadowLocked(
+  cfg: RunConfig,
+  sh: ShadowConfig,
+  dir: string,
+  log: Logger,
+  lock: DaemonLock,
+  stops: StopSignals,
+  signal?: AbortSignal,
+): Promise<ShadowRunSummary> {
+  const clock = new LiveClock();
+  const def = await loadStrategy(cfg.strategy);
+  const params = resolveParams(def.params, cfg.params);
+  const limits = resolveRiskLimits(cfg.risk);
+  if (!Number.isSafeInteger(sh.collateral) || sh.collateral < 0)
+    throw new ConfigError('shadow.collateral', `must be a non-negative amount, got ${String(sh.collateral)}`);
+  if (!Number.isFinite(sh.latencyMs) || sh.latencyMs < 0)
+    throw new ConfigError('shadow.latencyMs', `must be a number >= 0, got ${String(sh.latencyMs)}`);
+  const urls = shadowUrls(cfg);
+  const ops = await startOps({
+    clock,
+    log,
+    ...(cfg.ops ? { http: cfg.ops } : {}),
+    dataDir: dir,
+    version: MMKIT_VERSION,
+    mode: 'shadow',
+  });
+  if (ops.url !== undefined) lock.setStatusUrl(ops.url);
+  const venueBase = urls.clob.replace(/\/clob$/, '');
+  log.warn(
+    { venue: venueBase, queue: sh.queue, latencyMs: sh.latencyMs },
+    'SHADOW mode: live books, simulated fills; no order is sent to the venue',
+  );
+  // public REST only (no signer, no key): the markets, their fee rates, books for the choice
+  const transport = createTransport({
+    urls: { clob: urls.clob, ...(urls.gamma ? { gamma: urls.gamma } : {}) },
+    clock,
+    budgets: ops.budgets(cfg.budgets ?? {}),
+    ...(cfg.timeoutMs !== undefined ? { timeoutMs: cfg.timeoutMs } : {}),
+  });
+  let closeTransport = true;
+  try {
+    const clob = new ClobClient(transport);
+    const world = (await clob.world())?.worldId ?? null;
+    const listed: MarketInfo[] = [];
+    for await (const m of clob.marketsAll()) {
+      const info = toMarketInfo(m, 0);
+      if (info !== undefined) listed.push(info);
+    }
+    const all = [...listed.filter((m) => m.active), ...listed.filter((m) => !m.active)];
+    const picked = await pickMarkets({ clob }, all, cfg, clock.now(), def, params as Record<string, unknown>, log);
+    if (picked.length === 0)
+      throw new ConfigError(
+        'bot.markets',
+        cfg.markets.length > 0
+          ? 'no market to trade'
+          : `no market to trade: the strategy ${def.name} chose none of the ${all.length} listed (filters: bot.marketFilters)`,
+      );
+    // the taker fee the simulated venue charges: the market's rate, as the live venue signs it
+    const markets: MarketInfo[] = [];
+    for (const m of picked) {
+      try {
+        markets.push({ ...m, feeRateBps: await clob.feeRate(m.tokens[0].tokenId) });
+      } catch (err) {
+        log.warn(
+          { market: m.market, err: (err as Error).message },
+          'fee rate lookup failed: taker fees simulated at 0',
+        );
+        markets.push(m);
+      }
+    }
+    const startedAt = clock.now();
+    const one = { kind: 'constant' as const, ms: sh.latencyMs };
+    const shadowVenue = createShadowVenue({
+      urls: { ws: urls.ws, ...(urls.rtds ? { rtds: urls.rtds } : {}) },
+      clock,
+      markets,
+      queue: sh.queue,
+      latency: { entry: one, cancel: one, response: one },
+      seed: sh.seed,
+      collateral: sh.collateral as Micro,
+      venueName: `${urls.clob.replace(/\/+$/, '')}#${cfg.chainId}`,
+      world,
+      account: `${SHADOW_ADDRESS}@${startedAt}`,
+      ...(cfg.marketSilenceMs !== undefined ? { silenceMs: cfg.marketSilenceMs } : {}),
+      logger: log.child({ component: 'venue' }),
+    });
+    const venue = ops.instrument(shadowVenue);
+    try {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const up = await Promise.race([
+        shadowVenue.connected().then(() => true),
+        new Promise<false>((r) => (timer = setTimeout(() => r(false), CONNECT_WAIT_MS))),
+      ]).finally(() => clearTimeout(timer));
+      if (!up)
+        log.warn(
+          { waitedMs: CONNECT_WAIT_MS },
+          'the market channel is not connected yet: quoting starts with the first books',
+        );
+      return await trade(
+        cfg,
+        sh,
+        dir,
+        log,
+        ops,
+        clock,
+        shadowVenue,
+        venue,
+        markets,
+        def,
+        params,
+        limits,
+        stops,
+        signal,
+        {
+          transport,
+          startedAt,
+          venueBase,
+        },
+      ).then((r) => {
+        closeTransport = false;
+        return r;
+      });
+    } finally {
+      await shadowVenue.close();
+    }
+  } finally {
+    if (closeTransport) {
+      await transport.close();
+      await ops.close();
+    }
+  }
+}
+
+type Ops = Awaited<ReturnType<typeof startOps>>;
+type ShadowVenueT = ReturnType<typeof createShadowVenue>;
+
+/** The kernel on the shadow venue, its run and its orderly stop; the summary. */
+async function trade(
+  cfg: RunConfig,
+  sh: ShadowConfig,
+  dir: string,
+  log: Logger,
+  ops: Ops,
+  clock: LiveClock,
+  shadowVenue: ShadowVenueT,
+  venue: ShadowVenueT,
+  markets: readonly MarketInfo[],
+  def: Awaited<ReturnType<typeof loadStrategy>>,
+  params: Readonly<Record<string, unknown>>,
+  limits: ReturnType<typeof resolveRiskLimits>,
+  stops: StopSignals,
+  signal: AbortSignal | undefined,
+  x: { transport: { close(): Promise<void> | void }; startedAt: number; venueBase: string },
+): Promise<ShadowRunSummary> {
+  const store = openStore(join(dir, 'mmkit.db'));
+  const identity = await venue.identity();
+  const epoch = store.openEpoch(identity, clock.now());
+  log.info(
+    { epoch: epoch.epoch.id, venue: epoch.epoch.venue, world: epoch.epoch.world, address: epoch.epoch.address },
+    'a new shadow ledger epoch (a fresh simulated account)',
+  );
+  const session = store.beginSession(clock.now());
+  const realizedAtStart = store.pnl(new Map()).realized;
+  log.info(
+    {
+      shadow: true,
+      strategy: def.name,
+      markets: markets.map((m) => ({ market: m.market, question: m.question })),
+    },
+    'starting (SHADOW)',
+  );
+  const marketLogs = new Map<string, Logger>();
+  const marketLog = (component: string, market: string): Logger => {
+    const k = `${component}|${market}`;
+    let l = marketLogs.get(k);
+    if (l === undefined) marketLogs.set(k, (l = componentLogger(log, component, market)));
+    return l;
+  };
+  let fills = 0;
+  const trader = createTrader({
+    venue,
+    clock,
+    store,
+    strategy: def,
+    params,
+    markets,
+    limits,
+    log,
+    marketLog,
+    strategyLog: log.child({ component: 'strategy', strategy: def.name }),
+    tolerance: cfg.tolerance,
+    restartPolicy: 'cancel',
+    foreignOrders: 'leave',
+    postOnly: cfg.postOnly ?? true,
+    rewards: { sampleMs: cfg.rewards?.sampleMs ?? REWARD_SAMPLE_MS },
+    // no positionAudit (no account at the venue: the simulated venue is the ledger) and no
+    // collateral housekeeping (no relayer)
+    hooks: {
+      onQuoteSet: (d) => ops.quoteSet(d),
+      onFill: (f, change) => {
+        if (change !== 'new') return;
+        fills++;
+        ops.fill(f);
+        marketLog('executor', f.market).info({ ...fillLogFields(f), shadow: true }, 'fill (SHADOW: simulated)');
+      },
+    },
+  });
+  const { engine, executor, tracker, heartbeat, kill } = trader;
+  ops.attach({
+    engine,
+    store,
+    tracker,
+    executor,
+    heartbeat,
+    kill,
+    markets,
+    strategy: { name: def.name, params: params as Record<string, unknown> },
+    address: identity.address,
+    venueUrl: x.venueBase,
+    rewards: trader.rewards,
+  });
+  const stopped = new Promise<RunStop>((res) => {
+    stops.first.then((s) => res({ kind: 'signal', signal: s }));
+    if (signal?.aborted) res({ kind: 'abort' });
+    signal?.addEventListener('abort', () => res({ kind: 'abort' }));
+    kill.onTrip((t) => res({ kind: 'killSwitch', trigger: t.trigger, message: t.message }));
+    if (cfg.durationMs > 0) setTimeout(() => res({ kind: 'duration' }), cfg.durationMs).unref();
+  });
+  ops.lifecycle('reconciling');
+  const runStartMs = clock.now();
+  await trader.start();
+  ops.lifecycle('running');
+  trader.startHeartbeat();
+  const marksNow = (): Map<TokenId, number> => {
+    const marks = new Map<TokenId, number>();
+    for (const m of markets)
+      for (const t of m.tokens) {
+        const b = engine.state.book(t.tokenId);
+        if (b?.mid != null) marks.set(t.tokenId, Math.round(b.mid));
+      }
+    return marks;
+  };
+  const lastMid = new Map<TokenId, number>();
+  const status = setInterval(() => {
+    const marks = marksNow();
+    for (const [t, p] of marks) lastMid.set(t, p);
+    const pnl = store.pnl(marks);
+    const riskMarks = new Map(marks);
+    for (const p of store.positions()) {
+      if (p.size === 0 || riskMarks.has(p.tokenId)) continue;
+      const b = engine.state.book(p.tokenId);
+      if (b === undefined || b === null) continue;
+      const mk = riskMark(p.size, b, lastMid.get(p.tokenId));
+      if (mk !== undefined) riskMarks.set(p.tokenId, mk);
+    }
+    const risk = riskMarks.size === marks.size ? pnl : store.pnl(riskMarks);
+    kill.recordPnl(risk.realized - risk.fees, risk.unrealized);
+    log.info(
+      {
+        shadow: true,
+        open: tracker.liveOrders().length,
+        fills,
+        positions: store
+          .positions()
+          .filter((p) => p.size !== 0)
+          .map((p) => ({ token: String(p.tokenId).slice(0, 10), size: formatAmount(p.size) })),
+        realized: formatAmount(pnl.realized),
+        unrealized: formatAmount(pnl.unrealized),
+      },
+      'status (SHADOW)',
+    );
+  }, cfg.statusIntervalMs);
+  status.unref();
+  const stop = await stopped;
+  const reason = describeStop(stop);
+
+  log.info({ reason }, 'stopping: cancelling all (simulated) orders');
+  ops.lifecycle('stopping');
+  clearInterval(status);
+  await trader.stop();
+  await trader.cancelAll('shutdown');
+  const flat = await trader.verifyFlat(5000);
+  ops.flattened(flat, reason);
+  // fills the simulated venue made while the engine was stopping (its user events had no subscriber):
+  // each stored once, as the daemon backfills the venue's trade history
+  const { fresh } = await backfillFills(venue, runStartMs, (f) => executor.onVenueFill(f) === 'new');
+  for (const f of fresh) {
+    if (executor.fillSource(f.orderId) === 'bot') fills++;
+    marketLog('executor', f.market).info(
+      { ...fillLogFields(f), shadow: true, backfilled: true },
+      'fill (SHADOW: simulated)',
+    );
+  }
+  await trader.close();
+  const marks = marksNow();
+  const pnl = store.pnl(marks);
+  store.endSession(session, clock.now());
+  const sessionFigures = store.summary({ scope: 'session' });
+  const epochFigures = store.summary({ scope: 'epoch' });
+  const positionsAtExit = store
+    .positions()
+    .filter((p) => p.size !== 0)
+    .map((p) => ({
+      market: p.market,
+      tokenId: p.tokenId,
+      size: formatAmount(p.size),
+      avgPrice: formatPrice(p.avgPrice),
+      mark: marks.has(p.tokenId) ? formatPrice(marks.get(p.tokenId)!) : null,
+    }));
+  for (const p of positionsAtExit) log.info({ ...p, shadow: true }, 'position at exit (SHADOW)');
+  store.close();
+  const stats: SimVenueStats = shadowVenue.stats;
+  const frames = shadowVenue.frames();
+  const account = shadowVenue.account();
+  await venue.close();
+  await x.transport.close();
+  await ops.close();
+  const noOrdersLeft = flat.flat;
+  return {
+    mode: 'shadow',
+    sentToVenue: 0,
+    simulated: {
+      queue: sh.queue,
+      latencyMs: sh.latencyMs,
+      seed: sh.seed,
+      frames: frames.frames.m,
+      connects: frames.connects.m,
+      disconnects: frames.disconnects.m,
+      ordersPlaced: stats.ordersPlaced,
+      ordersRejected: stats.ordersRejected,
+      makerFills: stats.makerFills,
+      takerFills: stats.takerFills,
+      collateral: formatAmount(account.collateral),
+    },
+    ordersPlaced: sessionFigures.ordersPlaced,
+    ordersCancelled: sessionFigures.ordersCancelled,
+    ordersRejected: sessionFigures.ordersRejected,
+    fills: sessionFigures.fills,
+    volume: formatAmount(sessionFigures.volume),
+    notional: formatAmount(sessionFigures.notional),
+    realizedPnl: formatAmount(pnl.realized - realizedAtStart),
+    unrealizedPnl: formatAmount(pnl.unrealized),
+    session: {
+      ...ledgerFigures(sessionFigures),
+      since: new Date(runStartMs).toISOString(),
+      realizedPnl: formatAmount(pnl.realized - realizedAtStart),
+    },
+    epoch: {
+      ...ledgerFigures(epochFigures),
+      id: epoch.epoch.id,
+      venue: epoch.epoch.venue,
+      world: epoch.epoch.world,
+      since: new Date(epoch.epoch.startedAt).toISOString(),
+      realizedPnl: formatAmount(pnl.realized),
+      unrealizedPnl: formatAmount(pnl.unrealized),
+      tradingPnl: formatAmount(pnl.realized + pnl.unrealized),
+      totalPnl: formatAmount(pnl.total + epochFigures.rewardsPaid + epochFigures.rewardsEstimated),
+      unmarked: pnl.unmarked.length,
+    },
+    positionsAtExit,
+    noOrdersLeft,
+    openOrdersAtExit: noOrdersLeft ? 0 : flat.open.length > 0 ? flat.open.length : -1,
+    reason,
+    stop,
+  };
+}

@@ -1,0 +1,160 @@
+/**
+ * The account's side: L1 authentication (the wallet signs; the API key derived), L2 authentication
+ * (the API key, secret and passphrase in use; whose key it is), the closed-only status, and the
+ * collateral balance and allowances to each exchange contract.
+ */
+import { z } from 'zod';
+import { deriveApiKey, type ApiCredentials } from '../../api/auth.ts';
+import type { ClobClient } from '../../api/clob.ts';
+import type { HttpTransport } from '../../api/http/transport.ts';
+import { balanceAllowanceSchema } from '../../api/schemas/clob.ts';
+import { parseRawAmount } from '../../core/units.ts';
+import { allowanceChecks } from './allowance-check.ts';
+import { fail, pass, warn, type Check } from './check.ts';
+import type { ExchangeContracts } from './contracts.ts';
+import { isAuth, isUnreachable, messageOf } from './errors.ts';
+
+/** The key id shown: its first 8 characters (never the secret or passphrase). */
+const maskKey = (k: string) => `${k.slice(0, 8)}…`;
+
+/**
+ * `auth.l1`: GET /auth/derive-api-key signed by the wallet (EIP-712 ClobAuth over bot.chainId).
+ * Returns the derived credentials for the L2 check when none were configured.
+ */
+export async function l1Check(
+  transport: HttpTransport,
+  o: { nonce: number; chainId: number; address: string; configured: ApiCredentials | undefined },
+): Promise<{ check: Check; derived: ApiCredentials | undefined }> {
+  const id = 'auth.l1';
+  const title = 'L1 authentication (wallet signature)';
+  try {
+    const d = await deriveApiKey(transport, { nonce: o.nonce });
+    const same = o.configured === undefined || o.configured.apiKey === d.apiKey;
+    return {
+      check: same
+        ? pass(id, title, `${o.address} signed; API key ${maskKey(d.apiKey)} derived (nonce ${o.nonce})`)
+        : warn(
+            id,
+            title,
+            `${o.address} signed, but MMKIT_API_KEY is not its nonce-${o.nonce} key ${maskKey(d.apiKey)} (a key created with another nonce?)`,
+            'set venue.apiNonce to the nonce the key was created with, or unset MMKIT_API_* to use the derived key',
+          ),
+      derived: d,
+    };
+  } catch (e) {
+    if (isAuth(e))
+      return {
+        check: fail(
+          id,
+          title,
+          `the venue refused the wallet's L1 signature: ${messageOf(e)}`,
+          `check bot.chainId (${o.chainId}; the public service: 137) and this machine's clock`,
+        ),
+        derived: undefined,
+      };
+    return {
+      check: (isUnreachable(e) ? fail : warn)(
+        id,
+        title,
+        `GET /auth/derive-api-key: ${messageOf(e)}`,
+        isUnreachable(e)
+          ? 'retry when the venue answers'
+          : `no API key for nonce ${o.nonce} yet? Create it once: \`mmkit keys create\``,
+        ...(isUnreachable(e) ? [true] : []),
+      ),
+      derived: undefined,
+    };
+  }
+}
+
+/** `auth.l2`: GET /auth/api-key with the credentials in use; the key must be the wallet's. */
+export async function l2Check(
+  clob: ClobClient,
+  o: { source: 'environment' | 'derived'; apiKey: string; address: string },
+): Promise<Check> {
+  const id = 'auth.l2';
+  const title = 'L2 authentication (API key, secret, passphrase)';
+  try {
+    const info = await clob.getApiKey();
+    if (info.address !== undefined && info.address.toLowerCase() !== o.address.toLowerCase())
+      return fail(
+        id,
+        title,
+        `API key ${maskKey(o.apiKey)} belongs to ${info.address}, not to the wallet ${o.address}`,
+        'use the API key of this wallet: unset MMKIT_API_* (derived from the wallet) or `mmkit keys derive --show-secret`',
+      );
+    return pass(id, title, `API key ${maskKey(o.apiKey)} (${o.source}) of ${o.address} accepted`);
+  } catch (e) {
+    if (isAuth(e))
+      return fail(
+        id,
+        title,
+        `the venue refused API key ${maskKey(o.apiKey)} (${o.source}): ${messageOf(e)}`,
+        o.source === 'environment'
+          ? 'MMKIT_API_KEY, MMKIT_API_SECRET and MMKIT_API_PASSPHRASE must be one key set of this wallet (a wrong passphrase or secret is refused): `mmkit keys derive --show-secret` prints them'
+          : "the derived key was refused: check the wallet and this machine's clock",
+      );
+    return fail(id, title, `GET /auth/api-key: ${messageOf(e)}`, 'retry when the venue answers', isUnreachable(e));
+  }
+}
+
+const closedOnlySchema = z.object({ closed_only: z.boolean() });
+
+/** `closed-only`: GET /auth/ban-status/closed-only: a restricted account may only close positions. */
+export async function closedOnlyCheck(transport: HttpTransport): Promise<Check> {
+  const id = 'closed-only';
+  const title = 'closed-only status';
+  try {
+    const r = await transport.request(
+      { api: 'clob', method: 'GET', path: '/auth/ban-status/closed-only', auth: 'l2', idempotent: true },
+      closedOnlySchema,
+    );
+    return r.closed_only
+      ? fail(
+          id,
+          title,
+          'the account is in closed-only mode: the venue refuses orders that open positions',
+          'the venue restricted the account: see its support; a market maker cannot run so',
+        )
+      : pass(id, title, 'the account may open positions');
+  } catch (e) {
+    return (isUnreachable(e) ? fail : warn)(
+      id,
+      title,
+      `GET /auth/ban-status/closed-only: ${messageOf(e)}`,
+      'retry when the venue answers',
+      ...(isUnreachable(e) ? [true] : []),
+    );
+  }
+}
+
+/** `balance`, `allowance.exchange`, `allowance.negRiskExchange`: GET /balance-allowance (COLLATERAL). */
+export async function balanceChecks(transport: HttpTransport, contracts: ExchangeContracts): Promise<Check[]> {
+  try {
+    const r = await transport.request(
+      {
+        api: 'clob',
+        method: 'GET',
+        path: '/balance-allowance',
+        auth: 'l2',
+        idempotent: true,
+        query: { asset_type: 'COLLATERAL' },
+      },
+      balanceAllowanceSchema,
+    );
+    return allowanceChecks(
+      { balance: parseRawAmount(r.balance), allowance: r.allowance, allowances: r.allowances },
+      contracts,
+    );
+  } catch (e) {
+    return [
+      fail(
+        'allowance.exchange',
+        'balances and allowances',
+        `GET /balance-allowance: ${messageOf(e)}`,
+        isUnreachable(e) ? 'retry when the venue answers' : 'the L2 check above says why',
+        isUnreachable(e),
+      ),
+    ];
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * The doctor's report for people: one line per check (status, id, what was found), the fix under
+ * each warn or fail, and a summary line that says what the exit code means.
+ */
+import type { DoctorReport } from './check.ts';
+
+const LABEL = { pass: 'PASS', warn: 'WARN', fail: 'FAIL' } as const;
+
+export function renderReport(r: DoctorReport): string {
+  const width = Math.max(...r.checks.map((c) => c.id.length), 5);
+  const lines = [`mmkit doctor: ${r.venue}${r.paper ? ' (paper exchange)' : ''}`, ''];
+  for (const c of r.checks) {
+    lines.push(`${LABEL[c.status]}  ${c.id.padEnd(width)}  ${c.title}: ${c.detail}`);
+    if (c.status !== 'pass' && c.fix !== undefined) lines.push(`${' '.repeat(6 + width)}  fix: ${c.fix}`);
+  }
+  const { pass, warn, fail } = r.summary;
+  const failed = r.checks
+    .filter((c) => c.status === 'fail')
+    .map((c) => c.id)
+    .join(', ');
+  const verdict =
+    r.exitCode === 3
+      ? `the venue did not answer: ${failed} (exit 3)`
+      : r.exitCode === 1
+        ? `failed: ${failed} (exit 1)`
+        : warn > 0
+          ? 'ready, with warnings'
+          : 'ready';
+  lines.push('', `${pass} passed, ${warn} warned, ${fail} failed: ${verdict}`);
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,59 @@
+/**
+ * The wallet check: where the signing key comes from (an encrypted keystore, the environment, the
+ * paper wallet of the data dir) and whether its file is readable by others.
+ */
+import { fail, pass, warn, type Check } from './check.ts';
+
+/** Where the wallet came from (src/cli/wallet.ts resolves it), or why it could not be loaded. */
+export type WalletFacts =
+  | {
+      readonly kind: 'keystore' | 'private-key' | 'paper';
+      readonly address: string;
+      readonly file?: string;
+      /** The file's permission bits (stat mode & 0o777), when it has a file. */
+      readonly mode?: number;
+    }
+  /** `noPaperWallet`: a paper venue whose data dir has no paper wallet yet (`mmkit run` creates it). */
+  | { readonly error: string; readonly noPaperWallet?: boolean };
+
+const ID = 'wallet';
+const TITLE = 'wallet source and key file';
+
+/**
+ * Judge the wallet: unloadable is a fail; a key file that group or others can read is a warn (the
+ * keystore is encrypted, the paper key is play money), as is a key in the environment of a real
+ * venue's process (any process of the user may read it: prefer the keystore).
+ */
+export function walletCheck(w: WalletFacts, paper: boolean): Check {
+  if ('error' in w && w.noPaperWallet === true)
+    return warn(
+      ID,
+      TITLE,
+      `no paper wallet yet: ${w.error}`,
+      '`mmkit run` creates one on its first start (or pass --data-dir)',
+    );
+  if ('error' in w)
+    return fail(
+      ID,
+      TITLE,
+      `no usable wallet: ${w.error}`,
+      'import the key once with `mmkit keys import` (an encrypted keystore), then set bot.keystoreFile and MMKIT_KEYSTORE_PASSWORD',
+    );
+  const mode = w.mode === undefined ? '' : ` (mode ${(w.mode & 0o777).toString(8).padStart(3, '0')})`;
+  if (w.file !== undefined && w.mode !== undefined && (w.mode & 0o077) !== 0)
+    return warn(
+      ID,
+      TITLE,
+      `${w.kind} ${w.file} of ${w.address} is readable by group or others${mode}`,
+      `chmod 600 ${w.file}`,
+    );
+  if (w.kind === 'private-key' && !paper)
+    return warn(
+      ID,
+      TITLE,
+      `the private key of ${w.address} comes from MMKIT_PRIVATE_KEY (the environment)`,
+      'prefer an encrypted keystore: `mmkit keys import`, then bot.keystoreFile with MMKIT_KEYSTORE_PASSWORD',
+    );
+  const where = w.kind === 'private-key' ? 'MMKIT_PRIVATE_KEY' : `${w.kind} ${w.file ?? ''}`.trim();
+  return pass(ID, TITLE, `${w.address} from ${where}${mode}`);
+}

@@ -1,0 +1,145 @@
+/**
+ * `mmkit doctor` against a real paper exchange: everything passes on a healthy one, and each
+ * failure the issue names is reported by its check, with the documented exit code: an unreachable
+ * stream (3), a venue clock beyond the limit (1), a wrong API passphrase (1), a zero allowance (1).
+ * The failures are made with the exchange's admin routes (clock offset, allowances, faults) or a
+ * dead stream URL.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Admin, BotHarness } from './support/bot-harness.ts';
+import { runMmkit } from './support/cli.ts';
+
+interface Report {
+  exitCode: number;
+  summary: { pass: number; warn: number; fail: number };
+  checks: { id: string; status: 'pass' | 'warn' | 'fail'; detail: string; fix?: string; unreachable?: boolean }[];
+}
+
+const TOKEN = 'doctor-admin';
+const h = new BotHarness();
+let base: string;
+let dir: string;
+let address: string;
+let admin: Admin;
+
+beforeAll(async () => {
+  ({ base } = await h.exchange(31, { adminToken: TOKEN }));
+  ({ dir, address } = h.dataDir());
+  admin = new Admin(base, TOKEN);
+});
+afterAll(() => h.close());
+afterEach(async () => {
+  await admin.call('POST', '/clock', { offset_ms: 0 });
+  await admin.call('DELETE', '/allowances');
+  await admin.clearFaults();
+});
+
+async function doctor(env: Record<string, string> = {}, extra: string[] = []) {
+  const r = await runMmkit(['doctor', '--json', '--exchange-url', base, '--data-dir', dir, ...extra], { env });
+  const report = JSON.parse(r.out) as Report;
+  return {
+    code: r.code,
+    report,
+    err: r.err,
+    failed: report.checks.filter((c) => c.status === 'fail').map((c) => c.id),
+  };
+}
+
+describe('mmkit doctor', () => {
+  it('passes every check against a healthy paper exchange (exit 0), and prints a table', async () => {
+    const { code, report, err } = await doctor();
+    expect(code, err).toBe(0);
+    expect(report.summary.fail).toBe(0);
+    expect(report.checks.filter((c) => c.status !== 'pass')).toEqual([]);
+    const ids = report.checks.map((c) => c.id);
+    for (const id of [
+      'api.clob',
+      'api.gamma',
+      'api.data',
+      'clock',
+      'protocol',
+      'markets',
+      'geoblock',
+      'contracts',
+      'auth.l1',
+      'auth.l2',
+      'closed-only',
+      'balance',
+      'allowance.exchange',
+      'allowance.negRiskExchange',
+      'stream.market',
+      'stream.user',
+      'stream.rtds',
+      'wallet',
+      'rate-limits',
+    ])
+      expect(ids).toContain(id);
+    const table = await runMmkit(['doctor', '--exchange-url', base, '--data-dir', dir]);
+    expect(table.code, table.err).toBe(0);
+    expect(table.out).toMatch(/^PASS {2}stream\.user /m);
+    expect(table.out).toMatch(/19 passed, 0 warned, 0 failed: ready/);
+  });
+
+  it('an unreachable stream: its check fails as unreachable, exit 3', async () => {
+    // the market channel drops every connection
+    await admin.addFault({ stream: 'market', drop: true });
+    const dropped = await doctor();
+    expect(dropped.code, dropped.err).toBe(3);
+    expect(dropped.failed).toEqual(['stream.market']);
+    expect(dropped.report.checks.find((c) => c.id === 'stream.market')).toMatchObject({ unreachable: true });
+    await admin.clearFaults();
+    // nothing listens at the configured stream URL
+    const dead = await doctor({ MMKIT_WS_URL: 'ws://127.0.0.1:1' });
+    expect(dead.code, dead.err).toBe(3);
+    expect(dead.failed).toEqual(['stream.market', 'stream.user', 'stream.rtds']);
+  });
+
+  it('a venue clock beyond the limit: the clock check fails, exit 1; within it, passes', async () => {
+    await admin.call('POST', '/clock', { offset_ms: 60_000 });
+    const r = await doctor();
+    expect(r.code, r.err).toBe(1);
+    expect(r.failed).toEqual(['clock']);
+    expect(r.report.checks.find((c) => c.id === 'clock')?.detail).toMatch(/ahead of ours/);
+    // the limit is doctor.maxClockSkewMs
+    const lenient = await doctor({ MMKIT_DOCTOR_MAX_CLOCK_SKEW_MS: '120000' });
+    expect(lenient.code, lenient.err).toBe(0);
+  });
+
+  it('a wrong API passphrase: L2 authentication fails (and the user stream refuses it), exit 1', async () => {
+    const keys = await runMmkit([
+      'keys',
+      'derive',
+      '--show-secret',
+      '--json',
+      '--exchange-url',
+      base,
+      '--data-dir',
+      dir,
+    ]);
+    expect(keys.code, keys.err).toBe(0);
+    const k = JSON.parse(keys.out) as { apiKey: string; secret: string; passphrase: string };
+    const env = { MMKIT_API_KEY: k.apiKey, MMKIT_API_SECRET: k.secret };
+    const good = await doctor({ ...env, MMKIT_API_PASSPHRASE: k.passphrase });
+    expect(good.code, good.err).toBe(0);
+    const r = await doctor({ ...env, MMKIT_API_PASSPHRASE: 'not-the-passphrase' });
+    expect(r.code, r.err).toBe(1);
+    expect(r.failed).toEqual(['auth.l2', 'stream.user']);
+    const l2 = r.report.checks.find((c) => c.id === 'auth.l2')!;
+    expect(l2.fix).toMatch(/MMKIT_API_PASSPHRASE/);
+    // secrets are never printed
+    expect(r.err + JSON.stringify(r.report)).not.toContain(k.secret);
+    expect(JSON.stringify(r.report)).not.toContain(k.passphrase);
+  });
+
+  it("a zero allowance to an exchange contract: that contract's check fails, exit 1", async () => {
+    const negRiskExchange = '0xe2222d279d744050d28e00520010520000310F59';
+    await admin.call('POST', '/allowances', { address, allowance: '0', spender: negRiskExchange });
+    const r = await doctor();
+    expect(r.code, r.err).toBe(1);
+    expect(r.failed).toEqual(['allowance.negRiskExchange']);
+    expect(r.report.checks.find((c) => c.id === 'allowance.exchange')?.status).toBe('pass');
+    // none to any contract: both fail
+    await admin.call('POST', '/allowances', { address, allowance: '0' });
+    expect((await doctor()).failed).toEqual(['allowance.exchange', 'allowance.negRiskExchange']);
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * config/polymarket.json, the profile of the public service, loads through the real config loader
+ * and validates; its facts are those mmkit signs with (the doctor's contract check passes on them).
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/cli/config.ts';
+import { explicitUrls } from '../../../src/cli/venue.ts';
+import { doctorSettingsOf } from '../../../src/cli/doctor.ts';
+import { contractsCheck } from '../../../src/ops/doctor/contracts.ts';
+import { resolveRiskLimits } from '../../../src/risk/limits.ts';
+
+const ROOT = new URL('../../../', import.meta.url).pathname;
+const FILE = join(ROOT, 'config/polymarket.json');
+
+describe('config/polymarket.json', () => {
+  it('loads and validates (no secrets, every key known)', () => {
+    const cfg = loadConfig(FILE, {}, {});
+    expect(cfg.bot.chainId).toBe(137);
+    expect(cfg.venue.protocol).toBe('2');
+    expect(explicitUrls(cfg)).toEqual({
+      clob: 'https://clob.polymarket.com',
+      gamma: 'https://gamma-api.polymarket.com',
+      data: 'https://data-api.polymarket.com',
+      relayer: 'https://relayer-v2.polymarket.com',
+      ws: 'wss://ws-subscriptions-clob.polymarket.com',
+      rtds: 'wss://ws-live-data.polymarket.com',
+    });
+    expect(cfg.doctor).toMatchObject({ geoblockUrl: 'https://polymarket.com/api/geoblock', beforeRun: true });
+    // a keystore wallet, never a key in the file
+    expect(cfg.bot.keystoreFile).toBe('data/polymarket/keystore.json');
+    expect(cfg.secrets.privateKey).toBe('');
+  });
+
+  it('its contracts are those V2 orders on chain 137 are signed for', () => {
+    const cfg = loadConfig(FILE, {}, {});
+    expect(cfg.venue.contracts).toEqual({
+      exchange: '0xE111180000d2663C0091e4f400237545B87B996B',
+      negRiskExchange: '0xe2222d279d744050d28e00520010520000310F59',
+      collateral: '0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB',
+    });
+    expect(contractsCheck(doctorSettingsOf(cfg).contracts, 2, 137).status).toBe('pass');
+  });
+
+  it('has conservative limits: small orders, positions and loss; budgets with headroom; post-only', () => {
+    const cfg = loadConfig(FILE, {}, {});
+    // the risk wiring takes them (it throws on a bad limit)
+    expect(() => resolveRiskLimits(cfg.bot.risk)).not.toThrow();
+    expect(cfg.bot.risk.maxOrderSizeShares).toBeLessThanOrEqual(10);
+    expect(cfg.bot.risk.maxLoss).toBeLessThanOrEqual(25);
+    expect(cfg.budgets).toMatchObject({ enabled: true, headroom: 0.2 });
+    expect(cfg.bot.postOnly).toBe(true);
+    expect(cfg.bot.marketCount).toBe(1);
+  });
+
+  it('takes the keystore password from the environment', () => {
+    const cfg = loadConfig(FILE, {}, { MMKIT_KEYSTORE_PASSWORD: 'correct horse battery staple' });
+    expect(cfg.secrets.keystorePassword).toBe('correct horse battery staple');
+  });
+});
