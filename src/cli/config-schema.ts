@@ -826,6 +826,21 @@ export const schema = {
       env: 'MMKIT_SHADOW_SEED',
     },
   },
+  fleet: {
+    redisUrl: {
+      doc: "A fleet: the Redis holding the account's shared state (budgets, heartbeat lease, risk limits, market leases, kill switch), redis://[user:password@]host:port[/db]. Empty: one process, no Redis (as always). Never logged (it may carry a password).",
+      format: String,
+      default: '',
+      env: 'MMKIT_REDIS_URL',
+      sensitive: true,
+    },
+    member: {
+      doc: "This daemon's name in the fleet (letters, digits, '.', '_', '-'; unique per account). Empty: <hostname>-<pid>.",
+      format: String,
+      default: '',
+      env: 'MMKIT_FLEET_MEMBER',
+    },
+  },
 };
 
 /** '30s' | '5m' | '2h' | '1500ms' | '45' (seconds) -> ms; undefined when malformed. */
@@ -870,6 +885,7 @@ export type MmkitConfig = {
     shadow: boolean;
   };
   shadow: { queue: 'risk-averse' | 'probabilistic'; latencyMs: number; collateral: string; seed: number };
+  fleet: { redisUrl: string; member: string };
   venue: {
     clobUrl: string;
     gammaUrl: string;
