@@ -116,6 +116,14 @@ module.exports = {
       to: { path: ['^src/(cli|ops|backtest)/', '^strategies/'] },
     },
     {
+      name: 'fleet-only-core',
+      severity: 'error',
+      comment:
+        "The fleet's shared state on Redis (src/fleet/) is a service the bot's parts use: it imports only core (and api/http for the budgets' window interface), never the bot above it.",
+      from: { path: '^src/fleet/' },
+      to: { path: '^(src|strategies)/', pathNot: ['^src/core/', '^src/fleet/', '^src/api/http/'] },
+    },
+    {
       name: 'exchange-not-upward',
       severity: 'error',
       comment:

@@ -12,11 +12,16 @@
  *  - fills, volume (shares), notional (collateral: Σ size × price), fees: over the fills of the run;
  *  - PnL: realized + unrealized (open positions marked to the last mid; a resolved market's tokens
  *    at 1 and 0: settlement) − fees, as the runner computed it at the end;
- *  - Sharpe: of the changes of total PnL between consecutive samples (`samples.intervalMs` apart),
- *    mean / sample standard deviation, annualised by √(periods per year) with a 365.25-day year
- *    (prediction markets trade around the clock). PnL changes, not returns: there is no capital
- *    base in market making that the ratio would be honest about. Null with fewer than two changes
- *    or no variation;
+ *  - Sharpe: of the changes of total PnL per DAY when the run covers at least three days
+ *    (`DAILY_SHARPE_MIN_MS`), per HOUR when it is shorter: the PnL at each period's end (the last
+ *    sample at or before it; 0 at the start) over the run's whole periods from its start (a last
+ *    period short by under 1 % counts: the run's end is its end), mean / sample standard deviation
+ *    of the changes, annualised by √(periods per year) with a 365.25-day year (prediction markets
+ *    trade around the clock). `periods` says how many changes it is over: a short run has few (a
+ *    30-minute run none: n/a) and the figure means little with under a few dozen. Not of 1-second
+ *    changes: those annualise noise into ratios in the thousands. PnL changes, not returns: there
+ *    is no capital base in market making that the ratio would be honest about. Null with fewer
+ *    than two changes or no variation;
  *  - max drawdown: the largest fall of total PnL from a running peak, over the samples;
  *  - fill ratio per quote: orders placed (accepted by the venue) that got at least one fill, over
  *    orders placed; also fills per order placed;
@@ -37,6 +42,17 @@ import type { BudgetUse } from '../venues/sim/sim-budget.ts';
 
 export type { InventoryTime, Markout } from './types.ts';
 
+/** The Sharpe ratio of a run's PnL (see the module comment). */
+export interface Sharpe {
+  readonly value: number | null;
+  /** The period of the PnL changes: a day, or an hour for a run shorter than three days. */
+  readonly period: 'day' | 'hour';
+  readonly periodMs: number;
+  /** How many changes (whole periods) the ratio is over. */
+  readonly periods: number;
+  readonly periodsPerYear: number;
+}
+
 /** The figures of a backtest. */
 export interface Metrics {
   readonly durationMs: number;
@@ -52,12 +68,7 @@ export interface Metrics {
   readonly unrealized: number;
   /** realized + unrealized − fees. */
   readonly pnl: number;
-  readonly sharpe: {
-    readonly value: number | null;
-    readonly intervalMs: number;
-    readonly periodsPerYear: number;
-    readonly changes: number;
-  };
+  readonly sharpe: Sharpe;
   readonly maxDrawdown: { readonly value: number; readonly peakAt: number | null; readonly troughAt: number | null };
   readonly orders: {
     readonly placed: number;
@@ -95,25 +106,42 @@ export function r6(x: number): number {
   return Math.round(x * 1e6) / 1e6;
 }
 
-/** Sharpe of the changes of `series` (see the module comment). */
-export function sharpeOf(
-  series: readonly number[],
-  intervalMs: number,
-): { value: number | null; intervalMs: number; periodsPerYear: number; changes: number } {
-  const n = series.length - 1;
-  const periodsPerYear = intervalMs > 0 ? YEAR_MS / intervalMs : 0;
-  if (n < 2) return { value: null, intervalMs, periodsPerYear: r6(periodsPerYear), changes: Math.max(0, n) };
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+/** A run at least this long is measured in daily PnL changes, a shorter one in hourly. */
+export const DAILY_SHARPE_MIN_MS = 3 * DAY_MS;
+
+/**
+ * Sharpe of the PnL per day or hour (see the module comment): `values` sampled at times `t`
+ * (ascending) over a run from `startMs` to `endMs`.
+ */
+export function sharpeOf(t: readonly number[], values: readonly number[], startMs: number, endMs: number): Sharpe {
+  const span = Math.max(0, endMs - startMs);
+  const period: Sharpe['period'] = span >= DAILY_SHARPE_MIN_MS ? 'day' : 'hour';
+  const periodMs = period === 'day' ? DAY_MS : HOUR_MS;
+  const periodsPerYear = r6(YEAR_MS / periodMs);
+  const slack = periodMs / 100;
+  const n = Math.floor((span + slack) / periodMs);
+  // the PnL at each period's end: the last sample at or before it (within the slack), 0 before any
+  const at: number[] = [];
+  let i = -1;
+  for (let k = 0; k <= n; k++) {
+    const end = startMs + k * periodMs + (k === 0 ? 0 : slack);
+    while (i + 1 < t.length && t[i + 1]! <= end) i++;
+    at.push(i >= 0 ? values[i]! : 0);
+  }
+  const out = { period, periodMs, periods: n, periodsPerYear };
+  if (n < 2) return { value: null, ...out };
   let sum = 0;
-  for (let i = 1; i <= n; i++) sum += series[i]! - series[i - 1]!;
+  for (let k = 1; k <= n; k++) sum += at[k]! - at[k - 1]!;
   const mean = sum / n;
   let ss = 0;
-  for (let i = 1; i <= n; i++) {
-    const d = series[i]! - series[i - 1]! - mean;
+  for (let k = 1; k <= n; k++) {
+    const d = at[k]! - at[k - 1]! - mean;
     ss += d * d;
   }
   const sd = Math.sqrt(ss / (n - 1));
-  const value = sd > 0 ? r6((mean / sd) * Math.sqrt(periodsPerYear)) : null;
-  return { value, intervalMs, periodsPerYear: r6(periodsPerYear), changes: n };
+  return { value: sd > 0 ? r6((mean / sd) * Math.sqrt(periodsPerYear)) : null, ...out };
 }
 
 /** Largest fall from a running peak of `values` (at times `t`). */
@@ -203,13 +231,6 @@ export function inventoryTimeOf(
   return out;
 }
 
-/** The series without a last point closer than one interval to the one before (the run's end, off the grid). */
-function regular(t: readonly number[], v: readonly number[], intervalMs: number): readonly number[] {
-  const n = v.length;
-  if (n >= 2 && t[n - 1]! - t[n - 2]! < intervalMs) return v.slice(0, n - 1);
-  return v;
-}
-
 /**
  * The fill-based figures from a COMPLETE list of fills, in time order (see the module comment: the
  * runner measures the same online; this is the definition, and what tests compare it with).
@@ -258,7 +279,7 @@ export function computeMetrics(r: BacktestResult): Metrics {
     realized: r.pnl.realized,
     unrealized: r.pnl.unrealized,
     pnl: r.pnl.total,
-    sharpe: sharpeOf(regular(r.samples.t, r.samples.pnl.total, r.samples.intervalMs), r.samples.intervalMs),
+    sharpe: sharpeOf(r.samples.t, r.samples.pnl.total, r.startMs, r.endMs),
     maxDrawdown: maxDrawdownOf(r.samples.pnl.total, r.samples.t),
     orders: {
       placed,

@@ -11,9 +11,10 @@
  * for a longer run, the result's downsampled `fillPoints` (one fill in `stride`, said in the fill
  * chart's title). The figures are over all the fills either way (`fillStats`, via the metrics).
  */
+import { distinctShortQuestions, shortQuestion, tokenLabel } from '../core/labels.ts';
 import { AMOUNT_SCALE, PRICE_SCALE } from '../core/units.ts';
 import type { Metrics } from './metrics.ts';
-import { describeSource, duration, formatSummary, rewardsLine, shares, usd } from './report.ts';
+import { describeSource, duration, formatSummary, rewardsLine, sharpeLine, shares, usd } from './report.ts';
 import type { Side } from '../core/units.ts';
 import type { BacktestResult } from './types.ts';
 
@@ -26,7 +27,7 @@ function rewardsTable(r: BacktestResult): string {
   const body = rw.byMarket
     .map((x) => {
       const mk = r.markets.find((m) => m.market === x.market);
-      const name = mk === undefined ? x.market.slice(0, 12) : mk.question.slice(0, 60);
+      const name = mk === undefined ? x.market : shortQuestion(mk.question, 60);
       return `<tr><td>${esc(name)}</td><td>${usd(x.accrued)}</td>${world ? `<td>${usd(x.paid ?? 0)}</td><td>${usd(x.estimated ?? 0)}</td>` : ''}<td>${x.scoredSamples} / ${x.samples}</td></tr>`;
     })
     .join('');
@@ -42,6 +43,33 @@ function rewardsTable(r: BacktestResult): string {
 const W = 960;
 const H = 260;
 const PAD = { l: 70, r: 16, t: 28, b: 30 };
+/** The title's line holds this many characters (about 7 px each at 13 px, bold). */
+const TITLE_CHARS = Math.floor((W - PAD.l - PAD.r) / 7.2);
+/** The legend's first line (top of its swatches, below the title's baseline at 18) and line height. */
+const LEGEND_TOP = 26;
+const LEGEND_ROW = 15;
+/** Width of a legend entry: its swatch, a gap, its name at about 6.5 px a character (11 px). */
+const legendWidth = (name: string): number => 13 + name.length * 6.5 + 14;
+
+/**
+ * Where each legend entry goes: its line (0 = the first, below the title) and its x from the
+ * plot's left edge; entries wrap onto a new line when the next would pass `width`.
+ */
+export function legendLayout(names: readonly string[], width: number): { x: number; row: number }[] {
+  const out: { x: number; row: number }[] = [];
+  let x = 0;
+  let row = 0;
+  for (const name of names) {
+    const w = legendWidth(name);
+    if (x > 0 && x + w > width) {
+      row++;
+      x = 0;
+    }
+    out.push({ x, row });
+    x += w;
+  }
+  return out;
+}
 
 /** Escapes text for HTML and SVG. */
 export function esc(s: string): string {
@@ -110,17 +138,39 @@ export function svgChart(c: Chart): string {
   const padY = (hi - lo) * 0.06;
   lo -= padY;
   hi += padY;
+  const rows =
+    c.series.length === 0
+      ? 0
+      : Math.max(
+          ...legendLayout(
+            c.series.map((s) => s.name),
+            W - PAD.l - PAD.r,
+          ).map((it) => it.row),
+        ) + 1;
+  const top = LEGEND_TOP + rows * LEGEND_ROW + 6;
+  const plotH = H - PAD.t - PAD.b;
+  const height = top + plotH + PAD.b;
   const x = (v: number): number => PAD.l + ((v - t0) / span) * (W - PAD.l - PAD.r);
-  const y = (v: number): number => PAD.t + (1 - (v - lo) / (hi - lo)) * (H - PAD.t - PAD.b);
+  const y = (v: number): number => top + (1 - (v - lo) / (hi - lo)) * plotH;
   const parts: string[] = [];
   parts.push(
-    `<svg id="${c.id}" class="chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(c.title)}">`,
+    `<svg id="${c.id}" class="chart" viewBox="0 0 ${W} ${height}" width="${W}" height="${height}" role="img" aria-label="${esc(c.title)}">`,
   );
-  // the title gets the width the legend leaves (about 6.5 px per character at 13 px)
-  const legendWidth = c.series.reduce((a, s) => a + 14 + s.name.length * 6.5, 0);
-  const room = Math.max(20, Math.floor((W - PAD.l - PAD.r - legendWidth - 12) / 7));
-  const title = c.title.length > room ? `${c.title.slice(0, room - 1)}…` : c.title;
+  // the title on its own line, the legend on the lines below it (wrapped), the plot below both:
+  // a legend is never drawn over the title, however many series or however long their names
+  const title = c.title.length > TITLE_CHARS ? `${c.title.slice(0, TITLE_CHARS - 1)}…` : c.title;
   parts.push(`<text x="${PAD.l}" y="18" class="title"><title>${esc(c.title)}</title>${esc(title)}</text>`);
+  const legend: string[] = [];
+  for (const [i, it] of legendLayout(
+    c.series.map((s) => s.name),
+    W - PAD.l - PAD.r,
+  ).entries()) {
+    const s = c.series[i]!;
+    const yy = LEGEND_TOP + it.row * LEGEND_ROW;
+    legend.push(
+      `<rect x="${n2(PAD.l + it.x)}" y="${yy}" width="10" height="10" fill="${s.color}"/><text x="${n2(PAD.l + it.x + 13)}" y="${yy + 9}" class="legend">${esc(s.name)}</text>`,
+    );
+  }
   // grid and axes
   for (const v of niceTicks(lo, hi)) {
     const yy = n2(y(v));
@@ -130,19 +180,10 @@ export function svgChart(c: Chart): string {
   }
   for (let i = 0; i <= 5; i++) {
     const tv = t0 + (span * i) / 5;
-    parts.push(`<text x="${n2(x(tv))}" y="${H - 10}" class="xlab">${esc(clock(tv, span))}</text>`);
+    parts.push(`<text x="${n2(x(tv))}" y="${height - 10}" class="xlab">${esc(clock(tv, span))}</text>`);
   }
-  parts.push(`<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${H - PAD.b}" y2="${H - PAD.b}" class="axis"/>`);
+  parts.push(`<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${height - PAD.b}" y2="${height - PAD.b}" class="axis"/>`);
   // series
-  let legendX = W - PAD.r;
-  const legend: string[] = [];
-  for (const s of [...c.series].reverse()) {
-    const label = esc(s.name);
-    legendX -= 14 + label.length * 6.5;
-    legend.push(
-      `<rect x="${n2(legendX)}" y="9" width="10" height="10" fill="${s.color}"/><text x="${n2(legendX + 13)}" y="18" class="legend">${label}</text>`,
-    );
-  }
   for (const s of c.series) {
     let d = '';
     let open = false;
@@ -206,6 +247,25 @@ export function drawnFills(r: BacktestResult): { readonly fills: readonly DrawnF
   };
 }
 
+/**
+ * The tokens' labels in a chart: outcome and market question, shortened ("Yes · Will the Fed raise
+ * rates…"), longer where two questions would read the same; the token id, whole, only when its
+ * market is unknown.
+ */
+export function tokenLabels(
+  r: BacktestResult,
+  tokens: readonly { readonly market: string; readonly outcome: string; readonly tokenId: string }[],
+  max = 28,
+): string[] {
+  const questions = tokens.map((x) => r.markets.find((m) => m.market === x.market)?.question);
+  const short = distinctShortQuestions(
+    questions.filter((q): q is string => q !== undefined),
+    max,
+  );
+  let k = 0;
+  return tokens.map((x, i) => (questions[i] === undefined ? x.tokenId : `${x.outcome} · ${short[k++]}`));
+}
+
 const COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#17becf'];
 
 /** The whole report page (see the module comment). */
@@ -238,13 +298,14 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
       yFormat: money,
     }),
   );
+  const inventoryNames = tokenLabels(r, s.tokens);
   charts.push(
     svgChart({
       id: 'chart-inventory',
       title: `Inventory (shares) per token; limit ${sh(m.inventory.limit)}`,
       t: s.t,
       series: s.tokens.map((x, i) => ({
-        name: `${x.outcome} ${r.markets.findIndex((mk) => mk.market === x.market) + 1}`,
+        name: inventoryNames[i]!,
         values: x.pos.map((v) => v),
         color: COLORS[i % COLORS.length]!,
         step: true,
@@ -267,7 +328,7 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
     charts.push(
       svgChart({
         id: `chart-quotes-${i}`,
-        title: `Quotes against the mid, and fills: ${x.outcome} of "${(mk?.question ?? x.tokenId).slice(0, 70)}"`,
+        title: `Quotes against the mid, and fills: ${x.outcome} of "${mk === undefined ? x.tokenId : shortQuestion(mk.question, 80)}"`,
         t: s.t,
         series: [
           { name: 'mid', values: x.mid, color: '#7f7f7f' },
@@ -312,12 +373,7 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
     ['Fees', `${usd(m.fees)} USDC`],
     ['PnL', `${usd(m.pnl, true)} USDC (realized ${usd(m.realized, true)}, unrealized ${usd(m.unrealized, true)})`],
     ...(r.rewards !== undefined ? [['Liquidity rewards', rewardsLine(r.rewards, m)] as [string, string]] : []),
-    [
-      'Sharpe',
-      m.sharpe.value === null
-        ? 'n/a'
-        : `${m.sharpe.value.toFixed(2)} (PnL changes every ${duration(m.sharpe.intervalMs)}, annualised)`,
-    ],
+    ['Sharpe', sharpeLine(m.sharpe)],
     ['Max drawdown', `${usd(m.maxDrawdown.value)} USDC`],
     [
       'Orders',
@@ -353,11 +409,10 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
         : '<p>No fills.</p>'
       : `<table class="fills"><tr><th>time</th><th>token</th><th>side</th><th>price</th><th>size</th><th>role</th><th>fee</th><th>mid +1s</th><th>mid +10s</th><th>mid +60s</th></tr>${last
           .map((f) => {
-            const tok = r.markets
-              .flatMap((mk) => mk.tokens.map((t) => ({ t, i: r.markets.indexOf(mk) + 1 })))
-              .find((x) => x.t.tokenId === f.tokenId);
+            const mk = r.markets.find((q) => q.tokens.some((t) => t.tokenId === f.tokenId));
+            const outcome = mk?.tokens.find((t) => t.tokenId === f.tokenId)?.outcome;
             const mo = f.markouts.map((v) => (v === null ? '' : (v / PRICE_SCALE).toFixed(4)));
-            return `<tr><td>${esc(new Date(Math.floor(f.t)).toISOString().slice(11, 23))}</td><td>${esc(tok ? `${tok.t.outcome} ${tok.i}` : f.tokenId.slice(0, 8))}</td><td>${f.side}</td><td>${(f.price / PRICE_SCALE).toFixed(4)}</td><td>${(f.size / AMOUNT_SCALE).toFixed(2)}</td><td>${f.role}</td><td>${usd(f.fee)}</td><td>${mo[0]}</td><td>${mo[1]}</td><td>${mo[2]}</td></tr>`;
+            return `<tr><td>${esc(new Date(Math.floor(f.t)).toISOString().slice(11, 23))}</td><td>${esc(mk !== undefined && outcome !== undefined ? tokenLabel(outcome, mk.question, 40) : f.tokenId)}</td><td>${f.side}</td><td>${(f.price / PRICE_SCALE).toFixed(4)}</td><td>${(f.size / AMOUNT_SCALE).toFixed(2)}</td><td>${f.role}</td><td>${usd(f.fee)}</td><td>${mo[0]}</td><td>${mo[1]}</td><td>${mo[2]}</td></tr>`;
           })
           .join('')}</table>`;
   const markets = `<ol class="markets">${r.markets.map((mk) => `<li>${esc(mk.question)} <code>${esc(mk.market.slice(0, 12))}…</code> tick ${esc(mk.tick)}${mk.resolvedTo ? `, resolved to ${esc(mk.tokens.find((t) => t.tokenId === mk.resolvedTo)?.outcome ?? mk.resolvedTo)}` : ''}</li>`).join('')}</ol>`;

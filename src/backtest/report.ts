@@ -4,6 +4,7 @@
  * times as ISO UTC. Wall-clock figures (how long the run took) are the caller's to add: they are
  * not part of a result.
  */
+import { shortQuestion } from '../core/labels.ts';
 import { AMOUNT_SCALE, PRICE_SCALE } from '../core/units.ts';
 import type { Metrics } from './metrics.ts';
 import type { BacktestResult } from './types.ts';
@@ -68,6 +69,16 @@ export function rewardsLine(rw: NonNullable<BacktestResult['rewards']>, m: Metri
   return `${usd(rw.total, true)} USDC ${how}; ${n} market${n === 1 ? '' : 's'}); PnL with rewards ${usd(m.pnlWithRewards ?? m.pnl + rw.total, true)} USDC`;
 }
 
+/**
+ * The Sharpe line: the ratio and how many daily or hourly PnL changes it is over, e.g.
+ * "0.84 (47 hourly PnL changes, annualised ×√8766)", or "n/a (0 hourly PnL changes: 2 needed)".
+ */
+export function sharpeLine(s: Metrics['sharpe']): string {
+  const what = `${s.periods} ${s.period === 'day' ? 'daily' : 'hourly'} PnL change${s.periods === 1 ? '' : 's'}`;
+  if (s.value === null) return `n/a (${what}${s.periods < 2 ? ': 2 needed' : ', no variation'})`;
+  return `${s.value.toFixed(2)} (${what}, annualised ×√${Math.round(s.periodsPerYear)})`;
+}
+
 /** The terminal summary (see the module comment). Lines end with "\n". */
 export function formatSummary(r: BacktestResult, m: Metrics): string {
   const lines: string[] = [];
@@ -88,12 +99,7 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
     `${usd(m.pnl, true)} USDC (realized ${usd(m.realized, true)}, unrealized ${usd(m.unrealized, true)}, fees ${usd(m.fees)})`,
   );
   if (r.rewards !== undefined) row('rewards', rewardsLine(r.rewards, m));
-  row(
-    'Sharpe',
-    m.sharpe.value === null
-      ? `n/a (${m.sharpe.changes} PnL changes)`
-      : `${m.sharpe.value.toFixed(2)} (PnL changes every ${duration(m.sharpe.intervalMs)}, annualised ×√${Math.round(m.sharpe.periodsPerYear)})`,
-  );
+  row('Sharpe', sharpeLine(m.sharpe));
   row('max drawdown', `${usd(m.maxDrawdown.value)} USDC`);
   row(
     'orders',
@@ -129,7 +135,7 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
     const outcome = mk?.tokens.find((t) => t.tokenId === p.tokenId)?.outcome ?? '?';
     row(
       'position',
-      `${shares(p.size)} ${outcome} of "${(mk?.question ?? p.tokenId).slice(0, 60)}" at avg ${(p.avgPrice / PRICE_SCALE).toFixed(4)}, mark ${p.mark === null ? 'n/a' : (p.mark / PRICE_SCALE).toFixed(4)}`,
+      `${shares(p.size)} ${outcome} of "${mk === undefined ? p.tokenId : shortQuestion(mk.question, 60)}" at avg ${(p.avgPrice / PRICE_SCALE).toFixed(4)}, mark ${p.mark === null ? 'n/a' : (p.mark / PRICE_SCALE).toFixed(4)}`,
     );
   }
   if (r.openOrdersAtEnd !== 0) row('open orders', `${r.openOrdersAtEnd} left at the venue after the final cancel-all`);

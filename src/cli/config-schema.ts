@@ -767,8 +767,14 @@ export const schema = {
       default: 'info',
       env: 'MMKIT_LOG_LEVEL',
     },
+    format: {
+      doc: 'Log format on stderr: pretty (a compact view for a person: one status line per period, fills by question and outcome), json (JSON lines, for log shippers), or auto (pretty on a terminal, JSON otherwise). Colours only on a terminal, never with NO_COLOR.',
+      format: ['auto', 'pretty', 'json'],
+      default: 'auto',
+      env: 'MMKIT_LOG_FORMAT',
+    },
     pretty: {
-      doc: 'Human-readable logs: auto (when stderr is a TTY), true, or false (JSON lines).',
+      doc: 'Alias of log.format, kept for older configs (used when log.format is auto): true = pretty, false = json, auto.',
       format: ['auto', 'true', 'false'],
       default: 'auto',
       env: 'MMKIT_LOG_PRETTY',
@@ -826,6 +832,21 @@ export const schema = {
       env: 'MMKIT_SHADOW_SEED',
     },
   },
+  fleet: {
+    redisUrl: {
+      doc: "A fleet: the Redis holding the account's shared state (budgets, heartbeat lease, risk limits, market leases, kill switch), redis://[user:password@]host:port[/db]. Empty: one process, no Redis (as always). Never logged (it may carry a password).",
+      format: String,
+      default: '',
+      env: 'MMKIT_REDIS_URL',
+      sensitive: true,
+    },
+    member: {
+      doc: "This daemon's name in the fleet (letters, digits, '.', '_', '-'; unique per account). Empty: <hostname>-<pid>.",
+      format: String,
+      default: '',
+      env: 'MMKIT_FLEET_MEMBER',
+    },
+  },
 };
 
 /** '30s' | '5m' | '2h' | '1500ms' | '45' (seconds) -> ms; undefined when malformed. */
@@ -875,6 +896,7 @@ export type MmkitConfig = {
     shadow: boolean;
   };
   shadow: { queue: 'risk-averse' | 'probabilistic'; latencyMs: number; collateral: string; seed: number };
+  fleet: { redisUrl: string; member: string };
   venue: {
     clobUrl: string;
     gammaUrl: string;
@@ -925,6 +947,6 @@ export type MmkitConfig = {
       idleTimeoutMs: number;
     };
   };
-  log: { level: string; pretty: 'auto' | 'true' | 'false' };
+  log: { level: string; format: 'auto' | 'pretty' | 'json'; pretty: 'auto' | 'true' | 'false' };
   ops: { httpPort: number; httpHost: string; allowedHosts: string[]; feedStaleMs: number };
 };

@@ -110,8 +110,12 @@ Examples:
   )
   .option('--no-lifecycle', 'markets do not close, resolve or appear during the run [exchange.lifecycle]')
   .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]')
+  .option(
+    '--log-format <format>',
+    'pretty (for a person) | json (JSON lines) | auto: pretty on a terminal [log.format]',
+  )
   .action(async (o) => {
-    const [{ loadConfig }, { createLogger }, { startExchange }, { streamLimits }] = await Promise.all([
+    const [{ loadConfig }, { createLogger, logFormatOf }, { startExchange }, { streamLimits }] = await Promise.all([
       import('./config.ts'),
       import('../ops/logger.ts'),
       import('../exchange/server.ts'),
@@ -135,6 +139,7 @@ Examples:
       'exchange.lifecycle': o.lifecycle === false ? false : undefined,
       ...rewardFlagOverrides(o),
       'log.level': o.logLevel,
+      'log.format': o.logFormat,
     });
     const x = cfg.exchange;
     const rewards = rewardOptionsOf(x.rewards);
@@ -154,7 +159,7 @@ Examples:
     // logs go to stderr: stdout carries what a supervisor reads (the --json line of URLs)
     const logger = createLogger({
       level: cfg.log.level,
-      ...(cfg.log.pretty !== 'auto' ? { pretty: cfg.log.pretty === 'true' } : {}),
+      format: logFormatOf(cfg.log),
     });
     const running = await startExchange({
       host: x.host,
@@ -260,6 +265,10 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
   )
   .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]')
   .option(
+    '--log-format <format>',
+    'pretty (for a person) | json (JSON lines) | auto: pretty on a terminal [log.format]',
+  )
+  .option(
     '--shadow',
     "shadow mode: the venue's live books, simulated fills, nothing sent to the venue (files in <dataDir>/shadow) [bot.shadow]",
   )
@@ -267,7 +276,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     // SIGINT/SIGTERM handled from the first moment (src/cli/stop-signals.ts): node as PID 1 (the
     // Docker image) would ignore, and so lose, one that comes while the modules load
     const stops = watchStopSignals();
-    const [{ loadConfig, parseDuration }, { createLogger }, { runOptionsOf }] = await Promise.all([
+    const [{ loadConfig, parseDuration }, { createLogger, logFormatOf }, { runOptionsOf }] = await Promise.all([
       import('./config.ts'),
       import('../ops/logger.ts'),
       import('./venue.ts'),
@@ -290,6 +299,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
       'exchange.worldProfile': o.worldProfile,
       ...rewardFlagOverrides(o),
       'log.level': o.logLevel,
+      'log.format': o.logFormat,
       ...(o.shadow ? { 'bot.shadow': true } : {}),
     });
     const b = cfg.bot;
@@ -297,7 +307,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     // logs on stderr (pretty on a terminal, JSON lines otherwise): stdout carries the summary
     const logger = createLogger({
       level: cfg.log.level,
-      ...(cfg.log.pretty !== 'auto' ? { pretty: cfg.log.pretty === 'true' } : {}),
+      format: logFormatOf(cfg.log),
     });
     const [{ runBot }, { runExitCode }] = await Promise.all([import('./run.ts'), import('./run-stop.ts')]);
     // The daemon's own timers are unref'd (the clock's): this handle keeps the process alive until
@@ -342,7 +352,9 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
       stops,
     );
     clearInterval(keepAlive);
-    logger.info(summary, 'summary');
+    // the JSON summary line as it always was; the labels name positions on stdout
+    const { tokenLabels, ...logged } = summary;
+    logger.info(logged, 'summary');
     process.stdout.write(
       [
         ...(b.shadow ? [shadowBanner(summary as ShadowRunSummary)] : []),
@@ -361,7 +373,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         `  fees              ${summary.epoch.fees} USDC`,
         `  rewards           ${summary.epoch.rewards.total} USDC (paid ${summary.epoch.rewards.paid}, estimated ${summary.epoch.rewards.estimated}; this session paid ${summary.session.rewards.paid})`,
         `  total PnL         ${summary.epoch.totalPnl} USDC (trading ${summary.epoch.tradingPnl} - fees ${summary.epoch.fees} + rewards ${summary.epoch.rewards.total})`,
-        `  positions held    ${summary.positionsAtExit.length === 0 ? 'none' : summary.positionsAtExit.map((p) => `${p.size} of ${p.tokenId.slice(0, 12)}… @ ${p.avgPrice}${p.mark !== null ? ` (mark ${p.mark})` : ''}`).join('; ')}`,
+        `  positions held    ${summary.positionsAtExit.length === 0 ? 'none' : summary.positionsAtExit.map((p) => `${p.size} ${tokenLabels?.[p.tokenId] ?? `of ${p.tokenId}`} @ ${p.avgPrice}${p.mark !== null ? ` (mark ${p.mark})` : ''}`).join('; ')}`,
         `  open orders left  ${summary.openOrdersAtExit >= 0 ? summary.openOrdersAtExit : 'unknown (the venue could not be checked: see the log)'}`,
       ].join('\n') + '\n',
     );

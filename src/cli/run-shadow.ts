@@ -39,7 +39,7 @@ import { createTrader } from '../kernel/create-trader.ts';
 import { removeControlToken, removeDaemonFile } from '../ops/daemon-file.ts';
 import { acquireDaemonLock, DaemonLockedError, type DaemonLock } from '../ops/daemon-lock.ts';
 import { MMKIT_VERSION, startOps } from '../ops/daemon-ops.ts';
-import { componentLogger } from '../ops/logger.ts';
+import { componentLogger, prettyOnly, terminalView } from '../ops/logger.ts';
 import { riskMark } from '../risk/marks.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
 import { openStore } from '../store/store.ts';
@@ -232,6 +232,7 @@ async function runShadowLocked(
         markets.push(m);
       }
     }
+    terminalView(log)?.setMarkets(markets);
     const startedAt = clock.now();
     const one = { kind: 'constant' as const, ms: sh.latencyMs };
     const shadowVenue = createShadowVenue({
@@ -365,7 +366,10 @@ async function trade(
         if (change !== 'new') return;
         fills++;
         ops.fill(f);
-        marketLog('executor', f.market).info({ ...fillLogFields(f), shadow: true }, 'fill (SHADOW: simulated)');
+        marketLog('executor', f.market).info(
+          { ...fillLogFields(f), shadow: true, ...prettyOnly(log, { token: f.tokenId }) },
+          'fill (SHADOW: simulated)',
+        );
       },
     },
   });
@@ -430,6 +434,7 @@ async function trade(
           .map((p) => ({ token: String(p.tokenId).slice(0, 10), size: formatAmount(p.size) })),
         realized: formatAmount(pnl.realized),
         unrealized: formatAmount(pnl.unrealized),
+        ...prettyOnly(log, { markets: markets.length, fees: formatAmount(pnl.fees) }),
       },
       'status (SHADOW)',
     );
@@ -451,7 +456,7 @@ async function trade(
   for (const f of fresh) {
     if (executor.fillSource(f.orderId) === 'bot') fills++;
     marketLog('executor', f.market).info(
-      { ...fillLogFields(f), shadow: true, backfilled: true },
+      { ...fillLogFields(f), shadow: true, backfilled: true, ...prettyOnly(log, { token: f.tokenId }) },
       'fill (SHADOW: simulated)',
     );
   }

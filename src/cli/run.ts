@@ -39,7 +39,8 @@ import type { RewardOptions } from '../exchange/rewards/ledger.ts';
 import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import { registerSecret } from '../core/secrets.ts';
 import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.ts';
-import { componentLogger } from '../ops/logger.ts';
+import { componentLogger, prettyOnly, terminalView } from '../ops/logger.ts';
+import { tokenLabel } from '../core/labels.ts';
 import { RewardBook } from '../ops/reward-book.ts';
 import { REWARD_SAMPLE_MS, type RewardTracker } from '../engine/reward-tracker.ts';
 import { isLoopbackUrl, removeDaemonVenue, urlsFromBase, writeDaemonVenue, type VenueUrls } from './venue.ts';
@@ -185,6 +186,8 @@ export interface RunSummary {
   reason: string;
   /** Why it stopped (the exit code follows from it: src/cli/run-stop.ts). */
   stop: RunStop;
+  /** Token id → "Yes · Will …" of the markets traded: how the terminal names positions (not logged). */
+  tokenLabels?: Record<string, string>;
 }
 
 const urlsOf = urlsFromBase;
@@ -400,6 +403,7 @@ async function runLocked(
         ? 'no market to trade'
         : `no market to trade: the strategy ${def.name} chose none of the ${all.length} listed (filters: bot.marketFilters)`,
     );
+  terminalView(log)?.setMarkets(markets);
   log.info(
     {
       address: venue.address,
@@ -477,7 +481,10 @@ async function runLocked(
         if (change !== 'new') return;
         fills++;
         ops.fill(f);
-        marketLog('executor', f.market).info({ ...fillLogFields(f), source: f.source }, 'fill');
+        marketLog('executor', f.market).info(
+          { ...fillLogFields(f), source: f.source, ...prettyOnly(log, { token: f.tokenId }) },
+          'fill',
+        );
       },
       // fills of orders the bot did not place (logged by the kernel): counted apart on /metrics
       onExternalFill: (f, change) => {
@@ -558,6 +565,8 @@ async function runLocked(
         realized: formatAmount(pnl.realized),
         unrealized: formatAmount(pnl.unrealized),
         ...(trader.rewards.active ? { rewards: formatAmount(store.rewardTotals().total) } : {}),
+        // the terminal view's one status line (src/ops/terminal): the JSON line stays as it was
+        ...prettyOnly(log, { markets: markets.length, fees: formatAmount(pnl.fees) }),
       },
       'status',
     );
@@ -602,7 +611,7 @@ async function runLocked(
       const source = executor.fillSource(f.orderId);
       if (source === 'bot') fills++;
       marketLog('executor', f.market).info(
-        { ...fillLogFields(f), source, backfilled: true },
+        { ...fillLogFields(f), source, backfilled: true, ...prettyOnly(log, { token: f.tokenId }) },
         source === 'bot' ? 'fill' : 'external fill',
       );
     }
@@ -692,6 +701,9 @@ async function runLocked(
     openOrdersAtExit: noOrdersLeft ? 0 : flat.open.length > 0 ? flat.open.length : -1,
     reason,
     stop,
+    tokenLabels: Object.fromEntries(
+      markets.flatMap((m) => m.tokens.map((t) => [t.tokenId, tokenLabel(t.outcome, m.question, 40)])),
+    ),
   };
 }
 

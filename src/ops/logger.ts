@@ -1,6 +1,10 @@
 /**
  * mmkit's logger: pino, JSON lines on stderr (stdout carries `--json` output and the run summary),
- * pretty-printed (pino-pretty) when stderr is a terminal. Components log through child loggers
+ * or, in the pretty format (`log.format`: pretty, or auto when stderr is a terminal), the same lines
+ * rendered for a person by the terminal view (./terminal/pretty-view.ts): one status line per
+ * period, fills by question and outcome, warnings and errors highlighted (colour only on a
+ * terminal, never with NO_COLOR). The JSON lines are the same in both: the view reads them.
+ * Components log through child loggers
  * (`componentLogger(log, 'executor', market)`), so every line says where it came from.
  *
  * Secrets never reach a log line, by two independent means:
@@ -14,8 +18,13 @@
  */
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { SECRET_CENSOR, scrubSecrets } from '../core/secrets.ts';
+import { resolveLogFormat, type LogFormat } from './terminal/log-format.ts';
+import { PrettyStream } from './terminal/pretty-stream.ts';
+import { PrettyView, colorWanted } from './terminal/pretty-view.ts';
 
 export type { Logger } from 'pino';
+export { logFormatOf, type LogFormat } from './terminal/log-format.ts';
+export { prettyOnly, terminalView } from './terminal/pretty-stream.ts';
 
 /** What a redacted value is replaced with. */
 export const REDACT_CENSOR = SECRET_CENSOR;
@@ -75,15 +84,22 @@ export interface CreateLoggerOptions {
   /** fatal | error | warn | info | debug | trace | silent (default info). */
   level?: string;
   /**
-   * Pretty-print (pino-pretty) instead of JSON lines. Default: when the destination is stderr and
-   * stderr is a terminal.
+   * pretty | json | auto (default auto: pretty when the destination is stderr and stderr is a
+   * terminal). Wins over `pretty`.
    */
+  format?: LogFormat;
+  /** The older switch (`log.pretty`): true = pretty, false = json; used when `format` is auto or absent. */
   pretty?: boolean;
+  /** Colours in the pretty format (default: on a terminal, unless NO_COLOR is set). */
+  color?: boolean;
   /** Where lines go (default stderr, fd 2). A stream is for tests. */
   destination?: DestinationStream | number;
   /** Fields on every line (e.g. `{ service: 'mmkit' }`). */
   base?: Record<string, unknown>;
 }
+
+const isTTY = (dest: DestinationStream | number): boolean =>
+  dest === 2 ? process.stderr.isTTY === true : dest === 1 ? process.stdout.isTTY === true : false;
 
 /**
  * The process logger (see the module comment).
@@ -91,23 +107,23 @@ export interface CreateLoggerOptions {
  */
 export function createLogger(o: CreateLoggerOptions = {}): Logger {
   const dest = o.destination ?? 2;
-  const pretty = o.pretty ?? (dest === 2 && process.stderr.isTTY === true);
+  const format = resolveLogFormat(
+    o.format,
+    o.pretty === undefined ? undefined : o.pretty ? 'true' : 'false',
+    dest === 2 && isTTY(dest),
+  );
   const opts: LoggerOptions = {
     level: o.level ?? 'info',
     redact: { paths: [...REDACT_PATHS], censor: REDACT_CENSOR },
     hooks: { streamWrite: scrubSecrets },
     ...(o.base !== undefined ? { base: o.base } : {}),
   };
-  if (pretty) {
-    return pino({
-      ...opts,
-      transport: {
-        target: 'pino-pretty',
-        options: { destination: typeof dest === 'number' ? dest : 2, colorize: true, translateTime: 'SYS:HH:MM:ss.l' },
-      },
-    });
+  const out = typeof dest === 'number' ? pino.destination(dest) : dest;
+  if (format === 'pretty') {
+    const view = new PrettyView({ color: o.color ?? colorWanted(isTTY(dest)) });
+    return pino(opts, new PrettyStream(out, view) as unknown as DestinationStream);
   }
-  return pino(opts, typeof dest === 'number' ? pino.destination(dest) : dest);
+  return pino(opts, out);
 }
 
 /** A child logger of one component (and market): `{component, market}` on every line. */

@@ -153,6 +153,13 @@ describe('liquidity rewards on the paper exchange', () => {
         proxyWallet: a.t.address,
       }),
     ]);
+    // filtered by time as the bot's cross-check asks (unix seconds: ten digits), before and after the payout
+    const since = (s: number) =>
+      getJson(`${v.running.urls.data_url}/activity?user=${a.t.address}&type=REWARD&start=${s}`).then((x) =>
+        Array.isArray(x) ? x : x.data,
+      );
+    expect(await since(Math.floor(epochEnd / 1000))).toEqual(rows);
+    expect(await since(Math.floor(epochEnd / 1000) + 1)).toEqual([]);
     const bAct = await getJson(`${v.running.urls.data_url}/activity?user=${b.t.address}&type=REWARD`);
     expect(Array.isArray(bAct) ? bAct : bAct.data).toEqual([]);
 

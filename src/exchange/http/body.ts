@@ -30,7 +30,7 @@ export function qRequired(q: Query, name: string): string {
 export function qInt(q: Query, name: string, def: number, min: number, max: number): number {
   const v = qString(q, name);
   if (v === undefined) return def;
-  if (!/^\d{1,9}$/.test(v)) throw badRequest(`query parameter ${name} must be a non-negative integer`);
+  if (!/^\d{1,15}$/.test(v)) throw badRequest(`query parameter ${name} must be a non-negative integer`);
   const n = Number(v);
   if (n < min || n > max) throw badRequest(`query parameter ${name} must be between ${min} and ${max}`);
   return n;
@@ -57,7 +57,7 @@ export function decodeCursor(cursor: string | undefined): number {
   } catch {
     throw badRequest('invalid next_cursor');
   }
-  if (!/^\d{1,9}$/.test(s)) throw badRequest('invalid next_cursor');
+  if (!/^\d{1,15}$/.test(s)) throw badRequest('invalid next_cursor');
   return Number(s);
 }
 

@@ -35,15 +35,51 @@ describe('backtest metrics', () => {
     expect(markoutsOf([], [1000])).toEqual([{ horizonMs: 1000, fills: 0, avg: null }]);
   });
 
-  it('Sharpe of the PnL changes, annualised by the sample interval', () => {
-    // changes: 10, -6, 8, -6, 8 → mean 2.8; deviations 7.2, -8.8, 5.2, -8.8, 5.2; sum of squares 51.84 + 77.44 + 27.04 + 77.44 + 27.04 = 260.8
-    // sd = sqrt(260.8 / 4) = sqrt(65.2); periods per year at 1 s = 31,557,600
-    const s = sharpeOf([0, 10, 4, 12, 6, 14], 1000);
-    expect(s.changes).toBe(5);
-    expect(s.periodsPerYear).toBe(31_557_600);
-    expect(s.value).toBe(Math.round((2.8 / Math.sqrt(65.2)) * Math.sqrt(31_557_600) * 1e6) / 1e6);
-    expect(sharpeOf([1, 2], 1000).value).toBeNull(); // one change
-    expect(sharpeOf([1, 2, 3, 4], 1000).value).toBeNull(); // no variation
+  it('Sharpe of the hourly PnL changes for a run under three days, with the count of changes', () => {
+    const H = 3_600_000;
+    // 5 h of samples every 30 min; the PnL at each hour's end: 0, 10, 4, 12, 6, 14 (the half hours
+    // between do not count) → changes 10, -6, 8, -6, 8: mean 2.8; deviations 7.2, -8.8, 5.2, -8.8,
+    // 5.2; sum of squares 260.8; sd = sqrt(260.8 / 4) = sqrt(65.2); 8766 hours a year
+    const hourly = [0, 10, 4, 12, 6, 14];
+    const t: number[] = [];
+    const v: number[] = [];
+    for (let k = 0; k < hourly.length; k++) {
+      t.push(T0 + k * H);
+      v.push(hourly[k]!);
+      if (k + 1 < hourly.length) t.push(T0 + k * H + H / 2), v.push(1000 * (k + 1)); // noise within the hour
+    }
+    const s = sharpeOf(t, v, T0, T0 + 5 * H);
+    expect(s).toEqual({
+      value: Math.round((2.8 / Math.sqrt(65.2)) * Math.sqrt(8766) * 1e6) / 1e6,
+      period: 'hour',
+      periodMs: H,
+      periods: 5,
+      periodsPerYear: 8766,
+    });
+    // the run ends a little before its fifth hour (under 1 %): that hour counts, with the last sample
+    expect(sharpeOf(t, v, T0, T0 + 5 * H - 20_000).value).toBe(s.value);
+    // a partial last hour does not count
+    expect(sharpeOf(t, v, T0, T0 + 4.5 * H).periods).toBe(4);
+  });
+
+  it('Sharpe of daily changes from three days on; n/a under two changes or without variation', () => {
+    const D = 86_400_000;
+    const s = sharpeOf([T0, T0 + D, T0 + 2 * D, T0 + 3 * D], [0, 5, 3, 9], T0, T0 + 3 * D);
+    // changes 5, -2, 6: mean 3; deviations 2, -5, 3 → ss 38, sd sqrt(19); 365.25 days a year
+    expect(s).toEqual({
+      value: Math.round((3 / Math.sqrt(19)) * Math.sqrt(365.25) * 1e6) / 1e6,
+      period: 'day',
+      periodMs: D,
+      periods: 3,
+      periodsPerYear: 365.25,
+    });
+    // 30 minutes of 1-second samples: no whole hour, no figure (never an annualised 1-second ratio)
+    const t = Array.from({ length: 1801 }, (_, i) => T0 + i * 1000);
+    const v = t.map((_, i) => i * 7 + (i % 3));
+    expect(sharpeOf(t, v, T0, T0 + 1_800_000)).toMatchObject({ value: null, period: 'hour', periods: 0 });
+    expect(sharpeOf([T0, T0 + 3_600_000], [0, 1], T0, T0 + 3_600_000)).toMatchObject({ value: null, periods: 1 });
+    const flat = [0, 1, 2, 3].map((k) => T0 + k * 3_600_000);
+    expect(sharpeOf(flat, [0, 1, 2, 3], T0, T0 + 3 * 3_600_000).value).toBeNull(); // no variation
   });
 
   it('max drawdown: the largest fall from a running peak, with when it peaked and bottomed', () => {
@@ -75,17 +111,7 @@ describe('backtest metrics', () => {
       ['POST /orders:burst', 0.25],
     ]);
     expect(m.inventory.maxFraction).toBe(0.4);
-    expect(m.sharpe.intervalMs).toBe(1000);
+    expect(m.sharpe).toEqual({ value: null, period: 'hour', periodMs: 3_600_000, periods: 0, periodsPerYear: 8766 });
     expect(m.maxDrawdown.value).toBe(6);
-  });
-
-  it('the last sample off the interval grid (the run ended between two samples) is left out of Sharpe', () => {
-    const r = sampleResult();
-    const s = {
-      ...r.samples,
-      t: [...r.samples.t, T0 + 5200],
-      pnl: { ...r.samples.pnl, total: [...r.samples.pnl.total, 1000] },
-    };
-    expect(computeMetrics({ ...r, samples: s }).sharpe.value).toBe(computeMetrics(r).sharpe.value);
   });
 });

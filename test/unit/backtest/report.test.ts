@@ -3,8 +3,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { computeMetrics } from '../../../src/backtest/metrics.ts';
-import { duration, formatSummary, shares, usd } from '../../../src/backtest/report.ts';
-import { esc, renderHtmlReport, svgChart } from '../../../src/backtest/report-html.ts';
+import { duration, formatSummary, sharpeLine, shares, usd } from '../../../src/backtest/report.ts';
+import { esc, legendLayout, renderHtmlReport, svgChart, tokenLabels } from '../../../src/backtest/report-html.ts';
 import { sampleResult } from './fixtures.ts';
 
 describe('backtest report: terminal summary', () => {
@@ -29,6 +29,7 @@ describe('backtest report: terminal summary', () => {
     expect(s).toContain('period          2026-01-01T00:00:00Z → 2026-01-01T00:00:05Z (5s virtual)');
     expect(s).toContain('fills           4 (3 maker, 1 taker); volume 65 shares, notional 33.50 USDC');
     expect(s).toContain('PnL             +1.99 USDC (realized +3.00, unrealized -1.00, fees 0.01)');
+    expect(s).toContain('Sharpe          n/a (0 hourly PnL changes: 2 needed)');
     expect(s).toContain('max drawdown    0.00 USDC');
     expect(s).toContain('orders          8 placed (10 sent, 2 rejected), 4 cancel requests (6 ids)');
     expect(s).toContain('fill ratio      37.5 % of orders placed got a fill; 0.500 fills per order');
@@ -113,5 +114,121 @@ describe('backtest report: HTML', () => {
     expect(svg).toContain('&lt;evil&gt;');
     expect(svg).toContain('a&amp;b');
     expect(svg).not.toContain('<evil>');
+  });
+});
+
+describe('backtest report: the Sharpe line', () => {
+  it('says how many daily or hourly PnL changes the ratio is over', () => {
+    const base = { periodMs: 3_600_000, periodsPerYear: 8766 };
+    expect(sharpeLine({ ...base, value: 0.8412, period: 'hour', periods: 47 })).toBe(
+      '0.84 (47 hourly PnL changes, annualised ×√8766)',
+    );
+    expect(sharpeLine({ ...base, value: null, period: 'hour', periods: 1 })).toBe(
+      'n/a (1 hourly PnL change: 2 needed)',
+    );
+    expect(sharpeLine({ periodMs: 86_400_000, periodsPerYear: 365.25, value: null, period: 'day', periods: 9 })).toBe(
+      'n/a (9 daily PnL changes, no variation)',
+    );
+  });
+});
+
+describe('backtest report: chart legends and labels', () => {
+  /** The legend entries of a chart: swatch top y, text x and name. */
+  const legendOf = (svg: string) =>
+    [
+      ...svg.matchAll(
+        /<rect x="([\d.]+)" y="([\d.]+)" width="10" height="10"[^>]*\/><text x="[\d.]+" y="[\d.]+" class="legend">([^<]*)<\/text>/g,
+      ),
+    ].map((m) => ({ x: Number(m[1]), y: Number(m[2]), name: m[3]! }));
+
+  it('never draws a legend over the title: the legend lines sit below it, wrapped within the chart', () => {
+    const names = Array.from(
+      { length: 24 },
+      (_, i) => `${i % 2 ? 'No' : 'Yes'} · Will the price of Ethereum be above $${3000 + i}…`,
+    );
+    const svg = svgChart({
+      id: 'inv',
+      title: `Inventory (shares) per token; limit 100 ${'and a long title '.repeat(8)}`,
+      t: [0, 1],
+      series: names.map((name) => ({ name, values: [1, 2], color: '#000' })),
+      yFormat: String,
+    });
+    const legend = legendOf(svg);
+    expect(legend.map((l) => l.name)).toEqual(names);
+    // the title's baseline is y = 18: every swatch starts below it
+    expect(/<text x="70" y="18" class="title">/.test(svg)).toBe(true);
+    for (const l of legend) expect(l.y).toBeGreaterThanOrEqual(24);
+    // several lines, each within the chart's width (960 - 16 on the right), entries not overlapping
+    const rows = new Set(legend.map((l) => l.y));
+    expect(rows.size).toBeGreaterThan(3);
+    const layout = legendLayout(names, 960 - 70 - 16);
+    for (const [i, it] of layout.entries()) {
+      expect(it.x + 13 + names[i]!.length * 6.5).toBeLessThanOrEqual(960 - 70 - 16);
+      const next = layout[i + 1];
+      if (next?.row === it.row) expect(next.x).toBeGreaterThan(it.x + 13 + names[i]!.length * 6.5);
+    }
+    // the plot starts below the last legend line
+    const gridTop = Math.min(
+      ...[...svg.matchAll(/y1="([\d.]+)" y2="[\d.]+" class="grid"/g)].map((m) => Number(m[1] ?? Infinity)),
+    );
+    expect(gridTop).toBeGreaterThan(Math.max(...legend.map((l) => l.y)) + 10);
+  });
+
+  it('labels the tokens of the inventory chart and the fill table by outcome and short question, not "Yes 1"', () => {
+    const r = sampleResult();
+    const long = {
+      ...r,
+      markets: r.markets.map((m) => ({
+        ...m,
+        question: 'Will the Federal Reserve raise interest rates by 25+ bps in December?',
+      })),
+      samples: {
+        ...r.samples,
+        tokens: [
+          {
+            tokenId: 'yes',
+            market: 'm1',
+            outcome: 'Yes',
+            mid: r.samples.t.map(() => 5000),
+            bid: r.samples.t.map(() => null),
+            ask: r.samples.t.map(() => null),
+            pos: r.samples.t.map(() => 0),
+          },
+        ],
+      },
+    };
+    const html = renderHtmlReport(long, computeMetrics(long));
+    const inv = html.slice(
+      html.indexOf('id="chart-inventory"'),
+      html.indexOf('</svg>', html.indexOf('id="chart-inventory"')),
+    );
+    expect(legendOf(inv).map((l) => l.name)).toEqual(['Yes · Will the Federal Reserve…']);
+    expect(html).not.toMatch(/>(Yes|No) \d+</);
+    expect(html).toContain('<td>Yes · Will the Federal Reserve raise interest…</td>');
+  });
+});
+
+describe('backtest report: token labels', () => {
+  it('tells apart two markets whose short questions would read the same; an unknown market by its token id, whole', () => {
+    const r = sampleResult();
+    const two = {
+      ...r,
+      markets: [
+        { ...r.markets[0]!, market: 'a', question: 'Will the price of Ethereum be above $3,750 on November 27?' },
+        { ...r.markets[0]!, market: 'b', question: 'Will the price of Ethereum be above $3,500 on November 27?' },
+      ],
+    };
+    const id = '1'.repeat(77);
+    expect(
+      tokenLabels(two, [
+        { market: 'a', outcome: 'Yes', tokenId: 'y1' },
+        { market: 'b', outcome: 'No', tokenId: 'n2' },
+        { market: 'c', outcome: 'Yes', tokenId: id },
+      ]),
+    ).toEqual([
+      'Yes · Will the price of Ethereum be above $3,750…',
+      'No · Will the price of Ethereum be above $3,500…',
+      id,
+    ]);
   });
 });

@@ -144,6 +144,7 @@ describe('config: strict validation names the key and what is allowed', () => {
       /one of the possible values: \["fatal","error","warn","info","debug","trace","silent"\]/,
     ],
     [{ log: { pretty: 'yes' } }, 'log.pretty', /"auto","true","false"/],
+    [{ log: { format: 'fancy' } }, 'log.format', /"auto","pretty","json"/],
     [{ bot: { risk: { maxLoss: -1 } } }, 'bot.risk.maxLoss', /a number in \[0, 1000000000\]/],
     [{ bot: { risk: { maxOpenOrdersGlobal: 1.5 } } }, 'bot.risk.maxOpenOrdersGlobal', /an integer in \[0, 100000\]/],
     [{ bot: { restartPolicy: 'keep' } }, 'bot.restartPolicy', /\["cancel","adopt"\]/],
