@@ -135,7 +135,7 @@ describe('mmkit sweep --redis', () => {
     expect(b.log()).toContain(`point ${id} done in`);
   }, 400_000);
 
-  it('refuses --workers with --redis, and says when Redis does not answer', async () => {
+  it('refuses --workers with --redis; says when Redis does not answer and while no worker serves the queue', async () => {
     const both = await runMmkit([...SWEEP, '--feed', feed, '--redis', redis.url, '--workers', '2'], { cwd: dir, env });
     expect(both.code).toBe(2);
     expect(both.err).toMatch(/--workers applies to local sweeps/);
@@ -146,8 +146,18 @@ describe('mmkit sweep --redis', () => {
     expect(down.code).toBe(3);
     expect(down.err).toMatch(/cannot reach Redis at redis:\/\/\*\*\*@127\.0\.0\.1:1/);
     expect(down.err).not.toContain('s3cret');
+    // no worker serves the queue: the sweep waits and says so on stderr
+    await expect(
+      runMmkit([...SWEEP, '--feed', feed, '--grid', '{"margin":[0.02]}', '--redis', redis.url], {
+        cwd: dir,
+        env,
+        timeoutMs: 20_000,
+      }),
+    ).rejects.toThrow(
+      /no worker on queue mmkit-sweep-[0-9a-f]{16} yet; start `mmkit sweep-worker --redis redis:\/\/127/,
+    );
     const bad = await runMmkit(['sweep-worker', '--redis', 'http://127.0.0.1:1'], { cwd: dir, env });
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/fleet\.redisUrl|redis:\/\//);
-  }, 60_000);
+  }, 90_000);
 });
