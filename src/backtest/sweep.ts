@@ -141,7 +141,8 @@ export function sweepRow(index: number, point: SweepRow['point'], r: BacktestRes
   };
 }
 
-function failedRow(index: number, point: SweepRow['point'], error: string): SweepRow {
+/** The row of a point that could not run (`error` says why). */
+export function failedRow(index: number, point: SweepRow['point'], error: string): SweepRow {
   return {
     index,
     point,
@@ -205,24 +206,47 @@ const BOOT = `const { workerData } = require('node:worker_threads');
   .then(() => import(workerData.entry)).catch((e) => { console.error(e); process.exit(1); });`;
 
 /**
+ * A worker thread that runs the points it is posted (./sweep-worker.ts: a `SweepTask` in, a
+ * `SweepMessage` out; 'ready' first). Also used by the workers of distributed sweeps.
+ */
+export function startSweepThread(): Worker {
+  const boot = RUNNING_COMPILED ? undefined : new URL('bin/source-mode.js', PACKAGE_ROOT_URL).href;
+  const entry = new URL(RUNNING_COMPILED ? './sweep-worker.js' : './sweep-worker.ts', import.meta.url).href;
+  return new Worker(BOOT, { eval: true, workerData: { boot, entry } });
+}
+
+/**
+ * The points of a sweep as tasks (grid order), each point's params checked against the strategy's
+ * schema first; and the strategy's name.
+ * @throws ConfigError on a bad grid or a point whose params the strategy refuses
+ */
+export async function sweepTasks(
+  o: Pick<SweepOptions, 'base' | 'grid'>,
+): Promise<{ strategy: string; tasks: SweepTask[] }> {
+  const points = gridPoints(o.grid);
+  const def = await loadStrategy(o.base.strategy);
+  for (const p of points) resolveParams(def.params, { ...(o.base.params ?? {}), ...p });
+  const tasks: SweepTask[] = points.map((p, index) => ({
+    index,
+    point: p,
+    options: { ...o.base, params: { ...(o.base.params ?? {}), ...p } },
+  }));
+  return { strategy: def.name, tasks };
+}
+
+/**
  * Runs the sweep (see the module comment).
  * @throws ConfigError on a bad grid or a point whose params the strategy refuses (before running anything)
  */
 export async function runSweep(o: SweepOptions): Promise<SweepResult> {
-  const points = gridPoints(o.grid);
-  const def = await loadStrategy(o.base.strategy);
-  for (const p of points) resolveParams(def.params, { ...(o.base.params ?? {}), ...p });
+  const { strategy, tasks } = await sweepTasks(o);
+  const points = tasks.map((t) => t.point);
   const rankBy = o.rankBy ?? 'pnl';
   // the feeds' decoded-event caches are built once here, not by every worker at the same time
   if (o.base.feeds !== undefined && o.base.feedCache !== undefined) {
     const { ensureFeedCaches } = await import('./feed-cache.ts');
     await ensureFeedCaches(o.base.feeds, o.base.feedCache);
   }
-  const tasks: SweepTask[] = points.map((p, index) => ({
-    index,
-    point: p,
-    options: { ...o.base, params: { ...(o.base.params ?? {}), ...p } },
-  }));
   const rows: SweepRow[] = new Array(points.length);
   let done = 0;
   let failed = 0;
@@ -240,8 +264,6 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
       let next = 0;
       let alive = 0;
       let settled = false;
-      const boot = RUNNING_COMPILED ? undefined : new URL('bin/source-mode.js', PACKAGE_ROOT_URL).href;
-      const entry = new URL(RUNNING_COMPILED ? './sweep-worker.js' : './sweep-worker.ts', import.meta.url).href;
       const give = (w: Worker): boolean => {
         if (next >= tasks.length) return false;
         const t = tasks[next++]!;
@@ -260,7 +282,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
         }
       };
       for (let i = 0; i < n; i++) {
-        const w = new Worker(BOOT, { eval: true, workerData: { boot, entry } });
+        const w = startSweepThread();
         alive++;
         w.on('message', (m: SweepMessage) => {
           if (m.kind === 'done') {
@@ -286,7 +308,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
     // tasks never handed out (every worker died): run them here
     for (const t of tasks) if (rows[t.index] === undefined) finish(await runPoint(t));
   }
-  return { strategy: def.name, grid: o.grid, rankBy, points: points.length, rows: rankRows(rows, rankBy) };
+  return { strategy, grid: o.grid, rankBy, points: points.length, rows: rankRows(rows, rankBy) };
 }
 
 /** The ranked table for the terminal. */

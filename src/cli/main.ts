@@ -23,6 +23,7 @@ import { register as registerRecord } from './record.ts';
 import { register as registerStatus } from './status.ts';
 import { register as registerBacktest } from './backtest.ts';
 import { register as registerSweep } from './sweep.ts';
+import { register as registerSweepWorker } from './sweep-worker.ts';
 import { register as registerWorld } from './world.ts';
 import { shadowBanner, shadowRunner } from './shadow-cli.ts';
 import type { ShadowRunSummary } from './run-shadow.ts';
@@ -402,6 +403,7 @@ registerRecord(program);
 registerStatus(program);
 registerBacktest(program);
 registerSweep(program);
+registerSweepWorker(program);
 registerWorld(program);
 registerDoctor(program);
 

@@ -3,10 +3,13 @@
  *
  *   mmkit sweep --feed FILE... --strategy NAME|PATH --grid '{"margin":[0.01,0.02],"amount":[5,10]}'
  *               [--params JSON] [--workers N] [--rank pnl|sharpe|drawdown|fills|rewards|total] [--json]
+ *               [--redis URL]
  *
  * Takes every option of `mmkit backtest` that picks the data and the simulation (--world,
  * --duration, --seed, --queue, --latency-ms, --markets, --risk). Prints the ranked table, or with
  * --json one deterministic JSON document. A progress bar on stderr when it is a terminal.
+ * With --redis the points go on a Redis queue for `mmkit sweep-worker` processes on any machine
+ * (src/backtest/sweep-queue.ts); the table is the same as the local sweep's.
  */
 import { Option, type Command } from 'commander';
 import { RANK_KEYS, formatSweepTable, type Grid, type RankBy } from '../backtest/sweep.ts';
@@ -28,6 +31,8 @@ export interface SweepCliOptions extends SourceCliOptions {
   grid: Record<string, unknown>;
   workers?: number;
   rank: RankBy;
+  /** --redis URL: a distributed sweep. */
+  redis?: string;
 }
 
 /**
@@ -54,26 +59,48 @@ export function gridOf(g: Record<string, unknown>): Grid {
 
 /** Runs `mmkit sweep`; resolves with the exit code. */
 export async function sweepCommand(o: SweepCliOptions): Promise<number> {
-  const base = prepareFeedCache(backtestOptionsOf(o), 'sweep');
+  if (o.redis !== undefined && o.workers !== undefined)
+    throw usageError('--workers applies to local sweeps; with --redis, start `mmkit sweep-worker` processes instead');
+  const distributed = o.redis !== undefined;
+  // a distributed sweep's coordinator decodes no feed: each worker uses its own feed cache
+  const base = distributed ? backtestOptionsOf(o) : prepareFeedCache(backtestOptionsOf(o), 'sweep');
   const maxMb = feedCacheMaxMb(o);
   const startedAt = Date.now();
   const grid = gridOf(o.grid);
-  const { runSweep } = await import('../backtest/sweep.ts');
   const bar = new ProgressBar();
+  const onProgress = (p: { done: number; total: number; failed: number }): void =>
+    bar.draw(p.done / p.total, `${p.done}/${p.total} backtests${p.failed > 0 ? `, ${p.failed} failed` : ''}`, true);
   let result;
   try {
-    result = await runSweep({
-      base,
-      grid,
-      rankBy: o.rank,
-      ...(o.workers !== undefined ? { workers: o.workers } : {}),
-      onProgress: (p) =>
-        bar.draw(p.done / p.total, `${p.done}/${p.total} backtests${p.failed > 0 ? `, ${p.failed} failed` : ''}`, true),
-    });
+    if (o.redis !== undefined) {
+      const { checkRedisUrl, redactRedisUrl } = await import('../fleet/redis.ts');
+      const url = checkRedisUrl(o.redis);
+      const { runQueuedSweep } = await import('../backtest/sweep-queue.ts');
+      result = await runQueuedSweep({
+        base,
+        grid,
+        rankBy: o.rank,
+        redisUrl: url,
+        onProgress,
+        onNoWorkers: (queue) =>
+          process.stderr.write(
+            `mmkit sweep: no worker on queue ${queue} yet; start \`mmkit sweep-worker --redis ${redactRedisUrl(url)}\` (same code and Node.js) on any machine\n`,
+          ),
+      });
+    } else {
+      const { runSweep } = await import('../backtest/sweep.ts');
+      result = await runSweep({
+        base,
+        grid,
+        rankBy: o.rank,
+        ...(o.workers !== undefined ? { workers: o.workers } : {}),
+        onProgress,
+      });
+    }
   } finally {
     bar.clear();
   }
-  pruneFeedCacheAfterRun(base, maxMb, startedAt, 'sweep');
+  if (!distributed) pruneFeedCacheAfterRun(base, maxMb, startedAt, 'sweep');
   if (o.json) process.stdout.write(JSON.stringify(result) + '\n');
   else process.stdout.write(formatSweepTable(result));
   process.stderr.write(`mmkit sweep: ${result.points} backtests in ${bar.elapsedSec.toFixed(2)} s wall\n`);
@@ -92,7 +119,10 @@ Examples:
   mmkit sweep --feed test/fixtures/sample-feed.ndjson.gz --strategy bands --grid '{"margin":[0.01,0.02,0.03],"amount":[5,10]}'
   mmkit sweep --world 1 --duration 2h --strategy avellaneda --grid '{"riskAversion":[0.5,1,2]}' --workers 2 --rank sharpe --json
 
-Results do not depend on --workers. Exit codes: 0 done, 2 usage or configuration error.
+Results do not depend on --workers. With --redis URL the points go on a Redis queue and
+\`mmkit sweep-worker --redis URL\` processes run them on any machine (same code, Node.js and feed
+paths); the table is the same as the local sweep's. Exit codes: 0 done, 1 a point failed, 2 usage
+or configuration error.
 `,
   );
   addSourceOptions(cmd)
@@ -104,6 +134,7 @@ Results do not depend on --workers. Exit codes: 0 done, 2 usage or configuration
     .option('--workers <n>', 'worker threads (default: cores - 1; 0 runs in this thread)', intIn('--workers', 0, 256))
     .addOption(new Option('--rank <key>', 'rank by').choices([...RANK_KEYS]).default('pnl'))
     .option('--json', 'print one deterministic JSON document instead of the table')
+    .option('--redis <url>', 'a distributed sweep: queue the points in this Redis for `mmkit sweep-worker` processes')
     .action(async (o: SweepCliOptions) => {
       let code: number;
       try {
