@@ -136,7 +136,7 @@ export class MarketLeases {
   /** Whether this member may quote `market` now (held, taken over, inside its self-fence). */
   holds(market: string): boolean {
     const h = this.#held.get(market);
-    return h !== undefined && h.ready && this.#o.clock.now() < h.validUntil;
+    return h?.ready === true && this.#o.clock.now() < h.validUntil;
   }
 
   /** The markets held (taken over or being taken over), sorted. */

@@ -3,13 +3,16 @@
  * `pingMs` (250) and counts Redis up while its last successful reply is younger than `staleMs`
  * (750) and the connection is `ready`; a closed connection counts as down at once. With the
  * fail-fast client (./redis.ts: 500 ms command timeout, no offline queue) every member sees a dead
- * or hung Redis as down within about 1 s, and sees it up again within `pingMs` of its return.
+ * or hung Redis as down within about staleMs + 50 ms (under 1 s), and sees it up again within `pingMs` of its return.
  *
  * What "down" means is the caller's (./fail-closed.ts: pull the quotes; ./heartbeat-lease.ts: the
  * holder keeps heartbeating; nobody claims anything). Time and timers come from the injected Clock.
  */
 import type { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../core/clock.ts';
+
+/** How often staleness is checked, ms. */
+const CHECK_MS = 50;
 
 export interface RedisHealthOptions {
   readonly redis: Redis;
@@ -37,6 +40,7 @@ export class RedisHealth {
   readonly #staleMs: number;
   readonly #listeners = new Set<(up: boolean) => void>();
   #timer: TimerHandle | undefined;
+  #check: TimerHandle | undefined;
   #inflight = false;
   #lastOkAt = 0;
   #up = false;
@@ -58,12 +62,16 @@ export class RedisHealth {
     if (this.#timer !== undefined) return;
     this.#redis.on('close', this.#onClose);
     this.#timer = this.#clock.setInterval(() => this.#tick(), this.#pingMs);
+    // staleness is checked more often than PINGs go out, so "down" is seen ~staleMs after the last reply
+    this.#check = this.#clock.setInterval(() => this.#evaluate(false), CHECK_MS);
     await this.#ping();
   }
 
   stop(): void {
     if (this.#timer !== undefined) this.#clock.clearInterval(this.#timer);
+    if (this.#check !== undefined) this.#clock.clearInterval(this.#check);
     this.#timer = undefined;
+    this.#check = undefined;
     this.#redis.off('close', this.#onClose);
   }
 
@@ -83,7 +91,6 @@ export class RedisHealth {
 
   #tick(): void {
     if (!this.#inflight) void this.#ping();
-    this.#evaluate(false);
   }
 
   async #ping(): Promise<void> {
