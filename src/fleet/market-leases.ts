@@ -144,7 +144,7 @@ export class MarketLeases {
     return [...this.#held.keys()].sort();
   }
 
-  /** The live members seen in the last round. */
+  /** The live members seen in the last round, sorted. */
   liveMembers(): readonly string[] {
     return this.#live;
   }
@@ -165,7 +165,7 @@ export class MarketLeases {
   async #round(): Promise<void> {
     const { leases, keys, member, clock, ttlMs } = this.#o;
     const live = (await TOUCH.run(leases.redis, [keys.members], [member, this.#o.memberDeadMs])) as string[];
-    this.#live = live;
+    this.#live = [...live].sort();
     // renew
     const mine = [...this.#held];
     const sent = clock.now();
