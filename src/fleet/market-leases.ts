@@ -14,6 +14,7 @@
  * Redis is unreachable nothing is claimed or released; the fail-closed guard (./fail-closed.ts) pulls
  * the quotes anyway.
  */
+import type { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { ValidationError } from '../core/errors.ts';
 import type { FleetKeys } from './fleet-keys.ts';
@@ -93,6 +94,7 @@ export class MarketLeases {
   #timer: TimerHandle | undefined;
   #busy = false;
   #stopped = false;
+  #rounds = 0;
 
   /** @throws ValidationError on a bad market id or duplicates; RangeError on periods that cannot keep a lease */
   constructor(o: MarketLeasesOptions) {
@@ -106,7 +108,7 @@ export class MarketLeases {
       throw new RangeError('market leases: memberDeadMs must be above roundMs');
   }
 
-  /** Joins and runs a first round (resolves after it). Idempotent. */
+  /** Joins (a first round that only announces this member; claims start a round later). Idempotent. */
   async start(): Promise<void> {
     if (this.#timer !== undefined) return;
     this.#stopped = false;
@@ -183,6 +185,9 @@ export class MarketLeases {
       }
     }
     if (this.#stopped) return;
+    // the first round only announces this member: claims start once the others could see it, so a
+    // member starting alongside others does not take everything and give it back a round later
+    if (this.#rounds++ === 0) return;
     const plan = planShare(member, live, this.#o.markets, new Set(this.#held.keys()));
     // give up extras (a member joined): pull the quotes first, then release
     for (const m of plan.release) {
@@ -234,4 +239,16 @@ export class MarketLeases {
       /* the market is gone either way */
     }
   }
+}
+
+// KEYS: members; ARGV: deadMs -> the members seen within deadMs (Redis TIME)
+const LIVE = new Script(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return redis.call('ZRANGEBYSCORE', KEYS[1], now - tonumber(ARGV[1]), '+inf')
+`);
+
+/** The fleet's live members (seen within `deadMs`, by Redis's clock), sorted; read-only. */
+export async function readLiveMembers(redis: Redis, keys: FleetKeys, deadMs = 3000): Promise<string[]> {
+  return ((await LIVE.run(redis, [keys.members], [deadMs])) as string[]).sort();
 }
