@@ -18,6 +18,7 @@ import type { Venue } from '../core/venue.ts';
 import type { FleetMember } from '../fleet/member.ts';
 import type { Trader, TraderFleet } from '../kernel/create-trader.ts';
 import { isRiskTrigger } from '../risk/kill-switch.ts';
+import { CliError, ExitCode } from './exit-codes.ts';
 import type { Logger } from 'pino';
 
 /** fleet.* of the configuration, as `mmkit run` takes it. */
@@ -45,7 +46,7 @@ const FROM_FLEET = 'fleet kill switch: ';
 
 /**
  * Joins the fleet and wires it to the trader (see the module comment); sets `ref.member`.
- * @throws ConfigError on a bad member name; an Error (URL redacted) when Redis cannot be reached
+ * @throws ConfigError on a bad member name; CliError UNREACHABLE (exit 3, URL redacted) when Redis cannot be reached
  */
 export async function joinRunFleet(
   cfg: RunFleetConfig,
@@ -64,41 +65,49 @@ export async function joinRunFleet(
   const { trader, venue, log } = o;
   const name = memberName(cfg.member);
   const flog = log.child({ component: 'fleet', member: name });
-  const member = await joinFleet({
-    redisUrl: cfg.redisUrl,
-    account: o.address,
-    member: name,
-    clock: o.clock,
-    markets: o.markets,
-    onKill: (rec) => {
-      flog.error({ reason: rec.reason, by: rec.by }, 'fleet kill switch tripped');
-      trader.kill.trip('manual', `${FROM_FLEET}${rec.reason} (by ${rec.by})`);
-    },
-    pauseTarget: trader.executor,
-    onDown: () => {
-      flog.warn('fleet Redis unreachable: quotes pulled, placing paused until it is back');
-      for (const m of o.markets) trader.pullMarket(m);
-    },
-    onUp: () => flog.info('fleet Redis reachable again: quoting resumes'),
-    onHeartbeatLease: (held) => {
-      flog.info({ held }, held ? 'heartbeat lease taken: this member heartbeats' : 'heartbeat lease lost');
-      if (held) void trader.heartbeat.beatNow();
-    },
-    onMarketGained: async (market, previous) => {
-      if (previous !== null) {
-        // what rests on the market and is not ours belonged to the previous holder: cancelled, not adopted
-        const ours = new Set<OrderId>(trader.tracker.liveOrders().map((x) => x.id));
-        const theirs = (await venue.openOrders()).filter((x) => x.market === market && !ours.has(x.id));
-        if (theirs.length > 0) await venue.cancel(theirs.map((x) => x.id));
-        flog.info({ market, from: previous.member, cancelled: theirs.length }, 'market taken over');
-      } else flog.info({ market }, 'market taken');
-    },
-    onMarketLost: (market) => {
-      flog.info({ market }, 'market given up: quotes pulled');
-      trader.pullMarket(market as ConditionId);
-    },
-    onError: (err) => flog.debug({ err: err.message }, 'fleet Redis connection error'),
-  });
+  let member: FleetMember;
+  try {
+    member = await joinFleet({
+      redisUrl: cfg.redisUrl,
+      account: o.address,
+      member: name,
+      clock: o.clock,
+      markets: o.markets,
+      onKill: (rec) => {
+        flog.error({ reason: rec.reason, by: rec.by }, 'fleet kill switch tripped');
+        trader.kill.trip('manual', `${FROM_FLEET}${rec.reason} (by ${rec.by})`);
+      },
+      pauseTarget: trader.executor,
+      onDown: () => {
+        flog.warn('fleet Redis unreachable: quotes pulled, placing paused until it is back');
+        for (const m of o.markets) trader.pullMarket(m);
+      },
+      onUp: () => flog.info('fleet Redis reachable again: quoting resumes'),
+      onHeartbeatLease: (held) => {
+        flog.info({ held }, held ? 'heartbeat lease taken: this member heartbeats' : 'heartbeat lease lost');
+        if (held) void trader.heartbeat.beatNow();
+      },
+      onMarketGained: async (market, previous) => {
+        if (previous !== null) {
+          // what rests on the market and is not ours belonged to the previous holder: cancelled, not adopted
+          const ours = new Set<OrderId>(trader.tracker.liveOrders().map((x) => x.id));
+          const theirs = (await venue.openOrders()).filter((x) => x.market === market && !ours.has(x.id));
+          if (theirs.length > 0) await venue.cancel(theirs.map((x) => x.id));
+          flog.info({ market, from: previous.member, cancelled: theirs.length }, 'market taken over');
+        } else flog.info({ market }, 'market taken');
+      },
+      onMarketLost: (market) => {
+        flog.info({ market }, 'market given up: quotes pulled');
+        trader.pullMarket(market as ConditionId);
+      },
+      onError: (err) => flog.debug({ err: err.message }, 'fleet Redis connection error'),
+    });
+  } catch (e) {
+    // (the message names the Redis redacted: src/fleet/redis.ts)
+    if (e instanceof Error && e.message.startsWith('fleet: cannot reach Redis'))
+      throw new CliError(e.message, ExitCode.UNREACHABLE, 'UNREACHABLE', { cause: e });
+    throw e;
+  }
   o.ref.member = member;
   trader.kill.onTrip((t) => {
     if (!isRiskTrigger(t.trigger) || t.message.startsWith(FROM_FLEET)) return;

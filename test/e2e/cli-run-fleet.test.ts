@@ -52,4 +52,15 @@ describe('mmkit run in a fleet', () => {
     expect(ex.exchange.openOrders(address)).toEqual([]);
     flat.stop();
   }, 240_000);
+
+  it('refuses to start (exit 3, the password not printed) when the fleet Redis cannot be reached', async () => {
+    const { ex, base } = await h.exchange(8);
+    const { dir, address } = h.dataDir();
+    const bot = h.startBot(base, dir, ['--duration', '600s'], { MMKIT_REDIS_URL: 'redis://:s3cretpw@127.0.0.1:1' });
+    const code = await Promise.race([exited(bot.p), sleep(120_000).then(() => 'timeout' as const)]);
+    expect(code, bot.err().slice(-3000)).toBe(3);
+    expect(bot.err() + bot.out()).toContain('cannot reach Redis');
+    expect(bot.err() + bot.out()).not.toContain('s3cretpw');
+    expect(ex.exchange.openOrders(address)).toEqual([]);
+  }, 180_000);
 });
