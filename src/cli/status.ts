@@ -34,6 +34,15 @@ import { shadowDataDir } from './shadow-dir.ts';
 /** Exit code of `mmkit status` when no daemon answers (the project's UNREACHABLE). */
 export const STATUS_UNREACHABLE = ExitCode.UNREACHABLE;
 
+/** `mmkit kill`'s options (--fleet: src/cli/fleet-kill.ts). */
+type KillOptions = DaemonOptions & {
+  reason?: string;
+  token?: string;
+  fleet?: boolean;
+  account?: string;
+  rearm?: boolean;
+};
+
 interface DaemonOptions {
   url?: string;
   config?: string;
@@ -336,75 +345,71 @@ Examples:
 ${EXIT_CODES_HELP}`,
   );
   kill.action(
-    action(
-      async (
-        o: DaemonOptions & { reason?: string; token?: string; fleet?: boolean; account?: string; rearm?: boolean },
-      ) => {
-        if (o.fleet) {
-          const { fleetKillCommand } = await import('./fleet-kill.ts');
-          return fleetKillCommand(o);
-        }
-        if (o.account !== undefined || o.rearm) throw usageError('--account and --rearm go with --fleet');
-        const target = daemonUrl(o);
-        const { url } = target;
-        const { token, source, why: noToken } = controlToken(o, target);
-        let r: Response;
-        try {
-          r = await fetch(`${url}/api/kill`, {
-            method: 'POST',
-            headers: {
-              'content-type': 'application/json',
-              accept: 'application/json',
-              ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}),
-            },
-            body: JSON.stringify({ reason: o.reason ?? 'mmkit kill' }),
-            signal: AbortSignal.timeout(o.timeout ?? 60_000),
-          });
-        } catch (e) {
-          if ((e as Error).name === 'TimeoutError')
-            throw new CliError(
-              `the daemon at ${url} did not confirm zero open orders within ${(o.timeout ?? 60_000) / 1000} s`,
-              ExitCode.FAILURE,
-            );
-          throw unreachable(url, e);
-        }
-        const text = await r.text();
-        let body: (Partial<KillResult> & { killed?: boolean; error?: string }) | undefined;
-        try {
-          body = JSON.parse(text) as typeof body;
-        } catch {
+    action(async (o: KillOptions) => {
+      if (o.fleet) {
+        const { fleetKillCommand } = await import('./fleet-kill.ts');
+        return fleetKillCommand(o);
+      }
+      if (o.account !== undefined || o.rearm) throw usageError('--account and --rearm go with --fleet');
+      const target = daemonUrl(o);
+      const { url } = target;
+      const { token, source, why: noToken } = controlToken(o, target);
+      let r: Response;
+      try {
+        r = await fetch(`${url}/api/kill`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json',
+            ...(token !== undefined ? { authorization: `Bearer ${token}` } : {}),
+          },
+          body: JSON.stringify({ reason: o.reason ?? 'mmkit kill' }),
+          signal: AbortSignal.timeout(o.timeout ?? 60_000),
+        });
+      } catch (e) {
+        if ((e as Error).name === 'TimeoutError')
           throw new CliError(
-            `${url}/api/kill answered HTTP ${r.status} with something that is not JSON: is this an mmkit daemon?`,
-            ExitCode.UNREACHABLE,
-            'UNREACHABLE',
+            `the daemon at ${url} did not confirm zero open orders within ${(o.timeout ?? 60_000) / 1000} s`,
+            ExitCode.FAILURE,
           );
-        }
-        if (r.status === 421) throw misdirected(url, body?.error);
-        if (r.status === 401 || r.status === 403) {
-          const why =
-            token === undefined
-              ? `no control token: ${source} ${noToken ?? 'not found'} (a daemon on another host or data dir: pass MMKIT_CONTROL_TOKEN or --token, or --data-dir)`
-              : r.status === 403 && /token/i.test(body?.error ?? '')
-                ? `the control token from ${source} was refused (a daemon writes a new one at each start: read <dataDir>/control.token again)`
-                : (body?.error ?? 'forbidden');
-          throw new CliError(`the daemon at ${url} refused the kill: ${why}`, ExitCode.FAILURE, 'FORBIDDEN');
-        }
-        const flat = body?.flat === true;
-        if (o.json) printJson({ url, status: r.status, ...body });
-        else if (flat)
-          process.stdout.write(
-            `kill switch tripped at ${url}: every order cancelled, zero open orders at the venue; the daemon is stopping (${body?.reason ?? ''})\n`,
-          );
-        else {
-          const n = body?.openOrders;
-          const what =
-            typeof n === 'number' && n < 0
-              ? 'open orders unknown (the venue could not be checked)'
-              : `${n ?? '?'} order(s) still open at the venue`;
-          process.stdout.write(`kill switch at ${url}: ${body?.error ?? what} (HTTP ${r.status})\n`);
-        }
-        return flat ? ExitCode.OK : ExitCode.FAILURE;
-      },
-    ),
+        throw unreachable(url, e);
+      }
+      const text = await r.text();
+      let body: (Partial<KillResult> & { killed?: boolean; error?: string }) | undefined;
+      try {
+        body = JSON.parse(text) as typeof body;
+      } catch {
+        throw new CliError(
+          `${url}/api/kill answered HTTP ${r.status} with something that is not JSON: is this an mmkit daemon?`,
+          ExitCode.UNREACHABLE,
+          'UNREACHABLE',
+        );
+      }
+      if (r.status === 421) throw misdirected(url, body?.error);
+      if (r.status === 401 || r.status === 403) {
+        const why =
+          token === undefined
+            ? `no control token: ${source} ${noToken ?? 'not found'} (a daemon on another host or data dir: pass MMKIT_CONTROL_TOKEN or --token, or --data-dir)`
+            : r.status === 403 && /token/i.test(body?.error ?? '')
+              ? `the control token from ${source} was refused (a daemon writes a new one at each start: read <dataDir>/control.token again)`
+              : (body?.error ?? 'forbidden');
+        throw new CliError(`the daemon at ${url} refused the kill: ${why}`, ExitCode.FAILURE, 'FORBIDDEN');
+      }
+      const flat = body?.flat === true;
+      if (o.json) printJson({ url, status: r.status, ...body });
+      else if (flat)
+        process.stdout.write(
+          `kill switch tripped at ${url}: every order cancelled, zero open orders at the venue; the daemon is stopping (${body?.reason ?? ''})\n`,
+        );
+      else {
+        const n = body?.openOrders;
+        const what =
+          typeof n === 'number' && n < 0
+            ? 'open orders unknown (the venue could not be checked)'
+            : `${n ?? '?'} order(s) still open at the venue`;
+        process.stdout.write(`kill switch at ${url}: ${body?.error ?? what} (HTTP ${r.status})\n`);
+      }
+      return flat ? ExitCode.OK : ExitCode.FAILURE;
+    }),
   );
 }
