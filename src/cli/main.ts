@@ -346,6 +346,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         rewards: { sampleMs: Math.max(1, Math.round(b.rewards.sampleMs)), pollMs: b.rewards.pollMs },
         ...runOptionsOf(cfg),
         doctor: doctorSettingsOf(cfg),
+        fleet: { redisUrl: cfg.fleet.redisUrl, member: cfg.fleet.member },
         ops: { ...cfg.ops },
       },
       logger,

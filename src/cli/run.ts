@@ -40,6 +40,7 @@ import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import { registerSecret } from '../core/secrets.ts';
 import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.ts';
 import { componentLogger, prettyOnly, terminalView } from '../ops/logger.ts';
+import { type FleetRef, fleetView, joinRunFleet, type RunFleetConfig } from './run-fleet.ts';
 import { tokenLabel } from '../core/labels.ts';
 import { RewardBook } from '../ops/reward-book.ts';
 import { REWARD_SAMPLE_MS, type RewardTracker } from '../engine/reward-tracker.ts';
@@ -121,6 +122,8 @@ export interface RunConfig {
   rewards?: { sampleMs: number; pollMs: number };
   /** The pre-flight checks before a venue that is not on loopback (doctor.*, src/cli/doctor.ts); default on. */
   doctor?: DoctorSettings;
+  /** A fleet (fleet.*; src/cli/run-fleet.ts): undefined or an empty redisUrl: a lone daemon. */
+  fleet?: RunFleetConfig;
 }
 
 /** Figures of the ledger over a scope (this session, or the epoch); amounts are decimal strings. */
@@ -428,7 +431,10 @@ async function runLocked(
     rewardSampleMs = Math.max(1, Math.round(cfg.paperRewards.sampleMs));
   // the one wiring of the bot (src/kernel): tracker, executor, kill switch, heartbeat, risk view and
   // gate, fills to the store, the restart reconciliation; this command adds its ops around it
+  const inFleet = cfg.fleet !== undefined && cfg.fleet.redisUrl !== '';
+  const fleetRef: FleetRef = {};
   const trader = createTrader({
+    ...(inFleet ? { fleet: fleetView(fleetRef) } : {}),
     venue,
     clock,
     store,
@@ -493,6 +499,18 @@ async function runLocked(
     },
   });
   const { engine, executor, tracker, heartbeat, kill } = trader;
+  // a fleet member: joined before quoting starts (until then it quotes nothing and does not heartbeat)
+  const fleetMember = inFleet
+    ? await joinRunFleet(cfg.fleet!, {
+        ref: fleetRef,
+        trader,
+        venue,
+        address: venue.address,
+        markets: markets.map((m) => m.market),
+        clock,
+        log,
+      })
+    : undefined;
   // liquidity rewards: the tracker's estimate per UTC date, and the venue's payouts, into the store
   const rewardBook = bookRewards(trader.rewards, store, liveVenue, clock, log, {
     sampleMs: rewardSampleMs,
@@ -582,6 +600,8 @@ async function runLocked(
   await trader.stop();
   await trader.cancelAll('shutdown');
   const flat = await trader.verifyFlat(5000);
+  // the leases go at once (another member takes the markets and the heartbeat without waiting)
+  await fleetMember?.leave();
   // answers a waiting `mmkit kill` (POST /api/kill) at once and takes the last status sample
   ops.flattened(flat, reason);
   // the user channel closed with the engine: a fill matched before the venue took the cancels (or

@@ -17,12 +17,14 @@
  *           3 no daemon reachable at the URL, 2 bad flags or configuration;
  *   kill:   0 the kill switch tripped and the daemon confirmed zero open orders at the venue,
  *           1 it tripped but orders are still open (or the daemon refused), 3 unreachable, 2 usage.
+ *
+ * `mmkit kill --fleet` trips every daemon of a fleet through its Redis instead: src/cli/fleet-kill.ts.
  */
 import { existsSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from './config.ts';
 import { action, printJson } from './common.ts';
-import { CliError, EXIT_CODES_HELP, ExitCode } from './exit-codes.ts';
+import { CliError, EXIT_CODES_HELP, ExitCode, usageError } from './exit-codes.ts';
 import { CONTROL_TOKEN_FILE, readControlToken, readDaemonFile } from '../ops/daemon-file.ts';
 import { DAEMON_LOCK_FILE, inspectDaemonLock } from '../ops/daemon-lock.ts';
 import type { StatusSnapshot } from '../ops/status.ts';
@@ -31,6 +33,15 @@ import { shadowDataDir } from './shadow-dir.ts';
 
 /** Exit code of `mmkit status` when no daemon answers (the project's UNREACHABLE). */
 export const STATUS_UNREACHABLE = ExitCode.UNREACHABLE;
+
+/** `mmkit kill`'s options (--fleet: src/cli/fleet-kill.ts). */
+type KillOptions = DaemonOptions & {
+  reason?: string;
+  token?: string;
+  fleet?: boolean;
+  account?: string;
+  rearm?: boolean;
+};
 
 interface DaemonOptions {
   url?: string;
@@ -298,9 +309,15 @@ ${EXIT_CODES_HELP}`,
   );
   kill.option(
     '--timeout <d>',
-    'how long to wait for the daemon to confirm zero open orders (default 60s)',
+    'how long to wait for the daemon to confirm zero open orders (with --fleet: for every member to stop) (default 60s)',
     msArg('--timeout'),
   );
+  kill.option(
+    '--fleet',
+    'trip the kill switch of every daemon of the fleet, through its Redis (fleet.redisUrl / MMKIT_REDIS_URL): each pulls its quotes within 2 s and exits with code 4',
+  );
+  kill.option('--account <address>', "with --fleet: the fleet's wallet address (default: the configured wallet's)");
+  kill.option('--rearm', 'with --fleet: clear a fleet trip, so that restarted members may quote again');
   kill.addHelpText(
     'after',
     `
@@ -314,14 +331,26 @@ then exits (code 0).
 Exit codes: 0 zero open orders confirmed; 1 orders still open after the daemon's checks (or refused);
 3 no daemon reachable; 2 bad flags or config.
 
+With --fleet (a fleet of daemons sharing one account through Redis, README "Scaling out"): the trip
+is stored in the fleet's Redis (it stays until --rearm) and published; every member pulls its quotes,
+cancels its orders and exits (code 4). Waits until no member is left alive. Exit codes: 0 no member
+left; 1 members still alive at the timeout (listed); 3 Redis unreachable; 2 no fleet.redisUrl.
+
 Examples:
   mmkit kill
+  MMKIT_REDIS_URL=redis://redis.internal:6379 mmkit kill --fleet --reason "bad fills on the Fed market"
+  MMKIT_REDIS_URL=redis://redis.internal:6379 mmkit kill --fleet --rearm
   mmkit kill --url http://127.0.0.1:9100 --reason "manual stop before the announcement" --json
   MMKIT_CONTROL_TOKEN=$(docker exec mmkit cat /data/control.token) mmkit kill --url http://127.0.0.1:8787
 ${EXIT_CODES_HELP}`,
   );
   kill.action(
-    action(async (o: DaemonOptions & { reason?: string; token?: string }) => {
+    action(async (o: KillOptions) => {
+      if (o.fleet) {
+        const { fleetKillCommand } = await import('./fleet-kill.ts');
+        return fleetKillCommand(o);
+      }
+      if (o.account !== undefined || o.rearm) throw usageError('--account and --rearm go with --fleet');
       const target = daemonUrl(o);
       const { url } = target;
       const { token, source, why: noToken } = controlToken(o, target);

@@ -159,6 +159,23 @@ export interface TraderOptions {
    * as a live book shows our orders): false for a recorded book that does not.
    */
   readonly rewards?: { readonly sampleMs?: number; readonly bookIncludesOwn?: boolean };
+  /**
+   * A fleet member's view of the fleet (issue 21; src/fleet/member.ts fits): only the heartbeat
+   * lease holder sends the venue's heartbeats (and does so while any member's orders may rest), and
+   * a market is quoted only while `quotable(market)` (Redis reachable, the fleet not killed, the
+   * market's lease held). Undefined: a lone daemon, everything as before.
+   */
+  readonly fleet?: TraderFleet;
+}
+
+/** What the kernel reads of the fleet (TraderOptions.fleet). */
+export interface TraderFleet {
+  /** Whether this member sends the venue's heartbeats now (it holds the heartbeat lease). */
+  shouldBeat(): boolean;
+  /** Whether this member may quote the market now. */
+  quotable(market: ConditionId): boolean;
+  /** Whether orders may go out at all (Redis reachable, the fleet not killed). */
+  canPlace(): boolean;
 }
 
 /** The position audit's settings (TraderOptions.positionAudit). */
@@ -221,6 +238,12 @@ export interface Trader {
   verifyFlat(timeoutMs?: number): Promise<FlatReport>;
   /** Stops the heartbeat and closes the executor (after cancelAll and verifyFlat). */
   close(): Promise<void>;
+  /**
+   * Pulls one market's quotes now (an empty approved set: its orders are cancelled), without
+   * halting: the next intent the gate approves quotes again (a fleet member that lost the market's
+   * lease, or lost Redis, pulls this way).
+   */
+  pullMarket(market: ConditionId): void;
 }
 
 const NO_TUNING: TraderTuning = {};
@@ -262,12 +285,18 @@ export function createTrader(o: TraderOptions): Trader {
     ...(o.random ? { random: o.random } : {}),
   });
   const kill = new KillSwitch(clock, { limits: limits.killSwitch });
+  const fleet = o.fleet;
   const heartbeat = new HeartbeatKeeper({
-    beat: () => venue.heartbeat(),
+    // in a fleet only the heartbeat lease holder beats; the others' beats count as sent
+    beat: () => (fleet === undefined || fleet.shouldBeat() ? venue.heartbeat() : Promise.resolve(true)),
     clock,
     // the venue's dead-man switch cancels every order of the account once armed: while orders the
-    // bot leaves alone (bot.foreignOrders) rest, its heartbeats keep them as they are too
-    active: () => executor.hasOpenOrders() || tracker.foreignOrders().length > 0,
+    // bot leaves alone (bot.foreignOrders) rest, its heartbeats keep them as they are too; in a
+    // fleet the holder beats for every member's orders, so it beats all the time
+    active:
+      fleet === undefined
+        ? () => executor.hasOpenOrders() || tracker.foreignOrders().length > 0
+        : () => fleet.shouldBeat(),
     target: executor,
   });
   heartbeat.onStatus((s) => {
@@ -322,6 +351,16 @@ export function createTrader(o: TraderOptions): Trader {
   const riskView: RiskView = {
     limits,
     killSwitch: kill,
+    ...(fleet !== undefined
+      ? {
+          marketHalted: (m: ConditionId) =>
+            fleet.quotable(m)
+              ? null
+              : fleet.canPlace()
+                ? 'fleet: another member holds this market'
+                : 'fleet: Redis unreachable or the fleet killed',
+        }
+      : {}),
     // fail closed once a heartbeat has failed, until one succeeds (before the first: nothing rests)
     get heartbeatOk() {
       return heartbeat.status().consecutiveFailures === 0;
@@ -696,6 +735,9 @@ export function createTrader(o: TraderOptions): Trader {
     async close() {
       heartbeat.stop();
       await executor.close();
+    },
+    pullMarket(market) {
+      executor.submit(gate({ market, quotes: [], at: clock.now() }, riskView).approved);
     },
   };
 }

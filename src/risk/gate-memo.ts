@@ -12,7 +12,7 @@
  * while these are the same as then:
  *  - the desired quotes (the same tokens, sides, prices and sizes, in order), and the market's info
  *    (same object);
- *  - the kill switch tripped or not, the halt, the heartbeat flag, the limits (same object), the
+ *  - the kill switch tripped or not, the halt (the view's, else the market's), the heartbeat flag, the limits (same object), the
  *    market's current tick, both tokens' positions;
  *  - each token's book (same object) with its stale flag; its best bid and best ask the same, or
  *    moved so that every quote is still strictly inside usable tops and gets the same price band
@@ -157,7 +157,8 @@ export class GateMemo {
     const a = info.tokens[0].tokenId;
     const b = info.tokens[1].tokenId;
     const tripped = view.killSwitch?.tripped === true;
-    const halted = view.halted;
+    // (a market's own halt, a fleet member's lease, counts as the halt)
+    const halted = view.halted || view.marketHalted?.(market) || view.halted;
     const heartbeatOk = view.heartbeatOk;
     const limits = view.limits;
     const tick = view.tick?.(market);
@@ -266,7 +267,7 @@ export class GateMemo {
       info,
       limits,
       tripped: view.killSwitch?.tripped === true,
-      halted: view.halted,
+      halted: view.halted || view.marketHalted?.(market) || view.halted,
       heartbeatOk: view.heartbeatOk,
       tick: view.tick?.(market),
       bookA,

@@ -73,6 +73,11 @@ export interface RiskView {
   readonly killSwitch?: KillSwitchState;
   /** A reason not to quote at all right now (e.g. "reconciling"); null/undefined when none. */
   readonly halted?: string | null;
+  /**
+   * A reason not to quote this market right now (a fleet member that does not hold the market's
+   * lease); null/undefined when none. Optional: without it every market may be quoted.
+   */
+  marketHalted?(market: ConditionId): string | null | undefined;
   /** False while heartbeats fail (execution fails closed until one succeeds); default true. */
   readonly heartbeatOk?: boolean;
   market(id: ConditionId): MarketInfo | undefined;
@@ -296,6 +301,8 @@ function checkMarket(
       reason: `kill switch tripped${ks.reason ? ` (${ks.reason.trigger}: ${ks.reason.message})` : ''}`,
     };
   if (view.halted) return { code: 'HALTED', reason: `halted: ${view.halted}` };
+  const mh = view.marketHalted?.(market);
+  if (mh) return { code: 'HALTED', reason: `halted: ${mh}` };
   if (view.heartbeatOk === false)
     return { code: 'HEARTBEAT', reason: 'heartbeats are failing: no new orders until one succeeds' };
   const info = view.market(market);

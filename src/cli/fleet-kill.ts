@@ -1,0 +1,106 @@
+/**
+ * `mmkit kill --fleet`: trip the kill switch of every daemon of a fleet (issue 21) through its
+ * Redis (fleet.redisUrl / MMKIT_REDIS_URL), not through one daemon's status server. The trip is a
+ * persistent key plus a message (src/fleet/kill.ts): every member pulls its quotes within 2 s,
+ * cancels its orders and exits with the risk-stop code (4); a member started later refuses to
+ * quote until the fleet is re-armed with `mmkit kill --fleet --rearm`.
+ *
+ * The fleet is the account's: `--account <address>`, else the wallet of the configuration (as
+ * `mmkit orders` finds it; a paper daemon's wallet in its data dir). The command waits until no
+ * member is left alive in the fleet's membership (each member leaves it on exit; a dead one drops
+ * out after 3 s), up to `--timeout`.
+ *
+ * Exit codes: 0 tripped (or re-armed) and no member left alive; 1 members still alive at the
+ * timeout (listed); 2 bad flags or configuration (no fleet.redisUrl); 3 Redis unreachable.
+ * The Redis URL is never printed (it may carry a password).
+ */
+import { hostname } from 'node:os';
+import { loadConfig } from './config.ts';
+import { printJson } from './common.ts';
+import { CliError, ExitCode, usageError } from './exit-codes.ts';
+
+export interface FleetKillOptions {
+  config?: string;
+  dataDir?: string;
+  reason?: string;
+  account?: string;
+  rearm?: boolean;
+  timeout?: number;
+  json?: boolean;
+}
+
+/** Runs `mmkit kill --fleet` (see the module comment) and returns its exit code. */
+export async function fleetKillCommand(o: FleetKillOptions, env: NodeJS.ProcessEnv = process.env): Promise<ExitCode> {
+  const cfg = loadConfig(o.config, { 'bot.dataDir': o.dataDir }, env);
+  if (cfg.fleet.redisUrl === '')
+    throw usageError("mmkit kill --fleet needs the fleet's Redis: set fleet.redisUrl (MMKIT_REDIS_URL)");
+  if (o.reason !== undefined && o.reason.trim() === '') throw usageError('--reason must not be empty');
+  const { fleetKeys } = await import('../fleet/fleet-keys.ts');
+  const { connectFleetRedis, redactRedisUrl } = await import('../fleet/redis.ts');
+  const { clearFleetKill, tripFleetKill } = await import('../fleet/kill.ts');
+  const { readLiveMembers } = await import('../fleet/market-leases.ts');
+  let account = o.account;
+  if (account === undefined) {
+    const { resolveWallet } = await import('./wallet.ts');
+    const w = await resolveWallet({
+      keystoreFile: cfg.bot.keystoreFile,
+      dataDir: cfg.bot.dataDir,
+      allowPaper: true,
+      createPaper: false,
+      env,
+    });
+    account = w.wallet.address;
+  }
+  let keys: ReturnType<typeof fleetKeys>;
+  try {
+    keys = fleetKeys(account);
+  } catch (e) {
+    throw usageError(`--account: ${(e as Error).message}`);
+  }
+  let redis: Awaited<ReturnType<typeof connectFleetRedis>>;
+  try {
+    redis = await connectFleetRedis(cfg.fleet.redisUrl);
+  } catch (e) {
+    throw new CliError((e as Error).message, ExitCode.UNREACHABLE, 'UNREACHABLE');
+  }
+  const where = redactRedisUrl(cfg.fleet.redisUrl);
+  try {
+    if (o.rearm) {
+      const was = await clearFleetKill(redis, keys);
+      if (o.json) printJson({ account: account.toLowerCase(), rearmed: true, wasTripped: was });
+      else
+        process.stdout.write(
+          was
+            ? `fleet of ${account} re-armed: its members may quote again once restarted\n`
+            : `fleet of ${account} was not tripped\n`,
+        );
+      return ExitCode.OK;
+    }
+    const rec = await tripFleetKill(redis, keys, {
+      reason: o.reason ?? 'mmkit kill --fleet',
+      by: `cli:${hostname()}`.slice(0, 100),
+      at: Date.now(),
+    });
+    const until = Date.now() + (o.timeout ?? 60_000);
+    let live = await readLiveMembers(redis, keys);
+    while (live.length > 0 && Date.now() < until) {
+      await new Promise((res) => setTimeout(res, 250));
+      live = await readLiveMembers(redis, keys);
+    }
+    if (o.json) printJson({ account: account.toLowerCase(), tripped: rec, liveMembers: live });
+    else if (live.length === 0)
+      process.stdout.write(
+        `fleet kill switch tripped for ${account} (${rec.reason}, by ${rec.by}): no member left running\n`,
+      );
+    else
+      process.stdout.write(
+        `fleet kill switch tripped for ${account}, but ${live.length} member(s) still alive after ${(o.timeout ?? 60_000) / 1000} s: ${live.join(', ')}\n`,
+      );
+    return live.length === 0 ? ExitCode.OK : ExitCode.FAILURE;
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    throw new CliError(`fleet Redis at ${where}: ${(e as Error).message}`, ExitCode.UNREACHABLE, 'UNREACHABLE');
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * `mmkit run` as a member of a fleet (issue 21; fleet.redisUrl set): joins the fleet's Redis
+ * (src/fleet/member.ts) and ties it to the daemon's kernel:
+ *  - heartbeats: only the heartbeat lease holder sends them (TraderOptions.fleet), a taker at once;
+ *  - markets: quoted only while this member holds the market's lease; a market taken from another
+ *    member first has that member's orders there cancelled (whatever rests on the market and is
+ *    not this daemon's: the lease made the market exclusive), a market lost is pulled;
+ *  - fail closed: Redis unreachable pauses placing (reason 'fleet') and pulls every market; Redis
+ *    back resumes (the leases decide what is quoted again);
+ *  - kill: a fleet trip trips this daemon's kill switch ('manual': a risk stop, exit 4), and a risk
+ *    trip of this daemon trips the fleet's;
+ *  - exit: `leave()` after the orderly shutdown's cancels (releases the leases at once).
+ * Without fleet.redisUrl none of this loads.
+ */
+import type { Clock } from '../core/clock.ts';
+import type { ConditionId, OrderId } from '../core/ids.ts';
+import type { Venue } from '../core/venue.ts';
+import type { FleetMember } from '../fleet/member.ts';
+import type { Trader, TraderFleet } from '../kernel/create-trader.ts';
+import { isRiskTrigger } from '../risk/kill-switch.ts';
+import { CliError, ExitCode } from './exit-codes.ts';
+import type { Logger } from 'pino';
+
+/** fleet.* of the configuration, as `mmkit run` takes it. */
+export interface RunFleetConfig {
+  redisUrl: string;
+  member: string;
+}
+
+/** A late-bound fleet member: the kernel is built before the member joins (fail closed until then). */
+export interface FleetRef {
+  member?: FleetMember;
+}
+
+/** What the kernel reads (TraderOptions.fleet): nothing is quoted or beaten before the member joined. */
+export function fleetView(ref: FleetRef): TraderFleet {
+  return {
+    shouldBeat: () => ref.member?.shouldBeat() ?? false,
+    quotable: (m) => ref.member?.quotable(m) ?? false,
+    canPlace: () => ref.member?.canPlace() ?? false,
+  };
+}
+
+/** The message of a kill-switch trip that came from the fleet (not sent back to it). */
+const FROM_FLEET = 'fleet kill switch: ';
+
+/**
+ * Joins the fleet and wires it to the trader (see the module comment); sets `ref.member`.
+ * @throws ConfigError on a bad member name; CliError UNREACHABLE (exit 3, URL redacted) when Redis cannot be reached
+ */
+export async function joinRunFleet(
+  cfg: RunFleetConfig,
+  o: {
+    ref: FleetRef;
+    trader: Trader;
+    venue: Venue;
+    address: string;
+    markets: readonly ConditionId[];
+    clock: Clock;
+    log: Logger;
+  },
+): Promise<FleetMember> {
+  const { joinFleet } = await import('../fleet/member.ts');
+  const { memberName } = await import('../fleet/redis.ts');
+  const { trader, venue, log } = o;
+  const name = memberName(cfg.member);
+  const flog = log.child({ component: 'fleet', member: name });
+  let member: FleetMember;
+  try {
+    member = await joinFleet({
+      redisUrl: cfg.redisUrl,
+      account: o.address,
+      member: name,
+      clock: o.clock,
+      markets: o.markets,
+      onKill: (rec) => {
+        flog.error({ reason: rec.reason, by: rec.by }, 'fleet kill switch tripped');
+        trader.kill.trip('manual', `${FROM_FLEET}${rec.reason} (by ${rec.by})`);
+      },
+      pauseTarget: trader.executor,
+      onDown: () => {
+        flog.warn('fleet Redis unreachable: quotes pulled, placing paused until it is back');
+        for (const m of o.markets) trader.pullMarket(m);
+      },
+      onUp: () => flog.info('fleet Redis reachable again: quoting resumes'),
+      onHeartbeatLease: (held) => {
+        flog.info({ held }, held ? 'heartbeat lease taken: this member heartbeats' : 'heartbeat lease lost');
+        if (held) void trader.heartbeat.beatNow();
+      },
+      onMarketGained: async (market, previous) => {
+        if (previous !== null) {
+          // what rests on the market and is not ours belonged to the previous holder: cancelled, not adopted
+          const ours = new Set<OrderId>(trader.tracker.liveOrders().map((x) => x.id));
+          const theirs = (await venue.openOrders()).filter((x) => x.market === market && !ours.has(x.id));
+          if (theirs.length > 0) await venue.cancel(theirs.map((x) => x.id));
+          flog.info({ market, from: previous.member, cancelled: theirs.length }, 'market taken over');
+        } else flog.info({ market }, 'market taken');
+      },
+      onMarketLost: (market) => {
+        flog.info({ market }, 'market given up: quotes pulled');
+        trader.pullMarket(market as ConditionId);
+      },
+      onError: (err) => flog.debug({ err: err.message }, 'fleet Redis connection error'),
+    });
+  } catch (e) {
+    // (the message names the Redis redacted: src/fleet/redis.ts)
+    if (e instanceof Error && e.message.startsWith('fleet: cannot reach Redis'))
+      throw new CliError(e.message, ExitCode.UNREACHABLE, 'UNREACHABLE', { cause: e });
+    throw e;
+  }
+  o.ref.member = member;
+  trader.kill.onTrip((t) => {
+    if (!isRiskTrigger(t.trigger) || t.message.startsWith(FROM_FLEET)) return;
+    member
+      .trip(`${t.trigger}: ${t.message}`)
+      .catch((err: Error) =>
+        flog.error({ err: err.message }, 'could not trip the fleet kill switch (Redis unreachable)'),
+      );
+  });
+  flog.info({ markets: o.markets.length }, 'joined the fleet');
+  return member;
+}

@@ -1,0 +1,49 @@
+/**
+ * The Redis keys of a fleet's coordination state (leases, membership, kill switch). Every key of
+ * one account carries the same hash tag `{<wallet address>}`, so the scripts that touch several of
+ * them also run on a Redis Cluster (one slot per account). The shared budgets (src/fleet's window
+ * gate) live under the same tag.
+ */
+import { ValidationError } from '../core/errors.ts';
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const MARKET = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** The keys of one account's fleet. */
+export interface FleetKeys {
+  /** `mmkit:{<address>}:` */
+  readonly prefix: string;
+  /** The heartbeat lease (one member sends the venue's heartbeats). */
+  readonly heartbeatLease: string;
+  /** The fence counter of a lease key. */
+  fence(leaseKey: string): string;
+  /** A market's lease (one member quotes it). */
+  marketLease(market: string): string;
+  /** ZSET member -> last seen (Redis TIME ms). */
+  readonly members: string;
+  /** The fleet kill switch: a persistent key (the trip record) ... */
+  readonly kill: string;
+  /** ... and the channel its trips are published on. */
+  readonly killChannel: string;
+}
+
+/**
+ * The keys of the fleet trading as `account` (a wallet address, any case).
+ * @throws ValidationError on an address that is not 0x + 40 hex digits
+ */
+export function fleetKeys(account: string): FleetKeys {
+  if (!ADDRESS.test(account)) throw new ValidationError(`fleet account must be 0x + 40 hex digits, got "${account}"`);
+  const prefix = `mmkit:{${account.toLowerCase()}}:`;
+  return {
+    prefix,
+    heartbeatLease: `${prefix}lease:hb`,
+    fence: (leaseKey) => `${leaseKey}:fence`,
+    marketLease(market) {
+      if (!MARKET.test(market)) throw new ValidationError(`not a market id: "${market}"`);
+      return `${prefix}lease:mkt:${market}`;
+    },
+    members: `${prefix}members`,
+    kill: `${prefix}kill`,
+    killChannel: `${prefix}kill:ch`,
+  };
+}

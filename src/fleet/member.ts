@@ -1,0 +1,158 @@
+/**
+ * One daemon's membership of a fleet (issue 21): the coordination parts assembled, so that the
+ * daemon wires one object. `joinFleet` connects (fail-fast profile, ./redis.ts), then starts, in
+ * order: the Redis health watch (./redis-health.ts), the kill watch (./kill.ts: a trip already in
+ * force calls `onKill` before `joinFleet` resolves), the fail-closed guard (./fail-closed.ts), the
+ * heartbeat lease (./heartbeat-lease.ts) and the market leases (./market-leases.ts).
+ *
+ * What the daemon does with it:
+ *  - heartbeats: send the venue's heartbeat only while `shouldBeat()`; `onHeartbeatLease(true)`
+ *    means "beat now" (a taker heartbeats at once);
+ *  - quoting: quote a market only while `quotable(market)` (Redis up, the fleet not killed, its
+ *    lease held); `onMarketGained` cancels the previous holder's orders on the market first
+ *    (`DELETE /cancel-market-orders`), `onMarketLost` pulls this member's quotes there;
+ *  - fail closed: `onDown` pulls every quote (the pause target gets 'fleet'), `onUp` resumes;
+ *  - kill: `onKill` trips the daemon's own kill switch as a risk event (exit 4); a risk trip of the
+ *    daemon's own switch calls `trip()`, so that the whole fleet stops.
+ *  - exit: `leave()` (pulls, releases the leases, leaves the membership, disconnects).
+ */
+import type { Redis } from 'ioredis';
+import type { Clock } from '../core/clock.ts';
+import { FleetGuard, type FleetPauseTarget } from './fail-closed.ts';
+import { type FleetKeys, fleetKeys } from './fleet-keys.ts';
+import { HeartbeatLease, type HeartbeatLeaseStatus } from './heartbeat-lease.ts';
+import { FleetKillWatch, type FleetKillRecord, tripFleetKill } from './kill.ts';
+import { RedisLeases } from './lease.ts';
+import { MarketLeases, type PreviousHolder } from './market-leases.ts';
+import { RedisHealth } from './redis-health.ts';
+import { connectFleetRedis } from './redis.ts';
+
+export interface FleetMemberOptions {
+  /** fleet.redisUrl (never logged: ./redis.ts redacts it in errors). */
+  readonly redisUrl: string;
+  /** The wallet address the fleet trades as (its keys' hash tag). */
+  readonly account: string;
+  /** This member's name (./redis.ts memberName). */
+  readonly member: string;
+  readonly clock: Clock;
+  /** The fleet's markets (the same list on every member). */
+  readonly markets: readonly string[];
+  /** Heartbeat lease ttl, ms (default 2500). */
+  readonly heartbeatLeaseMs?: number;
+  /** Market lease ttl, ms (default 5000). */
+  readonly marketLeaseMs?: number;
+  readonly onKill: (rec: FleetKillRecord) => void;
+  readonly pauseTarget?: FleetPauseTarget;
+  readonly onDown?: () => void;
+  readonly onUp?: () => void;
+  readonly onHeartbeatLease?: (held: boolean) => void;
+  readonly onMarketGained?: (market: string, previous: PreviousHolder | null) => Promise<void> | void;
+  readonly onMarketLost?: (market: string) => Promise<void> | void;
+  /** Connection errors after the first (for a debug log; never carries the URL). */
+  readonly onError?: (err: Error) => void;
+}
+
+/** A snapshot for status and metrics. */
+export interface FleetMemberStatus {
+  readonly member: string;
+  readonly redisUp: boolean;
+  readonly killed: FleetKillRecord | null;
+  readonly heartbeat: HeartbeatLeaseStatus;
+  readonly markets: readonly string[];
+  readonly liveMembers: readonly string[];
+  readonly outages: number;
+}
+
+/** See the module comment. */
+export interface FleetMember {
+  readonly keys: FleetKeys;
+  readonly redis: Redis;
+  shouldBeat(): boolean;
+  canPlace(): boolean;
+  quotable(market: string): boolean;
+  /** Trips the fleet kill switch (every member stops). */
+  trip(reason: string): Promise<void>;
+  status(): FleetMemberStatus;
+  /** Pulls and releases everything, leaves, disconnects. Idempotent. */
+  leave(): Promise<void>;
+}
+
+/**
+ * Joins the fleet (see the module comment).
+ * @throws ValidationError on a bad account or market id; an Error (URL redacted) when Redis cannot be reached
+ */
+export async function joinFleet(o: FleetMemberOptions): Promise<FleetMember> {
+  const keys = fleetKeys(o.account);
+  const redis = await connectFleetRedis(o.redisUrl, o.onError ? { onError: o.onError } : {});
+  const leases = new RedisLeases(redis);
+  const health = new RedisHealth({ redis, clock: o.clock });
+  const kill = new FleetKillWatch({ redis, keys, clock: o.clock, onTrip: (rec) => o.onKill(rec) });
+  const markets = new MarketLeases({
+    leases,
+    keys,
+    member: o.member,
+    clock: o.clock,
+    markets: o.markets,
+    ...(o.marketLeaseMs !== undefined ? { ttlMs: o.marketLeaseMs } : {}),
+    ...(o.onMarketGained ? { onGained: o.onMarketGained } : {}),
+    ...(o.onMarketLost ? { onLost: o.onMarketLost } : {}),
+  });
+  const guard = new FleetGuard({
+    health,
+    kill,
+    markets,
+    ...(o.pauseTarget ? { target: o.pauseTarget } : {}),
+    ...(o.onDown ? { onDown: o.onDown } : {}),
+    ...(o.onUp ? { onUp: o.onUp } : {}),
+  });
+  const hb = new HeartbeatLease({
+    leases,
+    key: keys.heartbeatLease,
+    member: o.member,
+    clock: o.clock,
+    health,
+    ...(o.heartbeatLeaseMs !== undefined ? { ttlMs: o.heartbeatLeaseMs } : {}),
+    onAcquired: () => o.onHeartbeatLease?.(true),
+    onLost: () => o.onHeartbeatLease?.(false),
+  });
+  let left: Promise<void> | undefined;
+  const leave = () =>
+    (left ??= (async () => {
+      await markets.stop().catch(() => undefined);
+      await hb.stop().catch(() => undefined);
+      guard.stop();
+      kill.stop();
+      health.stop();
+      redis.disconnect();
+    })());
+  try {
+    await health.start();
+    await kill.start();
+    guard.start();
+    hb.start();
+    await markets.start();
+  } catch (e) {
+    await leave();
+    throw e;
+  }
+  return {
+    keys,
+    redis,
+    shouldBeat: () => hb.shouldBeat(),
+    canPlace: () => guard.canPlace(),
+    quotable: (m) => guard.quotable(m),
+    async trip(reason) {
+      await tripFleetKill(redis, keys, { reason, by: o.member, at: o.clock.now() });
+    },
+    status: () => ({
+      member: o.member,
+      redisUp: health.isUp(),
+      killed: kill.tripped() ?? null,
+      heartbeat: hb.status(),
+      markets: markets.held().filter((m) => markets.holds(m)),
+      liveMembers: markets.liveMembers(),
+      outages: guard.outages,
+    }),
+    leave,
+  };
+}

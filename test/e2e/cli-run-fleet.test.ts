@@ -1,0 +1,66 @@
+/**
+ * `mmkit run` as a fleet member (MMKIT_REDIS_URL set), one daemon against the paper exchange and a
+ * real Redis: it claims its markets and quotes; Redis killed: zero open orders of its own within
+ * 2 s (by the exchange's clock), Redis back (empty): it quotes again; `mmkit kill --fleet`: zero
+ * open orders within 2 s and the daemon exits 4 (a risk stop), the command exits 0 once it left.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedis, type TestRedis } from '../support/redis.ts';
+import { BotHarness, exited, sleep, waitForQuotes, waitUntil, watchFlat } from './support/bot-harness.ts';
+import { runMmkit } from './support/cli.ts';
+
+const h = new BotHarness();
+let r: TestRedis;
+beforeAll(async () => {
+  r = await startRedis();
+});
+afterAll(async () => {
+  await h.close();
+  await r?.stop();
+});
+
+describe('mmkit run in a fleet', () => {
+  it('quotes its markets, fails closed without Redis and resumes, and stops on the fleet kill switch', async () => {
+    const { ex, base } = await h.exchange(7);
+    const { dir, address } = h.dataDir();
+    const env = { MMKIT_REDIS_URL: r.url, MMKIT_FLEET_MEMBER: 'solo' };
+    const bot = h.startBot(base, dir, ['--duration', '600s'], env);
+    expect(await waitForQuotes(ex, address), bot.err().slice(-3000)).toBeGreaterThan(0);
+    expect(bot.err()).toContain('joined the fleet');
+
+    // Redis dies: the member fails closed
+    const flat = watchFlat(ex, address);
+    const downAt = Date.now();
+    await r.kill();
+    expect(await waitUntil(() => flat.flatSince(downAt) > 0, 10_000), bot.err().slice(-3000)).toBe(true);
+    expect(flat.flatSince(downAt) - downAt).toBeLessThanOrEqual(2000);
+    await sleep(1000);
+    expect(ex.exchange.openOrders(address)).toEqual([]);
+    // back (empty): it re-claims its markets and quotes again
+    await r.restart();
+    expect(await waitForQuotes(ex, address, 30_000), bot.err().slice(-3000)).toBeGreaterThan(0);
+
+    // the fleet kill switch
+    const killAt = Date.now();
+    const k = await runMmkit(['kill', '--fleet', '--account', address, '--reason', 'e2e', '--timeout', '60s'], {
+      env: { MMKIT_REDIS_URL: r.url },
+    });
+    expect(k.code, k.err + k.out).toBe(0);
+    expect(flat.flatSince(killAt) - killAt).toBeLessThanOrEqual(2000);
+    const code = await Promise.race([exited(bot.p), sleep(60_000).then(() => 'timeout' as const)]);
+    expect(code, bot.err().slice(-3000)).toBe(4);
+    expect(ex.exchange.openOrders(address)).toEqual([]);
+    flat.stop();
+  }, 240_000);
+
+  it('refuses to start (exit 3, the password not printed) when the fleet Redis cannot be reached', async () => {
+    const { ex, base } = await h.exchange(8);
+    const { dir, address } = h.dataDir();
+    const bot = h.startBot(base, dir, ['--duration', '600s'], { MMKIT_REDIS_URL: 'redis://:s3cretpw@127.0.0.1:1' });
+    const code = await Promise.race([exited(bot.p), sleep(120_000).then(() => 'timeout' as const)]);
+    expect(code, bot.err().slice(-3000)).toBe(3);
+    expect(bot.err() + bot.out()).toContain('cannot reach Redis');
+    expect(bot.err() + bot.out()).not.toContain('s3cretpw');
+    expect(ex.exchange.openOrders(address)).toEqual([]);
+  }, 180_000);
+});
