@@ -270,12 +270,27 @@ export async function pickMarkets(
  * @throws CliError (exit 2) when another daemon holds the data dir; ConfigError on bad
  *   configuration; errors of the start-up reconciliation
  */
+/**
+ * Settings a fleet member cannot have: `bot.foreignOrders` cancel or adopt would act on the other
+ * members' orders (each member sees them as foreign; fleet-level reconciliation is not built yet).
+ * @throws ConfigError before anything starts
+ */
+export function checkFleetConfig(cfg: Pick<RunConfig, 'fleet' | 'foreignOrders'>): void {
+  if (cfg.fleet === undefined || cfg.fleet.redisUrl === '') return;
+  if (cfg.foreignOrders !== undefined && cfg.foreignOrders !== 'leave')
+    throw new ConfigError(
+      'bot.foreignOrders',
+      `must be "leave" in a fleet (fleet.redisUrl set), got "${cfg.foreignOrders}": the other members' orders look foreign to each daemon`,
+    );
+}
+
 export async function runBot(
   cfg: RunConfig,
   log: Logger,
   signal?: AbortSignal,
   stops?: StopSignals,
 ): Promise<RunSummary> {
+  checkFleetConfig(cfg);
   mkdirSync(cfg.dataDir, { recursive: true });
   let lock: DaemonLock;
   try {
