@@ -1,0 +1,184 @@
+/**
+ * The Lua scripts of the fleet's shared sliding windows (src/fleet/window-gate.ts; the design:
+ * /work/notes/issue21-research.md §1.3). Inlined as strings so that the build ships them.
+ *
+ * Keys of one account, all under one hash tag (they also work on Redis Cluster), prefix
+ * `P = mmkit:{<account>}:w:`: `P..'clock'` (the last `now`, a monotonic clamp), and per rule `n`:
+ * `P..'done:'..n` (ZSET slot -> answer ms), `P..'live:'..n` (ZSET slot -> in-flight deadline ms),
+ * `P..'pause:'..n` (paused until ms), `P..'limit:'..n` (the learned limit, never above the table's).
+ *
+ * `now` is Redis `TIME` in ms (one clock for every member, no sync needed), or ARGV's override in
+ * tests; never earlier than the last one used.
+ *
+ * `acquire` is `WindowGate#pump` (src/api/http/budgets.ts) over a batch of requests in FIFO order:
+ * a request is granted only when every rule it needs has a free slot now AND no earlier request of
+ * the batch is blocked on one of them; then it holds an in-flight slot in each (deadline now+ttl).
+ * A slot that outlives its deadline (its member died) counts as answered at the deadline.
+ * A slot frees `windowMs + marginMs` after its stamp, exactly as locally.
+ */
+
+/** "Never by time alone" (only in-flight slots block: wait for a release): 2^53 - 1. */
+export const NEVER = 9007199254740991;
+
+const NOW = `
+local now
+if ARGV[3] ~= '' then now = tonumber(ARGV[3]) else
+  local t = redis.call('TIME'); now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) end
+local last = tonumber(redis.call('GET', KEYS[1]) or '0')
+if now < last then now = last else redis.call('SET', KEYS[1], now) end
+`;
+
+/**
+ * KEYS: clock, then per rule r: done, live, pause, limit.
+ * ARGV: ttlMs, marginMs, nowOverride ('' = Redis TIME), R, then per rule: limit, windowMs, then per
+ * request: slotId, k, k rule indices (1-based).
+ * Returns {now, granted_1, at_1, granted_2, at_2, ...}: granted 1|0; at = when the blocking rule
+ * frees (0: held behind an earlier request, NEVER: only in-flight slots block).
+ */
+export const ACQUIRE = `
+local ttl, margin, R = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[4])
+${NOW}
+local NEVER = ${NEVER}
+local limit, span, stamped, inflight, paused, ready = {}, {}, {}, {}, {}, {}
+local function prep(r)
+  if ready[r] then return end
+  ready[r] = true
+  local b = 1 + 4 * (r - 1)
+  local done, live, lim = KEYS[b + 1], KEYS[b + 2], KEYS[b + 4]
+  local l = tonumber(ARGV[3 + 2 * r])
+  span[r] = tonumber(ARGV[4 + 2 * r]) + margin
+  local learned = redis.call('GET', lim)
+  if learned and tonumber(learned) < l then l = tonumber(learned) end
+  limit[r] = l
+  local ex = redis.call('ZRANGEBYSCORE', live, '-inf', now, 'WITHSCORES')
+  for j = 1, #ex, 2 do
+    redis.call('ZADD', done, 'GT', ex[j + 1], ex[j]); redis.call('ZREM', live, ex[j])
+  end
+  if #ex > 0 then redis.call('PEXPIRE', done, ttl + span[r]) end
+  redis.call('ZREMRANGEBYSCORE', done, '-inf', now - span[r])
+  stamped[r] = redis.call('ZCARD', done)
+  inflight[r] = redis.call('ZCARD', live)
+  paused[r] = tonumber(redis.call('GET', KEYS[b + 3]) or '0')
+end
+local function readyAt(r)
+  local excess = stamped[r] + inflight[r] + 1 - limit[r]
+  local at = 0
+  if excess > 0 then
+    if excess <= stamped[r] then
+      at = tonumber(redis.call('ZRANGE', KEYS[2 + 4 * (r - 1)], excess - 1, excess - 1, 'WITHSCORES')[2]) + span[r]
+    else at = NEVER end
+  end
+  if paused[r] > now and paused[r] > at then at = paused[r] end
+  return at
+end
+local blocked, out, p = {}, {now}, 5 + 2 * R
+while p <= #ARGV do
+  local slot, k = ARGV[p], tonumber(ARGV[p + 1])
+  local wait, held = 0, false
+  for j = 1, k do
+    local r = tonumber(ARGV[p + 1 + j])
+    if blocked[r] then held = true end
+    prep(r)
+    local at = readyAt(r)
+    if at > 0 then blocked[r] = true; if at > wait then wait = at end end
+  end
+  if wait == 0 and not held then
+    for j = 1, k do
+      local r = tonumber(ARGV[p + 1 + j]); local b = 1 + 4 * (r - 1)
+      local keep = ttl + span[r]
+      redis.call('ZADD', KEYS[b + 2], now + ttl, slot); inflight[r] = inflight[r] + 1
+      redis.call('PEXPIRE', KEYS[b + 2], keep); redis.call('PEXPIRE', KEYS[b + 1], keep)
+    end
+    out[#out + 1] = 1; out[#out + 1] = 0
+  else
+    out[#out + 1] = 0; out[#out + 1] = wait
+  end
+  p = p + 2 + k
+end
+return out
+`;
+
+/**
+ * KEYS: clock, then per rule: done, live. ARGV: slotId, _, nowOverride, then per rule keepMs.
+ * The slot leaves the in-flight set and is stamped now; `GT`: a repeated or late release only
+ * moves a stamp later (conservative, idempotent). Returns now.
+ */
+export const RELEASE = `
+${NOW}
+for i = 1, (#KEYS - 1) / 2 do
+  local done, live = KEYS[2 * i], KEYS[2 * i + 1]
+  redis.call('ZREM', live, ARGV[1])
+  redis.call('ZADD', done, 'GT', now, ARGV[1])
+  redis.call('PEXPIRE', done, tonumber(ARGV[3 + i]))
+end
+return now
+`;
+
+/**
+ * KEYS: clock, then live sets. ARGV: ttlMs, _, nowOverride, then slot ids.
+ * Pushes the deadline of slots still in flight to now+ttl (only those still there: XX).
+ */
+export const RENEW = `
+${NOW}
+local ttl = tonumber(ARGV[1])
+for i = 2, #KEYS do
+  for j = 4, #ARGV do redis.call('ZADD', KEYS[i], 'XX', 'GT', now + ttl, ARGV[j]) end
+  redis.call('PEXPIRE', KEYS[i], ttl * 3)
+end
+return now
+`;
+
+/** KEYS: clock, pause key. ARGV: untilMs, _, nowOverride. Pause = max(old, until). Returns now. */
+export const PAUSE = `
+${NOW}
+local untilMs = tonumber(ARGV[1])
+local old = tonumber(redis.call('GET', KEYS[2]) or '0')
+if untilMs > old and untilMs > now then redis.call('SET', KEYS[2], untilMs, 'PX', untilMs - now) end
+return now
+`;
+
+/** KEYS: limit key. ARGV: limit. Limit = min(old, limit). Returns the limit in force. */
+export const LOWER = `
+local l = tonumber(ARGV[1])
+local old = redis.call('GET', KEYS[1])
+if old and tonumber(old) <= l then return tonumber(old) end
+redis.call('SET', KEYS[1], l)
+return l
+`;
+
+/**
+ * KEYS: clock, then per rule: done, live, pause, limit. ARGV: ttlMs, marginMs, nowOverride, then per
+ * rule windowMs. Evicts as acquire does; returns {now, stamped_1, inflight_1, pausedUntil_1,
+ * learned_1 (0: none), ...}.
+ */
+export const STATE = `
+${NOW}
+local margin, out = tonumber(ARGV[2]), {now}
+for i = 1, (#KEYS - 1) / 4 do
+  local b = 1 + 4 * (i - 1)
+  local done, live = KEYS[b + 1], KEYS[b + 2]
+  local ex = redis.call('ZRANGEBYSCORE', live, '-inf', now, 'WITHSCORES')
+  for j = 1, #ex, 2 do
+    redis.call('ZADD', done, 'GT', ex[j + 1], ex[j]); redis.call('ZREM', live, ex[j])
+  end
+  local span = tonumber(ARGV[3 + i]) + margin
+  if #ex > 0 then redis.call('PEXPIRE', done, tonumber(ARGV[1]) + span) end
+  redis.call('ZREMRANGEBYSCORE', done, '-inf', now - span)
+  out[#out + 1] = redis.call('ZCARD', done)
+  out[#out + 1] = redis.call('ZCARD', live)
+  out[#out + 1] = tonumber(redis.call('GET', KEYS[b + 3]) or '0')
+  out[#out + 1] = tonumber(redis.call('GET', KEYS[b + 4]) or '0')
+end
+return out
+`;
+
+/**
+ * KEYS: the table key. ARGV: the rule table's digest, ttlMs. The first member writes it; the
+ * others must carry the same one. Returns the digest in force.
+ */
+export const TABLE = `
+local cur = redis.call('GET', KEYS[1])
+if not cur then redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2])); return ARGV[1] end
+if cur == ARGV[1] then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2])) end
+return cur
+`;
