@@ -346,6 +346,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         ...runOptionsOf(cfg),
         doctor: doctorSettingsOf(cfg),
         ops: { ...cfg.ops },
+        ...(cfg.fleet.redisUrl !== '' ? { fleet: { redisUrl: cfg.fleet.redisUrl, member: cfg.fleet.member } } : {}),
       },
       logger,
       undefined,
