@@ -346,7 +346,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         ...runOptionsOf(cfg),
         doctor: doctorSettingsOf(cfg),
         ops: { ...cfg.ops },
-        ...(cfg.fleet.redisUrl !== '' ? { fleet: { redisUrl: cfg.fleet.redisUrl, member: cfg.fleet.member } } : {}),
+        ...(cfg.fleet.redisUrl !== '' ? { fleet: { ...cfg.fleet } } : {}),
       },
       logger,
       undefined,

@@ -121,7 +121,7 @@ export interface RunConfig {
   /** The pre-flight checks before a venue that is not on loopback (doctor.*, src/cli/doctor.ts); default on. */
   doctor?: DoctorSettings;
   /** A fleet (fleet.*): with a redisUrl, the account's request budgets are shared through that Redis. */
-  fleet?: { redisUrl: string; member: string };
+  fleet?: { redisUrl: string; member: string; maxMembers?: number; reserve?: number };
 }
 
 /** Figures of the ledger over a scope (this session, or the epoch); amounts are decimal strings. */
@@ -369,6 +369,8 @@ async function runLocked(
       ? await (await import('../fleet/shared-budgets.ts')).openSharedBudgets({
           url: cfg.fleet.redisUrl,
           member: cfg.fleet.member,
+          ...(cfg.fleet.maxMembers !== undefined ? { maxMembers: cfg.fleet.maxMembers } : {}),
+          ...(cfg.fleet.reserve !== undefined ? { reserve: cfg.fleet.reserve } : {}),
           account: (cfg.funder || wallet.address).toLowerCase(),
           budgets: cfg.budgets ?? {},
           clock,

@@ -1,13 +1,15 @@
 /**
  * The fleet's shared request budgets for a daemon (`mmkit run` with fleet.redisUrl): a fail-fast
  * connection (./redis.ts) and a `RedisWindowGate` (./window-gate.ts) over the same rules the local
- * budgets would use (`budgetRules`), for `Budgets` to use in place of its local WindowGate. The
- * per-endpoint Bottleneck queues and the per-signer buckets stay local.
+ * budgets would use (`budgetRules`), less the emergency reserves (./reserve-gate.ts), for `Budgets`
+ * to use in place of its local WindowGate. The per-endpoint Bottleneck queues and the per-signer
+ * buckets stay local.
  */
 import type { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../core/clock.ts';
-import { type BudgetConfig, budgetRules } from '../api/http/budgets.ts';
+import { type BudgetConfig, type BudgetGate, budgetRules } from '../api/http/budgets.ts';
 import { connectFleetRedis, memberName, redactRedisUrl } from './redis.ts';
+import { ReserveGate, splitReserve } from './reserve-gate.ts';
 import { RedisWindowGate } from './window-gate.ts';
 
 /** What the shared budgets log (a pino logger fits). */
@@ -17,7 +19,9 @@ export interface FleetLog {
 }
 
 export interface SharedBudgets {
-  readonly gate: RedisWindowGate;
+  /** What `Budgets` uses: the shared windows, with the emergency reserve behind them when on. */
+  readonly gate: BudgetGate;
+  readonly shared: RedisWindowGate;
   readonly redis: Redis;
   readonly member: string;
   /** Stop the gate (its waiters rejected), let its last scripts finish (1 s at most), disconnect. */
@@ -35,9 +39,15 @@ export async function openSharedBudgets(o: {
   /** The account (wallet or funder address) whose budgets are shared. */
   account: string;
   budgets: BudgetConfig;
+  /** fleet.maxMembers (default 8). */
+  maxMembers?: number;
+  /** fleet.reserve: emergency slots per member (./reserve-gate.ts; default 4, 0: none). */
+  reserve?: number;
   clock: Clock;
   log?: FleetLog;
 }): Promise<SharedBudgets> {
+  const maxMembers = o.maxMembers ?? 8;
+  const split = splitReserve(budgetRules(o.budgets), { maxMembers, reserve: o.reserve ?? 4 });
   const member = memberName(o.member);
   let lastWarn = -Infinity;
   const redis = await connectFleetRedis(o.url, {
@@ -49,27 +59,42 @@ export async function openSharedBudgets(o: {
       o.log?.warn({ err: err.message }, 'fleet: Redis connection error (shared budgets refuse requests meanwhile)');
     },
   });
-  let gate: RedisWindowGate;
+  let shared: RedisWindowGate;
   try {
-    gate = await RedisWindowGate.open(redis, budgetRules(o.budgets), o.clock, {
+    shared = await RedisWindowGate.open(redis, split.shared, o.clock, {
       account: o.account,
       member,
+      maxMembers,
       ...(o.budgets.marginMs !== undefined ? { marginMs: o.budgets.marginMs } : {}),
     });
   } catch (err) {
     redis.disconnect();
     throw err;
   }
-  o.log?.info({ member, redis: redactRedisUrl(o.url) }, 'fleet: request budgets shared through Redis');
+  const gate =
+    split.reserve.length === 0
+      ? shared
+      : new ReserveGate(shared, split.reserve, o.clock, {
+          maxMembers,
+          ...(o.budgets.marginMs !== undefined ? { marginMs: o.budgets.marginMs } : {}),
+        });
+  o.log?.info(
+    { member, redis: redactRedisUrl(o.url), maxMembers, reserve: o.reserve ?? 4 },
+    'fleet: request budgets shared through Redis',
+  );
   return {
     gate,
+    shared,
     redis,
     member,
     async close() {
       gate.close(new DOMException('budgets stopped', 'AbortError'));
       let timer: TimerHandle | undefined;
       await Promise.race([
-        gate.idle(),
+        shared
+          .leave()
+          .catch(() => undefined)
+          .then(() => shared.idle()),
         new Promise<void>((res) => {
           timer = o.clock.setTimeout(res, 1_000);
         }),

@@ -37,7 +37,7 @@ import { ConfigError, NetworkError, type ErrorOptions } from '../core/errors.ts'
 import type { RateRule } from '../core/rate-limits.ts';
 import type { BudgetGate, BudgetTicket } from '../api/http/budgets.ts';
 import { WakeTimer } from '../api/http/wake-timer.ts';
-import { ACQUIRE, LOWER, NEVER, PAUSE, RELEASE, RENEW, STATE, TABLE } from './window-scripts.ts';
+import { ACQUIRE, LOWER, MEMBERS, NEVER, PAUSE, RELEASE, RENEW, STATE, TABLE } from './window-scripts.ts';
 
 /** Redis could not be asked for a budget slot (down, hung, or an error): the request was not sent. */
 export class SharedBudgetUnavailableError extends NetworkError {
@@ -59,6 +59,12 @@ export interface RedisWindowGateOptions {
   pollMs?: number;
   /** Most waiters in one acquire script (default 256). */
   maxBatch?: number;
+  /**
+   * Most members sharing these budgets (0: no cap). A member beyond it refuses to join: the
+   * emergency reserves (./reserve-gate.ts) are sized for this many. Members are counted by name,
+   * seen on every tick (5 s); one silent for 3 ticks no longer counts.
+   */
+  maxMembers?: number;
   /** Tests: the time the scripts use in place of Redis TIME (unix ms). */
   now?: () => number;
 }
@@ -99,6 +105,7 @@ const S = {
   lower: script(LOWER),
   state: script(STATE),
   table: script(TABLE),
+  members: script(MEMBERS),
 };
 
 function abortReason(signal: AbortSignal): unknown {
@@ -142,6 +149,9 @@ export class RedisWindowGate implements BudgetGate {
   #offset = 0;
   #refreshedAt = -Infinity;
   #errors = 0;
+  readonly #member: string;
+  readonly #maxMembers: number;
+  readonly #tickMs: number;
 
   /**
    * Prefer `RedisWindowGate.open` (it checks the fleet's rule table first).
@@ -156,6 +166,10 @@ export class RedisWindowGate implements BudgetGate {
     this.#ttl = o.liveTtlMs ?? 30_000;
     this.#pollMs = o.pollMs ?? 50;
     this.#maxBatch = o.maxBatch ?? 256;
+    this.#member = o.member;
+    this.#maxMembers = o.maxMembers ?? 0;
+    if (!Number.isSafeInteger(this.#maxMembers) || this.#maxMembers < 0)
+      throw new ConfigError('fleet.maxMembers', 'must be a non-negative integer');
     for (const [k, v] of [
       ['liveTtlMs', this.#ttl],
       ['pollMs', this.#pollMs],
@@ -178,6 +192,7 @@ export class RedisWindowGate implements BudgetGate {
       });
     }
     this.#digest = ruleTableDigest(list, this.#marginMs);
+    this.#tickMs = Math.max(1, Math.min(5_000, Math.floor(this.#ttl / 3)));
     this.#wake = new WakeTimer(clock, () => this.#pump());
   }
 
@@ -194,8 +209,34 @@ export class RedisWindowGate implements BudgetGate {
   ): Promise<RedisWindowGate> {
     const g = new RedisWindowGate(redis, rules, clock, o);
     await g.#checkTable();
-    g.#tick = clock.setInterval(() => g.#onTick(), Math.max(1, Math.min(5_000, Math.floor(g.#ttl / 3))));
+    const [ok, n] = await g.#seen(false);
+    if (!ok)
+      throw new ConfigError(
+        'fleet.maxMembers',
+        `the fleet has ${n} members already, its most (every member's emergency reserve is counted out of the shared budgets)`,
+      );
+    g.#tick = clock.setInterval(() => g.#onTick(), g.#tickMs);
     return g;
+  }
+
+  /** Record this member as seen (or leaving); [joined, members]. */
+  async #seen(leave: boolean): Promise<[boolean, number]> {
+    const res = (await this.#run(
+      S.members,
+      [`${this.#prefix}clock`, `${this.#prefix}members`],
+      [this.#member, 3 * this.#tickMs, this.#nowArg(), this.#maxMembers, leave ? 1 : 0],
+    )) as number[];
+    return [Number(res[0]) === 1, Number(res[1])];
+  }
+
+  /** Whether the connection is up now (a down one fails every script at once). */
+  available(): boolean {
+    return this.#redis.status === 'ready';
+  }
+
+  /** Leave the fleet's member count (on an orderly stop). */
+  async leave(): Promise<void> {
+    await this.#seen(true);
   }
 
   get #tableKey(): string {
@@ -476,6 +517,7 @@ export class RedisWindowGate implements BudgetGate {
 
   #onTick(): void {
     this.#track(this.#checkTable());
+    this.#track(this.#seen(false));
     if (this.#held.size === 0) return;
     const live = new Set<string>();
     for (const rules of this.#held.values()) for (const r of rules) live.add(r.keys[1]);

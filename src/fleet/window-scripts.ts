@@ -182,3 +182,20 @@ if not cur then redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2])); re
 if cur == ARGV[1] then redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2])) end
 return cur
 `;
+
+/**
+ * KEYS: clock, members ZSET. ARGV: member, staleMs, nowOverride, maxMembers (0: no cap), leave (1|0).
+ * Drops members not seen for staleMs; refuses a new member when maxMembers are there already
+ * (returns {0, count}); else records this one as seen now (or removes it when leaving): {1, count}.
+ */
+export const MEMBERS = `
+${NOW}
+local stale, cap = tonumber(ARGV[2]), tonumber(ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - stale)
+if ARGV[5] == '1' then redis.call('ZREM', KEYS[2], ARGV[1]); return {1, redis.call('ZCARD', KEYS[2])} end
+local n = redis.call('ZCARD', KEYS[2])
+if cap > 0 and not redis.call('ZSCORE', KEYS[2], ARGV[1]) and n >= cap then return {0, n} end
+redis.call('ZADD', KEYS[2], now, ARGV[1])
+redis.call('PEXPIRE', KEYS[2], stale)
+return {1, redis.call('ZCARD', KEYS[2])}
+`;

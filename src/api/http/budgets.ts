@@ -167,8 +167,12 @@ function abortReason(signal: AbortSignal): unknown {
 export interface BudgetGate {
   /** The effective rule (limit possibly learned) of that name. */
   rule(name: string): RateRule | undefined;
-  /** One slot in every named rule, all or nothing, waiting until all have room. */
-  acquire(names: readonly string[], signal?: AbortSignal): Promise<BudgetTicket>;
+  /**
+   * One slot in every named rule, all or nothing, waiting until all have room. `opts.reserve`: the
+   * request pulls quotes or keeps the dead-man switch fed (`isReserveRequest`), so a fleet's gate
+   * may grant it from its emergency reserve when the shared state is unreachable.
+   */
+  acquire(names: readonly string[], signal?: AbortSignal, opts?: { reserve?: boolean }): Promise<BudgetTicket>;
   /** Pause rules until `untilMs` (a 429's reset). */
   pause(names: readonly string[], untilMs: number): void;
   /** Lower a rule's limit (learned from the server); never raises it. */
@@ -396,6 +400,20 @@ export class WindowGate implements BudgetGate {
   }
 }
 
+/**
+ * The requests a fleet member must still be able to send when the fleet's shared budgets are
+ * unreachable (src/fleet/reserve-gate.ts): pulling its quotes (cancel-all, cancel-market-orders)
+ * and feeding the dead-man switch (heartbeats).
+ */
+export function isReserveRequest(api: ApiName, method: HttpMethod, path: string): boolean {
+  if (api !== 'clob') return false;
+  const p = path.split('?')[0]!.replace(/\/+$/, '');
+  return (
+    (method === 'DELETE' && (p === '/cancel-all' || p === '/cancel-market-orders')) ||
+    (method === 'POST' && (p === '/v1/heartbeats' || p === '/heartbeats'))
+  );
+}
+
 /** The rules every group-level fallback of a 429 skips (they cover everything). */
 const BROAD = new Set(['general', 'clob']);
 
@@ -525,6 +543,7 @@ export class Budgets {
   ): Promise<T> {
     const e = this.#endpoint(api, method, path);
     const rules = e.folded ? this.rulesFor(api, method, path) : e.rules;
+    const reserve = isReserveRequest(api, method, path);
     const job = async (): Promise<T> => {
       if (signal?.aborted) throw abortReason(signal);
       if (!this.#enabled) return send({ detach: () => () => undefined });
@@ -532,7 +551,7 @@ export class Budgets {
         signer !== undefined && this.#signer !== undefined ? await this.#signer.acquire(signer, signal) : undefined;
       let ticket: BudgetTicket;
       try {
-        ticket = await this.#gate.acquire(rules, signal);
+        ticket = await this.#gate.acquire(rules, signal, reserve ? { reserve } : undefined);
       } catch (err) {
         sticket?.release('unsent');
         throw err;
