@@ -28,7 +28,13 @@
  * `SharedBudgetUnavailableError`; nothing is sent. A failed release leaves the slot counted until
  * its deadline (conservative).
  *
- * Not here yet: the emergency reserve of the research (§0), RESEED after Redis lost its state.
+ * Redis lost the windows (restarted without persistence, a failover): an epoch key disappears with
+ * them. The first member to see that starts a new epoch and holds every grant for `reseedGraceMs`
+ * (2 s); meanwhile every member (each checks every `epochCheckMs`, 500 ms, and before its next
+ * grant) re-adds its own stamps still in their windows and its slots in flight, kept locally for
+ * that. A member that cannot reach Redis during the hold, or a dead one, cannot re-add its stamps.
+ *
+ * The emergency reserve for pulling quotes while Redis is unreachable: ./reserve-gate.ts.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -37,7 +43,19 @@ import { ConfigError, NetworkError, type ErrorOptions } from '../core/errors.ts'
 import type { RateRule } from '../core/rate-limits.ts';
 import type { BudgetGate, BudgetTicket } from '../api/http/budgets.ts';
 import { WakeTimer } from '../api/http/wake-timer.ts';
-import { ACQUIRE, LOWER, MEMBERS, NEVER, PAUSE, RELEASE, RENEW, STATE, TABLE } from './window-scripts.ts';
+import {
+  ACQUIRE,
+  EPOCH,
+  LOWER,
+  MEMBERS,
+  NEVER,
+  PAUSE,
+  RELEASE,
+  RENEW,
+  RESEED,
+  STATE,
+  TABLE,
+} from './window-scripts.ts';
 
 /** Redis could not be asked for a budget slot (down, hung, or an error): the request was not sent. */
 export class SharedBudgetUnavailableError extends NetworkError {
@@ -65,6 +83,13 @@ export interface RedisWindowGateOptions {
    * seen on every tick (5 s); one silent for 3 ticks no longer counts.
    */
   maxMembers?: number;
+  /**
+   * After Redis lost the windows (a restart without persistence, a failover), grants are held this
+   * long while every member re-adds its own recent stamps, ms (default 2,000; 0: not held).
+   */
+  reseedGraceMs?: number;
+  /** How often a member checks whether Redis lost the windows, ms (default 500). */
+  epochCheckMs?: number;
   /** Tests: the time the scripts use in place of Redis TIME (unix ms). */
   now?: () => number;
 }
@@ -77,6 +102,9 @@ interface SharedRule {
   learned: number;
   pausedUntil: number;
   snap: { stamped: number; inflight: number; pausedUntil: number; learned: number };
+  /** This member's own stamps (slot, Redis ms) still inside the window: re-added after Redis lost them. */
+  own: [string, number][];
+  ownHead: number;
 }
 
 interface Waiter {
@@ -106,6 +134,8 @@ const S = {
   state: script(STATE),
   table: script(TABLE),
   members: script(MEMBERS),
+  epoch: script(EPOCH),
+  reseed: script(RESEED),
 };
 
 function abortReason(signal: AbortSignal): unknown {
@@ -152,6 +182,11 @@ export class RedisWindowGate implements BudgetGate {
   readonly #member: string;
   readonly #maxMembers: number;
   readonly #tickMs: number;
+  readonly #graceMs: number;
+  readonly #epochCheckMs: number;
+  /** The epoch of the windows this member's stamps are in ('' : none yet). */
+  #epoch = '';
+  #epochTimer: TimerHandle | undefined;
 
   /**
    * Prefer `RedisWindowGate.open` (it checks the fleet's rule table first).
@@ -168,6 +203,12 @@ export class RedisWindowGate implements BudgetGate {
     this.#maxBatch = o.maxBatch ?? 256;
     this.#member = o.member;
     this.#maxMembers = o.maxMembers ?? 0;
+    this.#graceMs = o.reseedGraceMs ?? 2_000;
+    this.#epochCheckMs = o.epochCheckMs ?? 500;
+    if (!Number.isSafeInteger(this.#graceMs) || this.#graceMs < 0)
+      throw new ConfigError('fleet.reseedGraceMs', 'must be a non-negative integer');
+    if (!Number.isSafeInteger(this.#epochCheckMs) || this.#epochCheckMs < 1)
+      throw new ConfigError('fleet.epochCheckMs', 'must be a positive integer');
     if (!Number.isSafeInteger(this.#maxMembers) || this.#maxMembers < 0)
       throw new ConfigError('fleet.maxMembers', 'must be a non-negative integer');
     for (const [k, v] of [
@@ -189,6 +230,8 @@ export class RedisWindowGate implements BudgetGate {
         learned: Infinity,
         pausedUntil: 0,
         snap: { stamped: 0, inflight: 0, pausedUntil: 0, learned: 0 },
+        own: [],
+        ownHead: 0,
       });
     }
     this.#digest = ruleTableDigest(list, this.#marginMs);
@@ -215,8 +258,59 @@ export class RedisWindowGate implements BudgetGate {
         'fleet.maxMembers',
         `the fleet has ${n} members already, its most (every member's emergency reserve is counted out of the shared budgets)`,
       );
+    // a fresh Redis: the epoch starts without a hold (members already running start it with one)
+    g.#epoch = await g.#currentEpoch(0);
     g.#tick = clock.setInterval(() => g.#onTick(), g.#tickMs);
+    g.#epochTimer = clock.setInterval(() => g.#track(g.#checkEpoch()), g.#epochCheckMs);
     return g;
+  }
+
+  get #epochKeys(): [string, string, string] {
+    return [`${this.#prefix}clock`, `${this.#prefix}epoch`, `${this.#prefix}hold`];
+  }
+
+  #newEpoch(): string {
+    return `${this.#slotBase}${this.#clock.now().toString(36)}`;
+  }
+
+  /** The epoch in force; started (with grants held for graceMs) when Redis lost it. */
+  async #currentEpoch(graceMs: number): Promise<string> {
+    return String(await this.#run(S.epoch, this.#epochKeys, [this.#newEpoch(), graceMs, this.#nowArg()]));
+  }
+
+  /** Redis lost the windows (or another member started a new epoch): re-add this member's stamps. */
+  async #checkEpoch(): Promise<void> {
+    const e = await this.#currentEpoch(this.#graceMs);
+    if (e !== this.#epoch) await this.#reseed(e);
+  }
+
+  /** Re-add this member's stamps still in their windows and its slots in flight under `epoch`. */
+  async #reseed(epoch: string): Promise<void> {
+    const keys: string[] = [`${this.#prefix}clock`, `${this.#prefix}epoch`];
+    const args: (string | number)[] = [epoch, this.#ttl, this.#nowArg()];
+    const now = this.#clock.now() + this.#offset;
+    for (const r of this.#rules.values()) {
+      this.#prune(r, now);
+      const live = [...this.#held].filter(([, rules]) => rules.includes(r)).map(([slot]) => slot);
+      const n = r.own.length - r.ownHead;
+      if (n === 0 && live.length === 0) continue;
+      keys.push(r.keys[0], r.keys[1]);
+      args.push(r.rule.windowMs + this.#marginMs, n);
+      for (let i = r.ownHead; i < r.own.length; i++) args.push(r.own[i]![0], r.own[i]![1]);
+      args.push(live.length, ...live);
+    }
+    const res = (await this.#run(S.reseed, keys, args)) as [number, string];
+    if (Number(res[0]) === 1) this.#epoch = epoch;
+  }
+
+  /** Drop own stamps out of their window (`now`: Redis ms). */
+  #prune(r: SharedRule, now: number): void {
+    const span = r.rule.windowMs + this.#marginMs;
+    while (r.ownHead < r.own.length && r.own[r.ownHead]![1] + span <= now) r.ownHead++;
+    if (r.ownHead > 1024 && r.ownHead * 2 > r.own.length) {
+      r.own = r.own.slice(r.ownHead);
+      r.ownHead = 0;
+    }
   }
 
   /** Record this member as seen (or leaving); [joined, members]. */
@@ -364,7 +458,7 @@ export class RedisWindowGate implements BudgetGate {
         const batch = this.#waiters.slice(0, this.#maxBatch);
         if (batch.length === 0) return;
         const index = new Map<SharedRule, number>();
-        const keys: string[] = [`${this.#prefix}clock`];
+        const keys: string[] = [...this.#epochKeys];
         const ruleArgs: number[] = [];
         for (const w of batch)
           for (const r of w.rules)
@@ -373,11 +467,26 @@ export class RedisWindowGate implements BudgetGate {
               keys.push(...r.keys);
               ruleArgs.push(Math.min(r.rule.limit, r.learned), r.rule.windowMs);
             }
-        const args: (string | number)[] = [this.#ttl, this.#marginMs, this.#nowArg(), index.size, ...ruleArgs];
+        const args: (string | number)[] = [
+          this.#ttl,
+          this.#marginMs,
+          this.#nowArg(),
+          index.size,
+          this.#epoch,
+          this.#newEpoch(),
+          this.#graceMs,
+          ...ruleArgs,
+        ];
         for (const w of batch) args.push(w.slot, w.rules.length, ...w.rules.map((r) => index.get(r)!));
         let res: number[];
         try {
           res = (await this.#run(S.acquire, keys, args)) as number[];
+          if (Number(res[1]) === -1) {
+            // Redis lost the windows, or this member has not re-added its stamps to the new epoch yet
+            await this.#reseed(String(res[2]));
+            this.#again = true;
+            continue;
+          }
         } catch (err) {
           // fail fast: everyone of the batch still waiting gets the error (nothing was sent)
           for (const w of batch) this.#drop(w, err);
@@ -437,7 +546,25 @@ export class RedisWindowGate implements BudgetGate {
           keys.push(r.keys[0], r.keys[1]);
           args.push(r.rule.windowMs + this.#marginMs);
         }
-        this.#track(this.#run(S.release, keys, args).finally(() => this.#pump()));
+        // kept here too (Redis's stamp; this estimate when Redis did not answer), for a reseed
+        const estimate = this.#clock.now() + this.#offset;
+        const keep = (at: number) => {
+          for (const r of w.rules) {
+            r.own.push([w.slot, at]);
+            this.#prune(r, at);
+          }
+        };
+        this.#track(
+          this.#run(S.release, keys, args)
+            .then(
+              (now) => keep(Number(now)),
+              (err: unknown) => {
+                keep(estimate);
+                throw err;
+              },
+            )
+            .finally(() => this.#pump()),
+        );
       },
     };
   }
@@ -537,5 +664,7 @@ export class RedisWindowGate implements BudgetGate {
     this.#wake.clear();
     if (this.#tick !== undefined) this.#clock.clearInterval(this.#tick);
     this.#tick = undefined;
+    if (this.#epochTimer !== undefined) this.#clock.clearInterval(this.#epochTimer);
+    this.#epochTimer = undefined;
   }
 }

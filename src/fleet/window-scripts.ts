@@ -29,24 +29,40 @@ if now < last then now = last else redis.call('SET', KEYS[1], now) end
 `;
 
 /**
- * KEYS: clock, then per rule r: done, live, pause, limit.
- * ARGV: ttlMs, marginMs, nowOverride ('' = Redis TIME), R, then per rule: limit, windowMs, then per
- * request: slotId, k, k rule indices (1-based).
+ * KEYS: clock, epoch, hold, then per rule r: done, live, pause, limit.
+ * ARGV: ttlMs, marginMs, nowOverride ('' = Redis TIME), R, knownEpoch, newEpoch, graceMs, then per
+ * rule: limit, windowMs, then per request: slotId, k, k rule indices (1-based).
  * Returns {now, granted_1, at_1, granted_2, at_2, ...}: granted 1|0; at = when the blocking rule
  * frees (0: held behind an earlier request, NEVER: only in-flight slots block).
+ * Or {now, -1, epoch} when the caller must first re-add its own stamps (`RESEED`): Redis lost the
+ * windows (the epoch key is gone: a new epoch starts, and every grant is held for graceMs while the
+ * members re-add theirs) or the caller has not re-added them under the current epoch yet.
  */
 export const ACQUIRE = `
 local ttl, margin, R = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[4])
 ${NOW}
 local NEVER = ${NEVER}
+local epoch = redis.call('GET', KEYS[2])
+if not epoch then
+  redis.call('SET', KEYS[2], ARGV[6])
+  if tonumber(ARGV[7]) > 0 then redis.call('SET', KEYS[3], '1', 'PX', tonumber(ARGV[7])) end
+  return {now, -1, ARGV[6]}
+end
+if epoch ~= ARGV[5] then return {now, -1, epoch} end
+local hold = redis.call('PTTL', KEYS[3])
+if hold > 0 then
+  local out, q = {now}, 8 + 2 * R
+  while q <= #ARGV do out[#out + 1] = 0; out[#out + 1] = now + hold; q = q + 2 + tonumber(ARGV[q + 1]) end
+  return out
+end
 local limit, span, stamped, inflight, paused, ready = {}, {}, {}, {}, {}, {}
 local function prep(r)
   if ready[r] then return end
   ready[r] = true
-  local b = 1 + 4 * (r - 1)
+  local b = 3 + 4 * (r - 1)
   local done, live, lim = KEYS[b + 1], KEYS[b + 2], KEYS[b + 4]
-  local l = tonumber(ARGV[3 + 2 * r])
-  span[r] = tonumber(ARGV[4 + 2 * r]) + margin
+  local l = tonumber(ARGV[6 + 2 * r])
+  span[r] = tonumber(ARGV[7 + 2 * r]) + margin
   local learned = redis.call('GET', lim)
   if learned and tonumber(learned) < l then l = tonumber(learned) end
   limit[r] = l
@@ -65,13 +81,13 @@ local function readyAt(r)
   local at = 0
   if excess > 0 then
     if excess <= stamped[r] then
-      at = tonumber(redis.call('ZRANGE', KEYS[2 + 4 * (r - 1)], excess - 1, excess - 1, 'WITHSCORES')[2]) + span[r]
+      at = tonumber(redis.call('ZRANGE', KEYS[4 + 4 * (r - 1)], excess - 1, excess - 1, 'WITHSCORES')[2]) + span[r]
     else at = NEVER end
   end
   if paused[r] > now and paused[r] > at then at = paused[r] end
   return at
 end
-local blocked, out, p = {}, {now}, 5 + 2 * R
+local blocked, out, p = {}, {now}, 8 + 2 * R
 while p <= #ARGV do
   local slot, k = ARGV[p], tonumber(ARGV[p + 1])
   local wait, held = 0, false
@@ -84,7 +100,7 @@ while p <= #ARGV do
   end
   if wait == 0 and not held then
     for j = 1, k do
-      local r = tonumber(ARGV[p + 1 + j]); local b = 1 + 4 * (r - 1)
+      local r = tonumber(ARGV[p + 1 + j]); local b = 3 + 4 * (r - 1)
       local keep = ttl + span[r]
       redis.call('ZADD', KEYS[b + 2], now + ttl, slot); inflight[r] = inflight[r] + 1
       redis.call('PEXPIRE', KEYS[b + 2], keep); redis.call('PEXPIRE', KEYS[b + 1], keep)
@@ -96,6 +112,42 @@ while p <= #ARGV do
   p = p + 2 + k
 end
 return out
+`;
+
+/**
+ * KEYS: clock, epoch, hold. ARGV: newEpoch, graceMs, nowOverride. The epoch in force, started
+ * (with grants held for graceMs, 0: not held) when Redis lost it.
+ */
+export const EPOCH = `
+${NOW}
+local e = redis.call('GET', KEYS[2])
+if e then return e end
+redis.call('SET', KEYS[2], ARGV[1])
+if tonumber(ARGV[2]) > 0 then redis.call('SET', KEYS[3], '1', 'PX', tonumber(ARGV[2])) end
+return ARGV[1]
+`;
+
+/**
+ * A member re-adds its own recent stamps and in-flight slots after Redis lost them.
+ * KEYS: clock, epoch, then per rule: done, live. ARGV: epoch, ttlMs, nowOverride, then per rule:
+ * keepMs, n, n pairs (slot, stamp), m, m slots in flight (deadline now + ttl).
+ * Returns {1, epoch} done, or {0, epoch in force} when the epoch changed meanwhile.
+ */
+export const RESEED = `
+${NOW}
+local e = redis.call('GET', KEYS[2])
+if e ~= ARGV[1] then return {0, e or ''} end
+local ttl, p = tonumber(ARGV[2]), 4
+for i = 1, (#KEYS - 2) / 2 do
+  local done, live = KEYS[1 + 2 * i], KEYS[2 + 2 * i]
+  local keep, n = tonumber(ARGV[p]), tonumber(ARGV[p + 1]); p = p + 2
+  for j = 1, n do redis.call('ZADD', done, 'GT', ARGV[p + 1], ARGV[p]); p = p + 2 end
+  if n > 0 then redis.call('PEXPIRE', done, keep + ttl) end
+  local m = tonumber(ARGV[p]); p = p + 1
+  for j = 1, m do redis.call('ZADD', live, 'GT', now + ttl, ARGV[p]); p = p + 1 end
+  if m > 0 then redis.call('PEXPIRE', live, keep + ttl) end
+end
+return {1, e}
 `;
 
 /**

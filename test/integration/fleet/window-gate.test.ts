@@ -277,3 +277,34 @@ describe('fail fast when Redis is down or hung', () => {
     }
   }, 30_000);
 });
+
+describe('Redis lost the windows (restarted empty)', () => {
+  it('holds every grant until the members have re-added their stamps: a full window stays full', async () => {
+    const rule: RateRule = { name: 'x', limit: 3, windowMs: 5_000 };
+    const ca = await connectFleetRedis(r.url);
+    const cb = await connectFleetRedis(r.url);
+    const clock = new LiveClock();
+    const o = { account: '0xreseed', marginMs: 10, reseedGraceMs: 1_000, epochCheckMs: 100 };
+    const a = await RedisWindowGate.open(ca, [rule], clock, { ...o, member: 'a' });
+    const b = await RedisWindowGate.open(cb, [rule], clock, { ...o, member: 'b' });
+    const ready = (c: Redis) =>
+      new Promise<void>((res) => (c.status === 'ready' ? res() : c.once('ready', () => res())));
+    try {
+      const before = Date.now();
+      for (let i = 0; i < rule.limit; i++) (await a.acquire([rule.name])).release();
+      await a.idle();
+      await r.restart(); // empty: a's three stamps are gone from Redis
+      await Promise.all([ready(ca), ready(cb), ready(redis)]);
+      const t = await b.acquire([rule.name]);
+      // the window a filled is still full for b: its first stamp frees 5 s after it
+      expect(Date.now() - before).toBeGreaterThanOrEqual(rule.windowMs);
+      t.release();
+    } finally {
+      a.close(null);
+      b.close(null);
+      await Promise.all([a.idle(), b.idle()]);
+      ca.disconnect();
+      cb.disconnect();
+    }
+  }, 30_000);
+});
