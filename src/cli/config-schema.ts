@@ -847,7 +847,7 @@ export const schema = {
       env: 'MMKIT_FLEET_MAX_MEMBERS',
     },
     reserve: {
-      doc: "Emergency reserve per member: requests per window of each rule of DELETE /cancel-all, DELETE /cancel-market-orders and POST /v1/heartbeats kept out of the shared budgets, so a member can pull its quotes and feed the dead-man switch while Redis is unreachable. 0: none. The same on every member.",
+      doc: 'Emergency reserve per member: requests per window of each rule of DELETE /cancel-all, DELETE /cancel-market-orders and POST /v1/heartbeats kept out of the shared budgets, so a member can pull its quotes and feed the dead-man switch while Redis is unreachable. 0: none. The same on every member.',
       format: 'nat',
       default: 4,
       env: 'MMKIT_FLEET_RESERVE',
