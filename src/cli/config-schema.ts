@@ -846,6 +846,18 @@ export const schema = {
       default: '',
       env: 'MMKIT_FLEET_MEMBER',
     },
+    maxMembers: {
+      doc: 'Most daemons in the fleet of one account: a member beyond it refuses to start. The emergency reserves (fleet.reserve) of this many members are kept out of the shared budgets. The same on every member; 0: no cap (only with fleet.reserve 0).',
+      format: 'nat',
+      default: 8,
+      env: 'MMKIT_FLEET_MAX_MEMBERS',
+    },
+    reserve: {
+      doc: 'Emergency reserve per member: requests per window of each rule of DELETE /cancel-all, DELETE /cancel-market-orders and POST /v1/heartbeats kept out of the shared budgets, so a member can pull its quotes and feed the dead-man switch while Redis is unreachable. 0: none. The same on every member.',
+      format: 'nat',
+      default: 4,
+      env: 'MMKIT_FLEET_RESERVE',
+    },
   },
 };
 
@@ -896,7 +908,7 @@ export type MmkitConfig = {
     shadow: boolean;
   };
   shadow: { queue: 'risk-averse' | 'probabilistic'; latencyMs: number; collateral: string; seed: number };
-  fleet: { redisUrl: string; member: string };
+  fleet: { redisUrl: string; member: string; maxMembers: number; reserve: number };
   venue: {
     clobUrl: string;
     gammaUrl: string;

@@ -348,6 +348,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         doctor: doctorSettingsOf(cfg),
         fleet: { redisUrl: cfg.fleet.redisUrl, member: cfg.fleet.member },
         ops: { ...cfg.ops },
+        ...(cfg.fleet.redisUrl !== '' ? { fleet: { ...cfg.fleet } } : {}),
       },
       logger,
       undefined,

@@ -122,8 +122,12 @@ export interface RunConfig {
   rewards?: { sampleMs: number; pollMs: number };
   /** The pre-flight checks before a venue that is not on loopback (doctor.*, src/cli/doctor.ts); default on. */
   doctor?: DoctorSettings;
-  /** A fleet (fleet.*; src/cli/run-fleet.ts): undefined or an empty redisUrl: a lone daemon. */
-  fleet?: RunFleetConfig;
+  /**
+   * A fleet (fleet.*; src/cli/run-fleet.ts): undefined or an empty redisUrl: a lone daemon. With a
+   * redisUrl the member joins (leases, kill switch) and the account's request budgets are shared
+   * through that Redis (maxMembers and reserve: the emergency reserve, src/fleet/reserve-gate.ts).
+   */
+  fleet?: RunFleetConfig & { maxMembers?: number; reserve?: number };
 }
 
 /** Figures of the ledger over a scope (this session, or the epoch); amounts are decimal strings. */
@@ -303,9 +307,12 @@ export async function runBot(
   // said at once (a start can take a while: the orderly stop follows as soon as it is started)
   sigs.first.then((s) => log.info({ signal: s }, `${s}: stopping`));
   sigs.onRepeat((s) => log.warn({ signal: s }, 'already stopping: waiting for the orderly shutdown to finish'));
+  // closed at the end whatever happened (the fleet's Redis connection)
+  const cleanups: Array<() => Promise<void>> = [];
   try {
-    return await runLocked(cfg, log, lock, sigs, signal);
+    return await runLocked(cfg, log, lock, sigs, cleanups, signal);
   } finally {
+    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
     if (stops === undefined) sigs.dispose();
     removeDaemonVenue(cfg.dataDir);
     removeDaemonFile(cfg.dataDir);
@@ -320,6 +327,7 @@ async function runLocked(
   log: Logger,
   lock: DaemonLock,
   stops: StopSignals,
+  cleanups: Array<() => Promise<void>>,
   signal?: AbortSignal,
 ): Promise<RunSummary> {
   const clock = new LiveClock();
@@ -370,6 +378,22 @@ async function runLocked(
   );
   // a real venue: `mmkit doctor`'s checks first; a failure refuses the start (exit 1, or 3 unreachable)
   if (!paper) await preflight(cfg, urls, wallet, log);
+  // a fleet: the account's request budgets are shared with the other members through Redis (loaded
+  // only then: without fleet.redisUrl nothing of the fleet, ioredis included, is imported)
+  const shared =
+    cfg.fleet !== undefined && cfg.fleet.redisUrl !== '' && cfg.budgets?.enabled !== false
+      ? await (await import('../fleet/shared-budgets.ts')).openSharedBudgets({
+          url: cfg.fleet.redisUrl,
+          member: cfg.fleet.member,
+          ...(cfg.fleet.maxMembers !== undefined ? { maxMembers: cfg.fleet.maxMembers } : {}),
+          ...(cfg.fleet.reserve !== undefined ? { reserve: cfg.fleet.reserve } : {}),
+          account: (cfg.funder || wallet.address).toLowerCase(),
+          budgets: cfg.budgets ?? {},
+          clock,
+          log: log.child({ component: 'fleet' }),
+        })
+      : undefined;
+  if (shared !== undefined) cleanups.push(() => shared.close());
   const liveVenue = await createLiveVenue({
     urls,
     wallet,
@@ -377,7 +401,7 @@ async function runLocked(
     clock,
     logger: log.child({ component: 'venue' }),
     // 429s counted and budget use exported on /metrics
-    budgets: ops.budgets(cfg.budgets ?? {}),
+    budgets: ops.budgets(cfg.budgets ?? {}, shared !== undefined ? { gate: shared.gate } : {}),
     ...(cfg.apiCredentials ? { credentials: cfg.apiCredentials } : {}),
     ...(cfg.apiNonce !== undefined ? { nonce: cfg.apiNonce } : {}),
     ...(cfg.signatureType !== undefined ? { signatureType: cfg.signatureType } : {}),

@@ -20,7 +20,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { BudgetConfig } from '../api/http/budgets.ts';
+import type { BudgetConfig, BudgetGate } from '../api/http/budgets.ts';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { FillEvent } from '../core/events.ts';
@@ -219,9 +219,12 @@ export class DaemonOps {
     }
   }
 
-  /** The transport's request budgets, with 429s counted and their use on /metrics. */
-  budgets(config: BudgetConfig = {}): ObservedBudgets {
-    const b = new ObservedBudgets(config, this.#o.clock, (endpoint) => this.monitor.onRateLimited(endpoint));
+  /**
+   * The transport's request budgets, with 429s counted and their use on /metrics; `opts.gate`: a
+   * fleet's shared windows (src/fleet/shared-budgets.ts) in place of the local ones.
+   */
+  budgets(config: BudgetConfig = {}, opts: { gate?: BudgetGate } = {}): ObservedBudgets {
+    const b = new ObservedBudgets(config, this.#o.clock, (endpoint) => this.monitor.onRateLimited(endpoint), opts);
     this.#budgets = b;
     this.metrics.watchBudgets(() => b.stats());
     return b;

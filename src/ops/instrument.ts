@@ -9,7 +9,7 @@
  *    reported: pass it to createLiveVenue as `budgets`; the metrics read its stats() at scrape time.
  */
 import { tap } from 'rxjs';
-import { Budgets, type BudgetConfig } from '../api/http/budgets.ts';
+import { Budgets, type BudgetConfig, type BudgetGate } from '../api/http/budgets.ts';
 import type { ApiName, HttpMethod } from '../api/http/types.ts';
 import type { Clock } from '../core/clock.ts';
 import { MmkitError } from '../core/errors.ts';
@@ -81,9 +81,9 @@ export function instrumentVenue<V extends Venue>(venue: V, monitor: DaemonMonito
 export class ObservedBudgets extends Budgets {
   readonly #on429: (endpoint: string) => void;
 
-  /** @throws ConfigError as Budgets. */
-  constructor(config: BudgetConfig, clock: Clock, on429: (endpoint: string) => void) {
-    super(config, clock);
+  /** @throws ConfigError as Budgets. `opts.gate`: shared windows (a fleet's), as Budgets. */
+  constructor(config: BudgetConfig, clock: Clock, on429: (endpoint: string) => void, opts: { gate?: BudgetGate } = {}) {
+    super(config, clock, opts);
     this.#on429 = on429;
   }
 

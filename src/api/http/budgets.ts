@@ -161,11 +161,42 @@ function abortReason(signal: AbortSignal): unknown {
 }
 
 /**
+ * What `Budgets` needs of its windows: the local `WindowGate` below, or a fleet's shared windows on
+ * Redis (src/fleet/window-gate.ts `RedisWindowGate`, the same decisions with the state in Redis).
+ */
+export interface BudgetGate {
+  /** The effective rule (limit possibly learned) of that name. */
+  rule(name: string): RateRule | undefined;
+  /**
+   * One slot in every named rule, all or nothing, waiting until all have room. `opts.reserve`: the
+   * request pulls quotes or keeps the dead-man switch fed (`isReserveRequest`), so a fleet's gate
+   * may grant it from its emergency reserve when the shared state is unreachable.
+   */
+  acquire(names: readonly string[], signal?: AbortSignal, opts?: { reserve?: boolean }): Promise<BudgetTicket>;
+  /** Pause rules until `untilMs` (a 429's reset). */
+  pause(names: readonly string[], untilMs: number): void;
+  /** Lower a rule's limit (learned from the server); never raises it. */
+  lowerLimit(name: string, limit: number): void;
+  /** Per rule: counted, in flight, waiting, pause, limit. */
+  ruleState(name: string): {
+    used: number;
+    inflight: number;
+    waiting: number;
+    pausedUntil: number;
+    limit: number;
+    learned: boolean;
+  };
+  names(): string[];
+  /** Reject every waiter and stop the timers. */
+  close(reason: unknown): void;
+}
+
+/**
  * Exact sliding windows for a set of rules, with in-flight slots, all-or-nothing acquisition and a
  * FIFO line per rule (a request blocked on a rule holds back later requests that need that rule,
  * and only those). Time comes from the injected clock; timers from it too.
  */
-export class WindowGate {
+export class WindowGate implements BudgetGate {
   readonly #clock: Clock;
   readonly #marginMs: number;
   readonly #stampAtSend: boolean;
@@ -369,6 +400,20 @@ export class WindowGate {
   }
 }
 
+/**
+ * The requests a fleet member must still be able to send when the fleet's shared budgets are
+ * unreachable (src/fleet/reserve-gate.ts): pulling its quotes (cancel-all, cancel-market-orders)
+ * and feeding the dead-man switch (heartbeats).
+ */
+export function isReserveRequest(api: ApiName, method: HttpMethod, path: string): boolean {
+  if (api !== 'clob') return false;
+  const p = path.split('?')[0]!.replace(/\/+$/, '');
+  return (
+    (method === 'DELETE' && (p === '/cancel-all' || p === '/cancel-market-orders')) ||
+    (method === 'POST' && (p === '/v1/heartbeats' || p === '/heartbeats'))
+  );
+}
+
 /** The rules every group-level fallback of a 429 skips (they cover everything). */
 const BROAD = new Set(['general', 'clob']);
 
@@ -376,37 +421,54 @@ const ID_SEGMENT = /^(0x[0-9a-f]+|\d{4,}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-
 const MAX_ENDPOINTS = 500;
 
 /**
+ * The rules a budget configuration gates (src/core/rate-limits.ts after `scale` and `rules`), in
+ * table order. The one source of the limits for the local gate and the fleet's shared one.
+ * @throws ConfigError on an unknown rule name or a bad number
+ */
+export function budgetRules(config: BudgetConfig = {}): RateRule[] {
+  return [
+    ...resolveRateRules(
+      {
+        ...(config.scale !== undefined ? { scale: config.scale } : {}),
+        ...(config.rules ? { rules: config.rules } : {}),
+      },
+      'budgets',
+    ).values(),
+  ];
+}
+
+/**
  * The budgets of one identity (one API key): a Bottleneck per endpoint in front of a WindowGate
- * of every spec-section-8 rule.
+ * of every spec-section-8 rule (or, in a fleet, the given shared gate over the same rules).
  */
 export class Budgets {
   readonly #clock: Clock;
-  readonly #gate: WindowGate;
+  readonly #gate: BudgetGate;
   readonly #enabled: boolean;
   readonly #learn: boolean;
   readonly #maxConcurrent: number;
   readonly #limiters = new Map<string, { limiter: Bottleneck; rules: string[]; active: number; folded: boolean }>();
   readonly #signer: SignerBudget | undefined;
 
-  /** @throws ConfigError on an unknown rule name or tier, or a bad number. */
-  constructor(config: BudgetConfig = {}, clock: Clock) {
+  /**
+   * `opts.gate`: windows to use in place of a local WindowGate (a fleet's, built over
+   * `budgetRules(config)`; `marginMs` and `stampAt` are then the gate's own).
+   * @throws ConfigError on an unknown rule name or tier, or a bad number.
+   */
+  constructor(config: BudgetConfig = {}, clock: Clock, opts: { gate?: BudgetGate } = {}) {
     this.#clock = clock;
     const tier = startTierOf(config.signerTier);
     this.#signer =
       tier === undefined || config.enabled === false
         ? undefined
         : new SignerBudget(clock, { tier, ...(config.scale !== undefined ? { scale: config.scale } : {}) });
-    const rules = resolveRateRules(
-      {
-        ...(config.scale !== undefined ? { scale: config.scale } : {}),
-        ...(config.rules ? { rules: config.rules } : {}),
-      },
-      'budgets',
-    );
-    this.#gate = new WindowGate(rules.values(), clock, {
-      ...(config.marginMs !== undefined ? { marginMs: config.marginMs } : {}),
-      ...(config.stampAt !== undefined ? { stampAt: config.stampAt } : {}),
-    });
+    const rules = budgetRules(config);
+    this.#gate =
+      opts.gate ??
+      new WindowGate(rules, clock, {
+        ...(config.marginMs !== undefined ? { marginMs: config.marginMs } : {}),
+        ...(config.stampAt !== undefined ? { stampAt: config.stampAt } : {}),
+      });
     this.#enabled = config.enabled ?? true;
     this.#learn = config.learnFromHeaders ?? true;
     this.#maxConcurrent = config.maxConcurrent ?? 16;
@@ -415,7 +477,7 @@ export class Budgets {
   }
 
   /** The gate (for tests and metrics). */
-  get gate(): WindowGate {
+  get gate(): BudgetGate {
     return this.#gate;
   }
 
@@ -481,6 +543,7 @@ export class Budgets {
   ): Promise<T> {
     const e = this.#endpoint(api, method, path);
     const rules = e.folded ? this.rulesFor(api, method, path) : e.rules;
+    const reserve = isReserveRequest(api, method, path);
     const job = async (): Promise<T> => {
       if (signal?.aborted) throw abortReason(signal);
       if (!this.#enabled) return send({ detach: () => () => undefined });
@@ -488,7 +551,7 @@ export class Budgets {
         signer !== undefined && this.#signer !== undefined ? await this.#signer.acquire(signer, signal) : undefined;
       let ticket: BudgetTicket;
       try {
-        ticket = await this.#gate.acquire(rules, signal);
+        ticket = await this.#gate.acquire(rules, signal, reserve ? { reserve } : undefined);
       } catch (err) {
         sticket?.release('unsent');
         throw err;
