@@ -104,7 +104,8 @@ export async function joinRunFleet(
     });
   } catch (e) {
     // (the message names the Redis redacted: src/fleet/redis.ts)
-    if (e instanceof Error && e.message.startsWith('fleet: cannot reach Redis'))
+    const { FleetUnreachableError } = await import('../fleet/redis.ts');
+    if (e instanceof FleetUnreachableError)
       throw new CliError(e.message, ExitCode.UNREACHABLE, 'UNREACHABLE', { cause: e });
     throw e;
   }

@@ -279,6 +279,21 @@ export async function pickMarkets(
  * members' orders (each member sees them as foreign; fleet-level reconciliation is not built yet).
  * @throws ConfigError before anything starts
  */
+/** The fleet's shared budgets (loaded only in a fleet); an unreachable Redis is exit 3 (UNREACHABLE). */
+async function openSharedBudgetsOrExit3(
+  o: Parameters<typeof import('../fleet/shared-budgets.ts').openSharedBudgets>[0],
+): Promise<Awaited<ReturnType<typeof import('../fleet/shared-budgets.ts').openSharedBudgets>>> {
+  const fleet = await import('../fleet/shared-budgets.ts');
+  const { FleetUnreachableError } = await import('../fleet/redis.ts');
+  try {
+    return await fleet.openSharedBudgets(o);
+  } catch (e) {
+    if (e instanceof FleetUnreachableError)
+      throw new CliError(e.message, ExitCode.UNREACHABLE, 'UNREACHABLE', { cause: e });
+    throw e;
+  }
+}
+
 export function checkFleetConfig(cfg: Pick<RunConfig, 'fleet' | 'foreignOrders'>): void {
   if (cfg.fleet === undefined || cfg.fleet.redisUrl === '') return;
   if (cfg.foreignOrders !== undefined && cfg.foreignOrders !== 'leave')
@@ -382,7 +397,7 @@ async function runLocked(
   // only then: without fleet.redisUrl nothing of the fleet, ioredis included, is imported)
   const shared =
     cfg.fleet !== undefined && cfg.fleet.redisUrl !== '' && cfg.budgets?.enabled !== false
-      ? await (await import('../fleet/shared-budgets.ts')).openSharedBudgets({
+      ? await openSharedBudgetsOrExit3({
           url: cfg.fleet.redisUrl,
           member: cfg.fleet.member,
           ...(cfg.fleet.maxMembers !== undefined ? { maxMembers: cfg.fleet.maxMembers } : {}),

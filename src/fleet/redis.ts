@@ -14,7 +14,10 @@
  */
 import { hostname } from 'node:os';
 import { Redis, type RedisOptions } from 'ioredis';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError, NetworkError } from '../core/errors.ts';
+
+/** The fleet's Redis could not be reached at start (the message names the URL redacted). */
+export class FleetUnreachableError extends NetworkError {}
 
 /** How long a fleet command may take before it counts as failed, ms. */
 export const FLEET_COMMAND_TIMEOUT_MS = 500;
@@ -88,7 +91,7 @@ export function queueRedisOptions(extra: RedisOptions = {}): RedisOptions {
 /**
  * A connected fail-fast client (see the module comment). Connection errors after the first are
  * reported to `onError` (default: ignored; the callers watch `status`), never thrown.
- * @throws NetworkError-like Error (URL redacted) when the first connection fails
+ * @throws FleetUnreachableError (URL redacted) when the first connection fails
  */
 export async function connectFleetRedis(
   url: string,
@@ -100,7 +103,7 @@ export async function connectFleetRedis(
     await c.connect();
   } catch (err) {
     c.disconnect();
-    throw new Error(`fleet: cannot reach Redis at ${redactRedisUrl(url)}: ${(err as Error).message}`);
+    throw new FleetUnreachableError(`fleet: cannot reach Redis at ${redactRedisUrl(url)}: ${(err as Error).message}`);
   }
   return c;
 }

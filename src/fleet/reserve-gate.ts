@@ -19,6 +19,7 @@ import { type RedisWindowGate, SharedBudgetUnavailableError } from './window-gat
 /** The rules of the requests the reserve serves (isReserveRequest in src/api/http/budgets.ts). */
 export function reserveRuleNames(): Set<string> {
   return new Set([
+    ...ruleNamesFor('clob', 'DELETE', '/orders'),
     ...ruleNamesFor('clob', 'DELETE', '/cancel-all'),
     ...ruleNamesFor('clob', 'DELETE', '/cancel-market-orders'),
     ...ruleNamesFor('clob', 'POST', '/v1/heartbeats'),

@@ -402,14 +402,15 @@ export class WindowGate implements BudgetGate {
 
 /**
  * The requests a fleet member must still be able to send when the fleet's shared budgets are
- * unreachable (src/fleet/reserve-gate.ts): pulling its quotes (cancel-all, cancel-market-orders)
- * and feeding the dead-man switch (heartbeats).
+ * unreachable (src/fleet/reserve-gate.ts): pulling its quotes (its own orders by id, as the
+ * executor cancels them; cancel-all, cancel-market-orders) and feeding the dead-man switch
+ * (heartbeats).
  */
 export function isReserveRequest(api: ApiName, method: HttpMethod, path: string): boolean {
   if (api !== 'clob') return false;
   const p = path.split('?')[0]!.replace(/\/+$/, '');
   return (
-    (method === 'DELETE' && (p === '/cancel-all' || p === '/cancel-market-orders')) ||
+    (method === 'DELETE' && (p === '/orders' || p === '/cancel-all' || p === '/cancel-market-orders')) ||
     (method === 'POST' && (p === '/v1/heartbeats' || p === '/heartbeats'))
   );
 }

@@ -10,13 +10,16 @@ describe('emergency reserve', () => {
     expect(isReserveRequest('clob', 'DELETE', '/cancel-market-orders')).toBe(true);
     expect(isReserveRequest('clob', 'POST', '/v1/heartbeats')).toBe(true);
     expect(isReserveRequest('clob', 'POST', '/orders')).toBe(false);
-    expect(isReserveRequest('clob', 'DELETE', '/orders')).toBe(false);
+    expect(isReserveRequest('clob', 'DELETE', '/orders')).toBe(true); // the executor pulls quotes by id
+    expect(isReserveRequest('clob', 'DELETE', '/order')).toBe(false);
     expect(isReserveRequest('clob', 'GET', '/v1/heartbeats')).toBe(false);
     expect(isReserveRequest('data', 'DELETE', '/cancel-all')).toBe(false);
     expect([...reserveRuleNames()].sort()).toEqual(
       [
         'general',
         'clob',
+        'DELETE /orders:burst',
+        'DELETE /orders:sustained',
         'DELETE /cancel-all:burst',
         'DELETE /cancel-all:sustained',
         'DELETE /cancel-market-orders:burst',
@@ -37,7 +40,7 @@ describe('emergency reserve', () => {
     });
     expect(byName.get('general')?.limit).toBe(15_000 - 32);
     expect(byName.get('POST /orders:burst')?.limit).toBe(1000);
-    expect(reserve).toHaveLength(6);
+    expect(reserve).toHaveLength(8);
     expect(reserve.every((r) => r.limit === 4)).toBe(true);
     // sum over the fleet: never above the table
     for (const r of reserve)
