@@ -28,6 +28,7 @@ import { ceilLot, ceilTo, clamp, floorLot, floorTo } from './grid.ts';
 import type { LiveMarket, WorldRuntime } from './runtime.ts';
 import { hash32, rngFor } from './seeding.ts';
 
+import { marketActivity, pickWeighted, type MarketActivity } from './activity.ts';
 import { NewsFlow, type AgentDesk } from './news-flow.ts';
 import type { AgentRates, WorldProfile } from './profiles.ts';
 
@@ -42,7 +43,8 @@ export const AGENT_FUNDING = {
 } as const;
 
 const LEVELS = 3;
-const LEVEL_SIZE = [1, 1.6, 2.4] as const;
+/** Sizes of the ladder's levels (in base sizes), innermost first: the usual three, then a busy market's extra ones. */
+const LEVEL_SIZE = [1, 1.6, 2.4, 3.2, 4, 4.8] as const;
 /** How far the liquidity providers' estimate moves toward the fair value per refresh. */
 const LP_ALPHA = 0.2;
 /** Informed traders act when the book is this far (pips) from the fair value (or 2 ticks). */
@@ -167,6 +169,8 @@ export class Agents implements AgentDesk {
   private readonly profile: WorldProfile;
   /** The news reactions, fast traders and per-agent informed views (profiles other than calm). */
   private readonly flow: NewsFlow | undefined;
+  /** Each market's activity (profiles with `activity`; activity.ts), by condition id. */
+  private readonly activity = new Map<string, MarketActivity>();
 
   constructor(
     private readonly rt: WorldRuntime,
@@ -266,6 +270,7 @@ export class Agents implements AgentDesk {
           this.rt.timers.after(0, () => this.redeem(e.market, tokens));
         }
         this.lp.delete(e.market);
+        this.activity.delete(e.market);
         this.farm.delete(e.market);
       }
     }
@@ -449,7 +454,7 @@ export class Agents implements AgentDesk {
     const c = clamp(b.r * PRICE_SCALE - skew, tick, PRICE_SCALE - tick);
     const minSize = m.entry.meta.minSizeMicro;
     const want: Level[] = [];
-    const levels = farmer !== undefined ? 1 : LEVELS;
+    const levels = farmer !== undefined ? 1 : LEVELS + this.activityOf(m.cid).extraLevels;
     for (let i = 0; i < levels; i++) {
       const size = Math.max(this.sharesToMicro(b.base * LEVEL_SIZE[i]!, minSize), rewardSize);
       want.push({ bid: true, p: clamp(floorTo(c - h - i * d, tick), tick, PRICE_SCALE - 2 * tick), size });
@@ -517,13 +522,28 @@ export class Agents implements AgentDesk {
     }
   }
 
+  /** The market of a taker's order: uniform, or in proportion to activity (profiles with `activity`). */
+  private pickMarket(rng: Rng, active: readonly LiveMarket[]): LiveMarket {
+    if (this.profile.activity === null) return rng.pick(active);
+    return pickWeighted(active, (m) => this.activityOf(m.cid).weight, rng.next());
+  }
+
+  /** A market's activity (profiles with `activity`), computed once. */
+  private activityOf(cid: string): MarketActivity {
+    const p = this.profile.activity;
+    if (p === null) return { weight: 1, extraLevels: 0 };
+    let a = this.activity.get(cid);
+    if (a === undefined) this.activity.set(cid, (a = marketActivity(this.rt.seed, cid, p)));
+    return a;
+  }
+
   // ---- noise traders ----------------------------------------------------------------------------
 
   private noise(): void {
     const active = this.rt.active();
     if (active.length === 0) return;
     const rng = this.rngNoise;
-    const m = rng.pick(active);
+    const m = this.pickMarket(rng, active);
     const a = rng.pick(this.accounts.noise);
     const tick = tickPips(m.entry.state.tick);
     const minSize = m.entry.meta.minSizeMicro;
@@ -559,7 +579,7 @@ export class Agents implements AgentDesk {
     const active = this.rt.active();
     if (active.length === 0) return;
     const rng = this.rngInformed;
-    const m = rng.pick(active);
+    const m = this.pickMarket(rng, active);
     if (this.flow !== undefined && this.profile.informed !== null) {
       // profiles with news: one of all the informed traders looks, with its own delay and error
       this.flow.look(m, rng);
