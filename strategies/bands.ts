@@ -33,11 +33,26 @@
  *
  * Token modes (`tokens`): one book per market serves both tokens (a NO bid at q is a YES ask at
  * 1 - q), so the strategy thinks in YES prices and routes each quote to a token:
- *  - `yes` (default): bids BUY YES; asks SELL YES, only out of YES held (no inventory, no ask).
- *  - `both`: bids SELL NO out of NO held, the rest BUY YES; asks SELL YES out of YES held, the rest
- *    BUY NO at 1 - price. Quoting is two-sided from the start with collateral only, and since every
- *    quote comes from one non-crossing YES ladder, the bot never crosses itself across the
- *    complement. The position used for skew and limits is the net YES exposure (YES - NO held).
+ *  - `both` (default): bids SELL NO out of NO held, the rest BUY YES; asks SELL YES out of YES held,
+ *    the rest BUY NO at 1 - price. Quoting is two-sided from the start with collateral only (a
+ *    fresh bot holds nothing: with `yes` it would only buy until filled), and since every quote
+ *    comes from one non-crossing YES ladder, the bot never crosses itself across the complement.
+ *    The position used for skew and limits is the net YES exposure (YES - NO held).
+ *  - `yes`: bids BUY YES; asks SELL YES, only out of YES held (no inventory, no ask).
+ *
+ * Bands from poly-market-maker (`bandsFile`: its bands file, `{"bands": [{minMargin, avgMargin,
+ * maxMargin, minAmount, avgAmount, maxAmount}, ...]}`, price units and shares; `bandsJson` takes the
+ * same inline). Its semantics map onto the above: its target price is the token's midpoint (ours:
+ * the YES mid, NO's is 1 - it); its two band sets (buy A + sell B, buy B + sell A) are our bid and
+ * ask sides in `both` mode, inventory sold before the other token is bought, as it does; a band is
+ * topped up to avgAmount at target -/+ avgMargin when below minAmount, as it does. Differences
+ * (README, bands): its band holds margins in [min, max), ours [min, max]; over maxAmount it cancels
+ * nearest-first in the first band, farthest-first in the last and smallest-first between, we keep
+ * the nearest that fit; an invalid file makes it run with no bands, we refuse to start (ConfigError
+ * naming the field); it reads a band's values by key position, we by name; its minimum order is 15
+ * shares, ours the market's; its buys are capped by free collateral, ours by maxPosition and the
+ * risk limits; inventorySkew, minSpread and maxOrderAge still apply (set inventorySkew=0 for its
+ * quotes). The file is read once, when the strategy is created (relative to the working directory).
  *
  * "YES" is the market's first token (`MarketInfo.tokens[0]`), "NO" its second.
  *
