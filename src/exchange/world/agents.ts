@@ -234,6 +234,9 @@ export class Agents implements AgentDesk {
     const t = this.rt.timers;
     const r = this.rates;
     t.every(250, () => this.lpLoop());
+    // profiles with uneven activity: the providers' books are up from the start, as on a venue one
+    // connects to (a market pick at once sees every ladder, the busy markets' deeper ones)
+    if (p.activity !== null) this.openBooks();
     if (r.noisePerMarketPerMin > 0)
       t.poisson(
         this.rngNoise,
@@ -380,6 +383,17 @@ export class Agents implements AgentDesk {
       if (f !== undefined && (now >= f.next || (f.dirty && now - f.last >= this.rates.lpReactMs)))
         this.refresh(m, f, now);
     }
+  }
+
+  /** Every active market's providers (and reward farmers) quote now rather than within their first seconds. */
+  private openBooks(): void {
+    const now = this.rt.clock.now();
+    for (const m of this.rt.active()) {
+      this.lpBook(m, now).next = now;
+      const f = this.profile.lp.rewards ? this.farmBook(m, now) : undefined;
+      if (f !== undefined) f.next = now;
+    }
+    this.lpLoop();
   }
 
   /**
