@@ -215,6 +215,19 @@ export class Agents implements AgentDesk {
     return this.sharesToMicro(shares, minSize);
   }
 
+  /** The ladder's size over the usual three levels' (AgentDesk): 1 without uneven activity. */
+  depthScale(cid: string): number {
+    const extra = this.activityOf(cid).extraLevels;
+    if (extra === 0) return 1;
+    let usual = 0;
+    let all = 0;
+    for (let i = 0; i < LEVELS + extra; i++) {
+      if (i < LEVELS) usual += LEVEL_SIZE[i]!;
+      all += LEVEL_SIZE[i]!;
+    }
+    return all / usual;
+  }
+
   /** Fund the accounts (only those never funded: a restored exchange keeps its balances), start the loops. */
   start(): void {
     const fund = (accounts: readonly string[], micro: number) => {
