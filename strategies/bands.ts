@@ -33,11 +33,26 @@
  *
  * Token modes (`tokens`): one book per market serves both tokens (a NO bid at q is a YES ask at
  * 1 - q), so the strategy thinks in YES prices and routes each quote to a token:
- *  - `yes` (default): bids BUY YES; asks SELL YES, only out of YES held (no inventory, no ask).
- *  - `both`: bids SELL NO out of NO held, the rest BUY YES; asks SELL YES out of YES held, the rest
- *    BUY NO at 1 - price. Quoting is two-sided from the start with collateral only, and since every
- *    quote comes from one non-crossing YES ladder, the bot never crosses itself across the
- *    complement. The position used for skew and limits is the net YES exposure (YES - NO held).
+ *  - `both` (default): bids SELL NO out of NO held, the rest BUY YES; asks SELL YES out of YES held,
+ *    the rest BUY NO at 1 - price. Quoting is two-sided from the start with collateral only (a
+ *    fresh bot holds nothing: with `yes` it would only buy until filled), and since every quote
+ *    comes from one non-crossing YES ladder, the bot never crosses itself across the complement.
+ *    The position used for skew and limits is the net YES exposure (YES - NO held).
+ *  - `yes`: bids BUY YES; asks SELL YES, only out of YES held (no inventory, no ask).
+ *
+ * Bands from poly-market-maker (`bandsFile`: its bands file, `{"bands": [{minMargin, avgMargin,
+ * maxMargin, minAmount, avgAmount, maxAmount}, ...]}`, price units and shares; `bandsJson` takes the
+ * same inline). Its semantics map onto the above: its target price is the token's midpoint (ours:
+ * the YES mid, NO's is 1 - it); its two band sets (buy A + sell B, buy B + sell A) are our bid and
+ * ask sides in `both` mode, inventory sold before the other token is bought, as it does; a band is
+ * topped up to avgAmount at target -/+ avgMargin when below minAmount, as it does. Differences
+ * (README, bands): its band holds margins in [min, max), ours [min, max]; over maxAmount it cancels
+ * nearest-first in the first band, farthest-first in the last and smallest-first between, we keep
+ * the nearest that fit; an invalid file makes it run with no bands, we refuse to start (ConfigError
+ * naming the field); it reads a band's values by key position, we by name; its minimum order is 15
+ * shares, ours the market's; its buys are capped by free collateral, ours by maxPosition and the
+ * risk limits; inventorySkew, minSpread and maxOrderAge still apply (set inventorySkew=0 for its
+ * quotes). The file is read once, when the strategy is created (relative to the working directory).
  *
  * "YES" is the market's first token (`MarketInfo.tokens[0]`), "NO" its second.
  *
@@ -48,6 +63,7 @@
  * quotes (src/strategy/quoting.ts: UnmovedFilter). It imports only the plugin API ('mmkit/strategy'),
  * reads no clock (`state.now` is the time). The common rules' helpers are in src/strategy/quoting.ts.
  */
+import { readFileSync } from 'node:fs';
 import {
   agedOrders,
   AMOUNT_SCALE,
@@ -55,6 +71,7 @@ import {
   commonParam,
   type ConditionId,
   ConfigError,
+  defaultSelectMarkets,
   defineStrategy,
   type DesiredQuotes,
   floorToTick,
@@ -88,16 +105,16 @@ import {
 export const BANDS_PARAMS = {
   tokens: {
     type: 'string',
-    default: 'yes',
+    default: 'both',
     choices: ['yes', 'both'],
-    doc: "Which tokens to quote: 'yes' (bids buy YES, asks sell YES held) or 'both' (asks beyond YES held become NO bids, bids sell NO held first).",
+    doc: "Which tokens to quote: 'both' (the default: two-sided from collateral alone; asks beyond YES held become NO bids, bids sell NO held first, as poly-market-maker does) or 'yes' (bids buy YES, asks only sell YES held: one-sided until the bot holds YES).",
   },
   bands: {
     type: 'integer',
     default: 3,
     min: 1,
     max: 10,
-    doc: 'Number of bands per side (ignored when bandsJson is set).',
+    doc: 'Number of bands per side (ignored when bandsJson or bandsFile is set).',
   },
   margin: {
     type: 'number',
@@ -138,7 +155,12 @@ export const BANDS_PARAMS = {
   bandsJson: {
     type: 'string',
     default: '',
-    doc: 'Explicit bands, replacing the generated ones: a JSON array of {minMargin, avgMargin, maxMargin, minAmount, avgAmount, maxAmount} (price units and shares, innermost first), as in poly-market-maker.',
+    doc: 'Explicit bands, replacing the generated ones: a JSON array of {minMargin, avgMargin, maxMargin, minAmount, avgAmount, maxAmount} (price units and shares, innermost first), or poly-market-maker\'s {"bands": [...]}.',
+  },
+  bandsFile: {
+    type: 'string',
+    default: '',
+    doc: 'A poly-market-maker bands file (its config/bands.json format: {"bands": [{minMargin, avgMargin, maxMargin, minAmount, avgAmount, maxAmount}, ...]}, price units and shares), replacing the generated bands. A relative path is relative to the working directory.',
   },
   maxPosition: {
     type: 'number',
@@ -207,6 +229,80 @@ const lotDown = lotsDown;
 
 const BAND_KEYS = ['minMargin', 'avgMargin', 'maxMargin', 'minAmount', 'avgAmount', 'maxAmount'] as const;
 
+/** At most this many explicit bands. */
+const MAX_BANDS = 20;
+
+function shown(x: unknown): string {
+  if (typeof x === 'string') return JSON.stringify(x.length > 30 ? `${x.slice(0, 30)}...` : x);
+  if (x === null) return 'null';
+  if (Array.isArray(x)) return 'an array';
+  if (typeof x === 'object') return 'an object';
+  return String(x);
+}
+
+/**
+ * Explicit bands out of a parsed JSON document: poly-market-maker's bands file
+ * (`{"bands": [band, ...]}`) or the bare array of bands. Each band has exactly the six keys
+ * (numbers: margins in price units, amounts in shares), read by name. The checks are
+ * poly-market-maker's (minMargin <= avgMargin <= maxMargin with minMargin < maxMargin, minAmount <=
+ * avgAmount <= maxAmount, no two bands' margin windows overlap; touching is fine) and ours
+ * (`checkBand`: margins in (0, 1), avgAmount at least one lot).
+ * @param key the ConfigError key (`strategy.params.bandsJson` or `strategy.params.bandsFile`)
+ * @param where what the message names first (a file path), or '' for none
+ * @throws ConfigError naming the field (`bands[1].maxMargin`) and what is wrong
+ */
+export function parseBands(doc: unknown, key: string, where = ''): Band[] {
+  const at = (what: string, msg: string) => new ConfigError(key, `${where === '' ? '' : `${where}: `}${what}${msg}`);
+  let list: unknown = doc;
+  let prefix = '';
+  if (typeof doc === 'object' && doc !== null && !Array.isArray(doc)) {
+    const o = doc as Record<string, unknown>;
+    for (const k of Object.keys(o)) if (k !== 'bands') throw at(k, ': unknown key (a bands file has only "bands")');
+    if (!('bands' in o)) throw at('bands', ': missing (expected {"bands": [...]})');
+    list = o['bands'];
+    prefix = 'bands';
+  }
+  const bandName = (i: number) => (prefix === '' ? `band ${i}` : `${prefix}[${i}]`);
+  if (!Array.isArray(list) || list.length === 0 || list.length > MAX_BANDS)
+    throw at(prefix === '' ? 'bands' : prefix, `: expected an array of 1 to ${MAX_BANDS} bands, got ${shown(list)}`);
+  const out = list.map((b: unknown, i) => {
+    const name = bandName(i);
+    if (typeof b !== 'object' || b === null || Array.isArray(b)) throw at(name, ' must be an object');
+    const o = b as Record<string, unknown>;
+    for (const k of Object.keys(o))
+      if (!(BAND_KEYS as readonly string[]).includes(k))
+        throw at(name, `: unknown key ${k} (expected ${BAND_KEYS.join(', ')})`);
+    const v = {} as Record<(typeof BAND_KEYS)[number], number>;
+    for (const k of BAND_KEYS) {
+      const x = o[k];
+      if (typeof x !== 'number' || !Number.isFinite(x) || x < 0)
+        throw at(`${name}.${k}`, ` must be a non-negative number, got ${x === undefined ? 'nothing' : shown(x)}`);
+      v[k] = x;
+    }
+    if (!(v.minMargin < v.maxMargin)) throw at(name, ': need minMargin < maxMargin');
+    const band: Band = {
+      minMargin: pips(v.minMargin),
+      avgMargin: pips(v.avgMargin),
+      maxMargin: pips(v.maxMargin),
+      minAmount: micro(v.minAmount),
+      avgAmount: lotDown(micro(v.avgAmount)),
+      maxAmount: micro(v.maxAmount),
+    };
+    return checkBand(band, `${where === '' ? '' : `${where}: `}${name}`, key);
+  });
+  // poly-market-maker refuses overlapping margin windows (touching ones are fine)
+  for (let i = 0; i < out.length; i++)
+    for (let j = i + 1; j < out.length; j++) {
+      const x = out[i]!;
+      const y = out[j]!;
+      if (x.minMargin < y.maxMargin && y.minMargin < x.maxMargin) {
+        throw at(`${bandName(i)} and ${bandName(j)}`, ': margin windows overlap (poly-market-maker refuses that too)');
+      }
+    }
+  // innermost first, whatever the file's order (poly-market-maker's does not matter either)
+  return out.sort((x, y) => x.minMargin - y.minMargin);
+}
+
 function parseBandsJson(s: string): Band[] {
   const key = 'strategy.params.bandsJson';
   let raw: unknown;
@@ -215,33 +311,36 @@ function parseBandsJson(s: string): Band[] {
   } catch (e) {
     throw new ConfigError(key, `not valid JSON: ${(e as Error).message}`, { cause: e });
   }
-  if (!Array.isArray(raw) || raw.length === 0 || raw.length > 20)
-    throw new ConfigError(key, 'expected a JSON array of 1 to 20 bands');
-  return raw.map((b: unknown, i) => {
-    if (typeof b !== 'object' || b === null) throw new ConfigError(key, `band ${i} must be an object`);
-    const o = b as Record<string, unknown>;
-    for (const k of Object.keys(o))
-      if (!(BAND_KEYS as readonly string[]).includes(k)) throw new ConfigError(key, `band ${i}: unknown key ${k}`);
-    const v = {} as Record<(typeof BAND_KEYS)[number], number>;
-    for (const k of BAND_KEYS) {
-      const x = o[k];
-      if (typeof x !== 'number' || !Number.isFinite(x) || x < 0)
-        throw new ConfigError(key, `band ${i}: ${k} must be a non-negative number`);
-      v[k] = x;
-    }
-    return checkBand(
-      {
-        minMargin: pips(v.minMargin),
-        avgMargin: pips(v.avgMargin),
-        maxMargin: pips(v.maxMargin),
-        minAmount: micro(v.minAmount),
-        avgAmount: lotDown(micro(v.avgAmount)),
-        maxAmount: micro(v.maxAmount),
-      },
-      `band ${i}`,
+  return parseBands(raw, key);
+}
+
+/**
+ * The bands of a poly-market-maker bands file (see `parseBands`).
+ * @throws ConfigError (key `strategy.params.bandsFile`) naming the path when the file cannot be
+ * read or is not JSON, and the field when a band is invalid
+ */
+export function loadBandsFile(path: string): Band[] {
+  const key = 'strategy.params.bandsFile';
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ConfigError(
       key,
+      `${path}: cannot read the bands file (${code === 'ENOENT' ? 'no such file' : (code ?? (e as Error).message)})`,
+      { cause: e },
     );
-  });
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(key, `${path}: not valid JSON: ${(e as Error).message}`, { cause: e });
+  }
+  if (Array.isArray(raw) || typeof raw !== 'object' || raw === null)
+    throw new ConfigError(key, `${path}: expected a poly-market-maker bands file, {"bands": [...]}`);
+  return parseBands(raw, key, path);
 }
 
 function checkBand(b: Band, what: string, key: string): Band {
@@ -256,14 +355,18 @@ function checkBand(b: Band, what: string, key: string): Band {
 }
 
 /**
- * The integer-unit configuration of resolved params: the bands from `bandsJson` when set, else
+ * The integer-unit configuration of resolved params: the bands of `bandsFile` or `bandsJson` when
+ * one is set (both: a ConfigError), else
  * generated (`bands` of them, margins `margin + i x marginStep` +/- `marginTolerance`, amounts
  * `amount + i x amountStep` with the `amountTolerance` window).
  * @throws ConfigError naming `strategy.params.<key>` for an inconsistent band
  */
 export function bandsConfig(p: BandsParams): BandsConfig {
   let bands: Band[];
-  if (p.bandsJson.trim() !== '') bands = parseBandsJson(p.bandsJson);
+  if (p.bandsJson.trim() !== '' && p.bandsFile.trim() !== '')
+    throw new ConfigError('strategy.params.bandsFile', 'set bandsFile or bandsJson, not both');
+  if (p.bandsFile.trim() !== '') bands = loadBandsFile(p.bandsFile.trim());
+  else if (p.bandsJson.trim() !== '') bands = parseBandsJson(p.bandsJson);
   else {
     bands = [];
     for (let i = 0; i < p.bands; i++) {
@@ -673,6 +776,9 @@ export default defineStrategy({
   description:
     'Quotes in bands around the mid (min/avg/max margin and amount per band), keeps live orders that still fit their band, skews against inventory.',
   params: BANDS_PARAMS,
+  // the default pick (the markets with the most resting levels), declared so every shipped
+  // strategy has the hook; a bands user's own plugin can start from here
+  selectMarkets: (markets, ctx) => defaultSelectMarkets(markets, ctx),
   create(ctx, params) {
     const cfg = bandsConfig(params);
     // rewarded markets with `rewards`: both sides quoted

@@ -21,8 +21,20 @@ import {
 const SEED = 12;
 const WORLD_RATE = 20;
 const DURATION_S = 90;
-/** bands: three bands at 1, 2, 3 cents from the mid, 10 / 15 / 20 shares a side. */
-const PARAMS = { margin: 0.01, marginStep: 0.01, marginTolerance: 0.005, amount: 10, amountStep: 5, maxPosition: 100 };
+/**
+ * bands: three bands at 1, 2, 3 cents from the mid, 10 / 15 / 20 shares a side, YES only (the
+ * summaries compare average buy and sell prices per market, which with tokens 'both', the default,
+ * would mix YES and NO prices).
+ */
+const PARAMS = {
+  tokens: 'yes',
+  margin: 0.01,
+  marginStep: 0.01,
+  marginTolerance: 0.005,
+  amount: 10,
+  amountStep: 5,
+  maxPosition: 100,
+};
 const RISK = {
   maxPositionShares: 150,
   maxNotionalPerMarket: 250,

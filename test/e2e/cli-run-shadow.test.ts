@@ -27,8 +27,19 @@ const WORLD_RATE = 20;
 const DURATION_S = 60;
 /** The simulated venue's one-way latency (shadow.latencyMs), and the backtest's. */
 const LATENCY_MS = 50;
-/** bands as in the backtest-vs-live test: three bands at 1, 2, 3 cents from the mid. */
-const PARAMS = { margin: 0.01, marginStep: 0.01, marginTolerance: 0.005, amount: 10, amountStep: 5, maxPosition: 100 };
+/**
+ * bands as in the backtest-vs-live test: three bands at 1, 2, 3 cents from the mid, YES only (the
+ * comparison's average buy and sell prices would mix YES and NO prices under tokens 'both').
+ */
+const PARAMS = {
+  tokens: 'yes',
+  margin: 0.01,
+  marginStep: 0.01,
+  marginTolerance: 0.005,
+  amount: 10,
+  amountStep: 5,
+  maxPosition: 100,
+};
 const RISK = {
   maxPositionShares: 150,
   maxNotionalPerMarket: 250,

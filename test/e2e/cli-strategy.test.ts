@@ -124,7 +124,7 @@ describe('mmkit strategy check', () => {
     expect(r.code, r.err.slice(-2000)).toBe(0);
     const j = JSON.parse(r.out);
     expect(j).toMatchObject({ strategy: 'bands', ok: true });
-    expect(j.params).toMatchObject({ tokens: 'yes', bands: 3 });
+    expect(j.params).toMatchObject({ tokens: 'both', bands: 3 });
     expect(j.summary.ordersPlaced).toBeGreaterThan(0);
     expect(j.summary.openOrdersAtExit).toBe(0);
     expect(j.markets.length).toBe(2);

@@ -28,6 +28,7 @@ import { ceilLot, ceilTo, clamp, floorLot, floorTo } from './grid.ts';
 import type { LiveMarket, WorldRuntime } from './runtime.ts';
 import { hash32, rngFor } from './seeding.ts';
 
+import { marketActivity, pickWeighted, type MarketActivity } from './activity.ts';
 import { NewsFlow, type AgentDesk } from './news-flow.ts';
 import type { AgentRates, WorldProfile } from './profiles.ts';
 
@@ -42,7 +43,8 @@ export const AGENT_FUNDING = {
 } as const;
 
 const LEVELS = 3;
-const LEVEL_SIZE = [1, 1.6, 2.4] as const;
+/** Sizes of the ladder's levels (in base sizes), innermost first: the usual three, then a busy market's extra ones. */
+const LEVEL_SIZE = [1, 1.6, 2.4, 3.2, 4, 4.8] as const;
 /** How far the liquidity providers' estimate moves toward the fair value per refresh. */
 const LP_ALPHA = 0.2;
 /** Informed traders act when the book is this far (pips) from the fair value (or 2 ticks). */
@@ -167,6 +169,8 @@ export class Agents implements AgentDesk {
   private readonly profile: WorldProfile;
   /** The news reactions, fast traders and per-agent informed views (profiles other than calm). */
   private readonly flow: NewsFlow | undefined;
+  /** Each market's activity (profiles with `activity`; activity.ts), by condition id. */
+  private readonly activity = new Map<string, MarketActivity>();
 
   constructor(
     private readonly rt: WorldRuntime,
@@ -211,6 +215,19 @@ export class Agents implements AgentDesk {
     return this.sharesToMicro(shares, minSize);
   }
 
+  /** The ladder's size over the usual three levels' (AgentDesk): 1 without uneven activity. */
+  depthScale(cid: string): number {
+    const extra = this.activityOf(cid).extraLevels;
+    if (extra === 0) return 1;
+    let usual = 0;
+    let all = 0;
+    for (let i = 0; i < LEVELS + extra; i++) {
+      if (i < LEVELS) usual += LEVEL_SIZE[i]!;
+      all += LEVEL_SIZE[i]!;
+    }
+    return all / usual;
+  }
+
   /** Fund the accounts (only those never funded: a restored exchange keeps its balances), start the loops. */
   start(): void {
     const fund = (accounts: readonly string[], micro: number) => {
@@ -230,6 +247,9 @@ export class Agents implements AgentDesk {
     const t = this.rt.timers;
     const r = this.rates;
     t.every(250, () => this.lpLoop());
+    // profiles with uneven activity: the providers' books are up from the start, as on a venue one
+    // connects to (a market pick at once sees every ladder, the busy markets' deeper ones)
+    if (p.activity !== null) this.openBooks();
     if (r.noisePerMarketPerMin > 0)
       t.poisson(
         this.rngNoise,
@@ -266,6 +286,7 @@ export class Agents implements AgentDesk {
           this.rt.timers.after(0, () => this.redeem(e.market, tokens));
         }
         this.lp.delete(e.market);
+        this.activity.delete(e.market);
         this.farm.delete(e.market);
       }
     }
@@ -377,6 +398,17 @@ export class Agents implements AgentDesk {
     }
   }
 
+  /** Every active market's providers (and reward farmers) quote now rather than within their first seconds. */
+  private openBooks(): void {
+    const now = this.rt.clock.now();
+    for (const m of this.rt.active()) {
+      this.lpBook(m, now).next = now;
+      const f = this.profile.lp.rewards ? this.farmBook(m, now) : undefined;
+      if (f !== undefined) f.next = now;
+    }
+    this.lpLoop();
+  }
+
   /**
    * The reward farmer of a rewarded market (another provider account than the market's own):
    * created when the market first has a reward config; it cancels its quotes when the config goes.
@@ -449,7 +481,7 @@ export class Agents implements AgentDesk {
     const c = clamp(b.r * PRICE_SCALE - skew, tick, PRICE_SCALE - tick);
     const minSize = m.entry.meta.minSizeMicro;
     const want: Level[] = [];
-    const levels = farmer !== undefined ? 1 : LEVELS;
+    const levels = farmer !== undefined ? 1 : LEVELS + this.activityOf(m.cid).extraLevels;
     for (let i = 0; i < levels; i++) {
       const size = Math.max(this.sharesToMicro(b.base * LEVEL_SIZE[i]!, minSize), rewardSize);
       want.push({ bid: true, p: clamp(floorTo(c - h - i * d, tick), tick, PRICE_SCALE - 2 * tick), size });
@@ -517,13 +549,28 @@ export class Agents implements AgentDesk {
     }
   }
 
+  /** The market of a taker's order: uniform, or in proportion to activity (profiles with `activity`). */
+  private pickMarket(rng: Rng, active: readonly LiveMarket[]): LiveMarket {
+    if (this.profile.activity === null) return rng.pick(active);
+    return pickWeighted(active, (m) => this.activityOf(m.cid).weight, rng.next());
+  }
+
+  /** A market's activity (profiles with `activity`), computed once. */
+  private activityOf(cid: string): MarketActivity {
+    const p = this.profile.activity;
+    if (p === null) return { weight: 1, extraLevels: 0 };
+    let a = this.activity.get(cid);
+    if (a === undefined) this.activity.set(cid, (a = marketActivity(this.rt.seed, cid, p)));
+    return a;
+  }
+
   // ---- noise traders ----------------------------------------------------------------------------
 
   private noise(): void {
     const active = this.rt.active();
     if (active.length === 0) return;
     const rng = this.rngNoise;
-    const m = rng.pick(active);
+    const m = this.pickMarket(rng, active);
     const a = rng.pick(this.accounts.noise);
     const tick = tickPips(m.entry.state.tick);
     const minSize = m.entry.meta.minSizeMicro;
@@ -559,7 +606,7 @@ export class Agents implements AgentDesk {
     const active = this.rt.active();
     if (active.length === 0) return;
     const rng = this.rngInformed;
-    const m = rng.pick(active);
+    const m = this.pickMarket(rng, active);
     if (this.flow !== undefined && this.profile.informed !== null) {
       // profiles with news: one of all the informed traders looks, with its own delay and error
       this.flow.look(m, rng);

@@ -30,6 +30,12 @@ export interface AgentDesk {
   held(account: string, token: string): number;
   order(account: string, tokenId: string, side: 'BUY' | 'SELL', price: number, size: number, type: OrderType): boolean;
   sizeMicro(shares: number, minSize: number): number;
+  /**
+   * How much deeper than usual a market's provider ladder is (1: the usual three levels; more on a
+   * busy market, profiles with uneven activity): the fast traders' sweeps scale with it, so what a
+   * jump leaves stale is still taken.
+   */
+  depthScale(cid: string): number;
 }
 
 interface InformedAgent {
@@ -132,7 +138,7 @@ export class NewsFlow {
     if (p === null || m.entry.state.status !== 'active') return;
     const f = this.rt.fair.fair(m.cid, this.rt.clock.now()) * PRICE_SCALE;
     // the margin is an edge in price, whatever the tick (a 0.1-tick book left 5 cents stale is taken)
-    this.take(account, m, f, p.marginPips, p.maxShares, 1);
+    this.take(account, m, f, p.marginPips, p.maxShares * this.desk.depthScale(m.cid), 1);
   }
 
   /** A background look by a random informed trader (agents.ts calls it at Poisson times). */

@@ -114,6 +114,14 @@ export interface NoiseSizeParams {
   max: number;
 }
 
+/** How unevenly the flow is spread over the markets (activity.ts). */
+export interface ActivityParams {
+  /** A market's weight in the takers' choice of market is e^(sigma x z), z standard normal per market. */
+  sigma: number;
+  /** Most levels a side a busy market's provider quotes beyond the usual three. */
+  maxExtraLevels: number;
+}
+
 export interface WorldProfile {
   readonly name: WorldProfileName;
   readonly description: string;
@@ -127,6 +135,8 @@ export interface WorldProfile {
   /** null: no fast traders. */
   readonly fast: FastParams | null;
   readonly lp: LpParams;
+  /** null: every market draws the same flow and depth (calm). */
+  readonly activity: ActivityParams | null;
 }
 
 const CALM: WorldProfile = {
@@ -138,7 +148,15 @@ const CALM: WorldProfile = {
   informed: null,
   fast: null,
   lp: { spreadScale: 1, widenPerFill: 0, maxWiden: 1, widenDecayMs: 1, skew: 1, rewards: false },
+  activity: null,
 };
+
+/**
+ * Uneven activity (realistic and toxic): lognormal market weights of sigma 1 (the busiest of ~45
+ * markets draws about 5x the mean flow; on the real venue volume is far more concentrated still)
+ * and up to 3 more ladder levels a side on the busy ones.
+ */
+const ACTIVITY: ActivityParams = { sigma: 1, maxExtraLevels: 3 };
 
 const REALISTIC: WorldProfile = {
   name: 'realistic',
@@ -164,6 +182,7 @@ const REALISTIC: WorldProfile = {
     crypto: true,
   },
   lp: { spreadScale: 0.45, widenPerFill: 0.1, maxWiden: 2, widenDecayMs: 30_000, skew: 1.5, rewards: true },
+  activity: ACTIVITY,
 };
 
 const TOXIC: WorldProfile = {
@@ -189,6 +208,7 @@ const TOXIC: WorldProfile = {
     crypto: true,
   },
   lp: { spreadScale: 0.45, widenPerFill: 0.15, maxWiden: 2.5, widenDecayMs: 30_000, skew: 2, rewards: true },
+  activity: ACTIVITY,
 };
 
 export const PROFILES: Readonly<Record<WorldProfileName, WorldProfile>> = {

@@ -47,8 +47,16 @@ describe('bands: rewards', () => {
     expect(resolveParams(BANDS_PARAMS, {}).rewards).toBe(false);
     expect(bandsConfig(resolveParams(BANDS_PARAMS, {}))).not.toHaveProperty('rewards');
     const off = quotesOf({});
-    // default bands (0.01 / 0.03 / 0.05 from the mid, 10 / 15 / 20 shares), 'yes' mode: bids only
-    expect(off[M1]).toEqual(['Y BUY 4900 10', 'Y BUY 4700 15', 'Y BUY 4500 20']);
+    // default bands (0.01 / 0.03 / 0.05 from the mid, 10 / 15 / 20 shares), tokens 'both' (the
+    // default): each YES bid with its ask as a NO bid, from collateral
+    expect(off[M1]).toEqual([
+      'Y BUY 4900 10',
+      'N BUY 4900 10',
+      'Y BUY 4700 15',
+      'N BUY 4700 15',
+      'Y BUY 4500 20',
+      'N BUY 4500 20',
+    ]);
     expect(off[M2]).toEqual(off[M1]);
   });
 

@@ -24,7 +24,9 @@ import {
 
 const plan: MarketPlan = { market: M1, yes: YES1, no: NO1, tick: 100, minSize: 5 * SH };
 const cfgOf = (o: Record<string, unknown> = {}) =>
-  bandsConfig(resolveParams(BANDS_PARAMS, { inventorySkew: 0, margin: 0.02, marginTolerance: 0.01, ...o }));
+  bandsConfig(
+    resolveParams(BANDS_PARAMS, { inventorySkew: 0, margin: 0.02, marginTolerance: 0.01, tokens: 'yes', ...o }),
+  );
 const simple = (qs: readonly QuoteIntent[]) =>
   qs.map((q) => `${q.tokenId === YES1 ? 'Y' : 'N'} ${q.side} ${q.price} ${q.size / SH}`);
 const book = (bid = 4900, ask = 5100) => bookView(YES1, [[bid, 100 * SH]], [[ask, 100 * SH]]);
@@ -90,7 +92,7 @@ describe('bands: common rules', () => {
   it('the handler still answers per market', () => {
     const h = bands.create(
       ctxFor([marketInfo(M1, YES1, NO1)]),
-      resolveParams(bands.params, { inventorySkew: 0, margin: 0.02, marginTolerance: 0.01 }),
+      resolveParams(bands.params, { inventorySkew: 0, margin: 0.02, marginTolerance: 0.01, tokens: 'yes' }),
     );
     const out = h.onEvent(snapshotEvent(M1, YES1), fakeState({ books: [book()] }));
     expect(out?.quotes?.map((d) => simple(d.quotes))).toEqual([['Y BUY 4800 10', 'Y BUY 4600 15', 'Y BUY 4400 20']]);

@@ -29,8 +29,11 @@ import {
 } from './fixtures.ts';
 
 const plan: MarketPlan = { market: M1, yes: YES1, no: NO1, tick: 100, minSize: 5 * SH };
-/** The tests' bands: at 0.02 / 0.04 / 0.06 from the mid, ± 0.01 (the mechanics, not the shipped defaults). */
-const BASE = { margin: 0.02, marginTolerance: 0.01 };
+/**
+ * The tests' bands: at 0.02 / 0.04 / 0.06 from the mid, ± 0.01, YES only unless a test says 'both'
+ * (the mechanics, not the shipped defaults: those quote both tokens).
+ */
+const BASE = { margin: 0.02, marginTolerance: 0.01, tokens: 'yes' };
 const cfgOf = (o: Record<string, unknown> = {}) => bandsConfig(resolveParams(BANDS_PARAMS, { ...BASE, ...o }));
 const simple = (qs: readonly QuoteIntent[]) =>
   qs.map((q) => `${q.tokenId === YES1 ? 'Y' : 'N'} ${q.side} ${q.price} ${q.size / SH}`);
@@ -47,7 +50,8 @@ function live(qs: readonly QuoteIntent[], market = M1): LiveOrderView[] {
 describe('bands: params', () => {
   it('generates 3 bands by default, in integer units', () => {
     const c = cfgOf();
-    expect(c.tokens).toBe('yes');
+    // two-sided from collateral by default (README, bands: why)
+    expect(bandsConfig(resolveParams(BANDS_PARAMS, {})).tokens).toBe('both');
     expect(c.bands).toEqual([
       { minMargin: 100, avgMargin: 200, maxMargin: 300, minAmount: 5 * SH, avgAmount: 10 * SH, maxAmount: 15 * SH },
       { minMargin: 300, avgMargin: 400, maxMargin: 500, minAmount: 7.5 * SH, avgAmount: 15 * SH, maxAmount: 22.5 * SH },
