@@ -24,6 +24,7 @@ import { register as registerStatus } from './status.ts';
 import { register as registerBacktest } from './backtest.ts';
 import { register as registerSweep } from './sweep.ts';
 import { register as registerSweepWorker } from './sweep-worker.ts';
+import { register as registerFleet } from './fleet-status.ts';
 import { register as registerWorld } from './world.ts';
 import { shadowBanner, shadowRunner } from './shadow-cli.ts';
 import type { ShadowRunSummary } from './run-shadow.ts';
@@ -406,6 +407,7 @@ registerStatus(program);
 registerBacktest(program);
 registerSweep(program);
 registerSweepWorker(program);
+registerFleet(program);
 registerWorld(program);
 registerDoctor(program);
 

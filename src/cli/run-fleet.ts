@@ -121,3 +121,54 @@ export async function joinRunFleet(
   flog.info({ markets: o.markets.length }, 'joined the fleet');
   return member;
 }
+
+/** This member's figures for its status record (money in micro-collateral). */
+export interface RunFleetFigures {
+  openOrders: number;
+  fills: number;
+  pnl: { realized: number; unrealized: number; fees: number; rewards: number };
+}
+
+/**
+ * Publishes this member's status record (src/fleet/member-status.ts) every `everyMs` (default
+ * 2000): its markets and heartbeat lease from the membership, `figures()` from the daemon, the
+ * shared budgets' use from `budgets` (a fleet's RedisWindowGate) when they are shared.
+ * Returns the stop (deletes the record).
+ */
+export async function startRunFleetStatus(
+  member: FleetMember,
+  o: {
+    clock: Clock;
+    figures: () => RunFleetFigures;
+    budgets?: Pick<import('../fleet/window-gate.ts').RedisWindowGate, 'names' | 'ruleState'>;
+    everyMs?: number;
+  },
+): Promise<() => Promise<void>> {
+  const { MemberStatusPublisher, memberPnl } = await import('../fleet/member-status.ts');
+  const pub = new MemberStatusPublisher({
+    redis: member.redis,
+    keys: member.keys,
+    clock: o.clock,
+    ...(o.everyMs !== undefined ? { everyMs: o.everyMs } : {}),
+    collect: () => {
+      const s = member.status();
+      const f = o.figures();
+      const budgets: Record<string, { used: number; limit: number }> = {};
+      for (const n of o.budgets?.names() ?? []) {
+        const r = o.budgets!.ruleState(n);
+        budgets[n] = { used: r.used, limit: r.limit };
+      }
+      return {
+        member: s.member,
+        markets: s.markets,
+        openOrders: f.openOrders,
+        fills: f.fills,
+        pnl: memberPnl(f.pnl),
+        budgets,
+        heartbeat: s.heartbeat.holder,
+      };
+    },
+  });
+  pub.start();
+  return () => pub.stop();
+}

@@ -40,7 +40,7 @@ import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import { registerSecret } from '../core/secrets.ts';
 import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.ts';
 import { componentLogger, prettyOnly, terminalView } from '../ops/logger.ts';
-import { type FleetRef, fleetView, joinRunFleet, type RunFleetConfig } from './run-fleet.ts';
+import { type FleetRef, fleetView, joinRunFleet, type RunFleetConfig, startRunFleetStatus } from './run-fleet.ts';
 import { tokenLabel } from '../core/labels.ts';
 import { RewardBook } from '../ops/reward-book.ts';
 import { REWARD_SAMPLE_MS, type RewardTracker } from '../engine/reward-tracker.ts';
@@ -565,6 +565,37 @@ async function runLocked(
         log,
       })
     : undefined;
+  // a fleet member publishes its status record (`mmkit fleet status`) and labels its metrics
+  let stopFleetStatus: (() => Promise<void>) | undefined;
+  if (fleetMember !== undefined) {
+    const name = fleetMember.status().member;
+    ops.metrics.setMember(name);
+    const stopStatus = await startRunFleetStatus(fleetMember, {
+      clock,
+      ...(shared !== undefined ? { budgets: shared.shared } : {}),
+      figures: () => {
+        const marks = new Map<TokenId, number>();
+        for (const m of markets)
+          for (const t of m.tokens) {
+            const b = engine.state.book(t.tokenId);
+            if (b?.mid != null) marks.set(t.tokenId, Math.round(b.mid));
+          }
+        const pnl = store.pnl(marks);
+        return {
+          openOrders: tracker.liveOrders().length,
+          fills,
+          pnl: {
+            realized: pnl.realized,
+            unrealized: pnl.unrealized,
+            fees: pnl.fees,
+            rewards: store.rewardTotals().total,
+          },
+        };
+      },
+    });
+    stopFleetStatus = stopStatus;
+    cleanups.push(stopStatus);
+  }
   // liquidity rewards: the tracker's estimate per UTC date, and the venue's payouts, into the store
   const rewardBook = bookRewards(trader.rewards, store, liveVenue, clock, log, {
     sampleMs: rewardSampleMs,
@@ -655,6 +686,7 @@ async function runLocked(
   await trader.cancelAll('shutdown');
   const flat = await trader.verifyFlat(5000);
   // the leases go at once (another member takes the markets and the heartbeat without waiting)
+  await stopFleetStatus?.();
   await fleetMember?.leave();
   // answers a waiting `mmkit kill` (POST /api/kill) at once and takes the last status sample
   ops.flattened(flat, reason);

@@ -113,6 +113,7 @@ export class Metrics {
   readonly #now: () => number;
   readonly #lastData = new Map<StreamName, number>();
   #budgets: (() => BudgetStats | undefined) | undefined;
+  #member: string | undefined;
 
   readonly info: Gauge<string>;
   readonly quotes: Counter<'market'>;
@@ -432,6 +433,20 @@ export class Metrics {
         prefix: METRIC_PREFIX,
         eventLoopMonitoringPrecision: o.eventLoopMonitoringPrecision ?? 10,
       });
+  }
+
+  /**
+   * A fleet member (issue 21): every sample carries `member="<name>"` from now on (prom-client's
+   * default labels, added at scrape time). Never called for a lone daemon: its metrics are unchanged.
+   */
+  setMember(name: string): void {
+    this.#member = name;
+    this.registry.setDefaultLabels({ member: name });
+  }
+
+  /** The fleet member name on every sample, or undefined (a lone daemon). */
+  get member(): string | undefined {
+    return this.#member;
   }
 
   /** Read the request budgets at scrape time (Budgets.stats of the venue's transport). */

@@ -1,0 +1,163 @@
+/**
+ * `mmkit fleet status [--json]`: a fleet's state as its Redis holds it (issue 21, "Operating a
+ * fleet"): the members alive (the membership, by Redis's clock), the markets each holds, its open
+ * orders and fills this session, PnL by member and in total (from each member's status record,
+ * src/fleet/member-status.ts), the shared budgets' use (from the freshest record: the windows are
+ * the fleet's), the heartbeat lease holder and the fleet kill switch.
+ *
+ * The fleet is the account's: `--account <address>`, else the configured wallet (as `mmkit kill
+ * --fleet` finds it). Exit codes: 0 shown; 2 bad flags or no fleet.redisUrl; 3 Redis unreachable.
+ * The Redis URL is never printed (it may carry a password).
+ */
+import type { Command } from 'commander';
+import { action, printJson } from './common.ts';
+import { CliError, EXIT_CODES_HELP, ExitCode, usageError } from './exit-codes.ts';
+
+export interface FleetStatusOptions {
+  config?: string;
+  dataDir?: string;
+  account?: string;
+  json?: boolean;
+}
+
+/** What `--json` prints (money as decimal strings). */
+export interface FleetStatusReport {
+  account: string;
+  /** Members alive per the membership, sorted. */
+  members: string[];
+  /** Their status records (a member alive without one yet is missing here). */
+  records: import('../fleet/member-status.ts').MemberStatusRecord[];
+  total: import('../fleet/member-status.ts').MemberPnl;
+  budgets: Record<string, { used: number; limit: number }>;
+  heartbeat: { holder: string; fence: number } | null;
+  kill: import('../fleet/kill.ts').FleetKillRecord | null;
+}
+
+/** Reads the fleet's state (see the module comment). */
+export async function readFleetStatus(redis: import('ioredis').Redis, account: string): Promise<FleetStatusReport> {
+  const { fleetKeys } = await import('../fleet/fleet-keys.ts');
+  const { readLiveMembers } = await import('../fleet/market-leases.ts');
+  const { readFleetKill } = await import('../fleet/kill.ts');
+  const { parseLeaseValue } = await import('../fleet/lease.ts');
+  const { fleetBudgetUse, readMemberStatuses, totalPnl } = await import('../fleet/member-status.ts');
+  const keys = fleetKeys(account);
+  const members = await readLiveMembers(redis, keys);
+  const records = await readMemberStatuses(redis, keys, members);
+  const hb = await redis.get(keys.heartbeatLease);
+  const lease = hb === null ? null : parseLeaseValue(hb);
+  return {
+    account: account.toLowerCase(),
+    members,
+    records,
+    total: totalPnl(records),
+    budgets: fleetBudgetUse(records),
+    heartbeat: lease === null ? null : { holder: lease.member, fence: lease.fence },
+    kill: await readFleetKill(redis, keys),
+  };
+}
+
+/** The report as text. */
+export function formatFleetStatus(r: FleetStatusReport): string {
+  const lines = [`fleet of ${r.account}: ${r.members.length} member(s) alive`];
+  lines.push(r.kill === null ? 'kill switch: armed' : `kill switch: TRIPPED (${r.kill.reason}, by ${r.kill.by})`);
+  lines.push(`heartbeat: ${r.heartbeat === null ? 'no holder' : `held by ${r.heartbeat.holder}`}`);
+  const byName = new Map(r.records.map((x) => [x.member, x]));
+  for (const m of r.members) {
+    const x = byName.get(m);
+    if (x === undefined) {
+      lines.push(`  ${m}: (no status record yet)`);
+      continue;
+    }
+    lines.push(
+      `  ${m}: ${x.markets.length} market(s), ${x.openOrders} open order(s), ${x.fills} fill(s), pnl ${x.pnl.total} (realized ${x.pnl.realized}, unrealized ${x.pnl.unrealized}, fees ${x.pnl.fees}, rewards ${x.pnl.rewards})`,
+    );
+    for (const mk of x.markets) lines.push(`      ${mk}`);
+  }
+  lines.push(
+    `total pnl ${r.total.total} (realized ${r.total.realized}, unrealized ${r.total.unrealized}, fees ${r.total.fees}, rewards ${r.total.rewards})`,
+  );
+  const rules = Object.entries(r.budgets);
+  if (rules.length > 0) {
+    lines.push('budgets (fleet-wide):');
+    for (const [n, u] of rules) lines.push(`  ${n}: ${u.used}/${u.limit}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Runs `mmkit fleet status` and returns its exit code. */
+export async function fleetStatusCommand(
+  o: FleetStatusOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ExitCode> {
+  const { loadConfig } = await import('./config.ts');
+  const cfg = loadConfig(o.config, { 'bot.dataDir': o.dataDir }, env);
+  if (cfg.fleet.redisUrl === '')
+    throw usageError("mmkit fleet status needs the fleet's Redis: set fleet.redisUrl (MMKIT_REDIS_URL)");
+  let account = o.account;
+  if (account === undefined) {
+    const { resolveWallet } = await import('./wallet.ts');
+    const w = await resolveWallet({
+      keystoreFile: cfg.bot.keystoreFile,
+      dataDir: cfg.bot.dataDir,
+      allowPaper: true,
+      createPaper: false,
+      env,
+    });
+    account = w.wallet.address;
+  }
+  const { fleetKeys } = await import('../fleet/fleet-keys.ts');
+  try {
+    fleetKeys(account);
+  } catch (e) {
+    throw usageError(`--account: ${(e as Error).message}`);
+  }
+  const { connectFleetRedis, redactRedisUrl } = await import('../fleet/redis.ts');
+  let redis: Awaited<ReturnType<typeof connectFleetRedis>>;
+  try {
+    redis = await connectFleetRedis(cfg.fleet.redisUrl);
+  } catch (e) {
+    throw new CliError((e as Error).message, ExitCode.UNREACHABLE, 'UNREACHABLE');
+  }
+  try {
+    const r = await readFleetStatus(redis, account);
+    if (o.json) printJson(r);
+    else process.stdout.write(formatFleetStatus(r));
+    return ExitCode.OK;
+  } catch (e) {
+    throw new CliError(
+      `fleet Redis at ${redactRedisUrl(cfg.fleet.redisUrl)}: ${(e as Error).message}`,
+      ExitCode.UNREACHABLE,
+      'UNREACHABLE',
+    );
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** `mmkit fleet status`. */
+export function register(program: Command): void {
+  const fleet = program.command('fleet').description('operate a fleet of daemons sharing one account through Redis');
+  fleet
+    .command('status')
+    .description(
+      "the fleet's members alive, the markets each holds, PnL by member and total, budget use, heartbeat holder, kill switch",
+    )
+    .option('--config <file>', 'JSON config file merged over config/default.json (fleet.redisUrl, the wallet)')
+    .option('--data-dir <dir>', "a member's data directory (its paper wallet) [bot.dataDir]")
+    .option('--account <address>', "the fleet's wallet address (default: the configured wallet's)")
+    .option('--json', 'print one JSON document on stdout')
+    .addHelpText(
+      'after',
+      `
+Reads the fleet's Redis (fleet.redisUrl / MMKIT_REDIS_URL; never printed). Each member publishes a
+status record every 2 s; a member dead for 6 s drops out.
+
+Exit codes: 0 shown; 2 bad flags or no fleet.redisUrl; 3 Redis unreachable.
+
+Examples:
+  MMKIT_REDIS_URL=redis://redis.internal:6379 mmkit fleet status
+  MMKIT_REDIS_URL=redis://redis.internal:6379 mmkit fleet status --account 0xabc... --json | jq .total
+${EXIT_CODES_HELP}`,
+    )
+    .action(action(async (o: FleetStatusOptions) => fleetStatusCommand(o)));
+}
