@@ -142,6 +142,9 @@ export async function startRunFleetStatus(
     figures: () => RunFleetFigures;
     budgets?: Pick<import('../fleet/window-gate.ts').RedisWindowGate, 'names' | 'ruleState'>;
     everyMs?: number;
+    /** The fleet as `mmkit fleet status` reads it, every period (for the status page); needs `account`. */
+    onFleet?: (r: import('./fleet-status.ts').FleetStatusReport) => void;
+    account?: string;
   },
 ): Promise<() => Promise<void>> {
   const { MemberStatusPublisher, memberPnl } = await import('../fleet/member-status.ts');
@@ -170,5 +173,24 @@ export async function startRunFleetStatus(
     },
   });
   pub.start();
-  return () => pub.stop();
+  let poll: ReturnType<Clock['setInterval']> | undefined;
+  if (o.onFleet !== undefined && o.account !== undefined) {
+    const { readFleetStatus } = await import('./fleet-status.ts');
+    const { onFleet, account } = o;
+    let busy = false;
+    poll = o.clock.setInterval(() => {
+      if (busy) return;
+      busy = true;
+      readFleetStatus(member.redis, account)
+        .then(onFleet, () => undefined) // Redis away: the last view stays (the member fails closed anyway)
+        .finally(() => {
+          busy = false;
+        });
+    }, o.everyMs ?? 2000);
+  }
+  return async () => {
+    if (poll !== undefined) o.clock.clearInterval(poll);
+    poll = undefined;
+    await pub.stop();
+  };
 }

@@ -14,6 +14,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Wallet } from 'ethers';
 import type { Logger } from 'pino';
+import type { FleetStatusSection } from '../ops/status.ts';
 import { LiveClock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { TokenId } from '../core/ids.ts';
@@ -570,9 +571,30 @@ async function runLocked(
   if (fleetMember !== undefined) {
     const name = fleetMember.status().member;
     ops.metrics.setMember(name);
+    let fleetSection: FleetStatusSection | undefined;
+    ops.monitor.setFleet(() => fleetSection);
     const stopStatus = await startRunFleetStatus(fleetMember, {
       clock,
       ...(shared !== undefined ? { budgets: shared.shared } : {}),
+      account: venue.address,
+      onFleet: (r) => {
+        fleetSection = {
+          member: name,
+          members: r.members.map((m) => {
+            const x = r.records.find((y) => y.member === m);
+            return {
+              member: m,
+              markets: x?.markets.length ?? 0,
+              openOrders: x?.openOrders ?? 0,
+              pnl: x?.pnl.total ?? '0',
+              heartbeat: r.heartbeat?.holder === m,
+            };
+          }),
+          totalPnl: r.total.total,
+          heartbeat: r.heartbeat?.holder ?? null,
+          kill: r.kill?.reason ?? null,
+        };
+      },
       figures: () => {
         const marks = new Map<TokenId, number>();
         for (const m of markets)

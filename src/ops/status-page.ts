@@ -90,6 +90,11 @@ export const STATUS_PAGE_HTML = String.raw`<!doctype html>
     <table id="positions"><thead><tr><th>market</th><th>outcome</th><th class="num">shares</th><th class="num">avg</th><th class="num">mark</th></tr></thead><tbody></tbody></table>
     <div class="kv" id="orders" style="margin-top:8px"></div>
   </section>
+  <section class="wide" id="fleet-card" hidden>
+    <h2>Fleet</h2>
+    <div class="kv" id="fleet-kv"></div>
+    <table id="fleet-members"><thead><tr><th>member</th><th class="num">markets</th><th class="num">open orders</th><th class="num">pnl</th><th>heartbeat</th></tr></thead><tbody></tbody></table>
+  </section>
   <section class="wide" id="markets-card">
     <h2>Markets</h2>
     <div id="markets"><p class="empty">no data yet</p></div>
@@ -189,6 +194,14 @@ export const STATUS_PAGE_HTML = String.raw`<!doctype html>
     var rows = [['open orders', String(s.orders.open)], ['placed (this session)', String(s.orders.placed)], ['cancelled', String(s.orders.cancelled)], ['rejected', String(s.orders.rejected)], ['fills (this session)', String(s.fills.count) + (L && L.session.externalFills ? ' + ' + L.session.externalFills + ' external' : '')], ['volume', s.fills.volume + ' shares'], ['notional', s.fills.notional + ' USDC']];
     if (L && L.epoch) rows.push(['ledger epoch ' + L.epoch.id, L.epoch.fills + ' fills' + (L.epoch.externalFills ? ' + ' + L.epoch.externalFills + ' external' : '') + ', ' + L.epoch.adjustments + ' adjustments, ' + L.epoch.operations + ' split/merge/redeem since ' + L.epoch.since + (L.epoch.world ? ' (world ' + L.epoch.world.slice(0, 8) + ')' : '')]);
     $('orders').innerHTML = kv(rows);
+    var F = s.fleet;
+    $('fleet-card').hidden = !F;
+    if (F) {
+      $('fleet-kv').innerHTML = kv([['this member', F.member], ['members alive', String(F.members.length)], ['total pnl', F.totalPnl, signed(F.totalPnl)], ['heartbeat', F.heartbeat || 'no holder', F.heartbeat ? '' : 'neg'], ['fleet kill switch', F.kill == null ? 'armed' : 'TRIPPED (' + F.kill + ')', F.kill == null ? '' : 'neg']]);
+      $('fleet-members').tBodies[0].innerHTML = F.members.map(function (m) {
+        return '<tr><td>' + esc(m.member) + (m.member === F.member ? ' (this)' : '') + '</td><td class="num">' + m.markets + '</td><td class="num">' + m.openOrders + '</td><td class="num ' + signed(m.pnl) + '">' + esc(m.pnl) + '</td><td>' + (m.heartbeat ? 'holder' : '') + '</td></tr>';
+      }).join('');
+    }
 
     $('markets').innerHTML = s.markets.length === 0 ? '<p class="empty">no markets</p>' : s.markets.map(function (m) {
       var rows = m.tokens.map(function (t) {

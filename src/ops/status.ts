@@ -317,6 +317,26 @@ export interface StatusSnapshot {
   readonly killSwitch: { readonly tripped: boolean; readonly trigger: string | null; readonly message: string | null };
   readonly execution: { readonly paused: boolean; readonly pauseReasons: readonly string[] };
   readonly streams: { readonly market: StreamHealthInput; readonly user: StreamHealthInput };
+  /** A fleet member's view of its fleet (issue 21); absent for a lone daemon. */
+  readonly fleet?: FleetStatusSection;
+}
+
+/** The fleet as the status shows it (money as decimal strings; from the members' status records). */
+export interface FleetStatusSection {
+  /** This daemon's member name. */
+  readonly member: string;
+  readonly members: ReadonlyArray<{
+    readonly member: string;
+    readonly markets: number;
+    readonly openOrders: number;
+    readonly pnl: string;
+    readonly heartbeat: boolean;
+  }>;
+  readonly totalPnl: string;
+  /** The heartbeat lease holder (null: none). */
+  readonly heartbeat: string | null;
+  /** The fleet kill switch: null armed, else the trip's reason. */
+  readonly kill: string | null;
 }
 
 interface StreamState {
@@ -376,6 +396,7 @@ export class DaemonMonitor {
   #last: StatusSnapshot | undefined;
   #heartbeatFailed = 0;
   #totals: { at: number; value: ReturnType<DaemonView['totals']>; ledger: LedgerStatus | null } | undefined;
+  #fleet: (() => FleetStatusSection | undefined) | undefined;
 
   constructor(o: MonitorOptions) {
     this.#o = o;
@@ -399,6 +420,11 @@ export class DaemonMonitor {
   }
 
   /** The daemon's state, read on every sample, and what it trades (once the engine exists). */
+  /** A fleet member: the fleet section of the status (read at each snapshot; keep it cheap). */
+  setFleet(fn: () => FleetStatusSection | undefined): void {
+    this.#fleet = fn;
+  }
+
   attach(view: DaemonView, ctx: MonitorContext): void {
     this.#view = view;
     this.#ctx = ctx;
@@ -737,6 +763,7 @@ export class DaemonMonitor {
               },
       };
     });
+    const fleet = this.#fleet?.();
     const snap: StatusSnapshot = {
       schema: 1,
       version: this.#o.version ?? '0.0.0',
@@ -806,6 +833,7 @@ export class DaemonMonitor {
       killSwitch: { tripped: ks.tripped, trigger: ks.trigger ?? null, message: ks.message ?? null },
       execution: { paused: pauses.length > 0, pauseReasons: [...pauses] },
       streams: { market: this.#streamInput('market'), user: this.#streamInput('user') },
+      ...(fleet !== undefined ? { fleet } : {}),
     };
     this.#last = snap;
     return snap;
