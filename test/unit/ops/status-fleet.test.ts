@@ -7,7 +7,11 @@ import { STATUS_PAGE_HTML } from '../../../src/ops/status-page.ts';
 
 function monitor() {
   const clock = new VirtualClock(1_700_000_000_000);
-  return new DaemonMonitor({ clock, metrics: new Metrics({ now: () => clock.now(), defaultMetrics: false }) });
+  return new DaemonMonitor({
+    clock,
+    metrics: new Metrics({ now: () => clock.now(), defaultMetrics: false }),
+    feedStaleMs: 5000,
+  });
 }
 
 describe('the fleet section of the status', () => {
