@@ -9,8 +9,11 @@
  *  2. `kill -9` of the member holding the heartbeat lease: the venue's dead-man switch never fires
  *     (no HEARTBEAT cancel at the exchange, no gap of 10 s between two heartbeats it received), the
  *     survivors' orders stay, and each of the dead member's markets has orders again within 10 s;
- *  3. `mmkit kill --fleet`: the account has zero open orders within 2 s of the trip (exchange
- *     time) and every surviving member exits 4 (the risk-stop code).
+ *  3. a risk trip on ONE member (the venue rejects an order of fb, whose maxRejections is 1): the
+ *     account has zero open orders within 2 s of the trip (the moment the exchange's book of the
+ *     account emptied, against the daemon's log time of the rejection that tripped it), the fleet's
+ *     kill record names fb, and every surviving member exits 4 (the risk-stop code).
+ * `mmkit kill --fleet` on a running daemon is test/e2e/cli-run-fleet.test.ts.
  */
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,12 +28,12 @@ import {
   type BotProcess,
   exited,
   liquidMarkets,
+  logLines,
   recordRequests,
   sleep,
   waitUntil,
   watchFlat,
 } from './support/bot-harness.ts';
-import { runMmkit } from './support/cli.ts';
 
 const NAMES = ['fa', 'fb', 'fc'] as const;
 type Name = (typeof NAMES)[number];
@@ -84,7 +87,7 @@ function overlaps(orders: readonly SeenOrder[], owner: (id: string) => string): 
 }
 
 describe('a fleet of three daemons on one wallet', () => {
-  it('splits the markets, survives kill -9 of the heartbeat holder, and stops as one on the fleet kill switch', async () => {
+  it('splits the markets, survives kill -9 of the heartbeat holder, and stops as one when one member trips its kill switch', async () => {
     const { ex, base } = await h.exchange(21);
     let markets: string[] = [];
     await waitUntil(() => (markets = liquidMarkets(ex, 6)).length === 6, 60_000);
@@ -117,12 +120,20 @@ describe('a fleet of three daemons on one wallet', () => {
       requests.filter((q) => q.method === 'POST' && q.path.includes('heartbeats')).map((q) => q.at);
     const flat = watchFlat(ex, address);
 
+    // fa first, so that it holds the heartbeat lease (the member killed in 2); fb alone trips its kill
+    // switch on the first order the venue rejects (the risk trip of 3), the others never on rejections
     const bots = {} as Record<Name, BotProcess>;
-    for (const n of NAMES)
-      bots[n] = h.startBot(base, dirs[n], ['--duration', '600s', '--markets', markets.join(',')], {
+    const start = (n: Name) =>
+      (bots[n] = h.startBot(base, dirs[n], ['--duration', '600s', '--markets', markets.join(',')], {
         MMKIT_REDIS_URL: r.url,
         MMKIT_FLEET_MEMBER: n,
-      });
+        MMKIT_RISK_MAX_REJECTIONS: n === 'fb' ? '1' : '0',
+      }));
+    start('fa');
+    const beatsFirst = () => logLines(bots.fa.err()).some((l) => l.msg.startsWith('heartbeat lease taken'));
+    expect(await waitUntil(beatsFirst, 90_000), bots.fa.err().slice(-3000)).toBe(true);
+    start('fb');
+    start('fc');
     const logs = () => NAMES.map((n) => `--- ${n}\n${bots[n].err().slice(-1500)}`).join('\n');
 
     const redis = new Redis(r.url);
@@ -158,6 +169,7 @@ describe('a fleet of three daemons on one wallet', () => {
       expect(hbHolder, logs()).not.toBeNull();
       expect(NAMES).toContain(hbHolder);
       const dead = hbHolder!;
+      expect(dead, 'the first member keeps the heartbeat lease').toBe('fa');
       const survivors = NAMES.filter((n) => n !== dead);
       const deadMarkets = marketsOf(dead);
       const survivorOrders = ex.exchange
@@ -187,22 +199,25 @@ describe('a fleet of three daemons on one wallet', () => {
       expect(firstAfter - lastBefore, 'heartbeat gap across the kill').toBeLessThan(HEARTBEAT_TIMEOUT_MS);
       for (const n of survivors) expect(bots[n].p.exitCode, logs()).toBeNull();
 
-      // ---- 3. the fleet kill switch -----------------------------------------------------------------------
-      const k = await runMmkit(
-        ['kill', '--fleet', '--account', address, '--reason', 'e2e', '--timeout', '60s', '--json'],
-        {
-          env: { MMKIT_REDIS_URL: r.url },
-        },
-      );
-      expect(k.code, k.err + k.out + logs()).toBe(0);
-      const trippedAt = (JSON.parse(k.out) as { tripped: { at: number } }).tripped.at;
-      const flatAt = flat.flatSince(trippedAt);
-      expect(flatAt, logs()).toBeGreaterThan(0);
-      expect(flatAt - trippedAt).toBeLessThanOrEqual(2000);
+      // ---- 3. a risk trip on one member stops the fleet ---------------------------------------------------
+      // the wallet's allowance to the exchange goes to 0: the venue rejects the next BUY, and fb (the only
+      // member with maxRejections 1) trips its kill switch, then the fleet's
+      expect(survivors).toContain('fb');
+      ex.exchange.allowances.set(address, undefined, '0');
+      const rejected = () => logLines(bots.fb.err()).find((l) => l.msg === 'order rejected');
+      expect(await waitUntil(() => rejected() !== undefined, 60_000), logs()).toBe(true);
+      const trippedAt = rejected()!.time; // the kill switch trips on this rejection, synchronously
       for (const n of survivors) {
         const code = await Promise.race([exited(bots[n].p), sleep(60_000).then(() => 'timeout' as const)]);
         expect(code, `${n}\n${logs()}`).toBe(4);
       }
+      const rec = JSON.parse((await redis.get(keys.kill)) ?? 'null') as { by: string; reason: string } | null;
+      expect(rec, 'the fleet kill record').toMatchObject({ by: 'fb' });
+      expect(rec!.reason).toMatch(/^rejections: /);
+      expect(bots.fc.err()).toContain('fleet kill switch tripped');
+      const flatAt = flat.flatSince(trippedAt);
+      expect(flatAt, logs()).toBeGreaterThan(0);
+      expect(flatAt - trippedAt).toBeLessThanOrEqual(2000);
       expect(ex.exchange.openOrders(address)).toEqual([]);
       // heartbeats never stopped for 10 s while the fleet traded
       const hb = heartbeatsAt().filter((t) => t <= trippedAt);
