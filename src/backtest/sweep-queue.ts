@@ -156,35 +156,67 @@ export async function runQueuedSweep(o: QueuedSweepOptions): Promise<SweepResult
     const rows: SweepRow[] = new Array(tasks.length);
     let done = 0;
     let failed = 0;
+    let allDone: () => void = () => undefined;
+    const finished = new Promise<void>((resolve) => (allDone = resolve));
     const finish = (row: SweepRow): void => {
+      if (rows[row.index] !== undefined) return; // seen by both the events and the poll
       rows[row.index] = row;
       done++;
       if (row.error !== undefined) failed++;
       o.onProgress?.({ done, total: tasks.length, failed });
+      if (done === tasks.length) allDone();
     };
+    const jobOpts = (i: number) => ({
+      jobId: pointJobId(sweep, tasks[i]!.index),
+      attempts: 1,
+      removeOnComplete: false,
+      removeOnFail: false,
+    });
+    const jobData = (i: number): PointJobData => ({
+      wire: toLosslessJson({ sweep, task: tasks[i]!, files } satisfies PointJob),
+    });
     let warned = false;
     let idleChecks = 0;
-    watch = setInterval(() => {
-      void queue.getWorkersCount().then(
-        (n) => {
-          idleChecks = n === 0 ? idleChecks + 1 : 0;
-          if (n > 0) warned = false;
-          else if (idleChecks >= 3 && !warned) {
-            warned = true;
-            o.onNoWorkers?.(name);
+    let polling = false;
+    // the poll: the events stream is fast but can miss an answer (a Redis restarted empty loses the
+    // stream and the jobs): every second each unfinished point is read back, finished from its state,
+    // or queued again under its id when Redis no longer has it
+    const poll = async (): Promise<void> => {
+      if (polling) return;
+      polling = true;
+      try {
+        const n = await queue.getWorkersCount();
+        idleChecks = n === 0 ? idleChecks + 1 : 0;
+        if (n > 0) warned = false;
+        else if (idleChecks >= 3 && !warned) {
+          warned = true;
+          o.onNoWorkers?.(name);
+        }
+        for (let i = 0; i < tasks.length; i++) {
+          if (rows[tasks[i]!.index] !== undefined) continue;
+          const id = pointJobId(sweep, tasks[i]!.index);
+          const j = await queue.getJob(id);
+          if (j == null) {
+            await queue.add('point', jobData(i), jobOpts(i));
+            continue;
           }
-        },
-        () => undefined,
+          const state = await j.getState();
+          if (state === 'completed') finish(decodeRow(tasks[i]!, j.returnvalue));
+          else if (state === 'failed') finish(failedRow(i, tasks[i]!.point, `worker: ${j.failedReason}`));
+        }
+      } catch {
+        // Redis unreachable for now: the next poll tries again
+      } finally {
+        polling = false;
+      }
+    };
+    watch = setInterval(() => void poll(), 1_000);
+    for (let i = 0; i < jobs.length; i++)
+      jobs[i]!.waitUntilFinished(events).then(
+        (wire) => finish(decodeRow(tasks[i]!, wire)),
+        (e: Error) => finish(failedRow(i, tasks[i]!.point, `worker: ${e.message}`)),
       );
-    }, 1_000);
-    await Promise.all(
-      jobs.map((j, i) =>
-        j.waitUntilFinished(events).then(
-          (wire) => finish(decodeRow(tasks[i]!, wire)),
-          (e: Error) => finish(failedRow(i, tasks[i]!.point, `worker: ${e.message}`)),
-        ),
-      ),
-    );
+    await finished;
     await Promise.all(jobs.map((j) => queue.remove(j.id!)));
     return { strategy, grid: o.grid, rankBy, points: tasks.length, rows: rankRows(rows, rankBy) };
   } finally {
