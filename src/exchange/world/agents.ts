@@ -398,11 +398,17 @@ export class Agents implements AgentDesk {
     }
   }
 
-  /** Every active market's providers (and reward farmers) quote now rather than within their first seconds. */
+  /**
+   * Every active market's providers (and reward farmers) quote now rather than within their first
+   * seconds. Not on a restart from the journal: a market whose provider already rests orders keeps
+   * them as they were (the replayed state must stay the state it was).
+   */
   private openBooks(): void {
     const now = this.rt.clock.now();
     for (const m of this.rt.active()) {
-      this.lpBook(m, now).next = now;
+      const b = this.lpBook(m, now);
+      if (this.rt.ex.engine.openOrders(b.account, { market: m.cid }).length > 0) continue;
+      b.next = now;
       const f = this.profile.lp.rewards ? this.farmBook(m, now) : undefined;
       if (f !== undefined) f.next = now;
     }
