@@ -7,9 +7,9 @@
  *    down (`rateLimits.scale` SCALE; the daemons budget with `budgets.scale` SCALE, the same table).
  *    Each daemon runs test/support/churn-quotes-strategy.ts, which re-prices its quotes on every
  *    event: one DELETE /orders and one POST /orders per cycle, as fast as the budgets let it. The
- *    six markets are split by the fleet's market leases (two each). Measured AT THE EXCHANGE: the
+ *    twelve markets are split by the fleet's market leases (four each). Measured AT THE EXCHANGE: the
  *    time its rate limiter admitted each POST /orders of the account; over a steady stretch
- *    (MEASURE_MS, once every member quotes its two markets), the LARGEST count of admitted POST
+ *    (MEASURE_MS, once every member quotes its four markets), the LARGEST count of admitted POST
  *    /orders in any 10 s window, divided by the burst limit (`fleet_budget_use`), the lowest
  *    (`fleet_budget_use_min`), and the 429s the exchange answered over the whole run
  *    (`fleet_429_count`, its security log; must be 0).
@@ -55,7 +55,7 @@ const LIMIT = DEFAULT_RATE_RULES.find((r) => r.name === 'POST /orders:burst')!.l
 // the daemons' phase
 const SCALE = 0.1; // every rate limit, both sides: POST /orders 100 per 10 s (1,500 per 10 min)
 const SCALED_LIMIT = Math.max(1, Math.floor(LIMIT * SCALE));
-const MARKETS = 6;
+const MARKETS = 12; // four per member: each member's executor runs one cycle per market at a time, so demand exceeds the budget
 const MEASURE_MS = 30_000;
 const SETTLE_MS = 3_000; // after the split, before measuring
 const BIN = new URL('../../bin/mmkit.js', import.meta.url).pathname;
@@ -174,7 +174,7 @@ async function daemonFleet(): Promise<{ use: number; min: number; refused: numbe
     }
     const logs = () => daemons.map((d) => `--- ${d.name} (exit ${d.p.exitCode})\n${d.err().slice(-1500)}`).join('\n');
 
-    // warm-up: every member holds its two market leases and every market has orders
+    // warm-up: every member holds its four market leases and every market has orders
     const keys = fleetKeys(address);
     const holders = async () =>
       Promise.all(markets.map(async (m) => (await watch.get(keys.marketLease(m)))?.split(':')[0] ?? null));
