@@ -79,6 +79,13 @@ function windowCounts(times: number[], start: number, end: number): { min: numbe
   return { min, max };
 }
 
+/** Counts of `times` in each second of [start, end), space-separated. */
+function perSecond(times: number[], start: number, end: number): string {
+  const n = Array.from({ length: Math.ceil((end - start) / 1000) }, () => 0);
+  for (const t of times) if (t >= start && t < end) n[Math.floor((t - start) / 1000)]!++;
+  return n.join(' ');
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Daemon {
@@ -108,10 +115,12 @@ async function daemonFleet(): Promise<{ use: number; min: number; refused: numbe
     // the exchange's own record: when its limiter admitted each POST /orders (any identity: the
     // members share one API key, and nothing else posts orders here)
     const admitted: number[] = [];
+    const cancels: number[] = []; // DELETE /orders, for the diagnostic line only
     const acquire = policy.acquire.bind(policy);
     policy.acquire = (identity, rules, now, cost) => {
       const r = acquire(identity, rules, now, cost);
       if (r.ok && rules.some((x) => x.name === 'POST /orders:burst')) admitted.push(now);
+      if (r.ok && rules.some((x) => x.name === 'DELETE /orders:burst')) cancels.push(now);
       return r;
     };
     const base = ex.urls.clob_url.replace(/\/clob$/, '');
@@ -203,6 +212,9 @@ async function daemonFleet(): Promise<{ use: number; min: number; refused: numbe
     console.error(
       `# daemons: POST /orders admitted ${admitted.length} in all, ${inside} in the ${MEASURE_MS} ms measured; per 10 s window ${min}..${max} of ${SCALED_LIMIT}; 429s ${refused}`,
     );
+    // where a low window comes from: admissions per second over the stretch
+    console.error(`# daemons: POST /orders per s:   ${perSecond(admitted, from, to)}`);
+    console.error(`# daemons: DELETE /orders per s: ${perSecond(cancels, from, to)}`);
     for (const d of daemons) d.p.kill('SIGTERM');
     for (const d of daemons) if (d.p.exitCode === null && d.p.signalCode === null) await once(d.p, 'exit');
     const codes = daemons.map((d) => d.p.exitCode);
