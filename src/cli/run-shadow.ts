@@ -50,7 +50,7 @@ import { createShadowVenue, SHADOW_ADDRESS } from '../venues/shadow/shadow-venue
 import type { SimVenueStats } from '../venues/sim/sim-venue.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 import { pickMarkets, type RunConfig } from './run.ts';
-import { exitSummary, positionsAtExit as exitPositions, type RunSummary } from './run-summary.ts';
+import { ledgerAtExit, midMarks, type RunSummary } from './run-summary.ts';
 import { describeStop, type RunStop } from './run-stop.ts';
 import { shadowDataDir } from './shadow-dir.ts';
 import { watchStopSignals, type StopSignals } from './stop-signals.ts';
@@ -378,15 +378,7 @@ async function trade(
   await trader.start();
   ops.lifecycle('running');
   trader.startHeartbeat();
-  const marksNow = (): Map<TokenId, number> => {
-    const marks = new Map<TokenId, number>();
-    for (const m of markets)
-      for (const t of m.tokens) {
-        const b = engine.state.book(t.tokenId);
-        if (b?.mid != null) marks.set(t.tokenId, Math.round(b.mid));
-      }
-    return marks;
-  };
+  const marksNow = (): Map<TokenId, number> => midMarks(markets, engine);
   const lastMid = new Map<TokenId, number>();
   const status = setInterval(() => {
     const marks = marksNow();
@@ -441,12 +433,15 @@ async function trade(
   }
   await trader.close();
   const marks = marksNow();
-  const pnl = store.pnl(marks);
-  store.endSession(session, clock.now());
-  const sessionFigures = store.summary({ scope: 'session' });
-  const epochFigures = store.summary({ scope: 'epoch' });
-  const positionsAtExit = exitPositions(store.positions(), marks);
-  for (const p of positionsAtExit) log.info({ ...p, shadow: true }, 'position at exit (SHADOW)');
+  const exit = ledgerAtExit(store, {
+    session,
+    now: clock.now(),
+    marks,
+    epoch: epoch.epoch,
+    realizedAtStart,
+    runStartMs,
+  });
+  for (const p of exit.positionsAtExit) log.info({ ...p, shadow: true }, 'position at exit (SHADOW)');
   store.close();
   const stats: SimVenueStats = shadowVenue.stats;
   const frames = shadowVenue.frames();
@@ -470,17 +465,6 @@ async function trade(
       takerFills: stats.takerFills,
       collateral: formatAmount(account.collateral),
     },
-    ...exitSummary({
-      session: sessionFigures,
-      epochFigures,
-      epoch: epoch.epoch,
-      pnl,
-      realizedAtStart,
-      runStartMs,
-      positionsAtExit,
-      flat,
-      reason,
-      stop,
-    }),
+    ...exit.summary(flat, reason, stop),
   };
 }

@@ -6,7 +6,7 @@ import { formatAmount, formatPrice } from '../core/units.ts';
 import type { TokenId } from '../core/ids.ts';
 import type { FlatReport } from '../execution/executor.ts';
 import type { PnlReport } from '../store/positions.ts';
-import type { LedgerEpoch, StoreSummary } from '../store/store-types.ts';
+import type { LedgerEpoch, Store, StoreSummary } from '../store/store-types.ts';
 import type { RunStop } from './run-stop.ts';
 
 /** Figures of the ledger over a scope (this session, or the epoch); amounts are decimal strings. */
@@ -111,6 +111,65 @@ export function positionsAtExit(
       avgPrice: formatPrice(p.avgPrice),
       mark: marks.has(p.tokenId) ? formatPrice(marks.get(p.tokenId)!) : null,
     }));
+}
+
+/** The mids of the books of the markets traded (rounded pips): the marks of the PnL. */
+export function midMarks(
+  markets: readonly { tokens: readonly { tokenId: TokenId }[] }[],
+  engine: { state: { book(t: TokenId): { mid: number | null } | null | undefined } },
+): Map<TokenId, number> {
+  const marks = new Map<TokenId, number>();
+  for (const m of markets)
+    for (const t of m.tokens) {
+      const b = engine.state.book(t.tokenId);
+      if (b?.mid != null) marks.set(t.tokenId, Math.round(b.mid));
+    }
+  return marks;
+}
+
+/** The ledger at exit: the session ended, its figures and the epoch's, the positions held. */
+export interface LedgerAtExit {
+  readonly positionsAtExit: RunSummary['positionsAtExit'];
+  /** The summary (without `tokenLabels`), once the orders are known gone (or not). */
+  summary(flat: FlatReport, reason: string, stop: RunStop): RunSummary;
+}
+
+/**
+ * Ends the store's session at `now` and reads the ledger at exit at the last `marks`: the PnL, the
+ * session's and the epoch's figures, the positions held.
+ */
+export function ledgerAtExit(
+  store: Pick<Store, 'pnl' | 'endSession' | 'summary' | 'positions'>,
+  o: {
+    session: number;
+    now: number;
+    marks: ReadonlyMap<TokenId, number>;
+    epoch: LedgerEpoch;
+    realizedAtStart: number;
+    runStartMs: number;
+  },
+): LedgerAtExit {
+  const pnl = store.pnl(o.marks);
+  store.endSession(o.session, o.now);
+  const session = store.summary({ scope: 'session' });
+  const epochFigures = store.summary({ scope: 'epoch' });
+  const held = positionsAtExit(store.positions(), o.marks);
+  return {
+    positionsAtExit: held,
+    summary: (flat, reason, stop) =>
+      exitSummary({
+        session,
+        epochFigures,
+        epoch: o.epoch,
+        pnl,
+        realizedAtStart: o.realizedAtStart,
+        runStartMs: o.runStartMs,
+        positionsAtExit: held,
+        flat,
+        reason,
+        stop,
+      }),
+  };
 }
 
 /** The summary at exit (without `tokenLabels`), from the ledger's figures after the session ended. */

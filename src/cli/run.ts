@@ -58,7 +58,7 @@ import { removeControlToken, removeDaemonFile } from '../ops/daemon-file.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 import { preflight, type DoctorSettings } from './doctor.ts';
 import { describeStop, type RunStop } from './run-stop.ts';
-import { exitSummary, positionsAtExit as exitPositions, type RunSummary } from './run-summary.ts';
+import { ledgerAtExit, midMarks, type RunSummary } from './run-summary.ts';
 
 export type { LedgerFigures, RunSummary } from './run-summary.ts';
 import { watchStopSignals, type StopSignals } from './stop-signals.ts';
@@ -632,30 +632,22 @@ async function runLocked(
   // the payouts of the run's last epochs (bounded: a venue that does not answer does not hold the exit)
   if (trader.rewards.active) await finalRewardPoll(rewardBook, log);
   const marks = midMarks(markets, engine);
-  const pnl = store.pnl(marks);
-  store.endSession(session, clock.now());
-  const sessionFigures = store.summary({ scope: 'session' });
-  const epochFigures = store.summary({ scope: 'epoch' });
-  const positionsAtExit = exitPositions(store.positions(), marks);
-  for (const p of positionsAtExit) log.info(p, 'position at exit');
+  const exit = ledgerAtExit(store, {
+    session,
+    now: clock.now(),
+    marks,
+    epoch: epoch.epoch,
+    realizedAtStart,
+    runStartMs,
+  });
+  for (const p of exit.positionsAtExit) log.info(p, 'position at exit');
   store.close();
   await venue.close();
   if (exchange !== undefined) removeDaemonVenue(cfg.dataDir);
   await exchange?.close();
   await ops.close();
   return {
-    ...exitSummary({
-      session: sessionFigures,
-      epochFigures,
-      epoch: epoch.epoch,
-      pnl,
-      realizedAtStart,
-      runStartMs,
-      positionsAtExit,
-      flat,
-      reason,
-      stop,
-    }),
+    ...exit.summary(flat, reason, stop),
     tokenLabels: Object.fromEntries(
       markets.flatMap((m) => m.tokens.map((t) => [t.tokenId, tokenLabel(t.outcome, m.question, 40)])),
     ),
@@ -663,17 +655,3 @@ async function runLocked(
 }
 
 export const resolveDataDir = (d: string): string => resolve(d);
-
-/** The mids of the books of the markets traded (rounded pips): the marks of the PnL. */
-function midMarks(
-  markets: readonly MarketInfo[],
-  engine: { state: { book(t: TokenId): { mid: number | null } | null | undefined } },
-): Map<TokenId, number> {
-  const marks = new Map<TokenId, number>();
-  for (const m of markets)
-    for (const t of m.tokens) {
-      const b = engine.state.book(t.tokenId);
-      if (b?.mid != null) marks.set(t.tokenId, Math.round(b.mid));
-    }
-  return marks;
-}
