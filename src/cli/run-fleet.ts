@@ -20,7 +20,7 @@ import type { Trader, TraderFleet } from '../kernel/create-trader.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { BudgetConfig } from '../api/http/budgets.ts';
 import type { DaemonOps } from '../ops/daemon-ops.ts';
-import type { FleetStatusSection } from '../ops/status.ts';
+import { type FleetStatusSection, fleetStatusSection } from '../ops/status-fleet.ts';
 import { isRiskTrigger } from '../risk/kill-switch.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 import type { Logger } from 'pino';
@@ -283,22 +283,7 @@ export async function startFleetStatusSection(
     ...(o.budgets !== undefined ? { budgets: o.budgets } : {}),
     account: o.account,
     onFleet: (r) => {
-      fleetSection = {
-        member: name,
-        members: r.members.map((m) => {
-          const x = r.records.find((y) => y.member === m);
-          return {
-            member: m,
-            markets: x?.markets.length ?? 0,
-            openOrders: x?.openOrders ?? 0,
-            pnl: x?.pnl.total ?? '0',
-            heartbeat: r.heartbeat?.holder === m,
-          };
-        }),
-        totalPnl: r.total.total,
-        heartbeat: r.heartbeat?.holder ?? null,
-        kill: r.kill?.reason ?? null,
-      };
+      fleetSection = fleetStatusSection(name, r);
     },
     figures: o.figures,
   });
