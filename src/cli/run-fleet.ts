@@ -17,6 +17,10 @@ import type { ConditionId, OrderId } from '../core/ids.ts';
 import type { Venue } from '../core/venue.ts';
 import type { FleetMember } from '../fleet/member.ts';
 import type { Trader, TraderFleet } from '../kernel/create-trader.ts';
+import { ConfigError } from '../core/errors.ts';
+import type { BudgetConfig } from '../api/http/budgets.ts';
+import type { DaemonOps } from '../ops/daemon-ops.ts';
+import { type FleetStatusSection, fleetStatusSection } from '../ops/status-fleet.ts';
 import { isRiskTrigger } from '../risk/kill-switch.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 import type { Logger } from 'pino';
@@ -25,6 +29,66 @@ import type { Logger } from 'pino';
 export interface RunFleetConfig {
   redisUrl: string;
   member: string;
+}
+
+/** The fleet's settings of `mmkit run` (RunConfig.fleet). */
+type FleetSettings = RunFleetConfig & { maxMembers?: number; reserve?: number };
+
+/**
+ * Settings a fleet member cannot have: `bot.foreignOrders` cancel or adopt would act on the other
+ * members' orders (each member sees them as foreign; fleet-level reconciliation is not built yet).
+ * @throws ConfigError before anything starts
+ */
+export function checkFleetConfig(cfg: {
+  fleet?: FleetSettings | undefined;
+  foreignOrders?: 'leave' | 'cancel' | 'adopt' | undefined;
+}): void {
+  if (cfg.fleet === undefined || cfg.fleet.redisUrl === '') return;
+  if (cfg.foreignOrders !== undefined && cfg.foreignOrders !== 'leave')
+    throw new ConfigError(
+      'bot.foreignOrders',
+      `must be "leave" in a fleet (fleet.redisUrl set), got "${cfg.foreignOrders}": the other members' orders look foreign to each daemon`,
+    );
+}
+
+type SharedBudgets = Awaited<ReturnType<typeof import('../fleet/shared-budgets.ts').openSharedBudgets>>;
+
+/**
+ * A fleet: the account's request budgets are shared with the other members through Redis (loaded
+ * only then: without fleet.redisUrl nothing of the fleet, ioredis included, is imported); undefined
+ * for a lone daemon or with budgets.enabled false.
+ * @throws CliError UNREACHABLE (exit 3) when Redis cannot be reached
+ */
+export async function openRunFleetBudgets(
+  cfg: { fleet?: FleetSettings | undefined; budgets?: BudgetConfig | undefined },
+  o: { account: string; clock: Clock; log: Logger },
+): Promise<SharedBudgets | undefined> {
+  if (cfg.fleet === undefined || cfg.fleet.redisUrl === '' || cfg.budgets?.enabled === false) return undefined;
+  return openSharedBudgetsOrExit3({
+    url: cfg.fleet.redisUrl,
+    member: cfg.fleet.member,
+    ...(cfg.fleet.maxMembers !== undefined ? { maxMembers: cfg.fleet.maxMembers } : {}),
+    ...(cfg.fleet.reserve !== undefined ? { reserve: cfg.fleet.reserve } : {}),
+    account: o.account,
+    budgets: cfg.budgets ?? {},
+    clock: o.clock,
+    log: o.log.child({ component: 'fleet' }),
+  });
+}
+
+/** The fleet's shared budgets (loaded only in a fleet); an unreachable Redis is exit 3 (UNREACHABLE). */
+async function openSharedBudgetsOrExit3(
+  o: Parameters<typeof import('../fleet/shared-budgets.ts').openSharedBudgets>[0],
+): Promise<SharedBudgets> {
+  const fleet = await import('../fleet/shared-budgets.ts');
+  const { FleetUnreachableError } = await import('../fleet/redis.ts');
+  try {
+    return await fleet.openSharedBudgets(o);
+  } catch (e) {
+    if (e instanceof FleetUnreachableError)
+      throw new CliError(e.message, ExitCode.UNREACHABLE, 'UNREACHABLE', { cause: e });
+    throw e;
+  }
 }
 
 /** A late-bound fleet member: the kernel is built before the member joins (fail closed until then). */
@@ -193,4 +257,34 @@ export async function startRunFleetStatus(
     poll = undefined;
     await pub.stop();
   };
+}
+
+/**
+ * A fleet member publishes its status record (`mmkit fleet status`, startRunFleetStatus), labels
+ * its metrics with its name and shows the fleet on the status page (FleetStatusSection).
+ * Returns the stop.
+ */
+export async function startFleetStatusSection(
+  member: FleetMember,
+  o: {
+    ops: Pick<DaemonOps, 'metrics' | 'monitor'>;
+    clock: Clock;
+    figures: () => RunFleetFigures;
+    budgets?: Pick<import('../fleet/window-gate.ts').RedisWindowGate, 'names' | 'ruleState'>;
+    account: string;
+  },
+): Promise<() => Promise<void>> {
+  const name = member.status().member;
+  o.ops.metrics.setMember(name);
+  let fleetSection: FleetStatusSection | undefined;
+  o.ops.monitor.setFleet(() => fleetSection);
+  return startRunFleetStatus(member, {
+    clock: o.clock,
+    ...(o.budgets !== undefined ? { budgets: o.budgets } : {}),
+    account: o.account,
+    onFleet: (r) => {
+      fleetSection = fleetStatusSection(name, r);
+    },
+    figures: o.figures,
+  });
 }

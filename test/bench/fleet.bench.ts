@@ -31,20 +31,18 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Wallet } from 'ethers';
 import { Redis } from 'ioredis';
-import secp256k1 from 'secp256k1';
 import { createOrDeriveApiKey } from '../../src/api/auth.ts';
-import { ClobClient, type SignedOrderLike } from '../../src/api/clob.ts';
+import { ClobClient } from '../../src/api/clob.ts';
 import { Budgets } from '../../src/api/http/budgets.ts';
 import { createTransport, type HttpTransport } from '../../src/api/http/transport.ts';
-import { orderHasher, orderToWire, type SignedOrderStruct } from '../../src/api/signing/order.ts';
 import { LiveClock } from '../../src/core/clock.ts';
 import { DEFAULT_RATE_RULES } from '../../src/core/rate-limits.ts';
-import { limitOrderAmounts } from '../../src/core/units.ts';
 import { startExchange } from '../../src/exchange/server.ts';
 import { fleetKeys } from '../../src/fleet/fleet-keys.ts';
 import { openSharedBudgets, type SharedBudgets } from '../../src/fleet/shared-budgets.ts';
 import { liquidMarkets } from '../e2e/support/bot-harness.ts';
 import { startRedis } from '../support/redis.ts';
+import { centTickToken, presignBuys } from './support/presign.ts';
 
 const RUN_MS = 12_000;
 const WINDOW_MS = 10_000;
@@ -282,42 +280,10 @@ async function inprocFleet(): Promise<{ use: number; refused: number }> {
       clobs.push(new ClobClient(t));
     }
 
-    let token: string | undefined;
-    for await (const m of clobs[0]!.marketsAll({ limit: 100 }))
-      if (!m.negRisk && m.tickSize === '0.01' && m.acceptingOrders) {
-        token = m.tokens[0]!.tokenId;
-        break;
-      }
-    if (token === undefined) throw new Error('no 0.01-tick market');
+    const token = await centTickToken(clobs[0]!);
 
     // pre-sign BUY 0.01 × 5 orders with native secp256k1: more than 12 s of budget can take
-    const hasher = orderHasher(137, false);
-    const amounts = limitOrderAmounts('BUY', '0.01', '0.01', '5');
-    const priv = Buffer.from(wallet.privateKey.slice(2), 'hex');
-    const orders: SignedOrderLike[] = [];
-    let salt = Date.now();
-    for (let k = 0; k < 2 * LIMIT + MEMBERS * WORKERS + 200; k++) {
-      const o: SignedOrderStruct = {
-        salt: BigInt(salt++),
-        maker: wallet.address,
-        signer: wallet.address,
-        taker: '0x0000000000000000000000000000000000000000',
-        tokenId: BigInt(token),
-        makerAmount: amounts.makerAmount,
-        takerAmount: amounts.takerAmount,
-        expiration: 0n,
-        nonce: 0n,
-        feeRateBps: 0n,
-        side: 0,
-        signatureType: 0,
-      };
-      const id = hasher.digest(o);
-      const sig = secp256k1.ecdsaSign(Buffer.from(id.slice(2), 'hex'), priv);
-      orders.push({
-        id,
-        wire: orderToWire(o, '0x' + Buffer.from(sig.signature).toString('hex') + (sig.recid + 27).toString(16)),
-      });
-    }
+    const orders = presignBuys(wallet, token, 2 * LIMIT + MEMBERS * WORKERS + 200, Date.now());
 
     let next = 0;
     const start = Date.now();
