@@ -50,8 +50,8 @@ export interface FleetLossWatchOptions {
   readonly clock: Clock;
   /** risk.maxLoss, µ (0 disables the trip; the PnL is still written for status). */
   readonly maxLoss: number;
-  /** This member's PnL now, µ (realized + unrealized net of fees). */
-  readonly pnl: () => number;
+  /** This member's PnL now, µ (realized + unrealized net of fees); undefined: not known yet (nothing written). */
+  readonly pnl: () => number | undefined;
   /** Period, ms (default 1000). */
   readonly everyMs?: number;
   /** Called once, after the fleet kill switch was tripped for the loss. */
@@ -90,7 +90,9 @@ export class FleetLossWatch {
     if (this.#busy) return;
     this.#busy = true;
     try {
-      const pnl = Math.round(this.#o.pnl());
+      const now = this.#o.pnl();
+      if (now === undefined) return; // a restarted member keeps its last value until it knows its PnL
+      const pnl = Math.round(now);
       const sum = await writeMemberPnl(this.#o.redis, this.#o.keys, this.#o.member, pnl);
       this.lastSum = sum;
       if (!this.#tripped && lossLimitBroken(sum, this.#o.maxLoss)) {

@@ -26,7 +26,7 @@ import type { Clock, TimerHandle } from '../core/clock.ts';
 import { fillLogFields, type FillEvent } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import { sameQuotes, type DesiredQuotes, type ImmediateIntent, type QuoteIntent } from '../core/intents.ts';
-import { formatAmount, formatPrice, tickPips, type Pips } from '../core/units.ts';
+import { formatAmount, formatPrice, type Micro, tickPips, type Pips } from '../core/units.ts';
 import type { MarketInfo, Venue } from '../core/venue.ts';
 import { createEngine, type Engine, type EngineLogger } from '../engine/loop.ts';
 import { reconcileOnStart } from '../engine/restart.ts';
@@ -176,6 +176,13 @@ export interface TraderFleet {
   quotable(market: ConditionId): boolean;
   /** Whether orders may go out at all (Redis reachable, the fleet not killed). */
   canPlace(): boolean;
+  /**
+   * The account-wide caps this member may use now (its grant of the fleet's risk.maxNotionalGlobal,
+   * µ, and risk.maxOpenOrdersGlobal: src/fleet/risk-reserve.ts), enforced by the gate in place of
+   * the configured global limits. Return the same object while it does not change (the gate memo
+   * keys on the limits' identity). Undefined: the configured limits.
+   */
+  globalCaps?(): { readonly notional: number; readonly orders: number };
 }
 
 /** The position audit's settings (TraderOptions.positionAudit). */
@@ -347,9 +354,29 @@ export function createTrader(o: TraderOptions): Trader {
   });
 
   // ---- the risk view: one object, every field read from the current state --------------------------
+  // a fleet member's global caps are its grant (one limits object per grant: the memo keys on it)
+  let grantSeen: ReturnType<NonNullable<TraderFleet['globalCaps']>> | undefined;
+  let grantLimits: RiskLimits = limits;
+  const fleetLimits = (): RiskLimits => {
+    const g = fleet!.globalCaps!();
+    if (g !== grantSeen) {
+      grantSeen = g;
+      grantLimits = Object.freeze({
+        ...limits,
+        global: Object.freeze({ maxNotional: g.notional as Micro, maxOpenOrders: g.orders }),
+      });
+    }
+    return grantLimits;
+  };
   const live = () => (cached ? tracker.liveOrdersCached() : tracker.liveOrders());
   const riskView: RiskView = {
-    limits,
+    ...(fleet?.globalCaps !== undefined
+      ? {
+          get limits() {
+            return fleetLimits();
+          },
+        }
+      : { limits }),
     killSwitch: kill,
     ...(fleet !== undefined
       ? {

@@ -263,6 +263,14 @@ describe('fleet loss limit', () => {
     expect(await readFleetPnl(admin, keys)).toEqual({ 'm-a': -60_000_000, 'm-b': -40_000_001 });
   });
 
+  it('writes nothing while the member does not know its PnL yet (a restart keeps its last value)', async () => {
+    await writeMemberPnl(conns[0]!, keys, 'm-a', -7);
+    const w = new FleetLossWatch({ redis: conns[0]!, keys, member: 'm-a', clock, maxLoss: 1, pnl: () => undefined });
+    await w.round();
+    expect(w.lastSum).toBeUndefined();
+    expect(await readFleetPnl(admin, keys)).toEqual({ 'm-a': -7 });
+  });
+
   it('maxLoss 0 disables the trip; a bad PnL is refused with nothing written', async () => {
     const w = new FleetLossWatch({ redis: conns[0]!, keys, member: 'm-a', clock, maxLoss: 0, pnl: () => -1e12 });
     await w.round();
