@@ -11,8 +11,9 @@
  *
  * The keeper (`RiskKeeper`) asks every second for `usage + headroom` (headroom = a share of the
  * caps, `planAsk`): grants grow while the member uses them and shrink back when unused. The order
- * keeps the local gate safe: a smaller grant is adopted locally BEFORE it is sent, a larger one
- * only AFTER Redis granted it. While Redis is unreachable the grant in force stays (the fail-closed
+ * keeps the local gate safe: a smaller grant is adopted locally BEFORE it is sent (and held
+ * `settleMs` first, so that the orders approved under the larger one are counted in the usage the
+ * ask is made from), a larger one only AFTER Redis granted it. While Redis is unreachable the grant in force stays (the fail-closed
  * guard pulls the quotes anyway).
  *
  * Reaping: a grant not refreshed for `reapMs` (default 8 s: the membership's 3 s death plus one
@@ -165,6 +166,11 @@ export interface RiskKeeperOptions {
   readonly liveMembers: () => number;
   /** Period, ms (default 1000). */
   readonly everyMs?: number;
+  /**
+   * Before a smaller grant is sent: how long the local gate enforces it first, ms (default 250), so
+   * that the orders it approved under the larger one are tracked (counted in `usage`) by then.
+   */
+  readonly settleMs?: number;
   /** A round failed (Redis unreachable): the grant in force stays. */
   readonly onError?: (err: unknown) => void;
 }
@@ -208,17 +214,33 @@ export class RiskKeeper {
 
   async #round(): Promise<void> {
     if (this.#stopped) return;
-    const want = planAsk(this.#o.usage(), this.#o.grants.caps, this.#o.liveMembers());
-    this.#adopt({
-      notional: Math.min(this.#local.notional, want.notional),
-      orders: Math.min(this.#local.orders, want.orders),
-    });
+    let want = this.#shrinkTo();
+    if (want.notional < this.#local.notional || want.orders < this.#local.orders) {
+      // give back: the gate enforces the smaller grant first; once what it approved under the larger
+      // one is tracked, ask again from the usage then (never below it)
+      this.#shrink(want);
+      await new Promise<void>((res) => this.#o.clock.setTimeout(res, this.#o.settleMs ?? 250));
+      if (this.#stopped) return;
+      want = this.#shrinkTo();
+      this.#shrink(want);
+    }
     try {
       const { grant } = await this.#o.grants.request(this.#o.member, want);
       if (!this.#stopped) this.#adopt(grant);
     } catch (e) {
       this.#o.onError?.(e);
     }
+  }
+
+  #shrinkTo(): RiskAmounts {
+    return planAsk(this.#o.usage(), this.#o.grants.caps, this.#o.liveMembers());
+  }
+
+  #shrink(want: RiskAmounts): void {
+    this.#adopt({
+      notional: Math.min(this.#local.notional, want.notional),
+      orders: Math.min(this.#local.orders, want.orders),
+    });
   }
 
   #adopt(a: RiskAmounts): void {

@@ -204,6 +204,37 @@ describe('risk keeper', () => {
     expect((await stored()).size).toBe(0);
   });
 
+  it('a give-back asks from the usage after settleMs (orders approved under the larger grant counted)', async () => {
+    let calls = 0;
+    let u: RiskAmounts = { notional: 900_000_000, orders: 18 };
+    const k = new RiskKeeper({
+      grants: new RiskGrants(conns[0]!, keys, CAPS),
+      member: 'm-s',
+      clock,
+      usage: () => {
+        calls++;
+        return u;
+      },
+      liveMembers: () => 1,
+      everyMs: 60_000,
+      settleMs: 100,
+    });
+    await k.start();
+    expect(k.caps()).toEqual(CAPS);
+    u = { notional: 0, orders: 0 };
+    const round = k.round();
+    await sleep(20);
+    // enforced locally at once, before the ask
+    expect(k.caps()).toEqual(planAsk(u, CAPS, 1));
+    // an order the gate approved under the larger grant is tracked meanwhile
+    u = { notional: 100_000_000, orders: 2 };
+    await round;
+    expect(calls).toBe(3);
+    expect(k.caps()).toEqual(planAsk(u, CAPS, 1));
+    expect((await stored()).get('m-s')).toEqual(planAsk(u, CAPS, 1));
+    await k.stop();
+  });
+
   it('keeps the grant in force while Redis fails, and shrinks locally before asking', async () => {
     const c = await connectFleetRedis(r.url);
     const errors: unknown[] = [];
