@@ -39,7 +39,7 @@ export interface RunFleetConfig {
 export interface FleetRef {
   member?: FleetMember;
   /** This member's grant of the account's global caps (src/fleet/risk-reserve.ts RiskKeeper). */
-  risk?: { caps(): RiskAmounts };
+  risk?: { caps(): RiskAmounts; press(): void };
 }
 
 const NO_CAPS: RiskAmounts = Object.freeze({ notional: 0, orders: 0 });
@@ -52,6 +52,7 @@ export function fleetView(ref: FleetRef): TraderFleet {
     canPlace: () => ref.member?.canPlace() ?? false,
     // nothing may rest before the fleet granted room for it
     globalCaps: () => ref.risk?.caps() ?? NO_CAPS,
+    globalPressure: () => ref.risk?.press(),
   };
 }
 

@@ -60,13 +60,29 @@ function checkMember(member: string): void {
 
 /**
  * What a member asks for, per dimension: its usage plus a headroom of `cap / (2 × live members)`
- * (at least 1 unit when the cap is positive), never more than the cap. Pure.
+ * (at least 1 unit when the cap is positive), never more than the cap. `pressed` (the gate cut a
+ * quote for lack of global room since the last ask) with the grant `held`: also at least
+ * `held + headroom` up to a fair share `cap / live members`, so that a member whose quotes need
+ * more than its headroom grows (beyond the fair share only through what it really uses). Pure.
  */
-export function planAsk(usage: RiskAmounts, caps: RiskAmounts, liveMembers: number): RiskAmounts {
+export function planAsk(
+  usage: RiskAmounts,
+  caps: RiskAmounts,
+  liveMembers: number,
+  pressed?: { readonly held: RiskAmounts },
+): RiskAmounts {
   const live = Math.max(1, Math.floor(liveMembers));
-  const one = (u: number, cap: number) =>
-    cap <= 0 ? 0 : Math.min(cap, Math.max(0, u) + Math.max(1, Math.ceil(cap / (2 * live))));
-  return { notional: one(usage.notional, caps.notional), orders: one(usage.orders, caps.orders) };
+  const one = (u: number, cap: number, held: number | undefined) => {
+    if (cap <= 0) return 0;
+    const head = Math.max(1, Math.ceil(cap / (2 * live)));
+    let ask = Math.max(0, u) + head;
+    if (held !== undefined) ask = Math.max(ask, Math.min(held + head, Math.ceil(cap / live)));
+    return Math.min(cap, ask);
+  };
+  return {
+    notional: one(usage.notional, caps.notional, pressed?.held.notional),
+    orders: one(usage.orders, caps.orders, pressed?.held.orders),
+  };
 }
 
 // KEYS: grants; ARGV: member, wantN, wantO, capN, capO, reapMs
@@ -185,6 +201,7 @@ export class RiskKeeper {
   #timer: TimerHandle | undefined;
   #running: Promise<void> | undefined;
   #stopped = false;
+  #pressed = false;
 
   constructor(o: RiskKeeperOptions) {
     checkMember(o.member);
@@ -195,6 +212,11 @@ export class RiskKeeper {
   /** The global caps this member's gate enforces now (the same object until it changes). */
   caps(): RiskAmounts {
     return this.#local;
+  }
+
+  /** The gate cut a quote for lack of global room: the next round asks for more (planAsk `pressed`). */
+  press(): void {
+    this.#pressed = true;
   }
 
   /** One round now, then every `everyMs`. Resolves after the first round (even a failed one). */
@@ -214,7 +236,7 @@ export class RiskKeeper {
 
   async #round(): Promise<void> {
     if (this.#stopped) return;
-    let want = this.#shrinkTo();
+    let want = this.#ask();
     if (want.notional < this.#local.notional || want.orders < this.#local.orders) {
       // give back: the gate enforces the smaller grant first; once what it approved under the larger
       // one is tracked, ask again from the usage then (never below it)
@@ -234,6 +256,17 @@ export class RiskKeeper {
 
   #shrinkTo(): RiskAmounts {
     return planAsk(this.#o.usage(), this.#o.grants.caps, this.#o.liveMembers());
+  }
+
+  #ask(): RiskAmounts {
+    const pressed = this.#pressed;
+    this.#pressed = false;
+    return planAsk(
+      this.#o.usage(),
+      this.#o.grants.caps,
+      this.#o.liveMembers(),
+      pressed ? { held: this.#local } : undefined,
+    );
   }
 
   #shrink(want: RiskAmounts): void {

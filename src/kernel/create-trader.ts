@@ -183,6 +183,12 @@ export interface TraderFleet {
    * keys on the limits' identity). Undefined: the configured limits.
    */
   globalCaps?(): { readonly notional: number; readonly orders: number };
+  /**
+   * Called when the gate cut or refused a quote for lack of global room (NOTIONAL_GLOBAL,
+   * OPEN_ORDERS_GLOBAL): the member's keeper asks the fleet for more. When set, the gate memo is
+   * not used (it does not report what it cut).
+   */
+  globalPressure?(): void;
 }
 
 /** The position audit's settings (TraderOptions.positionAudit). */
@@ -353,12 +359,15 @@ export function createTrader(o: TraderOptions): Trader {
     hooks.onExternalFill?.(x.fill, x.change);
   });
 
+  const isGlobalRoom = (x: { readonly code: string }) =>
+    x.code === 'NOTIONAL_GLOBAL' || x.code === 'OPEN_ORDERS_GLOBAL';
   // ---- the risk view: one object, every field read from the current state --------------------------
   // a fleet member's global caps are its grant (one limits object per grant: the memo keys on it)
   let grantSeen: ReturnType<NonNullable<TraderFleet['globalCaps']>> | undefined;
   let grantLimits: RiskLimits = limits;
   const fleetLimits = (): RiskLimits => {
-    const g = fleet!.globalCaps!();
+    if (fleet?.globalCaps === undefined) return limits;
+    const g = fleet.globalCaps();
     if (g !== grantSeen) {
       grantSeen = g;
       grantLimits = Object.freeze({
@@ -370,13 +379,10 @@ export function createTrader(o: TraderOptions): Trader {
   };
   const live = () => (cached ? tracker.liveOrdersCached() : tracker.liveOrders());
   const riskView: RiskView = {
-    ...(fleet?.globalCaps !== undefined
-      ? {
-          get limits() {
-            return fleetLimits();
-          },
-        }
-      : { limits }),
+    // (a getter, not a spread: a spread would read the fleet's caps once, here)
+    get limits() {
+      return fleetLimits();
+    },
     killSwitch: kill,
     ...(fleet !== undefined
       ? {
@@ -407,7 +413,8 @@ export function createTrader(o: TraderOptions): Trader {
   };
 
   // ---- the gate ------------------------------------------------------------------------------------
-  const memo = tuning.memoiseGate === true ? new GateMemo() : undefined;
+  const pressure = fleet?.globalPressure?.bind(fleet);
+  const memo = tuning.memoiseGate === true && pressure === undefined ? new GateMemo() : undefined;
   // with coalescing too (and no hook that sees each set): a memoised answer that `execute` below
   // will coalesce (the same quotes as the set last submitted for its market, nothing of the market
   // having changed since: its very test) is handed on as approved then (with its earlier time),
@@ -438,6 +445,7 @@ export function createTrader(o: TraderOptions): Trader {
       for (const x of r.refusals) l.debug({ code: x.code, reason: x.reason }, 'quote refused');
     }
     hooks.onGate?.(desired, r);
+    if (pressure !== undefined && (r.refusals.some(isGlobalRoom) || r.trims.some(isGlobalRoom))) pressure();
     return r.approved;
   };
   const gateOrders = (orders: readonly ImmediateIntent[]): readonly Approved<ImmediateIntent>[] => {
