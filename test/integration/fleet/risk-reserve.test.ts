@@ -235,6 +235,29 @@ describe('risk keeper', () => {
     await k.stop();
   });
 
+  it('pressed (the gate lacked global room), a member grows to its fair share without using it', async () => {
+    const k = new RiskKeeper({
+      grants: new RiskGrants(conns[0]!, keys, CAPS),
+      member: 'm-p',
+      clock,
+      usage: () => ({ notional: 0, orders: 0 }),
+      liveMembers: () => 2,
+      everyMs: 60_000,
+    });
+    await k.start();
+    expect(k.caps()).toEqual({ notional: 250_000_000, orders: 5 });
+    k.press();
+    await k.round();
+    expect(k.caps()).toEqual({ notional: 500_000_000, orders: 10 });
+    k.press();
+    await k.round();
+    expect(k.caps()).toEqual({ notional: 500_000_000, orders: 10 });
+    // no longer pressed and unused: back to the headroom
+    await k.round();
+    expect(k.caps()).toEqual({ notional: 250_000_000, orders: 5 });
+    await k.stop();
+  });
+
   it('keeps the grant in force while Redis fails, and shrinks locally before asking', async () => {
     const c = await connectFleetRedis(r.url);
     const errors: unknown[] = [];

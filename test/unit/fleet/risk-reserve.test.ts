@@ -29,6 +29,25 @@ describe('planAsk', () => {
   });
 });
 
+describe('planAsk pressed (the gate lacked global room)', () => {
+  it('grows by the headroom from what is held, up to a fair share; beyond it only through usage', () => {
+    const caps = { notional: 1000, orders: 10 };
+    // two members: headroom 250 / 3, fair share 500 / 5
+    expect(planAsk({ notional: 0, orders: 0 }, caps, 2, { held: { notional: 250, orders: 3 } })).toEqual({
+      notional: 500,
+      orders: 5,
+    });
+    expect(planAsk({ notional: 0, orders: 0 }, caps, 2, { held: { notional: 500, orders: 5 } })).toEqual({
+      notional: 500,
+      orders: 5,
+    });
+    expect(planAsk({ notional: 600, orders: 6 }, caps, 2, { held: { notional: 700, orders: 7 } })).toEqual({
+      notional: 850,
+      orders: 9,
+    });
+  });
+});
+
 describe('parseGrant', () => {
   it('reads "<notional>:<orders>:<at>" and nothing else', () => {
     expect(parseGrant('m', '10:2:1700000000000')).toEqual({
