@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LiveClock } from '../../../src/core/clock.ts';
 import { ValidationError } from '../../../src/core/errors.ts';
+import { formatFleetStatus, readFleetStatus } from '../../../src/cli/fleet-status.ts';
 import { fleetKeys } from '../../../src/fleet/fleet-keys.ts';
 import { FleetLossWatch, readFleetPnl, writeMemberPnl } from '../../../src/fleet/fleet-loss.ts';
 import { clearFleetKill, readFleetKill } from '../../../src/fleet/kill.ts';
@@ -17,7 +18,8 @@ import { connectFleetRedis } from '../../../src/fleet/redis.ts';
 import { planAsk, type RiskAmounts, RiskGrants, RiskKeeper } from '../../../src/fleet/risk-reserve.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';
 
-const keys = fleetKeys('0x00000000000000000000000000000000000000c3');
+const ACCOUNT = '0x00000000000000000000000000000000000000c3';
+const keys = fleetKeys(ACCOUNT);
 const clock = new LiveClock();
 const CAPS: RiskAmounts = { notional: 1_000_000_000, orders: 20 };
 const MEMBERS = ['m-a', 'm-b', 'm-c'] as const;
@@ -331,5 +333,22 @@ describe('fleet loss limit', () => {
     expect(await readFleetKill(admin, keys)).toBeNull();
     await expect(writeMemberPnl(conns[0]!, keys, 'm-b', 0.5)).rejects.toBeInstanceOf(ValidationError);
     expect(await readFleetPnl(admin, keys)).toEqual({ 'm-a': -1e12 });
+  });
+});
+
+describe('mmkit fleet status', () => {
+  it('shows the grants and the PnL the loss limit sums', async () => {
+    await new RiskGrants(conns[0]!, keys, CAPS).request('m-a', { notional: 12_500_000, orders: 3 });
+    await writeMemberPnl(conns[0]!, keys, 'm-a', -1_500_000);
+    await writeMemberPnl(conns[1]!, keys, 'm-b', 250_000);
+    const s = await readFleetStatus(admin, ACCOUNT);
+    expect(s.risk).toEqual({
+      grants: [{ member: 'm-a', notional: '12.5', orders: 3 }],
+      pnl: { 'm-a': '-1.5', 'm-b': '0.25' },
+      pnlSum: '-1.25',
+    });
+    const text = formatFleetStatus(s);
+    expect(text).toContain('risk grants: m-a 12.5 notional / 3 orders');
+    expect(text).toContain('loss limit on the summed pnl: -1.25');
   });
 });
