@@ -9,19 +9,27 @@
  *    back resumes (the leases decide what is quoted again);
  *  - kill: a fleet trip trips this daemon's kill switch ('manual': a risk stop, exit 4), and a risk
  *    trip of this daemon trips the fleet's;
- *  - exit: `leave()` after the orderly shutdown's cancels (releases the leases at once).
+ *  - account limits: risk.maxNotionalGlobal / maxOpenOrdersGlobal are the fleet's; this member's
+ *    gate enforces its grant of them (src/fleet/risk-reserve.ts: a keeper fits the grant to the
+ *    member's open orders every second), and risk.maxLoss applies to the members' summed PnL (each
+ *    writes the last PnL its kill switch was fed every second; the sum below -maxLoss trips the
+ *    fleet kill: src/fleet/fleet-loss.ts);
+ *  - exit: `leave()` after the orderly shutdown's cancels (releases the grant and the leases at once).
  * Without fleet.redisUrl none of this loads.
  */
 import type { Clock } from '../core/clock.ts';
 import type { ConditionId, OrderId } from '../core/ids.ts';
 import type { Venue } from '../core/venue.ts';
 import type { FleetMember } from '../fleet/member.ts';
+import type { RiskAmounts } from '../fleet/risk-reserve.ts';
 import type { Trader, TraderFleet } from '../kernel/create-trader.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { BudgetConfig } from '../api/http/budgets.ts';
 import type { DaemonOps } from '../ops/daemon-ops.ts';
 import { type FleetStatusSection, fleetStatusSection } from '../ops/status-fleet.ts';
+import { globalUsage } from '../risk/gate.ts';
 import { isRiskTrigger } from '../risk/kill-switch.ts';
+import type { RiskLimits } from '../risk/limits.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 import type { Logger } from 'pino';
 
@@ -94,7 +102,11 @@ async function openSharedBudgetsOrExit3(
 /** A late-bound fleet member: the kernel is built before the member joins (fail closed until then). */
 export interface FleetRef {
   member?: FleetMember;
+  /** This member's grant of the account's global caps (src/fleet/risk-reserve.ts RiskKeeper). */
+  risk?: { caps(): RiskAmounts; press(): void };
 }
+
+const NO_CAPS: RiskAmounts = Object.freeze({ notional: 0, orders: 0 });
 
 /** What the kernel reads (TraderOptions.fleet): nothing is quoted or beaten before the member joined. */
 export function fleetView(ref: FleetRef): TraderFleet {
@@ -102,6 +114,9 @@ export function fleetView(ref: FleetRef): TraderFleet {
     shouldBeat: () => ref.member?.shouldBeat() ?? false,
     quotable: (m) => ref.member?.quotable(m) ?? false,
     canPlace: () => ref.member?.canPlace() ?? false,
+    // nothing may rest before the fleet granted room for it
+    globalCaps: () => ref.risk?.caps() ?? NO_CAPS,
+    globalPressure: () => ref.risk?.press(),
   };
 }
 
@@ -122,6 +137,8 @@ export async function joinRunFleet(
     markets: readonly ConditionId[];
     clock: Clock;
     log: Logger;
+    /** The configured risk limits: their global caps and maxLoss are the account's. */
+    limits: RiskLimits;
   },
 ): Promise<FleetMember> {
   const { joinFleet } = await import('../fleet/member.ts');
@@ -174,6 +191,7 @@ export async function joinRunFleet(
     throw e;
   }
   o.ref.member = member;
+  const leave = await startRunFleetRisk(member, o, name, flog);
   trader.kill.onTrip((t) => {
     if (!isRiskTrigger(t.trigger) || t.message.startsWith(FROM_FLEET)) return;
     member
@@ -183,7 +201,51 @@ export async function joinRunFleet(
       );
   });
   flog.info({ markets: o.markets.length }, 'joined the fleet');
-  return member;
+  return { ...member, leave };
+}
+
+/** Starts the grant keeper and the loss watch; returns the member's leave that stops them first. */
+async function startRunFleetRisk(
+  member: FleetMember,
+  o: { ref: FleetRef; trader: Trader; clock: Clock; limits: RiskLimits },
+  name: string,
+  flog: Logger,
+): Promise<() => Promise<void>> {
+  const { RiskGrants, RiskKeeper } = await import('../fleet/risk-reserve.ts');
+  const { FleetLossWatch } = await import('../fleet/fleet-loss.ts');
+  const { trader, clock } = o;
+  const g = o.limits.global;
+  let warned = false;
+  const keeper = new RiskKeeper({
+    grants: new RiskGrants(member.redis, member.keys, { notional: g.maxNotional, orders: g.maxOpenOrders }),
+    member: name,
+    clock,
+    usage: () => globalUsage(trader.tracker.liveOrders()),
+    liveMembers: () => Math.max(1, member.status().liveMembers.length),
+    onError: (err) => {
+      if (!warned) flog.debug({ err: (err as Error).message }, 'risk grant round failed: the grant in force stays');
+      warned = true;
+    },
+  });
+  o.ref.risk = keeper;
+  await keeper.start();
+  const loss = new FleetLossWatch({
+    redis: member.redis,
+    keys: member.keys,
+    member: name,
+    clock,
+    maxLoss: o.limits.killSwitch.maxLoss,
+    pnl: () => trader.kill.lastPnl,
+    onTrip: (rec) => flog.error({ reason: rec.reason }, 'fleet loss limit: fleet kill switch tripped'),
+  });
+  loss.start();
+  let left: Promise<void> | undefined;
+  return () =>
+    (left ??= (async () => {
+      loss.stop();
+      await keeper.stop().catch(() => undefined);
+      await member.leave();
+    })());
 }
 
 /** This member's figures for its status record (money in micro-collateral). */

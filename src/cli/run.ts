@@ -469,6 +469,7 @@ async function runLocked(
         markets: markets.map((m) => m.market),
         clock,
         log,
+        limits,
       })
     : undefined;
   // a fleet member publishes its status record (`mmkit fleet status`) and labels its metrics
