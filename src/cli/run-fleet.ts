@@ -9,6 +9,11 @@
  *    back resumes (the leases decide what is quoted again);
  *  - kill: a fleet trip trips this daemon's kill switch ('manual': a risk stop, exit 4), and a risk
  *    trip of this daemon trips the fleet's;
+ *  - reconciliation: the member publishes its ledger (src/fleet/fleet-ledger.ts: positions,
+ *    unsettled fills and fill counts by token, on change and every 2 s); its position audit
+ *    compares the venue with the sum of the members' ledgers and books a difference only on a
+ *    market it holds; an order or fill on a fleet market this member does not hold, that it did not
+ *    place, is another member's: never foreign (`bot.foreignOrders` applies to orders of no member);
  *  - exit: `leave()` after the orderly shutdown's cancels (releases the leases at once).
  * Without fleet.redisUrl none of this loads.
  */
@@ -30,14 +35,29 @@ export interface RunFleetConfig {
 /** A late-bound fleet member: the kernel is built before the member joins (fail closed until then). */
 export interface FleetRef {
   member?: FleetMember;
+  /** This member's ledger publisher (set once joined). */
+  ledger?: import('../fleet/fleet-ledger.ts').LedgerPublisher;
 }
 
 /** What the kernel reads (TraderOptions.fleet): nothing is quoted or beaten before the member joined. */
-export function fleetView(ref: FleetRef): TraderFleet {
+export function fleetView(ref: FleetRef, markets: readonly ConditionId[]): TraderFleet {
+  const fleetMarkets = new Set<string>(markets);
   return {
     shouldBeat: () => ref.member?.shouldBeat() ?? false,
     quotable: (m) => ref.member?.quotable(m) ?? false,
     canPlace: () => ref.member?.canPlace() ?? false,
+    ledger: {
+      // a fleet market this member does not hold (before joining: every one; a foreign order there
+      // is left to the market's holder, who tells it from its own)
+      othersMarket: (m) => fleetMarkets.has(m) && ref.member?.quotable(m) !== true,
+      others: async () => {
+        const member = ref.member;
+        if (member === undefined) throw new Error('not joined to the fleet yet');
+        const { readOtherLedgers } = await import('../fleet/fleet-ledger.ts');
+        return (await readOtherLedgers(member.redis, member.keys, member.status().member)).tokens;
+      },
+      changed: () => ref.ledger?.changed(),
+    },
   };
 }
 
@@ -110,6 +130,18 @@ export async function joinRunFleet(
     throw e;
   }
   o.ref.member = member;
+  // this member's ledger for the fleet's reconciliation (the record stays after it leaves)
+  const { LedgerPublisher } = await import('../fleet/fleet-ledger.ts');
+  const ledger = new LedgerPublisher({
+    redis: member.redis,
+    keys: member.keys,
+    member: name,
+    clock: o.clock,
+    collect: () => trader.ledgerFigures(),
+    onError: (err) => flog.debug({ err: err.message }, 'fleet ledger not published (retried)'),
+  });
+  o.ref.ledger = ledger;
+  await ledger.start();
   trader.kill.onTrip((t) => {
     if (!isRiskTrigger(t.trigger) || t.message.startsWith(FROM_FLEET)) return;
     member
@@ -119,7 +151,14 @@ export async function joinRunFleet(
       );
   });
   flog.info({ markets: o.markets.length }, 'joined the fleet');
-  return member;
+  const leave = member.leave;
+  return {
+    ...member,
+    leave: async () => {
+      await ledger.stop();
+      await leave();
+    },
+  };
 }
 
 /** This member's figures for its status record (money in micro-collateral). */

@@ -295,13 +295,9 @@ async function openSharedBudgetsOrExit3(
   }
 }
 
-export function checkFleetConfig(cfg: Pick<RunConfig, 'fleet' | 'foreignOrders'>): void {
-  if (cfg.fleet === undefined || cfg.fleet.redisUrl === '') return;
-  if (cfg.foreignOrders !== undefined && cfg.foreignOrders !== 'leave')
-    throw new ConfigError(
-      'bot.foreignOrders',
-      `must be "leave" in a fleet (fleet.redisUrl set), got "${cfg.foreignOrders}": the other members' orders look foreign to each daemon`,
-    );
+export function checkFleetConfig(_cfg: Pick<RunConfig, 'fleet' | 'foreignOrders'>): void {
+  // bot.foreignOrders cancel/adopt is allowed in a fleet: the other members' orders are not foreign
+  // (src/cli/run-fleet.ts fleetView: an order on a market another member holds is that member's)
 }
 
 export async function runBot(
@@ -489,7 +485,14 @@ async function runLocked(
   const inFleet = cfg.fleet !== undefined && cfg.fleet.redisUrl !== '';
   const fleetRef: FleetRef = {};
   const trader = createTrader({
-    ...(inFleet ? { fleet: fleetView(fleetRef) } : {}),
+    ...(inFleet
+      ? {
+          fleet: fleetView(
+            fleetRef,
+            markets.map((m) => m.market),
+          ),
+        }
+      : {}),
     venue,
     clock,
     store,

@@ -25,6 +25,8 @@ export interface FleetKeys {
   readonly kill: string;
   /** ... and the channel its trips are published on. */
   readonly killChannel: string;
+  /** HASH member -> its published ledger (./fleet-ledger.ts; persistent: a dead member's positions stay). */
+  readonly ledgers: string;
 }
 
 /**
@@ -45,5 +47,6 @@ export function fleetKeys(account: string): FleetKeys {
     members: `${prefix}members`,
     kill: `${prefix}kill`,
     killChannel: `${prefix}kill:ch`,
+    ledgers: `${prefix}ledgers`,
   };
 }

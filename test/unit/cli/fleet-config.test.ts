@@ -1,18 +1,14 @@
-/** A fleet member refuses settings that would act on the other members' orders (src/cli/run.ts checkFleetConfig). */
+/** A fleet member accepts bot.foreignOrders cancel/adopt: the other members' orders are not foreign (src/cli/run.ts checkFleetConfig). */
 import { describe, expect, it } from 'vitest';
 import { checkFleetConfig } from '../../../src/cli/run.ts';
 
-const fleet = { redisUrl: 'redis://127.0.0.1:6390', member: 'a' };
+const fleet = { redisUrl: 'redis://127.0.0.1:1', member: 'a' };
 
 describe('checkFleetConfig', () => {
-  it('a fleet member must leave foreign orders alone', () => {
-    expect(() => checkFleetConfig({ fleet, foreignOrders: 'cancel' })).toThrow(/bot\.foreignOrders.*leave.*fleet/);
-    expect(() => checkFleetConfig({ fleet, foreignOrders: 'adopt' })).toThrow(/bot\.foreignOrders/);
+  it('allows every bot.foreignOrders policy in a fleet (foreign = claimed by no member)', () => {
+    expect(() => checkFleetConfig({ fleet, foreignOrders: 'cancel' })).not.toThrow();
+    expect(() => checkFleetConfig({ fleet, foreignOrders: 'adopt' })).not.toThrow();
     expect(() => checkFleetConfig({ fleet, foreignOrders: 'leave' })).not.toThrow();
     expect(() => checkFleetConfig({ fleet })).not.toThrow();
-  });
-  it('a lone daemon may cancel or adopt them', () => {
-    expect(() => checkFleetConfig({ foreignOrders: 'cancel' })).not.toThrow();
-    expect(() => checkFleetConfig({ fleet: { ...fleet, redisUrl: '' }, foreignOrders: 'adopt' })).not.toThrow();
   });
 });
