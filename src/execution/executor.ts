@@ -638,7 +638,8 @@ export class Executor {
       for (const [k, v] of o.notCanceled) notCanceled.set(k, v);
     };
     try {
-      if (this.#foreignPolicy === 'leave') {
+      // in a fleet the venue's cancel-all would take the other members' orders too: by id
+      if (this.#foreignPolicy === 'leave' || this.#fleetMarket !== undefined) {
         const ours = this.tracker.liveOrders().map((o) => o.id);
         if (ours.length > 0) merge(await this.#cancelIds(ours));
       } else {
