@@ -112,6 +112,8 @@ export async function joinRunFleet(
           // what rests on the market and is not ours belonged to the previous holder: cancelled, not adopted
           const ours = new Set<OrderId>(trader.tracker.liveOrders().map((x) => x.id));
           const theirs = (await venue.openOrders()).filter((x) => x.market === market && !ours.has(x.id));
+          // (their late fills are the previous holder's, in its ledger)
+          trader.executor.markMemberOrders(theirs.map((x) => x.id));
           if (theirs.length > 0) await venue.cancel(theirs.map((x) => x.id));
           flog.info({ market, from: previous.member, cancelled: theirs.length }, 'market taken over');
         } else flog.info({ market }, 'market taken');

@@ -299,6 +299,9 @@ function errorCode(err: unknown): string {
   return err instanceof MmkitError ? err.code : 'ERROR';
 }
 
+/** How many other fleet members' order ids an executor remembers (the oldest are forgotten first). */
+const MEMBER_ORDERS_MAX = 100_000;
+
 /**
  * Drives a Venue from desired quotes. See the module comment for the rules.
  * @throws ConfigError from the constructor on a bad batch size or tolerance.
@@ -595,6 +598,26 @@ export class Executor {
     return this.#memberOrders.has(id);
   }
 
+  /**
+   * Marks orders as another fleet member's (e.g. the previous holder's, cancelled when this member
+   * takes a market over): their late fills are that member's, not external ones of this member.
+   */
+  markMemberOrders(ids: readonly OrderId[]): void {
+    for (const id of ids) this.#addMemberOrder(id);
+  }
+
+  #addMemberOrder(id: OrderId): void {
+    this.#memberOrders.add(id);
+    // bounded: the oldest go first (a fill of one that old is the rarest of cases)
+    if (this.#memberOrders.size > MEMBER_ORDERS_MAX) {
+      let n = MEMBER_ORDERS_MAX / 10;
+      for (const x of this.#memberOrders) {
+        if (n-- <= 0) break;
+        this.#memberOrders.delete(x);
+      }
+    }
+  }
+
   /** Counters of post-only refusals, foreign orders and external fills since start. */
   accountStats(): AccountStats {
     const a = this.#account;
@@ -822,7 +845,7 @@ export class Executor {
     if (this.#storeKnows(id)) return 'own';
     // another member's (fleet): kept apart like a foreign one, but never the policy's
     if (this.#fleetMarket?.(seen.market) === true) {
-      this.#memberOrders.add(id);
+      this.#addMemberOrder(id);
       return 'foreign';
     }
     const policy = this.#foreignPolicy;

@@ -339,6 +339,14 @@ describe('Executor in a fleet (fleetMarket: the markets other members hold)', ()
     void e.close();
   });
 
+  it("a market taken over: the previous holder's orders marked as a member's, their late fills are not this member's", () => {
+    const e = make({ foreignOrders: 'cancel', fleetMarket: () => false });
+    e.markMemberOrders(['0xprev' as OrderId]);
+    expect(e.recordFill(fillOf('0xprev', '0xt3')).source).toBe('member');
+    expect(applied).toEqual([]);
+    void e.close();
+  });
+
   it("cancelAll cancels by id (the venue's cancel-all would take the other members' orders); verifyFlat leaves theirs", async () => {
     await fleetEx();
     ex.submit(want([q('BUY', 2000)]));
