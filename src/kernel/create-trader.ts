@@ -529,10 +529,12 @@ export function createTrader(o: TraderOptions): Trader {
   // ---- the position audit: the venue's holdings are the truth -----------------------------------
   const audit = o.positionAudit;
   const fleetLedger = fleet?.ledger;
-  const unsettledFills = () =>
-    store
-      .fills(audit?.epochStart ?? 0)
-      .filter((f) => f.status === 'MATCHED' || f.status === 'MINED' || f.status === 'RETRYING');
+  // (read from the oldest unsettled fill on: a fleet member reads them every 2 s to publish them)
+  const unsettledFills = () => {
+    const from = store.oldestUnsettledFillTime(audit?.epochStart ?? 0);
+    if (from === undefined) return [];
+    return store.fills(from).filter((f) => f.status === 'MATCHED' || f.status === 'MINED' || f.status === 'RETRYING');
+  };
   const tokenFills = new Map<string, number>();
   let fillsByToken: { unsubscribe(): void } | undefined;
   const auditor =
