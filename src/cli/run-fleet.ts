@@ -17,6 +17,9 @@
  *  - exit: `leave()` after the orderly shutdown's cancels (releases the leases at once).
  * Without fleet.redisUrl none of this loads.
  */
+import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Clock } from '../core/clock.ts';
 import type { ConditionId, OrderId } from '../core/ids.ts';
 import type { Venue } from '../core/venue.ts';
@@ -25,6 +28,24 @@ import type { Trader, TraderFleet } from '../kernel/create-trader.ts';
 import { isRiskTrigger } from '../risk/kill-switch.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 import type { Logger } from 'pino';
+
+/**
+ * The id of the ledger of a data directory in its fleet: read from `<dataDir>/fleet-ledger.id`,
+ * made (random) on first use. Stable across restarts, whatever the member's name (its default
+ * carries the pid), so a restarted member replaces its published ledger instead of adding one.
+ */
+export function fleetLedgerId(dataDir: string): string {
+  const file = join(dataDir, 'fleet-ledger.id');
+  try {
+    const id = readFileSync(file, 'utf8').trim();
+    if (/^[A-Za-z0-9-]{8,64}$/.test(id)) return id;
+  } catch {
+    /* none yet */
+  }
+  const id = randomUUID();
+  writeFileSync(file, `${id}\n`, { mode: 0o600 });
+  return id;
+}
 
 /** fleet.* of the configuration, as `mmkit run` takes it. */
 export interface RunFleetConfig {
@@ -35,6 +56,8 @@ export interface RunFleetConfig {
 /** A late-bound fleet member: the kernel is built before the member joins (fail closed until then). */
 export interface FleetRef {
   member?: FleetMember;
+  /** This member's ledger id in the fleet (`fleetLedgerId`; set once joined). */
+  ledgerId?: string;
   /** This member's ledger publisher (set once joined). */
   ledger?: import('../fleet/fleet-ledger.ts').LedgerPublisher;
 }
@@ -54,7 +77,7 @@ export function fleetView(ref: FleetRef, markets: readonly ConditionId[]): Trade
         const member = ref.member;
         if (member === undefined) throw new Error('not joined to the fleet yet');
         const { readOtherLedgers } = await import('../fleet/fleet-ledger.ts');
-        return (await readOtherLedgers(member.redis, member.keys, member.status().member)).tokens;
+        return (await readOtherLedgers(member.redis, member.keys, ref.ledgerId ?? member.status().member)).tokens;
       },
       changed: () => ref.ledger?.changed(),
     },
@@ -78,6 +101,8 @@ export async function joinRunFleet(
     markets: readonly ConditionId[];
     clock: Clock;
     log: Logger;
+    /** The id of this member's ledger in the fleet (`fleetLedgerId(dataDir)`; default the member's name). */
+    ledgerId?: string;
   },
 ): Promise<FleetMember> {
   const { joinFleet } = await import('../fleet/member.ts');
@@ -134,10 +159,12 @@ export async function joinRunFleet(
   o.ref.member = member;
   // this member's ledger for the fleet's reconciliation (the record stays after it leaves)
   const { LedgerPublisher } = await import('../fleet/fleet-ledger.ts');
+  o.ref.ledgerId = o.ledgerId ?? name;
   const ledger = new LedgerPublisher({
     redis: member.redis,
     keys: member.keys,
     member: name,
+    ledgerId: o.ref.ledgerId,
     clock: o.clock,
     collect: () => trader.ledgerFigures(),
     onError: (err) => flog.debug({ err: err.message }, 'fleet ledger not published (retried)'),

@@ -41,7 +41,14 @@ import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import { registerSecret } from '../core/secrets.ts';
 import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.ts';
 import { componentLogger, prettyOnly, terminalView } from '../ops/logger.ts';
-import { type FleetRef, fleetView, joinRunFleet, type RunFleetConfig, startRunFleetStatus } from './run-fleet.ts';
+import {
+  type FleetRef,
+  fleetLedgerId,
+  fleetView,
+  joinRunFleet,
+  type RunFleetConfig,
+  startRunFleetStatus,
+} from './run-fleet.ts';
 import { tokenLabel } from '../core/labels.ts';
 import { RewardBook } from '../ops/reward-book.ts';
 import { REWARD_SAMPLE_MS, type RewardTracker } from '../engine/reward-tracker.ts';
@@ -567,6 +574,7 @@ async function runLocked(
         markets: markets.map((m) => m.market),
         clock,
         log,
+        ledgerId: fleetLedgerId(cfg.dataDir),
       })
     : undefined;
   // a fleet member publishes its status record (`mmkit fleet status`) and labels its metrics

@@ -4,11 +4,12 @@
  * holdings are compared with the SUM of the members' ledgers.
  *
  * Each member publishes its ledger's figures per token (position and market, the signed size of
- * its unsettled fills, its fill count) to one HASH `ledgers` (field = member name, value = JSON):
- * on change (debounced) and every `everyMs` (2 s). The record is persistent: a dead member's
- * positions still exist in the wallet, so they keep counting until an operator removes the record
- * (HDEL; README "Scaling out"). The audit of a member reads the OTHER members' records
- * (`readOtherLedgers`) and adds its own live ledger (`sumLedgers`, pure).
+ * its unsettled fills, its fill count) to one HASH `ledgers` (field = the ledger's id, stable
+ * across restarts: one per data directory, since a member's default name changes with its pid;
+ * value = JSON naming the member): on change (debounced) and every `everyMs` (2 s). The record is
+ * persistent: a dead member's positions still exist in the wallet, so they keep counting until an
+ * operator removes the record (HDEL; README "Scaling out"). The audit of a member reads the OTHER
+ * ledgers' records (`readOtherLedgers`) and adds its own live ledger (`sumLedgers`, pure).
  */
 import type { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../core/clock.ts';
@@ -27,6 +28,7 @@ export interface LedgerToken {
 
 /** What a member publishes. */
 export interface PublishedLedger {
+  /** The member publishing it (its name now). */
   readonly member: string;
   /** When published (the member's clock, unix ms). */
   readonly at: number;
@@ -87,7 +89,8 @@ export function parseLedger(json: string): PublishedLedger | undefined {
 }
 
 /**
- * The other members' published ledgers, summed (`self` excluded: its live ledger counts instead).
+ * The other ledgers' published records, summed (`self`, this member's ledger id, excluded: its live
+ * ledger counts instead). `members` names the members that published them.
  * @throws what Redis throws (unreachable: the caller's audit fails and is retried)
  */
 export async function readOtherLedgers(redis: Redis, keys: FleetKeys, self: string): Promise<OthersLedger> {
@@ -98,7 +101,7 @@ export async function readOtherLedgers(redis: Redis, keys: FleetKeys, self: stri
     if (m === self) continue;
     const l = parseLedger(json);
     if (l === undefined) continue;
-    members.push(m);
+    members.push(l.member);
     ledgers.push(l.tokens as Record<string, LedgerToken>);
   }
   return { members: members.sort(), tokens: sumLedgers(ledgers) };
@@ -107,7 +110,10 @@ export async function readOtherLedgers(redis: Redis, keys: FleetKeys, self: stri
 export interface LedgerPublisherOptions {
   readonly redis: Redis;
   readonly keys: FleetKeys;
+  /** This member's name (in the record). */
   readonly member: string;
+  /** The ledger's id (the record's field; default `member`): stable across restarts of one data directory. */
+  readonly ledgerId?: string;
   readonly clock: Clock;
   /** This member's ledger now, by token. */
   readonly collect: () => Readonly<Record<string, LedgerToken>>;
@@ -162,7 +168,7 @@ export class LedgerPublisher {
         const o = this.#o;
         const rec: PublishedLedger = { member: o.member, at: o.clock.now(), tokens: o.collect() };
         try {
-          await o.redis.hset(o.keys.ledgers, o.member, JSON.stringify(rec));
+          await o.redis.hset(o.keys.ledgers, o.ledgerId ?? o.member, JSON.stringify(rec));
           this.published++;
         } catch (e) {
           o.onError?.(e instanceof Error ? e : new Error(String(e)));

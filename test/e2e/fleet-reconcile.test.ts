@@ -90,7 +90,16 @@ describe('fleet reconciliation: two daemons on one wallet', () => {
         expect(lines(n, ADJUSTED), logs()).toEqual([]);
         expect(lines(n, FOREIGN), logs()).toEqual([]);
       }
-      expect((await redis.hkeys(keys.ledgers)).sort()).toEqual(['fa', 'fb']);
+      // each published its ledger under its data directory's ledger id (stable across restarts)
+      const recs = await redis.hgetall(keys.ledgers);
+      expect(
+        Object.values(recs)
+          .map((v) => (JSON.parse(v) as { member: string }).member)
+          .sort(),
+      ).toEqual(['fa', 'fb']);
+      expect(Object.keys(recs).sort()).toEqual(
+        NAMES.map((n) => readFileSync(join(dirs[n], 'fleet-ledger.id'), 'utf8').trim()).sort(),
+      );
 
       // ---- 2. an outside split on fa's market: booked once, by fa --------------------------------------
       const common = ['--json', '--data-dir', outsiderDir, '--exchange-url', base];

@@ -61,6 +61,15 @@ describe('fleet ledger', () => {
     await redis.hset(keys.ledgers, 'junk', '{"member":1}');
     expect((await readOtherLedgers(redis, keys, 'c')).members).toEqual(['a', 'b']);
 
+    // a ledger id (a data directory's) is the record's field; the record names the member
+    const x = new LedgerPublisher({ redis, keys, member: 'x-123', ledgerId: 'L1', clock, collect: () => ({}) });
+    await x.start();
+    expect(await redis.hexists(keys.ledgers, 'L1')).toBe(1);
+    expect((await readOtherLedgers(redis, keys, 'c')).members).toEqual(['a', 'b', 'x-123']);
+    expect((await readOtherLedgers(redis, keys, 'L1')).members).toEqual(['a', 'b']);
+    await x.stop();
+    await redis.hdel(keys.ledgers, 'L1');
+
     // stopped: the record stays
     await a.stop();
     await b.stop();
