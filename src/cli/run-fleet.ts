@@ -14,16 +14,23 @@
  *    member's open orders every second), and risk.maxLoss applies to the members' summed PnL (each
  *    writes the last PnL its kill switch was fed every second; the sum below -maxLoss trips the
  *    fleet kill: src/fleet/fleet-loss.ts);
- *  - exit: `leave()` after the orderly shutdown's cancels (releases the grant and the leases at once).
+ *  - reconciliation: the member publishes its ledger (src/fleet/fleet-ledger.ts: positions,
+ *    unsettled fills and fill counts by token, on change and every 2 s); its position audit
+ *    compares the venue with the sum of the members' ledgers and books a difference only on a
+ *    market it holds; an order or fill on a fleet market this member does not hold, that it did not
+ *    place, is another member's: never foreign (`bot.foreignOrders` applies to orders of no member);
+ *  - exit: `leave()` after the orderly shutdown's cancels (stops the ledger publisher, releases the grant and the leases at once).
  * Without fleet.redisUrl none of this loads.
  */
+import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Clock } from '../core/clock.ts';
 import type { ConditionId, OrderId } from '../core/ids.ts';
 import type { Venue } from '../core/venue.ts';
 import type { FleetMember } from '../fleet/member.ts';
 import type { RiskAmounts } from '../fleet/risk-reserve.ts';
 import type { Trader, TraderFleet } from '../kernel/create-trader.ts';
-import { ConfigError } from '../core/errors.ts';
 import type { BudgetConfig } from '../api/http/budgets.ts';
 import type { DaemonOps } from '../ops/daemon-ops.ts';
 import { type FleetStatusSection, fleetStatusSection } from '../ops/status-fleet.ts';
@@ -33,6 +40,24 @@ import type { RiskLimits } from '../risk/limits.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 import type { Logger } from 'pino';
 
+/**
+ * The id of the ledger of a data directory in its fleet: read from `<dataDir>/fleet-ledger.id`,
+ * made (random) on first use. Stable across restarts, whatever the member's name (its default
+ * carries the pid), so a restarted member replaces its published ledger instead of adding one.
+ */
+export function fleetLedgerId(dataDir: string): string {
+  const file = join(dataDir, 'fleet-ledger.id');
+  try {
+    const id = readFileSync(file, 'utf8').trim();
+    if (/^[A-Za-z0-9-]{8,64}$/.test(id)) return id;
+  } catch {
+    /* none yet */
+  }
+  const id = randomUUID();
+  writeFileSync(file, `${id}\n`, { mode: 0o600 });
+  return id;
+}
+
 /** fleet.* of the configuration, as `mmkit run` takes it. */
 export interface RunFleetConfig {
   redisUrl: string;
@@ -41,23 +66,6 @@ export interface RunFleetConfig {
 
 /** The fleet's settings of `mmkit run` (RunConfig.fleet). */
 type FleetSettings = RunFleetConfig & { maxMembers?: number; reserve?: number };
-
-/**
- * Settings a fleet member cannot have: `bot.foreignOrders` cancel or adopt would act on the other
- * members' orders (each member sees them as foreign; fleet-level reconciliation is not built yet).
- * @throws ConfigError before anything starts
- */
-export function checkFleetConfig(cfg: {
-  fleet?: FleetSettings | undefined;
-  foreignOrders?: 'leave' | 'cancel' | 'adopt' | undefined;
-}): void {
-  if (cfg.fleet === undefined || cfg.fleet.redisUrl === '') return;
-  if (cfg.foreignOrders !== undefined && cfg.foreignOrders !== 'leave')
-    throw new ConfigError(
-      'bot.foreignOrders',
-      `must be "leave" in a fleet (fleet.redisUrl set), got "${cfg.foreignOrders}": the other members' orders look foreign to each daemon`,
-    );
-}
 
 type SharedBudgets = Awaited<ReturnType<typeof import('../fleet/shared-budgets.ts').openSharedBudgets>>;
 
@@ -104,12 +112,17 @@ export interface FleetRef {
   member?: FleetMember;
   /** This member's grant of the account's global caps (src/fleet/risk-reserve.ts RiskKeeper). */
   risk?: { caps(): RiskAmounts; press(): void };
+  /** This member's ledger id in the fleet (`fleetLedgerId`; set once joined). */
+  ledgerId?: string;
+  /** This member's ledger publisher (set once joined). */
+  ledger?: import('../fleet/fleet-ledger.ts').LedgerPublisher;
 }
 
 const NO_CAPS: RiskAmounts = Object.freeze({ notional: 0, orders: 0 });
 
 /** What the kernel reads (TraderOptions.fleet): nothing is quoted or beaten before the member joined. */
-export function fleetView(ref: FleetRef): TraderFleet {
+export function fleetView(ref: FleetRef, markets: readonly ConditionId[]): TraderFleet {
+  const fleetMarkets = new Set<string>(markets);
   return {
     shouldBeat: () => ref.member?.shouldBeat() ?? false,
     quotable: (m) => ref.member?.quotable(m) ?? false,
@@ -117,6 +130,18 @@ export function fleetView(ref: FleetRef): TraderFleet {
     // nothing may rest before the fleet granted room for it
     globalCaps: () => ref.risk?.caps() ?? NO_CAPS,
     globalPressure: () => ref.risk?.press(),
+    ledger: {
+      // a fleet market this member does not hold (before joining: every one; a foreign order there
+      // is left to the market's holder, who tells it from its own)
+      othersMarket: (m) => fleetMarkets.has(m) && ref.member?.quotable(m) !== true,
+      others: async () => {
+        const member = ref.member;
+        if (member === undefined) throw new Error('not joined to the fleet yet');
+        const { readOtherLedgers } = await import('../fleet/fleet-ledger.ts');
+        return (await readOtherLedgers(member.redis, member.keys, ref.ledgerId ?? member.status().member)).tokens;
+      },
+      changed: () => ref.ledger?.changed(),
+    },
   };
 }
 
@@ -139,6 +164,8 @@ export async function joinRunFleet(
     log: Logger;
     /** The configured risk limits: their global caps and maxLoss are the account's. */
     limits: RiskLimits;
+    /** The id of this member's ledger in the fleet (`fleetLedgerId(dataDir)`; default the member's name). */
+    ledgerId?: string;
   },
 ): Promise<FleetMember> {
   const { joinFleet } = await import('../fleet/member.ts');
@@ -173,6 +200,8 @@ export async function joinRunFleet(
           // what rests on the market and is not ours belonged to the previous holder: cancelled, not adopted
           const ours = new Set<OrderId>(trader.tracker.liveOrders().map((x) => x.id));
           const theirs = (await venue.openOrders()).filter((x) => x.market === market && !ours.has(x.id));
+          // (their late fills are the previous holder's, in its ledger)
+          trader.executor.markMemberOrders(theirs.map((x) => x.id));
           if (theirs.length > 0) await venue.cancel(theirs.map((x) => x.id));
           flog.info({ market, from: previous.member, cancelled: theirs.length }, 'market taken over');
         } else flog.info({ market }, 'market taken');
@@ -191,7 +220,21 @@ export async function joinRunFleet(
     throw e;
   }
   o.ref.member = member;
-  const leave = await startRunFleetRisk(member, o, name, flog);
+  // this member's ledger for the fleet's reconciliation (the record stays after it leaves)
+  const { LedgerPublisher } = await import('../fleet/fleet-ledger.ts');
+  o.ref.ledgerId = o.ledgerId ?? name;
+  const ledger = new LedgerPublisher({
+    redis: member.redis,
+    keys: member.keys,
+    member: name,
+    ledgerId: o.ref.ledgerId,
+    clock: o.clock,
+    collect: () => trader.ledgerFigures(),
+    onError: (err) => flog.debug({ err: err.message }, 'fleet ledger not published (retried)'),
+  });
+  o.ref.ledger = ledger;
+  await ledger.start();
+  const leaveRisk = await startRunFleetRisk(member, o, name, flog);
   trader.kill.onTrip((t) => {
     if (!isRiskTrigger(t.trigger) || t.message.startsWith(FROM_FLEET)) return;
     member
@@ -201,7 +244,13 @@ export async function joinRunFleet(
       );
   });
   flog.info({ markets: o.markets.length }, 'joined the fleet');
-  return { ...member, leave };
+  return {
+    ...member,
+    leave: async () => {
+      await ledger.stop();
+      await leaveRisk();
+    },
+  };
 }
 
 /** Starts the grant keeper and the loss watch; returns the member's leave that stops them first. */

@@ -40,8 +40,8 @@ import { registerSecret } from '../core/secrets.ts';
 import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.ts';
 import { componentLogger, prettyOnly, terminalView } from '../ops/logger.ts';
 import {
-  checkFleetConfig,
   type FleetRef,
+  fleetLedgerId,
   fleetView,
   joinRunFleet,
   openRunFleetBudgets,
@@ -223,7 +223,6 @@ export async function runBot(
   signal?: AbortSignal,
   stops?: StopSignals,
 ): Promise<RunSummary> {
-  checkFleetConfig(cfg);
   mkdirSync(cfg.dataDir, { recursive: true });
   let lock: DaemonLock;
   try {
@@ -394,7 +393,14 @@ async function runLocked(
   const inFleet = cfg.fleet !== undefined && cfg.fleet.redisUrl !== '';
   const fleetRef: FleetRef = {};
   const trader = createTrader({
-    ...(inFleet ? { fleet: fleetView(fleetRef) } : {}),
+    ...(inFleet
+      ? {
+          fleet: fleetView(
+            fleetRef,
+            markets.map((m) => m.market),
+          ),
+        }
+      : {}),
     venue,
     clock,
     store,
@@ -470,6 +476,7 @@ async function runLocked(
         clock,
         log,
         limits,
+        ledgerId: fleetLedgerId(cfg.dataDir),
       })
     : undefined;
   // a fleet member publishes its status record (`mmkit fleet status`) and labels its metrics

@@ -85,6 +85,11 @@ export interface EngineOptions {
    * Returns 'external' for a fill of an order the bot did not place: the strategy does not see it.
    */
   onFill?: (fill: FillEvent) => 'external' | void;
+  /**
+   * A fill to drop before anything sees it (not the state, `onFill`, the strategy nor `events$`):
+   * a fleet member's view of another member's fill (issue 21: it is in that member's ledger).
+   */
+  ignoreFill?: (fill: FillEvent) => boolean;
   /** Real-time price symbols to subscribe (besides the strategy handlers' `priceSymbols`). */
   priceSymbols?: readonly string[];
   /** The restart reconciliation; start() awaits it before any quoting. */
@@ -354,6 +359,7 @@ class EngineImpl implements Engine {
     if (isControl(x)) return this.#onControl(x);
     const e = x;
     const o = this.#o;
+    if (e.type === 'fill' && o.ignoreFill?.(e) === true) return;
     const now = o.clock.now();
     this.#stats.events++;
     let applied = true;

@@ -22,6 +22,12 @@
  * token going to zero is a redeem, the opening holdings of a new epoch are `venue_reset` (or
  * `unknown` on a first epoch), anything else `unknown`. The adjustment's price: the venue's average
  * entry price when it reports one (`venue`), else the token's mid (`mid`), else 0 (`none`).
+ *
+ * In a fleet (`fleet`, issue 21) the members share the wallet, each with its own ledger: the venue
+ * is compared with the SUM of the ledgers (this member's live one and the others' published ones,
+ * their unsettled fills and fill counts included), and a difference is booked only by the member
+ * that holds the token's market now (`fleet.books`), so it is booked once fleet-wide; the others
+ * report it (`AuditReport.unbooked`) and book nothing.
  */
 import type { ConditionId, TokenId } from '../core/ids.ts';
 import { PRICE_SCALE } from '../core/units.ts';
@@ -75,6 +81,23 @@ export interface AuditMarkets {
 /** A kind of account activity the venue reports (the data API's `type`), by token. */
 export type ActivityKind = 'TRADE' | 'SPLIT' | 'MERGE' | 'REDEEM' | 'CONVERSION' | 'REWARD';
 
+/** One token of the other members' ledgers, summed (src/fleet/fleet-ledger.ts fits). Sizes micro-shares. */
+export interface OthersToken {
+  readonly market: string;
+  readonly size: number;
+  /** Signed size of their unsettled fills (BUY +, SELL −). */
+  readonly unsettled: number;
+  readonly fills: number;
+}
+
+/** The fleet as the audit sees it (PositionAuditOptions.fleet). */
+export interface AuditFleet {
+  /** The other members' ledgers, summed by token. @throws when they cannot be read (the audit fails, nothing is recorded) */
+  others(): Promise<ReadonlyMap<string, OthersToken>>;
+  /** Whether this member books the token's differences (it holds the token's market now). */
+  books(tokenId: string, market: string): boolean;
+}
+
 /** Options of `PositionAuditor`. */
 export interface PositionAuditOptions {
   readonly venue: Pick<Venue, 'holdings'>;
@@ -87,12 +110,16 @@ export interface PositionAuditOptions {
   /** Applies an adjustment to the running state (the engine's positions). */
   apply?(a: PositionAdjustment): void;
   readonly now: () => number;
+  /** A fleet member's audit (see the module comment). Undefined: a lone daemon. */
+  readonly fleet?: AuditFleet;
 }
 
 /** What one audit found. */
 export interface AuditReport {
   /** Adjustments recorded. */
   readonly adjusted: readonly PositionAdjustment[];
+  /** In a fleet: confirmed differences left to the member holding the token's market (not recorded here). */
+  readonly unbooked: readonly PositionAdjustment[];
   /** Differences seen once, waiting for the next audit to confirm them. */
   readonly pending: number;
   /** Tokens compared. */
@@ -225,12 +252,14 @@ export class PositionAuditor {
     const o = this.#o;
     const startedAt = o.now();
     const h = await o.venue.holdings!();
-    const diffs = positionDiffs(h.tokens, o.ledger.positions(), o.ledger.unsettledFills());
+    // in a fleet the others' ledgers are read after the venue: a fill they booked in between is counted
+    const others = o.fleet === undefined ? undefined : await o.fleet.others();
+    const diffs = positionDiffs(h.tokens, ...withOthers(o.ledger.positions(), o.ledger.unsettledFills(), others));
     const ready: PositionDiff[] = [];
     const next = new Map<string, { delta: number; fills: number }>();
     for (const d of diffs) {
       const delta = d.venue - d.ledger;
-      const fills = o.ledger.fillCount(d.tokenId);
+      const fills = o.ledger.fillCount(d.tokenId) + (others?.get(d.tokenId)?.fills ?? 0);
       if (!opts.confirm) {
         ready.push(d);
         continue;
@@ -251,6 +280,7 @@ export class PositionAuditor {
     }
     const causes = causesOf(ready, o.markets, activity, opts.opening);
     const adjusted: PositionAdjustment[] = [];
+    const unbooked: PositionAdjustment[] = [];
     for (const d of ready) {
       let price = d.avgPrice;
       let priceSource: 'venue' | 'mid' | 'none' = 'venue';
@@ -275,6 +305,10 @@ export class PositionAuditor {
         cause,
         note: `venue ${d.venue}, ledger ${d.ledger}`,
       };
+      if (o.fleet !== undefined && !o.fleet.books(d.tokenId, d.market)) {
+        unbooked.push(a);
+        continue;
+      }
       o.ledger.recordAdjustment(a);
       o.apply?.(a);
       adjusted.push(a);
@@ -282,6 +316,25 @@ export class PositionAuditor {
     this.audits++;
     this.adjustments += adjusted.length;
     this.#lastAt = startedAt;
-    return { adjusted, pending: this.#seen.size, tokens: h.tokens.length, collateral: h.collateral };
+    return { adjusted, unbooked, pending: this.#seen.size, tokens: h.tokens.length, collateral: h.collateral };
   }
+}
+
+type Positions = readonly { readonly tokenId: string; readonly market: string; readonly size: number }[];
+type Unsettled = readonly { readonly tokenId: string; readonly side: 'BUY' | 'SELL'; readonly size: number }[];
+
+/** This member's positions and unsettled fills with the other members' added (pure). */
+export function withOthers(
+  positions: Positions,
+  unsettled: Unsettled,
+  others: ReadonlyMap<string, OthersToken> | undefined,
+): [Positions, Unsettled] {
+  if (others === undefined || others.size === 0) return [positions, unsettled];
+  const p = [...positions];
+  const u = [...unsettled];
+  for (const [tokenId, t] of others) {
+    p.push({ tokenId, market: t.market, size: t.size });
+    if (t.unsettled !== 0) u.push({ tokenId, side: t.unsettled > 0 ? 'BUY' : 'SELL', size: Math.abs(t.unsettled) });
+  }
+  return [p, u];
 }

@@ -66,6 +66,12 @@ export interface RestartOptions {
   policy?: 'cancel' | 'adopt';
   /** What to do with open orders the store does not know (default 'leave'; `bot.foreignOrders`). */
   foreign?: 'leave' | 'cancel' | 'adopt';
+  /**
+   * A fleet member (issue 21): true for an order of another member (on one of its markets). Such
+   * an order the store does not know is not foreign: left out of the report (neither left,
+   * cancelled nor adopted), and its fills are not recorded (they are in that member's ledger).
+   */
+  othersOrder?(id: string, market: string): boolean;
   /** Backfill from this long before the last stored fill, ms (default 60 s). */
   marginMs?: number;
   /** Backfill start when the store has no fill yet (unix ms; default 0: the whole history). */
@@ -142,7 +148,10 @@ export async function reconcileOnStart(
     openIds.has(id) || (store.knowsOrder !== undefined && (await store.knowsOrder(id)));
   const own: VenueOrder[] = [];
   const foreign: VenueOrder[] = [];
-  for (const v of found) ((await known(v.id)) ? own : foreign).push(v);
+  for (const v of found) {
+    if (await known(v.id)) own.push(v);
+    else if (o.othersOrder?.(v.id, v.market) !== true) foreign.push(v);
+  }
   const adopted: VenueOrder[] = [...(policy === 'adopt' ? own : []), ...(foreignPolicy === 'adopt' ? foreign : [])];
   const left = foreignPolicy === 'leave' ? foreign : [];
   const toCancel = [...(policy === 'cancel' ? own : []), ...(foreignPolicy === 'cancel' ? foreign : [])];
@@ -219,6 +228,7 @@ export async function reconcileOnStart(
   const externalFills = new Set<string>();
   const { fills, newFills } = await backfillFills(venue, sinceMs, async (f) => {
     if (await known(f.orderId)) return store.recordFill(f);
+    if (o.othersOrder?.(f.orderId, f.market) === true) return false;
     externalFills.add(`${f.tradeId}|${f.orderId}`);
     return store.recordFill({ ...f, source: 'external' });
   });

@@ -89,8 +89,12 @@ export const SELL_RACE_TOLERANCE = 3;
  */
 export type ForeignOrderPolicy = 'leave' | 'cancel' | 'adopt';
 
-/** Who placed a filled order: this bot ('bot', in any run) or someone else on the wallet ('external'). */
-export type FillSource = 'bot' | 'external';
+/**
+ * Who placed a filled order: this bot ('bot', in any run), another member of its fleet ('member':
+ * not this bot's, not foreign either; see `ExecutorOptions.fleetMarket`), or someone else on the
+ * wallet ('external').
+ */
+export type FillSource = 'bot' | 'member' | 'external';
 
 /** Something on the wallet the bot did not do (see `Executor.onForeign`). */
 export type ForeignEvent =
@@ -139,6 +143,14 @@ export interface ExecutorOptions {
   readonly postOnly?: boolean;
   /** Orders on the wallet this bot did not place (default 'leave'; see the module comment). */
   readonly foreignOrders?: ForeignOrderPolicy;
+  /**
+   * A fleet member (issue 21): true when `market` belongs to another member of the fleet (one of
+   * the fleet's markets this member does not hold now). An order there that this bot did not place
+   * is that member's: never foreign (not counted, logged, cancelled nor adopted), tracked apart like
+   * a foreign one, and its fills are ignored (not stored: they are in that member's ledger).
+   * Undefined: a lone daemon.
+   */
+  readonly fleetMarket?: (market: ConditionId) => boolean;
   /** GTD quotes: expiration (unix seconds) for an order placed now. */
   readonly expiration?: (nowMs: number) => number;
   /** Orders per venue.place call, 1..15 (default 15). */
@@ -287,6 +299,9 @@ function errorCode(err: unknown): string {
   return err instanceof MmkitError ? err.code : 'ERROR';
 }
 
+/** How many other fleet members' order ids an executor remembers (the oldest are forgotten first). */
+const MEMBER_ORDERS_MAX = 100_000;
+
 /**
  * Drives a Venue from desired quotes. See the module comment for the rules.
  * @throws ConfigError from the constructor on a bad batch size or tolerance.
@@ -301,6 +316,9 @@ export class Executor {
   readonly #orderType: 'GTC' | 'GTD';
   readonly #postOnly: boolean;
   readonly #foreignPolicy: ForeignOrderPolicy;
+  readonly #fleetMarket: ((market: ConditionId) => boolean) | undefined;
+  /** Orders of other members of the fleet seen on the wallet (never foreign). */
+  readonly #memberOrders = new Set<OrderId>();
   readonly #expiration: ((nowMs: number) => number) | undefined;
   readonly #maxPlace: number;
   readonly #maxCancel: number;
@@ -363,6 +381,7 @@ export class Executor {
     this.#orderType = opts.orderType ?? 'GTC';
     this.#postOnly = opts.postOnly ?? false;
     this.#foreignPolicy = opts.foreignOrders ?? 'leave';
+    this.#fleetMarket = opts.fleetMarket;
     if (!['leave', 'cancel', 'adopt'].includes(this.#foreignPolicy))
       throw new ConfigError('bot.foreignOrders', `must be leave, cancel or adopt, got ${String(this.#foreignPolicy)}`);
     this.#expiration = opts.expiration;
@@ -533,7 +552,9 @@ export class Executor {
    * @throws Error when the store is closed.
    */
   recordFill(e: FillEvent): { readonly change: FillChange; readonly source: FillSource } {
-    const source = this.fillSource(e.orderId);
+    const source = this.fillSource(e.orderId, e.market);
+    // another member's: in its ledger, not in ours
+    if (source === 'member') return { change: 'duplicate', source };
     const rec = fillFromEvent(e);
     const change = this.#store.applyFill(source === 'bot' ? rec : { ...rec, source });
     this.tracker.onFill(e);
@@ -548,7 +569,8 @@ export class Executor {
    * @throws Error when the store is closed.
    */
   onVenueFill(f: VenueFill): FillChange {
-    const source = this.fillSource(f.orderId);
+    const source = this.fillSource(f.orderId, f.market);
+    if (source === 'member') return 'duplicate';
     const rec: FillRecord = source === 'bot' ? f : { ...f, source };
     const change = this.#store.applyFill(rec);
     this.tracker.onFill(f);
@@ -559,12 +581,41 @@ export class Executor {
 
   /**
    * Whose order `orderId` is: 'bot' when the tracker has it as its own or the store recorded it (an
-   * earlier run's, or one adopted), else 'external'.
+   * earlier run's, or one adopted), else 'member' in a fleet when it is another member's (seen as
+   * such, or on a `market` of another member), else 'external'.
    */
-  fillSource(orderId: OrderId): FillSource {
+  fillSource(orderId: OrderId, market?: ConditionId): FillSource {
     const o = this.tracker.origin(orderId);
-    if (o !== undefined) return o === 'own' ? 'bot' : 'external';
-    return this.#storeKnows(orderId) ? 'bot' : 'external';
+    if (o === 'own') return 'bot';
+    if (o === undefined && this.#storeKnows(orderId)) return 'bot';
+    if (this.#memberOrders.has(orderId)) return 'member';
+    if (o === undefined && market !== undefined && this.#fleetMarket?.(market) === true) return 'member';
+    return 'external';
+  }
+
+  /** Whether `id` was seen as another fleet member's order. */
+  isMemberOrder(id: OrderId): boolean {
+    return this.#memberOrders.has(id);
+  }
+
+  /**
+   * Marks orders as another fleet member's (e.g. the previous holder's, cancelled when this member
+   * takes a market over): their late fills are that member's, not external ones of this member.
+   */
+  markMemberOrders(ids: readonly OrderId[]): void {
+    for (const id of ids) this.#addMemberOrder(id);
+  }
+
+  #addMemberOrder(id: OrderId): void {
+    this.#memberOrders.add(id);
+    // bounded: the oldest go first (a fill of one that old is the rarest of cases)
+    if (this.#memberOrders.size > MEMBER_ORDERS_MAX) {
+      let n = MEMBER_ORDERS_MAX / 10;
+      for (const x of this.#memberOrders) {
+        if (n-- <= 0) break;
+        this.#memberOrders.delete(x);
+      }
+    }
   }
 
   /** Counters of post-only refusals, foreign orders and external fills since start. */
@@ -610,7 +661,8 @@ export class Executor {
       for (const [k, v] of o.notCanceled) notCanceled.set(k, v);
     };
     try {
-      if (this.#foreignPolicy === 'leave') {
+      // in a fleet the venue's cancel-all would take the other members' orders too: by id
+      if (this.#foreignPolicy === 'leave' || this.#fleetMarket !== undefined) {
         const ours = this.tracker.liveOrders().map((o) => o.id);
         if (ours.length > 0) merge(await this.#cancelIds(ours));
       } else {
@@ -664,7 +716,9 @@ export class Executor {
         const ours = open.filter((v) => this.tracker.origin(v.id) !== 'foreign');
         if (ours.length < open.length) {
           if (this.#foreignPolicy === 'cancel')
-            for (const v of open) if (this.tracker.origin(v.id) === 'foreign') this.#foreignCancels.add(v.id);
+            for (const v of open)
+              if (this.tracker.origin(v.id) === 'foreign' && !this.#memberOrders.has(v.id))
+                this.#foreignCancels.add(v.id);
           open = ours;
         }
       }
@@ -789,6 +843,11 @@ export class Executor {
   /** The tracker's classifier: an id it never saw is own when the store knows it, else foreign (adopted by policy 'adopt'). */
   #classify(id: OrderId, seen: LiveOrderView): OrderOrigin {
     if (this.#storeKnows(id)) return 'own';
+    // another member's (fleet): kept apart like a foreign one, but never the policy's
+    if (this.#fleetMarket?.(seen.market) === true) {
+      this.#addMemberOrder(id);
+      return 'foreign';
+    }
     const policy = this.#foreignPolicy;
     const a = this.#account;
     if (policy === 'adopt') a.adopted++;

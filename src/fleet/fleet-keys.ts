@@ -29,6 +29,8 @@ export interface FleetKeys {
   readonly riskGrants: string;
   /** HASH member -> its last PnL, µ-collateral (persistent: a dead member's positions still exist). */
   readonly pnl: string;
+  /** HASH member -> its published ledger (./fleet-ledger.ts; persistent: a dead member's positions stay). */
+  readonly ledgers: string;
 }
 
 /**
@@ -51,5 +53,6 @@ export function fleetKeys(account: string): FleetKeys {
     killChannel: `${prefix}kill:ch`,
     riskGrants: `${prefix}risk:grants`,
     pnl: `${prefix}risk:pnl`,
+    ledgers: `${prefix}ledgers`,
   };
 }

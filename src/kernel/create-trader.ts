@@ -36,6 +36,7 @@ import {
   type ActivityKind,
   type AdjustmentCause,
   type AuditReport,
+  type OthersToken,
   type PositionAdjustment,
 } from '../engine/position-audit.ts';
 import type { DiffTolerance } from '../execution/diff.ts';
@@ -189,6 +190,33 @@ export interface TraderFleet {
    * not used (it does not report what it cut).
    */
   globalPressure?(): void;
+  /** Fleet reconciliation (members share one wallet, each with its own ledger). Undefined: none. */
+  readonly ledger?: TraderFleetLedger;
+}
+
+/**
+ * Fleet reconciliation (issue 21; src/cli/run-fleet.ts wires src/fleet/fleet-ledger.ts): the
+ * position audit compares the venue with the sum of the members' ledgers and books a difference
+ * only on a market this member holds (`quotable`); orders and fills of the other members are not
+ * foreign (src/execution/executor.ts `fleetMarket`).
+ */
+export interface TraderFleetLedger {
+  /** True when `market` is another member's now (one of the fleet's markets this member does not hold). */
+  othersMarket(market: ConditionId): boolean;
+  /** The other members' published ledgers, summed by token. @throws when Redis cannot be read */
+  others(): Promise<ReadonlyMap<string, OthersToken>>;
+  /** This member's ledger changed (an own fill, an adjustment): publish it soon. */
+  changed(): void;
+}
+
+/** One token of this member's ledger as the fleet sees it (Trader.ledgerFigures). Sizes micro-shares. */
+export interface LedgerFigures {
+  readonly market: string;
+  readonly size: number;
+  /** Signed size of the unsettled fills (BUY +, SELL −). */
+  readonly unsettled: number;
+  /** Fills of the token recorded since start. */
+  readonly fills: number;
 }
 
 /** The position audit's settings (TraderOptions.positionAudit). */
@@ -235,6 +263,8 @@ export interface Trader {
   readonly auditor: PositionAuditor | undefined;
   /** Runs one position audit now (confirming differences seen before, as while trading). */
   auditPositions(): Promise<AuditReport | undefined>;
+  /** This member's ledger by token (what a fleet member publishes: src/fleet/fleet-ledger.ts). */
+  ledgerFigures(): Record<string, LedgerFigures>;
   /** The collateral housekeeping (undefined without TraderOptions.collateral). */
   readonly keeper: CollateralKeeper | undefined;
   /** The liquidity reward estimate of the bot's quotes (samples once started; nothing when no market is rewarded). */
@@ -296,6 +326,7 @@ export function createTrader(o: TraderOptions): Trader {
     ...(o.postOnly ? { postOnly: true } : {}),
     foreignOrders: o.foreignOrders ?? 'leave',
     ...(o.random ? { random: o.random } : {}),
+    ...(o.fleet?.ledger !== undefined ? { fleetMarket: o.fleet.ledger.othersMarket } : {}),
   });
   const kill = new KillSwitch(clock, { limits: limits.killSwitch });
   const fleet = o.fleet;
@@ -518,6 +549,7 @@ export function createTrader(o: TraderOptions): Trader {
       // not the bot's: reported to onExternalFill (through onForeign), not to the strategy nor onFill
       if (r.source === 'external') return 'external';
       change = r.change;
+      if (change !== 'duplicate') fleetLedger?.changed();
     } catch (err) {
       // a fill that cannot be stored (disk full, I/O error): positions are no longer known for sure,
       // so stop trading. The stream counts the fill as delivered; the shutdown backfill (or the next
@@ -531,6 +563,13 @@ export function createTrader(o: TraderOptions): Trader {
 
   // ---- the position audit: the venue's holdings are the truth -----------------------------------
   const audit = o.positionAudit;
+  const fleetLedger = fleet?.ledger;
+  // (read from the oldest unsettled fill on: a fleet member reads them every 2 s to publish them)
+  const unsettledFills = () => {
+    const from = store.oldestUnsettledFillTime(audit?.epochStart ?? 0);
+    if (from === undefined) return [];
+    return store.fills(from).filter((f) => f.status === 'MATCHED' || f.status === 'MINED' || f.status === 'RETRYING');
+  };
   const tokenFills = new Map<string, number>();
   let fillsByToken: { unsubscribe(): void } | undefined;
   const auditor =
@@ -541,13 +580,22 @@ export function createTrader(o: TraderOptions): Trader {
           now: () => clock.now(),
           ledger: {
             positions: () => store.positions(),
-            unsettledFills: () =>
-              store
-                .fills(audit.epochStart ?? 0)
-                .filter((f) => f.status === 'MATCHED' || f.status === 'MINED' || f.status === 'RETRYING'),
+            unsettledFills,
             fillCount: (t) => tokenFills.get(t) ?? 0,
-            recordAdjustment: (a) => store.recordAdjustment({ ...a, at: clock.now() }),
+            recordAdjustment: (a) => {
+              store.recordAdjustment({ ...a, at: clock.now() });
+              fleetLedger?.changed();
+            },
           },
+          ...(fleetLedger !== undefined && fleet !== undefined
+            ? {
+                fleet: {
+                  others: () => fleetLedger.others(),
+                  // booked by the member holding the token's market now: once fleet-wide
+                  books: (_t: string, m: string) => fleet.quotable(m as ConditionId),
+                },
+              }
+            : {}),
           markets: {
             pair: (t) => {
               const m = engine?.state.marketOf(t as TokenId);
@@ -571,6 +619,11 @@ export function createTrader(o: TraderOptions): Trader {
     try {
       const r = await auditor.audit({ confirm: true });
       for (const a of r.adjusted) audit?.onAdjust?.(a);
+      for (const a of r.unbooked)
+        marketLog('audit', a.market).info(
+          { token: a.tokenId, size: formatAmount(a.size), cause: a.cause, note: a.note },
+          'position difference on a market this member does not hold: left to its holder (fleet)',
+        );
       keep();
       return r;
     } catch (err) {
@@ -660,6 +713,10 @@ export function createTrader(o: TraderOptions): Trader {
     gateOrders,
     executeOrders,
     onFill,
+    // another member's fill (fleet): not ours at all, the state does not count it
+    ...(fleetLedger !== undefined
+      ? { ignoreFill: (e: FillEvent) => executor.fillSource(e.orderId, e.market) === 'member' }
+      : {}),
     orders: {
       openOrders: cached ? (m) => tracker.liveOrdersCached(m) : (m) => tracker.liveOrders(m),
     },
@@ -672,12 +729,20 @@ export function createTrader(o: TraderOptions): Trader {
         {
           policy: o.restartPolicy ?? 'cancel',
           foreign: o.foreignOrders ?? 'leave',
+          ...(fleetLedger !== undefined
+            ? { othersOrder: (_id: string, m: string) => fleetLedger.othersMarket(m as ConditionId) }
+            : {}),
           ...(o.logReconcile === false ? {} : { logger: log }),
         },
       );
       // kept: the bot's adopted ones, and the foreign ones left alone (tracked apart: self-trade check)
       if (r.adopted.length + r.left.length > 0) executor.adopt([...r.adopted, ...r.left]);
-      for (const f of r.fills) executor.onVenueFill(f);
+      // (another member's fills are in its ledger, not in ours)
+      const fills =
+        fleetLedger === undefined
+          ? r.fills
+          : r.fills.filter((f) => executor.fillSource(f.orderId, f.market) !== 'member');
+      for (const f of fills) executor.onVenueFill(f);
       // the venue's holdings are the truth: before anything is quoted, the ledger follows them
       if (auditor !== undefined) {
         const a = await auditor.audit({ confirm: false, ...(audit?.opening ? { opening: audit.opening } : {}) });
@@ -696,7 +761,7 @@ export function createTrader(o: TraderOptions): Trader {
           },
           'reconciled with the venue',
         );
-      return { adopted: r.adopted, fills: r.fills };
+      return { adopted: r.adopted, fills };
     },
     logger: log,
   });
@@ -757,6 +822,17 @@ export function createTrader(o: TraderOptions): Trader {
     keeper,
     rewards,
     auditPositions: () => (auditor === undefined ? Promise.resolve(undefined) : runAudit()),
+    ledgerFigures() {
+      const out: Record<string, LedgerFigures> = {};
+      const at = (t: string, market: string) => {
+        let x = out[t];
+        if (x === undefined) out[t] = x = { market, size: 0, unsettled: 0, fills: tokenFills.get(t) ?? 0 };
+        return x as { market: string; size: number; unsettled: number; fills: number };
+      };
+      for (const p of store.positions()) at(p.tokenId, p.market).size += p.size;
+      for (const f of unsettledFills()) at(f.tokenId, f.market).unsettled += f.side === 'BUY' ? f.size : -f.size;
+      return out;
+    },
     async stop() {
       if (auditTimer !== undefined) clock.clearInterval(auditTimer);
       if (keeperTimer !== undefined) clock.clearInterval(keeperTimer);

@@ -147,6 +147,29 @@ describe('engine loop: order and state', () => {
     expect(trail).toEqual(['strategy:fill:mine']);
     expect(ctx.engine.state.position(YES).size).toBe(20_000_000);
   });
+
+  it("a fill ignoreFill drops (another fleet member's) reaches nothing: not the position, onFill, the strategy nor events$", async () => {
+    const trail: string[] = [];
+    const ctx = await setup({
+      timers: { tickMs: 0, balanceMs: 0 },
+      ignoreFill: (f) => f.orderId === 'member',
+      onFill: (f) => {
+        trail.push(`onFill:${f.orderId}`);
+      },
+      onEvent(e) {
+        trail.push(`strategy:${e.type}`);
+        return undefined;
+      },
+    });
+    ctx.engine.events$.subscribe((e) => trail.push(`done:${e.type}`));
+    trail.length = 0;
+    ctx.venue.user$.next(fill('t1', 'member', 'MATCHED'));
+    expect(trail).toEqual([]);
+    expect(ctx.engine.state.position(YES).size).toBe(0);
+    ctx.venue.user$.next(fill('t2', 'mine', 'MATCHED'));
+    expect(trail).toEqual(['onFill:mine', 'strategy:fill', 'done:fill']);
+    expect(ctx.engine.state.position(YES).size).toBe(10_000_000);
+  });
 });
 
 describe('engine loop: stale books pull quotes', () => {

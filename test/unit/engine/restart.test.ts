@@ -193,6 +193,18 @@ describe('reconcileOnStart: orders and fills the bot did not make (bot.foreignOr
     expect(venue.open).toEqual([]);
   });
 
+  it("a fleet member (othersOrder): another member's order is neither foreign nor cancelled; its fills are not recorded", async () => {
+    const { venue, store } = setup();
+    venue.open.push({ ...vo('member'), market: '0xother' as typeof CID });
+    venue.venueFills = [{ ...vf('t1', 'member', 10), market: '0xother' as typeof CID }, vf('t2', 'outsider', 11)];
+    const r = await reconcileOnStart(venue, store, { foreign: 'cancel', othersOrder: (_id, m) => m === '0xother' });
+    expect(r.canceled).toEqual(['mine', 'theirs']);
+    expect(r.foreign.map((o) => o.id)).toEqual(['theirs']);
+    expect(venue.open.map((o) => o.id)).toEqual(['member']);
+    expect([...store.fills.keys()]).toEqual(['t2|outsider']);
+    expect([...r.externalFills]).toEqual(['t2|outsider']);
+  });
+
   it("foreign 'adopt' with restart policy 'cancel': the foreign order is adopted, the bot's own cancelled", async () => {
     const { venue, store } = setup();
     const r = await reconcileOnStart(venue, store, { foreign: 'adopt' });

@@ -296,3 +296,67 @@ describe('Executor: fills the bot did not make', () => {
     expect(ex.accountStats().externalFills).toBe(1);
   });
 });
+
+describe('Executor in a fleet (fleetMarket: the markets other members hold)', () => {
+  const M2 = '0xm2' as ConditionId;
+  const on = (v: VenueOrder, market: ConditionId): VenueOrder => {
+    const x = { ...v, market };
+    venue.book.set(x.id, x);
+    return x;
+  };
+  const fleetEx = async () => {
+    await ex.close();
+    ex = make({ foreignOrders: 'cancel', fleetMarket: (m) => m === M2 });
+  };
+
+  it("another member's order is not foreign: not reported, counted, cancelled; a no-member order is cancelled", async () => {
+    await fleetEx();
+    const theirs = on(foreignAtVenue(venue, '0xmember'), M2);
+    const outsider = foreignAtVenue(venue, '0xoutsider');
+    ex.onUserEvent(update(theirs));
+    ex.onUserEvent(update(outsider));
+    await flush();
+    await ex.idle();
+    expect(ex.isMemberOrder(theirs.id)).toBe(true);
+    expect(foreign.map((f) => (f.kind === 'order' ? f.order.id : ''))).toEqual([outsider.id]);
+    expect(ex.accountStats().foreignOrders).toEqual({ left: 0, cancelled: 1, adopted: 0 });
+    const cancelled = venue.calls.filter((c) => c.kind === 'cancel').flatMap((c) => c.ids);
+    expect(cancelled).toContain(outsider.id);
+    expect(cancelled).not.toContain(theirs.id);
+    expect(venue.book.get(theirs.id)?.status).toBe('LIVE');
+  });
+
+  it("another member's fills are not stored nor external, even before its order was seen", () => {
+    const e = make({ foreignOrders: 'cancel', fleetMarket: (m) => m === M2 });
+    const r = e.recordFill({ ...fillOf('0xmember', '0xt1'), market: M2 });
+    expect(r).toEqual({ change: 'duplicate', source: 'member' });
+    expect(applied).toEqual([]);
+    expect(e.accountStats().externalFills).toBe(0);
+    expect(e.fillSource('0xmember' as OrderId, M2)).toBe('member');
+    // a fill of an order of no member on this member's market is external, as before
+    expect(e.recordFill(fillOf('0xoutsider', '0xt2')).source).toBe('external');
+    expect(applied).toHaveLength(1);
+    void e.close();
+  });
+
+  it("a market taken over: the previous holder's orders marked as a member's, their late fills are not this member's", () => {
+    const e = make({ foreignOrders: 'cancel', fleetMarket: () => false });
+    e.markMemberOrders(['0xprev' as OrderId]);
+    expect(e.recordFill(fillOf('0xprev', '0xt3')).source).toBe('member');
+    expect(applied).toEqual([]);
+    void e.close();
+  });
+
+  it("cancelAll cancels by id (the venue's cancel-all would take the other members' orders); verifyFlat leaves theirs", async () => {
+    await fleetEx();
+    ex.submit(want([q('BUY', 2000)]));
+    await ex.idle();
+    const theirs = on(foreignAtVenue(venue, '0xmember'), M2);
+    await ex.cancelAll('test');
+    expect(venue.count('cancelAll')).toBe(0);
+    const flat = await ex.verifyFlat();
+    expect(flat.flat).toBe(true);
+    expect(venue.book.get(theirs.id)?.status).toBe('LIVE');
+    expect(venue.calls.filter((c) => c.kind === 'cancel').flatMap((c) => c.ids)).not.toContain(theirs.id);
+  });
+});

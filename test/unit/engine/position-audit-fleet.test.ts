@@ -1,0 +1,158 @@
+/** The position audit of a fleet member: venue against the sum of the members' ledgers, booked once (issue 21). */
+import { describe, expect, it } from 'vitest';
+import type { ConditionId, TokenId } from '../../../src/core/ids.ts';
+import type { Micro } from '../../../src/core/units.ts';
+import type { Holdings } from '../../../src/core/venue.ts';
+import {
+  type OthersToken,
+  PositionAuditor,
+  type PositionAdjustment,
+  withOthers,
+} from '../../../src/engine/position-audit.ts';
+
+const MA = '0xma' as ConditionId; // this member's market
+const MB = '0xmb' as ConditionId; // the other member's
+const A = 'tokA' as TokenId;
+const B = 'tokB' as TokenId;
+
+const hold = (tokens: [string, string, number][]): Holdings => ({
+  collateral: { available: 0 as Micro, reserved: 0 as Micro },
+  tokens: tokens.map(([tokenId, market, size]) => ({
+    tokenId: tokenId as TokenId,
+    market: market as ConditionId,
+    size: size as Micro,
+  })),
+});
+
+function member(o: {
+  venue: () => Holdings;
+  own: { tokenId: string; market: string; size: number }[];
+  others: () => Map<string, OthersToken>;
+  holds: (market: string) => boolean;
+}) {
+  const recorded: PositionAdjustment[] = [];
+  const auditor = new PositionAuditor({
+    venue: { holdings: async () => o.venue() },
+    ledger: {
+      positions: () => o.own,
+      unsettledFills: () => [],
+      fillCount: () => 0,
+      recordAdjustment: (a) => {
+        recorded.push(a);
+        const p = o.own.find((x) => x.tokenId === a.tokenId);
+        if (p) p.size += a.size;
+        else o.own.push({ tokenId: a.tokenId, market: a.market, size: a.size });
+      },
+    },
+    markets: { pair: () => undefined, winner: () => undefined },
+    mid: () => 5000,
+    now: () => 0,
+    fleet: { others: async () => o.others(), books: (_t, m) => o.holds(m) },
+  });
+  return { auditor, recorded };
+}
+
+describe('withOthers', () => {
+  it('adds the other members positions and signed unsettled sizes; none leaves the lists as they are', () => {
+    const own = [{ tokenId: A, market: MA, size: 5 }];
+    expect(withOthers(own, [], undefined)).toEqual([own, []]);
+    const [p, u] = withOthers(
+      own,
+      [],
+      new Map([
+        [A, { market: MA, size: 2, unsettled: -3, fills: 1 }],
+        [B, { market: MB, size: 7, unsettled: 4, fills: 2 }],
+      ]),
+    );
+    expect(p).toEqual([...own, { tokenId: A, market: MA, size: 2 }, { tokenId: B, market: MB, size: 7 }]);
+    expect(u).toEqual([
+      { tokenId: A, side: 'SELL', size: 3 },
+      { tokenId: B, side: 'BUY', size: 4 },
+    ]);
+  });
+});
+
+describe('PositionAuditor in a fleet', () => {
+  it("the other member's positions are no difference (without the fleet view they would be booked)", async () => {
+    const venue = () =>
+      hold([
+        [A, MA, 5_000_000],
+        [B, MB, 3_000_000],
+      ]);
+    const others = () => new Map([[B, { market: MB, size: 3_000_000, unsettled: 0, fills: 1 }]]);
+    const m = member({ venue, own: [{ tokenId: A, market: MA, size: 5_000_000 }], others, holds: (x) => x === MA });
+    for (let i = 0; i < 3; i++) {
+      const r = await m.auditor.audit({ confirm: true });
+      expect(r.adjusted).toEqual([]);
+      expect(r.unbooked).toEqual([]);
+    }
+    // the lone auditor (no fleet view) books B after two audits: the defect the fleet view fixes
+    const lone = new PositionAuditor({
+      venue: { holdings: async () => venue() },
+      ledger: {
+        positions: () => [{ tokenId: A, market: MA, size: 5_000_000 }],
+        unsettledFills: () => [],
+        fillCount: () => 0,
+        recordAdjustment: () => undefined,
+      },
+      markets: { pair: () => undefined, winner: () => undefined },
+      mid: () => 5000,
+      now: () => 0,
+    });
+    await lone.audit({ confirm: true });
+    expect((await lone.audit({ confirm: true })).adjusted.map((a) => a.tokenId)).toEqual([B]);
+  });
+
+  it('an outside trade on one market is booked by its holder only, once', async () => {
+    let venueA = 5_000_000;
+    const venue = () =>
+      hold([
+        [A, MA, venueA],
+        [B, MB, 3_000_000],
+      ]);
+    const ledgerA = [{ tokenId: A, market: MA, size: 5_000_000 }];
+    const ledgerB = [{ tokenId: B, market: MB, size: 3_000_000 }];
+    const pub = (l: typeof ledgerA) => () =>
+      new Map(l.map((p) => [p.tokenId, { market: p.market, size: p.size, unsettled: 0, fills: 0 }]));
+    const a = member({ venue, own: ledgerA, others: pub(ledgerB), holds: (x) => x === MA });
+    const b = member({ venue, own: ledgerB, others: pub(ledgerA), holds: (x) => x === MB });
+    venueA += 2_000_000; // someone outside the fleet bought 2 of A on this wallet
+    for (let i = 0; i < 3; i++) {
+      // B (not the holder) sees it confirmed first: reported, not booked; A books it, then no one sees it
+      const rb = await b.auditor.audit({ confirm: true });
+      expect(rb.unbooked.map((x) => x.size)).toEqual(i === 1 ? [2_000_000] : []);
+      await a.auditor.audit({ confirm: true });
+    }
+    expect(a.recorded.map((x) => [x.tokenId, x.size])).toEqual([[A, 2_000_000]]);
+    expect(b.recorded).toEqual([]);
+    expect(ledgerA[0]!.size).toBe(7_000_000);
+  });
+
+  it("an other member's fill between two audits delays the confirmation (its fill count moved)", async () => {
+    let fills = 0;
+    const venue = () => hold([[B, MB, 4_000_000]]);
+    const m = member({
+      venue,
+      own: [],
+      others: () => new Map([[B, { market: MB, size: 3_000_000, unsettled: 0, fills }]]),
+      holds: () => true,
+    });
+    await m.auditor.audit({ confirm: true });
+    fills++;
+    expect((await m.auditor.audit({ confirm: true })).adjusted).toEqual([]);
+    expect((await m.auditor.audit({ confirm: true })).adjusted.map((x) => x.size)).toEqual([1_000_000]);
+  });
+
+  it('others that cannot be read fail the audit and record nothing', async () => {
+    const m = member({
+      venue: () => hold([[A, MA, 1]]),
+      own: [],
+      others: () => {
+        throw new Error('redis down');
+      },
+      holds: () => true,
+    });
+    await expect(m.auditor.audit({ confirm: false })).rejects.toThrow('redis down');
+    expect(m.recorded).toEqual([]);
+  });
+});
