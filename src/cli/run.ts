@@ -404,6 +404,7 @@ async function runLocked(
           ...(cfg.fleet.maxMembers !== undefined ? { maxMembers: cfg.fleet.maxMembers } : {}),
           ...(cfg.fleet.reserve !== undefined ? { reserve: cfg.fleet.reserve } : {}),
           account: (cfg.funder || wallet.address).toLowerCase(),
+          signer: wallet.address.toLowerCase(),
           budgets: cfg.budgets ?? {},
           clock,
           log: log.child({ component: 'fleet' }),
@@ -417,7 +418,12 @@ async function runLocked(
     clock,
     logger: log.child({ component: 'venue' }),
     // 429s counted and budget use exported on /metrics
-    budgets: ops.budgets(cfg.budgets ?? {}, shared !== undefined ? { gate: shared.gate } : {}),
+    budgets: ops.budgets(
+      cfg.budgets ?? {},
+      shared !== undefined
+        ? { gate: shared.gate, ...(shared.signer !== undefined ? { signer: shared.signer } : {}) }
+        : {},
+    ),
     ...(cfg.apiCredentials ? { credentials: cfg.apiCredentials } : {}),
     ...(cfg.apiNonce !== undefined ? { nonce: cfg.apiNonce } : {}),
     ...(cfg.signatureType !== undefined ? { signatureType: cfg.signatureType } : {}),
