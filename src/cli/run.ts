@@ -566,6 +566,7 @@ async function runLocked(
         ref: fleetRef,
         trader,
         venue,
+        chain: liveVenue,
         address: venue.address,
         markets: markets.map((m) => m.market),
         clock,
