@@ -93,6 +93,7 @@ export async function openSharedBudgets(o: {
           member,
           tier,
           ...(o.budgets.scale !== undefined ? { scale: o.budgets.scale } : {}),
+          ...((o.reserve ?? 4) > 0 ? { reserve: { maxMembers } } : {}),
         })
       : undefined;
   o.log?.info(

@@ -12,11 +12,21 @@
  * Fail fast: when Redis does not answer, `acquire` rejects with SharedBudgetUnavailableError (the
  * request is not sent); a release that cannot reach Redis is lost (the ticket is then charged at
  * its deadline, which is later: conservative).
+ *
+ * The emergency reserve (`reserve`, as the windows' ./reserve-gate.ts): a member must still pull its
+ * quotes while Redis is unreachable, and cancels draw on the cancel bucket. So half of the tightest
+ * tier's cancel bucket is kept out of the shared one and split among `maxMembers`: each member holds
+ * a local bucket of burst ⌊B/2M⌋ and rate ⌊R/2M⌋ used only for cancels and only when Redis did not
+ * answer; the shared cancel bucket is lowered by M times that (every tier). A union of token buckets
+ * admits at most the sum of their bursts plus the sum of their rates × time in any interval, so the
+ * fleet stays inside the venue's bucket whatever the timing. A cancel the reserve cannot take now
+ * waits for it (Redis asked again first); one above the reserve's burst is refused with
+ * SharedBudgetUnavailableError.
  */
 import type { Redis } from 'ioredis';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock, TimerHandle } from '../core/clock.ts';
-import { ValidationError } from '../core/errors.ts';
+import { ConfigError, ValidationError } from '../core/errors.ts';
 import {
   parseSignerTier,
   SIGNER_HEADERS,
@@ -26,6 +36,7 @@ import {
   type SignerRequest,
   type SignerTier,
   type SignerTierName,
+  TokenBucket,
 } from '../core/signer-limits.ts';
 import type {
   SendOutcome,
@@ -53,6 +64,18 @@ export interface RedisSignerGateOptions {
   pollMs?: number;
   /** Tests: the time the scripts use in place of Redis TIME (unix ms). */
   now?: () => number;
+  /** Keep an emergency reserve of the cancel bucket for this many members (see the module comment; absent: none). */
+  reserve?: { maxMembers: number };
+}
+
+/** The local emergency reserve of the cancel bucket. */
+interface Reserve {
+  members: number;
+  spec: { rate: number; burst: number };
+  bucket: TokenBucket;
+  inflight: number;
+  count: number;
+  exclusive: boolean;
 }
 
 interface Script {
@@ -143,6 +166,7 @@ export class RedisSignerGate implements SignerGate {
   /** Redis time minus local time at the last reply. */
   #offset = 0;
   #snap: SignerBudgetStats;
+  readonly #reserve: Reserve | undefined;
   #refreshedAt = -Infinity;
   #errors = 0;
 
@@ -163,6 +187,24 @@ export class RedisSignerGate implements SignerGate {
       if (!Number.isSafeInteger(v) || v < 1) throw new ValidationError(`signer gate ${k} must be a positive integer`);
     this.#now = o.now;
     this.#ticketBase = `${o.member}:${randomBytes(4).toString('hex')}:`;
+    if (o.reserve !== undefined) {
+      const n = o.reserve.maxMembers;
+      const tight = signerTier(TIGHTEST_SIGNER_TIER, this.#scale, 'budgets.signerTier').cancel;
+      const spec = { rate: Math.floor(tight.rate / (2 * n)), burst: Math.floor(tight.burst / (2 * n)) };
+      if (!Number.isSafeInteger(n) || n < 1 || spec.rate < 1 || spec.burst < 1)
+        throw new ConfigError(
+          'fleet.maxMembers',
+          `the per-signer cancel bucket (${tight.burst}, ${tight.rate}/s) cannot keep an emergency reserve for ${n} members`,
+        );
+      this.#reserve = {
+        members: n,
+        spec,
+        bucket: new TokenBucket(spec, clock.now(), true),
+        inflight: 0,
+        count: 0,
+        exclusive: false,
+      };
+    }
     const bucket = (name: SignerBucketName): Bucket => {
       const b: Bucket = {
         name,
@@ -254,7 +296,8 @@ export class RedisSignerGate implements SignerGate {
    */
   acquire(req: SignerRequest, signal?: AbortSignal): Promise<SignerTicket> {
     const b = req.bucket === 'order' ? this.#order : this.#cancel;
-    if (req.cost > this.#spec[req.bucket].burst) return Promise.reject(this.#tooBig(req, this.#spec[req.bucket].burst));
+    if (req.cost > this.#sharedSpec(this.#spec)[req.bucket].burst)
+      return Promise.reject(this.#tooBig(req, this.#sharedSpec(this.#spec)[req.bucket].burst));
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise<SignerTicket>((resolve, reject) => {
       const w: Waiter = { req, resolve, reject, signal, onAbort: undefined, gone: false };
@@ -301,7 +344,7 @@ export class RedisSignerGate implements SignerGate {
     const sentAt = this.#clock.now();
     const run = this.#run(S.acquire, this.#keys(b), [
       this.#nowArg(),
-      ...tierArgs(this.#spec),
+      ...tierArgs(this.#sharedSpec(this.#spec)),
       ticket,
       w.req.cost,
       w.req.postCharged ? 1 : 0,
@@ -334,7 +377,21 @@ export class RedisSignerGate implements SignerGate {
         }
       },
       (err: unknown) => {
-        // fail fast: the head waiter gets the error, the others try again in turn
+        // fail fast: the head waiter gets the error (or, a cancel, the emergency reserve), the others try in turn
+        const r = this.#reserve;
+        if (b.name === 'cancel' && !w.gone && r !== undefined && w.req.cost <= r.spec.burst) {
+          const t = this.#fromReserve(w.req);
+          if (t !== undefined) {
+            this.#settle(b, w);
+            w.resolve(t);
+            b.again = true;
+          } else {
+            // the reserve refills (or its requests in flight come back): look again then (Redis first)
+            const wait = r.bucket.waitMs(w.req.cost + r.inflight, this.#clock.now());
+            b.wake.arm(this.#clock.now() + (Number.isFinite(wait) && wait > 0 ? wait : this.#pollMs));
+          }
+          return;
+        }
         this.#settle(b, w);
         w.reject(err);
         b.again = true;
@@ -351,6 +408,43 @@ export class RedisSignerGate implements SignerGate {
         if (b.again) this.#pump(b);
       }),
     );
+  }
+
+  /** A ticket of the local reserve when it can take `req` now (Redis unreachable), else undefined. */
+  #fromReserve(req: SignerRequest): SignerTicket | undefined {
+    const r = this.#reserve;
+    if (r === undefined) return undefined;
+    const now = this.#clock.now();
+    if (r.exclusive || (req.postCharged && r.count > 0)) return undefined;
+    if (r.bucket.milli(now) < (req.cost + r.inflight) * 1000) return undefined;
+    r.inflight += req.cost;
+    r.count++;
+    if (req.postCharged) r.exclusive = true;
+    let done = false;
+    return {
+      release: (outcome) => {
+        if (done) return;
+        done = true;
+        const at = this.#clock.now();
+        r.inflight -= req.cost;
+        r.count--;
+        if (req.postCharged) r.exclusive = false;
+        if (outcome === 'unsent') return;
+        if (outcome?.status !== 429) r.bucket.charge(req.cost, at);
+        if (req.postCharged && outcome !== undefined && outcome.status >= 200 && outcome.status < 300)
+          r.bucket.charge(cancelledCount(outcome.text), at);
+      },
+    };
+  }
+
+  /** A tier as the shared bucket budgets it: the cancel bucket less the members' reserves. */
+  #sharedSpec(t: SignerTier): SignerTier {
+    const r = this.#reserve;
+    if (r === undefined) return t;
+    return {
+      ...t,
+      cancel: { rate: t.cancel.rate - r.members * r.spec.rate, burst: t.cancel.burst - r.members * r.spec.burst },
+    };
   }
 
   #ticket(b: Bucket, ticket: string, req: SignerRequest): SignerTicket {
@@ -402,12 +496,12 @@ export class RedisSignerGate implements SignerGate {
   ): Promise<void> {
     const res = (await this.#run(S.release, this.#keys(b), [
       this.#nowArg(),
-      ...tierArgs(this.#spec),
+      ...tierArgs(this.#sharedSpec(this.#spec)),
       b.name === 'order' ? 1 : 2,
       ticket,
       charge,
       post,
-      ...(t !== undefined ? tierArgs(t) : ['', 0, 0, 0, 0, 0]),
+      ...(t !== undefined ? tierArgs(this.#sharedSpec(t)) : ['', 0, 0, 0, 0, 0]),
       lower,
       retryMs,
       resetMs,

@@ -218,18 +218,50 @@ describe('RedisSignerGate', () => {
     live.close(new Error('done'));
   });
 
-  it('rejects quickly with a typed error when Redis is down', async () => {
+  it('rejects quickly with a typed error when Redis is down; cancels then draw on the member’s reserve', async () => {
     const r2 = await startRedis();
     const c = await connectFleetRedis(r2.url);
     const clock = new VirtualClock(1_700_000_000_000);
-    const g = new RedisSignerGate(c, clock, { signer: '0xdown', member: 'a' });
+    // standard cancel bucket 120, 80/s; 8 members: each keeps 7 tokens at 5/s, the shared one 64, 40/s
+    const g = new RedisSignerGate(c, clock, { signer: '0xdown', member: 'a', reserve: { maxMembers: 8 } });
     try {
+      await g.refresh();
+      await (await g.acquire({ bucket: 'cancel', cost: 1, postCharged: false })).release();
+      await g.idle();
+      await g.refresh();
+      expect(g.stats().cancel).toMatchObject({ burst: 64, rate: 40, available: 63 });
+      await expect(g.acquire({ bucket: 'cancel', cost: 65, postCharged: false })).rejects.toBeInstanceOf(
+        ValidationError,
+      );
       await r2.kill();
       const t0 = Date.now();
       await expect(g.acquire({ bucket: 'order', cost: 1, postCharged: false })).rejects.toBeInstanceOf(
         SharedBudgetUnavailableError,
       );
       expect(Date.now() - t0).toBeLessThan(1_500);
+      await expect(g.acquire({ bucket: 'cancel', cost: 8, postCharged: false })).rejects.toBeInstanceOf(
+        SharedBudgetUnavailableError,
+      );
+      const t = await g.acquire({ bucket: 'cancel', cost: 5, postCharged: false });
+      let third = false;
+      const p3 = g.acquire({ bucket: 'cancel', cost: 3, postCharged: false }).then((x) => {
+        third = true;
+        return x;
+      });
+      await g.idle();
+      expect(third).toBe(false); // 5 in flight + 3 > 7: waits
+      t.release({ status: 200, headers: {} }); // 2 tokens left, 3 needed: 200 ms at 5 / s
+      clock.advance(50);
+      await g.idle();
+      await new Promise((res) => setImmediate(res));
+      expect(third).toBe(false);
+      for (let i = 0; i < 10 && !third; i++) {
+        clock.advance(50);
+        await g.idle();
+        await new Promise((res) => setImmediate(res));
+      }
+      expect(third).toBe(true);
+      (await p3).release({ status: 200, headers: {} });
     } finally {
       g.close(new Error('done'));
       c.disconnect();
