@@ -48,6 +48,7 @@ import {
   type StreamLogger,
   type WsFactory,
 } from '../api/streams/socket.ts';
+import { captureFrames } from '../api/streams/capture.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import {
   frameLine,
@@ -393,38 +394,10 @@ export function startRecorder(o: RecorderOptions): Recorder {
 
   const base = o.createSocket ?? wsFactory;
   /** Wraps the socket factory: every text frame of a live socket is recorded before it is parsed. */
-  const capture =
-    (ch: FeedChannel): WsFactory =>
-    (url, h) => {
-      let dead = false;
-      const inner = base(url, {
-        onOpen: () => h.onOpen(),
-        onText: (text) => {
-          if (!dead && !stopping) record(ch, text);
-          h.onText(text);
-        },
-        onBinary: () => h.onBinary(),
-        onClose: (code, reason) => {
-          dead = true;
-          h.onClose(code, reason);
-        },
-        onError: (err) => {
-          dead = true;
-          h.onError(err);
-        },
-      });
-      return {
-        send: (t) => inner.send(t),
-        terminate: () => {
-          dead = true;
-          inner.terminate();
-        },
-        close: () => {
-          dead = true;
-          inner.close();
-        },
-      };
-    };
+  const capture = (ch: FeedChannel): WsFactory =>
+    captureFrames(base, (text) => {
+      if (!stopping) record(ch, text);
+    });
 
   const record = (ch: FeedChannel, text: string) => {
     if (isPong(text)) return;

@@ -3,7 +3,8 @@
  * fleet"): the members alive (the membership, by Redis's clock), the markets each holds, its open
  * orders and fills this session, PnL by member and in total (from each member's status record,
  * src/fleet/member-status.ts), the shared budgets' use (from the freshest record: the windows are
- * the fleet's), the heartbeat lease holder and the fleet kill switch.
+ * the fleet's), the members' grants of the account's risk caps and the PnL the fleet's loss limit
+ * sums (src/fleet/risk-reserve.ts, fleet-loss.ts), the heartbeat lease holder and the fleet kill switch.
  *
  * The fleet is the account's: `--account <address>`, else the configured wallet (as `mmkit kill
  * --fleet` finds it). Exit codes: 0 shown; 2 bad flags or no fleet.redisUrl; 3 Redis unreachable.
@@ -31,6 +32,13 @@ export interface FleetStatusReport {
   budgets: Record<string, { used: number; limit: number }>;
   heartbeat: { holder: string; fence: number } | null;
   kill: import('../fleet/kill.ts').FleetKillRecord | null;
+  /** The account's risk limits in the fleet: each member's grant, and the PnL the loss limit sums. */
+  risk: {
+    grants: Array<{ member: string; notional: string; orders: number }>;
+    /** Every member's last PnL written (dead ones included), and their sum. */
+    pnl: Record<string, string>;
+    pnlSum: string;
+  };
 }
 
 /** Reads the fleet's state (see the module comment). */
@@ -40,8 +48,19 @@ export async function readFleetStatus(redis: import('ioredis').Redis, account: s
   const { readFleetKill } = await import('../fleet/kill.ts');
   const { parseLeaseValue } = await import('../fleet/lease.ts');
   const { fleetBudgetUse, readMemberStatuses, totalPnl } = await import('../fleet/member-status.ts');
+  const { formatAmount } = await import('../core/units.ts');
+  const { readFleetPnl } = await import('../fleet/fleet-loss.ts');
+  const { parseGrant } = await import('../fleet/risk-reserve.ts');
   const keys = fleetKeys(account);
   const members = await readLiveMembers(redis, keys);
+  const grants = Object.entries(await redis.hgetall(keys.riskGrants))
+    .map(([m, v]) => parseGrant(m, v))
+    .filter((g) => g !== null)
+    .sort((a, b) => (a.member < b.member ? -1 : a.member > b.member ? 1 : 0))
+    .map((g) => ({ member: g.member, notional: formatAmount(g.notional), orders: g.orders }));
+  const pnlMicro = await readFleetPnl(redis, keys);
+  const pnl: Record<string, string> = {};
+  for (const m of Object.keys(pnlMicro).sort()) pnl[m] = formatAmount(pnlMicro[m]!);
   const records = await readMemberStatuses(redis, keys, members);
   const hb = await redis.get(keys.heartbeatLease);
   const lease = hb === null ? null : parseLeaseValue(hb);
@@ -53,6 +72,7 @@ export async function readFleetStatus(redis: import('ioredis').Redis, account: s
     budgets: fleetBudgetUse(records),
     heartbeat: lease === null ? null : { holder: lease.member, fence: lease.fence },
     kill: await readFleetKill(redis, keys),
+    risk: { grants, pnl, pnlSum: formatAmount(Object.values(pnlMicro).reduce((a, b) => a + b, 0)) },
   };
 }
 
@@ -73,6 +93,11 @@ export function formatFleetStatus(r: FleetStatusReport): string {
     );
     for (const mk of x.markets) lines.push(`      ${mk}`);
   }
+  if (r.risk.grants.length > 0)
+    lines.push(
+      `risk grants: ${r.risk.grants.map((g) => `${g.member} ${g.notional} notional / ${g.orders} orders`).join(', ')}`,
+    );
+  if (Object.keys(r.risk.pnl).length > 0) lines.push(`loss limit on the summed pnl: ${r.risk.pnlSum}`);
   lines.push(
     `total pnl ${r.total.total} (realized ${r.total.realized}, unrealized ${r.total.unrealized}, fees ${r.total.fees}, rewards ${r.total.rewards})`,
   );

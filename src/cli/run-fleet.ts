@@ -10,15 +10,27 @@
  *    back resumes (the leases decide what is quoted again);
  *  - kill: a fleet trip trips this daemon's kill switch ('manual': a risk stop, exit 4), and a risk
  *    trip of this daemon trips the fleet's;
- *  - exit: `leave()` after the orderly shutdown's cancels (releases the leases at once).
+ *  - account limits: risk.maxNotionalGlobal / maxOpenOrdersGlobal are the fleet's; this member's
+ *    gate enforces its grant of them (src/fleet/risk-reserve.ts: a keeper fits the grant to the
+ *    member's open orders every second), and risk.maxLoss applies to the members' summed PnL (each
+ *    writes the last PnL its kill switch was fed every second; the sum below -maxLoss trips the
+ *    fleet kill: src/fleet/fleet-loss.ts);
+ *  - exit: `leave()` after the orderly shutdown's cancels (releases the grant and the leases at once).
  * Without fleet.redisUrl none of this loads.
  */
 import type { Clock } from '../core/clock.ts';
 import type { ConditionId, OrderId } from '../core/ids.ts';
 import type { Venue } from '../core/venue.ts';
 import type { FleetMember } from '../fleet/member.ts';
+import type { RiskAmounts } from '../fleet/risk-reserve.ts';
 import type { Trader, TraderFleet } from '../kernel/create-trader.ts';
+import { ConfigError } from '../core/errors.ts';
+import type { BudgetConfig } from '../api/http/budgets.ts';
+import type { DaemonOps } from '../ops/daemon-ops.ts';
+import { type FleetStatusSection, fleetStatusSection } from '../ops/status-fleet.ts';
+import { globalUsage } from '../risk/gate.ts';
 import { isRiskTrigger } from '../risk/kill-switch.ts';
+import type { RiskLimits } from '../risk/limits.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 import type { Logger } from 'pino';
 
@@ -34,10 +46,75 @@ export interface HeartbeatIds {
   continueHeartbeatChain(id: string | null): void;
 }
 
+/** The fleet's settings of `mmkit run` (RunConfig.fleet). */
+type FleetSettings = RunFleetConfig & { maxMembers?: number; reserve?: number };
+
+/**
+ * Settings a fleet member cannot have: `bot.foreignOrders` cancel or adopt would act on the other
+ * members' orders (each member sees them as foreign; fleet-level reconciliation is not built yet).
+ * @throws ConfigError before anything starts
+ */
+export function checkFleetConfig(cfg: {
+  fleet?: FleetSettings | undefined;
+  foreignOrders?: 'leave' | 'cancel' | 'adopt' | undefined;
+}): void {
+  if (cfg.fleet === undefined || cfg.fleet.redisUrl === '') return;
+  if (cfg.foreignOrders !== undefined && cfg.foreignOrders !== 'leave')
+    throw new ConfigError(
+      'bot.foreignOrders',
+      `must be "leave" in a fleet (fleet.redisUrl set), got "${cfg.foreignOrders}": the other members' orders look foreign to each daemon`,
+    );
+}
+
+type SharedBudgets = Awaited<ReturnType<typeof import('../fleet/shared-budgets.ts').openSharedBudgets>>;
+
+/**
+ * A fleet: the account's request budgets are shared with the other members through Redis (loaded
+ * only then: without fleet.redisUrl nothing of the fleet, ioredis included, is imported); undefined
+ * for a lone daemon or with budgets.enabled false.
+ * @throws CliError UNREACHABLE (exit 3) when Redis cannot be reached
+ */
+export async function openRunFleetBudgets(
+  cfg: { fleet?: FleetSettings | undefined; budgets?: BudgetConfig | undefined },
+  o: { account: string; signer?: string; clock: Clock; log: Logger },
+): Promise<SharedBudgets | undefined> {
+  if (cfg.fleet === undefined || cfg.fleet.redisUrl === '' || cfg.budgets?.enabled === false) return undefined;
+  return openSharedBudgetsOrExit3({
+    url: cfg.fleet.redisUrl,
+    member: cfg.fleet.member,
+    ...(cfg.fleet.maxMembers !== undefined ? { maxMembers: cfg.fleet.maxMembers } : {}),
+    ...(cfg.fleet.reserve !== undefined ? { reserve: cfg.fleet.reserve } : {}),
+    account: o.account,
+    ...(o.signer !== undefined ? { signer: o.signer } : {}),
+    budgets: cfg.budgets ?? {},
+    clock: o.clock,
+    log: o.log.child({ component: 'fleet' }),
+  });
+}
+
+/** The fleet's shared budgets (loaded only in a fleet); an unreachable Redis is exit 3 (UNREACHABLE). */
+async function openSharedBudgetsOrExit3(
+  o: Parameters<typeof import('../fleet/shared-budgets.ts').openSharedBudgets>[0],
+): Promise<SharedBudgets> {
+  const fleet = await import('../fleet/shared-budgets.ts');
+  const { FleetUnreachableError } = await import('../fleet/redis.ts');
+  try {
+    return await fleet.openSharedBudgets(o);
+  } catch (e) {
+    if (e instanceof FleetUnreachableError)
+      throw new CliError(e.message, ExitCode.UNREACHABLE, 'UNREACHABLE', { cause: e });
+    throw e;
+  }
+}
+
 /** A late-bound fleet member: the kernel is built before the member joins (fail closed until then). */
 export interface FleetRef {
   member?: FleetMember;
+  /** This member's grant of the account's global caps (src/fleet/risk-reserve.ts RiskKeeper). */
+  risk?: { caps(): RiskAmounts; press(): void };
 }
+
+const NO_CAPS: RiskAmounts = Object.freeze({ notional: 0, orders: 0 });
 
 /** What the kernel reads (TraderOptions.fleet): nothing is quoted or beaten before the member joined. */
 export function fleetView(ref: FleetRef): TraderFleet {
@@ -45,6 +122,9 @@ export function fleetView(ref: FleetRef): TraderFleet {
     shouldBeat: () => ref.member?.shouldBeat() ?? false,
     quotable: (m) => ref.member?.quotable(m) ?? false,
     canPlace: () => ref.member?.canPlace() ?? false,
+    // nothing may rest before the fleet granted room for it
+    globalCaps: () => ref.risk?.caps() ?? NO_CAPS,
+    globalPressure: () => ref.risk?.press(),
   };
 }
 
@@ -67,6 +147,8 @@ export async function joinRunFleet(
     log: Logger;
     /** The venue's heartbeat ids, shared with the fleet's chain (absent: each member chains alone). */
     chain?: HeartbeatIds;
+    /** The configured risk limits: their global caps and maxLoss are the account's. */
+    limits: RiskLimits;
   },
 ): Promise<FleetMember> {
   const { joinFleet } = await import('../fleet/member.ts');
@@ -146,6 +228,7 @@ export async function joinRunFleet(
         .catch((err: Error) => flog.debug({ err: err.message }, 'heartbeat id not recorded (Redis unreachable)'));
     });
   }
+  const leave = await startRunFleetRisk(member, o, name, flog);
   trader.kill.onTrip((t) => {
     if (!isRiskTrigger(t.trigger) || t.message.startsWith(FROM_FLEET)) return;
     member
@@ -155,7 +238,51 @@ export async function joinRunFleet(
       );
   });
   flog.info({ markets: o.markets.length }, 'joined the fleet');
-  return member;
+  return { ...member, leave };
+}
+
+/** Starts the grant keeper and the loss watch; returns the member's leave that stops them first. */
+async function startRunFleetRisk(
+  member: FleetMember,
+  o: { ref: FleetRef; trader: Trader; clock: Clock; limits: RiskLimits },
+  name: string,
+  flog: Logger,
+): Promise<() => Promise<void>> {
+  const { RiskGrants, RiskKeeper } = await import('../fleet/risk-reserve.ts');
+  const { FleetLossWatch } = await import('../fleet/fleet-loss.ts');
+  const { trader, clock } = o;
+  const g = o.limits.global;
+  let warned = false;
+  const keeper = new RiskKeeper({
+    grants: new RiskGrants(member.redis, member.keys, { notional: g.maxNotional, orders: g.maxOpenOrders }),
+    member: name,
+    clock,
+    usage: () => globalUsage(trader.tracker.liveOrders()),
+    liveMembers: () => Math.max(1, member.status().liveMembers.length),
+    onError: (err) => {
+      if (!warned) flog.debug({ err: (err as Error).message }, 'risk grant round failed: the grant in force stays');
+      warned = true;
+    },
+  });
+  o.ref.risk = keeper;
+  await keeper.start();
+  const loss = new FleetLossWatch({
+    redis: member.redis,
+    keys: member.keys,
+    member: name,
+    clock,
+    maxLoss: o.limits.killSwitch.maxLoss,
+    pnl: () => trader.kill.lastPnl,
+    onTrip: (rec) => flog.error({ reason: rec.reason }, 'fleet loss limit: fleet kill switch tripped'),
+  });
+  loss.start();
+  let left: Promise<void> | undefined;
+  return () =>
+    (left ??= (async () => {
+      loss.stop();
+      await keeper.stop().catch(() => undefined);
+      await member.leave();
+    })());
 }
 
 /** This member's figures for its status record (money in micro-collateral). */
@@ -229,4 +356,34 @@ export async function startRunFleetStatus(
     poll = undefined;
     await pub.stop();
   };
+}
+
+/**
+ * A fleet member publishes its status record (`mmkit fleet status`, startRunFleetStatus), labels
+ * its metrics with its name and shows the fleet on the status page (FleetStatusSection).
+ * Returns the stop.
+ */
+export async function startFleetStatusSection(
+  member: FleetMember,
+  o: {
+    ops: Pick<DaemonOps, 'metrics' | 'monitor'>;
+    clock: Clock;
+    figures: () => RunFleetFigures;
+    budgets?: Pick<import('../fleet/window-gate.ts').RedisWindowGate, 'names' | 'ruleState'>;
+    account: string;
+  },
+): Promise<() => Promise<void>> {
+  const name = member.status().member;
+  o.ops.metrics.setMember(name);
+  let fleetSection: FleetStatusSection | undefined;
+  o.ops.monitor.setFleet(() => fleetSection);
+  return startRunFleetStatus(member, {
+    clock: o.clock,
+    ...(o.budgets !== undefined ? { budgets: o.budgets } : {}),
+    account: o.account,
+    onFleet: (r) => {
+      fleetSection = fleetStatusSection(name, r);
+    },
+    figures: o.figures,
+  });
 }

@@ -31,7 +31,7 @@ import { LiveClock } from '../core/clock.ts';
 import { fillLogFields } from '../core/events.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { TokenId } from '../core/ids.ts';
-import { formatAmount, formatPrice, type Micro } from '../core/units.ts';
+import { formatAmount, type Micro } from '../core/units.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import { backfillFills } from '../engine/restart.ts';
 import { REWARD_SAMPLE_MS } from '../engine/reward-tracker.ts';
@@ -43,14 +43,14 @@ import { componentLogger, prettyOnly, terminalView } from '../ops/logger.ts';
 import { riskMark } from '../risk/marks.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
 import { openStore } from '../store/store.ts';
-import type { StoreSummary } from '../store/store-types.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { resolveParams } from '../strategy/params.ts';
 import { toMarketInfo } from '../venues/live/live-mappers.ts';
 import { createShadowVenue, SHADOW_ADDRESS } from '../venues/shadow/shadow-venue.ts';
 import type { SimVenueStats } from '../venues/sim/sim-venue.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
-import { pickMarkets, type LedgerFigures, type RunConfig, type RunSummary } from './run.ts';
+import { pickMarkets, type RunConfig } from './run.ts';
+import { ledgerAtExit, midMarks, type RunSummary } from './run-summary.ts';
 import { describeStop, type RunStop } from './run-stop.ts';
 import { shadowDataDir } from './shadow-dir.ts';
 import { watchStopSignals, type StopSignals } from './stop-signals.ts';
@@ -139,27 +139,6 @@ export function shadowUrls(cfg: Pick<RunConfig, 'exchangeUrl' | 'urls'>): VenueU
     'bot.exchangeUrl',
     'shadow mode needs a venue to shadow: --exchange-url of a running paper exchange, or venue.clobUrl and venue.wsUrl (e.g. --config config/polymarket.json)',
   );
-}
-
-/** The ledger figures of a store summary, in decimal units (as `mmkit run` reports them). */
-function ledgerFigures(f: StoreSummary): LedgerFigures {
-  return {
-    ordersPlaced: f.ordersPlaced,
-    ordersCancelled: f.ordersCancelled,
-    ordersRejected: f.ordersRejected,
-    fills: f.fills,
-    externalFills: f.externalFills,
-    volume: formatAmount(f.volume),
-    notional: formatAmount(f.notional),
-    fees: formatAmount(f.fees),
-    adjustments: f.adjustments,
-    operations: f.operations,
-    rewards: {
-      paid: formatAmount(f.rewardsPaid),
-      estimated: formatAmount(f.rewardsEstimated),
-      total: formatAmount(f.rewardsPaid + f.rewardsEstimated),
-    },
-  };
 }
 
 async function runShadowLocked(
@@ -399,15 +378,7 @@ async function trade(
   await trader.start();
   ops.lifecycle('running');
   trader.startHeartbeat();
-  const marksNow = (): Map<TokenId, number> => {
-    const marks = new Map<TokenId, number>();
-    for (const m of markets)
-      for (const t of m.tokens) {
-        const b = engine.state.book(t.tokenId);
-        if (b?.mid != null) marks.set(t.tokenId, Math.round(b.mid));
-      }
-    return marks;
-  };
+  const marksNow = (): Map<TokenId, number> => midMarks(markets, engine);
   const lastMid = new Map<TokenId, number>();
   const status = setInterval(() => {
     const marks = marksNow();
@@ -462,21 +433,15 @@ async function trade(
   }
   await trader.close();
   const marks = marksNow();
-  const pnl = store.pnl(marks);
-  store.endSession(session, clock.now());
-  const sessionFigures = store.summary({ scope: 'session' });
-  const epochFigures = store.summary({ scope: 'epoch' });
-  const positionsAtExit = store
-    .positions()
-    .filter((p) => p.size !== 0)
-    .map((p) => ({
-      market: p.market,
-      tokenId: p.tokenId,
-      size: formatAmount(p.size),
-      avgPrice: formatPrice(p.avgPrice),
-      mark: marks.has(p.tokenId) ? formatPrice(marks.get(p.tokenId)!) : null,
-    }));
-  for (const p of positionsAtExit) log.info({ ...p, shadow: true }, 'position at exit (SHADOW)');
+  const exit = ledgerAtExit(store, {
+    session,
+    now: clock.now(),
+    marks,
+    epoch: epoch.epoch,
+    realizedAtStart,
+    runStartMs,
+  });
+  for (const p of exit.positionsAtExit) log.info({ ...p, shadow: true }, 'position at exit (SHADOW)');
   store.close();
   const stats: SimVenueStats = shadowVenue.stats;
   const frames = shadowVenue.frames();
@@ -484,7 +449,6 @@ async function trade(
   await venue.close();
   await x.transport.close();
   await ops.close();
-  const noOrdersLeft = flat.flat;
   return {
     mode: 'shadow',
     sentToVenue: 0,
@@ -501,35 +465,6 @@ async function trade(
       takerFills: stats.takerFills,
       collateral: formatAmount(account.collateral),
     },
-    ordersPlaced: sessionFigures.ordersPlaced,
-    ordersCancelled: sessionFigures.ordersCancelled,
-    ordersRejected: sessionFigures.ordersRejected,
-    fills: sessionFigures.fills,
-    volume: formatAmount(sessionFigures.volume),
-    notional: formatAmount(sessionFigures.notional),
-    realizedPnl: formatAmount(pnl.realized - realizedAtStart),
-    unrealizedPnl: formatAmount(pnl.unrealized),
-    session: {
-      ...ledgerFigures(sessionFigures),
-      since: new Date(runStartMs).toISOString(),
-      realizedPnl: formatAmount(pnl.realized - realizedAtStart),
-    },
-    epoch: {
-      ...ledgerFigures(epochFigures),
-      id: epoch.epoch.id,
-      venue: epoch.epoch.venue,
-      world: epoch.epoch.world,
-      since: new Date(epoch.epoch.startedAt).toISOString(),
-      realizedPnl: formatAmount(pnl.realized),
-      unrealizedPnl: formatAmount(pnl.unrealized),
-      tradingPnl: formatAmount(pnl.realized + pnl.unrealized),
-      totalPnl: formatAmount(pnl.total + epochFigures.rewardsPaid + epochFigures.rewardsEstimated),
-      unmarked: pnl.unmarked.length,
-    },
-    positionsAtExit,
-    noOrdersLeft,
-    openOrdersAtExit: noOrdersLeft ? 0 : flat.open.length > 0 ? flat.open.length : -1,
-    reason,
-    stop,
+    ...exit.summary(flat, reason, stop),
   };
 }

@@ -14,7 +14,6 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Wallet } from 'ethers';
 import type { Logger } from 'pino';
-import type { FleetStatusSection } from '../ops/status.ts';
 import { LiveClock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { TokenId } from '../core/ids.ts';
@@ -29,7 +28,6 @@ import { riskMark } from '../risk/marks.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
 import { openStore, type Store } from '../store/store.ts';
-import type { StoreSummary } from '../store/store-types.ts';
 import type { StrategyDefinition } from '../strategy/api.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { chooseMarkets, levelsBookView } from '../strategy/select.ts';
@@ -41,10 +39,18 @@ import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import { registerSecret } from '../core/secrets.ts';
 import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.ts';
 import { componentLogger, prettyOnly, terminalView } from '../ops/logger.ts';
-import { type FleetRef, fleetView, joinRunFleet, type RunFleetConfig, startRunFleetStatus } from './run-fleet.ts';
+import {
+  checkFleetConfig,
+  type FleetRef,
+  fleetView,
+  joinRunFleet,
+  openRunFleetBudgets,
+  type RunFleetConfig,
+  startFleetStatusSection,
+} from './run-fleet.ts';
 import { tokenLabel } from '../core/labels.ts';
-import { RewardBook } from '../ops/reward-book.ts';
-import { REWARD_SAMPLE_MS, type RewardTracker } from '../engine/reward-tracker.ts';
+import { bookRewards, finalRewardPoll } from '../ops/reward-wiring.ts';
+import { REWARD_SAMPLE_MS } from '../engine/reward-tracker.ts';
 import { isLoopbackUrl, removeDaemonVenue, urlsFromBase, writeDaemonVenue, type VenueUrls } from './venue.ts';
 import { resolveWallet } from './wallet.ts';
 import { acquireDaemonLock, DaemonLockedError, type DaemonLock } from '../ops/daemon-lock.ts';
@@ -52,6 +58,9 @@ import { removeControlToken, removeDaemonFile } from '../ops/daemon-file.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 import { preflight, type DoctorSettings } from './doctor.ts';
 import { describeStop, type RunStop } from './run-stop.ts';
+import { ledgerAtExit, midMarks, type RunSummary } from './run-summary.ts';
+
+export type { LedgerFigures, RunSummary } from './run-summary.ts';
 import { watchStopSignals, type StopSignals } from './stop-signals.ts';
 
 export interface RunConfig {
@@ -131,73 +140,6 @@ export interface RunConfig {
   fleet?: RunFleetConfig & { maxMembers?: number; reserve?: number };
 }
 
-/** Figures of the ledger over a scope (this session, or the epoch); amounts are decimal strings. */
-export interface LedgerFigures {
-  ordersPlaced: number;
-  ordersCancelled: number;
-  ordersRejected: number;
-  /** The bot's own fills; fills of orders it did not place are `externalFills`. */
-  fills: number;
-  externalFills: number;
-  /** Shares and collateral traded by the bot's fills. */
-  volume: string;
-  notional: string;
-  fees: string;
-  /** Position adjustments to the venue's holdings, and split / merge / redeem operations. */
-  adjustments: number;
-  operations: number;
-  /**
-   * Liquidity rewards: paid by the venue (the epoch: all of its credits; the session: those booked
-   * during it) and the bot's estimate of the dates not paid yet; total = paid + estimated.
-   */
-  rewards: { paid: string; estimated: string; total: string };
-}
-
-/**
- * What `mmkit run` reports at exit. The top-level order and fill figures and `realizedPnl` are THIS
- * SESSION's (this run's); `epoch` holds the ledger epoch's (this venue, world and account since the
- * epoch began), with its PnL at the last marks.
- */
-export interface RunSummary {
-  ordersPlaced: number;
-  ordersCancelled: number;
-  ordersRejected: number;
-  fills: number;
-  volume: string;
-  notional: string;
-  /** Realized PnL made during this session (the epoch's change since the start). */
-  realizedPnl: string;
-  /** Unrealized PnL of the positions held at exit, at the last marks. */
-  unrealizedPnl: string;
-  session: LedgerFigures & { since: string; realizedPnl: string };
-  epoch: LedgerFigures & {
-    id: number;
-    venue: string;
-    world: string | null;
-    since: string;
-    realizedPnl: string;
-    unrealizedPnl: string;
-    /** Trading PnL before fees: realized + unrealized. */
-    tradingPnl: string;
-    /** Trading - fees + rewards (paid and estimated): what the epoch made, all told. */
-    totalPnl: string;
-    /** Positions held without a mark (their unrealized PnL is not counted). */
-    unmarked: number;
-  };
-  /** Positions of the epoch at exit (non-zero), with the last mark when there is one. */
-  positionsAtExit: { market: string; tokenId: string; size: string; avgPrice: string; mark: string | null }[];
-  /** True when the venue was seen with zero open orders of ours at exit (nothing in flight); positions may still be held. */
-  noOrdersLeft: boolean;
-  /** Open orders seen at the venue at exit; -1 when it could not be checked (no listing succeeded, or requests were still in flight). */
-  openOrdersAtExit: number;
-  /** Why it stopped, in words (`describeStop(stop)`). */
-  reason: string;
-  /** Why it stopped (the exit code follows from it: src/cli/run-stop.ts). */
-  stop: RunStop;
-  /** Token id → "Yes · Will …" of the markets traded: how the terminal names positions (not logged). */
-  tokenLabels?: Record<string, string>;
-}
-
 const urlsOf = urlsFromBase;
 
 /** An on/off/auto switch: auto means on with a paper venue, off on a real one. */
@@ -275,35 +217,6 @@ export async function pickMarkets(
  * @throws CliError (exit 2) when another daemon holds the data dir; ConfigError on bad
  *   configuration; errors of the start-up reconciliation
  */
-/**
- * Settings a fleet member cannot have: `bot.foreignOrders` cancel or adopt would act on the other
- * members' orders (each member sees them as foreign; fleet-level reconciliation is not built yet).
- * @throws ConfigError before anything starts
- */
-/** The fleet's shared budgets (loaded only in a fleet); an unreachable Redis is exit 3 (UNREACHABLE). */
-async function openSharedBudgetsOrExit3(
-  o: Parameters<typeof import('../fleet/shared-budgets.ts').openSharedBudgets>[0],
-): Promise<Awaited<ReturnType<typeof import('../fleet/shared-budgets.ts').openSharedBudgets>>> {
-  const fleet = await import('../fleet/shared-budgets.ts');
-  const { FleetUnreachableError } = await import('../fleet/redis.ts');
-  try {
-    return await fleet.openSharedBudgets(o);
-  } catch (e) {
-    if (e instanceof FleetUnreachableError)
-      throw new CliError(e.message, ExitCode.UNREACHABLE, 'UNREACHABLE', { cause: e });
-    throw e;
-  }
-}
-
-export function checkFleetConfig(cfg: Pick<RunConfig, 'fleet' | 'foreignOrders'>): void {
-  if (cfg.fleet === undefined || cfg.fleet.redisUrl === '') return;
-  if (cfg.foreignOrders !== undefined && cfg.foreignOrders !== 'leave')
-    throw new ConfigError(
-      'bot.foreignOrders',
-      `must be "leave" in a fleet (fleet.redisUrl set), got "${cfg.foreignOrders}": the other members' orders look foreign to each daemon`,
-    );
-}
-
 export async function runBot(
   cfg: RunConfig,
   log: Logger,
@@ -396,20 +309,12 @@ async function runLocked(
   if (!paper) await preflight(cfg, urls, wallet, log);
   // a fleet: the account's request budgets are shared with the other members through Redis (loaded
   // only then: without fleet.redisUrl nothing of the fleet, ioredis included, is imported)
-  const shared =
-    cfg.fleet !== undefined && cfg.fleet.redisUrl !== '' && cfg.budgets?.enabled !== false
-      ? await openSharedBudgetsOrExit3({
-          url: cfg.fleet.redisUrl,
-          member: cfg.fleet.member,
-          ...(cfg.fleet.maxMembers !== undefined ? { maxMembers: cfg.fleet.maxMembers } : {}),
-          ...(cfg.fleet.reserve !== undefined ? { reserve: cfg.fleet.reserve } : {}),
-          account: (cfg.funder || wallet.address).toLowerCase(),
-          signer: wallet.address.toLowerCase(),
-          budgets: cfg.budgets ?? {},
-          clock,
-          log: log.child({ component: 'fleet' }),
-        })
-      : undefined;
+  const shared = await openRunFleetBudgets(cfg, {
+    account: (cfg.funder || wallet.address).toLowerCase(),
+    signer: wallet.address.toLowerCase(),
+    clock,
+    log,
+  });
   if (shared !== undefined) cleanups.push(() => shared.close());
   const liveVenue = await createLiveVenue({
     urls,
@@ -571,60 +476,33 @@ async function runLocked(
         markets: markets.map((m) => m.market),
         clock,
         log,
+        limits,
       })
     : undefined;
   // a fleet member publishes its status record (`mmkit fleet status`) and labels its metrics
-  let stopFleetStatus: (() => Promise<void>) | undefined;
-  if (fleetMember !== undefined) {
-    const name = fleetMember.status().member;
-    ops.metrics.setMember(name);
-    let fleetSection: FleetStatusSection | undefined;
-    ops.monitor.setFleet(() => fleetSection);
-    const stopStatus = await startRunFleetStatus(fleetMember, {
-      clock,
-      ...(shared !== undefined ? { budgets: shared.shared } : {}),
-      account: venue.address,
-      onFleet: (r) => {
-        fleetSection = {
-          member: name,
-          members: r.members.map((m) => {
-            const x = r.records.find((y) => y.member === m);
+  const stopFleetStatus =
+    fleetMember !== undefined
+      ? await startFleetStatusSection(fleetMember, {
+          ops,
+          clock,
+          ...(shared !== undefined ? { budgets: shared.shared } : {}),
+          account: venue.address,
+          figures: () => {
+            const pnl = store.pnl(midMarks(markets, engine));
             return {
-              member: m,
-              markets: x?.markets.length ?? 0,
-              openOrders: x?.openOrders ?? 0,
-              pnl: x?.pnl.total ?? '0',
-              heartbeat: r.heartbeat?.holder === m,
+              openOrders: tracker.liveOrders().length,
+              fills,
+              pnl: {
+                realized: pnl.realized,
+                unrealized: pnl.unrealized,
+                fees: pnl.fees,
+                rewards: store.rewardTotals().total,
+              },
             };
-          }),
-          totalPnl: r.total.total,
-          heartbeat: r.heartbeat?.holder ?? null,
-          kill: r.kill?.reason ?? null,
-        };
-      },
-      figures: () => {
-        const marks = new Map<TokenId, number>();
-        for (const m of markets)
-          for (const t of m.tokens) {
-            const b = engine.state.book(t.tokenId);
-            if (b?.mid != null) marks.set(t.tokenId, Math.round(b.mid));
-          }
-        const pnl = store.pnl(marks);
-        return {
-          openOrders: tracker.liveOrders().length,
-          fills,
-          pnl: {
-            realized: pnl.realized,
-            unrealized: pnl.unrealized,
-            fees: pnl.fees,
-            rewards: store.rewardTotals().total,
           },
-        };
-      },
-    });
-    stopFleetStatus = stopStatus;
-    cleanups.push(stopStatus);
-  }
+        })
+      : undefined;
+  if (stopFleetStatus !== undefined) cleanups.push(stopFleetStatus);
   // liquidity rewards: the tracker's estimate per UTC date, and the venue's payouts, into the store
   const rewardBook = bookRewards(trader.rewards, store, liveVenue, clock, log, {
     sampleMs: rewardSampleMs,
@@ -761,81 +639,23 @@ async function runLocked(
   await trader.close();
   // the payouts of the run's last epochs (bounded: a venue that does not answer does not hold the exit)
   if (trader.rewards.active) await finalRewardPoll(rewardBook, log);
-  const marks = new Map<TokenId, number>();
-  for (const m of markets)
-    for (const t of m.tokens) {
-      const b = engine.state.book(t.tokenId);
-      if (b?.mid != null) marks.set(t.tokenId, Math.round(b.mid));
-    }
-  const pnl = store.pnl(marks);
-  store.endSession(session, clock.now());
-  const sessionFigures = store.summary({ scope: 'session' });
-  const epochFigures = store.summary({ scope: 'epoch' });
-  const positionsAtExit = store
-    .positions()
-    .filter((x) => x.size !== 0)
-    .map((p) => ({
-      market: p.market,
-      tokenId: p.tokenId,
-      size: formatAmount(p.size),
-      avgPrice: formatPrice(p.avgPrice),
-      mark: marks.has(p.tokenId) ? formatPrice(marks.get(p.tokenId)!) : null,
-    }));
-  for (const p of positionsAtExit) log.info(p, 'position at exit');
+  const marks = midMarks(markets, engine);
+  const exit = ledgerAtExit(store, {
+    session,
+    now: clock.now(),
+    marks,
+    epoch: epoch.epoch,
+    realizedAtStart,
+    runStartMs,
+  });
+  for (const p of exit.positionsAtExit) log.info(p, 'position at exit');
   store.close();
   await venue.close();
   if (exchange !== undefined) removeDaemonVenue(cfg.dataDir);
   await exchange?.close();
   await ops.close();
-  const figures = (f: StoreSummary): LedgerFigures => ({
-    ordersPlaced: f.ordersPlaced,
-    ordersCancelled: f.ordersCancelled,
-    ordersRejected: f.ordersRejected,
-    fills: f.fills,
-    externalFills: f.externalFills,
-    volume: formatAmount(f.volume),
-    notional: formatAmount(f.notional),
-    fees: formatAmount(f.fees),
-    adjustments: f.adjustments,
-    operations: f.operations,
-    rewards: {
-      paid: formatAmount(f.rewardsPaid),
-      estimated: formatAmount(f.rewardsEstimated),
-      total: formatAmount(f.rewardsPaid + f.rewardsEstimated),
-    },
-  });
-  const noOrdersLeft = flat.flat;
   return {
-    ordersPlaced: sessionFigures.ordersPlaced,
-    ordersCancelled: sessionFigures.ordersCancelled,
-    ordersRejected: sessionFigures.ordersRejected,
-    fills: sessionFigures.fills,
-    volume: formatAmount(sessionFigures.volume),
-    notional: formatAmount(sessionFigures.notional),
-    realizedPnl: formatAmount(pnl.realized - realizedAtStart),
-    unrealizedPnl: formatAmount(pnl.unrealized),
-    session: {
-      ...figures(sessionFigures),
-      since: new Date(runStartMs).toISOString(),
-      realizedPnl: formatAmount(pnl.realized - realizedAtStart),
-    },
-    epoch: {
-      ...figures(epochFigures),
-      id: epoch.epoch.id,
-      venue: epoch.epoch.venue,
-      world: epoch.epoch.world,
-      since: new Date(epoch.epoch.startedAt).toISOString(),
-      realizedPnl: formatAmount(pnl.realized),
-      unrealizedPnl: formatAmount(pnl.unrealized),
-      tradingPnl: formatAmount(pnl.realized + pnl.unrealized),
-      totalPnl: formatAmount(pnl.total + epochFigures.rewardsPaid + epochFigures.rewardsEstimated),
-      unmarked: pnl.unmarked.length,
-    },
-    positionsAtExit,
-    noOrdersLeft,
-    openOrdersAtExit: noOrdersLeft ? 0 : flat.open.length > 0 ? flat.open.length : -1,
-    reason,
-    stop,
+    ...exit.summary(flat, reason, stop),
     tokenLabels: Object.fromEntries(
       markets.flatMap((m) => m.tokens.map((t) => [t.tokenId, tokenLabel(t.outcome, m.question, 40)])),
     ),
@@ -843,57 +663,3 @@ async function runLocked(
 }
 
 export const resolveDataDir = (d: string): string => resolve(d);
-
-/** The final poll of the payouts gives up after this long. */
-const FINAL_REWARD_POLL_TIMEOUT_MS = 10_000;
-
-/**
- * The daemon's reward book (src/ops/reward-book.ts): each sample of the kernel's tracker into the
- * store's estimate of its UTC date; the venue's earnings (GET /rewards/user?date=) polled every
- * `pollMs` into the store's paid figures (credits of cause 'reward'), cross-checked with the
- * venue's REWARD activity since the epoch began (when it has a data API).
- */
-function bookRewards(
-  tracker: RewardTracker,
-  store: Store,
-  venue: LiveVenue,
-  clock: LiveClock,
-  log: Logger,
-  o: { sampleMs: number; pollMs?: number; crossCheckSince: number | undefined },
-): RewardBook {
-  const rlog = componentLogger(log, 'rewards');
-  const book = new RewardBook({
-    store,
-    clock,
-    sampleMs: o.sampleMs,
-    ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}),
-    ...(o.crossCheckSince !== undefined
-      ? { since: o.crossCheckSince, venueCredits: (since: number) => venue.rewardCredits(since) }
-      : {}),
-    earnings: async (date) =>
-      (await venue.rewards.userEarnings(date)).map((r) => ({
-        date: r.date,
-        market: r.market,
-        earnings: r.earnings,
-        maker: r.maker,
-      })),
-    log: rlog,
-  });
-  tracker.onSample((e) => {
-    try {
-      book.onSample(e);
-    } catch (err) {
-      rlog.warn({ market: e.market, err: (err as Error).message }, 'could not store the reward estimate');
-    }
-  });
-  return book;
-}
-
-async function finalRewardPoll(book: RewardBook, log: Logger): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<undefined>((res) => {
-    timer = setTimeout(() => res(undefined), FINAL_REWARD_POLL_TIMEOUT_MS);
-  });
-  const r = await Promise.race([book.stop(), timeout]).finally(() => clearTimeout(timer));
-  if (r === undefined) log.warn({}, 'could not read the rewards paid at shutdown (the next start books them)');
-}

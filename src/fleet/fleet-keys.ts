@@ -27,6 +27,10 @@ export interface FleetKeys {
   readonly kill: string;
   /** ... and the channel its trips are published on. */
   readonly killChannel: string;
+  /** HASH member -> "<notional µ>:<open orders>:<refreshed at, Redis TIME ms>": the risk grants. */
+  readonly riskGrants: string;
+  /** HASH member -> its last PnL, µ-collateral (persistent: a dead member's positions still exist). */
+  readonly pnl: string;
 }
 
 /**
@@ -48,5 +52,7 @@ export function fleetKeys(account: string): FleetKeys {
     members: `${prefix}members`,
     kill: `${prefix}kill`,
     killChannel: `${prefix}kill:ch`,
+    riskGrants: `${prefix}risk:grants`,
+    pnl: `${prefix}risk:pnl`,
   };
 }

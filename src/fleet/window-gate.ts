@@ -43,6 +43,7 @@ import { ConfigError, NetworkError, type ErrorOptions } from '../core/errors.ts'
 import type { RateRule } from '../core/rate-limits.ts';
 import type { BudgetGate, BudgetTicket } from '../api/http/budgets.ts';
 import { WakeTimer } from '../api/http/wake-timer.ts';
+import { abortReason, queueWaiter } from '../api/http/budget-waiters.ts';
 import {
   ACQUIRE,
   EPOCH,
@@ -137,10 +138,6 @@ const S = {
   epoch: script(EPOCH),
   reseed: script(RESEED),
 };
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
-}
 
 /** The key prefix of an account's windows. */
 export function windowPrefix(account: string): string {
@@ -424,19 +421,11 @@ export class RedisWindowGate implements BudgetGate {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise<BudgetTicket>((resolve, reject) => {
       const w: Waiter = { rules, slot: this.#slotBase + ++this.#seq, resolve, reject, signal, onAbort: undefined };
-      if (signal !== undefined) {
-        w.onAbort = () => {
-          const i = this.#waiters.indexOf(w);
-          if (i >= 0) {
-            this.#waiters.splice(i, 1);
-            reject(abortReason(signal));
-            this.#pump();
-          }
-        };
-        signal.addEventListener('abort', w.onAbort, { once: true });
-      }
-      this.#waiters.push(w);
-      this.#pump();
+      queueWaiter(
+        () => this.#waiters,
+        w,
+        () => this.#pump(),
+      );
     });
   }
 

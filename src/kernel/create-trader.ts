@@ -26,7 +26,7 @@ import type { Clock, TimerHandle } from '../core/clock.ts';
 import { fillLogFields, type FillEvent } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import { sameQuotes, type DesiredQuotes, type ImmediateIntent, type QuoteIntent } from '../core/intents.ts';
-import { formatAmount, formatPrice, tickPips, type Pips } from '../core/units.ts';
+import { formatAmount, formatPrice, type Micro, tickPips, type Pips } from '../core/units.ts';
 import type { MarketInfo, Venue } from '../core/venue.ts';
 import { createEngine, type Engine, type EngineLogger } from '../engine/loop.ts';
 import { reconcileOnStart } from '../engine/restart.ts';
@@ -176,6 +176,19 @@ export interface TraderFleet {
   quotable(market: ConditionId): boolean;
   /** Whether orders may go out at all (Redis reachable, the fleet not killed). */
   canPlace(): boolean;
+  /**
+   * The account-wide caps this member may use now (its grant of the fleet's risk.maxNotionalGlobal,
+   * µ, and risk.maxOpenOrdersGlobal: src/fleet/risk-reserve.ts), enforced by the gate in place of
+   * the configured global limits. Return the same object while it does not change (the gate memo
+   * keys on the limits' identity). Undefined: the configured limits.
+   */
+  globalCaps?(): { readonly notional: number; readonly orders: number };
+  /**
+   * Called when the gate cut or refused a quote for lack of global room (NOTIONAL_GLOBAL,
+   * OPEN_ORDERS_GLOBAL): the member's keeper asks the fleet for more. When set, the gate memo is
+   * not used (it does not report what it cut).
+   */
+  globalPressure?(): void;
 }
 
 /** The position audit's settings (TraderOptions.positionAudit). */
@@ -346,10 +359,30 @@ export function createTrader(o: TraderOptions): Trader {
     hooks.onExternalFill?.(x.fill, x.change);
   });
 
+  const isGlobalRoom = (x: { readonly code: string }) =>
+    x.code === 'NOTIONAL_GLOBAL' || x.code === 'OPEN_ORDERS_GLOBAL';
   // ---- the risk view: one object, every field read from the current state --------------------------
+  // a fleet member's global caps are its grant (one limits object per grant: the memo keys on it)
+  let grantSeen: ReturnType<NonNullable<TraderFleet['globalCaps']>> | undefined;
+  let grantLimits: RiskLimits = limits;
+  const fleetLimits = (): RiskLimits => {
+    if (fleet?.globalCaps === undefined) return limits;
+    const g = fleet.globalCaps();
+    if (g !== grantSeen) {
+      grantSeen = g;
+      grantLimits = Object.freeze({
+        ...limits,
+        global: Object.freeze({ maxNotional: g.notional as Micro, maxOpenOrders: g.orders }),
+      });
+    }
+    return grantLimits;
+  };
   const live = () => (cached ? tracker.liveOrdersCached() : tracker.liveOrders());
   const riskView: RiskView = {
-    limits,
+    // (a getter, not a spread: a spread would read the fleet's caps once, here)
+    get limits() {
+      return fleetLimits();
+    },
     killSwitch: kill,
     ...(fleet !== undefined
       ? {
@@ -380,7 +413,8 @@ export function createTrader(o: TraderOptions): Trader {
   };
 
   // ---- the gate ------------------------------------------------------------------------------------
-  const memo = tuning.memoiseGate === true ? new GateMemo() : undefined;
+  const pressure = fleet?.globalPressure?.bind(fleet);
+  const memo = tuning.memoiseGate === true && pressure === undefined ? new GateMemo() : undefined;
   // with coalescing too (and no hook that sees each set): a memoised answer that `execute` below
   // will coalesce (the same quotes as the set last submitted for its market, nothing of the market
   // having changed since: its very test) is handed on as approved then (with its earlier time),
@@ -411,6 +445,7 @@ export function createTrader(o: TraderOptions): Trader {
       for (const x of r.refusals) l.debug({ code: x.code, reason: x.reason }, 'quote refused');
     }
     hooks.onGate?.(desired, r);
+    if (pressure !== undefined && (r.refusals.some(isGlobalRoom) || r.trims.some(isGlobalRoom))) pressure();
     return r.approved;
   };
   const gateOrders = (orders: readonly ImmediateIntent[]): readonly Approved<ImmediateIntent>[] => {

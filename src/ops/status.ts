@@ -24,6 +24,19 @@ import {
   type StreamHealthInput,
 } from './health.ts';
 import type { Metrics, OrderOutcome } from './metrics.ts';
+import type { FleetStatusSection } from './status-fleet.ts';
+import {
+  type MarketRewardStatus,
+  marketRewardStatus,
+  NO_REWARDS,
+  pnlRewardsStatus,
+  rewardSamples,
+  type RewardsStatus,
+  type RewardsView,
+} from './status-rewards.ts';
+
+export type { FleetStatusSection } from './status-fleet.ts';
+export type { MarketRewardStatus, RewardsStatus, RewardsView } from './status-rewards.ts';
 
 /** A market as the monitor knows it (MarketInfo of the Venue port fits). */
 export interface MonitoredMarket {
@@ -103,24 +116,6 @@ export interface DaemonView {
   rewards?(): RewardsView;
 }
 
-/** Liquidity rewards as the daemon knows them. Money in micro-collateral. */
-export interface RewardsView {
-  /** The ledger epoch's totals: paid by the venue, and the estimate of the dates not paid yet. */
-  readonly paid: number;
-  readonly estimated: number;
-  readonly byMarket: readonly { readonly market: string; readonly paid: number; readonly estimated: number }[];
-  /** The tracker's estimate of each rewarded market traded (RewardEstimate of src/engine/reward-tracker.ts fits). */
-  readonly live: readonly {
-    readonly market: string;
-    readonly config: { readonly maxSpread: number; readonly minSize: number; readonly dailyRate: number };
-    readonly samples: number;
-    readonly scoredSamples: number;
-    readonly lastShare: number;
-    readonly lastDaily: number;
-    readonly lastAt: number | null;
-  }[];
-}
-
 /** Options of `new DaemonMonitor`. */
 export interface MonitorOptions {
   readonly clock: Pick<Clock, 'now'>;
@@ -162,22 +157,6 @@ export interface PnlPoint {
   /** Liquidity rewards, paid and estimated. */
   readonly rewards: string;
   readonly total: string;
-}
-
-/** A rewarded market's rewards as the status shows them (decimal strings; share 0..1). */
-export interface MarketRewardStatus {
-  /** The reward config: max spread in cents, min size in shares, the daily pool in USDC. */
-  readonly maxSpread: string;
-  readonly minSize: string;
-  readonly dailyRate: string;
-  /** Of the ledger epoch: paid by the venue, estimated for the dates not paid yet. */
-  readonly paid: string;
-  readonly estimated: string;
-  /** Our share of the last sample, and the reward per day it would earn. */
-  readonly share: number;
-  readonly estDaily: string;
-  readonly samples: number;
-  readonly scoredSamples: number;
 }
 
 /** A fill as the status shows it. */
@@ -284,17 +263,7 @@ export interface StatusSnapshot {
     readonly unrealized: string;
     readonly trading: string;
     readonly fees: string;
-    readonly rewards: {
-      readonly paid: string;
-      readonly estimated: string;
-      readonly total: string;
-      readonly byMarket: ReadonlyArray<{
-        readonly market: string;
-        readonly paid: string;
-        readonly estimated: string;
-        readonly total: string;
-      }>;
-    };
+    readonly rewards: RewardsStatus;
     readonly total: string;
     readonly unmarked: number;
     readonly series: readonly PnlPoint[];
@@ -319,24 +288,6 @@ export interface StatusSnapshot {
   readonly streams: { readonly market: StreamHealthInput; readonly user: StreamHealthInput };
   /** A fleet member's view of its fleet (issue 21); absent for a lone daemon. */
   readonly fleet?: FleetStatusSection;
-}
-
-/** The fleet as the status shows it (money as decimal strings; from the members' status records). */
-export interface FleetStatusSection {
-  /** This daemon's member name. */
-  readonly member: string;
-  readonly members: ReadonlyArray<{
-    readonly member: string;
-    readonly markets: number;
-    readonly openOrders: number;
-    readonly pnl: string;
-    readonly heartbeat: boolean;
-  }>;
-  readonly totalPnl: string;
-  /** The heartbeat lease holder (null: none). */
-  readonly heartbeat: string | null;
-  /** The fleet kill switch: null armed, else the trip's reason. */
-  readonly kill: string | null;
 }
 
 interface StreamState {
@@ -624,7 +575,7 @@ export class DaemonMonitor {
     const marks = this.marks();
     const positions = v?.positions() ?? [];
     const pnl = v?.pnl(marks) ?? { realized: 0, unrealized: 0, fees: 0, total: 0, unmarked: [] };
-    const rw = v?.rewards?.() ?? { paid: 0, estimated: 0, byMarket: [], live: [] };
+    const rw = v?.rewards?.() ?? NO_REWARDS;
     const rewardsTotal = rw.paid + rw.estimated;
     const total = pnl.total + rewardsTotal;
     const collateral = v?.collateral() ?? { available: 0, reserved: 0 };
@@ -668,20 +619,7 @@ export class DaemonMonitor {
       total,
       rewards: { paid: rw.paid, estimated: rw.estimated },
     });
-    const liveOf = new Map(rw.live.map((x) => [x.market, x]));
-    const rewardSamples = rw.byMarket.map((x) => {
-      const l = liveOf.get(x.market);
-      return {
-        market: x.market,
-        paid: x.paid,
-        estimated: x.estimated,
-        ...(l !== undefined ? { lastShare: l.lastShare, lastDaily: l.lastDaily } : {}),
-      };
-    });
-    for (const l of rw.live)
-      if (!rw.byMarket.some((x) => x.market === l.market))
-        rewardSamples.push({ market: l.market, paid: 0, estimated: 0, lastShare: l.lastShare, lastDaily: l.lastDaily });
-    m.rewardsNow(rewardSamples);
+    m.rewardsNow(rewardSamples(rw));
     m.collateralNow(collateral.available, collateral.reserved);
     m.openOrders.set(live.length);
     m.health(health, ks.tripped, now - this.#startedAt);
@@ -710,11 +648,9 @@ export class DaemonMonitor {
       else l.push(o);
     }
     const posOf = new Map(positions.map((p) => [p.tokenId, p]));
-    const paidOf = new Map(rw.byMarket.map((x) => [x.market, x]));
+    const rewardOf = marketRewardStatus(rw);
     const markets: MarketStatus[] = this.#ctx.markets.map((mk) => {
       const why = v?.whyNotQuotable(mk.market);
-      const rl = liveOf.get(mk.market);
-      const rp = paidOf.get(mk.market);
       return {
         market: mk.market,
         question: mk.question,
@@ -747,20 +683,7 @@ export class DaemonMonitor {
             size: formatAmount(o.originalSize),
             matched: formatAmount(o.sizeMatched),
           })),
-        rewards:
-          rl === undefined
-            ? null
-            : {
-                maxSpread: String(rl.config.maxSpread / 100),
-                minSize: formatAmount(rl.config.minSize),
-                dailyRate: formatAmount(rl.config.dailyRate),
-                paid: formatAmount(rp?.paid ?? 0),
-                estimated: formatAmount(rp?.estimated ?? 0),
-                share: rl.lastShare,
-                estDaily: formatAmount(rl.lastDaily),
-                samples: rl.samples,
-                scoredSamples: rl.scoredSamples,
-              },
+        rewards: rewardOf(mk.market),
       };
     });
     const fleet = this.#fleet?.();
@@ -802,17 +725,7 @@ export class DaemonMonitor {
         unrealized: point.unrealized,
         trading: formatAmount(pnl.realized + pnl.unrealized),
         fees: formatAmount(pnl.fees),
-        rewards: {
-          paid: formatAmount(rw.paid),
-          estimated: formatAmount(rw.estimated),
-          total: point.rewards,
-          byMarket: rw.byMarket.map((x) => ({
-            market: x.market,
-            paid: formatAmount(x.paid),
-            estimated: formatAmount(x.estimated),
-            total: formatAmount(x.paid + x.estimated),
-          })),
-        },
+        rewards: pnlRewardsStatus(rw, point.rewards),
         total: point.total,
         unmarked: pnl.unmarked.length,
         series,

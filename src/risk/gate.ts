@@ -216,6 +216,23 @@ function topFor(token: TokenId, other: TokenId, view: RiskView): TopOrError {
 const lotDown = (m: number): number => Math.floor(m / LOT_MICRO) * LOT_MICRO;
 const remainingOf = (o: LiveOrderView): number => o.originalSize - o.sizeMatched;
 
+/**
+ * What open orders use of the global limits, as the gate counts it: the resting ones (remaining
+ * size > 0) and their notional (remaining x price, rounded up), µ-collateral. A fleet member's
+ * risk keeper sizes its grant with it (src/fleet/risk-reserve.ts).
+ */
+export function globalUsage(orders: readonly LiveOrderView[]): { notional: number; orders: number } {
+  let n = 0;
+  let count = 0;
+  for (const o of orders) {
+    const rem = remainingOf(o);
+    if (rem <= 0) continue;
+    count++;
+    n += notional(rem, o.price, 'up');
+  }
+  return { notional: n, orders: count };
+}
+
 /** Shares buyable with `room` micro-collateral at `price` (exact while room x 10^4 < 2^53). */
 function sharesFor(room: number, price: number): number {
   if (room <= 0) return 0;

@@ -84,6 +84,7 @@ export class KillSwitch implements KillSwitchState {
   private readonly onListenerError: ((err: unknown, reason: TripReason) => void) | undefined;
   private readonly listeners = new Set<TripListener>();
   private why: TripReason | null = null;
+  private pnl: number | undefined;
   /** Times of recent rejections (unix ms), oldest first. */
   private rejections: number[] = [];
   private heartbeatFailures = 0;
@@ -97,6 +98,11 @@ export class KillSwitch implements KillSwitchState {
   }
 
   /** True once tripped; never false again. */
+  /** The last PnL fed to `recordPnl` (realized + unrealized, µ), undefined before the first. */
+  get lastPnl(): number | undefined {
+    return this.pnl;
+  }
+
   get tripped(): boolean {
     return this.why !== null;
   }
@@ -142,6 +148,7 @@ export class KillSwitch implements KillSwitchState {
    */
   recordPnl(realized: number, unrealized: number): boolean {
     const total = realized + unrealized;
+    if (Number.isFinite(total)) this.pnl = total;
     if (this.limits.maxLoss > 0 && Number.isFinite(total) && total < -this.limits.maxLoss) {
       this.trip(
         'lossLimit',

@@ -17,14 +17,12 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { Wallet } from 'ethers';
-import secp256k1 from 'secp256k1';
 import { createTransport } from '../../src/api/http/transport.ts';
 import { ClobClient, type SignedOrderLike } from '../../src/api/clob.ts';
 import { createOrDeriveApiKey } from '../../src/api/auth.ts';
-import { orderHasher, orderToWire, type SignedOrderStruct } from '../../src/api/signing/order.ts';
-import { limitOrderAmounts } from '../../src/core/units.ts';
 import { DEFAULT_RATE_RULES } from '../../src/core/rate-limits.ts';
 import { signerTier, TIGHTEST_SIGNER_TIER } from '../../src/core/signer-limits.ts';
+import { centTickToken, presignBuys } from './support/presign.ts';
 
 const RUN_MS = 12_000;
 const WINDOW_MS = 10_000;
@@ -117,49 +115,13 @@ async function run(
   t.setCredentials(await createOrDeriveApiKey(t));
   const clob = new ClobClient(t);
 
-  let market;
-  for await (const m of clob.marketsAll({ limit: 100 })) {
-    if (!m.negRisk && m.tickSize === '0.01' && m.acceptingOrders) {
-      market = m;
-      break;
-    }
-  }
-  if (market === undefined) throw new Error('no 0.01-tick market');
-  const token = market.tokens[0]!.tokenId;
+  const token = await centTickToken(clob);
 
-  // pre-sign BUY 0.01 × 5 orders ($0.05 each) with native secp256k1
-  const hasher = orderHasher(137, false);
-  const amounts = limitOrderAmounts('BUY', '0.01', '0.01', '5');
-  const priv = Buffer.from(wallet.privateKey.slice(2), 'hex');
-  const batches: SignedOrderLike[][] = [];
-  let salt = Date.now();
+  // pre-sign BUY 0.01 × 5 orders ($0.05 each) with native secp256k1, in batches of 15
   const s0 = performance.now();
-  for (let b = 0; b < batchesNeeded; b++) {
-    const batch: SignedOrderLike[] = [];
-    for (let k = 0; k < 15; k++) {
-      const o: SignedOrderStruct = {
-        salt: BigInt(salt++),
-        maker: wallet.address,
-        signer: wallet.address,
-        taker: '0x0000000000000000000000000000000000000000',
-        tokenId: BigInt(token),
-        makerAmount: amounts.makerAmount,
-        takerAmount: amounts.takerAmount,
-        expiration: 0n,
-        nonce: 0n,
-        feeRateBps: 0n,
-        side: 0,
-        signatureType: 0,
-      };
-      const id = hasher.digest(o);
-      const sig = secp256k1.ecdsaSign(Buffer.from(id.slice(2), 'hex'), priv);
-      batch.push({
-        id,
-        wire: orderToWire(o, '0x' + Buffer.from(sig.signature).toString('hex') + (sig.recid + 27).toString(16)),
-      });
-    }
-    batches.push(batch);
-  }
+  const signed = presignBuys(wallet, token, batchesNeeded * 15, Date.now());
+  const batches: SignedOrderLike[][] = [];
+  for (let b = 0; b < batchesNeeded; b++) batches.push(signed.slice(b * 15, b * 15 + 15));
   console.error(`# ${name}: pre-signed ${batchesNeeded * 15} orders in ${Math.round(performance.now() - s0)} ms`);
 
   const placed: string[] = [];

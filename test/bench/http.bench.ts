@@ -7,12 +7,10 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { Wallet } from 'ethers';
-import secp256k1 from 'secp256k1';
 import { Pool } from 'undici';
 import { l1Headers } from '../../src/api/signing/clob-auth.ts';
 import { l2Headers } from '../../src/api/signing/hmac.ts';
-import { orderHasher, orderToWire, type SignedOrderStruct } from '../../src/api/signing/order.ts';
-import { limitOrderAmounts } from '../../src/core/units.ts';
+import { presignBuy } from './support/presign.ts';
 
 const DURATION_MS = 3000;
 const CONNECTIONS = 16;
@@ -46,7 +44,7 @@ async function req(
   return { status: r.statusCode, json: text ? JSON.parse(text) : undefined };
 }
 
-async function run(name: string, make: (i: number) => Promise<void>): Promise<number> {
+async function run(_name: string, make: (i: number) => Promise<void>): Promise<number> {
   let done = 0;
   const end = Date.now() + DURATION_MS;
   const worker = async (w: number) => {
@@ -84,36 +82,15 @@ for (const w of wallets) {
   const r = await req('POST', '/auth/api-key', { ...l1Headers(w, 137, Math.floor(Date.now() / 1000), 0) });
   creds.push(r.json);
 }
-const hasher = orderHasher(137, false);
-const amounts = limitOrderAmounts('BUY', '0.01', '0.01', '5');
 const BATCHES = 3000;
 const batches: Array<{ w: number; body: string }> = [];
 let salt = 1;
 for (let b = 0; b < BATCHES; b++) {
   const w = b % wallets.length;
   const wallet = wallets[w]!;
-  const priv = Buffer.from(wallet.privateKey.slice(2), 'hex');
   const entries = [];
-  for (let k = 0; k < 15; k++) {
-    const o: SignedOrderStruct = {
-      salt: BigInt(salt++),
-      maker: wallet.address,
-      signer: wallet.address,
-      taker: '0x0000000000000000000000000000000000000000',
-      tokenId: BigInt(token),
-      makerAmount: amounts.makerAmount,
-      takerAmount: amounts.takerAmount,
-      expiration: 0n,
-      nonce: 0n,
-      feeRateBps: 0n,
-      side: 0,
-      signatureType: 0,
-    };
-    const digest = Buffer.from(hasher.digest(o).slice(2), 'hex');
-    const sig = secp256k1.ecdsaSign(digest, priv);
-    const signature = '0x' + Buffer.from(sig.signature).toString('hex') + (sig.recid + 27).toString(16);
-    entries.push({ order: orderToWire(o, signature), owner: creds[w]!.apiKey, orderType: 'GTC' });
-  }
+  for (let k = 0; k < 15; k++)
+    entries.push({ order: presignBuy(wallet, token, salt++).wire, owner: creds[w]!.apiKey, orderType: 'GTC' });
   batches.push({ w, body: JSON.stringify(entries) });
 }
 let next = 0;

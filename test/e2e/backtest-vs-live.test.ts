@@ -1,13 +1,21 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resolveMarkets, startRecorder, venueUrls, type Recorder } from '../../src/backtest/recorder.ts';
+import { startRecorder } from '../../src/backtest/recorder.ts';
 import { runBacktest, type BacktestResult } from '../../src/backtest/runner.ts';
 import type { SimVenueStats } from '../../src/venues/sim/sim-venue.ts';
 import type { Side } from '../../src/core/units.ts';
-import { startExchange, type RunningExchange } from '../../src/exchange/server.ts';
-import { BotHarness, liquidMarkets, sleep, waitUntil, exited } from './support/bot-harness.ts';
+import {
+  PARAMS,
+  RISK,
+  SEED,
+  comparisonRun,
+  startBandsWorld,
+  threeLiquidMarkets,
+  WORLD_RATE,
+  writeBandsConfig,
+} from './support/bands-world.ts';
+import { sleep, exited } from './support/bot-harness.ts';
 import { fillsOf, head, MATCH_MS, MATCH_PIPS, row, summarize, violations, type Fill } from './support/fill-compare.ts';
 import {
   exchangeBook,
@@ -18,30 +26,7 @@ import {
   type PlainBook,
 } from './support/own-orders.ts';
 
-const SEED = 12;
-const WORLD_RATE = 20;
 const DURATION_S = 90;
-/**
- * bands: three bands at 1, 2, 3 cents from the mid, 10 / 15 / 20 shares a side, YES only (the
- * summaries compare average buy and sell prices per market, which with tokens 'both', the default,
- * would mix YES and NO prices).
- */
-const PARAMS = {
-  tokens: 'yes',
-  margin: 0.01,
-  marginStep: 0.01,
-  marginTolerance: 0.005,
-  amount: 10,
-  amountStep: 5,
-  maxPosition: 100,
-};
-const RISK = {
-  maxPositionShares: 150,
-  maxNotionalPerMarket: 250,
-  maxOpenOrdersPerMarket: 20,
-  maxLoss: 100,
-  maxRejections: 20,
-};
 /** The wrong configurations of the negative check. */
 const WRONG_LATENCY_MS = 5000;
 const WIDE_PARAMS = { ...PARAMS, margin: 0.05, marginStep: 0.05 };
@@ -50,47 +35,24 @@ const MIN_LIVE_FILLS = 30;
 
 // ---- the test ------------------------------------------------------------------------------------------
 
-const h = new BotHarness();
-let ex: RunningExchange | undefined;
-let rec: Recorder | undefined;
-let own: OwnOrderTimeline | undefined;
+const w = comparisonRun();
+const { h } = w;
 let sampler: ReturnType<typeof setInterval> | undefined;
-afterAll(async () => {
-  clearInterval(sampler);
-  own?.stop();
-  await rec?.stop().catch(() => undefined);
-  await h.close();
-  await ex?.close();
-});
+afterAll(() => clearInterval(sampler));
 
 describe('backtest vs live', () => {
   it('a paper session recorded and then backtested gives fills close to the live ones; a wrong configuration does not', async () => {
     // 1. the paper exchange and three liquid markets
-    ex = await startExchange({
-      port: 0,
-      seed: SEED,
-      world: { agents: 'default', lifecycle: false, priceFeed: true, rate: WORLD_RATE },
-    });
-    const x = ex;
-    const base = x.urls.clob_url.replace(/\/clob$/, '');
-    await sleep(1500); // the agents build the books
-    // (slower under load: wait until three markets qualify). Not a market ending within 30 hours: the
-    // world's daily crypto windows ("Bitcoin Up or Down on <today>") turn decisive as their end
-    // nears, so how much they move (and how often quotes are picked off) would depend on the time of
-    // day the test runs (in the evening, UTC, one of them gave 23 live fills against 6 backtested).
-    let ids: string[] = [];
-    await waitUntil(() => (ids = liquidMarkets(x, 3, { tick: '0.01', minHoursToEnd: 30 })).length === 3, 60_000);
-    expect(ids).toHaveLength(3);
-    const urls = venueUrls(base);
-    const markets = await resolveMarkets(urls, { markets: ids });
+    const x = (w.ex = await startBandsWorld());
+    const { base, ids, urls, markets } = await threeLiquidMarkets(x);
     const yesTokens = markets.map((m) => m.tokens[0].tokenId as string);
 
     // 2. the recorder (market channel); the bot's own orders as the exchange sees them; and the
     //    exchange's books every 7 s (with and without the bot's orders) to check the rewrite against
     const { dir, address } = h.dataDir();
     const raw = join(dir, 'live.ndjson.gz');
-    own = new OwnOrderTimeline(x.exchange, address, ids);
-    rec = startRecorder({ out: raw, markets, marketUrl: urls.market, source: base });
+    const own = (w.own = new OwnOrderTimeline(x.exchange, address, ids));
+    const rec = (w.rec = startRecorder({ out: raw, markets, marketUrl: urls.market, source: base }));
     await rec.connected();
     const samples: Array<{ at: number; all: Map<string, PlainBook>; others: Map<string, PlainBook> }> = [];
     sampler = setInterval(() => {
@@ -103,8 +65,7 @@ describe('backtest vs live', () => {
     }, 7000);
 
     // 3. the bot, as a user runs it
-    const config = join(dir, 'bot.json');
-    writeFileSync(config, JSON.stringify({ bot: { strategy: 'bands', params: PARAMS, risk: RISK } }));
+    const config = writeBandsConfig(dir);
     const bot = h.startBot(base, dir, ['--config', config, '--markets', ids.join(','), '--duration', `${DURATION_S}s`]);
     const code = await exited(bot.p);
     expect(code, bot.err().slice(-3000)).toBe(0);

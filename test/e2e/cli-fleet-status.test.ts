@@ -7,20 +7,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis, type TestRedis } from '../support/redis.ts';
-import { BotHarness, sleep, waitForQuotes } from './support/bot-harness.ts';
+import { describe, expect, it } from 'vitest';
+import { sleep, waitForQuotes } from './support/bot-harness.ts';
+import { fleetHarness } from './support/fleet-harness.ts';
 import { runMmkit } from './support/cli.ts';
 
-const h = new BotHarness();
-let r: TestRedis;
-beforeAll(async () => {
-  r = await startRedis();
-});
-afterAll(async () => {
-  await h.close();
-  await r?.stop();
-});
+const { h, r } = fleetHarness();
 
 const DECIMAL = /^-?\d+(\.\d{1,6})?$/;
 

@@ -5,19 +5,11 @@
  * connection closed.
  */
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis, type TestRedis } from '../support/redis.ts';
-import { BotHarness, exited, liquidMarkets, logLines, waitForQuotes, waitUntil } from './support/bot-harness.ts';
+import { describe, expect, it } from 'vitest';
+import { exited, liquidMarkets, logLines, waitForQuotes, waitUntil } from './support/bot-harness.ts';
+import { fleetHarness } from './support/fleet-harness.ts';
 
-const h = new BotHarness();
-let r: TestRedis;
-beforeAll(async () => {
-  r = await startRedis();
-});
-afterAll(async () => {
-  await h.close();
-  await r?.stop();
-});
+const { h, r } = fleetHarness();
 
 describe('mmkit run in a fleet: shared budgets', () => {
   it('quotes with its POST /orders counted in Redis, and stops in order', async () => {

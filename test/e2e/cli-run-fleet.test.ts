@@ -4,21 +4,13 @@
  * 2 s (by the exchange's clock), Redis back (empty): it quotes again; `mmkit kill --fleet`: zero
  * open orders within 2 s and the daemon exits 4 (a risk stop), the command exits 0 once it left.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectFleetRedis } from '../../src/fleet/redis.ts';
-import { startRedis, type TestRedis } from '../support/redis.ts';
-import { BotHarness, exited, sleep, waitForQuotes, waitUntil, watchFlat } from './support/bot-harness.ts';
+import { exited, sleep, waitForQuotes, waitUntil, watchFlat } from './support/bot-harness.ts';
+import { fleetHarness } from './support/fleet-harness.ts';
 import { runMmkit } from './support/cli.ts';
 
-const h = new BotHarness();
-let r: TestRedis;
-beforeAll(async () => {
-  r = await startRedis();
-});
-afterAll(async () => {
-  await h.close();
-  await r?.stop();
-});
+const { h, r } = fleetHarness();
 
 describe('mmkit run in a fleet', () => {
   it('quotes its markets, fails closed without Redis and resumes, and stops on the fleet kill switch', async () => {

@@ -9,83 +9,50 @@
  *    params, risk, queue model, latency and seed, gives fills within the tolerance of the
  *    backtest-vs-live test (test/e2e/support/fill-compare.ts: `violations`).
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
-import { resolveMarkets, startRecorder, venueUrls, type Recorder } from '../../src/backtest/recorder.ts';
+import { describe, expect, it } from 'vitest';
+import { startRecorder } from '../../src/backtest/recorder.ts';
 import { runBacktest } from '../../src/backtest/runner.ts';
 import type { Side } from '../../src/core/units.ts';
-import { startExchange, type RunningExchange } from '../../src/exchange/server.ts';
-import { BotHarness, exited, liquidMarkets, sleep, waitUntil } from './support/bot-harness.ts';
+import {
+  PARAMS,
+  RISK,
+  SEED,
+  comparisonRun,
+  startBandsWorld,
+  threeLiquidMarkets,
+  WORLD_RATE,
+  writeBandsConfig,
+} from './support/bands-world.ts';
+import { exited, sleep, waitUntil } from './support/bot-harness.ts';
 import { runMmkit } from './support/cli.ts';
 import { fillsOf, head, row, summarize, violations, type Fill } from './support/fill-compare.ts';
 import { OwnOrderTimeline } from './support/own-orders.ts';
 
-const SEED = 12;
-const WORLD_RATE = 20;
 const DURATION_S = 60;
 /** The simulated venue's one-way latency (shadow.latencyMs), and the backtest's. */
 const LATENCY_MS = 50;
-/**
- * bands as in the backtest-vs-live test: three bands at 1, 2, 3 cents from the mid, YES only (the
- * comparison's average buy and sell prices would mix YES and NO prices under tokens 'both').
- */
-const PARAMS = {
-  tokens: 'yes',
-  margin: 0.01,
-  marginStep: 0.01,
-  marginTolerance: 0.005,
-  amount: 10,
-  amountStep: 5,
-  maxPosition: 100,
-};
-const RISK = {
-  maxPositionShares: 150,
-  maxNotionalPerMarket: 250,
-  maxOpenOrdersPerMarket: 20,
-  maxLoss: 100,
-  maxRejections: 20,
-};
 const MIN_SHADOW_FILLS = 10;
 
-const h = new BotHarness();
-let ex: RunningExchange | undefined;
-let rec: Recorder | undefined;
-let own: OwnOrderTimeline | undefined;
-afterAll(async () => {
-  own?.stop();
-  await rec?.stop().catch(() => undefined);
-  await h.close();
-  await ex?.close();
-});
+const w = comparisonRun();
+const { h } = w;
 
 describe('mmkit run --shadow', () => {
   it('trades live books with simulated fills, sends nothing, and agrees with a backtest of a feed recorded alongside', async () => {
-    ex = await startExchange({
-      port: 0,
-      seed: SEED,
-      world: { agents: 'default', lifecycle: false, priceFeed: true, rate: WORLD_RATE },
-    });
-    const x = ex;
-    const base = x.urls.clob_url.replace(/\/clob$/, '');
-    await sleep(1500);
-    let ids: string[] = [];
-    await waitUntil(() => (ids = liquidMarkets(x, 3, { tick: '0.01', minHoursToEnd: 30 })).length === 3, 60_000);
-    expect(ids).toHaveLength(3);
-    const urls = venueUrls(base);
-    const markets = await resolveMarkets(urls, { markets: ids });
+    const x = (w.ex = await startBandsWorld());
+    const { base, ids, urls, markets } = await threeLiquidMarkets(x);
 
     // the recorder alongside; the bot's account as the exchange sees it; the keys before the run
     const { dir, address } = h.dataDir();
     const raw = join(dir, 'alongside.ndjson.gz');
-    own = new OwnOrderTimeline(x.exchange, address, ids);
+    const own = (w.own = new OwnOrderTimeline(x.exchange, address, ids));
     const keysBefore = x.exchange.keys.all().length;
-    rec = startRecorder({ out: raw, markets, marketUrl: urls.market, source: base });
+    const rec = (w.rec = startRecorder({ out: raw, markets, marketUrl: urls.market, source: base }));
     await rec.connected();
 
-    const config = join(dir, 'bot.json');
-    writeFileSync(config, JSON.stringify({ bot: { strategy: 'bands', params: PARAMS, risk: RISK } }));
+    const config = writeBandsConfig(dir);
     const bot = h.startBot(
       base,
       dir,

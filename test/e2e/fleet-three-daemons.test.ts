@@ -19,12 +19,10 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ExchangeEvent } from '../../src/exchange/exchange.ts';
 import { fleetKeys } from '../../src/fleet/fleet-keys.ts';
-import { startRedis, type TestRedis } from '../support/redis.ts';
 import {
-  BotHarness,
   type BotProcess,
   exited,
   liquidMarkets,
@@ -34,20 +32,13 @@ import {
   waitUntil,
   watchFlat,
 } from './support/bot-harness.ts';
+import { fleetHarness } from './support/fleet-harness.ts';
 
 const NAMES = ['fa', 'fb', 'fc'] as const;
 type Name = (typeof NAMES)[number];
 const HEARTBEAT_TIMEOUT_MS = 10_000; // the paper exchange's dead-man window (exchange-types.ts)
 
-const h = new BotHarness();
-let r: TestRedis;
-beforeAll(async () => {
-  r = await startRedis();
-});
-afterAll(async () => {
-  await h.close();
-  await r?.stop();
-});
+const { h, r } = fleetHarness();
 
 /** One of the account's orders as the exchange saw it: resting from placedAt to endAt (exchange ms). */
 interface SeenOrder {

@@ -48,6 +48,7 @@
 import Bottleneck from 'bottleneck';
 import type { Clock } from '../../core/clock.ts';
 import { WakeTimer } from './wake-timer.ts';
+import { abortReason, queueWaiter } from './budget-waiters.ts';
 import { ConfigError } from '../../core/errors.ts';
 import { resolveRateRules, ruleNamesFor, type RateRule } from '../../core/rate-limits.ts';
 import type { BudgetSignerTier, SignerRequest } from '../../core/signer-limits.ts';
@@ -157,10 +158,6 @@ interface Waiter {
   onAbort: (() => void) | undefined;
 }
 
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
-}
-
 /**
  * What `Budgets` needs of its windows: the local `WindowGate` below, or a fleet's shared windows on
  * Redis (src/fleet/window-gate.ts `RedisWindowGate`, the same decisions with the state in Redis).
@@ -249,19 +246,11 @@ export class WindowGate implements BudgetGate {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise<BudgetTicket>((resolve, reject) => {
       const w: Waiter = { windows, resolve, reject, signal, onAbort: undefined };
-      if (signal !== undefined) {
-        w.onAbort = () => {
-          const i = this.#waiters.indexOf(w);
-          if (i >= 0) {
-            this.#waiters.splice(i, 1);
-            reject(abortReason(signal));
-            this.#pump();
-          }
-        };
-        signal.addEventListener('abort', w.onAbort, { once: true });
-      }
-      this.#waiters.push(w);
-      this.#pump();
+      queueWaiter(
+        () => this.#waiters,
+        w,
+        () => this.#pump(),
+      );
     });
   }
 

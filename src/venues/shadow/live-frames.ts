@@ -26,6 +26,7 @@ import {
   type StreamLogger,
   type WsFactory,
 } from '../../api/streams/socket.ts';
+import { captureFrames } from '../../api/streams/capture.ts';
 import type { FeedChannel, FeedItem } from '../sim/feed.ts';
 
 /** Most tokens on one market-channel connection (the venue's limit). */
@@ -84,38 +85,7 @@ export function startLiveFrames(o: LiveFramesOptions): LiveFrames {
     o.sink({ kind: 'frame', t: o.clock.now(), ch, raw: text });
   };
   /** The socket factory, wrapped: every text frame of a live socket is handed on before it is parsed. */
-  const capture =
-    (ch: FeedChannel): WsFactory =>
-    (url, h) => {
-      let dead = false;
-      const inner = base(url, {
-        onOpen: () => h.onOpen(),
-        onText: (text) => {
-          if (!dead) frame(ch, text);
-          h.onText(text);
-        },
-        onBinary: () => h.onBinary(),
-        onClose: (code, reason) => {
-          dead = true;
-          h.onClose(code, reason);
-        },
-        onError: (err) => {
-          dead = true;
-          h.onError(err);
-        },
-      });
-      return {
-        send: (t) => inner.send(t),
-        terminate: () => {
-          dead = true;
-          inner.terminate();
-        },
-        close: () => {
-          dead = true;
-          inner.close();
-        },
-      };
-    };
+  const capture = (ch: FeedChannel): WsFactory => captureFrames(base, (text) => frame(ch, text));
   const onSignal =
     (ch: FeedChannel, up: boolean[], i: number, opened?: () => void) =>
     (s: SocketSignal): void => {

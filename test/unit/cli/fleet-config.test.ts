@@ -1,6 +1,6 @@
-/** A fleet member refuses settings that would act on the other members' orders (src/cli/run.ts checkFleetConfig). */
+/** A fleet member refuses settings that would act on the other members' orders (src/cli/run-fleet.ts checkFleetConfig). */
 import { describe, expect, it } from 'vitest';
-import { checkFleetConfig } from '../../../src/cli/run.ts';
+import { checkFleetConfig } from '../../../src/cli/run-fleet.ts';
 
 const fleet = { redisUrl: 'redis://127.0.0.1:6390', member: 'a' };
 

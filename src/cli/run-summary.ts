@@ -1,0 +1,222 @@
+/**
+ * What `mmkit run` (and `mmkit run --shadow`) report at exit: the ledger's figures of the session
+ * and the epoch, the positions held, and why it stopped (one builder for both runs).
+ */
+import { formatAmount, formatPrice } from '../core/units.ts';
+import type { TokenId } from '../core/ids.ts';
+import type { FlatReport } from '../execution/executor.ts';
+import type { PnlReport } from '../store/positions.ts';
+import type { LedgerEpoch, Store, StoreSummary } from '../store/store-types.ts';
+import type { RunStop } from './run-stop.ts';
+
+/** Figures of the ledger over a scope (this session, or the epoch); amounts are decimal strings. */
+export interface LedgerFigures {
+  ordersPlaced: number;
+  ordersCancelled: number;
+  ordersRejected: number;
+  /** The bot's own fills; fills of orders it did not place are `externalFills`. */
+  fills: number;
+  externalFills: number;
+  /** Shares and collateral traded by the bot's fills. */
+  volume: string;
+  notional: string;
+  fees: string;
+  /** Position adjustments to the venue's holdings, and split / merge / redeem operations. */
+  adjustments: number;
+  operations: number;
+  /**
+   * Liquidity rewards: paid by the venue (the epoch: all of its credits; the session: those booked
+   * during it) and the bot's estimate of the dates not paid yet; total = paid + estimated.
+   */
+  rewards: { paid: string; estimated: string; total: string };
+}
+
+/**
+ * What `mmkit run` reports at exit. The top-level order and fill figures and `realizedPnl` are THIS
+ * SESSION's (this run's); `epoch` holds the ledger epoch's (this venue, world and account since the
+ * epoch began), with its PnL at the last marks.
+ */
+export interface RunSummary {
+  ordersPlaced: number;
+  ordersCancelled: number;
+  ordersRejected: number;
+  fills: number;
+  volume: string;
+  notional: string;
+  /** Realized PnL made during this session (the epoch's change since the start). */
+  realizedPnl: string;
+  /** Unrealized PnL of the positions held at exit, at the last marks. */
+  unrealizedPnl: string;
+  session: LedgerFigures & { since: string; realizedPnl: string };
+  epoch: LedgerFigures & {
+    id: number;
+    venue: string;
+    world: string | null;
+    since: string;
+    realizedPnl: string;
+    unrealizedPnl: string;
+    /** Trading PnL before fees: realized + unrealized. */
+    tradingPnl: string;
+    /** Trading - fees + rewards (paid and estimated): what the epoch made, all told. */
+    totalPnl: string;
+    /** Positions held without a mark (their unrealized PnL is not counted). */
+    unmarked: number;
+  };
+  /** Positions of the epoch at exit (non-zero), with the last mark when there is one. */
+  positionsAtExit: { market: string; tokenId: string; size: string; avgPrice: string; mark: string | null }[];
+  /** True when the venue was seen with zero open orders of ours at exit (nothing in flight); positions may still be held. */
+  noOrdersLeft: boolean;
+  /** Open orders seen at the venue at exit; -1 when it could not be checked (no listing succeeded, or requests were still in flight). */
+  openOrdersAtExit: number;
+  /** Why it stopped, in words (`describeStop(stop)`). */
+  reason: string;
+  /** Why it stopped (the exit code follows from it: src/cli/run-stop.ts). */
+  stop: RunStop;
+  /** Token id → "Yes · Will …" of the markets traded: how the terminal names positions (not logged). */
+  tokenLabels?: Record<string, string>;
+}
+
+/** The ledger figures of a store summary, in decimal units. */
+export function ledgerFigures(f: StoreSummary): LedgerFigures {
+  return {
+    ordersPlaced: f.ordersPlaced,
+    ordersCancelled: f.ordersCancelled,
+    ordersRejected: f.ordersRejected,
+    fills: f.fills,
+    externalFills: f.externalFills,
+    volume: formatAmount(f.volume),
+    notional: formatAmount(f.notional),
+    fees: formatAmount(f.fees),
+    adjustments: f.adjustments,
+    operations: f.operations,
+    rewards: {
+      paid: formatAmount(f.rewardsPaid),
+      estimated: formatAmount(f.rewardsEstimated),
+      total: formatAmount(f.rewardsPaid + f.rewardsEstimated),
+    },
+  };
+}
+
+/** The positions held (non-zero), with the last mark when there is one. */
+export function positionsAtExit(
+  positions: readonly { market: string; tokenId: TokenId; size: number; avgPrice: number }[],
+  marks: ReadonlyMap<TokenId, number>,
+): RunSummary['positionsAtExit'] {
+  return positions
+    .filter((x) => x.size !== 0)
+    .map((p) => ({
+      market: p.market,
+      tokenId: p.tokenId,
+      size: formatAmount(p.size),
+      avgPrice: formatPrice(p.avgPrice),
+      mark: marks.has(p.tokenId) ? formatPrice(marks.get(p.tokenId)!) : null,
+    }));
+}
+
+/** The mids of the books of the markets traded (rounded pips): the marks of the PnL. */
+export function midMarks(
+  markets: readonly { tokens: readonly { tokenId: TokenId }[] }[],
+  engine: { state: { book(t: TokenId): { mid: number | null } | null | undefined } },
+): Map<TokenId, number> {
+  const marks = new Map<TokenId, number>();
+  for (const m of markets)
+    for (const t of m.tokens) {
+      const b = engine.state.book(t.tokenId);
+      if (b?.mid != null) marks.set(t.tokenId, Math.round(b.mid));
+    }
+  return marks;
+}
+
+/** The ledger at exit: the session ended, its figures and the epoch's, the positions held. */
+export interface LedgerAtExit {
+  readonly positionsAtExit: RunSummary['positionsAtExit'];
+  /** The summary (without `tokenLabels`), once the orders are known gone (or not). */
+  summary(flat: FlatReport, reason: string, stop: RunStop): RunSummary;
+}
+
+/**
+ * Ends the store's session at `now` and reads the ledger at exit at the last `marks`: the PnL, the
+ * session's and the epoch's figures, the positions held.
+ */
+export function ledgerAtExit(
+  store: Pick<Store, 'pnl' | 'endSession' | 'summary' | 'positions'>,
+  o: {
+    session: number;
+    now: number;
+    marks: ReadonlyMap<TokenId, number>;
+    epoch: LedgerEpoch;
+    realizedAtStart: number;
+    runStartMs: number;
+  },
+): LedgerAtExit {
+  const pnl = store.pnl(o.marks);
+  store.endSession(o.session, o.now);
+  const session = store.summary({ scope: 'session' });
+  const epochFigures = store.summary({ scope: 'epoch' });
+  const held = positionsAtExit(store.positions(), o.marks);
+  return {
+    positionsAtExit: held,
+    summary: (flat, reason, stop) =>
+      exitSummary({
+        session,
+        epochFigures,
+        epoch: o.epoch,
+        pnl,
+        realizedAtStart: o.realizedAtStart,
+        runStartMs: o.runStartMs,
+        positionsAtExit: held,
+        flat,
+        reason,
+        stop,
+      }),
+  };
+}
+
+/** The summary at exit (without `tokenLabels`), from the ledger's figures after the session ended. */
+export function exitSummary(o: {
+  session: StoreSummary;
+  epochFigures: StoreSummary;
+  epoch: LedgerEpoch;
+  pnl: PnlReport;
+  realizedAtStart: number;
+  runStartMs: number;
+  positionsAtExit: RunSummary['positionsAtExit'];
+  flat: FlatReport;
+  reason: string;
+  stop: RunStop;
+}): RunSummary {
+  const { session: sessionFigures, epochFigures, epoch, pnl, realizedAtStart, flat } = o;
+  const noOrdersLeft = flat.flat;
+  return {
+    ordersPlaced: sessionFigures.ordersPlaced,
+    ordersCancelled: sessionFigures.ordersCancelled,
+    ordersRejected: sessionFigures.ordersRejected,
+    fills: sessionFigures.fills,
+    volume: formatAmount(sessionFigures.volume),
+    notional: formatAmount(sessionFigures.notional),
+    realizedPnl: formatAmount(pnl.realized - realizedAtStart),
+    unrealizedPnl: formatAmount(pnl.unrealized),
+    session: {
+      ...ledgerFigures(sessionFigures),
+      since: new Date(o.runStartMs).toISOString(),
+      realizedPnl: formatAmount(pnl.realized - realizedAtStart),
+    },
+    epoch: {
+      ...ledgerFigures(epochFigures),
+      id: epoch.id,
+      venue: epoch.venue,
+      world: epoch.world,
+      since: new Date(epoch.startedAt).toISOString(),
+      realizedPnl: formatAmount(pnl.realized),
+      unrealizedPnl: formatAmount(pnl.unrealized),
+      tradingPnl: formatAmount(pnl.realized + pnl.unrealized),
+      totalPnl: formatAmount(pnl.total + epochFigures.rewardsPaid + epochFigures.rewardsEstimated),
+      unmarked: pnl.unmarked.length,
+    },
+    positionsAtExit: o.positionsAtExit,
+    noOrdersLeft,
+    openOrdersAtExit: noOrdersLeft ? 0 : flat.open.length > 0 ? flat.open.length : -1,
+    reason: o.reason,
+    stop: o.stop,
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * The loss limit on the fleet's summed PnL (issue 21): `risk.maxLoss` is the account's. Every
+ * member writes its PnL (realized + unrealized, µ-collateral) to a persistent hash
+ * (`<prefix>risk:pnl`, member -> µ) every second and reads the sum over all members in the same
+ * script; a dead member's last value stays in the sum (its positions still exist). When the sum is
+ * below -maxLoss the fleet kill switch trips (./kill.ts) with the reason `lossLimit: ...`, so every
+ * member pulls its quotes and exits with the risk-stop code.
+ */
+import type { Redis } from 'ioredis';
+import type { Clock, TimerHandle } from '../core/clock.ts';
+import { ValidationError } from '../core/errors.ts';
+import type { FleetKeys } from './fleet-keys.ts';
+import { type FleetKillRecord, tripFleetKill } from './kill.ts';
+import { Script } from './lease.ts';
+
+// KEYS: pnl; ARGV: member, pnl -> the sum over every member (string; unreadable entries count 0)
+const WRITE_SUM = new Script(`
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+local sum = 0
+for _, v in ipairs(redis.call('HVALS', KEYS[1])) do sum = sum + (tonumber(v) or 0) end
+return string.format('%.0f', sum)
+`);
+
+/**
+ * Writes `member`'s PnL and answers the fleet's summed PnL, µ.
+ * @throws ValidationError on a PnL that is not a safe integer (nothing written)
+ */
+export async function writeMemberPnl(redis: Redis, keys: FleetKeys, member: string, pnl: number): Promise<number> {
+  if (!Number.isSafeInteger(pnl)) throw new ValidationError(`member PnL must be a safe integer of µ, got ${pnl}`);
+  return Number(await WRITE_SUM.run(redis, [keys.pnl], [member, pnl]));
+}
+
+/** Every member's last PnL, µ (for `mmkit fleet status`). */
+export async function readFleetPnl(redis: Redis, keys: FleetKeys): Promise<Record<string, number>> {
+  const all = await redis.hgetall(keys.pnl);
+  const out: Record<string, number> = {};
+  for (const [m, v] of Object.entries(all)) if (Number.isSafeInteger(Number(v))) out[m] = Number(v);
+  return out;
+}
+
+/** Whether the summed PnL breaks the loss limit (maxLoss 0 disables). Pure. */
+export function lossLimitBroken(sum: number, maxLoss: number): boolean {
+  return maxLoss > 0 && sum < -maxLoss;
+}
+
+export interface FleetLossWatchOptions {
+  readonly redis: Redis;
+  readonly keys: FleetKeys;
+  readonly member: string;
+  readonly clock: Clock;
+  /** risk.maxLoss, µ (0 disables the trip; the PnL is still written for status). */
+  readonly maxLoss: number;
+  /** This member's PnL now, µ (realized + unrealized net of fees); undefined: not known yet (nothing written). */
+  readonly pnl: () => number | undefined;
+  /** Period, ms (default 1000). */
+  readonly everyMs?: number;
+  /** Called once, after the fleet kill switch was tripped for the loss. */
+  readonly onTrip?: (rec: FleetKillRecord) => void;
+  readonly onError?: (err: unknown) => void;
+}
+
+/** Writes the member's PnL every `everyMs` and trips the fleet kill on the summed loss. */
+export class FleetLossWatch {
+  readonly #o: FleetLossWatchOptions;
+  #timer: TimerHandle | undefined;
+  #busy = false;
+  #tripped = false;
+  /** The last sum read, µ (undefined before the first round). */
+  lastSum: number | undefined;
+
+  constructor(o: FleetLossWatchOptions) {
+    if (!Number.isSafeInteger(o.maxLoss) || o.maxLoss < 0)
+      throw new ValidationError(`maxLoss must be a non-negative safe integer of µ, got ${o.maxLoss}`);
+    if (!((o.everyMs ?? 1000) > 0)) throw new RangeError('fleet loss watch: everyMs must be positive');
+    this.#o = o;
+  }
+
+  start(): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = this.#o.clock.setInterval(() => void this.round(), this.#o.everyMs ?? 1000);
+  }
+
+  stop(): void {
+    if (this.#timer !== undefined) this.#o.clock.clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** One round (rounds never overlap; a failed one is reported to onError). */
+  async round(): Promise<void> {
+    if (this.#busy) return;
+    this.#busy = true;
+    try {
+      const now = this.#o.pnl();
+      if (now === undefined) return; // a restarted member keeps its last value until it knows its PnL
+      const pnl = Math.round(now);
+      const sum = await writeMemberPnl(this.#o.redis, this.#o.keys, this.#o.member, pnl);
+      this.lastSum = sum;
+      if (!this.#tripped && lossLimitBroken(sum, this.#o.maxLoss)) {
+        const rec = await tripFleetKill(this.#o.redis, this.#o.keys, {
+          reason: `lossLimit: fleet PnL ${(sum / 1e6).toFixed(2)} below -${(this.#o.maxLoss / 1e6).toFixed(2)}`,
+          by: this.#o.member,
+          at: this.#o.clock.now(),
+        });
+        this.#tripped = true;
+        this.#o.onTrip?.(rec);
+      }
+    } catch (e) {
+      this.#o.onError?.(e);
+    } finally {
+      this.#busy = false;
+    }
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * What the saturating benches share (budget-saturation, fleet, http): requests signed before the
+ * run (BUY 0.01 × 5 orders, $0.05 each, signed with native secp256k1 to keep the setup short), so
+ * the producer loops measure the budgets, not the signing; and the market they are placed on.
+ */
+import type { Wallet } from 'ethers';
+import secp256k1 from 'secp256k1';
+import type { ClobClient, SignedOrderLike } from '../../../src/api/clob.ts';
+import { orderHasher, orderToWire, type SignedOrderStruct } from '../../../src/api/signing/order.ts';
+import { limitOrderAmounts } from '../../../src/core/units.ts';
+
+const hasher = orderHasher(137, false);
+const amounts = limitOrderAmounts('BUY', '0.01', '0.01', '5');
+
+/** One BUY 0.01 × 5 order of `token` by `wallet` (chain 137, not neg-risk), with this salt. */
+export function presignBuy(wallet: Wallet, token: string, salt: number): SignedOrderLike {
+  const priv = Buffer.from(wallet.privateKey.slice(2), 'hex');
+  const o: SignedOrderStruct = {
+    salt: BigInt(salt),
+    maker: wallet.address,
+    signer: wallet.address,
+    taker: '0x0000000000000000000000000000000000000000',
+    tokenId: BigInt(token),
+    makerAmount: amounts.makerAmount,
+    takerAmount: amounts.takerAmount,
+    expiration: 0n,
+    nonce: 0n,
+    feeRateBps: 0n,
+    side: 0,
+    signatureType: 0,
+  };
+  const id = hasher.digest(o);
+  const sig = secp256k1.ecdsaSign(Buffer.from(id.slice(2), 'hex'), priv);
+  return {
+    id,
+    wire: orderToWire(o, '0x' + Buffer.from(sig.signature).toString('hex') + (sig.recid + 27).toString(16)),
+  };
+}
+
+/** `count` such orders, salts from `salt0` on. */
+export function presignBuys(wallet: Wallet, token: string, count: number, salt0: number): SignedOrderLike[] {
+  return Array.from({ length: count }, (_, k) => presignBuy(wallet, token, salt0 + k));
+}
+
+/** The first YES token of a 0.01-tick market that accepts orders (not neg-risk). @throws when none */
+export async function centTickToken(clob: ClobClient): Promise<string> {
+  for await (const m of clob.marketsAll({ limit: 100 }))
+    if (!m.negRisk && m.tickSize === '0.01' && m.acceptingOrders) return m.tokens[0]!.tokenId;
+  throw new Error('no 0.01-tick market');
+}
