@@ -847,7 +847,7 @@ export const schema = {
       env: 'MMKIT_FLEET_MEMBER',
     },
     maxMembers: {
-      doc: 'Most daemons in the fleet of one account: a member beyond it refuses to start. The emergency reserves (fleet.reserve) of this many members are kept out of the shared budgets. The same on every member; 0: no cap (only with fleet.reserve 0).',
+      doc: 'Most daemons in the fleet of one account: a member beyond it refuses to start. The emergency reserves (fleet.reserve, and half of the per-signer cancel bucket split among this many) of this many members are kept out of the shared budgets: set it to the real size of the fleet. The same on every member; 0: no cap (only with fleet.reserve 0).',
       format: 'nat',
       default: 8,
       env: 'MMKIT_FLEET_MAX_MEMBERS',

@@ -1,7 +1,8 @@
 /**
  * `mmkit run` as a member of a fleet (issue 21; fleet.redisUrl set): joins the fleet's Redis
  * (src/fleet/member.ts) and ties it to the daemon's kernel:
- *  - heartbeats: only the heartbeat lease holder sends them (TraderOptions.fleet), a taker at once;
+ *  - heartbeats: only the heartbeat lease holder sends them (TraderOptions.fleet), a taker at once,
+ *    going on from the chain's last id the holders record in Redis (src/fleet/heartbeat-chain.ts);
  *  - markets: quoted only while this member holds the market's lease; a market taken from another
  *    member first has that member's orders there cancelled (whatever rests on the market and is
  *    not this daemon's: the lease made the market exclusive), a market lost is pulled;
@@ -64,6 +65,12 @@ export interface RunFleetConfig {
   member: string;
 }
 
+/** The live venue's heartbeat chain (LiveVenue fits): the id it last got, and where to go on from. */
+export interface HeartbeatIds {
+  readonly heartbeatId: string | null;
+  continueHeartbeatChain(id: string | null): void;
+}
+
 /** The fleet's settings of `mmkit run` (RunConfig.fleet). */
 type FleetSettings = RunFleetConfig & { maxMembers?: number; reserve?: number };
 
@@ -77,7 +84,7 @@ type SharedBudgets = Awaited<ReturnType<typeof import('../fleet/shared-budgets.t
  */
 export async function openRunFleetBudgets(
   cfg: { fleet?: FleetSettings | undefined; budgets?: BudgetConfig | undefined },
-  o: { account: string; clock: Clock; log: Logger },
+  o: { account: string; signer?: string; clock: Clock; log: Logger },
 ): Promise<SharedBudgets | undefined> {
   if (cfg.fleet === undefined || cfg.fleet.redisUrl === '' || cfg.budgets?.enabled === false) return undefined;
   return openSharedBudgetsOrExit3({
@@ -86,6 +93,7 @@ export async function openRunFleetBudgets(
     ...(cfg.fleet.maxMembers !== undefined ? { maxMembers: cfg.fleet.maxMembers } : {}),
     ...(cfg.fleet.reserve !== undefined ? { reserve: cfg.fleet.reserve } : {}),
     account: o.account,
+    ...(o.signer !== undefined ? { signer: o.signer } : {}),
     budgets: cfg.budgets ?? {},
     clock: o.clock,
     log: o.log.child({ component: 'fleet' }),
@@ -162,6 +170,8 @@ export async function joinRunFleet(
     markets: readonly ConditionId[];
     clock: Clock;
     log: Logger;
+    /** The venue's heartbeat ids, shared with the fleet's chain (absent: each member chains alone). */
+    chain?: HeartbeatIds;
     /** The configured risk limits: their global caps and maxLoss are the account's. */
     limits: RiskLimits;
     /** The id of this member's ledger in the fleet (`fleetLedgerId(dataDir)`; default the member's name). */
@@ -173,6 +183,10 @@ export async function joinRunFleet(
   const { trader, venue, log } = o;
   const name = memberName(cfg.member);
   const flog = log.child({ component: 'fleet', member: name });
+  let joined!: (m: FleetMember) => void;
+  const ready = new Promise<FleetMember>((res) => {
+    joined = res;
+  });
   let member: FleetMember;
   try {
     member = await joinFleet({
@@ -193,7 +207,15 @@ export async function joinRunFleet(
       onUp: () => flog.info('fleet Redis reachable again: quoting resumes'),
       onHeartbeatLease: (held) => {
         flog.info({ held }, held ? 'heartbeat lease taken: this member heartbeats' : 'heartbeat lease lost');
-        if (held) void trader.heartbeat.beatNow();
+        if (!held) return;
+        // a taker goes on from the fleet's chain, then beats at once (once joined: nothing beats before)
+        void ready.then(async (m) => {
+          if (o.chain !== undefined) {
+            const id = await m.lastHeartbeatId().catch(() => null);
+            if (id !== null) o.chain.continueHeartbeatChain(id);
+          }
+          await trader.heartbeat.beatNow();
+        });
       },
       onMarketGained: async (market, previous) => {
         if (previous !== null) {
@@ -234,6 +256,21 @@ export async function joinRunFleet(
   });
   o.ref.ledger = ledger;
   await ledger.start();
+  joined(member);
+  const chain = o.chain;
+  if (chain !== undefined) {
+    // the holder records every new id of the chain (fenced: a former holder's late write is refused)
+    let recorded: string | null = null;
+    trader.heartbeat.onStatus((s) => {
+      const id = chain.heartbeatId;
+      if (!s.ok || id === null || id === recorded || !member.shouldBeat()) return;
+      recorded = id;
+      member
+        .recordHeartbeat(id)
+        .then((ok) => ok || flog.debug('heartbeat id not recorded: another member holds the heartbeat lease'))
+        .catch((err: Error) => flog.debug({ err: err.message }, 'heartbeat id not recorded (Redis unreachable)'));
+    });
+  }
   const leaveRisk = await startRunFleetRisk(member, o, name, flog);
   trader.kill.onTrip((t) => {
     if (!isRiskTrigger(t.trigger) || t.message.startsWith(FROM_FLEET)) return;

@@ -310,6 +310,7 @@ async function runLocked(
   // only then: without fleet.redisUrl nothing of the fleet, ioredis included, is imported)
   const shared = await openRunFleetBudgets(cfg, {
     account: (cfg.funder || wallet.address).toLowerCase(),
+    signer: wallet.address.toLowerCase(),
     clock,
     log,
   });
@@ -321,7 +322,12 @@ async function runLocked(
     clock,
     logger: log.child({ component: 'venue' }),
     // 429s counted and budget use exported on /metrics
-    budgets: ops.budgets(cfg.budgets ?? {}, shared !== undefined ? { gate: shared.gate } : {}),
+    budgets: ops.budgets(
+      cfg.budgets ?? {},
+      shared !== undefined
+        ? { gate: shared.gate, ...(shared.signer !== undefined ? { signer: shared.signer } : {}) }
+        : {},
+    ),
     ...(cfg.apiCredentials ? { credentials: cfg.apiCredentials } : {}),
     ...(cfg.apiNonce !== undefined ? { nonce: cfg.apiNonce } : {}),
     ...(cfg.signatureType !== undefined ? { signatureType: cfg.signatureType } : {}),
@@ -471,6 +477,7 @@ async function runLocked(
         ref: fleetRef,
         trader,
         venue,
+        chain: liveVenue,
         address: venue.address,
         markets: markets.map((m) => m.market),
         clock,

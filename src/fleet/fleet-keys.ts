@@ -15,6 +15,8 @@ export interface FleetKeys {
   readonly prefix: string;
   /** The heartbeat lease (one member sends the venue's heartbeats). */
   readonly heartbeatLease: string;
+  /** The heartbeat chain's last link (HASH id, fence: ./heartbeat-chain.ts). */
+  readonly heartbeatState: string;
   /** The fence counter of a lease key. */
   fence(leaseKey: string): string;
   /** A market's lease (one member quotes it). */
@@ -43,6 +45,7 @@ export function fleetKeys(account: string): FleetKeys {
   return {
     prefix,
     heartbeatLease: `${prefix}lease:hb`,
+    heartbeatState: `${prefix}hb:state`,
     fence: (leaseKey) => `${leaseKey}:fence`,
     marketLease(market) {
       if (!MARKET.test(market)) throw new ValidationError(`not a market id: "${market}"`);

@@ -1,9 +1,14 @@
 /**
  * Leases on Redis (issue 21; research §3.1): the fleet's way of saying "one member at a time".
  *
- *  - acquire: a Lua script, `if the key exists: refuse (holder, PTTL)`, else `fence = INCR
- *    <key>:fence; SET key "<member>:<fence>" PX ttl`. The value names the holder and its fence;
- *    the fence grows with every grant, so a later holder always carries a larger one.
+ *  - acquire: a Lua script, `if the key exists: refuse (holder, PTTL)`, else take the next fence
+ *    (`FENCE_LUA`: max(INCR <key>:fence, Redis TIME in µs), stored back in the counter) and
+ *    `SET key "<member>:<fence>" PX ttl`. The value names the holder and its fence; the fence grows
+ *    with every grant, so a later holder always carries a larger one, even across a Redis that
+ *    came back empty (INCR alone would restart at 1, below a stale holder's fence): the clock part
+ *    is larger than any earlier fence as long as Redis's clock does not go back and fewer than one
+ *    grant per µs happened (a failover to a host whose clock is behind could break it: keep its
+ *    clocks synced).
  *  - renew / release: compare-and-set scripts (`PEXPIRE` / `DEL` only while the key still holds the
  *    caller's value), so a member never extends or drops a lease that passed to another.
  *  - `renewAll`: one round trip for all of a member's leases; it answers which are still held.
@@ -62,12 +67,31 @@ export class Script {
   }
 }
 
+/**
+ * Lua: `nextFence(counterKey)` returns the next fence of a lease (a number, exact below 2^53) and
+ * its decimal string: max(INCR, Redis TIME in µs), written back so that the next INCR continues
+ * from it. Monotonic across a Redis restarted empty (see the module comment).
+ */
+export const FENCE_LUA = `
+local function nextFence(counter)
+  local f = redis.call('INCR', counter)
+  local t = redis.call('TIME')
+  local us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  if us > f then
+    f = us
+    redis.call('SET', counter, string.format('%.0f', f))
+  end
+  return f, string.format('%.0f', f)
+end
+`;
+
 // KEYS: lease, fence counter; ARGV: member, ttl
 const ACQUIRE = new Script(`
+${FENCE_LUA}
 local v = redis.call('GET', KEYS[1])
 if v then return {0, redis.call('PTTL', KEYS[1]), v} end
-local f = redis.call('INCR', KEYS[2])
-local val = ARGV[1] .. ':' .. f
+local f, fs = nextFence(KEYS[2])
+local val = ARGV[1] .. ':' .. fs
 redis.call('SET', KEYS[1], val, 'PX', ARGV[2])
 return {1, f, val}
 `);

@@ -18,7 +18,7 @@ import type { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { ValidationError } from '../core/errors.ts';
 import type { FleetKeys } from './fleet-keys.ts';
-import { type RedisLeases, Script, parseLeaseValue, selfFenceUntil } from './lease.ts';
+import { FENCE_LUA, type RedisLeases, Script, parseLeaseValue, selfFenceUntil } from './lease.ts';
 import { planShare } from './market-share.ts';
 
 // KEYS: members; ARGV: member, deadMs -> the live members (after dropping the dead)
@@ -32,13 +32,14 @@ return redis.call('ZRANGE', KEYS[1], 0, -1)
 // KEYS: per candidate (lease, fence, last); ARGV: member, ttl, limit
 // -> flat {index, fence, value, previous holder value or ''} per market claimed
 const CLAIM = new Script(`
+${FENCE_LUA}
 local out, n, limit = {}, 0, tonumber(ARGV[3])
 for i = 1, #KEYS / 3 do
   if n >= limit then break end
   local k = KEYS[3*i-2]
   if redis.call('EXISTS', k) == 0 then
-    local f = redis.call('INCR', KEYS[3*i-1])
-    local val = ARGV[1] .. ':' .. f
+    local f, fs = nextFence(KEYS[3*i-1])
+    local val = ARGV[1] .. ':' .. fs
     redis.call('SET', k, val, 'PX', ARGV[2])
     local prev = redis.call('GET', KEYS[3*i]) or ''
     redis.call('SET', KEYS[3*i], val)

@@ -20,6 +20,7 @@ import type { Redis } from 'ioredis';
 import type { Clock } from '../core/clock.ts';
 import { FleetGuard, type FleetPauseTarget } from './fail-closed.ts';
 import { type FleetKeys, fleetKeys } from './fleet-keys.ts';
+import { HeartbeatChain } from './heartbeat-chain.ts';
 import { HeartbeatLease, type HeartbeatLeaseStatus } from './heartbeat-lease.ts';
 import { FleetKillWatch, type FleetKillRecord, tripFleetKill } from './kill.ts';
 import { RedisLeases } from './lease.ts';
@@ -72,6 +73,16 @@ export interface FleetMember {
   quotable(market: string): boolean;
   /** Trips the fleet kill switch (every member stops). */
   trip(reason: string): Promise<void>;
+  /**
+   * The fleet's last heartbeat id (./heartbeat-chain.ts): a member taking the heartbeat lease goes
+   * on from it. Null when none is recorded.
+   */
+  lastHeartbeatId(): Promise<string | null>;
+  /**
+   * Records the id the venue returned to this member's heartbeat, fenced by its heartbeat lease:
+   * false (nothing written) when it does not hold the lease or a later holder wrote already.
+   */
+  recordHeartbeat(id: string): Promise<boolean>;
   status(): FleetMemberStatus;
   /** Pulls and releases everything, leaves, disconnects. Idempotent. */
   leave(): Promise<void>;
@@ -135,9 +146,18 @@ export async function joinFleet(o: FleetMemberOptions): Promise<FleetMember> {
     await leave();
     throw e;
   }
+  const chain = new HeartbeatChain(redis, keys.heartbeatState);
   return {
     keys,
     redis,
+    async lastHeartbeatId() {
+      return (await chain.last())?.id ?? null;
+    },
+    async recordHeartbeat(id) {
+      const s = hb.status();
+      if (!s.holder) return false;
+      return chain.record(id, s.fence);
+    },
     shouldBeat: () => hb.shouldBeat(),
     canPlace: () => guard.canPlace(),
     quotable: (m) => guard.quotable(m),

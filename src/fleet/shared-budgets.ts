@@ -2,14 +2,17 @@
  * The fleet's shared request budgets for a daemon (`mmkit run` with fleet.redisUrl): a fail-fast
  * connection (./redis.ts) and a `RedisWindowGate` (./window-gate.ts) over the same rules the local
  * budgets would use (`budgetRules`), less the emergency reserves (./reserve-gate.ts), for `Budgets`
- * to use in place of its local WindowGate. The per-endpoint Bottleneck queues and the per-signer
- * buckets stay local.
+ * to use in place of its local WindowGate, and, when a signer is given and the per-signer buckets
+ * are on, a `RedisSignerGate` (./signer-gate.ts) for the venue's per-signer buckets, which every
+ * member signing with that key shares. The per-endpoint Bottleneck queues stay local.
  */
 import type { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { type BudgetConfig, type BudgetGate, budgetRules } from '../api/http/budgets.ts';
+import { startTierOf } from '../api/http/signer-budget.ts';
 import { connectFleetRedis, memberName, redactRedisUrl } from './redis.ts';
 import { ReserveGate, splitReserve } from './reserve-gate.ts';
+import { RedisSignerGate } from './signer-gate.ts';
 import { RedisWindowGate } from './window-gate.ts';
 
 /** What the shared budgets log (a pino logger fits). */
@@ -22,6 +25,8 @@ export interface SharedBudgets {
   /** What `Budgets` uses: the shared windows, with the emergency reserve behind them when on. */
   readonly gate: BudgetGate;
   readonly shared: RedisWindowGate;
+  /** The shared per-signer buckets, for `Budgets` (`opts.signer`); absent without a signer or when off. */
+  readonly signer?: RedisSignerGate;
   readonly redis: Redis;
   readonly member: string;
   /** Stop the gate (its waiters rejected), let its last scripts finish (1 s at most), disconnect. */
@@ -38,6 +43,8 @@ export async function openSharedBudgets(o: {
   member: string;
   /** The account (wallet or funder address) whose budgets are shared. */
   account: string;
+  /** The signer's address (the key that signs orders): its per-signer buckets are shared too. */
+  signer?: string;
   budgets: BudgetConfig;
   /** fleet.maxMembers (default 8). */
   maxMembers?: number;
@@ -78,6 +85,17 @@ export async function openSharedBudgets(o: {
           maxMembers,
           ...(o.budgets.marginMs !== undefined ? { marginMs: o.budgets.marginMs } : {}),
         });
+  const tier = o.signer !== undefined && o.budgets.enabled !== false ? startTierOf(o.budgets.signerTier) : undefined;
+  const signer =
+    tier !== undefined && o.signer !== undefined
+      ? new RedisSignerGate(redis, o.clock, {
+          signer: o.signer,
+          member,
+          tier,
+          ...(o.budgets.scale !== undefined ? { scale: o.budgets.scale } : {}),
+          ...((o.reserve ?? 4) > 0 ? { reserve: { maxMembers } } : {}),
+        })
+      : undefined;
   o.log?.info(
     { member, redis: redactRedisUrl(o.url), maxMembers, reserve: o.reserve ?? 4 },
     'fleet: request budgets shared through Redis',
@@ -87,14 +105,16 @@ export async function openSharedBudgets(o: {
     shared,
     redis,
     member,
+    ...(signer !== undefined ? { signer } : {}),
     async close() {
       gate.close(new DOMException('budgets stopped', 'AbortError'));
+      signer?.close(new DOMException('budgets stopped', 'AbortError'));
       let timer: TimerHandle | undefined;
       await Promise.race([
         shared
           .leave()
           .catch(() => undefined)
-          .then(() => shared.idle()),
+          .then(() => Promise.all([shared.idle(), signer?.idle()])),
         new Promise<void>((res) => {
           timer = o.clock.setTimeout(res, 1_000);
         }),

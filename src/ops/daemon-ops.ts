@@ -21,6 +21,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BudgetConfig, BudgetGate } from '../api/http/budgets.ts';
+import type { SignerGate } from '../api/http/signer-budget.ts';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { FillEvent } from '../core/events.ts';
@@ -223,7 +224,7 @@ export class DaemonOps {
    * The transport's request budgets, with 429s counted and their use on /metrics; `opts.gate`: a
    * fleet's shared windows (src/fleet/shared-budgets.ts) in place of the local ones.
    */
-  budgets(config: BudgetConfig = {}, opts: { gate?: BudgetGate } = {}): ObservedBudgets {
+  budgets(config: BudgetConfig = {}, opts: { gate?: BudgetGate; signer?: SignerGate } = {}): ObservedBudgets {
     const b = new ObservedBudgets(config, this.#o.clock, (endpoint) => this.monitor.onRateLimited(endpoint), opts);
     this.#budgets = b;
     this.metrics.watchBudgets(() => b.stats());

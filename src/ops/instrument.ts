@@ -10,6 +10,7 @@
  */
 import { tap } from 'rxjs';
 import { Budgets, type BudgetConfig, type BudgetGate } from '../api/http/budgets.ts';
+import type { SignerGate } from '../api/http/signer-budget.ts';
 import type { ApiName, HttpMethod } from '../api/http/types.ts';
 import type { Clock } from '../core/clock.ts';
 import { MmkitError } from '../core/errors.ts';
@@ -82,7 +83,12 @@ export class ObservedBudgets extends Budgets {
   readonly #on429: (endpoint: string) => void;
 
   /** @throws ConfigError as Budgets. `opts.gate`: shared windows (a fleet's), as Budgets. */
-  constructor(config: BudgetConfig, clock: Clock, on429: (endpoint: string) => void, opts: { gate?: BudgetGate } = {}) {
+  constructor(
+    config: BudgetConfig,
+    clock: Clock,
+    on429: (endpoint: string) => void,
+    opts: { gate?: BudgetGate; signer?: SignerGate } = {},
+  ) {
     super(config, clock, opts);
     this.#on429 = on429;
   }

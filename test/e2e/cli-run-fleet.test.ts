@@ -5,6 +5,7 @@
  * open orders within 2 s and the daemon exits 4 (a risk stop), the command exits 0 once it left.
  */
 import { describe, expect, it } from 'vitest';
+import { connectFleetRedis } from '../../src/fleet/redis.ts';
 import { exited, sleep, waitForQuotes, waitUntil, watchFlat } from './support/bot-harness.ts';
 import { fleetHarness } from './support/fleet-harness.ts';
 import { runMmkit } from './support/cli.ts';
@@ -15,17 +16,30 @@ describe('mmkit run in a fleet', () => {
   it('quotes its markets, fails closed without Redis and resumes, and stops on the fleet kill switch', async () => {
     const { ex, base } = await h.exchange(7);
     const { dir, address } = h.dataDir();
-    const env = { MMKIT_REDIS_URL: r.url, MMKIT_FLEET_MEMBER: 'solo' };
+    // at most 2 members: each keeps a quarter of the per-signer cancel bucket for pulling its quotes
+    // while Redis is down (src/fleet/signer-gate.ts; with 8, a sixteenth: 7 tokens + 5 / s)
+    const env = { MMKIT_REDIS_URL: r.url, MMKIT_FLEET_MEMBER: 'solo', MMKIT_FLEET_MAX_MEMBERS: '2' };
     const bot = h.startBot(base, dir, ['--duration', '600s'], env);
     expect(await waitForQuotes(ex, address), bot.err().slice(-3000)).toBeGreaterThan(0);
     expect(bot.err()).toContain('joined the fleet');
+    // the heartbeat lease holder records its heartbeat chain in Redis, fenced by its lease
+    const c = await connectFleetRedis(r.url);
+    const state = `mmkit:{${address}}:hb:state`;
+    let id: string | null = null;
+    for (const end = Date.now() + 15_000; id === null && Date.now() < end; await sleep(100))
+      id = await c.hget(state, 'id');
+    expect(id, bot.err().slice(-3000)).not.toBeNull();
+    const lease = (await c.get(`mmkit:{${address}}:lease:hb`)) ?? '';
+    expect(lease.startsWith('solo:')).toBe(true);
+    expect(await c.hget(state, 'fence')).toBe(lease.slice('solo:'.length));
+    c.disconnect();
 
     // Redis dies: the member fails closed
     const flat = watchFlat(ex, address);
     const downAt = Date.now();
     await r.kill();
     expect(await waitUntil(() => flat.flatSince(downAt) > 0, 10_000), bot.err().slice(-3000)).toBe(true);
-    expect(flat.flatSince(downAt) - downAt).toBeLessThanOrEqual(2000);
+    expect(flat.flatSince(downAt) - downAt, bot.err().slice(-6000)).toBeLessThanOrEqual(2000);
     await sleep(1000);
     expect(ex.exchange.openOrders(address)).toEqual([]);
     // back (empty): it re-claims its markets and quotes again

@@ -54,6 +54,7 @@ import { resolveRateRules, ruleNamesFor, type RateRule } from '../../core/rate-l
 import type { BudgetSignerTier, SignerRequest } from '../../core/signer-limits.ts';
 import {
   SignerBudget,
+  type SignerGate,
   startTierOf,
   type SendOutcome,
   type SignerBudgetStats,
@@ -438,20 +439,22 @@ export class Budgets {
   readonly #learn: boolean;
   readonly #maxConcurrent: number;
   readonly #limiters = new Map<string, { limiter: Bottleneck; rules: string[]; active: number; folded: boolean }>();
-  readonly #signer: SignerBudget | undefined;
+  readonly #signer: SignerGate | undefined;
 
   /**
    * `opts.gate`: windows to use in place of a local WindowGate (a fleet's, built over
-   * `budgetRules(config)`; `marginMs` and `stampAt` are then the gate's own).
+   * `budgetRules(config)`; `marginMs` and `stampAt` are then the gate's own). `opts.signer`: per-signer
+   * buckets to use in place of a local SignerBudget (a fleet's shared ones; unused when they are off).
    * @throws ConfigError on an unknown rule name or tier, or a bad number.
    */
-  constructor(config: BudgetConfig = {}, clock: Clock, opts: { gate?: BudgetGate } = {}) {
+  constructor(config: BudgetConfig = {}, clock: Clock, opts: { gate?: BudgetGate; signer?: SignerGate } = {}) {
     this.#clock = clock;
     const tier = startTierOf(config.signerTier);
     this.#signer =
       tier === undefined || config.enabled === false
         ? undefined
-        : new SignerBudget(clock, { tier, ...(config.scale !== undefined ? { scale: config.scale } : {}) });
+        : (opts.signer ??
+          new SignerBudget(clock, { tier, ...(config.scale !== undefined ? { scale: config.scale } : {}) }));
     const rules = budgetRules(config);
     this.#gate =
       opts.gate ??
@@ -472,7 +475,7 @@ export class Budgets {
   }
 
   /** The per-signer buckets (undefined when off). */
-  get signer(): SignerBudget | undefined {
+  get signer(): SignerGate | undefined {
     return this.#signer;
   }
 

@@ -116,8 +116,20 @@ function cancelledCount(text: string | undefined): number {
   }
 }
 
+/**
+ * What `Budgets` uses of the per-signer buckets: this module's local `SignerBudget`, or a fleet's
+ * shared one (src/fleet/signer-gate.ts) when several processes sign with one key.
+ */
+export interface SignerGate {
+  readonly tier: SignerTierName;
+  acquire(req: SignerRequest, signal?: AbortSignal): Promise<SignerTicket>;
+  adoptTier(name: string): void;
+  stats(): SignerBudgetStats;
+  close(reason: unknown): void;
+}
+
 /** The per-signer buckets of one signer, as the client budgets them. */
-export class SignerBudget {
+export class SignerBudget implements SignerGate {
   readonly #clock: Clock;
   readonly #scale: number;
   #tier: SignerTierName;
@@ -259,7 +271,8 @@ export class SignerBudget {
   /** Adopt the tier the venue names; after a 429 of these buckets, lower and pause the bucket. */
   #observe(o: SendOutcome, b: BucketState, now: number): void {
     const named = parseSignerTier(header(o.headers, SIGNER_HEADERS.tier));
-    if (named !== undefined && named !== this.#tier) this.adoptTier(named);
+    // no admission in between: a 429's lowering and pause below apply first (release pumps after)
+    if (named !== undefined && named !== this.#tier) this.#adopt(named);
     // a 429 of these buckets carries their headers; one of the edge's windows does not
     if (o.status !== 429 || header(o.headers, SIGNER_HEADERS.tier) === undefined) return;
     const remaining = Number(header(o.headers, SIGNER_HEADERS.remaining));
@@ -278,6 +291,11 @@ export class SignerBudget {
    * @throws ConfigError on an unknown tier
    */
   adoptTier(name: string): void {
+    this.#adopt(name);
+    this.#pump();
+  }
+
+  #adopt(name: string): void {
     const t = signerTier(name, this.#scale, 'budgets.signerTier');
     if (t.name === this.#tier) return;
     const now = this.#clock.now();
@@ -289,7 +307,6 @@ export class SignerBudget {
       this.#cancel.done.lowerTo(0, now);
     }
     this.#tier = t.name;
-    this.#pump();
   }
 
   stats(): SignerBudgetStats {

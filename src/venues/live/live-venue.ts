@@ -130,6 +130,10 @@ export interface LiveVenue extends Venue {
   /** The liquidity-reward endpoints of this identity (order scoring, earnings). */
   readonly rewards: RewardsClient;
   stats(): LiveVenueStats;
+  /** The id the venue returned to the last heartbeat (null: none yet, or the last one failed). */
+  readonly heartbeatId: string | null;
+  /** Go on from another process's heartbeat chain (a fleet member taking the heartbeats over). */
+  continueHeartbeatChain(id: string | null): void;
 }
 
 /** One reward payout credited to the account (a REWARD activity item). */
@@ -659,6 +663,16 @@ class LiveVenueImpl implements LiveVenue {
       this.#p.logger?.warn({ err: (err as Error).message?.slice(0, 200) }, 'heartbeat failed');
       return false;
     }
+  }
+
+  /** The id the venue returned to the last heartbeat (null: none yet, or the last one failed). */
+  get heartbeatId(): string | null {
+    return this.#heartbeatId;
+  }
+
+  /** Go on from another process's heartbeat chain (a fleet member taking the heartbeats over). */
+  continueHeartbeatChain(id: string | null): void {
+    this.#heartbeatId = id;
   }
 
   async balance(): Promise<{ available: Micro; reserved: Micro }> {

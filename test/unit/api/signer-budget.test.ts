@@ -77,6 +77,22 @@ describe('SignerBudget', () => {
     expect(admitted).toBe(true);
   });
 
+  it('a 429 naming another tier admits no waiter before its lowering and pause apply', async () => {
+    const clock = new VirtualClock(T0);
+    const s = new SignerBudget(clock);
+    const t = await s.acquire(orders(10));
+    let admitted = false;
+    void s.acquire(orders(55)).then(() => (admitted = true)); // 50 left: waits
+    t.release({
+      status: 429,
+      headers: { 'poly-ratelimit-tier': 'copper', 'poly-ratelimit-remaining': '0', 'retry-after': '1' },
+    });
+    await flush();
+    // copper (burst 90) keeps the 60 tokens, but the venue says none are left until its retry
+    expect(admitted).toBe(false);
+    expect(s.stats()).toMatchObject({ tier: 'copper', order: { available: 0, pausedUntil: T0 + 1000 } });
+  });
+
   it('cancel-all waits for the cancels in flight, holds the cancel bucket alone, then charges its cancelled orders', async () => {
     const clock = new VirtualClock(T0);
     const s = new SignerBudget(clock);
