@@ -5,18 +5,18 @@
  *    data dir and fleet.member, one private Redis (test/support/redis.ts), against the real paper
  *    exchange (in this process, so its rate limiter can be watched) with every rate limit scaled
  *    down (`rateLimits.scale` SCALE; the daemons budget with `budgets.scale` SCALE, the same table).
- *    Each daemon runs test/support/churn-quotes-strategy.ts, which re-prices its quotes on every
- *    event: one DELETE /orders and one POST /orders per cycle, as fast as the budgets let it. The
+ *    Each daemon runs test/support/churn-quotes-strategy.ts, a layering quoter: one POST /orders per
+ *    level it adds and one DELETE /orders per ladder pulled, as fast as the budgets let it. The
  *    twelve markets are split by the fleet's market leases (four each). Measured AT THE EXCHANGE: the
  *    time its rate limiter admitted each POST /orders of the account; over a steady stretch
  *    (MEASURE_MS, once every member quotes its four markets), the LARGEST count of admitted POST
- *    /orders in any 10 s window, divided by the burst limit (`fleet_budget_use`), the lowest
- *    (`fleet_budget_use_min`), and the 429s the exchange answered over the whole run
+ *    /orders in any 10 s window, divided by the burst limit (`fleet_budget_use_max`), the lowest
+ *    (`fleet_budget_use`: every window of the stretch used at least that), and the 429s the exchange answered over the whole run
  *    (`fleet_429_count`, its security log; must be 0).
- *    The venue's PER-SIGNER buckets are OFF on both sides for now (exchange signerLimits off,
- *    daemons budgets.signerTier off): each member would count them on its own, and three members
- *    would overrun them. Another workstream is building shared signer buckets; switch them on here
- *    (exchange `enforce` at a tier, daemons `auto`) once they are merged.
+ *    The venue's PER-SIGNER buckets are enforced by the exchange (the wallet at tier gold, scaled
+ *    like every limit: 40 orders/s, burst 60) and shared by the daemons through Redis
+ *    (src/fleet/signer-gate.ts; budgets.signerTier auto: they start at the tightest tier and adopt
+ *    the one the exchange names). As on a real account, the POST /orders window binds first.
  * 2. The same with three IN-PROCESS members (each its own transport, budgets and Redis connection)
  *    posting pre-signed orders at the exchange's default windows, the per-signer buckets off on both
  *    sides, ~12 s: the LOWEST count over every 10 s window divided by the limit
@@ -100,8 +100,8 @@ async function daemonFleet(): Promise<{ use: number; min: number; refused: numbe
     world: { agents: 'default', lifecycle: false, priceFeed: true },
     http: {
       rateLimits: { enabled: true, scale: SCALE, queueMs: 500 },
-      // non-binding for now (see the module comment): on once the signer buckets are shared
-      signerLimits: { mode: 'off' },
+      // enforced; the wallet's tier gold (see the module comment)
+      signerLimits: { mode: 'enforce', tier: 'gold' },
     },
   });
   const dirs: string[] = [];
@@ -168,7 +168,7 @@ async function daemonFleet(): Promise<{ use: number; min: number; refused: numbe
             MMKIT_FLEET_MEMBER: name,
             MMKIT_FLEET_MAX_MEMBERS: String(MEMBERS),
             MMKIT_BUDGET_SCALE: String(SCALE),
-            MMKIT_BUDGET_SIGNER_TIER: 'off', // see the module comment
+            MMKIT_BUDGET_SIGNER_TIER: 'auto', // shared through Redis (see the module comment)
             MMKIT_RISK_MAX_REJECTIONS: '0',
           },
         },
@@ -314,8 +314,8 @@ async function inprocFleet(): Promise<{ use: number; refused: number }> {
 }
 
 const d = await daemonFleet();
-console.log(`figure: fleet_budget_use = ${d.use.toFixed(1)} %`);
-console.log(`figure: fleet_budget_use_min = ${d.min.toFixed(1)} %`);
+console.log(`figure: fleet_budget_use = ${d.min.toFixed(1)} %`);
+console.log(`figure: fleet_budget_use_max = ${d.use.toFixed(1)} %`);
 console.log(`figure: fleet_429_count = ${d.refused} count`);
 const inproc = await inprocFleet();
 console.log(`figure: fleet_inproc_budget_use = ${inproc.use.toFixed(1)} %`);
