@@ -45,6 +45,12 @@ export interface CollateralKeeperOptions {
   release?(market: ConditionId, cancelAsks: boolean): Promise<() => void>;
   /** Records a confirmed operation with its legs (the ledger, the engine's positions). */
   record(op: CtfOperationResult, legs: readonly OperationLeg[]): void;
+  /**
+   * This bot's own position of a token (micro-shares, its ledger's), when the wallet's holdings are
+   * shared with others (a fleet member): a merge then takes no more than the bot holds of both
+   * tokens, so that each member merges its own pairs. Undefined: the wallet's holdings are the bot's.
+   */
+  own?(tokenId: TokenId): number;
   readonly log?: {
     info(obj: object, msg: string): void;
     warn(obj: object, msg: string): void;
@@ -146,8 +152,10 @@ export class CollateralKeeper {
         continue;
       }
       if (o.mergeMinSize <= 0 || o.venue.merge === undefined) continue;
-      let free = Math.min(y?.available ?? y?.size ?? 0, n?.available ?? n?.size ?? 0);
-      const both = Math.min(y?.size ?? 0, n?.size ?? 0);
+      // what this bot holds of both tokens (the wallet's, or its own share of it in a fleet)
+      const ownBoth = o.own === undefined ? Infinity : Math.max(0, Math.min(o.own(yes.tokenId), o.own(no.tokenId)));
+      let free = Math.min(y?.available ?? y?.size ?? 0, n?.available ?? n?.size ?? 0, ownBoth);
+      const both = Math.min(y?.size ?? 0, n?.size ?? 0, ownBoth);
       let resume: (() => void) | undefined;
       try {
         if (free < o.mergeMinSize && (both < o.mergeMinSize || o.release === undefined)) continue;
@@ -159,7 +167,7 @@ export class CollateralKeeper {
           const again = await o.venue.holdings!();
           const a = again.tokens.find((t) => t.tokenId === yes.tokenId);
           const b = again.tokens.find((t) => t.tokenId === no.tokenId);
-          free = Math.min(a?.available ?? a?.size ?? 0, b?.available ?? b?.size ?? 0);
+          free = Math.min(a?.available ?? a?.size ?? 0, b?.available ?? b?.size ?? 0, ownBoth);
         }
         if (free < o.mergeMinSize) continue;
         const op = await o.venue.merge(m.market, free as Micro);

@@ -641,7 +641,10 @@ export function createTrader(o: TraderOptions): Trader {
       ? undefined
       : new CollateralKeeper({
           venue,
-          markets: () => o.markets,
+          // a fleet member keeps the markets it holds now (one member per market: no two merge or
+          // redeem one market's holdings), and merges no more than its own ledger holds
+          markets: () => (fleet === undefined ? o.markets : o.markets.filter((m) => fleet.quotable(m.market))),
+          ...(fleet !== undefined ? { own: (t: TokenId) => engine?.state.position(t).size ?? 0 } : {}),
           winner: (m) => engine?.state.winner(m),
           mid: (t) => {
             const b = engine?.state.book(t);

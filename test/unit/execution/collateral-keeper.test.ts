@@ -58,7 +58,10 @@ describe('legs', () => {
 });
 
 describe('CollateralKeeper', () => {
-  const setup = (tokens: Holdings['tokens'], o: { winner?: TokenId | null; release?: boolean } = {}) => {
+  const setup = (
+    tokens: Holdings['tokens'],
+    o: { winner?: TokenId | null; release?: boolean; own?: (t: TokenId) => number } = {},
+  ) => {
     const calls: string[] = [];
     const recorded: { op: CtfOperationResult; legs: readonly OperationLeg[] }[] = [];
     let holdings: Holdings = { collateral: { available: 0 as Micro, reserved: 0 as Micro }, tokens };
@@ -97,6 +100,7 @@ describe('CollateralKeeper', () => {
       mergeMinSize: 5_000_000,
       redeem: true,
       record: (op, legs) => recorded.push({ op, legs }),
+      ...(o.own ? { own: o.own } : {}),
       ...(o.release
         ? {
             release: async (_m: ConditionId, cancelAsks: boolean) => {
@@ -144,5 +148,20 @@ describe('CollateralKeeper', () => {
     await s.keeper.run();
     expect(s.calls).toEqual(['redeem']);
     expect(s.recorded[0]!.legs).toEqual([{ tokenId: Y, size: -2, price: 10_000 }]);
+  });
+  it("a fleet member merges no more than its own ledger holds of both tokens (the wallet holds the others' too)", async () => {
+    // the wallet holds 9 YES and 8 NO; this member's ledger 6 YES and 7 NO: it merges its own 6
+    const own = setup([t(Y, 9_000_000), t(N, 8_000_000)], {
+      own: (x) => (x === Y ? 6_000_000 : 7_000_000),
+    });
+    await own.keeper.run();
+    expect(own.calls).toEqual(['merge 6000000']);
+    // what it holds of one token is below the minimum: nothing, whatever the wallet holds
+    const small = setup([t(Y, 9_000_000), t(N, 8_000_000)], { own: (x) => (x === Y ? 4_000_000 : 7_000_000) });
+    expect((await small.keeper.run()).merged).toEqual([]);
+    expect(small.calls).toEqual([]);
+    // a short own position counts as none
+    const short = setup([t(Y, 9_000_000), t(N, 8_000_000)], { own: (x) => (x === Y ? -1_000_000 : 7_000_000) });
+    expect((await short.keeper.run()).merged).toEqual([]);
   });
 });
