@@ -160,6 +160,8 @@ export class RedisSignerGate implements SignerGate {
   readonly #pending = new Set<Promise<unknown>>();
   readonly #ticketBase: string;
   #seq = 0;
+  /** Whether this member has used the fleet's buckets (then buckets found gone are made empty: signer-scripts.ts INIT). */
+  #used = false;
   #tier: SignerTierName;
   #spec: SignerTier;
   #tick: TimerHandle | undefined;
@@ -350,8 +352,10 @@ export class RedisSignerGate implements SignerGate {
       w.req.postCharged ? 1 : 0,
       this.#ttl,
       b.name === 'order' ? 1 : 2,
+      this.#used ? 'E' : 'F',
     ]).then(
       (res) => {
+        this.#used = true;
         const [now, code, v] = res as [number, number, number | string];
         this.#offset = Number(now) - sentAt;
         if (code === 1) {
@@ -506,7 +510,9 @@ export class RedisSignerGate implements SignerGate {
       retryMs,
       resetMs,
       pause ? 1 : 0,
+      this.#used ? 'E' : 'F',
     ])) as [number, string];
+    this.#used = true;
     this.#setTier(String(res[1]));
   }
 

@@ -56,16 +56,21 @@ end
 `;
 
 // KEYS[2] tier, KEYS[3] order state, KEYS[4] cancel state; ARGV[2..7] the caller's tier: name,
-// order rate, order burst, cancel rate, cancel burst, cancel negative. The fleet's tier and the
-// buckets (full) are created from it when absent.
+// order rate, order burst, cancel rate, cancel burst, cancel negative; the LAST ARGV 'E' when the
+// caller has used the buckets before. The fleet's tier and the buckets are created from it when
+// absent: full on first use, EMPTY when a caller that used them before finds them gone (a Redis
+// restarted empty: the venue's buckets may be drained by what the fleet just sent, so they refill
+// from zero, as the venue's would).
 const INIT = `
 local tier = redis.call('GET', KEYS[2])
 if not tier then redis.call('SET', KEYS[2], ARGV[2]); tier = ARGV[2] end
+local full = 1
+if ARGV[#ARGV] == 'E' then full = 0 end
 if redis.call('EXISTS', KEYS[3]) == 0 then
-  redis.call('HSET', KEYS[3], 'm', tonumber(ARGV[4]) * 1000, 'at', now, 'r', ARGV[3], 'b', ARGV[4], 'n', 0, 'p', 0)
+  redis.call('HSET', KEYS[3], 'm', full * tonumber(ARGV[4]) * 1000, 'at', now, 'r', ARGV[3], 'b', ARGV[4], 'n', 0, 'p', 0)
 end
 if redis.call('EXISTS', KEYS[4]) == 0 then
-  redis.call('HSET', KEYS[4], 'm', tonumber(ARGV[6]) * 1000, 'at', now, 'r', ARGV[5], 'b', ARGV[6], 'n', ARGV[7], 'p', 0)
+  redis.call('HSET', KEYS[4], 'm', full * tonumber(ARGV[6]) * 1000, 'at', now, 'r', ARGV[5], 'b', ARGV[6], 'n', ARGV[7], 'p', 0)
 end
 `;
 

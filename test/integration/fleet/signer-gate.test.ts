@@ -269,3 +269,44 @@ describe('RedisSignerGate', () => {
     }
   });
 });
+
+describe('RedisSignerGate after Redis restarted empty', () => {
+  it('a member that used the buckets finds them empty (refilling from zero), not full; a first user finds them full', async () => {
+    const r3 = await startRedis();
+    const c = await connectFleetRedis(r3.url);
+    const clock = new VirtualClock(1_700_000_000_000);
+    const o = { signer: '0xrestart', scale: SCALE, now: () => clock.now() };
+    const g = new RedisSignerGate(c, clock, { ...o, member: 'a' });
+    try {
+      // first use: full (standard at 0.1: order burst 6, 4/s)
+      for (let i = 0; i < 6; i++) await (await g.acquire({ bucket: 'order', cost: 1, postCharged: false })).release();
+      await r3.restart(); // same port, nothing kept
+      for (let i = 0; i < 50 && c.status !== 'ready'; i++) await new Promise((res) => setTimeout(res, 50));
+      let got = false;
+      void g.acquire({ bucket: 'order', cost: 1, postCharged: false }).then((t) => {
+        got = true;
+        return t.release();
+      });
+      await g.idle();
+      await new Promise((res) => setImmediate(res));
+      // recreated empty: the venue's bucket may be drained by what was just sent
+      expect(got).toBe(false);
+      for (let i = 0; i < 10 && !got; i++) {
+        clock.advance(50);
+        await g.idle();
+        await new Promise((res) => setImmediate(res));
+      }
+      expect(got).toBe(true); // one token after 250 ms at 4/s
+      expect(clock.now()).toBeGreaterThanOrEqual(1_700_000_000_250);
+      // a member that never used them (a first start) finds the other bucket as it was made
+      const fresh = new RedisSignerGate(c, clock, { ...o, signer: '0xother', member: 'b' });
+      for (let i = 0; i < 6; i++)
+        await (await fresh.acquire({ bucket: 'order', cost: 1, postCharged: false })).release();
+      fresh.close(new Error('done'));
+    } finally {
+      g.close(new Error('done'));
+      c.disconnect();
+      await r3.stop();
+    }
+  });
+});
