@@ -38,13 +38,16 @@ import {
   type SignerTierName,
   TokenBucket,
 } from '../core/signer-limits.ts';
-import type {
-  SendOutcome,
-  SignerBucketStats,
-  SignerBudgetStats,
-  SignerGate,
-  SignerTicket,
+import {
+  cancelledCount,
+  header,
+  type SendOutcome,
+  type SignerBucketStats,
+  type SignerBudgetStats,
+  type SignerGate,
+  type SignerTicket,
 } from '../api/http/signer-budget.ts';
+import { abortReason } from '../api/http/budget-waiters.ts';
 import { WakeTimer } from '../api/http/wake-timer.ts';
 import { ACQUIRE, NEVER, RELEASE, RENEW, STATE } from './signer-scripts.ts';
 import { SharedBudgetUnavailableError } from './window-gate.ts';
@@ -102,27 +105,6 @@ interface Bucket {
   running: boolean;
   again: boolean;
   wake: WakeTimer;
-}
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
-}
-
-function header(h: Record<string, string | string[] | undefined>, name: string): string | undefined {
-  const v = h[name.toLowerCase()] ?? h[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
-/** Cancelled orders in a cancel answer (as src/api/http/signer-budget.ts reads them). */
-function cancelledCount(text: string | undefined): number {
-  if (text === undefined || text === '') return 0;
-  try {
-    const v = JSON.parse(text) as { canceled?: unknown; data?: { canceled?: unknown } };
-    const c = Array.isArray(v?.canceled) ? v.canceled : v?.data?.canceled;
-    return Array.isArray(c) ? c.length : 0;
-  } catch {
-    return 0;
-  }
 }
 
 /** A tier as the scripts take it: name, order rate, order burst, cancel rate, cancel burst, cancel negative. */

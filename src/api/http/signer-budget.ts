@@ -29,6 +29,7 @@
  */
 import type { Clock } from '../../core/clock.ts';
 import { WakeTimer } from './wake-timer.ts';
+import { abortReason } from './budget-waiters.ts';
 import { ConfigError, ValidationError } from '../../core/errors.ts';
 import {
   parseSignerTier,
@@ -95,17 +96,14 @@ interface BucketState {
   waiters: Waiter[];
 }
 
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
-}
-
-function header(h: Record<string, string | string[] | undefined>, name: string): string | undefined {
+/** A response header's first value (either case of its name). */
+export function header(h: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const v = h[name.toLowerCase()] ?? h[name];
   return Array.isArray(v) ? v[0] : v;
 }
 
 /** Cancelled orders in a cancel answer (`{canceled: [...]}`, possibly in the success envelope). */
-function cancelledCount(text: string | undefined): number {
+export function cancelledCount(text: string | undefined): number {
   if (text === undefined || text === '') return 0;
   try {
     const v = JSON.parse(text) as { canceled?: unknown; data?: { canceled?: unknown } };
