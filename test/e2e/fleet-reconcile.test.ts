@@ -12,11 +12,11 @@
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fleetKeys } from '../../src/fleet/fleet-keys.ts';
 import { Trader } from '../integration/support/trader.ts';
-import { startRedis, type TestRedis } from '../support/redis.ts';
-import { BotHarness, type BotProcess, liquidMarkets, logLines, sleep, waitUntil } from './support/bot-harness.ts';
+import { fleetHarness } from './support/fleet-harness.ts';
+import { type BotProcess, liquidMarkets, logLines, sleep, waitUntil } from './support/bot-harness.ts';
 import { runMmkit } from './support/cli.ts';
 
 const NAMES = ['fa', 'fb'] as const;
@@ -24,15 +24,7 @@ type Name = (typeof NAMES)[number];
 const ADJUSTED = "position adjusted to the venue's holdings";
 const FOREIGN = 'an order the bot did not place rests on the wallet';
 
-const h = new BotHarness();
-let r: TestRedis;
-beforeAll(async () => {
-  r = await startRedis();
-});
-afterAll(async () => {
-  await h.close();
-  await r?.stop();
-});
+const { h, r } = fleetHarness();
 
 describe('fleet reconciliation: two daemons on one wallet', () => {
   it('no adjustment for each other, an outside split booked once by the holder, a non-member order cancelled', async () => {

@@ -8,26 +8,18 @@
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ExchangeEvent } from '../../src/exchange/exchange.ts';
 import { fleetKeys } from '../../src/fleet/fleet-keys.ts';
 import { parseGrant } from '../../src/fleet/risk-reserve.ts';
-import { startRedis, type TestRedis } from '../support/redis.ts';
-import { BotHarness, type BotProcess, liquidMarkets, sleep, waitUntil } from './support/bot-harness.ts';
+import { fleetHarness } from './support/fleet-harness.ts';
+import { type BotProcess, liquidMarkets, sleep, waitUntil } from './support/bot-harness.ts';
 
 const MAX_ORDERS = 5;
 const MAX_NOTIONAL_USDC = 40;
 const MAX_NOTIONAL = MAX_NOTIONAL_USDC * 1_000_000;
 
-const h = new BotHarness();
-let r: TestRedis;
-beforeAll(async () => {
-  r = await startRedis();
-});
-afterAll(async () => {
-  await h.close();
-  await r?.stop();
-});
+const { h, r } = fleetHarness();
 
 describe('account risk limits in a fleet of two daemons', () => {
   it('together they never rest more orders or notional than the caps, by the exchange', async () => {
