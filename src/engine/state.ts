@@ -32,6 +32,7 @@ import type { LiveOrderView } from '../core/intents.ts';
 import { PRICE_SCALE, tickFromPips, tickPips, type Micro, type Pips, type Side } from '../core/units.ts';
 import type { BookView, PositionView, StrategyState } from '../strategy/api.ts';
 import type { MarketInfo, VenueOrder } from '../core/venue.ts';
+import { Fifo } from './fifo.ts';
 
 /** An own order as the state keeps it. */
 export interface OwnOrder extends LiveOrderView {
@@ -189,8 +190,12 @@ export class EngineState implements StrategyState {
   readonly #ordersByMarket = new Map<string, Map<string, OwnOrder>>();
   readonly #orderLists = new Map<string, readonly LiveOrderView[]>();
   readonly #terminal = new Set<string>();
+  /** `#terminal`'s ids in insertion order (ids are only added new and only deleted oldest first). */
+  readonly #terminalOrder = new Fifo<string>();
   readonly #terminalCap: number;
   readonly #fills = new Map<string, FillRecord>();
+  /** `#fills`' keys in insertion order while bounded (`boundFills`; keys are only added new and only forgotten oldest first). */
+  #fillOrder: Fifo<string> | undefined;
   readonly #positions = new Map<string, Position>();
   readonly #requireUser: boolean;
   readonly #source: OrderViewSource | undefined;
@@ -549,8 +554,9 @@ export class EngineState implements StrategyState {
     if (TERMINAL.has(e.status)) {
       this.#removeOrder(e.id);
       this.#terminal.add(e.id);
+      this.#terminalOrder.push(e.id);
       if (this.#terminal.size > this.#terminalCap) {
-        const oldest = this.#terminal.values().next().value;
+        const oldest = this.#terminalOrder.shift();
         if (oldest !== undefined) this.#terminal.delete(oldest);
       }
       return;
@@ -616,6 +622,7 @@ export class EngineState implements StrategyState {
       failed: f.status === 'FAILED',
     };
     this.#fills.set(key, r);
+    this.#fillOrder?.push(key);
     if (this.#fills.size > this.#fillCap) this.#forgetOldestFill();
     if (r.failed) return false; // void from the start: never counted
     const p = this.#position(f.tokenId);
@@ -645,14 +652,16 @@ export class EngineState implements StrategyState {
   boundFills(capacity: number): void {
     if (!(capacity >= 1)) throw new RangeError(`boundFills: capacity must be >= 1, got ${capacity}`);
     this.#fillCap = capacity;
+    this.#fillOrder = new Fifo<string>();
+    for (const k of this.#fills.keys()) this.#fillOrder.push(k);
     while (this.#fills.size > capacity) this.#forgetOldestFill();
   }
 
   #forgetOldestFill(): void {
-    const first = this.#fills.entries().next();
-    if (first.done === true) return;
-    const [key, rec] = first.value;
-    this.#fills.delete(key);
+    const key = this.#fillOrder?.shift();
+    const rec = key === undefined ? undefined : this.#fills.get(key);
+    if (rec === undefined) return;
+    this.#fills.delete(key!);
     const p = this.#positions.get(rec.tokenId);
     if (p === undefined) return;
     // adjustments before it are folded first (they are never keyed, so never forgotten otherwise)

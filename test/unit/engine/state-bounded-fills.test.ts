@@ -56,3 +56,29 @@ describe('EngineState.boundFills', () => {
     expect(() => s.boundFills(0)).toThrow(RangeError);
   });
 });
+
+describe('EngineState.boundFills: which key is forgotten', () => {
+  it('always the oldest, over thousands of evictions, and with a bound set after fills were seen', () => {
+    const s = new EngineState([market()]);
+    for (let i = 0; i < 5; i++) s.apply(fill(`t${i}`, `o${i}`, 'MATCHED'), i);
+    s.boundFills(2); // t0..t2 forgotten, t3 and t4 kept
+    s.apply(fill('t4', 'o4', 'MATCHED'), 5);
+    expect(s.stats).toMatchObject({ fillsCounted: 5, fillDuplicates: 1 });
+    s.apply(fill('t2', 'o2', 'MATCHED'), 6); // forgotten: counted again (and t3 is forgotten now)
+    expect(s.stats).toMatchObject({ fillsCounted: 6, fillDuplicates: 1 });
+    // from here on each new key evicts the oldest: the one before it must stay (a duplicate)
+    s.apply(fill('u0', 'o', 'MATCHED'), 7);
+    let counted = 7;
+    let dups = 1;
+    for (let i = 1; i < 5_000; i++) {
+      s.apply(fill(`u${i}`, 'o', 'MATCHED'), i);
+      s.apply(fill(`u${i - 1}`, 'o', 'MATCHED'), i);
+      counted++;
+      dups++;
+      expect(s.stats).toMatchObject({ fillsCounted: counted, fillDuplicates: dups });
+      expect(s.fillCount).toBe(2);
+    }
+    s.apply(fill('u4997', 'o', 'MATCHED'), 5_000); // forgotten
+    expect(s.stats).toMatchObject({ fillsCounted: counted + 1, fillDuplicates: dups });
+  });
+});
