@@ -27,6 +27,8 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../core/clock.ts';
+import { ConfigError } from '../core/errors.ts';
+import { formatAmount } from '../core/units.ts';
 import type { ConditionId, OrderId } from '../core/ids.ts';
 import type { Venue } from '../core/venue.ts';
 import type { FleetMember } from '../fleet/member.ts';
@@ -271,6 +273,7 @@ export async function joinRunFleet(
         .catch((err: Error) => flog.debug({ err: err.message }, 'heartbeat id not recorded (Redis unreachable)'));
     });
   }
+  await checkRunFleetLimits(member, o.limits, name, ledger);
   const leaveRisk = await startRunFleetRisk(member, o, name, flog);
   trader.kill.onTrip((t) => {
     if (!isRiskTrigger(t.trigger) || t.message.startsWith(FROM_FLEET)) return;
@@ -288,6 +291,35 @@ export async function joinRunFleet(
       await leaveRisk();
     },
   };
+}
+
+/**
+ * The account limits must be the fleet's (src/fleet/fleet-limits.ts): a member configured with
+ * other ones leaves the fleet at once and the daemon exits 2 (CONFIG), naming the key.
+ * @throws ConfigError on a mismatch
+ */
+async function checkRunFleetLimits(
+  member: FleetMember,
+  limits: RiskLimits,
+  name: string,
+  ledger: { stop(): Promise<void> },
+): Promise<void> {
+  const { checkFleetLimits } = await import('../fleet/fleet-limits.ts');
+  const bad = await checkFleetLimits(member.redis, member.keys, name, {
+    maxNotionalGlobal: limits.global.maxNotional,
+    maxOpenOrdersGlobal: limits.global.maxOpenOrders,
+    maxLoss: limits.killSwitch.maxLoss,
+  });
+  if (bad.length === 0) return;
+  await ledger.stop().catch(() => undefined);
+  await member.leave().catch(() => undefined);
+  const b = bad[0]!;
+  const show = (v: number | string): string =>
+    b.key === 'maxOpenOrdersGlobal' ? String(v) : `${formatAmount(Number(v))} USDC`;
+  throw new ConfigError(
+    `risk.${b.key}`,
+    `is ${show(b.mine)} here but ${show(b.fleet)} on the fleet's live members: the account limits are the fleet's and must be the same on every member (to change them, stop every member, or mmkit kill --fleet, then start them with the new values)`,
+  );
 }
 
 /** Starts the grant keeper and the loss watch; returns the member's leave that stops them first. */

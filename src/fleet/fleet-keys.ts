@@ -29,6 +29,8 @@ export interface FleetKeys {
   readonly killChannel: string;
   /** HASH member -> "<notional µ>:<open orders>:<refreshed at, Redis TIME ms>": the risk grants. */
   readonly riskGrants: string;
+  /** HASH of the account limits the fleet runs with (./fleet-limits.ts). */
+  readonly riskLimits: string;
   /** HASH member -> its last PnL, µ-collateral (persistent: a dead member's positions still exist). */
   readonly pnl: string;
   /** HASH member -> its published ledger (./fleet-ledger.ts; persistent: a dead member's positions stay). */
@@ -55,6 +57,7 @@ export function fleetKeys(account: string): FleetKeys {
     kill: `${prefix}kill`,
     killChannel: `${prefix}kill:ch`,
     riskGrants: `${prefix}risk:grants`,
+    riskLimits: `${prefix}risk:limits`,
     pnl: `${prefix}risk:pnl`,
     ledgers: `${prefix}ledgers`,
   };

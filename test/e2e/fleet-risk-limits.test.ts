@@ -87,6 +87,19 @@ describe('account risk limits in a fleet of two daemons', () => {
         await sleep(200);
       }
       for (const b of bots) expect(b.p.exitCode, logs()).toBeNull();
+      // a third member configured with other account limits is refused (exit 2, the key named)
+      const third = h.dataDir().dir;
+      copyFileSync(join(first.dir, 'paper-wallet.key'), join(third, 'paper-wallet.key'));
+      const odd = h.startBot(base, third, ['--duration', '600s', '--markets', markets.join(',')], {
+        ...env('rc'),
+        MMKIT_RISK_MAX_OPEN_ORDERS_GLOBAL: String(MAX_ORDERS + 1),
+      });
+      expect(await waitUntil(() => odd.p.exitCode !== null, 120_000), odd.err().slice(-3000)).toBe(true);
+      expect(odd.p.exitCode, odd.err().slice(-3000)).toBe(2);
+      expect(odd.err()).toContain('risk.maxOpenOrdersGlobal');
+      expect(odd.err()).toContain('must be the same on every member');
+      expect(await redis.hget(keys.riskLimits, 'maxOpenOrdersGlobal')).toBe(String(MAX_ORDERS));
+      for (const b of bots) expect(b.p.exitCode, logs()).toBeNull();
       const info = async () => `${JSON.stringify(await redis.hgetall(keys.riskGrants))}\n${logs()}`;
       expect(maxOrders, await info()).toBeGreaterThan(0);
       expect(maxOrders, logs()).toBeLessThanOrEqual(MAX_ORDERS);
