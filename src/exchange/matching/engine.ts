@@ -18,6 +18,8 @@
  *  - per market and side, price-indexed level FIFOs and an occupancy bitmap (half-book.ts);
  *  - GTD orders in a min-heap keyed by (expiresAt, handle), with lazy deletion (expiry-heap.ts);
  *  - the OrderState snapshots (order-snapshot.ts).
+ * Accounts (balances and order-list heads) are in account.ts, markets (definition, status, the two
+ * half books) in market.ts.
  *
  * Amounts: prices are pips (1e-4), amounts micro (1e-6). Sizes are multiples of LOT_MICRO, so
  * `size * price / 10000` is always an exact integer and every product stays below 2^53.
@@ -51,9 +53,11 @@ import type {
   TokenDelta,
   Trade,
 } from './types.ts';
+import { Account, type TokenBal } from './account.ts';
 import { ExpiryHeap } from './expiry-heap.ts';
 import * as halfBook from './half-book.ts';
 import { StringPages, TRADE_ID_PAGE_BITS } from './id-pages.ts';
+import { Market } from './market.ts';
 import * as layout from './order-layout.ts';
 import * as snapshot from './order-snapshot.ts';
 import * as orderTable from './order-table.ts';
@@ -100,7 +104,7 @@ const {
   TYPE_NAMES,
   typeCode,
 } = layout;
-const { HalfBook, NO_ASK, NO_BID } = halfBook;
+const { NO_ASK, NO_BID } = halfBook;
 const { NO_TRADES, orderState } = snapshot;
 const { hashId, OrderTable } = orderTable;
 type HalfBook = halfBook.HalfBook;
@@ -150,58 +154,6 @@ export type CancelResult = { ok: true; order: OrderState } | { ok: false; reason
 export interface OrderFilter {
   market?: string;
   tokenId?: string;
-}
-
-class TokenBal {
-  available = 0;
-  reserved = 0;
-}
-
-class Account {
-  collateral = 0;
-  collateralReserved = 0;
-  readonly tokens = new Map<string, TokenBal>();
-  /** The same TokenBal objects by token index (2 * market index + 0 for YES, 1 for NO). */
-  readonly balByTok: (TokenBal | undefined)[] = [];
-  /** Every accepted order (any status), a singly linked list in acceptance order. */
-  firstOrder = NIL;
-  lastOrder = NIL;
-  /** LIVE orders, a doubly linked list in the order they came to rest. */
-  liveHead = NIL;
-  liveTail = NIL;
-  liveCount = 0;
-  /** Operation stamp: the account already has its 'balance' event queued for this operation. */
-  stamp = 0;
-  constructor(
-    readonly id: string,
-    readonly idx: number,
-  ) {}
-
-  tok(tokenId: string, tokIdx: number): TokenBal {
-    let b = this.balByTok[tokIdx];
-    if (b === undefined) {
-      b = new TokenBal();
-      this.tokens.set(tokenId, b);
-      while (this.balByTok.length < tokIdx) this.balByTok.push(undefined);
-      this.balByTok[tokIdx] = b;
-    }
-    return b;
-  }
-}
-
-class Market {
-  tickPips: number;
-  status: MarketStatus;
-  winningToken: string | undefined = undefined;
-  readonly bids = new HalfBook(true);
-  readonly asks = new HalfBook(false);
-  constructor(
-    readonly def: MarketDef,
-    readonly idx: number,
-  ) {
-    this.tickPips = def.tickPips;
-    this.status = def.status ?? 'active';
-  }
 }
 
 /** Default trade id: a uuid-shaped counter (reproducible runs get reproducible ids). */
