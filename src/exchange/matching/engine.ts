@@ -10,19 +10,16 @@
  * and the same events.
  *
  * Layout, chosen for throughput (see test/bench/matching.bench.ts) and for a history that is kept
- * forever (duplicate ids are refused forever, every order stays queryable):
- *  - every order ever accepted is a handle (0, 1, 2, ... in acceptance order, so also its time
- *    priority) into a record table: a 64-byte Int32 row (price, flags, sizes in lots, links,
- *    account/market/owner indices) and a 16-byte Float64 row (times), in fixed pages that are never
- *    copied. Typed arrays are invisible to the garbage collector and keep an order on one or two
- *    cache lines. A resting order's reservation is not stored: it is what its rest needs;
- *  - order ids (and trade ids) in pages that are joined into one string each when full, so the
- *    collector sees one object per page of ids; an open-addressing hash index from id to handle;
- *  - per market and side, dense arrays indexed by YES price (0..10000): head and tail of an
- *    intrusive doubly linked FIFO of handles (O(1) append, O(1) cancel, no compaction), the level's
- *    aggregate size, and a two-level occupancy bitmap that finds the next non-empty level in a few
- *    word operations; a cached best bid / best ask index;
- *  - GTD orders in a binary min-heap keyed by (expiresAt, handle), with lazy deletion.
+ * forever (duplicate ids are refused forever, every order stays queryable), in the modules next to
+ * this one:
+ *  - every order ever accepted is a handle into a record table of typed-array rows
+ *    (order-layout.ts for the row fields, order-table.ts for the table and its id hash index);
+ *  - order ids and trade ids in pages joined into one string each when full (id-pages.ts);
+ *  - per market and side, price-indexed level FIFOs and an occupancy bitmap (half-book.ts);
+ *  - GTD orders in a min-heap keyed by (expiresAt, handle), with lazy deletion (expiry-heap.ts);
+ *  - the OrderState snapshots (order-snapshot.ts).
+ * Accounts (balances and order-list heads) are in account.ts, markets (definition, status, the two
+ * half books) in market.ts.
  *
  * Amounts: prices are pips (1e-4), amounts micro (1e-6). Sizes are multiples of LOT_MICRO, so
  * `size * price / 10000` is always an exact integer and every product stays below 2^53.
@@ -38,7 +35,6 @@ import {
   orderShapeError,
   REJECT_MESSAGES,
 } from '../../core/order-rules.ts';
-import type { Side } from '../../core/units.ts';
 import type {
   Balance,
   BookLevel,
@@ -50,8 +46,6 @@ import type {
   MarketStatus,
   NewOrder,
   OrderState,
-  OrderStatus,
-  OrderType,
   PlaceResult,
   PositionOpCode,
   PositionOpResult,
@@ -59,6 +53,61 @@ import type {
   TokenDelta,
   Trade,
 } from './types.ts';
+import { Account, type TokenBal } from './account.ts';
+import { ExpiryHeap } from './expiry-heap.ts';
+import * as halfBook from './half-book.ts';
+import { StringPages, TRADE_ID_PAGE_BITS } from './id-pages.ts';
+import { Market } from './market.ts';
+import * as layout from './order-layout.ts';
+import * as snapshot from './order-snapshot.ts';
+import * as orderTable from './order-table.ts';
+
+// V8 detail, for speed only: a binding imported from another module is read through the module
+// on every use, where a module's own constant is folded into the optimised code; the hot paths
+// below use these local copies of the data structures' constants and helpers (same values).
+const {
+  D_CREATED,
+  D_EXPIRES,
+  DS,
+  F_BID,
+  F_BUY,
+  F_YES,
+  I_ACCT,
+  I_ALLNEXT,
+  I_APREV,
+  I_ANEXT,
+  I_FEE,
+  I_MATCHED,
+  I_META,
+  I_MKT,
+  I_NEXT,
+  I_OWNER,
+  I_PREV,
+  I_PRICE,
+  I_SIZE,
+  I_TMORE,
+  I_TRADE,
+  IS_BITS,
+  META_STATUS_MASK,
+  META_STATUS_SHIFT,
+  NIL,
+  PAGE_BITS,
+  PAGE_MASK,
+  S_CANCELED,
+  S_LIVE,
+  S_MATCHED,
+  STATUS_NAMES,
+  statusOf,
+  T_FAK,
+  T_FOK,
+  T_GTD,
+  TYPE_NAMES,
+  typeCode,
+} = layout;
+const { NO_ASK, NO_BID } = halfBook;
+const { NO_TRADES, orderState } = snapshot;
+const { hashId, OrderTable } = orderTable;
+type HalfBook = halfBook.HalfBook;
 
 /** The account fees are credited to, unless the constructor names another. */
 export const DEFAULT_FEE_ACCOUNT = '0xfee0000000000000000000000000000000000000';
@@ -107,558 +156,9 @@ export interface OrderFilter {
   tokenId?: string;
 }
 
-const N_LEVELS = PRICE_SCALE + 1;
-/** Sentinel best-ask index of an empty ask side (above every price). */
-const NO_ASK = N_LEVELS;
-/** Sentinel best-bid index of an empty bid side (below every price). */
-const NO_BID = -1;
-/** "No order" in the linked lists. */
-const NIL = -1;
-
-// order flags
-const F_YES = 1;
-const F_BUY = 2;
-const F_BID = 4; // a YES bid: BUY YES or SELL NO
-
-// order types and statuses, stored as small integers
-const T_GTC = 0;
-const T_GTD = 1;
-const T_FOK = 2;
-const T_FAK = 3;
-const TYPE_NAMES: readonly OrderType[] = ['GTC', 'GTD', 'FOK', 'FAK'];
-const S_LIVE = 0;
-const S_MATCHED = 1;
-const S_CANCELED = 2;
-const STATUS_NAMES: readonly OrderStatus[] = ['LIVE', 'MATCHED', 'CANCELED'];
-
-// The Int32 row of an order: IS fields.
-const I_PRICE = 0; // pips, token scale
-const I_META = 1; // flags | type << 3 | status << 5
-const I_FEE = 2; // feeRateBps
-const I_SIZE = 3; // original size, in lots (LOT_MICRO): at most MAX_ORDER_MICRO / LOT_MICRO = 5e7
-const I_MATCHED = 4; // in lots
-const I_PREV = 5; // level FIFO links
-const I_NEXT = 6;
-const I_APREV = 7; // account live-list links
-const I_ANEXT = 8;
-const I_ALLNEXT = 9; // account all-orders list link
-const I_TRADE = 10; // sequence number of the first trade it took part in (0: none)
-const I_TMORE = 11; // its later trades: the newest link of a chain in the trade-link pool (NIL: none)
-const I_ACCT = 12; // account index
-const I_MKT = 13; // market index
-const I_OWNER = 14; // owner index
-// field 15: spare
-const IS_BITS = 4;
-const IS = 1 << IS_BITS;
-// The Float64 row: DS fields.
-const D_EXPIRES = 0;
-const D_CREATED = 1;
-const DS = 2;
-
-const META_STATUS_SHIFT = 5;
-const META_STATUS_MASK = 3 << META_STATUS_SHIFT;
-
-function typeCode(t: string): number {
-  switch (t) {
-    case 'GTC':
-      return T_GTC;
-    case 'GTD':
-      return T_GTD;
-    case 'FOK':
-      return T_FOK;
-    case 'FAK':
-      return T_FAK;
-    default:
-      return -1;
-  }
-}
-
-/** Status of an order from its meta word. */
-function statusOf(meta: number): number {
-  return (meta & META_STATUS_MASK) >> META_STATUS_SHIFT;
-}
-
-class TokenBal {
-  available = 0;
-  reserved = 0;
-}
-
-class Account {
-  collateral = 0;
-  collateralReserved = 0;
-  readonly tokens = new Map<string, TokenBal>();
-  /** The same TokenBal objects by token index (2 * market index + 0 for YES, 1 for NO). */
-  readonly balByTok: (TokenBal | undefined)[] = [];
-  /** Every accepted order (any status), a singly linked list in acceptance order. */
-  firstOrder = NIL;
-  lastOrder = NIL;
-  /** LIVE orders, a doubly linked list in the order they came to rest. */
-  liveHead = NIL;
-  liveTail = NIL;
-  liveCount = 0;
-  /** Operation stamp: the account already has its 'balance' event queued for this operation. */
-  stamp = 0;
-  constructor(
-    readonly id: string,
-    readonly idx: number,
-  ) {}
-
-  tok(tokenId: string, tokIdx: number): TokenBal {
-    let b = this.balByTok[tokIdx];
-    if (b === undefined) {
-      b = new TokenBal();
-      this.tokens.set(tokenId, b);
-      while (this.balByTok.length < tokIdx) this.balByTok.push(undefined);
-      this.balByTok[tokIdx] = b;
-    }
-    return b;
-  }
-}
-
-const N_WORDS = (N_LEVELS + 31) >>> 5;
-const N_SUMMARY = (N_WORDS + 31) >>> 5;
-
-/** Index of the lowest set bit of a non-zero 32-bit value. */
-function ctz(x: number): number {
-  return 31 - Math.clz32(x & -x);
-}
-/** Index of the highest set bit of a non-zero 32-bit value. */
-function msb(x: number): number {
-  return 31 - Math.clz32(x);
-}
-
-/**
- * One side of a market's YES book: per YES price, a FIFO of order handles and its total size, plus
- * a two-level occupancy bitmap so the next non-empty level is found in a few word operations
- * (no linear scan over the 10,001 prices when a book thins out).
- */
-class HalfBook {
-  readonly head = new Int32Array(N_LEVELS).fill(NIL);
-  readonly tail = new Int32Array(N_LEVELS).fill(NIL);
-  /** Aggregate remaining size per YES price. */
-  readonly total = new Float64Array(N_LEVELS);
-  /** Operation stamp per level: the level is already in this operation's touched list. */
-  readonly stamp = new Float64Array(N_LEVELS);
-  /** Bit p set when level p has orders; summary bit w set when word w is non-zero. */
-  readonly words = new Int32Array(N_WORDS);
-  readonly summary = new Int32Array(N_SUMMARY);
-  best: number;
-  constructor(readonly isBid: boolean) {
-    this.best = isBid ? NO_BID : NO_ASK;
-  }
-
-  mark(p: number): void {
-    const w = p >>> 5;
-    this.words[w] = this.words[w]! | (1 << (p & 31));
-    this.summary[w >>> 5] = this.summary[w >>> 5]! | (1 << (w & 31));
-  }
-
-  unmark(p: number): void {
-    const w = p >>> 5;
-    const v = this.words[w]! & ~(1 << (p & 31));
-    this.words[w] = v;
-    if (v === 0) this.summary[w >>> 5] = this.summary[w >>> 5]! & ~(1 << (w & 31));
-  }
-
-  /** Lowest non-empty level >= p, or NO_ASK. */
-  nextUp(p: number): number {
-    if (p >= N_LEVELS) return NO_ASK;
-    if (p < 0) p = 0;
-    let w = p >>> 5;
-    const bits = this.words[w]! & (-1 << (p & 31));
-    if (bits !== 0) return (w << 5) + ctz(bits);
-    w++;
-    if (w >= N_WORDS) return NO_ASK;
-    let sw = w >>> 5;
-    let sbits = this.summary[sw]! & (-1 << (w & 31));
-    while (sbits === 0) {
-      if (++sw >= N_SUMMARY) return NO_ASK;
-      sbits = this.summary[sw]!;
-    }
-    w = (sw << 5) + ctz(sbits);
-    return (w << 5) + ctz(this.words[w]!);
-  }
-
-  /** Highest non-empty level <= p, or NO_BID. */
-  nextDown(p: number): number {
-    if (p < 0) return NO_BID;
-    if (p >= N_LEVELS) p = N_LEVELS - 1;
-    let w = p >>> 5;
-    const bits = this.words[w]! & (-1 >>> (31 - (p & 31)));
-    if (bits !== 0) return (w << 5) + msb(bits);
-    if (w === 0) return NO_BID;
-    w--;
-    let sw = w >>> 5;
-    let sbits = this.summary[sw]! & (-1 >>> (31 - (w & 31)));
-    while (sbits === 0) {
-      if (--sw < 0) return NO_BID;
-      sbits = this.summary[sw]!;
-    }
-    w = (sw << 5) + msb(sbits);
-    return (w << 5) + msb(this.words[w]!);
-  }
-
-  /** Moves `best` to the best non-empty level (after the best level emptied). */
-  rescan(): void {
-    this.best = this.isBid ? this.nextDown(this.best) : this.nextUp(this.best);
-  }
-}
-
-class Market {
-  tickPips: number;
-  status: MarketStatus;
-  winningToken: string | undefined = undefined;
-  readonly bids = new HalfBook(true);
-  readonly asks = new HalfBook(false);
-  constructor(
-    readonly def: MarketDef,
-    readonly idx: number,
-  ) {
-    this.tickPips = def.tickPips;
-    this.status = def.status ?? 'active';
-  }
-}
-
-/** Orders (and trade ids) per page (pages are allocated as needed and never copied). */
-const PAGE_BITS = 15;
-const PAGE_SIZE = 1 << PAGE_BITS;
-const PAGE_MASK = PAGE_SIZE - 1;
-
-/**
- * Strings per page of StringPages (log2): small, so that a page is joined (and its strings
- * dropped) before a young-generation collection would have to copy them. A page of 2,048 order
- * ids (~135 KB) goes straight to the large-object space; trade ids come more slowly, in pages of 256.
- */
-const ID_PAGE_BITS = 11;
-const TRADE_ID_PAGE_BITS = 8;
-
-/**
- * Strings kept forever (order ids, trade ids), by number, in pages. A full page is joined into one
- * flat string: the garbage collector then sees one object per page instead of one per string
- * (marking the heap is what a big order history costs), and the memory is about halved. A packed
- * string is handed out as a slice of its page (a small view object, no copy).
- */
-class StringPages {
-  private readonly size: number;
-  private readonly mask: number;
-  /** Joined strings of the full pages. */
-  private readonly packed: string[] = [];
-  /** Start of each string in its page: page p's offsets at [p * (size + 1), p * (size + 1) + size]. */
-  private offs: Int32Array;
-  /** The strings of the page being filled. */
-  private cur: string[] = [];
-
-  /** Pages of 2^bits strings. */
-  constructor(private readonly bits: number) {
-    this.size = 1 << bits;
-    this.mask = this.size - 1;
-    this.offs = new Int32Array(this.size + 1);
-  }
-
-  get(n: number): string {
-    const p = n >>> this.bits;
-    if (p === this.packed.length) return this.cur[n & this.mask]!;
-    const b = p * (this.size + 1) + (n & this.mask);
-    return this.packed[p]!.slice(this.offs[b]!, this.offs[b + 1]!);
-  }
-
-  /** True when string n equals s (without building it). */
-  equals(n: number, s: string): boolean {
-    const p = n >>> this.bits;
-    if (p === this.packed.length) return this.cur[n & this.mask] === s;
-    const b = p * (this.size + 1) + (n & this.mask);
-    const start = this.offs[b]!;
-    return this.offs[b + 1]! - start === s.length && this.packed[p]!.startsWith(s, start);
-  }
-
-  /** Stores string number n (numbers come in order: 0, 1, 2, ...). */
-  set(n: number, s: string): void {
-    const cur = this.cur;
-    const i = cur.length;
-    cur.push(s);
-    // the offsets are written now, while the string is in cache
-    const b = (n >>> this.bits) * (this.size + 1) + i;
-    if (b + 1 >= this.offs.length) {
-      const o = new Int32Array(this.offs.length * 2);
-      o.set(this.offs);
-      this.offs = o;
-    }
-    this.offs[b + 1] = this.offs[b]! + s.length;
-    if (i + 1 < this.size) return;
-    // the page is full: pack it
-    this.packed.push(cur.join(''));
-    this.cur = [];
-  }
-}
-
-/**
- * Every order ever accepted: an Int32 row and a Float64 row per handle (in pages of PAGE_SIZE
- * orders, so the table grows without copying), its id (StringPages), and the id index: open
- * addressing with linear probing at load <= 3/4, each slot a (hash, handle + 1) pair of Int32s, 0
- * meaning empty.
- */
-class OrderTable {
-  n = 0;
-  readonly ip: Int32Array[] = [];
-  readonly dp: Float64Array[] = [];
-  readonly ids = new StringPages(ID_PAGE_BITS);
-  /** Trade-link pool: (trade sequence number, older link) pairs chaining an order's later trades. */
-  links = new Int32Array(2048);
-  nLinks = 0;
-  /** The id index: 2^bits slots, addressed by the top bits of the hash (so growing is a linear merge). */
-  private slots: Int32Array;
-  private bits: number;
-
-  constructor() {
-    this.bits = 11;
-    this.slots = new Int32Array(2 << this.bits);
-  }
-
-  gi(o: number, f: number): number {
-    return this.ip[o >>> PAGE_BITS]![((o & PAGE_MASK) << IS_BITS) + f]!;
-  }
-  si(o: number, f: number, v: number): void {
-    this.ip[o >>> PAGE_BITS]![((o & PAGE_MASK) << IS_BITS) + f] = v;
-  }
-  gd(o: number, f: number): number {
-    return this.dp[o >>> PAGE_BITS]![(o & PAGE_MASK) * DS + f]!;
-  }
-
-  /** The handle of the order with this id (hash `h`), or NIL. */
-  find(id: string, h: number): number {
-    const sl = this.slots;
-    const mask = (1 << this.bits) - 1;
-    for (let s = h >>> (32 - this.bits); ; s = (s + 1) & mask) {
-      const v = sl[2 * s + 1]!;
-      if (v === 0) return NIL;
-      if (sl[2 * s] === h && this.ids.equals(v - 1, id)) return v - 1;
-    }
-  }
-
-  /** Appends an order (the caller fills its rows) and indexes its id. */
-  add(id: string, h: number): number {
-    const o = this.n++;
-    if ((o & PAGE_MASK) === 0) {
-      this.ip.push(new Int32Array(PAGE_SIZE * IS));
-      this.dp.push(new Float64Array(PAGE_SIZE * DS));
-    }
-    this.ids.set(o, id);
-    if (4 * this.n > 3 << this.bits) this.grow();
-    const sl = this.slots;
-    const mask = (1 << this.bits) - 1;
-    let s = h >>> (32 - this.bits);
-    while (sl[2 * s + 1] !== 0) s = (s + 1) & mask;
-    sl[2 * s] = h;
-    sl[2 * s + 1] = o + 1;
-    return o;
-  }
-
-  /** Records that order `o` took part in trade number `seq`. */
-  noteTrade(o: number, seq: number): void {
-    const IP = this.ip[o >>> PAGE_BITS]!;
-    const ib = (o & PAGE_MASK) << IS_BITS;
-    if (IP[ib + I_TRADE] === 0) {
-      IP[ib + I_TRADE] = seq;
-      return;
-    }
-    if (2 * this.nLinks === this.links.length) {
-      const l = new Int32Array(this.links.length * 2);
-      l.set(this.links);
-      this.links = l;
-    }
-    const k = this.nLinks++;
-    this.links[2 * k] = seq;
-    this.links[2 * k + 1] = IP[ib + I_TMORE]!;
-    IP[ib + I_TMORE] = k;
-  }
-
-  /**
-   * Doubles the id index. Slots are addressed by the top bits of the hash, so old slot s goes to new
-   * slot 2s or 2s+1: reading the old table in order writes the new one (almost) in order, with no
-   * random memory access; the hashes are kept in the table, the ids are not touched.
-   */
-  private grow(): void {
-    const old = this.slots;
-    const bits = this.bits + 1;
-    const sl = new Int32Array(old.length * 2);
-    const mask = (1 << bits) - 1;
-    const shift = 32 - bits;
-    for (let j = 0; j < old.length; j += 2) {
-      const v = old[j + 1]!;
-      if (v === 0) continue;
-      const h = old[j]!;
-      let s = h >>> shift;
-      while (sl[2 * s + 1] !== 0) s = (s + 1) & mask;
-      sl[2 * s] = h;
-      sl[2 * s + 1] = v;
-    }
-    this.slots = sl;
-    this.bits = bits;
-  }
-}
-
-/**
- * Binary min-heap of (expiresAt, handle) pairs in typed arrays, earliest expiry first, then earliest
- * acceptance. The engine deletes lazily: an entry whose order is no longer LIVE is skipped when it
- * surfaces, and the heap is rebuilt when most of it is dead.
- */
-class ExpiryHeap {
-  n = 0;
-  private key = new Float64Array(256);
-  private val = new Int32Array(256);
-
-  peekKey(): number {
-    return this.n === 0 ? Infinity : this.key[0]!;
-  }
-
-  push(k: number, v: number): void {
-    if (this.n === this.key.length) {
-      const key = new Float64Array(this.n * 2);
-      key.set(this.key);
-      this.key = key;
-      const val = new Int32Array(this.n * 2);
-      val.set(this.val);
-      this.val = val;
-    }
-    const key = this.key;
-    const val = this.val;
-    let i = this.n++;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      const pk = key[p]!;
-      if (pk < k || (pk === k && val[p]! < v)) break;
-      key[i] = pk;
-      val[i] = val[p]!;
-      i = p;
-    }
-    key[i] = k;
-    val[i] = v;
-  }
-
-  /** Removes the top entry and returns its handle (the heap must not be empty). */
-  pop(): number {
-    const key = this.key;
-    const val = this.val;
-    const top = val[0]!;
-    const n = --this.n;
-    if (n > 0) this.siftDown(0, key[n]!, val[n]!);
-    return top;
-  }
-
-  private siftDown(i: number, k: number, v: number): void {
-    const key = this.key;
-    const val = this.val;
-    const n = this.n;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) break;
-      let c = l;
-      const r = l + 1;
-      if (r < n && (key[r]! < key[l]! || (key[r] === key[l] && val[r]! < val[l]!))) c = r;
-      const ck = key[c]!;
-      if (k < ck || (k === ck && v < val[c]!)) break;
-      key[i] = ck;
-      val[i] = val[c]!;
-      i = c;
-    }
-    key[i] = k;
-    val[i] = v;
-  }
-
-  /** Keeps only the entries whose handle passes `keep`, and restores the heap order. */
-  filter(keep: (v: number) => boolean): void {
-    const key = this.key;
-    const val = this.val;
-    let m = 0;
-    for (let i = 0; i < this.n; i++) {
-      if (!keep(val[i]!)) continue;
-      key[m] = key[i]!;
-      val[m] = val[i]!;
-      m++;
-    }
-    this.n = m;
-    for (let i = (m >> 1) - 1; i >= 0; i--) this.siftDown(i, key[i]!, val[i]!);
-  }
-}
-
-/** Shared tradeIds of snapshots of orders that never traded (frozen: snapshots are read-only). */
-const NO_TRADES: string[] = Object.freeze([] as string[]) as string[];
-
-/**
- * 32-bit hash of an order id for the id index (FNV-1a, murmur finaliser). Ids longer than 32
- * characters (order digests are 66) are hashed on their length, first 8 and last 24 characters:
- * plenty for digests and uuids, and a collision only costs a probe, never correctness.
- */
-function hashId(s: string): number {
-  const n = s.length;
-  let h = 0x811c9dc5 ^ n;
-  if (n <= 32) {
-    for (let i = 0; i < n; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  } else {
-    for (let i = 0; i < 8; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-    for (let i = n - 24; i < n; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h;
-}
-
 /** Default trade id: a uuid-shaped counter (reproducible runs get reproducible ids). */
 function defaultTradeId(n: number): string {
   return sequentialUuid(0x7ade, n);
-}
-
-/** Builds an OrderState snapshot (one object literal for all of them; see the priming below). */
-function orderState(
-  id: string,
-  account: string,
-  owner: string,
-  market: string,
-  tokenId: string,
-  outcome: 'Yes' | 'No',
-  side: Side,
-  price: number,
-  originalSize: number,
-  sizeMatched: number,
-  status: OrderStatus,
-  type: OrderType,
-  expiresAt: number,
-  feeRateBps: number,
-  createdAt: number,
-  reserved: number,
-  tradeIds: string[],
-): OrderState {
-  return {
-    id,
-    account,
-    owner,
-    market,
-    tokenId,
-    outcome,
-    side,
-    price,
-    originalSize,
-    sizeMatched,
-    status,
-    type,
-    expiresAt,
-    feeRateBps,
-    createdAt,
-    reserved,
-    tradeIds,
-  };
-}
-// V8 detail, for speed only: the first object a literal builds fixes how its fields are stored.
-// Building one with non-numbers first keeps the numeric fields "tagged", so small integers (most
-// prices, sizes and amounts) are stored in the object itself instead of in a heap number each:
-// snapshots, the bulk of the engine's allocations, get about a quarter smaller.
-{
-  const x = null as unknown as number;
-  orderState('', '', '', '', '', 'Yes', 'BUY', x, x, x, 'LIVE', 'GTC', x, x, x, x, NO_TRADES);
-  orderState('', '', '', '', '', 'Yes', 'BUY', 0, 0, 0, 'LIVE', 'GTC', 0, 0, 0, 0, NO_TRADES);
 }
 
 function reject(code: RejectCode): PlaceResult {
