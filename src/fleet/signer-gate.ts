@@ -49,6 +49,7 @@ import {
   type SignerBudgetStats,
   type SignerGate,
   type SignerTicket,
+  type SignerWaiter,
 } from '../api/http/signer-budget.ts';
 import { abortReason } from '../api/http/budget-waiters.ts';
 import { WakeTimer } from '../api/http/wake-timer.ts';
@@ -88,12 +89,7 @@ interface Script {
 const script = (lua: string): Script => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
 const S = { acquire: script(ACQUIRE), release: script(RELEASE), renew: script(RENEW), state: script(STATE) };
 
-interface Waiter {
-  req: SignerRequest;
-  resolve: (t: SignerTicket) => void;
-  reject: (e: unknown) => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
+interface Waiter extends SignerWaiter {
   /** Aborted while its script ran: a grant is given back at once. */
   gone: boolean;
 }

@@ -75,7 +75,8 @@ export interface SignerBudgetStats {
   cancel: SignerBucketStats;
 }
 
-interface Waiter {
+/** A request waiting for its bucket (here, and in a fleet's shared gate). */
+export interface SignerWaiter {
   req: SignerRequest;
   resolve: (t: SignerTicket) => void;
   reject: (e: unknown) => void;
@@ -100,7 +101,7 @@ interface BucketState extends HeldTokens {
   /** Charged at answer time. */
   done: TokenBucket;
   pausedUntil: number;
-  waiters: Waiter[];
+  waiters: SignerWaiter[];
 }
 
 /** A response header's first value (either case of its name). */
@@ -217,7 +218,7 @@ export class SignerBudget implements SignerGate {
       );
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise<SignerTicket>((resolve, reject) => {
-      const w: Waiter = { req, resolve, reject, signal, onAbort: undefined };
+      const w: SignerWaiter = { req, resolve, reject, signal, onAbort: undefined };
       if (signal !== undefined) {
         w.onAbort = () => {
           const i = b.waiters.indexOf(w);
