@@ -41,11 +41,15 @@ import {
 import {
   cancelledCount,
   header,
+  type HeldTokens,
+  holdTokens,
+  releaseTokens,
   type SendOutcome,
   type SignerBucketStats,
   type SignerBudgetStats,
   type SignerGate,
   type SignerTicket,
+  type SignerWaiter,
 } from '../api/http/signer-budget.ts';
 import { abortReason } from '../api/http/budget-waiters.ts';
 import { WakeTimer } from '../api/http/wake-timer.ts';
@@ -72,13 +76,10 @@ export interface RedisSignerGateOptions {
 }
 
 /** The local emergency reserve of the cancel bucket. */
-interface Reserve {
+interface Reserve extends HeldTokens {
   members: number;
   spec: { rate: number; burst: number };
   bucket: TokenBucket;
-  inflight: number;
-  count: number;
-  exclusive: boolean;
 }
 
 interface Script {
@@ -88,12 +89,7 @@ interface Script {
 const script = (lua: string): Script => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
 const S = { acquire: script(ACQUIRE), release: script(RELEASE), renew: script(RENEW), state: script(STATE) };
 
-interface Waiter {
-  req: SignerRequest;
-  resolve: (t: SignerTicket) => void;
-  reject: (e: unknown) => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
+interface Waiter extends SignerWaiter {
   /** Aborted while its script ran: a grant is given back at once. */
   gone: boolean;
 }
@@ -185,7 +181,7 @@ export class RedisSignerGate implements SignerGate {
         spec,
         bucket: new TokenBucket(spec, clock.now(), true),
         inflight: 0,
-        count: 0,
+        inflightCount: 0,
         exclusive: false,
       };
     }
@@ -401,24 +397,15 @@ export class RedisSignerGate implements SignerGate {
     const r = this.#reserve;
     if (r === undefined) return undefined;
     const now = this.#clock.now();
-    if (r.exclusive || (req.postCharged && r.count > 0)) return undefined;
+    if (r.exclusive || (req.postCharged && r.inflightCount > 0)) return undefined;
     if (r.bucket.milli(now) < (req.cost + r.inflight) * 1000) return undefined;
-    r.inflight += req.cost;
-    r.count++;
-    if (req.postCharged) r.exclusive = true;
+    holdTokens(r, req);
     let done = false;
     return {
       release: (outcome) => {
         if (done) return;
         done = true;
-        const at = this.#clock.now();
-        r.inflight -= req.cost;
-        r.count--;
-        if (req.postCharged) r.exclusive = false;
-        if (outcome === 'unsent') return;
-        if (outcome?.status !== 429) r.bucket.charge(req.cost, at);
-        if (req.postCharged && outcome !== undefined && outcome.status >= 200 && outcome.status < 300)
-          r.bucket.charge(cancelledCount(outcome.text), at);
+        releaseTokens(r, r.bucket, req, outcome, this.#clock.now());
       },
     };
   }

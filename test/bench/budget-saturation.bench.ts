@@ -13,15 +13,14 @@
  *    ids of no order: the venue counts submitted ids). Figures: orders and cancelled ids in the
  *    LOWEST 10 s window divided by the tier's refill over 10 s (400 and 800), and the 429s.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
 import { Wallet } from 'ethers';
 import { createTransport } from '../../src/api/http/transport.ts';
 import { ClobClient, type SignedOrderLike } from '../../src/api/clob.ts';
 import { createOrDeriveApiKey } from '../../src/api/auth.ts';
 import { DEFAULT_RATE_RULES } from '../../src/core/rate-limits.ts';
 import { signerTier, TIGHTEST_SIGNER_TIER } from '../../src/core/signer-limits.ts';
+import { exchangeUrls, spawnExchange, stopExchange } from './support/exchange-process.ts';
 import { centTickToken, presignBuys } from './support/presign.ts';
 
 const RUN_MS = 12_000;
@@ -63,29 +62,14 @@ async function phase(
   signer: 'off' | 'default',
   padCancels: boolean,
 ): Promise<PhaseResult> {
-  const args = [
-    'bin/mmkit.js',
-    'exchange',
-    '--port',
-    '0',
-    '--json',
-    '--agents',
-    'none',
-    '--no-lifecycle',
-    '--log-level',
-    'warn',
-  ];
   // the padded cancels are refusals the security log would print: errors only
-  args[args.length - 1] = padCancels ? 'error' : 'warn';
-  if (signer === 'off') args.push('--signer-limits', 'off');
-  const p = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const flags = ['--log-level', padCancels ? 'error' : 'warn'];
+  if (signer === 'off') flags.push('--signer-limits', 'off');
+  const p = spawnExchange(flags);
   try {
     return await run(name, batchesNeeded, signer, padCancels, p);
   } finally {
-    if (p.exitCode === null) {
-      p.kill('SIGTERM');
-      await once(p, 'exit');
-    }
+    await stopExchange(p);
   }
 }
 
@@ -94,10 +78,9 @@ async function run(
   batchesNeeded: number,
   signer: 'off' | 'default',
   padCancels: boolean,
-  p: ReturnType<typeof spawn>,
+  p: ChildProcess,
 ): Promise<PhaseResult> {
-  const [line] = (await once(createInterface({ input: p.stdout! }), 'line')) as [string];
-  const urls = JSON.parse(line) as { clob_url: string };
+  const urls = await exchangeUrls(p);
 
   const wallet = new Wallet(Wallet.createRandom().privateKey);
   const postTimes: number[] = [];

@@ -28,7 +28,6 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { Wallet } from 'ethers';
 import { Redis } from 'ioredis';
 import { createOrDeriveApiKey } from '../../src/api/auth.ts';
@@ -42,6 +41,7 @@ import { fleetKeys } from '../../src/fleet/fleet-keys.ts';
 import { openSharedBudgets, type SharedBudgets } from '../../src/fleet/shared-budgets.ts';
 import { liquidMarkets } from '../e2e/support/bot-harness.ts';
 import { startRedis } from '../support/redis.ts';
+import { exchangeUrls, spawnExchange, stopExchange } from './support/exchange-process.ts';
 import { centTickToken, presignBuys } from './support/presign.ts';
 
 const RUN_MS = 12_000;
@@ -229,31 +229,18 @@ async function daemonFleet(): Promise<{ use: number; min: number; refused: numbe
 
 async function inprocFleet(): Promise<{ use: number; refused: number }> {
   const redis = await startRedis();
-  const ex = spawn(
-    process.execPath,
-    [
-      'bin/mmkit.js',
-      'exchange',
-      '--port',
-      '0',
-      '--json',
-      '--agents',
-      'none',
-      '--no-lifecycle',
-      '--signer-limits',
-      'off',
-      '--protocol',
-      '1', // the orders are V1-signed
-      '--log-level',
-      'error',
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const ex = spawnExchange([
+    '--signer-limits',
+    'off',
+    '--protocol',
+    '1', // the orders are V1-signed
+    '--log-level',
+    'error',
+  ]);
   const transports: HttpTransport[] = [];
   const fleets: SharedBudgets[] = [];
   try {
-    const [line] = (await once(createInterface({ input: ex.stdout! }), 'line')) as [string];
-    const urls = JSON.parse(line) as { clob_url: string };
+    const urls = await exchangeUrls(ex);
     const wallet = new Wallet(Wallet.createRandom().privateKey);
     const clock = new LiveClock();
     const sends: number[] = [];
@@ -305,10 +292,7 @@ async function inprocFleet(): Promise<{ use: number; refused: number }> {
   } finally {
     for (const t of transports) await t.close();
     for (const f of fleets) await f.close();
-    if (ex.exitCode === null) {
-      ex.kill('SIGTERM');
-      await once(ex, 'exit');
-    }
+    await stopExchange(ex);
     await redis.stop();
   }
 }

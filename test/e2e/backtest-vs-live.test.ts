@@ -1,30 +1,22 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startRecorder } from '../../src/backtest/recorder.ts';
 import { runBacktest, type BacktestResult } from '../../src/backtest/runner.ts';
 import type { SimVenueStats } from '../../src/venues/sim/sim-venue.ts';
-import type { Side } from '../../src/core/units.ts';
-import {
-  PARAMS,
-  RISK,
-  SEED,
-  comparisonRun,
-  startBandsWorld,
-  threeLiquidMarkets,
-  WORLD_RATE,
-  writeBandsConfig,
-} from './support/bands-world.ts';
+import { comparisonRun, PARAMS, RISK, startComparison, worldLine } from './support/bands-world.ts';
 import { sleep, exited } from './support/bot-harness.ts';
-import { fillsOf, head, MATCH_MS, MATCH_PIPS, row, summarize, violations, type Fill } from './support/fill-compare.ts';
 import {
-  exchangeBook,
-  feedBooksAt,
-  OwnOrderTimeline,
-  removeOwnOrders,
-  sameBook,
-  type PlainBook,
-} from './support/own-orders.ts';
+  fillsOf,
+  head,
+  MATCH_MS,
+  MATCH_PIPS,
+  row,
+  storedFill,
+  summarize,
+  violations,
+  type StoredFill,
+} from './support/fill-compare.ts';
+import { exchangeBook, feedBooksAt, removeOwnOrders, sameBook, type PlainBook } from './support/own-orders.ts';
 
 const DURATION_S = 90;
 /** The wrong configurations of the negative check. */
@@ -42,18 +34,11 @@ afterAll(() => clearInterval(sampler));
 
 describe('backtest vs live', () => {
   it('a paper session recorded and then backtested gives fills close to the live ones; a wrong configuration does not', async () => {
-    // 1. the paper exchange and three liquid markets
-    const x = (w.ex = await startBandsWorld());
-    const { base, ids, urls, markets } = await threeLiquidMarkets(x);
+    // 1. the paper exchange and three liquid markets; 2. the recorder (market channel); the bot's own
+    //    orders as the exchange sees them; and the exchange's books every 7 s (with and without the
+    //    bot's orders) to check the rewrite against
+    const { x, base, ids, markets, dir, address, raw, own, rec, config } = await startComparison(w, 'live.ndjson.gz');
     const yesTokens = markets.map((m) => m.tokens[0].tokenId as string);
-
-    // 2. the recorder (market channel); the bot's own orders as the exchange sees them; and the
-    //    exchange's books every 7 s (with and without the bot's orders) to check the rewrite against
-    const { dir, address } = h.dataDir();
-    const raw = join(dir, 'live.ndjson.gz');
-    const own = (w.own = new OwnOrderTimeline(x.exchange, address, ids));
-    const rec = (w.rec = startRecorder({ out: raw, markets, marketUrl: urls.market, source: base }));
-    await rec.connected();
     const samples: Array<{ at: number; all: Map<string, PlainBook>; others: Map<string, PlainBook> }> = [];
     sampler = setInterval(() => {
       const at = x.exchange.clock.now();
@@ -65,7 +50,6 @@ describe('backtest vs live', () => {
     }, 7000);
 
     // 3. the bot, as a user runs it
-    const config = writeBandsConfig(dir);
     const bot = h.startBot(base, dir, ['--config', config, '--markets', ids.join(','), '--duration', `${DURATION_S}s`]);
     const code = await exited(bot.p);
     expect(code, bot.err().slice(-3000)).toBe(0);
@@ -81,17 +65,7 @@ describe('backtest vs live', () => {
       .prepare(
         "SELECT trade_id, order_id, market, token, side, price, size, fee, role FROM fills WHERE status != 'FAILED'",
       )
-      .all() as Array<{
-      trade_id: string;
-      order_id: string;
-      market: string;
-      token: string;
-      side: Side;
-      price: number;
-      size: number;
-      fee: number;
-      role: 'MAKER' | 'TAKER';
-    }>;
+      .all() as Array<StoredFill & { trade_id: string; order_id: string }>;
     const created = db.prepare('SELECT id, created_at FROM orders').all() as Array<{ id: string; created_at: number }>;
     db.close();
     const matchTime = new Map<string, number>();
@@ -102,16 +76,7 @@ describe('backtest vs live', () => {
       for (const mk of trade.makers) if (mk.account === address) atExchange.push(`${trade.id}|${mk.orderId}`);
     }
     expect(rows.map((r) => `${r.trade_id}|${r.order_id}`).sort()).toEqual([...new Set(atExchange)].sort());
-    const liveFills: Fill[] = rows.map((r) => ({
-      t: matchTime.get(r.trade_id)!,
-      market: r.market,
-      tokenId: r.token,
-      side: r.side,
-      price: r.price,
-      size: r.size,
-      fee: r.fee,
-      role: r.role,
-    }));
+    const liveFills = rows.map((r) => storedFill(r, matchTime.get(r.trade_id)!));
     const live = summarize(liveFills, markets);
     expect(live.total.fills, 'the live session is too quiet to compare').toBeGreaterThanOrEqual(MIN_LIVE_FILLS);
 
@@ -194,7 +159,7 @@ describe('backtest vs live', () => {
     const feedLat = (results[0]!.r.venue as SimVenueStats).feedLatencyMs;
     const lines: string[] = [];
     lines.push(
-      `backtest vs live: seed ${SEED}, world rate ${WORLD_RATE}x, ${DURATION_S} s, bands ${JSON.stringify(PARAMS)}, risk ${JSON.stringify(RISK)}`,
+      `backtest vs live: ${worldLine(DURATION_S)}, bands ${JSON.stringify(PARAMS)}, risk ${JSON.stringify(RISK)}`,
     );
     lines.push(
       `entry latency measured: median ${latencyMs} ms over ${lat.length} orders (p10 ${lat[Math.floor(lat.length * 0.1)]}, p90 ${lat[Math.floor(lat.length * 0.9)]} ms); recorded feed latency mean ${feedLat.mean.toFixed(1)} ms`,

@@ -13,23 +13,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { startRecorder } from '../../src/backtest/recorder.ts';
 import { runBacktest } from '../../src/backtest/runner.ts';
-import type { Side } from '../../src/core/units.ts';
-import {
-  PARAMS,
-  RISK,
-  SEED,
-  comparisonRun,
-  startBandsWorld,
-  threeLiquidMarkets,
-  WORLD_RATE,
-  writeBandsConfig,
-} from './support/bands-world.ts';
+import { comparisonRun, PARAMS, RISK, startComparison, worldLine } from './support/bands-world.ts';
 import { exited, sleep, waitUntil } from './support/bot-harness.ts';
 import { runMmkit } from './support/cli.ts';
-import { fillsOf, head, row, summarize, violations, type Fill } from './support/fill-compare.ts';
-import { OwnOrderTimeline } from './support/own-orders.ts';
+import { fillsOf, head, row, storedFill, summarize, violations, type StoredFill } from './support/fill-compare.ts';
 
 const DURATION_S = 60;
 /** The simulated venue's one-way latency (shadow.latencyMs), and the backtest's. */
@@ -41,18 +29,13 @@ const { h } = w;
 
 describe('mmkit run --shadow', () => {
   it('trades live books with simulated fills, sends nothing, and agrees with a backtest of a feed recorded alongside', async () => {
-    const x = (w.ex = await startBandsWorld());
-    const { base, ids, urls, markets } = await threeLiquidMarkets(x);
-
     // the recorder alongside; the bot's account as the exchange sees it; the keys before the run
-    const { dir, address } = h.dataDir();
-    const raw = join(dir, 'alongside.ndjson.gz');
-    const own = (w.own = new OwnOrderTimeline(x.exchange, address, ids));
+    const { x, base, ids, markets, dir, address, raw, own, rec, config } = await startComparison(
+      w,
+      'alongside.ndjson.gz',
+    );
     const keysBefore = x.exchange.keys.all().length;
-    const rec = (w.rec = startRecorder({ out: raw, markets, marketUrl: urls.market, source: base }));
-    await rec.connected();
 
-    const config = writeBandsConfig(dir);
     const bot = h.startBot(
       base,
       dir,
@@ -98,32 +81,14 @@ describe('mmkit run --shadow', () => {
       started_at: number;
       ended_at: number;
     };
-    const rows = db
-      .prepare('SELECT market, token, side, price, size, fee, role, match_time FROM fills')
-      .all() as Array<{
-      market: string;
-      token: string;
-      side: Side;
-      price: number;
-      size: number;
-      fee: number;
-      role: 'MAKER' | 'TAKER';
-      match_time: number;
-    }>;
+    const rows = db.prepare('SELECT market, token, side, price, size, fee, role, match_time FROM fills').all() as Array<
+      StoredFill & { match_time: number }
+    >;
     db.close();
     expect(epochs).toHaveLength(1);
     expect(epochs[0]!.venue).toMatch(/^shadow:/);
     expect(epochs[0]!.address).toMatch(/^shadow@\d+$/);
-    const shadowFills: Fill[] = rows.map((r) => ({
-      t: r.match_time,
-      market: r.market,
-      tokenId: r.token,
-      side: r.side,
-      price: r.price,
-      size: r.size,
-      fee: r.fee,
-      role: r.role,
-    }));
+    const shadowFills = rows.map((r) => storedFill(r, r.match_time));
     expect(shadowFills.length, 'the shadow run is too quiet to compare').toBeGreaterThanOrEqual(MIN_SHADOW_FILLS);
 
     // the backtest of the feed recorded alongside: same strategy, params, risk, queue, latency, seed
@@ -145,7 +110,7 @@ describe('mmkit run --shadow', () => {
     const btFills = fillsOf(r).filter((f) => f.t >= session.started_at && f.t <= session.ended_at);
     const btSum = summarize(btFills, markets, shadowFills);
     const lines = [
-      `shadow vs backtest of the feed recorded alongside: seed ${SEED}, world rate ${WORLD_RATE}x, ${DURATION_S} s, latency ${LATENCY_MS} ms`,
+      `shadow vs backtest of the feed recorded alongside: ${worldLine(DURATION_S)}, latency ${LATENCY_MS} ms`,
       head(),
       row('SHADOW (mmkit run --shadow)', shadowSum.total),
       row('backtest risk-averse', btSum.total),

@@ -6,51 +6,22 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Wallet } from 'ethers';
-import { limitOrderAmounts } from '../../src/core/units.ts';
-import { orderToWire, signOrder, type SignedOrderStruct } from '../../src/api/signing/order.ts';
-import { createTransport, type HttpTransport } from '../../src/api/http/transport.ts';
-import { ClobClient, type SignedOrderLike } from '../../src/api/clob.ts';
-import { createOrDeriveApiKey } from '../../src/api/auth.ts';
+import type { HttpTransport } from '../../src/api/http/transport.ts';
 import type { OrderId } from '../../src/core/ids.ts';
 import { CANCEL_CHUNK_IDS } from '../../src/core/signer-limits.ts';
 import { createLiveVenue } from '../../src/venues/live/create-live-venue.ts';
+import { clobUser, signV1Order } from './support/clob-user.ts';
 import { startVenue, yes, type TestVenue } from './support/setup.ts';
 
 let v: TestVenue;
 const open: HttpTransport[] = [];
-let salt = 1;
+const sign = (wallet: Wallet, tokenId: string) => signV1Order(wallet, tokenId, 'BUY', '0.01', '5');
 
-function sign(wallet: Wallet, tokenId: string): SignedOrderLike {
-  const a = limitOrderAmounts('BUY', '0.01', '0.01', '5');
-  const struct: SignedOrderStruct = {
-    salt: BigInt(Date.now() * 1000 + salt++),
-    maker: wallet.address,
-    signer: wallet.address,
-    taker: '0x0000000000000000000000000000000000000000',
-    tokenId: BigInt(tokenId),
-    makerAmount: a.makerAmount,
-    takerAmount: a.takerAmount,
-    expiration: 0n,
-    nonce: 0n,
-    feeRateBps: 0n,
-    side: 0,
-    signatureType: 0,
-  };
-  const { digest, signature } = signOrder(wallet, struct, 137, false);
-  return { id: digest, wire: orderToWire(struct, signature) };
-}
-
-async function user() {
-  const wallet = new Wallet(Wallet.createRandom().privateKey);
-  const t = createTransport({ urls: { clob: v.clob }, signer: wallet });
-  open.push(t);
-  t.setCredentials(await createOrDeriveApiKey(t));
-  return { wallet, t, clob: new ClobClient(t) };
-}
+const user = () => clobUser(open, { urls: { clob: v.clob } });
 
 beforeAll(async () => {
   // the exchange's defaults: windows at scale 1, the signer buckets enforced at the standard tier
-  // its orders are V1-signed (signOrder)
+  // its orders are V1-signed (signV1Order)
   v = await startVenue({ exchange: { protocol: 1 }, http: { rateLimits: { enabled: true, scale: 1, queueMs: 0 } } });
 });
 afterAll(async () => {

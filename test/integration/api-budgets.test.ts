@@ -3,13 +3,9 @@
  * runs with tiny limits and answers 429 at once (queueMs 0), so every overshoot shows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Wallet } from 'ethers';
 import { TimeoutError } from '../../src/core/errors.ts';
-import { limitOrderAmounts, type Side } from '../../src/core/units.ts';
-import { orderToWire, signOrder, type SignedOrderStruct } from '../../src/api/signing/order.ts';
-import { createTransport, type HttpTransport, type TransportOptions } from '../../src/api/http/transport.ts';
-import { ClobClient, type SignedOrderLike } from '../../src/api/clob.ts';
-import { createOrDeriveApiKey } from '../../src/api/auth.ts';
+import type { HttpTransport, TransportOptions } from '../../src/api/http/transport.ts';
+import { clobUser, signV1Order as sign } from './support/clob-user.ts';
 import { eventually, sleep, startVenue, yes, type TestVenue } from './support/setup.ts';
 
 const LIMIT = 5;
@@ -17,39 +13,11 @@ const WINDOW = 1000;
 
 let v: TestVenue;
 const open: HttpTransport[] = [];
-let salt = 1;
-
-function sign(wallet: Wallet, tokenId: string, side: Side, price: string, size: string): SignedOrderLike {
-  const a = limitOrderAmounts(side, '0.01', price, size);
-  const struct: SignedOrderStruct = {
-    salt: BigInt(Date.now() * 1000 + salt++),
-    maker: wallet.address,
-    signer: wallet.address,
-    taker: '0x0000000000000000000000000000000000000000',
-    tokenId: BigInt(tokenId),
-    makerAmount: a.makerAmount,
-    takerAmount: a.takerAmount,
-    expiration: 0n,
-    nonce: 0n,
-    feeRateBps: 0n,
-    side: side === 'BUY' ? 0 : 1,
-    signatureType: 0,
-  };
-  const { digest, signature } = signOrder(wallet, struct, 137, false);
-  return { id: digest, wire: orderToWire(struct, signature) };
-}
-
-async function user(extra: Partial<TransportOptions> = {}) {
-  const wallet = new Wallet(Wallet.createRandom().privateKey);
-  const t = createTransport({ urls: { clob: v.clob }, signer: wallet, ...extra });
-  open.push(t);
-  t.setCredentials(await createOrDeriveApiKey(t));
-  return { wallet, t, clob: new ClobClient(t) };
-}
+const user = (extra: Partial<TransportOptions> = {}) => clobUser(open, { urls: { clob: v.clob }, ...extra });
 
 beforeAll(async () => {
   v = await startVenue({
-    exchange: { protocol: 1 }, // its orders are V1-signed (signOrder)
+    exchange: { protocol: 1 }, // its orders are V1-signed (signV1Order)
     http: {
       rateLimits: {
         enabled: true,

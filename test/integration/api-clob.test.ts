@@ -7,61 +7,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Wallet } from 'ethers';
 import { z } from 'zod';
 import { AuthError, NotFoundError, OrderRejectedError, ValidationError } from '../../src/core/errors.ts';
-import { limitOrderAmounts, type Side, type TickSize } from '../../src/core/units.ts';
-import { orderToWire, signOrder, type SignedOrderStruct } from '../../src/api/signing/order.ts';
-import { createTransport, type HttpTransport } from '../../src/api/http/transport.ts';
-import { ClobClient, END_CURSOR, type SignedOrderLike } from '../../src/api/clob.ts';
+import type { TickSize } from '../../src/core/units.ts';
+import { createTransport, type HttpTransport, type TransportOptions } from '../../src/api/http/transport.ts';
+import { ClobClient, END_CURSOR } from '../../src/api/clob.ts';
 import { createApiKey, createOrDeriveApiKey, deriveApiKey } from '../../src/api/auth.ts';
+import { clobUser, signV1Order as sign } from './support/clob-user.ts';
 import { no, startVenue, yes, type TestVenue } from './support/setup.ts';
 
 let v: TestVenue;
 let base: string;
 const open: HttpTransport[] = [];
-let salt = 1;
-
-function sign(
-  wallet: Wallet,
-  tokenId: string,
-  side: Side,
-  price: string,
-  size: string,
-  o: { tick?: TickSize; negRisk?: boolean } = {},
-): SignedOrderLike {
-  const a = limitOrderAmounts(side, o.tick ?? '0.01', price, size);
-  const struct: SignedOrderStruct = {
-    salt: BigInt(Date.now() * 1000 + salt++),
-    maker: wallet.address,
-    signer: wallet.address,
-    taker: '0x0000000000000000000000000000000000000000',
-    tokenId: BigInt(tokenId),
-    makerAmount: a.makerAmount,
-    takerAmount: a.takerAmount,
-    expiration: 0n,
-    nonce: 0n,
-    feeRateBps: 0n,
-    side: side === 'BUY' ? 0 : 1,
-    signatureType: 0,
-  };
-  const { digest, signature } = signOrder(wallet, struct, 137, o.negRisk ?? false);
-  return { id: digest, wire: orderToWire(struct, signature) };
-}
-
 /** A funded user with an API key, on a transport of the given auth form. */
-async function user(authMode: 'l2' | 'bearer' = 'l2', extra: Partial<Parameters<typeof createTransport>[0]> = {}) {
-  const wallet = new Wallet(Wallet.createRandom().privateKey);
-  const t = createTransport({
-    urls: { clob: v.clob, data: `${base}/data`, content: `${base}/content` },
-    signer: wallet,
-    authMode,
-    ...extra,
-  });
-  open.push(t);
-  t.setCredentials(await createOrDeriveApiKey(t));
-  return { wallet, t, clob: new ClobClient(t) };
-}
+const user = (authMode: 'l2' | 'bearer' = 'l2', extra: Partial<TransportOptions> = {}) =>
+  clobUser(open, { urls: { clob: v.clob, data: `${base}/data`, content: `${base}/content` }, authMode, ...extra });
 
 beforeAll(async () => {
-  v = await startVenue({ exchange: { protocol: 1 } }); // its orders are V1-signed (signOrder)
+  v = await startVenue({ exchange: { protocol: 1 } }); // its orders are V1-signed (signV1Order)
   base = v.clob.replace(/\/clob$/, '');
 });
 afterAll(async () => {

@@ -75,7 +75,8 @@ export interface SignerBudgetStats {
   cancel: SignerBucketStats;
 }
 
-interface Waiter {
+/** A request waiting for its bucket (here, and in a fleet's shared gate). */
+export interface SignerWaiter {
   req: SignerRequest;
   resolve: (t: SignerTicket) => void;
   reject: (e: unknown) => void;
@@ -83,17 +84,24 @@ interface Waiter {
   onAbort: (() => void) | undefined;
 }
 
-interface BucketState {
-  name: SignerBucketName;
-  /** Charged at answer time. */
-  done: TokenBucket;
+/**
+ * What a bucket holds for its admitted requests until their answers: this module's buckets, and a
+ * fleet member's emergency reserve (src/fleet/signer-gate.ts).
+ */
+export interface HeldTokens {
   /** Tokens of admitted requests not yet answered. */
   inflight: number;
   inflightCount: number;
   /** A cancel-all in flight holds the bucket alone. */
   exclusive: boolean;
+}
+
+interface BucketState extends HeldTokens {
+  name: SignerBucketName;
+  /** Charged at answer time. */
+  done: TokenBucket;
   pausedUntil: number;
-  waiters: Waiter[];
+  waiters: SignerWaiter[];
 }
 
 /** A response header's first value (either case of its name). */
@@ -112,6 +120,35 @@ export function cancelledCount(text: string | undefined): number {
   } catch {
     return 0;
   }
+}
+
+/** Hold `req`'s tokens (a cancel-all: the bucket alone) from its admission until its answer. */
+export function holdTokens(h: HeldTokens, req: SignerRequest): void {
+  h.inflight += req.cost;
+  h.inflightCount++;
+  if (req.postCharged) h.exclusive = true;
+}
+
+/**
+ * Give back what `req` held (holdTokens) and, unless it was never sent, charge `done` at `at` for
+ * what the venue took: its cost unless the answer is a 429, and a cancel-all's count once answered.
+ */
+export function releaseTokens(
+  h: HeldTokens,
+  done: TokenBucket,
+  req: SignerRequest,
+  outcome: SendOutcome | 'unsent' | undefined,
+  at: number,
+): void {
+  h.inflight -= req.cost;
+  h.inflightCount--;
+  if (req.postCharged) h.exclusive = false;
+  if (outcome === 'unsent') return;
+  // a 429 (of these buckets, or of the edge's windows in front of them) took no token; any
+  // other answer, or none (it may have landed), is charged: when unsure, charge
+  if (outcome?.status !== 429) done.charge(req.cost, at);
+  if (req.postCharged && outcome !== undefined && outcome.status >= 200 && outcome.status < 300)
+    done.charge(cancelledCount(outcome.text), at);
 }
 
 /**
@@ -181,7 +218,7 @@ export class SignerBudget implements SignerGate {
       );
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise<SignerTicket>((resolve, reject) => {
-      const w: Waiter = { req, resolve, reject, signal, onAbort: undefined };
+      const w: SignerWaiter = { req, resolve, reject, signal, onAbort: undefined };
       if (signal !== undefined) {
         w.onAbort = () => {
           const i = b.waiters.indexOf(w);
@@ -233,9 +270,7 @@ export class SignerBudget implements SignerGate {
           break;
         }
         b.waiters.shift();
-        b.inflight += w.req.cost;
-        b.inflightCount++;
-        if (w.req.postCharged) b.exclusive = true;
+        holdTokens(b, w.req);
         if (w.signal && w.onAbort) w.signal.removeEventListener('abort', w.onAbort);
         w.resolve(this.#ticket(b, w.req));
       }
@@ -250,17 +285,8 @@ export class SignerBudget implements SignerGate {
         if (done) return;
         done = true;
         const now = this.#clock.now();
-        b.inflight -= req.cost;
-        b.inflightCount--;
-        if (req.postCharged) b.exclusive = false;
-        if (outcome !== 'unsent') {
-          // a 429 (of these buckets, or of the edge's windows in front of them) took no token; any
-          // other answer, or none (it may have landed), is charged: when unsure, charge
-          if (outcome?.status !== 429) b.done.charge(req.cost, now);
-          if (req.postCharged && outcome !== undefined && outcome.status >= 200 && outcome.status < 300)
-            b.done.charge(cancelledCount(outcome.text), now);
-          if (outcome !== undefined) this.#observe(outcome, b, now);
-        }
+        releaseTokens(b, b.done, req, outcome, now);
+        if (outcome !== undefined && outcome !== 'unsent') this.#observe(outcome, b, now);
         this.#pump();
       },
     };

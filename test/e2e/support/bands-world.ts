@@ -6,10 +6,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect } from 'vitest';
-import { type Recorder, resolveMarkets, venueUrls } from '../../../src/backtest/recorder.ts';
+import { type Recorder, resolveMarkets, startRecorder, venueUrls } from '../../../src/backtest/recorder.ts';
 import { startExchange, type RunningExchange } from '../../../src/exchange/server.ts';
 import { BotHarness, liquidMarkets, sleep, waitUntil } from './bot-harness.ts';
-import type { OwnOrderTimeline } from './own-orders.ts';
+import { OwnOrderTimeline } from './own-orders.ts';
 
 export const SEED = 12;
 export const WORLD_RATE = 20;
@@ -34,6 +34,11 @@ export const RISK = {
   maxLoss: 100,
   maxRejections: 20,
 };
+
+/** The world as the comparison's printout names it: seed, rate and the session's length. */
+export function worldLine(durationS: number): string {
+  return `seed ${SEED}, world rate ${WORLD_RATE}x, ${durationS} s`;
+}
 
 /** The paper exchange of the world (agents, a price feed, no market lifecycle), on a free port. */
 export function startBandsWorld(): Promise<RunningExchange> {
@@ -87,4 +92,20 @@ export function comparisonRun(): ComparisonRun {
     await w.ex?.close();
   });
   return w;
+}
+
+/**
+ * The start of a comparison: the world and three liquid markets of it (`w.ex`), a data dir, the
+ * bot's own orders as the exchange sees them (`w.own`), the market channel recorded to
+ * `<dir>/<feed>` (`w.rec`, connected) and the bot's configuration file (writeBandsConfig).
+ */
+export async function startComparison(w: ComparisonRun, feed: string) {
+  const x = (w.ex = await startBandsWorld());
+  const { base, ids, urls, markets } = await threeLiquidMarkets(x);
+  const { dir, address } = w.h.dataDir();
+  const raw = join(dir, feed);
+  const own = (w.own = new OwnOrderTimeline(x.exchange, address, ids));
+  const rec = (w.rec = startRecorder({ out: raw, markets, marketUrl: urls.market, source: base }));
+  await rec.connected();
+  return { x, base, ids, markets, dir, address, raw, own, rec, config: writeBandsConfig(dir) };
 }

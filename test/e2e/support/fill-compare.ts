@@ -36,6 +36,31 @@ export interface Fill {
   role: 'MAKER' | 'TAKER';
 }
 
+/** A fill as the bot's store holds it (its fills table): the columns a Fill takes. */
+export interface StoredFill {
+  market: string;
+  token: string;
+  side: Side;
+  price: number;
+  size: number;
+  fee: number;
+  role: 'MAKER' | 'TAKER';
+}
+
+/** A stored fill as a Fill matched at `t` (unix ms). */
+export function storedFill(r: StoredFill, t: number): Fill {
+  return {
+    t,
+    market: r.market,
+    tokenId: r.token,
+    side: r.side,
+    price: r.price,
+    size: r.size,
+    fee: r.fee,
+    role: r.role,
+  };
+}
+
 export interface MarketSummary {
   fills: number;
   buys: number;

@@ -10,7 +10,12 @@
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SendOutcome, SignerBudget, type SignerTicket } from '../../../src/api/http/signer-budget.ts';
+import {
+  type SendOutcome,
+  SignerBudget,
+  type SignerGate,
+  type SignerTicket,
+} from '../../../src/api/http/signer-budget.ts';
 import { VirtualClock } from '../../../src/core/clock.ts';
 import { ValidationError } from '../../../src/core/errors.ts';
 import type { SignerBucketName, SignerTierName } from '../../../src/core/signer-limits.ts';
@@ -18,6 +23,7 @@ import { connectFleetRedis } from '../../../src/fleet/redis.ts';
 import { RedisSignerGate } from '../../../src/fleet/signer-gate.ts';
 import { SharedBudgetUnavailableError } from '../../../src/fleet/window-gate.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';
+import { GatePair } from '../support/gate-pair.ts';
 
 let r: TestRedis;
 let redis: Redis;
@@ -121,8 +127,8 @@ describe('RedisSignerGate against the local SignerBudget (time injected)', () =>
           liveTtlMs: 100_000_000,
           now: () => clock.now(),
         });
-        const L = { tickets: new Map<number, SignerTicket>(), failed: new Set<number>() };
-        const R = { tickets: new Map<number, SignerTicket>(), failed: new Set<number>() };
+        const both = new GatePair<SignerGate, SignerTicket>(local, shared);
+        const { L, R } = both;
         const settle = async () => {
           // the shared gate's scripts answer after the virtual time moved on: wakes it armed in the
           // past fire at the next advance
@@ -132,32 +138,17 @@ describe('RedisSignerGate against the local SignerBudget (time injected)', () =>
             clock.advance(0);
           }
         };
-        const released = new Set<number>();
-        let id = 0;
         try {
           for (const [step, op] of ops.entries()) {
             switch (op.t) {
               case 'acq': {
-                const k = ++id;
                 const req = { bucket: op.bucket, cost: op.cost, postCharged: op.post };
-                for (const [s, g] of [
-                  [L, local],
-                  [R, shared],
-                ] as const)
-                  g.acquire(req).then(
-                    (t) => s.tickets.set(k, t),
-                    () => s.failed.add(k),
-                  );
+                both.acquire((g) => g.acquire(req));
                 break;
               }
               case 'rel': {
-                const open = [...L.tickets.keys()].filter((k) => !released.has(k));
-                if (open.length === 0) break;
-                const k = open[op.pick % open.length]!;
-                released.add(k);
                 const o = outcome(op);
-                L.tickets.get(k)!.release(o);
-                R.tickets.get(k)?.release(o);
+                both.release(op.pick, (t) => t.release(o));
                 break;
               }
               case 'adv':

@@ -11,13 +11,14 @@
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BudgetTicket, WindowGate } from '../../../src/api/http/budgets.ts';
+import { type BudgetGate, type BudgetTicket, WindowGate } from '../../../src/api/http/budgets.ts';
 import { LiveClock, VirtualClock } from '../../../src/core/clock.ts';
 import { ConfigError } from '../../../src/core/errors.ts';
 import type { RateRule } from '../../../src/core/rate-limits.ts';
 import { connectFleetRedis } from '../../../src/fleet/redis.ts';
 import { RedisWindowGate, SharedBudgetUnavailableError } from '../../../src/fleet/window-gate.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';
+import { GatePair } from '../support/gate-pair.ts';
 
 let r: TestRedis;
 let redis: Redis;
@@ -67,16 +68,6 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
 );
 
-interface Side {
-  tickets: Map<number, BudgetTicket>;
-  aborts: Map<number, AbortController>;
-  failed: Set<number>;
-}
-
-function side(): Side {
-  return { tickets: new Map(), aborts: new Map(), failed: new Set() };
-}
-
 let run = 0;
 
 describe('RedisWindowGate against the local WindowGate (time injected)', () => {
@@ -92,8 +83,8 @@ describe('RedisWindowGate against the local WindowGate (time injected)', () => {
           liveTtlMs: 100_000_000,
           now: () => clock.now(),
         });
-        const L = side();
-        const R = side();
+        const both = new GatePair<BudgetGate, BudgetTicket>(local, shared);
+        const { L, R } = both;
         const settle = async () => {
           await shared.idle();
           await new Promise((res) => setImmediate(res));
@@ -115,43 +106,22 @@ describe('RedisWindowGate against the local WindowGate (time injected)', () => {
             });
           }
         };
-        let id = 0;
-        const held = new Set<number>();
         try {
           for (const [step, op] of ops.entries()) {
             switch (op.t) {
-              case 'acq': {
-                const k = ++id;
-                for (const [s, g] of [
-                  [L, local],
-                  [R, shared],
-                ] as const) {
+              case 'acq':
+                both.acquire((g, s, k) => {
                   const ac = new AbortController();
                   s.aborts.set(k, ac);
-                  g.acquire(op.rules, ac.signal).then(
-                    (t) => s.tickets.set(k, t),
-                    () => s.failed.add(k),
-                  );
-                }
+                  return g.acquire(op.rules, ac.signal);
+                });
                 break;
-              }
-              case 'rel': {
-                const granted = [...L.tickets.keys()].filter((k) => !held.has(k));
-                if (granted.length === 0) break;
-                const k = granted[op.pick % granted.length]!;
-                held.add(k);
-                L.tickets.get(k)!.release();
-                R.tickets.get(k)!.release();
+              case 'rel':
+                both.release(op.pick, (t) => t.release());
                 break;
-              }
-              case 'abort': {
-                const waiting = [...L.aborts.keys()].filter((k) => !L.tickets.has(k) && !L.failed.has(k));
-                if (waiting.length === 0) break;
-                const k = waiting[op.pick % waiting.length]!;
-                L.aborts.get(k)!.abort();
-                R.aborts.get(k)!.abort();
+              case 'abort':
+                both.abort(op.pick);
                 break;
-              }
               case 'adv':
               case 'edge': {
                 // step through every timer (both gates share the clock), settling the scripts at each
