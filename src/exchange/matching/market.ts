@@ -7,6 +7,9 @@
 import { HalfBook } from './half-book.ts';
 import type { MarketDef, MarketStatus } from './types.ts';
 
+/** Tick sizes the venue uses, in pips. */
+export const VALID_TICK_PIPS: readonly number[] = [1000, 100, 10, 1];
+
 export class Market {
   tickPips: number;
   status: MarketStatus;
