@@ -7,17 +7,32 @@
 import type { Side } from '../../core/units.ts';
 import { tradeAtLevel, tradeVolumeAtLevel, type QueueModel } from './queue.ts';
 import { consume } from './recorded-book.ts';
-import { OwnLevel, type MarketState, type SimOrder, type TokenState } from './sim-state.ts';
+import { BY_TRADE, OwnLevel, type MarketState, type SimOrder, type TokenState } from './sim-state.ts';
 
 /** Fills of our resting orders: [order, micro-shares]. */
 export type OwnFills = Array<[SimOrder, number]>;
 
-/** A recorded level where we rest moved: joins the market's open batch (the queue model runs when it ends). */
-export function levelMoved(l: OwnLevel, prev: number): void {
-  if (l.inGroup) return;
+/**
+ * A recorded level where we rest moved from `prev`, by recorded message `message`: joins the
+ * market's open batch (the queue model runs when it ends). Several venue batches can share a venue
+ * millisecond, each its own message: when an earlier message already moved this level in the open
+ * batch, that batch of the level ends here (the queue model runs on it now), so a level that emptied
+ * and refilled within one millisecond still moves us to its front (netted, the refill would hide it).
+ */
+export function levelMoved(l: OwnLevel, prev: number, message: number, model: QueueModel): void {
+  if (l.inGroup) {
+    if (l.message !== message && l.message !== BY_TRADE) {
+      for (const o of l.orders) o.ahead = model.depth(o.ahead, l.l0, prev, l.cum);
+      l.l0 = prev;
+      l.cum = 0;
+    }
+    l.message = message;
+    return;
+  }
   l.inGroup = true;
   l.l0 = prev;
   l.cum = 0;
+  l.message = message;
   l.token.market.pending.push(l);
 }
 
@@ -62,6 +77,7 @@ export function tradeFills(t: TokenState, takerSide: Side, price: number, volume
         l.inGroup = true;
         l.l0 = cur;
         l.cum = 0;
+        l.message = BY_TRADE;
         t.market.pending.push(l);
       }
       l.cum += vol;

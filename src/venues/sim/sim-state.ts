@@ -14,6 +14,9 @@ import type { Settlement } from './sim-types.ts';
 /** A writable view of a readonly event (the venue adjusts decoded events in place). */
 export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+/** OwnLevel.message of a level whose open batch a trade opened: the level change that follows belongs to it. */
+export const BY_TRADE = -1;
+
 /** Our resting orders at one price of one side of one token, FIFO, with the recorded level's batch state. */
 export class OwnLevel {
   readonly orders: SimOrder[] = [];
@@ -21,6 +24,8 @@ export class OwnLevel {
   inGroup = false;
   l0 = 0;
   cum = 0;
+  /** The recorded message that last moved it in the open batch ({@link BY_TRADE}: only a trade so far). */
+  message = BY_TRADE;
   constructor(
     readonly token: TokenState,
     readonly isBid: boolean,

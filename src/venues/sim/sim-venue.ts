@@ -57,7 +57,9 @@
  *    with the side flipped; a trade the venue prints on both tokens counts once) and, in the
  *    probabilistic model, cancellations. Level changes are held until their venue batch (the
  *    market's events with one venue timestamp) ends, because the venue sends a level's new size
- *    before the trade that caused it; then they are netted against the batch's trades. Volume beyond the queue ahead fills it (partial fills); a trade printed
+ *    before the trade that caused it; then they are netted against the batch's trades. Batches
+ *    that share a millisecond are told apart by their messages (one `price_change` per batch): a
+ *    level a later message moves again first goes through the queue model for the earlier one. Volume beyond the queue ahead fills it (partial fills); a trade printed
  *    THROUGH its price fills it the same way with the whole trade's volume; the recorded best
  *    opposite price reaching its price fills it fully. All at its own price, as MAKER;
  *  - cancels take effect at cancel time + cancel latency: a fill before then stands (a cancel can
@@ -224,6 +226,13 @@ class SimVenueImpl implements SimVenue {
   #up = true;
   #pendingSnapshots = 0;
   #inBatch = false;
+  /**
+   * The recorded message being applied (a `price_change`, or a `book`), numbered: a level moved by
+   * an earlier message of the same venue millisecond was moved by an earlier venue batch (see
+   * levelMoved). `#inMessage`: the last level change was not its message's last.
+   */
+  #message = 0;
+  #inMessage = false;
   /** The token whose snapshot is being applied: no own-order level changes for it (the snapshot carries them). */
   #snapshotting: TokenState | null = null;
   readonly #shown: ShownOwn;
@@ -293,6 +302,7 @@ class SimVenueImpl implements SimVenue {
       event: (e) => this.#event(e),
       endFrame: () => {
         this.#inBatch = false;
+        this.#inMessage = false;
       },
       streamError: (reason, t) => this.#streamError(reason, t),
       disconnect: (reason, t) => this.#onDisconnect(reason, t),
@@ -397,6 +407,8 @@ class SimVenueImpl implements SimVenue {
   }
 
   #onLevel(e: LevelChangeEvent): void {
+    if (!this.#inMessage) this.#message++;
+    this.#inMessage = !e.endOfBatch;
     const tok = this.#tokens.get(e.tokenId);
     if (tok === undefined) return this.#emitMarket(e);
     const m = tok.market;
@@ -423,7 +435,7 @@ class SimVenueImpl implements SimVenue {
     const own = isBid ? tok.bids : tok.asks;
     if (own.size !== 0) {
       const l = own.get(price);
-      if (l !== undefined) levelMoved(l, prev);
+      if (l !== undefined) levelMoved(l, prev, this.#message, this.#model);
     }
     if (e.endOfBatch && m.resting > 0) {
       // the batch is whole: the recorded best may have moved through our prices
@@ -544,7 +556,9 @@ class SimVenueImpl implements SimVenue {
         const c = consumed[i]!;
         updateConsumed(tok, c[0], c[1], c[2], tok.book.sizeAt(c[0] ? 'BUY' : 'SELL', c[1]));
       }
-    if (prevs !== undefined) for (let i = 0; i < prevs.length; i++) levelMoved(prevs[i]![0], prevs[i]![1]);
+    const message = ++this.#message;
+    if (prevs !== undefined)
+      for (let i = 0; i < prevs.length; i++) levelMoved(prevs[i]![0], prevs[i]![1], message, this.#model);
     const wasAwaiting = tok.awaiting;
     if (wasAwaiting) {
       tok.awaiting = false;
@@ -624,6 +638,7 @@ class SimVenueImpl implements SimVenue {
   #onDisconnect(reason: string, t: number): void {
     this.#finalizeAll();
     this.#inBatch = false;
+    this.#inMessage = false;
     if (!this.#up) return;
     this.#up = false;
     this.#c.disconnects++;

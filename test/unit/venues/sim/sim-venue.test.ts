@@ -144,6 +144,27 @@ describe('sim venue: queue position (hand-computed)', () => {
     expect(sizes(h.fills(id))).toEqual([6]);
   });
 
+  for (const queue of ['risk-averse', 'probabilistic'] as QueueModelSpec[]) {
+    it(`${String(queue)}: a level that empties and refills in one venue millisecond (two batches) puts us at its front`, async () => {
+      // the paper exchange sends one price_change per batch; batches can share a millisecond
+      const later = harness({ queue }, { bids: [[5000, 100]], asks: [[5200, 200]] });
+      const a = await later.place(req(5000, 10));
+      later.fb.at(100).change([['bid', 5000, 0]]); // the 100 ahead of us cancel
+      later.fb.at(0).change([['bid', 5000, 50]]); // 50 join behind us, same venue ms
+      later.fb.at(100).sellInto(5000, 6); // reaches us first
+      later.play();
+      expect(sizes(later.fills(a.id))).toEqual([6]);
+      // the same with the trade in a third batch of that millisecond
+      const same = harness({ queue }, { bids: [[5000, 100]], asks: [[5200, 200]] });
+      const b = await same.place(req(5000, 10));
+      same.fb.at(100).change([['bid', 5000, 0]]);
+      same.fb.at(0).change([['bid', 5000, 50]]);
+      same.fb.at(0).sellInto(5000, 6);
+      same.play();
+      expect(sizes(same.fills(b.id))).toEqual([6]);
+    });
+  }
+
   it('a trade printed only on the complement token fills a YES order (BUY NO = SELL YES)', async () => {
     for (const only of [undefined, 1, 0] as const) {
       const h = harness({}, { bids: [[4800, 50]], asks: [[5000, 100]] });
