@@ -178,6 +178,14 @@ ${EXIT_CODES_HELP}`,
     .command('docs')
     .description('print every configuration key: env variable, default, allowed values, meaning (markdown)')
     .option('--json', 'the keys as a JSON array')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  mmkit config docs > CONFIG.md                   # the table of README "Configuration"
+  mmkit config docs --json | jq '.[] | select(.key | startswith("bot.risk"))'
+${EXIT_CODES_HELP}`,
+    )
     .action(
       action(async (o: { json?: boolean }) => {
         if (o.json)

@@ -21,7 +21,7 @@ import type { DoctorReport } from '../ops/doctor/check.ts';
 import type { WalletFacts } from '../ops/doctor/wallet-check.ts';
 import { action, addCommonOptions, configFrom, printJson, type CommonOptions } from './common.ts';
 import type { MmkitConfig } from './config.ts';
-import { CliError, EXIT_CODES_HELP, ExitCode } from './exit-codes.ts';
+import { CliError, ExitCode } from './exit-codes.ts';
 import type { VenueUrls } from './venue.ts';
 
 /** What the doctor reads of the configuration besides what `mmkit run` already takes (RunConfig.doctor). */
@@ -171,7 +171,7 @@ Examples:
 
 Exit codes: 0 nothing failed (warnings allowed), 1 a check failed, 2 a usage or configuration
 error, 3 an API or a stream of the venue did not answer.
-${EXIT_CODES_HELP}`,
+`,
   );
   cmd.action(
     action(async (o: CommonOptions & { markets?: string }) => {

@@ -162,6 +162,18 @@ export async function fleetStatusCommand(
 /** `mmkit fleet status`. */
 export function register(program: Command): void {
   const fleet = program.command('fleet').description('operate a fleet of daemons sharing one account through Redis');
+  fleet.addHelpText(
+    'after',
+    `
+A fleet is started with \`mmkit run\` and fleet.redisUrl (README "Scaling out"); it is stopped with
+\`mmkit kill --fleet\`.
+
+Examples:
+  MMKIT_REDIS_URL=redis://redis.internal:6379 mmkit fleet status
+  MMKIT_REDIS_URL=redis://redis.internal:6379 mmkit fleet status --json | jq .total
+  MMKIT_REDIS_URL=redis://redis.internal:6379 mmkit kill --fleet --reason "bad fills"
+${EXIT_CODES_HELP}`,
+  );
   fleet
     .command('status')
     .description(
@@ -182,7 +194,7 @@ Exit codes: 0 shown; 2 bad flags or no fleet.redisUrl; 3 Redis unreachable.
 Examples:
   MMKIT_REDIS_URL=redis://redis.internal:6379 mmkit fleet status
   MMKIT_REDIS_URL=redis://redis.internal:6379 mmkit fleet status --account 0xabc... --json | jq .total
-${EXIT_CODES_HELP}`,
+`,
     )
     .action(action(async (o: FleetStatusOptions) => fleetStatusCommand(o)));
 }

@@ -74,7 +74,7 @@ Examples:
   MMKIT_ADMIN_TOKEN=secret mmkit exchange          # turns on /admin (faults, tick changes, resolution)
   mmkit exchange --protocol 2                      # GET /version answers 2: public V2 clients sign V2 orders
   mmkit exchange --rewards-epoch 2m --rewards-sample 10s   # liquidity rewards paid every 2 minutes (demos)
-`,
+${EXIT_CODES_HELP}`,
   )
   .option('--config <file>', 'JSON config file merged over config/default.json')
   .option('--port <n>', 'port to listen on (0 picks a free one) [exchange.port]', intArg('--port', 0, 65535))
@@ -248,7 +248,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     },
   )
   .option('--markets <ids>', 'comma-separated condition ids [bot.markets]')
-  .option('--duration <d>', 'run for 30s, 5m, 2h... then stop cleanly [bot.duration]')
+  .option('--duration <d>', 'run for 30s, 5m, 2h, 1500ms (a bare number is seconds) then stop cleanly [bot.duration]')
   .option('--data-dir <dir>', 'where mmkit.db lives [bot.dataDir]')
   .option('--exchange-url <url>', 'a paper exchange already running at this base URL [bot.exchangeUrl]')
   .option(

@@ -34,12 +34,12 @@ export function addRewardOptions(cmd: Command, what: string): Command {
   return cmd
     .option(
       '--rewards-epoch <d>',
-      `${what}liquidity reward epoch: ms, or 2m, 1h, 1d (default 1d: paid at midnight UTC) [exchange.rewards.epochMs]`,
+      `${what}liquidity reward epoch: 2m, 1h, 1d, or a bare number of ms, as exchange.rewards.epochMs (default 1d: paid at midnight UTC) [exchange.rewards.epochMs]`,
       intervalArg('--rewards-epoch'),
     )
     .option(
       '--rewards-sample <d>',
-      `${what}how often resting orders are sampled for rewards: ms, or 10s, 1m (default 1m) [exchange.rewards.sampleMs]`,
+      `${what}how often resting orders are sampled for rewards: 10s, 1m, or a bare number of ms (default 1m) [exchange.rewards.sampleMs]`,
       intervalArg('--rewards-sample'),
     )
     .option(

@@ -24,7 +24,7 @@ import { existsSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from './config.ts';
 import { action, printJson } from './common.ts';
-import { CliError, EXIT_CODES_HELP, ExitCode, usageError } from './exit-codes.ts';
+import { CliError, ExitCode, usageError } from './exit-codes.ts';
 import { CONTROL_TOKEN_FILE, readControlToken, readDaemonFile } from '../ops/daemon-file.ts';
 import { DAEMON_LOCK_FILE, inspectDaemonLock } from '../ops/daemon-lock.ts';
 import type { StatusSnapshot } from '../ops/status.ts';
@@ -280,7 +280,7 @@ Examples:
   mmkit status
   mmkit status --json | jq .pnl.total
   mmkit status --url http://127.0.0.1:9100
-${EXIT_CODES_HELP}`,
+`,
   );
   status.action(
     action(async (o: DaemonOptions) => {
@@ -328,13 +328,13 @@ MMKIT_CONTROL_TOKEN (or --token) for a daemon elsewhere, e.g. through a containe
 Waits until the daemon has cancelled everything and the venue lists zero open orders; the daemon
 then exits (code 0).
 
-Exit codes: 0 zero open orders confirmed; 1 orders still open after the daemon's checks (or refused);
-3 no daemon reachable; 2 bad flags or config.
-
 With --fleet (a fleet of daemons sharing one account through Redis, README "Scaling out"): the trip
 is stored in the fleet's Redis (it stays until --rearm) and published; every member pulls its quotes,
-cancels its orders and exits (code 4). Waits until no member is left alive. Exit codes: 0 no member
-left; 1 members still alive at the timeout (listed); 3 Redis unreachable; 2 no fleet.redisUrl.
+cancels its orders and exits (code 4). Waits until no member is left alive.
+
+Exit codes: 0 zero open orders confirmed; 1 orders still open after the daemon's checks (or refused);
+3 no daemon reachable; 2 bad flags or config. With --fleet: 0 no member left; 1 members still alive
+at the timeout (listed); 3 Redis unreachable; 2 no fleet.redisUrl.
 
 Examples:
   mmkit kill
@@ -342,7 +342,7 @@ Examples:
   MMKIT_REDIS_URL=redis://redis.internal:6379 mmkit kill --fleet --rearm
   mmkit kill --url http://127.0.0.1:9100 --reason "manual stop before the announcement" --json
   MMKIT_CONTROL_TOKEN=$(docker exec mmkit cat /data/control.token) mmkit kill --url http://127.0.0.1:8787
-${EXIT_CODES_HELP}`,
+`,
   );
   kill.action(
     action(async (o: KillOptions) => {

@@ -36,6 +36,15 @@ const pct = (x: number | null): string => (x === null ? '-' : `${(x * 100).toFix
 
 export function register(program: Command): void {
   const world = program.command('world').description("the paper exchange's synthetic world");
+  world.addHelpText(
+    'after',
+    `
+Examples:
+  mmkit world facts --profile realistic --hours 2      # the world's stylized facts, in virtual time
+  mmkit world facts --profile toxic --seed 3 --json
+  mmkit backtest --world 3 --world-profile toxic --duration 1h --strategy bands   # trade in it
+${EXIT_CODES_HELP}`,
+  );
   world
     .command('facts')
     .description('run the world alone in virtual time and print its stylized facts (spreads, sizes, markouts)')
