@@ -282,8 +282,8 @@ export function userStream(o: UserStreamOptions): UserStream {
     at: number,
     what = 'reconciled',
     audit?: { fillsBefore: number },
-  ): { fills: number; orders: number; recovered: FillEvent[] } => {
-    const n = { fills: 0, orders: 0, recovered: [] as FillEvent[] };
+  ): { fills: number; statuses: number; orders: number; recovered: FillEvent[] } => {
+    const n = { fills: 0, statuses: 0, orders: 0, recovered: [] as FillEvent[] };
     const fills: FillEvent[] = [];
     for (const t of res.trades ?? []) {
       const r = parseWith(tradeRecordSchema, t);
@@ -296,12 +296,20 @@ export function userStream(o: UserStreamOptions): UserStream {
     fills.sort((a, b) => a.venueTime - b.venueTime);
     // an audit leaves the youngest fills to the stream (its messages may be on their way: taking
     // them first would count ordinary lag as a miss); the next audit reaches them if it never does
-    for (const f of fills)
-      if ((audit === undefined || f.venueTime < audit.fillsBefore) && emitFill(f)) {
-        counters.recovered++;
+    for (const f of fills) {
+      if (audit !== undefined && f.venueTime >= audit.fillsBefore) continue;
+      // a later status (MINED, CONFIRMED) of a fill the stream delivered is no missed fill: the
+      // venue's status follow-ups fall due about when an audit reaches the trade (confirmation
+      // after 5 s on the paper exchange, the audit's grace), so REST may answer first
+      const known = dedupe.knowsFill(f.tradeId, f.orderId);
+      if (!emitFill(f)) continue;
+      counters.recovered++;
+      if (known) n.statuses++;
+      else {
         n.fills++;
         n.recovered.push(f);
       }
+    }
     for (const rec of res.orders ?? []) {
       const r = parseWith(orderRecordSchema, rec);
       if (!r.ok) {
@@ -362,7 +370,12 @@ export function userStream(o: UserStreamOptions): UserStream {
           if (emit === undefined || ac.signal.aborted) return;
           counters.audits++;
           const n = applyReconciled(res, clock.now(), 'audited', { fillsBefore: startedAt - AUDIT_GRACE_MS });
-          counters.auditRecovered += n.fills + n.orders;
+          counters.auditRecovered += n.fills + n.statuses + n.orders;
+          if (n.statuses > 0)
+            o.logger?.debug?.(
+              { stream: 'user', statuses: n.statuses },
+              'trade status updates taken from the audit before the user channel delivered them',
+            );
           if (n.fills > 0)
             o.logger?.warn(
               {

@@ -420,6 +420,23 @@ describe('user stream', () => {
     });
   });
 
+  it('audit: a later status of a fill the channel delivered (CONFIRMED answered by REST first) is taken, but is no missed fill', async () => {
+    const t = setup(
+      async () => ({ orders: [], trades: [trade('T1', '0xo1', 'CONFIRMED')] }),
+      { auditMs: 5000, silenceMs: 0 },
+      T0,
+    );
+    const s = t.server.last.open().recv('PONG');
+    s.recv(tradeMsg('T1', '0xo1'));
+    t.clock.advance(5000);
+    await flush();
+    expect(fillKeys(t.events)).toEqual(['T1|0xo1|MATCHED|stream', 'T1|0xo1|CONFIRMED|reconcile']);
+    expect(t.logs.some((l) => l.includes('recovered by the audit'))).toBe(false);
+    // the channel's own CONFIRMED, arriving after, is not emitted again
+    s.recv(tradeMsg('T1', '0xo1', 'CONFIRMED'));
+    expect(fillKeys(t.events)).toHaveLength(2);
+  });
+
   it('audit: every auditMs while synced, open orders and the trades since the last audit; what the stream missed is emitted once, nothing goes back', async () => {
     const calls: ReconcileContext[] = [];
     let answer: ReconcileResult = { orders: [], trades: [] };
