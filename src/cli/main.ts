@@ -28,6 +28,7 @@ import { register as registerFleet } from './fleet-status.ts';
 import { register as registerWorld } from './world.ts';
 import { shadowBanner, shadowRunner } from './shadow-cli.ts';
 import type { ShadowRunSummary } from './run-shadow.ts';
+import { describeRejections } from './run-summary.ts';
 import { doctorSettingsOf, register as registerDoctor } from './doctor.ts';
 
 function intArg(name: string, min: number, max: number) {
@@ -366,7 +367,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         `this session (since ${summary.session.since}):`,
         `  orders placed     ${summary.ordersPlaced}`,
         `  orders cancelled  ${summary.ordersCancelled}`,
-        `  orders rejected   ${summary.ordersRejected}`,
+        `  orders rejected   ${describeRejections(summary.ordersRejected, summary.rejectionsNotCounted)}`,
         `  fills             ${summary.fills}${summary.session.externalFills > 0 ? ` (and ${summary.session.externalFills} of orders the bot did not place)` : ''}`,
         `  volume            ${summary.volume} shares (${summary.notional} USDC)`,
         `  realized PnL      ${summary.session.realizedPnl} USDC`,

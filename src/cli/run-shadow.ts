@@ -50,7 +50,7 @@ import { createShadowVenue, SHADOW_ADDRESS } from '../venues/shadow/shadow-venue
 import type { SimVenueStats } from '../venues/sim/sim-venue.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 import { pickMarkets, type RunConfig } from './run.ts';
-import { ledgerAtExit, midMarks, type RunSummary } from './run-summary.ts';
+import { ledgerAtExit, midMarks, rejectionsNotCounted, type RunSummary } from './run-summary.ts';
 import { describeStop, type RunStop } from './run-stop.ts';
 import { shadowDataDir } from './shadow-dir.ts';
 import { watchStopSignals, type StopSignals } from './stop-signals.ts';
@@ -465,6 +465,6 @@ async function trade(
       takerFills: stats.takerFills,
       collateral: formatAmount(account.collateral),
     },
-    ...exit.summary(flat, reason, stop),
+    ...exit.summary(flat, reason, stop, rejectionsNotCounted(executor.accountStats())),
   };
 }

@@ -5,6 +5,7 @@
 import { formatAmount, formatPrice } from '../core/units.ts';
 import type { TokenId } from '../core/ids.ts';
 import type { FlatReport } from '../execution/executor.ts';
+import { rejectionsNotCountedOf, type RejectionsNotCountedStatus } from '../ops/status.ts';
 import type { PnlReport } from '../store/positions.ts';
 import type { LedgerEpoch, Store, StoreSummary } from '../store/store-types.ts';
 import type { RunStop } from './run-stop.ts';
@@ -40,6 +41,12 @@ export interface RunSummary {
   ordersPlaced: number;
   ordersCancelled: number;
   ordersRejected: number;
+  /**
+   * Of `ordersRejected`, the refusals the kill switch does not count (src/execution/executor.ts):
+   * asks refused for lack of tokens while selling into a fill not seen yet (up to
+   * SELL_RACE_TOLERANCE in a row per token), and post-only quotes refused as crossing.
+   */
+  rejectionsNotCounted: RejectionsNotCounted;
   fills: number;
   volume: string;
   notional: string;
@@ -74,6 +81,27 @@ export interface RunSummary {
   stop: RunStop;
   /** Token id → "Yes · Will …" of the markets traded: how the terminal names positions (not logged). */
   tokenLabels?: Record<string, string>;
+}
+
+/** Rejections the kill switch does not count, by cause (see `RunSummary.rejectionsNotCounted`). */
+export type RejectionsNotCounted = RejectionsNotCountedStatus;
+
+/** The rejections not counted by the kill switch, from the executor's counters. */
+export const rejectionsNotCounted = rejectionsNotCountedOf;
+
+/**
+ * "15 (12 sell-balance races and 3 post-only crossings, not counted by the kill switch)": the
+ * rejected orders as the exit summary and `mmkit status` print them.
+ */
+export function describeRejections(rejected: number, n: RejectionsNotCounted | undefined): string {
+  if (n === undefined || rejected === 0) return String(rejected);
+  const parts: string[] = [];
+  if (n.sellBalanceRaces > 0)
+    parts.push(`${n.sellBalanceRaces} sell-balance race${n.sellBalanceRaces === 1 ? '' : 's'}`);
+  if (n.postOnlyCrossings > 0)
+    parts.push(`${n.postOnlyCrossings} post-only crossing${n.postOnlyCrossings === 1 ? '' : 's'}`);
+  if (parts.length === 0) return `${rejected} (all counted by the kill switch)`;
+  return `${rejected} (${parts.join(' and ')}, not counted by the kill switch)`;
 }
 
 /** The ledger figures of a store summary, in decimal units. */
@@ -130,8 +158,11 @@ export function midMarks(
 /** The ledger at exit: the session ended, its figures and the epoch's, the positions held. */
 export interface LedgerAtExit {
   readonly positionsAtExit: RunSummary['positionsAtExit'];
-  /** The summary (without `tokenLabels`), once the orders are known gone (or not). */
-  summary(flat: FlatReport, reason: string, stop: RunStop): RunSummary;
+  /**
+   * The summary (without `tokenLabels`), once the orders are known gone (or not); `notCounted`: the
+   * executor's rejections not counted by the kill switch (none without an executor).
+   */
+  summary(flat: FlatReport, reason: string, stop: RunStop, notCounted?: RejectionsNotCounted): RunSummary;
 }
 
 /**
@@ -156,7 +187,7 @@ export function ledgerAtExit(
   const held = positionsAtExit(store.positions(), o.marks);
   return {
     positionsAtExit: held,
-    summary: (flat, reason, stop) =>
+    summary: (flat, reason, stop, notCounted) =>
       exitSummary({
         session,
         epochFigures,
@@ -168,6 +199,7 @@ export function ledgerAtExit(
         flat,
         reason,
         stop,
+        ...(notCounted !== undefined ? { notCounted } : {}),
       }),
   };
 }
@@ -184,6 +216,7 @@ export function exitSummary(o: {
   flat: FlatReport;
   reason: string;
   stop: RunStop;
+  notCounted?: RejectionsNotCounted;
 }): RunSummary {
   const { session: sessionFigures, epochFigures, epoch, pnl, realizedAtStart, flat } = o;
   const noOrdersLeft = flat.flat;
@@ -191,6 +224,7 @@ export function exitSummary(o: {
     ordersPlaced: sessionFigures.ordersPlaced,
     ordersCancelled: sessionFigures.ordersCancelled,
     ordersRejected: sessionFigures.ordersRejected,
+    rejectionsNotCounted: o.notCounted ?? { sellBalanceRaces: 0, postOnlyCrossings: 0 },
     fills: sessionFigures.fills,
     volume: formatAmount(sessionFigures.volume),
     notional: formatAmount(sessionFigures.notional),

@@ -58,7 +58,7 @@ import { removeControlToken, removeDaemonFile } from '../ops/daemon-file.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 import { preflight, type DoctorSettings } from './doctor.ts';
 import { describeStop, type RunStop } from './run-stop.ts';
-import { ledgerAtExit, midMarks, type RunSummary } from './run-summary.ts';
+import { ledgerAtExit, midMarks, rejectionsNotCounted, type RunSummary } from './run-summary.ts';
 
 export type { LedgerFigures, RunSummary } from './run-summary.ts';
 import { watchStopSignals, type StopSignals } from './stop-signals.ts';
@@ -662,7 +662,7 @@ async function runLocked(
   await exchange?.close();
   await ops.close();
   return {
-    ...exit.summary(flat, reason, stop),
+    ...exit.summary(flat, reason, stop, rejectionsNotCounted(executor.accountStats())),
     tokenLabels: Object.fromEntries(
       markets.flatMap((m) => m.tokens.map((t) => [t.tokenId, tokenLabel(t.outcome, m.question, 40)])),
     ),

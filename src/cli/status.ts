@@ -30,6 +30,7 @@ import { DAEMON_LOCK_FILE, inspectDaemonLock } from '../ops/daemon-lock.ts';
 import type { StatusSnapshot } from '../ops/status.ts';
 import type { KillResult } from '../ops/status-server.ts';
 import { shadowDataDir } from './shadow-dir.ts';
+import { describeRejections } from './run-summary.ts';
 
 /** Exit code of `mmkit status` when no daemon answers (the project's UNREACHABLE). */
 export const STATUS_UNREACHABLE = ExitCode.UNREACHABLE;
@@ -220,7 +221,7 @@ export function formatStatus(s: StatusSnapshot, url: string): string {
   );
   out.push(`collateral  available ${s.inventory.collateral.available}   reserved ${s.inventory.collateral.reserved}`);
   out.push(
-    `orders      open ${s.orders.open}   placed ${s.orders.placed}   cancelled ${s.orders.cancelled}   rejected ${s.orders.rejected}`,
+    `orders      open ${s.orders.open}   placed ${s.orders.placed}   cancelled ${s.orders.cancelled}   rejected ${describeRejections(s.orders.rejected, s.orders.notCounted)}`,
   );
   out.push(`fills       ${s.fills.count}   volume ${s.fills.volume} shares   notional ${s.fills.notional} USDC`);
   if (s.killSwitch.tripped) out.push(`kill switch TRIPPED: ${s.killSwitch.trigger}: ${s.killSwitch.message}`);

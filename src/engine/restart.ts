@@ -26,6 +26,7 @@
  */
 import type { OrderId } from '../core/ids.ts';
 import { MAX_CANCEL_IDS } from '../core/rate-limits.ts';
+import { formatPrice } from '../core/units.ts';
 import type { Venue, VenueFill, VenueOrder } from '../core/venue.ts';
 
 /** A fill as the restart records it: the venue's, with whose order it is ('external': not the bot's). */
@@ -184,7 +185,9 @@ export async function reconcileOnStart(
       {
         foreign: foreign.length,
         policy: foreignPolicy,
-        orders: foreign.slice(0, 20).map((x) => ({ id: x.id, market: x.market, side: x.side, price: x.price })),
+        orders: foreign
+          .slice(0, 20)
+          .map((x) => ({ id: x.id, market: x.market, side: x.side, price: formatPrice(x.price) })),
       },
       foreignPolicy === 'leave'
         ? 'open orders the bot did not place found on the wallet: left alone (bot.foreignOrders)'

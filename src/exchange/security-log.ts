@@ -1,7 +1,13 @@
 /**
  * The paper exchange's security log: failed authentication, refused orders with their reason,
- * admin actions and rate-limit trips, each as one structured pino line under
+ * admin actions and rate-limit trips, each as one structured pino line (message: the kind) under
  * `component: "security"`, counted by kind and kept in a short ring for tests and `GET /admin/security`.
+ * When the logger given already names a component (the bot's in-process exchange logs under
+ * `component: "exchange"`), the lines say `log: "security"` instead: a JSON line never holds a key twice.
+ *
+ * Level: warn, except routine events (`record(e, 'debug')`): a cancel of an order already
+ * cancelled or matched is an ordinary race of a market maker, not an attack; it is counted and kept
+ * in the ring like the rest, and logged at debug.
  *
  * Never a secret: an event carries the route, the client address, the CLAIMED key id (an identifier,
  * not a credential; bounded to 64 characters) and a reason; never a secret, passphrase, signature,
@@ -35,8 +41,11 @@ export interface SecurityEvent {
   detail?: string;
 }
 
+/** How loud an event is logged: warn, or debug for a routine one (a cancel race). */
+export type SecurityLogLevel = 'warn' | 'debug';
+
 export interface SecurityLog {
-  record(e: SecurityEvent): void;
+  record(e: SecurityEvent, level?: SecurityLogLevel): void;
   /** Events per kind since start. */
   counts(): Readonly<Record<SecurityEventKind, number>>;
   /** The most recent events (oldest first), at most `RING` of them. */
@@ -51,7 +60,13 @@ const bound = (s: string | undefined, n: number): string | undefined =>
   s === undefined ? undefined : s.length > n ? `${s.slice(0, n)}…(${s.length})` : s;
 
 export function createSecurityLog(logger?: Logger): SecurityLog {
-  const log = logger?.child({ component: 'security' });
+  // pino writes a child's bindings after its parent's: a second `component` would be a duplicate key
+  const log =
+    logger === undefined
+      ? undefined
+      : 'component' in logger.bindings()
+        ? logger.child({ log: 'security' })
+        : logger.child({ component: 'security' });
   const counts: Record<SecurityEventKind, number> = {
     auth_failed: 0,
     order_refused: 0,
@@ -61,7 +76,7 @@ export function createSecurityLog(logger?: Logger): SecurityLog {
   };
   const ring: SecurityEvent[] = [];
   return {
-    record(e) {
+    record(e, level = 'warn') {
       const ev: SecurityEvent = { kind: e.kind, reason: bound(e.reason, MAX_REASON) ?? '' };
       if (e.route !== undefined) ev.route = bound(e.route, MAX_REASON);
       if (e.ip !== undefined) ev.ip = bound(e.ip, MAX_FIELD);
@@ -70,7 +85,8 @@ export function createSecurityLog(logger?: Logger): SecurityLog {
       counts[ev.kind]++;
       ring.push(ev);
       if (ring.length > RING) ring.splice(0, ring.length - RING);
-      log?.warn({ security: ev }, `security: ${ev.kind}`);
+      // the message is the kind alone: the component (or `log`) says it is the security log
+      log?.[level]({ security: ev }, ev.kind);
     },
     counts: () => counts,
     recent: () => ring,

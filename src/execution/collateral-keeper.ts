@@ -14,7 +14,7 @@
  * is recorded for an operation the venue did not confirm.
  */
 import type { ConditionId, TokenId } from '../core/ids.ts';
-import { PRICE_SCALE, type Micro } from '../core/units.ts';
+import { PRICE_SCALE, formatAmount, type Micro } from '../core/units.ts';
 import type { CtfOperationResult, MarketInfo, Venue } from '../core/venue.ts';
 
 /** One leg of an operation for the ledger: a token's position change at a price (pips). */
@@ -143,7 +143,7 @@ export class CollateralKeeper {
           o.record(op, redeemLegs(op, winner));
           redeemed.push(op);
           o.log?.info(
-            { market: m.market, tx: op.tx, collateral: op.collateral },
+            { market: m.market, tx: op.tx, collateral: formatAmount(op.collateral) },
             'redeemed the tokens of a resolved market',
           );
         } catch (err) {
@@ -174,7 +174,7 @@ export class CollateralKeeper {
         o.record(op, pairLegs(m, -free, pairPrice(m, o.mid)));
         merged.push(op);
         o.log?.info(
-          { market: m.market, amount: free, tx: op.tx, collateral: op.collateral },
+          { market: m.market, amount: formatAmount(free), tx: op.tx, collateral: formatAmount(op.collateral) },
           'merged complementary holdings into collateral',
         );
       } catch (err) {

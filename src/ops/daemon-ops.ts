@@ -38,7 +38,7 @@ import type { Store } from '../store/store.ts';
 import type { Lifecycle } from './health.ts';
 import { instrumentVenue, ObservedBudgets } from './instrument.ts';
 import { Metrics } from './metrics.ts';
-import { DaemonMonitor, type DaemonView } from './status.ts';
+import { DaemonMonitor, rejectionsNotCountedOf, type DaemonView } from './status.ts';
 import { STATUS_PAGE_HTML } from './status-page.ts';
 import { startStatusServer, type KillResult, type StatusServer } from './status-server.ts';
 import { PACKAGE_ROOT_URL } from '../core/package-root.ts';
@@ -285,6 +285,7 @@ export class DaemonOps {
                 },
         };
       },
+      rejectionsNotCounted: () => rejectionsNotCountedOf(p.executor.accountStats()),
       pauseReasons: () => p.executor.stats().pauseReasons,
       rewards: () => {
         const t = p.store.rewardTotals();

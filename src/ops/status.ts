@@ -45,6 +45,23 @@ export interface MonitoredMarket {
   readonly tokens: ReadonlyArray<{ readonly tokenId: string; readonly outcome: string }>;
 }
 
+/**
+ * Rejections the kill switch does not count: asks refused for lack of tokens while selling into a
+ * fill not seen yet (up to SELL_RACE_TOLERANCE in a row per token), post-only quotes refused as crossing.
+ */
+export interface RejectionsNotCountedStatus {
+  readonly sellBalanceRaces: number;
+  readonly postOnlyCrossings: number;
+}
+
+/** The rejections not counted by the kill switch, from the executor's counters (`Executor.accountStats()`). */
+export function rejectionsNotCountedOf(a: {
+  readonly sellBalanceRaces: number;
+  readonly postOnlyRejections: number;
+}): RejectionsNotCountedStatus {
+  return { sellBalanceRaces: a.sellBalanceRaces, postOnlyCrossings: a.postOnlyRejections };
+}
+
 /** A token's book top as the daemon sees it. */
 export interface BookTop {
   readonly bestBid: number | null;
@@ -111,6 +128,11 @@ export interface DaemonView {
    * account): read with the totals. Optional (a view without a ledger shows none).
    */
   ledger?(): LedgerStatus;
+  /**
+   * Of the rejected orders, those the kill switch does not count (the executor's sell-balance races
+   * and post-only crossings, src/execution/executor.ts). Optional (none: zeros).
+   */
+  rejectionsNotCounted?(): RejectionsNotCountedStatus;
   pauseReasons(): readonly string[];
   /** Liquidity rewards (the store's ledger and the tracker's estimate). Optional (none: no rewards shown). */
   rewards?(): RewardsView;
@@ -273,6 +295,8 @@ export interface StatusSnapshot {
     readonly placed: number;
     readonly cancelled: number;
     readonly rejected: number;
+    /** Of `rejected`, those the kill switch does not count, by cause (absent from an older daemon). */
+    readonly notCounted?: RejectionsNotCountedStatus;
   };
   readonly fills: {
     /** The bot's own fills of this session. */
@@ -735,6 +759,7 @@ export class DaemonMonitor {
         placed: totals.ordersPlaced,
         cancelled: totals.ordersCancelled,
         rejected: totals.ordersRejected,
+        notCounted: v?.rejectionsNotCounted?.() ?? { sellBalanceRaces: 0, postOnlyCrossings: 0 },
       },
       fills: {
         count: fillCount,

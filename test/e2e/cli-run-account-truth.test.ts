@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parseAmount } from '../../src/core/units.ts';
 import { Trader } from '../integration/support/trader.ts';
 import { Admin, BotHarness, exited, logLines, makeBotFill, waitForQuotes, waitUntil } from './support/bot-harness.ts';
 import { runMmkit } from './support/cli.ts';
@@ -143,8 +144,9 @@ describe('mmkit run: collateral housekeeping', () => {
     });
     const merged = () => logLines(bot.err()).filter((l) => l.msg === 'merged complementary holdings into collateral');
     expect(await waitUntil(() => merged().length >= 1, 90_000), bot.err().slice(-3000)).toBe(true);
-    // what was merged came back as collateral, to the micro-unit (less what its orders reserve now)
-    const mergedAmount = merged().reduce((n, l) => n + (l['amount'] as number), 0);
+    // what was merged came back as collateral, to the micro-unit (less what its orders reserve now);
+    // the log says amounts in decimal units
+    const mergedAmount = merged().reduce((n, l) => n + parseAmount(l['amount'] as string), 0);
     expect(mergedAmount).toBeGreaterThan(0);
 
     // a followed market resolves: the daemon redeems what it holds of it
@@ -155,7 +157,7 @@ describe('mmkit run: collateral housekeeping', () => {
     const r = redeemed()[0]!;
     const b = ex.exchange.engine.balance(address);
     expect((b.tokens.get(m2!.tokens[0])?.available ?? 0) + (b.tokens.get(m2!.tokens[0])?.reserved ?? 0)).toBe(0);
-    expect(r['collateral']).toBeGreaterThan(0);
+    expect(parseAmount(r['collateral'] as string)).toBeGreaterThan(0);
     expect(b.collateral + b.collateralReserved).toBeGreaterThan(c0);
     bot.p.kill('SIGTERM');
     expect(await exited(bot.p), bot.err().slice(-3000)).toBe(0);

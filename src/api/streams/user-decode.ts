@@ -294,6 +294,11 @@ export class UserDedupe {
     return true;
   }
 
+  /** True when some status of this fill (trade and order) was seen already. */
+  knowsFill(tradeId: string, orderId: string): boolean {
+    return this.fills.has(`${tradeId}|${orderId}`);
+  }
+
   /** Decides whether this fill status is new; records it when it is. */
   fill(tradeId: string, orderId: string, status: TradeStatus): boolean {
     const key = `${tradeId}|${orderId}`;

@@ -21,6 +21,7 @@
 import { Observable, share } from 'rxjs';
 import { LiveClock, type Clock, type TimerHandle } from '../../core/clock.ts';
 import type { FillEvent, OrderUpdateEvent, UserEvent } from '../../core/events.ts';
+import { formatAmount, formatPrice } from '../../core/units.ts';
 import {
   backoffDelay,
   DEFAULT_BACKOFF,
@@ -139,6 +140,23 @@ export interface UserStream {
 
 /** An audit leaves fills younger than this (venue time) to the stream, ms: ordinary lag is not a miss. */
 export const AUDIT_GRACE_MS = 5_000;
+
+/** The recovered fills an audit's warning names, at most (the count says how many more). */
+export const AUDIT_FILLS_LOGGED = 10;
+
+/** A fill recovered by an audit as its warning names it: where, which trade and order, how much (decimals). */
+function recoveredFillFields(f: FillEvent): Record<string, string> {
+  return {
+    market: f.market,
+    token: f.tokenId,
+    trade: f.tradeId,
+    order: f.orderId,
+    side: f.side,
+    size: formatAmount(f.size),
+    price: formatPrice(f.price),
+    status: f.status,
+  };
+}
 
 /** Creates a user-channel client (see the module comment). Nothing connects until `events$` is subscribed. */
 export function userStream(o: UserStreamOptions): UserStream {
@@ -264,8 +282,8 @@ export function userStream(o: UserStreamOptions): UserStream {
     at: number,
     what = 'reconciled',
     audit?: { fillsBefore: number },
-  ): { fills: number; orders: number } => {
-    const n = { fills: 0, orders: 0 };
+  ): { fills: number; statuses: number; orders: number; recovered: FillEvent[] } => {
+    const n = { fills: 0, statuses: 0, orders: 0, recovered: [] as FillEvent[] };
     const fills: FillEvent[] = [];
     for (const t of res.trades ?? []) {
       const r = parseWith(tradeRecordSchema, t);
@@ -278,11 +296,20 @@ export function userStream(o: UserStreamOptions): UserStream {
     fills.sort((a, b) => a.venueTime - b.venueTime);
     // an audit leaves the youngest fills to the stream (its messages may be on their way: taking
     // them first would count ordinary lag as a miss); the next audit reaches them if it never does
-    for (const f of fills)
-      if ((audit === undefined || f.venueTime < audit.fillsBefore) && emitFill(f)) {
-        counters.recovered++;
+    for (const f of fills) {
+      if (audit !== undefined && f.venueTime >= audit.fillsBefore) continue;
+      // a later status (MINED, CONFIRMED) of a fill the stream delivered is no missed fill: the
+      // venue's status follow-ups fall due about when an audit reaches the trade (confirmation
+      // after 5 s on the paper exchange, the audit's grace), so REST may answer first
+      const known = dedupe.knowsFill(f.tradeId, f.orderId);
+      if (!emitFill(f)) continue;
+      counters.recovered++;
+      if (known) n.statuses++;
+      else {
         n.fills++;
+        n.recovered.push(f);
       }
+    }
     for (const rec of res.orders ?? []) {
       const r = parseWith(orderRecordSchema, rec);
       if (!r.ok) {
@@ -343,10 +370,21 @@ export function userStream(o: UserStreamOptions): UserStream {
           if (emit === undefined || ac.signal.aborted) return;
           counters.audits++;
           const n = applyReconciled(res, clock.now(), 'audited', { fillsBefore: startedAt - AUDIT_GRACE_MS });
-          counters.auditRecovered += n.fills + n.orders;
+          counters.auditRecovered += n.fills + n.statuses + n.orders;
+          if (n.statuses > 0)
+            o.logger?.debug?.(
+              { stream: 'user', statuses: n.statuses },
+              'trade status updates taken from the audit before the user channel delivered them',
+            );
           if (n.fills > 0)
             o.logger?.warn(
-              { stream: 'user', fills: n.fills, orders: n.orders },
+              {
+                stream: 'user',
+                fills: n.fills,
+                orders: n.orders,
+                recovered: n.recovered.slice(0, AUDIT_FILLS_LOGGED).map(recoveredFillFields),
+                ...(n.fills > AUDIT_FILLS_LOGGED ? { more: n.fills - AUDIT_FILLS_LOGGED } : {}),
+              },
               'the user channel had not delivered these fills: recovered by the audit',
             );
           else if (n.orders > 0)

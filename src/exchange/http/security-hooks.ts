@@ -9,7 +9,9 @@
  *    /order`, `DELETE /orders`, `DELETE /cancel-all`, `DELETE /cancel-market-orders`): a thrown
  *    4xx (bad body, batch too large) by the error handler, and the refusals the routes answer as
  *    data (an order's venue code, in `POST /order`'s 400 or in `POST /orders`' array; a cancel's
- *    `not_canceled` reasons, one event per distinct reason) by a preSerialization hook;
+ *    `not_canceled` reasons, one event per distinct reason) by a preSerialization hook; a
+ *    `not_canceled` reason (the order already cancelled, matched or gone: the ordinary race of a
+ *    cancel with a fill) is recorded at debug, not warn;
  *  - `admin` and `rate_limited` are recorded where they happen (http/admin.ts, http/rate-limit-hooks.ts).
  *
  * What an event names: the route (its pattern when routed, so ids in paths are not logged), the
@@ -91,6 +93,8 @@ export function recordHttpError(
 interface Refusal {
   reason: string;
   detail: string;
+  /** A cancel's `not_canceled` reason (already cancelled, matched or gone): a race, logged at debug. */
+  routine?: true;
 }
 
 const isRefusal = (x: unknown): x is { error: { code: string }; orderID?: unknown } =>
@@ -119,7 +123,7 @@ export function refusalsIn(payload: unknown): Refusal[] {
       if (!byReason.has(reason) && byReason.size >= MAX_CANCEL_REASONS) continue;
       byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
     }
-    for (const [reason, n] of byReason) out.push({ reason, detail: `${n} not canceled` });
+    for (const [reason, n] of byReason) out.push({ reason, detail: `${n} not canceled`, routine: true });
   }
   return out;
 }
@@ -134,7 +138,7 @@ export function installOrderRefusalLog(app: FastifyInstance, security: SecurityL
     for (const r of refusals) {
       const e: SecurityEvent = { kind: 'order_refused', ...base, reason: r.reason };
       if (r.detail) e.detail = r.detail;
-      security.record(e);
+      security.record(e, r.routine ? 'debug' : 'warn');
     }
     return payload;
   });

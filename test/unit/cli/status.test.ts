@@ -188,5 +188,35 @@ describe('formatStatus', () => {
     expect(text).toContain('Will it rain?  [quoting]');
     expect(text).toMatch(/Yes +bid 0\.45 +ask 0\.47 +position 5 +own: bid 0\.44x5/);
     expect(text).toContain('BUY  Yes    5 @ 0.45  MAKER');
+    // a daemon of an older mmkit sends no split of the rejections
+    expect(text).toMatch(/rejected 0$/m);
+  });
+
+  it('says which rejections the kill switch does not count (sell-balance races, post-only crossings)', () => {
+    const base = {
+      health: { healthy: true, status: 'healthy', reasons: [] },
+      strategy: { name: 'bands', params: {} },
+      account: { address: '0xabc' },
+      venue: { url: 'http://127.0.0.1:8080' },
+      pnl: { total: '0', realized: '0', unrealized: '0', fees: '0' },
+      inventory: { collateral: { available: '1', reserved: '0' }, positions: [] },
+      fills: { count: 0, volume: '0', notional: '0', recent: [] },
+      killSwitch: { tripped: false },
+      markets: [],
+    };
+    const text = (orders: object) =>
+      formatStatus(
+        { ...base, orders: { open: 0, placed: 40, cancelled: 20, ...orders } } as unknown as StatusSnapshot,
+        'u',
+      );
+    expect(text({ rejected: 15, notCounted: { sellBalanceRaces: 12, postOnlyCrossings: 3 } })).toContain(
+      'rejected 15 (12 sell-balance races and 3 post-only crossings, not counted by the kill switch)',
+    );
+    expect(text({ rejected: 2, notCounted: { sellBalanceRaces: 1, postOnlyCrossings: 0 } })).toContain(
+      'rejected 2 (1 sell-balance race, not counted by the kill switch)',
+    );
+    expect(text({ rejected: 2, notCounted: { sellBalanceRaces: 0, postOnlyCrossings: 0 } })).toContain(
+      'rejected 2 (all counted by the kill switch)',
+    );
   });
 });

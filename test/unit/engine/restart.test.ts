@@ -185,6 +185,14 @@ describe('reconcileOnStart: orders and fills the bot did not make (bot.foreignOr
     expect(venue.calls).not.toContain('order:theirs');
   });
 
+  it('the warning about foreign orders gives their prices in decimals', async () => {
+    const { venue, store } = setup();
+    const warned: { obj: object; msg: string }[] = [];
+    const logger = { info: () => {}, warn: (obj: object, msg: string) => warned.push({ obj, msg }) };
+    await reconcileOnStart(venue, store, { logger });
+    expect(warned[0]!.obj).toMatchObject({ orders: [{ id: 'theirs', side: 'BUY', price: '0.4' }] });
+  });
+
   it("foreign 'cancel': both are cancelled (by id) and verified gone", async () => {
     const { venue, store } = setup();
     const r = await reconcileOnStart(venue, store, { foreign: 'cancel' });

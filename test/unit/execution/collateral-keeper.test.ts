@@ -63,6 +63,7 @@ describe('CollateralKeeper', () => {
     o: { winner?: TokenId | null; release?: boolean; own?: (t: TokenId) => number } = {},
   ) => {
     const calls: string[] = [];
+    const logged: { obj: object; msg: string }[] = [];
     const recorded: { op: CtfOperationResult; legs: readonly OperationLeg[] }[] = [];
     let holdings: Holdings = { collateral: { available: 0 as Micro, reserved: 0 as Micro }, tokens };
     const keeper = new CollateralKeeper({
@@ -100,6 +101,7 @@ describe('CollateralKeeper', () => {
       mergeMinSize: 5_000_000,
       redeem: true,
       record: (op, legs) => recorded.push({ op, legs }),
+      log: { info: (obj, msg) => logged.push({ obj, msg }), warn: (obj, msg) => logged.push({ obj, msg }) },
       ...(o.own ? { own: o.own } : {}),
       ...(o.release
         ? {
@@ -112,7 +114,7 @@ describe('CollateralKeeper', () => {
           }
         : {}),
     });
-    return { keeper, calls, recorded };
+    return { keeper, calls, recorded, logged };
   };
   const t = (tokenId: TokenId, size: number, available = size) => ({
     tokenId,
@@ -142,6 +144,21 @@ describe('CollateralKeeper', () => {
     expect(reserved.calls).toEqual(['release', 'merge 8000000', 'resume']);
     const noRelease = setup([t(Y, 8_000_000, 0), t(N, 8_000_000, 1_000_000)]);
     expect((await noRelease.keeper.run()).merged).toEqual([]);
+  });
+  it('logs the amounts merged and redeemed in decimal units (the pretty log reads them as they are)', async () => {
+    const merge = setup([t(Y, 10_000_000), t(N, 10_000_000)]);
+    await merge.keeper.run();
+    expect(merge.logged).toEqual([
+      {
+        obj: { market: M, amount: '10', tx: 'x', collateral: '10' },
+        msg: 'merged complementary holdings into collateral',
+      },
+    ]);
+    const redeem = setup([t(Y, 2), t(N, 2)], { winner: Y });
+    await redeem.keeper.run();
+    expect(redeem.logged).toEqual([
+      { obj: { market: M, tx: 'r', collateral: '0.000002' }, msg: 'redeemed the tokens of a resolved market' },
+    ]);
   });
   it('a resolved market is redeemed, not merged; the winner leg at 1', async () => {
     const s = setup([t(Y, 2), t(N, 2)], { winner: Y });

@@ -18,6 +18,7 @@ import {
   type ExecutorOptions,
   type RejectionInfo,
 } from '../../../src/execution/executor.ts';
+import { describeRejections, rejectionsNotCounted } from '../../../src/cli/run-summary.ts';
 import type { Approved } from '../../../src/risk/gate.ts';
 import { openStore, type Store } from '../../../src/store/store.ts';
 import { approved, approvedOrder } from '../../support/approve.ts';
@@ -176,6 +177,29 @@ describe('Executor: post-only', () => {
     await ex.idle();
     await flush();
     expect(rejections).toHaveLength(2);
+  });
+
+  it("the ledger's rejected orders include the races and crossings; the exit summary says how many the kill switch did not count", async () => {
+    // two asks refused for balance (races), a crossing bid, then a bid refused for balance (counted)
+    venue.placeHook = async (orders) =>
+      orders.map(
+        (o): PlaceOutcome =>
+          o.request.side === 'BUY' && o.request.price >= 5000
+            ? { id: o.id, ok: false, code: POST_ONLY_CROSSING, message: 'crosses' }
+            : { id: o.id, ok: false, code: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'no' },
+      );
+    for (const x of [q('SELL', 6000), q('SELL', 6100), q('BUY', 5000), q('BUY', 4000)]) {
+      ex.submit(want([x]));
+      await ex.idle();
+    }
+    await flush();
+    expect(rejections).toHaveLength(1);
+    expect(store.summary().ordersRejected).toBe(4);
+    const notCounted = rejectionsNotCounted(ex.accountStats());
+    expect(notCounted).toEqual({ sellBalanceRaces: 2, postOnlyCrossings: 1 });
+    expect(describeRejections(store.summary().ordersRejected, notCounted)).toBe(
+      '4 (2 sell-balance races and 1 post-only crossing, not counted by the kill switch)',
+    );
   });
 
   it('a fill of the token starts the tolerance afresh', async () => {

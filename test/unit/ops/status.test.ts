@@ -63,11 +63,12 @@ function setup() {
     totals: () => ({
       ordersPlaced: 3,
       ordersCancelled: 2,
-      ordersRejected: 0,
+      ordersRejected: 4,
       fills: 1,
       volume: 1_000_000,
       notional: 440_000,
     }),
+    rejectionsNotCounted: () => ({ sellBalanceRaces: 2, postOnlyCrossings: 1 }),
     pauseReasons: () => [],
   };
   monitor.attach(view, {
@@ -152,7 +153,15 @@ describe('DaemonMonitor', () => {
     expect(s.inventory.collateral).toEqual({ available: '9990.5', reserved: '2.2' });
     expect(s.inventory.positions[0]).toMatchObject({ outcome: 'Yes', size: '1', avgPrice: '0.44', mark: '0.46' });
     expect(s.pnl).toMatchObject({ realized: '0', unrealized: '0.02', total: '0.02' });
-    expect(s.orders).toEqual({ open: 1, placed: 3, cancelled: 2, rejected: 0 });
+    // of the rejections, those the kill switch does not count (the executor's sell-balance races and
+    // post-only crossings), by cause
+    expect(s.orders).toEqual({
+      open: 1,
+      placed: 3,
+      cancelled: 2,
+      rejected: 4,
+      notCounted: { sellBalanceRaces: 2, postOnlyCrossings: 1 },
+    });
     expect(s.fills).toMatchObject({ count: 1, volume: '1', notional: '0.44' });
   });
 

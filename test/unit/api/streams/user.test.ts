@@ -8,6 +8,7 @@ import {
   UserDedupe,
 } from '../../../../src/api/streams/user-decode.ts';
 import {
+  AUDIT_FILLS_LOGGED,
   AUDIT_GRACE_MS,
   userStream,
   type ReconcileContext,
@@ -387,6 +388,53 @@ describe('user stream', () => {
       "bad message: trade: none of its orders is recognisably the user's",
     ]);
     expect(t.stream.stats()).toMatchObject({ badFrames: 3, serverErrors: 1 });
+  });
+
+  it('audit: the warning names each fill recovered (market, token, trade, order, size, price in decimals), the first AUDIT_FILLS_LOGGED of them', async () => {
+    const trades = Array.from({ length: AUDIT_FILLS_LOGGED + 2 }, (_, i) => trade(`T${i}`, `0xo${i}`));
+    const t = setup(async () => ({ orders: [], trades }), { auditMs: 5000, silenceMs: 0 }, T0);
+    t.server.last.open().recv('PONG');
+    t.clock.advance(5000);
+    await flush();
+    const line = t.logs.find((l) =>
+      l.endsWith('the user channel had not delivered these fills: recovered by the audit'),
+    );
+    expect(line).toBeDefined();
+    const fields = JSON.parse(line!.slice(0, line!.lastIndexOf('}') + 1)) as {
+      fills: number;
+      recovered: Record<string, string>[];
+      more?: number;
+    };
+    expect(fields.fills).toBe(AUDIT_FILLS_LOGGED + 2);
+    expect(fields.recovered.length).toBe(AUDIT_FILLS_LOGGED);
+    expect(fields.more).toBe(2);
+    expect(fields.recovered[0]).toEqual({
+      market: M,
+      token: YES,
+      trade: 'T0',
+      order: '0xo0',
+      side: 'BUY',
+      size: '6',
+      price: '0.4',
+      status: 'MATCHED',
+    });
+  });
+
+  it('audit: a later status of a fill the channel delivered (CONFIRMED answered by REST first) is taken, but is no missed fill', async () => {
+    const t = setup(
+      async () => ({ orders: [], trades: [trade('T1', '0xo1', 'CONFIRMED')] }),
+      { auditMs: 5000, silenceMs: 0 },
+      T0,
+    );
+    const s = t.server.last.open().recv('PONG');
+    s.recv(tradeMsg('T1', '0xo1'));
+    t.clock.advance(5000);
+    await flush();
+    expect(fillKeys(t.events)).toEqual(['T1|0xo1|MATCHED|stream', 'T1|0xo1|CONFIRMED|reconcile']);
+    expect(t.logs.some((l) => l.includes('recovered by the audit'))).toBe(false);
+    // the channel's own CONFIRMED, arriving after, is not emitted again
+    s.recv(tradeMsg('T1', '0xo1', 'CONFIRMED'));
+    expect(fillKeys(t.events)).toHaveLength(2);
   });
 
   it('audit: every auditMs while synced, open orders and the trades since the last audit; what the stream missed is emitted once, nothing goes back', async () => {
