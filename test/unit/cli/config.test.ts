@@ -162,6 +162,21 @@ describe('config: strict validation names the key and what is allowed', () => {
     expect(e.message).toMatch(allowed);
   });
 
+  it('reports every bad key, not only the first (schema, unknown keys, secrets in a file)', () => {
+    const e = configError(() =>
+      loadConfig(file({ log: { level: 'loud' }, bot: { risk: { maxLoss: -5 } }, exchange: { prot: 1 } }), {}, {}),
+    );
+    expect(e.key).toBe('log.level');
+    expect(e.problems.map((p) => p.key).sort()).toEqual(['bot.risk.maxLoss', 'exchange.prot', 'log.level']);
+    expect(e.problems.find((p) => p.key === 'bot.risk.maxLoss')?.message).toMatch(/a number in \[0, 1000000000\]/);
+    expect(e.message).toContain('config bot.risk.maxLoss: ');
+    const s = configError(() => loadConfig(file({ secrets: { privateKey: KEY, apiSecret: 'c2VjcmV0' } }), {}, {}));
+    expect(s.problems.map((p) => p.key)).toEqual(['secrets.privateKey', 'secrets.apiSecret']);
+    expect(JSON.stringify(s.problems)).not.toContain(KEY.slice(2));
+    // a single problem is one entry too
+    expect(configError(() => loadConfig(file({ log: { level: 'loud' } }), {}, {})).problems).toHaveLength(1);
+  });
+
   it('validates environment values strictly (no "ture" is true) and never echoes a secret', () => {
     expect(configError(() => loadConfig(undefined, {}, { MMKIT_EXCHANGE_LIFECYCLE: 'ture' })).key).toBe(
       'exchange.lifecycle',
