@@ -499,6 +499,41 @@ describe('a second terminal next to a daemon with an in-process paper exchange',
   }, 240_000);
 });
 
+describe('a second terminal next to a daemon given a venue (--exchange-url)', () => {
+  it("finds the daemon's venue through its data directory, and the record holds no secret", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mmkit-daemon-url-'));
+    const env: Record<string, string> = { MMKIT_HTTP_PORT: '0' };
+    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('MMKIT_') && v !== undefined) env[k] = v;
+    const daemon = spawn(
+      process.execPath,
+      [BIN, 'run', '--data-dir', dir, '--exchange-url', base, '--duration', '600s', '--log-level', 'warn'],
+      { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let derr = '';
+    daemon.stderr.on('data', (d) => (derr += d));
+    const exited = new Promise<number | null>((res) => daemon.on('exit', (c) => res(c)));
+    try {
+      const venueFile = join(dir, 'venue.json');
+      const keyFile = join(dir, 'paper-wallet.key');
+      for (const end = Date.now() + 90_000; Date.now() < end && !(existsSync(venueFile) && existsSync(keyFile)); )
+        await new Promise((r) => setTimeout(r, 250));
+      expect(existsSync(venueFile), derr.slice(-2000)).toBe(true);
+      const rec = readFileSync(venueFile, 'utf8');
+      expect(JSON.parse(rec)).toMatchObject({ url: base, pid: daemon.pid });
+      const key = readFileSync(keyFile, 'utf8').trim();
+      expect(rec).not.toContain(key.slice(2));
+      // no --exchange-url here: the data directory says where the daemon trades
+      const pos = await mmkit(['positions', '--json', '--data-dir', dir]);
+      expect(pos.code, pos.err).toBe(0);
+      expect(json(pos)).toMatchObject({ source: 'venue', address: new Wallet(key).address.toLowerCase() });
+    } finally {
+      daemon.kill('SIGTERM');
+    }
+    expect(await exited, derr.slice(-2000)).toBe(0);
+    expect(existsSync(join(dir, 'venue.json'))).toBe(false);
+  }, 240_000);
+});
+
 describe('an unreachable venue', () => {
   it('exits 3 with a clear message, for read and authenticated commands', async () => {
     const port = await new Promise<number>((res) => {
