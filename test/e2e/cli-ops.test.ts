@@ -401,6 +401,29 @@ describe('mmkit config check', () => {
     expect(run.out + run.err).not.toContain(password);
   }, 120_000);
 
+  it('reports every problem, not only the first (text and --json), as a start-up does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mmkit-bad-config-'));
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ log: { level: 'loud' }, bot: { risk: { maxLoss: -5 } } }));
+    const j = await mmkit(['config', 'check', '--config', bad, '--json']);
+    expect(j.code).toBe(2);
+    expect(json(j)).toMatchObject({
+      ok: false,
+      problems: [
+        { key: 'log.level', message: expect.stringContaining('"loud"') },
+        { key: 'bot.risk.maxLoss', message: expect.stringContaining('a number in [0, 1000000000]') },
+      ],
+    });
+    for (const args of [
+      ['config', 'check', '--config', bad],
+      ['run', '--config', bad, '--data-dir', dir],
+    ]) {
+      const t = await mmkit(args);
+      expect(t.code, args.join(' ')).toBe(2);
+      expect(t.err).toMatch(/^mmkit: config log\.level: .*\nmmkit: config bot\.risk\.maxLoss: .*-5\n$/);
+    }
+  }, 120_000);
+
   it('passes on config/live.example.json pointed at the paper exchange', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mmkit-live-'));
     const live = JSON.parse(readFileSync(join(ROOT, 'config/live.example.json'), 'utf8'));
