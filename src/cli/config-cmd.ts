@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { isHex32 } from '../core/ids.ts';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError, type ConfigProblem } from '../core/errors.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { resolveParams } from '../strategy/params.ts';
@@ -16,10 +16,7 @@ import { EXIT_CODES_HELP, ExitCode } from './exit-codes.ts';
 import { apiCredentialsOf, daemonVenue, isLoopbackUrl } from './venue.ts';
 
 /** One problem `config check` found. */
-export interface ConfigProblem {
-  key: string;
-  message: string;
-}
+export type { ConfigProblem };
 
 /** What `config check` reports. */
 export interface ConfigCheckReport {
@@ -258,7 +255,7 @@ async function runCheck(o: { config?: string; json?: boolean }): Promise<number>
     loaded = loadConfigDetailed(o.config);
   } catch (e) {
     if (!(e instanceof ConfigError) || !o.json) throw e;
-    printJson({ ok: false, problems: [{ key: e.key, message: e.message.replace(/^config [^:]+: /, '') }] });
+    printJson({ ok: false, problems: e.problems });
     return ExitCode.USAGE;
   }
   const report = await checkConfig(loaded.config, loaded.files);

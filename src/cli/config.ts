@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import convict from 'convict';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError, type ConfigProblem } from '../core/errors.ts';
 import { PACKAGE_ROOT_URL } from '../core/package-root.ts';
 import { BOUNDED_DOCS, schema, type MmkitConfig } from './config-schema.ts';
 
@@ -96,7 +96,7 @@ function getPath(obj: unknown, key: string): unknown {
 
 /**
  * Read one config file: JSON, comments (`//...`, `_comment...` keys) dropped, no secrets allowed.
- * @throws ConfigError ('--config') when missing or not a JSON object; (the key) when it sets a secret
+ * @throws ConfigError ('--config') when missing or not a JSON object; (each key) when it sets secrets
  */
 export function readConfigFile(file: string): Record<string, unknown> {
   if (!existsSync(file)) throw new ConfigError('--config', `no such file: ${file}`);
@@ -109,22 +109,33 @@ export function readConfigFile(file: string): Record<string, unknown> {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     throw new ConfigError('--config', `${file} must hold a JSON object`);
   const obj = stripComments(raw) as Record<string, unknown>;
+  const secrets: ConfigProblem[] = [];
   for (const l of schemaLeaves()) {
     if (!l.sensitive) continue;
     const v = getPath(obj, l.key);
     if (v !== undefined && v !== '')
-      throw new ConfigError(
-        l.key,
-        `is a secret: set it in the environment (${l.env}), never in a file (${basename(file)})`,
-      );
+      secrets.push({
+        key: l.key,
+        message: `is a secret: set it in the environment (${l.env}), never in a file (${basename(file)})`,
+      });
   }
+  if (secrets.length) throw ConfigError.of(secrets as [ConfigProblem, ...ConfigProblem[]]);
   return obj;
 }
 
-/** A convict error as a ConfigError naming the key, with the allowed keys for an unknown one. */
+/**
+ * A convict error as a ConfigError naming the key, with the allowed keys for an unknown one;
+ * convict's validation lists every bad key (one per line): each becomes one of the error's problems.
+ */
 function asConfigError(e: unknown): ConfigError {
   if (e instanceof ConfigError) return e;
-  const msg = (e as Error).message.split('\n')[0] ?? 'invalid configuration';
+  const lines = (e as Error).message.split('\n').filter((l) => l.trim() !== '');
+  const problems = (lines.length ? lines : ['invalid configuration']).map(lineAsProblem);
+  return ConfigError.of(problems as [ConfigProblem, ...ConfigProblem[]]);
+}
+
+/** One line of a convict error as the key it names and what is wrong. */
+function lineAsProblem(msg: string): ConfigProblem {
   let undeclared = /configuration param '([^']+)' not declared in the schema/.exec(msg)?.[1];
   if (undeclared !== undefined) {
     // name the first segment that is unknown: `foo.bar.baz` under no known section is `foo`
@@ -139,13 +150,13 @@ function asConfigError(e: unknown): ConfigError {
         known.add(l.key.slice(parent === '' ? 0 : parent.length + 1).split('.')[0]!);
     }
     const where = parent === '' ? 'at the top level' : `under ${parent}`;
-    return new ConfigError(
-      undeclared,
-      known.size ? `unknown key; allowed ${where}: ${[...known].join(', ')}` : 'unknown key',
-    );
+    return {
+      key: undeclared,
+      message: known.size ? `unknown key; allowed ${where}: ${[...known].join(', ')}` : 'unknown key',
+    };
   }
   const key = /^([\w.-]+):/.exec(msg)?.[1] ?? 'config';
-  return new ConfigError(key, msg.startsWith(`${key}: `) ? msg.slice(key.length + 2) : msg);
+  return { key, message: msg.startsWith(`${key}: `) ? msg.slice(key.length + 2) : msg };
 }
 
 /**
@@ -153,7 +164,7 @@ function asConfigError(e: unknown): ConfigError {
  * @param file an extra JSON file (e.g. config/paper.json) merged over config/default.json
  * @param overrides values from command-line flags, as dotted keys ("exchange.port"); undefined ones are ignored
  * @param env the environment (MMKIT_* variables)
- * @throws ConfigError naming the first bad key and what is allowed
+ * @throws ConfigError naming every bad key (its `problems`) and what is allowed
  */
 export function loadConfigDetailed(
   file?: string,
@@ -213,7 +224,7 @@ export function loadConfigDetailed(
  * Load and validate the configuration.
  * @param file an extra JSON file (e.g. config/paper.json) merged over config/default.json
  * @param overrides values from command-line flags, as dotted keys ("exchange.port")
- * @throws ConfigError naming the first bad key
+ * @throws ConfigError naming every bad key (its `problems`)
  */
 export function loadConfig(
   file?: string,

@@ -78,11 +78,13 @@ export function reportError(err: unknown, o: { json?: boolean } = {}): ExitCode 
   const code = exitCodeOf(err);
   const message = err instanceof Error ? err.message : String(err);
   if (o.json) {
-    const key = err instanceof ConfigError ? { key: err.key } : {};
+    const key = err instanceof ConfigError ? { key: err.key, problems: err.problems } : {};
     process.stderr.write(JSON.stringify({ error: { code: errorCodeOf(err), message, exitCode: code, ...key } }) + '\n');
   } else {
     const hint = err instanceof AuthError ? ' (check the wallet and API credentials)' : '';
-    process.stderr.write(`mmkit: ${message}${hint}\n`);
+    if (err instanceof ConfigError && err.problems.length > 1)
+      for (const p of err.problems) process.stderr.write(`mmkit: config ${p.key}: ${p.message}\n`);
+    else process.stderr.write(`mmkit: ${message}${hint}\n`);
     if (
       process.env.MMKIT_DEBUG &&
       !(err instanceof MmkitError) &&

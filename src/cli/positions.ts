@@ -8,8 +8,10 @@
  *    positions of the store's current ledger epoch (the venue, world and address the daemon last
  *    traded on), derived from its fills (the bot's and external ones), adjustments to the venue's
  *    truth and split / merge / redeem operations (cost, realized PnL, fees, fill counts). Works
- *    with the venue down; no marks, so no unrealized PnL. Sizes are decimal strings as in the
- *    venue source, so the two compare token by token.
+ *    with the venue down; no marks, so no unrealized PnL. The same table and decimals as the venue
+ *    source (title and outcome from the venue's market listing when it answers; average price,
+ *    cost and realized PnL at 6 decimals exact from the store's integers), so the two compare
+ *    token by token.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,11 +22,15 @@ import {
   action,
   addCommonOptions,
   configFrom,
+  note,
+  openSession,
   printJson,
   printTable,
   withSession,
   type CommonOptions,
+  type Session,
 } from './common.ts';
+import type { MmkitConfig } from './config.ts';
 import { EXIT_CODES_HELP, usageError } from './exit-codes.ts';
 import { resolveVenue } from './venue.ts';
 
@@ -35,6 +41,56 @@ interface PositionsOptions extends CommonOptions {
 
 /** Signed micro-units as a decimal string. */
 const signed = (n: number) => formatAmount(n);
+
+/** The columns of both sources' tables, so the two compare token by token (the store has no marks: "-"). */
+const TABLE_COLUMNS = [
+  'title',
+  'outcome',
+  'size',
+  'avgPrice',
+  'initialValue',
+  'curPrice',
+  'currentValue',
+  'cashPnl',
+  'realizedPnl',
+] as const;
+
+const shortTitle = (t: string) => (t.length > 40 ? t.slice(0, 39) + '…' : t);
+
+/**
+ * Question and outcome of every token of `markets`, from the venue's market listing; best effort
+ * (the store source works offline): a venue that does not answer within a few seconds leaves them
+ * unknown, with a note.
+ */
+async function tokenLabels(
+  cfg: MmkitConfig,
+  markets: ReadonlySet<string>,
+): Promise<Map<string, { title: string; outcome: string }>> {
+  const out = new Map<string, { title: string; outcome: string }>();
+  if (markets.size === 0) return out;
+  const quick = { ...cfg, venue: { ...cfg.venue, timeoutMs: Math.min(cfg.venue.timeoutMs || 3000, 3000) } };
+  let s: Session | undefined;
+  try {
+    s = await openSession(quick, { auth: false });
+    const session = s;
+    const signal = AbortSignal.timeout(5000);
+    const found = await Promise.allSettled([...markets].map((m) => session.clob.market(m, { signal })));
+    let missing = 0;
+    for (const r of found) {
+      if (r.status === 'rejected') {
+        missing++;
+        continue;
+      }
+      for (const t of r.value.tokens) out.set(t.tokenId, { title: r.value.question, outcome: t.outcome });
+    }
+    if (missing) note(`${missing} market(s) not in the venue's listing: their tokens are shown by id`);
+  } catch {
+    note("the venue's market listing did not answer: tokens are shown by id");
+  } finally {
+    await s?.close();
+  }
+  return out;
+}
 
 export function register(program: Command): void {
   const cmd = program
@@ -86,18 +142,28 @@ ${EXIT_CODES_HELP}`,
                   address: e.address,
                   startedAt: new Date(e.startedAt).toISOString(),
                 };
-          const rows = store.positions().map((p) => ({
-            market: p.market,
-            tokenId: p.tokenId,
-            size: signed(p.size),
-            avgPrice: formatPrice(p.avgPrice),
-            cost: signed(p.cost),
-            realizedPnl: signed(p.realized),
-            fees: formatAmount(p.fees),
-            bought: formatAmount(p.bought),
-            sold: formatAmount(p.sold),
-            fills: p.fills,
-          }));
+          const positions = store.positions();
+          const decimals = new Map(store.positionDecimals().map((d) => [d.tokenId, d]));
+          const labels = await tokenLabels(cfg, new Set(positions.map((p) => p.market)));
+          const rows = positions.map((p) => {
+            const d = decimals.get(p.tokenId);
+            const l = labels.get(p.tokenId);
+            return {
+              market: p.market,
+              tokenId: p.tokenId,
+              title: l?.title ?? null,
+              outcome: l?.outcome ?? null,
+              size: signed(p.size),
+              // the venue's 6 decimals, exact from the store's integers
+              avgPrice: d?.avgPrice ?? formatPrice(p.avgPrice),
+              cost: d?.cost ?? signed(p.cost),
+              realizedPnl: d?.realized ?? signed(p.realized),
+              fees: formatAmount(p.fees),
+              bought: formatAmount(p.bought),
+              sold: formatAmount(p.sold),
+              fills: p.fills,
+            };
+          });
           // PnL apart and together (no marks: trading is the realized part)
           const pnl = store.pnl(new Map());
           const rt = store.rewardTotals();
@@ -128,7 +194,18 @@ ${EXIT_CODES_HELP}`,
             process.stderr.write(
               `mmkit: ${rows.length} position(s) in ${file}, ${which}: from the store's fills, adjustments and operations; no marks\n`,
             );
-            if (rows.length) printTable(rows, ['tokenId', 'size', 'avgPrice', 'cost', 'realizedPnl', 'fees', 'fills']);
+            if (rows.length)
+              printTable(
+                rows.map((r) => ({
+                  ...r,
+                  title: r.title === null ? r.tokenId : shortTitle(r.title),
+                  initialValue: r.cost,
+                  curPrice: null,
+                  currentValue: null,
+                  cashPnl: null,
+                })),
+                [...TABLE_COLUMNS, 'fees', 'fills'],
+              );
             if (rewards.length) {
               process.stderr.write(
                 'mmkit: liquidity rewards per market and UTC date (estimated by the bot until the venue pays):\n',
@@ -198,8 +275,8 @@ ${EXIT_CODES_HELP}`,
           );
           if (rows.length)
             printTable(
-              rows.map((r) => ({ ...r, title: r.title.length > 40 ? r.title.slice(0, 39) + '…' : r.title })),
-              ['title', 'outcome', 'size', 'avgPrice', 'curPrice', 'currentValue', 'cashPnl', 'realizedPnl'],
+              rows.map((r) => ({ ...r, title: shortTitle(r.title) })),
+              TABLE_COLUMNS,
             );
           process.stderr.write(
             `mmkit: liquidity rewards paid to ${addr}: ${rewards.paid} USDC over ${rewards.byMarket.length} market(s) (apart from the positions' PnL)\n`,

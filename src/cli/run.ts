@@ -276,10 +276,14 @@ async function runLocked(
   let exchange: RunningExchange | undefined;
   let urls: VenueUrls;
   const given = cfg.urls ?? {};
-  if (cfg.exchangeUrl) urls = { ...urlsOf(cfg.exchangeUrl), ...given };
-  else if (given.clob && given.ws)
+  if (cfg.exchangeUrl) {
+    urls = { ...urlsOf(cfg.exchangeUrl), ...given };
+    // operator commands in another terminal (mmkit positions, status...) find the venue here
+    writeDaemonVenue(cfg.dataDir, cfg.exchangeUrl, given);
+  } else if (given.clob && given.ws) {
     urls = { gamma: '', data: '', content: '', ...given, clob: given.clob, ws: given.ws };
-  else {
+    writeDaemonVenue(cfg.dataDir, undefined, given);
+  } else {
     exchange = await startExchange({
       port: 0,
       seed: cfg.seed,
@@ -658,7 +662,7 @@ async function runLocked(
   for (const p of exit.positionsAtExit) log.info(p, 'position at exit');
   store.close();
   await venue.close();
-  if (exchange !== undefined) removeDaemonVenue(cfg.dataDir);
+  removeDaemonVenue(cfg.dataDir);
   await exchange?.close();
   await ops.close();
   return {

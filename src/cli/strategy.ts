@@ -11,12 +11,14 @@ import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { InvalidArgumentError, type Command } from 'commander';
+import { shortQuestion } from '../core/labels.ts';
 import { formatAmount, formatPrice } from '../core/units.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { describeParams, resolveParams } from '../strategy/params.ts';
 import { parseDuration, loadConfig } from './config.ts';
 import { action, printJson, positiveInt } from './common.ts';
 import { EXIT_CODES_HELP, ExitCode, usageError } from './exit-codes.ts';
+import { describeRanges, quoteRanges } from './quote-ranges.ts';
 import { pluginApiSpecifier, pluginSource, STRATEGY_NAME_RE, testSource } from './strategy-scaffold.ts';
 
 /** One order the strategy placed during the check (decimal strings). */
@@ -284,23 +286,35 @@ ${EXIT_CODES_HELP}`,
           | undefined;
         const byMarket = new Map<string, CheckedOrder[]>();
         for (const x of orders) byMarket.set(x.market, [...(byMarket.get(x.market) ?? []), x]);
+        // a market's tokens in listing order (the first is YES) with their outcomes: the summary labels
+        // every token `<outcome> · <short question>`, in market order (none when two markets read the same)
+        const labelled = Object.entries(summary.tokenLabels ?? {});
+        const tokensOf = (question: string) => {
+          const suffix = ` · ${shortQuestion(question)}`;
+          const own = labelled.filter(([, l]) => l.endsWith(suffix));
+          return own.length > 2
+            ? []
+            : own.map(([tokenId, l]) => ({ tokenId, outcome: l.slice(0, l.length - suffix.length) }));
+        };
         const markets = (started?.markets ?? []).map((m) => {
           const os = byMarket.get(m.market) ?? [];
-          const side = (s: string) =>
-            os
-              .filter((x) => x.side === s && x.status !== 'rejected')
-              .map((x) => x.price)
-              .sort((a, b) => Number(a) - Number(b));
-          const bids = side('BUY');
-          const asks = side('SELL');
+          const quoted = os.filter((x) => x.status !== 'rejected');
+          const ranges = quoteRanges(quoted, tokensOf(m.question));
+          const all = ranges.inYes ?? {
+            bids: quoted.filter((x) => x.side === 'BUY').length,
+            asks: quoted.filter((x) => x.side === 'SELL').length,
+            bidPrices: null,
+            askPrices: null,
+          };
           return {
             market: m.market,
             question: m.question,
             orders: os.length,
-            bids: bids.length,
-            asks: asks.length,
-            bidPrices: bids.length ? `${bids[0]} to ${bids[bids.length - 1]}` : null,
-            askPrices: asks.length ? `${asks[0]} to ${asks[asks.length - 1]}` : null,
+            // the whole quote in YES prices (a NO bid at p is a YES ask at 1 - p): never two books in one range
+            prices: ranges.inYes === null ? null : ('yes' as const),
+            ...all,
+            // each token's quotes in its own prices
+            tokens: ranges.tokens,
           };
         });
         const report = {
@@ -322,7 +336,7 @@ ${EXIT_CODES_HELP}`,
           ];
           for (const m of markets)
             out.push(
-              `  ${m.market.slice(0, 14)}… ${m.question.slice(0, 50)}: ${m.bids} bid(s)${m.bidPrices ? ` ${m.bidPrices}` : ''}, ${m.asks} ask(s)${m.askPrices ? ` ${m.askPrices}` : ''}`,
+              `  ${m.market.slice(0, 14)}… ${m.question.slice(0, 50)}: ${describeRanges({ tokens: m.tokens, inYes: m.prices === null ? null : m })}`,
             );
           for (const x of orders.filter((y) => y.type === 'FOK' || y.type === 'FAK'))
             out.push(

@@ -6,8 +6,9 @@
  * URL resolution (first that applies):
  *   1. `bot.exchangeUrl` (flag --exchange-url, env MMKIT_EXCHANGE_URL): one base URL serving
  *      /clob, /gamma, /data, /content, /relayer and /ws (the paper exchange's layout);
- *   2. for operator commands only, a daemon running with an in-process paper exchange records its
- *      URL in <dataDir>/venue.json: a second terminal finds it there (while that process lives);
+ *   2. for operator commands only, a running daemon records its venue in <dataDir>/venue.json (the
+ *      in-process paper exchange's URL, or the venue it was given: --exchange-url, venue.*Url), a
+ *      second terminal finds it there (while that process lives);
  *   3. for operator commands, the paper exchange of the config: http://<exchange.host>:<exchange.port>
  *      (what `mmkit exchange` listens on); `mmkit run` starts one in-process instead.
  * Each `venue.*Url` key, when set, replaces that one API's URL (a live venue has one host per API).
@@ -86,12 +87,43 @@ export function isLoopbackUrl(url: string): boolean {
   }
 }
 
-/** The file a daemon with an in-process paper exchange writes its URL to. */
+/** The file a running daemon writes its venue's URLs to. */
 export const DAEMON_VENUE_FILE = 'venue.json';
 
-/** Record the in-process exchange's base URL for operator commands in other terminals. */
-export function writeDaemonVenue(dataDir: string, base: string): void {
-  writeFileSync(join(dataDir, DAEMON_VENUE_FILE), JSON.stringify({ url: base, pid: process.pid }) + '\n');
+/** What <dataDir>/venue.json holds: a base URL, the per-API URLs (over those of the base), the daemon's pid. */
+export interface DaemonVenueRecord {
+  url?: string;
+  urls?: Partial<VenueUrls>;
+  pid: number;
+}
+
+/** A URL without what may be a secret: user and password, query, fragment. */
+function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    u.hash = '';
+    return u.toString().replace(/\/+$/, '');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Record the daemon's venue for operator commands in other terminals: the base URL (the in-process
+ * exchange's, or --exchange-url) and the per-API URLs set explicitly. Never a secret: user,
+ * password and query of a URL are dropped.
+ */
+export function writeDaemonVenue(dataDir: string, base: string | undefined, urls: Partial<VenueUrls> = {}): void {
+  const rec: DaemonVenueRecord = { pid: process.pid };
+  if (base !== undefined && withoutCredentials(base) !== '') rec.url = withoutCredentials(base);
+  const per = Object.entries(urls)
+    .map(([k, u]) => [k, u ? withoutCredentials(u) : ''] as const)
+    .filter(([, u]) => u !== '');
+  if (per.length) rec.urls = Object.fromEntries(per);
+  writeFileSync(join(dataDir, DAEMON_VENUE_FILE), JSON.stringify(rec) + '\n');
 }
 
 /** Remove the record (only when it is this process's). */
@@ -101,16 +133,20 @@ export function removeDaemonVenue(dataDir: string): void {
   if (r !== undefined && r.pid === process.pid) rmSync(f, { force: true });
 }
 
-/** The URL a living daemon recorded in <dataDir>/venue.json, if any. */
-export function readDaemonVenue(
-  dataDir: string,
-  o: { checkAlive?: boolean } = {},
-): { url: string; pid: number } | undefined {
+/** The venue a living daemon recorded in <dataDir>/venue.json, if any. */
+export function readDaemonVenue(dataDir: string, o: { checkAlive?: boolean } = {}): DaemonVenueRecord | undefined {
   const f = join(dataDir, DAEMON_VENUE_FILE);
   if (!existsSync(f)) return undefined;
   try {
-    const v = JSON.parse(readFileSync(f, 'utf8')) as { url?: unknown; pid?: unknown };
-    if (typeof v.url !== 'string' || typeof v.pid !== 'number') return undefined;
+    const v = JSON.parse(readFileSync(f, 'utf8')) as { url?: unknown; urls?: unknown; pid?: unknown };
+    if (typeof v.pid !== 'number') return undefined;
+    const urls =
+      v.urls !== null && typeof v.urls === 'object'
+        ? (Object.fromEntries(
+            Object.entries(v.urls).filter(([, u]) => typeof u === 'string' && u !== ''),
+          ) as Partial<VenueUrls>)
+        : undefined;
+    if (typeof v.url !== 'string' && urls?.clob === undefined) return undefined;
     if (o.checkAlive !== false) {
       try {
         process.kill(v.pid, 0);
@@ -118,7 +154,11 @@ export function readDaemonVenue(
         if ((e as NodeJS.ErrnoException).code === 'ESRCH') return undefined;
       }
     }
-    return { url: v.url, pid: v.pid };
+    return {
+      ...(typeof v.url === 'string' ? { url: v.url } : {}),
+      ...(urls !== undefined ? { urls } : {}),
+      pid: v.pid,
+    };
   } catch {
     return undefined;
   }
@@ -129,7 +169,7 @@ export function readDaemonVenue(
  * @throws ConfigError when per-API URLs are only partly set and no base URL fills the rest
  */
 export function resolveVenue(cfg: MmkitConfig): ResolvedVenue {
-  const explicit = explicitUrls(cfg);
+  let explicit = explicitUrls(cfg);
   let base: string | undefined;
   let source: VenueSource;
   if (cfg.bot.exchangeUrl) {
@@ -141,6 +181,7 @@ export function resolveVenue(cfg: MmkitConfig): ResolvedVenue {
     const d = readDaemonVenue(cfg.bot.dataDir);
     if (d !== undefined) {
       base = d.url;
+      explicit = { ...d.urls, ...explicit };
       source = 'daemon';
     } else {
       const h =

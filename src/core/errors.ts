@@ -71,11 +71,34 @@ export class ValidationError extends MmkitError {
   }
 }
 
+/** One bad configuration key and what is wrong with it. */
+export interface ConfigProblem {
+  readonly key: string;
+  readonly message: string;
+}
+
 export class ConfigError extends MmkitError {
   readonly key: string;
+  /** Every problem found (the first is `key`'s); one line each in the message. */
+  readonly problems: readonly ConfigProblem[];
   constructor(key: string, message: string, opts?: ErrorOptions) {
     super('CONFIG', `config ${key}: ${message}`, false, opts);
     this.key = key;
+    this.problems = [{ key, message: scrubSecrets(message) }];
+  }
+
+  /** One error carrying several problems (validation reports them all, not only the first). */
+  static of(problems: readonly [ConfigProblem, ...ConfigProblem[]]): ConfigError {
+    const [first, ...rest] = problems;
+    const e = new ConfigError(
+      first.key,
+      [first.message, ...rest.map((p) => `config ${p.key}: ${p.message}`)].join('\n'),
+    );
+    (e as { problems: readonly ConfigProblem[] }).problems = problems.map((p) => ({
+      key: p.key,
+      message: scrubSecrets(p.message),
+    }));
+    return e;
   }
 }
 

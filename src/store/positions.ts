@@ -10,7 +10,7 @@
  * that are not trades (adjustments, operation legs) move a position the same way, without fee.
  */
 import type { ConditionId, TokenId } from '../core/ids.ts';
-import { PRICE_SCALE, type Micro, type Pips, type Side } from '../core/units.ts';
+import { formatFixed, PRICE_SCALE, type Micro, type Pips, type Side } from '../core/units.ts';
 
 /** What position math needs of one fill (integer units). */
 export interface PositionFill {
@@ -62,7 +62,29 @@ export interface PnlReport {
   }[];
 }
 
+/**
+ * A position's money as decimal strings with the venue's 6 decimals, computed from the exact
+ * pip-micro amounts (rounded half away from zero once, as the venue renders them; not the
+ * half-up pips of `avgPrice` nor the floored micro-units of `cost` and `realized`).
+ */
+export interface PositionDecimals {
+  readonly tokenId: TokenId;
+  /** Average entry price of the open position, 6 decimals; "0" when flat. */
+  readonly avgPrice: string;
+  /** Cost of the open position (signed like the size). */
+  readonly cost: string;
+  /** Realized PnL before fees. */
+  readonly realized: string;
+}
+
 const SCALE = BigInt(PRICE_SCALE);
+
+/** a / b rounded half away from zero (b > 0). */
+function divRound(a: bigint, b: bigint): bigint {
+  const abs = a < 0n ? -a : a;
+  const q = (abs * 2n + b) / (b * 2n);
+  return a < 0n ? -q : q;
+}
 
 /** Floor division of bigints (toward −∞). */
 function floorDiv(a: bigint, b: bigint): bigint {
@@ -139,6 +161,20 @@ export class PositionAccumulator {
   /** Unrealized at `mark` pips, pip-micro. */
   unrealizedAt(mark: number): bigint {
     return this.size * BigInt(mark) - this.cost;
+  }
+
+  /** The money of the position at the venue's 6 decimals, exact from the pip-micro amounts. */
+  decimals(): PositionDecimals {
+    const abs = this.size < 0n ? -this.size : this.size;
+    const absCost = this.cost < 0n ? -this.cost : this.cost;
+    // pip-micro / micro-shares = pips; × 100 = millionths (6 decimals)
+    const avg = abs === 0n ? 0n : divRound(absCost * 100n, abs);
+    return {
+      tokenId: this.tokenId,
+      avgPrice: formatFixed(avg, 6),
+      cost: formatFixed(divRound(this.cost, SCALE), 6),
+      realized: formatFixed(divRound(this.realized, SCALE), 6),
+    };
   }
 
   snapshot(): Position {

@@ -8,7 +8,7 @@ import type { TradeStatus } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import type { Micro, Pips, Side } from '../core/units.ts';
 import type { PreparedOrder } from '../core/venue.ts';
-import type { PnlReport, Position } from './positions.ts';
+import type { PnlReport, Position, PositionDecimals } from './positions.ts';
 
 /** An order's status as the store keeps it (the tracker's states). */
 export type StoredOrderStatus =
@@ -532,6 +532,8 @@ export interface Store {
    * legs carry no fee). With no epoch (a backtest's store): every fill.
    */
   positions(): Position[];
+  /** The money of `positions()` (same order) as the venue's 6-decimal strings, exact from the pip-micro amounts. */
+  positionDecimals(): PositionDecimals[];
   /** Realized + unrealized PnL of the current epoch at the marks (pips per token). */
   pnl(marks: ReadonlyMap<TokenId, number>): PnlReport;
   /** The current epoch's position-moving entries, in the order `positions()` applies them. */

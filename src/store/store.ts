@@ -281,6 +281,11 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       writeFills();
       return [...positions.get().values()].map((a) => a.snapshot());
     },
+    positionDecimals() {
+      open();
+      writeFills();
+      return [...positions.get().values()].map((a) => a.decimals());
+    },
     pnl(marks) {
       open();
       writeFills();

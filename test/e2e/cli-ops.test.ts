@@ -401,6 +401,29 @@ describe('mmkit config check', () => {
     expect(run.out + run.err).not.toContain(password);
   }, 120_000);
 
+  it('reports every problem, not only the first (text and --json), as a start-up does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mmkit-bad-config-'));
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ log: { level: 'loud' }, bot: { risk: { maxLoss: -5 } } }));
+    const j = await mmkit(['config', 'check', '--config', bad, '--json']);
+    expect(j.code).toBe(2);
+    expect(json(j)).toMatchObject({
+      ok: false,
+      problems: [
+        { key: 'log.level', message: expect.stringContaining('"loud"') },
+        { key: 'bot.risk.maxLoss', message: expect.stringContaining('a number in [0, 1000000000]') },
+      ],
+    });
+    for (const args of [
+      ['config', 'check', '--config', bad],
+      ['run', '--config', bad, '--data-dir', dir],
+    ]) {
+      const t = await mmkit(args);
+      expect(t.code, args.join(' ')).toBe(2);
+      expect(t.err).toMatch(/^mmkit: config log\.level: .*\nmmkit: config bot\.risk\.maxLoss: .*-5\n$/);
+    }
+  }, 120_000);
+
   it('passes on config/live.example.json pointed at the paper exchange', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mmkit-live-'));
     const live = JSON.parse(readFileSync(join(ROOT, 'config/live.example.json'), 'utf8'));
@@ -454,20 +477,26 @@ describe('mmkit config check', () => {
   }, 120_000);
 });
 
+/** `mmkit run` on `dir` in the background (clean MMKIT_* environment, status server on a free port). */
+function startDaemon(dir: string, args: string[] = []) {
+  const env: Record<string, string> = { MMKIT_HTTP_PORT: '0' };
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('MMKIT_') && v !== undefined) env[k] = v;
+  const daemon = spawn(
+    process.execPath,
+    // (a long --duration: the test stops it; on a loaded machine each `mmkit orders` takes seconds)
+    [BIN, 'run', '--data-dir', dir, ...args, '--duration', '600s', '--log-level', 'warn'],
+    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let err = '';
+  daemon.stderr.on('data', (d) => (err += d));
+  const exited = new Promise<number | null>((res) => daemon.on('exit', (c) => res(c)));
+  return { daemon, derr: () => err, exited };
+}
+
 describe('a second terminal next to a daemon with an in-process paper exchange', () => {
   it("finds the daemon's venue through its data directory and sees its orders and positions", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mmkit-daemon-'));
-    const env: Record<string, string> = { MMKIT_HTTP_PORT: '0' };
-    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('MMKIT_') && v !== undefined) env[k] = v;
-    const daemon = spawn(
-      process.execPath,
-      // (a long --duration: the test stops it; on a loaded machine each `mmkit orders` takes seconds)
-      [BIN, 'run', '--data-dir', dir, '--duration', '600s', '--log-level', 'warn'],
-      { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let derr = '';
-    daemon.stderr.on('data', (d) => (derr += d));
-    const exited = new Promise<number | null>((res) => daemon.on('exit', (c) => res(c)));
+    const { daemon, derr, exited } = startDaemon(dir);
     try {
       const venueFile = join(dir, 'venue.json');
       let orders: any;
@@ -479,7 +508,7 @@ describe('a second terminal next to a daemon with an in-process paper exchange',
         orders = json(r);
         if (orders.count > 0) break;
       }
-      expect(orders?.count, derr.slice(-2000)).toBeGreaterThan(0);
+      expect(orders?.count, derr().slice(-2000)).toBeGreaterThan(0);
       const daemonAddress = new Wallet(
         readFileSync(join(dir, 'paper-wallet.key'), 'utf8').trim(),
       ).address.toLowerCase();
@@ -495,6 +524,32 @@ describe('a second terminal next to a daemon with an in-process paper exchange',
     }
     expect(await exited).toBe(0);
     // the record goes with the daemon
+    expect(existsSync(join(dir, 'venue.json'))).toBe(false);
+  }, 240_000);
+});
+
+describe('a second terminal next to a daemon given a venue (--exchange-url)', () => {
+  it("finds the daemon's venue through its data directory, and the record holds no secret", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mmkit-daemon-url-'));
+    const { daemon, derr, exited } = startDaemon(dir, ['--exchange-url', base]);
+    try {
+      const venueFile = join(dir, 'venue.json');
+      const keyFile = join(dir, 'paper-wallet.key');
+      for (const end = Date.now() + 90_000; Date.now() < end && !(existsSync(venueFile) && existsSync(keyFile)); )
+        await new Promise((r) => setTimeout(r, 250));
+      expect(existsSync(venueFile), derr().slice(-2000)).toBe(true);
+      const rec = readFileSync(venueFile, 'utf8');
+      expect(JSON.parse(rec)).toMatchObject({ url: base, pid: daemon.pid });
+      const key = readFileSync(keyFile, 'utf8').trim();
+      expect(rec).not.toContain(key.slice(2));
+      // no --exchange-url here: the data directory says where the daemon trades
+      const pos = await mmkit(['positions', '--json', '--data-dir', dir]);
+      expect(pos.code, pos.err).toBe(0);
+      expect(json(pos)).toMatchObject({ source: 'venue', address: new Wallet(key).address.toLowerCase() });
+    } finally {
+      daemon.kill('SIGTERM');
+    }
+    expect(await exited, derr().slice(-2000)).toBe(0);
     expect(existsSync(join(dir, 'venue.json'))).toBe(false);
   }, 240_000);
 });

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.ts';
 import type { ConditionId, OrderId, TokenId } from '../../src/core/ids.ts';
 import type { Micro, Pips } from '../../src/core/units.ts';
+import { startExchange } from '../../src/exchange/server.ts';
 import { openStore, type FillRecord } from '../../src/store/store.ts';
 import { runMmkit } from './support/cli.ts';
 
@@ -97,6 +98,65 @@ describe('mmkit positions --source store', () => {
     expect(r.out).toContain('12.5');
     expect(r.out).not.toContain('99');
     expect(r.err).toContain('trading 0 - fees 0 + rewards 1.250001 (paid 1.000001, estimated 0.25) = 1.250001');
+  });
+
+  it("compares token by token with --source venue: the listing's title and outcome, the venue's columns and 6 decimals", async () => {
+    const ex = await startExchange({ port: 0, seed: 7, world: { agents: 'none', lifecycle: false } });
+    const d = mkdtempSync(join(tmpdir(), 'mmkit-positions-titles-'));
+    try {
+      const base = ex.urls.clob_url.replace(/\/clob$/, '');
+      const listing = (await (await fetch(`${ex.urls.clob_url}/markets`)).json()) as {
+        data: Array<{ condition_id: string; question: string; tokens: Array<{ token_id: string; outcome: string }> }>;
+      };
+      const m = listing.data[0]!;
+      const yes = m.tokens[0]!;
+      const s = openStore(join(d, 'mmkit.db'), { checkpoint: 'auto' });
+      const at = { market: m.condition_id as ConditionId, tokenId: yes.token_id as TokenId };
+      s.recordFill(fill('a', { ...at, price: 3876 as Pips, size: 4_000_000 as Micro }));
+      s.recordFill(fill('b', { ...at, price: 3880 as Pips, size: 1_000_000 as Micro, matchTime: 1_700_000_000_001 }));
+      s.recordFill(
+        fill('c', { ...at, side: 'SELL', price: 4000 as Pips, size: 1_333_333 as Micro, matchTime: 1_700_000_000_002 }),
+      );
+      s.recordFill(fill('d', { tokenId: '333' as TokenId, matchTime: 1_700_000_000_003 }));
+      s.close();
+      const args = ['positions', '--source', 'store', '--data-dir', d, '--exchange-url', base];
+      const j = await runMmkit([...args, '--json']);
+      expect(j.code, j.err).toBe(0);
+      const rows = JSON.parse(j.out).positions;
+      expect(rows[0]).toMatchObject({
+        tokenId: yes.token_id,
+        title: m.question,
+        outcome: yes.outcome,
+        size: '3.666667',
+        // exact from the integers at the venue's 6 decimals (pips would say 0.3877, a floor 0.016426)
+        avgPrice: '0.38768',
+        realizedPnl: '0.016427',
+      });
+      // a market the listing does not know: by token id
+      expect(rows[1]).toMatchObject({ tokenId: '333', title: null, outcome: null });
+      const h = await runMmkit(args);
+      expect(h.code, h.err).toBe(0);
+      const [header, first, second] = h.out.split('\n');
+      expect(header!.split(/\s+/)).toEqual([
+        'TITLE',
+        'OUTCOME',
+        'SIZE',
+        'AVGPRICE',
+        'INITIALVALUE',
+        'CURPRICE',
+        'CURRENTVALUE',
+        'CASHPNL',
+        'REALIZEDPNL',
+        'FEES',
+        'FILLS',
+      ]);
+      expect(first).toContain(m.question.slice(0, 30));
+      expect(first).toMatch(new RegExp(`${yes.outcome}\\s+3\\.666667\\s+0\\.38768\\s`));
+      expect(second).toMatch(/^333\s/);
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+      await ex.close();
+    }
   });
 
   it('a store with no epoch (every fill) says so, epoch null in JSON', async () => {

@@ -129,6 +129,14 @@ describe('mmkit strategy check', () => {
     expect(j.summary.openOrdersAtExit).toBe(0);
     expect(j.markets.length).toBe(2);
     expect(j.markets.some((m: any) => m.bids > 0)).toBe(true);
+    // each token's quotes in its own prices, named by outcome; the market's in YES prices (the
+    // counts of both views agree: a NO bid is a YES ask)
+    for (const m of j.markets) {
+      expect(m.prices, m.market).toBe('yes');
+      for (const t of m.tokens) expect(['Yes', 'No']).toContain(t.outcome);
+      const n = (f: 'bids' | 'asks') => m.tokens.reduce((a: number, t: any) => a + t[f], 0);
+      expect(m.bids + m.asks, m.market).toBe(n('bids') + n('asks'));
+    }
     expect(j.orders.length).toBeGreaterThan(0);
     for (const o of j.orders) {
       expect(o.side).toMatch(/^(BUY|SELL)$/);

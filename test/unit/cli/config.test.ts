@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -160,6 +160,21 @@ describe('config: strict validation names the key and what is allowed', () => {
     const e = configError(() => loadConfig(file(body), {}, {}));
     expect(e.key).toBe(key);
     expect(e.message).toMatch(allowed);
+  });
+
+  it('reports every bad key, not only the first (schema, unknown keys, secrets in a file)', () => {
+    const e = configError(() =>
+      loadConfig(file({ log: { level: 'loud' }, bot: { risk: { maxLoss: -5 } }, exchange: { prot: 1 } }), {}, {}),
+    );
+    expect(e.key).toBe('log.level');
+    expect(e.problems.map((p) => p.key).sort()).toEqual(['bot.risk.maxLoss', 'exchange.prot', 'log.level']);
+    expect(e.problems.find((p) => p.key === 'bot.risk.maxLoss')?.message).toMatch(/a number in \[0, 1000000000\]/);
+    expect(e.message).toContain('config bot.risk.maxLoss: ');
+    const s = configError(() => loadConfig(file({ secrets: { privateKey: KEY, apiSecret: 'c2VjcmV0' } }), {}, {}));
+    expect(s.problems.map((p) => p.key)).toEqual(['secrets.privateKey', 'secrets.apiSecret']);
+    expect(JSON.stringify(s.problems)).not.toContain(KEY.slice(2));
+    // a single problem is one entry too
+    expect(configError(() => loadConfig(file({ log: { level: 'loud' } }), {}, {})).problems).toHaveLength(1);
   });
 
   it('validates environment values strictly (no "ture" is true) and never echoes a secret', () => {
@@ -350,6 +365,22 @@ describe('venue resolution', () => {
     expect(resolveVenue(loadConfig(undefined, { 'bot.dataDir': d }, {}))).toMatchObject({
       source: 'daemon',
       urls: { clob: 'http://127.0.0.1:45678/clob' },
+    });
+    // ...and so is the venue a daemon was given (--exchange-url, venue.*Url), without any credentials
+    const d2 = mkdtempSync(join(tmpdir(), 'mmkit-venue-'));
+    writeDaemonVenue(d2, 'https://user:pw@venue.example/?key=k1', { relayer: 'https://r.example/x?token=t1' });
+    const rec = readFileSync(join(d2, 'venue.json'), 'utf8');
+    for (const secret of ['user', 'pw', 'k1', 't1']) expect(rec).not.toContain(secret);
+    expect(resolveVenue(loadConfig(undefined, { 'bot.dataDir': d2 }, {}))).toMatchObject({
+      source: 'daemon',
+      urls: { clob: 'https://venue.example/clob', relayer: 'https://r.example/x' },
+    });
+    const d3 = mkdtempSync(join(tmpdir(), 'mmkit-venue-'));
+    const per = { clob: 'https://clob.example', gamma: 'https://g.example', data: 'https://d.example' };
+    writeDaemonVenue(d3, undefined, { ...per, content: 'https://c.example', ws: 'wss://ws.example' });
+    expect(resolveVenue(loadConfig(undefined, { 'bot.dataDir': d3 }, {}))).toMatchObject({
+      source: 'daemon',
+      urls: { ...per, ws: 'wss://ws.example' },
     });
   });
 

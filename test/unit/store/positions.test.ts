@@ -87,3 +87,21 @@ describe('position math (property)', () => {
     );
   });
 });
+
+describe('position decimals (what `positions --source store` prints)', () => {
+  it("are exact from the pip-micro amounts at the venue's 6 decimals, rounded once (not pips, not floored)", () => {
+    const a = new PositionAccumulator(M, T);
+    a.add(toFill({ side: 'BUY', price: 3876, size: 4_000_000, fee: 0 }));
+    a.add(toFill({ side: 'BUY', price: 3880, size: 1_000_000, fee: 0 }));
+    a.add(toFill({ side: 'SELL', price: 4000, size: 1_333_333, fee: 0 }));
+    // exact: avg 0.38768000001…, realized 0.0164266626, cost 1.4214934626
+    expect(a.snapshot()).toMatchObject({ avgPrice: 3877, realized: 16426 });
+    expect(a.decimals()).toEqual({ tokenId: T, avgPrice: '0.38768', cost: '1.421493', realized: '0.016427' });
+    // a short position: cost and realized keep their signs, the average price is positive
+    const s = new PositionAccumulator(M, T);
+    s.add(toFill({ side: 'SELL', price: 6001, size: 3_000_000, fee: 0 }));
+    s.add(toFill({ side: 'BUY', price: 5000, size: 1_000_001, fee: 0 }));
+    expect(s.decimals()).toMatchObject({ avgPrice: '0.6001', cost: '-1.200199', realized: '0.1001' });
+    expect(new PositionAccumulator(M, T).decimals()).toMatchObject({ avgPrice: '0', cost: '0', realized: '0' });
+  });
+});
