@@ -358,7 +358,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     );
     clearInterval(keepAlive);
     // the JSON summary line as it always was; the labels name positions on stdout
-    const { tokenLabels, ...logged } = summary;
+    const { tokenLabels, marketTokens: _tokens, ...logged } = summary;
     logger.info(logged, 'summary');
     process.stdout.write(
       [

@@ -81,6 +81,8 @@ export interface RunSummary {
   stop: RunStop;
   /** Token id → "Yes · Will …" of the markets traded: how the terminal names positions (not logged). */
   tokenLabels?: Record<string, string>;
+  /** Each traded market's tokens in listing order (the first is YES) with their outcomes (not logged). */
+  marketTokens?: Record<string, ReadonlyArray<{ readonly tokenId: string; readonly outcome: string }>>;
 }
 
 /** Rejections the kill switch does not count, by cause (see `RunSummary.rejectionsNotCounted`). */

@@ -670,6 +670,9 @@ async function runLocked(
     tokenLabels: Object.fromEntries(
       markets.flatMap((m) => m.tokens.map((t) => [t.tokenId, tokenLabel(t.outcome, m.question, 40)])),
     ),
+    marketTokens: Object.fromEntries(
+      markets.map((m) => [m.market, m.tokens.map((t) => ({ tokenId: t.tokenId, outcome: t.outcome }))]),
+    ),
   };
 }
 

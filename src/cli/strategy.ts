@@ -11,7 +11,6 @@ import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { InvalidArgumentError, type Command } from 'commander';
-import { shortQuestion } from '../core/labels.ts';
 import { formatAmount, formatPrice } from '../core/units.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { describeParams, resolveParams } from '../strategy/params.ts';
@@ -286,20 +285,12 @@ ${EXIT_CODES_HELP}`,
           | undefined;
         const byMarket = new Map<string, CheckedOrder[]>();
         for (const x of orders) byMarket.set(x.market, [...(byMarket.get(x.market) ?? []), x]);
-        // a market's tokens in listing order (the first is YES) with their outcomes: the summary labels
-        // every token `<outcome> · <short question>`, in market order (none when two markets read the same)
-        const labelled = Object.entries(summary.tokenLabels ?? {});
-        const tokensOf = (question: string) => {
-          const suffix = ` · ${shortQuestion(question)}`;
-          const own = labelled.filter(([, l]) => l.endsWith(suffix));
-          return own.length > 2
-            ? []
-            : own.map(([tokenId, l]) => ({ tokenId, outcome: l.slice(0, l.length - suffix.length) }));
-        };
+        // a market's tokens in listing order (the first is YES) with their outcomes, as the run traded them
+        const tokensOf = (market: string) => summary.marketTokens?.[market] ?? [];
         const markets = (started?.markets ?? []).map((m) => {
           const os = byMarket.get(m.market) ?? [];
           const quoted = os.filter((x) => x.status !== 'rejected');
-          const ranges = quoteRanges(quoted, tokensOf(m.question));
+          const ranges = quoteRanges(quoted, tokensOf(m.market));
           const all = ranges.inYes ?? {
             bids: quoted.filter((x) => x.side === 'BUY').length,
             asks: quoted.filter((x) => x.side === 'SELL').length,
