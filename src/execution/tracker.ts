@@ -130,8 +130,8 @@ interface Entry {
   originalSize: Micro;
   /** Largest matched size the venue reported in an order update or query. */
   reportedMatched: number;
-  /** Per trade id: the size it counts for (0 when first seen FAILED). */
-  fills: Map<string, number>;
+  /** Per trade id: the size it counts for (0 when first seen FAILED); undefined until its first fill (most orders have none). */
+  fills: Map<string, number> | undefined;
   sizeMatched: Micro;
   status: TrackedStatus;
   rejectCode: string | null;
@@ -260,7 +260,7 @@ export class OrderTracker {
       price: r.price,
       originalSize: r.size,
       reportedMatched: 0,
-      fills: new Map(),
+      fills: undefined,
       sizeMatched: 0 as Micro,
       status: 'pending',
       rejectCode: null,
@@ -443,8 +443,8 @@ export class OrderTracker {
     readonly status: TradeStatus;
   }): void {
     const e = this.#orders.get(f.orderId);
-    if (e === undefined || e.fills.has(f.tradeId)) return;
-    e.fills.set(f.tradeId, f.status === 'FAILED' ? 0 : f.size);
+    if (e === undefined || e.fills?.has(f.tradeId) === true) return;
+    (e.fills ??= new Map()).set(f.tradeId, f.status === 'FAILED' ? 0 : f.size);
     const before = e.sizeMatched;
     this.#recomputeMatched(e);
     if (e.sizeMatched === before) return;
@@ -564,7 +564,7 @@ export class OrderTracker {
       price: v.price,
       originalSize: v.originalSize,
       reportedMatched: 0,
-      fills: new Map(),
+      fills: undefined,
       sizeMatched: 0 as Micro,
       status: 'unknown',
       rejectCode: null,
@@ -587,7 +587,7 @@ export class OrderTracker {
 
   #recomputeMatched(e: Entry): void {
     let sum = 0;
-    for (const size of e.fills.values()) sum += size;
+    if (e.fills !== undefined) for (const size of e.fills.values()) sum += size;
     const m = Math.max(e.reportedMatched, sum, e.sizeMatched);
     const before = e.sizeMatched;
     e.sizeMatched = (e.originalSize > 0 ? Math.min(m, e.originalSize) : m) as Micro;
