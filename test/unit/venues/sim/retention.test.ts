@@ -4,6 +4,7 @@
  * seen finished, and drop it at a later sweep at least `retainMs` after that stamp.
  */
 import { describe, expect, it } from 'vitest';
+import { Rng } from '../../../../src/core/random.ts';
 import { FinishedOrders } from '../../../../src/venues/sim/retention.ts';
 
 interface Order {
@@ -33,21 +34,10 @@ class PlainSweep {
   }
 }
 
-/** A deterministic pseudo-random sequence (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Orders placed and finished at random times, swept at irregular times: the ids dropped at each sweep. */
 function run(retainMs: number, seed: number, fast: boolean): number[][] {
-  const r = rng(seed);
+  const rng = new Rng(seed);
+  const r = (): number => rng.next();
   const kept = new Map<number, Order>();
   const live: Order[] = [];
   const finished = new FinishedOrders<Order>(retainMs);
