@@ -1139,10 +1139,11 @@ class SimVenueImpl implements SimVenue {
   }
 
   /** Cancels a LIVE order: off its level, reservation back, CANCELLATION. `byVenue`: expiry, tick change, resolution. */
-  /** An order of ours is done (MATCHED or CANCELED: it never rests again). */
+  /** An order of ours is done (MATCHED or CANCELED: it never rests again); handed to the sweep once. */
   #finish(o: SimOrder, status: 'MATCHED' | 'CANCELED'): void {
+    const was = o.status;
     o.status = status;
-    this.#finished.finished(o);
+    if (was === 'LIVE') this.#finished.finished(o);
   }
 
   #cancelOrder(o: SimOrder, byVenue: boolean): void {
