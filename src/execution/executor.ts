@@ -1343,24 +1343,24 @@ export class Executor {
     if (t.from === null) return;
     const o = t.order;
     if (o.foreign) return; // not the bot's: the store records its own orders only
-    const u = {
-      id: o.id,
-      patch: { status: o.status, sizeMatched: o.sizeMatched, rejectCode: o.rejectCode },
-      ...(o.adopted
-        ? {
-            adopt: {
-              id: o.id,
-              market: o.market,
-              tokenId: o.tokenId,
-              side: o.side,
-              price: o.price,
-              originalSize: o.originalSize,
-              sizeMatched: o.sizeMatched,
-              status: o.status,
-            },
-          }
-        : {}),
-    };
+    const patch = { status: o.status, sizeMatched: o.sizeMatched, rejectCode: o.rejectCode };
+    // (two literals, not a spread of an optional part: this runs for every transition of every order)
+    const u = o.adopted
+      ? {
+          id: o.id,
+          patch,
+          adopt: {
+            id: o.id,
+            market: o.market,
+            tokenId: o.tokenId,
+            side: o.side,
+            price: o.price,
+            originalSize: o.originalSize,
+            sizeMatched: o.sizeMatched,
+            status: o.status,
+          },
+        }
+      : { id: o.id, patch };
     if (this.#batch !== undefined) {
       this.#batch.push(u);
       return;

@@ -130,8 +130,8 @@ interface Entry {
   originalSize: Micro;
   /** Largest matched size the venue reported in an order update or query. */
   reportedMatched: number;
-  /** Per trade id: the size it counts for (0 when first seen FAILED). */
-  fills: Map<string, number>;
+  /** Per trade id: the size it counts for (0 when first seen FAILED); undefined until its first fill (most orders have none). */
+  fills: Map<string, number> | undefined;
   sizeMatched: Micro;
   status: TrackedStatus;
   rejectCode: string | null;
@@ -260,7 +260,7 @@ export class OrderTracker {
       price: r.price,
       originalSize: r.size,
       reportedMatched: 0,
-      fills: new Map(),
+      fills: undefined,
       sizeMatched: 0 as Micro,
       status: 'pending',
       rejectCode: null,
@@ -331,7 +331,7 @@ export class OrderTracker {
       const e = this.#orders.get(id);
       if (e !== undefined) {
         e.cancelRequested = true;
-        this.#bumpOf(e);
+        this.#bumpOf(e, false);
       }
     }
   }
@@ -356,16 +356,25 @@ export class OrderTracker {
     this.#openIn.get(e.market)?.delete(e.id);
   }
 
-  /** A change a view of the entry's open orders can show (own or foreign). */
-  #bumpOf(e: Entry): void {
+  /**
+   * A change of the entry (own or foreign) that its market's lists are made anew for. `shown`: one a
+   * list of open orders shows (the entry joined or left them, or its matched size changed; a view
+   * has no status, nor whether a cancel was requested).
+   */
+  #bumpOf(e: Entry, shown = true): void {
     if (e.foreign) this.#foreignVersion++;
-    else this.#bump(e.market);
+    else this.#bump(e.market, shown);
   }
 
-  /** A change a view of `market`'s open orders can show. */
-  #bump(market: string): void {
+  /**
+   * Drops the cached lists of `market` and the all-markets lists. A market's list changes identity
+   * with any change of its orders (the strategies' filters of unchanged input compare it, and what
+   * they output is counted); the all-markets list of every order (the risk view's: the gate reads
+   * its contents only) is kept when the change does not show in it.
+   */
+  #bump(market: string, shown = true): void {
     this.#liveCache.delete(market);
-    this.#liveCache.delete('');
+    if (shown) this.#liveCache.delete('');
     this.#liveCacheX.delete(market);
     this.#liveCacheX.delete('');
   }
@@ -434,8 +443,8 @@ export class OrderTracker {
     readonly status: TradeStatus;
   }): void {
     const e = this.#orders.get(f.orderId);
-    if (e === undefined || e.fills.has(f.tradeId)) return;
-    e.fills.set(f.tradeId, f.status === 'FAILED' ? 0 : f.size);
+    if (e === undefined || e.fills?.has(f.tradeId) === true) return;
+    (e.fills ??= new Map()).set(f.tradeId, f.status === 'FAILED' ? 0 : f.size);
     const before = e.sizeMatched;
     this.#recomputeMatched(e);
     if (e.sizeMatched === before) return;
@@ -470,10 +479,13 @@ export class OrderTracker {
   }
 
   /**
-   * `liveOrders(market)` memoised until the next change of any order (status, matched size, cancel
-   * requested, a new or adopted order): the same array (and views) while nothing changed, so a hot
-   * caller (the risk gate and the strategy on every book event of a backtest) allocates nothing.
-   * Read-only: callers must not mutate it.
+   * `liveOrders(market)` memoised until the next change of any order of the market (status,
+   * matched size, cancel requested, a new or adopted order): the same array (and views) while
+   * nothing changed, so a hot caller (the risk gate and the strategy on every book event of a
+   * backtest) allocates nothing. The list of all markets' orders (`market` undefined, with the
+   * orders being cancelled) is kept until a change it shows (an order opened, adopted or closed,
+   * a matched size): not a move between open states nor a cancel requested. Read-only: callers
+   * must not mutate it.
    */
   liveOrdersCached(market?: ConditionId, opts: { excludeCancelling?: boolean } = NO_OPTS): readonly LiveOrderView[] {
     const key = market ?? '';
@@ -552,7 +564,7 @@ export class OrderTracker {
       price: v.price,
       originalSize: v.originalSize,
       reportedMatched: 0,
-      fills: new Map(),
+      fills: undefined,
       sizeMatched: 0 as Micro,
       status: 'unknown',
       rejectCode: null,
@@ -575,10 +587,11 @@ export class OrderTracker {
 
   #recomputeMatched(e: Entry): void {
     let sum = 0;
-    for (const size of e.fills.values()) sum += size;
+    if (e.fills !== undefined) for (const size of e.fills.values()) sum += size;
     const m = Math.max(e.reportedMatched, sum, e.sizeMatched);
+    const before = e.sizeMatched;
     e.sizeMatched = (e.originalSize > 0 ? Math.min(m, e.originalSize) : m) as Micro;
-    this.#bumpOf(e);
+    this.#bumpOf(e, e.sizeMatched !== before);
   }
 
   /** Raise the venue-reported matched size (monotonic); the caller advances/emits. */
@@ -634,7 +647,8 @@ export class OrderTracker {
   }
 
   #emit(from: TrackedStatus | null, e: Entry, cause: string): void {
-    this.#bumpOf(e);
+    // shown when it joins or leaves the open orders (a change of its matched size bumped already)
+    this.#bumpOf(e, (e.foreign ? this.#foreignOpen : this.#open).has(e.id) !== isOpen(e.status));
     if (isOpen(e.status)) this.#setOpen(e);
     else {
       this.#deleteOpen(e);

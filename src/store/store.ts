@@ -31,6 +31,7 @@ import { LiveClock } from '../core/clock.ts';
 import { ValidationError } from '../core/errors.ts';
 import { startCheckpointer } from './checkpointer.ts';
 import { DeferredAudit } from './deferred-audit.ts';
+import { setAsideIndexes } from './scratch-indexes.ts';
 import { DeferredFills } from './deferred-fills.ts';
 import { deferredOrders, pendingOf } from './deferred-orders.ts';
 import { checkTime, epochIdentity, sameEpoch, toEpoch, toSession, type EpochRow, type SessionRow } from './epochs.ts';
@@ -179,6 +180,9 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     if (closed) throw new Error(`store ${file} is closed`);
   };
   if (batched) db.exec('BEGIN');
+  // a scratch store builds the orders table's secondary indexes at close (./scratch-indexes.ts);
+  // dropped within the open transaction, so the file has them until its first commit
+  const orderIndexes = scratch ? setAsideIndexes(db, 'orders') : undefined;
 
   const store: Store = {
     file,
@@ -509,6 +513,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       if (batched) writePending();
       writeFills();
       audits?.write();
+      orderIndexes?.restore();
       if (batched && db.inTransaction) db.exec('COMMIT');
       if (checkpointer !== undefined) {
         checkpointer.postMessage('stop');

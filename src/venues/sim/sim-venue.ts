@@ -143,6 +143,7 @@ import { finalizeBatch, joinLevel, leaveLevel, levelMoved, throughFills, tradeFi
 import { comb, ShownOwn, withOwn } from './show-own.ts';
 import { MarketState, SimOrder, type Mutable, type OwnLevel, type SimWire, type TokenState } from './sim-state.ts';
 import { DroppedIds, hexId } from './sim-ids.ts';
+import { FinishedOrders } from './retention.ts';
 import { SimLedger } from './sim-account.ts';
 import { settleMarket } from './settlement.ts';
 import { DelayedFeed, RequestTimers } from './sim-timers.ts';
@@ -210,10 +211,10 @@ class SimVenueImpl implements SimVenue {
   readonly #live = new Map<string, SimOrder>();
   readonly #fills: VenueFill[] = [];
   readonly #settlements: Settlement[] = [];
-  // pruning (see SimVenueOptions.retainMs): when finished orders were first seen finished, the
-  // sequence numbers of the orders dropped, and the last sweep
+  // pruning (see SimVenueOptions.retainMs): the finished orders by when a sweep first saw them
+  // finished, the sequence numbers of the orders dropped, and the last sweep
   readonly #retainMs: number;
-  readonly #doneAt = new Map<SimOrder, number>();
+  readonly #finished: FinishedOrders<SimOrder>;
   readonly #dropped: DroppedIds;
   #lastSweep = -Infinity;
   #idSeq = 0;
@@ -313,6 +314,7 @@ class SimVenueImpl implements SimVenue {
     const keep = o.retainMs ?? 600_000;
     if (!(keep >= 0)) throw new ValidationError(`retainMs: a number >= 0 (or Infinity), got ${String(keep)}`);
     this.#retainMs = keep;
+    this.#finished = new FinishedOrders(keep);
     for (const m of o.markets) this.#addMarket(m, true);
     const c = o.account?.collateral ?? DEFAULT_COLLATERAL;
     if (!Number.isSafeInteger(c) || c < 0)
@@ -985,33 +987,27 @@ class SimVenueImpl implements SimVenue {
       return { id: o.id, ok: true, status: 'live' };
     }
     if (rem > 0) {
-      o.status = 'CANCELED';
+      this.#finish(o, 'CANCELED');
       this.#emitUser(orderEvent(o, 'CANCELLATION', 'CANCELED', this.clock.now()));
       return { id: o.id, ok: true, status: o.matched > 0 ? 'matched' : 'unmatched' };
     }
-    o.status = 'MATCHED';
+    this.#finish(o, 'MATCHED');
     return { id: o.id, ok: true, status: 'matched' };
   }
 
   /**
    * Drops orders finished (MATCHED or CANCELED) at least `retainMs` ago and fills older than that
    * (see SimVenueOptions.retainMs). An order's finishing time is when a sweep first sees it finished,
-   * so it is kept between retainMs and retainMs + SWEEP_MS. O(orders kept + fills dropped).
+   * so it is kept between retainMs and retainMs + SWEEP_MS (./retention.ts). O(orders and fills dropped).
    */
   #sweep(now: number): void {
     this.#lastSweep = now;
     if (this.#retainMs === Infinity) return;
     const before = now - this.#retainMs;
-    for (const o of this.#orders.values()) {
-      if (o.status === 'LIVE') continue;
-      const at = this.#doneAt.get(o);
-      if (at === undefined) this.#doneAt.set(o, now);
-      else if (at <= before) {
-        this.#orders.delete(o.id);
-        this.#doneAt.delete(o);
-        this.#dropped.add(o.id);
-      }
-    }
+    this.#finished.sweep(now, (o) => {
+      this.#orders.delete(o.id);
+      this.#dropped.add(o.id);
+    });
     const f = this.#fills;
     let k = 0;
     while (k < f.length && f[k]!.matchTime < before) k++;
@@ -1046,7 +1042,8 @@ class SimVenueImpl implements SimVenue {
     // makers first (their UPDATEs), then the taker's UPDATE, then the fills: the paper exchange's order
     const makerEvents: FillEvent[] = [];
     for (const [mk, s] of makers) makerEvents.push(this.#applyMakerFill(mk, s, tradeId, o.id));
-    o.status = o.remaining === 0 ? 'MATCHED' : 'LIVE';
+    // a taking order is LIVE until it is done
+    if (o.remaining === 0) this.#finish(o, 'MATCHED');
     this.#emitUser(orderEvent(o, 'UPDATE', o.status, this.clock.now()));
     const fill: VenueFill = {
       tradeId,
@@ -1086,7 +1083,7 @@ class SimVenueImpl implements SimVenue {
     c.notional += amount;
     this.#shown.change(o, -s);
     if (o.remaining === 0) {
-      o.status = 'MATCHED';
+      this.#finish(o, 'MATCHED');
       this.#unrest(o);
     }
     this.#emitUser(orderEvent(o, 'UPDATE', o.status, this.clock.now()));
@@ -1142,13 +1139,20 @@ class SimVenueImpl implements SimVenue {
   }
 
   /** Cancels a LIVE order: off its level, reservation back, CANCELLATION. `byVenue`: expiry, tick change, resolution. */
+  /** An order of ours is done (MATCHED or CANCELED: it never rests again); handed to the sweep once. */
+  #finish(o: SimOrder, status: 'MATCHED' | 'CANCELED'): void {
+    const was = o.status;
+    o.status = status;
+    if (was === 'LIVE') this.#finished.finished(o);
+  }
+
   #cancelOrder(o: SimOrder, byVenue: boolean): void {
     if (o.status !== 'LIVE') return;
     const rem = o.remaining;
     this.#unrest(o);
     this.#shown.change(o, -rem);
     this.#acct.release(o, o.reserved);
-    o.status = 'CANCELED';
+    this.#finish(o, 'CANCELED');
     if (byVenue) this.#c.venueCancels++;
     else this.#c.ordersCancelled++;
     this.#emitUser(orderEvent(o, 'CANCELLATION', 'CANCELED', this.clock.now()));

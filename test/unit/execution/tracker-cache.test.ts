@@ -1,4 +1,7 @@
-/** OrderTracker.liveOrdersCached: the same list while nothing changed, a fresh one after any change. */
+/**
+ * OrderTracker.liveOrdersCached: the same list while nothing changed, a fresh one after any change (the
+ * list of all markets: after any change it shows).
+ */
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../src/core/clock.ts';
 import type { ConditionId, OrderId, TokenId } from '../../../src/core/ids.ts';
@@ -41,8 +44,14 @@ describe('OrderTracker.liveOrdersCached', () => {
     t.addPending(prep('0xb', M2));
     check();
     expect(t.liveOrdersCached(M)).toBe(a); // another market's change: this market's list is kept
+    const allPending = t.liveOrdersCached();
+    const mPending = t.liveOrdersCached(M);
     t.onPlaceOutcome({ id: '0xa' as OrderId, ok: true, status: 'live' });
     check();
+    // pending -> live: a market's list is made anew (the strategies' filters compare it); the list of
+    // all markets (the risk view's) shows nothing new (a view has no status) and is kept
+    expect(t.liveOrdersCached(M)).not.toBe(mPending);
+    expect(t.liveOrdersCached()).toBe(allPending);
     t.onFill({ tradeId: 't1', orderId: '0xa' as OrderId, size: 4_000_000, status: 'MATCHED' });
     check();
     expect(t.liveOrdersCached(M)[0]?.sizeMatched).toBe(4_000_000);
@@ -104,10 +113,10 @@ describe('OrderTracker.liveOrders (per-market index, views reused while unchange
           createdAt: o.createdAt,
         }));
     };
-    for (let step = 0; step < 400; step++) {
+    for (let step = 0; step < 800; step++) {
       clock.advance(1 + rnd(50));
       const id = ids.length > 0 ? ids[rnd(ids.length)]! : undefined;
-      switch (rnd(6)) {
+      switch (rnd(11)) {
         case 0:
         case 1: {
           const nid = `0x${step}` as OrderId;
@@ -126,6 +135,43 @@ describe('OrderTracker.liveOrders (per-market index, views reused while unchange
           break;
         case 5:
           if (id !== undefined) t.onCancelOutcome({ canceled: [id], notCanceled: new Map() });
+          break;
+        case 6:
+          if (id !== undefined) t.markUnknown(id);
+          break;
+        case 7:
+          if (id !== undefined) t.concludeGone(id);
+          break;
+        case 8: {
+          // an order update: an id it knows or an adopted one; a size it knows or a larger one,
+          // LIVE (which revives an inferred terminal state) or done
+          const uid = id !== undefined && rnd(4) > 0 ? id : (`0xu${step}` as OrderId);
+          if (uid !== id) ids.push(uid);
+          const known = t.get(uid);
+          t.onOrderUpdate({
+            type: 'order_update',
+            kind: 'UPDATE',
+            id: uid,
+            market: known?.market ?? markets[rnd(3)]!,
+            tokenId: Y,
+            side: 'BUY',
+            price: 5000 as Pips,
+            originalSize: 10_000_000 as Micro,
+            sizeMatched: ((known?.sizeMatched ?? 0) + (rnd(2) === 0 ? 0 : 1_000_000)) as Micro,
+            status: rnd(4) === 0 ? 'CANCELED' : 'LIVE',
+            source: 'stream',
+            venueTime: 0,
+            recvTime: 0,
+          });
+          break;
+        }
+        case 9:
+          if (id !== undefined) t.markRejected(id, 'X', rnd(2) === 0);
+          break;
+        case 10:
+          // a repeated answer (changes nothing), then time for terminal orders to be forgotten
+          if (id !== undefined) t.onPlaceOutcome({ id, ok: true, status: 'live' });
+          if (rnd(20) === 0) clock.advance(700_000);
           break;
       }
       for (const m of [undefined, ...markets])

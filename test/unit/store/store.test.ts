@@ -571,6 +571,16 @@ describe("commit: 'batched' (backtests)", () => {
       }
     };
     expect(rows(files[1]!)).toEqual(rows(files[0]!));
+    // the orders' indexes, set aside while it ran (src/store/scratch-indexes.ts), are there again
+    const schema = (f: string) => {
+      const db = new Database(f, { readonly: true });
+      try {
+        return db.prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name').all();
+      } finally {
+        db.close();
+      }
+    };
+    expect(schema(files[1]!)).toEqual(schema(files[0]!));
     expect(() => openStore(join(dir, 'x.db'), { scratch: true })).toThrow(/scratch/);
     expect(() =>
       openStore(join(dir, 'x.db'), { scratch: true, commit: 'batched', durability: { fills: 'full', other: 'off' } }),

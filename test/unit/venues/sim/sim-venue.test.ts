@@ -820,6 +820,15 @@ describe('sim venue: bounded memory (retainMs)', () => {
     expect((await again)[0]).toMatchObject({ ok: false, code: 'INVALID_ORDER_DUPLICATED' });
   });
 
+  it('drops an order that took all its size on arrival (finished as a taker), after retainMs too', async () => {
+    const { h } = await run({ retainMs: 600_000 }, 0);
+    const taker = await h.place(req(5200, 10)); // crosses the ask of 200: filled at once, never rests
+    expect(await h.venue.order(taker.id)).toMatchObject({ status: 'MATCHED', sizeMatched: 10 * SH });
+    for (let i = 0; i < 13; i++) h.fb.at(60_000).change([['ask', 5200, 300 + i]]);
+    h.play();
+    expect(await h.venue.order(taker.id)).toBeUndefined();
+  });
+
   it('keeps them within retainMs, and forever with Infinity', async () => {
     const recent = await run({ retainMs: 600_000 }, 5);
     expect(await recent.h.venue.order(recent.filled.id)).toMatchObject({ status: 'MATCHED', sizeMatched: 10 * SH });
