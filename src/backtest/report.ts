@@ -147,6 +147,8 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
       `${shares(p.size)} ${outcome} of "${mk === undefined ? p.tokenId : shortQuestion(mk.question, 60)}" at avg ${(p.avgPrice / PRICE_SCALE).toFixed(4)}, mark ${p.mark === null ? 'n/a' : (p.mark / PRICE_SCALE).toFixed(4)}`,
     );
   }
+  const refused = r.counts.ordersRefused ?? 0;
+  if (refused > 0) row('refused', `${refused} immediate order(s) (FOK/FAK) refused by the risk gate, never sent`);
   const thrown = r.engine.errors.strategy;
   if (thrown > 0) {
     const first = r.engine.firstStrategyError;

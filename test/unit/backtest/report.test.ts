@@ -45,6 +45,11 @@ describe('backtest report: terminal summary', () => {
     );
     expect(s.endsWith('\n')).toBe(true);
     expect(s).not.toContain('strategy errors');
+    expect(s).not.toContain('refused');
+    const refused = { ...r, counts: { ...r.counts, ordersRefused: 2 } };
+    expect(formatSummary(refused, computeMetrics(refused))).toContain(
+      'refused         2 immediate order(s) (FOK/FAK) refused by the risk gate, never sent',
+    );
   });
 
   it('reports strategy errors with the first one; a run that threw and sent nothing failed', () => {
