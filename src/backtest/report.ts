@@ -79,6 +79,15 @@ export function sharpeLine(s: Metrics['sharpe']): string {
   return `${s.value.toFixed(2)} (${what}, annualised ×√${Math.round(s.periodsPerYear)})`;
 }
 
+/**
+ * True when the run says nothing about the strategy: it threw (at least once) and sent no order
+ * (e.g. it throws on every event). `mmkit backtest` exits 1 then (README, Backtest), whatever the
+ * output format.
+ */
+export function strategyFailed(r: BacktestResult, m: Metrics): boolean {
+  return r.engine.errors.strategy > 0 && m.orders.sent === 0;
+}
+
 /** The terminal summary (see the module comment). Lines end with "\n". */
 export function formatSummary(r: BacktestResult, m: Metrics): string {
   const lines: string[] = [];
@@ -136,6 +145,16 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
     row(
       'position',
       `${shares(p.size)} ${outcome} of "${mk === undefined ? p.tokenId : shortQuestion(mk.question, 60)}" at avg ${(p.avgPrice / PRICE_SCALE).toFixed(4)}, mark ${p.mark === null ? 'n/a' : (p.mark / PRICE_SCALE).toFixed(4)}`,
+    );
+  }
+  const refused = r.counts.ordersRefused ?? 0;
+  if (refused > 0) row('refused', `${refused} immediate order(s) (FOK/FAK) refused by the risk gate, never sent`);
+  const thrown = r.engine.errors.strategy;
+  if (thrown > 0) {
+    const first = r.engine.firstStrategyError;
+    row(
+      'strategy errors',
+      `${thrown} (the strategy threw; its output was dropped)${first === undefined ? '' : `; first: ${first.message}${first.at === undefined ? '' : ` at ${first.at}`}`}`,
     );
   }
   if (r.openOrdersAtEnd !== 0) row('open orders', `${r.openOrdersAtEnd} left at the venue after the final cancel-all`);

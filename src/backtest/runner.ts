@@ -817,6 +817,7 @@ async function runWith(
       userEvents,
       intents: counters.intents,
       intentsCoalesced: counters.coalesced,
+      ...(counters.ordersRefused > 0 ? { ordersRefused: counters.ordersRefused } : {}),
     },
     orders: {
       ...venue.counts,

@@ -228,6 +228,8 @@ export interface BacktestResult {
     readonly userEvents: number;
     readonly intents: number;
     readonly intentsCoalesced: number;
+    /** Immediate orders (FOK/FAK) the risk gate refused; absent when none was. */
+    readonly ordersRefused?: number;
   };
   readonly orders: {
     readonly placeRequests: number;

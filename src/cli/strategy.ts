@@ -88,6 +88,28 @@ function ordersIn(file: string): CheckedOrder[] {
   }
 }
 
+/** The strategy's errors in the daemon's log lines (the engine's 'strategy handler threw'). */
+export interface StrategyErrors {
+  /** How many it threw (at least: past 10 the engine logs every 1000th; `more` then). */
+  count: number;
+  /** True when the count is a lower bound (the engine logged the errors past the 10th sparsely). */
+  more: boolean;
+  /** The first error: its message and where it was thrown (file:line:column; null when unknown). */
+  first: { message: string; at: string | null } | null;
+}
+
+export function strategyErrorsIn(lines: readonly Record<string, unknown>[]): StrategyErrors {
+  let count = 0;
+  let first: StrategyErrors['first'] = null;
+  for (const l of lines) {
+    if (l['msg'] !== 'strategy handler threw (output dropped)') continue;
+    const n = typeof l['occurrences'] === 'number' ? l['occurrences'] : count + 1;
+    count = Math.max(count + 1, n);
+    first ??= { message: String(l['err'] ?? '?'), at: typeof l['at'] === 'string' ? l['at'] : null };
+  }
+  return { count, more: count >= 10, first };
+}
+
 /** A `--param key=value` flag (repeatable) into a record. */
 export function paramArg(v: string, prev: Record<string, string> = {}): Record<string, string> {
   const i = v.indexOf('=');
@@ -193,8 +215,10 @@ ${EXIT_CODES_HELP}`,
       `
 The run uses the real daemon (engine, risk gate, execution, SQLite store) with a throwaway paper
 wallet and data directory, so nothing of yours is touched. Exit code 0 when the strategy loaded,
-its params were valid, it placed at least one order and left none open; 1 when it quoted nothing
-or left orders open; 2 for a load or params error (naming strategy.params.<key>).
+its params were valid, it placed at least one order, never threw and left no order open; 1 when
+it threw (the first error named, with its file:line), quoted nothing or left orders open; 2 for a
+load or params error (naming strategy.params.<key>). Refusals count quotes and immediate (FOK/FAK)
+orders the risk gate refused.
 
 Examples:
   mmkit strategy check strategies/bands.ts
@@ -212,7 +236,11 @@ ${EXIT_CODES_HELP}`,
         const params = resolveParams(def.params, given);
         const dataDir = mkdtempSync(join(tmpdir(), 'mmkit-strategy-check-'));
         if (!o.json) {
-          process.stderr.write(`mmkit: ${def.name}: params ok\n${describeParams(def.params).join('\n')}\n`);
+          process.stderr.write(
+            Object.keys(def.params).length === 0
+              ? `mmkit: ${def.name}: no params\n`
+              : `mmkit: ${def.name}: params ok\n${describeParams(def.params).join('\n')}\n`,
+          );
           process.stderr.write(
             `mmkit: running ${def.name} for ${o.duration} against an in-process paper exchange...\n`,
           );
@@ -274,12 +302,14 @@ ${EXIT_CODES_HELP}`,
         }
         const orders = ordersIn(join(dataDir, 'mmkit.db'));
         if (!o.keep) rmSync(dataDir, { recursive: true, force: true });
-        const count = (msg: string) => {
+        // each refusal or trim is logged once (info or debug, src/kernel/create-trader.ts): exact counts
+        const count = (...msgs: string[]) => {
           const by: Record<string, number> = {};
           for (const l of lines)
-            if (l['msg'] === msg) by[String(l['code'] ?? '?')] = (by[String(l['code'] ?? '?')] ?? 0) + 1;
+            if (msgs.includes(String(l['msg']))) by[String(l['code'] ?? '?')] = (by[String(l['code'] ?? '?')] ?? 0) + 1;
           return by;
         };
+        const strategyErrors = strategyErrorsIn(lines);
         const started = lines.find((l) => l['msg'] === 'starting') as
           | { markets?: Array<{ market: string; question: string }> }
           | undefined;
@@ -312,10 +342,16 @@ ${EXIT_CODES_HELP}`,
           strategy: def.name,
           params,
           durationMs,
-          ok: summary.ordersPlaced > 0 && summary.noOrdersLeft && summary.openOrdersAtExit === 0,
+          ok:
+            strategyErrors.count === 0 &&
+            summary.ordersPlaced > 0 &&
+            summary.noOrdersLeft &&
+            summary.openOrdersAtExit === 0,
           summary,
           markets,
-          refusals: count('quote refused'),
+          strategyErrors,
+          refusals: count('quote refused', 'immediate order refused'),
+          trims: count('quote trimmed'),
           rejections: withPostOnly(count('order rejected'), lines),
           orders,
           ...(o.keep ? { dataDir } : {}),
@@ -336,6 +372,14 @@ ${EXIT_CODES_HELP}`,
           const refused = Object.entries(report.refusals);
           if (refused.length)
             out.push(`  refused by the risk gate: ${refused.map(([k, n]) => `${k} x${n}`).join(', ')}`);
+          const trimmed = Object.entries(report.trims);
+          if (trimmed.length)
+            out.push(`  trimmed by the risk gate: ${trimmed.map(([k, n]) => `${k} x${n}`).join(', ')}`);
+          const first = strategyErrors.first;
+          if (first !== null)
+            out.push(
+              `  strategy errors: ${strategyErrors.count}${strategyErrors.more ? '+' : ''} (output dropped); first: ${first.message}${first.at === null ? '' : ` at ${first.at}`}`,
+            );
           const rejected = Object.entries(report.rejections);
           if (rejected.length)
             out.push(`  rejected by the venue: ${rejected.map(([k, n]) => `${k} x${n}`).join(', ')}`);
@@ -346,9 +390,11 @@ ${EXIT_CODES_HELP}`,
           out.push(
             report.ok
               ? 'check ok'
-              : summary.ordersPlaced === 0
-                ? 'check FAILED: the strategy placed no order'
-                : 'check FAILED: orders were left open',
+              : first !== null
+                ? `check FAILED: the strategy threw: ${first.message}${first.at === null ? '' : ` (at ${first.at})`}`
+                : summary.ordersPlaced === 0
+                  ? `check FAILED: the strategy placed no order${refused.length ? ' (the risk gate refused what it asked: see above)' : ''}`
+                  : 'check FAILED: orders were left open',
           );
           process.stdout.write(out.join('\n') + '\n');
         }

@@ -127,6 +127,11 @@ export interface EngineStats {
     balance: number;
     listing: number;
   };
+  /**
+   * The first error a strategy handler threw: its message and where it was thrown (the top frame
+   * of its stack, `file:line:column`, when known). Absent while the strategy has not thrown.
+   */
+  firstStrategyError?: { readonly message: string; readonly at?: string };
 }
 
 /** The running engine. */
@@ -394,7 +399,14 @@ class EngineImpl implements Engine {
         out = this.#strategy.onEvent(e, this.state);
       } catch (err) {
         this.#stats.errors.strategy++;
-        this.#log('error', 'strategy', { event: e.type, err: errMsg(err) }, 'strategy handler threw (output dropped)');
+        const at = errAt(err);
+        this.#stats.firstStrategyError ??= { message: errMsg(err), ...(at !== undefined ? { at } : {}) };
+        this.#log(
+          'error',
+          'strategy',
+          { event: e.type, err: errMsg(err), ...(at !== undefined ? { at } : {}), stack: stackHead(err) },
+          'strategy handler threw (output dropped)',
+        );
       }
       if (out !== undefined) this.#output(out);
     }
@@ -549,6 +561,26 @@ export function timer$(clock: Clock, ms: number, name: string): Observable<Timer
     }, ms);
     return () => clock.clearInterval(h);
   });
+}
+
+/** The first lines of an error's stack (its message and the top frames), for a log line. */
+function stackHead(err: unknown, frames = 4): string | undefined {
+  if (!(err instanceof Error) || typeof err.stack !== 'string') return undefined;
+  return err.stack
+    .split('\n')
+    .slice(0, frames + 1)
+    .join('\n')
+    .slice(0, 1000);
+}
+
+/** Where an error was thrown: `file:line:column` of the top frame of its stack, when it has one. */
+export function errAt(err: unknown): string | undefined {
+  if (!(err instanceof Error) || typeof err.stack !== 'string') return undefined;
+  for (const line of err.stack.split('\n')) {
+    const m = /^\s+at (?:.*? \()?(.+?:\d+:\d+)\)?$/.exec(line);
+    if (m) return m[1];
+  }
+  return undefined;
 }
 
 function errMsg(err: unknown): string {

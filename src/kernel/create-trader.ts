@@ -467,13 +467,31 @@ export function createTrader(o: TraderOptions): Trader {
           return same;
         }
       : undefined;
+  // refusals and trims at info with their reason, the first 10 of a kind (message and code) then
+  // every 1000th (with `occurrences`); the others at debug, so that every one is logged once
+  const gateLogged = new Map<string, number>();
+  const gateLog = (l: Pick<TraderLogger, 'debug' | 'info'>, kind: string, obj: object, msg: string): void => {
+    const n = (gateLogged.get(kind) ?? 0) + 1;
+    gateLogged.set(kind, n);
+    const fields = n > 10 ? { ...obj, occurrences: n } : obj;
+    if (n <= 10 || n % 1000 === 0) l.info(fields, msg);
+    else l.debug(fields, msg);
+  };
   const gateQuotes = (desired: DesiredQuotes): Approved<DesiredQuotes> => {
     repeated = undefined;
     if (memo !== undefined && hooks.onGate === undefined) return memo.approve(desired, riskView, repeatsLast);
     const r = gate(desired, riskView);
-    if (r.refusals.length > 0) {
+    if (r.refusals.length > 0 || r.trims.length > 0) {
       const l = marketLog('risk', desired.market);
-      for (const x of r.refusals) l.debug({ code: x.code, reason: x.reason }, 'quote refused');
+      for (const x of r.refusals)
+        gateLog(l, `refused.${x.code}`, quoteFields(x.quote, x.code, x.reason), 'quote refused');
+      for (const x of r.trims)
+        gateLog(
+          l,
+          `trimmed.${x.code}`,
+          { ...quoteFields(x.quote, x.code, x.reason), approvedSize: formatAmount(x.size) },
+          'quote trimmed',
+        );
     }
     hooks.onGate?.(desired, r);
     if (pressure !== undefined && (r.refusals.some(isGlobalRoom) || r.trims.some(isGlobalRoom))) pressure();
@@ -489,8 +507,10 @@ export function createTrader(o: TraderOptions): Trader {
         hooks.onGateOrder?.(x, true, null);
       } else {
         counters.ordersRefused++;
-        marketLog('risk', x.market).info(
-          { code: r.refusal.code, reason: r.refusal.reason, type: x.type, side: x.side, price: formatPrice(x.price) },
+        gateLog(
+          marketLog('risk', x.market),
+          `order.${r.refusal.code}`,
+          { ...quoteFields(x, r.refusal.code, r.refusal.reason), type: x.type },
           'immediate order refused',
         );
         hooks.onGateOrder?.(x, false, r.refusal.code);
@@ -853,5 +873,21 @@ export function createTrader(o: TraderOptions): Trader {
     pullMarket(market) {
       executor.submit(gate({ market, quotes: [], at: clock.now() }, riskView).approved);
     },
+  };
+}
+
+/** The fields of a refused or trimmed quote (or immediate order) in a log line, amounts in decimals. */
+function quoteFields(
+  q: { readonly tokenId: string; readonly side: string; readonly price: number; readonly size: number },
+  code: string,
+  reason: string,
+): Record<string, string> {
+  return {
+    code,
+    reason,
+    token: q.tokenId,
+    side: q.side,
+    price: Number.isSafeInteger(q.price) ? formatPrice(q.price) : String(q.price),
+    size: Number.isSafeInteger(q.size) ? formatAmount(q.size) : String(q.size),
   };
 }

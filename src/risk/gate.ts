@@ -29,7 +29,17 @@
  */
 import type { ConditionId, TokenId } from '../core/ids.ts';
 import type { DesiredQuotes, ImmediateIntent, LiveOrderView, QuoteIntent } from '../core/intents.ts';
-import { LOT_MICRO, PRICE_SCALE, isValidPrice, notional, tickPips, type Micro, type Pips } from '../core/units.ts';
+import {
+  LOT_MICRO,
+  PRICE_SCALE,
+  formatAmount,
+  formatPrice,
+  isValidPrice,
+  notional,
+  tickPips,
+  type Micro,
+  type Pips,
+} from '../core/units.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import type { BookView } from '../core/views.ts';
 import type { KillSwitchState } from './kill-switch.ts';
@@ -205,7 +215,10 @@ function topFor(token: TokenId, other: TokenId, view: RiskView): TopOrError {
   if (b.bestBid === null || b.bestAsk === null)
     return { code: 'NO_MID', reason: `the book of ${b.tokenId} is one-sided: no mid` };
   if (b.bestBid >= b.bestAsk)
-    return { code: 'CROSSED_BOOK', reason: `the book of ${b.tokenId} is crossed (${b.bestBid} >= ${b.bestAsk})` };
+    return {
+      code: 'CROSSED_BOOK',
+      reason: `the book of ${b.tokenId} is crossed (${px(b.bestBid)} >= ${px(b.bestAsk)})`,
+    };
   if (own !== undefined)
     return { bid: b.bestBid, ask: b.bestAsk, mid: (b.bestBid + b.bestAsk) / 2, book: b, complement: false };
   const bid = PRICE_SCALE - b.bestAsk;
@@ -410,14 +423,14 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
       continue;
     }
     if (!Number.isInteger(q.price) || q.price <= 0 || q.price >= PRICE_SCALE) {
-      refusals.push({ quote: q, code: 'INVALID_PRICE', reason: `price ${q.price} pips is not inside (0, 1)` });
+      refusals.push({ quote: q, code: 'INVALID_PRICE', reason: `price ${px(q.price)} is not inside (0, 1)` });
       continue;
     }
     if (!isValidPrice(q.price, tick)) {
       refusals.push({
         quote: q,
         code: 'OFF_TICK',
-        reason: `price ${q.price} pips is not on the tick (${tick} pips) inside [tick, 1 - tick]`,
+        reason: `price ${px(q.price)} is not on the tick (${px(tick)}) inside [tick, 1 - tick]`,
       });
       continue;
     }
@@ -425,7 +438,7 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
       refusals.push({
         quote: q,
         code: 'PRICE_LIMIT',
-        reason: `price ${q.price} pips outside the limits [${limits.minPrice}, ${limits.maxPrice}]`,
+        reason: `price ${px(q.price)} outside the limits [${px(limits.minPrice)}, ${px(limits.maxPrice)}]`,
       });
       continue;
     }
@@ -433,7 +446,7 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
       refusals.push({
         quote: q,
         code: 'PRICE_BAND',
-        reason: `price ${q.price} pips is ${Math.abs(q.price - top.mid)} pips from the mid ${top.mid} (band ${limits.maxMidDistance})`,
+        reason: `price ${px(q.price)} is ${px(Math.abs(q.price - top.mid))} from the mid ${px(top.mid)} (band ${px(limits.maxMidDistance)})`,
       });
       continue;
     }
@@ -442,7 +455,7 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
       refusals.push({
         quote: q,
         code: 'SELF_TRADE',
-        reason: `a ${q.side} at ${q.price} pips would trade with an order resting on our own wallet that the bot did not place (${mine.side} at ${mine.price} pips on ${mine.tokenId === q.tokenId ? 'this token' : 'the complementary token'})`,
+        reason: `a ${q.side} at ${px(q.price)} would trade with an order resting on our own wallet that the bot did not place (${mine.side} at ${px(mine.price)} on ${mine.tokenId === q.tokenId ? 'this token' : 'the complementary token'})`,
       });
       continue;
     }
@@ -450,7 +463,7 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
       refusals.push({
         quote: q,
         code: 'WOULD_CROSS',
-        reason: `a ${q.side} at ${q.price} pips would cross the book (bid ${top.bid}, ask ${top.ask})`,
+        reason: `a ${q.side} at ${px(q.price)} would cross the book (bid ${px(top.bid)}, ask ${px(top.ask)})`,
       });
       continue;
     }
@@ -460,7 +473,7 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
       refusals.push({
         quote: q,
         code: 'SELF_CROSS',
-        reason: `would cross another approved quote of this market (YES-equivalent ${yesBid ? 'bid' : 'ask'} at ${yp} pips)`,
+        reason: `would cross another approved quote of this market (YES-equivalent ${yesBid ? 'bid' : 'ask'} at ${px(yp)})`,
       });
       continue;
     }
@@ -468,7 +481,7 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
       refusals.push({
         quote: q,
         code: 'INVALID_SIZE',
-        reason: `size ${q.size} is not a positive integer of micro-shares`,
+        reason: `size ${sh(q.size)} is not a positive multiple of 0.000001 share`,
       });
       continue;
     }
@@ -501,13 +514,13 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
         refusals.push({
           quote: q,
           code: 'MIN_SIZE',
-          reason: `size ${q.size} is below the market's minimum ${minSize}`,
+          reason: `size ${sh(q.size)} is below the market's minimum ${sh(minSize)}`,
         });
       else
         refusals.push({
           quote: q,
           code: CUT_CODES[cut]!,
-          reason: `${cutReason(cut, pos, collateralHere, limits, view.limits)}: what is left (${size}) is below the minimum size ${minSize}`,
+          reason: `${cutReason(cut, pos, collateralHere, limits, view.limits)}: what is left (${sh(size)}) is below the minimum size ${sh(minSize)}`,
         });
       continue;
     }
@@ -577,17 +590,17 @@ function cutReason(cut: number, pos: number, collateral: number, limits: MarketL
     case CUT_LOT:
       return 'size rounded down to the 0.01-share lot';
     case CUT_ORDER_SIZE:
-      return `cut to maxOrderSize ${limits.maxOrderSize}`;
+      return `cut to maxOrderSize ${sh(limits.maxOrderSize)}`;
     case CUT_POSITION:
-      return `position ${pos} + resting buys would exceed maxPosition ${limits.maxPosition}`;
+      return `position ${sh(pos)} + resting buys would exceed maxPosition ${sh(limits.maxPosition)}`;
     case CUT_COLLATERAL:
-      return `collateral available ${collateral}`;
+      return `collateral available ${sh(collateral)} USDC`;
     case CUT_NO_INVENTORY:
-      return `sells beyond the ${pos} shares held (no shorting)`;
+      return `sells beyond the ${sh(pos)} shares held (no shorting)`;
     case CUT_NOTIONAL_MARKET:
-      return `market notional would exceed ${limits.maxNotional}`;
+      return `market notional would exceed ${sh(limits.maxNotional)} USDC`;
     case CUT_NOTIONAL_GLOBAL:
-      return `global notional would exceed ${all.global.maxNotional}`;
+      return `global notional would exceed ${sh(all.global.maxNotional)} USDC`;
     default:
       return 'cut';
   }
@@ -616,29 +629,48 @@ export function gateOrder(order: ImmediateIntent, view: RiskView): OrderGateResu
   if (top === undefined)
     return refuse('WRONG_TOKEN', `token ${order.tokenId} is not a token of market ${order.market}`);
   if (!isValidPrice(order.price, mc.tick))
-    return refuse('OFF_TICK', `price ${order.price} pips is not on the tick (${mc.tick} pips)`);
+    return refuse('OFF_TICK', `price ${px(order.price)} is not on the tick (${px(mc.tick)})`);
   if (order.price < mc.limits.minPrice || order.price > mc.limits.maxPrice)
-    return refuse('PRICE_LIMIT', `price ${order.price} pips outside the limits`);
+    return refuse(
+      'PRICE_LIMIT',
+      `price ${px(order.price)} outside the limits [${px(mc.limits.minPrice)}, ${px(mc.limits.maxPrice)}]`,
+    );
   if (Math.abs(order.price - top.mid) > mc.limits.maxMidDistance)
-    return refuse('PRICE_BAND', `worst price ${order.price} pips is too far from the mid ${top.mid}`);
+    return refuse(
+      'PRICE_BAND',
+      `worst price ${px(order.price)} is too far from the mid ${px(top.mid)} (band ${px(mc.limits.maxMidDistance)})`,
+    );
   const foreign = view.foreignOrders?.(order.market) ?? NO_FOREIGN;
   const mine = foreign.length === 0 ? undefined : selfTrade(order.side, order.price, order.tokenId, foreign);
   if (mine !== undefined)
     return refuse(
       'SELF_TRADE',
-      `a ${order.side} up to ${order.price} pips could trade with an order resting on our own wallet that the bot did not place (${mine.side} at ${mine.price} pips)`,
+      `a ${order.side} up to ${px(order.price)} could trade with an order resting on our own wallet that the bot did not place (${mine.side} at ${px(mine.price)})`,
     );
   if (!Number.isSafeInteger(order.size) || order.size <= 0 || order.size % LOT_MICRO !== 0)
-    return refuse('INVALID_SIZE', `size ${order.size} is not a positive number of 0.01-share lots`);
+    return refuse('INVALID_SIZE', `size ${sh(order.size)} is not a positive number of 0.01-share lots`);
   if (order.size > mc.limits.maxOrderSize)
-    return refuse('ORDER_SIZE', `size ${order.size} above maxOrderSize ${mc.limits.maxOrderSize}`);
+    return refuse('ORDER_SIZE', `size ${sh(order.size)} above maxOrderSize ${sh(mc.limits.maxOrderSize)}`);
   const pos = Math.max(0, view.position(order.tokenId));
   if (order.side === 'BUY') {
     if (pos + order.size > mc.limits.maxPosition)
-      return refuse('POSITION', `position ${pos} + ${order.size} would exceed maxPosition ${mc.limits.maxPosition}`);
+      return refuse(
+        'POSITION',
+        `position ${sh(pos)} + ${sh(order.size)} would exceed maxPosition ${sh(mc.limits.maxPosition)}`,
+      );
     if (notional(order.size, order.price, 'up') > view.availableCollateral)
-      return refuse('COLLATERAL', `needs more than the ${view.availableCollateral} collateral available`);
-  } else if (order.size > pos) return refuse('NO_INVENTORY', `sells ${order.size} with ${pos} shares held`);
+      return refuse('COLLATERAL', `needs more than the ${sh(view.availableCollateral)} USDC collateral available`);
+  } else if (order.size > pos) return refuse('NO_INVENTORY', `sells ${sh(order.size)} with ${sh(pos)} shares held`);
   // a copy: the approval is spent when executed, whatever the strategy does with its object
   return { approved: approveOrder({ ...order }), refusal: null };
+}
+
+/** A price in pips as a decimal for a reason ("0.45"; a half-pip mid as "0.45005"). */
+function px(p: number): string {
+  return Number.isSafeInteger(p) ? formatPrice(p) : String(p / PRICE_SCALE);
+}
+
+/** Micro-units (shares or USDC) as a decimal for a reason ("100", "12.5"). */
+function sh(m: number): string {
+  return Number.isSafeInteger(m) ? formatAmount(m) : String(m / 1e6);
 }

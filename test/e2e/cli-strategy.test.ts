@@ -178,5 +178,51 @@ describe('mmkit strategy check', () => {
     const r = await mmkit(['strategy', 'check', file, '--duration', '3s'], { timeoutMs: 120_000 });
     expect(r.code, r.err.slice(-2000)).toBe(1);
     expect(r.out).toContain('placed no order');
+    expect(r.err).toContain('mmkit: idle: no params');
+    expect(r.err).not.toContain('| param |');
+  }, 120_000);
+
+  it('fails (exit 1) for a plugin that throws, naming the first error and where it was thrown', async () => {
+    const dir = join(scratch, 'bad');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'bad.ts');
+    writeFileSync(
+      file,
+      "import { defineStrategy } from 'mmkit/strategy';\nexport default defineStrategy({ name: 'bad', description: 'throws', params: {}, create: () => ({ onEvent() {\n  throw new Error('boom in onEvent');\n} }) });\n",
+    );
+    const r = await mmkit(['strategy', 'check', file, '--duration', '3s'], { timeoutMs: 120_000 });
+    expect(r.code, r.err.slice(-2000)).toBe(1);
+    expect(r.out).toMatch(/strategy errors: \d+\+? \(output dropped\); first: boom in onEvent at .*bad\.ts:3:\d+/);
+    expect(r.out).toMatch(/check FAILED: the strategy threw: boom in onEvent \(at .*bad\.ts:3:\d+\)/);
+  }, 120_000);
+
+  it('counts an immediate order the risk gate refused (a FOK above maxOrderSize)', async () => {
+    const dir = join(scratch, 'fok');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'big-fok.ts');
+    writeFileSync(
+      file,
+      `import { defineStrategy } from 'mmkit/strategy';
+export default defineStrategy({ name: 'big-fok', description: 'one FOK of 500 shares', params: {}, create(ctx) {
+  let sent = false;
+  return { onEvent(event, state) {
+    if (sent || event.type !== 'timer' || event.name !== 'tick') return undefined;
+    for (const m of ctx.markets.values()) {
+      const yes = m.tokens[0].tokenId;
+      const b = state.book(yes);
+      if (b === undefined || b.stale || b.bestAsk === null || b.bestBid === null) continue;
+      sent = true;
+      return { orders: [{ market: m.market, tokenId: yes, side: 'BUY', price: b.bestAsk, size: 500_000_000, type: 'FOK' }] };
+    }
+    return undefined;
+  } };
+} });
+`,
+    );
+    const r = await mmkit(['strategy', 'check', file, '--duration', '3s', '--json'], { timeoutMs: 120_000 });
+    expect(r.code, r.err.slice(-2000)).toBe(1);
+    const rep = JSON.parse(r.out) as { refusals: Record<string, number>; strategyErrors: { count: number } };
+    expect(rep.refusals).toEqual({ ORDER_SIZE: 1 });
+    expect(rep.strategyErrors.count).toBe(0);
   }, 120_000);
 });

@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { computeMetrics } from '../../../src/backtest/metrics.ts';
-import { duration, formatSummary, sharpeLine, shares, usd } from '../../../src/backtest/report.ts';
+import { duration, formatSummary, sharpeLine, shares, strategyFailed, usd } from '../../../src/backtest/report.ts';
 import { esc, legendLayout, renderHtmlReport, svgChart, tokenLabels } from '../../../src/backtest/report-html.ts';
 import { sampleResult } from './fixtures.ts';
 
@@ -44,6 +44,32 @@ describe('backtest report: terminal summary', () => {
       'events          100 feed items, 150 market events, 20 user events, 40 intents (30 coalesced), 1 malformed lines skipped',
     );
     expect(s.endsWith('\n')).toBe(true);
+    expect(s).not.toContain('strategy errors');
+    expect(s).not.toContain('refused');
+    const refused = { ...r, counts: { ...r.counts, ordersRefused: 2 } };
+    expect(formatSummary(refused, computeMetrics(refused))).toContain(
+      'refused         2 immediate order(s) (FOK/FAK) refused by the risk gate, never sent',
+    );
+  });
+
+  it('reports strategy errors with the first one; a run that threw and sent nothing failed', () => {
+    const r = sampleResult();
+    const thrown = {
+      ...r,
+      engine: {
+        ...r.engine,
+        errors: { ...r.engine.errors, strategy: 40_366 },
+        firstStrategyError: { message: 'boom in onEvent', at: '/tmp/bad.ts:2:99' },
+      },
+    };
+    const s = formatSummary(thrown, computeMetrics(thrown));
+    expect(s).toContain(
+      'strategy errors 40366 (the strategy threw; its output was dropped); first: boom in onEvent at /tmp/bad.ts:2:99',
+    );
+    expect(strategyFailed(r, computeMetrics(r))).toBe(false);
+    expect(strategyFailed(thrown, computeMetrics(thrown))).toBe(false); // it sent orders
+    const silent = { ...thrown, orders: { ...thrown.orders, ordersSent: 0, ordersAccepted: 0, ordersRejected: 0 } };
+    expect(strategyFailed(silent, computeMetrics(silent))).toBe(true);
   });
 });
 

@@ -41,6 +41,7 @@ async function setup(
   const seen: Array<{ type: string; bestBid: number | null | undefined }> = [];
   const executed: DesiredQuotes[] = [];
   const logs: string[] = [];
+  const logObjs: object[] = [];
   const engine = createEngine({
     ...passGates,
     venue,
@@ -53,7 +54,11 @@ async function setup(
       },
     },
     execute: (d) => executed.push(d),
-    logger: { info: () => {}, warn: (_o, m) => logs.push(String(m)), error: (_o, m) => logs.push(String(m)) },
+    logger: {
+      info: () => {},
+      warn: (_o, m) => logs.push(String(m)),
+      error: (ob, m) => (logObjs.push(ob), logs.push(String(m))),
+    },
     ...o,
   });
   if (!o.noStart) await engine.start();
@@ -68,7 +73,7 @@ async function setup(
       venue.market$.next(snap(t, [[4000, 10e6]], [[6000, 10e6]], c));
     venue.market$.next(resynced('market', true));
   };
-  return { venue, engine, seen, executed, logs, feedBooks };
+  return { venue, engine, seen, executed, logs, logObjs, feedBooks };
 }
 
 describe('engine loop: order and state', () => {
@@ -261,6 +266,24 @@ describe('engine loop: errors never kill the loop', () => {
     expect(logs.some((l) => /strategy handler threw/.test(l))).toBe(true);
     expect(executed.length).toBeGreaterThan(2);
     expect(engine.state.book(YES)!.bestBid).toBe(4105);
+  });
+
+  it('a strategy error is logged with its stack head and file:line; the first one is kept in the stats', async () => {
+    let n = 0;
+    const { venue, engine, feedBooks, logObjs } = await setup({
+      onEvent: () => {
+        throw new Error(`boom ${++n}`);
+      },
+    });
+    feedBooks();
+    venue.market$.next(level(YES, 'BUY', 4100, 1e6, { bid: 4100, ask: 6000 }));
+    const first = engine.stats().firstStrategyError;
+    expect(first?.message).toBe('boom 1');
+    expect(first?.at).toMatch(/loop\.test\.ts:\d+:\d+$/);
+    const line = logObjs.find((x) => 'stack' in x) as { err: string; at: string; stack: string };
+    expect(line.err).toBe('boom 1');
+    expect(line.at).toMatch(/loop\.test\.ts:\d+:\d+$/);
+    expect(line.stack).toMatch(/^Error: boom 1\n\s+at /);
   });
 
   it('a bad event is counted (state error), not given to the strategy; the loop goes on', async () => {

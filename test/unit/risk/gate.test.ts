@@ -311,6 +311,28 @@ describe('gateOrder (FOK/FAK)', () => {
   });
 });
 
+describe('gate: reasons in decimals (shares, USDC, prices), never micro-units or pips', () => {
+  it('says a refused immediate order and a trimmed quote in decimals', () => {
+    expect(gateOrder({ ...fokOf(), size: (500 * SH) as Micro }, view()).refusal?.reason).toBe(
+      'size 500 above maxOrderSize 100',
+    );
+    expect(gateOrder({ ...fokOf(), price: 6200 as Pips }, view()).refusal?.reason).toMatch(
+      /^worst price 0\.62 is too far from the mid 0\.5 \(band 0\.\d+\)$/,
+    );
+    expect(gateOrder(fokOf(), view({ collateral: 5 * SH })).refusal?.reason).toBe(
+      'needs more than the 5 USDC collateral available',
+    );
+    const r = gate(desired([q(YES1, 'BUY', 4700, 150)]), view());
+    expect(r.trims[0]!.reason).toBe('cut to maxOrderSize 100');
+    const far = gate(desired([q(YES1, 'BUY', 3000, 10)]), view());
+    expect(far.refusals[0]!.reason).toMatch(/^price 0\.3 is 0\.2 from the mid 0\.5 \(band 0\.\d+\)$/);
+  });
+});
+
+function fokOf(): ImmediateIntent {
+  return { market: M1, tokenId: YES1, side: 'BUY', price: 5100 as Pips, size: (10 * SH) as Micro, type: 'FOK' };
+}
+
 // ---- property: whatever comes in, what goes out respects every limit -----------------------------
 
 describe('gate: properties', () => {
