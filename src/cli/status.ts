@@ -443,17 +443,22 @@ Examples:
         throw new CliError(`the daemon at ${url} refused the kill: ${why}`, ExitCode.FAILURE, 'FORBIDDEN');
       }
       const flat = body?.flat === true;
+      // a shadow daemon's orders were simulated: nothing was sent to (nor cancelled at) the venue
+      const shadow = body?.mode === 'shadow' || o.shadow === true;
       if (o.json) printJson({ url, status: r.status, ...body });
       else if (flat)
         process.stdout.write(
-          `kill switch tripped at ${url}: every order cancelled, zero open orders at the venue; the daemon is stopping (${body?.reason ?? ''})\n`,
+          shadow
+            ? `kill switch tripped at ${url} (SHADOW): every simulated order cancelled, none left at the simulated venue (no order was sent to the venue); the daemon is stopping (${body?.reason ?? ''})\n`
+            : `kill switch tripped at ${url}: every order cancelled, zero open orders at the venue; the daemon is stopping (${body?.reason ?? ''})\n`,
         );
       else {
         const n = body?.openOrders;
+        const at = shadow ? 'the simulated venue' : 'the venue';
         const what =
           typeof n === 'number' && n < 0
-            ? 'open orders unknown (the venue could not be checked)'
-            : `${n ?? '?'} order(s) still open at the venue`;
+            ? `open orders unknown (${at} could not be checked)`
+            : `${n ?? '?'} order(s) still open at ${at}`;
         process.stdout.write(`kill switch at ${url}: ${body?.error ?? what} (HTTP ${r.status})\n`);
       }
       return flat ? ExitCode.OK : ExitCode.FAILURE;
