@@ -3,27 +3,11 @@
  * behind): exit 3, and the message names the dead pid and points to the orders it may have left
  * resting (`mmkit orders`, `mmkit cancel-all`), instead of only asking whether `mmkit run` runs.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const BIN = new URL('../../bin/mmkit.js', import.meta.url).pathname;
-
-async function mmkit(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const p = spawn(process.execPath, [BIN, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, MMKIT_STATUS_URL: '', MMKIT_CONTROL_TOKEN: '', MMKIT_LOG_LEVEL: 'silent' },
-  });
-  let out = '';
-  let err = '';
-  p.stdout.on('data', (d) => (out += d));
-  p.stderr.on('data', (d) => (err += d));
-  const [code] = (await once(p, 'close')) as [number | null];
-  return { code, out, err };
-}
+import { runMmkit } from './support/cli.ts';
 
 describe('status and kill of a crashed daemon', () => {
   it('exit 3 naming the dead pid and pointing to mmkit orders / cancel-all', async () => {
@@ -37,7 +21,7 @@ describe('status and kill of a crashed daemon', () => {
     );
     writeFileSync(join(dir, 'daemon.json'), JSON.stringify({ statusUrl, pid }));
     for (const cmd of ['status', 'kill']) {
-      const r = await mmkit([cmd, '--data-dir', dir, '--timeout', '3s']);
+      const r = await runMmkit([cmd, '--data-dir', dir, '--timeout', '3s'], { timeoutMs: 60_000 });
       expect(r.code, r.err).toBe(3);
       expect(r.err).toContain(`pid ${pid}`);
       expect(r.err).toMatch(/not running \(crashed\?\)/);
