@@ -16,6 +16,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { NotFoundError } from '../core/errors.ts';
 import { isAddress } from '../core/ids.ts';
 import { formatAmount, formatPrice } from '../core/units.ts';
 import {
@@ -32,7 +33,7 @@ import {
 } from './common.ts';
 import type { MmkitConfig } from './config.ts';
 import { EXIT_CODES_HELP, usageError } from './exit-codes.ts';
-import { resolveVenue } from './venue.ts';
+import { DAEMON_VENUE_FILE, readDaemonVenue, resolveVenue } from './venue.ts';
 
 interface PositionsOptions extends CommonOptions {
   source: 'venue' | 'store';
@@ -58,17 +59,69 @@ const TABLE_COLUMNS = [
 const shortTitle = (t: string) => (t.length > 40 ? t.slice(0, 39) + '…' : t);
 
 /**
+ * The configuration the store source asks the venue's market listing with: the configured venue
+ * (--exchange-url, venue.*Url), a living daemon's (<dataDir>/venue.json), else the venue the data
+ * dir last traded on: a gone daemon's venue.json (a crash leaves it), else the venue of the store's
+ * current ledger epoch (`<clob URL>#<chain>`, `shadow:` before it for a shadow run's), never the
+ * default 127.0.0.1:8080 when the data dir names one.
+ * @returns the configuration and where its venue came from
+ */
+export function storeVenue(
+  cfg: MmkitConfig,
+  epochVenue: string | undefined,
+): { cfg: MmkitConfig; from: string; clob: string | undefined } {
+  const clobOf = (c: MmkitConfig): string | undefined => {
+    try {
+      return resolveVenue(c).urls.clob;
+    } catch {
+      return undefined;
+    }
+  };
+  let r: ReturnType<typeof resolveVenue> | undefined;
+  try {
+    r = resolveVenue(cfg);
+  } catch {
+    return { cfg, from: 'the configuration', clob: undefined };
+  }
+  if (r.source !== 'default')
+    return {
+      cfg,
+      from: r.source === 'daemon' ? `${DAEMON_VENUE_FILE} of the running daemon` : 'the configuration',
+      clob: r.urls.clob,
+    };
+  const gone = readDaemonVenue(cfg.bot.dataDir, { checkAlive: false });
+  if (gone !== undefined) {
+    const venue = { ...cfg.venue };
+    for (const [k, u] of Object.entries(gone.urls ?? {})) (venue as Record<string, unknown>)[`${k}Url`] = u;
+    const c = { ...cfg, bot: { ...cfg.bot, exchangeUrl: gone.url ?? '' }, venue };
+    const clob = clobOf(c);
+    if (clob !== undefined)
+      return { cfg: c, from: `${join(cfg.bot.dataDir, DAEMON_VENUE_FILE)} (its daemon is gone)`, clob };
+  }
+  const m = epochVenue === undefined ? null : /^(?:shadow:)?(https?:\/\/[^#]+?)\/*(?:#\d+)?$/.exec(epochVenue);
+  if (m !== null) {
+    const url = m[1]!;
+    const base = url.endsWith('/clob') ? url.slice(0, -'/clob'.length) : new URL(url).origin;
+    const c = { ...cfg, bot: { ...cfg.bot, exchangeUrl: base }, venue: { ...cfg.venue, clobUrl: url } };
+    return { cfg: c, from: "the store's ledger epoch", clob: url };
+  }
+  return { cfg, from: 'the default paper exchange (the data dir records no venue)', clob: r.urls.clob };
+}
+
+/**
  * Question and outcome of every token of `markets`, from the venue's market listing; best effort
  * (the store source works offline): a venue that does not answer within a few seconds leaves them
- * unknown, with a note.
+ * unknown, with a note saying so (a market the venue answered it does not know is said apart).
  */
 async function tokenLabels(
   cfg: MmkitConfig,
   markets: ReadonlySet<string>,
+  venue: { from: string; clob: string | undefined },
 ): Promise<Map<string, { title: string; outcome: string }>> {
   const out = new Map<string, { title: string; outcome: string }>();
   if (markets.size === 0) return out;
   const quick = { ...cfg, venue: { ...cfg.venue, timeoutMs: Math.min(cfg.venue.timeoutMs || 3000, 3000) } };
+  const where = `the venue at ${venue.clob ?? '?'} (from ${venue.from})`;
   let s: Session | undefined;
   try {
     s = await openSession(quick, { auth: false });
@@ -76,16 +129,23 @@ async function tokenLabels(
     const signal = AbortSignal.timeout(5000);
     const found = await Promise.allSettled([...markets].map((m) => session.clob.market(m, { signal })));
     let missing = 0;
+    let unanswered = 0;
+    let why = '';
     for (const r of found) {
       if (r.status === 'rejected') {
-        missing++;
+        if (r.reason instanceof NotFoundError) missing++;
+        else {
+          unanswered++;
+          why ||= (r.reason as Error).message;
+        }
         continue;
       }
       for (const t of r.value.tokens) out.set(t.tokenId, { title: r.value.question, outcome: t.outcome });
     }
-    if (missing) note(`${missing} market(s) not in the venue's listing: their tokens are shown by id`);
-  } catch {
-    note("the venue's market listing did not answer: tokens are shown by id");
+    if (unanswered) note(`${where} did not answer (${why}): ${unanswered} market(s) shown by token id`);
+    if (missing) note(`${missing} market(s) not in the listing of ${where}: their tokens are shown by id`);
+  } catch (e) {
+    note(`${where} did not answer (${(e as Error).message}): tokens are shown by id`);
   } finally {
     await s?.close();
   }
@@ -144,7 +204,8 @@ ${EXIT_CODES_HELP}`,
                 };
           const positions = store.positions();
           const decimals = new Map(store.positionDecimals().map((d) => [d.tokenId, d]));
-          const labels = await tokenLabels(cfg, new Set(positions.map((p) => p.market)));
+          const venue = storeVenue(cfg, e?.venue);
+          const labels = await tokenLabels(venue.cfg, new Set(positions.map((p) => p.market)), venue);
           const rows = positions.map((p) => {
             const d = decimals.get(p.tokenId);
             const l = labels.get(p.tokenId);

@@ -50,7 +50,7 @@ import { createShadowVenue, SHADOW_ADDRESS } from '../venues/shadow/shadow-venue
 import type { SimVenueStats } from '../venues/sim/sim-venue.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 import { pickMarkets, type RunConfig } from './run.ts';
-import { ledgerAtExit, midMarks, rejectionsNotCounted, type RunSummary } from './run-summary.ts';
+import { ledgerAtExit, midMarks, rejectionsNotCounted, summaryLabels, type RunSummary } from './run-summary.ts';
 import { describeStop, type RunStop } from './run-stop.ts';
 import { shadowDataDir } from './shadow-dir.ts';
 import { watchStopSignals, type StopSignals } from './stop-signals.ts';
@@ -335,6 +335,8 @@ async function trade(
     tolerance: cfg.tolerance,
     restartPolicy: 'cancel',
     foreignOrders: 'leave',
+    // no reconciliation with the venue's account: nothing to say of it (a fresh simulated account)
+    logReconcile: false,
     postOnly: cfg.postOnly ?? true,
     rewards: { sampleMs: cfg.rewards?.sampleMs ?? REWARD_SAMPLE_MS },
     // no positionAudit (no account at the venue: the simulated venue is the ledger) and no
@@ -466,5 +468,6 @@ async function trade(
       collateral: formatAmount(account.collateral),
     },
     ...exit.summary(flat, reason, stop, rejectionsNotCounted(executor.accountStats())),
+    ...summaryLabels(markets),
   };
 }

@@ -4,6 +4,8 @@
  */
 import { formatAmount, formatPrice } from '../core/units.ts';
 import type { TokenId } from '../core/ids.ts';
+import { tokenLabel } from '../core/labels.ts';
+import type { MarketInfo } from '../core/venue.ts';
 import type { FlatReport } from '../execution/executor.ts';
 import { rejectionsNotCountedOf, type RejectionsNotCountedStatus } from '../ops/status.ts';
 import type { PnlReport } from '../store/positions.ts';
@@ -254,5 +256,23 @@ export function exitSummary(o: {
     openOrdersAtExit: noOrdersLeft ? 0 : flat.open.length > 0 ? flat.open.length : -1,
     reason: o.reason,
     stop: o.stop,
+  };
+}
+
+/**
+ * How the terminal names the traded markets' tokens in the exit summary (`tokenLabels`: "Yes · Will
+ * …", as the log lines) and each market's tokens (`marketTokens`): the same for `mmkit run` and its
+ * shadow run.
+ */
+export function summaryLabels(
+  markets: readonly MarketInfo[],
+): Required<Pick<RunSummary, 'tokenLabels' | 'marketTokens'>> {
+  return {
+    tokenLabels: Object.fromEntries(
+      markets.flatMap((m) => m.tokens.map((t) => [t.tokenId, tokenLabel(t.outcome, m.question, 40)])),
+    ),
+    marketTokens: Object.fromEntries(
+      markets.map((m) => [m.market, m.tokens.map((t) => ({ tokenId: t.tokenId, outcome: t.outcome }))]),
+    ),
   };
 }

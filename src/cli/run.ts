@@ -48,7 +48,6 @@ import {
   type RunFleetConfig,
   startFleetStatusSection,
 } from './run-fleet.ts';
-import { tokenLabel } from '../core/labels.ts';
 import { bookRewards, finalRewardPoll } from '../ops/reward-wiring.ts';
 import { REWARD_SAMPLE_MS } from '../engine/reward-tracker.ts';
 import { isLoopbackUrl, removeDaemonVenue, urlsFromBase, writeDaemonVenue, type VenueUrls } from './venue.ts';
@@ -58,7 +57,7 @@ import { removeControlToken, removeDaemonFile } from '../ops/daemon-file.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 import { preflight, type DoctorSettings } from './doctor.ts';
 import { describeStop, type RunStop } from './run-stop.ts';
-import { ledgerAtExit, midMarks, rejectionsNotCounted, type RunSummary } from './run-summary.ts';
+import { ledgerAtExit, midMarks, rejectionsNotCounted, summaryLabels, type RunSummary } from './run-summary.ts';
 
 export type { LedgerFigures, RunSummary } from './run-summary.ts';
 import { watchStopSignals, type StopSignals } from './stop-signals.ts';
@@ -667,12 +666,7 @@ async function runLocked(
   await ops.close();
   return {
     ...exit.summary(flat, reason, stop, rejectionsNotCounted(executor.accountStats())),
-    tokenLabels: Object.fromEntries(
-      markets.flatMap((m) => m.tokens.map((t) => [t.tokenId, tokenLabel(t.outcome, m.question, 40)])),
-    ),
-    marketTokens: Object.fromEntries(
-      markets.map((m) => [m.market, m.tokens.map((t) => ({ tokenId: t.tokenId, outcome: t.outcome }))]),
-    ),
+    ...summaryLabels(markets),
   };
 }
 

@@ -20,12 +20,13 @@
  *
  * `mmkit kill --fleet` trips every daemon of a fleet through its Redis instead: src/cli/fleet-kill.ts.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from './config.ts';
 import { action, printJson } from './common.ts';
 import { CliError, ExitCode, usageError } from './exit-codes.ts';
-import { CONTROL_TOKEN_FILE, readControlToken, readDaemonFile } from '../ops/daemon-file.ts';
+import { CONTROL_TOKEN_FILE, DAEMON_FILE, readControlToken, readDaemonFile } from '../ops/daemon-file.ts';
 import { DAEMON_LOCK_FILE, inspectDaemonLock } from '../ops/daemon-lock.ts';
 import type { StatusSnapshot } from '../ops/status.ts';
 import type { KillResult } from '../ops/status-server.ts';
@@ -168,22 +169,64 @@ function misdirected(url: string, error: string | undefined): CliError {
   );
 }
 
-function unreachable(url: string, err: unknown): CliError {
+/**
+ * What the data dir says of a daemon that is gone (crashed, or killed with SIGKILL: it left its lock
+ * and daemon.json behind): one sentence naming its pid and pointing to the orders it may have left
+ * resting at the venue; undefined when the data dir records no such daemon, or when the target is
+ * not the data dir's daemon (--url, MMKIT_STATUS_URL).
+ */
+export function deadDaemonHint(
+  o: DaemonOptions,
+  target: { source: string },
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  if (target.source === '--url' || target.source === 'MMKIT_STATUS_URL') return undefined;
+  let dir: string;
+  try {
+    dir = daemonDir(o, env);
+  } catch {
+    return undefined;
+  }
+  let found: { pid: number; file: string; since?: string } | undefined;
+  const lock = inspectDaemonLock(dir);
+  if (lock.state === 'stale')
+    found = { pid: lock.holder.pid, file: join(dir, DAEMON_LOCK_FILE), since: lock.holder.startedAt };
+  else if (lock.state === 'free' && readDaemonFile(dir) === undefined) {
+    // no lock (removed by hand): a daemon.json whose pid is gone
+    try {
+      const v = JSON.parse(readFileSync(join(dir, DAEMON_FILE), 'utf8')) as { pid?: unknown };
+      if (typeof v.pid === 'number') found = { pid: v.pid, file: join(dir, DAEMON_FILE) };
+    } catch {
+      // no record
+    }
+  }
+  if (found === undefined) return undefined;
+  const who = `the daemon recorded in ${found.file} (pid ${found.pid}${found.since ? `, started ${found.since}` : ''}) is not running (crashed?)`;
+  if (o.shadow) return `${who}; a shadow run sends no order to the venue, so none of its orders rests there`;
+  const dd = o.dataDir !== undefined ? ` --data-dir ${o.dataDir}` : '';
+  return `${who}: its orders may still rest at the venue (a venue's dead-man switch cancels them only once its heartbeat lapses): list them with \`mmkit orders${dd}\`, cancel them with \`mmkit cancel-all${dd}\``;
+}
+
+function unreachable(url: string, err: unknown, hint?: string): CliError {
   const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
   return new CliError(
-    `no mmkit daemon reachable at ${url} (${cause === 'TimeoutError' ? 'timed out' : cause}); is \`mmkit run\` running? (--url, or --http-port of the daemon)`,
+    `no mmkit daemon reachable at ${url} (${cause === 'TimeoutError' ? 'timed out' : cause}); ${hint ?? 'is `mmkit run` running? (--url, or --http-port of the daemon)'}`,
     ExitCode.UNREACHABLE,
     'UNREACHABLE',
     { cause: err },
   );
 }
 
-async function getJson<T>(url: string, timeoutMs: number): Promise<{ status: number; body: T }> {
+async function getJson<T>(
+  url: string,
+  timeoutMs: number,
+  hint?: () => string | undefined,
+): Promise<{ status: number; body: T }> {
   let r: Response;
   try {
     r = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } });
   } catch (e) {
-    throw unreachable(new URL(url).origin, e);
+    throw unreachable(new URL(url).origin, e, hint?.());
   }
   const text = await r.text();
   try {
@@ -285,8 +328,11 @@ Examples:
   );
   status.action(
     action(async (o: DaemonOptions) => {
-      const { url } = daemonUrl(o);
-      const { status: code, body } = await getJson<StatusSnapshot>(`${url}/api/status`, o.timeout ?? 5000);
+      const target = daemonUrl(o);
+      const { url } = target;
+      const { status: code, body } = await getJson<StatusSnapshot>(`${url}/api/status`, o.timeout ?? 5000, () =>
+        deadDaemonHint(o, target),
+      );
       if (code === 421) throw misdirected(url, (body as { error?: string } | null)?.error);
       if (body === null || typeof body !== 'object' || (body as { schema?: unknown }).schema !== 1)
         throw new CliError(`${url}/api/status did not answer an mmkit status`, ExitCode.UNREACHABLE, 'UNREACHABLE');
@@ -373,7 +419,7 @@ Examples:
             `the daemon at ${url} did not confirm zero open orders within ${(o.timeout ?? 60_000) / 1000} s`,
             ExitCode.FAILURE,
           );
-        throw unreachable(url, e);
+        throw unreachable(url, e, deadDaemonHint(o, target));
       }
       const text = await r.text();
       let body: (Partial<KillResult> & { killed?: boolean; error?: string }) | undefined;
@@ -397,17 +443,22 @@ Examples:
         throw new CliError(`the daemon at ${url} refused the kill: ${why}`, ExitCode.FAILURE, 'FORBIDDEN');
       }
       const flat = body?.flat === true;
+      // a shadow daemon's orders were simulated: nothing was sent to (nor cancelled at) the venue
+      const shadow = body?.mode === 'shadow' || o.shadow === true;
       if (o.json) printJson({ url, status: r.status, ...body });
       else if (flat)
         process.stdout.write(
-          `kill switch tripped at ${url}: every order cancelled, zero open orders at the venue; the daemon is stopping (${body?.reason ?? ''})\n`,
+          shadow
+            ? `kill switch tripped at ${url} (SHADOW): every simulated order cancelled, none left at the simulated venue (no order was sent to the venue); the daemon is stopping (${body?.reason ?? ''})\n`
+            : `kill switch tripped at ${url}: every order cancelled, zero open orders at the venue; the daemon is stopping (${body?.reason ?? ''})\n`,
         );
       else {
         const n = body?.openOrders;
+        const at = shadow ? 'the simulated venue' : 'the venue';
         const what =
           typeof n === 'number' && n < 0
-            ? 'open orders unknown (the venue could not be checked)'
-            : `${n ?? '?'} order(s) still open at the venue`;
+            ? `open orders unknown (${at} could not be checked)`
+            : `${n ?? '?'} order(s) still open at ${at}`;
         process.stdout.write(`kill switch at ${url}: ${body?.error ?? what} (HTTP ${r.status})\n`);
       }
       return flat ? ExitCode.OK : ExitCode.FAILURE;

@@ -7,7 +7,8 @@
  *
  * Level: warn, except routine events (`record(e, 'debug')`): a cancel of an order already
  * cancelled or matched is an ordinary race of a market maker, not an attack; it is counted and kept
- * in the ring like the rest, and logged at debug.
+ * in the ring like the rest, and logged at debug; so is an order refused for balance (a business
+ * refusal: the account's state, not an attack).
  *
  * Never a secret: an event carries the route, the client address, the CLAIMED key id (an identifier,
  * not a credential; bounded to 64 characters) and a reason; never a secret, passphrase, signature,
@@ -41,7 +42,7 @@ export interface SecurityEvent {
   detail?: string;
 }
 
-/** How loud an event is logged: warn, or debug for a routine one (a cancel race). */
+/** How loud an event is logged: warn, or debug for a routine one (a cancel race, a balance refusal). */
 export type SecurityLogLevel = 'warn' | 'debug';
 
 export interface SecurityLog {

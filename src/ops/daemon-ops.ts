@@ -352,9 +352,19 @@ export class DaemonOps {
     if (this.#sampler !== undefined) this.#o.clock.clearInterval(this.#sampler);
     this.#sampler = undefined;
     // not flat with nothing listed: the venue could not be checked (-1, as when the daemon stopped before verifying)
-    this.#flat = { flat: r.flat, openOrders: r.flat ? 0 : r.open.length > 0 ? r.open.length : -1, reason };
+    this.#flat = {
+      flat: r.flat,
+      openOrders: r.flat ? 0 : r.open.length > 0 ? r.open.length : -1,
+      reason,
+      ...this.#shadow(),
+    };
     for (const w of this.#waiters.splice(0)) w(this.#flat);
     this.#server?.push();
+  }
+
+  /** `mode: 'shadow'` in a kill's answer of a shadow daemon (its orders were simulated). */
+  #shadow(): { mode?: 'shadow' } {
+    return this.#o.mode === 'shadow' ? { mode: 'shadow' } : {};
   }
 
   /** Stop everything (last, after the venue closed). Idempotent. */
@@ -365,7 +375,12 @@ export class DaemonOps {
       this.#sampler = undefined;
       for (const u of this.#unsubscribe.splice(0)) u();
       if (this.#flat === undefined) {
-        const r: KillResult = { flat: false, openOrders: -1, reason: 'the daemon stopped before verifying' };
+        const r: KillResult = {
+          flat: false,
+          openOrders: -1,
+          reason: 'the daemon stopped before verifying',
+          ...this.#shadow(),
+        };
         for (const w of this.#waiters.splice(0)) w(r);
       }
       await this.#server?.close();

@@ -47,6 +47,8 @@ export interface KillResult {
   readonly openOrders: number;
   /** Why the daemon stops (the first trip's reason; may be another trigger than this request). */
   readonly reason: string;
+  /** A shadow daemon's (its orders were simulated: none was sent to the venue); absent: a live one's. */
+  readonly mode?: 'shadow';
 }
 
 /** A minimal logger (pino fits). */

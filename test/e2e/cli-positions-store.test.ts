@@ -3,6 +3,7 @@
  * world), and its positions only, sizes as the venue source's decimal strings.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -170,6 +171,32 @@ describe('mmkit positions --source store', () => {
       expect(JSON.parse(j.out)).toMatchObject({ epoch: null, count: 1, positions: [{ size: '10' }] });
       const h = await runMmkit(['positions', '--source', 'store', '--data-dir', d]);
       expect(h.err).toContain('no ledger epoch');
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+
+  it("asks the venue of the store's epoch, and says an unreachable venue did not answer (not 'not in the listing')", async () => {
+    const d = mkdtempSync(join(tmpdir(), 'mmkit-positions-novenue-'));
+    try {
+      // a port nobody listens on: the venue the data dir traded on is down
+      const srv = createServer();
+      await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+      const port = (srv.address() as AddressInfo).port;
+      await new Promise((r) => srv.close(r));
+      const s = openStore(join(d, 'mmkit.db'), { checkpoint: 'auto' });
+      s.openEpoch({ venue: `http://127.0.0.1:${port}/clob#137`, world: 'w', address: '0xAB' });
+      s.recordFill(fill('1'));
+      s.recordFill(fill('2', { market: '0xother' as ConditionId, tokenId: NO }));
+      s.close();
+      const h = await runMmkit(['positions', '--source', 'store', '--data-dir', d]);
+      expect(h.code, h.err).toBe(0);
+      expect(h.err).toContain(
+        `the venue at http://127.0.0.1:${port}/clob (from the store's ledger epoch) did not answer`,
+      );
+      expect(h.err).toContain('2 market(s) shown by token id');
+      expect(h.err).not.toContain('not in the');
+      expect(h.err).not.toContain('127.0.0.1:8080');
     } finally {
       rmSync(d, { recursive: true, force: true });
     }

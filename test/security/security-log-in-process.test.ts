@@ -121,3 +121,23 @@ describe('the in-process exchange security log in the bot log (trial finding 2)'
     expect(v.running.security.counts()).toMatchObject({ order_refused: 2, auth_failed: 1 });
   });
 });
+
+describe('a business refusal of the in-process exchange is no warning (user trial 2, finding 7)', () => {
+  it('an order refused for balance (INVALID_ORDER_NOT_ENOUGH_BALANCE) is logged at debug, counted all the same', async () => {
+    const from = logText.length;
+    const before = v.running.security.counts().order_refused;
+    // a sell of tokens the account does not hold: the sell-balance race the bot tolerates
+    const r = await trader.place(yes(v.m1), 'SELL', '0.80', '10');
+    expect(JSON.stringify(r.body)).toContain('INVALID_ORDER_NOT_ENOUGH_BALANCE');
+    const refused = logText
+      .slice(from)
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((raw) => JSON.parse(raw) as Record<string, unknown>)
+      .filter((o) => o.log === 'security' && o.msg === 'order_refused');
+    expect(refused.length).toBe(1);
+    expect((refused[0]!.security as { reason: string }).reason).toBe('INVALID_ORDER_NOT_ENOUGH_BALANCE');
+    expect(refused[0]!.level).toBe(20); // debug, not warn
+    expect(v.running.security.counts().order_refused).toBe(before + 1);
+  });
+});

@@ -11,7 +11,8 @@
  *    data (an order's venue code, in `POST /order`'s 400 or in `POST /orders`' array; a cancel's
  *    `not_canceled` reasons, one event per distinct reason) by a preSerialization hook; a
  *    `not_canceled` reason (the order already cancelled, matched or gone: the ordinary race of a
- *    cancel with a fill) is recorded at debug, not warn;
+ *    cancel with a fill) is recorded at debug, not warn, and so is an order refused for balance
+ *    (INVALID_ORDER_NOT_ENOUGH_BALANCE: the account's state, e.g. a sell racing the bot's own fills);
  *  - `admin` and `rate_limited` are recorded where they happen (http/admin.ts, http/rate-limit-hooks.ts).
  *
  * What an event names: the route (its pattern when routed, so ids in paths are not logged), the
@@ -67,6 +68,13 @@ const isAdmin = (req: FastifyRequest): boolean => (req.url.split('?')[0] ?? '').
 const isOrderRoute = (req: FastifyRequest): boolean =>
   req.routeOptions.url !== undefined && ORDER_ROUTES.has(`${req.method} ${req.routeOptions.url}`);
 
+/**
+ * Order refusals that are the account's state, not an attack: logged at debug (counted and kept
+ * all the same). Not enough balance: a market maker's sell racing its own fills, a buy its spent
+ * collateral.
+ */
+const BUSINESS_REFUSALS: ReadonlySet<string> = new Set(['INVALID_ORDER_NOT_ENOUGH_BALANCE']);
+
 /** Requests whose error the error handler recorded already (the preSerialization hook skips them). */
 const recorded = new WeakSet<FastifyRequest>();
 
@@ -87,13 +95,19 @@ export function recordHttpError(
   if (status === 401 || (status === 403 && !isAdmin(req)))
     security.record({ kind: 'auth_failed', ...base, reason: `${code}: ${message}` });
   else if (status >= 400 && status < 500 && status !== 429 && isOrderRoute(req))
-    security.record({ kind: 'order_refused', ...base, reason: code, detail: message });
+    security.record(
+      { kind: 'order_refused', ...base, reason: code, detail: message },
+      BUSINESS_REFUSALS.has(code) ? 'debug' : 'warn',
+    );
 }
 
 interface Refusal {
   reason: string;
   detail: string;
-  /** A cancel's `not_canceled` reason (already cancelled, matched or gone): a race, logged at debug. */
+  /**
+   * A cancel's `not_canceled` reason (already cancelled, matched or gone: a race) or a business
+   * refusal of an order (not enough balance): logged at debug.
+   */
   routine?: true;
 }
 
@@ -111,6 +125,7 @@ export function refusalsIn(payload: unknown): Refusal[] {
       out.push({
         reason: x.error.code,
         detail: typeof x.orderID === 'string' && x.orderID ? `order ${x.orderID}` : '',
+        ...(BUSINESS_REFUSALS.has(x.error.code) ? { routine: true as const } : {}),
       });
   };
   if (Array.isArray(payload)) for (const x of payload) order(x);

@@ -1,10 +1,10 @@
 /** `mmkit status` / `mmkit kill`: which daemon they ask, the control token kill sends, and the human-readable status. */
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hostname } from 'node:os';
-import { controlToken, daemonUrl, formatStatus } from '../../../src/cli/status.ts';
+import { controlToken, daemonUrl, deadDaemonHint, formatStatus } from '../../../src/cli/status.ts';
 import {
   newControlToken,
   readControlToken,
@@ -218,5 +218,36 @@ describe('formatStatus', () => {
     expect(text({ rejected: 2, notCounted: { sellBalanceRaces: 0, postOnlyCrossings: 0 } })).toContain(
       'rejected 2 (all counted by the kill switch)',
     );
+  });
+});
+
+describe('deadDaemonHint (status and kill with no daemon reachable)', () => {
+  const stale = (d: string, pid: number): void =>
+    writeFileSync(
+      join(d, 'daemon.lock'),
+      JSON.stringify({ pid, host: hostname(), startedAt: '2026-11-27T15:00:00.000Z', nonce: 'x' }),
+    );
+  it('names the pid of a daemon that left its lock behind and points to orders / cancel-all', () => {
+    const d = mkdtempSync(join(tmpdir(), 'mmkit-status-'));
+    expect(deadDaemonHint({ dataDir: d }, { source: 'config' }, {})).toBeUndefined();
+    stale(d, 2 ** 22 + 12345);
+    const h = deadDaemonHint({ dataDir: d }, { source: 'config' }, {});
+    expect(h).toContain(`pid ${2 ** 22 + 12345}`);
+    expect(h).toContain('not running (crashed?)');
+    expect(h).toContain(`\`mmkit orders --data-dir ${d}\``);
+    expect(h).toContain(`\`mmkit cancel-all --data-dir ${d}\``);
+    // another daemon named by --url: the data dir says nothing of it
+    expect(deadDaemonHint({ dataDir: d }, { source: '--url' }, {})).toBeUndefined();
+  });
+  it('without a lock, a daemon.json of a dead pid; a shadow run left no order at the venue', () => {
+    const d = mkdtempSync(join(tmpdir(), 'mmkit-status-'));
+    writeFileSync(join(d, 'daemon.json'), JSON.stringify({ statusUrl: 'http://127.0.0.1:9', pid: 2 ** 22 + 7 }));
+    expect(deadDaemonHint({ dataDir: d }, { source: 'config' }, {})).toContain(`pid ${2 ** 22 + 7}`);
+    const s = mkdtempSync(join(tmpdir(), 'mmkit-status-'));
+    mkdirSync(join(s, 'shadow'));
+    stale(join(s, 'shadow'), 2 ** 22 + 8);
+    const h = deadDaemonHint({ dataDir: s, shadow: true }, { source: 'config' }, {});
+    expect(h).toContain('a shadow run sends no order to the venue');
+    expect(h).not.toContain('cancel-all');
   });
 });

@@ -1,0 +1,56 @@
+/**
+ * What a shadow run (`mmkit run --shadow`) says to its operator is true of a shadow run:
+ *  - no "reconciled with the venue" nor "restart reconciliation done" in its log (there is no
+ *    reconciliation with the venue's account);
+ *  - `mmkit kill --shadow` says the orders were simulated (not "zero open orders at the venue");
+ *  - the exit summary names the positions held as `mmkit run` does ("Yes · Will …"), never by a
+ *    token id.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BotHarness, exited, logLines, sleep, waitUntil } from './support/bot-harness.ts';
+import { runMmkit } from './support/cli.ts';
+
+const h = new BotHarness();
+afterAll(() => h.close());
+
+describe('mmkit run --shadow: what it tells the operator', () => {
+  it('no reconciliation wording, a kill message true for shadow, positions held by label', async () => {
+    const { base } = await h.exchange(23, { rate: 4 });
+    const { dir } = h.dataDir();
+    const bot = h.startBot(base, dir, ['--shadow', '--duration', '120s'], { MMKIT_LOG_FORMAT: 'json' });
+    const shadowDir = join(dir, 'shadow');
+    expect(await waitUntil(() => existsSync(join(shadowDir, 'daemon.json')), 60_000), bot.err().slice(-2000)).toBe(
+      true,
+    );
+    // until the simulated account holds a position (a fill), up to 60 s
+    const held = await waitUntil(
+      () =>
+        logLines(bot.err()).some(
+          (l) => l.msg === 'status (SHADOW)' && Array.isArray(l.positions) && l.positions.length > 0,
+        ),
+      60_000,
+    );
+    expect(held, 'no simulated fill within 60 s').toBe(true);
+    await sleep(200);
+    const k = await runMmkit(['kill', '--shadow', '--data-dir', dir], { timeoutMs: 60_000 });
+    expect(k.code, k.err).toBe(0);
+    expect(k.out).toContain('(SHADOW)');
+    expect(k.out).toContain('no order was sent to the venue');
+    expect(k.out).not.toContain('zero open orders at the venue');
+    const code = await exited(bot.p);
+    expect(code, bot.err().slice(-3000)).toBe(0);
+    const msgs = logLines(bot.err()).map((l) => l.msg);
+    expect(msgs).not.toContain('reconciled with the venue');
+    expect(msgs).not.toContain('restart reconciliation done');
+    const line = bot
+      .out()
+      .split('\n')
+      .find((l) => l.trimStart().startsWith('positions held'));
+    expect(line, bot.out()).toBeDefined();
+    expect(line).not.toBe('  positions held    none');
+    expect(line).toContain(' · ');
+    expect(line).not.toMatch(/\d{20,}/);
+  }, 240_000);
+});
