@@ -239,6 +239,7 @@ export class DaemonOps {
   /** Hook the running daemon's parts (once the engine exists). */
   attach(p: DaemonParts): void {
     this.#kill = p.kill;
+    this.metrics.strategy(p.strategy.name);
     const state = p.engine.state;
     const view: DaemonView = {
       book: (t) => state.book(t as TokenId),
