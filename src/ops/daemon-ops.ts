@@ -38,7 +38,7 @@ import type { Store } from '../store/store.ts';
 import type { Lifecycle } from './health.ts';
 import { instrumentVenue, ObservedBudgets } from './instrument.ts';
 import { Metrics } from './metrics.ts';
-import { DaemonMonitor, rejectionsNotCountedOf, type DaemonView } from './status.ts';
+import { DaemonMonitor, rejectionsNotCountedOf, type DaemonView, type PositionLike } from './status.ts';
 import { STATUS_PAGE_HTML } from './status-page.ts';
 import { startStatusServer, type KillResult, type StatusServer } from './status-server.ts';
 import { PACKAGE_ROOT_URL } from '../core/package-root.ts';
@@ -111,6 +111,18 @@ export function publicUrl(u: string): string {
   } catch {
     return '';
   }
+}
+
+/**
+ * The store's positions, each with its average price at the venue's 6 decimals, exact from the
+ * store's integers (what `mmkit positions` prints): /api/status shows the same figure.
+ */
+export function positionsWithDecimals(store: Pick<Store, 'positions' | 'positionDecimals'>): PositionLike[] {
+  const avg = new Map(store.positionDecimals().map((d) => [d.tokenId, d.avgPrice]));
+  return store.positions().map((x) => {
+    const d = avg.get(x.tokenId);
+    return d !== undefined ? { ...x, avgPriceDecimal: d } : x;
+  });
 }
 
 /** The daemon's operational side (see the module comment). */
@@ -249,7 +261,7 @@ export class DaemonOps {
           : undefined,
       isRetired: (m) => state.isResolved(m as never),
       liveOrders: () => p.tracker.liveOrders(),
-      positions: () => p.store.positions(),
+      positions: () => positionsWithDecimals(p.store),
       pnl: (marks) => p.store.pnl(marks as ReadonlyMap<TokenId, number>),
       collateral: () => ({ available: state.availableCollateral, reserved: state.reservedCollateral }),
       heartbeat: () => p.heartbeat.status(),
