@@ -76,6 +76,7 @@ async function daemon(allowedHosts?: string[]) {
     },
     store: {
       positions: () => [],
+      positionDecimals: () => [],
       pnl: () => ({ realized: 0, unrealized: 0, fees: 0, total: 0, unmarked: [] }),
       summary: () => ({ ordersPlaced: 0, ordersCancelled: 0, ordersRejected: 0, fills: 0, volume: 0, notional: 0 }),
       currentSession: () => undefined,
