@@ -239,7 +239,8 @@ export function exitSummary(o: {
     unrealizedPnl: formatAmount(pnl.unrealized),
     session: {
       ...ledgerFigures(sessionFigures),
-      since: new Date(o.runStartMs).toISOString(),
+      // the store's session start, as /api/status shows it (ledger.session.since); the run's start without one
+      since: new Date(sessionFigures.since ?? o.runStartMs).toISOString(),
       realizedPnl: formatAmount(pnl.realized - realizedAtStart),
     },
     epoch: {
