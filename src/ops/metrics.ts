@@ -74,6 +74,8 @@ export interface PositionSample {
   readonly size: number;
   /** pips (0 when flat). */
   readonly avgPrice: number;
+  /** The average price at the venue's 6 decimals (the store's exact figure); when given, exported instead of `avgPrice`. */
+  readonly avgPriceDecimal?: string;
 }
 
 /** The PnL figures, micro-collateral. `total` = realized + unrealized - fees + rewards (paid and estimated). */
@@ -541,7 +543,7 @@ export class Metrics {
     for (const p of ps) {
       const l = { market: p.market, token: p.tokenId, outcome: p.outcome };
       this.position.set(l, shares(p.size));
-      this.positionAvgPrice.set(l, price(p.avgPrice));
+      this.positionAvgPrice.set(l, p.avgPriceDecimal !== undefined ? Number(p.avgPriceDecimal) : price(p.avgPrice));
     }
   }
 

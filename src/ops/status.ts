@@ -641,6 +641,7 @@ export class DaemonMonitor {
         outcome: this.#tokenInfo.get(p.tokenId)?.outcome ?? '',
         size: p.size,
         avgPrice: p.avgPrice,
+        ...(p.avgPriceDecimal !== undefined ? { avgPriceDecimal: p.avgPriceDecimal } : {}),
       })),
     );
     m.pnl({

@@ -39,11 +39,12 @@ describe('average price precision', () => {
     expect(held).toEqual([{ market: M, tokenId: T, size: '3.666667', avgPrice: '0.38768', mark: '0.39' }]);
   });
 
-  it('/api/status shows the same figure in the market tokens and the inventory', () => {
+  it('/api/status shows the same figure in the market tokens and the inventory, /metrics too', async () => {
     const clock = new VirtualClock(1_700_000_000_000);
+    const metrics = new Metrics({ now: () => clock.now(), defaultMetrics: false });
     const monitor = new DaemonMonitor({
       clock,
-      metrics: new Metrics({ now: () => clock.now(), defaultMetrics: false }),
+      metrics,
       feedStaleMs: 5000,
     });
     const s = store();
@@ -70,5 +71,7 @@ describe('average price precision', () => {
     const snap = monitor.sample();
     expect(snap.markets[0]!.tokens[0]!.avgPrice).toBe('0.38768');
     expect(snap.inventory.positions[0]!.avgPrice).toBe('0.38768');
+    // and /metrics the same figure
+    expect(await metrics.render()).toMatch(/^mmkit_position_avg_price\{[^}]*\} 0\.38768$/m);
   });
 });
