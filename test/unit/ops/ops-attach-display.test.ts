@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { displayAddress } from '../../../src/core/address-display.ts';
 import { VirtualClock } from '../../../src/core/clock.ts';
 import { DaemonOps } from '../../../src/ops/daemon-ops.ts';
+import { stubDaemonParts } from '../../support/daemon-parts.ts';
 
 const LOWER = '0xa779266937853745125938b73d68cd9f57093b6a';
 const CHECKSUMMED = '0xa779266937853745125938B73d68Cd9F57093B6a';
@@ -15,42 +16,13 @@ const CHECKSUMMED = '0xa779266937853745125938B73d68Cd9F57093B6a';
 function attached(): DaemonOps {
   const clock = new VirtualClock(1_700_000_000_000);
   const ops = new DaemonOps({ clock, log: pino({ level: 'silent' }), version: '1.0.0' });
-  (ops as unknown as { attach: (p: unknown) => void }).attach({
-    engine: {
-      state: {
-        book: () => undefined,
-        quotable: () => true,
-        isResolved: () => false,
-        whyNotQuotable: () => undefined,
-        availableCollateral: 0,
-        reservedCollateral: 0,
-      },
-      events$: { subscribe: () => ({ unsubscribe() {} }) },
-      pulled: () => new Set(),
-      ready: true,
-    },
-    store: {
-      positions: () => [],
-      positionDecimals: () => [],
-      pnl: () => ({ realized: 0, unrealized: 0, fees: 0, total: 0, unmarked: [] }),
-      summary: () => ({ ordersPlaced: 0, ordersCancelled: 0, ordersRejected: 0, fills: 0, volume: 0, notional: 0 }),
-      currentSession: () => undefined,
-      currentEpoch: () => undefined,
-      rewardTotals: () => ({ paid: 0, estimated: 0, total: 0, byMarket: [] }),
-    },
-    tracker: { liveOrders: () => [] },
-    executor: {
-      onCycle: () => () => {},
-      stats: () => ({ pauseReasons: [] }),
-      accountStats: () => ({ sellBalanceRaces: 0, postOnlyCrossings: 0 }),
-    },
-    heartbeat: { onStatus: () => () => {}, status: () => ({ ok: true, failures: 0 }) },
-    kill: { reason: null },
-    markets: [],
-    strategy: { name: 'bands', params: { secretish: 'x' } },
-    address: LOWER,
-    venueUrl: 'http://127.0.0.1:1',
-  });
+  (ops as unknown as { attach: (p: unknown) => void }).attach(
+    stubDaemonParts({
+      kill: { reason: null },
+      address: LOWER,
+      strategy: { name: 'bands', params: { secretish: 'x' } },
+    }),
+  );
   return ops;
 }
 
