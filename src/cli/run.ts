@@ -14,7 +14,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Wallet } from 'ethers';
 import type { Logger } from 'pino';
-import { displayAddress } from '../core/address-display.ts';
+import { displayAddress } from '../ops/address-display.ts';
 import { LiveClock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { TokenId } from '../core/ids.ts';

@@ -23,7 +23,7 @@ import type { Logger } from 'pino';
 import type { BudgetConfig, BudgetGate } from '../api/http/budgets.ts';
 import type { SignerGate } from '../api/http/signer-budget.ts';
 import type { Clock, TimerHandle } from '../core/clock.ts';
-import { displayAddress } from '../core/address-display.ts';
+import { displayAddress } from './address-display.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { FillEvent } from '../core/events.ts';
 import type { TokenId } from '../core/ids.ts';

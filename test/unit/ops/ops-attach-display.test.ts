@@ -5,7 +5,7 @@
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { displayAddress } from '../../../src/core/address-display.ts';
+import { displayAddress } from '../../../src/ops/address-display.ts';
 import { VirtualClock } from '../../../src/core/clock.ts';
 import { DaemonOps } from '../../../src/ops/daemon-ops.ts';
 import { stubDaemonParts } from '../../support/daemon-parts.ts';
