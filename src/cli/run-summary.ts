@@ -129,18 +129,23 @@ export function ledgerFigures(f: StoreSummary): LedgerFigures {
   };
 }
 
-/** The positions held (non-zero), with the last mark when there is one. */
+/**
+ * The positions held (non-zero), with the last mark when there is one. The average price has the
+ * venue's 6 decimals when `decimals` (the store's PositionDecimals) has the token, as `mmkit positions`.
+ */
 export function positionsAtExit(
   positions: readonly { market: string; tokenId: TokenId; size: number; avgPrice: number }[],
   marks: ReadonlyMap<TokenId, number>,
+  decimals: readonly { tokenId: TokenId; avgPrice: string }[] = [],
 ): RunSummary['positionsAtExit'] {
+  const avg = new Map(decimals.map((d) => [d.tokenId, d.avgPrice]));
   return positions
     .filter((x) => x.size !== 0)
     .map((p) => ({
       market: p.market,
       tokenId: p.tokenId,
       size: formatAmount(p.size),
-      avgPrice: formatPrice(p.avgPrice),
+      avgPrice: avg.get(p.tokenId) ?? formatPrice(p.avgPrice),
       mark: marks.has(p.tokenId) ? formatPrice(marks.get(p.tokenId)!) : null,
     }));
 }
@@ -174,7 +179,7 @@ export interface LedgerAtExit {
  * session's and the epoch's figures, the positions held.
  */
 export function ledgerAtExit(
-  store: Pick<Store, 'pnl' | 'endSession' | 'summary' | 'positions'>,
+  store: Pick<Store, 'pnl' | 'endSession' | 'summary' | 'positions' | 'positionDecimals'>,
   o: {
     session: number;
     now: number;
@@ -188,7 +193,7 @@ export function ledgerAtExit(
   store.endSession(o.session, o.now);
   const session = store.summary({ scope: 'session' });
   const epochFigures = store.summary({ scope: 'epoch' });
-  const held = positionsAtExit(store.positions(), o.marks);
+  const held = positionsAtExit(store.positions(), o.marks, store.positionDecimals());
   return {
     positionsAtExit: held,
     summary: (flat, reason, stop, notCounted) =>
@@ -236,7 +241,8 @@ export function exitSummary(o: {
     unrealizedPnl: formatAmount(pnl.unrealized),
     session: {
       ...ledgerFigures(sessionFigures),
-      since: new Date(o.runStartMs).toISOString(),
+      // the store's session start, as /api/status shows it (ledger.session.since); the run's start without one
+      since: new Date(sessionFigures.since ?? o.runStartMs).toISOString(),
       realizedPnl: formatAmount(pnl.realized - realizedAtStart),
     },
     epoch: {

@@ -14,6 +14,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Wallet } from 'ethers';
 import type { Logger } from 'pino';
+import { displayAddress } from '../ops/address-display.ts';
 import { LiveClock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { TokenId } from '../core/ids.ts';
@@ -377,7 +378,7 @@ async function runLocked(
   terminalView(log)?.setMarkets(markets);
   log.info(
     {
-      address: venue.address,
+      address: displayAddress(venue.address),
       strategy: def.name,
       markets: markets.map((m) => ({ market: m.market, question: m.question })),
     },

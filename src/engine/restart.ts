@@ -244,13 +244,15 @@ export async function reconcileOnStart(
       left: left.length,
       adopted: adopted.length,
       canceled: canceled.length,
-      closed: closed.length,
-      missing: missing.length,
+      // store-open orders the venue had closed meanwhile (filled, cancelled: resolved by id) and those it never received
+      closedWhileDown: closed.length,
+      neverReceived: missing.length,
       fills: fills.length,
       externalFills: externalFills.size,
       newFills,
-      sinceMs,
-      oldestUnsettled: unsettled,
+      // times as ISO 8601 (UTC), never raw epoch ms
+      backfillSince: new Date(sinceMs).toISOString(),
+      ...(unsettled !== undefined ? { oldestUnsettled: new Date(unsettled).toISOString() } : {}),
     },
     'restart reconciliation done',
   );

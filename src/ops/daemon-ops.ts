@@ -23,6 +23,7 @@ import type { Logger } from 'pino';
 import type { BudgetConfig, BudgetGate } from '../api/http/budgets.ts';
 import type { SignerGate } from '../api/http/signer-budget.ts';
 import type { Clock, TimerHandle } from '../core/clock.ts';
+import { displayAddress } from './address-display.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { FillEvent } from '../core/events.ts';
 import type { TokenId } from '../core/ids.ts';
@@ -38,7 +39,7 @@ import type { Store } from '../store/store.ts';
 import type { Lifecycle } from './health.ts';
 import { instrumentVenue, ObservedBudgets } from './instrument.ts';
 import { Metrics } from './metrics.ts';
-import { DaemonMonitor, rejectionsNotCountedOf, type DaemonView } from './status.ts';
+import { DaemonMonitor, rejectionsNotCountedOf, type DaemonView, type PositionLike } from './status.ts';
 import { STATUS_PAGE_HTML } from './status-page.ts';
 import { startStatusServer, type KillResult, type StatusServer } from './status-server.ts';
 import { PACKAGE_ROOT_URL } from '../core/package-root.ts';
@@ -111,6 +112,18 @@ export function publicUrl(u: string): string {
   } catch {
     return '';
   }
+}
+
+/**
+ * The store's positions, each with its average price at the venue's 6 decimals, exact from the
+ * store's integers (what `mmkit positions` prints): /api/status shows the same figure.
+ */
+export function positionsWithDecimals(store: Pick<Store, 'positions' | 'positionDecimals'>): PositionLike[] {
+  const avg = new Map(store.positionDecimals().map((d) => [d.tokenId, d.avgPrice]));
+  return store.positions().map((x) => {
+    const d = avg.get(x.tokenId);
+    return d !== undefined ? { ...x, avgPriceDecimal: d } : x;
+  });
 }
 
 /** The daemon's operational side (see the module comment). */
@@ -239,6 +252,7 @@ export class DaemonOps {
   /** Hook the running daemon's parts (once the engine exists). */
   attach(p: DaemonParts): void {
     this.#kill = p.kill;
+    this.metrics.strategy(p.strategy.name);
     const state = p.engine.state;
     const view: DaemonView = {
       book: (t) => state.book(t as TokenId),
@@ -248,7 +262,7 @@ export class DaemonOps {
           : undefined,
       isRetired: (m) => state.isResolved(m as never),
       liveOrders: () => p.tracker.liveOrders(),
-      positions: () => p.store.positions(),
+      positions: () => positionsWithDecimals(p.store),
       pnl: (marks) => p.store.pnl(marks as ReadonlyMap<TokenId, number>),
       collateral: () => ({ available: state.availableCollateral, reserved: state.reservedCollateral }),
       heartbeat: () => p.heartbeat.status(),
@@ -300,7 +314,7 @@ export class DaemonOps {
     this.monitor.attach(view, {
       markets: p.markets,
       strategy: p.strategy,
-      address: p.address,
+      address: displayAddress(p.address),
       venueUrl: publicUrl(p.venueUrl),
     });
     const sub = p.engine.events$.subscribe((e) => this.monitor.onEvent(e));

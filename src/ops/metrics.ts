@@ -15,7 +15,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BudgetStats } from '../api/http/budgets.ts';
 import type { StreamName } from '../core/events.ts';
-import { AMOUNT_SCALE, PRICE_SCALE } from '../core/units.ts';
+import { AMOUNT_SCALE, PRICE_SCALE, notional } from '../core/units.ts';
 import type { HealthReport } from './health.ts';
 
 /** Every metric name starts with this. */
@@ -74,6 +74,8 @@ export interface PositionSample {
   readonly size: number;
   /** pips (0 when flat). */
   readonly avgPrice: number;
+  /** The average price at the venue's 6 decimals (the store's exact figure); when given, exported instead of `avgPrice`. */
+  readonly avgPriceDecimal?: string;
 }
 
 /** The PnL figures, micro-collateral. `total` = realized + unrealized - fees + rewards (paid and estimated). */
@@ -114,6 +116,10 @@ export class Metrics {
   readonly #lastData = new Map<StreamName, number>();
   #budgets: (() => BudgetStats | undefined) | undefined;
   #member: string | undefined;
+  readonly #infoLabels: Record<string, string>;
+  /** Per market, micro-shares and micro-collateral filled: integers, exact (exported as decimals at scrape). */
+  readonly #volumeMicro = new Map<string, number>();
+  readonly #notionalMicro = new Map<string, number>();
 
   readonly info: Gauge<string>;
   readonly quotes: Counter<'market'>;
@@ -169,13 +175,14 @@ export class Metrics {
     this.registry = r;
     const registers = [r];
     const n = (s: string) => `${METRIC_PREFIX}${s}`;
+    this.#infoLabels = { ...(o.info ?? {}) };
     this.info = new Gauge({
       name: n('info'),
-      help: 'Constant 1, labelled with the version and the strategy.',
-      labelNames: Object.keys(o.info ?? {}),
+      help: 'Constant 1, labelled with the version and the strategy (its name, once the daemon runs one).',
+      labelNames: [...new Set([...Object.keys(this.#infoLabels), 'strategy'])],
       registers,
     });
-    this.info.set(o.info ?? {}, 1);
+    this.info.set(this.#infoLabels, 1);
     this.quotes = new Counter({
       name: n('quotes_submitted_total'),
       help: 'Quotes (side, price, size) in risk-approved quote sets handed to execution.',
@@ -218,17 +225,25 @@ export class Metrics {
       labelNames: ['market'],
       registers,
     });
+    // summed as integers (micro), exported exactly at scrape: float increments would drift (105.65000000000002)
+    const exact = (totals: Map<string, number>) =>
+      function (this: Counter<'market'>): void {
+        this.reset();
+        for (const [market, micro] of totals) this.inc({ market }, micro / AMOUNT_SCALE);
+      };
     this.volume = new Counter({
       name: n('fill_volume_shares_total'),
       help: 'Shares filled.',
       labelNames: ['market'],
       registers,
+      collect: exact(this.#volumeMicro),
     });
     this.notional = new Counter({
       name: n('fill_notional_usdc_total'),
-      help: 'Collateral traded in fills (size x price), USDC.',
+      help: 'Collateral traded in fills (size x price, rounded down to the micro-unit), USDC.',
       labelNames: ['market'],
       registers,
+      collect: exact(this.#notionalMicro),
     });
     this.position = new Gauge({
       name: n('position_shares'),
@@ -511,8 +526,14 @@ export class Metrics {
   fill(f: { market: string; side: string; role: string; size: number; price: number; source?: string }): void {
     this.fills.inc({ market: f.market, side: f.side, role: f.role });
     if (f.source === 'reconcile') this.fillsRecovered.inc({ market: f.market });
-    this.volume.inc({ market: f.market }, shares(f.size));
-    this.notional.inc({ market: f.market }, usdc(Math.floor((f.size * f.price) / PRICE_SCALE)));
+    this.#volumeMicro.set(f.market, (this.#volumeMicro.get(f.market) ?? 0) + f.size);
+    this.#notionalMicro.set(f.market, (this.#notionalMicro.get(f.market) ?? 0) + notional(f.size, f.price));
+  }
+
+  /** The strategy the daemon runs: its name becomes the `strategy` label of `mmkit_info` (never its params). */
+  strategy(name: string): void {
+    this.info.reset();
+    this.info.set({ ...this.#infoLabels, strategy: name }, 1);
   }
 
   /** Positions now (replaces the previous set). */
@@ -522,7 +543,7 @@ export class Metrics {
     for (const p of ps) {
       const l = { market: p.market, token: p.tokenId, outcome: p.outcome };
       this.position.set(l, shares(p.size));
-      this.positionAvgPrice.set(l, price(p.avgPrice));
+      this.positionAvgPrice.set(l, p.avgPriceDecimal !== undefined ? Number(p.avgPriceDecimal) : price(p.avgPrice));
     }
   }
 

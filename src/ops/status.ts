@@ -75,12 +75,19 @@ export interface PositionLike {
   readonly tokenId: string;
   readonly size: number;
   readonly avgPrice: number;
+  /** The average price with the venue's 6 decimals, exact from the store's integers (PositionDecimals); absent: `avgPrice`'s pips. */
+  readonly avgPriceDecimal?: string;
   readonly realized: number;
   readonly fees: number;
   /** Shares bought and sold (micro) and the number of fills, when known. */
   readonly bought?: number;
   readonly sold?: number;
   readonly fills?: number;
+}
+
+/** A position's average price as shown: the venue's 6 decimals when known (as `mmkit positions`), else its pips. */
+export function avgPriceText(p: Pick<PositionLike, 'avgPrice' | 'avgPriceDecimal'>): string {
+  return p.avgPriceDecimal ?? formatPrice(p.avgPrice);
 }
 
 /** PnL at the marks (PnlReport of src/store/positions.ts fits). Micro-collateral. */
@@ -634,6 +641,7 @@ export class DaemonMonitor {
         outcome: this.#tokenInfo.get(p.tokenId)?.outcome ?? '',
         size: p.size,
         avgPrice: p.avgPrice,
+        ...(p.avgPriceDecimal !== undefined ? { avgPriceDecimal: p.avgPriceDecimal } : {}),
       })),
     );
     m.pnl({
@@ -692,7 +700,7 @@ export class DaemonMonitor {
             mid: mid !== null ? formatPrice(mid) : null,
             stale: b?.stale ?? true,
             position: formatAmount(p?.size ?? 0),
-            avgPrice: p !== undefined && p.size !== 0 ? formatPrice(p.avgPrice) : null,
+            avgPrice: p !== undefined && p.size !== 0 ? avgPriceText(p) : null,
           };
         }),
         quotes: (byMarket.get(mk.market) ?? [])
@@ -739,7 +747,7 @@ export class DaemonMonitor {
               tokenId: p.tokenId,
               outcome: info?.outcome ?? '',
               size: formatAmount(p.size),
-              avgPrice: formatPrice(p.avgPrice),
+              avgPrice: avgPriceText(p),
               mark: mark !== undefined ? formatPrice(mark) : null,
             };
           }),

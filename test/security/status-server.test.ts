@@ -28,6 +28,7 @@ import { KillSwitch } from '../../src/risk/kill-switch.ts';
 import { startOps, type DaemonOps } from '../../src/ops/daemon-ops.ts';
 import { AllowedHosts, validateAllowedHosts } from '../../src/ops/allowed-hosts.ts';
 import { loadConfig } from '../../src/cli/config.ts';
+import { stubDaemonParts } from '../support/daemon-parts.ts';
 
 const ADDRESS = '0x1111111111111111111111111111111111111111';
 const open: DaemonOps[] = [];
@@ -60,37 +61,9 @@ async function daemon(allowedHosts?: string[]) {
   open.push(ops);
   const kill = new KillSwitch(clock);
   // the daemon's parts, reduced to what the status snapshot reads (an account, no market)
-  (ops as unknown as { attach: (p: unknown) => void }).attach({
-    engine: {
-      state: {
-        book: () => undefined,
-        quotable: () => true,
-        isResolved: () => false,
-        whyNotQuotable: () => undefined,
-        availableCollateral: 5_000_000,
-        reservedCollateral: 0,
-      },
-      events$: { subscribe: () => ({ unsubscribe() {} }) },
-      pulled: () => new Set(),
-      ready: true,
-    },
-    store: {
-      positions: () => [],
-      pnl: () => ({ realized: 0, unrealized: 0, fees: 0, total: 0, unmarked: [] }),
-      summary: () => ({ ordersPlaced: 0, ordersCancelled: 0, ordersRejected: 0, fills: 0, volume: 0, notional: 0 }),
-      currentSession: () => undefined,
-      currentEpoch: () => undefined,
-      rewardTotals: () => ({ paid: 0, estimated: 0, total: 0, byMarket: [] }),
-    },
-    tracker: { liveOrders: () => [] },
-    executor: { onCycle: () => () => {}, stats: () => ({ pauseReasons: [] }) },
-    heartbeat: { onStatus: () => () => {}, status: () => ({ ok: true, failures: 0 }) },
-    kill,
-    markets: [],
-    strategy: { name: 'bands', params: {} },
-    address: ADDRESS,
-    venueUrl: 'http://127.0.0.1:1',
-  });
+  (ops as unknown as { attach: (p: unknown) => void }).attach(
+    stubDaemonParts({ kill, address: ADDRESS, availableCollateral: 5_000_000 }),
+  );
   // the daemon answers a trip with its flat check; here: flat at once
   kill.onTrip((t) => setTimeout(() => ops.flattened({ flat: true, open: [] }, `kill switch: ${t.trigger}`), 10));
   const url = ops.url!;

@@ -110,6 +110,27 @@ describe('reconcileOnStart', () => {
     expect(store.fills.size).toBe(2);
   });
 
+  it('logs its summary line readably: times as ISO 8601, the store-open orders by what became of them', async () => {
+    const venue = new FakeVenue();
+    const store = new MemStore();
+    store.orders.set('gone', { id: 'gone', status: 'LIVE' });
+    store.orders.set('never', { id: 'never', status: 'LIVE' });
+    venue.orderLookup.set('gone', vo('gone', 'MATCHED'));
+    store.recordFill(vf('t0', 'x', 1_795_791_802_000));
+    const lines: Array<{ obj: Record<string, unknown>; msg?: string }> = [];
+    const logger = {
+      info: (obj: object, msg?: string) => lines.push({ obj: obj as Record<string, unknown>, msg }),
+      warn: (obj: object, msg?: string) => lines.push({ obj: obj as Record<string, unknown>, msg }),
+    };
+    await reconcileOnStart(venue, store, { marginMs: 60_000, logger });
+    const done = lines.find((l) => l.msg === 'restart reconciliation done')!.obj;
+    expect(done).toMatchObject({ backfillSince: '2026-11-27T15:02:22.000Z', closedWhileDown: 1, neverReceived: 1 });
+    expect(done).not.toHaveProperty('sinceMs');
+    expect(done).not.toHaveProperty('closed');
+    expect(done).not.toHaveProperty('missing');
+    expect(JSON.stringify(done)).not.toMatch(/\b1795\d{9}\b/);
+  });
+
   it("policy 'adopt' keeps the venue's orders (and cancels nothing)", async () => {
     const venue = new FakeVenue();
     venue.open = [vo('v1')];

@@ -53,6 +53,26 @@ describe('Metrics', () => {
     for (const o of ORDER_OUTCOMES) expect(text).toContain(`mmkit_orders_total{outcome="${o}"} 0`);
   });
 
+  it('sums fill volume and notional as integers: the exported totals are exact decimals (no float drift)', async () => {
+    const m = new Metrics({ now: () => 0, defaultMetrics: false });
+    // 0.1 + 0.2 style increments: 30 fills of 1.1 shares at 0.35 (0.385 USDC each)
+    for (let i = 0; i < 30; i++) m.fill({ market: '0xm', side: 'BUY', role: 'MAKER', size: 1_100_000, price: 3_500 });
+    const text = await m.render();
+    expect(text).toContain('mmkit_fill_volume_shares_total{market="0xm"} 33\n');
+    expect(text).toContain('mmkit_fill_notional_usdc_total{market="0xm"} 11.55\n');
+    // twice scraped: the same totals (not added again)
+    expect(await m.render()).toContain('mmkit_fill_notional_usdc_total{market="0xm"} 11.55\n');
+  });
+
+  it('labels mmkit_info with the strategy name once known (never its params)', async () => {
+    const m = new Metrics({ now: () => 0, defaultMetrics: false, info: { version: '1.2.3' } });
+    expect(await m.render()).toContain('mmkit_info{version="1.2.3"} 1');
+    m.strategy('bands');
+    const text = await m.render();
+    expect(text).toContain('mmkit_info{version="1.2.3",strategy="bands"} 1');
+    expect(text.match(/^mmkit_info\{/gm)).toHaveLength(1);
+  });
+
   it('converts integer units at the edge: fills, positions, PnL', async () => {
     const m = new Metrics({ now: () => 0, defaultMetrics: false });
     m.fill({ market: '0xm', side: 'BUY', role: 'MAKER', size: 12_500_000, price: 4_500 });
