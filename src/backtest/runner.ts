@@ -78,8 +78,7 @@ import type { FillEvent, MmkitEvent, UserEvent } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import { Rng } from '../core/random.ts';
 import { AMOUNT_SCALE, PRICE_SCALE } from '../core/units.ts';
-import type { EngineLogger } from '../engine/loop.ts';
-import { createTrader, type Trader, type TraderHooks } from '../kernel/create-trader.ts';
+import { createTrader, type Trader } from '../kernel/create-trader.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import { isOpen } from '../execution/tracker.ts';
 import { resolveRiskLimits, type RiskLimits } from '../risk/limits.ts';
@@ -90,15 +89,7 @@ import { loadStrategy } from '../strategy/loader.ts';
 import { chooseMarkets, levelsBookView } from '../strategy/select.ts';
 import { resolveParams } from '../strategy/params.ts';
 import { FillPointSampler, FillRowRing, FillStatsAccumulator } from './fill-stats.ts';
-import type {
-  BacktestDriver,
-  BacktestResult,
-  FillRow,
-  MarketChooser,
-  Samples,
-  TokenSeries,
-  WorldSpec,
-} from './types.ts';
+import type { BacktestDriver, BacktestResult, FillRow, MarketChooser, Samples, TokenSeries } from './types.ts';
 import { MARKOUT_HORIZONS_MS } from './metrics.ts';
 import { QuietClock } from './quiet-clock.ts';
 import { InstrumentedVenue } from './instrumented-venue.ts';
@@ -107,7 +98,6 @@ import { rewardsResult } from './rewards.ts';
 import { REWARD_SAMPLE_MS } from '../engine/reward-tracker.ts';
 
 export { createFeedDriver, type FeedDriverOptions } from './feed-driver.ts';
-import type { SimLatencyOptions } from '../venues/sim/sim-venue.ts';
 
 // ---- options and result ---------------------------------------------------------------------------
 
@@ -126,104 +116,8 @@ export type {
   WorldSpec,
 } from './types.ts';
 
-/** What to backtest. Exactly one of `feeds` and `world`. */
-export interface BacktestOptions {
-  /** Recorded feed files, merged by receive time. */
-  readonly feeds?: readonly string[];
-  /** A synthetic world instead of a feed. */
-  readonly world?: WorldSpec;
-  /** A shipped strategy's name or a plugin's path. */
-  readonly strategy: string;
-  /** Strategy parameters (validated against its schema; numbers may be strings). */
-  readonly params?: Readonly<Record<string, unknown>>;
-  /** Seed of every random choice of the simulation (queue model, latencies, retries' jitter). Default 1. */
-  readonly seed?: number;
-  /** Queue-position model of the simulated venue (feed mode). Default 'risk-averse'. */
-  readonly queue?: 'risk-averse' | 'probabilistic';
-  /** One-way latency of requests, ms of virtual time: an order or cancel reaches the venue after it, the answer comes back after it again. Default 0. */
-  readonly latencyMs?: number;
-  /** Feed mode: the simulated venue's full latency model (distributions, feed latency), instead of `latencyMs`. */
-  readonly latency?: SimLatencyOptions;
-  /** Condition ids to trade (default: every active market of the feed; the world's most liquid). */
-  readonly markets?: readonly string[];
-  /** Risk limits (the config's `risk` section). Default: the defaults. */
-  readonly risk?: Readonly<Record<string, unknown>>;
-  /** Diff tolerance of the executor (default as the daemon's: 0 ticks, 10 % of size). */
-  readonly tolerance?: { readonly priceTicks: number; readonly sizeFraction: number };
-  /**
-   * Send quotes post-only, as the daemon does by default (`bot.postOnly`): the simulated venue
-   * applies the same rule (src/core/order-rules.ts) and refuses a quote that would cross. Default
-   * false: a backtest's results stay those recorded before the daemon's default changed.
-   */
-  readonly postOnly?: boolean;
-  /** Starting collateral, micro. Default 10,000 (in micro: 1e10). */
-  readonly collateral?: number;
-  /** SQLite file of the run's store (default: a temporary file, removed afterwards). */
-  readonly storePath?: string;
-  /** Sampling period of the charts' series, ms of virtual time. Default 1000. */
-  readonly sampleMs?: number;
-  /**
-   * Period of the liquidity reward estimate's samples, ms of virtual time (default 60,000: the
-   * venue samples once a minute). Shorter only for short test feeds.
-   */
-  readonly rewardSampleMs?: number;
-  /** Most points per series before downsampling (the charts' series, and the fill points `fillPoints`). Default 4000. */
-  readonly maxSamples?: number;
-  /**
-   * Fill rows kept in the result (`fills`): the most recent ones. Default 10,000; 0 keeps none. The
-   * figures over ALL fills are measured online (`fillStats`), and the complete list is in the run's
-   * store (the `fills` table of the SQLite file: keep it with `storePath`), so memory stays flat
-   * however long the run (room for this many rows, ~60 B each, is taken at the start).
-   */
-  readonly maxFillRows?: number;
-  /** The strategy's timer period, ms (as the daemon: 1000). */
-  readonly tickMs?: number;
-  /** Coalesce identical consecutive intents (see the module comment). Default true. */
-  readonly coalesceIntents?: boolean;
-  /** Reuse the risk gate's answer while nothing it reads changed (src/risk/gate-memo.ts; exact). Default true. */
-  readonly memoiseGate?: boolean;
-  /**
-   * The run's store as a scratch file (StoreOptions.scratch: journal in memory, an exclusive lock
-   * until the run ends, a large page cache; the same rows). Default true; false: the WAL, as the
-   * daemon's store (other processes may read the file during the run).
-   */
-  readonly scratchStore?: boolean;
-  /**
-   * Settle after EVERY timer that fires, the world's and the runner's own measurement timers
-   * included, instead of only when something of the bot's may be pending (see the module comment).
-   * Slower, and the same result: for tests. Default false.
-   */
-  readonly settleOnEveryTimer?: boolean;
-  /** Items per replay batch (feed mode). */
-  readonly batchSize?: number;
-  /**
-   * Feed mode: a folder for decoded-event caches of the feeds (./feed-cache.ts): a run that reads a
-   * feed to its end writes its cache there as it goes, and later runs read the events back without
-   * gunzip or text scanning. The result is identical with and without. Default: none (no cache;
-   * `mmkit backtest` passes one).
-   */
-  readonly feedCache?: string;
-  /** Progress, every `progressEveryMs` of virtual time (default 60 s). */
-  readonly onProgress?: (p: BacktestProgress) => void;
-  readonly progressEveryMs?: number;
-  /** Observers of the bot (src/kernel: TraderHooks), e.g. every gate decision (a hook on the gate turns its memo off). */
-  readonly hooks?: TraderHooks;
-  /** Engine and strategy logs (default: none). */
-  readonly logger?: EngineLogger & { debug(obj: object, msg?: string): void };
-  /** Stops the run early (the result covers what ran). */
-  readonly signal?: AbortSignal;
-}
-
-/** Progress of a running backtest (virtual time; wall-clock rates are the caller's to measure). */
-export interface BacktestProgress {
-  readonly startMs: number;
-  readonly nowMs: number;
-  /** Known in world mode; undefined for feeds. */
-  readonly endMs: number | undefined;
-  readonly items: number;
-  readonly events: number;
-  readonly fills: number;
-}
+export type { BacktestOptions, BacktestProgress } from './options.ts';
+import type { BacktestOptions } from './options.ts';
 
 // ---- the driver interface ----------------------------------------------------------------------------
 
