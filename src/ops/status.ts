@@ -25,15 +25,7 @@ import {
 } from './health.ts';
 import type { Metrics, OrderOutcome } from './metrics.ts';
 import type { FleetStatusSection } from './status-fleet.ts';
-import {
-  type MarketRewardStatus,
-  marketRewardStatus,
-  NO_REWARDS,
-  pnlRewardsStatus,
-  rewardSamples,
-  type RewardsStatus,
-  type RewardsView,
-} from './status-rewards.ts';
+import { marketRewardStatus, NO_REWARDS, pnlRewardsStatus, rewardSamples, type RewardsView } from './status-rewards.ts';
 
 export type { FleetStatusSection } from './status-fleet.ts';
 export type { MarketRewardStatus, RewardsStatus, RewardsView } from './status-rewards.ts';
@@ -43,15 +35,6 @@ export interface MonitoredMarket {
   readonly market: string;
   readonly question: string;
   readonly tokens: ReadonlyArray<{ readonly tokenId: string; readonly outcome: string }>;
-}
-
-/**
- * Rejections the kill switch does not count: asks refused for lack of tokens while selling into a
- * fill not seen yet (up to SELL_RACE_TOLERANCE in a row per token), post-only quotes refused as crossing.
- */
-export interface RejectionsNotCountedStatus {
-  readonly sellBalanceRaces: number;
-  readonly postOnlyCrossings: number;
 }
 
 /** The rejections not counted by the kill switch, from the executor's counters (`Executor.accountStats()`). */
@@ -178,148 +161,24 @@ export interface MonitorContext {
   readonly venueUrl: string;
 }
 
-/** One point of the PnL series: decimal strings, `t` unix ms. */
-export interface PnlPoint {
-  readonly t: number;
-  readonly realized: string;
-  readonly unrealized: string;
-  /** Liquidity rewards, paid and estimated. */
-  readonly rewards: string;
-  readonly total: string;
-}
-
-/** A fill as the status shows it. */
-export interface FillStatus {
-  readonly time: string;
-  readonly market: string;
-  readonly question: string;
-  readonly outcome: string;
-  readonly side: string;
-  readonly role: string;
-  readonly price: string;
-  readonly size: string;
-  readonly status: string;
-}
-
-/** A quote (own resting order) as the status shows it. */
-export interface QuoteStatus {
-  readonly id: string;
-  readonly tokenId: string;
-  readonly outcome: string;
-  readonly side: string;
-  readonly price: string;
-  readonly size: string;
-  readonly matched: string;
-}
-
-export interface TokenStatus {
-  readonly tokenId: string;
-  readonly outcome: string;
-  readonly bestBid: string | null;
-  readonly bestAsk: string | null;
-  readonly mid: string | null;
-  readonly stale: boolean;
-  readonly position: string;
-  readonly avgPrice: string | null;
-}
-
-export interface MarketStatus {
-  readonly market: string;
-  readonly question: string;
-  readonly quotable: boolean;
-  readonly why: string | null;
-  readonly tokens: readonly TokenStatus[];
-  readonly quotes: readonly QuoteStatus[];
-  /** Null: the market has no reward config. */
-  readonly rewards: MarketRewardStatus | null;
-}
-
-/** What /api/status answers (every money figure a decimal string). */
-/** The ledger's figures on the status page, labelled by scope. */
-export interface LedgerStatus {
-  readonly session: {
-    readonly since: string;
-    readonly fills: number;
-    readonly externalFills: number;
-    readonly ordersPlaced: number;
-  };
-  readonly epoch: {
-    readonly id: number;
-    readonly venue: string;
-    readonly world: string | null;
-    readonly since: string;
-    readonly fills: number;
-    readonly externalFills: number;
-    readonly adjustments: number;
-    readonly operations: number;
-  } | null;
-}
-
-export interface StatusSnapshot {
-  readonly schema: 1;
-  readonly version: string;
-  /** 'shadow': simulated fills on live books, no order sent to the venue (`mmkit run --shadow`); absent from older daemons: live. */
-  readonly mode?: 'live' | 'shadow';
-  readonly pid: number;
-  readonly now: number;
-  readonly time: string;
-  readonly startedAt: string;
-  readonly uptimeSec: number;
-  readonly lifecycle: Lifecycle;
-  readonly strategy: { readonly name: string; readonly params: Record<string, unknown> };
-  readonly account: { readonly address: string };
-  readonly venue: { readonly url: string };
-  readonly health: HealthReport;
-  readonly markets: readonly MarketStatus[];
-  readonly inventory: {
-    readonly collateral: { readonly available: string; readonly reserved: string };
-    readonly positions: ReadonlyArray<{
-      readonly market: string;
-      readonly question: string;
-      readonly tokenId: string;
-      readonly outcome: string;
-      readonly size: string;
-      readonly avgPrice: string | null;
-      readonly mark: string | null;
-    }>;
-  };
-  /**
-   * PnL apart and together: trading (realized + unrealized, before fees), fees, liquidity rewards
-   * (paid by the venue + the estimate of what it has not paid yet); total = trading - fees + rewards.
-   */
-  readonly pnl: {
-    readonly realized: string;
-    readonly unrealized: string;
-    readonly trading: string;
-    readonly fees: string;
-    readonly rewards: RewardsStatus;
-    readonly total: string;
-    readonly unmarked: number;
-    readonly series: readonly PnlPoint[];
-  };
-  readonly orders: {
-    readonly open: number;
-    readonly placed: number;
-    readonly cancelled: number;
-    readonly rejected: number;
-    /** Of `rejected`, those the kill switch does not count, by cause (absent from an older daemon). */
-    readonly notCounted?: RejectionsNotCountedStatus;
-  };
-  readonly fills: {
-    /** The bot's own fills of this session. */
-    readonly count: number;
-    readonly volume: string;
-    readonly notional: string;
-    readonly recent: readonly FillStatus[];
-  };
-  /** This session's and the epoch's ledger figures (null without a ledger). */
-  readonly ledger: LedgerStatus | null;
-  readonly killSwitch: { readonly tripped: boolean; readonly trigger: string | null; readonly message: string | null };
-  readonly execution: { readonly paused: boolean; readonly pauseReasons: readonly string[] };
-  readonly streams: { readonly market: StreamHealthInput; readonly user: StreamHealthInput };
-  /** A fleet member's view of its fleet (issue 21); absent for a lone daemon. */
-  readonly fleet?: FleetStatusSection;
-}
+export type {
+  RejectionsNotCountedStatus,
+  PnlPoint,
+  FillStatus,
+  QuoteStatus,
+  TokenStatus,
+  MarketStatus,
+  LedgerStatus,
+  StatusSnapshot,
+} from './status-snapshot.ts';
+import type {
+  RejectionsNotCountedStatus,
+  PnlPoint,
+  FillStatus,
+  MarketStatus,
+  LedgerStatus,
+  StatusSnapshot,
+} from './status-snapshot.ts';
 
 interface StreamState {
   connected: boolean;
