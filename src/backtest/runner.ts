@@ -74,24 +74,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../core/clock.ts';
 import { ConfigError, MmkitError } from '../core/errors.ts';
-import type { FillEvent, MmkitEvent, UserEvent } from '../core/events.ts';
-import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
+import type { MmkitEvent } from '../core/events.ts';
 import { Rng } from '../core/random.ts';
-import { AMOUNT_SCALE, PRICE_SCALE } from '../core/units.ts';
+import { AMOUNT_SCALE } from '../core/units.ts';
 import { createTrader, type Trader } from '../kernel/create-trader.ts';
-import type { MarketInfo } from '../core/venue.ts';
 import { isOpen } from '../execution/tracker.ts';
 import { resolveRiskLimits, type RiskLimits } from '../risk/limits.ts';
-import { fillFromEvent, openStore, type FillChange, type Store } from '../store/store.ts';
-import { PositionAccumulator, pnlOf } from '../store/positions.ts';
+import { openStore, type Store } from '../store/store.ts';
 import type { StrategyDefinition } from '../strategy/api.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { chooseMarkets, levelsBookView } from '../strategy/select.ts';
 import { resolveParams } from '../strategy/params.ts';
-import { FillPointSampler, FillRowRing, FillStatsAccumulator } from './fill-stats.ts';
-import type { BacktestDriver, BacktestResult, FillRow, MarketChooser, Samples, TokenSeries } from './types.ts';
+import type { BacktestDriver, BacktestResult, MarketChooser } from './types.ts';
 import { MARKOUT_HORIZONS_MS } from './metrics.ts';
 import { QuietClock } from './quiet-clock.ts';
+import { RunMeasurement } from './measurement.ts';
 import { InstrumentedVenue } from './instrumented-venue.ts';
 import { createFeedDriver } from './feed-driver.ts';
 import { rewardsResult } from './rewards.ts';
@@ -148,8 +145,6 @@ function stalled(at: number, turns: number): MmkitError {
 const FLUSH_MS = 600_000;
 /** Virtual time between two prunings of the orders remembered as filled (`filledOrders`). */
 const PRUNE_MS = 60_000;
-/** Virtual time an order filled and finished is remembered (the "orders filled" count), ms. */
-const FILL_MEMORY_MS = 600_000;
 /**
  * Fill keys the engine's state keeps for deduplication (see EngineState.boundFills). A backtest's
  * venue repeats a fill only as its later trade statuses (the world's MINED and CONFIRMED, within
@@ -283,17 +278,11 @@ async function runWith(
   const strategyName = def.name;
   const rng = new Rng(seed32(opts.seed, 0x5eed));
 
-  const marketMap = new Map<ConditionId, MarketInfo>(markets.map((m) => [m.market, m]));
   const rewardSampleMs = opts.rewardSampleMs ?? REWARD_SAMPLE_MS;
   // the bot: the one wiring (src/kernel), with the backtest's exact speed-ups (see TraderTuning)
   let trader: Trader | undefined;
 
-  // ---- measurement state -----------------------------------------------------------------------
-  const accs = new Map<TokenId, PositionAccumulator>();
-  const settledMark = new Map<string, number>(); // token -> 0 | 10000 after resolution
-  const resolvedTo = new Map<string, string>();
-  const lastMid = new Map<string, number>();
-  // the fills: figures online over all of them, the most recent rows, points for the charts (flat memory)
+  // ---- measurement (./measurement.ts) ---------------------------------------------------------------
   const maxPos =
     typeof params['maxPosition'] === 'number'
       ? Math.round((params['maxPosition'] as number) * AMOUNT_SCALE)
@@ -302,108 +291,20 @@ async function runWith(
     maxPos !== undefined
       ? { size: maxPos, source: 'strategy.maxPosition' }
       : { size: limits.defaults.maxPosition, source: 'risk.maxPositionShares' };
-  const fillStats = new FillStatsAccumulator({
-    horizonsMs: MARKOUT_HORIZONS_MS,
-    limit: inventoryLimit.size,
-    startMs,
-    tokens: markets.flatMap((m) => m.tokens.map((t) => t.tokenId)),
-  });
-  const fillRows = new FillRowRing(opts.maxFillRows ?? 10_000, MARKOUT_HORIZONS_MS.length);
-  const maxSamples = Math.max(16, opts.maxSamples ?? 4000);
-  const fillPoints = new FillPointSampler(maxSamples);
-  /** Numbers (FillRowRing) of the fills that became void (their pending markouts are dropped). */
-  const voided = new Set<number>();
-  // orders with a fill: counted once; an id is forgotten FILL_MEMORY_MS after its last fill once
-  // the tracker has it finished (or forgot it), when no fill of it can come any more (flat memory)
-  const filledOrders = new Map<string, number>();
-  let ordersFilled = 0;
-  const markoutTimers = new Set<{ id: number }>();
   /** The clock of the runner's own measurements (samples, markouts): quiet, see `mark` below. */
   const measure = new QuietClock(clock);
-  let collecting = true;
-
-  const midOf = (token: string): number | null => {
-    const b = trader?.engine.state.book(token as TokenId);
-    if (b === undefined || b.stale) return null;
-    return b.mid;
-  };
-  const markOf = (token: string): number | undefined => {
-    const s = settledMark.get(token);
-    if (s !== undefined) return s;
-    const m = midOf(token);
-    if (m !== null) lastMid.set(token, Math.round(m));
-    return lastMid.get(token);
-  };
-  const pnlNow = () => {
-    const marks = new Map<TokenId, number>();
-    for (const t of accs.keys()) {
-      const m = markOf(t);
-      if (m !== undefined) marks.set(t, m);
-    }
-    return pnlOf(accs, marks);
-  };
-
-  let fillCount = 0;
-  let marketEvents = 0;
-  let userEvents = 0;
-
-  /** Each fill, once the kernel has it in the store (`change`: what the store did with it). */
-  const measureFill = (f: FillEvent, change: FillChange | undefined): void => {
-    if (change === 'void') {
-      // a FAILED trade (the shipped venues never fail one): the fill never happened (the store
-      // reversed it); so do the run's books: positions re-derived from the store's fills, and the
-      // fill figures without it while its row is still kept (see FillStatsAccumulator.remove)
-      const kept = fillRows.remove(f.tradeId, f.orderId);
-      if (kept !== undefined) {
-        voided.add(kept.no);
-        fillStats.remove(kept.row, kept.row.markouts);
-      }
-      accs.clear();
-      for (const x of store.fills()) {
-        if (x.status === 'FAILED') continue;
-        let a = accs.get(x.tokenId);
-        if (a === undefined) accs.set(x.tokenId, (a = new PositionAccumulator(x.market, x.tokenId)));
-        a.add(x);
-      }
-      return;
-    }
-    if (change !== 'new') return;
-    fillCount++;
-    const rec = fillFromEvent(f);
-    let acc = accs.get(f.tokenId);
-    if (acc === undefined) accs.set(f.tokenId, (acc = new PositionAccumulator(f.market, f.tokenId)));
-    acc.add(rec);
-    if (!filledOrders.has(f.orderId)) ordersFilled++;
-    filledOrders.set(f.orderId, clock.now());
-    if (!collecting) return;
-    const row: FillRow = {
-      t: clock.now(),
-      tradeId: f.tradeId,
-      orderId: f.orderId,
-      market: f.market,
-      tokenId: f.tokenId,
-      side: f.side,
-      price: f.price,
-      size: f.size,
-      fee: rec.fee,
-      role: f.role,
-      mid: midOf(f.tokenId),
-      markouts: MARKOUT_HORIZONS_MS.map(() => null),
-    };
-    fillStats.add(row);
-    const no = fillRows.push(row);
-    fillPoints.add(row);
-    MARKOUT_HORIZONS_MS.forEach((h, i) => {
-      const handle = measure.setTimeout(() => {
-        markoutTimers.delete(handle);
-        if (voided.has(no)) return;
-        const mid = midOf(f.tokenId);
-        fillRows.setMarkout(no, i, mid);
-        fillStats.markout(row, i, mid);
-      }, h);
-      markoutTimers.add(handle);
-    });
-  };
+  const sampleMs = Math.max(1, Math.round(opts.sampleMs ?? 1000));
+  const meter = new RunMeasurement({
+    clock,
+    measure,
+    store,
+    markets,
+    startMs,
+    inventoryLimit: inventoryLimit.size,
+    maxFillRows: opts.maxFillRows ?? 10_000,
+    maxSamples: Math.max(16, opts.maxSamples ?? 4000),
+    sampleMs,
+  });
 
   trader = createTrader({
     venue,
@@ -440,82 +341,25 @@ async function runWith(
     hooks: {
       ...opts.hooks,
       onFill: (f, change) => {
-        measureFill(f, change);
+        meter.fill(f, change);
         opts.hooks?.onFill?.(f, change);
       },
     },
   });
   const { engine: eng, executor, tracker, kill } = trader;
   const counters = trader.counters;
-  const sub = eng.events$.subscribe((e: MmkitEvent) => {
-    if (isUser(e)) userEvents++;
-    else if (e.type !== 'timer') marketEvents++;
-    if (e.type === 'market_resolved') {
-      const m = marketMap.get(e.market);
-      if (m !== undefined && !resolvedTo.has(m.market)) {
-        resolvedTo.set(m.market, e.winningTokenId);
-        for (const t of m.tokens) settledMark.set(t.tokenId, t.tokenId === e.winningTokenId ? PRICE_SCALE : 0);
-      }
-    }
+  meter.attach({
+    book: (t) => eng.state.book(t),
+    position: (t) => eng.state.position(t).size,
+    liveOrders: () => tracker.liveOrdersCached(),
+    isOpenOrder: (id) => {
+      const o = tracker.get(id);
+      return o !== undefined && isOpen(o.status);
+    },
   });
+  const sub = eng.events$.subscribe((e: MmkitEvent) => meter.event(e));
 
   // ---- sampling ----------------------------------------------------------------------------------
-  const sampleMs = Math.max(1, Math.round(opts.sampleMs ?? 1000));
-  const samples: Samples & { intervalMs: number } = {
-    intervalMs: sampleMs,
-    t: [],
-    pnl: { realized: [], unrealized: [], fees: [], total: [] },
-    tokens: markets.flatMap((m) =>
-      m.tokens.map(
-        (t) =>
-          ({
-            tokenId: t.tokenId,
-            market: m.market,
-            outcome: t.outcome,
-            mid: [],
-            bid: [],
-            ask: [],
-            pos: [],
-          }) as TokenSeries,
-      ),
-    ),
-  };
-  let stride = 1;
-  let tick = 0;
-  const takeSample = (p: ReturnType<typeof pnlNow> = pnlNow()): void => {
-    const now = clock.now();
-    samples.t.push(now);
-    samples.pnl.realized.push(p.realized);
-    samples.pnl.unrealized.push(p.unrealized);
-    samples.pnl.fees.push(p.fees);
-    samples.pnl.total.push(p.total);
-    const own = new Map<string, { bid: number | null; ask: number | null }>();
-    for (const o of tracker.liveOrdersCached()) {
-      let x = own.get(o.tokenId);
-      if (x === undefined) own.set(o.tokenId, (x = { bid: null, ask: null }));
-      if (o.side === 'BUY') x.bid = x.bid === null ? o.price : Math.max(x.bid, o.price);
-      else x.ask = x.ask === null ? o.price : Math.min(x.ask, o.price);
-    }
-    for (const s of samples.tokens) {
-      s.mid.push(midOf(s.tokenId));
-      const x = own.get(s.tokenId);
-      s.bid.push(x?.bid ?? null);
-      s.ask.push(x?.ask ?? null);
-      s.pos.push(eng.state.position(s.tokenId as TokenId).size);
-    }
-    if (samples.t.length >= maxSamples) {
-      const keep = <T>(a: T[]): void => {
-        let j = 0;
-        for (let i = 0; i < a.length; i += 2) a[j++] = a[i]!;
-        a.length = j;
-      };
-      keep(samples.t);
-      for (const k of ['realized', 'unrealized', 'fees', 'total'] as const) keep(samples.pnl[k]);
-      for (const s of samples.tokens) keep(s.mid), keep(s.bid), keep(s.ask), keep(s.pos);
-      stride *= 2;
-      samples.intervalMs = sampleMs * stride;
-    }
-  };
   const sampler = measure.setInterval(() => {
     if (clock.now() - flushedAt >= FLUSH_MS) {
       flushedAt = clock.now();
@@ -523,19 +367,13 @@ async function runWith(
     }
     if (clock.now() - prunedAt >= PRUNE_MS) {
       prunedAt = clock.now();
-      for (const [id, at] of filledOrders) {
-        if (clock.now() - at < FILL_MEMORY_MS) continue;
-        const o = tracker.get(id as OrderId);
-        if (o === undefined || !isOpen(o.status)) filledOrders.delete(id);
-      }
+      meter.prune(clock.now());
     }
     // one PnL for both (nothing changes in between)
-    const p = pnlNow();
-    if (tick++ % stride === 0) takeSample(p);
+    const p = meter.interval();
     kill.recordPnl(p.realized, p.unrealized);
   }, sampleMs);
-  takeSample();
-  tick = 1;
+  meter.start();
   // the liquidity reward estimate (markets with a reward config only: none, no timer): the kernel's
   // tracker samples our quotes against the book once a minute of virtual time, as the venue does
   const rewardTimer = trader.rewards.active
@@ -595,8 +433,8 @@ async function runWith(
         nowMs: clock.now(),
         endMs: driver.endMs,
         items,
-        events: marketEvents + userEvents,
-        fills: fillCount,
+        events: meter.marketEvents + meter.userEvents,
+        fills: meter.fillCount,
       });
     }
     return stopReason !== undefined;
@@ -616,16 +454,12 @@ async function runWith(
   const endMs = clock.now();
 
   // ---- the end: freeze the measurements, then shut down like the daemon ----------------------------
-  if (samples.t[samples.t.length - 1] !== endMs) takeSample();
+  meter.lastSample(endMs);
   measure.clearInterval(sampler);
   if (rewardTimer !== undefined) measure.clearInterval(rewardTimer);
   const rewards = rewardsResult(markets, trader.rewards.snapshot(), driver.rewards?.());
-  for (const h of markoutTimers) measure.clearTimeout(h);
-  markoutTimers.clear();
-  collecting = false;
-  const finalPnl = pnlNow();
-  const finalMarks = new Map<string, number | null>();
-  for (const t of accs.keys()) finalMarks.set(t, markOf(t) ?? null);
+  const frozen = meter.freeze();
+  const finalPnl = frozen.pnl;
 
   driver.halt();
   /** Awaits `p` while moving virtual time from one due timer to the next (the venue may answer late). */
@@ -668,19 +502,8 @@ async function runWith(
   opts.signal?.removeEventListener('abort', onAbort);
   if (tmpDir !== undefined) rmSync(tmpDir, { recursive: true, force: true });
 
-  const positions = [...accs.values()].map((a) => {
-    const s = a.snapshot();
-    return {
-      tokenId: s.tokenId,
-      size: s.size,
-      avgPrice: s.avgPrice,
-      realized: s.realized,
-      fees: s.fees,
-      bought: s.bought,
-      sold: s.sold,
-      mark: finalMarks.get(s.tokenId) ?? null,
-    };
-  });
+  const positions = meter.positions(frozen);
+  const fillParts = meter.fillResult(endMs);
   const { outputs, ...engineRest } = engineStats;
   const { paused: _p, pauseReasons: _r, halted: _h, ...execRest } = execStats;
   return {
@@ -701,31 +524,31 @@ async function runWith(
       tick: m.tick,
       feeRateBps: m.feeRateBps,
       tokens: m.tokens.map((t) => ({ tokenId: t.tokenId, outcome: t.outcome })),
-      resolvedTo: resolvedTo.get(m.market) ?? null,
+      resolvedTo: meter.resolvedTo(m.market),
     })),
     counts: {
       feedItems: items,
       frames,
       malformed,
-      marketEvents,
-      userEvents,
+      marketEvents: meter.marketEvents,
+      userEvents: meter.userEvents,
       intents: counters.intents,
       intentsCoalesced: counters.coalesced,
       ...(counters.ordersRefused > 0 ? { ordersRefused: counters.ordersRefused } : {}),
     },
     orders: {
       ...venue.counts,
-      ordersFilled,
+      ordersFilled: meter.ordersFilled,
       rejectCodes: Object.fromEntries([...venue.rejectCodes].sort(([a], [b]) => (a < b ? -1 : 1))),
     },
     budgets: venue.budgets.usage(),
     inventoryLimit,
-    fills: fillRows.toArray(),
+    fills: fillParts.fills,
     ...(driver.news !== undefined ? { news: driver.news() } : {}),
-    fillCount: fillStats.fills,
-    fillStats: fillStats.result(endMs),
-    fillPoints: fillPoints.result(),
-    samples,
+    fillCount: fillParts.fillCount,
+    fillStats: fillParts.fillStats,
+    fillPoints: fillParts.fillPoints,
+    samples: meter.samples,
     pnl: {
       realized: finalPnl.realized,
       unrealized: finalPnl.unrealized,
@@ -740,14 +563,6 @@ async function runWith(
     venue: driver.venue.stats ?? null,
     openOrdersAtEnd: flat?.open.length ?? -1,
   };
-}
-
-function isUser(e: MmkitEvent): e is UserEvent {
-  return (
-    e.type === 'order_update' ||
-    e.type === 'fill' ||
-    ((e.type === 'disconnected' || e.type === 'resynced' || e.type === 'stream_error') && e.stream === 'user')
-  );
 }
 
 /** A 32-bit seed mixed from a seed and a purpose. */
