@@ -37,12 +37,9 @@
  * token in between; after that the refusals count as rejections again (a real shortfall, which the
  * position audit corrects, must still be able to trip the kill switch).
  *
- * Orders and fills the bot did not make (another client on the same wallet): an order id neither
- * the tracker nor the store knows is FOREIGN and follows `foreignOrders`: 'leave' (tracked apart:
- * never diffed, never cancelled, read by the gate's self-trade check), 'cancel' (cancelled by id),
- * or 'adopt' (taken over as the bot's own, and said so). A fill of an order that is not the bot's
- * is recorded with source 'external', counted apart, and reported to `onForeign`, never as the
- * bot's own.
+ * Orders and fills the bot did not make (another client on the same wallet, another member of a
+ * fleet) follow `foreignOrders` (leave, cancel or adopt) and are recorded apart: see
+ * src/execution/foreign-orders.ts.
  */
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import {
@@ -56,7 +53,7 @@ import {
 } from '../core/errors.ts';
 import type { FillEvent, UserEvent } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
-import type { DesiredQuotes, ImmediateIntent, LiveOrderView, QuoteIntent } from '../core/intents.ts';
+import type { DesiredQuotes, ImmediateIntent, QuoteIntent } from '../core/intents.ts';
 import type { OrderRejectCode } from '../core/order-rules.ts';
 import { isApproved, spendApproval, type Approved } from '../risk/gate.ts';
 import { MAX_BATCH_ORDERS } from '../core/rate-limits.ts';
@@ -71,7 +68,10 @@ import type {
 } from '../core/venue.ts';
 import { fillFromEvent, type FillChange, type FillRecord, type Store } from '../store/store.ts';
 import { diffQuotes, type DiffTolerance } from './diff.ts';
-import { OrderTracker, isOpen, type OrderOrigin, type Transition } from './tracker.ts';
+import { ForeignOrders, type FillSource, type ForeignEvent, type ForeignOrderPolicy } from './foreign-orders.ts';
+import { OrderTracker, isOpen, type Transition } from './tracker.ts';
+
+export type { FillSource, ForeignEvent, ForeignOrderPolicy } from './foreign-orders.ts';
 
 /** The executor's view of a market's orders: the live ones, without those it is cancelling already. */
 const EXCLUDE_CANCELLING = Object.freeze({ excludeCancelling: true });
@@ -82,36 +82,6 @@ export const POST_ONLY_CROSSING: OrderRejectCode = 'INVALID_POST_ONLY_ORDER';
 export const NOT_ENOUGH_BALANCE: OrderRejectCode = 'INVALID_ORDER_NOT_ENOUGH_BALANCE';
 /** SELL balance refusals of one token tolerated in a row (no fill of it between) before they count. */
 export const SELL_RACE_TOLERANCE = 3;
-
-/**
- * What happens to an order on the wallet that this bot did not place (`bot.foreignOrders`): left
- * alone, cancelled, or adopted (taken over as the bot's own).
- */
-export type ForeignOrderPolicy = 'leave' | 'cancel' | 'adopt';
-
-/**
- * Who placed a filled order: this bot ('bot', in any run), another member of its fleet ('member':
- * not this bot's, not foreign either; see `ExecutorOptions.fleetMarket`), or someone else on the
- * wallet ('external').
- */
-export type FillSource = 'bot' | 'member' | 'external';
-
-/** Something on the wallet the bot did not do (see `Executor.onForeign`). */
-export type ForeignEvent =
-  | {
-      readonly kind: 'order';
-      /** What is done with it ('cancel': a cancel is being sent). */
-      readonly policy: ForeignOrderPolicy;
-      readonly order: LiveOrderView;
-      readonly at: number;
-    }
-  | {
-      readonly kind: 'fill';
-      /** The fill as recorded (source 'external'). */
-      readonly fill: FillRecord;
-      readonly change: FillChange;
-      readonly at: number;
-    };
 
 /** Counters of what the venue did that is not the strategy's own trading (see `Executor.accountStats`). */
 export interface AccountStats {
@@ -141,7 +111,7 @@ export interface ExecutorOptions {
   readonly orderType?: 'GTC' | 'GTD';
   /** Post quotes as post-only (default false). Immediate orders (FOK/FAK) never are. */
   readonly postOnly?: boolean;
-  /** Orders on the wallet this bot did not place (default 'leave'; see the module comment). */
+  /** Orders on the wallet this bot did not place (default 'leave'; see src/execution/foreign-orders.ts). */
   readonly foreignOrders?: ForeignOrderPolicy;
   /**
    * A fleet member (issue 21): true when `market` belongs to another member of the fleet (one of
@@ -299,9 +269,6 @@ function errorCode(err: unknown): string {
   return err instanceof MmkitError ? err.code : 'ERROR';
 }
 
-/** How many other fleet members' order ids an executor remembers (the oldest are forgotten first). */
-const MEMBER_ORDERS_MAX = 100_000;
-
 /**
  * Drives a Venue from desired quotes. See the module comment for the rules.
  * @throws ConfigError from the constructor on a bad batch size or tolerance.
@@ -315,10 +282,8 @@ export class Executor {
   readonly #tickPips: (market: ConditionId) => number | undefined;
   readonly #orderType: 'GTC' | 'GTD';
   readonly #postOnly: boolean;
-  readonly #foreignPolicy: ForeignOrderPolicy;
-  readonly #fleetMarket: ((market: ConditionId) => boolean) | undefined;
-  /** Orders of other members of the fleet seen on the wallet (never foreign). */
-  readonly #memberOrders = new Set<OrderId>();
+  /** Orders and fills the bot did not make: the foreign-order policy, fleet members' orders, external fills. */
+  readonly #foreign: ForeignOrders;
   readonly #expiration: ((nowMs: number) => number) | undefined;
   readonly #maxPlace: number;
   readonly #maxCancel: number;
@@ -340,10 +305,6 @@ export class Executor {
   readonly #onRejection = new Set<Listener<RejectionInfo>>();
   readonly #onCycle = new Set<Listener<CycleReport>>();
   readonly #onError = new Set<Listener<{ where: string; error: unknown }>>();
-  readonly #onForeign = new Set<Listener<ForeignEvent>>();
-  /** Foreign orders to cancel (policy 'cancel'), and the run cancelling them. */
-  readonly #foreignCancels = new Set<OrderId>();
-  #foreignCancelling: Promise<void> | undefined;
   #stats = {
     submitted: 0,
     superseded: 0,
@@ -357,14 +318,8 @@ export class Executor {
     concludedNeverArrived: 0,
   };
   readonly #immediateStats = { submitted: 0, sent: 0, skipped: 0 };
-  readonly #account = {
-    postOnlyRejections: 0,
-    sellBalanceRaces: 0,
-    externalFills: 0,
-    left: 0,
-    cancelled: 0,
-    adopted: 0,
-  };
+  /** Post-only and SELL balance refusals (foreign orders and external fills: `ForeignOrders.counts`). */
+  readonly #account = { postOnlyRejections: 0, sellBalanceRaces: 0 };
   /** SELL balance refusals in a row per token, since its last fill (see the module comment). */
   readonly #sellRaces = new Map<string, number>();
   readonly #unsubscribe: () => void;
@@ -380,10 +335,21 @@ export class Executor {
     this.#tickPips = opts.tickPips ?? (() => undefined);
     this.#orderType = opts.orderType ?? 'GTC';
     this.#postOnly = opts.postOnly ?? false;
-    this.#foreignPolicy = opts.foreignOrders ?? 'leave';
-    this.#fleetMarket = opts.fleetMarket;
-    if (!['leave', 'cancel', 'adopt'].includes(this.#foreignPolicy))
-      throw new ConfigError('bot.foreignOrders', `must be leave, cancel or adopt, got ${String(this.#foreignPolicy)}`);
+    this.#backoffBase = opts.backoff?.baseMs ?? 250;
+    // (its constructor checks the policy: @throws ConfigError)
+    this.#foreign = new ForeignOrders({
+      tracker: this.tracker,
+      store: this.#store,
+      clock: this.#clock,
+      policy: opts.foreignOrders,
+      fleetMarket: opts.fleetMarket,
+      retryBaseMs: this.#backoffBase,
+      cancelIds: (ids) => this.#cancelIds(ids),
+      sleep: (ms) => this.#sleep(ms),
+      closed: () => this.#closed,
+      audit: (kind, data) => this.#audit(kind, data),
+      emitError: (where, error) => this.#emitError(where, error),
+    });
     this.#expiration = opts.expiration;
     if (this.#orderType === 'GTD' && this.#expiration === undefined)
       throw new ConfigError('execution.expiration', 'GTD quotes need an expiration');
@@ -395,11 +361,10 @@ export class Executor {
       throw new ConfigError('execution.maxCancelBatch', 'must be a positive integer');
     this.#resolveDelay = opts.resolve?.delayMs ?? 500;
     this.#resolveAttempts = opts.resolve?.attempts ?? 6;
-    this.#backoffBase = opts.backoff?.baseMs ?? 250;
     this.#backoffCap = opts.backoff?.capMs ?? 30_000;
     this.#random = opts.random ?? Math.random;
     this.#unsubscribe = this.tracker.onTransition((t) => this.#persist(t));
-    this.tracker.setClassifier((id, seen) => this.#classify(id, seen));
+    this.tracker.setClassifier((id, seen) => this.#foreign.classify(id, seen));
   }
 
   // ---- listeners -------------------------------------------------------------------------------
@@ -421,8 +386,7 @@ export class Executor {
   }
   /** Each foreign order first seen (and what is done with it) and each external fill recorded. */
   onForeign(fn: Listener<ForeignEvent>): () => void {
-    this.#onForeign.add(fn);
-    return () => this.#onForeign.delete(fn);
+    return this.#foreign.onForeign(fn);
   }
 
   // ---- intents ---------------------------------------------------------------------------------
@@ -559,7 +523,7 @@ export class Executor {
     const change = this.#store.applyFill(source === 'bot' ? rec : { ...rec, source });
     this.tracker.onFill(e);
     this.#sellRaces.delete(e.tokenId);
-    if (source === 'external') this.#externalFill({ ...rec, source }, change);
+    if (source === 'external') this.#foreign.externalFill({ ...rec, source }, change);
     return { change, source };
   }
 
@@ -575,7 +539,7 @@ export class Executor {
     const change = this.#store.applyFill(rec);
     this.tracker.onFill(f);
     this.#sellRaces.delete(f.tokenId);
-    if (source === 'external') this.#externalFill(rec, change);
+    if (source === 'external') this.#foreign.externalFill(rec, change);
     return change;
   }
 
@@ -586,16 +550,14 @@ export class Executor {
    */
   fillSource(orderId: OrderId, market?: ConditionId): FillSource {
     const o = this.tracker.origin(orderId);
+    // the bot's own order of this run (nearly every fill) is answered here: no call on the hot path
     if (o === 'own') return 'bot';
-    if (o === undefined && this.#storeKnows(orderId)) return 'bot';
-    if (this.#memberOrders.has(orderId)) return 'member';
-    if (o === undefined && market !== undefined && this.#fleetMarket?.(market) === true) return 'member';
-    return 'external';
+    return this.#foreign.fillSource(orderId, o, market);
   }
 
   /** Whether `id` was seen as another fleet member's order. */
   isMemberOrder(id: OrderId): boolean {
-    return this.#memberOrders.has(id);
+    return this.#foreign.isMemberOrder(id);
   }
 
   /**
@@ -603,29 +565,18 @@ export class Executor {
    * takes a market over): their late fills are that member's, not external ones of this member.
    */
   markMemberOrders(ids: readonly OrderId[]): void {
-    for (const id of ids) this.#addMemberOrder(id);
-  }
-
-  #addMemberOrder(id: OrderId): void {
-    this.#memberOrders.add(id);
-    // bounded: the oldest go first (a fill of one that old is the rarest of cases)
-    if (this.#memberOrders.size > MEMBER_ORDERS_MAX) {
-      let n = MEMBER_ORDERS_MAX / 10;
-      for (const x of this.#memberOrders) {
-        if (n-- <= 0) break;
-        this.#memberOrders.delete(x);
-      }
-    }
+    this.#foreign.markMemberOrders(ids);
   }
 
   /** Counters of post-only refusals, foreign orders and external fills since start. */
   accountStats(): AccountStats {
     const a = this.#account;
+    const f = this.#foreign.counts;
     return {
       postOnlyRejections: a.postOnlyRejections,
       sellBalanceRaces: a.sellBalanceRaces,
-      externalFills: a.externalFills,
-      foreignOrders: { left: a.left, cancelled: a.cancelled, adopted: a.adopted },
+      externalFills: f.externalFills,
+      foreignOrders: { left: f.left, cancelled: f.cancelled, adopted: f.adopted },
     };
   }
 
@@ -662,7 +613,7 @@ export class Executor {
     };
     try {
       // in a fleet the venue's cancel-all would take the other members' orders too: by id
-      if (this.#foreignPolicy === 'leave' || this.#fleetMarket !== undefined) {
+      if (this.#foreign.policy === 'leave' || this.#foreign.fleetMarket !== undefined) {
         const ours = this.tracker.liveOrders().map((o) => o.id);
         if (ours.length > 0) merge(await this.#cancelIds(ours));
       } else {
@@ -715,10 +666,7 @@ export class Executor {
         });
         const ours = open.filter((v) => this.tracker.origin(v.id) !== 'foreign');
         if (ours.length < open.length) {
-          if (this.#foreignPolicy === 'cancel')
-            for (const v of open)
-              if (this.tracker.origin(v.id) === 'foreign' && !this.#memberOrders.has(v.id))
-                this.#foreignCancels.add(v.id);
+          this.#foreign.queueListedForCancel(open);
           open = ours;
         }
       }
@@ -732,8 +680,7 @@ export class Executor {
       }
       if (ok) {
         const ids = open.map((v) => v.id);
-        for (const id of this.#foreignCancels) if (!ids.includes(id)) ids.push(id);
-        this.#foreignCancels.clear();
+        this.#foreign.takeCancels(ids);
         try {
           if (ids.length > 0) await this.#cancelIds(ids);
         } catch (error) {
@@ -765,7 +712,8 @@ export class Executor {
       const ps: Promise<void>[] = [];
       for (const s of this.#slots.values()) if (s.running !== undefined) ps.push(s.running);
       for (const p of this.#resolving.values()) ps.push(p);
-      if (this.#foreignCancelling !== undefined) ps.push(this.#foreignCancelling);
+      const foreignCancelling = this.#foreign.cancelling;
+      if (foreignCancelling !== undefined) ps.push(foreignCancelling);
       if (ps.length === 0) return;
       await Promise.allSettled(ps);
     }
@@ -826,96 +774,6 @@ export class Executor {
 
   stats(): ExecutorStats {
     return { ...this.#stats, paused: this.paused, pauseReasons: [...this.#pauses], halted: this.#halted };
-  }
-
-  // ---- foreign orders and fills -----------------------------------------------------------------
-
-  /** True when the store recorded `id` (the bot's, in any run); a store that cannot be read says yes (safe: ours are cancelled). */
-  #storeKnows(id: OrderId): boolean {
-    try {
-      return this.#store.order(id) !== undefined;
-    } catch (error) {
-      this.#emitError('store', error);
-      return true;
-    }
-  }
-
-  /** The tracker's classifier: an id it never saw is own when the store knows it, else foreign (adopted by policy 'adopt'). */
-  #classify(id: OrderId, seen: LiveOrderView): OrderOrigin {
-    if (this.#storeKnows(id)) return 'own';
-    // another member's (fleet): kept apart like a foreign one, but never the policy's
-    if (this.#fleetMarket?.(seen.market) === true) {
-      this.#addMemberOrder(id);
-      return 'foreign';
-    }
-    const policy = this.#foreignPolicy;
-    const a = this.#account;
-    if (policy === 'adopt') a.adopted++;
-    else if (policy === 'cancel') a.cancelled++;
-    else a.left++;
-    this.#audit('foreign_order', {
-      id,
-      market: seen.market,
-      tokenId: seen.tokenId,
-      side: seen.side,
-      price: seen.price,
-      originalSize: seen.originalSize,
-      sizeMatched: seen.sizeMatched,
-      policy,
-    });
-    this.#emitForeign({ kind: 'order', policy, order: seen, at: this.#clock.now() });
-    if (policy === 'adopt') return 'own';
-    if (policy === 'cancel') {
-      this.#foreignCancels.add(id);
-      // after the tracker has made its entry (the classifier runs inside the tracker's call)
-      queueMicrotask(() => this.#startForeignCancels());
-    }
-    return 'foreign';
-  }
-
-  #startForeignCancels(): void {
-    if (this.#foreignCancelling !== undefined || this.#closed || this.#foreignCancels.size === 0) return;
-    this.#foreignCancelling = this.#cancelForeign().finally(() => {
-      this.#foreignCancelling = undefined;
-    });
-  }
-
-  /** Cancels the foreign orders queued by policy 'cancel' (by id; failed cancels are tried again, 3 attempts). */
-  async #cancelForeign(): Promise<void> {
-    for (let attempt = 0; attempt < 3 && this.#foreignCancels.size > 0 && !this.#closed; attempt++) {
-      const ids = [...this.#foreignCancels].filter((id) => {
-        const t = this.tracker.get(id);
-        return t !== undefined && isOpen(t.status);
-      });
-      this.#foreignCancels.clear();
-      if (ids.length === 0) return;
-      this.#audit('foreign_cancel', { ids });
-      try {
-        await this.#cancelIds(ids);
-      } catch (error) {
-        this.#emitError('foreign cancel', error);
-        for (const id of ids) this.#foreignCancels.add(id);
-        await this.#sleep(this.#backoffBase * 2 ** attempt);
-      }
-    }
-  }
-
-  #externalFill(fill: FillRecord, change: FillChange): void {
-    if (change === 'new') {
-      this.#account.externalFills++;
-      this.#audit('external_fill', { tradeId: fill.tradeId, orderId: fill.orderId, market: fill.market });
-    }
-    this.#emitForeign({ kind: 'fill', fill, change, at: this.#clock.now() });
-  }
-
-  #emitForeign(x: ForeignEvent): void {
-    for (const fn of this.#onForeign) {
-      try {
-        fn(x);
-      } catch (error) {
-        this.#emitError('onForeign listener', error);
-      }
-    }
   }
 
   // ---- cycles ----------------------------------------------------------------------------------
