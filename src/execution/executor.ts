@@ -11,10 +11,8 @@
  *            ─► store.recordOrders (BEFORE sending) ─► venue.place ─► tracker + store
  *
  * Ambiguity is never resolved by re-signing: an UNKNOWN outcome (or a transport failure that may
- * have landed) leaves the order `unknown`; it is resolved by querying its id, and when the venue
- * does not have it, the SAME signed order is re-sent once (the venue refuses a duplicate hash), else
- * it is concluded never to have arrived. Unknown orders count as live for the diff meanwhile, so a
- * quote is never placed twice.
+ * have landed) leaves the order `unknown`, resolved later by its id (src/execution/unknown-outcomes.ts).
+ * Unknown orders count as live for the diff meanwhile, so a quote is never placed twice.
  *
  * Failures (a cancel or place request that throws) do not lose the intent: the market's latest
  * intent is retried after a jittered exponential backoff (at least the server's Retry-After), one
@@ -70,6 +68,7 @@ import { fillFromEvent, type FillChange, type FillRecord, type Store } from '../
 import { diffQuotes, type DiffTolerance } from './diff.ts';
 import { ForeignOrders, type FillSource, type ForeignEvent, type ForeignOrderPolicy } from './foreign-orders.ts';
 import { OrderTracker, isOpen, type Transition } from './tracker.ts';
+import { UnknownOutcomes } from './unknown-outcomes.ts';
 
 export type { FillSource, ForeignEvent, ForeignOrderPolicy } from './foreign-orders.ts';
 
@@ -287,14 +286,13 @@ export class Executor {
   readonly #expiration: ((nowMs: number) => number) | undefined;
   readonly #maxPlace: number;
   readonly #maxCancel: number;
-  readonly #resolveDelay: number;
-  readonly #resolveAttempts: number;
   readonly #backoffBase: number;
   readonly #backoffCap: number;
   readonly #random: () => number;
 
   readonly #slots = new Map<ConditionId, Slot>();
-  readonly #resolving = new Map<OrderId, Promise<void>>();
+  /** Orders whose placement outcome is unknown, resolved from the venue (their counters too). */
+  readonly #outcomes: UnknownOutcomes;
   /** Place requests (cycles and resends) on their way: orders may land at the venue until they end. */
   #placing = 0;
   readonly #pauses = new Set<string>();
@@ -313,9 +311,6 @@ export class Executor {
     ordersSent: 0,
     cancelsSent: 0,
     rejections: 0,
-    unknownOutcomes: 0,
-    resends: 0,
-    concludedNeverArrived: 0,
   };
   readonly #immediateStats = { submitted: 0, sent: 0, skipped: 0 };
   /** Post-only and SELL balance refusals (foreign orders and external fills: `ForeignOrders.counts`). */
@@ -359,8 +354,18 @@ export class Executor {
     this.#maxCancel = opts.maxCancelBatch ?? 1000;
     if (!Number.isSafeInteger(this.#maxCancel) || this.#maxCancel < 1)
       throw new ConfigError('execution.maxCancelBatch', 'must be a positive integer');
-    this.#resolveDelay = opts.resolve?.delayMs ?? 500;
-    this.#resolveAttempts = opts.resolve?.attempts ?? 6;
+    this.#outcomes = new UnknownOutcomes({
+      tracker: this.tracker,
+      venue: this.#venue,
+      resolve: opts.resolve,
+      send: (prepared) => this.#send(prepared),
+      refused: (prepared, code, message) => this.#resendRefused(prepared, code, message),
+      mayPlace: () => !this.#halted && !this.paused,
+      closed: () => this.#closed,
+      sleep: (ms) => this.#sleep(ms),
+      audit: (kind, data) => this.#audit(kind, data),
+      emitError: (where, error) => this.#emitError(where, error),
+    });
     this.#backoffCap = opts.backoff?.capMs ?? 30_000;
     this.#random = opts.random ?? Math.random;
     this.#unsubscribe = this.tracker.onTransition((t) => this.#persist(t));
@@ -711,7 +716,7 @@ export class Executor {
     for (;;) {
       const ps: Promise<void>[] = [];
       for (const s of this.#slots.values()) if (s.running !== undefined) ps.push(s.running);
-      for (const p of this.#resolving.values()) ps.push(p);
+      for (const p of this.#outcomes.inFlight()) ps.push(p);
       const foreignCancelling = this.#foreign.cancelling;
       if (foreignCancelling !== undefined) ps.push(foreignCancelling);
       if (ps.length === 0) return;
@@ -773,7 +778,13 @@ export class Executor {
   }
 
   stats(): ExecutorStats {
-    return { ...this.#stats, paused: this.paused, pauseReasons: [...this.#pauses], halted: this.#halted };
+    return {
+      ...this.#stats,
+      ...this.#outcomes.counts,
+      paused: this.paused,
+      pauseReasons: [...this.#pauses],
+      halted: this.#halted,
+    };
   }
 
   // ---- cycles ----------------------------------------------------------------------------------
@@ -870,7 +881,7 @@ export class Executor {
       } catch (error) {
         this.#batched(() => {
           if (provesNotAccepted(error)) for (const p of prepared) this.tracker.markRejected(p.id, errorCode(error));
-          else for (const p of prepared) this.#unknown(p.id);
+          else for (const p of prepared) this.#outcomes.unknown(p.id);
         });
         this.#audit('immediate_error', {
           market,
@@ -892,7 +903,7 @@ export class Executor {
     const n = { kept: 0, cancelled: 0, placed: 0, skipped: 0, rejected: 0, postOnly: 0, unknown: 0 };
     try {
       // orders whose fate is unknown and not being resolved (e.g. resolution ran out): try again
-      for (const u of this.tracker.unknownOrders()) if (u.market === market) this.#resolveLater(u.id);
+      for (const u of this.tracker.unknownOrders()) if (u.market === market) this.#outcomes.resolveLater(u.id);
       const again = this.tracker.cancellingOrders(market);
       const live = this.tracker.liveOrdersCached(market, EXCLUDE_CANCELLING);
       const diff = diffQuotes(d, live, this.#tolerance, this.#tickPips(market) ?? 0);
@@ -1011,7 +1022,7 @@ export class Executor {
           if (provesNotAccepted(error)) {
             for (const p of prepared) this.tracker.markRejected(p.id, errorCode(error));
           } else {
-            for (const p of prepared) this.#unknown(p.id);
+            for (const p of prepared) this.#outcomes.unknown(p.id);
           }
         });
         throw error;
@@ -1045,7 +1056,7 @@ export class Executor {
       const o = byId.get(p.id);
       if (o === undefined || (!o.ok && (o.code === 'UNKNOWN' || o.code === 'INVALID_ORDER_DUPLICATED'))) {
         // no answer for it, an ambiguous one, or "the venue already has this hash": find out by id
-        this.#unknown(p.id);
+        this.#outcomes.unknown(p.id);
         unknown++;
       } else if (o.ok) {
         this.tracker.onPlaceOutcome(o);
@@ -1078,6 +1089,12 @@ export class Executor {
     return true;
   }
 
+  /** A resend's definite refusal (the tracker told already): counted as a first send's refusal is. */
+  #resendRefused(prepared: PreparedOrder, code: string, message: string): void {
+    if (code === POST_ONLY_CROSSING) this.#account.postOnlyRejections++;
+    else if (!this.#sellRace(prepared, code)) this.#rejection(prepared, code, message);
+  }
+
   #rejection(p: PreparedOrder, code: string, message: string): void {
     this.#stats.rejections++;
     const info: RejectionInfo = {
@@ -1098,8 +1115,6 @@ export class Executor {
     }
   }
 
-  // ---- unknown outcomes ------------------------------------------------------------------------
-
   /** `venue.place`, counted while on its way (verifyFlat does not trust an empty listing meanwhile). */
   async #send(prepared: readonly PreparedOrder[]): Promise<readonly PlaceOutcome[]> {
     this.#placing++;
@@ -1107,87 +1122,6 @@ export class Executor {
       return await this.#venue.place(prepared);
     } finally {
       this.#placing--;
-    }
-  }
-
-  #unknown(id: OrderId): void {
-    this.#stats.unknownOutcomes++;
-    this.tracker.markUnknown(id);
-    this.#resolveLater(id);
-  }
-
-  #resolveLater(id: OrderId): void {
-    if (this.#resolving.has(id)) return;
-    const p = this.#resolve(id).finally(() => this.#resolving.delete(id));
-    this.#resolving.set(id, p);
-  }
-
-  /**
-   * Resolve an unknown outcome by id: query; if the venue has it, adopt its state; if not, resend the
-   * SAME signed order once (unless a cancel was requested, or placing is paused or halted); after a
-   * resend or when resending is not allowed, two consecutive "not found" conclude it never arrived.
-   * Query failures leave it unknown (the next cycle of its market tries again).
-   */
-  async #resolve(id: OrderId): Promise<void> {
-    let notFound = 0;
-    for (let attempt = 0; attempt < this.#resolveAttempts; attempt++) {
-      await this.#sleep(this.#resolveDelay * 2 ** Math.min(attempt, 6));
-      if (this.#closed) return;
-      let t = this.tracker.get(id);
-      if (t === undefined || t.status !== 'unknown') return;
-      let v: VenueOrder | undefined;
-      try {
-        v = await this.#venue.order(id);
-      } catch (error) {
-        this.#emitError('resolve/query', error);
-        continue;
-      }
-      t = this.tracker.get(id);
-      if (t === undefined || t.status !== 'unknown') return;
-      if (v !== undefined) {
-        this.tracker.applyVenueOrder(v);
-        this.#audit('resolved', { id, status: v.status });
-        return;
-      }
-      notFound++;
-      const mayResend = !t.resent && t.prepared !== undefined && !t.cancelRequested && !this.#halted && !this.paused;
-      if (mayResend) {
-        const prepared = t.prepared!;
-        this.tracker.markResent(id);
-        this.#stats.resends++;
-        this.#audit('resend', { id });
-        let outcomes: readonly PlaceOutcome[];
-        try {
-          outcomes = await this.#send([prepared]);
-        } catch (error) {
-          this.#emitError('resolve/resend', error);
-          // even a refusal of the resend (a 429) proves nothing of the FIRST copy, whose request
-          // was ambiguous and may still land: query again (the order is marked resent, so two more
-          // "not found" conclude it never arrived)
-          notFound = 0;
-          continue;
-        }
-        const o = outcomes.find((x) => x.id === id);
-        if (o !== undefined && o.ok) {
-          this.tracker.onPlaceOutcome(o);
-          this.#audit('resolved', { id, status: o.status, resent: true });
-          return;
-        }
-        if (o !== undefined && !o.ok && o.code !== 'UNKNOWN' && o.code !== 'INVALID_ORDER_DUPLICATED') {
-          this.tracker.onPlaceOutcome(o);
-          if (o.code === POST_ONLY_CROSSING) this.#account.postOnlyRejections++;
-          else if (!this.#sellRace(prepared, o.code)) this.#rejection(prepared, o.code, o.message);
-          return;
-        }
-        notFound = 0; // ambiguous again, or a duplicate (so it IS there): query again
-        continue;
-      }
-      if (notFound >= 2) {
-        this.tracker.concludeGone(id);
-        this.#stats.concludedNeverArrived++;
-        this.#audit('never_arrived', { id });
-        return;
-      }
     }
   }
 
