@@ -11,10 +11,8 @@
  *            ─► store.recordOrders (BEFORE sending) ─► venue.place ─► tracker + store
  *
  * Ambiguity is never resolved by re-signing: an UNKNOWN outcome (or a transport failure that may
- * have landed) leaves the order `unknown`; it is resolved by querying its id, and when the venue
- * does not have it, the SAME signed order is re-sent once (the venue refuses a duplicate hash), else
- * it is concluded never to have arrived. Unknown orders count as live for the diff meanwhile, so a
- * quote is never placed twice.
+ * have landed) leaves the order `unknown`, resolved later by its id (src/execution/unknown-outcomes.ts).
+ * Unknown orders count as live for the diff meanwhile, so a quote is never placed twice.
  *
  * Failures (a cancel or place request that throws) do not lose the intent: the market's latest
  * intent is retried after a jittered exponential backoff (at least the server's Retry-After), one
@@ -37,12 +35,9 @@
  * token in between; after that the refusals count as rejections again (a real shortfall, which the
  * position audit corrects, must still be able to trip the kill switch).
  *
- * Orders and fills the bot did not make (another client on the same wallet): an order id neither
- * the tracker nor the store knows is FOREIGN and follows `foreignOrders`: 'leave' (tracked apart:
- * never diffed, never cancelled, read by the gate's self-trade check), 'cancel' (cancelled by id),
- * or 'adopt' (taken over as the bot's own, and said so). A fill of an order that is not the bot's
- * is recorded with source 'external', counted apart, and reported to `onForeign`, never as the
- * bot's own.
+ * Orders and fills the bot did not make (another client on the same wallet, another member of a
+ * fleet) follow `foreignOrders` (leave, cancel or adopt) and are recorded apart: see
+ * src/execution/foreign-orders.ts.
  */
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import {
@@ -55,8 +50,8 @@ import {
   isRetryable,
 } from '../core/errors.ts';
 import type { FillEvent, UserEvent } from '../core/events.ts';
-import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
-import type { DesiredQuotes, ImmediateIntent, LiveOrderView, QuoteIntent } from '../core/intents.ts';
+import type { ConditionId, OrderId } from '../core/ids.ts';
+import type { DesiredQuotes, ImmediateIntent, QuoteIntent } from '../core/intents.ts';
 import type { OrderRejectCode } from '../core/order-rules.ts';
 import { isApproved, spendApproval, type Approved } from '../risk/gate.ts';
 import { MAX_BATCH_ORDERS } from '../core/rate-limits.ts';
@@ -71,7 +66,27 @@ import type {
 } from '../core/venue.ts';
 import { fillFromEvent, type FillChange, type FillRecord, type Store } from '../store/store.ts';
 import { diffQuotes, type DiffTolerance } from './diff.ts';
-import { OrderTracker, isOpen, type OrderOrigin, type Transition } from './tracker.ts';
+import { ForeignOrders, type FillSource, type ForeignEvent } from './foreign-orders.ts';
+import { OrderTracker, isOpen, type Transition } from './tracker.ts';
+import { UnknownOutcomes } from './unknown-outcomes.ts';
+import type {
+  AccountStats,
+  CycleReport,
+  ExecutorOptions,
+  ExecutorStats,
+  FlatReport,
+  RejectionInfo,
+} from './executor-types.ts';
+
+export type { FillSource, ForeignEvent, ForeignOrderPolicy } from './foreign-orders.ts';
+export type {
+  AccountStats,
+  CycleReport,
+  ExecutorOptions,
+  ExecutorStats,
+  FlatReport,
+  RejectionInfo,
+} from './executor-types.ts';
 
 /** The executor's view of a market's orders: the live ones, without those it is cancelling already. */
 const EXCLUDE_CANCELLING = Object.freeze({ excludeCancelling: true });
@@ -82,121 +97,6 @@ export const POST_ONLY_CROSSING: OrderRejectCode = 'INVALID_POST_ONLY_ORDER';
 export const NOT_ENOUGH_BALANCE: OrderRejectCode = 'INVALID_ORDER_NOT_ENOUGH_BALANCE';
 /** SELL balance refusals of one token tolerated in a row (no fill of it between) before they count. */
 export const SELL_RACE_TOLERANCE = 3;
-
-/**
- * What happens to an order on the wallet that this bot did not place (`bot.foreignOrders`): left
- * alone, cancelled, or adopted (taken over as the bot's own).
- */
-export type ForeignOrderPolicy = 'leave' | 'cancel' | 'adopt';
-
-/**
- * Who placed a filled order: this bot ('bot', in any run), another member of its fleet ('member':
- * not this bot's, not foreign either; see `ExecutorOptions.fleetMarket`), or someone else on the
- * wallet ('external').
- */
-export type FillSource = 'bot' | 'member' | 'external';
-
-/** Something on the wallet the bot did not do (see `Executor.onForeign`). */
-export type ForeignEvent =
-  | {
-      readonly kind: 'order';
-      /** What is done with it ('cancel': a cancel is being sent). */
-      readonly policy: ForeignOrderPolicy;
-      readonly order: LiveOrderView;
-      readonly at: number;
-    }
-  | {
-      readonly kind: 'fill';
-      /** The fill as recorded (source 'external'). */
-      readonly fill: FillRecord;
-      readonly change: FillChange;
-      readonly at: number;
-    };
-
-/** Counters of what the venue did that is not the strategy's own trading (see `Executor.accountStats`). */
-export interface AccountStats {
-  /** Quotes the venue refused as crossing post-only orders (re-priced at the next intent). */
-  readonly postOnlyRejections: number;
-  /** Asks refused for lack of tokens while selling into a fill (re-sized at the next intent). */
-  readonly sellBalanceRaces: number;
-  /** Fills of orders the bot did not place, recorded with source 'external' (each (trade, order) once). */
-  readonly externalFills: number;
-  /** Orders seen on the wallet that the bot did not place, by what was done with them. */
-  readonly foreignOrders: { readonly left: number; readonly cancelled: number; readonly adopted: number };
-}
-
-/** Options of the executor. */
-export interface ExecutorOptions {
-  readonly venue: Venue;
-  readonly store: Store;
-  /** The tracker to drive (default: a new one on the venue's clock). Share it with risk. */
-  readonly tracker?: OrderTracker;
-  /** Time source for backoff and resolution delays (default: the venue's clock). */
-  readonly clock?: Clock;
-  /** Diff tolerance (default: exact price and size). */
-  readonly tolerance?: DiffTolerance;
-  /** The market's current tick in pips (tick-size changes happen); undefined → price tolerance 0. */
-  readonly tickPips?: (market: ConditionId) => number | undefined;
-  /** Order type of quotes (default 'GTC'). */
-  readonly orderType?: 'GTC' | 'GTD';
-  /** Post quotes as post-only (default false). Immediate orders (FOK/FAK) never are. */
-  readonly postOnly?: boolean;
-  /** Orders on the wallet this bot did not place (default 'leave'; see the module comment). */
-  readonly foreignOrders?: ForeignOrderPolicy;
-  /**
-   * A fleet member (issue 21): true when `market` belongs to another member of the fleet (one of
-   * the fleet's markets this member does not hold now). An order there that this bot did not place
-   * is that member's: never foreign (not counted, logged, cancelled nor adopted), tracked apart like
-   * a foreign one, and its fills are ignored (not stored: they are in that member's ledger).
-   * Undefined: a lone daemon.
-   */
-  readonly fleetMarket?: (market: ConditionId) => boolean;
-  /** GTD quotes: expiration (unix seconds) for an order placed now. */
-  readonly expiration?: (nowMs: number) => number;
-  /** Orders per venue.place call, 1..15 (default 15). */
-  readonly maxPlaceBatch?: number;
-  /** Ids per venue.cancel call (default 1000). */
-  readonly maxCancelBatch?: number;
-  /** Unknown-outcome resolution: first query after `delayMs` (default 500), doubling, `attempts` queries (default 6). */
-  readonly resolve?: { readonly delayMs?: number; readonly attempts?: number };
-  /** Backoff after a failed cycle: base and cap, ms (defaults 250 and 30,000). */
-  readonly backoff?: { readonly baseMs?: number; readonly capMs?: number };
-  /** Random source in [0, 1) for backoff jitter (default Math.random). */
-  readonly random?: () => number;
-}
-
-/** A venue rejection of one of our orders (the kill switch counts these). */
-export interface RejectionInfo {
-  readonly id: OrderId;
-  readonly market: ConditionId;
-  readonly tokenId: TokenId;
-  readonly code: string;
-  readonly message: string;
-  readonly at: number;
-}
-
-/** What one cycle did (for logs and metrics). */
-export interface CycleReport {
-  readonly market: ConditionId;
-  /** Clock time the intent was produced. */
-  readonly intentAt: number;
-  readonly startedAt: number;
-  readonly finishedAt: number;
-  readonly kept: number;
-  readonly cancelled: number;
-  /** Quotes sent (in orders) and quotes not sent because placing was paused or halted. */
-  readonly placed: number;
-  readonly skipped: number;
-  /** Rejected by the venue (post-only crossings not included). */
-  readonly rejected: number;
-  /** Refused by the venue as crossing post-only quotes (re-priced at the next intent). */
-  readonly postOnlyRejected: number;
-  readonly unknown: number;
-  /** The error that ended the cycle early (the intent is retried after a backoff when retryable). */
-  readonly error?: unknown;
-  /** When the error ended the cycle: ms until the retry (undefined: not retried). */
-  readonly retryInMs?: number;
-}
 
 /** A cycle's report: its counts, and the error that ended it early. */
 function cycleReport(
@@ -229,35 +129,6 @@ function cycleReport(
     unknown: n.unknown,
     ...(error !== undefined ? { error } : {}),
   };
-}
-
-/** Result of verifyFlat. */
-export interface FlatReport {
-  readonly flat: boolean;
-  /** Open orders seen at the last successful query (empty when flat). */
-  readonly open: readonly VenueOrder[];
-  readonly queries: number;
-  readonly elapsedMs: number;
-  /** Place requests still on their way when the check gave up (their orders may land later). */
-  readonly placesInFlight?: number;
-}
-
-/** Counters since start. */
-export interface ExecutorStats {
-  readonly submitted: number;
-  /** Intents replaced by a newer one before they ran (never sent). */
-  readonly superseded: number;
-  readonly cycles: number;
-  readonly failedCycles: number;
-  readonly ordersSent: number;
-  readonly cancelsSent: number;
-  readonly rejections: number;
-  readonly unknownOutcomes: number;
-  readonly resends: number;
-  readonly concludedNeverArrived: number;
-  readonly paused: boolean;
-  readonly pauseReasons: readonly string[];
-  readonly halted: boolean;
 }
 
 interface Slot {
@@ -299,9 +170,6 @@ function errorCode(err: unknown): string {
   return err instanceof MmkitError ? err.code : 'ERROR';
 }
 
-/** How many other fleet members' order ids an executor remembers (the oldest are forgotten first). */
-const MEMBER_ORDERS_MAX = 100_000;
-
 /**
  * Drives a Venue from desired quotes. See the module comment for the rules.
  * @throws ConfigError from the constructor on a bad batch size or tolerance.
@@ -315,21 +183,18 @@ export class Executor {
   readonly #tickPips: (market: ConditionId) => number | undefined;
   readonly #orderType: 'GTC' | 'GTD';
   readonly #postOnly: boolean;
-  readonly #foreignPolicy: ForeignOrderPolicy;
-  readonly #fleetMarket: ((market: ConditionId) => boolean) | undefined;
-  /** Orders of other members of the fleet seen on the wallet (never foreign). */
-  readonly #memberOrders = new Set<OrderId>();
+  /** Orders and fills the bot did not make: the foreign-order policy, fleet members' orders, external fills. */
+  readonly #foreign: ForeignOrders;
   readonly #expiration: ((nowMs: number) => number) | undefined;
   readonly #maxPlace: number;
   readonly #maxCancel: number;
-  readonly #resolveDelay: number;
-  readonly #resolveAttempts: number;
   readonly #backoffBase: number;
   readonly #backoffCap: number;
   readonly #random: () => number;
 
   readonly #slots = new Map<ConditionId, Slot>();
-  readonly #resolving = new Map<OrderId, Promise<void>>();
+  /** Orders whose placement outcome is unknown, resolved from the venue (their counters too). */
+  readonly #outcomes: UnknownOutcomes;
   /** Place requests (cycles and resends) on their way: orders may land at the venue until they end. */
   #placing = 0;
   readonly #pauses = new Set<string>();
@@ -340,10 +205,6 @@ export class Executor {
   readonly #onRejection = new Set<Listener<RejectionInfo>>();
   readonly #onCycle = new Set<Listener<CycleReport>>();
   readonly #onError = new Set<Listener<{ where: string; error: unknown }>>();
-  readonly #onForeign = new Set<Listener<ForeignEvent>>();
-  /** Foreign orders to cancel (policy 'cancel'), and the run cancelling them. */
-  readonly #foreignCancels = new Set<OrderId>();
-  #foreignCancelling: Promise<void> | undefined;
   #stats = {
     submitted: 0,
     superseded: 0,
@@ -352,19 +213,10 @@ export class Executor {
     ordersSent: 0,
     cancelsSent: 0,
     rejections: 0,
-    unknownOutcomes: 0,
-    resends: 0,
-    concludedNeverArrived: 0,
   };
   readonly #immediateStats = { submitted: 0, sent: 0, skipped: 0 };
-  readonly #account = {
-    postOnlyRejections: 0,
-    sellBalanceRaces: 0,
-    externalFills: 0,
-    left: 0,
-    cancelled: 0,
-    adopted: 0,
-  };
+  /** Post-only and SELL balance refusals (foreign orders and external fills: `ForeignOrders.counts`). */
+  readonly #account = { postOnlyRejections: 0, sellBalanceRaces: 0 };
   /** SELL balance refusals in a row per token, since its last fill (see the module comment). */
   readonly #sellRaces = new Map<string, number>();
   readonly #unsubscribe: () => void;
@@ -380,10 +232,21 @@ export class Executor {
     this.#tickPips = opts.tickPips ?? (() => undefined);
     this.#orderType = opts.orderType ?? 'GTC';
     this.#postOnly = opts.postOnly ?? false;
-    this.#foreignPolicy = opts.foreignOrders ?? 'leave';
-    this.#fleetMarket = opts.fleetMarket;
-    if (!['leave', 'cancel', 'adopt'].includes(this.#foreignPolicy))
-      throw new ConfigError('bot.foreignOrders', `must be leave, cancel or adopt, got ${String(this.#foreignPolicy)}`);
+    this.#backoffBase = opts.backoff?.baseMs ?? 250;
+    // (its constructor checks the policy: @throws ConfigError)
+    this.#foreign = new ForeignOrders({
+      tracker: this.tracker,
+      store: this.#store,
+      clock: this.#clock,
+      policy: opts.foreignOrders,
+      fleetMarket: opts.fleetMarket,
+      retryBaseMs: this.#backoffBase,
+      cancelIds: (ids) => this.#cancelIds(ids),
+      sleep: (ms) => this.#sleep(ms),
+      closed: () => this.#closed,
+      audit: (kind, data) => this.#audit(kind, data),
+      emitError: (where, error) => this.#emitError(where, error),
+    });
     this.#expiration = opts.expiration;
     if (this.#orderType === 'GTD' && this.#expiration === undefined)
       throw new ConfigError('execution.expiration', 'GTD quotes need an expiration');
@@ -393,13 +256,22 @@ export class Executor {
     this.#maxCancel = opts.maxCancelBatch ?? 1000;
     if (!Number.isSafeInteger(this.#maxCancel) || this.#maxCancel < 1)
       throw new ConfigError('execution.maxCancelBatch', 'must be a positive integer');
-    this.#resolveDelay = opts.resolve?.delayMs ?? 500;
-    this.#resolveAttempts = opts.resolve?.attempts ?? 6;
-    this.#backoffBase = opts.backoff?.baseMs ?? 250;
+    this.#outcomes = new UnknownOutcomes({
+      tracker: this.tracker,
+      venue: this.#venue,
+      resolve: opts.resolve,
+      send: (prepared) => this.#send(prepared),
+      refused: (prepared, code, message) => this.#resendRefused(prepared, code, message),
+      mayPlace: () => !this.#halted && !this.paused,
+      closed: () => this.#closed,
+      sleep: (ms) => this.#sleep(ms),
+      audit: (kind, data) => this.#audit(kind, data),
+      emitError: (where, error) => this.#emitError(where, error),
+    });
     this.#backoffCap = opts.backoff?.capMs ?? 30_000;
     this.#random = opts.random ?? Math.random;
     this.#unsubscribe = this.tracker.onTransition((t) => this.#persist(t));
-    this.tracker.setClassifier((id, seen) => this.#classify(id, seen));
+    this.tracker.setClassifier((id, seen) => this.#foreign.classify(id, seen));
   }
 
   // ---- listeners -------------------------------------------------------------------------------
@@ -421,8 +293,7 @@ export class Executor {
   }
   /** Each foreign order first seen (and what is done with it) and each external fill recorded. */
   onForeign(fn: Listener<ForeignEvent>): () => void {
-    this.#onForeign.add(fn);
-    return () => this.#onForeign.delete(fn);
+    return this.#foreign.onForeign(fn);
   }
 
   // ---- intents ---------------------------------------------------------------------------------
@@ -559,7 +430,7 @@ export class Executor {
     const change = this.#store.applyFill(source === 'bot' ? rec : { ...rec, source });
     this.tracker.onFill(e);
     this.#sellRaces.delete(e.tokenId);
-    if (source === 'external') this.#externalFill({ ...rec, source }, change);
+    if (source === 'external') this.#foreign.externalFill({ ...rec, source }, change);
     return { change, source };
   }
 
@@ -575,7 +446,7 @@ export class Executor {
     const change = this.#store.applyFill(rec);
     this.tracker.onFill(f);
     this.#sellRaces.delete(f.tokenId);
-    if (source === 'external') this.#externalFill(rec, change);
+    if (source === 'external') this.#foreign.externalFill(rec, change);
     return change;
   }
 
@@ -586,16 +457,14 @@ export class Executor {
    */
   fillSource(orderId: OrderId, market?: ConditionId): FillSource {
     const o = this.tracker.origin(orderId);
+    // the bot's own order of this run (nearly every fill) is answered here: no call on the hot path
     if (o === 'own') return 'bot';
-    if (o === undefined && this.#storeKnows(orderId)) return 'bot';
-    if (this.#memberOrders.has(orderId)) return 'member';
-    if (o === undefined && market !== undefined && this.#fleetMarket?.(market) === true) return 'member';
-    return 'external';
+    return this.#foreign.fillSource(orderId, o, market);
   }
 
   /** Whether `id` was seen as another fleet member's order. */
   isMemberOrder(id: OrderId): boolean {
-    return this.#memberOrders.has(id);
+    return this.#foreign.isMemberOrder(id);
   }
 
   /**
@@ -603,29 +472,18 @@ export class Executor {
    * takes a market over): their late fills are that member's, not external ones of this member.
    */
   markMemberOrders(ids: readonly OrderId[]): void {
-    for (const id of ids) this.#addMemberOrder(id);
-  }
-
-  #addMemberOrder(id: OrderId): void {
-    this.#memberOrders.add(id);
-    // bounded: the oldest go first (a fill of one that old is the rarest of cases)
-    if (this.#memberOrders.size > MEMBER_ORDERS_MAX) {
-      let n = MEMBER_ORDERS_MAX / 10;
-      for (const x of this.#memberOrders) {
-        if (n-- <= 0) break;
-        this.#memberOrders.delete(x);
-      }
-    }
+    this.#foreign.markMemberOrders(ids);
   }
 
   /** Counters of post-only refusals, foreign orders and external fills since start. */
   accountStats(): AccountStats {
     const a = this.#account;
+    const f = this.#foreign.counts;
     return {
       postOnlyRejections: a.postOnlyRejections,
       sellBalanceRaces: a.sellBalanceRaces,
-      externalFills: a.externalFills,
-      foreignOrders: { left: a.left, cancelled: a.cancelled, adopted: a.adopted },
+      externalFills: f.externalFills,
+      foreignOrders: { left: f.left, cancelled: f.cancelled, adopted: f.adopted },
     };
   }
 
@@ -662,7 +520,7 @@ export class Executor {
     };
     try {
       // in a fleet the venue's cancel-all would take the other members' orders too: by id
-      if (this.#foreignPolicy === 'leave' || this.#fleetMarket !== undefined) {
+      if (this.#foreign.policy === 'leave' || this.#foreign.fleetMarket !== undefined) {
         const ours = this.tracker.liveOrders().map((o) => o.id);
         if (ours.length > 0) merge(await this.#cancelIds(ours));
       } else {
@@ -715,10 +573,7 @@ export class Executor {
         });
         const ours = open.filter((v) => this.tracker.origin(v.id) !== 'foreign');
         if (ours.length < open.length) {
-          if (this.#foreignPolicy === 'cancel')
-            for (const v of open)
-              if (this.tracker.origin(v.id) === 'foreign' && !this.#memberOrders.has(v.id))
-                this.#foreignCancels.add(v.id);
+          this.#foreign.queueListedForCancel(open);
           open = ours;
         }
       }
@@ -732,8 +587,7 @@ export class Executor {
       }
       if (ok) {
         const ids = open.map((v) => v.id);
-        for (const id of this.#foreignCancels) if (!ids.includes(id)) ids.push(id);
-        this.#foreignCancels.clear();
+        this.#foreign.takeCancels(ids);
         try {
           if (ids.length > 0) await this.#cancelIds(ids);
         } catch (error) {
@@ -764,8 +618,9 @@ export class Executor {
     for (;;) {
       const ps: Promise<void>[] = [];
       for (const s of this.#slots.values()) if (s.running !== undefined) ps.push(s.running);
-      for (const p of this.#resolving.values()) ps.push(p);
-      if (this.#foreignCancelling !== undefined) ps.push(this.#foreignCancelling);
+      for (const p of this.#outcomes.inFlight()) ps.push(p);
+      const foreignCancelling = this.#foreign.cancelling;
+      if (foreignCancelling !== undefined) ps.push(foreignCancelling);
       if (ps.length === 0) return;
       await Promise.allSettled(ps);
     }
@@ -825,97 +680,13 @@ export class Executor {
   }
 
   stats(): ExecutorStats {
-    return { ...this.#stats, paused: this.paused, pauseReasons: [...this.#pauses], halted: this.#halted };
-  }
-
-  // ---- foreign orders and fills -----------------------------------------------------------------
-
-  /** True when the store recorded `id` (the bot's, in any run); a store that cannot be read says yes (safe: ours are cancelled). */
-  #storeKnows(id: OrderId): boolean {
-    try {
-      return this.#store.order(id) !== undefined;
-    } catch (error) {
-      this.#emitError('store', error);
-      return true;
-    }
-  }
-
-  /** The tracker's classifier: an id it never saw is own when the store knows it, else foreign (adopted by policy 'adopt'). */
-  #classify(id: OrderId, seen: LiveOrderView): OrderOrigin {
-    if (this.#storeKnows(id)) return 'own';
-    // another member's (fleet): kept apart like a foreign one, but never the policy's
-    if (this.#fleetMarket?.(seen.market) === true) {
-      this.#addMemberOrder(id);
-      return 'foreign';
-    }
-    const policy = this.#foreignPolicy;
-    const a = this.#account;
-    if (policy === 'adopt') a.adopted++;
-    else if (policy === 'cancel') a.cancelled++;
-    else a.left++;
-    this.#audit('foreign_order', {
-      id,
-      market: seen.market,
-      tokenId: seen.tokenId,
-      side: seen.side,
-      price: seen.price,
-      originalSize: seen.originalSize,
-      sizeMatched: seen.sizeMatched,
-      policy,
-    });
-    this.#emitForeign({ kind: 'order', policy, order: seen, at: this.#clock.now() });
-    if (policy === 'adopt') return 'own';
-    if (policy === 'cancel') {
-      this.#foreignCancels.add(id);
-      // after the tracker has made its entry (the classifier runs inside the tracker's call)
-      queueMicrotask(() => this.#startForeignCancels());
-    }
-    return 'foreign';
-  }
-
-  #startForeignCancels(): void {
-    if (this.#foreignCancelling !== undefined || this.#closed || this.#foreignCancels.size === 0) return;
-    this.#foreignCancelling = this.#cancelForeign().finally(() => {
-      this.#foreignCancelling = undefined;
-    });
-  }
-
-  /** Cancels the foreign orders queued by policy 'cancel' (by id; failed cancels are tried again, 3 attempts). */
-  async #cancelForeign(): Promise<void> {
-    for (let attempt = 0; attempt < 3 && this.#foreignCancels.size > 0 && !this.#closed; attempt++) {
-      const ids = [...this.#foreignCancels].filter((id) => {
-        const t = this.tracker.get(id);
-        return t !== undefined && isOpen(t.status);
-      });
-      this.#foreignCancels.clear();
-      if (ids.length === 0) return;
-      this.#audit('foreign_cancel', { ids });
-      try {
-        await this.#cancelIds(ids);
-      } catch (error) {
-        this.#emitError('foreign cancel', error);
-        for (const id of ids) this.#foreignCancels.add(id);
-        await this.#sleep(this.#backoffBase * 2 ** attempt);
-      }
-    }
-  }
-
-  #externalFill(fill: FillRecord, change: FillChange): void {
-    if (change === 'new') {
-      this.#account.externalFills++;
-      this.#audit('external_fill', { tradeId: fill.tradeId, orderId: fill.orderId, market: fill.market });
-    }
-    this.#emitForeign({ kind: 'fill', fill, change, at: this.#clock.now() });
-  }
-
-  #emitForeign(x: ForeignEvent): void {
-    for (const fn of this.#onForeign) {
-      try {
-        fn(x);
-      } catch (error) {
-        this.#emitError('onForeign listener', error);
-      }
-    }
+    return {
+      ...this.#stats,
+      ...this.#outcomes.counts,
+      paused: this.paused,
+      pauseReasons: [...this.#pauses],
+      halted: this.#halted,
+    };
   }
 
   // ---- cycles ----------------------------------------------------------------------------------
@@ -1012,7 +783,7 @@ export class Executor {
       } catch (error) {
         this.#batched(() => {
           if (provesNotAccepted(error)) for (const p of prepared) this.tracker.markRejected(p.id, errorCode(error));
-          else for (const p of prepared) this.#unknown(p.id);
+          else for (const p of prepared) this.#outcomes.unknown(p.id);
         });
         this.#audit('immediate_error', {
           market,
@@ -1034,7 +805,7 @@ export class Executor {
     const n = { kept: 0, cancelled: 0, placed: 0, skipped: 0, rejected: 0, postOnly: 0, unknown: 0 };
     try {
       // orders whose fate is unknown and not being resolved (e.g. resolution ran out): try again
-      for (const u of this.tracker.unknownOrders()) if (u.market === market) this.#resolveLater(u.id);
+      for (const u of this.tracker.unknownOrders()) if (u.market === market) this.#outcomes.resolveLater(u.id);
       const again = this.tracker.cancellingOrders(market);
       const live = this.tracker.liveOrdersCached(market, EXCLUDE_CANCELLING);
       const diff = diffQuotes(d, live, this.#tolerance, this.#tickPips(market) ?? 0);
@@ -1153,7 +924,7 @@ export class Executor {
           if (provesNotAccepted(error)) {
             for (const p of prepared) this.tracker.markRejected(p.id, errorCode(error));
           } else {
-            for (const p of prepared) this.#unknown(p.id);
+            for (const p of prepared) this.#outcomes.unknown(p.id);
           }
         });
         throw error;
@@ -1187,7 +958,7 @@ export class Executor {
       const o = byId.get(p.id);
       if (o === undefined || (!o.ok && (o.code === 'UNKNOWN' || o.code === 'INVALID_ORDER_DUPLICATED'))) {
         // no answer for it, an ambiguous one, or "the venue already has this hash": find out by id
-        this.#unknown(p.id);
+        this.#outcomes.unknown(p.id);
         unknown++;
       } else if (o.ok) {
         this.tracker.onPlaceOutcome(o);
@@ -1220,6 +991,12 @@ export class Executor {
     return true;
   }
 
+  /** A resend's definite refusal (the tracker told already): counted as a first send's refusal is. */
+  #resendRefused(prepared: PreparedOrder, code: string, message: string): void {
+    if (code === POST_ONLY_CROSSING) this.#account.postOnlyRejections++;
+    else if (!this.#sellRace(prepared, code)) this.#rejection(prepared, code, message);
+  }
+
   #rejection(p: PreparedOrder, code: string, message: string): void {
     this.#stats.rejections++;
     const info: RejectionInfo = {
@@ -1240,8 +1017,6 @@ export class Executor {
     }
   }
 
-  // ---- unknown outcomes ------------------------------------------------------------------------
-
   /** `venue.place`, counted while on its way (verifyFlat does not trust an empty listing meanwhile). */
   async #send(prepared: readonly PreparedOrder[]): Promise<readonly PlaceOutcome[]> {
     this.#placing++;
@@ -1249,87 +1024,6 @@ export class Executor {
       return await this.#venue.place(prepared);
     } finally {
       this.#placing--;
-    }
-  }
-
-  #unknown(id: OrderId): void {
-    this.#stats.unknownOutcomes++;
-    this.tracker.markUnknown(id);
-    this.#resolveLater(id);
-  }
-
-  #resolveLater(id: OrderId): void {
-    if (this.#resolving.has(id)) return;
-    const p = this.#resolve(id).finally(() => this.#resolving.delete(id));
-    this.#resolving.set(id, p);
-  }
-
-  /**
-   * Resolve an unknown outcome by id: query; if the venue has it, adopt its state; if not, resend the
-   * SAME signed order once (unless a cancel was requested, or placing is paused or halted); after a
-   * resend or when resending is not allowed, two consecutive "not found" conclude it never arrived.
-   * Query failures leave it unknown (the next cycle of its market tries again).
-   */
-  async #resolve(id: OrderId): Promise<void> {
-    let notFound = 0;
-    for (let attempt = 0; attempt < this.#resolveAttempts; attempt++) {
-      await this.#sleep(this.#resolveDelay * 2 ** Math.min(attempt, 6));
-      if (this.#closed) return;
-      let t = this.tracker.get(id);
-      if (t === undefined || t.status !== 'unknown') return;
-      let v: VenueOrder | undefined;
-      try {
-        v = await this.#venue.order(id);
-      } catch (error) {
-        this.#emitError('resolve/query', error);
-        continue;
-      }
-      t = this.tracker.get(id);
-      if (t === undefined || t.status !== 'unknown') return;
-      if (v !== undefined) {
-        this.tracker.applyVenueOrder(v);
-        this.#audit('resolved', { id, status: v.status });
-        return;
-      }
-      notFound++;
-      const mayResend = !t.resent && t.prepared !== undefined && !t.cancelRequested && !this.#halted && !this.paused;
-      if (mayResend) {
-        const prepared = t.prepared!;
-        this.tracker.markResent(id);
-        this.#stats.resends++;
-        this.#audit('resend', { id });
-        let outcomes: readonly PlaceOutcome[];
-        try {
-          outcomes = await this.#send([prepared]);
-        } catch (error) {
-          this.#emitError('resolve/resend', error);
-          // even a refusal of the resend (a 429) proves nothing of the FIRST copy, whose request
-          // was ambiguous and may still land: query again (the order is marked resent, so two more
-          // "not found" conclude it never arrived)
-          notFound = 0;
-          continue;
-        }
-        const o = outcomes.find((x) => x.id === id);
-        if (o !== undefined && o.ok) {
-          this.tracker.onPlaceOutcome(o);
-          this.#audit('resolved', { id, status: o.status, resent: true });
-          return;
-        }
-        if (o !== undefined && !o.ok && o.code !== 'UNKNOWN' && o.code !== 'INVALID_ORDER_DUPLICATED') {
-          this.tracker.onPlaceOutcome(o);
-          if (o.code === POST_ONLY_CROSSING) this.#account.postOnlyRejections++;
-          else if (!this.#sellRace(prepared, o.code)) this.#rejection(prepared, o.code, o.message);
-          return;
-        }
-        notFound = 0; // ambiguous again, or a duplicate (so it IS there): query again
-        continue;
-      }
-      if (notFound >= 2) {
-        this.tracker.concludeGone(id);
-        this.#stats.concludedNeverArrived++;
-        this.#audit('never_arrived', { id });
-        return;
-      }
     }
   }
 
