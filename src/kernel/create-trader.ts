@@ -28,6 +28,7 @@ import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import { sameQuotes, type DesiredQuotes, type ImmediateIntent, type QuoteIntent } from '../core/intents.ts';
 import { formatAmount, formatPrice, type Micro, tickPips, type Pips } from '../core/units.ts';
 import type { MarketInfo, Venue } from '../core/venue.ts';
+import { RateLimitedLog } from '../core/rate-limited-log.ts';
 import { createEngine, type Engine, type EngineLogger } from '../engine/loop.ts';
 import { reconcileOnStart } from '../engine/restart.ts';
 import { CollateralKeeper } from '../execution/collateral-keeper.ts';
@@ -469,14 +470,7 @@ export function createTrader(o: TraderOptions): Trader {
       : undefined;
   // refusals and trims at info with their reason, the first 10 of a kind (message and code) then
   // every 1000th (with `occurrences`); the others at debug, so that every one is logged once
-  const gateLogged = new Map<string, number>();
-  const gateLog = (l: Pick<TraderLogger, 'debug' | 'info'>, kind: string, obj: object, msg: string): void => {
-    const n = (gateLogged.get(kind) ?? 0) + 1;
-    gateLogged.set(kind, n);
-    const fields = n > 10 ? { ...obj, occurrences: n } : obj;
-    if (n <= 10 || n % 1000 === 0) l.info(fields, msg);
-    else l.debug(fields, msg);
-  };
+  const gateLog = new RateLimitedLog({ others: 'debug' });
   const gateQuotes = (desired: DesiredQuotes): Approved<DesiredQuotes> => {
     repeated = undefined;
     if (memo !== undefined && hooks.onGate === undefined) return memo.approve(desired, riskView, repeatsLast);
@@ -484,10 +478,11 @@ export function createTrader(o: TraderOptions): Trader {
     if (r.refusals.length > 0 || r.trims.length > 0) {
       const l = marketLog('risk', desired.market);
       for (const x of r.refusals)
-        gateLog(l, `refused.${x.code}`, quoteFields(x.quote, x.code, x.reason), 'quote refused');
+        gateLog.log(l, 'info', `refused.${x.code}`, quoteFields(x.quote, x.code, x.reason), 'quote refused');
       for (const x of r.trims)
-        gateLog(
+        gateLog.log(
           l,
+          'info',
           `trimmed.${x.code}`,
           { ...quoteFields(x.quote, x.code, x.reason), approvedSize: formatAmount(x.size) },
           'quote trimmed',
@@ -507,8 +502,9 @@ export function createTrader(o: TraderOptions): Trader {
         hooks.onGateOrder?.(x, true, null);
       } else {
         counters.ordersRefused++;
-        gateLog(
+        gateLog.log(
           marketLog('risk', x.market),
+          'info',
           `order.${r.refusal.code}`,
           { ...quoteFields(x, r.refusal.code, r.refusal.reason), type: x.type },
           'immediate order refused',
