@@ -34,6 +34,7 @@ import { pullQuotes, type Approved } from '../risk/gate.ts';
 import type { StrategyHandlers, StrategyState } from '../strategy/api.ts';
 import { EngineState, type FillLike, type OrderViewSource } from './state.ts';
 import type { MarketInfo, Venue, VenueOrder } from '../core/venue.ts';
+import { RateLimitedLog, type RateLimitedLevel } from '../core/rate-limited-log.ts';
 
 /** A structured logger (pino's Logger fits). */
 export interface EngineLogger {
@@ -184,7 +185,8 @@ class EngineImpl implements Engine {
     resumes: 0,
     errors: { state: 0, strategy: 0, gate: 0, execute: 0, onFill: 0, source: 0, balance: 0, listing: 0 },
   };
-  readonly #logged = new Map<string, number>();
+  /** Warnings and errors rate-limited by kind (dropped past the limit); info lines all logged. */
+  readonly #logged = new RateLimitedLog({ others: 'drop', alwaysInfo: true });
   #busy = false;
   #ready = false;
   #started: Promise<void> | undefined;
@@ -540,15 +542,11 @@ class EngineImpl implements Engine {
     }
   }
 
-  /** Logs the first 10 of a kind, then every 1000th. */
-  #log(level: 'info' | 'warn' | 'error', kind: string, obj: object, msg: string): void {
+  /** Logs the first 10 of a kind, then every 1000th (info lines: all; src/core/rate-limited-log.ts). */
+  #log(level: RateLimitedLevel, kind: string, obj: object, msg: string): void {
     const l = this.#o.logger;
     if (l === undefined) return;
-    const n = (this.#logged.get(kind) ?? 0) + 1;
-    this.#logged.set(kind, n);
-    if (level !== 'info' && n > 10 && n % 1000 !== 0) return;
-    const fn = level === 'error' ? (l.error ?? l.warn) : level === 'warn' ? l.warn : l.info;
-    fn.call(l, { ...obj, ...(n > 10 ? { occurrences: n } : {}) }, msg);
+    this.#logged.log(l, level, kind, obj, msg);
   }
 }
 

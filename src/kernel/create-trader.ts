@@ -16,7 +16,11 @@
  * Owned here: the order tracker, the executor, the kill switch, the heartbeat keeper, the risk view
  * (the market's CURRENT info: the tick after a tick-size change, the minimum size), the gate, the
  * path from fills to the store, the restart reconciliation and the seeding of positions from the
- * store.
+ * store. Parts of the wiring sit in modules beside it, each given the trader's parts it uses:
+ * ./gate-path.ts (the gate, its rate-limited log and the hand-over to the executor, coalesced when
+ * tuned), ./position-audit-wiring.ts (the position audit and the ledger figures a fleet publishes),
+ * ./collateral-wiring.ts (merges and redemptions); ./types.ts holds the types they share (re-exported
+ * here). The order in which the parts are made and subscribed, and the start, stay here.
  *
  * Speed-ups that only a backtest needs are `tuning` options of this one wiring (the gate memo,
  * coalescing identical intents, the tracker's cached live-order lists, bounded fill and order-id
@@ -24,78 +28,41 @@
  */
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { fillLogFields, type FillEvent } from '../core/events.ts';
-import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
-import { sameQuotes, type DesiredQuotes, type ImmediateIntent, type QuoteIntent } from '../core/intents.ts';
+import type { ConditionId, OrderId } from '../core/ids.ts';
 import { formatAmount, formatPrice, type Micro, tickPips, type Pips } from '../core/units.ts';
 import type { MarketInfo, Venue } from '../core/venue.ts';
-import { createEngine, type Engine, type EngineLogger } from '../engine/loop.ts';
+import { createEngine, type Engine } from '../engine/loop.ts';
 import { reconcileOnStart } from '../engine/restart.ts';
-import { CollateralKeeper } from '../execution/collateral-keeper.ts';
-import {
-  PositionAuditor,
-  type ActivityKind,
-  type AdjustmentCause,
-  type AuditReport,
-  type OthersToken,
-  type PositionAdjustment,
-} from '../engine/position-audit.ts';
+import type { CollateralKeeper } from '../execution/collateral-keeper.ts';
+import type { AuditReport, PositionAuditor } from '../engine/position-audit.ts';
 import type { DiffTolerance } from '../execution/diff.ts';
 import { Executor, POST_ONLY_CROSSING, type FlatReport, type ForeignOrderPolicy } from '../execution/executor.ts';
 import { RewardTracker } from '../engine/reward-tracker.ts';
 import { HeartbeatKeeper } from '../execution/heartbeat.ts';
 import { OrderTracker } from '../execution/tracker.ts';
-import { gate, gateOrder, type Approved, type GateResult, type RiskView } from '../risk/gate.ts';
-import { GateMemo } from '../risk/gate-memo.ts';
+import { gate, type RiskView } from '../risk/gate.ts';
 import { KillSwitch } from '../risk/kill-switch.ts';
 import type { RiskLimits } from '../risk/limits.ts';
 import { withStrategyBand } from '../risk/strategy-band.ts';
 import { restartStore } from '../store/restart.ts';
-import type { FillChange, FillRecord, Store } from '../store/store.ts';
+import type { FillChange, Store } from '../store/store.ts';
 import type { StrategyDefinition } from '../strategy/api.ts';
+import { createCollateralWiring, type CollateralConfig } from './collateral-wiring.ts';
+import { createGatePath } from './gate-path.ts';
+import { createPositionAuditWiring, type LedgerFigures, type PositionAuditConfig } from './position-audit-wiring.ts';
+import type { TraderCounters, TraderFleet, TraderHooks, TraderLogger, TraderTuning } from './types.ts';
 
-/** A logger of the kernel's parts (pino's Logger fits). */
-export interface TraderLogger extends EngineLogger {
-  debug(obj: object, msg?: string): void;
-}
-
-/**
- * Backtest speed-ups: exact (no result changes), off by default. A daemon runs without them; a
- * backtest turns them on.
- */
-export interface TraderTuning {
-  /** Reuse the gate's answer while nothing it reads changed (src/risk/gate-memo.ts). */
-  readonly memoiseGate?: boolean;
-  /**
-   * Do not hand the executor a quote set identical to the last one of its market while no order of
-   * that market changed state and its tick is the same: the executor's diff would find nothing to do.
-   * With `memoiseGate` too (and no `onQuoteSet` hook), a memoised answer that is that very set is
-   * handed on as approved before (its time the earlier one's: it is not executed), not stamped anew.
-   */
-  readonly coalesceIntents?: boolean;
-  /** The risk view and the engine read the tracker's cached live-order lists (rebuilt on change). */
-  readonly cachedLiveOrders?: boolean;
-  /** Fill keys the engine's state keeps for deduplication (default: all). */
-  readonly fillKeys?: number;
-  /** Finished order ids the engine's state remembers (default 50,000). */
-  readonly terminalCapacity?: number;
-}
-
-/** What a caller observes of the trader (the daemon's ops, a backtest's measurements). */
-export interface TraderHooks {
-  /** Each fill of the bot's own orders after the store has it (`change`: what the store did: 'new', 'dup', 'void'...). */
-  onFill?(fill: FillEvent, change: FillChange | undefined): void;
-  /**
-   * Each fill of an order the bot did not place (another client on the same wallet), after the
-   * store recorded it with source 'external': from the user stream and from backfills.
-   */
-  onExternalFill?(fill: FillRecord, change: FillChange): void;
-  /** Each approved quote set, before it reaches the executor (coalesced ones included). */
-  onQuoteSet?(desired: Approved<DesiredQuotes>): void;
-  /** Each gate decision on quotes: what was asked and the gate's answer (turns the gate memo off). */
-  onGate?(desired: DesiredQuotes, result: GateResult): void;
-  /** Each immediate order the gate decided on. */
-  onGateOrder?(order: ImmediateIntent, approved: boolean, code: string | null): void;
-}
+// moved to the kernel's modules; importers name them here
+export type { CollateralConfig } from './collateral-wiring.ts';
+export type { LedgerFigures, PositionAuditConfig } from './position-audit-wiring.ts';
+export type {
+  TraderCounters,
+  TraderFleet,
+  TraderFleetLedger,
+  TraderHooks,
+  TraderLogger,
+  TraderTuning,
+} from './types.ts';
 
 /** Options of `createTrader`. */
 export interface TraderOptions {
@@ -151,7 +118,7 @@ export interface TraderOptions {
    * at least `mergeMinSize` micro-shares (0: never) and redeem resolved markets, every `everyMs`
    * and when a followed market resolves. Undefined: never.
    */
-  readonly collateral?: { readonly mergeMinSize: number; readonly redeem: boolean; readonly everyMs: number };
+  readonly collateral?: CollateralConfig;
   readonly tuning?: TraderTuning;
   readonly hooks?: TraderHooks;
   /**
@@ -167,85 +134,6 @@ export interface TraderOptions {
    * market's lease held). Undefined: a lone daemon, everything as before.
    */
   readonly fleet?: TraderFleet;
-}
-
-/** What the kernel reads of the fleet (TraderOptions.fleet). */
-export interface TraderFleet {
-  /** Whether this member sends the venue's heartbeats now (it holds the heartbeat lease). */
-  shouldBeat(): boolean;
-  /** Whether this member may quote the market now. */
-  quotable(market: ConditionId): boolean;
-  /** Whether orders may go out at all (Redis reachable, the fleet not killed). */
-  canPlace(): boolean;
-  /**
-   * The account-wide caps this member may use now (its grant of the fleet's risk.maxNotionalGlobal,
-   * µ, and risk.maxOpenOrdersGlobal: src/fleet/risk-reserve.ts), enforced by the gate in place of
-   * the configured global limits. Return the same object while it does not change (the gate memo
-   * keys on the limits' identity). Undefined: the configured limits.
-   */
-  globalCaps?(): { readonly notional: number; readonly orders: number };
-  /**
-   * Called when the gate cut or refused a quote for lack of global room (NOTIONAL_GLOBAL,
-   * OPEN_ORDERS_GLOBAL): the member's keeper asks the fleet for more. When set, the gate memo is
-   * not used (it does not report what it cut).
-   */
-  globalPressure?(): void;
-  /** Fleet reconciliation (members share one wallet, each with its own ledger). Undefined: none. */
-  readonly ledger?: TraderFleetLedger;
-}
-
-/**
- * Fleet reconciliation (issue 21; src/cli/run-fleet.ts wires src/fleet/fleet-ledger.ts): the
- * position audit compares the venue with the sum of the members' ledgers and books a difference
- * only on a market this member holds (`quotable`); orders and fills of the other members are not
- * foreign (src/execution/executor.ts `fleetMarket`).
- */
-export interface TraderFleetLedger {
-  /** True when `market` is another member's now (one of the fleet's markets this member does not hold). */
-  othersMarket(market: ConditionId): boolean;
-  /** The other members' published ledgers, summed by token. @throws when Redis cannot be read */
-  others(): Promise<ReadonlyMap<string, OthersToken>>;
-  /** This member's ledger changed (an own fill, an adjustment): publish it soon. */
-  changed(): void;
-}
-
-/** One token of this member's ledger as the fleet sees it (Trader.ledgerFigures). Sizes micro-shares. */
-export interface LedgerFigures {
-  readonly market: string;
-  readonly size: number;
-  /** Signed size of the unsettled fills (BUY +, SELL −). */
-  readonly unsettled: number;
-  /** Fills of the token recorded since start. */
-  readonly fills: number;
-}
-
-/** The position audit's settings (TraderOptions.positionAudit). */
-export interface PositionAuditConfig {
-  /** Period of the audits while running, ms (0: at start and on reconnects only). */
-  readonly everyMs: number;
-  /** The cause of the start audit's differences: a new ledger epoch's opening holdings. */
-  readonly opening?: AdjustmentCause;
-  /** Start of the current ledger epoch (unix ms): its unsettled fills are read from then on. */
-  readonly epochStart?: number;
-  /** The venue's account activity by token (the data API's), to name causes. */
-  activity?(sinceMs: number): Promise<ReadonlyMap<string, ActivityKind>>;
-  /** A token's mid when the engine does not mirror its book (e.g. the venue's midpoint). */
-  mid?(tokenId: string): Promise<number | undefined>;
-  /** Each adjustment recorded (the daemon logs and counts it). */
-  onAdjust?(a: PositionAdjustment): void;
-}
-
-/** Counters of the kernel's intent path. */
-export interface TraderCounters {
-  /** Approved quote sets handed towards the executor (pulls included). */
-  intents: number;
-  /** Of those, not submitted: identical to the last one (tuning.coalesceIntents). */
-  coalesced: number;
-  /** Submitted to the executor. */
-  submits: number;
-  /** Immediate orders approved and refused by the gate. */
-  ordersApproved: number;
-  ordersRefused: number;
 }
 
 /** The wired bot. Nothing runs until `start()`. */
@@ -390,8 +278,6 @@ export function createTrader(o: TraderOptions): Trader {
     hooks.onExternalFill?.(x.fill, x.change);
   });
 
-  const isGlobalRoom = (x: { readonly code: string }) =>
-    x.code === 'NOTIONAL_GLOBAL' || x.code === 'OPEN_ORDERS_GLOBAL';
   // ---- the risk view: one object, every field read from the current state --------------------------
   // a fleet member's global caps are its grant (one limits object per grant: the memo keys on it)
   let grantSeen: ReturnType<NonNullable<TraderFleet['globalCaps']>> | undefined;
@@ -443,121 +329,18 @@ export function createTrader(o: TraderOptions): Trader {
     },
   };
 
-  // ---- the gate ------------------------------------------------------------------------------------
-  const pressure = fleet?.globalPressure?.bind(fleet);
-  const memo = tuning.memoiseGate === true && pressure === undefined ? new GateMemo() : undefined;
-  // with coalescing too (and no hook that sees each set): a memoised answer that `execute` below
-  // will coalesce (the same quotes as the set last submitted for its market, nothing of the market
-  // having changed since: its very test) is handed on as approved then (with its earlier time),
-  // not stamped anew; `execute` then coalesces that very approval without testing it again
-  // (`repeated`: set here, taken by the execute that follows; any order transition or submit in
-  // between clears it, and the tick changes only with an event, never inside the engine's hand-over)
-  const coalesce = tuning.coalesceIntents === true;
-  let repeated: Approved<DesiredQuotes> | undefined;
-  const repeatsLast =
-    coalesce && hooks.onQuoteSet === undefined
-      ? (earlier: Approved<DesiredQuotes>): boolean => {
-          const last = lastIntent.get(earlier.market);
-          const same =
-            last !== undefined &&
-            last.seq === (marketSeq.get(earlier.market) ?? 0) &&
-            last.tick === currentTick(earlier.market) &&
-            sameQuotes(last.quotes, earlier.quotes);
-          if (same) repeated = earlier;
-          return same;
-        }
-      : undefined;
-  // refusals and trims at info with their reason, the first 10 of a kind (message and code) then
-  // every 1000th (with `occurrences`); the others at debug, so that every one is logged once
-  const gateLogged = new Map<string, number>();
-  const gateLog = (l: Pick<TraderLogger, 'debug' | 'info'>, kind: string, obj: object, msg: string): void => {
-    const n = (gateLogged.get(kind) ?? 0) + 1;
-    gateLogged.set(kind, n);
-    const fields = n > 10 ? { ...obj, occurrences: n } : obj;
-    if (n <= 10 || n % 1000 === 0) l.info(fields, msg);
-    else l.debug(fields, msg);
-  };
-  const gateQuotes = (desired: DesiredQuotes): Approved<DesiredQuotes> => {
-    repeated = undefined;
-    if (memo !== undefined && hooks.onGate === undefined) return memo.approve(desired, riskView, repeatsLast);
-    const r = gate(desired, riskView);
-    if (r.refusals.length > 0 || r.trims.length > 0) {
-      const l = marketLog('risk', desired.market);
-      for (const x of r.refusals)
-        gateLog(l, `refused.${x.code}`, quoteFields(x.quote, x.code, x.reason), 'quote refused');
-      for (const x of r.trims)
-        gateLog(
-          l,
-          `trimmed.${x.code}`,
-          { ...quoteFields(x.quote, x.code, x.reason), approvedSize: formatAmount(x.size) },
-          'quote trimmed',
-        );
-    }
-    hooks.onGate?.(desired, r);
-    if (pressure !== undefined && (r.refusals.some(isGlobalRoom) || r.trims.some(isGlobalRoom))) pressure();
-    return r.approved;
-  };
-  const gateOrders = (orders: readonly ImmediateIntent[]): readonly Approved<ImmediateIntent>[] => {
-    const out: Approved<ImmediateIntent>[] = [];
-    for (const x of orders) {
-      const r = gateOrder(x, riskView);
-      if (r.approved !== null) {
-        counters.ordersApproved++;
-        out.push(r.approved);
-        hooks.onGateOrder?.(x, true, null);
-      } else {
-        counters.ordersRefused++;
-        gateLog(
-          marketLog('risk', x.market),
-          `order.${r.refusal.code}`,
-          { ...quoteFields(x, r.refusal.code, r.refusal.reason), type: x.type },
-          'immediate order refused',
-        );
-        hooks.onGateOrder?.(x, false, r.refusal.code);
-      }
-    }
-    return out;
-  };
-
-  // ---- execution: quote sets (coalesced when tuned) and immediate orders ----------------------------
-  const lastIntent = new Map<ConditionId, { quotes: readonly QuoteIntent[]; tick: number | undefined; seq: number }>();
-  const marketSeq = new Map<string, number>();
-  if (coalesce)
-    tracker.onTransition((t) => {
-      repeated = undefined;
-      marketSeq.set(t.order.market, (marketSeq.get(t.order.market) ?? 0) + 1);
-    });
-  const execute = (d: Approved<DesiredQuotes>): void => {
-    counters.intents++;
-    hooks.onQuoteSet?.(d);
-    if (coalesce) {
-      if (d === repeated) {
-        // the gate's memo just found it to repeat the last set submitted (repeatsLast above)
-        repeated = undefined;
-        counters.coalesced++;
-        return;
-      }
-      repeated = undefined;
-      const seq = marketSeq.get(d.market) ?? 0;
-      const tick = currentTick(d.market);
-      const last = lastIntent.get(d.market);
-      if (last !== undefined && last.seq === seq && last.tick === tick && sameQuotes(last.quotes, d.quotes)) {
-        counters.coalesced++;
-        return;
-      }
-      lastIntent.set(d.market, { quotes: d.quotes, tick, seq });
-    }
-    counters.submits++;
-    executor.submit(d);
-  };
-  const executeOrders = (orders: readonly Approved<ImmediateIntent>[]): void => {
-    for (const x of orders)
-      marketLog('executor', x.market).info(
-        { type: x.type, side: x.side, token: x.tokenId, price: formatPrice(x.price), size: formatAmount(x.size) },
-        'immediate order',
-      );
-    executor.execute(orders);
-  };
+  // ---- the gate and the execution of what it approved (./gate-path.ts) ------------------------------
+  const { gateQuotes, gateOrders, execute, executeOrders } = createGatePath({
+    riskView,
+    executor,
+    tracker,
+    counters,
+    hooks,
+    tuning,
+    fleet,
+    marketLog,
+    currentTick,
+  });
 
   // ---- fills: to the store exactly once, before anything reports them -------------------------------
   const onFill = (e: FillEvent): 'external' | undefined => {
@@ -581,146 +364,36 @@ export function createTrader(o: TraderOptions): Trader {
     return undefined;
   };
 
-  // ---- the position audit: the venue's holdings are the truth -----------------------------------
+  // ---- collateral housekeeping (./collateral-wiring.ts) and the position audit: the venue's holdings
+  // are the truth (./position-audit-wiring.ts)
+  const { keeper, keep } = createCollateralWiring({
+    venue,
+    clock,
+    store,
+    log,
+    executor,
+    tracker,
+    engine: () => engine,
+    markets: o.markets,
+    fleet,
+    config: o.collateral,
+  });
   const audit = o.positionAudit;
   const fleetLedger = fleet?.ledger;
-  // (read from the oldest unsettled fill on: a fleet member reads them every 2 s to publish them)
-  const unsettledFills = () => {
-    const from = store.oldestUnsettledFillTime(audit?.epochStart ?? 0);
-    if (from === undefined) return [];
-    return store.fills(from).filter((f) => f.status === 'MATCHED' || f.status === 'MINED' || f.status === 'RETRYING');
-  };
-  const tokenFills = new Map<string, number>();
+  const audits = createPositionAuditWiring({
+    venue,
+    clock,
+    store,
+    config: audit,
+    fleet,
+    engine: () => engine,
+    log,
+    marketLog,
+    afterAudit: keep,
+  });
+  const auditor = audits.auditor;
+  const runAudit = audits.run;
   let fillsByToken: { unsubscribe(): void } | undefined;
-  const auditor =
-    audit === undefined || venue.holdings === undefined
-      ? undefined
-      : new PositionAuditor({
-          venue,
-          now: () => clock.now(),
-          ledger: {
-            positions: () => store.positions(),
-            unsettledFills,
-            fillCount: (t) => tokenFills.get(t) ?? 0,
-            recordAdjustment: (a) => {
-              store.recordAdjustment({ ...a, at: clock.now() });
-              fleetLedger?.changed();
-            },
-          },
-          ...(fleetLedger !== undefined && fleet !== undefined
-            ? {
-                fleet: {
-                  others: () => fleetLedger.others(),
-                  // booked by the member holding the token's market now: once fleet-wide
-                  books: (_t: string, m: string) => fleet.quotable(m as ConditionId),
-                },
-              }
-            : {}),
-          markets: {
-            pair: (t) => {
-              const m = engine?.state.marketOf(t as TokenId);
-              const info = m === undefined ? undefined : engine?.state.market(m);
-              if (info === undefined) return undefined;
-              const other = info.tokens[0].tokenId === t ? info.tokens[1].tokenId : info.tokens[0].tokenId;
-              return { market: info.market, other };
-            },
-            winner: (m) => engine?.state.winner(m as ConditionId),
-          },
-          mid: async (t) => {
-            const b = engine?.state.book(t as TokenId);
-            if (b?.mid != null) return Math.round(b.mid);
-            return audit.mid?.(t);
-          },
-          ...(audit.activity ? { activity: (since: number) => audit.activity!(since) } : {}),
-          apply: (a) => engine?.state.adjustPosition(a.tokenId, a.size, a.price),
-        });
-  const runAudit = async (): Promise<AuditReport | undefined> => {
-    if (auditor === undefined) return undefined;
-    try {
-      const r = await auditor.audit({ confirm: true });
-      for (const a of r.adjusted) audit?.onAdjust?.(a);
-      for (const a of r.unbooked)
-        marketLog('audit', a.market).info(
-          { token: a.tokenId, size: formatAmount(a.size), cause: a.cause, note: a.note },
-          'position difference on a market this member does not hold: left to its holder (fleet)',
-        );
-      keep();
-      return r;
-    } catch (err) {
-      log.warn(
-        { err: err instanceof Error ? err.message : String(err) },
-        'position audit failed (retried next period)',
-      );
-      return undefined;
-    }
-  };
-
-  // ---- collateral housekeeping: merge complementary holdings, redeem resolved markets ----------------
-  const keeper =
-    o.collateral === undefined
-      ? undefined
-      : new CollateralKeeper({
-          venue,
-          // a fleet member keeps the markets it holds now (one member per market: no two merge or
-          // redeem one market's holdings), and merges no more than its own ledger holds
-          markets: () => (fleet === undefined ? o.markets : o.markets.filter((m) => fleet.quotable(m.market))),
-          ...(fleet !== undefined ? { own: (t: TokenId) => engine?.state.position(t).size ?? 0 } : {}),
-          winner: (m) => engine?.state.winner(m),
-          mid: (t) => {
-            const b = engine?.state.book(t);
-            return b?.mid == null ? undefined : b.mid;
-          },
-          mergeMinSize: o.collateral.mergeMinSize,
-          redeem: o.collateral.redeem,
-          release: async (market, cancelAsks) => {
-            executor.pause('merge');
-            try {
-              // what is already on its way lands first (bounded: a cycle backing off is not waited for)
-              let bound: TimerHandle | undefined;
-              await Promise.race([
-                executor.idle(),
-                new Promise<void>((r) => {
-                  bound = clock.setTimeout(r, 5_000);
-                }),
-              ]);
-              if (bound !== undefined) clock.clearTimeout(bound);
-              const sells = !cancelAsks
-                ? []
-                : tracker
-                    .liveOrders(market)
-                    .filter((x) => x.side === 'SELL')
-                    .map((x) => x.id);
-              if (sells.length > 0) {
-                const r = await venue.cancel(sells);
-                log.info({ market, canceled: r.canceled.length }, 'asks taken down for a merge');
-              }
-            } catch (err) {
-              executor.resume('merge');
-              throw err;
-            }
-            return () => {
-              // the quotes computed before the merge offered tokens that are gone: the next come afresh
-              executor.forget(market);
-              executor.resume('merge');
-            };
-          },
-          record: (op, legs) => {
-            store.recordOperation({
-              kind: op.kind,
-              market: op.market,
-              amount: op.amount,
-              collateral: op.collateral,
-              legs,
-              tx: op.tx,
-              at: clock.now(),
-            });
-            for (const l of legs) engine?.state.adjustPosition(l.tokenId, l.size, l.price);
-          },
-          log,
-        });
-  const keep = (): void => {
-    if (keeper?.enabled === true && engine?.ready === true) void keeper.run();
-  };
 
   const def = o.strategy;
   const strategyLog = o.strategyLog ?? log;
@@ -799,7 +472,7 @@ export function createTrader(o: TraderOptions): Trader {
   });
   if (tuning.fillKeys !== undefined) eng.state.boundFills(tuning.fillKeys);
   fillsByToken = eng.events$.subscribe((e) => {
-    if (e.type === 'fill') tokenFills.set(e.tokenId, (tokenFills.get(e.tokenId) ?? 0) + 1);
+    if (e.type === 'fill') audits.countFill(e.tokenId);
     // a reconnect of the user channel may have missed anything: audit (differences confirmed next time)
     else if (e.type === 'resynced' && e.stream === 'user' && !e.initial && auditor !== undefined) void runAudit();
     // a followed market resolved: its tokens can be redeemed (after the venue settles it)
@@ -845,17 +518,7 @@ export function createTrader(o: TraderOptions): Trader {
     keeper,
     rewards,
     auditPositions: () => (auditor === undefined ? Promise.resolve(undefined) : runAudit()),
-    ledgerFigures() {
-      const out: Record<string, LedgerFigures> = {};
-      const at = (t: string, market: string) => {
-        let x = out[t];
-        if (x === undefined) out[t] = x = { market, size: 0, unsettled: 0, fills: tokenFills.get(t) ?? 0 };
-        return x as { market: string; size: number; unsettled: number; fills: number };
-      };
-      for (const p of store.positions()) at(p.tokenId, p.market).size += p.size;
-      for (const f of unsettledFills()) at(f.tokenId, f.market).unsettled += f.side === 'BUY' ? f.size : -f.size;
-      return out;
-    },
+    ledgerFigures: audits.ledgerFigures,
     async stop() {
       if (auditTimer !== undefined) clock.clearInterval(auditTimer);
       if (keeperTimer !== undefined) clock.clearInterval(keeperTimer);
@@ -873,21 +536,5 @@ export function createTrader(o: TraderOptions): Trader {
     pullMarket(market) {
       executor.submit(gate({ market, quotes: [], at: clock.now() }, riskView).approved);
     },
-  };
-}
-
-/** The fields of a refused or trimmed quote (or immediate order) in a log line, amounts in decimals. */
-function quoteFields(
-  q: { readonly tokenId: string; readonly side: string; readonly price: number; readonly size: number },
-  code: string,
-  reason: string,
-): Record<string, string> {
-  return {
-    code,
-    reason,
-    token: q.tokenId,
-    side: q.side,
-    price: Number.isSafeInteger(q.price) ? formatPrice(q.price) : String(q.price),
-    size: Number.isSafeInteger(q.size) ? formatAmount(q.size) : String(q.size),
   };
 }
