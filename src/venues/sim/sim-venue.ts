@@ -72,10 +72,12 @@
  * the paper exchange's order (a crossing order: PLACEMENT, the makers' UPDATEs, its own UPDATE, then
  * the fills; a dropped FAK remainder: CANCELLATION last).
  *
- * MODULES. This file is the venue: the class that owns the state and wires the parts. The parts:
- * ./sim-types.ts (options, counters, account, settlement shapes), ./sim-state.ts (markets, tokens,
- * own levels and orders), ./ingest.ts (feed items to market events), ./recorded-book.ts (liquidity
- * we took), ./own-queue.ts (our places in the recorded queues and the fills trades give them),
+ * MODULES. This file is the venue: the class that owns the state and wires the parts, and applies
+ * the recorded events (the hot path of a feed backtest). The parts: ./sim-types.ts (options,
+ * counters, account, settlement shapes), ./sim-state.ts (markets, tokens, own levels and orders),
+ * ./ingest.ts (feed items to market events), ./recorded-book.ts (liquidity we took),
+ * ./own-orders.ts (our orders: signing, arrival at the matching point, fills, cancels, retention),
+ * ./own-queue.ts (our places in the recorded queues and the fills trades give them),
  * ./taker.ts (what a crossing order takes), ./show-own.ts (our orders in the book the bot sees),
  * ./sim-timers.ts (request and feed latencies), ./sim-account.ts (collateral, shares, fees),
  * ./settlement.ts (resolution payouts), ./sim-events.ts (event shapes), ./sim-streams.ts
@@ -92,7 +94,6 @@ import { ValidationError } from '../../core/errors.ts';
 import type {
   BestBidAskEvent,
   BookSnapshotEvent,
-  FillEvent,
   LastTradeEvent,
   LevelChangeEvent,
   MarketDataEvent,
@@ -103,16 +104,8 @@ import type {
   UserDataEvent,
   UserEvent,
 } from '../../core/events.ts';
-import { sequentialUuid, type ConditionId, type OrderId, type TokenId, type TradeId } from '../../core/ids.ts';
-import {
-  MAX_ORDER_MICRO,
-  notional,
-  PRICE_SCALE,
-  tickFromPips,
-  type Micro,
-  type Pips,
-  type Side,
-} from '../../core/units.ts';
+import type { ConditionId, OrderId, TokenId } from '../../core/ids.ts';
+import { PRICE_SCALE, tickFromPips, type Micro, type Pips, type Side } from '../../core/units.ts';
 import type {
   CancelOutcome,
   MarketInfo,
@@ -122,32 +115,21 @@ import type {
   VenueFill,
   VenueOrder,
 } from '../../core/venue.ts';
-import {
-  bookRuleError,
-  isMarketOrderType,
-  orderReservation,
-  orderShapeError,
-  priceOnTick,
-  REJECT_MESSAGES,
-  type OrderRejectCode,
-} from '../../core/order-rules.ts';
 import { MAX_BATCH_ORDERS, MAX_CANCEL_IDS } from '../../core/rate-limits.ts';
 import type { DecodedFrameItem, FeedItem } from './feed.ts';
 import { latencySampler, rngStream, validateLatencySpec, type LatencySampler } from './latency.ts';
-import { createQueueModel, floorLot, type QueueModel } from './queue.ts';
-import { takeFromBook, takerTotals } from './taker.ts';
+import { createQueueModel, type QueueModel } from './queue.ts';
 import { BudgetMeter } from './sim-budget.ts';
 import { FeedIngest } from './ingest.ts';
 import { consumedSizes, effBest, updateConsumed } from './recorded-book.ts';
-import { finalizeBatch, joinLevel, leaveLevel, levelMoved, throughFills, tradeFills } from './own-queue.ts';
+import { finalizeBatch, levelMoved, throughFills, tradeFills } from './own-queue.ts';
+import { OwnOrders } from './own-orders.ts';
 import { comb, ShownOwn, withOwn } from './show-own.ts';
-import { MarketState, SimOrder, type Mutable, type OwnLevel, type SimWire, type TokenState } from './sim-state.ts';
-import { DroppedIds, hexId } from './sim-ids.ts';
-import { FinishedOrders } from './retention.ts';
+import { MarketState, type Mutable, type OwnLevel, type TokenState } from './sim-state.ts';
 import { SimLedger } from './sim-account.ts';
 import { settleMarket } from './settlement.ts';
 import { DelayedFeed, RequestTimers } from './sim-timers.ts';
-import { fillEvent, orderEvent, snapshotOf, venueOrder } from './sim-events.ts';
+import { snapshotOf } from './sim-events.ts';
 import { deliverMarket, deliverUser, type MarketSub, type UserSub } from './sim-streams.ts';
 import type { Settlement, SimAccount, SimVenue, SimVenueOptions, SimVenueStats } from './sim-types.ts';
 
@@ -163,12 +145,7 @@ export { withOwn } from './show-own.ts';
 
 // ---- internal state --------------------------------------------------------------------------------
 
-const ZERO_MICRO = 0 as Micro;
-/** Seconds before its expiration a GTD order leaves the book (the venue's security threshold). */
-const GTD_THRESHOLD_SEC = 60;
 const DEFAULT_COLLATERAL = 10_000 * 1_000_000;
-const NOT_FOUND = 'order not found';
-const NOT_LIVE = 'order can not be canceled because it is already canceled or matched';
 const VENUE_CLOSED = 'venue closed';
 
 interface Counters
@@ -192,7 +169,6 @@ export function createSimVenue(opts: SimVenueOptions): SimVenue {
 
 class SimVenueImpl implements SimVenue {
   readonly clock: Clock;
-  readonly #seed: number;
   readonly #model: QueueModel;
   readonly #entry: LatencySampler;
   readonly #cancelLat: LatencySampler;
@@ -206,20 +182,11 @@ class SimVenueImpl implements SimVenue {
 
   readonly #acct: SimLedger;
 
-  // orders and fills
-  readonly #orders = new Map<string, SimOrder>();
-  readonly #live = new Map<string, SimOrder>();
-  readonly #fills: VenueFill[] = [];
+  /** Our orders and fills: entry, matching, cancels, retention (./own-orders.ts). */
+  readonly #ours: OwnOrders;
   readonly #settlements: Settlement[] = [];
-  // pruning (see SimVenueOptions.retainMs): the finished orders by when a sweep first saw them
-  // finished, the sequence numbers of the orders dropped, and the last sweep
-  readonly #retainMs: number;
-  readonly #finished: FinishedOrders<SimOrder>;
-  readonly #dropped: DroppedIds;
+  /** When our finished orders and old fills were last swept (see SimVenueOptions.retainMs). */
   #lastSweep = -Infinity;
-  #idSeq = 0;
-  #tradeSeq = 0;
-  #extSeq = 0;
 
   // streams
   readonly #marketSubs: MarketSub[] = [];
@@ -274,7 +241,6 @@ class SimVenueImpl implements SimVenue {
   constructor(o: SimVenueOptions) {
     this.clock = o.clock;
     if (!Number.isSafeInteger(o.seed)) throw new ValidationError(`seed: must be an integer, got ${String(o.seed)}`);
-    this.#seed = o.seed;
     this.#model = createQueueModel(o.queue);
     const lat = o.latency;
     if (lat === undefined || lat === null) throw new ValidationError('latency: required ({entry, cancel, response})');
@@ -298,7 +264,6 @@ class SimVenueImpl implements SimVenue {
     this.#delayed = f === 'recorded' ? null : new DelayedFeed(o.clock, f, (e) => this.#deliver(e));
     this.#show = o.showOwnOrders ?? true;
     this.#shown = new ShownOwn(this.#show);
-    this.#dropped = new DroppedIds(o.seed);
     this.#feed = new FeedIngest(this.#c, {
       event: (e) => this.#event(e),
       endFrame: () => {
@@ -313,8 +278,6 @@ class SimVenueImpl implements SimVenue {
     this.#meter = new BudgetMeter(o.budgets ?? {});
     const keep = o.retainMs ?? 600_000;
     if (!(keep >= 0)) throw new ValidationError(`retainMs: a number >= 0 (or Infinity), got ${String(keep)}`);
-    this.#retainMs = keep;
-    this.#finished = new FinishedOrders(keep);
     for (const m of o.markets) this.#addMarket(m, true);
     const c = o.account?.collateral ?? DEFAULT_COLLATERAL;
     if (!Number.isSafeInteger(c) || c < 0)
@@ -326,6 +289,18 @@ class SimVenueImpl implements SimVenue {
       if (!this.#tokens.has(tok)) throw new ValidationError(`account.positions.${tok}: not a token of the markets`);
       this.#acct.shares.set(tok, { available: s, reserved: 0 });
     }
+    this.#ours = new OwnOrders({
+      clock: o.clock,
+      seed: o.seed,
+      tokens: this.#tokens,
+      acct: this.#acct,
+      model: this.#model,
+      shown: this.#shown,
+      retainMs: keep,
+      counters: this.#c,
+      emitUser: (e) => this.#emitUser(e),
+      flushShown: () => this.#flushShown(),
+    });
   }
 
   #addMarket(info: MarketInfo, strict: boolean): void {
@@ -382,6 +357,12 @@ class SimVenueImpl implements SimVenue {
     this.#c.items++;
     if (item.t - this.#lastSweep >= SWEEP_MS) this.#sweep(item.t);
     this.#feed.ingest(item);
+  }
+
+  /** Sweeps our finished orders and old fills (./own-orders.ts); see SWEEP_MS. */
+  #sweep(now: number): void {
+    this.#lastSweep = now;
+    this.#ours.sweep(now);
   }
 
   #streamError(reason: string, t: number): void {
@@ -504,9 +485,7 @@ class SimVenueImpl implements SimVenue {
   #tradeOnToken(t: TokenState, takerSide: Side, price: number, volume: number): void {
     const fills = tradeFills(t, takerSide, price, volume);
     if (fills.length === 0) return;
-    const tradeId = this.#nextTradeId();
-    const taker = this.#externalId();
-    this.#makerFills(fills, tradeId, taker);
+    this.#ours.recordedTrade(fills);
   }
 
   /** Our resting orders on `t` that the recorded best opposite price reached fill in full at their price. */
@@ -524,7 +503,7 @@ class SimVenueImpl implements SimVenue {
   #fillThrough(t: TokenState, bids: boolean, opp: number): void {
     const fills = throughFills(t, bids, opp);
     if (fills.length === 0) return;
-    this.#makerFills(fills, this.#nextTradeId(), this.#externalId());
+    this.#ours.recordedTrade(fills);
   }
 
   #onBook(e: BookSnapshotEvent): void {
@@ -607,7 +586,7 @@ class SimVenueImpl implements SimVenue {
     }
     m.tick = pips;
     m.info = { ...m.info, tick };
-    for (const o of [...this.#live.values()]) if (o.market === m && o.price % pips !== 0) this.#cancelOrder(o, true);
+    this.#ours.cancelOffTick(m, pips);
   }
 
   #onResolved(e: MarketResolvedEvent): void {
@@ -624,12 +603,7 @@ class SimVenueImpl implements SimVenue {
 
   #resolve(m: MarketState, winner: TokenId): Settlement {
     if (m.pending.length > 0) this.#finalize(m);
-    let cancelled = 0;
-    for (const o of [...this.#live.values()]) {
-      if (o.market !== m) continue;
-      this.#cancelOrder(o, true);
-      cancelled++;
-    }
+    const cancelled = this.#ours.cancelMarket(m);
     const st = settleMarket(m, winner, this.#acct, this.clock.now(), cancelled);
     this.#settlements.push(st);
     return st;
@@ -771,34 +745,13 @@ class SimVenueImpl implements SimVenue {
   }
 
   /**
-   * Signs the requests (deterministic ids: 0x + 64 hex from the seed and a counter).
+   * Signs the requests (./own-orders.ts).
    * @throws ValidationError when a token is not of a listed market (or not of `market`), a price is
    *   off the market's current tick or outside [tick, 1 − tick], or a size is below 0.01 share or
    *   above the largest order, as the live venue's prepare throws
    */
   prepare(requests: readonly PlaceRequest[]): readonly PreparedOrder[] {
-    const out: PreparedOrder[] = new Array(requests.length);
-    for (let i = 0; i < requests.length; i++) {
-      const r = requests[i]!;
-      const tok = this.#tokens.get(r.tokenId);
-      if (tok === undefined)
-        throw new ValidationError(`prepare: token ${String(r.tokenId).slice(0, 20)}… is not of a listed market`);
-      const m = tok.market;
-      if (m.info.market !== r.market)
-        throw new ValidationError(
-          `prepare: token ${String(r.tokenId).slice(0, 20)}… is not of market ${String(r.market).slice(0, 12)}…`,
-        );
-      const tick = m.tick;
-      if (!priceOnTick(r.price, tick))
-        throw new ValidationError(`price: ${r.price} pips is off the ${m.info.tick} tick or outside [tick, 1 - tick]`);
-      const size = Number.isSafeInteger(r.size) ? floorLot(r.size) : 0;
-      if (size <= 0) throw new ValidationError(`size: must be at least 0.01 share, got ${String(r.size)} micro`);
-      if (size > MAX_ORDER_MICRO) throw new ValidationError(`size: at most ${MAX_ORDER_MICRO} micro-shares`);
-      const n = ++this.#idSeq;
-      const wire: SimWire = { sim: 1, n, size, feeRateBps: m.info.feeRateBps };
-      out[i] = { id: hexId(this.#seed, 1, n) as OrderId, request: r, wire };
-    }
-    return out;
+    return this.#ours.prepare(requests);
   }
 
   async place(orders: readonly PreparedOrder[]): Promise<readonly PlaceOutcome[]> {
@@ -814,7 +767,7 @@ class SimVenueImpl implements SimVenue {
       out.push(
         ...(await this.#timers.request(
           this.#entry(),
-          () => chunk.map((p) => this.#arrive(p)),
+          () => chunk.map((p) => this.#ours.arrive(p)),
           () => chunk.map((p) => ({ id: p.id, ok: false, code: 'UNKNOWN', message: VENUE_CLOSED }) as PlaceOutcome),
         )),
       );
@@ -836,7 +789,7 @@ class SimVenueImpl implements SimVenue {
       this.#meter.record('DELETE /orders', this.clock.now());
       const r = await this.#timers.request(
         this.#cancelLat(),
-        () => chunk.map((id) => [id, this.#cancelOne(id)] as const),
+        () => chunk.map((id) => [id, this.#ours.cancelOne(id)] as const),
         () => chunk.map((id) => [id, VENUE_CLOSED] as const),
       );
       for (const [id, reason] of r) {
@@ -853,40 +806,22 @@ class SimVenueImpl implements SimVenue {
     this.#meter.record('DELETE /cancel-all', this.clock.now());
     const canceled = await this.#timers.request(
       this.#cancelLat(),
-      () => {
-        const ids: OrderId[] = [];
-        for (const o of [...this.#live.values()]) {
-          this.#cancelOrder(o, false);
-          ids.push(o.id);
-        }
-        return ids;
-      },
+      () => this.#ours.cancelAll(),
       () => [] as OrderId[],
     );
     return { canceled, notCanceled: new Map() };
   }
 
   async openOrders(): Promise<readonly VenueOrder[]> {
-    const out: VenueOrder[] = [];
-    for (const o of this.#live.values()) out.push(venueOrder(o));
-    return out;
+    return this.#ours.open();
   }
 
   async order(id: OrderId): Promise<VenueOrder | undefined> {
-    const o = this.#orders.get(id);
-    return o === undefined ? undefined : venueOrder(o);
+    return this.#ours.order(id);
   }
 
   async fills(sinceMs: number): Promise<readonly VenueFill[]> {
-    const f = this.#fills;
-    let lo = 0;
-    let hi = f.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (f[mid]!.matchTime < sinceMs) lo = mid + 1;
-      else hi = mid;
-    }
-    return f.slice(lo);
+    return this.#ours.fillsSince(sinceMs);
   }
 
   async heartbeat(): Promise<boolean> {
@@ -902,7 +837,7 @@ class SimVenueImpl implements SimVenue {
     this.#closed = true;
     this.#timers.close();
     this.#delayed?.close();
-    for (const o of this.#live.values()) if (o.expiry !== undefined) this.clock.clearTimeout(o.expiry);
+    this.#ours.close();
     this.#timers.abortAll();
     for (const s of [...this.#marketSubs]) s.sub.complete();
     this.#feed.prices.close();
@@ -912,253 +847,6 @@ class SimVenueImpl implements SimVenue {
     return Promise.resolve();
   }
 
-  // ==== orders at the matching point ===================================================================
-
-  #reject(id: OrderId, code: OrderRejectCode, message = REJECT_MESSAGES[code]): PlaceOutcome {
-    this.#c.ordersRejected++;
-    this.#c.rejects[code] = (this.#c.rejects[code] ?? 0) + 1;
-    return { id, ok: false, code, message };
-  }
-
-  /** A prepared order reaches the matching point: the exchange's checks, in its order, then matching. */
-  #arrive(p: PreparedOrder): PlaceOutcome {
-    const now = this.clock.now();
-    const r = p.request;
-    const w = p.wire as SimWire | undefined;
-    if (w === undefined || w === null || typeof w !== 'object' || w.sim !== 1)
-      return this.#reject(p.id, 'INVALID_ORDER_ERROR', 'invalid order: not prepared by this venue');
-    const tok = this.#tokens.get(r.tokenId);
-    if (tok === undefined || tok.market.resolved || !tok.market.info.active)
-      return this.#reject(p.id, 'MARKET_NOT_READY');
-    const m = tok.market;
-    if (this.#orders.has(p.id) || this.#dropped.has(p.id)) return this.#reject(p.id, 'INVALID_ORDER_DUPLICATED');
-    // the order rules (src/core/order-rules.ts), shared with the paper exchange's matching engine
-    const type = r.type;
-    const postOnly = r.postOnly === true;
-    const price = r.price;
-    const size = w.size;
-    const bps = w.feeRateBps;
-    let expiresAt = 0;
-    if (type === 'GTD') {
-      const exp = Number(r.expiration);
-      expiresAt = exp > 0 ? (exp - GTD_THRESHOLD_SEC) * 1000 : Number.NaN;
-    }
-    const shape = { type, postOnly, price, size, feeRateBps: bps, side: r.side, expiresAt };
-    const shapeError = orderShapeError(shape, m.tick, m.info.minOrderSize, m.info.feeRateBps, now);
-    if (shapeError === 'INVALID_ORDER_EXPIRATION')
-      return this.#reject(
-        p.id,
-        shapeError,
-        `invalid expiration: a GTD order needs expiration > now + ${GTD_THRESHOLD_SEC}s (unix seconds)`,
-      );
-    if (shapeError !== null) return this.#reject(p.id, shapeError);
-    const market = isMarketOrderType(type);
-    const isBuy = r.side === 'BUY';
-    const need = orderReservation(isBuy, size, price, bps);
-    if (isBuy) {
-      if (this.#acct.collateral < need) return this.#reject(p.id, 'INVALID_ORDER_NOT_ENOUGH_BALANCE');
-    } else if ((this.#acct.shares.get(tok.id)?.available ?? 0) < need)
-      return this.#reject(p.id, 'INVALID_ORDER_NOT_ENOUGH_BALANCE');
-    // would it cross what is there for us: recorded liquidity not yet taken, and our own resting orders?
-    const oppRecorded = effBest(tok, !isBuy);
-    const oppOwn = isBuy ? tok.shownBestAsk : tok.shownBestBid;
-    const crosses =
-      (oppRecorded !== 0 && (isBuy ? oppRecorded <= price : oppRecorded >= price)) ||
-      (oppOwn !== 0 && (isBuy ? oppOwn <= price : oppOwn >= price));
-    const bookError = bookRuleError(shape, crosses, type === 'FOK' ? this.#walk(null, tok, isBuy, price, size) : 0);
-    if (bookError !== null) return this.#reject(p.id, bookError);
-
-    // -- accepted
-    if (m.pending.length > 0) this.#finalize(m);
-    const o = new SimOrder(p.id, m, tok, r.side, price, size, type, bps, now);
-    this.#orders.set(o.id, o);
-    this.#c.ordersPlaced++;
-    this.#acct.reserve(o, need);
-    if (crosses || market) this.#emitUser(orderEvent(o, 'PLACEMENT', 'LIVE', this.clock.now()));
-    if (crosses) this.#walk(o, tok, isBuy, price, size);
-    const rem = o.remaining;
-    const rests = rem > 0 && !market;
-    const keep = rests ? (isBuy ? notional(rem, price) : rem) : 0;
-    this.#acct.release(o, o.reserved - keep);
-    if (rests) {
-      this.#rest(o, expiresAt);
-      if (!crosses) this.#emitUser(orderEvent(o, 'PLACEMENT', 'LIVE', this.clock.now()));
-      this.#flushShown();
-      return { id: o.id, ok: true, status: 'live' };
-    }
-    if (rem > 0) {
-      this.#finish(o, 'CANCELED');
-      this.#emitUser(orderEvent(o, 'CANCELLATION', 'CANCELED', this.clock.now()));
-      return { id: o.id, ok: true, status: o.matched > 0 ? 'matched' : 'unmatched' };
-    }
-    this.#finish(o, 'MATCHED');
-    return { id: o.id, ok: true, status: 'matched' };
-  }
-
-  /**
-   * Drops orders finished (MATCHED or CANCELED) at least `retainMs` ago and fills older than that
-   * (see SimVenueOptions.retainMs). An order's finishing time is when a sweep first sees it finished,
-   * so it is kept between retainMs and retainMs + SWEEP_MS (./retention.ts). O(orders and fills dropped).
-   */
-  #sweep(now: number): void {
-    this.#lastSweep = now;
-    if (this.#retainMs === Infinity) return;
-    const before = now - this.#retainMs;
-    this.#finished.sweep(now, (o) => {
-      this.#orders.delete(o.id);
-      this.#dropped.add(o.id);
-    });
-    const f = this.#fills;
-    let k = 0;
-    while (k < f.length && f[k]!.matchTime < before) k++;
-    if (k > 0) f.splice(0, k);
-  }
-
-  /**
-   * Takes liquidity for `o` (a BUY or SELL on `t` up to `limit`, `want` micro-shares; see
-   * ./taker.ts) and settles it as one trade. With `o` null it only counts what could be taken
-   * (FOK). Returns the size taken.
-   */
-  #walk(o: SimOrder | null, t: TokenState, isBuy: boolean, limit: number, want: number): number {
-    const r = takeFromBook(t, isBuy, limit, want, o !== null);
-    if (o !== null && r.taken > 0) this.#takerTrade(o, r.fills, r.makers);
-    return r.taken;
-  }
-
-  /** Settles a taking order's fills (and our own makers' in a self-trade) as one trade, and reports them. */
-  #takerTrade(o: SimOrder, fills: ReadonlyArray<[number, number]>, makers: ReadonlyArray<[SimOrder, number]>): void {
-    const tradeId = this.#nextTradeId();
-    const m = o.market;
-    const { size, amount, fee, avg } = takerTotals(fills, o.feeRateBps);
-    o.matched += size;
-    this.#acct.settleTaker(o, size, amount, fee);
-    const c = this.#c;
-    c.fills++;
-    c.takerFills++;
-    c.volume += size;
-    c.notional += amount;
-    c.fees += fee;
-    const now = this.clock.now();
-    // makers first (their UPDATEs), then the taker's UPDATE, then the fills: the paper exchange's order
-    const makerEvents: FillEvent[] = [];
-    for (const [mk, s] of makers) makerEvents.push(this.#applyMakerFill(mk, s, tradeId, o.id));
-    // a taking order is LIVE until it is done
-    if (o.remaining === 0) this.#finish(o, 'MATCHED');
-    this.#emitUser(orderEvent(o, 'UPDATE', o.status, this.clock.now()));
-    const fill: VenueFill = {
-      tradeId,
-      orderId: o.id,
-      market: m.info.market,
-      tokenId: o.token.id,
-      side: o.side,
-      price: avg as Pips,
-      size: size as Micro,
-      role: 'TAKER',
-      fee: fee as Micro,
-      status: 'MATCHED',
-      matchTime: now,
-    };
-    this.#fills.push(fill);
-    this.#emitUser(fillEvent(fill, o.feeRateBps, o.id));
-    for (const e of makerEvents) this.#emitUser(e);
-    this.#flushShown();
-  }
-
-  /** Fills our resting orders as makers in one recorded trade (each at its own price). */
-  #makerFills(fills: ReadonlyArray<[SimOrder, number]>, tradeId: TradeId, takerOrderId: OrderId): void {
-    const events: FillEvent[] = [];
-    for (const [o, s] of fills) events.push(this.#applyMakerFill(o, s, tradeId, takerOrderId));
-    for (const e of events) this.#emitUser(e);
-    this.#flushShown();
-  }
-
-  /** Settles one maker fill of a resting order, emits its UPDATE and returns its fill event (not yet emitted). */
-  #applyMakerFill(o: SimOrder, s: number, tradeId: TradeId, takerOrderId: OrderId): FillEvent {
-    const amount = this.#acct.settleMaker(o, s);
-    o.matched += s;
-    const c = this.#c;
-    c.fills++;
-    c.makerFills++;
-    c.volume += s;
-    c.notional += amount;
-    this.#shown.change(o, -s);
-    if (o.remaining === 0) {
-      this.#finish(o, 'MATCHED');
-      this.#unrest(o);
-    }
-    this.#emitUser(orderEvent(o, 'UPDATE', o.status, this.clock.now()));
-    const fill: VenueFill = {
-      tradeId,
-      orderId: o.id,
-      market: o.market.info.market,
-      tokenId: o.token.id,
-      side: o.side,
-      price: o.price as Pips,
-      size: s as Micro,
-      role: 'MAKER',
-      fee: ZERO_MICRO,
-      status: 'MATCHED',
-      matchTime: this.clock.now(),
-    };
-    this.#fills.push(fill);
-    return fillEvent(fill, o.feeRateBps, takerOrderId);
-  }
-
-  /** Puts an accepted order's rest on its level (at the back: the recorded size there is ahead of it). */
-  #rest(o: SimOrder, expiresAt: number): void {
-    joinLevel(o);
-    this.#live.set(o.id, o);
-    this.#shown.change(o, o.remaining);
-    if (expiresAt > 0) {
-      o.expiry = this.clock.setTimeout(() => {
-        o.expiry = undefined;
-        if (!this.#closed && o.status === 'LIVE') this.#cancelOrder(o, true);
-      }, expiresAt - this.clock.now());
-    }
-  }
-
-  /** Takes a resting order off its level (filled or cancelled). */
-  #unrest(o: SimOrder): void {
-    if (!leaveLevel(o)) return;
-    this.#live.delete(o.id);
-    if (o.expiry !== undefined) {
-      this.clock.clearTimeout(o.expiry);
-      o.expiry = undefined;
-    }
-  }
-
-  #cancelOne(id: OrderId): string | null {
-    const o = this.#orders.get(id);
-    if (o === undefined) return NOT_FOUND;
-    if (o.status !== 'LIVE') {
-      this.#c.cancelsTooLate++;
-      return NOT_LIVE;
-    }
-    this.#cancelOrder(o, false);
-    return null;
-  }
-
-  /** Cancels a LIVE order: off its level, reservation back, CANCELLATION. `byVenue`: expiry, tick change, resolution. */
-  /** An order of ours is done (MATCHED or CANCELED: it never rests again); handed to the sweep once. */
-  #finish(o: SimOrder, status: 'MATCHED' | 'CANCELED'): void {
-    const was = o.status;
-    o.status = status;
-    if (was === 'LIVE') this.#finished.finished(o);
-  }
-
-  #cancelOrder(o: SimOrder, byVenue: boolean): void {
-    if (o.status !== 'LIVE') return;
-    const rem = o.remaining;
-    this.#unrest(o);
-    this.#shown.change(o, -rem);
-    this.#acct.release(o, o.reserved);
-    this.#finish(o, 'CANCELED');
-    if (byVenue) this.#c.venueCancels++;
-    else this.#c.ordersCancelled++;
-    this.#emitUser(orderEvent(o, 'CANCELLATION', 'CANCELED', this.clock.now()));
-    this.#flushShown();
-  }
-
   // ---- our orders in the book the bot sees ----------------------------------------------------------
 
   /** Announces the levels our orders changed, as level changes of the tokens concerned. */
@@ -1166,16 +854,5 @@ class SimVenueImpl implements SimVenue {
     if (this.#shown.dirty.length === 0) return;
     const out = this.#shown.drain(this.clock.now(), this.#inBatch, this.#snapshotting);
     for (const e of out) this.#emitMarket(e);
-  }
-
-  // ---- ids and event shapes -------------------------------------------------------------------------
-
-  #nextTradeId(): TradeId {
-    return sequentialUuid(0x51e0, ++this.#tradeSeq) as TradeId;
-  }
-
-  /** An order id for the recorded world's taker of a trade that filled us (never one of ours). */
-  #externalId(): OrderId {
-    return hexId(this.#seed, 2, ++this.#extSeq) as OrderId;
   }
 }
