@@ -184,8 +184,7 @@ function notAnObject(key: string, loadedAt: (key: string) => unknown): ConfigPro
 function lineAsProblem(msg: string, loadedAt: (key: string) => unknown): ConfigProblem {
   // a scalar where a section is: convict says its children are missing ("did you override its parent?")
   const missing = /configuration param '([^']+)' missing from config/.exec(msg)?.[1];
-  if (missing?.includes('.'))
-    return notAnObject(missing.slice(0, missing.lastIndexOf('.')), loadedAt);
+  if (missing?.includes('.')) return notAnObject(missing.slice(0, missing.lastIndexOf('.')), loadedAt);
   let undeclared = /configuration param '([^']+)' not declared in the schema/.exec(msg)?.[1];
   if (undeclared !== undefined) {
     // name the first segment that is unknown: `foo.bar.baz` under no known section is `foo`
