@@ -667,7 +667,8 @@ async function runLocked(
   await ops.close();
   return {
     ...exit.summary(flat, reason, stop, rejectionsNotCounted(executor.accountStats())),
-    ...summaryLabels(markets),
+    // positions of markets not quoted this run are named from the listing too
+    ...summaryLabels(markets, { listed: all, held: exit.positionsAtExit }),
   };
 }
 
