@@ -3,7 +3,8 @@
  *
  *  - `--source venue` (default): the venue's Data API (GET /users/{address}/positions, every page):
  *    the authoritative holdings of the address, whoever traded them, with the venue's marks
- *    (current value, cash and realized PnL). Public: no API key is created.
+ *    (current value, cash and realized PnL). Public: no API key is created. Without a configured
+ *    venue or a running daemon, the venue the data dir last traded on (data-dir-venue.ts).
  *  - `--source store`: the daemon's local SQLite store (<dataDir>/mmkit.db or bot.storeFile):
  *    positions of the store's current ledger epoch (the venue, world and address the daemon last
  *    traded on), derived from its fills (the bot's and external ones), adjustments to the venue's
