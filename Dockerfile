@@ -12,6 +12,9 @@
 # stale lock over; a new container (new hostname) refuses a lock left by a killed one: remove
 # /data/daemon.lock then, once no other container uses the volume.
 #
+# Logs: JSON lines on stderr (MMKIT_LOG_FORMAT=json; `docker run -e MMKIT_LOG_FORMAT=pretty` for a
+# person). `docker logs mmkit` shows them.
+#
 # Two stages: `build` has the compilers the native modules need (better-sqlite3, keccak, secp256k1)
 # and dev dependencies for the compiler; `runtime` is slim, runs as a non-root user and holds only
 # production dependencies with their compiled addons and the compiled JavaScript of dist/ (no src/:
@@ -46,7 +49,7 @@ ENV NODE_ENV=production \
     MMKIT_DATA_DIR=/data \
     MMKIT_HTTP_HOST=0.0.0.0 \
     MMKIT_HTTP_PORT=8787 \
-    MMKIT_LOG_PRETTY=false
+    MMKIT_LOG_FORMAT=json
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/package.json /app/package-lock.json ./

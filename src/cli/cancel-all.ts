@@ -2,10 +2,12 @@
  * `mmkit cancel-all`: cancel every open order of the wallet at the venue (DELETE /cancel-all, or
  * DELETE /cancel-market-orders with --market), then verify by listing what is still open. The
  * emergency brake from a second terminal; a running daemon would re-quote, so stop it first
- * (`mmkit kill`) or use this after it died.
+ * (`mmkit kill`) or use this after it died: then, without --exchange-url, at the venue the data dir
+ * last traded on (data-dir-venue.ts), where its orders rest, not at the default paper exchange.
  */
 import type { Command } from 'commander';
-import { action, addCommonOptions, configFrom, printJson, withSession, type CommonOptions } from './common.ts';
+import { action, addCommonOptions, configFrom, note, printJson, withSession, type CommonOptions } from './common.ts';
+import { venueCommandConfig } from './data-dir-venue.ts';
 import { EXIT_CODES_HELP, ExitCode } from './exit-codes.ts';
 import { orderRow } from './orders.ts';
 
@@ -33,7 +35,7 @@ ${EXIT_CODES_HELP}`,
   );
   cmd.action(
     action(async (o: CancelAllOptions) => {
-      const cfg = configFrom(o);
+      const cfg = await venueCommandConfig(configFrom(o), note);
       return withSession(cfg, { auth: true, json: o.json }, async (s) => {
         const r = o.market ? await s.clob.cancelMarketOrders({ market: o.market }) : await s.clob.cancelAll();
         const left = [];

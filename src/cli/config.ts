@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import convict from 'convict';
 import { ConfigError, type ConfigProblem } from '../core/errors.ts';
 import { PACKAGE_ROOT_URL } from '../core/package-root.ts';
+import { resolveRiskLimits } from '../risk/limits.ts';
 import { BOUNDED_DOCS, schema, type MmkitConfig } from './config-schema.ts';
 
 export { parseDuration, schema, type MmkitConfig, type RiskConfig } from './config-schema.ts';
@@ -125,17 +126,65 @@ export function readConfigFile(file: string): Record<string, unknown> {
 
 /**
  * A convict error as a ConfigError naming the key, with the allowed keys for an unknown one;
- * convict's validation lists every bad key (one per line): each becomes one of the error's problems.
+ * convict's validation lists every bad key (one per line): each becomes one of the error's problems
+ * (one per key and message: a scalar given for a section is one problem, not one per missing child).
+ * @param loadedAt the loaded value at a key, for messages that convict gives without it
  */
-function asConfigError(e: unknown): ConfigError {
+function asConfigError(e: unknown, loadedAt: (key: string) => unknown = () => undefined): ConfigError {
   if (e instanceof ConfigError) return e;
   const lines = (e as Error).message.split('\n').filter((l) => l.trim() !== '');
-  const problems = (lines.length ? lines : ['invalid configuration']).map(lineAsProblem);
+  const seen = new Set<string>();
+  const problems = (lines.length ? lines : ['invalid configuration'])
+    .map((l) => lineAsProblem(l, loadedAt))
+    .filter((p) => {
+      const id = `${p.key}\n${p.message}`;
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    });
   return ConfigError.of(problems as [ConfigProblem, ...ConfigProblem[]]);
 }
 
+/**
+ * The cross-key checks of the risk limits (minPrice <= maxPrice...), added to a schema error so every
+ * bad key is reported in one run; not when a problem already names a key under bot.risk (the limits
+ * would report the same key again) or when they pass.
+ */
+function withRiskProblems(err: ConfigError, risk: unknown): ConfigError {
+  if (err.problems.some((p) => p.key === 'bot.risk' || p.key.startsWith('bot.risk.'))) return err;
+  try {
+    resolveRiskLimits(risk as Record<string, unknown>);
+    return err;
+  } catch (e) {
+    if (!(e instanceof ConfigError)) return err;
+    const more = e.problems.map((p) => ({
+      key: p.key === 'risk' || p.key.startsWith('risk.') ? `bot.${p.key}` : p.key,
+      message: p.message,
+    }));
+    return ConfigError.of([...err.problems, ...more] as [ConfigProblem, ...ConfigProblem[]]);
+  }
+}
+
+/** The keys directly under a section of the schema (`bot.tolerance` → priceTicks, sizeFraction); none for a leaf. */
+function childrenOf(section: string): string[] {
+  const out = new Set<string>();
+  for (const l of schemaLeaves())
+    if (l.key.startsWith(`${section}.`)) out.add(l.key.slice(section.length + 1).split('.')[0]!);
+  return [...out];
+}
+
+/** What is wrong with a value given where the schema has a section (an object of keys). */
+function notAnObject(key: string, loadedAt: (key: string) => unknown): ConfigProblem {
+  const v = loadedAt(key);
+  const shown = v === undefined || isSensitiveKey(key) ? '' : `: value was ${JSON.stringify(v)}`;
+  return { key, message: `must be an object {${childrenOf(key).join(', ')}}${shown}` };
+}
+
 /** One line of a convict error as the key it names and what is wrong. */
-function lineAsProblem(msg: string): ConfigProblem {
+function lineAsProblem(msg: string, loadedAt: (key: string) => unknown): ConfigProblem {
+  // a scalar where a section is: convict says its children are missing ("did you override its parent?")
+  const missing = /configuration param '([^']+)' missing from config/.exec(msg)?.[1];
+  if (missing?.includes('.')) return notAnObject(missing.slice(0, missing.lastIndexOf('.')), loadedAt);
   let undeclared = /configuration param '([^']+)' not declared in the schema/.exec(msg)?.[1];
   if (undeclared !== undefined) {
     // name the first segment that is unknown: `foo.bar.baz` under no known section is `foo`
@@ -144,6 +193,8 @@ function lineAsProblem(msg: string): ConfigProblem {
     while (depth > 0 && !schemaLeaves().some((l) => l.key.startsWith(`${parts.slice(0, depth).join('.')}.`))) depth--;
     const parent = parts.slice(0, depth).join('.');
     undeclared = parts.slice(0, depth + 1).join('.');
+    // ... and that the scalar is not declared: it is a known section, not an unknown key
+    if (childrenOf(undeclared).length > 0 && undeclared === parts.join('.')) return notAnObject(undeclared, loadedAt);
     const known = new Set<string>();
     for (const l of schemaLeaves()) {
       if (parent === '' || l.key.startsWith(`${parent}.`))
@@ -156,7 +207,13 @@ function lineAsProblem(msg: string): ConfigProblem {
     };
   }
   const key = /^([\w.-]+):/.exec(msg)?.[1] ?? 'config';
-  return { key, message: msg.startsWith(`${key}: `) ? msg.slice(key.length + 2) : msg };
+  let message = msg.startsWith(`${key}: `) ? msg.slice(key.length + 2) : msg;
+  // convict names no value that is falsy (0, "", false): name it, unless it is a secret
+  if (!/: value was /.test(message) && schemaLeaves().some((l) => l.key === key) && !isSensitiveKey(key)) {
+    const v = loadedAt(key);
+    if (v !== undefined && !(typeof v === 'number' && Number.isNaN(v))) message += `: value was ${JSON.stringify(v)}`;
+  }
+  return { key, message };
 }
 
 /**
@@ -207,7 +264,15 @@ export function loadConfigDetailed(
     for (const [k, v] of Object.entries(overrides)) if (v !== undefined) c.set(k, v);
     c.validate({ allowed: 'strict' });
   } catch (e) {
-    throw asConfigError(e);
+    if (e instanceof ConfigError) throw e;
+    const loadedAt = (k: string): unknown => {
+      try {
+        return c.get(k as never);
+      } catch {
+        return undefined;
+      }
+    };
+    throw withRiskProblems(asConfigError(e, loadedAt), loadedAt('bot.risk'));
   }
   const sources: Record<string, ConfigSource> = {};
   for (const l of schemaLeaves()) {

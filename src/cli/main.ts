@@ -279,10 +279,16 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     // SIGINT/SIGTERM handled from the first moment (src/cli/stop-signals.ts): node as PID 1 (the
     // Docker image) would ignore, and so lose, one that comes while the modules load
     const stops = watchStopSignals();
-    const [{ loadConfig, parseDuration }, { createLogger, logFormatOf }, { runOptionsOf }] = await Promise.all([
+    const [
+      { loadConfig, parseDuration },
+      { createLogger, logFormatOf },
+      { runOptionsOf, daemonVenue },
+      { ignoredInProcessKeys, inProcessIgnoredMessage },
+    ] = await Promise.all([
       import('./config.ts'),
       import('../ops/logger.ts'),
       import('./venue.ts'),
+      import('./run-inprocess.ts'),
     ]);
     const cfg = loadConfig(o.config, {
       'bot.strategy': o.strategy,
@@ -312,6 +318,11 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
       level: cfg.log.level,
       format: logFormatOf(cfg.log),
     });
+    // exchange.* keys the in-process paper exchange does not apply: said, not silently dropped
+    if (!b.shadow && daemonVenue(cfg).inProcess) {
+      const ignored = ignoredInProcessKeys(cfg);
+      if (ignored.length > 0) logger.warn({ keys: ignored }, inProcessIgnoredMessage(ignored));
+    }
     const [{ runBot }, { runExitCode }] = await Promise.all([import('./run.ts'), import('./run-stop.ts')]);
     // The daemon's own timers are unref'd (the clock's): this handle keeps the process alive until
     // runBot settles, so a start that is waiting on a retry never ends as a silent exit 0.

@@ -2,7 +2,9 @@
  * `mmkit orders`: the wallet's open orders at the venue (GET /data/orders, every page), and
  * `mmkit orders cancel ID...` (DELETE /orders). The wallet is the daemon's (wallet.ts), so a second
  * terminal sees and cancels what a running `mmkit run` placed; that daemon re-quotes on its next
- * cycle, so stop it first (`mmkit kill`) to pull quotes for good.
+ * cycle, so stop it first (`mmkit kill`) to pull quotes for good. Without --exchange-url and a
+ * running daemon, the venue is the one the data dir last traded on (data-dir-venue.ts): after a crash
+ * the orders it may have left are listed where they rest, not at the default paper exchange.
  */
 import type { Command } from 'commander';
 import type { OpenOrder } from '../api/clob.ts';
@@ -11,11 +13,13 @@ import {
   action,
   addCommonOptions,
   configFrom,
+  note,
   printJson,
   printTable,
   withSession,
   type CommonOptions,
 } from './common.ts';
+import { venueCommandConfig } from './data-dir-venue.ts';
 import { EXIT_CODES_HELP, ExitCode, usageError } from './exit-codes.ts';
 
 /** An open order for output: decimal strings, unix-second times. */
@@ -78,7 +82,7 @@ ${EXIT_CODES_HELP}`,
   );
   list.action(
     action(async (o: ListOptions) => {
-      const cfg = configFrom(o);
+      const cfg = await venueCommandConfig(configFrom(o), note);
       return withSession(cfg, { auth: true, json: o.json }, async (s) => {
         const list: OpenOrder[] = [];
         for await (const x of s.clob.openOrdersAll({
@@ -123,7 +127,7 @@ ${EXIT_CODES_HELP}`,
         throw usageError(
           `not an order id (0x + 64 hex digits): ${bad.map((b) => JSON.stringify(b.slice(0, 70))).join(', ')}`,
         );
-      const cfg = configFrom(o);
+      const cfg = await venueCommandConfig(configFrom(o), note);
       return withSession(cfg, { auth: true, json: o.json }, async (s) => {
         const canceled: string[] = [];
         const notCanceled: Record<string, string> = {};

@@ -3,7 +3,8 @@
  *
  *  - `--source venue` (default): the venue's Data API (GET /users/{address}/positions, every page):
  *    the authoritative holdings of the address, whoever traded them, with the venue's marks
- *    (current value, cash and realized PnL). Public: no API key is created.
+ *    (current value, cash and realized PnL). Public: no API key is created. Without a configured
+ *    venue or a running daemon, the venue the data dir last traded on (data-dir-venue.ts).
  *  - `--source store`: the daemon's local SQLite store (<dataDir>/mmkit.db or bot.storeFile):
  *    positions of the store's current ledger epoch (the venue, world and address the daemon last
  *    traded on), derived from its fills (the bot's and external ones), adjustments to the venue's
@@ -33,7 +34,8 @@ import {
 } from './common.ts';
 import type { MmkitConfig } from './config.ts';
 import { EXIT_CODES_HELP, usageError } from './exit-codes.ts';
-import { DAEMON_VENUE_FILE, readDaemonVenue, resolveVenue } from './venue.ts';
+import { dataDirVenue, venueCommandConfig } from './data-dir-venue.ts';
+import { resolveVenue } from './venue.ts';
 
 interface PositionsOptions extends CommonOptions {
   source: 'venue' | 'store';
@@ -59,53 +61,16 @@ const TABLE_COLUMNS = [
 const shortTitle = (t: string) => (t.length > 40 ? t.slice(0, 39) + '…' : t);
 
 /**
- * The configuration the store source asks the venue's market listing with: the configured venue
- * (--exchange-url, venue.*Url), a living daemon's (<dataDir>/venue.json), else the venue the data
- * dir last traded on: a gone daemon's venue.json (a crash leaves it), else the venue of the store's
- * current ledger epoch (`<clob URL>#<chain>`, `shadow:` before it for a shadow run's), never the
- * default 127.0.0.1:8080 when the data dir names one.
+ * The configuration the store source asks the venue's market listing with (data-dir-venue.ts): the
+ * configured venue, a living daemon's, else the venue the data dir last traded on.
  * @returns the configuration and where its venue came from
  */
 export function storeVenue(
   cfg: MmkitConfig,
   epochVenue: string | undefined,
 ): { cfg: MmkitConfig; from: string; clob: string | undefined } {
-  const clobOf = (c: MmkitConfig): string | undefined => {
-    try {
-      return resolveVenue(c).urls.clob;
-    } catch {
-      return undefined;
-    }
-  };
-  let r: ReturnType<typeof resolveVenue> | undefined;
-  try {
-    r = resolveVenue(cfg);
-  } catch {
-    return { cfg, from: 'the configuration', clob: undefined };
-  }
-  if (r.source !== 'default')
-    return {
-      cfg,
-      from: r.source === 'daemon' ? `${DAEMON_VENUE_FILE} of the running daemon` : 'the configuration',
-      clob: r.urls.clob,
-    };
-  const gone = readDaemonVenue(cfg.bot.dataDir, { checkAlive: false });
-  if (gone !== undefined) {
-    const venue = { ...cfg.venue };
-    for (const [k, u] of Object.entries(gone.urls ?? {})) (venue as Record<string, unknown>)[`${k}Url`] = u;
-    const c = { ...cfg, bot: { ...cfg.bot, exchangeUrl: gone.url ?? '' }, venue };
-    const clob = clobOf(c);
-    if (clob !== undefined)
-      return { cfg: c, from: `${join(cfg.bot.dataDir, DAEMON_VENUE_FILE)} (its daemon is gone)`, clob };
-  }
-  const m = epochVenue === undefined ? null : /^(?:shadow:)?(https?:\/\/[^#]+?)\/*(?:#\d+)?$/.exec(epochVenue);
-  if (m !== null) {
-    const url = m[1]!;
-    const base = url.endsWith('/clob') ? url.slice(0, -'/clob'.length) : new URL(url).origin;
-    const c = { ...cfg, bot: { ...cfg.bot, exchangeUrl: base }, venue: { ...cfg.venue, clobUrl: url } };
-    return { cfg: c, from: "the store's ledger epoch", clob: url };
-  }
-  return { cfg, from: 'the default paper exchange (the data dir records no venue)', clob: r.urls.clob };
+  const v = dataDirVenue(cfg, epochVenue);
+  return { cfg: v.cfg, from: v.from, clob: v.clob };
 }
 
 /**
@@ -282,6 +247,7 @@ ${EXIT_CODES_HELP}`,
         }
         return;
       }
+      const vcfg = await venueCommandConfig(cfg, note);
       let address = o.address;
       if (address !== undefined && !isAddress(address)) throw usageError('--address takes 0x + 40 hex digits');
       if (address === undefined) {
@@ -289,13 +255,13 @@ ${EXIT_CODES_HELP}`,
         const w = await resolveWallet({
           keystoreFile: cfg.bot.keystoreFile,
           dataDir: cfg.bot.dataDir,
-          allowPaper: resolveVenue(cfg).paper,
+          allowPaper: resolveVenue(vcfg).paper,
           createPaper: false,
         });
         address = cfg.venue.funder || w.wallet.address;
       }
       const addr = address.toLowerCase();
-      return withSession(cfg, { auth: false, json: o.json }, async (s) => {
+      return withSession(vcfg, { auth: false, json: o.json }, async (s) => {
         const rows = [];
         for await (const p of s.data.iterUserPositions(addr)) {
           rows.push({

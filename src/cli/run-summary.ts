@@ -268,14 +268,20 @@ export function exitSummary(o: {
 /**
  * How the terminal names the traded markets' tokens in the exit summary (`tokenLabels`: "Yes · Will
  * …", as the log lines) and each market's tokens (`marketTokens`): the same for `mmkit run` and its
- * shadow run.
+ * shadow run. A position held at exit in a market the run did not quote (one of an earlier run of
+ * the same ledger epoch) is named too when the venue's market listing has it (`listed`: what the
+ * run listed at start), so the summary shows an id only where nothing names it, as `mmkit positions`.
  */
 export function summaryLabels(
   markets: readonly MarketInfo[],
+  o: { listed?: readonly MarketInfo[]; held?: ReadonlyArray<{ readonly market: string }> } = {},
 ): Required<Pick<RunSummary, 'tokenLabels' | 'marketTokens'>> {
+  const quoted = new Set(markets.map((m) => m.market));
+  const heldMarkets = new Set((o.held ?? []).map((p) => p.market));
+  const others = (o.listed ?? []).filter((m) => heldMarkets.has(m.market) && !quoted.has(m.market));
   return {
     tokenLabels: Object.fromEntries(
-      markets.flatMap((m) => m.tokens.map((t) => [t.tokenId, tokenLabel(t.outcome, m.question, 40)])),
+      [...others, ...markets].flatMap((m) => m.tokens.map((t) => [t.tokenId, tokenLabel(t.outcome, m.question, 40)])),
     ),
     marketTokens: Object.fromEntries(
       markets.map((m) => [m.market, m.tokens.map((t) => ({ tokenId: t.tokenId, outcome: t.outcome }))]),

@@ -297,7 +297,7 @@ async function runLocked(
     urls = urlsOf(exchange.urls.clob_url);
     log.info({ url: urls.clob.replace(/\/clob$/, '') }, 'paper exchange started in-process');
     // operator commands in another terminal (mmkit orders, positions...) find it here
-    writeDaemonVenue(cfg.dataDir, urls.clob.replace(/\/clob$/, ''));
+    writeDaemonVenue(cfg.dataDir, urls.clob.replace(/\/clob$/, ''), {}, { inProcess: true });
   }
   const paper = exchange !== undefined || Object.values(urls).every((u) => u === '' || isLoopbackUrl(u));
   const wallet = await walletFor(cfg, paper, log);
@@ -667,7 +667,8 @@ async function runLocked(
   await ops.close();
   return {
     ...exit.summary(flat, reason, stop, rejectionsNotCounted(executor.accountStats())),
-    ...summaryLabels(markets),
+    // positions of markets not quoted this run are named from the listing too
+    ...summaryLabels(markets, { listed: all, held: exit.positionsAtExit }),
   };
 }
 

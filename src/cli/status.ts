@@ -5,7 +5,8 @@
  * Which daemon (first that applies): `--url`; the environment variable MMKIT_STATUS_URL; the
  * record a living daemon wrote in `<dataDir>/daemon.json` (so a daemon on a random port, `--http-port
  * 0`, is found), or the status URL in the lock `<dataDir>/daemon.lock` of a daemon living on this
- * host; else http://<ops.httpHost>:<ops.httpPort> of the configuration (default
+ * host; the lock of a gone daemon (crashed) names its status URL too, and then nothing is asked: the
+ * command says the daemon is gone and how to find the orders it may have left; else http://<ops.httpHost>:<ops.httpPort> of the configuration (default
  * http://127.0.0.1:8787).
  *
  * `mmkit kill` presents the daemon's control token (the status server refuses a kill without it):
@@ -31,6 +32,7 @@ import { DAEMON_LOCK_FILE, inspectDaemonLock } from '../ops/daemon-lock.ts';
 import type { StatusSnapshot } from '../ops/status.ts';
 import type { KillResult } from '../ops/status-server.ts';
 import { shadowDataDir } from './shadow-dir.ts';
+import { DAEMON_VENUE_FILE, readDaemonVenue } from './venue.ts';
 import { describeRejections } from './run-summary.ts';
 
 /** Exit code of `mmkit status` when no daemon answers (the project's UNREACHABLE). */
@@ -74,7 +76,10 @@ function msArg(name: string) {
  * The daemon's status URL (see the module comment for the order).
  * @throws ConfigError on a bad configuration; CliError USAGE on a bad --url
  */
-export function daemonUrl(o: DaemonOptions, env: NodeJS.ProcessEnv = process.env): { url: string; source: string } {
+export function daemonUrl(
+  o: DaemonOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): { url: string; source: string; gone?: boolean } {
   const clean = (u: string, what: string): string => {
     try {
       const p = new URL(u);
@@ -98,6 +103,14 @@ export function daemonUrl(o: DaemonOptions, env: NodeJS.ProcessEnv = process.env
     return {
       url: clean(lock.holder.statusUrl, `${cfg.bot.dataDir}/${DAEMON_LOCK_FILE}`),
       source: `${cfg.bot.dataDir}/${DAEMON_LOCK_FILE}`,
+    };
+  // the lock of a gone daemon (a crash leaves it): its recorded status URL, marked gone so that
+  // nothing is asked there (another process may have the port now) and the error names the right URL
+  if (lock.state === 'stale' && lock.holder.statusUrl !== undefined)
+    return {
+      url: clean(lock.holder.statusUrl, `${cfg.bot.dataDir}/${DAEMON_LOCK_FILE}`),
+      source: `${cfg.bot.dataDir}/${DAEMON_LOCK_FILE}`,
+      gone: true,
     };
   const h =
     cfg.ops.httpHost === '0.0.0.0' || cfg.ops.httpHost === '::' || cfg.ops.httpHost === ''
@@ -203,8 +216,15 @@ export function deadDaemonHint(
   if (found === undefined) return undefined;
   const who = `the daemon recorded in ${found.file} (pid ${found.pid}${found.since ? `, started ${found.since}` : ''}) is not running (crashed?)`;
   if (o.shadow) return `${who}; a shadow run sends no order to the venue, so none of its orders rests there`;
+  const venue = readDaemonVenue(dir, { checkAlive: false });
+  if (venue?.inProcess === true)
+    return `${who}; it traded on its in-process paper exchange (${venue.url ?? '?'}), which ended with it, and its orders with it: none rests anywhere`;
   const dd = o.dataDir !== undefined ? ` --data-dir ${o.dataDir}` : '';
-  return `${who}: its orders may still rest at the venue (a venue's dead-man switch cancels them only once its heartbeat lapses): list them with \`mmkit orders${dd}\`, cancel them with \`mmkit cancel-all${dd}\``;
+  const where =
+    venue?.url !== undefined || venue?.urls?.clob !== undefined
+      ? ` (without --exchange-url they ask the venue it recorded in ${join(dir, DAEMON_VENUE_FILE)}, ${venue.url ?? venue.urls?.clob})`
+      : " (without --exchange-url they ask the venue of the data dir's store, else the config's paper exchange)";
+  return `${who}: its orders may still rest at the venue (a venue's dead-man switch cancels them only once its heartbeat lapses): list them with \`mmkit orders${dd}\`, cancel them with \`mmkit cancel-all${dd}\`${where}`;
 }
 
 function unreachable(url: string, err: unknown, hint?: string): CliError {
@@ -214,6 +234,15 @@ function unreachable(url: string, err: unknown, hint?: string): CliError {
     ExitCode.UNREACHABLE,
     'UNREACHABLE',
     { cause: err },
+  );
+}
+
+/** A daemon the data dir records but whose process is gone: not asked (its port may be another's now). */
+function goneDaemon(url: string, file: string, hint: string | undefined): CliError {
+  return new CliError(
+    `no mmkit daemon at ${url} (the status URL recorded in ${file}; not asked: its process is gone); ${hint ?? 'start it again with `mmkit run`'}`,
+    ExitCode.UNREACHABLE,
+    'UNREACHABLE',
   );
 }
 
@@ -330,6 +359,7 @@ Examples:
     action(async (o: DaemonOptions) => {
       const target = daemonUrl(o);
       const { url } = target;
+      if (target.gone) throw goneDaemon(url, target.source, deadDaemonHint(o, target));
       const { status: code, body } = await getJson<StatusSnapshot>(`${url}/api/status`, o.timeout ?? 5000, () =>
         deadDaemonHint(o, target),
       );
@@ -400,6 +430,7 @@ Examples:
       if (o.account !== undefined || o.rearm) throw usageError('--account and --rearm go with --fleet');
       const target = daemonUrl(o);
       const { url } = target;
+      if (target.gone) throw goneDaemon(url, target.source, deadDaemonHint(o, target));
       const { token, source, why: noToken } = controlToken(o, target);
       let r: Response;
       try {

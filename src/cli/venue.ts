@@ -10,7 +10,9 @@
  *      in-process paper exchange's URL, or the venue it was given: --exchange-url, venue.*Url), a
  *      second terminal finds it there (while that process lives);
  *   3. for operator commands, the paper exchange of the config: http://<exchange.host>:<exchange.port>
- *      (what `mmkit exchange` listens on); `mmkit run` starts one in-process instead.
+ *      (what `mmkit exchange` listens on); `mmkit run` starts one in-process instead. The commands on
+ *      the wallet's orders and holdings first ask the venue the data dir last traded on (a gone
+ *      daemon's venue.json, the store's ledger epoch): data-dir-venue.ts.
  * Each `venue.*Url` key, when set, replaces that one API's URL (a live venue has one host per API).
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -95,6 +97,8 @@ export interface DaemonVenueRecord {
   url?: string;
   urls?: Partial<VenueUrls>;
   pid: number;
+  /** True when the venue is the daemon's in-process paper exchange (it ends with the daemon). */
+  inProcess?: boolean;
 }
 
 /** A URL without what may be a secret: user and password, query, fragment. */
@@ -116,8 +120,13 @@ function withoutCredentials(url: string): string {
  * exchange's, or --exchange-url) and the per-API URLs set explicitly. Never a secret: user,
  * password and query of a URL are dropped.
  */
-export function writeDaemonVenue(dataDir: string, base: string | undefined, urls: Partial<VenueUrls> = {}): void {
-  const rec: DaemonVenueRecord = { pid: process.pid };
+export function writeDaemonVenue(
+  dataDir: string,
+  base: string | undefined,
+  urls: Partial<VenueUrls> = {},
+  o: { inProcess?: boolean } = {},
+): void {
+  const rec: DaemonVenueRecord = { pid: process.pid, ...(o.inProcess === true ? { inProcess: true } : {}) };
   if (base !== undefined && withoutCredentials(base) !== '') rec.url = withoutCredentials(base);
   const per = Object.entries(urls)
     .map(([k, u]) => [k, u ? withoutCredentials(u) : ''] as const)
@@ -133,12 +142,17 @@ export function removeDaemonVenue(dataDir: string): void {
   if (r !== undefined && r.pid === process.pid) rmSync(f, { force: true });
 }
 
-/** The venue a living daemon recorded in <dataDir>/venue.json, if any. */
+/** The venue a living daemon recorded in <dataDir>/venue.json, if any (with `checkAlive: false`, a gone one's too). */
 export function readDaemonVenue(dataDir: string, o: { checkAlive?: boolean } = {}): DaemonVenueRecord | undefined {
   const f = join(dataDir, DAEMON_VENUE_FILE);
   if (!existsSync(f)) return undefined;
   try {
-    const v = JSON.parse(readFileSync(f, 'utf8')) as { url?: unknown; urls?: unknown; pid?: unknown };
+    const v = JSON.parse(readFileSync(f, 'utf8')) as {
+      url?: unknown;
+      urls?: unknown;
+      pid?: unknown;
+      inProcess?: unknown;
+    };
     if (typeof v.pid !== 'number') return undefined;
     const urls =
       v.urls !== null && typeof v.urls === 'object'
@@ -158,6 +172,7 @@ export function readDaemonVenue(dataDir: string, o: { checkAlive?: boolean } = {
       ...(typeof v.url === 'string' ? { url: v.url } : {}),
       ...(urls !== undefined ? { urls } : {}),
       pid: v.pid,
+      ...(v.inProcess === true ? { inProcess: true } : {}),
     };
   } catch {
     return undefined;

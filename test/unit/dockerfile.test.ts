@@ -173,6 +173,9 @@ describe('Dockerfile', () => {
     expect(runs(final)).toMatch(/chown node:node \/data/);
     expect(ops(final, 'EXPOSE').map((e) => e.args)).toContain('8787');
     expect(env).toMatch(/MMKIT_HTTP_HOST=0\.0\.0\.0/);
+    // JSON log lines through the documented key, not the deprecated alias log.pretty
+    expect(env).toMatch(/MMKIT_LOG_FORMAT=json/);
+    expect(env).not.toMatch(/MMKIT_LOG_PRETTY/);
     expect(env).toMatch(/MMKIT_HTTP_PORT=8787/);
     expect(execForm(ops(final, 'ENTRYPOINT')[0]!.args)).toEqual(['node', 'bin/mmkit.js']);
     expect(execForm(ops(final, 'CMD')[0]!.args)).toEqual(['run']);

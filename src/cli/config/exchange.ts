@@ -1,6 +1,7 @@
 /**
  * The `exchange.*` section of the configuration: the paper exchange (bind address, world, limits,
- * rewards, WebSockets).
+ * rewards, WebSockets). `mmkit exchange` applies all of it; `mmkit run`'s in-process exchange only
+ * worldProfile, protocol and rewards.* and warns about the others that are set (src/cli/run-inprocess.ts).
  */
 import { SIGNER_TIER_NAMES, type SignerTierName } from '../../core/signer-limits.ts';
 
@@ -68,7 +69,7 @@ export const exchangeSchema = {
     env: 'MMKIT_EXCHANGE_AUTH_MAX_SKEW_SEC',
   },
   db: {
-    doc: 'SQLite file that keeps accounts, keys, orders, trades and the world across restarts; empty: in memory.',
+    doc: "SQLite file that keeps accounts, keys, orders, trades and the world across restarts of `mmkit exchange`; empty: in memory. `mmkit run`'s in-process exchange is always in memory (it warns when this is set).",
     format: String,
     default: '',
     env: 'MMKIT_EXCHANGE_DB',

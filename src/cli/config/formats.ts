@@ -1,11 +1,39 @@
 /**
- * The convict formats of mmkit's configuration (decimal amounts, JSON values, lists, durations, URLs,
- * addresses, secrets, strict booleans), registered with convict when this module is loaded.
+ * The convict formats of mmkit's configuration (whole numbers and ports worded as `config docs` says,
+ * decimal amounts, JSON values, lists, durations, URLs, addresses, secrets, strict booleans),
+ * registered with convict when this module is loaded.
  */
 import { validateAllowedHosts } from '../../ops/allowed-hosts.ts';
 import convict from 'convict';
 import { parseDuration } from './duration.ts';
 
+/**
+ * A whole number given as text (a file's "8080", the environment's 8080): digits only, else left as
+ * given, so the error shows what was written ("abc") instead of convict's parseInt NaN, and "12abc"
+ * is not read as 12.
+ */
+function wholeNumber(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  const t = v.trim();
+  return /^[-+]?\d+$/.test(t) ? Number(t) : v;
+}
+// convict's own `nat` says "must be a positive integer" of a key that takes 0, and its `port` names
+// no value for text that is not a number: the same checks, worded as `config docs` describes them
+convict.addFormat({
+  name: 'nat',
+  validate(v: unknown) {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new Error('must be an integer >= 0');
+  },
+  coerce: wholeNumber,
+});
+convict.addFormat({
+  name: 'port',
+  validate(v: unknown) {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 65535)
+      throw new Error('must be a port, an integer from 0 to 65535');
+  },
+  coerce: wholeNumber,
+});
 convict.addFormat({
   name: 'decimal-amount',
   validate(v: unknown) {

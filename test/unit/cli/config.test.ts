@@ -132,7 +132,7 @@ describe('config: comments and secrets in files', () => {
 
 describe('config: strict validation names the key and what is allowed', () => {
   it.each([
-    [{ exchange: { port: 70000 } }, 'exchange.port', /0 - 65535/],
+    [{ exchange: { port: 70000 } }, 'exchange.port', /an integer from 0 to 65535: value was 70000/],
     [{ exchange: { prot: 1 } }, 'exchange.prot', /allowed under exchange: host, port, seed/],
     [{ botx: {} }, 'botx', /allowed at the top level: exchange, bot, venue/],
     [{ bot: { risk: { maxLos: 1 } } }, 'bot.risk.maxLos', /maxLoss/],
@@ -175,6 +175,44 @@ describe('config: strict validation names the key and what is allowed', () => {
     expect(JSON.stringify(s.problems)).not.toContain(KEY.slice(2));
     // a single problem is one entry too
     expect(configError(() => loadConfig(file({ log: { level: 'loud' } }), {}, {})).problems).toHaveLength(1);
+  });
+
+  it('a scalar where a section is: one problem naming the section, its keys and the value', () => {
+    const e = configError(() => loadConfig(file({ bot: { tolerance: 7 } }), {}, {}));
+    expect(e.problems).toEqual([
+      { key: 'bot.tolerance', message: 'must be an object {priceTicks, sizeFraction}: value was 7' },
+    ]);
+    const m = configError(() => loadConfig(file({ log: 3, exchange: { rateLimits: true } }), {}, {}));
+    expect(m.problems.map((p) => p.key).sort()).toEqual(['exchange.rateLimits', 'log']);
+    expect(m.message).not.toMatch(/unknown key|did you override|config config/);
+  });
+
+  it('cross-key risk checks are reported with the schema problems, in one run', () => {
+    const e = configError(() =>
+      loadConfig(file({ bot: { risk: { minPrice: 0.9, maxPrice: 0.1 } }, log: { level: 'loud' } }), {}, {}),
+    );
+    expect(e.problems.map((p) => p.key)).toEqual(['log.level', 'bot.risk.minPrice']);
+    expect(e.problems[1]!.message).toBe('must not exceed maxPrice (0.1), got 0.9');
+  });
+
+  it('whole numbers and ports: worded as `config docs` says, with the value', () => {
+    const nat = configError(() => loadConfig(file({ bot: { tolerance: { priceTicks: -1 } } }), {}, {}));
+    expect(nat.problems).toEqual([
+      { key: 'bot.tolerance.priceTicks', message: 'must be an integer >= 0: value was -1' },
+    ]);
+    const port = configError(() => loadConfig(file({ ops: { httpPort: 'abc' } }), {}, {}));
+    expect(port.problems).toEqual([
+      { key: 'ops.httpPort', message: 'must be a port, an integer from 0 to 65535: value was "abc"' },
+    ]);
+    expect(configError(() => loadConfig(undefined, {}, { MMKIT_HTTP_PORT: '99999' })).problems[0]!.message).toBe(
+      'must be a port, an integer from 0 to 65535: value was 99999',
+    );
+    // no longer parseInt's reading: "12abc" is not 12
+    expect(configError(() => loadConfig(undefined, {}, { MMKIT_HTTP_PORT: '12abc' })).key).toBe('ops.httpPort');
+    expect(loadConfig(file({ ops: { httpPort: '9100' } }), {}, { MMKIT_EXCHANGE_SEED: ' 7 ' })).toMatchObject({
+      ops: { httpPort: 9100 },
+      exchange: { seed: 7 },
+    });
   });
 
   it('validates environment values strictly (no "ture" is true) and never echoes a secret', () => {

@@ -47,7 +47,7 @@ describe('daemonUrl', () => {
       source: `${d}/daemon.lock`,
     });
     lock.release();
-    // a lock of a process that is gone is not a daemon
+    // a lock of a process that is gone is not a daemon: its status URL, marked gone (nothing is asked there)
     writeFileSync(
       join(d, 'daemon.lock'),
       JSON.stringify({
@@ -58,7 +58,11 @@ describe('daemonUrl', () => {
         statusUrl: 'http://127.0.0.1:45679',
       }),
     );
-    expect(daemonUrl({ dataDir: d }, {}).url).toBe('http://127.0.0.1:8787');
+    expect(daemonUrl({ dataDir: d }, {})).toEqual({
+      url: 'http://127.0.0.1:45679',
+      source: `${d}/daemon.lock`,
+      gone: true,
+    });
   });
   it('refuses a bad URL and a random configured port with nothing recorded (usage, exit 2)', () => {
     const err = (f: () => unknown) => {

@@ -1,0 +1,132 @@
+/**
+ * The venue a data dir last traded on, for the operator commands that act on the wallet's orders and
+ * holdings (`mmkit orders`, `orders cancel`, `cancel-all`, `positions`).
+ *
+ * Why: after a daemon crash the operator is told to list and cancel what it may have left resting.
+ * Without a configured venue (--exchange-url, venue.*Url) and without a living daemon's venue.json,
+ * resolveVenue (venue.ts) falls back to the config's paper exchange address (127.0.0.1:8080): a
+ * connection error at best, and at worst another exchange there answers a confident "0 open
+ * order(s)" while the dead daemon's orders rest at the venue it traded. So these commands ask, in
+ * order: the configured venue; a living daemon's venue.json; a gone daemon's venue.json (a crash
+ * leaves it); the venue of the store's current ledger epoch (`<clob URL>#<chain>`, `shadow:` before
+ * it for a shadow run's); only then the default, said as such. A recorded venue is announced on
+ * stderr with where it came from and how to ask another (--exchange-url).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { MmkitConfig } from './config.ts';
+import { DAEMON_VENUE_FILE, readDaemonVenue, resolveVenue } from './venue.ts';
+
+/** A configuration whose venue is the one the data dir records (see the module comment). */
+export interface DataDirVenue {
+  /** The configuration to connect with (bot.exchangeUrl / venue.*Url set to the recorded venue when one is used). */
+  readonly cfg: MmkitConfig;
+  /** Where the venue came from, for notes and errors. */
+  readonly from: string;
+  /** The venue's CLOB URL, when one resolves. */
+  readonly clob: string | undefined;
+  /** True when the venue is one the data dir recorded (a gone daemon's venue.json, the store's epoch). */
+  readonly recorded: boolean;
+  /** True when the recorded daemon ran the in-process paper exchange: it ended with its daemon. */
+  readonly inProcess?: boolean;
+}
+
+/**
+ * The configuration the command talks to the venue with: the configured venue, a living daemon's
+ * venue.json, else the venue the data dir last traded on (a gone daemon's venue.json, else the store
+ * epoch's `epochVenue`), never the default 127.0.0.1:8080 when the data dir names one.
+ * @param epochVenue the venue of the store's current ledger epoch, if known
+ */
+export function dataDirVenue(cfg: MmkitConfig, epochVenue: string | undefined): DataDirVenue {
+  const clobOf = (c: MmkitConfig): string | undefined => {
+    try {
+      return resolveVenue(c).urls.clob;
+    } catch {
+      return undefined;
+    }
+  };
+  let r: ReturnType<typeof resolveVenue> | undefined;
+  try {
+    r = resolveVenue(cfg);
+  } catch {
+    return { cfg, from: 'the configuration', clob: undefined, recorded: false };
+  }
+  if (r.source !== 'default')
+    return {
+      cfg,
+      from: r.source === 'daemon' ? `${DAEMON_VENUE_FILE} of the running daemon` : 'the configuration',
+      clob: r.urls.clob,
+      recorded: false,
+    };
+  const gone = readDaemonVenue(cfg.bot.dataDir, { checkAlive: false });
+  if (gone !== undefined) {
+    const venue = { ...cfg.venue };
+    for (const [k, u] of Object.entries(gone.urls ?? {})) (venue as Record<string, unknown>)[`${k}Url`] = u;
+    const c = { ...cfg, bot: { ...cfg.bot, exchangeUrl: gone.url ?? '' }, venue };
+    const clob = clobOf(c);
+    if (clob !== undefined)
+      return {
+        cfg: c,
+        from: `${join(cfg.bot.dataDir, DAEMON_VENUE_FILE)} (its daemon is gone)`,
+        clob,
+        recorded: true,
+        ...(gone.inProcess === true ? { inProcess: true } : {}),
+      };
+  }
+  const m = epochVenue === undefined ? null : /^(?:shadow:)?(https?:\/\/[^#]+?)\/*(?:#\d+)?$/.exec(epochVenue);
+  if (m !== null) {
+    const url = m[1]!;
+    const base = url.endsWith('/clob') ? url.slice(0, -'/clob'.length) : new URL(url).origin;
+    const c = { ...cfg, bot: { ...cfg.bot, exchangeUrl: base }, venue: { ...cfg.venue, clobUrl: url } };
+    return { cfg: c, from: "the store's ledger epoch", clob: url, recorded: true };
+  }
+  return {
+    cfg,
+    from: 'the default paper exchange (the data dir records no venue)',
+    clob: r.urls.clob,
+    recorded: false,
+  };
+}
+
+/**
+ * The venue of the current ledger epoch of the data dir's store (bot.storeFile, else
+ * <dataDir>/mmkit.db); undefined when there is no store or no epoch. Never creates a store.
+ */
+export async function storeEpochVenue(cfg: MmkitConfig): Promise<string | undefined> {
+  const file = cfg.bot.storeFile || join(cfg.bot.dataDir, 'mmkit.db');
+  if (!existsSync(file)) return undefined;
+  try {
+    const { openStore } = await import('../store/store.ts');
+    const store = openStore(file, { checkpoint: 'auto' });
+    try {
+      return store.currentEpoch()?.venue;
+    } finally {
+      store.close();
+    }
+  } catch {
+    // an unreadable store names no venue: the commands fall back as before
+    return undefined;
+  }
+}
+
+/**
+ * The configuration a venue command on the wallet's orders or holdings connects with (see the
+ * module comment). When the venue is one the data dir recorded, says so with `note` (stderr), with
+ * the flag that asks another one.
+ */
+export async function venueCommandConfig(cfg: MmkitConfig, note: (msg: string) => void): Promise<MmkitConfig> {
+  try {
+    if (resolveVenue(cfg).source !== 'default') return cfg;
+  } catch {
+    // a bad venue configuration: the command's own resolution reports it
+    return cfg;
+  }
+  const v = dataDirVenue(cfg, await storeEpochVenue(cfg));
+  if (!v.recorded) return cfg;
+  note(
+    `no venue configured and no daemon running in ${cfg.bot.dataDir}: asking the venue it last traded on, ${v.clob} (from ${v.from})${
+      v.inProcess ? "; that daemon's paper exchange ran in-process and ended with it, and its orders with it" : ''
+    }; pass --exchange-url to ask another`,
+  );
+  return v.cfg;
+}
