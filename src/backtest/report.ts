@@ -35,6 +35,19 @@ export function duration(ms: number): string {
   return `${sec}s`;
 }
 
+/**
+ * The inventory limit the "time at limit" figure counts against, e.g. "limit 20 shares,
+ * risk.maxPositionShares", then each market whose own risk limits bind at another size
+ * ("; 10 shares for "Will the Fed…" (risk.markets)").
+ */
+export function inventoryLimitText(r: BacktestResult, m: Metrics): string {
+  const own = Object.entries(m.inventory.markets ?? {}).map(([id, l]) => {
+    const mk = r.markets.find((x) => x.market === id);
+    return `; ${shares(l.limit)} shares for "${mk === undefined ? id : shortQuestion(mk.question, 40)}" (${l.source})`;
+  });
+  return `limit ${shares(m.inventory.limit)} shares, ${m.inventory.source}${own.join('')}`;
+}
+
 function pct(x: number | null, digits = 1): string {
   return x === null ? 'n/a' : `${(x * 100).toFixed(digits)} %`;
 }
@@ -123,10 +136,7 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
     m.markouts.map((x) => `+${x.horizonMs / 1000}s ${price(x.avg)}`).join('   ') +
       `   (price units, size-weighted, over ${m.markouts.map((x) => x.fills).join('/')} fills)`,
   );
-  row(
-    'at inv. limit',
-    `${pct(m.inventory.maxFraction)} of the time at most (limit ${shares(m.inventory.limit)} shares, ${m.inventory.source})`,
-  );
+  row('at inv. limit', `${pct(m.inventory.maxFraction)} of the time at most (${inventoryLimitText(r, m)})`);
   for (const b of m.budgets) {
     if (b.rule === 'general' || b.rule === 'clob') continue;
     row(
