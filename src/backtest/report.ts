@@ -48,6 +48,12 @@ export function inventoryLimitText(r: BacktestResult, m: Metrics): string {
   return `limit ${shares(m.inventory.limit)} shares, ${m.inventory.source}${own.join('')}`;
 }
 
+/** The venue's codes of the rejected orders, as ": INVALID_ORDER_NOT_ENOUGH_BALANCE 1, ..." ("" when none). */
+function rejectCodesText(r: BacktestResult): string {
+  const codes = Object.entries(r.orders.rejectCodes);
+  return codes.length === 0 ? '' : `: ${codes.map(([code, n]) => `${code} ${n}`).join(', ')}`;
+}
+
 function pct(x: number | null, digits = 1): string {
   return x === null ? 'n/a' : `${(x * 100).toFixed(digits)} %`;
 }
@@ -125,7 +131,7 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
   row('max drawdown', `${usd(m.maxDrawdown.value)} USDC`);
   row(
     'orders',
-    `${m.orders.placed} placed (${m.orders.sent} sent, ${m.orders.rejected} rejected), ${m.orders.cancelRequests} cancel requests (${m.orders.idsCancelled} ids)`,
+    `${m.orders.placed} placed (${m.orders.sent} sent, ${m.orders.rejected} rejected${rejectCodesText(r)}), ${m.orders.cancelRequests} cancel requests (${m.orders.idsCancelled} ids)`,
   );
   row(
     'fill ratio',
