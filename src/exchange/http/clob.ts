@@ -290,6 +290,9 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       }
       return out;
     });
+    // a token that never traded: the public service's single read answers its sentinel, price "0.5"
+    // with side "" (the side tells "no trade" from a trade at 0.5), and its batch read leaves the
+    // token out (clients match the answers by token_id); /book says "" for it
     const lastTrade = (tokenId: string) => {
       const l = ex.lastTradePrice(tokenId);
       return l ? { price: formatPrice(l.price), side: l.side } : { price: '0.5', side: '' };
@@ -300,9 +303,10 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       return lastTrade(t as string);
     });
     app.post('/last-trades-prices', async (req) =>
-      parseWith(tokenListSchema, req.body, 'body').map((t) => {
+      parseWith(tokenListSchema, req.body, 'body').flatMap((t) => {
         tokenOf(t.token_id);
-        return { token_id: t.token_id, ...lastTrade(t.token_id) };
+        const l = ex.lastTradePrice(t.token_id);
+        return l ? [{ token_id: t.token_id, price: formatPrice(l.price), side: l.side }] : [];
       }),
     );
     app.get('/tick-size', async (req) => {
