@@ -305,7 +305,7 @@ export class ClobClient {
     return { price: pips(r.price), side: r.side === 'BUY' || r.side === 'SELL' ? r.side : '' };
   }
 
-  /** POST /last-trades-prices. */
+  /** POST /last-trades-prices: the tokens that traded (a token that never did is left out, as the venue does). */
   async lastTradesPrices(
     tokenIds: readonly string[],
     call?: CallOptions,

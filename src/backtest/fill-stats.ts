@@ -39,6 +39,8 @@ interface TokenInventory {
   since: number | undefined;
   at: number;
   maxAbs: number;
+  /** This token's inventory limit, micro-shares (0: none). */
+  limit: number;
 }
 
 /** Options of the accumulator. */
@@ -46,6 +48,8 @@ export interface FillStatsOptions {
   readonly horizonsMs: readonly number[];
   /** Inventory limit, micro-shares (0: no limit: the time at it stays 0). */
   readonly limit: number;
+  /** Tokens whose limit differs from `limit` (a market with its own risk limits), micro-shares. */
+  readonly tokenLimits?: ReadonlyMap<string, number>;
   /** Start of the run, unix ms. */
   readonly startMs: number;
   /** Tokens reported even without a fill (the traded markets' tokens, in order). */
@@ -66,7 +70,11 @@ export class FillStatsAccumulator {
   constructor(o: FillStatsOptions) {
     this.#o = o;
     this.#h = o.horizonsMs.map(() => ({ n: 0, size: 0, wsum: 0 }));
-    for (const t of o.tokens) if (!this.#inv.has(t)) this.#inv.set(t, { pos: 0, since: undefined, at: 0, maxAbs: 0 });
+    for (const t of o.tokens) if (!this.#inv.has(t)) this.#inv.set(t, this.#fresh(t));
+  }
+
+  #fresh(tokenId: string): TokenInventory {
+    return { pos: 0, since: undefined, at: 0, maxAbs: 0, limit: this.#o.tokenLimits?.get(tokenId) ?? this.#o.limit };
   }
 
   /** Fills counted so far. */
@@ -81,9 +89,10 @@ export class FillStatsAccumulator {
     this.#volume += f.size;
     this.#notional += BigInt(f.size) * BigInt(f.price);
     this.#fees += f.fee;
-    const { limit, startMs } = this.#o;
+    const { startMs } = this.#o;
     let s = this.#inv.get(f.tokenId);
-    if (s === undefined) this.#inv.set(f.tokenId, (s = { pos: 0, since: undefined, at: 0, maxAbs: 0 }));
+    if (s === undefined) this.#inv.set(f.tokenId, (s = this.#fresh(f.tokenId)));
+    const limit = s.limit;
     const before = s.pos;
     const after = before + (f.side === 'BUY' ? f.size : -f.size);
     const time = Math.max(f.t, startMs);
@@ -129,10 +138,11 @@ export class FillStatsAccumulator {
 
   /** The figures of a run that ended at `endMs` (no fill after it). */
   result(endMs: number): FillStats {
-    const { limit, startMs, horizonsMs } = this.#o;
+    const { startMs, horizonsMs } = this.#o;
     const span = Math.max(0, endMs - startMs);
     const inventory: InventoryTime[] = [];
     for (const [tokenId, s] of this.#inv) {
+      const limit = s.limit;
       let ms = s.at;
       if (limit > 0 && Math.abs(s.pos) >= limit) ms += endMs - (s.since ?? startMs);
       inventory.push({

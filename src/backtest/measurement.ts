@@ -54,6 +54,8 @@ export interface MeasurementOptions {
   readonly startMs: number;
   /** The inventory limit the time-at-limit figure counts against, micro-shares. */
   readonly inventoryLimit: number;
+  /** Tokens whose limit differs from `inventoryLimit` (markets with their own risk limits), micro-shares. */
+  readonly tokenLimits?: ReadonlyMap<string, number>;
   /** Fill rows kept (the most recent). */
   readonly maxFillRows: number;
   /** Samples and fill points kept at most before downsampling. */
@@ -101,6 +103,7 @@ export class RunMeasurement {
     this.#fillStats = new FillStatsAccumulator({
       horizonsMs: MARKOUT_HORIZONS_MS,
       limit: o.inventoryLimit,
+      ...(o.tokenLimits !== undefined ? { tokenLimits: o.tokenLimits } : {}),
       startMs: o.startMs,
       tokens: o.markets.flatMap((m) => m.tokens.map((t) => t.tokenId)),
     });

@@ -84,8 +84,11 @@ export interface Metrics {
   readonly fillsPerOrder: number | null;
   readonly markouts: readonly Markout[];
   readonly inventory: {
+    /** The limit that binds (see BacktestResult.inventoryLimit), micro-shares. */
     readonly limit: number;
     readonly source: string;
+    /** Markets whose own risk limits bind at another size, by condition id (absent: none). */
+    readonly markets?: Readonly<Record<string, { readonly limit: number; readonly source: string }>>;
     readonly tokens: readonly InventoryTime[] /** Largest fraction over the tokens. */;
     readonly maxFraction: number;
   };
@@ -188,14 +191,19 @@ export function markoutsOf(fills: BacktestResult['fills'], horizons: readonly nu
   });
 }
 
-/** Time at the inventory limit per token, from the fills (positions change only at fills). */
+/**
+ * Time at the inventory limit per token, from the fills (positions change only at fills). `limit`
+ * applies to every token but those in `tokenLimits` (a market with its own risk limits).
+ */
 export function inventoryTimeOf(
   fills: BacktestResult['fills'],
   limit: number,
   startMs: number,
   endMs: number,
   tokens: readonly string[],
+  tokenLimits?: ReadonlyMap<string, number>,
 ): InventoryTime[] {
+  const limitOf = (t: string): number => tokenLimits?.get(t) ?? limit;
   const pos = new Map<string, number>();
   const since = new Map<string, number>();
   const at = new Map<string, number>();
@@ -211,6 +219,7 @@ export function inventoryTimeOf(
     const before = pos.get(t) ?? 0;
     const after = before + (f.side === 'BUY' ? f.size : -f.size);
     const time = Math.min(Math.max(f.t, startMs), endMs);
+    const limit = limitOf(t);
     if (Math.abs(before) >= limit && limit > 0) at.set(t, (at.get(t) ?? 0) + time - (since.get(t) ?? startMs));
     if (Math.abs(after) >= limit && limit > 0) since.set(t, time);
     pos.set(t, after);
@@ -220,6 +229,7 @@ export function inventoryTimeOf(
   const out: InventoryTime[] = [];
   for (const t of new Set([...tokens, ...pos.keys()])) {
     let ms = at.get(t) ?? 0;
+    const limit = limitOf(t);
     if (limit > 0 && Math.abs(pos.get(t) ?? 0) >= limit) ms += endMs - (since.get(t) ?? startMs);
     out.push({
       tokenId: t,
@@ -242,6 +252,7 @@ export function fillStatsOf(
   endMs: number,
   tokens: readonly string[],
   horizons: readonly number[] = MARKOUT_HORIZONS_MS,
+  tokenLimits?: ReadonlyMap<string, number>,
 ): FillStats {
   let volume = 0;
   let notional = 0n;
@@ -260,7 +271,7 @@ export function fillStatsOf(
     notional: Number(notional / BigInt(PRICE_SCALE)),
     fees,
     markouts: markoutsOf(fills, horizons),
-    inventory: inventoryTimeOf(fills, limit, startMs, endMs, tokens),
+    inventory: inventoryTimeOf(fills, limit, startMs, endMs, tokens, tokenLimits),
   };
 }
 
@@ -295,6 +306,13 @@ export function computeMetrics(r: BacktestResult): Metrics {
     inventory: {
       limit: r.inventoryLimit.size,
       source: r.inventoryLimit.source,
+      ...(r.inventoryLimit.markets !== undefined
+        ? {
+            markets: Object.fromEntries(
+              Object.entries(r.inventoryLimit.markets).map(([id, l]) => [id, { limit: l.size, source: l.source }]),
+            ),
+          }
+        : {}),
       tokens: s.inventory.map((x) => ({ ...x })),
       maxFraction: s.inventory.reduce((a, x) => Math.max(a, x.fraction), 0),
     },

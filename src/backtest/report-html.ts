@@ -14,7 +14,16 @@
 import { distinctShortQuestions, shortQuestion, tokenLabel } from '../core/labels.ts';
 import { AMOUNT_SCALE, PRICE_SCALE } from '../core/units.ts';
 import type { Metrics } from './metrics.ts';
-import { describeSource, duration, formatSummary, rewardsLine, sharpeLine, shares, usd } from './report.ts';
+import {
+  describeSource,
+  duration,
+  formatSummary,
+  inventoryLimitText,
+  rewardsLine,
+  sharpeLine,
+  shares,
+  usd,
+} from './report.ts';
 import type { Side } from '../core/units.ts';
 import type { BacktestResult } from './types.ts';
 
@@ -302,7 +311,7 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
   charts.push(
     svgChart({
       id: 'chart-inventory',
-      title: `Inventory (shares) per token; limit ${sh(m.inventory.limit)}`,
+      title: `Inventory (shares) per token; limit ${sh(m.inventory.limit)}${m.inventory.markets !== undefined ? ' (other limits for some markets: see the figures)' : ''}`,
       t: s.t,
       series: s.tokens.map((x, i) => ({
         name: inventoryNames[i]!,
@@ -391,10 +400,7 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
         ? 'n/a'
         : `${x.avg >= 0 ? '+' : ''}${x.avg.toFixed(4)} (price units, size-weighted, ${x.fills} fills)`,
     ]),
-    [
-      'Time at inventory limit',
-      `${(m.inventory.maxFraction * 100).toFixed(1)} % (limit ${sh(m.inventory.limit)} shares, ${m.inventory.source})`,
-    ],
+    ['Time at inventory limit', `${(m.inventory.maxFraction * 100).toFixed(1)} % (${inventoryLimitText(r, m)})`],
     ...m.budgets.map((b): [string, string] => [
       `Budget ${b.rule}`,
       `${b.requests} requests; peak ${b.peak} / ${b.limit} per ${duration(b.windowMs)} (${(b.utilisation * 100).toFixed(1)} %)${b.over > 0 ? `; ${b.over} waited for room` : ''}`,

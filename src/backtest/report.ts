@@ -35,6 +35,25 @@ export function duration(ms: number): string {
   return `${sec}s`;
 }
 
+/**
+ * The inventory limit the "time at limit" figure counts against, e.g. "limit 20 shares,
+ * risk.maxPositionShares", then each market whose own risk limits bind at another size
+ * ("; 10 shares for "Will the Fed…" (risk.markets)").
+ */
+export function inventoryLimitText(r: BacktestResult, m: Metrics): string {
+  const own = Object.entries(m.inventory.markets ?? {}).map(([id, l]) => {
+    const mk = r.markets.find((x) => x.market === id);
+    return `; ${shares(l.limit)} shares for "${mk === undefined ? id : shortQuestion(mk.question, 40)}" (${l.source})`;
+  });
+  return `limit ${shares(m.inventory.limit)} shares, ${m.inventory.source}${own.join('')}`;
+}
+
+/** The venue's codes of the rejected orders, as ": INVALID_ORDER_NOT_ENOUGH_BALANCE 1, ..." ("" when none). */
+function rejectCodesText(r: BacktestResult): string {
+  const codes = Object.entries(r.orders.rejectCodes);
+  return codes.length === 0 ? '' : `: ${codes.map(([code, n]) => `${code} ${n}`).join(', ')}`;
+}
+
 function pct(x: number | null, digits = 1): string {
   return x === null ? 'n/a' : `${(x * 100).toFixed(digits)} %`;
 }
@@ -112,7 +131,7 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
   row('max drawdown', `${usd(m.maxDrawdown.value)} USDC`);
   row(
     'orders',
-    `${m.orders.placed} placed (${m.orders.sent} sent, ${m.orders.rejected} rejected), ${m.orders.cancelRequests} cancel requests (${m.orders.idsCancelled} ids)`,
+    `${m.orders.placed} placed (${m.orders.sent} sent, ${m.orders.rejected} rejected${rejectCodesText(r)}), ${m.orders.cancelRequests} cancel requests (${m.orders.idsCancelled} ids)`,
   );
   row(
     'fill ratio',
@@ -123,10 +142,7 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
     m.markouts.map((x) => `+${x.horizonMs / 1000}s ${price(x.avg)}`).join('   ') +
       `   (price units, size-weighted, over ${m.markouts.map((x) => x.fills).join('/')} fills)`,
   );
-  row(
-    'at inv. limit',
-    `${pct(m.inventory.maxFraction)} of the time at most (limit ${shares(m.inventory.limit)} shares, ${m.inventory.source})`,
-  );
+  row('at inv. limit', `${pct(m.inventory.maxFraction)} of the time at most (${inventoryLimitText(r, m)})`);
   for (const b of m.budgets) {
     if (b.rule === 'general' || b.rule === 'clob') continue;
     row(

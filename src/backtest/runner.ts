@@ -85,7 +85,7 @@ import type { StrategyDefinition } from '../strategy/api.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { chooseMarkets, levelsBookView } from '../strategy/select.ts';
 import { resolveParams } from '../strategy/params.ts';
-import type { BacktestDriver, BacktestResult, MarketChooser } from './types.ts';
+import type { BacktestDriver, BacktestResult, InventoryLimit, MarketChooser } from './types.ts';
 import { MARKOUT_HORIZONS_MS } from './metrics.ts';
 import { QuietClock } from './quiet-clock.ts';
 import { RunMeasurement } from './measurement.ts';
@@ -106,6 +106,7 @@ export type {
   FillPoints,
   FillRow,
   FillStats,
+  InventoryLimit,
   RewardMarketRow,
   RewardsResult,
   Samples,
@@ -287,10 +288,23 @@ async function runWith(
     typeof params['maxPosition'] === 'number'
       ? Math.round((params['maxPosition'] as number) * AMOUNT_SCALE)
       : undefined;
+  // the limit that binds: the strategy's own, or the risk gate's when that is tighter (the gate caps
+  // positions whatever the strategy asks), per market where the market has its own risk limits
+  const binding = (risk: number, source: InventoryLimit['source']): InventoryLimit =>
+    maxPos !== undefined && maxPos <= risk ? { size: maxPos, source: 'strategy.maxPosition' } : { size: risk, source };
+  const defaultLimit = binding(limits.defaults.maxPosition, 'risk.maxPositionShares');
+  const marketLimits: Record<string, InventoryLimit> = {};
+  const tokenLimits = new Map<string, number>();
+  for (const m of markets) {
+    const own = limits.markets[m.market];
+    if (own === undefined) continue;
+    const b = binding(own.maxPosition, 'risk.markets');
+    if (b.size === defaultLimit.size) continue;
+    marketLimits[m.market] = b;
+    for (const t of m.tokens) tokenLimits.set(t.tokenId, b.size);
+  }
   const inventoryLimit: BacktestResult['inventoryLimit'] =
-    maxPos !== undefined
-      ? { size: maxPos, source: 'strategy.maxPosition' }
-      : { size: limits.defaults.maxPosition, source: 'risk.maxPositionShares' };
+    tokenLimits.size > 0 ? { ...defaultLimit, markets: marketLimits } : defaultLimit;
   /** The clock of the runner's own measurements (samples, markouts): quiet, see `mark` below. */
   const measure = new QuietClock(clock);
   const sampleMs = Math.max(1, Math.round(opts.sampleMs ?? 1000));
@@ -301,6 +315,7 @@ async function runWith(
     markets,
     startMs,
     inventoryLimit: inventoryLimit.size,
+    ...(tokenLimits.size > 0 ? { tokenLimits } : {}),
     maxFillRows: opts.maxFillRows ?? 10_000,
     maxSamples: Math.max(16, opts.maxSamples ?? 4000),
     sampleMs,

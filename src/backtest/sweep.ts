@@ -199,6 +199,22 @@ export function rankRows(rows: readonly SweepRow[], rankBy: RankBy): SweepRow[] 
   });
 }
 
+/**
+ * A note for stderr when the ranking key is missing on points (only Sharpe can be: it is n/a on a
+ * run with fewer than two hourly PnL changes, e.g. any run shorter than 2 hours), saying the order
+ * used instead: such points rank after the others, in grid order. Undefined when nothing is missing.
+ */
+export function rankNote(s: SweepResult): string | undefined {
+  if (s.rankBy !== 'sharpe') return undefined;
+  const ok = s.rows.filter((r) => r.error === undefined);
+  const na = ok.filter((r) => r.sharpe === null).length;
+  if (na === 0) return undefined;
+  const why = 'it needs two hourly PnL changes, a run of 2 hours or more';
+  return na === ok.length
+    ? `Sharpe is n/a on every point (${why}): the rows are in grid order, not ranked; rank by another key (--rank pnl|drawdown|...) or run longer`
+    : `Sharpe is n/a on ${na} of ${ok.length} points (${why}): those are ranked last, in grid order`;
+}
+
 // A worker started from the sources registers tsx (and the source export condition) first; one
 // started from dist/ runs the compiled worker as it is.
 const BOOT = `const { workerData } = require('node:worker_threads');

@@ -53,7 +53,14 @@ export interface Markout {
   readonly avg: number | null;
 }
 
+/** An inventory limit, micro-shares, and where it comes from (`risk.markets`: the market's own risk limits). */
+export interface InventoryLimit {
+  readonly size: number;
+  readonly source: 'strategy.maxPosition' | 'risk.maxPositionShares' | 'risk.markets';
+}
+
 /** Time one token spent at the inventory limit. */
+
 export interface InventoryTime {
   readonly tokenId: string;
   readonly atLimitMs: number;
@@ -246,10 +253,17 @@ export interface BacktestResult {
   };
   /** Requests counted against the rate rules of the trading endpoints (spec section 8). */
   readonly budgets: readonly BudgetUse[];
-  /** Inventory limit used by the "time at limit" metric, micro-shares, and where it comes from. */
-  readonly inventoryLimit: {
-    readonly size: number;
-    readonly source: 'strategy.maxPosition' | 'risk.maxPositionShares';
+  /**
+   * Inventory limit used by the "time at limit" metric, micro-shares, and where it comes from: the
+   * limit that binds, the smaller of the strategy's `maxPosition` (when it has one) and the risk
+   * gate's `maxPositionShares` (the strategy's on a tie).
+   */
+  readonly inventoryLimit: InventoryLimit & {
+    /**
+     * Traded markets with their own risk limits (`risk.markets`) whose binding limit differs from
+     * `size`, by condition id; absent when there is none.
+     */
+    readonly markets?: Readonly<Record<string, InventoryLimit>>;
   };
   /**
    * The most recent fill rows (at most `maxFillRows`, default 10,000), oldest first; all of them

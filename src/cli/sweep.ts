@@ -12,7 +12,7 @@
  * (src/backtest/sweep-queue.ts); the table is the same as the local sweep's.
  */
 import { Option, type Command } from 'commander';
-import { RANK_KEYS, formatSweepTable, type Grid, type RankBy } from '../backtest/sweep.ts';
+import { RANK_KEYS, formatSweepTable, rankNote, type Grid, type RankBy } from '../backtest/sweep.ts';
 import {
   addSourceOptions,
   backtestOptionsOf,
@@ -103,6 +103,8 @@ export async function sweepCommand(o: SweepCliOptions): Promise<number> {
   if (!distributed) pruneFeedCacheAfterRun(base, maxMb, startedAt, 'sweep');
   if (o.json) process.stdout.write(JSON.stringify(result) + '\n');
   else process.stdout.write(formatSweepTable(result));
+  const note = rankNote(result);
+  if (note !== undefined) process.stderr.write(`mmkit sweep: ${note}\n`);
   process.stderr.write(`mmkit sweep: ${result.points} backtests in ${bar.elapsedSec.toFixed(2)} s wall\n`);
   return result.rows.every((r) => r.error === undefined) ? ExitCode.OK : ExitCode.FAILURE;
 }

@@ -54,6 +54,13 @@ import {
   type TradeStatus,
 } from './exchange-types.ts';
 
+/**
+ * The `not_canceled` reason of every cancel route for an id that is not a live order of the caller
+ * (unknown, another user's, already cancelled or matched): the public service's one text, which bots
+ * match (../shared/venue-conventions.md).
+ */
+export const NOT_CANCELED_REASON = "order can't be found - already canceled or matched";
+
 export class PaperExchange {
   readonly opts: ExchangeOptions;
   readonly clock: Clock;
@@ -768,7 +775,11 @@ export class PaperExchange {
     return out;
   }
 
-  /** Cancel the caller's orders by id. Another user's order is reported as not found. */
+  /**
+   * Cancel the caller's orders by id. An id that is not a live order of the caller (unknown,
+   * another user's, already cancelled or matched) is under `not_canceled` with the public service's
+   * one reason, NOT_CANCELED_REASON.
+   */
   cancel(
     address: string,
     ids: readonly string[],
@@ -780,7 +791,7 @@ export class PaperExchange {
     for (const id of ids) {
       const o = this.engine.getOrder(id);
       if (o === undefined || !accounts.includes(o.account)) {
-        not_canceled[id] = 'order not found';
+        not_canceled[id] = NOT_CANCELED_REASON;
         continue;
       }
       let list = byAccount.get(o.account);
@@ -793,11 +804,7 @@ export class PaperExchange {
       list.forEach((id, i) => {
         const r = results[i];
         if (r?.ok) canceled.push(id);
-        else
-          not_canceled[id] =
-            r?.reason === 'NOT_FOUND'
-              ? 'order not found'
-              : 'order can not be canceled because it is already canceled or matched';
+        else not_canceled[id] = NOT_CANCELED_REASON;
       });
     }
     return { canceled, not_canceled };

@@ -268,4 +268,14 @@ describe('mmkit sweep', () => {
       ]),
     );
   }, 180_000);
+
+  it('--rank sharpe on a run too short for a Sharpe says so on stderr, naming the order used (findings-3 F5)', async () => {
+    const args = ['sweep', '--feed', feed, '--strategy', 'bands', '--grid', '{"margin":[0.01,0.03]}', '--workers', '1'];
+    const t = await mmkit([...args, '--rank', 'sharpe']);
+    expect(t.code).toBe(0);
+    expect(t.out.split('\n')[0]).toBe('sweep of bands: 2 points, ranked by sharpe (money in USDC)');
+    expect(t.err).toContain('mmkit sweep: Sharpe is n/a on every point');
+    expect(t.err).toContain('the rows are in grid order, not ranked');
+    expect((await mmkit([...args, '--rank', 'pnl'])).err).not.toContain('Sharpe is n/a');
+  }, 180_000);
 });

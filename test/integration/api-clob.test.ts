@@ -106,8 +106,9 @@ describe('public market data', () => {
     expect((await clob.prices([{ tokenId: tok }])).get(tok as never)).toEqual({ BUY: 4200, SELL: 4500 });
     expect(await clob.spread(tok)).toBe(300);
     expect((await clob.spreads([tok])).get(tok as never)).toBe(300);
-    expect(await clob.lastTradePrice(tok)).toMatchObject({ price: expect.any(Number) });
-    expect((await clob.lastTradesPrices([tok]))[0]).toMatchObject({ tokenId: tok });
+    // no trade yet: the venue's sentinel on the single read (side ''), left out of the batch (findings-3 F8)
+    expect(await clob.lastTradePrice(tok)).toEqual({ price: 5000, side: '' });
+    expect(await clob.lastTradesPrices([tok])).toEqual([]);
     await clob.cancelAll();
   });
 });

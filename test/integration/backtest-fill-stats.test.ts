@@ -32,7 +32,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** The fill figures the old way: from the complete list of the result's fill rows. */
 function oldWay(r: BacktestResult) {
   const tokens = r.markets.flatMap((m) => m.tokens.map((t) => t.tokenId));
-  return fillStatsOf(r.fills, r.inventoryLimit.size, r.startMs, r.endMs, tokens);
+  const own = r.inventoryLimit.markets ?? {};
+  const tokenLimits = new Map(
+    r.markets.flatMap((m) => {
+      const l = own[m.market];
+      return l === undefined ? [] : m.tokens.map((t): [string, number] => [t.tokenId, l.size]);
+    }),
+  );
+  return fillStatsOf(r.fills, r.inventoryLimit.size, r.startMs, r.endMs, tokens, undefined, tokenLimits);
 }
 
 /** The result without what depends on how many fill rows and points it keeps. */
@@ -107,6 +114,50 @@ describe.skipIf(!existsSync(SAMPLE))('backtest fill figures: online = from the f
     const html = renderHtmlReport(r, computeMetrics(r));
     expect(html).toContain(`${r.fillCount} fills, 1 in ${p.stride} drawn`);
     expect(html).toContain(`No fill row kept (maxFillRows 0); all ${r.fillCount} fills are in the run's store.`);
+  }, 120_000);
+});
+
+describe.skipIf(!existsSync(SAMPLE))('backtest: the inventory limit that binds (findings-3 F4)', () => {
+  it('a tighter risk maxPositionShares is the limit: summary, --json inventoryLimit, metrics and report', async () => {
+    // the strategy allows 30 shares, the risk gate 20: positions stop at 20, so 20 is the limit
+    const r = await runBacktest({ ...feedOpts, risk: { maxRejections: 100_000, maxPositionShares: 20 } });
+    expect(r.inventoryLimit).toEqual({ size: 20_000_000, source: 'risk.maxPositionShares' });
+    const m = computeMetrics(r);
+    expect(m.inventory.limit).toBe(20_000_000);
+    expect(m.inventory.tokens.some((x) => x.maxAbs === 20_000_000 && x.atLimitMs > 0)).toBe(true);
+    expect(m.inventory.maxFraction).toBeGreaterThan(0);
+    expect(JSON.stringify(r.fillStats)).toBe(JSON.stringify(oldWay(r)));
+    const line = formatSummary(r, m)
+      .split('\n')
+      .find((l) => l.includes('at inv. limit'));
+    expect(line).toMatch(/ [1-9][0-9.]* % of the time at most \(limit 20 shares, risk\.maxPositionShares\)$/);
+    expect(renderHtmlReport(r, m)).toContain('(limit 20 shares, risk.maxPositionShares)');
+    // a looser risk limit leaves the strategy's, as before
+    const loose = await runBacktest({ ...feedOpts, risk: { maxRejections: 100_000, maxPositionShares: 50 } });
+    expect(loose.inventoryLimit).toEqual({ size: 30_000_000, source: 'strategy.maxPosition' });
+  }, 120_000);
+
+  it('per market: a market whose own risk limit is tighter counts against it, the others against the default', async () => {
+    const first = (await runBacktest({ ...feedOpts, maxFillRows: 0 })).markets[0]!;
+    const r = await runBacktest({
+      ...feedOpts,
+      risk: { maxRejections: 100_000, markets: { [first.market]: { maxPositionShares: 10 } } },
+    });
+    expect(r.inventoryLimit).toEqual({
+      size: 30_000_000,
+      source: 'strategy.maxPosition',
+      markets: { [first.market]: { size: 10_000_000, source: 'risk.markets' } },
+    });
+    const m = computeMetrics(r);
+    expect(m.inventory.markets).toEqual({ [first.market]: { limit: 10_000_000, source: 'risk.markets' } });
+    const mine = new Set(first.tokens.map((t) => t.tokenId));
+    const own = m.inventory.tokens.filter((x) => mine.has(x.tokenId));
+    expect(own.every((x) => x.maxAbs <= 10_000_000)).toBe(true);
+    expect(own.some((x) => x.maxAbs === 10_000_000 && x.atLimitMs > 0)).toBe(true);
+    expect(JSON.stringify(r.fillStats)).toBe(JSON.stringify(oldWay(r)));
+    expect(formatSummary(r, m)).toMatch(
+      /\(limit 30 shares, strategy\.maxPosition; 10 shares for "[^"]+" \(risk\.markets\)\)/,
+    );
   }, 120_000);
 });
 

@@ -134,6 +134,21 @@ describe('request auth (L2 and Bearer)', () => {
     expect((await a.l2('GET', `/data/order/${restingId}`)).body.status).toBe('LIVE');
   });
 
+  it('answers one not_canceled reason for every id that is no live order of the caller: own done ones too (findings-3 F2)', async () => {
+    const reason = "order can't be found - already canceled or matched";
+    const mine = (await a.place(yes(v.m1), 'BUY', '0.30', '5')).id;
+    expect((await a.l2('DELETE', '/order', { orderID: mine })).body).toEqual({ canceled: [mine], not_canceled: {} });
+    // the caller's own order, already cancelled: the same text as an unknown id or another user's
+    const again = await a.l2('DELETE', '/order', { orderID: mine });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ canceled: [], not_canceled: { [mine]: reason } });
+    const unknown = `0x${'ef'.repeat(32)}`;
+    const many = await a.l2('DELETE', '/orders', [mine, unknown]);
+    expect(many.status).toBe(200);
+    expect(many.body).toEqual({ canceled: [], not_canceled: { [mine]: reason, [unknown]: reason } });
+    expect((await b.l2('DELETE', '/orders', [restingId])).body.not_canceled).toEqual({ [restingId]: reason });
+  });
+
   it("refuses an order signed by another wallet, or placed under another user's key", async () => {
     const before = await state(a);
     const forged = a.order(yes(v.m1), 'BUY', '0.30', '10');

@@ -75,6 +75,16 @@ describe('matching between two wallets', () => {
     expect(await collateral(b)).toBe('9998.75');
     const last = await getJson(`${v.clob}/last-trade-price?token_id=${yes(m)}`);
     expect(last).toEqual({ price: '0.55', side: 'BUY' });
+    // the batch read answers the tokens that traded only, as the public service (findings-3 F8); the
+    // single read of a token without a trade is the venue's sentinel, side "" (and /book says "")
+    const other = v.markets.filter((x) => x !== m && x !== v.negRisk).at(-1)!;
+    const batch = await fetch(`${v.clob}/last-trades-prices`, {
+      method: 'POST',
+      body: JSON.stringify([{ token_id: yes(m) }, { token_id: yes(other) }]),
+    });
+    expect(await batch.json()).toEqual([{ token_id: yes(m), price: '0.55', side: 'BUY' }]);
+    expect(await getJson(`${v.clob}/last-trade-price?token_id=${yes(other)}`)).toEqual({ price: '0.5', side: '' });
+    expect((await getJson(`${v.clob}/book?token_id=${yes(other)}`)).last_trade_price).toBe('');
     // both see the trade; A as taker, B as maker
     const ta = (await a.l2('GET', '/data/trades')).body;
     const tb = (await b.l2('GET', '/data/trades')).body;

@@ -287,11 +287,12 @@ describe('market channel: subscriptions', () => {
     await a.l2('DELETE', '/orders', [r1.id, r2.id]);
   });
 
-  it('accepts type MARKET and the public clients extras; ignores unknown asset ids', async () => {
+  it('accepts type MARKET and the public clients extras; ignores unknown and malformed asset ids', async () => {
     const m = otherMarket(2);
     const c = await client();
+    // unknown and malformed ids get nothing, no error either, as on the public service (README, findings-3 F9)
     c.send({
-      assets_ids: ['123456789', yes(m)],
+      assets_ids: ['123456789', 'abc', yes(m)],
       type: 'MARKET',
       markets: [],
       operation: 'subscribe',

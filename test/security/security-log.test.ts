@@ -111,7 +111,7 @@ describe('the security log (issue 16)', () => {
       ['POST /clob/order', 'INVALID_ORDER_MIN_TICK_SIZE'],
       ['POST /clob/orders', 'INVALID_ORDER_MIN_TICK_SIZE'],
       ['DELETE /clob/order', "order can't be found - already canceled or matched"],
-      ['DELETE /clob/orders', 'order not found'],
+      ['DELETE /clob/orders', "order can't be found - already canceled or matched"],
       ['POST /clob/order', 'BAD_REQUEST'],
     ]);
     expect(refused[0]).toMatchObject({ detail: `order ${off.id}`, identity: `${trader.address} key:${keyPrefix()}…` });

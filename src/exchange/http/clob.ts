@@ -11,16 +11,19 @@ import { formatAmount, formatPrice, PRICE_SCALE } from '../../core/units.ts';
 import { orderFromWire } from '../../api/signing/order.ts';
 import { orderFromWireV2, wireProtocolOf } from '../../api/signing/order-v2.ts';
 
-/** DELETE /order's reason for an id that is not a live order of the caller (the public service's words). */
-const ORDER_NOT_FOUND_REASON = "order can't be found - already canceled or matched";
-
 /** The neg-risk adapter on Polygon (the public service's contracts page). */
 const NEG_RISK_ADAPTER = '0xd91E80cF2E7be2e162c6513ceD06f1dD0dA35296';
 import { ValidationError } from '../../core/errors.ts';
 import type { ApiKeyRecord } from '../accounts/keys.ts';
 import { worldRecord } from '../identity.ts';
 import { clobMarketRecord } from '../markets.ts';
-import type { MarketEntry, PaperExchange, PlaceOutcome, PlaceRequest } from '../exchange.ts';
+import {
+  NOT_CANCELED_REASON,
+  type MarketEntry,
+  type PaperExchange,
+  type PlaceOutcome,
+  type PlaceRequest,
+} from '../exchange.ts';
 import { clobRewards } from '../rewards/wire.ts';
 import type { OrderState } from '../matching/types.ts';
 import { MAX_BATCH_ORDERS, MAX_CANCEL_IDS } from '../../core/rate-limits.ts';
@@ -287,6 +290,9 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       }
       return out;
     });
+    // a token that never traded: the public service's single read answers its sentinel, price "0.5"
+    // with side "" (the side tells "no trade" from a trade at 0.5), and its batch read leaves the
+    // token out (clients match the answers by token_id); /book says "" for it
     const lastTrade = (tokenId: string) => {
       const l = ex.lastTradePrice(tokenId);
       return l ? { price: formatPrice(l.price), side: l.side } : { price: '0.5', side: '' };
@@ -297,9 +303,10 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       return lastTrade(t as string);
     });
     app.post('/last-trades-prices', async (req) =>
-      parseWith(tokenListSchema, req.body, 'body').map((t) => {
+      parseWith(tokenListSchema, req.body, 'body').flatMap((t) => {
         tokenOf(t.token_id);
-        return { token_id: t.token_id, ...lastTrade(t.token_id) };
+        const l = ex.lastTradePrice(t.token_id);
+        return l ? [{ token_id: t.token_id, price: formatPrice(l.price), side: l.side }] : [];
       }),
     );
     app.get('/tick-size', async (req) => {
@@ -396,7 +403,7 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       // not a live order of the caller (unknown, another's, done): 200 with the public service's reason,
       // as its clients expect (public Python clients raise on any other status; bots match the text)
       if (ex.getOrder(k.address, orderID) === undefined)
-        return { canceled: [], not_canceled: { [orderID]: ORDER_NOT_FOUND_REASON } };
+        return { canceled: [], not_canceled: { [orderID]: NOT_CANCELED_REASON } };
       return ex.cancel(k.address, [orderID]);
     });
     app.delete('/orders', async (req, reply) => {

@@ -31,7 +31,10 @@ describe('backtest report: terminal summary', () => {
     expect(s).toContain('PnL             +1.99 USDC (realized +3.00, unrealized -1.00, fees 0.01)');
     expect(s).toContain('Sharpe          n/a (0 hourly PnL changes: 2 needed)');
     expect(s).toContain('max drawdown    0.00 USDC');
-    expect(s).toContain('orders          8 placed (10 sent, 2 rejected), 4 cancel requests (6 ids)');
+    // the venue's codes of the rejections (findings-3 F6)
+    expect(s).toContain(
+      'orders          8 placed (10 sent, 2 rejected: INVALID_ORDER_NOT_ENOUGH_BALANCE 2), 4 cancel requests (6 ids)',
+    );
     expect(s).toContain('fill ratio      37.5 % of orders placed got a fill; 0.500 fills per order');
     expect(s).toContain(
       'markouts        +1s +0.0154   +10s -0.0100   +60s +0.0500   (price units, size-weighted, over 4/2/1 fills)',

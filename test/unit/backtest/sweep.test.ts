@@ -3,7 +3,7 @@
  * (Sweeps running in worker threads are covered by test/e2e/cli-backtest.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
-import { formatSweepTable, gridPoints, rankRows, type SweepRow } from '../../../src/backtest/sweep.ts';
+import { formatSweepTable, gridPoints, rankNote, rankRows, type SweepRow } from '../../../src/backtest/sweep.ts';
 
 const row = (index: number, pnl: number, o: Partial<SweepRow> = {}): SweepRow => ({
   index,
@@ -48,6 +48,24 @@ describe('sweep grid and ranking', () => {
     expect(rankRows(dd, 'drawdown').map((r) => r.index)).toEqual([1, 0]);
     const fills = [row(0, 0, { fills: 1 }), row(1, 0, { fills: 7 })];
     expect(rankRows(fills, 'fills').map((r) => r.index)).toEqual([1, 0]);
+  });
+
+  it('says on stderr when Sharpe is n/a: on every point the rows are in grid order (findings-3 F5)', () => {
+    const of = (rankBy: 'sharpe' | 'pnl', rows: SweepRow[]) =>
+      rankNote({ strategy: 'bands', grid: { margin: [0, 1, 2] }, rankBy, points: rows.length, rows });
+    const none = [row(0, 5), row(1, 9), row(2, 0, { error: 'boom' })];
+    expect(rankRows(none, 'sharpe').map((r) => r.index)).toEqual([0, 1, 2]);
+    expect(of('sharpe', none)).toBe(
+      'Sharpe is n/a on every point (it needs two hourly PnL changes, a run of 2 hours or more): the rows are in ' +
+        'grid order, not ranked; rank by another key (--rank pnl|drawdown|...) or run longer',
+    );
+    const some = [row(0, 5, { sharpe: 1 }), row(1, 9), row(2, 0)];
+    expect(of('sharpe', some)).toBe(
+      'Sharpe is n/a on 2 of 3 points (it needs two hourly PnL changes, a run of 2 hours or more): those are ranked ' +
+        'last, in grid order',
+    );
+    expect(of('sharpe', [row(0, 5, { sharpe: 1 })])).toBeUndefined();
+    expect(of('pnl', none)).toBeUndefined();
   });
 
   it('prints the ranked table', () => {
