@@ -59,6 +59,30 @@ describe('mmkit run in a fleet', () => {
     flat.stop();
   }, 240_000);
 
+  it("refuses a member on the in-process paper exchange or a data dir's paper wallet (exit 2, naming the keys)", async () => {
+    const { dir } = h.dataDir();
+    const t0 = Date.now();
+    const res = await runMmkit(['run', '--data-dir', dir, '--duration', '30s', '--http-port', '0'], {
+      env: { MMKIT_REDIS_URL: r.url, MMKIT_FLEET_MEMBER: 'lone' },
+    });
+    expect(res.code, res.err).toBe(2);
+    expect(res.err).toContain('bot.exchangeUrl');
+    expect(res.err).toContain('bot.keystoreFile');
+    expect(res.err).not.toContain('paper exchange started in-process');
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    // the venue given, the paper wallet still refused
+    const { base } = await h.exchange(9);
+    const res2 = await runMmkit(
+      ['run', '--data-dir', dir, '--exchange-url', base, '--duration', '30s', '--http-port', '0'],
+      {
+        env: { MMKIT_REDIS_URL: r.url, MMKIT_FLEET_MEMBER: 'lone' },
+      },
+    );
+    expect(res2.code, res2.err).toBe(2);
+    expect(res2.err).toContain('bot.keystoreFile');
+    expect(res2.err).not.toContain('bot.exchangeUrl');
+  }, 120_000);
+
   it('refuses to start (exit 3, the password not printed) when the fleet Redis cannot be reached', async () => {
     const { ex, base } = await h.exchange(8);
     const { dir, address } = h.dataDir();
