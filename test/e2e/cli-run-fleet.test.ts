@@ -40,8 +40,14 @@ describe('mmkit run in a fleet', () => {
     await r.kill();
     expect(await waitUntil(() => flat.flatSince(downAt) > 0, 10_000), bot.err().slice(-3000)).toBe(true);
     expect(flat.flatSince(downAt) - downAt, bot.err().slice(-6000)).toBeLessThanOrEqual(2000);
-    await sleep(1000);
+    // (long enough for a balance refresh, every 5 s, to be refused by the shared budgets)
+    await sleep(6000);
     expect(ex.exchange.openOrders(address)).toEqual([]);
+    // the shared budgets refuse while Redis is away: said once by the fleet, not as venue retries
+    // (FLEET_BUDGET_UNAVAILABLE, not retried) and without the Redis client's internals
+    const downLog = bot.err().slice(bot.err().indexOf('fleet Redis unreachable'));
+    expect(downLog).not.toMatch(/retrying request/);
+    expect(downLog).not.toMatch(/enableOfflineQueue|Stream isn't writeable/);
     // back (empty): it re-claims its markets and quotes again
     await r.restart();
     expect(await waitForQuotes(ex, address, 30_000), bot.err().slice(-3000)).toBeGreaterThan(0);
