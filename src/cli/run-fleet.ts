@@ -27,7 +27,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../core/clock.ts';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError, type ConfigProblem } from '../core/errors.ts';
 import { formatAmount } from '../core/units.ts';
 import type { ConditionId, OrderId } from '../core/ids.ts';
 import type { Venue } from '../core/venue.ts';
@@ -65,6 +65,43 @@ export function fleetLedgerId(dataDir: string): string {
 export interface RunFleetConfig {
   redisUrl: string;
   member: string;
+}
+
+/**
+ * A fleet member trades the account the other members trade, at the venue they trade on; the two
+ * defaults of a lone `mmkit run` give neither: the in-process paper exchange is this process's own
+ * venue, and the paper wallet in `<dataDir>/paper-wallet.key` is this data directory's own account
+ * (each member has its own data directory). Either would make a one-member fleet of its own,
+ * silently (the members would each quote the same markets elsewhere). So a member needs a venue URL
+ * (bot.exchangeUrl, or venue.clobUrl with venue.wsUrl) and a configured wallet (bot.keystoreFile or
+ * MMKIT_PRIVATE_KEY). Pure (reads `env`, default process.env).
+ * @throws ConfigError naming every key missing (exit 2); nothing when fleet.redisUrl is unset
+ */
+export function checkFleetMemberSetup(
+  cfg: {
+    readonly fleet?: { readonly redisUrl: string } | undefined;
+    readonly exchangeUrl: string;
+    readonly urls?: { readonly clob?: string; readonly ws?: string } | undefined;
+    readonly keystoreFile: string;
+  },
+  env: Record<string, string | undefined> = process.env,
+): void {
+  if (cfg.fleet === undefined || cfg.fleet.redisUrl === '') return;
+  const problems: ConfigProblem[] = [];
+  if (cfg.exchangeUrl === '' && !(cfg.urls?.clob && cfg.urls.ws))
+    problems.push({
+      key: 'bot.exchangeUrl',
+      message:
+        "a fleet member (fleet.redisUrl set) needs the venue the other members trade on: set bot.exchangeUrl (MMKIT_EXCHANGE_URL, --exchange-url; e.g. a paper exchange started with `mmkit exchange`), not the in-process paper exchange, which is this daemon's alone",
+    });
+  if (cfg.keystoreFile === '' && !env['MMKIT_PRIVATE_KEY'])
+    problems.push({
+      key: 'bot.keystoreFile',
+      message:
+        "a fleet member (fleet.redisUrl set) needs the wallet the other members trade: set bot.keystoreFile (MMKIT_KEYSTORE_FILE, --keystore) with MMKIT_KEYSTORE_PASSWORD, or MMKIT_PRIVATE_KEY, the same on every member; the paper wallet of a data directory is that directory's alone",
+    });
+  const [first, ...rest] = problems;
+  if (first !== undefined) throw ConfigError.of([first, ...rest]);
 }
 
 /** The live venue's heartbeat chain (LiveVenue fits): the id it last got, and where to go on from. */

@@ -41,6 +41,7 @@ import { registerSecret } from '../core/secrets.ts';
 import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.ts';
 import { componentLogger, prettyOnly, terminalView } from '../ops/logger.ts';
 import {
+  checkFleetMemberSetup,
   type FleetRef,
   fleetLedgerId,
   fleetView,
@@ -223,6 +224,8 @@ export async function runBot(
   signal?: AbortSignal,
   stops?: StopSignals,
 ): Promise<RunSummary> {
+  // a fleet member on its own venue or its own wallet would be a fleet of one: refused before anything starts
+  checkFleetMemberSetup(cfg);
   mkdirSync(cfg.dataDir, { recursive: true });
   let lock: DaemonLock;
   try {

@@ -299,7 +299,8 @@ export function formatStatus(s: StatusSnapshot, url: string): string {
   if (s.killSwitch.tripped) out.push(`kill switch TRIPPED: ${s.killSwitch.trigger}: ${s.killSwitch.message}`);
   out.push('markets:');
   for (const m of s.markets) {
-    out.push(`  ${m.question}  [${m.quotable ? 'quoting' : `pulled: ${m.why ?? ''}`}]  ${m.market}`);
+    const state = m.quotable ? 'quoting' : m.heldBy !== undefined ? `held by ${m.heldBy}` : `pulled: ${m.why ?? ''}`;
+    out.push(`  ${m.question}  [${state}]  ${m.market}`);
     const r = m.rewards;
     if (r != null)
       out.push(

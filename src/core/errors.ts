@@ -25,6 +25,8 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'NETWORK'
   | 'SERVICE_UNAVAILABLE'
+  /** A fleet member's shared request budgets (its Redis) could not be asked: nothing was sent. */
+  | 'FLEET_BUDGET_UNAVAILABLE'
   | 'TIMEOUT'
   | 'INTERNAL'
   | VenueRejectCode;
@@ -129,7 +131,11 @@ export class RateLimitError extends MmkitError {
 }
 
 export class NetworkError extends MmkitError {
-  constructor(message: string, code: 'NETWORK' | 'SERVICE_UNAVAILABLE' | 'TIMEOUT' = 'NETWORK', opts?: ErrorOptions) {
+  constructor(
+    message: string,
+    code: 'NETWORK' | 'SERVICE_UNAVAILABLE' | 'FLEET_BUDGET_UNAVAILABLE' | 'TIMEOUT' = 'NETWORK',
+    opts?: ErrorOptions,
+  ) {
     super(code, message, true, opts);
   }
 }

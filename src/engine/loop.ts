@@ -305,7 +305,7 @@ class EngineImpl implements Engine {
       if (!this.#stopped) this.#control.next({ kind: 'listing', markets });
     } catch (err) {
       this.#stats.errors.listing++;
-      this.#log('warn', 'listing', { err: errMsg(err) }, 'market listing poll failed');
+      this.#log(failLevel(err), 'listing', { err: errMsg(err) }, 'market listing poll failed');
     }
   }
 
@@ -315,7 +315,7 @@ class EngineImpl implements Engine {
       if (!this.#stopped) this.#control.next({ kind: 'balance', available: b.available, reserved: b.reserved });
     } catch (err) {
       this.#stats.errors.balance++;
-      this.#log('warn', 'balance', { err: errMsg(err) }, 'balance refresh failed');
+      this.#log(failLevel(err), 'balance', { err: errMsg(err) }, 'balance refresh failed');
     }
   }
 
@@ -583,4 +583,13 @@ export function errAt(err: unknown): string | undefined {
 
 function errMsg(err: unknown): string {
   return (err instanceof Error ? err.message : String(err)).slice(0, 300);
+}
+
+/**
+ * The level of a poll's failure: `info` when a fleet member's shared budgets refused the request
+ * (FLEET_BUDGET_UNAVAILABLE: its Redis is away; the fleet already warned once, and the member pulled
+ * its quotes), else `warn`.
+ */
+function failLevel(err: unknown): RateLimitedLevel {
+  return (err as { code?: unknown } | null)?.code === 'FLEET_BUDGET_UNAVAILABLE' ? 'info' : 'warn';
 }

@@ -29,6 +29,11 @@ export interface FleetKeys {
   readonly killChannel: string;
   /** HASH member -> "<notional µ>:<open orders>:<refreshed at, Redis TIME ms>": the risk grants. */
   readonly riskGrants: string;
+  /**
+   * HASH member -> "<since, Redis TIME ms>:<notional 0|1>:<orders 0|1>": members short of room (their
+   * ask for room was cut below their fair share); members above their fair share give back to it.
+   */
+  readonly riskShort: string;
   /** HASH of the account limits the fleet runs with (./fleet-limits.ts). */
   readonly riskLimits: string;
   /** HASH member -> its last PnL, µ-collateral (persistent: a dead member's positions still exist). */
@@ -57,6 +62,7 @@ export function fleetKeys(account: string): FleetKeys {
     kill: `${prefix}kill`,
     killChannel: `${prefix}kill:ch`,
     riskGrants: `${prefix}risk:grants`,
+    riskShort: `${prefix}risk:short`,
     riskLimits: `${prefix}risk:limits`,
     pnl: `${prefix}risk:pnl`,
     ledgers: `${prefix}ledgers`,

@@ -16,6 +16,16 @@
  * ask is made from), a larger one only AFTER Redis granted it. While Redis is unreachable the grant in force stays (the fail-closed
  * guard pulls the quotes anyway).
  *
+ * Giving back to a member short of room (a member that restarted finds the caps held by the others,
+ * who keep them while they use them): a member whose ask for room (`press`) was cut below its fair
+ * share `ceil(cap / live members)` is marked short in `<prefix>risk:short` by the GRANT script
+ * (per dimension, for `SHORT_MS`; cleared once it is not cut below its fair share any more), and the
+ * script tells every other member so. A member told so gives back down to `floor(cap / live
+ * members)` in that dimension (rounded down, so that the short one can reach its share rounded up
+ * within the caps): its gate enforces the fair share at once (so it places no more, and the quotes it cuts
+ * are cancelled), while the grant it asks Redis for stays at least its open orders' usage, so the
+ * orders resting never exceed the caps together; the stored grant follows the usage down.
+ *
  * Reaping: a grant not refreshed for `reapMs` (default 8 s: the membership's 3 s death plus one
  * market-lease period of 5 s, so that the market's taker has cancelled the dead member's orders)
  * is removed by the next GRANT of any member. A member that leaves cleanly releases its grant.
@@ -42,6 +52,23 @@ export interface RiskGrant extends RiskAmounts {
 
 /** Grant not refreshed this long is reaped, ms (3 s membership death + a 5 s market lease). */
 export const DEFAULT_REAP_MS = 8000;
+
+/** A member's mark "short of room" counts this long after its last cut ask, ms (it asks every second). */
+export const SHORT_MS = 3000;
+
+/** Per dimension: whether another member is short of room (the others give back to their fair share). */
+export interface RiskShortage {
+  readonly notional: boolean;
+  readonly orders: boolean;
+}
+
+const NONE_SHORT: RiskShortage = Object.freeze({ notional: false, orders: false });
+
+/** The fair share of each cap among `liveMembers`: `ceil(cap / live members)`. Pure. */
+export function fairShare(caps: RiskAmounts, liveMembers: number): RiskAmounts {
+  const live = Math.max(1, Math.floor(liveMembers));
+  return { notional: Math.ceil(caps.notional / live), orders: Math.ceil(caps.orders / live) };
+}
 
 const MEMBER = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -85,8 +112,9 @@ export function planAsk(
   };
 }
 
-// KEYS: grants; ARGV: member, wantN, wantO, capN, capO, reapMs
-// -> {grantN, grantO, reaped member...} (numbers as strings: exact up to 2^53)
+// KEYS: grants, short; ARGV: member, wantN, wantO, capN, capO, reapMs, fairN, fairO, shortMs
+// (fair 0: not asking for room, never marked short)
+// -> {grantN, grantO, othersShortN, othersShortO, reaped member...} (numbers as strings: exact up to 2^53)
 const GRANT = new Script(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -114,7 +142,32 @@ end
 local gN = math.max(0, math.min(wantN, capN - usedN))
 local gO = math.max(0, math.min(wantO, capO - usedO))
 redis.call('HSET', KEYS[1], me, string.format('%.0f:%.0f:%.0f', gN, gO, now))
-local out = {string.format('%.0f', gN), string.format('%.0f', gO)}
+local fairN, fairO = tonumber(ARGV[7]) or 0, tonumber(ARGV[8]) or 0
+local shortMs = tonumber(ARGV[9]) or 3000
+local sN = (gN < wantN and gN < fairN) and 1 or 0
+local sO = (gO < wantO and gO < fairO) and 1 or 0
+if sN + sO > 0 then
+  redis.call('HSET', KEYS[2], me, string.format('%.0f:%d:%d', now, sN, sO))
+else
+  redis.call('HDEL', KEYS[2], me)
+end
+local gone = {}
+for _, m in ipairs(reaped) do gone[m] = true end
+local oN, oO = 0, 0
+local short = redis.call('HGETALL', KEYS[2])
+for i = 1, #short, 2 do
+  local m = short[i]
+  if m ~= me then
+    local at, a, b = string.match(short[i + 1], '^(%d+):([01]):([01])$')
+    if at == nil or gone[m] or now - tonumber(at) > shortMs then
+      redis.call('HDEL', KEYS[2], m)
+    else
+      if a == '1' then oN = 1 end
+      if b == '1' then oO = 1 end
+    end
+  end
+end
+local out = {string.format('%.0f', gN), string.format('%.0f', gO), tostring(oN), tostring(oO)}
 for _, m in ipairs(reaped) do out[#out + 1] = m end
 return out
 `);
@@ -142,24 +195,45 @@ export class RiskGrants {
 
   /**
    * Sets `member`'s grant to `want` cut to what the others leave of the caps (and reaps stale
-   * grants). Returns the grant in force and the members reaped.
+   * grants). With `fair` (the member asks for room: its fair share), a cut below it marks the member
+   * short of room, and no cut clears the mark. Returns the grant in force, the members reaped and
+   * whether another member is short of room (then this one gives back to its fair share).
    * @throws ValidationError on a bad member or ask (nothing sent); the client's error when Redis fails
    */
-  async request(member: string, want: RiskAmounts): Promise<{ grant: RiskAmounts; reaped: string[] }> {
+  async request(
+    member: string,
+    want: RiskAmounts,
+    fair?: RiskAmounts,
+  ): Promise<{ grant: RiskAmounts; reaped: string[]; othersShort: RiskShortage }> {
     checkMember(member);
     checkAmounts('risk ask', want);
+    if (fair !== undefined) checkAmounts('risk fair share', fair);
     const r = (await GRANT.run(
       this.redis,
-      [this.keys.riskGrants],
-      [member, want.notional, want.orders, this.caps.notional, this.caps.orders, this.reapMs],
+      [this.keys.riskGrants, this.keys.riskShort],
+      [
+        member,
+        want.notional,
+        want.orders,
+        this.caps.notional,
+        this.caps.orders,
+        this.reapMs,
+        fair?.notional ?? 0,
+        fair?.orders ?? 0,
+        SHORT_MS,
+      ],
     )) as string[];
-    return { grant: { notional: Number(r[0]), orders: Number(r[1]) }, reaped: r.slice(2) };
+    return {
+      grant: { notional: Number(r[0]), orders: Number(r[1]) },
+      othersShort: r[2] === '1' || r[3] === '1' ? { notional: r[2] === '1', orders: r[3] === '1' } : NONE_SHORT,
+      reaped: r.slice(4),
+    };
   }
 
-  /** Gives the whole grant back (a member leaving). */
+  /** Gives the whole grant back (a member leaving); its mark "short of room" goes too. */
   async release(member: string): Promise<void> {
     checkMember(member);
-    await this.redis.hdel(this.keys.riskGrants, member);
+    await this.redis.multi().hdel(this.keys.riskGrants, member).hdel(this.keys.riskShort, member).exec();
   }
 
   /** Every grant stored (sorted by member); unreadable ones left out. */
@@ -202,6 +276,10 @@ export class RiskKeeper {
   #running: Promise<void> | undefined;
   #stopped = false;
   #pressed = false;
+  /** Whether the fair share was asked for last round (the mark "short" is set or cleared only then). */
+  #pressedLast = false;
+  /** Another member is short of room (the last grant said so): give back down to the fair share. */
+  #yield: RiskShortage = NONE_SHORT;
 
   constructor(o: RiskKeeperOptions) {
     checkMember(o.member);
@@ -246,26 +324,54 @@ export class RiskKeeper {
       want = this.#shrinkTo();
       this.#shrink(want);
     }
+    // giving back to a member short of room: the gate enforces `want` (at most the fair share), but
+    // the grant asked stays at least what rests now (the orders resting never exceed the caps together)
+    const y = this.#yield;
+    let ask = want;
+    if (y.notional || y.orders) {
+      const u = this.#o.usage();
+      ask = {
+        notional: y.notional ? Math.max(want.notional, u.notional) : want.notional,
+        orders: y.orders ? Math.max(want.orders, u.orders) : want.orders,
+      };
+    }
     try {
-      const { grant } = await this.#o.grants.request(this.#o.member, want);
-      if (!this.#stopped) this.#adopt(grant);
+      const fair = this.#pressedLast ? fairShare(this.#o.grants.caps, this.#o.liveMembers()) : undefined;
+      const { grant, othersShort } = await this.#o.grants.request(this.#o.member, ask, fair);
+      if (this.#stopped) return;
+      this.#yield = othersShort;
+      this.#adopt({ notional: Math.min(grant.notional, want.notional), orders: Math.min(grant.orders, want.orders) });
     } catch (e) {
       this.#o.onError?.(e);
     }
   }
 
+  /**
+   * planAsk, at most the fair share rounded down in a dimension where another member is short of
+   * room (rounded down: then the short member can reach its own, rounded up, within the caps).
+   */
+  #yielded(a: RiskAmounts): RiskAmounts {
+    const y = this.#yield;
+    if (!y.notional && !y.orders) return a;
+    const live = Math.max(1, Math.floor(this.#o.liveMembers()));
+    const caps = this.#o.grants.caps;
+    const fair = { notional: Math.floor(caps.notional / live), orders: Math.floor(caps.orders / live) };
+    return {
+      notional: y.notional ? Math.min(a.notional, fair.notional) : a.notional,
+      orders: y.orders ? Math.min(a.orders, fair.orders) : a.orders,
+    };
+  }
+
   #shrinkTo(): RiskAmounts {
-    return planAsk(this.#o.usage(), this.#o.grants.caps, this.#o.liveMembers());
+    return this.#yielded(planAsk(this.#o.usage(), this.#o.grants.caps, this.#o.liveMembers()));
   }
 
   #ask(): RiskAmounts {
     const pressed = this.#pressed;
     this.#pressed = false;
-    return planAsk(
-      this.#o.usage(),
-      this.#o.grants.caps,
-      this.#o.liveMembers(),
-      pressed ? { held: this.#local } : undefined,
+    this.#pressedLast = pressed;
+    return this.#yielded(
+      planAsk(this.#o.usage(), this.#o.grants.caps, this.#o.liveMembers(), pressed ? { held: this.#local } : undefined),
     );
   }
 

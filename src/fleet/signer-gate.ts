@@ -223,9 +223,7 @@ export class RedisSignerGate implements SignerGate {
   async #run(s: Script, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
     const fail = (e: unknown) => {
       this.#errors++;
-      return new SharedBudgetUnavailableError(`fleet signer buckets: Redis did not answer (${(e as Error).message})`, {
-        cause: e,
-      });
+      return SharedBudgetUnavailableError.of('signer buckets', e);
     };
     try {
       return await this.#redis.evalsha(s.sha, keys.length, ...keys, ...args);

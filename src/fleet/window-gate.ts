@@ -58,10 +58,24 @@ import {
   TABLE,
 } from './window-scripts.ts';
 
-/** Redis could not be asked for a budget slot (down, hung, or an error): the request was not sent. */
+/**
+ * Redis could not be asked for a budget slot (down, hung, or an error): the request was not sent.
+ * Its own code, FLEET_BUDGET_UNAVAILABLE (not the venue's SERVICE_UNAVAILABLE: the venue is not at
+ * fault), and not retried by the transport (src/api/http/retry.ts): the member fails closed while
+ * its Redis is away (./fail-closed.ts), so a retry would only fill the log. The message is worded
+ * for an operator; the Redis client's own error is the `cause`.
+ */
 export class SharedBudgetUnavailableError extends NetworkError {
   constructor(message: string, opts?: ErrorOptions) {
-    super(message, 'SERVICE_UNAVAILABLE', opts);
+    super(message, 'FLEET_BUDGET_UNAVAILABLE', opts);
+  }
+
+  /** The error for `what` (the shared budgets' part) after the Redis client's error `cause`. */
+  static of(what: string, cause: unknown): SharedBudgetUnavailableError {
+    return new SharedBudgetUnavailableError(
+      `fleet ${what}: the fleet's Redis is unreachable, so the request was not sent (the member pauses quoting until Redis is back)`,
+      { cause },
+    );
   }
 }
 
@@ -355,18 +369,14 @@ export class RedisWindowGate implements BudgetGate {
     } catch (e) {
       if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) {
         this.#errors++;
-        throw new SharedBudgetUnavailableError(`fleet budgets: Redis did not answer (${(e as Error).message})`, {
-          cause: e,
-        });
+        throw SharedBudgetUnavailableError.of('request budgets', e);
       }
     }
     try {
       return await this.#redis.eval(s.lua, keys.length, ...keys, ...args);
     } catch (e) {
       this.#errors++;
-      throw new SharedBudgetUnavailableError(`fleet budgets: Redis did not answer (${(e as Error).message})`, {
-        cause: e,
-      });
+      throw SharedBudgetUnavailableError.of('request budgets', e);
     }
   }
 

@@ -289,7 +289,11 @@ export function createTrader(o: TraderOptions): Trader {
       grantSeen = g;
       grantLimits = Object.freeze({
         ...limits,
-        global: Object.freeze({ maxNotional: g.notional as Micro, maxOpenOrders: g.orders }),
+        global: Object.freeze({
+          maxNotional: g.notional as Micro,
+          maxOpenOrders: g.orders,
+          account: { maxNotional: limits.global.maxNotional, maxOpenOrders: limits.global.maxOpenOrders },
+        }),
       });
     }
     return grantLimits;

@@ -19,6 +19,11 @@ export interface FleetStatusSection {
   readonly heartbeat: string | null;
   /** The fleet kill switch: null armed, else the trip's reason. */
   readonly kill: string | null;
+  /**
+   * Who holds each fleet market, as the members' status records say (market -> member; a market no
+   * record lists is absent): the status marks a market another member holds as `held by <member>`.
+   */
+  readonly holders?: Readonly<Record<string, string>>;
 }
 
 /** The fleet's state, as far as the section needs it (FleetStatusReport of src/cli/fleet-status.ts fits). */
@@ -52,5 +57,13 @@ export function fleetStatusSection(member: string, r: FleetStateLike): FleetStat
     totalPnl: r.total.total,
     heartbeat: r.heartbeat?.holder ?? null,
     kill: r.kill?.reason ?? null,
+    holders: holdersOf(r.records),
   };
+}
+
+/** market -> the member whose status record lists it (the first, should two records lag behind a move). */
+function holdersOf(records: FleetStateLike['records']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const x of records) for (const m of x.markets) if (typeof m === 'string' && !(m in out)) out[m] = x.member;
+  return out;
 }

@@ -210,7 +210,7 @@ export const STATUS_PAGE_HTML = String.raw`<!doctype html>
       var quotes = m.quotes.length === 0 ? '<span class="empty">no own quotes</span>' : m.quotes.map(function (q) {
         return '<span class="chip ' + (q.side === 'BUY' ? 'bid' : 'ask') + '">' + esc(q.outcome) + ' ' + esc(q.side === 'BUY' ? 'bid' : 'ask') + ' ' + esc(q.price) + ' × ' + esc(q.size) + (q.matched !== '0' ? ' (' + esc(q.matched) + ' filled)' : '') + '</span>';
       }).join('');
-      return '<div class="market" data-market="' + esc(m.market) + '"><h3>' + esc(m.question) + ' ' + (m.quotable ? '<span class="badge ok">quoting</span>' : '<span class="badge warn" title="' + esc(m.why) + '">pulled</span>') + '</h3>' +
+      return '<div class="market" data-market="' + esc(m.market) + '"><h3>' + esc(m.question) + ' ' + (m.quotable ? '<span class="badge ok">quoting</span>' : m.heldBy ? '<span class="badge">held by ' + esc(m.heldBy) + '</span>' : '<span class="badge warn" title="' + esc(m.why) + '">pulled</span>') + '</h3>' +
         '<div class="meta">' + esc(short(m.market, 18)) + (m.why ? ' · ' + esc(m.why) : '') + '</div>' +
         '<table><thead><tr><th>outcome</th><th class="num">best bid</th><th class="num">best ask</th><th class="num">mid</th><th class="num">position</th></tr></thead><tbody>' + rows + '</tbody></table>' +
         '<div class="quotes">' + quotes + '</div>' + rewardLine(m.rewards) + '</div>';

@@ -62,6 +62,8 @@ export interface MarketStatus {
   readonly question: string;
   readonly quotable: boolean;
   readonly why: string | null;
+  /** A fleet member: the other member that holds (quotes) this market; then `why` is `held by <it>`. */
+  readonly heldBy?: string;
   readonly tokens: readonly TokenStatus[];
   readonly quotes: readonly QuoteStatus[];
   /** Null: the market has no reward config. */

@@ -540,13 +540,18 @@ export class DaemonMonitor {
     }
     const posOf = new Map(positions.map((p) => [p.tokenId, p]));
     const rewardOf = marketRewardStatus(rw);
+    const fleet = this.#fleet?.();
     const markets: MarketStatus[] = this.#ctx.markets.map((mk) => {
-      const why = v?.whyNotQuotable(mk.market);
+      // a fleet market another member holds is not this member's to quote, whatever its engine says
+      const holder = fleet?.holders?.[mk.market];
+      const heldBy = holder !== undefined && holder !== fleet?.member ? holder : undefined;
+      const why = heldBy !== undefined ? `held by ${heldBy}` : v?.whyNotQuotable(mk.market);
       return {
         market: mk.market,
         question: mk.question,
         quotable: v !== undefined && why === undefined,
         why: v === undefined ? 'starting' : (why ?? null),
+        ...(heldBy !== undefined ? { heldBy } : {}),
         tokens: mk.tokens.map((t) => {
           const b = v?.book(t.tokenId);
           const p = posOf.get(t.tokenId);
@@ -577,7 +582,6 @@ export class DaemonMonitor {
         rewards: rewardOf(mk.market),
       };
     });
-    const fleet = this.#fleet?.();
     const snap: StatusSnapshot = {
       schema: 1,
       version: this.#o.version ?? '0.0.0',

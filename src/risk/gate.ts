@@ -536,7 +536,7 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
       refusals.push({
         quote: q,
         code: 'OPEN_ORDERS_GLOBAL',
-        reason: `more than ${view.limits.global.maxOpenOrders} open orders in all`,
+        reason: globalOrdersReason(view.limits.global),
       });
       continue;
     }
@@ -584,6 +584,13 @@ const CUT_CODES: readonly RiskCode[] = [
   'NOTIONAL_GLOBAL',
 ];
 
+/** The reason of an OPEN_ORDERS_GLOBAL refusal: the account's cap, or a fleet member's grant of it. */
+function globalOrdersReason(g: RiskLimits['global']): string {
+  return g.account !== undefined
+    ? `fleet grant: ${g.maxOpenOrders} of ${g.account.maxOpenOrders} open orders (the account's cap is shared by the fleet's members)`
+    : `more than ${g.maxOpenOrders} open orders in all`;
+}
+
 /** The reason of a cut (built only when reported). */
 function cutReason(cut: number, pos: number, collateral: number, limits: MarketLimits, all: RiskLimits): string {
   switch (cut) {
@@ -600,7 +607,9 @@ function cutReason(cut: number, pos: number, collateral: number, limits: MarketL
     case CUT_NOTIONAL_MARKET:
       return `market notional would exceed ${sh(limits.maxNotional)} USDC`;
     case CUT_NOTIONAL_GLOBAL:
-      return `global notional would exceed ${sh(all.global.maxNotional)} USDC`;
+      return all.global.account !== undefined
+        ? `fleet grant: global notional would exceed ${sh(all.global.maxNotional)} of ${sh(all.global.account.maxNotional)} USDC`
+        : `global notional would exceed ${sh(all.global.maxNotional)} USDC`;
     default:
       return 'cut';
   }

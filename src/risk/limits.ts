@@ -134,7 +134,15 @@ export interface RiskLimits {
   readonly defaults: MarketLimits;
   /** Per-market limits where overridden (full objects: overrides on top of the defaults). */
   readonly markets: Readonly<Record<string, MarketLimits>>;
-  readonly global: { readonly maxNotional: Micro; readonly maxOpenOrders: number };
+  readonly global: {
+    readonly maxNotional: Micro;
+    readonly maxOpenOrders: number;
+    /**
+     * A fleet member's global caps are its grant of the account's (src/fleet/risk-reserve.ts): these
+     * are the account's, named in a refusal ("fleet grant: 0 of 24 open orders"). Absent: a lone daemon.
+     */
+    readonly account?: { readonly maxNotional: Micro; readonly maxOpenOrders: number };
+  };
   readonly killSwitch: KillSwitchLimits;
 }
 

@@ -165,6 +165,8 @@ async function daemonFleet(): Promise<{ use: number; min: number; refused: numbe
             ...process.env,
             MMKIT_HTTP_PORT: '0',
             MMKIT_REDIS_URL: redis.url,
+            // one wallet: a fleet member refuses a data dir's own paper wallet
+            MMKIT_PRIVATE_KEY: wallet.privateKey,
             MMKIT_FLEET_MEMBER: name,
             MMKIT_FLEET_MAX_MEMBERS: String(MEMBERS),
             MMKIT_BUDGET_SCALE: String(SCALE),

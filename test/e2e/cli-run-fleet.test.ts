@@ -40,8 +40,14 @@ describe('mmkit run in a fleet', () => {
     await r.kill();
     expect(await waitUntil(() => flat.flatSince(downAt) > 0, 10_000), bot.err().slice(-3000)).toBe(true);
     expect(flat.flatSince(downAt) - downAt, bot.err().slice(-6000)).toBeLessThanOrEqual(2000);
-    await sleep(1000);
+    // (long enough for a balance refresh, every 5 s, to be refused by the shared budgets)
+    await sleep(6000);
     expect(ex.exchange.openOrders(address)).toEqual([]);
+    // the shared budgets refuse while Redis is away: said once by the fleet, not as venue retries
+    // (FLEET_BUDGET_UNAVAILABLE, not retried) and without the Redis client's internals
+    const downLog = bot.err().slice(bot.err().indexOf('fleet Redis unreachable'));
+    expect(downLog).not.toMatch(/retrying request/);
+    expect(downLog).not.toMatch(/enableOfflineQueue|Stream isn't writeable/);
     // back (empty): it re-claims its markets and quotes again
     await r.restart();
     expect(await waitForQuotes(ex, address, 30_000), bot.err().slice(-3000)).toBeGreaterThan(0);
@@ -58,6 +64,30 @@ describe('mmkit run in a fleet', () => {
     expect(ex.exchange.openOrders(address)).toEqual([]);
     flat.stop();
   }, 240_000);
+
+  it("refuses a member on the in-process paper exchange or a data dir's paper wallet (exit 2, naming the keys)", async () => {
+    const { dir } = h.dataDir();
+    const t0 = Date.now();
+    const res = await runMmkit(['run', '--data-dir', dir, '--duration', '30s', '--http-port', '0'], {
+      env: { MMKIT_REDIS_URL: r.url, MMKIT_FLEET_MEMBER: 'lone' },
+    });
+    expect(res.code, res.err).toBe(2);
+    expect(res.err).toContain('bot.exchangeUrl');
+    expect(res.err).toContain('bot.keystoreFile');
+    expect(res.err).not.toContain('paper exchange started in-process');
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    // the venue given, the paper wallet still refused
+    const { base } = await h.exchange(9);
+    const res2 = await runMmkit(
+      ['run', '--data-dir', dir, '--exchange-url', base, '--duration', '30s', '--http-port', '0'],
+      {
+        env: { MMKIT_REDIS_URL: r.url, MMKIT_FLEET_MEMBER: 'lone' },
+      },
+    );
+    expect(res2.code, res2.err).toBe(2);
+    expect(res2.err).toContain('bot.keystoreFile');
+    expect(res2.err).not.toContain('bot.exchangeUrl');
+  }, 120_000);
 
   it('refuses to start (exit 3, the password not printed) when the fleet Redis cannot be reached', async () => {
     const { ex, base } = await h.exchange(8);

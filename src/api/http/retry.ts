@@ -11,6 +11,9 @@
  *    may have landed. Retried ONLY when the request is idempotent (sending the same bytes twice
  *    cannot act twice: GETs, cancels, a POST of already-signed orders that the venue refuses as
  *    duplicates), after a backoff.
+ *  - A fleet member's shared budgets unavailable (NetworkError 'FLEET_BUDGET_UNAVAILABLE': its Redis
+ *    does not answer; nothing was sent): not retried. The member fails closed until Redis is back,
+ *    and the pollers try again on their own period; retrying here would only fill the log.
  *  - Anything else (auth, validation, not found, venue refusal): never retried.
  *
  * Backoff: full jitter, `random() * min(capMs, baseMs * 2^(attempt-1))` (AWS architecture blog,
@@ -36,7 +39,14 @@ export interface RetryDecision {
   /** Wait before the next attempt, ms (0 when not retrying). */
   delayMs: number;
   /** Why (for logs and tests). */
-  reason: 'rate-limited' | 'unavailable' | 'network' | 'not-idempotent' | 'fatal' | 'attempts-exhausted';
+  reason:
+    | 'rate-limited'
+    | 'unavailable'
+    | 'network'
+    | 'not-idempotent'
+    | 'fatal'
+    | 'attempts-exhausted'
+    | 'fleet-offline';
 }
 
 /** A retry policy bound to its configuration. */
@@ -74,6 +84,7 @@ export function createRetryPolicy(cfg: RetryConfig = {}): RetryPolicy {
     backoff,
     decide(err, attempt, idempotent) {
       if (!(err instanceof MmkitError) || !err.retryable) return { retry: false, delayMs: 0, reason: 'fatal' };
+      if (err.code === 'FLEET_BUDGET_UNAVAILABLE') return { retry: false, delayMs: 0, reason: 'fleet-offline' };
       if (attempt >= maxAttempts) return { retry: false, delayMs: 0, reason: 'attempts-exhausted' };
       if (err instanceof RateLimitError) {
         return {

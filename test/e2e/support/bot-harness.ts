@@ -7,7 +7,7 @@
 import { once } from 'node:events';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { finished } from 'node:stream/promises';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wallet } from 'ethers';
@@ -89,15 +89,26 @@ export class BotHarness {
     return { dir, address: bot.address.toLowerCase() };
   }
 
-  /** `mmkit run --exchange-url base --data-dir dir ...args` as a child process. */
+  /**
+   * `mmkit run --exchange-url base --data-dir dir ...args` as a child process. A fleet member
+   * (`MMKIT_REDIS_URL` in `env`) gets the key of the data dir's paper wallet as MMKIT_PRIVATE_KEY
+   * (unless `env` names a wallet): a member refuses a data dir's own paper wallet (src/cli/run-fleet.ts).
+   */
   startBot(base: string, dir: string, args: string[] = [], env: Record<string, string> = {}): BotProcess {
+    const member =
+      env['MMKIT_REDIS_URL'] !== undefined &&
+      env['MMKIT_PRIVATE_KEY'] === undefined &&
+      env['MMKIT_KEYSTORE_FILE'] === undefined &&
+      existsSync(join(dir, 'paper-wallet.key'))
+        ? { MMKIT_PRIVATE_KEY: readFileSync(join(dir, 'paper-wallet.key'), 'utf8').trim() }
+        : {};
     const p = spawn(
       process.execPath,
       [BIN, 'run', '--exchange-url', base, '--data-dir', dir, '--log-level', 'info', ...args],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
         // the status server on a free port (tests run daemons in parallel; the default 8787 would clash)
-        env: { ...process.env, MMKIT_HTTP_PORT: '0', ...env },
+        env: { ...process.env, MMKIT_HTTP_PORT: '0', ...member, ...env },
       },
     );
     this.children.push(p);

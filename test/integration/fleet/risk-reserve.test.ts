@@ -33,7 +33,7 @@ beforeAll(async () => {
   for (let i = 0; i < MEMBERS.length; i++) conns.push(await connectFleetRedis(r.url));
 });
 afterEach(async () => {
-  await admin.del(keys.riskGrants, keys.pnl);
+  await admin.del(keys.riskGrants, keys.riskShort, keys.pnl);
   await clearFleetKill(admin, keys);
 });
 afterAll(async () => {
@@ -149,9 +149,10 @@ describe('risk grants', () => {
     await a.request('m-a', CAPS);
     // a stops refreshing (dead); before reapMs, b gets nothing
     await sleep(200);
-    expect(await b.request('m-b', CAPS)).toEqual({ grant: { notional: 0, orders: 0 }, reaped: [] });
+    const none = { notional: false, orders: false };
+    expect(await b.request('m-b', CAPS)).toEqual({ grant: { notional: 0, orders: 0 }, reaped: [], othersShort: none });
     await sleep(600);
-    expect(await b.request('m-b', CAPS)).toEqual({ grant: CAPS, reaped: ['m-a'] });
+    expect(await b.request('m-b', CAPS)).toEqual({ grant: CAPS, reaped: ['m-a'], othersShort: none });
     expect([...(await stored()).keys()]).toEqual(['m-b']);
   });
 });
@@ -258,6 +259,68 @@ describe('risk keeper', () => {
     await k.round();
     expect(k.caps()).toEqual({ notional: 250_000_000, orders: 5 });
     await k.stop();
+  });
+
+  it('members above their fair share give back down to it when a member is short of room (a restart)', async () => {
+    // b and c hold the whole open-orders cap (20) and use most of it; a (re)joins with nothing
+    const usage: Record<'a' | 'b' | 'c', RiskAmounts> = {
+      a: { notional: 0, orders: 0 },
+      b: { notional: 500_000_000, orders: 10 },
+      c: { notional: 300_000_000, orders: 6 },
+    };
+    const keeper = (m: 'a' | 'b' | 'c', i: number) =>
+      new RiskKeeper({
+        grants: new RiskGrants(conns[i]!, keys, CAPS),
+        member: `m-${m}`,
+        clock,
+        usage: () => usage[m],
+        liveMembers: () => 3,
+        everyMs: 60_000,
+        settleMs: 10,
+      });
+    const [a, b, c] = [keeper('a', 0), keeper('b', 1), keeper('c', 2)];
+    const withinCaps = async () => {
+      const t = total(await stored());
+      expect(t.orders).toBeLessThanOrEqual(CAPS.orders);
+      expect(t.notional).toBeLessThanOrEqual(CAPS.notional);
+    };
+    await b.start();
+    await c.start();
+    expect(b.caps().orders).toBe(14);
+    expect(c.caps().orders).toBe(6);
+    await a.start();
+    expect(a.caps().orders).toBe(0);
+    // a's gate lacks room: it asks for more and is cut below its fair share (ceil(20 / 3) = 7)
+    a.press();
+    await a.round();
+    expect(a.caps().orders).toBe(0);
+    expect(await admin.hget(keys.riskShort, 'm-a')).toMatch(/^\d+:[01]:1$/);
+    // b learns it on its next ask, then gives back: its gate enforces the fair share (rounded down: 6)
+    // at once, while the grant asked stays at its usage (the orders resting stay within the caps together)
+    await b.round();
+    await b.round();
+    expect(b.caps().orders).toBe(6);
+    expect((await stored()).get('m-b')?.orders).toBe(10);
+    await withinCaps();
+    // its gate cut its quotes to 6 orders: the stored grant follows the usage down
+    usage.b = { notional: 300_000_000, orders: 6 };
+    await b.round();
+    expect((await stored()).get('m-b')?.orders).toBe(6);
+    await c.round();
+    await c.round();
+    expect(c.caps().orders).toBeLessThanOrEqual(6);
+    await withinCaps();
+    // a gets room now, up to its fair share
+    a.press();
+    await a.round();
+    expect(a.caps().orders).toBe(4);
+    a.press();
+    await a.round();
+    expect(a.caps().orders).toBe(7);
+    expect(a.caps().notional).toBe(333_333_334);
+    await withinCaps();
+    await Promise.all([a, b, c].map((k) => k.stop()));
+    expect(await admin.hget(keys.riskShort, 'm-a')).toBeNull();
   });
 
   it('keeps the grant in force while Redis fails, and shrinks locally before asking', async () => {

@@ -233,7 +233,10 @@ describe('fail fast when Redis is down or hung', () => {
       t0 = Date.now();
       const e = await g.acquire(['a']).catch((x: unknown) => x);
       expect(e).toBeInstanceOf(SharedBudgetUnavailableError);
-      expect((e as SharedBudgetUnavailableError).code).toBe('SERVICE_UNAVAILABLE');
+      expect((e as SharedBudgetUnavailableError).code).toBe('FLEET_BUDGET_UNAVAILABLE');
+      // worded for an operator: the Redis client's own message stays in the cause
+      expect((e as Error).message).toContain("the fleet's Redis is unreachable");
+      expect((e as Error).message).not.toMatch(/enableOfflineQueue|Stream isn't writeable|Connection is closed/);
       expect(Date.now() - t0).toBeLessThan(1_000);
 
       await r.restart();

@@ -10,6 +10,7 @@ import {
   ValidationError,
 } from '../../../src/core/errors.ts';
 import { createRetryPolicy, retryAfterFromHeaders } from '../../../src/api/http/retry.ts';
+import { SharedBudgetUnavailableError } from '../../../src/fleet/window-gate.ts';
 
 const NOW = 1_700_000_000_000;
 
@@ -63,6 +64,13 @@ describe('decide', () => {
     expect(p.decide(withRa, 1, false)).toEqual({ retry: true, delayMs: 1050, reason: 'unavailable' });
     const noRa = new NetworkError('503', 'SERVICE_UNAVAILABLE');
     expect(p.decide(noRa, 1, false)).toEqual({ retry: true, delayMs: 100, reason: 'unavailable' });
+  });
+
+  it("a fleet member's shared budgets unavailable (its Redis away, nothing sent): not retried", () => {
+    const e = new SharedBudgetUnavailableError("fleet request budgets: the fleet's Redis is unreachable");
+    expect(e.code).toBe('FLEET_BUDGET_UNAVAILABLE');
+    for (const idempotent of [true, false])
+      expect(p.decide(e, 1, idempotent)).toEqual({ retry: false, delayMs: 0, reason: 'fleet-offline' });
   });
 
   it('timeouts and connection errors: only idempotent requests are retried', () => {

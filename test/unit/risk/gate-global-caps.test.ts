@@ -66,6 +66,27 @@ describe('global caps from a grant', () => {
     expect(r.refusals.map((x) => x.code)).toEqual(['OPEN_ORDERS_GLOBAL']);
   });
 
+  it("a refusal names the fleet grant and the account's cap, not the account cap alone", () => {
+    const account = { maxNotional: (600 * SH) as Micro, maxOpenOrders: 24 };
+    limits = Object.freeze({
+      ...configured,
+      global: Object.freeze({ maxNotional: 1_000_000_000 as Micro, maxOpenOrders: 1, account }),
+    });
+    const r = gate(desired(M1, 20), view);
+    expect(r.refusals.map((x) => x.code)).toEqual(['OPEN_ORDERS_GLOBAL']);
+    expect(r.refusals[0]!.reason).toMatch(/^fleet grant: 1 of 24 open orders/);
+    limits = Object.freeze({
+      ...configured,
+      global: Object.freeze({ maxNotional: 3_840_000 as Micro, maxOpenOrders: 10, account }),
+    });
+    const n = gate(desired(M1, 20), view);
+    expect(n.refusals.map((x) => x.code)).toEqual(['NOTIONAL_GLOBAL']);
+    expect(n.refusals[0]!.reason).toMatch(/^fleet grant: global notional would exceed 3\.84 of 600 USDC/);
+    // a lone daemon: the account's cap
+    limits = withGrant(1_000_000_000, 1);
+    expect(gate(desired(M1, 20), view).refusals[0]!.reason).toBe('more than 1 open orders in all');
+  });
+
   it('the memoised gate follows a new grant both ways', () => {
     const memo = new GateMemo();
     const d = desired(M1, 20);
