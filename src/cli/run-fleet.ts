@@ -155,6 +155,25 @@ export function fleetView(ref: FleetRef, markets: readonly ConditionId[]): Trade
   };
 }
 
+/**
+ * The fleet's reward claims of this member (src/fleet/reward-claims.ts): it books a payout of a market
+ * it holds, or of a market outside the fleet's while it holds the heartbeat lease, and only the part
+ * the fleet has not booked yet (findings-2 F3: every member reads the whole account's payouts).
+ */
+export async function fleetRewardClaims(
+  member: FleetMember,
+  markets: readonly ConditionId[],
+  ledgerId: string,
+): Promise<import('../fleet/reward-claims.ts').RewardClaims> {
+  const { rewardClaims } = await import('../fleet/reward-claims.ts');
+  return rewardClaims(member.redis, member.keys, {
+    ledgerId,
+    holds: (m) => member.quotable(m),
+    beats: () => member.shouldBeat(),
+    fleetMarkets: markets,
+  });
+}
+
 /** The message of a kill-switch trip that came from the fleet (not sent back to it). */
 const FROM_FLEET = 'fleet kill switch: ';
 

@@ -43,6 +43,7 @@ import { componentLogger, prettyOnly, terminalView } from '../ops/logger.ts';
 import {
   type FleetRef,
   fleetLedgerId,
+  fleetRewardClaims,
   fleetView,
   joinRunFleet,
   openRunFleetBudgets,
@@ -518,8 +519,18 @@ async function runLocked(
   const rewardBook = bookRewards(trader.rewards, store, liveVenue, clock, log, {
     sampleMs: rewardSampleMs,
     ...(cfg.rewards?.pollMs !== undefined ? { pollMs: cfg.rewards.pollMs } : {}),
-    // the cross-check with the venue's REWARD activity needs its data API
-    crossCheckSince: urls.data ? epoch.epoch.startedAt : undefined,
+    // the cross-check with the venue's REWARD activity needs its data API; a fleet member books only
+    // its part of the account's payouts, so the account's activity is not its figure
+    crossCheckSince: urls.data && fleetMember === undefined ? epoch.epoch.startedAt : undefined,
+    ...(fleetMember !== undefined
+      ? {
+          fleet: await fleetRewardClaims(
+            fleetMember,
+            markets.map((m) => m.market),
+            fleetLedgerId(cfg.dataDir),
+          ),
+        }
+      : {}),
   });
   executor.onCycle((c) => marketLog('executor', c.market).debug({ cycle: c }, 'execution cycle'));
   ops.attach({
