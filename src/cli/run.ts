@@ -409,6 +409,7 @@ async function runLocked(
           fleet: fleetView(
             fleetRef,
             markets.map((m) => m.market),
+            clock,
           ),
         }
       : {}),
