@@ -31,6 +31,13 @@ export const MEMBER_ORDERS_RETENTION_MS = 30 * 24 * 3_600_000;
 /** A read of the ids added since the last one starts this much earlier (clocks of members differ). */
 const SYNC_OVERLAP_MS = 10_000;
 
+/**
+ * The first read, at start, goes this far back: the user channel's first audit and reconnects ask
+ * the venue for the trades of a margin (60 s) before the stream's start; a restart's own backfill
+ * asks by id (`lookup`) however far back it goes.
+ */
+export const MEMBER_ORDERS_START_MS = 3_600_000;
+
 /** Ids asked at once (ZMSCORE). */
 const LOOKUP_BATCH = 1000;
 
@@ -63,9 +70,12 @@ export class MemberOrders {
     this.#o = o;
   }
 
-  /** Reads the ids added from now on (`sync`, every `syncMs`) and writes this member's (`flush`, every `flushMs`). */
+  /**
+   * Reads the ids added in the last `MEMBER_ORDERS_START_MS` now, and those added from then on every
+   * `syncMs` (`sync`); writes this member's every `flushMs` (`flush`).
+   */
   async start(): Promise<void> {
-    this.#syncedTo = this.#o.clock.now();
+    this.#syncedTo = this.#o.clock.now() - MEMBER_ORDERS_START_MS;
     this.#flushTimer = this.#o.clock.setInterval(() => void this.flush(), this.#o.flushMs ?? 500);
     this.#syncTimer = this.#o.clock.setInterval(() => void this.sync(), this.#o.syncMs ?? 1000);
     await this.sync();
