@@ -617,6 +617,9 @@ async function runLocked(
   const flat = await trader.verifyFlat(5000);
   // the leases go at once (another member takes the markets and the heartbeat without waiting)
   await stopFleetStatus?.();
+  // a fleet member's last poll of the payouts while it still holds its markets and reaches the
+  // fleet (its claims are made in Redis; a payout it cannot claim now is booked by the next holder)
+  if (fleetMember !== undefined && trader.rewards.active) await finalRewardPoll(rewardBook, log);
   await fleetMember?.leave();
   // answers a waiting `mmkit kill` (POST /api/kill) at once and takes the last status sample
   ops.flattened(flat, reason);
@@ -661,7 +664,7 @@ async function runLocked(
   }
   await trader.close();
   // the payouts of the run's last epochs (bounded: a venue that does not answer does not hold the exit)
-  if (trader.rewards.active) await finalRewardPoll(rewardBook, log);
+  if (fleetMember === undefined && trader.rewards.active) await finalRewardPoll(rewardBook, log);
   const marks = midMarks(markets, engine);
   const exit = ledgerAtExit(store, {
     session,
