@@ -20,6 +20,10 @@
  *    compares the venue with the sum of the members' ledgers and books a difference only on a
  *    market it holds; an order or fill on a fleet market this member does not hold, that it did not
  *    place, is another member's: never foreign (`bot.foreignOrders` applies to orders of no member);
+ *    so is a fill of an order any member recorded as its own in the fleet's registry, whatever the
+ *    market (src/fleet/member-orders.ts), and a member with an empty store backfills the account's
+ *    history only when its ledger books it (findings-2 F5, F8);
+ *  - rewards: a payout is booked once fleet-wide, by the holder of its market (src/fleet/reward-claims.ts);
  *  - exit: `leave()` after the orderly shutdown's cancels (stops the ledger publisher, releases the grant and the leases at once).
  * Without fleet.redisUrl none of this loads.
  */
@@ -163,12 +167,14 @@ export interface FleetRef {
   ledgerId?: string;
   /** This member's ledger publisher (set once joined). */
   ledger?: import('../fleet/fleet-ledger.ts').LedgerPublisher;
+  /** The fleet's registry of the members' filled orders (set once joined; src/fleet/member-orders.ts). */
+  orders?: import('../fleet/member-orders.ts').MemberOrders;
 }
 
 const NO_CAPS: RiskAmounts = Object.freeze({ notional: 0, orders: 0 });
 
 /** What the kernel reads (TraderOptions.fleet): nothing is quoted or beaten before the member joined. */
-export function fleetView(ref: FleetRef, markets: readonly ConditionId[]): TraderFleet {
+export function fleetView(ref: FleetRef, markets: readonly ConditionId[], clock: Pick<Clock, 'now'>): TraderFleet {
   const fleetMarkets = new Set<string>(markets);
   return {
     shouldBeat: () => ref.member?.shouldBeat() ?? false,
@@ -188,8 +194,39 @@ export function fleetView(ref: FleetRef, markets: readonly ConditionId[]): Trade
         return (await readOtherLedgers(member.redis, member.keys, ref.ledgerId ?? member.status().member)).tokens;
       },
       changed: () => ref.ledger?.changed(),
+      // whose fills (findings-2 F5, F8): the members' filled orders, recorded in the fleet's Redis
+      memberOrders: async (ids) => {
+        if (ref.orders === undefined) throw new Error('not joined to the fleet yet');
+        return ref.orders.lookup(ids);
+      },
+      ownFill: (id) => ref.orders?.add(id),
+      historySince: async () => {
+        const member = ref.member;
+        if (member === undefined || ref.ledgerId === undefined) throw new Error('not joined to the fleet yet');
+        const { claimHistory } = await import('../fleet/member-orders.ts');
+        return (await claimHistory(member.redis, member.keys, ref.ledgerId)) ? 0 : clock.now();
+      },
     },
   };
+}
+
+/**
+ * The fleet's reward claims of this member (src/fleet/reward-claims.ts): it books a payout of a market
+ * it holds, or of a market outside the fleet's while it holds the heartbeat lease, and only the part
+ * the fleet has not booked yet (findings-2 F3: every member reads the whole account's payouts).
+ */
+export async function fleetRewardClaims(
+  member: FleetMember,
+  markets: readonly ConditionId[],
+  ledgerId: string,
+): Promise<import('../fleet/reward-claims.ts').RewardClaims> {
+  const { rewardClaims } = await import('../fleet/reward-claims.ts');
+  return rewardClaims(member.redis, member.keys, {
+    ledgerId,
+    holds: (m) => member.quotable(m),
+    beats: () => member.shouldBeat(),
+    fleetMarkets: markets,
+  });
 }
 
 /** The message of a kill-switch trip that came from the fleet (not sent back to it). */
@@ -295,6 +332,17 @@ export async function joinRunFleet(
   });
   o.ref.ledger = ledger;
   await ledger.start();
+  // the members' filled orders: this member's recorded, the others' known to its executor (their fills are theirs)
+  const { MemberOrders } = await import('../fleet/member-orders.ts');
+  const orders = new MemberOrders({
+    redis: member.redis,
+    keys: member.keys,
+    clock: o.clock,
+    onMemberOrders: (ids) => trader.executor.markMemberOrders(ids as OrderId[]),
+    onError: (err) => flog.debug({ err: err.message }, 'fleet order registry not reached (retried)'),
+  });
+  o.ref.orders = orders;
+  await orders.start();
   joined(member);
   const chain = o.chain;
   if (chain !== undefined) {
@@ -310,7 +358,12 @@ export async function joinRunFleet(
         .catch((err: Error) => flog.debug({ err: err.message }, 'heartbeat id not recorded (Redis unreachable)'));
     });
   }
-  await checkRunFleetLimits(member, o.limits, name, ledger);
+  await checkRunFleetLimits(member, o.limits, name, {
+    stop: async () => {
+      await orders.stop();
+      await ledger.stop();
+    },
+  });
   const leaveRisk = await startRunFleetRisk(member, o, name, flog);
   trader.kill.onTrip((t) => {
     if (!isRiskTrigger(t.trigger) || t.message.startsWith(FROM_FLEET)) return;
@@ -324,6 +377,7 @@ export async function joinRunFleet(
   return {
     ...member,
     leave: async () => {
+      await orders.stop();
       await ledger.stop();
       await leaveRisk();
     },

@@ -44,6 +44,7 @@ import {
   checkFleetMemberSetup,
   type FleetRef,
   fleetLedgerId,
+  fleetRewardClaims,
   fleetView,
   joinRunFleet,
   openRunFleetBudgets,
@@ -411,6 +412,7 @@ async function runLocked(
           fleet: fleetView(
             fleetRef,
             markets.map((m) => m.market),
+            clock,
           ),
         }
       : {}),
@@ -521,8 +523,18 @@ async function runLocked(
   const rewardBook = bookRewards(trader.rewards, store, liveVenue, clock, log, {
     sampleMs: rewardSampleMs,
     ...(cfg.rewards?.pollMs !== undefined ? { pollMs: cfg.rewards.pollMs } : {}),
-    // the cross-check with the venue's REWARD activity needs its data API
-    crossCheckSince: urls.data ? epoch.epoch.startedAt : undefined,
+    // the cross-check with the venue's REWARD activity needs its data API; a fleet member books only
+    // its part of the account's payouts, so the account's activity is not its figure
+    crossCheckSince: urls.data && fleetMember === undefined ? epoch.epoch.startedAt : undefined,
+    ...(fleetMember !== undefined
+      ? {
+          fleet: await fleetRewardClaims(
+            fleetMember,
+            markets.map((m) => m.market),
+            fleetLedgerId(cfg.dataDir),
+          ),
+        }
+      : {}),
   });
   executor.onCycle((c) => marketLog('executor', c.market).debug({ cycle: c }, 'execution cycle'));
   ops.attach({
@@ -608,6 +620,9 @@ async function runLocked(
   const flat = await trader.verifyFlat(5000);
   // the leases go at once (another member takes the markets and the heartbeat without waiting)
   await stopFleetStatus?.();
+  // a fleet member's last poll of the payouts while it still holds its markets and reaches the
+  // fleet (its claims are made in Redis; a payout it cannot claim now is booked by the next holder)
+  if (fleetMember !== undefined && trader.rewards.active) await finalRewardPoll(rewardBook, log);
   await fleetMember?.leave();
   // answers a waiting `mmkit kill` (POST /api/kill) at once and takes the last status sample
   ops.flattened(flat, reason);
@@ -652,7 +667,7 @@ async function runLocked(
   }
   await trader.close();
   // the payouts of the run's last epochs (bounded: a venue that does not answer does not hold the exit)
-  if (trader.rewards.active) await finalRewardPoll(rewardBook, log);
+  if (fleetMember === undefined && trader.rewards.active) await finalRewardPoll(rewardBook, log);
   const marks = midMarks(markets, engine);
   const exit = ledgerAtExit(store, {
     session,

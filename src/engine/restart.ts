@@ -19,7 +19,8 @@
  *     (MATCHED, MINED, RETRYING: it may have turned FAILED or CONFIRMED while we were down), the
  *     backfill starts at the oldest such fill's match time minus the margin instead, but never
  *     earlier than UNSETTLED_LOOKBACK_MAX_MS before the last stored fill. A fill of an order the
- *     store does not know is recorded with source 'external' (it is the wallet's, not the bot's).
+ *     store does not know is recorded with source 'external' (it is the wallet's, not the bot's),
+ *     except, in a fleet, one of an order another member placed (`othersOrder`, `othersOrders`).
  *
  * The store is a small interface defined here; the daemon adapts src/store to it. Any failure
  * throws: the engine's `start()` awaits this and does not quote when it rejects.
@@ -73,6 +74,12 @@ export interface RestartOptions {
    * cancelled nor adopted), and its fills are not recorded (they are in that member's ledger).
    */
   othersOrder?(id: string, market: string): boolean;
+  /**
+   * A fleet member: of the backfilled fills' orders the store does not know, the ids other members
+   * placed (whatever market they are on), asked once before the fills are recorded. Their fills are
+   * not recorded either. @throws when it cannot tell (the start fails: no fill is booked wrongly)
+   */
+  othersOrders?(ids: readonly string[]): Promise<ReadonlySet<string>>;
   /** Backfill from this long before the last stored fill, ms (default 60 s). */
   marginMs?: number;
   /** Backfill start when the store has no fill yet (unix ms; default 0: the whole history). */
@@ -229,12 +236,23 @@ export async function reconcileOnStart(
   }
   // a fill of an order the store does not know is the wallet's, not the bot's
   const externalFills = new Set<string>();
-  const { fills, newFills } = await backfillFills(venue, sinceMs, async (f) => {
-    if (await known(f.orderId)) return store.recordFill(f);
-    if (o.othersOrder?.(f.orderId, f.market) === true) return false;
-    externalFills.add(`${f.tradeId}|${f.orderId}`);
-    return store.recordFill({ ...f, source: 'external' });
-  });
+  let members: ReadonlySet<string> = new Set();
+  const { fills, newFills } = await backfillFills(
+    venue,
+    sinceMs,
+    async (f) => {
+      if (await known(f.orderId)) return store.recordFill(f);
+      if (o.othersOrder?.(f.orderId, f.market) === true || members.has(f.orderId)) return false;
+      externalFills.add(`${f.tradeId}|${f.orderId}`);
+      return store.recordFill({ ...f, source: 'external' });
+    },
+    async (all) => {
+      if (o.othersOrders === undefined) return;
+      const unknown: string[] = [];
+      for (const f of all) if (!(await known(f.orderId))) unknown.push(f.orderId);
+      if (unknown.length > 0) members = await o.othersOrders(unknown);
+    },
+  );
   log?.info(
     {
       policy,
@@ -275,7 +293,7 @@ export async function reconcileOnStart(
 
 /**
  * The venue's own fills since `sinceMs` (unix ms), oldest first, each handed to `record` (which
- * stores it once per trade and order id and says whether it was new). Used by the start
+ * stores it once per trade and order id and says whether it was new); `before` sees them all first. Used by the start
  * reconciliation, and by the daemon at shutdown: once the engine has stopped, the user channel is
  * closed, so a fill matched between that and the venue's cancel (or one a frozen user channel never
  * delivered) is known only from the venue's trade history.
@@ -285,8 +303,10 @@ export async function backfillFills(
   venue: Pick<Venue, 'fills'>,
   sinceMs: number,
   record: (fill: VenueFill) => boolean | void | Promise<boolean | void>,
+  before?: (fills: readonly VenueFill[]) => Promise<void>,
 ): Promise<{ fills: readonly VenueFill[]; newFills: number; fresh: readonly VenueFill[] }> {
   const fills = [...(await venue.fills(sinceMs))].sort((a, b) => a.matchTime - b.matchTime);
+  await before?.(fills);
   const fresh: VenueFill[] = [];
   for (const f of fills) if ((await record(f)) === true) fresh.push(f);
   return { fills, newFills: fresh.length, fresh };

@@ -8,6 +8,7 @@ import { ValidationError } from '../core/errors.ts';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const MARKET = /^[A-Za-z0-9._-]{1,128}$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The keys of one account's fleet. */
 export interface FleetKeys {
@@ -40,6 +41,12 @@ export interface FleetKeys {
   readonly pnl: string;
   /** HASH member -> its published ledger (./fleet-ledger.ts; persistent: a dead member's positions stay). */
   readonly ledgers: string;
+  /** HASH market -> the reward paid for a UTC date booked fleet-wide, micro (./reward-claims.ts). */
+  rewardsPaid(date: string): string;
+  /** ZSET order id -> when first recorded (ms): the orders of members that filled (./member-orders.ts). */
+  readonly memberOrders: string;
+  /** STRING: the ledger id that booked the account's history before the fleet (./member-orders.ts). */
+  readonly history: string;
 }
 
 /**
@@ -66,5 +73,11 @@ export function fleetKeys(account: string): FleetKeys {
     riskLimits: `${prefix}risk:limits`,
     pnl: `${prefix}risk:pnl`,
     ledgers: `${prefix}ledgers`,
+    rewardsPaid(date) {
+      if (!DATE.test(date)) throw new ValidationError(`not a UTC date (YYYY-MM-DD): "${date}"`);
+      return `${prefix}rewards:paid:${date}`;
+    },
+    memberOrders: `${prefix}orders`,
+    history: `${prefix}history`,
   };
 }

@@ -356,7 +356,11 @@ export function createTrader(o: TraderOptions): Trader {
       // not the bot's: reported to onExternalFill (through onForeign), not to the strategy nor onFill
       if (r.source === 'external') return 'external';
       change = r.change;
-      if (change !== 'duplicate') fleetLedger?.changed();
+      if (change !== 'duplicate') {
+        fleetLedger?.changed();
+        // (the other members then know this order's fills as this member's, whatever market it is on)
+        fleetLedger?.ownFill?.(f.orderId);
+      }
     } catch (err) {
       // a fill that cannot be stored (disk full, I/O error): positions are no longer known for sure,
       // so stop trading. The stream counts the fill as delivered; the shutdown backfill (or the next
@@ -422,6 +426,12 @@ export function createTrader(o: TraderOptions): Trader {
     },
     ...(tuning.terminalCapacity !== undefined ? { terminalCapacity: tuning.terminalCapacity } : {}),
     reconcile: async () => {
+      // a fleet member with no fill yet backfills the account's history only when its ledger books
+      // it (else the other members' ledgers have it)
+      const firstRunSinceMs =
+        fleetLedger?.historySince !== undefined && store.lastFillTime() === undefined
+          ? await fleetLedger.historySince()
+          : undefined;
       const r = await reconcileOnStart(
         venue,
         // an order is the bot's when the store recorded it (in any run), whatever its status there
@@ -429,8 +439,22 @@ export function createTrader(o: TraderOptions): Trader {
         {
           policy: o.restartPolicy ?? 'cancel',
           foreign: o.foreignOrders ?? 'leave',
+          ...(firstRunSinceMs !== undefined ? { firstRunSinceMs } : {}),
           ...(fleetLedger !== undefined
-            ? { othersOrder: (_id: string, m: string) => fleetLedger.othersMarket(m as ConditionId) }
+            ? {
+                othersOrder: (id: string, m: string) =>
+                  fleetLedger.othersMarket(m as ConditionId) || executor.isMemberOrder(id as OrderId),
+              }
+            : {}),
+          // (other members' orders, whatever market they are on: their fills are in their ledgers)
+          ...(fleetLedger?.memberOrders !== undefined
+            ? {
+                othersOrders: async (ids: readonly string[]) => {
+                  const theirs = await fleetLedger.memberOrders!(ids as OrderId[]);
+                  executor.markMemberOrders([...theirs] as OrderId[]);
+                  return theirs;
+                },
+              }
             : {}),
           ...(o.logReconcile === false ? {} : { logger: log }),
         },
@@ -442,7 +466,11 @@ export function createTrader(o: TraderOptions): Trader {
         fleetLedger === undefined
           ? r.fills
           : r.fills.filter((f) => executor.fillSource(f.orderId, f.market) !== 'member');
-      for (const f of fills) executor.onVenueFill(f);
+      for (const f of fills) {
+        executor.onVenueFill(f);
+        if (fleetLedger?.ownFill !== undefined && executor.fillSource(f.orderId, f.market) === 'bot')
+          fleetLedger.ownFill(f.orderId);
+      }
       // the venue's holdings are the truth: before anything is quoted, the ledger follows them
       if (auditor !== undefined) {
         const a = await auditor.audit({ confirm: false, ...(audit?.opening ? { opening: audit.opening } : {}) });

@@ -5,7 +5,7 @@
  * ./collateral-wiring.ts) can name them without importing createTrader (no import cycle).
  */
 import type { FillEvent } from '../core/events.ts';
-import type { ConditionId } from '../core/ids.ts';
+import type { ConditionId, OrderId } from '../core/ids.ts';
 import type { DesiredQuotes, ImmediateIntent } from '../core/intents.ts';
 import type { EngineLogger } from '../engine/loop.ts';
 import type { OthersToken } from '../engine/position-audit.ts';
@@ -94,6 +94,20 @@ export interface TraderFleetLedger {
   others(): Promise<ReadonlyMap<string, OthersToken>>;
   /** This member's ledger changed (an own fill, an adjustment): publish it soon. */
   changed(): void;
+  /**
+   * Which of these orders (not this member's store's) the fleet's members placed (their fills are in
+   * their ledgers, whatever market they are on: src/fleet/member-orders.ts). Absent: none known.
+   * @throws when Redis cannot be read
+   */
+  memberOrders?(ids: readonly OrderId[]): Promise<ReadonlySet<string>>;
+  /** An order of this member filled (recorded for the other members, who then ignore its fills). */
+  ownFill?(orderId: OrderId): void;
+  /**
+   * Where the start's backfill begins when this member's store has no fill yet (unix ms): 0 when this
+   * member's ledger books the account's history, else now (the other ledgers have it). Absent: 0.
+   * @throws when Redis cannot be read
+   */
+  historySince?(): Promise<number>;
 }
 
 /** Counters of the kernel's intent path. */

@@ -11,6 +11,10 @@
  *    each change is a credit of collateral with cause 'reward' (logged, counted), so the payout's
  *    collateral increase is booked as a reward, never as an unknown difference. Dates of the last
  *    week still only estimated are read again until paid (payouts made while the daemon was down).
+ *  - In a fleet (findings-2 F3): the members share the maker address, so each reads the whole
+ *    account's payouts. A member books a market's payout only while it may (`fleet.mayClaim`: it
+ *    holds the market), and only the part the fleet has not booked yet (`fleet.claim`, atomic in
+ *    Redis: src/fleet/reward-claims.ts), so the members' booked figures add up to the venue's.
  *  - Cross-check: after each poll, the credits booked per market since the epoch began against the
  *    venue's REWARD activity (`venueCredits`); a difference two polls see is logged and audited
  *    (`reward_mismatch`), never booked (the earnings endpoint is what the ledger follows).
@@ -65,6 +69,20 @@ export interface RewardBookOptions {
   venueCredits?(sinceMs: number): Promise<readonly { readonly market: string; readonly amount: number }[]>;
   /** Where the cross-check starts (the ledger epoch's start, unix ms; default 0). */
   readonly since?: number;
+  /** A fleet member: payouts are booked once fleet-wide (see the module comment); absent: a lone daemon. */
+  readonly fleet?: RewardBookFleet;
+}
+
+/** What the reward book of a fleet member asks the fleet (src/fleet/reward-claims.ts fits). */
+export interface RewardBookFleet {
+  /** True when this member may book `market`'s payouts now. */
+  mayClaim(market: string): boolean;
+  /**
+   * The part of the venue's figure `paid` of (`date`, `market`) the fleet has not booked yet, now
+   * this member's to book (`mine`: what it booked of it so far). Signed µ.
+   * @throws when the fleet cannot be asked (nothing is booked; the next poll asks again)
+   */
+  claim(date: string, market: string, paid: number, mine: number): Promise<number>;
 }
 
 /** One market whose booked credits differ from what the venue's activity says it credited. */
@@ -213,12 +231,28 @@ export class RewardBook {
           if (o.address !== undefined && r.maker !== undefined && r.maker !== '' && r.maker !== o.address) continue;
           byMarket.set(r.market, (byMarket.get(r.market) ?? 0) + r.earnings);
         }
-        for (const [market, paid] of byMarket) {
+        for (const [market, venuePaid] of byMarket) {
+          let paid = venuePaid;
+          if (o.fleet !== undefined) {
+            // a fleet: only this member's part of the account's payout, claimed once fleet-wide
+            if (!o.fleet.mayClaim(market)) continue;
+            const mine = o.store.reward(market as ConditionId, date)?.paid ?? 0;
+            const part = await o.fleet.claim(date, market, venuePaid, mine);
+            if (part === 0) continue;
+            paid = mine + part;
+          }
           const c = o.store.recordRewardPaid({ market: market as ConditionId, date, paid, at: o.clock.now() });
           if (c.credit === undefined) continue;
           credits.push(c.credit);
           o.onCredit?.(c.credit);
-          const f = { market, date, amount: formatAmount(c.credit.amount), paid: formatAmount(paid), cause: 'reward' };
+          const f = {
+            market,
+            date,
+            amount: formatAmount(c.credit.amount),
+            paid: formatAmount(venuePaid),
+            ...(o.fleet !== undefined ? { booked: formatAmount(paid) } : {}),
+            cause: 'reward',
+          };
           if (c.credit.amount > 0) o.log?.info(f, 'liquidity reward paid');
           else o.log?.warn(f, 'the venue lowered a reward it had reported as paid');
         }

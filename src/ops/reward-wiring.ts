@@ -8,7 +8,7 @@ import type { RewardTracker } from '../engine/reward-tracker.ts';
 import type { Store } from '../store/store.ts';
 import type { LiveVenue } from '../venues/live/live-venue.ts';
 import { componentLogger } from './logger.ts';
-import { RewardBook } from './reward-book.ts';
+import { RewardBook, type RewardBookFleet } from './reward-book.ts';
 
 /** The final poll of the payouts gives up after this long. */
 const FINAL_REWARD_POLL_TIMEOUT_MS = 10_000;
@@ -17,7 +17,8 @@ const FINAL_REWARD_POLL_TIMEOUT_MS = 10_000;
  * The daemon's reward book (src/ops/reward-book.ts): each sample of the kernel's tracker into the
  * store's estimate of its UTC date; the venue's earnings (GET /rewards/user?date=) polled every
  * `pollMs` into the store's paid figures (credits of cause 'reward'), cross-checked with the
- * venue's REWARD activity since the epoch began (when it has a data API).
+ * venue's REWARD activity since the epoch began (when it has a data API). A fleet member books only
+ * its part of the account's payouts (`o.fleet`).
  */
 export function bookRewards(
   tracker: RewardTracker,
@@ -25,7 +26,13 @@ export function bookRewards(
   venue: LiveVenue,
   clock: LiveClock,
   log: Logger,
-  o: { sampleMs: number; pollMs?: number; crossCheckSince: number | undefined },
+  o: {
+    sampleMs: number;
+    pollMs?: number;
+    crossCheckSince: number | undefined;
+    /** A fleet member: payouts booked once fleet-wide (src/fleet/reward-claims.ts); absent: a lone daemon. */
+    fleet?: RewardBookFleet;
+  },
 ): RewardBook {
   const rlog = componentLogger(log, 'rewards');
   const book = new RewardBook({
@@ -33,6 +40,7 @@ export function bookRewards(
     clock,
     sampleMs: o.sampleMs,
     ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}),
+    ...(o.fleet !== undefined ? { fleet: o.fleet } : {}),
     ...(o.crossCheckSince !== undefined
       ? { since: o.crossCheckSince, venueCredits: (since: number) => venue.rewardCredits(since) }
       : {}),

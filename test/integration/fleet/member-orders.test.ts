@@ -1,0 +1,85 @@
+/**
+ * The fleet's registry of its members' filled orders on a real Redis (src/fleet/member-orders.ts;
+ * findings-2 F5, F8): a member's ids are written in batches and read by the others (sync, lookup),
+ * ids stay queued while Redis is hung, and the account's history is booked by one ledger only (the
+ * first one of a fleet; none of a fleet that published ledgers before the record existed).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LiveClock } from '../../../src/core/clock.ts';
+import { fleetKeys } from '../../../src/fleet/fleet-keys.ts';
+import { claimHistory, MemberOrders } from '../../../src/fleet/member-orders.ts';
+import { connectFleetRedis } from '../../../src/fleet/redis.ts';
+import { startRedis, type TestRedis } from '../../support/redis.ts';
+
+const clock = new LiveClock();
+let r: TestRedis;
+beforeAll(async () => {
+  r = await startRedis();
+});
+afterAll(async () => {
+  await r?.stop();
+});
+
+describe('member orders', () => {
+  it("one member's filled orders are known to the others (sync and lookup); kept queued while Redis hangs", async () => {
+    const keys = fleetKeys('0x00000000000000000000000000000000000000f5');
+    const redis = await connectFleetRedis(r.url);
+    const seenByB: string[] = [];
+    const a = new MemberOrders({ redis, keys, clock, onMemberOrders: () => {}, flushMs: 50, syncMs: 50 });
+    const b = new MemberOrders({
+      redis,
+      keys,
+      clock,
+      onMemberOrders: (ids) => seenByB.push(...ids),
+      flushMs: 50,
+      syncMs: 50,
+    });
+    const errors: Error[] = [];
+    const c = new MemberOrders({ redis, keys, clock, onMemberOrders: () => {}, onError: (e) => errors.push(e) });
+    try {
+      await a.start();
+      await b.start();
+      a.add('0xa1');
+      a.add('0xa2');
+      await a.flush();
+      await b.sync();
+      expect(new Set(seenByB)).toEqual(new Set(['0xa1', '0xa2']));
+      expect(await b.lookup(['0xa1', '0xzz', '0xa2', '0xa1'])).toEqual(new Set(['0xa1', '0xa2']));
+      // Redis hung: the write fails, the ids stay queued and are written once it answers
+      r.pause();
+      c.add('0xc1');
+      await c.flush();
+      expect(errors.length).toBeGreaterThan(0);
+      await expect(b.lookup(['0xc1'])).rejects.toThrow();
+      r.resume();
+      await c.flush();
+      expect(await b.lookup(['0xc1'])).toEqual(new Set(['0xc1']));
+    } finally {
+      r.resume();
+      await a.stop();
+      await b.stop();
+      await c.stop();
+      redis.disconnect();
+    }
+  });
+
+  it("the account's history is booked by the first ledger only, and by none of an older fleet", async () => {
+    const redis = await connectFleetRedis(r.url);
+    try {
+      const k1 = fleetKeys('0x00000000000000000000000000000000000000f8');
+      // its own published ledger does not count as another's
+      await redis.hset(k1.ledgers, 'L1', '{}');
+      expect(await claimHistory(redis, k1, 'L1')).toBe(true);
+      expect(await claimHistory(redis, k1, 'L2')).toBe(false);
+      // the same data directory again (its store emptied): still its to book
+      expect(await claimHistory(redis, k1, 'L1')).toBe(true);
+      // a fleet whose members published ledgers before the record existed: nobody books it again
+      const k2 = fleetKeys('0x00000000000000000000000000000000000000f9');
+      await redis.hset(k2.ledgers, 'old', '{}');
+      expect(await claimHistory(redis, k2, 'new')).toBe(false);
+      expect(await claimHistory(redis, k2, 'old')).toBe(false);
+    } finally {
+      redis.disconnect();
+    }
+  });
+});
