@@ -180,12 +180,17 @@ end
 return now
 `;
 
-/** KEYS: clock, pause key. ARGV: untilMs, _, nowOverride. Pause = max(old, until). Returns now. */
+/**
+ * KEYS: clock, pause key. ARGV: untilMs, _, nowOverride. Pause = max(old, until). Returns now.
+ * Readers compare the key's VALUE with the time (a past value pauses nothing); its TTL only collects
+ * it, a minute after the pause ends: Redis expires keys by its own clock, which an injected time
+ * (nowOverride, in tests) does not move, so a TTL of exactly the pause could end it early.
+ */
 export const PAUSE = `
 ${NOW}
 local untilMs = tonumber(ARGV[1])
 local old = tonumber(redis.call('GET', KEYS[2]) or '0')
-if untilMs > old and untilMs > now then redis.call('SET', KEYS[2], untilMs, 'PX', untilMs - now) end
+if untilMs > old and untilMs > now then redis.call('SET', KEYS[2], untilMs, 'PX', untilMs - now + 60000) end
 return now
 `;
 
