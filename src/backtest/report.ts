@@ -75,16 +75,24 @@ export function describeSource(r: BacktestResult): string {
 
 /**
  * The rewards line: earned (how), and PnL with them. E.g. "+3.21 USDC estimated (412 of 480
- * samples scored; 2 markets); PnL with rewards +1.05 USDC".
+ * samples scored; 2 markets); PnL with rewards +1.05 USDC". In world mode it says how much of the
+ * exchange's figure was credited and how much was not (below the minimum payout, which is never
+ * paid, or the standing of the epoch still running at the end).
  */
 export function rewardsLine(rw: NonNullable<BacktestResult['rewards']>, m: Metrics): string {
   const samples = rw.byMarket.reduce((a, x) => a + x.samples, 0);
   const scored = rw.byMarket.reduce((a, x) => a + x.scoredSamples, 0);
   const n = rw.byMarket.length;
+  const paid = rw.byMarket.reduce((a, x) => a + (x.paid ?? 0), 0);
+  const estimated = rw.byMarket.reduce((a, x) => a + (x.estimated ?? 0), 0);
+  // world mode: what was earned but not credited is below the minimum payout (never paid) or the running epoch's
+  const unpaid = rw.total - paid;
+  const notPaid =
+    unpaid > 0 ? `, ${usd(unpaid)} not paid: below the minimum payout, or in the epoch running at the end` : '';
   const how =
     rw.source === 'estimate'
       ? `estimated against the recorded book (${scored} of ${samples} samples scored`
-      : `earned at the exchange (${usd(rw.byMarket.reduce((a, x) => a + (x.paid ?? 0), 0))} credited at epoch ends, none below the minimum payout; the bot estimated ${usd(rw.byMarket.reduce((a, x) => a + (x.estimated ?? 0), 0))}`;
+      : `earned at the exchange (${usd(paid)} credited at epoch ends${notPaid}; the bot estimated ${usd(estimated)}`;
   return `${usd(rw.total, true)} USDC ${how}; ${n} market${n === 1 ? '' : 's'}); PnL with rewards ${usd(m.pnlWithRewards ?? m.pnl + rw.total, true)} USDC`;
 }
 

@@ -361,13 +361,18 @@ const FORMAT_DOCS: Record<string, string> = {
   'secret-string': 'string (env only)',
 };
 
-/** Markdown table of every key (for the README; `mmkit config docs`). Secrets show no default. */
+/**
+ * Markdown table of every key (for the README; `mmkit config docs`). Secrets show no default, and
+ * their allowed values say "(env only)": a config file that sets one is refused (readConfigFile).
+ */
 export function describeConfig(): string {
   const cell = (x: string) => x.replace(/\|/g, '\\|');
   const rows: string[] = ['| key | env | default | allowed | meaning |', '|---|---|---|---|---|'];
   for (const l of schemaLeaves()) {
+    const allowed = allowedValues(l.format);
+    const shown = l.sensitive && !allowed.endsWith('(env only)') ? `${allowed} (env only)` : allowed;
     rows.push(
-      `| \`${l.key}\` | \`${l.env ?? ''}\` | \`${JSON.stringify(l.sensitive ? '' : l.default)}\` | ${cell(allowedValues(l.format))} | ${cell(l.doc)} |`,
+      `| \`${l.key}\` | \`${l.env ?? ''}\` | \`${JSON.stringify(l.sensitive ? '' : l.default)}\` | ${cell(shown)} | ${cell(l.doc)} |`,
     );
   }
   return rows.join('\n');

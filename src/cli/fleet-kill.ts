@@ -6,9 +6,10 @@
  * quote until the fleet is re-armed with `mmkit kill --fleet --rearm`.
  *
  * The fleet is the account's: `--account <address>`, else the wallet of the configuration (as
- * `mmkit orders` finds it; a paper daemon's wallet in its data dir). The command waits until no
- * member is left alive in the fleet's membership (each member leaves it on exit; a dead one drops
- * out after 3 s), up to `--timeout`.
+ * `mmkit orders` finds it; a paper daemon's wallet in its data dir; ./fleet-account.ts). The command
+ * waits until no member is left in the fleet's membership, up to `--timeout`: each member leaves it
+ * once it has cancelled its orders and seen none left (its process exits moments later, after its
+ * last fill check and summary: this command does not wait for that), a dead one drops out after 3 s.
  *
  * Exit codes: 0 tripped (or re-armed) and no member left alive; 1 members still alive at the
  * timeout (listed); 2 bad flags or configuration (no fleet.redisUrl); 3 Redis unreachable.
@@ -18,6 +19,7 @@ import { hostname } from 'node:os';
 import { loadConfig } from './config.ts';
 import { printJson } from './common.ts';
 import { CliError, ExitCode, usageError } from './exit-codes.ts';
+import { fleetAccount } from './fleet-account.ts';
 
 export interface FleetKillOptions {
   config?: string;
@@ -39,18 +41,7 @@ export async function fleetKillCommand(o: FleetKillOptions, env: NodeJS.ProcessE
   const { connectFleetRedis, redactRedisUrl } = await import('../fleet/redis.ts');
   const { clearFleetKill, tripFleetKill } = await import('../fleet/kill.ts');
   const { readLiveMembers } = await import('../fleet/market-leases.ts');
-  let account = o.account;
-  if (account === undefined) {
-    const { resolveWallet } = await import('./wallet.ts');
-    const w = await resolveWallet({
-      keystoreFile: cfg.bot.keystoreFile,
-      dataDir: cfg.bot.dataDir,
-      allowPaper: true,
-      createPaper: false,
-      env,
-    });
-    account = w.wallet.address;
-  }
+  const account = await fleetAccount(o.account, cfg.bot, env);
   let keys: ReturnType<typeof fleetKeys>;
   try {
     keys = fleetKeys(account);
@@ -90,7 +81,7 @@ export async function fleetKillCommand(o: FleetKillOptions, env: NodeJS.ProcessE
     if (o.json) printJson({ account: account.toLowerCase(), tripped: rec, liveMembers: live });
     else if (live.length === 0)
       process.stdout.write(
-        `fleet kill switch tripped for ${account} (${rec.reason}, by ${rec.by}): no member left running\n`,
+        `fleet kill switch tripped for ${account} (${rec.reason}, by ${rec.by}): every member has cancelled its orders and left the fleet (their processes exit moments later)\n`,
       );
     else
       process.stdout.write(

@@ -13,6 +13,7 @@
 import type { Command } from 'commander';
 import { action, printJson } from './common.ts';
 import { CliError, EXIT_CODES_HELP, ExitCode, usageError } from './exit-codes.ts';
+import { fleetAccount } from './fleet-account.ts';
 
 export interface FleetStatusOptions {
   config?: string;
@@ -118,18 +119,7 @@ export async function fleetStatusCommand(
   const cfg = loadConfig(o.config, { 'bot.dataDir': o.dataDir }, env);
   if (cfg.fleet.redisUrl === '')
     throw usageError("mmkit fleet status needs the fleet's Redis: set fleet.redisUrl (MMKIT_REDIS_URL)");
-  let account = o.account;
-  if (account === undefined) {
-    const { resolveWallet } = await import('./wallet.ts');
-    const w = await resolveWallet({
-      keystoreFile: cfg.bot.keystoreFile,
-      dataDir: cfg.bot.dataDir,
-      allowPaper: true,
-      createPaper: false,
-      env,
-    });
-    account = w.wallet.address;
-  }
+  const account = await fleetAccount(o.account, cfg.bot, env);
   const { fleetKeys } = await import('../fleet/fleet-keys.ts');
   try {
     fleetKeys(account);
@@ -179,17 +169,21 @@ ${EXIT_CODES_HELP}`,
     .description(
       "the fleet's members alive, the markets each holds, PnL by member and total, budget use, heartbeat holder, kill switch",
     )
-    .option('--config <file>', 'JSON config file merged over config/default.json (fleet.redisUrl, the wallet)')
+    .option(
+      '--config <file>',
+      'JSON config file merged over config/default.json (the wallet; the Redis URL comes from MMKIT_REDIS_URL only)',
+    )
     .option('--data-dir <dir>', "a member's data directory (its paper wallet) [bot.dataDir]")
     .option('--account <address>', "the fleet's wallet address (default: the configured wallet's)")
     .option('--json', 'print one JSON document on stdout')
     .addHelpText(
       'after',
       `
-Reads the fleet's Redis (fleet.redisUrl / MMKIT_REDIS_URL; never printed). Each member publishes a
-status record every 2 s; a member dead for 6 s drops out.
+Reads the fleet's Redis: fleet.redisUrl, a secret set by MMKIT_REDIS_URL only (never read from a file,
+never printed). Each member publishes a status record every 2 s; a member dead for 6 s drops out.
+The fleet is --account's, else the configured wallet's (a machine without it: give --account 0x…).
 
-Exit codes: 0 shown; 2 bad flags or no fleet.redisUrl; 3 Redis unreachable.
+Exit codes: 0 shown; 2 bad flags, no fleet.redisUrl or no wallet to name the fleet; 3 Redis unreachable.
 
 Examples:
   MMKIT_REDIS_URL=redis://redis.internal:6379 mmkit fleet status

@@ -74,7 +74,7 @@ Examples:
   mmkit exchange --seed 7 --agents none --no-lifecycle --db data/exchange.db
   MMKIT_ADMIN_TOKEN=secret mmkit exchange          # turns on /admin (faults, tick changes, resolution)
   mmkit exchange --protocol 2                      # GET /version answers 2: public V2 clients sign V2 orders
-  mmkit exchange --rewards-epoch 2m --rewards-sample 10s   # liquidity rewards paid every 2 minutes (demos)
+  mmkit exchange --rewards-epoch 2m --rewards-sample 10s --rewards-min-payout 0   # rewards paid every 2 min (demos)
 ${EXIT_CODES_HELP}`,
   )
   .option('--config <file>', 'JSON config file merged over config/default.json')
@@ -225,7 +225,7 @@ program
 Examples:
   mmkit run                                        # paper trading: bands on 3 liquid markets, data/mmkit.db
   mmkit run --duration 30s                         # stops after 30 s: cancels all, verifies, exits 0
-  mmkit run --rewards-epoch 2m --rewards-sample 10s   # the in-process exchange pays rewards every 2 minutes
+  mmkit run --rewards-epoch 2m --rewards-sample 10s --rewards-min-payout 0   # in-process exchange: rewards every 2 min
   mmkit run --strategy avellaneda --param riskAversion=0.5
   mmkit run --strategy ./my-strategy.ts --markets 0xabc...,0xdef...
   mmkit run --exchange-url http://127.0.0.1:8080   # against a paper exchange already running

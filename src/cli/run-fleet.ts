@@ -358,13 +358,15 @@ export async function joinRunFleet(
         .catch((err: Error) => flog.debug({ err: err.message }, 'heartbeat id not recorded (Redis unreachable)'));
     });
   }
-  await checkRunFleetLimits(member, o.limits, name, {
+  // (a member refused here stops its publishers before it leaves: its order registry and its ledger)
+  const publishers = {
     stop: async () => {
       await orders.stop();
       await ledger.stop();
     },
-  });
-  const leaveRisk = await startRunFleetRisk(member, o, name, flog);
+  };
+  const keepLimits = await checkRunFleetLimits(member, { ...o, name, ledger: publishers, log: flog });
+  const leaveRisk = await startRunFleetRisk(member, o, name, flog, keepLimits);
   trader.kill.onTrip((t) => {
     if (!isRiskTrigger(t.trigger) || t.message.startsWith(FROM_FLEET)) return;
     member
@@ -385,31 +387,82 @@ export async function joinRunFleet(
 }
 
 /**
- * The account limits must be the fleet's (src/fleet/fleet-limits.ts): a member configured with
- * other ones leaves the fleet at once and the daemon exits 2 (CONFIG), naming the key.
+ * The account limits and the markets must be the fleet's (src/fleet/fleet-limits.ts): a member
+ * configured with other ones leaves the fleet at once and the daemon exits 2 (CONFIG), naming the
+ * key. Accepted, it starts the keeper that re-records them should Redis lose them (a restart
+ * without data); returns its stop.
  * @throws ConfigError on a mismatch
  */
 async function checkRunFleetLimits(
   member: FleetMember,
-  limits: RiskLimits,
-  name: string,
-  ledger: { stop(): Promise<void> },
-): Promise<void> {
-  const { checkFleetLimits } = await import('../fleet/fleet-limits.ts');
-  const bad = await checkFleetLimits(member.redis, member.keys, name, {
-    maxNotionalGlobal: limits.global.maxNotional,
-    maxOpenOrdersGlobal: limits.global.maxOpenOrders,
-    maxLoss: limits.killSwitch.maxLoss,
-  });
-  if (bad.length === 0) return;
-  await ledger.stop().catch(() => undefined);
+  o: {
+    limits: RiskLimits;
+    markets: readonly ConditionId[];
+    clock: Clock;
+    name: string;
+    ledger: { stop(): Promise<void> };
+    log: Logger;
+  },
+): Promise<() => void> {
+  const { checkFleetLimits, FleetLimitsKeeper } = await import('../fleet/fleet-limits.ts');
+  const mine = {
+    maxNotionalGlobal: o.limits.global.maxNotional,
+    maxOpenOrdersGlobal: o.limits.global.maxOpenOrders,
+    maxLoss: o.limits.killSwitch.maxLoss,
+    markets: o.markets,
+  };
+  const bad = await checkFleetLimits(member.redis, member.keys, o.name, mine, { clock: o.clock });
+  if (bad.length === 0) {
+    let warned = false;
+    const keeper = new FleetLimitsKeeper({
+      redis: member.redis,
+      keys: member.keys,
+      member: o.name,
+      limits: mine,
+      clock: o.clock,
+      onRewritten: () =>
+        o.log.warn('fleet Redis had lost the account limits and markets: this member recorded them again'),
+      onMismatch: (m) => {
+        if (!warned)
+          o.log.error(
+            { keys: m.map((x) => x.key) },
+            "the fleet's recorded account limits or markets differ from this member's",
+          );
+        warned = true;
+      },
+    });
+    keeper.start();
+    return () => keeper.stop();
+  }
+  await o.ledger.stop().catch(() => undefined);
   await member.leave().catch(() => undefined);
-  const b = bad[0]!;
+  throw fleetMismatchError(bad[0]!);
+}
+
+/** The exit-2 error of a member whose limits or markets are not the fleet's. */
+function fleetMismatchError(b: import('../fleet/fleet-limits.ts').LimitMismatch): ConfigError {
+  const change =
+    'must be the same on every member (to change them, stop every member, or mmkit kill --fleet, ' +
+    'then start them with the new values)';
+  if (b.key === 'markets') {
+    const fleet = b.fleet === '' ? [] : b.fleet.split(',');
+    const mine = String(b.mine) === '' ? [] : String(b.mine).split(',');
+    const missing = fleet.filter((m) => !mine.includes(m));
+    const extra = mine.filter((m) => !fleet.includes(m));
+    const diff = [
+      ...(missing.length > 0 ? [`missing here: ${missing.join(', ')}`] : []),
+      ...(extra.length > 0 ? [`not the fleet's: ${extra.join(', ')}`] : []),
+    ].join('; ');
+    return new ConfigError(
+      'bot.markets',
+      `${mine.length} market(s) here, ${fleet.length} on the fleet's live members (${diff}): the fleet's markets ${change}`,
+    );
+  }
   const show = (v: number | string): string =>
     b.key === 'maxOpenOrdersGlobal' ? String(v) : `${formatAmount(Number(v))} USDC`;
-  throw new ConfigError(
-    `risk.${b.key}`,
-    `is ${show(b.mine)} here but ${show(b.fleet)} on the fleet's live members: the account limits are the fleet's and must be the same on every member (to change them, stop every member, or mmkit kill --fleet, then start them with the new values)`,
+  return new ConfigError(
+    `bot.risk.${b.key}`,
+    `is ${show(b.mine)} here but ${show(b.fleet)} on the fleet's live members: the account limits are the fleet's and ${change}`,
   );
 }
 
@@ -419,6 +472,7 @@ async function startRunFleetRisk(
   o: { ref: FleetRef; trader: Trader; clock: Clock; limits: RiskLimits },
   name: string,
   flog: Logger,
+  keepLimits: () => void,
 ): Promise<() => Promise<void>> {
   const { RiskGrants, RiskKeeper } = await import('../fleet/risk-reserve.ts');
   const { FleetLossWatch } = await import('../fleet/fleet-loss.ts');
@@ -452,6 +506,7 @@ async function startRunFleetRisk(
   return () =>
     (left ??= (async () => {
       loss.stop();
+      keepLimits();
       await keeper.stop().catch(() => undefined);
       await member.leave();
     })());

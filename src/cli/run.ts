@@ -58,6 +58,7 @@ import { resolveWallet } from './wallet.ts';
 import { acquireDaemonLock, DaemonLockedError, type DaemonLock } from '../ops/daemon-lock.ts';
 import { removeControlToken, removeDaemonFile } from '../ops/daemon-file.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
+import { requireFleetMarkets } from './fleet-markets.ts';
 import { preflight, type DoctorSettings } from './doctor.ts';
 import { describeStop, type RunStop } from './run-stop.ts';
 import { ledgerAtExit, midMarks, rejectionsNotCounted, summaryLabels, type RunSummary } from './run-summary.ts';
@@ -267,6 +268,7 @@ async function runLocked(
   const def = await loadStrategy(cfg.strategy);
   const params = resolveParams(def.params, cfg.params);
   const limits = resolveRiskLimits(cfg.risk);
+  requireFleetMarkets(cfg);
   // the status server first: a port conflict stops the start before anything trades; /healthz says 503 until running
   const ops = await startOps({
     clock,

@@ -392,7 +392,7 @@ Examples:
   );
   kill.option(
     '--fleet',
-    'trip the kill switch of every daemon of the fleet, through its Redis (fleet.redisUrl / MMKIT_REDIS_URL): each pulls its quotes within 2 s and exits with code 4',
+    'trip the kill switch of every daemon of the fleet, through its Redis (MMKIT_REDIS_URL): each sees it within 0.5 s, pulls its quotes within 2 s and exits with code 4',
   );
   kill.option('--account <address>', "with --fleet: the fleet's wallet address (default: the configured wallet's)");
   kill.option('--rearm', 'with --fleet: clear a fleet trip, so that restarted members may quote again');
@@ -408,10 +408,11 @@ then exits (code 0).
 
 With --fleet (a fleet of daemons sharing one account through Redis, README "Scaling out"): the trip
 is stored in the fleet's Redis (it stays until --rearm) and published; every member pulls its quotes,
-cancels its orders and exits (code 4). Waits until no member is left alive.
+cancels its orders and exits (code 4). Waits until every member has cancelled its orders and left
+the fleet (its process exits moments later); the fleet is --account's, else the configured wallet's.
 
 Exit codes: 0 zero open orders confirmed; 1 orders still open after the daemon's checks (or refused);
-3 no daemon reachable; 2 bad flags or config. With --fleet: 0 no member left; 1 members still alive
+3 no daemon reachable; 2 bad flags or config. With --fleet: 0 no member left; 1 members still in it
 at the timeout (listed); 3 Redis unreachable; 2 no fleet.redisUrl.
 
 Examples:

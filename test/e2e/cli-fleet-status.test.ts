@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sleep, waitForQuotes } from './support/bot-harness.ts';
+import { liquidMarkets, sleep, waitForQuotes, waitUntil } from './support/bot-harness.ts';
 import { fleetHarness } from './support/fleet-harness.ts';
 import { runMmkit } from './support/cli.ts';
 
@@ -20,7 +20,13 @@ describe('mmkit fleet status', () => {
   it('shows the running member, its markets, PnL, the heartbeat holder and the kill flag', async () => {
     const { ex, base } = await h.exchange(11);
     const { dir, address } = h.dataDir();
-    const bot = h.startBot(base, dir, ['--duration', '600s'], { MMKIT_REDIS_URL: r.url, MMKIT_FLEET_MEMBER: 'solo' });
+    // a fleet member needs bot.markets (findings 2 F13)
+    let markets: string[] = [];
+    await waitUntil(() => (markets = liquidMarkets(ex, 3)).length === 3, 60_000);
+    const bot = h.startBot(base, dir, ['--duration', '600s', '--markets', markets.join(',')], {
+      MMKIT_REDIS_URL: r.url,
+      MMKIT_FLEET_MEMBER: 'solo',
+    });
     expect(await waitForQuotes(ex, address), bot.err().slice(-3000)).toBeGreaterThan(0);
 
     type Report = {

@@ -3,8 +3,12 @@
  * (members here are `joinFleet` in the test process; a daemon exits when told, as they do), waits
  * until none is left alive, and says so; a member that does not stop makes it exit 1 and is named;
  * `--rearm` clears the trip; without fleet.redisUrl it is a usage error, and with an unreachable
- * Redis exit 3 without printing the URL's password.
+ * Redis exit 3 without printing the URL's password. Without a wallet on the machine it points to
+ * `--account` (findings 2 F11; `fleet status` too).
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LiveClock } from '../../src/core/clock.ts';
 import { fleetKeys } from '../../src/fleet/fleet-keys.ts';
@@ -81,6 +85,29 @@ describe('mmkit kill --fleet', () => {
       expect(await readFleetKill(c, fleetKeys(ACCOUNT))).toBeNull();
     } finally {
       c.disconnect();
+    }
+  });
+
+  it('says the members cancelled and left (their processes exit moments later), not "no member left running"', async () => {
+    const res = await runMmkit(
+      ['kill', '--fleet', '--account', '0x00000000000000000000000000000000000000f7', '--reason', 'e2e'],
+      { env: { MMKIT_REDIS_URL: r.url } },
+    );
+    expect(res.code, res.err).toBe(0);
+    expect(res.out).toContain('every member has cancelled its orders and left the fleet');
+    expect(res.out).not.toContain('no member left running');
+  });
+
+  it('on a machine without the wallet, kill --fleet and fleet status point to --account (exit 2)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mmkit-nowallet-'));
+    for (const args of [
+      ['kill', '--fleet', '--data-dir', dir],
+      ['fleet', 'status', '--data-dir', dir],
+    ]) {
+      const res = await runMmkit(args, { env: { MMKIT_REDIS_URL: r.url } });
+      expect(res.code, res.err).toBe(2);
+      expect(res.err).toContain('no paper wallet');
+      expect(res.err).toContain("give the fleet's address with --account 0x");
     }
   });
 

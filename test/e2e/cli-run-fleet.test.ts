@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { connectFleetRedis } from '../../src/fleet/redis.ts';
-import { exited, sleep, waitForQuotes, waitUntil, watchFlat } from './support/bot-harness.ts';
+import { exited, liquidMarkets, sleep, waitForQuotes, waitUntil, watchFlat } from './support/bot-harness.ts';
 import { fleetHarness } from './support/fleet-harness.ts';
 import { runMmkit } from './support/cli.ts';
 
@@ -19,7 +19,10 @@ describe('mmkit run in a fleet', () => {
     // at most 2 members: each keeps a quarter of the per-signer cancel bucket for pulling its quotes
     // while Redis is down (src/fleet/signer-gate.ts; with 8, a sixteenth: 7 tokens + 5 / s)
     const env = { MMKIT_REDIS_URL: r.url, MMKIT_FLEET_MEMBER: 'solo', MMKIT_FLEET_MAX_MEMBERS: '2' };
-    const bot = h.startBot(base, dir, ['--duration', '600s'], env);
+    // a fleet member needs bot.markets (findings 2 F13)
+    let markets: string[] = [];
+    await waitUntil(() => (markets = liquidMarkets(ex, 3)).length === 3, 60_000);
+    const bot = h.startBot(base, dir, ['--duration', '600s', '--markets', markets.join(',')], env);
     expect(await waitForQuotes(ex, address), bot.err().slice(-3000)).toBeGreaterThan(0);
     expect(bot.err()).toContain('joined the fleet');
     // the heartbeat lease holder records its heartbeat chain in Redis, fenced by its lease
@@ -92,7 +95,11 @@ describe('mmkit run in a fleet', () => {
   it('refuses to start (exit 3, the password not printed) when the fleet Redis cannot be reached', async () => {
     const { ex, base } = await h.exchange(8);
     const { dir, address } = h.dataDir();
-    const bot = h.startBot(base, dir, ['--duration', '600s'], { MMKIT_REDIS_URL: 'redis://:s3cretpw@127.0.0.1:1' });
+    const markets = liquidMarkets(ex, 1);
+    expect(markets).toHaveLength(1);
+    const bot = h.startBot(base, dir, ['--duration', '600s', '--markets', markets.join(',')], {
+      MMKIT_REDIS_URL: 'redis://:s3cretpw@127.0.0.1:1',
+    });
     const code = await Promise.race([exited(bot.p), sleep(120_000).then(() => 'timeout' as const)]);
     expect(code, bot.err().slice(-3000)).toBe(3);
     expect(bot.err() + bot.out()).toContain('cannot reach Redis');

@@ -1,7 +1,7 @@
 /** The `fleet.*` section of the configuration: several daemons of one account sharing state in Redis. */
 export const fleetSchema = {
   redisUrl: {
-    doc: "A fleet: the Redis holding the account's shared state (budgets, heartbeat lease, risk limits, market leases, kill switch), redis://[user:password@]host:port[/db]. Empty: one process, no Redis (as always). Never logged (it may carry a password).",
+    doc: "A fleet: the Redis holding the account's shared state (budgets, heartbeat lease, risk limits, market leases, kill switch), redis://[user:password@]host:port[/db]. Empty: one process, no Redis (as always). Environment only, like the secrets: never read from a file, never logged (it may carry a password).",
     format: String,
     default: '',
     env: 'MMKIT_REDIS_URL',

@@ -1,12 +1,15 @@
 /**
  * The account limits a fleet runs with (src/fleet/fleet-limits.ts) over a real Redis: a member
  * alone records its limits; with another member live, the same values are accepted and different
- * ones refused (nothing written); once the others are dead, new values are recorded.
+ * ones refused (nothing written); once the others are dead, new values are recorded. The markets
+ * are checked the same way. After the record is lost (a Redis restarted empty), a live member's
+ * keeper records it again and a joiner waits for that before it is checked (findings 2 F15).
  */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fleetKeys } from '../../../src/fleet/fleet-keys.ts';
-import { checkFleetLimits } from '../../../src/fleet/fleet-limits.ts';
+import { LiveClock } from '../../../src/core/clock.ts';
+import { checkFleetLimits, FleetLimitsKeeper } from '../../../src/fleet/fleet-limits.ts';
 import { connectFleetRedis } from '../../../src/fleet/redis.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';
 
@@ -37,6 +40,7 @@ describe('checkFleetLimits', () => {
       maxNotionalGlobal: '2000000000',
       maxOpenOrdersGlobal: '200',
       maxLoss: '100000000',
+      markets: '',
     });
     await seen('b', 0);
     expect(await checkFleetLimits(redis, keys, 'b', L)).toEqual([]);
@@ -50,5 +54,86 @@ describe('checkFleetLimits', () => {
     await seen('a', 5_000);
     expect(await checkFleetLimits(redis, keys, 'b', other)).toEqual([]);
     expect((await redis.hgetall(keys.riskLimits)).maxOpenOrdersGlobal).toBe('300');
+  });
+});
+
+describe('the fleet limits after Redis lost them (F15)', () => {
+  const k2 = fleetKeys('0x00000000000000000000000000000000000000f2');
+  const M = ['0xBB', '0xaa'];
+  const mine = { ...L, markets: M };
+  const live = async (member: string, keys = k2) => {
+    const [s, us] = await redis.time();
+    await redis.zadd(keys.members, Number(s) * 1000 + Math.floor(Number(us) / 1000), member);
+  };
+
+  it("a live member's keeper records them again once lost, and a newcomer with other caps is refused", async () => {
+    await live('a');
+    expect(await checkFleetLimits(redis, k2, 'a', mine)).toEqual([]);
+    expect(await redis.hget(k2.riskLimits, 'markets')).toBe('0xaa,0xbb');
+    let rewritten = 0;
+    const keeper = new FleetLimitsKeeper({
+      redis,
+      keys: k2,
+      member: 'a',
+      limits: mine,
+      clock: new LiveClock(),
+      everyMs: 200,
+      onRewritten: () => rewritten++,
+    });
+    keeper.start();
+    try {
+      await redis.flushall(); // what a Redis restarted without persistence holds
+      await new Promise((res) => setTimeout(res, 500));
+      expect(rewritten).toBeGreaterThan(0);
+      expect(await redis.hget(k2.riskLimits, 'maxOpenOrdersGlobal')).toBe('200');
+      // the keeper keeps the member in the membership too
+      expect(await redis.zscore(k2.members, 'a')).not.toBeNull();
+      await live('c');
+      expect(await checkFleetLimits(redis, k2, 'c', { ...mine, maxOpenOrdersGlobal: 300 })).toEqual([
+        { key: 'maxOpenOrdersGlobal', fleet: '200', mine: 300 },
+      ]);
+      expect(await redis.hget(k2.riskLimits, 'maxOpenOrdersGlobal')).toBe('200');
+    } finally {
+      keeper.stop();
+    }
+  });
+
+  it('a joiner that finds live members but no record waits for theirs, then is checked', async () => {
+    await redis.flushall();
+    await live('a');
+    const keeper = new FleetLimitsKeeper({ redis, keys: k2, member: 'a', limits: mine, clock: new LiveClock() });
+    // the live member re-records 600 ms after the joiner came
+    const later = setTimeout(() => void keeper.round(), 600);
+    await live('c');
+    const t0 = Date.now();
+    const bad = await checkFleetLimits(redis, k2, 'c', { ...mine, maxLoss: 1 });
+    clearTimeout(later);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(500);
+    expect(bad).toEqual([{ key: 'maxLoss', fleet: '100000000', mine: 1 }]);
+    expect(await redis.hget(k2.riskLimits, 'maxLoss')).toBe('100000000');
+  });
+
+  it('members joining together on a fresh fleet: the first records after the wait, the second is checked', async () => {
+    await redis.flushall();
+    await live('a');
+    await live('b');
+    const [ra, rb] = await Promise.all([
+      checkFleetLimits(redis, k2, 'a', mine, { waitMs: 300 }),
+      checkFleetLimits(redis, k2, 'b', { ...mine, markets: ['0xaa'] }, { waitMs: 300 }),
+    ]);
+    const all = [...ra, ...rb];
+    expect(all).toHaveLength(1);
+    expect(all[0]?.key).toBe('markets');
+  });
+
+  it('refuses another market list while a member is live (any order and case is the same list)', async () => {
+    await redis.flushall();
+    await live('a');
+    expect(await checkFleetLimits(redis, k2, 'a', mine)).toEqual([]);
+    await live('b');
+    expect(await checkFleetLimits(redis, k2, 'b', { ...mine, markets: ['0xAA', '0xbb'] })).toEqual([]);
+    expect(await checkFleetLimits(redis, k2, 'b', { ...mine, markets: ['0xaa', '0xcc'] })).toEqual([
+      { key: 'markets', fleet: '0xaa,0xbb', mine: '0xaa,0xcc' },
+    ]);
   });
 });

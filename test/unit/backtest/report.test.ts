@@ -3,7 +3,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { computeMetrics } from '../../../src/backtest/metrics.ts';
-import { duration, formatSummary, sharpeLine, shares, strategyFailed, usd } from '../../../src/backtest/report.ts';
+import {
+  duration,
+  formatSummary,
+  rewardsLine,
+  sharpeLine,
+  shares,
+  strategyFailed,
+  usd,
+} from '../../../src/backtest/report.ts';
 import { esc, legendLayout, renderHtmlReport, svgChart, tokenLabels } from '../../../src/backtest/report-html.ts';
 import { sampleResult } from './fixtures.ts';
 
@@ -143,6 +151,38 @@ describe('backtest report: HTML', () => {
     expect(svg).toContain('&lt;evil&gt;');
     expect(svg).toContain('a&amp;b');
     expect(svg).not.toContain('<evil>');
+  });
+});
+
+describe('backtest report: the rewards line', () => {
+  const m = computeMetrics(sampleResult());
+  const row = (market: string, accrued: number, paid: number, estimated: number) => ({
+    market,
+    accrued,
+    samples: 10,
+    scoredSamples: 5,
+    estimated,
+    paid,
+  });
+
+  it('world mode: says how much was not paid (below the minimum payout) rather than "none below"', () => {
+    const rw = {
+      source: 'exchange' as const,
+      total: 610_000,
+      byMarket: [row('a', 400_000, 0, 300_000), row('b', 210_000, 0, 250_000)],
+    };
+    const line = rewardsLine(rw, { ...m, pnlWithRewards: 52_430_000 });
+    expect(line).toBe(
+      '+0.61 USDC earned at the exchange (0.00 credited at epoch ends, 0.61 not paid: below the minimum payout, or in the epoch running at the end; the bot estimated 0.55; 2 markets); PnL with rewards +52.43 USDC',
+    );
+    expect(line).not.toContain('none below');
+  });
+
+  it('world mode: all credited says nothing of unpaid earnings', () => {
+    const rw = { source: 'exchange' as const, total: 960_000, byMarket: [row('a', 960_000, 960_000, 940_000)] };
+    expect(rewardsLine(rw, { ...m, pnlWithRewards: 1_000_000 })).toBe(
+      '+0.96 USDC earned at the exchange (0.96 credited at epoch ends; the bot estimated 0.94; 1 market); PnL with rewards +1.00 USDC',
+    );
   });
 });
 

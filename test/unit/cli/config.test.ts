@@ -90,6 +90,9 @@ describe('config: precedence', () => {
     expect(doc).toContain('| `bot.risk.maxLoss` | `MMKIT_RISK_MAX_LOSS` | `100` | number 0 to 1000000000 |');
     // a secret's default is never printed
     expect(doc).toContain('| `secrets.privateKey` | `MMKIT_PRIVATE_KEY` | `""` |');
+    // every secret (refused in a file) says so, fleet.redisUrl and exchange.adminToken included (findings 2 F10)
+    expect(doc).toContain('| `fleet.redisUrl` | `MMKIT_REDIS_URL` | `""` | string (env only) |');
+    expect(doc).toContain('| `exchange.adminToken` | `MMKIT_ADMIN_TOKEN` | `""` | string (env only) |');
   });
 });
 

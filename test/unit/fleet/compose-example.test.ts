@@ -38,6 +38,12 @@ describe('the fleet compose example', () => {
     expect(doc.secrets.mmkit_keystore?.file).toBeDefined();
   });
 
+  it('requires the fleet markets (a member refuses to start without bot.markets), the same on every daemon', () => {
+    const markets = daemons.map(([, s]) => s.environment?.MMKIT_MARKETS);
+    expect(new Set(markets).size).toBe(1);
+    expect(markets[0]).toMatch(/^\$\{MMKIT_MARKETS:\?[^}]+\}$/);
+  });
+
   it('gives each daemon its own member name and its own data volume', () => {
     const names = daemons.map(([, s]) => s.environment?.MMKIT_FLEET_MEMBER);
     expect(names.every((n) => typeof n === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(n))).toBe(true);
