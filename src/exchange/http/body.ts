@@ -14,7 +14,7 @@ export function parseWith<T>(schema: z.ZodType<T>, value: unknown, what: string)
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  const path = issue && issue.path.length ? issue.path.join('.') : what;
+  const path = issue?.path.length ? issue.path.join('.') : what;
   const missing = issue?.code === 'invalid_type' && issue.path.length > 0 && at(value, issue.path) === undefined;
   throw badRequest(
     `invalid ${what}: ${path}: ${missing ? 'required field is missing' : (issue?.message ?? 'malformed')}`,
