@@ -8,11 +8,18 @@ import { fileSha256, feedUnchanged, planFeedCaches, type CacheTarget } from './f
 import { CacheWriter } from './feed-cache-writer.ts';
 
 /**
+ * What `buildFeedCache` did: wrote the cache; or kept none because the feed changed while it was read,
+ * or because its gzip stream ends early (no trailer: a recording still being written, or one a crash
+ * cut short; the file may yet grow, so it is read from its text each time).
+ */
+export type FeedCacheBuild = 'written' | 'changed' | 'ends early';
+
+/**
  * Builds the cache of `feed` at `out` (see the module comment): reads the feed with the replay,
  * scans each market frame, writes a temporary file and renames it into place when whole.
  * @throws the file system's error
  */
-export async function buildFeedCache(feed: string, target: string | CacheTarget): Promise<void> {
+export async function buildFeedCache(feed: string, target: string | CacheTarget): Promise<FeedCacheBuild> {
   let t: CacheTarget;
   if (typeof target === 'string') {
     const st = statSync(feed);
@@ -21,9 +28,14 @@ export async function buildFeedCache(feed: string, target: string | CacheTarget)
   const w = new CacheWriter(t.out, t.sha);
   try {
     const stats = newReplayStats();
-    for await (const batch of replayFeedBatches([feed], { stats })) for (const it of batch) w.add(it);
-    // a feed that changed since it was hashed (a recording still growing): no cache
-    if (feedUnchanged(feed, t)) w.finish(stats.malformed, stats.truncatedFiles);
+    const endedEarly = new Set<string>();
+    for await (const batch of replayFeedBatches([feed], { stats, endedEarly })) for (const it of batch) w.add(it);
+    // a gzip stream without its end, or a feed that changed since it was hashed (a recording still
+    // growing): no cache
+    if (endedEarly.size > 0) return 'ends early';
+    if (!feedUnchanged(feed, t)) return 'changed';
+    w.finish(stats.malformed, stats.truncatedFiles);
+    return 'written';
   } finally {
     w.abort(); // (nothing left to do when finished)
   }
@@ -31,13 +43,13 @@ export async function buildFeedCache(feed: string, target: string | CacheTarget)
 
 /**
  * The cache file of each feed, built first where missing (or unreadable: rebuilt). Returns feed
- * file → cache file.
+ * file → cache file; a feed whose gzip stream ends early has none (it is read from its text).
  * @throws the file system's error when a feed cannot be read or the folder cannot be written
  */
 export async function ensureFeedCaches(files: readonly string[], dir: string): Promise<Map<string, string>> {
   const plan = await planFeedCaches(files, dir);
   for (const [f, m] of plan.missing) {
-    await buildFeedCache(f, m);
+    if ((await buildFeedCache(f, m)) === 'ends early') continue;
     if (!existsSync(m.out)) throw new Error(`${f} changed while its cache was built`);
     plan.ready.set(f, m.out);
   }

@@ -21,7 +21,9 @@
  * Key: SHA-256 of the feed file's bytes and the format version, so an edited or replaced feed is
  * never served from a stale cache, and two copies of one feed share one cache. The cache is written
  * to a temporary file and renamed into place when whole: a crash while building leaves no cache, and
- * concurrent builders (sweep workers) cannot see each other's half-written files.
+ * concurrent builders (sweep workers) cannot see each other's half-written files. A gzip feed whose
+ * stream ends early (no trailer: a recording still being written, or one a crash cut short) gets no
+ * cache: it may yet grow, and each peek at a live recording would leave one more cache behind.
  *
  * Format (little-endian): magic `MMKFC1\n\0`, u32 version, 32 bytes of the feed's SHA-256, then
  * records `u32 length, u8 kind, payload`: header (t, JSON), status (t, channel, connect|disconnect,
@@ -47,4 +49,4 @@ export {
 } from './feed-cache-plan.ts';
 export { CacheWriter } from './feed-cache-writer.ts';
 export { CachedSource } from './feed-cache-reader.ts';
-export { buildFeedCache, ensureFeedCaches } from './feed-cache-build.ts';
+export { buildFeedCache, ensureFeedCaches, type FeedCacheBuild } from './feed-cache-build.ts';

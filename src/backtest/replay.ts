@@ -51,6 +51,12 @@ export interface ReplayOptions {
    * out at file-switch points of a merge and at the end of a chunk.
    */
   batchSize?: number;
+  /**
+   * Filled with the files whose gzip stream ended early (no gzip trailer: a recording still being
+   * written, or one a crash cut short), as they end. Such a file is read to where it stops either way;
+   * a feed cache of it is not kept (./feed-cache-build.ts), since the file may yet grow.
+   */
+  endedEarly?: Set<string>;
 }
 
 /** Fresh zeroed replay counters. */
@@ -80,7 +86,7 @@ export function replayFeeds(
 
 function textSources(files: readonly string[], opts: ReplayOptions): FileSource[] {
   const stats = opts.stats ?? newReplayStats();
-  return files.map((f, i) => new FileSource(f, i, stats, opts.channels));
+  return files.map((f, i) => new FileSource(f, i, stats, opts.channels, opts.endedEarly));
 }
 
 /**
@@ -112,8 +118,8 @@ export function replayCachedBatches(
     const c = caches.get(f);
     if (c !== undefined) return new CachedSource<CachedItem>(c, i, stats, opts.channels);
     const b = opts.build?.get(f);
-    if (b !== undefined) return new TeeSource(f, i, stats, opts.channels, b);
-    return new FileSource(f, i, stats, opts.channels) as unknown as Source<CachedItem>;
+    if (b !== undefined) return new TeeSource(f, i, stats, opts.channels, b, opts.endedEarly);
+    return new FileSource(f, i, stats, opts.channels, opts.endedEarly) as unknown as Source<CachedItem>;
   });
   return batchIterator(new Merger<CachedItem>(sources, opts));
 }
@@ -122,7 +128,9 @@ export function replayCachedBatches(
  * A file read from its text that writes its cache as it goes (feed-cache.ts CacheWriter): the
  * first replay of a feed builds the cache without a pass of its own, and hands its market frames on
  * already decoded. The cache is written only when the file is read to its end; a replay stopped
- * early (or a cache that cannot be written: a full disk) leaves none, and the replay goes on.
+ * early (or a cache that cannot be written: a full disk) leaves none, and the replay goes on. A
+ * gzip stream that ends early (no trailer: most likely a recording still being written, which the
+ * size-and-mtime check misses when the read is quicker than the recorder's flush) leaves none either.
  */
 class TeeSource implements Source<CachedItem> {
   buf: CachedItem[] = [];
@@ -144,8 +152,9 @@ class TeeSource implements Source<CachedItem> {
     private readonly stats: ReplayStats,
     channels: readonly FeedChannel[] | undefined,
     private readonly target: CacheTarget,
+    endedEarly: Set<string> | undefined,
   ) {
-    this.#inner = new FileSource(file, index, this.#own, undefined);
+    this.#inner = new FileSource(file, index, this.#own, undefined, endedEarly);
     this.#keepM = channels === undefined || channels.includes('m');
     this.#keepR = channels === undefined || channels.includes('r');
     try {
@@ -172,8 +181,10 @@ class TeeSource implements Source<CachedItem> {
         this.#w = undefined;
         if (w !== undefined) {
           try {
-            // a feed that changed since it was hashed (a recording still growing): no cache
-            if (feedUnchanged(this.file, this.target)) w.finish(this.#own.malformed, this.#own.truncatedFiles);
+            // a gzip stream without its end, or a feed that changed since it was hashed (a recording
+            // still growing): no cache
+            if (!this.#inner.endedEarly && feedUnchanged(this.file, this.target))
+              w.finish(this.#own.malformed, this.#own.truncatedFiles);
             else w.abort();
           } catch {
             w.abort();
@@ -304,12 +315,15 @@ class FileSource {
   private readonly keepR: boolean;
   /** Malformed lines not yet counted on an item (see SkippedLines). */
   private bad = 0;
+  /** True once the gzip stream has ended early (no trailer; see ReplayOptions.endedEarly). */
+  endedEarly = false;
 
   constructor(
     readonly file: string,
     readonly index: number,
     private readonly stats: ReplayStats,
     channels: readonly FeedChannel[] | undefined,
+    private readonly endedEarlyFiles?: Set<string>,
   ) {
     this.keepM = channels === undefined || channels.includes('m');
     this.keepR = channels === undefined || channels.includes('r');
@@ -380,6 +394,10 @@ class FileSource {
         }
         // gzip damage: what was decoded before it has been handed out; a partial last line is lost
         this.stats.truncatedFiles++;
+        if (!this.recovering && (err as { code: string }).code === 'Z_BUF_ERROR') {
+          this.endedEarly = true;
+          this.endedEarlyFiles?.add(this.file);
+        }
         const rest = this.takeCarry();
         if (rest !== undefined && !isBlank(rest)) {
           this.stats.lines++;

@@ -89,6 +89,8 @@ interface Series {
   readonly name: string;
   readonly values: readonly (number | null)[];
   readonly color: string;
+  /** An SVG `stroke-dasharray` (none: a solid line); the legend's swatch is then an outline in that pattern. */
+  readonly dash?: string;
   /** Draw as steps (values hold until the next point). */
   readonly step?: boolean;
   /** Fill the area down to 0. */
@@ -156,7 +158,8 @@ export function svgChart(c: Chart): string {
             W - PAD.l - PAD.r,
           ).map((it) => it.row),
         ) + 1;
-  const top = LEGEND_TOP + rows * LEGEND_ROW + 6;
+  // a clear gap below the last legend line: the top y label (centred on its grid line) never touches it
+  const top = LEGEND_TOP + rows * LEGEND_ROW + 14;
   const plotH = H - PAD.t - PAD.b;
   const height = top + plotH + PAD.b;
   const x = (v: number): number => PAD.l + ((v - t0) / span) * (W - PAD.l - PAD.r);
@@ -176,8 +179,12 @@ export function svgChart(c: Chart): string {
   ).entries()) {
     const s = c.series[i]!;
     const yy = LEGEND_TOP + it.row * LEGEND_ROW;
+    const swatch =
+      s.dash === undefined
+        ? `fill="${s.color}"`
+        : `fill="#fff" stroke="${s.color}" stroke-width="2" stroke-dasharray="${swatchDash(s.dash)}"`;
     legend.push(
-      `<rect x="${n2(PAD.l + it.x)}" y="${yy}" width="10" height="10" fill="${s.color}"/><text x="${n2(PAD.l + it.x + 13)}" y="${yy + 9}" class="legend">${esc(s.name)}</text>`,
+      `<rect x="${n2(PAD.l + it.x)}" y="${yy}" width="10" height="10" ${swatch}/><text x="${n2(PAD.l + it.x + 13)}" y="${yy + 9}" class="legend">${esc(s.name)}</text>`,
     );
   }
   // grid and axes
@@ -187,9 +194,12 @@ export function svgChart(c: Chart): string {
       `<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${yy}" y2="${yy}" class="grid"/><text x="${PAD.l - 6}" y="${yy}" class="ylab">${esc(c.yFormat(v))}</text>`,
     );
   }
+  // the last time label ends at the plot's right edge (centred there, it was cut at the SVG's edge);
+  // an inline style, so it holds also for an SVG taken out of the page without its stylesheet
   for (let i = 0; i <= 5; i++) {
     const tv = t0 + (span * i) / 5;
-    parts.push(`<text x="${n2(x(tv))}" y="${height - 10}" class="xlab">${esc(clock(tv, span))}</text>`);
+    const anchor = i === 5 ? ' style="text-anchor:end"' : '';
+    parts.push(`<text x="${n2(x(tv))}" y="${height - 10}" class="xlab"${anchor}>${esc(clock(tv, span))}</text>`);
   }
   parts.push(`<line x1="${PAD.l}" x2="${W - PAD.r}" y1="${height - PAD.b}" y2="${height - PAD.b}" class="axis"/>`);
   // series
@@ -217,7 +227,8 @@ export function svgChart(c: Chart): string {
       parts.push(
         `<path d="${d}V${n2(y(0))}H${n2(x(t.find((_, i) => s.values[i] !== null) ?? t0))}Z" fill="${s.color}" fill-opacity="0.18" stroke="none"/>`,
       );
-    parts.push(`<path d="${d}" fill="none" stroke="${s.color}" stroke-width="1.4"/>`);
+    const dash = s.dash === undefined ? '' : ` stroke-dasharray="${s.dash}"`;
+    parts.push(`<path d="${d}" fill="none" stroke="${s.color}" stroke-width="1.4"${dash}/>`);
   }
   for (const p of c.points ?? []) {
     const xx = x(p.t);
@@ -275,7 +286,39 @@ export function tokenLabels(
   return tokens.map((x, i) => (questions[i] === undefined ? x.tokenId : `${x.outcome} · ${short[k++]}`));
 }
 
-const COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#17becf'];
+/** Ten colours told apart easily (Tableau 10), then again in each dash pattern: 40 distinct series. */
+const COLORS = [
+  '#1f77b4',
+  '#ff7f0e',
+  '#2ca02c',
+  '#d62728',
+  '#9467bd',
+  '#8c564b',
+  '#e377c2',
+  '#7f7f7f',
+  '#bcbd22',
+  '#17becf',
+];
+const DASHES = [undefined, '7 4', '2 3', '10 3 2 3'];
+
+/**
+ * The colour and dash pattern of series `i` of a chart with many (the inventory: one per token):
+ * the colours first as solid lines, then the same colours dashed, dotted and dash-dotted, so no two
+ * of the first 40 series look alike (24 tokens of 12 markets drew in 8 colours, 3 tokens a colour).
+ */
+export function seriesStyle(i: number): { readonly color: string; readonly dash?: string } {
+  const color = COLORS[i % COLORS.length]!;
+  const dash = DASHES[Math.floor(i / COLORS.length) % DASHES.length];
+  return dash === undefined ? { color } : { color, dash };
+}
+
+/** A dash pattern shrunk to show in a 10-px legend swatch. */
+function swatchDash(dash: string): string {
+  return dash
+    .split(' ')
+    .map((v) => n2(Math.max(1, Number(v) / 2)))
+    .join(' ');
+}
 
 /** The whole report page (see the module comment). */
 export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
@@ -316,7 +359,7 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
       series: s.tokens.map((x, i) => ({
         name: inventoryNames[i]!,
         values: x.pos.map((v) => v),
-        color: COLORS[i % COLORS.length]!,
+        ...seriesStyle(i),
         step: true,
       })),
       yFormat: sh,

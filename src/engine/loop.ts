@@ -567,6 +567,7 @@ function stackHead(err: unknown, frames = 4): string | undefined {
   return err.stack
     .split('\n')
     .slice(0, frames + 1)
+    .map((line) => line.replace(/data:[^\s)]+/g, readableLocation))
     .join('\n')
     .slice(0, 1000);
 }
@@ -576,9 +577,28 @@ export function errAt(err: unknown): string | undefined {
   if (!(err instanceof Error) || typeof err.stack !== 'string') return undefined;
   for (const line of err.stack.split('\n')) {
     const m = /^\s+at (?:.*? \()?(.+?:\d+:\d+)\)?$/.exec(line);
-    if (m) return m[1];
+    if (m) return readableLocation(m[1]!);
   }
   return undefined;
+}
+
+/**
+ * A frame's location as a person reads it. A module compiled in memory runs from a `data:` URL that
+ * holds its whole source (kilobytes, URL-encoded): that is never shown; tsx's compiled CommonJS names
+ * its file in a `__filename="…"` prologue, so the location is that file and the compiled line:column.
+ * src/strategy/plugin-format.ts keeps plugins off that path; this is the fallback should one get there.
+ */
+export function readableLocation(loc: string): string {
+  if (!loc.startsWith('data:')) return loc;
+  const pos = /:(\d+:\d+)$/.exec(loc)?.[1];
+  const encoded = /^data:[^,]*,__filename(?:=|%3D)(?:"|%22)(.*?)(?:"|%22)/.exec(loc)?.[1];
+  let file: string | undefined;
+  try {
+    file = encoded !== undefined ? decodeURIComponent(encoded) : undefined;
+  } catch {
+    // not URL-encoded after all: no file name then
+  }
+  return `${file ?? 'a module compiled in memory (data: URL)'} (compiled code${pos !== undefined ? ` at ${pos}` : ''})`;
 }
 
 function errMsg(err: unknown): string {

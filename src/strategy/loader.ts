@@ -16,6 +16,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError } from '../core/errors.ts';
 import type { StrategyDefinition } from './api.ts';
 import { validateSchema } from './params.ts';
+import { registerPluginFormatHook } from './plugin-format.ts';
 import { riskPriceBandProblems } from './price-band.ts';
 
 /** The config key a loading error names. */
@@ -119,12 +120,13 @@ export async function loadStrategy(nameOrPath: string, options: LoadStrategyOpti
     throw new ConfigError(STRATEGY_KEY, 'a strategy name or path is required');
   const file = moduleFileFor(nameOrPath.trim(), options);
   const url = pathToFileURL(file).href;
+  if (file.endsWith('.ts')) registerPluginFormatHook();
   let mod: unknown;
   try {
     mod = await import(url);
   } catch (e) {
-    // A .ts file outside a `"type": "module"` package is compiled as CommonJS by a globally
-    // registered tsx, and plain node does not know .ts at all: load it through tsx's own API then.
+    // Plain node (the compiled dist/) does not know .ts at all, and a CommonJS-style .ts file outside
+    // a `"type": "module"` package can trip a globally registered tsx: load it through tsx's own API.
     if (!RETRY_WITH_TSX.has(String((e as { code?: unknown })?.code))) throw importError(file, e);
     try {
       const { tsImport } = await import('tsx/esm/api');
@@ -138,6 +140,7 @@ export async function loadStrategy(nameOrPath: string, options: LoadStrategyOpti
 
 const RETRY_WITH_TSX = new Set([
   'ERR_UNKNOWN_FILE_EXTENSION',
+  'ERR_UNKNOWN_MODULE_FORMAT',
   'ERR_REQUIRE_CYCLE_MODULE',
   'ERR_REQUIRE_ESM',
   'ERR_REQUIRE_ASYNC_MODULE',

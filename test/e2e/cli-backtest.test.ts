@@ -16,12 +16,13 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFeed } from '../support/feed-gen.ts';
 import { FEED_CACHE_VERSION, decoderFingerprint } from '../../src/backtest/feed-cache.ts';
 
-const BIN = new URL('../../bin/mmkit.js', import.meta.url).pathname;
+const ROOT = new URL('../../', import.meta.url).pathname;
+const BIN = join(ROOT, 'bin/mmkit.js');
 let dir: string;
 let feed: string;
 
@@ -178,6 +179,31 @@ describe('mmkit backtest', () => {
     ])
       expect(r.out).toContain(`  ${k}`);
   }, 60_000);
+
+  it('names where a plugin outside the project threw by its file:line:column, never a data: URL', async () => {
+    // a .ts file in no "type": "module" package: tsx compiled it as CommonJS run from a data: URL
+    // holding the whole plugin, and that URL was the error's location (src/strategy/plugin-format.ts)
+    const out = mkdtempSync(join(tmpdir(), 'mmkit-plugin-outside-'));
+    try {
+      const api = relative(out, join(ROOT, 'src/strategy/index.ts')).split(sep).join('/');
+      const file = join(out, 'boom.ts');
+      writeFileSync(
+        file,
+        `import { defineStrategy } from '${api}';\nexport default defineStrategy({ name: 'boom', params: {}, create: () => ({\n  onEvent() { throw new Error('boom'); },\n}) });\n`,
+      );
+      const r = await mmkit(['backtest', '--feed', feed, '--strategy', file, '--no-feed-cache', '--json']);
+      expect(r.code, r.err.slice(-2000)).toBe(1);
+      const at = JSON.parse(r.out).engine.firstStrategyError.at as string;
+      expect(at).toBe(`${file}:3:21`);
+      expect(r.err).toContain(`FAILED: the strategy threw`);
+      expect(r.err).toContain(`(first: boom at ${file}:3:21)`);
+      expect(r.out + r.err).not.toContain('data:');
+      const text = await mmkit(['backtest', '--feed', feed, '--strategy', file, '--no-feed-cache']);
+      expect(text.out).toMatch(new RegExp(`strategy errors +\\d+ .*first: boom at ${file}:3:21\\n`));
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('runs a synthetic world in virtual time', async () => {
     const r = await mmkit([

@@ -74,7 +74,7 @@ describe('store crash safety', () => {
 });
 
 describe('loadStrategy under node + tsx (as the mmkit bin runs it)', () => {
-  it('loads a .ts plugin from a folder without a package.json (compiled as CommonJS by tsx)', () => {
+  it('loads a .ts plugin from a folder without a package.json (an ES module all the same: src/strategy/plugin-format.ts)', () => {
     const api = pathToFileURL(join(ROOT, 'src/strategy/api.ts')).href;
     writeFileSync(
       join(dir, 'mine.ts'),

@@ -101,13 +101,23 @@ describe('request auth (L2 and Bearer)', () => {
       POLY_TIMESTAMP: String(ts),
       POLY_SIGNATURE: buildHmacSignature(a.creds!.secret, ts, 'DELETE', '/order', signedBody),
     };
-    expectEnvelope(await a.raw('DELETE', '/order', { rawBody: sentBody, headers }), 401);
+    const tampered = await a.raw('DELETE', '/order', { rawBody: sentBody, headers });
+    expectEnvelope(tampered, 401);
+    expect(tampered.body.error.message).toBe(
+      'Invalid L2 signature (HMAC of timestamp + method + path + body, the path relative to the API base, e.g. /order)',
+    );
     // the path signed is relative to the API base: signing "/clob/order" is wrong
     const h2 = {
       ...headers,
       POLY_SIGNATURE: buildHmacSignature(a.creds!.secret, ts, 'DELETE', '/clob/order', sentBody),
     };
-    expectEnvelope(await a.raw('DELETE', '/order', { rawBody: sentBody, headers: h2 }), 401);
+    const wholePath = await a.raw('DELETE', '/order', { rawBody: sentBody, headers: h2 });
+    expectEnvelope(wholePath, 401);
+    // the usual mistake is named, with the path to sign
+    expect(wholePath.body.error.message).toBe(
+      'Invalid L2 signature: it was made over /clob/order; sign the path relative to the API base (/order)',
+    );
+    expect(wholePath.body.error.message).not.toContain(a.creds!.secret);
     expect((await state(a)).open.map((o: any) => o.id)).toContain(restingId);
   });
 
@@ -172,9 +182,16 @@ describe('bad input', () => {
     const send = (raw: string) => a.l2raw('POST', '/order', raw);
     expectEnvelope(await send('{"order": '), 400, 'BAD_REQUEST');
     expectEnvelope(await send('[]'), 400);
-    expectEnvelope(await send('{}'), 400);
+    const empty = await send('{}');
+    expectEnvelope(empty, 400);
+    // a missing field said plainly, not as "expected nonoptional, received undefined"
+    expect(empty.body.error.message).toBe('invalid order request: order: required field is missing');
     const good = a.order(yes(v.m1), 'BUY', '0.30', '10').body as any;
     expectEnvelope(await send(JSON.stringify({ ...good, orderType: 'IOC' })), 400);
+    const { owner: _, ...noOwner } = good;
+    const ownerless = await send(JSON.stringify(noOwner));
+    expectEnvelope(ownerless, 400);
+    expect(ownerless.body.error.message).toBe('invalid order request: owner: required field is missing');
     expectEnvelope(await send(JSON.stringify({ ...good, order: { ...good.order, makerAmount: -5 } })), 400);
     expectEnvelope(await send(JSON.stringify({ ...good, order: { ...good.order, side: 'HOLD' } })), 400);
     expectEnvelope(await send(JSON.stringify({ ...good, order: { ...good.order, tokenId: 'abc' } })), 400);

@@ -74,6 +74,26 @@ export function claimedAddress(req: FastifyRequest): string | undefined {
   return header(req, 'poly_address');
 }
 
+/**
+ * The 401 text of an L2 signature that does not verify, with the usual mistake named: the HMAC is
+ * over the path relative to the API base (`/balances`), and a client that signed the whole URL path
+ * (`/clob/balances`) is told so; any other miss gets the rule as a hint. Never echoes the secret.
+ */
+function l2SignatureRefusal(
+  req: FastifyRequest,
+  secret: string,
+  ts: string,
+  body: string | undefined,
+  sig: string,
+  rel: string,
+): string {
+  const q = req.url.indexOf('?');
+  const full = q < 0 ? req.url : req.url.slice(0, q);
+  if (full !== rel && verifyHmacSignature(secret, ts, req.method, full, body, sig))
+    return `Invalid L2 signature: it was made over ${full}; sign the path relative to the API base (${rel})`;
+  return `Invalid L2 signature (HMAC of timestamp + method + path + body, the path relative to the API base, e.g. ${rel})`;
+}
+
 /** Refusal of a read-only key where only a full API key will do. */
 const READONLY_REFUSED =
   'read-only API key: it reads the account (orders, trades, balances) and cannot trade, cancel or manage keys';
@@ -110,7 +130,7 @@ export function authenticate(ex: PaperExchange, req: FastifyRequest, opts: AuthO
     const ok =
       verifyHmacSignature(rec.secret, ts, req.method, path, body, sig) ||
       (query !== '' && verifyHmacSignature(rec.secret, ts, req.method, path + query, body, sig));
-    if (!ok) throw unauthorized('Invalid L2 signature');
+    if (!ok) throw unauthorized(l2SignatureRefusal(req, rec.secret, ts, body, sig, path));
     return rec;
   }
   const token = bearerToken(req);

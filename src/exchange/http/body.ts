@@ -5,12 +5,30 @@
 import type { z } from 'zod';
 import { badRequest } from './errors.ts';
 
+/**
+ * `value` checked by `schema`. A missing field is said plainly ("order: required field is missing"),
+ * not in the schema library's words ("expected nonoptional, received undefined").
+ * @throws HttpError 400 naming the first bad field
+ */
 export function parseWith<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  const path = issue && issue.path.length ? issue.path.join('.') : what;
-  throw badRequest(`invalid ${what}: ${path}: ${issue?.message ?? 'malformed'}`);
+  const path = issue?.path.length ? issue.path.join('.') : what;
+  const missing = issue?.code === 'invalid_type' && issue.path.length > 0 && at(value, issue.path) === undefined;
+  throw badRequest(
+    `invalid ${what}: ${path}: ${missing ? 'required field is missing' : (issue?.message ?? 'malformed')}`,
+  );
+}
+
+/** The value at `path` inside `v` (undefined when any step is missing). */
+function at(v: unknown, path: readonly PropertyKey[]): unknown {
+  let cur = v;
+  for (const k of path) {
+    if (typeof cur !== 'object' || cur === null) return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[k];
+  }
+  return cur;
 }
 
 export type Query = Record<string, string | string[] | undefined>;

@@ -197,6 +197,29 @@ describe('feed cache', () => {
     expect(decoderFingerprint()).toMatch(/^[0-9a-f]{12}$/); // the decoder's sources were read
   });
 
+  it('keeps no cache of a gzip feed whose stream ends early (a recording still being written); the replay still reads it', async () => {
+    // a live recording: the recorder has flushed what it has, but the gzip trailer is not written yet
+    const whole = gzipSync(handFeed());
+    const live = join(dir, 'live.ndjson.gz');
+    writeFileSync(live, whole.subarray(0, whole.length - 8)); // all the deflate data, no trailer
+    const sub = mkdtempSync(join(dir, 'live-cache-'));
+    const text = await through([live]);
+    expect((text.replay as { truncatedFiles: number }).truncatedFiles).toBe(1);
+    expect(text.events.length).toBeGreaterThan(15);
+    // the first run, which builds the cache as it reads the text (tee): same result, nothing kept
+    const plan = await planFeedCaches([live], sub);
+    expect(plan.missing.has(live)).toBe(true);
+    expect(await through([live], { caches: plan.ready, build: plan.missing })).toEqual(text);
+    expect(readdirSync(sub)).toEqual([]);
+    // a cache built on its own (a sweep's): none either, and the feed is read from its text
+    expect(await buildFeedCache(live, join(sub, 'x.mmfc'))).toBe('ends early');
+    expect((await ensureFeedCaches([live], sub)).has(live)).toBe(false);
+    expect(readdirSync(sub)).toEqual([]);
+    // the recording ends: its whole gzip is cached as usual
+    writeFileSync(live, whole);
+    expect((await ensureFeedCaches([live], sub)).has(live)).toBe(true);
+  });
+
   it('rebuilds a damaged cache (cut short, or not a cache) instead of reading it; a replay of a damaged cache fails loudly', async () => {
     const f = join(dir, 'damaged.ndjson.gz');
     writeFileSync(f, gzipSync(handFeed()));

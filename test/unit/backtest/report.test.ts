@@ -12,7 +12,14 @@ import {
   strategyFailed,
   usd,
 } from '../../../src/backtest/report.ts';
-import { esc, legendLayout, renderHtmlReport, svgChart, tokenLabels } from '../../../src/backtest/report-html.ts';
+import {
+  esc,
+  legendLayout,
+  renderHtmlReport,
+  seriesStyle,
+  svgChart,
+  tokenLabels,
+} from '../../../src/backtest/report-html.ts';
 import { sampleResult } from './fixtures.ts';
 
 describe('backtest report: terminal summary', () => {
@@ -274,6 +281,77 @@ describe('backtest report: chart legends and labels', () => {
     expect(legendOf(inv).map((l) => l.name)).toEqual(['Yes · Will the Federal Reserve…']);
     expect(html).not.toMatch(/>(Yes|No) \d+</);
     expect(html).toContain('<td>Yes · Will the Federal Reserve raise interest…</td>');
+  });
+});
+
+describe('backtest report: every series of a chart can be told apart; no label clipped or touching', () => {
+  it("draws 24 inventory lines in 24 distinct colour-and-dash styles, each swatch in its line's style", () => {
+    const r = sampleResult();
+    const markets = Array.from({ length: 12 }, (_, k) => ({
+      ...r.markets[0]!,
+      market: `m${k}`,
+      question: `Will candidate number ${k} win the seat of district ${k}?`,
+    }));
+    const tokens = markets.flatMap((m, k) =>
+      ['Yes', 'No'].map((outcome) => ({
+        tokenId: `${outcome}${k}`,
+        market: m.market,
+        outcome,
+        mid: r.samples.t.map(() => 5000),
+        bid: r.samples.t.map(() => null),
+        ask: r.samples.t.map(() => null),
+        pos: r.samples.t.map((_, i) => i * 1_000_000 * (k + 1)),
+      })),
+    );
+    const many = { ...r, markets, samples: { ...r.samples, tokens } };
+    const html = renderHtmlReport(many, computeMetrics(many));
+    const start = html.indexOf('id="chart-inventory"');
+    const inv = html.slice(start, html.indexOf('</svg>', start));
+    const lines = [
+      ...inv.matchAll(
+        /<path d="M[^"]*" fill="none" stroke="(#[0-9a-f]{6})" stroke-width="1.4"( stroke-dasharray="([^"]*)")?\/>/g,
+      ),
+    ];
+    expect(lines).toHaveLength(24);
+    const styles = lines.map((m) => `${m[1]} ${m[3] ?? 'solid'}`);
+    expect(new Set(styles).size).toBe(24);
+    const swatches = [...inv.matchAll(/<rect x="[\d.]+" y="[\d.]+" width="10" height="10" ([^/]*)\/><text/g)].map(
+      (m) => m[1]!,
+    );
+    expect(swatches).toHaveLength(24);
+    expect(new Set(swatches).size).toBe(24);
+    for (const [i, m] of lines.entries()) {
+      expect(swatches[i]).toContain(m[1]!);
+      expect(swatches[i]!.includes('stroke-dasharray')).toBe(m[3] !== undefined);
+    }
+    expect(seriesStyle(0)).toEqual({ color: '#1f77b4' });
+    expect(new Set(Array.from({ length: 40 }, (_, i) => JSON.stringify(seriesStyle(i)))).size).toBe(40);
+  });
+
+  it("ends the last time label at the plot's edge and keeps the top y label clear of the legend", () => {
+    const svg = svgChart({
+      id: 'pnl',
+      title: 'PnL',
+      t: [0, 1_800_000],
+      series: [
+        { name: 'total', values: [0, 20], color: '#1f77b4' },
+        { name: 'realized', values: [0, 10], color: '#2ca02c' },
+      ],
+      yFormat: (v) => v.toFixed(2),
+    });
+    const x = [...svg.matchAll(/<text x="([\d.]+)" y="[\d.]+" class="xlab"( style="text-anchor:end")?>([^<]*)</g)];
+    expect(x).toHaveLength(6);
+    expect(x.slice(0, 5).every((m) => m[2] === undefined)).toBe(true);
+    expect(x[5]![2]).toBeDefined(); // anchored at its end: drawn left of x, inside the SVG
+    expect(Number(x[5]![1])).toBeLessThanOrEqual(960 - 16);
+    // the highest y label (11 px, centred on its grid line) starts at least 6 px below the legend's swatches
+    const legendBottom = Math.max(
+      ...[...svg.matchAll(/<rect x="[\d.]+" y="([\d.]+)" width="10" height="10"/g)].map((m) => Number(m[1]) + 10),
+    );
+    const topLabel = Math.min(
+      ...[...svg.matchAll(/<text x="[\d.]+" y="([\d.]+)" class="ylab">/g)].map((m) => Number(m[1])),
+    );
+    expect(topLabel - 6).toBeGreaterThanOrEqual(legendBottom + 6);
   });
 });
 

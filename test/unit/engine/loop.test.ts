@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { MmkitEvent } from '../../../src/core/events.ts';
 import type { DesiredQuotes, StrategyOutput } from '../../../src/core/intents.ts';
 import type { Pips, Micro } from '../../../src/core/units.ts';
-import { createEngine, type EngineOptions } from '../../../src/engine/loop.ts';
+import { createEngine, type EngineOptions, errAt, readableLocation } from '../../../src/engine/loop.ts';
 import type { StrategyState } from '../../../src/strategy/api.ts';
 import {
   CID,
@@ -470,5 +470,28 @@ describe('engine lifecycle', () => {
     };
     expect(await run(undefined)).toEqual([]);
     expect(await run(1)).toEqual(['a']);
+  });
+});
+
+describe('errAt / readableLocation', () => {
+  // tsx's compiled CommonJS (a .ts plugin outside a "type": "module" package) ran from a data: URL
+  // holding the whole plugin; that URL must never be the location a summary or a log shows
+  const dataUrl = `data:text/javascript,${encodeURIComponent('__filename="/home/u/strat/boom.ts";(()=>{ /* 3 KB */ })()')}?filePath=%2Fhome%2Fu%2Fstrat%2Fboom.ts:2:2406`;
+
+  it('keeps a file location as it is', () => {
+    expect(readableLocation('/home/u/strat/boom.ts:108:15')).toBe('/home/u/strat/boom.ts:108:15');
+    const e = new Error('boom');
+    e.stack = 'Error: boom\n    at Object.onEvent (/home/u/strat/boom.ts:108:15)\n    at x (file:///a.js:1:2)';
+    expect(errAt(e)).toBe('/home/u/strat/boom.ts:108:15');
+  });
+
+  it('turns a data: URL into the file it names and the compiled position', () => {
+    expect(readableLocation(dataUrl)).toBe('/home/u/strat/boom.ts (compiled code at 2:2406)');
+    const e = new Error('boom');
+    e.stack = `Error: boom\n    at Object.onEvent (${dataUrl})`;
+    expect(errAt(e)).toBe('/home/u/strat/boom.ts (compiled code at 2:2406)');
+    expect(readableLocation('data:text/javascript,export%20default%201:1:5')).toBe(
+      'a module compiled in memory (data: URL) (compiled code at 1:5)',
+    );
   });
 });
