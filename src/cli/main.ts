@@ -279,11 +279,11 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     // SIGINT/SIGTERM handled from the first moment (src/cli/stop-signals.ts): node as PID 1 (the
     // Docker image) would ignore, and so lose, one that comes while the modules load
     const stops = watchStopSignals();
-    const [{ loadConfig, parseDuration }, { createLogger, logFormatOf }, { runOptionsOf }] = await Promise.all([
-      import('./config.ts'),
-      import('../ops/logger.ts'),
-      import('./venue.ts'),
-    ]);
+    const [
+      { loadConfig, parseDuration },
+      { componentLogger, createLogger, DAEMON_COMPONENT, logFormatOf },
+      { runOptionsOf },
+    ] = await Promise.all([import('./config.ts'), import('../ops/logger.ts'), import('./venue.ts')]);
     const cfg = loadConfig(o.config, {
       'bot.strategy': o.strategy,
       'bot.markets':
@@ -359,7 +359,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     clearInterval(keepAlive);
     // the JSON summary line as it always was; the labels name positions on stdout
     const { tokenLabels, marketTokens: _tokens, ...logged } = summary;
-    logger.info(logged, 'summary');
+    componentLogger(logger, DAEMON_COMPONENT).info(logged, 'summary');
     process.stdout.write(
       [
         ...(b.shadow ? [shadowBanner(summary as ShadowRunSummary)] : []),
@@ -379,7 +379,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         `  rewards           ${summary.epoch.rewards.total} USDC (paid ${summary.epoch.rewards.paid}, estimated ${summary.epoch.rewards.estimated}; this session paid ${summary.session.rewards.paid})`,
         `  total PnL         ${summary.epoch.totalPnl} USDC (trading ${summary.epoch.tradingPnl} - fees ${summary.epoch.fees} + rewards ${summary.epoch.rewards.total})`,
         `  positions held    ${summary.positionsAtExit.length === 0 ? 'none' : summary.positionsAtExit.map((p) => `${p.size} ${tokenLabels?.[p.tokenId] ?? `of ${p.tokenId}`} @ ${p.avgPrice}${p.mark !== null ? ` (mark ${p.mark})` : ''}`).join('; ')}`,
-        `  open orders left  ${summary.openOrdersAtExit >= 0 ? summary.openOrdersAtExit : 'unknown (the venue could not be checked: see the log)'}`,
+        `  open orders left  ${summary.openOrdersAtExit ?? 'unknown (the venue could not be checked: see the log)'}`,
       ].join('\n') + '\n',
     );
     // exit 0 only when the venue was SEEN flat (an unchecked account is not a flat one), and 4

@@ -50,7 +50,15 @@ import { createShadowVenue, SHADOW_ADDRESS } from '../venues/shadow/shadow-venue
 import type { SimVenueStats } from '../venues/sim/sim-venue.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 import { pickMarkets, type RunConfig } from './run.ts';
-import { ledgerAtExit, midMarks, rejectionsNotCounted, summaryLabels, type RunSummary } from './run-summary.ts';
+import {
+  ledgerAtExit,
+  midMarks,
+  rejectionsNotCounted,
+  statusPositions,
+  summaryLabels,
+  tokenOutcomes,
+  type RunSummary,
+} from './run-summary.ts';
 import { describeStop, type RunStop } from './run-stop.ts';
 import { shadowDataDir } from './shadow-dir.ts';
 import { watchStopSignals, type StopSignals } from './stop-signals.ts';
@@ -296,6 +304,8 @@ async function trade(
   signal: AbortSignal | undefined,
   x: { transport: { close(): Promise<void> | void }; startedAt: number; venueBase: string },
 ): Promise<ShadowRunSummary> {
+  // each traded token's outcome, named on fill and status lines
+  const outcomes = tokenOutcomes(markets);
   const store = openStore(join(dir, 'mmkit.db'));
   const identity = await venue.identity();
   const epoch = store.openEpoch(identity, clock.now());
@@ -348,7 +358,7 @@ async function trade(
         fills++;
         ops.fill(f);
         marketLog('executor', f.market).info(
-          { ...fillLogFields(f), shadow: true, ...prettyOnly(log, { token: f.tokenId }) },
+          { ...fillLogFields(f, outcomes.get(f.tokenId)), shadow: true },
           'fill (SHADOW: simulated)',
         );
       },
@@ -401,10 +411,7 @@ async function trade(
         shadow: true,
         open: tracker.liveOrders().length,
         fills,
-        positions: store
-          .positions()
-          .filter((p) => p.size !== 0)
-          .map((p) => ({ token: String(p.tokenId).slice(0, 10), size: formatAmount(p.size) })),
+        positions: statusPositions(store.positions(), outcomes),
         realized: formatAmount(pnl.realized),
         unrealized: formatAmount(pnl.unrealized),
         ...prettyOnly(log, { markets: markets.length, fees: formatAmount(pnl.fees) }),
@@ -429,7 +436,7 @@ async function trade(
   for (const f of fresh) {
     if (executor.fillSource(f.orderId) === 'bot') fills++;
     marketLog('executor', f.market).info(
-      { ...fillLogFields(f), shadow: true, backfilled: true, ...prettyOnly(log, { token: f.tokenId }) },
+      { ...fillLogFields(f, outcomes.get(f.tokenId)), shadow: true, backfilled: true },
       'fill (SHADOW: simulated)',
     );
   }
