@@ -10,7 +10,7 @@ import { parseAmount } from '../core/units.ts';
 import type { FaultRule } from '../exchange/faults.ts';
 import { EXIT_CODES_HELP, ExitCode, reportError } from './exit-codes.ts';
 import { watchStopSignals } from './stop-signals.ts';
-import { addRewardOptions, rewardFlagOverrides, rewardOptionsOf } from './reward-flags.ts';
+import { addRewardOptions, inProcessOnlyFlags, rewardFlagOverrides, rewardOptionsOf } from './reward-flags.ts';
 import { register as registerConfig } from './config-cmd.ts';
 import { register as registerMarkets } from './markets.ts';
 import { register as registerOrders } from './orders.ts';
@@ -339,6 +339,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         paperProtocol: cfg.exchange.protocol === 2 ? 2 : 1,
         worldProfile: cfg.exchange.worldProfile,
         paperRewards,
+        inProcessFlags: inProcessOnlyFlags(o),
         collateral: {
           autoMerge: b.autoMerge,
           mergeMinSize: parseAmount(b.mergeMinSize),

@@ -49,7 +49,7 @@ import { toMarketInfo } from '../venues/live/live-mappers.ts';
 import { createShadowVenue, SHADOW_ADDRESS } from '../venues/shadow/shadow-venue.ts';
 import type { SimVenueStats } from '../venues/sim/sim-venue.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
-import { pickMarkets, type RunConfig } from './run.ts';
+import { pickMarkets, warnInProcessFlags, type RunConfig } from './run.ts';
 import {
   ledgerAtExit,
   midMarks,
@@ -181,6 +181,8 @@ async function runShadowLocked(
     { venue: venueBase, queue: sh.queue, latencyMs: sh.latencyMs },
     'SHADOW mode: live books, simulated fills; no order is sent to the venue',
   );
+  // (a shadow run has no in-process exchange: its flags have no effect)
+  warnInProcessFlags(log, cfg.inProcessFlags);
   // public REST only (no signer, no key): the markets, their fee rates, books for the choice
   const transport = createTransport({
     urls: { clob: urls.clob, ...(urls.gamma ? { gamma: urls.gamma } : {}) },

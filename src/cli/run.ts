@@ -101,6 +101,8 @@ export interface RunConfig {
   worldProfile?: WorldProfileName;
   /** The in-process paper exchange's liquidity rewards (exchange.rewards.*: epoch, sampling, minimum payout). */
   paperRewards?: Partial<RewardOptions>;
+  /** Flags given that apply only to the in-process paper exchange (warned of when there is none). */
+  inProcessFlags?: readonly string[];
   /** Per-API URLs (venue.*Url) replacing those derived from exchangeUrl; `clob` + `ws` without exchangeUrl: no in-process exchange. */
   urls?: Partial<VenueUrls>;
   /** Request budgets (budgets.*); default the spec's limits. */
@@ -288,6 +290,8 @@ async function runLocked(
   let exchange: RunningExchange | undefined;
   let urls: VenueUrls;
   const given = cfg.urls ?? {};
+  // flags only the in-process exchange takes have no effect on a venue given by URL: said once
+  if (cfg.exchangeUrl || (given.clob && given.ws)) warnInProcessFlags(dlog, cfg.inProcessFlags);
   if (cfg.exchangeUrl) {
     urls = { ...urlsOf(cfg.exchangeUrl), ...given };
     // operator commands in another terminal (mmkit positions, status...) find the venue here
@@ -686,6 +690,19 @@ async function runLocked(
 }
 
 export const resolveDataDir = (d: string): string => resolve(d);
+
+/**
+ * One WARN line when flags that only the in-process paper exchange takes (`--world-profile`,
+ * `--rewards-*`) were given although the daemon trades on a venue given by URL: they have no effect.
+ */
+export function warnInProcessFlags(log: Pick<Logger, 'warn'>, flags: readonly string[] | undefined): void {
+  if (flags === undefined || flags.length === 0) return;
+  log.warn(
+    { flags },
+    `${flags.join(', ')}: no effect here: ${flags.length === 1 ? 'it applies' : 'they apply'} only to the ` +
+      'in-process paper exchange (without --exchange-url); set them on `mmkit exchange` instead',
+  );
+}
 
 /**
  * The shutdown's cancel and verify gave up (the venue did not answer, or still listed orders): one

@@ -1,5 +1,6 @@
 /**
- * The daemon's JSON log (`--log-format json`, the Docker image's default) as a log shipper reads it:
+ * The daemon's JSON log (`--log-format json`, the Docker image's default) as a log shipper reads it
+ * (and its warning about flags of the in-process exchange given with --exchange-url):
  *  - every line names its `component` (README "Logs"), the daemon's own lines (starting, status,
  *    stopping, position at exit, summary, ...) included;
  *  - a fill names the whole token id and its outcome, so a YES buy is told from a NO buy;
@@ -75,6 +76,26 @@ describe('mmkit run --log-format json', () => {
     expect(known, JSON.stringify(p)).toBeDefined();
     expect(p).toMatchObject({ outcome: known!.outcome, market: known!.market });
     expect(typeof p['size']).toBe('string');
+  }, 240_000);
+
+  it('warns that --world-profile and --rewards-* have no effect with --exchange-url', async () => {
+    const { base } = await h.exchange(12);
+    const { dir } = h.dataDir();
+    const bot = h.startBot(base, dir, [
+      '--duration',
+      '2s',
+      '--log-format',
+      'json',
+      '--world-profile',
+      'toxic',
+      '--rewards-epoch',
+      '2m',
+    ]);
+    expect(await exited(bot.p), bot.err().slice(-3000)).toBe(0);
+    const warned = logLines(bot.err()).filter((l) => Array.isArray(l['flags']));
+    expect(warned, bot.err().slice(-3000)).toHaveLength(1);
+    expect(warned[0]).toMatchObject({ level: 40, component: 'daemon', flags: ['--world-profile', '--rewards-epoch'] });
+    expect(warned[0]!.msg).toContain('no effect');
   }, 240_000);
 });
 
