@@ -23,6 +23,7 @@ import { action, addCommonOptions, configFrom, printJson, type CommonOptions } f
 import type { MmkitConfig } from './config.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 import type { VenueUrls } from './venue.ts';
+import { displayAddress } from '../ops/address-display.ts';
 
 /** What the doctor reads of the configuration besides what `mmkit run` already takes (RunConfig.doctor). */
 export interface DoctorSettings {
@@ -73,7 +74,8 @@ export function walletFactsOf(wallet: Wallet, kind: 'keystore' | 'private-key' |
     }
   return {
     kind,
-    address: wallet.address.toLowerCase(),
+    // as every command prints it (EIP-55); the checks compare addresses case-insensitively
+    address: displayAddress(wallet.address),
     ...(file !== undefined ? { file } : {}),
     ...(mode !== undefined ? { mode } : {}),
   };

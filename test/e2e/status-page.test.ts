@@ -176,7 +176,7 @@ describe('status page', () => {
       await boxed.close();
     }
     expect(await exited(bot.p), bot.err().slice(-3000)).toBe(0);
-    expect(bot.out()).toContain('kill switch: cli: kill switch on the status page');
+    expect(bot.out()).toContain('kill switch over HTTP: kill switch on the status page');
     expect(ex.exchange.openOrders(address)).toEqual([]);
   }, 480_000);
 });
