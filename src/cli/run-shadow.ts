@@ -113,7 +113,8 @@ export async function runShadow(
   stops?: StopSignals,
 ): Promise<ShadowRunSummary> {
   const dir = shadowDataDir(cfg.dataDir);
-  mkdirSync(dir, { recursive: true });
+  // owner-only, as a live daemon's data dir (an existing directory keeps its mode)
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   let lock: DaemonLock;
   try {
     lock = await acquireDaemonLock(dir, { warn: (fields, msg) => log.warn(fields, msg) });

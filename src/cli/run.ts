@@ -233,7 +233,8 @@ export async function runBot(
   signal?: AbortSignal,
   stops?: StopSignals,
 ): Promise<RunSummary> {
-  mkdirSync(cfg.dataDir, { recursive: true });
+  // owner-only (the trading history, the paper wallet's key): an existing directory keeps its mode
+  mkdirSync(cfg.dataDir, { recursive: true, mode: 0o700 });
   // the daemon's own lines carry {component: 'daemon'} (README "Logs": every line names its component)
   const dlog = componentLogger(log, DAEMON_COMPONENT);
   let lock: DaemonLock;
@@ -271,7 +272,7 @@ async function runLocked(
   signal?: AbortSignal,
 ): Promise<RunSummary> {
   const clock = new LiveClock();
-  mkdirSync(cfg.dataDir, { recursive: true });
+  mkdirSync(cfg.dataDir, { recursive: true, mode: 0o700 });
   // `log` makes the components' child loggers; the daemon's own lines (and the kernel's) go through this one
   const dlog = componentLogger(log, DAEMON_COMPONENT);
   const def = await loadStrategy(cfg.strategy);

@@ -1,12 +1,15 @@
 /**
  * The daemon's JSON log (`--log-format json`, the Docker image's default) as a log shipper reads it
- * (and its warning about flags of the in-process exchange given with --exchange-url):
+ * (and its warning about flags of the in-process exchange given with --exchange-url; the modes of a
+ * data dir it creates: 0700, its store 0600):
  *  - every line names its `component` (README "Logs"), the daemon's own lines (starting, status,
  *    stopping, position at exit, summary, ...) included;
  *  - a fill names the whole token id and its outcome, so a YES buy is told from a NO buy;
  *  - the status line's positions carry the whole token id (joinable with /api/status, /metrics and
  *    the store), its outcome and market, not a 10-digit prefix.
  */
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Trader } from '../integration/support/trader.ts';
 import {
@@ -78,9 +81,10 @@ describe('mmkit run --log-format json', () => {
     expect(typeof p['size']).toBe('string');
   }, 240_000);
 
-  it('warns that --world-profile and --rewards-* have no effect with --exchange-url', async () => {
+  it('warns that --world-profile and --rewards-* have no effect with --exchange-url; a new data dir is private', async () => {
     const { base } = await h.exchange(12);
-    const { dir } = h.dataDir();
+    // a data dir the daemon creates (with its paper wallet and store)
+    const dir = join(h.dataDir().dir, 'new');
     const bot = h.startBot(base, dir, [
       '--duration',
       '2s',
@@ -96,6 +100,10 @@ describe('mmkit run --log-format json', () => {
     expect(warned, bot.err().slice(-3000)).toHaveLength(1);
     expect(warned[0]).toMatchObject({ level: 40, component: 'daemon', flags: ['--world-profile', '--rewards-epoch'] });
     expect(warned[0]!.msg).toContain('no effect');
+    // the trading history is private: the data dir 0700, the store (and its WAL) 0600, as the wallet key
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    for (const f of ['mmkit.db', 'mmkit.db-wal', 'paper-wallet.key'])
+      if (existsSync(join(dir, f)) || f === 'mmkit.db') expect(statSync(join(dir, f)).mode & 0o777, f).toBe(0o600);
   }, 240_000);
 });
 
