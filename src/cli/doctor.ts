@@ -103,12 +103,15 @@ export interface PreflightConfig {
   doctor?: DoctorSettings;
 }
 
-/** Print the failed checks and fixes of a report for a log line / an error message. */
-function failures(r: DoctorReport): string {
-  return r.checks
+/**
+ * The pre-flight refusal: one failed check per line, its fix on the next (as `mmkit doctor` prints
+ * them), not every check and fix run together on one line.
+ */
+export function preflightRefusal(r: Pick<DoctorReport, 'checks'>): string {
+  const lines = r.checks
     .filter((c) => c.status === 'fail')
-    .map((c) => `${c.id}: ${c.detail}${c.fix !== undefined ? ` (fix: ${c.fix})` : ''}`)
-    .join('; ');
+    .flatMap((c) => [`  FAIL ${c.id}: ${c.detail}`, ...(c.fix !== undefined ? [`       fix: ${c.fix}`] : [])]);
+  return ['pre-flight checks failed, not starting (`mmkit doctor` shows them all):', ...lines].join('\n');
 }
 
 /**
@@ -144,11 +147,9 @@ export async function preflight(cfg: PreflightConfig, urls: VenueUrls, wallet: W
   });
   for (const c of r.checks)
     if (c.status === 'warn') log.warn({ check: c.id, detail: c.detail, fix: c.fix }, `pre-flight: ${c.title}`);
+    else if (c.status === 'fail') log.error({ check: c.id, detail: c.detail, fix: c.fix }, `pre-flight: ${c.title}`);
   if (r.exitCode !== 0)
-    throw new CliError(
-      `pre-flight checks failed, not starting (\`mmkit doctor\` shows them all): ${failures(r)}`,
-      r.exitCode === 3 ? ExitCode.UNREACHABLE : ExitCode.FAILURE,
-    );
+    throw new CliError(preflightRefusal(r), r.exitCode === 3 ? ExitCode.UNREACHABLE : ExitCode.FAILURE);
   log.info({ passed: r.summary.pass, warned: r.summary.warn }, 'pre-flight checks passed');
 }
 
