@@ -148,6 +148,15 @@ describe('status page', () => {
       expect(b.renders).toBeGreaterThan(a.renders);
       expect(b.at).toBeGreaterThan(a.at);
       expect(b.markets).toBe(markets.length);
+      // the PnL chart follows the series, which the stream sends whole once, then only its changes
+      // (src/ops/sse-series.ts): as many points drawn as /api/status has (a sample or two apart)
+      const drawn = await page.eval<number>(
+        `document.getElementById('pnl-line').getAttribute('points').trim().split(' ').length`,
+      );
+      const served = ((await (await fetch(`${url}/api/status`)).json()) as { pnl: { series: unknown[] } }).pnl.series
+        .length;
+      expect(drawn).toBeGreaterThan(1);
+      expect(Math.abs(served - drawn), `drawn ${drawn}, served ${served}`).toBeLessThanOrEqual(2);
       const live = await page.screenshot();
       expect(live.length).toBeGreaterThan(20_000);
     } finally {
