@@ -51,7 +51,11 @@ describe('mmkit run --shadow: what it tells the operator', () => {
     expect(code, bot.err().slice(-3000)).toBe(0);
     const msgs = logLines(bot.err()).map((l) => l.msg);
     // every line names its component (README "Logs"), in shadow mode too
-    expect(logLines(bot.err()).filter((l) => typeof l['component'] !== 'string').map((l) => l.msg)).toEqual([]);
+    expect(
+      logLines(bot.err())
+        .filter((l) => typeof l['component'] !== 'string')
+        .map((l) => l.msg),
+    ).toEqual([]);
     expect(msgs).not.toContain('reconciled with the venue');
     expect(msgs).not.toContain('restart reconciliation done');
     const line = bot
