@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { action, addCommonOptions, configFrom, note, printJson, withSession, type CommonOptions } from './common.ts';
 import { venueCommandConfig } from './data-dir-venue.ts';
 import { EXIT_CODES_HELP, ExitCode } from './exit-codes.ts';
-import { orderRow } from './orders.ts';
+import { orderRow, shown } from './orders.ts';
 
 interface CancelAllOptions extends CommonOptions {
   market?: string;
@@ -42,14 +42,16 @@ ${EXIT_CODES_HELP}`,
         for await (const x of s.clob.openOrdersAll(o.market ? { market: o.market } : {})) left.push(orderRow(x));
         if (o.json)
           printJson({
-            address: s.address,
+            address: shown(s.address),
             canceled: r.canceled,
             notCanceled: r.notCanceled,
             open: left.length,
             openOrders: left,
           });
         else {
-          process.stdout.write(`canceled ${r.canceled.length} order(s) of ${s.address}; ${left.length} open now\n`);
+          process.stdout.write(
+            `canceled ${r.canceled.length} order(s) of ${shown(s.address)}; ${left.length} open now\n`,
+          );
           for (const [id, why] of Object.entries(r.notCanceled)) process.stdout.write(`not canceled  ${id}: ${why}\n`);
           for (const x of left) process.stdout.write(`still open    ${x.id} ${x.side} ${x.size}@${x.price}\n`);
         }

@@ -22,6 +22,7 @@ import type { ConditionId, TokenId } from '../core/ids.ts';
 import { formatAmount, parseAmount, PRICE_SCALE, type Micro } from '../core/units.ts';
 import { action, addCommonOptions, configFrom, note, printJson, withSession, type CommonOptions } from './common.ts';
 import { EXIT_CODES_HELP, usageError } from './exit-codes.ts';
+import { displayAddress } from '../ops/address-display.ts';
 
 type Kind = 'split' | 'merge' | 'redeem';
 
@@ -127,7 +128,7 @@ ${EXIT_CODES_HELP}`,
             {
               // the name the daemon's live venue gives its epochs (src/venues/live/live-venue.ts)
               venue: `${s.venue.urls.clob.replace(/\/+$/, '')}#${cfg.bot.chainId}`,
-              address: s.address ?? '',
+              address: displayAddress(s.address ?? ''),
               world: (await s.clob.world().catch(() => undefined))?.worldId ?? null,
               op: {
                 kind,

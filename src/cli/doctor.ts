@@ -23,6 +23,7 @@ import { action, addCommonOptions, configFrom, printJson, type CommonOptions } f
 import type { MmkitConfig } from './config.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 import type { VenueUrls } from './venue.ts';
+import { displayAddress } from '../ops/address-display.ts';
 
 /** What the doctor reads of the configuration besides what `mmkit run` already takes (RunConfig.doctor). */
 export interface DoctorSettings {
@@ -73,7 +74,8 @@ export function walletFactsOf(wallet: Wallet, kind: 'keystore' | 'private-key' |
     }
   return {
     kind,
-    address: wallet.address.toLowerCase(),
+    // as every command prints it (EIP-55); the checks compare addresses case-insensitively
+    address: displayAddress(wallet.address),
     ...(file !== undefined ? { file } : {}),
     ...(mode !== undefined ? { mode } : {}),
   };
@@ -101,12 +103,15 @@ export interface PreflightConfig {
   doctor?: DoctorSettings;
 }
 
-/** Print the failed checks and fixes of a report for a log line / an error message. */
-function failures(r: DoctorReport): string {
-  return r.checks
+/**
+ * The pre-flight refusal: one failed check per line, its fix on the next (as `mmkit doctor` prints
+ * them), not every check and fix run together on one line.
+ */
+export function preflightRefusal(r: Pick<DoctorReport, 'checks'>): string {
+  const lines = r.checks
     .filter((c) => c.status === 'fail')
-    .map((c) => `${c.id}: ${c.detail}${c.fix !== undefined ? ` (fix: ${c.fix})` : ''}`)
-    .join('; ');
+    .flatMap((c) => [`  FAIL ${c.id}: ${c.detail}`, ...(c.fix !== undefined ? [`       fix: ${c.fix}`] : [])]);
+  return ['pre-flight checks failed, not starting (`mmkit doctor` shows them all):', ...lines].join('\n');
 }
 
 /**
@@ -142,11 +147,9 @@ export async function preflight(cfg: PreflightConfig, urls: VenueUrls, wallet: W
   });
   for (const c of r.checks)
     if (c.status === 'warn') log.warn({ check: c.id, detail: c.detail, fix: c.fix }, `pre-flight: ${c.title}`);
+    else if (c.status === 'fail') log.error({ check: c.id, detail: c.detail, fix: c.fix }, `pre-flight: ${c.title}`);
   if (r.exitCode !== 0)
-    throw new CliError(
-      `pre-flight checks failed, not starting (\`mmkit doctor\` shows them all): ${failures(r)}`,
-      r.exitCode === 3 ? ExitCode.UNREACHABLE : ExitCode.FAILURE,
-    );
+    throw new CliError(preflightRefusal(r), r.exitCode === 3 ? ExitCode.UNREACHABLE : ExitCode.FAILURE);
   log.info({ passed: r.summary.pass, warned: r.summary.warn }, 'pre-flight checks passed');
 }
 

@@ -15,6 +15,7 @@ import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Wallet } from 'ethers';
+import { displayAddress } from '../ops/address-display.ts';
 import type { ApiCredentials } from '../api/http/transport.ts';
 import { ConfigError } from '../core/errors.ts';
 import { action, addCommonOptions, configFrom, printJson, withSession, type CommonOptions } from './common.ts';
@@ -170,7 +171,7 @@ ${EXIT_CODES_HELP}`,
             how === 'derived'
               ? await (await import('../api/auth.ts')).deriveApiKey(s.transport, { nonce })
               : await (await import('../api/auth.ts')).createOrDeriveApiKey(s.transport, { nonce });
-          printCreds(creds, s.wallet!.wallet.address.toLowerCase(), nonce, o, how);
+          printCreds(creds, displayAddress(s.wallet!.wallet.address), nonce, o, how);
         });
       }),
     );
@@ -250,7 +251,7 @@ ${EXIT_CODES_HELP}`,
       mkdirSync(dirname(out), { recursive: true });
       writeFileSync(out, json + '\n', { mode: 0o600 });
       chmodSync(out, 0o600);
-      const address = wallet.address.toLowerCase();
+      const address = displayAddress(wallet.address);
       if (o.json) printJson({ address, file: out });
       else
         process.stdout.write(
@@ -284,7 +285,7 @@ ${EXIT_CODES_HELP}`,
         createPaper: false,
       });
       const r = {
-        address: w.wallet.address.toLowerCase(),
+        address: displayAddress(w.wallet.address),
         source: w.kind,
         file: w.file ?? null,
         funder: cfg.venue.funder || null,

@@ -10,7 +10,7 @@ import { parseAmount } from '../core/units.ts';
 import type { FaultRule } from '../exchange/faults.ts';
 import { EXIT_CODES_HELP, ExitCode, reportError } from './exit-codes.ts';
 import { watchStopSignals } from './stop-signals.ts';
-import { addRewardOptions, rewardFlagOverrides, rewardOptionsOf } from './reward-flags.ts';
+import { addRewardOptions, inProcessOnlyFlags, rewardFlagOverrides, rewardOptionsOf } from './reward-flags.ts';
 import { register as registerConfig } from './config-cmd.ts';
 import { register as registerMarkets } from './markets.ts';
 import { register as registerOrders } from './orders.ts';
@@ -281,7 +281,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     const stops = watchStopSignals();
     const [
       { loadConfig, parseDuration },
-      { createLogger, logFormatOf },
+      { componentLogger, createLogger, DAEMON_COMPONENT, logFormatOf },
       { runOptionsOf, daemonVenue },
       { ignoredInProcessKeys, inProcessIgnoredMessage },
     ] = await Promise.all([
@@ -350,6 +350,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         paperProtocol: cfg.exchange.protocol === 2 ? 2 : 1,
         worldProfile: cfg.exchange.worldProfile,
         paperRewards,
+        inProcessFlags: inProcessOnlyFlags(o),
         collateral: {
           autoMerge: b.autoMerge,
           mergeMinSize: parseAmount(b.mergeMinSize),
@@ -370,7 +371,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     clearInterval(keepAlive);
     // the JSON summary line as it always was; the labels name positions on stdout
     const { tokenLabels, marketTokens: _tokens, ...logged } = summary;
-    logger.info(logged, 'summary');
+    componentLogger(logger, DAEMON_COMPONENT).info(logged, 'summary');
     process.stdout.write(
       [
         ...(b.shadow ? [shadowBanner(summary as ShadowRunSummary)] : []),
@@ -390,7 +391,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         `  rewards           ${summary.epoch.rewards.total} USDC (paid ${summary.epoch.rewards.paid}, estimated ${summary.epoch.rewards.estimated}; this session paid ${summary.session.rewards.paid})`,
         `  total PnL         ${summary.epoch.totalPnl} USDC (trading ${summary.epoch.tradingPnl} - fees ${summary.epoch.fees} + rewards ${summary.epoch.rewards.total})`,
         `  positions held    ${summary.positionsAtExit.length === 0 ? 'none' : summary.positionsAtExit.map((p) => `${p.size} ${tokenLabels?.[p.tokenId] ?? `of ${p.tokenId}`} @ ${p.avgPrice}${p.mark !== null ? ` (mark ${p.mark})` : ''}`).join('; ')}`,
-        `  open orders left  ${summary.openOrdersAtExit >= 0 ? summary.openOrdersAtExit : 'unknown (the venue could not be checked: see the log)'}`,
+        `  open orders left  ${summary.openOrdersAtExit ?? 'unknown (the venue could not be checked: see the log)'}`,
       ].join('\n') + '\n',
     );
     // exit 0 only when the venue was SEEN flat (an unchecked account is not a flat one), and 4

@@ -21,6 +21,11 @@ import {
 } from './common.ts';
 import { venueCommandConfig } from './data-dir-venue.ts';
 import { EXIT_CODES_HELP, ExitCode, usageError } from './exit-codes.ts';
+import { displayAddress } from '../ops/address-display.ts';
+
+/** An account address as every command prints it: EIP-55 checksummed (as the daemon's log and status). */
+export const shown = (address: string | undefined): string | undefined =>
+  address === undefined ? undefined : displayAddress(address);
 
 /** An open order for output: decimal strings, unix-second times. */
 export function orderRow(o: OpenOrder) {
@@ -92,11 +97,11 @@ ${EXIT_CODES_HELP}`,
           list.push(x);
         const rows = list.map(orderRow);
         if (o.json) {
-          printJson({ address: s.address, count: rows.length, orders: rows });
+          printJson({ address: shown(s.address), count: rows.length, orders: rows });
           return;
         }
         process.stderr.write(
-          `mmkit: ${rows.length} open order(s) of ${s.address} at ${s.venue.base ?? s.venue.urls.clob}\n`,
+          `mmkit: ${rows.length} open order(s) of ${shown(s.address)} at ${s.venue.base ?? s.venue.urls.clob}\n`,
         );
         if (rows.length > 0)
           printTable(rows, ['id', 'market', 'outcome', 'side', 'price', 'size', 'matched', 'status']);

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { NotFoundError } from '../core/errors.ts';
 import { isAddress } from '../core/ids.ts';
+import { displayAddress } from '../ops/address-display.ts';
 import { formatAmount, formatPrice } from '../core/units.ts';
 import {
   action,
@@ -164,7 +165,7 @@ ${EXIT_CODES_HELP}`,
                   id: e.id,
                   venue: e.venue,
                   world: e.world,
-                  address: e.address,
+                  address: displayAddress(e.address),
                   startedAt: new Date(e.startedAt).toISOString(),
                 };
           const positions = store.positions();
@@ -295,10 +296,11 @@ ${EXIT_CODES_HELP}`,
           paid: formatAmount(paid),
           byMarket: [...paidBy].map(([market, v]) => ({ market, paid: formatAmount(v) })),
         };
-        if (o.json) printJson({ source: 'venue', address: addr, count: rows.length, positions: rows, rewards });
+        if (o.json)
+          printJson({ source: 'venue', address: displayAddress(addr), count: rows.length, positions: rows, rewards });
         else {
           process.stderr.write(
-            `mmkit: ${rows.length} position(s) of ${addr} at ${s.venue.base ?? s.venue.urls.data}\n`,
+            `mmkit: ${rows.length} position(s) of ${displayAddress(addr)} at ${s.venue.base ?? s.venue.urls.data}\n`,
           );
           if (rows.length)
             printTable(
@@ -306,7 +308,7 @@ ${EXIT_CODES_HELP}`,
               TABLE_COLUMNS,
             );
           process.stderr.write(
-            `mmkit: liquidity rewards paid to ${addr}: ${rewards.paid} USDC over ${rewards.byMarket.length} market(s) (apart from the positions' PnL)\n`,
+            `mmkit: liquidity rewards paid to ${displayAddress(addr)}: ${rewards.paid} USDC over ${rewards.byMarket.length} market(s) (apart from the positions' PnL)\n`,
           );
         }
       });

@@ -62,6 +62,25 @@ export function rewardFlagOverrides(o: {
 }
 
 /**
+ * The flags of `mmkit run` given on the command line that apply only to its in-process paper
+ * exchange (`--world-profile`, `--rewards-*`): the daemon warns that they have no effect when it
+ * trades on a venue given by URL (`--exchange-url`, `venue.*Url`, shadow mode).
+ */
+export function inProcessOnlyFlags(o: {
+  worldProfile?: string;
+  rewardsEpoch?: number;
+  rewardsSample?: number;
+  rewardsMinPayout?: string;
+}): string[] {
+  return [
+    ...(o.worldProfile !== undefined ? ['--world-profile'] : []),
+    ...(o.rewardsEpoch !== undefined ? ['--rewards-epoch'] : []),
+    ...(o.rewardsSample !== undefined ? ['--rewards-sample'] : []),
+    ...(o.rewardsMinPayout !== undefined ? ['--rewards-min-payout'] : []),
+  ];
+}
+
+/**
  * The exchange's reward options of the config's `exchange.rewards`.
  * @throws ConfigError naming the key when a value is out of range.
  */

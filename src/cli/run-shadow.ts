@@ -39,7 +39,7 @@ import { createTrader } from '../kernel/create-trader.ts';
 import { removeControlToken, removeDaemonFile } from '../ops/daemon-file.ts';
 import { acquireDaemonLock, DaemonLockedError, type DaemonLock } from '../ops/daemon-lock.ts';
 import { MMKIT_VERSION, startOps } from '../ops/daemon-ops.ts';
-import { componentLogger, prettyOnly, terminalView } from '../ops/logger.ts';
+import { componentLogger, DAEMON_COMPONENT, prettyOnly, terminalView } from '../ops/logger.ts';
 import { riskMark } from '../risk/marks.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
 import { openStore } from '../store/store.ts';
@@ -49,8 +49,16 @@ import { toMarketInfo } from '../venues/live/live-mappers.ts';
 import { createShadowVenue, SHADOW_ADDRESS } from '../venues/shadow/shadow-venue.ts';
 import type { SimVenueStats } from '../venues/sim/sim-venue.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
-import { pickMarkets, type RunConfig } from './run.ts';
-import { ledgerAtExit, midMarks, rejectionsNotCounted, summaryLabels, type RunSummary } from './run-summary.ts';
+import { pickMarkets, warnInProcessFlags, type RunConfig } from './run.ts';
+import {
+  ledgerAtExit,
+  midMarks,
+  rejectionsNotCounted,
+  statusPositions,
+  summaryLabels,
+  tokenOutcomes,
+  type RunSummary,
+} from './run-summary.ts';
 import { describeStop, type RunStop } from './run-stop.ts';
 import { shadowDataDir } from './shadow-dir.ts';
 import { watchStopSignals, type StopSignals } from './stop-signals.ts';
@@ -104,19 +112,22 @@ export async function runShadow(
   signal?: AbortSignal,
   stops?: StopSignals,
 ): Promise<ShadowRunSummary> {
+  // the daemon's own lines (and the kernel's) carry {component: 'daemon'}; `log` makes the components' loggers
+  const dlog = componentLogger(log, DAEMON_COMPONENT);
   const dir = shadowDataDir(cfg.dataDir);
-  mkdirSync(dir, { recursive: true });
+  // owner-only, as a live daemon's data dir (an existing directory keeps its mode)
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   let lock: DaemonLock;
   try {
-    lock = await acquireDaemonLock(dir, { warn: (fields, msg) => log.warn(fields, msg) });
+    lock = await acquireDaemonLock(dir, { warn: (fields, msg) => dlog.warn(fields, msg) });
   } catch (e) {
     if (e instanceof DaemonLockedError)
       throw new CliError(`a shadow run holds ${dir}: ${e.message}`, ExitCode.USAGE, 'LOCKED', { cause: e });
     throw e;
   }
   const sigs = stops ?? watchStopSignals();
-  sigs.first.then((s) => log.info({ signal: s }, `${s}: stopping`));
-  sigs.onRepeat((s) => log.warn({ signal: s }, 'already stopping: waiting for the orderly shutdown to finish'));
+  sigs.first.then((s) => dlog.info({ signal: s }, `${s}: stopping`));
+  sigs.onRepeat((s) => dlog.warn({ signal: s }, 'already stopping: waiting for the orderly shutdown to finish'));
   try {
     return await runShadowLocked(cfg, shadow, dir, log, lock, sigs, signal);
   } finally {
@@ -150,6 +161,8 @@ async function runShadowLocked(
   stops: StopSignals,
   signal?: AbortSignal,
 ): Promise<ShadowRunSummary> {
+  // the daemon's own lines (and the kernel's) carry {component: 'daemon'}; `log` makes the components' loggers
+  const dlog = componentLogger(log, DAEMON_COMPONENT);
   const clock = new LiveClock();
   const def = await loadStrategy(cfg.strategy);
   const params = resolveParams(def.params, cfg.params);
@@ -169,10 +182,12 @@ async function runShadowLocked(
   });
   if (ops.url !== undefined) lock.setStatusUrl(ops.url);
   const venueBase = urls.clob.replace(/\/clob$/, '');
-  log.warn(
+  dlog.warn(
     { venue: venueBase, queue: sh.queue, latencyMs: sh.latencyMs },
     'SHADOW mode: live books, simulated fills; no order is sent to the venue',
   );
+  // (a shadow run has no in-process exchange: its flags have no effect)
+  warnInProcessFlags(dlog, cfg.inProcessFlags);
   // public REST only (no signer, no key): the markets, their fee rates, books for the choice
   const transport = createTransport({
     urls: { clob: urls.clob, ...(urls.gamma ? { gamma: urls.gamma } : {}) },
@@ -204,7 +219,7 @@ async function runShadowLocked(
       try {
         markets.push({ ...m, feeRateBps: await clob.feeRate(m.tokens[0].tokenId) });
       } catch (err) {
-        log.warn(
+        dlog.warn(
           { market: m.market, err: (err as Error).message },
           'fee rate lookup failed: taker fees simulated at 0',
         );
@@ -236,7 +251,7 @@ async function runShadowLocked(
         new Promise<false>((r) => (timer = setTimeout(() => r(false), CONNECT_WAIT_MS))),
       ]).finally(() => clearTimeout(timer));
       if (!up)
-        log.warn(
+        dlog.warn(
           { waitedMs: CONNECT_WAIT_MS },
           'the market channel is not connected yet: quoting starts with the first books',
         );
@@ -296,16 +311,20 @@ async function trade(
   signal: AbortSignal | undefined,
   x: { transport: { close(): Promise<void> | void }; startedAt: number; venueBase: string },
 ): Promise<ShadowRunSummary> {
+  // the daemon's own lines (and the kernel's) carry {component: 'daemon'}; `log` makes the components' loggers
+  const dlog = componentLogger(log, DAEMON_COMPONENT);
+  // each traded token's outcome, named on fill and status lines
+  const outcomes = tokenOutcomes(markets);
   const store = openStore(join(dir, 'mmkit.db'));
   const identity = await venue.identity();
   const epoch = store.openEpoch(identity, clock.now());
-  log.info(
+  dlog.info(
     { epoch: epoch.epoch.id, venue: epoch.epoch.venue, world: epoch.epoch.world, address: epoch.epoch.address },
     'a new shadow ledger epoch (a fresh simulated account)',
   );
   const session = store.beginSession(clock.now());
   const realizedAtStart = store.pnl(new Map()).realized;
-  log.info(
+  dlog.info(
     {
       shadow: true,
       strategy: def.name,
@@ -329,7 +348,7 @@ async function trade(
     params,
     markets,
     limits,
-    log,
+    log: dlog,
     marketLog,
     strategyLog: log.child({ component: 'strategy', strategy: def.name }),
     tolerance: cfg.tolerance,
@@ -348,7 +367,7 @@ async function trade(
         fills++;
         ops.fill(f);
         marketLog('executor', f.market).info(
-          { ...fillLogFields(f), shadow: true, ...prettyOnly(log, { token: f.tokenId }) },
+          { ...fillLogFields(f, outcomes.get(f.tokenId)), shadow: true },
           'fill (SHADOW: simulated)',
         );
       },
@@ -396,15 +415,12 @@ async function trade(
     }
     const risk = riskMarks.size === marks.size ? pnl : store.pnl(riskMarks);
     kill.recordPnl(risk.realized - risk.fees, risk.unrealized);
-    log.info(
+    dlog.info(
       {
         shadow: true,
         open: tracker.liveOrders().length,
         fills,
-        positions: store
-          .positions()
-          .filter((p) => p.size !== 0)
-          .map((p) => ({ token: String(p.tokenId).slice(0, 10), size: formatAmount(p.size) })),
+        positions: statusPositions(store.positions(), outcomes),
         realized: formatAmount(pnl.realized),
         unrealized: formatAmount(pnl.unrealized),
         ...prettyOnly(log, { markets: markets.length, fees: formatAmount(pnl.fees) }),
@@ -416,7 +432,7 @@ async function trade(
   const stop = await stopped;
   const reason = describeStop(stop);
 
-  log.info({ reason }, 'stopping: cancelling all (simulated) orders');
+  dlog.info({ reason }, 'stopping: cancelling all (simulated) orders');
   ops.lifecycle('stopping');
   clearInterval(status);
   await trader.stop();
@@ -429,7 +445,7 @@ async function trade(
   for (const f of fresh) {
     if (executor.fillSource(f.orderId) === 'bot') fills++;
     marketLog('executor', f.market).info(
-      { ...fillLogFields(f), shadow: true, backfilled: true, ...prettyOnly(log, { token: f.tokenId }) },
+      { ...fillLogFields(f, outcomes.get(f.tokenId)), shadow: true, backfilled: true },
       'fill (SHADOW: simulated)',
     );
   }
@@ -443,7 +459,7 @@ async function trade(
     realizedAtStart,
     runStartMs,
   });
-  for (const p of exit.positionsAtExit) log.info({ ...p, shadow: true }, 'position at exit (SHADOW)');
+  for (const p of exit.positionsAtExit) dlog.info({ ...p, shadow: true }, 'position at exit (SHADOW)');
   store.close();
   const stats: SimVenueStats = shadowVenue.stats;
   const frames = shadowVenue.frames();

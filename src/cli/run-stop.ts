@@ -20,7 +20,11 @@ export type RunStop =
   | { readonly kind: 'abort' }
   | { readonly kind: 'killSwitch'; readonly trigger: KillTrigger; readonly message: string };
 
-/** The words the summary and the logs print (`SIGTERM`, `duration`, `kill switch: lossLimit: ...`). */
+/**
+ * The words the summary and the logs print (`SIGTERM`, `duration`, `kill switch: lossLimit: ...`).
+ * The trigger 'cli' is any kill through the control API (`mmkit kill`, the status page's button, a
+ * `curl` with the token): said as `kill switch over HTTP: <reason>`, not as a command line's.
+ */
 export function describeStop(s: RunStop): string {
   switch (s.kind) {
     case 'signal':
@@ -29,7 +33,7 @@ export function describeStop(s: RunStop): string {
     case 'abort':
       return s.kind;
     case 'killSwitch':
-      return `kill switch: ${s.trigger}: ${s.message}`;
+      return s.trigger === 'cli' ? `kill switch over HTTP: ${s.message}` : `kill switch: ${s.trigger}: ${s.message}`;
   }
 }
 

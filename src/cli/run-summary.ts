@@ -75,8 +75,11 @@ export interface RunSummary {
   positionsAtExit: { market: string; tokenId: string; size: string; avgPrice: string; mark: string | null }[];
   /** True when the venue was seen with zero open orders of ours at exit (nothing in flight); positions may still be held. */
   noOrdersLeft: boolean;
-  /** Open orders seen at the venue at exit; -1 when it could not be checked (no listing succeeded, or requests were still in flight). */
-  openOrdersAtExit: number;
+  /**
+   * Open orders seen at the venue at exit; null when unknown: it could not be checked (no listing
+   * succeeded, or requests were still in flight).
+   */
+  openOrdersAtExit: number | null;
   /** Why it stopped, in words (`describeStop(stop)`). */
   reason: string;
   /** Why it stopped (the exit code follows from it: src/cli/run-stop.ts). */
@@ -259,7 +262,7 @@ export function exitSummary(o: {
     },
     positionsAtExit: o.positionsAtExit,
     noOrdersLeft,
-    openOrdersAtExit: noOrdersLeft ? 0 : flat.open.length > 0 ? flat.open.length : -1,
+    openOrdersAtExit: noOrdersLeft ? 0 : flat.open.length > 0 ? flat.open.length : null,
     reason: o.reason,
     stop: o.stop,
   };
@@ -287,4 +290,35 @@ export function summaryLabels(
       markets.map((m) => [m.market, m.tokens.map((t) => ({ tokenId: t.tokenId, outcome: t.outcome }))]),
     ),
   };
+}
+
+/**
+ * Each traded token's outcome ("Yes", "No", ...), by token id: how the fill and status log lines name
+ * a token's side (the JSON lines carry the whole id and its outcome, not a prefix).
+ */
+export function tokenOutcomes(
+  markets: readonly { tokens: readonly { tokenId: string; outcome: string }[] }[],
+): ReadonlyMap<string, string> {
+  return new Map(markets.flatMap((m) => m.tokens.map((t) => [t.tokenId, t.outcome] as const)));
+}
+
+/**
+ * The status line's positions (non-zero): the whole token id (joinable with /api/status, /metrics
+ * and the store), its market and, for a traded market, its outcome.
+ */
+export function statusPositions(
+  positions: readonly { market: string; tokenId: string; size: number }[],
+  outcomes: ReadonlyMap<string, string>,
+): { token: string; outcome?: string; market: string; size: string }[] {
+  return positions
+    .filter((p) => p.size !== 0)
+    .map((p) => {
+      const outcome = outcomes.get(p.tokenId);
+      return {
+        token: p.tokenId,
+        ...(outcome !== undefined ? { outcome } : {}),
+        market: p.market,
+        size: formatAmount(p.size),
+      };
+    });
 }

@@ -39,7 +39,7 @@ import type { RewardOptions } from '../exchange/rewards/ledger.ts';
 import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import { registerSecret } from '../core/secrets.ts';
 import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.ts';
-import { componentLogger, prettyOnly, terminalView } from '../ops/logger.ts';
+import { componentLogger, DAEMON_COMPONENT, prettyOnly, terminalView } from '../ops/logger.ts';
 import {
   checkFleetMemberSetup,
   type FleetRef,
@@ -60,8 +60,16 @@ import { removeControlToken, removeDaemonFile } from '../ops/daemon-file.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 import { requireFleetMarkets } from './fleet-markets.ts';
 import { preflight, type DoctorSettings } from './doctor.ts';
-import { describeStop, type RunStop } from './run-stop.ts';
-import { ledgerAtExit, midMarks, rejectionsNotCounted, summaryLabels, type RunSummary } from './run-summary.ts';
+import { describeStop, isRiskStop, type RunStop } from './run-stop.ts';
+import {
+  ledgerAtExit,
+  midMarks,
+  rejectionsNotCounted,
+  statusPositions,
+  summaryLabels,
+  tokenOutcomes,
+  type RunSummary,
+} from './run-summary.ts';
 
 export type { LedgerFigures, RunSummary } from './run-summary.ts';
 import { watchStopSignals, type StopSignals } from './stop-signals.ts';
@@ -96,6 +104,8 @@ export interface RunConfig {
   worldProfile?: WorldProfileName;
   /** The in-process paper exchange's liquidity rewards (exchange.rewards.*: epoch, sampling, minimum payout). */
   paperRewards?: Partial<RewardOptions>;
+  /** Flags given that apply only to the in-process paper exchange (warned of when there is none). */
+  inProcessFlags?: readonly string[];
   /** Per-API URLs (venue.*Url) replacing those derived from exchangeUrl; `clob` + `ws` without exchangeUrl: no in-process exchange. */
   urls?: Partial<VenueUrls>;
   /** Request budgets (budgets.*); default the spec's limits. */
@@ -228,18 +238,21 @@ export async function runBot(
 ): Promise<RunSummary> {
   // a fleet member on its own venue or its own wallet would be a fleet of one: refused before anything starts
   checkFleetMemberSetup(cfg);
-  mkdirSync(cfg.dataDir, { recursive: true });
+  // owner-only (the trading history, the paper wallet's key): an existing directory keeps its mode
+  mkdirSync(cfg.dataDir, { recursive: true, mode: 0o700 });
+  // the daemon's own lines carry {component: 'daemon'} (README "Logs": every line names its component)
+  const dlog = componentLogger(log, DAEMON_COMPONENT);
   let lock: DaemonLock;
   try {
-    lock = await acquireDaemonLock(cfg.dataDir, { warn: (fields, msg) => log.warn(fields, msg) });
+    lock = await acquireDaemonLock(cfg.dataDir, { warn: (fields, msg) => dlog.warn(fields, msg) });
   } catch (e) {
     if (e instanceof DaemonLockedError) throw new CliError(e.message, ExitCode.USAGE, 'LOCKED', { cause: e });
     throw e;
   }
   const sigs = stops ?? watchStopSignals();
   // said at once (a start can take a while: the orderly stop follows as soon as it is started)
-  sigs.first.then((s) => log.info({ signal: s }, `${s}: stopping`));
-  sigs.onRepeat((s) => log.warn({ signal: s }, 'already stopping: waiting for the orderly shutdown to finish'));
+  sigs.first.then((s) => dlog.info({ signal: s }, `${s}: stopping`));
+  sigs.onRepeat((s) => dlog.warn({ signal: s }, 'already stopping: waiting for the orderly shutdown to finish'));
   // closed at the end whatever happened (the fleet's Redis connection)
   const cleanups: Array<() => Promise<void>> = [];
   try {
@@ -264,7 +277,9 @@ async function runLocked(
   signal?: AbortSignal,
 ): Promise<RunSummary> {
   const clock = new LiveClock();
-  mkdirSync(cfg.dataDir, { recursive: true });
+  mkdirSync(cfg.dataDir, { recursive: true, mode: 0o700 });
+  // `log` makes the components' child loggers; the daemon's own lines (and the kernel's) go through this one
+  const dlog = componentLogger(log, DAEMON_COMPONENT);
   const def = await loadStrategy(cfg.strategy);
   const params = resolveParams(def.params, cfg.params);
   const limits = resolveRiskLimits(cfg.risk);
@@ -282,6 +297,8 @@ async function runLocked(
   let exchange: RunningExchange | undefined;
   let urls: VenueUrls;
   const given = cfg.urls ?? {};
+  // flags only the in-process exchange takes have no effect on a venue given by URL: said once
+  if (cfg.exchangeUrl || (given.clob && given.ws)) warnInProcessFlags(dlog, cfg.inProcessFlags);
   if (cfg.exchangeUrl) {
     urls = { ...urlsOf(cfg.exchangeUrl), ...given };
     // operator commands in another terminal (mmkit positions, status...) find the venue here
@@ -301,12 +318,12 @@ async function runLocked(
       logger: log.child({ component: 'exchange' }, { level: 'warn' }),
     });
     urls = urlsOf(exchange.urls.clob_url);
-    log.info({ url: urls.clob.replace(/\/clob$/, '') }, 'paper exchange started in-process');
+    dlog.info({ url: urls.clob.replace(/\/clob$/, '') }, 'paper exchange started in-process');
     // operator commands in another terminal (mmkit orders, positions...) find it here
     writeDaemonVenue(cfg.dataDir, urls.clob.replace(/\/clob$/, ''), {}, { inProcess: true });
   }
   const paper = exchange !== undefined || Object.values(urls).every((u) => u === '' || isLoopbackUrl(u));
-  const wallet = await walletFor(cfg, paper, log);
+  const wallet = await walletFor(cfg, paper, dlog);
   // secrets are scrubbed by value from every log line and error message from now on
   registerSecret(
     wallet.privateKey,
@@ -315,7 +332,7 @@ async function runLocked(
     cfg.apiCredentials?.passphrase,
   );
   // a real venue: `mmkit doctor`'s checks first; a failure refuses the start (exit 1, or 3 unreachable)
-  if (!paper) await preflight(cfg, urls, wallet, log);
+  if (!paper) await preflight(cfg, urls, wallet, componentLogger(log, 'doctor'));
   // a fleet: the account's request budgets are shared with the other members through Redis (loaded
   // only then: without fleet.redisUrl nothing of the fleet, ioredis included, is imported)
   const shared = await openRunFleetBudgets(cfg, {
@@ -358,7 +375,7 @@ async function runLocked(
     clock.now(),
   );
   if (epoch.fresh)
-    log.info(
+    dlog.info(
       {
         epoch: epoch.epoch.id,
         venue: epoch.epoch.venue,
@@ -382,7 +399,9 @@ async function runLocked(
         : `no market to trade: the strategy ${def.name} chose none of the ${all.length} listed (filters: bot.marketFilters)`,
     );
   terminalView(log)?.setMarkets(markets);
-  log.info(
+  // each traded token's outcome, named on fill and status lines
+  const outcomes = tokenOutcomes(markets);
+  dlog.info(
     {
       address: displayAddress(venue.address),
       strategy: def.name,
@@ -425,7 +444,7 @@ async function runLocked(
     params,
     markets,
     limits,
-    log,
+    log: dlog,
     marketLog,
     strategyLog: log.child({ component: 'strategy', strategy: def.name }),
     tolerance: cfg.tolerance,
@@ -471,7 +490,7 @@ async function runLocked(
         fills++;
         ops.fill(f);
         marketLog('executor', f.market).info(
-          { ...fillLogFields(f), source: f.source, ...prettyOnly(log, { token: f.tokenId }) },
+          { ...fillLogFields(f, outcomes.get(f.tokenId)), source: f.source },
           'fill',
         );
       },
@@ -592,14 +611,11 @@ async function runLocked(
     }
     const risk = riskMarks.size === marks.size ? pnl : store.pnl(riskMarks);
     kill.recordPnl(risk.realized - risk.fees, risk.unrealized);
-    log.info(
+    dlog.info(
       {
         open: tracker.liveOrders().length,
         fills,
-        positions: store
-          .positions()
-          .filter((p) => p.size !== 0)
-          .map((p) => ({ token: String(p.tokenId).slice(0, 10), size: formatAmount(p.size) })),
+        positions: statusPositions(store.positions(), outcomes),
         realized: formatAmount(pnl.realized),
         unrealized: formatAmount(pnl.unrealized),
         ...(trader.rewards.active ? { rewards: formatAmount(store.rewardTotals().total) } : {}),
@@ -614,12 +630,15 @@ async function runLocked(
   const reason = describeStop(stop);
 
   // ---- orderly shutdown --------------------------------------------------------------------------
-  log.info({ reason }, 'stopping: cancelling all orders');
+  // the bot stopping itself on a risk limit (exit 4) is an ERROR: a WARN+ log filter or alert sees it
+  if (isRiskStop(stop)) dlog.error({ reason }, 'kill switch tripped: stopping, cancelling all orders');
+  else dlog.info({ reason }, 'stopping: cancelling all orders');
   ops.lifecycle('stopping');
   clearInterval(status);
   await trader.stop();
   await trader.cancelAll('shutdown');
   const flat = await trader.verifyFlat(5000);
+  if (!flat.flat) logNotFlat(dlog, flat, tracker.liveOrders().length, cfg, urls, exchange !== undefined);
   // the leases go at once (another member takes the markets and the heartbeat without waiting)
   await stopFleetStatus?.();
   // a fleet member's last poll of the payouts while it still holds its markets and reaches the
@@ -655,21 +674,22 @@ async function runLocked(
       const source = executor.fillSource(f.orderId);
       if (source === 'bot') fills++;
       marketLog('executor', f.market).info(
-        { ...fillLogFields(f), source, backfilled: true, ...prettyOnly(log, { token: f.tokenId }) },
+        { ...fillLogFields(f, outcomes.get(f.tokenId)), source, backfilled: true },
         source === 'bot' ? 'fill' : 'external fill',
       );
     }
     if (fresh.length > 0)
-      log.warn({ fills: fresh.length }, 'fills the user channel had not delivered, backfilled at shutdown');
+      dlog.warn({ fills: fresh.length }, 'fills the user channel had not delivered, backfilled at shutdown');
   } catch (err) {
-    log.error(
+    dlog.error(
       { err: err instanceof Error ? err.message : String(err) },
       'could not backfill fills at shutdown (the next start backfills from the last stored fill)',
     );
   }
   await trader.close();
   // the payouts of the run's last epochs (bounded: a venue that does not answer does not hold the exit)
-  if (fleetMember === undefined && trader.rewards.active) await finalRewardPoll(rewardBook, log);
+  if (fleetMember === undefined && trader.rewards.active)
+    await finalRewardPoll(rewardBook, componentLogger(log, 'rewards'));
   const marks = midMarks(markets, engine);
   const exit = ledgerAtExit(store, {
     session,
@@ -679,7 +699,7 @@ async function runLocked(
     realizedAtStart,
     runStartMs,
   });
-  for (const p of exit.positionsAtExit) log.info(p, 'position at exit');
+  for (const p of exit.positionsAtExit) dlog.info(p, 'position at exit');
   store.close();
   await venue.close();
   removeDaemonVenue(cfg.dataDir);
@@ -693,3 +713,52 @@ async function runLocked(
 }
 
 export const resolveDataDir = (d: string): string => resolve(d);
+
+/**
+ * One WARN line when flags that only the in-process paper exchange takes (`--world-profile`,
+ * `--rewards-*`) were given although the daemon trades on a venue given by URL: they have no effect.
+ */
+export function warnInProcessFlags(log: Pick<Logger, 'warn'>, flags: readonly string[] | undefined): void {
+  if (flags === undefined || flags.length === 0) return;
+  log.warn(
+    { flags },
+    `${flags.join(', ')}: no effect here: ${flags.length === 1 ? 'it applies' : 'they apply'} only to the ` +
+      'in-process paper exchange (without --exchange-url); set them on `mmkit exchange` instead',
+  );
+}
+
+/**
+ * The shutdown's cancel and verify gave up (the venue did not answer, or still listed orders): one
+ * ERROR line saying how many orders may still rest and where, with the commands that list and cancel
+ * them from another terminal (the daemon's venue.json is gone once it exits: the venue is named).
+ * The in-process paper exchange stops with the daemon, so nothing can rest there: a WARN then.
+ * @param believedOpen the orders the bot still tracks as open (when the venue listed none)
+ */
+function logNotFlat(
+  log: Logger,
+  flat: { readonly open: readonly unknown[]; readonly placesInFlight?: number },
+  believedOpen: number,
+  cfg: Pick<RunConfig, 'exchangeUrl' | 'dataDir'>,
+  urls: VenueUrls,
+  inProcess: boolean,
+): void {
+  const n = flat.open.length > 0 ? flat.open.length : believedOpen;
+  const venue = cfg.exchangeUrl || urls.clob.replace(/\/clob$/, '');
+  const fields = { open: n, placesInFlight: flat.placesInFlight ?? 0, venue };
+  const what = `${n > 0 ? `${n} order(s)` : 'orders'} may still rest at the venue (${venue})`;
+  if (inProcess) {
+    log.warn(
+      fields,
+      `could not cancel/verify all orders: ${what}; the in-process paper exchange stops with the daemon`,
+    );
+    return;
+  }
+  // the venue as the commands take it: a paper exchange by URL, a configured venue by the same config
+  const where = cfg.exchangeUrl ? `--exchange-url ${cfg.exchangeUrl}` : '--config <the same config>';
+  const dir = `--data-dir ${cfg.dataDir}`;
+  log.error(
+    fields,
+    `could not cancel/verify all orders: ${what}: list them with \`mmkit orders ${where} ${dir}\`, ` +
+      `cancel them with \`mmkit cancel-all ${where} ${dir}\``,
+  );
+}

@@ -227,10 +227,49 @@ export function deadDaemonHint(
   return `${who}: its orders may still rest at the venue (a venue's dead-man switch cancels them only once its heartbeat lapses): list them with \`mmkit orders${dd}\`, cancel them with \`mmkit cancel-all${dd}\`${where}`;
 }
 
+/**
+ * When no live daemon answers but a SHADOW run (`mmkit run --shadow`) holds this data dir's shadow
+ * lock: one sentence saying so (`add --shadow`), saving the operator a round trip; undefined
+ * otherwise (with --shadow already, or a target given by --url / MMKIT_STATUS_URL).
+ */
+export function shadowDaemonHint(
+  o: DaemonOptions,
+  target: { source: string },
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  if (o.shadow || target.source === '--url' || target.source === 'MMKIT_STATUS_URL') return undefined;
+  let dir: string;
+  try {
+    dir = shadowDataDir(daemonDir(o, env));
+  } catch {
+    return undefined;
+  }
+  const lock = inspectDaemonLock(dir);
+  if (lock.state !== 'live') return undefined;
+  const at = lock.holder.statusUrl ? ` (status page ${lock.holder.statusUrl})` : '';
+  return `a SHADOW daemon runs on this data dir${at}, not a live one: add --shadow`;
+}
+
+/** The hint of an unreachable daemon: a dead daemon's orders, else a shadow run on the data dir. */
+const daemonHint = (o: DaemonOptions, target: { source: string }): string | undefined =>
+  deadDaemonHint(o, target) ?? shadowDaemonHint(o, target);
+
+/**
+ * Why a request got no answer, in words: the system's error code (ECONNREFUSED, ...), 'timed out',
+ * or fetch's own refusal ("bad port": a port browsers never connect to) rather than its bare
+ * `TypeError`.
+ */
+function unreachableCause(err: unknown): string {
+  const e = err as Error & { cause?: { code?: unknown; message?: unknown } };
+  if (typeof e.cause?.code === 'string') return e.cause.code;
+  if (e.name === 'TimeoutError') return 'timed out';
+  if (typeof e.cause?.message === 'string' && e.cause.message !== '') return e.cause.message;
+  return e.message || e.name;
+}
+
 function unreachable(url: string, err: unknown, hint?: string): CliError {
-  const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
   return new CliError(
-    `no mmkit daemon reachable at ${url} (${cause === 'TimeoutError' ? 'timed out' : cause}); ${hint ?? 'is `mmkit run` running? (--url, or --http-port of the daemon)'}`,
+    `no mmkit daemon reachable at ${url} (${unreachableCause(err)}); ${hint ?? 'is `mmkit run` running? (--url, or --http-port of the daemon)'}`,
     ExitCode.UNREACHABLE,
     'UNREACHABLE',
     { cause: err },
@@ -362,7 +401,7 @@ Examples:
       const { url } = target;
       if (target.gone) throw goneDaemon(url, target.source, deadDaemonHint(o, target));
       const { status: code, body } = await getJson<StatusSnapshot>(`${url}/api/status`, o.timeout ?? 5000, () =>
-        deadDaemonHint(o, target),
+        daemonHint(o, target),
       );
       if (code === 421) throw misdirected(url, (body as { error?: string } | null)?.error);
       if (body === null || typeof body !== 'object' || (body as { schema?: unknown }).schema !== 1)
@@ -452,7 +491,7 @@ Examples:
             `the daemon at ${url} did not confirm zero open orders within ${(o.timeout ?? 60_000) / 1000} s`,
             ExitCode.FAILURE,
           );
-        throw unreachable(url, e, deadDaemonHint(o, target));
+        throw unreachable(url, e, daemonHint(o, target));
       }
       const text = await r.text();
       let body: (Partial<KillResult> & { killed?: boolean; error?: string }) | undefined;

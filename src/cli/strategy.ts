@@ -383,9 +383,7 @@ ${EXIT_CODES_HELP}`,
           const rejected = Object.entries(report.rejections);
           if (rejected.length)
             out.push(`  rejected by the venue: ${rejected.map(([k, n]) => `${k} x${n}`).join(', ')}`);
-          out.push(
-            `  open orders at exit: ${summary.openOrdersAtExit >= 0 ? summary.openOrdersAtExit : 'unknown (the venue could not be checked)'}`,
-          );
+          out.push(`  open orders at exit: ${summary.openOrdersAtExit ?? 'unknown (the venue could not be checked)'}`);
           if (o.keep) out.push(`  data kept in ${dataDir}`);
           out.push(
             report.ok

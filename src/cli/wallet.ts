@@ -73,7 +73,7 @@ export async function resolveWallet(o: WalletOptions): Promise<ResolvedWallet> {
   }
   if (o.createPaper === false)
     throw new ConfigError('bot.dataDir', `no paper wallet at ${file} (a daemon creates it on its first start)`);
-  mkdirSync(o.dataDir, { recursive: true });
+  mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
   const w = Wallet.createRandom();
   writeFileSync(file, w.privateKey + '\n', { mode: 0o600 });
   chmodSync(file, 0o600);

@@ -191,12 +191,24 @@ export interface FillEvent extends EventBase {
   readonly source: UserEventSource;
 }
 
-/** A fill's fields as every log line about it shows them (prices and sizes as decimal strings). */
+/**
+ * A fill's fields as every log line about it shows them (prices and sizes as decimal strings): the
+ * whole token id and, when the caller knows it, its outcome, so a JSON line tells a YES buy from a
+ * NO buy without a join against the store.
+ * @param outcome the token's outcome ("Yes", "No", ...), when known
+ */
 export function fillLogFields(
-  f: Pick<FillEvent, 'side' | 'price' | 'size' | 'role' | 'status'> & { tradeId: string; orderId: string },
+  f: Pick<FillEvent, 'side' | 'price' | 'size' | 'role' | 'status'> & {
+    tradeId: string;
+    orderId: string;
+    tokenId: string;
+  },
+  outcome?: string,
 ): {
   trade: string;
   order: string;
+  token: string;
+  outcome?: string;
   side: Side;
   price: string;
   size: string;
@@ -206,6 +218,8 @@ export function fillLogFields(
   return {
     trade: f.tradeId,
     order: f.orderId,
+    token: f.tokenId,
+    ...(outcome !== undefined ? { outcome } : {}),
     side: f.side,
     price: formatPrice(f.price),
     size: formatAmount(f.size),

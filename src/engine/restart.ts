@@ -262,14 +262,16 @@ export async function reconcileOnStart(
       left: left.length,
       adopted: adopted.length,
       canceled: canceled.length,
-      // store-open orders the venue had closed meanwhile (filled, cancelled: resolved by id) and those it never received
-      closedWhileDown: closed.length,
+      // store-open orders the venue had closed meanwhile (filled, cancelled: resolved by id) and those it never
+      // received; the ones it still listed open are counted once, as `canceled` (or `adopted`), not again here
+      closedWhileDown: closed.filter((x) => !foundIds.has(x.id)).length,
       neverReceived: missing.length,
       fills: fills.length,
       externalFills: externalFills.size,
       newFills,
-      // times as ISO 8601 (UTC), never raw epoch ms
-      backfillSince: new Date(sinceMs).toISOString(),
+      // times as ISO 8601 (UTC), never raw epoch ms; 'none' on a first start (no fill stored, no start given):
+      // the whole history, not a backfill from 1970
+      backfillSince: sinceMs > 0 ? new Date(sinceMs).toISOString() : 'none',
       ...(unsettled !== undefined ? { oldestUnsettled: new Date(unsettled).toISOString() } : {}),
     },
     'restart reconciliation done',

@@ -270,8 +270,11 @@ export function createTrader(o: TraderOptions): Trader {
     }
     if (x.change === 'new') {
       const f = x.fill;
+      const outcome = o.markets
+        .find((m) => m.market === f.market)
+        ?.tokens.find((t) => t.tokenId === f.tokenId)?.outcome;
       marketLog('executor', f.market).info(
-        fillLogFields(f),
+        fillLogFields(f, outcome),
         "external fill (an order the bot did not place): recorded, not the strategy's",
       );
     }

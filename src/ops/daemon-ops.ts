@@ -142,9 +142,12 @@ export class DaemonOps {
   /** The secret of the status server's control routes (never logged: registered for scrubbing). */
   readonly #token = newControlToken();
   #tokenWritten = false;
+  /** The status server's lines (its URL, the files for `mmkit status` and `mmkit kill`, the samples). */
+  readonly #log: Logger;
 
   constructor(o: OpsOptions) {
     this.#o = o;
+    this.#log = o.log.child({ component: 'status-server' });
     this.metrics = new Metrics({
       now: () => o.clock.now(),
       info: { version: o.version ?? '0.0.0', ...(o.mode === 'shadow' ? { mode: 'shadow' } : {}) },
@@ -185,7 +188,7 @@ export class DaemonOps {
           metricsContentType: this.metrics.contentType,
           kill: (reason) => this.kill(reason),
           clock: this.#o.clock,
-          logger: this.#o.log.child({ component: 'status-server' }),
+          logger: this.#log,
         });
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
@@ -194,7 +197,7 @@ export class DaemonOps {
           `cannot listen on ${h.httpHost}:${h.httpPort}${code === 'EADDRINUSE' ? ' (in use: another mmkit daemon? pick another port with --http-port, or 0 for a free one)' : code ? ` (${code})` : ''}`,
         );
       }
-      this.#o.log.info(
+      this.#log.info(
         { url: this.#server.url, metrics: `${this.#server.url}/metrics`, health: `${this.#server.url}/healthz` },
         `status page on ${this.#server.url}`,
       );
@@ -204,7 +207,7 @@ export class DaemonOps {
           writeControlToken(this.#o.dataDir, this.#token);
           this.#tokenWritten = true;
         } catch (e) {
-          this.#o.log.warn(
+          this.#log.warn(
             { err: (e as Error).message },
             `could not write ${CONTROL_TOKEN_FILE}: \`mmkit kill\` needs --token (the status page's button still works)`,
           );
@@ -218,7 +221,7 @@ export class DaemonOps {
           );
           renameSync(`${f}.${process.pid}.tmp`, f);
         } catch (e) {
-          this.#o.log.warn({ err: (e as Error).message }, `could not write ${DAEMON_FILE}`);
+          this.#log.warn({ err: (e as Error).message }, `could not write ${DAEMON_FILE}`);
         }
       }
     }
@@ -229,7 +232,7 @@ export class DaemonOps {
     try {
       this.monitor.sample({ fresh });
     } catch (e) {
-      this.#o.log.warn({ err: (e as Error).message }, 'status sample failed');
+      this.#log.warn({ err: (e as Error).message }, 'status sample failed');
     }
   }
 

@@ -23,7 +23,7 @@ import { PrettyStream } from './terminal/pretty-stream.ts';
 import { PrettyView, colorWanted } from './terminal/pretty-view.ts';
 
 export type { Logger } from 'pino';
-export { logFormatOf, type LogFormat } from './terminal/log-format.ts';
+export { DAEMON_COMPONENT, logFormatOf, type LogFormat } from './terminal/log-format.ts';
 export { prettyOnly, terminalView } from './terminal/pretty-stream.ts';
 
 /** What a redacted value is replaced with. */

@@ -249,7 +249,17 @@ export const STATUS_PAGE_HTML = String.raw`<!doctype html>
   function live() {
     if (!('EventSource' in window)) { polling = setInterval(poll, 2000); return; }
     var es = new EventSource('/api/events');
-    es.addEventListener('status', function (ev) { try { render(JSON.parse(ev.data)); setConn('live'); } catch (e) { /* a bad frame */ } });
+    // the PnL series comes whole in a stream's first frame, then as {keep, points} (src/ops/sse-series.ts)
+    var series = [];
+    es.addEventListener('status', function (ev) {
+      try {
+        var s = JSON.parse(ev.data);
+        if (s.pnl && s.pnl.seriesUpdate) { series = series.slice(0, s.pnl.seriesUpdate.keep).concat(s.pnl.seriesUpdate.points); s.pnl.series = series; }
+        else if (s.pnl && s.pnl.series) series = s.pnl.series;
+        render(s);
+        setConn('live');
+      } catch (e) { /* a bad frame */ }
+    });
     es.addEventListener('end', function () { setConn('daemon stopped'); es.close(); });
     es.onerror = function () { setConn('reconnecting…'); };
   }

@@ -5,7 +5,8 @@
  *   GET  /metrics      Prometheus exposition (./metrics.ts)
  *   GET  /healthz      200 {status:'ok',...} or 503 {status:'unhealthy', reasons:[...]} (./health.ts)
  *   GET  /api/status   the status snapshot as JSON (./status.ts)
- *   GET  /api/events   server-sent events: `status` with the snapshot every second (and at once)
+ *   GET  /api/events   server-sent events: `status` with the snapshot every second (and at once); the
+ *                      PnL series whole in the first frame, then only its changes (./sse-series.ts)
  *   POST /api/kill     trips the kill switch (trigger 'cli'), waits until the daemon has cancelled
  *                      everything and verified zero open orders, answers {flat, openOrders}
  *
@@ -39,6 +40,7 @@ import { AllowedHosts } from './allowed-hosts.ts';
 import { sameToken } from './daemon-file.ts';
 import type { HealthReport } from './health.ts';
 import type { StatusSnapshot } from './status.ts';
+import { seriesSent, seriesUpdate, type SeriesSent } from './sse-series.ts';
 
 /** What POST /api/kill answers once the daemon has flattened. */
 export interface KillResult {
@@ -151,7 +153,8 @@ const json = (res: ServerResponse, status: number, v: unknown, extra: Record<str
  */
 export async function startStatusServer(o: StatusServerOptions): Promise<StatusServer> {
   const clock = o.clock ?? new LiveClock();
-  const clients = new Set<ServerResponse>();
+  // each event-stream client, with what it holds of the PnL series (undefined: nothing yet)
+  const clients = new Map<ServerResponse, SeriesSent | undefined>();
   let closing: Promise<void> | undefined;
   let timer: TimerHandle | undefined;
   let killing: Promise<KillResult> | undefined;
@@ -160,19 +163,29 @@ export async function startStatusServer(o: StatusServerOptions): Promise<StatusS
   let page = o.page;
   let refused = 0;
 
-  const frame = (): string => {
-    let body: string;
+  const snapshot = (): StatusSnapshot | { error: string } => {
     try {
-      body = JSON.stringify(o.status());
+      return o.status();
     } catch (e) {
-      body = JSON.stringify({ error: (e as Error).message });
+      return { error: (e as Error).message };
     }
-    return `event: status\ndata: ${body}\n\n`;
+  };
+  const frame = (s: StatusSnapshot | { error: string } = snapshot()): string =>
+    `event: status\ndata: ${JSON.stringify(s)}\n\n`;
+  // a client's frame: the series whole the first time (and after a thinning), else only its change
+  const frameFor = (c: ServerResponse, s: StatusSnapshot | { error: string }): string => {
+    const series = 'pnl' in s && Array.isArray(s.pnl?.series) ? s.pnl.series : undefined;
+    if (series === undefined) return frame(s);
+    const update = seriesUpdate(clients.get(c), series);
+    clients.set(c, seriesSent(series));
+    if (update === undefined) return frame(s);
+    const { series: _whole, ...pnl } = (s as StatusSnapshot).pnl;
+    return `event: status\ndata: ${JSON.stringify({ ...s, pnl: { ...pnl, seriesUpdate: update } })}\n\n`;
   };
   const push = (): void => {
     if (clients.size === 0) return;
-    const f = frame();
-    for (const c of clients) c.write(f);
+    const s = snapshot();
+    for (const c of clients.keys()) c.write(frameFor(c, s));
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -228,8 +241,8 @@ export async function startStatusServer(o: StatusServerOptions): Promise<StatusS
           'x-accel-buffering': 'no',
         });
         res.write('retry: 2000\n\n');
-        res.write(frame());
-        clients.add(res);
+        clients.set(res, undefined);
+        res.write(frameFor(res, snapshot()));
         req.on('close', () => clients.delete(res));
         return;
       }
@@ -330,10 +343,10 @@ export async function startStatusServer(o: StatusServerOptions): Promise<StatusS
         if (timer !== undefined) clock.clearInterval(timer);
         timer = undefined;
         try {
-          const last = frame();
-          for (const c of clients) c.end(`${last}event: end\ndata: {}\n\n`);
+          const s = snapshot();
+          for (const c of clients.keys()) c.end(`${frameFor(c, s)}event: end\ndata: {}\n\n`);
         } catch {
-          for (const c of clients) c.end();
+          for (const c of clients.keys()) c.end();
         }
         clients.clear();
         await new Promise<void>((resolve) => {

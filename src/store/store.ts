@@ -25,6 +25,7 @@
  * and paid per market and date, credits of cause 'reward'), ./summary.ts, ./checkpointer.ts (the WAL
  * checkpointer).
  */
+import { closeSync, openSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { LiveClock } from '../core/clock.ts';
@@ -79,6 +80,20 @@ function auditJson(data: unknown): string {
 }
 
 /**
+ * Creates a new store file owner-only (0600) before SQLite opens it: the trading history (orders,
+ * fills, PnL) is private, and SQLite gives the file's -wal and -shm companions the same mode. An
+ * existing file keeps its mode; an in-memory or URI name is left to SQLite.
+ */
+function createPrivate(file: string): void {
+  if (file === '' || file === ':memory:' || file.startsWith('file:')) return;
+  try {
+    closeSync(openSync(file, 'wx', 0o600));
+  } catch {
+    // an existing file (EEXIST); any other failure is SQLite's to report, in its words, as it opens it
+  }
+}
+
+/**
  * Open (or create) the store at `file` (':memory:' works for tests), applying pending migrations.
  * A 'batched' store defers order writes (see StoreOptions.commit) without changing what any method
  * returns or throws, nor the rows in the end: a read of the orders table, a flush or a close first
@@ -92,6 +107,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
   const scratch = opts.scratch === true;
   if (scratch && (opts.commit !== 'batched' || fillSync !== 'off' || otherSync !== 'off'))
     throw new Error("openStore: a scratch store needs commit 'batched' and durability 'off'");
+  createPrivate(file);
   const db = new Database(file);
   let closed = false;
   try {

@@ -5,6 +5,9 @@
  * The failures are made with the exchange's admin routes (clock offset, allowances, faults) or a
  * dead stream URL.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Admin, BotHarness } from './support/bot-harness.ts';
 import { runMmkit } from './support/cli.ts';
@@ -78,6 +81,19 @@ describe('mmkit doctor', () => {
     expect(table.code, table.err).toBe(0);
     expect(table.out).toMatch(/^PASS {2}stream\.user /m);
     expect(table.out).toMatch(/19 passed, 0 warned, 0 failed: ready/);
+  });
+
+  it('no wallet: the checks that need one are not checked, and their fix does not speak of failed checks', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'mmkit-doctor-'));
+    const r = await runMmkit(['doctor', '--json', '--exchange-url', base, '--data-dir', empty]);
+    const report = JSON.parse(r.out) as Report;
+    expect(report.summary.fail, r.out).toBe(0);
+    const skipped = report.checks.filter((c) => c.detail.startsWith('not checked'));
+    expect(skipped.map((c) => c.id)).toEqual(expect.arrayContaining(['auth.l1', 'auth.l2', 'stream.user']));
+    for (const c of skipped) {
+      expect(c.status).toBe('warn');
+      expect(c.fix, c.id).not.toMatch(/failed checks|L1 check first/);
+    }
   });
 
   it('an unreachable stream: its check fails as unreachable, exit 3', async () => {

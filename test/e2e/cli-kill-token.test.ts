@@ -90,7 +90,7 @@ describe('mmkit kill: the control token', () => {
     expect(killed.code, killed.err + killed.out).toBe(0);
     expect(JSON.parse(killed.out)).toMatchObject({ killed: true, flat: true, openOrders: 0 });
     expect(await exited(bot.p), bot.err().slice(-3000)).toBe(0);
-    expect(bot.out()).toContain('kill switch: cli');
+    expect(bot.out()).toContain('kill switch over HTTP');
     expect(ex.exchange.openOrders(address)).toEqual([]);
     expect(existsSync(file)).toBe(false);
     // the token never printed

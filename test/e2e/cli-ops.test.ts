@@ -11,7 +11,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, statSync, writeFil
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Wallet } from 'ethers';
+import { getAddress, Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrDeriveApiKey } from '../../src/api/auth.ts';
 import { ClobClient } from '../../src/api/clob.ts';
@@ -211,7 +211,8 @@ describe('mmkit orders, orders cancel, cancel-all (daemon-less wallet)', () => {
     const listed = await mmkit(['orders', '--json', ...common()]);
     expect(listed.code, listed.err).toBe(0);
     const j = json(listed);
-    expect(j.address).toBe(wallet.address.toLowerCase());
+    // EIP-55, as the daemon's log, /api/status and `mmkit status` print it
+    expect(j.address).toBe(getAddress(wallet.address));
     expect(j.orders.map((o: any) => o.id).sort()).toEqual([...ids].sort());
     expect(j.orders[0]).toMatchObject({ side: 'BUY', size: '10', matched: '0' });
     expect(j.orders[0].price).toMatch(/^0\.\d+$/);
@@ -247,7 +248,7 @@ describe('mmkit positions', () => {
   it('--json lists the Data API positions of the wallet (empty for a fresh one)', async () => {
     const r = await mmkit(['positions', '--json', ...common()]);
     expect(r.code, r.err).toBe(0);
-    expect(json(r)).toMatchObject({ source: 'venue', address: wallet.address.toLowerCase(), positions: [] });
+    expect(json(r)).toMatchObject({ source: 'venue', address: getAddress(wallet.address), positions: [] });
   });
 
   it('--source store reads the local store and says when there is none', async () => {
@@ -262,7 +263,7 @@ describe('mmkit keys', () => {
     const r = await mmkit(['keys', 'derive', '--json', ...common()]);
     expect(r.code, r.err).toBe(0);
     const j = json(r);
-    expect(j).toMatchObject({ address: wallet.address.toLowerCase(), nonce: 0, secretShown: false });
+    expect(j).toMatchObject({ address: getAddress(wallet.address), nonce: 0, secretShown: false });
     expect(j.secret).toBeUndefined();
     expectNoSecrets(r);
     const human = await mmkit(['keys', 'derive', ...common()]);
@@ -303,12 +304,13 @@ describe('mmkit keys', () => {
       env: { MMKIT_KEYSTORE_PASSWORD: password },
     });
     expect(r.code, r.err).toBe(0);
-    const address = new Wallet(key).address.toLowerCase();
+    // EIP-55, as every command prints it
+    const address = new Wallet(key).address;
     expect(json(r)).toEqual({ address, file: ksFile });
     expect(statSync(ksFile).mode & 0o777).toBe(0o600);
     const ks = readFileSync(ksFile, 'utf8');
     expect(ks).not.toContain(key.slice(2));
-    expect((await Wallet.fromEncryptedJson(ks, password)).address.toLowerCase()).toBe(address);
+    expect((await Wallet.fromEncryptedJson(ks, password)).address).toBe(address);
     // refuses to overwrite
     expect(
       (await mmkit(['keys', 'import', '--out', ksFile], { input: key, env: { MMKIT_KEYSTORE_PASSWORD: password } }))
@@ -345,7 +347,7 @@ describe('mmkit keys', () => {
       },
     );
     expect(run.code, run.err.slice(-2000)).toBe(0);
-    expect(run.err.toLowerCase()).toContain(address);
+    expect(run.err).toContain(address);
     expect(run.err).not.toContain(password);
     expect(run.out + run.err).not.toContain(key.slice(2));
     // a wrong password is a config error naming the variable, not a crash
@@ -509,9 +511,7 @@ describe('a second terminal next to a daemon with an in-process paper exchange',
         if (orders.count > 0) break;
       }
       expect(orders?.count, derr().slice(-2000)).toBeGreaterThan(0);
-      const daemonAddress = new Wallet(
-        readFileSync(join(dir, 'paper-wallet.key'), 'utf8').trim(),
-      ).address.toLowerCase();
+      const daemonAddress = new Wallet(readFileSync(join(dir, 'paper-wallet.key'), 'utf8').trim()).address;
       expect(orders.address).toBe(daemonAddress);
       const pos = await mmkit(['positions', '--json', '--data-dir', dir]);
       expect(pos.code, pos.err).toBe(0);
@@ -545,7 +545,7 @@ describe('a second terminal next to a daemon given a venue (--exchange-url)', ()
       // no --exchange-url here: the data directory says where the daemon trades
       const pos = await mmkit(['positions', '--json', '--data-dir', dir]);
       expect(pos.code, pos.err).toBe(0);
-      expect(json(pos)).toMatchObject({ source: 'venue', address: new Wallet(key).address.toLowerCase() });
+      expect(json(pos)).toMatchObject({ source: 'venue', address: new Wallet(key).address });
     } finally {
       daemon.kill('SIGTERM');
     }

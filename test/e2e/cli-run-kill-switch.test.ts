@@ -46,5 +46,14 @@ describe('mmkit run: kill switch', () => {
       stop: { kind: 'killSwitch', trigger: 'heartbeatFailure' },
     });
     for (const f of ['daemon.lock', 'daemon.json']) expect(existsSync(join(dir, f)), f).toBe(false);
+    const lines = logLines(bot.err());
+    // the bot stopping itself on a risk limit is an ERROR (a WARN+ filter or an alert sees it)
+    expect(tripLine(), bot.err().slice(-2000)).toMatchObject({ level: 50, component: 'daemon' });
+    expect(tripLine()!.msg).toBe('kill switch tripped: stopping, cancelling all orders');
+    // each failed heartbeat is logged once (the keeper's line, with the count), not also by the venue
+    const failed = lines.filter((l) => l.msg.startsWith('heartbeat failed'));
+    expect(failed.length, bot.err().slice(-2000)).toBeGreaterThanOrEqual(2);
+    expect(failed.every((l) => l.msg === 'heartbeat failed: new orders paused')).toBe(true);
+    expect(new Set(failed.map((l) => l['failures'])).size).toBe(failed.length);
   }, 240_000);
 });

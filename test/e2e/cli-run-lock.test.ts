@@ -59,7 +59,7 @@ describe('mmkit run: one daemon per data dir', () => {
     const killed = await runMmkit(['kill', '--data-dir', dir, '--json']);
     expect(killed.code, killed.err + killed.out).toBe(0);
     expect(await exited(first.p), first.err().slice(-3000)).toBe(0);
-    expect(first.out()).toContain('kill switch: cli');
+    expect(first.out()).toContain('kill switch over HTTP');
     expect(ex.exchange.openOrders(address)).toEqual([]);
     expect(existsSync(join(dir, 'daemon.lock'))).toBe(false);
     expect(existsSync(join(dir, 'daemon.json'))).toBe(false);

@@ -3,6 +3,7 @@
  *  - no "reconciled with the venue" nor "restart reconciliation done" in its log (there is no
  *    reconciliation with the venue's account);
  *  - `mmkit kill --shadow` says the orders were simulated (not "zero open orders at the venue");
+ *  - `mmkit status` / `mmkit kill` without --shadow say a SHADOW daemon runs on the data dir;
  *  - the exit summary names the positions held as `mmkit run` does ("Yes · Will …"), never by a
  *    token id.
  */
@@ -34,6 +35,13 @@ describe('mmkit run --shadow: what it tells the operator', () => {
     );
     expect(held, 'no simulated fill within 60 s').toBe(true);
     await sleep(200);
+    // without --shadow no live daemon answers (a port nothing listens on): the hint names the shadow run
+    for (const cmd of ['status', 'kill']) {
+      const s = await runMmkit([cmd, '--data-dir', dir], { timeoutMs: 60_000, env: { MMKIT_HTTP_PORT: '9' } });
+      expect(s.code, s.err).toBe(3);
+      expect(s.err).toContain('a SHADOW daemon runs on this data dir');
+      expect(s.err).toContain('add --shadow');
+    }
     const k = await runMmkit(['kill', '--shadow', '--data-dir', dir], { timeoutMs: 60_000 });
     expect(k.code, k.err).toBe(0);
     expect(k.out).toContain('(SHADOW)');
@@ -42,6 +50,12 @@ describe('mmkit run --shadow: what it tells the operator', () => {
     const code = await exited(bot.p);
     expect(code, bot.err().slice(-3000)).toBe(0);
     const msgs = logLines(bot.err()).map((l) => l.msg);
+    // every line names its component (README "Logs"), in shadow mode too
+    expect(
+      logLines(bot.err())
+        .filter((l) => typeof l['component'] !== 'string')
+        .map((l) => l.msg),
+    ).toEqual([]);
     expect(msgs).not.toContain('reconciled with the venue');
     expect(msgs).not.toContain('restart reconciliation done');
     const line = bot

@@ -173,6 +173,16 @@ describe('mmkit run: shutdown', () => {
     expect(code, bot.err().slice(-3000)).toBe(1);
     expect(bot.out()).toContain('open orders left  unknown');
     expect(bot.out()).not.toContain('open orders left  0');
+    const lines = logLines(bot.err());
+    // unknown is null in the JSON summary (not a -1 sentinel)
+    expect(lines.find((l) => l.msg === 'summary')).toMatchObject({ noOrdersLeft: false, openOrdersAtExit: null });
+    // one ERROR line says orders may still rest, where, and how to list and cancel them
+    const gaveUp = lines.filter((l) => l.level >= 50 && l.msg.startsWith('could not cancel/verify all orders'));
+    expect(gaveUp, bot.err().slice(-3000)).toHaveLength(1);
+    expect(gaveUp[0]).toMatchObject({ component: 'daemon', venue: base });
+    expect(gaveUp[0]!.msg).toContain(`may still rest at the venue (${base})`);
+    expect(gaveUp[0]!.msg).toContain(`\`mmkit orders --exchange-url ${base} --data-dir ${dir}\``);
+    expect(gaveUp[0]!.msg).toContain(`\`mmkit cancel-all --exchange-url ${base} --data-dir ${dir}\``);
     // (the cancel-all did go through: the account is in fact flat, but the daemon could not see it)
     expect(ex.exchange.openOrders(address)).toEqual([]);
   }, 240_000);

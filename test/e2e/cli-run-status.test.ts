@@ -274,6 +274,9 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     const nobody = await mmkit(['status', '--url', 'http://127.0.0.1:1']);
     expect(nobody.code).toBe(3);
     expect(nobody.err).toContain('no mmkit daemon reachable');
+    // fetch's refusal of that port in words, not its bare TypeError
+    expect(nobody.err).toContain('(bad port)');
+    expect(nobody.err).not.toContain('TypeError');
     seen.push((await get(`${url}/api/status`)).text);
     // one SSE frame
     const sse = await fetch(`${url}/api/events`);
@@ -291,7 +294,7 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     seen.push(killed.out, killed.err);
     const code = await exited(bot.p);
     expect(code, bot.err().slice(-3000)).toBe(0);
-    expect(bot.out()).toContain('kill switch: cli');
+    expect(bot.out()).toContain('kill switch over HTTP');
     expect(bot.out()).toContain('open orders left  0');
     expect(ex.exchange.openOrders(address)).toEqual([]);
     expect(existsSync(join(dir, 'daemon.json'))).toBe(false);

@@ -148,6 +148,15 @@ describe('status page', () => {
       expect(b.renders).toBeGreaterThan(a.renders);
       expect(b.at).toBeGreaterThan(a.at);
       expect(b.markets).toBe(markets.length);
+      // the PnL chart follows the series, which the stream sends whole once, then only its changes
+      // (src/ops/sse-series.ts): as many points drawn as /api/status has (a sample or two apart)
+      const drawn = await page.eval<number>(
+        `document.getElementById('pnl-line').getAttribute('points').trim().split(' ').length`,
+      );
+      const served = ((await (await fetch(`${url}/api/status`)).json()) as { pnl: { series: unknown[] } }).pnl.series
+        .length;
+      expect(drawn).toBeGreaterThan(1);
+      expect(Math.abs(served - drawn), `drawn ${drawn}, served ${served}`).toBeLessThanOrEqual(2);
       const live = await page.screenshot();
       expect(live.length).toBeGreaterThan(20_000);
     } finally {
@@ -176,7 +185,7 @@ describe('status page', () => {
       await boxed.close();
     }
     expect(await exited(bot.p), bot.err().slice(-3000)).toBe(0);
-    expect(bot.out()).toContain('kill switch: cli: kill switch on the status page');
+    expect(bot.out()).toContain('kill switch over HTTP: kill switch on the status page');
     expect(ex.exchange.openOrders(address)).toEqual([]);
   }, 480_000);
 });

@@ -32,13 +32,19 @@ const health = (healthy: boolean): HealthReport => ({
   },
 });
 
-async function start(o: { healthy?: () => boolean; kill?: (r: string) => Promise<KillResult> } = {}) {
+async function start(
+  o: {
+    healthy?: () => boolean;
+    kill?: (r: string) => Promise<KillResult>;
+    status?: (n: number) => Record<string, unknown>;
+  } = {},
+) {
   let n = 0;
   server = await startStatusServer({
     host: '127.0.0.1',
     port: 0,
     page: '<!doctype html><title>mmkit status</title>',
-    status: () => ({ schema: 1, n: ++n }) as unknown as StatusSnapshot,
+    status: () => (o.status ? o.status(++n) : { schema: 1, n: ++n }) as unknown as StatusSnapshot,
     health: () => health(o.healthy ? o.healthy() : true),
     metrics: async () => 'mmkit_up 1\n',
     metricsContentType: 'text/plain; version=0.0.4; charset=utf-8',
@@ -108,6 +114,38 @@ describe('status server', () => {
     await closing;
     server = undefined;
     expect(text).toContain('event: end');
+  });
+
+  it('sends the PnL series whole once, then only its changes; whole again after a thinning', async () => {
+    // the n-th snapshot's series, as the monitor builds it: the points kept (one a sample, thinned to
+    // every other one at n = 8), then the current sample
+    const pt = (t: number) => ({ t, realized: '0', unrealized: '0', rewards: '0', total: String(t) });
+    const seriesAt = (n: number) => {
+      const kept = Array.from({ length: n }, (_, i) => pt(i * 1000)).filter((_, i) => n < 8 || i % 2 === 0);
+      return [...kept, pt(n * 1000 + 500)];
+    };
+    const s = await start({ status: (n) => ({ schema: 1, n, pnl: { total: '1', series: seriesAt(n) } }) });
+    const r = await fetch(`${s.url}/api/events`);
+    const reader = r.body!.getReader();
+    let text = '';
+    const frames = () => [...text.matchAll(/event: status\ndata: (.*)\n\n/g)].map((m) => JSON.parse(m[1]!));
+    while (frames().length < 12) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    // what a client rebuilds (the page does the same) is the series of that snapshot, every time
+    let held: unknown[] = [];
+    const f = frames();
+    for (const x of f) {
+      const u = x.pnl.seriesUpdate;
+      held = u === undefined ? x.pnl.series : [...held.slice(0, u.keep), ...u.points];
+      expect(held, `frame n=${x.n}`).toEqual(seriesAt(x.n));
+    }
+    // the first frame and the one after the thinning carry it whole, the others only the change
+    expect(f[0].pnl.series).toBeDefined();
+    const whole = f.filter((x) => x.pnl.series !== undefined).map((x) => x.n);
+    expect(whole).toEqual([f[0].n, ...(f[0].n < 8 ? [8] : [])]);
+    const later = f.find((x) => x.n > 9)!;
+    expect(later.pnl).not.toHaveProperty('series');
+    expect(later.pnl.seriesUpdate.points.length).toBeLessThanOrEqual(2);
   });
 
   it('POST /api/kill: trips once, waits for the flat check, answers the result', async () => {

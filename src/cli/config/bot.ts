@@ -26,7 +26,8 @@ export const botSchema = {
   },
   marketCount: {
     doc: 'How many markets to pick when `markets` is empty.',
-    format: 'nat',
+    // 0 would pass here and then stop the run with "no market to trade", blaming the filters
+    format: boundedFormat('market-count', { type: 'integer', default: 3, min: 1, doc: '' }),
     default: 3,
     env: 'MMKIT_MARKET_COUNT',
   },

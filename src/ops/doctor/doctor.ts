@@ -67,8 +67,9 @@ export interface DoctorInput {
   readonly now?: () => number;
 }
 
+/** A check that could not run because another did not pass: the fix points to that one (a FAIL or a WARN). */
 const notChecked = (id: string, title: string, why: string): Check =>
-  warn(id, title, `not checked: ${why}`, 'fix the failed checks above, then run `mmkit doctor` again');
+  warn(id, title, `not checked: ${why}`, 'fix what it depends on (named above), then run `mmkit doctor` again');
 
 /** Run every check; never throws for what the venue answers (that is in the report). */
 export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {

@@ -66,7 +66,12 @@ export async function streamChecks(
       'check venue.wsUrl: this is not the market channel',
     ),
     us === undefined
-      ? warn('stream.user', 'user stream', 'not checked: no API credentials (see auth.l1)', 'fix the L1 check first')
+      ? warn(
+          'stream.user',
+          'user stream',
+          'not checked: no API credentials (see auth.l1)',
+          'fix what auth.l1 reports, then run `mmkit doctor` again',
+        )
       : judge(
           'stream.user',
           'user stream',

@@ -5,6 +5,12 @@
  * MMKIT_LOG_PRETTY (auto | true | false) is an alias, used when `log.format` is left at auto.
  */
 
+/**
+ * The component of the daemon's own lines (start, status, stop, summary) and of the kernel's: every
+ * line names a component (README "Logs"); the terminal view does not print this one (it is implied).
+ */
+export const DAEMON_COMPONENT = 'daemon';
+
 /** The log formats, as the config and the CLI take them. */
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];

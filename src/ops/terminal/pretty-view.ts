@@ -21,6 +21,7 @@
  */
 import { parseAmount } from '../../core/units.ts';
 import { distinctShortQuestions } from '../../core/labels.ts';
+import { DAEMON_COMPONENT } from './log-format.ts';
 
 /** A market as the view names it (MarketInfo of the Venue port and MonitoredMarket fit). */
 export interface NamedMarket {
@@ -217,7 +218,7 @@ export class PrettyView {
 
   private generic(o: Record<string, unknown>, level: number, msg: string, full: string): string {
     const head: string[] = [];
-    if (typeof o.component === 'string') head.push(o.component);
+    if (typeof o.component === 'string' && o.component !== DAEMON_COMPONENT) head.push(o.component);
     if (typeof o.market === 'string') head.push(this.marketName(o.market));
     let text = full;
     if (msg === 'starting' && Array.isArray(o.markets)) {

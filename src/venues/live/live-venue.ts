@@ -660,7 +660,9 @@ class LiveVenueImpl implements LiveVenue {
       return true;
     } catch (err) {
       this.#heartbeatId = null;
-      this.#p.logger?.warn({ err: (err as Error).message?.slice(0, 200) }, 'heartbeat failed');
+      // at debug: the heartbeat keeper's WARN line says it once per failure (with the count), and the
+      // request's retries are logged by the transport
+      this.#p.logger?.debug({ err: (err as Error).message?.slice(0, 200) }, 'heartbeat failed');
       return false;
     }
   }

@@ -159,6 +159,8 @@ describe('config: strict validation names the key and what is allowed', () => {
     [{ venue: { signatureType: 'proxy' } }, 'venue.signatureType', /"eoa","poly-proxy","gnosis-safe"/],
     [{ budgets: { headroom: 0.95 } }, 'budgets.headroom', /\[0, 0.9\]/],
     [{ bot: { duration: 'soon' } }, 'bot.duration', /30s, 5m/],
+    // 0 markets would pass here and stop `run` later, blaming the filters
+    [{ bot: { marketCount: 0 } }, 'bot.marketCount', /\[1, inf\]/],
   ] as const)('%j → %s', (body, key, allowed) => {
     const e = configError(() => loadConfig(file(body), {}, {}));
     expect(e.key).toBe(key);

@@ -36,5 +36,9 @@ describe('run stop and exit code', () => {
     expect(
       describeStop({ kind: 'killSwitch', trigger: 'heartbeatFailure', message: '2 consecutive heartbeat failures' }),
     ).toBe('kill switch: heartbeatFailure: 2 consecutive heartbeat failures');
+    // a kill through the control API (mmkit kill, the status page, curl): not labelled as a command line's
+    expect(describeStop({ kind: 'killSwitch', trigger: 'cli', message: 'curl kill' })).toBe(
+      'kill switch over HTTP: curl kill',
+    );
   });
 });

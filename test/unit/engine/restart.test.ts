@@ -131,6 +131,28 @@ describe('reconcileOnStart', () => {
     expect(JSON.stringify(done)).not.toMatch(/\b1795\d{9}\b/);
   });
 
+  it('counts an order it just cancelled once (canceled), not again as closedWhileDown; a first start backfills since none', async () => {
+    const venue = new FakeVenue();
+    venue.open = [vo('v1'), vo('v2')];
+    const store = new MemStore();
+    store.orders.set('v1', { id: 'v1', status: 'LIVE' });
+    store.orders.set('v2', { id: 'v2', status: 'LIVE' });
+    store.orders.set('gone', { id: 'gone', status: 'LIVE' }); // filled while we were down
+    venue.orderLookup.set('v1', vo('v1', 'CANCELED'));
+    venue.orderLookup.set('v2', vo('v2', 'CANCELED'));
+    venue.orderLookup.set('gone', vo('gone', 'MATCHED'));
+    const lines: Array<{ obj: Record<string, unknown>; msg?: string }> = [];
+    const logger = {
+      info: (obj: object, msg?: string) => lines.push({ obj: obj as Record<string, unknown>, msg }),
+      warn: (obj: object, msg?: string) => lines.push({ obj: obj as Record<string, unknown>, msg }),
+    };
+    const r = await reconcileOnStart(venue, store, { logger });
+    expect(r.canceled).toEqual(['v1', 'v2']);
+    const done = lines.find((l) => l.msg === 'restart reconciliation done')!.obj;
+    expect(done).toMatchObject({ found: 2, canceled: 2, closedWhileDown: 1, backfillSince: 'none' });
+    expect(JSON.stringify(done)).not.toContain('1970');
+  });
+
   it("policy 'adopt' keeps the venue's orders (and cancels nothing)", async () => {
     const venue = new FakeVenue();
     venue.open = [vo('v1')];

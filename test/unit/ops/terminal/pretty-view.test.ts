@@ -28,6 +28,8 @@ const LINES: Record<string, unknown>[] = [
     level: 30,
     time: T,
     ...base,
+    // the daemon's own lines name their component (JSON); the view does not print this one
+    component: 'daemon',
     address: '0xabc',
     strategy: 'bands',
     markets: [
@@ -144,6 +146,7 @@ const LINES: Record<string, unknown>[] = [
     level: 30,
     time: T + 14000,
     ...base,
+    component: 'daemon',
     fills: 2,
     session: { fills: 2, volume: '15.5' },
     noOrdersLeft: true,
