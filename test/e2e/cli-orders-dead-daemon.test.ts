@@ -81,7 +81,7 @@ describe('venue commands with --data-dir after the daemon is gone', () => {
     expect(listed.err).toContain(`asking the venue it last traded on, ${base}/clob (from ${join(dir, 'venue.json')}`);
     expect(listed.err).toContain('--exchange-url');
     const text = await runMmkit(['orders', '--data-dir', dir], { env });
-    expect(text.err).toContain(`3 open order(s) of ${wallet.address.toLowerCase()} at ${base}`);
+    expect(text.err).toContain(`3 open order(s) of ${wallet.address} at ${base}`);
     const pos = await runMmkit(['positions', '--data-dir', dir], { env });
     expect(pos.code, pos.err).toBe(0);
     expect(pos.err).toContain(`at ${base}`);
