@@ -39,7 +39,8 @@ describe('mmkit run --strategy rewards', () => {
       for (const o of open) {
         const cfg = rewards.configOf(o.market);
         expect(cfg, `an order on ${o.market}, which pays no rewards`).not.toBeNull();
-        expect(o.originalSize - o.sizeMatched).toBeGreaterThanOrEqual(cfg!.minSize);
+        // placed at the min size or more (a partly filled quote rests with less until it is replaced)
+        expect(o.originalSize).toBeGreaterThanOrEqual(cfg!.minSize);
         const entry = ex.exchange.listMarkets().find((e) => e.meta.conditionId === o.market)!;
         const isYes = o.tokenId === entry.meta.tokens[0];
         const yes = { bid: isYes === (o.side === 'BUY'), price: isYes ? o.price : PRICE_SCALE - o.price };
