@@ -1,10 +1,10 @@
 /**
  * The status page served at `/`: ONE self-contained HTML document (inline CSS, JS and SVG; no
  * external asset, no font, no CDN: the server's Content-Security-Policy forbids them anyway). It
- * loads /api/status, then follows /api/events (server-sent events, one snapshot a second), and
- * renders: health (with the reasons), the strategy and uptime, PnL with an SVG chart over the
- * run, inventory (collateral, positions), each market traded with its book top and own quotes,
- * and the recent fills. A button trips the kill switch (POST /api/kill, after a confirmation),
+ * loads /api/status, then follows /api/events (server-sent events, one snapshot a second, its bulky
+ * parts sent once and then as changes: ./sse-client.ts), and renders: health (with the reasons),
+ * the strategy and uptime, PnL with an SVG chart over the run, inventory (collateral, positions),
+ * each market traded with its book top and own quotes, and the recent fills. A button trips the kill switch (POST /api/kill, after a confirmation),
  * with the control token the server adds to the page's <head> (./status-server.ts).
  * `/?live=0` polls /api/status every 2 s instead of holding the event stream open (for proxies that
  * buffer server-sent events, and for headless browsers whose virtual time waits for open requests).
@@ -249,13 +249,22 @@ export const STATUS_PAGE_HTML = String.raw`<!doctype html>
   function live() {
     if (!('EventSource' in window)) { polling = setInterval(poll, 2000); return; }
     var es = new EventSource('/api/events');
-    // the PnL series comes whole in a stream's first frame, then as {keep, points} (src/ops/sse-series.ts)
-    var series = [];
+    // the PnL series, own quotes and recent fills come whole in a stream's first frame, then only as
+    // changes (src/ops/sse-client.ts): series {keep, points}, a market's quotes when they changed,
+    // fills {keep, add}; the page rebuilds the snapshot from what it holds before rendering it
+    var series = [], quotes = {}, fills = [];
     es.addEventListener('status', function (ev) {
       try {
         var s = JSON.parse(ev.data);
         if (s.pnl && s.pnl.seriesUpdate) { series = series.slice(0, s.pnl.seriesUpdate.keep).concat(s.pnl.seriesUpdate.points); s.pnl.series = series; }
         else if (s.pnl && s.pnl.series) series = s.pnl.series;
+        if (s.markets) {
+          var held = {};
+          s.markets.forEach(function (m) { if (!m.quotes) m.quotes = quotes[m.market] || []; held[m.market] = m.quotes; });
+          quotes = held;
+        }
+        if (s.fills && s.fills.recentUpdate) { fills = s.fills.recentUpdate.add.concat(fills.slice(0, s.fills.recentUpdate.keep)); s.fills.recent = fills; }
+        else if (s.fills && s.fills.recent) fills = s.fills.recent;
         render(s);
         setConn('live');
       } catch (e) { /* a bad frame */ }

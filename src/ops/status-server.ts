@@ -6,7 +6,8 @@
  *   GET  /healthz      200 {status:'ok',...} or 503 {status:'unhealthy', reasons:[...]} (./health.ts)
  *   GET  /api/status   the status snapshot as JSON (./status.ts)
  *   GET  /api/events   server-sent events: `status` with the snapshot every second (and at once); the
- *                      PnL series whole in the first frame, then only its changes (./sse-series.ts)
+ *                      PnL series, own quotes and recent fills whole in the first frame, then only
+ *                      their changes (./sse-client.ts)
  *   POST /api/kill     trips the kill switch (trigger 'cli'), waits until the daemon has cancelled
  *                      everything and verified zero open orders, answers {flat, openOrders}
  *
@@ -40,7 +41,7 @@ import { AllowedHosts } from './allowed-hosts.ts';
 import { sameToken } from './daemon-file.ts';
 import type { HealthReport } from './health.ts';
 import type { StatusSnapshot } from './status.ts';
-import { seriesSent, seriesUpdate, type SeriesSent } from './sse-series.ts';
+import { SseClientView } from './sse-client.ts';
 
 /** What POST /api/kill answers once the daemon has flattened. */
 export interface KillResult {
@@ -153,8 +154,8 @@ const json = (res: ServerResponse, status: number, v: unknown, extra: Record<str
  */
 export async function startStatusServer(o: StatusServerOptions): Promise<StatusServer> {
   const clock = o.clock ?? new LiveClock();
-  // each event-stream client, with what it holds of the PnL series (undefined: nothing yet)
-  const clients = new Map<ServerResponse, SeriesSent | undefined>();
+  // each event-stream client, with what it holds of the snapshot's series, quotes and fills
+  const clients = new Map<ServerResponse, SseClientView>();
   let closing: Promise<void> | undefined;
   let timer: TimerHandle | undefined;
   let killing: Promise<KillResult> | undefined;
@@ -172,15 +173,10 @@ export async function startStatusServer(o: StatusServerOptions): Promise<StatusS
   };
   const frame = (s: StatusSnapshot | { error: string } = snapshot()): string =>
     `event: status\ndata: ${JSON.stringify(s)}\n\n`;
-  // a client's frame: the series whole the first time (and after a thinning), else only its change
+  // a client's frame: the series, quotes and fills whole the first time, then only their changes
   const frameFor = (c: ServerResponse, s: StatusSnapshot | { error: string }): string => {
-    const series = 'pnl' in s && Array.isArray(s.pnl?.series) ? s.pnl.series : undefined;
-    if (series === undefined) return frame(s);
-    const update = seriesUpdate(clients.get(c), series);
-    clients.set(c, seriesSent(series));
-    if (update === undefined) return frame(s);
-    const { series: _whole, ...pnl } = (s as StatusSnapshot).pnl;
-    return `event: status\ndata: ${JSON.stringify({ ...s, pnl: { ...pnl, seriesUpdate: update } })}\n\n`;
+    const view = clients.get(c);
+    return view === undefined ? frame(s) : `event: status\ndata: ${JSON.stringify(view.frame(s))}\n\n`;
   };
   const push = (): void => {
     if (clients.size === 0) return;
@@ -241,7 +237,7 @@ export async function startStatusServer(o: StatusServerOptions): Promise<StatusS
           'x-accel-buffering': 'no',
         });
         res.write('retry: 2000\n\n');
-        clients.set(res, undefined);
+        clients.set(res, new SseClientView());
         res.write(frameFor(res, snapshot()));
         req.on('close', () => clients.delete(res));
         return;

@@ -148,6 +148,15 @@ describe('status page', () => {
       expect(b.renders).toBeGreaterThan(a.renders);
       expect(b.at).toBeGreaterThan(a.at);
       expect(b.markets).toBe(markets.length);
+      // own quotes and recent fills come once, then only when they change (src/ops/sse-client.ts): the
+      // page keeps showing them from what it holds, render after render
+      const shown = `document.querySelectorAll('.quotes .chip').length > 0 && document.querySelectorAll('#fills td.bid, #fills td.ask').length > 0`;
+      expect(
+        await page.waitFor<boolean>(
+          `Number(document.body.getAttribute('data-renders')) > ${b.renders} + 2 && ${shown}`,
+          60_000,
+        ),
+      ).toBe(true);
       // the PnL chart follows the series, which the stream sends whole once, then only its changes
       // (src/ops/sse-series.ts): as many points drawn as /api/status has (a sample or two apart)
       const drawn = await page.eval<number>(

@@ -148,6 +148,92 @@ describe('status server', () => {
     expect(later.pnl.seriesUpdate.points.length).toBeLessThanOrEqual(2);
   });
 
+  it('sends quotes and recent fills whole once, then only when they change: a quiet second sends neither', async () => {
+    // the n-th snapshot: market A's quotes replaced at n = 5, B's never; a fill at n = 4 and two at
+    // n = 7 (after ones at n = 1 and 2), at most 3 kept (the oldest drop off); every other second is quiet
+    const quote = (id: string) => ({
+      id,
+      tokenId: 't1',
+      outcome: 'Yes',
+      side: 'BUY',
+      price: '0.4',
+      size: '10',
+      matched: '0',
+    });
+    const fill = (k: number) => ({
+      time: new Date(k * 1000).toISOString(),
+      market: 'A',
+      question: 'q',
+      outcome: 'Yes',
+      side: 'BUY',
+      role: 'maker',
+      price: '0.4',
+      size: '1',
+      status: 'MATCHED',
+    });
+    const fillsAt = (n: number) =>
+      [1, 2, 4, 7, 7.5]
+        .filter((k) => Math.floor(k) <= n)
+        .reverse()
+        .slice(0, 3)
+        .map(fill);
+    const snap = (n: number) => ({
+      schema: 1,
+      n,
+      markets: [
+        { market: 'A', question: 'a', tokens: [{ bestBid: String(n) }], quotes: [quote(n < 5 ? 'a1' : 'a2')] },
+        { market: 'B', question: 'b', tokens: [], quotes: [quote('b1'), quote('b2')] },
+      ],
+      fills: { count: fillsAt(n).length, recent: fillsAt(n) },
+    });
+    const s = await start({ status: snap });
+    const r = await fetch(`${s.url}/api/events`);
+    const reader = r.body!.getReader();
+    let text = '';
+    const frames = () => [...text.matchAll(/event: status\ndata: (.*)\n\n/g)].map((m) => JSON.parse(m[1]!));
+    while (frames().length < 10) text += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    const f = frames();
+    // what a client rebuilds (the page does the same) is that snapshot's quotes and fills, every time
+    let quotes = new Map<string, unknown>();
+    let fills: unknown[] = [];
+    for (const x of f) {
+      const held = new Map<string, unknown>();
+      for (const m of x.markets) held.set(m.market, m.quotes ?? quotes.get(m.market));
+      quotes = held;
+      const u = x.fills.recentUpdate;
+      fills = u === undefined ? x.fills.recent : [...u.add, ...fills.slice(0, u.keep)];
+      const want = snap(x.n);
+      expect(Object.fromEntries(quotes), `frame n=${x.n}`).toEqual(
+        Object.fromEntries(want.markets.map((m) => [m.market, m.quotes])),
+      );
+      expect(fills, `frame n=${x.n}`).toEqual(want.fills.recent);
+      // the figures still come every time
+      expect(x.markets[0].tokens).toEqual(want.markets[0]!.tokens);
+      expect(x.fills.count).toBe(want.fills.count);
+    }
+    // the first frame carries them whole; a quiet second carries no quote and no fill at all
+    expect(f[0].markets.every((m: { quotes?: unknown }) => Array.isArray(m.quotes))).toBe(true);
+    expect(f[0].fills.recent).toBeDefined();
+    const quiet = f.slice(1).filter((x) => ![2, 4, 5, 7].includes(x.n));
+    expect(quiet.length).toBeGreaterThan(3);
+    for (const x of quiet) {
+      expect(
+        x.markets.some((m: { quotes?: unknown }) => 'quotes' in m),
+        `frame n=${x.n}`,
+      ).toBe(false);
+      expect(x.fills, `frame n=${x.n}`).not.toHaveProperty('recent');
+      expect(x.fills.recentUpdate.add, `frame n=${x.n}`).toEqual([]);
+    }
+    // a change sends only what changed: A's new quotes (not B's), the new fills (not the old ones)
+    const at = (n: number) => f.find((x) => x.n === n);
+    if (at(5) && f[0].n < 5) {
+      expect(at(5).markets.map((m: { quotes?: unknown }) => 'quotes' in m)).toEqual([true, false]);
+    }
+    if (at(7) && f[0].n < 7)
+      expect(at(7).fills.recentUpdate).toEqual({ keep: 1, add: snap(7).fills.recent.slice(0, 2) });
+  });
+
   it('POST /api/kill: trips once, waits for the flat check, answers the result', async () => {
     const reasons: string[] = [];
     let release!: (r: KillResult) => void;
