@@ -49,7 +49,11 @@ export interface EventTemplate {
   title: string;
   description: string;
   tags: string[];
-  /** Questions of the markets, in display order ({year}, {month} are filled in). */
+  /**
+   * Questions of the markets, in display order ({year}, {month} are filled in from the world's
+   * start; {end}, {endYear} from the event's end date: a question with a calendar date uses {end},
+   * so that no world lists a date already past).
+   */
   markets: string[];
   negRisk?: boolean;
   /** End date range, days from the seeding time. */
@@ -95,8 +99,8 @@ export const EVENT_TEMPLATES: readonly EventTemplate[] = [
       'A set of questions on US federal politics this year. Each market resolves on the official record (Congress.gov, the Federal Register, the White House).',
     tags: ['Politics', 'US Politics'],
     markets: [
-      'Will a federal government shutdown begin before October 1, {year}?',
-      'Will the Senate confirm a new Fed governor by June 30, {year}?',
+      'Will a federal government shutdown begin before {end}?',
+      'Will the Senate confirm a new Fed governor by {end}?',
       'Will the President sign a crypto market-structure bill in {year}?',
     ],
     endDays: [60, 200],
@@ -117,7 +121,7 @@ export const EVENT_TEMPLATES: readonly EventTemplate[] = [
   {
     key: 'nba-champion-{year}',
     category: 'sports',
-    title: 'NBA Champion {year}',
+    title: 'NBA Champion {endYear}',
     description: 'Which team will win the NBA Finals this season? Resolves when the league crowns the champion.',
     tags: ['Sports', 'NBA', 'Basketball'],
     markets: [
@@ -126,7 +130,7 @@ export const EVENT_TEMPLATES: readonly EventTemplate[] = [
       'Denver Nuggets',
       'New York Knicks',
       'Cleveland Cavaliers',
-    ].map((t) => `Will the ${t} win the {year} NBA Finals?`),
+    ].map((t) => `Will the ${t} win the {endYear} NBA Finals?`),
     negRisk: true,
     endDays: [120, 180],
     series: { slug: 'nba-champion', title: 'NBA Champion', recurrence: 'monthly' },
@@ -168,21 +172,21 @@ export const EVENT_TEMPLATES: readonly EventTemplate[] = [
     markets: [
       'US recession in {year}?',
       'Will US CPI inflation be above 3.0% in the next release?',
-      'Will the US unemployment rate reach 4.5% by December {year}?',
+      'Will the US unemployment rate reach 4.5% by {end}?',
     ],
     endDays: [30, 330],
   },
   {
     key: 'ai-model-releases',
     category: 'tech',
-    title: 'AI model releases by June 30',
+    title: 'AI model releases by {end}',
     description:
-      'Will these frontier AI models be publicly released by June 30? "Released" means generally available to the public through an app or API.',
+      'Will these frontier AI models be publicly released by {end}? "Released" means generally available to the public through an app or API.',
     tags: ['Tech', 'AI'],
     markets: [
-      'Will OpenAI release GPT-6 by June 30?',
-      'Will Google release Gemini 4 by June 30?',
-      'Will an open-weights model top the LMArena text leaderboard by June 30?',
+      'Will OpenAI release GPT-6 by {end}?',
+      'Will Google release Gemini 4 by {end}?',
+      'Will an open-weights model top the LMArena text leaderboard by {end}?',
     ],
     endDays: [60, 150],
     core: true,
@@ -218,10 +222,7 @@ export const EVENT_TEMPLATES: readonly EventTemplate[] = [
     title: 'Will {year} be the hottest year on record?',
     description: 'Resolves on NASA GISTEMP and Copernicus annual global temperature anomalies.',
     tags: ['Science', 'Climate'],
-    markets: [
-      'Will {year} be the hottest year on record?',
-      'Will Arctic sea ice reach a record low in September {year}?',
-    ],
+    markets: ['Will {year} be the hottest year on record?', 'Will Arctic sea ice reach a record low by {end}?'],
     endDays: [200, 330],
   },
   {
@@ -231,8 +232,8 @@ export const EVENT_TEMPLATES: readonly EventTemplate[] = [
     description: 'Launch and landing milestones this year, per the agencies and companies involved.',
     tags: ['Science', 'Space'],
     markets: [
-      'Will Starship reach orbit by June 30, {year}?',
-      'Will Artemis II launch by April 30, {year}?',
+      'Will Starship reach orbit by {end}?',
+      'Will Artemis II launch by {end}?',
       'Will a private lander touch down on the Moon in {year}?',
     ],
     endDays: [45, 300],

@@ -131,15 +131,28 @@ export function slugify(s: string): string {
 const iso = (ms: number): string => new Date(ms).toISOString();
 const image = (kind: string, slug: string): string => `https://paper.mmkit.dev/img/${kind}/${slug}.png`;
 
-function fill(s: string, nowMs: number): string {
+/**
+ * A template's text at `nowMs` (the world's start): `{year}`, `{month}` (next month's name),
+ * `{monthSlug}`; and, with the event's `endMs`, `{end}` (its end date, e.g. `February 26, 2027`)
+ * and `{endYear}`. A question with a calendar date says `{end}`, not a fixed day of `{year}`: a
+ * world started in November would otherwise list "by April 30" of its own year, long past.
+ */
+function fill(s: string, nowMs: number, endMs?: number): string {
   const d = new Date(nowMs);
   const year = d.getUTCFullYear();
   const next = new Date(Date.UTC(year, d.getUTCMonth() + 1, 1));
   const month = MONTHS[next.getUTCMonth()]!;
-  return s
+  let out = s
     .replace(/\{year\}/g, String(year))
     .replace(/\{monthSlug\}/g, `${month.toLowerCase()}-${next.getUTCFullYear()}`)
     .replace(/\{month\}/g, month);
+  if (endMs !== undefined) {
+    const e = new Date(endMs);
+    out = out
+      .replace(/\{end\}/g, `${MONTHS[e.getUTCMonth()]!} ${e.getUTCDate()}, ${e.getUTCFullYear()}`)
+      .replace(/\{endYear\}/g, String(e.getUTCFullYear()));
+  }
+  return out;
 }
 
 /** A market's identity from its label (condition, question and token ids). */
@@ -370,11 +383,11 @@ function staticEvent(
   const endMs =
     Math.floor((nowMs + (t.endDays[0] + rng.next() * (t.endDays[1] - t.endDays[0])) * DAY) / 60_000) * 60_000;
   const createdMs = Math.floor((nowMs - (2 + rng.next() * 40) * DAY) / 1000) * 1000;
-  const description = fill(t.description, nowMs);
+  const description = fill(t.description, nowMs, endMs);
   const event: EventRec = {
     id,
     slug,
-    title: fill(t.title, nowMs),
+    title: fill(t.title, nowMs, endMs),
     description,
     tags: [...t.tags],
     category: t.category,
@@ -387,7 +400,7 @@ function staticEvent(
     marketIds: [],
   };
   const drafts = t.markets.map((q0, i) => {
-    const q = fill(q0, nowMs);
+    const q = fill(q0, nowMs, endMs);
     return {
       label: `${seed}:${t.key}:${i}`,
       question: q,

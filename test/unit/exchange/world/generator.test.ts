@@ -192,3 +192,58 @@ describe('seeded world guarantees', () => {
     }
   });
 });
+
+describe('dates in the questions', () => {
+  const MONTH_NAMES = [
+    'January',
+    'February',
+    'March',
+    'April',
+    'May',
+    'June',
+    'July',
+    'August',
+    'September',
+    'October',
+    'November',
+    'December',
+  ];
+  const DATED = new RegExp(
+    `\\b(${MONTH_NAMES.join('|')}) (\\d{1,2}), (\\d{4})\\b|\\b(${MONTH_NAMES.join('|')}) (\\d{4})\\b`,
+    'g',
+  );
+  /** The last ms of each calendar date (`Month D, YYYY`) or month (`Month YYYY`) a text names. */
+  const datesIn = (text: string): number[] =>
+    [...text.matchAll(DATED)].map((m) =>
+      m[1] !== undefined
+        ? Date.UTC(Number(m[3]), MONTH_NAMES.indexOf(m[1]), Number(m[2]) + 1) - 1
+        : Date.UTC(Number(m[5]), MONTH_NAMES.indexOf(m[4]!) + 1, 1) - 1,
+    );
+
+  it('no question, title or description names a date already past at the world start, whenever it starts', () => {
+    // late in a year (the trial's clock), at its start, mid-year
+    for (const start of [Date.UTC(2026, 10, 27, 20, 0), Date.UTC(2026, 0, 1), Date.UTC(2025, 6, 15, 9, 30), T0])
+      for (const seed of [1, 2, 3]) {
+        const w = generateWorld(seed, start);
+        const texts = [
+          ...w.markets.map((m) => ({ text: m.question, end: Date.parse(m.endDate) })),
+          ...w.events.flatMap((e) => [e.title, e.description].map((text) => ({ text, end: Date.parse(e.endDate) }))),
+        ];
+        let dated = 0;
+        for (const { text, end } of texts)
+          for (const d of datesIn(text)) {
+            dated++;
+            expect(d, `"${text}" in a world started ${new Date(start).toISOString()}`).toBeGreaterThanOrEqual(start);
+            // a dated question does not reach past its market's end either
+            expect(d, `"${text}" ends ${new Date(end).toISOString()}`).toBeLessThanOrEqual(end + 86_400_000);
+          }
+        expect(dated).toBeGreaterThan(0);
+        // the one the trial saw in a November world: now dated at its event's end
+        const artemis = w.markets.find((m) => m.question.startsWith('Will Artemis II launch by '))!;
+        const end = new Date(artemis.endDate);
+        expect(artemis.question).toBe(
+          `Will Artemis II launch by ${MONTH_NAMES[end.getUTCMonth()]} ${end.getUTCDate()}, ${end.getUTCFullYear()}?`,
+        );
+      }
+  });
+});
