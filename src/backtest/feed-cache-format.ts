@@ -5,7 +5,7 @@
  */
 
 /** Bump when the layout or the meaning of the events changes: older caches are then rebuilt. */
-export const FEED_CACHE_VERSION = 2;
+export const FEED_CACHE_VERSION = 3;
 /** The first bytes of every cache file. */
 export const MAGIC = Buffer.from('MMKFC1\n\0', 'latin1');
 /** Bytes before the first record: magic, u32 version, the feed's SHA-256. */

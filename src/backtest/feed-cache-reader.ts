@@ -4,7 +4,7 @@
  */
 import { open } from 'node:fs/promises';
 import { deserialize } from 'node:v8';
-import type { CachedItem, FeedChannel, FeedHeader, ReplayStats } from '../venues/sim/feed.ts';
+import type { CachedItem, FeedChannel, FeedHeader, FeedStatus, ReplayStats } from '../venues/sim/feed.ts';
 import { CachedFrame, str } from './feed-cache-codec.ts';
 import {
   FEED_CACHE_VERSION,
@@ -145,7 +145,7 @@ export class CachedSource<T = CachedItem> {
       } else if (kind === R_STATUS) {
         const t = v.getFloat64(p, true);
         const ch: FeedChannel = b[p + 8] === 0 ? 'm' : 'r';
-        const status = b[p + 9] === 0 ? 'connect' : 'disconnect';
+        const status: FeedStatus = b[p + 9] === 0 ? 'connect' : b[p + 9] === 2 ? 'world' : 'disconnect';
         const reason = this.#str(p + 10);
         st.lines++;
         if (ch === 'm' ? this.#keepM : this.#keepR) {

@@ -75,7 +75,7 @@ export class CacheWriter {
       w.begin(R_STATUS);
       w.f64(it.t);
       w.u8(it.ch === 'm' ? 0 : 1);
-      w.u8(it.status === 'connect' ? 0 : 1);
+      w.u8(it.status === 'connect' ? 0 : it.status === 'world' ? 2 : 1);
       w.str(it.reason);
       w.end();
       return it;

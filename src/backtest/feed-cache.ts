@@ -26,7 +26,7 @@
  * cache: it may yet grow, and each peek at a live recording would leave one more cache behind.
  *
  * Format (little-endian): magic `MMKFC1\n\0`, u32 version, 32 bytes of the feed's SHA-256, then
- * records `u32 length, u8 kind, payload`: header (t, JSON), status (t, channel, connect|disconnect,
+ * records `u32 length, u8 kind, payload`: header (t, JSON), status (t, channel, connect|disconnect|world,
  * reason), frame (t, channel, raw text), events (t, messages, count, events), string (defines the
  * next entry of the id table: markets and tokens are written once), end (malformed lines, damaged
  * files; always last). Numbers are f64 (exact for every integer the events hold), null is NaN.

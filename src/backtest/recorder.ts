@@ -12,6 +12,12 @@
  *    "reconnect"); the venue's snapshot frames for the subscription follow as ordinary frames. A lost
  *    connection writes a `disconnect` status line with the reason; stopping writes one per channel
  *    with reason "stop". At most 500 tokens per market-channel connection (more: more connections).
+ *  - Worlds: with `world` (the venue's `GET /world` id, a paper exchange's: `watchWorld`), the id is asked for again after every reconnect of the market channel; when it
+ *    changed (a paper exchange restarted without its journal is a NEW world: other books, orders
+ *    and trades, though seeded alike it has the same market and token ids), a `world` status line
+ *    says so (`new world <id> (was <id>)`), so a reader of the feed knows it splices two worlds
+ *    there. The answer comes after the reconnect's first frames (it is asked for once the socket is
+ *    up). A venue without the route (the public service) never gets such a line.
  *  - Time: `t` comes from the injected `now()` (default: `performance.timeOrigin +
  *    performance.now()`, the wall clock with sub-millisecond resolution, monotonic over a run).
  *  - Durability: lines are gathered in memory and handed to gzip every `flushIntervalMs` (default
@@ -315,6 +321,11 @@ export interface RecorderOptions {
   logger?: StreamLogger;
   /** Socket implementation (tests); default `ws`. */
   createSocket?: WsFactory;
+  /**
+   * The venue's world: its id when recording starts and how to ask for it again (after each
+   * reconnect); undefined: not watched. See the module comment.
+   */
+  world?: { readonly id: string; readonly probe: () => Promise<string | undefined> };
 }
 
 export interface RecorderStats {
@@ -324,6 +335,8 @@ export interface RecorderStats {
   frames: { m: number; r: number };
   connects: { m: number; r: number };
   disconnects: { m: number; r: number };
+  /** New worlds met after a reconnect (`world` status lines written). */
+  newWorlds: number;
   /** Frames kept in the `s` form (text that is not one-line JSON). */
   stringFrames: number;
   /** Uncompressed bytes written. */
@@ -366,7 +379,13 @@ export function startRecorder(o: RecorderOptions): Recorder {
   if (o.markets.length === 0) throw new RangeError('startRecorder: no market to record');
   const now = o.now ?? preciseNow;
   const clock = o.clock ?? new LiveClock();
-  const counts = { frames: { m: 0, r: 0 }, connects: { m: 0, r: 0 }, disconnects: { m: 0, r: 0 }, stringFrames: 0 };
+  const counts = {
+    frames: { m: 0, r: 0 },
+    connects: { m: 0, r: 0 },
+    disconnects: { m: 0, r: 0 },
+    stringFrames: 0,
+    newWorlds: 0,
+  };
   let stopping = false;
   let failWith: (e: Error) => void = () => {};
   const failed = new Promise<Error>((r) => (failWith = r));
@@ -418,6 +437,31 @@ export function startRecorder(o: RecorderOptions): Recorder {
     if (channels.every((c) => c.everUp.every(Boolean))) connectedResolve();
   };
 
+  // the venue's world: asked for again after each market-channel reconnect, one question at a time
+  let worldId = o.world?.id;
+  let worldCheck = Promise.resolve();
+  const checkWorld = (): void => {
+    const probe = o.world?.probe;
+    if (probe === undefined) return;
+    worldCheck = worldCheck.then(async () => {
+      let id: string | undefined;
+      try {
+        id = await probe();
+      } catch (err) {
+        o.logger?.warn({ err: (err as Error).message }, 'recording: could not ask the venue for its world');
+        return;
+      }
+      if (stopping || id === undefined || id === worldId) return;
+      counts.newWorlds++;
+      writer.write(statusLine(now(), 'm', 'world', `new world ${id} (was ${worldId ?? 'unknown'})`));
+      o.logger?.warn(
+        { world: id, was: worldId ?? null },
+        'recording: the venue is a new world (its /world id changed): the feed goes on in that world',
+      );
+      worldId = id;
+    });
+  };
+
   const onSignal = (c: Channel, i: number) => (s: SocketSignal) => {
     if (stopping) return;
     if (s.kind === 'open') {
@@ -425,6 +469,7 @@ export function startRecorder(o: RecorderOptions): Recorder {
       writer.write(statusLine(now(), c.ch, 'connect', s.reconnect ? 'reconnect' : 'initial'));
       c.up[i] = true;
       c.everUp[i] = true;
+      if (s.reconnect && c.ch === 'm' && i === 0) checkWorld();
       checkConnected();
     } else if (s.kind === 'down' && s.wasOpen) {
       c.up[i] = false;
@@ -500,6 +545,7 @@ export function startRecorder(o: RecorderOptions): Recorder {
     frames: { ...counts.frames },
     connects: { ...counts.connects },
     disconnects: { ...counts.disconnects },
+    newWorlds: counts.newWorlds,
     stringFrames: counts.stringFrames,
     rawBytes: writer.rawBytes,
     diskBytes: writer.diskBytes,
@@ -635,6 +681,33 @@ export async function resolveMarkets(
     return out;
   } finally {
     await transport.close();
+  }
+}
+
+/** A venue's world as `startRecorder` watches it (`world`), and the connections to release after. */
+export interface WorldWatch {
+  /** Undefined: the venue has no `GET /world` (the public service): nothing to watch. */
+  readonly world: { readonly id: string; readonly probe: () => Promise<string | undefined> } | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * The venue's world id now (`GET {clob}/world`, a paper exchange's) and a probe that asks for it
+ * again, for `startRecorder`'s `world` option.
+ * @throws the API client's errors (NetworkError...) when the venue cannot be reached
+ */
+export async function watchWorld(clobUrl: string): Promise<WorldWatch> {
+  const transport = createTransport({ urls: { clob: clobUrl } });
+  const clob = new ClobClient(transport);
+  try {
+    const first = await clob.world();
+    return {
+      world: first === undefined ? undefined : { id: first.worldId, probe: async () => (await clob.world())?.worldId },
+      close: () => transport.close(),
+    };
+  } catch (err) {
+    await transport.close();
+    throw err;
   }
 }
 

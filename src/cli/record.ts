@@ -131,7 +131,7 @@ export const registerRecord = register;
  * @throws ConfigError on bad options; the venue's errors when markets cannot be resolved
  */
 export async function recordCommand(o: RecordCliOptions): Promise<number> {
-  const { partPath, resolveMarkets, startRecorder, venueUrls } = await import('../backtest/recorder.ts');
+  const { partPath, resolveMarkets, startRecorder, venueUrls, watchWorld } = await import('../backtest/recorder.ts');
   if (o.markets !== undefined && o.top !== undefined)
     throw new ConfigError('--markets', 'give either --markets or --top, not both');
   if (o.strategy !== undefined && o.markets !== undefined)
@@ -151,6 +151,7 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
   const log = pino({ level: o.logLevel }, pino.destination(2));
 
   let exchange: { close(): Promise<void> } | undefined;
+  let watch: Awaited<ReturnType<typeof watchWorld>> | undefined;
   let base: string;
   if (o.exchangeUrl) base = o.exchangeUrl;
   else {
@@ -182,8 +183,17 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
               .split(',')
               .map((s) => s.trim().toLowerCase())
               .filter(Boolean);
+    // a paper exchange's world id: a reconnect to a new world (the exchange restarted) is noted in the feed
+    watch = await watchWorld(urls.clob).catch((err: unknown) => {
+      log.warn(
+        { err: (err as Error).message },
+        'the venue did not say which world it is: a new world will not be noted',
+      );
+      return undefined;
+    });
     const rec = startRecorder({
       out: o.out,
+      ...(watch?.world !== undefined ? { world: watch.world } : {}),
       markets,
       marketUrl: urls.market,
       ...(o.rtds ? { rtdsUrl: urls.rtds } : {}),
@@ -223,6 +233,9 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
         `  lines         ${stats.lines}`,
         `  frames        ${stats.frames.m} market, ${stats.frames.r} rtds`,
         `  disconnects   ${stats.disconnects.m} market, ${stats.disconnects.r} rtds`,
+        ...(stats.newWorlds > 0
+          ? [`  new worlds    ${stats.newWorlds} (the venue restarted as a new world: see the world status lines)`]
+          : []),
         `  bytes         ${stats.rawBytes} raw, ${stats.diskBytes} gzip`,
       ].join('\n') + '\n',
     );
@@ -232,6 +245,7 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
     }
     return ExitCode.OK;
   } finally {
+    await watch?.close();
     await exchange?.close();
   }
 }

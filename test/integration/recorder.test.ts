@@ -3,7 +3,7 @@
  * writes is what the exchange sent, byte for byte (checked against a second raw client with the same
  * subscription), disconnects and reconnects are in the file with the fresh snapshot, parts rotate,
  * and a recorder killed with SIGKILL leaves a file that replays up to at most a second before the
- * kill.
+ * kill. An exchange restarted without its journal is a new world: the feed says so after the reconnect.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -20,8 +20,10 @@ import {
   resolveMarkets,
   startRecorder,
   venueUrls,
+  watchWorld,
   type Recorder,
 } from '../../src/backtest/recorder.ts';
+import { startExchange } from '../../src/exchange/server.ts';
 import { newReplayStats, replayFeeds } from '../../src/backtest/replay.ts';
 import type { MarketInfo } from '../../src/core/venue.ts';
 import { ADMIN, sleep, startVenue, type TestVenue } from './support/setup.ts';
@@ -243,6 +245,55 @@ describe('recorder on the paper exchange', () => {
     expect(
       items.filter((i) => i.kind === 'status' && i.ch === 'r' && i.status === 'disconnect' && i.reason !== 'stop'),
     ).toEqual([]);
+  });
+
+  it('an exchange restarted as a new world: after the reconnect a world status line says so', async () => {
+    // its own exchange (seeded alike, no journal), closed and started again on the same port
+    const quiet = { world: { agents: 'none' as const, lifecycle: false, priceFeed: false } };
+    let ex = await startExchange({ port: 0, seed: 5, ...quiet });
+    const port = Number(new URL(ex.urls.clob_url).port);
+    try {
+      const u = venueUrls(`http://127.0.0.1:${port}`);
+      const ms = await resolveMarkets(u, { top: 2 });
+      const watch = await watchWorld(u.clob);
+      const first = watch.world!.id;
+      expect(first).toBe(ex.identity.worldId);
+      const out = file('new-world');
+      const rec = startRecorder({
+        out,
+        markets: ms,
+        marketUrl: u.market,
+        source: `http://127.0.0.1:${port}`,
+        backoff: { initialMs: 100, maxMs: 300 },
+        world: watch.world!,
+      });
+      recorders.push(rec);
+      await rec.connected();
+      await sleep(300);
+      await ex.close();
+      await until(() => rec.stats().disconnects.m >= 1, 30_000, 'the disconnect');
+      ex = await startExchange({ port, seed: 5, ...quiet });
+      const second = ex.identity.worldId;
+      expect(second).not.toBe(first);
+      await until(() => rec.stats().newWorlds === 1, 30_000, 'the new world noted');
+      await sleep(300);
+      await rec.stop();
+      await watch.close();
+
+      const { items, stats } = await replay([out]);
+      expect(stats).toMatchObject({ malformed: 0 });
+      const st = items.filter((i): i is Extract<FeedItem, { kind: 'status' }> => i.kind === 'status');
+      expect(st.map((i) => [i.status, i.reason])).toEqual([
+        ['connect', 'initial'],
+        ['disconnect', expect.any(String)],
+        ['connect', 'reconnect'],
+        ['world', `new world ${second} (was ${first})`],
+        ['disconnect', 'stop'],
+      ]);
+      expect(st[3]!.ch).toBe('m');
+    } finally {
+      await ex.close();
+    }
   });
 
   it('rotates by size and by time: each part has its header and a fresh snapshot; names <base>.<n>.ndjson.gz', async () => {

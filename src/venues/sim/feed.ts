@@ -10,6 +10,7 @@
  *   frame    {"t":<ms>,"c":"m","f":<the frame's text exactly as received>}
  *   frame    {"t":<ms>,"c":"m","s":"<the frame's text as a JSON string>"}  (text that is not one-line JSON)
  *   status   {"t":<ms>,"c":"m","e":"connect"|"disconnect","r":"<reason>"}
+ *   status   {"t":<ms>,"c":"m","e":"world","r":"new world <id> (was <id>)"}
  *
  * `t` is the LOCAL receive time in unix milliseconds with up to 3 decimals (microseconds);
  * `c` is the channel: "m" market channel, "r" real-time data stream (RTDS). A frame is written as
@@ -18,7 +19,11 @@
  * form, a JSON string holding the text exactly; replay hands both forms out as the same `frame`, and
  * the consumer's decoder counts text that is not a valid frame). After every
  * reconnect the recorder writes a `connect` status line, then the venue's fresh snapshot frames
- * follow as ordinary frames.
+ * follow as ordinary frames. When the venue it reconnected to is a new world (a paper
+ * exchange restarted without its journal: its `GET /world` id changed), a `world` status line
+ * follows: the frames before it and after it are of two different worlds (same market and token
+ * ids when seeded alike, but other books, orders and trades). It is a note: replay hands it out,
+ * the simulated venue counts it and changes nothing (the fresh snapshots re-set the books).
  *
  * MarketInfo (src/core/venue.ts) is stored as is: integers in pips and micro (exact), which is
  * what the simulated venue's `markets()` returns. A market's liquidity reward config
@@ -33,6 +38,9 @@ import { PRICE_SCALE, type Micro, type Pips } from '../../core/units.ts';
 import type { MarketInfo } from '../../core/venue.ts';
 
 export type FeedChannel = 'm' | 'r';
+
+/** What a status line says: a connection up or lost, or a new world behind the venue after a reconnect. */
+export type FeedStatus = 'connect' | 'disconnect' | 'world';
 
 /** The first line of every feed file. */
 export interface FeedHeader {
@@ -70,7 +78,7 @@ export type FeedItem =
       readonly kind: 'status';
       readonly t: number;
       readonly ch: FeedChannel;
-      readonly status: 'connect' | 'disconnect';
+      readonly status: FeedStatus;
       readonly reason: string;
     } & SkippedLines)
   | ({ readonly kind: 'header'; readonly t: number; readonly header: FeedHeader } & SkippedLines);
@@ -118,7 +126,7 @@ export function stringFrameLine(t: number, ch: FeedChannel, raw: string): string
 }
 
 /** Formats a status line. */
-export function statusLine(t: number, ch: FeedChannel, status: 'connect' | 'disconnect', reason = ''): string {
+export function statusLine(t: number, ch: FeedChannel, status: FeedStatus, reason = ''): string {
   return `{"t":${formatT(t)},"c":"${ch}","e":"${status}","r":${JSON.stringify(reason)}}`;
 }
 
@@ -173,7 +181,7 @@ export function parseLine(line: string): FeedItem | undefined {
   if (ch !== 'm' && ch !== 'r') return undefined;
   if (typeof r['s'] === 'string') return { kind: 'frame', t, ch, raw: r['s'] };
   const e = r['e'];
-  if (e === 'connect' || e === 'disconnect')
+  if (e === 'connect' || e === 'disconnect' || e === 'world')
     return { kind: 'status', t, ch, status: e, reason: typeof r['r'] === 'string' ? r['r'] : '' };
   return undefined;
 }

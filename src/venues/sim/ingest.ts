@@ -2,8 +2,8 @@
  * Feed ingestion of the simulated venue: a replayed item becomes market events. Market-channel
  * frames are decoded (the FrameScanner's fast path for canonical frames, else JSON.parse and the
  * MarketDecoder, same result), frames a feed cache decoded already are handed on as they are,
- * real-time price frames go to the SimPriceFeed, statuses become disconnects and reconnects, and
- * headers add markets. Bad data is counted and reported as stream errors, never thrown. Counts
+ * real-time price frames go to the SimPriceFeed, statuses become disconnects and reconnects (a
+ * `world` status, a note that a new world began, changes nothing), and headers add markets. Bad data is counted and reported as stream errors, never thrown. Counts
  * the feed events and the feed latency (receive − venue time) of what it hands on.
  */
 import type { MarketDataEvent } from '../../core/events.ts';
@@ -116,6 +116,8 @@ export class FeedIngest {
           return;
         }
         c.statuses++;
+        // a new world behind the venue is a note: the connect before it and the fresh snapshots re-set the books
+        if (item.status === 'world') return;
         if (item.status === 'disconnect') this.sink.disconnect(item.reason, item.t);
         else this.sink.connect(item.t);
         return;

@@ -129,6 +129,7 @@ function handFeed(): string {
   L.push('{"t": broken');
   L.push('');
   L.push(statusLine((t += 7), 'm', 'connect'));
+  L.push(statusLine((t += 7), 'm', 'world', 'new world b (was a)'));
   f([book(YES, t, [lv('0.48', '100')], [lv('0.52', '80')]), book(NO, t, [lv('0.48', '100')], [lv('0.52', '80')])]);
   f({
     event_type: 'price_change',

@@ -89,6 +89,14 @@ describe('line formats round-trip through parseLine', () => {
       status: 'disconnect',
       reason: 'closed 1006',
     });
+    // a new world behind the venue after a reconnect (mmkit record, src/backtest/recorder.ts)
+    expect(parseLine(statusLine(9, 'm', 'world', 'new world b (was a)'))).toEqual({
+      kind: 'status',
+      t: 9,
+      ch: 'm',
+      status: 'world',
+      reason: 'new world b (was a)',
+    });
     expect(parseLine(statusLine(9, 'r', 'connect'))).toEqual({
       kind: 'status',
       t: 9,
