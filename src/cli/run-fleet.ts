@@ -200,6 +200,17 @@ export function fleetView(ref: FleetRef, markets: readonly ConditionId[], clock:
         return ref.orders.lookup(ids);
       },
       ownFill: (id) => ref.orders?.add(id),
+      // a fill of an order no member placed, on a market outside the fleet's (nobody holds it, every
+      // member sees it): booked by the ledger that claims it first, once fleet-wide
+      externalClaims: {
+        needed: (m) => !fleetMarkets.has(m),
+        claim: async (tradeId, orderId) => {
+          const member = ref.member;
+          if (member === undefined || ref.ledgerId === undefined) throw new Error('not joined to the fleet yet');
+          const { claimExternalFill } = await import('../fleet/member-orders.ts');
+          return claimExternalFill(member.redis, member.keys, ref.ledgerId, tradeId, orderId);
+        },
+      },
       historySince: async () => {
         const member = ref.member;
         if (member === undefined || ref.ledgerId === undefined) throw new Error('not joined to the fleet yet');

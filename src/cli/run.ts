@@ -644,7 +644,8 @@ async function runLocked(
   // a fleet member's last poll of the payouts while it still holds its markets and reaches the
   // fleet (its claims are made in Redis; a payout it cannot claim now is booked by the next holder)
   if (fleetMember !== undefined && trader.rewards.active) await finalRewardPoll(rewardBook, log);
-  await fleetMember?.leave();
+  // (the connection stays for the backfill's claims and the ledger's last publish: it leaves below)
+  await fleetMember?.release();
   // answers a waiting `mmkit kill` (POST /api/kill) at once and takes the last status sample
   ops.flattened(flat, reason);
   // the user channel closed with the engine: a fill matched before the venue took the cancels (or
@@ -659,7 +660,11 @@ async function runLocked(
       ? Math.max(runStartMs, clock.now() - Math.max(SHUTDOWN_BACKFILL_AUDITED_MS, 4 * auditMs))
       : runStartMs) - SHUTDOWN_BACKFILL_MARGIN_MS;
   try {
-    const work = backfillFills(venue, backfillFrom, (f) => executor.onVenueFill(f) === 'new');
+    // (in a fleet, a fill from outside on a market outside the fleet's is booked by the member that
+    // claims it: asked first; one that cannot be asked now is left to the next start's backfill)
+    const work = backfillFills(venue, backfillFrom, async (f) =>
+      (await executor.claimExternal(f).catch(() => false)) ? executor.onVenueFill(f) === 'new' : false,
+    );
     work.catch(() => {}); // when abandoned on the timeout (its error is reported below otherwise)
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -686,6 +691,7 @@ async function runLocked(
       'could not backfill fills at shutdown (the next start backfills from the last stored fill)',
     );
   }
+  await fleetMember?.leave();
   await trader.close();
   // the payouts of the run's last epochs (bounded: a venue that does not answer does not hold the exit)
   if (fleetMember === undefined && trader.rewards.active)
