@@ -9,7 +9,7 @@
  * status line every few seconds, and an orderly shutdown (cancel all, verify zero open orders at the
  * venue, flush the store, print a summary).
  */
-import { fillLogFields } from '../core/events.ts';
+import { type FillEvent, fillLogFields } from '../core/events.ts';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Wallet } from 'ethers';
@@ -342,6 +342,8 @@ async function runLocked(
     log,
   });
   if (shared !== undefined) cleanups.push(() => shared.close());
+  // (a fleet member's: whether a fill is another member's, read by the user channel's audit warning)
+  let othersFill: ((f: FillEvent) => boolean) | undefined;
   const liveVenue = await createLiveVenue({
     urls,
     wallet,
@@ -363,6 +365,10 @@ async function runLocked(
     ...(cfg.timeoutMs !== undefined ? { timeoutMs: cfg.timeoutMs } : {}),
     ...(cfg.marketSilenceMs !== undefined ? { silenceMs: cfg.marketSilenceMs } : {}),
     ...(cfg.userAuditMs !== undefined ? { userAuditMs: cfg.userAuditMs } : {}),
+    // a fleet member: the audit's warning counts the fills of other members apart (set once the trader exists)
+    ...(cfg.fleet !== undefined && cfg.fleet.redisUrl !== ''
+      ? { userOthersFill: (f: FillEvent) => othersFill?.(f) === true }
+      : {}),
   });
   // observed: tick-to-order, orders by outcome (src/ops/instrument.ts); otherwise the same venue
   const venue = ops.instrument(liveVenue);
@@ -501,6 +507,8 @@ async function runLocked(
     },
   });
   const { engine, executor, tracker, heartbeat, kill } = trader;
+  othersFill = (f) =>
+    executor.fillSource(f.orderId, f.market) === 'member' || executor.othersFill(f.tradeId, f.orderId);
   // a fleet member: joined before quoting starts (until then it quotes nothing and does not heartbeat)
   const fleetMember = inFleet
     ? await joinRunFleet(cfg.fleet!, {
