@@ -5,7 +5,8 @@
  *    going on from the chain's last id the holders record in Redis (src/fleet/heartbeat-chain.ts);
  *  - markets: quoted only while this member holds the market's lease; a market taken from another
  *    member first has that member's orders there cancelled (whatever rests on the market and is
- *    not this daemon's: the lease made the market exclusive), a market lost is pulled;
+ *    not this daemon's: the lease made the market exclusive), and those orders and the ones that
+ *    filled there in the last minute are that member's (`previousHolderOrders`); a market lost is pulled;
  *  - fail closed: Redis unreachable pauses placing (reason 'fleet') and pulls every market; Redis
  *    back resumes (the leases decide what is quoted again);
  *  - kill: a fleet trip trips this daemon's kill switch ('manual': a risk stop, exit 4), and a risk
@@ -200,6 +201,17 @@ export function fleetView(ref: FleetRef, markets: readonly ConditionId[], clock:
         return ref.orders.lookup(ids);
       },
       ownFill: (id) => ref.orders?.add(id),
+      // a fill of an order no member placed, on a market outside the fleet's (nobody holds it, every
+      // member sees it): booked by the ledger that claims it first, once fleet-wide
+      externalClaims: {
+        needed: (m) => !fleetMarkets.has(m),
+        claim: async (tradeId, orderId) => {
+          const member = ref.member;
+          if (member === undefined || ref.ledgerId === undefined) throw new Error('not joined to the fleet yet');
+          const { claimExternalFill } = await import('../fleet/member-orders.ts');
+          return claimExternalFill(member.redis, member.keys, ref.ledgerId, tradeId, orderId);
+        },
+      },
       historySince: async () => {
         const member = ref.member;
         if (member === undefined || ref.ledgerId === undefined) throw new Error('not joined to the fleet yet');
@@ -227,6 +239,45 @@ export async function fleetRewardClaims(
     beats: () => member.shouldBeat(),
     fleetMarkets: markets,
   });
+}
+
+/** How far back a member taking a market over reads the account's fills (`previousHolderOrders`). */
+export const TAKEOVER_FILLS_MS = 60_000;
+
+/**
+ * The previous holder's orders on `market`, when this member takes it over (findings-2 F5, the
+ * takeover race): those resting there that are not `ours` (`open`: to cancel) and those of the
+ * account's fills there since `sinceMs` that the executor does not know as its own (`filled`).
+ * Both are marked as another member's in the executor, before the market is this member's: their
+ * fills are the previous holder's, in its ledger. A fill of the previous holder's that matched just
+ * before the takeover may reach this member after it (the user channel's delivery, its audit, a
+ * later status of the trade), while its order id may not be in the fleet's registry yet (written
+ * every 0.5 s, read every 1 s; never, when that member died first): without this, it would be
+ * booked here as external too. A fill from outside the fleet on the market in that time is then
+ * booked by nobody as a fill; the position audit of this member (the holder now) books the
+ * difference. The fills that cannot be read (`onError`) leave the race open; the takeover goes on.
+ * @throws what `venue.openOrders` throws (the takeover fails and is tried again)
+ */
+export async function previousHolderOrders(
+  venue: Pick<Venue, 'openOrders' | 'fills'>,
+  executor: Pick<Trader['executor'], 'fillSource' | 'markMemberOrders'>,
+  market: ConditionId,
+  o: { ours: ReadonlySet<OrderId>; sinceMs: number; onError?: (err: Error) => void },
+): Promise<{ open: OrderId[]; filled: OrderId[] }> {
+  const open = (await venue.openOrders()).filter((x) => x.market === market && !o.ours.has(x.id)).map((x) => x.id);
+  let filled: OrderId[] = [];
+  try {
+    const fills = await venue.fills(o.sinceMs);
+    // (the executor's own, of this run or an earlier one, stay its own)
+    const ids = fills
+      .filter((f) => f.market === market && executor.fillSource(f.orderId) !== 'bot')
+      .map((f) => f.orderId);
+    filled = [...new Set(ids)];
+  } catch (e) {
+    o.onError?.(e instanceof Error ? e : new Error(String(e)));
+  }
+  executor.markMemberOrders([...open, ...filled]);
+  return { open, filled };
 }
 
 /** The message of a kill-switch trip that came from the fleet (not sent back to it). */
@@ -295,13 +346,22 @@ export async function joinRunFleet(
       },
       onMarketGained: async (market, previous) => {
         if (previous !== null) {
-          // what rests on the market and is not ours belonged to the previous holder: cancelled, not adopted
-          const ours = new Set<OrderId>(trader.tracker.liveOrders().map((x) => x.id));
-          const theirs = (await venue.openOrders()).filter((x) => x.market === market && !ours.has(x.id));
-          // (their late fills are the previous holder's, in its ledger)
-          trader.executor.markMemberOrders(theirs.map((x) => x.id));
-          if (theirs.length > 0) await venue.cancel(theirs.map((x) => x.id));
-          flog.info({ market, from: previous.member, cancelled: theirs.length }, 'market taken over');
+          // what rests on the market and is not ours belonged to the previous holder: cancelled, not
+          // adopted; it and the orders of the market that filled just before are that member's
+          const { open, filled } = await previousHolderOrders(venue, trader.executor, market as ConditionId, {
+            ours: new Set<OrderId>(trader.tracker.liveOrders().map((x) => x.id)),
+            sinceMs: o.clock.now() - TAKEOVER_FILLS_MS,
+            onError: (err) =>
+              flog.warn(
+                { market, err: err.message },
+                'takeover: the recent fills could not be read (taken over anyway)',
+              ),
+          });
+          if (open.length > 0) await venue.cancel(open);
+          flog.info(
+            { market, from: previous.member, cancelled: open.length, filled: filled.length },
+            'market taken over',
+          );
         } else flog.info({ market }, 'market taken');
       },
       onMarketLost: (market) => {

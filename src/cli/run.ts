@@ -9,7 +9,7 @@
  * status line every few seconds, and an orderly shutdown (cancel all, verify zero open orders at the
  * venue, flush the store, print a summary).
  */
-import { fillLogFields } from '../core/events.ts';
+import { type FillEvent, fillLogFields } from '../core/events.ts';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Wallet } from 'ethers';
@@ -342,6 +342,8 @@ async function runLocked(
     log,
   });
   if (shared !== undefined) cleanups.push(() => shared.close());
+  // (a fleet member's: whether a fill is another member's, read by the user channel's audit warning)
+  let othersFill: ((f: FillEvent) => boolean) | undefined;
   const liveVenue = await createLiveVenue({
     urls,
     wallet,
@@ -363,6 +365,10 @@ async function runLocked(
     ...(cfg.timeoutMs !== undefined ? { timeoutMs: cfg.timeoutMs } : {}),
     ...(cfg.marketSilenceMs !== undefined ? { silenceMs: cfg.marketSilenceMs } : {}),
     ...(cfg.userAuditMs !== undefined ? { userAuditMs: cfg.userAuditMs } : {}),
+    // a fleet member: the audit's warning counts the fills of other members apart (set once the trader exists)
+    ...(cfg.fleet !== undefined && cfg.fleet.redisUrl !== ''
+      ? { userOthersFill: (f: FillEvent) => othersFill?.(f) === true }
+      : {}),
   });
   // observed: tick-to-order, orders by outcome (src/ops/instrument.ts); otherwise the same venue
   const venue = ops.instrument(liveVenue);
@@ -501,6 +507,8 @@ async function runLocked(
     },
   });
   const { engine, executor, tracker, heartbeat, kill } = trader;
+  othersFill = (f) =>
+    executor.fillSource(f.orderId, f.market) === 'member' || executor.othersFill(f.tradeId, f.orderId);
   // a fleet member: joined before quoting starts (until then it quotes nothing and does not heartbeat)
   const fleetMember = inFleet
     ? await joinRunFleet(cfg.fleet!, {
@@ -644,7 +652,8 @@ async function runLocked(
   // a fleet member's last poll of the payouts while it still holds its markets and reaches the
   // fleet (its claims are made in Redis; a payout it cannot claim now is booked by the next holder)
   if (fleetMember !== undefined && trader.rewards.active) await finalRewardPoll(rewardBook, log);
-  await fleetMember?.leave();
+  // (the connection stays for the backfill's claims and the ledger's last publish: it leaves below)
+  await fleetMember?.release();
   // answers a waiting `mmkit kill` (POST /api/kill) at once and takes the last status sample
   ops.flattened(flat, reason);
   // the user channel closed with the engine: a fill matched before the venue took the cancels (or
@@ -659,7 +668,11 @@ async function runLocked(
       ? Math.max(runStartMs, clock.now() - Math.max(SHUTDOWN_BACKFILL_AUDITED_MS, 4 * auditMs))
       : runStartMs) - SHUTDOWN_BACKFILL_MARGIN_MS;
   try {
-    const work = backfillFills(venue, backfillFrom, (f) => executor.onVenueFill(f) === 'new');
+    // (in a fleet, a fill from outside on a market outside the fleet's is booked by the member that
+    // claims it: asked first; one that cannot be asked now is left to the next start's backfill)
+    const work = backfillFills(venue, backfillFrom, async (f) =>
+      (await executor.claimExternal(f).catch(() => false)) ? executor.onVenueFill(f) === 'new' : false,
+    );
     work.catch(() => {}); // when abandoned on the timeout (its error is reported below otherwise)
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -686,6 +699,7 @@ async function runLocked(
       'could not backfill fills at shutdown (the next start backfills from the last stored fill)',
     );
   }
+  await fleetMember?.leave();
   await trader.close();
   // the payouts of the run's last epochs (bounded: a venue that does not answer does not hold the exit)
   if (fleetMember === undefined && trader.rewards.active)

@@ -20,7 +20,8 @@
  *     backfill starts at the oldest such fill's match time minus the margin instead, but never
  *     earlier than UNSETTLED_LOOKBACK_MAX_MS before the last stored fill. A fill of an order the
  *     store does not know is recorded with source 'external' (it is the wallet's, not the bot's),
- *     except, in a fleet, one of an order another member placed (`othersOrder`, `othersOrders`).
+ *     except, in a fleet, one of an order another member placed (`othersOrder`, `othersOrders`) and
+ *     one another member books (`bookExternal`: from outside, on a market outside the fleet's).
  *
  * The store is a small interface defined here; the daemon adapts src/store to it. Any failure
  * throws: the engine's `start()` awaits this and does not quote when it rejects.
@@ -80,6 +81,13 @@ export interface RestartOptions {
    * not recorded either. @throws when it cannot tell (the start fails: no fill is booked wrongly)
    */
   othersOrders?(ids: readonly string[]): Promise<ReadonlySet<string>>;
+  /**
+   * In a fleet: whether this member books a fill it would book as external (false: another member's
+   * ledger has it, e.g. a fill from outside on a market outside the fleet's that another member
+   * claimed). Absent: every one is booked.
+   * @throws when it cannot be told (the reconciliation fails: nothing is booked twice)
+   */
+  bookExternal?(fill: VenueFill): Promise<boolean>;
   /** Backfill from this long before the last stored fill, ms (default 60 s). */
   marginMs?: number;
   /** Backfill start when the store has no fill yet (unix ms; default 0: the whole history). */
@@ -243,6 +251,7 @@ export async function reconcileOnStart(
     async (f) => {
       if (await known(f.orderId)) return store.recordFill(f);
       if (o.othersOrder?.(f.orderId, f.market) === true || members.has(f.orderId)) return false;
+      if (o.bookExternal !== undefined && !(await o.bookExternal(f))) return false;
       externalFills.add(`${f.tradeId}|${f.orderId}`);
       return store.recordFill({ ...f, source: 'external' });
     },

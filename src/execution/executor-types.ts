@@ -8,7 +8,7 @@ import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import type { Venue, VenueOrder } from '../core/venue.ts';
 import type { Store } from '../store/store.ts';
 import type { DiffTolerance } from './diff.ts';
-import type { ForeignOrderPolicy } from './foreign-orders.ts';
+import type { ExternalFillClaims, ForeignOrderPolicy } from './foreign-orders.ts';
 import type { OrderTracker } from './tracker.ts';
 
 /** Counters of what the venue did that is not the strategy's own trading (see `Executor.accountStats`). */
@@ -49,6 +49,11 @@ export interface ExecutorOptions {
    * Undefined: a lone daemon.
    */
   readonly fleetMarket?: (market: ConditionId) => boolean;
+  /**
+   * A fleet member: a fill of an order no member placed on a market outside the fleet's is booked by
+   * the member that claims it only (src/execution/foreign-orders.ts). Undefined: every one is booked.
+   */
+  readonly externalClaims?: ExternalFillClaims;
   /** GTD quotes: expiration (unix seconds) for an order placed now. */
   readonly expiration?: (nowMs: number) => number;
   /** Orders per venue.place call, 1..15 (default 15). */

@@ -240,6 +240,7 @@ export class Executor {
       clock: this.#clock,
       policy: opts.foreignOrders,
       fleetMarket: opts.fleetMarket,
+      externalClaims: opts.externalClaims,
       retryBaseMs: this.#backoffBase,
       cancelIds: (ids) => this.#cancelIds(ids),
       sleep: (ms) => this.#sleep(ms),
@@ -427,10 +428,13 @@ export class Executor {
     // another member's: in its ledger, not in ours
     if (source === 'member') return { change: 'duplicate', source };
     const rec = fillFromEvent(e);
-    const change = this.#store.applyFill(source === 'bot' ? rec : { ...rec, source });
+    // (an external one: in a fleet, outside its markets, booked once the fleet's claim is won)
+    const change =
+      source === 'bot'
+        ? this.#store.applyFill(rec)
+        : this.#foreign.bookExternal({ ...rec, source }, (f) => this.#store.applyFill(f));
     this.tracker.onFill(e);
     this.#sellRaces.delete(e.tokenId);
-    if (source === 'external') this.#foreign.externalFill({ ...rec, source }, change);
     return { change, source };
   }
 
@@ -442,11 +446,12 @@ export class Executor {
   onVenueFill(f: VenueFill): FillChange {
     const source = this.fillSource(f.orderId, f.market);
     if (source === 'member') return 'duplicate';
-    const rec: FillRecord = source === 'bot' ? f : { ...f, source };
-    const change = this.#store.applyFill(rec);
+    const change =
+      source === 'bot'
+        ? this.#store.applyFill(f)
+        : this.#foreign.bookExternal({ ...f, source }, (x) => this.#store.applyFill(x));
     this.tracker.onFill(f);
     this.#sellRaces.delete(f.tokenId);
-    if (source === 'external') this.#foreign.externalFill(rec, change);
     return change;
   }
 
@@ -465,6 +470,22 @@ export class Executor {
   /** Whether `id` was seen as another fleet member's order. */
   isMemberOrder(id: OrderId): boolean {
     return this.#foreign.isMemberOrder(id);
+  }
+
+  /**
+   * Whether this member books `fill` when it is an external one (in a fleet, outside its markets:
+   * when it claimed it; src/execution/foreign-orders.ts `bookExternal`). True for any other fill
+   * (the bot's, another member's: the usual rules apply) and outside a fleet.
+   * @throws when the fleet cannot be asked
+   */
+  async claimExternal(fill: Pick<FillRecord, 'tradeId' | 'orderId' | 'market'>): Promise<boolean> {
+    if (this.fillSource(fill.orderId, fill.market) !== 'external') return true;
+    return this.#foreign.claimExternal(fill);
+  }
+
+  /** True when another fleet member claimed this external fill (it is in that member's ledger, not ours). */
+  othersFill(tradeId: string, orderId: string): boolean {
+    return this.#foreign.othersFill(tradeId, orderId);
   }
 
   /**

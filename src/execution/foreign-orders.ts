@@ -12,6 +12,12 @@
  * member's: never foreign (not counted, logged, cancelled nor adopted), tracked apart like a foreign
  * one, and its fills are ignored (they are in that member's ledger).
  *
+ * A fill of an order no member placed, on a market outside the fleet's markets, is seen by every
+ * member and held by none: it is booked (as external) only by the member that claims it in the
+ * fleet's Redis (`externalClaims`, src/fleet/member-orders.ts `claimExternalFill`), once
+ * fleet-wide. The claim takes a round trip: the fill is booked when it is won, its later status
+ * updates with it; a fill another member claimed is that member's (`othersFill`).
+ *
  * Kept apart from the executor so that its hot path (submit, cycles, a fill of its own order) does
  * not go through here: only ids the tracker does not have as its own do.
  */
@@ -72,7 +78,9 @@ export interface ForeignOrdersOptions {
   readonly policy?: ForeignOrderPolicy;
   /** `ExecutorOptions.fleetMarket`: true on a market of another member of the fleet (undefined: a lone daemon). */
   readonly fleetMarket?: ((market: ConditionId) => boolean) | undefined;
-  /** Wait before the n-th retry of failed foreign cancels: `retryBaseMs * 2 ** n`. */
+  /** In a fleet: the claims of external fills outside the fleet's markets (undefined: every one is booked here). */
+  readonly externalClaims?: ExternalFillClaims | undefined;
+  /** Wait before the n-th retry of failed foreign cancels and external fill claims: `retryBaseMs * 2 ** n`. */
   readonly retryBaseMs: number;
   /** Cancels orders by id, keeping tracker and store in step. @throws the venue's error. */
   cancelIds(ids: readonly OrderId[]): Promise<unknown>;
@@ -84,8 +92,28 @@ export interface ForeignOrdersOptions {
   emitError(where: string, error: unknown): void;
 }
 
+/**
+ * A fleet's claims of external fills (`ExecutorOptions.externalClaims`): a fill of an order no member
+ * placed, on a market no member holds, is booked by one member only.
+ */
+export interface ExternalFillClaims {
+  /** True when an external fill on `market` is booked only by the member that claims it (outside the fleet's markets). */
+  needed(market: ConditionId): boolean;
+  /**
+   * True when this member books the fill (it claimed it, now or before).
+   * @throws when the fleet cannot be asked (nothing is booked: asked again later)
+   */
+  claim(tradeId: string, orderId: string): Promise<boolean>;
+}
+
 /** How many other fleet members' order ids an executor remembers (the oldest are forgotten first). */
 const MEMBER_ORDERS_MAX = 100_000;
+
+/** Attempts of a claim of an external fill (then given up: the next delivery of the fill asks again). */
+const CLAIM_ATTEMPTS = 5;
+
+/** A claim of an external fill: this member's, another member's, or in flight (the fills to book if won). */
+type ClaimState = 'mine' | 'theirs' | { readonly pending: FillRecord[] };
 
 /**
  * The executor's foreign-order and external-fill rules (see the module comment).
@@ -104,6 +132,8 @@ export class ForeignOrders {
   readonly #foreignCancels = new Set<OrderId>();
   #foreignCancelling: Promise<void> | undefined;
   readonly #counts = { externalFills: 0, left: 0, cancelled: 0, adopted: 0 };
+  /** Claims of external fills by `trade|order` (bounded like the members' orders). */
+  readonly #claims = new Map<string, ClaimState>();
 
   constructor(opts: ForeignOrdersOptions) {
     this.#o = opts;
@@ -250,6 +280,106 @@ export class ForeignOrders {
         this.#o.emitError('foreign cancel', error);
         for (const id of ids) this.#foreignCancels.add(id);
         await this.#o.sleep(this.#o.retryBaseMs * 2 ** attempt);
+      }
+    }
+  }
+
+  /**
+   * Books an external fill (`book` writes it to the store) and reports it (`externalFill`), unless the
+   * fleet claims such fills (`externalClaims`): then it is booked only once this member won its
+   * claim (at once when it did already; a claim is sent otherwise, and the fill and its later status
+   * updates are booked when it is won). Returns the store's change, 'duplicate' when nothing was
+   * booked now.
+   */
+  bookExternal(fill: FillRecord, book: (f: FillRecord) => FillChange): FillChange {
+    const c = this.#o.externalClaims;
+    if (c === undefined || !c.needed(fill.market)) return this.#book(fill, book);
+    const key = `${fill.tradeId}|${fill.orderId}`;
+    const s = this.#claims.get(key);
+    if (s === 'mine') return this.#book(fill, book);
+    if (s === 'theirs') return 'duplicate';
+    if (s !== undefined) {
+      s.pending.push(fill);
+      return 'duplicate';
+    }
+    const pending = [fill];
+    this.#setClaim(key, { pending });
+    void this.#claim(c, fill, key, book);
+    return 'duplicate';
+  }
+
+  /**
+   * Whether this member books `fill` when it is external (see `bookExternal`): asks the fleet when
+   * it has not yet (the start's backfill, which books it itself). True outside a fleet's claims.
+   * @throws when the fleet cannot be asked
+   */
+  async claimExternal(fill: Pick<FillRecord, 'tradeId' | 'orderId' | 'market'>): Promise<boolean> {
+    const c = this.#o.externalClaims;
+    if (c === undefined || !c.needed(fill.market)) return true;
+    const key = `${fill.tradeId}|${fill.orderId}`;
+    const s = this.#claims.get(key);
+    if (s === 'mine' || s === 'theirs') return s === 'mine';
+    const won = await c.claim(fill.tradeId, fill.orderId);
+    // (a claim in flight meanwhile gets the same answer: the fleet's record does not change)
+    if (typeof this.#claims.get(key) !== 'object') this.#setClaim(key, won ? 'mine' : 'theirs');
+    return won;
+  }
+
+  /** True when another member of the fleet claimed this external fill (it is in that member's ledger). */
+  othersFill(tradeId: string, orderId: string): boolean {
+    return this.#claims.get(`${tradeId}|${orderId}`) === 'theirs';
+  }
+
+  #book(fill: FillRecord, book: (f: FillRecord) => FillChange): FillChange {
+    const change = book(fill);
+    this.externalFill(fill, change);
+    return change;
+  }
+
+  #setClaim(key: string, s: ClaimState): void {
+    this.#claims.delete(key);
+    this.#claims.set(key, s);
+    if (this.#claims.size > MEMBER_ORDERS_MAX) {
+      let n = MEMBER_ORDERS_MAX / 10;
+      for (const [k, v] of this.#claims) {
+        if (n <= 0) break;
+        if (typeof v === 'object') continue; // (in flight: kept)
+        this.#claims.delete(k);
+        n--;
+      }
+    }
+  }
+
+  /** Claims an external fill in the fleet (retried on failure), then books what waited for it if won. */
+  async #claim(
+    c: ExternalFillClaims,
+    fill: FillRecord,
+    key: string,
+    book: (f: FillRecord) => FillChange,
+  ): Promise<void> {
+    let won: boolean | undefined;
+    for (let attempt = 0; won === undefined; attempt++) {
+      try {
+        won = await c.claim(fill.tradeId, fill.orderId);
+      } catch (error) {
+        if (attempt + 1 >= CLAIM_ATTEMPTS || this.#o.closed()) {
+          // given up: the next delivery of the fill (an audit, a backfill) asks again
+          this.#claims.delete(key);
+          this.#o.emitError('external fill claim', error);
+          return;
+        }
+        await this.#o.sleep(this.#o.retryBaseMs * 2 ** attempt);
+      }
+    }
+    const s = this.#claims.get(key);
+    const pending = typeof s === 'object' ? s.pending : [];
+    this.#setClaim(key, won ? 'mine' : 'theirs');
+    if (!won) return;
+    for (const f of pending) {
+      try {
+        this.#book(f, book);
+      } catch (error) {
+        this.#o.emitError('external fill', error);
       }
     }
   }

@@ -47,6 +47,11 @@ export interface FleetKeys {
   readonly memberOrders: string;
   /** STRING: the ledger id that booked the account's history before the fleet (./member-orders.ts). */
   readonly history: string;
+  /**
+   * STRING: the ledger id that books a fill of an order no member placed, on a market outside the
+   * fleet's (`trade|order`; ./member-orders.ts `claimExternalFill`).
+   */
+  externalFill(tradeId: string, orderId: string): string;
 }
 
 /**
@@ -79,5 +84,6 @@ export function fleetKeys(account: string): FleetKeys {
     },
     memberOrders: `${prefix}orders`,
     history: `${prefix}history`,
+    externalFill: (tradeId, orderId) => `${prefix}xfill:${tradeId}|${orderId}`,
   };
 }

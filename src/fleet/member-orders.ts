@@ -19,6 +19,14 @@
  * them (or, truly external, booked as such by the member that saw them then). So the history is
  * booked once per account: by the first ledger to claim it, when no other ledger has been published
  * yet; every later member with an empty store starts at its start.
+ *
+ * Fills from outside the fleet (`claimExternalFill`): a fill of an order no member placed (the
+ * operator's, by hand on the same wallet) is booked as external by the member holding its market;
+ * on a market outside the fleet's markets nobody holds it and every member sees it (the user
+ * channel's audit asks for the account's trades), so each would book it and the ledgers would sum
+ * N times the venue's holding. Such a fill is booked by the ledger that claims it first (a key per
+ * fill, `trade|order` -> ledger id, kept `MEMBER_ORDERS_RETENTION_MS`): once fleet-wide, whoever
+ * sees it first, and again by the same ledger after a restart (its store keeps it once).
  */
 import type { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../core/clock.ts';
@@ -185,4 +193,33 @@ const HISTORY = new Script(HISTORY_LUA);
  */
 export async function claimHistory(redis: Redis, keys: FleetKeys, ledgerId: string): Promise<boolean> {
   return (await HISTORY.run(redis, [keys.history, keys.ledgers], [ledgerId])) === ledgerId;
+}
+
+/**
+ * KEYS[1] the fill's claim; ARGV this ledger's id, the ttl (ms). The ledger that books the fill:
+ * the one recorded, else this one (recorded then).
+ */
+const EXTERNAL_FILL_LUA = `
+local v = redis.call('GET', KEYS[1])
+if v then return v end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return ARGV[1]
+`;
+const EXTERNAL_FILL = new Script(EXTERNAL_FILL_LUA);
+
+/**
+ * True when the ledger `ledgerId` books the fill `tradeId`/`orderId` of an order no member placed,
+ * on a market outside the fleet's (see the module comment): the first ledger to claim it, and that
+ * ledger again on every later claim.
+ * @throws what Redis throws (the caller books nothing then: it asks again later)
+ */
+export async function claimExternalFill(
+  redis: Redis,
+  keys: FleetKeys,
+  ledgerId: string,
+  tradeId: string,
+  orderId: string,
+): Promise<boolean> {
+  const key = keys.externalFill(tradeId, orderId);
+  return (await EXTERNAL_FILL.run(redis, [key], [ledgerId, MEMBER_ORDERS_RETENTION_MS])) === ledgerId;
 }

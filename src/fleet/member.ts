@@ -14,7 +14,8 @@
  *  - fail closed: `onDown` pulls every quote (the pause target gets 'fleet'), `onUp` resumes;
  *  - kill: `onKill` trips the daemon's own kill switch as a risk event (exit 4); a risk trip of the
  *    daemon's own switch calls `trip()`, so that the whole fleet stops.
- *  - exit: `leave()` (pulls, releases the leases, leaves the membership, disconnects).
+ *  - exit: `leave()` (pulls, releases the leases, leaves the membership, disconnects); `release()`
+ *    first when the exit still has Redis calls to make after the leases went.
  */
 import type { Redis } from 'ioredis';
 import type { Clock } from '../core/clock.ts';
@@ -84,7 +85,13 @@ export interface FleetMember {
    */
   recordHeartbeat(id: string): Promise<boolean>;
   status(): FleetMemberStatus;
-  /** Pulls and releases everything, leaves, disconnects. Idempotent. */
+  /**
+   * Pulls and releases the leases at once (another member takes the markets and the heartbeat) and
+   * stops watching the fleet, but keeps the connection: an orderly exit's last Redis calls (claims
+   * of the shutdown backfill's fills, the ledger's last publish) come after. Idempotent.
+   */
+  release(): Promise<void>;
+  /** Pulls and releases everything (`release`), leaves, disconnects. Idempotent. */
   leave(): Promise<void>;
 }
 
@@ -126,14 +133,19 @@ export async function joinFleet(o: FleetMemberOptions): Promise<FleetMember> {
     onAcquired: () => o.onHeartbeatLease?.(true),
     onLost: () => o.onHeartbeatLease?.(false),
   });
-  let left: Promise<void> | undefined;
-  const leave = () =>
-    (left ??= (async () => {
+  let released: Promise<void> | undefined;
+  const release = () =>
+    (released ??= (async () => {
       await markets.stop().catch(() => undefined);
       await hb.stop().catch(() => undefined);
       guard.stop();
       kill.stop();
       health.stop();
+    })());
+  let left: Promise<void> | undefined;
+  const leave = () =>
+    (left ??= (async () => {
+      await release();
       redis.disconnect();
     })());
   try {
@@ -173,6 +185,7 @@ export async function joinFleet(o: FleetMemberOptions): Promise<FleetMember> {
       liveMembers: markets.liveMembers(),
       outages: guard.outages,
     }),
+    release,
     leave,
   };
 }

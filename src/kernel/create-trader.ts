@@ -30,7 +30,7 @@ import type { Clock, TimerHandle } from '../core/clock.ts';
 import { fillLogFields, type FillEvent } from '../core/events.ts';
 import type { ConditionId, OrderId } from '../core/ids.ts';
 import { formatAmount, formatPrice, type Micro, tickPips, type Pips } from '../core/units.ts';
-import type { MarketInfo, Venue } from '../core/venue.ts';
+import type { MarketInfo, Venue, VenueFill } from '../core/venue.ts';
 import { createEngine, type Engine } from '../engine/loop.ts';
 import { reconcileOnStart } from '../engine/restart.ts';
 import type { CollateralKeeper } from '../execution/collateral-keeper.ts';
@@ -215,6 +215,7 @@ export function createTrader(o: TraderOptions): Trader {
     foreignOrders: o.foreignOrders ?? 'leave',
     ...(o.random ? { random: o.random } : {}),
     ...(o.fleet?.ledger !== undefined ? { fleetMarket: o.fleet.ledger.othersMarket } : {}),
+    ...(o.fleet?.ledger?.externalClaims !== undefined ? { externalClaims: o.fleet.ledger.externalClaims } : {}),
   });
   const kill = new KillSwitch(clock, { limits: limits.killSwitch });
   const fleet = o.fleet;
@@ -422,7 +423,10 @@ export function createTrader(o: TraderOptions): Trader {
     onFill,
     // another member's fill (fleet): not ours at all, the state does not count it
     ...(fleetLedger !== undefined
-      ? { ignoreFill: (e: FillEvent) => executor.fillSource(e.orderId, e.market) === 'member' }
+      ? {
+          ignoreFill: (e: FillEvent) =>
+            executor.fillSource(e.orderId, e.market) === 'member' || executor.othersFill(e.tradeId, e.orderId),
+        }
       : {}),
     orders: {
       openOrders: cached ? (m) => tracker.liveOrdersCached(m) : (m) => tracker.liveOrders(m),
@@ -459,6 +463,10 @@ export function createTrader(o: TraderOptions): Trader {
                 },
               }
             : {}),
+          // (a fill from outside the fleet on a market outside its markets: booked by the member claiming it)
+          ...(fleetLedger?.externalClaims !== undefined
+            ? { bookExternal: (f: VenueFill) => executor.claimExternal(f) }
+            : {}),
           ...(o.logReconcile === false ? {} : { logger: log }),
         },
       );
@@ -468,7 +476,10 @@ export function createTrader(o: TraderOptions): Trader {
       const fills =
         fleetLedger === undefined
           ? r.fills
-          : r.fills.filter((f) => executor.fillSource(f.orderId, f.market) !== 'member');
+          : r.fills.filter(
+              (f) =>
+                executor.fillSource(f.orderId, f.market) !== 'member' && !executor.othersFill(f.tradeId, f.orderId),
+            );
       for (const f of fills) {
         executor.onVenueFill(f);
         if (fleetLedger?.ownFill !== undefined && executor.fillSource(f.orderId, f.market) === 'bot')

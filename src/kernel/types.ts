@@ -9,6 +9,7 @@ import type { ConditionId, OrderId } from '../core/ids.ts';
 import type { DesiredQuotes, ImmediateIntent } from '../core/intents.ts';
 import type { EngineLogger } from '../engine/loop.ts';
 import type { OthersToken } from '../engine/position-audit.ts';
+import type { ExternalFillClaims } from '../execution/foreign-orders.ts';
 import type { Approved, GateResult } from '../risk/gate.ts';
 import type { FillChange, FillRecord } from '../store/store.ts';
 
@@ -102,6 +103,11 @@ export interface TraderFleetLedger {
   memberOrders?(ids: readonly OrderId[]): Promise<ReadonlySet<string>>;
   /** An order of this member filled (recorded for the other members, who then ignore its fills). */
   ownFill?(orderId: OrderId): void;
+  /**
+   * A fill of an order no member placed, on a market outside the fleet's: booked only by the member
+   * that claims it (src/fleet/member-orders.ts `claimExternalFill`). Absent: every member books it.
+   */
+  readonly externalClaims?: ExternalFillClaims;
   /**
    * Where the start's backfill begins when this member's store has no fill yet (unix ms): 0 when this
    * member's ledger books the account's history, else now (the other ledgers have it). Absent: 0.

@@ -10,7 +10,7 @@
  *     history as its own external fills).
  * After an orderly stop, every fill of the account is in exactly one member's ledger, that of the
  * member whose order it was, and no ledger holds an external fill (nobody outside the fleet traded
- * on the wallet).
+ * on the wallet); a member's warnings of fills its user channel had not delivered name only its own.
  */
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -142,6 +142,13 @@ describe('whose fills in a fleet', () => {
 
       // ---- every fill of the account is in its placer's ledger, once ----------------------------------
       const l = Object.fromEntries(NAMES.map((n) => [n, ledger(dirs[n])])) as Record<Name, ReturnType<typeof ledger>>;
+      // the user channel's audit warnings of a member name only fills it books: the other members' are
+      // counted apart (`otherMembers`), never as fills the channel did not deliver to it
+      for (const n of NAMES)
+        for (const b of runs[n])
+          for (const line of logLines(b.err()).filter((x) => String(x.msg).endsWith('recovered by the audit')))
+            for (const f of (line['recovered'] ?? []) as Array<{ order: string }>)
+              expect(l[n].orders.has(f.order), `${n}: ${JSON.stringify(line)}\n${logs()}`).toBe(true);
       const owners = new Map<string, Name[]>();
       for (const n of NAMES)
         for (const f of l[n].fills) {

@@ -90,6 +90,12 @@ export interface UserStreamOptions {
   reconcileOnStart?: boolean;
   /** Data silence after which the connection is replaced (and reconciled), ms (default 30 s; 0 disables). */
   silenceMs?: number;
+  /**
+   * A fill this client does not book (a fleet member's view of another member's fill: in that
+   * member's ledger). Still emitted (the consumer drops it), but an audit's warning about fills the
+   * channel had not delivered counts it apart (`otherMembers`), never as one of this client's.
+   */
+  othersFill?: (fill: FillEvent) => boolean;
   /** While synced, reconcile every this many ms (open orders, orders last seen open, trades since the last audit) and emit what the stream missed (default 0: off). */
   auditMs?: number;
   /** PING interval, ms (default 10 s). */
@@ -282,8 +288,8 @@ export function userStream(o: UserStreamOptions): UserStream {
     at: number,
     what = 'reconciled',
     audit?: { fillsBefore: number },
-  ): { fills: number; statuses: number; orders: number; recovered: FillEvent[] } => {
-    const n = { fills: 0, statuses: 0, orders: 0, recovered: [] as FillEvent[] };
+  ): { fills: number; others: number; statuses: number; orders: number; recovered: FillEvent[] } => {
+    const n = { fills: 0, others: 0, statuses: 0, orders: 0, recovered: [] as FillEvent[] };
     const fills: FillEvent[] = [];
     for (const t of res.trades ?? []) {
       const r = parseWith(tradeRecordSchema, t);
@@ -305,6 +311,7 @@ export function userStream(o: UserStreamOptions): UserStream {
       if (!emitFill(f)) continue;
       counters.recovered++;
       if (known) n.statuses++;
+      else if (o.othersFill?.(f) === true) n.others++;
       else {
         n.fills++;
         n.recovered.push(f);
@@ -376,16 +383,23 @@ export function userStream(o: UserStreamOptions): UserStream {
               { stream: 'user', statuses: n.statuses },
               'trade status updates taken from the audit before the user channel delivered them',
             );
+          // (fills of other fleet members are counted apart: they are not this client's to book)
           if (n.fills > 0)
             o.logger?.warn(
               {
                 stream: 'user',
                 fills: n.fills,
+                ...(n.others > 0 ? { otherMembers: n.others } : {}),
                 orders: n.orders,
                 recovered: n.recovered.slice(0, AUDIT_FILLS_LOGGED).map(recoveredFillFields),
                 ...(n.fills > AUDIT_FILLS_LOGGED ? { more: n.fills - AUDIT_FILLS_LOGGED } : {}),
               },
               'the user channel had not delivered these fills: recovered by the audit',
+            );
+          else if (n.others > 0)
+            o.logger?.debug?.(
+              { stream: 'user', otherMembers: n.others, orders: n.orders },
+              'fills of other fleet members taken from the audit (in their ledgers: ignored here)',
             );
           else if (n.orders > 0)
             o.logger?.warn(

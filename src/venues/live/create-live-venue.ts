@@ -6,6 +6,7 @@ import { createTransport, type ApiCredentials } from '../../api/http/transport.t
 import { OrderBuilder, type OrderProtocol, type SignatureType } from '../../api/orders.ts';
 import type { BackoffPolicy, WsFactory } from '../../api/streams/socket.ts';
 import { LiveClock, type Clock } from '../../core/clock.ts';
+import type { FillEvent } from '../../core/events.ts';
 import type { PresignOptions } from './presign-pool.ts';
 import { liveVenueFromParts, type LiveVenue, type VenueLogger } from './live-venue.ts';
 
@@ -50,6 +51,11 @@ export interface LiveVenueOptions {
    * otherwise (see userSilenceMs).
    */
   userAuditMs?: number;
+  /**
+   * User channel: a fill this daemon does not book (a fleet member's view of another member's
+   * fill): an audit's warning counts it apart. Read when an audit recovers a fill.
+   */
+  userOthersFill?: (fill: FillEvent) => boolean;
   /** Stream PING interval, ms (default 10 s). */
   pingIntervalMs?: number;
   /** Stream reconnect backoff. */
@@ -142,6 +148,7 @@ export async function createLiveVenue(o: LiveVenueOptions): Promise<LiveVenue> {
     ...(o.silenceMs !== undefined ? { silenceMs: o.silenceMs } : {}),
     ...(o.userSilenceMs !== undefined ? { userSilenceMs: o.userSilenceMs } : {}),
     ...(o.userAuditMs !== undefined ? { userAuditMs: o.userAuditMs } : {}),
+    ...(o.userOthersFill !== undefined ? { userOthersFill: o.userOthersFill } : {}),
     ...(o.pingIntervalMs !== undefined ? { pingIntervalMs: o.pingIntervalMs } : {}),
     ...(o.backoff ? { backoff: o.backoff } : {}),
     ...(o.reconcileMarginMs !== undefined ? { reconcileMarginMs: o.reconcileMarginMs } : {}),

@@ -44,7 +44,7 @@ import { CANCEL_CHUNK_IDS } from '../../core/signer-limits.ts';
 import { PresignPool, type PresignOptions } from './presign-pool.ts';
 import { cancelOutcome, orderRecord, toMarketInfo, toVenueOrder, tradeRecord, venueFillsOf } from './live-mappers.ts';
 import { AuthError, ConfigError, OrderRejectedError, RateLimitError, ValidationError } from '../../core/errors.ts';
-import type { MarketEvent, RtdsEvent, UserEvent } from '../../core/events.ts';
+import type { FillEvent, MarketEvent, RtdsEvent, UserEvent } from '../../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../../core/ids.ts';
 import {
   LOT_MICRO,
@@ -167,6 +167,8 @@ export interface LiveVenueParts {
   silenceMs?: number;
   userSilenceMs?: number;
   userAuditMs?: number;
+  /** User channel: a fill this daemon does not book (another fleet member's; UserStreamOptions.othersFill). */
+  userOthersFill?: (fill: FillEvent) => boolean;
   pingIntervalMs?: number;
   backoff?: Partial<BackoffPolicy>;
   reconcileMarginMs?: number;
@@ -391,6 +393,7 @@ class LiveVenueImpl implements LiveVenue {
         clock: p.clock,
         silenceMs: p.userSilenceMs ?? 0,
         auditMs: p.userAuditMs ?? 0,
+        ...(p.userOthersFill !== undefined ? { othersFill: p.userOthersFill } : {}),
         ...(p.pingIntervalMs !== undefined ? { pingIntervalMs: p.pingIntervalMs } : {}),
         ...(p.backoff ? { backoff: p.backoff } : {}),
         ...(p.logger ? { logger: p.logger } : {}),

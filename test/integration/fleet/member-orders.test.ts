@@ -2,12 +2,18 @@
  * The fleet's registry of its members' filled orders on a real Redis (src/fleet/member-orders.ts;
  * findings-2 F5, F8): a member's ids are written in batches and read by the others (sync, lookup),
  * ids stay queued while Redis is hung, and the account's history is booked by one ledger only (the
- * first one of a fleet; none of a fleet that published ledgers before the record existed).
+ * first one of a fleet; none of a fleet that published ledgers before the record existed), and a
+ * fill from outside on a market outside the fleet's by the ledger that claims it first.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LiveClock } from '../../../src/core/clock.ts';
 import { fleetKeys } from '../../../src/fleet/fleet-keys.ts';
-import { claimHistory, MemberOrders } from '../../../src/fleet/member-orders.ts';
+import {
+  claimExternalFill,
+  claimHistory,
+  MEMBER_ORDERS_RETENTION_MS,
+  MemberOrders,
+} from '../../../src/fleet/member-orders.ts';
 import { connectFleetRedis } from '../../../src/fleet/redis.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';
 
@@ -78,6 +84,30 @@ describe('member orders', () => {
       await redis.hset(k2.ledgers, 'old', '{}');
       expect(await claimHistory(redis, k2, 'new')).toBe(false);
       expect(await claimHistory(redis, k2, 'old')).toBe(false);
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('a fill from outside the fleet is booked by the first ledger to claim it, whoever asks again, at once', async () => {
+    const redis = await connectFleetRedis(r.url);
+    try {
+      const k = fleetKeys('0x00000000000000000000000000000000000000fa');
+      // two members claim the same fill at once: exactly one wins
+      const [a, b] = await Promise.all([
+        claimExternalFill(redis, k, 'La', '0xtrade1', '0xorder1'),
+        claimExternalFill(redis, k, 'Lb', '0xtrade1', '0xorder1'),
+      ]);
+      expect([a, b].filter(Boolean)).toHaveLength(1);
+      const winner = a ? 'La' : 'Lb';
+      // the winner again (a restart's backfill) still books it; the other never
+      expect(await claimExternalFill(redis, k, winner, '0xtrade1', '0xorder1')).toBe(true);
+      expect(await claimExternalFill(redis, k, a ? 'Lb' : 'La', '0xtrade1', '0xorder1')).toBe(false);
+      // another fill (another trade of the same order) is claimed on its own
+      expect(await claimExternalFill(redis, k, 'Lb', '0xtrade2', '0xorder1')).toBe(true);
+      // kept as long as the registry of the members' orders
+      const ttl = await redis.pttl(k.externalFill('0xtrade1', '0xorder1'));
+      expect(ttl).toBeGreaterThan(MEMBER_ORDERS_RETENTION_MS - 60_000);
     } finally {
       redis.disconnect();
     }

@@ -256,6 +256,22 @@ describe('reconcileOnStart: orders and fills the bot did not make (bot.foreignOr
     expect([...r.externalFills]).toEqual(['t2|outsider']);
   });
 
+  it('a fleet member (bookExternal): a fill from outside that another member claimed is not recorded; one it claims is', async () => {
+    const { venue, store } = setup();
+    venue.venueFills = [vf('t1', 'mine', 10), vf('t2', 'operator', 11), vf('t3', 'operator', 12)];
+    const asked: string[] = [];
+    const r = await reconcileOnStart(venue, store, {
+      bookExternal: async (f) => {
+        asked.push(f.tradeId);
+        return f.tradeId === 't3';
+      },
+    });
+    // (the bot's own fill is never asked about)
+    expect(asked).toEqual(['t2', 't3']);
+    expect([...store.fills.keys()]).toEqual(['t1|mine', 't3|operator']);
+    expect([...r.externalFills]).toEqual(['t3|operator']);
+  });
+
   it("foreign 'adopt' with restart policy 'cancel': the foreign order is adopted, the bot's own cancelled", async () => {
     const { venue, store } = setup();
     const r = await reconcileOnStart(venue, store, { foreign: 'adopt' });

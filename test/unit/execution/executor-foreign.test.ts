@@ -2,7 +2,8 @@
  * Orders and fills the bot did not make (another client on the same wallet): an order id neither
  * the tracker nor the store knows is foreign and follows the policy (leave / cancel / adopt); its
  * fills are recorded with source 'external', counted apart and reported to `onForeign`; shutdown
- * with 'leave' cancels only the bot's orders, and "flat" means none of ours is left.
+ * with 'leave' cancels only the bot's orders, and "flat" means none of ours is left. In a fleet, a
+ * fill from outside on a market outside the fleet's is booked by the member that claims it only.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../src/core/clock.ts';
@@ -358,5 +359,92 @@ describe('Executor in a fleet (fleetMarket: the markets other members hold)', ()
     expect(flat.flat).toBe(true);
     expect(venue.book.get(theirs.id)?.status).toBe('LIVE');
     expect(venue.calls.filter((c) => c.kind === 'cancel').flatMap((c) => c.ids)).not.toContain(theirs.id);
+  });
+});
+
+describe('Executor in a fleet: a fill from outside on a market outside the fleet (externalClaims)', () => {
+  const OUT = '0xoutside' as ConditionId;
+  /** The fleet's record of claims (first claimer wins, as src/fleet/member-orders.ts claimExternalFill). */
+  let record: Map<string, string>;
+  let fails: number;
+  const claims = (ledger: string) => ({
+    needed: (m: ConditionId) => m === OUT,
+    claim: async (tradeId: string, orderId: string) => {
+      if (fails-- > 0) throw new Error('redis down');
+      const k = `${tradeId}|${orderId}`;
+      if (!record.has(k)) record.set(k, ledger);
+      return record.get(k) === ledger;
+    },
+  });
+  const outside = (tradeId: string, status: FillEvent['status'] = 'MATCHED'): FillEvent => ({
+    ...fillOf('0xoperator', tradeId),
+    market: OUT,
+    status,
+  });
+  beforeEach(() => {
+    record = new Map();
+    fails = 0;
+  });
+
+  it('two members see it: exactly one books it (with its later status), the other knows it as theirs', async () => {
+    const storeB = openStore(':memory:', { clock });
+    const a = make({ fleetMarket: () => false, externalClaims: claims('a') });
+    const b = new Executor({
+      venue,
+      store: storeB,
+      clock,
+      tickPips: () => 100,
+      fleetMarket: () => false,
+      externalClaims: claims('b'),
+    });
+    try {
+      // a sees it first; nothing is booked before the claim's answer
+      expect(a.recordFill(outside('0xt1'))).toEqual({ change: 'duplicate', source: 'external' });
+      expect(b.recordFill(outside('0xt1'))).toEqual({ change: 'duplicate', source: 'external' });
+      // its next status arrives while the claims are in flight
+      a.recordFill(outside('0xt1', 'CONFIRMED'));
+      b.recordFill(outside('0xt1', 'CONFIRMED'));
+      await flush();
+      expect(store.fills(0).map((f) => [f.tradeId, f.source, f.status])).toEqual([['0xt1', 'external', 'CONFIRMED']]);
+      expect(storeB.fills(0)).toEqual([]);
+      expect(a.accountStats().externalFills).toBe(1);
+      expect(b.accountStats().externalFills).toBe(0);
+      expect(foreign.filter((f) => f.kind === 'fill')).toHaveLength(2); // new, then the status
+      expect([a.othersFill('0xt1', '0xoperator'), b.othersFill('0xt1', '0xoperator')]).toEqual([false, true]);
+      // the restart backfill's question gets the same answers, without asking again
+      fails = 1;
+      expect(await a.claimExternal({ tradeId: '0xt1' as TradeId, orderId: '0xoperator' as OrderId, market: OUT })).toBe(
+        true,
+      );
+      expect(await b.claimExternal({ tradeId: '0xt1' as TradeId, orderId: '0xoperator' as OrderId, market: OUT })).toBe(
+        false,
+      );
+      // and a backfill replays nothing into b's ledger
+      b.onVenueFill({ ...outside('0xt1', 'CONFIRMED'), matchTime: 5 } as unknown as VenueFill);
+      expect(storeB.fills(0)).toEqual([]);
+    } finally {
+      await a.close();
+      await b.close();
+      storeB.close();
+    }
+  });
+
+  it('a fill on a fleet market (or of no claim) is booked at once, as before; a failed claim is retried', async () => {
+    const a = make({ fleetMarket: () => false, externalClaims: claims('a') });
+    try {
+      expect(a.recordFill(fillOf('0xoperator', '0xt2')).change).toBe('new');
+      fails = 2;
+      a.recordFill(outside('0xt3'));
+      await flush();
+      expect(store.fills(0).map((f) => f.tradeId)).toEqual(['0xt2']);
+      clock.advance(250); // the first retry
+      await flush();
+      clock.advance(500); // the second
+      await flush();
+      expect(store.fills(0).map((f) => f.tradeId)).toEqual(['0xt2', '0xt3']);
+      expect(record.get('0xt3|0xoperator')).toBe('a');
+    } finally {
+      await a.close();
+    }
   });
 });

@@ -420,6 +420,46 @@ describe('user stream', () => {
     });
   });
 
+  it("audit (fleet): fills of other members are emitted but counted apart, never as this client's missed fills", async () => {
+    const trades = [trade('T1', '0xmember1'), trade('T2', '0xmine'), trade('T3', '0xmember2')];
+    const othersFill = (f: FillEvent) => f.orderId.startsWith('0xmember');
+    const t = setup(async () => ({ orders: [], trades }), { auditMs: 5000, silenceMs: 0, othersFill }, T0);
+    t.server.last.open().recv('PONG');
+    t.clock.advance(5000);
+    await flush();
+    // (all emitted: the consumer drops the other members' ones)
+    expect(fillKeys(t.events)).toHaveLength(3);
+    const line = t.logs.find((l) => l.endsWith('recovered by the audit'));
+    const fields = JSON.parse(line!.slice(0, line!.lastIndexOf('}') + 1)) as {
+      fills: number;
+      otherMembers: number;
+      recovered: Record<string, string>[];
+    };
+    expect(fields.fills).toBe(1);
+    expect(fields.otherMembers).toBe(2);
+    expect(fields.recovered.map((f) => f['order'])).toEqual(['0xmine']);
+  });
+
+  it('audit (fleet): only fills of other members recovered: no warning, a debug line', async () => {
+    const logs: string[] = [];
+    const log = (o: object, m: string) => logs.push(JSON.stringify(o) + m);
+    const t = setup(
+      async () => ({ orders: [], trades: [trade('T1', '0xmember1')] }),
+      { auditMs: 5000, silenceMs: 0, othersFill: () => true, logger: { warn: log, info: log, debug: log } },
+      T0,
+    );
+    t.server.last.open().recv('PONG');
+    t.clock.advance(5000);
+    await flush();
+    expect(fillKeys(t.events)).toHaveLength(1);
+    expect(logs.some((l) => l.includes('recovered by the audit'))).toBe(false);
+    expect(
+      logs.find((l) =>
+        l.endsWith('fills of other fleet members taken from the audit (in their ledgers: ignored here)'),
+      ),
+    ).toContain('"otherMembers":1');
+  });
+
   it('audit: a later status of a fill the channel delivered (CONFIRMED answered by REST first) is taken, but is no missed fill', async () => {
     const t = setup(
       async () => ({ orders: [], trades: [trade('T1', '0xo1', 'CONFIRMED')] }),
