@@ -4,21 +4,15 @@
  * ids stay queued while Redis is hung, and the account's history is booked by one ledger only (the
  * first one of a fleet; none of a fleet that published ledgers before the record existed).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LiveClock } from '../../../src/core/clock.ts';
 import { fleetKeys } from '../../../src/fleet/fleet-keys.ts';
 import { claimHistory, MemberOrders } from '../../../src/fleet/member-orders.ts';
 import { connectFleetRedis } from '../../../src/fleet/redis.ts';
-import { startRedis, type TestRedis } from '../../support/redis.ts';
+import { useTestRedis } from '../../support/redis-suite.ts';
 
 const clock = new LiveClock();
-let r: TestRedis;
-beforeAll(async () => {
-  r = await startRedis();
-});
-afterAll(async () => {
-  await r?.stop();
-});
+const r = useTestRedis();
 
 describe('member orders', () => {
   it("one member's filled orders are known to the others (sync and lookup); kept queued while Redis hangs", async () => {
