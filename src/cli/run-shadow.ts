@@ -39,7 +39,7 @@ import { createTrader } from '../kernel/create-trader.ts';
 import { removeControlToken, removeDaemonFile } from '../ops/daemon-file.ts';
 import type { DaemonLock } from '../ops/daemon-lock.ts';
 import { MMKIT_VERSION, startOps } from '../ops/daemon-ops.ts';
-import { componentLogger, DAEMON_COMPONENT, prettyOnly, terminalView } from '../ops/logger.ts';
+import { componentLogger, componentLoggers, DAEMON_COMPONENT, prettyOnly, terminalView } from '../ops/logger.ts';
 import { riskMark } from '../risk/marks.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
 import { openStore } from '../store/store.ts';
@@ -59,7 +59,7 @@ import {
   tokenOutcomes,
   type RunSummary,
 } from './run-summary.ts';
-import { describeStop, type RunStop } from './run-stop.ts';
+import { describeStop, whenStopped } from './run-stop.ts';
 import { shadowDataDir } from './shadow-dir.ts';
 import type { StopSignals } from './stop-signals.ts';
 import { urlsFromBase, type VenueUrls } from './venue.ts';
@@ -317,13 +317,7 @@ async function trade(
     },
     'starting (SHADOW)',
   );
-  const marketLogs = new Map<string, Logger>();
-  const marketLog = (component: string, market: string): Logger => {
-    const k = `${component}|${market}`;
-    let l = marketLogs.get(k);
-    if (l === undefined) marketLogs.set(k, (l = componentLogger(log, component, market)));
-    return l;
-  };
+  const marketLog = componentLoggers(log);
   let fills = 0;
   const trader = createTrader({
     venue,
@@ -372,13 +366,7 @@ async function trade(
     venueUrl: x.venueBase,
     rewards: trader.rewards,
   });
-  const stopped = new Promise<RunStop>((res) => {
-    stops.first.then((s) => res({ kind: 'signal', signal: s }));
-    if (signal?.aborted) res({ kind: 'abort' });
-    signal?.addEventListener('abort', () => res({ kind: 'abort' }));
-    kill.onTrip((t) => res({ kind: 'killSwitch', trigger: t.trigger, message: t.message }));
-    if (cfg.durationMs > 0) setTimeout(() => res({ kind: 'duration' }), cfg.durationMs).unref();
-  });
+  const stopped = whenStopped(stops, signal, kill, cfg.durationMs);
   ops.lifecycle('reconciling');
   const runStartMs = clock.now();
   await trader.start();

@@ -39,7 +39,7 @@ import type { RewardOptions } from '../exchange/rewards/ledger.ts';
 import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import { registerSecret } from '../core/secrets.ts';
 import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.ts';
-import { componentLogger, DAEMON_COMPONENT, prettyOnly, terminalView } from '../ops/logger.ts';
+import { componentLogger, componentLoggers, DAEMON_COMPONENT, prettyOnly, terminalView } from '../ops/logger.ts';
 import {
   checkFleetMemberSetup,
   type FleetRef,
@@ -60,7 +60,7 @@ import { removeControlToken, removeDaemonFile } from '../ops/daemon-file.ts';
 import { logNotFlat, requireMarketsToTrade, takeDaemonDir, warnInProcessFlags } from './run-checks.ts';
 import { requireFleetMarkets } from './fleet-markets.ts';
 import { preflight, type DoctorSettings } from './doctor.ts';
-import { describeStop, isRiskStop, type RunStop } from './run-stop.ts';
+import { describeStop, isRiskStop, whenStopped } from './run-stop.ts';
 import {
   ledgerAtExit,
   midMarks,
@@ -396,13 +396,7 @@ async function runLocked(
   );
 
   // child loggers per component and market ({component, market} on every line), made once each
-  const marketLogs = new Map<string, Logger>();
-  const marketLog = (component: string, market: string): Logger => {
-    const k = `${component}|${market}`;
-    let l = marketLogs.get(k);
-    if (l === undefined) marketLogs.set(k, (l = componentLogger(log, component, market)));
-    return l;
-  };
+  const marketLog = componentLoggers(log);
   let fills = 0;
   // the bot samples as its venue does: with the in-process exchange, at its interval unless bot.rewards.sampleMs says otherwise
   let rewardSampleMs = cfg.rewards?.sampleMs ?? REWARD_SAMPLE_MS;
@@ -558,14 +552,8 @@ async function runLocked(
   });
 
   // ---- run ---------------------------------------------------------------------------------------
-  const stopped = new Promise<RunStop>((res) => {
-    // (a signal received while starting resolves this at once: the daemon stops as soon as it is started)
-    stops.first.then((s) => res({ kind: 'signal', signal: s }));
-    if (signal?.aborted) res({ kind: 'abort' });
-    signal?.addEventListener('abort', () => res({ kind: 'abort' }));
-    kill.onTrip((t) => res({ kind: 'killSwitch', trigger: t.trigger, message: t.message }));
-    if (cfg.durationMs > 0) setTimeout(() => res({ kind: 'duration' }), cfg.durationMs).unref();
-  });
+  // (a signal received while starting resolves this at once: the daemon stops as soon as it is started)
+  const stopped = whenStopped(stops, signal, kill, cfg.durationMs);
   ops.lifecycle('reconciling');
   const runStartMs = clock.now();
   await trader.start();
