@@ -37,9 +37,9 @@ import { backfillFills } from '../engine/restart.ts';
 import { REWARD_SAMPLE_MS } from '../engine/reward-tracker.ts';
 import { createTrader } from '../kernel/create-trader.ts';
 import { removeControlToken, removeDaemonFile } from '../ops/daemon-file.ts';
-import { acquireDaemonLock, DaemonLockedError, type DaemonLock } from '../ops/daemon-lock.ts';
+import type { DaemonLock } from '../ops/daemon-lock.ts';
 import { MMKIT_VERSION, startOps } from '../ops/daemon-ops.ts';
-import { componentLogger, DAEMON_COMPONENT, prettyOnly, terminalView } from '../ops/logger.ts';
+import { componentLogger, componentLoggers, DAEMON_COMPONENT, prettyOnly, terminalView } from '../ops/logger.ts';
 import { riskMark } from '../risk/marks.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
 import { openStore } from '../store/store.ts';
@@ -48,8 +48,8 @@ import { resolveParams } from '../strategy/params.ts';
 import { toMarketInfo } from '../venues/live/live-mappers.ts';
 import { createShadowVenue, SHADOW_ADDRESS } from '../venues/shadow/shadow-venue.ts';
 import type { SimVenueStats } from '../venues/sim/sim-venue.ts';
-import { CliError, ExitCode } from './exit-codes.ts';
-import { pickMarkets, warnInProcessFlags, type RunConfig } from './run.ts';
+import { pickMarkets, type RunConfig } from './run.ts';
+import { requireMarketsToTrade, takeDaemonDir, warnInProcessFlags } from './run-checks.ts';
 import {
   ledgerAtExit,
   midMarks,
@@ -59,9 +59,9 @@ import {
   tokenOutcomes,
   type RunSummary,
 } from './run-summary.ts';
-import { describeStop, type RunStop } from './run-stop.ts';
+import { describeStop, whenStopped } from './run-stop.ts';
 import { shadowDataDir } from './shadow-dir.ts';
-import { watchStopSignals, type StopSignals } from './stop-signals.ts';
+import type { StopSignals } from './stop-signals.ts';
 import { urlsFromBase, type VenueUrls } from './venue.ts';
 
 /** The simulated venue of a shadow run (`shadow.*`). */
@@ -117,17 +117,8 @@ export async function runShadow(
   const dir = shadowDataDir(cfg.dataDir);
   // owner-only, as a live daemon's data dir (an existing directory keeps its mode)
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  let lock: DaemonLock;
-  try {
-    lock = await acquireDaemonLock(dir, { warn: (fields, msg) => dlog.warn(fields, msg) });
-  } catch (e) {
-    if (e instanceof DaemonLockedError)
-      throw new CliError(`a shadow run holds ${dir}: ${e.message}`, ExitCode.USAGE, 'LOCKED', { cause: e });
-    throw e;
-  }
-  const sigs = stops ?? watchStopSignals();
-  sigs.first.then((s) => dlog.info({ signal: s }, `${s}: stopping`));
-  sigs.onRepeat((s) => dlog.warn({ signal: s }, 'already stopping: waiting for the orderly shutdown to finish'));
+  // the shadow lock, then the stop signals, as a live daemon's (src/cli/run-checks.ts)
+  const { lock, sigs } = await takeDaemonDir(dir, dlog, stops, (m) => `a shadow run holds ${dir}: ${m}`);
   try {
     return await runShadowLocked(cfg, shadow, dir, log, lock, sigs, signal);
   } finally {
@@ -206,13 +197,7 @@ async function runShadowLocked(
     }
     const all = [...listed.filter((m) => m.active), ...listed.filter((m) => !m.active)];
     const picked = await pickMarkets({ clob }, all, cfg, clock.now(), def, params as Record<string, unknown>, log);
-    if (picked.length === 0)
-      throw new ConfigError(
-        'bot.markets',
-        cfg.markets.length > 0
-          ? 'no market to trade'
-          : `no market to trade: the strategy ${def.name} chose none of the ${all.length} listed (filters: bot.marketFilters)`,
-      );
+    requireMarketsToTrade(picked, cfg, def.name, all.length);
     // the taker fee the simulated venue charges: the market's rate, as the live venue signs it
     const markets: MarketInfo[] = [];
     for (const m of picked) {
@@ -332,13 +317,7 @@ async function trade(
     },
     'starting (SHADOW)',
   );
-  const marketLogs = new Map<string, Logger>();
-  const marketLog = (component: string, market: string): Logger => {
-    const k = `${component}|${market}`;
-    let l = marketLogs.get(k);
-    if (l === undefined) marketLogs.set(k, (l = componentLogger(log, component, market)));
-    return l;
-  };
+  const marketLog = componentLoggers(log);
   let fills = 0;
   const trader = createTrader({
     venue,
@@ -387,13 +366,7 @@ async function trade(
     venueUrl: x.venueBase,
     rewards: trader.rewards,
   });
-  const stopped = new Promise<RunStop>((res) => {
-    stops.first.then((s) => res({ kind: 'signal', signal: s }));
-    if (signal?.aborted) res({ kind: 'abort' });
-    signal?.addEventListener('abort', () => res({ kind: 'abort' }));
-    kill.onTrip((t) => res({ kind: 'killSwitch', trigger: t.trigger, message: t.message }));
-    if (cfg.durationMs > 0) setTimeout(() => res({ kind: 'duration' }), cfg.durationMs).unref();
-  });
+  const stopped = whenStopped(stops, signal, kill, cfg.durationMs);
   ops.lifecycle('reconciling');
   const runStartMs = clock.now();
   await trader.start();

@@ -7,10 +7,10 @@
  *      invariant): the bot stopped itself; also when orders were left open (the summary says how
  *      many): a supervisor must not simply restart it
  */
-import type { KillTrigger } from '../risk/kill-switch.ts';
+import type { KillSwitch, KillTrigger } from '../risk/kill-switch.ts';
 import { isRiskTrigger } from '../risk/kill-switch.ts';
 import { ExitCode } from './exit-codes.ts';
-import type { StopSignal } from './stop-signals.ts';
+import type { StopSignal, StopSignals } from './stop-signals.ts';
 
 /** Why the daemon stopped. */
 export type RunStop =
@@ -19,6 +19,26 @@ export type RunStop =
   /** The caller's AbortSignal (runBot's third argument). */
   | { readonly kind: 'abort' }
   | { readonly kind: 'killSwitch'; readonly trigger: KillTrigger; readonly message: string };
+
+/**
+ * Resolves with the first of: a stop signal (`stops.first`; one received while starting resolves
+ * this at once: the daemon stops as soon as it is started), the caller's `signal` aborting, the kill
+ * switch tripping, or `durationMs` passing (0: no end).
+ */
+export function whenStopped(
+  stops: Pick<StopSignals, 'first'>,
+  signal: AbortSignal | undefined,
+  kill: Pick<KillSwitch, 'onTrip'>,
+  durationMs: number,
+): Promise<RunStop> {
+  return new Promise<RunStop>((res) => {
+    stops.first.then((s) => res({ kind: 'signal', signal: s }));
+    if (signal?.aborted) res({ kind: 'abort' });
+    signal?.addEventListener('abort', () => res({ kind: 'abort' }));
+    kill.onTrip((t) => res({ kind: 'killSwitch', trigger: t.trigger, message: t.message }));
+    if (durationMs > 0) setTimeout(() => res({ kind: 'duration' }), durationMs).unref();
+  });
+}
 
 /**
  * The words the summary and the logs print (`SIGTERM`, `duration`, `kill switch: lossLimit: ...`).

@@ -39,7 +39,7 @@ import type { RewardOptions } from '../exchange/rewards/ledger.ts';
 import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import { registerSecret } from '../core/secrets.ts';
 import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.ts';
-import { componentLogger, DAEMON_COMPONENT, prettyOnly, terminalView } from '../ops/logger.ts';
+import { componentLogger, componentLoggers, DAEMON_COMPONENT, prettyOnly, terminalView } from '../ops/logger.ts';
 import {
   checkFleetMemberSetup,
   type FleetRef,
@@ -55,12 +55,12 @@ import { bookRewards, finalRewardPoll } from '../ops/reward-wiring.ts';
 import { REWARD_SAMPLE_MS } from '../engine/reward-tracker.ts';
 import { isLoopbackUrl, removeDaemonVenue, urlsFromBase, writeDaemonVenue, type VenueUrls } from './venue.ts';
 import { resolveWallet } from './wallet.ts';
-import { acquireDaemonLock, DaemonLockedError, type DaemonLock } from '../ops/daemon-lock.ts';
+import type { DaemonLock } from '../ops/daemon-lock.ts';
 import { removeControlToken, removeDaemonFile } from '../ops/daemon-file.ts';
-import { CliError, ExitCode } from './exit-codes.ts';
+import { logNotFlat, requireMarketsToTrade, takeDaemonDir, warnInProcessFlags } from './run-checks.ts';
 import { requireFleetMarkets } from './fleet-markets.ts';
 import { preflight, type DoctorSettings } from './doctor.ts';
-import { describeStop, isRiskStop, type RunStop } from './run-stop.ts';
+import { describeStop, isRiskStop, whenStopped } from './run-stop.ts';
 import {
   ledgerAtExit,
   midMarks,
@@ -72,7 +72,7 @@ import {
 } from './run-summary.ts';
 
 export type { LedgerFigures, RunSummary } from './run-summary.ts';
-import { watchStopSignals, type StopSignals } from './stop-signals.ts';
+import type { StopSignals } from './stop-signals.ts';
 
 export interface RunConfig {
   strategy: string;
@@ -242,17 +242,8 @@ export async function runBot(
   mkdirSync(cfg.dataDir, { recursive: true, mode: 0o700 });
   // the daemon's own lines carry {component: 'daemon'} (README "Logs": every line names its component)
   const dlog = componentLogger(log, DAEMON_COMPONENT);
-  let lock: DaemonLock;
-  try {
-    lock = await acquireDaemonLock(cfg.dataDir, { warn: (fields, msg) => dlog.warn(fields, msg) });
-  } catch (e) {
-    if (e instanceof DaemonLockedError) throw new CliError(e.message, ExitCode.USAGE, 'LOCKED', { cause: e });
-    throw e;
-  }
-  const sigs = stops ?? watchStopSignals();
-  // said at once (a start can take a while: the orderly stop follows as soon as it is started)
-  sigs.first.then((s) => dlog.info({ signal: s }, `${s}: stopping`));
-  sigs.onRepeat((s) => dlog.warn({ signal: s }, 'already stopping: waiting for the orderly shutdown to finish'));
+  // the lock, then the stop signals (src/cli/run-checks.ts): another daemon here refuses the start
+  const { lock, sigs } = await takeDaemonDir(cfg.dataDir, dlog, stops);
   // closed at the end whatever happened (the fleet's Redis connection)
   const cleanups: Array<() => Promise<void>> = [];
   try {
@@ -397,13 +388,7 @@ async function runLocked(
   const realizedAtStart = store.pnl(new Map()).realized;
   const all = await venue.markets();
   const markets = await pickMarkets(venue, all, cfg, clock.now(), def, params as Record<string, unknown>, log);
-  if (markets.length === 0)
-    throw new ConfigError(
-      'bot.markets',
-      cfg.markets.length > 0
-        ? 'no market to trade'
-        : `no market to trade: the strategy ${def.name} chose none of the ${all.length} listed (filters: bot.marketFilters)`,
-    );
+  requireMarketsToTrade(markets, cfg, def.name, all.length);
   terminalView(log)?.setMarkets(markets);
   // each traded token's outcome, named on fill and status lines
   const outcomes = tokenOutcomes(markets);
@@ -417,13 +402,7 @@ async function runLocked(
   );
 
   // child loggers per component and market ({component, market} on every line), made once each
-  const marketLogs = new Map<string, Logger>();
-  const marketLog = (component: string, market: string): Logger => {
-    const k = `${component}|${market}`;
-    let l = marketLogs.get(k);
-    if (l === undefined) marketLogs.set(k, (l = componentLogger(log, component, market)));
-    return l;
-  };
+  const marketLog = componentLoggers(log);
   let fills = 0;
   // the bot samples as its venue does: with the in-process exchange, at its interval unless bot.rewards.sampleMs says otherwise
   let rewardSampleMs = cfg.rewards?.sampleMs ?? REWARD_SAMPLE_MS;
@@ -581,14 +560,8 @@ async function runLocked(
   });
 
   // ---- run ---------------------------------------------------------------------------------------
-  const stopped = new Promise<RunStop>((res) => {
-    // (a signal received while starting resolves this at once: the daemon stops as soon as it is started)
-    stops.first.then((s) => res({ kind: 'signal', signal: s }));
-    if (signal?.aborted) res({ kind: 'abort' });
-    signal?.addEventListener('abort', () => res({ kind: 'abort' }));
-    kill.onTrip((t) => res({ kind: 'killSwitch', trigger: t.trigger, message: t.message }));
-    if (cfg.durationMs > 0) setTimeout(() => res({ kind: 'duration' }), cfg.durationMs).unref();
-  });
+  // (a signal received while starting resolves this at once: the daemon stops as soon as it is started)
+  const stopped = whenStopped(stops, signal, kill, cfg.durationMs);
   ops.lifecycle('reconciling');
   const runStartMs = clock.now();
   await trader.start();
@@ -727,52 +700,3 @@ async function runLocked(
 }
 
 export const resolveDataDir = (d: string): string => resolve(d);
-
-/**
- * One WARN line when flags that only the in-process paper exchange takes (`--world-profile`,
- * `--rewards-*`) were given although the daemon trades on a venue given by URL: they have no effect.
- */
-export function warnInProcessFlags(log: Pick<Logger, 'warn'>, flags: readonly string[] | undefined): void {
-  if (flags === undefined || flags.length === 0) return;
-  log.warn(
-    { flags },
-    `${flags.join(', ')}: no effect here: ${flags.length === 1 ? 'it applies' : 'they apply'} only to the ` +
-      'in-process paper exchange (without --exchange-url); set them on `mmkit exchange` instead',
-  );
-}
-
-/**
- * The shutdown's cancel and verify gave up (the venue did not answer, or still listed orders): one
- * ERROR line saying how many orders may still rest and where, with the commands that list and cancel
- * them from another terminal (the daemon's venue.json is gone once it exits: the venue is named).
- * The in-process paper exchange stops with the daemon, so nothing can rest there: a WARN then.
- * @param believedOpen the orders the bot still tracks as open (when the venue listed none)
- */
-function logNotFlat(
-  log: Logger,
-  flat: { readonly open: readonly unknown[]; readonly placesInFlight?: number },
-  believedOpen: number,
-  cfg: Pick<RunConfig, 'exchangeUrl' | 'dataDir'>,
-  urls: VenueUrls,
-  inProcess: boolean,
-): void {
-  const n = flat.open.length > 0 ? flat.open.length : believedOpen;
-  const venue = cfg.exchangeUrl || urls.clob.replace(/\/clob$/, '');
-  const fields = { open: n, placesInFlight: flat.placesInFlight ?? 0, venue };
-  const what = `${n > 0 ? `${n} order(s)` : 'orders'} may still rest at the venue (${venue})`;
-  if (inProcess) {
-    log.warn(
-      fields,
-      `could not cancel/verify all orders: ${what}; the in-process paper exchange stops with the daemon`,
-    );
-    return;
-  }
-  // the venue as the commands take it: a paper exchange by URL, a configured venue by the same config
-  const where = cfg.exchangeUrl ? `--exchange-url ${cfg.exchangeUrl}` : '--config <the same config>';
-  const dir = `--data-dir ${cfg.dataDir}`;
-  log.error(
-    fields,
-    `could not cancel/verify all orders: ${what}: list them with \`mmkit orders ${where} ${dir}\`, ` +
-      `cancel them with \`mmkit cancel-all ${where} ${dir}\``,
-  );
-}

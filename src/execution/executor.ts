@@ -79,14 +79,8 @@ import type {
 } from './executor-types.ts';
 
 export type { FillSource, ForeignEvent, ForeignOrderPolicy } from './foreign-orders.ts';
-export type {
-  AccountStats,
-  CycleReport,
-  ExecutorOptions,
-  ExecutorStats,
-  FlatReport,
-  RejectionInfo,
-} from './executor-types.ts';
+// the executor's public types (./executor-types.ts holds only those), for importers of this module
+export type * from './executor-types.ts';
 
 /** The executor's view of a market's orders: the live ones, without those it is cancelling already. */
 const EXCLUDE_CANCELLING = Object.freeze({ excludeCancelling: true });

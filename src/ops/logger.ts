@@ -135,3 +135,17 @@ export function componentLogger(
 ): Logger {
   return log.child({ component, ...(market !== undefined ? { market } : {}), ...(extra ?? {}) });
 }
+
+/**
+ * `componentLogger` of `log` per component and market, each child made once and kept (the daemon
+ * logs a fill or a cycle of a market many times: one child each, not one per line).
+ */
+export function componentLoggers(log: Logger): (component: string, market: string) => Logger {
+  const made = new Map<string, Logger>();
+  return (component, market) => {
+    const k = `${component}|${market}`;
+    let l = made.get(k);
+    if (l === undefined) made.set(k, (l = componentLogger(log, component, market)));
+    return l;
+  };
+}

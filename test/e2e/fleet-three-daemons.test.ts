@@ -15,9 +15,6 @@
  *     kill record names fb, and every surviving member exits 4 (the risk-stop code).
  * `mmkit kill --fleet` on a running daemon is test/e2e/cli-run-fleet.test.ts.
  */
-import { copyFileSync } from 'node:fs';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { ExchangeEvent } from '../../src/exchange/exchange.ts';
@@ -32,7 +29,7 @@ import {
   waitUntil,
   watchFlat,
 } from './support/bot-harness.ts';
-import { fleetHarness } from './support/fleet-harness.ts';
+import { fleetHarness, memberLedger, walletDirs } from './support/fleet-harness.ts';
 
 const NAMES = ['fa', 'fb', 'fc'] as const;
 type Name = (typeof NAMES)[number];
@@ -49,14 +46,7 @@ interface SeenOrder {
 }
 
 /** The order ids a member's own ledger holds (its data dir's SQLite store, opened read-only). */
-function ledgerIds(dir: string): Set<string> {
-  const db = new Database(join(dir, 'mmkit.db'), { readonly: true, fileMustExist: true });
-  try {
-    return new Set((db.prepare('SELECT id FROM orders').all() as Array<{ id: string }>).map((x) => x.id));
-  } finally {
-    db.close();
-  }
-}
+const ledgerIds = (dir: string): Set<string> => memberLedger(dir).orders;
 
 /** Pairs of orders of two different members that rested on one market at the same time. */
 function overlaps(orders: readonly SeenOrder[], owner: (id: string) => string): string[] {
@@ -85,11 +75,7 @@ describe('a fleet of three daemons on one wallet', () => {
     expect(markets).toHaveLength(6);
 
     // one wallet, three data dirs
-    const first = h.dataDir();
-    const address = first.address;
-    const dirs = { fa: first.dir, fb: h.dataDir().dir, fc: h.dataDir().dir } as Record<Name, string>;
-    for (const n of ['fb', 'fc'] as const)
-      copyFileSync(join(first.dir, 'paper-wallet.key'), join(dirs[n], 'paper-wallet.key'));
+    const { address, dirs } = walletDirs(h, NAMES);
 
     // the exchange's own record of the account's orders and of the heartbeats it received
     const seen = new Map<string, SeenOrder>();

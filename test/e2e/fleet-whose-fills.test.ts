@@ -12,9 +12,6 @@
  * member whose order it was, and no ledger holds an external fill (nobody outside the fleet traded
  * on the wallet); a member's warnings of fills its user channel had not delivered name only its own.
  */
-import { copyFileSync } from 'node:fs';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { fleetKeys } from '../../src/fleet/fleet-keys.ts';
@@ -29,26 +26,12 @@ import {
   sleep,
   waitUntil,
 } from './support/bot-harness.ts';
-import { fleetHarness } from './support/fleet-harness.ts';
+import { fleetHarness, memberLedger as ledger, walletDirs } from './support/fleet-harness.ts';
 
 const NAMES = ['fa', 'fb', 'fc'] as const;
 type Name = (typeof NAMES)[number];
 
 const { h, r } = fleetHarness();
-
-/** A member's ledger: its orders' ids and its fills (`trade|order`), from its data dir's store. */
-function ledger(dir: string): { orders: Set<string>; fills: string[] } {
-  const db = new Database(join(dir, 'mmkit.db'), { readonly: true, fileMustExist: true });
-  try {
-    const orders = new Set((db.prepare('SELECT id FROM orders').all() as Array<{ id: string }>).map((x) => x.id));
-    const fills = (db.prepare('SELECT trade_id, order_id FROM fills').all() as Array<Record<string, string>>).map(
-      (x) => `${x['trade_id']}|${x['order_id']}`,
-    );
-    return { orders, fills };
-  } finally {
-    db.close();
-  }
-}
 
 describe('whose fills in a fleet', () => {
   it("a restarted member and a member on a fresh data dir book none of the others' fills", async () => {
@@ -59,11 +42,7 @@ describe('whose fills in a fleet', () => {
     expect(liquid).toHaveLength(3);
     markets = liquid.slice(0, 2);
     const third = liquid[2]!;
-    const first = h.dataDir();
-    const address = first.address;
-    const dirs = { fa: first.dir, fb: h.dataDir().dir, fc: h.dataDir().dir } as Record<Name, string>;
-    for (const n of ['fb', 'fc'] as const)
-      copyFileSync(join(first.dir, 'paper-wallet.key'), join(dirs[n], 'paper-wallet.key'));
+    const { address, dirs } = walletDirs(h, NAMES);
     const bots = {} as Partial<Record<Name, BotProcess>>;
     const runs: Record<Name, BotProcess[]> = { fa: [], fb: [], fc: [] };
     const start = (n: Name, ms: readonly string[] = markets) => {

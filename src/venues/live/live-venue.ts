@@ -5,8 +5,8 @@
  *  - Identity: the wallet's API key, created or derived with an L1 signature at start; one HTTP
  *    transport (one set of budgets) for every request of that identity.
  *  - `markets()`: every market of GET /markets, active (and accepting orders) first, in integer
- *    units. It also fills the cache `prepare` signs from (tick size, neg-risk, fee rate); the cache
- *    follows tick-size changes seen on the market channel.
+ *    units. It also fills the cache `prepare` signs from (tick size, neg-risk, fee rate;
+ *    ./market-cache.ts); the cache follows tick-size changes seen on the market channel.
  *  - `marketEvents(tokens)`: ONE market-channel connection, shared; asking again for more tokens
  *    subscribes them on the live connection. `userEvents(markets)`: ONE user-channel connection,
  *    shared likewise, whose reconnects are reconciled over REST (/data/orders, /data/order/{id},
@@ -41,20 +41,13 @@ import { rtdsStream, type RtdsStream } from '../../api/streams/rtds.ts';
 import type { Clock } from '../../core/clock.ts';
 import { MAX_BATCH_ORDERS } from '../../core/rate-limits.ts';
 import { CANCEL_CHUNK_IDS } from '../../core/signer-limits.ts';
+import { LiveMarketCache } from './market-cache.ts';
 import { PresignPool, type PresignOptions } from './presign-pool.ts';
 import { cancelOutcome, orderRecord, toMarketInfo, toVenueOrder, tradeRecord, venueFillsOf } from './live-mappers.ts';
 import { AuthError, ConfigError, OrderRejectedError, RateLimitError, ValidationError } from '../../core/errors.ts';
 import type { FillEvent, MarketEvent, RtdsEvent, UserEvent } from '../../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../../core/ids.ts';
-import {
-  LOT_MICRO,
-  notional,
-  parsePrice,
-  tickFromPips,
-  type Micro,
-  type Pips,
-  type TickSize,
-} from '../../core/units.ts';
+import { LOT_MICRO, notional, parsePrice, type Micro, type Pips } from '../../core/units.ts';
 import type {
   CancelOutcome,
   CtfOperationKind,
@@ -192,11 +185,8 @@ class LiveVenueImpl implements LiveVenue {
   readonly rewards: RewardsClient;
   readonly #p: LiveVenueParts;
   readonly #me: UserIdentity;
-  /** Per token: its market's info (as last seen) and a small number (its presign slots). */
-  readonly #byToken = new Map<string, { m: MarketInfo; no: number }>();
-  readonly #byMarket = new Map<string, MarketInfo>();
-  readonly #fees = new Map<string, number>();
-  readonly #feeAsked = new Set<string>();
+  /** What orders are built from, per market and token (./market-cache.ts). */
+  readonly #cache: LiveMarketCache;
   readonly #marginMs: number;
   #market: { stream: MarketStream; events$: Observable<MarketEvent> } | undefined;
   #user: { stream: UserStream; events$: Observable<UserEvent>; markets: Set<string> } | undefined;
@@ -215,7 +205,8 @@ class LiveVenueImpl implements LiveVenue {
     this.rewards = new RewardsClient(p.transport);
     this.#me = { apiKey: p.creds.apiKey, address: this.address };
     this.#marginMs = p.reconcileMarginMs ?? 60_000;
-    this.#presign = new PresignPool(p.presign, p.builder, (t) => this.#byToken.get(t));
+    this.#cache = new LiveMarketCache(this.clob, p.builder, p.logger);
+    this.#presign = new PresignPool(p.presign, p.builder, (t) => this.#cache.token(t));
   }
 
   stats(): LiveVenueStats {
@@ -225,24 +216,17 @@ class LiveVenueImpl implements LiveVenue {
   // ---- markets ---------------------------------------------------------------------------------
 
   learnMarkets(markets: readonly MarketInfo[]): void {
-    for (const m of markets) {
-      this.#byMarket.set(m.market, m);
-      for (const t of m.tokens) {
-        const e = this.#byToken.get(t.tokenId);
-        if (e === undefined) this.#byToken.set(t.tokenId, { m, no: this.#byToken.size });
-        else e.m = m;
-      }
-    }
+    this.#cache.learnMarkets(markets);
   }
 
   marketOfToken(tokenId: string): MarketInfo | undefined {
-    return this.#byToken.get(tokenId)?.m;
+    return this.#cache.token(tokenId)?.m;
   }
 
   async markets(): Promise<readonly MarketInfo[]> {
     const out: MarketInfo[] = [];
     for await (const m of this.clob.marketsAll()) {
-      const info = toMarketInfo(m, this.#fees.get(m.conditionId) ?? this.#byMarket.get(m.conditionId)?.feeRateBps ?? 0);
+      const info = toMarketInfo(m, this.#cache.feeRateOf(m.conditionId));
       if (info !== undefined) out.push(info);
     }
     // stable: active first, listing order otherwise
@@ -251,80 +235,11 @@ class LiveVenueImpl implements LiveVenue {
     return sorted;
   }
 
-  /**
-   * Fetches, once and in the background, what orders of these tokens' markets are built from: on a
-   * V2 venue the market's `GET /clob-markets` info (tick, neg-risk, fee rate); on V1 its fee rate
-   * (signed in V1 orders).
-   */
-  #learnFees(tokenIds: readonly string[]): void {
-    if (this.#p.builder.protocol === 2) {
-      this.#learnClobMarkets(tokenIds);
-      return;
-    }
-    for (const t of tokenIds) {
-      const m = this.#byToken.get(t)?.m;
-      if (m === undefined || this.#feeAsked.has(m.market)) continue;
-      this.#feeAsked.add(m.market);
-      this.clob.feeRate(t).then(
-        (bps) => {
-          this.#fees.set(m.market, bps);
-          const cur = this.#byMarket.get(m.market);
-          if (cur !== undefined && cur.feeRateBps !== bps) this.learnMarkets([{ ...cur, feeRateBps: bps }]);
-        },
-        (err: unknown) => {
-          this.#feeAsked.delete(m.market);
-          this.#p.logger?.warn(
-            { market: m.market, err: (err as Error).message?.slice(0, 200) },
-            'fee rate lookup failed (orders sign with the cached rate)',
-          );
-        },
-      );
-    }
-  }
-
-  #learnClobMarkets(tokenIds: readonly string[]): void {
-    for (const t of tokenIds) {
-      const m = this.#byToken.get(t)?.m;
-      if (m === undefined || this.#feeAsked.has(m.market)) continue;
-      this.#feeAsked.add(m.market);
-      this.clob.clobMarket(m.market).then(
-        (info) => {
-          this.#fees.set(m.market, info.feeRateBps);
-          const cur = this.#byMarket.get(m.market);
-          if (
-            cur !== undefined &&
-            (cur.tick !== info.tick || cur.negRisk !== info.negRisk || cur.feeRateBps !== info.feeRateBps)
-          )
-            this.learnMarkets([{ ...cur, tick: info.tick, negRisk: info.negRisk, feeRateBps: info.feeRateBps }]);
-        },
-        (err: unknown) => {
-          this.#feeAsked.delete(m.market);
-          this.#p.logger?.warn(
-            { market: m.market, err: (err as Error).message?.slice(0, 200) },
-            'market info lookup failed (GET /clob-markets; orders are built from the cached info)',
-          );
-        },
-      );
-    }
-  }
-
-  #onTick(tokenId: string, tickPipsNew: number): void {
-    const m = this.#byToken.get(tokenId)?.m;
-    if (m === undefined) return;
-    let tick: TickSize;
-    try {
-      tick = tickFromPips(tickPipsNew);
-    } catch {
-      return;
-    }
-    if (m.tick !== tick) this.learnMarkets([{ ...m, tick }]);
-  }
-
   // ---- streams -----------------------------------------------------------------------------------
 
   marketEvents(tokenIds: readonly TokenId[]): Observable<MarketEvent> {
     if (this.#closed) throw new ValidationError('venue closed');
-    this.#learnFees(tokenIds);
+    this.#cache.learnFees(tokenIds);
     let m = this.#market;
     if (m === undefined) {
       const p = this.#p;
@@ -341,8 +256,8 @@ class LiveVenueImpl implements LiveVenue {
       // keep the signing cache's tick in step with the venue (before any consumer sees the event)
       const events$ = stream.events$.pipe(
         tap((e) => {
-          if (e.type === 'tick_size_change') this.#onTick(e.tokenId, e.new);
-          else if (e.type === 'book_snapshot' && e.tickSize !== null) this.#onTick(e.tokenId, e.tickSize);
+          if (e.type === 'tick_size_change') this.#cache.onTick(e.tokenId, e.new);
+          else if (e.type === 'book_snapshot' && e.tickSize !== null) this.#cache.onTick(e.tokenId, e.tickSize);
         }),
         share(),
       );
@@ -353,7 +268,7 @@ class LiveVenueImpl implements LiveVenue {
     const wanted = new Set<string>(tokenIds);
     const markets = new Set<string>();
     for (const t of tokenIds) {
-      const info = this.#byToken.get(t)?.m;
+      const info = this.#cache.token(t)?.m;
       if (info !== undefined) markets.add(info.market);
     }
     return m.events$.pipe(
@@ -468,7 +383,7 @@ class LiveVenueImpl implements LiveVenue {
     const out: PreparedOrder[] = new Array(requests.length);
     for (let i = 0; i < requests.length; i++) {
       const r = requests[i]!;
-      const t = this.#byToken.get(r.tokenId);
+      const t = this.#cache.token(r.tokenId);
       if (t === undefined)
         throw new ValidationError(
           `prepare: token ${String(r.tokenId).slice(0, 20)}… is not in the market cache (call markets() first)`,
@@ -727,7 +642,7 @@ class LiveVenueImpl implements LiveVenue {
       // a reward pays collateral and moves no token: it never explains a token's difference
       if (kind === 'REWARD') continue;
       const tokens =
-        a.asset !== null ? [a.asset] : (this.#byMarket.get(a.conditionId)?.tokens.map((t) => t.tokenId) ?? []);
+        a.asset !== null ? [a.asset] : (this.#cache.market(a.conditionId)?.tokens.map((t) => t.tokenId) ?? []);
       for (const t of tokens) if (!out.has(t)) out.set(t, kind);
     }
     return out;

@@ -4,22 +4,16 @@
  * own, a stopped member's record stays (its positions still exist in the wallet), and a publish
  * while Redis is down reports the error and never rejects.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LiveClock } from '../../../src/core/clock.ts';
 import { fleetKeys } from '../../../src/fleet/fleet-keys.ts';
 import { type LedgerToken, LedgerPublisher, readOtherLedgers } from '../../../src/fleet/fleet-ledger.ts';
 import { connectFleetRedis } from '../../../src/fleet/redis.ts';
-import { startRedis, type TestRedis } from '../../support/redis.ts';
+import { useTestRedis } from '../../support/redis-suite.ts';
 
 const keys = fleetKeys('0x00000000000000000000000000000000000000e5');
 const clock = new LiveClock();
-let r: TestRedis;
-beforeAll(async () => {
-  r = await startRedis();
-});
-afterAll(async () => {
-  await r?.stop();
-});
+const r = useTestRedis();
 
 const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
 

@@ -5,7 +5,7 @@
  * first one of a fleet; none of a fleet that published ledgers before the record existed), and a
  * fill from outside on a market outside the fleet's by the ledger that claims it first.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LiveClock } from '../../../src/core/clock.ts';
 import { fleetKeys } from '../../../src/fleet/fleet-keys.ts';
 import {
@@ -15,16 +15,10 @@ import {
   MemberOrders,
 } from '../../../src/fleet/member-orders.ts';
 import { connectFleetRedis } from '../../../src/fleet/redis.ts';
-import { startRedis, type TestRedis } from '../../support/redis.ts';
+import { useTestRedis } from '../../support/redis-suite.ts';
 
 const clock = new LiveClock();
-let r: TestRedis;
-beforeAll(async () => {
-  r = await startRedis();
-});
-afterAll(async () => {
-  await r?.stop();
-});
+const r = useTestRedis();
 
 describe('member orders', () => {
   it("one member's filled orders are known to the others (sync and lookup); kept queued while Redis hangs", async () => {
