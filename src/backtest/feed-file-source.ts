@@ -116,8 +116,12 @@ export class FileSource {
           // early, Z_BUF_ERROR, loses nothing: no second pass.)
           this.recovering = true;
           this.skip = this.outBytes;
+          // (the first pass's read stream is paused on the file, unpiped by the failed gunzip:
+          // destroyed, or its handle stays open; the second pass's is tracked for close())
           this.stream?.destroy();
+          this.raw?.destroy();
           const raw = createReadStream(this.file, { highWaterMark: 64 * 1024 });
+          this.raw = raw;
           const g = gunzipOf(raw, RECOVERY_CHUNK, (e) => {
             this.readErr = e;
           });

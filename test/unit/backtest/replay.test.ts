@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, createWriteStream } from 'node:fs';
+import {
+  createWriteStream,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { constants, createGzip, gzipSync } from 'node:zlib';
@@ -212,6 +221,35 @@ describe('replayFeeds: damage', () => {
     expect(items.length).toBeLessThan(3000);
     expect(tags(items)).toEqual(lines.slice(0, items.length).map((_, i) => `f${i + 1}-${'x'.repeat(i % 50)}`));
     expect(stats.truncatedFiles).toBe(1);
+  });
+
+  it('corrupt data early in a large file: no file handle stays open after the replay (the second pass too)', async () => {
+    // the damage near the start, a megabyte of data after it: both passes stop at the damage with
+    // most of the file unread, so their read streams must be closed, not left paused on the file
+    let x = 7;
+    const noise = () => (x = (x * 1103515245 + 12345) & 0x7fffffff).toString(36);
+    const lines = Array.from({ length: 40_000 }, (_, i) => frame(i + 1, `f${i + 1}-${noise()}${noise()}`));
+    const first = gzipSync(lines.slice(0, 200).join('\n') + '\n');
+    const second = Buffer.from(gzipSync(lines.slice(200).join('\n') + '\n'));
+    for (let i = 40; i < 80; i++) second[i] = second[i]! ^ 0x5a;
+    const p = path('corrupt-large.ndjson.gz');
+    writeFileSync(p, Buffer.concat([first, second]));
+    expect(statSync(p).size).toBeGreaterThan(512 * 1024);
+    const openOnFile = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === p;
+        } catch {
+          return false; // (closed between the listing and the read)
+        }
+      }).length;
+    const stats = newReplayStats();
+    const items = await collect([p], { stats });
+    expect(items.length).toBeGreaterThanOrEqual(195);
+    expect(items.length).toBeLessThan(40_000);
+    expect(stats.truncatedFiles).toBe(1);
+    await new Promise((r) => setTimeout(r, 50)); // (a stream's close is reported on a later tick)
+    expect(openOnFile()).toBe(0);
   });
 
   it('a missing file throws (a usage error, not damage)', async () => {
