@@ -54,6 +54,7 @@ import {
 import { bookRewards, finalRewardPoll } from '../ops/reward-wiring.ts';
 import { REWARD_SAMPLE_MS } from '../engine/reward-tracker.ts';
 import { isLoopbackUrl, removeDaemonVenue, urlsFromBase, writeDaemonVenue, type VenueUrls } from './venue.ts';
+import { IN_PROCESS_VENUE_PREFIX } from './data-dir-venue.ts';
 import { resolveWallet } from './wallet.ts';
 import { acquireDaemonLock, DaemonLockedError, type DaemonLock } from '../ops/daemon-lock.ts';
 import { removeControlToken, removeDaemonFile } from '../ops/daemon-file.ts';
@@ -368,10 +369,12 @@ async function runLocked(
   const venue = ops.instrument(liveVenue);
   const store: Store = openStore(cfg.storeFile || join(cfg.dataDir, 'mmkit.db'));
   // the ledger's epoch: a different venue, a fresh paper world or another account starts a new one
-  // (positions and PnL are never carried across worlds); its opening holdings come from the venue
+  // (positions and PnL are never carried across worlds); its opening holdings come from the venue.
+  // An in-process exchange is marked (`inprocess:`): the operator commands must not ask it once it is gone
   const identity = venue.identity ? await venue.identity() : undefined;
+  const id = identity ?? { venue: urls.clob.replace(/\/clob$/, ''), world: null, address: venue.address };
   const epoch = store.openEpoch(
-    identity ?? { venue: urls.clob.replace(/\/clob$/, ''), world: null, address: venue.address },
+    exchange !== undefined ? { ...id, venue: `${IN_PROCESS_VENUE_PREFIX}${id.venue}` } : id,
     clock.now(),
   );
   if (epoch.fresh)
