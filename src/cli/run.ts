@@ -642,11 +642,12 @@ async function runLocked(
   await trader.cancelAll('shutdown');
   const flat = await trader.verifyFlat(5000);
   if (!flat.flat) logNotFlat(dlog, flat, tracker.liveOrders().length, cfg, urls, exchange !== undefined);
-  // the leases go at once (another member takes the markets and the heartbeat without waiting)
   await stopFleetStatus?.();
   // a fleet member's last poll of the payouts while it still holds its markets and reaches the
   // fleet (its claims are made in Redis; a payout it cannot claim now is booked by the next holder)
-  if (fleetMember !== undefined && trader.rewards.active) await finalRewardPoll(rewardBook, log);
+  if (fleetMember !== undefined && trader.rewards.active)
+    await finalRewardPoll(rewardBook, componentLogger(log, 'rewards'));
+  // the leases go at once (another member takes the markets and the heartbeat without waiting)
   await fleetMember?.leave();
   // answers a waiting `mmkit kill` (POST /api/kill) at once and takes the last status sample
   ops.flattened(flat, reason);
