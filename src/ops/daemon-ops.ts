@@ -118,7 +118,7 @@ export function publicUrl(u: string): string {
  * A ledger epoch's venue as it may be shown: its URL as publicUrl shows it, without the chain, and the
  * `shadow:` / `inprocess:` mark before it (src/cli/data-dir-venue.ts) kept as it is.
  */
-function epochVenueShown(venue: string): string {
+export function epochVenueShown(venue: string): string {
   const m = /^((?:shadow:|inprocess:)*)(.*)$/s.exec(venue.replace(/#\d+$/, ''))!;
   return `${m[1]}${publicUrl(m[2]!)}`;
 }
