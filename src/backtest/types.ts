@@ -60,7 +60,6 @@ export interface InventoryLimit {
 }
 
 /** Time one token spent at the inventory limit. */
-
 export interface InventoryTime {
   readonly tokenId: string;
   readonly atLimitMs: number;

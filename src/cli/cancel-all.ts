@@ -3,7 +3,8 @@
  * DELETE /cancel-market-orders with --market), then verify by listing what is still open. The
  * emergency brake from a second terminal; a running daemon would re-quote, so stop it first
  * (`mmkit kill`) or use this after it died: then, without --exchange-url, at the venue the data dir
- * last traded on (data-dir-venue.ts), where its orders rest, not at the default paper exchange.
+ * last traded on (data-dir-venue.ts), where its orders rest, not at the default paper exchange. When
+ * that was the daemon's in-process paper exchange, nothing rests: it ended with the daemon (exit 0).
  */
 import type { Command } from 'commander';
 import { action, addCommonOptions, configFrom, note, printJson, withSession, type CommonOptions } from './common.ts';
@@ -35,7 +36,13 @@ ${EXIT_CODES_HELP}`,
   );
   cmd.action(
     action(async (o: CancelAllOptions) => {
-      const cfg = await venueCommandConfig(configFrom(o), note);
+      const { cfg, ended } = await venueCommandConfig(configFrom(o), note);
+      if (ended !== undefined) {
+        note(`${ended}: nothing rests there to cancel; pass --exchange-url to ask another venue`);
+        if (o.json) printJson({ canceled: [], notCanceled: {}, open: 0, openOrders: [] });
+        else process.stdout.write('canceled 0 order(s); 0 open now\n');
+        return ExitCode.OK;
+      }
       return withSession(cfg, { auth: true, json: o.json }, async (s) => {
         const r = o.market ? await s.clob.cancelMarketOrders({ market: o.market }) : await s.clob.cancelAll();
         const left = [];

@@ -173,11 +173,24 @@ function childrenOf(section: string): string[] {
   return [...out];
 }
 
-/** What is wrong with a value given where the schema has a section (an object of keys). */
+/**
+ * What is wrong with a value given where the schema has a section (an object of keys). The message names
+ * the value's type, never the value: a scalar in place of a section is often what belongs in one of its
+ * keys (`"secrets": "0x<private key>"`, `"fleet": "redis://:password@host"`), and this runs before the
+ * log scrubber knows any secret.
+ */
 function notAnObject(key: string, loadedAt: (key: string) => unknown): ConfigProblem {
   const v = loadedAt(key);
-  const shown = v === undefined || isSensitiveKey(key) ? '' : `: value was ${JSON.stringify(v)}`;
+  const shown = v === undefined ? '' : `: value was ${typeName(v)}`;
   return { key, message: `must be an object {${childrenOf(key).join(', ')}}${shown}` };
+}
+
+/** A value's JSON type with its article ("a string", "an array", "null"), for messages that must not show it. */
+function typeName(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  const t = typeof v;
+  return t === 'object' ? 'an object' : `a ${t}`;
 }
 
 /** One line of a convict error as the key it names and what is wrong. */

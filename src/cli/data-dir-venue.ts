@@ -9,13 +9,26 @@
  * order(s)" while the dead daemon's orders rest at the venue it traded. So these commands ask, in
  * order: the configured venue; a living daemon's venue.json; a gone daemon's venue.json (a crash
  * leaves it); the venue of the store's current ledger epoch (`<clob URL>#<chain>`, `shadow:` before
- * it for a shadow run's); only then the default, said as such. A recorded venue is announced on
- * stderr with where it came from and how to ask another (--exchange-url).
+ * it for a shadow run's, `inprocess:` for a run on the in-process paper exchange); only then the default,
+ * said as such. A recorded venue is announced on stderr with where it came from and how to ask another
+ * (--exchange-url).
+ *
+ * A daemon's in-process paper exchange lives on a random loopback port and ends with the daemon, its
+ * orders and holdings with it: asking its recorded address after the daemon is gone finds nothing, or
+ * another process that took the port. So when the recorded venue was in-process (venue.json's
+ * `inProcess`, the epoch's `inprocess:`), the commands do not connect: `orders` and `cancel-all` say
+ * nothing rests (exit 0), `positions` points to `--source store` (venueCommandConfig's `ended`).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MmkitConfig } from './config.ts';
 import { DAEMON_VENUE_FILE, readDaemonVenue, resolveVenue } from './venue.ts';
+
+/**
+ * Put before the venue of a ledger epoch opened on the daemon's in-process paper exchange
+ * (`inprocess:http://127.0.0.1:<port>/clob#137`): that venue ended with its daemon (see the module comment).
+ */
+export const IN_PROCESS_VENUE_PREFIX = 'inprocess:';
 
 /** A configuration whose venue is the one the data dir records (see the module comment). */
 export interface DataDirVenue {
@@ -73,12 +86,19 @@ export function dataDirVenue(cfg: MmkitConfig, epochVenue: string | undefined): 
         ...(gone.inProcess === true ? { inProcess: true } : {}),
       };
   }
-  const m = epochVenue === undefined ? null : /^(?:shadow:)?(https?:\/\/[^#]+?)\/*(?:#\d+)?$/.exec(epochVenue);
+  const m =
+    epochVenue === undefined ? null : /^(?:shadow:)?(inprocess:)?(https?:\/\/[^#]+?)\/*(?:#\d+)?$/.exec(epochVenue);
   if (m !== null) {
-    const url = m[1]!;
+    const url = m[2]!;
     const base = url.endsWith('/clob') ? url.slice(0, -'/clob'.length) : new URL(url).origin;
     const c = { ...cfg, bot: { ...cfg.bot, exchangeUrl: base }, venue: { ...cfg.venue, clobUrl: url } };
-    return { cfg: c, from: "the store's ledger epoch", clob: url, recorded: true };
+    return {
+      cfg: c,
+      from: "the store's ledger epoch",
+      clob: url,
+      recorded: true,
+      ...(m[1] !== undefined ? { inProcess: true } : {}),
+    };
   }
   return {
     cfg,
@@ -109,24 +129,43 @@ export async function storeEpochVenue(cfg: MmkitConfig): Promise<string | undefi
   }
 }
 
+/** What a venue command on the wallet's orders or holdings talks to (see venueCommandConfig). */
+export interface VenueCommandTarget {
+  /** The configuration to connect with. */
+  readonly cfg: MmkitConfig;
+  /**
+   * Set when the venue the data dir last traded on was its gone daemon's in-process paper exchange:
+   * why there is nothing to ask (it ended with that daemon, its orders and holdings with it). Connect to nothing.
+   */
+  readonly ended?: string;
+}
+
 /**
  * The configuration a venue command on the wallet's orders or holdings connects with (see the
  * module comment). When the venue is one the data dir recorded, says so with `note` (stderr), with
- * the flag that asks another one.
+ * the flag that asks another one; when that venue was a gone daemon's in-process paper exchange, says
+ * nothing and returns `ended`: the command reports it its own way.
  */
-export async function venueCommandConfig(cfg: MmkitConfig, note: (msg: string) => void): Promise<MmkitConfig> {
+export async function venueCommandConfig(cfg: MmkitConfig, note: (msg: string) => void): Promise<VenueCommandTarget> {
   try {
-    if (resolveVenue(cfg).source !== 'default') return cfg;
+    if (resolveVenue(cfg).source !== 'default') return { cfg };
   } catch {
     // a bad venue configuration: the command's own resolution reports it
-    return cfg;
+    return { cfg };
   }
   const v = dataDirVenue(cfg, await storeEpochVenue(cfg));
-  if (!v.recorded) return cfg;
+  if (!v.recorded) return { cfg };
+  if (v.inProcess === true)
+    return {
+      cfg,
+      ended:
+        `no venue configured and no daemon running in ${cfg.bot.dataDir}: the venue it last traded on, ${v.clob} ` +
+        `(from ${v.from}), was its daemon's paper exchange in-process, which ended with it, and its orders and ` +
+        'holdings with it',
+    };
   note(
-    `no venue configured and no daemon running in ${cfg.bot.dataDir}: asking the venue it last traded on, ${v.clob} (from ${v.from})${
-      v.inProcess ? "; that daemon's paper exchange ran in-process and ended with it, and its orders with it" : ''
-    }; pass --exchange-url to ask another`,
+    `no venue configured and no daemon running in ${cfg.bot.dataDir}: asking the venue it last traded on, ${v.clob} ` +
+      `(from ${v.from}); pass --exchange-url to ask another`,
   );
-  return v.cfg;
+  return { cfg: v.cfg };
 }

@@ -321,7 +321,8 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     // exchange.* keys the in-process paper exchange does not apply: said, not silently dropped
     if (!b.shadow && daemonVenue(cfg).inProcess) {
       const ignored = ignoredInProcessKeys(cfg);
-      if (ignored.length > 0) logger.warn({ keys: ignored }, inProcessIgnoredMessage(ignored));
+      if (ignored.length > 0)
+        componentLogger(logger, DAEMON_COMPONENT).warn({ keys: ignored }, inProcessIgnoredMessage(ignored));
     }
     const [{ runBot }, { runExitCode }] = await Promise.all([import('./run.ts'), import('./run-stop.ts')]);
     // The daemon's own timers are unref'd (the clock's): this handle keeps the process alive until

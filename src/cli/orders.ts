@@ -4,7 +4,8 @@
  * terminal sees and cancels what a running `mmkit run` placed; that daemon re-quotes on its next
  * cycle, so stop it first (`mmkit kill`) to pull quotes for good. Without --exchange-url and a
  * running daemon, the venue is the one the data dir last traded on (data-dir-venue.ts): after a crash
- * the orders it may have left are listed where they rest, not at the default paper exchange.
+ * the orders it may have left are listed where they rest, not at the default paper exchange. When that
+ * was the daemon's in-process paper exchange, nothing rests: it ended with the daemon (nothing is asked).
  */
 import type { Command } from 'commander';
 import type { OpenOrder } from '../api/clob.ts';
@@ -87,7 +88,12 @@ ${EXIT_CODES_HELP}`,
   );
   list.action(
     action(async (o: ListOptions) => {
-      const cfg = await venueCommandConfig(configFrom(o), note);
+      const { cfg, ended } = await venueCommandConfig(configFrom(o), note);
+      if (ended !== undefined) {
+        note(`${ended}: no order of it rests anywhere; pass --exchange-url to ask another venue`);
+        if (o.json) printJson({ count: 0, orders: [] });
+        return;
+      }
       return withSession(cfg, { auth: true, json: o.json }, async (s) => {
         const list: OpenOrder[] = [];
         for await (const x of s.clob.openOrdersAll({
@@ -132,7 +138,16 @@ ${EXIT_CODES_HELP}`,
         throw usageError(
           `not an order id (0x + 64 hex digits): ${bad.map((b) => JSON.stringify(b.slice(0, 70))).join(', ')}`,
         );
-      const cfg = await venueCommandConfig(configFrom(o), note);
+      const { cfg, ended } = await venueCommandConfig(configFrom(o), note);
+      if (ended !== undefined) {
+        // not cancelled, as a venue answers for an order it no longer holds: the order ended with its exchange
+        note(`${ended}; pass --exchange-url to ask another venue`);
+        const why = 'the in-process paper exchange it rested on ended with its daemon';
+        const notCanceled = Object.fromEntries(ids.map((id) => [id, why]));
+        if (o.json) printJson({ canceled: [], notCanceled });
+        else for (const id of ids) process.stdout.write(`not canceled  ${id}: ${why}\n`);
+        return ExitCode.FAILURE;
+      }
       return withSession(cfg, { auth: true, json: o.json }, async (s) => {
         const canceled: string[] = [];
         const notCanceled: Record<string, string> = {};

@@ -4,7 +4,8 @@
  *  - `--source venue` (default): the venue's Data API (GET /users/{address}/positions, every page):
  *    the authoritative holdings of the address, whoever traded them, with the venue's marks
  *    (current value, cash and realized PnL). Public: no API key is created. Without a configured
- *    venue or a running daemon, the venue the data dir last traded on (data-dir-venue.ts).
+ *    venue or a running daemon, the venue the data dir last traded on (data-dir-venue.ts); when that
+ *    was the daemon's in-process paper exchange, the holdings ended with it: an error points to the store.
  *  - `--source store`: the daemon's local SQLite store (<dataDir>/mmkit.db or bot.storeFile):
  *    positions of the store's current ledger epoch (the venue, world and address the daemon last
  *    traded on), derived from its fills (the bot's and external ones), adjustments to the venue's
@@ -34,7 +35,7 @@ import {
   type Session,
 } from './common.ts';
 import type { MmkitConfig } from './config.ts';
-import { EXIT_CODES_HELP, usageError } from './exit-codes.ts';
+import { CliError, EXIT_CODES_HELP, ExitCode, usageError } from './exit-codes.ts';
 import { dataDirVenue, venueCommandConfig } from './data-dir-venue.ts';
 import { resolveVenue } from './venue.ts';
 
@@ -69,9 +70,9 @@ const shortTitle = (t: string) => (t.length > 40 ? t.slice(0, 39) + '…' : t);
 export function storeVenue(
   cfg: MmkitConfig,
   epochVenue: string | undefined,
-): { cfg: MmkitConfig; from: string; clob: string | undefined } {
+): { cfg: MmkitConfig; from: string; clob: string | undefined; inProcess?: boolean } {
   const v = dataDirVenue(cfg, epochVenue);
-  return { cfg: v.cfg, from: v.from, clob: v.clob };
+  return { cfg: v.cfg, from: v.from, clob: v.clob, ...(v.inProcess === true ? { inProcess: true } : {}) };
 }
 
 /**
@@ -82,10 +83,18 @@ export function storeVenue(
 async function tokenLabels(
   cfg: MmkitConfig,
   markets: ReadonlySet<string>,
-  venue: { from: string; clob: string | undefined },
+  venue: { from: string; clob: string | undefined; inProcess?: boolean },
 ): Promise<Map<string, { title: string; outcome: string }>> {
   const out = new Map<string, { title: string; outcome: string }>();
   if (markets.size === 0) return out;
+  if (venue.inProcess === true) {
+    // the daemon's in-process exchange ended with it: nothing to ask (another process may hold its port)
+    note(
+      `the venue at ${venue.clob ?? '?'} (from ${venue.from}) was an in-process paper exchange that ended with ` +
+        'its daemon: tokens are shown by id',
+    );
+    return out;
+  }
   const quick = { ...cfg, venue: { ...cfg.venue, timeoutMs: Math.min(cfg.venue.timeoutMs || 3000, 3000) } };
   const where = `the venue at ${venue.clob ?? '?'} (from ${venue.from})`;
   let s: Session | undefined;
@@ -248,7 +257,14 @@ ${EXIT_CODES_HELP}`,
         }
         return;
       }
-      const vcfg = await venueCommandConfig(cfg, note);
+      const { cfg: vcfg, ended } = await venueCommandConfig(cfg, note);
+      // the holdings ended with the in-process exchange: the store keeps what the bot booked
+      if (ended !== undefined)
+        throw new CliError(
+          `${ended}: there is no venue to read; the daemon's store has what it booked: ` +
+            `mmkit positions --source store --data-dir ${cfg.bot.dataDir} (or --exchange-url to ask another venue)`,
+          ExitCode.FAILURE,
+        );
       let address = o.address;
       if (address !== undefined && !isAddress(address)) throw usageError('--address takes 0x + 40 hex digits');
       if (address === undefined) {

@@ -54,6 +54,7 @@ import {
 import { bookRewards, finalRewardPoll } from '../ops/reward-wiring.ts';
 import { REWARD_SAMPLE_MS } from '../engine/reward-tracker.ts';
 import { isLoopbackUrl, removeDaemonVenue, urlsFromBase, writeDaemonVenue, type VenueUrls } from './venue.ts';
+import { IN_PROCESS_VENUE_PREFIX } from './data-dir-venue.ts';
 import { resolveWallet } from './wallet.ts';
 import type { DaemonLock } from '../ops/daemon-lock.ts';
 import { removeControlToken, removeDaemonFile } from '../ops/daemon-file.ts';
@@ -365,10 +366,12 @@ async function runLocked(
   const venue = ops.instrument(liveVenue);
   const store: Store = openStore(cfg.storeFile || join(cfg.dataDir, 'mmkit.db'));
   // the ledger's epoch: a different venue, a fresh paper world or another account starts a new one
-  // (positions and PnL are never carried across worlds); its opening holdings come from the venue
+  // (positions and PnL are never carried across worlds); its opening holdings come from the venue.
+  // An in-process exchange is marked (`inprocess:`): the operator commands must not ask it once it is gone
   const identity = venue.identity ? await venue.identity() : undefined;
+  const id = identity ?? { venue: urls.clob.replace(/\/clob$/, ''), world: null, address: venue.address };
   const epoch = store.openEpoch(
-    identity ?? { venue: urls.clob.replace(/\/clob$/, ''), world: null, address: venue.address },
+    exchange !== undefined ? { ...id, venue: `${IN_PROCESS_VENUE_PREFIX}${id.venue}` } : id,
     clock.now(),
   );
   if (epoch.fresh)
@@ -620,12 +623,13 @@ async function runLocked(
   await trader.cancelAll('shutdown');
   const flat = await trader.verifyFlat(5000);
   if (!flat.flat) logNotFlat(dlog, flat, tracker.liveOrders().length, cfg, urls, exchange !== undefined);
-  // the leases go at once (another member takes the markets and the heartbeat without waiting)
   await stopFleetStatus?.();
   // a fleet member's last poll of the payouts while it still holds its markets and reaches the
   // fleet (its claims are made in Redis; a payout it cannot claim now is booked by the next holder)
-  if (fleetMember !== undefined && trader.rewards.active) await finalRewardPoll(rewardBook, log);
-  // (the connection stays for the backfill's claims and the ledger's last publish: it leaves below)
+  if (fleetMember !== undefined && trader.rewards.active)
+    await finalRewardPoll(rewardBook, componentLogger(log, 'rewards'));
+  // the leases and the heartbeat go at once (another member takes the markets without waiting); the
+  // connection stays for the backfill's claims and the ledger's last publish: it leaves below
   await fleetMember?.release();
   // answers a waiting `mmkit kill` (POST /api/kill) at once and takes the last status sample
   ops.flattened(flat, reason);

@@ -37,6 +37,13 @@ export const REJECT_MESSAGES: Readonly<Record<OrderRejectCode, string>> = {
   FOK_ORDER_NOT_FILLED_ERROR: "order couldn't be fully filled, FOK orders are fully filled/killed",
 };
 
+/**
+ * The `not_canceled` reason of every cancel route for an id that is not a live order of the caller
+ * (unknown, another user's, already cancelled or matched): the public service's one text, which bots
+ * match (../shared/venue-conventions.md). The paper exchange and the simulated venue both answer it.
+ */
+export const NOT_CANCELED_REASON = "order can't be found - already canceled or matched";
+
 /** What the shape rules read of an order (the engine's NewOrder has these fields). */
 export interface OrderShape {
   /** 'GTC' | 'GTD' | 'FOK' | 'FAK'; anything else is refused. */

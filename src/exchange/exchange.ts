@@ -35,6 +35,7 @@ import { checkRewardConfig, ExchangeRewards, type EpochPayout } from './rewards/
 import { NotFoundError } from '../core/errors.ts';
 import { rewardAsset } from './rewards/wire.ts';
 import type { RewardConfig } from '../core/rewards.ts';
+import { NOT_CANCELED_REASON } from '../core/order-rules.ts';
 import type { WorldEvent } from './world/model.ts';
 
 export * from './exchange-types.ts';
@@ -54,12 +55,8 @@ import {
   type TradeStatus,
 } from './exchange-types.ts';
 
-/**
- * The `not_canceled` reason of every cancel route for an id that is not a live order of the caller
- * (unknown, another user's, already cancelled or matched): the public service's one text, which bots
- * match (../shared/venue-conventions.md).
- */
-export const NOT_CANCELED_REASON = "order can't be found - already canceled or matched";
+// the `not_canceled` reason of every cancel route (core/order-rules.ts: the simulated venue answers it too)
+export { NOT_CANCELED_REASON };
 
 export class PaperExchange {
   readonly opts: ExchangeOptions;

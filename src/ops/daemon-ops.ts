@@ -115,6 +115,15 @@ export function publicUrl(u: string): string {
 }
 
 /**
+ * A ledger epoch's venue as it may be shown: its URL as publicUrl shows it, without the chain, and the
+ * `shadow:` / `inprocess:` mark before it (src/cli/data-dir-venue.ts) kept as it is.
+ */
+export function epochVenueShown(venue: string): string {
+  const m = /^((?:shadow:|inprocess:)*)(.*)$/s.exec(venue.replace(/#\d+$/, ''))!;
+  return `${m[1]}${publicUrl(m[2]!)}`;
+}
+
+/**
  * The store's positions, each with its average price at the venue's 6 decimals, exact from the
  * store's integers (what `mmkit positions` prints): /api/status shows the same figure.
  */
@@ -292,7 +301,7 @@ export class DaemonOps {
               ? null
               : {
                   id: e.id,
-                  venue: publicUrl(e.venue.replace(/#\d+$/, '')),
+                  venue: epochVenueShown(e.venue),
                   world: e.world,
                   since: new Date(e.startedAt).toISOString(),
                   fills: ep.fills,

@@ -359,7 +359,7 @@ export class Metrics {
     });
     this.httpErrors = new Counter({
       name: n('venue_request_errors_total'),
-      help: 'Venue requests of the order path that failed, per error code (NETWORK, SERVICE_UNAVAILABLE, TIMEOUT, RATE_LIMITED, ...).',
+      help: 'Venue requests of the order path that failed, per error code (NETWORK, SERVICE_UNAVAILABLE, TIMEOUT, RATE_LIMITED, FLEET_BUDGET_UNAVAILABLE, ...).',
       labelNames: ['code'],
       registers,
     });

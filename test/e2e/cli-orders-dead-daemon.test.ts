@@ -3,8 +3,10 @@
  * crash message names (`mmkit orders`, `mmkit cancel-all`, and `mmkit positions`) given only
  * `--data-dir` must ask the venue that daemon traded on, not the config's default paper exchange:
  * here a second exchange answers on the default address and would report a confident "0 open
- * order(s)". After a clean stop (no venue.json) the store's ledger epoch names the venue. Real
- * paper exchanges on loopback, the real clients and a real SQLite store.
+ * order(s)". After a clean stop (no venue.json) the store's ledger epoch names the venue. A daemon
+ * that ran the in-process paper exchange took it with it (clean stop or crash): nothing is asked, its
+ * random port least of all; orders and cancel-all say nothing rests, positions points to the store.
+ * Real paper exchanges on loopback, the real clients and a real SQLite store.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -114,4 +116,47 @@ describe('venue commands with --data-dir after the daemon is gone', () => {
     expect(JSON.parse(d.out).count).toBe(0);
     expect(d.err).not.toContain('last traded on');
   }, 120_000);
+
+  it('after a run on the in-process paper exchange (clean stop, then a crash): nothing asked, nothing rests', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mmkit-inproc-gone-'));
+    const run = await runMmkit(['run', '--data-dir', dir, '--http-port', '0', '--duration', '8s'], {
+      env,
+      timeoutMs: 120_000,
+    });
+    expect(run.code, run.err.slice(-2000)).toBe(0);
+    const checkAll = async (from: string) => {
+      const listed = await runMmkit(['orders', '--json', '--data-dir', dir], { env });
+      expect(listed.code, listed.err).toBe(0);
+      expect(JSON.parse(listed.out)).toEqual({ count: 0, orders: [] });
+      expect(listed.err).toContain(`(from ${from}), was its daemon's paper exchange in-process, which ended with it`);
+      expect(listed.err).not.toMatch(/asking the venue|unreachable/);
+      const text = await runMmkit(['orders', '--data-dir', dir], { env });
+      expect(text.code, text.err).toBe(0);
+      expect(text.err).toContain('no order of it rests anywhere');
+      const c = await runMmkit(['cancel-all', '--json', '--data-dir', dir], { env });
+      expect(c.code, c.err).toBe(0);
+      expect(JSON.parse(c.out)).toEqual({ canceled: [], notCanceled: {}, open: 0, openOrders: [] });
+      const pos = await runMmkit(['positions', '--data-dir', dir], { env });
+      expect(pos.code, pos.err).toBe(1);
+      expect(pos.err).toContain(`mmkit positions --source store --data-dir ${dir}`);
+      expect(pos.err).not.toContain('unreachable');
+    };
+    // a clean stop removed venue.json: the store's epoch says the venue was in-process
+    await checkAll("the store's ledger epoch");
+    const store = openStore(join(dir, 'mmkit.db'));
+    expect(store.currentEpoch()?.venue).toMatch(/^inprocess:http:\/\/127\.0\.0\.1:\d+\/clob#137$/);
+    store.close();
+    // a crash leaves venue.json with inProcess (and, here, a store epoch of an external venue: venue.json wins)
+    const pid = 2 ** 22 + 4322;
+    writeFileSync(join(dir, 'venue.json'), JSON.stringify({ pid, url: base, inProcess: true }) + '\n');
+    writeFileSync(
+      join(dir, 'daemon.lock'),
+      JSON.stringify({ pid, host: hostname(), startedAt: '2026-11-27T15:00:00.000Z', nonce: 'x' }),
+    );
+    await checkAll(`${join(dir, 'venue.json')} (its daemon is gone)`);
+    // --exchange-url still asks that venue
+    const other = await runMmkit(['orders', '--json', '--data-dir', dir, '--exchange-url', base], { env });
+    expect(other.code, other.err).toBe(0);
+    expect(other.err).not.toContain('in-process');
+  }, 180_000);
 });

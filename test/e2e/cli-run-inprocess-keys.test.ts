@@ -21,10 +21,12 @@ describe('mmkit run: exchange.* keys the in-process paper exchange ignores', () 
     const warn = r.err
       .split('\n')
       .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as { level: number; msg: string; keys?: string[] })
+      .map((l) => JSON.parse(l) as { level: number; msg: string; keys?: string[]; component?: string })
       .find((l) => l.msg.includes('ignored by the in-process paper exchange'));
     expect(warn, r.err.slice(0, 3000)).toBeDefined();
     expect(warn!.level).toBe(40);
+    // like every line of the daemon's log (README "every line carries `component`")
+    expect(warn!.component).toBe('daemon');
     expect(warn!.keys).toEqual(['exchange.startingBalance', 'exchange.db']);
     expect(warn!.msg).toContain('mmkit exchange --db');
     // what the warning says: the in-process exchange kept nothing there

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LiveClock } from '../../src/core/clock.ts';
 import { ConfigError } from '../../src/core/errors.ts';
 import { KillSwitch } from '../../src/risk/kill-switch.ts';
-import { DaemonOps, publicUrl, readDaemonFile, startOps } from '../../src/ops/daemon-ops.ts';
+import { DaemonOps, epochVenueShown, publicUrl, readDaemonFile, startOps } from '../../src/ops/daemon-ops.ts';
 
 const log = pino({ level: 'silent' });
 const open: DaemonOps[] = [];
@@ -99,5 +99,9 @@ describe('DaemonOps', () => {
     expect(publicUrl('https://user:pw@gw.example.com/venue?token=abc')).toBe('https://gw.example.com/venue');
     expect(publicUrl('http://127.0.0.1:8080')).toBe('http://127.0.0.1:8080');
     expect(publicUrl('not a url')).toBe('');
+    // a ledger epoch's venue (the status page's ledger.epoch.venue): no chain, its shadow: / inprocess: mark kept
+    expect(epochVenueShown('inprocess:http://127.0.0.1:41234/clob#137')).toBe('inprocess:http://127.0.0.1:41234/clob');
+    expect(epochVenueShown('shadow:https://u:p@clob.example.com/?k=1#137')).toBe('shadow:https://clob.example.com');
+    expect(epochVenueShown('http://127.0.0.1:8080/clob#137')).toBe('http://127.0.0.1:8080/clob');
   });
 });

@@ -17,6 +17,7 @@ import type { PlaceOutcome, PlaceRequest, PreparedOrder, VenueFill, VenueOrder }
 import {
   bookRuleError,
   isMarketOrderType,
+  NOT_CANCELED_REASON,
   orderReservation,
   orderShapeError,
   priceOnTick,
@@ -38,8 +39,6 @@ import type { SimVenueStats } from './sim-types.ts';
 const ZERO_MICRO = 0 as Micro;
 /** Seconds before its expiration a GTD order leaves the book (the venue's security threshold). */
 const GTD_THRESHOLD_SEC = 60;
-const NOT_FOUND = 'order not found';
-const NOT_LIVE = 'order can not be canceled because it is already canceled or matched';
 
 /** The order and fill counters (shared with the venue's counters object). */
 export type OrderCounters = Pick<
@@ -403,13 +402,16 @@ export class OwnOrders {
     }
   }
 
-  /** Our cancel of one order reaches the matching point: null if it took effect, else the venue's reason. */
+  /**
+   * Our cancel of one order reaches the matching point: null if it took effect, else the venue's reason
+   * (the paper exchange's one text, unknown or no longer live alike).
+   */
   cancelOne(id: OrderId): string | null {
     const o = this.#orders.get(id);
-    if (o === undefined) return NOT_FOUND;
+    if (o === undefined) return NOT_CANCELED_REASON;
     if (o.status !== 'LIVE') {
       this.#c.cancelsTooLate++;
-      return NOT_LIVE;
+      return NOT_CANCELED_REASON;
     }
     this.#cancelOrder(o, false);
     return null;

@@ -182,14 +182,35 @@ describe('config: strict validation names the key and what is allowed', () => {
     expect(configError(() => loadConfig(file({ log: { level: 'loud' } }), {}, {})).problems).toHaveLength(1);
   });
 
-  it('a scalar where a section is: one problem naming the section, its keys and the value', () => {
+  it("a scalar where a section is: one problem naming the section, its keys and the value's type", () => {
     const e = configError(() => loadConfig(file({ bot: { tolerance: 7 } }), {}, {}));
     expect(e.problems).toEqual([
-      { key: 'bot.tolerance', message: 'must be an object {priceTicks, sizeFraction}: value was 7' },
+      { key: 'bot.tolerance', message: 'must be an object {priceTicks, sizeFraction}: value was a number' },
     ]);
     const m = configError(() => loadConfig(file({ log: 3, exchange: { rateLimits: true } }), {}, {}));
     expect(m.problems.map((p) => p.key).sort()).toEqual(['exchange.rateLimits', 'log']);
     expect(m.message).not.toMatch(/unknown key|did you override|config config/);
+  });
+
+  it('a scalar in place of a section that holds secrets: the error names its type, never the value', () => {
+    const redis = 'redis://:hunter2@redis:6379';
+    const e = configError(() => loadConfig(file({ secrets: KEY, fleet: redis }), {}, {}));
+    expect(e.problems).toEqual([
+      {
+        key: 'secrets',
+        message:
+          'must be an object {privateKey, keystorePassword, apiKey, apiSecret, apiPassphrase}: value was a string',
+      },
+      { key: 'fleet', message: 'must be an object {redisUrl, member, maxMembers, reserve}: value was a string' },
+    ]);
+    expect(e.message).not.toContain(KEY.slice(2));
+    expect(e.message).not.toContain('hunter2');
+    const a = configError(() => loadConfig(file({ secrets: [KEY], fleet: [redis] }), {}, {}));
+    expect(a.problems.map((p) => p.message)).toEqual([
+      expect.stringMatching(/: value was an array$/),
+      expect.stringMatching(/: value was an array$/),
+    ]);
+    expect(JSON.stringify(a.problems)).not.toMatch(new RegExp(`${KEY.slice(2)}|hunter2`));
   });
 
   it('cross-key risk checks are reported with the schema problems, in one run', () => {

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/cli/config.ts';
+import { venueCommandConfig } from '../../../src/cli/data-dir-venue.ts';
 import { storeVenue } from '../../../src/cli/positions.ts';
+import { openStore } from '../../../src/store/store.ts';
 
 describe('storeVenue (positions --source store: which venue names the tokens)', () => {
   const cfgOf = (dir: string, over: Record<string, unknown> = {}) =>
@@ -30,5 +32,49 @@ describe('storeVenue (positions --source store: which venue names the tokens)', 
     const r = storeVenue(cfgOf(d), 'http://127.0.0.1:9123/clob#137');
     expect(r.clob).toBe('http://127.0.0.1:9200/clob');
     expect(r.from).toContain('venue.json');
+    expect(r.inProcess).toBeUndefined();
+  });
+
+  it("marks a venue that was a gone daemon's in-process paper exchange (the epoch's inprocess:, venue.json's inProcess)", () => {
+    const d = mkdtempSync(join(tmpdir(), 'mmkit-posv-'));
+    expect(storeVenue(cfgOf(d), 'inprocess:http://127.0.0.1:9123/clob#137')).toEqual({
+      cfg: expect.anything(),
+      from: "the store's ledger epoch",
+      clob: 'http://127.0.0.1:9123/clob',
+      inProcess: true,
+    });
+    expect(storeVenue(cfgOf(d), 'http://127.0.0.1:9123/clob#137').inProcess).toBeUndefined();
+    const pid = 2 ** 22 + 98;
+    writeFileSync(join(d, 'venue.json'), JSON.stringify({ url: 'http://127.0.0.1:9200', pid, inProcess: true }));
+    expect(storeVenue(cfgOf(d), 'http://127.0.0.1:9123/clob#137')).toMatchObject({
+      clob: 'http://127.0.0.1:9200/clob',
+      inProcess: true,
+    });
+  });
+});
+
+describe('venueCommandConfig (orders, cancel-all, positions with --data-dir)', () => {
+  const cfgOf = (dir: string) => loadConfig(undefined, { 'bot.dataDir': dir }, {});
+  it("connects to nothing when the recorded venue was a gone daemon's in-process exchange, and says why", async () => {
+    const d = mkdtempSync(join(tmpdir(), 'mmkit-vcc-'));
+    const s = openStore(join(d, 'mmkit.db'));
+    s.openEpoch({ venue: 'inprocess:http://127.0.0.1:9123/clob#137', world: 'w', address: '0xab' });
+    s.close();
+    const notes: string[] = [];
+    const t = await venueCommandConfig(cfgOf(d), (m) => notes.push(m));
+    expect(t.ended).toContain(
+      "http://127.0.0.1:9123/clob (from the store's ledger epoch), was its daemon's paper exchange",
+    );
+    expect(t.cfg.bot.exchangeUrl).toBe('');
+    expect(notes).toEqual([]);
+    // an external venue's epoch: asked, with the note
+    const e = mkdtempSync(join(tmpdir(), 'mmkit-vcc-'));
+    const s2 = openStore(join(e, 'mmkit.db'));
+    s2.openEpoch({ venue: 'http://127.0.0.1:9123/clob#137', world: 'w', address: '0xab' });
+    s2.close();
+    const u = await venueCommandConfig(cfgOf(e), (m) => notes.push(m));
+    expect(u.ended).toBeUndefined();
+    expect(u.cfg.venue.clobUrl).toBe('http://127.0.0.1:9123/clob');
+    expect(notes[0]).toContain('asking the venue it last traded on, http://127.0.0.1:9123/clob');
   });
 });

@@ -8,6 +8,7 @@ import type { OrderId } from '../../../../src/core/ids.ts';
 import { PRICE_SCALE, type Micro, type Pips, type Side } from '../../../../src/core/units.ts';
 import type { PlaceRequest } from '../../../../src/core/venue.ts';
 import { EngineState } from '../../../../src/engine/state.ts';
+import { NOT_CANCELED_REASON } from '../../../../src/exchange/exchange.ts';
 import { REJECT_MESSAGES } from '../../../../src/exchange/matching/engine.ts';
 import type { SimVenue } from '../../../../src/venues/sim/sim-venue.ts';
 import type { QueueModelSpec } from '../../../../src/venues/sim/queue.ts';
@@ -226,8 +227,15 @@ describe('sim venue: cancels and latency', () => {
     await advance(h.clock, 20);
     const r = await cancel;
     expect(r.canceled).toEqual([]);
-    expect(r.notCanceled.get(a.id)).toBe('order can not be canceled because it is already canceled or matched');
+    // the paper exchange's one text (the public service's), which bots match
+    expect(r.notCanceled.get(a.id)).toBe("order can't be found - already canceled or matched");
+    expect(r.notCanceled.get(a.id)).toBe(NOT_CANCELED_REASON);
     expect(h.venue.stats.cancelsTooLate).toBe(1);
+    // an id the venue never had: the same text
+    const unknown = `0x${'ee'.repeat(32)}` as OrderId;
+    const u = h.venue.cancel([unknown]);
+    await advance(h.clock, 20);
+    expect((await u).notCanceled.get(unknown)).toBe(NOT_CANCELED_REASON);
 
     // in time: the cancel lands at t2 + 10, the trade at t2 + 15 finds nothing of ours
     const b = await h.place(req(5000, 10));
