@@ -16,6 +16,10 @@
  *
  * A venue that lowers a figure gives back only what the claiming member booked of it (its ledger
  * never goes below zero); the rest stays with the members that booked it.
+ *
+ * A member's own estimate of a payout (its reward tracker's, while it quoted the market) stops
+ * counting once the fleet has booked the payout (`booked` > 0, review-1 F9): the member settles its
+ * row at what it booked of it, 0 when another member booked it all (src/ops/reward-book.ts).
  */
 import type { Redis } from 'ioredis';
 import type { FleetKeys } from './fleet-keys.ts';
@@ -52,6 +56,11 @@ export interface RewardClaims {
    * @throws what Redis throws (unreachable: nothing is booked; the next poll claims it)
    */
   claim(date: string, market: string, paid: number, mine: number): Promise<number>;
+  /**
+   * What the fleet has booked of (`date`, `market`)'s payout so far, all members (µ; 0: nothing yet).
+   * @throws what Redis throws
+   */
+  booked(date: string, market: string): Promise<number>;
 }
 
 /**
@@ -78,6 +87,9 @@ export function rewardClaims(
         [market, o.ledgerId, paid, mine, REWARD_CLAIMS_TTL_MS],
       );
       return Number(d);
+    },
+    async booked(date, market) {
+      return Number((await redis.hget(keys.rewardsPaid(date), market)) ?? '0');
     },
   };
 }

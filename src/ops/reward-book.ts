@@ -14,7 +14,11 @@
  *  - In a fleet (findings-2 F3): the members share the maker address, so each reads the whole
  *    account's payouts. A member books a market's payout only while it may (`fleet.mayClaim`: it
  *    holds the market), and only the part the fleet has not booked yet (`fleet.claim`, atomic in
- *    Redis: src/fleet/reward-claims.ts), so the members' booked figures add up to the venue's.
+ *    Redis: src/fleet/reward-claims.ts), so the members' booked figures add up to the venue's. Its
+ *    own estimate of a payout stops counting once the fleet has booked the payout (review-1 F9):
+ *    the row is settled at what this member booked of it, 0 when another member booked it all
+ *    (`settleReward`), so the members' total rewards are the venue's figure, not it plus estimates.
+ *    A claim that fails (the fleet's Redis away) is logged as such, not as a venue read.
  *  - Cross-check: after each poll, the credits booked per market since the epoch began against the
  *    venue's REWARD activity (`venueCredits`); a difference two polls see is logged and audited
  *    (`reward_mismatch`), never booked (the earnings endpoint is what the ledger follows).
@@ -48,7 +52,7 @@ export interface RewardBookLog {
 export interface RewardBookOptions {
   readonly store: Pick<
     Store,
-    'recordRewardEstimate' | 'recordRewardPaid' | 'reward' | 'rewards' | 'rewardCredits' | 'audit'
+    'recordRewardEstimate' | 'recordRewardPaid' | 'settleReward' | 'reward' | 'rewards' | 'rewardCredits' | 'audit'
   >;
   readonly clock: Clock;
   /** The tracker's sampling interval, ms (what one sample's share is worth). */
@@ -83,6 +87,31 @@ export interface RewardBookFleet {
    * @throws when the fleet cannot be asked (nothing is booked; the next poll asks again)
    */
   claim(date: string, market: string, paid: number, mine: number): Promise<number>;
+  /**
+   * What the fleet has booked of (`date`, `market`)'s payout so far, all members (µ).
+   * @throws when the fleet cannot be asked (nothing is settled; the next poll asks again)
+   */
+  booked(date: string, market: string): Promise<number>;
+}
+
+/** A fleet claim (or read of the booked figure) failed: the poll fails, logged as the fleet's, not the venue's. */
+class FleetClaimError extends Error {
+  constructor(
+    readonly market: string,
+    readonly date: string,
+    cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+}
+
+/** Runs a call to the fleet's Redis; a failure becomes a FleetClaimError of `market` and `date`. */
+async function askFleet<T>(market: string, date: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    throw new FleetClaimError(market, date, e);
+  }
 }
 
 /** One market whose booked credits differ from what the venue's activity says it credited. */
@@ -235,13 +264,23 @@ export class RewardBook {
           let paid = venuePaid;
           if (o.fleet !== undefined) {
             // a fleet: only this member's part of the account's payout, claimed once fleet-wide
-            if (!o.fleet.mayClaim(market)) continue;
-            const mine = o.store.reward(market as ConditionId, date)?.paid ?? 0;
-            const part = await o.fleet.claim(date, market, venuePaid, mine);
-            if (part === 0) continue;
+            const fleet = o.fleet;
+            const row = o.store.reward(market as ConditionId, date);
+            if (!fleet.mayClaim(market)) {
+              // another member books it: once the fleet has, this member's estimate stops counting
+              if (row?.status === 'estimated' && venuePaid > 0) {
+                const booked = await askFleet(market, date, () => fleet.booked(date, market));
+                if (booked > 0) this.#settle(market, date, venuePaid);
+              }
+              continue;
+            }
+            const mine = row?.paid ?? 0;
+            const part = await askFleet(market, date, () => fleet.claim(date, market, venuePaid, mine));
             paid = mine + part;
           }
           const c = o.store.recordRewardPaid({ market: market as ConditionId, date, paid, at: o.clock.now() });
+          // a fleet member that booked none of a payout the fleet booked (after its claim: all of it)
+          if (o.fleet !== undefined && venuePaid > 0) this.#settle(market, date, venuePaid);
           if (c.credit === undefined) continue;
           credits.push(c.credit);
           o.onCredit?.(c.credit);
@@ -265,11 +304,36 @@ export class RewardBook {
       this.pollFailures++;
       const msg = e instanceof Error ? e.message.slice(0, 200) : String(e).slice(0, 200);
       // said once while the same failure repeats (a venue without the endpoint must not fill the log)
-      if (msg !== this.lastError)
-        o.log?.warn({ err: msg }, 'could not read the liquidity rewards paid (retried at the next poll)');
+      if (msg !== this.lastError) {
+        if (e instanceof FleetClaimError)
+          o.log?.warn(
+            { err: msg, market: e.market, date: e.date },
+            "could not claim the reward payout in the fleet's Redis (retried at the next poll)",
+          );
+        else o.log?.warn({ err: msg }, 'could not read the liquidity rewards paid (retried at the next poll)');
+      }
       this.lastError = msg;
-      throw e;
+      throw e instanceof FleetClaimError ? e.cause : e;
     }
+  }
+
+  /**
+   * A fleet member: the fleet booked (`date`, `market`)'s payout of `venuePaid`; this member's row,
+   * still estimated, is settled at what it booked of it (logged once, when it settles).
+   */
+  #settle(market: string, date: string, venuePaid: number): void {
+    const r = this.#o.store.settleReward({ market: market as ConditionId, date, at: this.#o.clock.now() });
+    if (r === undefined) return;
+    this.#o.log?.info(
+      {
+        market,
+        date,
+        paid: formatAmount(venuePaid),
+        booked: formatAmount(r.paid),
+        estimated: formatAmount(r.estimated),
+      },
+      "liquidity reward booked by the fleet: this member's estimate of it no longer counts",
+    );
   }
 
   /**
