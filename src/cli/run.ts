@@ -514,6 +514,8 @@ async function runLocked(
         log,
         limits,
         ledgerId: fleetLedgerId(cfg.dataDir),
+        // a store with no fill yet: the account's history is claimed before the ledger is published
+        claimHistory: store.lastFillTime() === undefined,
       })
     : undefined;
   // a fleet member publishes its status record (`mmkit fleet status`) and labels its metrics
