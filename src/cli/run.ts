@@ -559,6 +559,11 @@ async function runLocked(
         }
       : {}),
   });
+  // a fleet member re-asserts the reward parts it booked at once on a reconnect to the fleet's Redis
+  // (a Redis restarted empty lost them; each poll re-asserts them too, before it claims: review-1 F7)
+  fleetMember?.redis.on('ready', () => {
+    rewardBook.reassertParts().catch(() => undefined);
+  });
   executor.onCycle((c) => marketLog('executor', c.market).debug({ cycle: c }, 'execution cycle'));
   ops.attach({
     engine,

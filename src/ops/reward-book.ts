@@ -18,7 +18,10 @@
  *    own estimate of a payout stops counting once the fleet has booked the payout (review-1 F9):
  *    the row is settled at what this member booked of it, 0 when another member booked it all
  *    (`settleReward`), so the members' total rewards are the venue's figure, not it plus estimates.
- *    A claim that fails (the fleet's Redis away) is logged as such, not as a venue read.
+ *    A claim that fails (the fleet's Redis away) is logged as such, not as a venue read. Before
+ *    its claims, each poll re-asserts the parts this member booked of the last week's payouts
+ *    (`reassertParts`, also called on a reconnect to Redis): a Redis restarted empty lost them
+ *    (review-1 F7), and a claim would grant them again to another member.
  *  - Cross-check: after each poll, the credits booked per market since the epoch began against the
  *    venue's REWARD activity (`venueCredits`); a difference two polls see is logged and audited
  *    (`reward_mismatch`), never booked (the earnings endpoint is what the ledger follows).
@@ -92,25 +95,30 @@ export interface RewardBookFleet {
    * @throws when the fleet cannot be asked (nothing is settled; the next poll asks again)
    */
   booked(date: string, market: string): Promise<number>;
+  /**
+   * Re-asserts the parts this member booked that the fleet's record lacks (src/fleet/reward-claims.ts).
+   * @throws when the fleet cannot be asked
+   */
+  reassert(parts: readonly { date: string; market: string; paid: number }[]): Promise<number>;
 }
 
 /** A fleet claim (or read of the booked figure) failed: the poll fails, logged as the fleet's, not the venue's. */
 class FleetClaimError extends Error {
   constructor(
-    readonly market: string,
-    readonly date: string,
+    /** The payout asked about (none: the re-assert of this member's parts). */
+    readonly payout: { readonly market: string; readonly date: string } | undefined,
     cause: unknown,
   ) {
     super(cause instanceof Error ? cause.message : String(cause), { cause });
   }
 }
 
-/** Runs a call to the fleet's Redis; a failure becomes a FleetClaimError of `market` and `date`. */
-async function askFleet<T>(market: string, date: string, call: () => Promise<T>): Promise<T> {
+/** Runs a call to the fleet's Redis; a failure becomes a FleetClaimError of `payout`. */
+async function askFleet<T>(payout: { market: string; date: string } | undefined, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (e) {
-    throw new FleetClaimError(market, date, e);
+    throw new FleetClaimError(payout, e);
   }
 }
 
@@ -252,6 +260,8 @@ export class RewardBook {
     const credits: StoredRewardCredit[] = [];
     let mismatches: RewardMismatch[] | undefined;
     try {
+      // a fleet: what this member booked is in the fleet's record before it claims (review-1 F7)
+      if (o.fleet !== undefined) await this.#reassert(o.fleet);
       for (const date of dates) {
         const rows = await o.earnings(date);
         const byMarket = new Map<string, number>();
@@ -266,21 +276,22 @@ export class RewardBook {
             // a fleet: only this member's part of the account's payout, claimed once fleet-wide
             const fleet = o.fleet;
             const row = o.store.reward(market as ConditionId, date);
-            if (!fleet.mayClaim(market)) {
-              // another member books it: once the fleet has, this member's estimate stops counting
+            const mine = row?.paid ?? 0;
+            const part = fleet.mayClaim(market)
+              ? await askFleet({ market, date }, () => fleet.claim(date, market, venuePaid, mine))
+              : 0;
+            if (part === 0) {
+              // this member's estimate stops counting once the fleet has booked the payout, maybe all
+              // of it by another member (this member holds the market no longer, or holds it since)
               if (row?.status === 'estimated' && venuePaid > 0) {
-                const booked = await askFleet(market, date, () => fleet.booked(date, market));
+                const booked = await askFleet({ market, date }, () => fleet.booked(date, market));
                 if (booked > 0) this.#settle(market, date, venuePaid);
               }
               continue;
             }
-            const mine = row?.paid ?? 0;
-            const part = await askFleet(market, date, () => fleet.claim(date, market, venuePaid, mine));
             paid = mine + part;
           }
           const c = o.store.recordRewardPaid({ market: market as ConditionId, date, paid, at: o.clock.now() });
-          // a fleet member that booked none of a payout the fleet booked (after its claim: all of it)
-          if (o.fleet !== undefined && venuePaid > 0) this.#settle(market, date, venuePaid);
           if (c.credit === undefined) continue;
           credits.push(c.credit);
           o.onCredit?.(c.credit);
@@ -307,7 +318,7 @@ export class RewardBook {
       if (msg !== this.lastError) {
         if (e instanceof FleetClaimError)
           o.log?.warn(
-            { err: msg, market: e.market, date: e.date },
+            { err: msg, ...e.payout },
             "could not claim the reward payout in the fleet's Redis (retried at the next poll)",
           );
         else o.log?.warn({ err: msg }, 'could not read the liquidity rewards paid (retried at the next poll)');
@@ -315,6 +326,33 @@ export class RewardBook {
       this.lastError = msg;
       throw e instanceof FleetClaimError ? e.cause : e;
     }
+  }
+
+  /**
+   * A fleet member: re-asserts the parts of the last week's payouts it booked (its store's paid
+   * figures) that the fleet's record lacks: a Redis restarted empty lost them (review-1 F7). Logged
+   * when it added any. Returns how many it added (0 for a lone daemon).
+   * @throws what the fleet throws (Redis unreachable)
+   */
+  async reassertParts(): Promise<number> {
+    return this.#o.fleet === undefined ? 0 : this.#reassert(this.#o.fleet);
+  }
+
+  async #reassert(fleet: RewardBookFleet): Promise<number> {
+    const o = this.#o;
+    const since = utcDate(o.clock.now() - (LOOKBACK_DAYS + 1) * DAY_MS);
+    const parts = o.store
+      .rewards({ since })
+      .filter((r) => r.paid > 0)
+      .map((r) => ({ date: r.date, market: r.market as string, paid: r.paid as number }));
+    if (parts.length === 0) return 0;
+    const n = await askFleet(undefined, () => fleet.reassert(parts));
+    if (n > 0)
+      o.log?.warn(
+        { parts: n, since },
+        "the fleet's Redis had lost reward parts this member booked: recorded them again",
+      );
+    return n;
   }
 
   /**

@@ -207,6 +207,105 @@ describe('fleet reward claims', () => {
     }
   });
 
+  it('a Redis restarted empty: the members re-assert what they booked, and nothing is granted twice (review-1 F7)', async () => {
+    const acct = '0x00000000000000000000000000000000000000f7';
+    const k = fleetKeys(acct);
+    const redis = await connectFleetRedis(r.url);
+    const clock = new VirtualClock(Date.UTC(2026, 10, 30, 12, 0, 0));
+    const today = utcDate(clock.now());
+    const venue = new Map<string, number>([
+      [M1, 60],
+      [M2, 30],
+    ]);
+    const earnings = async (date: string): Promise<EarningRow[]> =>
+      date === today ? [...venue].map(([market, e]) => ({ date, market, earnings: e, maker: acct })) : [];
+    const holder = new Map<string, string>([
+      [M1, 'a'],
+      [M2, 'b'],
+    ]);
+    const stores: Record<string, Store> = {};
+    const claims: Record<string, ReturnType<typeof rewardClaims>> = {};
+    const warned: string[] = [];
+    const log = { info: () => {}, warn: (_: Record<string, unknown>, msg: string) => warned.push(msg) };
+    const book = (m: string) => {
+      stores[m] = openStore(':memory:', { clock });
+      stores[m].openEpoch({ venue: 'paper', world: 'w', address: acct });
+      claims[m] = rewardClaims(redis, k, {
+        ledgerId: m,
+        holds: (x) => holder.get(x) === m,
+        beats: () => false,
+        fleetMarkets: [M1, M2],
+        reassertHoldMs: 400,
+      });
+      return new RewardBook({
+        store: stores[m],
+        clock,
+        sampleMs: 10_000,
+        pollMs: 0,
+        earnings,
+        address: acct,
+        fleet: claims[m],
+        log,
+      });
+    };
+    const a = book('a');
+    const b = book('b');
+    const paid = (m: string) => stores[m]!.rewardTotals().paid as number;
+    const fleetTotal = () => paid('a') + paid('b');
+    const record = async () => redis.hgetall(k.rewardsPaid(today));
+    try {
+      // a books M1's 60; then b holds M1 and books the 40 more the venue pays; b books M2's 30
+      await a.poll();
+      holder.set(M1, 'b');
+      venue.set(M1, 100);
+      await b.poll();
+      expect([paid('a'), paid('b')]).toEqual([60, 70]);
+      expect(fleetTotal()).toBe(130);
+
+      // Redis restarted empty: the record is gone
+      await r.restart();
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline && (await redis.ping().catch(() => '')) !== 'PONG')
+        await new Promise((res) => setTimeout(res, 50));
+      expect(await redis.exists(k.rewardsPaid(today))).toBe(0);
+      // a booked part of a date whose record is gone: proof of the loss, nothing granted (nor written)
+      expect(await claims.a!.claim(today, M1, 100, 60)).toBe(0);
+      expect(await redis.exists(k.rewardsPaid(today))).toBe(0);
+
+      // a holds M1 again and polls first: it re-asserts its 60, and the hold keeps it from being
+      // granted b's 40 again before b re-asserted (it was granted 40 without the re-assert and hold)
+      holder.set(M1, 'a');
+      await a.poll();
+      expect(paid('a')).toBe(60);
+      expect(await redis.exists(k.rewardsHold)).toBe(1);
+      expect(warned).toContain("the fleet's Redis had lost reward parts this member booked: recorded them again");
+      await b.poll();
+      expect(await record()).toEqual({
+        [M1]: '100',
+        [`${M1}|a`]: '60',
+        [`${M1}|b`]: '40',
+        [M2]: '30',
+        [`${M2}|b`]: '30',
+      });
+
+      // the hold over, the members poll again: nothing booked twice
+      await new Promise((res) => setTimeout(res, 500));
+      expect(await redis.exists(k.rewardsHold)).toBe(0);
+      await a.poll();
+      await b.poll();
+      expect([paid('a'), paid('b')]).toEqual([60, 70]);
+      expect(fleetTotal()).toBe(130);
+      // and a payout the venue makes after it is booked as usual
+      venue.set(M1, 110);
+      await a.poll();
+      expect([paid('a'), paid('b')]).toEqual([70, 70]);
+      expect(Number((await record())[M1])).toBe(110);
+    } finally {
+      for (const st of Object.values(stores)) st.close();
+      redis.disconnect();
+    }
+  });
+
   it('Redis hung: the poll fails and books nothing; the next poll books it (a lost answer too)', async () => {
     const redis = await connectFleetRedis(r.url);
     const clock = new VirtualClock(Date.UTC(2026, 10, 28, 12, 0, 0));
