@@ -350,7 +350,7 @@ export class RewardBook {
     if (n > 0)
       o.log?.warn(
         { parts: n, since },
-        "the fleet's Redis had lost reward parts this member booked: recorded them again",
+        "reward parts this member booked were missing from the fleet's Redis (restarted empty?): recorded them again",
       );
     return n;
   }

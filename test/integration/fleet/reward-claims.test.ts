@@ -278,7 +278,9 @@ describe('fleet reward claims', () => {
       await a.poll();
       expect(paid('a')).toBe(60);
       expect(await redis.exists(k.rewardsHold)).toBe(1);
-      expect(warned).toContain("the fleet's Redis had lost reward parts this member booked: recorded them again");
+      expect(warned).toContain(
+        "reward parts this member booked were missing from the fleet's Redis (restarted empty?): recorded them again",
+      );
       await b.poll();
       expect(await record()).toEqual({
         [M1]: '100',
