@@ -23,7 +23,10 @@
  *    place, is another member's: never foreign (`bot.foreignOrders` applies to orders of no member);
  *    so is a fill of an order any member recorded as its own in the fleet's registry, whatever the
  *    market (src/fleet/member-orders.ts), and a member with an empty store backfills the account's
- *    history only when its ledger books it (findings-2 F5, F8);
+ *    history only when its ledger books it (findings-2 F5, F8), claimed before its ledger is first
+ *    published (review-1 F1: members started together, each publishing first, saw each other's
+ *    ledger and nobody booked the history), and only once its limits were accepted (a member refused
+ *    at join publishes no ledger and claims nothing);
  *  - rewards: a payout is booked once fleet-wide, by the holder of its market (src/fleet/reward-claims.ts);
  *  - exit: `leave()` after the orderly shutdown's cancels (stops the ledger publisher, releases the grant and the leases at once).
  * Without fleet.redisUrl none of this loads.
@@ -170,6 +173,8 @@ export interface FleetRef {
   ledger?: import('../fleet/fleet-ledger.ts').LedgerPublisher;
   /** The fleet's registry of the members' filled orders (set once joined; src/fleet/member-orders.ts). */
   orders?: import('../fleet/member-orders.ts').MemberOrders;
+  /** True when this ledger books the account's history (claimed at join: `startFleetLedger`; unset: not asked). */
+  history?: boolean;
 }
 
 const NO_CAPS: RiskAmounts = Object.freeze({ notional: 0, orders: 0 });
@@ -213,6 +218,8 @@ export function fleetView(ref: FleetRef, markets: readonly ConditionId[], clock:
         },
       },
       historySince: async () => {
+        // claimed at join, before the ledger was published (review-1 F1)
+        if (ref.history !== undefined) return ref.history ? 0 : clock.now();
         const member = ref.member;
         if (member === undefined || ref.ledgerId === undefined) throw new Error('not joined to the fleet yet');
         const { claimHistory } = await import('../fleet/member-orders.ts');
@@ -280,6 +287,29 @@ export async function previousHolderOrders(
   return { open, filled };
 }
 
+/**
+ * Starts this member's ledger publisher, claiming the account's history first when its store has no
+ * fill yet (`claimHistory`; review-1 F1). The claim gives the history to the first ledger when no
+ * OTHER ledger is published, so a member must claim before it publishes: members started together
+ * that each published first would each see the other's ledger, and nobody would book the history.
+ * Claimed first, the first claimer gets it whatever the interleaving, and a fleet whose ledgers were
+ * published before the record existed still gets `-` (src/fleet/member-orders.ts).
+ * Returns the claim's answer (undefined: not asked).
+ * @throws what Redis throws on the claim (nothing published then)
+ */
+export async function startFleetLedger(
+  member: Pick<FleetMember, 'redis' | 'keys'>,
+  o: { ledgerId: string; claimHistory: boolean; publisher: { start(): Promise<void> } },
+): Promise<boolean | undefined> {
+  let history: boolean | undefined;
+  if (o.claimHistory) {
+    const { claimHistory } = await import('../fleet/member-orders.ts');
+    history = await claimHistory(member.redis, member.keys, o.ledgerId);
+  }
+  await o.publisher.start();
+  return history;
+}
+
 /** The message of a kill-switch trip that came from the fleet (not sent back to it). */
 const FROM_FLEET = 'fleet kill switch: ';
 
@@ -303,6 +333,8 @@ export async function joinRunFleet(
     limits: RiskLimits;
     /** The id of this member's ledger in the fleet (`fleetLedgerId(dataDir)`; default the member's name). */
     ledgerId?: string;
+    /** This member's store has no fill yet: it claims the account's history at join (`startFleetLedger`). */
+    claimHistory?: boolean;
   },
 ): Promise<FleetMember> {
   const { joinFleet } = await import('../fleet/member.ts');
@@ -378,31 +410,7 @@ export async function joinRunFleet(
     throw e;
   }
   o.ref.member = member;
-  // this member's ledger for the fleet's reconciliation (the record stays after it leaves)
-  const { LedgerPublisher } = await import('../fleet/fleet-ledger.ts');
   o.ref.ledgerId = o.ledgerId ?? name;
-  const ledger = new LedgerPublisher({
-    redis: member.redis,
-    keys: member.keys,
-    member: name,
-    ledgerId: o.ref.ledgerId,
-    clock: o.clock,
-    collect: () => trader.ledgerFigures(),
-    onError: (err) => flog.debug({ err: err.message }, 'fleet ledger not published (retried)'),
-  });
-  o.ref.ledger = ledger;
-  await ledger.start();
-  // the members' filled orders: this member's recorded, the others' known to its executor (their fills are theirs)
-  const { MemberOrders } = await import('../fleet/member-orders.ts');
-  const orders = new MemberOrders({
-    redis: member.redis,
-    keys: member.keys,
-    clock: o.clock,
-    onMemberOrders: (ids) => trader.executor.markMemberOrders(ids as OrderId[]),
-    onError: (err) => flog.debug({ err: err.message }, 'fleet order registry not reached (retried)'),
-  });
-  o.ref.orders = orders;
-  await orders.start();
   joined(member);
   const chain = o.chain;
   if (chain !== undefined) {
@@ -418,14 +426,48 @@ export async function joinRunFleet(
         .catch((err: Error) => flog.debug({ err: err.message }, 'heartbeat id not recorded (Redis unreachable)'));
     });
   }
-  // (a member refused here stops its publishers before it leaves: its order registry and its ledger)
-  const publishers = {
-    stop: async () => {
-      await orders.stop();
-      await ledger.stop();
-    },
-  };
-  const keepLimits = await checkRunFleetLimits(member, { ...o, name, ledger: publishers, log: flog });
+  // (a member refused here has published no ledger and claimed no history: review-1 F1)
+  const keepLimits = await checkRunFleetLimits(member, { ...o, name, log: flog });
+  // this member's ledger for the fleet's reconciliation (the record stays after it leaves)
+  const { LedgerPublisher } = await import('../fleet/fleet-ledger.ts');
+  const ledger = new LedgerPublisher({
+    redis: member.redis,
+    keys: member.keys,
+    member: name,
+    ledgerId: o.ref.ledgerId,
+    clock: o.clock,
+    collect: () => trader.ledgerFigures(),
+    onError: (err) => flog.debug({ err: err.message }, 'fleet ledger not published (retried)'),
+  });
+  o.ref.ledger = ledger;
+  try {
+    const history = await startFleetLedger(member, {
+      ledgerId: o.ref.ledgerId,
+      claimHistory: o.claimHistory === true,
+      publisher: ledger,
+    });
+    if (history !== undefined) o.ref.history = history;
+  } catch (e) {
+    flog.debug({ err: (e as Error).message }, "could not claim the account's history");
+    keepLimits();
+    await member.leave().catch(() => undefined);
+    throw new CliError(
+      "fleet: could not claim the account's history in the fleet's Redis (unreachable?)",
+      ExitCode.UNREACHABLE,
+      'UNREACHABLE',
+    );
+  }
+  // the members' filled orders: this member's recorded, the others' known to its executor (their fills are theirs)
+  const { MemberOrders } = await import('../fleet/member-orders.ts');
+  const orders = new MemberOrders({
+    redis: member.redis,
+    keys: member.keys,
+    clock: o.clock,
+    onMemberOrders: (ids) => trader.executor.markMemberOrders(ids as OrderId[]),
+    onError: (err) => flog.debug({ err: err.message }, 'fleet order registry not reached (retried)'),
+  });
+  o.ref.orders = orders;
+  await orders.start();
   const leaveRisk = await startRunFleetRisk(member, o, name, flog, keepLimits);
   trader.kill.onTrip((t) => {
     if (!isRiskTrigger(t.trigger) || t.message.startsWith(FROM_FLEET)) return;
@@ -449,8 +491,9 @@ export async function joinRunFleet(
 /**
  * The account limits and the markets must be the fleet's (src/fleet/fleet-limits.ts): a member
  * configured with other ones leaves the fleet at once and the daemon exits 2 (CONFIG), naming the
- * key. Accepted, it starts the keeper that re-records them should Redis lose them (a restart
- * without data); returns its stop.
+ * key (checked before it publishes its ledger or claims the account's history, so a refused member
+ * leaves neither behind). Accepted, it starts the keeper that re-records them should Redis lose them
+ * (a restart without data); returns its stop.
  * @throws ConfigError on a mismatch
  */
 async function checkRunFleetLimits(
@@ -460,7 +503,6 @@ async function checkRunFleetLimits(
     markets: readonly ConditionId[];
     clock: Clock;
     name: string;
-    ledger: { stop(): Promise<void> };
     log: Logger;
   },
 ): Promise<() => void> {
@@ -494,7 +536,6 @@ async function checkRunFleetLimits(
     keeper.start();
     return () => keeper.stop();
   }
-  await o.ledger.stop().catch(() => undefined);
   await member.leave().catch(() => undefined);
   throw fleetMismatchError(bad[0]!);
 }

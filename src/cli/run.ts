@@ -504,6 +504,8 @@ async function runLocked(
         log,
         limits,
         ledgerId: fleetLedgerId(cfg.dataDir),
+        // a store with no fill yet: the account's history is claimed before the ledger is published
+        claimHistory: store.lastFillTime() === undefined,
       })
     : undefined;
   // a fleet member publishes its status record (`mmkit fleet status`) and labels its metrics
@@ -546,6 +548,11 @@ async function runLocked(
           ),
         }
       : {}),
+  });
+  // a fleet member re-asserts the reward parts it booked at once on a reconnect to the fleet's Redis
+  // (a Redis restarted empty lost them; each poll re-asserts them too, before it claims: review-1 F7)
+  fleetMember?.redis.on('ready', () => {
+    rewardBook.reassertParts().catch(() => undefined);
   });
   executor.onCycle((c) => marketLog('executor', c.market).debug({ cycle: c }, 'execution cycle'));
   ops.attach({

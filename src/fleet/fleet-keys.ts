@@ -43,6 +43,8 @@ export interface FleetKeys {
   readonly ledgers: string;
   /** HASH market -> the reward paid for a UTC date booked fleet-wide, micro (./reward-claims.ts). */
   rewardsPaid(date: string): string;
+  /** STRING with a TTL: while it exists the reward claims grant nothing (re-asserts after a loss: ./reward-claims.ts). */
+  readonly rewardsHold: string;
   /** ZSET order id -> when first recorded (ms): the orders of members that filled (./member-orders.ts). */
   readonly memberOrders: string;
   /** STRING: the ledger id that booked the account's history before the fleet (./member-orders.ts). */
@@ -82,6 +84,7 @@ export function fleetKeys(account: string): FleetKeys {
       if (!DATE.test(date)) throw new ValidationError(`not a UTC date (YYYY-MM-DD): "${date}"`);
       return `${prefix}rewards:paid:${date}`;
     },
+    rewardsHold: `${prefix}rewards:hold`,
     memberOrders: `${prefix}orders`,
     history: `${prefix}history`,
     externalFill: (tradeId, orderId) => `${prefix}xfill:${tradeId}|${orderId}`,

@@ -38,8 +38,8 @@ const FIELDS = ['maxNotionalGlobal', 'maxOpenOrdersGlobal', 'maxLoss', 'markets'
 
 // KEYS: limits, members; ARGV: member, deadMs, mode, then the values in FIELDS order
 // mode 'join': no other live member -> written, {}; others live and no record -> {'pending'}
-// mode 'assert' (a live member, or a joiner after its wait): touches the membership (a live member);
-//   no record -> written, {'written'}
+// mode 'live' (a live member's keeper): touches the membership, then as 'assert'
+// mode 'assert' (a joiner after its wait): no record -> written, {'written'}
 // otherwise -> {} when equal, else {field, fleet's value, ...} of those that differ (nothing written)
 const CHECK = new Script(`
 local t = redis.call('TIME')

@@ -14,7 +14,14 @@
  *  - In a fleet (findings-2 F3): the members share the maker address, so each reads the whole
  *    account's payouts. A member books a market's payout only while it may (`fleet.mayClaim`: it
  *    holds the market), and only the part the fleet has not booked yet (`fleet.claim`, atomic in
- *    Redis: src/fleet/reward-claims.ts), so the members' booked figures add up to the venue's.
+ *    Redis: src/fleet/reward-claims.ts), so the members' booked figures add up to the venue's. Its
+ *    own estimate of a payout stops counting once the fleet has booked the payout (review-1 F9):
+ *    the row is settled at what this member booked of it, 0 when another member booked it all
+ *    (`settleReward`), so the members' total rewards are the venue's figure, not it plus estimates.
+ *    A claim that fails (the fleet's Redis away) is logged as such, not as a venue read. Before
+ *    its claims, each poll re-asserts the parts this member booked of the last week's payouts
+ *    (`reassertParts`, also called on a reconnect to Redis): a Redis restarted empty lost them
+ *    (review-1 F7), and a claim would grant them again to another member.
  *  - Cross-check: after each poll, the credits booked per market since the epoch began against the
  *    venue's REWARD activity (`venueCredits`); a difference two polls see is logged and audited
  *    (`reward_mismatch`), never booked (the earnings endpoint is what the ledger follows).
@@ -48,7 +55,7 @@ export interface RewardBookLog {
 export interface RewardBookOptions {
   readonly store: Pick<
     Store,
-    'recordRewardEstimate' | 'recordRewardPaid' | 'reward' | 'rewards' | 'rewardCredits' | 'audit'
+    'recordRewardEstimate' | 'recordRewardPaid' | 'settleReward' | 'reward' | 'rewards' | 'rewardCredits' | 'audit'
   >;
   readonly clock: Clock;
   /** The tracker's sampling interval, ms (what one sample's share is worth). */
@@ -83,6 +90,36 @@ export interface RewardBookFleet {
    * @throws when the fleet cannot be asked (nothing is booked; the next poll asks again)
    */
   claim(date: string, market: string, paid: number, mine: number): Promise<number>;
+  /**
+   * What the fleet has booked of (`date`, `market`)'s payout so far, all members (µ).
+   * @throws when the fleet cannot be asked (nothing is settled; the next poll asks again)
+   */
+  booked(date: string, market: string): Promise<number>;
+  /**
+   * Re-asserts the parts this member booked that the fleet's record lacks (src/fleet/reward-claims.ts).
+   * @throws when the fleet cannot be asked
+   */
+  reassert(parts: readonly { date: string; market: string; paid: number }[]): Promise<number>;
+}
+
+/** A fleet claim (or read of the booked figure) failed: the poll fails, logged as the fleet's, not the venue's. */
+class FleetClaimError extends Error {
+  constructor(
+    /** The payout asked about (none: the re-assert of this member's parts). */
+    readonly payout: { readonly market: string; readonly date: string } | undefined,
+    cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+}
+
+/** Runs a call to the fleet's Redis; a failure becomes a FleetClaimError of `payout`. */
+async function askFleet<T>(payout: { market: string; date: string } | undefined, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    throw new FleetClaimError(payout, e);
+  }
 }
 
 /** One market whose booked credits differ from what the venue's activity says it credited. */
@@ -223,6 +260,8 @@ export class RewardBook {
     const credits: StoredRewardCredit[] = [];
     let mismatches: RewardMismatch[] | undefined;
     try {
+      // a fleet: what this member booked is in the fleet's record before it claims (review-1 F7)
+      if (o.fleet !== undefined) await this.#reassert(o.fleet);
       for (const date of dates) {
         const rows = await o.earnings(date);
         const byMarket = new Map<string, number>();
@@ -235,10 +274,21 @@ export class RewardBook {
           let paid = venuePaid;
           if (o.fleet !== undefined) {
             // a fleet: only this member's part of the account's payout, claimed once fleet-wide
-            if (!o.fleet.mayClaim(market)) continue;
-            const mine = o.store.reward(market as ConditionId, date)?.paid ?? 0;
-            const part = await o.fleet.claim(date, market, venuePaid, mine);
-            if (part === 0) continue;
+            const fleet = o.fleet;
+            const row = o.store.reward(market as ConditionId, date);
+            const mine = row?.paid ?? 0;
+            const part = fleet.mayClaim(market)
+              ? await askFleet({ market, date }, () => fleet.claim(date, market, venuePaid, mine))
+              : 0;
+            if (part === 0) {
+              // this member's estimate stops counting once the fleet has booked the payout, maybe all
+              // of it by another member (this member holds the market no longer, or holds it since)
+              if (row?.status === 'estimated' && venuePaid > 0) {
+                const booked = await askFleet({ market, date }, () => fleet.booked(date, market));
+                if (booked > 0) this.#settle(market, date, venuePaid);
+              }
+              continue;
+            }
             paid = mine + part;
           }
           const c = o.store.recordRewardPaid({ market: market as ConditionId, date, paid, at: o.clock.now() });
@@ -265,11 +315,63 @@ export class RewardBook {
       this.pollFailures++;
       const msg = e instanceof Error ? e.message.slice(0, 200) : String(e).slice(0, 200);
       // said once while the same failure repeats (a venue without the endpoint must not fill the log)
-      if (msg !== this.lastError)
-        o.log?.warn({ err: msg }, 'could not read the liquidity rewards paid (retried at the next poll)');
+      if (msg !== this.lastError) {
+        if (e instanceof FleetClaimError)
+          o.log?.warn(
+            { err: msg, ...e.payout },
+            "could not claim the reward payout in the fleet's Redis (retried at the next poll)",
+          );
+        else o.log?.warn({ err: msg }, 'could not read the liquidity rewards paid (retried at the next poll)');
+      }
       this.lastError = msg;
-      throw e;
+      throw e instanceof FleetClaimError ? e.cause : e;
     }
+  }
+
+  /**
+   * A fleet member: re-asserts the parts of the last week's payouts it booked (its store's paid
+   * figures) that the fleet's record lacks: a Redis restarted empty lost them (review-1 F7). Logged
+   * when it added any. Returns how many it added (0 for a lone daemon).
+   * @throws what the fleet throws (Redis unreachable)
+   */
+  async reassertParts(): Promise<number> {
+    return this.#o.fleet === undefined ? 0 : this.#reassert(this.#o.fleet);
+  }
+
+  async #reassert(fleet: RewardBookFleet): Promise<number> {
+    const o = this.#o;
+    const since = utcDate(o.clock.now() - (LOOKBACK_DAYS + 1) * DAY_MS);
+    const parts = o.store
+      .rewards({ since })
+      .filter((r) => r.paid > 0)
+      .map((r) => ({ date: r.date, market: r.market as string, paid: r.paid as number }));
+    if (parts.length === 0) return 0;
+    const n = await askFleet(undefined, () => fleet.reassert(parts));
+    if (n > 0)
+      o.log?.warn(
+        { parts: n, since },
+        "reward parts this member booked were missing from the fleet's Redis (restarted empty?): recorded them again",
+      );
+    return n;
+  }
+
+  /**
+   * A fleet member: the fleet booked (`date`, `market`)'s payout of `venuePaid`; this member's row,
+   * still estimated, is settled at what it booked of it (logged once, when it settles).
+   */
+  #settle(market: string, date: string, venuePaid: number): void {
+    const r = this.#o.store.settleReward({ market: market as ConditionId, date, at: this.#o.clock.now() });
+    if (r === undefined) return;
+    this.#o.log?.info(
+      {
+        market,
+        date,
+        paid: formatAmount(venuePaid),
+        booked: formatAmount(r.paid),
+        estimated: formatAmount(r.estimated),
+      },
+      "liquidity reward booked by the fleet: this member's estimate of it no longer counts",
+    );
   }
 
   /**

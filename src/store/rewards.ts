@@ -9,6 +9,11 @@
  *
  * Totals: `paid` sums the credits; `estimated` sums the estimates of the rows not paid yet (a paid
  * row counts the venue's figure only), so paid + estimated never counts a date twice.
+ *
+ * A fleet member (review-1 F9) books only its part of the account's payout, maybe none: once the
+ * fleet has booked a (date, market) payout, the member's row is settled (`settle`: 'paid' at what
+ * it booked, 0 when another member booked it all), so its estimate stops counting and the members'
+ * totals add up to the venue's figure.
  */
 import type Database from 'better-sqlite3';
 import { ValidationError } from '../core/errors.ts';
@@ -120,6 +125,10 @@ export function rewardLedger(db: Database.Database, epoch: () => number | null, 
       `INSERT INTO reward_credits (epoch, at, market, date, amount, source)
        VALUES (@epoch, @at, @market, @date, @amount, @source) RETURNING *`,
     ),
+    settle: db.prepare(
+      `UPDATE rewards SET status = 'paid', updated_at = @at, paid_at = COALESCE(paid_at, @at)
+       WHERE epoch = @epoch AND market = @market AND date = @date AND status = 'estimated' RETURNING *`,
+    ),
     rowsSince: db.prepare('SELECT * FROM rewards WHERE epoch = ? AND date >= ? ORDER BY date, market'),
     creditsSince: db.prepare('SELECT * FROM reward_credits WHERE epoch = ? AND at >= ? ORDER BY seq'),
     byMarket: db.prepare(
@@ -180,6 +189,17 @@ export function rewardLedger(db: Database.Database, epoch: () => number | null, 
     },
     recordPaid(r: RewardPaymentInput): RewardPaymentChange {
       return paidTx(r);
+    },
+    /**
+     * Settles an estimated row at what it booked (its `paid`, unchanged: no credit): the payout was
+     * booked elsewhere (a fleet's other member). Returns the row settled, undefined when none was
+     * estimated (no row, or paid already).
+     */
+    settle(r: { market: ConditionId; date: string; at?: number }): StoredReward | undefined {
+      const market = checkMarket(r.market);
+      const date = checkRewardDate(r.date);
+      const row = st.settle.get({ epoch: e0(), market, date, at: atOf(r.at) }) as RewardRow | undefined;
+      return row === undefined ? undefined : toReward(row);
     },
     reward(market: string, date: string): StoredReward | undefined {
       const r = st.get.get(e0(), market, date) as RewardRow | undefined;

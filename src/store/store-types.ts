@@ -278,7 +278,10 @@ export type FillChange = 'new' | 'status' | 'void' | 'duplicate';
 
 // ---- liquidity rewards (./rewards.ts) ----------------------------------------------------------------
 
-/** A reward row's state: the bot's estimate only, or paid by the venue (the venue's figure counts). */
+/**
+ * A reward row's state: the bot's estimate only, or paid by the venue (the venue's figure counts; in
+ * a fleet, this member's part of it, 0 when another member booked the payout: `settleReward`).
+ */
 export type RewardStatus = 'estimated' | 'paid';
 
 /** One market's rewards of one UTC date in one ledger epoch. Money in micro-collateral. */
@@ -583,6 +586,14 @@ export interface Store {
    * @throws ValidationError on a bad market, date or amount (nothing written).
    */
   recordRewardPaid(r: RewardPaymentInput): RewardPaymentChange;
+  /**
+   * A fleet member (review-1 F9): the fleet booked the venue's payout of this market and date, maybe
+   * all of it by another member. An 'estimated' row becomes 'paid' at what this store booked of it
+   * (its `paid`, unchanged: no credit), so its estimate stops counting in the totals. Returns the
+   * row settled; undefined when no row was estimated (none, or paid already): nothing written.
+   * @throws ValidationError on a bad market or date.
+   */
+  settleReward(r: { market: ConditionId; date: string; at?: number }): StoredReward | undefined;
   /** A market's reward row of a date in the current epoch. */
   reward(market: string, date: string): StoredReward | undefined;
   /** Reward rows of an epoch (default: the current one), dates at or after `since` (`YYYY-MM-DD`), by date then market. */

@@ -455,6 +455,11 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       setSync(fillSync);
       return rewardBook.recordPaid(r);
     },
+    settleReward(r) {
+      open();
+      setSync(otherSync); // no money moves (a lost settle is done again by the next poll)
+      return rewardBook.settle(r);
+    },
     reward(market, date) {
       open();
       return rewardBook.reward(market, date);

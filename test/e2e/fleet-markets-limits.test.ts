@@ -8,7 +8,7 @@
  *    markets) again, so a member started afterwards with other caps is still refused (exit 2,
  *    `bot.risk.maxOpenOrdersGlobal`) and the record keeps the fleet's values.
  */
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
@@ -53,15 +53,26 @@ describe('a fleet member must run with the fleet markets and limits', () => {
       expect(none.err()).not.toContain('joined the fleet');
 
       // F13: another list than the live member's -> exit 2 naming bot.markets and the difference
+      const otherDir = sameWallet();
       const other = h.startBot(
         base,
-        sameWallet(),
+        otherDir,
         ['--duration', '600s', '--markets', markets.slice(0, 2).join(',')],
         env('o'),
       );
       expect(await exits(other), other.err().slice(-3000)).toBe(2);
       expect(other.err()).toContain('config bot.markets: 2 market(s) here, 3 on the fleet');
       expect(other.err()).toContain(`missing here: ${markets[2]!.toLowerCase()}`);
+      // review-1 F1: refused at join, it left no ledger record and claimed no history (either would
+      // make the data directory's next start, or another fresh member, lose the account's history)
+      const otherLedger = readFileSync(join(otherDir, 'fleet-ledger.id'), 'utf8').trim();
+      const look = new Redis(r.url, { maxRetriesPerRequest: 1 });
+      try {
+        expect(await look.hexists(keys.ledgers, otherLedger)).toBe(0);
+        expect(await look.get(keys.history)).not.toBe(otherLedger);
+      } finally {
+        look.disconnect();
+      }
 
       // F15: Redis restarted empty; the live member re-records the limits
       await r.restart();

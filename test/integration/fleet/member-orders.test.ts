@@ -2,11 +2,14 @@
  * The fleet's registry of its members' filled orders on a real Redis (src/fleet/member-orders.ts;
  * findings-2 F5, F8): a member's ids are written in batches and read by the others (sync, lookup),
  * ids stay queued while Redis is hung, and the account's history is booked by one ledger only (the
- * first one of a fleet; none of a fleet that published ledgers before the record existed), and a
+ * first one of a fleet; none of a fleet that published ledgers before the record existed), also
+ * when members started together publish their ledgers at once (review-1 F1: claimed before publishing), and a
  * fill from outside on a market outside the fleet's by the ledger that claims it first.
  */
 import { describe, expect, it } from 'vitest';
+import { startFleetLedger } from '../../../src/cli/run-fleet.ts';
 import { LiveClock } from '../../../src/core/clock.ts';
+import { LedgerPublisher } from '../../../src/fleet/fleet-ledger.ts';
 import { fleetKeys } from '../../../src/fleet/fleet-keys.ts';
 import {
   claimExternalFill,
@@ -103,6 +106,79 @@ describe('member orders', () => {
       const ttl = await redis.pttl(k.externalFill('0xtrade1', '0xorder1'));
       expect(ttl).toBeGreaterThan(MEMBER_ORDERS_RETENTION_MS - 60_000);
     } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('members started together on an account with history: exactly one ledger books it, whatever the interleaving (review-1 F1)', async () => {
+    const redis = await connectFleetRedis(r.url);
+    const publishers: LedgerPublisher[] = [];
+    /** A real ledger publisher whose first publish waits until `n` members reached theirs (then all go). */
+    const together = (n: number) => {
+      let arrived = 0;
+      let go!: () => void;
+      const all = new Promise<void>((res) => {
+        go = res;
+      });
+      return (keys: ReturnType<typeof fleetKeys>, ledgerId: string) => {
+        const real = new LedgerPublisher({ redis, keys, member: ledgerId, ledgerId, clock, collect: () => ({}) });
+        publishers.push(real);
+        return {
+          start: async () => {
+            if (++arrived === n) go();
+            await all;
+            await real.start();
+          },
+        };
+      };
+    };
+    const member = (keys: ReturnType<typeof fleetKeys>) => ({ redis, keys });
+    try {
+      // both reach their first publish before either publishes (each would see the other's ledger)
+      const k1 = fleetKeys('0x00000000000000000000000000000000000000e1');
+      const p1 = together(2);
+      const both = await Promise.all(
+        ['A', 'B'].map((id) =>
+          startFleetLedger(member(k1), { ledgerId: id, claimHistory: true, publisher: p1(k1, id) }),
+        ),
+      );
+      expect(both.filter((x) => x === true)).toHaveLength(1);
+      expect(await redis.hlen(k1.ledgers)).toBe(2);
+      // a member started later on a fresh data directory: not its
+      const later = await startFleetLedger(member(k1), {
+        ledgerId: 'C',
+        claimHistory: true,
+        publisher: together(1)(k1, 'C'),
+      });
+      expect(later).toBe(false);
+
+      // one after the other, and at once without a wait: the first claimer books it, once
+      const k2 = fleetKeys('0x00000000000000000000000000000000000000e2');
+      const p2 = together(1);
+      expect(await startFleetLedger(member(k2), { ledgerId: 'A', claimHistory: true, publisher: p2(k2, 'A') })).toBe(
+        true,
+      );
+      expect(await startFleetLedger(member(k2), { ledgerId: 'B', claimHistory: true, publisher: p2(k2, 'B') })).toBe(
+        false,
+      );
+      const k3 = fleetKeys('0x00000000000000000000000000000000000000e3');
+      const p3 = together(1);
+      const atOnce = await Promise.all(
+        ['A', 'B', 'C'].map((id) =>
+          startFleetLedger(member(k3), { ledgerId: id, claimHistory: true, publisher: p3(k3, id) }),
+        ),
+      );
+      expect(atOnce.filter((x) => x === true)).toHaveLength(1);
+
+      // a member whose store has fills does not ask
+      const k4 = fleetKeys('0x00000000000000000000000000000000000000e4');
+      expect(
+        await startFleetLedger(member(k4), { ledgerId: 'A', claimHistory: false, publisher: together(1)(k4, 'A') }),
+      ).toBeUndefined();
+      expect(await redis.exists(k4.history)).toBe(0);
+      expect(await redis.hlen(k4.ledgers)).toBe(1);
+    } finally {
+      for (const p of publishers) await p.stop();
       redis.disconnect();
     }
   });

@@ -131,6 +131,26 @@ describe('the reward ledger', () => {
     expect(store.rewardCredits()).toEqual([]);
   });
 
+  it('a settled row (a fleet member: the payout booked elsewhere) stops counting its estimate; no credit', () => {
+    store.recordRewardEstimate({ market: A, date: '2026-11-27', estimated: 2_500, samples: 3, scoredSamples: 3 });
+    store.recordRewardEstimate({ market: B, date: '2026-11-27', estimated: 400, samples: 3, scoredSamples: 3 });
+    store.recordRewardPaid({ market: B, date: '2026-11-27', paid: 300 });
+    clock.advance(1_000);
+    const r = store.settleReward({ market: A, date: '2026-11-27' });
+    expect(r).toMatchObject({ status: 'paid', paid: 0, estimated: 2_500, paidAt: clock.now() });
+    // already paid, or no row: nothing
+    expect(store.settleReward({ market: B, date: '2026-11-27' })).toBeUndefined();
+    expect(store.settleReward({ market: A, date: '2026-11-26' })).toBeUndefined();
+    expect(store.rewardTotals()).toMatchObject({ paid: 300, estimated: 0, total: 300 });
+    expect(store.rewardCredits().map((c) => c.amount)).toEqual([300]);
+    // a later estimate keeps the status; a later payout of its own is booked as usual
+    store.recordRewardEstimate({ market: A, date: '2026-11-27', estimated: 2_600, samples: 4, scoredSamples: 4 });
+    expect(store.rewardTotals().total).toBe(300);
+    store.recordRewardPaid({ market: A, date: '2026-11-27', paid: 100 });
+    expect(store.rewardTotals()).toMatchObject({ paid: 400, estimated: 0, total: 400 });
+    expect(() => store.settleReward({ market: A, date: '27/11/2026' })).toThrow(ValidationError);
+  });
+
   it('credits are append-only', () => {
     store.recordRewardPaid({ market: A, date: '2026-11-27', paid: 5 });
     store.close();
