@@ -669,7 +669,12 @@ async function runLocked(
     for (const f of fresh) {
       // a fill of an order the bot did not place is stored as external, never counted as its own
       const source = executor.fillSource(f.orderId);
-      if (source === 'bot') fills++;
+      if (source === 'bot') {
+        fills++;
+        // (in a fleet, its id goes to the registry of the members' filled orders, written by `leave()`
+        // below: a member taking the market over then never books it as external; review-1 F2)
+        fleetRef.orders?.add(f.orderId);
+      }
       marketLog('executor', f.market).info(
         { ...fillLogFields(f, outcomes.get(f.tokenId)), source, backfilled: true },
         source === 'bot' ? 'fill' : 'external fill',

@@ -12,6 +12,11 @@
  * knows them as members', whatever the market), and asks for a batch of ids at once before a
  * backfill books them (`lookup`). Only filled orders are recorded: an order that never filled has no
  * fill to tell apart, and a quoting fleet places many more orders than it fills.
+ * The "when" is Redis's clock (`TIME`, read by the script that adds a batch and trims the registry),
+ * as in every other fleet script: a read "since the newest score seen" compares the scores of all
+ * members, so scores stamped by the members' own clocks would hide the ids of a member whose clock
+ * runs behind the others' by more than the read's overlap (review-1 F10). The members need no clock
+ * sync.
  *
  * The account's history (`claimHistory`): a member whose store has no fill yet backfills the
  * account's past fills. Those of orders placed before the fleet kept a registry (or before it was
@@ -36,7 +41,10 @@ import { Script } from './lease.ts';
 /** How long the registry keeps an order id: 30 days (a fill of an older order is a rare late one). */
 export const MEMBER_ORDERS_RETENTION_MS = 30 * 24 * 3_600_000;
 
-/** A read of the ids added since the last one starts this much earlier (clocks of members differ). */
+/**
+ * A read of the ids added since the last one starts this much earlier: ids of the same ms as the
+ * newest one seen, and a Redis clock stepped back a little (NTP) or a failover to another host.
+ */
 const SYNC_OVERLAP_MS = 10_000;
 
 /**
@@ -49,9 +57,24 @@ export const MEMBER_ORDERS_START_MS = 3_600_000;
 /** Ids asked at once (ZMSCORE). */
 const LOOKUP_BATCH = 1000;
 
+/**
+ * KEYS[1] the registry; ARGV the retention (ms), then the ids. Adds the ids not recorded yet, stamped
+ * with Redis's clock (ms), and drops those older than the retention; returns that stamp.
+ */
+const ADD_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local score = string.format('%.0f', now)
+for i = 2, #ARGV do redis.call('ZADD', KEYS[1], 'NX', score, ARGV[i]) end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now - tonumber(ARGV[1])))
+return score
+`;
+const ADD = new Script(ADD_LUA);
+
 export interface MemberOrdersOptions {
   readonly redis: Redis;
   readonly keys: FleetKeys;
+  /** Runs the periods (the registry's times are Redis's, never this clock's). */
   readonly clock: Clock;
   /** Ids added by the members since the last read (this member's own among them: harmless). */
   readonly onMemberOrders: (ids: readonly string[]) => void;
@@ -71,8 +94,8 @@ export class MemberOrders {
   #syncTimer: TimerHandle | undefined;
   #flushing: Promise<void> | undefined;
   #syncing: Promise<void> | undefined;
-  /** The newest score read so far (ms). */
-  #syncedTo = 0;
+  /** The newest score read so far (ms of Redis's clock; undefined before the first read). */
+  #syncedTo: number | undefined;
 
   constructor(o: MemberOrdersOptions) {
     this.#o = o;
@@ -83,7 +106,6 @@ export class MemberOrders {
    * `syncMs` (`sync`); writes this member's every `flushMs` (`flush`).
    */
   async start(): Promise<void> {
-    this.#syncedTo = this.#o.clock.now() - MEMBER_ORDERS_START_MS;
     this.#flushTimer = this.#o.clock.setInterval(() => void this.flush(), this.#o.flushMs ?? 500);
     this.#syncTimer = this.#o.clock.setInterval(() => void this.sync(), this.#o.syncMs ?? 1000);
     await this.sync();
@@ -99,18 +121,8 @@ export class MemberOrders {
     if (this.#flushing !== undefined || this.#queued.size === 0) return this.#flushing ?? Promise.resolve();
     const ids = [...this.#queued];
     this.#queued = new Set();
-    const now = this.#o.clock.now();
-    const args: (string | number)[] = [];
-    for (const id of ids) args.push(now, id);
-    this.#flushing = this.#o.redis
-      .multi()
-      .zadd(this.#o.keys.memberOrders, 'NX', ...args)
-      .zremrangebyscore(this.#o.keys.memberOrders, '-inf', now - MEMBER_ORDERS_RETENTION_MS)
-      .exec()
-      .then((r) => {
-        const err = r?.find(([e]) => e !== null)?.[0];
-        if (err) throw err;
-      })
+    this.#flushing = ADD.run(this.#o.redis, [this.#o.keys.memberOrders], [MEMBER_ORDERS_RETENTION_MS, ...ids])
+      .then(() => undefined)
       .catch((e: unknown) => {
         for (const id of ids) this.#queued.add(id);
         this.#o.onError?.(e instanceof Error ? e : new Error(String(e)));
@@ -121,18 +133,27 @@ export class MemberOrders {
     return this.#flushing;
   }
 
-  /** Reads the ids the members added since the last read and hands them to `onMemberOrders`. Never rejects. */
+  /**
+   * Reads the ids the members added since the last read (the first read: in the last
+   * `MEMBER_ORDERS_START_MS` of Redis's clock) and hands them to `onMemberOrders`. Never rejects.
+   */
   sync(): Promise<void> {
     this.#syncing ??= (async () => {
       try {
-        const from = this.#syncedTo - SYNC_OVERLAP_MS;
+        let synced = this.#syncedTo;
+        if (synced === undefined) {
+          const [sec, us] = await this.#o.redis.time();
+          synced = Number(sec) * 1000 + Math.floor(Number(us) / 1000) - MEMBER_ORDERS_START_MS;
+        }
+        const from = synced - SYNC_OVERLAP_MS;
         const r = await this.#o.redis.zrangebyscore(this.#o.keys.memberOrders, from, '+inf', 'WITHSCORES');
         const ids: string[] = [];
         for (let i = 0; i + 1 < r.length; i += 2) {
           ids.push(r[i]!);
           const s = Number(r[i + 1]);
-          if (s > this.#syncedTo) this.#syncedTo = s;
+          if (s > synced) synced = s;
         }
+        this.#syncedTo = synced;
         if (ids.length > 0) this.#o.onMemberOrders(ids);
       } catch (e) {
         this.#o.onError?.(e instanceof Error ? e : new Error(String(e)));

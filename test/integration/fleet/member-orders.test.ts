@@ -4,11 +4,12 @@
  * ids stay queued while Redis is hung, and the account's history is booked by one ledger only (the
  * first one of a fleet; none of a fleet that published ledgers before the record existed), also
  * when members started together publish their ledgers at once (review-1 F1: claimed before publishing), and a
- * fill from outside on a market outside the fleet's by the ledger that claims it first.
+ * fill from outside on a market outside the fleet's by the ledger that claims it first. The
+ * registry's times are Redis's: members whose clocks differ still see each other's ids.
  */
 import { describe, expect, it } from 'vitest';
 import { startFleetLedger } from '../../../src/cli/run-fleet.ts';
-import { LiveClock } from '../../../src/core/clock.ts';
+import { LiveClock, VirtualClock } from '../../../src/core/clock.ts';
 import { LedgerPublisher } from '../../../src/fleet/fleet-ledger.ts';
 import { fleetKeys } from '../../../src/fleet/fleet-keys.ts';
 import {
@@ -62,6 +63,58 @@ describe('member orders', () => {
       await a.stop();
       await b.stop();
       await c.stop();
+      redis.disconnect();
+    }
+  });
+
+  it("the registry is stamped and trimmed by Redis's clock: the members' clocks may differ (review-1 F10)", async () => {
+    const keys = fleetKeys('0x00000000000000000000000000000000000000fb');
+    const redis = await connectFleetRedis(r.url);
+    // the members' clocks (they never move here: every write and read is called by hand): one 60 s
+    // behind (more than a read's overlap), one ahead by more than the retention
+    const now = Date.now();
+    const seenByB: string[] = [];
+    const slow = new MemberOrders({ redis, keys, clock: new VirtualClock(now - 60_000), onMemberOrders: () => {} });
+    const b = new MemberOrders({
+      redis,
+      keys,
+      clock: new VirtualClock(now),
+      onMemberOrders: (ids) => seenByB.push(...ids),
+    });
+    const fast = new MemberOrders({
+      redis,
+      keys,
+      clock: new VirtualClock(now + MEMBER_ORDERS_RETENTION_MS + 86_400_000),
+      onMemberOrders: () => {},
+    });
+    try {
+      await slow.start();
+      await b.start();
+      await fast.start();
+      // b has read an id of its own: its next read starts at that id's stamp (less the overlap)
+      b.add('0xb1');
+      await b.flush();
+      await b.sync();
+      expect(seenByB).toContain('0xb1');
+      // the slow member's id still reaches b
+      slow.add('0xs1');
+      await slow.flush();
+      await b.sync();
+      expect(seenByB).toContain('0xs1');
+      // the member ahead trims only what is older than the retention on Redis's clock
+      await redis.zadd(keys.memberOrders, 1, '0xancient');
+      fast.add('0xf1');
+      await fast.flush();
+      expect(await b.lookup(['0xb1', '0xs1', '0xf1', '0xancient'])).toEqual(new Set(['0xb1', '0xs1', '0xf1']));
+      const [sec] = await redis.time();
+      for (const id of ['0xb1', '0xs1', '0xf1']) {
+        const stamp = Number(await redis.zscore(keys.memberOrders, id));
+        expect(Math.abs(stamp - Number(sec) * 1000), id).toBeLessThan(10_000);
+      }
+    } finally {
+      await slow.stop();
+      await b.stop();
+      await fast.stop();
       redis.disconnect();
     }
   });
