@@ -107,12 +107,47 @@ export function sharpeLine(s: Metrics['sharpe']): string {
 }
 
 /**
- * True when the run says nothing about the strategy: it threw (at least once) and sent no order
- * (e.g. it throws on every event). `mmkit backtest` exits 1 then (README, Backtest), whatever the
- * output format.
+ * Counts by code as "OFF_TICK x21612, NO_INVENTORY x1" (most first, then by code); "" for none.
+ * For the gate's refusals and trims (BacktestResult.counts.quotesRefused, quotesTrimmed).
  */
+export function codeCountsText(c: Readonly<Record<string, number>> | undefined): string {
+  if (c === undefined) return '';
+  return Object.entries(c)
+    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, n]) => `${k} x${n}`)
+    .join(', ');
+}
+
+/** The strategy's first error as " (first: MESSAGE at FILE:LINE:COL)", or "" when none was kept. */
+function firstErrorText(r: BacktestResult): string {
+  const first = r.engine.firstStrategyError;
+  return first === undefined ? '' : ` (first: ${first.message}${first.at === undefined ? '' : ` at ${first.at}`})`;
+}
+
+/**
+ * Why the run says nothing about the strategy, or undefined when it does: the strategy sent no
+ * order while it threw (at least once; e.g. it throws on every event), or while it asked for
+ * quotes or immediate orders the risk gate refused (e.g. every price off the tick). `mmkit
+ * backtest` exits 1 then (README, Backtest), whatever the output format; a sweep ranks such a
+ * point after the clean ones. The text follows "FAILED: ".
+ */
+export function strategyFailure(r: BacktestResult, m: Metrics): string | undefined {
+  if (m.orders.sent > 0) return undefined;
+  if (r.engine.errors.strategy > 0)
+    return `the strategy threw ${r.engine.errors.strategy} time(s) and placed no order${firstErrorText(r)}`;
+  const quotes = codeCountsText(r.counts.quotesRefused);
+  const orders = r.counts.ordersRefused ?? 0;
+  if (quotes === '' && orders === 0) return undefined;
+  const what = [
+    ...(quotes !== '' ? [`quotes: ${quotes}`] : []),
+    ...(orders > 0 ? [`${orders} immediate order(s)`] : []),
+  ].join('; ');
+  return `the strategy placed no order: the risk gate refused everything it asked for (${what})`;
+}
+
+/** True when the run says nothing about the strategy (see strategyFailure). */
 export function strategyFailed(r: BacktestResult, m: Metrics): boolean {
-  return r.engine.errors.strategy > 0 && m.orders.sent === 0;
+  return strategyFailure(r, m) !== undefined;
 }
 
 /** The terminal summary (see the module comment). Lines end with "\n". */
@@ -173,6 +208,11 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
   }
   const refused = r.counts.ordersRefused ?? 0;
   if (refused > 0) row('refused', `${refused} immediate order(s) (FOK/FAK) refused by the risk gate, never sent`);
+  // the gate's refusals and cuts of quotes, each time the strategy asked (its log lines are muted)
+  const quotesRefused = codeCountsText(r.counts.quotesRefused);
+  if (quotesRefused !== '') row('quotes refused', `${quotesRefused} (by the risk gate, never sent)`);
+  const quotesTrimmed = codeCountsText(r.counts.quotesTrimmed);
+  if (quotesTrimmed !== '') row('quotes trimmed', `${quotesTrimmed} (sent smaller by the risk gate)`);
   const thrown = r.engine.errors.strategy;
   if (thrown > 0) {
     const first = r.engine.firstStrategyError;

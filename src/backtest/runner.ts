@@ -550,6 +550,8 @@ async function runWith(
       intents: counters.intents,
       intentsCoalesced: counters.coalesced,
       ...(counters.ordersRefused > 0 ? { ordersRefused: counters.ordersRefused } : {}),
+      ...byCode('quotesRefused', counters.quotesRefused),
+      ...byCode('quotesTrimmed', counters.quotesTrimmed),
     },
     orders: {
       ...venue.counts,
@@ -578,6 +580,18 @@ async function runWith(
     venue: driver.venue.stats ?? null,
     openOrdersAtEnd: flat?.open.length ?? -1,
   };
+}
+
+/** `{ [key]: counts }` with the codes sorted (deterministic JSON), or nothing when there is none. */
+function byCode<K extends string>(
+  key: K,
+  counts: Readonly<Record<string, number>>,
+): { [k in K]?: Record<string, number> } {
+  const codes = Object.keys(counts).sort();
+  if (codes.length === 0) return {};
+  const out: Record<string, number> = {};
+  for (const c of codes) out[c] = counts[c]!;
+  return { [key]: out } as { [k in K]?: Record<string, number> };
 }
 
 /** A 32-bit seed mixed from a seed and a purpose. */

@@ -12,6 +12,12 @@
  * comes from the run's figures, which the runner measures online over every fill, so points run
  * with `maxFillRows: 0` (no fill rows kept) unless the base options set it.
  *
+ * A point whose strategy threw, or placed no order because the risk gate refused all it asked for
+ * (the runs `mmkit backtest` calls FAILED: ./report.ts `strategyFailure`), says nothing about its
+ * parameters: its row carries the strategy's errors and the gate's refusals, it ranks after every
+ * clean point (a PnL of 0 would otherwise rank it above every losing one), and `troubleNotes`
+ * gives a line for each such point (stderr, `mmkit sweep`).
+ *
  * Workers: `workers` threads (default: the cores less one, at most the number of points; 0 runs
  * everything in this thread). A worker is started from a small JavaScript bootstrap that registers
  * tsx and imports ./sweep-worker.ts, so TypeScript strategies and the sources load in workers as
@@ -23,6 +29,7 @@ import { ConfigError } from '../core/errors.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { resolveParams } from '../strategy/params.ts';
 import { computeMetrics, type Metrics } from './metrics.ts';
+import { strategyFailure } from './report.ts';
 import type { BacktestOptions, BacktestResult } from './runner.ts';
 import { PACKAGE_ROOT_URL, RUNNING_COMPILED } from '../core/package-root.ts';
 
@@ -66,6 +73,19 @@ export interface SweepRow {
   readonly stopReason: string;
   /** Liquidity rewards earned, micro (BacktestResult.rewards; absent when no traded market has a reward config). */
   readonly rewards?: number;
+  /** Times the strategy threw (its output dropped each time); 0 for a clean run. */
+  readonly strategyErrors: number;
+  /** The first of them: its message and where (file:line:column); absent when none. */
+  readonly firstStrategyError?: { readonly message: string; readonly at?: string };
+  /** Quotes the risk gate refused, by code, each time asked (BacktestResult.counts.quotesRefused); absent when none. */
+  readonly quotesRefused?: Readonly<Record<string, number>>;
+  /** Immediate orders (FOK/FAK) the risk gate refused; absent when none. */
+  readonly ordersRefused?: number;
+  /**
+   * Set when the run says nothing about the strategy (it placed no order while it threw or while
+   * the gate refused what it asked: ./report.ts strategyFailure): why. Ranked after the clean points.
+   */
+  readonly failed?: string;
   /** Set when the run failed (the other fields are then 0/null). */
   readonly error?: string;
 }
@@ -76,7 +96,10 @@ export interface SweepResult {
   readonly grid: Grid;
   readonly rankBy: RankBy;
   readonly points: number;
-  /** Best first (failed points last, in grid order). */
+  /**
+   * Best first: the clean points, then those whose strategy threw or failed (`strategyErrors`,
+   * `failed`), then those that could not run (`error`, in grid order).
+   */
   readonly rows: readonly SweepRow[];
 }
 
@@ -122,6 +145,7 @@ export function gridPoints(grid: Grid): Array<Record<string, string | number | b
 
 /** The row of one finished backtest. */
 export function sweepRow(index: number, point: SweepRow['point'], r: BacktestResult, m: Metrics): SweepRow {
+  const failure = strategyFailure(r, m);
   return {
     index,
     point,
@@ -138,6 +162,11 @@ export function sweepRow(index: number, point: SweepRow['point'], r: BacktestRes
     atLimit: m.inventory.maxFraction,
     stopReason: r.stopReason,
     ...(m.rewards !== undefined ? { rewards: m.rewards } : {}),
+    strategyErrors: r.engine.errors.strategy,
+    ...(r.engine.firstStrategyError !== undefined ? { firstStrategyError: r.engine.firstStrategyError } : {}),
+    ...(r.counts.quotesRefused !== undefined ? { quotesRefused: r.counts.quotesRefused } : {}),
+    ...(r.counts.ordersRefused !== undefined ? { ordersRefused: r.counts.ordersRefused } : {}),
+    ...(failure !== undefined ? { failed: failure } : {}),
   };
 }
 
@@ -158,6 +187,7 @@ export function failedRow(index: number, point: SweepRow['point'], error: string
     markout10s: null,
     atLimit: 0,
     stopReason: 'error',
+    strategyErrors: 0,
     error,
   };
 }
@@ -174,7 +204,24 @@ export async function runPoint(task: SweepTask): Promise<SweepRow> {
   }
 }
 
-/** Orders rows best first by `rankBy` (ties: grid order); failed rows last. */
+/**
+ * How a row ranks before its key: 0 a clean point, 1 one whose strategy threw or failed (see
+ * SweepRow.failed), 2 one that could not run.
+ */
+function tier(r: SweepRow): number {
+  if (r.error !== undefined) return 2;
+  return r.strategyErrors > 0 || r.failed !== undefined ? 1 : 0;
+}
+
+/**
+ * True when a point's strategy threw or failed (placed no order while the gate refused what it
+ * asked): it ranks after the clean points and gets a note (`troubleNotes`).
+ */
+export function troubled(r: SweepRow): boolean {
+  return tier(r) === 1;
+}
+
+/** Orders rows best first by `rankBy` (ties: grid order); troubled rows after the clean ones, failed rows last. */
 export function rankRows(rows: readonly SweepRow[], rankBy: RankBy): SweepRow[] {
   const key = (r: SweepRow): number => {
     switch (rankBy) {
@@ -193,7 +240,8 @@ export function rankRows(rows: readonly SweepRow[], rankBy: RankBy): SweepRow[] 
     }
   };
   return [...rows].sort((a, b) => {
-    if ((a.error === undefined) !== (b.error === undefined)) return a.error === undefined ? -1 : 1;
+    const t = tier(a) - tier(b);
+    if (t !== 0) return t;
     const d = key(a) - key(b);
     return d !== 0 && !Number.isNaN(d) ? d : a.index - b.index;
   });
@@ -213,6 +261,29 @@ export function rankNote(s: SweepResult): string | undefined {
   return na === ok.length
     ? `Sharpe is n/a on every point (${why}): the rows are in grid order, not ranked; rank by another key (--rank pnl|drawdown|...) or run longer`
     : `Sharpe is n/a on ${na} of ${ok.length} points (${why}): those are ranked last, in grid order`;
+}
+
+/**
+ * One line per point whose strategy threw or failed (ranked order), for stderr: which point, what
+ * went wrong (the first error and where; the gate's refusals by code), and that it ranks after the
+ * clean points. Empty when every point ran clean.
+ */
+export function troubleNotes(s: SweepResult): string[] {
+  const out: string[] = [];
+  for (const r of s.rows) {
+    if (!troubled(r)) continue;
+    const point = Object.entries(r.point)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(' ');
+    const first = r.firstStrategyError;
+    const threw =
+      r.strategyErrors > 0
+        ? `the strategy threw ${r.strategyErrors} time(s)${first === undefined ? '' : ` (first: ${first.message}${first.at === undefined ? '' : ` at ${first.at}`})`}`
+        : '';
+    const what = r.failed !== undefined ? `FAILED: ${r.failed}` : threw;
+    out.push(`point ${point}: ${what}; ranked after the clean points`);
+  }
+  return out;
 }
 
 // A worker started from the sources registers tsx (and the source export condition) first; one
@@ -333,6 +404,10 @@ export function formatSweepTable(s: SweepResult): string {
   const usd = (m: number): string => (m / 1e6).toFixed(2);
   // the rewards columns only when a point earned rewards (a market with a reward config)
   const rw = s.rows.some((r) => r.rewards !== undefined);
+  // the strategy's errors and the gate's refusals only when a point threw or failed
+  const tr = s.rows.some(troubled);
+  const refusedOf = (r: SweepRow): number =>
+    Object.values(r.quotesRefused ?? {}).reduce((a, n) => a + n, 0) + (r.ordersRefused ?? 0);
   const head = [
     '#',
     ...keys,
@@ -347,6 +422,7 @@ export function formatSweepTable(s: SweepResult): string {
     'fill%',
     'mk+10s',
     'atLim%',
+    ...(tr ? ['errors', 'refused'] : []),
   ];
   const body = s.rows.map((r, i) =>
     r.error !== undefined
@@ -365,6 +441,7 @@ export function formatSweepTable(s: SweepResult): string {
           r.fillRatio === null ? 'n/a' : (r.fillRatio * 100).toFixed(1),
           r.markout10s === null ? 'n/a' : r.markout10s.toFixed(4),
           (r.atLimit * 100).toFixed(1),
+          ...(tr ? [String(r.strategyErrors), String(refusedOf(r))] : []),
         ],
   );
   const widths = head.map((h, j) =>

@@ -236,6 +236,13 @@ export interface BacktestResult {
     readonly intentsCoalesced: number;
     /** Immediate orders (FOK/FAK) the risk gate refused; absent when none was. */
     readonly ordersRefused?: number;
+    /**
+     * Quotes the risk gate refused, by code (e.g. OFF_TICK), one per quote each time the strategy
+     * asked for it; absent when none was. A strategy whose every quote is refused places no order.
+     */
+    readonly quotesRefused?: Readonly<Record<string, number>>;
+    /** Quotes the risk gate approved with a smaller size, by code (e.g. MAX_POSITION); absent when none was. */
+    readonly quotesTrimmed?: Readonly<Record<string, number>>;
   };
   readonly orders: {
     readonly placeRequests: number;

@@ -21,7 +21,7 @@ import { parseRewardInterval } from './reward-flags.ts';
 import { computeMetrics, type Metrics } from '../backtest/metrics.ts';
 import { defaultFeedCacheDir } from '../backtest/feed-cache.ts';
 import { DEFAULT_FEED_CACHE_MAX_MB, pruneFeedCaches } from '../backtest/feed-cache-prune.ts';
-import { formatSummary, duration, strategyFailed } from '../backtest/report.ts';
+import { formatSummary, duration, strategyFailure } from '../backtest/report.ts';
 import { renderHtmlReport } from '../backtest/report-html.ts';
 import type { BacktestOptions, BacktestProgress, BacktestResult } from '../backtest/runner.ts';
 import { parseDuration } from './config.ts';
@@ -471,11 +471,9 @@ export async function backtestCommand(o: BacktestCliOptions): Promise<number> {
   process.stderr.write(
     `mmkit backtest: ran in ${wall.toFixed(2)} s wall (${items}${(virt / 3_600_000 / Math.max(1e-3, wall)).toFixed(3)} simulated h/s)\n`,
   );
-  if (strategyFailed(result, m)) {
-    const first = result.engine.firstStrategyError;
-    process.stderr.write(
-      `mmkit backtest: FAILED: the strategy threw ${result.engine.errors.strategy} time(s) and placed no order${first === undefined ? '' : ` (first: ${first.message}${first.at === undefined ? '' : ` at ${first.at}`})`}\n`,
-    );
+  const failure = strategyFailure(result, m);
+  if (failure !== undefined) {
+    process.stderr.write(`mmkit backtest: FAILED: ${failure}\n`);
     return ExitCode.FAILURE;
   }
   return ExitCode.OK;
@@ -497,7 +495,7 @@ Examples:
   mmkit backtest --world 1 --duration 6h --strategy avellaneda --json > result.json
   mmkit backtest --world 1 --duration 1h --world-search "price of" --strategy crypto-fair-value --risk '{"maxMidDistance":0.5}'
 
-Same inputs and --seed: byte-identical --json. Exit codes: 0 done, 1 the strategy threw and placed no order, 2 usage or configuration error.
+Same inputs and --seed: byte-identical --json. Exit codes: 0 done, 1 the strategy placed no order while it threw or the risk gate refused what it asked, 2 usage or configuration error.
 `,
   );
   addSourceOptions(cmd)

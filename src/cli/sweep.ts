@@ -12,7 +12,7 @@
  * (src/backtest/sweep-queue.ts); the table is the same as the local sweep's.
  */
 import { Option, type Command } from 'commander';
-import { RANK_KEYS, formatSweepTable, rankNote, type Grid, type RankBy } from '../backtest/sweep.ts';
+import { RANK_KEYS, formatSweepTable, rankNote, troubleNotes, type Grid, type RankBy } from '../backtest/sweep.ts';
 import {
   addSourceOptions,
   backtestOptionsOf,
@@ -105,8 +105,11 @@ export async function sweepCommand(o: SweepCliOptions): Promise<number> {
   else process.stdout.write(formatSweepTable(result));
   const note = rankNote(result);
   if (note !== undefined) process.stderr.write(`mmkit sweep: ${note}\n`);
+  for (const line of troubleNotes(result)) process.stderr.write(`mmkit sweep: ${line}\n`);
   process.stderr.write(`mmkit sweep: ${result.points} backtests in ${bar.elapsedSec.toFixed(2)} s wall\n`);
-  return result.rows.every((r) => r.error === undefined) ? ExitCode.OK : ExitCode.FAILURE;
+  // a point that could not run, or whose strategy placed no order while it threw or the gate
+  // refused what it asked (`mmkit backtest` exits 1 on such a run), fails the sweep
+  return result.rows.every((r) => r.error === undefined && r.failed === undefined) ? ExitCode.OK : ExitCode.FAILURE;
 }
 
 /** Registers `mmkit sweep` on the program. */
@@ -123,8 +126,10 @@ Examples:
 
 Results do not depend on --workers. With --redis URL the points go on a Redis queue and
 \`mmkit sweep-worker --redis URL\` processes run them on any machine (same code, Node.js and feed
-paths); the table is the same as the local sweep's. Exit codes: 0 done, 1 a point failed, 2 usage
-or configuration error.
+paths); the table is the same as the local sweep's. A point whose strategy threw, or placed no
+order because the risk gate refused what it asked, gets a line on stderr and ranks after the clean
+points. Exit codes: 0 done, 1 a point failed (it could not run, or its strategy placed no order
+while it threw or the gate refused everything), 2 usage or configuration error.
 `,
   );
   addSourceOptions(cmd)

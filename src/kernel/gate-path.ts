@@ -1,7 +1,8 @@
 /**
  * The kernel's intent path (moved out of ./create-trader.ts; createTrader wires it): the risk gate
  * for the strategy's quote sets and immediate orders, with what it refuses or trims logged (at info
- * with the reason, rate-limited: src/core/rate-limited-log.ts), and the hand-over of what it
+ * with the reason, rate-limited: src/core/rate-limited-log.ts) and counted by code (TraderCounters:
+ * the backtest's refusal counts; the memoised gate tells its answers' codes too), and the hand-over of what it
  * approved to the executor, identical quote sets coalesced when tuned (TraderTuning).
  *
  * The hot path of a backtest: `gateQuotes`, `repeatsLast` and `execute` run ~200,000 times in one.
@@ -14,7 +15,7 @@ import { RateLimitedLog } from '../core/rate-limited-log.ts';
 import { formatAmount, formatPrice, type Pips } from '../core/units.ts';
 import type { Executor } from '../execution/executor.ts';
 import type { OrderTracker } from '../execution/tracker.ts';
-import { gate, gateOrder, type Approved, type RiskView } from '../risk/gate.ts';
+import { gate, gateOrder, type Approved, type Refusal, type RiskView, type Trim } from '../risk/gate.ts';
 import { GateMemo } from '../risk/gate-memo.ts';
 import type { TraderCounters, TraderFleet, TraderHooks, TraderLogger, TraderTuning } from './types.ts';
 
@@ -26,7 +27,7 @@ export interface GatePathParts {
   readonly executor: Executor;
   /** Its order transitions tell whether a quote set repeated is still nothing to do. */
   readonly tracker: OrderTracker;
-  /** Counted into: intents, coalesced, submits, ordersApproved, ordersRefused. */
+  /** Counted into: intents, coalesced, submits, ordersApproved, ordersRefused, quotesRefused, quotesTrimmed. */
   readonly counters: TraderCounters;
   readonly hooks: TraderHooks;
   readonly tuning: TraderTuning;
@@ -57,7 +58,19 @@ export function createGatePath(p: GatePathParts): GatePath {
   const isGlobalRoom = (x: { readonly code: string }) =>
     x.code === 'NOTIONAL_GLOBAL' || x.code === 'OPEN_ORDERS_GLOBAL';
   const pressure = fleet?.globalPressure?.bind(fleet);
-  const memo = tuning.memoiseGate === true && pressure === undefined ? new GateMemo() : undefined;
+  // refusals and trims by code: an increment per refused or cut quote, nothing for an approved one
+  const { quotesRefused, quotesTrimmed } = counters;
+  const tally = (refusals: readonly Refusal[], trims: readonly Trim[]): void => {
+    for (let i = 0; i < refusals.length; i++) {
+      const c = refusals[i]!.code;
+      quotesRefused[c] = (quotesRefused[c] ?? 0) + 1;
+    }
+    for (let i = 0; i < trims.length; i++) {
+      const c = trims[i]!.code;
+      quotesTrimmed[c] = (quotesTrimmed[c] ?? 0) + 1;
+    }
+  };
+  const memo = tuning.memoiseGate === true && pressure === undefined ? new GateMemo(tally) : undefined;
   // with coalescing too (and no hook that sees each set): a memoised answer that `execute` below
   // will coalesce (the same quotes as the set last submitted for its market, nothing of the market
   // having changed since: its very test) is handed on as approved then (with its earlier time),
@@ -87,6 +100,7 @@ export function createGatePath(p: GatePathParts): GatePath {
     if (memo !== undefined && hooks.onGate === undefined) return memo.approve(desired, riskView, repeatsLast);
     const r = gate(desired, riskView);
     if (r.refusals.length > 0 || r.trims.length > 0) {
+      tally(r.refusals, r.trims);
       const l = marketLog('risk', desired.market);
       for (const x of r.refusals)
         gateLog.log(l, 'info', `refused.${x.code}`, quoteFields(x.quote, x.code, x.reason), 'quote refused');

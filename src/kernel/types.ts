@@ -127,4 +127,11 @@ export interface TraderCounters {
   /** Immediate orders approved and refused by the gate. */
   ordersApproved: number;
   ordersRefused: number;
+  /**
+   * Quotes the gate refused, and approved with a cut size, by code (RiskCode): one per quote per
+   * gating, memoised answers included (a strategy that re-states a refused quote on every event
+   * counts it every time). Counted as they happen: nothing for a quote approved as asked.
+   */
+  readonly quotesRefused: Record<string, number>;
+  readonly quotesTrimmed: Record<string, number>;
 }

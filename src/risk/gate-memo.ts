@@ -31,14 +31,17 @@
  * and the gate, run again, gave every quote the same. (The same list of live orders: the tracker's
  * cached list changes identity with any order change, so its point needs no look inside.)
  * Refusal reasons (the kill switch's message...) are not kept: the memo serves callers that use the
- * approved set only.
+ * approved set only. Their codes are, for a caller that counts them (`GateTally`, the backtest's
+ * refusal counts): every answer, memoised or not, is told with the codes of its refusals and trims
+ * as the gate gave them (a range grows only over points where the gate gave the same codes too).
+ * Only an answer with a refusal or a trim costs anything: an approved set is told nothing.
  */
 import type { ConditionId, TokenId } from '../core/ids.ts';
 import { sameQuotes, type DesiredQuotes, type LiveOrderView, type QuoteIntent } from '../core/intents.ts';
 import { notional, PRICE_SCALE } from '../core/units.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import type { BookView } from '../core/views.ts';
-import { gate, restamped, type Approved, type GateResult, type RiskView } from './gate.ts';
+import { gate, restamped, type Approved, type GateResult, type Refusal, type RiskView, type Trim } from './gate.ts';
 import { limitsFor, type RiskLimits } from './limits.ts';
 
 /** What a memoised call read, and what it approved. */
@@ -85,6 +88,26 @@ interface Entry {
   posB: number;
   /** The market's foreign orders as read (compared view by view). */
   foreign: readonly LiveOrderView[];
+  /** The gate's result when it refused or trimmed something (told again on every hit), else undefined. */
+  told: GateResult | undefined;
+}
+
+/**
+ * Told the refusals and trims of an answer of the memo that has any (a memoised answer's as the gate
+ * gave them when it ran): e.g. to count them by code. Never called for an answer without.
+ */
+export type GateTally = (refusals: readonly Refusal[], trims: readonly Trim[]) => void;
+
+/** The result when it refused or trimmed something, else undefined. */
+const toldOf = (r: GateResult): GateResult | undefined => (r.refusals.length > 0 || r.trims.length > 0 ? r : undefined);
+
+/** True when two results (undefined: none refused nor trimmed) have the same codes in the same order. */
+function sameCodes(a: GateResult | undefined, b: GateResult | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (a.refusals.length !== b.refusals.length || a.trims.length !== b.trims.length) return false;
+  for (let i = 0; i < a.refusals.length; i++) if (a.refusals[i]!.code !== b.refusals[i]!.code) return false;
+  for (let i = 0; i < a.trims.length; i++) if (a.trims[i]!.code !== b.trims[i]!.code) return false;
+  return true;
 }
 
 /**
@@ -135,6 +158,18 @@ export class GateMemo {
   #reserved = 0;
   #otherCount = 0;
   #otherNotional = 0;
+  readonly #tally: GateTally | undefined;
+
+  /** `tally`: told the refusals and trims of every answer that has any (see GateTally). */
+  constructor(tally?: GateTally) {
+    this.#tally = tally;
+  }
+
+  /** The gate's result run now: told when it refused or trimmed something; its approved set. */
+  #ran(r: GateResult): Approved<DesiredQuotes> {
+    if (this.#tally !== undefined && (r.refusals.length > 0 || r.trims.length > 0)) this.#tally(r.refusals, r.trims);
+    return r.approved;
+  }
 
   /**
    * `keep`: asked on a hit with the approval made earlier for the same answer; when it says true,
@@ -147,12 +182,12 @@ export class GateMemo {
     keep?: (earlier: Approved<DesiredQuotes>) => boolean,
   ): Approved<DesiredQuotes> {
     const quotes = desired.quotes;
-    if (quotes.length === 0) return gate(desired, view).approved; // the gate passes an empty set as it is
+    if (quotes.length === 0) return this.#ran(gate(desired, view)); // the gate passes an empty set as it is
     const market = desired.market;
     const info = view.market(market);
     if (info === undefined) {
       this.misses++;
-      return gate(desired, view).approved;
+      return this.#ran(gate(desired, view));
     }
     const a = info.tokens[0].tokenId;
     const b = info.tokens[1].tokenId;
@@ -217,15 +252,16 @@ export class GateMemo {
           (m.sig !== undefined && inRange(m, room, otherNotional, otherCount))
         ) {
           this.hits++;
+          if (m.told !== undefined) this.#tally?.(m.told.refusals, m.told.trims);
           return keep?.(m.approved) ? m.approved : restamped(m.approved, desired.at);
         }
         // only the collateral or the live orders moved, out of the range: the gate's answer
         // here; when every quote gets what it got, the range grows to this point
         this.misses++;
         const r = gate(desired, view);
-        if (m.sig !== undefined && sameSignature(m.sig, quotes, r)) {
+        if (m.sig !== undefined && sameSignature(m.sig, quotes, r) && sameCodes(m.told, toldOf(r))) {
           widen(m, room, otherNotional, otherCount);
-          return r.approved;
+          return this.#ran(r);
         }
         return this.#remember(desired, view, r, info, a, b, bookA, bookB, orders, collateral, foreign);
       }
@@ -250,7 +286,7 @@ export class GateMemo {
   ): Approved<DesiredQuotes> {
     const market = desired.market;
     const quotes = desired.quotes;
-    const approved = r.approved;
+    const approved = this.#ran(r);
     if (!topOnly(quotes, a, b, bookA, bookB)) {
       this.#last.delete(market);
       return approved;
@@ -289,6 +325,7 @@ export class GateMemo {
       posA: view.position(a),
       posB: view.position(b),
       foreign,
+      told: toldOf(r),
     };
     this.#last.set(market, e);
     return approved;

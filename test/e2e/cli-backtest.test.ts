@@ -305,3 +305,88 @@ describe('mmkit sweep', () => {
     expect((await mmkit([...args, '--rank', 'pnl'])).err).not.toContain('Sharpe is n/a');
   }, 180_000);
 });
+
+describe('a strategy whose every quote the risk gate refuses, or that throws (findings-4 F8, F18)', () => {
+  const sample = join(ROOT, 'test/fixtures/sample-feed.ndjson.gz');
+  let plugin: string;
+  beforeAll(() => {
+    // a plugin outside the project, importing the API by a relative path: 'ok' quotes a tick under
+    // the best bid, 'offtick' 3 pips off the tick (the gate refuses OFF_TICK), 'throw' throws
+    const out = mkdtempSync(join(tmpdir(), 'mmkit-plugin-refused-'));
+    const api = relative(out, join(ROOT, 'src/strategy/index.ts')).split(sep).join('/');
+    plugin = join(out, 'bad.ts');
+    writeFileSync(
+      plugin,
+      `import { defineStrategy, tickPips } from '${api}';
+export default defineStrategy({
+  name: 'bad',
+  params: { mode: { type: 'string', default: 'ok', doc: 'which mistake' } },
+  create(ctx, params) {
+    return {
+      onEvent(event, state) {
+        if (event.type !== 'timer') return undefined;
+        if (params.mode === 'throw') throw new Error('boom in onEvent');
+        const out = [];
+        for (const m of ctx.markets.values()) {
+          const yes = m.tokens[0].tokenId;
+          const book = state.book(yes);
+          if (!book || book.stale || book.bestBid === null) continue;
+          const price = book.bestBid - tickPips(m.tick) + (params.mode === 'offtick' ? 3 : 0);
+          out.push({ market: m.market, quotes: [{ tokenId: yes, side: 'BUY', price, size: 10_000_000 }], at: state.now });
+        }
+        return { quotes: out } as never;
+      },
+    };
+  },
+});
+`,
+    );
+  });
+  afterAll(() => rmSync(join(plugin, '..'), { recursive: true, force: true }));
+
+  it('backtest: counts the refusals by code (summary and --json) and fails the run that placed no order', async () => {
+    const args = ['backtest', '--feed', sample, '--strategy', plugin, '--no-feed-cache'];
+    const t = await mmkit([...args, '--params', '{"mode":"offtick"}']);
+    expect(t.code, t.err.slice(-2000)).toBe(1);
+    expect(t.out).toMatch(/\n {2}quotes refused {2}OFF_TICK x\d+ \(by the risk gate, never sent\)\n/);
+    expect(t.err).toMatch(
+      /mmkit backtest: FAILED: the strategy placed no order: the risk gate refused everything it asked for \(quotes: OFF_TICK x\d+\)/,
+    );
+    const j = await mmkit([...args, '--params', '{"mode":"offtick"}', '--json']);
+    expect(j.code).toBe(1);
+    const doc = JSON.parse(j.out);
+    expect(doc.orders.ordersSent).toBe(0);
+    expect(Object.keys(doc.counts.quotesRefused)).toEqual(['OFF_TICK']);
+    expect(doc.counts.quotesRefused.OFF_TICK).toBeGreaterThan(1000);
+    // on the tick: orders placed, a clean run
+    const ok = await mmkit([...args, '--json']);
+    expect(ok.code, ok.err.slice(-2000)).toBe(0);
+    expect(JSON.parse(ok.out).orders.ordersSent).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('sweep: a point that threw or had everything refused shows its errors and refusals, ranks last, fails the sweep', async () => {
+    const args = ['sweep', '--feed', sample, '--strategy', plugin, '--grid', '{"mode":["throw","offtick","ok"]}'];
+    const t = await mmkit([...args, '--workers', '2']);
+    expect(t.code, t.err.slice(-2000)).toBe(1);
+    const lines = t.out.trim().split('\n');
+    expect(lines[1]).toMatch(/\s+errors\s+refused$/);
+    expect(lines[2]).toMatch(/^1\s+ok\s/);
+    expect(t.err).toMatch(
+      /mmkit sweep: point mode=throw: FAILED: the strategy threw \d+ time\(s\) and placed no order \(first: boom in onEvent at .*bad\.ts:\d+:\d+\); ranked after the clean points/,
+    );
+    expect(t.err).toMatch(
+      /mmkit sweep: point mode=offtick: FAILED: the strategy placed no order: the risk gate refused everything it asked for \(quotes: OFF_TICK x\d+\); ranked after the clean points/,
+    );
+    const j = await mmkit([...args, '--workers', '1', '--json']);
+    expect(j.code).toBe(1);
+    const rows = JSON.parse(j.out).rows as Array<Record<string, unknown>>;
+    expect(rows.map((r) => (r['point'] as { mode: string }).mode)).toEqual(['ok', 'throw', 'offtick']);
+    expect(rows[0]!['strategyErrors']).toBe(0);
+    expect(rows[0]!['failed']).toBeUndefined();
+    expect(rows[1]!['strategyErrors']).toBeGreaterThan(100);
+    expect((rows[1]!['firstStrategyError'] as { message: string }).message).toBe('boom in onEvent');
+    expect(rows[1]!['failed']).toMatch(/^the strategy threw/);
+    expect((rows[2]!['quotesRefused'] as Record<string, number>)['OFF_TICK']).toBeGreaterThan(1000);
+    expect(rows[2]!['failed']).toMatch(/^the strategy placed no order: the risk gate refused/);
+  }, 180_000);
+});

@@ -4,12 +4,14 @@
 import { describe, expect, it } from 'vitest';
 import { computeMetrics } from '../../../src/backtest/metrics.ts';
 import {
+  codeCountsText,
   duration,
   formatSummary,
   rewardsLine,
   sharpeLine,
   shares,
   strategyFailed,
+  strategyFailure,
   usd,
 } from '../../../src/backtest/report.ts';
 import {
@@ -88,6 +90,33 @@ describe('backtest report: terminal summary', () => {
     expect(strategyFailed(thrown, computeMetrics(thrown))).toBe(false); // it sent orders
     const silent = { ...thrown, orders: { ...thrown.orders, ordersSent: 0, ordersAccepted: 0, ordersRejected: 0 } };
     expect(strategyFailed(silent, computeMetrics(silent))).toBe(true);
+  });
+
+  it("shows the risk gate's refusals and trims by code, and a run the gate refused everything of is FAILED (findings-4 F8)", () => {
+    const r = sampleResult();
+    const refused = {
+      ...r,
+      counts: { ...r.counts, quotesRefused: { NO_INVENTORY: 1, OFF_TICK: 21_612 }, quotesTrimmed: { POSITION: 3 } },
+    };
+    const s = formatSummary(refused, computeMetrics(refused));
+    expect(s).toContain('  quotes refused  OFF_TICK x21612, NO_INVENTORY x1 (by the risk gate, never sent)\n');
+    expect(s).toContain('  quotes trimmed  POSITION x3 (sent smaller by the risk gate)\n');
+    expect(formatSummary(r, computeMetrics(r))).not.toContain('quotes refused');
+    expect(codeCountsText(refused.counts.quotesRefused)).toBe('OFF_TICK x21612, NO_INVENTORY x1');
+    // it sent orders: refusals alone are no failure
+    expect(strategyFailure(refused, computeMetrics(refused))).toBeUndefined();
+    const none = { ...refused, orders: { ...refused.orders, ordersSent: 0, ordersAccepted: 0, ordersRejected: 0 } };
+    expect(strategyFailure(none, computeMetrics(none))).toBe(
+      'the strategy placed no order: the risk gate refused everything it asked for (quotes: OFF_TICK x21612, NO_INVENTORY x1)',
+    );
+    expect(strategyFailed(none, computeMetrics(none))).toBe(true);
+    const fok = { ...none, counts: { ...r.counts, ordersRefused: 2 } };
+    expect(strategyFailure(fok, computeMetrics(fok))).toBe(
+      'the strategy placed no order: the risk gate refused everything it asked for (2 immediate order(s))',
+    );
+    // nothing asked, nothing refused: a strategy that stays out is no failure
+    const idle = { ...none, counts: r.counts };
+    expect(strategyFailure(idle, computeMetrics(idle))).toBeUndefined();
   });
 });
 

@@ -3,7 +3,14 @@
  * (Sweeps running in worker threads are covered by test/e2e/cli-backtest.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
-import { formatSweepTable, gridPoints, rankNote, rankRows, type SweepRow } from '../../../src/backtest/sweep.ts';
+import {
+  formatSweepTable,
+  gridPoints,
+  rankNote,
+  rankRows,
+  troubleNotes,
+  type SweepRow,
+} from '../../../src/backtest/sweep.ts';
 
 const row = (index: number, pnl: number, o: Partial<SweepRow> = {}): SweepRow => ({
   index,
@@ -20,6 +27,7 @@ const row = (index: number, pnl: number, o: Partial<SweepRow> = {}): SweepRow =>
   markout10s: null,
   atLimit: 0,
   stopReason: 'end of feed',
+  strategyErrors: 0,
   ...o,
 });
 
@@ -86,6 +94,51 @@ describe('sweep grid and ranking', () => {
     );
     expect(lines[2]).toMatch(/^1\s+1\s+2\.50\s+2\.50\s+0\.00\s+1\.50\s+0\.00\s+3\s+6\s+50\.0\s+n\/a\s+0\.0$/);
     expect(lines[3]).toBe('2  0  error: bad');
+  });
+
+  it('a point whose strategy threw or placed no order ranks after every clean one, with its errors shown (findings-4 F18)', () => {
+    const rows = [
+      row(0, 14_350_000, { fills: 115, ordersPlaced: 1001 }),
+      row(1, 0, {
+        strategyErrors: 1801,
+        firstStrategyError: { message: 'boom in onEvent', at: '/tmp/bad.ts:15:44' },
+        failed: 'the strategy threw 1801 time(s) and placed no order (first: boom in onEvent at /tmp/bad.ts:15:44)',
+      }),
+      row(2, 0, {
+        quotesRefused: { OFF_TICK: 21_600 },
+        failed: 'the strategy placed no order: the risk gate refused everything it asked for (quotes: OFF_TICK x21600)',
+      }),
+      row(3, -2_000_000, { ordersPlaced: 40, quotesRefused: { PRICE_LIMIT: 5 } }), // refusals alone: clean
+      row(4, 9_000_000, { strategyErrors: 3, ordersPlaced: 50 }), // threw sometimes: not clean
+      row(5, 0, { error: 'bad' }),
+    ];
+    const ranked = rankRows(rows, 'pnl');
+    expect(ranked.map((r) => r.index)).toEqual([0, 3, 4, 1, 2, 5]);
+    const s = {
+      strategy: 'bad',
+      grid: { margin: [0, 1, 2, 3, 4, 5] },
+      rankBy: 'pnl' as const,
+      points: 6,
+      rows: ranked,
+    };
+    expect(troubleNotes(s)).toEqual([
+      'point margin=4: the strategy threw 3 time(s); ranked after the clean points',
+      'point margin=1: FAILED: the strategy threw 1801 time(s) and placed no order (first: boom in onEvent at ' +
+        '/tmp/bad.ts:15:44); ranked after the clean points',
+      'point margin=2: FAILED: the strategy placed no order: the risk gate refused everything it asked for (quotes: ' +
+        'OFF_TICK x21600); ranked after the clean points',
+    ]);
+    const lines = formatSweepTable(s).trim().split('\n');
+    expect(lines[1]).toMatch(/\s+atLim%\s+errors\s+refused$/);
+    expect(lines[2]).toMatch(/\s0\s+0$/);
+    expect(lines[3]).toMatch(/\s0\s+5$/);
+    expect(lines[4]).toMatch(/\s3\s+0$/);
+    expect(lines[5]).toMatch(/\s1801\s+0$/);
+    expect(lines[6]).toMatch(/\s0\s+21600$/);
+    // every point clean: no note, no such columns
+    const clean = { ...s, rows: [rows[0]!, rows[3]!] };
+    expect(troubleNotes(clean)).toEqual([]);
+    expect(formatSweepTable(clean)).not.toContain('errors');
   });
 
   it('rewards: ranks by rewards or PnL + rewards, and the table shows them only when a point earned them', () => {

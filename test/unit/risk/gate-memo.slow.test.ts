@@ -181,7 +181,11 @@ describe('GateMemo', () => {
               return collateral as Micro;
             },
           };
-          const memo = new GateMemo();
+          // what the memo tells of each answer's refusals and trims (GateTally): the gate's codes
+          let told: string[] = [];
+          const memo = new GateMemo((refusals, trims) => {
+            told = [...refusals.map((x) => `refused.${x.code}`), ...trims.map((x) => `trimmed.${x.code}`)];
+          });
           const desired = sets.map((quotes) => quotes);
           for (const op of ops) {
             switch (op.k) {
@@ -263,12 +267,18 @@ describe('GateMemo', () => {
                 break;
               case 'gate': {
                 const d: DesiredQuotes = { market: M1, quotes: desired[op.set]!, at: calls };
-                const want = gate(d, view).approved;
+                const r = gate(d, view);
+                const want = r.approved;
+                told = [];
                 const got = memo.approve(d, view);
                 calls++;
                 expect(got.market).toBe(want.market);
                 expect(got.at).toBe(want.at);
                 expect(got.quotes).toEqual(want.quotes);
+                expect(told).toEqual([
+                  ...r.refusals.map((x) => `refused.${x.code}`),
+                  ...r.trims.map((x) => `trimmed.${x.code}`),
+                ]);
                 break;
               }
             }
