@@ -195,7 +195,15 @@ export function createTrader(o: TraderOptions): Trader {
   const hooks = o.hooks ?? {};
   const marketLog = o.marketLog ?? (() => log);
   const cached = tuning.cachedLiveOrders === true;
-  const counters: TraderCounters = { intents: 0, coalesced: 0, submits: 0, ordersApproved: 0, ordersRefused: 0 };
+  const counters: TraderCounters = {
+    intents: 0,
+    coalesced: 0,
+    submits: 0,
+    ordersApproved: 0,
+    ordersRefused: 0,
+    refused: new Map(),
+    trimmed: new Map(),
+  };
 
   const tracker = new OrderTracker(clock);
   // the engine is made below; the executor and the risk view read its state through this

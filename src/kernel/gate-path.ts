@@ -14,7 +14,7 @@ import { RateLimitedLog } from '../core/rate-limited-log.ts';
 import { formatAmount, formatPrice, type Pips } from '../core/units.ts';
 import type { Executor } from '../execution/executor.ts';
 import type { OrderTracker } from '../execution/tracker.ts';
-import { gate, gateOrder, type Approved, type RiskView } from '../risk/gate.ts';
+import { gate, gateOrder, type Approved, type RiskCode, type RiskView } from '../risk/gate.ts';
 import { GateMemo } from '../risk/gate-memo.ts';
 import type { TraderCounters, TraderFleet, TraderHooks, TraderLogger, TraderTuning } from './types.ts';
 
@@ -26,7 +26,7 @@ export interface GatePathParts {
   readonly executor: Executor;
   /** Its order transitions tell whether a quote set repeated is still nothing to do. */
   readonly tracker: OrderTracker;
-  /** Counted into: intents, coalesced, submits, ordersApproved, ordersRefused. */
+  /** Counted into: intents, coalesced, submits, ordersApproved, ordersRefused, refused, trimmed. */
   readonly counters: TraderCounters;
   readonly hooks: TraderHooks;
   readonly tuning: TraderTuning;
@@ -88,9 +88,12 @@ export function createGatePath(p: GatePathParts): GatePath {
     const r = gate(desired, riskView);
     if (r.refusals.length > 0 || r.trims.length > 0) {
       const l = marketLog('risk', desired.market);
-      for (const x of r.refusals)
+      for (const x of r.refusals) {
+        bump(counters.refused, x.code);
         gateLog.log(l, 'info', `refused.${x.code}`, quoteFields(x.quote, x.code, x.reason), 'quote refused');
-      for (const x of r.trims)
+      }
+      for (const x of r.trims) {
+        bump(counters.trimmed, x.code);
         gateLog.log(
           l,
           'info',
@@ -98,6 +101,7 @@ export function createGatePath(p: GatePathParts): GatePath {
           { ...quoteFields(x.quote, x.code, x.reason), approvedSize: formatAmount(x.size) },
           'quote trimmed',
         );
+      }
     }
     hooks.onGate?.(desired, r);
     if (pressure !== undefined && (r.refusals.some(isGlobalRoom) || r.trims.some(isGlobalRoom))) pressure();
@@ -113,6 +117,7 @@ export function createGatePath(p: GatePathParts): GatePath {
         hooks.onGateOrder?.(x, true, null);
       } else {
         counters.ordersRefused++;
+        bump(counters.refused, r.refusal.code);
         gateLog.log(
           marketLog('risk', x.market),
           'info',
@@ -167,6 +172,11 @@ export function createGatePath(p: GatePathParts): GatePath {
   };
 
   return { gateQuotes, gateOrders, execute, executeOrders };
+}
+
+/** One more of `code` (a refusal or trim counted by its code). */
+function bump(m: Map<RiskCode, number>, code: RiskCode): void {
+  m.set(code, (m.get(code) ?? 0) + 1);
 }
 
 /** The fields of a refused or trimmed quote (or immediate order) in a log line, amounts in decimals. */

@@ -10,7 +10,7 @@ import type { DesiredQuotes, ImmediateIntent } from '../core/intents.ts';
 import type { EngineLogger } from '../engine/loop.ts';
 import type { OthersToken } from '../engine/position-audit.ts';
 import type { ExternalFillClaims } from '../execution/foreign-orders.ts';
-import type { Approved, GateResult } from '../risk/gate.ts';
+import type { Approved, GateResult, RiskCode } from '../risk/gate.ts';
 import type { FillChange, FillRecord } from '../store/store.ts';
 
 /** A logger of the kernel's parts (pino's Logger fits). */
@@ -127,4 +127,12 @@ export interface TraderCounters {
   /** Immediate orders approved and refused by the gate. */
   ordersApproved: number;
   ordersRefused: number;
+  /**
+   * What the gate refused (quotes and immediate orders) and the quotes whose size it cut, by code:
+   * counted one by one where they are logged, so an intent approved whole costs nothing here. The
+   * daemon's metrics, status and exit summary read them. A memoised answer (tuning.memoiseGate, a
+   * backtest's) is not counted again: the memo keeps no codes.
+   */
+  readonly refused: Map<RiskCode, number>;
+  readonly trimmed: Map<RiskCode, number>;
 }

@@ -34,6 +34,7 @@ import type { MarketInfo, Venue } from '../core/venue.ts';
 import type { Executor } from '../execution/executor.ts';
 import type { HeartbeatKeeper } from '../execution/heartbeat.ts';
 import type { OrderTracker } from '../execution/tracker.ts';
+import type { TraderCounters } from '../kernel/types.ts';
 import type { KillSwitch } from '../risk/kill-switch.ts';
 import type { Store } from '../store/store.ts';
 import type { Lifecycle } from './health.ts';
@@ -100,9 +101,13 @@ export interface DaemonParts {
   readonly strategy: { readonly name: string; readonly params: Record<string, unknown> };
   readonly address: string;
   readonly venueUrl: string;
+  /** The kernel's intent-path counters (createTrader's `counters`): the gate's refusals and trims by code; absent: none. */
+  readonly counters?: Pick<TraderCounters, 'refused' | 'trimmed'>;
   /** The kernel's reward tracker (the estimate of each rewarded market's last sample); absent: none. */
   readonly rewards?: Pick<RewardTracker, 'snapshot'>;
 }
+
+const NONE: ReadonlyMap<string, number> = new Map();
 
 /** A URL as it may be shown: no user:password, no query (a gateway URL may carry a token there). */
 export function publicUrl(u: string): string {
@@ -313,6 +318,15 @@ export class DaemonOps {
       },
       rejectionsNotCounted: () => rejectionsNotCountedOf(p.executor.accountStats()),
       pauseReasons: () => p.executor.stats().pauseReasons,
+      intents: () => {
+        const e = p.engine.stats();
+        return {
+          refused: p.counters?.refused ?? NONE,
+          trimmed: p.counters?.trimmed ?? NONE,
+          strategyErrors: e.errors.strategy,
+          ...(e.firstStrategyError !== undefined ? { firstStrategyError: e.firstStrategyError } : {}),
+        };
+      },
       rewards: () => {
         const t = p.store.rewardTotals();
         return {

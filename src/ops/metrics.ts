@@ -102,6 +102,16 @@ const usdc = (micro: number): number => micro / AMOUNT_SCALE;
 const shares = (micro: number): number => micro / AMOUNT_SCALE;
 const price = (pips: number): number => pips / PRICE_SCALE;
 
+/**
+ * What the risk gate refused and cut, by code, and the strategy's errors, since the start: the
+ * kernel's counters (TraderCounters.refused / trimmed) and the engine's (EngineStats.errors.strategy).
+ */
+export interface IntentCounts {
+  readonly refused: ReadonlyMap<string, number>;
+  readonly trimmed: ReadonlyMap<string, number>;
+  readonly strategyErrors: number;
+}
+
 /** Buckets of the tick-to-order histogram, seconds: 100 us to 2.5 s. */
 export const TICK_TO_ORDER_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
@@ -115,6 +125,7 @@ export class Metrics {
   readonly #now: () => number;
   readonly #lastData = new Map<StreamName, number>();
   #budgets: (() => BudgetStats | undefined) | undefined;
+  #intents: (() => IntentCounts | undefined) | undefined;
   #member: string | undefined;
   readonly #infoLabels: Record<string, string>;
   /** Per market, micro-shares and micro-collateral filled: integers, exact (exported as decimals at scrape). */
@@ -126,6 +137,9 @@ export class Metrics {
   readonly quoteSets: Counter<'market' | 'kind'>;
   readonly orders: Counter<'outcome'>;
   readonly postOnlyRejections: Counter;
+  readonly riskRefusals: Counter<'code'>;
+  readonly riskTrims: Counter<'code'>;
+  readonly strategyErrors: Counter;
   readonly fills: Counter<'market' | 'side' | 'role'>;
   readonly externalFills: Counter<'market'>;
   readonly fillsRecovered: Counter<'market'>;
@@ -175,6 +189,7 @@ export class Metrics {
     this.registry = r;
     const registers = [r];
     const n = (s: string) => `${METRIC_PREFIX}${s}`;
+    const self = this;
     this.#infoLabels = { ...(o.info ?? {}) };
     this.info = new Gauge({
       name: n('info'),
@@ -206,6 +221,39 @@ export class Metrics {
       name: n('post_only_rejections_total'),
       help: 'Post-only quotes the venue refused because they would have crossed (INVALID_POST_ONLY_ORDER): re-priced at the next intent, not counted by the kill switch. Also counted in orders_total{outcome="rejected"}.',
       registers,
+    });
+    // the kernel counts these (an increment per refusal, nothing per approved intent): read at scrape
+    const byCode = (pick: (c: IntentCounts) => ReadonlyMap<string, number>) =>
+      function (this: Counter<'code'>): void {
+        const c = self.#intents?.();
+        if (c === undefined) return;
+        this.reset();
+        for (const [code, v] of pick(c)) this.inc({ code }, v);
+      };
+    this.riskRefusals = new Counter({
+      name: n('risk_refusals_total'),
+      help: "Quotes and immediate orders the risk gate refused (never sent), by the refusal's code (OFF_TICK, PRICE_BAND, STALE_BOOK, ...).",
+      labelNames: ['code'],
+      registers,
+      collect: byCode((c) => c.refused),
+    });
+    this.riskTrims = new Counter({
+      name: n('risk_trims_total'),
+      help: 'Quotes the risk gate approved with a smaller size (LOT, POSITION, COLLATERAL, ...), by the code of the limit that cut them.',
+      labelNames: ['code'],
+      registers,
+      collect: byCode((c) => c.trimmed),
+    });
+    this.strategyErrors = new Counter({
+      name: n('strategy_errors_total'),
+      help: 'Errors the engine counted against the strategy (a handler that threw: its output dropped).',
+      registers,
+      collect() {
+        const c = self.#intents?.();
+        if (c === undefined) return;
+        this.reset();
+        this.inc(c.strategyErrors);
+      },
     });
     this.externalFills = new Counter({
       name: n('external_fills_total'),
@@ -311,7 +359,6 @@ export class Metrics {
     });
 
     const budgets = () => this.#budgets?.();
-    const self = this;
     this.budgetUsed = new Gauge({
       name: n('budget_used'),
       help: 'Request budget slots counted now per rate-limit rule (stamped in the window + in flight).',
@@ -467,6 +514,11 @@ export class Metrics {
   /** Read the request budgets at scrape time (Budgets.stats of the venue's transport). */
   watchBudgets(fn: () => BudgetStats | undefined): void {
     this.#budgets = fn;
+  }
+
+  /** Read the gate's refusals and trims and the strategy's errors at scrape time (the kernel's counters). */
+  watchIntents(fn: () => IntentCounts | undefined): void {
+    this.#intents = fn;
   }
 
   #collectBudgets(s: BudgetStats | undefined): void {
