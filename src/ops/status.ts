@@ -6,7 +6,10 @@
  *  - the Prometheus metrics (./metrics.ts),
  *  - the health report (./health.ts) that /healthz answers,
  *  - the status snapshot that /api/status and the status page show: markets with book top and
- *    own quotes, inventory, a PnL series over the whole run, recent fills, health, uptime.
+ *    own quotes, inventory, a PnL series over the whole run, recent fills, health, uptime, and what
+ *    the risk gate refused or cut by code and the strategy's errors, since the start and over the
+ *    last 5 minutes (./recent-counts.ts): a bot whose every quote is refused is healthy (connected,
+ *    working), so this is where its author sees it.
  *
  * Money and prices stay integers inside; the snapshot carries decimal strings (the wire form).
  * Time comes from the injected clock; `hrtime` (a monotonic ms source, e.g. performance.now) only
