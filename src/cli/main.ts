@@ -28,7 +28,7 @@ import { register as registerFleet } from './fleet-status.ts';
 import { register as registerWorld } from './world.ts';
 import { shadowBanner, shadowRunner } from './shadow-cli.ts';
 import type { ShadowRunSummary } from './run-shadow.ts';
-import { describeRejections } from './run-summary.ts';
+import { describeCounts, describeRejections, describeStrategyErrors } from './run-summary.ts';
 import { doctorSettingsOf, register as registerDoctor } from './doctor.ts';
 
 function intArg(name: string, min: number, max: number) {
@@ -381,6 +381,8 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         `  orders placed     ${summary.ordersPlaced}`,
         `  orders cancelled  ${summary.ordersCancelled}`,
         `  orders rejected   ${describeRejections(summary.ordersRejected, summary.rejectionsNotCounted)}`,
+        `  risk refusals     ${describeCounts(summary.riskRefusals)}${Object.keys(summary.riskTrims).length > 0 ? `; trims ${describeCounts(summary.riskTrims)}` : ''}`,
+        `  strategy errors   ${describeStrategyErrors(summary.strategyErrors, summary.firstStrategyError)}`,
         `  fills             ${summary.fills}${summary.session.externalFills > 0 ? ` (and ${summary.session.externalFills} of orders the bot did not place)` : ''}`,
         `  volume            ${summary.volume} shares (${summary.notional} USDC)`,
         `  realized PnL      ${summary.session.realizedPnl} USDC`,

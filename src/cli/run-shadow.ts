@@ -54,6 +54,7 @@ import {
   ledgerAtExit,
   midMarks,
   rejectionsNotCounted,
+  intentFigures,
   statusPositions,
   summaryLabels,
   tokenOutcomes,
@@ -365,6 +366,7 @@ async function trade(
     address: identity.address,
     venueUrl: x.venueBase,
     rewards: trader.rewards,
+    counters: trader.counters,
   });
   const stopped = whenStopped(stops, signal, kill, cfg.durationMs);
   ops.lifecycle('reconciling');
@@ -456,7 +458,13 @@ async function trade(
       takerFills: stats.takerFills,
       collateral: formatAmount(account.collateral),
     },
-    ...exit.summary(flat, reason, stop, rejectionsNotCounted(executor.accountStats())),
+    ...exit.summary(
+      flat,
+      reason,
+      stop,
+      rejectionsNotCounted(executor.accountStats()),
+      intentFigures(engine, trader.counters),
+    ),
     ...summaryLabels(markets),
   };
 }

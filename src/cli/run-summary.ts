@@ -6,7 +6,11 @@ import { formatAmount, formatPrice } from '../core/units.ts';
 import type { TokenId } from '../core/ids.ts';
 import { tokenLabel } from '../core/labels.ts';
 import type { MarketInfo } from '../core/venue.ts';
+import type { EngineStats } from '../engine/loop.ts';
 import type { FlatReport } from '../execution/executor.ts';
+import type { TraderCounters } from '../kernel/types.ts';
+import { gateCountsOf } from '../ops/metrics.ts';
+import { byCount } from '../ops/recent-counts.ts';
 import { rejectionsNotCountedOf, type RejectionsNotCountedStatus } from '../ops/status.ts';
 import type { PnlReport } from '../store/positions.ts';
 import type { LedgerEpoch, Store, StoreSummary } from '../store/store-types.ts';
@@ -49,6 +53,14 @@ export interface RunSummary {
    * SELL_RACE_TOLERANCE in a row per token), and post-only quotes refused as crossing.
    */
   rejectionsNotCounted: RejectionsNotCounted;
+  /** Errors the engine counted against the strategy this run (a handler that threw: its output dropped). */
+  strategyErrors: number;
+  /** The first of them: its message and where it was thrown (`file:line:col`, null when unknown); null: none. */
+  firstStrategyError: { message: string; at: string | null } | null;
+  /** Quotes and immediate orders the risk gate refused this run (never sent), by code, largest first. */
+  riskRefusals: Record<string, number>;
+  /** Quotes the risk gate approved with a smaller size this run, by the code of the limit that cut them. */
+  riskTrims: Record<string, number>;
   fills: number;
   volume: string;
   notional: string;
@@ -109,6 +121,47 @@ export function describeRejections(rejected: number, n: RejectionsNotCounted | u
     parts.push(`${n.postOnlyCrossings} post-only crossing${n.postOnlyCrossings === 1 ? '' : 's'}`);
   if (parts.length === 0) return `${rejected} (all counted by the kill switch)`;
   return `${rejected} (${parts.join(' and ')}, not counted by the kill switch)`;
+}
+
+/** The strategy's errors and the gate's refusals and trims of a run (`RunSummary`'s fields of them). */
+export type IntentFigures = Pick<RunSummary, 'strategyErrors' | 'firstStrategyError' | 'riskRefusals' | 'riskTrims'>;
+
+/** No strategy error, nothing refused or cut. */
+export const NO_INTENT_FIGURES: IntentFigures = {
+  strategyErrors: 0,
+  firstStrategyError: null,
+  riskRefusals: {},
+  riskTrims: {},
+};
+
+/** A run's intent figures, from its engine's stats and the kernel's counters (createTrader's `counters`). */
+export function intentFigures(
+  engine: { stats(): Pick<EngineStats, 'errors' | 'firstStrategyError'> },
+  counters: Pick<TraderCounters, 'quotesRefused' | 'quotesTrimmed' | 'ordersRefusedByCode'>,
+): IntentFigures {
+  const e = engine.stats();
+  const g = gateCountsOf(counters);
+  const first = e.firstStrategyError;
+  return {
+    strategyErrors: e.errors.strategy,
+    firstStrategyError: first === undefined ? null : { message: first.message, at: first.at ?? null },
+    riskRefusals: byCount(g.refused),
+    riskTrims: byCount(g.trimmed),
+  };
+}
+
+/** "OFF_TICK 30, PRICE_BAND 2" (counts by code as the exit summary and `mmkit status` print them), or "none". */
+export function describeCounts(byCode: Readonly<Record<string, number>>): string {
+  const parts = Object.entries(byCode)
+    .filter(([, n]) => n > 0)
+    .map(([code, n]) => `${code} ${n}`);
+  return parts.length === 0 ? 'none' : parts.join(', ');
+}
+
+/** "30 (first: boom in onEvent at /x/bad.ts:15:44)": the strategy's errors as the exit summary prints them. */
+export function describeStrategyErrors(n: number, first: RunSummary['firstStrategyError']): string {
+  if (n === 0 || first === null) return String(n);
+  return `${n} (first: ${first.message}${first.at !== null ? ` at ${first.at}` : ''})`;
 }
 
 /** The ledger figures of a store summary, in decimal units. */
@@ -172,9 +225,16 @@ export interface LedgerAtExit {
   readonly positionsAtExit: RunSummary['positionsAtExit'];
   /**
    * The summary (without `tokenLabels`), once the orders are known gone (or not); `notCounted`: the
-   * executor's rejections not counted by the kill switch (none without an executor).
+   * executor's rejections not counted by the kill switch (none without an executor); `intents`: the
+   * strategy's errors and the gate's refusals (`intentFigures`; none without).
    */
-  summary(flat: FlatReport, reason: string, stop: RunStop, notCounted?: RejectionsNotCounted): RunSummary;
+  summary(
+    flat: FlatReport,
+    reason: string,
+    stop: RunStop,
+    notCounted?: RejectionsNotCounted,
+    intents?: IntentFigures,
+  ): RunSummary;
 }
 
 /**
@@ -199,7 +259,7 @@ export function ledgerAtExit(
   const held = positionsAtExit(store.positions(), o.marks, store.positionDecimals());
   return {
     positionsAtExit: held,
-    summary: (flat, reason, stop, notCounted) =>
+    summary: (flat, reason, stop, notCounted, intents) =>
       exitSummary({
         session,
         epochFigures,
@@ -212,6 +272,7 @@ export function ledgerAtExit(
         reason,
         stop,
         ...(notCounted !== undefined ? { notCounted } : {}),
+        ...(intents !== undefined ? { intents } : {}),
       }),
   };
 }
@@ -229,6 +290,7 @@ export function exitSummary(o: {
   reason: string;
   stop: RunStop;
   notCounted?: RejectionsNotCounted;
+  intents?: IntentFigures;
 }): RunSummary {
   const { session: sessionFigures, epochFigures, epoch, pnl, realizedAtStart, flat } = o;
   const noOrdersLeft = flat.flat;
@@ -237,6 +299,7 @@ export function exitSummary(o: {
     ordersCancelled: sessionFigures.ordersCancelled,
     ordersRejected: sessionFigures.ordersRejected,
     rejectionsNotCounted: o.notCounted ?? { sellBalanceRaces: 0, postOnlyCrossings: 0 },
+    ...(o.intents ?? NO_INTENT_FIGURES),
     fills: sessionFigures.fills,
     volume: formatAmount(sessionFigures.volume),
     notional: formatAmount(sessionFigures.notional),

@@ -66,6 +66,7 @@ import {
   ledgerAtExit,
   midMarks,
   rejectionsNotCounted,
+  intentFigures,
   statusPositions,
   summaryLabels,
   tokenOutcomes,
@@ -567,6 +568,7 @@ async function runLocked(
     address: venue.address,
     venueUrl: urls.clob.replace(/\/clob$/, ''),
     rewards: trader.rewards,
+    counters: trader.counters,
   });
 
   // ---- run ---------------------------------------------------------------------------------------
@@ -709,7 +711,13 @@ async function runLocked(
   await exchange?.close();
   await ops.close();
   return {
-    ...exit.summary(flat, reason, stop, rejectionsNotCounted(executor.accountStats())),
+    ...exit.summary(
+      flat,
+      reason,
+      stop,
+      rejectionsNotCounted(executor.accountStats()),
+      intentFigures(engine, trader.counters),
+    ),
     // positions of markets not quoted this run are named from the listing too
     ...summaryLabels(markets, { listed: all, held: exit.positionsAtExit }),
   };

@@ -33,7 +33,7 @@ import type { StatusSnapshot } from '../ops/status.ts';
 import type { KillResult } from '../ops/status-server.ts';
 import { shadowDataDir } from './shadow-dir.ts';
 import { DAEMON_VENUE_FILE, readDaemonVenue } from './venue.ts';
-import { describeRejections } from './run-summary.ts';
+import { describeCounts, describeRejections } from './run-summary.ts';
 
 /** Exit code of `mmkit status` when no daemon answers (the project's UNREACHABLE). */
 export const STATUS_UNREACHABLE = ExitCode.UNREACHABLE;
@@ -314,6 +314,31 @@ const dur = (sec: number): string => {
   return `${h ? `${h}h ` : ''}${h || m ? `${m}m ` : ''}${sec % 60}s`;
 };
 
+/**
+ * What the gate refused or cut and the strategy's errors, when there are any (a daemon of an older
+ * mmkit sends none): "refused     (last 5 min) OFF_TICK 30   (since start OFF_TICK 1200)".
+ */
+function intentLines(s: StatusSnapshot): string[] {
+  const out: string[] = [];
+  const g = s.gate;
+  const sec = g?.windowSec ?? 300;
+  const win = `last ${sec % 60 === 0 ? `${sec / 60} min` : `${sec} s`}`;
+  if (g !== undefined)
+    for (const [label, recent, total] of [
+      ['refused', g.refusedRecent, g.refused],
+      ['trimmed', g.trimmedRecent, g.trimmed],
+    ] as const)
+      if (Object.keys(total).length > 0)
+        out.push(`${label.padEnd(11)} (${win}) ${describeCounts(recent)}   (since start ${describeCounts(total)})`);
+  const e = s.strategyErrors;
+  if (e !== undefined && e.count > 0) {
+    const first =
+      e.first !== null ? `; first: ${e.first.message}${e.first.at !== null ? ` at ${e.first.at}` : ''}` : '';
+    out.push(`strategy    errors ${e.count} (${win} ${e.recent})${first}`);
+  }
+  return out;
+}
+
 /** The human-readable status (what `mmkit status` prints without --json). */
 export function formatStatus(s: StatusSnapshot, url: string): string {
   const out: string[] = [];
@@ -335,6 +360,7 @@ export function formatStatus(s: StatusSnapshot, url: string): string {
     `orders      open ${s.orders.open}   placed ${s.orders.placed}   cancelled ${s.orders.cancelled}   rejected ${describeRejections(s.orders.rejected, s.orders.notCounted)}`,
   );
   out.push(`fills       ${s.fills.count}   volume ${s.fills.volume} shares   notional ${s.fills.notional} USDC`);
+  out.push(...intentLines(s));
   if (s.killSwitch.tripped) out.push(`kill switch TRIPPED: ${s.killSwitch.trigger}: ${s.killSwitch.message}`);
   out.push('markets:');
   for (const m of s.markets) {

@@ -203,6 +203,7 @@ export function createTrader(o: TraderOptions): Trader {
     ordersRefused: 0,
     quotesRefused: {},
     quotesTrimmed: {},
+    ordersRefusedByCode: {},
   };
 
   const tracker = new OrderTracker(clock);

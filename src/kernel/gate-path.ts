@@ -27,7 +27,7 @@ export interface GatePathParts {
   readonly executor: Executor;
   /** Its order transitions tell whether a quote set repeated is still nothing to do. */
   readonly tracker: OrderTracker;
-  /** Counted into: intents, coalesced, submits, ordersApproved, ordersRefused, quotesRefused, quotesTrimmed. */
+  /** Counted into: intents, coalesced, submits, ordersApproved, ordersRefused, quotesRefused, quotesTrimmed, ordersRefusedByCode. */
   readonly counters: TraderCounters;
   readonly hooks: TraderHooks;
   readonly tuning: TraderTuning;
@@ -102,9 +102,10 @@ export function createGatePath(p: GatePathParts): GatePath {
     if (r.refusals.length > 0 || r.trims.length > 0) {
       tally(r.refusals, r.trims);
       const l = marketLog('risk', desired.market);
-      for (const x of r.refusals)
+      for (const x of r.refusals) {
         gateLog.log(l, 'info', `refused.${x.code}`, quoteFields(x.quote, x.code, x.reason), 'quote refused');
-      for (const x of r.trims)
+      }
+      for (const x of r.trims) {
         gateLog.log(
           l,
           'info',
@@ -112,6 +113,7 @@ export function createGatePath(p: GatePathParts): GatePath {
           { ...quoteFields(x.quote, x.code, x.reason), approvedSize: formatAmount(x.size) },
           'quote trimmed',
         );
+      }
     }
     hooks.onGate?.(desired, r);
     if (pressure !== undefined && (r.refusals.some(isGlobalRoom) || r.trims.some(isGlobalRoom))) pressure();
@@ -127,6 +129,7 @@ export function createGatePath(p: GatePathParts): GatePath {
         hooks.onGateOrder?.(x, true, null);
       } else {
         counters.ordersRefused++;
+        counters.ordersRefusedByCode[r.refusal.code] = (counters.ordersRefusedByCode[r.refusal.code] ?? 0) + 1;
         gateLog.log(
           marketLog('risk', x.market),
           'info',

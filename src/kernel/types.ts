@@ -130,8 +130,11 @@ export interface TraderCounters {
   /**
    * Quotes the gate refused, and approved with a cut size, by code (RiskCode): one per quote per
    * gating, memoised answers included (a strategy that re-states a refused quote on every event
-   * counts it every time). Counted as they happen: nothing for a quote approved as asked.
+   * counts it every time). Counted as they happen: nothing for a quote approved as asked. The
+   * daemon's metrics, status and exit summary read them (with ordersRefusedByCode: gateCountsOf).
    */
   readonly quotesRefused: Record<string, number>;
   readonly quotesTrimmed: Record<string, number>;
+  /** Immediate orders (FOK/FAK) the gate refused, by code (their total is ordersRefused). */
+  readonly ordersRefusedByCode: Record<string, number>;
 }

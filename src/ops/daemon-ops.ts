@@ -34,11 +34,12 @@ import type { MarketInfo, Venue } from '../core/venue.ts';
 import type { Executor } from '../execution/executor.ts';
 import type { HeartbeatKeeper } from '../execution/heartbeat.ts';
 import type { OrderTracker } from '../execution/tracker.ts';
+import type { TraderCounters } from '../kernel/types.ts';
 import type { KillSwitch } from '../risk/kill-switch.ts';
 import type { Store } from '../store/store.ts';
 import type { Lifecycle } from './health.ts';
 import { instrumentVenue, ObservedBudgets } from './instrument.ts';
-import { Metrics } from './metrics.ts';
+import { gateCountsOf, Metrics } from './metrics.ts';
 import { DaemonMonitor, rejectionsNotCountedOf, type DaemonView, type PositionLike } from './status.ts';
 import { STATUS_PAGE_HTML } from './status-page.ts';
 import { startStatusServer, type KillResult, type StatusServer } from './status-server.ts';
@@ -100,9 +101,13 @@ export interface DaemonParts {
   readonly strategy: { readonly name: string; readonly params: Record<string, unknown> };
   readonly address: string;
   readonly venueUrl: string;
+  /** The kernel's intent-path counters (createTrader's `counters`): the gate's refusals and trims by code; absent: none. */
+  readonly counters?: Pick<TraderCounters, 'quotesRefused' | 'quotesTrimmed' | 'ordersRefusedByCode'>;
   /** The kernel's reward tracker (the estimate of each rewarded market's last sample); absent: none. */
   readonly rewards?: Pick<RewardTracker, 'snapshot'>;
 }
+
+const NONE: ReadonlyMap<string, number> = new Map();
 
 /** A URL as it may be shown: no user:password, no query (a gateway URL may carry a token there). */
 export function publicUrl(u: string): string {
@@ -313,6 +318,14 @@ export class DaemonOps {
       },
       rejectionsNotCounted: () => rejectionsNotCountedOf(p.executor.accountStats()),
       pauseReasons: () => p.executor.stats().pauseReasons,
+      intents: () => {
+        const e = p.engine.stats();
+        return {
+          ...(p.counters !== undefined ? gateCountsOf(p.counters) : { refused: NONE, trimmed: NONE }),
+          strategyErrors: e.errors.strategy,
+          ...(e.firstStrategyError !== undefined ? { firstStrategyError: e.firstStrategyError } : {}),
+        };
+      },
       rewards: () => {
         const t = p.store.rewardTotals();
         return {

@@ -12,6 +12,7 @@
  * too: `mmkit_nodejs_eventloop_lag_seconds`, `..._p50_seconds`, `..._p99_seconds`, and the process
  * metrics (`mmkit_process_cpu_seconds_total`, `mmkit_process_resident_memory_bytes`, ...).
  */
+import type { TraderCounters } from '../kernel/types.ts';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BudgetStats } from '../api/http/budgets.ts';
 import type { StreamName } from '../core/events.ts';
@@ -102,6 +103,30 @@ const usdc = (micro: number): number => micro / AMOUNT_SCALE;
 const shares = (micro: number): number => micro / AMOUNT_SCALE;
 const price = (pips: number): number => pips / PRICE_SCALE;
 
+/**
+ * What the risk gate refused and cut, by code, and the strategy's errors, since the start: the
+ * kernel's counters (TraderCounters: gateCountsOf) and the engine's (EngineStats.errors.strategy).
+ */
+export interface IntentCounts {
+  readonly refused: ReadonlyMap<string, number>;
+  readonly trimmed: ReadonlyMap<string, number>;
+  readonly strategyErrors: number;
+}
+
+/**
+ * The gate's counts by code as the daemon shows them (metrics, status, exit summary): the quotes and
+ * immediate orders it refused, and the quotes it cut, from the kernel's counters. Read once a second
+ * or at a scrape: a copy each time.
+ */
+export function gateCountsOf(c: Pick<TraderCounters, 'quotesRefused' | 'quotesTrimmed' | 'ordersRefusedByCode'>): {
+  refused: Map<string, number>;
+  trimmed: Map<string, number>;
+} {
+  const refused = new Map(Object.entries(c.quotesRefused));
+  for (const [code, n] of Object.entries(c.ordersRefusedByCode)) refused.set(code, (refused.get(code) ?? 0) + n);
+  return { refused, trimmed: new Map(Object.entries(c.quotesTrimmed)) };
+}
+
 /** Buckets of the tick-to-order histogram, seconds: 100 us to 2.5 s. */
 export const TICK_TO_ORDER_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
@@ -115,6 +140,7 @@ export class Metrics {
   readonly #now: () => number;
   readonly #lastData = new Map<StreamName, number>();
   #budgets: (() => BudgetStats | undefined) | undefined;
+  #intents: (() => IntentCounts | undefined) | undefined;
   #member: string | undefined;
   readonly #infoLabels: Record<string, string>;
   /** Per market, micro-shares and micro-collateral filled: integers, exact (exported as decimals at scrape). */
@@ -126,6 +152,9 @@ export class Metrics {
   readonly quoteSets: Counter<'market' | 'kind'>;
   readonly orders: Counter<'outcome'>;
   readonly postOnlyRejections: Counter;
+  readonly riskRefusals: Counter<'code'>;
+  readonly riskTrims: Counter<'code'>;
+  readonly strategyErrors: Counter;
   readonly fills: Counter<'market' | 'side' | 'role'>;
   readonly externalFills: Counter<'market'>;
   readonly fillsRecovered: Counter<'market'>;
@@ -175,6 +204,7 @@ export class Metrics {
     this.registry = r;
     const registers = [r];
     const n = (s: string) => `${METRIC_PREFIX}${s}`;
+    const self = this;
     this.#infoLabels = { ...(o.info ?? {}) };
     this.info = new Gauge({
       name: n('info'),
@@ -206,6 +236,39 @@ export class Metrics {
       name: n('post_only_rejections_total'),
       help: 'Post-only quotes the venue refused because they would have crossed (INVALID_POST_ONLY_ORDER): re-priced at the next intent, not counted by the kill switch. Also counted in orders_total{outcome="rejected"}.',
       registers,
+    });
+    // the kernel counts these (an increment per refusal, nothing per approved intent): read at scrape
+    const byCode = (pick: (c: IntentCounts) => ReadonlyMap<string, number>) =>
+      function (this: Counter<'code'>): void {
+        const c = self.#intents?.();
+        if (c === undefined) return;
+        this.reset();
+        for (const [code, v] of pick(c)) this.inc({ code }, v);
+      };
+    this.riskRefusals = new Counter({
+      name: n('risk_refusals_total'),
+      help: "Quotes and immediate orders the risk gate refused (never sent), by the refusal's code (OFF_TICK, PRICE_BAND, STALE_BOOK, ...).",
+      labelNames: ['code'],
+      registers,
+      collect: byCode((c) => c.refused),
+    });
+    this.riskTrims = new Counter({
+      name: n('risk_trims_total'),
+      help: 'Quotes the risk gate approved with a smaller size (LOT, POSITION, COLLATERAL, ...), by the code of the limit that cut them.',
+      labelNames: ['code'],
+      registers,
+      collect: byCode((c) => c.trimmed),
+    });
+    this.strategyErrors = new Counter({
+      name: n('strategy_errors_total'),
+      help: 'Errors the engine counted against the strategy (a handler that threw: its output dropped).',
+      registers,
+      collect() {
+        const c = self.#intents?.();
+        if (c === undefined) return;
+        this.reset();
+        this.inc(c.strategyErrors);
+      },
     });
     this.externalFills = new Counter({
       name: n('external_fills_total'),
@@ -311,7 +374,6 @@ export class Metrics {
     });
 
     const budgets = () => this.#budgets?.();
-    const self = this;
     this.budgetUsed = new Gauge({
       name: n('budget_used'),
       help: 'Request budget slots counted now per rate-limit rule (stamped in the window + in flight).',
@@ -467,6 +529,11 @@ export class Metrics {
   /** Read the request budgets at scrape time (Budgets.stats of the venue's transport). */
   watchBudgets(fn: () => BudgetStats | undefined): void {
     this.#budgets = fn;
+  }
+
+  /** Read the gate's refusals and trims and the strategy's errors at scrape time (the kernel's counters). */
+  watchIntents(fn: () => IntentCounts | undefined): void {
+    this.#intents = fn;
   }
 
   #collectBudgets(s: BudgetStats | undefined): void {

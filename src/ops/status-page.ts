@@ -4,7 +4,8 @@
  * loads /api/status, then follows /api/events (server-sent events, one snapshot a second, its bulky
  * parts sent once and then as changes: ./sse-client.ts), and renders: health (with the reasons),
  * the strategy and uptime, PnL with an SVG chart over the run, inventory (collateral, positions),
- * each market traded with its book top and own quotes, and the recent fills. A button trips the kill switch (POST /api/kill, after a confirmation),
+ * each market traded with its book top and own quotes, what the risk gate refused (by code) and the
+ * strategy's errors when there are any, and the recent fills. A button trips the kill switch (POST /api/kill, after a confirmation),
  * with the control token the server adds to the page's <head> (./status-server.ts).
  * `/?live=0` polls /api/status every 2 s instead of holding the event stream open (for proxies that
  * buffer server-sent events, and for headless browsers whose virtual time waits for open requests).
@@ -192,6 +193,11 @@ export const STATUS_PAGE_HTML = String.raw`<!doctype html>
     }).join('');
     var L = s.ledger;
     var rows = [['open orders', String(s.orders.open)], ['placed (this session)', String(s.orders.placed)], ['cancelled', String(s.orders.cancelled)], ['rejected', String(s.orders.rejected)], ['fills (this session)', String(s.fills.count) + (L && L.session.externalFills ? ' + ' + L.session.externalFills + ' external' : '')], ['volume', s.fills.volume + ' shares'], ['notional', s.fills.notional + ' USDC']];
+    // what the risk gate refused by code and the strategy's errors (absent from an older daemon)
+    var G = s.gate, E = s.strategyErrors;
+    var counts = function (o) { var k = Object.keys(o || {}); return k.length === 0 ? 'none' : k.map(function (c) { return c + ' ' + o[c]; }).join(', '); };
+    if (G && Object.keys(G.refused).length > 0) rows.push(['refused by the risk gate (last ' + Math.round(G.windowSec / 60) + ' min)', counts(G.refusedRecent) + ' (since start ' + counts(G.refused) + ')', 'neg']);
+    if (E && E.count > 0) rows.push(['strategy errors', E.count + ' (last 5 min ' + E.recent + ')' + (E.first ? '; first: ' + E.first.message + (E.first.at ? ' at ' + E.first.at : '') : ''), 'neg']);
     if (L && L.epoch) rows.push(['ledger epoch ' + L.epoch.id, L.epoch.fills + ' fills' + (L.epoch.externalFills ? ' + ' + L.epoch.externalFills + ' external' : '') + ', ' + L.epoch.adjustments + ' adjustments, ' + L.epoch.operations + ' split/merge/redeem since ' + L.epoch.since + (L.epoch.world ? ' (world ' + L.epoch.world.slice(0, 8) + ')' : '')]);
     $('orders').innerHTML = kv(rows);
     var F = s.fleet;

@@ -12,6 +12,28 @@ export interface RejectionsNotCountedStatus {
   readonly postOnlyCrossings: number;
 }
 
+/**
+ * What the risk gate refused (quotes and immediate orders: never sent) and cut (quotes approved
+ * with a smaller size), by code, since the daemon started and over the last `windowSec` seconds.
+ */
+export interface GateStatus {
+  readonly windowSec: number;
+  readonly refused: Readonly<Record<string, number>>;
+  readonly refusedRecent: Readonly<Record<string, number>>;
+  readonly trimmed: Readonly<Record<string, number>>;
+  readonly trimmedRecent: Readonly<Record<string, number>>;
+}
+
+/**
+ * The errors the engine counted against the strategy (a handler that threw: its output dropped),
+ * since the daemon started and over the gate's window, with the first one (message and `file:line:col`).
+ */
+export interface StrategyErrorsStatus {
+  readonly count: number;
+  readonly recent: number;
+  readonly first: { readonly message: string; readonly at: string | null } | null;
+}
+
 /** One point of the PnL series: decimal strings, `t` unix ms. */
 export interface PnlPoint {
   readonly t: number;
@@ -152,6 +174,10 @@ export interface StatusSnapshot {
   readonly ledger: LedgerStatus | null;
   readonly killSwitch: { readonly tripped: boolean; readonly trigger: string | null; readonly message: string | null };
   readonly execution: { readonly paused: boolean; readonly pauseReasons: readonly string[] };
+  /** The risk gate's refusals and trims by code (absent from an older daemon). */
+  readonly gate?: GateStatus;
+  /** The strategy's errors (absent from an older daemon). */
+  readonly strategyErrors?: StrategyErrorsStatus;
   readonly streams: { readonly market: StreamHealthInput; readonly user: StreamHealthInput };
   /** A fleet member's view of its fleet (issue 21); absent for a lone daemon. */
   readonly fleet?: FleetStatusSection;

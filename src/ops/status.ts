@@ -6,7 +6,10 @@
  *  - the Prometheus metrics (./metrics.ts),
  *  - the health report (./health.ts) that /healthz answers,
  *  - the status snapshot that /api/status and the status page show: markets with book top and
- *    own quotes, inventory, a PnL series over the whole run, recent fills, health, uptime.
+ *    own quotes, inventory, a PnL series over the whole run, recent fills, health, uptime, and what
+ *    the risk gate refused or cut by code and the strategy's errors, since the start and over the
+ *    last 5 minutes (./recent-counts.ts): a bot whose every quote is refused is healthy (connected,
+ *    working), so this is where its author sees it.
  *
  * Money and prices stay integers inside; the snapshot carries decimal strings (the wire form).
  * Time comes from the injected clock; `hrtime` (a monotonic ms source, e.g. performance.now) only
@@ -23,7 +26,8 @@ import {
   type Lifecycle,
   type StreamHealthInput,
 } from './health.ts';
-import type { Metrics, OrderOutcome } from './metrics.ts';
+import type { IntentCounts, Metrics, OrderOutcome } from './metrics.ts';
+import { byCount, RecentCounts } from './recent-counts.ts';
 import type { FleetStatusSection } from './status-fleet.ts';
 import { marketRewardStatus, NO_REWARDS, pnlRewardsStatus, rewardSamples, type RewardsView } from './status-rewards.ts';
 
@@ -124,9 +128,22 @@ export interface DaemonView {
    */
   rejectionsNotCounted?(): RejectionsNotCountedStatus;
   pauseReasons(): readonly string[];
+  /**
+   * What the risk gate refused and cut by code, and the strategy's errors, since the start (the
+   * kernel's and the engine's counters), with the strategy's first error. Read at each sample and
+   * at each scrape of /metrics. Optional (none: zeros).
+   */
+  intents?(): DaemonIntents;
   /** Liquidity rewards (the store's ledger and the tracker's estimate). Optional (none: no rewards shown). */
   rewards?(): RewardsView;
 }
+
+/** `DaemonView.intents`: the counters and the strategy's first error (EngineStats.firstStrategyError). */
+export interface DaemonIntents extends IntentCounts {
+  readonly firstStrategyError?: { readonly message: string; readonly at?: string };
+}
+
+const NO_INTENTS: DaemonIntents = { refused: new Map(), trimmed: new Map(), strategyErrors: 0 };
 
 /** Options of `new DaemonMonitor`. */
 export interface MonitorOptions {
@@ -162,6 +179,8 @@ export interface MonitorContext {
 }
 
 export type {
+  GateStatus,
+  StrategyErrorsStatus,
   RejectionsNotCountedStatus,
   PnlPoint,
   FillStatus,
@@ -238,6 +257,10 @@ export class DaemonMonitor {
   #heartbeatFailed = 0;
   #totals: { at: number; value: ReturnType<DaemonView['totals']>; ledger: LedgerStatus | null } | undefined;
   #fleet: (() => FleetStatusSection | undefined) | undefined;
+  /** The last 5 minutes of refusals, trims and strategy errors (fed from the totals at each sample). */
+  readonly #recentRefused = new RecentCounts();
+  readonly #recentTrimmed = new RecentCounts();
+  readonly #recentErrors = new RecentCounts();
 
   constructor(o: MonitorOptions) {
     this.#o = o;
@@ -269,6 +292,7 @@ export class DaemonMonitor {
   attach(view: DaemonView, ctx: MonitorContext): void {
     this.#view = view;
     this.#ctx = ctx;
+    this.metrics.watchIntents(() => view.intents?.());
     this.#tokenInfo.clear();
     for (const m of ctx.markets)
       for (const t of m.tokens) this.#tokenInfo.set(t.tokenId, { market: m, outcome: t.outcome });
@@ -485,6 +509,11 @@ export class DaemonMonitor {
       notional: 0,
     };
     const pauses = v?.pauseReasons() ?? [];
+    const intents = v?.intents?.() ?? NO_INTENTS;
+    this.#recentRefused.observe(intents.refused, now);
+    this.#recentTrimmed.observe(intents.trimmed, now);
+    this.#recentErrors.observe(new Map([['strategy', intents.strategyErrors]]), now);
+    const firstError = intents.firstStrategyError;
     // the bot's own fills of this session (positions also hold external fills, adjustments and
     // earlier sessions'): from the totals, fresh after each fill (the monitor asks for them then)
     const fillCount = totals.fills;
@@ -641,6 +670,18 @@ export class DaemonMonitor {
       ledger: this.#totals?.ledger ?? null,
       killSwitch: { tripped: ks.tripped, trigger: ks.trigger ?? null, message: ks.message ?? null },
       execution: { paused: pauses.length > 0, pauseReasons: [...pauses] },
+      gate: {
+        windowSec: this.#recentRefused.windowMs / 1000,
+        refused: byCount(intents.refused),
+        refusedRecent: this.#recentRefused.counts(now),
+        trimmed: byCount(intents.trimmed),
+        trimmedRecent: this.#recentTrimmed.counts(now),
+      },
+      strategyErrors: {
+        count: intents.strategyErrors,
+        recent: this.#recentErrors.counts(now)['strategy'] ?? 0,
+        first: firstError === undefined ? null : { message: firstError.message, at: firstError.at ?? null },
+      },
       streams: { market: this.#streamInput('market'), user: this.#streamInput('user') },
       ...(fleet !== undefined ? { fleet } : {}),
     };

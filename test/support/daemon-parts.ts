@@ -21,6 +21,7 @@ export function stubDaemonParts(o: {
       events$: { subscribe: () => ({ unsubscribe() {} }) },
       pulled: () => new Set(),
       ready: true,
+      stats: () => ({ errors: { strategy: 0 } }),
     },
     store: {
       positions: () => [],

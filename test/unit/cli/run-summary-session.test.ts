@@ -3,7 +3,7 @@
  * `ledger.session.since` (user trial 2, finding 10: they differed by the daemon's start-up time).
  */
 import { describe, expect, it } from 'vitest';
-import { exitSummary } from '../../../src/cli/run-summary.ts';
+import { describeCounts, describeStrategyErrors, exitSummary, intentFigures } from '../../../src/cli/run-summary.ts';
 import type { FlatReport } from '../../../src/execution/executor.ts';
 import type { StoreSummary } from '../../../src/store/store-types.ts';
 
@@ -50,5 +50,55 @@ describe('exit summary session start', () => {
       stop: { kind: 'duration' },
     });
     expect(s.session.since).toBe('2026-11-27T15:02:38.817Z');
+    // no intent figures given: none
+    expect(s).toMatchObject({ strategyErrors: 0, firstStrategyError: null, riskRefusals: {}, riskTrims: {} });
+  });
+});
+
+describe("exit summary: the strategy's errors and the gate's refusals (user trial 4, F9)", () => {
+  it('carries the engine error count, the first error and the refusals and trims by code', () => {
+    const intents = intentFigures(
+      {
+        stats: () => ({
+          errors: { state: 0, strategy: 6, gate: 0, execute: 0, onFill: 0, source: 0, balance: 0, listing: 0 },
+          firstStrategyError: { message: 'boom in onEvent', at: '/x/bad.ts:15:44' },
+        }),
+      },
+      // (an immediate order refused OFF_TICK adds to the quotes' OFF_TICK)
+      {
+        quotesRefused: { PRICE_BAND: 2, OFF_TICK: 29 },
+        quotesTrimmed: { LOT: 1 },
+        ordersRefusedByCode: { OFF_TICK: 1 },
+      },
+    );
+    expect(intents).toEqual({
+      strategyErrors: 6,
+      firstStrategyError: { message: 'boom in onEvent', at: '/x/bad.ts:15:44' },
+      riskRefusals: { OFF_TICK: 30, PRICE_BAND: 2 },
+      riskTrims: { LOT: 1 },
+    });
+    // largest first, as printed
+    expect(Object.keys(intents.riskRefusals)).toEqual(['OFF_TICK', 'PRICE_BAND']);
+    const s = exitSummary({
+      session: figures({}),
+      epochFigures: figures({ scope: 'epoch', session: null, since: 0 }),
+      epoch: { id: 1, venue: 'paper', world: null, address: '', startedAt: 0 },
+      pnl: { realized: 0, unrealized: 0, fees: 0, total: 0, unmarked: [], byToken: [] },
+      realizedAtStart: 0,
+      runStartMs: 0,
+      positionsAtExit: [],
+      flat,
+      reason: 'duration',
+      stop: { kind: 'duration' },
+      intents,
+    });
+    expect(s).toMatchObject(intents);
+    expect(describeCounts(s.riskRefusals)).toBe('OFF_TICK 30, PRICE_BAND 2');
+    expect(describeCounts({})).toBe('none');
+    expect(describeStrategyErrors(s.strategyErrors, s.firstStrategyError)).toBe(
+      '6 (first: boom in onEvent at /x/bad.ts:15:44)',
+    );
+    expect(describeStrategyErrors(0, null)).toBe('0');
+    expect(describeStrategyErrors(2, { message: 'x', at: null })).toBe('2 (first: x)');
   });
 });

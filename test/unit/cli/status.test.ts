@@ -194,6 +194,46 @@ describe('formatStatus', () => {
     expect(text).toContain('BUY  Yes    5 @ 0.45  MAKER');
     // a daemon of an older mmkit sends no split of the rejections
     expect(text).toMatch(/rejected 0$/m);
+    // nor refusals or strategy errors: no line for them
+    expect(text).not.toContain('refused');
+    expect(text).not.toContain('errors');
+  });
+
+  it("says what the risk gate refused and cut by code, recently and since the start, and the strategy's errors", () => {
+    const s = {
+      health: { healthy: true, status: 'healthy', reasons: [] },
+      strategy: { name: 'bad', params: {} },
+      account: { address: '0xabc' },
+      venue: { url: 'http://127.0.0.1:8080' },
+      pnl: { total: '0', realized: '0', unrealized: '0', fees: '0' },
+      inventory: { collateral: { available: '1', reserved: '0' }, positions: [] },
+      orders: { open: 0, placed: 0, cancelled: 0, rejected: 0 },
+      fills: { count: 0, volume: '0', notional: '0', recent: [] },
+      killSwitch: { tripped: false },
+      markets: [],
+      gate: {
+        windowSec: 300,
+        refused: { OFF_TICK: 1200, PRICE_BAND: 3 },
+        refusedRecent: { OFF_TICK: 30 },
+        trimmed: { LOT: 4 },
+        trimmedRecent: {},
+      },
+      strategyErrors: { count: 7, recent: 2, first: { message: 'boom', at: '/x/bad.ts:15:44' } },
+    } as unknown as StatusSnapshot;
+    const text = formatStatus(s, 'u');
+    expect(text).toContain('refused     (last 5 min) OFF_TICK 30   (since start OFF_TICK 1200, PRICE_BAND 3)\n');
+    expect(text).toContain('trimmed     (last 5 min) none   (since start LOT 4)\n');
+    expect(text).toContain('strategy    errors 7 (last 5 min 2); first: boom at /x/bad.ts:15:44\n');
+    // nothing refused, no error: no line
+    const quiet = formatStatus(
+      {
+        ...s,
+        gate: { windowSec: 300, refused: {}, refusedRecent: {}, trimmed: {}, trimmedRecent: {} },
+        strategyErrors: { count: 0, recent: 0, first: null },
+      },
+      'u',
+    );
+    expect(quiet).not.toMatch(/refused|trimmed|errors/);
   });
 
   it('says which rejections the kill switch does not count (sell-balance races, post-only crossings)', () => {

@@ -109,6 +109,27 @@ describe('Metrics', () => {
     expect(await metricValue(m, 'mmkit_post_only_rejections_total')).toBe(3);
   });
 
+  it("reads the gate's refusals and trims by code and the strategy's errors at scrape time (user trial 4, F22)", async () => {
+    const m = new Metrics({ now: () => 0, defaultMetrics: false });
+    // nothing watched yet: the counters exist, with no sample
+    const empty = await m.render();
+    for (const n of ['mmkit_risk_refusals_total', 'mmkit_risk_trims_total', 'mmkit_strategy_errors_total'])
+      expect(empty).toContain(`# TYPE ${n} counter`);
+    const refused = new Map([['OFF_TICK', 30]]);
+    let errors = 2;
+    m.watchIntents(() => ({ refused, trimmed: new Map([['LOT', 4]]), strategyErrors: errors }));
+    expect(await metricValue(m, 'mmkit_risk_refusals_total', { code: 'OFF_TICK' })).toBe(30);
+    expect(await metricValue(m, 'mmkit_risk_trims_total', { code: 'LOT' })).toBe(4);
+    expect(await metricValue(m, 'mmkit_strategy_errors_total')).toBe(2);
+    // the kernel's counters grew: the next scrape has their values (not added twice)
+    refused.set('OFF_TICK', 31).set('PRICE_BAND', 1);
+    errors = 5;
+    expect(await metricValue(m, 'mmkit_risk_refusals_total', { code: 'OFF_TICK' })).toBe(31);
+    expect(await metricValue(m, 'mmkit_risk_refusals_total', { code: 'PRICE_BAND' })).toBe(1);
+    expect(await metricValue(m, 'mmkit_strategy_errors_total')).toBe(5);
+    expect(await m.render()).toContain('mmkit_risk_refusals_total{code="OFF_TICK"} 31');
+  });
+
   it('reads the request budgets at scrape time and counts 429s per endpoint', async () => {
     const m = new Metrics({ now: () => 10_000, defaultMetrics: false });
     let used = 3;

@@ -44,6 +44,8 @@ function setup() {
     },
   ];
   let realized = 0;
+  const refused = new Map<string, number>();
+  const intents = { strategyErrors: 0, first: undefined as { message: string; at?: string } | undefined };
   const view: DaemonView = {
     book: (t) => books.get(t),
     whyNotQuotable: () => undefined,
@@ -70,6 +72,12 @@ function setup() {
     }),
     rejectionsNotCounted: () => ({ sellBalanceRaces: 2, postOnlyCrossings: 1 }),
     pauseReasons: () => [],
+    intents: () => ({
+      refused,
+      trimmed: new Map(),
+      strategyErrors: intents.strategyErrors,
+      ...(intents.first !== undefined ? { firstStrategyError: intents.first } : {}),
+    }),
   };
   monitor.attach(view, {
     markets: [
@@ -86,7 +94,16 @@ function setup() {
     address: '0xabc',
     venueUrl: 'http://127.0.0.1:1',
   });
-  return { clock, metrics, monitor, books, setHr: (v: number) => (hr = v), setRealized: (v: number) => (realized = v) };
+  return {
+    clock,
+    metrics,
+    monitor,
+    books,
+    refused,
+    intents,
+    setHr: (v: number) => (hr = v),
+    setRealized: (v: number) => (realized = v),
+  };
 }
 
 const level = (recvTime: number): MmkitEvent => ({
@@ -163,6 +180,29 @@ describe('DaemonMonitor', () => {
       notCounted: { sellBalanceRaces: 2, postOnlyCrossings: 1 },
     });
     expect(s.fills).toMatchObject({ count: 1, volume: '1', notional: '0.44' });
+  });
+
+  it("shows the gate's refusals by code and the strategy's errors, since the start and over the last 5 minutes (F22)", async () => {
+    const { clock, metrics, monitor, refused, intents } = setup();
+    const s0 = monitor.sample();
+    expect(s0.gate).toEqual({ windowSec: 300, refused: {}, refusedRecent: {}, trimmed: {}, trimmedRecent: {} });
+    expect(s0.strategyErrors).toEqual({ count: 0, recent: 0, first: null });
+    refused.set('OFF_TICK', 30);
+    intents.strategyErrors = 3;
+    intents.first = { message: 'boom', at: '/x/bad.ts:15:44' };
+    clock.advance(1000);
+    const s1 = monitor.sample();
+    expect(s1.gate).toMatchObject({ refused: { OFF_TICK: 30 }, refusedRecent: { OFF_TICK: 30 } });
+    expect(s1.strategyErrors).toEqual({ count: 3, recent: 3, first: { message: 'boom', at: '/x/bad.ts:15:44' } });
+    expect(await metrics.render()).toContain('mmkit_risk_refusals_total{code="OFF_TICK"} 30');
+    // five minutes later with nothing new: none recent, the totals stay
+    refused.set('OFF_TICK', 31);
+    clock.advance(10_000);
+    monitor.sample();
+    clock.advance(300_000);
+    const s2 = monitor.sample();
+    expect(s2.gate).toMatchObject({ refused: { OFF_TICK: 31 }, refusedRecent: {} });
+    expect(s2.strategyErrors).toMatchObject({ count: 3, recent: 0 });
   });
 
   it('goes unhealthy when the market stream drops or stays silent, and back', () => {
