@@ -172,7 +172,13 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
     );
   }
   const refused = r.counts.ordersRefused ?? 0;
-  if (refused > 0) row('refused', `${refused} immediate order(s) (FOK/FAK) refused by the risk gate, never sent`);
+  if (refused > 0) {
+    const codes = Object.entries(r.counts.ordersRefusedByCode ?? {}).map(([code, n]) => `${code} x${n}`);
+    row(
+      'refused',
+      `${refused} immediate order(s) (FOK/FAK) refused by the risk gate, never sent${codes.length > 0 ? `: ${codes.join(', ')}` : ''}`,
+    );
+  }
   const thrown = r.engine.errors.strategy;
   if (thrown > 0) {
     const first = r.engine.firstStrategyError;

@@ -549,7 +549,14 @@ async function runWith(
       userEvents: meter.userEvents,
       intents: counters.intents,
       intentsCoalesced: counters.coalesced,
-      ...(counters.ordersRefused > 0 ? { ordersRefused: counters.ordersRefused } : {}),
+      ...(counters.ordersRefused > 0
+        ? {
+            ordersRefused: counters.ordersRefused,
+            ordersRefusedByCode: Object.fromEntries(
+              Object.entries(counters.ordersRefusedByCode).sort(([a], [b]) => (a < b ? -1 : 1)),
+            ),
+          }
+        : {}),
     },
     orders: {
       ...venue.counts,

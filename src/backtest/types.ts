@@ -236,6 +236,8 @@ export interface BacktestResult {
     readonly intentsCoalesced: number;
     /** Immediate orders (FOK/FAK) the risk gate refused; absent when none was. */
     readonly ordersRefused?: number;
+    /** Those by the gate's refusal code (e.g. ORDER_SIZE), codes sorted; absent when none was refused. */
+    readonly ordersRefusedByCode?: Readonly<Record<string, number>>;
   };
   readonly orders: {
     readonly placeRequests: number;

@@ -127,4 +127,6 @@ export interface TraderCounters {
   /** Immediate orders approved and refused by the gate. */
   ordersApproved: number;
   ordersRefused: number;
+  /** The refused immediate orders by the gate's refusal code (e.g. ORDER_SIZE), summing to `ordersRefused`. */
+  ordersRefusedByCode: Record<string, number>;
 }
