@@ -207,7 +207,13 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
     );
   }
   const refused = r.counts.ordersRefused ?? 0;
-  if (refused > 0) row('refused', `${refused} immediate order(s) (FOK/FAK) refused by the risk gate, never sent`);
+  if (refused > 0) {
+    const codes = codeCountsText(r.counts.ordersRefusedByCode);
+    row(
+      'refused',
+      `${refused} immediate order(s) (FOK/FAK) refused by the risk gate, never sent${codes !== '' ? `: ${codes}` : ''}`,
+    );
+  }
   // the gate's refusals and cuts of quotes, each time the strategy asked (its log lines are muted)
   const quotesRefused = codeCountsText(r.counts.quotesRefused);
   if (quotesRefused !== '') row('quotes refused', `${quotesRefused} (by the risk gate, never sent)`);

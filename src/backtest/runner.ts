@@ -550,6 +550,7 @@ async function runWith(
       intents: counters.intents,
       intentsCoalesced: counters.coalesced,
       ...(counters.ordersRefused > 0 ? { ordersRefused: counters.ordersRefused } : {}),
+      ...byCode('ordersRefusedByCode', counters.ordersRefusedByCode),
       ...byCode('quotesRefused', counters.quotesRefused),
       ...byCode('quotesTrimmed', counters.quotesTrimmed),
     },

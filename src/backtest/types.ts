@@ -236,6 +236,8 @@ export interface BacktestResult {
     readonly intentsCoalesced: number;
     /** Immediate orders (FOK/FAK) the risk gate refused; absent when none was. */
     readonly ordersRefused?: number;
+    /** Those by the gate's refusal code (e.g. ORDER_SIZE), codes sorted; absent when none was refused. */
+    readonly ordersRefusedByCode?: Readonly<Record<string, number>>;
     /**
      * Quotes the risk gate refused, by code (e.g. OFF_TICK), one per quote each time the strategy
      * asked for it; absent when none was. A strategy whose every quote is refused places no order.

@@ -88,26 +88,55 @@ function ordersIn(file: string): CheckedOrder[] {
   }
 }
 
-/** The strategy's errors in the daemon's log lines (the engine's 'strategy handler threw'). */
+/**
+ * The strategy's errors in the daemon's log lines: the engine's 'strategy handler threw' and
+ * 'strategy output invalid' (an output of the wrong shape, src/engine/output-check.ts).
+ */
 export interface StrategyErrors {
-  /** How many it threw (at least: past 10 the engine logs every 1000th; `more` then). */
+  /** How many it threw or returned invalid (at least: past 10 the engine logs every 1000th; `more` then). */
   count: number;
   /** True when the count is a lower bound (the engine logged the errors past the 10th sparsely). */
   more: boolean;
-  /** The first error: its message and where it was thrown (file:line:column; null when unknown). */
-  first: { message: string; at: string | null } | null;
+  /**
+   * The first error: its message, where it was thrown (file:line:column; null when unknown or for an
+   * invalid output) and whether the handler threw or returned an invalid output.
+   */
+  first: { message: string; at: string | null; kind: 'threw' | 'invalid output' } | null;
 }
+
+const STRATEGY_ERROR_LINES: Readonly<Record<string, 'threw' | 'invalid output'>> = {
+  'strategy handler threw (output dropped)': 'threw',
+  'strategy output invalid (output dropped)': 'invalid output',
+};
 
 export function strategyErrorsIn(lines: readonly Record<string, unknown>[]): StrategyErrors {
   let count = 0;
   let first: StrategyErrors['first'] = null;
   for (const l of lines) {
-    if (l['msg'] !== 'strategy handler threw (output dropped)') continue;
+    const kind = STRATEGY_ERROR_LINES[String(l['msg'])];
+    if (kind === undefined) continue;
+    // both are logged under one rate-limited kind: `occurrences` counts them together
     const n = typeof l['occurrences'] === 'number' ? l['occurrences'] : count + 1;
     count = Math.max(count + 1, n);
-    first ??= { message: String(l['err'] ?? '?'), at: typeof l['at'] === 'string' ? l['at'] : null };
+    first ??= { message: String(l['err'] ?? '?'), at: typeof l['at'] === 'string' ? l['at'] : null, kind };
   }
   return { count, more: count >= 10, first };
+}
+
+/** Counts by code of the log lines with one of `msgs`, and the first reason given for each code. */
+export function byCodeIn(
+  lines: readonly Record<string, unknown>[],
+  ...msgs: string[]
+): { counts: Record<string, number>; firstReasons: Record<string, string> } {
+  const counts: Record<string, number> = {};
+  const firstReasons: Record<string, string> = {};
+  for (const l of lines) {
+    if (!msgs.includes(String(l['msg']))) continue;
+    const code = String(l['code'] ?? '?');
+    counts[code] = (counts[code] ?? 0) + 1;
+    if (firstReasons[code] === undefined && typeof l['reason'] === 'string') firstReasons[code] = l['reason'];
+  }
+  return { counts, firstReasons };
 }
 
 /** A `--param key=value` flag (repeatable) into a record. */
@@ -216,9 +245,10 @@ ${EXIT_CODES_HELP}`,
 The run uses the real daemon (engine, risk gate, execution, SQLite store) with a throwaway paper
 wallet and data directory, so nothing of yours is touched. Exit code 0 when the strategy loaded,
 its params were valid, it placed at least one order, never threw and left no order open; 1 when
-it threw (the first error named, with its file:line), quoted nothing or left orders open; 2 for a
-load or params error (naming strategy.params.<key>). Refusals count quotes and immediate (FOK/FAK)
-orders the risk gate refused.
+it threw (the first error named, with its file:line) or returned an invalid output (why named),
+quoted nothing or left orders open; 2 for a load or params error (naming strategy.params.<key>).
+Refusals count quotes and immediate (FOK/FAK) orders the risk gate refused, by code, with the
+gate's first reason for each.
 
 Examples:
   mmkit strategy check strategies/bands.ts
@@ -302,13 +332,10 @@ ${EXIT_CODES_HELP}`,
         }
         const orders = ordersIn(join(dataDir, 'mmkit.db'));
         if (!o.keep) rmSync(dataDir, { recursive: true, force: true });
-        // each refusal or trim is logged once (info or debug, src/kernel/create-trader.ts): exact counts
-        const count = (...msgs: string[]) => {
-          const by: Record<string, number> = {};
-          for (const l of lines)
-            if (msgs.includes(String(l['msg']))) by[String(l['code'] ?? '?')] = (by[String(l['code'] ?? '?')] ?? 0) + 1;
-          return by;
-        };
+        // each refusal or trim is logged once (info or debug, src/kernel/gate-path.ts): exact counts
+        const count = (...msgs: string[]) => byCodeIn(lines, ...msgs).counts;
+        const refusals = byCodeIn(lines, 'quote refused', 'immediate order refused');
+        const trims = byCodeIn(lines, 'quote trimmed');
         const strategyErrors = strategyErrorsIn(lines);
         const started = lines.find((l) => l['msg'] === 'starting') as
           | { markets?: Array<{ market: string; question: string }> }
@@ -350,8 +377,11 @@ ${EXIT_CODES_HELP}`,
           summary,
           markets,
           strategyErrors,
-          refusals: count('quote refused', 'immediate order refused'),
-          trims: count('quote trimmed'),
+          refusals: refusals.counts,
+          // the gate's first reason per code (which price or size, and why)
+          refusalReasons: refusals.firstReasons,
+          trims: trims.counts,
+          trimReasons: trims.firstReasons,
           rejections: withPostOnly(count('order rejected'), lines),
           orders,
           ...(o.keep ? { dataDir } : {}),
@@ -369,12 +399,16 @@ ${EXIT_CODES_HELP}`,
             out.push(
               `  immediate ${x.type} ${x.side} ${x.size} @ ${x.price} on ${x.market.slice(0, 14)}…: ${x.status}${x.rejectCode ? ` (${x.rejectCode})` : ''}, ${x.matched} matched`,
             );
+          // `CODE xN, first: <the gate's reason>` per code, `; ` between codes
+          const withReasons = (by: Record<string, number>, reasons: Record<string, string>) =>
+            Object.entries(by)
+              .map(([k, n]) => `${k} x${n}${reasons[k] === undefined ? '' : `, first: ${reasons[k]}`}`)
+              .join('; ');
           const refused = Object.entries(report.refusals);
           if (refused.length)
-            out.push(`  refused by the risk gate: ${refused.map(([k, n]) => `${k} x${n}`).join(', ')}`);
+            out.push(`  refused by the risk gate: ${withReasons(report.refusals, report.refusalReasons)}`);
           const trimmed = Object.entries(report.trims);
-          if (trimmed.length)
-            out.push(`  trimmed by the risk gate: ${trimmed.map(([k, n]) => `${k} x${n}`).join(', ')}`);
+          if (trimmed.length) out.push(`  trimmed by the risk gate: ${withReasons(report.trims, report.trimReasons)}`);
           const first = strategyErrors.first;
           if (first !== null)
             out.push(
@@ -389,9 +423,14 @@ ${EXIT_CODES_HELP}`,
             report.ok
               ? 'check ok'
               : first !== null
-                ? `check FAILED: the strategy threw: ${first.message}${first.at === null ? '' : ` (at ${first.at})`}`
+                ? first.kind === 'invalid output'
+                  ? `check FAILED: the strategy returned an ${first.message}`
+                  : `check FAILED: the strategy threw: ${first.message}${first.at === null ? '' : ` (at ${first.at})`}`
                 : summary.ordersPlaced === 0
-                  ? `check FAILED: the strategy placed no order${refused.length ? ' (the risk gate refused what it asked: see above)' : ''}`
+                  ? orders.length > 0
+                    ? // sent, but the venue rejected or killed each (a FOK not filled is a normal outcome)
+                      'check FAILED: no order rested or filled (the venue rejected or killed what was sent: see above)'
+                    : `check FAILED: the strategy placed no order${refused.length ? ' (the risk gate refused what it asked: see above)' : ''}`
                   : 'check FAILED: orders were left open',
           );
           process.stdout.write(out.join('\n') + '\n');

@@ -6,6 +6,7 @@
  *   MmkitError
  *   ├─ ValidationError      fatal   bad input (malformed wire data, out-of-range value)
  *   ├─ ConfigError          fatal   a bad configuration key (names the key)
+ *   ├─ StrategyError        fatal   a strategy plugin failed where it cannot be skipped (its create() threw)
  *   ├─ AuthError            fatal   missing/invalid credentials or signature
  *   ├─ NotFoundError        fatal   unknown id
  *   ├─ OrderRejectedError   fatal   the venue refused an order (venue code, e.g. INVALID_ORDER_MIN_SIZE)
@@ -19,6 +20,8 @@ import { scrubSecrets } from './secrets.ts';
 export type ErrorCode =
   | 'VALIDATION'
   | 'CONFIG'
+  /** A strategy plugin failed where it cannot be skipped (its `create()` threw). */
+  | 'STRATEGY'
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
@@ -83,10 +86,18 @@ export class ConfigError extends MmkitError {
   readonly key: string;
   /** Every problem found (the first is `key`'s); one line each in the message. */
   readonly problems: readonly ConfigProblem[];
+  /**
+   * `key` names what is wrong (`strategy.params.lo`), `message` says why. A plugin is not
+   * type-checked, so the one-argument form (`new ConfigError('lo must be below hi')`) is tolerated:
+   * its one argument is the message, and the key is empty (`config: lo must be below hi`).
+   */
   constructor(key: string, message: string, opts?: ErrorOptions) {
-    super('CONFIG', `config ${key}: ${message}`, false, opts);
-    this.key = key;
-    this.problems = [{ key, message: scrubSecrets(message) }];
+    // (message is typed, but a plugin's JavaScript may leave it out or pass anything)
+    const given = message as unknown;
+    const [k, m] = given === undefined ? ['', String(key)] : [String(key), String(given)];
+    super('CONFIG', k === '' ? `config: ${m}` : `config ${k}: ${m}`, false, opts);
+    this.key = k;
+    this.problems = [{ key: k, message: scrubSecrets(m) }];
   }
 
   /** One error carrying several problems (validation reports them all, not only the first). */
@@ -101,6 +112,17 @@ export class ConfigError extends MmkitError {
       message: scrubSecrets(p.message),
     }));
     return e;
+  }
+}
+
+/**
+ * A strategy plugin failed where the engine cannot skip it and go on (its `create()` threw: there is
+ * no strategy to run). The message names the strategy and where it was thrown, when known. (A throw
+ * in `onEvent` is no such error: the engine counts it and drops that output.)
+ */
+export class StrategyError extends MmkitError {
+  constructor(message: string, opts?: ErrorOptions) {
+    super('STRATEGY', message, false, opts);
   }
 }
 

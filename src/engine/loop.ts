@@ -10,8 +10,9 @@
  *      user channel lost; the market resolved) are PULLED: an empty DesiredQuotes goes straight to
  *      `execute`, so execution cancels the quotes; their quotes are dropped until the data is whole
  *      again (a fresh snapshot after the resync), then quoting resumes;
- *   4. `strategy.onEvent(event, state)`; its desired quotes pass `gate` (risk) and then `execute`
- *      (the executor's submit); immediate orders pass `gateOrders` then `executeOrders`.
+ *   4. `strategy.onEvent(event, state)`; its output's shape is checked (./output-check.ts: an
+ *      invalid one is a strategy error, dropped whole); its desired quotes pass `gate` (risk) and
+ *      then `execute` (the executor's submit); immediate orders pass `gateOrders` then `executeOrders`.
  *
  * Nothing inside a step awaits: an event re-entering the loop while one is processed (a
  * synchronous source) is queued and processed after it. A throwing state update, strategy, gate or
@@ -25,6 +26,7 @@
  * when it fails. `stop()` is idempotent; it does not cancel orders or close the venue (the daemon
  * does: cancelAll, verify, then close).
  */
+import { inspect } from 'node:util';
 import { merge, Observable, Subject, catchError, of, type Subscription } from 'rxjs';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import type { DisconnectedEvent, FillEvent, MmkitEvent, StreamName, TimerEvent } from '../core/events.ts';
@@ -35,6 +37,7 @@ import type { StrategyHandlers, StrategyState } from '../strategy/api.ts';
 import { EngineState, type FillLike, type OrderViewSource } from './state.ts';
 import type { MarketInfo, Venue, VenueOrder } from '../core/venue.ts';
 import { RateLimitedLog, type RateLimitedLevel } from '../core/rate-limited-log.ts';
+import { outputProblem } from './output-check.ts';
 
 /** A structured logger (pino's Logger fits). */
 export interface EngineLogger {
@@ -110,14 +113,17 @@ export interface EngineOptions {
 export interface EngineStats {
   /** Events processed. */
   events: number;
-  /** Strategy outputs and quote sets executed / dropped (pulled market, unknown market). */
+  /**
+   * Strategy outputs and quote sets executed / dropped (a pulled market; an output naming a market
+   * this engine does not trade is invalid: a strategy error, not a drop).
+   */
   outputs: number;
   executed: number;
   dropped: number;
   /** Pulls (a market went unquotable) and resumes. */
   pulls: number;
   resumes: number;
-  /** Errors caught, per place. */
+  /** Errors caught, per place (`strategy`: a handler threw or returned an invalid output, ./output-check.ts). */
   errors: {
     state: number;
     strategy: number;
@@ -130,7 +136,8 @@ export interface EngineStats {
   };
   /**
    * The first error a strategy handler threw: its message and where it was thrown (the top frame
-   * of its stack, `file:line:column`, when known). Absent while the strategy has not thrown.
+   * of its stack, `file:line:column`, when known), or the first invalid output (`invalid output:
+   * <why>`, no location). Absent while the strategy has not erred.
    */
   firstStrategyError?: { readonly message: string; readonly at?: string };
 }
@@ -396,7 +403,7 @@ class EngineImpl implements Engine {
       }
     }
     if (this.#ready && applied && !external) {
-      let out: StrategyOutput | undefined;
+      let out: StrategyOutput | undefined | null;
       try {
         out = this.#strategy.onEvent(e, this.state);
       } catch (err) {
@@ -410,7 +417,12 @@ class EngineImpl implements Engine {
           'strategy handler threw (output dropped)',
         );
       }
-      if (out !== undefined) this.#output(out);
+      // null is "nothing" too; anything else is checked where it leaves the handler (./output-check.ts)
+      if (out !== undefined && out !== null) {
+        const problem = outputProblem(out, this.#markets);
+        if (problem === undefined) this.#output(out);
+        else this.#invalidOutput(e.type, out, problem);
+      }
     }
     this.#events.next(e);
   }
@@ -469,6 +481,16 @@ class EngineImpl implements Engine {
     dirty.clear();
   }
 
+  /** A strategy output that is not one (./output-check.ts): a strategy error, the output dropped. */
+  #invalidOutput(event: MmkitEvent['type'], out: unknown, problem: string): void {
+    // an async handler's promise: its rejection is this same error, never an unhandled one
+    if (typeof (out as { then?: unknown }).then === 'function') Promise.resolve(out).catch(() => undefined);
+    this.#stats.errors.strategy++;
+    const message = `invalid output: ${problem}`;
+    this.#stats.firstStrategyError ??= { message };
+    this.#log('error', 'strategy', { event, err: message }, 'strategy output invalid (output dropped)');
+  }
+
   #output(out: StrategyOutput): void {
     const o = this.#o;
     this.#stats.outputs++;
@@ -478,7 +500,8 @@ class EngineImpl implements Engine {
       // and the iterator protocol is slow in the interpreter
       for (let i = 0; i < quotes.length; i++) {
         const d = quotes[i]!;
-        if (!this.#markets.has(d.market) || this.#pulled.has(d.market)) {
+        // (its market is one of ours: checked with the output's shape)
+        if (this.#pulled.has(d.market)) {
           this.#stats.dropped++;
           continue;
         }
@@ -499,9 +522,7 @@ class EngineImpl implements Engine {
       }
     }
     if (out.orders !== undefined && out.orders.length > 0) {
-      const wanted: readonly ImmediateIntent[] = out.orders.filter(
-        (x) => this.#markets.has(x.market) && !this.#pulled.has(x.market),
-      );
+      const wanted: readonly ImmediateIntent[] = out.orders.filter((x) => !this.#pulled.has(x.market));
       this.#stats.dropped += out.orders.length - wanted.length;
       let orders: readonly Approved<ImmediateIntent>[] = [];
       if (wanted.length > 0) {
@@ -601,8 +622,19 @@ export function readableLocation(loc: string): string {
   return `${file ?? 'a module compiled in memory (data: URL)'} (compiled code${pos !== undefined ? ` at ${pos}` : ''})`;
 }
 
-function errMsg(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).slice(0, 300);
+/**
+ * An error's message for a log line or a summary: an Error's message, a thrown string as it is, any
+ * other thrown value as util.inspect shows it (`throw { code: 42 }` reads `{ code: 42 }`, not
+ * `[object Object]`).
+ */
+export function errMsg(err: unknown): string {
+  const text =
+    err instanceof Error
+      ? err.message
+      : typeof err === 'string'
+        ? err
+        : inspect(err, { depth: 2, breakLength: Infinity, maxArrayLength: 10, maxStringLength: 200 });
+  return text.slice(0, 300);
 }
 
 /**

@@ -49,6 +49,7 @@ import type { FillChange, Store } from '../store/store.ts';
 import type { StrategyDefinition } from '../strategy/api.ts';
 import { createCollateralWiring, type CollateralConfig } from './collateral-wiring.ts';
 import { createGatePath } from './gate-path.ts';
+import { createStrategy } from './create-strategy.ts';
 import { createPositionAuditWiring, type LedgerFigures, type PositionAuditConfig } from './position-audit-wiring.ts';
 import type { TraderCounters, TraderFleet, TraderHooks, TraderLogger, TraderTuning } from './types.ts';
 
@@ -421,7 +422,8 @@ export function createTrader(o: TraderOptions): Trader {
   engine = createEngine({
     venue,
     // ctx.markets is the engine's view of the markets, which follows tick-size changes
-    strategy: (state) => def.create({ clock, log: strategyLog, markets: state.markets }, o.params as never),
+    // (a throw in create() is named: ./create-strategy.ts)
+    strategy: (state) => createStrategy(def, { clock, log: strategyLog, markets: state.markets }, o.params),
     markets: o.markets,
     clock,
     timers: { tickMs: o.tickMs ?? 1000, ...(o.balanceMs !== undefined ? { balanceMs: o.balanceMs } : {}) },

@@ -12,7 +12,7 @@
 import type { ConditionId } from '../core/ids.ts';
 import { sameQuotes, type DesiredQuotes, type ImmediateIntent, type QuoteIntent } from '../core/intents.ts';
 import { RateLimitedLog } from '../core/rate-limited-log.ts';
-import { formatAmount, formatPrice, type Pips } from '../core/units.ts';
+import { AMOUNT_SCALE, formatAmount, formatPrice, PRICE_SCALE, type Pips } from '../core/units.ts';
 import type { Executor } from '../execution/executor.ts';
 import type { OrderTracker } from '../execution/tracker.ts';
 import { gate, gateOrder, type Approved, type Refusal, type RiskView, type Trim } from '../risk/gate.ts';
@@ -186,8 +186,12 @@ export function createGatePath(p: GatePathParts): GatePath {
   return { gateQuotes, gateOrders, execute, executeOrders };
 }
 
-/** The fields of a refused or trimmed quote (or immediate order) in a log line, amounts in decimals. */
-function quoteFields(
+/**
+ * The fields of a refused or trimmed quote (or immediate order) in a log line, amounts in decimals:
+ * a price or size that is not a whole number of pips or micro-shares (what INVALID_SIZE and OFF_TICK
+ * refuse) too, in decimal units as near as a float shows them (`size` 10.0000005, not 10000000.5).
+ */
+export function quoteFields(
   q: { readonly tokenId: string; readonly side: string; readonly price: number; readonly size: number },
   code: string,
   reason: string,
@@ -197,7 +201,12 @@ function quoteFields(
     reason,
     token: q.tokenId,
     side: q.side,
-    price: Number.isSafeInteger(q.price) ? formatPrice(q.price) : String(q.price),
-    size: Number.isSafeInteger(q.size) ? formatAmount(q.size) : String(q.size),
+    price: Number.isSafeInteger(q.price) ? formatPrice(q.price) : looseDecimal(q.price, PRICE_SCALE),
+    size: Number.isSafeInteger(q.size) ? formatAmount(q.size) : looseDecimal(q.size, AMOUNT_SCALE),
   };
+}
+
+/** A number that is not a whole count of its units, in decimal (a plugin's JavaScript may pass a non-number: as is). */
+function looseDecimal(x: unknown, scale: number): string {
+  return typeof x === 'number' ? String(x / scale) : String(x);
 }

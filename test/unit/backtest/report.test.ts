@@ -70,6 +70,14 @@ describe('backtest report: terminal summary', () => {
     expect(formatSummary(refused, computeMetrics(refused))).toContain(
       'refused         2 immediate order(s) (FOK/FAK) refused by the risk gate, never sent',
     );
+    // with their codes (F11: the line used to give none)
+    const coded = {
+      ...r,
+      counts: { ...r.counts, ordersRefused: 3, ordersRefusedByCode: { OFF_TICK: 1, ORDER_SIZE: 2 } },
+    };
+    expect(formatSummary(coded, computeMetrics(coded))).toContain(
+      'refused         3 immediate order(s) (FOK/FAK) refused by the risk gate, never sent: OFF_TICK x1, ORDER_SIZE x2\n',
+    );
   });
 
   it('reports strategy errors with the first one; a run that threw and sent nothing failed', () => {

@@ -268,6 +268,88 @@ describe('engine loop: errors never kill the loop', () => {
     expect(engine.state.book(YES)!.bestBid).toBe(4105);
   });
 
+  it('a non-Error throw is shown as util.inspect shows it, not [object Object]', async () => {
+    const { venue, engine, feedBooks } = await setup({
+      onEvent: () => {
+        throw { code: 42 };
+      },
+    });
+    feedBooks();
+    venue.market$.next(level(YES, 'BUY', 4100, 1e6, { bid: 4100, ask: 6000 }));
+    expect(engine.stats().firstStrategyError).toEqual({ message: '{ code: 42 }' });
+  });
+
+  it.each([
+    ["a typo'd key", () => ({ qoutes: [] }), 'invalid output: unknown key "qoutes" (expected quotes|orders)'],
+    [
+      'quotes not an array',
+      () => ({ quotes: 42 }),
+      'invalid output: quotes must be an array of { market, quotes, at }, got 42',
+    ],
+    [
+      'a string',
+      () => 'hello',
+      "invalid output: onEvent returned 'hello': expected { quotes?: [...], orders?: [...] } or undefined",
+    ],
+    [
+      "a market not the instance's",
+      (now: number) => ({ quotes: [{ ...quote(now), market: '0xdeadbeef' }] }),
+      "invalid output: quotes[0].market 0xdeadbeef is not one of this instance's markets",
+    ],
+    [
+      'an entry whose quotes is not an array',
+      (now: number) => ({ quotes: [{ market: CID, quotes: 'abc', at: now }] }),
+      "invalid output: quotes[0].quotes must be an array of quotes, got 'abc'",
+    ],
+    [
+      "an order of a market not the instance's",
+      () => ({ orders: [{ market: '0xother', tokenId: YES, side: 'BUY', price: 5000, size: 5e6, type: 'FAK' }] }),
+      "invalid output: orders[0].market 0xother is not one of this instance's markets",
+    ],
+    [
+      'a Promise (an async onEvent)',
+      (now: number) => Promise.resolve({ quotes: [quote(now)] }),
+      'invalid output: onEvent returned a Promise (an async handler?): handlers must be synchronous, its output is ignored',
+    ],
+  ])(
+    'an invalid output (%s) is a strategy error: counted, logged, the whole output dropped',
+    async (_what, make, why) => {
+      const sent: unknown[] = [];
+      const { venue, engine, executed, feedBooks, logObjs, logs } = await setup({
+        onEvent: (_e, s) => make(s.now) as never,
+        executeOrders: (orders) => sent.push(...orders),
+      });
+      feedBooks();
+      venue.market$.next(level(YES, 'BUY', 4100, 1e6, { bid: 4100, ask: 6000 }));
+      await flush();
+      expect(engine.stats().errors.strategy).toBeGreaterThan(0);
+      expect(engine.stats().firstStrategyError).toEqual({ message: why });
+      expect(logs).toContain('strategy output invalid (output dropped)');
+      expect(logObjs).toContainEqual(expect.objectContaining({ err: why }));
+      // nothing of it went on: only the pulls of the start
+      expect(executed.every((d) => d.quotes.length === 0)).toBe(true);
+      expect(sent).toEqual([]);
+      expect(engine.stats().outputs).toBe(0);
+    },
+  );
+
+  it('an async onEvent that rejects is reported as an invalid output, never as an unhandled rejection', async () => {
+    const { venue, engine, feedBooks } = await setup({
+      onEvent: (() => Promise.reject(new Error('async boom'))) as never,
+    });
+    feedBooks();
+    venue.market$.next(level(YES, 'BUY', 4100, 1e6, { bid: 4100, ask: 6000 }));
+    await flush();
+    expect(engine.stats().firstStrategyError?.message).toMatch(/returned a Promise/);
+  });
+
+  it('null is no output (as undefined): no error', async () => {
+    const { venue, engine, feedBooks } = await setup({ onEvent: () => null as never });
+    feedBooks();
+    venue.market$.next(level(YES, 'BUY', 4100, 1e6, { bid: 4100, ask: 6000 }));
+    expect(engine.stats().errors).toMatchObject({ strategy: 0, state: 0 });
+  });
+
   it('a strategy error is logged with its stack head and file:line; the first one is kept in the stats', async () => {
     let n = 0;
     const { venue, engine, feedBooks, logObjs } = await setup({
@@ -437,11 +519,10 @@ describe('engine lifecycle', () => {
     expect(got).toBe(e2.state.markets);
   });
 
-  it('quotes for a market the engine does not trade are dropped; immediate orders pass gateOrders then executeOrders', async () => {
+  it('immediate orders pass gateOrders then executeOrders', async () => {
     const sent: unknown[] = [];
     const ctx = await setup({
-      onEvent: (_e, s) => ({
-        quotes: [{ market: '0xother' as never, quotes: [], at: s.now }],
+      onEvent: () => ({
         orders: [
           { market: CID, tokenId: YES, side: 'BUY', price: 5000 as Pips, size: 5e6 as Micro, type: 'FAK' },
           { market: CID, tokenId: YES, side: 'BUY', price: 9000 as Pips, size: 5e6 as Micro, type: 'FAK' },
@@ -451,7 +532,6 @@ describe('engine lifecycle', () => {
       executeOrders: (orders) => sent.push(...orders),
     });
     ctx.feedBooks();
-    expect(ctx.executed.filter((d) => d.market === ('0xother' as never))).toEqual([]);
     expect(sent.length).toBeGreaterThan(0);
     expect(sent.every((x) => (x as { price: number }).price === 5000)).toBe(true);
   });
