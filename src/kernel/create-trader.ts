@@ -26,9 +26,11 @@
  * coalescing identical intents, the tracker's cached live-order lists, bounded fill and order-id
  * memories); they change no result (tests run the sample feed with them on and off).
  */
+import { randomInt } from 'node:crypto';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { fillLogFields, type FillEvent } from '../core/events.ts';
 import type { ConditionId, OrderId } from '../core/ids.ts';
+import { Rng } from '../core/random.ts';
 import { formatAmount, formatPrice, type Micro, tickPips, type Pips } from '../core/units.ts';
 import type { MarketInfo, Venue, VenueFill } from '../core/venue.ts';
 import { createEngine, type Engine } from '../engine/loop.ts';
@@ -92,6 +94,12 @@ export interface TraderOptions {
   readonly postOnly?: boolean;
   /** Random source of the executor's backoff jitter (default Math.random; a backtest seeds one). */
   readonly random?: () => number;
+  /**
+   * Seed of the strategy's `ctx.random()` (a backtest derives it from its `--seed`). Default: one
+   * drawn from the OS at start and logged at info (`strategy random seed`), so a live run's draws
+   * can be told apart and replayed.
+   */
+  readonly strategySeed?: number;
   /** The strategy's timer period, ms (default 1000). */
   readonly tickMs?: number;
   /** How often the venue's collateral balance is read, ms (default 5,000). */
@@ -409,10 +417,17 @@ export function createTrader(o: TraderOptions): Trader {
 
   const def = o.strategy;
   const strategyLog = o.strategyLog ?? log;
+  let strategySeed = o.strategySeed;
+  if (strategySeed === undefined) {
+    strategySeed = randomInt(0, 2 ** 32 - 1);
+    log.info({ strategySeed }, 'strategy random seed');
+  }
+  const strategyRng = new Rng(strategySeed);
+  const random = (): number => strategyRng.next();
   engine = createEngine({
     venue,
     // ctx.markets is the engine's view of the markets, which follows tick-size changes
-    strategy: (state) => def.create({ clock, log: strategyLog, markets: state.markets }, o.params as never),
+    strategy: (state) => def.create({ clock, log: strategyLog, markets: state.markets, random }, o.params as never),
     markets: o.markets,
     clock,
     timers: { tickMs: o.tickMs ?? 1000, ...(o.balanceMs !== undefined ? { balanceMs: o.balanceMs } : {}) },
