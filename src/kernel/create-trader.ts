@@ -44,7 +44,7 @@ import { HeartbeatKeeper } from '../execution/heartbeat.ts';
 import { OrderTracker } from '../execution/tracker.ts';
 import { gate, type RiskView } from '../risk/gate.ts';
 import { KillSwitch } from '../risk/kill-switch.ts';
-import type { RiskLimits } from '../risk/limits.ts';
+import { limitsFor, type RiskLimits } from '../risk/limits.ts';
 import { withStrategyBand } from '../risk/strategy-band.ts';
 import { restartStore } from '../store/restart.ts';
 import type { FillChange, Store } from '../store/store.ts';
@@ -424,10 +424,16 @@ export function createTrader(o: TraderOptions): Trader {
   }
   const strategyRng = new Rng(strategySeed);
   const random = (): number => strategyRng.next();
+  // the gate's price limits, for a strategy that leaves out what the gate would refuse (ctx.priceLimits)
+  const priceLimits = (market: ConditionId): { min: Pips; max: Pips } => {
+    const l = limitsFor(limits, market);
+    return { min: l.minPrice, max: l.maxPrice };
+  };
   engine = createEngine({
     venue,
     // ctx.markets is the engine's view of the markets, which follows tick-size changes
-    strategy: (state) => def.create({ clock, log: strategyLog, markets: state.markets, random }, o.params as never),
+    strategy: (state) =>
+      def.create({ clock, log: strategyLog, markets: state.markets, random, priceLimits }, o.params as never),
     markets: o.markets,
     clock,
     timers: { tickMs: o.tickMs ?? 1000, ...(o.balanceMs !== undefined ? { balanceMs: o.balanceMs } : {}) },

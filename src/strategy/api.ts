@@ -65,6 +65,13 @@ export interface StrategyContext {
    * from a seed drawn at start and logged (`strategy random seed`). Use it, never `Math.random()`.
    */
   random(): number;
+  /**
+   * The risk gate's price limits of a market, pips (`bot.risk.minPrice` / `maxPrice`, per market
+   * where `bot.risk.markets` sets them, after the strategy's own `riskPriceBand`): a quote priced
+   * outside them is refused. A strategy may leave such quotes out itself (`bands` does). Absent
+   * where no gate is known (a hand-made ctx in a unit test).
+   */
+  priceLimits?(market: ConditionId): { readonly min: Pips; readonly max: Pips };
 }
 
 /** What a handler may read. Everything is current: state is updated before the handler runs. */

@@ -4,7 +4,8 @@
  * `ctx.random()` is seeded from --seed (same seed, byte-identical --json; another seed, other draws);
  * `--log-level` shows the strategy's `ctx.log` lines on stderr with virtual time (silent without);
  * `--param k=v` works as in `mmkit run` (merged with --params, a key given twice is an error); a
- * daemon setting in the environment that a backtest ignores is named in a warning.
+ * daemon setting in the environment that a backtest ignores is named in a warning; `bands` leaves out
+ * the quotes the gate's price limits would refuse (F19: the 0.001-tick markets of the sample feed).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -201,5 +202,22 @@ describe('mmkit backtest for a plugin author', () => {
     );
     // and only then
     expect((await mmkit(backtest('--json'))).err).not.toContain('warning');
+  }, 120_000);
+
+  it("bands sends no quote the risk gate's price limits refuse, on the sample feed's 0.001-tick markets (F19)", async () => {
+    const r = await mmkit([
+      'backtest',
+      '--feed',
+      join(ROOT, 'test/fixtures/sample-feed.ndjson.gz'),
+      '--strategy',
+      'bands',
+      '--no-feed-cache',
+      '--json',
+      '--log-level',
+      'info',
+    ]);
+    expect(r.code, r.err.slice(-2000)).toBe(0);
+    expect(r.err).toContain('"msg":"engine ready: quoting allowed"');
+    expect(r.err).not.toContain('PRICE_LIMIT');
   }, 120_000);
 });
