@@ -96,8 +96,8 @@ export interface TraderOptions {
   readonly random?: () => number;
   /**
    * Seed of the strategy's `ctx.random()` (a backtest derives it from its `--seed`). Default: one
-   * drawn from the OS at start and logged at info (`strategy random seed`), so a live run's draws
-   * can be told apart and replayed.
+   * drawn from the OS at start and logged at info at the strategy's first draw (`strategy random
+   * seed (ctx.random)`, field `strategySeed`), so a live run's draws are on record.
    */
   readonly strategySeed?: number;
   /** The strategy's timer period, ms (default 1000). */
@@ -417,13 +417,18 @@ export function createTrader(o: TraderOptions): Trader {
 
   const def = o.strategy;
   const strategyLog = o.strategyLog ?? log;
-  let strategySeed = o.strategySeed;
-  if (strategySeed === undefined) {
-    strategySeed = randomInt(0, 2 ** 32 - 1);
-    log.info({ strategySeed }, 'strategy random seed');
-  }
+  // ctx.random(): seeded by the caller (a backtest, from its --seed), else by the OS; a seed of our
+  // own is logged at the strategy's first draw (strategies that never draw log nothing)
+  const strategySeed = o.strategySeed ?? randomInt(0, 2 ** 32 - 1);
   const strategyRng = new Rng(strategySeed);
-  const random = (): number => strategyRng.next();
+  let seedToLog = o.strategySeed === undefined;
+  const random = (): number => {
+    if (seedToLog) {
+      seedToLog = false;
+      strategyLog.info({ strategySeed }, 'strategy random seed (ctx.random)');
+    }
+    return strategyRng.next();
+  };
   // the gate's price limits, for a strategy that leaves out what the gate would refuse (ctx.priceLimits)
   const priceLimits = (market: ConditionId): { min: Pips; max: Pips } => {
     const l = limitsFor(limits, market);

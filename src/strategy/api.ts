@@ -62,7 +62,7 @@ export interface StrategyContext {
   /**
    * A uniform random number in [0, 1), from a seeded generator of this instance: in a backtest
    * seeded from the run's `--seed` (the same seed, the same draws, byte-identical `--json`), live
-   * from a seed drawn at start and logged (`strategy random seed`). Use it, never `Math.random()`.
+   * from a seed drawn at start and logged at the first draw (`strategySeed`). Use it, never `Math.random()`.
    */
   random(): number;
   /**
