@@ -2,16 +2,19 @@
  * `mmkit backtest`: runs a strategy on recorded feeds (or a synthetic world) in virtual time, with
  * the daemon's own engine, risk gate, executor, store and strategy (src/backtest/runner.ts).
  *
- *   mmkit backtest --feed FILE... --strategy NAME|PATH [--params JSON] [--param k=v]... [--seed N]
+ *   mmkit backtest --feed FILE... --strategy NAME|PATH [--config FILE] [--params JSON] [--param k=v]... [--seed N]
  *                  [--queue risk-averse|probabilistic] [--latency-ms N] [--log-level L] [--report out.html] [--json]
  *   mmkit backtest --world SEED --duration 6h --strategy NAME|PATH [...]
  *
  * Prints the summary (or, with --json, one JSON document: deterministic, the same inputs and seed
  * give the same bytes; no wall-clock value in it). How long the run took goes to stderr only. A
  * progress bar is drawn on stderr when stderr is a terminal. Bad flags exit 2 with a message
- * naming the flag. A backtest reads no configuration file and no `MMKIT_*` setting of the daemon: a
- * setting of the environment it would ignore (risk limits, post-only, strategy, params, markets, log
- * level) is named in a warning on stderr, with the flag to use instead. `--log-level` shows the
+ * naming the flag. Without `--config` a backtest reads no configuration file and no `MMKIT_*`
+ * setting of the daemon: a setting of the environment it would then ignore (risk limits, post-only,
+ * strategy, params, markets, log level) is named in a warning on stderr, with the flag to use
+ * instead. `--config FILE` loads the configuration as `mmkit run` does (config/default.json, FILE,
+ * `MMKIT_*`, the same validation) and takes the bot's strategy, params, risk limits and post-only
+ * from it; flags given too win. `--log-level` shows the
  * engine's, the gate's and the strategy's log lines on stderr (JSON lines, virtual time); without it
  * a backtest logs nothing.
  */
@@ -28,7 +31,7 @@ import { DEFAULT_FEED_CACHE_MAX_MB, pruneFeedCaches } from '../backtest/feed-cac
 import { formatSummary, duration, strategyFailed } from '../backtest/report.ts';
 import { renderHtmlReport } from '../backtest/report-html.ts';
 import type { BacktestOptions, BacktestProgress, BacktestResult } from '../backtest/runner.ts';
-import { parseDuration } from './config.ts';
+import { loadConfig, parseDuration } from './config.ts';
 import { ExitCode, reportError, usageError } from './exit-codes.ts';
 
 /** Options shared by `backtest` and `sweep`, as commander hands them over. */
@@ -44,7 +47,10 @@ export interface SourceCliOptions {
   rewardsEpoch?: number;
   rewardsSample?: number;
   rewardsMinPayout?: string;
-  strategy: string;
+  /** --strategy; with --config, bot.strategy when absent. */
+  strategy?: string;
+  /** --config FILE: strategy, params, risk and postOnly of a run configuration (see the module comment). */
+  config?: string;
   params?: Record<string, unknown>;
   /** --param key=value, repeatable (merged with --params; a key given twice is an error). */
   param?: Record<string, string>;
@@ -138,8 +144,10 @@ export function ignoredEnvWarning(command: string, env: NodeJS.ProcessEnv = proc
   }
   if (hits.size === 0) return undefined;
   const list = [...hits].map(([flag, keys]) => `${keys.join(', ')} (use ${flag})`).join('; ');
-  return `mmkit ${command}: warning: ignoring the environment's ${list}: a ${command} takes its settings from its flags only, not from MMKIT_* or a config file
-`;
+  return (
+    `mmkit ${command}: warning: ignoring the environment's ${list}: without --config a ${command} takes ` +
+    'its settings from its flags only (--config FILE reads them as mmkit run does)\n'
+  );
 }
 
 export const durationArg =
@@ -204,7 +212,14 @@ export function addSourceOptions(cmd: Command): Command {
         'with --world: who trades in the world (README, World profiles; default realistic)',
       ).choices(['calm', 'realistic', 'toxic']),
     )
-    .requiredOption('--strategy <name|path>', 'a shipped strategy (bands) or a plugin file (./my-strategy.ts)')
+    .option(
+      '--strategy <name|path>',
+      'a shipped strategy (bands) or a plugin file (./my-strategy.ts); with --config, default bot.strategy',
+    )
+    .option(
+      '--config <file>',
+      "take the strategy, params, risk limits and post-only of `mmkit run`'s configuration (this file over config/default.json, and MMKIT_*; flags win)",
+    )
     .option('--params <json>', 'strategy parameters as a JSON object, e.g. \'{"margin":0.02}\'', jsonObject('--params'))
     .option('--param <key=value>', 'a strategy parameter (repeatable; merged with --params)', paramPairArg)
     .option(
@@ -260,13 +275,19 @@ export function backtestOptionsOf(o: SourceCliOptions): BacktestOptions {
     throw usageError('give either --feed FILE... or --world SEED, not both');
   if (feeds.length === 0 && o.world === undefined)
     throw usageError('give --feed FILE... (a recorded feed) or --world SEED --duration D (a synthetic world)');
-  const params = mergedParams(o);
+  const live = o.config !== undefined ? loadConfig(o.config).bot : undefined;
+  const strategy = o.strategy ?? live?.strategy;
+  if (strategy === undefined)
+    throw usageError("required option '--strategy <name|path>' not specified (or give --config FILE)");
+  const flagParams = mergedParams(o);
+  const params = live === undefined ? flagParams : { ...live.params, ...flagParams };
+  const risk = o.risk ?? live?.risk;
   const common = {
-    strategy: o.strategy,
+    strategy,
     ...(params !== undefined ? { params } : {}),
     seed: o.seed,
     latencyMs: o.latencyMs,
-    ...(o.postOnly === true ? { postOnly: true } : {}),
+    ...(o.postOnly === true || live?.postOnly === true ? { postOnly: true } : {}),
     ...(o.markets !== undefined
       ? {
           markets: o.markets
@@ -275,7 +296,7 @@ export function backtestOptionsOf(o: SourceCliOptions): BacktestOptions {
             .filter(Boolean),
         }
       : {}),
-    ...(o.risk !== undefined ? { risk: o.risk } : {}),
+    ...(risk !== undefined ? { risk: risk as Record<string, unknown> } : {}),
     ...(o.sampleMs !== undefined ? { sampleMs: o.sampleMs } : {}),
   };
   if (feeds.length > 0) {
@@ -487,7 +508,7 @@ export async function backtestCommand(o: BacktestCliOptions): Promise<number> {
   const startedAt = Date.now();
   if (o.store !== undefined && o.store !== ':memory:' && existsSync(o.store))
     throw usageError(`--store: ${o.store} exists already (a backtest starts from an empty store)`);
-  const ignored = ignoredEnvWarning('backtest');
+  const ignored = o.config === undefined ? ignoredEnvWarning('backtest') : undefined;
   if (ignored !== undefined) process.stderr.write(ignored);
   const { runBacktest } = await import('../backtest/runner.ts');
   const logging = o.logLevel !== undefined && o.logLevel !== 'silent';
@@ -572,6 +593,7 @@ Examples:
   mmkit backtest --feed test/fixtures/sample-feed.ndjson.gz --strategy bands --report report.html
   mmkit backtest --feed a.ndjson.gz b.ndjson.gz --strategy ./my-quoter.ts --params '{"halfSpread":0.03}' --queue probabilistic --latency-ms 20
   mmkit backtest --world 1 --duration 6h --strategy avellaneda --json > result.json
+  mmkit backtest --feed day1.ndjson.gz --config config/paper.json --param margin=0.03 --log-level info
   mmkit backtest --world 1 --duration 1h --world-search "price of" --strategy crypto-fair-value --risk '{"maxMidDistance":0.5}'
 
 Same inputs and --seed: byte-identical --json. Exit codes: 0 done, 1 the strategy threw and placed no order, 2 usage or configuration error.

@@ -63,7 +63,7 @@ export async function sweepCommand(o: SweepCliOptions): Promise<number> {
   if (o.redis !== undefined && o.workers !== undefined)
     throw usageError('--workers applies to local sweeps; with --redis, start `mmkit sweep-worker` processes instead');
   const distributed = o.redis !== undefined;
-  const ignored = ignoredEnvWarning('sweep');
+  const ignored = o.config === undefined ? ignoredEnvWarning('sweep') : undefined;
   if (ignored !== undefined) process.stderr.write(ignored);
   // a distributed sweep's coordinator decodes no feed: each worker uses its own feed cache
   const base = distributed ? backtestOptionsOf(o) : prepareFeedCache(backtestOptionsOf(o), 'sweep');

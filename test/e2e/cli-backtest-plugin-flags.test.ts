@@ -204,6 +204,48 @@ describe('mmkit backtest for a plugin author', () => {
     expect((await mmkit(backtest('--json'))).err).not.toContain('warning');
   }, 120_000);
 
+  it("--config FILE takes the strategy, params, risk and post-only of a run's configuration, with its env (F10)", async () => {
+    const cfg = join(dir, 'run.json');
+    writeFileSync(
+      cfg,
+      JSON.stringify({ bot: { strategy: plugin, params: { depth: 3 }, risk: { maxPositionShares: 20 } } }),
+    );
+    const flags = await mmkit(
+      backtest('--json', '--params', '{"depth":3,"size":6}', '--risk', '{"maxPositionShares":20}', '--post-only'),
+    );
+    expect(flags.code, flags.err.slice(-2000)).toBe(0);
+    const doc = JSON.parse(flags.out);
+    expect(doc.postOnly).toBe(true); // bot.postOnly defaults to true, as in mmkit run
+    expect(doc.inventoryLimit).toMatchObject({ size: 20_000_000, source: 'risk.maxPositionShares' });
+    // --strategy from bot.strategy, --param over bot.params; the same run as with the flags
+    const byConfig = await mmkit([
+      'backtest',
+      '--feed',
+      feed,
+      '--no-feed-cache',
+      '--config',
+      cfg,
+      '--param',
+      'size=6',
+      '--json',
+    ]);
+    expect(byConfig.code, byConfig.err.slice(-2000)).toBe(0);
+    expect(byConfig.out).toBe(flags.out);
+    // with --config the environment is read (as mmkit run reads it): no warning, the env applies
+    const env = await mmkit(['backtest', '--feed', feed, '--no-feed-cache', '--config', cfg, '--json'], {
+      MMKIT_RISK_MAX_POSITION_SHARES: '7',
+    });
+    expect(env.err).not.toContain('warning');
+    expect(JSON.parse(env.out).inventoryLimit.size).toBe(7_000_000);
+    writeFileSync(cfg, JSON.stringify({ bot: { risk: { maxPositionShares: -1 } } }));
+    const bad = await mmkit(['backtest', '--feed', feed, '--config', cfg]);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('bot.risk.maxPositionShares');
+    const none = await mmkit(['backtest', '--feed', feed]);
+    expect(none.code).toBe(2);
+    expect(none.err).toMatch(/--strategy/);
+  }, 180_000);
+
   it("bands sends no quote the risk gate's price limits refuse, on the sample feed's 0.001-tick markets (F19)", async () => {
     const r = await mmkit([
       'backtest',
