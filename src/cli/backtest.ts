@@ -14,9 +14,8 @@
  * strategy, params, markets, log level) is named in a warning on stderr, with the flag to use
  * instead. `--config FILE` loads the configuration as `mmkit run` does (config/default.json, FILE,
  * `MMKIT_*`, the same validation) and takes the bot's strategy, params, risk limits and post-only
- * from it; flags given too win. `--log-level` shows the
- * engine's, the gate's and the strategy's log lines on stderr (JSON lines, virtual time); without it
- * a backtest logs nothing.
+ * from it; flags given too win. `--log-level` shows the engine's, the gate's and the strategy's
+ * log lines on stderr (JSON lines, virtual time); without it a backtest logs nothing.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
