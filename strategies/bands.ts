@@ -14,7 +14,10 @@
  *    avgAmount), so a partly filled order keeps its place in the queue.
  *  - Prices are on the token's tick (bids rounded down, asks up), never cross the opposite best,
  *    and stay inside [tick, 1 - tick]; a quote that would leave that range is dropped, not clamped
- *    nearer the mid.
+ *    nearer the mid. So is a quote outside the risk gate's price limits (`ctx.priceLimits`:
+ *    `bot.risk.minPrice` / `maxPrice`), which the gate would refuse on every re-quote: on a 0.001
+ *    tick the outer bands of a market near 0.05 fall below the default 0.01 (findings-4 F19). The
+ *    gate refuses quote by quote, so leaving them out here sends exactly what it would approve.
  *  - Inventory-aware: both sides shift against the position by `inventorySkew` ticks at
  *    `maxPosition` (linearly), and a side stops adding exposure at `maxPosition` shares.
  *  - Minimum spread (`minSpread`): no bid above center - minSpread/2, no ask below center +
@@ -530,6 +533,19 @@ function sortOwn(a: Own[], n: number): void {
 }
 
 /**
+ * The quotes priced inside the risk gate's limits (`ctx.priceLimits`; none given: all of them).
+ * The same array when every quote is inside (the common case allocates nothing).
+ */
+export function withinLimits(
+  qs: QuoteIntent[],
+  limits: { readonly min: Pips; readonly max: Pips } | undefined,
+): QuoteIntent[] {
+  if (limits === undefined) return qs;
+  const inside = (q: QuoteIntent): boolean => q.price >= limits.min && q.price <= limits.max;
+  return qs.every(inside) ? qs : qs.filter(inside);
+}
+
+/**
  * The desired quotes of one market under `cfg` (see the module comment), innermost band first,
  * each band's bids before its asks. Pure: a function of the plan, the config and the state.
  * Empty when the market cannot be quoted (no/stale/crossed book, no two-sided mid).
@@ -788,7 +804,9 @@ export default defineStrategy({
 
     // book events that moved nothing the quotes read get no output (execution keeps the quotes)
     const unmoved = new UnmovedFilter();
-    const quotes = (ref: MarketRef, state: StrategyState): QuoteIntent[] => {
+    const quotes = (ref: MarketRef, state: StrategyState): QuoteIntent[] =>
+      withinLimits(quotesOf(ref, state), ctx.priceLimits?.(ref.market));
+    const quotesOf = (ref: MarketRef, state: StrategyState): QuoteIntent[] => {
       if (!ref.quotable) return [];
       if (cfg.rewards === true && rewardConfigOf(ref.info) !== null) {
         // the reward band follows the adjusted midpoint (levels behind the top): every event re-quotes

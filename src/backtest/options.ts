@@ -87,9 +87,22 @@ export interface BacktestOptions {
   /** Observers of the bot (src/kernel: TraderHooks), e.g. every gate decision (a hook on the gate turns its memo off). */
   readonly hooks?: TraderHooks;
   /** Engine and strategy logs (default: none). */
-  readonly logger?: EngineLogger & { debug(obj: object, msg?: string): void };
+  readonly logger?: BacktestLogger;
+  /**
+   * Makes the engine, gate and strategy logger of the run from the run's virtual clock (`now`: its
+   * time, unix ms; NaN before the clock exists, while a strategy's `selectMarkets` runs), so each
+   * line carries virtual time (`mmkit backtest --log-level`). Wins over `logger`. A logger with
+   * `child` gives the strategy a child of its own (`{component: 'strategy', strategy}`, as live).
+   */
+  readonly makeLogger?: (now: () => number) => BacktestLogger;
   /** Stops the run early (the result covers what ran). */
   readonly signal?: AbortSignal;
+}
+
+/** A logger of a backtest: the engine's levels, and optionally pino's `child`. */
+export interface BacktestLogger extends EngineLogger {
+  debug(obj: object, msg?: string): void;
+  child?(bindings: Record<string, unknown>): EngineLogger & { debug(obj: object, msg?: string): void };
 }
 
 /** Progress of a running backtest (virtual time; wall-clock rates are the caller's to measure). */

@@ -186,6 +186,9 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   if (!Number.isSafeInteger(rewardSampleMs) || rewardSampleMs < 100)
     throw new ConfigError('backtest.rewardSampleMs', `must be an integer >= 100 (ms), got ${rewardSampleMs}`);
   const queue = opts.queue ?? 'risk-averse';
+  // the logger of --log-level: its lines carry the virtual time once the driver's clock exists
+  let virtualNow: (() => number) | undefined;
+  const logger = opts.makeLogger?.(() => virtualNow?.() ?? Number.NaN) ?? opts.logger;
   const collateral = opts.collateral ?? 10_000 * AMOUNT_SCALE;
   // a strategy that chooses its markets (selectMarkets) does so when none are named: among the
   // feed's active markets from the books it starts with, or among the world's candidates after the
@@ -202,7 +205,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
               const l = levels(t);
               return l === undefined ? undefined : levelsBookView(t, l.bids, l.asks);
             },
-            log: opts.logger ?? SILENT,
+            log: logger ?? SILENT,
           });
   let driver: BacktestDriver;
   if (opts.feeds !== undefined) {
@@ -229,8 +232,15 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
       ...(choose !== undefined ? { choose } : {}),
     });
   }
+  virtualNow = () => driver.clock.now();
   try {
-    return await runWith(driver, { ...opts, seed, latencyMs, queue }, def, params, limits);
+    return await runWith(
+      driver,
+      { ...opts, seed, latencyMs, queue, ...(logger !== undefined ? { logger } : {}) },
+      def,
+      params,
+      limits,
+    );
   } finally {
     await driver.close();
   }
@@ -330,9 +340,14 @@ async function runWith(
     markets,
     limits,
     log,
+    ...(opts.logger?.child !== undefined
+      ? { strategyLog: opts.logger.child({ component: 'strategy', strategy: strategyName }) }
+      : {}),
     tolerance: opts.tolerance ?? { priceTicks: 0, sizeFraction: 0.1 },
     ...(opts.postOnly === true ? { postOnly: true } : {}),
     random: () => rng.next(),
+    // ctx.random(): its own stream of the seed, so the simulation's draws do not depend on the strategy's
+    strategySeed: seed32(opts.seed, 0x57a7),
     tickMs: opts.tickMs ?? 1000,
     restartPolicy: 'cancel',
     // a simulated venue has no other client on the wallet: every order there is the bot's, and the

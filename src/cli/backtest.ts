@@ -2,14 +2,20 @@
  * `mmkit backtest`: runs a strategy on recorded feeds (or a synthetic world) in virtual time, with
  * the daemon's own engine, risk gate, executor, store and strategy (src/backtest/runner.ts).
  *
- *   mmkit backtest --feed FILE... --strategy NAME|PATH [--params JSON] [--seed N]
- *                  [--queue risk-averse|probabilistic] [--latency-ms N] [--report out.html] [--json]
+ *   mmkit backtest --feed FILE... --strategy NAME|PATH [--config FILE] [--params JSON] [--param k=v]... [--seed N]
+ *                  [--queue risk-averse|probabilistic] [--latency-ms N] [--log-level L] [--report out.html] [--json]
  *   mmkit backtest --world SEED --duration 6h --strategy NAME|PATH [...]
  *
  * Prints the summary (or, with --json, one JSON document: deterministic, the same inputs and seed
  * give the same bytes; no wall-clock value in it). How long the run took goes to stderr only. A
  * progress bar is drawn on stderr when stderr is a terminal. Bad flags exit 2 with a message
- * naming the flag.
+ * naming the flag. Without `--config` a backtest reads no configuration file and no `MMKIT_*`
+ * setting of the daemon: a setting of the environment it would then ignore (risk limits, post-only,
+ * strategy, params, markets, log level) is named in a warning on stderr, with the flag to use
+ * instead. `--config FILE` loads the configuration as `mmkit run` does (config/default.json, FILE,
+ * `MMKIT_*`, the same validation) and takes the bot's strategy, params, risk limits and post-only
+ * from it; flags given too win. `--log-level` shows the engine's, the gate's and the strategy's
+ * log lines on stderr (JSON lines, virtual time); without it a backtest logs nothing.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -24,7 +30,7 @@ import { DEFAULT_FEED_CACHE_MAX_MB, pruneFeedCaches } from '../backtest/feed-cac
 import { formatSummary, duration, strategyFailure } from '../backtest/report.ts';
 import { renderHtmlReport } from '../backtest/report-html.ts';
 import type { BacktestOptions, BacktestProgress, BacktestResult } from '../backtest/runner.ts';
-import { parseDuration } from './config.ts';
+import { loadConfig, parseDuration } from './config.ts';
 import { ExitCode, reportError, usageError } from './exit-codes.ts';
 
 /** Options shared by `backtest` and `sweep`, as commander hands them over. */
@@ -40,8 +46,13 @@ export interface SourceCliOptions {
   rewardsEpoch?: number;
   rewardsSample?: number;
   rewardsMinPayout?: string;
-  strategy: string;
+  /** --strategy; with --config, bot.strategy when absent. */
+  strategy?: string;
+  /** --config FILE: strategy, params, risk and postOnly of a run configuration (see the module comment). */
+  config?: string;
   params?: Record<string, unknown>;
+  /** --param key=value, repeatable (merged with --params; a key given twice is an error). */
+  param?: Record<string, string>;
   seed: number;
   queue?: 'risk-averse' | 'probabilistic';
   latencyMs: number;
@@ -84,6 +95,60 @@ export const jsonObject =
       throw new InvalidArgumentError(`${name} must be a JSON object, e.g. '{"margin": 0.02}'`);
     return o as Record<string, unknown>;
   };
+/**
+ * A `--param key=value` flag (repeatable) into a record.
+ * @throws InvalidArgumentError (usage) on a missing `=` or a key given twice
+ */
+export function paramPairArg(v: string, prev: Record<string, string> = {}): Record<string, string> {
+  const i = v.indexOf('=');
+  if (i <= 0) throw new InvalidArgumentError('--param takes key=value, e.g. --param margin=0.02');
+  const k = v.slice(0, i);
+  if (Object.hasOwn(prev, k)) throw new InvalidArgumentError(`--param: "${k}" given twice`);
+  return { ...prev, [k]: v.slice(i + 1) };
+}
+
+/**
+ * The strategy parameters of --params JSON and the --param key=value flags, merged.
+ * @throws CliError (usage) naming the key when it is given by both
+ */
+export function mergedParams(o: Pick<SourceCliOptions, 'params' | 'param'>): Record<string, unknown> | undefined {
+  if (o.param === undefined) return o.params;
+  for (const k of Object.keys(o.param))
+    if (o.params !== undefined && Object.hasOwn(o.params, k))
+      throw usageError(`--param ${k}: "${k}" is given in --params too (give each parameter once)`);
+  return { ...o.params, ...o.param };
+}
+
+/** Settings of `mmkit run` in the environment that a backtest does not read, and the flag that does it there. */
+const LIVE_ONLY_ENV: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^MMKIT_RISK_/, '--risk JSON'],
+  [/^MMKIT_POST_ONLY$/, '--post-only'],
+  [/^MMKIT_STRATEGY$/, '--strategy'],
+  [/^MMKIT_STRATEGY_PARAMS$/, '--params JSON or --param k=v'],
+  [/^MMKIT_MARKETS$/, '--markets'],
+];
+
+/**
+ * A warning naming the daemon's `MMKIT_*` settings that are set in the environment and that a
+ * backtest (or sweep) ignores, with the flags to use instead; undefined when none is set.
+ */
+export function ignoredEnvWarning(command: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const rules: ReadonlyArray<readonly [RegExp, string]> =
+    command === 'backtest' ? [...LIVE_ONLY_ENV, [/^MMKIT_LOG_LEVEL$/, '--log-level']] : LIVE_ONLY_ENV;
+  const hits = new Map<string, string[]>();
+  for (const k of Object.keys(env).sort()) {
+    if (env[k] === undefined || env[k] === '') continue;
+    const rule = rules.find(([re]) => re.test(k));
+    if (rule !== undefined) hits.set(rule[1], [...(hits.get(rule[1]) ?? []), k]);
+  }
+  if (hits.size === 0) return undefined;
+  const list = [...hits].map(([flag, keys]) => `${keys.join(', ')} (use ${flag})`).join('; ');
+  return (
+    `mmkit ${command}: warning: ignoring the environment's ${list}: without --config a ${command} takes ` +
+    'its settings from its flags only (--config FILE reads them as mmkit run does)\n'
+  );
+}
+
 export const durationArg =
   (name: string) =>
   (v: string): string => {
@@ -146,8 +211,16 @@ export function addSourceOptions(cmd: Command): Command {
         'with --world: who trades in the world (README, World profiles; default realistic)',
       ).choices(['calm', 'realistic', 'toxic']),
     )
-    .requiredOption('--strategy <name|path>', 'a shipped strategy (bands) or a plugin file (./my-strategy.ts)')
+    .option(
+      '--strategy <name|path>',
+      'a shipped strategy (bands) or a plugin file (./my-strategy.ts); with --config, default bot.strategy',
+    )
+    .option(
+      '--config <file>',
+      "take the strategy, params, risk limits and post-only of `mmkit run`'s configuration (this file over config/default.json, and MMKIT_*; flags win)",
+    )
     .option('--params <json>', 'strategy parameters as a JSON object, e.g. \'{"margin":0.02}\'', jsonObject('--params'))
+    .option('--param <key=value>', 'a strategy parameter (repeatable; merged with --params)', paramPairArg)
     .option(
       '--seed <n>',
       'seed of the simulation (queue model, latencies, ids, retries)',
@@ -201,12 +274,19 @@ export function backtestOptionsOf(o: SourceCliOptions): BacktestOptions {
     throw usageError('give either --feed FILE... or --world SEED, not both');
   if (feeds.length === 0 && o.world === undefined)
     throw usageError('give --feed FILE... (a recorded feed) or --world SEED --duration D (a synthetic world)');
+  const live = o.config !== undefined ? loadConfig(o.config).bot : undefined;
+  const strategy = o.strategy ?? live?.strategy;
+  if (strategy === undefined)
+    throw usageError("required option '--strategy <name|path>' not specified (or give --config FILE)");
+  const flagParams = mergedParams(o);
+  const params = live === undefined ? flagParams : { ...live.params, ...flagParams };
+  const risk = o.risk ?? live?.risk;
   const common = {
-    strategy: o.strategy,
-    ...(o.params !== undefined ? { params: o.params } : {}),
+    strategy,
+    ...(params !== undefined ? { params } : {}),
     seed: o.seed,
     latencyMs: o.latencyMs,
-    ...(o.postOnly === true ? { postOnly: true } : {}),
+    ...(o.postOnly === true || live?.postOnly === true ? { postOnly: true } : {}),
     ...(o.markets !== undefined
       ? {
           markets: o.markets
@@ -215,7 +295,7 @@ export function backtestOptionsOf(o: SourceCliOptions): BacktestOptions {
             .filter(Boolean),
         }
       : {}),
-    ...(o.risk !== undefined ? { risk: o.risk } : {}),
+    ...(risk !== undefined ? { risk: risk as Record<string, unknown> } : {}),
     ...(o.sampleMs !== undefined ? { sampleMs: o.sampleMs } : {}),
   };
   if (feeds.length > 0) {
@@ -349,6 +429,8 @@ export function backtestJson(r: BacktestResult, m: Metrics): Record<string, unkn
 export interface BacktestCliOptions extends SourceCliOptions {
   report?: string;
   store?: string;
+  /** --log-level: the engine's, gate's and strategy's log lines on stderr (default: none). */
+  logLevel?: string;
 }
 
 /**
@@ -425,8 +507,22 @@ export async function backtestCommand(o: BacktestCliOptions): Promise<number> {
   const startedAt = Date.now();
   if (o.store !== undefined && o.store !== ':memory:' && existsSync(o.store))
     throw usageError(`--store: ${o.store} exists already (a backtest starts from an empty store)`);
+  const ignored = o.config === undefined ? ignoredEnvWarning('backtest') : undefined;
+  if (ignored !== undefined) process.stderr.write(ignored);
   const { runBacktest } = await import('../backtest/runner.ts');
-  const bar = new ProgressBar();
+  const logging = o.logLevel !== undefined && o.logLevel !== 'silent';
+  let logs: Partial<BacktestOptions> = {};
+  if (logging) {
+    const { createLogger } = await import('../ops/logger.ts');
+    const level = o.logLevel;
+    logs = {
+      makeLogger: (now) => createLogger({ level, format: 'json', now }),
+      // the gate logs its refusals and trims only without its memo (the same results, slower)
+      memoiseGate: false,
+    };
+  }
+  // no progress bar between log lines
+  const bar = new ProgressBar(process.stderr.isTTY === true && !logging);
   const onProgress = (p: BacktestProgress): void => {
     const rate = p.items / Math.max(1e-3, bar.elapsedSec);
     if (p.endMs !== undefined) {
@@ -447,6 +543,7 @@ export async function backtestCommand(o: BacktestCliOptions): Promise<number> {
   try {
     result = await runBacktest({
       ...opts,
+      ...logs,
       ...(o.store !== undefined ? { storePath: o.store === ':memory:' ? o.store : resolve(o.store) } : {}),
       ...(process.stderr.isTTY ? { onProgress, progressEveryMs: 10_000 } : {}),
     });
@@ -493,6 +590,7 @@ Examples:
   mmkit backtest --feed test/fixtures/sample-feed.ndjson.gz --strategy bands --report report.html
   mmkit backtest --feed a.ndjson.gz b.ndjson.gz --strategy ./my-quoter.ts --params '{"halfSpread":0.03}' --queue probabilistic --latency-ms 20
   mmkit backtest --world 1 --duration 6h --strategy avellaneda --json > result.json
+  mmkit backtest --feed day1.ndjson.gz --config config/paper.json --param margin=0.03 --log-level info
   mmkit backtest --world 1 --duration 1h --world-search "price of" --strategy crypto-fair-value --risk '{"maxMidDistance":0.5}'
 
 Same inputs and --seed: byte-identical --json. Exit codes: 0 done, 1 the strategy placed no order while it threw or the risk gate refused what it asked, 2 usage or configuration error.
@@ -506,6 +604,12 @@ Same inputs and --seed: byte-identical --json. Exit codes: 0 done, 1 the strateg
     .option(
       '--store <file>',
       "keep the run's SQLite store (orders, every fill, audit) in FILE, which must not exist yet (default: a temporary file, deleted after the run; :memory: is fastest)",
+    )
+    .addOption(
+      new Option(
+        '--log-level <level>',
+        "show the engine's, the risk gate's and the strategy's (ctx.log) log lines at this level and above on stderr, as JSON lines with virtual time (default: none)",
+      ).choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     )
     .option('--json', 'print one deterministic JSON document instead of the summary')
     .action(async (o: BacktestCliOptions) => {

@@ -133,7 +133,7 @@ function state(books: BookView[], positions: Record<string, number> = {}): Strat
   };
 }
 
-const ctx: StrategyContext = { clock: new VirtualClock(1_000), log: { debug() {}, info() {}, warn() {} }, markets: new Map([[MARKET, market]]) };
+const ctx: StrategyContext = { clock: new VirtualClock(1_000), log: { debug() {}, info() {}, warn() {} }, markets: new Map([[MARKET, market]]), random: () => 0.5 };
 const snapshot: MmkitEvent = { type: 'book_snapshot', venueTime: 1_000, recvTime: 1_000, market: MARKET, tokenId: YES, bids: [], asks: [], hash: 'h', tickSize: 100 as Pips, minOrderSize: null, lastTradePrice: null };
 
 function quotesFor(s: StrategyState): QuoteIntent[] {

@@ -2,7 +2,7 @@
  * `mmkit sweep`: a backtest per point of a grid of strategy parameters, in worker threads, ranked.
  *
  *   mmkit sweep --feed FILE... --strategy NAME|PATH --grid '{"margin":[0.01,0.02],"amount":[5,10]}'
- *               [--params JSON] [--workers N] [--rank pnl|sharpe|drawdown|fills|rewards|total] [--json]
+ *               [--params JSON] [--param k=v]... [--workers N] [--rank pnl|sharpe|drawdown|fills|rewards|total] [--json]
  *               [--redis URL]
  *
  * Takes every option of `mmkit backtest` that picks the data and the simulation (--world,
@@ -17,6 +17,7 @@ import {
   addSourceOptions,
   backtestOptionsOf,
   feedCacheMaxMb,
+  ignoredEnvWarning,
   prepareFeedCache,
   pruneFeedCacheAfterRun,
   intIn,
@@ -62,6 +63,8 @@ export async function sweepCommand(o: SweepCliOptions): Promise<number> {
   if (o.redis !== undefined && o.workers !== undefined)
     throw usageError('--workers applies to local sweeps; with --redis, start `mmkit sweep-worker` processes instead');
   const distributed = o.redis !== undefined;
+  const ignored = o.config === undefined ? ignoredEnvWarning('sweep') : undefined;
+  if (ignored !== undefined) process.stderr.write(ignored);
   // a distributed sweep's coordinator decodes no feed: each worker uses its own feed cache
   const base = distributed ? backtestOptionsOf(o) : prepareFeedCache(backtestOptionsOf(o), 'sweep');
   const maxMb = feedCacheMaxMb(o);

@@ -26,9 +26,11 @@
  * coalescing identical intents, the tracker's cached live-order lists, bounded fill and order-id
  * memories); they change no result (tests run the sample feed with them on and off).
  */
+import { randomInt } from 'node:crypto';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { fillLogFields, type FillEvent } from '../core/events.ts';
 import type { ConditionId, OrderId } from '../core/ids.ts';
+import { Rng } from '../core/random.ts';
 import { formatAmount, formatPrice, type Micro, tickPips, type Pips } from '../core/units.ts';
 import type { MarketInfo, Venue, VenueFill } from '../core/venue.ts';
 import { createEngine, type Engine } from '../engine/loop.ts';
@@ -42,7 +44,7 @@ import { HeartbeatKeeper } from '../execution/heartbeat.ts';
 import { OrderTracker } from '../execution/tracker.ts';
 import { gate, type RiskView } from '../risk/gate.ts';
 import { KillSwitch } from '../risk/kill-switch.ts';
-import type { RiskLimits } from '../risk/limits.ts';
+import { limitsFor, type RiskLimits } from '../risk/limits.ts';
 import { withStrategyBand } from '../risk/strategy-band.ts';
 import { restartStore } from '../store/restart.ts';
 import type { FillChange, Store } from '../store/store.ts';
@@ -93,6 +95,12 @@ export interface TraderOptions {
   readonly postOnly?: boolean;
   /** Random source of the executor's backoff jitter (default Math.random; a backtest seeds one). */
   readonly random?: () => number;
+  /**
+   * Seed of the strategy's `ctx.random()` (a backtest derives it from its `--seed`). Default: one
+   * drawn from the OS at start and logged at info at the strategy's first draw (`strategy random
+   * seed (ctx.random)`, field `strategySeed`), so a live run's draws are on record.
+   */
+  readonly strategySeed?: number;
   /** The strategy's timer period, ms (default 1000). */
   readonly tickMs?: number;
   /** How often the venue's collateral balance is read, ms (default 5,000). */
@@ -419,11 +427,29 @@ export function createTrader(o: TraderOptions): Trader {
 
   const def = o.strategy;
   const strategyLog = o.strategyLog ?? log;
+  // ctx.random(): seeded by the caller (a backtest, from its --seed), else by the OS; a seed of our
+  // own is logged at the strategy's first draw (strategies that never draw log nothing)
+  const strategySeed = o.strategySeed ?? randomInt(0, 2 ** 32 - 1);
+  const strategyRng = new Rng(strategySeed);
+  let seedToLog = o.strategySeed === undefined;
+  const random = (): number => {
+    if (seedToLog) {
+      seedToLog = false;
+      strategyLog.info({ strategySeed }, 'strategy random seed (ctx.random)');
+    }
+    return strategyRng.next();
+  };
+  // the gate's price limits, for a strategy that leaves out what the gate would refuse (ctx.priceLimits)
+  const priceLimits = (market: ConditionId): { min: Pips; max: Pips } => {
+    const l = limitsFor(limits, market);
+    return { min: l.minPrice, max: l.maxPrice };
+  };
   engine = createEngine({
     venue,
     // ctx.markets is the engine's view of the markets, which follows tick-size changes
     // (a throw in create() is named: ./create-strategy.ts)
-    strategy: (state) => createStrategy(def, { clock, log: strategyLog, markets: state.markets }, o.params),
+    strategy: (state) =>
+      createStrategy(def, { clock, log: strategyLog, markets: state.markets, random, priceLimits }, o.params),
     markets: o.markets,
     clock,
     timers: { tickMs: o.tickMs ?? 1000, ...(o.balanceMs !== undefined ? { balanceMs: o.balanceMs } : {}) },

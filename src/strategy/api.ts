@@ -2,9 +2,10 @@
  * The strategy plugin API. A plugin module default-exports `defineStrategy({...})`: a name, a typed
  * and documented parameter schema with defaults, and `create(ctx, params)` returning handlers.
  * Handlers are pure functions of (event, read-only state) that return desired quotes per market
- * (and, rarely, immediate FOK/FAK orders). `ctx` gives the clock, a child logger, market metadata
- * and the params; nothing else: no env, no network, no wall clock, so the same code runs live, on
- * paper and in backtests. Strategies import only this module and src/core.
+ * (and, rarely, immediate FOK/FAK orders). `ctx` gives the clock, a child logger, market metadata,
+ * a seeded random source and the params; nothing else: no env, no network, no wall clock, no
+ * `Math.random()`, so the same code runs live, on paper and in backtests, and a backtest is
+ * reproducible from its seed. Strategies import only this module and src/core.
  */
 import type { Clock } from '../core/clock.ts';
 import type { ConditionId, TokenId } from '../core/ids.ts';
@@ -58,6 +59,19 @@ export interface StrategyContext {
   readonly log: StrategyLogger;
   /** The markets this strategy instance trades. */
   readonly markets: ReadonlyMap<ConditionId, MarketInfo>;
+  /**
+   * A uniform random number in [0, 1), from a seeded generator of this instance: in a backtest
+   * seeded from the run's `--seed` (the same seed, the same draws, byte-identical `--json`), live
+   * from a seed drawn at start and logged at the first draw (`strategySeed`). Use it, never `Math.random()`.
+   */
+  random(): number;
+  /**
+   * The risk gate's price limits of a market, pips (`bot.risk.minPrice` / `maxPrice`, per market
+   * where `bot.risk.markets` sets them, after the strategy's own `riskPriceBand`): a quote priced
+   * outside them is refused. A strategy may leave such quotes out itself (`bands` does). Absent
+   * where no gate is known (a hand-made ctx in a unit test).
+   */
+  priceLimits?(market: ConditionId): { readonly min: Pips; readonly max: Pips };
 }
 
 /** What a handler may read. Everything is current: state is updated before the handler runs. */

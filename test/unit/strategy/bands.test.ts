@@ -590,3 +590,28 @@ describe('bands: properties', () => {
     );
   });
 });
+
+describe("bands: the risk gate's price limits (findings-4 F19)", () => {
+  // a 0.001-tick market near 0.045: the second band's bid (0.005) is on the tick, inside [tick, 1 - tick],
+  // and below the default bot.risk.minPrice 0.01, which the gate would refuse on every re-quote
+  const thin = marketInfo(M1, YES1, NO1, { tick: '0.001' });
+  const s = () => fakeState({ books: [bookView(YES1, [[440, 100 * SH]], [[460, 100 * SH]])] });
+  const quotesWith = (limits?: { min: number; max: number }) => {
+    const ctx = ctxFor([thin]);
+    const h = bands.create(
+      limits === undefined ? ctx : { ...ctx, priceLimits: () => limits as never },
+      resolveParams(bands.params, { ...BASE, tokens: 'both' }),
+    );
+    return h
+      .onEvent(snapshotEvent(M1, YES1), s())
+      ?.quotes?.[0]?.quotes.map((q) => `${q.tokenId === YES1 ? 'Y' : 'N'} ${q.side} ${q.price}`);
+  };
+  it('without limits (a hand-made ctx) quotes every band inside [tick, 1 - tick] (asks as bids of NO)', () => {
+    expect(quotesWith()).toEqual(['Y BUY 250', 'N BUY 9350', 'Y BUY 50', 'N BUY 9150', 'N BUY 8950']);
+  });
+  it('leaves out the quotes outside ctx.priceLimits, keeping the rest as they were', () => {
+    expect(quotesWith({ min: 100, max: 9900 })).toEqual(['Y BUY 250', 'N BUY 9350', 'N BUY 9150', 'N BUY 8950']);
+    // the asks are bids of NO at 1 - p: the limits apply to the price of the token sent
+    expect(quotesWith({ min: 100, max: 9200 })).toEqual(['Y BUY 250', 'N BUY 9150', 'N BUY 8950']);
+  });
+});

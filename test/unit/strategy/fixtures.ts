@@ -120,7 +120,12 @@ export function fakeState(
 export const silentLog = { debug() {}, info() {}, warn() {} };
 
 export function ctxFor(markets: MarketInfo[]): StrategyContext {
-  return { clock: new VirtualClock(1_000), log: silentLog, markets: new Map(markets.map((m) => [m.market, m])) };
+  return {
+    clock: new VirtualClock(1_000),
+    log: silentLog,
+    markets: new Map(markets.map((m) => [m.market, m])),
+    random: () => 0.5,
+  };
 }
 
 const base = { venueTime: 1_000, recvTime: 1_000 };
