@@ -14,6 +14,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError } from '../core/errors.ts';
+import { RUNNING_COMPILED } from '../core/package-root.ts';
 import type { StrategyDefinition } from './api.ts';
 import { validateSchema } from './params.ts';
 import { registerPluginFormatHook } from './plugin-format.ts';
@@ -121,6 +122,7 @@ export async function loadStrategy(nameOrPath: string, options: LoadStrategyOpti
   const file = moduleFileFor(nameOrPath.trim(), options);
   const url = pathToFileURL(file).href;
   if (file.endsWith('.ts')) registerPluginFormatHook();
+  if (RUNNING_COMPILED && /\.m?ts$/.test(file)) await registerTsxOnce();
   let mod: unknown;
   try {
     mod = await import(url);
@@ -136,6 +138,21 @@ export async function loadStrategy(nameOrPath: string, options: LoadStrategyOpti
     }
   }
   return asStrategyDefinition(mod, file);
+}
+
+let tsxRegistered: Promise<void> | undefined;
+/**
+ * Compiled (dist/), plain node knows no `.ts`: tsx is registered for the whole process, once, before
+ * the first `.ts` plugin is imported (a failed import is cached: it cannot be retried on the same
+ * URL). Not `tsImport`: that loads the plugin and everything it imports in a namespace of its own,
+ * so `mmkit/strategy` would be a second copy of mmkit's modules (its `ConfigError` another class
+ * than the one the kernel recognises). From the sources, bin/source-mode.js has registered tsx.
+ */
+function registerTsxOnce(): Promise<void> {
+  tsxRegistered ??= import('tsx/esm/api').then(({ register }) => {
+    register();
+  });
+  return tsxRegistered;
 }
 
 const RETRY_WITH_TSX = new Set([

@@ -13,9 +13,9 @@
  * ES module from its real `file:` URL with a source map: frames read `/path/plugin.ts:line:column`.
  * It touches only `.ts` files outside `node_modules`, in a package scope that is not
  * `"type": "module"`, whose source has an `import` or `export` statement; a CommonJS-style `.ts`
- * file keeps loading as CommonJS. Without tsx (the compiled `dist/`), the loader answers
- * ERR_UNKNOWN_MODULE_FORMAT and src/strategy/loader.ts retries through `tsImport`, which honours the
- * hook too.
+ * file keeps loading as CommonJS. From the compiled `dist/`, src/strategy/loader.ts registers tsx
+ * for the process before the first `.ts` plugin (and retries a CommonJS-style one through
+ * `tsImport`, which honours the hook too).
  *
  * The hook runs on Node's loader thread, so it is source text (a `data:` URL, as bin/source-mode.js
  * registers its own); it reads files, which is why it stays here at the edge with the loader.

@@ -38,13 +38,14 @@ beforeAll(() => {
   symlinkSync(ROOT, join(dir, 'node_modules', 'mmkit'), 'dir');
   writeFileSync(
     join(dir, 'mine.ts'),
-    `import { defineStrategy } from 'mmkit/strategy';
+    `import { ConfigError, defineStrategy } from 'mmkit/strategy';
 const size: number = 2;
 export default defineStrategy({
   name: 'mine',
   description: 'a plugin in a user project',
   params: { size: { type: 'number', default: size, min: 1, doc: 'shares' } },
-  create() { return { onEvent() { return undefined; } }; },
+  // (hands out the ConfigError it imported: the test compares it with the kernel's)
+  create() { return { onEvent() { return undefined; }, ConfigError } as never; },
 });
 `,
   );
@@ -90,7 +91,10 @@ const api = await import(${JSON.stringify(pathToFileURL(join(base, 'strategy', `
 const d = await loadStrategy('./mine.ts', { cwd: ${JSON.stringify(dir)} });
 const b = await loadStrategy('bands');
 const pkg = await import('mmkit/strategy');
-console.log(JSON.stringify([d.name, b.name, pkg.defineStrategy === api.defineStrategy]));`;
+const errors = await import(${JSON.stringify(pathToFileURL(join(base, 'core', `errors${ext}`)).href)});
+// the plugin's own import of mmkit/strategy is the kernel's copy (instanceof ConfigError holds)
+const own = d.create({}, {}).ConfigError === errors.ConfigError;
+console.log(JSON.stringify([d.name, b.name, pkg.defineStrategy === api.defineStrategy, own]));`;
   const run = (prelude: string, base: string, ext: string) => {
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', prelude + script(base, ext)], {
       cwd: dir,
@@ -98,11 +102,11 @@ console.log(JSON.stringify([d.name, b.name, pkg.defineStrategy === api.defineStr
     });
     return JSON.parse(out.trim().split('\n').pop()!) as unknown;
   };
-  it('loads from dist/ (tsx only for the plugin), one copy of the API', () => {
-    expect(run('', join(ROOT, 'dist', 'src'), '.js')).toEqual(['mine', 'bands', true]);
+  it('loads from dist/ (tsx registered only for the plugin), one copy of the API, the plugin\'s too', () => {
+    expect(run('', join(ROOT, 'dist', 'src'), '.js')).toEqual(['mine', 'bands', true, true]);
   });
   it('loads from the sources (the fallback: tsx and the mmkit-src condition), one copy of the API', () => {
     const prelude = `await (await import(${JSON.stringify(pathToFileURL(join(ROOT, 'bin', 'source-mode.js')).href)})).registerSourceMode();`;
-    expect(run(prelude, join(ROOT, 'src'), '.ts')).toEqual(['mine', 'bands', true]);
+    expect(run(prelude, join(ROOT, 'src'), '.ts')).toEqual(['mine', 'bands', true, true]);
   });
 });
