@@ -102,7 +102,7 @@ console.log(JSON.stringify([d.name, b.name, pkg.defineStrategy === api.defineStr
     });
     return JSON.parse(out.trim().split('\n').pop()!) as unknown;
   };
-  it('loads from dist/ (tsx registered only for the plugin), one copy of the API, the plugin\'s too', () => {
+  it("loads from dist/ (tsx registered only for the plugin), one copy of the API, the plugin's too", () => {
     expect(run('', join(ROOT, 'dist', 'src'), '.js')).toEqual(['mine', 'bands', true, true]);
   });
   it('loads from the sources (the fallback: tsx and the mmkit-src condition), one copy of the API', () => {
