@@ -655,10 +655,18 @@ async function runLocked(
       : runStartMs) - SHUTDOWN_BACKFILL_MARGIN_MS;
   try {
     // (in a fleet, a fill from outside on a market outside the fleet's is booked by the member that
-    // claims it: asked first; one that cannot be asked now is left to the next start's backfill)
-    const work = backfillFills(venue, backfillFrom, async (f) =>
-      (await executor.claimExternal(f).catch(() => false)) ? executor.onVenueFill(f) === 'new' : false,
-    );
+    // claims it: asked first; one that cannot be asked now is said, with its ids: a later backfill
+    // books it only if its window still covers the fill)
+    const work = backfillFills(venue, backfillFrom, async (f) => {
+      const won = await executor.claimExternal(f).catch((err: unknown) => {
+        marketLog('executor', f.market).warn(
+          { trade: f.tradeId, order: f.orderId, err: err instanceof Error ? err.message : String(err) },
+          "an external fill could not be claimed in the fleet's Redis at shutdown: not booked by this member",
+        );
+        return false;
+      });
+      return won ? executor.onVenueFill(f) === 'new' : false;
+    });
     work.catch(() => {}); // when abandoned on the timeout (its error is reported below otherwise)
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
