@@ -243,7 +243,7 @@ export interface BacktestResult {
      * asked for it; absent when none was. A strategy whose every quote is refused places no order.
      */
     readonly quotesRefused?: Readonly<Record<string, number>>;
-    /** Quotes the risk gate approved with a smaller size, by code (e.g. MAX_POSITION); absent when none was. */
+    /** Quotes the risk gate approved with a smaller size, by code (e.g. POSITION); absent when none was. */
     readonly quotesTrimmed?: Readonly<Record<string, number>>;
   };
   readonly orders: {

@@ -28,7 +28,9 @@
  *    ledger and nobody booked the history), and only once its limits were accepted (a member refused
  *    at join publishes no ledger and claims nothing);
  *  - rewards: a payout is booked once fleet-wide, by the holder of its market (src/fleet/reward-claims.ts);
- *  - exit: `leave()` after the orderly shutdown's cancels (stops the ledger publisher, releases the grant and the leases at once).
+ *  - exit, after the orderly shutdown's cancels: `release()` (the leases and the heartbeat go at once;
+ *    the connection stays), the shutdown backfill (its claims, its fills' ids), then `leave()` (the
+ *    ledger's last publish, the grant released, the connection closed).
  * Without fleet.redisUrl none of this loads.
  */
 import { randomUUID } from 'node:crypto';
@@ -448,7 +450,7 @@ export async function joinRunFleet(
     });
     if (history !== undefined) o.ref.history = history;
   } catch (e) {
-    flog.debug({ err: (e as Error).message }, "could not claim the account's history");
+    flog.warn({ err: (e as Error).message }, "could not claim the account's history");
     keepLimits();
     await member.leave().catch(() => undefined);
     throw new CliError(

@@ -53,7 +53,7 @@ export interface RunSummary {
    * SELL_RACE_TOLERANCE in a row per token), and post-only quotes refused as crossing.
    */
   rejectionsNotCounted: RejectionsNotCounted;
-  /** Errors the engine counted against the strategy this run (a handler that threw: its output dropped). */
+  /** Errors the engine counted against the strategy this run (a handler that threw or returned an invalid output: its output dropped). */
   strategyErrors: number;
   /** The first of them: its message and where it was thrown (`file:line:col`, null when unknown); null: none. */
   firstStrategyError: { message: string; at: string | null } | null;

@@ -553,7 +553,14 @@ async function runLocked(
   // a fleet member re-asserts the reward parts it booked at once on a reconnect to the fleet's Redis
   // (a Redis restarted empty lost them; each poll re-asserts them too, before it claims: review-1 F7)
   fleetMember?.redis.on('ready', () => {
-    rewardBook.reassertParts().catch(() => undefined);
+    rewardBook
+      .reassertParts()
+      .catch((err: unknown) =>
+        componentLogger(log, 'rewards').warn(
+          { err: err instanceof Error ? err.message : String(err) },
+          "could not re-assert the booked reward parts in the fleet's Redis (retried before the next poll's claims)",
+        ),
+      );
   });
   executor.onCycle((c) => marketLog('executor', c.market).debug({ cycle: c }, 'execution cycle'));
   ops.attach({
@@ -681,7 +688,7 @@ async function runLocked(
       const source = executor.fillSource(f.orderId);
       if (source === 'bot') {
         fills++;
-        // (in a fleet, its id goes to the registry of the members' filled orders, written by `leave()`
+        // (in a fleet, its id goes to the registry of the members' filled orders, written by its flush timer or, at the latest, by `leave()`
         // below: a member taking the market over then never books it as external; review-1 F2)
         fleetRef.orders?.add(f.orderId);
       }

@@ -2,7 +2,8 @@
  * The kernel's intent path (moved out of ./create-trader.ts; createTrader wires it): the risk gate
  * for the strategy's quote sets and immediate orders, with what it refuses or trims logged (at info
  * with the reason, rate-limited: src/core/rate-limited-log.ts) and counted by code (TraderCounters:
- * the backtest's refusal counts; the memoised gate tells its answers' codes too), and the hand-over of what it
+ * read by a backtest's result, the daemon's metrics, status and exit summary; the memoised gate tells
+ * its answers' codes too), and the hand-over of what it
  * approved to the executor, identical quote sets coalesced when tuned (TraderTuning).
  *
  * The hot path of a backtest: `gateQuotes`, `repeatsLast` and `execute` run ~200,000 times in one.

@@ -261,7 +261,7 @@ export class Metrics {
     });
     this.strategyErrors = new Counter({
       name: n('strategy_errors_total'),
-      help: 'Errors the engine counted against the strategy (a handler that threw: its output dropped).',
+      help: 'Errors the engine counted against the strategy (a handler that threw or returned an invalid output: its output dropped).',
       registers,
       collect() {
         const c = self.#intents?.();

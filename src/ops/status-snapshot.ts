@@ -25,7 +25,7 @@ export interface GateStatus {
 }
 
 /**
- * The errors the engine counted against the strategy (a handler that threw: its output dropped),
+ * The errors the engine counted against the strategy (a handler that threw or returned an invalid output: its output dropped),
  * since the daemon started and over the gate's window, with the first one (message and `file:line:col`).
  */
 export interface StrategyErrorsStatus {
