@@ -337,6 +337,9 @@ async function runLocked(
   if (shared !== undefined) cleanups.push(() => shared.close());
   // (a fleet member's: whether a fill is another member's, read by the user channel's audit warning)
   let othersFill: ((f: FillEvent) => boolean) | undefined;
+  // (a fleet member's markets, set once picked: the user channel's audits also take the trades of the
+  // markets outside them, booked by the member that claims them first; review-2 F1)
+  let fleetMarketSet: ReadonlySet<string> | undefined;
   const liveVenue = await createLiveVenue({
     urls,
     wallet,
@@ -358,9 +361,13 @@ async function runLocked(
     ...(cfg.timeoutMs !== undefined ? { timeoutMs: cfg.timeoutMs } : {}),
     ...(cfg.marketSilenceMs !== undefined ? { silenceMs: cfg.marketSilenceMs } : {}),
     ...(cfg.userAuditMs !== undefined ? { userAuditMs: cfg.userAuditMs } : {}),
-    // a fleet member: the audit's warning counts the fills of other members apart (set once the trader exists)
+    // a fleet member: the audit's warning counts the fills of other members apart (set once the trader
+    // exists); the audits also take the trades outside the fleet's markets (set once they are picked)
     ...(cfg.fleet !== undefined && cfg.fleet.redisUrl !== ''
-      ? { userOthersFill: (f: FillEvent) => othersFill?.(f) === true }
+      ? {
+          userOthersFill: (f: FillEvent) => othersFill?.(f) === true,
+          userAuditAlso: (m: string) => fleetMarketSet !== undefined && !fleetMarketSet.has(m),
+        }
       : {}),
   });
   // observed: tick-to-order, orders by outcome (src/ops/instrument.ts); otherwise the same venue
@@ -393,6 +400,7 @@ async function runLocked(
   const all = await venue.markets();
   const markets = await pickMarkets(venue, all, cfg, clock.now(), def, params as Record<string, unknown>, log);
   requireMarketsToTrade(markets, cfg, def.name, all.length);
+  if (cfg.fleet !== undefined && cfg.fleet.redisUrl !== '') fleetMarketSet = new Set(markets.map((m) => m.market));
   terminalView(log)?.setMarkets(markets);
   // each traded token's outcome, named on fill and status lines
   const outcomes = tokenOutcomes(markets);

@@ -2,11 +2,13 @@
  * A fill no member of the fleet made, on a market outside the fleet's markets, end to end: two
  * `mmkit run` members on ONE paper wallet, a real Redis and the real paper exchange. The operator
  * buys shares by hand on the same wallet (its own API key) on a market the fleet does not quote.
- * Every member sees the trade (the user channel's audit asks for the account's trades), and nobody
- * holds that market: before the fleet claimed such fills (src/fleet/member-orders.ts
- * `claimExternalFill`), every member booked it as its own external fill, so the members' ledgers
- * summed N times the venue's holding, and no position audit booked the difference back (only the
- * holder of a market books one). Now exactly one member books it, and the ledgers add up to the venue.
+ * Every member sees the trade, and nobody holds that market: before the fleet claimed such fills
+ * (src/fleet/member-orders.ts `claimExternalFill`), every member booked it as its own external fill,
+ * so the members' ledgers summed N times the venue's holding, and no position audit booked the
+ * difference back (only the holder of a market books one). Now exactly one member books it, and the
+ * ledgers add up to the venue. And it is booked while the fleet runs (review-2 F1): the user
+ * channel's audit of a fleet member also asks for the trades outside the fleet's markets (it used to
+ * follow the fleet's markets only, so such a fill was booked only when a backfill window held it).
  */
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -99,7 +101,29 @@ describe('a fill outside the fleet', () => {
       expect(placed.status, JSON.stringify(placed.body)).toBe(200);
       const venueSize = await sizeOf('venue', dirs.fa, base, token);
       expect(venueSize).toBeGreaterThan(0);
-      await sleep(9000); // a few audits of the user channel on both members
+      // booked by exactly one member WHILE both run: a few audits of the user channel (every 2 s) on
+      // both members (neither backfills until it stops)
+      const booked = () => {
+        const a = fillsOf(dirs.fa, token);
+        const b = fillsOf(dirs.fb, token);
+        return [...new Set([...a.keys(), ...b.keys()])].map((f) => ({ f, a: a.get(f), b: b.get(f) }));
+      };
+      const until = Date.now() + 30_000;
+      while (booked().length === 0 && Date.now() < until) await sleep(500);
+      await sleep(6000); // more audits on both members: still booked once
+      const running = booked();
+      expect(running.length, `booked by no member while running\n${logs()}`).toBeGreaterThan(0);
+      for (const x of running) {
+        expect(
+          [x.a, x.b].filter((v) => v !== undefined),
+          `${x.f}\n${logs()}`,
+        ).toEqual(['external']);
+      }
+      expect(bots.fa!.p.exitCode, logs()).toBeNull();
+      expect(bots.fb!.p.exitCode, logs()).toBeNull();
+      const whileRunning =
+        (await sizeOf('store', dirs.fa, base, token)) + (await sizeOf('store', dirs.fb, base, token));
+      expect(whileRunning, logs()).toBe(venueSize);
 
       for (const n of ['fa', 'fb'] as const) bots[n]!.p.kill('SIGTERM');
       for (const n of ['fa', 'fb'] as const) expect(await exited(bots[n]!.p), logs()).toBe(0);

@@ -288,8 +288,8 @@ export function userStream(o: UserStreamOptions): UserStream {
     at: number,
     what = 'reconciled',
     audit?: { fillsBefore: number },
-  ): { fills: number; others: number; statuses: number; orders: number; recovered: FillEvent[] } => {
-    const n = { fills: 0, others: 0, statuses: 0, orders: 0, recovered: [] as FillEvent[] };
+  ): { fills: number; others: number; outside: number; statuses: number; orders: number; recovered: FillEvent[] } => {
+    const n = { fills: 0, others: 0, outside: 0, statuses: 0, orders: 0, recovered: [] as FillEvent[] };
     const fills: FillEvent[] = [];
     for (const t of res.trades ?? []) {
       const r = parseWith(tradeRecordSchema, t);
@@ -312,6 +312,9 @@ export function userStream(o: UserStreamOptions): UserStream {
       counters.recovered++;
       if (known) n.statuses++;
       else if (o.othersFill?.(f) === true) n.others++;
+      // a trade on a market the channel does not follow (one `reconcile` adds, e.g. a fleet's hand
+      // trades outside its markets): the channel never delivers it, so it is no miss of the channel
+      else if (markets.size > 0 && !markets.has(f.market)) n.outside++;
       else {
         n.fills++;
         n.recovered.push(f);
@@ -400,6 +403,11 @@ export function userStream(o: UserStreamOptions): UserStream {
             o.logger?.debug?.(
               { stream: 'user', otherMembers: n.others, orders: n.orders },
               'fills of other fleet members taken from the audit (in their ledgers: ignored here)',
+            );
+          if (n.outside > 0)
+            o.logger?.debug?.(
+              { stream: 'user', outside: n.outside },
+              'fills on markets the user channel does not follow taken from the audit',
             );
           else if (n.orders > 0)
             o.logger?.warn(

@@ -56,6 +56,11 @@ export interface LiveVenueOptions {
    * fill): an audit's warning counts it apart. Read when an audit recovers a fill.
    */
   userOthersFill?: (fill: FillEvent) => boolean;
+  /**
+   * User channel: its reconciliations (audits, reconnects) also take the trades of the markets this
+   * answers true for, beyond the followed ones (a fleet member: the markets outside the fleet's).
+   */
+  userAuditAlso?: (market: string) => boolean;
   /** Stream PING interval, ms (default 10 s). */
   pingIntervalMs?: number;
   /** Stream reconnect backoff. */
@@ -149,6 +154,7 @@ export async function createLiveVenue(o: LiveVenueOptions): Promise<LiveVenue> {
     ...(o.userSilenceMs !== undefined ? { userSilenceMs: o.userSilenceMs } : {}),
     ...(o.userAuditMs !== undefined ? { userAuditMs: o.userAuditMs } : {}),
     ...(o.userOthersFill !== undefined ? { userOthersFill: o.userOthersFill } : {}),
+    ...(o.userAuditAlso !== undefined ? { userAuditAlso: o.userAuditAlso } : {}),
     ...(o.pingIntervalMs !== undefined ? { pingIntervalMs: o.pingIntervalMs } : {}),
     ...(o.backoff ? { backoff: o.backoff } : {}),
     ...(o.reconcileMarginMs !== undefined ? { reconcileMarginMs: o.reconcileMarginMs } : {}),

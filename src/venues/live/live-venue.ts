@@ -162,6 +162,12 @@ export interface LiveVenueParts {
   userAuditMs?: number;
   /** User channel: a fill this daemon does not book (another fleet member's; UserStreamOptions.othersFill). */
   userOthersFill?: (fill: FillEvent) => boolean;
+  /**
+   * User channel: the reconciliations (its audits, its reconnects) also take the trades of the markets
+   * this answers true for, beyond the followed ones (a fleet member: the markets outside the fleet's,
+   * where a hand trade on the wallet is booked by the member that claims it; nothing else asks for them).
+   */
+  userAuditAlso?: (market: string) => boolean;
   pingIntervalMs?: number;
   backoff?: Partial<BackoffPolicy>;
   reconcileMarginMs?: number;
@@ -351,10 +357,14 @@ class LiveVenueImpl implements LiveVenue {
     return r.events$;
   }
 
-  /** What the user stream may have missed: open orders, orders last seen open, trades since the gap. */
+  /**
+   * What the user stream may have missed: open orders, orders last seen open, trades since the gap
+   * (of the followed markets, and of those `userAuditAlso` adds: trades only, never orders).
+   */
   async #reconcile(ctx: ReconcileContext, markets: ReadonlySet<string>): Promise<ReconcileResult> {
     const call = { signal: ctx.signal };
     const inScope = (market: string) => markets.size === 0 || markets.has(market);
+    const also = this.#p.userAuditAlso;
     const orders: unknown[] = [];
     const seen = new Set<string>();
     for await (const o of this.clob.openOrdersAll({}, call)) {
@@ -368,7 +378,8 @@ class LiveVenueImpl implements LiveVenue {
     }
     const trades: unknown[] = [];
     const after = Math.max(0, Math.floor((ctx.since - this.#marginMs) / 1000) - 1);
-    for await (const t of this.clob.tradesAll({ after }, call)) if (inScope(t.market)) trades.push(tradeRecord(t));
+    for await (const t of this.clob.tradesAll({ after }, call))
+      if (inScope(t.market) || also?.(t.market) === true) trades.push(tradeRecord(t));
     return { orders, trades };
   }
 

@@ -460,6 +460,29 @@ describe('user stream', () => {
     ).toContain('"otherMembers":1');
   });
 
+  it('audit (fleet): a fill on a market the channel does not follow (reconcile adds them) is emitted, no missed fill: a debug line', async () => {
+    const logs: string[] = [];
+    const log = (o: object, m: string) => logs.push(JSON.stringify(o) + m);
+    const outside = { ...trade('T1', '0xhand'), market: '0xoutside' };
+    const t = setup(
+      async () => ({ orders: [], trades: [outside, trade('T2', '0xmine')] }),
+      { auditMs: 5000, silenceMs: 0, logger: { warn: log, info: log, debug: log } },
+      T0,
+    );
+    t.server.last.open().recv('PONG');
+    t.clock.advance(5000);
+    await flush();
+    // (both emitted: the consumer books the outside one as external, once fleet-wide)
+    expect(fillKeys(t.events)).toHaveLength(2);
+    const warn = logs.find((l) => l.endsWith('recovered by the audit'));
+    expect(warn).toContain('"fills":1');
+    expect(warn).not.toContain('0xhand');
+    expect(
+      logs.find((l) => l.endsWith('fills on markets the user channel does not follow taken from the audit')),
+    ).toContain('"outside":1');
+    expect(t.stream.stats()).toMatchObject({ audits: 1, auditRecovered: 1 });
+  });
+
   it('audit: a later status of a fill the channel delivered (CONFIRMED answered by REST first) is taken, but is no missed fill', async () => {
     const t = setup(
       async () => ({ orders: [], trades: [trade('T1', '0xo1', 'CONFIRMED')] }),
