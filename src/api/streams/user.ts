@@ -404,15 +404,15 @@ export function userStream(o: UserStreamOptions): UserStream {
               { stream: 'user', otherMembers: n.others, orders: n.orders },
               'fills of other fleet members taken from the audit (in their ledgers: ignored here)',
             );
-          if (n.outside > 0)
-            o.logger?.debug?.(
-              { stream: 'user', outside: n.outside },
-              'fills on markets the user channel does not follow taken from the audit',
-            );
           else if (n.orders > 0)
             o.logger?.warn(
               { stream: 'user', orders: n.orders },
               'the user channel had not delivered these order updates: recovered by the audit',
+            );
+          if (n.outside > 0)
+            o.logger?.debug?.(
+              { stream: 'user', outside: n.outside },
+              'fills on markets the user channel does not follow taken from the audit',
             );
           auditSince = startedAt - AUDIT_GRACE_MS;
         },
