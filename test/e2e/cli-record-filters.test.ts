@@ -79,8 +79,9 @@ describe('mmkit record --top and bot.marketFilters', () => {
     const ms = await recorded('default', {});
     expect(ms.length).toBeGreaterThan(0);
     for (const m of ms) expect(hoursLeft(m), m.question).toBeGreaterThan(1);
-    // markets ending today are still in
-    expect(ms.some((m) => hoursLeft(m) < 24)).toBe(true);
+    // markets ending within a day or so are still in (not "today": in the last hour of a UTC day no
+    // market ends later today with more than an hour left; this failed a CI run at 23:3x UTC)
+    expect(ms.some((m) => hoursLeft(m) < 48)).toBe(true);
   }, 120_000);
 
   it('minWindowMinutes from the environment leaves out the short windows, and only them', async () => {
