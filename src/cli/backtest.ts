@@ -13,9 +13,13 @@
  * setting of the daemon: a setting of the environment it would then ignore (risk limits, post-only,
  * strategy, params, markets, log level) is named in a warning on stderr, with the flag to use
  * instead. `--config FILE` loads the configuration as `mmkit run` does (config/default.json, FILE,
- * `MMKIT_*`, the same validation) and takes the bot's strategy, params, risk limits and post-only
- * from it; flags given too win. `--log-level` shows the engine's, the gate's and the strategy's
- * log lines on stderr (JSON lines, virtual time); without it a backtest logs nothing.
+ * `MMKIT_*`, the same validation) and takes the bot's strategy, params, markets, risk limits and
+ * post-only from it; flags given too win (`--params`/`--param` and `--risk` per key, over
+ * `bot.params` and `bot.risk`: a flag that sets one limit keeps the configuration's others). The
+ * log level is the one daemon setting `--config` does not take (the daemon's default, info, would
+ * make every backtest of a run's configuration talk): `MMKIT_LOG_LEVEL` is still named in the
+ * warning then. `--log-level` shows the engine's, the gate's and the strategy's log lines on stderr
+ * (JSON lines, virtual time); without it a backtest logs nothing.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -48,7 +52,7 @@ export interface SourceCliOptions {
   rewardsMinPayout?: string;
   /** --strategy; with --config, bot.strategy when absent. */
   strategy?: string;
-  /** --config FILE: strategy, params, risk and postOnly of a run configuration (see the module comment). */
+  /** --config FILE: strategy, params, markets, risk and postOnly of a run configuration (see the module comment). */
   config?: string;
   params?: Record<string, unknown>;
   /** --param key=value, repeatable (merged with --params; a key given twice is an error). */
@@ -128,13 +132,23 @@ const LIVE_ONLY_ENV: ReadonlyArray<readonly [RegExp, string]> = [
   [/^MMKIT_MARKETS$/, '--markets'],
 ];
 
+/** The daemon's log level, which a backtest or sweep never takes from the environment, `--config` or not. */
+const LOG_LEVEL_ENV: readonly [RegExp, string] = [/^MMKIT_LOG_LEVEL$/, '--log-level'];
+
 /**
  * A warning naming the daemon's `MMKIT_*` settings that are set in the environment and that a
- * backtest (or sweep) ignores, with the flags to use instead; undefined when none is set.
+ * backtest (or sweep) ignores, with the flags to use instead; undefined when none is set. With
+ * `--config` (`withConfig`) the configuration reads them all but the log level (see the module
+ * comment): only `MMKIT_LOG_LEVEL` can then be named.
  */
-export function ignoredEnvWarning(command: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const rules: ReadonlyArray<readonly [RegExp, string]> =
-    command === 'backtest' ? [...LIVE_ONLY_ENV, [/^MMKIT_LOG_LEVEL$/, '--log-level']] : LIVE_ONLY_ENV;
+export function ignoredEnvWarning(
+  command: string,
+  env: NodeJS.ProcessEnv = process.env,
+  withConfig = false,
+): string | undefined {
+  const rules: ReadonlyArray<readonly [RegExp, string]> = withConfig
+    ? [LOG_LEVEL_ENV]
+    : [...LIVE_ONLY_ENV, LOG_LEVEL_ENV];
   const hits = new Map<string, string[]>();
   for (const k of Object.keys(env).sort()) {
     if (env[k] === undefined || env[k] === '') continue;
@@ -143,6 +157,8 @@ export function ignoredEnvWarning(command: string, env: NodeJS.ProcessEnv = proc
   }
   if (hits.size === 0) return undefined;
   const list = [...hits].map(([flag, keys]) => `${keys.join(', ')} (use ${flag})`).join('; ');
+  if (withConfig)
+    return `mmkit ${command}: warning: ignoring the environment's ${list}: a ${command} logs only with --log-level\n`;
   return (
     `mmkit ${command}: warning: ignoring the environment's ${list}: without --config a ${command} takes ` +
     'its settings from its flags only (--config FILE reads them as mmkit run does)\n'
@@ -217,7 +233,7 @@ export function addSourceOptions(cmd: Command): Command {
     )
     .option(
       '--config <file>',
-      "take the strategy, params, risk limits and post-only of `mmkit run`'s configuration (this file over config/default.json, and MMKIT_*; flags win)",
+      "take the strategy, params, markets, risk limits and post-only of `mmkit run`'s configuration (this file over config/default.json, and MMKIT_*; flags win, --params/--param and --risk per key)",
     )
     .option('--params <json>', 'strategy parameters as a JSON object, e.g. \'{"margin":0.02}\'', jsonObject('--params'))
     .option('--param <key=value>', 'a strategy parameter (repeatable; merged with --params)', paramPairArg)
@@ -240,11 +256,11 @@ export function addSourceOptions(cmd: Command): Command {
     )
     .option(
       '--markets <ids>',
-      'comma-separated condition ids to trade (default: every market of the feed; the most liquid of the world)',
+      'comma-separated condition ids to trade (default: with --config bot.markets when set, else every market of the feed; the most liquid of the world)',
     )
     .option(
       '--risk <json>',
-      "risk limits as a JSON object (the config's risk section), e.g. '{\"maxPositionShares\":50}'",
+      "risk limits as a JSON object (the config's risk section), e.g. '{\"maxPositionShares\":50}'; with --config, merged per key over bot.risk",
       jsonObject('--risk'),
     )
     .option(
@@ -265,36 +281,41 @@ export function addSourceOptions(cmd: Command): Command {
 }
 
 /**
- * The runner options of parsed flags.
+ * The runner options of parsed flags (and, with `--config`, of the configuration: `env` is the
+ * environment it reads, as `mmkit run` does).
  * @throws CliError (usage, exit 2) naming the flag on a bad combination
+ * @throws ConfigError naming the key when the configuration is bad
  */
-export function backtestOptionsOf(o: SourceCliOptions): BacktestOptions {
+export function backtestOptionsOf(o: SourceCliOptions, env: NodeJS.ProcessEnv = process.env): BacktestOptions {
   const feeds = o.feed ?? [];
   if (feeds.length > 0 && o.world !== undefined)
     throw usageError('give either --feed FILE... or --world SEED, not both');
   if (feeds.length === 0 && o.world === undefined)
     throw usageError('give --feed FILE... (a recorded feed) or --world SEED --duration D (a synthetic world)');
-  const live = o.config !== undefined ? loadConfig(o.config).bot : undefined;
+  const live = o.config !== undefined ? loadConfig(o.config, {}, env).bot : undefined;
   const strategy = o.strategy ?? live?.strategy;
   if (strategy === undefined)
     throw usageError("required option '--strategy <name|path>' not specified (or give --config FILE)");
   const flagParams = mergedParams(o);
   const params = live === undefined ? flagParams : { ...live.params, ...flagParams };
-  const risk = o.risk ?? live?.risk;
+  // per key, as --param over bot.params: --risk '{"maxMidDistance":0.5}' keeps the run's maxPositionShares
+  const risk = live === undefined ? o.risk : { ...live.risk, ...o.risk };
+  const markets =
+    o.markets !== undefined
+      ? o.markets
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : live !== undefined && live.markets.length > 0
+        ? live.markets
+        : undefined;
   const common = {
     strategy,
     ...(params !== undefined ? { params } : {}),
     seed: o.seed,
     latencyMs: o.latencyMs,
     ...(o.postOnly === true || live?.postOnly === true ? { postOnly: true } : {}),
-    ...(o.markets !== undefined
-      ? {
-          markets: o.markets
-            .split(',')
-            .map((s) => s.trim())
-            .filter(Boolean),
-        }
-      : {}),
+    ...(markets !== undefined ? { markets } : {}),
     ...(risk !== undefined ? { risk: risk as Record<string, unknown> } : {}),
     ...(o.sampleMs !== undefined ? { sampleMs: o.sampleMs } : {}),
   };
@@ -507,7 +528,7 @@ export async function backtestCommand(o: BacktestCliOptions): Promise<number> {
   const startedAt = Date.now();
   if (o.store !== undefined && o.store !== ':memory:' && existsSync(o.store))
     throw usageError(`--store: ${o.store} exists already (a backtest starts from an empty store)`);
-  const ignored = o.config === undefined ? ignoredEnvWarning('backtest') : undefined;
+  const ignored = ignoredEnvWarning('backtest', process.env, o.config !== undefined);
   if (ignored !== undefined) process.stderr.write(ignored);
   const { runBacktest } = await import('../backtest/runner.ts');
   const logging = o.logLevel !== undefined && o.logLevel !== 'silent';
