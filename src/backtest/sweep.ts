@@ -22,6 +22,14 @@
  * everything in this thread). A worker is started from a small JavaScript bootstrap that registers
  * tsx and imports ./sweep-worker.ts, so TypeScript strategies and the sources load in workers as
  * they do in `mmkit` itself (bin/mmkit.js), from any working directory.
+ *
+ * Logs (`logLevel`, `mmkit sweep --log-level`): a logger cannot cross into a worker thread, so the
+ * level travels as a string in each task and the worker builds the point's logger itself, as
+ * `mmkit backtest --log-level` does (JSON lines on stderr, virtual time, the gate's memo off: the
+ * same results). Each line carries `point: {index, params}` (the row's `index` and the point's grid
+ * values), so the lines of points running at the same time in several workers can be told apart;
+ * each line is one synchronous write to stderr (a pipe takes a line under 4 KiB whole), so the
+ * lines of several workers do not interleave.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -48,6 +56,11 @@ export interface SweepOptions {
   /** Worker threads (default: cores − 1, at least 1, at most the points; 0: in this thread). */
   readonly workers?: number;
   readonly rankBy?: RankBy;
+  /**
+   * Each point's engine, gate and strategy log lines at this pino level and above on stderr (see the
+   * module comment); default: none.
+   */
+  readonly logLevel?: string;
   /** Called when a point finishes (or fails). */
   readonly onProgress?: (p: { done: number; total: number; failed: number }) => void;
 }
@@ -109,6 +122,8 @@ export interface SweepTask {
   /** The grid values of this point. */
   readonly point: Readonly<Record<string, string | number | boolean>>;
   readonly options: SweepOptions['base'];
+  /** SweepOptions.logLevel: the worker builds the point's logger of it (a logger cannot be posted). */
+  readonly logLevel?: string;
 }
 
 /** What a worker sends back. */
@@ -192,12 +207,32 @@ export function failedRow(index: number, point: SweepRow['point'], error: string
   };
 }
 
+/**
+ * The runner's logging options of a point with a `logLevel` (none without): a JSON logger on stderr
+ * in the run's virtual time, its lines tagged with the point, and the gate's memo off (the gate logs
+ * its refusals only without it; the results are the same), as `mmkit backtest --log-level`.
+ */
+async function pointLogging(task: SweepTask): Promise<Pick<BacktestOptions, 'makeLogger' | 'memoiseGate'>> {
+  const level = task.logLevel;
+  if (level === undefined || level === 'silent') return {};
+  const [{ createLogger }, { default: pino }] = await Promise.all([import('../ops/logger.ts'), import('pino')]);
+  const point = { index: task.index, params: task.point };
+  return {
+    makeLogger: (now) =>
+      // synchronous: one write per line, so the lines of several workers never interleave
+      createLogger({ level, format: 'json', now, destination: pino.destination({ dest: 2, sync: true }) }).child({
+        point,
+      }),
+    memoiseGate: false,
+  };
+}
+
 /** Runs one point in this thread. */
 export async function runPoint(task: SweepTask): Promise<SweepRow> {
   try {
     const { runBacktest } = await import('./runner.ts');
     // a point's row needs the figures only (measured online over every fill), not the fill rows
-    const r = await runBacktest({ maxFillRows: 0, ...task.options });
+    const r = await runBacktest({ maxFillRows: 0, ...task.options, ...(await pointLogging(task)) });
     return sweepRow(task.index, task.point, r, computeMetrics(r));
   } catch (e) {
     return failedRow(task.index, task.point, (e as Error)?.message ?? String(e));
@@ -308,7 +343,7 @@ export function startSweepThread(): Worker {
  * @throws ConfigError on a bad grid or a point whose params the strategy refuses
  */
 export async function sweepTasks(
-  o: Pick<SweepOptions, 'base' | 'grid'>,
+  o: Pick<SweepOptions, 'base' | 'grid' | 'logLevel'>,
 ): Promise<{ strategy: string; tasks: SweepTask[] }> {
   const points = gridPoints(o.grid);
   const def = await loadStrategy(o.base.strategy);
@@ -317,6 +352,7 @@ export async function sweepTasks(
     index,
     point: p,
     options: { ...o.base, params: { ...(o.base.params ?? {}), ...p } },
+    ...(o.logLevel !== undefined ? { logLevel: o.logLevel } : {}),
   }));
   return { strategy: def.name, tasks };
 }

@@ -3,13 +3,15 @@
  *
  *   mmkit sweep --feed FILE... --strategy NAME|PATH --grid '{"margin":[0.01,0.02],"amount":[5,10]}'
  *               [--params JSON] [--param k=v]... [--workers N] [--rank pnl|sharpe|drawdown|fills|rewards|total] [--json]
- *               [--redis URL]
+ *               [--redis URL] [--log-level L]
  *
  * Takes every option of `mmkit backtest` that picks the data and the simulation (--world,
  * --duration, --seed, --queue, --latency-ms, --markets, --risk). Prints the ranked table, or with
  * --json one deterministic JSON document. A progress bar on stderr when it is a terminal.
  * With --redis the points go on a Redis queue for `mmkit sweep-worker` processes on any machine
- * (src/backtest/sweep-queue.ts); the table is the same as the local sweep's.
+ * (src/backtest/sweep-queue.ts); the table is the same as the local sweep's. `--log-level` shows
+ * each point's engine, gate and strategy log lines on stderr as `mmkit backtest --log-level` does,
+ * each tagged with its point (src/backtest/sweep.ts); local sweeps only.
  */
 import { Option, type Command } from 'commander';
 import { RANK_KEYS, formatSweepTable, rankNote, troubleNotes, type Grid, type RankBy } from '../backtest/sweep.ts';
@@ -34,6 +36,8 @@ export interface SweepCliOptions extends SourceCliOptions {
   rank: RankBy;
   /** --redis URL: a distributed sweep. */
   redis?: string;
+  /** --log-level: each point's engine, gate and strategy log lines on stderr (default: none). */
+  logLevel?: string;
 }
 
 /**
@@ -62,15 +66,20 @@ export function gridOf(g: Record<string, unknown>): Grid {
 export async function sweepCommand(o: SweepCliOptions): Promise<number> {
   if (o.redis !== undefined && o.workers !== undefined)
     throw usageError('--workers applies to local sweeps; with --redis, start `mmkit sweep-worker` processes instead');
+  if (o.redis !== undefined && o.logLevel !== undefined)
+    throw usageError(
+      '--log-level applies to local sweeps (the points of a distributed sweep run in `mmkit sweep-worker` processes)',
+    );
   const distributed = o.redis !== undefined;
-  const ignored = o.config === undefined ? ignoredEnvWarning('sweep') : undefined;
+  const ignored = ignoredEnvWarning('sweep', process.env, o.config !== undefined);
   if (ignored !== undefined) process.stderr.write(ignored);
   // a distributed sweep's coordinator decodes no feed: each worker uses its own feed cache
   const base = distributed ? backtestOptionsOf(o) : prepareFeedCache(backtestOptionsOf(o), 'sweep');
   const maxMb = feedCacheMaxMb(o);
   const startedAt = Date.now();
   const grid = gridOf(o.grid);
-  const bar = new ProgressBar();
+  // no progress bar between log lines
+  const bar = new ProgressBar(process.stderr.isTTY === true && (o.logLevel === undefined || o.logLevel === 'silent'));
   const onProgress = (p: { done: number; total: number; failed: number }): void =>
     bar.draw(p.done / p.total, `${p.done}/${p.total} backtests${p.failed > 0 ? `, ${p.failed} failed` : ''}`, true);
   let result;
@@ -97,6 +106,7 @@ export async function sweepCommand(o: SweepCliOptions): Promise<number> {
         grid,
         rankBy: o.rank,
         ...(o.workers !== undefined ? { workers: o.workers } : {}),
+        ...(o.logLevel !== undefined ? { logLevel: o.logLevel } : {}),
         onProgress,
       });
     }
@@ -145,6 +155,12 @@ while it threw or the gate refused everything), 2 usage or configuration error.
     .addOption(new Option('--rank <key>', 'rank by').choices([...RANK_KEYS]).default('pnl'))
     .option('--json', 'print one deterministic JSON document instead of the table')
     .option('--redis <url>', 'a distributed sweep: queue the points in this Redis for `mmkit sweep-worker` processes')
+    .addOption(
+      new Option(
+        '--log-level <level>',
+        "show each point's engine, risk gate and strategy (ctx.log) log lines at this level and above on stderr, as JSON lines with virtual time and the point ({index, params}); local sweeps only (default: none)",
+      ).choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    )
     .action(async (o: SweepCliOptions) => {
       let code: number;
       try {

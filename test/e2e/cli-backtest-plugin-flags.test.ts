@@ -4,8 +4,10 @@
  * `ctx.random()` is seeded from --seed (same seed, byte-identical --json; another seed, other draws);
  * `--log-level` shows the strategy's `ctx.log` lines on stderr with virtual time (silent without);
  * `--param k=v` works as in `mmkit run` (merged with --params, a key given twice is an error); a
- * daemon setting in the environment that a backtest ignores is named in a warning; `bands` leaves out
- * the quotes the gate's price limits would refuse (F19: the 0.001-tick markets of the sample feed).
+ * daemon setting in the environment that a backtest ignores is named in a warning; `--config` takes
+ * the run's markets and `--risk` merges over its limits (review-2 F8); `sweep --log-level` tags each
+ * line with its point; `bands` leaves out the quotes the gate's price limits would refuse (F19: the
+ * 0.001-tick markets of the sample feed).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -245,6 +247,112 @@ describe('mmkit backtest for a plugin author', () => {
     expect(none.code).toBe(2);
     expect(none.err).toMatch(/--strategy/);
   }, 180_000);
+
+  it('--config: MMKIT_MARKETS (bot.markets) picks the markets traded, no warning; --risk merges over bot.risk per key (review-2 F8)', async () => {
+    const all = await mmkit(backtest('--json'));
+    expect(all.code, all.err.slice(-2000)).toBe(0);
+    const markets = (JSON.parse(all.out).markets as Array<{ market: string }>).map((m) => m.market);
+    expect(markets.length).toBe(2);
+    const cfg = join(dir, 'run-f8.json');
+    writeFileSync(cfg, JSON.stringify({ bot: { strategy: plugin, risk: { maxPositionShares: 20 } } }));
+    const one = await mmkit(
+      ['backtest', '--feed', feed, '--no-feed-cache', '--config', cfg, '--risk', '{"maxOrderSizeShares":50}', '--json'],
+      { MMKIT_MARKETS: markets[1]! },
+    );
+    expect(one.code, one.err.slice(-2000)).toBe(0);
+    expect(one.err).not.toContain('warning');
+    const doc = JSON.parse(one.out);
+    expect(doc.markets.map((m: { market: string }) => m.market)).toEqual([markets[1]]);
+    // the configuration's maxPositionShares stands: --risk set another key only
+    expect(doc.inventoryLimit).toMatchObject({ size: 20_000_000, source: 'risk.maxPositionShares' });
+    // --markets wins over the configuration's
+    const flag = await mmkit(
+      ['backtest', '--feed', feed, '--no-feed-cache', '--config', cfg, '--markets', markets[0]!, '--json'],
+      { MMKIT_MARKETS: markets[1]! },
+    );
+    expect(JSON.parse(flag.out).markets.map((m: { market: string }) => m.market)).toEqual([markets[0]]);
+    // a sweep takes them too
+    const sweep = await mmkit(
+      ['sweep', '--feed', feed, '--no-feed-cache', '--config', cfg, '--grid', '{"depth":[3]}', '--workers', '0'],
+      { MMKIT_MARKETS: markets[1]!, MMKIT_LOG_LEVEL: 'debug' },
+    );
+    expect(sweep.code, sweep.err.slice(-2000)).toBe(0);
+    // the log level is the one setting --config does not take
+    expect(sweep.err).toContain(
+      "mmkit sweep: warning: ignoring the environment's MMKIT_LOG_LEVEL (use --log-level): a sweep logs only with --log-level",
+    );
+    const byFlags = await mmkit([
+      'sweep',
+      '--feed',
+      feed,
+      '--no-feed-cache',
+      '--config',
+      cfg,
+      '--markets',
+      markets[1]!,
+      '--grid',
+      '{"depth":[3]}',
+      '--workers',
+      '0',
+    ]);
+    expect(sweep.out).toBe(byFlags.out);
+  }, 240_000);
+
+  it("sweep --log-level: each point's log lines on stderr, tagged with the point; the same results without", async () => {
+    const args = (...more: string[]): string[] => [
+      'sweep',
+      '--feed',
+      feed,
+      '--strategy',
+      plugin,
+      '--no-feed-cache',
+      '--grid',
+      '{"depth":[2,3,4]}',
+      '--workers',
+      '2',
+      '--json',
+      ...more,
+    ];
+    const quiet = await mmkit(args());
+    expect(quiet.code, quiet.err.slice(-2000)).toBe(0);
+    expect(quiet.err).not.toContain('dice probe');
+    const r = await mmkit(args('--log-level', 'info'));
+    expect(r.code, r.err.slice(-2000)).toBe(0);
+    expect(r.out).toBe(quiet.out);
+    const lines = r.err
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const probes = lines.filter((l) => l['msg'] === 'dice probe');
+    expect(probes.length).toBe(6);
+    for (const p of probes) {
+      expect(p).toMatchObject({ component: 'strategy', strategy: 'dice', level: 30 });
+      const point = p['point'] as { index: number; params: { depth: number } };
+      // the point's own params: the strategy logs its depth
+      expect(point.params.depth).toBe(p['depth']);
+      expect(point.index).toBe([2, 3, 4].indexOf(point.params.depth));
+      expect(p['time']).toBe(p['at']);
+      expect(p['time'] as number).toBeGreaterThanOrEqual(FEED_START);
+    }
+    expect(new Set(probes.map((p) => (p['point'] as { index: number }).index))).toEqual(new Set([0, 1, 2]));
+    expect(lines.filter((l) => l['msg'] === 'engine ready: quoting allowed').length).toBeGreaterThanOrEqual(3);
+    expect(lines.every((l) => typeof (l['point'] as { index?: unknown })?.index === 'number')).toBe(true);
+    const redis = await mmkit([
+      'sweep',
+      '--feed',
+      feed,
+      '--strategy',
+      plugin,
+      '--grid',
+      '{"depth":[2]}',
+      '--log-level',
+      'info',
+      '--redis',
+      'redis://127.0.0.1:1',
+    ]);
+    expect(redis.code).toBe(2);
+    expect(redis.err).toContain('--log-level applies to local sweeps');
+  }, 240_000);
 
   it("bands sends no quote the risk gate's price limits refuse, on the sample feed's 0.001-tick markets (F19)", async () => {
     const r = await mmkit([
