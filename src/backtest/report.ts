@@ -4,6 +4,7 @@
  * times as ISO UTC. Wall-clock figures (how long the run took) are the caller's to add: they are
  * not part of a result.
  */
+import { codeCountsText, firstErrorText } from '../core/code-counts.ts';
 import { shortQuestion } from '../core/labels.ts';
 import { AMOUNT_SCALE, PRICE_SCALE } from '../core/units.ts';
 import type { Metrics } from './metrics.ts';
@@ -48,10 +49,10 @@ export function inventoryLimitText(r: BacktestResult, m: Metrics): string {
   return `limit ${shares(m.inventory.limit)} shares, ${m.inventory.source}${own.join('')}`;
 }
 
-/** The venue's codes of the rejected orders, as ": INVALID_ORDER_NOT_ENOUGH_BALANCE 1, ..." ("" when none). */
+/** The venue's codes of the rejected orders, as ": INVALID_ORDER_NOT_ENOUGH_BALANCE x1, ..." ("" when none). */
 function rejectCodesText(r: BacktestResult): string {
-  const codes = Object.entries(r.orders.rejectCodes);
-  return codes.length === 0 ? '' : `: ${codes.map(([code, n]) => `${code} ${n}`).join(', ')}`;
+  const codes = codeCountsText(r.orders.rejectCodes);
+  return codes === '' ? '' : `: ${codes}`;
 }
 
 function pct(x: number | null, digits = 1): string {
@@ -108,20 +109,15 @@ export function sharpeLine(s: Metrics['sharpe']): string {
 
 /**
  * Counts by code as "OFF_TICK x21612, NO_INVENTORY x1" (most first, then by code); "" for none.
- * For the gate's refusals and trims (BacktestResult.counts.quotesRefused, quotesTrimmed).
+ * For the gate's refusals and trims (BacktestResult.counts.quotesRefused, quotesTrimmed): the one
+ * text form of ../core/code-counts.ts, re-exported here where the backtest's callers import it.
  */
-export function codeCountsText(c: Readonly<Record<string, number>> | undefined): string {
-  if (c === undefined) return '';
-  return Object.entries(c)
-    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0))
-    .map(([k, n]) => `${k} x${n}`)
-    .join(', ');
-}
+export { codeCountsText };
 
 /** The strategy's first error as " (first: MESSAGE at FILE:LINE:COL)", or "" when none was kept. */
-function firstErrorText(r: BacktestResult): string {
-  const first = r.engine.firstStrategyError;
-  return first === undefined ? '' : ` (first: ${first.message}${first.at === undefined ? '' : ` at ${first.at}`})`;
+function firstErrorNote(r: BacktestResult): string {
+  const first = firstErrorText(r.engine.firstStrategyError);
+  return first === '' ? '' : ` (first: ${first})`;
 }
 
 /**
@@ -134,7 +130,7 @@ function firstErrorText(r: BacktestResult): string {
 export function strategyFailure(r: BacktestResult, m: Metrics): string | undefined {
   if (m.orders.sent > 0) return undefined;
   if (r.engine.errors.strategy > 0)
-    return `the strategy threw ${r.engine.errors.strategy} time(s) and placed no order${firstErrorText(r)}`;
+    return `the strategy threw ${r.engine.errors.strategy} time(s) and placed no order${firstErrorNote(r)}`;
   const quotes = codeCountsText(r.counts.quotesRefused);
   const orders = r.counts.ordersRefused ?? 0;
   if (quotes === '' && orders === 0) return undefined;
@@ -143,11 +139,6 @@ export function strategyFailure(r: BacktestResult, m: Metrics): string | undefin
     ...(orders > 0 ? [`${orders} immediate order(s)`] : []),
   ].join('; ');
   return `the strategy placed no order: the risk gate refused everything it asked for (${what})`;
-}
-
-/** True when the run says nothing about the strategy (see strategyFailure). */
-export function strategyFailed(r: BacktestResult, m: Metrics): boolean {
-  return strategyFailure(r, m) !== undefined;
 }
 
 /** The terminal summary (see the module comment). Lines end with "\n". */
@@ -221,10 +212,10 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
   if (quotesTrimmed !== '') row('quotes trimmed', `${quotesTrimmed} (sent smaller by the risk gate)`);
   const thrown = r.engine.errors.strategy;
   if (thrown > 0) {
-    const first = r.engine.firstStrategyError;
+    const first = firstErrorText(r.engine.firstStrategyError);
     row(
       'strategy errors',
-      `${thrown} (the strategy threw; its output was dropped)${first === undefined ? '' : `; first: ${first.message}${first.at === undefined ? '' : ` at ${first.at}`}`}`,
+      `${thrown} (the strategy threw; its output was dropped)${first === '' ? '' : `; first: ${first}`}`,
     );
   }
   if (r.openOrdersAtEnd !== 0) row('open orders', `${r.openOrdersAtEnd} left at the venue after the final cancel-all`);

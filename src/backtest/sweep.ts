@@ -33,6 +33,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { firstErrorText } from '../core/code-counts.ts';
 import { ConfigError } from '../core/errors.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { resolveParams } from '../strategy/params.ts';
@@ -310,10 +311,10 @@ export function troubleNotes(s: SweepResult): string[] {
     const point = Object.entries(r.point)
       .map(([k, v]) => `${k}=${String(v)}`)
       .join(' ');
-    const first = r.firstStrategyError;
+    const first = firstErrorText(r.firstStrategyError);
     const threw =
       r.strategyErrors > 0
-        ? `the strategy threw ${r.strategyErrors} time(s)${first === undefined ? '' : ` (first: ${first.message}${first.at === undefined ? '' : ` at ${first.at}`})`}`
+        ? `the strategy threw ${r.strategyErrors} time(s)${first === '' ? '' : ` (first: ${first})`}`
         : '';
     const what = r.failed !== undefined ? `FAILED: ${r.failed}` : threw;
     out.push(`point ${point}: ${what}; ranked after the clean points`);

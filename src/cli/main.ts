@@ -28,7 +28,7 @@ import { register as registerFleet } from './fleet-status.ts';
 import { register as registerWorld } from './world.ts';
 import { shadowBanner, shadowRunner } from './shadow-cli.ts';
 import type { ShadowRunSummary } from './run-shadow.ts';
-import { describeCounts, describeRejections, describeStrategyErrors } from './run-summary.ts';
+import { describeCounts, describeRejections, describeStrategyErrors, strategyFailureLine } from './run-summary.ts';
 import { doctorSettingsOf, register as registerDoctor } from './doctor.ts';
 
 function intArg(name: string, min: number, max: number) {
@@ -373,6 +373,8 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     // the JSON summary line as it always was; the labels name positions on stdout
     const { tokenLabels, marketTokens: _tokens, ...logged } = summary;
     componentLogger(logger, DAEMON_COMPONENT).info(logged, 'summary');
+    // a strategy that erred on every evaluation: said in one line, and exit 1
+    const failed = strategyFailureLine(summary);
     process.stdout.write(
       [
         ...(b.shadow ? [shadowBanner(summary as ShadowRunSummary)] : []),
@@ -395,11 +397,14 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         `  total PnL         ${summary.epoch.totalPnl} USDC (trading ${summary.epoch.tradingPnl} - fees ${summary.epoch.fees} + rewards ${summary.epoch.rewards.total})`,
         `  positions held    ${summary.positionsAtExit.length === 0 ? 'none' : summary.positionsAtExit.map((p) => `${p.size} ${tokenLabels?.[p.tokenId] ?? `of ${p.tokenId}`} @ ${p.avgPrice}${p.mark !== null ? ` (mark ${p.mark})` : ''}`).join('; ')}`,
         `  open orders left  ${summary.openOrdersAtExit ?? 'unknown (the venue could not be checked: see the log)'}`,
+        ...(failed !== undefined ? [failed] : []),
       ].join('\n') + '\n',
     );
-    // exit 0 only when the venue was SEEN flat (an unchecked account is not a flat one), and 4
-    // after a kill switch tripped by risk (src/cli/run-stop.ts)
-    process.exit(runExitCode(summary.stop, summary.noOrdersLeft && summary.openOrdersAtExit === 0));
+    // exit 0 only when the venue was SEEN flat (an unchecked account is not a flat one) and the
+    // strategy did not err on every evaluation (1 then), and 4 after a kill switch tripped by risk
+    // (src/cli/run-stop.ts)
+    const code = runExitCode(summary.stop, summary.noOrdersLeft && summary.openOrdersAtExit === 0);
+    process.exit(code === ExitCode.OK && failed !== undefined ? ExitCode.FAILURE : code);
   });
 
 // the liquidity reward flags of the paper exchange (exchange.rewards.*), on both commands that run one

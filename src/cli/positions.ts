@@ -38,6 +38,7 @@ import type { MmkitConfig } from './config.ts';
 import { CliError, EXIT_CODES_HELP, ExitCode, usageError } from './exit-codes.ts';
 import { dataDirVenue, venueCommandConfig } from './data-dir-venue.ts';
 import { resolveVenue } from './venue.ts';
+import { epochVenueText } from './run-summary.ts';
 
 interface PositionsOptions extends CommonOptions {
   source: 'venue' | 'store';
@@ -172,7 +173,8 @@ ${EXIT_CODES_HELP}`,
               ? null
               : {
                   id: e.id,
-                  venue: e.venue,
+                  // as the exit summary and /api/status show it: no chain, no credentials of a URL
+                  venue: epochVenueText(e.venue),
                   world: e.world,
                   address: displayAddress(e.address),
                   startedAt: new Date(e.startedAt).toISOString(),

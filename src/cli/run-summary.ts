@@ -2,15 +2,16 @@
  * What `mmkit run` (and `mmkit run --shadow`) report at exit: the ledger's figures of the session
  * and the epoch, the positions held, and why it stopped (one builder for both runs).
  */
+import { codeCountsText, firstErrorText, sortedCounts } from '../core/code-counts.ts';
 import { formatAmount, formatPrice } from '../core/units.ts';
 import type { TokenId } from '../core/ids.ts';
 import { tokenLabel } from '../core/labels.ts';
 import type { MarketInfo } from '../core/venue.ts';
-import type { EngineStats } from '../engine/loop.ts';
+import type { EngineStats, StrategyCalls, StrategyTiming } from '../engine/loop.ts';
 import type { FlatReport } from '../execution/executor.ts';
 import type { TraderCounters } from '../kernel/types.ts';
+import { epochVenueShown } from '../ops/venue-display.ts';
 import { gateCountsOf } from '../ops/metrics.ts';
-import { byCount } from '../ops/recent-counts.ts';
 import { rejectionsNotCountedOf, type RejectionsNotCountedStatus } from '../ops/status.ts';
 import type { PnlReport } from '../store/positions.ts';
 import type { LedgerEpoch, Store, StoreSummary } from '../store/store-types.ts';
@@ -57,7 +58,21 @@ export interface RunSummary {
   strategyErrors: number;
   /** The first of them: its message and where it was thrown (`file:line:col`, null when unknown); null: none. */
   firstStrategyError: { message: string; at: string | null } | null;
-  /** Quotes and immediate orders the risk gate refused this run (never sent), by code, largest first. */
+  /**
+   * How many times the engine called the strategy this run (each event it evaluated), erring or not:
+   * `strategyErrors` equal to it (and not 0) is a strategy that erred on every evaluation
+   * (`strategyFailedEveryTime`: `mmkit run` exits 1 then).
+   */
+  strategyEvaluations: number;
+  /**
+   * The strategy's handler times and the quotes and orders it asked the gate for, when the engine
+   * measured them (`mmkit strategy check` only: EngineOptions.measureStrategy); absent otherwise.
+   */
+  strategyTiming?: StrategyTiming;
+  /**
+   * Quotes and immediate (FOK/FAK) orders the risk gate refused this run (never sent), by code, largest
+   * first: the two together (a backtest counts them apart: quotes refused, immediate orders refused).
+   */
   riskRefusals: Record<string, number>;
   /** Quotes the risk gate approved with a smaller size this run, by the code of the limit that cut them. */
   riskTrims: Record<string, number>;
@@ -124,44 +139,89 @@ export function describeRejections(rejected: number, n: RejectionsNotCounted | u
 }
 
 /** The strategy's errors and the gate's refusals and trims of a run (`RunSummary`'s fields of them). */
-export type IntentFigures = Pick<RunSummary, 'strategyErrors' | 'firstStrategyError' | 'riskRefusals' | 'riskTrims'>;
+export type IntentFigures = Pick<
+  RunSummary,
+  'strategyErrors' | 'firstStrategyError' | 'strategyEvaluations' | 'strategyTiming' | 'riskRefusals' | 'riskTrims'
+>;
 
 /** No strategy error, nothing refused or cut. */
 export const NO_INTENT_FIGURES: IntentFigures = {
   strategyErrors: 0,
   firstStrategyError: null,
+  strategyEvaluations: 0,
   riskRefusals: {},
   riskTrims: {},
 };
 
-/** A run's intent figures, from its engine's stats and the kernel's counters (createTrader's `counters`). */
+/**
+ * A run's intent figures, from its engine's stats and strategy calls (an engine without
+ * `strategyCalls` counts no evaluation) and the kernel's counters (createTrader's `counters`).
+ */
 export function intentFigures(
-  engine: { stats(): Pick<EngineStats, 'errors' | 'firstStrategyError'> },
+  engine: {
+    stats(): Pick<EngineStats, 'errors' | 'firstStrategyError'>;
+    strategyCalls?(): Pick<StrategyCalls, 'evaluations' | 'measured'>;
+  },
   counters: Pick<TraderCounters, 'quotesRefused' | 'quotesTrimmed' | 'ordersRefusedByCode'>,
 ): IntentFigures {
   const e = engine.stats();
+  const calls = engine.strategyCalls?.();
   const g = gateCountsOf(counters);
   const first = e.firstStrategyError;
   return {
     strategyErrors: e.errors.strategy,
     firstStrategyError: first === undefined ? null : { message: first.message, at: first.at ?? null },
-    riskRefusals: byCount(g.refused),
-    riskTrims: byCount(g.trimmed),
+    strategyEvaluations: calls?.evaluations ?? 0,
+    riskRefusals: sortedCounts(g.refused),
+    riskTrims: sortedCounts(g.trimmed),
+    ...(calls?.measured !== undefined ? { strategyTiming: calls.measured } : {}),
   };
 }
 
-/** "OFF_TICK 30, PRICE_BAND 2" (counts by code as the exit summary and `mmkit status` print them), or "none". */
+/**
+ * "OFF_TICK x30, PRICE_BAND x2" (counts by code as every human-readable output prints them:
+ * ../core/code-counts.ts), or "none".
+ */
 export function describeCounts(byCode: Readonly<Record<string, number>>): string {
-  const parts = Object.entries(byCode)
-    .filter(([, n]) => n > 0)
-    .map(([code, n]) => `${code} ${n}`);
-  return parts.length === 0 ? 'none' : parts.join(', ');
+  return codeCountsText(byCode) || 'none';
 }
 
 /** "30 (first: boom in onEvent at /x/bad.ts:15:44)": the strategy's errors as the exit summary prints them. */
 export function describeStrategyErrors(n: number, first: RunSummary['firstStrategyError']): string {
-  if (n === 0 || first === null) return String(n);
-  return `${n} (first: ${first.message}${first.at !== null ? ` at ${first.at}` : ''})`;
+  const text = firstErrorText(first);
+  if (n === 0 || text === '') return String(n);
+  return `${n} (first: ${text})`;
+}
+
+/**
+ * True when the strategy erred on every evaluation of the run (it threw or returned an invalid output
+ * each time the engine called it, at least once): a run that never traded as its strategy meant.
+ * `mmkit run` exits 1 then, after its orderly shutdown (README "Exit codes").
+ */
+export function strategyFailedEveryTime(s: Pick<RunSummary, 'strategyErrors' | 'strategyEvaluations'>): boolean {
+  return s.strategyErrors > 0 && s.strategyErrors >= s.strategyEvaluations;
+}
+
+/**
+ * "FAILED: the strategy errored on every evaluation (30), first: boom in onEvent at /x/bad.ts:15:44":
+ * the exit summary's line for such a run (`strategyFailedEveryTime`), or undefined for any other.
+ */
+export function strategyFailureLine(
+  s: Pick<RunSummary, 'strategyErrors' | 'strategyEvaluations' | 'firstStrategyError'>,
+): string | undefined {
+  if (!strategyFailedEveryTime(s)) return undefined;
+  const first = firstErrorText(s.firstStrategyError);
+  return `FAILED: the strategy errored on every evaluation (${s.strategyErrors})${first === '' ? '' : `, first: ${first}`}`;
+}
+
+/**
+ * A ledger epoch's venue as the exit summary and `mmkit positions` show it: as /api/status does
+ * (`epochVenueShown`: no `#chain`, no `user:password@` or query token of a configured URL); a venue
+ * that is no URL (e.g. a test store's `paper`) as it is, without its chain.
+ */
+export function epochVenueText(venue: string): string {
+  const shown = epochVenueShown(venue);
+  return /^(?:shadow:|inprocess:)*$/.test(shown) ? venue.replace(/#\d+$/, '') : shown;
 }
 
 /** The ledger figures of a store summary, in decimal units. */
@@ -314,7 +374,8 @@ export function exitSummary(o: {
     epoch: {
       ...ledgerFigures(epochFigures),
       id: epoch.id,
-      venue: epoch.venue,
+      // as /api/status shows it: no `#chain`, no credentials or query token of a configured URL
+      venue: epochVenueText(epoch.venue),
       world: epoch.world,
       since: new Date(epoch.startedAt).toISOString(),
       realizedPnl: formatAmount(pnl.realized),

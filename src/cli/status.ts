@@ -34,6 +34,7 @@ import type { KillResult } from '../ops/status-server.ts';
 import { shadowDataDir } from './shadow-dir.ts';
 import { DAEMON_VENUE_FILE, readDaemonVenue } from './venue.ts';
 import { describeCounts, describeRejections } from './run-summary.ts';
+import { firstErrorText } from '../core/code-counts.ts';
 
 /** Exit code of `mmkit status` when no daemon answers (the project's UNREACHABLE). */
 export const STATUS_UNREACHABLE = ExitCode.UNREACHABLE;
@@ -316,7 +317,7 @@ const dur = (sec: number): string => {
 
 /**
  * What the gate refused or cut and the strategy's errors, when there are any (a daemon of an older
- * mmkit sends none): "refused     (last 5 min) OFF_TICK 30   (since start OFF_TICK 1200)".
+ * mmkit sends none): "refused     (last 5 min) OFF_TICK x30   (since start OFF_TICK x1200)".
  */
 function intentLines(s: StatusSnapshot): string[] {
   const out: string[] = [];
@@ -332,8 +333,8 @@ function intentLines(s: StatusSnapshot): string[] {
         out.push(`${label.padEnd(11)} (${win}) ${describeCounts(recent)}   (since start ${describeCounts(total)})`);
   const e = s.strategyErrors;
   if (e !== undefined && e.count > 0) {
-    const first =
-      e.first !== null ? `; first: ${e.first.message}${e.first.at !== null ? ` at ${e.first.at}` : ''}` : '';
+    const text = firstErrorText(e.first);
+    const first = text === '' ? '' : `; first: ${text}`;
     out.push(`strategy    errors ${e.count} (${win} ${e.recent})${first}`);
   }
   return out;

@@ -11,13 +11,16 @@ import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { InvalidArgumentError, type Command } from 'commander';
+import { codeCountsText, countsTotal, firstErrorText, sortedCounts } from '../core/code-counts.ts';
 import { formatAmount, formatPrice } from '../core/units.ts';
+import type { StrategyTiming } from '../engine/loop.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { describeParams, resolveParams } from '../strategy/params.ts';
 import { parseDuration, loadConfig } from './config.ts';
 import { action, printJson, positiveInt } from './common.ts';
 import { EXIT_CODES_HELP, ExitCode, usageError } from './exit-codes.ts';
 import { describeRanges, quoteRanges } from './quote-ranges.ts';
+import type { RunSummary } from './run-summary.ts';
 import { pluginApiSpecifier, pluginSource, STRATEGY_NAME_RE, testSource } from './strategy-scaffold.ts';
 
 /** One order the strategy placed during the check (decimal strings). */
@@ -89,14 +92,13 @@ function ordersIn(file: string): CheckedOrder[] {
 }
 
 /**
- * The strategy's errors in the daemon's log lines: the engine's 'strategy handler threw' and
- * 'strategy output invalid' (an output of the wrong shape, src/engine/output-check.ts).
+ * The strategy's errors in a check: the exact count (the run's summary: the engine's counter) and the
+ * first, with whether it threw or returned an invalid output (the engine's log lines: 'strategy
+ * handler threw' or 'strategy output invalid', src/engine/output-check.ts).
  */
 export interface StrategyErrors {
-  /** How many it threw or returned invalid (at least: past 10 the engine logs every 1000th; `more` then). */
+  /** How many times it threw or returned an invalid output (exact: the engine's counter). */
   count: number;
-  /** True when the count is a lower bound (the engine logged the errors past the 10th sparsely). */
-  more: boolean;
   /**
    * The first error: its message, where it was thrown (file:line:column; null when unknown or for an
    * invalid output) and whether the handler threw or returned an invalid output.
@@ -109,21 +111,27 @@ const STRATEGY_ERROR_LINES: Readonly<Record<string, 'threw' | 'invalid output'>>
   'strategy output invalid (output dropped)': 'invalid output',
 };
 
-export function strategyErrorsIn(lines: readonly Record<string, unknown>[]): StrategyErrors {
-  let count = 0;
-  let first: StrategyErrors['first'] = null;
+/**
+ * The strategy's errors of a check: the count and the first from the run's summary, the kind of the
+ * first from the log lines (the first error line; else from its message: an invalid output's starts
+ * with `invalid output:`).
+ */
+export function strategyErrorsOf(
+  summary: Pick<RunSummary, 'strategyErrors' | 'firstStrategyError'>,
+  lines: readonly Record<string, unknown>[],
+): StrategyErrors {
+  const first = summary.firstStrategyError;
+  if (first === null) return { count: summary.strategyErrors, first: null };
+  let kind: 'threw' | 'invalid output' | undefined;
   for (const l of lines) {
-    const kind = STRATEGY_ERROR_LINES[String(l['msg'])];
-    if (kind === undefined) continue;
-    // both are logged under one rate-limited kind: `occurrences` counts them together
-    const n = typeof l['occurrences'] === 'number' ? l['occurrences'] : count + 1;
-    count = Math.max(count + 1, n);
-    first ??= { message: String(l['err'] ?? '?'), at: typeof l['at'] === 'string' ? l['at'] : null, kind };
+    kind = STRATEGY_ERROR_LINES[String(l['msg'])];
+    if (kind !== undefined) break;
   }
-  return { count, more: count >= 10, first };
+  kind ??= first.message.startsWith('invalid output:') ? 'invalid output' : 'threw';
+  return { count: summary.strategyErrors, first: { message: first.message, at: first.at, kind } };
 }
 
-/** Counts by code of the log lines with one of `msgs`, and the first reason given for each code. */
+/** Counts by code of the log lines with one of `msgs` (most first), and the first reason given for each code. */
 export function byCodeIn(
   lines: readonly Record<string, unknown>[],
   ...msgs: string[]
@@ -136,7 +144,34 @@ export function byCodeIn(
     counts[code] = (counts[code] ?? 0) + 1;
     if (firstReasons[code] === undefined && typeof l['reason'] === 'string') firstReasons[code] = l['reason'];
   }
-  return { counts, firstReasons };
+  return { counts: sortedCounts(counts), firstReasons };
+}
+
+/** The slowest handler call a check lets pass without a warning (README rule 4, "cheap handlers"), ms. */
+export const SLOW_HANDLER_MS = 100;
+
+/** A time in ms as "401 ms", "12 ms", "0.35 ms". */
+function ms(x: number): string {
+  return x >= 10 ? `${Math.round(x)} ms` : `${Number(x.toPrecision(2))} ms`;
+}
+
+/**
+ * The check's warnings (it stays ok): most of what the strategy asked the gate for was refused
+ * (`most quotes refused: OFF_TICK x30 of 31`), its slowest `onEvent` took over SLOW_HANDLER_MS.
+ */
+export function checkWarnings(
+  refusals: Readonly<Record<string, number>>,
+  timing: StrategyTiming | undefined,
+): string[] {
+  const out: string[] = [];
+  const refused = countsTotal(refusals);
+  if (timing !== undefined && refused * 2 > timing.asked)
+    out.push(`most quotes refused: ${codeCountsText(refusals)} of ${timing.asked}`);
+  if (timing !== undefined && timing.slowestMs > SLOW_HANDLER_MS)
+    out.push(
+      `slow handler: the slowest onEvent took ${ms(timing.slowestMs)} (over ${SLOW_HANDLER_MS} ms: handlers must be cheap, README "Rules")`,
+    );
+  return out;
 }
 
 /** A `--param key=value` flag (repeatable) into a record. */
@@ -248,7 +283,9 @@ its params were valid, it placed at least one order, never threw and left no ord
 it threw (the first error named, with its file:line) or returned an invalid output (why named),
 quoted nothing or left orders open; 2 for a load or params error (naming strategy.params.<key>).
 Refusals count quotes and immediate (FOK/FAK) orders the risk gate refused, by code, with the
-gate's first reason for each.
+gate's first reason for each. The report gives the slowest onEvent call and the p99 of its times;
+it warns (still exit 0) when the gate refused more than half of what the strategy asked for, or
+when a call took over ${SLOW_HANDLER_MS} ms (handlers must be cheap).
 
 Examples:
   mmkit strategy check strategies/bands.ts
@@ -275,7 +312,8 @@ ${EXIT_CODES_HELP}`,
             `mmkit: running ${def.name} for ${o.duration} against an in-process paper exchange...\n`,
           );
         }
-        // the daemon logs into memory: refusals, rejections and fills are counted for the report
+        // the daemon logs into memory: the gate's reasons, the venue's rejections and the kind of the
+        // strategy's first error are read from its lines for the report
         const lines: Array<Record<string, unknown>> = [];
         const sink = new Writable({
           write(chunk, _enc, cb) {
@@ -292,6 +330,8 @@ ${EXIT_CODES_HELP}`,
         });
         const { pino } = await import('pino');
         const logger = pino({ level: 'debug' }, sink);
+        // the engine times the strategy's handler and counts what it asks the gate for (this process only)
+        (await import('../engine/loop.ts')).measureStrategyByDefault(true);
         // a check never signs with the operator's real key: the throwaway paper wallet only
         delete process.env['MMKIT_PRIVATE_KEY'];
         const { runBot } = await import('./run.ts');
@@ -332,11 +372,14 @@ ${EXIT_CODES_HELP}`,
         }
         const orders = ordersIn(join(dataDir, 'mmkit.db'));
         if (!o.keep) rmSync(dataDir, { recursive: true, force: true });
-        // each refusal or trim is logged once (info or debug, src/kernel/gate-path.ts): exact counts
+        // the counts are the run's (the engine's and the kernel's counters); the log lines give the
+        // gate's first reason per code and the kind of the strategy's first error
         const count = (...msgs: string[]) => byCodeIn(lines, ...msgs).counts;
-        const refusals = byCodeIn(lines, 'quote refused', 'immediate order refused');
-        const trims = byCodeIn(lines, 'quote trimmed');
-        const strategyErrors = strategyErrorsIn(lines);
+        const refusalReasons = byCodeIn(lines, 'quote refused', 'immediate order refused').firstReasons;
+        const trimReasons = byCodeIn(lines, 'quote trimmed').firstReasons;
+        const strategyErrors = strategyErrorsOf(summary, lines);
+        const timing = summary.strategyTiming;
+        const warnings = checkWarnings(summary.riskRefusals, timing);
         const started = lines.find((l) => l['msg'] === 'starting') as
           | { markets?: Array<{ market: string; question: string }> }
           | undefined;
@@ -377,11 +420,16 @@ ${EXIT_CODES_HELP}`,
           summary,
           markets,
           strategyErrors,
-          refusals: refusals.counts,
+          // quotes and immediate orders the gate refused, by code, most first
+          refusals: summary.riskRefusals,
           // the gate's first reason per code (which price or size, and why)
-          refusalReasons: refusals.firstReasons,
-          trims: trims.counts,
-          trimReasons: trims.firstReasons,
+          refusalReasons,
+          trims: summary.riskTrims,
+          trimReasons,
+          // what the strategy asked the gate for and how long its handler took (ms)
+          ...(timing !== undefined ? { handler: timing } : {}),
+          // the check is still ok with them: most quotes refused, a slow handler
+          warnings,
           rejections: withPostOnly(count('order rejected'), lines),
           orders,
           ...(o.keep ? { dataDir } : {}),
@@ -401,7 +449,7 @@ ${EXIT_CODES_HELP}`,
             );
           // `CODE xN, first: <the gate's reason>` per code, `; ` between codes
           const withReasons = (by: Record<string, number>, reasons: Record<string, string>) =>
-            Object.entries(by)
+            Object.entries(sortedCounts(by))
               .map(([k, n]) => `${k} x${n}${reasons[k] === undefined ? '' : `, first: ${reasons[k]}`}`)
               .join('; ');
           const refused = Object.entries(report.refusals);
@@ -411,13 +459,13 @@ ${EXIT_CODES_HELP}`,
           if (trimmed.length) out.push(`  trimmed by the risk gate: ${withReasons(report.trims, report.trimReasons)}`);
           const first = strategyErrors.first;
           if (first !== null)
-            out.push(
-              `  strategy errors: ${strategyErrors.count}${strategyErrors.more ? '+' : ''} (output dropped); first: ${first.message}${first.at === null ? '' : ` at ${first.at}`}`,
-            );
+            out.push(`  strategy errors: ${strategyErrors.count} (output dropped); first: ${firstErrorText(first)}`);
           const rejected = Object.entries(report.rejections);
-          if (rejected.length)
-            out.push(`  rejected by the venue: ${rejected.map(([k, n]) => `${k} x${n}`).join(', ')}`);
+          if (rejected.length) out.push(`  rejected by the venue: ${codeCountsText(report.rejections)}`);
+          if (timing !== undefined && timing.calls > 0)
+            out.push(`  slowest onEvent ${ms(timing.slowestMs)}, p99 ${ms(timing.p99Ms)} (${timing.calls} calls)`);
           out.push(`  open orders at exit: ${summary.openOrdersAtExit ?? 'unknown (the venue could not be checked)'}`);
+          for (const w of warnings) out.push(`  warning: ${w}`);
           if (o.keep) out.push(`  data kept in ${dataDir}`);
           out.push(
             report.ok

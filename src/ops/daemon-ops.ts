@@ -24,6 +24,7 @@ import type { BudgetConfig, BudgetGate } from '../api/http/budgets.ts';
 import type { SignerGate } from '../api/http/signer-budget.ts';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { displayAddress } from './address-display.ts';
+import { epochVenueShown, publicUrl } from './venue-display.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { FillEvent } from '../core/events.ts';
 import type { TokenId } from '../core/ids.ts';
@@ -109,24 +110,8 @@ export interface DaemonParts {
 
 const NONE: ReadonlyMap<string, number> = new Map();
 
-/** A URL as it may be shown: no user:password, no query (a gateway URL may carry a token there). */
-export function publicUrl(u: string): string {
-  try {
-    const x = new URL(u);
-    return `${x.protocol}//${x.host}${x.pathname === '/' ? '' : x.pathname}`;
-  } catch {
-    return '';
-  }
-}
-
-/**
- * A ledger epoch's venue as it may be shown: its URL as publicUrl shows it, without the chain, and the
- * `shadow:` / `inprocess:` mark before it (src/cli/data-dir-venue.ts) kept as it is.
- */
-export function epochVenueShown(venue: string): string {
-  const m = /^((?:shadow:|inprocess:)*)(.*)$/s.exec(venue.replace(/#\d+$/, ''))!;
-  return `${m[1]}${publicUrl(m[2]!)}`;
-}
+// (moved to ./venue-display.ts, a light module the CLI's exit summary imports; re-exported here)
+export { epochVenueShown, publicUrl };
 
 /**
  * The store's positions, each with its average price at the venue's 6 decimals, exact from the

@@ -1,10 +1,11 @@
 /**
- * Counts by key over a sliding window ("refused in the last 5 minutes: OFF_TICK 30"), for the status
+ * Counts by key over a sliding window ("refused in the last 5 minutes: OFF_TICK x30"), for the status
  * (src/ops/status.ts). Fed with running totals (the kernel's counters since the start), sampled
  * about once a second: what grew since the last sample goes into the bucket of the sample's time.
  * A ring of fixed buckets (10 s each by default): O(keys) per sample, nothing per counted event, and
  * the window is exact to a bucket (the last 5 minutes are 290 to 300 s). Time is an input: no clock.
  */
+import { sortedCounts } from '../core/code-counts.ts';
 
 /** Options of `new RecentCounts`. */
 export interface RecentCountsOptions {
@@ -58,10 +59,7 @@ export class RecentCounts {
   }
 }
 
-/** A map of counts as a record, largest first (ties by key), zeros left out. */
+/** A map of counts as a record, largest first (ties by key), zeros left out (../core/code-counts.ts). */
 export function byCount(m: ReadonlyMap<string, number>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [k, v] of [...m].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)))
-    out[k] = v;
-  return out;
+  return sortedCounts(m);
 }

@@ -195,7 +195,7 @@ export const STATUS_PAGE_HTML = String.raw`<!doctype html>
     var rows = [['open orders', String(s.orders.open)], ['placed (this session)', String(s.orders.placed)], ['cancelled', String(s.orders.cancelled)], ['rejected', String(s.orders.rejected)], ['fills (this session)', String(s.fills.count) + (L && L.session.externalFills ? ' + ' + L.session.externalFills + ' external' : '')], ['volume', s.fills.volume + ' shares'], ['notional', s.fills.notional + ' USDC']];
     // what the risk gate refused by code and the strategy's errors (absent from an older daemon)
     var G = s.gate, E = s.strategyErrors;
-    var counts = function (o) { var k = Object.keys(o || {}); return k.length === 0 ? 'none' : k.map(function (c) { return c + ' ' + o[c]; }).join(', '); };
+    var counts = function (o) { var k = Object.keys(o || {}); return k.length === 0 ? 'none' : k.map(function (c) { return c + ' x' + o[c]; }).join(', '); };
     if (G && Object.keys(G.refused).length > 0) rows.push(['refused by the risk gate (last ' + Math.round(G.windowSec / 60) + ' min)', counts(G.refusedRecent) + ' (since start ' + counts(G.refused) + ')', 'neg']);
     if (E && E.count > 0) rows.push(['strategy errors', E.count + ' (last 5 min ' + E.recent + ')' + (E.first ? '; first: ' + E.first.message + (E.first.at ? ' at ' + E.first.at : '') : ''), 'neg']);
     if (L && L.epoch) rows.push(['ledger epoch ' + L.epoch.id, L.epoch.fills + ' fills' + (L.epoch.externalFills ? ' + ' + L.epoch.externalFills + ' external' : '') + ', ' + L.epoch.adjustments + ' adjustments, ' + L.epoch.operations + ' split/merge/redeem since ' + L.epoch.since + (L.epoch.world ? ' (world ' + L.epoch.world.slice(0, 8) + ')' : '')]);

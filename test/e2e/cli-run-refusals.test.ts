@@ -101,7 +101,7 @@ describe('mmkit run with a strategy the gate refuses', () => {
       // `mmkit status` (its sample is taken once a second: wait for one with the refusals)
       await new Promise((r) => setTimeout(r, 1500));
       const st = await runMmkit(['status', '--data-dir', data], { timeoutMs: 30_000 });
-      expect(st.out, st.err).toMatch(/refused {5}\(last 5 min\) OFF_TICK \d+ {3}\(since start OFF_TICK \d+\)/);
+      expect(st.out, st.err).toMatch(/refused {5}\(last 5 min\) OFF_TICK x\d+ {3}\(since start OFF_TICK x\d+\)/);
       expect(st.out).toMatch(
         /strategy {4}errors \d+ \(last 5 min \d+\); first: boom in onEvent at .*offtick\.ts:\d+:\d+/,
       );
@@ -120,8 +120,12 @@ describe('mmkit run with a strategy the gate refuses', () => {
       await closed;
     }
 
-    // the exit summary: text and the JSON line
-    expect(out, err.slice(-3000)).toMatch(/ {2}risk refusals {5}OFF_TICK \d+/);
+    // the exit summary: text and the JSON line; a strategy that erred now and then is no failure (exit 0)
+    expect(p.exitCode, err.slice(-3000)).toBe(0);
+    expect(out).not.toContain('FAILED');
+    expect(out, err.slice(-3000)).toMatch(/ {2}risk refusals {5}OFF_TICK x\d+/);
+    // the epoch's venue as /api/status shows it: no `#chain` (review-2 F9)
+    expect(out).toMatch(/\nledger epoch \d+ \(inprocess:http:\/\/127\.0\.0\.1:\d+(\/clob)?[,)]/);
     expect(out).toMatch(/ {2}strategy errors {3}\d+ \(first: boom in onEvent at .*offtick\.ts:\d+:\d+\)/);
     const summary = logLines(err).find((l) => l.msg === 'summary');
     expect(summary, err.slice(-3000)).toBeDefined();
@@ -129,5 +133,40 @@ describe('mmkit run with a strategy the gate refuses', () => {
     expect(summary!['firstStrategyError']).toMatchObject({ message: 'boom in onEvent' });
     expect((summary!['riskRefusals'] as Record<string, number>)['OFF_TICK']).toBeGreaterThanOrEqual(3);
     expect(summary!['riskTrims']).toEqual({});
+    expect(summary!['strategyEvaluations']).toBeGreaterThan(summary!['strategyErrors'] as number);
+    expect((summary!['epoch'] as { venue: string }).venue).toMatch(/^inprocess:http:\/\/127\.0\.0\.1:\d+(\/clob)?$/);
+  }, 240_000);
+
+  it('exits 1 after its orderly shutdown when the strategy erred on every evaluation, and says why (findings-4 F9)', async () => {
+    const file = join(scratch, 'always-throws.ts');
+    writeFileSync(
+      file,
+      `import { defineStrategy } from 'mmkit/strategy';
+export default defineStrategy({
+  name: 'always-throws',
+  description: 'throws on every event',
+  params: {},
+  create: () => ({
+    onEvent: () => {
+      throw new Error('boom on every event');
+    },
+  }),
+});
+`,
+    );
+    const data = join(scratch, 'data-throws');
+    const r = await runMmkit(
+      ['run', '--strategy', file, '--duration', '8s', '--data-dir', data, '--http-port', '0', '--log-format', 'json'],
+      { timeoutMs: 180_000 },
+    );
+    expect(r.code, r.err.slice(-3000)).toBe(1);
+    expect(r.out).toMatch(/ {2}open orders left {2}0\n/);
+    expect(r.out).toMatch(
+      /\nFAILED: the strategy errored on every evaluation \((\d+)\), first: boom on every event at .*always-throws\.ts:\d+:\d+\n$/,
+    );
+    const summary = logLines(r.err).find((l) => l.msg === 'summary');
+    expect(summary, r.err.slice(-3000)).toBeDefined();
+    expect(summary!['strategyErrors']).toBeGreaterThan(0);
+    expect(summary!['strategyEvaluations']).toBe(summary!['strategyErrors']);
   }, 240_000);
 });

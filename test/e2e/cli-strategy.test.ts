@@ -192,9 +192,62 @@ describe('mmkit strategy check', () => {
     );
     const r = await mmkit(['strategy', 'check', file, '--duration', '3s'], { timeoutMs: 120_000 });
     expect(r.code, r.err.slice(-2000)).toBe(1);
-    expect(r.out).toMatch(/strategy errors: \d+\+? \(output dropped\); first: boom in onEvent at .*bad\.ts:3:\d+/);
+    expect(r.out).toMatch(/strategy errors: \d+ \(output dropped\); first: boom in onEvent at .*bad\.ts:3:\d+/);
     expect(r.out).toMatch(/check FAILED: the strategy threw: boom in onEvent \(at .*bad\.ts:3:\d+\)/);
-  }, 120_000);
+    // the exact count (the run's counter), past the 10 errors the engine logs one by one (review-2 F3)
+    const j = await mmkit(['strategy', 'check', file, '--duration', '3s', '--json'], { timeoutMs: 120_000 });
+    expect(j.code, j.err.slice(-2000)).toBe(1);
+    const rep = JSON.parse(j.out) as {
+      summary: { strategyErrors: number; strategyEvaluations: number };
+      strategyErrors: { count: number; first: { kind: string } };
+      handler: { calls: number };
+    };
+    expect(rep.strategyErrors).not.toHaveProperty('more');
+    expect(rep.strategyErrors.count).toBeGreaterThan(10);
+    expect(rep.strategyErrors.count).toBe(rep.summary.strategyErrors);
+    expect(rep.strategyErrors.count).toBe(rep.summary.strategyEvaluations);
+    expect(rep.strategyErrors.count).toBe(rep.handler.calls);
+    expect(rep.strategyErrors.first.kind).toBe('threw');
+  }, 240_000);
+
+  it('warns (still ok) when the gate refused most of the quotes and when a handler is slow (findings-4 F21)', async () => {
+    const dir = join(scratch, 'slow');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'slow-mostly-refused.ts');
+    // on each book event one bid at the best bid and two off the tick (refused OFF_TICK); each
+    // timer tick busy-waits 150 ms (README rule 4: handlers must be cheap)
+    writeFileSync(
+      file,
+      `import { defineStrategy } from 'mmkit/strategy';
+export default defineStrategy({ name: 'slow-mostly-refused', description: 'two of three quotes off the tick; slow ticks', params: {}, create(ctx) {
+  return { onEvent(event, state) {
+    if (event.type === 'timer' && event.name === 'tick') {
+      const end = Date.now() + 150;
+      while (Date.now() < end) {}
+      return undefined;
+    }
+    if (event.type !== 'book_snapshot' && event.type !== 'level_change') return undefined;
+    const m = ctx.markets.get(event.market);
+    if (m === undefined) return undefined;
+    const yes = m.tokens[0].tokenId;
+    const b = state.book(yes);
+    if (b === undefined || b.stale || b.bestBid === null) return undefined;
+    const bid = (price: number) => ({ tokenId: yes, side: 'BUY' as const, price, size: 10_000_000 });
+    return { quotes: [{ market: m.market, quotes: [bid(b.bestBid), bid(b.bestBid - 1), bid(b.bestBid - 2)], at: state.now }] };
+  } };
+} });
+`,
+    );
+    const r = await mmkit(['strategy', 'check', file, '--duration', '5s'], { timeoutMs: 120_000 });
+    expect(r.code, r.out + r.err.slice(-2000)).toBe(0);
+    expect(r.out).toMatch(/\n {2}slowest onEvent (\d+) ms, p99 [\d.]+ ms \(\d+ calls\)\n/);
+    expect(Number(/slowest onEvent (\d+) ms/.exec(r.out)![1])).toBeGreaterThanOrEqual(150);
+    expect(r.out).toMatch(/\n {2}warning: most quotes refused: OFF_TICK x(\d+) of (\d+)\n/);
+    const [, refused, asked] = /most quotes refused: OFF_TICK x(\d+) of (\d+)/.exec(r.out)!.map(Number);
+    expect(refused! * 2).toBeGreaterThan(asked!);
+    expect(r.out).toMatch(/\n {2}warning: slow handler: the slowest onEvent took \d+ ms \(over 100 ms/);
+    expect(r.out).toMatch(/\ncheck ok\n$/);
+  }, 240_000);
 
   it('counts an immediate order the risk gate refused (a FOK above maxOrderSize)', async () => {
     const dir = join(scratch, 'fok');

@@ -10,7 +10,6 @@ import {
   rewardsLine,
   sharpeLine,
   shares,
-  strategyFailed,
   strategyFailure,
   usd,
 } from '../../../src/backtest/report.ts';
@@ -50,7 +49,7 @@ describe('backtest report: terminal summary', () => {
     expect(s).toContain('max drawdown    0.00 USDC');
     // the venue's codes of the rejections (findings-3 F6)
     expect(s).toContain(
-      'orders          8 placed (10 sent, 2 rejected: INVALID_ORDER_NOT_ENOUGH_BALANCE 2), 4 cancel requests (6 ids)',
+      'orders          8 placed (10 sent, 2 rejected: INVALID_ORDER_NOT_ENOUGH_BALANCE x2), 4 cancel requests (6 ids)',
     );
     expect(s).toContain('fill ratio      37.5 % of orders placed got a fill; 0.500 fills per order');
     expect(s).toContain(
@@ -94,10 +93,12 @@ describe('backtest report: terminal summary', () => {
     expect(s).toContain(
       'strategy errors 40366 (the strategy threw; its output was dropped); first: boom in onEvent at /tmp/bad.ts:2:99',
     );
-    expect(strategyFailed(r, computeMetrics(r))).toBe(false);
-    expect(strategyFailed(thrown, computeMetrics(thrown))).toBe(false); // it sent orders
+    expect(strategyFailure(r, computeMetrics(r))).toBeUndefined();
+    expect(strategyFailure(thrown, computeMetrics(thrown))).toBeUndefined(); // it sent orders
     const silent = { ...thrown, orders: { ...thrown.orders, ordersSent: 0, ordersAccepted: 0, ordersRejected: 0 } };
-    expect(strategyFailed(silent, computeMetrics(silent))).toBe(true);
+    expect(strategyFailure(silent, computeMetrics(silent))).toBe(
+      'the strategy threw 40366 time(s) and placed no order (first: boom in onEvent at /tmp/bad.ts:2:99)',
+    );
   });
 
   it("shows the risk gate's refusals and trims by code, and a run the gate refused everything of is FAILED (findings-4 F8)", () => {
@@ -117,7 +118,6 @@ describe('backtest report: terminal summary', () => {
     expect(strategyFailure(none, computeMetrics(none))).toBe(
       'the strategy placed no order: the risk gate refused everything it asked for (quotes: OFF_TICK x21612, NO_INVENTORY x1)',
     );
-    expect(strategyFailed(none, computeMetrics(none))).toBe(true);
     const fok = { ...none, counts: { ...r.counts, ordersRefused: 2 } };
     expect(strategyFailure(fok, computeMetrics(fok))).toBe(
       'the strategy placed no order: the risk gate refused everything it asked for (2 immediate order(s))',

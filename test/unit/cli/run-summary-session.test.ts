@@ -3,7 +3,15 @@
  * `ledger.session.since` (user trial 2, finding 10: they differed by the daemon's start-up time).
  */
 import { describe, expect, it } from 'vitest';
-import { describeCounts, describeStrategyErrors, exitSummary, intentFigures } from '../../../src/cli/run-summary.ts';
+import {
+  describeCounts,
+  describeStrategyErrors,
+  epochVenueText,
+  exitSummary,
+  intentFigures,
+  strategyFailedEveryTime,
+  strategyFailureLine,
+} from '../../../src/cli/run-summary.ts';
 import type { FlatReport } from '../../../src/execution/executor.ts';
 import type { StoreSummary } from '../../../src/store/store-types.ts';
 
@@ -74,6 +82,8 @@ describe("exit summary: the strategy's errors and the gate's refusals (user tria
     expect(intents).toEqual({
       strategyErrors: 6,
       firstStrategyError: { message: 'boom in onEvent', at: '/x/bad.ts:15:44' },
+      // (an engine without strategyCalls counts no evaluation)
+      strategyEvaluations: 0,
       riskRefusals: { OFF_TICK: 30, PRICE_BAND: 2 },
       riskTrims: { LOT: 1 },
     });
@@ -93,12 +103,88 @@ describe("exit summary: the strategy's errors and the gate's refusals (user tria
       intents,
     });
     expect(s).toMatchObject(intents);
-    expect(describeCounts(s.riskRefusals)).toBe('OFF_TICK 30, PRICE_BAND 2');
+    expect(describeCounts(s.riskRefusals)).toBe('OFF_TICK x30, PRICE_BAND x2');
     expect(describeCounts({})).toBe('none');
     expect(describeStrategyErrors(s.strategyErrors, s.firstStrategyError)).toBe(
       '6 (first: boom in onEvent at /x/bad.ts:15:44)',
     );
     expect(describeStrategyErrors(0, null)).toBe('0');
     expect(describeStrategyErrors(2, { message: 'x', at: null })).toBe('2 (first: x)');
+  });
+});
+
+describe('exit summary: a strategy that erred on every evaluation (user trial 4, F9)', () => {
+  const errors = { state: 0, gate: 0, execute: 0, onFill: 0, source: 0, balance: 0, listing: 0 };
+  const counters = { quotesRefused: {}, quotesTrimmed: {}, ordersRefusedByCode: {} };
+  const first = { message: 'boom in onEvent', at: '/x/bad.ts:15:44' };
+
+  it('is FAILED when every evaluation erred, not when some did not', () => {
+    const every = intentFigures(
+      {
+        stats: () => ({ errors: { ...errors, strategy: 42 }, firstStrategyError: first }),
+        strategyCalls: () => ({ evaluations: 42 }),
+      },
+      counters,
+    );
+    expect(every.strategyEvaluations).toBe(42);
+    expect(strategyFailedEveryTime(every)).toBe(true);
+    expect(strategyFailureLine(every)).toBe(
+      'FAILED: the strategy errored on every evaluation (42), first: boom in onEvent at /x/bad.ts:15:44',
+    );
+    const some = intentFigures(
+      {
+        stats: () => ({ errors: { ...errors, strategy: 41 }, firstStrategyError: first }),
+        strategyCalls: () => ({ evaluations: 42 }),
+      },
+      counters,
+    );
+    expect(strategyFailedEveryTime(some)).toBe(false);
+    expect(strategyFailureLine(some)).toBeUndefined();
+    // no error, no evaluation (a run stopped before its books were whole): no failure
+    expect(strategyFailedEveryTime({ strategyErrors: 0, strategyEvaluations: 0 })).toBe(false);
+    expect(strategyFailureLine({ strategyErrors: 3, strategyEvaluations: 3, firstStrategyError: null })).toBe(
+      'FAILED: the strategy errored on every evaluation (3)',
+    );
+  });
+
+  it('carries the handler times only when the engine measured them', () => {
+    const timing = { asked: 31, calls: 10, slowestMs: 401, p99Ms: 12 };
+    const measured = intentFigures(
+      {
+        stats: () => ({ errors: { ...errors, strategy: 0 } }),
+        strategyCalls: () => ({ evaluations: 10, measured: timing }),
+      },
+      counters,
+    );
+    expect(measured.strategyTiming).toEqual(timing);
+    const plain = intentFigures(
+      { stats: () => ({ errors: { ...errors, strategy: 0 } }), strategyCalls: () => ({ evaluations: 10 }) },
+      counters,
+    );
+    expect(plain).not.toHaveProperty('strategyTiming');
+  });
+});
+
+describe("exit summary: the epoch's venue as /api/status shows it (review-2 F9)", () => {
+  it('has no chain and no credentials or query token of a configured URL', () => {
+    const at = (venue: string) =>
+      exitSummary({
+        session: figures({}),
+        epochFigures: figures({ scope: 'epoch', session: null, since: 0 }),
+        epoch: { id: 1, venue, world: null, address: '', startedAt: 0 },
+        pnl: { realized: 0, unrealized: 0, fees: 0, total: 0, unmarked: [], byToken: [] },
+        realizedAtStart: 0,
+        runStartMs: 0,
+        positionsAtExit: [],
+        flat,
+        reason: 'duration',
+        stop: { kind: 'duration' },
+      }).epoch.venue;
+    expect(at('inprocess:http://127.0.0.1:53211/clob#137')).toBe('inprocess:http://127.0.0.1:53211/clob');
+    expect(at('https://user:secret@gw.example.com/clob?token=abc#137')).toBe('https://gw.example.com/clob');
+    expect(at('shadow:https://u:p@clob.example.com/?k=1#137')).toBe('shadow:https://clob.example.com');
+    // a venue that is no URL (a test store's) as it is, without its chain
+    expect(at('paper')).toBe('paper');
+    expect(epochVenueText('paper#137')).toBe('paper');
   });
 });

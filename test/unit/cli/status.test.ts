@@ -221,8 +221,8 @@ describe('formatStatus', () => {
       strategyErrors: { count: 7, recent: 2, first: { message: 'boom', at: '/x/bad.ts:15:44' } },
     } as unknown as StatusSnapshot;
     const text = formatStatus(s, 'u');
-    expect(text).toContain('refused     (last 5 min) OFF_TICK 30   (since start OFF_TICK 1200, PRICE_BAND 3)\n');
-    expect(text).toContain('trimmed     (last 5 min) none   (since start LOT 4)\n');
+    expect(text).toContain('refused     (last 5 min) OFF_TICK x30   (since start OFF_TICK x1200, PRICE_BAND x3)\n');
+    expect(text).toContain('trimmed     (last 5 min) none   (since start LOT x4)\n');
     expect(text).toContain('strategy    errors 7 (last 5 min 2); first: boom at /x/bad.ts:15:44\n');
     // nothing refused, no error: no line
     const quiet = formatStatus(

@@ -420,6 +420,66 @@ describe('engine loop: errors never kill the loop', () => {
   });
 });
 
+describe('engine loop: strategy calls', () => {
+  it('counts every evaluation, erring or not (not in stats(): a backtest result keeps its shape)', async () => {
+    let n = 0;
+    const { venue, engine, seen, feedBooks } = await setup({
+      onEvent: (_e, s) => {
+        if (++n % 2 === 0) throw new Error('every other');
+        return { quotes: [quote(s.now)] };
+      },
+    });
+    feedBooks();
+    venue.market$.next(level(YES, 'BUY', 4100, 1e6, { bid: 4100, ask: 6000 }));
+    const calls = engine.strategyCalls();
+    expect(calls.evaluations).toBe(seen.length);
+    expect(calls.evaluations).toBeGreaterThan(2);
+    expect(calls.failed).toBe(engine.stats().errors.strategy);
+    expect(calls.failed).toBe(Math.floor(seen.length / 2));
+    expect(calls.measured).toBeUndefined(); // not asked for
+    expect(engine.stats()).not.toHaveProperty('evaluations');
+  });
+
+  it('measures the handler and what it asks the gate for only when asked (measureStrategy)', async () => {
+    let slow = true;
+    const { venue, engine, feedBooks } = await setup({
+      measureStrategy: true,
+      onEvent: (_e, s) => {
+        if (slow) {
+          slow = false;
+          const end = performance.now() + 30;
+          while (performance.now() < end) {
+            /* busy */
+          }
+        }
+        return {
+          quotes: [
+            {
+              market: CID,
+              quotes: [
+                { tokenId: YES, side: 'BUY', price: 4500 as Pips, size: 5e6 as Micro },
+                { tokenId: YES, side: 'BUY', price: 4400 as Pips, size: 5e6 as Micro },
+              ],
+              at: s.now,
+            },
+          ],
+          orders: [{ market: CID, tokenId: YES, side: 'BUY', price: 4500 as Pips, size: 1e6 as Micro, type: 'FOK' }],
+        };
+      },
+    });
+    feedBooks();
+    for (let i = 0; i < 3; i++) venue.market$.next(level(YES, 'BUY', 4100 + i, 1e6, { bid: 4100 + i, ask: 6000 }));
+    const m = engine.strategyCalls().measured!;
+    expect(m.calls).toBe(engine.strategyCalls().evaluations);
+    expect(m.slowestMs).toBeGreaterThanOrEqual(30);
+    expect(m.p99Ms).toBeLessThanOrEqual(m.slowestMs);
+    expect(m.p99Ms).toBeGreaterThan(0);
+    // each call once the books are whole: 2 quotes and 1 immediate order handed to the gate
+    expect(m.asked % 3).toBe(0);
+    expect(m.asked).toBeGreaterThanOrEqual(9);
+  });
+});
+
 describe('engine lifecycle', () => {
   it('no strategy call and no quoting until the reconciliation has succeeded; adopted orders and backfilled fills join the state', async () => {
     let release!: () => void;

@@ -1,0 +1,57 @@
+/**
+ * `mmkit strategy check`'s report from the run's summary (review-2 F3: exact counts, no lower
+ * bound) and its warnings (user trial 4, F21: most quotes refused, a slow handler).
+ */
+import { describe, expect, it } from 'vitest';
+import { checkWarnings, SLOW_HANDLER_MS, strategyErrorsOf } from '../../../src/cli/strategy.ts';
+
+describe('strategy check: the strategy errors', () => {
+  it("counts them from the run's summary (exact), the first's kind from the log lines", () => {
+    const lines = [
+      { msg: 'engine ready: quoting allowed' },
+      { msg: 'strategy handler threw (output dropped)', err: 'boom', at: '/x/bad.ts:3:9', occurrences: 10 },
+    ];
+    const summary = { strategyErrors: 1801, firstStrategyError: { message: 'boom', at: '/x/bad.ts:3:9' } };
+    expect(strategyErrorsOf(summary, lines)).toEqual({
+      count: 1801,
+      first: { message: 'boom', at: '/x/bad.ts:3:9', kind: 'threw' },
+    });
+    const invalid = { strategyErrors: 3, firstStrategyError: { message: 'invalid output: unknown key', at: null } };
+    expect(strategyErrorsOf(invalid, []).first?.kind).toBe('invalid output');
+    expect(strategyErrorsOf(invalid, [{ msg: 'strategy output invalid (output dropped)' }]).first?.kind).toBe(
+      'invalid output',
+    );
+    expect(strategyErrorsOf({ strategyErrors: 0, firstStrategyError: null }, lines)).toEqual({
+      count: 0,
+      first: null,
+    });
+  });
+});
+
+describe('strategy check: warnings', () => {
+  const timing = (o: Partial<{ asked: number; slowestMs: number }>) => ({
+    asked: 31,
+    calls: 40,
+    slowestMs: 3,
+    p99Ms: 1,
+    ...o,
+  });
+
+  it('warns when the gate refused more than half of what the strategy asked for', () => {
+    expect(checkWarnings({ OFF_TICK: 30 }, timing({}))).toEqual(['most quotes refused: OFF_TICK x30 of 31']);
+    expect(checkWarnings({ PRICE_BAND: 1, OFF_TICK: 15 }, timing({}))).toEqual([
+      'most quotes refused: OFF_TICK x15, PRICE_BAND x1 of 31',
+    ]);
+    expect(checkWarnings({ OFF_TICK: 15 }, timing({}))).toEqual([]);
+    expect(checkWarnings({}, timing({ asked: 0 }))).toEqual([]);
+  });
+
+  it('warns when the slowest onEvent took over 100 ms', () => {
+    expect(SLOW_HANDLER_MS).toBe(100);
+    expect(checkWarnings({}, timing({ slowestMs: 100 }))).toEqual([]);
+    expect(checkWarnings({}, timing({ slowestMs: 401.4 }))).toEqual([
+      'slow handler: the slowest onEvent took 401 ms (over 100 ms: handlers must be cheap, README "Rules")',
+    ]);
+    expect(checkWarnings({ OFF_TICK: 30 }, undefined)).toEqual([]);
+  });
+});
