@@ -6,8 +6,8 @@
  *   budgets) ─► store (SQLite: orders before sending, fills exactly once)
  *
  * plus the heartbeat keeper (dead-man switch), the kill switch, the restart reconciliation, a
- * status line every few seconds, and an orderly shutdown (cancel all, verify zero open orders at the
- * venue, flush the store, print a summary).
+ * status line every few seconds (src/cli/run-status-line.ts), and an orderly shutdown (cancel all,
+ * verify zero open orders at the venue, flush the store, print a summary: src/cli/run-shutdown.ts).
  */
 import { type FillEvent, fillLogFields } from '../core/events.ts';
 import { mkdirSync } from 'node:fs';
@@ -17,14 +17,12 @@ import type { Logger } from 'pino';
 import { displayAddress } from '../ops/address-display.ts';
 import { LiveClock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
-import type { TokenId } from '../core/ids.ts';
 import { formatAmount, formatPrice } from '../core/units.ts';
 import type { BudgetConfig } from '../api/http/budgets.ts';
 import type { ApiCredentials } from '../api/http/transport.ts';
 import type { LiveVenue } from '../venues/live/live-venue.ts';
 import { createLiveVenue } from '../venues/live/create-live-venue.ts';
 import { createTrader } from '../kernel/create-trader.ts';
-import { riskMark } from '../risk/marks.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
 import { openStore, type Store } from '../store/store.ts';
@@ -38,7 +36,7 @@ import type { RewardOptions } from '../exchange/rewards/ledger.ts';
 import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import { registerSecret } from '../core/secrets.ts';
 import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.ts';
-import { componentLogger, componentLoggers, DAEMON_COMPONENT, prettyOnly, terminalView } from '../ops/logger.ts';
+import { componentLogger, componentLoggers, DAEMON_COMPONENT, terminalView } from '../ops/logger.ts';
 import {
   checkFleetMemberSetup,
   type FleetRef,
@@ -62,7 +60,8 @@ import { requireFleetMarkets } from './fleet-markets.ts';
 import { preflight, type DoctorSettings } from './doctor.ts';
 import { whenStopped } from './run-stop.ts';
 import { shutdownRun } from './run-shutdown.ts';
-import { midMarks, statusPositions, tokenOutcomes, type RunSummary } from './run-summary.ts';
+import { startStatusLine } from './run-status-line.ts';
+import { midMarks, tokenOutcomes, type RunSummary } from './run-summary.ts';
 
 export type { LedgerFigures, RunSummary } from './run-summary.ts';
 import type { StopSignals } from './stop-signals.ts';
@@ -579,45 +578,11 @@ async function runLocked(
   if (trader.rewards.active) rewardBook.start();
   ops.lifecycle('running');
   trader.startHeartbeat();
-  const lastMid = new Map<TokenId, number>();
-  const status = setInterval(() => {
-    const marks = new Map<TokenId, number>();
-    for (const m of markets)
-      for (const t of m.tokens) {
-        const b = engine.state.book(t.tokenId);
-        if (b?.mid != null) {
-          marks.set(t.tokenId, Math.round(b.mid));
-          lastMid.set(t.tokenId, Math.round(b.mid));
-        }
-      }
-    const pnl = store.pnl(marks);
-    // the loss limit, net of fees, marks every position held on a market it follows, also where the
-    // book has no mid (one side gone: a collapsing market), conservatively (src/risk/marks.ts)
-    const riskMarks = new Map(marks);
-    for (const p of store.positions()) {
-      if (p.size === 0 || riskMarks.has(p.tokenId)) continue;
-      const b = engine.state.book(p.tokenId);
-      if (b === undefined || b === null) continue; // not a market of this run
-      const mk = riskMark(p.size, b, lastMid.get(p.tokenId));
-      if (mk !== undefined) riskMarks.set(p.tokenId, mk);
-    }
-    const risk = riskMarks.size === marks.size ? pnl : store.pnl(riskMarks);
-    kill.recordPnl(risk.realized - risk.fees, risk.unrealized);
-    dlog.info(
-      {
-        open: tracker.liveOrders().length,
-        fills,
-        positions: statusPositions(store.positions(), outcomes),
-        realized: formatAmount(pnl.realized),
-        unrealized: formatAmount(pnl.unrealized),
-        ...(trader.rewards.active ? { rewards: formatAmount(store.rewardTotals().total) } : {}),
-        // the terminal view's one status line (src/ops/terminal): the JSON line stays as it was
-        ...prettyOnly(log, { markets: markets.length, fees: formatAmount(pnl.fees) }),
-      },
-      'status',
-    );
-  }, cfg.statusIntervalMs);
-  status.unref();
+  // the status line, which feeds the kill switch its PnL too (src/cli/run-status-line.ts)
+  const status = startStatusLine(
+    { log, dlog, trader, store, markets, outcomes, fills: () => fills },
+    cfg.statusIntervalMs,
+  );
   const stop = await stopped;
 
   // ---- orderly shutdown (src/cli/run-shutdown.ts) -------------------------------------------------
