@@ -10,6 +10,8 @@
  * leases go before the backfill (another member takes the markets at once) but its connection stays
  * until `leave()`, after it (the backfill's claims and the ids of its fills go to the fleet's Redis);
  * the ledger is read at exit only once every fill is stored.
+ *
+ * `runExitSummary` is the exit summary's one assembly, shared with the shadow run (src/cli/run-shadow.ts).
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
@@ -20,6 +22,7 @@ import type { RunningExchange } from '../exchange/server.ts';
 import type { FleetMember } from '../fleet/member.ts';
 import type { Trader } from '../kernel/create-trader.ts';
 import type { DaemonOps } from '../ops/daemon-ops.ts';
+import type { FlatReport } from '../execution/executor.ts';
 import { componentLogger } from '../ops/logger.ts';
 import type { RewardBook } from '../ops/reward-book.ts';
 import { finalRewardPoll } from '../ops/reward-wiring.ts';
@@ -30,6 +33,7 @@ import type { FleetRef } from './run-fleet.ts';
 import { describeStop, isRiskStop, type RunStop } from './run-stop.ts';
 import {
   intentFigures,
+  type LedgerAtExit,
   ledgerAtExit,
   midMarks,
   rejectionsNotCounted,
@@ -192,15 +196,32 @@ export async function shutdownRun(parts: RunShutdownParts, stop: RunStop): Promi
   removeDaemonVenue(cfg.dataDir);
   await exchange?.close();
   await ops.close();
+  // positions of markets not quoted this run are named from the listing too
+  return runExitSummary(exit, { flat, reason, stop }, trader, markets, { listed, held: exit.positionsAtExit });
+}
+
+/**
+ * The exit summary of a run, `mmkit run`'s and its shadow run's (src/cli/run-shadow.ts): the ledger at
+ * exit's figures with how the orders ended (`end`: verified flat or not, the stop and its reason), the
+ * executor's rejections not counted by the kill switch, the strategy's errors and the gate's refusals
+ * and trims, and the tokens' names (`labels`: also of positions held on markets not quoted this run,
+ * named from the listing; `summaryLabels` in src/cli/run-summary.ts).
+ */
+export function runExitSummary(
+  exit: LedgerAtExit,
+  end: { readonly flat: FlatReport; readonly reason: string; readonly stop: RunStop },
+  trader: Pick<Trader, 'executor' | 'engine' | 'counters'>,
+  markets: readonly MarketInfo[],
+  labels?: Parameters<typeof summaryLabels>[1],
+): RunSummary {
   return {
     ...exit.summary(
-      flat,
-      reason,
-      stop,
-      rejectionsNotCounted(executor.accountStats()),
-      intentFigures(engine, trader.counters),
+      end.flat,
+      end.reason,
+      end.stop,
+      rejectionsNotCounted(trader.executor.accountStats()),
+      intentFigures(trader.engine, trader.counters),
     ),
-    // positions of markets not quoted this run are named from the listing too
-    ...summaryLabels(markets, { listed, held: exit.positionsAtExit }),
+    ...summaryLabels(markets, labels),
   };
 }
