@@ -46,8 +46,8 @@ import {
   joinRunFleet,
   openRunFleetBudgets,
   type RunFleetConfig,
-  startFleetStatusSection,
 } from './run-fleet.ts';
+import { startFleetStatusSection } from './run-fleet-status.ts';
 import { bookRewards } from '../ops/reward-wiring.ts';
 import { REWARD_SAMPLE_MS } from '../engine/reward-tracker.ts';
 import { isLoopbackUrl, removeDaemonVenue, urlsFromBase, writeDaemonVenue, type VenueUrls } from './venue.ts';
