@@ -51,7 +51,10 @@ const SHUTDOWN_BACKFILL_TIMEOUT_MS = 20_000;
 
 /** What `mmkit run` wired and its orderly shutdown stops, flushes and closes (`shutdownRun`). */
 export interface RunShutdownParts {
-  /** The settings it reads: the data dir and venue (named when orders may still rest), the user-channel audit period. */
+  /**
+   * The settings it reads: the data dir and the venue (named when orders may still rest), the user
+   * channel's audit period.
+   */
   readonly cfg: { readonly dataDir: string; readonly exchangeUrl: string; readonly userAuditMs?: number | undefined };
   /** The root logger (the components' loggers) and the daemon's own. */
   readonly log: Logger;
