@@ -6,7 +6,8 @@
  *  - markets: quoted only while this member holds the market's lease; a market taken from another
  *    member first has that member's orders there cancelled (whatever rests on the market and is
  *    not this daemon's: the lease made the market exclusive), and those orders and the ones that
- *    filled there in the last minute are that member's (`previousHolderOrders`); a market lost is pulled;
+ *    filled there in the last minute are that member's (`previousHolderOrders`: src/cli/fleet-takeover.ts);
+ *    a market lost is pulled;
  *  - fail closed: Redis unreachable pauses placing (reason 'fleet') and pulls every market; Redis
  *    back resumes (the leases decide what is quoted again);
  *  - kill: a fleet trip trips this daemon's kill switch ('manual': a risk stop, exit 4), and a risk
@@ -32,25 +33,27 @@
  *    the connection stays), the shutdown backfill (its claims, its fills' ids), then `leave()` (the
  *    ledger's last publish, the grant released, the connection closed).
  * Without fleet.redisUrl none of this loads.
+ * Apart, by concept: the takeover (src/cli/fleet-takeover.ts), the limits' check at join
+ * (src/cli/run-fleet-limits.ts), the member's status record (src/cli/run-fleet-status.ts) and the
+ * ledger's start with its history claim (src/fleet/ledger-start.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../core/clock.ts';
 import { ConfigError, type ConfigProblem } from '../core/errors.ts';
-import { formatAmount } from '../core/units.ts';
 import type { ConditionId, OrderId } from '../core/ids.ts';
 import type { Venue } from '../core/venue.ts';
 import type { FleetMember } from '../fleet/member.ts';
 import type { RiskAmounts } from '../fleet/risk-reserve.ts';
 import type { Trader, TraderFleet } from '../kernel/create-trader.ts';
 import type { BudgetConfig } from '../api/http/budgets.ts';
-import type { DaemonOps } from '../ops/daemon-ops.ts';
-import { type FleetStatusSection, fleetStatusSection } from '../ops/status-fleet.ts';
 import { globalUsage } from '../risk/gate.ts';
 import { isRiskTrigger } from '../risk/kill-switch.ts';
 import type { RiskLimits } from '../risk/limits.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
+import { previousHolderOrders, TAKEOVER_FILLS_MS } from './fleet-takeover.ts';
+import { checkRunFleetLimits } from './run-fleet-limits.ts';
 import type { Logger } from 'pino';
 
 /**
@@ -175,7 +178,7 @@ export interface FleetRef {
   ledger?: import('../fleet/fleet-ledger.ts').LedgerPublisher;
   /** The fleet's registry of the members' filled orders (set once joined; src/fleet/member-orders.ts). */
   orders?: import('../fleet/member-orders.ts').MemberOrders;
-  /** True when this ledger books the account's history (claimed at join: `startFleetLedger`; unset: not asked). */
+  /** True when this ledger books the account's history (claimed at join: `startFleetLedger`, src/fleet/ledger-start.ts; unset: not asked). */
   history?: boolean;
 }
 
@@ -248,68 +251,6 @@ export async function fleetRewardClaims(
     beats: () => member.shouldBeat(),
     fleetMarkets: markets,
   });
-}
-
-/** How far back a member taking a market over reads the account's fills (`previousHolderOrders`). */
-export const TAKEOVER_FILLS_MS = 60_000;
-
-/**
- * The previous holder's orders on `market`, when this member takes it over (findings-2 F5, the
- * takeover race): those resting there that are not `ours` (`open`: to cancel) and those of the
- * account's fills there since `sinceMs` that the executor does not know as its own (`filled`).
- * Both are marked as another member's in the executor, before the market is this member's: their
- * fills are the previous holder's, in its ledger. A fill of the previous holder's that matched just
- * before the takeover may reach this member after it (the user channel's delivery, its audit, a
- * later status of the trade), while its order id may not be in the fleet's registry yet (written
- * every 0.5 s, read every 1 s; never, when that member died first): without this, it would be
- * booked here as external too. A fill from outside the fleet on the market in that time is then
- * booked by nobody as a fill; the position audit of this member (the holder now) books the
- * difference. The fills that cannot be read (`onError`) leave the race open; the takeover goes on.
- * @throws what `venue.openOrders` throws (the takeover fails and is tried again)
- */
-export async function previousHolderOrders(
-  venue: Pick<Venue, 'openOrders' | 'fills'>,
-  executor: Pick<Trader['executor'], 'fillSource' | 'markMemberOrders'>,
-  market: ConditionId,
-  o: { ours: ReadonlySet<OrderId>; sinceMs: number; onError?: (err: Error) => void },
-): Promise<{ open: OrderId[]; filled: OrderId[] }> {
-  const open = (await venue.openOrders()).filter((x) => x.market === market && !o.ours.has(x.id)).map((x) => x.id);
-  let filled: OrderId[] = [];
-  try {
-    const fills = await venue.fills(o.sinceMs);
-    // (the executor's own, of this run or an earlier one, stay its own)
-    const ids = fills
-      .filter((f) => f.market === market && executor.fillSource(f.orderId) !== 'bot')
-      .map((f) => f.orderId);
-    filled = [...new Set(ids)];
-  } catch (e) {
-    o.onError?.(e instanceof Error ? e : new Error(String(e)));
-  }
-  executor.markMemberOrders([...open, ...filled]);
-  return { open, filled };
-}
-
-/**
- * Starts this member's ledger publisher, claiming the account's history first when its store has no
- * fill yet (`claimHistory`; review-1 F1). The claim gives the history to the first ledger when no
- * OTHER ledger is published, so a member must claim before it publishes: members started together
- * that each published first would each see the other's ledger, and nobody would book the history.
- * Claimed first, the first claimer gets it whatever the interleaving, and a fleet whose ledgers were
- * published before the record existed still gets `-` (src/fleet/member-orders.ts).
- * Returns the claim's answer (undefined: not asked).
- * @throws what Redis throws on the claim (nothing published then)
- */
-export async function startFleetLedger(
-  member: Pick<FleetMember, 'redis' | 'keys'>,
-  o: { ledgerId: string; claimHistory: boolean; publisher: { start(): Promise<void> } },
-): Promise<boolean | undefined> {
-  let history: boolean | undefined;
-  if (o.claimHistory) {
-    const { claimHistory } = await import('../fleet/member-orders.ts');
-    history = await claimHistory(member.redis, member.keys, o.ledgerId);
-  }
-  await o.publisher.start();
-  return history;
 }
 
 /** The message of a kill-switch trip that came from the fleet (not sent back to it). */
@@ -432,6 +373,7 @@ export async function joinRunFleet(
   const keepLimits = await checkRunFleetLimits(member, { ...o, name, log: flog });
   // this member's ledger for the fleet's reconciliation (the record stays after it leaves)
   const { LedgerPublisher } = await import('../fleet/fleet-ledger.ts');
+  const { startFleetLedger } = await import('../fleet/ledger-start.ts');
   const ledger = new LedgerPublisher({
     redis: member.redis,
     keys: member.keys,
@@ -490,85 +432,6 @@ export async function joinRunFleet(
   };
 }
 
-/**
- * The account limits and the markets must be the fleet's (src/fleet/fleet-limits.ts): a member
- * configured with other ones leaves the fleet at once and the daemon exits 2 (CONFIG), naming the
- * key (checked before it publishes its ledger or claims the account's history, so a refused member
- * leaves neither behind). Accepted, it starts the keeper that re-records them should Redis lose them
- * (a restart without data); returns its stop.
- * @throws ConfigError on a mismatch
- */
-async function checkRunFleetLimits(
-  member: FleetMember,
-  o: {
-    limits: RiskLimits;
-    markets: readonly ConditionId[];
-    clock: Clock;
-    name: string;
-    log: Logger;
-  },
-): Promise<() => void> {
-  const { checkFleetLimits, FleetLimitsKeeper } = await import('../fleet/fleet-limits.ts');
-  const mine = {
-    maxNotionalGlobal: o.limits.global.maxNotional,
-    maxOpenOrdersGlobal: o.limits.global.maxOpenOrders,
-    maxLoss: o.limits.killSwitch.maxLoss,
-    markets: o.markets,
-  };
-  const bad = await checkFleetLimits(member.redis, member.keys, o.name, mine, { clock: o.clock });
-  if (bad.length === 0) {
-    let warned = false;
-    const keeper = new FleetLimitsKeeper({
-      redis: member.redis,
-      keys: member.keys,
-      member: o.name,
-      limits: mine,
-      clock: o.clock,
-      onRewritten: () =>
-        o.log.warn('fleet Redis had lost the account limits and markets: this member recorded them again'),
-      onMismatch: (m) => {
-        if (!warned)
-          o.log.error(
-            { keys: m.map((x) => x.key) },
-            "the fleet's recorded account limits or markets differ from this member's",
-          );
-        warned = true;
-      },
-    });
-    keeper.start();
-    return () => keeper.stop();
-  }
-  await member.leave().catch(() => undefined);
-  throw fleetMismatchError(bad[0]!);
-}
-
-/** The exit-2 error of a member whose limits or markets are not the fleet's. */
-function fleetMismatchError(b: import('../fleet/fleet-limits.ts').LimitMismatch): ConfigError {
-  const change =
-    'must be the same on every member (to change them, stop every member, or mmkit kill --fleet, ' +
-    'then start them with the new values)';
-  if (b.key === 'markets') {
-    const fleet = b.fleet === '' ? [] : b.fleet.split(',');
-    const mine = String(b.mine) === '' ? [] : String(b.mine).split(',');
-    const missing = fleet.filter((m) => !mine.includes(m));
-    const extra = mine.filter((m) => !fleet.includes(m));
-    const diff = [
-      ...(missing.length > 0 ? [`missing here: ${missing.join(', ')}`] : []),
-      ...(extra.length > 0 ? [`not the fleet's: ${extra.join(', ')}`] : []),
-    ].join('; ');
-    return new ConfigError(
-      'bot.markets',
-      `${mine.length} market(s) here, ${fleet.length} on the fleet's live members (${diff}): the fleet's markets ${change}`,
-    );
-  }
-  const show = (v: number | string): string =>
-    b.key === 'maxOpenOrdersGlobal' ? String(v) : `${formatAmount(Number(v))} USDC`;
-  return new ConfigError(
-    `bot.risk.${b.key}`,
-    `is ${show(b.mine)} here but ${show(b.fleet)} on the fleet's live members: the account limits are the fleet's and ${change}`,
-  );
-}
-
 /** Starts the grant keeper and the loss watch; returns the member's leave that stops them first. */
 async function startRunFleetRisk(
   member: FleetMember,
@@ -613,107 +476,4 @@ async function startRunFleetRisk(
       await keeper.stop().catch(() => undefined);
       await member.leave();
     })());
-}
-
-/** This member's figures for its status record (money in micro-collateral). */
-export interface RunFleetFigures {
-  openOrders: number;
-  fills: number;
-  pnl: { realized: number; unrealized: number; fees: number; rewards: number };
-}
-
-/**
- * Publishes this member's status record (src/fleet/member-status.ts) every `everyMs` (default
- * 2000): its markets and heartbeat lease from the membership, `figures()` from the daemon, the
- * shared budgets' use from `budgets` (a fleet's RedisWindowGate) when they are shared.
- * Returns the stop (deletes the record).
- */
-export async function startRunFleetStatus(
-  member: FleetMember,
-  o: {
-    clock: Clock;
-    figures: () => RunFleetFigures;
-    budgets?: Pick<import('../fleet/window-gate.ts').RedisWindowGate, 'names' | 'ruleState'>;
-    everyMs?: number;
-    /** The fleet as `mmkit fleet status` reads it, every period (for the status page); needs `account`. */
-    onFleet?: (r: import('./fleet-status.ts').FleetStatusReport) => void;
-    account?: string;
-  },
-): Promise<() => Promise<void>> {
-  const { MemberStatusPublisher, memberPnl } = await import('../fleet/member-status.ts');
-  const pub = new MemberStatusPublisher({
-    redis: member.redis,
-    keys: member.keys,
-    clock: o.clock,
-    ...(o.everyMs !== undefined ? { everyMs: o.everyMs } : {}),
-    collect: () => {
-      const s = member.status();
-      const f = o.figures();
-      const budgets: Record<string, { used: number; limit: number }> = {};
-      for (const n of o.budgets?.names() ?? []) {
-        const r = o.budgets!.ruleState(n);
-        budgets[n] = { used: r.used, limit: r.limit };
-      }
-      return {
-        member: s.member,
-        markets: s.markets,
-        openOrders: f.openOrders,
-        fills: f.fills,
-        pnl: memberPnl(f.pnl),
-        budgets,
-        heartbeat: s.heartbeat.holder,
-      };
-    },
-  });
-  pub.start();
-  let poll: ReturnType<Clock['setInterval']> | undefined;
-  if (o.onFleet !== undefined && o.account !== undefined) {
-    const { readFleetStatus } = await import('./fleet-status.ts');
-    const { onFleet, account } = o;
-    let busy = false;
-    poll = o.clock.setInterval(() => {
-      if (busy) return;
-      busy = true;
-      readFleetStatus(member.redis, account)
-        .then(onFleet, () => undefined) // Redis away: the last view stays (the member fails closed anyway)
-        .finally(() => {
-          busy = false;
-        });
-    }, o.everyMs ?? 2000);
-  }
-  return async () => {
-    if (poll !== undefined) o.clock.clearInterval(poll);
-    poll = undefined;
-    await pub.stop();
-  };
-}
-
-/**
- * A fleet member publishes its status record (`mmkit fleet status`, startRunFleetStatus), labels
- * its metrics with its name and shows the fleet on the status page (FleetStatusSection).
- * Returns the stop.
- */
-export async function startFleetStatusSection(
-  member: FleetMember,
-  o: {
-    ops: Pick<DaemonOps, 'metrics' | 'monitor'>;
-    clock: Clock;
-    figures: () => RunFleetFigures;
-    budgets?: Pick<import('../fleet/window-gate.ts').RedisWindowGate, 'names' | 'ruleState'>;
-    account: string;
-  },
-): Promise<() => Promise<void>> {
-  const name = member.status().member;
-  o.ops.metrics.setMember(name);
-  let fleetSection: FleetStatusSection | undefined;
-  o.ops.monitor.setFleet(() => fleetSection);
-  return startRunFleetStatus(member, {
-    clock: o.clock,
-    ...(o.budgets !== undefined ? { budgets: o.budgets } : {}),
-    account: o.account,
-    onFleet: (r) => {
-      fleetSection = fleetStatusSection(name, r);
-    },
-    figures: o.figures,
-  });
 }

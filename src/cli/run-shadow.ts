@@ -50,17 +50,9 @@ import { createShadowVenue, SHADOW_ADDRESS } from '../venues/shadow/shadow-venue
 import type { SimVenueStats } from '../venues/sim/sim-venue.ts';
 import { pickMarkets, type RunConfig } from './run.ts';
 import { requireMarketsToTrade, takeDaemonDir, warnInProcessFlags } from './run-checks.ts';
-import {
-  ledgerAtExit,
-  midMarks,
-  rejectionsNotCounted,
-  intentFigures,
-  statusPositions,
-  summaryLabels,
-  tokenOutcomes,
-  type RunSummary,
-} from './run-summary.ts';
+import { ledgerAtExit, midMarks, statusPositions, tokenOutcomes, type RunSummary } from './run-summary.ts';
 import { describeStop, whenStopped } from './run-stop.ts';
+import { runExitSummary } from './run-shutdown.ts';
 import { shadowDataDir } from './shadow-dir.ts';
 import type { StopSignals } from './stop-signals.ts';
 import { urlsFromBase, type VenueUrls } from './venue.ts';
@@ -458,13 +450,6 @@ async function trade(
       takerFills: stats.takerFills,
       collateral: formatAmount(account.collateral),
     },
-    ...exit.summary(
-      flat,
-      reason,
-      stop,
-      rejectionsNotCounted(executor.accountStats()),
-      intentFigures(engine, trader.counters),
-    ),
-    ...summaryLabels(markets),
+    ...runExitSummary(exit, { flat, reason, stop }, trader, markets),
   };
 }

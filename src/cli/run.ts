@@ -6,8 +6,8 @@
  *   budgets) ─► store (SQLite: orders before sending, fills exactly once)
  *
  * plus the heartbeat keeper (dead-man switch), the kill switch, the restart reconciliation, a
- * status line every few seconds, and an orderly shutdown (cancel all, verify zero open orders at the
- * venue, flush the store, print a summary).
+ * status line every few seconds (src/cli/run-status-line.ts), and an orderly shutdown (cancel all,
+ * verify zero open orders at the venue, flush the store, print a summary: src/cli/run-shutdown.ts).
  */
 import { type FillEvent, fillLogFields } from '../core/events.ts';
 import { mkdirSync } from 'node:fs';
@@ -17,15 +17,12 @@ import type { Logger } from 'pino';
 import { displayAddress } from '../ops/address-display.ts';
 import { LiveClock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
-import type { TokenId } from '../core/ids.ts';
 import { formatAmount, formatPrice } from '../core/units.ts';
 import type { BudgetConfig } from '../api/http/budgets.ts';
 import type { ApiCredentials } from '../api/http/transport.ts';
 import type { LiveVenue } from '../venues/live/live-venue.ts';
 import { createLiveVenue } from '../venues/live/create-live-venue.ts';
 import { createTrader } from '../kernel/create-trader.ts';
-import { backfillFills } from '../engine/restart.ts';
-import { riskMark } from '../risk/marks.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
 import { openStore, type Store } from '../store/store.ts';
@@ -39,7 +36,7 @@ import type { RewardOptions } from '../exchange/rewards/ledger.ts';
 import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import { registerSecret } from '../core/secrets.ts';
 import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.ts';
-import { componentLogger, componentLoggers, DAEMON_COMPONENT, prettyOnly, terminalView } from '../ops/logger.ts';
+import { componentLogger, componentLoggers, DAEMON_COMPONENT, terminalView } from '../ops/logger.ts';
 import {
   checkFleetMemberSetup,
   type FleetRef,
@@ -49,29 +46,22 @@ import {
   joinRunFleet,
   openRunFleetBudgets,
   type RunFleetConfig,
-  startFleetStatusSection,
 } from './run-fleet.ts';
-import { bookRewards, finalRewardPoll } from '../ops/reward-wiring.ts';
+import { startFleetStatusSection } from './run-fleet-status.ts';
+import { bookRewards } from '../ops/reward-wiring.ts';
 import { REWARD_SAMPLE_MS } from '../engine/reward-tracker.ts';
 import { isLoopbackUrl, removeDaemonVenue, urlsFromBase, writeDaemonVenue, type VenueUrls } from './venue.ts';
 import { IN_PROCESS_VENUE_PREFIX } from './data-dir-venue.ts';
 import { resolveWallet } from './wallet.ts';
 import type { DaemonLock } from '../ops/daemon-lock.ts';
 import { removeControlToken, removeDaemonFile } from '../ops/daemon-file.ts';
-import { logNotFlat, requireMarketsToTrade, takeDaemonDir, warnInProcessFlags } from './run-checks.ts';
+import { requireMarketsToTrade, takeDaemonDir, warnInProcessFlags } from './run-checks.ts';
 import { requireFleetMarkets } from './fleet-markets.ts';
 import { preflight, type DoctorSettings } from './doctor.ts';
-import { describeStop, isRiskStop, whenStopped } from './run-stop.ts';
-import {
-  ledgerAtExit,
-  midMarks,
-  rejectionsNotCounted,
-  intentFigures,
-  statusPositions,
-  summaryLabels,
-  tokenOutcomes,
-  type RunSummary,
-} from './run-summary.ts';
+import { whenStopped } from './run-stop.ts';
+import { shutdownRun } from './run-shutdown.ts';
+import { startStatusLine } from './run-status-line.ts';
+import { midMarks, tokenOutcomes, type RunSummary } from './run-summary.ts';
 
 export type { LedgerFigures, RunSummary } from './run-summary.ts';
 import type { StopSignals } from './stop-signals.ts';
@@ -160,13 +150,6 @@ const urlsOf = urlsFromBase;
 /** An on/off/auto switch: auto means on with a paper venue, off on a real one. */
 const onIn = (v: 'auto' | 'on' | 'off' | undefined, paper: boolean): boolean =>
   v === 'on' || ((v ?? 'auto') === 'auto' && paper);
-
-/** The shutdown backfill starts this long before the run did (the venue filters trades on whole seconds; a clock may drift). */
-const SHUTDOWN_BACKFILL_MARGIN_MS = 60_000;
-/** With the user-channel audit on, the shutdown backfill reaches back this long (or 4 audit periods, if longer). */
-const SHUTDOWN_BACKFILL_AUDITED_MS = 10 * 60_000;
-/** The shutdown backfill gives up after this long. */
-const SHUTDOWN_BACKFILL_TIMEOUT_MS = 20_000;
 
 /**
  * The wallet (src/cli/wallet.ts): the keystore or MMKIT_PRIVATE_KEY when configured; otherwise, on
@@ -595,155 +578,19 @@ async function runLocked(
   if (trader.rewards.active) rewardBook.start();
   ops.lifecycle('running');
   trader.startHeartbeat();
-  const lastMid = new Map<TokenId, number>();
-  const status = setInterval(() => {
-    const marks = new Map<TokenId, number>();
-    for (const m of markets)
-      for (const t of m.tokens) {
-        const b = engine.state.book(t.tokenId);
-        if (b?.mid != null) {
-          marks.set(t.tokenId, Math.round(b.mid));
-          lastMid.set(t.tokenId, Math.round(b.mid));
-        }
-      }
-    const pnl = store.pnl(marks);
-    // the loss limit, net of fees, marks every position held on a market it follows, also where the
-    // book has no mid (one side gone: a collapsing market), conservatively (src/risk/marks.ts)
-    const riskMarks = new Map(marks);
-    for (const p of store.positions()) {
-      if (p.size === 0 || riskMarks.has(p.tokenId)) continue;
-      const b = engine.state.book(p.tokenId);
-      if (b === undefined || b === null) continue; // not a market of this run
-      const mk = riskMark(p.size, b, lastMid.get(p.tokenId));
-      if (mk !== undefined) riskMarks.set(p.tokenId, mk);
-    }
-    const risk = riskMarks.size === marks.size ? pnl : store.pnl(riskMarks);
-    kill.recordPnl(risk.realized - risk.fees, risk.unrealized);
-    dlog.info(
-      {
-        open: tracker.liveOrders().length,
-        fills,
-        positions: statusPositions(store.positions(), outcomes),
-        realized: formatAmount(pnl.realized),
-        unrealized: formatAmount(pnl.unrealized),
-        ...(trader.rewards.active ? { rewards: formatAmount(store.rewardTotals().total) } : {}),
-        // the terminal view's one status line (src/ops/terminal): the JSON line stays as it was
-        ...prettyOnly(log, { markets: markets.length, fees: formatAmount(pnl.fees) }),
-      },
-      'status',
-    );
-  }, cfg.statusIntervalMs);
-  status.unref();
+  // the status line, which feeds the kill switch its PnL too (src/cli/run-status-line.ts)
+  const status = startStatusLine(
+    { log, dlog, trader, store, markets, outcomes, fills: () => fills },
+    cfg.statusIntervalMs,
+  );
   const stop = await stopped;
-  const reason = describeStop(stop);
 
-  // ---- orderly shutdown --------------------------------------------------------------------------
-  // the bot stopping itself on a risk limit (exit 4) is an ERROR: a WARN+ log filter or alert sees it
-  if (isRiskStop(stop)) dlog.error({ reason }, 'kill switch tripped: stopping, cancelling all orders');
-  else dlog.info({ reason }, 'stopping: cancelling all orders');
-  ops.lifecycle('stopping');
-  clearInterval(status);
-  await trader.stop();
-  await trader.cancelAll('shutdown');
-  const flat = await trader.verifyFlat(5000);
-  if (!flat.flat) logNotFlat(dlog, flat, tracker.liveOrders().length, cfg, urls, exchange !== undefined);
-  await stopFleetStatus?.();
-  // a fleet member's last poll of the payouts while it still holds its markets and reaches the
-  // fleet (its claims are made in Redis; a payout it cannot claim now is booked by the next holder)
-  if (fleetMember !== undefined && trader.rewards.active)
-    await finalRewardPoll(rewardBook, componentLogger(log, 'rewards'));
-  // the leases and the heartbeat go at once (another member takes the markets without waiting); the
-  // connection stays for the backfill's claims and the ledger's last publish: it leaves below
-  await fleetMember?.release();
-  // answers a waiting `mmkit kill` (POST /api/kill) at once and takes the last status sample
-  ops.flattened(flat, reason);
-  // the user channel closed with the engine: a fill matched before the venue took the cancels (or
-  // one a frozen user channel never delivered) is known only from the venue's trade history. Now
-  // that nothing rests there, nothing can fill any more: take the fills since the run started (or,
-  // with the user-channel audit on, since a few audit periods ago: the audits covered the rest),
-  // each stored once (the store keys fills by trade and order id). Bounded in time: a venue that
-  // does not answer does not hold the exit (the next start backfills from the last stored fill).
-  const auditMs = cfg.userAuditMs ?? 0;
-  const backfillFrom =
-    (auditMs > 0
-      ? Math.max(runStartMs, clock.now() - Math.max(SHUTDOWN_BACKFILL_AUDITED_MS, 4 * auditMs))
-      : runStartMs) - SHUTDOWN_BACKFILL_MARGIN_MS;
-  try {
-    // (in a fleet, a fill from outside on a market outside the fleet's is booked by the member that
-    // claims it: asked first; one that cannot be asked now is said, with its ids: a later backfill
-    // books it only if its window still covers the fill)
-    const work = backfillFills(venue, backfillFrom, async (f) => {
-      const won = await executor.claimExternal(f).catch((err: unknown) => {
-        marketLog('executor', f.market).warn(
-          { trade: f.tradeId, order: f.orderId, err: err instanceof Error ? err.message : String(err) },
-          "an external fill could not be claimed in the fleet's Redis at shutdown: not booked by this member",
-        );
-        return false;
-      });
-      return won ? executor.onVenueFill(f) === 'new' : false;
-    });
-    work.catch(() => {}); // when abandoned on the timeout (its error is reported below otherwise)
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`no answer within ${SHUTDOWN_BACKFILL_TIMEOUT_MS} ms`)),
-        SHUTDOWN_BACKFILL_TIMEOUT_MS,
-      );
-    });
-    const { fresh } = await Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-    for (const f of fresh) {
-      // a fill of an order the bot did not place is stored as external, never counted as its own
-      const source = executor.fillSource(f.orderId);
-      if (source === 'bot') {
-        fills++;
-        // (in a fleet, its id goes to the registry of the members' filled orders, written by its flush timer or, at the latest, by `leave()`
-        // below: a member taking the market over then never books it as external; review-1 F2)
-        fleetRef.orders?.add(f.orderId);
-      }
-      marketLog('executor', f.market).info(
-        { ...fillLogFields(f, outcomes.get(f.tokenId)), source, backfilled: true },
-        source === 'bot' ? 'fill' : 'external fill',
-      );
-    }
-    if (fresh.length > 0)
-      dlog.warn({ fills: fresh.length }, 'fills the user channel had not delivered, backfilled at shutdown');
-  } catch (err) {
-    dlog.error(
-      { err: err instanceof Error ? err.message : String(err) },
-      'could not backfill fills at shutdown (the next start backfills from the last stored fill)',
-    );
-  }
-  await fleetMember?.leave();
-  await trader.close();
-  // the payouts of the run's last epochs (bounded: a venue that does not answer does not hold the exit)
-  if (fleetMember === undefined && trader.rewards.active)
-    await finalRewardPoll(rewardBook, componentLogger(log, 'rewards'));
-  const marks = midMarks(markets, engine);
-  const exit = ledgerAtExit(store, {
-    session,
-    now: clock.now(),
-    marks,
-    epoch: epoch.epoch,
-    realizedAtStart,
-    runStartMs,
-  });
-  for (const p of exit.positionsAtExit) dlog.info(p, 'position at exit');
-  store.close();
-  await venue.close();
-  removeDaemonVenue(cfg.dataDir);
-  await exchange?.close();
-  await ops.close();
-  return {
-    ...exit.summary(
-      flat,
-      reason,
-      stop,
-      rejectionsNotCounted(executor.accountStats()),
-      intentFigures(engine, trader.counters),
-    ),
-    // positions of markets not quoted this run are named from the listing too
-    ...summaryLabels(markets, { listed: all, held: exit.positionsAtExit }),
-  };
+  // ---- orderly shutdown (src/cli/run-shutdown.ts) -------------------------------------------------
+  const ledger = { session, epoch: epoch.epoch, realizedAtStart, runStartMs };
+  const wired = { cfg, log, dlog, marketLog, clock, trader, venue, urls, exchange, store, ops, rewardBook, status };
+  const fleet = { fleetMember, fleetRef, stopFleetStatus };
+  // (the backfill's fills of the bot's own are counted as the user channel's)
+  return shutdownRun({ ...wired, ...fleet, markets, listed: all, outcomes, ledger, onBotFill: () => fills++ }, stop);
 }
 
 export const resolveDataDir = (d: string): string => resolve(d);

@@ -22,7 +22,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../core/clock.ts';
-import { Script } from './lease.ts';
+import { Script } from './lua-script.ts';
 import type { FleetKeys } from './fleet-keys.ts';
 
 /** The account limits, integers: notional µ-collateral, open orders, max loss µ-collateral. */

@@ -11,7 +11,7 @@ import type { Clock, TimerHandle } from '../core/clock.ts';
 import { ValidationError } from '../core/errors.ts';
 import type { FleetKeys } from './fleet-keys.ts';
 import { type FleetKillRecord, tripFleetKill } from './kill.ts';
-import { Script } from './lease.ts';
+import { Script } from './lua-script.ts';
 
 // KEYS: pnl; ARGV: member, pnl -> the sum over every member (string; unreadable entries count 0)
 const WRITE_SUM = new Script(`

@@ -14,7 +14,7 @@
  */
 import type { Redis } from 'ioredis';
 import { ValidationError } from '../core/errors.ts';
-import { Script } from './lease.ts';
+import { Script } from './lua-script.ts';
 
 // KEYS: state hash; ARGV: id, fence, ttl -> 1 written, 0 refused (a larger fence is stored)
 const RECORD = new Script(`

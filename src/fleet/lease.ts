@@ -1,31 +1,6 @@
-/**
- * Leases on Redis (issue 21; research §3.1): the fleet's way of saying "one member at a time".
- *
- *  - acquire: a Lua script, `if the key exists: refuse (holder, PTTL)`, else take the next fence
- *    (`FENCE_LUA`: max(INCR <key>:fence, Redis TIME in µs), stored back in the counter) and
- *    `SET key "<member>:<fence>" PX ttl`. The value names the holder and its fence; the fence grows
- *    with every grant, so a later holder always carries a larger one, even across a Redis that
- *    came back empty (INCR alone would restart at 1, below a stale holder's fence): the clock part
- *    is larger than any earlier fence as long as Redis's clock does not go back and fewer than one
- *    grant per µs happened (a failover to a host whose clock is behind could break it: keep its
- *    clocks synced).
- *  - renew / release: compare-and-set scripts (`PEXPIRE` / `DEL` only while the key still holds the
- *    caller's value), so a member never extends or drops a lease that passed to another.
- *  - `renewAll`: one round trip for all of a member's leases; it answers which are still held.
- *
- * The venue cannot check fences, so a holder also fences itself: it acts for the resource only
- * until `sentAt + 0.8 × ttl` (`selfFenceUntil`), `sentAt` being the time the last successful
- * acquire or renew was SENT (not answered): a lease granted at the latest when the command reached
- * Redis cannot have expired before that. Redis's own clock runs the expiry; members' clocks only
- * measure durations, so no clock sync is needed.
- *
- * Errors: every call rejects (ioredis, fail-fast profile of ./redis.ts) within the command timeout
- * when Redis is down or hung; callers decide what that means (the heartbeat lease, the market
- * leases and the fail-closed guard do).
- */
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { ValidationError } from '../core/errors.ts';
+import { Script } from './lua-script.ts';
 
 /** The part of a lease's ttl a holder trusts (self-fencing). */
 export const SELF_FENCE_FRACTION = 0.8;
@@ -49,22 +24,6 @@ const MEMBER = /^[A-Za-z0-9._-]{1,64}$/;
 function checkTtl(ttlMs: number): void {
   if (!Number.isInteger(ttlMs) || ttlMs < 10 || ttlMs > 3_600_000)
     throw new ValidationError(`lease ttl must be an integer of ms in [10, 3600000], got ${ttlMs}`);
-}
-
-/** A Lua script run by EVALSHA, falling back to EVAL when Redis does not know it (after a restart). */
-export class Script {
-  readonly sha: string;
-  constructor(readonly source: string) {
-    this.sha = createHash('sha1').update(source).digest('hex');
-  }
-  async run(redis: Redis, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
-    try {
-      return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
-    } catch (e) {
-      if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) throw e;
-      return redis.eval(this.source, keys.length, ...keys, ...args);
-    }
-  }
 }
 
 /**

@@ -18,7 +18,8 @@ import type { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { ValidationError } from '../core/errors.ts';
 import type { FleetKeys } from './fleet-keys.ts';
-import { FENCE_LUA, type RedisLeases, Script, parseLeaseValue, selfFenceUntil } from './lease.ts';
+import { FENCE_LUA, type RedisLeases, parseLeaseValue, selfFenceUntil } from './lease.ts';
+import { Script } from './lua-script.ts';
 import { planShare } from './market-share.ts';
 
 // KEYS: members; ARGV: member, deadMs -> the live members (after dropping the dead)

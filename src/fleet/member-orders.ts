@@ -36,7 +36,7 @@
 import type { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import type { FleetKeys } from './fleet-keys.ts';
-import { Script } from './lease.ts';
+import { Script } from './lua-script.ts';
 
 /** How long the registry keeps an order id: 30 days (a fill of an older order is a rare late one). */
 export const MEMBER_ORDERS_RETENTION_MS = 30 * 24 * 3_600_000;

@@ -35,7 +35,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { FleetKeys } from './fleet-keys.ts';
-import { Script } from './lease.ts';
+import { Script } from './lua-script.ts';
 
 /** How long the fleet keeps a date's booked figures (the reward book reads a week back). */
 export const REWARD_CLAIMS_TTL_MS = 30 * 24 * 3_600_000;

@@ -35,7 +35,7 @@ import type { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { ValidationError } from '../core/errors.ts';
 import type { FleetKeys } from './fleet-keys.ts';
-import { Script } from './lease.ts';
+import { Script } from './lua-script.ts';
 
 /** Notional (µ-collateral) and open orders: a grant, a usage, or the caps. */
 export interface RiskAmounts {

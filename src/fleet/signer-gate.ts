@@ -24,7 +24,7 @@
  * SharedBudgetUnavailableError.
  */
 import type { Redis } from 'ioredis';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { ConfigError, ValidationError } from '../core/errors.ts';
 import {
@@ -53,6 +53,7 @@ import {
 } from '../api/http/signer-budget.ts';
 import { abortReason } from '../api/http/budget-waiters.ts';
 import { WakeTimer } from '../api/http/wake-timer.ts';
+import { Script } from './lua-script.ts';
 import { ACQUIRE, NEVER, RELEASE, RENEW, STATE } from './signer-scripts.ts';
 import { SharedBudgetUnavailableError } from './window-gate.ts';
 
@@ -82,12 +83,12 @@ interface Reserve extends HeldTokens {
   bucket: TokenBucket;
 }
 
-interface Script {
-  lua: string;
-  sha: string;
-}
-const script = (lua: string): Script => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
-const S = { acquire: script(ACQUIRE), release: script(RELEASE), renew: script(RENEW), state: script(STATE) };
+const S = {
+  acquire: new Script(ACQUIRE),
+  release: new Script(RELEASE),
+  renew: new Script(RENEW),
+  state: new Script(STATE),
+};
 
 interface Waiter extends SignerWaiter {
   /** Aborted while its script ran: a grant is given back at once. */
@@ -221,19 +222,11 @@ export class RedisSignerGate implements SignerGate {
   }
 
   async #run(s: Script, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    const fail = (e: unknown) => {
+    try {
+      return await s.run(this.#redis, keys, args);
+    } catch (e) {
       this.#errors++;
-      return SharedBudgetUnavailableError.of('signer buckets', e);
-    };
-    try {
-      return await this.#redis.evalsha(s.sha, keys.length, ...keys, ...args);
-    } catch (e) {
-      if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) throw fail(e);
-    }
-    try {
-      return await this.#redis.eval(s.lua, keys.length, ...keys, ...args);
-    } catch (e) {
-      throw fail(e);
+      throw SharedBudgetUnavailableError.of('signer buckets', e);
     }
   }
 

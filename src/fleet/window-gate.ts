@@ -44,6 +44,7 @@ import type { RateRule } from '../core/rate-limits.ts';
 import type { BudgetGate, BudgetTicket } from '../api/http/budgets.ts';
 import { WakeTimer } from '../api/http/wake-timer.ts';
 import { abortReason, queueWaiter } from '../api/http/budget-waiters.ts';
+import { Script } from './lua-script.ts';
 import {
   ACQUIRE,
   EPOCH,
@@ -131,26 +132,17 @@ interface Waiter {
   onAbort: (() => void) | undefined;
 }
 
-interface Script {
-  lua: string;
-  sha: string;
-}
-
-function script(lua: string): Script {
-  return { lua, sha: createHash('sha1').update(lua).digest('hex') };
-}
-
 const S = {
-  acquire: script(ACQUIRE),
-  release: script(RELEASE),
-  renew: script(RENEW),
-  pause: script(PAUSE),
-  lower: script(LOWER),
-  state: script(STATE),
-  table: script(TABLE),
-  members: script(MEMBERS),
-  epoch: script(EPOCH),
-  reseed: script(RESEED),
+  acquire: new Script(ACQUIRE),
+  release: new Script(RELEASE),
+  renew: new Script(RENEW),
+  pause: new Script(PAUSE),
+  lower: new Script(LOWER),
+  state: new Script(STATE),
+  table: new Script(TABLE),
+  members: new Script(MEMBERS),
+  epoch: new Script(EPOCH),
+  reseed: new Script(RESEED),
 };
 
 /** The key prefix of an account's windows. */
@@ -365,15 +357,7 @@ export class RedisWindowGate implements BudgetGate {
 
   async #run(s: Script, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
     try {
-      return await this.#redis.evalsha(s.sha, keys.length, ...keys, ...args);
-    } catch (e) {
-      if (!(e instanceof Error) || !e.message.startsWith('NOSCRIPT')) {
-        this.#errors++;
-        throw SharedBudgetUnavailableError.of('request budgets', e);
-      }
-    }
-    try {
-      return await this.#redis.eval(s.lua, keys.length, ...keys, ...args);
+      return await s.run(this.#redis, keys, args);
     } catch (e) {
       this.#errors++;
       throw SharedBudgetUnavailableError.of('request budgets', e);

@@ -10,7 +10,7 @@
  *  - `marketEvents(tokens)`: ONE market-channel connection, shared; asking again for more tokens
  *    subscribes them on the live connection. `userEvents(markets)`: ONE user-channel connection,
  *    shared likewise, whose reconnects are reconciled over REST (/data/orders, /data/order/{id},
- *    /data/trades), so nothing missed while away is lost and nothing is emitted twice.
+ *    /data/trades), so nothing missed while away is lost and nothing is emitted twice (./live-streams.ts).
  *  - `prepare` signs locally (the id, the EIP-712 digest, is known before anything is sent);
  *    `place` posts the prepared wire objects at most 15 per POST /orders, byte-identical on a retry.
  *    Each entry's answer becomes a PlaceOutcome; when the request as a whole fails, no one knows
@@ -24,7 +24,6 @@
  *  - `heartbeat()`: POST /v1/heartbeats chaining the id; false on any failure (the chain restarts).
  */
 import type { Observable } from 'rxjs';
-import { filter, share, tap } from 'rxjs';
 import { ClobClient, type SignedOrderLike } from '../../api/clob.ts';
 import type { ApiCredentials, HttpTransport, LoggerLike } from '../../api/http/transport.ts';
 import type { Transport } from '../../api/http/types.ts';
@@ -33,17 +32,15 @@ import { RelayerClient, type RelayerTransaction } from '../../api/relayer.ts';
 import { DataClient } from '../../api/data.ts';
 import { RewardsClient } from '../../api/rewards.ts';
 import type { ActivityType } from '../../api/schemas/data.ts';
-import { marketStream, type MarketStream } from '../../api/streams/market.ts';
 import type { BackoffPolicy, StreamLogger, WsFactory } from '../../api/streams/socket.ts';
 import type { UserIdentity } from '../../api/streams/user-decode.ts';
-import { userStream, type ReconcileContext, type ReconcileResult, type UserStream } from '../../api/streams/user.ts';
-import { rtdsStream, type RtdsStream } from '../../api/streams/rtds.ts';
 import type { Clock } from '../../core/clock.ts';
 import { MAX_BATCH_ORDERS } from '../../core/rate-limits.ts';
 import { CANCEL_CHUNK_IDS } from '../../core/signer-limits.ts';
 import { LiveMarketCache } from './market-cache.ts';
+import { LiveStreams } from './live-streams.ts';
 import { PresignPool, type PresignOptions } from './presign-pool.ts';
-import { cancelOutcome, orderRecord, toMarketInfo, toVenueOrder, tradeRecord, venueFillsOf } from './live-mappers.ts';
+import { cancelOutcome, toMarketInfo, toVenueOrder, tradeRecord, venueFillsOf } from './live-mappers.ts';
 import { AuthError, ConfigError, OrderRejectedError, RateLimitError, ValidationError } from '../../core/errors.ts';
 import type { FillEvent, MarketEvent, RtdsEvent, UserEvent } from '../../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../../core/ids.ts';
@@ -193,14 +190,12 @@ class LiveVenueImpl implements LiveVenue {
   readonly #me: UserIdentity;
   /** What orders are built from, per market and token (./market-cache.ts). */
   readonly #cache: LiveMarketCache;
-  readonly #marginMs: number;
-  #market: { stream: MarketStream; events$: Observable<MarketEvent> } | undefined;
-  #user: { stream: UserStream; events$: Observable<UserEvent>; markets: Set<string> } | undefined;
-  #rtds: { stream: RtdsStream; events$: Observable<RtdsEvent>; symbols: Set<string> } | undefined;
   #heartbeatId: string | null = null;
   #closed: Promise<void> | undefined;
   /** Speculative signing of likely re-quotes (see PresignOptions). */
   readonly #presign: PresignPool;
+  /** The market, user and price channels (./live-streams.ts). */
+  readonly #streams: LiveStreams;
 
   constructor(p: LiveVenueParts) {
     this.#p = p;
@@ -210,9 +205,9 @@ class LiveVenueImpl implements LiveVenue {
     this.clob = new ClobClient(p.transport, { owner: p.creds.apiKey });
     this.rewards = new RewardsClient(p.transport);
     this.#me = { apiKey: p.creds.apiKey, address: this.address };
-    this.#marginMs = p.reconcileMarginMs ?? 60_000;
     this.#cache = new LiveMarketCache(this.clob, p.builder, p.logger);
     this.#presign = new PresignPool(p.presign, p.builder, (t) => this.#cache.token(t));
+    this.#streams = new LiveStreams(p, { address: this.address, clob: this.clob, cache: this.#cache });
   }
 
   stats(): LiveVenueStats {
@@ -245,88 +240,16 @@ class LiveVenueImpl implements LiveVenue {
 
   marketEvents(tokenIds: readonly TokenId[]): Observable<MarketEvent> {
     if (this.#closed) throw new ValidationError('venue closed');
-    this.#cache.learnFees(tokenIds);
-    let m = this.#market;
-    if (m === undefined) {
-      const p = this.#p;
-      const stream = marketStream({
-        url: `${p.urls.ws.replace(/\/+$/, '')}/ws/market`,
-        assetIds: [...tokenIds],
-        clock: p.clock,
-        ...(p.silenceMs !== undefined ? { silenceMs: p.silenceMs } : {}),
-        ...(p.pingIntervalMs !== undefined ? { pingIntervalMs: p.pingIntervalMs } : {}),
-        ...(p.backoff ? { backoff: p.backoff } : {}),
-        ...(p.logger ? { logger: p.logger } : {}),
-        ...(p.createSocket ? { createSocket: p.createSocket } : {}),
-      });
-      // keep the signing cache's tick in step with the venue (before any consumer sees the event)
-      const events$ = stream.events$.pipe(
-        tap((e) => {
-          if (e.type === 'tick_size_change') this.#cache.onTick(e.tokenId, e.new);
-          else if (e.type === 'book_snapshot' && e.tickSize !== null) this.#cache.onTick(e.tokenId, e.tickSize);
-        }),
-        share(),
-      );
-      this.#market = m = { stream, events$ };
-    } else {
-      m.stream.subscribe(tokenIds);
-    }
-    const wanted = new Set<string>(tokenIds);
-    const markets = new Set<string>();
-    for (const t of tokenIds) {
-      const info = this.#cache.token(t)?.m;
-      if (info !== undefined) markets.add(info.market);
-    }
-    return m.events$.pipe(
-      filter((e) => {
-        switch (e.type) {
-          case 'book_snapshot':
-          case 'level_change':
-          case 'last_trade':
-          case 'tick_size_change':
-          case 'best_bid_ask':
-            return wanted.has(e.tokenId);
-          case 'market_resolved':
-            return markets.size === 0 || markets.has(e.market);
-          default:
-            return true;
-        }
-      }),
-    );
+    return this.#streams.market(tokenIds);
   }
 
   resync(tokenIds: readonly TokenId[]): void {
-    this.#market?.stream.resync(tokenIds);
+    this.#streams.resync(tokenIds);
   }
 
   userEvents(markets: readonly ConditionId[]): Observable<UserEvent> {
     if (this.#closed) throw new ValidationError('venue closed');
-    let u = this.#user;
-    if (u === undefined) {
-      const p = this.#p;
-      const set = new Set<string>(markets);
-      const stream = userStream({
-        url: `${p.urls.ws.replace(/\/+$/, '')}/ws/user`,
-        creds: p.creds,
-        address: this.address,
-        markets: [...set],
-        reconcile: (ctx) => this.#reconcile(ctx, set),
-        clock: p.clock,
-        silenceMs: p.userSilenceMs ?? 0,
-        auditMs: p.userAuditMs ?? 0,
-        ...(p.userOthersFill !== undefined ? { othersFill: p.userOthersFill } : {}),
-        ...(p.pingIntervalMs !== undefined ? { pingIntervalMs: p.pingIntervalMs } : {}),
-        ...(p.backoff ? { backoff: p.backoff } : {}),
-        ...(p.logger ? { logger: p.logger } : {}),
-        ...(p.createSocket ? { createSocket: p.createSocket } : {}),
-      });
-      this.#user = u = { stream, events$: stream.events$, markets: set };
-    } else {
-      const fresh = markets.filter((m) => !u!.markets.has(m));
-      for (const m of fresh) u.markets.add(m);
-      if (fresh.length > 0) u.stream.subscribe(fresh);
-    }
-    return u.events$;
+    return this.#streams.user(markets);
   }
 
   /**
@@ -336,51 +259,7 @@ class LiveVenueImpl implements LiveVenue {
    */
   priceEvents(symbols: readonly string[]): Observable<RtdsEvent> {
     if (this.#closed) throw new ValidationError('venue closed');
-    const want = [...new Set(symbols.map((x) => x.toLowerCase()))];
-    let r = this.#rtds;
-    if (r === undefined) {
-      const p = this.#p;
-      const stream = rtdsStream({
-        url: p.urls.rtds ?? `${p.urls.ws.replace(/\/+$/, '')}/rtds`,
-        subscriptions: [{ topic: 'crypto_prices', type: 'update', filters: want }],
-        clock: p.clock,
-        ...(p.backoff ? { backoff: p.backoff } : {}),
-        ...(p.logger ? { logger: p.logger } : {}),
-        ...(p.createSocket ? { createSocket: p.createSocket } : {}),
-      });
-      this.#rtds = r = { stream, events$: stream.events$, symbols: new Set(want) };
-    } else {
-      const fresh = want.filter((x) => !r!.symbols.has(x));
-      for (const x of fresh) r.symbols.add(x);
-      if (fresh.length > 0) r.stream.subscribe([{ topic: 'crypto_prices', type: 'update', filters: fresh }]);
-    }
-    return r.events$;
-  }
-
-  /**
-   * What the user stream may have missed: open orders, orders last seen open, trades since the gap
-   * (of the followed markets, and of those `userAuditAlso` adds: trades only, never orders).
-   */
-  async #reconcile(ctx: ReconcileContext, markets: ReadonlySet<string>): Promise<ReconcileResult> {
-    const call = { signal: ctx.signal };
-    const inScope = (market: string) => markets.size === 0 || markets.has(market);
-    const also = this.#p.userAuditAlso;
-    const orders: unknown[] = [];
-    const seen = new Set<string>();
-    for await (const o of this.clob.openOrdersAll({}, call)) {
-      seen.add(o.id);
-      if (inScope(o.market)) orders.push(orderRecord(o));
-    }
-    for (const id of ctx.openOrderIds) {
-      if (seen.has(id)) continue;
-      const o = await this.clob.resolveOrder(id, call);
-      if (o !== undefined) orders.push(orderRecord(o));
-    }
-    const trades: unknown[] = [];
-    const after = Math.max(0, Math.floor((ctx.since - this.#marginMs) / 1000) - 1);
-    for await (const t of this.clob.tradesAll({ after }, call))
-      if (inScope(t.market) || also?.(t.market) === true) trades.push(tradeRecord(t));
-    return { orders, trades };
+    return this.#streams.prices(symbols);
   }
 
   // ---- orders ----------------------------------------------------------------------------------
@@ -708,9 +587,7 @@ class LiveVenueImpl implements LiveVenue {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       this.#presign.close();
-      this.#market?.stream.close();
-      this.#user?.stream.close();
-      this.#rtds?.stream.close();
+      this.#streams.close();
       await this.#p.transport.close?.();
     })();
     return this.#closed;

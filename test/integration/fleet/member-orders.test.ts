@@ -8,7 +8,7 @@
  * registry's times are Redis's: members whose clocks differ still see each other's ids.
  */
 import { describe, expect, it } from 'vitest';
-import { startFleetLedger } from '../../../src/cli/run-fleet.ts';
+import { startFleetLedger } from '../../../src/fleet/ledger-start.ts';
 import { LiveClock, VirtualClock } from '../../../src/core/clock.ts';
 import { LedgerPublisher } from '../../../src/fleet/fleet-ledger.ts';
 import { fleetKeys } from '../../../src/fleet/fleet-keys.ts';

@@ -1,6 +1,6 @@
 /**
  * The members' status records on a real Redis: two members joined by `joinFleet` publish theirs
- * (src/cli/run-fleet.ts startRunFleetStatus); `readFleetStatus` (what `mmkit fleet status` prints)
+ * (src/cli/run-fleet-status.ts startRunFleetStatus); `readFleetStatus` (what `mmkit fleet status` prints)
  * lists both alive with the markets each holds (together every market, once), their PnL and the
  * exact total, the heartbeat holder and the kill flag; a member that stops publishing without
  * leaving drops its record within its ttl; a stopped publisher deletes its record at once.
@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LiveClock } from '../../../src/core/clock.ts';
 import { readFleetStatus } from '../../../src/cli/fleet-status.ts';
-import { startRunFleetStatus } from '../../../src/cli/run-fleet.ts';
+import { startRunFleetStatus } from '../../../src/cli/run-fleet-status.ts';
 import { fleetKeys } from '../../../src/fleet/fleet-keys.ts';
 import { tripFleetKill } from '../../../src/fleet/kill.ts';
 import { type FleetMember, joinFleet } from '../../../src/fleet/member.ts';

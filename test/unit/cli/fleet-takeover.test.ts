@@ -1,5 +1,5 @@
 /**
- * The takeover race of a fleet (findings-2 F5; src/cli/run-fleet.ts `previousHolderOrders`), driven
+ * The takeover race of a fleet (findings-2 F5; src/cli/fleet-takeover.ts `previousHolderOrders`), driven
  * event by event: the previous holder's order fills just before this member takes the market over,
  * and the fill reaches this member only after (the user channel's delivery, its audit, a later
  * status of the trade), before the order's id reached the fleet's registry. Marked at the takeover,
@@ -12,7 +12,7 @@ import type { FillEvent } from '../../../src/core/events.ts';
 import type { ConditionId, OrderId, TokenId, TradeId } from '../../../src/core/ids.ts';
 import type { Micro, Pips } from '../../../src/core/units.ts';
 import type { VenueFill, VenueOrder } from '../../../src/core/venue.ts';
-import { previousHolderOrders } from '../../../src/cli/run-fleet.ts';
+import { previousHolderOrders } from '../../../src/cli/fleet-takeover.ts';
 import { Executor } from '../../../src/execution/executor.ts';
 import { openStore, type Store } from '../../../src/store/store.ts';
 import { FakeVenue } from '../execution/fake-venue.ts';
