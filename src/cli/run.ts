@@ -90,6 +90,8 @@ export interface RunConfig {
   keystoreFile: string;
   /** Seed of the in-process paper exchange's world. */
   seed: number;
+  /** Time the strategy's handler (TraderOptions.measureStrategy): `mmkit strategy check`; default off. */
+  measureStrategy?: boolean;
   /** CLOB protocol of the in-process paper exchange (exchange.protocol); default the exchange's. */
   paperProtocol?: 1 | 2;
   /** The in-process paper exchange's world profile (default: the exchange's, realistic). */
@@ -427,6 +429,7 @@ async function runLocked(
     log: dlog,
     marketLog,
     strategyLog: log.child({ component: 'strategy', strategy: def.name }),
+    ...(cfg.measureStrategy === true ? { measureStrategy: true } : {}),
     tolerance: cfg.tolerance,
     restartPolicy: cfg.restartPolicy,
     foreignOrders: cfg.foreignOrders ?? 'leave',

@@ -330,8 +330,6 @@ ${EXIT_CODES_HELP}`,
         });
         const { pino } = await import('pino');
         const logger = pino({ level: 'debug' }, sink);
-        // the engine times the strategy's handler and counts what it asks the gate for (this process only)
-        (await import('../engine/loop.ts')).measureStrategyByDefault(true);
         // a check never signs with the operator's real key: the throwaway paper wallet only
         delete process.env['MMKIT_PRIVATE_KEY'];
         const { runBot } = await import('./run.ts');
@@ -362,6 +360,8 @@ ${EXIT_CODES_HELP}`,
               postOnly: cfg.bot.postOnly,
               keystoreFile: '',
               seed: o.seed ?? cfg.bot.seed,
+              // the engine times the strategy's handler and counts what it asks the gate for
+              measureStrategy: true,
             },
             logger,
           );

@@ -110,20 +110,10 @@ export interface EngineOptions {
   /**
    * Measure the strategy's handler (wall time of each `onEvent` call) and count the quotes and
    * immediate orders it hands the gate (`strategyCalls().measured`). Off by default (a backtest pays
-   * nothing for it); `mmkit strategy check` turns it on (`measureStrategyByDefault`).
+   * nothing for it); `mmkit strategy check` turns it on (RunConfig.measureStrategy ->
+   * TraderOptions.measureStrategy).
    */
   measureStrategy?: boolean;
-}
-
-let measureByDefault = false;
-
-/**
- * The default of `EngineOptions.measureStrategy` for the engines created after the call, in this
- * process. For `mmkit strategy check`, which runs the whole daemon (runBot) in its own process: the
- * switch reaches its engine without a run option of its own.
- */
-export function measureStrategyByDefault(on: boolean): void {
-  measureByDefault = on;
 }
 
 /** The strategy's handler times and what it asked the gate for (`EngineOptions.measureStrategy`). */
@@ -297,7 +287,7 @@ class EngineImpl implements Engine {
 
   constructor(o: EngineOptions) {
     this.#o = o;
-    this.#times = (o.measureStrategy ?? measureByDefault) ? new CallTimes() : undefined;
+    this.#times = o.measureStrategy === true ? new CallTimes() : undefined;
     this.state = new EngineState(o.markets, {
       requireUserSync: o.requireUserSync ?? true,
       ...(o.orders ? { orders: o.orders } : {}),

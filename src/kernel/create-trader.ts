@@ -129,6 +129,11 @@ export interface TraderOptions {
    */
   readonly collateral?: CollateralConfig;
   readonly tuning?: TraderTuning;
+  /**
+   * Time the strategy's handler and count what it asks the gate for (EngineOptions.measureStrategy:
+   * `mmkit strategy check`); default off (a backtest pays nothing for it).
+   */
+  readonly measureStrategy?: boolean;
   readonly hooks?: TraderHooks;
   /**
    * The liquidity reward estimate (src/engine/reward-tracker.ts): sampled every `sampleMs` (default
@@ -469,6 +474,7 @@ export function createTrader(o: TraderOptions): Trader {
       openOrders: cached ? (m) => tracker.liveOrdersCached(m) : (m) => tracker.liveOrders(m),
     },
     ...(tuning.terminalCapacity !== undefined ? { terminalCapacity: tuning.terminalCapacity } : {}),
+    ...(o.measureStrategy === true ? { measureStrategy: true } : {}),
     reconcile: async () => {
       // a fleet member with no fill yet backfills the account's history only when its ledger books
       // it (else the other members' ledgers have it)
