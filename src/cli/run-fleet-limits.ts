@@ -18,7 +18,8 @@ import type { RiskLimits } from '../risk/limits.ts';
  * configured with other ones leaves the fleet at once and the daemon exits 2 (CONFIG), naming the
  * key (checked before it publishes its ledger or claims the account's history, so a refused member
  * leaves neither behind). Accepted, it starts the keeper that re-records them should Redis lose them
- * (a restart without data); returns its stop.
+ * (a restart without data), and trips the fleet's kill switch when it finds the record holding other
+ * values than this member's (mixed caps: never traded on); returns its stop.
  * @throws ConfigError on a mismatch
  */
 export async function checkRunFleetLimits(
@@ -40,7 +41,7 @@ export async function checkRunFleetLimits(
   };
   const bad = await checkFleetLimits(member.redis, member.keys, o.name, mine, { clock: o.clock });
   if (bad.length === 0) {
-    let warned = false;
+    let tripped = false;
     const keeper = new FleetLimitsKeeper({
       redis: member.redis,
       keys: member.keys,
@@ -49,13 +50,29 @@ export async function checkRunFleetLimits(
       clock: o.clock,
       onRewritten: () =>
         o.log.warn('fleet Redis had lost the account limits and markets: this member recorded them again'),
+      // the record differs from this accepted member's values: another member recorded its own after
+      // Redis lost the record (the joiner's window, src/fleet/fleet-limits.ts), so the fleet would run
+      // with mixed caps: the fleet's kill switch stops every member until the operator sets them alike
+      // (review-1 F11; was one error line while the fleet went on)
       onMismatch: (m) => {
-        if (!warned)
-          o.log.error(
-            { keys: m.map((x) => x.key) },
-            "the fleet's recorded account limits or markets differ from this member's",
+        if (tripped) return;
+        tripped = true;
+        const reason = `fleet limits differ between members: ${m
+          .map((x) =>
+            x.key === 'markets'
+              ? `markets recorded ${listSize(x.fleet)}, ${o.name} has ${listSize(String(x.mine))}`
+              : `${x.key} recorded ${x.fleet}, ${o.name} has ${String(x.mine)}`,
+          )
+          .join('; ')}`;
+        o.log.error({ keys: m.map((x) => x.key) }, `${reason}: tripping the fleet's kill switch`);
+        member
+          .trip(reason)
+          .catch((err: unknown) =>
+            o.log.error(
+              { err: err instanceof Error ? err.message : String(err) },
+              "could not trip the fleet's kill switch on differing limits (the member's guard fails closed on Redis errors)",
+            ),
           );
-        warned = true;
       },
     });
     keeper.start();
@@ -63,6 +80,11 @@ export async function checkRunFleetLimits(
   }
   await member.leave().catch(() => undefined);
   throw fleetMismatchError(bad[0]!);
+}
+
+/** "3 market(s)" of a recorded comma-separated market list. */
+function listSize(list: string): string {
+  return `${list === '' ? 0 : list.split(',').length} market(s)`;
 }
 
 /** The exit-2 error of a member whose limits or markets are not the fleet's. */

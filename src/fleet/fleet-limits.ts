@@ -19,6 +19,9 @@
  * only when the record is missing), and a member joining while others are live but no record exists
  * waits (up to `waitMs`) for them to re-record it before it checks; after that wait it records its own
  * values only if still none exist (members started together on a fresh fleet), else it is checked.
+ * A joiner's record can still beat the keepers' in the moment after the loss: a live member whose
+ * keeper then finds other values than its own (`onMismatch`) trips the fleet's kill switch
+ * (src/cli/run-fleet-limits.ts), so a fleet never trades with mixed caps.
  */
 import type { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../core/clock.ts';
