@@ -56,11 +56,11 @@ module.exports = {
       name: 'strategies-only-the-plugin-api',
       severity: 'error',
       comment:
-        "Shipped plugins import only 'mmkit/strategy' (src/strategy/index.ts, by package self-reference; not a relative path into src/), node built-ins, npm packages and their own modules (strategies/NAME/, see below); a plugin's test may import its plugin.",
+        "Shipped plugins import only 'mmkit/strategy' (src/strategy/index.ts, by package self-reference; not a relative path into src/), node built-ins and npm packages; a plugin's test may import its plugin.",
       from: { path: '^strategies/' },
       to: {
         dependencyTypesNot: ['core', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-bundled', 'npm-no-pkg'],
-        pathNot: ['^src/strategy/index\\.ts$', '^strategies/[^/]+\\.ts$', '^strategies/[^/]+/[^/]+\\.ts$'],
+        pathNot: ['^src/strategy/index\\.ts$', '^strategies/[^/]+\\.ts$'],
       },
     },
     {
@@ -73,10 +73,9 @@ module.exports = {
     {
       name: 'plugin-test-imports-own-plugin-only',
       severity: 'error',
-      comment:
-        "Within strategies/, only a test (NAME.test.ts) imports a plugin (its own). A plugin's own modules sit in strategies/NAME/ (`mmkit strategy list` lists the top-level files only): NAME.ts and they import them, no other plugin ($1: the plugin's NAME).",
-      from: { path: '^strategies/([^/.]+)', pathNot: '\\.test\\.ts$' },
-      to: { path: '^strategies/', pathNot: '^strategies/$1/[^/]+\\.ts$' },
+      comment: 'Within strategies/, only a test (NAME.test.ts) imports a plugin (its own).',
+      from: { path: '^strategies/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^strategies/' },
     },
     {
       name: 'api-not-from-core-book-strategy-kernel',
