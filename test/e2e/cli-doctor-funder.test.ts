@@ -165,4 +165,20 @@ describe('signature type and funder (F7, P3)', () => {
     expect(r.err).toMatch(/mmkit: config venue\.funder: .*MMKIT_FUNDER/);
     expect(r.err).not.toMatch(/pre-flight checks passed/);
   });
+
+  it('run: a funder the venue does not count as the signer’s is refused by the pre-flight (exit 1), not by the kill switch', async () => {
+    const r = await runMmkit(['run', '--exchange-url', base, '--data-dir', dataDir(), '--duration', '5s'], {
+      env: {
+        MMKIT_PRIVATE_KEY: key.privateKey,
+        MMKIT_SIGNATURE_TYPE: 'gnosis-safe',
+        MMKIT_FUNDER: OTHER,
+        MMKIT_HTTP_PORT: '0',
+        MMKIT_LOG_FORMAT: 'json',
+      },
+      timeoutMs: 120_000,
+    });
+    expect(r.code, r.err).toBe(1);
+    expect(r.err).toMatch(/pre-flight checks failed, not starting/);
+    expect(r.err).toMatch(/FAIL funder: .*Invalid maker_address/);
+  });
 });
