@@ -13,7 +13,9 @@ import { resolveParams } from '../strategy/params.ts';
 import { describeConfig, loadConfigDetailed, redactConfig, schemaLeaves, type MmkitConfig } from './config.ts';
 import { action, printJson } from './common.ts';
 import { EXIT_CODES_HELP, ExitCode } from './exit-codes.ts';
-import { apiCredentialsOf, daemonVenue, isLoopbackUrl } from './venue.ts';
+import { funderProblem } from '../ops/doctor/funder-check.ts';
+import { apiCredentialsOf, daemonVenue } from './venue.ts';
+import { venueKindOf } from './venue-kind.ts';
 
 /** One problem `config check` found. */
 export type { ConfigProblem };
@@ -23,7 +25,10 @@ export interface ConfigCheckReport {
   ok: boolean;
   files: readonly string[];
   problems: ConfigProblem[];
-  venue: { inProcess: boolean; paper: boolean; urls: Record<string, string> };
+  /** What is likely wrong but may be meant (two wallet sources, a funder with eoa): said, not refused. */
+  warnings: ConfigProblem[];
+  /** `paper` and why (src/cli/venue-kind.ts). */
+  venue: { inProcess: boolean; paper: boolean; why: string; urls: Record<string, string> };
   wallet: 'keystore' | 'private-key' | 'paper' | 'none';
   strategy: { name: string; params: Record<string, unknown> } | null;
 }
@@ -42,6 +47,7 @@ function rekey(e: ConfigError, from: string, to: string): ConfigProblem {
  */
 export async function checkConfig(cfg: MmkitConfig, files: readonly string[]): Promise<ConfigCheckReport> {
   const problems: ConfigProblem[] = [];
+  const warnings: ConfigProblem[] = [];
   try {
     resolveRiskLimits(cfg.bot.risk);
   } catch (e) {
@@ -71,7 +77,8 @@ export async function checkConfig(cfg: MmkitConfig, files: readonly string[]): P
       if (v.urls[k] === undefined)
         problems.push({ key: `venue.${k}Url`, message: 'required when venue.clobUrl is set without bot.exchangeUrl' });
   }
-  const paper = v.inProcess || Object.values(v.urls).every((u) => u === undefined || isLoopbackUrl(u));
+  const kind = venueKindOf(cfg, Object.values(v.urls), v.inProcess);
+  const paper = kind.paper;
   let wallet: ConfigCheckReport['wallet'] = 'none';
   if (cfg.bot.keystoreFile !== '') {
     wallet = 'keystore';
@@ -94,6 +101,11 @@ export async function checkConfig(cfg: MmkitConfig, files: readonly string[]): P
         key: 'secrets.keystorePassword',
         message: 'the keystore needs its password in the environment variable MMKIT_KEYSTORE_PASSWORD',
       });
+    if (cfg.secrets.privateKey !== '')
+      warnings.push({
+        key: 'secrets.privateKey',
+        message: `MMKIT_PRIVATE_KEY is set too and ignored: the keystore ${cfg.bot.keystoreFile} is the wallet used; unset one of them`,
+      });
   } else if (cfg.secrets.privateKey !== '') wallet = 'private-key';
   else if (paper) wallet = 'paper';
   else
@@ -108,11 +120,10 @@ export async function checkConfig(cfg: MmkitConfig, files: readonly string[]): P
     if (!(e instanceof ConfigError)) throw e;
     problems.push(rekey(e, e.key, e.key));
   }
-  if (cfg.venue.signatureType !== 'eoa' && cfg.venue.funder === '')
-    problems.push({
-      key: 'venue.funder',
-      message: `signature type ${cfg.venue.signatureType} needs the funder address (the proxy or Safe holding the funds)`,
-    });
+  // a proxy type without a funder is refused; a funder with eoa is a warning: it is harmless when it
+  // is the wallet itself, which only the decrypted keystore tells (`mmkit doctor` and `mmkit run` refuse otherwise)
+  const fp = funderProblem(cfg.venue.signatureType, cfg.venue.funder);
+  if (fp !== undefined) (fp.certain ? problems : warnings).push({ key: fp.key, message: fp.message });
   for (const m of cfg.bot.markets)
     if (!isHex32(m))
       problems.push({
@@ -123,9 +134,11 @@ export async function checkConfig(cfg: MmkitConfig, files: readonly string[]): P
     ok: problems.length === 0,
     files,
     problems,
+    warnings,
     venue: {
       inProcess: v.inProcess,
       paper,
+      why: kind.why,
       urls: Object.fromEntries(Object.entries(v.urls).filter(([, u]) => u !== undefined)) as Record<string, string>,
     },
     wallet,
@@ -261,12 +274,14 @@ async function runCheck(o: { config?: string; json?: boolean }): Promise<number>
   const report = await checkConfig(loaded.config, loaded.files);
   if (o.json) printJson(report);
   else if (report.ok) {
+    for (const w of report.warnings) process.stderr.write(`mmkit: warning: config ${w.key}: ${w.message}\n`);
     const where = report.venue.inProcess ? 'paper exchange in-process' : (report.venue.urls['clob'] ?? '?');
     process.stdout.write(
-      `config ok: ${loaded.files.join(' + ')}\n  venue     ${where}${report.venue.paper ? ' (paper)' : ''}\n  wallet    ${report.wallet}\n  strategy  ${report.strategy?.name ?? '-'} ${JSON.stringify(report.strategy?.params ?? {})}\n`,
+      `config ok: ${loaded.files.join(' + ')}\n  venue     ${where}${report.venue.paper ? ' (paper)' : ` (live: ${report.venue.why})`}\n  wallet    ${report.wallet}\n  strategy  ${report.strategy?.name ?? '-'} ${JSON.stringify(report.strategy?.params ?? {})}\n`,
     );
   } else {
     for (const p of report.problems) process.stderr.write(`mmkit: config ${p.key}: ${p.message}\n`);
+    for (const w of report.warnings) process.stderr.write(`mmkit: warning: config ${w.key}: ${w.message}\n`);
   }
   return report.ok ? ExitCode.OK : ExitCode.USAGE;
 }

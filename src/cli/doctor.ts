@@ -4,7 +4,7 @@
  * (or `--json`); exit 0 when nothing fails, 1 when a check fails, 3 when an API or a stream of the
  * venue does not answer.
  *
- * `preflight` is what `mmkit run` calls before it trades on a venue that is not on loopback: the
+ * `preflight` is what `mmkit run` calls before it trades on a live venue (src/cli/venue-kind.ts): the
  * same checks, and a refusal to start (exit 1 or 3) that names the failed checks and their fixes.
  */
 import { existsSync, statSync } from 'node:fs';
@@ -23,6 +23,7 @@ import { action, addCommonOptions, configFrom, printJson, type CommonOptions } f
 import type { MmkitConfig } from './config.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
 import type { VenueUrls } from './venue.ts';
+import type { VenueKindSetting } from './venue-kind.ts';
 import { displayAddress } from '../ops/address-display.ts';
 
 /** What the doctor reads of the configuration besides what `mmkit run` already takes (RunConfig.doctor). */
@@ -33,6 +34,8 @@ export interface DoctorSettings {
   /** doctor.geoblockUrl as configured ('' = the paper exchange's, or none). */
   readonly geoblockUrl: string;
   readonly contracts: { readonly exchange: string; readonly negRiskExchange: string; readonly collateral: string };
+  /** venue.kind: whether the venue is paper or live (src/cli/venue-kind.ts), hence whether the pre-flight runs. */
+  readonly venueKind?: VenueKindSetting;
   readonly budgets: {
     readonly enabled: boolean;
     readonly scale: number;
@@ -48,6 +51,7 @@ export function doctorSettingsOf(cfg: MmkitConfig): DoctorSettings {
     maxClockSkewMs: cfg.doctor.maxClockSkewMs,
     geoblockUrl: cfg.doctor.geoblockUrl,
     contracts: { ...cfg.venue.contracts },
+    venueKind: cfg.venue.kind,
     budgets: {
       enabled: cfg.budgets.enabled,
       scale: cfg.budgets.scale,
@@ -63,8 +67,16 @@ export function geoblockUrlOf(configured: string, clobUrl: string, paper: boolea
   return paper ? `${new URL(clobUrl).origin}/api/geoblock` : '';
 }
 
-/** The wallet's source facts for the report (the key itself stays in `wallet`). */
-export function walletFactsOf(wallet: Wallet, kind: 'keystore' | 'private-key' | 'paper', file?: string): WalletFacts {
+/**
+ * The wallet's source facts for the report (the key itself stays in `wallet`); `ignoredPrivateKey`:
+ * MMKIT_PRIVATE_KEY is set while the keystore is used (a warn).
+ */
+export function walletFactsOf(
+  wallet: Wallet,
+  kind: 'keystore' | 'private-key' | 'paper',
+  file?: string,
+  ignoredPrivateKey = false,
+): WalletFacts {
   let mode: number | undefined;
   if (file !== undefined)
     try {
@@ -78,6 +90,7 @@ export function walletFactsOf(wallet: Wallet, kind: 'keystore' | 'private-key' |
     address: displayAddress(wallet.address),
     ...(file !== undefined ? { file } : {}),
     ...(mode !== undefined ? { mode } : {}),
+    ...(ignoredPrivateKey && kind === 'keystore' ? { ignoredPrivateKey: true } : {}),
   };
 }
 
@@ -101,6 +114,20 @@ export interface PreflightConfig {
   budgets?: BudgetConfig;
   timeoutMs?: number;
   doctor?: DoctorSettings;
+  /** venue.signatureType (0 EOA, 1 POLY_PROXY, 2 POLY_GNOSIS_SAFE) and venue.funder: the `funder` check. */
+  signatureType?: 0 | 1 | 2;
+  funder?: string;
+}
+
+/** venue.signatureType's name from the order builder's number. */
+const SIGNATURE_TYPE_NAMES = ['eoa', 'poly-proxy', 'gnosis-safe'] as const;
+
+/** The doctor's `funder` input: checked unless eoa without a funder. */
+export function funderInputOf(
+  signatureType: 'eoa' | 'poly-proxy' | 'gnosis-safe',
+  funder: string,
+): DoctorInput['funder'] {
+  return signatureType === 'eoa' && funder === '' ? undefined : { signatureType, address: funder };
 }
 
 /**
@@ -115,7 +142,7 @@ export function preflightRefusal(r: Pick<DoctorReport, 'checks'>): string {
 }
 
 /**
- * `mmkit run`'s pre-flight on a venue that is not on loopback: every doctor check; warnings are
+ * `mmkit run`'s pre-flight on a live venue (src/cli/venue-kind.ts): every doctor check; warnings are
  * logged, a failure refuses the start.
  * @throws CliError exit 1 (a check failed) or 3 (the venue did not answer), naming the checks
  */
@@ -142,6 +169,7 @@ export async function preflight(cfg: PreflightConfig, urls: VenueUrls, wallet: W
     budgets: cfg.budgets ?? {},
     budgetFacts: s?.budgets ?? { enabled: true, scale: 1, headroom: 0, signerTier: 'auto' },
     maxClockSkewMs: s?.maxClockSkewMs ?? 5_000,
+    funder: funderInputOf(SIGNATURE_TYPE_NAMES[cfg.signatureType ?? 0], cfg.funder ?? ''),
     geoblockUrl: geoblockUrlOf(s?.geoblockUrl ?? '', urls.clob, false),
     timeoutMs: Math.min(cfg.timeoutMs ?? 10_000, 10_000),
   });
@@ -165,7 +193,7 @@ export function register(program: Command): void {
     'after',
     `
 Each check passes, warns or fails, with the fix. The same checks run before \`mmkit run\` on a
-venue that is not on loopback (doctor.beforeRun).
+live venue (doctor.beforeRun; paper or live: venue.kind).
 
 Examples:
   mmkit doctor --exchange-url http://127.0.0.1:8080
@@ -188,15 +216,19 @@ error, 3 an API or a stream of the venue did not answer.
             : undefined,
       });
       const [
-        { resolveVenue, apiCredentialsOf, budgetsOf, explicitUrls, isLoopbackUrl },
+        { resolveVenue, apiCredentialsOf, budgetsOf, explicitUrls },
+        { venueKindOf },
         { resolveWallet, PAPER_WALLET_FILE },
         { runDoctor },
         { renderReport },
+        { checkConfig },
       ] = await Promise.all([
         import('./venue.ts'),
+        import('./venue-kind.ts'),
         import('./wallet.ts'),
         import('../ops/doctor/doctor.ts'),
         import('../ops/doctor/render.ts'),
+        import('./config-cmd.ts'),
       ]);
       // per-API URLs (a real venue) as `mmkit run` takes them: the CLOB and the streams needed, the
       // others checked when set; else the paper exchange the operator commands find (venue.ts)
@@ -207,7 +239,7 @@ error, 3 an API or a stream of the venue did not answer.
               if (explicit.ws === undefined)
                 throw new ConfigError('venue.wsUrl', 'not set: the streams need it (with venue.clobUrl)');
               const urls = { gamma: '', data: '', content: '', ...explicit, clob: explicit.clob, ws: explicit.ws };
-              return { urls, paper: Object.values(urls).every((u) => u === '' || isLoopbackUrl(u)) };
+              return { urls, paper: venueKindOf(cfg, Object.values(urls)).paper };
             })()
           : resolveVenue(cfg);
       let wallet: WalletFacts;
@@ -221,7 +253,7 @@ error, 3 an API or a stream of the venue did not answer.
           createPaper: false,
         });
         signer = w.wallet;
-        wallet = walletFactsOf(w.wallet, w.kind, w.file);
+        wallet = walletFactsOf(w.wallet, w.kind, w.file, Boolean(process.env['MMKIT_PRIVATE_KEY']));
       } catch (e) {
         const none = cfg.bot.keystoreFile === '' && !process.env['MMKIT_PRIVATE_KEY'];
         const file = join(cfg.bot.dataDir, PAPER_WALLET_FILE);
@@ -233,9 +265,19 @@ error, 3 an API or a stream of the venue did not answer.
       const { registerSecret } = await import('../core/secrets.ts');
       const creds = apiCredentialsOf(cfg);
       registerSecret(signer?.privateKey, creds?.apiKey, creds?.secret, creds?.passphrase);
+      // what `mmkit config check` finds, but the funder (the `funder` check says it, with the signer)
+      // and the wallet source (the `wallet` check)
+      const checked = await checkConfig(cfg, []);
+      const mine = (p: { key: string }) =>
+        p.key !== 'venue.funder' &&
+        p.key !== 'bot.keystoreFile' &&
+        p.key !== 'secrets.keystorePassword' &&
+        p.key !== 'secrets.privateKey';
       const input: DoctorInput = {
         urls: venue.urls,
         paper: venue.paper,
+        config: { problems: checked.problems.filter(mine), warnings: checked.warnings.filter(mine) },
+        funder: funderInputOf(cfg.venue.signatureType, cfg.venue.funder),
         chainId: cfg.bot.chainId,
         wallet,
         signer,

@@ -50,7 +50,9 @@ import {
 import { startFleetStatusSection } from './run-fleet-status.ts';
 import { bookRewards } from '../ops/reward-wiring.ts';
 import { REWARD_SAMPLE_MS } from '../engine/reward-tracker.ts';
-import { isLoopbackUrl, removeDaemonVenue, urlsFromBase, writeDaemonVenue, type VenueUrls } from './venue.ts';
+import { removeDaemonVenue, urlsFromBase, writeDaemonVenue, type VenueUrls } from './venue.ts';
+import { liveMarkersOf, venueKind } from './venue-kind.ts';
+import { funderProblem } from '../ops/doctor/funder-check.ts';
 import { IN_PROCESS_VENUE_PREFIX } from './data-dir-venue.ts';
 import { resolveWallet } from './wallet.ts';
 import type { DaemonLock } from '../ops/daemon-lock.ts';
@@ -137,7 +139,7 @@ export interface RunConfig {
   ops?: OpsHttpConfig;
   /** Liquidity rewards (bot.rewards.*): the estimate's sampling period and the payouts' poll period, ms (default 60,000 each; pollMs 0: only at shutdown). */
   rewards?: { sampleMs: number; pollMs: number };
-  /** The pre-flight checks before a venue that is not on loopback (doctor.*, src/cli/doctor.ts); default on. */
+  /** The pre-flight checks before a live venue (doctor.*, src/cli/doctor.ts; paper or live: src/cli/venue-kind.ts); default on. */
   doctor?: DoctorSettings;
   /**
    * A fleet (fleet.*; src/cli/run-fleet.ts): undefined or an empty redisUrl: a lone daemon. With a
@@ -161,6 +163,11 @@ const onIn = (v: 'auto' | 'on' | 'off' | undefined, paper: boolean): boolean =>
 async function walletFor(cfg: RunConfig, paper: boolean, log: Logger): Promise<Wallet> {
   const r = await resolveWallet({ keystoreFile: cfg.keystoreFile, dataDir: cfg.dataDir, allowPaper: paper });
   if (r.created) log.info({ address: r.wallet.address }, 'created a paper wallet');
+  if (r.kind === 'keystore' && process.env['MMKIT_PRIVATE_KEY'])
+    log.warn(
+      { address: r.wallet.address, keystore: r.file },
+      'MMKIT_PRIVATE_KEY is set too and ignored: the keystore is the wallet used (unset one of them)',
+    );
   return r.wallet;
 }
 
@@ -300,8 +307,23 @@ async function runLocked(
     // operator commands in another terminal (mmkit orders, positions...) find it here
     writeDaemonVenue(cfg.dataDir, urls.clob.replace(/\/clob$/, ''), {}, { inProcess: true });
   }
-  const paper = exchange !== undefined || Object.values(urls).every((u) => u === '' || isLoopbackUrl(u));
+  // paper or live (src/cli/venue-kind.ts): a wallet or a live marker makes a loopback venue live
+  const paper = venueKind({
+    setting: cfg.doctor?.venueKind ?? 'auto',
+    urls: Object.values(urls),
+    inProcess: exchange !== undefined,
+    wallet: cfg.keystoreFile !== '' || Boolean(process.env['MMKIT_PRIVATE_KEY']),
+    liveMarkers: cfg.doctor !== undefined && liveMarkersOf(cfg.doctor),
+  }).paper;
   const wallet = await walletFor(cfg, paper, dlog);
+  // a funder missing or contradicting the signature type: refused as `config check` refuses it
+  // (exit 2), before the pre-flight checks and before anything is signed
+  const fp = funderProblem(
+    (['eoa', 'poly-proxy', 'gnosis-safe'] as const)[cfg.signatureType ?? 0],
+    cfg.funder ?? '',
+    wallet.address,
+  );
+  if (fp !== undefined) throw new ConfigError(fp.key, fp.message);
   // secrets are scrubbed by value from every log line and error message from now on
   registerSecret(
     wallet.privateKey,

@@ -23,6 +23,7 @@ import type { SignatureType } from '../api/orders.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { MmkitConfig } from './config.ts';
 import type { MarketFilters } from './market-filters.ts';
+import { venueKindOf } from './venue-kind.ts';
 
 export interface VenueUrls {
   clob: string;
@@ -77,17 +78,8 @@ export function explicitUrls(cfg: MmkitConfig): Partial<VenueUrls> {
   return out;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-
-/** True when the URL's host is loopback. */
-export function isLoopbackUrl(url: string): boolean {
-  try {
-    const h = new URL(url).hostname;
-    return LOOPBACK.has(h) || h.startsWith('127.');
-  } catch {
-    return false;
-  }
-}
+/** True when the URL's host is loopback (moved to venue-kind.ts, with the paper-or-live decision). */
+export { isLoopbackUrl } from './venue-kind.ts';
 
 /** The file a running daemon writes its venue's URLs to. */
 export const DAEMON_VENUE_FILE = 'venue.json';
@@ -217,7 +209,7 @@ export function resolveVenue(cfg: MmkitConfig): ResolvedVenue {
       );
   }
   const full = urls as VenueUrls;
-  return { urls: full, source, base, paper: Object.values(full).every(isLoopbackUrl) };
+  return { urls: full, source, base, paper: venueKindOf(cfg, Object.values(full)).paper };
 }
 
 /** The daemon's venue: `undefined` urls mean "start a paper exchange in-process". */

@@ -56,6 +56,7 @@ describe('mmkit doctor', () => {
     expect(report.checks.filter((c) => c.status !== 'pass')).toEqual([]);
     const ids = report.checks.map((c) => c.id);
     for (const id of [
+      'config',
       'api.clob',
       'api.gamma',
       'api.data',
@@ -80,7 +81,7 @@ describe('mmkit doctor', () => {
     const table = await runMmkit(['doctor', '--exchange-url', base, '--data-dir', dir]);
     expect(table.code, table.err).toBe(0);
     expect(table.out).toMatch(/^PASS {2}stream\.user /m);
-    expect(table.out).toMatch(/19 passed, 0 warned, 0 failed: ready/);
+    expect(table.out).toMatch(/20 passed, 0 warned, 0 failed: ready/);
   });
 
   it('no wallet: the checks that need one are not checked, and their fix does not speak of failed checks', async () => {

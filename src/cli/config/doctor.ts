@@ -13,7 +13,7 @@ export const doctorSchema = {
     env: 'MMKIT_DOCTOR_GEOBLOCK_URL',
   },
   beforeRun: {
-    doc: '`mmkit run` against a venue that is not on loopback runs the doctor first and refuses to start when a check fails; false skips it (at your own risk).',
+    doc: '`mmkit run` against a live venue (not paper: venue.kind) runs the doctor first and refuses to start when a check fails; false skips it (at your own risk).',
     format: Boolean,
     default: true,
     env: 'MMKIT_DOCTOR_BEFORE_RUN',

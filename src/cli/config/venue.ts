@@ -60,6 +60,12 @@ export const venueSchema = {
     default: 60000,
     env: 'MMKIT_POSITION_AUDIT_MS',
   },
+  kind: {
+    doc: 'Paper or live: auto (paper only when every venue URL is on loopback and no wallet, venue.contracts.* or doctor.geoblockUrl is configured; a real venue behind a local tunnel is live), paper, or live. A paper venue gets no pre-flight checks before `mmkit run`, bot.autoMerge/autoRedeem auto on, and a paper wallet when none is set.',
+    format: ['auto', 'paper', 'live'],
+    default: 'auto',
+    env: 'MMKIT_VENUE_KIND',
+  },
   signatureType: {
     doc: 'How orders are signed: eoa (the wallet holds the funds), poly-proxy or gnosis-safe (the funder address holds them; set venue.funder).',
     format: ['eoa', 'poly-proxy', 'gnosis-safe'],
@@ -123,6 +129,7 @@ export type VenueConfig = {
   marketSilenceMs: number;
   userAuditMs: number;
   positionAuditMs: number;
+  kind: 'auto' | 'paper' | 'live';
   signatureType: 'eoa' | 'poly-proxy' | 'gnosis-safe';
   protocol: 'auto' | '1' | '2';
   funder: string;

@@ -567,7 +567,10 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       const k = reader(req);
       const q = req.query as Query;
       const type = (qString(q, 'asset_type') ?? 'COLLATERAL').toUpperCase();
-      const b = ex.engine.balance(k.address);
+      // signature_type 1 / 2: the account of the key's proxy wallet / Safe (as at the public service)
+      const st = qString(q, 'signature_type');
+      const account = st === '1' || st === '2' ? ex.accountsOf(k.address)[Number(st)]! : k.address;
+      const b = ex.engine.balance(account);
       let micro: number;
       if (type === 'COLLATERAL') micro = b.collateral + b.collateralReserved;
       else if (type === 'CONDITIONAL') {
@@ -580,7 +583,7 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       // V2, the spenders of the collateral (pUSD) are the V2 exchanges; the wire names no
       // collateral token, so nothing else changes
       const { exchange, negRiskExchange } = ex.exchangeContracts();
-      const of = (spender: string) => ex.allowances.of(k.address, spender);
+      const of = (spender: string) => ex.allowances.of(account, spender);
       return {
         balance: String(micro),
         allowance: of(exchange),

@@ -128,8 +128,16 @@ export async function closedOnlyCheck(transport: HttpTransport): Promise<Check> 
   }
 }
 
-/** `balance`, `allowance.exchange`, `allowance.negRiskExchange`: GET /balance-allowance (COLLATERAL). */
-export async function balanceChecks(transport: HttpTransport, contracts: ExchangeContracts): Promise<Check[]> {
+/**
+ * `balance`, `allowance.exchange`, `allowance.negRiskExchange`: GET /balance-allowance (COLLATERAL),
+ * of the signer's proxy wallet or Safe (`signature_type` 1 or 2: the venue derives it) when one holds
+ * the funds, not of the signer; `account` names it in the details.
+ */
+export async function balanceChecks(
+  transport: HttpTransport,
+  contracts: ExchangeContracts,
+  funder?: { readonly signatureType: 1 | 2; readonly account: string },
+): Promise<Check[]> {
   try {
     const r = await transport.request(
       {
@@ -138,12 +146,18 @@ export async function balanceChecks(transport: HttpTransport, contracts: Exchang
         path: '/balance-allowance',
         auth: 'l2',
         idempotent: true,
-        query: { asset_type: 'COLLATERAL' },
+        // a proxy or Safe holds the funds: the venue reports that account's (signature_type)
+        query: { asset_type: 'COLLATERAL', ...(funder !== undefined ? { signature_type: funder.signatureType } : {}) },
       },
       balanceAllowanceSchema,
     );
     return allowanceChecks(
-      { balance: parseRawAmount(r.balance), allowance: r.allowance, allowances: r.allowances },
+      {
+        balance: parseRawAmount(r.balance),
+        allowance: r.allowance,
+        allowances: r.allowances,
+        ...(funder !== undefined ? { account: funder.account } : {}),
+      },
       contracts,
     );
   } catch (e) {

@@ -16,6 +16,8 @@ export interface BalanceAllowanceFacts {
   readonly balance: number;
   readonly allowance?: string | undefined;
   readonly allowances?: Readonly<Record<string, string>> | undefined;
+  /** Whose they are when not the signer's ("the funder 0x…"): said in the details. */
+  readonly account?: string | undefined;
 }
 
 /** A raw 6-decimal amount for people: "unlimited" for an approve(max), else a decimal. */
@@ -31,13 +33,14 @@ export function formatAllowance(raw: string): string {
 export function allowanceChecks(b: BalanceAllowanceFacts, contracts: ExchangeContracts): Check[] {
   const out: Check[] = [];
   const bal = formatAllowance(String(b.balance));
+  const of = b.account !== undefined ? ` (${b.account})` : '';
   out.push(
     b.balance > 0
-      ? pass('balance', 'collateral balance', `${bal} USDC`)
+      ? pass('balance', 'collateral balance', `${bal} USDC${of}`)
       : warn(
           'balance',
           'collateral balance',
-          'the account holds no collateral: it can only sell what it holds',
+          `the account${of} holds no collateral: it can only sell what it holds`,
           'deposit collateral to the trading address (the funder with venue.funder), then `mmkit doctor` again',
         ),
   );
@@ -66,11 +69,11 @@ export function allowanceChecks(b: BalanceAllowanceFacts, contracts: ExchangeCon
         fail(
           id,
           title,
-          `no allowance: ${address} may not spend the account's collateral (every BUY on its markets is refused)`,
+          `no allowance: ${address} may not spend the account's${of} collateral (every BUY on its markets is refused)`,
           `approve ${address} to spend the collateral (the venue web app does it on the first deposit; or approve() on the collateral token), then GET /balance-allowance/update`,
         ),
       );
-    else out.push(pass(id, title, `${formatAllowance(raw)} for ${address}`));
+    else out.push(pass(id, title, `${formatAllowance(raw)} for ${address}${of}`));
   }
   return out;
 }

@@ -24,7 +24,7 @@ export interface Check {
 export interface DoctorReport {
   /** The venue checked (its CLOB base URL). */
   readonly venue: string;
-  /** True when every URL is on loopback (a paper exchange). */
+  /** True when the venue is paper (src/cli/venue-kind.ts decides: loopback with no wallet configured, or venue.kind). */
   readonly paper: boolean;
   readonly checks: readonly Check[];
   readonly summary: { readonly pass: number; readonly warn: number; readonly fail: number };

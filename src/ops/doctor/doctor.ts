@@ -18,8 +18,15 @@ import { createTransport } from '../../api/http/transport.ts';
 import type { Micro } from '../../core/units.ts';
 import { balanceChecks, closedOnlyCheck, l1Check, l2Check } from './account-checks.ts';
 import { budgetsCheck } from './budgets-check.ts';
-import { report, warn, type Check, type DoctorReport } from './check.ts';
+import { fail, pass, report, warn, type Check, type DoctorReport } from './check.ts';
 import { contractsCheck, signedContracts } from './contracts.ts';
+import {
+  FUNDER_CHECK_TITLE,
+  derivedFunderOf,
+  funderCheck,
+  funderProblemCheck,
+  type SignatureTypeName,
+} from './funder-check.ts';
 import { streamChecks } from './stream-checks.ts';
 import { apiCheck, clockOf, geoblockOf, marketsOf, protocolOf } from './venue-checks.ts';
 import { walletCheck, type WalletFacts } from './wallet-check.ts';
@@ -32,8 +39,20 @@ export interface DoctorInput {
     readonly ws: string;
     readonly rtds?: string | undefined;
   };
-  /** Every URL on loopback: a paper exchange (some checks are lenient there). */
+  /** A paper exchange (src/cli/venue-kind.ts decides): some checks are lenient there. */
   readonly paper: boolean;
+  /**
+   * venue.signatureType and venue.funder ('' = not set), checked against the signer (funder-check.ts);
+   * the balance and allowances are then the funder's. Absent: not checked (eoa without a funder).
+   */
+  readonly funder?: { readonly signatureType: SignatureTypeName; readonly address: string } | undefined;
+  /** What `mmkit config check` found (its problems and warnings): the `config` check. Absent: not checked. */
+  readonly config?:
+    | {
+        readonly problems: readonly { readonly key: string; readonly message: string }[];
+        readonly warnings: readonly { readonly key: string; readonly message: string }[];
+      }
+    | undefined;
   readonly chainId: number;
   /** The wallet's source (wallet-check.ts) and, when it loaded, the wallet itself (L1 signatures). */
   readonly wallet: WalletFacts;
@@ -71,6 +90,21 @@ export interface DoctorInput {
 const notChecked = (id: string, title: string, why: string): Check =>
   warn(id, title, `not checked: ${why}`, 'fix what it depends on (named above), then run `mmkit doctor` again');
 
+/** The `config` check: `mmkit config check`'s problems fail it, its warnings warn. */
+function configCheck(c: NonNullable<DoctorInput['config']>): Check {
+  const title = 'configuration (`mmkit config check`)';
+  const list = (ps: readonly { key: string; message: string }[]) => ps.map((p) => `${p.key}: ${p.message}`).join('; ');
+  if (c.problems.length > 0)
+    return fail(
+      'config',
+      title,
+      list(c.problems),
+      'fix the keys named (`mmkit config check` lists them), then `mmkit doctor` again',
+    );
+  if (c.warnings.length > 0) return warn('config', title, list(c.warnings), 'see each key named');
+  return pass('config', title, 'no problem found');
+}
+
 /** Run every check; never throws for what the venue answers (that is in the report). */
 export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
   const now = input.now ?? Date.now;
@@ -85,6 +119,7 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
   });
   const clob = new ClobClient(transport);
   const checks: Check[] = [];
+  if (input.config !== undefined) checks.push(configCheck(input.config));
   try {
     const reach = await Promise.all([
       apiCheck('clob', input.urls.clob, () => clob.ok()),
@@ -144,12 +179,42 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
         checks.push(l2);
         if (l2.status === 'pass') {
           checks.push(await closedOnlyCheck(transport));
-          checks.push(...(await balanceChecks(transport, signedContracts(protocol, input.chainId))));
+          const f = input.funder;
+          let funded: { signatureType: 1 | 2; account: string } | undefined;
+          if (f !== undefined) {
+            const c = await funderCheck(transport, {
+              signatureType: f.signatureType,
+              funder: f.address,
+              signer: address,
+              paper: input.paper,
+              today: new Date(now()).toISOString().slice(0, 10),
+            });
+            checks.push(c);
+            if (f.signatureType !== 'eoa') {
+              // the venue reports the signer's proxy wallet / Safe: the funder when it is that one
+              const d = derivedFunderOf(f.signatureType, address);
+              const name = f.signatureType === 'poly-proxy' ? 'proxy wallet' : 'Safe';
+              funded = {
+                signatureType: f.signatureType === 'poly-proxy' ? 1 : 2,
+                account:
+                  d === f.address.toLowerCase()
+                    ? `the funder ${f.address}, the signer's ${name}`
+                    : `the signer's ${name} ${d}`,
+              };
+            }
+          }
+          checks.push(...(await balanceChecks(transport, signedContracts(protocol, input.chainId), funded)));
         }
       }
     }
     if (!checks.some((c) => c.id === 'closed-only')) {
       const why = 'L2 authentication did not pass';
+      // what needs no venue is said even so: a funder missing or contradictory
+      if (input.funder !== undefined)
+        checks.push(
+          funderProblemCheck(input.funder.signatureType, input.funder.address, address) ??
+            notChecked('funder', FUNDER_CHECK_TITLE, why),
+        );
       checks.push(
         notChecked('closed-only', 'closed-only status', why),
         notChecked('balance', 'collateral balance', why),

@@ -12,6 +12,8 @@ export type WalletFacts =
       readonly file?: string;
       /** The file's permission bits (stat mode & 0o777), when it has a file. */
       readonly mode?: number;
+      /** A keystore is used while MMKIT_PRIVATE_KEY is set too (and ignored): two sources are a warn. */
+      readonly ignoredPrivateKey?: boolean;
     }
   /** `noPaperWallet`: a paper venue whose data dir has no paper wallet yet (`mmkit run` creates it). */
   | { readonly error: string; readonly noPaperWallet?: boolean };
@@ -20,9 +22,22 @@ const ID = 'wallet';
 const TITLE = 'wallet source and key file';
 
 /**
+ * The fix of an unloadable wallet, by what failed: a wrong or missing password or key in the
+ * environment is checked first (re-importing the key does not mend a mistyped password).
+ */
+function unloadableFix(error: string): string {
+  if (/MMKIT_KEYSTORE_PASSWORD/.test(error))
+    return 'check MMKIT_KEYSTORE_PASSWORD: it must be the password the keystore was written with (`mmkit keys import`); only if it is lost, import the key again with `mmkit keys import --force`';
+  if (/MMKIT_PRIVATE_KEY/.test(error))
+    return 'check MMKIT_PRIVATE_KEY (0x + 64 hex digits), or prefer an encrypted keystore: `mmkit keys import`, then bot.keystoreFile and MMKIT_KEYSTORE_PASSWORD';
+  return 'import the key once with `mmkit keys import` (an encrypted keystore), then set bot.keystoreFile and MMKIT_KEYSTORE_PASSWORD';
+}
+
+/**
  * Judge the wallet: unloadable is a fail; a key file that group or others can read is a warn (the
  * keystore is encrypted, the paper key is play money), as is a key in the environment of a real
- * venue's process (any process of the user may read it: prefer the keystore).
+ * venue's process (any process of the user may read it: prefer the keystore), as are two sources
+ * at once (a keystore and MMKIT_PRIVATE_KEY: the keystore is used, the key ignored).
  */
 export function walletCheck(w: WalletFacts, paper: boolean): Check {
   if ('error' in w && w.noPaperWallet === true)
@@ -32,13 +47,7 @@ export function walletCheck(w: WalletFacts, paper: boolean): Check {
       `no paper wallet yet: ${w.error}`,
       '`mmkit run` creates one on its first start (or pass --data-dir)',
     );
-  if ('error' in w)
-    return fail(
-      ID,
-      TITLE,
-      `no usable wallet: ${w.error}`,
-      'import the key once with `mmkit keys import` (an encrypted keystore), then set bot.keystoreFile and MMKIT_KEYSTORE_PASSWORD',
-    );
+  if ('error' in w) return fail(ID, TITLE, `no usable wallet: ${w.error}`, unloadableFix(w.error));
   const mode = w.mode === undefined ? '' : ` (mode ${(w.mode & 0o777).toString(8).padStart(3, '0')})`;
   if (w.file !== undefined && w.mode !== undefined && (w.mode & 0o077) !== 0)
     return warn(
@@ -46,6 +55,13 @@ export function walletCheck(w: WalletFacts, paper: boolean): Check {
       TITLE,
       `${w.kind} ${w.file} of ${w.address} is readable by group or others${mode}`,
       `chmod 600 ${w.file}`,
+    );
+  if (w.ignoredPrivateKey === true)
+    return warn(
+      ID,
+      TITLE,
+      `${w.address} from the keystore ${w.file ?? ''}; MMKIT_PRIVATE_KEY is set too and ignored (the keystore wins)`,
+      'unset MMKIT_PRIVATE_KEY, or clear bot.keystoreFile (MMKIT_KEYSTORE_FILE, --keystore) to trade with that key',
     );
   if (w.kind === 'private-key' && !paper)
     return warn(

@@ -92,7 +92,8 @@ export class BotHarness {
   /**
    * `mmkit run --exchange-url base --data-dir dir ...args` as a child process. A fleet member
    * (`MMKIT_REDIS_URL` in `env`) gets the key of the data dir's paper wallet as MMKIT_PRIVATE_KEY
-   * (unless `env` names a wallet): a member refuses a data dir's own paper wallet (src/cli/run-fleet.ts).
+   * (unless `env` names a wallet), with MMKIT_VENUE_KIND paper: a member refuses a data dir's own paper
+   * wallet (src/cli/run-fleet.ts).
    */
   startBot(base: string, dir: string, args: string[] = [], env: Record<string, string> = {}): BotProcess {
     const member =
@@ -100,7 +101,11 @@ export class BotHarness {
       env['MMKIT_PRIVATE_KEY'] === undefined &&
       env['MMKIT_KEYSTORE_FILE'] === undefined &&
       existsSync(join(dir, 'paper-wallet.key'))
-        ? { MMKIT_PRIVATE_KEY: readFileSync(join(dir, 'paper-wallet.key'), 'utf8').trim() }
+        ? {
+            MMKIT_PRIVATE_KEY: readFileSync(join(dir, 'paper-wallet.key'), 'utf8').trim(),
+            // a key configured makes a loopback venue live (src/cli/venue-kind.ts): this one is a paper wallet
+            MMKIT_VENUE_KIND: 'paper',
+          }
         : {};
     const p = spawn(
       process.execPath,

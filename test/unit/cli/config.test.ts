@@ -332,6 +332,26 @@ describe('config: the shipped files', () => {
     expect(withKey).toMatchObject({ ok: true, wallet: 'private-key' });
   });
 
+  it('check warns when a keystore and MMKIT_PRIVATE_KEY are both set, naming the one used (findings-5 P2)', async () => {
+    const ks = join(dir, 'both-keystore.json');
+    writeFileSync(ks, JSON.stringify({ crypto: {} }));
+    const cfg = loadConfig(
+      file({ bot: { keystoreFile: ks } }),
+      {},
+      { MMKIT_PRIVATE_KEY: KEY, MMKIT_KEYSTORE_PASSWORD: 'a-password' },
+    );
+    const r = await checkConfig(cfg, []);
+    expect(r).toMatchObject({ ok: true, wallet: 'keystore' });
+    expect(r.warnings).toEqual([
+      {
+        key: 'secrets.privateKey',
+        message: expect.stringMatching(
+          /MMKIT_PRIVATE_KEY is set too and ignored: the keystore .*both-keystore\.json is the wallet used/,
+        ),
+      },
+    ]);
+  });
+
   it('check names problems beyond the schema with their config keys', async () => {
     const cfg = loadConfig(
       file({

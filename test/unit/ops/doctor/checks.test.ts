@@ -68,6 +68,28 @@ describe('wallet', () => {
     expect(walletCheck({ error: 'set bot.keystoreFile' }, false).status).toBe('fail');
     expect(walletCheck({ error: 'no paper wallet', noPaperWallet: true }, true).status).toBe('warn');
   });
+  it('a wrong keystore password: the fix says check MMKIT_KEYSTORE_PASSWORD first, not re-import (findings-5 P1)', () => {
+    const c = walletCheck(
+      {
+        error:
+          'config keystoreFile: cannot decrypt the keystore file /k.json: wrong password in MMKIT_KEYSTORE_PASSWORD, or not a keystore',
+      },
+      false,
+    );
+    expect(c.status).toBe('fail');
+    expect(c.fix).toMatch(/^check MMKIT_KEYSTORE_PASSWORD/);
+    expect(
+      walletCheck({ error: 'the environment variable MMKIT_PRIVATE_KEY is not a private key' }, false).fix,
+    ).toMatch(/^check MMKIT_PRIVATE_KEY/);
+  });
+  it('a keystore used while MMKIT_PRIVATE_KEY is set too warns, naming which one is used (findings-5 P2)', () => {
+    const c = walletCheck(
+      { kind: 'keystore', address: '0xab', file: '/k.json', mode: 0o600, ignoredPrivateKey: true },
+      false,
+    );
+    expect(c.status).toBe('warn');
+    expect(c.detail).toMatch(/keystore \/k\.json; MMKIT_PRIVATE_KEY is set too and ignored/);
+  });
 });
 
 describe('rate-limit headroom', () => {
