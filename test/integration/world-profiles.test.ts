@@ -86,7 +86,7 @@ describe('the realistic world', () => {
       expect(at, `quote ${s.orderId} stale after the jump of ${s.jump.market} at ${s.jump.at}`).toBeDefined();
       expect(at! - s.jump.at).toBeLessThanOrEqual(1_000);
     }
-  });
+  }, 600_000); // (virtual time, deterministic: CPU only, ~10-20 s alone; minutes on a loaded machine)
 
   it('makes a probe quoting at the touch lose at +60 s over every one of 5 seeds', () => {
     const marks: number[] = [];
@@ -97,7 +97,7 @@ describe('the realistic world', () => {
       marks.push(f.probeMarkout60s!);
     }
     for (const m of marks) expect(m).toBeLessThan(0);
-  });
+  }, 900_000); // (10 simulated hours: CPU only; minutes on a loaded machine)
 
   it('is harder than the calm world: the probe does better in calm, on the same seed', () => {
     const calm = measureWorld({ profile: 'calm', seed: 1, hours: 1 });
@@ -106,5 +106,5 @@ describe('the realistic world', () => {
     expect(calm.fastShare).toBe(0);
     expect(real.fastShare).toBeGreaterThan(0);
     expect(real.probeMarkout60s!).toBeLessThan(calm.probeMarkout60s!);
-  });
+  }, 600_000);
 });
