@@ -467,6 +467,13 @@ async function runLocked(
       epochStart: epoch.epoch.startedAt,
       ...(epoch.fresh ? { opening: epoch.previous ? ('venue_reset' as const) : ('unknown' as const) } : {}),
       activity: (since) => liveVenue.activityKinds(since),
+      market: async (cid) => {
+        const m = await liveVenue.clob.market(cid);
+        const [a, b] = m.tokens;
+        if (a === undefined || b === undefined) throw new Error(`market ${cid}: not two tokens`);
+        const won = m.tokens.find((t) => t.winner)?.tokenId;
+        return { tokens: [a.tokenId, b.tokenId], winner: won ?? (m.closed ? null : undefined) };
+      },
       mid: async (t) => {
         try {
           return Math.round(await liveVenue.clob.midpoint(t));

@@ -17,11 +17,16 @@
  *    start audit runs before anything is quoted, after the restart backfill, so it adjusts at once.
  *
  * The cause of a difference: the venue's account activity when it reports one for the token
- * (split, merge, redeem, conversion, reward), else the shape of the difference: the two tokens of a
- * market moving by the same amount together are a split (+) or a merge (−), a resolved market's
- * token going to zero is a redeem, the opening holdings of a new epoch are `venue_reset` (or
- * `unknown` on a first epoch), anything else `unknown`. The adjustment's price: the venue's average
- * entry price when it reports one (`venue`), else the token's mid (`mid`), else 0 (`none`).
+ * (split, merge, redeem, conversion, reward), else the shape of the difference: a resolved market's
+ * token going to zero is a redeem (both tokens too), the two tokens of a market moving by the same
+ * amount together are a split (+) or a merge (−), the opening holdings of a new epoch are
+ * `venue_reset` (or `unknown` on a first epoch), anything else `unknown`. The adjustment's price: in a
+ * resolved market whose winner is known, the payout (1 for the winning token, 0 for the losing one:
+ * `venue`) whatever the cause (a redeem, or a merge there); else the venue's average entry price when
+ * it reports one (`venue`), else the token's mid (`mid`), else 0 (`none`). The market facts come from
+ * the engine for the markets it follows and from the venue's market record for the others
+ * (`AuditMarkets.load`): a redeem made outside the daemon in a resolved market it does not trade is
+ * priced at the payout too, not at that market's stale mid.
  *
  * In a fleet (`fleet`, issue 21) the members share the wallet, each with its own ledger: the venue
  * is compared with the SUM of the ledgers (this member's live one and the others' published ones,
@@ -76,6 +81,12 @@ export interface AuditMarkets {
   pair(tokenId: string): { readonly market: ConditionId; readonly other: TokenId } | undefined;
   /** The winning token of a resolved market: undefined when not known to be resolved, null when resolved without a known winner. */
   winner(market: string): TokenId | null | undefined;
+  /**
+   * Learns the markets of the differences to book before their causes and prices are read (optional):
+   * a market the daemon does not follow has no pair or winner until its record is fetched.
+   * @throws when the venue cannot tell (the audit goes on with what it knows)
+   */
+  load?(markets: readonly string[]): Promise<void>;
 }
 
 /** A kind of account activity the venue reports (the data API's `type`), by token. */
@@ -197,13 +208,14 @@ export function causesOf(
       continue;
     }
     const pair = markets.pair(d.tokenId);
+    // (before the merge shape: redeeming both tokens of a resolved market moves them together too)
+    if (pair !== undefined && markets.winner(pair.market) !== undefined && d.venue === 0 && delta < 0) {
+      out.set(d.tokenId, 'redeem');
+      continue;
+    }
     const o = pair === undefined ? undefined : byToken.get(pair.other);
     if (o !== undefined && o.venue - o.ledger === delta) {
       out.set(d.tokenId, delta > 0 ? 'split' : 'merge');
-      continue;
-    }
-    if (pair !== undefined && markets.winner(pair.market) !== undefined && d.venue === 0 && delta < 0) {
-      out.set(d.tokenId, 'redeem');
       continue;
     }
     out.set(d.tokenId, 'unknown');
@@ -278,6 +290,12 @@ export class PositionAuditor {
         activity = undefined; // the shape of the differences decides
       }
     }
+    if (ready.length > 0 && o.markets.load !== undefined)
+      try {
+        await o.markets.load([...new Set(ready.map((d) => d.market))]);
+      } catch {
+        /* the markets known so far decide (a redeem of an unknown market is then priced at its mid) */
+      }
     const causes = causesOf(ready, o.markets, activity, opts.opening);
     const adjusted: PositionAdjustment[] = [];
     const unbooked: PositionAdjustment[] = [];
@@ -289,8 +307,9 @@ export class PositionAuditor {
         priceSource = price === undefined ? 'none' : 'mid';
       }
       const cause = causes.get(d.tokenId) ?? 'unknown';
-      // a redeem pays the winner 1 and the loser 0 (the venue's average price is the entry, not the exit)
-      const pair = cause === 'redeem' ? o.markets.pair(d.tokenId) : undefined;
+      // a resolved market's tokens are worth their payout, 1 for the winner and 0 for the loser: a redeem
+      // (or a merge) there is priced so (the venue's average price is the entry, the mid a stale one)
+      const pair = o.markets.pair(d.tokenId);
       const winner = pair === undefined ? undefined : o.markets.winner(pair.market);
       if (winner !== undefined && winner !== null) {
         price = winner === d.tokenId ? PRICE_SCALE : 0;

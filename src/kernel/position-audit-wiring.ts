@@ -6,7 +6,9 @@
  * collateral housekeeping; and the member's ledger figures a fleet publishes.
  *
  * The venue's holdings are the truth: the start audit (in createTrader's reconciliation) and these
- * make the ledger follow them.
+ * make the ledger follow them. A difference in a market the engine does not follow (or knows
+ * resolved without its winner) reads the venue's record of the market (`PositionAuditConfig.market`):
+ * its pair and winner price a redeem at the payout.
  */
 import type { Clock } from '../core/clock.ts';
 import type { ConditionId, TokenId } from '../core/ids.ts';
@@ -43,10 +45,23 @@ export interface PositionAuditConfig {
   readonly epochStart?: number;
   /** The venue's account activity by token (the data API's), to name causes. */
   activity?(sinceMs: number): Promise<ReadonlyMap<string, ActivityKind>>;
+  /**
+   * The venue's record of a market (its two tokens, its winner), for the markets the engine does not
+   * follow or knows resolved without its winner: a redeem there is priced at the payout.
+   * @throws when the venue cannot tell
+   */
+  market?(market: ConditionId): Promise<AuditMarketRecord>;
   /** A token's mid when the engine does not mirror its book (e.g. the venue's midpoint). */
   mid?(tokenId: string): Promise<number | undefined>;
   /** Each adjustment recorded (the daemon logs and counts it). */
   onAdjust?(a: PositionAdjustment): void;
+}
+
+/** A market as the venue's record tells it (PositionAuditConfig.market). */
+export interface AuditMarketRecord {
+  readonly tokens: readonly [TokenId, TokenId];
+  /** The winning token; null: resolved (closed) with no winner named; undefined: not resolved. */
+  readonly winner: TokenId | null | undefined;
 }
 
 /** The trader's parts the position audit uses (createTrader's). */
@@ -92,6 +107,29 @@ export function createPositionAuditWiring(parts: PositionAuditParts): PositionAu
     return store.fills(from).filter((f) => f.status === 'MATCHED' || f.status === 'MINED' || f.status === 'RETRYING');
   };
   const tokenFills = new Map<string, number>();
+  // the venue's records of the markets the engine cannot tell about (a resolved one's is final)
+  const records = new Map<string, AuditMarketRecord & { readonly market: ConditionId }>();
+  const recordOf = new Map<string, AuditMarketRecord & { readonly market: ConditionId }>();
+  const loadRecords = async (ms: readonly string[], fetch: (m: ConditionId) => Promise<AuditMarketRecord>) => {
+    for (const m of ms) {
+      const state = engine()?.state;
+      const known = state?.market(m as ConditionId) !== undefined;
+      const w = state?.winner(m as ConditionId);
+      // followed and not resolved, or its winner known: the engine's facts are enough
+      if (known && w !== null) continue;
+      if (typeof records.get(m)?.winner === 'string') continue;
+      let r: AuditMarketRecord;
+      try {
+        r = await fetch(m as ConditionId);
+      } catch (err) {
+        log.debug({ market: m, err: err instanceof Error ? err.message : String(err) }, 'market record not read');
+        continue; // what the engine knows decides (a redeem is then priced at the mid)
+      }
+      const rec = { ...r, market: m as ConditionId };
+      records.set(m, rec);
+      for (const t of r.tokens) recordOf.set(t, rec);
+    }
+  };
   const auditor =
     audit === undefined || venue.holdings === undefined
       ? undefined
@@ -120,11 +158,22 @@ export function createPositionAuditWiring(parts: PositionAuditParts): PositionAu
             pair: (t) => {
               const m = engine()?.state.marketOf(t as TokenId);
               const info = m === undefined ? undefined : engine()?.state.market(m);
-              if (info === undefined) return undefined;
-              const other = info.tokens[0].tokenId === t ? info.tokens[1].tokenId : info.tokens[0].tokenId;
-              return { market: info.market, other };
+              if (info !== undefined) {
+                const other = info.tokens[0].tokenId === t ? info.tokens[1].tokenId : info.tokens[0].tokenId;
+                return { market: info.market, other };
+              }
+              const r = recordOf.get(t);
+              if (r === undefined) return undefined;
+              return { market: r.market, other: r.tokens[0] === t ? r.tokens[1] : r.tokens[0] };
             },
-            winner: (m) => engine()?.state.winner(m as ConditionId),
+            // the engine's when it knows the winner, else the venue's record (fetched by load)
+            winner: (m) => {
+              const w = engine()?.state.winner(m as ConditionId);
+              if (typeof w === 'string') return w;
+              const r = records.get(m);
+              return r === undefined || (w === null && r.winner === undefined) ? w : r.winner;
+            },
+            ...(audit.market !== undefined ? { load: (ms: readonly string[]) => loadRecords(ms, audit.market!) } : {}),
           },
           mid: async (t) => {
             const b = engine()?.state.book(t as TokenId);

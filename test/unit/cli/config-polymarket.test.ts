@@ -9,6 +9,8 @@ import { explicitUrls } from '../../../src/cli/venue.ts';
 import { doctorSettingsOf } from '../../../src/cli/doctor.ts';
 import { contractsCheck } from '../../../src/ops/doctor/contracts.ts';
 import { resolveRiskLimits } from '../../../src/risk/limits.ts';
+import { resolveParams } from '../../../src/strategy/params.ts';
+import { BANDS_PARAMS, bandsConfig } from '../../../strategies/bands.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
 const FILE = join(ROOT, 'config/polymarket.json');
@@ -51,6 +53,41 @@ describe('config/polymarket.json', () => {
     expect(cfg.budgets).toMatchObject({ enabled: true, headroom: 0.2 });
     expect(cfg.bot.postOnly).toBe(true);
     expect(cfg.bot.marketCount).toBe(1);
+  });
+
+  it("its bands params fit its risk limits: the gate refuses and trims none of the strategy's quotes by construction", () => {
+    // (findings-5 F6: the default bands' outer band and sizes were refused / trimmed on every re-quote)
+    const cfg = loadConfig(FILE, {}, {});
+    expect(cfg.bot.strategy).toBe('bands');
+    const b = bandsConfig(resolveParams(BANDS_PARAMS, cfg.bot.params));
+    const l = resolveRiskLimits(cfg.bot.risk);
+    const m = l.defaults;
+    // the public service's coarse tick (0.01) and usual minimum order (5 shares)
+    const tick = 100;
+    const minSize = 5_000_000;
+    const outer = b.bands[b.bands.length - 1]!;
+    // PRICE_BAND: a fresh quote sits at avgMargin (+ up to a tick of rounding away from the mid), a
+    // kept one within maxMargin, both shifted by at most inventorySkew ticks
+    expect(Math.max(outer.avgMargin + tick, outer.maxMargin) + b.inventorySkew * tick).toBeLessThanOrEqual(
+      m.maxMidDistance,
+    );
+    // ORDER_SIZE: a fresh quote is at most a band's avgAmount (or the minimum order)
+    for (const x of b.bands) expect(Math.max(x.avgAmount, minSize)).toBeLessThanOrEqual(m.maxOrderSize);
+    // a band is quotable: its avgAmount is at least the minimum order
+    for (const x of b.bands) expect(x.avgAmount).toBeGreaterThanOrEqual(minSize);
+    // one side rests at most the bands' maxAmounts
+    const side = b.bands.reduce((n, x) => n + x.maxAmount, 0);
+    // POSITION: buys stop at the strategy's maxPosition, plus one side resting
+    expect(b.maxPosition + side).toBeLessThanOrEqual(m.maxPosition);
+    // NOTIONAL_MARKET: both sides resting at the highest price quoted (micro-shares x pips / 10^4)
+    expect((2 * side * m.maxPrice) / 10_000).toBeLessThanOrEqual(m.maxNotional);
+    // OPEN_ORDERS_MARKET: a band holds orders of at least the minimum summing to its maxAmount, plus a
+    // remnant of a partial fill topped up by one new order
+    const orders = 2 * b.bands.reduce((n, x) => n + Math.floor(x.maxAmount / minSize) + 1, 0);
+    expect(orders).toBeLessThanOrEqual(m.maxOpenOrders);
+    // the global limits hold the markets it picks
+    expect(cfg.bot.marketCount * m.maxOpenOrders).toBeLessThanOrEqual(l.global.maxOpenOrders);
+    expect(cfg.bot.marketCount * m.maxNotional).toBeLessThanOrEqual(l.global.maxNotional);
   });
 
   it('takes the keystore password from the environment', () => {

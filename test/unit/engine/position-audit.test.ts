@@ -62,6 +62,11 @@ describe('causesOf', () => {
   it("a resolved market's token gone: a redeem; one token alone: unknown", () => {
     expect(causesOf([d(Y, 0, 5)], markets(Y), undefined, undefined).get(Y)).toBe('redeem');
     expect(causesOf([d(Y, 0, 5)], markets(undefined), undefined, undefined).get(Y)).toBe('unknown');
+    // both tokens of a resolved market gone together: redeemed, not merged
+    expect([...causesOf([d(Y, 0, 5), d(N, 0, 5)], markets(N), undefined, undefined).values()]).toEqual([
+      'redeem',
+      'redeem',
+    ]);
   });
   it("the venue's activity wins; a new epoch's opening cause applies to all", () => {
     expect(causesOf([d(Y, 5, 0)], markets(), new Map([[Y, 'TRADE' as const]]), undefined).get(Y)).toBe(
@@ -128,5 +133,62 @@ describe('PositionAuditor', () => {
     s.setVenue(4_000_000);
     expect((await s.auditor.audit({ confirm: true })).adjusted).toEqual([]);
     expect((await s.auditor.audit({ confirm: true })).adjusted).toHaveLength(1);
+  });
+});
+
+describe('PositionAuditor: a market it learns by loading its record', () => {
+  const audit = (load: AuditMarkets['load']) => {
+    let known = false;
+    const recorded: PositionAdjustment[] = [];
+    const auditor = new PositionAuditor({
+      venue: { holdings: async () => ({ collateral: { available: 0 as Micro, reserved: 0 as Micro }, tokens: [] }) },
+      ledger: {
+        positions: () => [
+          { tokenId: Y, market: M, size: 20_000_000 },
+          { tokenId: N, market: M, size: 20_000_000 },
+        ],
+        unsettledFills: () => [],
+        fillCount: () => 0,
+        recordAdjustment: (a) => recorded.push(a),
+      },
+      // nothing known of the market until it is loaded (a market the daemon does not follow)
+      markets: {
+        pair: (t) => (known ? markets(Y).pair(t) : undefined),
+        winner: () => (known ? Y : undefined),
+        ...(load !== undefined
+          ? {
+              load: async (ms: readonly string[]) => {
+                await load(ms);
+                known = true;
+              },
+            }
+          : {}),
+      },
+      mid: () => 1500, // a resolved market's stale mid
+      now: () => 0,
+    });
+    return { auditor, recorded };
+  };
+  it('a redeem in a resolved market the daemon does not follow is priced at the payout, not the mid', async () => {
+    const loaded: string[][] = [];
+    const s = audit(async (ms) => {
+      loaded.push([...ms]);
+    });
+    await s.auditor.audit({ confirm: false });
+    expect(loaded).toEqual([[M]]);
+    expect(s.recorded).toEqual([
+      expect.objectContaining({ tokenId: Y, size: -20_000_000, price: 10_000, priceSource: 'venue', cause: 'redeem' }),
+      expect.objectContaining({ tokenId: N, size: -20_000_000, price: 0, priceSource: 'venue', cause: 'redeem' }),
+    ]);
+  });
+  it('a record that cannot be read leaves the mid (the audit still books the difference)', async () => {
+    const s = audit(async () => {
+      throw new Error('venue down');
+    });
+    await s.auditor.audit({ confirm: false });
+    expect(s.recorded.map((a) => [a.price, a.priceSource, a.cause])).toEqual([
+      [1500, 'mid', 'unknown'],
+      [1500, 'mid', 'unknown'],
+    ]);
   });
 });
