@@ -80,8 +80,10 @@ ${EXIT_CODES_HELP}`,
   list.addHelpText(
     'after',
     `
-The wallet: bot.keystoreFile / MMKIT_PRIVATE_KEY, else the paper wallet in <dataDir>/paper-wallet.key
-(the daemon's, so this lists what a running \`mmkit run\` placed). Prices and sizes are decimal strings.
+The wallet: bot.keystoreFile / MMKIT_PRIVATE_KEY, else the account the data dir records (the config
+and keystore its daemon ran with, in <dataDir>/venue.json), else the paper wallet in
+<dataDir>/paper-wallet.key (the daemon's, so this lists what a running \`mmkit run\` placed); never a
+paper wallet of another account than the one recorded (refused, exit 2). Prices and sizes are decimal strings.
 
 Examples:
   mmkit orders
