@@ -5,10 +5,12 @@
  * (`mmkit kill`) or use this after it died: then, without --exchange-url, at the venue the data dir
  * last traded on (data-dir-venue.ts), where its orders rest, not at the default paper exchange. When
  * that was the daemon's in-process paper exchange, nothing rests: it ended with the daemon (exit 0).
+ * Without a wallet given, the account is the one the data dir records (data-dir-wallet.ts).
  */
 import type { Command } from 'commander';
 import { action, addCommonOptions, configFrom, note, printJson, withSession, type CommonOptions } from './common.ts';
 import { venueCommandConfig } from './data-dir-venue.ts';
+import { dataDirAccount, otherAccountNote } from './data-dir-wallet.ts';
 import { EXIT_CODES_HELP, ExitCode } from './exit-codes.ts';
 import { orderRow, shown } from './orders.ts';
 
@@ -36,7 +38,9 @@ ${EXIT_CODES_HELP}`,
   );
   cmd.action(
     action(async (o: CancelAllOptions) => {
-      const { cfg, ended } = await venueCommandConfig(configFrom(o), note);
+      // the data dir's account, never a new paper wallet's (data-dir-wallet.ts)
+      const acct = await dataDirAccount(configFrom(o), { configGiven: o.config !== undefined }, note);
+      const { cfg, ended } = await venueCommandConfig(acct.cfg, note);
       if (ended !== undefined) {
         note(`${ended}: nothing rests there to cancel; pass --exchange-url to ask another venue`);
         if (o.json) printJson({ canceled: [], notCanceled: {}, open: 0, openOrders: [] });
@@ -44,6 +48,8 @@ ${EXIT_CODES_HELP}`,
         return ExitCode.OK;
       }
       return withSession(cfg, { auth: true, json: o.json }, async (s) => {
+        const other = otherAccountNote(cfg.bot.dataDir, acct.recorded, s.address ?? '');
+        if (other !== undefined) note(other);
         const r = o.market ? await s.clob.cancelMarketOrders({ market: o.market }) : await s.clob.cancelAll();
         const left = [];
         for await (const x of s.clob.openOrdersAll(o.market ? { market: o.market } : {})) left.push(orderRow(x));

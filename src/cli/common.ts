@@ -123,7 +123,8 @@ export async function openSession(
       clob: venue.urls.clob,
       gamma: venue.urls.gamma,
       data: venue.urls.data,
-      content: venue.urls.content,
+      // the content API only where the venue has one (the public service has none)
+      ...(venue.urls.content ? { content: venue.urls.content } : {}),
       ...(venue.urls.relayer !== undefined ? { relayer: venue.urls.relayer } : {}),
     },
     ...(wallet ? { signer: wallet.wallet } : {}),

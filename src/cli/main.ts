@@ -347,6 +347,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
         foreignOrders: b.foreignOrders,
         postOnly: b.postOnly,
         keystoreFile: b.keystoreFile,
+        ...(o.config ? { configFile: String(o.config) } : {}),
         seed: b.seed,
         paperProtocol: cfg.exchange.protocol === 2 ? 2 : 1,
         worldProfile: cfg.exchange.worldProfile,

@@ -6,6 +6,8 @@
  * running daemon, the venue is the one the data dir last traded on (data-dir-venue.ts): after a crash
  * the orders it may have left are listed where they rest, not at the default paper exchange. When that
  * was the daemon's in-process paper exchange, nothing rests: it ended with the daemon (nothing is asked).
+ * Without a wallet given, the account is the one the data dir records (its daemon's config or keystore,
+ * data-dir-wallet.ts), never a paper wallet of another address.
  */
 import type { Command } from 'commander';
 import type { OpenOrder } from '../api/clob.ts';
@@ -21,6 +23,7 @@ import {
   type CommonOptions,
 } from './common.ts';
 import { venueCommandConfig } from './data-dir-venue.ts';
+import { dataDirAccount, otherAccountNote } from './data-dir-wallet.ts';
 import { EXIT_CODES_HELP, ExitCode, usageError } from './exit-codes.ts';
 import { displayAddress } from '../ops/address-display.ts';
 
@@ -77,8 +80,10 @@ ${EXIT_CODES_HELP}`,
   list.addHelpText(
     'after',
     `
-The wallet: bot.keystoreFile / MMKIT_PRIVATE_KEY, else the paper wallet in <dataDir>/paper-wallet.key
-(the daemon's, so this lists what a running \`mmkit run\` placed). Prices and sizes are decimal strings.
+The wallet: bot.keystoreFile / MMKIT_PRIVATE_KEY, else the account the data dir records (the config
+and keystore its daemon ran with, in <dataDir>/venue.json), else the paper wallet in
+<dataDir>/paper-wallet.key (the daemon's, so this lists what a running \`mmkit run\` placed); never a
+paper wallet of another account than the one recorded (refused, exit 2). Prices and sizes are decimal strings.
 
 Examples:
   mmkit orders
@@ -88,13 +93,17 @@ ${EXIT_CODES_HELP}`,
   );
   list.action(
     action(async (o: ListOptions) => {
-      const { cfg, ended } = await venueCommandConfig(configFrom(o), note);
+      // the data dir's account, never a new paper wallet's (data-dir-wallet.ts)
+      const acct = await dataDirAccount(configFrom(o), { configGiven: o.config !== undefined }, note);
+      const { cfg, ended } = await venueCommandConfig(acct.cfg, note);
       if (ended !== undefined) {
         note(`${ended}: no order of it rests anywhere; pass --exchange-url to ask another venue`);
         if (o.json) printJson({ count: 0, orders: [] });
         return;
       }
       return withSession(cfg, { auth: true, json: o.json }, async (s) => {
+        const other = otherAccountNote(cfg.bot.dataDir, acct.recorded, s.address ?? '');
+        if (other !== undefined) note(other);
         const list: OpenOrder[] = [];
         for await (const x of s.clob.openOrdersAll({
           ...(o.market ? { market: o.market } : {}),
@@ -138,7 +147,8 @@ ${EXIT_CODES_HELP}`,
         throw usageError(
           `not an order id (0x + 64 hex digits): ${bad.map((b) => JSON.stringify(b.slice(0, 70))).join(', ')}`,
         );
-      const { cfg, ended } = await venueCommandConfig(configFrom(o), note);
+      const acct = await dataDirAccount(configFrom(o), { configGiven: o.config !== undefined }, note);
+      const { cfg, ended } = await venueCommandConfig(acct.cfg, note);
       if (ended !== undefined) {
         // not cancelled, as a venue answers for an order it no longer holds: the order ended with its exchange
         note(`${ended}; pass --exchange-url to ask another venue`);
@@ -149,6 +159,8 @@ ${EXIT_CODES_HELP}`,
         return ExitCode.FAILURE;
       }
       return withSession(cfg, { auth: true, json: o.json }, async (s) => {
+        const other = otherAccountNote(cfg.bot.dataDir, acct.recorded, s.address ?? '');
+        if (other !== undefined) note(other);
         const canceled: string[] = [];
         const notCanceled: Record<string, string> = {};
         // DELETE /orders takes many ids; keep each request small

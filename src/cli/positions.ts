@@ -38,6 +38,7 @@ import type { MmkitConfig } from './config.ts';
 import { CliError, EXIT_CODES_HELP, ExitCode, usageError } from './exit-codes.ts';
 import { dataDirVenue, venueCommandConfig } from './data-dir-venue.ts';
 import { resolveVenue } from './venue.ts';
+import { dataDirAccount, otherAccountNote } from './data-dir-wallet.ts';
 import { epochVenueText } from './run-summary.ts';
 
 interface PositionsOptions extends CommonOptions {
@@ -259,7 +260,12 @@ ${EXIT_CODES_HELP}`,
         }
         return;
       }
-      const { cfg: vcfg, ended } = await venueCommandConfig(cfg, note);
+      // without --address: the data dir's account, never a paper wallet of another address (data-dir-wallet.ts)
+      const acct =
+        o.address === undefined
+          ? await dataDirAccount(cfg, { configGiven: o.config !== undefined }, note)
+          : { cfg, recorded: undefined };
+      const { cfg: vcfg, ended } = await venueCommandConfig(acct.cfg, note);
       // the holdings ended with the in-process exchange: the store keeps what the bot booked
       if (ended !== undefined)
         throw new CliError(
@@ -272,12 +278,14 @@ ${EXIT_CODES_HELP}`,
       if (address === undefined) {
         const { resolveWallet } = await import('./wallet.ts');
         const w = await resolveWallet({
-          keystoreFile: cfg.bot.keystoreFile,
+          keystoreFile: acct.cfg.bot.keystoreFile,
           dataDir: cfg.bot.dataDir,
           allowPaper: resolveVenue(vcfg).paper,
           createPaper: false,
         });
-        address = cfg.venue.funder || w.wallet.address;
+        address = acct.cfg.venue.funder || w.wallet.address;
+        const other = otherAccountNote(cfg.bot.dataDir, acct.recorded, address);
+        if (other !== undefined) note(other);
       }
       const addr = address.toLowerCase();
       return withSession(vcfg, { auth: false, json: o.json }, async (s) => {

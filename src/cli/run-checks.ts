@@ -90,7 +90,7 @@ export function logNotFlat(
   log: Logger,
   flat: { readonly open: readonly unknown[]; readonly placesInFlight?: number },
   believedOpen: number,
-  cfg: { readonly exchangeUrl: string; readonly dataDir: string },
+  cfg: { readonly exchangeUrl: string; readonly dataDir: string; readonly configFile?: string },
   urls: VenueUrls,
   inProcess: boolean,
 ): void {
@@ -106,7 +106,9 @@ export function logNotFlat(
     return;
   }
   // the venue as the commands take it: a paper exchange by URL, a configured venue by the same config
-  const where = cfg.exchangeUrl ? `--exchange-url ${cfg.exchangeUrl}` : '--config <the same config>';
+  const where = cfg.exchangeUrl
+    ? `--exchange-url ${cfg.exchangeUrl}`
+    : `--config ${cfg.configFile ?? '<the same config>'}`;
   const dir = `--data-dir ${cfg.dataDir}`;
   log.error(
     fields,

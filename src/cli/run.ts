@@ -90,6 +90,8 @@ export interface RunConfig {
   /** Quotes with the venue's post-only flag (bot.postOnly); default true. */
   postOnly?: boolean;
   keystoreFile: string;
+  /** The `--config` file the daemon was started with (recorded in <dataDir>/venue.json for the recovery commands); absent: none. */
+  configFile?: string;
   /** Seed of the in-process paper exchange's world. */
   seed: number;
   /** Time the strategy's handler (TraderOptions.measureStrategy): `mmkit strategy check`; default off. */
@@ -282,15 +284,17 @@ async function runLocked(
   let exchange: RunningExchange | undefined;
   let urls: VenueUrls;
   const given = cfg.urls ?? {};
+  // how it was started, for the recovery commands after a crash (venue.ts DaemonVenueRecord)
+  const started = { config: cfg.configFile ?? '', keystore: cfg.keystoreFile };
   // flags only the in-process exchange takes have no effect on a venue given by URL: said once
   if (cfg.exchangeUrl || (given.clob && given.ws)) warnInProcessFlags(dlog, cfg.inProcessFlags);
   if (cfg.exchangeUrl) {
     urls = { ...urlsOf(cfg.exchangeUrl), ...given };
     // operator commands in another terminal (mmkit positions, status...) find the venue here
-    writeDaemonVenue(cfg.dataDir, cfg.exchangeUrl, given);
+    writeDaemonVenue(cfg.dataDir, cfg.exchangeUrl, given, started);
   } else if (given.clob && given.ws) {
     urls = { gamma: '', data: '', content: '', ...given, clob: given.clob, ws: given.ws };
-    writeDaemonVenue(cfg.dataDir, undefined, given);
+    writeDaemonVenue(cfg.dataDir, undefined, given, started);
   } else {
     exchange = await startExchange({
       port: 0,
@@ -305,7 +309,7 @@ async function runLocked(
     urls = urlsOf(exchange.urls.clob_url);
     dlog.info({ url: urls.clob.replace(/\/clob$/, '') }, 'paper exchange started in-process');
     // operator commands in another terminal (mmkit orders, positions...) find it here
-    writeDaemonVenue(cfg.dataDir, urls.clob.replace(/\/clob$/, ''), {}, { inProcess: true });
+    writeDaemonVenue(cfg.dataDir, urls.clob.replace(/\/clob$/, ''), {}, { ...started, inProcess: true });
   }
   // paper or live (src/cli/venue-kind.ts): a wallet or a live marker makes a loopback venue live
   const paper = venueKind({

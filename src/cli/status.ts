@@ -6,7 +6,8 @@
  * record a living daemon wrote in `<dataDir>/daemon.json` (so a daemon on a random port, `--http-port
  * 0`, is found), or the status URL in the lock `<dataDir>/daemon.lock` of a daemon living on this
  * host; the lock of a gone daemon (crashed) names its status URL too, and then nothing is asked: the
- * command says the daemon is gone and how to find the orders it may have left; else http://<ops.httpHost>:<ops.httpPort> of the configuration (default
+ * command says the daemon is gone and how to find the orders it may have left (the commands as they
+ * work: with the `--config` it ran with, recorded in its venue.json); else http://<ops.httpHost>:<ops.httpPort> of the configuration (default
  * http://127.0.0.1:8787).
  *
  * `mmkit kill` presents the daemon's control token (the status server refuses a kill without it):
@@ -220,12 +221,20 @@ export function deadDaemonHint(
   const venue = readDaemonVenue(dir, { checkAlive: false });
   if (venue?.inProcess === true)
     return `${who}; it traded on its in-process paper exchange (${venue.url ?? '?'}), which ended with it, and its orders with it: none rests anywhere`;
-  const dd = o.dataDir !== undefined ? ` --data-dir ${o.dataDir}` : '';
+  // the config it ran with (venue.json records it; else the one given here): on a live venue the
+  // commands need its venue URLs and wallet, which --data-dir alone does not give (findings-5 F5)
+  const config = venue?.config ?? o.config;
+  const dd = `${config !== undefined ? ` --config ${config}` : ''}${o.dataDir !== undefined ? ` --data-dir ${o.dataDir}` : ''}`;
+  const password =
+    venue?.keystore !== undefined ? `, with MMKIT_KEYSTORE_PASSWORD set for its keystore ${venue.keystore}` : '';
+  const recorded = venue?.url ?? venue?.urls?.clob;
   const where =
-    venue?.url !== undefined || venue?.urls?.clob !== undefined
-      ? ` (without --exchange-url they ask the venue it recorded in ${join(dir, DAEMON_VENUE_FILE)}, ${venue.url ?? venue.urls?.clob})`
+    recorded !== undefined
+      ? config !== undefined
+        ? ` (the venue it traded on, ${recorded}, recorded in ${join(dir, DAEMON_VENUE_FILE)})`
+        : ` (without --exchange-url they ask the venue it recorded in ${join(dir, DAEMON_VENUE_FILE)}, ${recorded})`
       : " (without --exchange-url they ask the venue of the data dir's store, else the config's paper exchange)";
-  return `${who}: its orders may still rest at the venue (a venue's dead-man switch cancels them only once its heartbeat lapses): list them with \`mmkit orders${dd}\`, cancel them with \`mmkit cancel-all${dd}\`${where}`;
+  return `${who}: its orders may still rest at the venue (a venue's dead-man switch cancels them only once its heartbeat lapses): list them with \`mmkit orders${dd}\`, cancel them with \`mmkit cancel-all${dd}\`${password}${where}`;
 }
 
 /**

@@ -14,9 +14,11 @@
  *      the wallet's orders and holdings first ask the venue the data dir last traded on (a gone
  *      daemon's venue.json, the store's ledger epoch): data-dir-venue.ts.
  * Each `venue.*Url` key, when set, replaces that one API's URL (a live venue has one host per API).
+ * The content (news) API is optional: the public service has none (`venue.contentUrl` ""), and no
+ * operator command uses it, so none may require it (findings-5 F1).
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import type { BudgetConfig } from '../api/http/budgets.ts';
 import type { ApiCredentials } from '../api/http/transport.ts';
 import type { SignatureType } from '../api/orders.ts';
@@ -29,7 +31,11 @@ export interface VenueUrls {
   clob: string;
   gamma: string;
   data: string;
-  content: string;
+  /**
+   * The content (news) API: the paper exchange's extension; absent or '' where the venue has none (the
+   * public service: config/polymarket.json sets `venue.contentUrl` ""). No operator command needs it.
+   */
+  content?: string;
   ws: string;
   /** The real-time data stream (RTDS); absent: `<ws>/rtds`. */
   rtds?: string;
@@ -45,7 +51,7 @@ export interface ResolvedVenue {
   readonly source: VenueSource;
   /** The base URL when there is one (not for fully explicit per-API URLs). */
   readonly base: string | undefined;
-  /** True when every URL points at loopback: a paper exchange (a paper wallet is allowed). */
+  /** A paper exchange (venue-kind.ts: loopback URLs and no live marker, or venue.kind paper): a paper wallet is allowed. */
   readonly paper: boolean;
 }
 
@@ -84,13 +90,32 @@ export { isLoopbackUrl } from './venue-kind.ts';
 /** The file a running daemon writes its venue's URLs to. */
 export const DAEMON_VENUE_FILE = 'venue.json';
 
-/** What <dataDir>/venue.json holds: a base URL, the per-API URLs (over those of the base), the daemon's pid. */
+/**
+ * What <dataDir>/venue.json holds: a base URL, the per-API URLs (over those of the base), the daemon's
+ * pid, and how the daemon was configured: after a crash the recovery commands (`mmkit orders`,
+ * `cancel-all`, `positions`) act as the account it traded (data-dir-wallet.ts) and the crash message
+ * names the `--config` to pass (status.ts).
+ */
 export interface DaemonVenueRecord {
   url?: string;
   urls?: Partial<VenueUrls>;
   pid: number;
   /** True when the venue is the daemon's in-process paper exchange (it ends with the daemon). */
   inProcess?: boolean;
+  /** The config file the daemon was started with (`--config`), absolute; absent: none. */
+  config?: string;
+  /** The keystore file of its wallet (bot.keystoreFile), absolute; absent: none (MMKIT_PRIVATE_KEY or the paper wallet). */
+  keystore?: string;
+}
+
+/** How the daemon was configured, for its venue.json: the files as given (made absolute there). */
+export interface DaemonVenueOptions {
+  /** The in-process paper exchange (it ends with the daemon). */
+  inProcess?: boolean;
+  /** The `--config` file ('' or absent: none). */
+  config?: string;
+  /** bot.keystoreFile ('' or absent: none). */
+  keystore?: string;
 }
 
 /** A URL without what may be a secret: user and password, query, fragment. */
@@ -109,16 +134,21 @@ function withoutCredentials(url: string): string {
 
 /**
  * Record the daemon's venue for operator commands in other terminals: the base URL (the in-process
- * exchange's, or --exchange-url) and the per-API URLs set explicitly. Never a secret: user,
- * password and query of a URL are dropped.
+ * exchange's, or --exchange-url) and the per-API URLs set explicitly, with the config and keystore
+ * files it was started with (paths only). Never a secret: user, password and query of a URL are dropped.
  */
 export function writeDaemonVenue(
   dataDir: string,
   base: string | undefined,
   urls: Partial<VenueUrls> = {},
-  o: { inProcess?: boolean } = {},
+  o: DaemonVenueOptions = {},
 ): void {
-  const rec: DaemonVenueRecord = { pid: process.pid, ...(o.inProcess === true ? { inProcess: true } : {}) };
+  const rec: DaemonVenueRecord = {
+    pid: process.pid,
+    ...(o.inProcess === true ? { inProcess: true } : {}),
+    ...(o.config ? { config: resolvePath(o.config) } : {}),
+    ...(o.keystore ? { keystore: resolvePath(o.keystore) } : {}),
+  };
   if (base !== undefined && withoutCredentials(base) !== '') rec.url = withoutCredentials(base);
   const per = Object.entries(urls)
     .map(([k, u]) => [k, u ? withoutCredentials(u) : ''] as const)
@@ -144,6 +174,8 @@ export function readDaemonVenue(dataDir: string, o: { checkAlive?: boolean } = {
       urls?: unknown;
       pid?: unknown;
       inProcess?: unknown;
+      config?: unknown;
+      keystore?: unknown;
     };
     if (typeof v.pid !== 'number') return undefined;
     const urls =
@@ -165,6 +197,8 @@ export function readDaemonVenue(dataDir: string, o: { checkAlive?: boolean } = {
       ...(urls !== undefined ? { urls } : {}),
       pid: v.pid,
       ...(v.inProcess === true ? { inProcess: true } : {}),
+      ...(typeof v.config === 'string' && v.config !== '' ? { config: v.config } : {}),
+      ...(typeof v.keystore === 'string' && v.keystore !== '' ? { keystore: v.keystore } : {}),
     };
   } catch {
     return undefined;
@@ -201,11 +235,14 @@ export function resolveVenue(cfg: MmkitConfig): ResolvedVenue {
   }
   const derived: Partial<VenueUrls> = base !== undefined ? urlsFromBase(base) : {};
   const urls = { ...derived, ...explicit };
-  for (const k of ['clob', 'gamma', 'data', 'content', 'ws'] as const) {
+  // not the content API: optional (see the module comment)
+  for (const k of ['clob', 'gamma', 'data', 'ws'] as const) {
     if (urls[k] === undefined)
       throw new ConfigError(
         `venue.${k}Url`,
-        `not set, and there is no bot.exchangeUrl to derive it from: set both, or only bot.exchangeUrl`,
+        'not set: a venue given by per-API URLs needs venue.clobUrl, venue.gammaUrl, venue.dataUrl and venue.wsUrl ' +
+          '(config/polymarket.json sets them for the public service), or bot.exchangeUrl (--exchange-url) alone ' +
+          'for a paper exchange serving every API under one base URL',
       );
   }
   const full = urls as VenueUrls;

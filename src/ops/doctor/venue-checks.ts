@@ -153,6 +153,10 @@ export async function marketsOf(
   const parts: string[] = [];
   const problems: string[] = [];
   const tokens: string[] = [];
+  // what went wrong, for a fix line naming only what applies (findings-5 P6)
+  let closed = false;
+  let unknown = false;
+  let minSize: Micro | undefined;
   for (const cid of markets) {
     try {
       const m = await clob.market(cid);
@@ -161,27 +165,39 @@ export async function marketsOf(
       parts.push(
         `${short} tick ${m.tickSize}, min size ${formatAmount(m.minOrderSize)}${m.negRisk ? ', neg-risk' : ''}`,
       );
-      if (m.closed || !m.active || !m.acceptingOrders)
+      if (m.closed || !m.active || !m.acceptingOrders) {
+        closed = true;
         problems.push(`${short} does not accept orders (closed or inactive)`);
-      if (maxOrderSize !== undefined && maxOrderSize < m.minOrderSize)
+      }
+      if (maxOrderSize !== undefined && maxOrderSize < m.minOrderSize) {
+        minSize = minSize === undefined || m.minOrderSize > minSize ? m.minOrderSize : minSize;
         problems.push(
           `${short}: its minimum size ${formatAmount(m.minOrderSize)} is above bot.risk.maxOrderSizeShares ${formatAmount(maxOrderSize)}`,
         );
+      }
     } catch (e) {
       if (isUnreachable(e))
         return { check: fail(id, title, `${cid}: ${messageOf(e)}`, 'retry when the venue answers', true), tokens };
+      unknown = true;
       problems.push(`${cid}: ${messageOf(e)}`);
     }
   }
-  if (problems.length > 0)
-    return {
-      check: fail(
-        id,
-        title,
-        [...problems, ...parts].join('; '),
-        'fix bot.markets (`mmkit markets --active` lists them) or raise bot.risk.maxOrderSizeShares to the minimum size',
-      ),
-      tokens,
-    };
+  if (problems.length > 0) {
+    const which = [
+      ...(unknown ? ['fix the condition ids the venue does not know'] : []),
+      ...(closed ? ['replace the markets that take no orders'] : []),
+    ].join(' and ');
+    const fixes = [
+      ...(which !== ''
+        ? [`${which} in bot.markets (\`mmkit markets --active\` with the same --config lists those accepting orders)`]
+        : []),
+      ...(minSize !== undefined
+        ? [
+            `raise bot.risk.maxOrderSizeShares to at least ${formatAmount(minSize)} (the minimum size), or pick markets with a smaller one`,
+          ]
+        : []),
+    ];
+    return { check: fail(id, title, [...problems, ...parts].join('; '), fixes.join('; and ')), tokens };
+  }
   return { check: pass(id, title, parts.join('; ')), tokens };
 }

@@ -468,6 +468,20 @@ describe('venue resolution', () => {
     });
   });
 
+  it('the content API is optional: the live profile (contentUrl "") resolves; a missing API names what to set', () => {
+    const live = resolveVenue(loadConfig('config/polymarket.json', {}, {}));
+    expect(live).toMatchObject({ source: 'explicit', paper: false, urls: { clob: 'https://clob.polymarket.com' } });
+    expect(live.urls.content).toBeUndefined();
+    const e = configError(() =>
+      resolveVenue(
+        loadConfig(undefined, { 'venue.clobUrl': 'https://clob.example', 'venue.gammaUrl': 'https://g.example' }, {}),
+      ),
+    );
+    expect(e.key).toBe('venue.dataUrl');
+    expect(e.message).toContain('venue.clobUrl, venue.gammaUrl, venue.dataUrl and venue.wsUrl');
+    expect(e.message).not.toContain('set both');
+  });
+
   it('budgets apply scale and headroom; API credentials are all or none', () => {
     expect(
       budgetsOf(loadConfig(undefined, {}, { MMKIT_BUDGET_SCALE: '2', MMKIT_BUDGET_HEADROOM: '0.25' })),

@@ -283,6 +283,31 @@ describe('deadDaemonHint (status and kill with no daemon reachable)', () => {
     // another daemon named by --url: the data dir says nothing of it
     expect(deadDaemonHint({ dataDir: d }, { source: '--url' }, {})).toBeUndefined();
   });
+  it('names the --config (and the keystore password) the daemon ran with, as its venue.json records them', () => {
+    const d = mkdtempSync(join(tmpdir(), 'mmkit-status-'));
+    stale(d, 2 ** 22 + 12347);
+    writeFileSync(
+      join(d, 'venue.json'),
+      JSON.stringify({
+        pid: 2 ** 22 + 12347,
+        urls: { clob: 'https://192.0.2.2:18081/clob' },
+        config: '/srv/mm/remote.json',
+        keystore: '/srv/mm/keystore.json',
+      }),
+    );
+    const h = deadDaemonHint({ dataDir: d }, { source: 'config' }, {});
+    expect(h).toContain(`\`mmkit orders --config /srv/mm/remote.json --data-dir ${d}\``);
+    expect(h).toContain(`\`mmkit cancel-all --config /srv/mm/remote.json --data-dir ${d}\``);
+    expect(h).toContain('MMKIT_KEYSTORE_PASSWORD set for its keystore /srv/mm/keystore.json');
+    expect(h).toContain('https://192.0.2.2:18081/clob');
+    // none recorded: the --config given to status
+    writeFileSync(join(d, 'venue.json'), JSON.stringify({ pid: 2 ** 22 + 12347, url: 'http://127.0.0.1:18090' }));
+    const mine = join(d, 'my.json');
+    writeFileSync(mine, '{}');
+    expect(deadDaemonHint({ dataDir: d, config: mine }, { source: 'config' }, {})).toContain(
+      `\`mmkit orders --config ${mine} --data-dir ${d}\``,
+    );
+  });
   it('without a lock, a daemon.json of a dead pid; a shadow run left no order at the venue', () => {
     const d = mkdtempSync(join(tmpdir(), 'mmkit-status-'));
     writeFileSync(join(d, 'daemon.json'), JSON.stringify({ statusUrl: 'http://127.0.0.1:9', pid: 2 ** 22 + 7 }));
