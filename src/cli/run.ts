@@ -372,6 +372,8 @@ async function runLocked(
     ...(cfg.timeoutMs !== undefined ? { timeoutMs: cfg.timeoutMs } : {}),
     ...(cfg.marketSilenceMs !== undefined ? { silenceMs: cfg.marketSilenceMs } : {}),
     ...(cfg.userAuditMs !== undefined ? { userAuditMs: cfg.userAuditMs } : {}),
+    // (fills in the store: the previous session's, the restart backfill's; no miss of the channel)
+    userRecordedFill: (f: FillEvent) => store.hasFill(f.tradeId, f.orderId),
     // a fleet member: the audit's warning counts the fills of other members apart (set once the trader
     // exists); the audits also take the trades outside the fleet's markets (set once they are picked)
     ...(cfg.fleet !== undefined && cfg.fleet.redisUrl !== ''

@@ -568,10 +568,13 @@ export class PaperExchange {
   createApiKey(address: string, nonce: string): ApiKeyRecord | null {
     return this.exec({ k: 'key', address: address.toLowerCase(), nonce }) as ApiKeyRecord | null;
   }
-  /** The key for (address, nonce), created if it does not exist yet. */
-  deriveApiKey(address: string, nonce: string): ApiKeyRecord {
-    const existing = this.keys.list(address).find((r) => r.nonce === nonce);
-    return existing ?? (this.createApiKey(address, nonce) as ApiKeyRecord);
+  /**
+   * The key created for (address, nonce), or undefined: deriving never creates one (as the public
+   * service's GET /auth/derive-api-key, 400 when there is none), so a check that derives (`mmkit
+   * doctor`) creates nothing, nor credits the starting balance.
+   */
+  deriveApiKey(address: string, nonce: string): ApiKeyRecord | undefined {
+    return this.keys.list(address).find((r) => r.nonce === nonce);
   }
   deleteApiKey(apiKey: string): boolean {
     return this.exec({ k: 'delkey', apiKey }) as boolean;

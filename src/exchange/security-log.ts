@@ -10,9 +10,12 @@
  * in the ring like the rest, and logged at debug; so is an order refused for balance (a business
  * refusal: the account's state, not an attack).
  *
- * Never a secret: an event carries the route, the client address, the CLAIMED key id (an identifier,
- * not a credential; bounded to 64 characters) and a reason; never a secret, passphrase, signature,
- * admin token or body. Every string is bounded, so a hostile client cannot grow the log's lines.
+ * Never a secret: an event carries the route, the client address, the CLAIMED key id (its first 8
+ * characters only, `keyTag`: with the spec's Bearer form the key alone logs you in) and a reason;
+ * never a secret, passphrase, signature, admin token, body or whole API key. Every path that names a
+ * key tags it (HTTP: http/security-hooks.ts; the user channel: ws/user.ts), and `record` cuts any
+ * whole key id (a UUID) left in an event's strings all the same. Every string is bounded, so a
+ * hostile client cannot grow the log's lines.
  */
 import type { Logger } from 'pino';
 
@@ -34,7 +37,7 @@ export interface SecurityEvent {
   route?: string;
   /** Client address (the socket's remote address). */
   ip?: string;
-  /** The claimed API key id or address (not a secret): bounded. */
+  /** The claimed address and/or API key (as `keyTag` shows it, never whole): bounded. */
   identity?: string;
   /** Error code or short reason (`UNAUTHORIZED`, `INVALID_ORDER_OWNER`, `connection cap`). */
   reason: string;
@@ -57,8 +60,20 @@ const RING = 1000;
 const MAX_FIELD = 64;
 const MAX_REASON = 200;
 
-const bound = (s: string | undefined, n: number): string | undefined =>
-  s === undefined ? undefined : s.length > n ? `${s.slice(0, n)}…(${s.length})` : s;
+/** A key id as the log shows it: `key:` and its first 8 characters (a short or odd claim: its length only). */
+export function keyTag(key: string): string {
+  return key.length >= 16 ? `key:${key.slice(0, 8)}…` : `key:…(${key.length})`;
+}
+
+/** A whole API key id (the exchange's keys are UUIDs): never written whole. */
+const WHOLE_KEY = /\b([0-9a-f]{8})-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+
+/** Bounded to `n` characters, any whole key id cut to its first 8 (a path that forgot keyTag leaks nothing). */
+const bound = (s: string | undefined, n: number): string | undefined => {
+  if (s === undefined) return undefined;
+  const t = s.replace(WHOLE_KEY, '$1…');
+  return t.length > n ? `${t.slice(0, n)}…(${t.length})` : t;
+};
 
 export function createSecurityLog(logger?: Logger): SecurityLog {
   // pino writes a child's bindings after its parent's: a second `component` would be a duplicate key

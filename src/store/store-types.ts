@@ -518,6 +518,8 @@ export interface Store {
   applyFill(fill: FillRecord): FillChange;
   /** Fills (void ones included, status FAILED) with match time ≥ sinceMs, in time order. */
   fills(sinceMs?: number): StoredFill[];
+  /** Whether the fill (trade id, order id) is recorded (void ones included). */
+  hasFill(tradeId: string, orderId: string): boolean;
   /** Match time (unix ms) of the newest stored fill, or undefined when there is none (restart backfill). */
   lastFillTime(): number | undefined;
   /**

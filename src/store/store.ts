@@ -284,6 +284,11 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       writeFills();
       return (st.fillsSince.all(sinceMs) as FillRow[]).map(toFill);
     },
+    hasFill(tradeId, orderId) {
+      open();
+      writeFills();
+      return st.fillStatus.get(tradeId, orderId) !== undefined;
+    },
     lastFillTime() {
       open();
       writeFills();

@@ -1,5 +1,6 @@
 /**
- * `mmkit doctor` against a real paper exchange: everything passes on a healthy one, and each
+ * `mmkit doctor` against a real paper exchange: everything passes on a healthy one (the wallet's
+ * API key created once: doctor derives it, never creates it, as on the public service), and each
  * failure the issue names is reported by its check, with the documented exit code: an unreachable
  * stream (3), a venue clock beyond the limit (1), a wrong API passphrase (1), a zero allowance (1).
  * The failures are made with the exchange's admin routes (clock offset, allowances, faults) or a
@@ -9,6 +10,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningExchange } from '../../src/exchange/server.ts';
 import { Admin, BotHarness } from './support/bot-harness.ts';
 import { runMmkit } from './support/cli.ts';
 
@@ -25,10 +27,15 @@ let dir: string;
 let address: string;
 let admin: Admin;
 
+let ex: RunningExchange;
+
 beforeAll(async () => {
-  ({ base } = await h.exchange(31, { adminToken: TOKEN }));
+  ({ ex, base } = await h.exchange(31, { adminToken: TOKEN }));
   ({ dir, address } = h.dataDir());
   admin = new Admin(base, TOKEN);
+  // the wallet's API key, created once (doctor derives it, never creates it)
+  const created = await runMmkit(['keys', 'create', '--exchange-url', base, '--data-dir', dir]);
+  expect(created.code, created.err).toBe(0);
 });
 afterAll(() => h.close());
 afterEach(async () => {
@@ -95,6 +102,20 @@ describe('mmkit doctor', () => {
       expect(c.status).toBe('warn');
       expect(c.fix, c.id).not.toMatch(/failed checks|L1 check first/);
     }
+  });
+
+  it('a wallet without an API key: auth.l1 warns (create it once), and nothing is created at the venue (findings-5 P5)', async () => {
+    const { dir: fresh, address: freshAddress } = h.dataDir();
+    const r = await runMmkit(['doctor', '--json', '--exchange-url', base, '--data-dir', fresh]);
+    const report = JSON.parse(r.out) as Report;
+    expect(report.summary.fail, r.out).toBe(0);
+    const l1 = report.checks.find((c) => c.id === 'auth.l1')!;
+    expect(l1.status).toBe('warn');
+    expect(l1.detail).toMatch(/Could not derive api key/);
+    expect(l1.fix).toMatch(/mmkit keys create/);
+    // no key, so no account credited with the starting balance
+    expect(ex.exchange.keys.list(freshAddress)).toEqual([]);
+    expect(ex.exchange.engine.balance(freshAddress).collateral).toBe(0);
   });
 
   it('an unreachable stream: its check fails as unreachable, exit 3', async () => {

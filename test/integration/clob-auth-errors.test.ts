@@ -46,10 +46,28 @@ describe('API keys (L1)', () => {
     expectEnvelope(c2, 400);
     const d = await t.raw('GET', '/auth/derive-api-key', { headers: t.l1(3) });
     expect(d.body).toEqual(c1.body);
-    const other = await t.raw('GET', '/auth/derive-api-key', { headers: t.l1(4) });
-    expect(other.body.apiKey).not.toBe(c1.body.apiKey);
     const keys = await t.l2('GET', '/auth/api-keys');
-    expect(keys.body.apiKeys).toContain(c1.body.apiKey);
+    expect(keys.body.apiKeys).toEqual([c1.body.apiKey]);
+  });
+
+  it('derive never creates: a nonce (or a wallet) without a key is 400, and nothing is created nor credited (findings-5 P5)', async () => {
+    const t = new Trader(v.clob);
+    await t.createKey(3);
+    // the public service answers 400 "Could not derive api key!" for a key never created
+    const other = await t.raw('GET', '/auth/derive-api-key', { headers: t.l1(4) });
+    expectEnvelope(other, 400, 'BAD_REQUEST');
+    expect(other.body.error.message).toMatch(/^Could not derive api key!/);
+    expect((await t.l2('GET', '/auth/api-keys')).body.apiKeys).toHaveLength(1);
+    // a fresh wallet: no key, no account (the starting balance comes with the first key created)
+    const fresh = new Trader(v.clob);
+    expectEnvelope(await fresh.raw('GET', '/auth/derive-api-key', { headers: fresh.l1(0) }), 400);
+    expect(v.running.exchange.keys.list(fresh.address)).toEqual([]);
+    expect(v.running.exchange.engine.balance(fresh.address).collateral).toBe(0);
+    // created, then derived: the same credentials
+    const created = await fresh.createKey(0);
+    const derived = await fresh.raw('GET', '/auth/derive-api-key', { headers: fresh.l1(0) });
+    expect(derived.status).toBe(200);
+    expect(derived.body).toEqual(created.body);
   });
 
   it('refuses an L1 signature made by another wallet', async () => {

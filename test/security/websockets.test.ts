@@ -10,7 +10,16 @@ import type { IncomingMessage } from 'node:http';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { ExchangeServerOptions } from '../../src/exchange/server.ts';
-import { eventually, getJson, no, sleep, startVenue, yes, type TestVenue } from '../integration/support/setup.ts';
+import {
+  ADMIN,
+  eventually,
+  getJson,
+  no,
+  sleep,
+  startVenue,
+  yes,
+  type TestVenue,
+} from '../integration/support/setup.ts';
 import type { MarketInfo } from '../integration/support/trader.ts';
 import { WsClient } from '../integration/support/ws-client.ts';
 
@@ -250,20 +259,26 @@ describe('authentication deadline on the user channel (defect 5)', () => {
     expect(v.running.streams.stats().authTimeouts).toBe(2);
   });
 
-  it('logs a failed authentication without the secret', async () => {
+  it('logs a failed authentication without the secret or the whole key, on /ws/user and /ws (findings-5 F2)', async () => {
     const v = await venue();
     const a = await v.trader();
-    const c = await client(v, '/ws/user');
-    c.send({
-      auth: { ...a.creds!, secret: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' },
-      markets: [],
-      type: 'user',
-    });
-    expect((await c.waitClose(5000)).code).toBe(1008);
-    const log = v.running.security.recent().filter((e) => e.kind === 'auth_failed' && e.route === '/ws/user');
-    expect(log).toHaveLength(1);
-    expect(log[0]!.identity).toBe(a.creds!.apiKey);
-    expect(JSON.stringify(log)).not.toContain(a.creds!.passphrase);
+    const wrong = { ...a.creds!, secret: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' };
+    for (const path of ['/ws/user', '/ws']) {
+      const c = await client(v, path);
+      c.send({ auth: wrong, markets: [], type: 'user' });
+      expect((await c.waitClose(5000)).code).toBe(1008);
+    }
+    const log = v.running.security.recent().filter((e) => e.kind === 'auth_failed');
+    expect(log.map((e) => e.route)).toEqual(['/ws/user', '/ws']);
+    // the key as the REST failures show it: `key:` and its first 8 characters (Bearer: the key alone logs in)
+    for (const e of log) expect(e.identity).toBe(`key:${a.creds!.apiKey.slice(0, 8)}…`);
+    const r = await fetch(`${v.clob.replace(/\/clob$/, '')}/admin/security`, { headers: { 'x-admin-token': ADMIN } });
+    expect(r.status).toBe(200);
+    const body = await r.text();
+    for (const text of [JSON.stringify(log), body]) {
+      expect(text).not.toContain(a.creds!.apiKey);
+      expect(text).not.toContain(a.creds!.passphrase);
+    }
   });
 });
 

@@ -14,7 +14,10 @@
  *    within `resyncTimeoutMs`, the connection is replaced again;
  *  - `resync(tokens)` asks for fresh snapshots of some tokens on the live connection (what the
  *    mirror feed calls when a book no longer matches the venue's best prices);
- *  - bad frames and the venue's error frames are `stream_error`s (counted, logged), never thrown.
+ *  - bad frames and the venue's error frames are `stream_error`s (counted, logged), never thrown;
+ *  - a market that resolved sends nothing more: once every token followed is of a market the
+ *    stream saw resolve (`market_resolved`), data silence is expected and does not replace the
+ *    connection (it did every `silenceMs` for as long as the bot ran: findings-5 P4).
  */
 import { Observable, share } from 'rxjs';
 import { LiveClock, type Clock, type TimerHandle } from '../../core/clock.ts';
@@ -128,6 +131,7 @@ export function marketStream(o: MarketStreamOptions): MarketStream {
       : {}),
     pingIntervalMs: o.pingIntervalMs ?? 10_000,
     silenceMs,
+    silenceExpected: () => allResolved(),
     clock,
     ...(o.backoff ? { backoff: o.backoff } : {}),
     ...(o.connectTimeoutMs !== undefined ? { connectTimeoutMs: o.connectTimeoutMs } : {}),
@@ -145,6 +149,17 @@ export function marketStream(o: MarketStreamOptions): MarketStream {
   let resyncTimer: TimerHandle | undefined;
   let emit: ((e: MarketEvent) => void) | undefined;
   const unknownLogged = new Set<string>();
+  const marketOf = new Map<string, string>(); // token -> its market (condition id), from the snapshots
+  const resolved = new Set<string>(); // markets seen resolving (market_resolved)
+  /** Whether every token followed is of a market seen resolving: nothing followed sends data any more. */
+  const allResolved = (): boolean => {
+    if (resolved.size === 0 || assets.size === 0) return false;
+    for (const a of assets) {
+      const m = marketOf.get(a);
+      if (m === undefined || !resolved.has(m)) return false;
+    }
+    return true;
+  };
 
   const clearResyncTimer = () => {
     if (resyncTimer !== undefined) clock.clearTimeout(resyncTimer);
@@ -169,6 +184,8 @@ export function marketStream(o: MarketStreamOptions): MarketStream {
     status({ type: 'stream_error', stream: 'market', reason, venueTime: at, recvTime: at });
 
   const out = (e: MarketDataEvent) => {
+    if (e.type === 'book_snapshot') marketOf.set(e.tokenId, e.market);
+    else if (e.type === 'market_resolved') resolved.add(e.market);
     if (pending.size > 0) {
       if (e.type === 'book_snapshot') {
         snapshotted.add(e.tokenId);
@@ -270,6 +287,7 @@ export function marketStream(o: MarketStreamOptions): MarketStream {
       for (const a of gone) {
         assets.delete(a);
         snapshotted.delete(a);
+        marketOf.delete(a);
         if (pending.delete(a) && pending.size === 0) {
           clearResyncTimer();
           if (!up && sock.connected) resynced(clock.now());

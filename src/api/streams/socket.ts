@@ -8,7 +8,9 @@
  *    answer in order, so what happens after it is on the stream, what happened before is not;
  *  - liveness is judged by DATA: once the stream has received data (on any connection), a
  *    connection with no data frame for `silenceMs` is terminated, whatever PONGs it answers
- *    (the known failure: a socket that stays open and answers PONG but sends nothing for hours);
+ *    (the known failure: a socket that stays open and answers PONG but sends nothing for hours),
+ *    unless the channel says silence is expected now (`silenceExpected`: the market channel when
+ *    every market it follows has resolved), then it looks again a period later;
  *  - any loss (close, error, connect timeout, silence, `reconnect()`) terminates the socket and
  *    reconnects after a capped exponential backoff with jitter; the attempt counter resets after a
  *    connection that stayed up `healthyAfterMs`;
@@ -144,6 +146,12 @@ export interface SocketOptions {
   pingIntervalMs?: number;
   /** Data silence after which the connection is replaced, ms (default 30 s; 0 disables). */
   silenceMs?: number;
+  /**
+   * Asked when the silence deadline has passed: true when silence is expected now (nothing followed
+   * can send data: every market followed resolved), so the connection stays and the deadline is
+   * looked at again `silenceMs` later. Default: never expected.
+   */
+  silenceExpected?: () => boolean;
   /** How long to wait for the PONG that confirms the subscription, ms (default 5 s). */
   readyTimeoutMs?: number;
   /** Connect (TCP + handshake) deadline, ms (default 10 s). */
@@ -378,19 +386,24 @@ class SocketCore {
     this.stats.pingsSent++;
   }
 
-  /** Keeps one timer that fires when the silence deadline may have passed, re-armed from the last data. */
-  private armSilence(): void {
+  /**
+   * Keeps one timer that fires when the silence deadline may have passed, re-armed from the last
+   * data (or `delayMs` from now: silence was expected when it last fired).
+   */
+  private armSilence(delayMs?: number): void {
     if (this.silenceMs <= 0 || !this.everData || this.silenceTimer !== undefined || this.state !== State.Open) return;
     const since = Math.max(this.openedAt, this.stats.lastDataAt);
-    const due = Math.max(0, since + this.silenceMs - this.clock.now());
+    const due = delayMs ?? Math.max(0, since + this.silenceMs - this.clock.now());
     this.silenceTimer = this.clock.setTimeout(() => {
       this.silenceTimer = undefined;
       if (this.state !== State.Open) return;
       const last = Math.max(this.openedAt, this.stats.lastDataAt);
-      if (this.clock.now() - last >= this.silenceMs) {
+      if (this.clock.now() - last < this.silenceMs) this.armSilence();
+      else if (this.o.silenceExpected?.() === true) this.armSilence(this.silenceMs);
+      else {
         this.stats.silenceReconnects++;
         this.down(`silence: no data for ${this.silenceMs} ms`);
-      } else this.armSilence();
+      }
     }, due);
   }
 

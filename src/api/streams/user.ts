@@ -17,6 +17,8 @@
  * orders last seen open and the trades since the previous audit are asked for (`reconcile` with
  * reason 'audit') every `auditMs`, and what the stream has not delivered (a fill, an order filled
  * or cancelled) is emitted, deduplicated like the rest: never twice, never a state going back.
+ * The audit warns only of fills the channel missed: not of a later status of a fill it delivered,
+ * nor of one recorded before this session (`recordedFill`: the store's, after a restart).
  */
 import { Observable, share } from 'rxjs';
 import { LiveClock, type Clock, type TimerHandle } from '../../core/clock.ts';
@@ -96,6 +98,14 @@ export interface UserStreamOptions {
    * channel had not delivered counts it apart (`otherMembers`), never as one of this client's.
    */
   othersFill?: (fill: FillEvent) => boolean;
+  /**
+   * A fill already recorded before this stream knew of it: in production, one the store holds (its
+   * trade id and order id), i.e. the previous session's (now moving MATCHED -> CONFIRMED) or the
+   * restart backfill's. Still emitted (the consumer's store dedupes it), but no fill the channel
+   * missed: an audit counts it apart (debug), never in its warning. Read before the fill is emitted.
+   * Absent: the stream knows only what this session delivered.
+   */
+  recordedFill?: (fill: FillEvent) => boolean;
   /** While synced, reconcile every this many ms (open orders, orders last seen open, trades since the last audit) and emit what the stream missed (default 0: off). */
   auditMs?: number;
   /** PING interval, ms (default 10 s). */
@@ -278,6 +288,15 @@ export function userStream(o: UserStreamOptions): UserStream {
     } else badRecord('a message must be a JSON object with event_type', recvTime);
   };
 
+  /** `o.recordedFill`; a predicate that throws (a store closing) answers no: then the audit warns, the safe side. */
+  const isRecorded = (f: FillEvent): boolean => {
+    try {
+      return o.recordedFill?.(f) === true;
+    } catch {
+      return false;
+    }
+  };
+
   /**
    * Applies a reconciliation's records: fills first (by venue time), then order states (a listing
    * older than what the stream delivered meanwhile changes nothing: the dedupe never emits a state
@@ -288,8 +307,16 @@ export function userStream(o: UserStreamOptions): UserStream {
     at: number,
     what = 'reconciled',
     audit?: { fillsBefore: number },
-  ): { fills: number; others: number; outside: number; statuses: number; orders: number; recovered: FillEvent[] } => {
-    const n = { fills: 0, others: 0, outside: 0, statuses: 0, orders: 0, recovered: [] as FillEvent[] };
+  ): {
+    fills: number;
+    others: number;
+    outside: number;
+    statuses: number;
+    recorded: number;
+    orders: number;
+    recovered: FillEvent[];
+  } => {
+    const n = { fills: 0, others: 0, outside: 0, statuses: 0, recorded: 0, orders: 0, recovered: [] as FillEvent[] };
     const fills: FillEvent[] = [];
     for (const t of res.trades ?? []) {
       const r = parseWith(tradeRecordSchema, t);
@@ -308,9 +335,12 @@ export function userStream(o: UserStreamOptions): UserStream {
       // venue's status follow-ups fall due about when an audit reaches the trade (confirmation
       // after 5 s on the paper exchange, the audit's grace), so REST may answer first
       const known = dedupe.knowsFill(f.tradeId, f.orderId);
+      // nor is a fill recorded before this session (the store's: asked before the emit records it)
+      const recorded = !known && audit !== undefined && isRecorded(f);
       if (!emitFill(f)) continue;
       counters.recovered++;
       if (known) n.statuses++;
+      else if (recorded) n.recorded++;
       else if (o.othersFill?.(f) === true) n.others++;
       // a trade on a market the channel does not follow (one `reconcile` adds, e.g. a fleet's hand
       // trades outside its markets): the channel never delivers it, so it is no miss of the channel
@@ -380,11 +410,17 @@ export function userStream(o: UserStreamOptions): UserStream {
           if (emit === undefined || ac.signal.aborted) return;
           counters.audits++;
           const n = applyReconciled(res, clock.now(), 'audited', { fillsBefore: startedAt - AUDIT_GRACE_MS });
-          counters.auditRecovered += n.fills + n.statuses + n.orders;
+          counters.auditRecovered += n.fills + n.statuses + n.recorded + n.orders;
           if (n.statuses > 0)
             o.logger?.debug?.(
               { stream: 'user', statuses: n.statuses },
               'trade status updates taken from the audit before the user channel delivered them',
+            );
+          // (fills recorded before this session: the previous run's, the restart backfill's)
+          if (n.recorded > 0)
+            o.logger?.debug?.(
+              { stream: 'user', recorded: n.recorded },
+              'fills recorded before this session taken from the audit (status updates: not missed by the channel)',
             );
           // (fills of other fleet members are counted apart: they are not this client's to book)
           if (n.fills > 0)

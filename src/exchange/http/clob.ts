@@ -337,6 +337,11 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
     app.get('/auth/derive-api-key', async (req) => {
       const { address, nonce } = authenticateL1(ex, req, opts.auth);
       const rec = ex.deriveApiKey(address, nonce);
+      // the public service: 400 "Could not derive api key!" when the key was never created
+      if (rec === undefined)
+        throw badRequest(
+          'Could not derive api key!: none exists for this address and nonce (create it with POST /auth/api-key)',
+        );
       return { apiKey: rec.apiKey, secret: rec.secret, passphrase: rec.passphrase };
     });
     app.get('/auth/api-key', async (req) => {

@@ -21,7 +21,7 @@
  * form the key alone is a credential. Never a secret, passphrase, signature, admin token or body.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { SecurityEvent, SecurityLog } from '../security-log.ts';
+import { keyTag, type SecurityEvent, type SecurityLog } from '../security-log.ts';
 import { claimedAddress, claimedApiKey } from './auth.ts';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
@@ -39,10 +39,7 @@ const ORDER_ROUTES: ReadonlySet<string> = new Set([
 /** Distinct `not_canceled` reasons recorded per response, at most. */
 const MAX_CANCEL_REASONS = 10;
 
-/** A key id as the log shows it: `key:` and its first 8 characters (a short or odd claim: its length only). */
-export function keyTag(key: string): string {
-  return key.length >= 16 ? `key:${key.slice(0, 8)}…` : `key:…(${key.length})`;
-}
+export { keyTag };
 
 /** A rate-limit identity as the log shows it (`key:<id>` shortened by keyTag; addresses as they are). */
 export function identityTag(identity: string): string {

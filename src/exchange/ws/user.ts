@@ -2,7 +2,7 @@
  * The user channel (`/ws/user`): a user's own orders and trades. The first message authenticates
  * with the API key's credentials (`{"auth": {apiKey, secret, passphrase}, "markets": [...],
  * "type": "user"}`); a wrong or unknown key gets an error frame and close 1008 (and an `auth_failed`
- * line in the security log, with the claimed key id only). The frame carries secrets: nothing here
+ * line in the security log naming the claimed key by its first 8 characters). The frame carries secrets: nothing here
  * logs them. A socket that does not authenticate within the auth timeout is closed by index.ts.
  *
  * Events go to every connection authenticated for the ADDRESS (account) concerned, filtered by
@@ -23,7 +23,7 @@ import type { ApiKeyRecord } from '../accounts/keys.ts';
 import type { ExchangeEvent, PaperExchange, TradeStatus } from '../exchange.ts';
 import { renderOrder, renderTrade } from '../http/render.ts';
 import type { OrderState, Trade } from '../matching/types.ts';
-import type { SecurityLog } from '../security-log.ts';
+import { keyTag, type SecurityLog } from '../security-log.ts';
 import { frame, type Gate, type StreamConn } from './conn.ts';
 import { parseUserRequest } from './protocol.ts';
 
@@ -142,13 +142,14 @@ export class UserChannel {
     }
   }
 
-  private refuse(conn: StreamConn, message: string, reason: string, identity?: string): void {
-    // the claimed key id is an identifier, not a credential; the secret and passphrase never leave
+  private refuse(conn: StreamConn, message: string, reason: string, apiKey?: string): void {
+    // the claimed key by its first 8 characters only (with Bearer auth the key alone logs you in),
+    // as the HTTP side logs it; the secret and passphrase never leave
     this.security?.record({
       kind: 'auth_failed',
       route: conn.origin.route,
       ip: conn.origin.ip,
-      ...(identity !== undefined ? { identity } : {}),
+      ...(apiKey !== undefined ? { identity: keyTag(apiKey) } : {}),
       reason,
     });
     conn.error('UNAUTHORIZED', message);

@@ -57,6 +57,12 @@ export interface LiveVenueOptions {
    */
   userOthersFill?: (fill: FillEvent) => boolean;
   /**
+   * User channel: a fill already recorded (the store holds its trade id and order id: the previous
+   * session's, now moving MATCHED -> CONFIRMED, or the restart backfill's): an audit that finds it
+   * counts it apart (debug), not as a fill the channel missed. Read when an audit recovers a fill.
+   */
+  userRecordedFill?: (fill: FillEvent) => boolean;
+  /**
    * User channel: its reconciliations (audits, reconnects) also take the trades of the markets this
    * answers true for, beyond the followed ones (a fleet member: the markets outside the fleet's).
    */
@@ -154,6 +160,7 @@ export async function createLiveVenue(o: LiveVenueOptions): Promise<LiveVenue> {
     ...(o.userSilenceMs !== undefined ? { userSilenceMs: o.userSilenceMs } : {}),
     ...(o.userAuditMs !== undefined ? { userAuditMs: o.userAuditMs } : {}),
     ...(o.userOthersFill !== undefined ? { userOthersFill: o.userOthersFill } : {}),
+    ...(o.userRecordedFill !== undefined ? { userRecordedFill: o.userRecordedFill } : {}),
     ...(o.userAuditAlso !== undefined ? { userAuditAlso: o.userAuditAlso } : {}),
     ...(o.pingIntervalMs !== undefined ? { pingIntervalMs: o.pingIntervalMs } : {}),
     ...(o.backoff ? { backoff: o.backoff } : {}),

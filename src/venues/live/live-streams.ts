@@ -31,6 +31,7 @@ export interface LiveStreamParts {
   readonly userSilenceMs?: number;
   readonly userAuditMs?: number;
   readonly userOthersFill?: (fill: FillEvent) => boolean;
+  readonly userRecordedFill?: (fill: FillEvent) => boolean;
   readonly userAuditAlso?: (market: string) => boolean;
   readonly pingIntervalMs?: number;
   readonly backoff?: Partial<BackoffPolicy>;
@@ -132,6 +133,7 @@ export class LiveStreams {
         silenceMs: p.userSilenceMs ?? 0,
         auditMs: p.userAuditMs ?? 0,
         ...(p.userOthersFill !== undefined ? { othersFill: p.userOthersFill } : {}),
+        ...(p.userRecordedFill !== undefined ? { recordedFill: p.userRecordedFill } : {}),
         ...(p.pingIntervalMs !== undefined ? { pingIntervalMs: p.pingIntervalMs } : {}),
         ...(p.backoff ? { backoff: p.backoff } : {}),
         ...(p.logger ? { logger: p.logger } : {}),

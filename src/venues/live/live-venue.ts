@@ -160,6 +160,11 @@ export interface LiveVenueParts {
   /** User channel: a fill this daemon does not book (another fleet member's; UserStreamOptions.othersFill). */
   userOthersFill?: (fill: FillEvent) => boolean;
   /**
+   * User channel: a fill recorded before the channel knew of it (the store holds it: the previous
+   * session's, the restart backfill's): an audit does not report it as missed (UserStreamOptions.recordedFill).
+   */
+  userRecordedFill?: (fill: FillEvent) => boolean;
+  /**
    * User channel: the reconciliations (its audits, its reconnects) also take the trades of the markets
    * this answers true for, beyond the followed ones (a fleet member: the markets outside the fleet's,
    * where a hand trade on the wallet is booked by the member that claims it; nothing else asks for them).

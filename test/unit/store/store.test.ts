@@ -227,6 +227,14 @@ describe('fills exactly once', () => {
     expect(store.positions()[0]?.size).toBe(10_000_000);
   });
 
+  it('hasFill: whether (trade id, order id) is recorded (the user-channel audit asks it after a restart)', () => {
+    expect(store.hasFill('t1', '0xa')).toBe(false);
+    store.recordFill(fill('t1', '0xa'));
+    expect(store.hasFill('t1', '0xa')).toBe(true);
+    expect(store.hasFill('t1', '0xb')).toBe(false);
+    expect(store.hasFill('t2', '0xa')).toBe(false);
+  });
+
   it('one trade filling two own orders is two fills', () => {
     expect(store.recordFill(fill('t1', '0xa'))).toBe(true);
     expect(store.recordFill(fill('t1', '0xb', { tokenId: NO, side: 'BUY', price: 5000 as Pips }))).toBe(true);

@@ -126,6 +126,49 @@ describe('market stream', () => {
     expect(s.terminated).toBe(true);
   });
 
+  it('once every market followed resolved, silence is expected: the connection stays (findings-5 P4)', () => {
+    const t = setup({ silenceMs: 1000, pingIntervalMs: 200, assetIds: ['A', 'B', 'C'] });
+    const other = { ...book('C'), market: '0xother' };
+    const s = t.server.last
+      .open()
+      .recv([book('A'), book('B'), other])
+      .recv('PONG');
+    const resolved = (market: string) => ({
+      event_type: 'market_resolved',
+      market,
+      winning_asset_id: 'A',
+      winning_outcome: 'Yes',
+      timestamp: '1760000000002',
+    });
+    // one of the two markets resolved: the other may still send, silence counts
+    s.recv(resolved(M));
+    t.clock.advance(1000);
+    expect(t.events[t.events.length - 1]).toMatchObject({
+      type: 'disconnected',
+      reason: 'silence: no data for 1000 ms',
+    });
+    expect(t.stream.stats().socket.silenceReconnects).toBe(1);
+    // a new connection (after the backoff); then the other market resolves too: nothing followed sends data
+    t.clock.advance(2000);
+    const s2 = t.server.last
+      .open()
+      .recv([book('A'), book('B'), other])
+      .recv('PONG');
+    s2.recv(resolved('0xother'));
+    for (let i = 0; i < 50; i++) {
+      t.clock.advance(200);
+      s2.recv('PONG');
+    }
+    expect(s2.terminated).toBe(false);
+    expect(t.stream.stats().socket.silenceReconnects).toBe(1);
+    // following a token of a live market again: its silence counts
+    t.stream.subscribe(['D']);
+    s2.recv([{ ...book('D'), market: '0xlive' }]);
+    t.clock.advance(1000);
+    expect(s2.terminated).toBe(true);
+    expect(t.stream.stats().socket.silenceReconnects).toBe(2);
+  });
+
   it('subscribe / unsubscribe / resync send the venue messages; resync drops the token changes until its snapshot', () => {
     const t = setup();
     const s = t.server.last

@@ -483,6 +483,54 @@ describe('user stream', () => {
     expect(t.stream.stats()).toMatchObject({ audits: 1, auditRecovered: 1 });
   });
 
+  it('audit: a fill recorded before this session (recordedFill: the store, after a restart) is emitted but is no missed fill (findings-5 F4)', async () => {
+    const logs: string[] = [];
+    const log = (o: object, m: string) => logs.push(JSON.stringify(o) + m);
+    const asked: string[] = [];
+    const recordedFill = (f: FillEvent) => {
+      asked.push(f.tradeId);
+      return f.tradeId === 'T1';
+    };
+    const t = setup(
+      async () => ({ orders: [], trades: [trade('T1', '0xold', 'CONFIRMED'), trade('T2', '0xmissed')] }),
+      { auditMs: 5000, silenceMs: 0, recordedFill, logger: { warn: log, info: log, debug: log } },
+      T0,
+    );
+    t.server.last.open().recv('PONG');
+    t.clock.advance(5000);
+    await flush();
+    // (both emitted: the consumer's store dedupes the recorded one)
+    expect(fillKeys(t.events)).toEqual(['T1|0xold|CONFIRMED|reconcile', 'T2|0xmissed|MATCHED|reconcile']);
+    expect(asked).toEqual(['T1', 'T2']);
+    // the real miss still warns, alone
+    const warn = logs.find((l) => l.endsWith('the user channel had not delivered these fills: recovered by the audit'));
+    expect(warn).toContain('"fills":1');
+    expect(warn).toContain('0xmissed');
+    expect(warn).not.toContain('0xold');
+    expect(logs.find((l) => l.includes('fills recorded before this session taken from the audit'))).toContain(
+      '"recorded":1',
+    );
+  });
+
+  it('audit: a recordedFill predicate that throws counts the fill as missed (the safe side)', async () => {
+    const t = setup(
+      async () => ({ orders: [], trades: [trade('T1', '0xo1')] }),
+      {
+        auditMs: 5000,
+        silenceMs: 0,
+        recordedFill: () => {
+          throw new Error('store closed');
+        },
+      },
+      T0,
+    );
+    t.server.last.open().recv('PONG');
+    t.clock.advance(5000);
+    await flush();
+    expect(fillKeys(t.events)).toEqual(['T1|0xo1|MATCHED|reconcile']);
+    expect(t.logs.some((l) => l.endsWith('recovered by the audit'))).toBe(true);
+  });
+
   it('audit: a later status of a fill the channel delivered (CONFIRMED answered by REST first) is taken, but is no missed fill', async () => {
     const t = setup(
       async () => ({ orders: [], trades: [trade('T1', '0xo1', 'CONFIRMED')] }),
