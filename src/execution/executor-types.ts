@@ -87,7 +87,10 @@ export interface CycleReport {
   readonly finishedAt: number;
   readonly kept: number;
   readonly cancelled: number;
-  /** Quotes sent (in orders) and quotes not sent because placing was paused or halted. */
+  /**
+   * Quotes sent (in orders), and quotes not sent: placing was paused or halted, or a newer intent
+   * that came in during the cycle no longer wanted them.
+   */
   readonly placed: number;
   readonly skipped: number;
   /** Rejected by the venue (post-only crossings not included). */

@@ -4,7 +4,8 @@
  *
  * Per market, one cycle at a time; the latest intent wins:
  *   submit(desired) ─► [a cycle is running?] ─► queue it (replacing, and so dropping, any older
- *   queued intent for that market: stale intents are never sent)
+ *   queued intent for that market: stale intents are never sent; the running cycle's places that
+ *   the queued one no longer wants are dropped too, e.g. after a pull)
  *   cycle = diff(desired, live orders, tolerance)
  *         ─► cancels first (venue.cancel, batched), awaited
  *         ─► places, ≤ 15 per venue.place call: prepare (sign locally: ids known)
@@ -830,10 +831,14 @@ export class Executor {
         await this.#cancelIds(cancels);
         n.cancelled = cancels.length;
       }
-      if (diff.places.length > 0) {
-        const r = await this.#place(market, diff.places);
+      // a newer intent queued while the cancels were out: what it no longer wants is not placed (the
+      // latest set wins: a market pulled meanwhile gets nothing); what it still wants goes out now
+      const places = cancels.length > 0 ? this.#stillWanted(market, diff.places) : diff.places;
+      n.skipped = diff.places.length - places.length;
+      if (places.length > 0) {
+        const r = await this.#place(market, places);
         n.placed = r.placed;
-        n.skipped = r.skipped;
+        n.skipped += r.skipped;
         n.rejected = r.rejected;
         n.postOnly = r.postOnly;
         n.unknown = r.unknown;
@@ -910,6 +915,20 @@ export class Executor {
     };
   }
 
+  /**
+   * Of `quotes` (places of a running cycle), those the market's queued intent, when one came in since
+   * the cycle began, still wants (the same token, side, price and size): the latest set wins, so a
+   * newer one is never overtaken by places it no longer wants (e.g. a market pulled while a cycle's
+   * cancels were out). Without a queued intent, all.
+   */
+  #stillWanted(market: ConditionId, quotes: readonly QuoteIntent[]): readonly QuoteIntent[] {
+    const q = this.#slots.get(market)?.queued;
+    if (q === undefined) return quotes;
+    return quotes.filter((p) =>
+      q.quotes.some((w) => w.tokenId === p.tokenId && w.side === p.side && w.price === p.price && w.size === p.size),
+    );
+  }
+
   async #place(
     market: ConditionId,
     quotes: readonly QuoteIntent[],
@@ -919,13 +938,17 @@ export class Executor {
     let postOnly = 0;
     let unknown = 0;
     const batches = chunks(quotes, this.#maxPlace);
+    let superseded = 0;
     for (let i = 0; i < batches.length; i++) {
       if (this.paused || this.#halted) {
-        let skipped = 0;
+        let skipped = superseded;
         for (let j = i; j < batches.length; j++) skipped += batches[j]!.length;
         return { placed, skipped, rejected, postOnly, unknown };
       }
-      const batch = batches[i]!;
+      // (after a batch was sent, a newer intent may have come in: see #stillWanted)
+      const batch = i === 0 ? batches[i]! : this.#stillWanted(market, batches[i]!);
+      superseded += batches[i]!.length - batch.length;
+      if (batch.length === 0) continue;
       const prepared = this.#venue.prepare(batch.map((q) => this.#request(market, q)));
       // the ids are known: on disk before anything is sent
       this.#store.recordOrders(prepared);
@@ -950,7 +973,7 @@ export class Executor {
       postOnly += r.postOnly;
       unknown += r.unknown;
     }
-    return { placed, skipped: 0, rejected, postOnly, unknown };
+    return { placed, skipped: superseded, rejected, postOnly, unknown };
   }
 
   #applyOutcomes(

@@ -218,6 +218,56 @@ describe('Executor: latest intent wins', () => {
     expect(ex.stats().superseded).toBe(2);
     expect(venue.live().map((o) => o.price)).toEqual([4000]);
   });
+
+  it("a newer intent queued while a cycle's cancels are out: places it no longer wants are never sent (a pull sends none)", async () => {
+    ex.submit(want([q('BUY', 4900), q('SELL', 5100)]));
+    await ex.idle();
+    const gate = deferred<void>();
+    venue.cancelHook = async (ids, cancel) => {
+      await gate.promise;
+      return cancel(ids);
+    };
+    const before = venue.calls.length;
+    // the cycle of this intent cancels both and would place two new quotes...
+    ex.submit(want([q('BUY', 4800), q('SELL', 5200)]));
+    await flush();
+    // ...but the market is pulled while its cancels are out
+    ex.submit(want([]));
+    gate.resolve();
+    await ex.idle();
+    expect(venue.calls.slice(before).map((c) => c.kind)).toEqual(['cancel']);
+    expect(venue.live()).toEqual([]);
+    expect(store.summary()).toMatchObject({ ordersOpen: 0 });
+    expect(cycles.at(-2)).toMatchObject({ placed: 0, skipped: 2 });
+  });
+
+  it('what the newer intent still wants goes out in the running cycle; the rest waits for its own', async () => {
+    ex.submit(want([q('BUY', 4900), q('SELL', 5100)]));
+    await ex.idle();
+    const gate = deferred<void>();
+    venue.cancelHook = async (ids, cancel) => {
+      await gate.promise;
+      return cancel(ids);
+    };
+    const before = venue.calls.length;
+    ex.submit(want([q('BUY', 4800), q('SELL', 5200)]));
+    await flush();
+    ex.submit(want([q('BUY', 4800), q('SELL', 5300)]));
+    gate.resolve();
+    await ex.idle();
+    const placed = venue.calls
+      .slice(before)
+      .filter((c) => c.kind === 'place')
+      .map((c) => c.ids.map((id) => venue.book.get(id as OrderId)!.price));
+    // the running cycle places the bid both want; the queued one replaces nothing and adds its ask
+    expect(placed).toEqual([[4800], [5300]]);
+    expect(
+      venue
+        .live()
+        .map((o) => o.price)
+        .sort(),
+    ).toEqual([4800, 5300]);
+  });
 });
 
 describe('Executor: rejections', () => {
