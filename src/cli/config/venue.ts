@@ -19,7 +19,7 @@ export const venueSchema = {
     env: 'MMKIT_DATA_URL',
   },
   contentUrl: {
-    doc: 'Content API base URL; empty: <bot.exchangeUrl>/content.',
+    doc: 'Content (news) API base URL; empty: <bot.exchangeUrl>/content, or none with per-API URLs (the public service has none; no command needs it).',
     format: 'http-url-or-empty',
     default: '',
     env: 'MMKIT_CONTENT_URL',
