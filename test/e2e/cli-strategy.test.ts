@@ -194,8 +194,9 @@ describe('mmkit strategy check', () => {
     expect(r.code, r.err.slice(-2000)).toBe(1);
     expect(r.out).toMatch(/strategy errors: \d+ \(output dropped\); first: boom in onEvent at .*bad\.ts:3:\d+/);
     expect(r.out).toMatch(/check FAILED: the strategy threw: boom in onEvent \(at .*bad\.ts:3:\d+\)/);
-    // the exact count (the run's counter), past the 10 errors the engine logs one by one (review-2 F3)
-    const j = await mmkit(['strategy', 'check', file, '--duration', '3s', '--json'], { timeoutMs: 120_000 });
+    // the exact count (the run's counter), past the 10 errors the engine logs one by one (review-2 F3):
+    // a run long enough for more than 10 evaluations on a loaded machine
+    const j = await mmkit(['strategy', 'check', file, '--duration', '12s', '--json'], { timeoutMs: 120_000 });
     expect(j.code, j.err.slice(-2000)).toBe(1);
     const rep = JSON.parse(j.out) as {
       summary: { strategyErrors: number; strategyEvaluations: number };
