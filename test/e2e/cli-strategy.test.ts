@@ -190,7 +190,7 @@ describe('mmkit strategy check', () => {
       file,
       "import { defineStrategy } from 'mmkit/strategy';\nexport default defineStrategy({ name: 'bad', description: 'throws', params: {}, create: () => ({ onEvent() {\n  throw new Error('boom in onEvent');\n} }) });\n",
     );
-    const r = await mmkit(['strategy', 'check', file, '--duration', '3s'], { timeoutMs: 120_000 });
+    const r = await mmkit(['strategy', 'check', file, '--duration', '10s'], { timeoutMs: 120_000 });
     expect(r.code, r.err.slice(-2000)).toBe(1);
     expect(r.out).toMatch(/strategy errors: \d+ \(output dropped\); first: boom in onEvent at .*bad\.ts:3:\d+/);
     expect(r.out).toMatch(/check FAILED: the strategy threw: boom in onEvent \(at .*bad\.ts:3:\d+\)/);
@@ -273,7 +273,7 @@ export default defineStrategy({ name: 'big-fok', description: 'one FOK of 500 sh
 } });
 `,
     );
-    const r = await mmkit(['strategy', 'check', file, '--duration', '3s', '--json'], { timeoutMs: 120_000 });
+    const r = await mmkit(['strategy', 'check', file, '--duration', '10s', '--json'], { timeoutMs: 120_000 });
     expect(r.code, r.err.slice(-2000)).toBe(1);
     const rep = JSON.parse(r.out) as { refusals: Record<string, number>; strategyErrors: { count: number } };
     expect(rep.refusals).toEqual({ ORDER_SIZE: 1 });
