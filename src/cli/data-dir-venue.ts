@@ -21,6 +21,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { LedgerEpoch } from '../store/store-types.ts';
 import type { MmkitConfig } from './config.ts';
 import { DAEMON_VENUE_FILE, readDaemonVenue, resolveVenue } from './venue.ts';
 
@@ -109,24 +110,34 @@ export function dataDirVenue(cfg: MmkitConfig, epochVenue: string | undefined): 
 }
 
 /**
- * The venue of the current ledger epoch of the data dir's store (bot.storeFile, else
- * <dataDir>/mmkit.db); undefined when there is no store or no epoch. Never creates a store.
+ * The current ledger epoch of the data dir's store (bot.storeFile, else <dataDir>/mmkit.db);
+ * undefined when there is no store, no epoch, or the store cannot be read. Never creates a store.
  */
-export async function storeEpochVenue(cfg: MmkitConfig): Promise<string | undefined> {
-  const file = cfg.bot.storeFile || join(cfg.bot.dataDir, 'mmkit.db');
+export async function storeCurrentEpoch(cfg: MmkitConfig): Promise<LedgerEpoch | undefined> {
+  const file = storeFileOf(cfg);
   if (!existsSync(file)) return undefined;
   try {
     const { openStore } = await import('../store/store.ts');
     const store = openStore(file, { checkpoint: 'auto' });
     try {
-      return store.currentEpoch()?.venue;
+      return store.currentEpoch();
     } finally {
       store.close();
     }
   } catch {
-    // an unreadable store names no venue: the commands fall back as before
+    // an unreadable store records nothing: the commands fall back as before
     return undefined;
   }
+}
+
+/** The data dir's store file: bot.storeFile, else <dataDir>/mmkit.db. */
+export function storeFileOf(cfg: MmkitConfig): string {
+  return cfg.bot.storeFile || join(cfg.bot.dataDir, 'mmkit.db');
+}
+
+/** The venue of the current ledger epoch of the data dir's store (storeCurrentEpoch); undefined when none. */
+export async function storeEpochVenue(cfg: MmkitConfig): Promise<string | undefined> {
+  return (await storeCurrentEpoch(cfg))?.venue;
 }
 
 /** What a venue command on the wallet's orders or holdings talks to (see venueCommandConfig). */

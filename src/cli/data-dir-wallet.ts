@@ -27,6 +27,7 @@ import { Wallet } from 'ethers';
 import { ConfigError } from '../core/errors.ts';
 import { displayAddress } from '../ops/address-display.ts';
 import { loadConfig, type MmkitConfig } from './config.ts';
+import { storeCurrentEpoch, storeFileOf } from './data-dir-venue.ts';
 import { DAEMON_VENUE_FILE, readDaemonVenue } from './venue.ts';
 import { PAPER_WALLET_FILE } from './wallet.ts';
 
@@ -55,21 +56,8 @@ export interface DataDirAccount {
  * (no address). Never creates a store.
  */
 export async function storeEpochAddress(cfg: MmkitConfig): Promise<RecordedAccount | undefined> {
-  const file = cfg.bot.storeFile || join(cfg.bot.dataDir, 'mmkit.db');
-  if (!existsSync(file)) return undefined;
-  try {
-    const { openStore } = await import('../store/store.ts');
-    const store = openStore(file, { checkpoint: 'auto' });
-    try {
-      const a = store.currentEpoch()?.address;
-      return a ? { address: a.toLowerCase(), from: `the ledger epoch of ${file}` } : undefined;
-    } finally {
-      store.close();
-    }
-  } catch {
-    // an unreadable store records no account
-    return undefined;
-  }
+  const a = (await storeCurrentEpoch(cfg))?.address;
+  return a ? { address: a.toLowerCase(), from: `the ledger epoch of ${storeFileOf(cfg)}` } : undefined;
 }
 
 /** The address of a keystore file (stored in clear in its JSON), lower case with 0x; undefined when unreadable. */
