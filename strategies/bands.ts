@@ -541,8 +541,13 @@ export function withinLimits(
   limits: { readonly min: Pips; readonly max: Pips } | undefined,
 ): QuoteIntent[] {
   if (limits === undefined) return qs;
-  const inside = (q: QuoteIntent): boolean => q.price >= limits.min && q.price <= limits.max;
-  return qs.every(inside) ? qs : qs.filter(inside);
+  const { min, max } = limits;
+  let k = 0;
+  while (k < qs.length && qs[k]!.price >= min && qs[k]!.price <= max) k++;
+  if (k === qs.length) return qs;
+  const out = qs.slice(0, k);
+  for (; k < qs.length; k++) if (qs[k]!.price >= min && qs[k]!.price <= max) out.push(qs[k]!);
+  return out;
 }
 
 /**

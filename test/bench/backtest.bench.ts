@@ -42,14 +42,31 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { runBacktest } from '../../src/backtest/runner.ts';
-import { newReplayStats, replayFeedBatches } from '../../src/backtest/replay.ts';
-import { createSimVenue } from '../../src/venues/sim/sim-venue.ts';
-import { VirtualClock } from '../../src/core/clock.ts';
 import type { FeedHeader } from '../../src/venues/sim/feed.ts';
 import { replicateFeed, writeWorldFeed } from '../support/world-feed.ts';
-import { ensureFeedCaches } from '../../src/backtest/feed-cache.ts';
-import { countFeedEvents } from '../../src/backtest/delta-events.ts';
+// @ts-expect-error a plain JavaScript module of the bin (no types)
+import { build, distState } from '../../bin/build-stamp.js';
+
+// The code measured is the compiled JavaScript of dist/ that `mmkit backtest` runs (bin/mmkit.js runs
+// dist/ when it is current): built first when the sources changed since the last build. The sources
+// through tsx would measure tsx's transform too (esbuild's keepNames helper names every closure
+// made in a hot loop: ~5 % of a bands run).
+if (!(distState() as { current: boolean }).current && build() !== 0) throw new Error('npm run build:dist failed');
+const dist = (rel: string): string => new URL(`../../dist/src/${rel}.js`, import.meta.url).href;
+const { runBacktest } = (await import(dist('backtest/runner'))) as typeof import('../../src/backtest/runner.ts');
+const { newReplayStats, replayFeedBatches } = (await import(
+  dist('backtest/replay')
+)) as typeof import('../../src/backtest/replay.ts');
+const { createSimVenue } = (await import(
+  dist('venues/sim/sim-venue')
+)) as typeof import('../../src/venues/sim/sim-venue.ts');
+const { VirtualClock } = (await import(dist('core/clock'))) as typeof import('../../src/core/clock.ts');
+const { ensureFeedCaches } = (await import(
+  dist('backtest/feed-cache')
+)) as typeof import('../../src/backtest/feed-cache.ts');
+const { countFeedEvents } = (await import(
+  dist('backtest/delta-events')
+)) as typeof import('../../src/backtest/delta-events.ts');
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -143,10 +160,10 @@ try {
   };
   // the same pipeline with a strategy that never quotes: the market-data path alone (replay, frame
   // scanner, sim venue books, engine state and loop, runner), so the cost of trading shows apart
-  const idle = join(dir, 'idle-strategy.ts');
+  const idle = join(dir, 'idle-strategy.mjs');
   writeFileSync(
     idle,
-    `import { defineStrategy } from ${JSON.stringify(new URL('../../src/strategy/api.ts', import.meta.url).pathname)};\n` +
+    `import { defineStrategy } from ${JSON.stringify(dist('strategy/api'))};\n` +
       `export default defineStrategy({ name: 'idle', description: 'never quotes', params: {}, create() { return { onEvent() { return undefined; } }; } });\n`,
   );
   // bands and the market-data path alone, ALTERNATED in this process (warm-up pairs, then PAIRS
