@@ -115,6 +115,13 @@ export interface FlatReport {
   readonly placesInFlight?: number;
 }
 
+/** Immediate orders (FOK/FAK) since start: handed to `execute`, sent, and not sent (paused, halted). */
+export interface ImmediateStats {
+  readonly submitted: number;
+  readonly sent: number;
+  readonly skipped: number;
+}
+
 /** Counters since start. */
 export interface ExecutorStats {
   readonly submitted: number;

@@ -22,39 +22,24 @@
  * `pause(reason)` (risk, heartbeat failure) stops places but not cancels; when the last reason is
  * lifted the latest intent of every market is run again. `cancelAll()` halts for good (kill switch,
  * shutdown): no place is sent after it starts, and `verifyFlat()` confirms zero open orders of
- * ours at the venue.
+ * ours at the venue (src/execution/flatten.ts).
  *
- * Post-only: a quote the venue refuses because it would cross (INVALID_POST_ONLY_ORDER: the book
- * moved between the strategy's look and the venue's) is not an error: the order is rejected, the
- * next intent re-prices it, and it is counted apart (`accountStats`), not handed to the rejection
- * listeners (the kill switch).
+ * Immediate orders (FOK/FAK) are sent in their market's turn, between its cycles
+ * (src/execution/immediate-orders.ts).
  *
- * Selling into a fill: an ask refused for lack of tokens (INVALID_ORDER_NOT_ENOUGH_BALANCE on a
- * SELL) usually means the ask it replaces was being lifted while the new one was sent, and the fill
- * has not reached us yet. Like a crossing, it is re-sized at the next intent and counted apart
- * (`sellBalanceRaces`), up to SELL_RACE_TOLERANCE times in a row for a token with no fill of that
- * token in between; after that the refusals count as rejections again (a real shortfall, which the
- * position audit corrects, must still be able to trip the kill switch).
+ * The venue's answers to places, and which refusals are not errors (post-only crossings, SELL
+ * balance races: counted apart, not handed to the kill switch): src/execution/place-outcomes.ts.
  *
  * Orders and fills the bot did not make (another client on the same wallet, another member of a
  * fleet) follow `foreignOrders` (leave, cancel or adopt) and are recorded apart: see
  * src/execution/foreign-orders.ts.
  */
 import type { Clock, TimerHandle } from '../core/clock.ts';
-import {
-  AuthError,
-  ConfigError,
-  MmkitError,
-  OrderRejectedError,
-  RateLimitError,
-  ValidationError,
-  isRetryable,
-} from '../core/errors.ts';
+import { ConfigError, RateLimitError, isRetryable } from '../core/errors.ts';
 import type { FillEvent, UserEvent } from '../core/events.ts';
 import type { ConditionId, OrderId } from '../core/ids.ts';
 import type { DesiredQuotes, ImmediateIntent, QuoteIntent } from '../core/intents.ts';
-import type { OrderRejectCode } from '../core/order-rules.ts';
-import { isApproved, spendApproval, type Approved } from '../risk/gate.ts';
+import { isApproved, type Approved } from '../risk/gate.ts';
 import { MAX_BATCH_ORDERS } from '../core/rate-limits.ts';
 import type {
   CancelOutcome,
@@ -67,8 +52,12 @@ import type {
 } from '../core/venue.ts';
 import { fillFromEvent, type FillChange, type FillRecord, type Store } from '../store/store.ts';
 import { diffQuotes, type DiffTolerance } from './diff.ts';
+import { cancelAll, verifyFlat, type FlattenParts } from './flatten.ts';
 import { ForeignOrders, type FillSource, type ForeignEvent } from './foreign-orders.ts';
-import { OrderTracker, isOpen, type Transition } from './tracker.ts';
+import { ImmediateOrders } from './immediate-orders.ts';
+import { PlaceOutcomes, chunks, errorCode, provesNotAccepted, type AppliedOutcomes } from './place-outcomes.ts';
+import { OrderWrites } from './order-writes.ts';
+import { OrderTracker, isOpen } from './tracker.ts';
 import { UnknownOutcomes } from './unknown-outcomes.ts';
 import type {
   AccountStats,
@@ -76,10 +65,12 @@ import type {
   ExecutorOptions,
   ExecutorStats,
   FlatReport,
+  ImmediateStats,
   RejectionInfo,
 } from './executor-types.ts';
 
 export type { FillSource, ForeignEvent, ForeignOrderPolicy } from './foreign-orders.ts';
+export { NOT_ENOUGH_BALANCE, POST_ONLY_CROSSING, SELL_RACE_TOLERANCE, provesNotAccepted } from './place-outcomes.ts';
 // the executor's public types (./executor-types.ts holds only those), for importers of this module
 export type * from './executor-types.ts';
 
@@ -87,11 +78,6 @@ export type * from './executor-types.ts';
 const EXCLUDE_CANCELLING = Object.freeze({ excludeCancelling: true });
 /** The most orders one POST /orders may carry (the spec's batch limit, src/core/rate-limits.ts). */
 export const MAX_PLACE_BATCH = MAX_BATCH_ORDERS;
-/** The venue's refusal of a post-only order that would cross: "re-price next time", not an error. */
-export const POST_ONLY_CROSSING: OrderRejectCode = 'INVALID_POST_ONLY_ORDER';
-export const NOT_ENOUGH_BALANCE: OrderRejectCode = 'INVALID_ORDER_NOT_ENOUGH_BALANCE';
-/** SELL balance refusals of one token tolerated in a row (no fill of it between) before they count. */
-export const SELL_RACE_TOLERANCE = 3;
 
 /** A cycle's report: its counts, and the error that ended it early. */
 function cycleReport(
@@ -140,31 +126,6 @@ interface Slot {
 
 type Listener<T> = (x: T) => void;
 
-function chunks<T>(xs: readonly T[], n: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
-  return out;
-}
-
-/**
- * True when a thrown error proves the venue did NOT accept the request (so its orders are not
- * there): a 429, an auth failure, a validation error, a rejection. Anything else (timeouts, network
- * errors, 5xx, unexpected errors) may have landed.
- */
-export function provesNotAccepted(err: unknown): boolean {
-  return (
-    err instanceof RateLimitError ||
-    err instanceof AuthError ||
-    err instanceof ValidationError ||
-    err instanceof ConfigError ||
-    err instanceof OrderRejectedError
-  );
-}
-
-function errorCode(err: unknown): string {
-  return err instanceof MmkitError ? err.code : 'ERROR';
-}
-
 /**
  * Drives a Venue from desired quotes. See the module comment for the rules.
  * @throws ConfigError from the constructor on a bad batch size or tolerance.
@@ -195,12 +156,12 @@ export class Executor {
   readonly #pauses = new Set<string>();
   #halted = false;
   #closed = false;
-  #batch: Parameters<Store['updateOrders']>[0][number][] | undefined;
+  /** The store rows of the tracker's transitions (batched into one transaction by `#batched`). */
+  readonly #writes: OrderWrites;
   readonly #sleeps = new Map<TimerHandle, () => void>();
-  readonly #onRejection = new Set<Listener<RejectionInfo>>();
   readonly #onCycle = new Set<Listener<CycleReport>>();
   readonly #onError = new Set<Listener<{ where: string; error: unknown }>>();
-  #stats = {
+  readonly #stats = {
     submitted: 0,
     superseded: 0,
     cycles: 0,
@@ -209,11 +170,12 @@ export class Executor {
     cancelsSent: 0,
     rejections: 0,
   };
-  readonly #immediateStats = { submitted: 0, sent: 0, skipped: 0 };
-  /** Post-only and SELL balance refusals (foreign orders and external fills: `ForeignOrders.counts`). */
-  readonly #account = { postOnlyRejections: 0, sellBalanceRaces: 0 };
-  /** SELL balance refusals in a row per token, since its last fill (see the module comment). */
-  readonly #sellRaces = new Map<string, number>();
+  /** The venue's answers to places: rejections and their listeners, post-only and SELL balance refusals. */
+  readonly #placeOutcomes: PlaceOutcomes;
+  /** Immediate orders (FOK/FAK), sent in their market's turn. */
+  readonly #immediates: ImmediateOrders;
+  /** What cancelAll and verifyFlat use of the executor. */
+  readonly #flatten: FlattenParts;
   readonly #unsubscribe: () => void;
 
   constructor(opts: ExecutorOptions) {
@@ -257,16 +219,56 @@ export class Executor {
       venue: this.#venue,
       resolve: opts.resolve,
       send: (prepared) => this.#send(prepared),
-      refused: (prepared, code, message) => this.#resendRefused(prepared, code, message),
+      refused: (prepared, code, message) => this.#placeOutcomes.resendRefused(prepared, code, message),
       mayPlace: () => !this.#halted && !this.paused,
       closed: () => this.#closed,
       sleep: (ms) => this.#sleep(ms),
       audit: (kind, data) => this.#audit(kind, data),
       emitError: (where, error) => this.#emitError(where, error),
     });
+    this.#placeOutcomes = new PlaceOutcomes({
+      tracker: this.tracker,
+      unknownOutcomes: this.#outcomes,
+      clock: this.#clock,
+      stats: this.#stats,
+      audit: (kind, data) => this.#audit(kind, data),
+      emitError: (where, error) => this.#emitError(where, error),
+    });
+    this.#immediates = new ImmediateOrders({
+      venue: this.#venue,
+      store: this.#store,
+      tracker: this.tracker,
+      unknownOutcomes: this.#outcomes,
+      maxPlace: this.#maxPlace,
+      stats: this.#stats,
+      halted: () => this.#halted,
+      mayPlace: () => !this.paused && !this.#halted,
+      enqueue: (o) => this.#enqueueImmediate(o),
+      send: (prepared) => this.#send(prepared),
+      batched: (fn) => this.#batched(fn),
+      applyOutcomes: (prepared, outcomes) => this.#applyOutcomes(prepared, outcomes),
+      audit: (kind, data) => this.#audit(kind, data),
+      emitError: (where, error) => this.#emitError(where, error),
+    });
+    this.#flatten = {
+      tracker: this.tracker,
+      venue: this.#venue,
+      foreign: this.#foreign,
+      clock: this.#clock,
+      stats: this.#stats,
+      halt: () => this.#halt(),
+      cancelIds: (ids) => this.#cancelIds(ids),
+      runningCycles: () => [...this.#slots.values()].flatMap((s) => (s.running !== undefined ? [s.running] : [])),
+      placing: () => this.#placing,
+      batched: (fn) => this.#batched(fn),
+      sleep: (ms) => this.#sleep(ms),
+      audit: (kind, data) => this.#audit(kind, data),
+      emitError: (where, error) => this.#emitError(where, error),
+    };
     this.#backoffCap = opts.backoff?.capMs ?? 30_000;
     this.#random = opts.random ?? Math.random;
-    this.#unsubscribe = this.tracker.onTransition((t) => this.#persist(t));
+    this.#writes = new OrderWrites(this.#store, (where, error) => this.#emitError(where, error));
+    this.#unsubscribe = this.tracker.onTransition((t) => this.#writes.persist(t));
     this.tracker.setClassifier((id, seen) => this.#foreign.classify(id, seen));
   }
 
@@ -274,8 +276,7 @@ export class Executor {
 
   /** Each venue rejection of an order (code and message): the kill switch's "repeated rejections". */
   onRejection(fn: Listener<RejectionInfo>): () => void {
-    this.#onRejection.add(fn);
-    return () => this.#onRejection.delete(fn);
+    return this.#placeOutcomes.onRejection(fn);
   }
   /** Each finished cycle. */
   onCycle(fn: Listener<CycleReport>): () => void {
@@ -322,21 +323,7 @@ export class Executor {
    * @throws Error when an order was not approved by the gate, or was executed already
    */
   execute(orders: readonly Approved<ImmediateIntent>[]): void {
-    for (const o of orders)
-      if (!spendApproval(o))
-        throw new Error(
-          `executor: an immediate order for ${o.market} was not approved by the risk gate (or was executed already)`,
-        );
-    for (const o of orders) {
-      this.#immediateStats.submitted++;
-      if (this.#halted) {
-        this.#immediateStats.skipped++;
-        continue;
-      }
-      const s = this.#slot(o.market);
-      s.orders.push(o);
-      this.#kick(s);
-    }
+    this.#immediates.execute(orders);
   }
 
   /** Stop new places for `reason` (cancels still go out). Several reasons may hold at once. */
@@ -429,7 +416,7 @@ export class Executor {
         ? this.#store.applyFill(rec)
         : this.#foreign.bookExternal({ ...rec, source }, (f) => this.#store.applyFill(f));
     this.tracker.onFill(e);
-    this.#sellRaces.delete(e.tokenId);
+    this.#placeOutcomes.filled(e.tokenId);
     return { change, source };
   }
 
@@ -446,7 +433,7 @@ export class Executor {
         ? this.#store.applyFill(f)
         : this.#foreign.bookExternal({ ...f, source }, (x) => this.#store.applyFill(x));
     this.tracker.onFill(f);
-    this.#sellRaces.delete(f.tokenId);
+    this.#placeOutcomes.filled(f.tokenId);
     return change;
   }
 
@@ -493,7 +480,7 @@ export class Executor {
 
   /** Counters of post-only refusals, foreign orders and external fills since start. */
   accountStats(): AccountStats {
-    const a = this.#account;
+    const a = this.#placeOutcomes.counts;
     const f = this.#foreign.counts;
     return {
       postOnlyRejections: a.postOnlyRejections,
@@ -525,41 +512,8 @@ export class Executor {
    * Never throws: failures are reported through onError, and `verifyFlat()` is the check (and
    * retries the cancels).
    */
-  async cancelAll(reason = 'cancel-all', opts: { settleMs?: number } = {}): Promise<CancelOutcome> {
-    this.#halt();
-    this.#audit('cancel_all', { reason });
-    const canceled: OrderId[] = [];
-    const notCanceled = new Map<OrderId, string>();
-    const merge = (o: CancelOutcome): void => {
-      canceled.push(...o.canceled);
-      for (const [k, v] of o.notCanceled) notCanceled.set(k, v);
-    };
-    try {
-      // in a fleet the venue's cancel-all would take the other members' orders too: by id
-      if (this.#foreign.policy === 'leave' || this.#foreign.fleetMarket !== undefined) {
-        const ours = this.tracker.liveOrders().map((o) => o.id);
-        if (ours.length > 0) merge(await this.#cancelIds(ours));
-      } else {
-        const out = await this.#venue.cancelAll();
-        this.#stats.cancelsSent++;
-        this.#batched(() => this.tracker.onCancelOutcome(out));
-        merge(out);
-      }
-    } catch (error) {
-      this.#emitError('cancelAll', error);
-    }
-    // a cycle whose place request was already on its way may still land orders: wait for it (not
-    // forever: verifyFlat keeps cancelling whatever shows up later), then cancel what it placed
-    await this.#cyclesSettled(opts.settleMs ?? 1500);
-    const rest = this.tracker.liveOrders().map((o) => o.id);
-    if (rest.length > 0) {
-      try {
-        merge(await this.#cancelIds(rest));
-      } catch (error) {
-        this.#emitError('cancelAll', error);
-      }
-    }
-    return { canceled, notCanceled };
+  cancelAll(reason = 'cancel-all', opts: { settleMs?: number } = {}): Promise<CancelOutcome> {
+    return cancelAll(this.#flatten, reason, opts);
   }
 
   /**
@@ -567,63 +521,8 @@ export class Executor {
    * ours found are cancelled again (by id) between queries (foreign ones too with `foreignOrders`
    * 'cancel'; with 'leave' they are left and not counted). For shutdown and the kill switch.
    */
-  async verifyFlat(opts: { timeoutMs?: number; intervalMs?: number } = {}): Promise<FlatReport> {
-    const timeoutMs = opts.timeoutMs ?? 5000;
-    const intervalMs = opts.intervalMs ?? 200;
-    const start = this.#clock.now();
-    let queries = 0;
-    let open: readonly VenueOrder[] = [];
-    for (;;) {
-      queries++;
-      let ok = false;
-      try {
-        open = await this.#venue.openOrders();
-        ok = true;
-      } catch (error) {
-        this.#emitError('verifyFlat', error);
-      }
-      if (ok && open.length > 0) {
-        // the listing shows every order of the wallet: ours, and foreign ones (classified now when new)
-        this.#batched(() => {
-          for (const v of open) this.tracker.applyVenueOrder(v);
-        });
-        const ours = open.filter((v) => this.tracker.origin(v.id) !== 'foreign');
-        if (ours.length < open.length) {
-          this.#foreign.queueListedForCancel(open);
-          open = ours;
-        }
-      }
-      // an empty listing proves nothing while a place request is on its way (a slow POST /orders,
-      // or the resend of an order whose outcome was unknown): its orders may land after it. Query
-      // again once it has ended, and cancel whatever it placed.
-      if (ok && open.length === 0 && this.#placing === 0) {
-        const r = { flat: true, open: [], queries, elapsedMs: this.#clock.now() - start };
-        this.#audit('verify_flat', { flat: true, queries, elapsedMs: r.elapsedMs });
-        return r;
-      }
-      if (ok) {
-        const ids = open.map((v) => v.id);
-        this.#foreign.takeCancels(ids);
-        try {
-          if (ids.length > 0) await this.#cancelIds(ids);
-        } catch (error) {
-          this.#emitError('verifyFlat', error);
-        }
-      }
-      const left = start + timeoutMs - this.#clock.now();
-      if (left <= 0) {
-        const r = { flat: false, open, queries, elapsedMs: this.#clock.now() - start, placesInFlight: this.#placing };
-        this.#audit('verify_flat', {
-          flat: false,
-          queries,
-          open: open.map((v) => v.id),
-          placesInFlight: this.#placing,
-          elapsedMs: r.elapsedMs,
-        });
-        return r;
-      }
-      await this.#sleep(Math.min(intervalMs, left));
-    }
+  verifyFlat(opts: { timeoutMs?: number; intervalMs?: number } = {}): Promise<FlatReport> {
+    return verifyFlat(this.#flatten, opts);
   }
 
   /**
@@ -667,34 +566,12 @@ export class Executor {
     }
   }
 
-  /** Wait until no cycle runs, at most `ms` (true when none runs). */
-  async #cyclesSettled(ms: number): Promise<boolean> {
-    const running = (): Promise<void>[] =>
-      [...this.#slots.values()].flatMap((s) => (s.running !== undefined ? [s.running] : []));
-    let ps = running();
-    if (ps.length === 0) return true;
-    let timedOut = false;
-    let handle: TimerHandle | undefined;
-    const timer = new Promise<void>((resolve) => {
-      handle = this.#clock.setTimeout(() => {
-        timedOut = true;
-        resolve();
-      }, ms);
-    });
-    while (ps.length > 0 && !timedOut) {
-      await Promise.race([Promise.allSettled(ps), timer]);
-      ps = running();
-    }
-    if (handle !== undefined) this.#clock.clearTimeout(handle);
-    return ps.length === 0;
+  /** Immediate orders (FOK/FAK): handed to `execute`, sent, and not sent (paused, halted). */
+  immediateStats(): ImmediateStats {
+    return this.#immediates.stats();
   }
 
   /** Counters since start. */
-  /** Immediate orders (FOK/FAK): handed to `execute`, sent, and not sent (paused, halted). */
-  immediateStats(): { readonly submitted: number; readonly sent: number; readonly skipped: number } {
-    return { ...this.#immediateStats };
-  }
-
   stats(): ExecutorStats {
     return {
       ...this.#stats,
@@ -778,40 +655,16 @@ export class Executor {
     }
   }
 
-  /** Sends immediate orders (at most one place request per batch); never retried: a failure is reported. */
-  async #immediate(market: ConditionId, orders: readonly ImmediateIntent[]): Promise<void> {
-    for (const batch of chunks(orders, this.#maxPlace)) {
-      if (this.paused || this.#halted) {
-        this.#immediateStats.skipped += batch.length;
-        continue;
-      }
-      const prepared = this.#venue.prepare(
-        batch.map((o) => ({ market, tokenId: o.tokenId, side: o.side, price: o.price, size: o.size, type: o.type })),
-      );
-      // the ids are known: on disk before anything is sent
-      this.#store.recordOrders(prepared);
-      for (const p of prepared) this.tracker.addPending(p);
-      this.#stats.ordersSent += prepared.length;
-      this.#immediateStats.sent += prepared.length;
-      let outcomes: readonly PlaceOutcome[];
-      try {
-        outcomes = await this.#send(prepared);
-      } catch (error) {
-        this.#batched(() => {
-          if (provesNotAccepted(error)) for (const p of prepared) this.tracker.markRejected(p.id, errorCode(error));
-          else for (const p of prepared) this.#outcomes.unknown(p.id);
-        });
-        this.#audit('immediate_error', {
-          market,
-          code: errorCode(error),
-          message: error instanceof Error ? error.message : String(error),
-        });
-        this.#emitError(`immediate ${market}`, error);
-        continue;
-      }
-      const r = this.#applyOutcomes(prepared, outcomes);
-      this.#audit('immediate', { market, sent: prepared.length, rejected: r.rejected, unknown: r.unknown });
-    }
+  /** Queues an immediate order in its market's turn (src/execution/immediate-orders.ts). */
+  #enqueueImmediate(o: ImmediateIntent): void {
+    const s = this.#slot(o.market);
+    s.orders.push(o);
+    this.#kick(s);
+  }
+
+  /** Sends immediate orders in their market's turn (src/execution/immediate-orders.ts). */
+  #immediate(market: ConditionId, orders: readonly ImmediateIntent[]): Promise<void> {
+    return this.#immediates.send(market, orders);
   }
 
   async #cycle(d: DesiredQuotes): Promise<CycleReport> {
@@ -976,83 +829,9 @@ export class Executor {
     return { placed, skipped: superseded, rejected, postOnly, unknown };
   }
 
-  #applyOutcomes(
-    prepared: readonly PreparedOrder[],
-    outcomes: readonly PlaceOutcome[],
-  ): { rejected: number; postOnly: number; unknown: number } {
-    return this.#batched(() => this.#applyOutcomesNow(prepared, outcomes));
-  }
-
-  #applyOutcomesNow(
-    prepared: readonly PreparedOrder[],
-    outcomes: readonly PlaceOutcome[],
-  ): { rejected: number; postOnly: number; unknown: number } {
-    const byId = new Map<OrderId, PlaceOutcome>();
-    for (const o of outcomes) byId.set(o.id, o);
-    let rejected = 0;
-    let postOnly = 0;
-    let unknown = 0;
-    for (const p of prepared) {
-      const o = byId.get(p.id);
-      if (o === undefined || (!o.ok && (o.code === 'UNKNOWN' || o.code === 'INVALID_ORDER_DUPLICATED'))) {
-        // no answer for it, an ambiguous one, or "the venue already has this hash": find out by id
-        this.#outcomes.unknown(p.id);
-        unknown++;
-      } else if (o.ok) {
-        this.tracker.onPlaceOutcome(o);
-      } else if (o.code === POST_ONLY_CROSSING) {
-        // the book moved: the quote would have taken; re-priced at the next intent (not an error)
-        this.tracker.onPlaceOutcome(o);
-        postOnly++;
-        this.#account.postOnlyRejections++;
-      } else if (this.#sellRace(p, o.code)) {
-        // selling into a fill that has not reached us: re-sized at the next intent (not an error)
-        this.tracker.onPlaceOutcome(o);
-      } else {
-        this.tracker.onPlaceOutcome(o);
-        rejected++;
-        this.#rejection(p, o.code, o.message);
-      }
-    }
-    return { rejected, postOnly, unknown };
-  }
-
-  /** True (and counted) when a refusal is a tolerated SELL balance race (see the module comment). */
-  #sellRace(p: PreparedOrder, code: string): boolean {
-    if (code !== NOT_ENOUGH_BALANCE || p.request.side !== 'SELL') return false;
-    const token = p.request.tokenId;
-    const n = (this.#sellRaces.get(token) ?? 0) + 1;
-    this.#sellRaces.set(token, n);
-    if (n > SELL_RACE_TOLERANCE) return false;
-    this.#account.sellBalanceRaces++;
-    this.#audit('sell_balance_race', { id: p.id, tokenId: token, inARow: n });
-    return true;
-  }
-
-  /** A resend's definite refusal (the tracker told already): counted as a first send's refusal is. */
-  #resendRefused(prepared: PreparedOrder, code: string, message: string): void {
-    if (code === POST_ONLY_CROSSING) this.#account.postOnlyRejections++;
-    else if (!this.#sellRace(prepared, code)) this.#rejection(prepared, code, message);
-  }
-
-  #rejection(p: PreparedOrder, code: string, message: string): void {
-    this.#stats.rejections++;
-    const info: RejectionInfo = {
-      id: p.id,
-      market: p.request.market,
-      tokenId: p.request.tokenId,
-      code,
-      message,
-      at: this.#clock.now(),
-    };
-    this.#audit('rejected', info);
-    for (const fn of this.#onRejection) {
-      try {
-        fn(info);
-      } catch (error) {
-        this.#emitError('onRejection listener', error);
-      }
-    }
+  /** The venue's answers to a place request, applied in one batch of writes (src/execution/place-outcomes.ts). */
+  #applyOutcomes(prepared: readonly PreparedOrder[], outcomes: readonly PlaceOutcome[]): AppliedOutcomes {
+    return this.#batched(() => this.#placeOutcomes.apply(prepared, outcomes));
   }
 
   /** `venue.place`, counted while on its way (verifyFlat does not trust an empty listing meanwhile). */
@@ -1067,58 +846,9 @@ export class Executor {
 
   // ---- glue ------------------------------------------------------------------------------------
 
-  /**
-   * Persist a tracker transition (the prepared row itself was recorded before sending). Inside
-   * `#batched`, transitions are collected and written in one transaction.
-   */
-  #persist(t: Transition): void {
-    if (t.from === null) return;
-    const o = t.order;
-    if (o.foreign) return; // not the bot's: the store records its own orders only
-    const patch = { status: o.status, sizeMatched: o.sizeMatched, rejectCode: o.rejectCode };
-    // (two literals, not a spread of an optional part: this runs for every transition of every order)
-    const u = o.adopted
-      ? {
-          id: o.id,
-          patch,
-          adopt: {
-            id: o.id,
-            market: o.market,
-            tokenId: o.tokenId,
-            side: o.side,
-            price: o.price,
-            originalSize: o.originalSize,
-            sizeMatched: o.sizeMatched,
-            status: o.status,
-          },
-        }
-      : { id: o.id, patch };
-    if (this.#batch !== undefined) {
-      this.#batch.push(u);
-      return;
-    }
-    try {
-      this.#store.updateOrders([u]);
-    } catch (error) {
-      this.#emitError('store', error);
-    }
-  }
-
   /** Run `fn` with the store writes of its transitions collected into one transaction. */
   #batched<T>(fn: () => T): T {
-    if (this.#batch !== undefined) return fn();
-    const batch: Parameters<Store['updateOrders']>[0][number][] = [];
-    this.#batch = batch;
-    try {
-      return fn();
-    } finally {
-      this.#batch = undefined;
-      try {
-        this.#store.updateOrders(batch);
-      } catch (error) {
-        this.#emitError('store', error);
-      }
-    }
+    return this.#writes.batched(fn);
   }
 
   #audit(kind: string, data: unknown): void {
