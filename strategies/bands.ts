@@ -79,7 +79,6 @@ import {
   type DesiredQuotes,
   floorToTick,
   inventoryOf,
-  type LevelChangeEvent,
   type LiveOrderView,
   LOT_MICRO,
   lotsDown,
@@ -608,7 +607,7 @@ export function quoteAt(
     if (!isYes && o.tokenId !== plan.no) continue;
     const remaining = o.originalSize - o.sizeMatched;
     if (remaining <= 0) continue;
-    if (aged !== null && aged.has(o.id)) {
+    if (aged?.has(o.id)) {
       (agedAt ??= new Set<string>()).add(`${o.tokenId}|${o.side}|${o.price}`);
       continue;
     }

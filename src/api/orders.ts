@@ -274,7 +274,7 @@ export class OrderBuilder<P extends OrderProtocol = typeof DEFAULT_ORDER_PROTOCO
   constructor(o: OrderBuilderOptions<P>) {
     let privHex: string;
     if (typeof o.wallet === 'string') privHex = o.wallet;
-    else if (o.wallet && o.wallet.signingKey) privHex = o.wallet.signingKey.privateKey;
+    else if (o.wallet?.signingKey) privHex = o.wallet.signingKey.privateKey;
     else throw new ValidationError('wallet: expected a private key or an object with a signingKey');
     if (!/^(0x)?[0-9a-fA-F]{64}$/.test(privHex))
       throw new ValidationError('wallet: the private key must be 32 bytes of hex');

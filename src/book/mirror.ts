@@ -301,7 +301,7 @@ export class BookMirrors {
       }
       case 'level_change': {
         const m = this.books.get(e.tokenId);
-        if (m !== undefined && m.snapshotted) {
+        if (m?.snapshotted) {
           m.applyLevel(e.side, e.price, e.size);
           m.hash = e.hash;
           m.venueTime = e.venueTime;

@@ -105,7 +105,7 @@ function run(fast: boolean, ms: number, scan = fast): { perSec: number; events: 
     for (let k = 0; k < 512; k++) {
       const text = FRAMES[n & 4095]!;
       n++;
-      if (scanner !== undefined && scanner.scan(text, 0, dec.stats, sink)) continue;
+      if (scanner?.scan(text, 0, dec.stats, sink)) continue;
       const f = parseFrame(text);
       if (!f.ok) {
         bad++;

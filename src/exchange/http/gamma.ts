@@ -216,7 +216,7 @@ export function gammaRoutes(ex: PaperExchange) {
       const text = qRequired(q, 'q').trim();
       if (text.length < 1 || [...text].length > 100) throw badRequest('q must be 1 to 100 characters');
       const needle = text.toLowerCase();
-      const has = (s: string | undefined) => s !== undefined && s.toLowerCase().includes(needle);
+      const has = (s: string | undefined) => s?.toLowerCase().includes(needle);
       const limit = paginate([], q, 10, 100).limit;
       const events = [...ex.world.events.values()]
         .filter((ev) => has(ev.title) || has(ev.description) || ev.tags.some(has))

@@ -20,7 +20,7 @@
  */
 import { keccak256, toUtf8Bytes } from 'ethers';
 import type { Rng } from '../../core/random.ts';
-import { AMOUNT_SCALE, LOT_MICRO, PRICE_SCALE, tickPips } from '../../core/units.ts';
+import { AMOUNT_SCALE, PRICE_SCALE, tickPips } from '../../core/units.ts';
 import type { ExchangeEvent, InternalOrder, PaperExchange } from '../exchange.ts';
 import type { OrderType } from '../matching/types.ts';
 import { agentAccounts, type AgentAccounts } from './generator.ts';

@@ -250,7 +250,7 @@ export class FairModel {
     const facts: MarketFacts[] = [];
     for (const c of ev.marketIds) {
       const f = this.facts(c);
-      if (f !== undefined && f.meta.negRisk) {
+      if (f?.meta.negRisk) {
         members.push(c);
         facts.push(f);
       }

@@ -139,7 +139,7 @@ export class BookMirror {
   private readonly books = new Map<string, { bids: Map<string, string>; asks: Map<string, string> }>();
   /** Number of price_change entries applied. */
   changes = 0;
-  apply(ev: Record<string, any>): void {
+  apply(ev: Record<string, unknown>): void {
     if (ev['event_type'] === 'book') {
       const bids = new Map<string, string>();
       const asks = new Map<string, string>();

@@ -706,7 +706,7 @@ class SimVenueImpl implements SimVenue {
       const now = this.clock.now();
       for (const id of tokens) {
         const tok = this.#tokens.get(id);
-        if (tok !== undefined && tok.book.snapshotted && !tok.awaiting) sub.next(snapshotOf(tok, now, this.#show));
+        if (tok?.book.snapshotted && !tok.awaiting) sub.next(snapshotOf(tok, now, this.#show));
       }
       if (this.#up) {
         sub.next({ type: 'resynced', stream: 'market', initial: true, venueTime: now, recvTime: now });

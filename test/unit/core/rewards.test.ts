@@ -15,7 +15,6 @@ import {
   type ScoredOrder,
   scoreDenominator,
   scoreSample,
-  splitPool,
 } from '../../../src/core/rewards.ts';
 import type { Micro, Pips } from '../../../src/core/units.ts';
 

@@ -224,7 +224,7 @@ class Model {
   place(o: NewOrder, now: number): MResult {
     this.advance(now);
     const m = this.marketOf(o.tokenId);
-    if (!m || m.status !== 'active') return { ok: false, code: 'MARKET_NOT_READY' };
+    if (m?.status !== 'active') return { ok: false, code: 'MARKET_NOT_READY' };
     if (this.ids.has(o.id)) return { ok: false, code: 'INVALID_ORDER_DUPLICATED' };
     const market = o.type === 'FOK' || o.type === 'FAK';
     if (o.postOnly && market) return { ok: false, code: 'INVALID_POST_ONLY_ORDER_TYPE' };
