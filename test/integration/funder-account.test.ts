@@ -58,7 +58,14 @@ beforeAll(async () => {
   expect((await other.place(no(v.m1), 'BUY', '0.60', '5')).status).toBe(200); // fills 5 of the funder's bid
   const u = v.running.urls;
   venue = await createLiveVenue({
-    urls: { clob: u.clob_url, gamma: u.gamma_url, data: u.data_url, content: u.content_url, ws: u.ws_url },
+    urls: {
+      clob: u.clob_url,
+      gamma: u.gamma_url,
+      data: u.data_url,
+      content: u.content_url,
+      ws: u.ws_url,
+      relayer: u.relayer_url,
+    },
     wallet: eoa.wallet,
     credentials: eoa.creds!,
     signatureType: 2,
@@ -120,5 +127,26 @@ describe('a proxy / Safe run reads the funder account (venue.funder)', () => {
     expect(JSON.stringify(refused.body)).toMatch(/not an account of this API key/);
     expect((await eoa.l2('GET', '/positions', undefined, `maker_address=${stranger}`)).status).toBe(400);
     expect((await eoa.l2('GET', '/data/trades', undefined, `maker_address=${stranger}`)).body.data).toEqual([]);
+  });
+
+  it("splits and merges the funder's balances through the relayer (proxyWallet), not the EOA's", async () => {
+    const ex = v.running.exchange;
+    const before = { funder: ex.engine.balance(FUNDER).collateral, eoa: ex.engine.balance(eoa.address).collateral };
+    const tx = await venue.split!(v.m1.condition_id as never, parseAmount('3'));
+    expect(tx.collateral).toBe(-parseAmount('3'));
+    expect(ex.engine.balance(FUNDER).collateral).toBe(before.funder - parseAmount('3'));
+    expect(ex.engine.balance(eoa.address).collateral).toBe(before.eoa);
+    await venue.merge!(v.m1.condition_id as never, parseAmount('3'));
+    expect(ex.engine.balance(FUNDER).collateral).toBe(before.funder);
+    // another address is refused
+    const stranger = new Wallet(Wallet.createRandom().privateKey).address.toLowerCase();
+    const r = await eoa.l2raw(
+      'POST',
+      '/submit',
+      JSON.stringify({ type: 'SPLIT', conditionId: v.m1.condition_id, amount: '1', proxyWallet: stranger }),
+      eoa.relayerUrl,
+    );
+    expect(r.status).toBe(400);
+    expect(JSON.stringify(r.body)).toMatch(/proxyWallet is not an account of this API key/);
   });
 });

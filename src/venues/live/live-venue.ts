@@ -150,6 +150,11 @@ export interface LiveVenueParts {
   creds: ApiCredentials;
   /** Account address (any case). */
   address: string;
+  /**
+   * The signing wallet's address (the API key's), when it is not `address`: a proxy / Safe wallet's
+   * signer, `address` being its funder. The relayer's operations then name the funder (`proxyWallet`).
+   */
+  signer?: string;
   /** True when the transport knows a relayer URL (split, merge, redeem available). */
   relayer?: boolean;
   /** True when the transport knows a data API URL (account activity). */
@@ -592,7 +597,9 @@ class LiveVenueImpl implements LiveVenue {
         'venue.relayerUrl',
         'no relayer URL is configured: split, merge and redeem are unavailable',
       );
-    this.#relayerClient ??= new RelayerClient(this.#p.transport);
+    // a proxy / Safe wallet's split, merge and redeem move the funder's balances, as its orders do
+    const funder = this.#p.signer !== undefined && this.#p.signer.toLowerCase() !== this.address;
+    this.#relayerClient ??= new RelayerClient(this.#p.transport, funder ? { proxyWallet: this.address } : {});
     return this.#relayerClient;
   }
 
