@@ -43,14 +43,18 @@ describe('mmkit run with a Safe funder (venue.signatureType gnosis-safe, venue.f
     });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(ex.exchange.tradesOf(eoa).length).toBeGreaterThan(0);
-
-    const b = h.startBot(base, dir, ['--duration', '8s'], {
+    // and rests a bid far below the market (the EOA's own open order)
+    const rest = await self.place(token, 'BUY', '0.0100', '100', { tick: '0.0001', negRisk: m.meta.negRisk });
+    expect(rest.status, JSON.stringify(rest.body)).toBe(200);
+    const env = {
       MMKIT_PRIVATE_KEY: key,
       // a key configured makes a loopback venue live (src/cli/venue-kind.ts): this one is a paper wallet
       MMKIT_VENUE_KIND: 'paper',
       MMKIT_SIGNATURE_TYPE: 'gnosis-safe',
       MMKIT_FUNDER: funder,
-    });
+    };
+
+    const b = h.startBot(base, dir, ['--duration', '8s'], env);
     expect(await exited(b.p), b.err().slice(-3000)).toBe(0);
 
     const db = new Database(join(dir, 'mmkit.db'), { readonly: true });
@@ -95,5 +99,12 @@ describe('mmkit run with a Safe funder (venue.signatureType gnosis-safe, venue.f
       expect(t === undefined ? 0 : (t.available + t.reserved) / 1e6, `position ${p.tokenId}`).toBe(Number(p.size));
     }
     if (funderTokens.get(token) === undefined) expect(held.map((p) => p.tokenId)).not.toContain(token);
+    // `mmkit orders` lists the funder's open orders (none: the run cancelled its own), not the EOA's bid
+    expect(ex.exchange.openOrders(eoa).map((o) => o.id)).toContain(rest.id);
+    const orders = await runMmkit(['orders', '--json', '--data-dir', dir, '--exchange-url', base], { env });
+    expect(orders.code, orders.err).toBe(0);
+    const listed = JSON.parse(orders.out) as { address: string; orders: { id: string }[] };
+    expect(listed.address.toLowerCase()).toBe(funder);
+    expect(listed.orders.map((o) => o.id)).not.toContain(rest.id);
   }, 180_000);
 });
