@@ -61,6 +61,7 @@ import {
   type SimplifiedMarket,
   type Trade,
   type TradesFilter,
+  type AccountQuery,
 } from './clob-types.ts';
 import { jsonString, noteRetry, ORDER_TYPE_JSON, paginate, tradeQuery } from './clob-helpers.ts';
 
@@ -682,9 +683,16 @@ export class ClobClient {
 
   // ---- account ----------------------------------------------------------------------------------
 
-  /** GET /balances: collateral and token balances (available + reserved), micro. */
-  async balances(call?: CallOptions): Promise<Balances> {
-    const r = await this.#req('GET', '/balances', S.balancesSchema, { auth: 'l2', call });
+  /**
+   * GET /balances: collateral and token balances (available + reserved), micro, of the key's address
+   * or of `account.makerAddress` (a proxy / Safe wallet's funder).
+   */
+  async balances(account: AccountQuery = {}, call?: CallOptions): Promise<Balances> {
+    const r = await this.#req('GET', '/balances', S.balancesSchema, {
+      auth: 'l2',
+      query: { maker_address: account.makerAddress?.toLowerCase() },
+      call,
+    });
     return {
       address: r.address.toLowerCase() as Address,
       collateral: {
@@ -703,9 +711,16 @@ export class ClobClient {
     };
   }
 
-  /** GET /positions: held tokens with cost, realized PnL and mark (signed micro-units). */
-  async positions(call?: CallOptions): Promise<Position[]> {
-    const r = await this.#req('GET', '/positions', S.positionsSchema, { auth: 'l2', call });
+  /**
+   * GET /positions: held tokens with cost, realized PnL and mark (signed micro-units), of the key's
+   * address or of `account.makerAddress` (a proxy / Safe wallet's funder).
+   */
+  async positions(account: AccountQuery = {}, call?: CallOptions): Promise<Position[]> {
+    const r = await this.#req('GET', '/positions', S.positionsSchema, {
+      auth: 'l2',
+      query: { maker_address: account.makerAddress?.toLowerCase() },
+      call,
+    });
     return r.map((p) => ({
       assetId: p.asset_id as TokenId,
       market: p.market as ConditionId,

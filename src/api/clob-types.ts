@@ -253,6 +253,15 @@ export interface OpenOrdersFilter {
   limit?: number;
 }
 
+/**
+ * Which of the API key's accounts GET /balances and GET /positions report: `makerAddress` (sent as
+ * `maker_address`) names the funder of a proxy / Safe wallet (signatureType 1 or 2), whose funds and
+ * tokens those are; absent, the key's own address (the EOA).
+ */
+export interface AccountQuery {
+  makerAddress?: string;
+}
+
 /** Filters of GET /data/trades. */
 export interface TradesFilter {
   id?: string;

@@ -62,12 +62,23 @@ function amountOf(v: Micro): string {
   return formatAmount(v);
 }
 
+/** Options of a RelayerClient. */
+export interface RelayerClientOptions {
+  /**
+   * The proxy / Safe wallet (the funder of signatureType 1 / 2 orders) whose balances the
+   * operations move, sent as `proxyWallet`; absent: the API key's own address.
+   */
+  proxyWallet?: string;
+}
+
 /** The relayer client. Stateless apart from the transport; safe to share. */
 export class RelayerClient {
   readonly #t: Transport;
+  readonly #proxyWallet: string | undefined;
 
-  constructor(transport: Transport) {
+  constructor(transport: Transport, o: RelayerClientOptions = {}) {
     this.#t = transport;
+    this.#proxyWallet = o.proxyWallet ? o.proxyWallet.toLowerCase() : undefined;
   }
 
   #submit(body: Record<string, unknown>, call: CallOptions | undefined): Promise<RelayerTransaction> {
@@ -76,7 +87,7 @@ export class RelayerClient {
       method: 'POST',
       path: '/submit',
       auth: 'l2',
-      body,
+      body: this.#proxyWallet !== undefined ? { ...body, proxyWallet: this.#proxyWallet } : body,
       idempotent: false,
     };
     if (call?.signal !== undefined) spec.signal = call.signal;

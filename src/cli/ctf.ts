@@ -82,7 +82,9 @@ ${EXIT_CODES_HELP}`,
           if (s.venue.urls.relayer === undefined)
             throw usageError('no relayer known for this venue: set venue.relayerUrl (MMKIT_RELAYER_URL)');
           const { RelayerClient } = await import('../api/relayer.ts');
-          const relayer = new RelayerClient(s.transport);
+          // a proxy / Safe wallet (venue.funder): the funder's balances, as its orders' (README "The funder")
+          const funder = cfg.venue.funder ? cfg.venue.funder.toLowerCase() : undefined;
+          const relayer = new RelayerClient(s.transport, funder !== undefined ? { proxyWallet: funder } : {});
           const m = await s.clob.market(market);
           const [yes, no] = m.tokens;
           if (yes === undefined || no === undefined) throw usageError(`market ${market} has no two tokens`);
@@ -90,7 +92,7 @@ ${EXIT_CODES_HELP}`,
           if (kind === 'split') t = await relayer.split(m.conditionId, amount!);
           else if (kind === 'merge') {
             if (amount === undefined) {
-              const b = await s.clob.balances();
+              const b = await s.clob.balances(funder !== undefined ? { makerAddress: funder } : {});
               const free = (id: string) => b.tokens.find((x) => x.assetId === id)?.available ?? 0;
               amount = Math.min(free(yes.tokenId), free(no.tokenId)) as Micro;
               if (amount <= 0)

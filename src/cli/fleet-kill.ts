@@ -41,7 +41,7 @@ export async function fleetKillCommand(o: FleetKillOptions, env: NodeJS.ProcessE
   const { connectFleetRedis, redactRedisUrl } = await import('../fleet/redis.ts');
   const { clearFleetKill, tripFleetKill } = await import('../fleet/kill.ts');
   const { readLiveMembers } = await import('../fleet/market-leases.ts');
-  const account = await fleetAccount(o.account, cfg.bot, env);
+  const account = await fleetAccount(o.account, cfg.bot, env, cfg.venue.funder);
   let keys: ReturnType<typeof fleetKeys>;
   try {
     keys = fleetKeys(account);

@@ -119,7 +119,7 @@ export async function fleetStatusCommand(
   const cfg = loadConfig(o.config, { 'bot.dataDir': o.dataDir }, env);
   if (cfg.fleet.redisUrl === '')
     throw usageError("mmkit fleet status needs the fleet's Redis: set fleet.redisUrl (MMKIT_REDIS_URL)");
-  const account = await fleetAccount(o.account, cfg.bot, env);
+  const account = await fleetAccount(o.account, cfg.bot, env, cfg.venue.funder);
   const { fleetKeys } = await import('../fleet/fleet-keys.ts');
   try {
     fleetKeys(account);

@@ -105,11 +105,13 @@ ${EXIT_CODES_HELP}`,
         const other = otherAccountNote(cfg.bot.dataDir, acct.recorded, s.address ?? '');
         if (other !== undefined) note(other);
         const list: OpenOrder[] = [];
+        // the key's orders of every account it trades for: the account's are those it is the maker of
+        // (with venue.funder, not the wallet's own orders: README "The funder")
         for await (const x of s.clob.openOrdersAll({
           ...(o.market ? { market: o.market } : {}),
           ...(o.token ? { assetId: o.token } : {}),
         }))
-          list.push(x);
+          if (x.makerAddress === '' || s.address === undefined || x.makerAddress === s.address) list.push(x);
         const rows = list.map(orderRow);
         if (o.json) {
           printJson({ address: shown(s.address), count: rows.length, orders: rows });

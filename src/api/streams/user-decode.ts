@@ -93,6 +93,8 @@ const orderFields = {
   original_size: zSize,
   size_matched: zSize,
   status: zOrderStatus,
+  /** The order's maker: the account (the funder of a proxy / Safe wallet), when the venue says. */
+  maker_address: z.string().optional(),
   timestamp: zTimestamp,
   created_at: zTimestamp,
 };
@@ -144,12 +146,54 @@ export const tradeRecordSchema = z.object(tradeFields);
 export type WireOrder = z.output<typeof orderRecordSchema>;
 export type WireTrade = z.output<typeof tradeRecordSchema>;
 
-/** Who "own" is. */
+/**
+ * Who "own" is. One API key (the signer's, the EOA's) may trade for several accounts: the EOA
+ * itself, and with signatureType 1 / 2 its proxy wallet, Safe or a registered funder (the order's
+ * maker). The venue reports the key every order of all of them; the account's are those whose
+ * maker_address is `address`.
+ */
 export interface UserIdentity {
   /** The API key: the `owner` of the user's orders. */
   apiKey: string;
-  /** The account address, lower case (optional: also recognises own maker orders by maker_address). */
+  /**
+   * The account address (the funder with a proxy / Safe wallet, else the EOA), lower case. When
+   * set, an order the record names another maker_address for is not the user's, although the key
+   * owns it (another account of the same key); one whose maker_address is this is the user's, even
+   * under another owner. Absent: orders are recognised by owner alone.
+   */
   address?: string;
+}
+
+/** Whose an order is, by its owner and its maker_address ('' or absent: the record does not say). */
+function isMine(me: UserIdentity, owner: string | undefined, makerAddress: string | undefined): boolean {
+  const addr = me.address?.toLowerCase();
+  if (addr !== undefined && makerAddress !== undefined && makerAddress !== '')
+    return makerAddress.toLowerCase() === addr;
+  return owner !== undefined && owner === me.apiKey;
+}
+
+/**
+ * True when a trade record carries an order of the user's API key (owner) for another account
+ * than `me.address` (e.g. the EOA's own order while the user is its Safe): not the user's, and no
+ * malformed record either.
+ */
+export function keysOtherAccount(t: WireTrade, me: UserIdentity): boolean {
+  const addr = me.address?.toLowerCase();
+  if (addr === undefined) return false;
+  const other = (owner: string | undefined, maker: string | undefined) =>
+    owner !== undefined && owner === me.apiKey && maker !== undefined && maker !== '' && maker.toLowerCase() !== addr;
+  return other(t.owner, t.maker_address) || t.maker_orders.some((mo) => other(mo.owner, mo.maker_address));
+}
+
+/** True when an order record names a maker_address other than `me.address` (another account of the key). */
+export function othersOrder(m: { maker_address?: string | undefined }, me: UserIdentity): boolean {
+  const addr = me.address?.toLowerCase();
+  return (
+    addr !== undefined &&
+    m.maker_address !== undefined &&
+    m.maker_address !== '' &&
+    m.maker_address.toLowerCase() !== addr
+  );
 }
 
 const firstTime = (...ts: number[]): number => {
@@ -190,6 +234,15 @@ export function fillsOf(t: WireTrade, me: UserIdentity, source: UserEventSource,
   const ts = firstTime(t.timestamp, t.last_update, t.match_time, t.matchtime);
   const venueTime = ts < 0 ? recvTime : ts;
   const role = t.trader_side ?? (t.owner !== undefined && t.owner === me.apiKey ? 'TAKER' : 'MAKER');
+  // the taker order is the user's when the trade says so and its maker (the taker's account) is not
+  // another account of the key (the public service names it in the record's maker_address)
+  const addr = me.address?.toLowerCase();
+  const takerMine =
+    role === 'TAKER' &&
+    (addr === undefined ||
+      t.maker_address === undefined ||
+      t.maker_address === '' ||
+      t.maker_address.toLowerCase() === addr);
   const base = {
     type: 'fill' as const,
     venueTime,
@@ -201,7 +254,7 @@ export function fillsOf(t: WireTrade, me: UserIdentity, source: UserEventSource,
     source,
   };
   const out: FillEvent[] = [];
-  if (role === 'TAKER') {
+  if (takerMine) {
     out.push({
       ...base,
       orderId: t.taker_order_id as OrderId,
@@ -213,12 +266,8 @@ export function fillsOf(t: WireTrade, me: UserIdentity, source: UserEventSource,
       feeRateBps: t.fee_rate_bps,
     });
   }
-  const addr = me.address?.toLowerCase();
   for (const mo of t.maker_orders) {
-    const mine =
-      (mo.owner !== undefined && mo.owner === me.apiKey) ||
-      (addr !== undefined && mo.maker_address?.toLowerCase() === addr);
-    if (!mine) continue;
+    if (!isMine(me, mo.owner, mo.maker_address)) continue;
     out.push({
       ...base,
       orderId: mo.order_id as OrderId,

@@ -37,7 +37,9 @@ import {
 import { serverErrorReason } from './market-decode.ts';
 import {
   fillsOf,
+  keysOtherAccount,
   orderEvent,
+  othersOrder,
   orderMessageSchema,
   orderRecordSchema,
   parseWith,
@@ -271,12 +273,18 @@ export function userStream(o: UserStreamOptions): UserStream {
     if (type === 'order') {
       const r = parseWith(orderMessageSchema, msg);
       if (!r.ok) return badRecord(`order: ${r.reason}`, recvTime);
+      // an order of another account of the same API key (the EOA's own, when the user is its Safe): not ours
+      if (othersOrder(r.value, me)) return;
       emitOrder(orderEvent(r.value, r.value.type, 'stream', recvTime));
     } else if (type === 'trade') {
       const r = parseWith(tradeMessageSchema, msg);
       if (!r.ok) return badRecord(`trade: ${r.reason}`, recvTime);
       const fills = fillsOf(r.value, me, 'stream', recvTime);
-      if (fills.length === 0) return badRecord("trade: none of its orders is recognisably the user's", recvTime);
+      if (fills.length === 0) {
+        // a trade of another account of the same API key (the EOA's own, when the user is its Safe): not ours
+        if (keysOtherAccount(r.value, me)) return;
+        return badRecord("trade: none of its orders is recognisably the user's", recvTime);
+      }
       for (const f of fills) emitFill(f);
     } else if (type === 'error') {
       counters.serverErrors++;
@@ -357,6 +365,7 @@ export function userStream(o: UserStreamOptions): UserStream {
         continue;
       }
       const m = r.value;
+      if (othersOrder(m, me)) continue; // another account of the same API key
       const kind = m.status === 'CANCELED' ? 'CANCELLATION' : dedupe.knowsOrder(m.id) ? 'UPDATE' : 'PLACEMENT';
       // an audit reports what happened to orders the stream told of (a placement it has not told of
       // yet is most likely on its way; the placer knows its orders from its own requests)

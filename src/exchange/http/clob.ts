@@ -481,10 +481,12 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
         ['after', after],
       ] as const)
         if (v !== undefined && v !== '' && !/^\d{1,12}$/.test(v)) throw badRequest(`${name} must be unix seconds`);
-      const makerAddr = qString(q, 'maker_address')?.toLowerCase();
+      // maker_address: the trades of that one account of the key (its own, its proxy wallet's or
+      // Safe's, a registered funder's), as the public service filters: the account took or made
+      const makerAddr = qString(q, 'maker_address')?.toLowerCase() || undefined;
       if (makerAddr !== undefined && !ex.accountsOf(k.address).includes(makerAddr))
         return cursorPage([], q, (x) => x, 100, 500);
-      let list = ex.tradesOfKey(k.address);
+      let list = makerAddr !== undefined ? ex.tradesOf(makerAddr) : ex.tradesOfKey(k.address);
       if (id) list = list.filter((r) => r.trade.id === id);
       if (market) list = list.filter((r) => r.trade.market === market);
       const mine = new Set(ex.accountsOf(k.address));
@@ -506,11 +508,26 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
     app.get('/trades', async (req) => trades(req));
 
     // ---- account ------------------------------------------------------------------------------
+    /**
+     * The account GET /balances and GET /positions report: the key's address, or `maker_address`
+     * when given, one of the accounts the key trades for (its proxy wallet or Safe, a registered
+     * funder: the maker of its signatureType 1 / 2 orders, whose funds and tokens those are).
+     */
+    const accountOf = (req: FastifyRequest, k: Reader): string => {
+      const maker = qString(req.query as Query, 'maker_address')?.toLowerCase() || undefined;
+      if (maker === undefined || maker === k.address) return k.address;
+      if (!ex.accountsOf(k.address).includes(maker))
+        throw badRequest(
+          'maker_address is not an account of this API key (its address, its proxy wallet or Safe, or a funder registered to it)',
+        );
+      return maker;
+    };
     app.get('/balances', async (req) => {
       const k = reader(req);
-      const b = ex.engine.balance(k.address);
+      const account = accountOf(req, k);
+      const b = ex.engine.balance(account);
       return {
-        address: k.address,
+        address: account,
         collateral: {
           balance: formatAmount(b.collateral + b.collateralReserved),
           available: formatAmount(b.collateral),
@@ -533,9 +550,10 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
     });
     app.get('/positions', async (req) => {
       const k = reader(req);
-      const b = ex.engine.balance(k.address);
+      const account = accountOf(req, k);
+      const b = ex.engine.balance(account);
       return ex.positions
-        .positions(k.address)
+        .positions(account)
         .filter(([tokenId]) => {
           const t = b.tokens.get(tokenId);
           return t !== undefined && t.available + t.reserved > 0;

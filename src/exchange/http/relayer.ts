@@ -6,7 +6,9 @@
  *    takes `conditionIds: [...]` in place of `conditionId` to convert the NO tokens of several
  *    markets of one event; REDEEM's `amount` is optional: everything held). A simplification of the
  *    public relayer, which takes signed wallet transactions: here a typed request, applied at once
- *    and answered `STATE_CONFIRMED`. Operates on the caller's own balances only.
+ *    and answered `STATE_CONFIRMED`. Operates on the caller's own balances, or with `proxyWallet`
+ *    on those of one account the key trades for (its proxy wallet or Safe, a registered funder:
+ *    the maker of its signatureType 1 / 2 orders; any other address is a 400).
  *  - `GET /transaction?id=` (public): `[record]`, or `[]` for an unknown id (the public relayer's
  *    convention).
  *
@@ -38,6 +40,11 @@ const submitSchema = z.strictObject({
   conditionId: conditionId.optional(),
   conditionIds: z.array(conditionId).min(1).max(50).optional(),
   amount: amount.optional(),
+  /** The account operated on: one the key trades for (its proxy wallet or Safe, a registered funder); default the key's address. */
+  proxyWallet: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, '0x-prefixed 20-byte hex address')
+    .optional(),
 });
 
 /**
@@ -95,7 +102,13 @@ export function relayerRoutes(ex: PaperExchange, opts: RelayerRouteOptions) {
     app.post('/submit', async (req) => {
       const k = authenticate(ex, req, opts.auth);
       const op = parseSubmit(req.body);
-      const r = ex.relayer(k.address, op);
+      // a proxy / Safe wallet's operations move the funder's balances, as its orders do
+      const wallet = (req.body as { proxyWallet?: string }).proxyWallet?.toLowerCase();
+      if (wallet !== undefined && !ex.accountsOf(k.address).includes(wallet))
+        throw badRequest(
+          'invalid body: proxyWallet is not an account of this API key (its address, its proxy wallet or Safe, or a funder registered to it)',
+        );
+      const r = ex.relayer(wallet ?? k.address, op);
       if (!r.ok) throw new HttpError(r.httpStatus, r.code, r.message);
       return renderRelayerTx(r.tx);
     });

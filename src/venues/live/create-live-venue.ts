@@ -149,6 +149,7 @@ export async function createLiveVenue(o: LiveVenueOptions): Promise<LiveVenue> {
     transport,
     creds,
     address: o.funder || o.wallet.address,
+    signer: o.wallet.address,
     venueName: `${o.urls.clob.replace(/\/+$/, '')}#${o.chainId ?? 137}`,
     relayer: o.urls.relayer !== undefined && o.urls.relayer !== '',
     data: o.urls.data !== undefined && o.urls.data !== '',

@@ -28,6 +28,7 @@ export function orderRecord(o: OpenOrder): Record<string, unknown> {
     original_size: formatAmount(o.originalSize),
     size_matched: formatAmount(o.sizeMatched),
     status: String(o.status).toUpperCase(),
+    ...(o.makerAddress !== '' ? { maker_address: o.makerAddress } : {}),
     ...(o.createdAt !== undefined ? { created_at: o.createdAt } : {}),
   };
 }

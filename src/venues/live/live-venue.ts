@@ -22,6 +22,10 @@
  *    maker order of ours (possibly on the complementary token: its token, side and price are the
  *    maker order's own).
  *  - `heartbeat()`: POST /v1/heartbeats chaining the id; false on any failure (the chain restarts).
+ *  - The account: `address`, the funder (maker) of a proxy / Safe wallet (signatureType 1 / 2), else
+ *    the EOA. The API key is the EOA's and the venue reports it the orders and trades of every
+ *    account it trades for (the EOA's own included); fills, open orders, the user channel, balance
+ *    and holdings keep the account's only (by maker_address), as the funds and positions are its.
  */
 import type { Observable } from 'rxjs';
 import { ClobClient, type SignedOrderLike } from '../../api/clob.ts';
@@ -96,7 +100,11 @@ export interface LiveVenueStats {
 export interface LiveVenue extends Venue {
   /** The API key id (the `owner` of our orders). Never the secret. */
   readonly apiKey: string;
-  /** The account address, lower case. */
+  /**
+   * The account address, lower case: the funder (maker) with a proxy / Safe wallet, else the EOA.
+   * Every account read (fills, open orders, balance, holdings, activity) is this address's, although
+   * the API key (the EOA's) also reaches the EOA's own orders and trades.
+   */
   readonly address: string;
   /** The CLOB client of this identity (for what the port does not cover). */
   readonly clob: ClobClient;
@@ -142,6 +150,11 @@ export interface LiveVenueParts {
   creds: ApiCredentials;
   /** Account address (any case). */
   address: string;
+  /**
+   * The signing wallet's address (the API key's), when it is not `address`: a proxy / Safe wallet's
+   * signer, `address` being its funder. The relayer's operations then name the funder (`proxyWallet`).
+   */
+  signer?: string;
   /** True when the transport knows a relayer URL (split, merge, redeem available). */
   relayer?: boolean;
   /** True when the transport knows a data API URL (account activity). */
@@ -451,7 +464,9 @@ class LiveVenueImpl implements LiveVenue {
 
   async openOrders(): Promise<readonly VenueOrder[]> {
     const out: VenueOrder[] = [];
-    for await (const o of this.clob.openOrdersAll()) out.push(toVenueOrder(o));
+    // the key's orders of every account it trades for: the account's are those it is the maker of
+    for await (const o of this.clob.openOrdersAll())
+      if (o.makerAddress === '' || o.makerAddress === this.address) out.push(toVenueOrder(o));
     return out;
   }
 
@@ -463,7 +478,8 @@ class LiveVenueImpl implements LiveVenue {
   async fills(sinceMs: number): Promise<readonly VenueFill[]> {
     const after = Math.max(0, Math.floor(sinceMs / 1000) - 1); // the venue filters on whole seconds, strictly after
     const records: unknown[] = [];
-    for await (const t of this.clob.tradesAll({ after })) records.push(tradeRecord(t));
+    // the account's trades (maker_address), not those of the key's other accounts (venueFillsOf also sorts them)
+    for await (const t of this.clob.tradesAll({ after, makerAddress: this.address })) records.push(tradeRecord(t));
     return venueFillsOf(records, this.#me).filter((f) => f.matchTime >= Math.floor(sinceMs / 1000) * 1000);
   }
 
@@ -491,16 +507,17 @@ class LiveVenueImpl implements LiveVenue {
   }
 
   async balance(): Promise<{ available: Micro; reserved: Micro }> {
-    const b = await this.clob.balances();
+    const b = await this.clob.balances({ makerAddress: this.address });
     return { available: b.collateral.available, reserved: b.collateral.reserved };
   }
 
   async holdings(): Promise<Holdings> {
     // balances first: the sizes are the truth; positions only add the venue's average prices
-    const b = await this.clob.balances();
+    // the account's (the funder's with a proxy / Safe wallet), not the API key's EOA's
+    const b = await this.clob.balances({ makerAddress: this.address });
     const avg = new Map<string, Pips>();
     try {
-      for (const p of await this.clob.positions()) {
+      for (const p of await this.clob.positions({ makerAddress: this.address })) {
         const px = parsePrice(p.avgPrice, 'half-up');
         if (px > 0) avg.set(p.assetId, px);
       }
@@ -580,7 +597,9 @@ class LiveVenueImpl implements LiveVenue {
         'venue.relayerUrl',
         'no relayer URL is configured: split, merge and redeem are unavailable',
       );
-    this.#relayerClient ??= new RelayerClient(this.#p.transport);
+    // a proxy / Safe wallet's split, merge and redeem move the funder's balances, as its orders do
+    const funder = this.#p.signer !== undefined && this.#p.signer.toLowerCase() !== this.address;
+    this.#relayerClient ??= new RelayerClient(this.#p.transport, funder ? { proxyWallet: this.address } : {});
     return this.#relayerClient;
   }
 

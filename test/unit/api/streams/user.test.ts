@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   fillsOf,
+  keysOtherAccount,
   normaliseOrderStatus,
+  othersOrder,
   orderRecordSchema,
   tradeRecordSchema,
   UserDedupe,
@@ -151,6 +153,31 @@ describe('own fills of a trade', () => {
         source: 'reconcile',
       }),
     ]);
+  });
+  it("one key, several accounts (a Safe's funder and the EOA): with an address, only that account's orders are the user's", () => {
+    // the key's maker order for the EOA (0xeoa), while the user is the Safe (0xsafe): not the user's
+    const eoaMaker = tradeRecordSchema.parse({
+      ...trade('T3', '0xo3'),
+      maker_orders: [{ ...trade('T3', '0xo3').maker_orders[0], maker_address: '0xEOA' }],
+    });
+    expect(fillsOf(eoaMaker, { apiKey: KEY, address: '0xsafe' }, 'stream', 5)).toEqual([]);
+    expect(keysOtherAccount(eoaMaker, { apiKey: KEY, address: '0xsafe' })).toBe(true);
+    // the same record for the EOA's own run, and without an address (by owner): the user's
+    expect(fillsOf(eoaMaker, { apiKey: KEY, address: '0xeoa' }, 'stream', 5).map((f) => f.orderId)).toEqual(['0xo3']);
+    expect(fillsOf(eoaMaker, { apiKey: KEY }, 'stream', 5).map((f) => f.orderId)).toEqual(['0xo3']);
+    // the key's taker order for the EOA (the record's maker_address is the taker's account)
+    const eoaTaker = tradeRecordSchema.parse({ ...trade('T4', '0xo4', 'MATCHED', 'TAKER'), maker_address: '0xeoa' });
+    expect(fillsOf(eoaTaker, { apiKey: KEY, address: '0xsafe' }, 'stream', 5)).toEqual([]);
+    expect(keysOtherAccount(eoaTaker, { apiKey: KEY, address: '0xsafe' })).toBe(true);
+    const safeTaker = tradeRecordSchema.parse({ ...trade('T4', '0xo4', 'MATCHED', 'TAKER'), maker_address: '0xSAFE' });
+    expect(fillsOf(safeTaker, { apiKey: KEY, address: '0xsafe' }, 'stream', 5).map((f) => f.orderId)).toEqual(['0xo4']);
+    // someone else's trade is no other account of the key
+    const theirs = tradeRecordSchema.parse({ ...trade('T5', '0xo5'), maker_orders: [] });
+    expect(keysOtherAccount(theirs, { apiKey: KEY, address: '0xsafe' })).toBe(false);
+    expect(othersOrder({ maker_address: '0xeoa' }, { apiKey: KEY, address: '0xsafe' })).toBe(true);
+    expect(othersOrder({ maker_address: '0xSAFE' }, { apiKey: KEY, address: '0xsafe' })).toBe(false);
+    expect(othersOrder({}, { apiKey: KEY, address: '0xsafe' })).toBe(false);
+    expect(othersOrder({ maker_address: '0xeoa' }, { apiKey: KEY })).toBe(false);
   });
   it('statuses are normalised; unknown ones refused', () => {
     expect(['live', 'ORDER_STATUS_CANCELLED', 'matched', 'weird'].map(normaliseOrderStatus)).toEqual([
@@ -372,6 +399,27 @@ describe('user stream', () => {
     await flush();
     expect(t.events.filter((e) => e.type === 'resynced').length).toBe(1); // the initial one only
     expect(fillKeys(t.events)).toEqual(['T5|0xo5|MATCHED|reconcile']); // the facts still count, once
+  });
+
+  it("orders and trades of another account of the key (the EOA's, the user being its Safe) are skipped, not bad messages", async () => {
+    const t = setup(async () => ({ orders: [], trades: [] }), { address: '0xsafe' });
+    const s = t.server.last.open().recv('PONG');
+    s.recv({ ...orderMsg('0xe1', 'PLACEMENT'), maker_address: '0xeoa' })
+      .recv({
+        ...tradeMsg('T1', '0xe1'),
+        maker_orders: [{ ...tradeMsg('T1', '0xe1').maker_orders[0], maker_address: '0xeoa' }],
+      })
+      .recv({ ...orderMsg('0xs1', 'PLACEMENT'), maker_address: '0xsafe' })
+      .recv({
+        ...tradeMsg('T2', '0xs1'),
+        maker_orders: [{ ...tradeMsg('T2', '0xs1').maker_orders[0], maker_address: '0xsafe' }],
+      });
+    expect(t.events.map((e) => e.type)).toEqual(['resynced', 'order_update', 'fill']);
+    expect(t.events.slice(1).map((e) => (e.type === 'fill' ? e.orderId : (e as { id: string }).id))).toEqual([
+      '0xs1',
+      '0xs1',
+    ]);
+    expect(t.stream.stats()).toMatchObject({ badFrames: 0 });
   });
 
   it('bad messages and records are counted stream_errors; venue error frames too', async () => {

@@ -1,0 +1,152 @@
+/**
+ * A proxy / Safe wallet's account (signatureType 1 or 2): the orders carry maker = the funder and
+ * signer = the EOA, and the funds, positions and trades are the FUNDER's (the public service's
+ * convention). The live venue of such a run (createLiveVenue with `funder`) must read the funder's
+ * account everywhere, against the real paper exchange on loopback: its fills (the restart
+ * backfill's source), its open orders (the restart's), its balance and holdings (the position
+ * audit's), although the API key (the EOA's) also reaches the EOA's own orders and trades: those
+ * belong to another account (F7 in findings-5: a gnosis-safe run backfilled the EOA's fills as
+ * 'external' and reported the EOA's positions as the funder's).
+ */
+import { Wallet } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OrderBuilder, toPostBody } from '../../src/api/orders.ts';
+import { parseAmount } from '../../src/core/units.ts';
+import type { LiveVenue } from '../../src/venues/live/live-venue.ts';
+import { createLiveVenue } from '../../src/venues/live/create-live-venue.ts';
+import { no, startVenue, yes, type TestVenue } from './support/setup.ts';
+import type { Trader } from './support/trader.ts';
+
+let v: TestVenue;
+let eoa: Trader;
+let other: Trader;
+let venue: LiveVenue;
+/** A funder an operator registered to the EOA (not its derived proxy wallet or Safe). */
+const FUNDER = new Wallet(Wallet.createRandom().privateKey).address.toLowerCase();
+/** The EOA's own orders: one filled (a taker buy), one resting. */
+const eoaOrders: string[] = [];
+/** The funder's orders, placed by the EOA with signatureType 2: one partly filled and resting. */
+const funderOrders: string[] = [];
+
+beforeAll(async () => {
+  v = await startVenue();
+  eoa = await v.trader();
+  other = await v.trader();
+  expect((await v.admin('/funders', { signer: eoa.address, funder: FUNDER })).status).toBe(200);
+  expect((await v.admin('/balances', { address: FUNDER, collateral: '500' })).status).toBe(200);
+  const Y = yes(v.m1);
+  // the EOA trades for itself: takes 10 YES at 0.55 (against a bid of 0.45 for NO: its position) and rests a bid at 0.30
+  expect((await other.place(no(v.m1), 'BUY', '0.45', '10')).status).toBe(200);
+  const buy = await eoa.place(Y, 'BUY', '0.55', '10');
+  expect(buy.body).toMatchObject({ success: true, status: 'matched' });
+  eoaOrders.push(buy.id);
+  const rest = await eoa.place(Y, 'BUY', '0.30', '10');
+  expect(rest.body).toMatchObject({ success: true, status: 'live' });
+  eoaOrders.push(rest.id);
+  // the funder's order (the EOA signs, the funder is the maker): a bid at 0.40 for 20, 5 of it filled
+  const b = new OrderBuilder({
+    wallet: eoa.wallet.privateKey,
+    chainId: 137,
+    protocol: v.running.exchange.protocol,
+    signatureType: 2,
+    funder: FUNDER,
+  });
+  const o = b.buildLimit({ tokenId: Y, side: 'BUY', price: '0.40', size: '20', tick: '0.01', negRisk: false });
+  const r = await eoa.l2('POST', '/order', toPostBody(o, { owner: eoa.creds!.apiKey }));
+  expect(r.body).toMatchObject({ success: true, status: 'live' });
+  funderOrders.push(o.id);
+  expect((await other.place(no(v.m1), 'BUY', '0.60', '5')).status).toBe(200); // fills 5 of the funder's bid
+  const u = v.running.urls;
+  venue = await createLiveVenue({
+    urls: {
+      clob: u.clob_url,
+      gamma: u.gamma_url,
+      data: u.data_url,
+      content: u.content_url,
+      ws: u.ws_url,
+      relayer: u.relayer_url,
+    },
+    wallet: eoa.wallet,
+    credentials: eoa.creds!,
+    signatureType: 2,
+    funder: FUNDER,
+    silenceMs: 0,
+    presign: false,
+  });
+}, 60_000);
+afterAll(async () => {
+  await venue?.close();
+  await v?.close();
+});
+
+describe('a proxy / Safe run reads the funder account (venue.funder)', () => {
+  it('is the funder address', async () => {
+    expect(venue.address).toBe(FUNDER);
+    expect((await venue.identity!()).address).toBe(FUNDER);
+  });
+
+  it("backfills the funder's fills only, never the EOA's own (they are another account's, not 'external' ones)", async () => {
+    const fills = await venue.fills(0);
+    expect(fills.map((f) => f.orderId)).toEqual(funderOrders);
+    expect(fills[0]).toMatchObject({ role: 'MAKER', side: 'BUY', size: parseAmount('5') });
+    for (const id of eoaOrders) expect(fills.map((f) => f.orderId)).not.toContain(id);
+  });
+
+  it("lists the funder's open orders only, not the EOA's", async () => {
+    const open = await venue.openOrders();
+    expect(open.map((o) => o.id)).toEqual(funderOrders);
+  });
+
+  it("reports the funder's balance and holdings, not the EOA's", async () => {
+    const h = await venue.holdings!();
+    // 500 collateral, 5 × 0.40 = 2 spent, 15 × 0.40 = 6 reserved by the resting bid
+    expect(h.collateral).toEqual({ available: parseAmount('492'), reserved: parseAmount('6') });
+    expect(h.tokens.map((t) => [t.tokenId, t.size])).toEqual([[yes(v.m1), parseAmount('5')]]);
+    expect(h.tokens[0]!.avgPrice).toBe(4000);
+    expect(await venue.balance()).toEqual({ available: parseAmount('492'), reserved: parseAmount('6') });
+  });
+
+  it('the paper exchange: maker_address picks one account of the key (trades, balances, positions); another address is none or a 400', async () => {
+    const eoaTrades = (await eoa.l2('GET', '/data/trades', undefined, `maker_address=${eoa.address}`)).body.data;
+    expect(eoaTrades).toHaveLength(1);
+    expect(eoaTrades[0]).toMatchObject({ taker_order_id: eoaOrders[0], maker_address: eoa.address });
+    const funderTrades = (await eoa.l2('GET', '/data/trades', undefined, `maker_address=${FUNDER}`)).body.data;
+    expect(funderTrades.map((t: { maker_orders: { order_id: string }[] }) => t.maker_orders[0]!.order_id)).toEqual(
+      funderOrders,
+    );
+    // without maker_address: every account of the key
+    expect((await eoa.l2('GET', '/data/trades')).body.data).toHaveLength(2);
+    const bal = await eoa.l2('GET', '/balances', undefined, `maker_address=${FUNDER}`);
+    expect(bal.body).toMatchObject({ address: FUNDER, collateral: { balance: '498', reserved: '6' } });
+    expect((await eoa.l2('GET', '/balances')).body.address).toBe(eoa.address);
+    const pos = await eoa.l2('GET', '/positions', undefined, `maker_address=${FUNDER}`);
+    expect(pos.body).toMatchObject([{ asset_id: yes(v.m1), size: '5' }]);
+    const stranger = new Wallet(Wallet.createRandom().privateKey).address.toLowerCase();
+    const refused = await eoa.l2('GET', '/balances', undefined, `maker_address=${stranger}`);
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toMatch(/not an account of this API key/);
+    expect((await eoa.l2('GET', '/positions', undefined, `maker_address=${stranger}`)).status).toBe(400);
+    expect((await eoa.l2('GET', '/data/trades', undefined, `maker_address=${stranger}`)).body.data).toEqual([]);
+  });
+
+  it("splits and merges the funder's balances through the relayer (proxyWallet), not the EOA's", async () => {
+    const ex = v.running.exchange;
+    const before = { funder: ex.engine.balance(FUNDER).collateral, eoa: ex.engine.balance(eoa.address).collateral };
+    const tx = await venue.split!(v.m1.condition_id as never, parseAmount('3'));
+    expect(tx.collateral).toBe(-parseAmount('3'));
+    expect(ex.engine.balance(FUNDER).collateral).toBe(before.funder - parseAmount('3'));
+    expect(ex.engine.balance(eoa.address).collateral).toBe(before.eoa);
+    await venue.merge!(v.m1.condition_id as never, parseAmount('3'));
+    expect(ex.engine.balance(FUNDER).collateral).toBe(before.funder);
+    // another address is refused
+    const stranger = new Wallet(Wallet.createRandom().privateKey).address.toLowerCase();
+    const r = await eoa.l2raw(
+      'POST',
+      '/submit',
+      JSON.stringify({ type: 'SPLIT', conditionId: v.m1.condition_id, amount: '1', proxyWallet: stranger }),
+      eoa.relayerUrl,
+    );
+    expect(r.status).toBe(400);
+    expect(JSON.stringify(r.body)).toMatch(/proxyWallet is not an account of this API key/);
+  });
+});
