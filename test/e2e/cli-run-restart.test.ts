@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { RunningExchange } from '../../src/exchange/server.ts';
 import { Trader } from '../integration/support/trader.ts';
 import {
   BotHarness,
@@ -15,10 +16,24 @@ import {
   exited,
   liquidMarkets,
   logLines,
+  type BotProcess,
 } from './support/bot-harness.ts';
 
 const h = new BotHarness();
 afterAll(() => h.close());
+
+/**
+ * Waits for the bot's quotes, trades against them until it has a fill its user channel delivered
+ * (logged with source stream: stored), then kills it (-9, no chance to clean up).
+ */
+async function fillThenKill(b: BotProcess, ex: RunningExchange, t: Trader, address: string): Promise<void> {
+  expect(await waitForQuotes(ex, address), b.err().slice(-2000)).toBeGreaterThan(0);
+  expect(await makeBotFill(ex, t, address), b.err().slice(-2000)).toBe(true);
+  const fills = () => logLines(b.err()).filter((l) => l.msg === 'fill' && l['source'] === 'stream');
+  expect(await waitUntil(() => fills().length > 0, 30_000), b.err().slice(-2000)).toBe(true);
+  b.p.kill('SIGKILL');
+  await exited(b.p);
+}
 
 describe('mmkit run: kill -9 and restart', () => {
   it('loses no fill, doubles none, and leaves no order behind', async () => {
@@ -76,13 +91,7 @@ describe('mmkit run: kill -9 and restart', () => {
     const MISSED = 'the user channel had not delivered these fills: recovered by the audit';
 
     // run 1: fills delivered by the user channel and stored, then kill -9
-    const b1 = h.startBot(base, dir, ['--duration', '600s'], env);
-    expect(await waitForQuotes(ex, address), b1.err().slice(-2000)).toBeGreaterThan(0);
-    expect(await makeBotFill(ex, t, address), b1.err().slice(-2000)).toBe(true);
-    const fills1 = () => logLines(b1.err()).filter((l) => l.msg === 'fill' && l['source'] === 'stream');
-    expect(await waitUntil(() => fills1().length > 0, 30_000), b1.err().slice(-2000)).toBe(true);
-    b1.p.kill('SIGKILL');
-    await exited(b1.p);
+    await fillThenKill(h.startBot(base, dir, ['--duration', '600s'], env), ex, t, address);
 
     // run 2 on the same data dir, within the audit's reach of those fills (trades since a minute
     // before the start): its audits (every second) find them, the store holds them
@@ -112,13 +121,7 @@ describe('mmkit run: kill -9 and restart', () => {
     const args = ['--duration', '600s', '--markets', market!];
 
     // run 1 (its own data dir): fills on the wallet, then kill -9 and clear the orders it left
-    const b1 = h.startBot(base, dir1, args, env);
-    expect(await waitForQuotes(ex, address), b1.err().slice(-2000)).toBeGreaterThan(0);
-    expect(await makeBotFill(ex, t, address), b1.err().slice(-2000)).toBe(true);
-    const fills1 = () => logLines(b1.err()).filter((l) => l.msg === 'fill' && l['source'] === 'stream');
-    expect(await waitUntil(() => fills1().length > 0, 30_000), b1.err().slice(-2000)).toBe(true);
-    b1.p.kill('SIGKILL');
-    await exited(b1.p);
+    await fillThenKill(h.startBot(base, dir1, args, env), ex, t, address);
     const wallet = new Trader(ex.urls.clob_url, readFileSync(join(dir1, 'paper-wallet.key'), 'utf8').trim());
     expect((await wallet.createKey(1)).status).toBe(200); // (nonce 0's key is the daemon's)
     expect((await wallet.l2('DELETE', '/cancel-all')).status).toBe(200);
