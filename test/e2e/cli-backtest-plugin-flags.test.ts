@@ -110,6 +110,24 @@ const backtest = (...more: string[]): string[] => [
   ...more,
 ];
 
+/** `cmd` (backtest or sweep) of a run's configuration file `cfg` (the strategy its bot.strategy), then `more`. */
+const withConfig = (cmd: 'backtest' | 'sweep', cfg: string, ...more: string[]): string[] => [
+  cmd,
+  '--feed',
+  feed,
+  '--no-feed-cache',
+  '--config',
+  cfg,
+  ...more,
+];
+
+/** The JSON lines of a run's stderr (its log lines), parsed. */
+const jsonLines = (err: string): Array<Record<string, unknown>> =>
+  err
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
 describe('mmkit backtest for a plugin author', () => {
   it('ctx.random() is seeded from --seed: the same seed gives byte-identical --json, another seed other draws (F13)', async () => {
     const a = await mmkit(backtest('--seed', '3', '--json'));
@@ -133,10 +151,7 @@ describe('mmkit backtest for a plugin author', () => {
     expect(r.code, r.err.slice(-2000)).toBe(0);
     // the result does not depend on the logging (it turns the gate's memo off: exact)
     expect(r.out).toBe(quiet.out);
-    const lines = r.err
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = jsonLines(r.err);
     const probes = lines.filter((l) => l['msg'] === 'dice probe');
     expect(probes.length).toBe(2);
     for (const p of probes) {
@@ -220,21 +235,11 @@ describe('mmkit backtest for a plugin author', () => {
     expect(doc.postOnly).toBe(true); // bot.postOnly defaults to true, as in mmkit run
     expect(doc.inventoryLimit).toMatchObject({ size: 20_000_000, source: 'risk.maxPositionShares' });
     // --strategy from bot.strategy, --param over bot.params; the same run as with the flags
-    const byConfig = await mmkit([
-      'backtest',
-      '--feed',
-      feed,
-      '--no-feed-cache',
-      '--config',
-      cfg,
-      '--param',
-      'size=6',
-      '--json',
-    ]);
+    const byConfig = await mmkit(withConfig('backtest', cfg, '--param', 'size=6', '--json'));
     expect(byConfig.code, byConfig.err.slice(-2000)).toBe(0);
     expect(byConfig.out).toBe(flags.out);
     // with --config the environment is read (as mmkit run reads it): no warning, the env applies
-    const env = await mmkit(['backtest', '--feed', feed, '--no-feed-cache', '--config', cfg, '--json'], {
+    const env = await mmkit(withConfig('backtest', cfg, '--json'), {
       MMKIT_RISK_MAX_POSITION_SHARES: '7',
     });
     expect(env.err).not.toContain('warning');
@@ -255,10 +260,9 @@ describe('mmkit backtest for a plugin author', () => {
     expect(markets.length).toBe(2);
     const cfg = join(dir, 'run-f8.json');
     writeFileSync(cfg, JSON.stringify({ bot: { strategy: plugin, risk: { maxPositionShares: 20 } } }));
-    const one = await mmkit(
-      ['backtest', '--feed', feed, '--no-feed-cache', '--config', cfg, '--risk', '{"maxOrderSizeShares":50}', '--json'],
-      { MMKIT_MARKETS: markets[1]! },
-    );
+    const one = await mmkit(withConfig('backtest', cfg, '--risk', '{"maxOrderSizeShares":50}', '--json'), {
+      MMKIT_MARKETS: markets[1]!,
+    });
     expect(one.code, one.err.slice(-2000)).toBe(0);
     expect(one.err).not.toContain('warning');
     const doc = JSON.parse(one.out);
@@ -266,35 +270,23 @@ describe('mmkit backtest for a plugin author', () => {
     // the configuration's maxPositionShares stands: --risk set another key only
     expect(doc.inventoryLimit).toMatchObject({ size: 20_000_000, source: 'risk.maxPositionShares' });
     // --markets wins over the configuration's
-    const flag = await mmkit(
-      ['backtest', '--feed', feed, '--no-feed-cache', '--config', cfg, '--markets', markets[0]!, '--json'],
-      { MMKIT_MARKETS: markets[1]! },
-    );
+    const flag = await mmkit(withConfig('backtest', cfg, '--markets', markets[0]!, '--json'), {
+      MMKIT_MARKETS: markets[1]!,
+    });
     expect(JSON.parse(flag.out).markets.map((m: { market: string }) => m.market)).toEqual([markets[0]]);
     // a sweep takes them too
-    const sweep = await mmkit(
-      ['sweep', '--feed', feed, '--no-feed-cache', '--config', cfg, '--grid', '{"depth":[3]}', '--workers', '0'],
-      { MMKIT_MARKETS: markets[1]!, MMKIT_LOG_LEVEL: 'debug' },
-    );
+    const sweep = await mmkit(withConfig('sweep', cfg, '--grid', '{"depth":[3]}', '--workers', '0'), {
+      MMKIT_MARKETS: markets[1]!,
+      MMKIT_LOG_LEVEL: 'debug',
+    });
     expect(sweep.code, sweep.err.slice(-2000)).toBe(0);
     // the log level is the one setting --config does not take
     expect(sweep.err).toContain(
       "mmkit sweep: warning: ignoring the environment's MMKIT_LOG_LEVEL (use --log-level): a sweep logs only with --log-level",
     );
-    const byFlags = await mmkit([
-      'sweep',
-      '--feed',
-      feed,
-      '--no-feed-cache',
-      '--config',
-      cfg,
-      '--markets',
-      markets[1]!,
-      '--grid',
-      '{"depth":[3]}',
-      '--workers',
-      '0',
-    ]);
+    const byFlags = await mmkit(
+      withConfig('sweep', cfg, '--markets', markets[1]!, '--grid', '{"depth":[3]}', '--workers', '0'),
+    );
     expect(sweep.out).toBe(byFlags.out);
   }, 240_000);
 
@@ -319,10 +311,7 @@ describe('mmkit backtest for a plugin author', () => {
     const r = await mmkit(args('--log-level', 'info'));
     expect(r.code, r.err.slice(-2000)).toBe(0);
     expect(r.out).toBe(quiet.out);
-    const lines = r.err
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = jsonLines(r.err);
     const probes = lines.filter((l) => l['msg'] === 'dice probe');
     expect(probes.length).toBe(6);
     for (const p of probes) {

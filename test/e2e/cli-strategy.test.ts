@@ -55,6 +55,15 @@ const mmkit = (args: string[], o: { cwd?: string; timeoutMs?: number } = {}) =>
 const npx = (args: string[], cwd: string) =>
   run(join(ROOT, 'node_modules/.bin', args[0]!), args.slice(1), { cwd, timeoutMs: 120_000 });
 
+/** Writes a plugin's `source` to `scratch/<sub>/<name>` (the folder created); returns the file's path. */
+function writePlugin(sub: string, name: string, source: string): string {
+  const dir = join(scratch, sub);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, name);
+  writeFileSync(file, source);
+  return file;
+}
+
 describe('mmkit strategy new', () => {
   it('scaffolds a plugin and its test that typecheck, and the test passes', async () => {
     const dir = join(scratch, 'new');
@@ -168,11 +177,9 @@ describe('mmkit strategy check', () => {
   }, 120_000);
 
   it('fails (exit 1) for a plugin that quotes nothing', async () => {
-    const dir = join(scratch, 'idle');
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, 'idle.ts');
-    writeFileSync(
-      file,
+    const file = writePlugin(
+      'idle',
+      'idle.ts',
       "import { defineStrategy } from 'mmkit/strategy';\nexport default defineStrategy({ name: 'idle', description: 'quotes nothing', params: {}, create: () => ({ onEvent: () => undefined }) });\n",
     );
     const r = await mmkit(['strategy', 'check', file, '--duration', '3s'], { timeoutMs: 120_000 });
@@ -183,11 +190,9 @@ describe('mmkit strategy check', () => {
   }, 120_000);
 
   it('fails (exit 1) for a plugin that throws, naming the first error and where it was thrown', async () => {
-    const dir = join(scratch, 'bad');
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, 'bad.ts');
-    writeFileSync(
-      file,
+    const file = writePlugin(
+      'bad',
+      'bad.ts',
       "import { defineStrategy } from 'mmkit/strategy';\nexport default defineStrategy({ name: 'bad', description: 'throws', params: {}, create: () => ({ onEvent() {\n  throw new Error('boom in onEvent');\n} }) });\n",
     );
     const r = await mmkit(['strategy', 'check', file, '--duration', '10s'], { timeoutMs: 120_000 });
@@ -212,13 +217,11 @@ describe('mmkit strategy check', () => {
   }, 240_000);
 
   it('warns (still ok) when the gate refused most of the quotes and when a handler is slow (findings-4 F21)', async () => {
-    const dir = join(scratch, 'slow');
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, 'slow-mostly-refused.ts');
     // on each book event one bid at the best bid and two off the tick (refused OFF_TICK); each
     // timer tick busy-waits 150 ms (README rule 4: handlers must be cheap)
-    writeFileSync(
-      file,
+    const file = writePlugin(
+      'slow',
+      'slow-mostly-refused.ts',
       `import { defineStrategy } from 'mmkit/strategy';
 export default defineStrategy({ name: 'slow-mostly-refused', description: 'two of three quotes off the tick; slow ticks', params: {}, create(ctx) {
   return { onEvent(event, state) {
@@ -251,11 +254,9 @@ export default defineStrategy({ name: 'slow-mostly-refused', description: 'two o
   }, 240_000);
 
   it('counts an immediate order the risk gate refused (a FOK above maxOrderSize)', async () => {
-    const dir = join(scratch, 'fok');
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, 'big-fok.ts');
-    writeFileSync(
-      file,
+    const file = writePlugin(
+      'fok',
+      'big-fok.ts',
       `import { defineStrategy } from 'mmkit/strategy';
 export default defineStrategy({ name: 'big-fok', description: 'one FOK of 500 shares', params: {}, create(ctx) {
   let sent = false;

@@ -64,6 +64,25 @@ async function advance(ms: number, step = 50): Promise<void> {
   }
 }
 
+/**
+ * Two quotes resting (4900 / 5100), then an intent replacing them (4800 / 5200) whose cancels the venue
+ * holds until `release()`: returns once that cycle has sent its cancel, with the count of venue calls
+ * before it.
+ */
+async function replaceWithCancelsHeld(): Promise<{ before: number; release: () => void }> {
+  ex.submit(want([q('BUY', 4900), q('SELL', 5100)]));
+  await ex.idle();
+  const gate = deferred<void>();
+  venue.cancelHook = async (ids, cancel) => {
+    await gate.promise;
+    return cancel(ids);
+  };
+  const before = venue.calls.length;
+  ex.submit(want([q('BUY', 4800), q('SELL', 5200)]));
+  await flush();
+  return { before, release: () => gate.resolve() };
+}
+
 beforeEach(() => {
   clock = new VirtualClock(1_000_000);
   venue = new FakeVenue(clock);
@@ -135,18 +154,9 @@ describe('Executor: placing', () => {
 
 describe('Executor: cancels first', () => {
   it('cancels are sent and answered before any place of the cycle', async () => {
-    ex.submit(want([q('BUY', 4900), q('SELL', 5100)]));
-    await ex.idle();
-    const gate = deferred<void>();
-    venue.cancelHook = async (ids, cancel) => {
-      await gate.promise;
-      return cancel(ids);
-    };
-    const before = venue.calls.length;
-    ex.submit(want([q('BUY', 4800), q('SELL', 5200)]));
-    await flush();
+    const { before, release } = await replaceWithCancelsHeld();
     expect(venue.calls.slice(before).map((c) => c.kind)).toEqual(['cancel']);
-    gate.resolve();
+    release();
     await ex.idle();
     expect(venue.calls.slice(before).map((c) => c.kind)).toEqual(['cancel', 'place']);
     expect(
@@ -220,20 +230,11 @@ describe('Executor: latest intent wins', () => {
   });
 
   it("a newer intent queued while a cycle's cancels are out: places it no longer wants are never sent (a pull sends none)", async () => {
-    ex.submit(want([q('BUY', 4900), q('SELL', 5100)]));
-    await ex.idle();
-    const gate = deferred<void>();
-    venue.cancelHook = async (ids, cancel) => {
-      await gate.promise;
-      return cancel(ids);
-    };
-    const before = venue.calls.length;
     // the cycle of this intent cancels both and would place two new quotes...
-    ex.submit(want([q('BUY', 4800), q('SELL', 5200)]));
-    await flush();
+    const { before, release } = await replaceWithCancelsHeld();
     // ...but the market is pulled while its cancels are out
     ex.submit(want([]));
-    gate.resolve();
+    release();
     await ex.idle();
     expect(venue.calls.slice(before).map((c) => c.kind)).toEqual(['cancel']);
     expect(venue.live()).toEqual([]);
@@ -242,18 +243,9 @@ describe('Executor: latest intent wins', () => {
   });
 
   it('what the newer intent still wants goes out in the running cycle; the rest waits for its own', async () => {
-    ex.submit(want([q('BUY', 4900), q('SELL', 5100)]));
-    await ex.idle();
-    const gate = deferred<void>();
-    venue.cancelHook = async (ids, cancel) => {
-      await gate.promise;
-      return cancel(ids);
-    };
-    const before = venue.calls.length;
-    ex.submit(want([q('BUY', 4800), q('SELL', 5200)]));
-    await flush();
+    const { before, release } = await replaceWithCancelsHeld();
     ex.submit(want([q('BUY', 4800), q('SELL', 5300)]));
-    gate.resolve();
+    release();
     await ex.idle();
     const placed = venue.calls
       .slice(before)
