@@ -35,6 +35,11 @@ export type Command =
   | { k: 'revbkey'; address: string; apiKey?: string }
   /** An operator registers a funder (maker account) to a signer for proxy orders (signatureType 1/2). */
   | { k: 'funder'; signer: string; funder: string }
+  /**
+   * An address's dead-man switch armed (its first heartbeat, or the first since the switch fired) or
+   * disarmed (the switch fired): replay rebuilds the armed set (accounts/dead-man.ts).
+   */
+  | { k: 'deadman'; address: string; armed: boolean }
   | { k: 'place'; order: NewOrder; builder?: string }
   | { k: 'cancel'; account: string; ids: string[]; reason: CancelReason }
   | { k: 'cancelAll'; account: string; reason: CancelReason }

@@ -23,6 +23,7 @@ import { bookTerms } from './order-admission.ts';
 import { checkSignerV1, checkSignerV2, type SignerContext } from './order-signers.ts';
 import type { CancelReason, EngineEvent, NewOrder, OrderState, PlaceResult, Trade } from './matching/types.ts';
 import { ApiKeyStore, newHeartbeatId, type ApiKeyRecord } from './accounts/keys.ts';
+import { DeadManSwitch } from './accounts/dead-man.ts';
 import { DerivedFunders } from './accounts/funders.ts';
 import { Allowances } from './accounts/allowances.ts';
 import { PositionBook } from './accounts/positions.ts';
@@ -87,7 +88,8 @@ export class PaperExchange {
   private readonly tradeById = new Map<string, TradeRecord>();
   private readonly tradesByAccount = new Map<string, TradeRecord[]>();
   private readonly lastTrade = new Map<string, { price: number; side: 'BUY' | 'SELL'; at: number }>();
-  private readonly heartbeats = new Map<string, { at: number; id: string }>();
+  /** The dead-man switch's armed addresses (journaled transitions: accounts/dead-man.ts). */
+  private readonly deadMan = new DeadManSwitch();
   private readonly listeners = new Set<ExchangeListener>();
   private readonly funded = new Set<string>();
   /**
@@ -189,6 +191,8 @@ export class PaperExchange {
     if (this.timer !== undefined) return;
     this.timer = this.clock.setInterval(() => this.tick(), 250);
     const now = this.clock.now();
+    // addresses armed before a restart (replayed) are armed again, their windows from now (F10)
+    this.deadMan.restartAll(now);
     this.rewards.openEpoch(now);
     this.nextRewardSample = this.nextSampleAfter(now);
     this.scheduleRewards(now);
@@ -250,11 +254,9 @@ export class PaperExchange {
   tick(): void {
     const now = this.clock.now();
     this.exec({ k: 'advance' });
-    for (const [account, hb] of this.heartbeats) {
-      if (now - hb.at > this.opts.heartbeatTimeoutMs) {
-        this.heartbeats.delete(account);
-        this.cancelAll(account, 'HEARTBEAT');
-      }
+    for (const address of this.deadMan.expired(now, this.opts.heartbeatTimeoutMs)) {
+      this.exec({ k: 'deadman', address, armed: false });
+      this.cancelAll(address, 'HEARTBEAT');
     }
   }
 
@@ -356,6 +358,9 @@ export class PaperExchange {
         return this.keys.createBuilder(c.address, c.t);
       case 'revbkey':
         return this.keys.revokeBuilder(c.address, c.t, c.apiKey);
+      case 'deadman':
+        this.deadMan.set(c.address, c.armed, c.t);
+        return undefined;
       case 'place': {
         const r = e.place(c.order, c.t);
         if (r.ok && c.builder !== undefined) this.orderBuilder.set(c.order.id, c.builder);
@@ -860,9 +865,10 @@ export class PaperExchange {
 
   /** Records a heartbeat; from the first one on, silence longer than the timeout cancels all orders. */
   heartbeat(account: string): string {
-    const id = newHeartbeatId();
-    this.heartbeats.set(account, { at: this.clock.now(), id });
-    return id;
+    // arming is journaled (it survives a restart); each heartbeat's time is not (accounts/dead-man.ts)
+    if (!this.deadMan.isArmed(account)) this.exec({ k: 'deadman', address: account, armed: true });
+    else this.deadMan.beat(account, this.clock.now());
+    return newHeartbeatId();
   }
 
   // ---- trades --------------------------------------------------------------------------------
