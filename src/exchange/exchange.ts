@@ -6,7 +6,6 @@
  * Every state change is a `Command` applied by `exec` (see commands.ts): that makes the state
  * journal-able and replayable (--db). Reads go straight to the structures.
  */
-import { keccak256, toUtf8Bytes } from 'ethers';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { PRICE_SCALE, tickFromPips } from '../core/units.ts';
 import { OrderHasher, CTF_EXCHANGE, NEG_RISK_CTF_EXCHANGE, type SignedOrderStruct } from '../api/signing/order.ts';
@@ -18,18 +17,20 @@ import {
   type SignedOrderStructV2,
 } from '../api/signing/order-v2.ts';
 import { MatchingEngine } from './matching/engine.ts';
+import { TradeLog } from './trades.ts';
 import { admitOrder, internalOrder, placeRefusal, type AdmissionContext } from './order-admission.ts';
 import type { CancelReason, EngineEvent, OrderState, PlaceResult, Trade } from './matching/types.ts';
 import { ApiKeyStore, newHeartbeatId, type ApiKeyRecord } from './accounts/keys.ts';
 import { TradingAccounts } from './accounts/funders.ts';
 import { Allowances } from './accounts/allowances.ts';
 import { PositionBook } from './accounts/positions.ts';
-import { toMarketDef, type LiveMarketState, type MarketMeta } from './markets.ts';
+import { liquidityOf, refreshLiveState, toMarketDef, type LiveMarketState, type MarketMeta } from './markets.ts';
 import type { Command, CommandSink, TimedCommand } from './commands.ts';
 import { RelayerLedger } from './relayer/ledger.ts';
 import type { RelayerOp, RelayerOutcome } from './relayer/types.ts';
 import { WorldStore } from './world/store.ts';
 import { checkRewardConfig, ExchangeRewards, type EpochPayout } from './rewards/ledger.ts';
+import { RewardSchedule } from './rewards/schedule.ts';
 import { NotFoundError } from '../core/errors.ts';
 import { rewardAsset } from './rewards/wire.ts';
 import type { RewardConfig } from '../core/rewards.ts';
@@ -79,10 +80,8 @@ export class PaperExchange {
   timeOffsetMs = 0;
   private readonly markets = new Map<string, MarketEntry>();
   private readonly tokenIndex = new Map<string, { entry: MarketEntry; index: 0 | 1 }>();
-  private readonly trades: TradeRecord[] = [];
-  private readonly tradeById = new Map<string, TradeRecord>();
-  private readonly tradesByAccount = new Map<string, TradeRecord[]>();
-  private readonly lastTrade = new Map<string, { price: number; side: 'BUY' | 'SELL'; at: number }>();
+  /** Trades by id and by account, and each token's last trade (trades.ts). */
+  private readonly tradeLog = new TradeLog();
   private readonly heartbeats = new Map<string, { at: number; id: string }>();
   private readonly listeners = new Set<ExchangeListener>();
   private readonly funded = new Set<string>();
@@ -115,9 +114,8 @@ export class PaperExchange {
   private pendingEngine: EngineEvent[] = [];
   private sink: CommandSink | undefined;
   private timer: TimerHandle | undefined;
-  private rewardTimer: TimerHandle | undefined;
-  /** When the next reward sample is due (unix ms). */
-  private nextRewardSample = 0;
+  /** When rewards are sampled and paid (rewards/schedule.ts). */
+  private readonly rewardSchedule: RewardSchedule;
   /** Time of the command being applied (replay uses the journal's times, not the clock). */
   private now = 0;
 
@@ -132,6 +130,9 @@ export class PaperExchange {
         now: () => this.clock.now(),
       },
       opts.rewards,
+    );
+    this.rewardSchedule = new RewardSchedule(this.clock, this.rewards, (p) =>
+      this.exec({ k: 'rewardPayout', epochStart: p.epochStart, epochEnd: p.epochEnd, rows: p.rows }),
     );
     this.relayerLedger = new RelayerLedger({
       engine: this.engine,
@@ -185,51 +186,24 @@ export class PaperExchange {
 
   /**
    * Starts housekeeping (4 Hz): GTD expiry and the heartbeat dead-man switch; and the liquidity
-   * rewards: a sample every `rewards.sampleMs` (at multiples of it) and a payout at each epoch's end.
+   * rewards: a sample every `rewards.sampleMs` (at multiples of it) and a payout at each epoch's end
+   * (rewards/schedule.ts).
    */
   start(): void {
     if (this.timer !== undefined) return;
     this.timer = this.clock.setInterval(() => this.tick(), 250);
-    const now = this.clock.now();
-    this.rewards.openEpoch(now);
-    this.nextRewardSample = this.nextSampleAfter(now);
-    this.scheduleRewards(now);
+    this.rewardSchedule.start();
   }
 
   stop(): void {
     if (this.timer !== undefined) this.clock.clearInterval(this.timer);
     this.timer = undefined;
-    if (this.rewardTimer !== undefined) this.clock.clearTimeout(this.rewardTimer);
-    this.rewardTimer = undefined;
+    this.rewardSchedule.stop();
   }
 
-  private nextSampleAfter(t: number): number {
-    const s = this.rewards.options.sampleMs;
-    return (Math.floor(t / s) + 1) * s;
-  }
-
-  private scheduleRewards(now: number): void {
-    const at = Math.min(this.nextRewardSample, this.rewards.epochEnd);
-    this.rewardTimer = this.clock.setTimeout(() => this.rewardsDue(), Math.max(0, at - now));
-  }
-
-  /**
-   * The rewards' timer: close the epoch when it has ended (pay it, begin the next), then take the
-   * sample when one is due. A sample at an epoch's end belongs to the next epoch.
-   */
+  /** The rewards' timer: pay an ended epoch, take a due sample (rewards/schedule.ts `due`). */
   rewardsDue(): void {
-    const now = this.clock.now();
-    if (now >= this.rewards.epochEnd) {
-      const p = this.rewards.closing();
-      if (p.rows.length > 0)
-        this.exec({ k: 'rewardPayout', epochStart: p.epochStart, epochEnd: p.epochEnd, rows: p.rows });
-      this.rewards.openEpoch(now);
-    }
-    if (now >= this.nextRewardSample) {
-      this.rewards.sample(now);
-      this.nextRewardSample = this.nextSampleAfter(now);
-    }
-    if (this.timer !== undefined) this.scheduleRewards(now);
+    this.rewardSchedule.due();
   }
 
   /** The asset rewards are paid in: the collateral (pUSD with CLOB V2, USDC.e with V1). */
@@ -450,33 +424,11 @@ export class PaperExchange {
   }
 
   private recordTrade(t: Trade): void {
-    // the hash (keccak: ~7 % of a synthetic backtest's CPU) is made when first read: most trades'
-    // never are (the world's agents trade among themselves); the value is the same either way
-    let hash: string | undefined;
-    const rec: TradeRecord = {
-      trade: t,
-      get transactionHash(): string {
-        return (hash ??= keccak256(toUtf8Bytes(`tx:${t.id}`)));
-      },
-    };
-    this.trades.push(rec);
-    this.tradeById.set(t.id, rec);
-    const accounts = new Set<string>([t.takerAccount, ...t.makers.map((m) => m.account)]);
-    for (const a of accounts) {
-      let list = this.tradesByAccount.get(a);
-      if (list === undefined) this.tradesByAccount.set(a, (list = []));
-      list.push(rec);
-    }
+    this.tradeLog.add(t);
     this.positions.applyTrade(t);
     const found = this.tokenIndex.get(t.tokenId);
     if (found) for (const m of t.makers) found.entry.volume += Math.round((m.size * m.price) / PRICE_SCALE);
-    const last = t.makers[t.makers.length - 1];
-    if (last !== undefined && found) {
-      const pxFor = (tok: string) => (last.tokenId === tok ? last.price : PRICE_SCALE - last.price);
-      const other = found.entry.meta.tokens[found.index === 0 ? 1 : 0];
-      this.lastTrade.set(t.tokenId, { price: pxFor(t.tokenId), side: t.side, at: t.matchTime });
-      this.lastTrade.set(other, { price: pxFor(other), side: t.side === 'BUY' ? 'SELL' : 'BUY', at: t.matchTime });
-    }
+    this.tradeLog.noteLast(t, found?.entry.meta.tokens[found.index === 0 ? 1 : 0]);
   }
 
   // ---- markets -------------------------------------------------------------------------------
@@ -509,33 +461,19 @@ export class PaperExchange {
   marketOfToken(tokenId: string): { entry: MarketEntry; index: 0 | 1 } | undefined {
     return this.tokenIndex.get(tokenId);
   }
-  /** Live state with mids and last prices refreshed. */
+  /** Live state with mids and last prices refreshed (markets.ts). */
   marketState(entry: MarketEntry): LiveMarketState {
-    for (const i of [0, 1] as const) {
-      const tok = entry.meta.tokens[i];
-      const bba = this.engine.bestBidAsk(tok);
-      entry.state.mid[i] = bba.bid !== null && bba.ask !== null ? (bba.bid + bba.ask) / 2 : undefined;
-      entry.state.lastPrice[i] = this.lastTrade.get(tok)?.price;
-    }
-    return entry.state;
+    return refreshLiveState(entry.meta.tokens, entry.state, this.engine, (tok) => this.tradeLog.last(tok)?.price);
   }
   /**
    * Resting liquidity of a market in micro-collateral: the notional of every YES-book level within
-   * 10% of the mid (both sides).
+   * 10% of the mid (both sides; markets.ts).
    */
   liquidity(entry: MarketEntry): number {
-    const book = this.engine.book(entry.meta.tokens[0]);
-    const best = this.engine.bestBidAsk(entry.meta.tokens[0]);
-    const mid =
-      best.bid !== null && best.ask !== null ? (best.bid + best.ask) / 2 : (best.bid ?? best.ask ?? PRICE_SCALE / 2);
-    let sum = 0;
-    for (const l of book.bids) if (Math.abs(l.price - mid) <= 1000) sum += Math.round((l.size * l.price) / PRICE_SCALE);
-    for (const l of book.asks)
-      if (Math.abs(l.price - mid) <= 1000) sum += Math.round((l.size * (PRICE_SCALE - l.price)) / PRICE_SCALE);
-    return sum;
+    return liquidityOf(this.engine, entry.meta.tokens[0]);
   }
   lastTradePrice(tokenId: string): { price: number; side: 'BUY' | 'SELL'; at: number } | undefined {
-    return this.lastTrade.get(tokenId);
+    return this.tradeLog.last(tokenId);
   }
 
   setTickSize(conditionId: string, tickPips: number): void {
@@ -629,7 +567,7 @@ export class PaperExchange {
       makingAmount: r.makingAmount,
       takingAmount: r.takingAmount,
       tradeIds,
-      transactionsHashes: tradeIds.map((id) => this.tradeById.get(id)?.transactionHash ?? ''),
+      transactionsHashes: tradeIds.map((id) => this.tradeLog.get(id)?.transactionHash ?? ''),
     };
   }
 
@@ -741,22 +679,17 @@ export class PaperExchange {
 
   /** Trades an account took part in, in match order. */
   tradesOf(account: string): readonly TradeRecord[] {
-    return this.tradesByAccount.get(account) ?? [];
+    return this.tradeLog.of(account);
   }
   /** Trades of every account an API key's address trades for, in match order, each once. */
   tradesOfKey(address: string): readonly TradeRecord[] {
-    const accounts = this.accountsOf(address).filter((a) => this.tradesOf(a).length > 0);
-    if (accounts.length === 0) return [];
-    if (accounts.length === 1) return this.tradesOf(accounts[0]!);
-    const seen = new Set<TradeRecord>();
-    for (const a of accounts) for (const t of this.tradesOf(a)) seen.add(t);
-    return [...seen].sort((x, y) => x.trade.matchTime - y.trade.matchTime);
+    return this.tradeLog.ofAccounts(this.accountsOf(address));
   }
   allTrades(): readonly TradeRecord[] {
-    return this.trades;
+    return this.tradeLog.all();
   }
   trade(id: string): TradeRecord | undefined {
-    return this.tradeById.get(id);
+    return this.tradeLog.get(id);
   }
   tradeStatus(t: Trade, now = this.clock.now()): TradeStatus {
     const age = now - t.matchTime;
