@@ -6,33 +6,32 @@
  * Every state change is a `Command` applied by `exec` (see commands.ts): that makes the state
  * journal-able and replayable (--db). Reads go straight to the structures.
  */
-import { keccak256, toUtf8Bytes } from 'ethers';
 import type { Clock, TimerHandle } from '../core/clock.ts';
-import { MAX_ORDER_MICRO, PRICE_SCALE, tickFromPips } from '../core/units.ts';
+import { PRICE_SCALE, tickFromPips } from '../core/units.ts';
 import { OrderHasher, CTF_EXCHANGE, NEG_RISK_CTF_EXCHANGE, type SignedOrderStruct } from '../api/signing/order.ts';
 import {
   CONTRACTS_V2,
   CTF_EXCHANGE_V2,
   NEG_RISK_CTF_EXCHANGE_V2,
   OrderHasherV2,
-  ZERO_BYTES32,
   type SignedOrderStructV2,
 } from '../api/signing/order-v2.ts';
 import { MatchingEngine } from './matching/engine.ts';
-import { bookTerms } from './order-admission.ts';
-import { checkSignerV1, checkSignerV2, type SignerContext } from './order-signers.ts';
-import type { CancelReason, EngineEvent, NewOrder, OrderState, PlaceResult, Trade } from './matching/types.ts';
+import { TradeLog } from './trades.ts';
+import { admitOrder, internalOrder, placeRefusal, type AdmissionContext } from './order-admission.ts';
+import type { CancelReason, EngineEvent, OrderState, PlaceResult, Trade } from './matching/types.ts';
 import { ApiKeyStore, newHeartbeatId, type ApiKeyRecord } from './accounts/keys.ts';
 import { DeadManSwitch } from './accounts/dead-man.ts';
-import { DerivedFunders } from './accounts/funders.ts';
+import { TradingAccounts } from './accounts/funders.ts';
 import { Allowances } from './accounts/allowances.ts';
 import { PositionBook } from './accounts/positions.ts';
-import { toMarketDef, type LiveMarketState, type MarketMeta } from './markets.ts';
+import { liquidityOf, refreshLiveState, toMarketDef, type LiveMarketState, type MarketMeta } from './markets.ts';
 import type { Command, CommandSink, TimedCommand } from './commands.ts';
 import { RelayerLedger } from './relayer/ledger.ts';
 import type { RelayerOp, RelayerOutcome } from './relayer/types.ts';
 import { WorldStore } from './world/store.ts';
 import { checkRewardConfig, ExchangeRewards, type EpochPayout } from './rewards/ledger.ts';
+import { RewardSchedule } from './rewards/schedule.ts';
 import { NotFoundError } from '../core/errors.ts';
 import { rewardAsset } from './rewards/wire.ts';
 import type { RewardConfig } from '../core/rewards.ts';
@@ -41,8 +40,6 @@ import type { WorldEvent } from './world/model.ts';
 
 export * from './exchange-types.ts';
 import {
-  versionMismatchMessage,
-  V2_TIMESTAMP_MAX_AHEAD_MS,
   DEFAULT_PROTOCOL,
   type ClobProtocol,
   type ExchangeEvent,
@@ -84,40 +81,43 @@ export class PaperExchange {
   timeOffsetMs = 0;
   private readonly markets = new Map<string, MarketEntry>();
   private readonly tokenIndex = new Map<string, { entry: MarketEntry; index: 0 | 1 }>();
-  private readonly trades: TradeRecord[] = [];
-  private readonly tradeById = new Map<string, TradeRecord>();
-  private readonly tradesByAccount = new Map<string, TradeRecord[]>();
-  private readonly lastTrade = new Map<string, { price: number; side: 'BUY' | 'SELL'; at: number }>();
+  /** Trades by id and by account, and each token's last trade (trades.ts). */
+  private readonly tradeLog = new TradeLog();
   /** The dead-man switch's armed addresses (journaled transitions: accounts/dead-man.ts). */
   private readonly deadMan = new DeadManSwitch();
   private readonly listeners = new Set<ExchangeListener>();
   private readonly funded = new Set<string>();
-  /**
-   * Signer address -> funder (maker) accounts an operator registered to it (POST /admin/funders).
-   * Besides these, a signer trades only for itself and its derived proxy wallet and Safe
-   * (accounts/funders.ts); order traffic never links accounts.
-   */
-  private readonly funders = new Map<string, Set<string>>();
-  private readonly derived = new DerivedFunders();
+  /** Who trades for whom: registered funders (POST /admin/funders) and derived wallets (accounts/funders.ts). */
+  private readonly accounts = new TradingAccounts();
   private readonly hashers: { normal: OrderHasher; negRisk: OrderHasher };
   /** V2 hashers: the V2 contracts of the chain (CONTRACTS_V2; the 137 addresses on any other chain). */
   private readonly hashersV2: { normal: OrderHasherV2; negRisk: OrderHasherV2 };
   /** Ids of the orders admitted signed as V2 (every other order is V1-signed or the exchange's own). */
   private readonly v2Orders = new Set<string>();
-  /** What the signer checks (order-signers.ts) read of the exchange. */
-  private readonly signerContext: SignerContext = {
-    mayTradeFor: (signer, maker, st) => this.mayTradeFor(signer, maker, st),
-    hasherV2: (tokenId) =>
-      this.tokenIndex.get(tokenId.toString(10))?.entry.meta.negRisk ? this.hashersV2.negRisk : this.hashersV2.normal,
+  /** What order admission (order-admission.ts) and its signer checks (order-signers.ts) read of the exchange. */
+  private readonly admission: AdmissionContext = {
+    signers: {
+      mayTradeFor: (signer, maker, st) => this.mayTradeFor(signer, maker, st),
+      hasherV2: (tokenId) =>
+        this.tokenIndex.get(tokenId.toString(10))?.entry.meta.negRisk ? this.hashersV2.negRisk : this.hashersV2.normal,
+    },
+    protocol: () => this.protocol,
+    gtdThresholdSec: () => this.opts.gtdThresholdSec,
+    now: () => this.clock.now(),
+    marketOfToken: (tokenId) => this.tokenIndex.get(tokenId),
+    engineMarketOfToken: (tokenId) => this.engine.marketOfToken(tokenId),
+    orderId: (o, negRisk) => this.orderId(o, negRisk),
+    orderIdV2: (o, negRisk) => this.orderIdV2(o, negRisk),
+    exchangeContracts: () => this.exchangeContracts(),
+    allowanceIsZero: (account, spender) => this.allowances.isZero(account, spender),
   };
   private pendingWorld: WorldEvent[] = [];
   /** Engine events drained early (by an advance), delivered with the next drain. */
   private pendingEngine: EngineEvent[] = [];
   private sink: CommandSink | undefined;
   private timer: TimerHandle | undefined;
-  private rewardTimer: TimerHandle | undefined;
-  /** When the next reward sample is due (unix ms). */
-  private nextRewardSample = 0;
+  /** When rewards are sampled and paid (rewards/schedule.ts). */
+  private readonly rewardSchedule: RewardSchedule;
   /** Time of the command being applied (replay uses the journal's times, not the clock). */
   private now = 0;
 
@@ -132,6 +132,9 @@ export class PaperExchange {
         now: () => this.clock.now(),
       },
       opts.rewards,
+    );
+    this.rewardSchedule = new RewardSchedule(this.clock, this.rewards, (p) =>
+      this.exec({ k: 'rewardPayout', epochStart: p.epochStart, epochEnd: p.epochEnd, rows: p.rows }),
     );
     this.relayerLedger = new RelayerLedger({
       engine: this.engine,
@@ -185,53 +188,26 @@ export class PaperExchange {
 
   /**
    * Starts housekeeping (4 Hz): GTD expiry and the heartbeat dead-man switch; and the liquidity
-   * rewards: a sample every `rewards.sampleMs` (at multiples of it) and a payout at each epoch's end.
+   * rewards: a sample every `rewards.sampleMs` (at multiples of it) and a payout at each epoch's end
+   * (rewards/schedule.ts).
    */
   start(): void {
     if (this.timer !== undefined) return;
     this.timer = this.clock.setInterval(() => this.tick(), 250);
-    const now = this.clock.now();
     // addresses armed before a restart (replayed) are armed again, their windows from now (F10)
-    this.deadMan.restartAll(now);
-    this.rewards.openEpoch(now);
-    this.nextRewardSample = this.nextSampleAfter(now);
-    this.scheduleRewards(now);
+    this.deadMan.restartAll(this.clock.now());
+    this.rewardSchedule.start();
   }
 
   stop(): void {
     if (this.timer !== undefined) this.clock.clearInterval(this.timer);
     this.timer = undefined;
-    if (this.rewardTimer !== undefined) this.clock.clearTimeout(this.rewardTimer);
-    this.rewardTimer = undefined;
+    this.rewardSchedule.stop();
   }
 
-  private nextSampleAfter(t: number): number {
-    const s = this.rewards.options.sampleMs;
-    return (Math.floor(t / s) + 1) * s;
-  }
-
-  private scheduleRewards(now: number): void {
-    const at = Math.min(this.nextRewardSample, this.rewards.epochEnd);
-    this.rewardTimer = this.clock.setTimeout(() => this.rewardsDue(), Math.max(0, at - now));
-  }
-
-  /**
-   * The rewards' timer: close the epoch when it has ended (pay it, begin the next), then take the
-   * sample when one is due. A sample at an epoch's end belongs to the next epoch.
-   */
+  /** The rewards' timer: pay an ended epoch, take a due sample (rewards/schedule.ts `due`). */
   rewardsDue(): void {
-    const now = this.clock.now();
-    if (now >= this.rewards.epochEnd) {
-      const p = this.rewards.closing();
-      if (p.rows.length > 0)
-        this.exec({ k: 'rewardPayout', epochStart: p.epochStart, epochEnd: p.epochEnd, rows: p.rows });
-      this.rewards.openEpoch(now);
-    }
-    if (now >= this.nextRewardSample) {
-      this.rewards.sample(now);
-      this.nextRewardSample = this.nextSampleAfter(now);
-    }
-    if (this.timer !== undefined) this.scheduleRewards(now);
+    this.rewardSchedule.due();
   }
 
   /** The asset rewards are paid in: the collateral (pUSD with CLOB V2, USDC.e with V1). */
@@ -368,13 +344,8 @@ export class PaperExchange {
         if (r.ok && c.order.feeModel === 'v2') this.v2Orders.add(c.order.id);
         return r;
       }
-      case 'funder': {
-        let set = this.funders.get(c.signer);
-        if (set === undefined) this.funders.set(c.signer, (set = new Set()));
-        const added = !set.has(c.funder);
-        set.add(c.funder);
-        return added;
-      }
+      case 'funder':
+        return this.accounts.register(c.signer, c.funder);
       case 'cancel':
         return c.ids.map((id) => e.cancel(c.account, id, c.t, c.reason));
       case 'cancelAll':
@@ -458,33 +429,11 @@ export class PaperExchange {
   }
 
   private recordTrade(t: Trade): void {
-    // the hash (keccak: ~7 % of a synthetic backtest's CPU) is made when first read: most trades'
-    // never are (the world's agents trade among themselves); the value is the same either way
-    let hash: string | undefined;
-    const rec: TradeRecord = {
-      trade: t,
-      get transactionHash(): string {
-        return (hash ??= keccak256(toUtf8Bytes(`tx:${t.id}`)));
-      },
-    };
-    this.trades.push(rec);
-    this.tradeById.set(t.id, rec);
-    const accounts = new Set<string>([t.takerAccount, ...t.makers.map((m) => m.account)]);
-    for (const a of accounts) {
-      let list = this.tradesByAccount.get(a);
-      if (list === undefined) this.tradesByAccount.set(a, (list = []));
-      list.push(rec);
-    }
+    this.tradeLog.add(t);
     this.positions.applyTrade(t);
     const found = this.tokenIndex.get(t.tokenId);
     if (found) for (const m of t.makers) found.entry.volume += Math.round((m.size * m.price) / PRICE_SCALE);
-    const last = t.makers[t.makers.length - 1];
-    if (last !== undefined && found) {
-      const pxFor = (tok: string) => (last.tokenId === tok ? last.price : PRICE_SCALE - last.price);
-      const other = found.entry.meta.tokens[found.index === 0 ? 1 : 0];
-      this.lastTrade.set(t.tokenId, { price: pxFor(t.tokenId), side: t.side, at: t.matchTime });
-      this.lastTrade.set(other, { price: pxFor(other), side: t.side === 'BUY' ? 'SELL' : 'BUY', at: t.matchTime });
-    }
+    this.tradeLog.noteLast(t, found?.entry.meta.tokens[found.index === 0 ? 1 : 0]);
   }
 
   // ---- markets -------------------------------------------------------------------------------
@@ -517,33 +466,19 @@ export class PaperExchange {
   marketOfToken(tokenId: string): { entry: MarketEntry; index: 0 | 1 } | undefined {
     return this.tokenIndex.get(tokenId);
   }
-  /** Live state with mids and last prices refreshed. */
+  /** Live state with mids and last prices refreshed (markets.ts). */
   marketState(entry: MarketEntry): LiveMarketState {
-    for (const i of [0, 1] as const) {
-      const tok = entry.meta.tokens[i];
-      const bba = this.engine.bestBidAsk(tok);
-      entry.state.mid[i] = bba.bid !== null && bba.ask !== null ? (bba.bid + bba.ask) / 2 : undefined;
-      entry.state.lastPrice[i] = this.lastTrade.get(tok)?.price;
-    }
-    return entry.state;
+    return refreshLiveState(entry.meta.tokens, entry.state, this.engine, (tok) => this.tradeLog.last(tok)?.price);
   }
   /**
    * Resting liquidity of a market in micro-collateral: the notional of every YES-book level within
-   * 10% of the mid (both sides).
+   * 10% of the mid (both sides; markets.ts).
    */
   liquidity(entry: MarketEntry): number {
-    const book = this.engine.book(entry.meta.tokens[0]);
-    const best = this.engine.bestBidAsk(entry.meta.tokens[0]);
-    const mid =
-      best.bid !== null && best.ask !== null ? (best.bid + best.ask) / 2 : (best.bid ?? best.ask ?? PRICE_SCALE / 2);
-    let sum = 0;
-    for (const l of book.bids) if (Math.abs(l.price - mid) <= 1000) sum += Math.round((l.size * l.price) / PRICE_SCALE);
-    for (const l of book.asks)
-      if (Math.abs(l.price - mid) <= 1000) sum += Math.round((l.size * (PRICE_SCALE - l.price)) / PRICE_SCALE);
-    return sum;
+    return liquidityOf(this.engine, entry.meta.tokens[0]);
   }
   lastTradePrice(tokenId: string): { price: number; side: 'BUY' | 'SELL'; at: number } | undefined {
-    return this.lastTrade.get(tokenId);
+    return this.tradeLog.last(tokenId);
   }
 
   setTickSize(conditionId: string, tickPips: number): void {
@@ -579,7 +514,7 @@ export class PaperExchange {
    * doctor`) creates nothing, nor credits the starting balance.
    */
   deriveApiKey(address: string, nonce: string): ApiKeyRecord | undefined {
-    return this.keys.list(address).find((r) => r.nonce === nonce);
+    return this.keys.find(address, nonce);
   }
   deleteApiKey(apiKey: string): boolean {
     return this.exec({ k: 'delkey', apiKey }) as boolean;
@@ -592,21 +527,9 @@ export class PaperExchange {
   registerFunder(signer: string, funder: string): boolean {
     return this.exec({ k: 'funder', signer: signer.toLowerCase(), funder: funder.toLowerCase() }) as boolean;
   }
-  /**
-   * Whether `signer` may place an order of `signatureType` funded by `maker`. For POLY_1271 (3),
-   * `signer` is the deposit wallet's owner (the key that signed the ERC-7739 envelope) and `maker`
-   * the wallet: who owns a deposit wallet is on-chain state the paper exchange cannot read, so only
-   * a wallet an operator registered to its owner (POST /admin/funders) qualifies.
-   */
+  /** Whether `signer` may place an order of `signatureType` funded by `maker` (accounts/funders.ts). */
   mayTradeFor(signer: string, maker: string, signatureType: number): boolean {
-    const s = signer.toLowerCase();
-    const m = maker.toLowerCase();
-    if (signatureType === 0) return m === s;
-    if (signatureType === 3) return this.funders.get(s)?.has(m) ?? false;
-    if (signatureType !== 1 && signatureType !== 2) return false;
-    const d = this.derived.of(s);
-    if (m === (signatureType === 1 ? d.proxy : d.safe)) return true;
-    return this.funders.get(s)?.has(m) ?? false;
+    return this.accounts.mayTradeFor(signer, maker, signatureType);
   }
 
   // ---- orders --------------------------------------------------------------------------------
@@ -627,115 +550,20 @@ export class PaperExchange {
   }
 
   /**
-   * Validate, verify and place one signed order (V1 or V2) for the caller `key`.
-   * Never throws for bad input: every refusal is a PlaceOutcome with a venue code.
-   *
-   * An order signed in the protocol the exchange does not speak is refused first (400
-   * INVALID_ORDER_ERROR, `versionMismatchMessage`). Then who signed and who funds (V1:
-   * `checkSignerV1`, V2: `checkSignerV2`), then the terms both protocols share: the signed
-   * amounts bound every fill (order-admission.ts), expirations, and the fee. A V1 order pays its
-   * signed `feeRateBps` (at least the market's); a V2 order signs no fee: it pays the market's rate
-   * at match time, on the V2 curve (core/order-rules.ts `curveFee`).
+   * Validate, verify and place one signed order (V1 or V2) for the caller `key`: admission
+   * (order-admission.ts `admitOrder`), then the `place` command. Never throws for bad input: every
+   * refusal is a PlaceOutcome with a venue code.
    */
   place(key: ApiKeyRecord, req: PlaceRequest): PlaceOutcome {
-    const o = req.order;
-    const tokenId = o.tokenId.toString(10);
-    const found = this.tokenIndex.get(tokenId);
-    const negRisk = found?.entry.meta.negRisk ?? false;
-    const orderID = req.protocol === 2 ? this.orderIdV2(req.order, negRisk) : this.orderId(req.order, negRisk);
-    const reject = (
-      code: Extract<PlaceOutcome, { ok: false }>['code'],
-      message: string,
-      httpStatus = 400,
-    ): PlaceOutcome => ({
-      ok: false,
-      orderID,
-      code,
-      message,
-      httpStatus,
-    });
-    const signedIn = req.protocol ?? 1;
-    if (signedIn !== this.protocol)
-      return reject('INVALID_ORDER_ERROR', versionMismatchMessage(signedIn, this.protocol));
-    if (req.owner !== key.apiKey)
-      return reject('INVALID_ORDER_OWNER', 'the order owner has to be the owner of the API KEY');
-    const refused =
-      req.protocol === 2
-        ? checkSignerV2(this.signerContext, key, req, found !== undefined)
-        : checkSignerV1(this.signerContext, key, req, found !== undefined, orderID);
-    if (refused !== null) return reject(refused.code, refused.message);
-    const side = o.side === 0 ? 'BUY' : 'SELL';
-    // a BUY spends collateral through its market's exchange contract: none allowed, none spent
-    if (side === 'BUY') {
-      const c = this.exchangeContracts();
-      if (this.allowances.isZero(String(o.maker), negRisk ? c.negRiskExchange : c.exchange))
-        return reject(
-          'INVALID_ORDER_NOT_ENOUGH_BALANCE',
-          'not enough balance / allowance: the maker has not approved the exchange contract to spend its collateral',
-        );
-    }
-    if (o.makerAmount > BigInt(MAX_ORDER_MICRO) * 2n || o.takerAmount > BigInt(MAX_ORDER_MICRO) * 2n)
-      return reject('INVALID_ORDER_ERROR', 'order amounts too large');
-    // the limit never better for the order than its signed amounts (order-admission.ts)
-    const market = this.engine.marketOfToken(tokenId);
-    const tickPips = market?.tickPips ?? 1;
-    const terms = bookTerms(side, o.makerAmount, o.takerAmount, req.orderType, tickPips);
-    if (terms.size <= 0) return reject('INVALID_ORDER_MIN_SIZE', 'order is invalid. Size lower than the minimum');
-    const now = this.clock.now();
-    if (req.protocol === 2) {
-      // the signed time (ms) may be old (orders are signed ahead), not in the future beyond the clock skew
-      const ahead = req.maxTimestampAheadMs ?? V2_TIMESTAMP_MAX_AHEAD_MS;
-      if (req.order.timestamp > BigInt(Math.floor(now + ahead)))
-        return reject(
-          'INVALID_ORDER_ERROR',
-          `invalid timestamp: it is more than ${Math.round(ahead / 1000)} s ahead of the server's clock (unix milliseconds)`,
-        );
-    }
-    // V1 signs the expiration; V2 carries it unsigned in the payload
-    const expiration = req.protocol === 2 ? req.expiration : req.order.expiration;
-    let expiresAt = 0;
-    if (req.orderType === 'GTD') {
-      const exp = Number(expiration);
-      if (!(exp > 0) || (exp - this.opts.gtdThresholdSec) * 1000 <= now)
-        return reject(
-          'INVALID_ORDER_EXPIRATION',
-          `invalid expiration: a GTD order needs expiration > now + ${this.opts.gtdThresholdSec}s (unix seconds)`,
-        );
-      expiresAt = (exp - this.opts.gtdThresholdSec) * 1000;
-    } else if (expiration !== 0n && Number(expiration) * 1000 <= now)
-      // any other type rests (or fills) now: an expiration already past makes an order the
-      // exchange would never fill (and a V1 contract would refuse to settle)
-      return reject('INVALID_ORDER_EXPIRATION', 'invalid expiration: the order expired already (unix seconds)');
-    let feeRateBps: number;
-    if (req.protocol === 2) {
-      // no fee in a V2 order: the market's fee schedule applies at match time
-      feeRateBps = market?.feeRateBps ?? found?.entry.meta.feeRateBps ?? 0;
-    } else {
-      if (req.order.feeRateBps > 10_000n) return reject('INVALID_ORDER_ERROR', 'invalid feeRateBps');
-      feeRateBps = Number(req.order.feeRateBps);
-    }
-    const order: NewOrder = {
-      id: orderID,
-      account: o.maker.toLowerCase(),
-      owner: key.apiKey,
-      tokenId,
-      side,
-      price: terms.price,
-      size: terms.size,
-      type: req.orderType,
-      postOnly: req.postOnly,
-      expiresAt,
-      feeRateBps,
-      ...(req.protocol === 2 ? { feeModel: 'v2' as const } : {}),
-    };
-    // a V2 order's builder code (signed) attributes it; a V1 order's comes in the body
-    const builder = req.protocol === 2 && req.order.builder !== ZERO_BYTES32 ? req.order.builder : req.builder;
+    const a = admitOrder(this.admission, key, req);
+    if (!a.ok) return a;
+    const orderID = a.order.id;
     const r = this.exec({
       k: 'place',
-      order,
-      ...(builder !== undefined ? { builder } : {}),
+      order: a.order,
+      ...(a.builder !== undefined ? { builder: a.builder } : {}),
     }) as PlaceResult;
-    if (!r.ok) return reject(r.code, r.message);
+    if (!r.ok) return placeRefusal(orderID, r.code, r.message);
     const tradeIds = r.trade ? [r.trade.id] : [];
     return {
       ok: true,
@@ -744,40 +572,22 @@ export class PaperExchange {
       makingAmount: r.makingAmount,
       takingAmount: r.takingAmount,
       tradeIds,
-      transactionsHashes: tradeIds.map((id) => this.tradeById.get(id)?.transactionHash ?? ''),
+      transactionsHashes: tradeIds.map((id) => this.tradeLog.get(id)?.transactionHash ?? ''),
     };
   }
 
   /** Place an order from inside the exchange (flow agents): no signature, no API key. */
   placeInternal(o: InternalOrder): PlaceResult {
-    return this.exec({
-      k: 'place',
-      order: {
-        id: o.id,
-        account: o.account,
-        owner: o.account,
-        tokenId: o.tokenId,
-        side: o.side,
-        price: o.price,
-        size: o.size,
-        type: o.type,
-        postOnly: o.postOnly ?? false,
-        expiresAt: o.expiresAt ?? 0,
-        feeRateBps: this.tokenIndex.get(o.tokenId)?.entry.meta.feeRateBps ?? 0,
-      },
-    }) as PlaceResult;
+    const feeRateBps = this.tokenIndex.get(o.tokenId)?.entry.meta.feeRateBps ?? 0;
+    return this.exec({ k: 'place', order: internalOrder(o, feeRateBps) }) as PlaceResult;
   }
 
   /**
    * The accounts an API key's address trades for: itself, its derived proxy wallet and Safe, and
-   * the funders registered to it. Never an account that order traffic named.
+   * the funders registered to it (accounts/funders.ts).
    */
   accountsOf(address: string): string[] {
-    const d = this.derived.of(address);
-    const f = this.funders.get(address);
-    const out = [address, d.proxy, d.safe];
-    if (f !== undefined) for (const a of f) if (!out.includes(a)) out.push(a);
-    return out;
+    return this.accounts.accountsOf(address);
   }
 
   /**
@@ -875,22 +685,17 @@ export class PaperExchange {
 
   /** Trades an account took part in, in match order. */
   tradesOf(account: string): readonly TradeRecord[] {
-    return this.tradesByAccount.get(account) ?? [];
+    return this.tradeLog.of(account);
   }
   /** Trades of every account an API key's address trades for, in match order, each once. */
   tradesOfKey(address: string): readonly TradeRecord[] {
-    const accounts = this.accountsOf(address).filter((a) => this.tradesOf(a).length > 0);
-    if (accounts.length === 0) return [];
-    if (accounts.length === 1) return this.tradesOf(accounts[0]!);
-    const seen = new Set<TradeRecord>();
-    for (const a of accounts) for (const t of this.tradesOf(a)) seen.add(t);
-    return [...seen].sort((x, y) => x.trade.matchTime - y.trade.matchTime);
+    return this.tradeLog.ofAccounts(this.accountsOf(address));
   }
   allTrades(): readonly TradeRecord[] {
-    return this.trades;
+    return this.tradeLog.all();
   }
   trade(id: string): TradeRecord | undefined {
-    return this.tradeById.get(id);
+    return this.tradeLog.get(id);
   }
   tradeStatus(t: Trade, now = this.clock.now()): TradeStatus {
     const age = now - t.matchTime;

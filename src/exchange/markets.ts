@@ -1,11 +1,12 @@
 /**
  * The paper exchange's market registry: the metadata of every market (condition) the matching
- * engine trades, and the CLOB wire record of it.
+ * engine trades, and the CLOB wire record of it; and what is read live of a market's books (mids,
+ * liquidity), apart from the exchange's command log (exchange.ts), which only changes them.
  */
 import { keccak256, toUtf8Bytes } from 'ethers';
 import { Rng } from '../core/random.ts';
-import { formatAmount, tickPips, type TickSize } from '../core/units.ts';
-import type { MarketDef, MarketStatus } from './matching/types.ts';
+import { formatAmount, PRICE_SCALE, tickPips, type TickSize } from '../core/units.ts';
+import type { BookView, MarketDef, MarketStatus } from './matching/types.ts';
 
 export interface MarketMeta {
   conditionId: string;
@@ -57,6 +58,47 @@ export interface LiveMarketState {
   lastPrice: [number | undefined, number | undefined];
   /** Mid per token (pips, may be x.5), or undefined. */
   mid: [number | undefined, number | undefined];
+}
+
+/** What the live reads of a market read of the matching engine. */
+export interface BookReader {
+  book(tokenId: string): BookView;
+  bestBidAsk(tokenId: string): { bid: number | null; ask: number | null };
+}
+
+/**
+ * Refresh a market's live state: each token's mid (from its best bid and ask) and last trade price
+ * (`lastPrice`); returns `state`.
+ */
+export function refreshLiveState(
+  tokens: readonly [string, string],
+  state: LiveMarketState,
+  books: BookReader,
+  lastPrice: (tokenId: string) => number | undefined,
+): LiveMarketState {
+  for (const i of [0, 1] as const) {
+    const tok = tokens[i];
+    const bba = books.bestBidAsk(tok);
+    state.mid[i] = bba.bid !== null && bba.ask !== null ? (bba.bid + bba.ask) / 2 : undefined;
+    state.lastPrice[i] = lastPrice(tok);
+  }
+  return state;
+}
+
+/**
+ * Resting liquidity of a market in micro-collateral: the notional of every level of its YES token's
+ * book within 10% of the mid (both sides).
+ */
+export function liquidityOf(books: BookReader, yesToken: string): number {
+  const book = books.book(yesToken);
+  const best = books.bestBidAsk(yesToken);
+  const mid =
+    best.bid !== null && best.ask !== null ? (best.bid + best.ask) / 2 : (best.bid ?? best.ask ?? PRICE_SCALE / 2);
+  let sum = 0;
+  for (const l of book.bids) if (Math.abs(l.price - mid) <= 1000) sum += Math.round((l.size * l.price) / PRICE_SCALE);
+  for (const l of book.asks)
+    if (Math.abs(l.price - mid) <= 1000) sum += Math.round((l.size * (PRICE_SCALE - l.price)) / PRICE_SCALE);
+  return sum;
 }
 
 /** The `rewards` object of a market without rewards. */

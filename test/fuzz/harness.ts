@@ -207,7 +207,7 @@ export function stateDigest(ex: PaperExchange): string {
     parts.push(s);
   }
   const keys = (ex.keys as unknown as { byKey?: Map<string, unknown> }).byKey?.size ?? -1;
-  const funders = (ex as unknown as { funders?: Map<string, Set<string>> }).funders;
+  const funders = (ex as unknown as { accounts?: { funders?: Map<string, Set<string>> } }).accounts?.funders;
   let nf = 0;
   for (const s of funders?.values() ?? []) nf += s.size;
   parts.push(

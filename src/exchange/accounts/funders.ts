@@ -20,6 +20,11 @@
  * derivation reproduces a published pair (signer 0xBBc264c10F54A61607A31B53358a5A87d4B045be ->
  * Safe 0xEFae63145ffb73Ab047e578324bcA9BaABE5E1Ad), pinned in test/security/maker-authorization.
  * Any other funder must be registered to the signer by an operator (POST /admin/funders).
+ *
+ * {@link TradingAccounts} holds those registrations next to the derived funders and answers, for
+ * the exchange, which accounts an API key's address trades for (`mayTradeFor`, `accountsOf`):
+ * that rule is about accounts, not about the exchange's command log, which only journals the
+ * registrations (the `funder` command).
  */
 import { AbiCoder, getCreate2Address, keccak256, solidityPacked } from 'ethers';
 
@@ -53,5 +58,57 @@ export class DerivedFunders {
       this.cache.set(key, d);
     }
     return d;
+  }
+}
+
+/**
+ * Who trades for whom: each signer's registered funders (POST /admin/funders) and its derived proxy
+ * wallet and Safe. Order traffic never links accounts: only an operator's registration does.
+ */
+export class TradingAccounts {
+  /**
+   * Signer address -> funder (maker) accounts an operator registered to it (POST /admin/funders).
+   * Besides these, a signer trades only for itself and its derived proxy wallet and Safe
+   * (see the module comment); order traffic never links accounts.
+   */
+  private readonly funders = new Map<string, Set<string>>();
+  private readonly derived = new DerivedFunders();
+
+  /** Registers `funder` to `signer` (both lower case); whether it was new. */
+  register(signer: string, funder: string): boolean {
+    let set = this.funders.get(signer);
+    if (set === undefined) this.funders.set(signer, (set = new Set()));
+    const added = !set.has(funder);
+    set.add(funder);
+    return added;
+  }
+
+  /**
+   * Whether `signer` may place an order of `signatureType` funded by `maker`. For POLY_1271 (3),
+   * `signer` is the deposit wallet's owner (the key that signed the ERC-7739 envelope) and `maker`
+   * the wallet: who owns a deposit wallet is on-chain state the paper exchange cannot read, so only
+   * a wallet an operator registered to its owner (POST /admin/funders) qualifies.
+   */
+  mayTradeFor(signer: string, maker: string, signatureType: number): boolean {
+    const s = signer.toLowerCase();
+    const m = maker.toLowerCase();
+    if (signatureType === 0) return m === s;
+    if (signatureType === 3) return this.funders.get(s)?.has(m) ?? false;
+    if (signatureType !== 1 && signatureType !== 2) return false;
+    const d = this.derived.of(s);
+    if (m === (signatureType === 1 ? d.proxy : d.safe)) return true;
+    return this.funders.get(s)?.has(m) ?? false;
+  }
+
+  /**
+   * The accounts an API key's address trades for: itself, its derived proxy wallet and Safe, and
+   * the funders registered to it. Never an account that order traffic named.
+   */
+  accountsOf(address: string): string[] {
+    const d = this.derived.of(address);
+    const f = this.funders.get(address);
+    const out = [address, d.proxy, d.safe];
+    if (f !== undefined) for (const a of f) if (!out.includes(a)) out.push(a);
+    return out;
   }
 }

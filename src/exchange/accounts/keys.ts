@@ -110,6 +110,14 @@ export class ApiKeyStore {
     return [...this.byKey.values()].filter((r) => r.address === a);
   }
 
+  /**
+   * The key created for (address, nonce), or undefined: finding never creates one (as the public
+   * service's GET /auth/derive-api-key, 400 when there is none).
+   */
+  find(address: string, nonce: string): ApiKeyRecord | undefined {
+    return this.list(address).find((r) => r.nonce === nonce);
+  }
+
   /** Number of addresses that hold at least one key. */
   hasAny(address: string): boolean {
     const a = address.toLowerCase();
