@@ -25,7 +25,7 @@ import { createLiveVenue } from '../venues/live/create-live-venue.ts';
 import { createTrader } from '../kernel/create-trader.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
-import { openStore, type Store } from '../store/store.ts';
+import { checkStoreOpens, openStore, type Store } from '../store/store.ts';
 import type { StrategyDefinition } from '../strategy/api.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { chooseMarkets, levelsBookView } from '../strategy/select.ts';
@@ -271,6 +271,8 @@ async function runLocked(
   const params = resolveParams(def.params, cfg.params);
   const limits = resolveRiskLimits(cfg.risk);
   requireFleetMarkets(cfg);
+  // a damaged or read-only store refuses the start (exit 2, naming it) before the port is bound or a wallet created
+  checkStoreOpens(cfg.storeFile || join(cfg.dataDir, 'mmkit.db'));
   // the status server first: a port conflict stops the start before anything trades; /healthz says 503 until running
   const ops = await startOps({
     clock,

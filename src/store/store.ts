@@ -25,7 +25,7 @@
  * and paid per market and date, credits of cause 'reward'), ./summary.ts, ./checkpointer.ts (the WAL
  * checkpointer).
  */
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { LiveClock } from '../core/clock.ts';
@@ -47,6 +47,7 @@ import {
   type OperationRow,
 } from './ledger.ts';
 import { migrate } from './migrations.ts';
+import { storeOpenError } from './open-errors.ts';
 import { orderWrites } from './orders.ts';
 import { PositionCache, type PositionChange } from './position-cache.ts';
 import { pnlOf } from './positions.ts';
@@ -98,7 +99,9 @@ function createPrivate(file: string): void {
  * A 'batched' store defers order writes (see StoreOptions.commit) without changing what any method
  * returns or throws, nor the rows in the end: a read of the orders table, a flush or a close first
  * writes what is deferred, and an input the fast path cannot vouch for runs the statements.
- * @throws Error when the file cannot be opened or holds a newer schema than this code knows.
+ * @throws ConfigError (key bot.storeFile) naming the file and the way forward when it is damaged, not a
+ *   store, or read-only (./open-errors.ts); Error when it cannot be opened otherwise or holds a newer schema
+ *   than this code knows.
  */
 export function openStore(file: string, opts: StoreOptions = {}): Store {
   const clock = opts.clock ?? new LiveClock();
@@ -108,7 +111,12 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
   if (scratch && (opts.commit !== 'batched' || fillSync !== 'off' || otherSync !== 'off'))
     throw new Error("openStore: a scratch store needs commit 'batched' and durability 'off'");
   createPrivate(file);
-  const db = new Database(file);
+  let db: Database.Database;
+  try {
+    db = new Database(file);
+  } catch (e) {
+    throw storeOpenError(file, e);
+  }
   let closed = false;
   try {
     if (scratch) {
@@ -126,7 +134,8 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     migrate(db, file);
   } catch (e) {
     db.close();
-    throw e;
+    // a damaged, foreign or read-only file: named, with the way forward (./open-errors.ts)
+    throw storeOpenError(file, e);
   }
   const inMemory = file === ':memory:' || file === '';
   let checkpointer: Worker | undefined;
@@ -555,4 +564,14 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
   };
   if (batched) pendingOf.set(store, pending);
   return store;
+}
+
+/**
+ * Open the existing store at `file` and close it again, so that a damaged, foreign or read-only one
+ * refuses a start (ConfigError naming it, ./open-errors.ts) before the caller binds a port or creates
+ * anything else. No file: nothing to check (openStore creates it).
+ */
+export function checkStoreOpens(file: string): void {
+  if (file === '' || file === ':memory:' || !existsSync(file)) return;
+  openStore(file, { checkpoint: 'auto' }).close();
 }
