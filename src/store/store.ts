@@ -524,12 +524,13 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
         throw new ValidationError(`summary scope: expected session or epoch, got ${String(scope)}`);
       writePending();
       writeFills();
-      if (scope === 'epoch') return storeSummary(st, { scope, epoch }, rewardBook.totals());
+      const realized = o.realized === true;
+      if (scope === 'epoch') return storeSummary(st, { scope, epoch, realized }, rewardBook.totals());
       const session = store.currentSession();
       if (session === undefined) throw new ValidationError('summary: no session in this store (beginSession first)');
       return storeSummary(
         st,
-        { scope, epoch, session },
+        { scope, epoch, session, realized },
         rewardBook.between(session.startedAt, session.endedAt ?? Number.MAX_SAFE_INTEGER),
       );
     },
