@@ -153,6 +153,9 @@ export interface RunConfig {
 
 const urlsOf = urlsFromBase;
 
+/** How often the daemon checks that its store path still names the store file it opened (Store.fileProblem). */
+const STORE_CHECK_MS = 5000;
+
 /** An on/off/auto switch: auto means on with a paper venue, off on a real one. */
 const onIn = (v: 'auto' | 'on' | 'off' | undefined, paper: boolean): boolean =>
   v === 'on' || ((v ?? 'auto') === 'auto' && paper);
@@ -470,6 +473,8 @@ async function runLocked(
       redeem: onIn(cfg.collateral?.autoRedeem, paper),
       everyMs: cfg.collateral?.everyMs ?? 60_000,
     },
+    // the store file deleted or replaced while running trips the kill switch (src/kernel/create-trader.ts)
+    storeCheckMs: STORE_CHECK_MS,
     positionAudit: {
       everyMs: cfg.positionAuditMs ?? 60_000,
       epochStart: epoch.epoch.startedAt,

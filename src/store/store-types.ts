@@ -624,6 +624,13 @@ export interface Store {
   summary(opts?: { scope?: SummaryScope; realized?: boolean }): StoreSummary;
   /** Commits what a 'batched' store wrote since the last flush (a no-op for 'each': already committed). */
   flush(): void;
+  /**
+   * Whether the store's path still names the file it opened (same device and inode): undefined when
+   * it does (or the store is in memory); else what happened (deleted or moved away, or replaced by
+   * another file). Writes then go to a file nobody will open again: the daemon stops (kernel's
+   * store check). A stat of the path: cheap, but not for every write.
+   */
+  fileProblem(): string | undefined;
   /** Checkpoint the WAL and close (a 'batched' store commits first). Idempotent. */
   close(): void;
 }

@@ -25,7 +25,7 @@
  * and paid per market and date, credits of cause 'reward'), ./summary.ts, ./checkpointer.ts (the WAL
  * checkpointer).
  */
-import { closeSync, existsSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync, statSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { LiveClock } from '../core/clock.ts';
@@ -138,6 +138,8 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     throw storeOpenError(file, e);
   }
   const inMemory = file === ':memory:' || file === '';
+  // the file opened (device, inode): fileProblem() tells when the path names it no more
+  const opened = inMemory || file.startsWith('file:') ? undefined : (fileId(file) ?? undefined);
   let checkpointer: Worker | undefined;
   if (!inMemory && !scratch && (opts.checkpoint ?? 'worker') === 'worker') {
     checkpointer = startCheckpointer(file, opts.checkpointMs ?? 1000, () => {
@@ -534,6 +536,16 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
         rewardBook.between(session.startedAt, session.endedAt ?? Number.MAX_SAFE_INTEGER),
       );
     },
+    fileProblem() {
+      if (opened === undefined) return undefined;
+      const now = fileId(file);
+      if (now === null) return undefined;
+      if (now === undefined)
+        return `the store file ${file} is gone (deleted or moved while the daemon runs): what it writes now is lost`;
+      if (now.dev !== opened.dev || now.ino !== opened.ino)
+        return `the store file ${file} is another file now (replaced while the daemon runs): what it writes now is lost`;
+      return undefined;
+    },
     flush() {
       open();
       if (!batched) return;
@@ -565,6 +577,20 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
   };
   if (batched) pendingOf.set(store, pending);
   return store;
+}
+
+/**
+ * A file's device and inode (bigint: exact); undefined when there is none at the path, null when it
+ * cannot be told (another stat error: not taken for a missing file).
+ */
+function fileId(file: string): { dev: bigint; ino: bigint } | undefined | null {
+  try {
+    const st = statSync(file, { bigint: true });
+    return { dev: st.dev, ino: st.ino };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : null;
+  }
 }
 
 /**
