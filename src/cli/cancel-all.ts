@@ -40,14 +40,14 @@ ${EXIT_CODES_HELP}`,
     action(async (o: CancelAllOptions) => {
       // the data dir's account, never a new paper wallet's (data-dir-wallet.ts)
       const acct = await dataDirAccount(configFrom(o), { configGiven: o.config !== undefined }, note);
-      const { cfg, ended } = await venueCommandConfig(acct.cfg, note);
+      const { cfg, ended, venue } = await venueCommandConfig(acct.cfg, note);
       if (ended !== undefined) {
         note(`${ended}: nothing rests there to cancel; pass --exchange-url to ask another venue`);
         if (o.json) printJson({ canceled: [], notCanceled: {}, open: 0, openOrders: [] });
         else process.stdout.write('canceled 0 order(s); 0 open now\n');
         return ExitCode.OK;
       }
-      return withSession(cfg, { auth: true, json: o.json }, async (s) => {
+      return withSession(cfg, { auth: true, json: o.json, venue }, async (s) => {
         const other = otherAccountNote(cfg.bot.dataDir, acct.recorded, s.address ?? '');
         if (other !== undefined) note(other);
         const r = o.market ? await s.clob.cancelMarketOrders({ market: o.market }) : await s.clob.cancelAll();

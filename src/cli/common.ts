@@ -77,7 +77,7 @@ export interface Session {
  */
 export async function openSession(
   cfg: MmkitConfig,
-  o: { auth: boolean; wallet?: boolean; note?: (msg: string) => void },
+  o: { auth: boolean; wallet?: boolean; note?: (msg: string) => void; venue?: ResolvedVenue },
 ): Promise<Session> {
   // the API clients load here, not with the command definitions: `mmkit --help` stays quick
   const [
@@ -95,7 +95,8 @@ export async function openSession(
     import('../api/http/transport.ts'),
     import('./wallet.ts'),
   ]);
-  const venue = resolveVenue(cfg);
+  // a venue the command resolved already is kept (data-dir-venue.ts VenueCommandTarget.venue): not asked twice
+  const venue = o.venue ?? resolveVenue(cfg);
   let wallet: ResolvedWallet | undefined;
   if (o.auth || o.wallet) {
     // reachable first: an unreachable venue must not leave a fresh paper wallet behind
@@ -175,13 +176,21 @@ export function venueError(err: unknown, venue: ResolvedVenue): unknown {
   );
 }
 
-/** Runs a session-using body, closing the session and mapping network errors to exit 3. */
+/**
+ * Runs a session-using body, closing the session and mapping network errors to exit 3.
+ * @param o.venue the venue already resolved for `cfg` (venueCommandConfig's), else resolved here
+ */
 export async function withSession<T>(
   cfg: MmkitConfig,
-  o: { auth: boolean; wallet?: boolean; json?: boolean },
+  o: { auth: boolean; wallet?: boolean; json?: boolean; venue?: ResolvedVenue | undefined },
   body: (s: Session) => Promise<T>,
 ): Promise<T> {
-  const s = await openSession(cfg, { auth: o.auth, ...(o.wallet ? { wallet: true } : {}), note });
+  const s = await openSession(cfg, {
+    auth: o.auth,
+    ...(o.wallet ? { wallet: true } : {}),
+    ...(o.venue !== undefined ? { venue: o.venue } : {}),
+    note,
+  });
   try {
     return await body(s);
   } catch (err) {

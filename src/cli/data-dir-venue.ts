@@ -23,7 +23,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LedgerEpoch } from '../store/store-types.ts';
 import type { MmkitConfig } from './config.ts';
-import { DAEMON_VENUE_FILE, readDaemonVenue, resolveVenue } from './venue.ts';
+import { DAEMON_VENUE_FILE, readDaemonVenue, resolveVenue, type LivenessOptions, type ResolvedVenue } from './venue.ts';
 
 /**
  * Put before the venue of a ledger epoch opened on the daemon's in-process paper exchange
@@ -50,8 +50,9 @@ export interface DataDirVenue {
  * venue.json, else the venue the data dir last traded on (a gone daemon's venue.json, else the store
  * epoch's `epochVenue`), never the default 127.0.0.1:8080 when the data dir names one.
  * @param epochVenue the venue of the store's current ledger epoch, if known
+ * @param resolved `resolveVenue(cfg)` when the caller has it already (its decision whether the daemon lives is kept)
  */
-export function dataDirVenue(cfg: MmkitConfig, epochVenue: string | undefined): DataDirVenue {
+export function dataDirVenue(cfg: MmkitConfig, epochVenue: string | undefined, resolved?: ResolvedVenue): DataDirVenue {
   const clobOf = (c: MmkitConfig): string | undefined => {
     try {
       return resolveVenue(c).urls.clob;
@@ -59,9 +60,9 @@ export function dataDirVenue(cfg: MmkitConfig, epochVenue: string | undefined): 
       return undefined;
     }
   };
-  let r: ReturnType<typeof resolveVenue> | undefined;
+  let r: ResolvedVenue;
   try {
-    r = resolveVenue(cfg);
+    r = resolved ?? resolveVenue(cfg);
   } catch {
     return { cfg, from: 'the configuration', clob: undefined, recorded: false };
   }
@@ -145,6 +146,14 @@ export interface VenueCommandTarget {
   /** The configuration to connect with. */
   readonly cfg: MmkitConfig;
   /**
+   * The venue resolved for `cfg`, once: give it to withSession / openSession (`venue`) rather than
+   * resolving again. A daemon whose pid still answered here (a zombie not yet reaped after kill -9)
+   * may be gone a moment later, and resolving again would then fall to the default paper exchange
+   * address (127.0.0.1:8080) while its orders rest at the venue it recorded. Undefined when the
+   * venue configuration is bad (the command's own resolution reports it).
+   */
+  readonly venue?: ResolvedVenue;
+  /**
    * Set when the venue the data dir last traded on was its gone daemon's in-process paper exchange:
    * why there is nothing to ask (it ended with that daemon, its orders and holdings with it). Connect to nothing.
    */
@@ -155,20 +164,30 @@ export interface VenueCommandTarget {
  * The configuration a venue command on the wallet's orders or holdings connects with (see the
  * module comment). When the venue is one the data dir recorded, says so with `note` (stderr), with
  * the flag that asks another one; when that venue was a gone daemon's in-process paper exchange, says
- * nothing and returns `ended`: the command reports it its own way.
+ * nothing and returns `ended`: the command reports it its own way. Whether a recorded daemon lives is
+ * asked once, here: the command connects with the returned `venue` (withSession's `venue`).
+ * @param o.alive the liveness check of a recorded daemon's pid (default venue.ts pidAlive)
  */
-export async function venueCommandConfig(cfg: MmkitConfig, note: (msg: string) => void): Promise<VenueCommandTarget> {
+export async function venueCommandConfig(
+  cfg: MmkitConfig,
+  note: (msg: string) => void,
+  o: LivenessOptions = {},
+): Promise<VenueCommandTarget> {
+  // whether the recorded daemon lives is asked here once (see VenueCommandTarget.venue)
+  let r: ResolvedVenue;
   try {
-    if (resolveVenue(cfg).source !== 'default') return { cfg };
+    r = resolveVenue(cfg, o);
   } catch {
     // a bad venue configuration: the command's own resolution reports it
     return { cfg };
   }
-  const v = dataDirVenue(cfg, await storeEpochVenue(cfg));
-  if (!v.recorded) return { cfg };
+  if (r.source !== 'default') return { cfg, venue: r };
+  const v = dataDirVenue(cfg, await storeEpochVenue(cfg), r);
+  if (!v.recorded) return { cfg, venue: r };
   if (v.inProcess === true)
     return {
       cfg,
+      venue: r,
       ended:
         `no venue configured and no daemon running in ${cfg.bot.dataDir}: the venue it last traded on, ${v.clob} ` +
         `(from ${v.from}), was its daemon's paper exchange in-process, which ended with it, and its orders and ` +
@@ -178,5 +197,6 @@ export async function venueCommandConfig(cfg: MmkitConfig, note: (msg: string) =
     `no venue configured and no daemon running in ${cfg.bot.dataDir}: asking the venue it last traded on, ${v.clob} ` +
       `(from ${v.from}); pass --exchange-url to ask another`,
   );
-  return { cfg: v.cfg };
+  // (a recorded venue is configured in v.cfg: resolving it asks no pid)
+  return { cfg: v.cfg, venue: resolveVenue(v.cfg) };
 }

@@ -95,13 +95,13 @@ ${EXIT_CODES_HELP}`,
     action(async (o: ListOptions) => {
       // the data dir's account, never a new paper wallet's (data-dir-wallet.ts)
       const acct = await dataDirAccount(configFrom(o), { configGiven: o.config !== undefined }, note);
-      const { cfg, ended } = await venueCommandConfig(acct.cfg, note);
+      const { cfg, ended, venue } = await venueCommandConfig(acct.cfg, note);
       if (ended !== undefined) {
         note(`${ended}: no order of it rests anywhere; pass --exchange-url to ask another venue`);
         if (o.json) printJson({ count: 0, orders: [] });
         return;
       }
-      return withSession(cfg, { auth: true, json: o.json }, async (s) => {
+      return withSession(cfg, { auth: true, json: o.json, venue }, async (s) => {
         const other = otherAccountNote(cfg.bot.dataDir, acct.recorded, s.address ?? '');
         if (other !== undefined) note(other);
         const list: OpenOrder[] = [];
@@ -150,7 +150,7 @@ ${EXIT_CODES_HELP}`,
           `not an order id (0x + 64 hex digits): ${bad.map((b) => JSON.stringify(b.slice(0, 70))).join(', ')}`,
         );
       const acct = await dataDirAccount(configFrom(o), { configGiven: o.config !== undefined }, note);
-      const { cfg, ended } = await venueCommandConfig(acct.cfg, note);
+      const { cfg, ended, venue } = await venueCommandConfig(acct.cfg, note);
       if (ended !== undefined) {
         // not cancelled, as a venue answers for an order it no longer holds: the order ended with its exchange
         note(`${ended}; pass --exchange-url to ask another venue`);
@@ -160,7 +160,7 @@ ${EXIT_CODES_HELP}`,
         else for (const id of ids) process.stdout.write(`not canceled  ${id}: ${why}\n`);
         return ExitCode.FAILURE;
       }
-      return withSession(cfg, { auth: true, json: o.json }, async (s) => {
+      return withSession(cfg, { auth: true, json: o.json, venue }, async (s) => {
         const other = otherAccountNote(cfg.bot.dataDir, acct.recorded, s.address ?? '');
         if (other !== undefined) note(other);
         const canceled: string[] = [];

@@ -265,7 +265,7 @@ ${EXIT_CODES_HELP}`,
         o.address === undefined
           ? await dataDirAccount(cfg, { configGiven: o.config !== undefined }, note)
           : { cfg, recorded: undefined };
-      const { cfg: vcfg, ended } = await venueCommandConfig(acct.cfg, note);
+      const { cfg: vcfg, ended, venue } = await venueCommandConfig(acct.cfg, note);
       // the holdings ended with the in-process exchange: the store keeps what the bot booked
       if (ended !== undefined)
         throw new CliError(
@@ -280,7 +280,7 @@ ${EXIT_CODES_HELP}`,
         const w = await resolveWallet({
           keystoreFile: acct.cfg.bot.keystoreFile,
           dataDir: cfg.bot.dataDir,
-          allowPaper: resolveVenue(vcfg).paper,
+          allowPaper: (venue ?? resolveVenue(vcfg)).paper,
           createPaper: false,
         });
         address = acct.cfg.venue.funder || w.wallet.address;
@@ -288,7 +288,7 @@ ${EXIT_CODES_HELP}`,
         if (other !== undefined) note(other);
       }
       const addr = address.toLowerCase();
-      return withSession(vcfg, { auth: false, json: o.json }, async (s) => {
+      return withSession(vcfg, { auth: false, json: o.json, venue }, async (s) => {
         const rows = [];
         for await (const p of s.data.iterUserPositions(addr)) {
           rows.push({

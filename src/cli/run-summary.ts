@@ -79,7 +79,7 @@ export interface RunSummary {
   fills: number;
   volume: string;
   notional: string;
-  /** Realized PnL made during this session (the epoch's change since the start). */
+  /** Realized PnL this session made: its own fills matched during it (store/summary.ts), before fees. */
   realizedPnl: string;
   /** Unrealized PnL of the positions held at exit, at the last marks. */
   unrealizedPnl: string;
@@ -314,7 +314,8 @@ export function ledgerAtExit(
 ): LedgerAtExit {
   const pnl = store.pnl(o.marks);
   store.endSession(o.session, o.now);
-  const session = store.summary({ scope: 'session' });
+  // (with the realized PnL the session's own fills made: store/summary.ts)
+  const session = store.summary({ scope: 'session', realized: true });
   const epochFigures = store.summary({ scope: 'epoch' });
   const held = positionsAtExit(store.positions(), o.marks, store.positionDecimals());
   return {
@@ -354,6 +355,9 @@ export function exitSummary(o: {
 }): RunSummary {
   const { session: sessionFigures, epochFigures, epoch, pnl, realizedAtStart, flat } = o;
   const noOrdersLeft = flat.flat;
+  // what the session made: its own fills' realized PnL (store/summary.ts), not the epoch's change since the
+  // start, which external fills backfilled at start or adjustments move too (the latter without the former)
+  const sessionRealized = formatAmount(sessionFigures.realized ?? pnl.realized - realizedAtStart);
   return {
     ordersPlaced: sessionFigures.ordersPlaced,
     ordersCancelled: sessionFigures.ordersCancelled,
@@ -363,13 +367,13 @@ export function exitSummary(o: {
     fills: sessionFigures.fills,
     volume: formatAmount(sessionFigures.volume),
     notional: formatAmount(sessionFigures.notional),
-    realizedPnl: formatAmount(pnl.realized - realizedAtStart),
+    realizedPnl: sessionRealized,
     unrealizedPnl: formatAmount(pnl.unrealized),
     session: {
       ...ledgerFigures(sessionFigures),
       // the store's session start, as /api/status shows it (ledger.session.since); the run's start without one
       since: new Date(sessionFigures.since ?? o.runStartMs).toISOString(),
-      realizedPnl: formatAmount(pnl.realized - realizedAtStart),
+      realizedPnl: sessionRealized,
     },
     epoch: {
       ...ledgerFigures(epochFigures),

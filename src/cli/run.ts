@@ -25,7 +25,7 @@ import { createLiveVenue } from '../venues/live/create-live-venue.ts';
 import { createTrader } from '../kernel/create-trader.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
-import { openStore, type Store } from '../store/store.ts';
+import { checkStoreOpens, openStore, type Store } from '../store/store.ts';
 import type { StrategyDefinition } from '../strategy/api.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { chooseMarkets, levelsBookView } from '../strategy/select.ts';
@@ -153,6 +153,9 @@ export interface RunConfig {
 
 const urlsOf = urlsFromBase;
 
+/** How often the daemon checks that its store path still names the store file it opened (Store.fileProblem). */
+const STORE_CHECK_MS = 5000;
+
 /** An on/off/auto switch: auto means on with a paper venue, off on a real one. */
 const onIn = (v: 'auto' | 'on' | 'off' | undefined, paper: boolean): boolean =>
   v === 'on' || ((v ?? 'auto') === 'auto' && paper);
@@ -271,6 +274,8 @@ async function runLocked(
   const params = resolveParams(def.params, cfg.params);
   const limits = resolveRiskLimits(cfg.risk);
   requireFleetMarkets(cfg);
+  // a damaged or read-only store refuses the start (exit 2, naming it) before the port is bound or a wallet created
+  checkStoreOpens(cfg.storeFile || join(cfg.dataDir, 'mmkit.db'));
   // the status server first: a port conflict stops the start before anything trades; /healthz says 503 until running
   const ops = await startOps({
     clock,
@@ -468,6 +473,8 @@ async function runLocked(
       redeem: onIn(cfg.collateral?.autoRedeem, paper),
       everyMs: cfg.collateral?.everyMs ?? 60_000,
     },
+    // the store file deleted or replaced while running trips the kill switch (src/kernel/create-trader.ts)
+    storeCheckMs: STORE_CHECK_MS,
     positionAudit: {
       everyMs: cfg.positionAuditMs ?? 60_000,
       epochStart: epoch.epoch.startedAt,

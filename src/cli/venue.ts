@@ -164,8 +164,29 @@ export function removeDaemonVenue(dataDir: string): void {
   if (r !== undefined && r.pid === process.pid) rmSync(f, { force: true });
 }
 
-/** The venue a living daemon recorded in <dataDir>/venue.json, if any (with `checkAlive: false`, a gone one's too). */
-export function readDaemonVenue(dataDir: string, o: { checkAlive?: boolean } = {}): DaemonVenueRecord | undefined {
+/** Whether a process is there (`kill(pid, 0)`; a zombie not yet reaped still answers). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/** How to tell whether a recorded daemon lives (default pidAlive; tests inject one). */
+export interface LivenessOptions {
+  readonly alive?: (pid: number) => boolean;
+}
+
+/**
+ * The venue a living daemon recorded in <dataDir>/venue.json, if any (with `checkAlive: false`, a gone one's too).
+ * @param o.alive the liveness check of the recorded pid (default pidAlive)
+ */
+export function readDaemonVenue(
+  dataDir: string,
+  o: { checkAlive?: boolean } & LivenessOptions = {},
+): DaemonVenueRecord | undefined {
   const f = join(dataDir, DAEMON_VENUE_FILE);
   if (!existsSync(f)) return undefined;
   try {
@@ -185,13 +206,7 @@ export function readDaemonVenue(dataDir: string, o: { checkAlive?: boolean } = {
           ) as Partial<VenueUrls>)
         : undefined;
     if (typeof v.url !== 'string' && urls?.clob === undefined) return undefined;
-    if (o.checkAlive !== false) {
-      try {
-        process.kill(v.pid, 0);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ESRCH') return undefined;
-      }
-    }
+    if (o.checkAlive !== false && !(o.alive ?? pidAlive)(v.pid)) return undefined;
     return {
       ...(typeof v.url === 'string' ? { url: v.url } : {}),
       ...(urls !== undefined ? { urls } : {}),
@@ -206,10 +221,13 @@ export function readDaemonVenue(dataDir: string, o: { checkAlive?: boolean } = {
 }
 
 /**
- * The venue an operator command talks to (see the module comment for the order).
+ * The venue an operator command talks to (see the module comment for the order). Asks whether a
+ * recorded daemon lives each time it is called: a command resolves once and passes the result on
+ * (openSession's `venue`), as a daemon that dies between two calls would send them to two venues.
+ * @param o.alive the liveness check of a recorded daemon's pid (default pidAlive)
  * @throws ConfigError when per-API URLs are only partly set and no base URL fills the rest
  */
-export function resolveVenue(cfg: MmkitConfig): ResolvedVenue {
+export function resolveVenue(cfg: MmkitConfig, o: LivenessOptions = {}): ResolvedVenue {
   let explicit = explicitUrls(cfg);
   let base: string | undefined;
   let source: VenueSource;
@@ -219,7 +237,7 @@ export function resolveVenue(cfg: MmkitConfig): ResolvedVenue {
   } else if (explicit.clob !== undefined) {
     source = 'explicit';
   } else {
-    const d = readDaemonVenue(cfg.bot.dataDir);
+    const d = readDaemonVenue(cfg.bot.dataDir, o);
     if (d !== undefined) {
       base = d.url;
       explicit = { ...d.urls, ...explicit };

@@ -123,6 +123,12 @@ export interface TraderOptions {
    */
   readonly positionAudit?: PositionAuditConfig;
   /**
+   * Every this many ms, whether the store's path still names the file it opened (Store.fileProblem): a
+   * store deleted, moved or replaced while the bot runs trips the kill switch as a fill that could not
+   * be stored does (what it writes would be lost). Undefined or 0: never (backtests' scratch stores).
+   */
+  readonly storeCheckMs?: number;
+  /**
    * Collateral housekeeping (src/execution/collateral-keeper.ts): merge complementary holdings of
    * at least `mergeMinSize` micro-shares (0: never) and redeem resolved markets, every `everyMs`
    * and when a followed market resolves. Undefined: never.
@@ -584,6 +590,13 @@ export function createTrader(o: TraderOptions): Trader {
   let keeperTimer: TimerHandle | undefined;
   if (keeper !== undefined && o.collateral !== undefined && o.collateral.everyMs > 0)
     keeperTimer = clock.setInterval(keep, o.collateral.everyMs);
+  // the store file gone or replaced: stop trading, as on a failed fill write (its writes would be lost)
+  let storeTimer: TimerHandle | undefined;
+  if (o.storeCheckMs !== undefined && o.storeCheckMs > 0)
+    storeTimer = clock.setInterval(() => {
+      const problem = store.fileProblem();
+      if (problem !== undefined) kill.trip('manual', `the store cannot keep what the bot does: ${problem}`);
+    }, o.storeCheckMs);
   return {
     engine: eng,
     executor,
@@ -611,6 +624,7 @@ export function createTrader(o: TraderOptions): Trader {
     async stop() {
       if (auditTimer !== undefined) clock.clearInterval(auditTimer);
       if (keeperTimer !== undefined) clock.clearInterval(keeperTimer);
+      if (storeTimer !== undefined) clock.clearInterval(storeTimer);
       rewards.stop();
       fillsByToken?.unsubscribe();
       await eng.stop();

@@ -430,6 +430,14 @@ export interface StoreSummary {
    */
   readonly rewardsPaid: number;
   readonly rewardsEstimated: number;
+  /**
+   * Realized PnL before fees, micro-collateral, rounded toward −∞; only when asked (`summary({ realized:
+   * true })`: it replays the epoch's ledger). Scope 'session': what the session MADE, the realized PnL of
+   * the bot's own fills matched during it, each on the position the ledger held before it (not the
+   * epoch's realized PnL moved by external fills, such as those the start's reconciliation backfills,
+   * adjustments or operations). Scope 'epoch': the epoch's realized PnL, every entry of its ledger.
+   */
+  readonly realized?: number;
 }
 
 /**
@@ -609,12 +617,20 @@ export interface Store {
   /** Read the audit log in order. */
   auditLog(opts?: { sinceSeq?: number; kind?: string; limit?: number }): AuditEntry[];
   /**
-   * Totals of the current epoch (default) or session (see StoreSummary).
+   * Totals of the current epoch (default) or session (see StoreSummary); with `realized`, also its
+   * realized PnL (StoreSummary.realized).
    * @throws ValidationError on an unknown scope, or scope 'session' with no session.
    */
-  summary(opts?: { scope?: SummaryScope }): StoreSummary;
+  summary(opts?: { scope?: SummaryScope; realized?: boolean }): StoreSummary;
   /** Commits what a 'batched' store wrote since the last flush (a no-op for 'each': already committed). */
   flush(): void;
+  /**
+   * Whether the store's path still names the file it opened (same device and inode): undefined when
+   * it does (or the store is in memory); else what happened (deleted or moved away, or replaced by
+   * another file). Writes then go to a file nobody will open again: the daemon stops (kernel's
+   * store check). A stat of the path: cheap, but not for every write.
+   */
+  fileProblem(): string | undefined;
   /** Checkpoint the WAL and close (a 'batched' store commits first). Idempotent. */
   close(): void;
 }

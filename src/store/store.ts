@@ -25,7 +25,7 @@
  * and paid per market and date, credits of cause 'reward'), ./summary.ts, ./checkpointer.ts (the WAL
  * checkpointer).
  */
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync, statSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { LiveClock } from '../core/clock.ts';
@@ -47,6 +47,7 @@ import {
   type OperationRow,
 } from './ledger.ts';
 import { migrate } from './migrations.ts';
+import { storeOpenError } from './open-errors.ts';
 import { orderWrites } from './orders.ts';
 import { PositionCache, type PositionChange } from './position-cache.ts';
 import { pnlOf } from './positions.ts';
@@ -98,7 +99,9 @@ function createPrivate(file: string): void {
  * A 'batched' store defers order writes (see StoreOptions.commit) without changing what any method
  * returns or throws, nor the rows in the end: a read of the orders table, a flush or a close first
  * writes what is deferred, and an input the fast path cannot vouch for runs the statements.
- * @throws Error when the file cannot be opened or holds a newer schema than this code knows.
+ * @throws ConfigError (key bot.storeFile) naming the file and the way forward when it is damaged, not a
+ *   store, or read-only (./open-errors.ts); Error when it cannot be opened otherwise or holds a newer schema
+ *   than this code knows.
  */
 export function openStore(file: string, opts: StoreOptions = {}): Store {
   const clock = opts.clock ?? new LiveClock();
@@ -108,7 +111,12 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
   if (scratch && (opts.commit !== 'batched' || fillSync !== 'off' || otherSync !== 'off'))
     throw new Error("openStore: a scratch store needs commit 'batched' and durability 'off'");
   createPrivate(file);
-  const db = new Database(file);
+  let db: Database.Database;
+  try {
+    db = new Database(file);
+  } catch (e) {
+    throw storeOpenError(file, e);
+  }
   let closed = false;
   try {
     if (scratch) {
@@ -126,9 +134,12 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     migrate(db, file);
   } catch (e) {
     db.close();
-    throw e;
+    // a damaged, foreign or read-only file: named, with the way forward (./open-errors.ts)
+    throw storeOpenError(file, e);
   }
   const inMemory = file === ':memory:' || file === '';
+  // the file opened (device, inode): fileProblem() tells when the path names it no more
+  const opened = inMemory || file.startsWith('file:') ? undefined : (fileId(file) ?? undefined);
   let checkpointer: Worker | undefined;
   if (!inMemory && !scratch && (opts.checkpoint ?? 'worker') === 'worker') {
     checkpointer = startCheckpointer(file, opts.checkpointMs ?? 1000, () => {
@@ -515,14 +526,25 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
         throw new ValidationError(`summary scope: expected session or epoch, got ${String(scope)}`);
       writePending();
       writeFills();
-      if (scope === 'epoch') return storeSummary(st, { scope, epoch }, rewardBook.totals());
+      const realized = o.realized === true;
+      if (scope === 'epoch') return storeSummary(st, { scope, epoch, realized }, rewardBook.totals());
       const session = store.currentSession();
       if (session === undefined) throw new ValidationError('summary: no session in this store (beginSession first)');
       return storeSummary(
         st,
-        { scope, epoch, session },
+        { scope, epoch, session, realized },
         rewardBook.between(session.startedAt, session.endedAt ?? Number.MAX_SAFE_INTEGER),
       );
+    },
+    fileProblem() {
+      if (opened === undefined) return undefined;
+      const now = fileId(file);
+      if (now === null) return undefined;
+      if (now === undefined)
+        return `the store file ${file} is gone (deleted or moved while the daemon runs): what it writes now is lost`;
+      if (now.dev !== opened.dev || now.ino !== opened.ino)
+        return `the store file ${file} is another file now (replaced while the daemon runs): what it writes now is lost`;
+      return undefined;
     },
     flush() {
       open();
@@ -555,4 +577,28 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
   };
   if (batched) pendingOf.set(store, pending);
   return store;
+}
+
+/**
+ * A file's device and inode (bigint: exact); undefined when there is none at the path, null when it
+ * cannot be told (another stat error: not taken for a missing file).
+ */
+function fileId(file: string): { dev: bigint; ino: bigint } | undefined | null {
+  try {
+    const st = statSync(file, { bigint: true });
+    return { dev: st.dev, ino: st.ino };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : null;
+  }
+}
+
+/**
+ * Open the existing store at `file` and close it again, so that a damaged, foreign or read-only one
+ * refuses a start (ConfigError naming it, ./open-errors.ts) before the caller binds a port or creates
+ * anything else. No file: nothing to check (openStore creates it).
+ */
+export function checkStoreOpens(file: string): void {
+  if (file === '' || file === ':memory:' || !existsSync(file)) return;
+  openStore(file, { checkpoint: 'auto' }).close();
 }

@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/cli/config.ts';
+import { withSession } from '../../../src/cli/common.ts';
 import { venueCommandConfig } from '../../../src/cli/data-dir-venue.ts';
 import { storeVenue } from '../../../src/cli/positions.ts';
+import { resolveVenue } from '../../../src/cli/venue.ts';
 import { openStore } from '../../../src/store/store.ts';
 
 describe('storeVenue (positions --source store: which venue names the tokens)', () => {
@@ -76,5 +78,28 @@ describe('venueCommandConfig (orders, cancel-all, positions with --data-dir)', (
     expect(u.ended).toBeUndefined();
     expect(u.cfg.venue.clobUrl).toBe('http://127.0.0.1:9123/clob');
     expect(notes[0]).toContain('asking the venue it last traded on, http://127.0.0.1:9123/clob');
+  });
+});
+
+describe('venueCommandConfig: whether the recorded daemon lives is decided once (findings-6 F8)', () => {
+  const cfgOf = (dir: string) => loadConfig(undefined, { 'bot.dataDir': dir }, {});
+  it('a daemon alive at the first check and gone at the next: the session still asks the venue it recorded', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'mmkit-vcc-'));
+    // a killed daemon's record; its pid answers once (a zombie not yet reaped), then is gone
+    const pid = 2 ** 22 + 97;
+    writeFileSync(join(d, 'venue.json'), JSON.stringify({ url: 'http://127.0.0.1:9200', pid }));
+    const asked: number[] = [];
+    const alive = (p: number): boolean => {
+      asked.push(p);
+      return asked.length === 1;
+    };
+    const t = await venueCommandConfig(cfgOf(d), () => undefined, { alive });
+    expect(t.venue).toMatchObject({ source: 'daemon', urls: { clob: 'http://127.0.0.1:9200/clob' } });
+    // the session (no network without auth) takes that decision and asks nothing again
+    const clob = await withSession(t.cfg, { auth: false, venue: t.venue }, async (s) => s.venue.urls.clob);
+    expect(clob).toBe('http://127.0.0.1:9200/clob');
+    expect(asked).toEqual([pid]);
+    // (resolving again, as the commands did, finds the pid gone and falls to the default address)
+    expect(resolveVenue(t.cfg, { alive }).source).toBe('default');
   });
 });
