@@ -19,6 +19,7 @@ import { ConfigError, type ConfigProblem } from '../core/errors.ts';
 import { PACKAGE_ROOT_URL } from '../core/package-root.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
 import { BOUNDED_DOCS, schema, type MmkitConfig } from './config-schema.ts';
+import { feedSilenceProblems } from './config/venue.ts';
 
 export { parseDuration, schema, type MmkitConfig, type RiskConfig } from './config-schema.ts';
 
@@ -295,7 +296,11 @@ export function loadConfigDetailed(
     if (overrides[l.key] !== undefined) src = 'flag';
     sources[l.key] = src;
   }
-  return { config: c.getProperties() as unknown as MmkitConfig, sources, files: files.map(([n]) => n) };
+  const config = c.getProperties() as unknown as MmkitConfig;
+  // cross-key: quoting stops on a silent feed no later than /healthz calls it stale
+  const cross = feedSilenceProblems(config.venue.marketSilenceMs, config.ops.feedStaleMs);
+  if (cross.length > 0) throw ConfigError.of(cross as [ConfigProblem, ...ConfigProblem[]]);
+  return { config, sources, files: files.map(([n]) => n) };
 }
 
 /**

@@ -153,8 +153,11 @@ export interface Venue {
   order(id: OrderId): Promise<VenueOrder | undefined>;
   /** Own fills since a time (unix ms), for backfill after a restart. */
   fills(sinceMs: number): Promise<readonly VenueFill[]>;
-  /** Dead-man switch: returns false when the heartbeat failed. */
-  heartbeat(): Promise<boolean>;
+  /**
+   * Dead-man switch: false (or a throw, whose message says why: the venue's error) when the heartbeat
+   * failed. `signal` aborts an attempt that took too long (the keeper's bound), retries included.
+   */
+  heartbeat(signal?: AbortSignal): Promise<boolean>;
   /** Collateral available and reserved, micro. */
   balance(): Promise<{ available: Micro; reserved: Micro }>;
   /** Collateral and every token balance of the account (position reconciliation). Optional: a venue without it is not audited. */

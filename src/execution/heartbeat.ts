@@ -7,6 +7,13 @@
  * pause reason 'heartbeat'), and only a successful heartbeat lifts it. While failing, it retries
  * every `retryMs` (default 1 s) whether or not orders rest, since the pause can only be lifted by a
  * success. Time and timers come from the injected Clock.
+ *
+ * Each attempt is bounded (`timeoutMs`, default 3 s, well inside the venue's ~10 s window): a beat
+ * with no answer by then is aborted (its signal) and counts as a failure like a refusal. Before, a
+ * hung venue held one beat for its HTTP retries (timeouts of 10 s each, 40 s and more), so nothing
+ * was counted as failed and `maxHeartbeatFailures` could not trip (findings-6). The failure's
+ * `error` is the venue's own (e.g. `401 UNAUTHORIZED: POLY_TIMESTAMP is 401 s away ...`), for the
+ * WARN line and the kill switch's reason.
  */
 import type { Clock, TimerHandle } from '../core/clock.ts';
 
@@ -36,8 +43,11 @@ export interface HeartbeatStatus {
 
 /** Options of the keeper. */
 export interface HeartbeatOptions {
-  /** Posts one heartbeat; false (or a throw) means it failed. Usually `() => venue.heartbeat()`. */
-  readonly beat: () => Promise<boolean>;
+  /**
+   * Posts one heartbeat; false (or a throw, whose message is kept as `error`) means it failed. The
+   * signal aborts when the attempt's `timeoutMs` passed. Usually `(signal) => venue.heartbeat(signal)`.
+   */
+  readonly beat: (signal: AbortSignal) => Promise<boolean>;
   readonly clock: Clock;
   /** True while orders rest or may rest (usually `() => executor.hasOpenOrders()`). */
   readonly active: () => boolean;
@@ -47,6 +57,8 @@ export interface HeartbeatOptions {
   readonly intervalMs?: number;
   /** Retry period after a failure, ms (default 1000). */
   readonly retryMs?: number;
+  /** One attempt's bound, ms (default 3000): no answer by then and it failed (and its signal aborts). */
+  readonly timeoutMs?: number;
   /** The pause reason used (default 'heartbeat'). */
   readonly reason?: string;
 }
@@ -72,11 +84,13 @@ export class HeartbeatKeeper {
   };
   #paused = false;
 
-  /** @throws RangeError on a non-positive interval. */
+  /** @throws RangeError on a non-positive interval or timeout. */
   constructor(opts: HeartbeatOptions) {
     const intervalMs = opts.intervalMs ?? 5000;
     const retryMs = opts.retryMs ?? 1000;
-    if (!(intervalMs > 0) || !(retryMs > 0)) throw new RangeError('heartbeat intervalMs and retryMs must be positive');
+    const timeoutMs = opts.timeoutMs ?? 3000;
+    if (!(intervalMs > 0) || !(retryMs > 0) || !(timeoutMs > 0))
+      throw new RangeError('heartbeat intervalMs, retryMs and timeoutMs must be positive');
     this.#o = {
       beat: opts.beat,
       clock: opts.clock,
@@ -84,6 +98,7 @@ export class HeartbeatKeeper {
       target: opts.target,
       intervalMs,
       retryMs,
+      timeoutMs,
       reason: opts.reason ?? 'heartbeat',
     };
   }
@@ -149,11 +164,24 @@ export class HeartbeatKeeper {
     const t0 = this.#o.clock.now();
     let ok = false;
     let error: string | undefined;
+    const ac = new AbortController();
+    const ms = this.#o.timeoutMs;
+    let timer: TimerHandle | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = this.#o.clock.setTimeout(() => {
+        const e = new Error(`heartbeat: no answer within ${ms} ms`);
+        ac.abort(e);
+        reject(e);
+      }, ms);
+    });
     try {
-      ok = await this.#o.beat();
+      // a beat that ignores its signal still ends the attempt at the bound (its late answer is dropped)
+      ok = await Promise.race([this.#o.beat(ac.signal), timedOut]);
       if (!ok) error = 'heartbeat refused';
     } catch (e) {
       error = e instanceof Error ? e.message : String(e);
+    } finally {
+      if (timer !== undefined) this.#o.clock.clearTimeout(timer);
     }
     const now = this.#o.clock.now();
     const s = this.#status;

@@ -250,7 +250,7 @@ export function createTrader(o: TraderOptions): Trader {
   const fleet = o.fleet;
   const heartbeat = new HeartbeatKeeper({
     // in a fleet only the heartbeat lease holder beats; the others' beats count as sent
-    beat: () => (fleet === undefined || fleet.shouldBeat() ? venue.heartbeat() : Promise.resolve(true)),
+    beat: (signal) => (fleet === undefined || fleet.shouldBeat() ? venue.heartbeat(signal) : Promise.resolve(true)),
     clock,
     // the venue's dead-man switch cancels every order of the account once armed: while orders the
     // bot leaves alone (bot.foreignOrders) rest, its heartbeats keep them as they are too; in a
@@ -262,7 +262,8 @@ export function createTrader(o: TraderOptions): Trader {
     target: executor,
   });
   heartbeat.onStatus((s) => {
-    if (s.lastAttemptAt > 0) kill.recordHeartbeat(s.consecutiveFailures === 0);
+    // the failure's cause (the venue's error) goes into the trip reason: a clock skew reads as the 401
+    if (s.lastAttemptAt > 0) kill.recordHeartbeat(s.consecutiveFailures === 0, s.error);
     if (s.consecutiveFailures > 0)
       log.warn({ failures: s.consecutiveFailures, error: s.error }, 'heartbeat failed: new orders paused');
   });

@@ -184,16 +184,18 @@ export class KillSwitch implements KillSwitchState {
    * Records a heartbeat result. Trips `heartbeatFailure` after maxHeartbeatFailures consecutive
    * failures (0 disables); a success resets the count. (Execution separately stops placing after a
    * single failure until a heartbeat succeeds; this is the give-up point.)
+   * @param error the last failure's cause (the venue's error), said in the trip reason
    * @returns whether the switch is tripped afterwards
    */
-  recordHeartbeat(ok: boolean): boolean {
+  recordHeartbeat(ok: boolean, error?: string): boolean {
     if (ok) {
       this.heartbeatFailures = 0;
       return this.tripped;
     }
     this.heartbeatFailures++;
     if (this.limits.maxHeartbeatFailures > 0 && this.heartbeatFailures >= this.limits.maxHeartbeatFailures) {
-      this.trip('heartbeatFailure', `${this.heartbeatFailures} consecutive heartbeat failures`);
+      const last = error !== undefined && error !== '' ? ` (last: ${error.slice(0, 300)})` : '';
+      this.trip('heartbeatFailure', `${this.heartbeatFailures} consecutive heartbeat failures${last}`);
     }
     return this.tripped;
   }

@@ -113,6 +113,8 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
       MMKIT_API_SECRET: creds.secret,
       MMKIT_API_PASSPHRASE: creds.passphrase,
       MMKIT_FEED_STALE_MS: '4000',
+      // (the market channel's silence deadline may not be longer: venue.marketSilenceMs)
+      MMKIT_MARKET_SILENCE_MS: '4000',
       MMKIT_STATUS_INTERVAL_MS: '1000',
     });
     const seen: string[] = []; // every body fetched from the daemon, checked for canaries at the end

@@ -19,7 +19,7 @@ export const opsSchema = {
     env: 'MMKIT_STATUS_ALLOWED_HOSTS',
   },
   feedStaleMs: {
-    doc: '/healthz reports feed_stale after this long without market data, ms (0: never).',
+    doc: '/healthz reports feed_stale after this long without market data, ms (0: never); at least venue.marketSilenceMs (the books go stale and quotes are pulled then), so the bot never quotes on a feed its health calls stale.',
     format: 'nat',
     default: 15_000,
     env: 'MMKIT_FEED_STALE_MS',

@@ -1,4 +1,6 @@
 /** The `venue.*` section of the configuration: the venue APIs, channel audits, signing and contracts. */
+import type { ConfigProblem } from '../../core/errors.ts';
+
 export const venueSchema = {
   clobUrl: {
     doc: 'CLOB API base URL; empty: <bot.exchangeUrl>/clob.',
@@ -43,9 +45,9 @@ export const venueSchema = {
     env: 'MMKIT_RELAYER_URL',
   },
   marketSilenceMs: {
-    doc: 'Market channel liveness: no data for this long (ms) and the connection is replaced (its books are stale, quotes pulled, until the fresh snapshot); 0 disables.',
+    doc: 'Market channel liveness: no data for this long (ms) and the connection is replaced (its books are stale, quotes pulled, until the fresh snapshot); at most ops.feedStaleMs, so quoting stops no later than /healthz reports feed_stale; 0 disables (only with ops.feedStaleMs 0).',
     format: 'nat',
-    default: 30000,
+    default: 15000,
     env: 'MMKIT_MARKET_SILENCE_MS',
   },
   userAuditMs: {
@@ -137,3 +139,27 @@ export type VenueConfig = {
   timeoutMs: number;
   contracts: { exchange: string; negRiskExchange: string; collateral: string };
 };
+
+/**
+ * The market channel's silence deadline against the health's (findings-6 F1): with
+ * `venue.marketSilenceMs` 30 s and `ops.feedStaleMs` 15 s, a frozen feed was `feed_stale` on
+ * /healthz from 15 s while the books stayed fresh, and the bot placed new orders, until 30 s. The
+ * books go stale (quotes pulled) at the market-silence deadline, so it must come no later than the
+ * health's: at most `ops.feedStaleMs`, and not disabled while that is set.
+ * @returns the problem (under venue.marketSilenceMs), none when they agree
+ */
+export function feedSilenceProblems(marketSilenceMs: number, feedStaleMs: number): ConfigProblem[] {
+  if (feedStaleMs <= 0 || (marketSilenceMs > 0 && marketSilenceMs <= feedStaleMs)) return [];
+  const why =
+    marketSilenceMs === 0
+      ? 'is 0 (no silence deadline: the books of a frozen feed never go stale)'
+      : `is ${marketSilenceMs}`;
+  return [
+    {
+      key: 'venue.marketSilenceMs',
+      message:
+        `must be at most ops.feedStaleMs (${feedStaleMs}) so a silent market feed pulls the quotes no later than ` +
+        `/healthz reports feed_stale, but ${why}; lower it, or raise ops.feedStaleMs (0: no feed_stale at all)`,
+    },
+  ];
+}

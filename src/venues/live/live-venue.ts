@@ -21,7 +21,9 @@
  *  - `fills(since)`: GET /data/trades mapped per own order: the taker order when we took, and every
  *    maker order of ours (possibly on the complementary token: its token, side and price are the
  *    maker order's own).
- *  - `heartbeat()`: POST /v1/heartbeats chaining the id; false on any failure (the chain restarts).
+ *  - `heartbeat()`: POST /v1/heartbeats chaining the id; on a failure the chain restarts and the
+ *    venue's error is thrown (its code and message: the keeper's WARN and the kill switch say it);
+ *    the keeper's signal ends it, retries included, well inside the venue's 10 s window.
  *  - The account: `address`, the funder (maker) of a proxy / Safe wallet (signatureType 1 / 2), else
  *    the EOA. The API key is the EOA's and the venue reports it the orders and trades of every
  *    account it trades for (the EOA's own included); fills, open orders, the user channel, balance
@@ -483,16 +485,17 @@ class LiveVenueImpl implements LiveVenue {
     return venueFillsOf(records, this.#me).filter((f) => f.matchTime >= Math.floor(sinceMs / 1000) * 1000);
   }
 
-  async heartbeat(): Promise<boolean> {
+  /** @throws the venue's error (the chain restarts), or the signal's reason once it aborted */
+  async heartbeat(signal?: AbortSignal): Promise<boolean> {
     try {
-      this.#heartbeatId = await this.clob.heartbeat(this.#heartbeatId);
+      this.#heartbeatId = await this.clob.heartbeat(this.#heartbeatId, signal !== undefined ? { signal } : undefined);
       return true;
     } catch (err) {
       this.#heartbeatId = null;
-      // at debug: the heartbeat keeper's WARN line says it once per failure (with the count), and the
-      // request's retries are logged by the transport
-      this.#p.logger?.debug({ err: (err as Error).message?.slice(0, 200) }, 'heartbeat failed');
-      return false;
+      // thrown, not false: the heartbeat keeper's WARN line and the kill switch's reason carry the
+      // venue's own words (a 401 for clock skew reads as such), once per failure; the request's
+      // retries are logged by the transport
+      throw err;
     }
   }
 

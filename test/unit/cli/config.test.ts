@@ -505,3 +505,34 @@ describe('exit codes', () => {
     expect(exitCodeOf(new Error('bug'))).toBe(ExitCode.FAILURE);
   });
 });
+
+describe('config: the market silence deadline against the health (findings-6 F1)', () => {
+  it('by default the books go stale (quotes pulled) no later than /healthz reports feed_stale', () => {
+    const c = loadConfig(undefined, {}, {});
+    expect(c.venue.marketSilenceMs).toBeGreaterThan(0);
+    expect(c.venue.marketSilenceMs).toBeLessThanOrEqual(c.ops.feedStaleMs);
+  });
+
+  it.each([
+    [{ venue: { marketSilenceMs: 30_000 } }, /at most ops.feedStaleMs \(15000\).*but is 30000/],
+    [{ venue: { marketSilenceMs: 0 } }, /at most ops.feedStaleMs \(15000\).*but is 0 \(no silence deadline/],
+    [{ ops: { feedStaleMs: 4000 } }, /at most ops.feedStaleMs \(4000\).*but is 15000/],
+  ] as const)('%j is refused, naming venue.marketSilenceMs (exit 2)', (body, why) => {
+    const e = configError(() => loadConfig(file(body), {}, {}));
+    expect(e.key).toBe('venue.marketSilenceMs');
+    expect(e.message).toMatch(why);
+    expect(exitCodeOf(e)).toBe(ExitCode.USAGE);
+  });
+
+  it('agreeing values pass, and ops.feedStaleMs 0 (no feed_stale) allows any', () => {
+    expect(
+      loadConfig(file({ venue: { marketSilenceMs: 5000 }, ops: { feedStaleMs: 5000 } }), {}, {}).venue.marketSilenceMs,
+    ).toBe(5000);
+    expect(
+      loadConfig(file({ venue: { marketSilenceMs: 0 }, ops: { feedStaleMs: 0 } }), {}, {}).venue.marketSilenceMs,
+    ).toBe(0);
+    expect(
+      loadConfig(undefined, {}, { MMKIT_MARKET_SILENCE_MS: '60000', MMKIT_FEED_STALE_MS: '0' }).ops.feedStaleMs,
+    ).toBe(0);
+  });
+});

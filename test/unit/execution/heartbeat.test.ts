@@ -115,4 +115,64 @@ describe('HeartbeatKeeper', () => {
     expect(hb.status().ok).toBe(true);
     await hb.stop();
   });
+
+  // findings-6: against a hung venue a beat was retried inside one call for 40 s and more, never
+  // counted as failed, so maxHeartbeatFailures could not trip
+  it('a beat with no answer within timeoutMs has failed: counted, paused, its signal aborted, retried', async () => {
+    const clock = new VirtualClock(0);
+    const signals: AbortSignal[] = [];
+    const pauses: string[] = [];
+    const statuses: HeartbeatStatus[] = [];
+    const hb = new HeartbeatKeeper({
+      clock,
+      // a hung venue: never answers (not even to its signal)
+      beat: (signal) => {
+        signals.push(signal);
+        return new Promise<boolean>(() => {});
+      },
+      active: () => true,
+      target: { pause: (r) => pauses.push(`pause:${r}`), resume: (r) => pauses.push(`resume:${r}`) },
+    });
+    hb.onStatus((x) => statuses.push(x));
+    hb.start();
+    for (let t = 0; t < 12_000; t += 100) {
+      clock.advance(100);
+      await flush(3);
+    }
+    // default bound 3 s, then a retry 1 s later: failures at 3, 7, 11 s
+    expect(statuses.map((x) => [x.lastAttemptAt, x.consecutiveFailures])).toEqual([
+      [3000, 1],
+      [7000, 2],
+      [11_000, 3],
+    ]);
+    expect(statuses[0]!.error).toBe('heartbeat: no answer within 3000 ms');
+    expect(pauses).toEqual(['pause:heartbeat']);
+    expect(signals.slice(0, 3).every((x) => x.aborted)).toBe(true);
+    // stop waits for the beat in flight: bounded too
+    const stopped = hb.stop();
+    clock.advance(3000);
+    await stopped;
+  });
+
+  it("a thrown error's message is the failure's error (the venue's own words)", async () => {
+    const clock = new VirtualClock(0);
+    const hb = new HeartbeatKeeper({
+      clock,
+      beat: async () => {
+        throw new Error('POST /v1/heartbeats: 401 UNAUTHORIZED: POLY_TIMESTAMP is 401 s away from server time');
+      },
+      active: () => true,
+    });
+    await hb.beatNow();
+    expect(hb.status()).toMatchObject({ ok: false, consecutiveFailures: 1 });
+    expect(hb.status().error).toMatch(/401 UNAUTHORIZED: POLY_TIMESTAMP/);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('refuses a non-positive timeoutMs', () => {
+    expect(
+      () =>
+        new HeartbeatKeeper({ clock: new VirtualClock(0), beat: async () => true, active: () => true, timeoutMs: 0 }),
+    ).toThrow(RangeError);
+  });
 });

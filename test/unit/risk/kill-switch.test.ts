@@ -87,6 +87,13 @@ describe('KillSwitch', () => {
     expect(ks.recordHeartbeat(false)).toBe(true);
     expect(ks.reason?.trigger).toBe('heartbeatFailure');
   });
+  it("names the last heartbeat failure's cause in the reason (findings-6 F7: a clock skew reads as the 401)", () => {
+    const ks = new KillSwitch(new VirtualClock(), { limits });
+    const err = 'POST /v1/heartbeats: 401 UNAUTHORIZED: POLY_TIMESTAMP is 401 s away from server time (max 300 s)';
+    ks.recordHeartbeat(false, 'heartbeat: no answer within 3000 ms');
+    ks.recordHeartbeat(false, err);
+    expect(ks.reason?.message).toBe(`2 consecutive heartbeat failures (last: ${err})`);
+  });
   it('0 disables the automatic triggers', () => {
     const off = resolveRiskLimits({ maxLoss: 0, maxRejections: 0, maxHeartbeatFailures: 0 }).killSwitch;
     const ks = new KillSwitch(new VirtualClock(), { limits: off });
