@@ -6,7 +6,8 @@
  *   2  USAGE        bad flags or arguments, or a bad configuration (the message names the key)
  *   3  UNREACHABLE  the venue could not be reached or is unavailable (connection refused, timeout, 5xx, 425/503)
  *   4  RISK_STOP    `mmkit run` only: the kill switch tripped on a risk event (loss limit, rejections,
- *                   heartbeat failures, an invariant) and the daemon stopped itself (src/cli/run-stop.ts)
+ *                   heartbeat failures, a fill not stored, an invariant) and the daemon stopped itself
+ *                   (src/cli/run-stop.ts)
  *
  * Scripts can rely on them; `--json` commands also print errors as one JSON line on stderr.
  */
@@ -104,4 +105,4 @@ Exit codes:
   1  failure (the command ran but did not succeed: e.g. an order left open)
   2  usage or configuration error (the message names the flag or config key)
   3  venue unreachable or unavailable (connection refused, timeout, 5xx)
-  4  run: the kill switch tripped on a risk limit (loss, rejections, heartbeats); the daemon stopped itself`;
+  4  run: the kill switch tripped on a risk limit (loss, rejections, heartbeats, a fill not stored); the daemon stopped itself`;

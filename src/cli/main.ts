@@ -231,8 +231,8 @@ Examples:
   mmkit run --exchange-url http://127.0.0.1:8080   # against a paper exchange already running
   MMKIT_KEYSTORE_PASSWORD=... mmkit run --config config/live.example.json --keystore data/keystore.json
 
-Status page, /metrics and /healthz on http://127.0.0.1:8787 (--http-port). Stop with Ctrl-C, SIGTERM
-or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 0 stopped flat,
+Status page, /metrics and /healthz on http://127.0.0.1:8787 (--http-port). Stop with Ctrl-C, SIGTERM,
+SIGHUP or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 0 stopped flat,
 1 orders left open, 2 usage or configuration error (or the data dir is held by another daemon),
 3 venue unreachable, 4 the kill switch tripped on a risk limit.
 `,
@@ -276,7 +276,7 @@ or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit codes: 
     "shadow mode: the venue's live books, simulated fills, nothing sent to the venue (files in <dataDir>/shadow) [bot.shadow]",
   )
   .action(async (o) => {
-    // SIGINT/SIGTERM handled from the first moment (src/cli/stop-signals.ts): node as PID 1 (the
+    // SIGINT/SIGTERM/SIGHUP handled from the first moment (src/cli/stop-signals.ts): node as PID 1 (the
     // Docker image) would ignore, and so lose, one that comes while the modules load
     const stops = watchStopSignals();
     const [

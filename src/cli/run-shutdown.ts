@@ -13,6 +13,7 @@
  *
  * `runExitSummary` is the exit summary's one assembly, shared with the shadow run (src/cli/run-shadow.ts).
  */
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
 import { fillLogFields } from '../core/events.ts';
@@ -55,7 +56,13 @@ export interface RunShutdownParts {
    * The settings it reads: the data dir and the venue (named when orders may still rest), the user
    * channel's audit period.
    */
-  readonly cfg: { readonly dataDir: string; readonly exchangeUrl: string; readonly userAuditMs?: number | undefined };
+  readonly cfg: {
+    readonly dataDir: string;
+    /** The store file when not `<dataDir>/mmkit.db` (named when it cannot be written at shutdown). */
+    readonly storeFile?: string | undefined;
+    readonly exchangeUrl: string;
+    readonly userAuditMs?: number | undefined;
+  };
   /** The root logger (the components' loggers) and the daemon's own. */
   readonly log: Logger;
   readonly dlog: Logger;
@@ -185,16 +192,34 @@ export async function shutdownRun(parts: RunShutdownParts, stop: RunStop): Promi
   if (fleetMember === undefined && trader.rewards.active)
     await finalRewardPoll(rewardBook, componentLogger(log, 'rewards'));
   const marks = midMarks(markets, engine);
-  const exit = ledgerAtExit(store, {
-    session,
-    now: clock.now(),
-    marks,
-    epoch,
-    realizedAtStart,
-    runStartMs,
-  });
+  // the store's own writes at shutdown (the session's end, the last flush) fail too on a full disk
+  // or a failing one, often the very reason of the stop: each is one ERROR line naming the store, and
+  // the shutdown goes on to its summary and exit code (4 after the store failure's trip, README "Exit
+  // codes"), instead of ending on the bare SQLite error with exit 1 (trial 6 F2)
+  const storeFile = cfg.storeFile || join(cfg.dataDir, 'mmkit.db');
+  const storeWrite = <T>(what: string, write: () => T): T | undefined => {
+    try {
+      return write();
+    } catch (err) {
+      dlog.error(
+        { err: err instanceof Error ? err.message : String(err), store: storeFile },
+        `the store could not be written at shutdown: ${what} (what it had committed is kept; the next start backfills the fills from the venue)`,
+      );
+      return undefined;
+    }
+  };
+  const exit = ledgerAtExit(
+    {
+      pnl: (m) => store.pnl(m),
+      endSession: (id, at) => storeWrite("the session's end not recorded", () => store.endSession(id, at)) ?? false,
+      summary: (o) => store.summary(o),
+      positions: () => store.positions(),
+      positionDecimals: () => store.positionDecimals(),
+    },
+    { session, now: clock.now(), marks, epoch, realizedAtStart, runStartMs },
+  );
   for (const p of exit.positionsAtExit) dlog.info(p, 'position at exit');
-  store.close();
+  storeWrite('its last writes not flushed', () => store.close());
   await venue.close();
   removeDaemonVenue(cfg.dataDir);
   await exchange?.close();

@@ -3,8 +3,8 @@
  *
  *   0  stopped on request (a signal, `mmkit kill`, the end of --duration) with zero open orders seen at the venue
  *   1  orders left open, or the venue could not be checked at exit
- *   4  the kill switch tripped on a risk event (loss limit, rejections, heartbeat failures, an
- *      invariant): the bot stopped itself; also when orders were left open (the summary says how
+ *   4  the kill switch tripped on a risk event (loss limit, rejections, heartbeat failures, a fill
+ *      that could not be stored, an invariant): the bot stopped itself; also when orders were left open (the summary says how
  *      many): a supervisor must not simply restart it
  */
 import type { KillSwitch, KillTrigger } from '../risk/kill-switch.ts';

@@ -61,6 +61,7 @@ import { requireMarketsToTrade, takeDaemonDir, warnInProcessFlags } from './run-
 import { requireFleetMarkets } from './fleet-markets.ts';
 import { preflight, type DoctorSettings } from './doctor.ts';
 import { whenStopped } from './run-stop.ts';
+import { probeStoreWritable } from './run-disk-probe.ts';
 import { shutdownRun } from './run-shutdown.ts';
 import { startStatusLine } from './run-status-line.ts';
 import { midMarks, tokenOutcomes, type RunSummary } from './run-summary.ts';
@@ -226,7 +227,8 @@ export async function pickMarkets(
  * start fails) it removes, as their owner, daemon.json, venue.json and the lock.
  * @param stops SIGINT/SIGTERM handlers installed by the caller already (default: installed here,
  *   removed at the end)
- * @throws CliError (exit 2) when another daemon holds the data dir; ConfigError on bad
+ * @throws CliError (exit 2) when another daemon holds the data dir, (exit 1) when the store's
+ *   directory cannot be written (src/cli/run-disk-probe.ts); ConfigError on bad
  *   configuration; errors of the start-up reconciliation
  */
 export async function runBot(
@@ -239,6 +241,9 @@ export async function runBot(
   checkFleetMemberSetup(cfg);
   // owner-only (the trading history, the paper wallet's key): an existing directory keeps its mode
   mkdirSync(cfg.dataDir, { recursive: true, mode: 0o700 });
+  // a store that cannot be written (a full disk, a read-only mount) refuses the start before anything
+  // trades, the lock included (src/cli/run-disk-probe.ts)
+  probeStoreWritable(cfg.dataDir, cfg.storeFile || join(cfg.dataDir, 'mmkit.db'));
   // the daemon's own lines carry {component: 'daemon'} (README "Logs": every line names its component)
   const dlog = componentLogger(log, DAEMON_COMPONENT);
   // the lock, then the stop signals (src/cli/run-checks.ts): another daemon here refuses the start

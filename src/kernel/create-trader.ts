@@ -399,7 +399,7 @@ export function createTrader(o: TraderOptions): Trader {
       // a fill that cannot be stored (disk full, I/O error): positions are no longer known for sure,
       // so stop trading. The stream counts the fill as delivered; the shutdown backfill (or the next
       // start's) takes it from the venue's history.
-      kill.trip('manual', `a fill could not be stored: ${err instanceof Error ? err.message : String(err)}`);
+      kill.trip('storeFailure', `a fill could not be stored: ${err instanceof Error ? err.message : String(err)}`);
       throw err;
     }
     hooks.onFill?.(f, change);
@@ -596,7 +596,7 @@ export function createTrader(o: TraderOptions): Trader {
   if (o.storeCheckMs !== undefined && o.storeCheckMs > 0)
     storeTimer = clock.setInterval(() => {
       const problem = store.fileProblem();
-      if (problem !== undefined) kill.trip('manual', `the store cannot keep what the bot does: ${problem}`);
+      if (problem !== undefined) kill.trip('storeFailure', `the store cannot keep what the bot does: ${problem}`);
     }, o.storeCheckMs);
   return {
     engine: eng,

@@ -4,11 +4,14 @@
  * short of a restart, which reconciles before quoting again.
  *
  * Triggers:
- *  - `signal`           SIGINT/SIGTERM (the daemon calls `trip('signal', ...)`);
+ *  - `signal`           SIGINT/SIGTERM/SIGHUP (the daemon calls `trip('signal', ...)`);
  *  - `cli`              an operator command (`mmkit kill`, the status page);
  *  - `lossLimit`        realized + unrealized PnL below -maxLoss (`recordPnl`);
  *  - `rejections`       maxRejections order rejections within rejectionWindowMs (`recordRejection`);
  *  - `heartbeatFailure` maxHeartbeatFailures consecutive failed heartbeats (`recordHeartbeat`);
+ *  - `storeFailure`     a fill that could not be written to the store (disk full, I/O error), or the
+ *                       store file deleted or replaced under the running daemon: the positions are
+ *                       no longer known for sure (src/kernel/create-trader.ts);
  *  - `manual`           anything else a component decides is fatal (an invariant, a reconciliation
  *                       that cannot be completed).
  *
@@ -28,10 +31,18 @@ import type { KillSwitchLimits } from './limits.ts';
 import { DEFAULT_RISK_LIMITS } from './limits.ts';
 
 /** What tripped the switch. */
-export type KillTrigger = 'signal' | 'cli' | 'lossLimit' | 'rejections' | 'heartbeatFailure' | 'manual';
+export type KillTrigger =
+  | 'signal'
+  | 'cli'
+  | 'lossLimit'
+  | 'rejections'
+  | 'heartbeatFailure'
+  | 'storeFailure'
+  | 'manual';
 
 /**
- * True when a trip is a risk event (a loss limit, rejections, heartbeat failures, an invariant):
+ * True when a trip is a risk event (a loss limit, rejections, heartbeat failures, a store that
+ * could not take a fill, an invariant):
  * the bot stopped itself; false for a stop an operator asked for (a signal, `mmkit kill`, the
  * status page). `mmkit run` exits 4 after a risk trip (README "Exit codes"), so a supervisor can
  * tell the two apart. Exhaustive: a new trigger must be classified here.
@@ -44,6 +55,7 @@ export function isRiskTrigger(trigger: KillTrigger): boolean {
     case 'lossLimit':
     case 'rejections':
     case 'heartbeatFailure':
+    case 'storeFailure':
     case 'manual':
       return true;
     default: {

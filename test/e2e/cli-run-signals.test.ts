@@ -11,12 +11,14 @@
  *  - node as PID 1 (the Docker image's `ENTRYPOINT ["node", ...]`; here a new PID namespace by
  *    `unshare`, skipped where that is not permitted): PID 1 ignores any signal it has no handler
  *    for, so the handlers must be there from the start: SIGTERM while quoting stops it flat, and a
- *    SIGTERM sent while it is still starting is kept (it stops once started) instead of being lost.
+ *    SIGTERM sent while it is still starting is kept (it stops once started) instead of being lost;
+ *  - SIGHUP (a terminal or SSH session closed): the same orderly stop, also with the daemon's stdio
+ *    on a terminal that hung up (a pty by util-linux's `script`, skipped where it is missing).
  *
  * Every daemon here runs with an in-process paper exchange and a data dir in a temp folder.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -155,6 +157,84 @@ describe('npm start: signals reach the daemon', () => {
     await stoppedFlat(npm, s, daemonPid, 'SIGINT');
   }, 300_000);
 });
+
+describe('SIGHUP (a closed terminal or SSH session): the same orderly stop', () => {
+  // before: Node's default action ended the daemon at once, its orders left resting, no summary, its
+  // lock left behind (trial 6 F6)
+  it('SIGHUP stops the daemon flat and it exits 0', async () => {
+    const s = setup();
+    const d = start(process.execPath, [BIN, 'run', '--config', s.config]);
+    const pid = await waitQuoting(s.dir, d);
+    expect(pid).toBe(d.p.pid);
+    process.kill(pid, 'SIGHUP');
+    expect(await ends(d, 120_000), d.err().slice(-3000)).toBe(0);
+    await stoppedFlat(d, s, pid, 'SIGHUP');
+  }, 300_000);
+
+  /** True when util-linux's `script` is there to give the daemon a terminal (a pty). */
+  const hasScript = (() => {
+    try {
+      return spawnSync('script', ['--version'], { timeout: 10_000 }).status === 0;
+    } catch {
+      return false;
+    }
+  })();
+
+  // its stdin and stdout on a terminal that hangs up (the pty's master closed, as a terminal window
+  // or an SSH session closing): the shell's SIGHUP, forwarded to its job, as bash does. Before, the
+  // orderly stop ran but Node 20 aborted at exit on the gone terminal (SIGABRT, exit 134, a core)
+  it.skipIf(!hasScript)(
+    'on a terminal that hung up: the orderly stop, exit 0, no abort at exit',
+    async () => {
+      const s = setup();
+      const errFile = join(s.folder, 'stderr.log');
+      const rcFile = join(s.folder, 'rc');
+      // (the shell ignores the hang-up so it lives on to write the daemon's exit code)
+      const q = (x: string) => `'${x}'`;
+      const sh = `trap '' HUP; ${q(process.execPath)} ${q(BIN)} run --config ${q(s.config)} 2>${q(errFile)}; echo $? >${q(rcFile)}`;
+      const term = start('script', ['-qfc', sh, '/dev/null']);
+      const gone = () => term.p.exitCode !== null || term.p.signalCode !== null;
+      expect(await waitUntil(() => lockOf(s.dir)?.statusUrl !== undefined || gone(), 120_000, 100)).toBe(true);
+      const url = lockOf(s.dir)!.statusUrl!;
+      expect(await quotingAt(url), readIf(errFile).slice(-3000)).toBe(true);
+      const pid = lockOf(s.dir)!.pid;
+      // the terminal goes away: its master side closed (the tty hangs up), then the shell's SIGHUP
+      process.kill(term.p.pid!, 'SIGKILL');
+      await ends(term, 30_000);
+      process.kill(pid, 'SIGHUP');
+      expect(await waitUntil(() => existsSync(rcFile) && readIf(rcFile).trim() !== '', 120_000, 100)).toBe(true);
+      const err = readIf(errFile);
+      expect(readIf(rcFile).trim(), err.slice(-3000)).toBe('0');
+      expect(err).not.toContain('Assertion failed');
+      expect(logLines(err).find((l) => l.msg === 'summary')).toMatchObject({
+        openOrdersAtExit: 0,
+        stop: { kind: 'signal', signal: 'SIGHUP' },
+      });
+      for (const f of ['daemon.lock', 'daemon.json', 'venue.json']) expect(existsSync(join(s.dir, f)), f).toBe(false);
+    },
+    300_000,
+  );
+});
+
+/** A file's text, '' when it is not there (yet). */
+function readIf(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** Waits (up to 120 s) until the daemon at `url` runs with orders resting. */
+async function quotingAt(url: string): Promise<boolean> {
+  const end = Date.now() + 120_000;
+  while (Date.now() < end) {
+    const st = await daemonStatus(url);
+    if (st !== undefined && st.lifecycle === 'running' && st.orders.open > 0) return true;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return false;
+}
 
 /** True when this machine lets us run a command as PID 1 of a new PID namespace. */
 const canUnshare = (() => {

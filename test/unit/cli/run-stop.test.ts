@@ -8,7 +8,8 @@ const trip = (trigger: KillTrigger): RunStop => ({ kind: 'killSwitch', trigger, 
 describe('run stop and exit code', () => {
   it('a kill switch tripped by risk exits 4, flat or not', () => {
     expect(ExitCode.RISK_STOP).toBe(4);
-    for (const t of ['lossLimit', 'rejections', 'heartbeatFailure', 'manual'] as const) {
+    // (storeFailure: a fill that could not be stored, e.g. on a full disk: trial 6 F2)
+    for (const t of ['lossLimit', 'rejections', 'heartbeatFailure', 'storeFailure', 'manual'] as const) {
       expect(runExitCode(trip(t), true)).toBe(4);
       expect(runExitCode(trip(t), false)).toBe(4);
     }
@@ -20,6 +21,7 @@ describe('run stop and exit code', () => {
       trip('signal'),
       { kind: 'signal', signal: 'SIGTERM' },
       { kind: 'signal', signal: 'SIGINT' },
+      { kind: 'signal', signal: 'SIGHUP' },
       { kind: 'duration' },
       { kind: 'abort' },
     ];

@@ -28,6 +28,17 @@ describe('stop signals', () => {
     expect(p.listenerCount('SIGTERM')).toBe(0);
   });
 
+  it('SIGHUP (a closed terminal, an SSH session gone) asks for the orderly stop like SIGTERM', async () => {
+    const p = fakeProcess();
+    const s = watchStopSignals(p);
+    // without a handler, Node's default action ends the process at once: orders left resting (trial 6 F6)
+    expect(p.listenerCount('SIGHUP')).toBe(1);
+    p.emit('SIGHUP');
+    expect(await s.first).toBe('SIGHUP');
+    s.dispose();
+    expect(p.listenerCount('SIGHUP')).toBe(0);
+  });
+
   it('a signal received before anyone waits is kept', async () => {
     const p = fakeProcess();
     const s = watchStopSignals(p);
