@@ -12,7 +12,7 @@ import { ledgerAtExit } from '../../../src/cli/run-summary.ts';
 import type { ConditionId, OrderId, TokenId } from '../../../src/core/ids.ts';
 import type { Micro, Pips } from '../../../src/core/units.ts';
 import type { FlatReport } from '../../../src/execution/executor.ts';
-import { openStore, type FillRecord } from '../../../src/store/store.ts';
+import { openStore, type FillRecord, type Store } from '../../../src/store/store.ts';
 
 const M = '0xmarket' as ConditionId;
 const YES = '111' as TokenId;
@@ -36,6 +36,27 @@ function fill(tradeId: string, over: Partial<FillRecord>): FillRecord {
   };
 }
 
+/** The exit summary of a run that started at `start` and stops 40 s later (the real exit-summary path). */
+function summaryAtExit(
+  store: Store,
+  o: {
+    session: Parameters<typeof ledgerAtExit>[1]['session'];
+    epoch: Parameters<typeof ledgerAtExit>[1]['epoch'];
+    realizedAtStart: number;
+    start: number;
+  },
+) {
+  const exit = ledgerAtExit(store, {
+    session: o.session,
+    now: o.start + 40_000,
+    marks: new Map(),
+    epoch: o.epoch,
+    realizedAtStart: o.realizedAtStart,
+    runStartMs: o.start,
+  });
+  return exit.summary(flat, 'duration', { kind: 'duration' });
+}
+
 describe("the session's realized PnL", () => {
   it('counts none of the external fills the start backfilled: a session without fills made 0', () => {
     const store = openStore(join(mkdtempSync(join(tmpdir(), 'mmkit-sess-')), 'mmkit.db'), { checkpoint: 'auto' });
@@ -47,15 +68,7 @@ describe("the session's realized PnL", () => {
     // another daemon's fills on the same wallet, before this session: bought 10 at 0.50, sold 10 at 0.70
     store.recordFill(fill('e1', { source: 'external', side: 'BUY', price: 5000 as Pips, matchTime: T0 + 1000 }));
     store.recordFill(fill('e2', { source: 'external', side: 'SELL', price: 7000 as Pips, matchTime: T0 + 2000 }));
-    const exit = ledgerAtExit(store, {
-      session,
-      now: start + 40_000,
-      marks: new Map(),
-      epoch,
-      realizedAtStart,
-      runStartMs: start,
-    });
-    const s = exit.summary(flat, 'duration', { kind: 'duration' });
+    const s = summaryAtExit(store, { session, epoch, realizedAtStart, start });
     expect(s.session.fills).toBe(0);
     expect(s.realizedPnl).toBe('0');
     expect(s.session.realizedPnl).toBe('0');
@@ -89,15 +102,7 @@ describe("the session's realized PnL", () => {
     expect(store.summary({ scope: 'epoch', realized: true }).realized).toBe(2_000_000);
     // not asked: not computed
     expect(store.summary({ scope: 'session' }).realized).toBeUndefined();
-    const exit = ledgerAtExit(store, {
-      session,
-      now: start + 40_000,
-      marks: new Map(),
-      epoch,
-      realizedAtStart,
-      runStartMs: start,
-    });
-    const s = exit.summary(flat, 'duration', { kind: 'duration' });
+    const s = summaryAtExit(store, { session, epoch, realizedAtStart, start });
     expect(s.session.fills).toBe(1);
     expect(s.realizedPnl).toBe('0.4');
     expect(s.epoch.realizedPnl).toBe('2');
