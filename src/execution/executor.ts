@@ -283,7 +283,13 @@ export class Executor {
     this.#onCycle.add(fn);
     return () => this.#onCycle.delete(fn);
   }
-  /** Errors handled internally (a failed request, a store write that failed in a listener). */
+  /**
+   * Errors handled internally. `where` says what failed: `store` a write of the bot's orders (the
+   * prepared rows before sending: those orders are not sent; an order's transition) or a read of
+   * them; `audit` an audit row; `cycle <market>` / `immediate <market>` a failed execution cycle (it
+   * is retried with backoff); `cancel/query`, `cancelAll`, `verifyFlat`, ... a failed request; and
+   * `... listener` a listener that threw.
+   */
   onError(fn: Listener<{ where: string; error: unknown }>): () => void {
     this.#onError.add(fn);
     return () => this.#onError.delete(fn);
@@ -803,8 +809,15 @@ export class Executor {
       superseded += batches[i]!.length - batch.length;
       if (batch.length === 0) continue;
       const prepared = this.#venue.prepare(batch.map((q) => this.#request(market, q)));
-      // the ids are known: on disk before anything is sent
-      this.#store.recordOrders(prepared);
+      // the ids are known: on disk before anything is sent. An order that cannot be recorded is not
+      // sent: the failure is reported as a store failure (the kernel trips the kill switch) and the
+      // cycle fails with it
+      try {
+        this.#store.recordOrders(prepared);
+      } catch (error) {
+        this.#emitError('store', error);
+        throw error;
+      }
       for (const p of prepared) this.tracker.addPending(p);
       let outcomes: readonly PlaceOutcome[];
       try {

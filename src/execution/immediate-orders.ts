@@ -84,8 +84,13 @@ export class ImmediateOrders {
       const prepared = this.#p.venue.prepare(
         batch.map((o) => ({ market, tokenId: o.tokenId, side: o.side, price: o.price, size: o.size, type: o.type })),
       );
-      // the ids are known: on disk before anything is sent
-      this.#p.store.recordOrders(prepared);
+      // the ids are known: on disk before anything is sent; not sent when they cannot be (a store failure)
+      try {
+        this.#p.store.recordOrders(prepared);
+      } catch (error) {
+        this.#p.emitError('store', error);
+        throw error;
+      }
       for (const p of prepared) this.#p.tracker.addPending(p);
       this.#p.stats.ordersSent += prepared.length;
       this.#stats.sent += prepared.length;

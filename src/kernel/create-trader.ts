@@ -50,6 +50,7 @@ import { restartStore } from '../store/restart.ts';
 import type { FillChange, Store } from '../store/store.ts';
 import type { StrategyDefinition } from '../strategy/api.ts';
 import { createCollateralWiring, type CollateralConfig } from './collateral-wiring.ts';
+import { executorErrorReporter } from './executor-errors.ts';
 import { createGatePath } from './gate-path.ts';
 import { createStrategy } from './create-strategy.ts';
 import { createPositionAuditWiring, type LedgerFigures, type PositionAuditConfig } from './position-audit-wiring.ts';
@@ -271,6 +272,8 @@ export function createTrader(o: TraderOptions): Trader {
     marketLog('executor', r.market).warn({ order: r.id, code: r.code, message: r.message }, 'order rejected');
     kill.recordRejection(r.code);
   });
+  // failed cycles and requests: a WARN line; a write of the bot's orders that failed: storeFailure (./executor-errors.ts)
+  executor.onError(executorErrorReporter({ kill, log, clock }));
   // post-only quotes the venue refused as crossing: re-priced at the next intent; one line per cycle
   executor.onCycle((c) => {
     if (c.postOnlyRejected > 0)
