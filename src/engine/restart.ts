@@ -195,21 +195,30 @@ export async function reconcileOnStart(
     if (remaining.length > 0)
       throw new ReconcileError(`${remaining.length} order(s) still open at the venue after cancelling them`, remaining);
   }
-  if (foreign.length > 0)
+  // one line at start that says what it likely means: another daemon (another data dir, same wallet)
+  // or a manual client trades this account; the per-order lines come later only for orders seen
+  // while running
+  if (foreign.length > 0) {
+    const markets = [...new Set(foreign.map((x) => x.market))];
     log?.warn(
       {
         foreign: foreign.length,
         policy: foreignPolicy,
+        markets: markets.length,
+        marketIds: markets.slice(0, 20),
         orders: foreign
           .slice(0, 20)
           .map((x) => ({ id: x.id, market: x.market, side: x.side, price: formatPrice(x.price) })),
       },
-      foreignPolicy === 'leave'
-        ? 'open orders the bot did not place found on the wallet: left alone (bot.foreignOrders)'
-        : foreignPolicy === 'cancel'
-          ? 'open orders the bot did not place found on the wallet: cancelled (bot.foreignOrders)'
-          : 'open orders the bot did not place found on the wallet: adopted as its own (bot.foreignOrders)',
+      `${foreign.length} open order(s) on this account in ${markets.length} market(s) were not placed from this ` +
+        'data dir: another daemon or client may be trading this wallet (bot.foreignOrders ' +
+        (foreignPolicy === 'leave'
+          ? 'leave: left alone)'
+          : foreignPolicy === 'cancel'
+            ? 'cancel: cancelled)'
+            : 'adopt: adopted as the bot’s own)'),
     );
+  }
   const foundIds = new Set<string>(found.map((x) => x.id));
 
   // orders the store thinks open that the venue does not list

@@ -236,6 +236,20 @@ describe('reconcileOnStart: orders and fills the bot did not make (bot.foreignOr
     expect(warned[0]!.obj).toMatchObject({ orders: [{ id: 'theirs', side: 'BUY', price: '0.4' }] });
   });
 
+  it('one warning at start says another daemon or client may trade the wallet, with counts and the policy', async () => {
+    const { venue, store } = setup();
+    venue.open.push(vo('theirs2'), { ...vo('theirs3'), market: '0xother' as typeof CID });
+    const warned: { obj: object; msg: string }[] = [];
+    const logger = { info: () => {}, warn: (obj: object, msg: string) => warned.push({ obj, msg }) };
+    await reconcileOnStart(venue, store, { logger, foreign: 'leave' });
+    expect(warned).toHaveLength(1);
+    expect(warned[0]!.msg).toBe(
+      '3 open order(s) on this account in 2 market(s) were not placed from this data dir: another daemon or ' +
+        'client may be trading this wallet (bot.foreignOrders leave: left alone)',
+    );
+    expect(warned[0]!.obj).toMatchObject({ foreign: 3, markets: 2, policy: 'leave' });
+  });
+
   it("foreign 'cancel': both are cancelled (by id) and verified gone", async () => {
     const { venue, store } = setup();
     const r = await reconcileOnStart(venue, store, { foreign: 'cancel' });
