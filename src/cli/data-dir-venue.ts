@@ -21,6 +21,8 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { ConfigError } from '../core/errors.ts';
+import { storeOpenError } from '../store/open-errors.ts';
 import type { LedgerEpoch } from '../store/store-types.ts';
 import type { MmkitConfig } from './config.ts';
 import { DAEMON_VENUE_FILE, readDaemonVenue, resolveVenue, type LivenessOptions, type ResolvedVenue } from './venue.ts';
@@ -112,21 +114,29 @@ export function dataDirVenue(cfg: MmkitConfig, epochVenue: string | undefined, r
 
 /**
  * The current ledger epoch of the data dir's store (bot.storeFile, else <dataDir>/mmkit.db);
- * undefined when there is no store, no epoch, or the store cannot be read. Never creates a store.
+ * undefined when there is no store or no epoch. Never creates a store. A store that cannot be read
+ * (damaged, not a database, unreadable) throws the ConfigError of src/store/open-errors.ts naming
+ * the file: it used to count as "no store", so `mmkit orders --data-dir` on a live data dir with a
+ * damaged store asked the default paper exchange and reported no orders.
  */
 export async function storeCurrentEpoch(cfg: MmkitConfig): Promise<LedgerEpoch | undefined> {
   const file = storeFileOf(cfg);
   if (!existsSync(file)) return undefined;
+  const { openStore } = await import('../store/store.ts');
   try {
-    const { openStore } = await import('../store/store.ts');
     const store = openStore(file, { checkpoint: 'auto' });
     try {
       return store.currentEpoch();
     } finally {
       store.close();
     }
-  } catch {
-    // an unreadable store records nothing: the commands fall back as before
+  } catch (e) {
+    // damaged, not a database, unreadable: said, naming the file; anything else (a busy store a
+    // running daemon writes) records nothing for now: the commands fall back as before
+    // (openStore names its own open failures already: a ConfigError)
+    if (e instanceof ConfigError) throw e;
+    const named = storeOpenError(file, e);
+    if (named !== e) throw named;
     return undefined;
   }
 }

@@ -2,7 +2,8 @@
  * A damaged store (findings-6 F5): a truncated `mmkit.db`, or a file that is not a database at all,
  * refuses `mmkit run` with exit 2 and a message naming the file and the way forward (restore a backup or
  * move it aside), before the daemon binds its status port or creates a paper wallet; `mmkit positions
- * --source store` names it the same way. Real SQLite, the real command.
+ * --source store` and `mmkit orders --data-dir` (which reads the venue the data dir last traded on from
+ * the store) name it the same way. Real SQLite, the real command.
  */
 import { existsSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -52,6 +53,20 @@ describe('a damaged store', () => {
       expect(existsSync(join(c.dir, 'paper-wallet.key'))).toBe(false);
       expect(existsSync(join(c.dir, 'daemon.lock'))).toBe(false);
     }
+  });
+
+  it('mmkit orders --data-dir (no venue configured): exit 2 naming the file, not the default venue asked', async () => {
+    // before, a store that could not be read counted as "no store": the command asked the default paper
+    // exchange (127.0.0.1:8080), not the venue the data dir last traded on, and said nothing of the store
+    const dir = mkdtempSync(join(tmpdir(), 'mmkit-damaged-'));
+    const file = join(dir, 'mmkit.db');
+    writeFileSync(file, Buffer.alloc(64 * 1024, 0x5a));
+    const r = await runMmkit(['orders', '--data-dir', dir, '--json'], { timeoutMs: 60_000 });
+    expect(r.code, r.err).toBe(2);
+    const e = JSON.parse(r.err.trim().split('\n').at(-1)!) as { error: { key: string; message: string } };
+    expect(e.error.key).toBe('bot.storeFile');
+    expect(e.error.message).toContain(`the store ${file} cannot be read: file is not a database`);
+    expect(r.err).not.toContain('127.0.0.1:8080');
   });
 
   it('mmkit positions --source store: exit 2 naming the file (JSON: key bot.storeFile)', async () => {
