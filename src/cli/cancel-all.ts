@@ -5,9 +5,12 @@
  * (`mmkit kill`) or use this after it died: then, without --exchange-url, at the venue the data dir
  * last traded on (data-dir-venue.ts), where its orders rest, not at the default paper exchange. When
  * that was the daemon's in-process paper exchange, nothing rests: it ended with the daemon (exit 0).
- * Without a wallet given, the account is the one the data dir records (data-dir-wallet.ts).
+ * Without a wallet given, the account is the one the data dir records (data-dir-wallet.ts). With a
+ * funder (venue.funder: a proxy / Safe wallet), only the funder account's orders, by id: the venue's
+ * cancel-all is per API key and reaches every account the key signs for.
  */
 import type { Command } from 'commander';
+import { CANCEL_CHUNK_IDS } from '../core/signer-limits.ts';
 import { action, addCommonOptions, configFrom, note, printJson, withSession, type CommonOptions } from './common.ts';
 import { venueCommandConfig } from './data-dir-venue.ts';
 import { dataDirAccount, otherAccountNote } from './data-dir-wallet.ts';
@@ -50,9 +53,25 @@ ${EXIT_CODES_HELP}`,
       return withSession(cfg, { auth: true, json: o.json, venue }, async (s) => {
         const other = otherAccountNote(cfg.bot.dataDir, acct.recorded, s.address ?? '');
         if (other !== undefined) note(other);
-        const r = o.market ? await s.clob.cancelMarketOrders({ market: o.market }) : await s.clob.cancelAll();
+        // with a funder (a proxy / Safe wallet), the funder account's orders only, by id: the venue's
+        // cancel-all is per API key and would take the key's other accounts' too (the EOA's own, another
+        // daemon's funder)
+        const funded = cfg.venue.funder !== '' && s.address !== undefined;
+        const mine = (x: { makerAddress: string }) => !funded || x.makerAddress === '' || x.makerAddress === s.address;
+        const filter = o.market ? { market: o.market } : {};
+        let r: { canceled: string[]; notCanceled: Record<string, string> };
+        if (funded) {
+          const ids: string[] = [];
+          for await (const x of s.clob.openOrdersAll(filter)) if (mine(x)) ids.push(x.id);
+          r = { canceled: [], notCanceled: {} };
+          for (let i = 0; i < ids.length; i += CANCEL_CHUNK_IDS) {
+            const c = await s.clob.cancelOrders(ids.slice(i, i + CANCEL_CHUNK_IDS));
+            r.canceled.push(...c.canceled);
+            Object.assign(r.notCanceled, c.notCanceled);
+          }
+        } else r = o.market ? await s.clob.cancelMarketOrders({ market: o.market }) : await s.clob.cancelAll();
         const left = [];
-        for await (const x of s.clob.openOrdersAll(o.market ? { market: o.market } : {})) left.push(orderRow(x));
+        for await (const x of s.clob.openOrdersAll(filter)) if (mine(x)) left.push(orderRow(x));
         if (o.json)
           printJson({
             address: shown(s.address),

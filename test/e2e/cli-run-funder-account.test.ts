@@ -4,7 +4,7 @@
  * FUNDER's account throughout, although the wallet (the EOA, whose API key the run uses) traded
  * for itself before: the ledger epoch is the funder's, the EOA's fills are not backfilled (they
  * are another account's, not fills 'external' to the funder's), and the store's positions are the
- * funder's holdings, not the EOA's.
+ * funder's holdings, not the EOA's; `mmkit cancel-all` cancels the funder's orders only, not the EOA's own.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import { Wallet } from 'ethers';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Trader } from '../integration/support/trader.ts';
-import { Admin, BotHarness, exited } from './support/bot-harness.ts';
+import { Admin, BotHarness, exited, waitUntil } from './support/bot-harness.ts';
 import { runMmkit } from './support/cli.ts';
 
 const TOKEN = 'run-funder-admin';
@@ -106,5 +106,20 @@ describe('mmkit run with a Safe funder (venue.signatureType gnosis-safe, venue.f
     const listed = JSON.parse(orders.out) as { address: string; orders: { id: string }[] };
     expect(listed.address.toLowerCase()).toBe(funder);
     expect(listed.orders.map((o) => o.id)).not.toContain(rest.id);
-  }, 180_000);
+
+    // `mmkit cancel-all` after the funder's daemon died (its orders resting): the funder's orders only. The
+    // venue's cancel-all is per API key: it would take the EOA's own bid too (and another funder's of the key)
+    const again = h.startBot(base, dir, ['--duration', '300s'], env);
+    expect(
+      await waitUntil(() => ex.exchange.engine.openOrders(funder).length > 0, 120_000),
+      again.err().slice(-3000),
+    ).toBe(true);
+    again.p.kill('SIGKILL');
+    await exited(again.p);
+    const cancel = await runMmkit(['cancel-all', '--json', '--data-dir', dir, '--exchange-url', base], { env });
+    expect(cancel.code, cancel.err).toBe(0);
+    expect((JSON.parse(cancel.out) as { canceled: string[] }).canceled.length).toBeGreaterThan(0);
+    expect(ex.exchange.engine.openOrders(funder)).toEqual([]);
+    expect(ex.exchange.engine.openOrders(eoa).map((o) => o.id)).toContain(rest.id);
+  }, 300_000);
 });

@@ -6,7 +6,8 @@
  * backfill's source), its open orders (the restart's), its balance and holdings (the position
  * audit's), although the API key (the EOA's) also reaches the EOA's own orders and trades: those
  * belong to another account (F7 in findings-5: a gnosis-safe run backfilled the EOA's fills as
- * 'external' and reported the EOA's positions as the funder's).
+ * 'external' and reported the EOA's positions as the funder's), and its cancel-all (the shutdown's, the
+ * kill switch's) cancels the funder's orders only, not every account of the key.
  */
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -148,5 +149,18 @@ describe('a proxy / Safe run reads the funder account (venue.funder)', () => {
     );
     expect(r.status).toBe(400);
     expect(JSON.stringify(r.body)).toMatch(/proxyWallet is not an account of this API key/);
+  });
+
+  // (last: it cancels) the venue's DELETE /cancel-all is per API key and would take the EOA's own resting
+  // order too (and any other funder's of the key: another daemon's); the funder's run cancels its account's only
+  it("cancels the funder's open orders only: the key's other accounts keep theirs", async () => {
+    const ex = v.running.exchange;
+    expect(ex.engine.openOrders(FUNDER).map((o) => o.id)).toEqual(funderOrders);
+    const eoaOpen = ex.engine.openOrders(eoa.address).map((o) => o.id);
+    expect(eoaOpen).toContain(eoaOrders[1]);
+    const r = await venue.cancelAll();
+    expect(r.canceled).toEqual(funderOrders);
+    expect(ex.engine.openOrders(FUNDER)).toEqual([]);
+    expect(ex.engine.openOrders(eoa.address).map((o) => o.id)).toEqual(eoaOpen);
   });
 });

@@ -459,9 +459,21 @@ class LiveVenueImpl implements LiveVenue {
     return { canceled, notCanceled };
   }
 
+  /**
+   * Every open order of the account. The venue's cancel-all is per API key, and a key reaches every
+   * account it signs for (the EOA's own and each proxy / Safe / registered funder): with a funder,
+   * the account's open orders are cancelled by id instead, so the key's other accounts (another
+   * daemon's funder, the EOA's own orders) are never touched.
+   */
   async cancelAll(): Promise<CancelOutcome> {
+    if (this.#funded()) return this.#cancelChunks((await this.openOrders()).map((o) => o.id));
     const r = await this.clob.cancelAll();
     return { canceled: r.canceled, notCanceled: new Map(Object.entries(r.notCanceled) as Array<[OrderId, string]>) };
+  }
+
+  /** True when the account is a funder the signer trades for (a proxy / Safe wallet), not the signer itself. */
+  #funded(): boolean {
+    return this.#p.signer !== undefined && this.#p.signer.toLowerCase() !== this.address;
   }
 
   async openOrders(): Promise<readonly VenueOrder[]> {
@@ -601,7 +613,7 @@ class LiveVenueImpl implements LiveVenue {
         'no relayer URL is configured: split, merge and redeem are unavailable',
       );
     // a proxy / Safe wallet's split, merge and redeem move the funder's balances, as its orders do
-    const funder = this.#p.signer !== undefined && this.#p.signer.toLowerCase() !== this.address;
+    const funder = this.#funded();
     this.#relayerClient ??= new RelayerClient(this.#p.transport, funder ? { proxyWallet: this.address } : {});
     return this.#relayerClient;
   }
