@@ -135,6 +135,17 @@ describe('signature type and funder (F7, P3)', () => {
     const reg = await doctor({ MMKIT_SIGNATURE_TYPE: 'gnosis-safe', MMKIT_FUNDER: other, MMKIT_VENUE_KIND: 'paper' });
     expect(reg.check('funder')).toMatchObject({ status: 'pass' });
     expect(reg.check('funder')?.detail).toMatch(/registered/);
+    // the balance is the registered funder's (by maker_address), not the signer's Safe's (which holds none)
+    expect(reg.check('balance'), reg.err).toMatchObject({ status: 'warn' });
+    expect(reg.check('balance')?.detail).toContain(`the funder ${other}`);
+    await admin.call('POST', '/balances', { address: other, collateral: '123.5' });
+    const funded = await doctor({
+      MMKIT_SIGNATURE_TYPE: 'gnosis-safe',
+      MMKIT_FUNDER: other,
+      MMKIT_VENUE_KIND: 'paper',
+    });
+    expect(funded.check('balance'), funded.err).toMatchObject({ status: 'pass' });
+    expect(funded.check('balance')?.detail).toBe(`123.5 USDC (the funder ${other})`);
     // on a live venue a registered funder cannot be vouched for (the public service accepts only the derived one)
     const live = await doctor({ MMKIT_SIGNATURE_TYPE: 'gnosis-safe', MMKIT_FUNDER: other });
     expect(live.check('funder')?.status).toBe('warn');

@@ -590,9 +590,16 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       const k = reader(req);
       const q = req.query as Query;
       const type = (qString(q, 'asset_type') ?? 'COLLATERAL').toUpperCase();
-      // signature_type 1 / 2: the account of the key's proxy wallet / Safe (as at the public service)
+      // signature_type 1 / 2: the account of the key's proxy wallet / Safe (as at the public service);
+      // maker_address (this exchange's, as on GET /balances): one account of the key by its address, e.g.
+      // a funder registered with POST /admin/funders, which no signature_type names
       const st = qString(q, 'signature_type');
-      const account = st === '1' || st === '2' ? ex.accountsOf(k.address)[Number(st)]! : k.address;
+      const account =
+        qString(q, 'maker_address') !== undefined
+          ? accountOf(req, k)
+          : st === '1' || st === '2'
+            ? ex.accountsOf(k.address)[Number(st)]!
+            : k.address;
       const b = ex.engine.balance(account);
       let micro: number;
       if (type === 'COLLATERAL') micro = b.collateral + b.collateralReserved;

@@ -136,7 +136,12 @@ export async function closedOnlyCheck(transport: HttpTransport): Promise<Check> 
 export async function balanceChecks(
   transport: HttpTransport,
   contracts: ExchangeContracts,
-  funder?: { readonly signatureType: 1 | 2; readonly account: string },
+  funder?: {
+    readonly signatureType: 1 | 2;
+    readonly account: string;
+    /** The funder by address (a paper exchange's maker_address): one registered to the signer, not derived. */
+    readonly makerAddress?: string;
+  },
 ): Promise<Check[]> {
   try {
     const r = await transport.request(
@@ -147,7 +152,11 @@ export async function balanceChecks(
         auth: 'l2',
         idempotent: true,
         // a proxy or Safe holds the funds: the venue reports that account's (signature_type)
-        query: { asset_type: 'COLLATERAL', ...(funder !== undefined ? { signature_type: funder.signatureType } : {}) },
+        query: {
+          asset_type: 'COLLATERAL',
+          ...(funder !== undefined ? { signature_type: funder.signatureType } : {}),
+          ...(funder?.makerAddress !== undefined ? { maker_address: funder.makerAddress } : {}),
+        },
       },
       balanceAllowanceSchema,
     );

@@ -180,7 +180,7 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
         if (l2.status === 'pass') {
           checks.push(await closedOnlyCheck(transport));
           const f = input.funder;
-          let funded: { signatureType: 1 | 2; account: string } | undefined;
+          let funded: { signatureType: 1 | 2; account: string; makerAddress?: string } | undefined;
           if (f !== undefined) {
             const c = await funderCheck(transport, {
               signatureType: f.signatureType,
@@ -194,12 +194,18 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
               // the venue reports the signer's proxy wallet / Safe: the funder when it is that one
               const d = derivedFunderOf(f.signatureType, address);
               const name = f.signatureType === 'poly-proxy' ? 'proxy wallet' : 'Safe';
+              const derived = d === f.address.toLowerCase();
+              // a paper exchange names a funder registered to the signer by address (maker_address);
+              // the public service knows only the derived one (the funder check fails any other)
+              const registered = !derived && input.paper && f.address !== '';
               funded = {
                 signatureType: f.signatureType === 'poly-proxy' ? 1 : 2,
-                account:
-                  d === f.address.toLowerCase()
-                    ? `the funder ${f.address}, the signer's ${name}`
+                account: derived
+                  ? `the funder ${f.address}, the signer's ${name}`
+                  : registered
+                    ? `the funder ${f.address}`
                     : `the signer's ${name} ${d}`,
+                ...(registered ? { makerAddress: f.address.toLowerCase() } : {}),
               };
             }
           }
