@@ -12,6 +12,7 @@
  *    relayer budget; an unknown Bearer token counts under the client address.
  */
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ADMIN, startVenue, yes, type TestVenue } from '../integration/support/setup.ts';
 
@@ -185,5 +186,68 @@ describe('a Bearer request whose key exists counts under the key (issue 16)', ()
     const own = await t.submit(op);
     expect(own.status, JSON.stringify(own.body)).toBe(200);
     expect(own.headers.get('x-ratelimit-remaining')).toBe('24');
+  });
+});
+
+describe('slow and piled-up connections (trial 7 F3)', () => {
+  /** A raw connection to the venue's port; resolves what it received once the server closed it (or `ms` passed). */
+  const rawConn = (v: TestVenue, send: (s: Socket) => void, ms: number) =>
+    new Promise<{ data: string; closed: boolean; afterMs: number }>((resolve) => {
+      const u = new URL(rootOf(v));
+      const t0 = Date.now();
+      const s = connect(Number(u.port), u.hostname);
+      let data = '';
+      const done = (closed: boolean) => {
+        clearTimeout(timer);
+        s.destroy();
+        resolve({ data, closed, afterMs: Date.now() - t0 });
+      };
+      const timer = setTimeout(() => done(false), ms);
+      s.on('data', (d) => (data += d.toString()));
+      s.on('close', () => done(true));
+      s.on('error', () => undefined);
+      s.on('connect', () => send(s));
+    });
+
+  it('a body dripped slowly is answered 408 REQUEST_TIMEOUT and closed at the request timeout', async () => {
+    const v = await startVenue({ http: { requestTimeoutMs: 1_000 } });
+    venues.push(v);
+    const drip: ReturnType<typeof setInterval>[] = [];
+    const r = await rawConn(
+      v,
+      (s) => {
+        s.write(
+          'POST /clob/order HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{',
+        );
+        drip.push(setInterval(() => s.writable && s.write(' '), 200));
+      },
+      30_000,
+    );
+    for (const d of drip) clearInterval(d);
+    expect(r.closed).toBe(true);
+    expect(r.data).toMatch(/^HTTP\/1\.1 408/);
+    expect(r.data).toContain('REQUEST_TIMEOUT');
+  });
+
+  it('connections beyond maxConnections are closed at once; the venue still answers afterwards', async () => {
+    const v = await startVenue({ http: { maxConnections: 8 } });
+    venues.push(v);
+    const u = new URL(rootOf(v));
+    const held: Socket[] = [];
+    for (let i = 0; i < 8; i++) {
+      const s = connect(Number(u.port), u.hostname);
+      s.on('error', () => undefined);
+      await new Promise((r) => s.once('connect', r));
+      held.push(s);
+    }
+    // let the server accept them all
+    await new Promise((r) => setTimeout(r, 200));
+    const extra = await rawConn(v, (s) => s.write('GET /clob/time HTTP/1.1\r\nHost: x\r\n\r\n'), 10_000);
+    expect(extra.closed).toBe(true);
+    expect(extra.data).toBe('');
+    for (const s of held) s.destroy();
+    await new Promise((r) => setTimeout(r, 200));
+    const ok = await fetch(`${v.clob}/time`);
+    expect(ok.status).toBe(200);
   });
 });

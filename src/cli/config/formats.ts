@@ -170,6 +170,17 @@ convict.addFormat({
   },
 });
 convict.addFormat({
+  name: 'base64-secret-or-empty',
+  // an API secret is base64 (standard or url-safe alphabet, as the HMAC signer reads it: src/api/signing/hmac.ts);
+  // a malformed one failed only at the first signed request, as a venue error. The value is never echoed
+  validate(v: unknown) {
+    if (typeof v !== 'string') throw new Error('must be a string');
+    const t = v.trim();
+    if (t !== '' && (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(t) || Buffer.from(t, 'base64').length === 0))
+      throw new Error('must be the API secret in base64 (as `mmkit keys derive --show-secret` prints it), or empty');
+  },
+});
+convict.addFormat({
   name: 'secret-string',
   validate(v: unknown) {
     if (typeof v !== 'string') throw new Error('must be a string');

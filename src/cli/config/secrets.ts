@@ -23,7 +23,7 @@ export const secretsSchema = {
   },
   apiSecret: {
     doc: 'API secret (base64). Environment only.',
-    format: 'secret-string',
+    format: 'base64-secret-or-empty',
     default: '',
     env: 'MMKIT_API_SECRET',
     sensitive: true,

@@ -46,8 +46,21 @@ export const API_PREFIXES: Record<ApiName, string> = {
   relayer: '/relayer',
 };
 
+/** How long a request may take to arrive, headers and body (default; HttpOptions.requestTimeoutMs). */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** Most open HTTP connections (default; HttpOptions.maxConnections): one client cannot take every descriptor. */
+export const MAX_CONNECTIONS = 4096;
+
 export interface HttpOptions {
   bodyLimit: number;
+  /**
+   * A request whose headers and body have not all arrived in this many ms is answered 408
+   * `REQUEST_TIMEOUT` and its connection closed (default 30 s; node's own default, 300 s, let a body
+   * dripped a byte at a time hold a socket for 5 minutes).
+   */
+  requestTimeoutMs?: number;
+  /** Most open HTTP connections; more are closed at once (default 4096). */
+  maxConnections?: number;
   rateLimits: {
     enabled: boolean;
     scale: number;
@@ -103,8 +116,17 @@ declare module 'fastify' {
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInstance {
+  const requestTimeout = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({
     bodyLimit: opts.bodyLimit,
+    requestTimeout,
+    // node checks the request timeout this often (its default, 30 s, would let a 1 s timeout last 30 s);
+    // the headers get no longer than the whole request (node 20 let a body drip on while its 60 s
+    // headers timeout was above the request timeout)
+    http: {
+      connectionsCheckingInterval: Math.max(250, Math.min(5_000, Math.floor(requestTimeout / 4))),
+      headersTimeout: requestTimeout,
+    },
     // per-request logs are off (a daemon's log is for events, not traffic): warn and above only
     ...(opts.logger
       ? { loggerInstance: opts.logger.child({ component: 'http' }, { level: 'warn' }) as unknown as FastifyBaseLogger }

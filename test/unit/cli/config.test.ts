@@ -489,12 +489,28 @@ describe('venue resolution', () => {
     expect(apiCredentialsOf(loadConfig(undefined, {}, {}))).toBeUndefined();
     expect(
       apiCredentialsOf(
-        loadConfig(undefined, {}, { MMKIT_API_KEY: 'k', MMKIT_API_SECRET: 's', MMKIT_API_PASSPHRASE: 'p' }),
+        loadConfig(undefined, {}, { MMKIT_API_KEY: 'k', MMKIT_API_SECRET: 'c2VjcmV0', MMKIT_API_PASSPHRASE: 'p' }),
       ),
-    ).toEqual({ apiKey: 'k', secret: 's', passphrase: 'p' });
+    ).toEqual({ apiKey: 'k', secret: 'c2VjcmV0', passphrase: 'p' });
     expect(
-      configError(() => apiCredentialsOf(loadConfig(undefined, {}, { MMKIT_API_KEY: 'k', MMKIT_API_SECRET: 's' }))).key,
+      configError(() =>
+        apiCredentialsOf(loadConfig(undefined, {}, { MMKIT_API_KEY: 'k', MMKIT_API_SECRET: 'c2VjcmV0' })),
+      ).key,
     ).toBe('secrets.apiPassphrase');
+  });
+
+  it('an API secret that is not base64 is refused at load, naming the key and never echoing it (trial 7)', () => {
+    for (const bad of ['not base64 !!X', 's', 'abc$def', '====']) {
+      const e = configError(() =>
+        loadConfig(undefined, {}, { MMKIT_API_KEY: 'k', MMKIT_API_SECRET: bad, MMKIT_API_PASSPHRASE: 'p' }),
+      );
+      expect(e.key).toBe('secrets.apiSecret');
+      expect(e.message).toContain('must be the API secret in base64');
+      if (bad.length > 4) expect(e.message).not.toContain(bad);
+    }
+    // both alphabets (the public service's secrets are url-safe base64)
+    for (const good of ['c2VjcmV0LXNlY3JldA==', 'ab-_cd12', 'ab+/cd12'])
+      expect(loadConfig(undefined, {}, { MMKIT_API_SECRET: good }).secrets.apiSecret).toBe(good);
   });
 });
 
