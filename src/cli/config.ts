@@ -377,6 +377,7 @@ const FORMAT_DOCS: Record<string, string> = {
   'address-or-empty': '0x address or empty',
   'private-key-or-empty': '0x + 64 hex, or empty',
   'secret-string': 'string (env only)',
+  'base64-secret-or-empty': 'base64 string (env only)',
 };
 
 /**
