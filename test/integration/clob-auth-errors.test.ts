@@ -88,6 +88,25 @@ describe('API keys (L1)', () => {
     expect((await t.l2('DELETE', '/auth/api-key')).status).toBe(200);
     expectEnvelope(await t.l2('GET', '/balances'), 401);
   });
+
+  it('a key created again after its deletion is a new key: the deleted (leaked) credentials stay dead (trial 7 F8)', async () => {
+    const t = new Trader(v.clob);
+    await t.createKey(0);
+    const leaked = t.creds!;
+    expect((await t.l2('DELETE', '/auth/api-key')).status).toBe(200);
+    expect((await t.createKey(0)).status).toBe(200);
+    const fresh = t.creds!;
+    expect(fresh.apiKey).not.toBe(leaked.apiKey);
+    expect(fresh.secret).not.toBe(leaked.secret);
+    expect(fresh.passphrase).not.toBe(leaked.passphrase);
+    expect((await t.l2('GET', '/balances')).status).toBe(200);
+    t.creds = leaked;
+    expectEnvelope(await t.l2('GET', '/balances'), 401);
+    // deriving gives the live key, not the deleted one
+    t.creds = fresh;
+    const derived = await t.raw('GET', '/auth/derive-api-key', { headers: t.l1(0) });
+    expect(derived.body).toMatchObject({ apiKey: fresh.apiKey });
+  });
 });
 
 describe('request auth (L2 and Bearer)', () => {

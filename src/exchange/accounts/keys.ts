@@ -73,10 +73,20 @@ export class ApiKeyStore {
     this.serverSecret = serverSecret ?? randomBytes(32);
   }
 
-  /** The credentials for (address, nonce), computed without storing them. */
-  derive(address: string, nonce: string): ApiCreds {
+  /**
+   * Keys deleted so far per (address, nonce): a key created again after its deletion is derived with
+   * this count, so it is a NEW key, secret and passphrase. Before, deleting a leaked key and creating it
+   * again with the same nonce gave back the very same credentials (rotation did nothing). Journal
+   * replays delete in the same order, so the count, and every key, come out the same.
+   */
+  private readonly deletions = new Map<string, number>();
+
+  /** The credentials for (address, nonce), computed without storing them (`generation`: see `deletions`). */
+  derive(address: string, nonce: string, generation = 0): ApiCreds {
+    // generation 0 keeps the derivation of every key created before deletions counted
+    const tail = generation === 0 ? '' : `|g${generation}`;
     const mac = (label: string): Buffer =>
-      createHmac('sha256', this.serverSecret).update(`${label}|${address.toLowerCase()}|${nonce}`).digest();
+      createHmac('sha256', this.serverSecret).update(`${label}|${address.toLowerCase()}|${nonce}${tail}`).digest();
     return {
       apiKey: uuidFromBytes(mac('key')),
       secret: mac('secret').toString('base64url').padEnd(44, '='),
@@ -88,7 +98,12 @@ export class ApiKeyStore {
   create(address: string, nonce: string, now: number): ApiKeyRecord | null {
     const k = `${address.toLowerCase()}|${nonce}`;
     if (this.byAddrNonce.has(k)) return null;
-    const rec: ApiKeyRecord = { ...this.derive(address, nonce), address: address.toLowerCase(), nonce, createdAt: now };
+    const rec: ApiKeyRecord = {
+      ...this.derive(address, nonce, this.deletions.get(k) ?? 0),
+      address: address.toLowerCase(),
+      nonce,
+      createdAt: now,
+    };
     this.byAddrNonce.set(k, rec);
     this.byKey.set(rec.apiKey, rec);
     return rec;
@@ -129,7 +144,9 @@ export class ApiKeyStore {
     const rec = this.byKey.get(apiKey);
     if (rec === undefined) return false;
     this.byKey.delete(apiKey);
-    this.byAddrNonce.delete(`${rec.address}|${rec.nonce}`);
+    const k = `${rec.address}|${rec.nonce}`;
+    this.byAddrNonce.delete(k);
+    this.deletions.set(k, (this.deletions.get(k) ?? 0) + 1);
     return true;
   }
 
