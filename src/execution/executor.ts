@@ -56,7 +56,7 @@ import { cancelAll, verifyFlat, type FlattenParts } from './flatten.ts';
 import { ForeignOrders, type FillSource, type ForeignEvent } from './foreign-orders.ts';
 import { ImmediateOrders } from './immediate-orders.ts';
 import { PlaceOutcomes, chunks, errorCode, provesNotAccepted, type AppliedOutcomes } from './place-outcomes.ts';
-import { OrderWrites } from './order-writes.ts';
+import { OrderWrites, recordBeforeSending } from './order-writes.ts';
 import { OrderTracker, isOpen } from './tracker.ts';
 import { UnknownOutcomes } from './unknown-outcomes.ts';
 import type {
@@ -809,15 +809,8 @@ export class Executor {
       superseded += batches[i]!.length - batch.length;
       if (batch.length === 0) continue;
       const prepared = this.#venue.prepare(batch.map((q) => this.#request(market, q)));
-      // the ids are known: on disk before anything is sent. An order that cannot be recorded is not
-      // sent: the failure is reported as a store failure (the kernel trips the kill switch) and the
-      // cycle fails with it
-      try {
-        this.#store.recordOrders(prepared);
-      } catch (error) {
-        this.#emitError('store', error);
-        throw error;
-      }
+      // the ids are known: on disk before anything is sent (or not sent: ./order-writes.ts)
+      recordBeforeSending(this.#store, prepared, (w, e) => this.#emitError(w, e));
       for (const p of prepared) this.tracker.addPending(p);
       let outcomes: readonly PlaceOutcome[];
       try {

@@ -15,6 +15,7 @@ import type { PlaceOutcome, PreparedOrder, Venue } from '../core/venue.ts';
 import type { Store } from '../store/store.ts';
 import type { ImmediateStats } from './executor-types.ts';
 import { chunks, errorCode, provesNotAccepted, type AppliedOutcomes } from './place-outcomes.ts';
+import { recordBeforeSending } from './order-writes.ts';
 import type { OrderTracker } from './tracker.ts';
 import type { UnknownOutcomes } from './unknown-outcomes.ts';
 
@@ -84,13 +85,8 @@ export class ImmediateOrders {
       const prepared = this.#p.venue.prepare(
         batch.map((o) => ({ market, tokenId: o.tokenId, side: o.side, price: o.price, size: o.size, type: o.type })),
       );
-      // the ids are known: on disk before anything is sent; not sent when they cannot be (a store failure)
-      try {
-        this.#p.store.recordOrders(prepared);
-      } catch (error) {
-        this.#p.emitError('store', error);
-        throw error;
-      }
+      // the ids are known: on disk before anything is sent (or not sent: ./order-writes.ts)
+      recordBeforeSending(this.#p.store, prepared, (w, e) => this.#p.emitError(w, e));
       for (const p of prepared) this.#p.tracker.addPending(p);
       this.#p.stats.ordersSent += prepared.length;
       this.#stats.sent += prepared.length;

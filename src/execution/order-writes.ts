@@ -12,6 +12,24 @@ import type { Transition } from './tracker.ts';
 
 type OrderUpdate = Parameters<Store['updateOrders']>[0][number];
 
+/**
+ * Records prepared orders before anything is sent (their ids are known). An order that cannot be
+ * recorded is not sent: the failure is reported as `store` (the kernel trips the kill switch:
+ * src/kernel/executor-errors.ts) and thrown, so the caller's cycle fails with it.
+ */
+export function recordBeforeSending(
+  store: Pick<Store, 'recordOrders'>,
+  prepared: Parameters<Store['recordOrders']>[0],
+  emitError: (where: string, error: unknown) => void,
+): void {
+  try {
+    store.recordOrders(prepared);
+  } catch (error) {
+    emitError('store', error);
+    throw error;
+  }
+}
+
 /** Writes the executor's tracker transitions to the store (see the module comment). */
 export class OrderWrites {
   readonly #store: Pick<Store, 'updateOrders'>;
