@@ -662,10 +662,17 @@ export class FuzzTarget {
     return { refused: false };
   }
 
-  /** After an accepted input: the fuzz traders keep their keys, and no fault rule stays active. */
+  /**
+   * After an accepted input: the fuzz traders keep a key, and no fault rule stays active. A key deleted
+   * and created again is a new key (new secret and passphrase): the trader signs with whatever key its
+   * (address, nonce) has now.
+   */
   private restore(): void {
-    for (const t of this.world.traders)
-      if (this.ex.keys.get(t.creds.apiKey) === undefined) this.ex.createApiKey(t.address, t.nonce);
+    for (const t of this.world.traders) {
+      if (this.ex.keys.get(t.creds.apiKey) !== undefined) continue;
+      const rec = this.ex.keys.find(t.address, t.nonce) ?? this.ex.createApiKey(t.address, t.nonce);
+      if (rec) t.creds = { apiKey: rec.apiKey, secret: rec.secret, passphrase: rec.passphrase };
+    }
     if (this.faults.list().length > 0) this.faults.clear();
   }
 
