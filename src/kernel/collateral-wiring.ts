@@ -47,6 +47,11 @@ export interface CollateralParts {
   readonly fleet: TraderFleet | undefined;
   /** Undefined: no housekeeping. */
   readonly config: CollateralConfig | undefined;
+  /**
+   * A merge or redemption done at the venue whose operation could not be stored (disk full, I/O
+   * error): the trader's store failure (the kill switch's `storeFailure`); the error is thrown on.
+   */
+  readonly storeFailed: (what: string, error: unknown) => void;
 }
 
 /** The collateral housekeeping of a trader. */
@@ -59,7 +64,7 @@ export interface CollateralWiring {
 
 /** Wires the collateral housekeeping over the trader's parts (see the module comment). */
 export function createCollateralWiring(p: CollateralParts): CollateralWiring {
-  const { venue, clock, store, log, executor, tracker, engine, markets, fleet, config } = p;
+  const { venue, clock, store, log, executor, tracker, engine, markets, fleet, config, storeFailed } = p;
   const keeper =
     config === undefined
       ? undefined
@@ -109,15 +114,21 @@ export function createCollateralWiring(p: CollateralParts): CollateralWiring {
             };
           },
           record: (op, legs) => {
-            store.recordOperation({
-              kind: op.kind,
-              market: op.market,
-              amount: op.amount,
-              collateral: op.collateral,
-              legs,
-              tx: op.tx,
-              at: clock.now(),
-            });
+            try {
+              store.recordOperation({
+                kind: op.kind,
+                market: op.market,
+                amount: op.amount,
+                collateral: op.collateral,
+                legs,
+                tx: op.tx,
+                at: clock.now(),
+              });
+            } catch (err) {
+              // done at the venue, not in the ledger: the positions are no longer known for sure
+              storeFailed(`a ${op.kind} done at the venue (tx ${op.tx}) could not be stored`, err);
+              throw err;
+            }
             for (const l of legs) engine()?.state.adjustPosition(l.tokenId, l.size, l.price);
           },
           log,

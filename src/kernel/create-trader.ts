@@ -409,6 +409,10 @@ export function createTrader(o: TraderOptions): Trader {
     return undefined;
   };
 
+  // a ledger write of the housekeeping or the audit that failed: stop trading as on a failed fill write
+  const storeFailed = (what: string, err: unknown): void =>
+    void kill.trip('storeFailure', `${what}: ${err instanceof Error ? err.message : String(err)}`);
+
   // ---- collateral housekeeping (./collateral-wiring.ts) and the position audit: the venue's holdings
   // are the truth (./position-audit-wiring.ts)
   const { keeper, keep } = createCollateralWiring({
@@ -422,6 +426,7 @@ export function createTrader(o: TraderOptions): Trader {
     markets: o.markets,
     fleet,
     config: o.collateral,
+    storeFailed,
   });
   const audit = o.positionAudit;
   const fleetLedger = fleet?.ledger;
@@ -435,6 +440,7 @@ export function createTrader(o: TraderOptions): Trader {
     log,
     marketLog,
     afterAudit: keep,
+    storeFailed,
   });
   const auditor = audits.auditor;
   const runAudit = audits.run;

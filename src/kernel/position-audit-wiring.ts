@@ -81,6 +81,11 @@ export interface PositionAuditParts {
   readonly marketLog: (component: string, market: string) => Pick<TraderLogger, 'debug' | 'info' | 'warn'>;
   /** Run after each audit while trading (the collateral housekeeping). */
   readonly afterAudit: () => void;
+  /**
+   * A position adjustment that could not be stored (disk full, I/O error): the trader's store failure
+   * (the kill switch's `storeFailure`); the error is thrown on.
+   */
+  readonly storeFailed: (what: string, error: unknown) => void;
 }
 
 /** The position audit of a trader. */
@@ -141,7 +146,12 @@ export function createPositionAuditWiring(parts: PositionAuditParts): PositionAu
             unsettledFills,
             fillCount: (t) => tokenFills.get(t) ?? 0,
             recordAdjustment: (a) => {
-              store.recordAdjustment({ ...a, at: clock.now() });
+              try {
+                store.recordAdjustment({ ...a, at: clock.now() });
+              } catch (err) {
+                parts.storeFailed(`a position adjustment (${a.cause}) could not be stored`, err);
+                throw err;
+              }
               fleetLedger?.changed();
             },
           },

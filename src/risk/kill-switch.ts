@@ -9,10 +9,12 @@
  *  - `lossLimit`        realized + unrealized PnL below -maxLoss (`recordPnl`);
  *  - `rejections`       maxRejections order rejections within rejectionWindowMs (`recordRejection`);
  *  - `heartbeatFailure` maxHeartbeatFailures consecutive failed heartbeats (`recordHeartbeat`);
- *  - `storeFailure`     a fill or an order that could not be written to the store (disk full, I/O
- *                       error: src/kernel/executor-errors.ts for the orders), or the
- *                       store file deleted or replaced under the running daemon: the positions are
- *                       no longer known for sure (src/kernel/create-trader.ts);
+ *  - `storeFailure`     a fill, an order (before it is sent: then it is not sent), an order's
+ *                       outcome or a ledger entry (a position adjustment, a merge or redemption)
+ *                       that could not be written to the store (disk full, I/O error; the orders:
+ *                       src/kernel/executor-errors.ts), or
+ *                       the store file deleted or replaced under the running daemon: the positions
+ *                       and orders are no longer known for sure (src/kernel/create-trader.ts);
  *  - `manual`           anything else a component decides is fatal (an invariant, a reconciliation
  *                       that cannot be completed).
  *
