@@ -7,7 +7,8 @@
  * that was the daemon's in-process paper exchange, nothing rests: it ended with the daemon (exit 0).
  * Without a wallet given, the account is the one the data dir records (data-dir-wallet.ts). With a
  * funder (venue.funder: a proxy / Safe wallet), only the funder account's orders, by id: the venue's
- * cancel-all is per API key and reaches every account the key signs for.
+ * cancel-all is per API key and reaches every account the key signs for (`--all-accounts` asks for it,
+ * and verifies every account's orders gone).
  */
 import type { Command } from 'commander';
 import { CANCEL_CHUNK_IDS } from '../core/signer-limits.ts';
@@ -19,19 +20,26 @@ import { orderRow, shown } from './orders.ts';
 
 interface CancelAllOptions extends CommonOptions {
   market?: string;
+  allAccounts?: boolean;
 }
 
 export function register(program: Command): void {
   const cmd = program
     .command('cancel-all')
     .description('cancel every open order of the wallet at the venue, then verify none is left')
-    .option('--market <conditionId>', 'only the orders of this market');
+    .option('--market <conditionId>', 'only the orders of this market')
+    .option(
+      '--all-accounts',
+      "with venue.funder: every account the API key trades for (the signer's own too), not only the funder's",
+    );
   addCommonOptions(cmd, { wallet: true });
   cmd.addHelpText(
     'after',
     `
 Exit code 0 when no order of the wallet (in --market, if given) is left open afterwards; 1 otherwise
-(the orders still open are listed).
+(the orders still open are listed). With venue.funder (a proxy / Safe wallet) the account is the
+funder's: its orders are cancelled by id, and the signer's own orders and those of the key's other
+accounts (the same API key) rest unless --all-accounts is given (the venue's cancel-all of the key).
 
 Examples:
   mmkit cancel-all
@@ -56,7 +64,7 @@ ${EXIT_CODES_HELP}`,
         // with a funder (a proxy / Safe wallet), the funder account's orders only, by id: the venue's
         // cancel-all is per API key and would take the key's other accounts' too (the EOA's own, another
         // daemon's funder)
-        const funded = cfg.venue.funder !== '' && s.address !== undefined;
+        const funded = cfg.venue.funder !== '' && s.address !== undefined && o.allAccounts !== true;
         const mine = (x: { makerAddress: string }) => !funded || x.makerAddress === '' || x.makerAddress === s.address;
         const filter = o.market ? { market: o.market } : {};
         let r: { canceled: string[]; notCanceled: Record<string, string> };
@@ -71,7 +79,15 @@ ${EXIT_CODES_HELP}`,
           }
         } else r = o.market ? await s.clob.cancelMarketOrders({ market: o.market }) : await s.clob.cancelAll();
         const left = [];
-        for await (const x of s.clob.openOrdersAll(filter)) if (mine(x)) left.push(orderRow(x));
+        let others = 0;
+        for await (const x of s.clob.openOrdersAll(filter)) {
+          if (mine(x)) left.push(orderRow(x));
+          else others++;
+        }
+        if (others > 0)
+          note(
+            `${others} open order(s) of the API key's other accounts (not ${shown(s.address)}'s) left resting: --all-accounts cancels them too`,
+          );
         if (o.json)
           printJson({
             address: shown(s.address),

@@ -121,5 +121,15 @@ describe('mmkit run with a Safe funder (venue.signatureType gnosis-safe, venue.f
     expect((JSON.parse(cancel.out) as { canceled: string[] }).canceled.length).toBeGreaterThan(0);
     expect(ex.exchange.engine.openOrders(funder)).toEqual([]);
     expect(ex.exchange.engine.openOrders(eoa).map((o) => o.id)).toContain(rest.id);
+    // it says what it left: the EOA's bid, an order of the key's other account
+    expect(cancel.err).toMatch(/1 open order\(s\) of the API key's other accounts .* left resting: --all-accounts/);
+
+    // --all-accounts: the key's cancel-all, on purpose: the EOA's own bid goes too
+    const all = await runMmkit(['cancel-all', '--all-accounts', '--json', '--data-dir', dir, '--exchange-url', base], {
+      env,
+    });
+    expect(all.code, all.err).toBe(0);
+    expect((JSON.parse(all.out) as { canceled: string[] }).canceled).toContain(rest.id);
+    expect(ex.exchange.engine.openOrders(eoa)).toEqual([]);
   }, 300_000);
 });
