@@ -7,8 +7,9 @@
  * that was the daemon's in-process paper exchange, nothing rests: it ended with the daemon (exit 0).
  * Without a wallet given, the account is the one the data dir records (data-dir-wallet.ts). With a
  * funder (venue.funder: a proxy / Safe wallet), only the funder account's orders, by id: the venue's
- * cancel-all is per API key and reaches every account the key signs for (`--all-accounts` asks for it,
- * and verifies every account's orders gone).
+ * cancel-all is per API key and reaches every account the key signs for; the same for the wallet's own
+ * account when the key has open orders of another (a funder it signs for). `--all-accounts` asks for
+ * the key's cancel-all and verifies every account's orders gone.
  */
 import type { Command } from 'commander';
 import { CANCEL_CHUNK_IDS } from '../core/signer-limits.ts';
@@ -61,16 +62,21 @@ ${EXIT_CODES_HELP}`,
       return withSession(cfg, { auth: true, json: o.json, venue }, async (s) => {
         const other = otherAccountNote(cfg.bot.dataDir, acct.recorded, s.address ?? '');
         if (other !== undefined) note(other);
-        // with a funder (a proxy / Safe wallet), the funder account's orders only, by id: the venue's
-        // cancel-all is per API key and would take the key's other accounts' too (the EOA's own, another
-        // daemon's funder)
-        const funded = cfg.venue.funder !== '' && s.address !== undefined && o.allAccounts !== true;
-        const mine = (x: { makerAddress: string }) => !funded || x.makerAddress === '' || x.makerAddress === s.address;
+        // the account's orders only, by id, when the API key reaches other accounts: the venue's cancel-all
+        // is per key and would take them too (with a funder, the EOA's own and another daemon's funder's;
+        // for the EOA, the orders of a funder it signs for). Else (or --all-accounts) the venue's cancel-all
+        const scoped = s.address !== undefined && o.allAccounts !== true;
+        const mine = (x: { makerAddress: string }) => !scoped || x.makerAddress === '' || x.makerAddress === s.address;
         const filter = o.market ? { market: o.market } : {};
         let r: { canceled: string[]; notCanceled: Record<string, string> };
-        if (funded) {
-          const ids: string[] = [];
-          for await (const x of s.clob.openOrdersAll(filter)) if (mine(x)) ids.push(x.id);
+        let byId = scoped && cfg.venue.funder !== '';
+        const ids: string[] = [];
+        if (scoped)
+          for await (const x of s.clob.openOrdersAll(filter)) {
+            if (mine(x)) ids.push(x.id);
+            else byId = true;
+          }
+        if (byId) {
           r = { canceled: [], notCanceled: {} };
           for (let i = 0; i < ids.length; i += CANCEL_CHUNK_IDS) {
             const c = await s.clob.cancelOrders(ids.slice(i, i + CANCEL_CHUNK_IDS));

@@ -116,11 +116,25 @@ describe('mmkit run with a Safe funder (venue.signatureType gnosis-safe, venue.f
     ).toBe(true);
     again.p.kill('SIGKILL');
     await exited(again.p);
+    const funderOpen = ex.exchange.engine.openOrders(funder).map((o) => o.id);
+    // the EOA's own cancel-all (no funder configured): the EOA's bid only, the funder's orders (the
+    // same API key's other account: another daemon's) keep resting
+    const eoaEnv = { MMKIT_PRIVATE_KEY: key, MMKIT_VENUE_KIND: 'paper' };
+    const own = await runMmkit(['cancel-all', '--json', '--data-dir', h.dataDir().dir, '--exchange-url', base], {
+      env: eoaEnv,
+    });
+    expect(own.code, own.err).toBe(0);
+    expect((JSON.parse(own.out) as { canceled: string[] }).canceled).toEqual([rest.id]);
+    expect(ex.exchange.engine.openOrders(funder).map((o) => o.id)).toEqual(funderOpen);
+    expect(own.err).toMatch(/open order\(s\) of the API key's other accounts .* left resting/);
+    const rest2 = await self.place(token, 'BUY', '0.0100', '100', { tick: '0.0001', negRisk: m.meta.negRisk });
+    expect(rest2.status, JSON.stringify(rest2.body)).toBe(200);
+
     const cancel = await runMmkit(['cancel-all', '--json', '--data-dir', dir, '--exchange-url', base], { env });
     expect(cancel.code, cancel.err).toBe(0);
     expect((JSON.parse(cancel.out) as { canceled: string[] }).canceled.length).toBeGreaterThan(0);
     expect(ex.exchange.engine.openOrders(funder)).toEqual([]);
-    expect(ex.exchange.engine.openOrders(eoa).map((o) => o.id)).toContain(rest.id);
+    expect(ex.exchange.engine.openOrders(eoa).map((o) => o.id)).toContain(rest2.id);
     // it says what it left: the EOA's bid, an order of the key's other account
     expect(cancel.err).toMatch(/1 open order\(s\) of the API key's other accounts .* left resting: --all-accounts/);
 
@@ -129,7 +143,7 @@ describe('mmkit run with a Safe funder (venue.signatureType gnosis-safe, venue.f
       env,
     });
     expect(all.code, all.err).toBe(0);
-    expect((JSON.parse(all.out) as { canceled: string[] }).canceled).toContain(rest.id);
+    expect((JSON.parse(all.out) as { canceled: string[] }).canceled).toContain(rest2.id);
     expect(ex.exchange.engine.openOrders(eoa)).toEqual([]);
   }, 300_000);
 });

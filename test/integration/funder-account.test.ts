@@ -163,4 +163,47 @@ describe('a proxy / Safe run reads the funder account (venue.funder)', () => {
     expect(ex.engine.openOrders(FUNDER)).toEqual([]);
     expect(ex.engine.openOrders(eoa.address).map((o) => o.id)).toEqual(eoaOpen);
   });
+
+  // the other way round: a run of the EOA's own account (no funder) whose key also signs for a funder
+  // another daemon runs: its cancel-all (the shutdown's, the kill switch's) leaves the funder's orders
+  it("the EOA's own run cancels the EOA's orders only: the funder's (another daemon's) keep theirs", async () => {
+    const ex = v.running.exchange;
+    const b = new OrderBuilder({
+      wallet: eoa.wallet.privateKey,
+      chainId: 137,
+      protocol: ex.protocol,
+      signatureType: 2,
+      funder: FUNDER,
+    });
+    const o = b.buildLimit({
+      tokenId: yes(v.m1),
+      side: 'BUY',
+      price: '0.20',
+      size: '10',
+      tick: '0.01',
+      negRisk: false,
+    });
+    expect((await eoa.l2('POST', '/order', toPostBody(o, { owner: eoa.creds!.apiKey }))).body).toMatchObject({
+      success: true,
+      status: 'live',
+    });
+    const eoaOpen = ex.engine.openOrders(eoa.address).map((x) => x.id);
+    expect(eoaOpen.length).toBeGreaterThan(0);
+    const u = v.running.urls;
+    const own = await createLiveVenue({
+      urls: { clob: u.clob_url, gamma: u.gamma_url, data: u.data_url, content: u.content_url, ws: u.ws_url },
+      wallet: eoa.wallet,
+      credentials: eoa.creds!,
+      silenceMs: 0,
+      presign: false,
+    });
+    try {
+      const r = await own.cancelAll();
+      expect([...r.canceled].sort()).toEqual([...eoaOpen].sort());
+      expect(ex.engine.openOrders(eoa.address)).toEqual([]);
+      expect(ex.engine.openOrders(FUNDER).map((x) => x.id)).toEqual([o.id]);
+    } finally {
+      await own.close();
+    }
+  });
 });

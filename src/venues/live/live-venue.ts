@@ -461,12 +461,20 @@ class LiveVenueImpl implements LiveVenue {
 
   /**
    * Every open order of the account. The venue's cancel-all is per API key, and a key reaches every
-   * account it signs for (the EOA's own and each proxy / Safe / registered funder): with a funder,
-   * the account's open orders are cancelled by id instead, so the key's other accounts (another
-   * daemon's funder, the EOA's own orders) are never touched.
+   * account it signs for (the EOA's own and each proxy / Safe / registered funder): with a funder, or
+   * when the key has open orders of another account (the EOA's run whose key also signs for a funder
+   * another daemon runs), the account's open orders are cancelled by id instead, so the key's other
+   * accounts are never touched. Else the venue's cancel-all (one request, and it also takes an order
+   * placed after the listing).
    */
   async cancelAll(): Promise<CancelOutcome> {
     if (this.#funded()) return this.#cancelChunks((await this.openOrders()).map((o) => o.id));
+    const ours: OrderId[] = [];
+    let others = false;
+    for await (const o of this.clob.openOrdersAll())
+      if (o.makerAddress === '' || o.makerAddress === this.address) ours.push(o.id as OrderId);
+      else others = true;
+    if (others) return this.#cancelChunks(ours);
     const r = await this.clob.cancelAll();
     return { canceled: r.canceled, notCanceled: new Map(Object.entries(r.notCanceled) as Array<[OrderId, string]>) };
   }
