@@ -251,3 +251,47 @@ describe('slow and piled-up connections (trial 7 F3)', () => {
     expect(ok.status).toBe(200);
   });
 });
+
+describe('credential headers given twice are refused (trial 7)', () => {
+  /** A raw GET with the header lines as given (node's client would not send some of these); the status line and body. */
+  const rawGetLines = (v: TestVenue, path: string, lines: string[]) =>
+    new Promise<string>((resolve, reject) => {
+      const u = new URL(rootOf(v));
+      const s = connect(Number(u.port), u.hostname);
+      let data = '';
+      s.on('data', (d) => (data += d.toString()));
+      s.on('end', () => resolve(data));
+      s.on('error', reject);
+      s.on('connect', () =>
+        s.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${lines.join('\r\n')}\r\n\r\n`),
+      );
+    });
+
+  it('two Authorization headers (two accounts): 401, not the first one taken as the identity', async () => {
+    const v = await venue();
+    const a = await v.trader();
+    const b = await v.trader();
+    const one = await rawGetLines(v, '/clob/data/orders', [`Authorization: Bearer ${a.creds!.apiKey}`]);
+    expect(one).toMatch(/^HTTP\/1\.1 200/);
+    const two = await rawGetLines(v, '/clob/data/orders', [
+      `Authorization: Bearer ${a.creds!.apiKey}`,
+      `Authorization: Bearer ${b.creds!.apiKey}`,
+    ]);
+    expect(two).toMatch(/^HTTP\/1\.1 401/);
+    expect(two).toContain('Authorization header given more than once');
+    expect(two).not.toContain(a.creds!.apiKey);
+  });
+
+  it('a POLY_PASSPHRASE given twice: 401 naming it (node joins the two values)', async () => {
+    const v = await venue();
+    const a = await v.trader();
+    const r = await rawGetLines(v, '/clob/data/orders', [
+      `POLY_API_KEY: ${a.creds!.apiKey}`,
+      `POLY_PASSPHRASE: ${a.creds!.passphrase}`,
+      `poly_passphrase: ${a.creds!.passphrase}`,
+    ]);
+    expect(r).toMatch(/^HTTP\/1\.1 401/);
+    expect(r).toContain('POLY_PASSPHRASE header given more than once');
+    expect(r).not.toContain(a.creds!.passphrase);
+  });
+});

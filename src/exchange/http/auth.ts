@@ -57,6 +57,34 @@ export function overlongIdentityHeader(req: FastifyRequest): string | undefined 
   return undefined;
 }
 
+/** The credential headers a request may give once only (lower case, as node names them). */
+const CREDENTIAL_HEADERS = new Set([
+  'authorization',
+  'poly_address',
+  'poly_api_key',
+  'poly_passphrase',
+  'poly_signature',
+  'poly_timestamp',
+  'poly_nonce',
+]);
+
+/**
+ * The first credential header given more than once, as the client spelled it, or undefined. Node keeps
+ * the first of two `Authorization` headers and joins two POLY_* headers with ", ": either way the
+ * request's identity would be one the client did not state (or a misleading "too long" refusal).
+ */
+export function duplicatedCredentialHeader(req: FastifyRequest): string | undefined {
+  const raw = req.raw.rawHeaders;
+  const seen = new Set<string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (!CREDENTIAL_HEADERS.has(name)) continue;
+    if (seen.has(name)) return name === 'authorization' ? 'Authorization' : name.toUpperCase();
+    seen.add(name);
+  }
+  return undefined;
+}
+
 /** The token of an `Authorization: Bearer <token>` header, if any. */
 function bearerToken(req: FastifyRequest): string | undefined {
   const auth = header(req, 'authorization');
