@@ -16,7 +16,7 @@ import type { PaperExchange } from '../exchange.ts';
 import type { RatePolicy } from '../limits/policy.ts';
 import { SignerLimiter, type SignerLimitMode } from '../limits/signer-buckets.ts';
 import type { SignerTierName } from '../../core/signer-limits.ts';
-import { MAX_IDENTITY_HEADER_LENGTH, overlongIdentityHeader } from './auth.ts';
+import { duplicatedCredentialHeader, MAX_IDENTITY_HEADER_LENGTH, overlongIdentityHeader } from './auth.ts';
 import { adminRoutes } from './admin.ts';
 import { clobRoutes } from './clob.ts';
 import { activityRoutes } from './activity.ts';
@@ -196,8 +196,12 @@ export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInsta
     });
   }
 
-  // Identity strings are bounded before anything is keyed on them (the limiter's tables, key lookups).
+  // Identity strings are bounded, and given once, before anything is keyed on them (the limiter's tables,
+  // key lookups).
   app.addHook('onRequest', async (req) => {
+    const twice = duplicatedCredentialHeader(req);
+    if (twice !== undefined)
+      throw unauthorized(`${twice} header given more than once: send each credential header once`);
     const bad = overlongIdentityHeader(req);
     if (bad !== undefined) throw unauthorized(`${bad} longer than ${MAX_IDENTITY_HEADER_LENGTH} characters`);
   });
