@@ -11,7 +11,14 @@ import { FaultController, type FaultRule } from './faults.ts';
 import { newWorldIdentity, type WorldIdentity } from './identity.ts';
 import type { RatePolicy } from './limits/policy.ts';
 import type { SignerLimiter } from './limits/signer-buckets.ts';
-import { buildHttpApp, DEFAULT_HTTP_OPTIONS, MAX_CONNECTIONS, type HttpOptions } from './http/server.ts';
+import {
+  buildHttpApp,
+  capConnectionsPerAddress,
+  DEFAULT_HTTP_OPTIONS,
+  MAX_CONNECTIONS,
+  MAX_CONNECTIONS_PER_IP,
+  type HttpOptions,
+} from './http/server.ts';
 import { openJournal, type Journal } from './persist/journal.ts';
 import { createSecurityLog, type SecurityLog } from './security-log.ts';
 import { attachStreams, streamLimits, type Streams, type StreamsOptions } from './ws/index.ts';
@@ -108,6 +115,7 @@ export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Pro
   const app = buildHttpApp(ex, httpOpts);
   // every connection, HTTP and WebSocket upgrades alike (those have per-address caps of their own)
   app.server.maxConnections = httpOpts.maxConnections ?? MAX_CONNECTIONS;
+  capConnectionsPerAddress(app.server, httpOpts.maxConnectionsPerIp ?? MAX_CONNECTIONS_PER_IP);
   const streams = attachStreams(app.server, ex, faults, { maxPayload: 64 * 1024, ...(o.ws ?? {}), security });
   await app.listen({ host, port: o.port ?? 0 });
   const port = (app.server.address() as AddressInfo).port;

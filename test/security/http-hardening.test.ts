@@ -250,6 +250,37 @@ describe('slow and piled-up connections (trial 7 F3)', () => {
     const ok = await fetch(`${v.clob}/time`);
     expect(ok.status).toBe(200);
   });
+
+  it('connections beyond maxConnectionsPerIp from one address are closed at once; another address is served', async () => {
+    const v = await startVenue({ http: { maxConnectionsPerIp: 4 } });
+    venues.push(v);
+    const u = new URL(rootOf(v));
+    const held: Socket[] = [];
+    for (let i = 0; i < 4; i++) {
+      const s = connect({ port: Number(u.port), host: u.hostname, localAddress: '127.0.0.1' });
+      s.on('error', () => undefined);
+      await new Promise((r) => s.once('connect', r));
+      held.push(s);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    const extra = await rawConn(v, (s) => s.write('GET /clob/time HTTP/1.1\r\nHost: x\r\n\r\n'), 10_000);
+    expect(extra.closed).toBe(true);
+    expect(extra.data).toBe('');
+    // another client address (the loopback net is 127/8) is not held off by this one's connections
+    const other = await new Promise<string>((resolve, reject) => {
+      const s = connect({ port: Number(u.port), host: u.hostname, localAddress: '127.0.0.2' });
+      let data = '';
+      s.on('data', (d) => (data += d.toString()));
+      s.on('end', () => resolve(data));
+      s.on('error', reject);
+      s.on('connect', () => s.write('GET /clob/time HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+    });
+    expect(other).toMatch(/^HTTP\/1\.1 200/);
+    for (const s of held) s.destroy();
+    await new Promise((r) => setTimeout(r, 200));
+    const ok = await fetch(`${v.clob}/time`);
+    expect(ok.status).toBe(200);
+  });
 });
 
 describe('credential headers given twice are refused (trial 7)', () => {

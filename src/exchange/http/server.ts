@@ -50,6 +50,11 @@ export const API_PREFIXES: Record<ApiName, string> = {
 export const REQUEST_TIMEOUT_MS = 30_000;
 /** Most open HTTP connections (default; HttpOptions.maxConnections): one client cannot take every descriptor. */
 export const MAX_CONNECTIONS = 4096;
+/**
+ * Most open HTTP connections from one client address (default; HttpOptions.maxConnectionsPerIp): one
+ * client cannot take the whole MAX_CONNECTIONS from the others. A bot's pool holds tens.
+ */
+export const MAX_CONNECTIONS_PER_IP = 1024;
 
 export interface HttpOptions {
   bodyLimit: number;
@@ -61,6 +66,8 @@ export interface HttpOptions {
   requestTimeoutMs?: number;
   /** Most open HTTP connections; more are closed at once (default 4096). */
   maxConnections?: number;
+  /** Most open HTTP connections from one client address; more from it are closed at once (default 1024). */
+  maxConnectionsPerIp?: number;
   rateLimits: {
     enabled: boolean;
     scale: number;
@@ -251,4 +258,28 @@ export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInsta
       },
     );
   return app;
+}
+
+/**
+ * Closes a new connection at once when its client address already holds `cap` open ones (HTTP and
+ * WebSocket alike: an upgraded socket stays counted until it closes). Counts by the socket's remote
+ * address; a socket without one (already gone) is let through to fail on its own.
+ */
+export function capConnectionsPerAddress(server: import('node:net').Server, cap: number): void {
+  const open = new Map<string, number>();
+  server.on('connection', (socket: import('node:net').Socket) => {
+    const addr = socket.remoteAddress;
+    if (addr === undefined) return;
+    const n = open.get(addr) ?? 0;
+    if (n >= cap) {
+      socket.destroy();
+      return;
+    }
+    open.set(addr, n + 1);
+    socket.once('close', () => {
+      const left = (open.get(addr) ?? 1) - 1;
+      if (left <= 0) open.delete(addr);
+      else open.set(addr, left);
+    });
+  });
 }
