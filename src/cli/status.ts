@@ -36,6 +36,7 @@ import { shadowDataDir } from './shadow-dir.ts';
 import { DAEMON_VENUE_FILE, readDaemonVenue } from './venue.ts';
 import { describeCounts, describeRejections } from './run-summary.ts';
 import { firstErrorText } from '../core/code-counts.ts';
+import { terminalSafe } from '../ops/terminal/safe-text.ts';
 
 /** Exit code of `mmkit status` when no daemon answers (the project's UNREACHABLE). */
 export const STATUS_UNREACHABLE = ExitCode.UNREACHABLE;
@@ -443,7 +444,8 @@ Examples:
       if (body === null || typeof body !== 'object' || (body as { schema?: unknown }).schema !== 1)
         throw new CliError(`${url}/api/status did not answer an mmkit status`, ExitCode.UNREACHABLE, 'UNREACHABLE');
       if (o.json) printJson(body);
-      else process.stdout.write(formatStatus(body, url));
+      // the snapshot quotes the venue's errors: spelt out safe for the terminal
+      else process.stdout.write(terminalSafe(formatStatus(body, url), { keepNewlines: true }));
       return body.health.healthy ? ExitCode.OK : ExitCode.FAILURE;
     }),
   );
@@ -567,7 +569,7 @@ Examples:
           typeof n === 'number' && n < 0
             ? `open orders unknown (${at} could not be checked)`
             : `${n ?? '?'} order(s) still open at ${at}`;
-        process.stdout.write(`kill switch at ${url}: ${body?.error ?? what} (HTTP ${r.status})\n`);
+        process.stdout.write(`kill switch at ${url}: ${terminalSafe(body?.error ?? what)} (HTTP ${r.status})\n`);
       }
       return flat ? ExitCode.OK : ExitCode.FAILURE;
     }),
