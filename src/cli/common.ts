@@ -210,6 +210,22 @@ export function note(msg: string): void {
 }
 
 /**
+ * One warning on stderr for a secret given as a flag (trial 7 F7): a process's argv is visible to
+ * every user of the machine (`ps`, /proc/PID/cmdline), its environment is not. Nothing when the flag
+ * was not given (or given empty). The secret itself is never printed.
+ * @param value the flag's value (undefined: not given)
+ * @param flag the flag as typed (`--admin-token`)
+ * @param envVar the environment variable that takes the secret instead
+ */
+export function warnSecretOnArgv(value: string | undefined, flag: string, envVar: string): void {
+  if (value === undefined || value.trim() === '') return;
+  note(
+    `warning: ${flag} is visible to every user of this machine in the process list (ps); ` +
+      `set ${envVar} in the environment instead`,
+  );
+}
+
+/**
  * Wrap a command action: run it, print any error as documented, and exit with the code it
  * returned (default 0) or the error's code. Exits explicitly so no stray handle keeps a finished
  * command alive.

@@ -26,7 +26,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from './config.ts';
-import { action, printJson } from './common.ts';
+import { action, printJson, warnSecretOnArgv } from './common.ts';
 import { CliError, ExitCode, usageError } from './exit-codes.ts';
 import { CONTROL_TOKEN_FILE, DAEMON_FILE, readControlToken, readDaemonFile } from '../ops/daemon-file.ts';
 import { DAEMON_LOCK_FILE, inspectDaemonLock } from '../ops/daemon-lock.ts';
@@ -502,6 +502,8 @@ Examples:
   );
   kill.action(
     action(async (o: KillOptions) => {
+      // (a token on argv is visible in `ps`: said once, the env variable named)
+      warnSecretOnArgv(o.token, '--token', 'MMKIT_CONTROL_TOKEN');
       if (o.fleet) {
         const { fleetKillCommand } = await import('./fleet-kill.ts');
         return fleetKillCommand(o);
