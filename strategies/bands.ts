@@ -338,7 +338,12 @@ export function loadBandsFile(path: string): Band[] {
   try {
     raw = JSON.parse(text);
   } catch (e) {
-    throw new ConfigError(key, `${path}: not valid JSON: ${(e as Error).message}`, { cause: e });
+    // JSON.parse's message quotes the start of the text ("vm\n" is not valid JSON): a file named by
+    // mistake may hold a secret, so only the position is said, never its content
+    const at = /position (\d+)/.exec((e as Error).message);
+    throw new ConfigError(key, `${path}: not valid JSON${at === null ? '' : ` (at position ${at[1]})`}`, {
+      cause: e,
+    });
   }
   if (Array.isArray(raw) || typeof raw !== 'object' || raw === null)
     throw new ConfigError(key, `${path}: expected a poly-market-maker bands file, {"bands": [...]}`);

@@ -18,6 +18,7 @@ import { venueCommandConfig } from './data-dir-venue.ts';
 import { dataDirAccount, otherAccountNote } from './data-dir-wallet.ts';
 import { EXIT_CODES_HELP, ExitCode } from './exit-codes.ts';
 import { orderRow, shown } from './orders.ts';
+import { terminalSafe } from '../ops/terminal/safe-text.ts';
 
 interface CancelAllOptions extends CommonOptions {
   market?: string;
@@ -106,8 +107,11 @@ ${EXIT_CODES_HELP}`,
           process.stdout.write(
             `canceled ${r.canceled.length} order(s) of ${shown(s.address)}; ${left.length} open now\n`,
           );
-          for (const [id, why] of Object.entries(r.notCanceled)) process.stdout.write(`not canceled  ${id}: ${why}\n`);
-          for (const x of left) process.stdout.write(`still open    ${x.id} ${x.side} ${x.size}@${x.price}\n`);
+          // the venue's reason: spelt out safe for the terminal
+          for (const [id, why] of Object.entries(r.notCanceled))
+            process.stdout.write(`not canceled  ${id}: ${terminalSafe(why)}\n`);
+          for (const x of left)
+            process.stdout.write(`still open    ${terminalSafe(`${x.id} ${x.side} ${x.size}@${x.price}`)}\n`);
         }
         return left.length === 0 ? ExitCode.OK : ExitCode.FAILURE;
       });

@@ -12,6 +12,7 @@ import type { ClobClient } from '../api/clob.ts';
 import type { DataClient } from '../api/data.ts';
 import type { GammaClient } from '../api/gamma.ts';
 import type { HttpTransport } from '../api/http/transport.ts';
+import { terminalSafe } from '../ops/terminal/safe-text.ts';
 import { loadConfig, type MmkitConfig } from './config.ts';
 import { CliError, ExitCode, isUnreachable, reportError } from './exit-codes.ts';
 import { resolveVenue, apiCredentialsOf, budgetsOf, type ResolvedVenue } from './venue.ts';
@@ -200,9 +201,28 @@ export async function withSession<T>(
   }
 }
 
-/** A note for the operator on stderr (never on stdout, which scripts parse). */
+/**
+ * A note for the operator on stderr (never on stdout, which scripts parse). It may quote a venue's
+ * answer: control characters spelt out (terminalSafe), its own lines kept.
+ */
 export function note(msg: string): void {
-  process.stderr.write(`mmkit: ${msg}\n`);
+  process.stderr.write(`mmkit: ${terminalSafe(msg, { keepNewlines: true })}\n`);
+}
+
+/**
+ * One warning on stderr for a secret given as a flag (trial 7 F7): a process's argv is visible to
+ * every user of the machine (`ps`, /proc/PID/cmdline), its environment is not. Nothing when the flag
+ * was not given (or given empty). The secret itself is never printed.
+ * @param value the flag's value (undefined: not given)
+ * @param flag the flag as typed (`--admin-token`)
+ * @param envVar the environment variable that takes the secret instead
+ */
+export function warnSecretOnArgv(value: string | undefined, flag: string, envVar: string): void {
+  if (value === undefined || value.trim() === '') return;
+  note(
+    `warning: ${flag} is visible to every user of this machine in the process list (ps); ` +
+      `set ${envVar} in the environment instead`,
+  );
 }
 
 /**
@@ -239,7 +259,10 @@ export function printJson(v: unknown): void {
   process.stdout.write(JSON.stringify(v, null, 2) + '\n');
 }
 
-/** Print rows as an aligned text table (columns in the given order). */
+/**
+ * Print rows as an aligned text table (columns in the given order). Cells may hold venue text (a
+ * market's question, an outcome): their control characters are spelt out (terminalSafe).
+ */
 export function printTable(
   rows: ReadonlyArray<Record<string, string | number | boolean | null | undefined>>,
   columns: ReadonlyArray<string | [key: string, header: string]>,
@@ -247,7 +270,9 @@ export function printTable(
   const cols: Array<[string, string]> = columns.map((c): [string, string] =>
     typeof c === 'string' ? [c, c] : [c[0], c[1]],
   );
-  const cells = rows.map((r) => cols.map(([k]) => (r[k] === null || r[k] === undefined ? '-' : String(r[k]))));
+  const cells = rows.map((r) =>
+    cols.map(([k]) => (r[k] === null || r[k] === undefined ? '-' : terminalSafe(String(r[k])))),
+  );
   const widths = cols.map(([, h], i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (xs: string[]) => xs.map((x, i) => (i === xs.length - 1 ? x : x.padEnd(widths[i]!))).join('  ');
   process.stdout.write(line(cols.map(([, h]) => h.toUpperCase())) + '\n');

@@ -6,9 +6,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { isHex32 } from '../core/ids.ts';
+import { VirtualClock } from '../core/clock.ts';
 import { ConfigError, type ConfigProblem } from '../core/errors.ts';
+import { createStrategy } from '../kernel/create-strategy.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
 import { loadStrategy } from '../strategy/loader.ts';
+import type { StrategyContext } from '../strategy/api.ts';
 import { resolveParams } from '../strategy/params.ts';
 import { describeConfig, loadConfigDetailed, redactConfig, schemaLeaves, type MmkitConfig } from './config.ts';
 import { action, printJson } from './common.ts';
@@ -39,9 +42,32 @@ function rekey(e: ConfigError, from: string, to: string): ConfigProblem {
   return { key, message: e.message.replace(/^config [^:]+: /, '') };
 }
 
+/** A context for `create` with no market and nothing that acts: a log that drops, a clock that stands still. */
+const INERT_CONTEXT: StrategyContext = {
+  clock: new VirtualClock(0),
+  log: { debug: () => undefined, info: () => undefined, warn: () => undefined },
+  markets: new Map(),
+  random: () => 0.5,
+};
+
+/**
+ * The strategy's `create(ctx, params)` as `mmkit run` calls it (src/kernel/create-strategy.ts), with
+ * no market (config check never contacts the venue): its ConfigError (a cross-parameter check, a
+ * bands file that cannot be read) is thrown; any other throw is not counted (it may need the markets
+ * that only the venue lists: `mmkit strategy check` runs the strategy on them).
+ * @throws ConfigError what `create` refused
+ */
+function createWithoutMarkets(def: Parameters<typeof createStrategy>[0], params: unknown): void {
+  try {
+    createStrategy(def, INERT_CONTEXT, params);
+  } catch (e) {
+    if (e instanceof ConfigError) throw e;
+  }
+}
+
 /**
  * Everything that can be checked without the venue, beyond the schema: the risk limits, the
- * strategy (it loads, its params are valid), the wallet source (keystore exists and its password
+ * strategy (it loads, its params are valid, its create() accepts them: a bands file is read), the wallet source (keystore exists and its password
  * is set; a non-paper venue has a wallet), API credentials all-or-none, the funder of proxy
  * signature types, market ids. Never decrypts the keystore and never contacts the venue.
  */
@@ -58,7 +84,11 @@ export async function checkConfig(cfg: MmkitConfig, files: readonly string[]): P
   try {
     const def = await loadStrategy(cfg.bot.strategy);
     try {
-      strategy = { name: def.name, params: { ...resolveParams(def.params, cfg.bot.params) } };
+      const params = resolveParams(def.params, cfg.bot.params);
+      strategy = { name: def.name, params: { ...params } };
+      // what `mmkit run` does next, the same call: the strategy's create(), the documented place of a
+      // cross-parameter check (bands reads its bandsFile there: trial 7 F11)
+      createWithoutMarkets(def, params);
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;
       problems.push(rekey(e, 'strategy.params', 'bot.params'));

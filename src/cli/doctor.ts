@@ -25,6 +25,7 @@ import { CliError, ExitCode } from './exit-codes.ts';
 import type { VenueUrls } from './venue.ts';
 import type { VenueKindSetting } from './venue-kind.ts';
 import { displayAddress } from '../ops/address-display.ts';
+import { terminalSafe } from '../ops/terminal/safe-text.ts';
 
 /** What the doctor reads of the configuration besides what `mmkit run` already takes (RunConfig.doctor). */
 export interface DoctorSettings {
@@ -132,12 +133,16 @@ export function funderInputOf(
 
 /**
  * The pre-flight refusal: one failed check per line, its fix on the next (as `mmkit doctor` prints
- * them), not every check and fix run together on one line.
+ * them), not every check and fix run together on one line. A detail may quote the venue's answer:
+ * its control characters are spelt out (a newline too: one line per check).
  */
 export function preflightRefusal(r: Pick<DoctorReport, 'checks'>): string {
   const lines = r.checks
     .filter((c) => c.status === 'fail')
-    .flatMap((c) => [`  FAIL ${c.id}: ${c.detail}`, ...(c.fix !== undefined ? [`       fix: ${c.fix}`] : [])]);
+    .flatMap((c) => [
+      `  FAIL ${c.id}: ${terminalSafe(c.detail)}`,
+      ...(c.fix !== undefined ? [`       fix: ${terminalSafe(c.fix)}`] : []),
+    ]);
   return ['pre-flight checks failed, not starting (`mmkit doctor` shows them all):', ...lines].join('\n');
 }
 

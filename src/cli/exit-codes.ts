@@ -13,6 +13,7 @@
  */
 import { CommanderError } from 'commander';
 import { AuthError, ConfigError, MmkitError, NetworkError } from '../core/errors.ts';
+import { terminalSafe } from '../ops/terminal/safe-text.ts';
 
 export const ExitCode = {
   OK: 0,
@@ -73,7 +74,9 @@ export function errorCodeOf(err: unknown): string {
  * Print an error the way every command does (stderr: `mmkit: message`, or with `json` one line
  * `{"error": {"code", "message", "exitCode", "key"?}}`) and return its exit code. Messages of the
  * error tree never carry secrets (src/core/errors.ts); stack traces are printed only for bugs
- * (not for config, network or venue errors) when MMKIT_DEBUG is set.
+ * (not for config, network or venue errors) when MMKIT_DEBUG is set. A message may quote what a
+ * venue answered: printed as text, its control characters are spelt out (terminalSafe; the lines
+ * of a message of several keep their newlines).
  */
 export function reportError(err: unknown, o: { json?: boolean } = {}): ExitCode {
   const code = exitCodeOf(err);
@@ -84,8 +87,8 @@ export function reportError(err: unknown, o: { json?: boolean } = {}): ExitCode 
   } else {
     const hint = err instanceof AuthError ? ' (check the wallet and API credentials)' : '';
     if (err instanceof ConfigError && err.problems.length > 1)
-      for (const p of err.problems) process.stderr.write(`mmkit: config ${p.key}: ${p.message}\n`);
-    else process.stderr.write(`mmkit: ${message}${hint}\n`);
+      for (const p of err.problems) process.stderr.write(`mmkit: config ${p.key}: ${terminalSafe(p.message)}\n`);
+    else process.stderr.write(`mmkit: ${terminalSafe(message, { keepNewlines: true })}${hint}\n`);
     if (
       process.env.MMKIT_DEBUG &&
       !(err instanceof MmkitError) &&

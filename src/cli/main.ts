@@ -118,6 +118,9 @@ ${EXIT_CODES_HELP}`,
     'pretty (for a person) | json (JSON lines) | auto: pretty on a terminal [log.format]',
   )
   .action(async (o) => {
+    // (a token on argv is visible in `ps`: said once, the env variable named)
+    const { warnSecretOnArgv } = await import('./common.ts');
+    warnSecretOnArgv(o.adminToken, '--admin-token', 'MMKIT_ADMIN_TOKEN');
     const [{ loadConfig }, { createLogger, logFormatOf }, { startExchange }, { streamLimits }] = await Promise.all([
       import('./config.ts'),
       import('../ops/logger.ts'),

@@ -26,6 +26,7 @@ import { venueCommandConfig } from './data-dir-venue.ts';
 import { dataDirAccount, otherAccountNote } from './data-dir-wallet.ts';
 import { EXIT_CODES_HELP, ExitCode, usageError } from './exit-codes.ts';
 import { displayAddress } from '../ops/address-display.ts';
+import { terminalSafe } from '../ops/terminal/safe-text.ts';
 
 /** An account address as every command prints it: EIP-55 checksummed (as the daemon's log and status). */
 export const shown = (address: string | undefined): string | undefined =>
@@ -174,7 +175,9 @@ ${EXIT_CODES_HELP}`,
         if (o.json) printJson({ canceled, notCanceled });
         else {
           for (const id of canceled) process.stdout.write(`canceled      ${id}\n`);
-          for (const [id, why] of Object.entries(notCanceled)) process.stdout.write(`not canceled  ${id}: ${why}\n`);
+          // the venue's reason: spelt out safe for the terminal
+          for (const [id, why] of Object.entries(notCanceled))
+            process.stdout.write(`not canceled  ${id}: ${terminalSafe(why)}\n`);
         }
         return Object.keys(notCanceled).length === 0 ? ExitCode.OK : ExitCode.FAILURE;
       });

@@ -22,7 +22,7 @@
  *  - SHADOW is said everywhere: the log, the status page and /api/status (`mode: "shadow"`),
  *    /metrics (`mmkit_info{mode="shadow"}`), `mmkit status` and the summary (`mode: "shadow"`).
  */
-import { mkdirSync } from 'node:fs';
+import { ensureDataDir } from './data-dir-create.ts';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ClobClient } from '../api/clob.ts';
@@ -108,8 +108,9 @@ export async function runShadow(
   // the daemon's own lines (and the kernel's) carry {component: 'daemon'}; `log` makes the components' loggers
   const dlog = componentLogger(log, DAEMON_COMPONENT);
   const dir = shadowDataDir(cfg.dataDir);
-  // owner-only, as a live daemon's data dir (an existing directory keeps its mode)
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // owner-only, as a live daemon's data dir (an existing directory keeps its mode; a path that cannot
+  // be a directory is refused first: src/cli/data-dir-create.ts)
+  ensureDataDir(dir);
   // the shadow lock, then the stop signals, as a live daemon's (src/cli/run-checks.ts)
   const { lock, sigs } = await takeDaemonDir(dir, dlog, stops, (m) => `a shadow run holds ${dir}: ${m}`);
   try {

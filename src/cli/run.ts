@@ -11,6 +11,7 @@
  */
 import { type FillEvent, fillLogFields } from '../core/events.ts';
 import { mkdirSync } from 'node:fs';
+import { ensureDataDir } from './data-dir-create.ts';
 import { join, resolve } from 'node:path';
 import type { Wallet } from 'ethers';
 import type { Logger } from 'pino';
@@ -239,8 +240,9 @@ export async function runBot(
 ): Promise<RunSummary> {
   // a fleet member on its own venue or its own wallet would be a fleet of one: refused before anything starts
   checkFleetMemberSetup(cfg);
-  // owner-only (the trading history, the paper wallet's key): an existing directory keeps its mode
-  mkdirSync(cfg.dataDir, { recursive: true, mode: 0o700 });
+  // owner-only (the trading history, the paper wallet's key): an existing directory keeps its mode; a
+  // path that cannot be a directory (a file, under /proc) is refused first (src/cli/data-dir-create.ts)
+  ensureDataDir(cfg.dataDir);
   // a store that cannot be written (a full disk, a read-only mount) refuses the start before anything
   // trades, the lock included (src/cli/run-disk-probe.ts)
   probeStoreWritable(cfg.dataDir, cfg.storeFile || join(cfg.dataDir, 'mmkit.db'));

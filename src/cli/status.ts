@@ -26,7 +26,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from './config.ts';
-import { action, printJson } from './common.ts';
+import { action, printJson, warnSecretOnArgv } from './common.ts';
 import { CliError, ExitCode, usageError } from './exit-codes.ts';
 import { CONTROL_TOKEN_FILE, DAEMON_FILE, readControlToken, readDaemonFile } from '../ops/daemon-file.ts';
 import { DAEMON_LOCK_FILE, inspectDaemonLock } from '../ops/daemon-lock.ts';
@@ -36,6 +36,7 @@ import { shadowDataDir } from './shadow-dir.ts';
 import { DAEMON_VENUE_FILE, readDaemonVenue } from './venue.ts';
 import { describeCounts, describeRejections } from './run-summary.ts';
 import { firstErrorText } from '../core/code-counts.ts';
+import { terminalSafe } from '../ops/terminal/safe-text.ts';
 
 /** Exit code of `mmkit status` when no daemon answers (the project's UNREACHABLE). */
 export const STATUS_UNREACHABLE = ExitCode.UNREACHABLE;
@@ -443,7 +444,8 @@ Examples:
       if (body === null || typeof body !== 'object' || (body as { schema?: unknown }).schema !== 1)
         throw new CliError(`${url}/api/status did not answer an mmkit status`, ExitCode.UNREACHABLE, 'UNREACHABLE');
       if (o.json) printJson(body);
-      else process.stdout.write(formatStatus(body, url));
+      // the snapshot quotes the venue's errors: spelt out safe for the terminal
+      else process.stdout.write(terminalSafe(formatStatus(body, url), { keepNewlines: true }));
       return body.health.healthy ? ExitCode.OK : ExitCode.FAILURE;
     }),
   );
@@ -500,6 +502,8 @@ Examples:
   );
   kill.action(
     action(async (o: KillOptions) => {
+      // (a token on argv is visible in `ps`: said once, the env variable named)
+      warnSecretOnArgv(o.token, '--token', 'MMKIT_CONTROL_TOKEN');
       if (o.fleet) {
         const { fleetKillCommand } = await import('./fleet-kill.ts');
         return fleetKillCommand(o);
@@ -567,7 +571,7 @@ Examples:
           typeof n === 'number' && n < 0
             ? `open orders unknown (${at} could not be checked)`
             : `${n ?? '?'} order(s) still open at ${at}`;
-        process.stdout.write(`kill switch at ${url}: ${body?.error ?? what} (HTTP ${r.status})\n`);
+        process.stdout.write(`kill switch at ${url}: ${terminalSafe(body?.error ?? what)} (HTTP ${r.status})\n`);
       }
       return flat ? ExitCode.OK : ExitCode.FAILURE;
     }),

@@ -10,11 +10,12 @@
  * A real venue never gets a throwaway wallet by accident: without 1 or 2 it is a ConfigError.
  * Keys are never taken from argv (visible in `ps`) and never printed.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Wallet } from 'ethers';
 import { loadWallet } from '../api/auth.ts';
 import { ConfigError } from '../core/errors.ts';
+import { ensureDataDir } from './data-dir-create.ts';
 
 /** The paper wallet's file name inside the data directory. */
 export const PAPER_WALLET_FILE = 'paper-wallet.key';
@@ -73,7 +74,8 @@ export async function resolveWallet(o: WalletOptions): Promise<ResolvedWallet> {
   }
   if (o.createPaper === false)
     throw new ConfigError('bot.dataDir', `no paper wallet at ${file} (a daemon creates it on its first start)`);
-  mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
+  // (a path that cannot be a directory, a file or under /proc, is refused first: ./data-dir-create.ts)
+  ensureDataDir(o.dataDir);
   const w = Wallet.createRandom();
   writeFileSync(file, w.privateKey + '\n', { mode: 0o600 });
   chmodSync(file, 0o600);

@@ -1,7 +1,8 @@
 /**
  * `mmkit run --param bandsFile=PATH` quotes the bands of a poly-market-maker bands file against the
  * paper exchange (in-process, as `npm start` runs it), two-sided from collateral (tokens 'both', the
- * default); a bad file stops the start with exit 2 and names the field.
+ * default); a bad file stops the start with exit 2 and names the field, and `mmkit config check`
+ * refuses it the same way.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -91,5 +92,13 @@ describe('mmkit run --param bandsFile=PATH', () => {
     expect(r.code).toBe(2);
     expect(r.err).toContain('strategy.params.bandsFile');
     expect(r.err).toContain(`${file}: bands[0].avgMargin must be a non-negative number, got "0.02"`);
+    // `mmkit config check` refuses it too, with the same message (trial 7 F11: it passed it)
+    const cfgFile = join(dir, 'bad-bands-config.json');
+    writeFileSync(cfgFile, JSON.stringify({ bot: { strategy: 'bands', params: { bandsFile: file } } }));
+    const checked = await runMmkit(['config', 'check', '--config', cfgFile]);
+    expect(checked.code, checked.out).toBe(2);
+    expect(checked.err).toContain(
+      `mmkit: config bot.params.bandsFile: ${file}: bands[0].avgMargin must be a non-negative number, got "0.02"`,
+    );
   }, 120_000);
 });

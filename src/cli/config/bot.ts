@@ -64,7 +64,7 @@ export const botSchema = {
     env: 'MMKIT_DURATION',
   },
   dataDir: {
-    doc: 'Directory of the SQLite store (mmkit.db) and the paper wallet.',
+    doc: 'Directory of the SQLite store (mmkit.db) and the paper wallet; created owner-only (0700) when missing. A file, a path under /proc or /sys, or one whose parent cannot be written is refused (exit 2, `config bot.dataDir: …`).',
     format: String,
     default: 'data',
     env: 'MMKIT_DATA_DIR',

@@ -1,6 +1,12 @@
 /** How a doctor check words a failed request (never a secret: the error tree's messages carry none). */
 import { AuthError, NetworkError } from '../../core/errors.ts';
+import { venueErrorText } from '../terminal/safe-text.ts';
 
 export const isUnreachable = (e: unknown): boolean => e instanceof NetworkError;
 export const isAuth = (e: unknown): boolean => e instanceof AuthError;
-export const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e)).slice(0, 300);
+/**
+ * A failed request's message as a check's detail: it quotes what the venue answered, so an HTML page
+ * (a wrong URL) is named, not dumped, a long body is cut, and control characters are spelt out
+ * (src/ops/terminal/safe-text.ts: the detail is printed on the operator's terminal).
+ */
+export const messageOf = (e: unknown): string => venueErrorText(e instanceof Error ? e.message : String(e));

@@ -1,17 +1,21 @@
 /**
  * The doctor's report for people: one line per check (status, id, what was found), the fix under
- * each warn or fail, and a summary line that says what the exit code means.
+ * each warn or fail, and a summary line that says what the exit code means. A detail may quote what
+ * the venue answered: it is printed with its control characters spelt out (terminalSafe), so a
+ * venue's body cannot recolour the terminal or fake a line.
  */
+import { terminalSafe } from '../terminal/safe-text.ts';
 import type { DoctorReport } from './check.ts';
 
 const LABEL = { pass: 'PASS', warn: 'WARN', fail: 'FAIL' } as const;
 
+/** The report as text for a terminal (see the module comment). */
 export function renderReport(r: DoctorReport): string {
   const width = Math.max(...r.checks.map((c) => c.id.length), 5);
-  const lines = [`mmkit doctor: ${r.venue}${r.paper ? ' (paper exchange)' : ''}`, ''];
+  const lines = [`mmkit doctor: ${terminalSafe(r.venue)}${r.paper ? ' (paper exchange)' : ''}`, ''];
   for (const c of r.checks) {
-    lines.push(`${LABEL[c.status]}  ${c.id.padEnd(width)}  ${c.title}: ${c.detail}`);
-    if (c.status !== 'pass' && c.fix !== undefined) lines.push(`${' '.repeat(6 + width)}  fix: ${c.fix}`);
+    lines.push(`${LABEL[c.status]}  ${c.id.padEnd(width)}  ${c.title}: ${terminalSafe(c.detail)}`);
+    if (c.status !== 'pass' && c.fix !== undefined) lines.push(`${' '.repeat(6 + width)}  fix: ${terminalSafe(c.fix)}`);
   }
   const { pass, warn, fail } = r.summary;
   const failed = r.checks

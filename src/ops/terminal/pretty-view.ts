@@ -14,7 +14,10 @@
  *  - a shadow run's lines (`mmkit run --shadow`: "status (SHADOW)", "fill (SHADOW: simulated)")
  *    render the same, marked SHADOW;
  *  - warnings and errors stand out: coloured (yellow, red) when `color` is on, and their tag is
- *    always spelt out (WARN, ERROR), so they read without colour too.
+ *    always spelt out (WARN, ERROR), so they read without colour too;
+ *  - a line's text may quote a venue (an error body, a market's question): every string of the line
+ *    has its control characters spelt out (./safe-text.ts) before it is rendered, so only the view's
+ *    own colours reach the terminal.
  *
  * Money and sizes arrive as decimal strings (the wire form): the view adds them exactly, in
  * micro-units, and prints USDC with 2 decimals.
@@ -22,6 +25,7 @@
 import { parseAmount } from '../../core/units.ts';
 import { distinctShortQuestions } from '../../core/labels.ts';
 import { DAEMON_COMPONENT } from './log-format.ts';
+import { terminalSafe } from './safe-text.ts';
 
 /** A market as the view names it (MarketInfo of the Venue port and MonitoredMarket fit). */
 export interface NamedMarket {
@@ -51,6 +55,14 @@ const paint = (on: boolean, code: string, s: string): string => (on ? `${ESC}${c
 /** Whether colours are wanted: on a terminal, unless NO_COLOR is set (https://no-color.org). */
 export function colorWanted(isTTY: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
   return isTTY && (env.NO_COLOR === undefined || env.NO_COLOR === '');
+}
+
+/** A parsed log line's value with every string in it safe for the terminal (terminalSafe). */
+function safeValue(v: unknown): unknown {
+  if (typeof v === 'string') return terminalSafe(v);
+  if (Array.isArray(v)) return v.map(safeValue);
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [terminalSafe(k), safeValue(x)]));
 }
 
 /** Micro-collateral as "1.23" / "+1.23" (signed) with 2 decimals; "-0.00" never. */
@@ -93,8 +105,9 @@ export class PrettyView {
   /** The markets traded: their questions and their tokens' outcomes name ids on every line. */
   setMarkets(markets: readonly NamedMarket[]): void {
     for (const m of markets) {
-      this.questions.set(m.market, m.question);
-      for (const t of m.tokens ?? []) this.tokens.set(t.tokenId, { outcome: t.outcome, market: m.market });
+      this.questions.set(m.market, terminalSafe(m.question));
+      for (const t of m.tokens ?? [])
+        this.tokens.set(t.tokenId, { outcome: terminalSafe(t.outcome), market: m.market });
     }
     this.shorten();
   }
@@ -108,16 +121,19 @@ export class PrettyView {
     this.short = new Map(ids.map((id, i) => [id, labels[i]!]));
   }
 
-  /** One log line (JSON, with or without its newline) as text ending in "\n". A line that is not JSON passes as is. */
+  /**
+   * One log line (JSON, with or without its newline) as text ending in "\n". A line that is not JSON
+   * passes as is, but for its control characters (spelt out).
+   */
   render(line: string): string {
     const text = line.endsWith('\n') ? line.slice(0, -1) : line;
     let o: Record<string, unknown>;
     try {
       const v: unknown = JSON.parse(text);
-      if (v === null || typeof v !== 'object' || Array.isArray(v)) return `${text}\n`;
-      o = v as Record<string, unknown>;
+      if (v === null || typeof v !== 'object' || Array.isArray(v)) return `${terminalSafe(text)}\n`;
+      o = safeValue(v) as Record<string, unknown>;
     } catch {
-      return `${text}\n`;
+      return `${terminalSafe(text)}\n`;
     }
     const level = typeof o.level === 'number' ? o.level : 30;
     const full = typeof o.msg === 'string' ? o.msg : '';

@@ -352,6 +352,38 @@ describe('config: the shipped files', () => {
     ]);
   });
 
+  it("check runs the strategy's create() as `mmkit run` does: a bands file it cannot read or parse is a problem (trial 7 F11)", async () => {
+    const check = (params: Record<string, unknown>) =>
+      checkConfig(loadConfig(file({ bot: { strategy: 'bands', params } }), {}, {}), []);
+    // a file that is not JSON (here one that holds a key): named, its content never quoted
+    const secret = join(dir, 'wallet.key');
+    writeFileSync(secret, 'secretvalue-not-json\n');
+    const notJson = await check({ bandsFile: secret });
+    expect(notJson.ok).toBe(false);
+    expect(notJson.problems).toEqual([{ key: 'bot.params.bandsFile', message: `${secret}: not valid JSON` }]);
+    // missing, and a band create() refuses: the same messages as `mmkit run`'s
+    const missing = await check({ bandsFile: join(dir, 'none.json') });
+    expect(missing.problems).toEqual([
+      { key: 'bot.params.bandsFile', message: `${join(dir, 'none.json')}: cannot read the bands file (no such file)` },
+    ]);
+    const bad = join(dir, 'bad-bands.json');
+    writeFileSync(bad, JSON.stringify({ bands: [{ minMargin: 0.02, avgMargin: 0.02, maxMargin: 0.01 }] }));
+    expect((await check({ bandsFile: bad })).problems[0]?.key).toBe('bot.params.bandsFile');
+    // both set: create()'s cross-parameter check
+    expect((await check({ bandsFile: bad, bandsJson: '[]' })).problems).toEqual([
+      { key: 'bot.params.bandsFile', message: 'set bandsFile or bandsJson, not both' },
+    ]);
+    // a good file passes
+    const good = join(dir, 'good-bands.json');
+    writeFileSync(
+      good,
+      JSON.stringify({
+        bands: [{ minMargin: 0.01, avgMargin: 0.02, maxMargin: 0.03, minAmount: 5, avgAmount: 10, maxAmount: 15 }],
+      }),
+    );
+    expect(await check({ bandsFile: good })).toMatchObject({ ok: true, problems: [] });
+  });
+
   it('check names problems beyond the schema with their config keys', async () => {
     const cfg = loadConfig(
       file({
