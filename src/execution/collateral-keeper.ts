@@ -46,9 +46,10 @@ export interface CollateralKeeperOptions {
   /** Records a confirmed operation with its legs (the ledger, the engine's positions). */
   record(op: CtfOperationResult, legs: readonly OperationLeg[]): void;
   /**
-   * This bot's own position of a token (micro-shares, its ledger's), when the wallet's holdings are
-   * shared with others (a fleet member): a merge then takes no more than the bot holds of both
-   * tokens, so that each member merges its own pairs. Undefined: the wallet's holdings are the bot's.
+   * This bot's own position of a token (micro-shares, its ledger's): a merge takes no more than the
+   * ledger holds of both tokens, so its legs never book a short (holdings the ledger has not booked yet
+   * wait for the position audit), and in a fleet each member merges its own pairs. Undefined: the
+   * venue's holdings alone (kept for callers without a ledger).
    */
   own?(tokenId: TokenId): number;
   readonly log?: {

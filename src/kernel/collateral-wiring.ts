@@ -71,9 +71,14 @@ export function createCollateralWiring(p: CollateralParts): CollateralWiring {
       : new CollateralKeeper({
           venue,
           // a fleet member keeps the markets it holds now (one member per market: no two merge or
-          // redeem one market's holdings), and merges no more than its own ledger holds
+          // redeem one market's holdings)
           markets: () => (fleet === undefined ? markets : markets.filter((m) => fleet.quotable(m.market))),
-          ...(fleet !== undefined ? { own: (t: TokenId) => engine()?.state.position(t).size ?? 0 } : {}),
+          // and every bot merges no more than its ledger holds: the merge's legs are booked against the
+          // ledger, so merging holdings it has not booked yet (a split made by `mmkit split` beside the
+          // daemon, booked by the next position audit) showed a short of both tokens until that audit,
+          // and the audit's correction named the wrong cause (trial 8 F1). A fleet member's ledger is
+          // its share of the wallet's holdings
+          own: (t: TokenId) => engine()?.state.position(t).size ?? 0,
           winner: (m) => engine()?.state.winner(m),
           mid: (t) => {
             const b = engine()?.state.book(t);
