@@ -192,3 +192,83 @@ describe('PositionAuditor: a market it learns by loading its record', () => {
     ]);
   });
 });
+
+describe('PositionAuditor: a split or merge made beside the daemon (trial 8 F10, F12)', () => {
+  const both = (ledger: { y: number; n: number }, venue: { y: number; n: number }, mid = 5150.5) => {
+    let fills = 0;
+    const recorded: PositionAdjustment[] = [];
+    const holdings: Holdings = {
+      collateral: { available: 0 as Micro, reserved: 0 as Micro },
+      // the venue's average prices of the two tokens do not add up to 1
+      tokens: [h(Y, venue.y, 3720), h(N, venue.n, 9400)],
+    };
+    const auditor = new PositionAuditor({
+      venue: { holdings: async () => holdings },
+      ledger: {
+        positions: () => [
+          { tokenId: Y, market: M, size: ledger.y },
+          { tokenId: N, market: M, size: ledger.n },
+        ],
+        unsettledFills: () => [],
+        fillCount: () => fills,
+        recordAdjustment: (a) => recorded.push(a),
+      },
+      markets: markets(),
+      mid: (t) => (t === Y ? mid : 10_000 - mid),
+      now: () => 0,
+    });
+    return { auditor, recorded, fill: () => fills++ };
+  };
+
+  it('both tokens moved by one amount: the legs are priced p and 1 - p (whole pips), whatever the cause', async () => {
+    const s = both({ y: 64_000_000, n: 35_000_000 }, { y: 29_000_000, n: 0 });
+    // a new epoch's first audit: the opening cause, and still a pair's prices
+    const r = await s.auditor.audit({ confirm: false, opening: 'unknown' });
+    expect(r.adjusted.map((a) => [a.tokenId, a.size, a.cause])).toEqual([
+      [Y, -35_000_000, 'unknown'],
+      [N, -35_000_000, 'unknown'],
+    ]);
+    const [a, b] = r.adjusted;
+    expect(a!.price + b!.price).toBe(10_000);
+    expect(a!.price).toBe(5151);
+    expect(a!.priceSource).toBe('mid');
+  });
+
+  it('while trading, a pair-shaped difference is confirmed by two audits even with fills of its tokens in between', async () => {
+    const s = both({ y: 0, n: 20_000_000 }, { y: 20_000_000, n: 40_000_000 });
+    expect((await s.auditor.audit({ confirm: true })).pending).toBe(2);
+    s.fill(); // the bot keeps trading the market
+    const r = await s.auditor.audit({ confirm: true });
+    expect(r.adjusted.map((a) => [a.tokenId, a.size, a.cause])).toEqual([
+      [Y, 20_000_000, 'split'],
+      [N, 20_000_000, 'split'],
+    ]);
+    expect(r.adjusted[0]!.price + r.adjusted[1]!.price).toBe(10_000);
+  });
+
+  it('a difference of one token alone still waits for an audit with no fill in between', async () => {
+    const s = both({ y: 0, n: 20_000_000 }, { y: 20_000_000, n: 20_000_000 });
+    await s.auditor.audit({ confirm: true });
+    s.fill();
+    expect((await s.auditor.audit({ confirm: true })).adjusted).toEqual([]);
+  });
+});
+
+describe('causesOf: the latest activity of a traded token', () => {
+  it("is a TRADE of the bot's own: a difference of both tokens by one amount is still a split or merge", () => {
+    const diffs = [
+      { tokenId: Y, market: M, venue: 20_000_000, ledger: 0 },
+      { tokenId: N, market: M, venue: 40_000_000, ledger: 20_000_000 },
+    ];
+    const act = new Map([
+      [Y as string, 'TRADE' as const],
+      [N as string, 'TRADE' as const],
+    ]);
+    expect([...causesOf(diffs, markets(), act, undefined)]).toEqual([
+      [Y, 'split'],
+      [N, 'split'],
+    ]);
+    // one token alone: the activity's word
+    expect([...causesOf(diffs.slice(0, 1), markets(), act, undefined)]).toEqual([[Y, 'external_trade']]);
+  });
+});
