@@ -146,7 +146,12 @@ describe('a ledger write that fails stops trading (storeFailure)', () => {
   }, 60_000);
 
   it('a merge done at the venue whose operation cannot be stored trips the kill switch', async () => {
-    const r = await setupRun('merge', 'INSERT', 'operations', { tokens: 10_000_000, both: true, merge: true, audit: true });
+    const r = await setupRun('merge', 'INSERT', 'operations', {
+      tokens: 10_000_000,
+      both: true,
+      merge: true,
+      audit: true,
+    });
     try {
       await r.bot.start();
       expect(await eventually(() => r.bot.kill.tripped, 30_000), JSON.stringify(r.logs.slice(-5))).toBe(true);
