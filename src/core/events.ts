@@ -187,6 +187,13 @@ export interface FillEvent extends EventBase {
   /** Size matched for this order in this trade, micro-shares. */
   readonly size: Micro;
   readonly feeRateBps: number;
+  /**
+   * The fee the venue charged this fill, micro-collateral (a maker's: 0), when the venue's message
+   * gives what it takes to compute it exactly (the in-process venues; a trade record with its maker
+   * orders: core/fees.ts `takerFeeOfMatches`). Absent: the store computes it from the rate on the
+   * fill's average price (store/fills.ts `fillFromEvent`), exact for a single match.
+   */
+  readonly fee?: Micro;
   readonly takerOrderId: OrderId;
   readonly source: UserEventSource;
 }

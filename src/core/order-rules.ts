@@ -17,6 +17,9 @@
 import type { VenueRejectCode } from './errors.ts';
 import { LOT_MICRO, MAX_ORDER_MICRO, notional, PRICE_SCALE } from './units.ts';
 
+/** The V2 fee curve moved to ./fees.ts (one taker-fee module); kept here for its importers. */
+export { CURVE_FEE_STEP_MICRO, curveFee } from './fees.ts';
+
 /** Highest feeRateBps an order may carry (10%). */
 export const MAX_FEE_RATE_BPS = 1000;
 
@@ -110,31 +113,6 @@ export function orderReservation(isBuy: boolean, size: number, price: number, fe
   if (!isBuy) return size;
   const n = notional(size, price, 'up');
   return n + Math.floor((n * feeRateBps) / PRICE_SCALE);
-}
-
-/** The V2 fee's granularity: the venue floors a fee to 5 decimals of collateral (10 micro). */
-export const CURVE_FEE_STEP_MICRO = 10;
-
-/**
- * The taker fee (micro collateral) of a CTF Exchange V2 fill: `size` micro-shares at `price` pips
- * (the fill's price on the taker's token), for a market whose fee rate is `feeRateBps`. The public
- * service's fee curve, `fee = C × rate × (p × (1 − p))^e` with C the shares (docs "Fees"; the public
- * V2 client's `adjustBuyAmountForFees`; `/clob-markets` gives `fd: {r: rate, e: 1}` here), floored
- * to 0.00001 (CURVE_FEE_STEP_MICRO). Exact: every intermediate stays an integer below 2^53.
- * At most `rate × (1 − p)` of the fill's collateral, so never more than a SELL's proceeds, and
- * covered by a BUY's reservation ({@link orderReservation}).
- */
-export function curveFee(size: number, price: number, feeRateBps: number): number {
-  if (feeRateBps === 0) return 0;
-  // the fill's collateral: exact, sizes are whole lots (size × price / 10^4 is an integer)
-  const cash = (size * price) / PRICE_SCALE;
-  // cash × (1 − p) in micro × 10^4: at most MAX_ORDER_MICRO × 2500 = 1.25e15 < 2^53
-  const q = cash * (PRICE_SCALE - price);
-  // q × bps / 10^8 without a product above 2^53: split q at 10^8
-  const hi = Math.floor(q / 100_000_000);
-  const lo = q - hi * 100_000_000;
-  const raw = hi * feeRateBps + Math.floor((lo * feeRateBps) / 100_000_000);
-  return raw - (raw % CURVE_FEE_STEP_MICRO);
 }
 
 /**

@@ -6,7 +6,8 @@
  */
 import type Database from 'better-sqlite3';
 import type { FillEvent, TradeStatus } from '../core/events.ts';
-import { PRICE_SCALE, type Micro } from '../core/units.ts';
+import { DEFAULT_FEE_PROTOCOL, takerFee, type FeeProtocol } from '../core/fees.ts';
+import type { Micro } from '../core/units.ts';
 import type { Statements } from './statements.ts';
 import type { FillChange, FillRecord } from './store-types.ts';
 
@@ -25,16 +26,16 @@ export function tradeStatusAdvances(from: TradeStatus, to: TradeStatus): boolean
 }
 
 /**
- * A fill event of the user stream as a FillRecord. The event carries the fee RATE, so the fee is
- * computed the venue's way for a taker (floor(size × min(p, 1 − p) × bps), on the fill's average
- * price: exact for a single-level fill, an estimate for a sweep); makers pay none. The venue's trade
- * record (`Venue.fills`) carries the exact fee.
+ * A fill event of the user stream as a FillRecord. Makers pay no fee. A taker's fee is the one the
+ * event carries (`FillEvent.fee`: the venue's charge, each match floored apart); an event without
+ * one carries the fee RATE only, so the fee is computed the venue's way under `protocol`
+ * (core/fees.ts `takerFee`: V2 the curve size × rate × p × (1 − p) floored to 0.00001, V1
+ * floor(size × rate × min(p, 1 − p))) on the fill's average price: exact for a single match, an
+ * estimate for a sweep.
+ * @param protocol the order protocol the venue charges under (default 2, the paper exchange's)
  */
-export function fillFromEvent(e: FillEvent): FillRecord {
-  const p = BigInt(e.price);
-  const base = p < BigInt(PRICE_SCALE) - p ? p : BigInt(PRICE_SCALE) - p;
-  const fee =
-    e.role === 'TAKER' ? Number((BigInt(e.size) * base * BigInt(e.feeRateBps)) / BigInt(PRICE_SCALE * PRICE_SCALE)) : 0;
+export function fillFromEvent(e: FillEvent, protocol: FeeProtocol = DEFAULT_FEE_PROTOCOL): FillRecord {
+  const fee = e.role === 'TAKER' ? (e.fee ?? takerFee(protocol, e.size, e.price, e.feeRateBps)) : 0;
   return {
     tradeId: e.tradeId,
     orderId: e.orderId,

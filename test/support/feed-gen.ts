@@ -35,6 +35,8 @@ export interface FeedGenOptions {
   depth?: number;
   /** Fraction of messages that are trades (each trade is about 1 + 2 + 2 messages). */
   tradeShare?: number;
+  /** The markets' taker fee rate, bps (default 0). */
+  feeRateBps?: number;
 }
 
 const TICK = 100;
@@ -107,7 +109,7 @@ export async function generateFeed(
   const gap = o.meanGapMs ?? 20;
   const depth = o.depth ?? 6;
   const tradeShare = o.tradeShare ?? 0.08;
-  const infos = genMarkets(o.seed, o.markets);
+  const infos = genMarkets(o.seed, o.markets).map((m) => ({ ...m, feeRateBps: o.feeRateBps ?? 0 }));
   write(
     headerLine({ h: 1, t: start, part: 0, source: 'synthetic', recorder: 'test/support/feed-gen', markets: infos }),
   );

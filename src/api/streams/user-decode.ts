@@ -12,7 +12,8 @@
 import { z } from 'zod';
 import type { FillEvent, OrderStatus, OrderUpdateEvent, TradeStatus, UserEventSource } from '../../core/events.ts';
 import type { ConditionId, OrderId, TokenId, TradeId } from '../../core/ids.ts';
-import { parsePrice, type Micro, type Pips } from '../../core/units.ts';
+import { takerFee, takerFeeOfMatches, type FeeProtocol } from '../../core/fees.ts';
+import { parsePrice, PRICE_SCALE, type Micro, type Pips } from '../../core/units.ts';
 import { zFeeBps, zId, zLevelPrice, zodReason, zSide, zSize, zTimestamp } from './decode.ts';
 
 const ORDER_STATUSES: ReadonlySet<string> = new Set<OrderStatus>([
@@ -227,10 +228,34 @@ export function orderEvent(
 }
 
 /**
+ * The taker fee of a trade as the venue charged it under `protocol`: each maker order's match at
+ * its price on the taker's token (the maker's price, or 1 − it for a maker on the complementary
+ * token) charged apart (core/fees.ts `takerFeeOfMatches`), when the maker orders account for the
+ * whole trade; else the fee of the trade's size at its average price (exact for a single match).
+ */
+export function tradeTakerFee(t: WireTrade, protocol: FeeProtocol): Micro {
+  let matched = 0;
+  for (const mo of t.maker_orders) matched += mo.matched_amount;
+  if (t.maker_orders.length === 0 || matched !== t.size) return takerFee(protocol, t.size, t.price, t.fee_rate_bps);
+  const matches = t.maker_orders.map(
+    (mo) => [mo.asset_id === t.asset_id ? mo.price : PRICE_SCALE - mo.price, mo.matched_amount] as const,
+  );
+  return takerFeeOfMatches(protocol, matches, t.fee_rate_bps);
+}
+
+/**
  * The fills of the user's orders in a trade (message or record): the taker order when the user
  * was the taker, and every maker order the user owns. Empty when none is recognisably theirs.
+ * @param feeProtocol the order protocol the venue charges fees under: when given, the taker fill
+ *   carries its fee ({@link tradeTakerFee}) and a maker fill 0; absent, the fills carry the rate only
  */
-export function fillsOf(t: WireTrade, me: UserIdentity, source: UserEventSource, recvTime: number): FillEvent[] {
+export function fillsOf(
+  t: WireTrade,
+  me: UserIdentity,
+  source: UserEventSource,
+  recvTime: number,
+  feeProtocol?: FeeProtocol,
+): FillEvent[] {
   const ts = firstTime(t.timestamp, t.last_update, t.match_time, t.matchtime);
   const venueTime = ts < 0 ? recvTime : ts;
   const role = t.trader_side ?? (t.owner !== undefined && t.owner === me.apiKey ? 'TAKER' : 'MAKER');
@@ -264,6 +289,7 @@ export function fillsOf(t: WireTrade, me: UserIdentity, source: UserEventSource,
       price: t.price as Pips,
       size: t.size as Micro,
       feeRateBps: t.fee_rate_bps,
+      ...(feeProtocol !== undefined ? { fee: tradeTakerFee(t, feeProtocol) } : {}),
     });
   }
   for (const mo of t.maker_orders) {
@@ -277,6 +303,7 @@ export function fillsOf(t: WireTrade, me: UserIdentity, source: UserEventSource,
       price: mo.price as Pips,
       size: mo.matched_amount as Micro,
       feeRateBps: mo.fee_rate_bps,
+      ...(feeProtocol !== undefined ? { fee: 0 as Micro } : {}),
     });
   }
   return out;

@@ -23,6 +23,7 @@
 import { Observable, share } from 'rxjs';
 import { LiveClock, type Clock, type TimerHandle } from '../../core/clock.ts';
 import type { FillEvent, OrderUpdateEvent, UserEvent } from '../../core/events.ts';
+import type { FeeProtocol } from '../../core/fees.ts';
 import { formatAmount, formatPrice } from '../../core/units.ts';
 import {
   backoffDelay,
@@ -110,6 +111,11 @@ export interface UserStreamOptions {
   recordedFill?: (fill: FillEvent) => boolean;
   /** While synced, reconcile every this many ms (open orders, orders last seen open, trades since the last audit) and emit what the stream missed (default 0: off). */
   auditMs?: number;
+  /**
+   * The order protocol the venue charges taker fees under (core/fees.ts): when given, every fill
+   * carries the fee the venue charged (user-decode.ts `tradeTakerFee`); absent, the rate only.
+   */
+  feeProtocol?: FeeProtocol;
   /** PING interval, ms (default 10 s). */
   pingIntervalMs?: number;
   backoff?: Partial<BackoffPolicy>;
@@ -279,7 +285,7 @@ export function userStream(o: UserStreamOptions): UserStream {
     } else if (type === 'trade') {
       const r = parseWith(tradeMessageSchema, msg);
       if (!r.ok) return badRecord(`trade: ${r.reason}`, recvTime);
-      const fills = fillsOf(r.value, me, 'stream', recvTime);
+      const fills = fillsOf(r.value, me, 'stream', recvTime, o.feeProtocol);
       if (fills.length === 0) {
         // a trade of another account of the same API key (the EOA's own, when the user is its Safe): not ours
         if (keysOtherAccount(r.value, me)) return;
@@ -332,7 +338,7 @@ export function userStream(o: UserStreamOptions): UserStream {
         badRecord(`${what} trade: ${r.reason}`, at);
         continue;
       }
-      fills.push(...fillsOf(r.value, me, 'reconcile', at));
+      fills.push(...fillsOf(r.value, me, 'reconcile', at, o.feeProtocol));
     }
     fills.sort((a, b) => a.venueTime - b.venueTime);
     // an audit leaves the youngest fills to the stream (its messages may be on their way: taking

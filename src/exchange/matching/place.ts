@@ -8,7 +8,8 @@
  * For the matching engine only (src/exchange/matching/engine.ts).
  */
 import { LOT_MICRO, PRICE_SCALE, notional } from '../../core/units.ts';
-import { bookRuleError, curveFee, orderReservation, orderShapeError, REJECT_MESSAGES } from '../../core/order-rules.ts';
+import { takerFee } from '../../core/fees.ts';
+import { bookRuleError, orderReservation, orderShapeError, REJECT_MESSAGES } from '../../core/order-rules.ts';
 import type { MakerFill, NewOrder, OrderState, PlaceResult, RejectCode, Trade } from './types.ts';
 import type { EngineCore } from './engine-core.ts';
 import * as halfBook from './half-book.ts';
@@ -81,6 +82,7 @@ export function place(c: EngineCore, o: NewOrder, now: number): PlaceResult {
   const size = o.size;
   const bps = o.feeRateBps;
   const v2Fee = o.feeModel === 'v2';
+  const feeProtocol = v2Fee ? 2 : 1;
   const isBuy = o.side === 'BUY';
   const isYes = o.tokenId === m.def.yesToken;
   const tokIdx = (m.idx << 1) | (isYes ? 0 : 1);
@@ -179,7 +181,6 @@ export function place(c: EngineCore, o: NewOrder, now: number): PlaceResult {
       const pt = isYes ? p : PRICE_SCALE - p; // fill price on the taker's scale
       if (firstPt < 0) firstPt = pt;
       else if (pt !== firstPt) onePrice = false;
-      const feeBase = pt < PRICE_SCALE - pt ? pt : PRICE_SCALE - pt;
       let mk = heads[p]!;
       let levelTotal = totals[p]!;
       while (mk !== NIL && remLots > 0) {
@@ -217,7 +218,8 @@ export function place(c: EngineCore, o: NewOrder, now: number): PlaceResult {
         });
         // taker settlement, at the taker-scale fill price, fee on top (BUY) or deducted (SELL)
         const tAmt = (s * pt) / PRICE_SCALE;
-        const fee = v2Fee ? curveFee(s, pt, bps) : Math.floor((((s * feeBase) / PRICE_SCALE) * bps) / PRICE_SCALE);
+        // (core/fees.ts: V2 the fee curve, V1 rate × min(p, 1 − p); the bot books the same function)
+        const fee = takerFee(feeProtocol, s, pt, bps);
         // making / taking: V1 reports them net of the fee; V2, as the public service, the fill's
         // own amounts (the fee is charged besides)
         if (isBuy) {

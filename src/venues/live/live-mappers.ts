@@ -14,7 +14,8 @@ import {
   type UserIdentity,
 } from '../../api/streams/user-decode.ts';
 import type { OrderId } from '../../core/ids.ts';
-import { formatAmount, formatPrice, PRICE_SCALE, type Micro } from '../../core/units.ts';
+import { DEFAULT_FEE_PROTOCOL, takerFee, type FeeProtocol } from '../../core/fees.ts';
+import { formatAmount, formatPrice, type Micro } from '../../core/units.ts';
 import type { CancelOutcome, MarketInfo, VenueFill, VenueOrder } from '../../core/venue.ts';
 
 /** An OpenOrder of the CLOB client back to the record form of /data/orders. */
@@ -78,24 +79,39 @@ export function toVenueOrder(o: OpenOrder): VenueOrder {
 }
 
 /**
- * The venue's taker fee of a fill: size × min(p, 1 − p) × bps, floored to a micro (the matching
- * engine's formula). Makers pay their own (usually zero) rate.
+ * The venue's taker fee of a single match under `protocol` (core/fees.ts `takerFee`: V2 the curve
+ * size × rate × p × (1 − p) floored to 0.00001, V1 size × rate × min(p, 1 − p) floored to a micro).
+ * @param protocol default 2, the paper exchange's default protocol
  */
-export function feeOf(size: number, price: number, feeRateBps: number): Micro {
+export function feeOf(
+  size: number,
+  price: number,
+  feeRateBps: number,
+  protocol: FeeProtocol = DEFAULT_FEE_PROTOCOL,
+): Micro {
   if (feeRateBps <= 0) return 0 as Micro;
-  const base = Math.min(price, PRICE_SCALE - price);
-  return Math.floor((((size * base) / PRICE_SCALE) * feeRateBps) / PRICE_SCALE) as Micro;
+  return takerFee(protocol, size, price, feeRateBps);
 }
 
-/** The own fills of trade records (the records of /data/trades), as the port's VenueFills. */
-export function venueFillsOf(records: readonly unknown[], me: UserIdentity): VenueFill[] {
+/**
+ * The own fills of trade records (the records of /data/trades), as the port's VenueFills. A CLOB
+ * trade record carries the fee rate, not the fee: a taker fill's fee is the venue's charge computed
+ * from the record's maker orders, each match apart, under `protocol` (user-decode.ts
+ * `tradeTakerFee`); a maker's is 0.
+ * @param protocol the order protocol the venue charges under (the live venue's orders'); default 2
+ */
+export function venueFillsOf(
+  records: readonly unknown[],
+  me: UserIdentity,
+  protocol: FeeProtocol = DEFAULT_FEE_PROTOCOL,
+): VenueFill[] {
   const out: VenueFill[] = [];
   for (const rec of records) {
     const r = parseWith(tradeRecordSchema, rec);
     if (!r.ok) continue;
     const matchTime =
       r.value.match_time >= 0 ? r.value.match_time : r.value.last_update >= 0 ? r.value.last_update : r.value.timestamp;
-    for (const f of fillsOf(r.value, me, 'reconcile', 0)) {
+    for (const f of fillsOf(r.value, me, 'reconcile', 0, protocol)) {
       out.push({
         tradeId: f.tradeId,
         orderId: f.orderId,
@@ -105,7 +121,7 @@ export function venueFillsOf(records: readonly unknown[], me: UserIdentity): Ven
         price: f.price,
         size: f.size,
         role: f.role,
-        fee: feeOf(f.size, f.price, f.feeRateBps),
+        fee: f.role === 'TAKER' ? (f.fee ?? feeOf(f.size, f.price, f.feeRateBps, protocol)) : (0 as Micro),
         status: f.status,
         matchTime: matchTime < 0 ? 0 : matchTime,
       });

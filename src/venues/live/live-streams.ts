@@ -16,6 +16,7 @@ import { rtdsStream, type RtdsStream } from '../../api/streams/rtds.ts';
 import type { BackoffPolicy, StreamLogger, WsFactory } from '../../api/streams/socket.ts';
 import { userStream, type ReconcileContext, type ReconcileResult, type UserStream } from '../../api/streams/user.ts';
 import type { Clock } from '../../core/clock.ts';
+import type { FeeProtocol } from '../../core/fees.ts';
 import type { FillEvent, MarketEvent, RtdsEvent, UserEvent } from '../../core/events.ts';
 import type { ConditionId, TokenId } from '../../core/ids.ts';
 import { orderRecord, tradeRecord } from './live-mappers.ts';
@@ -51,8 +52,15 @@ export class LiveStreams {
   #user: { stream: UserStream; events$: Observable<UserEvent>; markets: Set<string> } | undefined;
   #rtds: { stream: RtdsStream; events$: Observable<RtdsEvent>; symbols: Set<string> } | undefined;
 
-  /** @param o the venue's account address (lower case), CLOB client and market cache */
-  constructor(p: LiveStreamParts, o: { address: string; clob: ClobClient; cache: LiveMarketCache }) {
+  /** The order protocol the venue charges taker fees under (its orders' protocol). */
+  readonly #feeProtocol: FeeProtocol;
+
+  /** @param o the venue's account address (lower case), CLOB client, market cache and fee protocol */
+  constructor(
+    p: LiveStreamParts,
+    o: { address: string; clob: ClobClient; cache: LiveMarketCache; feeProtocol: FeeProtocol },
+  ) {
+    this.#feeProtocol = o.feeProtocol;
     this.#p = p;
     this.#address = o.address;
     this.#clob = o.clob;
@@ -128,6 +136,7 @@ export class LiveStreams {
         creds: p.creds,
         address: this.#address,
         markets: [...set],
+        feeProtocol: this.#feeProtocol,
         reconcile: (ctx) => this.#reconcile(ctx, set),
         clock: p.clock,
         silenceMs: p.userSilenceMs ?? 0,

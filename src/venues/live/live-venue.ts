@@ -227,7 +227,12 @@ class LiveVenueImpl implements LiveVenue {
     this.#me = { apiKey: p.creds.apiKey, address: this.address };
     this.#cache = new LiveMarketCache(this.clob, p.builder, p.logger);
     this.#presign = new PresignPool(p.presign, p.builder, (t) => this.#cache.token(t));
-    this.#streams = new LiveStreams(p, { address: this.address, clob: this.clob, cache: this.#cache });
+    this.#streams = new LiveStreams(p, {
+      address: this.address,
+      clob: this.clob,
+      cache: this.#cache,
+      feeProtocol: p.builder.protocol,
+    });
   }
 
   stats(): LiveVenueStats {
@@ -502,7 +507,9 @@ class LiveVenueImpl implements LiveVenue {
     const records: unknown[] = [];
     // the account's trades (maker_address), not those of the key's other accounts (venueFillsOf also sorts them)
     for await (const t of this.clob.tradesAll({ after, makerAddress: this.address })) records.push(tradeRecord(t));
-    return venueFillsOf(records, this.#me).filter((f) => f.matchTime >= Math.floor(sinceMs / 1000) * 1000);
+    return venueFillsOf(records, this.#me, this.#p.builder.protocol).filter(
+      (f) => f.matchTime >= Math.floor(sinceMs / 1000) * 1000,
+    );
   }
 
   /** @throws the venue's error (the chain restarts), or the signal's reason once it aborted */

@@ -647,6 +647,8 @@ class ExchangeVenueImpl implements ExchangeVenue {
         price: t.price as Pips,
         size: t.size as Micro,
         feeRateBps: t.feeRateBps,
+        // the fee the engine charged (each match apart, under the order's protocol)
+        fee: t.fee as Micro,
       });
     }
     for (const m of t.makers) {
@@ -662,6 +664,7 @@ class ExchangeVenueImpl implements ExchangeVenue {
         price: m.price as Pips,
         size: m.size as Micro,
         feeRateBps: bps,
+        fee: 0 as Micro,
       });
     }
   }

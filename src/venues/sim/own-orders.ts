@@ -10,6 +10,7 @@
  */
 import type { Clock } from '../../core/clock.ts';
 import { ValidationError } from '../../core/errors.ts';
+import type { FeeProtocol } from '../../core/fees.ts';
 import type { FillEvent, UserDataEvent } from '../../core/events.ts';
 import { sequentialUuid, type OrderId, type TradeId } from '../../core/ids.ts';
 import { MAX_ORDER_MICRO, notional, type Micro, type Pips } from '../../core/units.ts';
@@ -73,6 +74,8 @@ export interface OwnOrdersParts {
   readonly emitUser: (e: UserDataEvent) => void;
   /** Announces the levels our orders changed (./show-own.ts) on the venue's market stream. */
   readonly flushShown: () => void;
+  /** The order protocol the taker fee is charged under (SimVenueOptions.feeProtocol). */
+  readonly feeProtocol: FeeProtocol;
 }
 
 /** Our orders: by id (kept until the sweep drops them), the live ones, and the fills (see the module comment). */
@@ -93,6 +96,7 @@ export class OwnOrders {
   // pruning (see SimVenueOptions.retainMs): the finished orders by when a sweep first saw them
   // finished, and the sequence numbers of the orders dropped
   readonly #retainMs: number;
+  readonly #feeProtocol: FeeProtocol;
   readonly #finished: FinishedOrders<SimOrder>;
   readonly #dropped: DroppedIds;
   #idSeq = 0;
@@ -111,6 +115,7 @@ export class OwnOrders {
     this.#emitUser = p.emitUser;
     this.#flushShown = p.flushShown;
     this.#retainMs = p.retainMs;
+    this.#feeProtocol = p.feeProtocol;
     this.#finished = new FinishedOrders(p.retainMs);
     this.#dropped = new DroppedIds(p.seed);
   }
@@ -295,7 +300,7 @@ export class OwnOrders {
   #takerTrade(o: SimOrder, fills: ReadonlyArray<[number, number]>, makers: ReadonlyArray<[SimOrder, number]>): void {
     const tradeId = this.#nextTradeId();
     const m = o.market;
-    const { size, amount, fee, avg } = takerTotals(fills, o.feeRateBps);
+    const { size, amount, fee, avg } = takerTotals(fills, o.feeRateBps, this.#feeProtocol);
     o.matched += size;
     this.#acct.settleTaker(o, size, amount, fee);
     const c = this.#c;

@@ -50,6 +50,7 @@ export function fillEvent(f: VenueFill, feeRateBps: number, takerOrderId: OrderI
     price: f.price,
     size: f.size,
     feeRateBps,
+    fee: f.fee,
     takerOrderId,
     source: 'stream',
   };

@@ -3,6 +3,7 @@
  * settlements, and the SimVenue interface the backtest runner drives. Types only.
  */
 import type { Clock } from '../../core/clock.ts';
+import type { FeeProtocol } from '../../core/fees.ts';
 import type { ConditionId, TokenId } from '../../core/ids.ts';
 import type { Micro } from '../../core/units.ts';
 import type { MarketInfo, Venue } from '../../core/venue.ts';
@@ -55,6 +56,12 @@ export interface SimVenueOptions {
    * again (a bitmap by sequence number: 1 bit per order).
    */
   readonly retainMs?: number;
+  /**
+   * The order protocol whose taker fee the venue charges (core/fees.ts): 2, the CLOB V2 fee curve
+   * `size × rate × p × (1 − p)` floored to 0.00001 (default: the paper exchange's default protocol;
+   * a feed does not say which protocol its venue spoke), or 1, `size × rate × min(p, 1 − p)`.
+   */
+  readonly feeProtocol?: FeeProtocol;
 }
 
 /** Counters of a simulated venue (a snapshot: read `stats` again for fresh numbers). */

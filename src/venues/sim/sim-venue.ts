@@ -49,8 +49,10 @@
  *    mirrored on the complement) until the level's recorded updates show it gone (a recorded
  *    decrease eats into what we took first, those orders being gone for us already; an increase is
  *    new liquidity), so the same liquidity is never taken twice (our resting orders on the other
- *    side, or their complement, are matched too, as the venue would: a self-trade). The taker pays the exchange's fee on each fill: floor(size × min(p, 1 − p) × bps),
- *    with bps the market's feeRateBps (src/exchange/matching/engine.ts; makers pay none there);
+ *    side, or their complement, are matched too, as the venue would: a self-trade). The taker pays the exchange's fee on each fill, as the paper exchange charges it under
+ *    the venue's order protocol (SimVenueOptions.feeProtocol, default 2: the V2 curve
+ *    size × rate × p × (1 − p) floored to 0.00001; 1: floor(size × min(p, 1 − p) × rate)), with the
+ *    rate the market's feeRateBps (src/core/fees.ts; makers pay none there);
  *  - a resting order joins the back of its level: queue ahead = the recorded size at its price on
  *    its token at arrival. The queue advances by the queue model (./queue.ts): recorded trades at
  *    its price hitting its side (a `last_trade_price` on its token, or on the complement at 1 − p
@@ -91,6 +93,7 @@
 import { Observable } from 'rxjs';
 import type { Clock } from '../../core/clock.ts';
 import { ValidationError } from '../../core/errors.ts';
+import { DEFAULT_FEE_PROTOCOL } from '../../core/fees.ts';
 import type {
   BestBidAskEvent,
   BookSnapshotEvent,
@@ -300,6 +303,7 @@ class SimVenueImpl implements SimVenue {
       counters: this.#c,
       emitUser: (e) => this.#emitUser(e),
       flushShown: () => this.#flushShown(),
+      feeProtocol: o.feeProtocol ?? DEFAULT_FEE_PROTOCOL,
     });
   }
 

@@ -5,6 +5,7 @@
  * of its fills (size, collateral, taker fee, average price). Settling and reporting them is the
  * venue's.
  */
+import { takerFee, type FeeProtocol } from '../../core/fees.ts';
 import { PRICE_SCALE, type Side } from '../../core/units.ts';
 import { floorLot } from './queue.ts';
 import { markConsumed } from './recorded-book.ts';
@@ -82,15 +83,17 @@ export interface TakerTotals {
   readonly avg: number;
 }
 
-/** Totals of non-empty fills [price, size] at fee rate `bps`. */
-export function takerTotals(fills: ReadonlyArray<[number, number]>, bps: number): TakerTotals {
+/**
+ * Totals of non-empty fills [price, size] at fee rate `bps`; the fee of each fill as the venue
+ * charges it under `protocol` (core/fees.ts `takerFee`), each floored apart.
+ */
+export function takerTotals(fills: ReadonlyArray<[number, number]>, bps: number, protocol: FeeProtocol): TakerTotals {
   let size = 0;
   let value = 0; // sum of size x price (pips) for the average
   let fee = 0;
   let amount = 0;
   for (const [p, s] of fills) {
-    const base = p < PRICE_SCALE - p ? p : PRICE_SCALE - p;
-    const f = Math.floor((((s * base) / PRICE_SCALE) * bps) / PRICE_SCALE);
+    const f = takerFee(protocol, s, p, bps);
     const a = (s * p) / PRICE_SCALE;
     fee += f;
     amount += a;

@@ -292,7 +292,7 @@ describe('fills exactly once', () => {
     expect(store.fills(200).map((f) => f.tradeId)).toEqual(['b', 'c']);
   });
 
-  it('fillFromEvent computes a taker fee the venue way and none for a maker', () => {
+  it("fillFromEvent books the taker fee the venue charged (the event's, else the protocol's formula) and none for a maker", () => {
     const e: FillEvent = {
       type: 'fill',
       venueTime: 1234,
@@ -310,16 +310,22 @@ describe('fills exactly once', () => {
       takerOrderId: '0xo' as OrderId,
       source: 'stream',
     };
-    // 10 shares × min(0.30, 0.70) × 2 % = 0.06 collateral
+    // protocol 2 (the default): the curve, 10 shares × 2 % × 0.30 × 0.70 = 0.042 collateral
     expect(fillFromEvent(e)).toMatchObject({
       tradeId: 'tr',
-      fee: 60_000,
+      fee: 42_000,
       matchTime: 1234,
       size: 10_000_000,
       price: 3000,
     });
     expect(fillFromEvent({ ...e, role: 'MAKER' }).fee).toBe(0);
-    expect(fillFromEvent({ ...e, price: 8000 as Pips }).fee).toBe(40_000);
+    expect(fillFromEvent({ ...e, price: 8000 as Pips }).fee).toBe(32_000);
+    // protocol 1: 10 shares × min(0.30, 0.70) × 2 % = 0.06 collateral
+    expect(fillFromEvent(e, 1).fee).toBe(60_000);
+    expect(fillFromEvent({ ...e, price: 8000 as Pips }, 1).fee).toBe(40_000);
+    // the fee the venue's event carries wins (a sweep's matches floored apart); a maker's stays 0
+    expect(fillFromEvent({ ...e, fee: 41_990 as Micro }).fee).toBe(41_990);
+    expect(fillFromEvent({ ...e, role: 'MAKER', fee: 5 as Micro }).fee).toBe(0);
   });
 });
 

@@ -101,11 +101,45 @@ describe('live venue: fills of trade records', () => {
     expect(venueFillsOf([trade({ maker_orders: [] }), { nonsense: true }], ME)).toEqual([]);
   });
 
-  it('fee: size × min(p, 1 − p) × bps, floored to a micro', () => {
-    expect(feeOf(10_000_000, 5800, 100)).toBe(42_000); // 10 × 0.42 × 1%
-    expect(feeOf(10_000_000, 2000, 100)).toBe(20_000);
+  it('fee, protocol 1: size × min(p, 1 − p) × bps, floored to a micro', () => {
+    expect(feeOf(10_000_000, 5800, 100, 1)).toBe(42_000); // 10 × 0.42 × 1%
+    expect(feeOf(10_000_000, 2000, 100, 1)).toBe(20_000);
+    expect(feeOf(10_000_000, 2000, 0, 1)).toBe(0);
+    expect(feeOf(1, 5000, 1, 1)).toBe(0);
+  });
+
+  it('fee, protocol 2 (the default): size × bps × p × (1 − p), floored to 0.00001', () => {
+    expect(feeOf(10_000_000, 5800, 100)).toBe(24_360); // 10 × 1% × 0.58 × 0.42
+    expect(feeOf(10_000_000, 2000, 100, 2)).toBe(16_000);
     expect(feeOf(10_000_000, 2000, 0)).toBe(0);
-    expect(feeOf(1, 5000, 1)).toBe(0);
+    expect(feeOf(5_000_000, 5500, 700)).toBe(86_620); // 0.086625 floored
+  });
+
+  it('a taker fill of a sweep: each maker match charged apart (the record carries no fee), by protocol', () => {
+    const mo = (id: string, asset: string, side: string, price: string) => ({
+      order_id: id,
+      owner: 'x',
+      matched_amount: '5',
+      price,
+      asset_id: asset,
+      side,
+      fee_rate_bps: '0',
+    });
+    const rec = trade({
+      trader_side: 'TAKER',
+      owner: 'my-key',
+      maker_address: '0xme',
+      asset_id: 'YES',
+      size: '10',
+      price: '0.55',
+      fee_rate_bps: '700',
+      // a YES seller at 0.55 and a NO buyer at 0.45: both matches at 0.55 on the taker's token
+      maker_orders: [mo('0xm1', 'YES', 'SELL', '0.55'), mo('0xm2', 'NO', 'BUY', '0.45')],
+    });
+    const taker = (p: 1 | 2) => venueFillsOf([rec], ME, p).find((f) => f.role === 'TAKER');
+    // 2 × floor10(5 × 0.07 × 0.55 × 0.45 = 0.086625) = 0.17324, not floor10(10 × ...) = 0.17325
+    expect(taker(2)?.fee).toBe(173_240);
+    expect(taker(1)?.fee).toBe(2 * 157_500);
   });
 });
 

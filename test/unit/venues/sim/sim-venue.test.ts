@@ -8,6 +8,7 @@ import type { OrderId } from '../../../../src/core/ids.ts';
 import { PRICE_SCALE, type Micro, type Pips, type Side } from '../../../../src/core/units.ts';
 import type { PlaceRequest } from '../../../../src/core/venue.ts';
 import { EngineState } from '../../../../src/engine/state.ts';
+import { fillFromEvent } from '../../../../src/store/store.ts';
 import { NOT_CANCELED_REASON } from '../../../../src/exchange/exchange.ts';
 import { REJECT_MESSAGES } from '../../../../src/exchange/matching/engine.ts';
 import type { SimVenue } from '../../../../src/venues/sim/sim-venue.ts';
@@ -281,9 +282,35 @@ describe('sim venue: cancels and latency', () => {
 });
 
 describe('sim venue: taking liquidity, fees, rejections', () => {
-  it('a crossing order takes the recorded levels up to their size, pays the fee formula, and never takes the same liquidity twice', async () => {
+  it('charges the V2 fee curve by default (the paper exchange default protocol), each level apart, and books it', async () => {
     const h = harness(
       { markets: [marketInfo({ feeRateBps: 100 })] },
+      {
+        bids: [[5000, 50]],
+        asks: [
+          [5200, 10],
+          [5300, 20],
+        ],
+      },
+    );
+    const start = (await h.venue.balance()).available;
+    // FAK BUY 25 up to 0.53: 10 at 0.52 and 15 at 0.53
+    //   fees: 10 × 1% × .52 × .48 = 0.02496; 15 × 1% × .53 × .47 = 0.037365 -> 0.03736 (floored to 10 micro)
+    //   -> 62,320 micro (the V1 formula would charge 118,500)
+    const a = await h.place(req(5300, 25, { type: 'FAK' }));
+    expect(a.outcome).toMatchObject({ ok: true, status: 'matched' });
+    const [fa] = h.fills(a.id);
+    expect(fa).toMatchObject({ role: 'TAKER', price: 5260, size: 25 * SH, fee: 62_320 });
+    expect((await h.venue.fills(0)).find((f) => f.orderId === a.id)).toMatchObject({ fee: 62_320, role: 'TAKER' });
+    expect((await h.venue.balance()).available).toBe(start - 13_150_000 - 62_320);
+    expect(fillFromEvent(fa!).fee).toBe(62_320);
+    expect(h.venue.stats).toMatchObject({ fees: 62_320 });
+  });
+
+  it('a crossing order takes the recorded levels up to their size, pays the fee formula, and never takes the same liquidity twice', async () => {
+    // protocol 1: the V1 fee (the V2 curve, the default: the next test)
+    const h = harness(
+      { markets: [marketInfo({ feeRateBps: 100 })], feeProtocol: 1 },
       {
         bids: [[5000, 50]],
         asks: [
@@ -301,6 +328,8 @@ describe('sim venue: taking liquidity, fees, rejections', () => {
     const [fa] = h.fills(a.id);
     expect(fa).toMatchObject({ role: 'TAKER', price: 5260, size: 25 * SH, feeRateBps: 100, takerOrderId: a.id });
     expect((await h.venue.fills(0)).find((f) => f.orderId === a.id)).toMatchObject({ fee: 118_500, role: 'TAKER' });
+    // the fill event carries the fee charged (the store books it: store/fills.ts fillFromEvent)
+    expect(fa?.fee).toBe(118_500);
     expect((await h.venue.balance()).available).toBe(start - 13_150_000 - 118_500);
     expect(h.venue.account().positions.get(YES)).toBe(25 * SH);
     // the 0.53 level had 20: 5 are left for us
