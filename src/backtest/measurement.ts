@@ -9,6 +9,11 @@
  * when `maxSamples` is reached, and the orders with a fill are forgotten FILL_MEMORY_MS after their
  * last fill once the bot has them finished.
  *
+ * A market that resolves in the feed has its positions settled into realized PnL at 1 (winning
+ * token) / 0 (losing), as the daemon's auto-redeem books a redemption live (a leg at the settlement
+ * price, no fill): otherwise they would stay open positions marked at 1 / 0, their PnL unrealized,
+ * and a backtest's realized PnL would not compare with a live run's. The same total either way.
+ *
  * Time: markouts run on the runner's quiet measurement clock (./quiet-clock.ts): they resolve none
  * of the bot's promises, so the runner does not stop to settle after them. Nothing here reads a
  * wall clock: the same run gives the same measurements.
@@ -168,8 +173,23 @@ export class RunMeasurement {
     return this.#lastMid.get(token);
   }
 
-  /** The run's PnL now (marked as `#markOf` says). */
+  /**
+   * Settles the positions of resolved markets at their settlement (see the module comment); run
+   * before every PnL, so a fill the store takes after the resolution settles too, and positions
+   * re-derived after a void fill settle again.
+   */
+  #settle(): void {
+    for (const [t, a] of this.#accs) {
+      const s = this.#settledMark.get(t);
+      if (s === undefined || a.size === 0n) continue;
+      const size = Number(a.size < 0n ? -a.size : a.size);
+      a.move(a.size > 0n ? 'SELL' : 'BUY', size, s);
+    }
+  }
+
+  /** The run's PnL now (marked as `#markOf` says; resolved markets settled). */
   pnlNow(): ReturnType<typeof pnlOf> {
+    this.#settle();
     const marks = new Map<TokenId, number>();
     for (const t of this.#accs.keys()) {
       const m = this.#markOf(t);

@@ -10,8 +10,9 @@
  *
  * Definitions (money in micro-collateral, sizes in micro-shares, prices in pips unless said):
  *  - fills, volume (shares), notional (collateral: Σ size × price), fees: over the fills of the run;
- *  - PnL: realized + unrealized (open positions marked to the last mid; a resolved market's tokens
- *    at 1 and 0: settlement) − fees, as the runner computed it at the end;
+ *  - PnL: realized + unrealized (open positions marked to the last mid; a resolved market's
+ *    positions settled into realized at 1 and 0, as a redemption) − fees, as the runner computed it
+ *    at the end;
  *  - Sharpe: of the changes of total PnL per DAY when the run covers at least three days
  *    (`DAILY_SHARPE_MIN_MS`), per HOUR when it is shorter: the PnL at each period's end (the last
  *    sample at or before it; 0 at the start) over the run's whole periods from its start (a last

@@ -45,8 +45,8 @@
  *    downsampled like the samples;
  *  - samples every `sampleMs` of virtual time of each token's mid, our best bid and ask and
  *    position, and of the PnL (realized, unrealized marked to the mid, fees; a resolved market's
- *    tokens are marked at 1 and 0: settlement). Samples are downsampled (every other point dropped,
- *    interval doubled) whenever `maxSamples` is reached;
+ *    positions are settled into realized at 1 and 0, as a redemption: ./measurement.ts). Samples
+ *    are downsampled (every other point dropped, interval doubled) whenever `maxSamples` is reached;
  *  - liquidity rewards (`rewards`, only when a traded market has a reward config): the kernel's
  *    reward tracker samples our quotes against the book once a minute of virtual time (on the
  *    quiet measurement clock: nothing per event), and world mode adds the exchange's own payout

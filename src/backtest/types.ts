@@ -291,7 +291,10 @@ export interface BacktestResult {
   /** Fills for the report's charts, downsampled like the samples (at most `maxSamples` points). */
   readonly fillPoints: FillPoints;
   readonly samples: Samples;
-  /** Final PnL, micro-collateral: realized, unrealized at the last mids (settlement for resolved markets), fees. */
+  /**
+   * Final PnL, micro-collateral: realized (a resolved market's positions settled into it at 1 / 0,
+   * as a redemption), unrealized at the last mids, fees.
+   */
   readonly pnl: {
     readonly realized: number;
     readonly unrealized: number;

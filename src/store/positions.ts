@@ -47,10 +47,14 @@ export interface Position {
 export interface PnlReport {
   /** Realized before fees, micro-collateral. */
   readonly realized: number;
-  /** Open positions at the marks (tokens without a mark count 0 and are listed in `unmarked`). */
+  /**
+   * Open positions at the marks (tokens without a mark count 0 and are listed in `unmarked`): the
+   * exact realized + unrealized floored once, less the floored `realized` (so it is the exact
+   * unrealized floored, or a micro above it); per-token figures in `byToken` are each floored.
+   */
   readonly unrealized: number;
   readonly fees: number;
-  /** realized + unrealized − fees. */
+  /** realized + unrealized − fees: the exact PnL before fees floored once, less the fees. */
   readonly total: number;
   /** Tokens with an open position but no mark: their unrealized PnL is unknown, never guessed. */
   readonly unmarked: readonly TokenId[];
@@ -239,8 +243,11 @@ export function pnlOf(acc: ReadonlyMap<TokenId, PositionAccumulator>, marks: Rea
       fees: toNumber(a.fees),
     });
   }
+  // realized floored; unrealized takes the rest of the exact sum floored once, so realized +
+  // unrealized (the trading PnL) and the total tie out with cash + marked positions to the micro
+  // (flooring each part apart could put the total a micro below it)
   const r = toNumber(floorDiv(realized, SCALE));
-  const u = toNumber(floorDiv(unrealized, SCALE));
+  const u = toNumber(floorDiv(realized + unrealized, SCALE)) - r;
   const f = toNumber(fees);
   return { realized: r, unrealized: u, fees: f, total: r + u - f, unmarked, byToken };
 }

@@ -26,6 +26,7 @@ import {
 } from '../exchange.ts';
 import { clobRewards } from '../rewards/wire.ts';
 import type { OrderState } from '../matching/types.ts';
+import { avgPrice6, unrealizedAt } from '../accounts/positions.ts';
 import { MAX_BATCH_ORDERS, MAX_CANCEL_IDS } from '../../core/rate-limits.ts';
 import { authenticate, authenticateL1, authenticateRead, type AuthOptions, type Reader } from './auth.ts';
 import { cursorPage, parseWith, qRequired, qString, type Query } from './body.ts';
@@ -577,12 +578,12 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
             market: m?.entry.meta.conditionId ?? '',
             outcome: m ? m.entry.meta.outcomes[m.index] : '',
             size: formatAmount(size),
-            avg_price: p.size > 0 ? formatMid(Math.round((p.cost * PRICE_SCALE * 100) / p.size) / 100) : '0',
+            avg_price: avgPrice6(p),
             cost: formatAmount(p.cost),
             realized_pnl: formatAmount(p.realized),
             cur_price: mark === undefined ? null : formatMid(mark),
             current_value: value === undefined ? null : formatAmount(value),
-            cash_pnl: value === undefined ? null : formatAmount(value - p.cost),
+            cash_pnl: mark === undefined ? null : formatAmount(unrealizedAt(size, mark, p.costPm)),
           };
         });
     });

@@ -11,7 +11,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { formatAmount, parseAmount, PRICE_SCALE } from '../../core/units.ts';
 import type { MarketEntry, PaperExchange } from '../exchange.ts';
-import { PositionBook } from '../accounts/positions.ts';
+import {
+  avgPrice6,
+  halfPipMicroToMicro,
+  PositionBook,
+  pipMicroToMicro,
+  unrealizedAt,
+  unrealizedHalfPm,
+} from '../accounts/positions.ts';
 import type { Trade } from '../matching/types.ts';
 import { qSeconds, qString, type Query } from './body.ts';
 import { priceHistoryOf } from './price-history.ts';
@@ -47,8 +54,10 @@ interface PositionRow {
   realized: number;
   bought: number;
   fees: number;
-  avgNum: number;
-  avgDen: number;
+  /** Average entry price, 6 decimals exact from the book's pip-micro cost. */
+  avgPrice: string;
+  /** Exact cost, pip-micro (for the unrealized PnL, rounded once). */
+  costPm: bigint;
   mark: number | null;
   markSource: 'mid' | 'last' | 'resolution' | null;
   value: number | null;
@@ -94,8 +103,8 @@ function positionsOf(ex: PaperExchange, account: string): PositionRow[] {
       realized: p?.realized ?? 0,
       bought: p?.bought ?? 0,
       fees: p?.fees ?? 0,
-      avgNum: p?.cost ?? 0,
-      avgDen: p && p.size > 0 ? p.size : 0,
+      avgPrice: p ? avgPrice6(p) : '0',
+      costPm: p?.costPm ?? 0n,
       mark,
       markSource: source,
       value: mark === null ? null : valueAt(size, mark),
@@ -117,10 +126,10 @@ function renderPosition(account: string, r: PositionRow): Record<string, unknown
     title: m.question,
     slug: m.slug,
     size: formatAmount(r.size),
-    avg_price: ratio6(r.avgNum, r.avgDen),
+    avg_price: r.avgPrice,
     initial_value: formatAmount(r.cost),
     current_value: r.value === null ? null : formatAmount(r.value),
-    cash_pnl: r.value === null ? null : formatAmount(r.value - r.cost),
+    cash_pnl: r.mark === null ? null : formatAmount(unrealizedAt(r.size, r.mark, r.costPm)),
     realized_pnl: formatAmount(r.realized),
     total_bought: formatAmount(r.bought),
     fees: formatAmount(r.fees),
@@ -132,28 +141,40 @@ function renderPosition(account: string, r: PositionRow): Record<string, unknown
   };
 }
 
-/** PnL totals of an account (micro): realized over every position ever held, unrealized over marked open ones. */
+/**
+ * PnL totals of an account (micro): realized over every position ever held, unrealized over marked
+ * open ones; summed exact (pip-micro) and rounded once each, the total too.
+ */
 function pnlTotals(ex: PaperExchange, account: string) {
-  let realized = 0;
+  let realizedPm = 0n;
   let fees = 0;
   for (const [, p] of ex.positions.positions(account)) {
-    realized += p.realized;
+    realizedPm += p.realizedPm;
     fees += p.fees;
   }
-  let unrealized = 0;
+  let unrealized2 = 0n; // half-pip-micro
   let value = 0;
-  let cost = 0;
+  let costPm = 0n;
   let unmarked = 0;
   const rows = positionsOf(ex, account);
   for (const r of rows) {
-    cost += r.cost;
-    if (r.value === null) unmarked++;
+    costPm += r.costPm;
+    if (r.value === null || r.mark === null) unmarked++;
     else {
       value += r.value;
-      unrealized += r.value - r.cost;
+      unrealized2 += unrealizedHalfPm(r.size, r.mark, r.costPm);
     }
   }
-  return { realized, unrealized, fees, value, cost, unmarked, open: rows.length };
+  return {
+    realized: pipMicroToMicro(realizedPm),
+    unrealized: halfPipMicroToMicro(unrealized2),
+    total: halfPipMicroToMicro(2n * realizedPm + unrealized2),
+    fees,
+    value,
+    cost: pipMicroToMicro(costPm),
+    unmarked,
+    open: rows.length,
+  };
 }
 
 function renderFill(ex: PaperExchange, account: string, f: UserFill): Record<string, unknown> {
@@ -313,7 +334,7 @@ export function dataRoutes(ex: PaperExchange) {
         positions_cost: formatAmount(tot.cost),
         realized_pnl: formatAmount(tot.realized),
         unrealized_pnl: formatAmount(tot.unrealized),
-        total_pnl: formatAmount(tot.realized + tot.unrealized),
+        total_pnl: formatAmount(tot.total),
         fees: formatAmount(tot.fees),
         first_trade_at: first ? iso(first.trade.matchTime) : null,
         last_trade_at: last ? iso(last.trade.matchTime) : null,
@@ -381,7 +402,7 @@ export function dataRoutes(ex: PaperExchange) {
         address: addr,
         realized_pnl: formatAmount(tot.realized),
         unrealized_pnl: formatAmount(tot.unrealized),
-        total_pnl: formatAmount(tot.realized + tot.unrealized),
+        total_pnl: formatAmount(tot.total),
         fees: formatAmount(tot.fees),
         positions_value: formatAmount(tot.value),
         positions_cost: formatAmount(tot.cost),
@@ -394,9 +415,9 @@ export function dataRoutes(ex: PaperExchange) {
         const book = new PositionBook();
         out.history = ex.tradesOf(addr).map((r) => {
           book.applyTrade(r.trade);
-          let realized = 0;
-          for (const [, p] of book.positions(addr)) realized += p.realized;
-          return { t: unixSec(r.trade.matchTime), realized_pnl: formatAmount(realized) };
+          let realized = 0n;
+          for (const [, p] of book.positions(addr)) realized += p.realizedPm;
+          return { t: unixSec(r.trade.matchTime), realized_pnl: formatAmount(pipMicroToMicro(realized)) };
         });
       }
       return ok(out);

@@ -77,6 +77,43 @@ describe('position math (property)', () => {
     );
   });
 
+  it('the total ties out with cash + marked positions, floored once (trial 8 F6): several tokens', () => {
+    const T2 = 't2' as TokenId;
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fillArb, fc.boolean()), { maxLength: 30 }),
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.integer({ min: 0, max: 10_000 }),
+        (fs, m1, m2) => {
+          let cash = 0n; // pip-micro, fees apart
+          let fees = 0;
+          const size = new Map<TokenId, bigint>();
+          const fills = fs.map(([f, second]) => {
+            const tokenId = second ? T2 : T;
+            const d = f.side === 'BUY' ? 1n : -1n;
+            cash -= d * BigInt(f.size) * BigInt(f.price);
+            fees += f.fee;
+            size.set(tokenId, (size.get(tokenId) ?? 0n) + d * BigInt(f.size));
+            return { ...toFill(f), tokenId };
+          });
+          const marked = (size.get(T) ?? 0n) * BigInt(m1) + (size.get(T2) ?? 0n) * BigInt(m2);
+          const exact = cash + marked;
+          const floor = exact >= 0n ? exact / 10_000n : -((-exact + 9_999n) / 10_000n);
+          const r = pnlOf(
+            accumulate(fills),
+            new Map([
+              [T, m1],
+              [T2, m2],
+            ]),
+          );
+          expect(r.total).toBe(Number(floor) - fees);
+          expect(r.realized + r.unrealized).toBe(Number(floor));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('total = realized + unrealized − fees', () => {
     fc.assert(
       fc.property(fc.array(fillArb, { maxLength: 20 }), fc.integer({ min: 1, max: 9999 }), (fs, mark) => {

@@ -3,7 +3,13 @@
  * realises it, a conversion carries the cost basis over; exact micro-units.
  */
 import { describe, expect, it } from 'vitest';
-import { PositionBook } from '../../../../src/exchange/accounts/positions.ts';
+import { avgPrice6, PositionBook } from '../../../../src/exchange/accounts/positions.ts';
+import { PositionAccumulator } from '../../../../src/store/positions.ts';
+import { formatAmount, type Micro, type Pips } from '../../../../src/core/units.ts';
+import type { ConditionId, TokenId } from '../../../../src/core/ids.ts';
+
+const cid = (s: string) => s as ConditionId;
+const tok = (s: string) => s as TokenId;
 
 const u = (x: number) => Math.round(x * 1_000_000);
 const total = (b: PositionBook, a: string) =>
@@ -57,5 +63,64 @@ describe('PositionBook', () => {
     c.fill('a', 'N2', 'BUY', 1000, u(3));
     c.convert('a', ['N1', 'N2'], ['Y3'], u(3), u(3));
     expect(total(c, 'a')).toEqual({ cost: 0, realized: u(2.4) });
+  });
+});
+
+describe('PositionBook vs the store (trial 8 F3)', () => {
+  it('many fills at awkward prices: avg price, cost and realized equal the store figures to the micro', () => {
+    // a deterministic sequence of buys and sells (never below flat), sizes with odd micros, prices on a 0.001 tick
+    let seed = 8;
+    const rnd = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    const book = new PositionBook();
+    const store = new PositionAccumulator(cid('0xc'), tok('Y'));
+    const nstore = new PositionAccumulator(cid('0xc'), tok('N'));
+    let held = 0;
+    for (let i = 0; i < 60; i++) {
+      const price = 10 * (1 + rnd(999)); // 0.001 .. 0.999
+      const size = 1_000_000 + rnd(30_000_000) + 7;
+      const side = held > size && rnd(3) === 0 ? 'SELL' : 'BUY';
+      book.fill('a', 'Y', side, price, size);
+      store.add({
+        market: cid('0xc'),
+        tokenId: tok('Y'),
+        side,
+        price: price as Pips,
+        size: size as Micro,
+        fee: 0 as Micro,
+      });
+      held += side === 'BUY' ? size : -size;
+      if (i % 20 === 19) {
+        // a merge of part of the position (legs at the mark and its complement, as the store books them)
+        const amount = Math.floor(held / 3);
+        book.fill('a', 'N', 'BUY', 10_000 - 370, amount);
+        nstore.add({
+          market: cid('0xc'),
+          tokenId: tok('N'),
+          side: 'BUY',
+          price: 9630 as Pips,
+          size: amount as Micro,
+          fee: 0 as Micro,
+        });
+        book.merge('a', 'Y', 'N', amount, 3710);
+        store.move('SELL', amount, 3710);
+        nstore.move('SELL', amount, 10_000 - 3710);
+        held -= amount;
+      }
+      const p = book.get('a', 'Y')!;
+      const d = store.decimals();
+      expect([avgPrice6(p), formatAmount(p.cost), formatAmount(p.realized)]).toEqual([d.avgPrice, d.cost, d.realized]);
+      const n = book.get('a', 'N');
+      if (n !== undefined) {
+        const nd = nstore.decimals();
+        expect([avgPrice6(n), formatAmount(n.cost), formatAmount(n.realized)]).toEqual([
+          nd.avgPrice,
+          nd.cost,
+          nd.realized,
+        ]);
+      }
+    }
   });
 });
