@@ -12,7 +12,13 @@
  * The operation is recorded in the daemon's store (its ledger) when the store's current epoch is
  * this venue's and account and no daemon is running on the data dir; with a daemon running, its
  * position audit records the change (cause split / merge / redeem, from the venue's activity).
- * Split and merge move no PnL (legs at the YES mid p and the NO side at 1 − p); redeem realises it.
+ * Split and merge move no total PnL (legs at the YES mid p and the NO side at 1 − p), though the
+ * average price and the realized / unrealized split do move; redeem realises it.
+ *
+ * Given a data dir and no venue (findings-8 F4), they act as its account on the venue it last traded
+ * on, as `mmkit orders` / `cancel-all` / `positions` do (data-dir-wallet.ts, data-dir-venue.ts): a
+ * daemon stopped cleanly leaves no venue.json, and the default paper exchange address (127.0.0.1:8080)
+ * is not where its collateral and tokens are. --exchange-url still wins.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +27,9 @@ import type { RelayerTransaction } from '../api/relayer.ts';
 import type { ConditionId, TokenId } from '../core/ids.ts';
 import { formatAmount, parseAmount, PRICE_SCALE, type Micro } from '../core/units.ts';
 import { action, addCommonOptions, configFrom, note, printJson, withSession, type CommonOptions } from './common.ts';
-import { EXIT_CODES_HELP, usageError } from './exit-codes.ts';
+import { venueCommandConfig } from './data-dir-venue.ts';
+import { dataDirAccount } from './data-dir-wallet.ts';
+import { CliError, EXIT_CODES_HELP, ExitCode, usageError } from './exit-codes.ts';
 import { displayAddress } from '../ops/address-display.ts';
 
 type Kind = 'split' | 'merge' | 'redeem';
@@ -60,6 +68,7 @@ export function register(program: Command): void {
       `
 Amounts are decimal strings (at most 6 decimals). The operation is recorded in the daemon's store
 when no daemon runs on the data dir (a running daemon's position audit records it instead).
+Without --exchange-url (or venue.*Url), the venue is the one the data dir last traded on (said on stderr).
 
 Examples:
 ${h.examples}
@@ -77,8 +86,21 @@ ${EXIT_CODES_HELP}`,
           }
           if (amount <= 0) throw usageError(`amount: must be positive, got ${amountArg}`);
         }
-        const cfg = configFrom(o, { 'bot.storeFile': o.storeFile });
-        return withSession(cfg, { auth: true, json: o.json }, async (s) => {
+        // the data dir's account on the venue it last traded on (see the module comment)
+        const acct = await dataDirAccount(
+          configFrom(o, { 'bot.storeFile': o.storeFile }),
+          { configGiven: o.config !== undefined },
+          note,
+        );
+        // (a recorded daemon config loaded by dataDirAccount keeps --store-file)
+        const acfg = o.storeFile ? { ...acct.cfg, bot: { ...acct.cfg.bot, storeFile: o.storeFile } } : acct.cfg;
+        const { cfg, ended, venue } = await venueCommandConfig(acfg, note);
+        if (ended !== undefined)
+          throw new CliError(
+            `${ended}: there is nothing to ${kind} there; pass --exchange-url to ask another venue`,
+            ExitCode.FAILURE,
+          );
+        return withSession(cfg, { auth: true, json: o.json, venue }, async (s) => {
           if (s.venue.urls.relayer === undefined)
             throw usageError('no relayer known for this venue: set venue.relayerUrl (MMKIT_RELAYER_URL)');
           const { RelayerClient } = await import('../api/relayer.ts');

@@ -6,6 +6,9 @@
  *    (current value, cash and realized PnL). Public: no API key is created. Without a configured
  *    venue or a running daemon, the venue the data dir last traded on (data-dir-venue.ts); when that
  *    was the daemon's in-process paper exchange, the holdings ended with it: an error points to the store.
+ *    The venue lists the tokens held only (size > 0): a closed position's realized PnL is in no row, so
+ *    the PnL line comes from the venue's GET /users/{address}/pnl (realized over every position ever
+ *    held; unrealized over the marked open ones), when it serves one (findings-8 F2).
  *  - `--source store`: the daemon's local SQLite store (<dataDir>/mmkit.db or bot.storeFile):
  *    positions of the store's current ledger epoch (the venue, world and address the daemon last
  *    traded on), derived from its fills (the bot's and external ones), adjustments to the venue's
@@ -13,7 +16,7 @@
  *    with the venue down; no marks, so no unrealized PnL. The same table and decimals as the venue
  *    source (title and outcome from the venue's market listing when it answers; average price,
  *    cost and realized PnL at 6 decimals exact from the store's integers), so the two compare
- *    token by token.
+ *    token by token for the tokens held (the store lists its closed positions too).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -322,8 +325,23 @@ ${EXIT_CODES_HELP}`,
           paid: formatAmount(paid),
           byMarket: [...paidBy].map(([market, v]) => ({ market, paid: formatAmount(v) })),
         };
+        // the PnL of every position ever held, closed ones included (the rows list held tokens only)
+        let pnl: { realized: string; unrealized: string; fees: string; total: string } | null = null;
+        try {
+          const p = await s.data.userPnl(addr);
+          pnl = { realized: p.realizedPnl, unrealized: p.unrealizedPnl, fees: p.fees, total: p.totalPnl };
+        } catch {
+          /* a venue without the PnL route: no PnL line */
+        }
         if (o.json)
-          printJson({ source: 'venue', address: displayAddress(addr), count: rows.length, positions: rows, rewards });
+          printJson({
+            source: 'venue',
+            address: displayAddress(addr),
+            count: rows.length,
+            positions: rows,
+            pnl,
+            rewards,
+          });
         else {
           process.stderr.write(
             `mmkit: ${rows.length} position(s) of ${displayAddress(addr)} at ${s.venue.base ?? s.venue.urls.data}\n`,
@@ -332,6 +350,10 @@ ${EXIT_CODES_HELP}`,
             printTable(
               rows.map((r) => ({ ...r, title: shortTitle(r.title) })),
               TABLE_COLUMNS,
+            );
+          if (pnl !== null)
+            process.stderr.write(
+              `mmkit: PnL (USDC, the venue's, every position ever held, closed ones included): realized ${pnl.realized} + unrealized ${pnl.unrealized} = ${pnl.total} (fees ${pnl.fees})\n`,
             );
           process.stderr.write(
             `mmkit: liquidity rewards paid to ${displayAddress(addr)}: ${rewards.paid} USDC over ${rewards.byMarket.length} market(s) (apart from the positions' PnL)\n`,

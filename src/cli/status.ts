@@ -363,14 +363,27 @@ export function formatStatus(s: StatusSnapshot, url: string): string {
   out.push(`strategy ${s.strategy.name}   account ${s.account.address}   venue ${s.venue.url}`);
   // (a daemon of an older mmkit sends no trading or rewards figures)
   const rw = s.pnl.rewards as StatusSnapshot['pnl']['rewards'] | undefined;
+  // the scope of each figure, as the status page labels them (findings-8 F9): the PnL is the ledger
+  // epoch's (this venue, world and account, across restarts), the order and fill counts this session's
+  // (this run); after a restart they differ. A daemon of an older mmkit sends no `ledger`: no epoch label
+  const L = s.ledger as StatusSnapshot['ledger'] | undefined;
+  const epoch = L?.epoch ?? undefined;
   out.push(
-    `PnL (USDC)  total ${s.pnl.total}   trading ${s.pnl.trading ?? '-'} (realized ${s.pnl.realized}, unrealized ${s.pnl.unrealized})   fees ${s.pnl.fees}   rewards ${rw?.total ?? '0'} (paid ${rw?.paid ?? '0'}, estimated ${rw?.estimated ?? '0'})`,
+    `PnL (USDC)  total ${s.pnl.total}   trading ${s.pnl.trading ?? '-'} (realized ${s.pnl.realized}, unrealized ${s.pnl.unrealized})   fees ${s.pnl.fees}   rewards ${rw?.total ?? '0'} (paid ${rw?.paid ?? '0'}, estimated ${rw?.estimated ?? '0'})${epoch !== undefined ? `   (ledger epoch ${epoch.id})` : ''}`,
   );
   out.push(`collateral  available ${s.inventory.collateral.available}   reserved ${s.inventory.collateral.reserved}`);
   out.push(
-    `orders      open ${s.orders.open}   placed ${s.orders.placed}   cancelled ${s.orders.cancelled}   rejected ${describeRejections(s.orders.rejected, s.orders.notCounted)}`,
+    `orders      open ${s.orders.open}   this session: placed ${s.orders.placed}   cancelled ${s.orders.cancelled}   rejected ${describeRejections(s.orders.rejected, s.orders.notCounted)}`,
   );
-  out.push(`fills       ${s.fills.count}   volume ${s.fills.volume} shares   notional ${s.fills.notional} USDC`);
+  const ext =
+    L !== undefined && L !== null && L.session.externalFills > 0 ? ` + ${L.session.externalFills} external` : '';
+  out.push(
+    `fills       this session: ${s.fills.count}${ext}   volume ${s.fills.volume} shares   notional ${s.fills.notional} USDC`,
+  );
+  if (epoch !== undefined)
+    out.push(
+      `ledger      epoch ${epoch.id} (the PnL's): ${epoch.fills} fills${epoch.externalFills > 0 ? ` + ${epoch.externalFills} external` : ''}, ${epoch.adjustments} adjustments, ${epoch.operations} split/merge/redeem since ${epoch.since}${epoch.world ? ` (world ${epoch.world.slice(0, 8)})` : ''}`,
+    );
   out.push(...intentLines(s));
   if (s.killSwitch.tripped) out.push(`kill switch TRIPPED: ${s.killSwitch.trigger}: ${s.killSwitch.message}`);
   out.push('markets:');

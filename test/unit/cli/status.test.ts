@@ -236,6 +236,48 @@ describe('formatStatus', () => {
     expect(quiet).not.toMatch(/refused|trimmed|errors/);
   });
 
+  it("labels the PnL as the ledger epoch's and the orders and fills as this session's, as the status page (findings-8 F9)", () => {
+    const s = {
+      health: { healthy: true, status: 'healthy', reasons: [] },
+      strategy: { name: 'bands', params: {} },
+      account: { address: '0xabc' },
+      venue: { url: 'http://127.0.0.1:8080' },
+      pnl: { total: '1.698299', trading: '1.698299', realized: '1.181294', unrealized: '0.517005', fees: '0' },
+      inventory: { collateral: { available: '1', reserved: '0' }, positions: [] },
+      orders: { open: 17, placed: 25, cancelled: 6, rejected: 0 },
+      fills: { count: 2, volume: '20', notional: '10', recent: [] },
+      killSwitch: { tripped: false },
+      markets: [],
+      ledger: {
+        session: { since: '2026-11-28T11:40:00.000Z', fills: 2, externalFills: 1, ordersPlaced: 25 },
+        epoch: {
+          id: 1,
+          venue: 'http://127.0.0.1:18808/clob#137',
+          world: 'abcdef0123456789',
+          since: '2026-11-28T11:20:09.000Z',
+          fills: 47,
+          externalFills: 0,
+          adjustments: 2,
+          operations: 1,
+        },
+      },
+    } as unknown as StatusSnapshot;
+    const text = formatStatus(s, 'u');
+    const lines = text.split('\n');
+    const pnl = lines.find((l) => l.startsWith('PnL (USDC)  total 1.698299 '));
+    expect(pnl).toBeDefined();
+    expect(pnl!.endsWith('   (ledger epoch 1)')).toBe(true);
+    expect(lines).toContain('orders      open 17   this session: placed 25   cancelled 6   rejected 0');
+    expect(text).toContain('fills       this session: 2 + 1 external   volume 20 shares   notional 10 USDC\n');
+    expect(text).toContain(
+      "ledger      epoch 1 (the PnL's): 47 fills, 2 adjustments, 1 split/merge/redeem since 2026-11-28T11:20:09.000Z (world abcdef01)\n",
+    );
+    // a daemon of an older mmkit (no ledger): the session labels only, no epoch line
+    const old = formatStatus({ ...s, ledger: undefined } as unknown as StatusSnapshot, 'u');
+    expect(old).not.toContain('epoch');
+    expect(old).toContain('fills       this session: 2   volume');
+  });
+
   it('says which rejections the kill switch does not count (sell-balance races, post-only crossings)', () => {
     const base = {
       health: { healthy: true, status: 'healthy', reasons: [] },
