@@ -371,6 +371,12 @@ export function formatStatus(s: StatusSnapshot, url: string): string {
   out.push(
     `PnL (USDC)  total ${s.pnl.total}   trading ${s.pnl.trading ?? '-'} (realized ${s.pnl.realized}, unrealized ${s.pnl.unrealized})   fees ${s.pnl.fees}   rewards ${rw?.total ?? '0'} (paid ${rw?.paid ?? '0'}, estimated ${rw?.estimated ?? '0'})${epoch !== undefined ? `   (ledger epoch ${epoch.id})` : ''}`,
   );
+  // a position without a mark (a market the daemon no longer follows) is left out of the unrealized PnL:
+  // said here as the exit summary says it (findings-8 F13)
+  if (s.pnl.unmarked > 0)
+    out.push(
+      `            (${s.pnl.unmarked} position(s) without a mark not counted in the unrealized PnL: see "held, not followed")`,
+    );
   out.push(`collateral  available ${s.inventory.collateral.available}   reserved ${s.inventory.collateral.reserved}`);
   out.push(
     `orders      open ${s.orders.open}   this session: placed ${s.orders.placed}   cancelled ${s.orders.cancelled}   rejected ${describeRejections(s.orders.rejected, s.orders.notCounted)}`,
@@ -403,6 +409,17 @@ export function formatStatus(s: StatusSnapshot, url: string): string {
         `    ${t.outcome.padEnd(6)} bid ${(t.bestBid ?? '-').padEnd(6)} ask ${(t.bestAsk ?? '-').padEnd(6)} position ${t.position.padEnd(10)}${t.stale ? ' STALE' : ''}${q.length ? `  own: ${q.join(', ')}` : ''}`,
       );
     }
+  }
+  // positions in markets the daemon does not follow now (it picked others since): listed, else they
+  // would be nowhere in this view (findings-8 F13)
+  const followed = new Set(s.markets.map((m) => m.market));
+  const elsewhere = s.inventory.positions.filter((p) => !followed.has(p.market) && p.size !== '0');
+  if (elsewhere.length > 0) {
+    out.push('held, not followed:');
+    for (const p of elsewhere)
+      out.push(
+        `  ${terminalSafe(p.question || p.market)}  ${terminalSafe(p.outcome || p.tokenId)}  position ${p.size} @ avg ${p.avgPrice ?? '-'}  mark ${p.mark ?? 'none'}`,
+      );
   }
   if (s.fills.recent.length > 0) {
     out.push('recent fills:');

@@ -278,6 +278,50 @@ describe('formatStatus', () => {
     expect(old).toContain('fills       this session: 2   volume');
   });
 
+  it('lists a position held in a market no longer followed, and says an unmarked one is left out of the PnL (findings-8 F13)', () => {
+    const s = {
+      health: { healthy: true, status: 'healthy', reasons: [] },
+      strategy: { name: 'bands', params: {} },
+      account: { address: '0xabc' },
+      venue: { url: 'http://127.0.0.1:8080' },
+      pnl: { total: '10.5', trading: '10.5', realized: '10', unrealized: '0.5', fees: '0', unmarked: 1 },
+      inventory: {
+        collateral: { available: '1', reserved: '0' },
+        positions: [
+          {
+            market: '0xm',
+            question: 'Followed?',
+            tokenId: 't1',
+            outcome: 'Yes',
+            size: '5',
+            avgPrice: '0.4',
+            mark: '0.5',
+          },
+          { market: '0xold', question: '', tokenId: 't9', outcome: '', size: '39', avgPrice: '0.047376', mark: null },
+        ],
+      },
+      orders: { open: 0, placed: 0, cancelled: 0, rejected: 0 },
+      fills: { count: 0, volume: '0', notional: '0', recent: [] },
+      killSwitch: { tripped: false },
+      markets: [{ market: '0xm', question: 'Followed?', quotable: true, why: null, tokens: [], quotes: [] }],
+    } as unknown as StatusSnapshot;
+    const text = formatStatus(s, 'u');
+    expect(text).toContain('1 position(s) without a mark not counted in the unrealized PnL');
+    const lines = text.split('\n');
+    const at = lines.indexOf('held, not followed:');
+    expect(at).toBeGreaterThan(0);
+    expect(lines[at + 1]).toBe('  0xold  t9  position 39 @ avg 0.047376  mark none');
+    // the followed market's position is not listed again there
+    expect(lines.slice(at).some((l) => l.includes('Followed?'))).toBe(false);
+    // none held elsewhere, all marked: neither line
+    const quiet = formatStatus(
+      { ...s, pnl: { ...s.pnl, unmarked: 0 }, inventory: { ...s.inventory, positions: [] } } as StatusSnapshot,
+      'u',
+    );
+    expect(quiet).not.toContain('held, not followed');
+    expect(quiet).not.toContain('without a mark');
+  });
+
   it('says which rejections the kill switch does not count (sell-balance races, post-only crossings)', () => {
     const base = {
       health: { healthy: true, status: 'healthy', reasons: [] },
