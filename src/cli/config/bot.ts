@@ -155,7 +155,7 @@ export const botSchema = {
   // liquidity rewards (issue 19, workstream B): the bot's estimate and the payouts it books
   rewards: {
     sampleMs: {
-      doc: "How often (ms) the daemon scores its own quotes on rewarded markets against the book's competition (the estimate the store keeps until the venue pays); the venue samples every minute. With the in-process paper exchange, the default follows its exchange.rewards.sampleMs.",
+      doc: "How often (ms) the daemon scores its own quotes on rewarded markets against the book's competition (the estimate the store keeps until the venue pays); the venue samples every minute. With the in-process paper exchange, the default follows its exchange.rewards.sampleMs; against a paper exchange of its own process started with --rewards-sample, set the same period here (else few samples per epoch may all miss a scoring quote).",
       format: 'positive-number',
       default: 60000,
       env: 'MMKIT_BOT_REWARDS_SAMPLE_MS',
