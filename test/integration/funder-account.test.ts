@@ -107,7 +107,7 @@ describe('a proxy / Safe run reads the funder account (venue.funder)', () => {
     expect(await venue.balance()).toEqual({ available: parseAmount('492'), reserved: parseAmount('6') });
   });
 
-  it('the paper exchange: maker_address picks one account of the key (trades, balances, positions); another address is none or a 400', async () => {
+  it('the paper exchange: maker_address picks one account of the key (trades, balances, positions); another address is a 400', async () => {
     const eoaTrades = (await eoa.l2('GET', '/data/trades', undefined, `maker_address=${eoa.address}`)).body.data;
     expect(eoaTrades).toHaveLength(1);
     expect(eoaTrades[0]).toMatchObject({ taker_order_id: eoaOrders[0], maker_address: eoa.address });
@@ -127,7 +127,24 @@ describe('a proxy / Safe run reads the funder account (venue.funder)', () => {
     expect(refused.status).toBe(400);
     expect(JSON.stringify(refused.body)).toMatch(/not an account of this API key/);
     expect((await eoa.l2('GET', '/positions', undefined, `maker_address=${stranger}`)).status).toBe(400);
-    expect((await eoa.l2('GET', '/data/trades', undefined, `maker_address=${stranger}`)).body.data).toEqual([]);
+    // the same 400 on the order and trade lists: a mistyped funder is told, not shown "no orders"
+    for (const path of ['/data/trades', '/data/orders']) {
+      const r = await eoa.l2('GET', path, undefined, `maker_address=${stranger}`);
+      expect(r.status, path).toBe(400);
+      expect(JSON.stringify(r.body)).toMatch(/maker_address is not an account of this API key/);
+    }
+    // the open orders of one account of the key by maker_address; without it, every account's
+    const open = async (query?: string) =>
+      (await eoa.l2('GET', '/data/orders', undefined, query)).body.data.map(
+        (o: { maker_address: string }) => o.maker_address,
+      );
+    const all = await open();
+    const ofFunder = await open(`maker_address=${FUNDER}`);
+    const ofEoa = await open(`maker_address=${eoa.address}`);
+    expect(ofFunder.length).toBeGreaterThan(0);
+    expect(new Set(ofFunder)).toEqual(new Set([FUNDER]));
+    expect(ofEoa.every((a: string) => a === eoa.address)).toBe(true);
+    expect(ofFunder.length + ofEoa.length).toBe(all.length);
   });
 
   it("splits and merges the funder's balances through the relayer (proxyWallet), not the EOA's", async () => {

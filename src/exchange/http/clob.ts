@@ -453,13 +453,30 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       oneOrder(reader(req), qString(req.query as Query, 'id') ?? qString(req.query as Query, 'orderID')),
     );
 
+    /**
+     * `maker_address` of a read (GET /data/orders, /data/trades, /balances, /positions, /balance-allowance):
+     * undefined when absent, else one of the accounts the key trades for (its address, its proxy wallet
+     * or Safe, a registered funder), or a 400 naming the parameter: the same answer on every endpoint.
+     */
+    const makerOf = (req: FastifyRequest, k: Reader): string | undefined => {
+      const maker = qString(req.query as Query, 'maker_address')?.toLowerCase() || undefined;
+      if (maker === undefined || maker === k.address) return maker;
+      if (!ex.accountsOf(k.address).includes(maker))
+        throw badRequest(
+          'maker_address is not an account of this API key (its address, its proxy wallet or Safe, or a funder registered to it)',
+        );
+      return maker;
+    };
     const openOrders = (req: FastifyRequest) => {
       const k = reader(req);
       const q = req.query as Query;
       const id = qString(q, 'id');
       const market = qString(q, 'market');
       const asset = qString(q, 'asset_id');
-      let list: OrderState[] = ex.openOrders(k.address);
+      // maker_address (as on GET /data/trades): the open orders of that one account of the key; an
+      // address not of the key is a 400, not an empty list (a mistyped funder is told, not "no orders")
+      const maker = makerOf(req, k);
+      let list: OrderState[] = maker !== undefined ? ex.engine.openOrders(maker) : ex.openOrders(k.address);
       if (id) list = list.filter((o) => o.id === id);
       if (market) list = list.filter((o) => o.market === market);
       if (asset) list = list.filter((o) => o.tokenId === asset);
@@ -483,10 +500,9 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       ] as const)
         if (v !== undefined && v !== '' && !/^\d{1,12}$/.test(v)) throw badRequest(`${name} must be unix seconds`);
       // maker_address: the trades of that one account of the key (its own, its proxy wallet's or
-      // Safe's, a registered funder's), as the public service filters: the account took or made
-      const makerAddr = qString(q, 'maker_address')?.toLowerCase() || undefined;
-      if (makerAddr !== undefined && !ex.accountsOf(k.address).includes(makerAddr))
-        return cursorPage([], q, (x) => x, 100, 500);
+      // Safe's, a registered funder's), as the public service filters: the account took or made; an
+      // address not of the key is a 400 as on GET /balances (no account's trades are shown to another)
+      const makerAddr = makerOf(req, k);
       let list = makerAddr !== undefined ? ex.tradesOf(makerAddr) : ex.tradesOfKey(k.address);
       if (id) list = list.filter((r) => r.trade.id === id);
       if (market) list = list.filter((r) => r.trade.market === market);
@@ -514,15 +530,7 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
      * when given, one of the accounts the key trades for (its proxy wallet or Safe, a registered
      * funder: the maker of its signatureType 1 / 2 orders, whose funds and tokens those are).
      */
-    const accountOf = (req: FastifyRequest, k: Reader): string => {
-      const maker = qString(req.query as Query, 'maker_address')?.toLowerCase() || undefined;
-      if (maker === undefined || maker === k.address) return k.address;
-      if (!ex.accountsOf(k.address).includes(maker))
-        throw badRequest(
-          'maker_address is not an account of this API key (its address, its proxy wallet or Safe, or a funder registered to it)',
-        );
-      return maker;
-    };
+    const accountOf = (req: FastifyRequest, k: Reader): string => makerOf(req, k) ?? k.address;
     app.get('/balances', async (req) => {
       const k = reader(req);
       const account = accountOf(req, k);
