@@ -110,6 +110,7 @@ async function run(
   const placed: string[] = [];
   let nextBatch = 0;
   let rejected = 0;
+  let firstRefusal: { code?: string; message?: string } | undefined;
   let fake = 0;
   const start = Date.now();
   const end = start + RUN_MS;
@@ -121,6 +122,7 @@ async function run(
       const res = await clob.postOrders(b.map((order) => ({ order })));
       const ids = res.filter((r) => r.ok).map((r) => r.orderId as string);
       rejected += res.length - ids.length;
+      firstRefusal ??= res.find((r) => !r.ok);
       placed.push(...ids);
     }
   }
@@ -147,6 +149,12 @@ async function run(
     `# ${name}: sent POST /orders ${postTimes.length}, DELETE /orders ${deleteTimes.length} in ${RUN_MS} ms; refused entries ${rejected}; statuses ${JSON.stringify(statuses)}`,
   );
   await t.close();
+  // a bench of refused orders measures neither the cancels nor the order path (it once ran on V1
+  // orders against a V2 exchange: every entry refused, no DELETE sent, and nobody saw it)
+  if (rejected > postTimes.length * 15 * 0.01)
+    throw new Error(
+      `${name}: ${rejected} of ${postTimes.length * 15} orders refused (first: ${firstRefusal?.code} ${firstRefusal?.message})`,
+    );
   return { postTimes, deleteTimes, start, end, statuses };
 }
 

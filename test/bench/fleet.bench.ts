@@ -231,14 +231,7 @@ async function daemonFleet(): Promise<{ use: number; min: number; refused: numbe
 
 async function inprocFleet(): Promise<{ use: number; refused: number }> {
   const redis = await startRedis();
-  const ex = spawnExchange([
-    '--signer-limits',
-    'off',
-    '--protocol',
-    '1', // the orders are V1-signed
-    '--log-level',
-    'error',
-  ]);
+  const ex = spawnExchange(['--signer-limits', 'off', '--log-level', 'error']);
   const transports: HttpTransport[] = [];
   const fleets: SharedBudgets[] = [];
   try {
