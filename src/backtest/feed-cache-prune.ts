@@ -16,7 +16,8 @@
  */
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { FEED_CACHE_VERSION, decoderFingerprint } from './feed-cache.ts';
+import { FEED_CACHE_VERSION } from './feed-cache-format.ts';
+import { decoderFingerprint } from './feed-cache-plan.ts';
 
 /** Leftover temporary files and probes older than this are removed, ms. */
 export const ORPHAN_AFTER_MS = 60 * 60 * 1000;

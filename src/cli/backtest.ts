@@ -29,7 +29,7 @@ import { rewardOptions, type RewardOptions } from '../exchange/rewards/ledger.ts
 import { parseAmount } from '../core/units.ts';
 import { parseRewardInterval } from './reward-flags.ts';
 import { computeMetrics, type Metrics } from '../backtest/metrics.ts';
-import { defaultFeedCacheDir } from '../backtest/feed-cache.ts';
+import { defaultFeedCacheDir } from '../backtest/feed-cache-plan.ts';
 import { DEFAULT_FEED_CACHE_MAX_MB, pruneFeedCaches } from '../backtest/feed-cache-prune.ts';
 import { formatSummary, duration, strategyFailure } from '../backtest/report.ts';
 import { renderHtmlReport } from '../backtest/report-html.ts';

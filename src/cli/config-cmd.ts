@@ -3,190 +3,16 @@
  * resolved values, secrets redacted, with where each came from) and `docs` (the table of every key
  * for the README). Bare `mmkit config` prints the docs too, as it always did.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { isHex32 } from '../core/ids.ts';
-import { VirtualClock } from '../core/clock.ts';
-import { ConfigError, type ConfigProblem } from '../core/errors.ts';
-import { createStrategy } from '../kernel/create-strategy.ts';
-import { resolveRiskLimits } from '../risk/limits.ts';
-import { loadStrategy } from '../strategy/loader.ts';
-import type { StrategyContext } from '../strategy/api.ts';
-import { resolveParams } from '../strategy/params.ts';
-import { describeConfig, loadConfigDetailed, redactConfig, schemaLeaves, type MmkitConfig } from './config.ts';
 import { action, printJson } from './common.ts';
-import { EXIT_CODES_HELP, ExitCode } from './exit-codes.ts';
-import { funderProblem } from '../ops/doctor/funder-check.ts';
-import { apiCredentialsOf, daemonVenue } from './venue.ts';
-import { venueKindOf } from './venue-kind.ts';
+import { EXIT_CODES_HELP } from './exit-codes.ts';
 
-/** One problem `config check` found. */
-export type { ConfigProblem };
+// The work is in ./config-check.ts and ./config.ts, imported when a command runs: registering the
+// commands must stay cheap (`mmkit --help` loads every command's registration).
+export type { ConfigCheckReport, ConfigProblem } from './config-check.ts';
 
-/** What `config check` reports. */
-export interface ConfigCheckReport {
-  ok: boolean;
-  files: readonly string[];
-  problems: ConfigProblem[];
-  /** What is likely wrong but may be meant (two wallet sources, a funder with eoa): said, not refused. */
-  warnings: ConfigProblem[];
-  /** `paper` and why (src/cli/venue-kind.ts). */
-  venue: { inProcess: boolean; paper: boolean; why: string; urls: Record<string, string> };
-  wallet: 'keystore' | 'private-key' | 'paper' | 'none';
-  strategy: { name: string; params: Record<string, unknown> } | null;
-}
-
-/** Re-key errors of modules that name their own section ("risk.x", "strategy.params.x") to the config key. */
-function rekey(e: ConfigError, from: string, to: string): ConfigProblem {
-  const key = e.key === from || e.key.startsWith(`${from}.`) ? to + e.key.slice(from.length) : e.key;
-  return { key, message: e.message.replace(/^config [^:]+: /, '') };
-}
-
-/** A context for `create` with no market and nothing that acts: a log that drops, a clock that stands still. */
-const INERT_CONTEXT: StrategyContext = {
-  clock: new VirtualClock(0),
-  log: { debug: () => undefined, info: () => undefined, warn: () => undefined },
-  markets: new Map(),
-  random: () => 0.5,
-};
-
-/**
- * The strategy's `create(ctx, params)` as `mmkit run` calls it (src/kernel/create-strategy.ts), with
- * no market (config check never contacts the venue): its ConfigError (a cross-parameter check, a
- * bands file that cannot be read) is thrown; any other throw is not counted (it may need the markets
- * that only the venue lists: `mmkit strategy check` runs the strategy on them).
- * @throws ConfigError what `create` refused
- */
-function createWithoutMarkets(def: Parameters<typeof createStrategy>[0], params: unknown): void {
-  try {
-    createStrategy(def, INERT_CONTEXT, params);
-  } catch (e) {
-    if (e instanceof ConfigError) throw e;
-  }
-}
-
-/**
- * Everything that can be checked without the venue, beyond the schema: the risk limits, the
- * strategy (it loads, its params are valid, its create() accepts them: a bands file is read), the wallet source (keystore exists and its password
- * is set; a non-paper venue has a wallet), API credentials all-or-none, the funder of proxy
- * signature types, market ids. Never decrypts the keystore and never contacts the venue.
- */
-export async function checkConfig(cfg: MmkitConfig, files: readonly string[]): Promise<ConfigCheckReport> {
-  const problems: ConfigProblem[] = [];
-  const warnings: ConfigProblem[] = [];
-  try {
-    resolveRiskLimits(cfg.bot.risk);
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    problems.push(rekey(e, 'risk', 'bot.risk'));
-  }
-  let strategy: ConfigCheckReport['strategy'] = null;
-  try {
-    const def = await loadStrategy(cfg.bot.strategy);
-    try {
-      const params = resolveParams(def.params, cfg.bot.params);
-      strategy = { name: def.name, params: { ...params } };
-      // what `mmkit run` does next, the same call: the strategy's create(), the documented place of a
-      // cross-parameter check (bands reads its bandsFile there: trial 7 F11)
-      createWithoutMarkets(def, params);
-    } catch (e) {
-      if (!(e instanceof ConfigError)) throw e;
-      problems.push(rekey(e, 'strategy.params', 'bot.params'));
-    }
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    problems.push(
-      e.key.startsWith('strategy.params')
-        ? rekey(e, 'strategy.params', 'bot.params')
-        : rekey(e, 'strategy', 'bot.strategy'),
-    );
-  }
-  const v = daemonVenue(cfg);
-  if (!v.inProcess) {
-    for (const k of ['clob', 'ws'] as const)
-      if (v.urls[k] === undefined)
-        problems.push({ key: `venue.${k}Url`, message: 'required when venue.clobUrl is set without bot.exchangeUrl' });
-  }
-  const kind = venueKindOf(cfg, Object.values(v.urls), v.inProcess);
-  const paper = kind.paper;
-  let wallet: ConfigCheckReport['wallet'] = 'none';
-  if (cfg.bot.keystoreFile !== '') {
-    wallet = 'keystore';
-    if (!existsSync(cfg.bot.keystoreFile))
-      problems.push({ key: 'bot.keystoreFile', message: `no such file: ${cfg.bot.keystoreFile}` });
-    else {
-      try {
-        const j = JSON.parse(readFileSync(cfg.bot.keystoreFile, 'utf8')) as Record<string, unknown>;
-        if (typeof j !== 'object' || j === null || (!('crypto' in j) && !('Crypto' in j)))
-          throw new Error('not a keystore');
-      } catch {
-        problems.push({
-          key: 'bot.keystoreFile',
-          message: `${cfg.bot.keystoreFile} is not an encrypted JSON keystore (write one with \`mmkit keys import\`)`,
-        });
-      }
-    }
-    if (cfg.secrets.keystorePassword === '')
-      problems.push({
-        key: 'secrets.keystorePassword',
-        message: 'the keystore needs its password in the environment variable MMKIT_KEYSTORE_PASSWORD',
-      });
-    if (cfg.secrets.privateKey !== '')
-      warnings.push({
-        key: 'secrets.privateKey',
-        message: `MMKIT_PRIVATE_KEY is set too and ignored: the keystore ${cfg.bot.keystoreFile} is the wallet used; unset one of them`,
-      });
-  } else if (cfg.secrets.privateKey !== '') wallet = 'private-key';
-  else if (paper) wallet = 'paper';
-  else
-    problems.push({
-      key: 'bot.keystoreFile',
-      message:
-        'the venue is not a paper exchange: set a wallet (bot.keystoreFile + MMKIT_KEYSTORE_PASSWORD, or MMKIT_PRIVATE_KEY)',
-    });
-  try {
-    apiCredentialsOf(cfg);
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    problems.push(rekey(e, e.key, e.key));
-  }
-  // a proxy type without a funder is refused; a funder with eoa is a warning: it is harmless when it
-  // is the wallet itself, which only the decrypted keystore tells (`mmkit doctor` and `mmkit run` refuse otherwise)
-  const fp = funderProblem(cfg.venue.signatureType, cfg.venue.funder);
-  if (fp !== undefined) (fp.certain ? problems : warnings).push({ key: fp.key, message: fp.message });
-  for (const m of cfg.bot.markets)
-    if (!isHex32(m))
-      problems.push({
-        key: 'bot.markets',
-        message: `${JSON.stringify(String(m).slice(0, 80))} is not a condition id (0x + 64 hex digits)`,
-      });
-  return {
-    ok: problems.length === 0,
-    files,
-    problems,
-    warnings,
-    venue: {
-      inProcess: v.inProcess,
-      paper,
-      why: kind.why,
-      urls: Object.fromEntries(Object.entries(v.urls).filter(([, u]) => u !== undefined)) as Record<string, string>,
-    },
-    wallet,
-    strategy,
-  };
-}
-
-/** Flatten a nested object to dotted keys (schema leaves only: JSON-object values stay whole). */
-function flatValues(cfg: Record<string, unknown>): Array<[string, unknown]> {
-  const get = (k: string) =>
-    k
-      .split('.')
-      .reduce<unknown>(
-        (o, p) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[p] : undefined),
-        cfg,
-      );
-  return schemaLeaves().map((l) => [l.key, get(l.key)]);
-}
+const checkModule = () => import('./config-check.ts');
+const configModule = () => import('./config.ts');
 
 export function register(program: Command): void {
   const config = program
@@ -209,8 +35,8 @@ ${EXIT_CODES_HELP}`,
     )
     .action(
       action(async (o: { check?: string }) => {
-        if (o.check !== undefined) return runCheck({ config: o.check });
-        process.stdout.write(describeConfig() + '\n');
+        if (o.check !== undefined) return (await checkModule()).runCheck({ config: o.check });
+        process.stdout.write((await configModule()).describeConfig() + '\n');
       }),
     );
 
@@ -228,6 +54,7 @@ ${EXIT_CODES_HELP}`,
     )
     .action(
       action(async (o: { json?: boolean }) => {
+        const { describeConfig, schemaLeaves } = await configModule();
         if (o.json)
           printJson(
             schemaLeaves().map((l) => ({
@@ -259,7 +86,7 @@ Examples:
   MMKIT_KEYSTORE_PASSWORD=... mmkit config check --config my-live.json --json
 ${EXIT_CODES_HELP}`,
     )
-    .action(action(async (o: { config?: string; json?: boolean }) => runCheck(o)));
+    .action(action(async (o: { config?: string; json?: boolean }) => (await checkModule()).runCheck(o)));
 
   config
     .command('print')
@@ -278,6 +105,10 @@ ${EXIT_CODES_HELP}`,
     )
     .action(
       action(async (o: { config?: string; json?: boolean }) => {
+        const [{ loadConfigDetailed, redactConfig }, { flatValues }] = await Promise.all([
+          configModule(),
+          checkModule(),
+        ]);
         const { config: cfg, sources } = loadConfigDetailed(o.config);
         const red = redactConfig(cfg);
         if (o.json) {
@@ -290,28 +121,4 @@ ${EXIT_CODES_HELP}`,
           process.stdout.write(`${k.padEnd(w)}  ${JSON.stringify(v)}  (${sources[k] ?? 'default'})\n`);
       }),
     );
-}
-
-async function runCheck(o: { config?: string; json?: boolean }): Promise<number> {
-  let loaded;
-  try {
-    loaded = loadConfigDetailed(o.config);
-  } catch (e) {
-    if (!(e instanceof ConfigError) || !o.json) throw e;
-    printJson({ ok: false, problems: e.problems });
-    return ExitCode.USAGE;
-  }
-  const report = await checkConfig(loaded.config, loaded.files);
-  if (o.json) printJson(report);
-  else if (report.ok) {
-    for (const w of report.warnings) process.stderr.write(`mmkit: warning: config ${w.key}: ${w.message}\n`);
-    const where = report.venue.inProcess ? 'paper exchange in-process' : (report.venue.urls['clob'] ?? '?');
-    process.stdout.write(
-      `config ok: ${loaded.files.join(' + ')}\n  venue     ${where}${report.venue.paper ? ' (paper)' : ` (live: ${report.venue.why})`}\n  wallet    ${report.wallet}\n  strategy  ${report.strategy?.name ?? '-'} ${JSON.stringify(report.strategy?.params ?? {})}\n`,
-    );
-  } else {
-    for (const p of report.problems) process.stderr.write(`mmkit: config ${p.key}: ${p.message}\n`);
-    for (const w of report.warnings) process.stderr.write(`mmkit: warning: config ${w.key}: ${w.message}\n`);
-  }
-  return report.ok ? ExitCode.OK : ExitCode.USAGE;
 }

@@ -23,13 +23,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Wallet } from 'ethers';
 import { ConfigError } from '../core/errors.ts';
 import { displayAddress } from '../ops/address-display.ts';
 import { loadConfig, type MmkitConfig } from './config.ts';
 import { storeCurrentEpoch, storeFileOf } from './data-dir-venue.ts';
 import { DAEMON_VENUE_FILE, readDaemonVenue } from './venue.ts';
-import { PAPER_WALLET_FILE } from './wallet.ts';
+import { PAPER_WALLET_FILE } from './paper-wallet-file.ts';
 
 /** The keystore file name `mmkit keys import` writes in the data dir by default. */
 const DATA_DIR_KEYSTORE = 'keystore.json';
@@ -71,10 +70,16 @@ function keystoreAddress(file: string): string | undefined {
   }
 }
 
-/** The address of the data dir's paper wallet, lower case; undefined when there is none (or it is not a key). */
-function paperAddress(dataDir: string): string | undefined {
+/**
+ * The address of the data dir's paper wallet, lower case; undefined when there is none (or it is not a key).
+ * ethers is imported here, when a command asks, not when the CLI starts.
+ */
+async function paperAddress(dataDir: string): Promise<string | undefined> {
+  const file = join(dataDir, PAPER_WALLET_FILE);
+  if (!existsSync(file)) return undefined;
+  const { Wallet } = await import('ethers');
   try {
-    return new Wallet(readFileSync(join(dataDir, PAPER_WALLET_FILE), 'utf8').trim()).address.toLowerCase();
+    return new Wallet(readFileSync(file, 'utf8').trim()).address.toLowerCase();
   } catch {
     return undefined;
   }
@@ -134,7 +139,7 @@ export async function dataDirAccount(
   });
   if (walletGiven(cfg)) return withRecorded(cfg);
   // 2. the account the store records: the paper wallet when it is that account, else the data dir's keystore
-  const paper = paperAddress(dir);
+  const paper = await paperAddress(dir);
   const ksFile = join(dir, DATA_DIR_KEYSTORE);
   const ks = existsSync(ksFile) ? keystoreAddress(ksFile) : undefined;
   if (recorded !== undefined) {

@@ -233,7 +233,7 @@ error, 3 an API or a stream of the venue did not answer.
         import('./wallet.ts'),
         import('../ops/doctor/doctor.ts'),
         import('../ops/doctor/render.ts'),
-        import('./config-cmd.ts'),
+        import('./config-check.ts'),
       ]);
       // per-API URLs (a real venue) as `mmkit run` takes them: the CLOB and the streams needed, the
       // others checked when set; else the paper exchange the operator commands find (venue.ts)

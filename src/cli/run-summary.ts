@@ -11,7 +11,7 @@ import type { EngineStats, StrategyCalls, StrategyTiming } from '../engine/loop.
 import type { FlatReport } from '../execution/executor.ts';
 import type { TraderCounters } from '../kernel/types.ts';
 import { epochVenueShown } from '../ops/venue-display.ts';
-import { gateCountsOf } from '../ops/metrics.ts';
+import { gateCountsOf } from '../ops/gate-counts.ts';
 import { rejectionsNotCountedOf, type RejectionsNotCountedStatus } from '../ops/status.ts';
 import type { PnlReport } from '../store/positions.ts';
 import type { LedgerEpoch, Store, StoreSummary } from '../store/store-types.ts';

@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type BetterSqlite3 from 'better-sqlite3';
 import { InvalidArgumentError, type Command } from 'commander';
 import { codeCountsText, countsTotal, firstErrorText, sortedCounts } from '../core/code-counts.ts';
 import { formatAmount, formatPrice } from '../core/units.ts';
@@ -58,6 +59,8 @@ function withPostOnly(
 
 function ordersIn(file: string): CheckedOrder[] {
   if (!existsSync(file)) return [];
+  // loaded when a check has run, not when the CLI starts (`mmkit --help` registers this command)
+  const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     const rows = db

@@ -16,9 +16,9 @@ import { Wallet } from 'ethers';
 import { loadWallet } from '../api/auth.ts';
 import { ConfigError } from '../core/errors.ts';
 import { ensureDataDir } from './data-dir-create.ts';
+import { PAPER_WALLET_FILE } from './paper-wallet-file.ts';
 
-/** The paper wallet's file name inside the data directory. */
-export const PAPER_WALLET_FILE = 'paper-wallet.key';
+export { PAPER_WALLET_FILE } from './paper-wallet-file.ts';
 
 export type WalletKind = 'keystore' | 'private-key' | 'paper';
 

@@ -12,7 +12,6 @@
  * too: `mmkit_nodejs_eventloop_lag_seconds`, `..._p50_seconds`, `..._p99_seconds`, and the process
  * metrics (`mmkit_process_cpu_seconds_total`, `mmkit_process_resident_memory_bytes`, ...).
  */
-import type { TraderCounters } from '../kernel/types.ts';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BudgetStats } from '../api/http/budgets.ts';
 import type { StreamName } from '../core/events.ts';
@@ -113,19 +112,7 @@ export interface IntentCounts {
   readonly strategyErrors: number;
 }
 
-/**
- * The gate's counts by code as the daemon shows them (metrics, status, exit summary): the quotes and
- * immediate orders it refused, and the quotes it cut, from the kernel's counters. Read once a second
- * or at a scrape: a copy each time.
- */
-export function gateCountsOf(c: Pick<TraderCounters, 'quotesRefused' | 'quotesTrimmed' | 'ordersRefusedByCode'>): {
-  refused: Map<string, number>;
-  trimmed: Map<string, number>;
-} {
-  const refused = new Map(Object.entries(c.quotesRefused));
-  for (const [code, n] of Object.entries(c.ordersRefusedByCode)) refused.set(code, (refused.get(code) ?? 0) + n);
-  return { refused, trimmed: new Map(Object.entries(c.quotesTrimmed)) };
-}
+export { gateCountsOf } from './gate-counts.ts';
 
 /** Buckets of the tick-to-order histogram, seconds: 100 us to 2.5 s. */
 export const TICK_TO_ORDER_BUCKETS = [

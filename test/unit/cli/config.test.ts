@@ -10,7 +10,7 @@ import {
   REDACTED,
   schemaLeaves,
 } from '../../../src/cli/config.ts';
-import { checkConfig } from '../../../src/cli/config-cmd.ts';
+import { checkConfig } from '../../../src/cli/config-check.ts';
 import { apiCredentialsOf, budgetsOf, resolveVenue, writeDaemonVenue } from '../../../src/cli/venue.ts';
 import { ConfigError, NetworkError } from '../../../src/core/errors.ts';
 import { ExitCode, exitCodeOf } from '../../../src/cli/exit-codes.ts';
