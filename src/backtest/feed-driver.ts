@@ -2,14 +2,19 @@
  * Feed mode of the backtest: recorded feeds (src/backtest/replay.ts, pulled in batches, or their
  * decoded-event caches) into the simulated venue (src/venues/sim/sim-venue.ts), each item advancing
  * the virtual clock to its receive time and then ingested.
+ *
+ * The venue charges taker fees under the order protocol the feeds' headers say their venue spoke
+ * (`FeedHeader.protocol`: a feed does not mix two), unless the caller names one (`--fee-protocol`);
+ * feeds recorded before headers said it assume 2 (DEFAULT_FEE_PROTOCOL), as backtests always did.
  */
 import { open } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
 import { VirtualClock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
+import { DEFAULT_FEE_PROTOCOL, type FeeProtocol } from '../core/fees.ts';
 import type { Micro } from '../core/units.ts';
 import type { MarketInfo } from '../core/venue.ts';
-import { feedRewardConfig, parseLine, type FeedHeader } from '../venues/sim/feed.ts';
+import { feedProtocol, feedRewardConfig, parseLine, type FeedHeader } from '../venues/sim/feed.ts';
 import type { LatencySpec } from '../venues/sim/latency.ts';
 import { createSimVenue, type SimLatencyOptions, type SimVenue } from '../venues/sim/sim-venue.ts';
 import { planFeedCaches, type FeedCachePlan } from './feed-cache.ts';
@@ -82,6 +87,39 @@ export interface FeedDriverOptions {
    * books the feed starts with (./feed-books.ts). Default: every active market.
    */
   readonly choose?: MarketChooser | undefined;
+  /** The order protocol whose taker fee the venue charges, over the headers' (see the module comment). */
+  readonly feeProtocol?: FeeProtocol | undefined;
+}
+
+/**
+ * The order protocol whose taker fee a feed backtest charges: `given` when set, else the one the
+ * headers say (all that say one alike; a header that says none follows them), else
+ * DEFAULT_FEE_PROTOCOL.
+ * @throws ConfigError when a header's protocol is malformed, or the feeds say different ones and none is given
+ */
+export function feedFeeProtocol(
+  files: readonly string[],
+  headers: readonly FeedHeader[],
+  given?: FeeProtocol,
+): FeeProtocol {
+  const said = new Map<FeeProtocol, string>();
+  for (const [i, h] of headers.entries()) {
+    let p: FeeProtocol | undefined;
+    try {
+      p = feedProtocol(h);
+    } catch (e) {
+      throw new ConfigError('backtest.feed', `${files[i]}: ${(e as Error).message}`, { cause: e });
+    }
+    if (p !== undefined && !said.has(p)) said.set(p, files[i]!);
+  }
+  if (given !== undefined) return given;
+  if (said.size > 1)
+    throw new ConfigError(
+      'backtest.feeProtocol',
+      `the feeds were recorded from venues of different order protocols (${said.get(1)}: 1, ${said.get(2)}: 2): ` +
+        'backtest them apart, or name the fee protocol (--fee-protocol 1|2)',
+    );
+  return [...said.keys()][0] ?? DEFAULT_FEE_PROTOCOL;
 }
 
 /**
@@ -133,6 +171,7 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
         `the strategy's selectMarkets chose none of the feed's ${n} active markets`,
       );
   }
+  const feeProtocol = feedFeeProtocol(o.files, headers, o.feeProtocol);
   const clock = new VirtualClock(t0);
   const one: LatencySpec = { kind: 'constant', ms: o.latencyMs };
   // the book the bot sees shows our resting orders (as the live channel does): the reward estimate
@@ -148,6 +187,7 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
       queue: o.queue,
       latency: o.latency ?? { entry: one, cancel: one, response: one },
       seed: o.seed >>> 0,
+      feeProtocol,
     });
   } catch (e) {
     throw new ConfigError('backtest.latency', (e as Error).message, { cause: e });
@@ -176,6 +216,7 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
     endMs: undefined,
     bookIncludesOwn: showOwnOrders,
     source: { feeds: files },
+    feeProtocol,
     async run(step, count) {
       const stats = newReplayStats();
       let n = 0;

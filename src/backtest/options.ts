@@ -1,4 +1,5 @@
 /** What `runBacktest` takes (src/backtest/runner.ts): the options of a backtest and its progress reports. */
+import type { FeeProtocol } from '../core/fees.ts';
 import type { EngineLogger } from '../engine/loop.ts';
 import type { TraderHooks } from '../kernel/create-trader.ts';
 import type { SimLatencyOptions } from '../venues/sim/sim-venue.ts';
@@ -22,6 +23,12 @@ export interface BacktestOptions {
   readonly latencyMs?: number;
   /** Feed mode: the simulated venue's full latency model (distributions, feed latency), instead of `latencyMs`. */
   readonly latency?: SimLatencyOptions;
+  /**
+   * The order protocol whose taker fee the venue charges (core/fees.ts): 1 or 2. Default: feed mode,
+   * the one the feed's header says (2 when it says none: feeds recorded before it was written);
+   * world mode, 1 (our orders are charged as the exchange's own flow, as synthetic backtests always were).
+   */
+  readonly feeProtocol?: FeeProtocol;
   /** Condition ids to trade (default: every active market of the feed; the world's most liquid). */
   readonly markets?: readonly string[];
   /** Risk limits (the config's `risk` section). Default: the defaults. */

@@ -18,6 +18,8 @@
  *    says so (`new world <id> (was <id>)`), so a reader of the feed knows it splices two worlds
  *    there. The answer comes after the reconnect's first frames (it is asked for once the socket is
  *    up). A venue without the route (the public service) never gets such a line.
+ *  - Protocol: the header says which order protocol the venue speaks (`protocol`, from its
+ *    `GET /version`: `venueProtocol`), so a backtest of the feed charges that protocol's taker fee.
  *  - Time: `t` comes from the injected `now()` (default: `performance.timeOrigin +
  *    performance.now()`, the wall clock with sub-millisecond resolution, monotonic over a run).
  *  - Durability: lines are gathered in memory and handed to gzip every `flushIntervalMs` (default
@@ -39,6 +41,7 @@ import { existsSync, openSync, createWriteStream, type WriteStream } from 'node:
 import { constants as zc, createGzip, type Gzip } from 'node:zlib';
 import { LiveClock, type Clock, type TimerHandle } from '../core/clock.ts';
 import { ConfigError, NotFoundError } from '../core/errors.ts';
+import type { FeeProtocol } from '../core/fees.ts';
 import { parseAmount } from '../core/units.ts';
 import type { TokenId } from '../core/ids.ts';
 import { ClobClient, type ClobMarket } from '../api/clob.ts';
@@ -274,6 +277,7 @@ export class FeedWriter {
       part: n,
       source: this.o.header.source,
       recorder: this.o.header.recorder,
+      ...(this.o.header.protocol !== undefined ? { protocol: this.o.header.protocol } : {}),
       markets: this.o.header.markets,
     };
     this.write(headerLine(header));
@@ -306,6 +310,11 @@ export interface RecorderOptions {
   rtdsSymbols?: readonly string[];
   /** The header's `source` (the base URL recorded from). */
   source: string;
+  /**
+   * The header's `protocol`: the order protocol the venue speaks (`venueProtocol`), whose taker fee a
+   * backtest of the feed charges; undefined: not written (a backtest then assumes 2).
+   */
+  protocol?: FeeProtocol;
   /** Receive times (unix ms, fractional); default `preciseNow`. */
   now?: () => number;
   /** Timers (flushes, rotation, socket hygiene); default the wall clock. */
@@ -393,7 +402,12 @@ export function startRecorder(o: RecorderOptions): Recorder {
 
   const writer = new FeedWriter({
     out: o.out,
-    header: { source: o.source, recorder: RECORDER_ID, markets: o.markets },
+    header: {
+      source: o.source,
+      recorder: RECORDER_ID,
+      ...(o.protocol !== undefined ? { protocol: o.protocol } : {}),
+      markets: o.markets,
+    },
     now,
     clock,
     ...(o.rotateBytes !== undefined ? { rotateBytes: o.rotateBytes } : {}),
@@ -708,6 +722,21 @@ export async function watchWorld(clobUrl: string): Promise<WorldWatch> {
   } catch (err) {
     await transport.close();
     throw err;
+  }
+}
+
+/**
+ * The order protocol the venue speaks: its `GET /version` (1 or 2; a venue without the route, 404,
+ * predates CLOB V2: 1), as the live venue signs by (src/venues/live/create-live-venue.ts). It goes
+ * into the feed's header: a backtest of the feed charges that protocol's taker fee.
+ * @throws NetworkError, ValidationError as any request
+ */
+export async function venueProtocol(clobUrl: string): Promise<FeeProtocol> {
+  const transport = createTransport({ urls: { clob: clobUrl } });
+  try {
+    return await new ClobClient(transport).version();
+  } finally {
+    await transport.close();
   }
 }
 

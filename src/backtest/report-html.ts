@@ -415,6 +415,7 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
     ['Strategy', `${r.strategy.name} ${JSON.stringify(r.strategy.params)}`],
     ['Source', describeSource(r)],
     ['Seed / latency', `${r.seed} / ${r.latencyMs} ms`],
+    ...(r.feeProtocol === undefined ? [] : [['Fee protocol', String(r.feeProtocol)] as [string, string]]),
     [
       'Virtual period',
       `${new Date(Math.floor(r.startMs)).toISOString()} → ${new Date(Math.floor(r.endMs)).toISOString()} (${duration(m.durationMs)})`,

@@ -141,6 +141,14 @@ export function strategyFailure(r: BacktestResult, m: Metrics): string | undefin
   return `the strategy placed no order: the risk gate refused everything it asked for (${what})`;
 }
 
+/**
+ * `, fee protocol N`: the order protocol whose taker fee the venue charged (BacktestResult.feeProtocol;
+ * nothing for a result written before it was said).
+ */
+function feeProtocolText(r: Pick<BacktestResult, 'feeProtocol'>): string {
+  return r.feeProtocol === undefined ? '' : `, fee protocol ${r.feeProtocol}`;
+}
+
 /** The terminal summary (see the module comment). Lines end with "\n". */
 export function formatSummary(r: BacktestResult, m: Metrics): string {
   const lines: string[] = [];
@@ -148,7 +156,7 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
     lines.push(`  ${k.padEnd(16)}${v}`);
   };
   lines.push(
-    `mmkit backtest: ${r.strategy.name} on ${r.markets.length} market${r.markets.length === 1 ? '' : 's'}, ${describeSource(r)}, seed ${r.seed}, latency ${r.latencyMs} ms`,
+    `mmkit backtest: ${r.strategy.name} on ${r.markets.length} market${r.markets.length === 1 ? '' : 's'}, ${describeSource(r)}, seed ${r.seed}, latency ${r.latencyMs} ms${feeProtocolText(r)}`,
   );
   row('period', `${iso(r.startMs)} → ${iso(r.endMs)} (${duration(m.durationMs)} virtual)`);
   row('stopped', r.stopReason);

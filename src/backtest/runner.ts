@@ -186,6 +186,8 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
   if (!Number.isSafeInteger(rewardSampleMs) || rewardSampleMs < 100)
     throw new ConfigError('backtest.rewardSampleMs', `must be an integer >= 100 (ms), got ${rewardSampleMs}`);
   const queue = opts.queue ?? 'risk-averse';
+  if (opts.feeProtocol !== undefined && opts.feeProtocol !== 1 && opts.feeProtocol !== 2)
+    throw new ConfigError('backtest.feeProtocol', `must be 1 or 2, got ${String(opts.feeProtocol)}`);
   // the logger of --log-level: its lines carry the virtual time once the driver's clock exists
   let virtualNow: (() => number) | undefined;
   const logger = opts.makeLogger?.(() => virtualNow?.() ?? Number.NaN) ?? opts.logger;
@@ -220,6 +222,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
       batchSize: opts.batchSize,
       feedCache: opts.feedCache,
       choose,
+      feeProtocol: opts.feeProtocol,
     });
   } else {
     const { createWorldDriver } = await import('./synthetic.ts');
@@ -230,6 +233,7 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
       collateral,
       markets: opts.markets,
       ...(choose !== undefined ? { choose } : {}),
+      ...(opts.feeProtocol !== undefined ? { feeProtocol: opts.feeProtocol } : {}),
     });
   }
   virtualNow = () => driver.clock.now();
@@ -544,6 +548,7 @@ async function runWith(
     seed: opts.seed,
     queue: driver.mode === 'feed' ? opts.queue : null,
     latencyMs: opts.latencyMs,
+    feeProtocol: driver.feeProtocol,
     ...(opts.postOnly === true ? { postOnly: true } : {}),
     startMs,
     endMs,

@@ -4,7 +4,10 @@
  *  - the code: `codeFingerprint()` hashes the Node.js version and the contents of the package's
  *    code (src/ and strategies/ with package.json and package-lock.json when the sources are
  *    there, else dist/). Contents, not modification times: two checkouts of one commit agree;
- *  - the data: `fileSha256()` of each feed file and of a strategy given by path.
+ *  - the data: `fileSha256()` of each feed file and of a strategy given by path. A feed's header
+ *    says the order protocol whose taker fee a backtest charges, so its hash covers that too; the
+ *    run's options (a `--fee-protocol` over it among them) travel with every point and are hashed
+ *    into the sweep's id (./sweep-queue.ts): nothing of the fee is left to the worker's machine.
  * The queue's name carries the code fingerprint, so a worker of another build or Node.js never
  * sees the points; a worker checks the files' hashes before it runs a point.
  */

@@ -25,6 +25,7 @@
  */
 import { VirtualClock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
+import type { FeeProtocol } from '../core/fees.ts';
 import { PRICE_SCALE } from '../core/units.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange } from '../exchange/exchange.ts';
@@ -56,6 +57,11 @@ export interface WorldDriverOptions {
    * warm-up. Default: the first `marketCount` candidates.
    */
   readonly choose?: MarketChooser;
+  /**
+   * The order protocol whose taker fee our orders pay (../venues/paper/exchange-venue.ts): default
+   * 1, the exchange's own flow's, as synthetic backtests always charged; 2 the V2 curve.
+   */
+  readonly feeProtocol?: FeeProtocol;
 }
 
 /**
@@ -169,12 +175,14 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
   const startMs = clock.now();
   const endMs = startMs + w.durationMs;
 
+  const feeProtocol: FeeProtocol = o.feeProtocol ?? 1;
   const venue = createExchangeVenue({
     exchange: ex,
     clock,
     collateral: o.collateral,
     latencyMs: o.latencyMs,
     idSeed: o.seed,
+    feeProtocol,
   });
   const all = await venue.markets();
   let markets: MarketInfo[];
@@ -245,6 +253,7 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
     markets,
     endMs,
     quietFired: () => quiet.fired,
+    feeProtocol,
     news: () => news.slice(),
     bookIncludesOwn: true,
     rewards: () => exchangeRewards(payer, venue.address, markets, clock.now()),

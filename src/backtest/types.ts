@@ -8,6 +8,7 @@
 import type { RewardOptions } from '../exchange/rewards/ledger.ts';
 import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import type { VirtualClock } from '../core/clock.ts';
+import type { FeeProtocol } from '../core/fees.ts';
 import type { TokenId } from '../core/ids.ts';
 import type { Side } from '../core/units.ts';
 import type { MarketInfo, Venue } from '../core/venue.ts';
@@ -213,6 +214,12 @@ export interface BacktestResult {
   readonly seed: number;
   readonly queue: 'risk-averse' | 'probabilistic' | null;
   readonly latencyMs: number;
+  /**
+   * The order protocol whose taker fee the venue charged: 1 (`size × rate × min(p, 1 − p)`) or 2 (the
+   * V2 curve `size × rate × p × (1 − p)`), core/fees.ts. Feed mode: the feed header's (2 when it says
+   * none) or `BacktestOptions.feeProtocol`; world mode: 1 unless `feeProtocol` says 2.
+   */
+  readonly feeProtocol: FeeProtocol;
   /** Present (true) when quotes were sent post-only (BacktestOptions.postOnly). */
   readonly postOnly?: true;
   readonly startMs: number;
@@ -360,6 +367,8 @@ export interface BacktestDriver {
   /** The markets to trade (already filtered). */
   readonly markets: readonly MarketInfo[];
   readonly source: BacktestResult['source'];
+  /** The order protocol whose taker fee the venue charges (BacktestResult.feeProtocol). */
+  readonly feeProtocol: FeeProtocol;
   /** Known end of the data in world mode. */
   readonly endMs: number | undefined;
   /**

@@ -3,7 +3,8 @@
  * the daemon's own engine, risk gate, executor, store and strategy (src/backtest/runner.ts).
  *
  *   mmkit backtest --feed FILE... --strategy NAME|PATH [--config FILE] [--params JSON] [--param k=v]... [--seed N]
- *                  [--queue risk-averse|probabilistic] [--latency-ms N] [--log-level L] [--report out.html] [--json]
+ *                  [--queue risk-averse|probabilistic] [--latency-ms N] [--fee-protocol 1|2] [--log-level L]
+ *                  [--report out.html] [--json]
  *   mmkit backtest --world SEED --duration 6h --strategy NAME|PATH [...]
  *
  * Prints the summary (or, with --json, one JSON document: deterministic, the same inputs and seed
@@ -19,13 +20,16 @@
  * log level is the one daemon setting `--config` does not take (the daemon's default, info, would
  * make every backtest of a run's configuration talk): `MMKIT_LOG_LEVEL` is still named in the
  * warning then. `--log-level` shows the engine's, the gate's and the strategy's log lines on stderr
- * (JSON lines, virtual time); without it a backtest logs nothing.
+ * (JSON lines, virtual time); without it a backtest logs nothing. Taker fees are charged under the
+ * order protocol the feed's header says its venue spoke (2 when it says none; a synthetic world: 1),
+ * or `--fee-protocol`'s; the summary and --json say which (`feeProtocol`).
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import { rewardOptions, type RewardOptions } from '../exchange/rewards/ledger.ts';
+import type { FeeProtocol } from '../core/fees.ts';
 import { parseAmount } from '../core/units.ts';
 import { parseRewardInterval } from './reward-flags.ts';
 import { computeMetrics, type Metrics } from '../backtest/metrics.ts';
@@ -60,6 +64,8 @@ export interface SourceCliOptions {
   seed: number;
   queue?: 'risk-averse' | 'probabilistic';
   latencyMs: number;
+  /** --fee-protocol 1|2: the order protocol whose taker fee the venue charges (over the feed header's). */
+  feeProtocol?: FeeProtocol;
   /** --post-only: quotes sent post-only, as the daemon's default. */
   postOnly?: boolean;
   markets?: string;
@@ -183,6 +189,12 @@ const rewardInterval =
     return ms;
   };
 
+/** `--fee-protocol`: 1 or 2. @throws InvalidArgumentError (usage) on anything else */
+function feeProtocolArg(v: string): FeeProtocol {
+  if (v !== '1' && v !== '2') throw new InvalidArgumentError('--fee-protocol must be 1 or 2');
+  return Number(v) as FeeProtocol;
+}
+
 /** Adds the source, strategy and simulation options both commands take. */
 export function addSourceOptions(cmd: Command): Command {
   return cmd
@@ -251,6 +263,11 @@ export function addSourceOptions(cmd: Command): Command {
     )
     .option('--latency-ms <n>', 'one-way latency of orders and cancels, virtual ms', nonNegative('--latency-ms'), 0)
     .option(
+      '--fee-protocol <1|2>',
+      "the order protocol whose taker fee the venue charges: 1 (rate x min(p, 1-p)) or 2 (rate x p x (1-p)); default with --feed the feed header's (2 when it says none), with --world 1",
+      feeProtocolArg,
+    )
+    .option(
       '--post-only',
       'send quotes post-only as `mmkit run` does by default (bot.postOnly): a quote that would cross is refused by the simulated venue and re-priced',
     )
@@ -314,6 +331,7 @@ export function backtestOptionsOf(o: SourceCliOptions, env: NodeJS.ProcessEnv = 
     ...(params !== undefined ? { params } : {}),
     seed: o.seed,
     latencyMs: o.latencyMs,
+    ...(o.feeProtocol !== undefined ? { feeProtocol: o.feeProtocol } : {}),
     ...(o.postOnly === true || live?.postOnly === true ? { postOnly: true } : {}),
     ...(markets !== undefined ? { markets } : {}),
     ...(risk !== undefined ? { risk: risk as Record<string, unknown> } : {}),

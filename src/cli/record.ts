@@ -11,8 +11,10 @@
  * run` does.
  *
  * Without --exchange-url a paper exchange (default world: seeded, flow agents trading) runs
- * in-process. Without --duration it records until SIGINT or SIGTERM; either way the files are
- * closed cleanly and the command exits 0. Logs go to stderr; the summary to stdout.
+ * in-process. The feed's header says which order protocol the venue speaks (its `GET /version`),
+ * whose taker fee a backtest of the feed charges. Without --duration it records until SIGINT or
+ * SIGTERM; either way the files are closed cleanly and the command exits 0. Logs go to stderr; the
+ * summary to stdout.
  */
 import { existsSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
@@ -131,7 +133,9 @@ export const registerRecord = register;
  * @throws ConfigError on bad options; the venue's errors when markets cannot be resolved
  */
 export async function recordCommand(o: RecordCliOptions): Promise<number> {
-  const { partPath, resolveMarkets, startRecorder, venueUrls, watchWorld } = await import('../backtest/recorder.ts');
+  const { partPath, resolveMarkets, startRecorder, venueProtocol, venueUrls, watchWorld } = await import(
+    '../backtest/recorder.ts'
+  );
   if (o.markets !== undefined && o.top !== undefined)
     throw new ConfigError('--markets', 'give either --markets or --top, not both');
   if (o.strategy !== undefined && o.markets !== undefined)
@@ -191,8 +195,17 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
       );
       return undefined;
     });
+    // the order protocol the venue speaks goes into the header: a backtest charges its taker fee
+    const protocol = await venueProtocol(urls.clob).catch((err: unknown) => {
+      log.warn(
+        { err: (err as Error).message },
+        'the venue did not say which order protocol it speaks: the feed will not say (a backtest assumes 2)',
+      );
+      return undefined;
+    });
     const rec = startRecorder({
       out: o.out,
+      ...(protocol !== undefined ? { protocol } : {}),
       ...(watch?.world !== undefined ? { world: watch.world } : {}),
       markets,
       marketUrl: urls.market,
@@ -208,6 +221,7 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
         out: o.out,
         markets: markets.map((m) => ({ market: m.market, question: m.question })),
         durationMs: durationMs || null,
+        protocol: protocol ?? null,
       },
       'recording',
     );

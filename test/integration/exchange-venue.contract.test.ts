@@ -2,13 +2,16 @@
  * The synthetic backtest's venue (src/venues/paper/exchange-venue.ts: the Venue port over an in-process
  * PaperExchange, in virtual time) through the shared contract suite, plus what only it has: the
  * same seed gives the same order ids; market events follow the exchange's books exactly; a latency
- * delays a request's effect by that much virtual time.
+ * delays a request's effect by that much virtual time; our taker orders pay the V1 fee, or the V2
+ * curve's with `feeProtocol` 2.
  */
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/core/clock.ts';
 import type { FillEvent, MarketEvent } from '../../src/core/events.ts';
 import type { ConditionId, TokenId } from '../../src/core/ids.ts';
 import { AMOUNT_SCALE, PRICE_SCALE, type Micro, type Pips } from '../../src/core/units.ts';
+import { curveFee, v1Fee } from '../../src/core/fees.ts';
+import { initialMarkets } from '../../src/exchange/markets.ts';
 import { createExchangeVenue } from '../../src/venues/paper/exchange-venue.ts';
 import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange } from '../../src/exchange/exchange.ts';
 import { seedWorld } from '../../src/exchange/world/index.ts';
@@ -200,4 +203,49 @@ describe('exchange venue specifics', () => {
     expect((await out)[0]).toMatchObject({ ok: true, status: 'live' });
     await venue.close();
   });
+
+  for (const protocol of [undefined, 1, 2] as const)
+    it(`the taker fee our order pays: protocol ${protocol ?? '(default: 1)'}`, async () => {
+      const clock = new VirtualClock(START);
+      const ex = exchange(clock);
+      const meta = { ...initialMarkets(9292, START)[0]!, feeRateBps: 1000 };
+      ex.addMarket(meta);
+      const venue = createExchangeVenue({
+        exchange: ex,
+        collateral: 10_000 * AMOUNT_SCALE,
+        ...(protocol !== undefined ? { feeProtocol: protocol } : {}),
+      });
+      const m = (await venue.markets()).find((x) => x.market === meta.conditionId)!;
+      const fills: FillEvent[] = [];
+      venue.userEvents([m.market]).subscribe((e) => {
+        if (e.type === 'fill' && e.status === 'MATCHED') fills.push(e);
+      });
+      // a resting YES ask at 0.55 (a BUY of NO at 0.45), taken by our FAK BUY of 10 YES
+      const r = ex.placeInternal({
+        id: `0xcp${(++cpSeq).toString(16).padStart(62, '0')}`,
+        account: COUNTERPARTY,
+        tokenId: m.tokens[1].tokenId,
+        side: 'BUY',
+        price: 4500,
+        size: 10_000_000,
+        type: 'GTC',
+      });
+      expect(r.ok).toBe(true);
+      const [p] = venue.prepare([
+        {
+          market: m.market,
+          tokenId: m.tokens[0].tokenId,
+          side: 'BUY',
+          price: 5500 as Pips,
+          size: 10_000_000 as Micro,
+          type: 'FAK',
+        },
+      ]);
+      expect((await venue.place([p!]))[0]).toMatchObject({ ok: true });
+      expect(fills).toHaveLength(1);
+      const want = protocol === 2 ? curveFee(10_000_000, 5500, 1000) : v1Fee(10_000_000, 5500, 1000);
+      expect(fills[0]).toMatchObject({ role: 'TAKER', price: 5500, size: 10_000_000, fee: want });
+      expect(curveFee(10_000_000, 5500, 1000)).not.toBe(v1Fee(10_000_000, 5500, 1000));
+      await venue.close();
+    });
 });

@@ -37,6 +37,8 @@ export interface FeedGenOptions {
   tradeShare?: number;
   /** The markets' taker fee rate, bps (default 0). */
   feeRateBps?: number;
+  /** The header's `protocol` (the venue's order protocol; default: none written, as older feeds). */
+  protocol?: 1 | 2;
 }
 
 const TICK = 100;
@@ -111,7 +113,15 @@ export async function generateFeed(
   const tradeShare = o.tradeShare ?? 0.08;
   const infos = genMarkets(o.seed, o.markets).map((m) => ({ ...m, feeRateBps: o.feeRateBps ?? 0 }));
   write(
-    headerLine({ h: 1, t: start, part: 0, source: 'synthetic', recorder: 'test/support/feed-gen', markets: infos }),
+    headerLine({
+      h: 1,
+      t: start,
+      part: 0,
+      source: 'synthetic',
+      recorder: 'test/support/feed-gen',
+      ...(o.protocol !== undefined ? { protocol: o.protocol } : {}),
+      markets: infos,
+    }),
   );
   let t = start;
   let count = 0;

@@ -24,12 +24,17 @@
  * duplicate, as on the real venue. Book hashes are left empty (they are opaque to the engine; the
  * wire's SHA-1 of the rendered book would dominate the cost).
  *
+ * The taker fee: an order placed on the internal path is charged as the exchange's own flow, V1
+ * (`size × rate × min(p, 1 − p)`), as synthetic backtests always were; `feeProtocol` 2 marks our
+ * orders V2 (`feeModel`), charged on the V2 curve as the exchange charges a signed V2 order.
+ *
  * Requests take effect `latencyMs` of virtual time after the call, and their answer comes back
  * `latencyMs` after that (0: both at once, in a microtask).
  */
 import { Observable, type Subscriber } from 'rxjs';
 import { keccak256, toUtf8Bytes } from 'ethers';
 import type { Clock, TimerHandle } from '../../core/clock.ts';
+import type { FeeProtocol } from '../../core/fees.ts';
 import type {
   BookSnapshotEvent,
   MarketEvent,
@@ -68,6 +73,8 @@ export interface ExchangeVenueOptions {
   readonly latencyMs?: number;
   /** Namespace of order ids (default 0): the same seed gives the same ids. */
   readonly idSeed?: number;
+  /** The order protocol whose taker fee our orders pay (see the module comment). Default 1. */
+  readonly feeProtocol?: FeeProtocol;
 }
 
 /** Counters of the adapter. */
@@ -138,6 +145,7 @@ class ExchangeVenueImpl implements ExchangeVenue {
   readonly #ex: PaperExchange;
   readonly #latency: number;
   readonly #idSeed: number;
+  readonly #v2Fee: boolean;
   #idSeq = 0;
   readonly #marketSubs = new Set<MarketSub>();
   readonly #userSubs = new Set<UserSub>();
@@ -153,6 +161,7 @@ class ExchangeVenueImpl implements ExchangeVenue {
     this.address = (o.address ?? BACKTEST_ADDRESS).toLowerCase();
     this.#latency = Math.max(0, o.latencyMs ?? 0);
     this.#idSeed = o.idSeed ?? 0;
+    this.#v2Fee = o.feeProtocol === 2;
     if ((o.collateral ?? 0) > 0) this.#ex.fund(this.address, o.collateral!);
     this.#unsubscribe = this.#ex.subscribe((events) => this.#onEvents(events));
   }
@@ -396,6 +405,7 @@ class ExchangeVenueImpl implements ExchangeVenue {
       postOnly: r.postOnly ?? false,
       expiresAt,
       feeRateBps: found.entry.meta.feeRateBps,
+      ...(this.#v2Fee ? { feeModel: 'v2' as const } : {}),
     };
     const res = this.#ex.exec({ k: 'place', order }) as PlaceResult;
     if (!res.ok) return fail(res.code, res.message);

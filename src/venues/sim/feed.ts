@@ -6,7 +6,7 @@
  * A feed is one or more gzip files of NDJSON (one record per line; `.ndjson.gz`). Every file starts
  * with a header line; rotated files start with their own header (same markets, `part` + 1). Lines:
  *
- *   header   {"h":1,"t":<ms>,"part":0,"source":"<base url>","recorder":"mmkit/0.1.0","markets":[MarketInfo...]}
+ *   header   {"h":1,"t":<ms>,"part":0,"source":"<base url>","recorder":"mmkit/0.1.0","protocol":2,"markets":[MarketInfo...]}
  *   frame    {"t":<ms>,"c":"m","f":<the frame's text exactly as received>}
  *   frame    {"t":<ms>,"c":"m","s":"<the frame's text as a JSON string>"}  (text that is not one-line JSON)
  *   status   {"t":<ms>,"c":"m","e":"connect"|"disconnect","r":"<reason>"}
@@ -25,6 +25,10 @@
  * ids when seeded alike, but other books, orders and trades). It is a note: replay hands it out,
  * the simulated venue counts it and changes nothing (the fresh snapshots re-set the books).
  *
+ * The header's `protocol` is the order protocol the venue spoke (its `GET /version`: 1 or 2), which
+ * decides its taker fee (core/fees.ts); a backtest charges that one. Feeds recorded before it was
+ * written have none: a backtest then assumes 2 (DEFAULT_FEE_PROTOCOL). {@link feedProtocol} checks it.
+ *
  * MarketInfo (src/core/venue.ts) is stored as is: integers in pips and micro (exact), which is
  * what the simulated venue's `markets()` returns. A market's liquidity reward config
  * (`MarketInfo.rewards`: `{"maxSpread":<pips>,"minSize":<micro-shares>,"dailyRate":<micro/day>}`,
@@ -33,6 +37,7 @@
  */
 import { ValidationError } from '../../core/errors.ts';
 import type { MarketDataEvent } from '../../core/events.ts';
+import type { FeeProtocol } from '../../core/fees.ts';
 import type { RewardConfig } from '../../core/rewards.ts';
 import { PRICE_SCALE, type Micro, type Pips } from '../../core/units.ts';
 import type { MarketInfo } from '../../core/venue.ts';
@@ -52,6 +57,11 @@ export interface FeedHeader {
   /** Where it was recorded from (base URL). */
   readonly source: string;
   readonly recorder: string;
+  /**
+   * The order protocol the venue spoke (its `GET /version`), whose taker fee a backtest charges;
+   * absent in feeds recorded before it was written (a backtest then assumes 2).
+   */
+  readonly protocol?: FeeProtocol;
   /** The markets recorded (both tokens of each were subscribed). */
   readonly markets: readonly MarketInfo[];
 }
@@ -184,6 +194,18 @@ export function parseLine(line: string): FeedItem | undefined {
   if (e === 'connect' || e === 'disconnect' || e === 'world')
     return { kind: 'status', t, ch, status: e, reason: typeof r['r'] === 'string' ? r['r'] : '' };
   return undefined;
+}
+
+/**
+ * The order protocol a feed header says its venue spoke (`FeedHeader.protocol`), checked: absent
+ * (feeds recorded before it was written) is undefined; otherwise 1 or 2.
+ * @throws ValidationError when it is something else
+ */
+export function feedProtocol(h: FeedHeader): FeeProtocol | undefined {
+  const p: unknown = h.protocol;
+  if (p === undefined) return undefined;
+  if (p !== 1 && p !== 2) throw new ValidationError(`protocol: must be 1 or 2, got ${JSON.stringify(p)}`);
+  return p;
 }
 
 /**

@@ -57,6 +57,7 @@ export function sampleResult(): BacktestResult {
     seed: 1,
     queue: 'risk-averse',
     latencyMs: 0,
+    feeProtocol: 2,
     startMs: T0,
     endMs: T0 + 5000,
     stopReason: 'end of feed',

@@ -41,7 +41,9 @@ describe('backtest report: terminal summary', () => {
   it('prints every figure of the result', () => {
     const r = sampleResult();
     const s = formatSummary(r, computeMetrics(r));
-    expect(s).toContain('mmkit backtest: bands on 1 market, feed x.ndjson.gz, queue risk-averse, seed 1, latency 0 ms');
+    expect(s).toContain(
+      'mmkit backtest: bands on 1 market, feed x.ndjson.gz, queue risk-averse, seed 1, latency 0 ms, fee protocol 2',
+    );
     expect(s).toContain('period          2026-01-01T00:00:00Z → 2026-01-01T00:00:05Z (5s virtual)');
     expect(s).toContain('fills           4 (3 maker, 1 taker); volume 65 shares, notional 33.50 USDC');
     expect(s).toContain('PnL             +1.99 USDC (realized +3.00, unrealized -1.00, fees 0.01)');
