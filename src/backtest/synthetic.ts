@@ -59,7 +59,8 @@ export interface WorldDriverOptions {
   readonly choose?: MarketChooser;
   /**
    * The order protocol whose taker fee our orders pay (../venues/paper/exchange-venue.ts): default
-   * 1, the exchange's own flow's, as synthetic backtests always charged; 2 the V2 curve.
+   * the protocol the world's exchange speaks (2 unless its options say 1), what a bot trading on that
+   * paper exchange would sign and pay; 1 the V1 formula.
    */
   readonly feeProtocol?: FeeProtocol;
 }
@@ -175,7 +176,7 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
   const startMs = clock.now();
   const endMs = startMs + w.durationMs;
 
-  const feeProtocol: FeeProtocol = o.feeProtocol ?? 1;
+  const feeProtocol: FeeProtocol = o.feeProtocol ?? ex.protocol;
   const venue = createExchangeVenue({
     exchange: ex,
     clock,

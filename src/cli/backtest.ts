@@ -264,7 +264,7 @@ export function addSourceOptions(cmd: Command): Command {
     .option('--latency-ms <n>', 'one-way latency of orders and cancels, virtual ms', nonNegative('--latency-ms'), 0)
     .option(
       '--fee-protocol <1|2>',
-      "the order protocol whose taker fee the venue charges: 1 (rate x min(p, 1-p)) or 2 (rate x p x (1-p)); default with --feed the feed header's (2 when it says none), with --world 1",
+      "the order protocol whose taker fee the venue charges: 1 (rate x min(p, 1-p)) or 2 (rate x p x (1-p)); default with --feed the feed header's (2 when it says none), with --world the world exchange's (2)",
       feeProtocolArg,
     )
     .option(

@@ -60,6 +60,9 @@ describe('backtest: synthetic world', () => {
     file = join(dir, 'world.db');
     a = await runBacktest({ ...opts, storePath: file });
     expect(a.mode).toBe('world');
+    // our orders pay the taker fee of the protocol the world's exchange speaks (V2), as a bot signing
+    // for that paper exchange would
+    expect(a.feeProtocol).toBe(2);
     expect(a.stopReason).toBe('end of duration');
     expect(a.endMs - a.startMs).toBe(4 * 60_000);
     expect(a.markets).toHaveLength(2);
