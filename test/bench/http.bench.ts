@@ -22,6 +22,8 @@ const p = spawn(
     stdio: ['ignore', 'pipe', 'inherit'],
   },
 );
+// the exchange never outlives the bench, even when a phase throws (a failed run once left its world running)
+process.on('exit', () => p.kill('SIGKILL'));
 const [line] = (await once(createInterface({ input: p.stdout! }), 'line')) as [string];
 const urls = JSON.parse(line) as { clob_url: string };
 const base = new URL(urls.clob_url);
