@@ -18,18 +18,13 @@ import type { ConditionId, TokenId } from '../../src/core/ids.ts';
 import type { DesiredQuotes, QuoteIntent } from '../../src/core/intents.ts';
 import { formatAmount, formatPrice, PRICE_SCALE, type Micro, type Pips, type Side } from '../../src/core/units.ts';
 import { liveVenueFromParts, type LiveVenue } from '../../src/venues/live/live-venue.ts';
-import { createLiveVenue } from '../../src/venues/live/create-live-venue.ts';
 import { Executor } from '../../src/execution/executor.ts';
 import { HeartbeatKeeper } from '../../src/execution/heartbeat.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
-import { no, sleep, startVenue, yes, type TestVenue } from './support/setup.ts';
+import { no, sleep, startVenue, yes, type TestVenue, liveVenueFor } from './support/setup.ts';
 import type { Approved } from '../../src/risk/gate.ts';
 import { approved } from '../support/approve.ts';
 
-function urls(v: TestVenue) {
-  const u = v.running.urls;
-  return { clob: u.clob_url, gamma: u.gamma_url, data: u.data_url, content: u.content_url, ws: u.ws_url };
-}
 const q = (tokenId: TokenId, side: Side, price: number, shares: number): QuoteIntent => ({
   tokenId,
   side,
@@ -67,11 +62,7 @@ describe('execution on the paper exchange', () => {
 
   beforeAll(async () => {
     v = await startVenue();
-    venue = await createLiveVenue({
-      urls: urls(v),
-      wallet: new Wallet(Wallet.createRandom().privateKey),
-      silenceMs: 0,
-    });
+    venue = await liveVenueFor(v, { silenceMs: 0 }, 'content');
     await venue.markets();
     M = v.m1.condition_id as ConditionId;
     Y = yes(v.m1) as TokenId;
@@ -220,7 +211,7 @@ describe.each([
       creds,
       address: wallet.address,
       builder: new OrderBuilder({ wallet, chainId: 137, clock }),
-      urls: { ws: urls(v).ws },
+      urls: { ws: v.running.urls.ws_url },
       clock,
     });
     await venue.markets();

@@ -1,4 +1,7 @@
+import { Wallet } from 'ethers';
 import { startExchange, type ExchangeServerOptions, type RunningExchange } from '../../../src/exchange/server.ts';
+import { createLiveVenue, type LiveVenueOptions } from '../../../src/venues/live/create-live-venue.ts';
+import type { LiveVenue } from '../../../src/venues/live/live-venue.ts';
 import { listMarkets, Trader, type MarketInfo } from './trader.ts';
 
 export const ADMIN = 'test-admin-token';
@@ -52,6 +55,42 @@ export async function startVenue(o: Partial<ExchangeServerOptions> = {}): Promis
     },
     close: () => running.close(),
   };
+}
+
+/** A URL of the paper exchange a LiveVenue may be given beyond clob, gamma, data and ws. */
+export type ExtraUrl = 'content' | 'relayer';
+
+/**
+ * The LiveVenue URL set of a paper exchange: clob, gamma, data and ws, plus the `extra` ones asked for.
+ * Only those asked for: a venue given a relayer (or content) URL offers what it serves, so each test keeps
+ * the set it tested with.
+ */
+export function liveUrls(v: TestVenue | RunningExchange, ...extra: ExtraUrl[]): LiveVenueOptions['urls'] {
+  const u = 'running' in v ? v.running.urls : v.urls;
+  return {
+    clob: u.clob_url,
+    gamma: u.gamma_url,
+    data: u.data_url,
+    ws: u.ws_url,
+    ...(extra.includes('content') ? { content: u.content_url } : {}),
+    ...(extra.includes('relayer') ? { relayer: u.relayer_url } : {}),
+  };
+}
+
+/**
+ * A LiveVenue on the paper exchange `v` (URLs from `liveUrls(v, ...extra)`); `o` is the rest of its
+ * options, its wallet a fresh random one unless given.
+ */
+export function liveVenueFor(
+  v: TestVenue | RunningExchange,
+  o: Omit<LiveVenueOptions, 'urls' | 'wallet'> & { wallet?: Wallet } = {},
+  ...extra: ExtraUrl[]
+): Promise<LiveVenue> {
+  return createLiveVenue({
+    ...o,
+    urls: liveUrls(v, ...extra),
+    wallet: o.wallet ?? new Wallet(Wallet.createRandom().privateKey),
+  });
 }
 
 export const yes = (m: MarketInfo): string => m.tokens[0]!.token_id;
