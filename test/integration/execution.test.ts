@@ -7,21 +7,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Wallet } from 'ethers';
 import type { Subscription } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrDeriveApiKey } from '../../src/api/auth.ts';
-import { createTransport, type HttpTransport } from '../../src/api/http/transport.ts';
-import { OrderBuilder } from '../../src/api/orders.ts';
-import { LiveClock } from '../../src/core/clock.ts';
+import type { HttpTransport } from '../../src/api/http/transport.ts';
 import type { ConditionId, TokenId } from '../../src/core/ids.ts';
 import type { DesiredQuotes, QuoteIntent } from '../../src/core/intents.ts';
 import { formatAmount, formatPrice, PRICE_SCALE, type Micro, type Pips, type Side } from '../../src/core/units.ts';
-import { liveVenueFromParts, type LiveVenue } from '../../src/venues/live/live-venue.ts';
+import type { LiveVenue } from '../../src/venues/live/live-venue.ts';
 import { Executor } from '../../src/execution/executor.ts';
 import { HeartbeatKeeper } from '../../src/execution/heartbeat.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
-import { no, sleep, startVenue, yes, type TestVenue, liveVenueFor } from './support/setup.ts';
+import { no, sleep, startVenue, yes, type TestVenue, liveVenueFor, partsVenueFor } from './support/setup.ts';
 import type { Approved } from '../../src/risk/gate.ts';
 import { approved } from '../support/approve.ts';
 
@@ -195,26 +191,9 @@ describe.each([
       },
     });
     // the client's budgets carry the spec's numbers, far above the exchange's: the exchange says 429
-    const wallet = new Wallet(Wallet.createRandom().privateKey);
-    const clock = new LiveClock();
-    transport = createTransport({
-      urls: { clob: v.clob },
-      signer: wallet,
-      chainId: 137,
-      clock,
-      retry: { maxAttempts },
-    });
-    const creds = await createOrDeriveApiKey(transport);
-    transport.setCredentials(creds);
-    venue = liveVenueFromParts({
-      transport,
-      creds,
-      address: wallet.address,
-      builder: new OrderBuilder({ wallet, chainId: 137, clock }),
-      urls: { ws: v.running.urls.ws_url },
-      clock,
-    });
-    await venue.markets();
+    const made = await partsVenueFor(v, { transport: { retry: { maxAttempts } } });
+    ({ venue, transport } = made);
+    const { clock } = made;
     store = openStore(join(dir, `storm-${maxAttempts}.db`), { clock });
     ex = new Executor({
       venue,
