@@ -5,13 +5,12 @@
  * venue names.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Wallet } from 'ethers';
+import type { Wallet } from 'ethers';
 import type { HttpTransport } from '../../src/api/http/transport.ts';
 import type { OrderId } from '../../src/core/ids.ts';
 import { CANCEL_CHUNK_IDS } from '../../src/core/signer-limits.ts';
-import { createLiveVenue } from '../../src/venues/live/create-live-venue.ts';
 import { clobUser, signV1Order } from './support/clob-user.ts';
-import { startVenue, yes, type TestVenue } from './support/setup.ts';
+import { startVenue, yes, type TestVenue, liveVenueFor } from './support/setup.ts';
 
 let v: TestVenue;
 const open: HttpTransport[] = [];
@@ -76,12 +75,7 @@ describe('the client against the per-signer buckets', () => {
   }, 30_000);
 
   it('the venue adapter cancels many ids in chunks every tier admits; the client refuses a larger one unsent', async () => {
-    const u = v.running.urls;
-    const venue = await createLiveVenue({
-      urls: { clob: u.clob_url, gamma: u.gamma_url, data: u.data_url, ws: u.ws_url },
-      wallet: new Wallet(Wallet.createRandom().privateKey),
-      silenceMs: 0,
-    });
+    const venue = await liveVenueFor(v, { silenceMs: 0 });
     try {
       const ids = Array.from(
         { length: 2 * CANCEL_CHUNK_IDS + 1 },

@@ -18,8 +18,7 @@ import { resolveRiskLimits } from '../../src/risk/limits.ts';
 import { openStore } from '../../src/store/store.ts';
 import { loadStrategy } from '../../src/strategy/loader.ts';
 import { resolveParams } from '../../src/strategy/params.ts';
-import { createLiveVenue } from '../../src/venues/live/create-live-venue.ts';
-import { eventually, startVenue, type TestVenue } from './support/setup.ts';
+import { eventually, startVenue, type TestVenue, liveVenueFor } from './support/setup.ts';
 
 const STRATEGY = new URL('../support/fixed-quotes-strategy.ts', import.meta.url).pathname;
 
@@ -42,20 +41,7 @@ async function run(
 ) {
   const wallet = new Wallet(Wallet.createRandom().privateKey);
   const clock = new LiveClock();
-  const u = v.running.urls;
-  const venue = await createLiveVenue({
-    urls: {
-      clob: u.clob_url,
-      gamma: u.gamma_url,
-      data: u.data_url,
-      content: u.content_url,
-      ws: u.ws_url,
-      relayer: u.relayer_url,
-    },
-    wallet,
-    clock,
-    silenceMs: 0,
-  });
+  const venue = await liveVenueFor(v, { wallet, clock, silenceMs: 0 }, 'content', 'relayer');
   const market = (await venue.markets()).find((m) => m.market === v.m1.condition_id)!;
   const tokens = v.m1.tokens.map((t) => t.token_id);
   // held at the venue, not in the ledger: as after a split made beside the daemon

@@ -5,7 +5,6 @@
  * of detection and quoting resumes after the resync; a tick-size change starts a new book epoch
  * and the quotes move to the new tick; a resolved market is quoted no more.
  */
-import { Wallet } from 'ethers';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LiveClock } from '../../src/core/clock.ts';
 import type { MmkitEvent } from '../../src/core/events.ts';
@@ -14,11 +13,10 @@ import type { DesiredQuotes, QuoteIntent } from '../../src/core/intents.ts';
 import { PRICE_SCALE, tickPips, type Micro, type Pips } from '../../src/core/units.ts';
 import { createEngine, type Engine } from '../../src/engine/loop.ts';
 import type { LiveVenue } from '../../src/venues/live/live-venue.ts';
-import { createLiveVenue } from '../../src/venues/live/create-live-venue.ts';
 import type { MarketInfo, Venue } from '../../src/core/venue.ts';
 import type { StrategyHandlers } from '../../src/strategy/api.ts';
 import { FlowDriver } from './support/flow-driver.ts';
-import { getJson, no, sleep, startVenue, yes, type TestVenue } from './support/setup.ts';
+import { getJson, no, sleep, startVenue, yes, type TestVenue, liveVenueFor } from './support/setup.ts';
 import type { MarketInfo as WireMarket } from './support/trader.ts';
 import { passGates } from '../support/approve.ts';
 
@@ -156,10 +154,7 @@ async function startBot(wm: WireMarket, o: { silenceMs?: number; extra?: WireMar
   expect((await trader.place(yes(wm), 'BUY', '0.40', '10')).status).toBe(200);
   expect((await trader.place(no(wm), 'BUY', '0.40', '10')).status).toBe(200);
   cleanups.push(async () => void (await trader.l2('DELETE', '/cancel-all')));
-  const u = v.running.urls;
-  const venue = await createLiveVenue({
-    urls: { clob: u.clob_url, ws: u.ws_url, gamma: u.gamma_url, data: u.data_url },
-    wallet: new Wallet(Wallet.createRandom().privateKey),
+  const venue = await liveVenueFor(v, {
     ...(o.silenceMs !== undefined ? { silenceMs: o.silenceMs, pingIntervalMs: 200 } : {}),
     backoff: { initialMs: 100, maxMs: 400 },
   });

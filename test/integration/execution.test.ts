@@ -7,29 +7,20 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Wallet } from 'ethers';
 import type { Subscription } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOrDeriveApiKey } from '../../src/api/auth.ts';
-import { createTransport, type HttpTransport } from '../../src/api/http/transport.ts';
-import { OrderBuilder } from '../../src/api/orders.ts';
-import { LiveClock } from '../../src/core/clock.ts';
+import type { HttpTransport } from '../../src/api/http/transport.ts';
 import type { ConditionId, TokenId } from '../../src/core/ids.ts';
 import type { DesiredQuotes, QuoteIntent } from '../../src/core/intents.ts';
 import { formatAmount, formatPrice, PRICE_SCALE, type Micro, type Pips, type Side } from '../../src/core/units.ts';
-import { liveVenueFromParts, type LiveVenue } from '../../src/venues/live/live-venue.ts';
-import { createLiveVenue } from '../../src/venues/live/create-live-venue.ts';
+import type { LiveVenue } from '../../src/venues/live/live-venue.ts';
 import { Executor } from '../../src/execution/executor.ts';
 import { HeartbeatKeeper } from '../../src/execution/heartbeat.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
-import { no, sleep, startVenue, yes, type TestVenue } from './support/setup.ts';
+import { no, sleep, startVenue, yes, type TestVenue, liveVenueFor, partsVenueFor } from './support/setup.ts';
 import type { Approved } from '../../src/risk/gate.ts';
 import { approved } from '../support/approve.ts';
 
-function urls(v: TestVenue) {
-  const u = v.running.urls;
-  return { clob: u.clob_url, gamma: u.gamma_url, data: u.data_url, content: u.content_url, ws: u.ws_url };
-}
 const q = (tokenId: TokenId, side: Side, price: number, shares: number): QuoteIntent => ({
   tokenId,
   side,
@@ -67,11 +58,7 @@ describe('execution on the paper exchange', () => {
 
   beforeAll(async () => {
     v = await startVenue();
-    venue = await createLiveVenue({
-      urls: urls(v),
-      wallet: new Wallet(Wallet.createRandom().privateKey),
-      silenceMs: 0,
-    });
+    venue = await liveVenueFor(v, { silenceMs: 0 }, 'content');
     await venue.markets();
     M = v.m1.condition_id as ConditionId;
     Y = yes(v.m1) as TokenId;
@@ -204,26 +191,9 @@ describe.each([
       },
     });
     // the client's budgets carry the spec's numbers, far above the exchange's: the exchange says 429
-    const wallet = new Wallet(Wallet.createRandom().privateKey);
-    const clock = new LiveClock();
-    transport = createTransport({
-      urls: { clob: v.clob },
-      signer: wallet,
-      chainId: 137,
-      clock,
-      retry: { maxAttempts },
-    });
-    const creds = await createOrDeriveApiKey(transport);
-    transport.setCredentials(creds);
-    venue = liveVenueFromParts({
-      transport,
-      creds,
-      address: wallet.address,
-      builder: new OrderBuilder({ wallet, chainId: 137, clock }),
-      urls: { ws: urls(v).ws },
-      clock,
-    });
-    await venue.markets();
+    const made = await partsVenueFor(v, { transport: { retry: { maxAttempts } } });
+    ({ venue, transport } = made);
+    const { clock } = made;
     store = openStore(join(dir, `storm-${maxAttempts}.db`), { clock });
     ex = new Executor({
       venue,

@@ -21,8 +21,7 @@ import { openStore, type FillRecord, type Store } from '../../src/store/store.ts
 import { loadStrategy } from '../../src/strategy/loader.ts';
 import { resolveParams } from '../../src/strategy/params.ts';
 import type { LiveVenue } from '../../src/venues/live/live-venue.ts';
-import { createLiveVenue } from '../../src/venues/live/create-live-venue.ts';
-import { eventually, sleep, startVenue, yes, type TestVenue } from './support/setup.ts';
+import { eventually, sleep, startVenue, yes, type TestVenue, liveVenueFor } from './support/setup.ts';
 import { Trader } from './support/trader.ts';
 
 const STRATEGY = new URL('../support/fixed-quotes-strategy.ts', import.meta.url).pathname;
@@ -60,13 +59,7 @@ interface Run {
 async function setupRun(policy: ForeignOrderPolicy, params: Record<string, number>): Promise<Run> {
   const wallet = new Wallet(Wallet.createRandom().privateKey);
   const clock = new LiveClock();
-  const u = v.running.urls;
-  const venue = await createLiveVenue({
-    urls: { clob: u.clob_url, gamma: u.gamma_url, data: u.data_url, content: u.content_url, ws: u.ws_url },
-    wallet,
-    clock,
-    silenceMs: 0,
-  });
+  const venue = await liveVenueFor(v, { wallet, clock, silenceMs: 0 }, 'content');
   const all = await venue.markets();
   market = all.find((m) => m.market === v.m1.condition_id)!;
   const other = new Trader(v.clob, wallet.privateKey);

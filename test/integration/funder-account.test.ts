@@ -14,8 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrderBuilder, toPostBody } from '../../src/api/orders.ts';
 import { parseAmount } from '../../src/core/units.ts';
 import type { LiveVenue } from '../../src/venues/live/live-venue.ts';
-import { createLiveVenue } from '../../src/venues/live/create-live-venue.ts';
-import { no, startVenue, yes, type TestVenue } from './support/setup.ts';
+import { no, startVenue, yes, type TestVenue, liveVenueFor } from './support/setup.ts';
 import type { Trader } from './support/trader.ts';
 
 let v: TestVenue;
@@ -57,23 +56,12 @@ beforeAll(async () => {
   expect(r.body).toMatchObject({ success: true, status: 'live' });
   funderOrders.push(o.id);
   expect((await other.place(no(v.m1), 'BUY', '0.60', '5')).status).toBe(200); // fills 5 of the funder's bid
-  const u = v.running.urls;
-  venue = await createLiveVenue({
-    urls: {
-      clob: u.clob_url,
-      gamma: u.gamma_url,
-      data: u.data_url,
-      content: u.content_url,
-      ws: u.ws_url,
-      relayer: u.relayer_url,
-    },
-    wallet: eoa.wallet,
-    credentials: eoa.creds!,
-    signatureType: 2,
-    funder: FUNDER,
-    silenceMs: 0,
-    presign: false,
-  });
+  venue = await liveVenueFor(
+    v,
+    { wallet: eoa.wallet, credentials: eoa.creds!, signatureType: 2, funder: FUNDER, silenceMs: 0, presign: false },
+    'content',
+    'relayer',
+  );
 }, 60_000);
 afterAll(async () => {
   await venue?.close();
@@ -206,14 +194,11 @@ describe('a proxy / Safe run reads the funder account (venue.funder)', () => {
     });
     const eoaOpen = ex.engine.openOrders(eoa.address).map((x) => x.id);
     expect(eoaOpen.length).toBeGreaterThan(0);
-    const u = v.running.urls;
-    const own = await createLiveVenue({
-      urls: { clob: u.clob_url, gamma: u.gamma_url, data: u.data_url, content: u.content_url, ws: u.ws_url },
-      wallet: eoa.wallet,
-      credentials: eoa.creds!,
-      silenceMs: 0,
-      presign: false,
-    });
+    const own = await liveVenueFor(
+      v,
+      { wallet: eoa.wallet, credentials: eoa.creds!, silenceMs: 0, presign: false },
+      'content',
+    );
     try {
       const r = await own.cancelAll();
       expect([...r.canceled].sort()).toEqual([...eoaOpen].sort());

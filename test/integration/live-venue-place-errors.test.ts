@@ -14,18 +14,14 @@
  * The transport is built here with short retries (2 attempts, waits capped at 20 ms, Retry-After
  * included) and the client budgets off, so that nothing waits for the 1 s Retry-After of a 429.
  */
-import { Wallet } from 'ethers';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createOrDeriveApiKey } from '../../src/api/auth.ts';
-import { createTransport, type HttpTransport } from '../../src/api/http/transport.ts';
-import { OrderBuilder } from '../../src/api/orders.ts';
-import { LiveClock } from '../../src/core/clock.ts';
+import type { HttpTransport } from '../../src/api/http/transport.ts';
 import { RateLimitError } from '../../src/core/errors.ts';
 import type { ConditionId, TokenId } from '../../src/core/ids.ts';
 import type { Micro, Pips } from '../../src/core/units.ts';
-import { liveVenueFromParts, type LiveVenue } from '../../src/venues/live/live-venue.ts';
+import type { LiveVenue } from '../../src/venues/live/live-venue.ts';
 import type { PlaceOutcome, PreparedOrder } from '../../src/core/venue.ts';
-import { eventually, startVenue, yes, type TestVenue } from './support/setup.ts';
+import { eventually, startVenue, yes, type TestVenue, partsVenueFor } from './support/setup.ts';
 
 type HttpFault = { status?: number; latencyMs?: number } | undefined;
 
@@ -61,29 +57,14 @@ afterAll(async () => {
 
 /** A live venue on its own wallet and transport: 2 attempts per request, waits capped at 20 ms. */
 async function makeVenue(o: { timeoutMs?: number } = {}): Promise<{ venue: LiveVenue; transport: HttpTransport }> {
-  const wallet = new Wallet(Wallet.createRandom().privateKey);
-  const clock = new LiveClock();
-  const transport = createTransport({
-    urls: { clob: v.clob },
-    signer: wallet,
-    chainId: 137,
-    clock,
-    retry: { maxAttempts: 2, baseMs: 5, capMs: 20 },
-    budgets: { enabled: false },
-    ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
-  });
-  const creds = await createOrDeriveApiKey(transport);
-  transport.setCredentials(creds);
-  const venue = liveVenueFromParts({
-    transport,
-    creds,
-    address: wallet.address,
-    builder: new OrderBuilder({ wallet, chainId: 137, clock }),
-    urls: { ws: v.running.urls.ws_url },
-    clock,
+  const { venue, transport } = await partsVenueFor(v, {
+    transport: {
+      retry: { maxAttempts: 2, baseMs: 5, capMs: 20 },
+      budgets: { enabled: false },
+      ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
+    },
     presign: false,
   });
-  await venue.markets();
   const r = { venue, transport };
   venues.push(r);
   return r;

@@ -4,28 +4,17 @@
  * live adapter has: the cache following tick-size changes, the reconnect reconciliation, and an
  * ambiguous POST answered as UNKNOWN and resolved by id.
  */
-import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FillEvent, UserEvent } from '../../src/core/events.ts';
 import type { ConditionId, TokenId } from '../../src/core/ids.ts';
 import { formatAmount, formatPrice, PRICE_SCALE, type Micro, type Pips } from '../../src/core/units.ts';
 import type { LiveVenue } from '../../src/venues/live/live-venue.ts';
-import { createLiveVenue } from '../../src/venues/live/create-live-venue.ts';
 import { runVenueContract } from '../contract/venue.contract.ts';
-import { eventually, no, startVenue, yes, type TestVenue } from './support/setup.ts';
-
-function urls(v: TestVenue) {
-  const u = v.running.urls;
-  return { clob: u.clob_url, gamma: u.gamma_url, data: u.data_url, content: u.content_url, ws: u.ws_url };
-}
+import { eventually, no, startVenue, yes, type TestVenue, liveVenueFor } from './support/setup.ts';
 
 runVenueContract('live adapter on the paper exchange', async () => {
   const v = await startVenue();
-  const venue = await createLiveVenue({
-    urls: urls(v),
-    wallet: new Wallet(Wallet.createRandom().privateKey),
-    chainId: 137,
-  });
+  const venue = await liveVenueFor(v, { chainId: 137 }, 'content');
   const trader = await v.trader();
   const all = await venue.markets();
   const market = all.find((m) => m.active && !m.negRisk && m.tick === '0.01' && m.market === v.m1.condition_id)!;
@@ -53,12 +42,7 @@ describe('live adapter specifics', () => {
   let venue: LiveVenue;
   beforeAll(async () => {
     v = await startVenue();
-    venue = await createLiveVenue({
-      urls: urls(v),
-      wallet: new Wallet(Wallet.createRandom().privateKey),
-      silenceMs: 0,
-      backoff: { initialMs: 50, maxMs: 200 },
-    });
+    venue = await liveVenueFor(v, { silenceMs: 0, backoff: { initialMs: 50, maxMs: 200 } }, 'content');
     await venue.markets();
   });
   afterAll(async () => {
@@ -141,11 +125,7 @@ describe('live adapter specifics', () => {
   });
 
   it('a POST /orders that times out is UNKNOWN for every entry; resolved by id, it was placed once', async () => {
-    const slow = await createLiveVenue({
-      urls: urls(v),
-      wallet: new Wallet(Wallet.createRandom().privateKey),
-      timeoutMs: 150,
-    });
+    const slow = await liveVenueFor(v, { timeoutMs: 150 }, 'content');
     try {
       await slow.markets();
       const m = v.m1;

@@ -20,9 +20,8 @@ import { resolveRiskLimits } from '../../src/risk/limits.ts';
 import { openStore } from '../../src/store/store.ts';
 import { loadStrategy } from '../../src/strategy/loader.ts';
 import { resolveParams } from '../../src/strategy/params.ts';
-import { createLiveVenue } from '../../src/venues/live/create-live-venue.ts';
 import { approved } from '../support/approve.ts';
-import { eventually, startVenue, yes, type TestVenue } from './support/setup.ts';
+import { eventually, startVenue, yes, type TestVenue, liveVenueFor } from './support/setup.ts';
 
 const STRATEGY = new URL('../support/fixed-quotes-strategy.ts', import.meta.url).pathname;
 
@@ -45,13 +44,7 @@ describe('post-only quotes on the paper exchange', () => {
     const wallet = new Wallet(Wallet.createRandom().privateKey);
     const address = wallet.address.toLowerCase();
     const clock = new LiveClock();
-    const u = v.running.urls;
-    const venue = await createLiveVenue({
-      urls: { clob: u.clob_url, gamma: u.gamma_url, data: u.data_url, content: u.content_url, ws: u.ws_url },
-      wallet,
-      clock,
-      silenceMs: 0,
-    });
+    const venue = await liveVenueFor(v, { wallet, clock, silenceMs: 0 }, 'content');
     const market = (await venue.markets()).find((m) => m.market === v.m1.condition_id)!;
     const store = openStore(join(dir, 'bot.db'), { clock });
     const def = await loadStrategy(STRATEGY);

@@ -22,8 +22,7 @@ import { openStore, type Store } from '../../src/store/store.ts';
 import { loadStrategy } from '../../src/strategy/loader.ts';
 import { resolveParams } from '../../src/strategy/params.ts';
 import type { LiveVenue } from '../../src/venues/live/live-venue.ts';
-import { createLiveVenue } from '../../src/venues/live/create-live-venue.ts';
-import { eventually, startVenue, type TestVenue } from './support/setup.ts';
+import { eventually, startVenue, type TestVenue, liveVenueFor } from './support/setup.ts';
 
 const STRATEGY = new URL('../support/fixed-quotes-strategy.ts', import.meta.url).pathname;
 
@@ -62,20 +61,7 @@ async function setupRun(
 ): Promise<Run> {
   const wallet = new Wallet(Wallet.createRandom().privateKey);
   const clock = new LiveClock();
-  const u = v.running.urls;
-  const venue = await createLiveVenue({
-    urls: {
-      clob: u.clob_url,
-      gamma: u.gamma_url,
-      data: u.data_url,
-      content: u.content_url,
-      ws: u.ws_url,
-      relayer: u.relayer_url,
-    },
-    wallet,
-    clock,
-    silenceMs: 0,
-  });
+  const venue = await liveVenueFor(v, { wallet, clock, silenceMs: 0 }, 'content', 'relayer');
   const market = (await venue.markets()).find((m) => m.market === v.m1.condition_id)!;
   const file = join(dir, `${name}.db`);
   const store = openStore(file, { clock });

@@ -10,14 +10,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LiveClock } from '../../src/core/clock.ts';
 import type { ConditionId, OrderId } from '../../src/core/ids.ts';
 import type { DesiredQuotes } from '../../src/core/intents.ts';
 import { isValidPrice, LOT_MICRO, tickPips } from '../../src/core/units.ts';
 import type { LiveVenue } from '../../src/venues/live/live-venue.ts';
-import { createLiveVenue } from '../../src/venues/live/create-live-venue.ts';
 import type { MarketInfo } from '../../src/core/venue.ts';
 import type { RejectionInfo } from '../../src/execution/executor.ts';
 import type { Refusal } from '../../src/risk/gate.ts';
@@ -25,7 +23,7 @@ import { resolveRiskLimits } from '../../src/risk/limits.ts';
 import { openStore } from '../../src/store/store.ts';
 import { loadStrategy } from '../../src/strategy/loader.ts';
 import { resolveParams } from '../../src/strategy/params.ts';
-import { sleep, startVenue, type TestVenue } from './support/setup.ts';
+import { sleep, startVenue, type TestVenue, liveVenueFor } from './support/setup.ts';
 import { createTrader } from '../../src/kernel/create-trader.ts';
 
 const RUN_MS = 4_000;
@@ -34,20 +32,13 @@ let dir: string;
 const candidates: MarketInfo[] = [];
 let cryptoMarkets: MarketInfo[] = [];
 
-const urls = () => ({
-  clob: v.running.urls.clob_url,
-  ws: v.running.urls.ws_url,
-  gamma: v.running.urls.gamma_url,
-  data: v.running.urls.data_url,
-});
-
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mmkit-strategies-'));
   v = await startVenue({ world: { agents: 'default', lifecycle: false, priceFeed: true } });
   // let the agents build books, then pick liquid two-sided markets away from the edges (looked for
   // again until six qualify or a minute passed: under load the books take longer to build)
   await sleep(1_500);
-  const probe = await createLiveVenue({ urls: urls(), wallet: new Wallet(Wallet.createRandom().privateKey) });
+  const probe = await liveVenueFor(v);
   try {
     for (const end = Date.now() + 60_000; ; await sleep(1_000)) {
       await pickMarkets(probe);
@@ -60,7 +51,7 @@ beforeAll(async () => {
 }, 120_000);
 
 /** Fills `candidates` (and `cryptoMarkets`) from the venue's markets and books as they are now. */
-async function pickMarkets(probe: Awaited<ReturnType<typeof createLiveVenue>>): Promise<void> {
+async function pickMarkets(probe: LiveVenue): Promise<void> {
   candidates.length = 0;
   {
     const now = Date.now();
@@ -120,11 +111,7 @@ async function runStrategy(
 ): Promise<RunReport> {
   const clock = new LiveClock();
   const def = await loadStrategy(name);
-  const venue: LiveVenue = await createLiveVenue({
-    urls: urls(),
-    wallet: new Wallet(Wallet.createRandom().privateKey),
-    clock,
-  });
+  const venue: LiveVenue = await liveVenueFor(v, { clock });
   await venue.markets();
   const store = openStore(join(dir, `${name}.db`), { clock });
   const limits = resolveRiskLimits(risk);

@@ -8,23 +8,18 @@
  * and from the venue's trade history (`Venue.fills`: the restart backfill and the audit) equals the
  * fee the exchange charged: its Data API trade record and the taker's collateral.
  */
-import { Wallet } from 'ethers';
 import { firstValueFrom, filter } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createOrDeriveApiKey } from '../../src/api/auth.ts';
-import { createTransport } from '../../src/api/http/transport.ts';
-import { OrderBuilder } from '../../src/api/orders.ts';
-import { LiveClock } from '../../src/core/clock.ts';
 import type { FillEvent } from '../../src/core/events.ts';
 import type { ConditionId, TokenId } from '../../src/core/ids.ts';
 import { parseAmount, type Micro, type Pips } from '../../src/core/units.ts';
 import { initialMarkets, type MarketMeta } from '../../src/exchange/markets.ts';
 import { fillFromEvent, openStore } from '../../src/store/store.ts';
-import { liveVenueFromParts, type LiveVenue } from '../../src/venues/live/live-venue.ts';
-import { eventually, getJson, startVenue, type TestVenue } from './support/setup.ts';
+import type { LiveVenue } from '../../src/venues/live/live-venue.ts';
+import { eventually, getJson, startVenue, type TestVenue, partsVenueFor } from './support/setup.ts';
 
 /** A fee rate whose V1 fee per match leaves a remainder (so flooring each match apart shows). */
 const FEE_BPS = 333;
@@ -48,28 +43,9 @@ for (const protocol of [2, 1] as const) {
       market = { ...initialMarkets(9090 + protocol, Date.now())[0]!, feeRateBps: FEE_BPS, minSizeMicro: 1_000_000 };
       expect(market.tick).toBe('0.01');
       v.running.exchange.addMarket(market);
-      const wallet = new Wallet(Wallet.createRandom().privateKey);
-      address = wallet.address.toLowerCase();
-      const clock = new LiveClock();
-      const transport = createTransport({
-        urls: { clob: v.clob },
-        signer: wallet,
-        chainId: 137,
-        clock,
-        budgets: { enabled: false },
-      });
-      const creds = await createOrDeriveApiKey(transport);
-      transport.setCredentials(creds);
-      venue = liveVenueFromParts({
-        transport,
-        creds,
-        address: wallet.address,
-        builder: new OrderBuilder({ wallet, chainId: 137, clock, protocol }),
-        urls: { ws: v.running.urls.ws_url },
-        clock,
-        presign: false,
-      });
-      await venue.markets();
+      const made = await partsVenueFor(v, { transport: { budgets: { enabled: false } }, protocol, presign: false });
+      venue = made.venue;
+      address = made.wallet.address.toLowerCase();
     });
     afterAll(async () => {
       await venue?.close();

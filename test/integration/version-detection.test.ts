@@ -12,7 +12,7 @@ import { LiveClock } from '../../src/core/clock.ts';
 import { startExchange, type RunningExchange } from '../../src/exchange/server.ts';
 import { tickPips } from '../../src/core/units.ts';
 import type { VenueLogger } from '../../src/venues/live/live-venue.ts';
-import { createLiveVenue } from '../../src/venues/live/create-live-venue.ts';
+import { liveVenueFor } from './support/setup.ts';
 
 async function waitFor(cond: () => boolean, ms: number): Promise<boolean> {
   const end = Date.now() + ms;
@@ -43,11 +43,8 @@ function capture(): { logger: VenueLogger; signing(): Array<Record<string, unkno
 }
 
 async function venueOn(x: RunningExchange, protocol?: 1 | 2) {
-  const u = x.urls;
   const c = capture();
-  const venue = await createLiveVenue({
-    urls: { clob: u.clob_url, gamma: u.gamma_url, data: u.data_url, ws: u.ws_url },
-    wallet: new Wallet(Wallet.createRandom().privateKey),
+  const venue = await liveVenueFor(x, {
     clock: new LiveClock(),
     silenceMs: 0,
     logger: c.logger,
@@ -66,11 +63,8 @@ describe('order protocol detection', () => {
       [v2, 2],
       [v1, 1],
     ] as const) {
-      const u = x.urls;
       const c = capture();
-      const venue = await createLiveVenue({
-        urls: { clob: u.clob_url, gamma: u.gamma_url, data: u.data_url, ws: u.ws_url },
-        wallet: new Wallet(Wallet.createRandom().privateKey),
+      const venue = await liveVenueFor(x, {
         clock: new LiveClock(),
         silenceMs: 0,
         logger: c.logger,

@@ -26,6 +26,61 @@ const venue = async (queueMs = 0) => {
 };
 const rootOf = (v: TestVenue) => v.clob.replace(/\/clob$/, '');
 
+/** Where a raw connection comes from (`localAddress`: a loopback address) and how long it waits at most. */
+interface RawOptions {
+  ms?: number;
+  localAddress?: string;
+}
+
+/**
+ * A raw TCP connection to the venue's port, for what node's HTTP client would not send (a body dripped slowly,
+ * a header line twice) and for the connection caps. `send` writes once connected; resolves what was received
+ * once the server closed the connection (`closed`), or when `ms` passed (`closed` false), with the socket error
+ * if there was one.
+ */
+const rawConn = (v: TestVenue, send: (s: Socket) => void, o: RawOptions = {}) =>
+  new Promise<{ data: string; closed: boolean; afterMs: number; error?: Error }>((resolve) => {
+    const u = new URL(rootOf(v));
+    const t0 = Date.now();
+    const s = connect({
+      port: Number(u.port),
+      host: u.hostname,
+      ...(o.localAddress ? { localAddress: o.localAddress } : {}),
+    });
+    let data = '';
+    let error: Error | undefined;
+    const done = (closed: boolean) => {
+      clearTimeout(timer);
+      s.destroy();
+      resolve({ data, closed, afterMs: Date.now() - t0, ...(error ? { error } : {}) });
+    };
+    const timer = setTimeout(() => done(false), o.ms ?? 30_000);
+    s.on('data', (d) => (data += d.toString()));
+    s.on('close', () => done(true));
+    s.on('error', (e) => (error = e));
+    s.on('connect', () => send(s));
+  });
+
+/** Sends `text` on a raw connection (see rawConn) and resolves all the server answered; rejects on a socket error. */
+async function rawExchange(v: TestVenue, text: string, o: RawOptions = {}): Promise<string> {
+  const r = await rawConn(v, (s) => s.write(text), o);
+  if (r.error) throw r.error;
+  return r.data;
+}
+
+/** `n` raw connections to the venue's port (from `localAddress` if given), held open once connected. */
+async function holdConns(v: TestVenue, n: number, localAddress?: string): Promise<Socket[]> {
+  const u = new URL(rootOf(v));
+  const held: Socket[] = [];
+  for (let i = 0; i < n; i++) {
+    const s = connect({ port: Number(u.port), host: u.hostname, ...(localAddress ? { localAddress } : {}) });
+    s.on('error', () => undefined);
+    await new Promise((r) => s.once('connect', r));
+    held.push(s);
+  }
+  return held;
+}
+
 async function expectEnvelope(r: Response, status: number, code: string): Promise<string> {
   expect(r.status).toBe(status);
   expect(r.headers.get('content-type')).toMatch(/^application\/json/);
@@ -190,25 +245,6 @@ describe('a Bearer request whose key exists counts under the key (issue 16)', ()
 });
 
 describe('slow and piled-up connections (trial 7 F3)', () => {
-  /** A raw connection to the venue's port; resolves what it received once the server closed it (or `ms` passed). */
-  const rawConn = (v: TestVenue, send: (s: Socket) => void, ms: number) =>
-    new Promise<{ data: string; closed: boolean; afterMs: number }>((resolve) => {
-      const u = new URL(rootOf(v));
-      const t0 = Date.now();
-      const s = connect(Number(u.port), u.hostname);
-      let data = '';
-      const done = (closed: boolean) => {
-        clearTimeout(timer);
-        s.destroy();
-        resolve({ data, closed, afterMs: Date.now() - t0 });
-      };
-      const timer = setTimeout(() => done(false), ms);
-      s.on('data', (d) => (data += d.toString()));
-      s.on('close', () => done(true));
-      s.on('error', () => undefined);
-      s.on('connect', () => send(s));
-    });
-
   it('a body dripped slowly is answered 408 REQUEST_TIMEOUT and closed at the request timeout', async () => {
     const v = await startVenue({ http: { requestTimeoutMs: 1_000 } });
     venues.push(v);
@@ -221,7 +257,7 @@ describe('slow and piled-up connections (trial 7 F3)', () => {
         );
         drip.push(setInterval(() => s.writable && s.write(' '), 200));
       },
-      30_000,
+      { ms: 30_000 },
     );
     for (const d of drip) clearInterval(d);
     expect(r.closed).toBe(true);
@@ -232,17 +268,10 @@ describe('slow and piled-up connections (trial 7 F3)', () => {
   it('connections beyond maxConnections are closed at once; the venue still answers afterwards', async () => {
     const v = await startVenue({ http: { maxConnections: 8 } });
     venues.push(v);
-    const u = new URL(rootOf(v));
-    const held: Socket[] = [];
-    for (let i = 0; i < 8; i++) {
-      const s = connect(Number(u.port), u.hostname);
-      s.on('error', () => undefined);
-      await new Promise((r) => s.once('connect', r));
-      held.push(s);
-    }
+    const held = await holdConns(v, 8);
     // let the server accept them all
     await new Promise((r) => setTimeout(r, 200));
-    const extra = await rawConn(v, (s) => s.write('GET /clob/time HTTP/1.1\r\nHost: x\r\n\r\n'), 10_000);
+    const extra = await rawConn(v, (s) => s.write('GET /clob/time HTTP/1.1\r\nHost: x\r\n\r\n'), { ms: 10_000 });
     expect(extra.closed).toBe(true);
     expect(extra.data).toBe('');
     for (const s of held) s.destroy();
@@ -254,26 +283,14 @@ describe('slow and piled-up connections (trial 7 F3)', () => {
   it('connections beyond maxConnectionsPerIp from one address are closed at once; another address is served', async () => {
     const v = await startVenue({ http: { maxConnectionsPerIp: 4 } });
     venues.push(v);
-    const u = new URL(rootOf(v));
-    const held: Socket[] = [];
-    for (let i = 0; i < 4; i++) {
-      const s = connect({ port: Number(u.port), host: u.hostname, localAddress: '127.0.0.1' });
-      s.on('error', () => undefined);
-      await new Promise((r) => s.once('connect', r));
-      held.push(s);
-    }
+    const held = await holdConns(v, 4, '127.0.0.1');
     await new Promise((r) => setTimeout(r, 200));
-    const extra = await rawConn(v, (s) => s.write('GET /clob/time HTTP/1.1\r\nHost: x\r\n\r\n'), 10_000);
+    const extra = await rawConn(v, (s) => s.write('GET /clob/time HTTP/1.1\r\nHost: x\r\n\r\n'), { ms: 10_000 });
     expect(extra.closed).toBe(true);
     expect(extra.data).toBe('');
     // another client address (the loopback net is 127/8) is not held off by this one's connections
-    const other = await new Promise<string>((resolve, reject) => {
-      const s = connect({ port: Number(u.port), host: u.hostname, localAddress: '127.0.0.2' });
-      let data = '';
-      s.on('data', (d) => (data += d.toString()));
-      s.on('end', () => resolve(data));
-      s.on('error', reject);
-      s.on('connect', () => s.write('GET /clob/time HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+    const other = await rawExchange(v, 'GET /clob/time HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', {
+      localAddress: '127.0.0.2',
     });
     expect(other).toMatch(/^HTTP\/1\.1 200/);
     for (const s of held) s.destroy();
@@ -286,17 +303,7 @@ describe('slow and piled-up connections (trial 7 F3)', () => {
 describe('credential headers given twice are refused (trial 7)', () => {
   /** A raw GET with the header lines as given (node's client would not send some of these); the status line and body. */
   const rawGetLines = (v: TestVenue, path: string, lines: string[]) =>
-    new Promise<string>((resolve, reject) => {
-      const u = new URL(rootOf(v));
-      const s = connect(Number(u.port), u.hostname);
-      let data = '';
-      s.on('data', (d) => (data += d.toString()));
-      s.on('end', () => resolve(data));
-      s.on('error', reject);
-      s.on('connect', () =>
-        s.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${lines.join('\r\n')}\r\n\r\n`),
-      );
-    });
+    rawExchange(v, `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${lines.join('\r\n')}\r\n\r\n`);
 
   it('two Authorization headers (two accounts): 401, not the first one taken as the identity', async () => {
     const v = await venue();
