@@ -263,7 +263,7 @@ ${EXIT_CODES_HELP}`,
   const addr = keys
     .command('address')
     .description(
-      'print the address of the configured wallet and where the key comes from (keystore, env, paper wallet)',
+      "print the address of the configured wallet and where the key comes from (keystore, env, paper wallet; with none configured, the data dir's paper wallet, else its keystore.json)",
     );
   addCommonOptions(addr, { wallet: true });
   addr.addHelpText(
@@ -277,9 +277,19 @@ ${EXIT_CODES_HELP}`,
   addr.action(
     action(async (o: CommonOptions) => {
       const cfg = configFrom(o);
-      const { resolveWallet } = await import('./wallet.ts');
+      const { resolveWallet, PAPER_WALLET_FILE } = await import('./wallet.ts');
+      // no wallet configured and no paper wallet, but the keystore `keys import` writes by default is
+      // in the data dir: that one (the address asked of the folder a newcomer just imported into)
+      const dirKeystore = join(cfg.bot.dataDir, 'keystore.json');
+      const keystoreFile =
+        cfg.bot.keystoreFile === '' &&
+        !process.env['MMKIT_PRIVATE_KEY'] &&
+        !existsSync(join(cfg.bot.dataDir, PAPER_WALLET_FILE)) &&
+        existsSync(dirKeystore)
+          ? dirKeystore
+          : cfg.bot.keystoreFile;
       const w = await resolveWallet({
-        keystoreFile: cfg.bot.keystoreFile,
+        keystoreFile,
         dataDir: cfg.bot.dataDir,
         allowPaper: resolveVenue(cfg).paper,
         createPaper: false,

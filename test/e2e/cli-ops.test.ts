@@ -324,6 +324,20 @@ describe('mmkit keys', () => {
     expect(a.code, a.err).toBe(0);
     expect(json(a)).toMatchObject({ address, source: 'keystore' });
 
+    // imported into a data dir (the default --out), `keys address --data-dir` of that dir finds it
+    // (trial 9 F5: it blamed a missing paper wallet)
+    const ksDir = mkdtempSync(join(tmpdir(), 'mmkit-ks-dir-'));
+    const imp = await mmkit(['keys', 'import', '--data-dir', ksDir], {
+      input: key + '\n',
+      env: { MMKIT_KEYSTORE_PASSWORD: password },
+    });
+    expect(imp.code, imp.err).toBe(0);
+    const inDir = await mmkit(['keys', 'address', '--exchange-url', base, '--data-dir', ksDir, '--json'], {
+      env: { MMKIT_KEYSTORE_PASSWORD: password },
+    });
+    expect(inDir.code, inDir.err).toBe(0);
+    expect(json(inDir)).toMatchObject({ address, source: 'keystore', file: join(ksDir, 'keystore.json') });
+
     // the daemon trades as that wallet
     const runDir = mkdtempSync(join(tmpdir(), 'mmkit-ks-run-'));
     const run = await mmkit(
