@@ -34,7 +34,7 @@ import { filterCandidates, type MarketFilters } from './market-filters.ts';
 import { resolveParams } from '../strategy/params.ts';
 import { startExchange, type RunningExchange } from '../exchange/server.ts';
 import type { RewardOptions } from '../exchange/rewards/ledger.ts';
-import type { WorldProfileName } from '../exchange/world/profiles.ts';
+import { DEFAULT_WORLD_PROFILE, type WorldProfileName } from '../exchange/world/profiles.ts';
 import { registerSecret } from '../core/secrets.ts';
 import { MMKIT_VERSION, startOps, type OpsHttpConfig } from '../ops/daemon-ops.ts';
 import { componentLogger, componentLoggers, DAEMON_COMPONENT, terminalView } from '../ops/logger.ts';
@@ -319,7 +319,16 @@ async function runLocked(
       logger: log.child({ component: 'exchange' }, { level: 'warn' }),
     });
     urls = urlsOf(exchange.urls.clob_url);
-    dlog.info({ url: urls.clob.replace(/\/clob$/, '') }, 'paper exchange started in-process');
+    // which world: the profile decides what PnL to expect (README, World profiles)
+    dlog.info(
+      {
+        url: urls.clob.replace(/\/clob$/, ''),
+        worldProfile: cfg.worldProfile ?? DEFAULT_WORLD_PROFILE,
+        seed: exchange.identity.seed,
+        protocol: exchange.exchange.protocol,
+      },
+      'paper exchange started in-process',
+    );
     // operator commands in another terminal (mmkit orders, positions...) find it here
     writeDaemonVenue(cfg.dataDir, urls.clob.replace(/\/clob$/, ''), {}, { ...started, inProcess: true });
   }

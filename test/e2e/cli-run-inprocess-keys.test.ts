@@ -31,5 +31,40 @@ describe('mmkit run: exchange.* keys the in-process paper exchange ignores', () 
     expect(warn!.msg).toContain('mmkit exchange --db');
     // what the warning says: the in-process exchange kept nothing there
     expect(existsSync(db)).toBe(false);
+    // the start line names the world it runs: profile, seed, protocol (default realistic, 2)
+    const started = r.err
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l['msg'] === 'paper exchange started in-process');
+    expect(started, r.err.slice(0, 3000)).toMatchObject({ worldProfile: 'realistic', protocol: 2 });
+    expect(typeof started!['seed']).toBe('number');
+  }, 150_000);
+
+  it('the start line names the world profile given (trial 9 F4: nothing said that --world-profile took effect)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mmkit-inproc-'));
+    const r = await runMmkit(
+      [
+        'run',
+        '--data-dir',
+        join(dir, 'data'),
+        '--http-port',
+        '0',
+        '--duration',
+        '1s',
+        '--log-format',
+        'json',
+        '--world-profile',
+        'calm',
+      ],
+      { env: { MMKIT_SEED: '5' }, timeoutMs: 120_000 },
+    );
+    expect(r.code, r.err.slice(-2000)).toBe(0);
+    const started = r.err
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l['msg'] === 'paper exchange started in-process');
+    expect(started, r.err.slice(0, 3000)).toMatchObject({ component: 'daemon', worldProfile: 'calm', seed: 5 });
   }, 150_000);
 });
