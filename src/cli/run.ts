@@ -626,6 +626,7 @@ async function runLocked(
     strategy: { name: def.name, params: params as Record<string, unknown> },
     address: venue.address,
     venueUrl: urls.clob.replace(/\/clob$/, ''),
+    venuePaper: paper,
     rewards: trader.rewards,
     counters: trader.counters,
   });

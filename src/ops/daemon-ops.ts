@@ -102,6 +102,8 @@ export interface DaemonParts {
   readonly strategy: { readonly name: string; readonly params: Record<string, unknown> };
   readonly address: string;
   readonly venueUrl: string;
+  /** Whether the venue is a paper exchange (shown on /api/status as `venue.paper`); absent: not said. */
+  readonly venuePaper?: boolean;
   /** The kernel's intent-path counters (createTrader's `counters`): the gate's refusals and trims by code; absent: none. */
   readonly counters?: Pick<TraderCounters, 'quotesRefused' | 'quotesTrimmed' | 'ordersRefusedByCode'>;
   /** The kernel's reward tracker (the estimate of each rewarded market's last sample); absent: none. */
@@ -326,6 +328,7 @@ export class DaemonOps {
       strategy: p.strategy,
       address: displayAddress(p.address),
       venueUrl: publicUrl(p.venueUrl),
+      ...(p.venuePaper !== undefined ? { venuePaper: p.venuePaper } : {}),
     });
     const sub = p.engine.events$.subscribe((e) => this.monitor.onEvent(e));
     this.#unsubscribe.push(() => sub.unsubscribe());

@@ -126,7 +126,12 @@ export interface StatusSnapshot {
   readonly lifecycle: Lifecycle;
   readonly strategy: { readonly name: string; readonly params: Record<string, unknown> };
   readonly account: { readonly address: string };
-  readonly venue: { readonly url: string };
+  /**
+   * The venue: its base URL and whether it is a paper exchange (src/cli/venue-kind.ts; absent when the
+   * daemon does not say, e.g. a shadow run, which sends nothing anywhere). `mode` says whether orders
+   * are sent (`live`) or simulated (`shadow`); this says where a live run's orders go.
+   */
+  readonly venue: { readonly url: string; readonly paper?: boolean };
   readonly health: HealthReport;
   readonly markets: readonly MarketStatus[];
   readonly inventory: {

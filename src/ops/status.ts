@@ -176,6 +176,8 @@ export interface MonitorContext {
   readonly address: string;
   /** The venue's base URL (shown). */
   readonly venueUrl: string;
+  /** Whether the venue is a paper exchange (src/cli/venue-kind.ts); absent: not said. */
+  readonly venuePaper?: boolean;
 }
 
 export type {
@@ -623,7 +625,10 @@ export class DaemonMonitor {
       lifecycle: this.#lifecycle,
       strategy: { name: this.#ctx.strategy.name, params: this.#ctx.strategy.params },
       account: { address: this.#ctx.address },
-      venue: { url: this.#ctx.venueUrl },
+      venue: {
+        url: this.#ctx.venueUrl,
+        ...(this.#ctx.venuePaper !== undefined ? { paper: this.#ctx.venuePaper } : {}),
+      },
       health,
       markets,
       inventory: {

@@ -75,6 +75,12 @@ describe('status page', () => {
       return false;
     };
     expect(await ready(), bot.err().slice(-1500)).toBe(true);
+    // orders go to the venue (`mode` live), and the venue says it is a paper exchange (trial 9 F2:
+    // `"mode": "live"` alone made a paper run look like real money)
+    expect(await (await fetch(`${url}/api/status`)).json()).toMatchObject({
+      mode: 'live',
+      venue: { url: base, paper: true },
+    });
     const markets = botMarkets(bot.err())!;
     const questions = (
       (await (await fetch(`${url}/api/status`)).json()) as { markets: Array<{ market: string; question: string }> }
