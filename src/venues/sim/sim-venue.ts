@@ -74,8 +74,9 @@
  * the paper exchange's order (a crossing order: PLACEMENT, the makers' UPDATEs, its own UPDATE, then
  * the fills; a dropped FAK remainder: CANCELLATION last).
  *
- * MODULES. This file is the venue: the class that owns the state and wires the parts, and applies
- * the recorded events (the hot path of a feed backtest). The parts: ./sim-types.ts (options,
+ * MODULES. This file is the venue: the class that owns the state, wires the parts and answers the
+ * Venue port. The parts: ./recorded-events.ts (the recorded events applied to the books, our
+ * queues and orders, and the recording's stream status: the hot path of a feed backtest), ./sim-types.ts (options,
  * counters, account, settlement shapes), ./sim-state.ts (markets, tokens, own levels and orders),
  * ./ingest.ts (feed items to market events), ./recorded-book.ts (liquidity we took),
  * ./own-orders.ts (our orders: signing, arrival at the matching point, fills, cancels, retention),
@@ -94,21 +95,9 @@ import { Observable } from 'rxjs';
 import type { Clock } from '../../core/clock.ts';
 import { ValidationError } from '../../core/errors.ts';
 import { DEFAULT_FEE_PROTOCOL } from '../../core/fees.ts';
-import type {
-  BestBidAskEvent,
-  BookSnapshotEvent,
-  LastTradeEvent,
-  LevelChangeEvent,
-  MarketDataEvent,
-  MarketEvent,
-  MarketResolvedEvent,
-  RtdsEvent,
-  TickSizeChangeEvent,
-  UserDataEvent,
-  UserEvent,
-} from '../../core/events.ts';
+import type { MarketEvent, RtdsEvent, UserDataEvent, UserEvent } from '../../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../../core/ids.ts';
-import { PRICE_SCALE, tickFromPips, type Micro, type Pips, type Side } from '../../core/units.ts';
+import type { Micro } from '../../core/units.ts';
 import type {
   CancelOutcome,
   MarketInfo,
@@ -124,13 +113,12 @@ import { latencySampler, rngStream, validateLatencySpec, type LatencySampler } f
 import { createQueueModel, type QueueModel } from './queue.ts';
 import { BudgetMeter } from './sim-budget.ts';
 import { FeedIngest } from './ingest.ts';
-import { consumedSizes, effBest, updateConsumed } from './recorded-book.ts';
-import { finalizeBatch, levelMoved, throughFills, tradeFills } from './own-queue.ts';
 import { OwnOrders } from './own-orders.ts';
-import { comb, ShownOwn, withOwn } from './show-own.ts';
-import { MarketState, type Mutable, type OwnLevel, type TokenState } from './sim-state.ts';
+import { ShownOwn } from './show-own.ts';
+import { MarketState, type TokenState } from './sim-state.ts';
 import { SimLedger } from './sim-account.ts';
 import { settleMarket } from './settlement.ts';
+import { RecordedEvents } from './recorded-events.ts';
 import { DelayedFeed, RequestTimers } from './sim-timers.ts';
 import { snapshotOf } from './sim-events.ts';
 import { deliverMarket, deliverUser, type MarketSub, type UserSub } from './sim-streams.ts';
@@ -194,19 +182,9 @@ class SimVenueImpl implements SimVenue {
   // streams
   readonly #marketSubs: MarketSub[] = [];
   readonly #userSubs: UserSub[] = [];
-  #up = true;
-  #pendingSnapshots = 0;
-  #inBatch = false;
-  /**
-   * The recorded message being applied (a `price_change`, or a `book`), numbered: a level moved by
-   * an earlier message of the same venue millisecond was moved by an earlier venue batch (see
-   * levelMoved). `#inMessage`: the last level change was not its message's last.
-   */
-  #message = 0;
-  #inMessage = false;
-  /** The token whose snapshot is being applied: no own-order level changes for it (the snapshot carries them). */
-  #snapshotting: TokenState | null = null;
   readonly #shown: ShownOwn;
+  /** The recorded market events applied to the books, our queues and orders (./recorded-events.ts). */
+  readonly #events: RecordedEvents;
 
   // latencies: requests in flight, and (feedMs = N) the delayed feed
   readonly #timers: RequestTimers;
@@ -268,14 +246,11 @@ class SimVenueImpl implements SimVenue {
     this.#show = o.showOwnOrders ?? true;
     this.#shown = new ShownOwn(this.#show);
     this.#feed = new FeedIngest(this.#c, {
-      event: (e) => this.#event(e),
-      endFrame: () => {
-        this.#inBatch = false;
-        this.#inMessage = false;
-      },
+      event: (e) => this.#events.event(e),
+      endFrame: () => this.#events.endFrame(),
       streamError: (reason, t) => this.#streamError(reason, t),
-      disconnect: (reason, t) => this.#onDisconnect(reason, t),
-      connect: (t) => this.#onConnect(t),
+      disconnect: (reason, t) => this.#events.onDisconnect(reason, t),
+      connect: (t) => this.#events.onConnect(t),
       market: (m) => this.#addMarket(m, false),
     });
     this.#meter = new BudgetMeter(o.budgets ?? {});
@@ -302,8 +277,23 @@ class SimVenueImpl implements SimVenue {
       retainMs: keep,
       counters: this.#c,
       emitUser: (e) => this.#emitUser(e),
-      flushShown: () => this.#flushShown(),
+      flushShown: () => this.#events.flushShown(),
       feeProtocol: o.feeProtocol ?? DEFAULT_FEE_PROTOCOL,
+    });
+    this.#events = new RecordedEvents({
+      tokens: this.#tokens,
+      markets: this.#markets,
+      marketList: this.#marketList,
+      model: this.#model,
+      ours: this.#ours,
+      show: this.#show,
+      shown: this.#shown,
+      counters: this.#c,
+      now: () => this.clock.now(),
+      emitMarket: (e) => this.#emitMarket(e),
+      resolve: (m, winner) => {
+        this.#resolve(m, winner);
+      },
     });
   }
 
@@ -373,232 +363,6 @@ class SimVenueImpl implements SimVenue {
     this.#emitMarket({ type: 'stream_error', stream: 'market', reason, venueTime: t, recvTime: t });
   }
 
-  /** A recorded market event: the book, our queues and our orders move, then the bot sees it. */
-  #event(e: MarketDataEvent): void {
-    switch (e.type) {
-      case 'level_change':
-        return this.#onLevel(e);
-      case 'last_trade':
-        return this.#onTrade(e);
-      case 'book_snapshot':
-        return this.#onBook(e);
-      case 'best_bid_ask':
-        return this.#onBestBidAsk(e);
-      case 'tick_size_change':
-        return this.#onTickChange(e);
-      case 'market_resolved':
-        return this.#onResolved(e);
-      case 'new_market':
-        return this.#emitMarket(e);
-    }
-  }
-
-  #onLevel(e: LevelChangeEvent): void {
-    if (!this.#inMessage) this.#message++;
-    this.#inMessage = !e.endOfBatch;
-    const tok = this.#tokens.get(e.tokenId);
-    if (tok === undefined) return this.#emitMarket(e);
-    const m = tok.market;
-    if (m.pending.length > 0 && e.venueTime !== m.groupT) this.#finalize(m);
-    m.groupT = e.venueTime;
-    if (tok.awaiting) {
-      this.#c.droppedWhilePending++;
-      if (e.endOfBatch) this.#inBatch = false;
-      return;
-    }
-    this.#inBatch = !e.endOfBatch;
-    const book = tok.book;
-    const price = e.price;
-    const isBid = e.side === 'BUY';
-    const prev = book.sizeAt(e.side, price);
-    try {
-      book.applyLevel(e.side, price, e.size);
-    } catch {
-      this.#c.decodeErrors++;
-      return;
-    }
-    tok.hash = e.hash;
-    if ((isBid ? tok.consumedBid : tok.consumedAsk).size !== 0) updateConsumed(tok, isBid, price, prev, e.size);
-    const own = isBid ? tok.bids : tok.asks;
-    if (own.size !== 0) {
-      const l = own.get(price);
-      if (l !== undefined) levelMoved(l, prev, this.#message, this.#model);
-    }
-    if (e.endOfBatch && m.resting > 0) {
-      // the batch is whole: the recorded best may have moved through our prices
-      this.#inBatch = true; // own-order level changes made now are part of this batch
-      this.#priceThrough(m.tokens[0]);
-      this.#priceThrough(m.tokens[1]);
-      this.#inBatch = false;
-    }
-    if (this.#show && (tok.shownBid.size !== 0 || tok.shownAsk.size !== 0)) {
-      const w = e as Mutable<LevelChangeEvent>;
-      const s = (isBid ? tok.shownBid : tok.shownAsk).get(price);
-      if (s !== undefined) w.size = (e.size + s) as Micro;
-      w.bestBid = comb(e.bestBid, tok.shownBestBid, true);
-      w.bestAsk = comb(e.bestAsk, tok.shownBestAsk, false);
-    }
-    this.#emitMarket(e);
-  }
-
-  #finalize(m: MarketState): void {
-    finalizeBatch(m, this.#model);
-  }
-
-  #finalizeAll(): void {
-    for (const m of this.#marketList) if (m.pending.length > 0) this.#finalize(m);
-  }
-
-  #onTrade(e: LastTradeEvent): void {
-    const tok = this.#tokens.get(e.tokenId);
-    if (tok === undefined) return this.#emitMarket(e);
-    const m = tok.market;
-    if (m.pending.length > 0 && e.venueTime !== m.groupT) this.#finalize(m);
-    m.groupT = e.venueTime;
-    tok.lastTradePrice = e.price;
-    if (!tok.awaiting) {
-      // one match printed on both tokens is one trade: recognise the mirror print
-      const yesPrice = tok.index === 0 ? e.price : PRICE_SCALE - e.price;
-      const buyYes = (tok.index === 0) === (e.side === 'BUY');
-      if (
-        !m.ltPaired &&
-        m.ltIdx !== tok.index &&
-        m.ltYesPrice === yesPrice &&
-        m.ltBuyYes === buyYes &&
-        m.ltSize === e.size &&
-        m.ltT === e.venueTime
-      ) {
-        m.ltPaired = true;
-      } else {
-        m.ltIdx = tok.index;
-        m.ltYesPrice = yesPrice;
-        m.ltBuyYes = buyYes;
-        m.ltSize = e.size;
-        m.ltT = e.venueTime;
-        m.ltPaired = false;
-        if (m.resting > 0 && e.size > 0) {
-          this.#tradeOnToken(tok, e.side, e.price, e.size);
-          this.#tradeOnToken(tok.complement, e.side === 'BUY' ? 'SELL' : 'BUY', PRICE_SCALE - e.price, e.size);
-        }
-      }
-    }
-    this.#emitMarket(e);
-  }
-
-  /** A recorded trade on token `t`: the fills it gives our resting orders there (see tradeFills). */
-  #tradeOnToken(t: TokenState, takerSide: Side, price: number, volume: number): void {
-    const fills = tradeFills(t, takerSide, price, volume);
-    if (fills.length === 0) return;
-    this.#ours.recordedTrade(fills);
-  }
-
-  /** Our resting orders on `t` that the recorded best opposite price reached fill in full at their price. */
-  #priceThrough(t: TokenState): void {
-    if (t.ownBestBid !== 0) {
-      const ask = effBest(t, false);
-      if (ask !== 0 && ask <= t.ownBestBid) this.#fillThrough(t, true, ask);
-    }
-    if (t.ownBestAsk !== 0) {
-      const bid = effBest(t, true);
-      if (bid !== 0 && bid >= t.ownBestAsk) this.#fillThrough(t, false, bid);
-    }
-  }
-
-  #fillThrough(t: TokenState, bids: boolean, opp: number): void {
-    const fills = throughFills(t, bids, opp);
-    if (fills.length === 0) return;
-    this.#ours.recordedTrade(fills);
-  }
-
-  #onBook(e: BookSnapshotEvent): void {
-    const tok = this.#tokens.get(e.tokenId);
-    if (tok === undefined) return this.#emitMarket(e);
-    const m = tok.market;
-    if (m.pending.length > 0 && e.venueTime !== m.groupT) this.#finalize(m);
-    m.groupT = e.venueTime;
-    // the sizes at our levels before the book is replaced
-    let prevs: Array<[OwnLevel, number]> | undefined;
-    if (tok.bids.size + tok.asks.size > 0) {
-      prevs = [];
-      for (const l of tok.bids.values()) prevs.push([l, tok.book.sizeAt('BUY', l.price)]);
-      for (const l of tok.asks.values()) prevs.push([l, tok.book.sizeAt('SELL', l.price)]);
-    }
-    const consumed =
-      tok.consumedBid.size + tok.consumedAsk.size > 0
-        ? [...consumedSizes(tok, true), ...consumedSizes(tok, false)]
-        : undefined;
-    try {
-      tok.book.applySnapshot(e.bids, e.asks, { hash: e.hash, venueTime: e.venueTime, market: e.market });
-    } catch {
-      this.#c.decodeErrors++;
-      return;
-    }
-    tok.hash = e.hash;
-    if (e.lastTradePrice !== null) tok.lastTradePrice = e.lastTradePrice;
-    // indexed, without destructuring (the iterator protocol per entry): this runs on every snapshot while we rest
-    if (consumed !== undefined)
-      for (let i = 0; i < consumed.length; i++) {
-        const c = consumed[i]!;
-        updateConsumed(tok, c[0], c[1], c[2], tok.book.sizeAt(c[0] ? 'BUY' : 'SELL', c[1]));
-      }
-    const message = ++this.#message;
-    if (prevs !== undefined)
-      for (let i = 0; i < prevs.length; i++) levelMoved(prevs[i]![0], prevs[i]![1], message, this.#model);
-    const wasAwaiting = tok.awaiting;
-    if (wasAwaiting) {
-      tok.awaiting = false;
-      this.#pendingSnapshots--;
-    }
-    // own-order changes now (tick, price through) are carried by this snapshot for this token
-    this.#snapshotting = tok;
-    if (e.tickSize !== null && e.tickSize !== m.tick) this.#setTick(m, e.tickSize);
-    if (m.resting > 0) this.#priceThrough(tok);
-    this.#snapshotting = null;
-    if (this.#show && (tok.shownBid.size !== 0 || tok.shownAsk.size !== 0)) {
-      const w = e as Mutable<BookSnapshotEvent>;
-      w.bids = withOwn(e.bids, tok.shownBid, true);
-      w.asks = withOwn(e.asks, tok.shownAsk, false);
-    }
-    this.#emitMarket(e);
-    if (wasAwaiting && this.#pendingSnapshots === 0 && !this.#up) this.#resynced(e.recvTime);
-  }
-
-  #onBestBidAsk(e: BestBidAskEvent): void {
-    const tok = this.#tokens.get(e.tokenId);
-    if (tok !== undefined && this.#show && (tok.shownBestBid !== 0 || tok.shownBestAsk !== 0)) {
-      const w = e as Mutable<BestBidAskEvent>;
-      w.bestBid = comb(e.bestBid, tok.shownBestBid, true);
-      w.bestAsk = comb(e.bestAsk, tok.shownBestAsk, false);
-      w.spread = (w.bestBid !== null && w.bestAsk !== null ? Math.max(0, w.bestAsk - w.bestBid) : 0) as Pips;
-    }
-    this.#emitMarket(e);
-  }
-
-  #onTickChange(e: TickSizeChangeEvent): void {
-    const tok = this.#tokens.get(e.tokenId);
-    if (tok !== undefined && e.new !== tok.market.tick) this.#setTick(tok.market, e.new);
-    this.#emitMarket(e);
-  }
-
-  /** The market's tick changed: our orders off the new tick are cancelled, as the venue cancels them. */
-  #setTick(m: MarketState, pips: number): void {
-    let tick;
-    try {
-      tick = tickFromPips(pips);
-    } catch {
-      return; // not a venue tick: ignored
-    }
-    m.tick = pips;
-    m.info = { ...m.info, tick };
-    this.#ours.cancelOffTick(m, pips);
-  }
-
-  #onResolved(e: MarketResolvedEvent): void {
-    const m = this.#markets.get(e.market);
-    if (m !== undefined && !m.resolved) this.#resolve(m, e.winningTokenId);
-    this.#emitMarket(e);
-  }
-
   settle(market: ConditionId, winningTokenId: TokenId): Settlement {
     const m = this.#markets.get(market);
     if (m === undefined) throw new ValidationError(`settle: unknown market ${String(market).slice(0, 20)}`);
@@ -606,52 +370,11 @@ class SimVenueImpl implements SimVenue {
   }
 
   #resolve(m: MarketState, winner: TokenId): Settlement {
-    if (m.pending.length > 0) this.#finalize(m);
+    if (m.pending.length > 0) this.#events.finalize(m);
     const cancelled = this.#ours.cancelMarket(m);
     const st = settleMarket(m, winner, this.#acct, this.clock.now(), cancelled);
     this.#settlements.push(st);
     return st;
-  }
-
-  // ---- stream status ------------------------------------------------------------------------------
-
-  #onDisconnect(reason: string, t: number): void {
-    this.#finalizeAll();
-    this.#inBatch = false;
-    this.#inMessage = false;
-    if (!this.#up) return;
-    this.#up = false;
-    this.#c.disconnects++;
-    for (const tok of this.#tokens.values()) {
-      if (tok.awaiting) this.#pendingSnapshots--;
-      tok.awaiting = false;
-    }
-    this.#emitMarket({
-      type: 'disconnected',
-      stream: 'market',
-      reason: reason || 'recorded disconnect',
-      venueTime: t,
-      recvTime: t,
-    });
-  }
-
-  #onConnect(t: number): void {
-    if (this.#up) return; // the first connection of a recording, a new part: nothing was lost
-    let n = 0;
-    for (const tok of this.#tokens.values()) {
-      if (tok.book.snapshotted) {
-        tok.awaiting = true;
-        n++;
-      }
-    }
-    this.#pendingSnapshots = n;
-    if (n === 0) this.#resynced(t);
-  }
-
-  #resynced(t: number): void {
-    this.#up = true;
-    // `initial` is per subscriber: set on delivery
-    this.#emitMarket({ type: 'resynced', stream: 'market', initial: false, venueTime: t, recvTime: t });
   }
 
   resync(tokenIds: readonly TokenId[]): void {
@@ -712,7 +435,7 @@ class SimVenueImpl implements SimVenue {
         const tok = this.#tokens.get(id);
         if (tok?.book.snapshotted && !tok.awaiting) sub.next(snapshotOf(tok, now, this.#show));
       }
-      if (this.#up) {
+      if (this.#events.up) {
         sub.next({ type: 'resynced', stream: 'market', initial: true, venueTime: now, recvTime: now });
         s.initialDone = true;
       }
@@ -849,14 +572,5 @@ class SimVenueImpl implements SimVenue {
     this.#marketSubs.length = 0;
     this.#userSubs.length = 0;
     return Promise.resolve();
-  }
-
-  // ---- our orders in the book the bot sees ----------------------------------------------------------
-
-  /** Announces the levels our orders changed, as level changes of the tokens concerned. */
-  #flushShown(): void {
-    if (this.#shown.dirty.length === 0) return;
-    const out = this.#shown.drain(this.clock.now(), this.#inBatch, this.#snapshotting);
-    for (const e of out) this.#emitMarket(e);
   }
 }
