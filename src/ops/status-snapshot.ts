@@ -1,7 +1,56 @@
-/** The shape of the daemon's status snapshot (`/api/status`, `mmkit status`): what src/ops/status.ts's DaemonMonitor builds. */
+/**
+ * The daemon's status snapshot (`/api/status`, `mmkit status`): its shape, the daemon's state it is
+ * built from (positions, book tops, markets), and the pure builders of its sections. The monitor
+ * (src/ops/status.ts, DaemonMonitor) takes in the events, samples the daemon and assembles it.
+ */
+import type { LiveOrderView } from '../core/intents.ts';
+import { formatAmount, formatPrice } from '../core/units.ts';
 import type { HealthReport, Lifecycle, StreamHealthInput } from './health.ts';
 import type { FleetStatusSection } from './status-fleet.ts';
-import type { MarketRewardStatus, RewardsStatus } from './status-rewards.ts';
+import { marketRewardStatus, type MarketRewardStatus, type RewardsStatus, type RewardsView } from './status-rewards.ts';
+
+/** A market as the monitor knows it (MarketInfo of the Venue port fits). */
+export interface MonitoredMarket {
+  readonly market: string;
+  readonly question: string;
+  readonly tokens: ReadonlyArray<{ readonly tokenId: string; readonly outcome: string }>;
+}
+
+/** A token's book top as the daemon sees it. */
+export interface BookTop {
+  readonly bestBid: number | null;
+  readonly bestAsk: number | null;
+  readonly stale: boolean;
+}
+
+/** A position as the store derives it (Position of src/store/positions.ts fits). */
+export interface PositionLike {
+  readonly market: string;
+  readonly tokenId: string;
+  readonly size: number;
+  readonly avgPrice: number;
+  /** The average price with the venue's 6 decimals, exact from the store's integers (PositionDecimals); absent: `avgPrice`'s pips. */
+  readonly avgPriceDecimal?: string;
+  readonly realized: number;
+  readonly fees: number;
+  /** Shares bought and sold (micro) and the number of fills, when known. */
+  readonly bought?: number;
+  readonly sold?: number;
+  readonly fills?: number;
+}
+
+/** A position's average price as shown: the venue's 6 decimals when known (as `mmkit positions`), else its pips. */
+export function avgPriceText(p: Pick<PositionLike, 'avgPrice' | 'avgPriceDecimal'>): string {
+  return p.avgPriceDecimal ?? formatPrice(p.avgPrice);
+}
+
+/** The rejections not counted by the kill switch, from the executor's counters (`Executor.accountStats()`). */
+export function rejectionsNotCountedOf(a: {
+  readonly sellBalanceRaces: number;
+  readonly postOnlyRejections: number;
+}): RejectionsNotCountedStatus {
+  return { sellBalanceRaces: a.sellBalanceRaces, postOnlyCrossings: a.postOnlyRejections };
+}
 
 /**
  * Rejections the kill switch does not count: asks refused for lack of tokens while selling into a
@@ -186,4 +235,103 @@ export interface StatusSnapshot {
   readonly streams: { readonly market: StreamHealthInput; readonly user: StreamHealthInput };
   /** A fleet member's view of its fleet (issue 21); absent for a lone daemon. */
   readonly fleet?: FleetStatusSection;
+}
+
+// ---- building the sections (pure: DaemonMonitor.sample reads the daemon and passes what it read) -----
+
+/** What the market statuses read of the daemon (DaemonView of ./status.ts fits). */
+export interface MarketsView {
+  book(tokenId: string): BookTop | undefined;
+  whyNotQuotable(market: string): string | undefined;
+}
+
+/** A token's market and outcome, by token id (the monitor's, from its context). */
+export type TokenInfo = ReadonlyMap<string, { readonly market: MonitoredMarket; readonly outcome: string }>;
+
+/** The snapshot's `markets`: per market, quotability, the tokens' book tops and positions, own quotes, rewards. `view` undefined: the daemon is starting. */
+export function marketStatuses(o: {
+  readonly markets: readonly MonitoredMarket[];
+  readonly view: MarketsView | undefined;
+  readonly live: readonly LiveOrderView[];
+  readonly positions: readonly PositionLike[];
+  readonly rewards: RewardsView;
+  readonly fleet: FleetStatusSection | undefined;
+  readonly tokenInfo: TokenInfo;
+}): MarketStatus[] {
+  const byMarket = new Map<string, LiveOrderView[]>();
+  for (const lo of o.live) {
+    const l = byMarket.get(lo.market);
+    if (l === undefined) byMarket.set(lo.market, [lo]);
+    else l.push(lo);
+  }
+  const posOf = new Map(o.positions.map((p) => [p.tokenId, p]));
+  const rewardOf = marketRewardStatus(o.rewards);
+  return o.markets.map((mk) => {
+    // a fleet market another member holds is not this member's to quote, whatever its engine says
+    const holder = o.fleet?.holders?.[mk.market];
+    const heldBy = holder !== undefined && holder !== o.fleet?.member ? holder : undefined;
+    const why = heldBy !== undefined ? `held by ${heldBy}` : o.view?.whyNotQuotable(mk.market);
+    return {
+      market: mk.market,
+      question: mk.question,
+      quotable: o.view !== undefined && why === undefined,
+      why: o.view === undefined ? 'starting' : (why ?? null),
+      ...(heldBy !== undefined ? { heldBy } : {}),
+      tokens: mk.tokens.map((t) => {
+        const b = o.view?.book(t.tokenId);
+        const p = posOf.get(t.tokenId);
+        const mid = b && b.bestBid !== null && b.bestAsk !== null ? Math.round((b.bestBid + b.bestAsk) / 2) : null;
+        return {
+          tokenId: t.tokenId,
+          outcome: t.outcome,
+          bestBid: b?.bestBid != null ? formatPrice(b.bestBid) : null,
+          bestAsk: b?.bestAsk != null ? formatPrice(b.bestAsk) : null,
+          mid: mid !== null ? formatPrice(mid) : null,
+          stale: b?.stale ?? true,
+          position: formatAmount(p?.size ?? 0),
+          avgPrice: p !== undefined && p.size !== 0 ? avgPriceText(p) : null,
+        };
+      }),
+      quotes: (byMarket.get(mk.market) ?? [])
+        .slice()
+        .sort((a, b) => (a.tokenId === b.tokenId ? b.price - a.price : a.tokenId < b.tokenId ? -1 : 1))
+        .map((q) => ({
+          id: q.id,
+          tokenId: q.tokenId,
+          outcome: o.tokenInfo.get(q.tokenId)?.outcome ?? '',
+          side: q.side,
+          price: formatPrice(q.price),
+          size: formatAmount(q.originalSize),
+          matched: formatAmount(q.sizeMatched),
+        })),
+      rewards: rewardOf(mk.market),
+    };
+  });
+}
+
+/** The snapshot's `inventory`: the collateral and the non-zero positions at their marks. */
+export function inventoryStatus(
+  collateral: { readonly available: number; readonly reserved: number },
+  positions: readonly PositionLike[],
+  marks: ReadonlyMap<string, number>,
+  tokenInfo: TokenInfo,
+): StatusSnapshot['inventory'] {
+  return {
+    collateral: { available: formatAmount(collateral.available), reserved: formatAmount(collateral.reserved) },
+    positions: positions
+      .filter((p) => p.size !== 0)
+      .map((p) => {
+        const info = tokenInfo.get(p.tokenId);
+        const mark = marks.get(p.tokenId);
+        return {
+          market: p.market,
+          question: info?.market.question ?? '',
+          tokenId: p.tokenId,
+          outcome: info?.outcome ?? '',
+          size: formatAmount(p.size),
+          avgPrice: avgPriceText(p),
+          mark: mark !== undefined ? formatPrice(mark) : null,
+        };
+      }),
+  };
 }

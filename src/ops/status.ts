@@ -9,7 +9,8 @@
  *    own quotes, inventory, a PnL series over the whole run, recent fills, health, uptime, and what
  *    the risk gate refused or cut by code and the strategy's errors, since the start and over the
  *    last 5 minutes (./recent-counts.ts): a bot whose every quote is refused is healthy (connected,
- *    working), so this is where its author sees it.
+ *    working), so this is where its author sees it. Its shape and the pure builders of its sections
+ *    are in ./status-snapshot.ts; the monitor keeps what is taken in and the series, and assembles.
  *
  * Money and prices stay integers inside; the snapshot carries decimal strings (the wire form).
  * Time comes from the injected clock; `hrtime` (a monotonic ms source, e.g. performance.now) only
@@ -29,53 +30,12 @@ import {
 import type { IntentCounts, Metrics, OrderOutcome } from './metrics.ts';
 import { byCount, RecentCounts } from './recent-counts.ts';
 import type { FleetStatusSection } from './status-fleet.ts';
-import { marketRewardStatus, NO_REWARDS, pnlRewardsStatus, rewardSamples, type RewardsView } from './status-rewards.ts';
+import { NO_REWARDS, pnlRewardsStatus, rewardSamples, type RewardsView } from './status-rewards.ts';
 
 export type { FleetStatusSection } from './status-fleet.ts';
+export { avgPriceText, rejectionsNotCountedOf } from './status-snapshot.ts';
+export type { BookTop, MonitoredMarket, PositionLike } from './status-snapshot.ts';
 export type { MarketRewardStatus, RewardsStatus, RewardsView } from './status-rewards.ts';
-
-/** A market as the monitor knows it (MarketInfo of the Venue port fits). */
-export interface MonitoredMarket {
-  readonly market: string;
-  readonly question: string;
-  readonly tokens: ReadonlyArray<{ readonly tokenId: string; readonly outcome: string }>;
-}
-
-/** The rejections not counted by the kill switch, from the executor's counters (`Executor.accountStats()`). */
-export function rejectionsNotCountedOf(a: {
-  readonly sellBalanceRaces: number;
-  readonly postOnlyRejections: number;
-}): RejectionsNotCountedStatus {
-  return { sellBalanceRaces: a.sellBalanceRaces, postOnlyCrossings: a.postOnlyRejections };
-}
-
-/** A token's book top as the daemon sees it. */
-export interface BookTop {
-  readonly bestBid: number | null;
-  readonly bestAsk: number | null;
-  readonly stale: boolean;
-}
-
-/** A position as the store derives it (Position of src/store/positions.ts fits). */
-export interface PositionLike {
-  readonly market: string;
-  readonly tokenId: string;
-  readonly size: number;
-  readonly avgPrice: number;
-  /** The average price with the venue's 6 decimals, exact from the store's integers (PositionDecimals); absent: `avgPrice`'s pips. */
-  readonly avgPriceDecimal?: string;
-  readonly realized: number;
-  readonly fees: number;
-  /** Shares bought and sold (micro) and the number of fills, when known. */
-  readonly bought?: number;
-  readonly sold?: number;
-  readonly fills?: number;
-}
-
-/** A position's average price as shown: the venue's 6 decimals when known (as `mmkit positions`), else its pips. */
-export function avgPriceText(p: Pick<PositionLike, 'avgPrice' | 'avgPriceDecimal'>): string {
-  return p.avgPriceDecimal ?? formatPrice(p.avgPrice);
-}
 
 /** PnL at the marks (PnlReport of src/store/positions.ts fits). Micro-collateral. */
 export interface PnlLike {
@@ -192,13 +152,17 @@ export type {
   LedgerStatus,
   StatusSnapshot,
 } from './status-snapshot.ts';
-import type {
-  RejectionsNotCountedStatus,
-  PnlPoint,
-  FillStatus,
-  MarketStatus,
-  LedgerStatus,
-  StatusSnapshot,
+import {
+  inventoryStatus,
+  marketStatuses,
+  type BookTop,
+  type FillStatus,
+  type LedgerStatus,
+  type MonitoredMarket,
+  type PnlPoint,
+  type PositionLike,
+  type RejectionsNotCountedStatus,
+  type StatusSnapshot,
 } from './status-snapshot.ts';
 
 interface StreamState {
@@ -563,55 +527,15 @@ export class DaemonMonitor {
     }
     const series = this.#series[this.#series.length - 1] === point ? this.#series : [...this.#series, point];
 
-    const byMarket = new Map<string, LiveOrderView[]>();
-    for (const o of live) {
-      const l = byMarket.get(o.market);
-      if (l === undefined) byMarket.set(o.market, [o]);
-      else l.push(o);
-    }
-    const posOf = new Map(positions.map((p) => [p.tokenId, p]));
-    const rewardOf = marketRewardStatus(rw);
     const fleet = this.#fleet?.();
-    const markets: MarketStatus[] = this.#ctx.markets.map((mk) => {
-      // a fleet market another member holds is not this member's to quote, whatever its engine says
-      const holder = fleet?.holders?.[mk.market];
-      const heldBy = holder !== undefined && holder !== fleet?.member ? holder : undefined;
-      const why = heldBy !== undefined ? `held by ${heldBy}` : v?.whyNotQuotable(mk.market);
-      return {
-        market: mk.market,
-        question: mk.question,
-        quotable: v !== undefined && why === undefined,
-        why: v === undefined ? 'starting' : (why ?? null),
-        ...(heldBy !== undefined ? { heldBy } : {}),
-        tokens: mk.tokens.map((t) => {
-          const b = v?.book(t.tokenId);
-          const p = posOf.get(t.tokenId);
-          const mid = b && b.bestBid !== null && b.bestAsk !== null ? Math.round((b.bestBid + b.bestAsk) / 2) : null;
-          return {
-            tokenId: t.tokenId,
-            outcome: t.outcome,
-            bestBid: b?.bestBid != null ? formatPrice(b.bestBid) : null,
-            bestAsk: b?.bestAsk != null ? formatPrice(b.bestAsk) : null,
-            mid: mid !== null ? formatPrice(mid) : null,
-            stale: b?.stale ?? true,
-            position: formatAmount(p?.size ?? 0),
-            avgPrice: p !== undefined && p.size !== 0 ? avgPriceText(p) : null,
-          };
-        }),
-        quotes: (byMarket.get(mk.market) ?? [])
-          .slice()
-          .sort((a, b) => (a.tokenId === b.tokenId ? b.price - a.price : a.tokenId < b.tokenId ? -1 : 1))
-          .map((o) => ({
-            id: o.id,
-            tokenId: o.tokenId,
-            outcome: this.#tokenInfo.get(o.tokenId)?.outcome ?? '',
-            side: o.side,
-            price: formatPrice(o.price),
-            size: formatAmount(o.originalSize),
-            matched: formatAmount(o.sizeMatched),
-          })),
-        rewards: rewardOf(mk.market),
-      };
+    const markets = marketStatuses({
+      markets: this.#ctx.markets,
+      view: v,
+      live,
+      positions,
+      rewards: rw,
+      fleet,
+      tokenInfo: this.#tokenInfo,
     });
     const snap: StatusSnapshot = {
       schema: 1,
@@ -631,24 +555,7 @@ export class DaemonMonitor {
       },
       health,
       markets,
-      inventory: {
-        collateral: { available: formatAmount(collateral.available), reserved: formatAmount(collateral.reserved) },
-        positions: positions
-          .filter((p) => p.size !== 0)
-          .map((p) => {
-            const info = this.#tokenInfo.get(p.tokenId);
-            const mark = marks.get(p.tokenId);
-            return {
-              market: p.market,
-              question: info?.market.question ?? '',
-              tokenId: p.tokenId,
-              outcome: info?.outcome ?? '',
-              size: formatAmount(p.size),
-              avgPrice: avgPriceText(p),
-              mark: mark !== undefined ? formatPrice(mark) : null,
-            };
-          }),
-      },
+      inventory: inventoryStatus(collateral, positions, marks, this.#tokenInfo),
       pnl: {
         realized: point.realized,
         unrealized: point.unrealized,

@@ -23,9 +23,24 @@ import type {
 import { priceLevel } from '../../core/events.ts';
 import type { ConditionId, OrderId, TokenId, TradeId } from '../../core/ids.ts';
 import { PRICE_SCALE, tickPips, type Micro, type Pips, type Side } from '../../core/units.ts';
+import type { VenueOrder } from '../../core/venue.ts';
 import type { ExchangeEvent, MarketEntry, PaperExchange } from '../../exchange/exchange.ts';
-import type { Trade } from '../../exchange/matching/types.ts';
+import type { OrderState, Trade } from '../../exchange/matching/types.ts';
 import { LevelCollector, noLevelOf, sizeAt, yesLevelOf, type YesLevel } from '../../exchange/ws/market-map.ts';
+
+/** An exchange order as the venue's `VenueOrder` (the queries' answers and the `order_update` events' fields). */
+export function venueOrder(o: OrderState): VenueOrder {
+  return {
+    id: o.id as OrderId,
+    market: o.market as ConditionId,
+    tokenId: o.tokenId as TokenId,
+    side: o.side,
+    price: o.price as Pips,
+    originalSize: o.originalSize as Micro,
+    sizeMatched: o.sizeMatched as Micro,
+    status: o.status,
+  };
+}
 
 /** Counters of the adapter. */
 export interface ExchangeVenueStats {
@@ -361,14 +376,7 @@ export class ExchangeStreams {
           kind: ORDER_KIND[e.type],
           venueTime: e.at,
           recvTime: recv,
-          id: o.id as OrderId,
-          market: o.market as ConditionId,
-          tokenId: o.tokenId as TokenId,
-          side: o.side,
-          price: o.price as Pips,
-          originalSize: o.originalSize as Micro,
-          sizeMatched: o.sizeMatched as Micro,
-          status: o.status,
+          ...venueOrder(o),
           source: 'stream',
         });
       } else if (e.type === 'trade') {

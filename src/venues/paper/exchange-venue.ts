@@ -43,8 +43,8 @@ import type {
   VenueOrder,
 } from '../../core/venue.ts';
 import type { MarketEntry, PaperExchange } from '../../exchange/exchange.ts';
-import type { NewOrder, OrderState, PlaceResult } from '../../exchange/matching/types.ts';
-import { ExchangeStreams, type ExchangeVenueStats } from './exchange-streams.ts';
+import type { NewOrder, PlaceResult } from '../../exchange/matching/types.ts';
+import { ExchangeStreams, type ExchangeVenueStats, venueOrder } from './exchange-streams.ts';
 
 /** Options of `createExchangeVenue`. */
 export interface ExchangeVenueOptions {
@@ -346,18 +346,5 @@ export function marketInfo(e: MarketEntry): MarketInfo {
     feeRateBps: m.feeRateBps,
     active: e.state.status === 'active',
     endDate: m.endDate,
-  };
-}
-
-function venueOrder(o: OrderState): VenueOrder {
-  return {
-    id: o.id as OrderId,
-    market: o.market as ConditionId,
-    tokenId: o.tokenId as TokenId,
-    side: o.side,
-    price: o.price as Pips,
-    originalSize: o.originalSize as Micro,
-    sizeMatched: o.sizeMatched as Micro,
-    status: o.status,
   };
 }
