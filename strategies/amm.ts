@@ -169,10 +169,9 @@ export interface AmmConfig {
 
 const pips = (x: number): number => Math.round(x * PRICE_SCALE);
 
-/** @throws ConfigError naming `strategy.params.pMin` when pMin >= pMax */
+/** @throws ConfigError naming `bot.params.pMin` when pMin >= pMax */
 export function ammConfig(p: AmmParams): AmmConfig {
-  if (!(p.pMin < p.pMax))
-    throw new ConfigError('strategy.params.pMin', `pMin (${p.pMin}) must be below pMax (${p.pMax})`);
+  if (!(p.pMin < p.pMax)) throw new ConfigError('bot.params.pMin', `pMin (${p.pMin}) must be below pMax (${p.pMax})`);
   return {
     rules: rulesOf({ ...p, outOfRange: 'drop' }),
     pMin: pips(p.pMin),

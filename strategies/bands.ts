@@ -249,7 +249,7 @@ function shown(x: unknown): string {
  * poly-market-maker's (minMargin <= avgMargin <= maxMargin with minMargin < maxMargin, minAmount <=
  * avgAmount <= maxAmount, no two bands' margin windows overlap; touching is fine) and ours
  * (`checkBand`: margins in (0, 1), avgAmount at least one lot).
- * @param key the ConfigError key (`strategy.params.bandsJson` or `strategy.params.bandsFile`)
+ * @param key the ConfigError key (`bot.params.bandsJson` or `bot.params.bandsFile`)
  * @param where what the message names first (a file path), or '' for none
  * @throws ConfigError naming the field (`bands[1].maxMargin`) and what is wrong
  */
@@ -306,7 +306,7 @@ export function parseBands(doc: unknown, key: string, where = ''): Band[] {
 }
 
 function parseBandsJson(s: string): Band[] {
-  const key = 'strategy.params.bandsJson';
+  const key = 'bot.params.bandsJson';
   let raw: unknown;
   try {
     raw = JSON.parse(s);
@@ -318,11 +318,11 @@ function parseBandsJson(s: string): Band[] {
 
 /**
  * The bands of a poly-market-maker bands file (see `parseBands`).
- * @throws ConfigError (key `strategy.params.bandsFile`) naming the path when the file cannot be
+ * @throws ConfigError (key `bot.params.bandsFile`) naming the path when the file cannot be
  * read or is not JSON, and the field when a band is invalid
  */
 export function loadBandsFile(path: string): Band[] {
-  const key = 'strategy.params.bandsFile';
+  const key = 'bot.params.bandsFile';
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -366,12 +366,12 @@ function checkBand(b: Band, what: string, key: string): Band {
  * one is set (both: a ConfigError), else
  * generated (`bands` of them, margins `margin + i x marginStep` +/- `marginTolerance`, amounts
  * `amount + i x amountStep` with the `amountTolerance` window).
- * @throws ConfigError naming `strategy.params.<key>` for an inconsistent band
+ * @throws ConfigError naming `bot.params.<key>` for an inconsistent band
  */
 export function bandsConfig(p: BandsParams): BandsConfig {
   let bands: Band[];
   if (p.bandsJson.trim() !== '' && p.bandsFile.trim() !== '')
-    throw new ConfigError('strategy.params.bandsFile', 'set bandsFile or bandsJson, not both');
+    throw new ConfigError('bot.params.bandsFile', 'set bandsFile or bandsJson, not both');
   if (p.bandsFile.trim() !== '') bands = loadBandsFile(p.bandsFile.trim());
   else if (p.bandsJson.trim() !== '') bands = parseBandsJson(p.bandsJson);
   else {
@@ -391,7 +391,7 @@ export function bandsConfig(p: BandsParams): BandsConfig {
             maxAmount: Math.ceil(avgAmount * (1 + p.amountTolerance)),
           },
           `band ${i}`,
-          'strategy.params.margin',
+          'bot.params.margin',
         ),
       );
     }

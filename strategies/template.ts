@@ -54,7 +54,7 @@ export default defineStrategy({
   description: 'A fixed-spread quoter: one bid and one ask at mid -/+ halfSpread.',
 
   // Parameters: typed, documented (with the unit), with defaults. Users override them in the config
-  // file (strategy.params) or on the command line; they are validated (type, bounds, unknown keys)
+  // file (bot.params) or on the command line; they are validated (type, bounds, unknown keys)
   // before create() is called, and create() receives plain numbers/strings/booleans.
   params: {
     halfSpread: {

@@ -204,14 +204,23 @@ export function strategyFailedEveryTime(s: Pick<RunSummary, 'strategyErrors' | '
 
 /**
  * "FAILED: the strategy errored on every evaluation (30), first: boom in onEvent at /x/bad.ts:15:44":
- * the exit summary's line for such a run (`strategyFailedEveryTime`), or undefined for any other.
+ * the exit summary's line for such a run (`strategyFailedEveryTime`), or for one whose strategy erred
+ * and placed no order in the session ("FAILED: the strategy threw 24 time(s) and placed no order"),
+ * or undefined for any other.
  */
 export function strategyFailureLine(
-  s: Pick<RunSummary, 'strategyErrors' | 'strategyEvaluations' | 'firstStrategyError'>,
+  s: Pick<RunSummary, 'strategyErrors' | 'strategyEvaluations' | 'firstStrategyError'> & {
+    readonly ordersPlaced?: number;
+  },
 ): string | undefined {
-  if (!strategyFailedEveryTime(s)) return undefined;
   const first = firstErrorText(s.firstStrategyError);
-  return `FAILED: the strategy errored on every evaluation (${s.strategyErrors})${first === '' ? '' : `, first: ${first}`}`;
+  const note = first === '' ? '' : `, first: ${first}`;
+  if (strategyFailedEveryTime(s))
+    return `FAILED: the strategy errored on every evaluation (${s.strategyErrors})${note}`;
+  // it erred and never traded (it returned nothing on the events it ignored): as a backtest says it (trial 10 F14)
+  if (s.strategyErrors > 0 && s.ordersPlaced === 0)
+    return `FAILED: the strategy threw ${s.strategyErrors} time(s) and placed no order${note}`;
+  return undefined;
 }
 
 /**

@@ -160,7 +160,8 @@ function ms(x: number): string {
 
 /**
  * The check's warnings (it stays ok): most of what the strategy asked the gate for was refused
- * (`most quotes refused: OFF_TICK x30 of 31`), its slowest `onEvent` took over SLOW_HANDLER_MS.
+ * (`most quotes refused: OFF_TICK x30 of 31`), or exactly half (`half the quotes refused`), its
+ * slowest `onEvent` took over SLOW_HANDLER_MS.
  */
 export function checkWarnings(
   refusals: Readonly<Record<string, number>>,
@@ -170,6 +171,11 @@ export function checkWarnings(
   const refused = countsTotal(refusals);
   if (timing !== undefined && refused * 2 > timing.asked)
     out.push(`most quotes refused: ${codeCountsText(refusals)} of ${timing.asked}`);
+  // exactly half: a two-sided quoter with one side (or one token) refused every time (trial 10 F4)
+  else if (timing !== undefined && refused > 0 && refused * 2 === timing.asked)
+    out.push(
+      `half the quotes refused: ${codeCountsText(refusals)} of ${timing.asked} (one side or one token refused every time?)`,
+    );
   if (timing !== undefined && timing.slowestMs > SLOW_HANDLER_MS)
     out.push(
       `slow handler: the slowest onEvent took ${ms(timing.slowestMs)} (over ${SLOW_HANDLER_MS} ms: handlers must be cheap, README "Rules")`,
@@ -284,7 +290,7 @@ The run uses the real daemon (engine, risk gate, execution, SQLite store) with a
 wallet and data directory, so nothing of yours is touched. Exit code 0 when the strategy loaded,
 its params were valid, it placed at least one order, never threw and left no order open; 1 when
 it threw (the first error named, with its file:line) or returned an invalid output (why named),
-quoted nothing or left orders open; 2 for a load or params error (naming strategy.params.<key>).
+quoted nothing or left orders open; 2 for a load or params error (naming bot.params.<key>).
 Refusals count quotes and immediate (FOK/FAK) orders the risk gate refused, by code, with the
 gate's first reason for each. The report gives the slowest onEvent call and the p99 of its times;
 it warns (still exit 0) when the gate refused more than half of what the strategy asked for, or

@@ -87,7 +87,7 @@ export class ConfigError extends MmkitError {
   /** Every problem found (the first is `key`'s); one line each in the message. */
   readonly problems: readonly ConfigProblem[];
   /**
-   * `key` names what is wrong (`strategy.params.lo`), `message` says why. A plugin is not
+   * `key` names what is wrong (`bot.params.lo`), `message` says why. A plugin is not
    * type-checked, so the one-argument form (`new ConfigError('lo must be below hi')`) is tolerated:
    * its one argument is the message, and the key is empty (`config: lo must be below hi`).
    */

@@ -26,6 +26,7 @@
  * when it fails. `stop()` is idempotent; it does not cancel orders or close the venue (the daemon
  * does: cancelAll, verify, then close).
  */
+import { fileURLToPath } from 'node:url';
 import { inspect } from 'node:util';
 import { merge, Observable, Subject, catchError, of, type Subscription } from 'rxjs';
 import type { Clock, TimerHandle } from '../core/clock.ts';
@@ -684,7 +685,7 @@ function stackHead(err: unknown, frames = 4): string | undefined {
   return err.stack
     .split('\n')
     .slice(0, frames + 1)
-    .map((line) => line.replace(/data:[^\s)]+/g, readableLocation))
+    .map((line) => line.replace(/(?:data:|file:\/\/)[^\s)]+/g, readableLocation))
     .join('\n')
     .slice(0, 1000);
 }
@@ -706,6 +707,15 @@ export function errAt(err: unknown): string | undefined {
  * src/strategy/plugin-format.ts keeps plugins off that path; this is the fallback should one get there.
  */
 export function readableLocation(loc: string): string {
+  // a .js plugin runs from its file:// URL: shown as the path, as a .ts plugin's (editors link path:line:col)
+  if (loc.startsWith('file://')) {
+    try {
+      const m = /^(.*?)(:\d+:\d+)$/.exec(loc);
+      return m === null ? fileURLToPath(loc) : fileURLToPath(m[1]!) + m[2]!;
+    } catch {
+      return loc;
+    }
+  }
   if (!loc.startsWith('data:')) return loc;
   const pos = /:(\d+:\d+)$/.exec(loc)?.[1];
   const encoded = /^data:[^,]*,__filename(?:=|%3D)(?:"|%22)(.*?)(?:"|%22)/.exec(loc)?.[1];

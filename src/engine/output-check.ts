@@ -32,9 +32,23 @@ export function outputProblem(out: unknown, markets: ReadonlySet<ConditionId>): 
     for (let i = 0; i < quotes.length; i++) {
       const d: unknown = quotes[i];
       if (typeof d !== 'object' || d === null) return `quotes[${i}] must be { market, quotes, at }, got ${describe(d)}`;
-      const { market, quotes: qs } = d as { readonly market?: unknown; readonly quotes?: unknown };
+      const { market, quotes: qs, at } = d as { readonly market?: unknown; readonly quotes?: unknown; at?: unknown };
       if (!markets.has(market as ConditionId)) return `quotes[${i}].market ${notOurs(market)}`;
       if (!Array.isArray(qs)) return `quotes[${i}].quotes must be an array of quotes, got ${describe(qs)}`;
+      if (typeof at !== 'number' || !Number.isFinite(at))
+        return `quotes[${i}].at must be the time the quotes were made (state.now), got ${describe(at)}`;
+      // a market twice: the last entry would silently win (its quotes placed, then pulled)
+      for (let j = 0; j < i; j++)
+        if ((quotes[j] as { readonly market?: unknown }).market === market)
+          return `quotes[${i}].market ${String(market).slice(0, 80)} is also quotes[${j}]'s: one entry per market (it is the market's whole set)`;
+      for (let j = 0; j < qs.length; j++) {
+        const x: unknown = qs[j];
+        if (typeof x !== 'object' || x === null)
+          return `quotes[${i}].quotes[${j}] must be { tokenId, side, price, size }, got ${describe(x)}`;
+        for (const k in x)
+          if (k !== 'tokenId' && k !== 'side' && k !== 'price' && k !== 'size')
+            return `quotes[${i}].quotes[${j}] has the unknown key ${JSON.stringify(k)} (a quote is { tokenId, side, price, size }, a GTC limit order${k === 'type' || k === 'postOnly' ? '; FOK/FAK orders go in `orders`, post-only is bot.postOnly' : ''})`;
+      }
     }
   }
   if (orders !== undefined) {
@@ -43,8 +57,10 @@ export function outputProblem(out: unknown, markets: ReadonlySet<ConditionId>): 
       const x: unknown = orders[i];
       if (typeof x !== 'object' || x === null)
         return `orders[${i}] must be { market, tokenId, side, price, size, type }, got ${describe(x)}`;
-      const market = (x as { readonly market?: unknown }).market;
+      const { market, type } = x as { readonly market?: unknown; readonly type?: unknown };
       if (!markets.has(market as ConditionId)) return `orders[${i}].market ${notOurs(market)}`;
+      if (type !== 'FOK' && type !== 'FAK')
+        return `orders[${i}].type must be 'FOK' or 'FAK' (an immediate order), got ${describe(type)}${type === 'GTC' ? ': a resting order is a quote (`quotes`)' : ''}`;
     }
   }
   return undefined;

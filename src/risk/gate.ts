@@ -57,6 +57,7 @@ export type RiskCode =
   | 'CROSSED_BOOK'
   | 'NO_MID'
   | 'WRONG_TOKEN'
+  | 'INVALID_SIDE'
   | 'INVALID_PRICE'
   | 'OFF_TICK'
   | 'PRICE_LIMIT'
@@ -419,11 +420,11 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
       continue;
     }
     if (q.side !== 'BUY' && q.side !== 'SELL') {
-      refusals.push({ quote: q, code: 'INVALID_PRICE', reason: `unknown side ${String(q.side)}` });
+      refusals.push({ quote: q, code: 'INVALID_SIDE', reason: badSide(q.side) });
       continue;
     }
     if (!Number.isInteger(q.price) || q.price <= 0 || q.price >= PRICE_SCALE) {
-      refusals.push({ quote: q, code: 'INVALID_PRICE', reason: `price ${px(q.price)} is not inside (0, 1)` });
+      refusals.push({ quote: q, code: 'INVALID_PRICE', reason: badPrice(q.price) });
       continue;
     }
     if (!isValidPrice(q.price, tick)) {
@@ -481,7 +482,7 @@ export function gate(desired: DesiredQuotes, view: RiskView): GateResult {
       refusals.push({
         quote: q,
         code: 'INVALID_SIZE',
-        reason: `size ${sh(q.size)} is not a positive multiple of 0.000001 share`,
+        reason: badSize(q.size) ?? `size ${sh(q.size)} is not a positive multiple of 0.000001 share`,
       });
       continue;
     }
@@ -637,6 +638,9 @@ export function gateOrder(order: ImmediateIntent, view: RiskView): OrderGateResu
   const top = mc.tops.get(order.tokenId);
   if (top === undefined)
     return refuse('WRONG_TOKEN', `token ${order.tokenId} is not a token of market ${order.market}`);
+  if (order.side !== 'BUY' && order.side !== 'SELL') return refuse('INVALID_SIDE', badSide(order.side));
+  if (!Number.isInteger(order.price) || order.price <= 0 || order.price >= PRICE_SCALE)
+    return refuse('INVALID_PRICE', badPrice(order.price));
   if (!isValidPrice(order.price, mc.tick))
     return refuse('OFF_TICK', `price ${px(order.price)} is not on the tick (${px(mc.tick)})`);
   if (order.price < mc.limits.minPrice || order.price > mc.limits.maxPrice)
@@ -657,7 +661,10 @@ export function gateOrder(order: ImmediateIntent, view: RiskView): OrderGateResu
       `a ${order.side} up to ${px(order.price)} could trade with an order resting on our own wallet that the bot did not place (${mine.side} at ${px(mine.price)})`,
     );
   if (!Number.isSafeInteger(order.size) || order.size <= 0 || order.size % LOT_MICRO !== 0)
-    return refuse('INVALID_SIZE', `size ${sh(order.size)} is not a positive number of 0.01-share lots`);
+    return refuse(
+      'INVALID_SIZE',
+      badSize(order.size) ?? `size ${sh(order.size)} is not a positive number of 0.01-share lots`,
+    );
   if (order.size > mc.limits.maxOrderSize)
     return refuse('ORDER_SIZE', `size ${sh(order.size)} above maxOrderSize ${sh(mc.limits.maxOrderSize)}`);
   const pos = Math.max(0, view.position(order.tokenId));
@@ -672,6 +679,42 @@ export function gateOrder(order: ImmediateIntent, view: RiskView): OrderGateResu
   } else if (order.size > pos) return refuse('NO_INVENTORY', `sells ${sh(order.size)} with ${sh(pos)} shares held`);
   // a copy: the approval is spent when executed, whatever the strategy does with its object
   return { approved: approveOrder({ ...order }), refusal: null };
+}
+
+/**
+ * Why a side is not one: the gate is where an untyped plugin's output (a .js plugin, a string from
+ * a config) meets the types first, so the value is shown as given (trial 10 F15).
+ */
+function badSide(side: unknown): string {
+  return `unknown side ${show(side)}: expected 'BUY' or 'SELL' (upper case)`;
+}
+
+/**
+ * Why a price is not a whole number of pips inside (0, 1), saying what was given: a string or a
+ * decimal fraction is the unit mistake (a price of 0.21 is 2100 pips), not a range one (trial 10 F3).
+ */
+function badPrice(p: unknown): string {
+  if (typeof p !== 'number')
+    return `price ${show(p)} is a ${typeof p}, not a number: prices are integer pips (0.21 is 2100)`;
+  if (Number.isNaN(p)) return 'price NaN is not a number of pips';
+  if (!Number.isInteger(p))
+    return p > 0 && p < 1
+      ? `price ${p} is not a whole number of pips: prices are integer pips (${p} is ${Math.round(p * PRICE_SCALE)})`
+      : `price ${p} pips is not a whole number of pips`;
+  return `price ${px(p)} is not inside (0, 1)`;
+}
+
+/** Why a size is not a number of micro-shares, when it is a type or unit mistake; undefined otherwise. */
+function badSize(s: unknown): string | undefined {
+  if (typeof s !== 'number')
+    return `size ${show(s)} is a ${typeof s}, not a number: sizes are integer micro-shares (5 shares is 5000000)`;
+  if (Number.isNaN(s)) return 'size NaN is not a number of micro-shares';
+  return undefined; // a fraction of a micro-share: said in shares by the caller ("10.0000005 is not a multiple")
+}
+
+/** A value as given, short (`"0.21"`, `'buy'`, `null`). */
+function show(v: unknown): string {
+  return typeof v === 'string' ? JSON.stringify(v.slice(0, 40)) : String(v).slice(0, 40);
 }
 
 /** A price in pips as a decimal for a reason ("0.45"; a half-pip mid as "0.45005"). */

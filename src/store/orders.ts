@@ -37,7 +37,9 @@ export function orderWrites(db: Database.Database, st: Statements): OrderWrites 
         side: r.side,
         price: r.price,
         size: r.size,
-        type: r.type,
+        // a request without a type is a GTC order on the wire (src/api/clob): never NULL, which the
+        // table refuses and INSERT OR IGNORE would skip without a word (an order sent, not on disk)
+        type: r.type ?? 'GTC',
         status: 'pending',
         size_matched: 0,
         now,

@@ -51,7 +51,7 @@ function describe(v: unknown): string {
 /**
  * Checks that `mod` (an imported module namespace) default-exports a strategy definition and
  * returns it. `from` names the module in messages.
- * @throws ConfigError (key `strategy`, or `strategy.params.<key>` for a bad param spec) saying what
+ * @throws ConfigError (key `strategy`, or `bot.params.<key>` for a bad param spec) saying what
  *   is wrong
  */
 export function asStrategyDefinition(mod: unknown, from: string): StrategyDefinition {
@@ -114,7 +114,7 @@ function moduleFileFor(nameOrPath: string, o: LoadStrategyOptions): string {
  * Loads a strategy plugin by shipped name (`bands` → `<strategiesDir>/bands.ts`) or by path
  * (`./my-strategy.ts`, resolved against `cwd`), and checks its default export.
  * @throws ConfigError (key `strategy`) when the module does not exist, fails to import, or does not
- *   default-export a definition; (key `strategy.params.<key>`) when a parameter spec is malformed
+ *   default-export a definition; (key `bot.params.<key>`) when a parameter spec is malformed
  */
 export async function loadStrategy(nameOrPath: string, options: LoadStrategyOptions = {}): Promise<StrategyDefinition> {
   if (typeof nameOrPath !== 'string' || nameOrPath.trim() === '')

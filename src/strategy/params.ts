@@ -5,7 +5,7 @@
  * ("0.02"); they are parsed strictly (a whole-string decimal, finite), bounds and choices are
  * enforced, unknown keys are refused (a misspelled key silently falling back to its default is the
  * classic way to run a bot with the wrong size). Every error is a ConfigError naming the key as
- * `strategy.params.<key>`, so the operator knows exactly what to fix.
+ * `bot.params.<key>`, so the operator knows exactly what to fix.
  *
  * The same machinery validates other small numeric configs (the risk limits use it with the prefix
  * `risk`): see `resolveValues`.
@@ -14,7 +14,7 @@ import { ConfigError } from '../core/errors.ts';
 import type { ParamSchema, ParamSpec, ParamsOf } from './api.ts';
 
 /** The key prefix of strategy parameters in errors and docs. */
-export const PARAMS_PREFIX = 'strategy.params';
+export const PARAMS_PREFIX = 'bot.params';
 
 const NUMBER_RE = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
 
@@ -110,7 +110,7 @@ export function resolveValues<S extends ParamSchema>(
 /**
  * A plugin's params: the schema's defaults with `overrides` applied (from config or CLI; numbers may
  * be given as strings), each checked for type, bounds and choices. The result is frozen.
- * @throws ConfigError naming `strategy.params.<key>` for an unknown key or a bad value
+ * @throws ConfigError naming `bot.params.<key>` for an unknown key or a bad value
  * @example resolveParams(bands.params, { bands: '2', tokens: 'both' })
  */
 export function resolveParams<S extends ParamSchema>(

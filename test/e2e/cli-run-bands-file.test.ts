@@ -90,7 +90,7 @@ describe('mmkit run --param bandsFile=PATH', () => {
       `bandsFile=${file}`,
     ]);
     expect(r.code).toBe(2);
-    expect(r.err).toContain('strategy.params.bandsFile');
+    expect(r.err).toContain('bot.params.bandsFile');
     expect(r.err).toContain(`${file}: bands[0].avgMargin must be a non-negative number, got "0.02"`);
     // `mmkit config check` refuses it too, with the same message (trial 7 F11: it passed it)
     const cfgFile = join(dir, 'bad-bands-config.json');

@@ -28,11 +28,13 @@ const PLUGIN = `import { defineStrategy, type MmkitEvent, type StrategyState } f
 let books = 0;
 export default defineStrategy({
   name: 'offtick',
-  description: 'bids 0.5003 (off every tick) on each book it sees; throws at every 4th book event',
+  description: 'bids 0.5003 (off the 0.01 and 0.001 ticks) on each book it sees; throws at every 4th book event',
   params: {},
-  create: () => ({
+  create: (ctx) => ({
     onEvent: (e: MmkitEvent, state: StrategyState) => {
       if (e.type !== 'book_snapshot' && e.type !== 'level_change') return undefined;
+      // 0.5003 is on a 0.0001 tick: such a market (the world has some) is left alone
+      if (ctx.markets.get(e.market)?.tick === '0.0001') return undefined;
       if (++books % 4 === 0) throw new Error('boom in onEvent');
       const quotes = [{ tokenId: e.tokenId, side: 'BUY' as const, price: 5003, size: 5_000_000 }];
       return { quotes: [{ market: e.market, quotes, at: state.now }] };
@@ -120,9 +122,10 @@ describe('mmkit run with a strategy the gate refuses', () => {
       await closed;
     }
 
-    // the exit summary: text and the JSON line; a strategy that erred now and then is no failure (exit 0)
-    expect(p.exitCode, err.slice(-3000)).toBe(0);
-    expect(out).not.toContain('FAILED');
+    // the exit summary: text and the JSON line. A strategy that erred now and then is no failure in
+    // itself; this one also placed no order (the gate refused all it asked): exit 1, said so (trial 10 F14)
+    expect(p.exitCode, err.slice(-3000)).toBe(1);
+    expect(out).toMatch(/\nFAILED: the strategy threw \d+ time\(s\) and placed no order, first: boom in onEvent at /);
     expect(out, err.slice(-3000)).toMatch(/ {2}risk refusals {5}OFF_TICK x\d+/);
     // the epoch's venue as /api/status shows it: no `#chain` (review-2 F9)
     expect(out).toMatch(/\nledger epoch \d+ \(inprocess:http:\/\/127\.0\.0\.1:\d+(\/clob)?[,)]/);
@@ -168,5 +171,37 @@ export default defineStrategy({
     expect(summary, r.err.slice(-3000)).toBeDefined();
     expect(summary!['strategyErrors']).toBeGreaterThan(0);
     expect(summary!['strategyEvaluations']).toBe(summary!['strategyErrors']);
+  }, 240_000);
+
+  it('exits 1 when the strategy threw on the events it acted on and placed no order (trial 10 F14)', async () => {
+    const file = join(scratch, 'throws-on-ticks.ts');
+    writeFileSync(
+      file,
+      `import { defineStrategy } from 'mmkit/strategy';
+export default defineStrategy({
+  name: 'throws-on-ticks',
+  description: 'ignores market events, throws on every tick',
+  params: {},
+  create: () => ({
+    onEvent: (e) => {
+      if (e.type === 'timer') throw new Error('boom on a tick');
+      return undefined;
+    },
+  }),
+});
+`,
+    );
+    const data = join(scratch, 'data-throws-ticks');
+    const r = await runMmkit(
+      ['run', '--strategy', file, '--duration', '8s', '--data-dir', data, '--http-port', '0', '--log-format', 'json'],
+      { timeoutMs: 180_000 },
+    );
+    expect(r.code, r.err.slice(-3000)).toBe(1);
+    expect(r.out).toMatch(/ {2}orders placed {5}0\n/);
+    expect(r.out).toMatch(
+      /\nFAILED: the strategy threw (\d+) time\(s\) and placed no order, first: boom on a tick at .*throws-on-ticks\.ts:\d+:\d+\n$/,
+    );
+    const summary = logLines(r.err).find((l) => l.msg === 'summary');
+    expect(summary!['strategyEvaluations']).toBeGreaterThan(summary!['strategyErrors'] as number);
   }, 240_000);
 });

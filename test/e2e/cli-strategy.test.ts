@@ -170,10 +170,10 @@ describe('mmkit strategy check', () => {
   it('names a bad parameter with exit 2, before running anything', async () => {
     const r = await mmkit(['strategy', 'check', 'strategies/bands.ts', '--param', 'bands=99']);
     expect(r.code).toBe(2);
-    expect(r.err).toContain('strategy.params.bands');
+    expect(r.err).toContain('bot.params.bands');
     const u = await mmkit(['strategy', 'check', 'strategies/bands.ts', '--param', 'nope=1']);
     expect(u.code).toBe(2);
-    expect(u.err).toContain('strategy.params.nope');
+    expect(u.err).toContain('bot.params.nope');
   }, 120_000);
 
   it('fails (exit 1) for a plugin that quotes nothing', async () => {

@@ -130,6 +130,14 @@ describe('create() and ConfigError (F14, F23)', () => {
     expect(b.err).toMatch(at);
   }, 240_000);
 
+  it('create() returning no onEvent stops the start, named (exit 2), not at every event inside the engine (trial 10 F16)', async () => {
+    const file = plugin('hollow', 'params: {},\n' + 'create() { return {}; }');
+    const r = await mmkit(['strategy', 'check', file, '--duration', '3s']);
+    expect(r.code, r.err.slice(-2000)).toBe(2);
+    expect(r.err).toContain('create(ctx, params) returned an object whose onEvent is undefined');
+    expect(r.err).not.toContain('loop.ts');
+  }, 120_000);
+
   it("a one-argument ConfigError keeps the author's text (exit 2), never an internal TypeError", async () => {
     const file = plugin(
       'cfgerr',
@@ -138,7 +146,7 @@ describe('create() and ConfigError (F14, F23)', () => {
     );
     const r = await mmkit(['strategy', 'check', file, '--duration', '3s']);
     expect(r.code, r.err.slice(-2000)).toBe(2);
-    expect(r.err).toContain('mmkit: config strategy.params: lo must be below hi');
+    expect(r.err).toContain('mmkit: config bot.params: lo must be below hi');
     expect(r.err).not.toContain('Cannot read properties');
   }, 120_000);
 });

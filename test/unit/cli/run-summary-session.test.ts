@@ -145,6 +145,14 @@ describe('exit summary: a strategy that erred on every evaluation (user trial 4,
     expect(strategyFailureLine({ strategyErrors: 3, strategyEvaluations: 3, firstStrategyError: null })).toBe(
       'FAILED: the strategy errored on every evaluation (3)',
     );
+    // it erred on some evaluations only, and placed no order in the session: failed too (trial 10 F14)
+    expect(strategyFailureLine({ ...some, ordersPlaced: 0 })).toBe(
+      'FAILED: the strategy threw 41 time(s) and placed no order, first: boom in onEvent at /x/bad.ts:15:44',
+    );
+    expect(strategyFailureLine({ ...some, ordersPlaced: 3 })).toBeUndefined();
+    expect(
+      strategyFailureLine({ strategyErrors: 0, strategyEvaluations: 9, firstStrategyError: null, ordersPlaced: 0 }),
+    ).toBeUndefined();
   });
 
   it('carries the handler times only when the engine measured them', () => {

@@ -46,6 +46,13 @@ describe('strategy check: warnings', () => {
     expect(checkWarnings({}, timing({ asked: 0 }))).toEqual([]);
   });
 
+  it('warns when exactly half was refused: one side of a two-sided quoter every time (trial 10 F4)', () => {
+    expect(checkWarnings({ OFF_TICK: 8 }, timing({ asked: 16 }))).toEqual([
+      'half the quotes refused: OFF_TICK x8 of 16 (one side or one token refused every time?)',
+    ]);
+    expect(checkWarnings({ OFF_TICK: 7 }, timing({ asked: 16 }))).toEqual([]);
+  });
+
   it('warns when the slowest onEvent took over 100 ms', () => {
     expect(SLOW_HANDLER_MS).toBe(100);
     expect(checkWarnings({}, timing({ slowestMs: 100 }))).toEqual([]);

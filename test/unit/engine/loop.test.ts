@@ -307,6 +307,40 @@ describe('engine loop: errors never kill the loop', () => {
       "invalid output: orders[0].market 0xother is not one of this instance's markets",
     ],
     [
+      'an entry without at (trial 10 F15)',
+      (now: number) => ({ quotes: [{ ...quote(now), at: undefined }] }),
+      'invalid output: quotes[0].at must be the time the quotes were made (state.now), got undefined',
+    ],
+    [
+      'a market listed twice (trial 10 F15)',
+      (now: number) => ({ quotes: [quote(now), { market: CID, quotes: [], at: now }] }),
+      `invalid output: quotes[1].market ${CID} is also quotes[0]'s: one entry per market (it is the market's whole set)`,
+    ],
+    [
+      'a quote with a type (trial 10 F15)',
+      (now: number) => ({
+        quotes: [
+          { market: CID, quotes: [{ tokenId: YES, side: 'BUY', price: 4000, size: 5e6, type: 'FOK' }], at: now },
+        ],
+      }),
+      'invalid output: quotes[0].quotes[0] has the unknown key "type" (a quote is { tokenId, side, price, size }, a GTC limit order; FOK/FAK orders go in `orders`, post-only is bot.postOnly)',
+    ],
+    [
+      'a quote that is not an object (trial 10 F15)',
+      (now: number) => ({ quotes: [{ market: CID, quotes: [null], at: now }] }),
+      'invalid output: quotes[0].quotes[0] must be { tokenId, side, price, size }, got null',
+    ],
+    [
+      'an immediate order without a type (trial 10 F19)',
+      () => ({ orders: [{ market: CID, tokenId: YES, side: 'BUY', price: 5000, size: 5e6 }] }),
+      "invalid output: orders[0].type must be 'FOK' or 'FAK' (an immediate order), got undefined",
+    ],
+    [
+      'an immediate order of type GTC (trial 10 F19)',
+      () => ({ orders: [{ market: CID, tokenId: YES, side: 'BUY', price: 5000, size: 5e6, type: 'GTC' }] }),
+      "invalid output: orders[0].type must be 'FOK' or 'FAK' (an immediate order), got 'GTC': a resting order is a quote (`quotes`)",
+    ],
+    [
       'a Promise (an async onEvent)',
       (now: number) => Promise.resolve({ quotes: [quote(now)] }),
       'invalid output: onEvent returned a Promise (an async handler?): handlers must be synchronous, its output is ignored',
@@ -623,6 +657,14 @@ describe('errAt / readableLocation', () => {
     const e = new Error('boom');
     e.stack = 'Error: boom\n    at Object.onEvent (/home/u/strat/boom.ts:108:15)\n    at x (file:///a.js:1:2)';
     expect(errAt(e)).toBe('/home/u/strat/boom.ts:108:15');
+  });
+
+  it("shows a .js plugin's file:// URL as its path, as a .ts plugin's (trial 10 F7)", () => {
+    expect(readableLocation('file:///work/trial/plain.js:17:44')).toBe('/work/trial/plain.js:17:44');
+    expect(readableLocation('file:///home/u/my%20strat/a.js:3:9')).toBe('/home/u/my strat/a.js:3:9');
+    const e = new Error('boom');
+    e.stack = 'Error: boom\n    at Object.onEvent (file:///work/trial/plain.js:17:44)';
+    expect(errAt(e)).toBe('/work/trial/plain.js:17:44');
   });
 
   it('turns a data: URL into the file it names and the compiled position', () => {

@@ -49,8 +49,8 @@ describe('createStrategy', () => {
     ).toThrow('strategy boomer: create() threw: { code: 42 }');
   });
 
-  it('a ConfigError stays one (a bad parameter); without a key it is keyed strategy.params', () => {
-    const keyed = new ConfigError('strategy.params.lo', 'must be below hi');
+  it('a ConfigError stays one (a bad parameter); without a key it is keyed bot.params', () => {
+    const keyed = new ConfigError('bot.params.lo', 'must be below hi');
     expect(() =>
       createStrategy(
         throwing(() => keyed),
@@ -70,7 +70,43 @@ describe('createStrategy', () => {
       e = err;
     }
     expect(e).toBeInstanceOf(ConfigError);
-    expect((e as ConfigError).message).toBe('config strategy.params: lo must be below hi');
-    expect((e as ConfigError).key).toBe('strategy.params');
+    expect((e as ConfigError).message).toBe('config bot.params: lo must be below hi');
+    expect((e as ConfigError).key).toBe('bot.params');
+  });
+
+  it("an older plugin's strategy.params.x (a key no config file has) is named bot.params.x (trial 10 F18)", () => {
+    let e: unknown;
+    try {
+      createStrategy(
+        throwing(() => new ConfigError('strategy.params.lo', 'must be below hi')),
+        ctx,
+        {},
+      );
+    } catch (err) {
+      e = err;
+    }
+    expect(e).toBeInstanceOf(ConfigError);
+    expect((e as ConfigError).message).toBe('config bot.params.lo: must be below hi');
+  });
+
+  it('create() returning no onEvent stops the start as a ConfigError naming the strategy (trial 10 F16)', () => {
+    const returning = (v: unknown) =>
+      defineStrategy({ name: 'hollow', description: '', params: {}, create: () => v as never });
+    const msg = (v: unknown): string => {
+      try {
+        createStrategy(returning(v), ctx, {});
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        expect((err as ConfigError).key).toBe('strategy');
+        return (err as Error).message;
+      }
+      throw new Error('no throw');
+    };
+    expect(msg({})).toBe(
+      'config strategy: hollow: create(ctx, params) returned an object whose onEvent is undefined: it must return `{ onEvent }`, onEvent a function',
+    );
+    expect(msg(undefined)).toContain('hollow: create(ctx, params) returned undefined: it must return');
+    expect(msg({ onEvent: 'x' })).toContain("returned an object whose onEvent is 'x'");
+    expect(msg(Promise.resolve({ onEvent() {} }))).toContain('returned a Promise (an async create?)');
   });
 });

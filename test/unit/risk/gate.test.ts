@@ -142,6 +142,41 @@ describe('gate: per-quote refusals', () => {
     expect(r.refusals[0]!.quote).toBe(quote);
     expect(r.refusals[0]!.reason.length).toBeGreaterThan(5);
   });
+  it('an untyped output is refused with what was given and the unit, not a range it is inside (trial 10 F3, F15)', () => {
+    const reason = (over: Record<string, unknown>) => {
+      const quote = { ...q(YES1, 'BUY', 4800, 10), ...over } as unknown as QuoteIntent;
+      const r = gate(desired([quote]), view({ positions: { [YES1]: 100 * SH } }));
+      expect(r.approved.quotes).toEqual([]);
+      return `${r.refusals[0]!.code}: ${r.refusals[0]!.reason}`;
+    };
+    expect(reason({ price: '0.21' })).toBe(
+      'INVALID_PRICE: price "0.21" is a string, not a number: prices are integer pips (0.21 is 2100)',
+    );
+    expect(reason({ price: 0.48 })).toBe(
+      'INVALID_PRICE: price 0.48 is not a whole number of pips: prices are integer pips (0.48 is 4800)',
+    );
+    expect(reason({ price: Number.NaN })).toBe('INVALID_PRICE: price NaN is not a number of pips');
+    expect(reason({ size: '5' })).toBe(
+      'INVALID_SIZE: size "5" is a string, not a number: sizes are integer micro-shares (5 shares is 5000000)',
+    );
+    expect(reason({ side: 'buy' })).toBe("INVALID_SIDE: unknown side \"buy\": expected 'BUY' or 'SELL' (upper case)");
+  });
+  it('an immediate order of a bad side or a string price is refused as such (trial 10 F3, F15)', () => {
+    const fak = (over: Record<string, unknown>) =>
+      ({
+        market: M1,
+        tokenId: YES1,
+        side: 'BUY',
+        price: 5100,
+        size: 10 * SH,
+        type: 'FAK',
+        ...over,
+      }) as unknown as ImmediateIntent;
+    expect(gateOrder(fak({ side: 'sell' }), view()).refusal?.code).toBe('INVALID_SIDE');
+    const r = gateOrder(fak({ price: '0.51' }), view()).refusal;
+    expect(r?.code).toBe('INVALID_PRICE');
+    expect(r?.reason).toContain('is a string, not a number');
+  });
   it('enforces min/max price', () => {
     const v = view({ books: [bookView(YES1, [[500, SH]], [[700, SH]])], limits: { minPrice: 0.06 } });
     const r = gate(desired([q(YES1, 'BUY', 500, 10), q(YES1, 'BUY', 600, 10)]), v);

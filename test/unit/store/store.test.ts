@@ -142,6 +142,12 @@ describe('orders', () => {
     expect(store.openOrders().map((o) => o.id)).toEqual(['0xa', '0xb']);
   });
 
+  it('records an order whose request has no type as the GTC order the wire sends, never skips it (trial 10 F19)', () => {
+    // the NOT NULL type column under INSERT OR IGNORE skipped the row without a word: the order was sent, not on disk
+    expect(store.recordOrders([prepared('0xa', { type: undefined })])).toBe(1);
+    expect(store.order('0xa' as OrderId)?.type).toBe('GTC');
+  });
+
   it('updates status, matched size (never down) and reject code', () => {
     store.recordOrder(prepared('0xa'));
     clock.advance(5);

@@ -94,7 +94,7 @@ describe('bandsFile: a bad file is a ConfigError naming the field', () => {
       cfgOf({ bandsFile: p });
     } catch (e) {
       expect(e).toBeInstanceOf(ConfigError);
-      expect((e as ConfigError).key).toBe('strategy.params.bandsFile');
+      expect((e as ConfigError).key).toBe('bot.params.bandsFile');
       expect((e as Error).message).toContain(p);
       return e as ConfigError;
     }

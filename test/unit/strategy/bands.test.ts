@@ -96,7 +96,7 @@ describe('bands: params', () => {
     try {
       cfgOf({ bandsJson: json });
     } catch (e) {
-      expect((e as ConfigError).key).toBe('strategy.params.bandsJson');
+      expect((e as ConfigError).key).toBe('bot.params.bandsJson');
       expect((e as Error).message).toMatch(msg);
     }
   });

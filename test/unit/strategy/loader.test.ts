@@ -109,7 +109,7 @@ describe('loadStrategy', () => {
       /`selectMarkets\(markets, ctx\)`, when given, must be a function/,
     );
     const p = await loadError('./badparam.ts', { cwd: dir });
-    expect(p.key).toBe('strategy.params.size');
+    expect(p.key).toBe('bot.params.size');
     expect(p.message).toMatch(/default is invalid/);
   });
   it('wraps import failures', async () => {

@@ -35,7 +35,7 @@ describe('resolveParams', () => {
   });
   it('refuses unknown keys, naming them', () => {
     const e = configError(() => resolveParams(schema, { sprad: 0.1 }));
-    expect(e.key).toBe('strategy.params.sprad');
+    expect(e.key).toBe('bot.params.sprad');
     expect(e.message).toMatch(/unknown key.*known: spread, levels/);
   });
   it.each([
@@ -54,7 +54,7 @@ describe('resolveParams', () => {
     ['label', null, /expected a string/],
   ] as const)('refuses %s = %j', (key, value, msg) => {
     const e = configError(() => resolveParams(schema, { [key]: value }));
-    expect(e.key).toBe(`strategy.params.${key}`);
+    expect(e.key).toBe(`bot.params.${key}`);
     expect(e.code).toBe('CONFIG');
     expect(e.message).toMatch(msg);
   });
@@ -79,7 +79,7 @@ describe('validateSchema', () => {
     [{ a: 3 }, /must be an object/],
   ])('refuses %j', (bad, msg) => {
     const e = configError(() => validateSchema(bad));
-    expect(e.key).toBe('strategy.params.a');
+    expect(e.key).toBe('bot.params.a');
     expect(e.message).toMatch(msg);
   });
 });
