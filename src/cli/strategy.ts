@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { codeCountsText, countsTotal, firstErrorText, sortedCounts } from '../core/code-counts.ts';
 import { formatAmount, formatPrice } from '../core/units.ts';
 import type { StrategyTiming } from '../engine/loop.ts';
@@ -204,6 +204,7 @@ interface CheckOptions {
   marketCount: number;
   seed?: number;
   keep?: boolean;
+  logLevel?: string;
   json?: boolean;
 }
 
@@ -282,6 +283,12 @@ ${EXIT_CODES_HELP}`,
     .option('--market-count <n>', 'how many markets to pick without --markets', positiveInt('--market-count', 20), 2)
     .option('--seed <n>', 'paper world seed [bot.seed]', positiveInt('--seed', 2 ** 31))
     .option('--keep', 'keep the temporary data directory (store, paper wallet) and print its path')
+    .addOption(
+      new Option(
+        '--log-level <level>',
+        "also show the daemon's log lines at this level and above on stderr, as JSON lines: the strategy's own (ctx.log, component strategy), the risk gate's refusals (debug), the venue's (default: none)",
+      ).choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace']),
+    )
     .option('--json', 'print the report as JSON')
     .addHelpText(
       'after',
@@ -324,12 +331,17 @@ ${EXIT_CODES_HELP}`,
         // the daemon logs into memory: the gate's reasons, the venue's rejections and the kind of the
         // strategy's first error are read from its lines for the report
         const lines: Array<Record<string, unknown>> = [];
+        const { pino } = await import('pino');
+        // --log-level: the lines at that level and above are also shown as they come (trial 10 F6)
+        const shown = o.logLevel === undefined ? Infinity : pino.levels.values[o.logLevel]!;
         const sink = new Writable({
           write(chunk, _enc, cb) {
             for (const l of String(chunk).split('\n')) {
               if (l.trim() === '') continue;
               try {
-                lines.push(JSON.parse(l) as Record<string, unknown>);
+                const line = JSON.parse(l) as Record<string, unknown>;
+                lines.push(line);
+                if (typeof line['level'] === 'number' && line['level'] >= shown) process.stderr.write(`${l}\n`);
               } catch {
                 /* not JSON: ignore */
               }
@@ -337,7 +349,6 @@ ${EXIT_CODES_HELP}`,
             cb();
           },
         });
-        const { pino } = await import('pino');
         const logger = pino({ level: 'debug' }, sink);
         // a check never signs with the operator's real key: the throwaway paper wallet only
         delete process.env['MMKIT_PRIVATE_KEY'];

@@ -189,6 +189,28 @@ describe('mmkit strategy check', () => {
     expect(r.err).not.toContain('| param |');
   }, 120_000);
 
+  it("--log-level shows the plugin's ctx.log lines on stderr; without it they stay in (trial 10 F6)", async () => {
+    const file = writePlugin(
+      'chatty',
+      'chatty.ts',
+      "import { defineStrategy } from 'mmkit/strategy';\nexport default defineStrategy({ name: 'chatty', description: 'logs', params: {}, create: (ctx) => { ctx.log.info({ hello: 1 }, 'chatty created'); return { onEvent: () => undefined }; } });\n",
+    );
+    const shown = await mmkit(['strategy', 'check', file, '--duration', '2s', '--log-level', 'info'], {
+      timeoutMs: 120_000,
+    });
+    expect(shown.code, shown.err.slice(-2000)).toBe(1); // it quotes nothing
+    const line = shown.err
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l['msg'] === 'chatty created');
+    expect(line, shown.err.slice(-2000)).toMatchObject({ component: 'strategy', hello: 1, level: 30 });
+    const quiet = await mmkit(['strategy', 'check', file, '--duration', '2s'], { timeoutMs: 120_000 });
+    expect(quiet.err).not.toContain('chatty created');
+    const bad = await mmkit(['strategy', 'check', file, '--log-level', 'loud']);
+    expect(bad.code).toBe(2);
+  }, 240_000);
+
   it('fails (exit 1) for a plugin that throws, naming the first error and where it was thrown', async () => {
     const file = writePlugin(
       'bad',
