@@ -7,7 +7,8 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -183,6 +184,30 @@ export function checkWarnings(
   return out;
 }
 
+/**
+ * The command that runs a scaffold's test: mmkit's vitest runs the tests under its strategies/ (a
+ * project of its config) by path; a folder of the user's needs `--root` (the config's projects do
+ * not include it), run from the mmkit checkout where vitest is installed (trial 10 F10). (A folder
+ * inside the checkout but outside strategies/ would get the checkout's config: keep plugins in
+ * strategies/ or outside.)
+ */
+export function testCommand(dir: string, name: string, root: string = packageRoot()): string {
+  const test = join(dir, `${name}.test.ts`);
+  const rel = relative(join(root, 'strategies'), test);
+  if (!rel.startsWith('..') && !isAbsolute(rel)) return `npx vitest run ${test}`;
+  return `cd ${root} && npx vitest run --root ${dir} ${name}.test.ts`;
+}
+
+/** The mmkit checkout or package this file belongs to (src/cli/ or dist/src/cli/ below it). */
+function packageRoot(): string {
+  let d = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    if (existsSync(join(d, 'package.json')) && existsSync(join(d, 'bin', 'mmkit.js'))) return d;
+    d = dirname(d);
+  }
+  return process.cwd();
+}
+
 /** A `--param key=value` flag (repeatable) into a record. */
 export function paramArg(v: string, prev: Record<string, string> = {}): Record<string, string> {
   const i = v.indexOf('=');
@@ -262,7 +287,7 @@ ${EXIT_CODES_HELP}`,
         if (o.json) printJson({ name, plugin, test });
         else
           process.stdout.write(
-            `wrote ${plugin}\nwrote ${test}\nnext:\n  npx vitest run ${test}\n  mmkit strategy check ${plugin}\n  mmkit run --strategy ${plugin}\n`,
+            `wrote ${plugin}\nwrote ${test}\nnext:\n  ${testCommand(dir, name)}\n  mmkit strategy check ${plugin}\n  mmkit run --strategy ${plugin}\n`,
           );
       }),
     );

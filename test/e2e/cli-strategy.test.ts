@@ -94,6 +94,22 @@ describe('mmkit strategy new', () => {
     expect(again.err).toContain('--force');
   }, 180_000);
 
+  it('prints a test command that runs, for a folder outside strategies/ (trial 10 F10)', async () => {
+    // a folder of the user's, outside the checkout (inside it, the checkout's vitest config would apply)
+    const dir = mkdtempSync(join(tmpdir(), 'mmkit-new-elsewhere-'));
+    try {
+      const r = await mmkit(['strategy', 'new', 'qq', '--dir', dir]);
+      expect(r.code, r.err).toBe(0);
+      const cmd = r.out.split('\n')[3]!.trim(); // wrote, wrote, next:, the test command
+      expect(cmd).toBe(`cd ${ROOT.replace(/\/$/, '')} && npx vitest run --root ${dir} qq.test.ts`);
+      const vt = await run('sh', ['-c', cmd], { cwd: tmpdir(), timeoutMs: 120_000 });
+      expect(vt.code, vt.out + vt.err).toBe(0);
+      expect(vt.out + vt.err).toMatch(/3 passed/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
   it('writes into ./strategies when the working directory has one, else into .', async () => {
     const proj = join(scratch, 'proj');
     mkdirSync(join(proj, 'strategies'), { recursive: true });

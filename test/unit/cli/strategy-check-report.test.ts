@@ -3,7 +3,7 @@
  * bound) and its warnings (user trial 4, F21: most quotes refused, a slow handler).
  */
 import { describe, expect, it } from 'vitest';
-import { checkWarnings, SLOW_HANDLER_MS, strategyErrorsOf } from '../../../src/cli/strategy.ts';
+import { checkWarnings, SLOW_HANDLER_MS, strategyErrorsOf, testCommand } from '../../../src/cli/strategy.ts';
 
 describe('strategy check: the strategy errors', () => {
   it("counts them from the run's summary (exact), the first's kind from the log lines", () => {
@@ -60,5 +60,16 @@ describe('strategy check: warnings', () => {
       'slow handler: the slowest onEvent took 401 ms (over 100 ms: handlers must be cheap, README "Rules")',
     ]);
     expect(checkWarnings({ OFF_TICK: 30 }, undefined)).toEqual([]);
+  });
+});
+
+describe('strategy new: the test command it prints (trial 10 F10)', () => {
+  it("runs a test under the checkout's strategies/ by path, elsewhere with --root from the checkout", () => {
+    expect(testCommand('/co/strategies', 'q', '/co')).toBe('npx vitest run /co/strategies/q.test.ts');
+    expect(testCommand('/co/strategies/mine', 'q', '/co')).toBe('npx vitest run /co/strategies/mine/q.test.ts');
+    expect(testCommand('/home/me/bots', 'q', '/co')).toBe('cd /co && npx vitest run --root /home/me/bots q.test.ts');
+    expect(testCommand('/co/strategies-old', 'q', '/co')).toBe(
+      'cd /co && npx vitest run --root /co/strategies-old q.test.ts',
+    );
   });
 });
