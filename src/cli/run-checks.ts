@@ -62,7 +62,7 @@ export function warnInProcessFlags(log: Pick<Logger, 'warn'>, flags: readonly st
 /**
  * Refuses a start with no market to trade: bot.markets named none that trades, or the strategy's
  * market choice took none of the `listed` markets.
- * @throws ConfigError (bot.markets) when `markets` is empty
+ * @throws ConfigError when `markets` is empty: keyed bot.markets when they were given, else strategy
  */
 export function requireMarketsToTrade(
   markets: readonly MarketInfo[],
@@ -71,12 +71,13 @@ export function requireMarketsToTrade(
   listed: number,
 ): void {
   if (markets.length === 0)
-    throw new ConfigError(
-      'bot.markets',
-      cfg.markets.length > 0
-        ? 'no market to trade'
-        : `no market to trade: the strategy ${strategy} chose none of the ${listed} listed (filters: bot.marketFilters)`,
-    );
+    throw cfg.markets.length > 0
+      ? new ConfigError('bot.markets', 'no market to trade')
+      : // the strategy's choice (its selectMarkets, or the default pick), not a bot.markets the user set
+        new ConfigError(
+          'strategy',
+          `no market to trade: the strategy ${strategy} chose none of the ${listed} listed (filters: bot.marketFilters)`,
+        );
 }
 
 /**

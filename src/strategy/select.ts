@@ -13,6 +13,7 @@
  *
  * Pure apart from the books the caller's `ctx.book` fetches.
  */
+import { errAt, errMsg } from '../core/error-location.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { ConditionId, TokenId } from '../core/ids.ts';
 import { PRICE_SCALE, type Micro, type Pips } from '../core/units.ts';
@@ -103,7 +104,8 @@ export async function selectTwoSidedMarkets(
  * The markets `def` trades out of `markets` (the candidates), best first, at most `ctx.count`: its
  * `selectMarkets` when it has one, else the default pick. Ids that are not candidates are ignored
  * (logged), duplicates taken once.
- * @throws ConfigError (key `strategy`) when `selectMarkets` throws or does not return an array of ids
+ * @throws ConfigError (key `strategy`) when `selectMarkets` throws (its message and where), does not
+ *   return an array of ids, or returns ids of which none is a candidate (the first three named)
  */
 export async function chooseMarkets(
   def: Pick<StrategyDefinition, 'name' | 'selectMarkets'>,
@@ -117,9 +119,12 @@ export async function chooseMarkets(
     try {
       r = await def.selectMarkets(markets, ctx as SelectContext<ParamsOf<ParamSchema>>);
     } catch (e) {
-      throw new ConfigError('strategy', `${def.name}: selectMarkets failed: ${(e as Error)?.message ?? String(e)}`, {
-        cause: e,
-      });
+      const at = errAt(e);
+      throw new ConfigError(
+        'strategy',
+        `${def.name}: selectMarkets threw: ${errMsg(e)}${at === undefined ? '' : ` (at ${at})`}`,
+        { cause: e },
+      );
     }
     if (!Array.isArray(r)) throw new ConfigError('strategy', `${def.name}: selectMarkets must return condition ids`);
     ids = r;
@@ -140,8 +145,15 @@ export async function chooseMarkets(
     taken.add(m.market);
     out.push(m);
   }
-  if (unknown.length > 0)
+  if (unknown.length > 0) {
+    // none of what it returned is a candidate: a wrong id, not a choice of none (trial 10 F17)
+    if (out.length === 0)
+      throw new ConfigError(
+        'strategy',
+        `${def.name}: selectMarkets returned ${ids.length} id(s), none of them one of the ${markets.length} candidate markets: ${unknown.slice(0, 3).join(', ')}${unknown.length > 3 ? ', ...' : ''}`,
+      );
     ctx.log.warn({ strategy: def.name, unknown }, 'selectMarkets returned markets that are not candidates: ignored');
+  }
   return out;
 }
 

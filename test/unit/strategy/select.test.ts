@@ -93,9 +93,22 @@ describe('chooseMarkets', () => {
       },
     };
     await expect(chooseMarkets(boom, ms, ctx())).rejects.toThrow(ConfigError);
-    await expect(chooseMarkets(boom, ms, ctx())).rejects.toThrow(/b: selectMarkets failed: no/);
+    await expect(chooseMarkets(boom, ms, ctx())).rejects.toThrow(
+      /^config strategy: b: selectMarkets threw: no \(at .*select\.test\.ts:\d+:\d+\)$/,
+    );
     const junk = { name: 'j', selectMarkets: () => 'x' as unknown as ConditionId[] };
     await expect(chooseMarkets(junk, ms, ctx())).rejects.toThrow(/j: selectMarkets must return condition ids/);
+  });
+
+  it('ids of which none is a candidate: named, not "chose none" (trial 10 F17); some unknown: ignored', async () => {
+    const wrong = { name: 'w', selectMarkets: () => ['0xnotamarket' as ConditionId] };
+    await expect(chooseMarkets(wrong, ms, ctx())).rejects.toThrow(
+      `config strategy: w: selectMarkets returned 1 id(s), none of them one of the ${ms.length} candidate markets: 0xnotamarket`,
+    );
+    const some = { name: 's', selectMarkets: () => ['0xnotamarket' as ConditionId, cid(2)] };
+    expect((await chooseMarkets(some, ms, ctx())).map((m) => m.market)).toEqual([cid(2)]);
+    const none = { name: 'n', selectMarkets: () => [] as ConditionId[] };
+    expect(await chooseMarkets(none, ms, ctx())).toEqual([]);
   });
 });
 
