@@ -42,12 +42,17 @@ export type ParamSchema = Readonly<Record<string, ParamSpec>>;
 export type ParamsOf<S extends ParamSchema> = {
   readonly [K in keyof S]: S[K] extends { type: 'boolean' }
     ? boolean
-    : S[K] extends { type: 'string' }
-      ? string
-      : number;
+    : S[K] extends { type: 'string'; choices: readonly (infer C extends string)[] }
+      ? C // a string with choices is one of them (checked at load): a switch on it is exhaustive
+      : S[K] extends { type: 'string' }
+        ? string
+        : number;
 };
 
-/** A logger a strategy may use (a pino child in production). */
+/**
+ * A logger a strategy may use (a pino child in production): fields first, then the message
+ * (`ctx.log.info({ mid }, 'quoting')`; `ctx.log.info({}, 'quoting')` for a message alone).
+ */
 export interface StrategyLogger {
   debug(obj: object, msg?: string): void;
   info(obj: object, msg?: string): void;
@@ -149,6 +154,6 @@ export interface StrategyDefinition<S extends ParamSchema = ParamSchema> {
 }
 
 /** Identity helper that types a plugin's definition (`export default defineStrategy({...})`). */
-export function defineStrategy<S extends ParamSchema>(def: StrategyDefinition<S>): StrategyDefinition<S> {
+export function defineStrategy<const S extends ParamSchema>(def: StrategyDefinition<S>): StrategyDefinition<S> {
   return def;
 }

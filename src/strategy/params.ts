@@ -52,7 +52,7 @@ function coerceBoolean(key: string, raw: unknown): boolean {
   }
   if (raw === 1) return true;
   if (raw === 0) return false;
-  throw new ConfigError(key, `expected true or false, got ${describeValue(raw)}`);
+  throw new ConfigError(key, `expected true or false (or 1, 0; any case), got ${describeValue(raw)}`);
 }
 
 function coerceString(key: string, spec: Extract<ParamSpec, { type: 'string' }>, raw: unknown): string {

@@ -105,4 +105,50 @@ export default defineStrategy({
     expect(r.out).toMatch(/not assignable to type 'Pips'/);
     expect(r.out).toMatch(/not assignable to type 'Micro'/);
   }, 180_000);
+
+  it('a string param with choices is typed as the union of its choices (trial 10 F11)', () => {
+    writeFileSync(
+      join(scratch, 'modes.ts'),
+      `import { defineStrategy } from 'mmkit/strategy';
+
+export default defineStrategy({
+  name: 'modes',
+  description: 'switches on a mode',
+  params: {
+    mode: { type: 'string', default: 'a', choices: ['a', 'b'], doc: 'the mode' },
+    label: { type: 'string', default: 'x', doc: 'any text' },
+  },
+  create(_ctx, p) {
+    const m: 'a' | 'b' = p.mode;
+    const l: string = p.label;
+    const never = (x: never): never => x;
+    const width = m === 'a' ? 1 : m === 'b' ? 2 : never(m);
+    return { onEvent: () => (width > 0 && l !== '' ? undefined : undefined) };
+  },
+});
+`,
+    );
+    const ok = tsc(['modes.ts']);
+    expect(ok.out, 'tsc').toBe('');
+    expect(ok.status).toBe(0);
+    // and a value outside the choices does not type-check
+    writeFileSync(
+      join(scratch, 'modes-bad.ts'),
+      `import { defineStrategy } from 'mmkit/strategy';
+
+export default defineStrategy({
+  name: 'modes-bad',
+  description: 'compares with a mode it does not have',
+  params: { mode: { type: 'string', default: 'a', choices: ['a', 'b'], doc: 'the mode' } },
+  create(_ctx, p) {
+    const c: 'c' = p.mode;
+    return { onEvent: () => (c === 'c' ? undefined : undefined) };
+  },
+});
+`,
+    );
+    const bad = tsc(['modes-bad.ts']);
+    expect(bad.status).not.toBe(0);
+    expect(bad.out).toMatch(/Type '"a" \| "b"' is not assignable to type '"c"'/);
+  }, 180_000);
 });

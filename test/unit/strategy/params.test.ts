@@ -48,7 +48,7 @@ describe('resolveParams', () => {
     ['spread', '0', />= 0.0001/],
     ['levels', 2.5, /integer/],
     ['levels', '11', /<= 10/],
-    ['both', 'yes', /true or false/],
+    ['both', 'yes', /expected true or false \(or 1, 0; any case\), got "yes"/],
     ['mode', 'no', /one of "yes", "both"/],
     ['mode', 3, /expected a string/],
     ['label', null, /expected a string/],
