@@ -518,7 +518,7 @@ ${EXIT_CODES_HELP}`,
               : first !== null
                 ? first.kind === 'invalid output'
                   ? `check FAILED: the strategy returned an ${first.message}`
-                  : `check FAILED: the strategy threw: ${first.message}${first.at === null ? '' : ` (at ${first.at})`}`
+                  : `check FAILED: the strategy threw: ${first.message}${first.at === null ? ' (no file:line: what was thrown is not an Error; throw new Error(...) to get one)' : ` (at ${first.at})`}`
                 : summary.ordersPlaced === 0
                   ? orders.length > 0
                     ? // sent, but the venue rejected or killed each (a FOK not filled is a normal outcome)

@@ -113,7 +113,9 @@ describe('strategy output checked where it leaves onEvent (F3, F14)', () => {
     const file = plugin('throwobj', 'params: {}, create: () => ({ onEvent() { throw { code: 42 }; } })');
     const r = await mmkit(['strategy', 'check', file, '--duration', '3s']);
     expect(r.code, r.err.slice(-2000)).toBe(1);
-    expect(r.out).toContain('check FAILED: the strategy threw: { code: 42 }');
+    expect(r.out).toContain(
+      'check FAILED: the strategy threw: { code: 42 } (no file:line: what was thrown is not an Error; throw new Error(...) to get one)',
+    );
     expect(r.out).not.toContain('[object Object]');
   }, 120_000);
 });
