@@ -51,6 +51,7 @@ import {
 import { startFleetStatusSection } from './run-fleet-status.ts';
 import { bookRewards } from '../ops/reward-wiring.ts';
 import { REWARD_SAMPLE_MS } from '../engine/reward-tracker.ts';
+import { DEFAULT_STALL_WARN_MS } from '../engine/loop.ts';
 import { removeDaemonVenue, urlsFromBase, writeDaemonVenue, type VenueUrls } from './venue.ts';
 import { liveMarkersOf, venueKind } from './venue-kind.ts';
 import { funderProblem } from '../ops/doctor/funder-check.ts';
@@ -479,6 +480,8 @@ async function runLocked(
     marketLog,
     strategyLog: log.child({ component: 'strategy', strategy: def.name }),
     ...(cfg.measureStrategy === true ? { measureStrategy: true } : {}),
+    // a handler that blocks the loop is named in the log (it would read as a silent venue)
+    stallWarnMs: DEFAULT_STALL_WARN_MS,
     tolerance: cfg.tolerance,
     restartPolicy: cfg.restartPolicy,
     foreignOrders: cfg.foreignOrders ?? 'leave',

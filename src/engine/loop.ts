@@ -114,7 +114,16 @@ export interface EngineOptions {
    * TraderOptions.measureStrategy).
    */
   measureStrategy?: boolean;
+  /**
+   * Warn when one `onEvent` call holds the loop longer than this (ms): a handler that blocks reads,
+   * from the outside, as a silent venue (streams time out, books go stale, quotes are pulled), so
+   * the log names it. `mmkit run` sets it (DEFAULT_STALL_WARN_MS); absent: not timed (backtests).
+   */
+  stallWarnMs?: number;
 }
+
+/** The stall worth a warning in a live run (EngineOptions.stallWarnMs): well under the streams' silence timeout. */
+export const DEFAULT_STALL_WARN_MS = 1_000;
 
 /** The strategy's handler times and what it asked the gate for (`EngineOptions.measureStrategy`). */
 export interface StrategyTiming {
@@ -495,7 +504,8 @@ class EngineImpl implements Engine {
       let out: StrategyOutput | undefined | null;
       this.#evaluations++;
       const t = this.#times;
-      const t0 = t !== undefined ? performance.now() : 0;
+      const stall = this.#o.stallWarnMs;
+      const t0 = t !== undefined || stall !== undefined ? performance.now() : 0;
       try {
         out = this.#strategy.onEvent(e, this.state);
         if (t !== undefined) t.add(performance.now() - t0);
@@ -510,6 +520,16 @@ class EngineImpl implements Engine {
           { event: e.type, err: errMsg(err), ...(at !== undefined ? { at } : {}), stack: stackHead(err) },
           'strategy handler threw (output dropped)',
         );
+      }
+      if (stall !== undefined) {
+        const took = performance.now() - t0;
+        if (took > stall)
+          this.#log(
+            'warn',
+            'stall',
+            { event: e.type, ms: Math.round(took) },
+            `strategy onEvent blocked the event loop for ${(took / 1000).toFixed(1)} s (handlers must be cheap: a stall reads as a silent venue)`,
+          );
       }
       // null is "nothing" too; anything else is checked where it leaves the handler (./output-check.ts)
       if (out !== undefined && out !== null) {

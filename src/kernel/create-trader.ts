@@ -141,6 +141,8 @@ export interface TraderOptions {
    * `mmkit strategy check`); default off (a backtest pays nothing for it).
    */
   readonly measureStrategy?: boolean;
+  /** Warn when one strategy call holds the loop longer than this, ms (EngineOptions.stallWarnMs): `mmkit run`. */
+  readonly stallWarnMs?: number;
   readonly hooks?: TraderHooks;
   /**
    * The liquidity reward estimate (src/engine/reward-tracker.ts): sampled every `sampleMs` (default
@@ -491,6 +493,7 @@ export function createTrader(o: TraderOptions): Trader {
     },
     ...(tuning.terminalCapacity !== undefined ? { terminalCapacity: tuning.terminalCapacity } : {}),
     ...(o.measureStrategy === true ? { measureStrategy: true } : {}),
+    ...(o.stallWarnMs !== undefined ? { stallWarnMs: o.stallWarnMs } : {}),
     reconcile: async () => {
       // a fleet member with no fill yet backfills the account's history only when its ledger books
       // it (else the other members' ledgers have it)

@@ -647,6 +647,39 @@ describe('engine lifecycle', () => {
   });
 });
 
+describe('engine loop: a handler that blocks the loop (trial 10 F23)', () => {
+  const busy = (ms: number) => {
+    const end = performance.now() + ms;
+    while (performance.now() < end) {
+      /* a handler that blocks */
+    }
+  };
+  it('with stallWarnMs, a call over it is named in a warning with the event and its duration', async () => {
+    let slow = false;
+    const { venue, logs, feedBooks } = await setup({
+      stallWarnMs: 20,
+      onEvent: () => {
+        if (slow) busy(60);
+        return undefined;
+      },
+    });
+    feedBooks();
+    expect(logs.filter((l) => l.includes('blocked the event loop'))).toEqual([]);
+    slow = true;
+    venue.market$.next(level(YES, 'BUY', 4100, 1e6, { bid: 4100, ask: 6000 }));
+    expect(logs.filter((l) => l.includes('blocked the event loop'))).toHaveLength(1);
+    expect(logs.find((l) => l.includes('blocked the event loop'))).toMatch(
+      /^strategy onEvent blocked the event loop for 0\.\d s/,
+    );
+  });
+  it('without it (backtests), nothing is timed or said', async () => {
+    const { venue, logs, feedBooks } = await setup({ onEvent: () => (busy(30), undefined) });
+    feedBooks();
+    venue.market$.next(level(YES, 'BUY', 4100, 1e6, { bid: 4100, ask: 6000 }));
+    expect(logs.filter((l) => l.includes('blocked the event loop'))).toEqual([]);
+  });
+});
+
 describe('errAt / readableLocation', () => {
   // tsx's compiled CommonJS (a .ts plugin outside a "type": "module" package) ran from a data: URL
   // holding the whole plugin; that URL must never be the location a summary or a log shows
