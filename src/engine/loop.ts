@@ -26,7 +26,7 @@
  * when it fails. `stop()` is idempotent; it does not cancel orders or close the venue (the daemon
  * does: cancelAll, verify, then close).
  */
-import { merge, Observable, Subject, catchError, of, type Subscription } from 'rxjs';
+import { merge, Observable, Subject, catchError, of, tap, type Subscription } from 'rxjs';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { errAt, errMsg, readableLocation } from '../core/error-location.ts';
 import type { DisconnectedEvent, FillEvent, MmkitEvent, StreamName, TimerEvent } from '../core/events.ts';
@@ -121,6 +121,9 @@ export interface EngineOptions {
    */
   stallWarnMs?: number;
 }
+
+/** How long after the start every price symbol must have had a price, or be named in a warning (ms). */
+export const PRICE_CHECK_MS = 30_000;
 
 /** The stall worth a warning in a live run (EngineOptions.stallWarnMs): well under the streams' silence timeout. */
 export const DEFAULT_STALL_WARN_MS = 1_000;
@@ -288,6 +291,8 @@ class EngineImpl implements Engine {
   #stopped: Promise<void> | undefined;
   #sub: Subscription | undefined;
   #balanceTimer: TimerHandle | undefined;
+  /** The one check, a while after the start, that every price symbol has had a price (see start). */
+  #priceCheck: TimerHandle | undefined;
   #listingTimer: TimerHandle | undefined;
   readonly #strategy: StrategyHandlers;
 
@@ -373,7 +378,32 @@ class EngineImpl implements Engine {
     const symbols = [
       ...new Set([...(o.priceSymbols ?? []), ...(this.#strategy.priceSymbols ?? [])].map((x) => x.toLowerCase())),
     ];
-    if (symbols.length > 0 && o.venue.priceEvents) sources.push(guard(o.venue.priceEvents(symbols), 'rtds'));
+    if (symbols.length > 0 && o.venue.priceEvents) {
+      // a symbol with no price a while after the start is named once: a typo ('btcusd') would leave a
+      // fair-value strategy waiting for a price forever without a word (trial 10 F24)
+      const priced = new Set<string>();
+      sources.push(
+        guard(
+          o.venue.priceEvents(symbols).pipe(
+            tap((e) => {
+              if (e.type === 'price_tick') priced.add(e.symbol.toLowerCase());
+            }),
+          ),
+          'rtds',
+        ),
+      );
+      this.#priceCheck = o.clock.setTimeout(() => {
+        this.#priceCheck = undefined;
+        const missing = symbols.filter((s) => !priced.has(s));
+        if (missing.length > 0 && this.#stopped === undefined)
+          this.#log(
+            'warn',
+            'prices',
+            { missing, afterMs: PRICE_CHECK_MS },
+            `no real-time price for ${missing.join(', ')} ${PRICE_CHECK_MS / 1000} s after the start: a symbol the venue does not have? (the strategy's priceSymbols)`,
+          );
+      }, PRICE_CHECK_MS);
+    }
     const tickMs = o.timers?.tickMs ?? 0;
     if (tickMs > 0) sources.push(timer$(o.clock, tickMs, 'tick'));
     this.#sub = merge(...sources).subscribe({
@@ -431,6 +461,8 @@ class EngineImpl implements Engine {
       this.#sub = undefined;
       if (this.#balanceTimer !== undefined) this.#o.clock.clearInterval(this.#balanceTimer);
       if (this.#listingTimer !== undefined) this.#o.clock.clearInterval(this.#listingTimer);
+      if (this.#priceCheck !== undefined) this.#o.clock.clearTimeout(this.#priceCheck);
+      this.#priceCheck = undefined;
       this.#balanceTimer = this.#listingTimer = undefined;
       this.#queue.length = 0;
       this.#events.complete();

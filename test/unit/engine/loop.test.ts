@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { MmkitEvent } from '../../../src/core/events.ts';
+import { Subject } from 'rxjs';
+import type { MmkitEvent, RtdsEvent } from '../../../src/core/events.ts';
 import type { DesiredQuotes, StrategyOutput } from '../../../src/core/intents.ts';
 import type { Pips, Micro } from '../../../src/core/units.ts';
-import { createEngine, type EngineOptions, errAt, readableLocation } from '../../../src/engine/loop.ts';
+import { createEngine, type EngineOptions, errAt, PRICE_CHECK_MS, readableLocation } from '../../../src/engine/loop.ts';
 import type { StrategyState } from '../../../src/strategy/api.ts';
 import {
   CID,
@@ -677,6 +678,55 @@ describe('engine loop: a handler that blocks the loop (trial 10 F23)', () => {
     feedBooks();
     venue.market$.next(level(YES, 'BUY', 4100, 1e6, { bid: 4100, ask: 6000 }));
     expect(logs.filter((l) => l.includes('blocked the event loop'))).toEqual([]);
+  });
+});
+
+describe('engine loop: price symbols without a price (trial 10 F24)', () => {
+  class PricedVenue extends FakeVenue {
+    readonly price$ = new Subject<RtdsEvent>();
+    priceEvents(): Subject<RtdsEvent> {
+      return this.price$;
+    }
+  }
+  it('names once, a while after the start, the symbols that had no price', async () => {
+    const pv = new PricedVenue();
+    const { logs, engine } = await setup({
+      venue: pv,
+      clock: pv.clock,
+      priceSymbols: ['BTCUSDT', 'nosuchcoin'],
+      onEvent: () => undefined,
+    });
+    const now = pv.clock.now();
+    pv.price$.next({ type: 'price_tick', symbol: 'btcusdt', value: 1, snapshot: true, venueTime: now, recvTime: now });
+    const said = () => logs.filter((l) => l.startsWith('no real-time price'));
+    pv.clock.advance(PRICE_CHECK_MS - 1);
+    expect(said()).toEqual([]);
+    pv.clock.advance(2);
+    expect(said()).toEqual([
+      "no real-time price for nosuchcoin 30 s after the start: a symbol the venue does not have? (the strategy's priceSymbols)",
+    ]);
+    pv.clock.advance(10 * PRICE_CHECK_MS);
+    expect(said()).toHaveLength(1);
+    await engine.stop();
+  });
+  it('says nothing when every symbol had a price, nor after a stop', async () => {
+    const pv = new PricedVenue();
+    const { logs, engine } = await setup({
+      venue: pv,
+      clock: pv.clock,
+      priceSymbols: ['btcusdt'],
+      onEvent: () => undefined,
+    });
+    const now = pv.clock.now();
+    pv.price$.next({ type: 'price_tick', symbol: 'BTCUSDT', value: 1, snapshot: false, venueTime: now, recvTime: now });
+    pv.clock.advance(PRICE_CHECK_MS + 1);
+    expect(logs.filter((l) => l.startsWith('no real-time price'))).toEqual([]);
+    const pv2 = new PricedVenue();
+    const second = await setup({ venue: pv2, clock: pv2.clock, priceSymbols: ['x'], onEvent: () => undefined });
+    await second.engine.stop();
+    pv2.clock.advance(PRICE_CHECK_MS + 1);
+    expect(second.logs.filter((l) => l.startsWith('no real-time price'))).toEqual([]);
+    await engine.stop();
   });
 });
 
