@@ -37,7 +37,9 @@ export type RestartFill = VenueFill & { readonly source?: 'bot' | 'external' };
 /** What the restart needs of the store (sync or async). */
 export interface RestartStore {
   /** Orders the store believes open (persisted before sending, not known to be final). */
-  openOrders(): Iterable<{ readonly id: string }> | Promise<Iterable<{ readonly id: string }>>;
+  openOrders():
+    | Iterable<{ readonly id: string; readonly createdAt?: number }>
+    | Promise<Iterable<{ readonly id: string; readonly createdAt?: number }>>;
   /**
    * True when the store recorded this order id (placed by this bot in any run, or adopted), in any
    * status. Optional: without it, an order is the store's when it is among its open orders.
@@ -88,6 +90,13 @@ export interface RestartOptions {
    * @throws when it cannot be told (the reconciliation fails: nothing is booked twice)
    */
   bookExternal?(fill: VenueFill): Promise<boolean>;
+  /**
+   * The current ledger epoch's start (unix ms). A store-open order recorded before it belongs to an
+   * earlier epoch (another venue, world or account: e.g. a paper world gone with its in-process
+   * exchange); the venue not knowing it is counted `previousEpoch`, not `neverReceived` (it was
+   * received, by a venue that is gone). Absent: every such order is `neverReceived`.
+   */
+  epochStartedAt?: number;
   /** Backfill from this long before the last stored fill, ms (default 60 s). */
   marginMs?: number;
   /** Backfill start when the store has no fill yet (unix ms; default 0: the whole history). */
@@ -224,6 +233,8 @@ export async function reconcileOnStart(
   // orders the store thinks open that the venue does not list
   const closed: VenueOrder[] = [];
   const missing: string[] = [];
+  let previousEpoch = 0;
+  const epochStart = o.epochStartedAt;
   for (const s of storeOpen) {
     if (policy === 'adopt' && foundIds.has(s.id)) {
       await store.updateOrder?.(found.find((x) => x.id === s.id)!);
@@ -232,7 +243,8 @@ export async function reconcileOnStart(
     // not listed, or just cancelled: the venue's final word (a cancel may have raced a fill)
     const v = await venue.order(s.id as OrderId);
     if (v === undefined) {
-      missing.push(s.id);
+      if (epochStart !== undefined && s.createdAt !== undefined && s.createdAt < epochStart) previousEpoch++;
+      else missing.push(s.id);
       await store.markOrderMissing?.(s.id);
     } else {
       closed.push(v);
@@ -284,6 +296,8 @@ export async function reconcileOnStart(
       // received; the ones it still listed open are counted once, as `canceled` (or `adopted`), not again here
       closedWhileDown: closed.filter((x) => !foundIds.has(x.id)).length,
       neverReceived: missing.length,
+      // store-open orders of an earlier ledger epoch (a venue, world or account gone): closed with it
+      previousEpoch,
       fills: fills.length,
       externalFills: externalFills.size,
       newFills,

@@ -501,6 +501,7 @@ export function createTrader(o: TraderOptions): Trader {
         fleetLedger?.historySince !== undefined && store.lastFillTime() === undefined
           ? await fleetLedger.historySince()
           : undefined;
+      const epochStartedAt = store.currentEpoch?.()?.startedAt;
       const r = await reconcileOnStart(
         venue,
         // an order is the bot's when the store recorded it (in any run), whatever its status there
@@ -508,6 +509,8 @@ export function createTrader(o: TraderOptions): Trader {
         {
           policy: o.restartPolicy ?? 'cancel',
           foreign: o.foreignOrders ?? 'leave',
+          // orders of an earlier epoch (a paper world gone with its exchange) are told apart
+          ...(epochStartedAt !== undefined ? { epochStartedAt } : {}),
           ...(firstRunSinceMs !== undefined ? { firstRunSinceMs } : {}),
           ...(fleetLedger !== undefined
             ? {

@@ -41,7 +41,7 @@ const vf = (tradeId: string, orderId: string, matchTime: number): VenueFill => (
 /** An in-memory store keyed like the real one (trade id, order id). */
 class MemStore implements RestartStore {
   fills = new Map<string, RestartFill>();
-  orders = new Map<string, { id: string; status: string }>();
+  orders = new Map<string, { id: string; status: string; createdAt?: number }>();
   missing: string[] = [];
   async openOrders() {
     return [...this.orders.values()].filter((o) => o.status === 'LIVE');
@@ -129,6 +129,37 @@ describe('reconcileOnStart', () => {
     expect(done).not.toHaveProperty('closed');
     expect(done).not.toHaveProperty('missing');
     expect(JSON.stringify(done)).not.toMatch(/\b1795\d{9}\b/);
+  });
+
+  it('counts a store-open order of an earlier epoch (a world gone with its exchange) apart from neverReceived (trial 10 F9)', async () => {
+    const venue = new FakeVenue();
+    const store = new MemStore();
+    store.orders.set('old', { id: 'old', status: 'LIVE', createdAt: 500 });
+    store.orders.set('new', { id: 'new', status: 'LIVE', createdAt: 5_000 });
+    const lines: Array<{ obj: Record<string, unknown>; msg?: string }> = [];
+    const logger = {
+      info: (obj: object, msg?: string) => lines.push({ obj: obj as Record<string, unknown>, msg }),
+      warn: (obj: object, msg?: string) => lines.push({ obj: obj as Record<string, unknown>, msg }),
+    };
+    const r = await reconcileOnStart(venue, store, { epochStartedAt: 1_000, logger });
+    expect(r.missing).toEqual(['new']);
+    expect(store.orders.get('old')!.status).toBe('MISSING'); // closed in the store either way
+    const done = lines.find((l) => l.msg === 'restart reconciliation done')!.obj;
+    expect(done).toMatchObject({ neverReceived: 1, previousEpoch: 1 });
+    // without the epoch's start: both are neverReceived, as before
+    const store2 = new MemStore();
+    store2.orders.set('old', { id: 'old', status: 'LIVE', createdAt: 500 });
+    const lines2: typeof lines = [];
+    await reconcileOnStart(venue, store2, {
+      logger: {
+        info: (obj: object, msg?: string) => lines2.push({ obj: obj as Record<string, unknown>, msg }),
+        warn: () => {},
+      },
+    });
+    expect(lines2.find((l) => l.msg === 'restart reconciliation done')!.obj).toMatchObject({
+      neverReceived: 1,
+      previousEpoch: 0,
+    });
   });
 
   it('counts an order it just cancelled once (canceled), not again as closedWhileDown; a first start backfills since none', async () => {
