@@ -180,7 +180,7 @@ describe('mmkit backtest for a plugin author', () => {
       [backtest('--param', 'depth=3', '--param', 'depth=4'), /--param: "depth" given twice/],
       [backtest('--params', '{"depth":3}', '--param', 'depth=4'), /--param depth: "depth" is given in --params too/],
       [backtest('--param', 'depth'), /--param takes key=value/],
-      [backtest('--param', 'dpth=3'), /strategy\.params\.dpth: unknown key/],
+      [backtest('--param', 'dpth=3'), /bot\.params\.dpth: unknown key/],
     ];
     for (const [args, msg] of cases) {
       const r = await mmkit(args);

@@ -237,7 +237,7 @@ describe('mmkit backtest', () => {
       [['backtest', '--feed', feed, '--strategy', 'bands', '--latency-ms', 'abc'], /--latency-ms must be a number/],
       [['backtest', '--feed', feed, '--strategy', 'bands', '--queue', 'fifo'], /--queue.*choices/],
       [['backtest', '--feed', feed, '--strategy', 'bands', '--params', '[1]'], /--params must be a JSON object/],
-      [['backtest', '--feed', feed, '--strategy', 'bands', '--params', '{"nope":1}'], /strategy\.params\.nope/],
+      [['backtest', '--feed', feed, '--strategy', 'bands', '--params', '{"nope":1}'], /bot\.params\.nope/],
       [['backtest', '--feed', join(dir, 'missing.gz'), '--strategy', 'bands'], /--feed: no such file/],
       [['backtest', '--feed', feed], /--strategy/],
       [['backtest', '--world', '1', '--duration', 'soon', '--strategy', 'bands'], /--duration must be a duration/],
