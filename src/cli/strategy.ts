@@ -325,7 +325,7 @@ it threw (the first error named, with its file:line) or returned an invalid outp
 quoted nothing or left orders open; 2 for a load or params error (naming bot.params.<key>).
 Refusals count quotes and immediate (FOK/FAK) orders the risk gate refused, by code, with the
 gate's first reason for each. The report gives the slowest onEvent call and the p99 of its times;
-it warns (still exit 0) when the gate refused more than half of what the strategy asked for, or
+it warns (still exit 0) when the gate refused half or more of what the strategy asked for, or
 when a call took over ${SLOW_HANDLER_MS} ms (handlers must be cheap).
 
 Examples:
