@@ -57,3 +57,14 @@ export function errMsg(err: unknown): string {
         : inspect(err, { depth: 2, breakLength: Infinity, maxArrayLength: 10, maxStringLength: 200 });
   return text.slice(0, 300);
 }
+
+/** The first lines of an error's stack (its message and the top frames), for a log line. */
+export function stackHead(err: unknown, frames = 4): string | undefined {
+  if (!(err instanceof Error) || typeof err.stack !== 'string') return undefined;
+  return err.stack
+    .split('\n')
+    .slice(0, frames + 1)
+    .map((line) => line.replace(/(?:data:|file:\/\/)[^\s)]+/g, readableLocation))
+    .join('\n')
+    .slice(0, 1000);
+}

@@ -28,7 +28,8 @@
  */
 import { merge, Observable, Subject, catchError, of, tap, type Subscription } from 'rxjs';
 import type { Clock, TimerHandle } from '../core/clock.ts';
-import { errAt, errMsg, readableLocation } from '../core/error-location.ts';
+import { errAt, errMsg, stackHead } from '../core/error-location.ts';
+import { CallTimes, type StrategyCalls } from './strategy-calls.ts';
 import type { DisconnectedEvent, FillEvent, MmkitEvent, StreamName, TimerEvent } from '../core/events.ts';
 import type { ConditionId, TokenId } from '../core/ids.ts';
 import type { DesiredQuotes, ImmediateIntent, StrategyOutput } from '../core/intents.ts';
@@ -128,73 +129,7 @@ export const PRICE_CHECK_MS = 30_000;
 /** The stall worth a warning in a live run (EngineOptions.stallWarnMs): well under the streams' silence timeout. */
 export const DEFAULT_STALL_WARN_MS = 1_000;
 
-/** The strategy's handler times and what it asked the gate for (`EngineOptions.measureStrategy`). */
-export interface StrategyTiming {
-  /** Quotes (one per quote of each quote set gated) and immediate orders handed to the risk gate. */
-  readonly asked: number;
-  /** `onEvent` calls timed. */
-  readonly calls: number;
-  /** The slowest call, ms (wall time). */
-  readonly slowestMs: number;
-  /** The 99th percentile of the calls' times, ms (its histogram bucket's upper bound, at most the slowest). */
-  readonly p99Ms: number;
-}
-
-/** How often the engine called the strategy (`Engine.strategyCalls`). */
-export interface StrategyCalls {
-  /** Calls of the strategy's `onEvent` (each event it evaluated), erring or not. */
-  readonly evaluations: number;
-  /** Of those, the ones that threw or returned an invalid output (EngineStats.errors.strategy). */
-  readonly failed: number;
-  /** Present when measured (EngineOptions.measureStrategy). */
-  readonly measured?: StrategyTiming;
-}
-
-/**
- * A histogram of handler times for a percentile at O(1) per call: 10 us buckets to 1 ms, 100 us
- * buckets to 10 ms, 1 ms to 100 ms, 10 ms to 1.2 s, slower calls in the last one (the slowest is
- * kept exact apart): a bucket is within 10 % of its times from 0.1 ms on.
- */
-class CallTimes {
-  readonly #counts = new Uint32Array(400);
-  calls = 0;
-  slowestMs = 0;
-  asked = 0;
-
-  add(ms: number): void {
-    this.calls++;
-    if (ms > this.slowestMs) this.slowestMs = ms;
-    this.#counts[CallTimes.#bucket(ms)]!++;
-  }
-
-  static #bucket(ms: number): number {
-    if (ms < 1) return Math.floor(ms * 100);
-    if (ms < 10) return 100 + Math.floor((ms - 1) * 10);
-    if (ms < 100) return 190 + Math.floor(ms - 10);
-    return Math.min(399, 280 + Math.floor((ms - 100) / 10));
-  }
-
-  static #upper(i: number): number {
-    if (i < 100) return (i + 1) / 100;
-    if (i < 190) return 1 + (i - 99) / 10;
-    if (i < 280) return 10 + (i - 189);
-    return 100 + (i - 279) * 10;
-  }
-
-  timing(): StrategyTiming {
-    const rank = Math.ceil(this.calls * 0.99);
-    let seen = 0;
-    let p99 = 0;
-    for (let i = 0; i < this.#counts.length && rank > 0; i++) {
-      seen += this.#counts[i]!;
-      if (seen >= rank) {
-        p99 = CallTimes.#upper(i);
-        break;
-      }
-    }
-    return { asked: this.asked, calls: this.calls, slowestMs: this.slowestMs, p99Ms: Math.min(p99, this.slowestMs) };
-  }
-}
+export type { StrategyCalls, StrategyTiming } from './strategy-calls.ts';
 
 /** Counters of the engine. */
 export interface EngineStats {
@@ -728,17 +663,6 @@ export function timer$(clock: Clock, ms: number, name: string): Observable<Timer
     }, ms);
     return () => clock.clearInterval(h);
   });
-}
-
-/** The first lines of an error's stack (its message and the top frames), for a log line. */
-function stackHead(err: unknown, frames = 4): string | undefined {
-  if (!(err instanceof Error) || typeof err.stack !== 'string') return undefined;
-  return err.stack
-    .split('\n')
-    .slice(0, frames + 1)
-    .map((line) => line.replace(/(?:data:|file:\/\/)[^\s)]+/g, readableLocation))
-    .join('\n')
-    .slice(0, 1000);
 }
 
 export { errAt, errMsg, readableLocation } from '../core/error-location.ts';
