@@ -81,8 +81,16 @@ export interface EngineOptions {
   gate: (desired: DesiredQuotes, state: StrategyState) => Approved<DesiredQuotes>;
   /** Hands approved quotes to execution (the executor's submit; latest per market wins there). */
   execute?: (desired: Approved<DesiredQuotes>) => void;
-  /** The risk gate for immediate orders (required): the approved ones; refused ones are left out. */
-  gateOrders: (orders: readonly ImmediateIntent[], state: StrategyState) => readonly Approved<ImmediateIntent>[];
+  /**
+   * The risk gate for immediate orders (required): the approved ones; refused ones are left out.
+   * `replacing`: the quote sets of the same output the gate approved (handed to execution before the
+   * orders, they replace their markets' live orders first: src/risk/gate.ts OrderRoom).
+   */
+  gateOrders: (
+    orders: readonly ImmediateIntent[],
+    state: StrategyState,
+    replacing: readonly Approved<DesiredQuotes>[],
+  ) => readonly Approved<ImmediateIntent>[];
   /** Hands approved immediate orders to execution (the executor's execute). Without it they are dropped (and counted). */
   executeOrders?: (orders: readonly Approved<ImmediateIntent>[]) => void;
   /**
@@ -576,6 +584,9 @@ class EngineImpl implements Engine {
     const o = this.#o;
     this.#stats.outputs++;
     const quotes = out.quotes;
+    // the approved sets, for the gate of this output's immediate orders (none: nothing kept)
+    const replacing: Approved<DesiredQuotes>[] | undefined =
+      out.orders !== undefined && out.orders.length > 0 ? [] : undefined;
     if (quotes !== undefined) {
       // indexed loops on this path: it runs once per re-quote, too rarely to be optimised early,
       // and the iterator protocol is slow in the interpreter
@@ -600,6 +611,7 @@ class EngineImpl implements Engine {
           );
           g = pullQuotes(d.market, d.at);
         }
+        replacing?.push(g);
         this.#hand(g);
       }
     }
@@ -610,7 +622,7 @@ class EngineImpl implements Engine {
       if (wanted.length > 0) {
         if (this.#times !== undefined) this.#times.asked += wanted.length;
         try {
-          orders = o.gateOrders(wanted, this.state);
+          orders = o.gateOrders(wanted, this.state, replacing ?? []);
         } catch (err) {
           this.#stats.errors.gate++;
           this.#log('error', 'gateOrders', { err: errMsg(err) }, 'risk gate threw on orders: dropped (fail closed)');

@@ -24,8 +24,9 @@
  * shutdown): no place is sent after it starts, and `verifyFlat()` confirms zero open orders of
  * ours at the venue (src/execution/flatten.ts).
  *
- * Immediate orders (FOK/FAK) are sent in their market's turn, between its cycles
- * (src/execution/immediate-orders.ts).
+ * Immediate orders (FOK/FAK) are sent in their market's turn, between its cycles, after a quote
+ * change of that market handed before them (the same output's: its cancels free the shares and
+ * collateral the gate let the orders use) and before any later one (src/execution/immediate-orders.ts).
  *
  * The venue's answers to places, and which refusals are not errors (post-only crossings, SELL
  * balance races: counted apart, not handed to the kill switch): src/execution/place-outcomes.ts.
@@ -116,6 +117,12 @@ interface Slot {
   readonly market: ConditionId;
   /** Approved immediate orders (FOK/FAK) waiting for this market's next turn, oldest first. */
   orders: ImmediateIntent[];
+  /**
+   * True when the quote set queued was handed before the immediate orders waiting (the same
+   * output's quote change): it runs first, so its cancels free what the orders use (the gate counts
+   * the orders on the state after it: src/risk/gate.ts OrderRoom). One cycle, then the orders.
+   */
+  quotesFirst: boolean;
   queued: DesiredQuotes | undefined;
   last: DesiredQuotes | undefined;
   running: Promise<void> | undefined;
@@ -322,7 +329,8 @@ export class Executor {
 
   /**
    * Immediate orders (FOK/FAK) the risk gate approved: each is sent once, in its market's turn
-   * (before that market's next quote cycle, never during one), recorded in the store before it is
+   * (after a quote change of that market submitted before it, before any later one, never during a
+   * cycle), recorded in the store before it is
    * sent like every order; its fills come through the user stream like any other. Not sent while
    * placing is paused or after cancelAll (counted as skipped). An ambiguous outcome is resolved by
    * id, as for quotes.
@@ -596,6 +604,7 @@ export class Executor {
       s = {
         market,
         orders: [],
+        quotesFirst: false,
         queued: undefined,
         last: undefined,
         running: undefined,
@@ -629,7 +638,7 @@ export class Executor {
 
   async #drain(s: Slot): Promise<void> {
     while ((s.queued !== undefined || s.orders.length > 0) && !this.#halted) {
-      if (s.orders.length > 0) {
+      if (s.orders.length > 0 && !(s.quotesFirst && s.queued !== undefined)) {
         const orders = s.orders;
         s.orders = [];
         await this.#immediate(s.market, orders);
@@ -638,6 +647,7 @@ export class Executor {
       const d = s.queued;
       if (d === undefined) break;
       s.queued = undefined;
+      s.quotesFirst = false;
       const report = await this.#cycle(d);
       this.#stats.cycles++;
       if (report.error === undefined) {
@@ -664,6 +674,7 @@ export class Executor {
   /** Queues an immediate order in its market's turn (src/execution/immediate-orders.ts). */
   #enqueueImmediate(o: ImmediateIntent): void {
     const s = this.#slot(o.market);
+    if (s.orders.length === 0) s.quotesFirst = s.queued !== undefined;
     s.orders.push(o);
     this.#kick(s);
   }

@@ -1,7 +1,7 @@
 /**
  * Immediate orders (FOK/FAK) for the executor (src/execution/executor.ts): the gate's approved
- * orders, each sent once in its market's turn (before that market's next quote cycle, never during
- * one), recorded in the store before it is sent like every order, audited, and never retried (a
+ * orders, each sent once in its market's turn (after a quote change of that market handed before
+ * it, before any later one, never during a cycle), recorded in the store before it is sent like every order, audited, and never retried (a
  * failure is reported; an ambiguous outcome is resolved by id, as for quotes).
  *
  * Apart from the executor's quote cycles: immediate orders are no part of the diff of desired quotes

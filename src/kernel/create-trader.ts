@@ -478,7 +478,7 @@ export function createTrader(o: TraderOptions): Trader {
     timers: { tickMs: o.tickMs ?? 1000, ...(o.balanceMs !== undefined ? { balanceMs: o.balanceMs } : {}) },
     gate: gateQuotes,
     execute,
-    gateOrders,
+    gateOrders: (orders, _state, replacing) => gateOrders(orders, replacing),
     executeOrders,
     onFill,
     // another member's fill (fleet): not ours at all, the state does not count it

@@ -16,7 +16,7 @@ import { RateLimitedLog } from '../core/rate-limited-log.ts';
 import { AMOUNT_SCALE, formatAmount, formatPrice, PRICE_SCALE, type Pips } from '../core/units.ts';
 import type { Executor } from '../execution/executor.ts';
 import type { OrderTracker } from '../execution/tracker.ts';
-import { gate, gateOrder, type Approved, type Refusal, type RiskView, type Trim } from '../risk/gate.ts';
+import { gate, gateOrder, orderRoom, type Approved, type Refusal, type RiskView, type Trim } from '../risk/gate.ts';
 import { GateMemo } from '../risk/gate-memo.ts';
 import type { TraderCounters, TraderFleet, TraderHooks, TraderLogger, TraderTuning } from './types.ts';
 
@@ -44,8 +44,11 @@ export interface GatePathParts {
 export interface GatePath {
   /** Gates a quote set (memoised when tuned); its refusals and trims logged. */
   readonly gateQuotes: (desired: DesiredQuotes) => Approved<DesiredQuotes>;
-  /** Gates immediate orders: the approved ones; the refused ones logged. */
-  readonly gateOrders: (orders: readonly ImmediateIntent[]) => readonly Approved<ImmediateIntent>[];
+  /** Gates immediate orders on what the same output's approved quote sets leave: the approved ones; the refused ones logged. */
+  readonly gateOrders: (
+    orders: readonly ImmediateIntent[],
+    replacing: readonly Approved<DesiredQuotes>[],
+  ) => readonly Approved<ImmediateIntent>[];
   /** Hands an approved quote set to the executor, unless it is coalesced (tuning.coalesceIntents). */
   readonly execute: (d: Approved<DesiredQuotes>) => void;
   /** Logs and hands approved immediate orders to the executor. */
@@ -120,10 +123,16 @@ export function createGatePath(p: GatePathParts): GatePath {
     if (pressure !== undefined && (r.refusals.some(isGlobalRoom) || r.trims.some(isGlobalRoom))) pressure();
     return r.approved;
   };
-  const gateOrders = (orders: readonly ImmediateIntent[]): readonly Approved<ImmediateIntent>[] => {
+  const gateOrders = (
+    orders: readonly ImmediateIntent[],
+    replacing: readonly Approved<DesiredQuotes>[],
+  ): readonly Approved<ImmediateIntent>[] => {
     const out: Approved<ImmediateIntent>[] = [];
+    // the same output's quote sets replace their markets' live orders first; each approved order
+    // spends its shares and collateral for the ones after it (src/risk/gate.ts: OrderRoom)
+    const room = orderRoom(replacing);
     for (const x of orders) {
-      const r = gateOrder(x, riskView);
+      const r = gateOrder(x, riskView, room);
       if (r.approved !== null) {
         counters.ordersApproved++;
         out.push(r.approved);

@@ -631,6 +631,26 @@ describe('engine lifecycle', () => {
     expect(sent.every((x) => (x as { price: number }).price === 5000)).toBe(true);
   });
 
+  it("gateOrders gets the same output's approved quote sets (they replace their markets' orders first)", async () => {
+    const seen: unknown[][] = [];
+    const quotes = [{ tokenId: YES, side: 'SELL' as const, price: 5600 as Pips, size: 5e6 as Micro }];
+    const ctx = await setup({
+      onEvent: () => ({
+        quotes: [{ market: CID, quotes, at: 1 }],
+        orders: [{ market: CID, tokenId: YES, side: 'SELL', price: 5000 as Pips, size: 5e6 as Micro, type: 'FAK' }],
+      }),
+      gateOrders: (_orders, _state, replacing) => {
+        seen.push([...replacing]);
+        return [];
+      },
+    });
+    ctx.feedBooks();
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((r) => r.length === 1 && (r[0] as { quotes: unknown }).quotes !== undefined)).toBe(true);
+    expect((seen[0]![0] as { market: string; quotes: unknown[] }).market).toBe(CID);
+    expect((seen[0]![0] as { quotes: unknown[] }).quotes).toEqual(quotes);
+  });
+
   it('terminalCapacity bounds the finished order ids the state remembers (a backtest sets it; a late update of a forgotten one revives it)', async () => {
     const run = async (cap: number | undefined) => {
       const { venue, engine } = await setup(cap === undefined ? {} : { terminalCapacity: cap });

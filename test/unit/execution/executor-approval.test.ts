@@ -1,8 +1,8 @@
 /**
  * Execution accepts only what the risk gate approved (src/risk/gate.ts: Approved<T>): a cast is
  * refused at run time, an immediate order's approval is spent once; approved immediate orders
- * (FOK/FAK) are recorded before they are sent, sent in their market's turn, never during a quote
- * cycle of that market, and not sent while placing is paused or after cancelAll.
+ * (FOK/FAK) are recorded before they are sent, sent in their market's turn (after a quote change
+ * of that market handed before them, before any later one), never during a quote cycle of that market, and not sent while placing is paused or after cancelAll.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../src/core/clock.ts';
@@ -137,6 +137,33 @@ describe('Executor.execute: immediate orders', () => {
     expect(kinds).toEqual(['place', 'place', 'cancel', 'place']);
     const fakId = venue.calls.filter((c) => c.kind === 'place')[1]!.ids[0]!;
     expect(venue.sentObjects.get(fakId)![0]!.request.type).toBe('FAK');
+  });
+
+  it("runs its market's quote change handed before it first (the same output's: its cancels free what the order uses)", async () => {
+    const gate = deferred<readonly PlaceOutcome[]>();
+    let first = true;
+    venue.placeHook = async (orders, accept) => {
+      if (first) {
+        first = false;
+        await gate.promise;
+      }
+      return orders.map(accept);
+    };
+    ex.submit(
+      approved({ market: M, quotes: [{ tokenId: Y, side: 'SELL', price: 5400 as Pips, size: 5e6 as Micro }], at: 1 }),
+    );
+    await flush(3);
+    // one output while that cycle runs: pull the ask, then sell the shares it held
+    ex.submit(approved({ market: M, quotes: [], at: 2 }));
+    ex.execute([approvedOrder({ ...fak(5000), side: 'SELL' })]);
+    gate.resolve([]);
+    await flush(1);
+    await ex.idle();
+    const kinds = venue.calls.filter((c) => c.kind !== 'order').map((c) => c.kind);
+    // cycle 1's place (the ask), the pull's cancel, then the SELL
+    expect(kinds).toEqual(['place', 'cancel', 'place']);
+    const places = venue.calls.filter((c) => c.kind === 'place');
+    expect(venue.sentObjects.get(places[1]!.ids[0]!)![0]!.request).toMatchObject({ type: 'FAK', side: 'SELL' });
   });
 
   it('is not sent while placing is paused, nor after cancelAll', async () => {

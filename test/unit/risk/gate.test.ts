@@ -6,7 +6,7 @@ import type { DesiredQuotes, ImmediateIntent, LiveOrderView, QuoteIntent } from 
 import type { Micro, Pips, Side } from '../../../src/core/units.ts';
 import { isValidPrice, LOT_MICRO, notional } from '../../../src/core/units.ts';
 import type { MarketInfo } from '../../../src/core/venue.ts';
-import { gate, gateOrder, type RiskView } from '../../../src/risk/gate.ts';
+import { gate, gateOrder, gateOrders, type RiskView } from '../../../src/risk/gate.ts';
 import { KillSwitch } from '../../../src/risk/kill-switch.ts';
 import { resolveRiskLimits, type RiskLimitsConfig } from '../../../src/risk/limits.ts';
 import type { BookView } from '../../../src/strategy/api.ts';
@@ -343,6 +343,75 @@ describe('gateOrder (FOK/FAK)', () => {
     const r = gateOrder(ord, v);
     expect(r.approved).toBeNull();
     expect(r.refusal?.code).toBe(code);
+  });
+});
+
+describe('gateOrders: the room an output leaves its immediate orders (trial 10 F5)', () => {
+  const sell = (shares: number, price = 4900): ImmediateIntent => ({
+    market: M1,
+    tokenId: YES1,
+    side: 'SELL',
+    price: price as Pips,
+    size: (shares * SH) as Micro,
+    type: 'FAK',
+  });
+  const buy = (shares: number, price = 5100): ImmediateIntent => ({ ...sell(shares, price), side: 'BUY' });
+  const held = { [YES1]: 10 * SH };
+  it('refuses a SELL of shares our resting ask holds, saying so (the venue would refuse it)', () => {
+    const v = view({ positions: held, orders: [order(M1, YES1, 'SELL', 5300, 6 * SH)] });
+    const r = gateOrder(sell(6), v);
+    expect(r.refusal?.code).toBe('NO_INVENTORY');
+    expect(r.refusal?.reason).toBe(
+      'sells 6 with 10 shares held, 6 held by your resting sells (pull or shrink them first)',
+    );
+    // what the ask leaves free goes; a partly filled ask holds only its remaining size
+    expect(gateOrder(sell(4), v).refusal).toBeNull();
+    const partly = view({ positions: held, orders: [order(M1, YES1, 'SELL', 5300, 6 * SH, 4 * SH)] });
+    expect(gateOrder(sell(8), partly).refusal).toBeNull();
+    // another token's sells hold nothing of this one
+    expect(
+      gateOrder(sell(10), view({ positions: held, orders: [order(M1, NO1, 'SELL', 5300, 6 * SH)] })).refusal,
+    ).toBeNull();
+  });
+  it("counts the same output's quote set instead of the market's live orders (it replaces them first)", () => {
+    const v = view({ positions: held, orders: [order(M1, YES1, 'SELL', 5300, 6 * SH)] });
+    // the asks pulled in the same output: all 10 are free
+    expect(gateOrders([sell(10)], v, [desired([])])[0]!.refusal).toBeNull();
+    // the asks shrunk to 3: 7 free
+    const shrunk = [desired([q(YES1, 'SELL', 5300, 3)])];
+    expect(gateOrders([sell(7)], v, shrunk)[0]!.refusal).toBeNull();
+    expect(gateOrders([sell(8)], v, shrunk)[0]!.refusal?.code).toBe('NO_INVENTORY');
+    // another market's set changes nothing here
+    expect(gateOrders([sell(10)], v, [desired([], M2)])[0]!.refusal?.code).toBe('NO_INVENTORY');
+  });
+  it('spends shares and collateral order by order within one output', () => {
+    const v = view({ positions: held });
+    expect(gateOrders([sell(6), sell(4), sell(1)], v).map((r) => r.refusal?.code ?? 'ok')).toEqual([
+      'ok',
+      'ok',
+      'NO_INVENTORY',
+    ]);
+    expect(gateOrders([sell(6), sell(5)], v)[1]!.refusal?.reason).toBe(
+      'sells 5 with 10 shares held, 6 sold by the orders before it',
+    );
+    // 10 shares at 0.51 cost 5.10 USDC: the second finds 4.90 left
+    const poor = view({ collateral: 10 * SH });
+    expect(gateOrders([buy(10), buy(10)], poor).map((r) => r.refusal?.code ?? 'ok')).toEqual(['ok', 'COLLATERAL']);
+    expect(gateOrders([buy(10), buy(10)], poor)[1]!.refusal?.reason).toBe(
+      'needs more than the 4.9 USDC collateral available',
+    );
+    // the position limit counts the buys before it (maxPosition 250 by default)
+    const near = view({ positions: { [YES1]: 240 * SH } });
+    expect(gateOrders([buy(6), buy(6)], near).map((r) => r.refusal?.code ?? 'ok')).toEqual(['ok', 'POSITION']);
+  });
+  it("frees the collateral of a replaced market's live buys and takes its set's", () => {
+    // 5 USDC free, a live bid of 10 at 0.48 holds 4.80 more
+    const v = view({ collateral: 5 * SH, orders: [order(M1, YES1, 'BUY', 4800, 10 * SH)] });
+    expect(gateOrder(buy(10), v).refusal?.code).toBe('COLLATERAL');
+    expect(gateOrders([buy(10)], v, [desired([])])[0]!.refusal).toBeNull();
+    // kept (the set asks for it again): 5 free, 5.10 needed
+    expect(gateOrders([buy(10)], v, [desired([q(YES1, 'BUY', 4800, 10)])])[0]!.refusal?.code).toBe('COLLATERAL');
+    expect(gateOrders([buy(10)], v, [desired([q(YES1, 'BUY', 4800, 5)])])[0]!.refusal).toBeNull();
   });
 });
 
