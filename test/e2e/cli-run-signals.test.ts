@@ -158,6 +158,31 @@ describe('npm start: signals reach the daemon', () => {
   }, 300_000);
 });
 
+describe('SIGKILL, then a start on the same data dir (an in-process paper exchange: its world went with the daemon)', () => {
+  // the store's open orders were the gone world's: the reconciliation counts them as an earlier ledger
+  // epoch's (`previousEpoch`), not as orders the venue `neverReceived` (trial 10 F9: the kernel passes
+  // the store's current epoch to it)
+  it("the restart reconciles the killed run's orders as an earlier epoch's, and it quotes again", async () => {
+    const s = setup();
+    const first = start(process.execPath, [BIN, 'run', '--config', s.config]);
+    const pid = await waitQuoting(s.dir, first);
+    process.kill(pid, 'SIGKILL');
+    await ends(first, 30_000);
+    const second = start(process.execPath, [BIN, 'run', '--config', s.config]);
+    // the killed daemon's lock stays until the new one takes it over
+    const tookOver = await waitUntil(() => (lockOf(s.dir)?.pid ?? pid) !== pid || second.p.exitCode !== null, 120_000);
+    expect(tookOver, second.err().slice(-3000)).toBe(true);
+    const pid2 = await waitQuoting(s.dir, second);
+    const done = logLines(second.err()).find((l) => l.msg === 'restart reconciliation done');
+    expect(done, second.err().slice(-3000)).toBeDefined();
+    expect(done!['previousEpoch'] as number).toBeGreaterThan(0);
+    expect(done!['neverReceived']).toBe(0);
+    process.kill(pid2, 'SIGINT');
+    expect(await ends(second, 120_000), second.err().slice(-3000)).toBe(0);
+    await stoppedFlat(second, s, pid2, 'SIGINT');
+  }, 300_000);
+});
+
 describe('SIGHUP (a closed terminal or SSH session): the same orderly stop', () => {
   // before: Node's default action ended the daemon at once, its orders left resting, no summary, its
   // lock left behind (trial 6 F6)
