@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { OrderId } from '../core/ids.ts';
 import type { PreparedOrder } from '../core/venue.ts';
-import type { OrderUpdate, OrderWrites } from './orders.ts';
+import { DIFFERENT_ORDER, notRecorded, recordedRow, type OrderUpdate, type OrderWrites } from './orders.ts';
 import { IdFilter } from './id-filter.ts';
 import { checkInt, type Statements } from './statements.ts';
 import type { AdoptedOrder, OrderPatch, Store, StoredOrderStatus } from './store-types.ts';
@@ -59,13 +59,17 @@ const ORDER_STATUSES: ReadonlySet<unknown> = new Set<StoredOrderStatus>([
   'rejected',
   'unknown',
 ]);
+/** A string as SQLite stores it (a lone surrogate becomes U+FFFD): a deferred row compares as the table's would. */
+function asStored(s: string): string {
+  return Buffer.from(s, 'utf8').toString('utf8');
+}
 /** A surrogate code unit: SQLite receives a lone one as U+FFFD, so two such JS ids could be one SQL id. */
 const SURROGATE = /[\uD800-\uDFFF]/;
 
 /**
  * True when a row with these values is one the schema accepts, and its id compares in JS as in
  * SQLite; the integer columns are `checkInt`ed apart (that throws, as without deferral). Anything
- * else (a CHECK or NOT NULL violation, which INSERT OR IGNORE silently skips; a value SQLite
+ * else (a CHECK or NOT NULL violation, which the statements refuse or skip; a value SQLite
  * coerces) is not deferred but goes to the statements themselves, so its outcome is theirs exactly.
  */
 function plainRow(
@@ -202,13 +206,14 @@ export function deferredOrders(
     ids = undefined;
     return f();
   };
-  /** In the table, or deferred (either way, INSERT OR IGNORE would ignore it and UPDATE match it). */
+  /** In the table, or deferred (either way, an INSERT of it would do nothing and UPDATE match it). */
   const known = (id: string): boolean => pending.has(id) || inTable(id);
   const pendingBound = Math.max(1, pendingOrders ?? BATCHED_PENDING_ORDERS);
   const bound = (): void => {
     if (pending.size >= pendingBound) writePending();
   };
-  // the deferred counterparts of insertOrder (INSERT OR IGNORE) and updateOrder; validated inputs
+  // the deferred counterparts of insertOrder (INSERT OR IGNORE) / recordOrder (ON CONFLICT (id) DO
+  // NOTHING) and updateOrder; validated inputs
   const deferInsert = (
     id: string,
     insert: NonNullable<PendingOrder['insert']>,
@@ -275,9 +280,10 @@ export function deferredOrders(
         return direct(() => (ps.length === 1 ? recordManyRaw(ps, now) : recordMany(ps, now)));
     }
     let n = 0;
+    const before = pending.size;
     for (const p of ps) {
       const r = p.request;
-      n += deferInsert(
+      const k = deferInsert(
         p.id,
         {
           market: r.market,
@@ -291,9 +297,36 @@ export function deferredOrders(
         'pending',
         0,
       );
+      // a known id (the statement's ON CONFLICT (id) DO NOTHING) is a resend of the same order, or
+      // refused as the statements refuse it: this call's deferred inserts are taken back (as the
+      // statements' transaction rolls back), and nothing more is looked up for a new id
+      if (k === 0 && !sameDeferred(p)) {
+        dropSince(before);
+        throw notRecorded(p, DIFFERENT_ORDER);
+      }
+      n += k;
     }
     bound();
     return n;
+  };
+  /** True when the known order `p.id` (deferred or in the table) is `p`'s (the `sameOrder` statement's test). */
+  const sameDeferred = (p: PreparedOrder): boolean => {
+    const i = pending.get(p.id)?.insert;
+    if (i === undefined) return st.sameOrder.get(recordedRow(p, 0)) !== undefined;
+    const r = p.request;
+    return (
+      asStored(i.market) === asStored(r.market) &&
+      asStored(i.token) === asStored(r.tokenId) &&
+      i.side === r.side &&
+      i.price === r.price &&
+      i.size === r.size &&
+      asStored(i.type) === asStored(r.type ?? 'GTC')
+    );
+  };
+  /** Takes back the deferred writes made after the first `before` (entries are only ever appended). */
+  const dropSince = (before: number): void => {
+    let i = 0;
+    for (const id of pending.keys()) if (i++ >= before) pending.delete(id);
   };
   const updateDeferred = (
     us: readonly { id: OrderId; patch: OrderPatch; adopt?: AdoptedOrder }[],

@@ -4,6 +4,7 @@
  * venue knows an order the store does not. Each call is one transaction.
  */
 import type Database from 'better-sqlite3';
+import { ValidationError } from '../core/errors.ts';
 import type { OrderId } from '../core/ids.ts';
 import type { PreparedOrder } from '../core/venue.ts';
 import { checkInt, type Statements } from './statements.ts';
@@ -22,28 +23,69 @@ export interface OrderWrites {
   updateMany(us: readonly OrderUpdate[], now: number): number;
 }
 
-/** The order writes over a store's statements. @throws RangeError (from the calls) on a non-integer amount */
+/** Why a recorded order is refused when its id is recorded for another order. */
+export const DIFFERENT_ORDER = 'a different order is recorded with this id';
+
+/**
+ * The error of an order the store did not record, so that it is not sent (src/execution/order-writes.ts):
+ * a row the table refuses (a NOT NULL, CHECK or type constraint) or an id recorded for another order.
+ */
+export function notRecorded(p: PreparedOrder, why: string, cause?: unknown): ValidationError {
+  return new ValidationError(`recordOrders: order ${String(p.id)} not recorded, so not to be sent: ${why}`, {
+    ...(cause !== undefined ? { cause } : {}),
+    details: { id: p.id },
+  });
+}
+
+/**
+ * The `recordOrder` statement's parameters: the columns of an order's row fixed when it is
+ * recorded (the `sameOrder` statement's, which ignores `now`) and the time.
+ */
+export function recordedRow(p: PreparedOrder, now: number) {
+  const r = p.request;
+  return {
+    id: p.id,
+    market: r.market,
+    token: r.tokenId,
+    side: r.side,
+    price: r.price,
+    size: r.size,
+    // a request without a type is a GTC order on the wire (src/api/clob): never NULL, which the
+    // table refuses (the order would not be recorded, so not sent)
+    type: r.type ?? 'GTC',
+    now,
+  };
+}
+
+/** A constraint of the table failed (SQLITE_CONSTRAINT_*: NOT NULL, CHECK, a STRICT column's type, …). */
+function isConstraintError(e: unknown): e is Error & { code: string } {
+  const code = e instanceof Error ? (e as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT');
+}
+
+/**
+ * The order writes over a store's statements. @throws RangeError (from the calls) on a non-integer
+ * amount; ValidationError (notRecorded) from the record calls when an order's row is not written
+ */
 export function orderWrites(db: Database.Database, st: Statements): OrderWrites {
   const recordManyRaw = (ps: readonly PreparedOrder[], now: number): number => {
+    // every check before any write: the first error is the same as the deferred writes' (./deferred-orders.ts)
+    for (const p of ps) {
+      checkInt('price', p.request.price);
+      checkInt('size', p.request.size);
+    }
     let n = 0;
     for (const p of ps) {
-      const r = p.request;
-      checkInt('price', r.price);
-      checkInt('size', r.size);
-      n += st.insertOrder.run({
-        id: p.id,
-        market: r.market,
-        token: r.tokenId,
-        side: r.side,
-        price: r.price,
-        size: r.size,
-        // a request without a type is a GTC order on the wire (src/api/clob): never NULL, which the
-        // table refuses and INSERT OR IGNORE would skip without a word (an order sent, not on disk)
-        type: r.type ?? 'GTC',
-        status: 'pending',
-        size_matched: 0,
-        now,
-      }).changes;
+      const row = recordedRow(p, now);
+      let changes: number;
+      try {
+        changes = st.recordOrder.run(row).changes;
+      } catch (error) {
+        throw isConstraintError(error) ? notRecorded(p, error.message, error) : error;
+      }
+      // 0: a row with this id was there (ON CONFLICT (id) DO NOTHING); a resend of the same order only
+      if (changes === 0 && st.sameOrder.get(row) === undefined) throw notRecorded(p, DIFFERENT_ORDER);
+      n += changes;
     }
     return n;
   };

@@ -12,6 +12,22 @@ import type { FillSource, StoredFill, StoredOrder, StoredOrderStatus } from './s
 /** The store's prepared statements (one set per connection). */
 export function prepareStatements(db: Database.Database) {
   return {
+    // an order recorded before it is sent: a row with its id already there is left alone (the
+    // caller checks it is the same order: sameOrder); any other constraint failure throws, where
+    // OR IGNORE would skip the row without a word (an order sent, not on disk)
+    recordOrder: db.prepare(
+      `INSERT INTO orders (id, market, token, side, price, size, type, status, size_matched, created_at, updated_at, reject_code)
+     VALUES (@id, @market, @token, @side, @price, @size, @type, 'pending', 0, @now, @now, NULL)
+     ON CONFLICT (id) DO NOTHING`,
+    ),
+    /** 1 when the row of `id` is of this order (the columns fixed when it was recorded), else undefined. */
+    sameOrder: db
+      .prepare(
+        `SELECT 1 FROM orders WHERE id = @id AND market = @market AND token = @token AND side = @side
+       AND price = @price AND size = @size AND type = @type`,
+      )
+      .pluck(),
+    // an order adopted from the venue: an existing row is left alone
     insertOrder: db.prepare(
       `INSERT OR IGNORE INTO orders (id, market, token, side, price, size, type, status, size_matched, created_at, updated_at, reject_code)
      VALUES (@id, @market, @token, @side, @price, @size, @type, @status, @size_matched, @now, @now, NULL)`,

@@ -501,10 +501,17 @@ export interface Store {
   /**
    * Record a signed order BEFORE it is sent (its id is known), status 'pending'. Recording the same
    * id again (a resend of the same prepared order) changes nothing. Returns true when new.
+   * @throws ValidationError when the row is not written: one the table refuses (a NOT NULL, CHECK
+   *   or type constraint), or its id recorded for a different order (market, token, side, price,
+   *   size or type): the order must not be sent (src/execution/order-writes.ts)
+   * @throws RangeError on a price or size not a non-negative safe integer
    * @throws Error when the store is closed.
    */
   recordOrder(prepared: PreparedOrder): boolean;
-  /** Several prepared orders in one transaction (a batch about to be sent). Returns how many were new. */
+  /**
+   * Several prepared orders in one transaction (a batch about to be sent). Returns how many were
+   * new. Throws as recordOrder; then none of them is recorded.
+   */
   recordOrders(prepared: readonly PreparedOrder[]): number;
   /** Record an order this store never saw (found at the venue); an existing row is left alone. */
   adoptOrder(o: AdoptedOrder): boolean;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../src/core/clock.ts';
-import { NetworkError, RateLimitError, TimeoutError } from '../../../src/core/errors.ts';
+import { NetworkError, RateLimitError, TimeoutError, ValidationError } from '../../../src/core/errors.ts';
 import type { FillEvent, OrderUpdateEvent } from '../../../src/core/events.ts';
 import type { ConditionId, OrderId, TokenId, TradeId } from '../../../src/core/ids.ts';
 import type { DesiredQuotes, QuoteIntent } from '../../../src/core/intents.ts';
@@ -113,6 +113,29 @@ describe('Executor: placing', () => {
     expect(ex.tracker.liveOrders(M)).toHaveLength(40);
     expect(cycles).toHaveLength(1);
     expect(cycles[0]).toMatchObject({ placed: 40, cancelled: 0, kept: 0 });
+  });
+
+  it("an order whose row the store does not write (its id recorded for another order: an earlier run's) is not sent; the failure is reported as 'store' with the store's ValidationError", async () => {
+    // the venue's first id, recorded for a different order (as deterministic ids on a reused store would be)
+    store.recordOrder({
+      id: '0x0001' as OrderId,
+      request: { market: M, tokenId: Y, side: 'SELL', price: 6000 as Pips, size: 1_000_000 as Micro, type: 'GTC' },
+      wire: {},
+    });
+    const errors: { where: string; error: unknown }[] = [];
+    ex.onError((e) => errors.push(e));
+    ex.submit(want([q('BUY', 4900), q('SELL', 5100)]));
+    await advance(2_000);
+    // neither order of the batch was sent (the batch's rows are one transaction: none was written)
+    expect(venue.calls.flatMap((c) => (c.kind === 'place' ? c.ids : []))).not.toContain('0x0001');
+    expect(venue.calls.filter((c) => c.kind === 'place' && c.ids.includes('0x0002'))).toEqual([]);
+    expect(store.order('0x0002' as OrderId)).toBeUndefined();
+    const stored = errors.find((e) => e.where === 'store');
+    expect(stored?.error).toBeInstanceOf(ValidationError);
+    expect((stored?.error as ValidationError | undefined)?.message).toBe(
+      'recordOrders: order 0x0001 not recorded, so not to be sent: a different order is recorded with this id',
+    );
+    expect(store.order('0x0001' as OrderId)).toMatchObject({ side: 'SELL', price: 6000, status: 'pending' });
   });
 
   it('a smaller maxPlaceBatch is honoured; more than 15 is refused', () => {

@@ -4,14 +4,16 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../src/core/clock.ts';
+import { ValidationError } from '../../../src/core/errors.ts';
 import type { FillEvent } from '../../../src/core/events.ts';
 import type { ConditionId, OrderId, TokenId, TradeId } from '../../../src/core/ids.ts';
-import type { Micro, Pips } from '../../../src/core/units.ts';
+import type { Micro, Pips, Side } from '../../../src/core/units.ts';
 import type { PreparedOrder } from '../../../src/core/venue.ts';
 import { MIGRATIONS, SCHEMA_VERSION, migrate } from '../../../src/store/migrations.ts';
 import {
   fillFromEvent,
   openStore,
+  pendingOrderWrites,
   tradeStatusAdvances,
   type FillRecord,
   type Store,
@@ -146,6 +148,61 @@ describe('orders', () => {
     // the NOT NULL type column under INSERT OR IGNORE skipped the row without a word: the order was sent, not on disk
     expect(store.recordOrders([prepared('0xa', { type: undefined })])).toBe(1);
     expect(store.order('0xa' as OrderId)?.type).toBe('GTC');
+  });
+
+  it('refuses loudly an order whose row the table refuses, where INSERT OR IGNORE skipped it (not to be sent); the batch is not recorded', () => {
+    const refused = (over: Partial<PreparedOrder['request']>, column: RegExp): void => {
+      let err: unknown;
+      try {
+        store.recordOrders([prepared('0x1'), prepared('0x2', over)]);
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as ValidationError).code).toBe('VALIDATION');
+      expect((err as ValidationError).message).toMatch(/^recordOrders: order 0x2 not recorded, so not to be sent: /);
+      expect((err as ValidationError).message).toMatch(column);
+      expect((err as ValidationError).details).toEqual({ id: '0x2' });
+      // one transaction: the order before it is not recorded either (the caller sends neither)
+      expect(store.order('0x1' as OrderId)).toBeUndefined();
+      expect(store.order('0x2' as OrderId)).toBeUndefined();
+    };
+    refused({ side: 'HOLD' as Side }, /CHECK constraint failed: side/); // CHECK
+    refused({ market: null as unknown as ConditionId }, /NOT NULL constraint failed: orders\.market/); // NOT NULL
+    refused({ tokenId: null as unknown as TokenId }, /NOT NULL constraint failed: orders\.token/);
+    refused({ type: Buffer.from('GTC') as unknown as 'GTC' }, /cannot store BLOB value in TEXT column orders\.type/); // STRICT
+    expect(store.openOrders()).toEqual([]);
+  });
+
+  it('recording the same order again is a no-op; the same id for a different order is refused loudly, the row left as it was', () => {
+    expect(store.recordOrders([prepared('0xa')])).toBe(1);
+    store.updateOrder('0xa' as OrderId, { status: 'live' });
+    clock.advance(10);
+    // a resend of the same prepared order (its status moved on meanwhile): nothing changes
+    expect(store.recordOrders([prepared('0xa'), prepared('0xb')])).toBe(1);
+    expect(store.recordOrder(prepared('0xa'))).toBe(false);
+    expect(store.order('0xa' as OrderId)).toMatchObject({ status: 'live', createdAt: 1_000_000, updatedAt: 1_000_000 });
+    // a request without a type is the GTC order recorded
+    expect(store.recordOrder(prepared('0xa', { type: undefined }))).toBe(false);
+    for (const over of [
+      { price: 5100 as Pips },
+      { size: 1 as Micro },
+      { side: 'SELL' as const },
+      { tokenId: NO },
+      { market: '0xother' as ConditionId },
+      { type: 'FOK' as const },
+    ]) {
+      expect(() => store.recordOrders([prepared('0xc'), prepared('0xa', over)])).toThrow(
+        new ValidationError(
+          'recordOrders: order 0xa not recorded, so not to be sent: a different order is recorded with this id',
+          {
+            details: { id: '0xa' },
+          },
+        ),
+      );
+      expect(store.order('0xc' as OrderId)).toBeUndefined();
+    }
+    expect(store.order('0xa' as OrderId)).toMatchObject({ price: 5000, size: 10_000_000, side: 'BUY', status: 'live' });
   });
 
   it('updates status, matched size (never down) and reject code', () => {
@@ -557,6 +614,52 @@ describe("commit: 'batched' (backtests)", () => {
     store.flush();
     expect(committed().orders).toBe(1);
     expect(store.order('0xa' as OrderId)).toBeUndefined();
+  });
+
+  it('deferred (backtests, scratch too): the same order twice is a no-op; a refused row or an id of a different order throws, the call leaves nothing deferred', () => {
+    store.close();
+    for (const [i, scratch] of [false, true].entries()) {
+      const f = join(dir, `guard-${i}.db`);
+      const s = openStore(f, {
+        clock,
+        commit: 'batched',
+        durability: { fills: 'off', other: 'off' },
+        ...(scratch ? { scratch: true } : {}),
+      });
+      const different = new ValidationError(
+        'recordOrders: order 0xa not recorded, so not to be sent: a different order is recorded with this id',
+        { details: { id: '0xa' } },
+      );
+      expect(s.recordOrders([prepared('0xa'), prepared('0xb')])).toBe(2);
+      // 0xa deferred (not in the table yet): the same order again, then another under its id
+      expect(s.recordOrders([prepared('0xa'), prepared('0xc')])).toBe(1);
+      expect(() => s.recordOrders([prepared('0xd'), prepared('0xa', { price: 5100 as Pips })])).toThrow(different);
+      expect(() => s.recordOrders([prepared('0xe'), prepared('0xe', { size: 1 as Micro })])).toThrow(ValidationError);
+      expect(pendingOrderWrites(s)).toBe(3);
+      s.updateOrder('0xa' as OrderId, { status: 'live' }); // a deferred update of a deferred insert
+      s.flush();
+      // 0xa in the table now
+      expect(s.recordOrder(prepared('0xa'))).toBe(false);
+      expect(() => s.recordOrders([prepared('0xd'), prepared('0xa', { type: 'FOK' })])).toThrow(different);
+      s.updateOrder('0xa' as OrderId, { status: 'partially_filled' }); // deferred, an UPDATE of the row
+      expect(() => s.recordOrders([prepared('0xd'), prepared('0xa', { side: 'SELL' })])).toThrow(different);
+      expect(s.recordOrders([prepared('0xa', { type: undefined })])).toBe(0);
+      // a row the table refuses: the statements' error, the batch not recorded
+      expect(() => s.recordOrders([prepared('0xd'), prepared('0xf', { side: 'HOLD' as Side })])).toThrow(
+        /^recordOrders: order 0xf not recorded, so not to be sent: CHECK constraint failed: side/,
+      );
+      expect([s.order('0xd' as OrderId), s.order('0xe' as OrderId), s.order('0xf' as OrderId)]).toEqual([
+        undefined,
+        undefined,
+        undefined,
+      ]);
+      expect(s.openOrders().map((o) => [o.id, o.status, o.price])).toEqual([
+        ['0xa', 'partially_filled', 5000],
+        ['0xb', 'pending', 5000],
+        ['0xc', 'pending', 5000],
+      ]);
+      s.close();
+    }
   });
 
   it('a scratch store (journal in memory, exclusive lock) leaves the same rows and answers as a batched WAL store', () => {
