@@ -6,8 +6,8 @@
  * `write` first: its fill reads, the ledger and positions, the summary), at a flush or a close,
  * and whenever BATCHED_PENDING_FILLS are waiting. What `apply` returns, and the rows in the end
  * (the same columns, times and rowid order), are those of ./fills.ts's statements run one by one:
- *  - a fill kept here and applied again is merged as the statements would (INSERT OR IGNORE
- *    ignores it; a trade status moves forward only, FAILED makes it void);
+ *  - a fill kept here and applied again is merged as the statements would (the INSERT leaves it
+ *    alone; a trade status moves forward only, FAILED makes it void);
  *  - a fill the table cannot hold (a filter of every (trade id, order id) in the table, at the
  *    start and since, has never seen it) is new;
  *  - anything else (the filter may have seen it; a row the schema would refuse or coerce) goes to
@@ -92,8 +92,8 @@ export class DeferredFills {
     for (const r of db.prepare('SELECT trade_id, order_id FROM fills').raw().iterate() as Iterable<[string, string]>)
       this.#keys.add(key(String(r[0]), String(r[1])));
     this.#insert = db.prepare(
-      `INSERT OR IGNORE INTO fills (trade_id, order_id, market, token, side, price, size, fee, role, status, match_time, recorded_at, updated_at, source, epoch)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO fills (trade_id, order_id, market, token, side, price, size, fee, role, status, match_time, recorded_at, updated_at, source, epoch)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (trade_id, order_id) DO NOTHING`,
     );
   }
 
@@ -108,7 +108,7 @@ export class DeferredFills {
     const k = key(f.tradeId, f.orderId);
     const p = this.#pending.get(k);
     if (p !== undefined) {
-      // INSERT OR IGNORE ignores it (the row keeps its source and epoch); then the status moves
+      // the INSERT leaves it alone (the row keeps its source and epoch); then the status moves
       // forward, or nothing changes
       if (!tradeStatusAdvances(p.status, f.status)) return 'duplicate';
       p.status = f.status;

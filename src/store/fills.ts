@@ -5,10 +5,11 @@
  * first recorded with. Also the conversion of a user-stream fill event to a fill record.
  */
 import type Database from 'better-sqlite3';
+import { ValidationError } from '../core/errors.ts';
 import type { FillEvent, TradeStatus } from '../core/events.ts';
 import { DEFAULT_FEE_PROTOCOL, takerFee, type FeeProtocol } from '../core/fees.ts';
 import type { Micro } from '../core/units.ts';
-import type { Statements } from './statements.ts';
+import { isConstraintError, type Statements } from './statements.ts';
 import type { FillChange, FillRecord } from './store-types.ts';
 
 /** Rank of a trade status: a status may only move to a higher rank; rank 3 is final. */
@@ -59,11 +60,34 @@ export interface FillWrites {
   applyFillTx(f: FillRecord, now: number, epoch: number | null): FillChange;
 }
 
-/** The fill writes over a store's statements. */
+/**
+ * The fill writes over a store's statements.
+ * @throws ValidationError (from the calls) when a new fill's row is one the table refuses (a NOT
+ *   NULL, CHECK or type constraint): never reported as a duplicate, as OR IGNORE would have it
+ */
 export function fillWrites(db: Database.Database, st: Statements): FillWrites {
   // at most one statement writes, whatever the path: atomic without a transaction of its own
   const applyFillOnce = (f: FillRecord, now: number, epoch: number | null): FillChange => {
-    const ins = st.insertFill.run({
+    let ins: Database.RunResult;
+    try {
+      ins = insertFill(f, now, epoch);
+    } catch (error) {
+      throw isConstraintError(error)
+        ? new ValidationError(`fill ${f.tradeId} of order ${f.orderId} not recorded: ${error.message}`, {
+            cause: error,
+            details: { tradeId: f.tradeId, orderId: f.orderId },
+          })
+        : error;
+    }
+    if (ins.changes > 0) return 'new';
+    const row = st.fillStatus.get(f.tradeId, f.orderId) as { status: TradeStatus } | undefined;
+    if (row === undefined || !tradeStatusAdvances(row.status, f.status)) return 'duplicate';
+    st.setFillStatus.run(f.status, now, f.tradeId, f.orderId);
+    return f.status === 'FAILED' ? 'void' : 'status';
+  };
+  const applyFillTx = db.transaction(applyFillOnce);
+  const insertFill = (f: FillRecord, now: number, epoch: number | null): Database.RunResult =>
+    st.insertFill.run({
       trade_id: f.tradeId,
       order_id: f.orderId,
       market: f.market,
@@ -79,13 +103,6 @@ export function fillWrites(db: Database.Database, st: Statements): FillWrites {
       source: f.source ?? 'bot',
       epoch,
     });
-    if (ins.changes > 0) return 'new';
-    const row = st.fillStatus.get(f.tradeId, f.orderId) as { status: TradeStatus } | undefined;
-    if (row === undefined || !tradeStatusAdvances(row.status, f.status)) return 'duplicate';
-    st.setFillStatus.run(f.status, now, f.tradeId, f.orderId);
-    return f.status === 'FAILED' ? 'void' : 'status';
-  };
-  const applyFillTx = db.transaction(applyFillOnce);
 
   return { applyFillOnce, applyFillTx };
 }

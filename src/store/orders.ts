@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import { ValidationError } from '../core/errors.ts';
 import type { OrderId } from '../core/ids.ts';
 import type { PreparedOrder } from '../core/venue.ts';
-import { checkInt, type Statements } from './statements.ts';
+import { checkInt, isConstraintError, type Statements } from './statements.ts';
 import type { AdoptedOrder, OrderPatch } from './store-types.ts';
 
 /** An order patch, with the order to adopt first when the store may not know it. */
@@ -55,12 +55,6 @@ export function recordedRow(p: PreparedOrder, now: number) {
     type: r.type ?? 'GTC',
     now,
   };
-}
-
-/** A constraint of the table failed (SQLITE_CONSTRAINT_*: NOT NULL, CHECK, a STRICT column's type, …). */
-function isConstraintError(e: unknown): e is Error & { code: string } {
-  const code = e instanceof Error ? (e as { code?: unknown }).code : undefined;
-  return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT');
 }
 
 /**

@@ -9,6 +9,12 @@ import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import type { Micro, Pips, Side } from '../core/units.ts';
 import type { FillSource, StoredFill, StoredOrder, StoredOrderStatus } from './store-types.ts';
 
+/** A constraint of the table failed (SQLITE_CONSTRAINT_*: NOT NULL, CHECK, a STRICT column's type, …). */
+export function isConstraintError(e: unknown): e is Error & { code: string } {
+  const code = e instanceof Error ? (e as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT');
+}
+
 /** The store's prepared statements (one set per connection). */
 export function prepareStatements(db: Database.Database) {
   return {
@@ -43,9 +49,12 @@ export function prepareStatements(db: Database.Database) {
       `UPDATE orders SET status = COALESCE(@status, status), size_matched = MAX(size_matched, COALESCE(@size_matched, 0)),
        reject_code = CASE WHEN @set_code THEN @reject_code ELSE reject_code END, updated_at = @now WHERE id = @id`,
     ),
+    // a fill already there (its trade and order) is left alone; any other constraint failure throws,
+    // where OR IGNORE would skip the row without a word (a fill reported, not on disk)
     insertFill: db.prepare(
-      `INSERT OR IGNORE INTO fills (trade_id, order_id, market, token, side, price, size, fee, role, status, match_time, recorded_at, updated_at, source, epoch)
-     VALUES (@trade_id, @order_id, @market, @token, @side, @price, @size, @fee, @role, @status, @match_time, @now, @now, @source, @epoch)`,
+      `INSERT INTO fills (trade_id, order_id, market, token, side, price, size, fee, role, status, match_time, recorded_at, updated_at, source, epoch)
+     VALUES (@trade_id, @order_id, @market, @token, @side, @price, @size, @fee, @role, @status, @match_time, @now, @now, @source, @epoch)
+     ON CONFLICT (trade_id, order_id) DO NOTHING`,
     ),
     fillStatus: db.prepare('SELECT status FROM fills WHERE trade_id = ? AND order_id = ?'),
     setFillStatus: db.prepare('UPDATE fills SET status = ?, updated_at = ? WHERE trade_id = ? AND order_id = ?'),

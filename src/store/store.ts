@@ -11,8 +11,8 @@
  *    commit: a fill survives power loss); orders and audit with `NORMAL` (they survive a process
  *    crash such as kill -9, which is what restart safety needs, and keep the tick-to-order path free
  *    of an fsync). Both are configurable.
- *  - Fills keyed by (trade_id, order_id): a replayed event is an INSERT OR IGNORE that changes
- *    nothing; a trade status that moves forward (MATCHED → MINED → CONFIRMED, or RETRYING → FAILED)
+ *  - Fills keyed by (trade_id, order_id): a replayed event is an INSERT that changes nothing (ON
+ *    CONFLICT of the key DO NOTHING; a row the table refuses otherwise throws, never skipped); a trade status that moves forward (MATCHED → MINED → CONFIRMED, or RETRYING → FAILED)
  *    updates the status only; FAILED makes the fill void, which removes it from positions.
  *  - Integers everywhere (STRICT tables refuse a float in a money column).
  *

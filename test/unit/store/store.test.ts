@@ -290,6 +290,40 @@ describe('fills exactly once', () => {
     expect(store.positions()[0]?.size).toBe(10_000_000);
   });
 
+  it('a fill whose row the table refuses throws, is not recorded, and is never reported as a duplicate (the store, direct and batched scratch)', () => {
+    // before: INSERT OR IGNORE skipped the row and the fill came back 'duplicate': a fill lost without a word
+    const bad: [string, Partial<FillRecord>][] = [
+      ['role', { role: 'maker' as FillRecord['role'] }],
+      ['side', { side: 'buy' as Side }],
+      ['status', { status: 'matched' as FillRecord['status'] }],
+      ['market', { market: undefined as unknown as ConditionId }],
+    ];
+    const scratch = openStore(join(dir, 'scratch.db'), {
+      clock,
+      commit: 'batched',
+      scratch: true,
+      durability: { fills: 'off', other: 'off' },
+    });
+    try {
+      for (const s of [store, scratch]) {
+        for (const [what, over] of bad) {
+          expect(() => s.applyFill(fill(`t-${what}`, '0xa', over)), what).toThrow(ValidationError);
+          expect(() => s.applyFill(fill(`t-${what}`, '0xa', over)), what).toThrow(
+            new RegExp(`^fill t-${what} of order 0xa not recorded: (CHECK|NOT NULL) constraint failed`),
+          );
+        }
+        expect(s.fills()).toEqual([]);
+        expect(s.positions()).toEqual([]);
+        // a good fill still goes in once
+        expect(s.applyFill(fill('t1', '0xa'))).toBe('new');
+        expect(s.applyFill(fill('t1', '0xa'))).toBe('duplicate');
+        expect(s.fills()).toHaveLength(1);
+      }
+    } finally {
+      scratch.close();
+    }
+  });
+
   it('hasFill: whether (trade id, order id) is recorded (the user-channel audit asks it after a restart)', () => {
     expect(store.hasFill('t1', '0xa')).toBe(false);
     store.recordFill(fill('t1', '0xa'));
