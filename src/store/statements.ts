@@ -9,10 +9,14 @@ import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import type { Micro, Pips, Side } from '../core/units.ts';
 import type { FillSource, StoredFill, StoredOrder, StoredOrderStatus } from './store-types.ts';
 
-/** A constraint of the table failed (SQLITE_CONSTRAINT_*: NOT NULL, CHECK, a STRICT column's type, …). */
+/**
+ * A constraint of the table refused the row's values (SQLITE_CONSTRAINT_*: NOT NULL, CHECK, a STRICT
+ * column's type, …). Not a trigger's RAISE: that is a failure of the database (as a full disk is),
+ * passed on as it is.
+ */
 export function isConstraintError(e: unknown): e is Error & { code: string } {
   const code = e instanceof Error ? (e as { code?: unknown }).code : undefined;
-  return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT');
+  return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT') && code !== 'SQLITE_CONSTRAINT_TRIGGER';
 }
 
 /** The store's prepared statements (one set per connection). */
