@@ -86,6 +86,20 @@ describe('approval is a type the gate alone makes', () => {
   });
 });
 
+/** The venue answers the first place only when the returned gate is resolved (a quote cycle kept running). */
+function firstPlaceWaits() {
+  const gate = deferred<readonly PlaceOutcome[]>();
+  let first = true;
+  venue.placeHook = async (orders, accept) => {
+    if (first) {
+      first = false;
+      await gate.promise;
+    }
+    return orders.map(accept);
+  };
+  return gate;
+}
+
 describe('Executor.execute: immediate orders', () => {
   it('records the order before sending it, sends it as FAK once, and the tracker finishes it on a match', async () => {
     const seen: Array<string | undefined> = [];
@@ -111,15 +125,7 @@ describe('Executor.execute: immediate orders', () => {
   });
 
   it('waits for a running quote cycle of its market, then goes before the next one', async () => {
-    const gate = deferred<readonly PlaceOutcome[]>();
-    let first = true;
-    venue.placeHook = async (orders, accept) => {
-      if (first) {
-        first = false;
-        await gate.promise;
-      }
-      return orders.map(accept);
-    };
+    const gate = firstPlaceWaits();
     ex.submit(
       approved({ market: M, quotes: [{ tokenId: Y, side: 'BUY', price: 4800 as Pips, size: 5e6 as Micro }], at: 1 }),
     );
@@ -140,15 +146,7 @@ describe('Executor.execute: immediate orders', () => {
   });
 
   it("runs its market's quote change handed before it first (the same output's: its cancels free what the order uses)", async () => {
-    const gate = deferred<readonly PlaceOutcome[]>();
-    let first = true;
-    venue.placeHook = async (orders, accept) => {
-      if (first) {
-        first = false;
-        await gate.promise;
-      }
-      return orders.map(accept);
-    };
+    const gate = firstPlaceWaits();
     ex.submit(
       approved({ market: M, quotes: [{ tokenId: Y, side: 'SELL', price: 5400 as Pips, size: 5e6 as Micro }], at: 1 }),
     );
