@@ -251,7 +251,7 @@ export function addSourceOptions(cmd: Command): Command {
     .option('--param <key=value>', 'a strategy parameter (repeatable; merged with --params)', paramPairArg)
     .option(
       '--seed <n>',
-      'seed of the simulation (queue model, latencies, ids, retries)',
+      "seed of the simulation: with --world the world; the simulated venue's order ids, latency draws and retry jitter, and the strategy's ctx.random (the queue models are deterministic)",
       intIn('--seed', 0, 2 ** 32 - 1),
       1,
     )
@@ -282,7 +282,7 @@ export function addSourceOptions(cmd: Command): Command {
     )
     .option(
       '--sample-ms <n>',
-      'sampling period of the charts, virtual ms (default 1000)',
+      'sampling period of the charts and of the max drawdown measured on them, virtual ms (default 1000)',
       intIn('--sample-ms', 1, 86_400_000),
     )
     .option(
