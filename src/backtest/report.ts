@@ -49,6 +49,18 @@ export function inventoryLimitText(r: BacktestResult, m: Metrics): string {
   return `limit ${shares(m.inventory.limit)} shares, ${m.inventory.source}${own.join('')}`;
 }
 
+/**
+ * `: N cancelled, M too late`: what the simulated venue of a feed backtest made of our cancels (its
+ * counters `ordersCancelled`, `cancelsTooLate`: a cancel that arrived after the order filled or
+ * ended), so the count comparable with a live run's cancelled orders is in the summary (trial 11
+ * F3); "" for a venue that does not count them.
+ */
+function cancelOutcomesText(venue: unknown): string {
+  const v = venue as { ordersCancelled?: unknown; cancelsTooLate?: unknown } | null | undefined;
+  if (typeof v?.ordersCancelled !== 'number' || typeof v.cancelsTooLate !== 'number') return '';
+  return `: ${v.ordersCancelled} cancelled, ${v.cancelsTooLate} too late (the order had filled or ended)`;
+}
+
 /** The venue's codes of the rejected orders, as ": INVALID_ORDER_NOT_ENOUGH_BALANCE x1, ..." ("" when none). */
 function rejectCodesText(r: BacktestResult): string {
   const codes = codeCountsText(r.orders.rejectCodes);
@@ -173,7 +185,7 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
   row('max drawdown', `${usd(m.maxDrawdown.value)} USDC`);
   row(
     'orders',
-    `${m.orders.placed} placed (${m.orders.sent} sent, ${m.orders.rejected} rejected${rejectCodesText(r)}), ${m.orders.cancelRequests} cancel requests (${m.orders.idsCancelled} ids)`,
+    `${m.orders.placed} placed (${m.orders.sent} sent, ${m.orders.rejected} rejected${rejectCodesText(r)}), ${m.orders.cancelRequests} cancel requests (${m.orders.idsCancelled} ids${cancelOutcomesText(r.venue)})`,
   );
   row(
     'fill ratio',

@@ -53,6 +53,11 @@ describe('backtest report: terminal summary', () => {
     expect(s).toContain(
       'orders          8 placed (10 sent, 2 rejected: INVALID_ORDER_NOT_ENOUGH_BALANCE x2), 4 cancel requests (6 ids)',
     );
+    // a feed backtest's venue says which cancels took effect and which came after the order filled (trial 11 F3)
+    const feed = { ...r, venue: { ordersCancelled: 5, cancelsTooLate: 1 } };
+    expect(formatSummary(feed, computeMetrics(feed))).toContain(
+      'orders          8 placed (10 sent, 2 rejected: INVALID_ORDER_NOT_ENOUGH_BALANCE x2), 4 cancel requests (6 ids: 5 cancelled, 1 too late (the order had filled or ended))',
+    );
     expect(s).toContain('fill ratio      37.5 % of orders placed got a fill; 0.500 fills per order');
     expect(s).toContain(
       'markouts        +1s +0.0154   +10s -0.0100   +60s +0.0500   (price units, size-weighted, over 4/2/1 fills)',
