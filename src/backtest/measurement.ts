@@ -164,11 +164,17 @@ export class RunMeasurement {
     return b.mid;
   }
 
-  /** A token's mark: its settlement after a resolution, else its mid (the last one known). */
+  /**
+   * A token's mark: its settlement after a resolution, else its book's mid, the book's last known
+   * state while it is stale (a stale book keeps its levels until the next snapshot: at the end of a
+   * recording, whose stop marker is a disconnect, it is the mid when the feed ended, not the one of
+   * the last PnL sample, so the marks do not depend on `--sample-ms`: trial 11 F2), else the last
+   * two-sided mid seen.
+   */
   #markOf(token: string): number | undefined {
     const s = this.#settledMark.get(token);
     if (s !== undefined) return s;
-    const m = this.midOf(token);
+    const m = this.#bot?.book(token as TokenId)?.mid ?? null;
     if (m !== null) this.#lastMid.set(token, Math.round(m));
     return this.#lastMid.get(token);
   }
