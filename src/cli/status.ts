@@ -7,7 +7,9 @@
  * 0`, is found), or the status URL in the lock `<dataDir>/daemon.lock` of a daemon living on this
  * host; the lock of a gone daemon (crashed) names its status URL too, and then nothing is asked: the
  * command says the daemon is gone and how to find the orders it may have left (the commands as they
- * work: with the `--config` it ran with, recorded in its venue.json); else http://<ops.httpHost>:<ops.httpPort> of the configuration (default
+ * work: with the `--config` it ran with, recorded in its venue.json); else, unless `--data-dir` or
+ * `--shadow` named a data dir (its daemon is not running: nothing is asked, another data dir's daemon
+ * may hold the port), http://<ops.httpHost>:<ops.httpPort> of the configuration (default
  * http://127.0.0.1:8787).
  *
  * `mmkit kill` presents the daemon's control token (the status server refuses a kill without it):
@@ -77,7 +79,8 @@ function msArg(name: string) {
 
 /**
  * The daemon's status URL (see the module comment for the order).
- * @throws ConfigError on a bad configuration; CliError USAGE on a bad --url
+ * @throws ConfigError on a bad configuration; CliError USAGE on a bad --url; CliError UNREACHABLE
+ *   when --data-dir or --shadow names a data dir that records no daemon
  */
 export function daemonUrl(
   o: DaemonOptions,
@@ -115,6 +118,17 @@ export function daemonUrl(
       source: `${cfg.bot.dataDir}/${DAEMON_LOCK_FILE}`,
       gone: true,
     };
+  // a data dir named on the command line (or its shadow run) that records no daemon: nothing is asked
+  // at the configured port, where another data dir's daemon may answer and be taken for this one's
+  // (trial 11 F9: another wallet's PnL shown as this data dir's, HEALTHY)
+  if (o.dataDir !== undefined || o.shadow === true) {
+    const hint = shadowDaemonHint(o, { source: 'data dir' }, env);
+    throw new CliError(
+      `no mmkit daemon of ${cfg.bot.dataDir}: it records none running (no daemon.json, no daemon lock), so none is asked (another daemon may answer ops.httpPort); ${hint ?? `its store: \`mmkit positions --source store --data-dir ${cfg.bot.dataDir}\`; a daemon elsewhere: --url`}`,
+      ExitCode.UNREACHABLE,
+      'UNREACHABLE',
+    );
+  }
   const h =
     cfg.ops.httpHost === '0.0.0.0' || cfg.ops.httpHost === '::' || cfg.ops.httpHost === ''
       ? '127.0.0.1'

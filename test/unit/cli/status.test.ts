@@ -26,9 +26,11 @@ describe('daemonUrl', () => {
     expect(daemonUrl({ dataDir: dir }, { MMKIT_STATUS_URL: 'http://localhost:9001' }).url).toBe(
       'http://localhost:9001',
     );
-    expect(daemonUrl({ dataDir: dir }, {}).url).toBe('http://127.0.0.1:8787');
-    expect(daemonUrl({ dataDir: dir }, { MMKIT_HTTP_PORT: '9100' }).url).toBe('http://127.0.0.1:9100');
-    expect(daemonUrl({ dataDir: dir }, { MMKIT_HTTP_HOST: '0.0.0.0' }).url).toBe('http://127.0.0.1:8787');
+    // the configured data dir (not named by --data-dir) records no daemon: the configured port
+    const inEnv = { MMKIT_DATA_DIR: dir };
+    expect(daemonUrl({}, inEnv).url).toBe('http://127.0.0.1:8787');
+    expect(daemonUrl({}, { ...inEnv, MMKIT_HTTP_PORT: '9100' }).url).toBe('http://127.0.0.1:9100');
+    expect(daemonUrl({}, { ...inEnv, MMKIT_HTTP_HOST: '0.0.0.0' }).url).toBe('http://127.0.0.1:8787');
     writeFileSync(join(dir, 'daemon.json'), JSON.stringify({ statusUrl: 'http://127.0.0.1:45678', pid: process.pid }));
     expect(daemonUrl({ dataDir: dir }, {})).toEqual({ url: 'http://127.0.0.1:45678', source: `${dir}/daemon.json` });
     // a record of a dead process is ignored
@@ -36,7 +38,33 @@ describe('daemonUrl', () => {
       join(dir, 'daemon.json'),
       JSON.stringify({ statusUrl: 'http://127.0.0.1:45678', pid: 2 ** 22 + 12345 }),
     );
-    expect(daemonUrl({ dataDir: dir }, {}).url).toBe('http://127.0.0.1:8787');
+    expect(daemonUrl({}, inEnv).url).toBe('http://127.0.0.1:8787');
+  });
+  it('a data dir named by --data-dir (or --shadow) that records no daemon: nothing is asked at the configured port (trial 11 F9)', () => {
+    // before: the configured port was asked, and another data dir's daemon there answered as this one's
+    const d = mkdtempSync(join(tmpdir(), 'mmkit-status-'));
+    for (const o of [{ dataDir: d }, { dataDir: d, shadow: true }]) {
+      let e: unknown;
+      try {
+        daemonUrl(o, { MMKIT_HTTP_PORT: '9100' });
+      } catch (x) {
+        e = x;
+      }
+      expect(e).toBeInstanceOf(CliError);
+      expect((e as CliError).exitCode).toBe(ExitCode.UNREACHABLE);
+      expect((e as CliError).message).toMatch(/^no mmkit daemon of .*: it records none running/);
+      expect((e as CliError).message).not.toContain('9100');
+    }
+    expect(
+      (() => {
+        try {
+          daemonUrl({ dataDir: d }, {});
+        } catch (x) {
+          return (x as Error).message;
+        }
+        return '';
+      })(),
+    ).toContain(`mmkit positions --source store --data-dir ${d}`);
   });
   it('without daemon.json, finds the status URL in the lock of a daemon living on this host', async () => {
     const d = mkdtempSync(join(tmpdir(), 'mmkit-status-'));
@@ -76,7 +104,9 @@ describe('daemonUrl', () => {
     const a = err(() => daemonUrl({ url: 'ftp://x' }, {}));
     expect(a).toBeInstanceOf(CliError);
     expect((a as CliError).exitCode).toBe(ExitCode.USAGE);
-    const b = err(() => daemonUrl({ dataDir: mkdtempSync(join(tmpdir(), 'mmkit-status-')) }, { MMKIT_HTTP_PORT: '0' }));
+    const b = err(() =>
+      daemonUrl({}, { MMKIT_DATA_DIR: mkdtempSync(join(tmpdir(), 'mmkit-status-')), MMKIT_HTTP_PORT: '0' }),
+    );
     expect((b as CliError).exitCode).toBe(ExitCode.USAGE);
   });
 });
