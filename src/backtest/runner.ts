@@ -115,7 +115,7 @@ export type {
 } from './types.ts';
 
 export type { BacktestOptions, BacktestProgress } from './options.ts';
-import type { BacktestOptions } from './options.ts';
+import type { BacktestLogger, BacktestOptions } from './options.ts';
 
 // ---- the driver interface ----------------------------------------------------------------------------
 
@@ -345,7 +345,10 @@ async function runWith(
     limits,
     log,
     ...(opts.logger?.child !== undefined
-      ? { strategyLog: opts.logger.child({ component: 'strategy', strategy: strategyName }) }
+      ? {
+          strategyLog: opts.logger.child({ component: 'strategy', strategy: strategyName }),
+          marketLog: marketLoggers(opts.logger.child.bind(opts.logger)),
+        }
       : {}),
     tolerance: opts.tolerance ?? { priceTicks: 0, sizeFraction: 0.1 },
     ...(opts.postOnly === true ? { postOnly: true } : {}),
@@ -621,4 +624,19 @@ export function seed32(seed: number, purpose: number): number {
   h = Math.imul(h ^ (h >>> 16), 0x7feb352d) >>> 0;
   h = Math.imul(h ^ (h >>> 15), 0x846ca68b) >>> 0;
   return (h ^ (h >>> 16)) >>> 0;
+}
+
+/**
+ * The run's logger per component and market (`{component, market}` on every line, as the daemon's
+ * lines carry them: gate refusals, order rejections), each child made once.
+ */
+type ChildOf = NonNullable<BacktestLogger['child']>;
+function marketLoggers(child: ChildOf): (component: string, market: string) => ReturnType<ChildOf> {
+  const made = new Map<string, ReturnType<ChildOf>>();
+  return (component, market) => {
+    const k = `${component}|${market}`;
+    let l = made.get(k);
+    if (l === undefined) made.set(k, (l = child({ component, market })));
+    return l;
+  };
 }

@@ -76,4 +76,38 @@ describe('gate refusals and trims in the log', () => {
     expect(String(trimmedInfo[0]!.price)).toMatch(/^0\.\d+$/);
     expect(trimmedDebug[0]).toMatchObject({ code: 'ORDER_SIZE', occurrences: 11 });
   }, 120_000);
+
+  it("with a logger that makes children, the lines carry component 'risk' and the market, as the daemon's do (trial 11 F11)", async () => {
+    const file = join(dir, 'big-bid.ts');
+    writeFileSync(file, PLUGIN);
+    const lines: Array<Record<string, unknown>> = [];
+    type L = {
+      debug(o: object, m?: string): void;
+      info(o: object, m?: string): void;
+      warn(o: object, m?: string): void;
+      error(o: object, m?: string): void;
+      child(b: Record<string, unknown>): L;
+    };
+    const make = (bindings: Record<string, unknown>): L => {
+      const at = (level: string) => (o: object, m?: string) => void lines.push({ level, ...bindings, ...o, msg: m });
+      return {
+        debug: at('debug'),
+        info: at('info'),
+        warn: at('warn'),
+        error: at('error'),
+        child: (b) => make({ ...bindings, ...b }),
+      };
+    };
+    const r = await runBacktest({
+      world: { seed: 3, durationMs: 30_000, warmupMs: 10_000, marketCount: 1 },
+      strategy: file,
+      seed: 1,
+      logger: make({}),
+      hooks: { onGate: () => {} },
+    });
+    const trimmed = lines.filter((l) => l.msg === 'quote trimmed');
+    expect(trimmed.length).toBeGreaterThan(10);
+    const market = r.markets[0]!.market;
+    for (const l of trimmed) expect(l).toMatchObject({ component: 'risk', market });
+  }, 120_000);
 });
