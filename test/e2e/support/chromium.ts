@@ -4,7 +4,8 @@
  * session (evaluate JavaScript in a live page) over the `ws` package.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
@@ -39,6 +40,17 @@ async function drained(p: ChildProcess, timeoutMs: number): Promise<void> {
   ]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * Removes a browser profile. Chromium's helper processes (crashpad, GPU) can still be writing it
+ * for a moment after the browser exits (ENOTEMPTY): it retries, asynchronously. (Node 20's `rmSync`
+ * with `maxRetries` sleeps between tries with the event loop blocked: 20 tries of 100 ms froze the
+ * test process, and the paper exchange it hosts, for 21 s, and the daemon under test stopped on
+ * its failed heartbeats.) Never fails a test over a temporary folder: one left behind stays there.
+ */
+export async function removeProfile(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }).catch(() => undefined);
+}
+
 /** Runs chromium once with these flags; resolves with its stdout. */
 export function runChromium(
   bin: string,
@@ -58,10 +70,9 @@ export function runChromium(
       clearTimeout(t);
       // the output (--dump-dom) can still be on its way when the process exits: read it to its end
       // (bounded: a helper process may hold the pipe)
-      void drained(p, 10_000).then(() => {
-        rmSync(profile, { recursive: true, force: true });
-        resolve({ code, out, err });
-      });
+      void drained(p, 10_000)
+        .then(() => removeProfile(profile))
+        .then(() => resolve({ code, out, err }));
     });
   });
 }
@@ -170,12 +181,6 @@ export class CdpPage {
     this.proc.kill('SIGKILL');
     if (this.proc.exitCode === null && this.proc.signalCode === null)
       await new Promise((r) => this.proc.once('exit', r));
-    // Chromium's helper processes (crashpad, GPU) can still be writing the profile for a moment
-    // after the browser exits (ENOTEMPTY): retry, and never fail a test over a temporary folder
-    try {
-      rmSync(this.profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
-    } catch {
-      // left in the temporary directory
-    }
+    await removeProfile(this.profile);
   }
 }
