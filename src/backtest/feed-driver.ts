@@ -226,6 +226,7 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
       let frames = 0;
       let bad = 0;
       let ended = false;
+      const held: Parameters<SimVenue['ingest']>[0][] = [];
       const ro = { stats, ...(o.batchSize !== undefined ? { batchSize: o.batchSize } : {}) };
       const it =
         plan !== undefined
@@ -242,6 +243,21 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
             n++;
             if (item.kind === 'frame' || item.kind === 'events') frames++;
             bad += item.bad ?? 0;
+            // the recorder's orderly stop: held until something follows it (then it was a gap,
+            // ingested where it stood, before the clock moves on); at the end of the feed it is
+            // no disconnect at all, and nothing is pulled for it (trial 11 F6)
+            if (item.kind === 'status' && item.status === 'disconnect' && item.reason === 'stop') {
+              clock.advanceTo(item.t > clock.now() ? item.t : clock.now());
+              const s = step();
+              if (s !== false && (s === true || (await s))) break outer;
+              held.push(item);
+              continue;
+            }
+            if (held.length > 0) {
+              for (const h of held.splice(0)) venue.ingest(h);
+              const s = step();
+              if (s !== false && (s === true || (await s))) break outer;
+            }
             clock.advanceTo(item.t > clock.now() ? item.t : clock.now());
             let s = step();
             if (s !== false && (s === true || (await s))) break outer;
