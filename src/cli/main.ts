@@ -28,6 +28,7 @@ import { register as registerFleet } from './fleet-status.ts';
 import { register as registerWorld } from './world.ts';
 import { shadowBanner, shadowRunner } from './shadow-cli.ts';
 import type { ShadowRunSummary } from './run-shadow.ts';
+import { roundTripsText } from '../ops/round-trips.ts';
 import { describeCounts, describeRejections, describeStrategyErrors, strategyFailureLine } from './run-summary.ts';
 import { doctorSettingsOf, register as registerDoctor } from './doctor.ts';
 
@@ -401,6 +402,12 @@ SIGHUP or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit 
         `  total PnL         ${summary.epoch.totalPnl} USDC (trading ${summary.epoch.tradingPnl} - fees ${summary.epoch.fees} + rewards ${summary.epoch.rewards.total})`,
         `  positions held    ${summary.positionsAtExit.length === 0 ? 'none' : summary.positionsAtExit.map((p) => `${p.size} ${tokenLabels?.[p.tokenId] ?? `of ${p.tokenId}`} @ ${p.avgPrice}${p.mark !== null ? ` (mark ${p.mark})` : ''}`).join('; ')}`,
         `  open orders left  ${summary.openOrdersAtExit ?? 'unknown (the venue could not be checked: see the log)'}`,
+        ...(summary.orderRoundTrips !== undefined
+          ? [
+              `round trips to the venue (a backtest's --latency-ms: about half the median):`,
+              `  ${roundTripsText(summary.orderRoundTrips)}`,
+            ]
+          : []),
         ...(failed !== undefined ? [failed] : []),
       ].join('\n') + '\n',
     );

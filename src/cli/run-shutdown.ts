@@ -225,7 +225,10 @@ export async function shutdownRun(parts: RunShutdownParts, stop: RunStop): Promi
   await exchange?.close();
   await ops.close();
   // positions of markets not quoted this run are named from the listing too
-  return runExitSummary(exit, { flat, reason, stop }, trader, markets, { listed, held: exit.positionsAtExit });
+  return {
+    ...runExitSummary(exit, { flat, reason, stop }, trader, markets, { listed, held: exit.positionsAtExit }),
+    orderRoundTrips: ops.monitor.roundTrips(),
+  };
 }
 
 /**

@@ -12,6 +12,7 @@ import type { FlatReport } from '../execution/executor.ts';
 import type { TraderCounters } from '../kernel/types.ts';
 import { epochVenueShown } from '../ops/venue-display.ts';
 import { gateCountsOf } from '../ops/gate-counts.ts';
+import type { RoundTripStatus } from '../ops/round-trips.ts';
 import { rejectionsNotCountedOf, type RejectionsNotCountedStatus } from '../ops/status.ts';
 import type { PnlReport } from '../store/positions.ts';
 import type { LedgerEpoch, Store, StoreSummary } from '../store/store-types.ts';
@@ -111,6 +112,11 @@ export interface RunSummary {
   reason: string;
   /** Why it stopped (the exit code follows from it: src/cli/run-stop.ts). */
   stop: RunStop;
+  /**
+   * The session's order and cancel round trips to the venue (src/ops/round-trips.ts; a backtest's
+   * `--latency-ms` is about half the median); absent from a run that measures none (a shadow run).
+   */
+  orderRoundTrips?: RoundTripStatus;
   /** Token id → "Yes · Will …" of the markets traded: how the terminal names positions (not logged). */
   tokenLabels?: Record<string, string>;
   /** Each traded market's tokens in listing order (the first is YES) with their outcomes (not logged). */

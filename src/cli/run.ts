@@ -379,6 +379,8 @@ async function runLocked(
     chainId: cfg.chainId,
     clock,
     logger: log.child({ component: 'venue' }),
+    // order and cancel round trips (status, exit summary, /metrics)
+    onAnswer: ops.onAnswer,
     // 429s counted and budget use exported on /metrics
     budgets: ops.budgets(
       cfg.budgets ?? {},

@@ -36,6 +36,7 @@ import type { StatusSnapshot } from '../ops/status.ts';
 import type { KillResult } from '../ops/status-server.ts';
 import { shadowDataDir } from './shadow-dir.ts';
 import { DAEMON_VENUE_FILE, readDaemonVenue } from './venue.ts';
+import { roundTripsText } from '../ops/round-trips.ts';
 import { describeCounts, describeRejections } from './run-summary.ts';
 import { firstErrorText } from '../core/code-counts.ts';
 import { terminalSafe } from '../ops/terminal/safe-text.ts';
@@ -394,6 +395,7 @@ export function formatStatus(s: StatusSnapshot, url: string): string {
   out.push(`collateral  available ${s.inventory.collateral.available}   reserved ${s.inventory.collateral.reserved}`);
   out.push(
     `orders      open ${s.orders.open}   this session: placed ${s.orders.placed}   cancelled ${s.orders.cancelled}   rejected ${describeRejections(s.orders.rejected, s.orders.notCounted)}`,
+    ...(s.orders.roundTrips !== undefined ? [`round trips ${roundTripsText(s.orders.roundTrips)}`] : []),
   );
   const ext =
     L !== undefined && L !== null && L.session.externalFills > 0 ? ` + ${L.session.externalFills} external` : '';

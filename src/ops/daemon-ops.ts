@@ -248,6 +248,13 @@ export class DaemonOps {
     return b;
   }
 
+  /**
+   * The transport's `onAnswer`: order and cancel round trips kept for the status and the exit
+   * summary, and observed on /metrics (pass it to createLiveVenue).
+   */
+  readonly onAnswer = (e: { api: string; method: string; path: string; status: number; ms: number }): void =>
+    this.monitor.onAnswer(e);
+
   /** The venue, observed: market frames (tick-to-order starts), place requests (it stops), outcomes. */
   instrument<V extends Venue>(venue: V): V {
     return instrumentVenue(venue, this.monitor);

@@ -118,6 +118,8 @@ export { gateCountsOf } from './gate-counts.ts';
 export const TICK_TO_ORDER_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
 ];
+/** Buckets of the order round trip histogram, seconds: loopback (a paper exchange) to a far venue. */
+export const ROUND_TRIP_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5];
 /** Buckets of the stream lag histogram (venue time to receive time), seconds. */
 export const STREAM_LAG_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -175,6 +177,8 @@ export class Metrics {
   readonly streamErrors: Counter<'stream'>;
   readonly streamDataAge: Gauge<'stream'>;
   readonly tickToOrder: Histogram;
+  /** Order and cancel requests' round trips to the venue (src/ops/round-trips.ts). */
+  readonly orderRoundTrip: Histogram<'op'>;
   readonly heartbeatOk: Gauge;
   readonly heartbeatFailures: Counter;
   /** Position reconciliation: adjustments of the ledger to the venue's holdings, by cause. */
@@ -459,6 +463,13 @@ export class Metrics {
       buckets: TICK_TO_ORDER_BUCKETS,
       registers,
     });
+    this.orderRoundTrip = new Histogram({
+      name: n('order_round_trip_seconds'),
+      help: "Order requests' round trips to the venue, op=place (POST /order, /orders) or cancel (DELETE /order, /orders, /cancel-all, /cancel-market-orders): from the request leaving (its budget admitted it) to its answer read, seconds. A backtest's --latency-ms is about half of it.",
+      labelNames: ['op'],
+      buckets: ROUND_TRIP_BUCKETS,
+      registers,
+    });
     this.heartbeatOk = new Gauge({
       name: n('heartbeat_ok'),
       help: '1 while the last heartbeat to the venue dead-man switch succeeded (0 before the first).',
@@ -650,6 +661,11 @@ export class Metrics {
   /** A tick-to-order sample, ms. */
   tickToOrderMs(ms: number): void {
     if (Number.isFinite(ms) && ms >= 0) this.tickToOrder.observe(ms / 1000);
+  }
+
+  /** An order or cancel request's round trip, ms. */
+  orderRoundTripMs(op: 'place' | 'cancel', ms: number): void {
+    if (Number.isFinite(ms) && ms >= 0) this.orderRoundTrip.observe({ op }, ms / 1000);
   }
 
   /** The heartbeat's state now, and the failures since the last call. */

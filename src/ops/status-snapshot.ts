@@ -7,6 +7,7 @@ import type { LiveOrderView } from '../core/intents.ts';
 import { formatAmount, formatPrice } from '../core/units.ts';
 import type { HealthReport, Lifecycle, StreamHealthInput } from './health.ts';
 import type { FleetStatusSection } from './status-fleet.ts';
+import type { RoundTripStatus } from './round-trips.ts';
 import { marketRewardStatus, type MarketRewardStatus, type RewardsStatus, type RewardsView } from './status-rewards.ts';
 
 /** A market as the monitor knows it (MarketInfo of the Venue port fits). */
@@ -216,6 +217,11 @@ export interface StatusSnapshot {
     readonly rejected: number;
     /** Of `rejected`, those the kill switch does not count, by cause (absent from an older daemon). */
     readonly notCounted?: RejectionsNotCountedStatus;
+    /**
+     * Order and cancel requests' round trips to the venue (src/ops/round-trips.ts): a backtest's
+     * `--latency-ms` is about half the median. Absent from an older daemon.
+     */
+    readonly roundTrips?: RoundTripStatus;
   };
   readonly fills: {
     /** The bot's own fills of this session. */

@@ -31,6 +31,7 @@ import type { IntentCounts, Metrics, OrderOutcome } from './metrics.ts';
 import { byCount, RecentCounts } from './recent-counts.ts';
 import type { FleetStatusSection } from './status-fleet.ts';
 import { NO_REWARDS, pnlRewardsStatus, rewardSamples, type RewardsView } from './status-rewards.ts';
+import { RoundTrips, roundTripOp, type RoundTripStatus } from './round-trips.ts';
 
 export type { FleetStatusSection } from './status-fleet.ts';
 export { avgPriceText, rejectionsNotCountedOf } from './status-snapshot.ts';
@@ -221,6 +222,7 @@ export class DaemonMonitor {
   #view: DaemonView | undefined;
   #last: StatusSnapshot | undefined;
   #heartbeatFailed = 0;
+  readonly #roundTrips = new RoundTrips();
   #totals: { at: number; value: ReturnType<DaemonView['totals']>; ledger: LedgerStatus | null } | undefined;
   #fleet: (() => FleetStatusSection | undefined) | undefined;
   /** The last 5 minutes of refusals, trims and strategy errors (fed from the totals at each sample). */
@@ -345,6 +347,22 @@ export class DaemonMonitor {
   /** A request of the order path failed (its error code). */
   onRequestError(code: string): void {
     this.metrics.httpErrors.inc({ code });
+  }
+
+  /**
+   * An HTTP answer of the venue (the transport's `onAnswer`): an order or cancel request's round trip
+   * is kept (status, exit summary) and observed (/metrics); other requests are not.
+   */
+  onAnswer(e: { readonly api: string; readonly method: string; readonly path: string; readonly ms: number }): void {
+    const op = roundTripOp(e.api, e.method, e.path);
+    if (op === undefined) return;
+    this.#roundTrips.add(op, e.ms);
+    this.metrics.orderRoundTripMs(op, e.ms);
+  }
+
+  /** The order and cancel round trips measured so far. */
+  roundTrips(): RoundTripStatus {
+    return this.#roundTrips.status();
   }
 
   /** A 429 answered a request to this endpoint. */
@@ -572,6 +590,7 @@ export class DaemonMonitor {
         cancelled: totals.ordersCancelled,
         rejected: totals.ordersRejected,
         notCounted: v?.rejectionsNotCounted?.() ?? { sellBalanceRaces: 0, postOnlyCrossings: 0 },
+        roundTrips: this.#roundTrips.status(),
       },
       fills: {
         count: fillCount,

@@ -202,6 +202,12 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     expect(metric(m, 'mmkit_tick_to_order_seconds_sum') / metric(m, 'mmkit_tick_to_order_seconds_count')).toBeLessThan(
       1,
     );
+    // order and cancel round trips (trial 11 F10: what a backtest's --latency-ms stands for)
+    expect(metric(m, 'mmkit_order_round_trip_seconds_count', { op: 'place' })).toBeGreaterThan(0);
+    expect(
+      metric(m, 'mmkit_order_round_trip_seconds_sum', { op: 'place' }) /
+        metric(m, 'mmkit_order_round_trip_seconds_count', { op: 'place' }),
+    ).toBeLessThan(5);
     expect(metric(m, 'mmkit_stream_lag_seconds_count', { stream: 'market' })).toBeGreaterThan(0);
     expect(metric(m, 'mmkit_stream_up', { stream: 'market' })).toBe(1);
     expect(metric(m, 'mmkit_budget_used', { rule: 'POST /orders:burst' })).toBeGreaterThanOrEqual(0);
@@ -256,7 +262,13 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
       fills: { count: number; recent: unknown[] };
       strategy: { name: string };
       pnl: { total: string; series: unknown[] };
+      orders: { roundTrips: { place: { count: number; p50Ms: number; p90Ms: number; maxMs: number } | null } };
     };
+    const rt = status.orders.roundTrips.place!;
+    expect(rt.count).toBeGreaterThan(0);
+    expect(rt.p50Ms).toBeGreaterThan(0);
+    expect(rt.p50Ms).toBeLessThanOrEqual(rt.p90Ms);
+    expect(rt.p90Ms).toBeLessThanOrEqual(rt.maxMs);
     expect(status.markets.map((x) => x.market).sort()).toEqual([...traded].sort());
     expect(status.health.healthy).toBe(true);
     expect(status.fills.count).toBeGreaterThan(0);
@@ -272,6 +284,7 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
       human = await mmkit(['status', '--url', url]);
     }
     expect(human.out).toContain(`mmkit daemon at ${url}: HEALTHY`);
+    expect(human.out).toMatch(/^round trips place [\d.]+ ms median \(p90 [\d.]+, max [\d.]+; \d+ answers?/m);
     seen.push(human.out, human.err);
     const nobody = await mmkit(['status', '--url', 'http://127.0.0.1:1']);
     expect(nobody.code).toBe(3);
@@ -298,6 +311,7 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     expect(code, bot.err().slice(-3000)).toBe(0);
     expect(bot.out()).toContain('kill switch over HTTP');
     expect(bot.out()).toContain('open orders left  0');
+    expect(bot.out()).toMatch(/round trips to the venue .*\n {2}place [\d.]+ ms median .*; cancel [\d.]+ ms median/);
     expect(ex.exchange.openOrders(address)).toEqual([]);
     expect(existsSync(join(dir, 'daemon.json'))).toBe(false);
 

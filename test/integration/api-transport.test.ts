@@ -406,3 +406,26 @@ describe('auth and bytes', () => {
     await t.close();
   });
 });
+
+describe('round trips (onAnswer)', () => {
+  it('tells each answered attempt with its status and its time from departure to the whole answer; not a timeout', async () => {
+    let t = 1000;
+    const answers: Array<{ api: string; method: string; path: string; status: number; ms: number }> = [];
+    const tr = transport({ onAnswer: (e) => answers.push(e), hrNow: () => (t += 7), timeoutMs: 300 });
+    handler = (_req, res) => json(res, 200, { ok: true });
+    await tr.request(
+      { api: 'clob', method: 'POST', path: '/orders', auth: 'none', idempotent: false, body: [] },
+      anything,
+    );
+    handler = (_req, res) => json(res, 400, { error: 'bad' });
+    await expect(get(tr, '/order')).rejects.toBeInstanceOf(ValidationError);
+    // (a slow answer: a timeout, no round trip)
+    handler = (_req, res) => setTimeout(() => json(res, 200, {}), 600);
+    await expect(get(tr, '/slow', { idempotent: false })).rejects.toBeInstanceOf(TimeoutError);
+    expect(answers).toEqual([
+      { api: 'clob', method: 'POST', path: '/orders', status: 200, ms: 7 },
+      { api: 'clob', method: 'GET', path: '/order', status: 400, ms: 7 },
+    ]);
+    await tr.close();
+  });
+});

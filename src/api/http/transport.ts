@@ -92,6 +92,14 @@ export interface TransportOptions {
    * headers or bodies.
    */
   onSend?: (e: { api: ApiName; method: string; path: string; attempt: number; at: number }) => void;
+  /**
+   * Called as each HTTP attempt's answer has been read whole, with its round trip in ms from its
+   * departure (after its budget admitted it): for metrics (order and cancel round trips); never
+   * with headers or bodies. Attempts without an answer (timeouts, connection errors) are not told.
+   */
+  onAnswer?: (e: { api: ApiName; method: string; path: string; status: number; ms: number }) => void;
+  /** A monotonic clock in ms for `onAnswer`'s round trips (default `performance.now`). */
+  hrNow?: () => number;
   /** Connections per origin (default 32). */
   connections?: number;
 }
@@ -172,6 +180,8 @@ class UndiciTransport implements HttpTransport {
   readonly #logger: LoggerLike | undefined;
   readonly #connections: number;
   readonly #onSend: TransportOptions['onSend'];
+  readonly #onAnswer: TransportOptions['onAnswer'];
+  readonly #hrNow: () => number;
   readonly #ownsBudgets: boolean;
   #creds: ApiCredentials | undefined;
   #address: string | undefined;
@@ -210,6 +220,8 @@ class UndiciTransport implements HttpTransport {
     this.#logger = o.logger;
     this.#connections = o.connections ?? 32;
     this.#onSend = o.onSend;
+    this.#onAnswer = o.onAnswer;
+    this.#hrNow = o.hrNow ?? (() => performance.now());
     this.#creds = o.credentials;
     this.#address = o.address ?? o.signer?.address;
     if (o.budgets instanceof Budgets) {
@@ -402,6 +414,7 @@ class UndiciTransport implements HttpTransport {
     this.#stats.attempts++;
     const t0 = this.#clock.now();
     this.#onSend?.({ api: spec.api, method: spec.method, path: spec.path, attempt, at: t0 });
+    const hr0 = this.#onAnswer !== undefined ? this.#hrNow() : 0;
     const inner = (async () => {
       const res = await this.#pool(base.origin).request({
         method: spec.method,
@@ -454,6 +467,7 @@ class UndiciTransport implements HttpTransport {
     }
     const status = res.status;
     this.#stats.statuses[status] = (this.#stats.statuses[status] ?? 0) + 1;
+    this.#onAnswer?.({ api: spec.api, method: spec.method, path: spec.path, status, ms: this.#hrNow() - hr0 });
     this.#logger?.debug({ api: spec.api, endpoint: what, status, ms: this.#clock.now() - t0 }, 'http');
     const parsed = parseBody(res.text);
     if (status >= 200 && status < 300) return unwrapEnvelope(parsed);

@@ -2,7 +2,7 @@ import type { Wallet } from 'ethers';
 import { createOrDeriveApiKey } from '../../api/auth.ts';
 import { ClobClient } from '../../api/clob.ts';
 import type { Budgets, BudgetConfig } from '../../api/http/budgets.ts';
-import { createTransport, type ApiCredentials } from '../../api/http/transport.ts';
+import { createTransport, type ApiCredentials, type TransportOptions } from '../../api/http/transport.ts';
 import { OrderBuilder, type OrderProtocol, type SignatureType } from '../../api/orders.ts';
 import type { BackoffPolicy, WsFactory } from '../../api/streams/socket.ts';
 import { LiveClock, type Clock } from '../../core/clock.ts';
@@ -34,6 +34,8 @@ export interface LiveVenueOptions {
   clock?: Clock;
   /** Request budgets (config, or a shared Budgets instance). */
   budgets?: BudgetConfig | Budgets;
+  /** Told each HTTP answer's round trip (the transport's `onAnswer`: order and cancel round trips on /metrics). */
+  onAnswer?: TransportOptions['onAnswer'];
   logger?: VenueLogger;
   /** Market channel: data silence after which the connection is replaced, ms (default 30 s; 0 disables). */
   silenceMs?: number;
@@ -117,6 +119,7 @@ export async function createLiveVenue(o: LiveVenueOptions): Promise<LiveVenue> {
     chainId: o.chainId ?? 137,
     clock,
     ...(o.budgets !== undefined ? { budgets: o.budgets } : {}),
+    ...(o.onAnswer !== undefined ? { onAnswer: o.onAnswer } : {}),
     ...(o.logger ? { logger: o.logger } : {}),
     ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
   });

@@ -144,6 +144,9 @@ describe('DaemonMonitor', () => {
     });
     monitor.onEvent({ type: 'resynced', stream: 'user', initial: true, venueTime: clock.now(), recvTime: clock.now() });
     monitor.onEvent(level(clock.now()));
+    // order and cancel round trips (the transport's answers); other requests are not kept
+    monitor.onAnswer({ api: 'clob', method: 'POST', path: '/orders', ms: 2.5 });
+    monitor.onAnswer({ api: 'clob', method: 'GET', path: '/orders', ms: 90 });
     const s = monitor.sample();
     expect(s).toMatchObject({
       schema: 1,
@@ -178,6 +181,7 @@ describe('DaemonMonitor', () => {
       cancelled: 2,
       rejected: 4,
       notCounted: { sellBalanceRaces: 2, postOnlyCrossings: 1 },
+      roundTrips: { place: { count: 1, window: 1, p50Ms: 2.5, p90Ms: 2.5, maxMs: 2.5 }, cancel: null },
     });
     expect(s.fills).toMatchObject({ count: 1, volume: '1', notional: '0.44' });
   });
