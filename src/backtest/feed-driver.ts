@@ -89,6 +89,13 @@ export interface FeedDriverOptions {
   readonly choose?: MarketChooser | undefined;
   /** The order protocol whose taker fee the venue charges, over the headers' (see the module comment). */
   readonly feeProtocol?: FeeProtocol | undefined;
+  /**
+   * The window of the feed to trade, unix ms (receive time, both ends included): the records before
+   * `fromMs` only build the books and markets the bot starts with (it sees them as a snapshot when it
+   * subscribes, as a live bot does); the run stops at `toMs`.
+   */
+  readonly fromMs?: number | undefined;
+  readonly toMs?: number | undefined;
 }
 
 /**
@@ -208,6 +215,38 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
       );
     }
   }
+  // the replay, opened now: a window's start (`fromMs`) is reached before the bot exists
+  type Item = Parameters<SimVenue['ingest']>[0];
+  const stats = newReplayStats();
+  const ro = { stats, ...(o.batchSize !== undefined ? { batchSize: o.batchSize } : {}) };
+  const it =
+    plan !== undefined
+      ? replayCachedBatches(files, plan.ready, { ...ro, build: plan.missing })
+      : replayFeedBatches(files, ro);
+  // the records of the batch that crossed the window's start, from the first one inside it
+  let carry: readonly Item[] = [];
+  if (o.fromMs !== undefined) {
+    const from = o.fromMs;
+    try {
+      carry = await primeBooks(it, from, (item) => {
+        clock.advanceTo(item.t > clock.now() ? item.t : clock.now());
+        venue.ingest(item);
+      });
+    } catch (e) {
+      await it.return?.(undefined);
+      await venue.close();
+      throw e;
+    }
+    if (carry.length === 0) {
+      await it.return?.(undefined);
+      await venue.close();
+      throw new ConfigError(
+        'backtest.from',
+        `${new Date(from).toISOString()} is after the feed's last record (${new Date(clock.now()).toISOString()})`,
+      );
+    }
+    clock.advanceTo(Math.max(clock.now(), from));
+  }
   return {
     mode: 'feed',
     clock,
@@ -218,28 +257,35 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
     source: { feeds: files },
     feeProtocol,
     async run(step, count) {
-      const stats = newReplayStats();
       let n = 0;
       // frames and malformed lines are counted as the items are taken, not as the replay reads
-      // ahead: a run that stops early (kill switch, abort) reports what it went past, the same
-      // from the text and from the feed cache, whose read-ahead differs
+      // ahead: a run that stops early (kill switch, abort, the window's end) reports what it went
+      // past, the same from the text and from the feed cache, whose read-ahead differs
       let frames = 0;
       let bad = 0;
       let ended = false;
-      const held: Parameters<SimVenue['ingest']>[0][] = [];
-      const ro = { stats, ...(o.batchSize !== undefined ? { batchSize: o.batchSize } : {}) };
-      const it =
-        plan !== undefined
-          ? replayCachedBatches(files, plan.ready, { ...ro, build: plan.missing })
-          : replayFeedBatches(files, ro);
+      const held: Item[] = [];
+      const to = o.toMs ?? Number.POSITIVE_INFINITY;
       try {
         outer: for (;;) {
-          const r = await it.next();
-          if (r.done === true) {
-            ended = true;
-            break;
+          let batch = carry;
+          if (batch.length > 0) carry = [];
+          else {
+            const r = await it.next();
+            if (r.done === true) {
+              ended = true;
+              break;
+            }
+            batch = r.value;
           }
-          for (const item of r.value) {
+          for (const item of batch) {
+            // the window's end: the run lasts to it, and no record after it is taken
+            if (item.t > to) {
+              clock.advanceTo(to > clock.now() ? to : clock.now());
+              const s = step();
+              if (s !== false && s !== true) await s;
+              break outer;
+            }
             n++;
             if (item.kind === 'frame' || item.kind === 'events') frames++;
             bad += item.bad ?? 0;
@@ -268,14 +314,36 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
           count(n, frames, bad);
         }
       } finally {
-        await it.return?.();
+        await it.return?.(undefined);
         // read to the end: the malformed lines after the last item too
         count(n, frames, ended ? stats.malformed : bad);
       }
     },
     halt() {},
     async close() {
+      await it.return?.(undefined);
       await venue.close();
     },
   };
+}
+
+/**
+ * Ingests the replay's records before `from` (the books and markets as they stood then; no bot
+ * sees them) and returns the rest of the batch that reached it, from its first record at or after
+ * `from`; empty when the replay ended before.
+ */
+async function primeBooks<T extends { readonly t: number }>(
+  it: AsyncIterator<readonly T[]>,
+  from: number,
+  ingest: (item: T) => void,
+): Promise<readonly T[]> {
+  for (;;) {
+    const r = await it.next();
+    if (r.done === true) return [];
+    const batch = r.value;
+    for (let i = 0; i < batch.length; i++) {
+      if (batch[i]!.t >= from) return batch.slice(i);
+      ingest(batch[i]!);
+    }
+  }
 }

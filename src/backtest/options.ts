@@ -45,6 +45,13 @@ export interface BacktestOptions {
   readonly collateral?: number;
   /** SQLite file of the run's store (default: a temporary file, removed afterwards). */
   readonly storePath?: string;
+  /**
+   * Feed mode: the window of the feed to trade, unix ms of receive time (both ends included). The
+   * records before `fromMs` only build the books and markets the bot starts with (it gets them as a
+   * snapshot when it subscribes, as a live bot does); the run ends at `toMs`. Default: the whole feed.
+   */
+  readonly fromMs?: number;
+  readonly toMs?: number;
   /** Sampling period of the charts' series, ms of virtual time. Default 1000. */
   readonly sampleMs?: number;
   /**

@@ -209,6 +209,20 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
             },
             log: logger ?? SILENT,
           });
+  for (const [k, v] of [
+    ['fromMs', opts.fromMs],
+    ['toMs', opts.toMs],
+  ] as const) {
+    if (v === undefined) continue;
+    if (opts.feeds === undefined)
+      throw new ConfigError(`backtest.${k}`, 'a window applies to feed backtests only (a world starts at its warm-up)');
+    if (!Number.isFinite(v) || v < 0) throw new ConfigError(`backtest.${k}`, `must be unix ms, got ${v}`);
+  }
+  if (opts.fromMs !== undefined && opts.toMs !== undefined && opts.toMs <= opts.fromMs)
+    throw new ConfigError(
+      'backtest.toMs',
+      `the window ends (${new Date(opts.toMs).toISOString()}) before it starts (${new Date(opts.fromMs).toISOString()})`,
+    );
   let driver: BacktestDriver;
   if (opts.feeds !== undefined) {
     driver = await createFeedDriver({
@@ -223,6 +237,8 @@ export async function runBacktest(opts: BacktestOptions): Promise<BacktestResult
       feedCache: opts.feedCache,
       choose,
       feeProtocol: opts.feeProtocol,
+      fromMs: opts.fromMs,
+      toMs: opts.toMs,
     });
   } else {
     const { createWorldDriver } = await import('./synthetic.ts');
@@ -487,7 +503,12 @@ async function runWith(
     malformed = bad;
   });
   await settle();
-  stopReason ??= driver.mode === 'feed' ? 'end of feed' : 'end of duration';
+  stopReason ??=
+    driver.mode !== 'feed'
+      ? 'end of duration'
+      : opts.toMs !== undefined && clock.now() >= opts.toMs
+        ? 'end of the window (--to)'
+        : 'end of feed';
   const endMs = clock.now();
 
   // ---- the end: freeze the measurements, then shut down like the daemon ----------------------------

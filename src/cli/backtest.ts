@@ -71,6 +71,9 @@ export interface SourceCliOptions {
   markets?: string;
   risk?: Record<string, unknown>;
   sampleMs?: number;
+  /** --from / --to: the window of the feed to trade, unix ms. */
+  from?: number;
+  to?: number;
   /** --feed-cache DIR, or false for --no-feed-cache. */
   feedCache?: string | false;
   /** --feed-cache-max-mb N (0: no cap). */
@@ -84,6 +87,21 @@ export const intIn =
     if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
       throw new InvalidArgumentError(`${name} must be an integer in [${min}, ${max}]`);
     return Number(v);
+  };
+/** A time flag: an ISO 8601 time with its zone (`2026-11-28T21:58:00Z`, `…+01:00`) or unix ms. */
+export const timeArg =
+  (name: string) =>
+  (v: string): number => {
+    const ms = /^\d+$/.test(v)
+      ? Number(v)
+      : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(v)
+        ? Date.parse(v)
+        : Number.NaN;
+    if (!Number.isSafeInteger(ms))
+      throw new InvalidArgumentError(
+        `${name} must be an ISO 8601 time with its zone (e.g. 2026-11-28T21:58:00Z) or unix ms, got ${v}`,
+      );
+    return ms;
   };
 export const nonNegative =
   (name: string) =>
@@ -286,6 +304,12 @@ export function addSourceOptions(cmd: Command): Command {
       intIn('--sample-ms', 1, 86_400_000),
     )
     .option(
+      '--from <time>',
+      "with --feed: trade from this time on (ISO 8601 with its zone, or unix ms; e.g. a run's session start): the records before it only build the books the bot starts with",
+      timeArg('--from'),
+    )
+    .option('--to <time>', 'with --feed: stop at this time (ISO 8601 with its zone, or unix ms)', timeArg('--to'))
+    .option(
       '--feed-cache <dir>',
       'with --feed: folder of decoded-event caches: a feed is decoded once, later runs read its events back (default $MMKIT_CACHE_DIR, else ~/.cache/mmkit/feeds)',
     )
@@ -352,14 +376,23 @@ export function backtestOptionsOf(o: SourceCliOptions, env: NodeJS.ProcessEnv = 
         );
     for (const f of feeds) if (!existsSync(f)) throw usageError(`--feed: no such file: ${f}`);
     const feedCache = o.feedCache === false ? undefined : (o.feedCache ?? defaultFeedCacheDir());
+    if (o.from !== undefined && o.to !== undefined && o.to <= o.from)
+      throw usageError(
+        `--to (${new Date(o.to).toISOString()}) must be after --from (${new Date(o.from).toISOString()})`,
+      );
     return {
       ...common,
+      ...(o.from !== undefined ? { fromMs: o.from } : {}),
+      ...(o.to !== undefined ? { toMs: o.to } : {}),
       feeds: feeds.map((f) => f),
       queue: o.queue ?? 'risk-averse',
       ...(feedCache !== undefined ? { feedCache } : {}),
     };
   }
   if (typeof o.feedCache === 'string') throw usageError('--feed-cache applies to --feed backtests only');
+  for (const f of ['from', 'to'] as const)
+    if (o[f] !== undefined)
+      throw usageError(`--${f} applies to --feed backtests only (a world starts after its warm-up)`);
   if (o.queue !== undefined)
     throw usageError(
       '--queue applies to --feed backtests only (the synthetic world matches our orders in its own book)',
