@@ -29,6 +29,7 @@ import { register as registerWorld } from './world.ts';
 import { shadowBanner, shadowRunner } from './shadow-cli.ts';
 import type { ShadowRunSummary } from './run-shadow.ts';
 import { roundTripsText } from '../ops/round-trips.ts';
+import { sessionTradeLines } from '../ops/session-trade-stats.ts';
 import { describeCounts, describeRejections, describeStrategyErrors, strategyFailureLine } from './run-summary.ts';
 import { doctorSettingsOf, register as registerDoctor } from './doctor.ts';
 
@@ -54,6 +55,15 @@ async function parseFaults(v: unknown[]): Promise<FaultRule[]> {
   } catch (e) {
     throw new ConfigError('exchange.faults', (e as Error).message);
   }
+}
+
+/** The exit summary's session lines of markouts, fill ratio and max drawdown. */
+function tradingLines(l: { markouts: string; fillRatio: string; maxDrawdown: string }): string[] {
+  return [
+    `  markouts          ${l.markouts}`,
+    `  fill ratio        ${l.fillRatio}`,
+    `  max drawdown      ${l.maxDrawdown}`,
+  ];
 }
 
 const program = new Command();
@@ -393,6 +403,7 @@ SIGHUP or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit 
         `  fills             ${summary.fills}${summary.session.externalFills > 0 ? ` (and ${summary.session.externalFills} of orders the bot did not place)` : ''}`,
         `  volume            ${summary.volume} shares (${summary.notional} USDC)`,
         `  realized PnL      ${summary.session.realizedPnl} USDC`,
+        ...(summary.trading !== undefined ? tradingLines(sessionTradeLines(summary.trading)) : []),
         `ledger epoch ${summary.epoch.id} (${summary.epoch.venue}${summary.epoch.world !== null ? `, world ${summary.epoch.world}` : ''}, since ${summary.epoch.since}):`,
         `  fills             ${summary.epoch.fills}${summary.epoch.externalFills > 0 ? ` (and ${summary.epoch.externalFills} external)` : ''}; adjustments ${summary.epoch.adjustments}; split/merge/redeem ${summary.epoch.operations}`,
         `  realized PnL      ${summary.epoch.realizedPnl} USDC`,

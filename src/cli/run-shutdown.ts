@@ -225,8 +225,13 @@ export async function shutdownRun(parts: RunShutdownParts, stop: RunStop): Promi
   await exchange?.close();
   await ops.close();
   // positions of markets not quoted this run are named from the listing too
+  const summary = runExitSummary(exit, { flat, reason, stop }, trader, markets, {
+    listed,
+    held: exit.positionsAtExit,
+  });
   return {
-    ...runExitSummary(exit, { flat, reason, stop }, trader, markets, { listed, held: exit.positionsAtExit }),
+    ...summary,
+    trading: ops.monitor.tradeStats(summary.ordersPlaced),
     orderRoundTrips: ops.monitor.roundTrips(),
   };
 }

@@ -13,6 +13,7 @@ import type { TraderCounters } from '../kernel/types.ts';
 import { epochVenueShown } from '../ops/venue-display.ts';
 import { gateCountsOf } from '../ops/gate-counts.ts';
 import type { RoundTripStatus } from '../ops/round-trips.ts';
+import type { SessionTradeStatus } from '../ops/session-trade-stats.ts';
 import { rejectionsNotCountedOf, type RejectionsNotCountedStatus } from '../ops/status.ts';
 import type { PnlReport } from '../store/positions.ts';
 import type { LedgerEpoch, Store, StoreSummary } from '../store/store-types.ts';
@@ -117,6 +118,11 @@ export interface RunSummary {
    * `--latency-ms` is about half the median); absent from a run that measures none (a shadow run).
    */
   orderRoundTrips?: RoundTripStatus;
+  /**
+   * The session's markouts, fill ratio and max drawdown, as a backtest measures them
+   * (src/ops/session-trade-stats.ts); absent from a shadow run.
+   */
+  trading?: SessionTradeStatus;
   /** Token id → "Yes · Will …" of the markets traded: how the terminal names positions (not logged). */
   tokenLabels?: Record<string, string>;
   /** Each traded market's tokens in listing order (the first is YES) with their outcomes (not logged). */

@@ -37,6 +37,7 @@ import type { KillResult } from '../ops/status-server.ts';
 import { shadowDataDir } from './shadow-dir.ts';
 import { DAEMON_VENUE_FILE, readDaemonVenue } from './venue.ts';
 import { roundTripsText } from '../ops/round-trips.ts';
+import { sessionTradeLines, type SessionTradeStatus } from '../ops/session-trade-stats.ts';
 import { describeCounts, describeRejections } from './run-summary.ts';
 import { firstErrorText } from '../core/code-counts.ts';
 import { terminalSafe } from '../ops/terminal/safe-text.ts';
@@ -396,6 +397,7 @@ export function formatStatus(s: StatusSnapshot, url: string): string {
   out.push(
     `orders      open ${s.orders.open}   this session: placed ${s.orders.placed}   cancelled ${s.orders.cancelled}   rejected ${describeRejections(s.orders.rejected, s.orders.notCounted)}`,
     ...(s.orders.roundTrips !== undefined ? [`round trips ${roundTripsText(s.orders.roundTrips)}`] : []),
+    ...(s.trading !== undefined ? tradingStatusLines(s.trading) : []),
   );
   const ext =
     L !== undefined && L !== null && L.session.externalFills > 0 ? ` + ${L.session.externalFills} external` : '';
@@ -622,4 +624,10 @@ Examples:
       return flat ? ExitCode.OK : ExitCode.FAILURE;
     }),
   );
+}
+
+/** `mmkit status`'s lines of the session's markouts, fill ratio and max drawdown. */
+function tradingStatusLines(t: SessionTradeStatus): string[] {
+  const l = sessionTradeLines(t);
+  return [`markouts    ${l.markouts}`, `fill ratio  ${l.fillRatio}   max drawdown ${l.maxDrawdown}`];
 }

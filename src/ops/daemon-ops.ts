@@ -405,6 +405,7 @@ export class DaemonOps {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       this.monitor.setLifecycle('stopped');
+      this.monitor.close();
       if (this.#sampler !== undefined) this.#o.clock.clearInterval(this.#sampler);
       this.#sampler = undefined;
       for (const u of this.#unsubscribe.splice(0)) u();

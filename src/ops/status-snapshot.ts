@@ -8,6 +8,7 @@ import { formatAmount, formatPrice } from '../core/units.ts';
 import type { HealthReport, Lifecycle, StreamHealthInput } from './health.ts';
 import type { FleetStatusSection } from './status-fleet.ts';
 import type { RoundTripStatus } from './round-trips.ts';
+import type { SessionTradeStatus } from './session-trade-stats.ts';
 import { marketRewardStatus, type MarketRewardStatus, type RewardsStatus, type RewardsView } from './status-rewards.ts';
 
 /** A market as the monitor knows it (MarketInfo of the Venue port fits). */
@@ -223,6 +224,11 @@ export interface StatusSnapshot {
      */
     readonly roundTrips?: RoundTripStatus;
   };
+  /**
+   * The session's markouts (+1 s, +10 s, +60 s), fill ratio and max drawdown, measured as a backtest
+   * measures them (src/ops/session-trade-stats.ts). Absent from an older daemon.
+   */
+  readonly trading?: SessionTradeStatus;
   readonly fills: {
     /** The bot's own fills of this session. */
     readonly count: number;

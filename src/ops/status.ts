@@ -32,6 +32,7 @@ import { byCount, RecentCounts } from './recent-counts.ts';
 import type { FleetStatusSection } from './status-fleet.ts';
 import { NO_REWARDS, pnlRewardsStatus, rewardSamples, type RewardsView } from './status-rewards.ts';
 import { RoundTrips, roundTripOp, type RoundTripStatus } from './round-trips.ts';
+import { midOfTop, SessionTradeStats, type SessionTradeStatus } from './session-trade-stats.ts';
 
 export type { FleetStatusSection } from './status-fleet.ts';
 export { avgPriceText, rejectionsNotCountedOf } from './status-snapshot.ts';
@@ -108,7 +109,7 @@ const NO_INTENTS: DaemonIntents = { refused: new Map(), trimmed: new Map(), stra
 
 /** Options of `new DaemonMonitor`. */
 export interface MonitorOptions {
-  readonly clock: Pick<Clock, 'now'>;
+  readonly clock: Clock;
   readonly metrics: Metrics;
   /** Market data silence after which health says `feed_stale`, ms (0: off). */
   readonly feedStaleMs: number;
@@ -200,7 +201,7 @@ const TRIGGERS = new Set<MmkitEvent['type']>([
 export class DaemonMonitor {
   readonly metrics: Metrics;
   readonly #o: MonitorOptions;
-  readonly #clock: Pick<Clock, 'now'>;
+  readonly #clock: Clock;
   readonly #hr: () => number;
   readonly #startedAt: number;
   #ctx: MonitorContext = { markets: [], strategy: { name: '', params: {} }, address: '', venueUrl: '' };
@@ -223,6 +224,8 @@ export class DaemonMonitor {
   #last: StatusSnapshot | undefined;
   #heartbeatFailed = 0;
   readonly #roundTrips = new RoundTrips();
+  /** Markouts, fill ratio and drawdown of the session (as a backtest measures them). */
+  readonly #trade: SessionTradeStats;
   #totals: { at: number; value: ReturnType<DaemonView['totals']>; ledger: LedgerStatus | null } | undefined;
   #fleet: (() => FleetStatusSection | undefined) | undefined;
   /** The last 5 minutes of refusals, trims and strategy errors (fed from the totals at each sample). */
@@ -238,6 +241,17 @@ export class DaemonMonitor {
     this.#startedAt = o.clock.now();
     this.#seriesCap = Math.max(4, o.seriesCapacity ?? 720);
     this.#recentCap = Math.max(1, o.recentFills ?? 50);
+    this.#trade = new SessionTradeStats({ clock: o.clock, mid: (t) => midOfTop(this.#view?.book(t)) });
+  }
+
+  /** Stops the markout timers (at shutdown: the markouts still pending are left out, as at a backtest's end). */
+  close(): void {
+    this.#trade.close();
+  }
+
+  /** The session's markouts, fill ratio (of `placed` orders: default, the store's totals last read) and max drawdown. */
+  tradeStats(placed = this.#totals?.value.ordersPlaced ?? 0): SessionTradeStatus {
+    return this.#trade.status(placed);
   }
 
   // ---- lifecycle ---------------------------------------------------------------------------------
@@ -387,6 +401,7 @@ export class DaemonMonitor {
       status: f.status,
     });
     if (this.#recent.length > this.#recentCap) this.#recent.length = this.#recentCap;
+    this.#trade.fill(f);
   }
 
   /** A heartbeat attempt finished. */
@@ -476,6 +491,7 @@ export class DaemonMonitor {
     const rw = v?.rewards?.() ?? NO_REWARDS;
     const rewardsTotal = rw.paid + rw.estimated;
     const total = pnl.total + rewardsTotal;
+    this.#trade.pnl(total);
     const collateral = v?.collateral() ?? { available: 0, reserved: 0 };
     const live = v?.liveOrders() ?? [];
     const ks = v?.killSwitch() ?? { tripped: false };
@@ -592,6 +608,7 @@ export class DaemonMonitor {
         notCounted: v?.rejectionsNotCounted?.() ?? { sellBalanceRaces: 0, postOnlyCrossings: 0 },
         roundTrips: this.#roundTrips.status(),
       },
+      trading: this.#trade.status(totals.ordersPlaced),
       fills: {
         count: fillCount,
         volume: formatAmount(volume),

@@ -263,7 +263,20 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
       strategy: { name: string };
       pnl: { total: string; series: unknown[] };
       orders: { roundTrips: { place: { count: number; p50Ms: number; p90Ms: number; maxMs: number } | null } };
+      trading: {
+        markouts: Array<{ horizonMs: number; fills: number; avg: number | null }>;
+        ordersFilled: number;
+        fillRatio: number | null;
+        maxDrawdown: string;
+      };
     };
+    // markouts, fill ratio and drawdown, as a backtest reports them (trial 11 F4)
+    expect(status.trading.markouts.map((x) => x.horizonMs)).toEqual([1000, 10_000, 60_000]);
+    expect(status.trading.markouts[0]!.fills).toBeGreaterThan(0);
+    expect(status.trading.markouts[0]!.avg).not.toBeNull();
+    expect(status.trading.ordersFilled).toBeGreaterThan(0);
+    expect(status.trading.fillRatio).toBeGreaterThan(0);
+    expect(status.trading.maxDrawdown).toMatch(/^\d+(\.\d+)?$/);
     const rt = status.orders.roundTrips.place!;
     expect(rt.count).toBeGreaterThan(0);
     expect(rt.p50Ms).toBeGreaterThan(0);
@@ -284,6 +297,8 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
       human = await mmkit(['status', '--url', url]);
     }
     expect(human.out).toContain(`mmkit daemon at ${url}: HEALTHY`);
+    expect(human.out).toMatch(/^markouts {4}\+1s [+-]\d\.\d{4} /m);
+    expect(human.out).toMatch(/^fill ratio {2}\d+\.\d % of orders placed got a fill/m);
     expect(human.out).toMatch(/^round trips place [\d.]+ ms median \(p90 [\d.]+, max [\d.]+; \d+ answers?/m);
     seen.push(human.out, human.err);
     const nobody = await mmkit(['status', '--url', 'http://127.0.0.1:1']);
@@ -311,6 +326,9 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     expect(code, bot.err().slice(-3000)).toBe(0);
     expect(bot.out()).toContain('kill switch over HTTP');
     expect(bot.out()).toContain('open orders left  0');
+    expect(bot.out()).toMatch(/^ {2}markouts {10}\+1s [+-]\d\.\d{4} {3}\+10s /m);
+    expect(bot.out()).toMatch(/^ {2}fill ratio {8}\d+\.\d % of orders placed got a fill \(\d+\)$/m);
+    expect(bot.out()).toMatch(/^ {2}max drawdown {6}\d+(\.\d+)? USDC/m);
     expect(bot.out()).toMatch(/round trips to the venue .*\n {2}place [\d.]+ ms median .*; cancel [\d.]+ ms median/);
     expect(ex.exchange.openOrders(address)).toEqual([]);
     expect(existsSync(join(dir, 'daemon.json'))).toBe(false);

@@ -184,6 +184,9 @@ describe('DaemonMonitor', () => {
       roundTrips: { place: { count: 1, window: 1, p50Ms: 2.5, p90Ms: 2.5, maxMs: 2.5 }, cancel: null },
     });
     expect(s.fills).toMatchObject({ count: 1, volume: '1', notional: '0.44' });
+    // markouts, fill ratio and drawdown of the session (src/ops/session-trade-stats.ts)
+    expect(s.trading?.markouts.map((x) => x.horizonMs)).toEqual([1000, 10_000, 60_000]);
+    expect(s.trading).toMatchObject({ ordersFilled: 0, fillRatio: 0, maxDrawdown: '0' });
   });
 
   it("shows the gate's refusals by code and the strategy's errors, since the start and over the last 5 minutes (F22)", async () => {

@@ -1,0 +1,138 @@
+/**
+ * The daemon's session figures that a backtest reports beside fills and PnL, measured the same way
+ * so the two can be compared (trial 11 F4):
+ *  - markouts at +1 s, +10 s, +60 s: a fill's token's mid at the horizon minus the fill price for a
+ *    BUY, the fill price minus that mid for a SELL, size-weighted, in price units; a horizon whose
+ *    book is stale or one-sided then is left out, as a backtest leaves it out (the same online
+ *    accumulator: src/backtest/fill-stats.ts, and the same horizons: src/backtest/metrics.ts);
+ *  - the fill ratio: orders of the session that got a fill over orders placed;
+ *  - the max drawdown: the largest fall of total PnL from its running peak, on the status samples
+ *    (every second), as a backtest measures it on its PnL samples (`--sample-ms`, 1 s by default).
+ *
+ * Time is the injected clock's (markout timers); the mids are read from the daemon's books.
+ */
+import type { Clock, TimerHandle } from '../core/clock.ts';
+import type { FillEvent } from '../core/events.ts';
+import { formatAmount } from '../core/units.ts';
+import { FillStatsAccumulator } from '../backtest/fill-stats.ts';
+import { MARKOUT_HORIZONS_MS } from '../backtest/metrics.ts';
+import type { StatFill } from '../backtest/types.ts';
+
+/** A markout horizon's figure: size-weighted, price units (6 decimals); null before any fill has one. */
+export interface MarkoutStatus {
+  readonly horizonMs: number;
+  readonly fills: number;
+  readonly avg: number | null;
+}
+
+/** The session's trade figures (see the module comment). */
+export interface SessionTradeStatus {
+  readonly markouts: readonly MarkoutStatus[];
+  /** Orders of the session with at least one fill. */
+  readonly ordersFilled: number;
+  /** `ordersFilled` / the orders placed (6 decimals); null before any order. */
+  readonly fillRatio: number | null;
+  /** The largest fall of total PnL from its running peak, USDC (decimal string). */
+  readonly maxDrawdown: string;
+}
+
+/** Options of SessionTradeStats. */
+export interface SessionTradeStatsOptions {
+  readonly clock: Clock;
+  /** The token's mid now, pips (may be x.5); null when its book is stale or one-sided. */
+  readonly mid: (tokenId: string) => number | null;
+  readonly horizonsMs?: readonly number[];
+}
+
+/** The session's markouts, fill ratio and drawdown (see the module comment). */
+export class SessionTradeStats {
+  readonly #o: SessionTradeStatsOptions;
+  readonly #horizons: readonly number[];
+  readonly #acc: FillStatsAccumulator;
+  readonly #filled = new Set<string>();
+  readonly #timers = new Set<TimerHandle>();
+  #peak: number | undefined;
+  #drawdown = 0;
+  #closed = false;
+
+  constructor(o: SessionTradeStatsOptions) {
+    this.#o = o;
+    this.#horizons = o.horizonsMs ?? MARKOUT_HORIZONS_MS;
+    this.#acc = new FillStatsAccumulator({ horizonsMs: this.#horizons, limit: 0, startMs: o.clock.now(), tokens: [] });
+  }
+
+  /** A new fill of the bot's own order (each once): counted, and its markouts timed. */
+  fill(f: FillEvent): void {
+    if (this.#closed) return;
+    const row: StatFill = {
+      t: this.#o.clock.now(),
+      tokenId: f.tokenId,
+      side: f.side,
+      price: f.price,
+      size: f.size,
+      fee: f.fee ?? 0,
+      role: f.role,
+    };
+    this.#acc.add(row);
+    this.#filled.add(f.orderId);
+    this.#horizons.forEach((h, i) => {
+      const handle = this.#o.clock.setTimeout(() => {
+        this.#timers.delete(handle);
+        this.#acc.markout(row, i, this.#o.mid(f.tokenId));
+      }, h);
+      this.#timers.add(handle);
+    });
+  }
+
+  /** A sample of total PnL, micro-USDC: the drawdown from the running peak. */
+  pnl(total: number): void {
+    if (this.#peak === undefined || total > this.#peak) this.#peak = total;
+    this.#drawdown = Math.max(this.#drawdown, this.#peak - total);
+  }
+
+  /** The figures now; `placed`: the orders placed this session. */
+  status(placed: number): SessionTradeStatus {
+    const r = this.#acc.result(this.#o.clock.now());
+    return {
+      markouts: r.markouts.map((m) => ({ horizonMs: m.horizonMs, fills: m.fills, avg: m.avg })),
+      ordersFilled: this.#filled.size,
+      fillRatio: placed > 0 ? Math.round((this.#filled.size / placed) * 1e6) / 1e6 : null,
+      maxDrawdown: formatAmount(this.#drawdown),
+    };
+  }
+
+  /** Stops the markout timers (the pending markouts are left out). */
+  close(): void {
+    this.#closed = true;
+    for (const h of this.#timers) this.#o.clock.clearTimeout(h);
+    this.#timers.clear();
+  }
+}
+
+/** The token's mid from its book top (pips; x.5 when the spread is odd); null when stale or one-sided. */
+export function midOfTop(
+  top: { readonly bestBid: number | null; readonly bestAsk: number | null; readonly stale: boolean } | undefined,
+): number | null {
+  if (top === undefined || top.stale || top.bestBid === null || top.bestAsk === null) return null;
+  return (top.bestBid + top.bestAsk) / 2;
+}
+
+const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(4)}`;
+
+/**
+ * The summary's lines, as a backtest's: `markouts  +1s +0.0082   +10s +0.0088   +60s +0.0087
+ * (price units, size-weighted, over 121/117/97 fills)`, `fill ratio  19.7 % of orders placed got a
+ * fill`, `max drawdown  0.19 USDC`.
+ */
+export function sessionTradeLines(s: SessionTradeStatus): { markouts: string; fillRatio: string; maxDrawdown: string } {
+  return {
+    markouts:
+      s.markouts.map((m) => `+${m.horizonMs / 1000}s ${m.avg === null ? 'n/a' : signed(m.avg)}`).join('   ') +
+      `   (price units, size-weighted, over ${s.markouts.map((m) => m.fills).join('/')} fills)`,
+    fillRatio:
+      s.fillRatio === null
+        ? 'n/a (no order placed)'
+        : `${(s.fillRatio * 100).toFixed(1)} % of orders placed got a fill (${s.ordersFilled})`,
+    maxDrawdown: `${s.maxDrawdown} USDC (on the status samples, every second)`,
+  };
+}
