@@ -144,7 +144,7 @@ export function deferredOrders(
   // they are one write per order per interval: the pending map holds each order's row as it will
   // be, in order of first change (a Map keeps insertion order, so the INSERTs come out in the order
   // the orders were first recorded: the same rowids, the same `ORDER BY created_at, rowid`).
-  // Exactness: the merges below are the statements' semantics (INSERT OR IGNORE; the UPDATE's
+  // Exactness: the merges below are the statements' semantics (ON CONFLICT (id) DO NOTHING; the UPDATE's
   // COALESCE / MAX / CASE); a call validates everything that can throw (checkInt) before it changes
   // the map, so a throwing call changes nothing; an input the schema would refuse or coerce goes
   // to the statements themselves (`direct`), after the pending writes.
@@ -212,7 +212,7 @@ export function deferredOrders(
   const bound = (): void => {
     if (pending.size >= pendingBound) writePending();
   };
-  // the deferred counterparts of insertOrder (INSERT OR IGNORE) / recordOrder (ON CONFLICT (id) DO
+  // the deferred counterparts of insertOrder and recordOrder (both ON CONFLICT (id) DO
   // NOTHING) and updateOrder; validated inputs
   const deferInsert = (
     id: string,

@@ -100,18 +100,26 @@ export function orderWrites(db: Database.Database, st: Statements): OrderWrites 
     checkInt('price', o.price);
     checkInt('size', o.originalSize);
     checkInt('sizeMatched', o.sizeMatched);
-    return st.insertOrder.run({
-      id: o.id,
-      market: o.market,
-      token: o.tokenId,
-      side: o.side,
-      price: o.price,
-      size: o.originalSize,
-      type: o.type ?? 'GTC',
-      status: o.status,
-      size_matched: o.sizeMatched,
-      now,
-    }).changes;
+    try {
+      return st.insertOrder.run({
+        id: o.id,
+        market: o.market,
+        token: o.tokenId,
+        side: o.side,
+        price: o.price,
+        size: o.originalSize,
+        type: o.type ?? 'GTC',
+        status: o.status,
+        size_matched: o.sizeMatched,
+        now,
+      }).changes;
+    } catch (error) {
+      if (!isConstraintError(error)) throw error;
+      throw new ValidationError(`adoptOrder: order ${String(o.id)} found at the venue not recorded: ${error.message}`, {
+        cause: error,
+        details: { id: o.id },
+      });
+    }
   };
   const updateManyRaw = (
     us: readonly { id: OrderId; patch: OrderPatch; adopt?: AdoptedOrder }[],

@@ -37,10 +37,13 @@ export function prepareStatements(db: Database.Database) {
        AND price = @price AND size = @size AND type = @type`,
       )
       .pluck(),
-    // an order adopted from the venue: an existing row is left alone
+    // an order adopted from the venue: an existing row is left alone; any other constraint failure
+    // throws, where OR IGNORE would skip the row without a word (the order's fills then booked as
+    // not the bot's)
     insertOrder: db.prepare(
-      `INSERT OR IGNORE INTO orders (id, market, token, side, price, size, type, status, size_matched, created_at, updated_at, reject_code)
-     VALUES (@id, @market, @token, @side, @price, @size, @type, @status, @size_matched, @now, @now, NULL)`,
+      `INSERT INTO orders (id, market, token, side, price, size, type, status, size_matched, created_at, updated_at, reject_code)
+     VALUES (@id, @market, @token, @side, @price, @size, @type, @status, @size_matched, @now, @now, NULL)
+     ON CONFLICT (id) DO NOTHING`,
     ),
     getOrder: db.prepare('SELECT * FROM orders WHERE id = ?'),
     openOrders: db.prepare(

@@ -273,6 +273,30 @@ describe('orders', () => {
     expect(store.order('0xa' as OrderId)?.price).toBe(5000);
   });
 
+  it('an adopted order the table refuses is a ValidationError naming it, never skipped without a word', () => {
+    const bad = {
+      id: '0xbad' as OrderId,
+      market: M,
+      tokenId: YES,
+      side: 'buy' as 'BUY', // (a mapping defect: the table takes BUY or SELL)
+      price: 5000 as Pips,
+      originalSize: 5_000_000 as Micro,
+      sizeMatched: 0 as Micro,
+      status: 'live' as const,
+    };
+    let err: unknown;
+    try {
+      store.adoptOrder(bad);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as ValidationError).message).toMatch(
+      /^adoptOrder: order 0xbad found at the venue not recorded: .*CHECK/,
+    );
+    expect(store.order('0xbad' as OrderId)).toBeUndefined();
+  });
+
   it('refuses floats and negative amounts (integer units only)', () => {
     expect(() => store.recordOrder(prepared('0xf', { price: 50.5 as Pips }))).toThrow(RangeError);
     expect(() => store.recordFill(fill('t', '0x1', { size: -1 as Micro }))).toThrow(RangeError);
