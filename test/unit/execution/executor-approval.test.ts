@@ -14,7 +14,7 @@ import { Executor } from '../../../src/execution/executor.ts';
 import { isApproved, pullQuotes, spendApproval, type Approved } from '../../../src/risk/gate.ts';
 import { openStore, type Store } from '../../../src/store/store.ts';
 import { approved, approvedOrder } from '../../support/approve.ts';
-import { FakeVenue, deferred, flush } from './fake-venue.ts';
+import { FakeVenue, flush } from './fake-venue.ts';
 
 const M = '0xm1' as ConditionId;
 const Y = 'yes' as TokenId;
@@ -86,20 +86,6 @@ describe('approval is a type the gate alone makes', () => {
   });
 });
 
-/** The venue answers the first place only when the returned gate is resolved (a quote cycle kept running). */
-function firstPlaceWaits() {
-  const gate = deferred<readonly PlaceOutcome[]>();
-  let first = true;
-  venue.placeHook = async (orders, accept) => {
-    if (first) {
-      first = false;
-      await gate.promise;
-    }
-    return orders.map(accept);
-  };
-  return gate;
-}
-
 describe('Executor.execute: immediate orders', () => {
   it('records the order before sending it, sends it as FAK once, and the tracker finishes it on a match', async () => {
     const seen: Array<string | undefined> = [];
@@ -125,7 +111,7 @@ describe('Executor.execute: immediate orders', () => {
   });
 
   it('waits for a running quote cycle of its market, then goes before the next one', async () => {
-    const gate = firstPlaceWaits();
+    const held = venue.holdFirstPlace();
     ex.submit(
       approved({ market: M, quotes: [{ tokenId: Y, side: 'BUY', price: 4800 as Pips, size: 5e6 as Micro }], at: 1 }),
     );
@@ -136,7 +122,7 @@ describe('Executor.execute: immediate orders', () => {
     );
     await flush(3);
     expect(venue.calls.filter((c) => c.kind === 'place')).toHaveLength(1); // the cycle still runs
-    gate.resolve([]);
+    held.release();
     await ex.idle();
     const kinds = venue.calls.filter((c) => c.kind !== 'order').map((c) => c.kind);
     // cycle 1's place, then the FAK, then cycle 2 (cancel the 4800 bid, place the 4700 one)
@@ -146,7 +132,7 @@ describe('Executor.execute: immediate orders', () => {
   });
 
   it("runs its market's quote change handed before it first (the same output's: its cancels free what the order uses)", async () => {
-    const gate = firstPlaceWaits();
+    const held = venue.holdFirstPlace();
     ex.submit(
       approved({ market: M, quotes: [{ tokenId: Y, side: 'SELL', price: 5400 as Pips, size: 5e6 as Micro }], at: 1 }),
     );
@@ -154,7 +140,7 @@ describe('Executor.execute: immediate orders', () => {
     // one output while that cycle runs: pull the ask, then sell the shares it held
     ex.submit(approved({ market: M, quotes: [], at: 2 }));
     ex.execute([approvedOrder({ ...fak(5000), side: 'SELL' })]);
-    gate.resolve([]);
+    held.release();
     await flush(1);
     await ex.idle();
     const kinds = venue.calls.filter((c) => c.kind !== 'order').map((c) => c.kind);

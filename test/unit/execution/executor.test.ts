@@ -226,15 +226,7 @@ describe('Executor: cancels first', () => {
 
 describe('Executor: latest intent wins', () => {
   it('intents arriving during a cycle replace each other; only the latest is sent', async () => {
-    const gate = deferred<void>();
-    let first = true;
-    venue.placeHook = async (orders, accept) => {
-      if (first) {
-        first = false;
-        await gate.promise;
-      }
-      return orders.map(accept);
-    };
+    const held = venue.holdFirstPlace();
     ex.submit(want([q('BUY', 1000)]));
     await flush();
     ex.submit(want([q('BUY', 2000)]));
@@ -242,7 +234,7 @@ describe('Executor: latest intent wins', () => {
     ex.submit(want([q('BUY', 4000)]));
     await flush();
     expect(venue.count('place')).toBe(1);
-    gate.resolve();
+    held.release();
     await ex.idle();
     const placedPrices = venue.calls
       .filter((c) => c.kind === 'place')

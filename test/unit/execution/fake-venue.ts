@@ -43,6 +43,23 @@ export class FakeVenue implements Venue {
   cancelAllHook: ((all: () => CancelOutcome) => Promise<CancelOutcome>) | undefined;
   heartbeatHook: (() => Promise<boolean>) | undefined;
   #n = 0;
+
+  /**
+   * Holds the next place request back (a quote cycle kept running) until the returned `release` is
+   * called; every place after it is answered at once. Its orders are accepted.
+   */
+  holdFirstPlace(): { release: () => void } {
+    const gate = deferred<void>();
+    let first = true;
+    this.placeHook = async (orders, accept) => {
+      if (first) {
+        first = false;
+        await gate.promise;
+      }
+      return orders.map(accept);
+    };
+    return { release: () => gate.resolve() };
+  }
   /** Orders the venue refuses as duplicates once seen (like the real one). */
   readonly seen = new Set<string>();
 
