@@ -121,7 +121,7 @@ export async function loadStrategy(nameOrPath: string, options: LoadStrategyOpti
     throw new ConfigError(STRATEGY_KEY, 'a strategy name or path is required');
   const file = moduleFileFor(nameOrPath.trim(), options);
   const url = pathToFileURL(file).href;
-  if (file.endsWith('.ts')) registerPluginFormatHook();
+  if (file.endsWith('.ts') || file.endsWith('.js')) registerPluginFormatHook();
   if (RUNNING_COMPILED && /\.m?ts$/.test(file)) await registerTsxOnce();
   let mod: unknown;
   try {

@@ -13,7 +13,11 @@
  * ES module from its real `file:` URL with a source map: frames read `/path/plugin.ts:line:column`.
  * It touches only `.ts` files outside `node_modules`, in a package scope that is not
  * `"type": "module"`, whose source has an `import` or `export` statement; a CommonJS-style `.ts`
- * file keeps loading as CommonJS. From the compiled `dist/`, src/strategy/loader.ts registers tsx
+ * file keeps loading as CommonJS. A `.js` plugin of that kind (ES-module syntax in a scope that is
+ * not `"type": "module"`) is loaded as an ES module from its file the same way (format `module`):
+ * with tsx registered (running from the sources) it was compiled to CommonJS in memory too, and its
+ * errors, a stack overflow among them, pointed into the compiled code (trial 10 F20); plain Node
+ * (the compiled `dist/`) detects its syntax and loads it so anyway. From the compiled `dist/`, src/strategy/loader.ts registers tsx
  * for the process before the first `.ts` plugin (and retries a CommonJS-style one through
  * `tsImport`, which honours the hook too).
  *
@@ -46,13 +50,16 @@ function packageScopeIsModule(dir) {
   return isModule;
 }
 
-function esmTypeScriptFile(file) {
-  if (!file.endsWith('.ts') || file.endsWith('.d.ts') || file.includes('/node_modules/')) return false;
+// the format to load an ES-module file of a scope that is not "type": "module" in (undefined: leave it)
+function esmFormatOf(file) {
+  const ts = file.endsWith('.ts') && !file.endsWith('.d.ts');
+  if ((!ts && !file.endsWith('.js')) || file.includes('/node_modules/')) return undefined;
   try {
-    return !packageScopeIsModule(dirname(file)) && ESM_SYNTAX.test(readFileSync(file, 'utf8'));
+    if (packageScopeIsModule(dirname(file)) || !ESM_SYNTAX.test(readFileSync(file, 'utf8'))) return undefined;
   } catch {
-    return false;
+    return undefined;
   }
+  return ts ? 'module-typescript' : 'module';
 }
 
 // A path specifier is resolved here, before tsx's own resolve, which would mark it as CommonJS (a
@@ -69,8 +76,8 @@ export async function resolve(specifier, context, next) {
       let file = fileURLToPath(url);
       // TypeScript's ESM convention: './helper.js' names ./helper.ts
       if (file.endsWith('.js') && !existsSync(file)) file = file.slice(0, -3) + '.ts';
-      if (existsSync(file) && esmTypeScriptFile(file))
-        return { url: pathToFileURL(file).href, format: 'module-typescript', shortCircuit: true };
+      const format = existsSync(file) ? esmFormatOf(file) : undefined;
+      if (format !== undefined) return { url: pathToFileURL(file).href, format, shortCircuit: true };
     }
   }
   return next(specifier, context);
@@ -79,7 +86,7 @@ export async function resolve(specifier, context, next) {
 
 let registered = false;
 
-/** Registers the hook (once per process) that loads ES-module `.ts` plugins outside `"type": "module"` packages as ES modules. */
+/** Registers the hook (once per process) that loads ES-module `.ts` and `.js` plugins outside `"type": "module"` packages as ES modules. */
 export function registerPluginFormatHook(): void {
   if (registered) return;
   registered = true;

@@ -33,12 +33,16 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function mmkit(args: string[], cwd = dir): Promise<{ code: number | null; out: string; err: string }> {
+async function mmkit(
+  args: string[],
+  cwd = dir,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; out: string; err: string }> {
   // the default feed-cache folder, inside this test's folder
   const p = spawn(process.execPath, [BIN, ...args], {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, MMKIT_CACHE_DIR: join(dir, 'cache') },
+    env: { ...process.env, MMKIT_CACHE_DIR: join(dir, 'cache'), ...env },
   });
   let out = '';
   let err = '';
@@ -204,6 +208,35 @@ describe('mmkit backtest', () => {
       rmSync(out, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it('names where a .js plugin outside the project overflowed its stack by its file:line:column, from the sources too', async () => {
+    // a .js file with ES-module syntax in no "type": "module" package: with tsx registered (the
+    // sources) it was compiled to CommonJS in memory, and its errors pointed into the compiled code
+    // ("compiled code at 2:1275", trial 10 F20); src/strategy/plugin-format.ts loads it as an ES module
+    const out = mkdtempSync(join(tmpdir(), 'mmkit-plugin-js-outside-'));
+    try {
+      const api = relative(out, join(ROOT, 'src/strategy/index.ts')).split(sep).join('/');
+      const file = join(out, 'deep.js');
+      writeFileSync(
+        file,
+        `import { defineStrategy } from '${api}';\nexport default defineStrategy({ name: 'deep', params: {}, create: () => ({\n  onEvent() { const f = (n) => f(n + 1); f(0); },\n}) });\n`,
+      );
+      for (const from of ['src', undefined]) {
+        const r = await mmkit(
+          ['backtest', '--feed', feed, '--strategy', file, '--no-feed-cache', '--json'],
+          dir,
+          from !== undefined ? { MMKIT_FROM: from } : {},
+        );
+        expect(r.code, r.err.slice(-2000)).toBe(1);
+        const first = JSON.parse(r.out).engine.firstStrategyError as { message: string; at: string };
+        expect(first.message).toMatch(/Maximum call stack size exceeded/);
+        expect(first.at, `MMKIT_FROM=${from}`).toBe(`${file}:3:32`);
+        expect(r.out + r.err).not.toContain('compiled code');
+      }
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 180_000);
 
   it('runs a synthetic world in virtual time', async () => {
     const r = await mmkit([
