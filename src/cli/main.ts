@@ -122,6 +122,11 @@ ${EXIT_CODES_HELP}`,
     '--world-profile <name>',
     'who trades in the world: calm | realistic | toxic (README, World profiles) [exchange.worldProfile]',
   )
+  .option(
+    '--fee-rate-bps <n>',
+    "taker fee rate of the world's markets, bps, 0 to 1000 (takers pay it under the CLOB protocol's formula) [exchange.feeRateBps]",
+    intArg('--fee-rate-bps', 0, 1000),
+  )
   .option('--no-lifecycle', 'markets do not close, resolve or appear during the run [exchange.lifecycle]')
   .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]')
   .option(
@@ -153,6 +158,7 @@ ${EXIT_CODES_HELP}`,
       'exchange.db': o.db,
       'exchange.agents': o.agents,
       'exchange.worldProfile': o.worldProfile,
+      'exchange.feeRateBps': o.feeRateBps,
       'exchange.lifecycle': o.lifecycle === false ? false : undefined,
       ...rewardFlagOverrides(o),
       'log.level': o.logLevel,
@@ -185,7 +191,7 @@ ${EXIT_CODES_HELP}`,
       fund: o.fund,
       logger,
       ...(x.db ? { dbFile: x.db } : {}),
-      world: { agents: x.agents, lifecycle: x.lifecycle, profile: x.worldProfile },
+      world: { agents: x.agents, lifecycle: x.lifecycle, profile: x.worldProfile, feeRateBps: x.feeRateBps },
       faults: await parseFaults(x.faults),
       exchange: {
         startingCollateral: parseAmount(x.startingBalance),
@@ -224,7 +230,7 @@ ${EXIT_CODES_HELP}`,
     if (o.json) process.stdout.write(JSON.stringify(running.urls) + '\n');
     else {
       process.stdout.write(
-        `mmkit paper exchange listening (seed ${x.seed}, world profile ${x.worldProfile}, chain ${x.chainId}, CLOB protocol ${x.protocol})\n`,
+        `mmkit paper exchange listening (seed ${x.seed}, world profile ${x.worldProfile}${x.feeRateBps > 0 ? `, taker fee ${x.feeRateBps} bps` : ''}, chain ${x.chainId}, CLOB protocol ${x.protocol})\n`,
       );
       for (const [k, v] of Object.entries(running.urls)) process.stdout.write(`  ${k.padEnd(15)} ${v}\n`);
     }
@@ -280,6 +286,11 @@ SIGHUP or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit 
     '--world-profile <name>',
     'with the in-process paper exchange: who trades in its world, calm | realistic | toxic [exchange.worldProfile]',
   )
+  .option(
+    '--fee-rate-bps <n>',
+    "with the in-process paper exchange: its markets' taker fee rate, bps, 0 to 1000 [exchange.feeRateBps]",
+    intArg('--fee-rate-bps', 0, 1000),
+  )
   .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [log.level]')
   .option(
     '--log-format <format>',
@@ -320,6 +331,7 @@ SIGHUP or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit 
       'ops.httpPort': o.httpPort,
       'ops.httpHost': o.httpHost,
       'exchange.worldProfile': o.worldProfile,
+      'exchange.feeRateBps': o.feeRateBps,
       ...rewardFlagOverrides(o),
       'log.level': o.logLevel,
       'log.format': o.logFormat,
@@ -365,6 +377,7 @@ SIGHUP or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit 
         seed: b.seed,
         paperProtocol: cfg.exchange.protocol === 2 ? 2 : 1,
         worldProfile: cfg.exchange.worldProfile,
+        ...(cfg.exchange.feeRateBps > 0 ? { paperFeeRateBps: cfg.exchange.feeRateBps } : {}),
         paperRewards,
         inProcessFlags: inProcessOnlyFlags(o),
         collateral: {

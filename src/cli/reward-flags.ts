@@ -63,17 +63,19 @@ export function rewardFlagOverrides(o: {
 
 /**
  * The flags of `mmkit run` given on the command line that apply only to its in-process paper
- * exchange (`--world-profile`, `--rewards-*`): the daemon warns that they have no effect when it
+ * exchange (`--world-profile`, `--fee-rate-bps`, `--rewards-*`): the daemon warns that they have no effect when it
  * trades on a venue given by URL (`--exchange-url`, `venue.*Url`, shadow mode).
  */
 export function inProcessOnlyFlags(o: {
   worldProfile?: string;
+  feeRateBps?: number;
   rewardsEpoch?: number;
   rewardsSample?: number;
   rewardsMinPayout?: string;
 }): string[] {
   return [
     ...(o.worldProfile !== undefined ? ['--world-profile'] : []),
+    ...(o.feeRateBps !== undefined ? ['--fee-rate-bps'] : []),
     ...(o.rewardsEpoch !== undefined ? ['--rewards-epoch'] : []),
     ...(o.rewardsSample !== undefined ? ['--rewards-sample'] : []),
     ...(o.rewardsMinPayout !== undefined ? ['--rewards-min-payout'] : []),

@@ -3,7 +3,7 @@
  *
  * Why: `mmkit run` without a venue starts a paper exchange in its own process on a free loopback
  * port, in memory, with its world seeded by `bot.seed`; of the `exchange.*` keys it applies only
- * `exchange.worldProfile`, `exchange.protocol` and `exchange.rewards.*`. The others (`exchange.db`,
+ * `exchange.worldProfile`, `exchange.feeRateBps`, `exchange.protocol` and `exchange.rewards.*`. The others (`exchange.db`,
  * `exchange.startingBalance`, `exchange.agents`, the limits...) configure `mmkit exchange`. An
  * operator who sets them for `mmkit run` (MMKIT_EXCHANGE_DB to keep the world across restarts, a
  * smaller starting balance) would otherwise see them accepted by `config check` and silently
@@ -15,7 +15,7 @@
 import { schemaLeaves, type MmkitConfig } from './config.ts';
 
 /** The `exchange.*` keys the in-process paper exchange applies (the host and port do not matter to it). */
-const APPLIED = /^exchange\.(worldProfile|protocol|rewards\..+|host|port)$/;
+const APPLIED = /^exchange\.(worldProfile|feeRateBps|protocol|rewards\..+|host|port)$/;
 
 /** The value at a dotted key of the resolved configuration. */
 function valueAt(cfg: MmkitConfig, key: string): unknown {
@@ -46,7 +46,7 @@ export function inProcessIgnoredMessage(keys: readonly string[]): string {
   const seed = keys.includes('exchange.seed') ? ' (its world is seeded by bot.seed)' : '';
   return (
     `${keys.join(', ')} ${keys.length === 1 ? 'is' : 'are'} ignored by the in-process paper exchange of \`mmkit run\`${seed}: ` +
-    'it is in memory on a free port and applies only exchange.worldProfile, exchange.protocol and exchange.rewards.*, ' +
+    'it is in memory on a free port and applies only exchange.worldProfile, exchange.feeRateBps, exchange.protocol and exchange.rewards.*, ' +
     'so a restart is a new world and a new ledger epoch; for these keys run `mmkit exchange` with them ' +
     '(e.g. `mmkit exchange --db data/exchange.db`) and `mmkit run --exchange-url http://127.0.0.1:8080`'
   );

@@ -103,6 +103,8 @@ export interface RunConfig {
   paperProtocol?: 1 | 2;
   /** The in-process paper exchange's world profile (default: the exchange's, realistic). */
   worldProfile?: WorldProfileName;
+  /** The in-process paper exchange's markets' taker fee rate, bps (exchange.feeRateBps; default 0). */
+  paperFeeRateBps?: number;
   /** The in-process paper exchange's liquidity rewards (exchange.rewards.*: epoch, sampling, minimum payout). */
   paperRewards?: Partial<RewardOptions>;
   /** Flags given that apply only to the in-process paper exchange (warned of when there is none). */
@@ -316,7 +318,14 @@ async function runLocked(
         ...(cfg.paperProtocol !== undefined ? { protocol: cfg.paperProtocol } : {}),
         ...(cfg.paperRewards !== undefined ? { rewards: cfg.paperRewards } : {}),
       },
-      ...(cfg.worldProfile !== undefined ? { world: { profile: cfg.worldProfile } } : {}),
+      ...(cfg.worldProfile !== undefined || cfg.paperFeeRateBps !== undefined
+        ? {
+            world: {
+              ...(cfg.worldProfile !== undefined ? { profile: cfg.worldProfile } : {}),
+              ...(cfg.paperFeeRateBps !== undefined ? { feeRateBps: cfg.paperFeeRateBps } : {}),
+            },
+          }
+        : {}),
       logger: log.child({ component: 'exchange' }, { level: 'warn' }),
     });
     urls = urlsOf(exchange.urls.clob_url);
@@ -325,6 +334,7 @@ async function runLocked(
       {
         url: urls.clob.replace(/\/clob$/, ''),
         worldProfile: cfg.worldProfile ?? DEFAULT_WORLD_PROFILE,
+        feeRateBps: cfg.paperFeeRateBps ?? 0,
         seed: exchange.identity.seed,
         protocol: exchange.exchange.protocol,
       },

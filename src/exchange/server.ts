@@ -98,7 +98,10 @@ export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Pro
   });
   const replayed = journal ? ex.replay(journal.commands()) : 0;
   if (journal) ex.setSink(journal);
-  if (replayed === 0) seedWorld(ex, journal?.seed ?? seed);
+  if (replayed === 0)
+    seedWorld(ex, journal?.seed ?? seed, {
+      ...(o.world?.feeRateBps !== undefined ? { feeRateBps: o.world.feeRateBps } : {}),
+    });
   for (const f of o.fund ?? []) ex.fund(f.address, f.micro);
 
   const security = createSecurityLog(o.logger);

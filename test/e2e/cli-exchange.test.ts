@@ -89,6 +89,28 @@ describe('mmkit exchange', () => {
     expect(err).toContain('exchange.worldProfile');
   }, 90_000);
 
+  it('--fee-rate-bps: its markets charge takers that rate (fee-rate and the market listing say it); a bad rate is refused naming the key', async () => {
+    const { p, urls } = await start(['--seed', '3', '--fee-rate-bps', '200', '--agents', 'none']);
+    const markets = (await (await fetch(`${urls.clob_url}/markets`)).json()) as {
+      data: Array<{ taker_base_fee: number; tokens: Array<{ token_id: string }> }>;
+    };
+    expect(markets.data.length).toBeGreaterThan(0);
+    for (const m of markets.data) expect(m.taker_base_fee).toBe(200);
+    const token = markets.data[0]!.tokens[0]!.token_id;
+    expect(await (await fetch(`${urls.clob_url}/fee-rate?token_id=${token}`)).json()).toEqual({ base_fee: 200 });
+    p.kill('SIGTERM');
+    await exited(p);
+    const bad = spawn(process.execPath, [BIN, 'exchange', '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, MMKIT_EXCHANGE_FEE_RATE_BPS: '5000' },
+    });
+    let err = '';
+    bad.stderr!.on('data', (d) => (err += d));
+    const [code] = await once(bad, 'close');
+    expect(code).toBe(2);
+    expect(err).toContain('exchange.feeRateBps');
+  }, 90_000);
+
   it('--rewards-epoch / --rewards-sample / --rewards-min-payout: the world pays its providers; bad values refused naming the key', async () => {
     const { p, urls } = await start([
       '--seed',

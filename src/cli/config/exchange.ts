@@ -1,9 +1,11 @@
 /**
  * The `exchange.*` section of the configuration: the paper exchange (bind address, world, limits,
  * rewards, WebSockets). `mmkit exchange` applies all of it; `mmkit run`'s in-process exchange only
- * worldProfile, protocol and rewards.* and warns about the others that are set (src/cli/run-inprocess.ts).
+ * worldProfile, feeRateBps, protocol and rewards.* and warns about the others that are set
+ * (src/cli/run-inprocess.ts).
  */
 import { SIGNER_TIER_NAMES, type SignerTierName } from '../../core/signer-limits.ts';
+import { boundedFormat } from './bounded.ts';
 
 export const exchangeSchema = {
   host: {
@@ -85,6 +87,12 @@ export const exchangeSchema = {
     format: ['calm', 'realistic', 'toxic'],
     default: 'realistic',
     env: 'MMKIT_EXCHANGE_WORLD_PROFILE',
+  },
+  feeRateBps: {
+    doc: "Taker fee rate of the paper world's markets, bps (0: none, as before; the public service charges some markets, e.g. 1000 on its short crypto markets): takers pay it under the venue's order protocol (V2: shares x rate x p x (1 - p)), makers nothing. Set when the world is created: a world restored from exchange.db keeps its markets' rates.",
+    format: boundedFormat('fee-rate-bps', { type: 'integer', default: 0, min: 0, max: 1000, doc: '' }),
+    default: 0,
+    env: 'MMKIT_EXCHANGE_FEE_RATE_BPS',
   },
   lifecycle: {
     doc: 'Markets close, resolve and appear during the run.',
@@ -199,6 +207,7 @@ export type ExchangeConfig = {
   db: string;
   agents: 'default' | 'none';
   worldProfile: 'calm' | 'realistic' | 'toxic';
+  feeRateBps: number;
   lifecycle: boolean;
   faults: unknown[];
   rateLimits: { enabled: boolean; scale: number; queueMs: number };

@@ -21,7 +21,7 @@
 import type { PaperExchange } from '../exchange.ts';
 import { Agents, DEFAULT_AGENT_RATES, type AgentRates } from './agents.ts';
 import { roundPrice } from './crypto.ts';
-import { agentAccounts, generateWorld, type AgentAccounts } from './generator.ts';
+import { agentAccounts, generateWorld, withWorldFee, type AgentAccounts } from './generator.ts';
 import { DEFAULT_LIFECYCLE, Lifecycle, type LifecycleOptions } from './lifecycle.ts';
 import { CRYPTO_SYMBOLS } from './model.ts';
 import type { NewsEvent } from './news.ts';
@@ -73,6 +73,11 @@ export interface WorldOptions {
   lifecycleOptions?: Partial<LifecycleOptions>;
   /** Period of the crypto price publication, ms. Default 1000. */
   priceFeedMs?: number;
+  /**
+   * The taker fee rate of the markets the lifecycle lists, bps (0 to 1000; default 0: no fee). The
+   * seeded markets take theirs from `seedWorld`; give both the same.
+   */
+  feeRateBps?: number;
 }
 
 /** A started world. */
@@ -102,7 +107,8 @@ export interface RunningWorld {
  * Create the world's initial records in an empty exchange (deterministic for a seed: the same seed
  * gives the same ids and, at the same clock time, the same records). Places no orders.
  */
-export function seedWorld(ex: PaperExchange, seed: number): void {
+export function seedWorld(ex: PaperExchange, seed: number, o: { readonly feeRateBps?: number } = {}): void {
+  withWorldFee({ feeRateBps: 0 }, o.feeRateBps); // checked before anything is written
   const plan = generateWorld(seed, ex.clock.now());
   for (const tag of plan.tags) ex.exec({ k: 'tag', tag });
   for (const series of plan.series) ex.exec({ k: 'series', series });
@@ -118,7 +124,7 @@ export function seedWorld(ex: PaperExchange, seed: number): void {
   for (const event of plan.events) {
     ex.exec({ k: 'event', event });
     for (const m of byEvent.get(event.id) ?? []) {
-      ex.addMarket(m);
+      ex.addMarket(withWorldFee(m, o.feeRateBps));
       giveWorldRewards(ex, seed, m);
     }
   }
@@ -160,7 +166,13 @@ export function startWorld(ex: PaperExchange, opts: WorldOptions): RunningWorld 
       }
     });
   }
-  if (opts.lifecycle) new Lifecycle(rt, { ...DEFAULT_LIFECYCLE, ...(opts.lifecycleOptions ?? {}) }).start();
+  withWorldFee({ feeRateBps: 0 }, opts.feeRateBps);
+  if (opts.lifecycle)
+    new Lifecycle(rt, {
+      ...DEFAULT_LIFECYCLE,
+      ...(opts.lifecycleOptions ?? {}),
+      ...(opts.feeRateBps !== undefined ? { feeRateBps: opts.feeRateBps } : {}),
+    }).start();
   if (opts.agents === 'default' && (opts.rate ?? 1) > 0) new Agents(rt, rates).start();
   let stopped = false;
   return {

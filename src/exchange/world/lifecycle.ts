@@ -21,6 +21,7 @@ import {
   eventIdBase,
   gameEvent,
   rollingOf,
+  withWorldFee,
   type CommentParent,
 } from './generator.ts';
 import { GAME_SPORTS } from './catalog.ts';
@@ -35,9 +36,11 @@ export interface LifecycleOptions {
   commentsPerMin: number;
   /** Pause between the end of a game and the next game of its series, ms. Default 120 000. */
   gamePauseMs: number;
+  /** The taker fee rate of the markets it lists, bps. Default 0. */
+  feeRateBps: number;
 }
 
-export const DEFAULT_LIFECYCLE: LifecycleOptions = { commentsPerMin: 1, gamePauseMs: 120_000 };
+export const DEFAULT_LIFECYCLE: LifecycleOptions = { commentsPerMin: 1, gamePauseMs: 120_000, feeRateBps: 0 };
 
 /** Delay between a market's end and its resolution (deterministic per market). */
 export function resolveDelayMs(cid: string, crypto: boolean): number {
@@ -111,7 +114,7 @@ export class Lifecycle {
       const strike = this.rt.walk(rc.symbol).priceAt(startMs);
       const meta = cryptoWindowMarket(this.rt.seed, ev, rc, ev.marketIds.length, startMs, endMs, strike, now);
       this.putEvent({ ...ev, marketIds: [...ev.marketIds, meta.conditionId], endDate: meta.endDate });
-      this.ex.addMarket(meta);
+      this.ex.addMarket(withWorldFee(meta, this.opts.feeRateBps));
       giveWorldRewards(this.ex, this.rt.seed, meta);
       this.rt.stats.marketsCreated++;
     }
@@ -131,7 +134,7 @@ export class Lifecycle {
       this.putEvent(event);
       this.rt.stats.eventsCreated++;
       for (const m of markets) {
-        this.ex.addMarket(m);
+        this.ex.addMarket(withWorldFee(m, this.opts.feeRateBps));
         giveWorldRewards(this.ex, this.rt.seed, m);
         this.rt.stats.marketsCreated++;
       }
