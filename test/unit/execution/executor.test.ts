@@ -499,19 +499,11 @@ describe('Executor: pause', () => {
   });
 
   it('a pause during a cycle stops its remaining batches', async () => {
-    const gate = deferred<void>();
-    let first = true;
-    venue.placeHook = async (orders, accept) => {
-      if (first) {
-        first = false;
-        await gate.promise;
-      }
-      return orders.map(accept);
-    };
+    const held = venue.holdFirstPlace();
     ex.submit(want(ladder(30)));
     await flush();
     ex.pause('risk');
-    gate.resolve();
+    held.release();
     await ex.idle();
     expect(venue.count('place')).toBe(1);
     expect(cycles[0]).toMatchObject({ placed: 15, skipped: 15 });
