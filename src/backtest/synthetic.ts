@@ -160,7 +160,12 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
     clock: quiet,
     ...(w.rewards !== undefined ? { rewards: w.rewards } : {}),
   });
-  seedWorld(ex, w.seed);
+  const feeRateBps = w.feeRateBps ?? 0;
+  try {
+    seedWorld(ex, w.seed, { feeRateBps });
+  } catch (e) {
+    throw new ConfigError('backtest.world.feeRateBps', (e as Error).message, { cause: e });
+  }
   ex.start();
   // the price feed is on: strategies that price from the real-time stream (crypto-fair-value) get
   // the world's crypto prices through the venue's priceEvents, as they would from the RTDS live
@@ -171,6 +176,7 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
     priceFeed: true,
     rate,
     profile,
+    feeRateBps,
   });
   clock.advance(warmupMs);
   const startMs = clock.now();
@@ -269,6 +275,7 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
         startMs: t0,
         ...(w.search !== undefined ? { search: w.search } : {}),
         ...(w.rewards !== undefined ? { rewards: { ...w.rewards } } : {}),
+        ...(feeRateBps > 0 ? { feeRateBps } : {}),
       },
     },
     async run(step, count) {

@@ -41,6 +41,11 @@ export interface WorldSpec {
    * `minPayout`, micro, default 1 USDC). Default: the exchange's defaults.
    */
   readonly rewards?: Partial<RewardOptions>;
+  /**
+   * The taker fee rate of the world's markets, bps, 0 to 1000 (as the paper exchange's
+   * `exchange.feeRateBps`). Default 0: no fee.
+   */
+  readonly feeRateBps?: number;
 }
 
 // ---- the measurement ---------------------------------------------------------------------------------
@@ -205,9 +210,11 @@ export interface BacktestResult {
   readonly mode: 'feed' | 'world';
   readonly source: {
     readonly feeds?: readonly string[];
-    readonly world?: Required<Omit<WorldSpec, 'markets' | 'search' | 'rewards'>> & {
+    readonly world?: Required<Omit<WorldSpec, 'markets' | 'search' | 'rewards' | 'feeRateBps'>> & {
       readonly search?: string;
       readonly rewards?: Partial<RewardOptions>;
+      /** Present when the world's markets charge takers a fee. */
+      readonly feeRateBps?: number;
     };
   };
   readonly strategy: { readonly name: string; readonly params: Readonly<Record<string, unknown>> };

@@ -50,6 +50,8 @@ export interface SourceCliOptions {
   worldMarkets?: number;
   worldSearch?: string;
   worldProfile?: string;
+  /** --world-fee-rate-bps: the world's markets' taker fee rate. */
+  worldFeeRateBps?: number;
   /** --rewards-epoch / --rewards-sample (ms) and --rewards-min-payout (USDC): the world's reward options. */
   rewardsEpoch?: number;
   rewardsSample?: number;
@@ -258,6 +260,11 @@ export function addSourceOptions(cmd: Command): Command {
       ).choices(['calm', 'realistic', 'toxic']),
     )
     .option(
+      '--world-fee-rate-bps <n>',
+      "with --world: the taker fee rate of the world's markets, bps, 0 to 1000 (as the paper exchange's --fee-rate-bps; default 0)",
+      intIn('--world-fee-rate-bps', 0, 1000),
+    )
+    .option(
       '--strategy <name|path>',
       'a shipped strategy (bands) or a plugin file (./my-strategy.ts); with --config, default bot.strategy',
     )
@@ -369,11 +376,8 @@ export function backtestOptionsOf(o: SourceCliOptions, env: NodeJS.ProcessEnv = 
     ] as const)
       if (o[f] !== undefined)
         throw usageError(`--${flag} applies to --world backtests only (a feed's rewards are scored every minute)`);
-    for (const f of ['duration', 'warmup', 'worldMarkets', 'worldSearch', 'worldProfile'] as const)
-      if (o[f] !== undefined)
-        throw usageError(
-          `--${f === 'worldMarkets' ? 'world-markets' : f === 'worldSearch' ? 'world-search' : f === 'worldProfile' ? 'world-profile' : f} applies to --world backtests only`,
-        );
+    for (const f of ['duration', 'warmup', 'worldMarkets', 'worldSearch', 'worldProfile', 'worldFeeRateBps'] as const)
+      if (o[f] !== undefined) throw usageError(`--${kebab(f)} applies to --world backtests only`);
     for (const f of feeds) if (!existsSync(f)) throw usageError(`--feed: no such file: ${f}`);
     const feedCache = o.feedCache === false ? undefined : (o.feedCache ?? defaultFeedCacheDir());
     if (o.from !== undefined && o.to !== undefined && o.to <= o.from)
@@ -407,10 +411,14 @@ export function backtestOptionsOf(o: SourceCliOptions, env: NodeJS.ProcessEnv = 
       ...(o.worldMarkets !== undefined ? { marketCount: o.worldMarkets } : {}),
       ...(o.worldSearch !== undefined ? { search: o.worldSearch } : {}),
       ...(o.worldProfile !== undefined ? { profile: o.worldProfile as WorldProfileName } : {}),
+      ...(o.worldFeeRateBps !== undefined ? { feeRateBps: o.worldFeeRateBps } : {}),
       ...worldRewards(o),
     },
   };
 }
+
+/** A camelCase option name as its flag: worldFeeRateBps -> world-fee-rate-bps. */
+const kebab = (name: string): string => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /**
  * The world's reward options of --rewards-epoch / --rewards-sample / --rewards-min-payout (none

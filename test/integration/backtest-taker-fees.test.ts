@@ -121,6 +121,37 @@ describe('backtest: taker fees on a fee-charging feed', () => {
     expect(asV1.r.pnl.fees).toBe(v1.r.pnl.fees);
   }, 180_000);
 
+  it('a synthetic world with taker fees (world.feeRateBps, --world-fee-rate-bps) charges them; without, none', async () => {
+    const world = { seed: 4, durationMs: 5 * 60_000, warmupMs: 30_000, marketCount: 2 };
+    const file = join(dir, 'world-fees.db');
+    const r = await runBacktest({
+      world: { ...world, feeRateBps: 200 },
+      strategy,
+      seed: 1,
+      storePath: file,
+      risk: { maxRejections: 1000 },
+    });
+    expect(r.source.world?.feeRateBps).toBe(200);
+    expect(r.pnl.fees).toBeGreaterThan(0);
+    const store = openStore(file);
+    try {
+      const takers = store.fills().filter((f) => f.role === 'TAKER' && f.status !== 'FAILED');
+      expect(takers.length).toBeGreaterThan(0);
+      // each taker fill's fee at most the rate's (a fill of several matches floors each apart)
+      for (const f of takers) expect(f.fee).toBeLessThanOrEqual(takerFee(r.feeProtocol, f.size, f.price, 200));
+      expect(takers.reduce((a, f) => a + f.fee, 0)).toBe(r.pnl.fees);
+    } finally {
+      store.close();
+    }
+    const free = await runBacktest({ world, strategy, seed: 1, risk: { maxRejections: 1000 }, maxFillRows: 0 });
+    expect(free.source.world?.feeRateBps).toBeUndefined();
+    expect(free.pnl.fees).toBe(0);
+    expect(free.fillCount).toBeGreaterThan(0);
+    await expect(runBacktest({ world: { ...world, feeRateBps: 5000 }, strategy })).rejects.toThrow(
+      /backtest\.world\.feeRateBps/,
+    );
+  }, 120_000);
+
   it('feeds of different protocols: refused unless a protocol is named', async () => {
     const v2 = join(dir, 'fee-feed-v2-said.ndjson.gz');
     await writeFeed(v2, { seed: 12, markets: 1, messages: 50, feeRateBps: FEE_BPS, protocol: 2 });

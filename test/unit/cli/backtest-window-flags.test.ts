@@ -37,3 +37,14 @@ describe('--from / --to', () => {
     expect(() => backtestOptionsOf({ ...world, to: 2000 }, {})).toThrow(/--to applies to --feed backtests only/);
   });
 });
+
+describe('--world-fee-rate-bps', () => {
+  it("becomes the world's taker fee rate; a feed backtest has none", () => {
+    const world = { world: 1, duration: '1h', strategy: 'bands', seed: 1, latencyMs: 0 };
+    expect(backtestOptionsOf({ ...world, worldFeeRateBps: 200 }, {}).world).toMatchObject({ feeRateBps: 200 });
+    expect(backtestOptionsOf(world, {}).world?.feeRateBps).toBeUndefined();
+    expect(() => backtestOptionsOf(feed({ worldFeeRateBps: 200 }), {})).toThrow(
+      /--world-fee-rate-bps applies to --world backtests only/,
+    );
+  });
+});
