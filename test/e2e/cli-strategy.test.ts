@@ -284,9 +284,12 @@ export default defineStrategy({ name: 'slow-mostly-refused', description: 'two o
     expect(r.code, r.out + r.err.slice(-2000)).toBe(0);
     expect(r.out).toMatch(/\n {2}slowest onEvent (\d+) ms, p99 [\d.]+ ms \(\d+ calls\)\n/);
     expect(Number(/slowest onEvent (\d+) ms/.exec(r.out)![1])).toBeGreaterThanOrEqual(150);
-    expect(r.out).toMatch(/\n {2}warning: most quotes refused: OFF_TICK x(\d+) of (\d+)\n/);
-    const [, refused, asked] = /most quotes refused: OFF_TICK x(\d+) of (\d+)/.exec(r.out)!.map(Number);
-    expect(refused! * 2).toBeGreaterThan(asked!);
+    // (on a loaded machine the slow ticks can also delay the heartbeat: its refusals are listed too)
+    const warned = /\n {2}warning: most quotes refused: ((?:[A-Z_]+ x\d+)(?:, [A-Z_]+ x\d+)*) of (\d+)\n/.exec(r.out);
+    expect(warned, r.out).not.toBeNull();
+    expect(warned![1]).toMatch(/\bOFF_TICK x\d+/);
+    const refused = [...warned![1]!.matchAll(/x(\d+)/g)].reduce((a, m) => a + Number(m[1]), 0);
+    expect(refused * 2).toBeGreaterThan(Number(warned![2]));
     expect(r.out).toMatch(/\n {2}warning: slow handler: the slowest onEvent took \d+ ms \(over 100 ms/);
     expect(r.out).toMatch(/\ncheck ok\n$/);
   }, 240_000);
