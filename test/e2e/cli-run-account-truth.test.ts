@@ -8,7 +8,16 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseAmount } from '../../src/core/units.ts';
 import { Trader } from '../integration/support/trader.ts';
-import { Admin, BotHarness, exited, logLines, makeBotFill, waitForQuotes, waitUntil } from './support/bot-harness.ts';
+import {
+  Admin,
+  BotHarness,
+  botFills,
+  exited,
+  logLines,
+  makeBotFill,
+  waitForQuotes,
+  waitUntil,
+} from './support/bot-harness.ts';
 import { runMmkit } from './support/cli.ts';
 
 const h = new BotHarness();
@@ -73,13 +82,19 @@ describe('mmkit run: the store follows the venue', () => {
     const { dir, address } = h.dataDir();
     const t = new Trader(ex.urls.clob_url);
     await t.createKey();
-    // run 1: the bot gets filled, so it holds shares of this world when it stops
-    const b1 = h.startBot(base, dir);
-    expect(await waitForQuotes(ex, address), b1.err().slice(-2000)).toBeGreaterThan(0);
-    expect(await makeBotFill(ex, t, address), b1.err().slice(-2000)).toBe(true);
-    b1.p.kill('SIGTERM');
-    expect(await exited(b1.p), b1.err().slice(-3000)).toBe(0);
-    const before = await positions('store', dir, base);
+    // run 1: the bot gets filled, so it holds shares of this world when it stops (the world's flow
+    // can take them back before it stops, or a merge turn a pair into collateral: it fails once in
+    // a while on a loaded machine, so up to three runs, merges off)
+    let before: Record<string, string> = {};
+    for (let attempt = 0; attempt < 3 && Object.keys(before).length === 0; attempt++) {
+      const b1 = h.startBot(base, dir, [], { MMKIT_AUTO_MERGE: 'off' });
+      expect(await waitForQuotes(ex, address), b1.err().slice(-2000)).toBeGreaterThan(0);
+      const fills = botFills(ex, address).length;
+      expect(await makeBotFill(ex, t, address, 30_000, fills + 1), b1.err().slice(-2000)).toBe(true);
+      b1.p.kill('SIGTERM');
+      expect(await exited(b1.p), b1.err().slice(-3000)).toBe(0);
+      before = await positions('store', dir, base);
+    }
     expect(Object.keys(before).length).toBeGreaterThan(0);
     await ex.close();
 

@@ -197,21 +197,23 @@ export async function hitBotBidWithin(
 }
 
 /**
- * Hits the bot's bids (retrying while it re-quotes) until it has at least one fill, for up to
- * `timeoutMs` (default 30 s); returns whether it has one.
+ * Hits the bot's bids (retrying while it re-quotes) until it has at least `atLeast` fills (default
+ * one), for up to `timeoutMs` (default 30 s); returns whether it has them.
  */
 export async function makeBotFill(
   ex: RunningExchange,
   t: Trader,
   address: string,
   timeoutMs = 30_000,
+  /** Until the bot has this many fills (default 1: any). */
+  atLeast = 1,
 ): Promise<boolean> {
   const end = Date.now() + timeoutMs;
-  while (botFills(ex, address).length === 0 && Date.now() < end) {
+  while (botFills(ex, address).length < atLeast && Date.now() < end) {
     await hitBotBid(ex, t, address);
     await sleep(300);
   }
-  return botFills(ex, address).length > 0;
+  return botFills(ex, address).length >= atLeast;
 }
 
 /**
