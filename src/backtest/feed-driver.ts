@@ -165,6 +165,13 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
       throw new ConfigError('backtest.markets', `market(s) not in the feed: ${missing.join(', ')}`);
   }
   const t0 = Math.min(...headers.map((h) => h.t));
+  // a window that ends before the feed begins holds nothing (unix seconds given for ms, say): said,
+  // as a window that starts after its end is
+  if (o.toMs !== undefined && o.toMs < t0)
+    throw new ConfigError(
+      'backtest.to',
+      `${new Date(o.toMs).toISOString()} is before the feed's first record (${new Date(t0).toISOString()}): nothing to trade (times are unix ms, or ISO 8601 with their zone)`,
+    );
   if (o.choose !== undefined && (o.markets === undefined || o.markets.length === 0)) {
     const books = await firstBooks(
       o.files,

@@ -166,10 +166,10 @@ export class RunMeasurement {
 
   /**
    * A token's mark: its settlement after a resolution, else its book's mid, the book's last known
-   * state while it is stale (a stale book keeps its levels until the next snapshot: at the end of a
-   * recording, whose stop marker is a disconnect, it is the mid when the feed ended, not the one of
-   * the last PnL sample, so the marks do not depend on `--sample-ms`: trial 11 F2), else the last
-   * two-sided mid seen.
+   * state while it is stale (a stale book keeps its levels until the next snapshot: after a gap
+   * that the feed never closed it is the mid when the data stopped, not the one of the last PnL
+   * sample, so the marks do not depend on `--sample-ms`: trial 11 F2), else the last two-sided mid
+   * seen.
    */
   #markOf(token: string): number | undefined {
     const s = this.#settledMark.get(token);

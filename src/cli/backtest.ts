@@ -90,16 +90,19 @@ export const intIn =
       throw new InvalidArgumentError(`${name} must be an integer in [${min}, ${max}]`);
     return Number(v);
   };
-/** A time flag: an ISO 8601 time with its zone (`2026-11-28T21:58:00Z`, `…+01:00`) or unix ms. */
+/**
+ * A time flag: an ISO 8601 time with its zone (`2026-11-28T21:58:00Z`, `…+01:00`) or unix ms (with
+ * decimals, as a feed's receive times and a backtest's `startMs` have them).
+ */
 export const timeArg =
   (name: string) =>
   (v: string): number => {
-    const ms = /^\d+$/.test(v)
+    const ms = /^\d+(\.\d+)?$/.test(v)
       ? Number(v)
       : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(v)
         ? Date.parse(v)
         : Number.NaN;
-    if (!Number.isSafeInteger(ms))
+    if (!Number.isFinite(ms) || ms > Number.MAX_SAFE_INTEGER)
       throw new InvalidArgumentError(
         `${name} must be an ISO 8601 time with its zone (e.g. 2026-11-28T21:58:00Z) or unix ms, got ${v}`,
       );

@@ -123,12 +123,22 @@ export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Pro
   await app.listen({ host, port: o.port ?? 0 });
   const port = (app.server.address() as AddressInfo).port;
   ex.start();
+  // a restored world keeps the fee rate it was created with, for the markets it lists later too
+  // (one rate for the whole world): a different one asked for is said, not applied
+  const restoredRate = replayed > 0 ? worldFeeRate(ex) : undefined;
+  const asked = o.world?.feeRateBps;
+  if (restoredRate !== undefined && asked !== undefined && asked !== restoredRate)
+    o.logger?.warn(
+      { feeRateBps: asked, kept: restoredRate, db: o.dbFile ?? null },
+      `fee rate ${asked} bps not applied: the world restored from the journal keeps its markets' ${restoredRate} bps`,
+    );
   const world = startWorld(ex, {
     seed: journal?.seed ?? seed,
     agents: 'default',
     lifecycle: true,
     priceFeed: true,
     ...(o.world ?? {}),
+    ...(restoredRate !== undefined ? { feeRateBps: restoredRate } : {}),
   });
   o.logger?.info(
     { replayed, db: o.dbFile ?? null, world: identity.worldId },
@@ -167,4 +177,11 @@ export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Pro
       return closing;
     },
   };
+}
+
+/** The taker fee rate of a restored world's markets: the highest of them (one rate for the whole world), 0 without markets. */
+function worldFeeRate(ex: PaperExchange): number {
+  let r = 0;
+  for (const m of ex.listMarkets()) r = Math.max(r, m.meta.feeRateBps);
+  return r;
 }

@@ -51,6 +51,8 @@ describe.skipIf(!existsSync(FEED))('backtest: a window of the feed', () => {
 
   it('refuses a window after the feed, one that ends before it starts, and one of a world backtest', async () => {
     await expect(run({ fromMs: TO + 3_600_000 })).rejects.toThrow(/after the feed's last record/);
+    // a window wholly before the feed (unix seconds given for ms, trial 12 F2): said, not an empty run
+    await expect(run({ fromMs: 1_795_903_000, toMs: 1_795_903_200 })).rejects.toThrow(/before the feed's first record/);
     await expect(run({ fromMs: TO, toMs: FROM })).rejects.toBeInstanceOf(ConfigError);
     await expect(
       runBacktest({ world: { seed: 1, durationMs: 60_000 }, strategy: 'bands', fromMs: FROM }),

@@ -22,7 +22,8 @@ describe('--from / --to', () => {
     expect(from('2026-11-28T22:10:00Z')).toBe(Date.UTC(2026, 10, 28, 22, 10));
     expect(from('2026-11-28T23:10:00.500+01:00')).toBe(Date.UTC(2026, 10, 28, 22, 10, 0, 500));
     expect(from('1795904052822')).toBe(1795904052822);
-    for (const bad of ['yesterday', '2026-11-28', '2026-11-28T22:10:00', '-5', '1e12', ''])
+    expect(from('1795903722818.2764')).toBe(1795903722818.2764); // a feed's startMs, pasted
+    for (const bad of ['yesterday', '2026-11-28', '2026-11-28T22:10:00', '-5', '1e12', '', '1.', '.5'])
       expect(() => from(bad), bad).toThrow(InvalidArgumentError);
     expect(() => timeArg('--to')('soon')).toThrow(/--to must be an ISO 8601 time with its zone/);
   });
