@@ -21,9 +21,9 @@ import {
   eventIdBase,
   gameEvent,
   rollingOf,
-  withWorldFee,
   type CommentParent,
 } from './generator.ts';
+import { withWorldFee } from './world-fees.ts';
 import { GAME_SPORTS } from './catalog.ts';
 import { giveWorldRewards } from '../rewards/world-configs.ts';
 import type { EventRec } from './model.ts';

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../../src/core/clock.ts';
 import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange } from '../../../../src/exchange/exchange.ts';
-import { withWorldFee } from '../../../../src/exchange/world/generator.ts';
+import { withWorldFee } from '../../../../src/exchange/world/world-fees.ts';
 import { seedWorld, startWorld } from '../../../../src/exchange/world/index.ts';
 
 function world(feeRateBps?: number) {
