@@ -13,7 +13,7 @@ import { VirtualClock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
 import { DEFAULT_FEE_PROTOCOL, type FeeProtocol } from '../core/fees.ts';
 import type { Micro } from '../core/units.ts';
-import type { MarketInfo } from '../core/venue.ts';
+import { marketsInOrder, type MarketInfo } from '../core/venue.ts';
 import { feedProtocol, feedRewardConfig, parseLine, type FeedHeader } from '../venues/sim/feed.ts';
 import type { LatencySpec } from '../venues/sim/latency.ts';
 import { createSimVenue, type SimLatencyOptions, type SimVenue } from '../venues/sim/sim-venue.ts';
@@ -158,9 +158,10 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
     }
   let markets = all.filter((m) => m.active);
   if (o.markets !== undefined && o.markets.length > 0) {
-    const want = new Set(o.markets.map((m) => m.toLowerCase()));
-    markets = all.filter((m) => want.has(m.market.toLowerCase()));
-    const missing = [...want].filter((x) => !markets.some((m) => m.market.toLowerCase() === x));
+    // in the order given: the strategy's ctx.markets follows it, as the daemon's does
+    const picked = marketsInOrder(all, o.markets);
+    markets = picked.found;
+    const missing = picked.missing;
     if (missing.length > 0)
       throw new ConfigError('backtest.markets', `market(s) not in the feed: ${missing.join(', ')}`);
   }

@@ -27,7 +27,7 @@ import { VirtualClock } from '../core/clock.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { FeeProtocol } from '../core/fees.ts';
 import { PRICE_SCALE } from '../core/units.ts';
-import type { MarketInfo } from '../core/venue.ts';
+import { marketsInOrder, type MarketInfo } from '../core/venue.ts';
 import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange } from '../exchange/exchange.ts';
 import { DEFAULT_WORLD_PROFILE, seedWorld, startWorld, type RunningWorld } from '../exchange/world/index.ts';
 import { createExchangeVenue, marketInfo } from '../venues/paper/exchange-venue.ts';
@@ -194,9 +194,10 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
   const all = await venue.markets();
   let markets: MarketInfo[];
   if (o.markets !== undefined && o.markets.length > 0) {
-    const want = new Set(o.markets.map((m) => m.toLowerCase()));
-    markets = all.filter((m) => want.has(m.market.toLowerCase()));
-    const missing = [...want].filter((x) => !markets.some((m) => m.market.toLowerCase() === x));
+    // in the order given: the strategy's ctx.markets follows it, as the daemon's does
+    const picked = marketsInOrder(all, o.markets);
+    markets = picked.found;
+    const missing = picked.missing;
     if (missing.length > 0)
       throw new ConfigError('backtest.markets', `unknown market(s) in world ${w.seed}: ${missing.join(', ')}`);
   } else {

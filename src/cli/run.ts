@@ -24,7 +24,7 @@ import type { ApiCredentials } from '../api/http/transport.ts';
 import type { LiveVenue } from '../venues/live/live-venue.ts';
 import { createLiveVenue } from '../venues/live/create-live-venue.ts';
 import { createTrader } from '../kernel/create-trader.ts';
-import type { MarketInfo } from '../core/venue.ts';
+import { marketsInOrder, type MarketInfo } from '../core/venue.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
 import { checkStoreOpens, openStore, type Store } from '../store/store.ts';
 import type { StrategyDefinition } from '../strategy/api.ts';
@@ -196,13 +196,10 @@ export async function pickMarkets(
   log: Logger,
 ): Promise<MarketInfo[]> {
   if (cfg.markets.length > 0) {
-    const want = new Set(cfg.markets.map((m) => m.toLowerCase()));
-    const found = all.filter((m) => want.has(m.market.toLowerCase()));
-    if (found.length !== want.size)
-      throw new ConfigError(
-        'bot.markets',
-        `unknown or inactive market(s): ${[...want].filter((w) => !found.some((f) => f.market.toLowerCase() === w)).join(', ')}`,
-      );
+    // in the order given: the strategy's ctx.markets follows it, as a backtest's does
+    const { found, missing } = marketsInOrder(all, cfg.markets);
+    if (missing.length > 0)
+      throw new ConfigError('bot.markets', `unknown or inactive market(s): ${missing.join(', ')}`);
     return found;
   }
   const candidates = filterCandidates(all, cfg.marketFilters, now);

@@ -241,6 +241,31 @@ export function marketOrderAmounts(
 }
 
 /**
+ * A market (FOK/FAK) BUY of `size` micro-shares at worst price `price` (pips) in a market of tick
+ * `tick`: the collateral amount to sign (micro) and the shares the exchange reads from it (micro, on
+ * the 0.01 lot). A market BUY is signed for an amount of collateral on the 0.01 lot (the venue takes a
+ * market BUY's maker amount with 2 decimals: {@link marketOrderAmounts}), so at a price of 3 or 4
+ * decimals, or a size of fractional shares, `size` x `price` is often not one it can carry. The
+ * amount is the cents at or just above the notional, so `shares` is `size` or a little more (by
+ * less than 0.01 / price, i.e. less than one cent of notional); never less, so an order at the
+ * market's minimum stays at or above it. The gate approves, the live venue signs and the simulated
+ * venue fills the same `shares` (trial 12 F1: the amount was cut to the cent below, and a 5-share
+ * order at 0.5675 became 4.98 shares, under the minimum).
+ * Example: tick 0.0001, 5 @ 0.5675 -> 2.84 USDC, 5 shares; 5 @ 0.5001 -> 2.51 USDC, 5.01 shares.
+ */
+export function marketBuyTerms(size: number, price: number, tick: TickSize): { amount: number; shares: number } {
+  const amount = Math.ceil(notional(size, price, 'up') / LOT_MICRO) * LOT_MICRO;
+  return { amount, shares: marketBuyShares(amount, price, tick) };
+}
+
+/** The shares (micro, on the lot) the exchange reads from a market BUY signed for `amount` micro at `price` pips. */
+export function marketBuyShares(amount: number, price: number, tick: TickSize): number {
+  if (amount <= 0) return 0;
+  const a = marketOrderAmounts('BUY', tick, formatPrice(price), formatAmount(amount));
+  return impliedPrice('BUY', a.makerAmount, a.takerAmount).shares;
+}
+
+/**
  * The limit price, in pips, implied by a signed order's amounts (collateral / shares), rounded to
  * the pip in the order's own favour, never to the nearest: a BUY's down (it pays at most what it
  * signed per share), a SELL's up (it receives at least what it signed per share). Returns the pips

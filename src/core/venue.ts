@@ -25,6 +25,31 @@ export interface MarketInfo {
   readonly rewards?: RewardConfig | null;
 }
 
+/**
+ * The markets of `all` that `ids` names (condition ids, any case), in the order of `ids` (a repeat
+ * counted once), and the ids not found. `mmkit run` and backtests pick `bot.markets` / `--markets`
+ * with it, so a strategy sees `ctx.markets` in the order given in both (trial 12 F4: the daemon's
+ * followed the venue's listing, the backtest's the feed header's).
+ */
+export function marketsInOrder<M extends { readonly market: string }>(
+  all: readonly M[],
+  ids: readonly string[],
+): { found: M[]; missing: string[] } {
+  const byId = new Map(all.map((m) => [m.market.toLowerCase(), m] as const));
+  const found: M[] = [];
+  const missing: string[] = [];
+  const seen = new Set<string>();
+  for (const raw of ids) {
+    const id = raw.toLowerCase();
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const m = byId.get(id);
+    if (m === undefined) missing.push(id);
+    else found.push(m);
+  }
+  return { found, missing };
+}
+
 /** An order to place: the venue port signs it (the id is known before it is sent). */
 export interface PlaceRequest {
   readonly market: ConditionId;

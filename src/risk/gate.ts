@@ -35,7 +35,9 @@ import {
   formatAmount,
   formatPrice,
   isValidPrice,
+  marketBuyTerms,
   notional,
+  tickFromPips,
   tickPips,
   type Micro,
   type Pips,
@@ -689,8 +691,10 @@ export function gateOrders(
  * own wallet within its worst price (SELF_TRADE), maxOrderSize, the position
  * limit (BUY) or the shares held and not reserved by our resting sells (SELL) and the collateral,
  * on `room` (what the same output's quote sets and earlier orders leave: OrderRoom; approving the
- * order spends its share of it). No trimming: an immediate order is approved whole or refused. Pure
- * but for `room`.
+ * order spends its share of it). No trimming: an immediate order is approved whole or refused, a
+ * BUY at the size its whole-cent amount buys (core/units.ts `marketBuyTerms`: the size asked, or a
+ * little more at a price of 3-4 decimals), and under the market's minimum size it is refused
+ * (MIN_SIZE), as the venue would. Pure but for `room`.
  */
 export function gateOrder(order: ImmediateIntent, view: RiskView, room: OrderRoom = orderRoom()): OrderGateResult {
   const refuse = (code: RiskCode, reason: string): OrderGateResult => ({
@@ -729,21 +733,28 @@ export function gateOrder(order: ImmediateIntent, view: RiskView, room: OrderRoo
       'INVALID_SIZE',
       badSize(order.size) ?? `size ${sh(order.size)} is not a positive number of 0.01-share lots`,
     );
-  if (order.size > mc.limits.maxOrderSize)
-    return refuse('ORDER_SIZE', `size ${sh(order.size)} above maxOrderSize ${sh(mc.limits.maxOrderSize)}`);
+  // a market BUY is signed for whole cents of collateral: it buys `size`, which may be a little more
+  // than asked at a price of 3-4 decimals (core/units.ts marketBuyTerms); the venues sign and fill it
+  const size =
+    order.side === 'BUY' ? marketBuyTerms(order.size, order.price, tickFromPips(mc.tick)).shares : order.size;
+  const bought = size === order.size ? '' : ` (${sh(size)} as signed: a market BUY spends whole cents)`;
+  const minSize = Math.max(mc.info.minOrderSize, LOT_MICRO);
+  if (size < minSize) return refuse('MIN_SIZE', `size ${sh(order.size)} is below the market's minimum ${sh(minSize)}`);
+  if (size > mc.limits.maxOrderSize)
+    return refuse('ORDER_SIZE', `size ${sh(order.size)}${bought} above maxOrderSize ${sh(mc.limits.maxOrderSize)}`);
   const pos = Math.max(0, view.position(order.tokenId));
   const token = order.tokenId;
   if (order.side === 'BUY') {
     const before = room.bought.get(token) ?? 0;
-    if (pos + before + order.size > mc.limits.maxPosition)
+    if (pos + before + size > mc.limits.maxPosition)
       return refuse(
         'POSITION',
-        `position ${sh(pos)}${before > 0 ? ` + ${sh(before)} bought by the orders before it` : ''} + ${sh(order.size)} would exceed maxPosition ${sh(mc.limits.maxPosition)}`,
+        `position ${sh(pos)}${before > 0 ? ` + ${sh(before)} bought by the orders before it` : ''} + ${sh(size)}${bought} would exceed maxPosition ${sh(mc.limits.maxPosition)}`,
       );
-    const n = notional(order.size, order.price, 'up');
+    const n = notional(size, order.price, 'up');
     const free = freeCollateral(order.market, view, room);
     if (n > free) return refuse('COLLATERAL', `needs more than the ${sh(Math.max(0, free))} USDC collateral available`);
-    room.bought.set(token, before + order.size);
+    room.bought.set(token, before + size);
     room.spent += n;
   } else {
     const before = room.sold.get(token) ?? 0;
@@ -761,7 +772,10 @@ export function gateOrder(order: ImmediateIntent, view: RiskView, room: OrderRoo
     room.sold.set(token, before + order.size);
   }
   // a copy: the approval is spent when executed, whatever the strategy does with its object
-  return { approved: approveOrder({ ...order }), refusal: null };
+  return {
+    approved: approveOrder(size === order.size ? { ...order } : { ...order, size: size as Micro }),
+    refusal: null,
+  };
 }
 
 /**

@@ -6,9 +6,10 @@
  *  - feed mode (a generated recorded feed through the simulated venue): the same, plus the
  *    coalescing of identical intents changing nothing but its own counters, and markouts measured.
  */
-import { mkdtempSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { computeMetrics } from '../../src/backtest/metrics.ts';
@@ -214,6 +215,21 @@ describe('backtest: recorded feed', () => {
     await expect(runBacktest({ feeds: [feed], strategy: 'bands', markets: ['0xdead'] })).rejects.toThrow(
       /not in the feed: 0xdead/,
     );
+  });
+
+  it('trades --markets in the order given, as mmkit run does: a strategy iterating ctx.markets sees that order (trial 12 F4)', async () => {
+    const sample = new URL('../fixtures/sample-feed.ndjson.gz', import.meta.url).pathname;
+    // the header's first three markets, given last to first
+    const header = JSON.parse(gunzipSync(readFileSync(sample)).toString('utf8').split('\n', 1)[0]!) as {
+      t: number;
+      markets: Array<{ market: string }>;
+    };
+    const want = header.markets
+      .slice(0, 3)
+      .map((m) => m.market)
+      .reverse();
+    const r = await runBacktest({ feeds: [sample], strategy: 'bands', markets: want, toMs: header.t + 1000 });
+    expect(r.markets.map((m) => m.market)).toEqual(want);
   });
 
   it.skipIf(!existsSync(new URL('../fixtures/sample-feed.ndjson.gz', import.meta.url).pathname))(

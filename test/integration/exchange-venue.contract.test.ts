@@ -65,6 +65,45 @@ runVenueContract('exchange venue (in-process paper exchange, virtual time)', asy
 });
 
 describe('exchange venue specifics', () => {
+  it('a FAK BUY at a 4-decimal price fills the shares its whole-cent amount buys, as on the paper exchange over HTTP (trial 12 F1)', async () => {
+    const ex = exchange();
+    const venue = createExchangeVenue({ exchange: ex, collateral: 10_000 * AMOUNT_SCALE });
+    const m = (await venue.markets()).find((x) => x.active && !x.negRisk)!;
+    ex.setTickSize(m.market, 1);
+    await venue.markets();
+    const yes = m.tokens[0].tokenId;
+    // asks at 0.5001 and 0.5675 (a counterparty's BUYs of NO), nothing between
+    for (const p of [5001, 5675]) {
+      const r = ex.placeInternal({
+        id: `0xcpa${p.toString(16).padStart(61, '0')}`,
+        account: COUNTERPARTY,
+        tokenId: m.tokens[1].tokenId,
+        side: 'BUY',
+        price: PRICE_SCALE - p,
+        size: 100 * AMOUNT_SCALE,
+        type: 'GTC',
+      });
+      expect(r.ok).toBe(true);
+    }
+    const fak = async (shares: number, price: number): Promise<number> => {
+      const [p] = venue.prepare([
+        {
+          market: m.market,
+          tokenId: yes,
+          side: 'BUY',
+          price: price as Pips,
+          size: (shares * AMOUNT_SCALE) as Micro,
+          type: 'FAK',
+        },
+      ]);
+      const [o] = await venue.place([p!]);
+      expect(o).toMatchObject({ ok: true, status: 'matched' });
+      return (await venue.fills(0)).filter((f) => f.orderId === p!.id).reduce((s, f) => s + f.size, 0) / AMOUNT_SCALE;
+    };
+    expect(await fak(5, 5001)).toBe(5.01); // 2.5005 -> signed 2.51 -> 5.01 shares
+    expect(await fak(5, 5675)).toBe(5); // 2.8375 -> 2.84 -> 5
+    await venue.close();
+  });
   it('the same id seed gives the same order ids; another seed, others', () => {
     const ex = exchange();
     const a = createExchangeVenue({ exchange: ex, idSeed: 5 });

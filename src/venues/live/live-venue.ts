@@ -50,7 +50,7 @@ import { cancelOutcome, toMarketInfo, toVenueOrder, tradeRecord, venueFillsOf } 
 import { AuthError, ConfigError, OrderRejectedError, RateLimitError, ValidationError } from '../../core/errors.ts';
 import type { FillEvent, MarketEvent, RtdsEvent, UserEvent } from '../../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../../core/ids.ts';
-import { LOT_MICRO, notional, parsePrice, type Micro, type Pips } from '../../core/units.ts';
+import { LOT_MICRO, marketBuyTerms, parsePrice, type Micro, type Pips } from '../../core/units.ts';
 import type {
   CancelOutcome,
   CtfOperationKind,
@@ -337,8 +337,9 @@ class LiveVenueImpl implements LiveVenue {
       };
       let built;
       if (r.type === 'FOK' || r.type === 'FAK') {
-        // a market order: BUY spends collateral (size × price, on the 0.01 lot), SELL sells shares
-        const amount = r.side === 'BUY' ? notional(r.size, r.price, 'down') : r.size;
+        // a market order: BUY spends collateral, the whole cents at or just above size × price (the
+        // shares it buys are the size or a little more: core/units.ts marketBuyTerms); SELL sells shares
+        const amount = r.side === 'BUY' ? marketBuyTerms(r.size, r.price, m.tick).amount : r.size;
         built = this.#p.builder.buildMarket({ ...common, price: r.price, amount: amount - (amount % LOT_MICRO) });
       } else {
         built = this.#p.builder.buildLimit({

@@ -31,7 +31,8 @@ import type { Clock, TimerHandle } from '../../core/clock.ts';
 import type { FeeProtocol } from '../../core/fees.ts';
 import type { MarketEvent, RtdsEvent, UserEvent } from '../../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../../core/ids.ts';
-import type { Micro, Pips, TickSize } from '../../core/units.ts';
+import { isMarketOrderType } from '../../core/order-rules.ts';
+import { marketBuyTerms, type Micro, type Pips, type TickSize } from '../../core/units.ts';
 import type {
   CancelOutcome,
   MarketInfo,
@@ -317,7 +318,12 @@ class ExchangeVenueImpl implements ExchangeVenue {
       tokenId: r.tokenId,
       side: r.side,
       price: r.price,
-      size: r.size,
+      // a market BUY is signed for whole cents of collateral: the exchange reads the shares they buy
+      // (the size, or a little more at a price of 3-4 decimals: core/units.ts marketBuyTerms)
+      size:
+        r.side === 'BUY' && isMarketOrderType(r.type)
+          ? (marketBuyTerms(r.size, r.price, found.entry.state.tick as TickSize).shares as Micro)
+          : r.size,
       type: r.type,
       postOnly: r.postOnly ?? false,
       expiresAt,

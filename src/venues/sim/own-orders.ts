@@ -13,7 +13,7 @@ import { ValidationError } from '../../core/errors.ts';
 import type { FeeProtocol } from '../../core/fees.ts';
 import type { FillEvent, UserDataEvent } from '../../core/events.ts';
 import { sequentialUuid, type OrderId, type TradeId } from '../../core/ids.ts';
-import { MAX_ORDER_MICRO, notional, type Micro, type Pips } from '../../core/units.ts';
+import { MAX_ORDER_MICRO, marketBuyTerms, notional, type Micro, type Pips } from '../../core/units.ts';
 import type { PlaceOutcome, PlaceRequest, PreparedOrder, VenueFill, VenueOrder } from '../../core/venue.ts';
 import {
   bookRuleError,
@@ -141,9 +141,12 @@ export class OwnOrders {
       const tick = m.tick;
       if (!priceOnTick(r.price, tick))
         throw new ValidationError(`price: ${r.price} pips is off the ${m.info.tick} tick or outside [tick, 1 - tick]`);
-      const size = Number.isSafeInteger(r.size) ? floorLot(r.size) : 0;
+      let size = Number.isSafeInteger(r.size) ? floorLot(r.size) : 0;
       if (size <= 0) throw new ValidationError(`size: must be at least 0.01 share, got ${String(r.size)} micro`);
       if (size > MAX_ORDER_MICRO) throw new ValidationError(`size: at most ${MAX_ORDER_MICRO} micro-shares`);
+      // a market BUY is signed for whole cents of collateral: the exchange reads the shares they buy
+      // (the size, or a little more at a price of 3-4 decimals), and so does this venue
+      if (r.side === 'BUY' && isMarketOrderType(r.type)) size = marketBuyTerms(size, r.price, m.info.tick).shares;
       const n = ++this.#idSeq;
       const wire: SimWire = { sim: 1, n, size, feeRateBps: m.info.feeRateBps };
       out[i] = { id: hexId(this.#seed, 1, n) as OrderId, request: r, wire };

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   formatAmount,
@@ -5,6 +6,8 @@ import {
   impliedPrice,
   isValidPrice,
   limitOrderAmounts,
+  marketBuyShares,
+  marketBuyTerms,
   marketOrderAmounts,
   notional,
   parseAmount,
@@ -12,6 +15,9 @@ import {
   parsePrice,
   tickFromPips,
   tickPips,
+  LOT_MICRO,
+  PRICE_SCALE,
+  TICK_SIZES,
   type Side,
   type TickSize,
 } from '../../../src/core/units.ts';
@@ -134,5 +140,44 @@ describe('market record prices', async () => {
       mid: [5085.5, 4914.5],
     }) as any;
     expect(rec.tokens.map((t: any) => t.price)).toEqual([0.50855, 0.49145]);
+  });
+});
+
+describe('market BUY terms: whole cents of collateral (trial 12 F1)', () => {
+  it('signs the cents at or just above size x price: the size itself when they buy it, a little more otherwise', () => {
+    // 5 x 0.5675 = 2.8375: 2.84 buys 5.0044 -> 5 shares (the cent below, 2.83, bought 4.98: under a 5-share minimum)
+    expect(marketBuyTerms(5_000_000, 5675, '0.0001')).toEqual({ amount: 2_840_000, shares: 5_000_000 });
+    expect(marketBuyShares(2_830_000, 5675, '0.0001')).toBe(4_980_000);
+    // 10 x 0.5899 = 5.899 -> 5.90 buys 10.0017 -> 10 (the trial's 9.98 fill)
+    expect(marketBuyTerms(10_000_000, 5899, '0.0001')).toEqual({ amount: 5_900_000, shares: 10_000_000 });
+    // 5 x 0.5001 = 2.5005 -> 2.51 buys 5.0189 -> 5.01: a little more, never less
+    expect(marketBuyTerms(5_000_000, 5001, '0.0001')).toEqual({ amount: 2_510_000, shares: 5_010_000 });
+    // a cent price and whole shares: exact
+    expect(marketBuyTerms(5_000_000, 5600, '0.01')).toEqual({ amount: 2_800_000, shares: 5_000_000 });
+    expect(marketBuyShares(0, 5600, '0.01')).toBe(0);
+  });
+  it('property: the shares are the size or more by less than one cent of notional, at the price the exchange reads', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...TICK_SIZES),
+        fc.integer({ min: 1, max: 9999 }),
+        fc.integer({ min: 1, max: 1_000_000 }),
+        (tick, k, lots) => {
+          const t = tickPips(tick);
+          const price = Math.max(t, Math.min(PRICE_SCALE - t, k - (k % t)));
+          const size = lots * LOT_MICRO;
+          const { amount, shares } = marketBuyTerms(size, price, tick);
+          expect(amount % LOT_MICRO).toBe(0);
+          expect(shares).toBeGreaterThanOrEqual(size);
+          expect(((shares - size) * price) / PRICE_SCALE).toBeLessThan(LOT_MICRO);
+          const a = marketOrderAmounts('BUY', tick, formatPrice(price), formatAmount(amount));
+          expect(a.makerAmount).toBe(BigInt(amount));
+          const ip = impliedPrice('BUY', a.makerAmount, a.takerAmount);
+          expect(ip.price - (ip.price % t)).toBe(price);
+          expect(ip.shares).toBe(shares);
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 });

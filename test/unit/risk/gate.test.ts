@@ -319,6 +319,35 @@ describe('gateOrder (FOK/FAK)', () => {
   it('approves a sane order whole', () => {
     expect(gateOrder(o(), view())).toEqual({ approved: o(), refusal: null });
   });
+  it('approves a BUY at 4 decimals at the size its whole-cent amount buys: the size asked, or a little more (trial 12 F1)', () => {
+    const fine = [marketInfo(M1, YES1, NO1, { tick: '0.0001' })];
+    const books = [yesBook(5600, 5675)];
+    // 5 @ 0.5675 = 2.8375 -> signed 2.84 -> 5 shares: whole (it was signed 2.83 -> 4.98, under the minimum)
+    expect(gateOrder(o({ price: 5675 as Pips, size: (5 * SH) as Micro }), view({ markets: fine, books }))).toEqual({
+      approved: o({ price: 5675 as Pips, size: (5 * SH) as Micro }),
+      refusal: null,
+    });
+    // 5 @ 0.5001 -> 2.51 -> 5.01 shares: approved at what the exchange will read, counted as such
+    const r = gateOrder(
+      o({ price: 5001 as Pips, size: (5 * SH) as Micro }),
+      view({ markets: fine, books: [yesBook(4990, 5001)] }),
+    );
+    expect(r.approved?.size).toBe(5.01 * SH);
+    // and the position limit counts the 5.01 (250 max: 245 held + 5.01 is over, + 5 was not)
+    const atLimit = gateOrder(
+      o({ price: 5001 as Pips, size: (5 * SH) as Micro }),
+      view({ markets: fine, books: [yesBook(4990, 5001)], positions: { [YES1]: 245 * SH } }),
+    );
+    expect(atLimit.refusal).toMatchObject({ code: 'POSITION' });
+    expect(atLimit.refusal?.reason).toContain('5.01 as signed');
+    // a SELL is signed in shares: whole
+    expect(
+      gateOrder(
+        o({ side: 'SELL', price: 5001 as Pips, size: (5 * SH) as Micro }),
+        view({ markets: fine, books: [yesBook(5001, 5010)], positions: { [YES1]: 50 * SH } }),
+      ).approved?.size,
+    ).toBe(5 * SH);
+  });
   it.each([
     [
       'tripped',
@@ -338,6 +367,16 @@ describe('gateOrder (FOK/FAK)', () => {
     ['collateral', () => [o(), view({ collateral: 5 * SH })] as const, 'COLLATERAL'],
     ['no inventory', () => [o({ side: 'SELL', price: 4900 as Pips }), view()] as const, 'NO_INVENTORY'],
     ['wrong token', () => [o({ tokenId: YES2 }), view()] as const, 'WRONG_TOKEN'],
+    ['under the minimum size', () => [o({ size: (4 * SH) as Micro }), view()] as const, 'MIN_SIZE'],
+    [
+      'a SELL under the minimum size',
+      () =>
+        [
+          o({ side: 'SELL', price: 4900 as Pips, size: (4 * SH) as Micro }),
+          view({ positions: { [YES1]: 50 * SH } }),
+        ] as const,
+      'MIN_SIZE',
+    ],
   ])('refuses: %s', (_, make, code) => {
     const [ord, v] = make();
     const r = gateOrder(ord, v);
@@ -357,8 +396,10 @@ describe('gateOrders: the room an output leaves its immediate orders (trial 10 F
   });
   const buy = (shares: number, price = 5100): ImmediateIntent => ({ ...sell(shares, price), side: 'BUY' });
   const held = { [YES1]: 10 * SH };
+  // a market of a 1-share minimum: these orders are small on purpose
+  const smallMin = [marketInfo(M1, YES1, NO1, { minOrderSize: SH as Micro }), marketInfo(M2, YES2, NO2)];
   it('refuses a SELL of shares our resting ask holds, saying so (the venue would refuse it)', () => {
-    const v = view({ positions: held, orders: [order(M1, YES1, 'SELL', 5300, 6 * SH)] });
+    const v = view({ markets: smallMin, positions: held, orders: [order(M1, YES1, 'SELL', 5300, 6 * SH)] });
     const r = gateOrder(sell(6), v);
     expect(r.refusal?.code).toBe('NO_INVENTORY');
     expect(r.refusal?.reason).toBe(
@@ -366,15 +407,20 @@ describe('gateOrders: the room an output leaves its immediate orders (trial 10 F
     );
     // what the ask leaves free goes; a partly filled ask holds only its remaining size
     expect(gateOrder(sell(4), v).refusal).toBeNull();
-    const partly = view({ positions: held, orders: [order(M1, YES1, 'SELL', 5300, 6 * SH, 4 * SH)] });
+    const partly = view({
+      markets: smallMin,
+      positions: held,
+      orders: [order(M1, YES1, 'SELL', 5300, 6 * SH, 4 * SH)],
+    });
     expect(gateOrder(sell(8), partly).refusal).toBeNull();
     // another token's sells hold nothing of this one
     expect(
-      gateOrder(sell(10), view({ positions: held, orders: [order(M1, NO1, 'SELL', 5300, 6 * SH)] })).refusal,
+      gateOrder(sell(10), view({ markets: smallMin, positions: held, orders: [order(M1, NO1, 'SELL', 5300, 6 * SH)] }))
+        .refusal,
     ).toBeNull();
   });
   it("counts the same output's quote set instead of the market's live orders (it replaces them first)", () => {
-    const v = view({ positions: held, orders: [order(M1, YES1, 'SELL', 5300, 6 * SH)] });
+    const v = view({ markets: smallMin, positions: held, orders: [order(M1, YES1, 'SELL', 5300, 6 * SH)] });
     // the asks pulled in the same output: all 10 are free
     expect(gateOrders([sell(10)], v, [desired([])])[0]!.refusal).toBeNull();
     // the asks shrunk to 3: 7 free
@@ -385,7 +431,7 @@ describe('gateOrders: the room an output leaves its immediate orders (trial 10 F
     expect(gateOrders([sell(10)], v, [desired([], M2)])[0]!.refusal?.code).toBe('NO_INVENTORY');
   });
   it('spends shares and collateral order by order within one output', () => {
-    const v = view({ positions: held });
+    const v = view({ markets: smallMin, positions: held });
     expect(gateOrders([sell(6), sell(4), sell(1)], v).map((r) => r.refusal?.code ?? 'ok')).toEqual([
       'ok',
       'ok',
@@ -395,18 +441,18 @@ describe('gateOrders: the room an output leaves its immediate orders (trial 10 F
       'sells 5 with 10 shares held, 6 sold by the orders before it',
     );
     // 10 shares at 0.51 cost 5.10 USDC: the second finds 4.90 left
-    const poor = view({ collateral: 10 * SH });
+    const poor = view({ markets: smallMin, collateral: 10 * SH });
     expect(gateOrders([buy(10), buy(10)], poor).map((r) => r.refusal?.code ?? 'ok')).toEqual(['ok', 'COLLATERAL']);
     expect(gateOrders([buy(10), buy(10)], poor)[1]!.refusal?.reason).toBe(
       'needs more than the 4.9 USDC collateral available',
     );
     // the position limit counts the buys before it (maxPosition 250 by default)
-    const near = view({ positions: { [YES1]: 240 * SH } });
+    const near = view({ markets: smallMin, positions: { [YES1]: 240 * SH } });
     expect(gateOrders([buy(6), buy(6)], near).map((r) => r.refusal?.code ?? 'ok')).toEqual(['ok', 'POSITION']);
   });
   it("frees the collateral of a replaced market's live buys and takes its set's", () => {
     // 5 USDC free, a live bid of 10 at 0.48 holds 4.80 more
-    const v = view({ collateral: 5 * SH, orders: [order(M1, YES1, 'BUY', 4800, 10 * SH)] });
+    const v = view({ markets: smallMin, collateral: 5 * SH, orders: [order(M1, YES1, 'BUY', 4800, 10 * SH)] });
     expect(gateOrder(buy(10), v).refusal?.code).toBe('COLLATERAL');
     expect(gateOrders([buy(10)], v, [desired([])])[0]!.refusal).toBeNull();
     // kept (the set asks for it again): 5 free, 5.10 needed
