@@ -28,9 +28,8 @@ import { register as registerFleet } from './fleet-status.ts';
 import { register as registerWorld } from './world.ts';
 import { shadowBanner, shadowRunner } from './shadow-cli.ts';
 import type { ShadowRunSummary } from './run-shadow.ts';
-import { roundTripsText } from '../ops/round-trips.ts';
-import { sessionTradeLines } from '../ops/session-trade-stats.ts';
-import { describeCounts, describeRejections, describeStrategyErrors, strategyFailureLine } from './run-summary.ts';
+import { strategyFailureLine } from './run-summary.ts';
+import { exitSummaryText } from './run-exit-text.ts';
 import { doctorSettingsOf, register as registerDoctor } from './doctor.ts';
 
 function intArg(name: string, min: number, max: number) {
@@ -55,15 +54,6 @@ async function parseFaults(v: unknown[]): Promise<FaultRule[]> {
   } catch (e) {
     throw new ConfigError('exchange.faults', (e as Error).message);
   }
-}
-
-/** The exit summary's session lines of markouts, fill ratio and max drawdown. */
-function tradingLines(l: { markouts: string; fillRatio: string; maxDrawdown: string }): string[] {
-  return [
-    `  markouts          ${l.markouts}`,
-    `  fill ratio        ${l.fillRatio}`,
-    `  max drawdown      ${l.maxDrawdown}`,
-  ];
 }
 
 const program = new Command();
@@ -401,40 +391,9 @@ SIGHUP or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit 
     // the JSON summary line as it always was; the labels name positions on stdout
     const { tokenLabels, marketTokens: _tokens, ...logged } = summary;
     componentLogger(logger, DAEMON_COMPONENT).info(logged, 'summary');
-    // a strategy that erred on every evaluation: said in one line, and exit 1
+    // a strategy that erred on every evaluation: said in one line (src/cli/run-exit-text.ts), and exit 1
     const failed = strategyFailureLine(summary);
-    process.stdout.write(
-      [
-        ...(b.shadow ? [shadowBanner(summary as ShadowRunSummary)] : []),
-        `mmkit run stopped (${summary.reason})`,
-        `this session (since ${summary.session.since}):`,
-        `  orders placed     ${summary.ordersPlaced}`,
-        `  orders cancelled  ${summary.ordersCancelled}`,
-        `  orders rejected   ${describeRejections(summary.ordersRejected, summary.rejectionsNotCounted)}`,
-        `  risk refusals     ${describeCounts(summary.riskRefusals)}${Object.keys(summary.riskTrims).length > 0 ? `; trims ${describeCounts(summary.riskTrims)}` : ''}`,
-        `  strategy errors   ${describeStrategyErrors(summary.strategyErrors, summary.firstStrategyError)}`,
-        `  fills             ${summary.fills}${summary.session.externalFills > 0 ? ` (and ${summary.session.externalFills} of orders the bot did not place)` : ''}`,
-        `  volume            ${summary.volume} shares (${summary.notional} USDC)`,
-        `  realized PnL      ${summary.session.realizedPnl} USDC`,
-        ...(summary.trading !== undefined ? tradingLines(sessionTradeLines(summary.trading)) : []),
-        `ledger epoch ${summary.epoch.id} (${summary.epoch.venue}${summary.epoch.world !== null ? `, world ${summary.epoch.world}` : ''}, since ${summary.epoch.since}):`,
-        `  fills             ${summary.epoch.fills}${summary.epoch.externalFills > 0 ? ` (and ${summary.epoch.externalFills} external)` : ''}; adjustments ${summary.epoch.adjustments}; split/merge/redeem ${summary.epoch.operations}`,
-        `  realized PnL      ${summary.epoch.realizedPnl} USDC`,
-        `  unrealized PnL    ${summary.epoch.unrealizedPnl} USDC${summary.epoch.unmarked > 0 ? ` (${summary.epoch.unmarked} position(s) without a mark not counted)` : ''}`,
-        `  fees              ${summary.epoch.fees} USDC`,
-        `  rewards           ${summary.epoch.rewards.total} USDC (paid ${summary.epoch.rewards.paid}, estimated ${summary.epoch.rewards.estimated}; this session paid ${summary.session.rewards.paid})`,
-        `  total PnL         ${summary.epoch.totalPnl} USDC (trading ${summary.epoch.tradingPnl} - fees ${summary.epoch.fees} + rewards ${summary.epoch.rewards.total})`,
-        `  positions held    ${summary.positionsAtExit.length === 0 ? 'none' : summary.positionsAtExit.map((p) => `${p.size} ${tokenLabels?.[p.tokenId] ?? `of ${p.tokenId}`} @ ${p.avgPrice}${p.mark !== null ? ` (mark ${p.mark})` : ''}`).join('; ')}`,
-        `  open orders left  ${summary.openOrdersAtExit ?? 'unknown (the venue could not be checked: see the log)'}`,
-        ...(summary.orderRoundTrips !== undefined
-          ? [
-              `round trips to the venue (a backtest's --latency-ms: about half the median):`,
-              `  ${roundTripsText(summary.orderRoundTrips)}`,
-            ]
-          : []),
-        ...(failed !== undefined ? [failed] : []),
-      ].join('\n') + '\n',
-    );
+    process.stdout.write(exitSummaryText(summary, b.shadow ? shadowBanner(summary as ShadowRunSummary) : undefined));
     // exit 0 only when the venue was SEEN flat (an unchecked account is not a flat one) and the
     // strategy did not err on every evaluation (1 then), and 4 after a kill switch tripped by risk
     // (src/cli/run-stop.ts)

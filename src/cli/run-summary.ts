@@ -85,7 +85,8 @@ export interface RunSummary {
   realizedPnl: string;
   /** Unrealized PnL of the positions held at exit, at the last marks. */
   unrealizedPnl: string;
-  session: LedgerFigures & { since: string; realizedPnl: string };
+  /** `since` and `until`: the session's start and stop (ISO 8601, UTC; what `backtest --from/--to` take). */
+  session: LedgerFigures & { since: string; until: string; realizedPnl: string };
   epoch: LedgerFigures & {
     id: number;
     venue: string;
@@ -349,6 +350,7 @@ export function ledgerAtExit(
         pnl,
         realizedAtStart: o.realizedAtStart,
         runStartMs: o.runStartMs,
+        sessionEndMs: o.now,
         positionsAtExit: held,
         flat,
         reason,
@@ -367,6 +369,8 @@ export function exitSummary(o: {
   pnl: PnlReport;
   realizedAtStart: number;
   runStartMs: number;
+  /** When the store's session ended (unix ms): the summary's `session.until`. */
+  sessionEndMs: number;
   positionsAtExit: RunSummary['positionsAtExit'];
   flat: FlatReport;
   reason: string;
@@ -394,6 +398,7 @@ export function exitSummary(o: {
       ...ledgerFigures(sessionFigures),
       // the store's session start, as /api/status shows it (ledger.session.since); the run's start without one
       since: new Date(sessionFigures.since ?? o.runStartMs).toISOString(),
+      until: new Date(o.sessionEndMs).toISOString(),
       realizedPnl: sessionRealized,
     },
     epoch: {

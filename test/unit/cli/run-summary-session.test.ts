@@ -12,6 +12,8 @@ import {
   strategyFailedEveryTime,
   strategyFailureLine,
 } from '../../../src/cli/run-summary.ts';
+import { exitSummaryText } from '../../../src/cli/run-exit-text.ts';
+import { timeArg } from '../../../src/cli/backtest-args.ts';
 import type { FlatReport } from '../../../src/execution/executor.ts';
 import type { StoreSummary } from '../../../src/store/store-types.ts';
 
@@ -52,12 +54,15 @@ describe('exit summary session start', () => {
       pnl: { realized: 0, unrealized: 0, fees: 0, total: 0, unmarked: [], byToken: [] },
       realizedAtStart: 0,
       runStartMs: Date.parse('2026-11-27T15:02:38.981Z'),
+      sessionEndMs: Date.parse('2026-11-27T15:05:00.250Z'),
       positionsAtExit: [],
       flat,
       reason: 'duration',
       stop: { kind: 'duration' },
     });
     expect(s.session.since).toBe('2026-11-27T15:02:38.817Z');
+    // and its stop: the store's session end (trial 12 F5)
+    expect(s.session.until).toBe('2026-11-27T15:05:00.250Z');
     // no intent figures given: none
     expect(s).toMatchObject({ strategyErrors: 0, firstStrategyError: null, riskRefusals: {}, riskTrims: {} });
   });
@@ -96,6 +101,7 @@ describe("exit summary: the strategy's errors and the gate's refusals (user tria
       pnl: { realized: 0, unrealized: 0, fees: 0, total: 0, unmarked: [], byToken: [] },
       realizedAtStart: 0,
       runStartMs: 0,
+      sessionEndMs: 0,
       positionsAtExit: [],
       flat,
       reason: 'duration',
@@ -183,6 +189,7 @@ describe("exit summary: the epoch's venue as /api/status shows it (review-2 F9)"
         pnl: { realized: 0, unrealized: 0, fees: 0, total: 0, unmarked: [], byToken: [] },
         realizedAtStart: 0,
         runStartMs: 0,
+        sessionEndMs: 0,
         positionsAtExit: [],
         flat,
         reason: 'duration',
@@ -194,5 +201,34 @@ describe("exit summary: the epoch's venue as /api/status shows it (review-2 F9)"
     // a venue that is no URL (a test store's) as it is, without its chain
     expect(at('paper')).toBe('paper');
     expect(epochVenueText('paper#137')).toBe('paper');
+  });
+});
+
+describe('exit summary text (trial 12 F5, F9)', () => {
+  it("gives the session's start and stop as --from/--to take them, its fees beside its realized PnL, and where the total is", () => {
+    const s = exitSummary({
+      session: figures({ since: Date.parse('2026-11-29T01:39:15.127Z'), fills: 15, fees: 59_490, realized: -526_429 }),
+      epochFigures: figures({ scope: 'epoch', session: null, since: 0, fills: 15, fees: 59_490, operations: 1 }),
+      epoch: { id: 1, venue: 'paper', world: null, address: '', startedAt: 0 },
+      pnl: { realized: -1_005_715, unrealized: -116_795, fees: 59_490, total: -1_182_000, unmarked: [], byToken: [] },
+      realizedAtStart: 0,
+      runStartMs: Date.parse('2026-11-29T01:39:15.200Z'),
+      sessionEndMs: Date.parse('2026-11-29T01:42:35.246Z'),
+      positionsAtExit: [],
+      flat,
+      reason: 'duration',
+      stop: { kind: 'duration' },
+    });
+    const text = exitSummaryText(s);
+    expect(text).toContain('this session (since 2026-11-29T01:39:15.127Z until 2026-11-29T01:42:35.246Z):\n');
+    expect(text).toMatch(
+      /\n {2}realized PnL {6}-0\.526429 USDC \(of its fills, before fees\)\n {2}fees {14}0\.05949 USDC\n/,
+    );
+    expect(text).toContain('the total PnL of the ledger epoch below');
+    expect(text).toContain('  total PnL         -1.182 USDC');
+    // the stop is a time --to takes
+    expect(timeArg('--to')(s.session.until)).toBe(Date.parse('2026-11-29T01:42:35.246Z'));
+    // a shadow run's banner first
+    expect(exitSummaryText(s, 'SHADOW').startsWith('SHADOW\nmmkit run stopped (duration)\n')).toBe(true);
   });
 });
