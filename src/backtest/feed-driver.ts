@@ -168,11 +168,7 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
   const t0 = Math.min(...headers.map((h) => h.t));
   // a window that ends before the feed begins holds nothing (unix seconds given for ms, say): said,
   // as a window that starts after its end is
-  if (o.toMs !== undefined && o.toMs < t0)
-    throw new ConfigError(
-      'backtest.to',
-      `${new Date(o.toMs).toISOString()} is before the feed's first record (${new Date(t0).toISOString()}): nothing to trade (times are unix ms, or ISO 8601 with their zone)`,
-    );
+  if (o.toMs !== undefined && o.toMs < t0) throw windowBeforeFeed(o.toMs, t0);
   if (o.choose !== undefined && (o.markets === undefined || o.markets.length === 0)) {
     const books = await firstBooks(
       o.files,
@@ -248,10 +244,7 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
     if (carry.length === 0) {
       await it.return?.(undefined);
       await venue.close();
-      throw new ConfigError(
-        'backtest.from',
-        `${new Date(from).toISOString()} is after the feed's last record (${new Date(clock.now()).toISOString()})`,
-      );
+      throw windowAfterFeed(from, clock.now());
     }
     clock.advanceTo(Math.max(clock.now(), from));
   }
@@ -340,6 +333,61 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
  * sees them) and returns the rest of the batch that reached it, from its first record at or after
  * `from`; empty when the replay ended before.
  */
+/** The refusal of a window that ends (`toMs`) before the feed's first record (`t0`). */
+function windowBeforeFeed(toMs: number, t0: number): ConfigError {
+  return new ConfigError(
+    'backtest.to',
+    `${new Date(toMs).toISOString()} is before the feed's first record (${new Date(t0).toISOString()}): nothing to trade (times are unix ms, or ISO 8601 with their zone)`,
+  );
+}
+
+/** The refusal of a window that starts (`from`) after the feed's last record (`last`). */
+function windowAfterFeed(from: number, last: number): ConfigError {
+  return new ConfigError(
+    'backtest.from',
+    `${new Date(from).toISOString()} is after the feed's last record (${new Date(last).toISOString()})`,
+  );
+}
+
+/**
+ * The window checks a feed backtest makes (createFeedDriver, as it reaches the window), made alone:
+ * `toMs` before the feeds' first record, `fromMs` after their last. `mmkit sweep` makes them once
+ * before its points (trial 12 F6: every point ran and failed, each with the message cut in the
+ * table). Reads the feeds up to `fromMs` (their caches when `feedCache` holds them whole); a file
+ * that is no feed is left to the run to refuse.
+ * @throws ConfigError (backtest.to, backtest.from)
+ */
+export async function checkFeedWindow(o: {
+  readonly files: readonly string[];
+  readonly fromMs?: number | undefined;
+  readonly toMs?: number | undefined;
+  readonly feedCache?: string | undefined;
+}): Promise<void> {
+  if (o.fromMs === undefined && o.toMs === undefined) return;
+  let t0 = Infinity;
+  for (const f of o.files) {
+    const h = await firstHeader(f).catch(() => undefined);
+    if (h === undefined) return; // the run says what is wrong with it
+    t0 = Math.min(t0, h.t);
+  }
+  if (o.toMs !== undefined && o.toMs < t0) throw windowBeforeFeed(o.toMs, t0);
+  if (o.fromMs === undefined) return;
+  const plan =
+    o.feedCache === undefined ? undefined : await planFeedCaches(o.files, o.feedCache).catch(() => undefined);
+  const it = plan !== undefined ? replayCachedBatches(o.files, plan.ready) : replayFeedBatches(o.files);
+  let last = t0;
+  try {
+    for await (const batch of it) {
+      if (batch.length === 0) continue;
+      last = Math.max(last, batch[batch.length - 1]!.t);
+      if (last >= o.fromMs) return;
+    }
+  } finally {
+    await it.return?.(undefined);
+  }
+  throw windowAfterFeed(o.fromMs, last);
+}
+
 async function primeBooks<T extends { readonly t: number }>(
   it: AsyncIterator<readonly T[]>,
   from: number,

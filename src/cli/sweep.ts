@@ -75,6 +75,11 @@ export async function sweepCommand(o: SweepCliOptions): Promise<number> {
   if (ignored !== undefined) process.stderr.write(ignored);
   // a distributed sweep's coordinator decodes no feed: each worker uses its own feed cache
   const base = distributed ? backtestOptionsOf(o) : prepareFeedCache(backtestOptionsOf(o), 'sweep');
+  // a window outside the feed is refused once, as `mmkit backtest` refuses it (exit 2), not by every point
+  if (!distributed && base.feeds !== undefined) {
+    const { checkFeedWindow } = await import('../backtest/feed-driver.ts');
+    await checkFeedWindow({ files: base.feeds, fromMs: base.fromMs, toMs: base.toMs, feedCache: base.feedCache });
+  }
   const maxMb = feedCacheMaxMb(o);
   const startedAt = Date.now();
   const grid = gridOf(o.grid);
