@@ -298,7 +298,7 @@ SIGHUP or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit 
       { loadConfig, parseDuration },
       { componentLogger, createLogger, DAEMON_COMPONENT, logFormatOf },
       { runOptionsOf, daemonVenue },
-      { ignoredInProcessKeys, inProcessIgnoredMessage },
+      { ignoredInProcessKeys, inProcessIgnoredMessage, unusedInProcessSettings },
     ] = await Promise.all([
       import('./config.ts'),
       import('../ops/logger.ts'),
@@ -369,7 +369,8 @@ SIGHUP or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit 
         worldProfile: cfg.exchange.worldProfile,
         ...(cfg.exchange.feeRateBps > 0 ? { paperFeeRateBps: cfg.exchange.feeRateBps } : {}),
         paperRewards,
-        inProcessFlags: inProcessOnlyFlags(o),
+        // said when the daemon trades on a venue by URL (flags, and keys set by env or a config file)
+        inProcessFlags: unusedInProcessSettings(cfg, inProcessOnlyFlags(o)),
         collateral: {
           autoMerge: b.autoMerge,
           mergeMinSize: parseAmount(b.mergeMinSize),

@@ -47,15 +47,18 @@ export async function takeDaemonDir(
 }
 
 /**
- * One WARN line when flags that only the in-process paper exchange takes (`--world-profile`,
- * `--rewards-*`) were given although the daemon trades on a venue given by URL: they have no effect.
+ * One WARN line when settings that only the in-process paper exchange takes (`--world-profile`,
+ * `--fee-rate-bps`, `--rewards-*`, or their `exchange.*` keys set by the environment or a config
+ * file: src/cli/run-inprocess.ts unusedInProcessSettings) were given although the daemon trades on a
+ * venue given by URL: they have no effect.
  */
 export function warnInProcessFlags(log: Pick<Logger, 'warn'>, flags: readonly string[] | undefined): void {
   if (flags === undefined || flags.length === 0) return;
+  const one = flags.length === 1;
   log.warn(
     { flags },
-    `${flags.join(', ')}: no effect here: ${flags.length === 1 ? 'it applies' : 'they apply'} only to the ` +
-      'in-process paper exchange (without --exchange-url); set them on `mmkit exchange` instead',
+    `${flags.join(', ')}: no effect here: ${one ? 'it applies' : 'they apply'} only to the ` +
+      `in-process paper exchange (without --exchange-url); set ${one ? 'it' : 'them'} on \`mmkit exchange\` instead`,
   );
 }
 

@@ -51,3 +51,31 @@ export function inProcessIgnoredMessage(keys: readonly string[]): string {
     '(e.g. `mmkit exchange --db data/exchange.db`) and `mmkit run --exchange-url http://127.0.0.1:8080`'
   );
 }
+
+/** The `exchange.*` keys only the in-process paper exchange applies, and the `mmkit run` flag of each. */
+const IN_PROCESS_ONLY: ReadonlyArray<readonly [string, string | undefined]> = [
+  ['exchange.worldProfile', '--world-profile'],
+  ['exchange.feeRateBps', '--fee-rate-bps'],
+  ['exchange.protocol', undefined],
+  ['exchange.rewards.epochMs', '--rewards-epoch'],
+  ['exchange.rewards.sampleMs', '--rewards-sample'],
+  ['exchange.rewards.minPayout', '--rewards-min-payout'],
+];
+
+/**
+ * What configures the in-process paper exchange only, as the daemon names it when it trades on a
+ * venue given by URL (`--exchange-url`, `venue.*Url`, shadow mode) and it has no effect: the flags
+ * given (`flags`, from inProcessOnlyFlags), and the keys set otherwise to something else than their
+ * default (an `MMKIT_EXCHANGE_*` variable, a config file), by key. Trial 12 F8: a desk that set
+ * `exchange.feeRateBps` in its config file believed it traded with fees; only the flag was said.
+ */
+export function unusedInProcessSettings(cfg: MmkitConfig, flags: readonly string[]): string[] {
+  const defaults = new Map(schemaLeaves().map((l) => [l.key, l.default] as const));
+  const out = [...flags];
+  for (const [key, flag] of IN_PROCESS_ONLY) {
+    if (flag !== undefined && flags.includes(flag)) continue;
+    if (JSON.stringify(valueAt(cfg, key)) === JSON.stringify(defaults.get(key))) continue;
+    out.push(key);
+  }
+  return out;
+}

@@ -81,24 +81,25 @@ describe('mmkit run --log-format json', () => {
     expect(typeof p['size']).toBe('string');
   }, 240_000);
 
-  it('warns that --world-profile and --rewards-* have no effect with --exchange-url; a new data dir is private', async () => {
+  it('warns that --world-profile, --rewards-* and exchange.feeRateBps (set in the environment) have no effect with --exchange-url; a new data dir is private', async () => {
     const { base } = await h.exchange(12);
     // a data dir the daemon creates (with its paper wallet and store)
     const dir = join(h.dataDir().dir, 'new');
-    const bot = h.startBot(base, dir, [
-      '--duration',
-      '2s',
-      '--log-format',
-      'json',
-      '--world-profile',
-      'toxic',
-      '--rewards-epoch',
-      '2m',
-    ]);
+    const bot = h.startBot(
+      base,
+      dir,
+      ['--duration', '2s', '--log-format', 'json', '--world-profile', 'toxic', '--rewards-epoch', '2m'],
+      { MMKIT_EXCHANGE_FEE_RATE_BPS: '200' },
+    );
     expect(await exited(bot.p), bot.err().slice(-3000)).toBe(0);
     const warned = logLines(bot.err()).filter((l) => Array.isArray(l['flags']));
     expect(warned, bot.err().slice(-3000)).toHaveLength(1);
-    expect(warned[0]).toMatchObject({ level: 40, component: 'daemon', flags: ['--world-profile', '--rewards-epoch'] });
+    // the key set by the environment is named too (trial 12 F8: only flags were)
+    expect(warned[0]).toMatchObject({
+      level: 40,
+      component: 'daemon',
+      flags: ['--world-profile', '--rewards-epoch', 'exchange.feeRateBps'],
+    });
     expect(warned[0]!.msg).toContain('no effect');
     // the trading history is private: the data dir 0700, the store (and its WAL) 0600, as the wallet key
     expect(statSync(dir).mode & 0o777).toBe(0o700);
