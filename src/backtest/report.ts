@@ -6,7 +6,7 @@
  */
 import { codeCountsText, firstErrorText } from '../core/code-counts.ts';
 import { shortQuestion } from '../core/labels.ts';
-import { AMOUNT_SCALE, PRICE_SCALE } from '../core/units.ts';
+import { AMOUNT_SCALE, formatAmount, PRICE_SCALE } from '../core/units.ts';
 import type { Metrics } from './metrics.ts';
 import type { BacktestResult } from './types.ts';
 
@@ -59,6 +59,18 @@ function cancelOutcomesText(venue: unknown): string {
   const v = venue as { ordersCancelled?: unknown; cancelsTooLate?: unknown } | null | undefined;
   if (typeof v?.ordersCancelled !== 'number' || typeof v.cancelsTooLate !== 'number') return '';
   return `: ${v.ordersCancelled} cancelled, ${v.cancelsTooLate} too late (the order had filled or ended)`;
+}
+
+/**
+ * The cancel requests: by id (`DELETE /orders`) and, when the bot sent any, the cancel-alls, which
+ * name no id, so the orders cancelled may outnumber the ids (trial 12 F12: "151 ids: 167 cancelled"
+ * read as a contradiction; the final cancel-all had cancelled the other 16).
+ */
+function cancelRequestsText(r: BacktestResult, m: Metrics): string {
+  const all = r.orders.cancelAllRequests ?? 0;
+  if (all === 0)
+    return `${m.orders.cancelRequests} cancel requests (${m.orders.idsCancelled} ids${cancelOutcomesText(r.venue)})`;
+  return `${m.orders.cancelRequests} cancel requests of ${m.orders.idsCancelled} ids and ${all} cancel-all${all === 1 ? '' : 's'} (of every open order)${cancelOutcomesText(r.venue)}`;
 }
 
 /** The venue's codes of the rejected orders, as ": INVALID_ORDER_NOT_ENOUGH_BALANCE x1, ..." ("" when none). */
@@ -178,14 +190,16 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
   );
   row(
     'PnL',
-    `${usd(m.pnl, true)} USDC (realized ${usd(m.realized, true)}, unrealized ${usd(m.unrealized, true)}, fees ${usd(m.fees)})`,
+    // fees exact, as the venue charges them (to 0.00001 USDC under V2): a taker fee on small fills is
+    // cents or less (trial 12 F10: 0.10637 showed as 0.11)
+    `${usd(m.pnl, true)} USDC (realized ${usd(m.realized, true)}, unrealized ${usd(m.unrealized, true)}, fees ${formatAmount(m.fees)})`,
   );
   if (r.rewards !== undefined) row('rewards', rewardsLine(r.rewards, m));
   row('Sharpe', sharpeLine(m.sharpe));
   row('max drawdown', `${usd(m.maxDrawdown.value)} USDC`);
   row(
     'orders',
-    `${m.orders.placed} placed (${m.orders.sent} sent, ${m.orders.rejected} rejected${rejectCodesText(r)}), ${m.orders.cancelRequests} cancel requests (${m.orders.idsCancelled} ids${cancelOutcomesText(r.venue)})`,
+    `${m.orders.placed} placed (${m.orders.sent} sent, ${m.orders.rejected} rejected${rejectCodesText(r)}), ${cancelRequestsText(r, m)}`,
   );
   row(
     'fill ratio',
