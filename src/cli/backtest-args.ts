@@ -3,9 +3,11 @@
  * returns the parsed value or throws InvalidArgumentError naming the flag, so commander exits 2.
  */
 import { InvalidArgumentError } from 'commander';
+import { ConfigError } from '../core/errors.ts';
 import type { FeeProtocol } from '../core/fees.ts';
 import { parseDuration } from './config.ts';
 import { parseRewardInterval } from './reward-flags.ts';
+import { usageError } from './exit-codes.ts';
 
 export const intIn =
   (name: string, min: number, max: number) =>
@@ -86,4 +88,22 @@ export const rewardInterval =
 export function feeProtocolArg(v: string): FeeProtocol {
   if (v !== '1' && v !== '2') throw new InvalidArgumentError('--fee-protocol must be 1 or 2');
   return Number(v) as FeeProtocol;
+}
+
+/** The backtest's window keys and the flag that sets each. */
+const WINDOW_FLAGS: Readonly<Record<string, string>> = {
+  'backtest.from': '--from',
+  'backtest.fromMs': '--from',
+  'backtest.to': '--to',
+  'backtest.toMs': '--to',
+};
+
+/**
+ * A refusal of the `--from`/`--to` window named by its flag, not as a configuration key (trial 12:
+ * "config backtest.from: ..." for a flag no configuration file has); other errors as they are.
+ */
+export function windowFlagError(e: unknown): unknown {
+  if (!(e instanceof ConfigError)) return e;
+  const flag = WINDOW_FLAGS[e.key];
+  return flag === undefined ? e : usageError(`${flag}: ${e.problems[0]?.message ?? e.message}`);
 }

@@ -48,6 +48,7 @@ import {
   paramPairArg,
   rewardInterval,
   timeArg,
+  windowFlagError,
 } from './backtest-args.ts';
 
 export { durationArg, intIn, jsonObject, nonNegative, paramPairArg, timeArg } from './backtest-args.ts';
@@ -560,6 +561,8 @@ export async function backtestCommand(o: BacktestCliOptions): Promise<number> {
       ...(o.store !== undefined ? { storePath: o.store === ':memory:' ? o.store : resolve(o.store) } : {}),
       ...(process.stderr.isTTY ? { onProgress, progressEveryMs: 10_000 } : {}),
     });
+  } catch (e) {
+    throw windowFlagError(e);
   } finally {
     bar.clear();
   }

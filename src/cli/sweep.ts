@@ -27,6 +27,7 @@ import {
   ProgressBar,
   type SourceCliOptions,
 } from './backtest.ts';
+import { windowFlagError } from './backtest-args.ts';
 import { ExitCode, reportError, usageError } from './exit-codes.ts';
 
 /** Options of `mmkit sweep` as commander hands them over. */
@@ -78,7 +79,14 @@ export async function sweepCommand(o: SweepCliOptions): Promise<number> {
   // a window outside the feed is refused once, as `mmkit backtest` refuses it (exit 2), not by every point
   if (!distributed && base.feeds !== undefined) {
     const { checkFeedWindow } = await import('../backtest/feed-driver.ts');
-    await checkFeedWindow({ files: base.feeds, fromMs: base.fromMs, toMs: base.toMs, feedCache: base.feedCache });
+    await checkFeedWindow({
+      files: base.feeds,
+      fromMs: base.fromMs,
+      toMs: base.toMs,
+      feedCache: base.feedCache,
+    }).catch((e: unknown) => {
+      throw windowFlagError(e);
+    });
   }
   const maxMb = feedCacheMaxMb(o);
   const startedAt = Date.now();

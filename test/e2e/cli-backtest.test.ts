@@ -282,7 +282,12 @@ describe('mmkit backtest', () => {
         ['sweep', '--feed', feed, '--strategy', 'bands', '--grid', '{"margin":[]}'],
         /--grid: "margin" must be a non-empty array/,
       ],
-      // a window outside the feed: refused once, whole, before any point runs (trial 12 F6)
+      // a window outside the feed: named by its flag (not as a config key)
+      [
+        ['backtest', '--feed', feed, '--strategy', 'bands', '--from', '2099-01-01T00:00:00Z'],
+        /^mmkit: --from: 2099-01-01T00:00:00\.000Z is after the feed's last record/,
+      ],
+      // ... and in a sweep refused once, whole, before any point runs (trial 12 F6)
       [
         [
           'sweep',
@@ -295,11 +300,11 @@ describe('mmkit backtest', () => {
           '--from',
           '2099-01-01T00:00:00Z',
         ],
-        /^mmkit: config backtest\.from: 2099-01-01T00:00:00\.000Z is after the feed's last record \(\d{4}-[^)]+Z\)\n$/,
+        /^mmkit: --from: 2099-01-01T00:00:00\.000Z is after the feed's last record \(\d{4}-[^)]+Z\)\n$/,
       ],
       [
         ['sweep', '--feed', feed, '--strategy', 'bands', '--grid', '{"margin":[0.01,0.02]}', '--to', '1000'],
-        /^mmkit: config backtest\.to: 1970-01-01T00:00:01\.000Z is before the feed's first record/,
+        /^mmkit: --to: 1970-01-01T00:00:01\.000Z is before the feed's first record/,
       ],
     ];
     for (const [args, msg] of cases) {
