@@ -122,7 +122,7 @@ describe('mmkit exchange', () => {
       '--rewards-min-payout',
       '0',
     ]);
-    const { agentAccounts } = await import('../../src/exchange/world/generator.ts');
+    const { agentAccounts } = await import('../../src/exchange/world/agent-accounts.ts');
     const lps = agentAccounts(5).lp;
     const rewardRows = async () => {
       let n = 0;

@@ -23,7 +23,7 @@ import type { Rng } from '../../core/random.ts';
 import { AMOUNT_SCALE, PRICE_SCALE, tickPips } from '../../core/units.ts';
 import type { ExchangeEvent, InternalOrder, PaperExchange } from '../exchange.ts';
 import type { OrderType } from '../matching/types.ts';
-import { agentAccounts, type AgentAccounts } from './generator.ts';
+import { agentAccounts, type AgentAccounts } from './agent-accounts.ts';
 import { ceilLot, ceilTo, clamp, floorLot, floorTo } from './grid.ts';
 import type { LiveMarket, WorldRuntime } from './runtime.ts';
 import { hash32, rngFor } from './seeding.ts';

@@ -21,7 +21,8 @@
 import type { PaperExchange } from '../exchange.ts';
 import { Agents, DEFAULT_AGENT_RATES, type AgentRates } from './agents.ts';
 import { roundPrice } from './crypto.ts';
-import { agentAccounts, generateWorld, type AgentAccounts } from './generator.ts';
+import { agentAccounts, type AgentAccounts } from './agent-accounts.ts';
+import { generateWorld } from './generator.ts';
 import { withWorldFee } from './world-fees.ts';
 import { DEFAULT_LIFECYCLE, Lifecycle, type LifecycleOptions } from './lifecycle.ts';
 import { CRYPTO_SYMBOLS } from './model.ts';

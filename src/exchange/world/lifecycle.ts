@@ -14,15 +14,10 @@
 import type { Rng } from '../../core/random.ts';
 import { tickPips } from '../../core/units.ts';
 import type { PaperExchange } from '../exchange.ts';
-import {
-  cryptoWindowMarket,
-  commentIdBase,
-  commentRecord,
-  eventIdBase,
-  gameEvent,
-  rollingOf,
-  type CommentParent,
-} from './generator.ts';
+import { eventIdBase } from './generator.ts';
+import { gameEvent } from './games.ts';
+import { cryptoWindowMarket, rollingOf } from './rolling-crypto.ts';
+import { commentIdBase, commentRecord, type CommentParent } from './world-comments.ts';
 import { withWorldFee } from './world-fees.ts';
 import { GAME_SPORTS } from './catalog.ts';
 import { giveWorldRewards } from '../rewards/world-configs.ts';

@@ -17,7 +17,7 @@
 import type { Rng } from '../../core/random.ts';
 import { PRICE_SCALE, tickPips } from '../../core/units.ts';
 import type { OrderType } from '../matching/types.ts';
-import type { AgentAccounts } from './generator.ts';
+import type { AgentAccounts } from './agent-accounts.ts';
 import { ceilTo, clamp, floorTo } from './grid.ts';
 import type { NewsEvent } from './news.ts';
 import type { InformedParams } from './profiles.ts';

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../../src/core/clock.ts';
 import { DEFAULT_EXCHANGE_OPTIONS, PaperExchange } from '../../../../src/exchange/exchange.ts';
-import { agentAccounts } from '../../../../src/exchange/world/generator.ts';
+import { agentAccounts } from '../../../../src/exchange/world/agent-accounts.ts';
 import { seedWorld, startWorld, type WorldProfileName } from '../../../../src/exchange/world/index.ts';
 
 const EPOCH = 300_000;
