@@ -175,6 +175,8 @@ describe('market BUY terms: whole cents of collateral (trial 12 F1)', () => {
           const ip = impliedPrice('BUY', a.makerAmount, a.takerAmount);
           expect(ip.price - (ip.price % t)).toBe(price);
           expect(ip.shares).toBe(shares);
+          // the size the gate approves signs to itself (the venue signs the approved size again)
+          expect(marketBuyTerms(shares, price, tick)).toEqual({ amount, shares });
         },
       ),
       { numRuns: 3000 },
