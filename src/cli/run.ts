@@ -648,10 +648,20 @@ async function runLocked(
   const stopped = whenStopped(stops, signal, kill, cfg.durationMs);
   ops.lifecycle('reconciling');
   const runStartMs = clock.now();
+  // a stop asked while starting (trial 13 F6: 4 quotes were placed after a SIGTERM during the start):
+  // the engine stops at once, so the reconciliation finishes but the engine is never ready and places
+  // nothing; the orderly shutdown follows
+  let starting = true;
+  void stopped.then(() => {
+    if (!starting) return;
+    dlog.info('a stop was asked during the start: no order will be placed; stopping once the start is done');
+    void trader.engine.stop();
+  });
   await trader.start();
-  if (trader.rewards.active) rewardBook.start();
+  starting = false;
+  if (trader.rewards.active && !trader.engine.stopped) rewardBook.start();
   ops.lifecycle('running');
-  trader.startHeartbeat();
+  if (!trader.engine.stopped) trader.startHeartbeat();
   // the status line, which feeds the kill switch its PnL too (src/cli/run-status-line.ts)
   const status = startStatusLine(
     { log, dlog, trader, store, markets, outcomes, fills: () => fills },

@@ -185,6 +185,8 @@ export interface Engine {
   readonly desired$: Observable<Approved<DesiredQuotes>>;
   /** True once the reconciliation has succeeded (quoting allowed) and until stop. */
   readonly ready: boolean;
+  /** True once `stop()` was called (a stop during the start leaves the engine never ready). */
+  readonly stopped: boolean;
   /** The markets pulled right now (no quoting). */
   pulled(): ReadonlySet<ConditionId>;
   stats(): EngineStats;
@@ -262,6 +264,10 @@ class EngineImpl implements Engine {
 
   get ready(): boolean {
     return this.#ready;
+  }
+
+  get stopped(): boolean {
+    return this.#stopped !== undefined;
   }
 
   pulled(): ReadonlySet<ConditionId> {

@@ -624,6 +624,8 @@ export function createTrader(o: TraderOptions): Trader {
     counters,
     start: async () => {
       await eng.start();
+      // stopped while starting (a signal, the kill switch): the shutdown follows; nothing more starts
+      if (eng.stopped) return;
       rewards.start();
       keep(); // what the venue holds now may be merged or redeemed at once
     },
