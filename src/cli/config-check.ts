@@ -18,6 +18,7 @@ import { ExitCode } from './exit-codes.ts';
 import { funderProblem } from '../ops/doctor/funder-check.ts';
 import { apiCredentialsOf, daemonVenue } from './venue.ts';
 import { venueKindOf } from './venue-kind.ts';
+import { unknownVariableMessage, unknownVariables } from './env-names.ts';
 
 /** One problem `config check` found. */
 export type { ConfigProblem };
@@ -70,9 +71,15 @@ function createWithoutMarkets(def: Parameters<typeof createStrategy>[0], params:
  * is set; a non-paper venue has a wallet), API credentials all-or-none, the funder of proxy
  * signature types, market ids. Never decrypts the keystore and never contacts the venue.
  */
-export async function checkConfig(cfg: MmkitConfig, files: readonly string[]): Promise<ConfigCheckReport> {
+export async function checkConfig(
+  cfg: MmkitConfig,
+  files: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ConfigCheckReport> {
   const problems: ConfigProblem[] = [];
   const warnings: ConfigProblem[] = [];
+  // a misspelt MMKIT_* variable leaves its key at the default (trial 13 F1)
+  for (const v of unknownVariables(env)) warnings.push({ key: v.name, message: unknownVariableMessage(v, false) });
   try {
     resolveRiskLimits(cfg.bot.risk);
   } catch (e) {

@@ -299,11 +299,13 @@ SIGHUP or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit 
       { componentLogger, createLogger, DAEMON_COMPONENT, logFormatOf },
       { runOptionsOf, daemonVenue },
       { ignoredInProcessKeys, inProcessIgnoredMessage, unusedInProcessSettings },
+      { unknownVariables, unknownVariableMessage },
     ] = await Promise.all([
       import('./config.ts'),
       import('../ops/logger.ts'),
       import('./venue.ts'),
       import('./run-inprocess.ts'),
+      import('./env-names.ts'),
     ]);
     const cfg = loadConfig(o.config, {
       'bot.strategy': o.strategy,
@@ -334,6 +336,12 @@ SIGHUP or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit 
       level: cfg.log.level,
       format: logFormatOf(cfg.log),
     });
+    // a misspelt MMKIT_* variable would leave its key at the default without a word (trial 13 F1)
+    for (const v of unknownVariables(process.env))
+      componentLogger(logger, DAEMON_COMPONENT).warn(
+        { variable: v.name, nearest: v.nearest },
+        unknownVariableMessage(v),
+      );
     // exchange.* keys the in-process paper exchange does not apply: said, not silently dropped
     if (!b.shadow && daemonVenue(cfg).inProcess) {
       const ignored = ignoredInProcessKeys(cfg);

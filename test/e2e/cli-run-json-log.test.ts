@@ -89,7 +89,7 @@ describe('mmkit run --log-format json', () => {
       base,
       dir,
       ['--duration', '2s', '--log-format', 'json', '--world-profile', 'toxic', '--rewards-epoch', '2m'],
-      { MMKIT_EXCHANGE_FEE_RATE_BPS: '200' },
+      { MMKIT_EXCHANGE_FEE_RATE_BPS: '200', MMKIT_RISK_MAX_POSITON_SHARES: '5' },
     );
     expect(await exited(bot.p), bot.err().slice(-3000)).toBe(0);
     const warned = logLines(bot.err()).filter((l) => Array.isArray(l['flags']));
@@ -101,6 +101,11 @@ describe('mmkit run --log-format json', () => {
       flags: ['--world-profile', '--rewards-epoch', 'exchange.feeRateBps'],
     });
     expect(warned[0]!.msg).toContain('no effect');
+    // a misspelt variable is named, with the one meant (trial 13 F1)
+    expect(logLines(bot.err()).find((l) => l['variable'] === 'MMKIT_RISK_MAX_POSITON_SHARES')).toMatchObject({
+      level: 40,
+      nearest: 'MMKIT_RISK_MAX_POSITION_SHARES',
+    });
     // the trading history is private: the data dir 0700, the store (and its WAL) 0600, as the wallet key
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     for (const f of ['mmkit.db', 'mmkit.db-wal', 'paper-wallet.key'])
