@@ -137,7 +137,8 @@ export type RejectionsNotCounted = RejectionsNotCountedStatus;
 export const rejectionsNotCounted = rejectionsNotCountedOf;
 
 /**
- * "15 (12 sell-balance races and 3 post-only crossings, not counted by the kill switch)": the
+ * "15 (12 sell-balance races and 3 post-only crossings, not counted by the kill switch)" (and FOK
+ * orders the book could not fill whole: "2 FOK not filled whole"): the
  * rejected orders as the exit summary and `mmkit status` print them.
  */
 export function describeRejections(rejected: number, n: RejectionsNotCounted | undefined): string {
@@ -147,8 +148,11 @@ export function describeRejections(rejected: number, n: RejectionsNotCounted | u
     parts.push(`${n.sellBalanceRaces} sell-balance race${n.sellBalanceRaces === 1 ? '' : 's'}`);
   if (n.postOnlyCrossings > 0)
     parts.push(`${n.postOnlyCrossings} post-only crossing${n.postOnlyCrossings === 1 ? '' : 's'}`);
+  const fok = n.fokNotFilled ?? 0;
+  if (fok > 0) parts.push(`${fok} FOK not filled whole`);
   if (parts.length === 0) return `${rejected} (all counted by the kill switch)`;
-  return `${rejected} (${parts.join(' and ')}, not counted by the kill switch)`;
+  const list = parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
+  return `${rejected} (${list}, not counted by the kill switch)`;
 }
 
 /** The strategy's errors and the gate's refusals and trims of a run (`RunSummary`'s fields of them). */

@@ -17,6 +17,8 @@ export interface AccountStats {
   readonly postOnlyRejections: number;
   /** Asks refused for lack of tokens while selling into a fill (re-sized at the next intent). */
   readonly sellBalanceRaces: number;
+  /** FOK orders the book could not fill whole (killed: a market outcome, not a kill-switch rejection). */
+  readonly fokNotFilled: number;
   /** Fills of orders the bot did not place, recorded with source 'external' (each (trade, order) once). */
   readonly externalFills: number;
   /** Orders seen on the wallet that the bot did not place, by what was done with them. */

@@ -499,6 +499,7 @@ export class Executor {
     return {
       postOnlyRejections: a.postOnlyRejections,
       sellBalanceRaces: a.sellBalanceRaces,
+      fokNotFilled: a.fokNotFilled,
       externalFills: f.externalFills,
       foreignOrders: { left: f.left, cancelled: f.cancelled, adopted: f.adopted },
     };

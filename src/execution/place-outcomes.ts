@@ -38,6 +38,12 @@ import type { UnknownOutcomes } from './unknown-outcomes.ts';
 
 /** The venue's refusal of a post-only order that would cross: "re-price next time", not an error. */
 export const POST_ONLY_CROSSING: OrderRejectCode = 'INVALID_POST_ONLY_ORDER';
+/**
+ * A FOK order the book could not fill whole: the order type working as specified (a market outcome,
+ * no fault of the bot or the venue), so not a kill-switch rejection (trial 13 F7: a FOK strategy on a
+ * thin book stopped the daemon, exit 4, within a minute). Counted apart, as post-only crossings are.
+ */
+export const FOK_NOT_FILLED: OrderRejectCode = 'FOK_ORDER_NOT_FILLED_ERROR';
 export const NOT_ENOUGH_BALANCE: OrderRejectCode = 'INVALID_ORDER_NOT_ENOUGH_BALANCE';
 /** SELL balance refusals of one token tolerated in a row (no fill of it between) before they count. */
 export const SELL_RACE_TOLERANCE = 3;
@@ -97,7 +103,7 @@ export class PlaceOutcomes {
   readonly #p: PlaceOutcomesParts;
   readonly #onRejection = new Set<Listener<RejectionInfo>>();
   /** Post-only and SELL balance refusals (foreign orders and external fills: `ForeignOrders.counts`). */
-  readonly #account = { postOnlyRejections: 0, sellBalanceRaces: 0 };
+  readonly #account = { postOnlyRejections: 0, sellBalanceRaces: 0, fokNotFilled: 0 };
   /** SELL balance refusals in a row per token, since its last fill (see the module comment). */
   readonly #sellRaces = new Map<string, number>();
 
@@ -112,7 +118,11 @@ export class PlaceOutcomes {
   }
 
   /** Post-only refusals and tolerated SELL balance races since start. */
-  get counts(): { readonly postOnlyRejections: number; readonly sellBalanceRaces: number } {
+  get counts(): {
+    readonly postOnlyRejections: number;
+    readonly sellBalanceRaces: number;
+    readonly fokNotFilled: number;
+  } {
     return this.#account;
   }
 
@@ -141,6 +151,10 @@ export class PlaceOutcomes {
         this.#p.tracker.onPlaceOutcome(o);
         postOnly++;
         this.#account.postOnlyRejections++;
+      } else if (o.code === FOK_NOT_FILLED) {
+        // too little at its price: killed whole, as a FOK is (not an error)
+        this.#p.tracker.onPlaceOutcome(o);
+        this.#account.fokNotFilled++;
       } else if (this.#sellRace(p, o.code)) {
         // selling into a fill that has not reached us: re-sized at the next intent (not an error)
         this.#p.tracker.onPlaceOutcome(o);
@@ -156,6 +170,7 @@ export class PlaceOutcomes {
   /** A resend's definite refusal (the tracker told already): counted as a first send's refusal is. */
   resendRefused(prepared: PreparedOrder, code: string, message: string): void {
     if (code === POST_ONLY_CROSSING) this.#account.postOnlyRejections++;
+    else if (code === FOK_NOT_FILLED) this.#account.fokNotFilled++;
     else if (!this.#sellRace(prepared, code)) this.#rejection(prepared, code, message);
   }
 

@@ -50,8 +50,13 @@ export function avgPriceText(p: Pick<PositionLike, 'avgPrice' | 'avgPriceDecimal
 export function rejectionsNotCountedOf(a: {
   readonly sellBalanceRaces: number;
   readonly postOnlyRejections: number;
+  readonly fokNotFilled?: number;
 }): RejectionsNotCountedStatus {
-  return { sellBalanceRaces: a.sellBalanceRaces, postOnlyCrossings: a.postOnlyRejections };
+  return {
+    sellBalanceRaces: a.sellBalanceRaces,
+    postOnlyCrossings: a.postOnlyRejections,
+    fokNotFilled: a.fokNotFilled ?? 0,
+  };
 }
 
 /**
@@ -61,6 +66,8 @@ export function rejectionsNotCountedOf(a: {
 export interface RejectionsNotCountedStatus {
   readonly sellBalanceRaces: number;
   readonly postOnlyCrossings: number;
+  /** FOK orders the book could not fill whole (absent from an older daemon's status). */
+  readonly fokNotFilled?: number;
 }
 
 /**

@@ -179,6 +179,43 @@ describe('Executor: post-only', () => {
     expect(rejections).toHaveLength(2);
   });
 
+  it('a FOK the book cannot fill whole is counted apart, never handed to the kill switch (trial 13 F7)', async () => {
+    venue.placeHook = async (orders) =>
+      orders.map(
+        (o): PlaceOutcome =>
+          o.request.type === 'FOK'
+            ? {
+                id: o.id,
+                ok: false,
+                code: 'FOK_ORDER_NOT_FILLED_ERROR',
+                message: "order couldn't be fully filled, FOK orders are fully filled/killed",
+              }
+            : { id: o.id, ok: false, code: 'INVALID_ORDER_NOT_ENOUGH_BALANCE', message: 'no' },
+      );
+    for (let i = 0; i < 12; i++) {
+      ex.execute([
+        approvedOrder({
+          market: M,
+          tokenId: Y,
+          side: 'BUY',
+          price: 5100 as Pips,
+          size: 5_000_000 as Micro,
+          type: 'FOK',
+        }),
+      ]);
+      await ex.idle();
+    }
+    await flush();
+    expect(rejections).toEqual([]);
+    expect(ex.accountStats().fokNotFilled).toBe(12);
+    expect(store.summary().ordersRejected).toBe(12);
+    const notCounted = rejectionsNotCounted(ex.accountStats());
+    expect(describeRejections(12, notCounted)).toBe('12 (12 FOK not filled whole, not counted by the kill switch)');
+    expect(describeRejections(15, { sellBalanceRaces: 1, postOnlyCrossings: 2, fokNotFilled: 12 })).toBe(
+      '15 (1 sell-balance race, 2 post-only crossings and 12 FOK not filled whole, not counted by the kill switch)',
+    );
+  });
+
   it("the ledger's rejected orders include the races and crossings; the exit summary says how many the kill switch did not count", async () => {
     // two asks refused for balance (races), a crossing bid, then a bid refused for balance (counted)
     venue.placeHook = async (orders) =>
@@ -196,7 +233,7 @@ describe('Executor: post-only', () => {
     expect(rejections).toHaveLength(1);
     expect(store.summary().ordersRejected).toBe(4);
     const notCounted = rejectionsNotCounted(ex.accountStats());
-    expect(notCounted).toEqual({ sellBalanceRaces: 2, postOnlyCrossings: 1 });
+    expect(notCounted).toEqual({ sellBalanceRaces: 2, postOnlyCrossings: 1, fokNotFilled: 0 });
     expect(describeRejections(store.summary().ordersRejected, notCounted)).toBe(
       '4 (2 sell-balance races and 1 post-only crossing, not counted by the kill switch)',
     );
