@@ -243,6 +243,21 @@ export function loadConfigDetailed(
   env: NodeJS.ProcessEnv = process.env,
 ): LoadedConfig {
   const files: Array<[string, Record<string, unknown>]> = [];
+  // a JSON value in the environment that is not JSON: named by its key and variable (convict's coerce
+  // error names neither: trial 13 F12, "config config: must be a JSON object")
+  const badJson: ConfigProblem[] = [];
+  for (const l of schemaLeaves()) {
+    const raw = l.env === undefined ? undefined : env[l.env];
+    if (raw === undefined || (l.format !== 'json-object' && l.format !== 'json-array')) continue;
+    try {
+      JSON.parse(raw);
+    } catch (e) {
+      // (V8 may quote the input in its message: never shown, it may hold a secret)
+      const why = l.sensitive ? '' : `: ${(e as Error).message.replace(/,? ?"[^]*" is not valid JSON/, '')}`;
+      badJson.push({ key: l.key, message: `${l.env} is not valid JSON${why}` });
+    }
+  }
+  if (badJson.length > 0) throw ConfigError.of(badJson as [ConfigProblem, ...ConfigProblem[]]);
   let c: ReturnType<typeof convict>;
   try {
     c = convict(schema as never, { env, args: [] });

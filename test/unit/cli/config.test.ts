@@ -133,6 +133,26 @@ describe('config: comments and secrets in files', () => {
   });
 });
 
+describe('config: a JSON variable that is not JSON (trial 13 F12)', () => {
+  it('names the key and the variable, never the value', () => {
+    const bad = (env: Record<string, string>) => {
+      try {
+        loadConfig(undefined, {}, env);
+      } catch (e) {
+        return (e as ConfigError).problems;
+      }
+      return [];
+    };
+    const one = bad({ MMKIT_STRATEGY_PARAMS: '{fakSize:3}' });
+    expect(one).toHaveLength(1);
+    expect(one[0]!.key).toBe('bot.params');
+    expect(one[0]!.message).toMatch(/^MMKIT_STRATEGY_PARAMS is not valid JSON: Expected property name .* position 1/);
+    const two = bad({ MMKIT_STRATEGY_PARAMS: 'secretish', MMKIT_RISK_MARKETS: '[1' });
+    expect(two.map((p) => p.key)).toEqual(['bot.params', 'bot.risk.markets']);
+    expect(JSON.stringify(two)).not.toContain('secretish');
+  });
+});
+
 describe('config: strict validation names the key and what is allowed', () => {
   it.each([
     [{ exchange: { port: 70000 } }, 'exchange.port', /an integer from 0 to 65535: value was 70000/],
