@@ -28,6 +28,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { Clock, TimerHandle } from '../core/clock.ts';
+import { RateLimitedLog } from '../core/rate-limited-log.ts';
 import { fillLogFields, type FillEvent } from '../core/events.ts';
 import type { ConditionId, OrderId } from '../core/ids.ts';
 import { Rng } from '../core/random.ts';
@@ -284,11 +285,17 @@ export function createTrader(o: TraderOptions): Trader {
         POST_ONLY_REFUSED_MSG,
       );
   });
-  // orders and fills on the wallet that the bot did not make
+  // orders and fills on the wallet that the bot did not make; a foreign order's line per policy: the
+  // first 10, then every 1000th, the others at debug (trial 13 F11: another daemon on the same wallet
+  // re-quoting made ~2 WARN lines a second)
+  const foreignLog = new RateLimitedLog({ others: 'debug' });
   executor.onForeign((x) => {
     if (x.kind === 'order') {
       const v = x.order;
-      marketLog('executor', v.market).warn(
+      foreignLog.log(
+        marketLog('executor', v.market),
+        'warn',
+        x.policy,
         {
           order: v.id,
           side: v.side,

@@ -208,6 +208,34 @@ describe('foreign orders on the bot wallet (bot.foreignOrders)', () => {
     }
   }, 90_000);
 
+  it("'leave': another client's stream of orders is said in 10 WARN lines, then every 1000th, the others at debug (trial 13 F11)", async () => {
+    const r = await setupRun('leave', { p1: 0.45, p2: 0.4, size: 5 });
+    try {
+      const Y = yes(v.m1);
+      await r.bot.start();
+      r.bot.startHeartbeat();
+      const ids: string[] = [];
+      for (let i = 0; i < 14; i++) {
+        const o = await r.other.place(Y, 'BUY', (0.2 + i / 100).toFixed(2), '5');
+        expect(o.body.status).toBe('live');
+        ids.push(o.id);
+      }
+      expect(
+        await eventually(() => ids.every((id) => r.bot.tracker.origin(id as OrderId) === 'foreign'), 20_000),
+        'the user channel showed them',
+      ).toBe(true);
+      const lines = r.logs.filter((l) =>
+        l.msg.endsWith('an order the bot did not place rests on the wallet: left alone (bot.foreignOrders)'),
+      );
+      expect(lines.filter((l) => l.msg.startsWith('warn: '))).toHaveLength(10);
+      const quiet = lines.filter((l) => l.msg.startsWith('debug: '));
+      expect(quiet).toHaveLength(4);
+      expect(quiet.map((l) => l.obj['occurrences'])).toEqual([11, 12, 13, 14]);
+    } finally {
+      await r.stop();
+    }
+  });
+
   it("'cancel': cancelled at start and as soon as one appears while running", async () => {
     const r = await setupRun('cancel', { p1: 0.4, size: 5 });
     try {
