@@ -179,7 +179,10 @@ export async function shutdownRun(parts: RunShutdownParts, stop: RunStop): Promi
       );
     }
     if (fresh.length > 0)
-      dlog.warn({ fills: fresh.length }, 'fills the user channel had not delivered, backfilled at shutdown');
+      dlog.warn(
+        { fills: fresh.length },
+        'fills the user channel had not delivered, backfilled at shutdown (each logged above: a fill line with backfilled: true)',
+      );
   } catch (err) {
     dlog.error(
       { err: err instanceof Error ? err.message : String(err) },

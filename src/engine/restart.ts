@@ -131,6 +131,8 @@ export interface ReconcileReport {
   readonly externalFills: ReadonlySet<string>;
   /** How many of them the store did not have (when its recordFill says). */
   readonly newFills: number;
+  /** Those fills, oldest first: made while the bot was down (each is logged by the kernel). */
+  readonly freshFills: readonly VenueFill[];
   /** Backfill start, unix ms. */
   readonly sinceMs: number;
 }
@@ -266,7 +268,7 @@ export async function reconcileOnStart(
   // a fill of an order the store does not know is the wallet's, not the bot's
   const externalFills = new Set<string>();
   let members: ReadonlySet<string> = new Set();
-  const { fills, newFills } = await backfillFills(
+  const { fills, newFills, fresh } = await backfillFills(
     venue,
     sinceMs,
     async (f) => {
@@ -321,6 +323,7 @@ export async function reconcileOnStart(
     fills,
     externalFills,
     newFills,
+    freshFills: fresh,
     sinceMs,
   };
 }

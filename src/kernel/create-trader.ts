@@ -557,6 +557,21 @@ export function createTrader(o: TraderOptions): Trader {
         if (fleetLedger?.ownFill !== undefined && executor.fillSource(f.orderId, f.market) === 'bot')
           fleetLedger.ownFill(f.orderId);
       }
+      // each fill made while the bot was down, named as the user channel's are (trial 13 F3: only a
+      // count was said, and these fills are in no session's figures)
+      for (const f of r.freshFills ?? []) {
+        if (fleetLedger !== undefined && !fills.includes(f)) continue;
+        const outcome = o.markets
+          .find((m) => m.market === f.market)
+          ?.tokens.find((t) => t.tokenId === f.tokenId)?.outcome;
+        const external = r.externalFills.has(`${f.tradeId}|${f.orderId}`);
+        marketLog('executor', f.market).info(
+          { ...fillLogFields(f, outcome), source: external ? 'external' : 'bot', backfilled: true },
+          external
+            ? 'external fill (backfilled: made while the bot was down)'
+            : 'fill (backfilled: made while the bot was down)',
+        );
+      }
       // the venue's holdings are the truth: before anything is quoted, the ledger follows them
       if (auditor !== undefined) {
         const a = await auditor.audit({ confirm: false, ...(audit?.opening ? { opening: audit.opening } : {}) });

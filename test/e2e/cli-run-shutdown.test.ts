@@ -88,7 +88,7 @@ describe('mmkit run: shutdown', () => {
 
     // they came from the shutdown backfill (the frozen channel delivered none of them)
     const lines = logLines(bot.err());
-    const note = lines.find((l) => l.msg === 'fills the user channel had not delivered, backfilled at shutdown');
+    const note = lines.find((l) => l.msg.startsWith('fills the user channel had not delivered, backfilled at shutdown'));
     expect(note, bot.err().slice(-3000)).toBeDefined();
     expect(note!['fills']).toBeGreaterThanOrEqual(unseen.length);
     const backfilled = new Set(

@@ -143,6 +143,11 @@ describe('foreign orders on the bot wallet (bot.foreignOrders)', () => {
       // the start left both foreign orders and backfilled the foreign trade as external
       const reconciled = r.logs.find((l) => l.msg === 'info: reconciled with the venue')!;
       expect(reconciled.obj).toMatchObject({ foreign: 2, left: 2, canceled: 0, external: 1 });
+      // the trade made before the start is named, as a fill of the user channel is (trial 13 F3)
+      const named = r.logs.filter((l) => l.msg === 'info: external fill (backfilled: made while the bot was down)');
+      expect(named.map((l) => [l.obj['order'] ?? l.obj['orderId'], l.obj['side'], l.obj['backfilled']])).toEqual([
+        [taken.id, 'BUY', true],
+      ]);
       const ext = r.store.fills().find((f) => f.orderId === taken.id)!;
       expect(ext, 'the foreign trade is in the store (the wallet holds its shares)').toBeDefined();
       expect(ext.source).toBe('external');
