@@ -169,6 +169,8 @@ export async function shutdownRun(parts: RunShutdownParts, stop: RunStop): Promi
       const source = executor.fillSource(f.orderId);
       if (source === 'bot') {
         parts.onBotFill();
+        // (and in the fill ratio, as in the fills: trial 13 F8)
+        ops.monitor.backfilledFill(f.orderId);
         // (in a fleet, its id goes to the registry of the members' filled orders, written by its flush timer or, at the latest, by `leave()`
         // below: a member taking the market over then never books it as external; review-1 F2)
         fleetRef.orders?.add(f.orderId);

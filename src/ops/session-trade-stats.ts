@@ -84,6 +84,15 @@ export class SessionTradeStats {
     });
   }
 
+  /**
+   * An order of the bot's that got a fill the user channel never delivered (backfilled at shutdown):
+   * counted as filled for the fill ratio, as the exit summary's fills count it (trial 13 F8); no
+   * markout (its horizons would come after the exit).
+   */
+  filledOrder(orderId: string): void {
+    this.#filled.add(orderId);
+  }
+
   /** A sample of total PnL, micro-USDC: the drawdown from the running peak. */
   pnl(total: number): void {
     if (this.#peak === undefined || total > this.#peak) this.#peak = total;

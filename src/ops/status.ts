@@ -249,6 +249,11 @@ export class DaemonMonitor {
     this.#trade.close();
   }
 
+  /** A fill of the bot's own order backfilled at shutdown (the user channel never delivered it): counted in the fill ratio. */
+  backfilledFill(orderId: string): void {
+    this.#trade.filledOrder(orderId);
+  }
+
   /** The session's markouts, fill ratio (of `placed` orders: default, the store's totals last read) and max drawdown. */
   tradeStats(placed = this.#totals?.value.ordersPlaced ?? 0): SessionTradeStatus {
     return this.#trade.status(placed);

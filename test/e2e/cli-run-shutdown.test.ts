@@ -88,7 +88,9 @@ describe('mmkit run: shutdown', () => {
 
     // they came from the shutdown backfill (the frozen channel delivered none of them)
     const lines = logLines(bot.err());
-    const note = lines.find((l) => l.msg.startsWith('fills the user channel had not delivered, backfilled at shutdown'));
+    const note = lines.find((l) =>
+      l.msg.startsWith('fills the user channel had not delivered, backfilled at shutdown'),
+    );
     expect(note, bot.err().slice(-3000)).toBeDefined();
     expect(note!['fills']).toBeGreaterThanOrEqual(unseen.length);
     const backfilled = new Set(
@@ -97,6 +99,11 @@ describe('mmkit run: shutdown', () => {
         .map((l) => `${String(l['trade'])}|${String(l['order'])}`),
     );
     for (const f of unseen) expect(backfilled.has(f), `${f} was not backfilled`).toBe(true);
+    // the fill ratio counts the orders those fills filled, as the fills line counts the fills (trial 13 F8)
+    const filledOrders = new Set(rows.map((r) => r.order_id)).size;
+    expect(bot.out(), bot.out()).toMatch(
+      new RegExp(`\\n {2}fill ratio {8}[0-9.]+ % of orders placed got a fill \\(${filledOrders}\\)\\n`),
+    );
   }, 240_000);
 
   it('with the audit on, a fill the frozen user channel never delivered is stored while the daemon runs, once', async () => {

@@ -74,6 +74,17 @@ describe('SessionTradeStats', () => {
     expect(s.status(1).ordersFilled).toBe(1);
   });
 
+  it('an order filled by a fill backfilled at shutdown counts in the fill ratio, without a markout (trial 13 F8)', () => {
+    const clock = new VirtualClock(0);
+    const s = new SessionTradeStats({ clock, mid: () => 5000 });
+    s.fill(fill({ orderId: 'a', side: 'BUY', price: 4900, size: 1_000_000 }));
+    s.close();
+    s.filledOrder('b');
+    s.filledOrder('a'); // an order counted once
+    expect(s.status(4)).toMatchObject({ ordersFilled: 2, fillRatio: 0.5 });
+    expect(s.status(4).markouts.map((m) => m.fills)).toEqual([0, 0, 0]);
+  });
+
   it('midOfTop: the mid of a fresh two-sided top (x.5 pips when the spread is odd), else null', () => {
     expect(midOfTop({ bestBid: 4900, bestAsk: 5101, stale: false })).toBe(5000.5);
     expect(midOfTop({ bestBid: 4900, bestAsk: 5100, stale: true })).toBeNull();
