@@ -19,6 +19,7 @@ import { dataDirAccount, otherAccountNote } from './data-dir-wallet.ts';
 import { EXIT_CODES_HELP, ExitCode } from './exit-codes.ts';
 import { orderRow, shown } from './orders.ts';
 import { terminalSafe } from '../ops/terminal/safe-text.ts';
+import { describeHolder, inspectDaemonLock } from '../ops/daemon-lock.ts';
 
 interface CancelAllOptions extends CommonOptions {
   market?: string;
@@ -113,6 +114,13 @@ ${EXIT_CODES_HELP}`,
           for (const x of left)
             process.stdout.write(`still open    ${terminalSafe(`${x.id} ${x.side} ${x.size}@${x.price}`)}\n`);
         }
+        // a daemon of this data dir quotes again at its next intent (trial 13 F4: "0 open now", then
+        // its orders were back): said, with the way to stop it
+        const lock = inspectDaemonLock(cfg.bot.dataDir);
+        if (lock.state === 'live')
+          note(
+            `a daemon runs on this data dir (${describeHolder(lock.holder)}) and will quote again: \`mmkit kill --data-dir ${cfg.bot.dataDir}\` stops it (cancelling its orders)`,
+          );
         return left.length === 0 ? ExitCode.OK : ExitCode.FAILURE;
       });
     }),
