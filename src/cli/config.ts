@@ -253,7 +253,7 @@ export function loadConfigDetailed(
       JSON.parse(raw);
     } catch (e) {
       // (V8 may quote the input in its message: never shown, it may hold a secret)
-      const why = l.sensitive ? '' : `: ${(e as Error).message.replace(/,? ?"[^]*" is not valid JSON/, '')}`;
+      const why = l.sensitive ? '' : `: ${(e as Error).message.replace(/,? ?"[\s\S]*" is not valid JSON/, '')}`;
       badJson.push({ key: l.key, message: `${l.env} is not valid JSON${why}` });
     }
   }

@@ -11,6 +11,7 @@
  */
 import { type FillEvent, fillLogFields } from '../core/events.ts';
 import { mkdirSync } from 'node:fs';
+import { CliError, ExitCode, isUnreachable } from './exit-codes.ts';
 import { ensureDataDir } from './data-dir-create.ts';
 import { join, resolve } from 'node:path';
 import type { Wallet } from 'ethers';
@@ -413,6 +414,16 @@ async function runLocked(
           userAuditAlso: (m: string) => fleetMarketSet !== undefined && !fleetMarketSet.has(m),
         }
       : {}),
+  }).catch((err: unknown) => {
+    // a venue that does not answer: named by its URL, as the other commands name it (trial 13 F5:
+    // "POST /auth/api-key: connection failed" named the endpoint only)
+    if (!isUnreachable(err)) throw err;
+    throw new CliError(
+      `venue unreachable at ${urls.clob}: ${(err as Error).message}`,
+      ExitCode.UNREACHABLE,
+      'UNREACHABLE',
+      { cause: err },
+    );
   });
   // observed: tick-to-order, orders by outcome (src/ops/instrument.ts); otherwise the same venue
   const venue = ops.instrument(liveVenue);

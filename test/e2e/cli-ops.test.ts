@@ -579,7 +579,15 @@ describe('an unreachable venue', () => {
     const url = `http://127.0.0.1:${port}`;
     const dir = mkdtempSync(join(tmpdir(), 'mmkit-down-'));
     copyFileSync(join(dataDir, 'paper-wallet.key'), join(dir, 'paper-wallet.key'));
-    for (const args of [['markets'], ['orders'], ['cancel-all'], ['positions'], ['keys', 'derive']]) {
+    // (and the daemon's start, naming the venue's URL, not only the endpoint: trial 13 F5)
+    for (const args of [
+      ['markets'],
+      ['orders'],
+      ['cancel-all'],
+      ['positions'],
+      ['keys', 'derive'],
+      ['run', '--duration', '5s', '--http-port', '0'],
+    ]) {
       const r = await mmkit([...args, '--exchange-url', url, '--data-dir', dir]);
       expect(r.code, `${args.join(' ')}: ${r.err}`).toBe(3);
       expect(r.err).toContain(`venue unreachable at ${url}`);
