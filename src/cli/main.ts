@@ -30,6 +30,7 @@ import { shadowBanner, shadowRunner } from './shadow-cli.ts';
 import type { ShadowRunSummary } from './run-shadow.ts';
 import { strategyFailureLine } from './run-summary.ts';
 import { exitSummaryText } from './run-exit-text.ts';
+import { exchangeBanner } from './exchange-banner.ts';
 import { doctorSettingsOf, register as registerDoctor } from './doctor.ts';
 
 function intArg(name: string, min: number, max: number) {
@@ -219,9 +220,7 @@ ${EXIT_CODES_HELP}`,
     process.on('SIGTERM', () => stop('SIGTERM'));
     if (o.json) process.stdout.write(JSON.stringify(running.urls) + '\n');
     else {
-      process.stdout.write(
-        `mmkit paper exchange listening (seed ${x.seed}, world profile ${x.worldProfile}${x.feeRateBps > 0 ? `, taker fee ${x.feeRateBps} bps` : ''}, chain ${x.chainId}, CLOB protocol ${x.protocol})\n`,
-      );
+      process.stdout.write(exchangeBanner(x, running.world));
       for (const [k, v] of Object.entries(running.urls)) process.stdout.write(`  ${k.padEnd(15)} ${v}\n`);
     }
   });

@@ -67,6 +67,11 @@ export interface RunningExchange {
   port: number;
   /** The world's identity (`GET {clob_url}/world`): new for a fresh world, kept by a restored one. */
   identity: WorldIdentity;
+  /**
+   * What the world runs with: its seed and taker fee rate (bps), a restored world's from its journal
+   * whatever was asked (the banner says these: trial 13 F15).
+   */
+  world: { readonly seed: number; readonly feeRateBps: number; readonly restored: boolean };
   /** The HTTP rate limiter (absent when rate limits are off): tests read its tables' `size()`. */
   rateLimits: RatePolicy | undefined;
   /** The per-signer order and cancel buckets (mode `off` when the limits are off). */
@@ -163,6 +168,11 @@ export async function startExchange(o: Partial<ExchangeServerOptions> = {}): Pro
     urls,
     port,
     identity,
+    world: {
+      seed: journal?.seed ?? seed,
+      feeRateBps: restoredRate ?? asked ?? 0,
+      restored: replayed > 0,
+    },
     rateLimits: app.rateLimits,
     signerLimits: app.signerLimits,
     security,
