@@ -125,6 +125,14 @@ export interface PositionAuditOptions {
   activity?(sinceMs: number): Promise<ReadonlyMap<string, ActivityKind>>;
   /** Applies an adjustment to the running state (the engine's positions). */
   apply?(a: PositionAdjustment): void;
+  /**
+   * Books the venue's trades of the account since `sinceMs` that the ledger lacks (each once, by
+   * trade and order id: the bot's, and others' as external fills); resolves with how many were new.
+   * Called before a difference is adjusted as an `external_trade`: the trade itself is booked, so a
+   * later backfill of it finds it stored (trial 13 F16: the adjustment and then the shutdown's
+   * backfill booked one trade twice).
+   */
+  bookTrades?(sinceMs: number): Promise<number>;
   readonly now: () => number;
   /** A fleet member's audit (see the module comment). Undefined: a lone daemon. */
   readonly fleet?: AuditFleet;
@@ -316,7 +324,31 @@ export class PositionAuditor {
       } catch {
         /* the markets known so far decide (a redeem of an unknown market is then priced at its mid) */
       }
-    const causes = causesOf(ready, o.markets, activity, opts.opening);
+    let causes = causesOf(ready, o.markets, activity, opts.opening);
+    // a trade the ledger lacks: booked as the trade it is (a fill), not as an adjustment; the
+    // differences are then read again and only what the trades do not explain is adjusted
+    if (o.bookTrades !== undefined && [...causes.values()].includes('external_trade')) {
+      let booked = 0;
+      try {
+        booked = await o.bookTrades((this.#lastAt ?? startedAt) - 24 * 3_600_000);
+      } catch {
+        booked = 0; // the adjustment books the difference, as before
+      }
+      if (booked > 0) {
+        const now = new Map(
+          positionDiffs(h.tokens, ...withOthers(o.ledger.positions(), o.ledger.unsettledFills(), others)).map(
+            (d) => [d.tokenId, d] as const,
+          ),
+        );
+        const still = ready.flatMap((d) => {
+          const x = now.get(d.tokenId);
+          return x === undefined ? [] : [x];
+        });
+        ready.length = 0;
+        ready.push(...still);
+        causes = causesOf(ready, o.markets, activity, opts.opening);
+      }
+    }
     const adjusted: PositionAdjustment[] = [];
     const unbooked: PositionAdjustment[] = [];
     // both tokens of a market moved together by one amount (a split or a merge, whatever the cause says):

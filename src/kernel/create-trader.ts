@@ -35,7 +35,7 @@ import { Rng } from '../core/random.ts';
 import { formatAmount, formatPrice, type Micro, tickPips, type Pips } from '../core/units.ts';
 import type { MarketInfo, Venue, VenueFill } from '../core/venue.ts';
 import { createEngine, type Engine } from '../engine/loop.ts';
-import { reconcileOnStart } from '../engine/restart.ts';
+import { backfillFills, reconcileOnStart } from '../engine/restart.ts';
 import type { CollateralKeeper } from '../execution/collateral-keeper.ts';
 import type { AuditReport, PositionAuditor } from '../engine/position-audit.ts';
 import type { DiffTolerance } from '../execution/diff.ts';
@@ -437,7 +437,26 @@ export function createTrader(o: TraderOptions): Trader {
     config: o.collateral,
     storeFailed,
   });
-  const audit = o.positionAudit;
+  // the account's trades the ledger lacks, booked as the fills they are before the audit would adjust
+  // an `external_trade` difference (trial 13 F16: the audit's adjustment, then the shutdown's backfill
+  // of the same trade, counted it twice); a fleet member's audit adjusts as before (its claims)
+  const bookTrades = async (sinceMs: number): Promise<number> => {
+    const { fresh } = await backfillFills(venue, sinceMs, (f) => executor.onVenueFill(f) === 'new');
+    for (const f of fresh) {
+      engine?.state.seedFill(f);
+      const external = executor.fillSource(f.orderId, f.market) !== 'bot';
+      const outcome = o.markets
+        .find((m) => m.market === f.market)
+        ?.tokens.find((t) => t.tokenId === f.tokenId)?.outcome;
+      marketLog('executor', f.market).info(
+        { ...fillLogFields(f, outcome), source: external ? 'external' : 'bot', backfilled: true },
+        external ? 'external fill (booked by the position audit)' : 'fill (booked by the position audit)',
+      );
+    }
+    return fresh.length;
+  };
+  const audit =
+    o.positionAudit === undefined || fleet !== undefined ? o.positionAudit : { ...o.positionAudit, bookTrades };
   const fleetLedger = fleet?.ledger;
   const audits = createPositionAuditWiring({
     venue,

@@ -55,6 +55,8 @@ export interface PositionAuditConfig {
   mid?(tokenId: string): Promise<number | undefined>;
   /** Each adjustment recorded (the daemon logs and counts it). */
   onAdjust?(a: PositionAdjustment): void;
+  /** Books the account's trades the ledger lacks (PositionAuditOptions.bookTrades). */
+  bookTrades?(sinceMs: number): Promise<number>;
 }
 
 /** A market as the venue's record tells it (PositionAuditConfig.market). */
@@ -191,6 +193,7 @@ export function createPositionAuditWiring(parts: PositionAuditParts): PositionAu
             return audit.mid?.(t);
           },
           ...(audit.activity ? { activity: (since: number) => audit.activity!(since) } : {}),
+          ...(audit.bookTrades ? { bookTrades: (since: number) => audit.bookTrades!(since) } : {}),
           apply: (a) => engine()?.state.adjustPosition(a.tokenId, a.size, a.price),
         });
   const runAudit = async (): Promise<AuditReport | undefined> => {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Wallet } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LiveClock } from '../../src/core/clock.ts';
-import type { OrderId } from '../../src/core/ids.ts';
+import type { OrderId, TokenId } from '../../src/core/ids.ts';
 import type { MarketInfo } from '../../src/core/venue.ts';
 import type { ForeignOrderPolicy } from '../../src/execution/executor.ts';
 import { createTrader, type Trader as Bot } from '../../src/kernel/create-trader.ts';
@@ -56,7 +56,11 @@ interface Run {
 }
 
 /** A fresh wallet, its second API client, and (not started) the bot on it. */
-async function setupRun(policy: ForeignOrderPolicy, params: Record<string, number>): Promise<Run> {
+async function setupRun(
+  policy: ForeignOrderPolicy,
+  params: Record<string, number>,
+  more: { auditEveryMs?: number } = {},
+): Promise<Run> {
   const wallet = new Wallet(Wallet.createRandom().privateKey);
   const clock = new LiveClock();
   const venue = await liveVenueFor(v, { wallet, clock, silenceMs: 0 }, 'content');
@@ -84,6 +88,18 @@ async function setupRun(policy: ForeignOrderPolicy, params: Record<string, numbe
     tickMs: 200,
     postOnly: true,
     foreignOrders: policy,
+    ...(more.auditEveryMs !== undefined
+      ? {
+          positionAudit: {
+            everyMs: more.auditEveryMs,
+            activity: (since: number) => venue.activityKinds(since),
+            market: async (cid: string) => {
+              const m = await venue.clob.market(cid);
+              return { tokens: [m.tokens[0]!.tokenId, m.tokens[1]!.tokenId] as [TokenId, TokenId], winner: undefined };
+            },
+          },
+        }
+      : {}),
     hooks: {
       onGate: (_d, r) => {
         for (const x of r.refusals) gateCodes.push(`${x.quote.price}:${x.code}`);
@@ -236,6 +252,34 @@ describe('foreign orders on the bot wallet (bot.foreignOrders)', () => {
       const quiet = lines.filter((l) => l.msg.startsWith('debug: '));
       expect(quiet).toHaveLength(4);
       expect(quiet.map((l) => l.obj['occurrences'])).toEqual([11, 12, 13, 14]);
+    } finally {
+      await r.stop();
+    }
+  });
+
+  it("'leave': another client's trade in a market the bot does not follow is booked once, as an external fill, by the position audit (trial 13 F16)", async () => {
+    const r = await setupRun('leave', { p1: 0.45, p2: 0.4, size: 5 }, { auditEveryMs: 300 });
+    try {
+      await r.bot.start();
+      r.bot.startHeartbeat();
+      // the other client buys 10 YES in another market: a maker's ask there first
+      const m2 = v.markets.find(
+        (m) => !m.neg_risk && m.condition_id !== v.m1.condition_id && m.minimum_tick_size === 0.01,
+      )!;
+      const maker = await v.trader();
+      expect((await maker.place(m2.tokens[1]!.token_id, 'BUY', '0.60', '10')).status).toBe(200); // YES ask 0.40
+      const taken = await r.other.place(m2.tokens[0]!.token_id, 'BUY', '0.40', '10', { type: 'FAK' });
+      expect(taken.body.success, JSON.stringify(taken.body)).toBe(true);
+      const yes2 = m2.tokens[0]!.token_id as TokenId;
+      const held = () => r.store.positions().find((p) => p.tokenId === yes2)?.size ?? 0;
+      // the audits see the difference, confirm it, and book the trade
+      expect(await eventually(() => held() === 10_000_000, 20_000), 'the store holds the 10 shares').toBe(true);
+      await sleep(1500); // more audits: nothing more
+      expect(held()).toBe(10_000_000);
+      const fills = r.store.fills().filter((f) => f.tokenId === yes2);
+      expect(fills.map((f) => [f.orderId, f.source, f.size])).toEqual([[taken.id, 'external', 10_000_000]]);
+      expect(r.store.adjustments?.().filter((a) => a.tokenId === yes2) ?? []).toEqual([]);
+      expect(r.logs.some((l) => l.msg === 'info: external fill (booked by the position audit)')).toBe(true);
     } finally {
       await r.stop();
     }

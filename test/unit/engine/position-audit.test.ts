@@ -127,6 +127,48 @@ describe('PositionAuditor', () => {
       expect.objectContaining({ size: 2_000_000, price: 5000, priceSource: 'mid', cause: 'unknown' }),
     ]);
   });
+  it('a TRADE the ledger lacks is booked as its fill (bookTrades), not adjusted; what the trades leave is (trial 13 F16)', async () => {
+    for (const [bookedSize, wantAdjusted] of [
+      [2_000_000, []],
+      [1_500_000, [500_000]],
+    ] as const) {
+      let size = 1_000_000;
+      const recorded: PositionAdjustment[] = [];
+      const since: number[] = [];
+      const auditor = new PositionAuditor({
+        venue: {
+          holdings: async () => ({
+            collateral: { available: 0 as Micro, reserved: 0 as Micro },
+            tokens: [h(Y, 3_000_000)],
+          }),
+        },
+        ledger: {
+          positions: () => [{ tokenId: Y, market: M, size }],
+          unsettledFills: () => [],
+          fillCount: () => 0,
+          recordAdjustment: (a) => {
+            recorded.push(a);
+            size += a.size;
+          },
+        },
+        markets: markets(),
+        mid: () => 5000,
+        activity: async () => new Map([[Y, 'TRADE' as const]]),
+        // the trade (another client's on the same wallet) booked as an external fill
+        bookTrades: async (s) => {
+          since.push(s);
+          size += bookedSize;
+          return 1;
+        },
+        now: () => 100_000_000,
+      });
+      await auditor.audit({ confirm: true });
+      const r = await auditor.audit({ confirm: true });
+      expect(since).toEqual([100_000_000 - 24 * 3_600_000]);
+      expect(r.adjusted.map((a) => a.size)).toEqual(wantAdjusted);
+      expect(size).toBe(3_000_000);
+    }
+  });
   it('a difference that changes between two audits is not adjusted', async () => {
     const s = setup([h(Y, 3_000_000)], 1_000_000);
     await s.auditor.audit({ confirm: true });
