@@ -535,8 +535,16 @@ async function runLocked(
       },
       onAdjust: (a) => {
         ops.positionAdjusted(a.cause);
+        // a market not followed is named from the listing (trial 13 F14: its id only)
+        const listedM = markets.some((m) => m.market === a.market) ? undefined : all.find((m) => m.market === a.market);
         marketLog('ledger', a.market).warn(
           {
+            ...(listedM !== undefined
+              ? {
+                  question: listedM.question,
+                  outcome: listedM.tokens.find((t) => t.tokenId === a.tokenId)?.outcome ?? '',
+                }
+              : {}),
             token: a.tokenId,
             size: formatAmount(a.size),
             price: formatPrice(a.price),
@@ -646,6 +654,8 @@ async function runLocked(
     heartbeat,
     kill,
     markets,
+    // (names positions held in markets not followed)
+    listed: all,
     strategy: { name: def.name, params: params as Record<string, unknown> },
     address: venue.address,
     venueUrl: urls.clob.replace(/\/clob$/, ''),

@@ -99,6 +99,11 @@ export interface DaemonParts {
   readonly heartbeat: HeartbeatKeeper;
   readonly kill: KillSwitch;
   readonly markets: readonly MarketInfo[];
+  /**
+   * The venue's listing at start (optional): names the positions held in markets the daemon does
+   * not follow in the status (trial 13 F14: shown by ids only).
+   */
+  readonly listed?: readonly MarketInfo[];
   readonly strategy: { readonly name: string; readonly params: Record<string, unknown> };
   readonly address: string;
   readonly venueUrl: string;
@@ -332,6 +337,7 @@ export class DaemonOps {
     };
     this.monitor.attach(view, {
       markets: p.markets,
+      ...(p.listed !== undefined ? { listed: p.listed } : {}),
       strategy: p.strategy,
       address: displayAddress(p.address),
       venueUrl: publicUrl(p.venueUrl),

@@ -133,6 +133,8 @@ export interface MonitorOptions {
 /** What the daemon trades and as whom (known once the markets are picked). */
 export interface MonitorContext {
   readonly markets: readonly MonitoredMarket[];
+  /** Markets listed but not followed: only their names are used (positions held there). */
+  readonly listed?: readonly MonitoredMarket[];
   readonly strategy: { readonly name: string; readonly params: Record<string, unknown> };
   /** The account's public address (shown; never a key). */
   readonly address: string;
@@ -283,6 +285,10 @@ export class DaemonMonitor {
     this.#tokenInfo.clear();
     for (const m of ctx.markets)
       for (const t of m.tokens) this.#tokenInfo.set(t.tokenId, { market: m, outcome: t.outcome });
+    // the names of the others, for the positions held there ("held, not followed": trial 13 F14)
+    for (const m of ctx.listed ?? [])
+      for (const t of m.tokens)
+        if (!this.#tokenInfo.has(t.tokenId)) this.#tokenInfo.set(t.tokenId, { market: m, outcome: t.outcome });
   }
 
   // ---- events ------------------------------------------------------------------------------------

@@ -98,6 +98,7 @@ function setup() {
     clock,
     metrics,
     monitor,
+    view,
     books,
     refused,
     intents,
@@ -132,6 +133,50 @@ const quotes = (at: number, n = 1): DesiredQuotes => ({
 });
 
 describe('DaemonMonitor', () => {
+  it('names a position held in a market it does not follow from the venue listing (trial 13 F14)', () => {
+    const { monitor, view } = setup();
+    const M2 = '0x' + '2'.repeat(64);
+    const followed = {
+      market: M,
+      question: 'Will it rain?',
+      tokens: [
+        { tokenId: Y, outcome: 'Yes' },
+        { tokenId: N, outcome: 'No' },
+      ],
+    };
+    const other = {
+      market: M2,
+      question: 'Will it snow?',
+      tokens: [
+        { tokenId: '3333', outcome: 'Yes' },
+        { tokenId: '4444', outcome: 'No' },
+      ],
+    };
+    const v2: DaemonView = {
+      ...view,
+      positions: () => [
+        ...view.positions(),
+        { market: M2, tokenId: '3333', size: 2_000_000, avgPrice: 5000, realized: 0, fees: 0 },
+      ],
+    };
+    const ctx = { strategy: { name: 'bands', params: {} }, address: '0xabc', venueUrl: 'http://127.0.0.1:1' };
+    monitor.attach(v2, { ...ctx, markets: [followed] });
+    expect(monitor.sample().inventory.positions.find((p) => p.tokenId === '3333')).toMatchObject({
+      question: '',
+      outcome: '',
+    });
+    monitor.attach(v2, { ...ctx, markets: [followed], listed: [followed, other] });
+    const s = monitor.sample();
+    expect(s.inventory.positions.find((p) => p.tokenId === '3333')).toMatchObject({
+      market: M2,
+      question: 'Will it snow?',
+      outcome: 'Yes',
+      size: '2',
+    });
+    // named, still not followed
+    expect(s.markets.map((m) => m.market)).toEqual([M]);
+  });
+
   it('builds the status snapshot with decimal strings, book tops, own quotes and inventory', () => {
     const { monitor, clock } = setup();
     monitor.setLifecycle('running');
