@@ -136,6 +136,8 @@ interface Entry {
   status: TrackedStatus;
   rejectCode: string | null;
   prepared: PreparedOrder | undefined;
+  /** A FAK (kept when `prepared` is dropped at a terminal status: its answer may come after it). */
+  fak: boolean;
   resent: boolean;
   cancelRequested: boolean;
   inferred: boolean;
@@ -265,6 +267,7 @@ export class OrderTracker {
       status: 'pending',
       rejectCode: null,
       prepared: p,
+      fak: r.type === 'FAK',
       resent: false,
       cancelRequested: false,
       inferred: false,
@@ -290,9 +293,13 @@ export class OrderTracker {
           break;
         case 'matched':
           // matched at once, nothing rests: fully for GTC/GTD/FOK; a FAK's rest was dropped (its
-          // matched size then comes from the stream)
-          if (e.prepared?.request.type !== 'FAK') this.#raiseMatched(e, e.originalSize);
-          this.#advance(e, 'filled', 'place', 'venue');
+          // matched size comes from the stream): filled when its fills make its size, else cancelled
+          // (the rest killed: the venue's CANCELED) until they do, whichever of the answer and the
+          // stream comes first (trial 13 F13: one partial FAK was stored filled, another cancelled)
+          if (!e.fak) {
+            this.#raiseMatched(e, e.originalSize);
+            this.#advance(e, 'filled', 'place', 'venue');
+          } else this.#advance(e, e.sizeMatched >= e.originalSize ? 'filled' : 'cancelled', 'place', 'venue');
           break;
         case 'unmatched':
           this.#advance(e, 'cancelled', 'place', 'venue');
@@ -569,6 +576,7 @@ export class OrderTracker {
       status: 'unknown',
       rejectCode: null,
       prepared: undefined,
+      fak: false,
       resent: false,
       cancelRequested: false,
       inferred: false,
@@ -628,7 +636,11 @@ export class OrderTracker {
       return false;
     }
     const revive = isTerminal(from) && e.inferred && evidence === 'venue';
-    if (!revive) {
+    // an order cancelled (or a FAK whose rest was killed) whose fills then make its whole size was
+    // filled before the cancel took: filled
+    const filledAfterAll =
+      from === 'cancelled' && to === 'filled' && e.originalSize > 0 && e.sizeMatched >= e.originalSize;
+    if (!revive && !filledAfterAll) {
       if (isTerminal(from)) return false;
       const forward = RANK[to] > RANK[from] || (from === 'pending' && to === 'unknown');
       if (!forward) return false;

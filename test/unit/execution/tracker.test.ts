@@ -110,11 +110,46 @@ describe('OrderTracker transitions', () => {
     expect(t.get('0x3' as OrderId)?.status).toBe('live');
   });
 
-  it('a FAK matched at once is filled without inventing its matched size', () => {
+  it('a FAK matched at once is never given a matched size it was not told: its fills make it filled', () => {
     const { t } = setup();
     t.addPending(prep('0xa', 'FAK'));
     t.onPlaceOutcome({ id: A, ok: true, status: 'matched' });
-    expect(t.get(A)).toMatchObject({ status: 'filled', sizeMatched: 0 });
+    // its fills not seen yet: its rest was killed (the venue's CANCELED), nothing invented
+    expect(t.get(A)).toMatchObject({ status: 'cancelled', sizeMatched: 0 });
+    t.onFill(fill('0xa', 't1', 4_000_000));
+    expect(t.get(A)).toMatchObject({ status: 'cancelled', sizeMatched: 4_000_000 });
+    // its fills make its whole size: it was filled
+    t.onFill(fill('0xa', 't2', 6_000_000));
+    expect(t.get(A)).toMatchObject({ status: 'filled', sizeMatched: SIZE });
+  });
+
+  it('a FAK that matched in part ends cancelled whichever comes first, the answer or the stream (trial 13 F13)', () => {
+    // the fill and the cancellation first, then the answer
+    const a = setup();
+    a.t.addPending(prep('0xa', 'FAK'));
+    a.t.onFill(fill('0xa', 't1', 2_240_000));
+    a.t.onOrderUpdate(upd('0xa', 'CANCELED', 2_240_000, 'CANCELLATION'));
+    a.t.onPlaceOutcome({ id: A, ok: true, status: 'matched' });
+    expect(a.t.get(A)).toMatchObject({ status: 'cancelled', sizeMatched: 2_240_000 });
+    // the fill, then the answer, then the cancellation
+    const b = setup();
+    b.t.addPending(prep('0xa', 'FAK'));
+    b.t.onFill(fill('0xa', 't1', 2_240_000));
+    b.t.onPlaceOutcome({ id: A, ok: true, status: 'matched' });
+    b.t.onOrderUpdate(upd('0xa', 'CANCELED', 2_240_000, 'CANCELLATION'));
+    expect(b.t.get(A)).toMatchObject({ status: 'cancelled', sizeMatched: 2_240_000 });
+    // the answer first, then the fill: cancelled too
+    const c = setup();
+    c.t.addPending(prep('0xa', 'FAK'));
+    c.t.onPlaceOutcome({ id: A, ok: true, status: 'matched' });
+    c.t.onFill(fill('0xa', 't1', 2_240_000));
+    expect(c.t.get(A)).toMatchObject({ status: 'cancelled', sizeMatched: 2_240_000 });
+    // a FAK filled whole before its answer: filled
+    const d = setup();
+    d.t.addPending(prep('0xa', 'FAK'));
+    d.t.onFill(fill('0xa', 't1', SIZE));
+    d.t.onPlaceOutcome({ id: A, ok: true, status: 'matched' });
+    expect(d.t.get(A)).toMatchObject({ status: 'filled', sizeMatched: SIZE });
   });
 
   it('live and partially filled orders can be cancelled; the matched size stays', () => {
