@@ -22,16 +22,13 @@ import { ConfigError } from '../core/errors.ts';
 import { formatAmount, formatPrice } from '../core/units.ts';
 import type { BudgetConfig } from '../api/http/budgets.ts';
 import type { ApiCredentials } from '../api/http/transport.ts';
-import type { LiveVenue } from '../venues/live/live-venue.ts';
 import { createLiveVenue } from '../venues/live/create-live-venue.ts';
 import { createTrader } from '../kernel/create-trader.ts';
-import { marketsInOrder, type MarketInfo } from '../core/venue.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
 import { checkStoreOpens, openStore, type Store } from '../store/store.ts';
-import type { StrategyDefinition } from '../strategy/api.ts';
 import { loadStrategy } from '../strategy/loader.ts';
-import { chooseMarkets, levelsBookView } from '../strategy/select.ts';
-import { filterCandidates, type MarketFilters } from './market-filters.ts';
+import type { MarketFilters } from './market-filters.ts';
+import { pickMarkets } from './run-markets.ts';
 import { resolveParams } from '../strategy/params.ts';
 import { startExchange, type RunningExchange } from '../exchange/server.ts';
 import type { RewardOptions } from '../exchange/rewards/ledger.ts';
@@ -180,44 +177,6 @@ async function walletFor(cfg: RunConfig, paper: boolean, log: Logger): Promise<W
       'MMKIT_PRIVATE_KEY is set too and ignored: the keystore is the wallet used (unset one of them)',
     );
   return r.wallet;
-}
-
-/**
- * The markets to trade: bot.markets when given (all must exist); otherwise the candidates (active,
- * through bot.marketFilters) go to the strategy's market choice (`selectMarkets`, or the default
- * pick: the most resting levels; src/strategy/select.ts), `marketCount` of them.
- */
-export async function pickMarkets(
-  venue: Pick<LiveVenue, 'clob'>,
-  all: readonly MarketInfo[],
-  cfg: RunConfig,
-  now: number,
-  def: StrategyDefinition,
-  params: Readonly<Record<string, unknown>>,
-  log: Logger,
-): Promise<MarketInfo[]> {
-  if (cfg.markets.length > 0) {
-    // in the order given: the strategy's ctx.markets follows it, as a backtest's does
-    const { found, missing } = marketsInOrder(all, cfg.markets);
-    if (missing.length > 0)
-      throw new ConfigError('bot.markets', `unknown or inactive market(s): ${missing.join(', ')}`);
-    return found;
-  }
-  const candidates = filterCandidates(all, cfg.marketFilters, now);
-  return chooseMarkets(def, candidates, {
-    now,
-    count: cfg.marketCount,
-    params,
-    log: log.child({ component: 'strategy', strategy: def.name }),
-    book: async (tokenId) => {
-      const b = await venue.clob.book(tokenId);
-      return levelsBookView(
-        tokenId,
-        b.bids.map((l) => [l.price, l.size] as const),
-        b.asks.map((l) => [l.price, l.size] as const),
-      );
-    },
-  });
 }
 
 /**

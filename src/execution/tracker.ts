@@ -25,17 +25,19 @@
  *    better).
  */
 import type { Clock } from '../core/clock.ts';
-import type { OrderStatus as VenueOrderStatus, OrderUpdateEvent, TradeStatus } from '../core/events.ts';
+import type { OrderUpdateEvent, TradeStatus } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import type { LiveOrderView } from '../core/intents.ts';
 import type { Micro, Pips, Side } from '../core/units.ts';
 import type { CancelOutcome, PlaceOutcome, PreparedOrder, VenueOrder } from '../core/venue.ts';
+import { fromVenueStatus, isOpen, isTerminal, RANK, type TrackedStatus } from './order-status.ts';
 
 /** The tracker's states (the store's `orders.status`). */
 
 const NO_OPTS: { excludeCancelling?: boolean } = Object.freeze({});
 const NO_VIEWS: readonly LiveOrderView[] = Object.freeze([]);
-export type TrackedStatus = 'pending' | 'live' | 'partially_filled' | 'filled' | 'cancelled' | 'rejected' | 'unknown';
+// the statuses and their order (./order-status.ts), re-exported for the tracker's importers
+export { fromVenueStatus, isOpen, isTerminal, type TrackedStatus } from './order-status.ts';
 
 /** One tracked order (read-only view). */
 export interface TrackedOrder {
@@ -86,39 +88,6 @@ export type TransitionListener = (t: Transition) => void;
 export interface TrackerOptions {
   /** Terminal orders are forgotten this long after their last change (default 10 min). */
   retainTerminalMs?: number;
-}
-
-const RANK: Readonly<Record<TrackedStatus, number>> = {
-  pending: 0,
-  unknown: 0,
-  live: 1,
-  partially_filled: 2,
-  filled: 3,
-  cancelled: 3,
-  rejected: 3,
-};
-
-/** True for filled, cancelled and rejected. */
-export function isTerminal(s: TrackedStatus): boolean {
-  return RANK[s] === 3;
-}
-/** True for the states that may rest at the venue (or may, while unresolved). */
-export function isOpen(s: TrackedStatus): boolean {
-  return RANK[s] < 3;
-}
-
-/** A venue order status plus matched size, as a tracker state. */
-export function fromVenueStatus(status: VenueOrderStatus, sizeMatched: number, originalSize: number): TrackedStatus {
-  switch (status) {
-    case 'LIVE':
-    case 'DELAYED':
-      return sizeMatched > 0 ? (sizeMatched >= originalSize ? 'filled' : 'partially_filled') : 'live';
-    case 'MATCHED':
-      return 'filled';
-    case 'CANCELED':
-    case 'UNMATCHED':
-      return 'cancelled';
-  }
 }
 
 interface Entry {

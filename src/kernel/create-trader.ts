@@ -29,13 +29,13 @@
 import { randomInt } from 'node:crypto';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { RateLimitedLog } from '../core/rate-limited-log.ts';
-import { fillLogFields, type FillEvent } from '../core/events.ts';
+import type { FillEvent } from '../core/events.ts';
 import type { ConditionId, OrderId } from '../core/ids.ts';
 import { Rng } from '../core/random.ts';
 import { formatAmount, formatPrice, type Micro, tickPips, type Pips } from '../core/units.ts';
 import type { MarketInfo, Venue, VenueFill } from '../core/venue.ts';
 import { createEngine, type Engine } from '../engine/loop.ts';
-import { backfillFills, reconcileOnStart } from '../engine/restart.ts';
+import { reconcileOnStart } from '../engine/restart.ts';
 import type { CollateralKeeper } from '../execution/collateral-keeper.ts';
 import type { AuditReport, PositionAuditor } from '../engine/position-audit.ts';
 import type { DiffTolerance } from '../execution/diff.ts';
@@ -52,6 +52,7 @@ import type { FillChange, Store } from '../store/store.ts';
 import type { StrategyDefinition } from '../strategy/api.ts';
 import { createCollateralWiring, type CollateralConfig } from './collateral-wiring.ts';
 import { executorErrorReporter } from './executor-errors.ts';
+import { fillLines, tradeBooker } from './fill-lines.ts';
 import { createGatePath } from './gate-path.ts';
 import { createStrategy } from './create-strategy.ts';
 import { createPositionAuditWiring, type LedgerFigures, type PositionAuditConfig } from './position-audit-wiring.ts';
@@ -218,6 +219,8 @@ export function createTrader(o: TraderOptions): Trader {
   const tuning = o.tuning ?? NO_TUNING;
   const hooks = o.hooks ?? {};
   const marketLog = o.marketLog ?? (() => log);
+  // fills not delivered as the bot's own by the user channel, named as its are (./fill-lines.ts)
+  const lines = fillLines(o.markets, marketLog);
   const cached = tuning.cachedLiveOrders === true;
   const counters: TraderCounters = {
     intents: 0,
@@ -311,16 +314,7 @@ export function createTrader(o: TraderOptions): Trader {
       );
       return;
     }
-    if (x.change === 'new') {
-      const f = x.fill;
-      const outcome = o.markets
-        .find((m) => m.market === f.market)
-        ?.tokens.find((t) => t.tokenId === f.tokenId)?.outcome;
-      marketLog('executor', f.market).info(
-        fillLogFields(f, outcome),
-        "external fill (an order the bot did not place): recorded, not the strategy's",
-      );
-    }
+    if (x.change === 'new') lines.external(x.fill);
     hooks.onExternalFill?.(x.fill, x.change);
   });
 
@@ -440,21 +434,13 @@ export function createTrader(o: TraderOptions): Trader {
   // the account's trades the ledger lacks, booked as the fills they are before the audit would adjust
   // an `external_trade` difference (trial 13 F16: the audit's adjustment, then the shutdown's backfill
   // of the same trade, counted it twice); a fleet member's audit adjusts as before (its claims)
-  const bookTrades = async (sinceMs: number): Promise<number> => {
-    const { fresh } = await backfillFills(venue, sinceMs, (f) => executor.onVenueFill(f) === 'new');
-    for (const f of fresh) {
-      engine?.state.seedFill(f);
-      const external = executor.fillSource(f.orderId, f.market) !== 'bot';
-      const outcome = o.markets
-        .find((m) => m.market === f.market)
-        ?.tokens.find((t) => t.tokenId === f.tokenId)?.outcome;
-      marketLog('executor', f.market).info(
-        { ...fillLogFields(f, outcome), source: external ? 'external' : 'bot', backfilled: true },
-        external ? 'external fill (booked by the position audit)' : 'fill (booked by the position audit)',
-      );
-    }
-    return fresh.length;
-  };
+  const bookTrades = tradeBooker({
+    venue,
+    book: (f) => executor.onVenueFill(f) === 'new',
+    isExternal: (f) => executor.fillSource(f.orderId, f.market) !== 'bot',
+    seen: (f) => engine?.state.seedFill(f),
+    lines,
+  });
   const audit =
     o.positionAudit === undefined || fleet !== undefined ? o.positionAudit : { ...o.positionAudit, bookTrades };
   const fleetLedger = fleet?.ledger;
@@ -580,16 +566,8 @@ export function createTrader(o: TraderOptions): Trader {
       // count was said, and these fills are in no session's figures)
       for (const f of r.freshFills ?? []) {
         if (fleetLedger !== undefined && !fills.includes(f)) continue;
-        const outcome = o.markets
-          .find((m) => m.market === f.market)
-          ?.tokens.find((t) => t.tokenId === f.tokenId)?.outcome;
         const external = r.externalFills.has(`${f.tradeId}|${f.orderId}`);
-        marketLog('executor', f.market).info(
-          { ...fillLogFields(f, outcome), source: external ? 'external' : 'bot', backfilled: true },
-          external
-            ? 'external fill (backfilled: made while the bot was down)'
-            : 'fill (backfilled: made while the bot was down)',
-        );
+        lines.backfilled(f, external, 'backfilled: made while the bot was down');
       }
       // the venue's holdings are the truth: before anything is quoted, the ledger follows them
       if (auditor !== undefined) {

@@ -4,7 +4,8 @@
  * venue's listing, sorted by condition id; the backtest's the feed header's).
  */
 import { describe, expect, it } from 'vitest';
-import { pickMarkets, type RunConfig } from '../../../src/cli/run.ts';
+import { pickMarkets } from '../../../src/cli/run-markets.ts';
+import type { RunConfig } from '../../../src/cli/run.ts';
 import { marketsInOrder } from '../../../src/core/venue.ts';
 import { loadStrategy } from '../../../src/strategy/loader.ts';
 import type { ConditionId, TokenId } from '../../../src/core/ids.ts';

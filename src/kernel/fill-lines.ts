@@ -1,0 +1,59 @@
+/**
+ * The kernel's log lines of fills that did not come from the user channel as the bot's own: another
+ * client's fills (external), and fills found later in the venue's trade history (at the restart, or
+ * by the position audit), each named as the user channel's fills are (market, token and its outcome,
+ * side, size, price, order, trade), and the audit's booking of the account's trades the ledger lacks.
+ */
+import { fillLogFields } from '../core/events.ts';
+import type { MarketInfo, Venue, VenueFill } from '../core/venue.ts';
+import { backfillFills } from '../engine/restart.ts';
+import type { TraderLogger } from './types.ts';
+
+type FillLike = Parameters<typeof fillLogFields>[0] & { readonly market: string };
+
+/** Logs fills by the markets the trader follows (an outcome named where the market is one of them). */
+export function fillLines(
+  markets: readonly MarketInfo[],
+  marketLog: (component: string, market: string) => Pick<TraderLogger, 'info'>,
+) {
+  const outcomeOf = (f: FillLike): string | undefined =>
+    markets.find((m) => m.market === f.market)?.tokens.find((t) => t.tokenId === f.tokenId)?.outcome;
+  return {
+    /** A fill of an order the bot did not place, from the user channel. */
+    external(f: FillLike): void {
+      marketLog('executor', f.market).info(
+        fillLogFields(f, outcomeOf(f)),
+        "external fill (an order the bot did not place): recorded, not the strategy's",
+      );
+    },
+    /** A fill found in the venue's trade history (`why`: where), the bot's or another client's. */
+    backfilled(f: FillLike, external: boolean, why: string): void {
+      marketLog('executor', f.market).info(
+        { ...fillLogFields(f, outcomeOf(f)), source: external ? 'external' : 'bot', backfilled: true },
+        `${external ? 'external fill' : 'fill'} (${why})`,
+      );
+    },
+  };
+}
+
+/**
+ * The position audit's `bookTrades`: the account's trades since `sinceMs` that the ledger lacks,
+ * booked as the fills they are (`book`: the executor's `onVenueFill`, true for a new one), each
+ * handed to `seen` (the engine state) and logged; resolves with how many were new (trial 13 F16).
+ */
+export function tradeBooker(o: {
+  readonly venue: Pick<Venue, 'fills'>;
+  readonly book: (f: VenueFill) => boolean;
+  readonly isExternal: (f: VenueFill) => boolean;
+  readonly seen: (f: VenueFill) => void;
+  readonly lines: ReturnType<typeof fillLines>;
+}): (sinceMs: number) => Promise<number> {
+  return async (sinceMs) => {
+    const { fresh } = await backfillFills(o.venue, sinceMs, o.book);
+    for (const f of fresh) {
+      o.seen(f);
+      o.lines.backfilled(f, o.isExternal(f), 'booked by the position audit');
+    }
+    return fresh.length;
+  };
+}
