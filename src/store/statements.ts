@@ -67,9 +67,14 @@ export function prepareStatements(db: Database.Database) {
     setFillStatus: db.prepare('UPDATE fills SET status = ?, updated_at = ? WHERE trade_id = ? AND order_id = ?'),
     fillsSince: db.prepare('SELECT * FROM fills WHERE match_time >= ? ORDER BY match_time, rowid'),
     lastFill: db.prepare('SELECT MAX(match_time) AS t FROM fills'),
+    // (of one epoch: the restart backfill of an epoch is its venue's; the `fills_epoch` index)
+    lastFillOf: db.prepare('SELECT MAX(match_time) AS t FROM fills WHERE epoch = ?'),
     // the final statuses are TRADE_RANK's rank 3
     oldestUnsettled: db.prepare(
       `SELECT MIN(match_time) AS t FROM fills WHERE match_time >= ? AND status NOT IN ('CONFIRMED', 'FAILED')`,
+    ),
+    oldestUnsettledOf: db.prepare(
+      `SELECT MIN(match_time) AS t FROM fills WHERE epoch = ? AND match_time >= ? AND status NOT IN ('CONFIRMED', 'FAILED')`,
     ),
     insertAudit: db.prepare('INSERT INTO audit (time, kind, json) VALUES (?, ?, ?)'),
     // ---- the ledger (migration 3) ----

@@ -535,14 +535,19 @@ export interface Store {
   fills(sinceMs?: number): StoredFill[];
   /** Whether the fill (trade id, order id) is recorded (void ones included). */
   hasFill(tradeId: string, orderId: string): boolean;
-  /** Match time (unix ms) of the newest stored fill, or undefined when there is none (restart backfill). */
+  /**
+   * Match time (unix ms) of the newest stored fill of the CURRENT epoch (with no epoch: of the whole
+   * store), or undefined when there is none (restart backfill: a fresh epoch, on another venue, world
+   * or account, backfills as a first run does, not from another venue's last fill).
+   */
   lastFillTime(): number | undefined;
   /**
-   * Match time (unix ms) of the oldest stored fill whose trade status is not final (MATCHED, MINED
-   * or RETRYING: not CONFIRMED, not FAILED) matched at or after `sinceMs` (default 0), or undefined
-   * when there is none. The restart backfill reaches back to it: the venue filters trades by match
+   * Match time (unix ms) of the oldest stored fill of the CURRENT epoch (with no epoch: of the whole
+   * store) whose trade status is not final (MATCHED, MINED or RETRYING: not CONFIRMED, not FAILED)
+   * matched at or after `sinceMs` (default 0), or undefined when there is none (an earlier epoch's
+   * venue is not the one asked). The restart backfill reaches back to it: the venue filters trades by match
    * time, so a status that changed while the daemon was down is only seen again that way. Cost: a
-   * walk of the `fills_time` index from `sinceMs` up to the first unsettled fill (pass a bound so
+   * walk of the `fills_time` (`fills_epoch`) index from `sinceMs` up to the first unsettled fill (pass a bound so
    * that a long settled history is not read).
    */
   oldestUnsettledFillTime(sinceMs?: number): number | undefined;

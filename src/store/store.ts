@@ -303,13 +303,15 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     lastFillTime() {
       open();
       writeFills();
-      const r = st.lastFill.get() as { t: number | null };
+      const r = (epoch === undefined ? st.lastFill.get() : st.lastFillOf.get(epoch.id)) as { t: number | null };
       return r.t ?? undefined;
     },
     oldestUnsettledFillTime(sinceMs = 0) {
       open();
       writeFills();
-      const r = st.oldestUnsettled.get(sinceMs) as { t: number | null };
+      const r = (
+        epoch === undefined ? st.oldestUnsettled.get(sinceMs) : st.oldestUnsettledOf.get(epoch.id, sinceMs)
+      ) as { t: number | null };
       return r.t ?? undefined;
     },
     positions() {

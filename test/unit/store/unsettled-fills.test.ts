@@ -121,3 +121,46 @@ describe('restart backfill through the real store', () => {
     expect((await reconcileOnStart(venue, restartStore(store), { marginMs: 60_000 })).sinceMs).toBe(t0 + 19 * 60_000);
   });
 });
+
+describe('a fresh ledger epoch (another venue, world or account)', () => {
+  const A = { venue: 'http://127.0.0.1:1', world: 'w1', address: '0xabc' };
+  const B = { venue: 'http://127.0.0.1:2', world: 'w2', address: '0xabc' };
+
+  it("knows no last fill and no unsettled fill of the earlier epoch's venue", () => {
+    store.openEpoch(A, 500);
+    store.recordFill(fill('a1', 'CONFIRMED', 1000, '0xa'));
+    store.recordFill(fill('a2', 'MATCHED', 2000, '0xb'));
+    expect(store.lastFillTime()).toBe(2000);
+    expect(store.oldestUnsettledFillTime()).toBe(2000);
+    store.openEpoch(B, 3000);
+    expect(store.lastFillTime()).toBeUndefined();
+    expect(store.oldestUnsettledFillTime()).toBeUndefined();
+    store.recordFill(fill('b1', 'MINED', 1500, '0xc'));
+    expect(store.lastFillTime()).toBe(1500);
+    expect(store.oldestUnsettledFillTime()).toBe(1500);
+    // reopened on the same identity: the same epoch, its own fills
+    store.close();
+    store = openStore(file, { clock: new VirtualClock(1_000_000), checkpoint: 'auto' });
+    store.openEpoch(B, 4000);
+    expect(store.lastFillTime()).toBe(1500);
+  });
+
+  it("backfills as a first run does, not from the other venue's last fill: every trade of the account there is booked once", async () => {
+    store.openEpoch(A, 500);
+    store.recordFill(fill('a1', 'CONFIRMED', 900_000, '0xa'));
+    // the new venue's account traded before the old venue's last fill, and after it
+    store.openEpoch(B, 1_000_000);
+    const venue = new FakeVenue();
+    venue.venueFills = [fill('b-early', 'CONFIRMED', 300_000, '0xe1'), fill('b-late', 'CONFIRMED', 950_000, '0xe2')];
+    const r = await reconcileOnStart(venue, restartStore(store), { marginMs: 60_000 });
+    expect(r.sinceMs).toBe(0);
+    expect(
+      store
+        .fills()
+        .map((f) => f.tradeId)
+        .sort(),
+    ).toEqual(['a1', 'b-early', 'b-late']);
+    // the new epoch's positions are the new venue's trades alone
+    expect(store.positions().find((p) => p.tokenId === YES)?.size).toBe(20_000_000);
+  });
+});
