@@ -1,14 +1,25 @@
 /**
  * The emergency reserve of a fleet member's budgets (issue 21; /work/notes/issue21-research.md §0):
  * when Redis is unreachable nobody can grant a shared slot, yet a member must still pull its quotes
- * (DELETE /cancel-all, /cancel-market-orders) and, as the heartbeat holder, feed the dead-man
- * switch (POST /v1/heartbeats). So every rule those requests use keeps `reserve` slots per member
- * out of the shared windows: the shared limit is `limit − maxMembers × reserve`, and each member
- * holds a local WindowGate of `reserve` slots per such rule, used only for those requests and only
+ * (DELETE /orders by id, DELETE /cancel-all, /cancel-market-orders) and, as the heartbeat holder,
+ * feed the dead-man switch (POST /v1/heartbeats). So every rule those requests use keeps r slots
+ * per member out of the shared windows: the shared limit is `limit − maxMembers × r`, and each
+ * member holds a local WindowGate of r slots per such rule, used only for those requests and only
  * while the shared gate cannot answer. Together the fleet stays inside every limit:
  * (limit − M·r) shared + M·r reserved, whatever the timing. `fleet.maxMembers` is enforced when a
  * member joins (./window-gate.ts).
+ *
+ * r is `fleet.reserve` per 10 s of the rule's window, or 1 % of its limit when more (`reserveSlots`):
+ * a sustained rule of 10 minutes keeps 60 times as many, else its reserve, used up by the pulls of one outage, would hold every
+ * cancel of the next for the rest of its 10 minutes (trial 14 F4: a member's quotes rested through a
+ * second outage, and the cycles waiting on the reserve held their markets and the shutdown); at
+ * most half the rule's limit goes to the fleet's reserves (never less than `fleet.reserve`).
+ *
+ * A request never waits on the reserve for long (RESERVE_WAIT_MS): it fails fast, as the shared
+ * gate does when Redis is away (SharedBudgetUnavailableError), so the executor's cycle ends and
+ * the next one tries again, through the shared gate once Redis is back.
  */
+import { abortReason } from '../api/http/budget-waiters.ts';
 import type { BudgetGate, BudgetTicket } from '../api/http/budgets.ts';
 import { WindowGate } from '../api/http/budgets.ts';
 import type { Clock } from '../core/clock.ts';
@@ -26,9 +37,28 @@ export function reserveRuleNames(): Set<string> {
   ]);
 }
 
+/** How long a request waits for this member's reserve before it fails (ms): see the module comment. */
+export const RESERVE_WAIT_MS = 1000;
+
+const RESERVE_PER_MS = 10_000;
+
 /**
- * The rules split: `shared` (every rule, those of the reserve lowered by maxMembers × reserve) for
- * the Redis gate, `reserve` (reserve slots of those rules) for the local one.
+ * A member's reserve slots of `rule`: `reserve` per 10 s of its window, or 1 % of its limit when
+ * that is more (the broad rules every request counts in, `general` and `clob`, 15,000 per 10 s:
+ * the pulls of every market and the heartbeats draw on them at once), at most half its limit
+ * shared among `maxMembers`, never less than `reserve` (splitReserve refuses a limit too small).
+ */
+export function reserveSlots(rule: RateRule, reserve: number, maxMembers: number): number {
+  const scaled = Math.max(
+    reserve * Math.max(1, Math.floor(rule.windowMs / RESERVE_PER_MS)),
+    Math.floor(rule.limit / 100),
+  );
+  return Math.max(reserve, Math.min(scaled, Math.floor(rule.limit / (2 * maxMembers))));
+}
+
+/**
+ * The rules split: `shared` (every rule, those of the reserve lowered by maxMembers × their
+ * reserveSlots) for the Redis gate, `reserve` (those slots of those rules) for the local one.
  * @throws ConfigError when a rule's limit cannot hold the reserves of maxMembers members
  */
 export function splitReserve(
@@ -48,14 +78,15 @@ export function splitReserve(
       shared.push(r);
       continue;
     }
-    const left = r.limit - o.maxMembers * o.reserve;
+    const slots = reserveSlots(r, o.reserve, o.maxMembers);
+    const left = r.limit - o.maxMembers * slots;
     if (left < 1)
       throw new ConfigError(
         'fleet.reserve',
-        `rule ${r.name} allows ${r.limit}: it cannot keep ${o.reserve} for each of ${o.maxMembers} members (lower fleet.reserve or fleet.maxMembers)`,
+        `rule ${r.name} allows ${r.limit}: it cannot keep ${slots} for each of ${o.maxMembers} members (lower fleet.reserve or fleet.maxMembers)`,
       );
     shared.push({ name: r.name, limit: left, windowMs: r.windowMs });
-    reserve.push({ name: r.name, limit: o.reserve, windowMs: r.windowMs });
+    reserve.push({ name: r.name, limit: slots, windowMs: r.windowMs });
   }
   return { shared, reserve };
 }
@@ -64,6 +95,7 @@ export function splitReserve(
 export class ReserveGate implements BudgetGate {
   readonly #shared: RedisWindowGate;
   readonly #reserve: WindowGate;
+  readonly #clock: Clock;
   /** Per rule with a reserve: the slots the fleet's reserves keep (maxMembers × reserve). */
   readonly #kept = new Map<string, number>();
   #used = 0;
@@ -76,6 +108,7 @@ export class ReserveGate implements BudgetGate {
     o: { maxMembers: number; marginMs?: number },
   ) {
     this.#shared = shared;
+    this.#clock = clock;
     this.#reserve = new WindowGate(reserve, clock, o.marginMs !== undefined ? { marginMs: o.marginMs } : {});
     for (const r of reserve) this.#kept.set(r.name, r.limit * o.maxMembers);
   }
@@ -93,7 +126,7 @@ export class ReserveGate implements BudgetGate {
     const covered = opts?.reserve === true && names.length > 0 && names.every((n) => this.#reserve.rule(n));
     if (!covered) return this.#shared.acquire(names, signal);
     const fromReserve = () =>
-      this.#reserve.acquire(names, signal).then((t) => {
+      this.#fromReserve(names, signal).then((t) => {
         this.#used++;
         return t;
       });
@@ -101,6 +134,32 @@ export class ReserveGate implements BudgetGate {
     return this.#shared.acquire(names, signal).catch((err: unknown) => {
       if (err instanceof SharedBudgetUnavailableError) return fromReserve();
       throw err;
+    });
+  }
+
+  /**
+   * A slot of the reserve, waited for at most RESERVE_WAIT_MS (then SharedBudgetUnavailableError:
+   * see the module comment); the caller's `signal` aborts it as before.
+   */
+  #fromReserve(names: readonly string[], signal: AbortSignal | undefined): Promise<BudgetTicket> {
+    const ac = new AbortController();
+    const onAbort = () => ac.abort(abortReason(signal!));
+    if (signal !== undefined) {
+      if (signal.aborted) return Promise.reject(abortReason(signal));
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+    const timer = this.#clock.setTimeout(
+      () =>
+        ac.abort(
+          new SharedBudgetUnavailableError(
+            `fleet request budgets: the fleet's Redis is unreachable and this member's emergency reserve of ${names.join(', ')} is used up for now, so the request was not sent (tried again at the next cycle)`,
+          ),
+        ),
+      RESERVE_WAIT_MS,
+    );
+    return this.#reserve.acquire(names, ac.signal).finally(() => {
+      this.#clock.clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
     });
   }
 

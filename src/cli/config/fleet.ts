@@ -20,7 +20,7 @@ export const fleetSchema = {
     env: 'MMKIT_FLEET_MAX_MEMBERS',
   },
   reserve: {
-    doc: 'Emergency reserve per member: requests per window of each rule of DELETE /cancel-all, DELETE /cancel-market-orders and POST /v1/heartbeats kept out of the shared budgets, so a member can pull its quotes and feed the dead-man switch while Redis is unreachable. 0: none. The same on every member.',
+    doc: 'Emergency reserve per member: requests per 10 s of each rule of DELETE /orders, DELETE /cancel-all, DELETE /cancel-market-orders and POST /v1/heartbeats (or 1 % of the rule limit when more: a 10-minute rule keeps 60 times as many; at most half its limit for the fleet) kept out of the shared budgets, so a member can pull its quotes and feed the dead-man switch while Redis is unreachable; a request waits at most 1 s for it. 0: none. The same on every member.',
     format: 'nat',
     default: 4,
     env: 'MMKIT_FLEET_RESERVE',

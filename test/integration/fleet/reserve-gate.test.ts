@@ -12,7 +12,7 @@ import { Budgets } from '../../../src/api/http/budgets.ts';
 import { createTransport, type HttpTransport } from '../../../src/api/http/transport.ts';
 import { LiveClock } from '../../../src/core/clock.ts';
 import { ConfigError } from '../../../src/core/errors.ts';
-import { ReserveGate } from '../../../src/fleet/reserve-gate.ts';
+import { RESERVE_WAIT_MS, ReserveGate } from '../../../src/fleet/reserve-gate.ts';
 import { openSharedBudgets, type SharedBudgets } from '../../../src/fleet/shared-budgets.ts';
 import { SharedBudgetUnavailableError } from '../../../src/fleet/window-gate.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';
@@ -75,6 +75,7 @@ describe('the emergency reserve', () => {
     expect(Date.now() - t0).toBeLessThan(1_000);
     expect(t.stats().attempts).toBe(sentBefore); // nothing sent
     // pulling quotes still works: from the reserve, 2 per window
+    const firstPullAt = Date.now();
     await clob.cancelAll();
     await clob.cancelAll();
     expect(gate.reserveUsed).toBe(2);
@@ -86,13 +87,27 @@ describe('the emergency reserve', () => {
     expect(t.stats().attempts).toBe(sentBefore + 2);
     ac.abort();
     await third;
+    // ... and not for long (trial 14 F4: a cycle waiting on the reserve held its market and the
+    // shutdown): it fails unsent after RESERVE_WAIT_MS, as the shared gate does when Redis is away
+    const t1 = Date.now();
+    await expect(clob.cancelAll()).rejects.toBeInstanceOf(SharedBudgetUnavailableError);
+    expect(Date.now() - t1).toBeGreaterThanOrEqual(RESERVE_WAIT_MS - 50);
+    expect(Date.now() - t1).toBeLessThan(RESERVE_WAIT_MS + 2_000);
+    expect(t.stats().attempts).toBe(sentBefore + 2);
+    // the burst window rolled: the reserve pulls again (its sustained rule, 10 min, keeps 60 times
+    // as many: a second outage's pulls are not held for the rest of the 10 minutes)
+    await new Promise((res) => setTimeout(res, Math.max(0, firstPullAt + 10_300 - Date.now())));
+    await clob.cancelAll();
+    await clob.cancelAll();
+    expect(gate.reserveUsed).toBe(4);
+    expect(t.stats().attempts).toBe(sentBefore + 4);
 
     await r.restart();
     await ready(f);
     await clob.cancelAll();
-    expect(gate.reserveUsed).toBe(2); // through Redis again
-    expect(t.stats().attempts).toBe(sentBefore + 3);
-  }, 30_000);
+    expect(gate.reserveUsed).toBe(4); // through Redis again
+    expect(t.stats().attempts).toBe(sentBefore + 5);
+  }, 60_000);
 
   it('caps the fleet at fleet.maxMembers; a member that leaves frees its place', async () => {
     const clock = new LiveClock();

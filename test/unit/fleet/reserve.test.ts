@@ -38,10 +38,21 @@ describe('emergency reserve', () => {
       limit: 250 - 32,
       windowMs: 10_000,
     });
-    expect(byName.get('general')?.limit).toBe(15_000 - 32);
+    expect(byName.get('general')?.limit).toBe(15_000 - 8 * 150);
     expect(byName.get('POST /orders:burst')?.limit).toBe(1000);
     expect(reserve).toHaveLength(8);
-    expect(reserve.every((r) => r.limit === 4)).toBe(true);
+    // 4 per 10 s of each window, or 1 % of the limit when more: a sustained rule (10 min) keeps 60
+    // times as many, the broad rules 150 (pulls and heartbeats all count in them); at most half a
+    // limit for the fleet's reserves
+    const kept = new Map(reserve.map((r) => [r.name, r.limit]));
+    expect(kept.get('general')).toBe(150);
+    expect(kept.get('clob')).toBe(150);
+    expect(kept.get('DELETE /orders:burst')).toBe(10);
+    expect(kept.get('DELETE /cancel-all:burst')).toBe(4);
+    expect(kept.get('DELETE /orders:sustained')).toBe(240);
+    expect(kept.get('DELETE /cancel-all:sustained')).toBe(240);
+    expect(kept.get('DELETE /cancel-market-orders:sustained')).toBe(Math.floor(1500 / 16));
+    expect(byName.get('DELETE /orders:sustained')?.limit).toBe(15_000 - 8 * 240);
     // sum over the fleet: never above the table
     for (const r of reserve)
       expect(byName.get(r.name)!.limit + 8 * r.limit).toBe(rules.find((x) => x.name === r.name)!.limit);
