@@ -587,7 +587,11 @@ export function createTrader(o: TraderOptions): Trader {
           },
           'reconciled with the venue',
         );
-      return { adopted: r.adopted, fills };
+      // the engine's positions are the epoch's (seeded from its ledger): a fill of the backfill window
+      // that an earlier epoch holds is not counted again (trial 15 F1: the positions of a start after
+      // an epoch change counted the old epoch's fills on top of the venue's holdings, so asks above
+      // the holdings were refused until the kill switch tripped)
+      return { adopted: r.adopted, fills: fills.filter((f) => store.hasFillInEpoch(f.tradeId, f.orderId)) };
     },
     logger: log,
   });

@@ -64,6 +64,7 @@ export function prepareStatements(db: Database.Database) {
      ON CONFLICT (trade_id, order_id) DO NOTHING`,
     ),
     fillStatus: db.prepare('SELECT status FROM fills WHERE trade_id = ? AND order_id = ?'),
+    fillEpoch: db.prepare('SELECT epoch FROM fills WHERE trade_id = ? AND order_id = ?'),
     setFillStatus: db.prepare('UPDATE fills SET status = ?, updated_at = ? WHERE trade_id = ? AND order_id = ?'),
     fillsSince: db.prepare('SELECT * FROM fills WHERE match_time >= ? ORDER BY match_time, rowid'),
     lastFill: db.prepare('SELECT MAX(match_time) AS t FROM fills'),

@@ -536,6 +536,11 @@ export interface Store {
   /** Whether the fill (trade id, order id) is recorded (void ones included). */
   hasFill(tradeId: string, orderId: string): boolean;
   /**
+   * Whether the fill (trade id, order id) is recorded in the CURRENT ledger epoch (with no epoch:
+   * whether it is recorded): a fill an earlier epoch holds is not in this epoch's positions.
+   */
+  hasFillInEpoch(tradeId: string, orderId: string): boolean;
+  /**
    * Match time (unix ms) of the newest stored fill of the CURRENT epoch (with no epoch: of the whole
    * store), or undefined when there is none (restart backfill: a fresh epoch, on another venue, world
    * or account, backfills as a first run does, not from another venue's last fill).

@@ -300,6 +300,12 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       writeFills();
       return st.fillStatus.get(tradeId, orderId) !== undefined;
     },
+    hasFillInEpoch(tradeId, orderId) {
+      open();
+      writeFills();
+      const r = st.fillEpoch.get(tradeId, orderId) as { epoch: number | null } | undefined;
+      return r !== undefined && (epoch === undefined || r.epoch === epoch.id);
+    },
     lastFillTime() {
       open();
       writeFills();

@@ -59,16 +59,23 @@ interface Run {
 async function setupRun(
   policy: ForeignOrderPolicy,
   params: Record<string, number>,
-  more: { auditEveryMs?: number } = {},
+  more: { auditEveryMs?: number; wallet?: Wallet; storeFile?: string; epoch?: string } = {},
 ): Promise<Run> {
-  const wallet = new Wallet(Wallet.createRandom().privateKey);
+  const wallet = more.wallet ?? new Wallet(Wallet.createRandom().privateKey);
   const clock = new LiveClock();
   const venue = await liveVenueFor(v, { wallet, clock, silenceMs: 0 }, 'content');
   const all = await venue.markets();
   market = all.find((m) => m.market === v.m1.condition_id)!;
   const other = new Trader(v.clob, wallet.privateKey);
-  expect((await other.createKey(1)).status).toBe(200); // a second API key of the same wallet
-  const store = openStore(join(dir, `${policy}-${Date.now()}.db`), { clock });
+  // a second API key of the same wallet (made by the first run of a wallet given)
+  const made = await other.createKey(1);
+  if (more.wallet === undefined) expect(made.status).toBe(200);
+  const store = openStore(more.storeFile ?? join(dir, `${policy}-${Date.now()}.db`), { clock });
+  // (as `mmkit run` does before it wires the bot: a venue of another name starts a new epoch)
+  const opened =
+    more.epoch === undefined
+      ? undefined
+      : store.openEpoch({ venue: more.epoch, world: null, address: wallet.address }, clock.now());
   const def = await loadStrategy(STRATEGY);
   const logs: Run['logs'] = [];
   const log = (level: string) => (obj: object, msg?: string) =>
@@ -92,6 +99,10 @@ async function setupRun(
       ? {
           positionAudit: {
             everyMs: more.auditEveryMs,
+            ...(opened?.fresh === true
+              ? { opening: opened.previous ? ('venue_reset' as const) : ('unknown' as const) }
+              : {}),
+            ...(opened !== undefined ? { epochStart: opened.epoch.startedAt } : {}),
             activity: (since: number) => venue.activityKinds(since),
             market: async (cid: string) => {
               const m = await venue.clob.market(cid);
@@ -282,6 +293,38 @@ describe('foreign orders on the bot wallet (bot.foreignOrders)', () => {
       expect(r.logs.some((l) => l.msg === 'info: external fill (booked by the position audit)')).toBe(true);
     } finally {
       await r.stop();
+    }
+  });
+
+  it("a start in a new ledger epoch counts the venue's holdings once: a fill an earlier epoch holds is not counted again (trial 15 F1)", async () => {
+    const wallet = new Wallet(Wallet.createRandom().privateKey);
+    const storeFile = join(dir, `epochs-${Date.now()}.db`);
+    // bids far below the book: the bot itself never trades here
+    const params = { p1: 0.05, p2: 0.04, size: 5 };
+    const yes1 = v.m1.tokens[0]!.token_id as TokenId;
+    // the other client of the wallet buys 10 YES (the maker's ask 0.55) before any run
+    const first = await setupRun('leave', params, { auditEveryMs: 60_000, wallet, storeFile, epoch: 'venue-a' });
+    const bought = await first.other.place(yes1, 'BUY', '0.55', '10', { type: 'FAK' });
+    expect(bought.body.success, JSON.stringify(bought.body)).toBe(true);
+    try {
+      await first.bot.start();
+      // epoch 1: the start's backfill books the trade, the engine counts it once
+      expect(first.store.positions().find((p) => p.tokenId === yes1)?.size).toBe(10_000_000);
+      expect(first.bot.engine.state.position(yes1).size).toBe(10_000_000);
+    } finally {
+      await first.stop();
+    }
+    // the same wallet and store on a venue of another name: a new epoch, whose start backfills the
+    // account's history (the trade the first epoch holds) and opens the holdings as venue_reset
+    const second = await setupRun('leave', params, { auditEveryMs: 60_000, wallet, storeFile, epoch: 'venue-b' });
+    try {
+      await second.bot.start();
+      expect(second.store.currentEpoch()?.venue).toBe('venue-b');
+      expect(second.store.positions().find((p) => p.tokenId === yes1)?.size).toBe(10_000_000);
+      // the engine (risk, strategies: what an ask is sized by) holds what the venue holds, not 20
+      expect(second.bot.engine.state.position(yes1).size).toBe(10_000_000);
+    } finally {
+      await second.stop();
     }
   });
 
