@@ -55,6 +55,7 @@ export async function startRunFleetStatus(
         pnl: memberPnl(f.pnl),
         budgets,
         heartbeat: s.heartbeat.holder,
+        ...(s.ledger !== undefined ? { ledger: s.ledger } : {}),
       };
     },
   });

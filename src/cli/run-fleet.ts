@@ -295,6 +295,7 @@ export async function joinRunFleet(
       redisUrl: cfg.redisUrl,
       account: o.address,
       member: name,
+      ...(o.ledgerId !== undefined ? { ledgerId: o.ledgerId } : {}),
       clock: o.clock,
       markets: o.markets,
       onKill: (rec) => {

@@ -42,6 +42,11 @@ export interface MemberStatusRecord {
   readonly pnl: MemberPnl;
   readonly budgets: Readonly<Record<string, MemberBudgetUse>>;
   readonly heartbeat: boolean;
+  /**
+   * The member's ledger id (its data dir's `fleet-ledger.id`): a daemon that joins under a name whose
+   * live record has another ledger id is another daemon, refused (trial 14 F1); absent in older records.
+   */
+  readonly ledger?: string;
   /** When the record was made, the member's clock (unix ms). */
   readonly at: number;
 }
@@ -82,6 +87,8 @@ export function parseMemberStatus(raw: string): MemberStatusRecord {
     throw new ValidationError('member status: bad member name');
   if (!Array.isArray(o.markets) || !o.markets.every((m) => typeof m === 'string'))
     throw new ValidationError('member status: markets must be a list of ids');
+  if (o.ledger !== undefined && (typeof o.ledger !== 'string' || o.ledger.length === 0 || o.ledger.length > 128))
+    throw new ValidationError('member status: bad ledger id');
   const p = o.pnl as Record<string, unknown> | null;
   if (p === null || typeof p !== 'object') throw new ValidationError('member status: no pnl');
   const b = o.budgets as Record<string, unknown> | null;
@@ -106,6 +113,7 @@ export function parseMemberStatus(raw: string): MemberStatusRecord {
     },
     budgets,
     heartbeat: o.heartbeat === true,
+    ...(typeof o.ledger === 'string' ? { ledger: o.ledger } : {}),
     at: count(o.at, 'at'),
   };
 }

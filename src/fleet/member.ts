@@ -19,6 +19,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Clock } from '../core/clock.ts';
+import { ConfigError } from '../core/errors.ts';
 import { FleetGuard, type FleetPauseTarget } from './fail-closed.ts';
 import { type FleetKeys, fleetKeys } from './fleet-keys.ts';
 import { HeartbeatChain } from './heartbeat-chain.ts';
@@ -26,6 +27,7 @@ import { HeartbeatLease, type HeartbeatLeaseStatus } from './heartbeat-lease.ts'
 import { FleetKillWatch, type FleetKillRecord, tripFleetKill } from './kill.ts';
 import { RedisLeases } from './lease.ts';
 import { MarketLeases, type PreviousHolder } from './market-leases.ts';
+import { type MemberStatusRecord, memberStatusKey, parseMemberStatus } from './member-status.ts';
 import { RedisHealth } from './redis-health.ts';
 import { connectFleetRedis } from './redis.ts';
 
@@ -52,11 +54,18 @@ export interface FleetMemberOptions {
   readonly onMarketLost?: (market: string) => Promise<void> | void;
   /** Connection errors after the first (for a debug log; never carries the URL). */
   readonly onError?: (err: Error) => void;
+  /**
+   * This member's ledger id (its data dir's): the join is refused when a live member of the same name
+   * has another (./member-status.ts `ledger`), before anything of the fleet is taken.
+   */
+  readonly ledgerId?: string;
 }
 
 /** A snapshot for status and metrics. */
 export interface FleetMemberStatus {
   readonly member: string;
+  /** FleetMemberOptions.ledgerId. */
+  readonly ledger?: string;
   readonly redisUp: boolean;
   readonly killed: FleetKillRecord | null;
   readonly heartbeat: HeartbeatLeaseStatus;
@@ -102,6 +111,13 @@ export interface FleetMember {
 export async function joinFleet(o: FleetMemberOptions): Promise<FleetMember> {
   const keys = fleetKeys(o.account);
   const redis = await connectFleetRedis(o.redisUrl, o.onError ? { onError: o.onError } : {});
+  if (o.ledgerId !== undefined)
+    try {
+      await refuseNamesake(redis, keys, o.member, o.ledgerId);
+    } catch (e) {
+      redis.disconnect();
+      throw e;
+    }
   const leases = new RedisLeases(redis);
   const health = new RedisHealth({ redis, clock: o.clock });
   const kill = new FleetKillWatch({ redis, keys, clock: o.clock, onTrip: (rec) => o.onKill(rec) });
@@ -178,6 +194,7 @@ export async function joinFleet(o: FleetMemberOptions): Promise<FleetMember> {
     },
     status: () => ({
       member: o.member,
+      ...(o.ledgerId !== undefined ? { ledger: o.ledgerId } : {}),
       redisUp: health.isUp(),
       killed: kill.tripped() ?? null,
       heartbeat: hb.status(),
@@ -188,4 +205,27 @@ export async function joinFleet(o: FleetMemberOptions): Promise<FleetMember> {
     release,
     leave,
   };
+}
+
+/**
+ * Refuses a second daemon under a live member's name (trial 14 F1: it joined without a word, took the
+ * same market leases and risk grant, and its status record hid the first's markets and PnL): a
+ * member's status record (refreshed every 2 s, gone 6 s after its daemon stops) naming another
+ * ledger id is another daemon's. The same data dir restarted (its ledger id) takes its own place.
+ * @throws ConfigError on `fleet.member`
+ */
+async function refuseNamesake(redis: Redis, keys: FleetKeys, member: string, ledgerId: string): Promise<void> {
+  const raw = await redis.get(memberStatusKey(keys, member));
+  if (raw === null) return;
+  let rec: MemberStatusRecord;
+  try {
+    rec = parseMemberStatus(raw);
+  } catch {
+    return; // another version's record: not ours to judge
+  }
+  if (rec.ledger === undefined || rec.ledger === ledgerId) return;
+  throw new ConfigError(
+    'fleet.member',
+    `a live fleet member named ${member} runs on another data dir (its status record is from ${new Date(rec.at).toISOString()}): give this daemon another name (fleet.member, MMKIT_FLEET_MEMBER), or stop that one first`,
+  );
 }

@@ -348,11 +348,18 @@ export class RedisWindowGate implements BudgetGate {
 
   async #checkTable(): Promise<void> {
     const cur = String(await this.#run(S.table, [this.#tableKey], [this.#digest, this.#tableTtl]));
-    if (cur !== this.#digest)
+    if (cur !== this.#digest) {
+      // (the table outlives its last member by the longest window: a fleet upgraded to a version
+      // whose shared budgets differ, e.g. another emergency reserve, waits that out once)
+      const ttl = Number(await this.#redis.pttl(this.#tableKey).catch(() => -1));
       throw new ConfigError(
         'budgets',
-        'the fleet sharing this account runs other budget rules or margin (budgets.*): every member must use the same ones',
+        'the fleet sharing this account runs other budget rules or margin (budgets.*, or the emergency reserve of another mmkit version): every member must use the same ones' +
+          (ttl > 0
+            ? `; the other rules are kept ${Math.ceil(ttl / 1000)} s more while no member of theirs runs (their windows may still hold requests)`
+            : ''),
       );
+    }
   }
 
   async #run(s: Script, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {

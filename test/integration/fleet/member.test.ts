@@ -12,6 +12,8 @@ import type { FleetKillRecord } from '../../../src/fleet/kill.ts';
 import { readLiveMembers } from '../../../src/fleet/market-leases.ts';
 import { type FleetMember, joinFleet } from '../../../src/fleet/member.ts';
 import { connectFleetRedis } from '../../../src/fleet/redis.ts';
+import { memberPnl, publishMemberStatus } from '../../../src/fleet/member-status.ts';
+import { ConfigError } from '../../../src/core/errors.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';
 
 const ACCOUNT = '0x00000000000000000000000000000000000000e5';
@@ -25,13 +27,14 @@ interface M {
 }
 const ms: M[] = [];
 
-async function join(name: string): Promise<M> {
+async function join(name: string, ledgerId?: string, account = ACCOUNT): Promise<M> {
   const events: string[] = [];
   const kills: M['kills'] = [];
   const fm = await joinFleet({
     redisUrl: r.url,
-    account: ACCOUNT,
+    account,
     member: name,
+    ...(ledgerId !== undefined ? { ledgerId } : {}),
     clock,
     markets: MARKETS,
     onKill: (rec) => kills.push({ rec, at: Date.now() }),
@@ -118,6 +121,42 @@ describe('a fleet member (joinFleet)', () => {
       expect(await readLiveMembers(admin, fleetKeys(ACCOUNT))).toEqual([]);
     } finally {
       admin.disconnect();
+    }
+  });
+
+  it("refuses a second daemon under a live member's name (another data dir's ledger id), before it takes anything; the same data dir restarted takes its place (trial 14 F1)", async () => {
+    const account = '0x00000000000000000000000000000000000000e6';
+    const first = await join('dup', 'ledger-1', account);
+    await until(() => first.fm.status().markets.length === MARKETS.length, 10_000);
+    // the daemon's status record (src/cli/run-fleet-status.ts publishes it every 2 s)
+    const keys = fleetKeys(account);
+    const rec = (ledger: string) => ({
+      member: 'dup',
+      markets: first.fm.status().markets,
+      openOrders: 0,
+      fills: 0,
+      pnl: memberPnl({ realized: 0, unrealized: 0, fees: 0, rewards: 0 }),
+      budgets: {},
+      heartbeat: false,
+      ledger,
+      at: Date.now(),
+    });
+    await publishMemberStatus(first.fm.redis, keys, rec('ledger-1'), 6000);
+    const admin = await connectFleetRedis(r.url);
+    try {
+      const before = await readLiveMembers(admin, keys);
+      await expect(join('dup', 'ledger-2', account)).rejects.toThrow(/fleet\.member.*a live fleet member named dup/);
+      await expect(join('dup', 'ledger-2', account)).rejects.toBeInstanceOf(ConfigError);
+      // nothing taken: the membership and the first member's markets are as they were
+      expect(await readLiveMembers(admin, keys)).toEqual(before);
+      expect(first.fm.status().markets.length).toBe(MARKETS.length);
+      // the same data dir (its ledger id), restarted while its old record lives: joins
+      const again = await join('dup', 'ledger-1', account);
+      expect(again.fm.status().ledger).toBe('ledger-1');
+      await again.fm.leave();
+    } finally {
+      admin.disconnect();
+      await first.fm.leave();
     }
   });
 });
