@@ -376,7 +376,10 @@ export function formatStatus(s: StatusSnapshot, url: string): string {
     `mmkit ${s.mode === 'shadow' ? 'SHADOW ' : ''}daemon at ${url}: ${h.healthy ? 'HEALTHY' : 'UNHEALTHY'} (${s.lifecycle}, up ${dur(s.uptimeSec)}, pid ${s.pid})`,
   );
   for (const r of h.reasons) out.push(`  ! ${r.code}: ${r.message}`);
-  out.push(`strategy ${s.strategy.name}   account ${s.account.address}   venue ${s.venue.url}`);
+  // LIVE or PAPER beside the venue (trial 15 F10: only a shadow run was labelled; an older daemon says neither)
+  const kind =
+    s.mode === 'shadow' ? '' : s.venue.paper === true ? ' (PAPER)' : s.venue.paper === false ? ' (LIVE)' : '';
+  out.push(`strategy ${s.strategy.name}   account ${s.account.address}   venue ${s.venue.url}${kind}`);
   // (a daemon of an older mmkit sends no trading or rewards figures)
   const rw = s.pnl.rewards as StatusSnapshot['pnl']['rewards'] | undefined;
   // the scope of each figure, as the status page labels them (findings-8 F9): the PnL is the ledger

@@ -42,7 +42,7 @@ import type { DiffTolerance } from '../execution/diff.ts';
 import { Executor, POST_ONLY_CROSSING, type FlatReport, type ForeignOrderPolicy } from '../execution/executor.ts';
 import { RewardTracker } from '../engine/reward-tracker.ts';
 import { HeartbeatKeeper } from '../execution/heartbeat.ts';
-import { OrderTracker } from '../execution/tracker.ts';
+import { isOpen, OrderTracker } from '../execution/tracker.ts';
 import { gate, type RiskView } from '../risk/gate.ts';
 import { KillSwitch } from '../risk/kill-switch.ts';
 import { limitsFor, type RiskLimits } from '../risk/limits.ts';
@@ -53,7 +53,7 @@ import type { StrategyDefinition } from '../strategy/api.ts';
 import { createCollateralWiring, type CollateralConfig } from './collateral-wiring.ts';
 import { executorErrorReporter } from './executor-errors.ts';
 import { fillLines, tradeBooker } from './fill-lines.ts';
-import { createGatePath } from './gate-path.ts';
+import { createGatePath, FLEET_HELD } from './gate-path.ts';
 import { createStrategy } from './create-strategy.ts';
 import { createPositionAuditWiring, type LedgerFigures, type PositionAuditConfig } from './position-audit-wiring.ts';
 import type { TraderCounters, TraderFleet, TraderHooks, TraderLogger, TraderTuning } from './types.ts';
@@ -275,7 +275,8 @@ export function createTrader(o: TraderOptions): Trader {
       log.warn({ failures: s.consecutiveFailures, error: s.error }, 'heartbeat failed: new orders paused');
   });
   executor.onRejection((r) => {
-    marketLog('executor', r.market).warn({ order: r.id, code: r.code, message: r.message }, 'order rejected');
+    // what was refused, as a fill line names it (trial 15 F2: only the id and code were said)
+    lines.rejected(r, tracker.get(r.id));
     kill.recordRejection(r.code);
   });
   // failed cycles and requests: a WARN line; a write of the bot's orders that failed: storeFailure (./executor-errors.ts)
@@ -348,11 +349,7 @@ export function createTrader(o: TraderOptions): Trader {
     ...(fleet !== undefined
       ? {
           marketHalted: (m: ConditionId) =>
-            fleet.quotable(m)
-              ? null
-              : fleet.canPlace()
-                ? 'fleet: another member holds this market'
-                : 'fleet: Redis unreachable or the fleet killed',
+            fleet.quotable(m) ? null : fleet.canPlace() ? FLEET_HELD : 'fleet: Redis unreachable or the fleet killed',
         }
       : {}),
     // fail closed once a heartbeat has failed, until one succeeds (before the first: nothing rests)
@@ -617,7 +614,13 @@ export function createTrader(o: TraderOptions): Trader {
   if (o.seedFromStore !== false) for (const f of store.ledgerEntries()) eng.state.seedFill(f);
   // own order updates drive the tracker too (fills come through onFill)
   const orderUpdates = eng.events$.subscribe((e) => {
-    if (e.type === 'order_update') executor.onUserEvent(e);
+    if (e.type !== 'order_update') return;
+    if (e.kind === 'CANCELLATION' && !executor.halted) {
+      const t = tracker.get(e.id);
+      if (t !== undefined && !t.cancelRequested && isOpen(t.status) && tracker.origin(e.id) === 'own')
+        lines.cancelledOutside(e);
+    }
+    executor.onUserEvent(e);
   });
 
   let heartbeatStarted = false;

@@ -2,9 +2,13 @@
  * The kernel's log lines of fills that did not come from the user channel as the bot's own: another
  * client's fills (external), and fills found later in the venue's trade history (at the restart, or
  * by the position audit), each named as the user channel's fills are (market, token and its outcome,
- * side, size, price, order, trade), and the audit's booking of the account's trades the ledger lacks.
+ * side, size, price, order, trade), and the audit's booking of the account's trades the ledger lacks;
+ * and the lines of an order the venue rejected, or cancelled without the bot's asking, named the same way.
  */
-import { fillLogFields } from '../core/events.ts';
+import { fillLogFields, type OrderUpdateEvent } from '../core/events.ts';
+import { RateLimitedLog } from '../core/rate-limited-log.ts';
+import { formatAmount, formatPrice } from '../core/units.ts';
+import type { TrackedOrder } from '../execution/tracker.ts';
 import type { MarketInfo, Venue, VenueFill } from '../core/venue.ts';
 import { backfillFills } from '../engine/restart.ts';
 import type { TraderLogger } from './types.ts';
@@ -14,11 +18,34 @@ type FillLike = Parameters<typeof fillLogFields>[0] & { readonly market: string 
 /** Logs fills by the markets the trader follows (an outcome named where the market is one of them). */
 export function fillLines(
   markets: readonly MarketInfo[],
-  marketLog: (component: string, market: string) => Pick<TraderLogger, 'info'>,
+  marketLog: (component: string, market: string) => Pick<TraderLogger, 'info' | 'warn'>,
 ) {
-  const outcomeOf = (f: FillLike): string | undefined =>
+  const outcomeOf = (f: { readonly market: string; readonly tokenId: string }): string | undefined =>
     markets.find((m) => m.market === f.market)?.tokens.find((t) => t.tokenId === f.tokenId)?.outcome;
+  // (a cancel-all of many orders: the first 10 lines, then every 1000th, the others at debug)
+  const outside = new RateLimitedLog({ others: 'debug' });
   return {
+    /**
+     * An open order of the bot's that the venue cancelled without the bot's asking (trial 15 F5: a
+     * `mmkit cancel-all` beside the daemon was said nowhere, and the daemon quoted again at once).
+     */
+    cancelledOutside(e: OrderUpdateEvent): void {
+      const outcome = outcomeOf(e);
+      outside.log(
+        marketLog('executor', e.market),
+        'info',
+        'cancelled-outside',
+        {
+          order: e.id,
+          token: e.tokenId,
+          ...(outcome !== undefined ? { outcome } : {}),
+          side: e.side,
+          price: formatPrice(e.price),
+          size: formatAmount(e.originalSize),
+        },
+        "order cancelled at the venue, not by the daemon (mmkit cancel-all, another client of the key, the market's close or an expiry): the strategy quotes again",
+      );
+    },
     /** A fill of an order the bot did not place, from the user channel. */
     external(f: FillLike): void {
       marketLog('executor', f.market).info(
@@ -31,6 +58,27 @@ export function fillLines(
       marketLog('executor', f.market).info(
         { ...fillLogFields(f, outcomeOf(f)), source: external ? 'external' : 'bot', backfilled: true },
         `${external ? 'external fill' : 'fill'} (${why})`,
+      );
+    },
+    /** An order the venue rejected: its code and message, and what it was (when the tracker has it). */
+    rejected(r: { id: string; market: string; code: string; message: string }, t: TrackedOrder | undefined): void {
+      const outcome = t === undefined ? undefined : outcomeOf(t);
+      marketLog('executor', r.market).warn(
+        {
+          order: r.id,
+          code: r.code,
+          message: r.message,
+          ...(t !== undefined
+            ? {
+                token: t.tokenId,
+                ...(outcome !== undefined ? { outcome } : {}),
+                side: t.side,
+                price: formatPrice(t.price),
+                size: formatAmount(t.originalSize),
+              }
+            : {}),
+        },
+        'order rejected',
       );
     },
   };

@@ -20,6 +20,32 @@ import { gate, gateOrder, orderRoom, type Approved, type Refusal, type RiskView,
 import { GateMemo } from '../risk/gate-memo.ts';
 import type { TraderCounters, TraderFleet, TraderHooks, TraderLogger, TraderTuning } from './types.ts';
 
+/** The halt of a market another fleet member holds (the risk view's `marketHalted`). */
+export const FLEET_HELD = 'fleet: another member holds this market';
+const HELD_REASON = `halted: ${FLEET_HELD}`;
+
+/**
+ * Counts refusals and trims by code, an increment per refused or cut quote; a quote of a market
+ * another fleet member holds is that market's normal state in a fleet, not a risk refusal: not
+ * counted (trial 14 F2: thousands of HALTED made the refusal metric and status line useless).
+ */
+export function tallyRefusals(
+  counters: Pick<TraderCounters, 'quotesRefused' | 'quotesTrimmed'>,
+  refusals: readonly Refusal[],
+  trims: readonly Trim[],
+): void {
+  const { quotesRefused, quotesTrimmed } = counters;
+  for (let i = 0; i < refusals.length; i++) {
+    const r = refusals[i]!;
+    if (r.code === 'HALTED' && r.reason === HELD_REASON) continue;
+    quotesRefused[r.code] = (quotesRefused[r.code] ?? 0) + 1;
+  }
+  for (let i = 0; i < trims.length; i++) {
+    const c = trims[i]!.code;
+    quotesTrimmed[c] = (quotesTrimmed[c] ?? 0) + 1;
+  }
+}
+
 /** The trader's parts the intent path uses (createTrader's). */
 export interface GatePathParts {
   /** What the gate reads. */
@@ -63,17 +89,8 @@ export function createGatePath(p: GatePathParts): GatePath {
     x.code === 'NOTIONAL_GLOBAL' || x.code === 'OPEN_ORDERS_GLOBAL';
   const pressure = fleet?.globalPressure?.bind(fleet);
   // refusals and trims by code: an increment per refused or cut quote, nothing for an approved one
-  const { quotesRefused, quotesTrimmed } = counters;
-  const tally = (refusals: readonly Refusal[], trims: readonly Trim[]): void => {
-    for (let i = 0; i < refusals.length; i++) {
-      const c = refusals[i]!.code;
-      quotesRefused[c] = (quotesRefused[c] ?? 0) + 1;
-    }
-    for (let i = 0; i < trims.length; i++) {
-      const c = trims[i]!.code;
-      quotesTrimmed[c] = (quotesTrimmed[c] ?? 0) + 1;
-    }
-  };
+  const tally = (refusals: readonly Refusal[], trims: readonly Trim[]): void =>
+    tallyRefusals(counters, refusals, trims);
   const memo = tuning.memoiseGate === true && pressure === undefined ? new GateMemo(tally) : undefined;
   // with coalescing too (and no hook that sees each set): a memoised answer that `execute` below
   // will coalesce (the same quotes as the set last submitted for its market, nothing of the market

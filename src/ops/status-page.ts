@@ -65,6 +65,7 @@ export const STATUS_PAGE_HTML = String.raw`<!doctype html>
 <header>
   <h1>mmkit</h1>
   <span id="shadow-badge" class="badge warn" title="Shadow mode: live books, simulated fills; no order is sent to the venue" hidden>SHADOW</span>
+  <span id="venue-badge" class="badge" hidden></span>
   <span id="health-badge" class="badge warn">loading</span>
   <span class="meta">strategy <b id="strategy">–</b></span>
   <span class="meta">state <b id="lifecycle">–</b></span>
@@ -176,6 +177,12 @@ export const STATUS_PAGE_HTML = String.raw`<!doctype html>
     ]);
     $('strategy').textContent = s.strategy.name;
     $('shadow-badge').hidden = s.mode !== 'shadow';
+    // LIVE (real money) or PAPER beside it (an older daemon says neither: no badge)
+    var vb = $('venue-badge'), paper = s.venue && s.venue.paper;
+    vb.hidden = s.mode === 'shadow' || (paper !== true && paper !== false);
+    vb.textContent = paper ? 'paper' : 'live';
+    vb.className = 'badge ' + (paper ? 'ok' : 'bad');
+    vb.title = paper ? 'A paper exchange: no real money' : 'A real venue: real money';
     $('lifecycle').textContent = s.lifecycle;
     $('uptime').textContent = dur(s.uptimeSec);
     $('address').textContent = short(s.account.address, 12);

@@ -1,10 +1,10 @@
 /**
  * `mmkit cancel-all` while a daemon runs on the data dir: the daemon quotes again at its next intent,
  * and the command says so, with the way to stop it (trial 13 F4: it printed "0 open now" and the
- * orders were back 3 s later without a word).
+ * orders were back 3 s later without a word); the daemon's log says its orders were cancelled outside it.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { BotHarness, exited, waitForQuotes } from './support/bot-harness.ts';
+import { BotHarness, exited, waitForQuotes, waitUntil } from './support/bot-harness.ts';
 import { runMmkit } from './support/cli.ts';
 
 const h = new BotHarness();
@@ -21,6 +21,9 @@ describe('mmkit cancel-all with a daemon running', () => {
     expect(r.err).toMatch(
       /a daemon runs on this data dir \(pid \d+ on host .*\) and will quote again: `mmkit kill --data-dir .*` stops it/,
     );
+    // the daemon says it too (trial 15 F5: its orders went without a word in its log)
+    const said = () => bot.err().includes('order cancelled at the venue, not by the daemon');
+    expect(await waitUntil(said, 15_000), bot.err().slice(-3000)).toBe(true);
     bot.p.kill('SIGTERM');
     expect(await exited(bot.p), bot.err().slice(-3000)).toBe(0);
     // stopped: nothing said any more

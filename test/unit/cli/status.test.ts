@@ -227,6 +227,12 @@ describe('formatStatus', () => {
     // nor refusals or strategy errors: no line for them
     expect(text).not.toContain('refused');
     expect(text).not.toContain('errors');
+    // an older daemon says not whether its venue is a paper exchange: no label; a newer one is labelled
+    expect(text).toContain('venue http://127.0.0.1:8080\n');
+    const paper = formatStatus({ ...s, venue: { url: 'http://127.0.0.1:8080', paper: true } }, 'http://x');
+    expect(paper).toContain('venue http://127.0.0.1:8080 (PAPER)');
+    const live = formatStatus({ ...s, venue: { url: 'https://clob.example', paper: false } }, 'http://x');
+    expect(live).toContain('venue https://clob.example (LIVE)');
   });
 
   it("says what the risk gate refused and cut by code, recently and since the start, and the strategy's errors", () => {
