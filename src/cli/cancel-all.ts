@@ -121,6 +121,11 @@ ${EXIT_CODES_HELP}`,
           note(
             `a daemon runs on this data dir (${describeHolder(lock.holder)}) and will quote again: \`mmkit kill --data-dir ${cfg.bot.dataDir}\` stops it (cancelling its orders)`,
           );
+        // a fleet's members on other data dirs (and machines) quote again too (trial 14 F9)
+        if (cfg.fleet?.redisUrl !== undefined && cfg.fleet.redisUrl !== '')
+          note(
+            `fleet.redisUrl is set: the account's fleet members (on any machine) will quote again; \`mmkit kill --fleet\` stops them all (\`mmkit fleet status\` lists them)`,
+          );
         return left.length === 0 ? ExitCode.OK : ExitCode.FAILURE;
       });
     }),

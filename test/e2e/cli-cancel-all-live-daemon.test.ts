@@ -29,5 +29,13 @@ describe('mmkit cancel-all with a daemon running', () => {
     // stopped: nothing said any more
     const after = await runMmkit(['cancel-all', '--data-dir', dir, '--exchange-url', base]);
     expect(after.err).not.toContain('a daemon runs on this data dir');
+    expect(after.err).not.toContain('fleet');
+    // with a fleet configured, its members elsewhere quote again: the way to stop them all (trial 14 F9)
+    const fleet = await runMmkit(['cancel-all', '--data-dir', dir, '--exchange-url', base], {
+      env: { MMKIT_REDIS_URL: 'redis://127.0.0.1:1' },
+    });
+    expect(fleet.err).toContain(
+      "the account's fleet members (on any machine) will quote again; `mmkit kill --fleet` stops them all",
+    );
   }, 180_000);
 });
