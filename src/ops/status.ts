@@ -462,7 +462,8 @@ export class DaemonMonitor {
         lifecycle: this.#lifecycle,
         runningSince: this.#runningSince,
         market: this.#streamInput('market'),
-        user: this.#streamInput('user'),
+        // a shadow run has no user channel (its fills are simulated): none, not up (trial 15 F3)
+        ...(this.#o.mode === 'shadow' ? {} : { user: this.#streamInput('user') }),
         books,
         heartbeat: {
           consecutiveFailures: hb?.consecutiveFailures ?? 0,

@@ -17,4 +17,16 @@ describe("the daemon's ops in shadow mode", () => {
     await shadow.close();
     await live.close();
   });
+
+  it('say no user stream in shadow mode (its fills are simulated), whatever events say (trial 15 F3)', async () => {
+    const clock = new VirtualClock(1_700_000_000_000);
+    const shadow = new DaemonOps({ clock, log, version: '1.0.0', mode: 'shadow' });
+    const live = new DaemonOps({ clock, log, version: '1.0.0' });
+    const resynced = { type: 'resynced', stream: 'user', initial: true, recvTime: clock.now(), venueTime: clock.now() };
+    for (const o of [shadow, live]) o.monitor.onEvent(resynced as unknown as Parameters<typeof o.monitor.onEvent>[0]);
+    expect(shadow.monitor.health().checks.userStream).toBe('none');
+    expect(live.monitor.health().checks.userStream).toBe('up');
+    await shadow.close();
+    await live.close();
+  });
 });
