@@ -169,6 +169,38 @@ describe('mmkit doctor', () => {
     expect(JSON.stringify(r.report)).not.toContain(k.passphrase);
   });
 
+  it("another wallet's key set: L1 and L2 name the wallet as what to check, not the passphrase, and never suggest a key for it (trial 15 F11)", async () => {
+    const keys = await runMmkit([
+      'keys',
+      'derive',
+      '--show-secret',
+      '--json',
+      '--exchange-url',
+      base,
+      '--data-dir',
+      dir,
+    ]);
+    expect(keys.code, keys.err).toBe(0);
+    const k = JSON.parse(keys.out) as { apiKey: string; secret: string; passphrase: string };
+    // a data dir of another wallet (its own paper wallet, no API key) given the first wallet's key set
+    const { dir: other } = h.dataDir();
+    const r = await runMmkit(['doctor', '--json', '--exchange-url', base, '--data-dir', other], {
+      env: { MMKIT_API_KEY: k.apiKey, MMKIT_API_SECRET: k.secret, MMKIT_API_PASSPHRASE: k.passphrase },
+    });
+    const report = JSON.parse(r.out) as Report;
+    expect(r.code, r.err).toBe(1);
+    const l1 = report.checks.find((c) => c.id === 'auth.l1')!;
+    expect(l1.fix).toMatch(
+      /MMKIT_API_\* are set, but 0x[0-9a-fA-F]+ has no nonce-0 API key: if they are another wallet's, check the wallet/,
+    );
+    const l2 = report.checks.find((c) => c.id === 'auth.l2')!;
+    expect(l2.status).toBe('fail');
+    expect(l2.fix).toMatch(/the API key set is another wallet's, not 0x[0-9a-fA-F]+'s: check the wallet/);
+    expect(l2.fix).not.toMatch(/passphrase/);
+    expect(r.err + r.out).not.toContain(k.secret);
+    expect(r.out).not.toContain(k.passphrase);
+  });
+
   it("a zero allowance to an exchange contract: that contract's check fails, exit 1", async () => {
     const negRiskExchange = '0xe2222d279d744050d28e00520010520000310F59';
     await admin.call('POST', '/allowances', { address, allowance: '0', spender: negRiskExchange });

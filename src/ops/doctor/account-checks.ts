@@ -59,7 +59,10 @@ export async function l1Check(
         `GET /auth/derive-api-key: ${messageOf(e)}`,
         isUnreachable(e)
           ? 'retry when the venue answers'
-          : `no API key for nonce ${o.nonce} yet? Create it once: \`mmkit keys create\``,
+          : o.configured !== undefined
+            ? // (trial 15 F11: creating a key here would make one for the wrong wallet when MMKIT_API_* are another's)
+              `MMKIT_API_* are set, but ${o.address} has no nonce-${o.nonce} API key: if they are another wallet's, check the wallet (MMKIT_PRIVATE_KEY or bot.keystoreFile); else create this wallet's once: \`mmkit keys create\``
+            : `no API key for nonce ${o.nonce} yet? Create it once: \`mmkit keys create\``,
         ...(isUnreachable(e) ? [true] : []),
       ),
       derived: undefined,
@@ -70,7 +73,13 @@ export async function l1Check(
 /** `auth.l2`: GET /auth/api-key with the credentials in use; the key must be the wallet's. */
 export async function l2Check(
   clob: ClobClient,
-  o: { source: 'environment' | 'derived'; apiKey: string; address: string },
+  o: {
+    source: 'environment' | 'derived';
+    apiKey: string;
+    address: string;
+    /** Whether auth.l1 derived a key of this wallet (false: it has none yet). */
+    walletHasKey?: boolean;
+  },
 ): Promise<Check> {
   const id = 'auth.l2';
   const title = 'L2 authentication (API key, secret, passphrase)';
@@ -90,9 +99,14 @@ export async function l2Check(
         id,
         title,
         `the venue refused API key ${maskKey(o.apiKey)} (${o.source}): ${messageOf(e)}`,
-        o.source === 'environment'
-          ? 'MMKIT_API_KEY, MMKIT_API_SECRET and MMKIT_API_PASSPHRASE must be one key set of this wallet (a wrong passphrase or secret is refused): `mmkit keys derive --show-secret` prints them'
-          : "the derived key was refused: check the wallet and this machine's clock",
+        o.source !== 'environment'
+          ? "the derived key was refused: check the wallet and this machine's clock"
+          : /does not own|not the owner|another (wallet|address)/i.test(messageOf(e))
+            ? // (trial 15 F11: the fix spoke of a wrong passphrase when the key set was another wallet's)
+              `the API key set is another wallet's, not ${o.address}'s: check the wallet (MMKIT_PRIVATE_KEY or bot.keystoreFile), or set this wallet's key set (\`mmkit keys derive --show-secret\` prints it)`
+            : o.walletHasKey === false
+              ? `${o.address} has no API key at the venue yet (auth.l1): create it once (\`mmkit keys create\`), then \`mmkit keys derive --show-secret\` prints its key set for MMKIT_API_*`
+              : 'MMKIT_API_KEY, MMKIT_API_SECRET and MMKIT_API_PASSPHRASE must be one key set of this wallet (a wrong passphrase or secret is refused): `mmkit keys derive --show-secret` prints them',
       );
     return fail(id, title, `GET /auth/api-key: ${messageOf(e)}`, 'retry when the venue answers', isUnreachable(e));
   }

@@ -175,6 +175,12 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
           source: input.credentials !== undefined ? 'environment' : 'derived',
           apiKey: creds.apiKey,
           address,
+          // (l1 warns when the wallet has no key; a refused or unanswered l1 says nothing of it)
+          ...(l1.derived !== undefined
+            ? { walletHasKey: true }
+            : l1.check.status === 'warn'
+              ? { walletHasKey: false }
+              : {}),
         });
         checks.push(l2);
         if (l2.status === 'pass') {
