@@ -112,6 +112,8 @@ describe('mmkit doctor', () => {
     const l1 = report.checks.find((c) => c.id === 'auth.l1')!;
     expect(l1.status).toBe('warn');
     expect(l1.detail).toMatch(/Could not derive api key/);
+    // the route said once (trial 15 F6)
+    expect(l1.detail.match(/GET \/auth\/derive-api-key/g)).toHaveLength(1);
     expect(l1.fix).toMatch(/mmkit keys create/);
     // no key, so no account credited with the starting balance
     expect(ex.exchange.keys.list(freshAddress)).toEqual([]);

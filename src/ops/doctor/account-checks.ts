@@ -12,7 +12,7 @@ import { parseRawAmount } from '../../core/units.ts';
 import { allowanceChecks } from './allowance-check.ts';
 import { fail, pass, warn, type Check } from './check.ts';
 import type { ExchangeContracts } from './contracts.ts';
-import { isAuth, isUnreachable, messageOf } from './errors.ts';
+import { isAuth, isUnreachable, messageOf, routeMessage } from './errors.ts';
 
 /** The key id shown: its first 8 characters (never the secret or passphrase). */
 const maskKey = (k: string) => `${k.slice(0, 8)}…`;
@@ -56,7 +56,7 @@ export async function l1Check(
       check: (isUnreachable(e) ? fail : warn)(
         id,
         title,
-        `GET /auth/derive-api-key: ${messageOf(e)}`,
+        routeMessage('GET /auth/derive-api-key', e),
         isUnreachable(e)
           ? 'retry when the venue answers'
           : o.configured !== undefined
@@ -108,7 +108,7 @@ export async function l2Check(
               ? `${o.address} has no API key at the venue yet (auth.l1): create it once (\`mmkit keys create\`), then \`mmkit keys derive --show-secret\` prints its key set for MMKIT_API_*`
               : 'MMKIT_API_KEY, MMKIT_API_SECRET and MMKIT_API_PASSPHRASE must be one key set of this wallet (a wrong passphrase or secret is refused): `mmkit keys derive --show-secret` prints them',
       );
-    return fail(id, title, `GET /auth/api-key: ${messageOf(e)}`, 'retry when the venue answers', isUnreachable(e));
+    return fail(id, title, routeMessage('GET /auth/api-key', e), 'retry when the venue answers', isUnreachable(e));
   }
 }
 
@@ -135,7 +135,7 @@ export async function closedOnlyCheck(transport: HttpTransport): Promise<Check> 
     return (isUnreachable(e) ? fail : warn)(
       id,
       title,
-      `GET /auth/ban-status/closed-only: ${messageOf(e)}`,
+      routeMessage('GET /auth/ban-status/closed-only', e),
       'retry when the venue answers',
       ...(isUnreachable(e) ? [true] : []),
     );
@@ -188,7 +188,7 @@ export async function balanceChecks(
       fail(
         'allowance.exchange',
         'balances and allowances',
-        `GET /balance-allowance: ${messageOf(e)}`,
+        routeMessage('GET /balance-allowance', e),
         isUnreachable(e) ? 'retry when the venue answers' : 'the L2 check above says why',
         isUnreachable(e),
       ),

@@ -10,3 +10,12 @@ export const isAuth = (e: unknown): boolean => e instanceof AuthError;
  * (src/ops/terminal/safe-text.ts: the detail is printed on the operator's terminal).
  */
 export const messageOf = (e: unknown): string => venueErrorText(e instanceof Error ? e.message : String(e));
+
+/**
+ * A failed request's detail led by its route, said once (trial 15 F6: "GET /auth/derive-api-key: GET
+ * /auth/derive-api-key: 400 ..." when the error's message already names it).
+ */
+export const routeMessage = (route: string, e: unknown): string => {
+  const m = messageOf(e);
+  return m.startsWith(`${route}:`) || m.startsWith(`${route} `) ? m : `${route}: ${m}`;
+};

@@ -7,7 +7,7 @@ import type { ClobClient } from '../../api/clob.ts';
 import { formatAmount, type Micro } from '../../core/units.ts';
 import { fail, pass, warn, type Check } from './check.ts';
 import { clockCheck, clockOffset } from './clock-check.ts';
-import { isUnreachable, messageOf } from './errors.ts';
+import { isUnreachable, messageOf, routeMessage } from './errors.ts';
 
 /** `api.<name>`: the API answered its health route. */
 export async function apiCheck(
@@ -46,7 +46,7 @@ export async function clockOf(clob: ClobClient, now: () => number, maxMs: number
     return fail(
       'clock',
       'clock skew (GET /time)',
-      `GET /time: ${messageOf(e)}`,
+      routeMessage('GET /time', e),
       'the venue must answer GET /time',
       isUnreachable(e),
     );
@@ -68,7 +68,7 @@ export async function protocolOf(
       check: fail(
         id,
         title,
-        `GET /version: ${messageOf(e)}`,
+        routeMessage('GET /version', e),
         isUnreachable(e) ? 'retry when the venue answers' : 'this mmkit speaks protocols 1 and 2: upgrade mmkit',
         isUnreachable(e),
       ),

@@ -22,6 +22,11 @@ describe('clock', () => {
     expect(clockCheck({ offsetMs: -3000, uncertaintyMs: 600 }, 5000).status).toBe('warn');
     // 5.4 s ± 0.6: could be 4.8 s, not surely beyond 5 s
     expect(clockCheck({ offsetMs: 5400, uncertaintyMs: 600 }, 5000).status).toBe('warn');
+    // ... and says so (trial 15 F9); a warning surely within the limit does not
+    expect(clockCheck({ offsetMs: 5400, uncertaintyMs: 600 }, 5000).detail).toMatch(
+      /maybe beyond the limit, not surely/,
+    );
+    expect(clockCheck({ offsetMs: -3000, uncertaintyMs: 600 }, 5000).detail).not.toMatch(/maybe beyond/);
     const f = clockCheck({ offsetMs: -60_500, uncertaintyMs: 500 }, 5000);
     expect(f).toMatchObject({ status: 'fail', id: 'clock' });
     expect(f.detail).toMatch(/60\.5 s behind ours/);
