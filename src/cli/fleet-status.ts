@@ -39,6 +39,8 @@ export interface FleetStatusReport {
     /** Every member's last PnL written (dead ones included), and their sum. */
     pnl: Record<string, string>;
     pnlSum: string;
+    /** The account's risk.maxLoss the fleet runs with (decimal USDC; "0": off), null when none is recorded. */
+    maxLoss: string | null;
   };
 }
 
@@ -63,6 +65,7 @@ export async function readFleetStatus(redis: import('ioredis').Redis, account: s
   const pnl: Record<string, string> = {};
   for (const m of Object.keys(pnlMicro).sort()) pnl[m] = formatAmount(pnlMicro[m]!);
   const records = await readMemberStatuses(redis, keys, members);
+  const maxLoss = await redis.hget(keys.riskLimits, 'maxLoss');
   const hb = await redis.get(keys.heartbeatLease);
   const lease = hb === null ? null : parseLeaseValue(hb);
   return {
@@ -73,7 +76,12 @@ export async function readFleetStatus(redis: import('ioredis').Redis, account: s
     budgets: fleetBudgetUse(records),
     heartbeat: lease === null ? null : { holder: lease.member, fence: lease.fence },
     kill: await readFleetKill(redis, keys),
-    risk: { grants, pnl, pnlSum: formatAmount(Object.values(pnlMicro).reduce((a, b) => a + b, 0)) },
+    risk: {
+      grants,
+      pnl,
+      pnlSum: formatAmount(Object.values(pnlMicro).reduce((a, b) => a + b, 0)),
+      maxLoss: maxLoss === null || !/^\d+$/.test(maxLoss) ? null : formatAmount(Number(maxLoss)),
+    },
   };
 }
 
@@ -98,9 +106,17 @@ export function formatFleetStatus(r: FleetStatusReport): string {
     lines.push(
       `risk grants: ${r.risk.grants.map((g) => `${g.member} ${g.notional} notional / ${g.orders} orders`).join(', ')}`,
     );
-  if (Object.keys(r.risk.pnl).length > 0) lines.push(`loss limit on the summed pnl: ${r.risk.pnlSum}`);
+  // (trial 14 F3, F10: the two PnL lines differed without a word, and the limit was not shown)
+  if (Object.keys(r.risk.pnl).length > 0)
+    lines.push(
+      `loss limit on the summed pnl: ${r.risk.pnlSum}${r.risk.maxLoss === null ? '' : r.risk.maxLoss === '0' ? ' (risk.maxLoss off)' : ` (trips below -${r.risk.maxLoss})`}; the last figure of every member, those no longer alive too: ${Object.entries(
+        r.risk.pnl,
+      )
+        .map(([m, v]) => `${m} ${v}`)
+        .join(', ')}`,
+    );
   lines.push(
-    `total pnl ${r.total.total} (realized ${r.total.realized}, unrealized ${r.total.unrealized}, fees ${r.total.fees}, rewards ${r.total.rewards})`,
+    `total pnl of the members alive ${r.total.total} (realized ${r.total.realized}, unrealized ${r.total.unrealized}, fees ${r.total.fees}, rewards ${r.total.rewards})`,
   );
   const rules = Object.entries(r.budgets);
   if (rules.length > 0) {

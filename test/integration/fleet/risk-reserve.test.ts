@@ -409,9 +409,19 @@ describe('mmkit fleet status', () => {
       grants: [{ member: 'm-a', notional: '12.5', orders: 3 }],
       pnl: { 'm-a': '-1.5', 'm-b': '0.25' },
       pnlSum: '-1.25',
+      maxLoss: null,
     });
     const text = formatFleetStatus(s);
     expect(text).toContain('risk grants: m-a 12.5 notional / 3 orders');
-    expect(text).toContain('loss limit on the summed pnl: -1.25');
+    // the limit in force and whose figures the sum holds, beside the live members' total (trial 14 F3, F10)
+    expect(text).toContain(
+      'loss limit on the summed pnl: -1.25; the last figure of every member, those no longer alive too: m-a -1.5, m-b 0.25',
+    );
+    expect(text).toMatch(/^total pnl of the members alive /m);
+    await admin.hset(keys.riskLimits, 'maxLoss', '50000000');
+    const limited = await readFleetStatus(admin, ACCOUNT);
+    expect(limited.risk.maxLoss).toBe('50');
+    expect(formatFleetStatus(limited)).toContain('loss limit on the summed pnl: -1.25 (trips below -50);');
+    await admin.hdel(keys.riskLimits, 'maxLoss');
   });
 });
