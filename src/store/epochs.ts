@@ -42,9 +42,24 @@ export function epochIdentity(id: EpochIdentity): EpochIdentity {
   return { venue: id.venue, world: id.world, address: id.address.toLowerCase() };
 }
 
-/** True when the epoch is the one of this identity (already normalised by epochIdentity). */
+/** The chain of a venue identity (`<clob url>#<chain id>`), or undefined. */
+function chainOf(venue: string): string | undefined {
+  return /#(\d+)$/.exec(venue)?.[1];
+}
+
+/**
+ * True when the epoch is the one of this identity (already normalised by epochIdentity): the same
+ * address, and the same paper world (its world id names it wherever it is reached: another port, a
+ * proxy, in-process or not), or, on a real venue (no world), the same chain, whatever URL reaches it
+ * (the account's holdings are the chain's: trial 15 F4, a tunnel or gateway in front of the venue
+ * opened a new epoch); a venue identity without a chain is compared whole.
+ */
 export function sameEpoch(e: LedgerEpoch, id: EpochIdentity): boolean {
-  return e.venue === id.venue && e.world === id.world && e.address === id.address;
+  if (e.address !== id.address || e.world !== id.world) return false;
+  if (e.world !== null) return true;
+  const a = chainOf(e.venue);
+  const b = chainOf(id.venue);
+  return a !== undefined && b !== undefined ? a === b : e.venue === id.venue;
 }
 
 /** @throws ValidationError unless `t` is a time (unix ms). */

@@ -104,6 +104,8 @@ export function prepareStatements(db: Database.Database) {
     latestEpoch: db.prepare('SELECT * FROM epochs ORDER BY id DESC LIMIT 1'),
     allEpochs: db.prepare('SELECT * FROM epochs ORDER BY id'),
     insertEpoch: db.prepare('INSERT INTO epochs (venue, world, address, started_at) VALUES (?, ?, ?, ?) RETURNING *'),
+    // (an epoch continued through another URL: where its venue is reached now)
+    setEpochVenue: db.prepare('UPDATE epochs SET venue = ? WHERE id = ? RETURNING *'),
     insertSession: db.prepare('INSERT INTO sessions (epoch, started_at, pid) VALUES (?, ?, ?) RETURNING *'),
     getSession: db.prepare('SELECT * FROM sessions WHERE id = ?'),
     latestSession: db.prepare('SELECT * FROM sessions ORDER BY id DESC LIMIT 1'),

@@ -348,8 +348,10 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       const latest = r === undefined ? undefined : toEpoch(r);
       if (latest !== undefined && sameEpoch(latest, ident)) {
         if (epoch?.id !== latest.id) positions.invalidate();
-        epoch = latest;
-        return { epoch: latest, fresh: false };
+        // the same world or chain through another URL: the epoch goes on, named by the URL in use
+        epoch =
+          latest.venue === ident.venue ? latest : toEpoch(st.setEpochVenue.get(ident.venue, latest.id) as EpochRow);
+        return { epoch, fresh: false };
       }
       setSync(fillSync);
       epoch = startEpoch(ident.venue, ident.world, ident.address, now);

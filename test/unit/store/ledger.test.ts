@@ -213,6 +213,34 @@ describe('epochs', () => {
     expect(store.epochs().map((e) => e.id)).toEqual([1, 2, 3, 4]);
   });
 
+  it('a paper world is named by its world id, a real venue by its chain, whatever URL reaches them (trial 15 F4)', () => {
+    const w = store.openEpoch({ venue: 'http://127.0.0.1:18515/clob#137', world: 'w-9', address: ADDR });
+    // the same world through a proxy, or in-process: the same epoch
+    expect(store.openEpoch({ venue: 'http://127.0.0.1:18517/clob#137', world: 'w-9', address: ADDR }).fresh).toBe(
+      false,
+    );
+    expect(store.openEpoch({ venue: 'inprocess:http://127.0.0.1:1/clob#137', world: 'w-9', address: ADDR }).fresh).toBe(
+      false,
+    );
+    expect(store.currentEpoch()?.id).toBe(w.epoch.id);
+    // named by the URL in use now (the commands that ask the store epoch's venue reach it there)
+    expect(store.currentEpoch()?.venue).toBe('inprocess:http://127.0.0.1:1/clob#137');
+    expect(store.epochs().find((e) => e.id === w.epoch.id)?.venue).toBe('inprocess:http://127.0.0.1:1/clob#137');
+    // a real venue (no world): its chain, not its URL (a tunnel); another chain or account is another epoch
+    const live = store.openEpoch({ venue: 'https://clob.example.com#137', world: null, address: ADDR });
+    expect(live.fresh).toBe(true);
+    expect(store.openEpoch({ venue: 'http://127.0.0.1:9443/tunnel#137', world: null, address: ADDR }).fresh).toBe(
+      false,
+    );
+    expect(store.openEpoch({ venue: 'http://127.0.0.1:9443/tunnel#80002', world: null, address: ADDR }).fresh).toBe(
+      true,
+    );
+    // an identity without a chain is compared whole
+    expect(store.openEpoch({ venue: 'venue-a', world: null, address: ADDR }).fresh).toBe(true);
+    expect(store.openEpoch({ venue: 'venue-a', world: null, address: ADDR }).fresh).toBe(false);
+    expect(store.openEpoch({ venue: 'venue-b', world: null, address: ADDR }).fresh).toBe(true);
+  });
+
   it('positions and PnL start at zero in a new epoch; the old epoch keeps its rows; reopening reads the latest', () => {
     store.openEpoch(PAPER);
     store.recordFill(fill('1', { price: 4000 as Pips }));
