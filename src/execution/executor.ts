@@ -38,7 +38,7 @@
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { ConfigError, RateLimitError, isRetryable } from '../core/errors.ts';
 import type { FillEvent, UserEvent } from '../core/events.ts';
-import type { ConditionId, OrderId } from '../core/ids.ts';
+import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
 import type { DesiredQuotes, ImmediateIntent, QuoteIntent } from '../core/intents.ts';
 import { isApproved, type Approved } from '../risk/gate.ts';
 import { MAX_BATCH_ORDERS } from '../core/rate-limits.ts';
@@ -284,6 +284,10 @@ export class Executor {
   /** Each venue rejection of an order (code and message): the kill switch's "repeated rejections". */
   onRejection(fn: Listener<RejectionInfo>): () => void {
     return this.#placeOutcomes.onRejection(fn);
+  }
+  /** Each SELL refused for lack of tokens (the token): see PlaceOutcomes.onSellShortfall. */
+  onSellShortfall(fn: Listener<TokenId>): () => void {
+    return this.#placeOutcomes.onSellShortfall(fn);
   }
   /** Each finished cycle. */
   onCycle(fn: Listener<CycleReport>): () => void {

@@ -29,7 +29,7 @@ import {
   RateLimitError,
   ValidationError,
 } from '../core/errors.ts';
-import type { OrderId } from '../core/ids.ts';
+import type { OrderId, TokenId } from '../core/ids.ts';
 import type { OrderRejectCode } from '../core/order-rules.ts';
 import type { PlaceOutcome, PreparedOrder } from '../core/venue.ts';
 import type { RejectionInfo } from './executor-types.ts';
@@ -102,6 +102,7 @@ type Listener<T> = (x: T) => void;
 export class PlaceOutcomes {
   readonly #p: PlaceOutcomesParts;
   readonly #onRejection = new Set<Listener<RejectionInfo>>();
+  readonly #onSellShortfall = new Set<Listener<TokenId>>();
   /** Post-only and SELL balance refusals (foreign orders and external fills: `ForeignOrders.counts`). */
   readonly #account = { postOnlyRejections: 0, sellBalanceRaces: 0, fokNotFilled: 0 };
   /** SELL balance refusals in a row per token, since its last fill (see the module comment). */
@@ -115,6 +116,15 @@ export class PlaceOutcomes {
   onRejection(fn: Listener<RejectionInfo>): () => void {
     this.#onRejection.add(fn);
     return () => this.#onRejection.delete(fn);
+  }
+
+  /**
+   * Each SELL the venue refused for lack of tokens (a race or a rejection): the holdings the bot
+   * counts may be above the venue's (the kernel audits the positions then: trial 15 F1).
+   */
+  onSellShortfall(fn: Listener<TokenId>): () => void {
+    this.#onSellShortfall.add(fn);
+    return () => this.#onSellShortfall.delete(fn);
   }
 
   /** Post-only refusals and tolerated SELL balance races since start. */
@@ -178,6 +188,13 @@ export class PlaceOutcomes {
   #sellRace(p: PreparedOrder, code: string): boolean {
     if (code !== NOT_ENOUGH_BALANCE || p.request.side !== 'SELL') return false;
     const token = p.request.tokenId;
+    for (const fn of this.#onSellShortfall) {
+      try {
+        fn(token);
+      } catch (error) {
+        this.#p.emitError('onSellShortfall listener', error);
+      }
+    }
     const n = (this.#sellRaces.get(token) ?? 0) + 1;
     this.#sellRaces.set(token, n);
     if (n > SELL_RACE_TOLERANCE) return false;

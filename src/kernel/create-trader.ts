@@ -455,6 +455,16 @@ export function createTrader(o: TraderOptions): Trader {
   });
   const auditor = audits.auditor;
   const runAudit = audits.run;
+  // a SELL refused for lack of tokens: the holdings counted may be above the venue's; audited now
+  // (one at a time), so that a second refusal confirms the difference and the gate sizes the asks
+  // to what is held, before the refusals trip the kill switch (trial 15 F1)
+  let shortfallAudit: Promise<unknown> | undefined;
+  executor.onSellShortfall(() => {
+    if (auditor === undefined || shortfallAudit !== undefined || engine?.ready !== true) return;
+    shortfallAudit = runAudit().finally(() => {
+      shortfallAudit = undefined;
+    });
+  });
   let fillsByToken: { unsubscribe(): void } | undefined;
 
   const def = o.strategy;
