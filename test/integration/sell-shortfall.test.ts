@@ -91,7 +91,7 @@ describe('a SELL refused for lack of tokens', () => {
       ).toBe(true);
       expect(
         await eventually(() => resting().some((o) => o.originalSize === 6_000_000), 20_000),
-        `${JSON.stringify(resting())} rejections ${rejections} kill ${JSON.stringify(bot.kill.status?.() ?? bot.kill.tripped)} held ${JSON.stringify(held())} engine ${engineHolds()}`,
+        `${JSON.stringify(resting())} rejections ${rejections} kill ${bot.kill.tripped} held ${JSON.stringify(held())} engine ${engineHolds()}`,
       ).toBe(true);
       expect(bot.kill.tripped).toBe(false);
       expect(store.positions().find((p) => p.tokenId === (yes as TokenId))?.size).toBe(6_000_000);

@@ -5,7 +5,7 @@
  * standard and the neg-risk exchange each need one.
  */
 import { fail, pass, warn, type Check } from './check.ts';
-import type { ExchangeContracts } from './contracts.ts';
+import { collateralName, type ExchangeContracts } from './contracts.ts';
 
 /** Allowances at or above 2^128 (an approve(max) minus what was spent) read as unlimited. */
 const UNLIMITED_ALLOWANCE_THRESHOLD = 2n ** 128n;
@@ -36,7 +36,8 @@ export function allowanceChecks(b: BalanceAllowanceFacts, contracts: ExchangeCon
   const of = b.account !== undefined ? ` (${b.account})` : '';
   out.push(
     b.balance > 0
-      ? pass('balance', 'collateral balance', `${bal} USDC${of}`)
+      ? // (V2's collateral is pUSD, V1's USDC.e: trial 15 F8, "USDC" read as another token)
+        pass('balance', 'collateral balance', `${bal} ${collateralName(contracts)}${of}`)
       : warn(
           'balance',
           'collateral balance',

@@ -17,6 +17,12 @@ export interface ExchangeContracts {
 /** USDC.e on Polygon, the V1 collateral (docs: Contracts). */
 const USDC_E = '0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174';
 
+/** The name of the collateral of these contracts: pUSD (V2), USDC.e (V1 on Polygon), else USDC. */
+export function collateralName(c: ExchangeContracts): string {
+  if (c.collateral === undefined) return 'USDC';
+  return c.collateral.toLowerCase() === USDC_E.toLowerCase() ? 'USDC.e' : 'pUSD';
+}
+
 /** The contracts mmkit signs orders for in `protocol` on `chainId`. */
 export function signedContracts(protocol: 1 | 2, chainId: number): ExchangeContracts {
   if (protocol === 2) {

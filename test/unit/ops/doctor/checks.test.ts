@@ -53,7 +53,14 @@ describe('balance and allowances', () => {
       ['allowance.exchange', 'fail'],
       ['allowance.negRiskExchange', 'pass'],
     ]);
-    expect(c[0]!.detail).toBe('25 USDC');
+    // V2's collateral is pUSD (trial 15 F8), V1's USDC.e
+    expect(c[0]!.detail).toBe('25 pUSD');
+    expect(allowanceChecks({ balance: 25_000_000, allowance: '1' }, signedContracts(1, 137))[0]!.detail).toBe(
+      '25 USDC.e',
+    );
+    expect(allowanceChecks({ balance: 25_000_000, allowance: '1' }, signedContracts(1, 80002))[0]!.detail).toBe(
+      '25 USDC',
+    );
   });
   it('falls back on the single allowance; none reported warns; no collateral warns', () => {
     expect(allowanceChecks({ balance: 1, allowance: '7' }, V2).map((x) => x.status)).toEqual(['pass', 'pass', 'pass']);
