@@ -247,7 +247,11 @@ export class PrettyView {
       .filter(([k]) => !HIDDEN.has(k) && !(msg === 'starting' && k === 'markets'))
       // the run's summary: its figures (stdout prints it whole, for a person)
       .filter(([, v]) => !(msg === 'summary' && v !== null && typeof v === 'object'))
-      .map(([k, v]) => `${k}=${this.value(k, v)}`);
+      // (a token id named by its outcome and market reads as `token=`, as the other lines: trial 15 F7)
+      .map(
+        ([k, v]) =>
+          `${k === 'tokenId' && typeof v === 'string' && this.tokens.has(v) ? 'token' : k}=${this.value(k, v)}`,
+      );
     const line = `${head.length > 0 ? `${head.join(' · ')}: ` : ''}${text}${fields.length > 0 ? `  ${fields.join(' ')}` : ''}`;
     if (level >= 50) return paint(this.color, '31', line);
     if (level >= 40) return paint(this.color, '33', line);

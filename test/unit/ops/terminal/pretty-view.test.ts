@@ -211,6 +211,29 @@ describe('terminal view: the snapshot', () => {
   });
 });
 
+describe('terminal view: a position at exit', () => {
+  it('names its token as `token=` (outcome and question), not under `tokenId=` (trial 15 F7)', () => {
+    const v = view();
+    const line = v.render(
+      JSON.stringify({
+        level: 30,
+        time: T,
+        market: M1,
+        tokenId: N1,
+        size: '5',
+        avgPrice: '0.4',
+        msg: 'position at exit',
+      }),
+    );
+    expect(line).toContain('token="No · Will Apple announce a smart home display in 2026?" size=5 avgPrice=0.4');
+    expect(line).not.toContain('tokenId=');
+    // an unknown token keeps its key
+    expect(v.render(JSON.stringify({ level: 30, time: T, tokenId: '999', msg: 'position at exit' }))).toContain(
+      'tokenId=999',
+    );
+  });
+});
+
 describe('terminal view: a shadow run', () => {
   it("renders its status, fills and start as a real run's, marked SHADOW", () => {
     const v = new PrettyView({ timeZone: 'utc' });
