@@ -298,7 +298,23 @@ error, 3 an API or a stream of the venue did not answer.
         geoblockUrl: geoblockUrlOf(cfg.doctor.geoblockUrl, venue.urls.clob, venue.paper),
         timeoutMs: Math.min(cfg.venue.timeoutMs, 10_000),
       };
-      const r = await runDoctor(input);
+      let r = await runDoctor(input);
+      // a fleet member's: its Redis, markets and name (./doctor-fleet.ts)
+      if (cfg.fleet.redisUrl !== '') {
+        const { fleetCheck } = await import('./doctor-fleet.ts');
+        const { report } = await import('../ops/doctor/check.ts');
+        const account = cfg.venue.funder !== '' ? cfg.venue.funder : 'error' in wallet ? undefined : wallet.address;
+        if (account !== undefined) {
+          const fc = await fleetCheck({
+            redisUrl: cfg.fleet.redisUrl,
+            member: cfg.fleet.member,
+            account,
+            markets: cfg.bot.markets,
+            dataDir: cfg.bot.dataDir,
+          });
+          r = report(r.venue, r.paper, [...r.checks, fc]);
+        }
+      }
       if (o.json) printJson(r);
       else process.stdout.write(renderReport(r));
       return r.exitCode;

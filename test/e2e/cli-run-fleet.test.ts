@@ -106,4 +106,27 @@ describe('mmkit run in a fleet', () => {
     expect(bot.err() + bot.out()).not.toContain('s3cretpw');
     expect(ex.exchange.openOrders(address)).toEqual([]);
   }, 180_000);
+
+  it("mmkit doctor checks a member's fleet: Redis unreachable (exit 3, password not printed), no bot.markets, and passes when both are right (trial 14 F5)", async () => {
+    const { ex, base } = await h.exchange(9);
+    const { dir } = h.dataDir();
+    const markets = liquidMarkets(ex, 2);
+    type Report = { exitCode: number; checks: { id: string; status: string; detail: string; unreachable?: boolean }[] };
+    const doctor = async (env: Record<string, string>, extra: string[] = []) => {
+      const res = await runMmkit(['doctor', '--json', '--exchange-url', base, '--data-dir', dir, ...extra], { env });
+      const report = JSON.parse(res.out) as Report;
+      return { code: res.code, all: res.out + res.err, fleet: report.checks.find((c) => c.id === 'fleet') };
+    };
+    const down = await doctor({ MMKIT_REDIS_URL: 'redis://:s3cretpw@127.0.0.1:1' }, ['--markets', markets.join(',')]);
+    expect(down.fleet).toMatchObject({ status: 'fail', unreachable: true });
+    expect(down.code).toBe(3);
+    expect(down.all).not.toContain('s3cretpw');
+    const none = await doctor({ MMKIT_REDIS_URL: r.url });
+    expect(none.fleet?.status).toBe('fail');
+    expect(none.fleet?.detail).toMatch(/bot\.markets is empty/);
+    const ok = await doctor({ MMKIT_REDIS_URL: r.url }, ['--markets', markets.join(',')]);
+    expect(ok.fleet?.status, ok.fleet?.detail).toBe('pass');
+    // without fleet.redisUrl: no fleet check
+    expect((await doctor({})).fleet).toBeUndefined();
+  }, 120_000);
 });
