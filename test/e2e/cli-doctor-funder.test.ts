@@ -145,7 +145,7 @@ describe('signature type and funder (F7, P3)', () => {
       MMKIT_VENUE_KIND: 'paper',
     });
     expect(funded.check('balance'), funded.err).toMatchObject({ status: 'pass' });
-    expect(funded.check('balance')?.detail).toBe(`123.5 USDC (the funder ${other})`);
+    expect(funded.check('balance')?.detail).toBe(`123.5 pUSD (the funder ${other})`); // (V2: pUSD)
     // on a live venue a registered funder cannot be vouched for (the public service accepts only the derived one)
     const live = await doctor({ MMKIT_SIGNATURE_TYPE: 'gnosis-safe', MMKIT_FUNDER: other });
     expect(live.check('funder')?.status).toBe('warn');
