@@ -6,7 +6,7 @@
  *   submit(desired) ─► [a cycle is running?] ─► queue it (replacing, and so dropping, any older
  *   queued intent for that market: stale intents are never sent; the running cycle's places that
  *   the queued one no longer wants are dropped too, e.g. after a pull)
- *   cycle = diff(desired, live orders, tolerance)
+ *   cycle (src/execution/order-sender.ts) = diff(desired, live orders, tolerance)
  *         ─► cancels first (venue.cancel, batched), awaited
  *         ─► places, ≤ 15 per venue.place call: prepare (sign locally: ids known)
  *            ─► store.recordOrders (BEFORE sending) ─► venue.place ─► tracker + store
@@ -39,26 +39,19 @@ import type { Clock, TimerHandle } from '../core/clock.ts';
 import { ConfigError, RateLimitError, isRetryable } from '../core/errors.ts';
 import type { FillEvent, UserEvent } from '../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../core/ids.ts';
-import type { DesiredQuotes, ImmediateIntent, QuoteIntent } from '../core/intents.ts';
+import type { DesiredQuotes, ImmediateIntent } from '../core/intents.ts';
 import { isApproved, type Approved } from '../risk/gate.ts';
 import { MAX_BATCH_ORDERS } from '../core/rate-limits.ts';
-import type {
-  CancelOutcome,
-  PlaceOutcome,
-  PlaceRequest,
-  PreparedOrder,
-  Venue,
-  VenueFill,
-  VenueOrder,
-} from '../core/venue.ts';
-import { fillFromEvent, type FillChange, type FillRecord, type Store } from '../store/store.ts';
-import { diffQuotes, type DiffTolerance } from './diff.ts';
+import type { CancelOutcome, Venue, VenueFill, VenueOrder } from '../core/venue.ts';
+import type { FillChange, FillRecord, Store } from '../store/store.ts';
 import { cancelAll, verifyFlat, type FlattenParts } from './flatten.ts';
 import { ForeignOrders, type FillSource, type ForeignEvent } from './foreign-orders.ts';
 import { ImmediateOrders } from './immediate-orders.ts';
-import { PlaceOutcomes, chunks, errorCode, provesNotAccepted, type AppliedOutcomes } from './place-outcomes.ts';
-import { OrderWrites, recordBeforeSending } from './order-writes.ts';
-import { OrderTracker, isOpen } from './tracker.ts';
+import { PlaceOutcomes, provesNotAccepted } from './place-outcomes.ts';
+import { OrderWrites } from './order-writes.ts';
+import { OrderSender } from './order-sender.ts';
+import { FillIntake } from './fill-intake.ts';
+import { OrderTracker } from './tracker.ts';
 import { UnknownOutcomes } from './unknown-outcomes.ts';
 import type {
   AccountStats,
@@ -75,43 +68,8 @@ export { NOT_ENOUGH_BALANCE, POST_ONLY_CROSSING, SELL_RACE_TOLERANCE, provesNotA
 // the executor's public types (./executor-types.ts holds only those), for importers of this module
 export type * from './executor-types.ts';
 
-/** The executor's view of a market's orders: the live ones, without those it is cancelling already. */
-const EXCLUDE_CANCELLING = Object.freeze({ excludeCancelling: true });
 /** The most orders one POST /orders may carry (the spec's batch limit, src/core/rate-limits.ts). */
 export const MAX_PLACE_BATCH = MAX_BATCH_ORDERS;
-
-/** A cycle's report: its counts, and the error that ended it early. */
-function cycleReport(
-  market: ConditionId,
-  intentAt: number,
-  startedAt: number,
-  finishedAt: number,
-  n: {
-    kept: number;
-    cancelled: number;
-    placed: number;
-    skipped: number;
-    rejected: number;
-    postOnly: number;
-    unknown: number;
-  },
-  error?: unknown,
-): CycleReport {
-  return {
-    market,
-    intentAt,
-    startedAt,
-    finishedAt,
-    kept: n.kept,
-    cancelled: n.cancelled,
-    placed: n.placed,
-    skipped: n.skipped,
-    rejected: n.rejected,
-    postOnlyRejected: n.postOnly,
-    unknown: n.unknown,
-    ...(error !== undefined ? { error } : {}),
-  };
-}
 
 interface Slot {
   readonly market: ConditionId;
@@ -142,13 +100,8 @@ export class Executor {
   readonly #venue: Venue;
   readonly #store: Store;
   readonly #clock: Clock;
-  readonly #tolerance: DiffTolerance;
-  readonly #tickPips: (market: ConditionId) => number | undefined;
-  readonly #orderType: 'GTC' | 'GTD';
-  readonly #postOnly: boolean;
   /** Orders and fills the bot did not make: the foreign-order policy, fleet members' orders, external fills. */
   readonly #foreign: ForeignOrders;
-  readonly #expiration: ((nowMs: number) => number) | undefined;
   readonly #maxPlace: number;
   readonly #maxCancel: number;
   readonly #backoffBase: number;
@@ -158,8 +111,6 @@ export class Executor {
   readonly #slots = new Map<ConditionId, Slot>();
   /** Orders whose placement outcome is unknown, resolved from the venue (their counters too). */
   readonly #outcomes: UnknownOutcomes;
-  /** Place requests (cycles and resends) on their way: orders may land at the venue until they end. */
-  #placing = 0;
   readonly #pauses = new Set<string>();
   #halted = false;
   #closed = false;
@@ -179,6 +130,10 @@ export class Executor {
   };
   /** The venue's answers to places: rejections and their listeners, post-only and SELL balance refusals. */
   readonly #placeOutcomes: PlaceOutcomes;
+  /** A fill's way in: whose it is, stored once, then the tracker (src/execution/fill-intake.ts). */
+  readonly #fills: FillIntake;
+  /** A cycle's cancels and places, and every place request (src/execution/order-sender.ts). */
+  readonly #sender: OrderSender;
   /** Immediate orders (FOK/FAK), sent in their market's turn. */
   readonly #immediates: ImmediateOrders;
   /** What cancelAll and verifyFlat use of the executor. */
@@ -190,12 +145,10 @@ export class Executor {
     this.#store = opts.store;
     this.#clock = opts.clock ?? opts.venue.clock;
     this.tracker = opts.tracker ?? new OrderTracker(this.#clock);
-    this.#tolerance = opts.tolerance ?? { priceTicks: 0, sizeFraction: 0 };
-    if (!(this.#tolerance.priceTicks >= 0) || !(this.#tolerance.sizeFraction >= 0))
+    const tolerance = opts.tolerance ?? { priceTicks: 0, sizeFraction: 0 };
+    if (!(tolerance.priceTicks >= 0) || !(tolerance.sizeFraction >= 0))
       throw new ConfigError('execution.tolerance', 'priceTicks and sizeFraction must be non-negative numbers');
-    this.#tickPips = opts.tickPips ?? (() => undefined);
-    this.#orderType = opts.orderType ?? 'GTC';
-    this.#postOnly = opts.postOnly ?? false;
+    const orderType = opts.orderType ?? 'GTC';
     this.#backoffBase = opts.backoff?.baseMs ?? 250;
     // (its constructor checks the policy: @throws ConfigError)
     this.#foreign = new ForeignOrders({
@@ -206,14 +159,13 @@ export class Executor {
       fleetMarket: opts.fleetMarket,
       externalClaims: opts.externalClaims,
       retryBaseMs: this.#backoffBase,
-      cancelIds: (ids) => this.#cancelIds(ids),
+      cancelIds: (ids) => this.#sender.cancelIds(ids),
       sleep: (ms) => this.#sleep(ms),
       closed: () => this.#closed,
       audit: (kind, data) => this.#audit(kind, data),
       emitError: (where, error) => this.#emitError(where, error),
     });
-    this.#expiration = opts.expiration;
-    if (this.#orderType === 'GTD' && this.#expiration === undefined)
+    if (orderType === 'GTD' && opts.expiration === undefined)
       throw new ConfigError('execution.expiration', 'GTD quotes need an expiration');
     this.#maxPlace = opts.maxPlaceBatch ?? MAX_PLACE_BATCH;
     if (!Number.isSafeInteger(this.#maxPlace) || this.#maxPlace < 1 || this.#maxPlace > MAX_PLACE_BATCH)
@@ -225,7 +177,7 @@ export class Executor {
       tracker: this.tracker,
       venue: this.#venue,
       resolve: opts.resolve,
-      send: (prepared) => this.#send(prepared),
+      send: (prepared) => this.#sender.send(prepared),
       refused: (prepared, code, message) => this.#placeOutcomes.resendRefused(prepared, code, message),
       mayPlace: () => !this.#halted && !this.paused,
       closed: () => this.#closed,
@@ -241,6 +193,33 @@ export class Executor {
       audit: (kind, data) => this.#audit(kind, data),
       emitError: (where, error) => this.#emitError(where, error),
     });
+    this.#fills = new FillIntake({
+      tracker: this.tracker,
+      store: this.#store,
+      foreign: this.#foreign,
+      placeOutcomes: this.#placeOutcomes,
+    });
+    this.#sender = new OrderSender({
+      venue: this.#venue,
+      store: this.#store,
+      tracker: this.tracker,
+      clock: this.#clock,
+      tolerance,
+      tickPips: opts.tickPips ?? (() => undefined),
+      orderType,
+      postOnly: opts.postOnly ?? false,
+      expiration: opts.expiration,
+      maxPlace: this.#maxPlace,
+      maxCancel: this.#maxCancel,
+      stats: this.#stats,
+      unknownOutcomes: this.#outcomes,
+      placeOutcomes: this.#placeOutcomes,
+      queued: (market) => this.#slots.get(market)?.queued,
+      mayPlace: () => !this.paused && !this.#halted,
+      batched: (fn) => this.#batched(fn),
+      audit: (kind, data) => this.#audit(kind, data),
+      emitError: (where, error) => this.#emitError(where, error),
+    });
     this.#immediates = new ImmediateOrders({
       venue: this.#venue,
       store: this.#store,
@@ -251,9 +230,9 @@ export class Executor {
       halted: () => this.#halted,
       mayPlace: () => !this.paused && !this.#halted,
       enqueue: (o) => this.#enqueueImmediate(o),
-      send: (prepared) => this.#send(prepared),
+      send: (prepared) => this.#sender.send(prepared),
       batched: (fn) => this.#batched(fn),
-      applyOutcomes: (prepared, outcomes) => this.#applyOutcomes(prepared, outcomes),
+      applyOutcomes: (prepared, outcomes) => this.#sender.applyOutcomes(prepared, outcomes),
       audit: (kind, data) => this.#audit(kind, data),
       emitError: (where, error) => this.#emitError(where, error),
     });
@@ -264,9 +243,9 @@ export class Executor {
       clock: this.#clock,
       stats: this.#stats,
       halt: () => this.#halt(),
-      cancelIds: (ids) => this.#cancelIds(ids),
+      cancelIds: (ids) => this.#sender.cancelIds(ids),
       runningCycles: () => [...this.#slots.values()].flatMap((s) => (s.running !== undefined ? [s.running] : [])),
-      placing: () => this.#placing,
+      placing: () => this.#sender.placing,
       batched: (fn) => this.#batched(fn),
       sleep: (ms) => this.#sleep(ms),
       audit: (kind, data) => this.#audit(kind, data),
@@ -419,23 +398,12 @@ export class Executor {
 
   /**
    * A fill of the user stream: written to the store (committed) with its source (whose order it
-   * is: `fillSource`), then applied to the tracker. An external fill is counted apart and reported
-   * to `onForeign`; the caller must not hand it to the strategy as its own.
+   * is: `fillSource`), then applied to the tracker (src/execution/fill-intake.ts). An external fill
+   * is counted apart and reported to `onForeign`; the caller must not hand it to the strategy as its own.
    * @throws Error when the store is closed.
    */
   recordFill(e: FillEvent): { readonly change: FillChange; readonly source: FillSource } {
-    const source = this.fillSource(e.orderId, e.market);
-    // another member's: in its ledger, not in ours
-    if (source === 'member') return { change: 'duplicate', source };
-    const rec = fillFromEvent(e);
-    // (an external one: in a fleet, outside its markets, booked once the fleet's claim is won)
-    const change =
-      source === 'bot'
-        ? this.#store.applyFill(rec)
-        : this.#foreign.bookExternal({ ...rec, source }, (f) => this.#store.applyFill(f));
-    this.tracker.onFill(e);
-    this.#placeOutcomes.filled(e.tokenId);
-    return { change, source };
+    return this.#fills.record(e);
   }
 
   /**
@@ -444,15 +412,7 @@ export class Executor {
    * @throws Error when the store is closed.
    */
   onVenueFill(f: VenueFill): FillChange {
-    const source = this.fillSource(f.orderId, f.market);
-    if (source === 'member') return 'duplicate';
-    const change =
-      source === 'bot'
-        ? this.#store.applyFill(f)
-        : this.#foreign.bookExternal({ ...f, source }, (x) => this.#store.applyFill(x));
-    this.tracker.onFill(f);
-    this.#placeOutcomes.filled(f.tokenId);
-    return change;
+    return this.#fills.venueFill(f);
   }
 
   /**
@@ -461,10 +421,7 @@ export class Executor {
    * such, or on a `market` of another member), else 'external'.
    */
   fillSource(orderId: OrderId, market?: ConditionId): FillSource {
-    const o = this.tracker.origin(orderId);
-    // the bot's own order of this run (nearly every fill) is answered here: no call on the hot path
-    if (o === 'own') return 'bot';
-    return this.#foreign.fillSource(orderId, o, market);
+    return this.#fills.fillSource(orderId, market);
   }
 
   /** Whether `id` was seen as another fleet member's order. */
@@ -478,9 +435,8 @@ export class Executor {
    * (the bot's, another member's: the usual rules apply) and outside a fleet.
    * @throws when the fleet cannot be asked
    */
-  async claimExternal(fill: Pick<FillRecord, 'tradeId' | 'orderId' | 'market'>): Promise<boolean> {
-    if (this.fillSource(fill.orderId, fill.market) !== 'external') return true;
-    return this.#foreign.claimExternal(fill);
+  claimExternal(fill: Pick<FillRecord, 'tradeId' | 'orderId' | 'market'>): Promise<boolean> {
+    return this.#fills.claimExternal(fill);
   }
 
   /** True when another fleet member claimed this external fill (it is in that member's ledger, not ours). */
@@ -653,7 +609,7 @@ export class Executor {
       if (d === undefined) break;
       s.queued = undefined;
       s.quotesFirst = false;
-      const report = await this.#cycle(d);
+      const report = await this.#sender.cycle(d);
       this.#stats.cycles++;
       if (report.error === undefined) {
         s.failures = 0;
@@ -687,183 +643,6 @@ export class Executor {
   /** Sends immediate orders in their market's turn (src/execution/immediate-orders.ts). */
   #immediate(market: ConditionId, orders: readonly ImmediateIntent[]): Promise<void> {
     return this.#immediates.send(market, orders);
-  }
-
-  async #cycle(d: DesiredQuotes): Promise<CycleReport> {
-    const startedAt = this.#clock.now();
-    const market = d.market;
-    // the counts of the report (an object, not a closure over locals: one fewer function per cycle)
-    const n = { kept: 0, cancelled: 0, placed: 0, skipped: 0, rejected: 0, postOnly: 0, unknown: 0 };
-    try {
-      // orders whose fate is unknown and not being resolved (e.g. resolution ran out): try again
-      for (const u of this.tracker.unknownOrders()) if (u.market === market) this.#outcomes.resolveLater(u.id);
-      const again = this.tracker.cancellingOrders(market);
-      const live = this.tracker.liveOrdersCached(market, EXCLUDE_CANCELLING);
-      const diff = diffQuotes(d, live, this.#tolerance, this.#tickPips(market) ?? 0);
-      n.kept = diff.kept.length;
-      const cancels = again.length === 0 ? diff.cancels : [...again, ...diff.cancels];
-      if (cancels.length > 0) {
-        await this.#cancelIds(cancels);
-        n.cancelled = cancels.length;
-      }
-      // a newer intent queued while the cancels were out: what it no longer wants is not placed (the
-      // latest set wins: a market pulled meanwhile gets nothing); what it still wants goes out now
-      const places = cancels.length > 0 ? this.#stillWanted(market, diff.places) : diff.places;
-      n.skipped = diff.places.length - places.length;
-      if (places.length > 0) {
-        const r = await this.#place(market, places);
-        n.placed = r.placed;
-        n.skipped += r.skipped;
-        n.rejected = r.rejected;
-        n.postOnly = r.postOnly;
-        n.unknown = r.unknown;
-      }
-      const { kept, cancelled, placed, skipped, rejected, postOnly, unknown } = n;
-      if (cancelled + placed + skipped > 0)
-        this.#audit('cycle', {
-          market,
-          intentAt: d.at,
-          kept,
-          cancelled,
-          placed,
-          skipped,
-          rejected,
-          ...(postOnly > 0 ? { postOnlyRejected: postOnly } : {}),
-          unknown,
-        });
-      return cycleReport(market, d.at, startedAt, this.#clock.now(), n);
-    } catch (error) {
-      this.#audit('cycle_error', {
-        market,
-        intentAt: d.at,
-        code: errorCode(error),
-        message: error instanceof Error ? error.message : String(error),
-      });
-      return cycleReport(market, d.at, startedAt, this.#clock.now(), n, error);
-    }
-  }
-
-  /** Cancel ids in batches; not-canceled ids are resolved by querying them. @throws the venue's error. */
-  async #cancelIds(ids: readonly OrderId[]): Promise<CancelOutcome> {
-    const canceled: OrderId[] = [];
-    const notCanceled = new Map<OrderId, string>();
-    for (const batch of chunks(ids, this.#maxCancel)) {
-      this.tracker.markCancelRequested(batch);
-      const out = await this.#venue.cancel(batch);
-      this.#stats.cancelsSent++;
-      canceled.push(...out.canceled);
-      for (const [k, v] of out.notCanceled) notCanceled.set(k, v);
-      const check = this.#batched(() => this.tracker.onCancelOutcome(out));
-      for (const id of check) {
-        const t = this.tracker.get(id);
-        if (t === undefined || !isOpen(t.status)) continue;
-        let v: VenueOrder | undefined;
-        try {
-          v = await this.#venue.order(id);
-        } catch (error) {
-          this.#emitError('cancel/query', error);
-          continue; // still cancelRequested: the next cycle cancels it again
-        }
-        if (v !== undefined) this.tracker.applyVenueOrder(v);
-        else if (t.status === 'live' || t.status === 'partially_filled') this.tracker.concludeGone(id);
-        // pending/unknown ones are left to their resolution (which will not resend them)
-      }
-    }
-    return { canceled, notCanceled };
-  }
-
-  #request(market: ConditionId, q: QuoteIntent): PlaceRequest {
-    const base: PlaceRequest = {
-      market,
-      tokenId: q.tokenId,
-      side: q.side,
-      price: q.price,
-      size: q.size,
-      type: this.#orderType,
-    };
-    return {
-      ...base,
-      ...(this.#postOnly ? { postOnly: true } : {}),
-      ...(this.#orderType === 'GTD' && this.#expiration !== undefined
-        ? { expiration: this.#expiration(this.#clock.now()) }
-        : {}),
-    };
-  }
-
-  /**
-   * Of `quotes` (places of a running cycle), those the market's queued intent, when one came in since
-   * the cycle began, still wants (the same token, side, price and size): the latest set wins, so a
-   * newer one is never overtaken by places it no longer wants (e.g. a market pulled while a cycle's
-   * cancels were out). Without a queued intent, all.
-   */
-  #stillWanted(market: ConditionId, quotes: readonly QuoteIntent[]): readonly QuoteIntent[] {
-    const q = this.#slots.get(market)?.queued;
-    if (q === undefined) return quotes;
-    return quotes.filter((p) =>
-      q.quotes.some((w) => w.tokenId === p.tokenId && w.side === p.side && w.price === p.price && w.size === p.size),
-    );
-  }
-
-  async #place(
-    market: ConditionId,
-    quotes: readonly QuoteIntent[],
-  ): Promise<{ placed: number; skipped: number; rejected: number; postOnly: number; unknown: number }> {
-    let placed = 0;
-    let rejected = 0;
-    let postOnly = 0;
-    let unknown = 0;
-    const batches = chunks(quotes, this.#maxPlace);
-    let superseded = 0;
-    for (let i = 0; i < batches.length; i++) {
-      if (this.paused || this.#halted) {
-        let skipped = superseded;
-        for (let j = i; j < batches.length; j++) skipped += batches[j]!.length;
-        return { placed, skipped, rejected, postOnly, unknown };
-      }
-      // (after a batch was sent, a newer intent may have come in: see #stillWanted)
-      const batch = i === 0 ? batches[i]! : this.#stillWanted(market, batches[i]!);
-      superseded += batches[i]!.length - batch.length;
-      if (batch.length === 0) continue;
-      const prepared = this.#venue.prepare(batch.map((q) => this.#request(market, q)));
-      // the ids are known: on disk before anything is sent (or not sent: ./order-writes.ts)
-      recordBeforeSending(this.#store, prepared, (w, e) => this.#emitError(w, e));
-      for (const p of prepared) this.tracker.addPending(p);
-      let outcomes: readonly PlaceOutcome[];
-      try {
-        this.#stats.ordersSent += prepared.length;
-        outcomes = await this.#send(prepared);
-      } catch (error) {
-        this.#batched(() => {
-          if (provesNotAccepted(error)) {
-            for (const p of prepared) this.tracker.markRejected(p.id, errorCode(error));
-          } else {
-            for (const p of prepared) this.#outcomes.unknown(p.id);
-          }
-        });
-        throw error;
-      }
-      const r = this.#applyOutcomes(prepared, outcomes);
-      placed += prepared.length;
-      rejected += r.rejected;
-      postOnly += r.postOnly;
-      unknown += r.unknown;
-    }
-    return { placed, skipped: superseded, rejected, postOnly, unknown };
-  }
-
-  /** The venue's answers to a place request, applied in one batch of writes (src/execution/place-outcomes.ts). */
-  #applyOutcomes(prepared: readonly PreparedOrder[], outcomes: readonly PlaceOutcome[]): AppliedOutcomes {
-    return this.#batched(() => this.#placeOutcomes.apply(prepared, outcomes));
-  }
-
-  /** `venue.place`, counted while on its way (verifyFlat does not trust an empty listing meanwhile). */
-  async #send(prepared: readonly PreparedOrder[]): Promise<readonly PlaceOutcome[]> {
-    this.#placing++;
-    try {
-      return await this.#venue.place(prepared);
-    } finally {
-      this.#placing--;
-    }
   }
 
   // ---- glue ------------------------------------------------------------------------------------

@@ -30,12 +30,11 @@ import { randomInt } from 'node:crypto';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { RateLimitedLog } from '../core/rate-limited-log.ts';
 import type { FillEvent } from '../core/events.ts';
-import type { ConditionId, OrderId } from '../core/ids.ts';
+import type { ConditionId } from '../core/ids.ts';
 import { Rng } from '../core/random.ts';
 import { formatAmount, formatPrice, type Micro, tickPips, type Pips } from '../core/units.ts';
-import type { MarketInfo, Venue, VenueFill } from '../core/venue.ts';
+import type { MarketInfo, Venue } from '../core/venue.ts';
 import { createEngine, type Engine } from '../engine/loop.ts';
-import { reconcileOnStart } from '../engine/restart.ts';
 import type { CollateralKeeper } from '../execution/collateral-keeper.ts';
 import type { AuditReport, PositionAuditor } from '../engine/position-audit.ts';
 import type { DiffTolerance } from '../execution/diff.ts';
@@ -47,7 +46,6 @@ import { gate, type RiskView } from '../risk/gate.ts';
 import { KillSwitch } from '../risk/kill-switch.ts';
 import { limitsFor, type RiskLimits } from '../risk/limits.ts';
 import { withStrategyBand } from '../risk/strategy-band.ts';
-import { restartStore } from '../store/restart.ts';
 import type { FillChange, Store } from '../store/store.ts';
 import type { StrategyDefinition } from '../strategy/api.ts';
 import { createCollateralWiring, type CollateralConfig } from './collateral-wiring.ts';
@@ -55,6 +53,7 @@ import { executorErrorReporter } from './executor-errors.ts';
 import { fillLines, tradeBooker } from './fill-lines.ts';
 import { createGatePath, FLEET_HELD } from './gate-path.ts';
 import { createStrategy } from './create-strategy.ts';
+import { traderReconcile } from './reconcile.ts';
 import { createPositionAuditWiring, type LedgerFigures, type PositionAuditConfig } from './position-audit-wiring.ts';
 import type { TraderCounters, TraderFleet, TraderHooks, TraderLogger, TraderTuning } from './types.ts';
 
@@ -513,93 +512,19 @@ export function createTrader(o: TraderOptions): Trader {
     ...(tuning.terminalCapacity !== undefined ? { terminalCapacity: tuning.terminalCapacity } : {}),
     ...(o.measureStrategy === true ? { measureStrategy: true } : {}),
     ...(o.stallWarnMs !== undefined ? { stallWarnMs: o.stallWarnMs } : {}),
-    reconcile: async () => {
-      // a fleet member with no fill yet backfills the account's history only when its ledger books
-      // it (else the other members' ledgers have it)
-      const firstRunSinceMs =
-        fleetLedger?.historySince !== undefined && store.lastFillTime() === undefined
-          ? await fleetLedger.historySince()
-          : undefined;
-      const epochStartedAt = store.currentEpoch?.()?.startedAt;
-      const r = await reconcileOnStart(
-        venue,
-        // an order is the bot's when the store recorded it (in any run), whatever its status there
-        { ...restartStore(store), knowsOrder: (id) => store.order(id as OrderId) !== undefined },
-        {
-          policy: o.restartPolicy ?? 'cancel',
-          foreign: o.foreignOrders ?? 'leave',
-          // orders of an earlier epoch (a paper world gone with its exchange) are told apart
-          ...(epochStartedAt !== undefined ? { epochStartedAt } : {}),
-          ...(firstRunSinceMs !== undefined ? { firstRunSinceMs } : {}),
-          ...(fleetLedger !== undefined
-            ? {
-                othersOrder: (id: string, m: string) =>
-                  fleetLedger.othersMarket(m as ConditionId) || executor.isMemberOrder(id as OrderId),
-              }
-            : {}),
-          // (other members' orders, whatever market they are on: their fills are in their ledgers)
-          ...(fleetLedger?.memberOrders !== undefined
-            ? {
-                othersOrders: async (ids: readonly string[]) => {
-                  const theirs = await fleetLedger.memberOrders!(ids as OrderId[]);
-                  executor.markMemberOrders([...theirs] as OrderId[]);
-                  return theirs;
-                },
-              }
-            : {}),
-          // (a fill from outside the fleet on a market outside its markets: booked by the member claiming it)
-          ...(fleetLedger?.externalClaims !== undefined
-            ? { bookExternal: (f: VenueFill) => executor.claimExternal(f) }
-            : {}),
-          ...(o.logReconcile === false ? {} : { logger: log }),
-        },
-      );
-      // kept: the bot's adopted ones, and the foreign ones left alone (tracked apart: self-trade check)
-      if (r.adopted.length + r.left.length > 0) executor.adopt([...r.adopted, ...r.left]);
-      // (another member's fills are in its ledger, not in ours)
-      const fills =
-        fleetLedger === undefined
-          ? r.fills
-          : r.fills.filter(
-              (f) =>
-                executor.fillSource(f.orderId, f.market) !== 'member' && !executor.othersFill(f.tradeId, f.orderId),
-            );
-      for (const f of fills) {
-        executor.onVenueFill(f);
-        if (fleetLedger?.ownFill !== undefined && executor.fillSource(f.orderId, f.market) === 'bot')
-          fleetLedger.ownFill(f.orderId);
-      }
-      // each fill made while the bot was down, named as the user channel's are (trial 13 F3: only a
-      // count was said, and these fills are in no session's figures)
-      for (const f of r.freshFills ?? []) {
-        if (fleetLedger !== undefined && !fills.includes(f)) continue;
-        const external = r.externalFills.has(`${f.tradeId}|${f.orderId}`);
-        lines.backfilled(f, external, 'backfilled: made while the bot was down');
-      }
-      // the venue's holdings are the truth: before anything is quoted, the ledger follows them
-      if (auditor !== undefined) {
-        const a = await auditor.audit({ confirm: false, ...(audit?.opening ? { opening: audit.opening } : {}) });
-        for (const x of a.adjusted) audit?.onAdjust?.(x);
-      }
-      if (o.logReconcile !== false)
-        log.info(
-          {
-            found: r.found.length,
-            foreign: r.foreign.length,
-            canceled: r.canceled.length,
-            adopted: r.adopted.length,
-            left: r.left.length,
-            backfilled: r.newFills,
-            external: r.externalFills.size,
-          },
-          'reconciled with the venue',
-        );
-      // the engine's positions are the epoch's (seeded from its ledger): a fill of the backfill window
-      // that an earlier epoch holds is not counted again (trial 15 F1: the positions of a start after
-      // an epoch change counted the old epoch's fills on top of the venue's holdings, so asks above
-      // the holdings were refused until the kill switch tripped)
-      return { adopted: r.adopted, fills: fills.filter((f) => store.hasFillInEpoch(f.tradeId, f.orderId)) };
-    },
+    reconcile: traderReconcile({
+      venue,
+      store,
+      executor,
+      restartPolicy: o.restartPolicy ?? 'cancel',
+      foreignOrders: o.foreignOrders ?? 'leave',
+      logReconcile: o.logReconcile !== false,
+      log,
+      lines,
+      fleetLedger,
+      auditor,
+      audit,
+    }),
     logger: log,
   });
   const eng = engine;
