@@ -174,6 +174,10 @@ export interface FleetRef {
   risk?: { caps(): RiskAmounts; press(): void };
   /** This member's ledger id in the fleet (`fleetLedgerId`; set once joined). */
   ledgerId?: string;
+  /** This member's memory of the other ledgers (src/fleet/ledger-memory.ts; set once joined, with a data dir). */
+  memory?: import('../fleet/ledger-memory.ts').LedgerMemory;
+  /** Records a Redis restarted empty had lost were put back (`restored` of them; logged). */
+  onLedgersRestored?: (restored: number, members: readonly string[]) => void;
   /** This member's ledger publisher (set once joined). */
   ledger?: import('../fleet/fleet-ledger.ts').LedgerPublisher;
   /** The fleet's registry of the members' filled orders (set once joined; src/fleet/member-orders.ts). */
@@ -202,7 +206,10 @@ export function fleetView(ref: FleetRef, markets: readonly ConditionId[], clock:
         const member = ref.member;
         if (member === undefined) throw new Error('not joined to the fleet yet');
         const { readOtherLedgers } = await import('../fleet/fleet-ledger.ts');
-        return (await readOtherLedgers(member.redis, member.keys, ref.ledgerId ?? member.status().member)).tokens;
+        const self = ref.ledgerId ?? member.status().member;
+        const others = await readOtherLedgers(member.redis, member.keys, self, ref.memory);
+        if (others.restored > 0) ref.onLedgersRestored?.(others.restored, others.members);
+        return others.tokens;
       },
       changed: () => ref.ledger?.changed(),
       // whose fills (findings-2 F5, F8): the members' filled orders, recorded in the fleet's Redis
@@ -278,6 +285,8 @@ export async function joinRunFleet(
     ledgerId?: string;
     /** This member's store has no fill yet: it claims the account's history at join (`startFleetLedger`). */
     claimHistory?: boolean;
+    /** The data directory: it remembers the other ledgers across a Redis restarted empty (src/fleet/ledger-memory.ts). */
+    dataDir?: string;
   },
 ): Promise<FleetMember> {
   const { joinFleet } = await import('../fleet/member.ts');
@@ -355,6 +364,15 @@ export async function joinRunFleet(
   }
   o.ref.member = member;
   o.ref.ledgerId = o.ledgerId ?? name;
+  if (o.dataDir !== undefined) {
+    const { LedgerMemory } = await import('../fleet/ledger-memory.ts');
+    o.ref.memory = new LedgerMemory(o.dataDir);
+    o.ref.onLedgersRestored = (restored, members) =>
+      flog.warn(
+        { restored, members },
+        "the fleet's Redis had lost ledgers (restarted empty?): the ones this member remembered are back, so the holdings of members not running are not booked again",
+      );
+  }
   joined(member);
   const chain = o.chain;
   if (chain !== undefined) {

@@ -547,6 +547,7 @@ async function runLocked(
         log,
         limits,
         ledgerId: fleetLedgerId(cfg.dataDir),
+        dataDir: cfg.dataDir,
         // a store with no fill yet: the account's history is claimed before the ledger is published
         claimHistory: store.lastFillTime() === undefined,
       })

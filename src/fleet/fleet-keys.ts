@@ -41,6 +41,8 @@ export interface FleetKeys {
   readonly pnl: string;
   /** HASH member -> its published ledger (./fleet-ledger.ts; persistent: a dead member's positions stay). */
   readonly ledgers: string;
+  /** STRING: the fleet's generation, a random id set by the first reader; a Redis restarted empty has another (./ledger-memory.ts). */
+  readonly generation: string;
   /** HASH market -> the reward paid for a UTC date booked fleet-wide, micro (./reward-claims.ts). */
   rewardsPaid(date: string): string;
   /** STRING with a TTL: while it exists the reward claims grant nothing (re-asserts after a loss: ./reward-claims.ts). */
@@ -80,6 +82,7 @@ export function fleetKeys(account: string): FleetKeys {
     riskLimits: `${prefix}risk:limits`,
     pnl: `${prefix}risk:pnl`,
     ledgers: `${prefix}ledgers`,
+    generation: `${prefix}generation`,
     rewardsPaid(date) {
       if (!DATE.test(date)) throw new ValidationError(`not a UTC date (YYYY-MM-DD): "${date}"`);
       return `${prefix}rewards:paid:${date}`;

@@ -9,11 +9,14 @@
  * value = JSON naming the member): on change (debounced) and every `everyMs` (2 s). The record is
  * persistent: a dead member's positions still exist in the wallet, so they keep counting until an
  * operator removes the record (HDEL; README "Scaling out"). The audit of a member reads the OTHER
- * ledgers' records (`readOtherLedgers`) and adds its own live ledger (`sumLedgers`, pure).
+ * ledgers' records (`readOtherLedgers`) and adds its own live ledger (`sumLedgers`, pure). A Redis
+ * restarted empty loses the records; each member remembers the others' (./ledger-memory.ts) and puts
+ * them back, so a member not running then still counts (trial 14 F8).
  */
 import type { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import type { FleetKeys } from './fleet-keys.ts';
+import type { LedgerMemory } from './ledger-memory.ts';
 
 /** One token in a member's ledger. Sizes micro-shares (signed). */
 export interface LedgerToken {
@@ -90,11 +93,21 @@ export function parseLedger(json: string): PublishedLedger | undefined {
 
 /**
  * The other ledgers' published records, summed (`self`, this member's ledger id, excluded: its live
- * ledger counts instead). `members` names the members that published them.
+ * ledger counts instead). `members` names the members that published them. With `memory` (this
+ * member's, ./ledger-memory.ts), records a Redis restarted empty lost are put back first (`restored`
+ * says how many).
  * @throws what Redis throws (unreachable: the caller's audit fails and is retried)
  */
-export async function readOtherLedgers(redis: Redis, keys: FleetKeys, self: string): Promise<OthersLedger> {
-  const all = await redis.hgetall(keys.ledgers);
+export async function readOtherLedgers(
+  redis: Redis,
+  keys: FleetKeys,
+  self: string,
+  memory?: Pick<LedgerMemory, 'read'>,
+): Promise<OthersLedger & { readonly restored: number }> {
+  let all: Readonly<Record<string, string>>;
+  let restored = 0;
+  if (memory === undefined) all = await redis.hgetall(keys.ledgers);
+  else ({ records: all, restored } = await memory.read(redis, keys, self));
   const members: string[] = [];
   const ledgers: Record<string, LedgerToken>[] = [];
   for (const [m, json] of Object.entries(all)) {
@@ -104,7 +117,7 @@ export async function readOtherLedgers(redis: Redis, keys: FleetKeys, self: stri
     members.push(l.member);
     ledgers.push(l.tokens as Record<string, LedgerToken>);
   }
-  return { members: members.sort(), tokens: sumLedgers(ledgers) };
+  return { members: members.sort(), tokens: sumLedgers(ledgers), restored };
 }
 
 export interface LedgerPublisherOptions {

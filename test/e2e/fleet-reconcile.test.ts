@@ -7,7 +7,9 @@
  *  2. an outside operation on fa's market (a split made by a client of the wallet that is no
  *     member): booked once fleet-wide, by fa (the holder), never by fb;
  *  3. an order placed by that non-member client on fa's market is cancelled (foreign: claimed by no
- *     member), while fb's orders stay.
+ *     member), while fb's orders stay;
+ *  4. fa stopped, the fleet's Redis restarted empty (FLUSHALL): fb puts fa's ledger back from its
+ *     memory and books none of fa's holdings (trial 14 F8).
  */
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +18,7 @@ import { describe, expect, it } from 'vitest';
 import { fleetKeys } from '../../src/fleet/fleet-keys.ts';
 import { Trader } from '../integration/support/trader.ts';
 import { fleetHarness } from './support/fleet-harness.ts';
-import { type BotProcess, liquidMarkets, logLines, sleep, waitUntil } from './support/bot-harness.ts';
+import { type BotProcess, exited, liquidMarkets, logLines, sleep, waitUntil } from './support/bot-harness.ts';
 import { runMmkit } from './support/cli.ts';
 
 const NAMES = ['fa', 'fb'] as const;
@@ -129,6 +131,29 @@ describe('fleet reconciliation: two daemons on one wallet', () => {
       // none of fb's orders was cancelled by anyone but fb (fa never listed them as foreign), and fb trades on
       expect(fbBefore.length).toBeGreaterThan(0);
       for (const n of NAMES) expect(bots[n].p.exitCode, logs()).toBeNull();
+
+      // ---- 4. fa stopped, then the fleet's Redis restarted empty (trial 14 F8): fb puts fa's ledger back
+      // from its memory (its data dir's fleet-ledgers.json) and books nothing of fa's holdings --------------
+      bots.fa.p.kill('SIGTERM');
+      expect(await exited(bots.fa.p), logs()).toBe(0);
+      const faId = readFileSync(join(dirs.fa, 'fleet-ledger.id'), 'utf8').trim();
+      const faRecord = JSON.parse((await redis.hget(keys.ledgers, faId)) ?? '{}') as {
+        tokens?: Record<string, { size: number }>;
+      };
+      // (what would be booked twice: fa holds shares, the split's at least)
+      expect(Object.values(faRecord.tokens ?? {}).some((t) => t.size !== 0)).toBe(true);
+      await sleep(3000); // fb's audits read fa's final record
+      const adjustedBefore = lines('fb', ADJUSTED).length;
+      await redis.flushall();
+      await sleep(8000); // five audits of fb or so: a difference would be confirmed and booked by now
+      expect(lines('fb', ADJUSTED).length, logs()).toBe(adjustedBefore);
+      const RESTORED = "the fleet's Redis had lost ledgers";
+      expect(
+        lines('fb', RESTORED).map((l) => l['restored']),
+        logs(),
+      ).toEqual([1]);
+      expect(JSON.parse((await redis.hget(keys.ledgers, faId)) ?? '{}').tokens).toEqual(faRecord.tokens);
+      expect(bots.fb.p.exitCode, logs()).toBeNull();
     } finally {
       redis.disconnect();
     }

@@ -1,0 +1,147 @@
+/**
+ * The other members' ledgers, remembered across a Redis restarted empty (trial 14 F8).
+ *
+ * A member's audit compares the venue's holdings with the sum of the fleet's ledgers
+ * (./fleet-ledger.ts). The ledger records live in Redis; a Redis restarted empty (no persistence,
+ * or a failover to an empty replica) loses them. The live members publish theirs again within a
+ * period, but a member not running then has nobody to publish its record: a live member's audit
+ * found the venue holding more than the ledgers it read and booked the difference (the down
+ * member's holdings) as its own, so the stores held those shares twice once the down member ran
+ * again.
+ *
+ * So each member keeps the other ledgers' records as it last read them, with the fleet's
+ * generation, in `<dataDir>/fleet-ledgers.json` (its own file: it survives the member's restart
+ * too). The generation is a random id the first reader sets in Redis (`<prefix>generation`, no
+ * TTL): a Redis restarted empty has none, or the new one another member set after the loss. A read
+ * that finds another generation than the one remembered puts the remembered records back (HSETNX:
+ * a record a member published since, its own, is never replaced) before it sums, in one script. A
+ * record an operator removed (HDEL, README "Scaling out") is not put back: the generation is the
+ * same, and the next read forgets it.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import type { FleetKeys } from './fleet-keys.ts';
+import { Script } from './lua-script.ts';
+
+/** The file of a data directory that remembers the fleet's ledgers. */
+export const LEDGER_MEMORY_FILE = 'fleet-ledgers.json';
+
+/** What a member remembers: the fleet's generation and the other ledgers' records (raw JSON). */
+export interface RememberedLedgers {
+  readonly generation: string | undefined;
+  /** ledger id -> the record as published (./fleet-ledger.ts PublishedLedger, JSON). */
+  readonly ledgers: Readonly<Record<string, string>>;
+}
+
+const NOTHING: RememberedLedgers = { generation: undefined, ledgers: {} };
+
+/**
+ * KEYS[1] the generation, KEYS[2] the ledgers HASH; ARGV[1] the generation remembered ('' none),
+ * ARGV[2] a new generation (set when none exists), ARGV[3..] ledger id, record pairs remembered.
+ * Puts the remembered records back (HSETNX) when a generation was remembered and Redis has another
+ * (or none); returns { generation, how many were put back, the HASH (HGETALL) }.
+ */
+const READ_LUA = `
+local gen = redis.call('GET', KEYS[1])
+if not gen then
+  redis.call('SET', KEYS[1], ARGV[2])
+  gen = ARGV[2]
+end
+local restored = 0
+if ARGV[1] ~= '' and ARGV[1] ~= gen then
+  for i = 3, #ARGV, 2 do
+    restored = restored + redis.call('HSETNX', KEYS[2], ARGV[i], ARGV[i + 1])
+  end
+end
+return { gen, restored, redis.call('HGETALL', KEYS[2]) }
+`;
+const READ = new Script(READ_LUA);
+
+/** The fleet's ledger records read with the memory: the HASH, and how many records were put back. */
+export interface LedgersRead {
+  readonly records: Readonly<Record<string, string>>;
+  /** Remembered records put back (a Redis restarted empty had lost them). */
+  readonly restored: number;
+}
+
+/**
+ * A member's memory of the fleet's ledgers (see the module comment), in `dir` (its data directory).
+ * An unreadable file is nothing remembered (the next read writes it afresh).
+ */
+export class LedgerMemory {
+  readonly #file: string;
+  #mem: RememberedLedgers;
+  #written: string;
+
+  constructor(dir: string) {
+    this.#file = join(dir, LEDGER_MEMORY_FILE);
+    let text = '';
+    try {
+      text = readFileSync(this.#file, 'utf8');
+    } catch {
+      /* none yet */
+    }
+    this.#mem = parseMemory(text);
+    this.#written = text;
+  }
+
+  /** What is remembered now. */
+  get remembered(): RememberedLedgers {
+    return this.#mem;
+  }
+
+  /**
+   * Reads the fleet's ledger records, putting back the remembered ones when Redis lost them, and
+   * remembers what it read (without `self`, this member's own ledger id: it publishes its own).
+   * @throws what Redis throws (nothing remembered then)
+   */
+  async read(redis: Redis, keys: FleetKeys, self: string): Promise<LedgersRead> {
+    const args: string[] = [this.#mem.generation ?? '', randomUUID()];
+    for (const [id, rec] of Object.entries(this.#mem.ledgers)) if (id !== self) args.push(id, rec);
+    const [gen, restored, flat] = (await READ.run(redis, [keys.generation, keys.ledgers], args)) as [
+      string,
+      number,
+      string[],
+    ];
+    const records: Record<string, string> = {};
+    for (let i = 0; i + 1 < flat.length; i += 2) records[flat[i]!] = flat[i + 1]!;
+    const others: Record<string, string> = {};
+    for (const [id, rec] of Object.entries(records)) if (id !== self) others[id] = rec;
+    this.#remember({ generation: gen, ledgers: others });
+    return { records, restored };
+  }
+
+  #remember(m: RememberedLedgers): void {
+    this.#mem = m;
+    const text = `${JSON.stringify(m)}\n`;
+    if (text === this.#written) return;
+    // written whole or not at all (a crash mid-write leaves the previous file)
+    const tmp = `${this.#file}.tmp`;
+    try {
+      writeFileSync(tmp, text, { mode: 0o600 });
+      renameSync(tmp, this.#file);
+      this.#written = text;
+    } catch {
+      /* a read-only data dir: remembered in memory only (the next read tries again) */
+    }
+  }
+}
+
+/** The memory file's content; nothing remembered when it is not one. */
+export function parseMemory(text: string): RememberedLedgers {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return NOTHING;
+  }
+  if (typeof v !== 'object' || v === null) return NOTHING;
+  const r = v as Record<string, unknown>;
+  if (typeof r.generation !== 'string' || typeof r.ledgers !== 'object' || r.ledgers === null) return NOTHING;
+  const ledgers: Record<string, string> = {};
+  for (const [id, rec] of Object.entries(r.ledgers as Record<string, unknown>))
+    if (typeof rec === 'string') ledgers[id] = rec;
+  return { generation: r.generation, ledgers };
+}

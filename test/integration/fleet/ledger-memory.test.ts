@@ -1,0 +1,123 @@
+/**
+ * The other members' ledgers remembered across a Redis restarted empty (src/fleet/ledger-memory.ts;
+ * trial 14 F8), on a real Redis: a member not running when Redis lost everything still counts in
+ * the live members' sums (its record is put back from their memory, file included), never over a
+ * record published since, and a record an operator removed (HDEL) stays removed. FLUSHALL stands
+ * for the empty restart: the keys are what the fleet sees either way.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LiveClock } from '../../../src/core/clock.ts';
+import { fleetKeys } from '../../../src/fleet/fleet-keys.ts';
+import { type LedgerToken, LedgerPublisher, readOtherLedgers } from '../../../src/fleet/fleet-ledger.ts';
+import { LEDGER_MEMORY_FILE, LedgerMemory } from '../../../src/fleet/ledger-memory.ts';
+import { connectFleetRedis } from '../../../src/fleet/redis.ts';
+import { useTestRedis } from '../../support/redis-suite.ts';
+
+const keys = fleetKeys('0x00000000000000000000000000000000000000e6');
+const clock = new LiveClock();
+const r = useTestRedis();
+const dirs: string[] = [];
+const dataDir = (): string => {
+  const d = mkdtempSync(join(tmpdir(), 'mmkit-ledger-memory-'));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('fleet ledger memory', () => {
+  it('puts back the records of members not running after Redis lost them, never over a fresher one', async () => {
+    const redis = await connectFleetRedis(r.url);
+    const ledgers: Record<string, Record<string, LedgerToken>> = {
+      La: { t1: { market: 'm1', size: 10_000_000, unsettled: 0, fills: 1 } },
+      Lb: { t1: { market: 'm1', size: 20_000_000, unsettled: 0, fills: 2 } },
+      Lc: { t2: { market: 'm2', size: 50_000_000, unsettled: 0, fills: 3 } },
+    };
+    const pub = (id: string) =>
+      new LedgerPublisher({
+        redis,
+        keys,
+        member: id.toLowerCase(),
+        ledgerId: id,
+        clock,
+        collect: () => ledgers[id]!,
+        everyMs: 60_000,
+      });
+    const a = pub('La');
+    const b = pub('Lb');
+    const c = pub('Lc');
+    await a.start();
+    await b.start();
+    await c.start();
+    const dirA = dataDir();
+    const memA = new LedgerMemory(dirA);
+    const first = await readOtherLedgers(redis, keys, 'La', memA);
+    expect(first.restored).toBe(0);
+    expect(first.members).toEqual(['lb', 'lc']);
+    expect(memA.remembered.generation).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Object.keys(memA.remembered.ledgers).sort()).toEqual(['Lb', 'Lc']);
+
+    // c stops (kill -9: its record stays), then Redis restarts empty; a and b run on
+    await c.stop();
+    await redis.flushall();
+    await b.publish();
+    // without the memory the audit's sum misses c's 50 shares: it would book them as a's own
+    expect((await readOtherLedgers(redis, keys, 'La')).tokens.get('t2')).toBeUndefined();
+    // a restarted too (a new process): its memory is its data dir's file
+    const memA2 = new LedgerMemory(dirA);
+    expect(memA2.remembered.generation).toBe(memA.remembered.generation);
+    const after = await readOtherLedgers(redis, keys, 'La', memA2);
+    expect(after.restored).toBe(1); // c's (b's own fresh record is not replaced)
+    expect(after.members).toEqual(['lb', 'lc']);
+    expect(after.tokens.get('t2')?.size).toBe(50_000_000);
+    expect(after.tokens.get('t1')?.size).toBe(20_000_000);
+    // the record is back for every member (b's audit, `mmkit fleet status`), and a new generation is set
+    expect((await readOtherLedgers(redis, keys, 'Lb')).tokens.get('t2')?.size).toBe(50_000_000);
+    const gen2 = await redis.get(keys.generation);
+    expect(gen2).not.toBe(memA.remembered.generation);
+    expect(memA2.remembered.generation).toBe(gen2);
+    // read again in the same generation: nothing put back
+    expect((await readOtherLedgers(redis, keys, 'La', memA2)).restored).toBe(0);
+    // the file holds no record of a's own ledger (it publishes its own)
+    expect(Object.keys(JSON.parse(readFileSync(join(dirA, LEDGER_MEMORY_FILE), 'utf8')).ledgers).sort()).toEqual([
+      'Lb',
+      'Lc',
+    ]);
+
+    // Redis lost again, and c ran again (published afresh, with a changed ledger) before a read:
+    // its fresh record is kept, the remembered one is not put over it
+    await redis.flushall();
+    ledgers.Lc = { t2: { market: 'm2', size: 30_000_000, unsettled: 0, fills: 4 } };
+    const c2 = pub('Lc');
+    await c2.start();
+    const fresh = await readOtherLedgers(redis, keys, 'La', memA2);
+    expect(fresh.restored).toBe(1); // b's (not published since the loss)
+    expect(fresh.tokens.get('t2')?.size).toBe(30_000_000);
+    await c2.stop();
+
+    // an operator removes c's record (HDEL, README "Scaling out"): not put back, then forgotten
+    await redis.hdel(keys.ledgers, 'Lc');
+    const removed = await readOtherLedgers(redis, keys, 'La', memA2);
+    expect(removed.restored).toBe(0);
+    expect(removed.tokens.get('t2')).toBeUndefined();
+    expect(Object.keys(memA2.remembered.ledgers)).toEqual(['Lb']);
+    await redis.flushall();
+    const later = await readOtherLedgers(redis, keys, 'La', memA2);
+    expect(later.restored).toBe(1); // b's only
+    expect(later.tokens.get('t2')).toBeUndefined();
+
+    // a member with nothing remembered (a fresh data dir) puts nothing back
+    await redis.flushall();
+    const fresher = await readOtherLedgers(redis, keys, 'Lx', new LedgerMemory(dataDir()));
+    expect(fresher.restored).toBe(0);
+    expect(fresher.members).toEqual([]);
+
+    await a.stop();
+    await b.stop();
+    redis.disconnect();
+  }, 30_000);
+});
