@@ -3,6 +3,7 @@
  * fleet's Redis, which `mmkit fleet status` reads (src/fleet/member-status.ts, loaded only in a
  * fleet), its name on its metrics, and the fleet's section of its status page.
  */
+import { hostname } from 'node:os';
 import type { Clock } from '../core/clock.ts';
 import type { FleetMember } from '../fleet/member.ts';
 import type { DaemonOps } from '../ops/daemon-ops.ts';
@@ -34,6 +35,7 @@ export async function startRunFleetStatus(
   },
 ): Promise<() => Promise<void>> {
   const { MemberStatusPublisher, memberPnl } = await import('../fleet/member-status.ts');
+  const host = hostname();
   const pub = new MemberStatusPublisher({
     redis: member.redis,
     keys: member.keys,
@@ -56,6 +58,8 @@ export async function startRunFleetStatus(
         budgets,
         heartbeat: s.heartbeat.holder,
         ...(s.ledger !== undefined ? { ledger: s.ledger } : {}),
+        host,
+        pid: process.pid,
       };
     },
   });

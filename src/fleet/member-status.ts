@@ -47,6 +47,9 @@ export interface MemberStatusRecord {
    * live record has another ledger id is another daemon, refused (trial 14 F1); absent in older records.
    */
   readonly ledger?: string;
+  /** The machine (host name) and process id of the member's daemon: `mmkit kill --fleet` waits for its exit there. */
+  readonly host?: string;
+  readonly pid?: number;
   /** When the record was made, the member's clock (unix ms). */
   readonly at: number;
 }
@@ -89,6 +92,10 @@ export function parseMemberStatus(raw: string): MemberStatusRecord {
     throw new ValidationError('member status: markets must be a list of ids');
   if (o.ledger !== undefined && (typeof o.ledger !== 'string' || o.ledger.length === 0 || o.ledger.length > 128))
     throw new ValidationError('member status: bad ledger id');
+  if (o.host !== undefined && (typeof o.host !== 'string' || o.host.length === 0 || o.host.length > 255))
+    throw new ValidationError('member status: bad host');
+  if (o.pid !== undefined && (typeof o.pid !== 'number' || !Number.isSafeInteger(o.pid) || o.pid < 1))
+    throw new ValidationError('member status: bad pid');
   const p = o.pnl as Record<string, unknown> | null;
   if (p === null || typeof p !== 'object') throw new ValidationError('member status: no pnl');
   const b = o.budgets as Record<string, unknown> | null;
@@ -114,6 +121,8 @@ export function parseMemberStatus(raw: string): MemberStatusRecord {
     budgets,
     heartbeat: o.heartbeat === true,
     ...(typeof o.ledger === 'string' ? { ledger: o.ledger } : {}),
+    ...(typeof o.host === 'string' ? { host: o.host } : {}),
+    ...(typeof o.pid === 'number' ? { pid: o.pid } : {}),
     at: count(o.at, 'at'),
   };
 }

@@ -1,24 +1,29 @@
 /**
  * `mmkit kill --fleet` as a user runs it, against a real Redis: it trips every member of the fleet
  * (members here are `joinFleet` in the test process; a daemon exits when told, as they do), waits
- * until none is left alive, and says so; a member that does not stop makes it exit 1 and is named;
+ * until none is left alive, and says so; a member that does not stop makes it exit 1 and is named,
+ * and so does a daemon process of this machine that has not exited once its member left;
  * `--rearm` clears the trip; without fleet.redisUrl it is a usage error, and with an unreachable
  * Redis exit 3 without printing the URL's password. Without a wallet on the machine it points to
  * `--account` (findings 2 F11; `fleet status` too).
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LiveClock } from '../../src/core/clock.ts';
 import { fleetKeys } from '../../src/fleet/fleet-keys.ts';
 import { readFleetKill } from '../../src/fleet/kill.ts';
 import { type FleetMember, joinFleet } from '../../src/fleet/member.ts';
+import { memberPnl, publishMemberStatus } from '../../src/fleet/member-status.ts';
 import { connectFleetRedis } from '../../src/fleet/redis.ts';
 import { startRedis, type TestRedis } from '../support/redis.ts';
 import { runMmkit } from './support/cli.ts';
 
 const ACCOUNT = '0x00000000000000000000000000000000000000f6';
+/** (a fleet of its own: the test before leaves a member that never stops in ACCOUNT's) */
+const HUNG_ACCOUNT = '0x00000000000000000000000000000000000000f8';
 const clock = new LiveClock();
 let r: TestRedis;
 const members: FleetMember[] = [];
@@ -30,11 +35,11 @@ afterAll(async () => {
   await r?.stop();
 });
 
-async function member(name: string, obey: boolean): Promise<{ m: FleetMember; killedAt: number[] }> {
+async function member(name: string, obey: boolean, account = ACCOUNT): Promise<{ m: FleetMember; killedAt: number[] }> {
   const killedAt: number[] = [];
   const m: FleetMember = await joinFleet({
     redisUrl: r.url,
-    account: ACCOUNT,
+    account,
     member: name,
     clock,
     markets: ['0xc1'],
@@ -86,6 +91,69 @@ describe('mmkit kill --fleet', () => {
     } finally {
       c.disconnect();
     }
+  });
+
+  it('waits for the daemon processes of this machine after their members left: exit 1 naming a hung one, 0 once it exited (trial 14 F7)', async () => {
+    const redis = await connectFleetRedis(r.url);
+    const keys = fleetKeys(HUNG_ACCOUNT);
+    const daemon = (name: string, pid: number) =>
+      publishMemberStatus(
+        redis,
+        keys,
+        {
+          member: name,
+          markets: [],
+          openOrders: 0,
+          fills: 0,
+          pnl: memberPnl({ realized: 0, unrealized: 0, fees: 0, rewards: 0 }),
+          budgets: {},
+          heartbeat: false,
+          host: hostname(),
+          pid,
+          at: Date.now(),
+        },
+        60_000,
+      );
+    // a member that leaves when told, whose daemon process never exits (a shutdown that hangs)
+    const hung = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    try {
+      await member('hangs', true, HUNG_ACCOUNT);
+      await daemon('hangs', hung.pid!);
+      const res = await runMmkit(['kill', '--fleet', '--account', HUNG_ACCOUNT, '--timeout', '2s'], {
+        env: { MMKIT_REDIS_URL: r.url },
+      });
+      expect(res.code, res.err).toBe(1);
+      expect(res.out).toContain('every member has cancelled its orders and left the fleet, but 1 daemon process(es)');
+      expect(res.out).toContain(`hangs (pid ${hung.pid})`);
+    } finally {
+      hung.kill('SIGKILL');
+    }
+    expect(
+      (await runMmkit(['kill', '--fleet', '--account', HUNG_ACCOUNT, '--rearm'], { env: { MMKIT_REDIS_URL: r.url } }))
+        .code,
+    ).toBe(0);
+    // one that exits 1.5 s after it left: waited for, exit 0
+    const slow = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 1500)'], { stdio: 'ignore' });
+    let exitedAt = 0;
+    slow.on('exit', () => {
+      exitedAt = Date.now();
+    });
+    await member('slow', true, HUNG_ACCOUNT);
+    await daemon('slow', slow.pid!);
+    const res = await runMmkit(['kill', '--fleet', '--account', HUNG_ACCOUNT, '--timeout', '20s', '--json'], {
+      env: { MMKIT_REDIS_URL: r.url },
+    });
+    const doneAt = Date.now();
+    expect(res.code, res.err).toBe(0);
+    expect(exitedAt).toBeGreaterThan(0);
+    expect(exitedAt).toBeLessThanOrEqual(doneAt);
+    const out = JSON.parse(res.out) as { liveMembers: string[]; processesRunning: unknown[]; otherMachines: string[] };
+    expect(out).toMatchObject({ liveMembers: [], processesRunning: [], otherMachines: [] });
+    expect(
+      (await runMmkit(['kill', '--fleet', '--account', HUNG_ACCOUNT, '--rearm'], { env: { MMKIT_REDIS_URL: r.url } }))
+        .code,
+    ).toBe(0);
+    redis.disconnect();
   });
 
   it('says the members cancelled and left (their processes exit moments later), not "no member left running"', async () => {

@@ -39,6 +39,12 @@ describe('member status records', () => {
     expect(() => parseMemberStatus(JSON.stringify({ ...r, openOrders: -1 }))).toThrow(/openOrders/);
     expect(() => parseMemberStatus(JSON.stringify({ ...r, pnl: { ...r.pnl, total: 1.5 } }))).toThrow(/pnl.total/);
     expect(() => parseMemberStatus(JSON.stringify({ ...r, budgets: { x: { used: 1 } } }))).toThrow(/budgets.x.limit/);
+    // the daemon's machine and pid (mmkit kill --fleet waits for its exit there)
+    const d = rec({ host: 'box-1', pid: 4242, ledger: 'L1' });
+    expect(parseMemberStatus(JSON.stringify(d))).toEqual(d);
+    expect(() => parseMemberStatus(JSON.stringify({ ...d, pid: 0 }))).toThrow(/pid/);
+    expect(() => parseMemberStatus(JSON.stringify({ ...d, pid: '4242' }))).toThrow(/pid/);
+    expect(() => parseMemberStatus(JSON.stringify({ ...d, host: '' }))).toThrow(/host/);
   });
 
   it('add up exactly (0.1 + 0.2 is 0.3) and take the freshest budget figures', () => {
