@@ -481,6 +481,7 @@ async function startRunFleetRisk(
     redis: member.redis,
     keys: member.keys,
     member: name,
+    ...(o.ref.ledgerId !== undefined ? { ledger: o.ref.ledgerId } : {}),
     clock,
     maxLoss: o.limits.killSwitch.maxLoss,
     pnl: () => trader.kill.lastPnl,

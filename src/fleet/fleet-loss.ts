@@ -1,40 +1,60 @@
 /**
  * The loss limit on the fleet's summed PnL (issue 21): `risk.maxLoss` is the account's. Every
  * member writes its PnL (realized + unrealized, µ-collateral) to a persistent hash
- * (`<prefix>risk:pnl`, member -> µ) every second and reads the sum over all members in the same
+ * (`<prefix>risk:pnl`, ledger id -> µ) every second and reads the sum over the fleet in the same
  * script; a dead member's last value stays in the sum (its positions still exist). When the sum is
  * below -maxLoss the fleet kill switch trips (./kill.ts) with the reason `lossLimit: ...`, so every
  * member pulls its quotes and exits with the risk-stop code.
+ *
+ * The field is the member's ledger id (its data directory's, ./fleet-ledger.ts), not its name: a
+ * member's PnL is its store's, so a restart under another name (the default one carries the pid)
+ * must replace the figure, not add a second one (it did: the loss limit counted such a data
+ * directory's PnL twice). The sum counts the figures of the ledgers the fleet has (a field of the
+ * ledgers' HASH), the writer's own always: an older version's name-keyed figure, or the figure of a
+ * ledger an operator removed (HDEL), no longer counts. A Redis restarted empty loses the figures of
+ * members not running; the live members put them back from their memory (./ledger-memory.ts).
  */
 import type { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { ValidationError } from '../core/errors.ts';
 import type { FleetKeys } from './fleet-keys.ts';
 import { type FleetKillRecord, tripFleetKill } from './kill.ts';
+import { parseLedger } from './fleet-ledger.ts';
 import { Script } from './lua-script.ts';
 
-// KEYS: pnl; ARGV: member, pnl -> the sum over every member (string; unreadable entries count 0)
+// KEYS: pnl, ledgers; ARGV: ledger id, pnl -> the sum over the fleet's ledgers (string; unreadable entries count 0)
 const WRITE_SUM = new Script(`
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-local sum = 0
-for _, v in ipairs(redis.call('HVALS', KEYS[1])) do sum = sum + (tonumber(v) or 0) end
+local sum = tonumber(ARGV[2])
+local all = redis.call('HGETALL', KEYS[1])
+for i = 1, #all, 2 do
+  if all[i] ~= ARGV[1] and redis.call('HEXISTS', KEYS[2], all[i]) == 1 then sum = sum + (tonumber(all[i + 1]) or 0) end
+end
 return string.format('%.0f', sum)
 `);
 
 /**
- * Writes `member`'s PnL and answers the fleet's summed PnL, µ.
+ * Writes the PnL of ledger `ledger` (a member's) and answers the fleet's summed PnL, µ.
  * @throws ValidationError on a PnL that is not a safe integer (nothing written)
  */
-export async function writeMemberPnl(redis: Redis, keys: FleetKeys, member: string, pnl: number): Promise<number> {
+export async function writeMemberPnl(redis: Redis, keys: FleetKeys, ledger: string, pnl: number): Promise<number> {
   if (!Number.isSafeInteger(pnl)) throw new ValidationError(`member PnL must be a safe integer of µ, got ${pnl}`);
-  return Number(await WRITE_SUM.run(redis, [keys.pnl], [member, pnl]));
+  return Number(await WRITE_SUM.run(redis, [keys.pnl, keys.ledgers], [ledger, pnl]));
 }
 
-/** Every member's last PnL, µ (for `mmkit fleet status`). */
+/**
+ * The last PnL of every ledger the fleet has, µ, by its member's name (for `mmkit fleet status`; a
+ * name two ledgers share gets the ledger id's first 8 characters beside it).
+ */
 export async function readFleetPnl(redis: Redis, keys: FleetKeys): Promise<Record<string, number>> {
-  const all = await redis.hgetall(keys.pnl);
+  const [pnl, ledgers] = await Promise.all([redis.hgetall(keys.pnl), redis.hgetall(keys.ledgers)]);
   const out: Record<string, number> = {};
-  for (const [m, v] of Object.entries(all)) if (Number.isSafeInteger(Number(v))) out[m] = Number(v);
+  for (const [id, v] of Object.entries(pnl)) {
+    const rec = ledgers[id];
+    if (rec === undefined || !Number.isSafeInteger(Number(v))) continue;
+    const name = parseLedger(rec)?.member ?? id;
+    out[name in out ? `${name} (${id.slice(0, 8)})` : name] = Number(v);
+  }
   return out;
 }
 
@@ -46,7 +66,10 @@ export function lossLimitBroken(sum: number, maxLoss: number): boolean {
 export interface FleetLossWatchOptions {
   readonly redis: Redis;
   readonly keys: FleetKeys;
+  /** The member's name (the trip's `by`). */
   readonly member: string;
+  /** The member's ledger id: its figure's field (default `member`). */
+  readonly ledger?: string;
   readonly clock: Clock;
   /** risk.maxLoss, µ (0 disables the trip; the PnL is still written for status). */
   readonly maxLoss: number;
@@ -93,7 +116,7 @@ export class FleetLossWatch {
       const now = this.#o.pnl();
       if (now === undefined) return; // a restarted member keeps its last value until it knows its PnL
       const pnl = Math.round(now);
-      const sum = await writeMemberPnl(this.#o.redis, this.#o.keys, this.#o.member, pnl);
+      const sum = await writeMemberPnl(this.#o.redis, this.#o.keys, this.#o.ledger ?? this.#o.member, pnl);
       this.lastSum = sum;
       if (!this.#tripped && lossLimitBroken(sum, this.#o.maxLoss)) {
         const rec = await tripFleetKill(this.#o.redis, this.#o.keys, {

@@ -9,8 +9,8 @@
  * member's holdings) as its own, so the stores held those shares twice once the down member ran
  * again.
  *
- * So each member keeps the other ledgers' records as it last read them, with the fleet's
- * generation, in `<dataDir>/fleet-ledgers.json` (its own file: it survives the member's restart
+ * So each member keeps the other ledgers' records (and their PnL figures, which the fleet's loss
+ * limit sums: ./fleet-loss.ts) as it last read them, with the fleet's generation, in `<dataDir>/fleet-ledgers.json` (its own file: it survives the member's restart
  * too). The generation is a random id the first reader sets in Redis (`<prefix>generation`, no
  * TTL): a Redis restarted empty has none, or the new one another member set after the loss. A read
  * that finds another generation than the one remembered puts the remembered records back (HSETNX:
@@ -28,20 +28,23 @@ import { Script } from './lua-script.ts';
 /** The file of a data directory that remembers the fleet's ledgers. */
 export const LEDGER_MEMORY_FILE = 'fleet-ledgers.json';
 
-/** What a member remembers: the fleet's generation and the other ledgers' records (raw JSON). */
+/** What a member remembers: the fleet's generation, the other ledgers' records (raw JSON) and PnL figures. */
 export interface RememberedLedgers {
   readonly generation: string | undefined;
   /** ledger id -> the record as published (./fleet-ledger.ts PublishedLedger, JSON). */
   readonly ledgers: Readonly<Record<string, string>>;
+  /** ledger id -> the last PnL the loss limit sums (./fleet-loss.ts, µ as written). */
+  readonly pnl: Readonly<Record<string, string>>;
 }
 
-const NOTHING: RememberedLedgers = { generation: undefined, ledgers: {} };
+const NOTHING: RememberedLedgers = { generation: undefined, ledgers: {}, pnl: {} };
 
 /**
- * KEYS[1] the generation, KEYS[2] the ledgers HASH; ARGV[1] the generation remembered ('' none),
- * ARGV[2] a new generation (set when none exists), ARGV[3..] ledger id, record pairs remembered.
- * Puts the remembered records back (HSETNX) when a generation was remembered and Redis has another
- * (or none); returns { generation, how many were put back, the HASH (HGETALL) }.
+ * KEYS[1] the generation, KEYS[2] the ledgers HASH, KEYS[3] the PnL HASH; ARGV[1] the generation
+ * remembered ('' none), ARGV[2] a new generation (set when none exists), ARGV[3] how many ledger
+ * pairs follow, then ledger id, record pairs, then ledger id, PnL pairs remembered. Puts the
+ * remembered ones back (HSETNX) when a generation was remembered and Redis has another (or none);
+ * returns { generation, how many records were put back, the ledgers (HGETALL), the PnL (HGETALL) }.
  */
 const READ_LUA = `
 local gen = redis.call('GET', KEYS[1])
@@ -51,11 +54,15 @@ if not gen then
 end
 local restored = 0
 if ARGV[1] ~= '' and ARGV[1] ~= gen then
-  for i = 3, #ARGV, 2 do
+  local last = 3 + 2 * tonumber(ARGV[3])
+  for i = 4, last, 2 do
     restored = restored + redis.call('HSETNX', KEYS[2], ARGV[i], ARGV[i + 1])
   end
+  for i = last + 1, #ARGV, 2 do
+    redis.call('HSETNX', KEYS[3], ARGV[i], ARGV[i + 1])
+  end
 end
-return { gen, restored, redis.call('HGETALL', KEYS[2]) }
+return { gen, restored, redis.call('HGETALL', KEYS[2]), redis.call('HGETALL', KEYS[3]) }
 `;
 const READ = new Script(READ_LUA);
 
@@ -98,18 +105,18 @@ export class LedgerMemory {
    * @throws what Redis throws (nothing remembered then)
    */
   async read(redis: Redis, keys: FleetKeys, self: string): Promise<LedgersRead> {
-    const args: string[] = [this.#mem.generation ?? '', randomUUID()];
-    for (const [id, rec] of Object.entries(this.#mem.ledgers)) if (id !== self) args.push(id, rec);
-    const [gen, restored, flat] = (await READ.run(redis, [keys.generation, keys.ledgers], args)) as [
+    const ledgers = Object.entries(this.#mem.ledgers).filter(([id]) => id !== self);
+    const args: string[] = [this.#mem.generation ?? '', randomUUID(), String(ledgers.length)];
+    for (const [id, rec] of ledgers) args.push(id, rec);
+    for (const [id, v] of Object.entries(this.#mem.pnl)) if (id !== self) args.push(id, v);
+    const [gen, restored, flat, flatPnl] = (await READ.run(redis, [keys.generation, keys.ledgers, keys.pnl], args)) as [
       string,
       number,
       string[],
+      string[],
     ];
-    const records: Record<string, string> = {};
-    for (let i = 0; i + 1 < flat.length; i += 2) records[flat[i]!] = flat[i + 1]!;
-    const others: Record<string, string> = {};
-    for (const [id, rec] of Object.entries(records)) if (id !== self) others[id] = rec;
-    this.#remember({ generation: gen, ledgers: others });
+    const records = pairs(flat);
+    this.#remember({ generation: gen, ledgers: without(records, self), pnl: without(pairs(flatPnl), self) });
     return { records, restored };
   }
 
@@ -129,6 +136,19 @@ export class LedgerMemory {
   }
 }
 
+/** A HGETALL's flat answer as a record. */
+function pairs(flat: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) out[flat[i]!] = flat[i + 1]!;
+  return out;
+}
+
+function without(r: Readonly<Record<string, string>>, id: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(r)) if (k !== id) out[k] = v;
+  return out;
+}
+
 /** The memory file's content; nothing remembered when it is not one. */
 export function parseMemory(text: string): RememberedLedgers {
   let v: unknown;
@@ -140,8 +160,12 @@ export function parseMemory(text: string): RememberedLedgers {
   if (typeof v !== 'object' || v === null) return NOTHING;
   const r = v as Record<string, unknown>;
   if (typeof r.generation !== 'string' || typeof r.ledgers !== 'object' || r.ledgers === null) return NOTHING;
-  const ledgers: Record<string, string> = {};
-  for (const [id, rec] of Object.entries(r.ledgers as Record<string, unknown>))
-    if (typeof rec === 'string') ledgers[id] = rec;
-  return { generation: r.generation, ledgers };
+  return { generation: r.generation, ledgers: strings(r.ledgers), pnl: strings(r.pnl) };
+}
+
+function strings(v: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof v !== 'object' || v === null) return out;
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) if (typeof x === 'string') out[k] = x;
+  return out;
 }

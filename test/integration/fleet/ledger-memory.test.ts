@@ -1,7 +1,7 @@
 /**
  * The other members' ledgers remembered across a Redis restarted empty (src/fleet/ledger-memory.ts;
  * trial 14 F8), on a real Redis: a member not running when Redis lost everything still counts in
- * the live members' sums (its record is put back from their memory, file included), never over a
+ * the live members' sums, its ledger and its PnL figure (its record is put back from their memory, file included), never over a
  * record published since, and a record an operator removed (HDEL) stays removed. FLUSHALL stands
  * for the empty restart: the keys are what the fleet sees either way.
  */
@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LiveClock } from '../../../src/core/clock.ts';
 import { fleetKeys } from '../../../src/fleet/fleet-keys.ts';
 import { type LedgerToken, LedgerPublisher, readOtherLedgers } from '../../../src/fleet/fleet-ledger.ts';
+import { writeMemberPnl } from '../../../src/fleet/fleet-loss.ts';
 import { LEDGER_MEMORY_FILE, LedgerMemory } from '../../../src/fleet/ledger-memory.ts';
 import { connectFleetRedis } from '../../../src/fleet/redis.ts';
 import { useTestRedis } from '../../support/redis-suite.ts';
@@ -53,6 +54,10 @@ describe('fleet ledger memory', () => {
     await a.start();
     await b.start();
     await c.start();
+    // the PnL figures the fleet's loss limit sums (c lost 40)
+    await writeMemberPnl(redis, keys, 'La', 1_000_000);
+    await writeMemberPnl(redis, keys, 'Lb', 2_000_000);
+    await writeMemberPnl(redis, keys, 'Lc', -40_000_000);
     const dirA = dataDir();
     const memA = new LedgerMemory(dirA);
     const first = await readOtherLedgers(redis, keys, 'La', memA);
@@ -60,11 +65,13 @@ describe('fleet ledger memory', () => {
     expect(first.members).toEqual(['lb', 'lc']);
     expect(memA.remembered.generation).toMatch(/^[0-9a-f-]{36}$/);
     expect(Object.keys(memA.remembered.ledgers).sort()).toEqual(['Lb', 'Lc']);
+    expect(memA.remembered.pnl).toEqual({ Lb: '2000000', Lc: '-40000000' });
 
     // c stops (kill -9: its record stays), then Redis restarts empty; a and b run on
     await c.stop();
     await redis.flushall();
     await b.publish();
+    await writeMemberPnl(redis, keys, 'Lb', 3_000_000); // b's loss watch, within a second
     // without the memory the audit's sum misses c's 50 shares: it would book them as a's own
     expect((await readOtherLedgers(redis, keys, 'La')).tokens.get('t2')).toBeUndefined();
     // a restarted too (a new process): its memory is its data dir's file
@@ -75,6 +82,8 @@ describe('fleet ledger memory', () => {
     expect(after.members).toEqual(['lb', 'lc']);
     expect(after.tokens.get('t2')?.size).toBe(50_000_000);
     expect(after.tokens.get('t1')?.size).toBe(20_000_000);
+    // c's loss counts in the loss limit's sum again; b's figure written since the loss is kept
+    expect(await writeMemberPnl(redis, keys, 'La', 1_000_000)).toBe(1_000_000 + 3_000_000 - 40_000_000);
     // the record is back for every member (b's audit, `mmkit fleet status`), and a new generation is set
     expect((await readOtherLedgers(redis, keys, 'Lb')).tokens.get('t2')?.size).toBe(50_000_000);
     const gen2 = await redis.get(keys.generation);

@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LiveClock } from '../../../src/core/clock.ts';
 import { ValidationError } from '../../../src/core/errors.ts';
 import { formatFleetStatus, readFleetStatus } from '../../../src/cli/fleet-status.ts';
@@ -350,7 +350,17 @@ describe('risk keeper', () => {
   });
 });
 
+/** The fleet has ledger `id` (a member's data directory): its PnL figure counts in the sum (src/fleet/fleet-loss.ts). */
+const ledger = (id: string, member = id) => admin.hset(keys.ledgers, id, JSON.stringify({ member, at: 1, tokens: {} }));
+
 describe('fleet loss limit', () => {
+  beforeEach(async () => {
+    for (const m of MEMBERS) await ledger(m);
+  });
+  afterEach(async () => {
+    await admin.del(keys.ledgers);
+  });
+
   it('sums every member (a dead one included) and trips the fleet kill below -maxLoss', async () => {
     // m-a lost 60 and died: its last value stays
     expect(await writeMemberPnl(conns[0]!, keys, 'm-a', -60_000_000)).toBe(-60_000_000);
@@ -390,6 +400,43 @@ describe('fleet loss limit', () => {
     expect(await readFleetPnl(admin, keys)).toEqual({ 'm-a': -7 });
   });
 
+  it("counts a data directory's PnL once across restarts under other names, and only ledgers the fleet has", async () => {
+    // a daemon with the default name (<host>-<pid>) lost 60, then ran again as another pid: its store's
+    // PnL is the same figure, under its data directory's ledger id (it was counted twice under two names)
+    await ledger('L1', 'box-100');
+    const first = new FleetLossWatch({
+      redis: conns[0]!,
+      keys,
+      member: 'box-100',
+      ledger: 'L1',
+      clock,
+      maxLoss: 100_000_000,
+      pnl: () => -60_000_000,
+    });
+    await first.round();
+    const again = new FleetLossWatch({
+      redis: conns[1]!,
+      keys,
+      member: 'box-200',
+      ledger: 'L1',
+      clock,
+      maxLoss: 100_000_000,
+      pnl: () => -60_000_000,
+    });
+    await again.round();
+    expect(again.lastSum).toBe(-60_000_000);
+    expect(await readFleetKill(admin, keys)).toBeNull();
+    expect(await readFleetPnl(admin, keys)).toEqual({ 'box-100': -60_000_000 });
+    // an older version's figure under a member name, and a figure of a ledger an operator removed: not counted
+    await admin.hset(keys.pnl, 'box-100', '-60000000');
+    await admin.hset(keys.pnl, 'L-gone', '-70000000');
+    await again.round();
+    expect(again.lastSum).toBe(-60_000_000);
+    // the writer's own figure counts before its ledger is published
+    expect(await writeMemberPnl(conns[2]!, keys, 'L-new', -5)).toBe(-60_000_005);
+    expect(await readFleetPnl(admin, keys)).toEqual({ 'box-100': -60_000_000 });
+  });
+
   it('maxLoss 0 disables the trip; a bad PnL is refused with nothing written', async () => {
     const w = new FleetLossWatch({ redis: conns[0]!, keys, member: 'm-a', clock, maxLoss: 0, pnl: () => -1e12 });
     await w.round();
@@ -401,6 +448,8 @@ describe('fleet loss limit', () => {
 
 describe('mmkit fleet status', () => {
   it('shows the grants and the PnL the loss limit sums', async () => {
+    await ledger('m-a');
+    await ledger('m-b');
     await new RiskGrants(conns[0]!, keys, CAPS).request('m-a', { notional: 12_500_000, orders: 3 });
     await writeMemberPnl(conns[0]!, keys, 'm-a', -1_500_000);
     await writeMemberPnl(conns[1]!, keys, 'm-b', 250_000);
@@ -423,5 +472,6 @@ describe('mmkit fleet status', () => {
     expect(limited.risk.maxLoss).toBe('50');
     expect(formatFleetStatus(limited)).toContain('loss limit on the summed pnl: -1.25 (trips below -50);');
     await admin.hdel(keys.riskLimits, 'maxLoss');
+    await admin.del(keys.ledgers);
   });
 });
