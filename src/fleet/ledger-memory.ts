@@ -30,6 +30,8 @@ export const LEDGER_MEMORY_FILE = 'fleet-ledgers.json';
 
 /** What a member remembers: the fleet's generation, the other ledgers' records (raw JSON) and PnL figures. */
 export interface RememberedLedgers {
+  /** The fleet's key prefix (its account): what is remembered of another fleet is not put back in this one. */
+  readonly fleet?: string;
   readonly generation: string | undefined;
   /** ledger id -> the record as published (./fleet-ledger.ts PublishedLedger, JSON). */
   readonly ledgers: Readonly<Record<string, string>>;
@@ -105,10 +107,12 @@ export class LedgerMemory {
    * @throws what Redis throws (nothing remembered then)
    */
   async read(redis: Redis, keys: FleetKeys, self: string): Promise<LedgersRead> {
-    const ledgers = Object.entries(this.#mem.ledgers).filter(([id]) => id !== self);
-    const args: string[] = [this.#mem.generation ?? '', randomUUID(), String(ledgers.length)];
+    // (a data dir that traded another account's fleet before: nothing of it is put back here)
+    const mem = this.#mem.fleet === keys.prefix ? this.#mem : NOTHING;
+    const ledgers = Object.entries(mem.ledgers).filter(([id]) => id !== self);
+    const args: string[] = [mem.generation ?? '', randomUUID(), String(ledgers.length)];
     for (const [id, rec] of ledgers) args.push(id, rec);
-    for (const [id, v] of Object.entries(this.#mem.pnl)) if (id !== self) args.push(id, v);
+    for (const [id, v] of Object.entries(mem.pnl)) if (id !== self) args.push(id, v);
     const [gen, restored, flat, flatPnl] = (await READ.run(redis, [keys.generation, keys.ledgers, keys.pnl], args)) as [
       string,
       number,
@@ -116,7 +120,12 @@ export class LedgerMemory {
       string[],
     ];
     const records = pairs(flat);
-    this.#remember({ generation: gen, ledgers: without(records, self), pnl: without(pairs(flatPnl), self) });
+    this.#remember({
+      fleet: keys.prefix,
+      generation: gen,
+      ledgers: without(records, self),
+      pnl: without(pairs(flatPnl), self),
+    });
     return { records, restored };
   }
 
@@ -160,7 +169,12 @@ export function parseMemory(text: string): RememberedLedgers {
   if (typeof v !== 'object' || v === null) return NOTHING;
   const r = v as Record<string, unknown>;
   if (typeof r.generation !== 'string' || typeof r.ledgers !== 'object' || r.ledgers === null) return NOTHING;
-  return { generation: r.generation, ledgers: strings(r.ledgers), pnl: strings(r.pnl) };
+  return {
+    ...(typeof r.fleet === 'string' ? { fleet: r.fleet } : {}),
+    generation: r.generation,
+    ledgers: strings(r.ledgers),
+    pnl: strings(r.pnl),
+  };
 }
 
 function strings(v: unknown): Record<string, string> {

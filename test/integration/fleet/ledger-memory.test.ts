@@ -119,6 +119,14 @@ describe('fleet ledger memory', () => {
     expect(later.restored).toBe(1); // b's only
     expect(later.tokens.get('t2')).toBeUndefined();
 
+    // a data dir that traded another account's fleet: what it remembers of that fleet is not put in this one
+    const other = fleetKeys('0x00000000000000000000000000000000000000e7');
+    await redis.hset(other.ledgers, 'Lq', JSON.stringify({ member: 'q', at: 1, tokens: {} }));
+    expect((await readOtherLedgers(redis, other, 'Lz', memA2)).members).toEqual(['q']);
+    expect(memA2.remembered.fleet).toBe(other.prefix);
+    await redis.flushall();
+    await readOtherLedgers(redis, keys, 'La', memA2); // remembers this fleet, puts nothing of e7's back
+    expect(await redis.hlen(keys.ledgers)).toBe(0);
     // a member with nothing remembered (a fresh data dir) puts nothing back
     await redis.flushall();
     const fresher = await readOtherLedgers(redis, keys, 'Lx', new LedgerMemory(dataDir()));
