@@ -525,6 +525,12 @@ async function runLocked(
           'fill',
         );
       },
+      // an own fill the user stream had not delivered, booked by the position audit (logged by the kernel)
+      onAuditFill: (f, source) => {
+        if (source !== 'bot') return;
+        fills++;
+        ops.monitor.onAuditFill(f);
+      },
       // fills of orders the bot did not place (logged by the kernel): counted apart on /metrics
       onExternalFill: (f, change) => {
         if (change === 'new') ops.metrics.externalFill(f.market);

@@ -436,6 +436,8 @@ export function createTrader(o: TraderOptions): Trader {
     isExternal: (f) => executor.fillSource(f.orderId, f.market) !== 'bot',
     seen: (f) => engine?.state.seedFill(f),
     lines,
+    // (the daemon counts the bot's own in its session's fills: a fill missed by the user stream is one)
+    booked: (f, external) => hooks.onAuditFill?.(f, external ? executor.fillSource(f.orderId, f.market) : 'bot'),
   });
   const audit =
     o.positionAudit === undefined || fleet !== undefined ? o.positionAudit : { ...o.positionAudit, bookTrades };

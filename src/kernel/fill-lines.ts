@@ -95,12 +95,16 @@ export function tradeBooker(o: {
   readonly isExternal: (f: VenueFill) => boolean;
   readonly seen: (f: VenueFill) => void;
   readonly lines: ReturnType<typeof fillLines>;
+  /** Each one booked, with whether it is external (TraderHooks.onAuditFill). */
+  readonly booked?: (f: VenueFill, external: boolean) => void;
 }): (sinceMs: number) => Promise<number> {
   return async (sinceMs) => {
     const { fresh } = await backfillFills(o.venue, sinceMs, o.book);
     for (const f of fresh) {
       o.seen(f);
-      o.lines.backfilled(f, o.isExternal(f), 'booked by the position audit');
+      const external = o.isExternal(f);
+      o.lines.backfilled(f, external, 'booked by the position audit');
+      o.booked?.(f, external);
     }
     return fresh.length;
   };

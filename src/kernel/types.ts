@@ -9,7 +9,8 @@ import type { ConditionId, OrderId } from '../core/ids.ts';
 import type { DesiredQuotes, ImmediateIntent } from '../core/intents.ts';
 import type { EngineLogger } from '../engine/loop.ts';
 import type { OthersToken } from '../engine/position-audit.ts';
-import type { ExternalFillClaims } from '../execution/foreign-orders.ts';
+import type { VenueFill } from '../core/venue.ts';
+import type { ExternalFillClaims, FillSource } from '../execution/foreign-orders.ts';
 import type { Approved, GateResult } from '../risk/gate.ts';
 import type { FillChange, FillRecord } from '../store/store.ts';
 
@@ -49,6 +50,12 @@ export interface TraderHooks {
    * store recorded it with source 'external': from the user stream and from backfills.
    */
   onExternalFill?(fill: FillRecord, change: FillChange): void;
+  /**
+   * Each fill the position audit booked from the venue's trade history (one the user stream had not
+   * delivered), after the store has it, with whose it is: the daemon counts the bot's own in its
+   * session's fills, metrics and fill ratio as the user stream's (it is logged by the kernel).
+   */
+  onAuditFill?(fill: VenueFill, source: FillSource): void;
   /** Each approved quote set, before it reaches the executor (coalesced ones included). */
   onQuoteSet?(desired: Approved<DesiredQuotes>): void;
   /** Each gate decision on quotes: what was asked and the gate's answer (turns the gate memo off). */

@@ -19,6 +19,7 @@
 import type { Clock } from '../core/clock.ts';
 import type { FillEvent, MmkitEvent, StreamName } from '../core/events.ts';
 import type { DesiredQuotes, LiveOrderView } from '../core/intents.ts';
+import type { VenueFill } from '../core/venue.ts';
 import { formatAmount, formatPrice } from '../core/units.ts';
 import {
   assessHealth,
@@ -256,6 +257,16 @@ export class DaemonMonitor {
     this.#trade.filledOrder(orderId);
   }
 
+  /**
+   * An own fill booked from the venue's trade history while the daemon runs (the position audit's:
+   * the user stream had not delivered it): counted in the fills (metrics, recent fills, the store's
+   * totals) and the fill ratio as a fill of the stream is, not in the markouts (its time is past).
+   */
+  onAuditFill(f: VenueFill): void {
+    this.#counted(f, f.matchTime, 'reconcile');
+    this.#trade.filledOrder(f.orderId);
+  }
+
   /** The session's markouts, fill ratio (of `placed` orders: default, the store's totals last read) and max drawdown. */
   tradeStats(placed = this.#totals?.value.ordersPlaced ?? 0): SessionTradeStatus {
     return this.#trade.status(placed);
@@ -397,11 +408,17 @@ export class DaemonMonitor {
 
   /** A NEW own fill (after the store recorded it). */
   onFill(f: FillEvent): void {
+    this.#counted(f, f.venueTime || f.recvTime, f.source);
+    this.#trade.fill(f);
+  }
+
+  /** A fill counted in the fills: metrics, recent fills, the store's totals read afresh. */
+  #counted(f: Omit<VenueFill, 'tradeId' | 'orderId' | 'fee' | 'matchTime'>, time: number, source: string): void {
     this.#totals = undefined; // the next sample reads the store's counts afresh
-    this.metrics.fill({ market: f.market, side: f.side, role: f.role, size: f.size, price: f.price, source: f.source });
+    this.metrics.fill({ market: f.market, side: f.side, role: f.role, size: f.size, price: f.price, source });
     const info = this.#tokenInfo.get(f.tokenId);
     this.#recent.unshift({
-      time: new Date(f.venueTime || f.recvTime).toISOString(),
+      time: new Date(time).toISOString(),
       market: f.market,
       question: info?.market.question ?? '',
       outcome: info?.outcome ?? '',
@@ -412,7 +429,6 @@ export class DaemonMonitor {
       status: f.status,
     });
     if (this.#recent.length > this.#recentCap) this.#recent.length = this.#recentCap;
-    this.#trade.fill(f);
   }
 
   /** A heartbeat attempt finished. */

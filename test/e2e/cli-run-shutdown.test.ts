@@ -46,12 +46,12 @@ afterAll(() => h.close());
  * A daemon (user-channel audit every `auditMs`) quoting on a fresh exchange, whose user channel is
  * then frozen while a counterparty fills its bids: returns the fills the channel never delivered.
  */
-async function frozenFill(seed: number, auditMs: string) {
+async function frozenFill(seed: number, auditMs: string, env: Record<string, string> = {}) {
   const { ex, base } = await h.exchange(seed, { adminToken: TOKEN });
   const admin = new Admin(base, TOKEN);
   const { dir, address } = h.dataDir();
   // (a long --duration: the test stops it; on a loaded machine its steps take minutes, not seconds)
-  const bot = h.startBot(base, dir, ['--duration', '600s'], { MMKIT_USER_AUDIT_MS: auditMs });
+  const bot = h.startBot(base, dir, ['--duration', '600s'], { MMKIT_USER_AUDIT_MS: auditMs, ...env });
   expect(await waitForQuotes(ex, address), bot.err().slice(-2000)).toBeGreaterThan(0);
   const t = new Trader(ex.urls.clob_url);
   await t.createKey();
@@ -146,6 +146,33 @@ describe('mmkit run: shutdown', () => {
     ).map((r) => `${r.trade_id}|${r.order_id}`);
     db.close();
     expect(rows.sort()).toEqual([...new Set(botFills(ex, address))].sort());
+  }, 240_000);
+
+  it("the position audit books a fill the frozen user channel never delivered, and the session's live fill count has it", async () => {
+    // the user channel's audit off: the position audit (every second) finds the holdings moved and books the trades
+    const { dir, bot, unseen } = await frozenFill(7, '0', {
+      MMKIT_POSITION_AUDIT_MS: '1000',
+      MMKIT_STATUS_INTERVAL_MS: '500',
+    });
+    const booked = () =>
+      logLines(bot.err())
+        .filter((l) => l.msg === 'fill (booked by the position audit)')
+        .map((l) => `${String(l['trade'])}|${String(l['order'])}`);
+    expect(await waitUntil(() => unseen.every((f) => booked().includes(f)), 60_000), bot.err().slice(-3000)).toBe(true);
+    // the status line's `fills` (as /api/status and the metrics count them) is the store's own fills
+    const db = new Database(join(dir, 'mmkit.db'), { readonly: true });
+    const own = () => Number(db.prepare("SELECT COUNT(*) FROM fills WHERE source = 'bot'").pluck().get());
+    const lastStatus = () =>
+      logLines(bot.err())
+        .filter((l) => l.msg === 'status')
+        .at(-1);
+    const counted = await waitUntil(() => lastStatus()?.['fills'] === own(), 20_000);
+    expect(counted, `status fills ${String(lastStatus()?.['fills'])}, store ${own()}\n${bot.err().slice(-2000)}`).toBe(
+      true,
+    );
+    db.close();
+    bot.p.kill('SIGTERM');
+    expect(await exited(bot.p), bot.err().slice(-3000)).toBe(0);
   }, 240_000);
 
   it('with the audit on, orders cancelled behind its back while the user channel is frozen are seen and quoted again', async () => {
