@@ -404,25 +404,18 @@ describe('fleet loss limit', () => {
     // a daemon with the default name (<host>-<pid>) lost 60, then ran again as another pid: its store's
     // PnL is the same figure, under its data directory's ledger id (it was counted twice under two names)
     await ledger('L1', 'box-100');
-    const first = new FleetLossWatch({
-      redis: conns[0]!,
-      keys,
-      member: 'box-100',
-      ledger: 'L1',
-      clock,
-      maxLoss: 100_000_000,
-      pnl: () => -60_000_000,
-    });
-    await first.round();
-    const again = new FleetLossWatch({
-      redis: conns[1]!,
-      keys,
-      member: 'box-200',
-      ledger: 'L1',
-      clock,
-      maxLoss: 100_000_000,
-      pnl: () => -60_000_000,
-    });
+    const run = (conn: number, member: string) =>
+      new FleetLossWatch({
+        redis: conns[conn]!,
+        keys,
+        member,
+        ledger: 'L1',
+        clock,
+        maxLoss: 100_000_000,
+        pnl: () => -60_000_000,
+      });
+    await run(0, 'box-100').round();
+    const again = run(1, 'box-200');
     await again.round();
     expect(again.lastSum).toBe(-60_000_000);
     expect(await readFleetKill(admin, keys)).toBeNull();
