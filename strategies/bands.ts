@@ -738,6 +738,10 @@ export function quoteAt(
       }
       const size = lotDown(Math.min(need, capLeft));
       if (size < minSize) continue;
+      // the rewarded band without a scoring order yet: one order of at least the reward size (the venue
+      // scores orders alone), or none (cut below it by the position cap, it would score nothing)
+      const whole = i === 0 && have === 0 ? rewardSize : 0;
+      if (size < whole) continue;
       const price = target[slot]!;
       if (Number.isNaN(price)) continue;
       if (!both) {
@@ -751,6 +755,8 @@ export function quoteAt(
       const free = bid ? noFree : yesFree;
       let sell = lotDown(Math.min(size, Math.max(0, free)));
       if (sell < minSize) sell = 0;
+      // (split below the reward size, neither part would score: whole to the complement buy, the same exposure)
+      if (sell > 0 && sell < size && (sell < whole || size - sell < whole)) sell = 0;
       const buy = size - sell;
       if (sell > 0) {
         fresh[nf++] = bid

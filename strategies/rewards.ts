@@ -135,7 +135,9 @@ export const REWARDS_PARAMS = {
     max: 1,
     doc: "Hysteresis: our live bid and ask are kept while their expected value is within this fraction of the best pair's (0: always move to the best), so small book moves cost no queue place and no scoring time.",
   },
-  maxPosition: commonParam.maxPosition(500),
+  // (at most bot.risk.maxPositionShares, 250 by default: the gate would cut a quote above it below the
+  // reward size, where it scores nothing and only adds inventory: trial 16 F6)
+  maxPosition: commonParam.maxPosition(250),
   minSpread: commonParam.minSpread(0),
   postOnly: commonParam.postOnly('move'),
   priceTolerance: commonParam.priceTolerance(0),
@@ -336,33 +338,32 @@ export function quoteRewards(ref: MarketRef, cfg: RewardsConfig, state: Strategy
     { bid: true, price: c.bid, size: c.size },
     { bid: false, price: c.ask, size: c.size },
   ];
-  return finishQuotes(levels, t.mid2 / 2, top, ref, cfg.rules, state);
+  // each side one order of at least the reward size (the venue scores orders alone)
+  return finishQuotes(levels, t.mid2 / 2, top, ref, { ...cfg.rules, rewardSize: t.size }, state);
 }
 
 /**
- * Our resting pair: the best YES bid and the lowest YES ask (YES pips) at which our orders together
- * still have at least `size` to match (a side may be split over both tokens, e.g. a YES sell of
- * what we hold and a NO buy for the rest), or null without both.
+ * Our resting pair: the best YES bid and the lowest YES ask (YES pips) of our orders that still have
+ * at least `size` to match each (a YES bid or a NO ask; a YES ask or a NO bid), or null without
+ * both. Orders count alone, as the venue scores them: a side split over both tokens below the size
+ * in each part does not score (trial 16 F1).
  */
 export function livePair(
   ref: Pick<MarketRef, 'market' | 'yes' | 'no'>,
   state: StrategyState,
   size: number,
 ): { bid: number; ask: number } | null {
-  const bids = new Map<number, number>();
-  const asks = new Map<number, number>();
+  let bid = -1;
+  let ask = Number.POSITIVE_INFINITY;
   for (const o of state.openOrders(ref.market)) {
     const rest = o.originalSize - o.sizeMatched;
     const isYes = o.tokenId === ref.yes;
     if (rest <= 0 || (!isYes && o.tokenId !== ref.no)) continue;
+    if (rest < size) continue;
     const p = isYes ? o.price : PRICE_SCALE - o.price;
-    const side = isYes === (o.side === 'BUY') ? bids : asks;
-    side.set(p, (side.get(p) ?? 0) + rest);
+    if (isYes === (o.side === 'BUY')) bid = Math.max(bid, p);
+    else ask = Math.min(ask, p);
   }
-  let bid = -1;
-  let ask = Number.POSITIVE_INFINITY;
-  for (const [p, s] of bids) if (s >= size && p > bid) bid = p;
-  for (const [p, s] of asks) if (s >= size && p < ask) ask = p;
   return bid < 0 || ask === Number.POSITIVE_INFINITY ? null : { bid, ask };
 }
 

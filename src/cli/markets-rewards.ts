@@ -34,6 +34,24 @@ export function gammaRewardConfig(
   return { maxSpread: m.rewardsMaxSpread as Pips, minSize: (m.rewardsMinSize ?? 0) as Micro, dailyRate: rate as Micro };
 }
 
+/**
+ * The ENDS column: a bare date as it is; a timestamp to the minute (UTC), with the time left when
+ * under two days (a market ending in minutes pays minutes of its daily pool: trial 16 F10), or
+ * `ended`. Undefined without an end.
+ */
+export function endsLabel(endDate: string | null | undefined, nowMs: number): string | undefined {
+  if (endDate === null || endDate === undefined) return undefined;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(endDate)) return endDate;
+  const end = Date.parse(endDate);
+  if (!Number.isFinite(end)) return endDate;
+  const at = `${new Date(end).toISOString().slice(0, 16).replace('T', ' ')}Z`;
+  const left = end - nowMs;
+  if (left <= 0) return `${at} (ended)`;
+  if (left >= 2 * DAY_MS) return at;
+  const m = Math.floor(left / 60_000);
+  return `${at} (in ${m >= 60 ? `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}` : `${m}m`})`;
+}
+
 /** The reward columns of `mmkit markets --rewards` (decimal strings; `--json` keys). */
 export interface RewardFigures {
   /** USDC per day (the allocations running now). */

@@ -19,7 +19,7 @@ import {
   type CommonOptions,
 } from './common.ts';
 import { EXIT_CODES_HELP, usageError } from './exit-codes.ts';
-import { gammaRewardConfig, rewardFigures } from './markets-rewards.ts';
+import { endsLabel, gammaRewardConfig, rewardFigures } from './markets-rewards.ts';
 
 /** A book summary; prices and sizes as decimal strings, null when that side is empty. */
 export interface BookSummary {
@@ -272,7 +272,7 @@ async function listRewards(s: Session, o: MarketsOptions): Promise<void> {
       maxSpread: r.rewardsMaxSpread,
       competition: r.competitionScore,
       est: r.estDailyReward,
-      ends: r.endDate?.slice(0, 10),
+      ends: endsLabel(r.endDate, now),
     })),
     [
       'market',

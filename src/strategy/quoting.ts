@@ -451,6 +451,14 @@ export interface QuotingRules {
   readonly sizeTolerance: number;
   /** Live orders at least this old (ms) are replaced; 0: never. */
   readonly maxOrderAgeMs: number;
+  /**
+   * The market's reward size (micro-shares; `rewardTarget(...).size`), when quoting for liquidity
+   * rewards: the venue scores each order alone, only at this size or more. A level of at least this
+   * size then becomes one order that keeps it: never split into parts below it (a side the held token
+   * does not cover goes whole to the complement buy, the same exposure), and not quoted when the
+   * position limit cuts it below it (it would add inventory and score nothing). Absent or 0: none.
+   */
+  readonly rewardSize?: number;
 }
 
 /** One level of a YES ladder: a bid (buy YES / sell NO) or an ask (sell YES / buy NO). */
@@ -542,6 +550,7 @@ export function routeLadder(
 ): QuoteIntent[] {
   const both = rules.tokens === 'both';
   const minSize = Math.max(ref.minSize, LOT_MICRO);
+  const rewardSize = rules.rewardSize ?? 0;
   let yesFree = inv.yes;
   let noFree = inv.no;
   const capLeft = {
@@ -561,11 +570,14 @@ export function routeLadder(
     perLevel[key].push(here);
     const size = lotsDown(Math.min(lv.size, capLeft[key]));
     if (size < minSize) continue;
+    // a reward level (rules.rewardSize): one order of at least the reward size, or none
+    const whole = rewardSize > 0 && lv.size >= rewardSize ? rewardSize : 0;
+    if (size < whole) continue;
     if (!both) {
       if (lv.bid) here.push(q(ref.yes, 'BUY', lv.price, size));
       else {
         const s = Math.min(size, lotsDown(yesFree));
-        if (s < minSize) continue;
+        if (s < minSize || s < whole) continue;
         here.push(q(ref.yes, 'SELL', lv.price, s));
         yesFree -= s;
         capLeft.ask -= s;
@@ -578,6 +590,8 @@ export function routeLadder(
     const free = lv.bid ? noFree : yesFree;
     let sell = lotsDown(Math.min(size, free));
     if (sell < minSize) sell = 0;
+    // (a reward level split below the reward size would not score: whole to the complement buy)
+    if (sell > 0 && sell < size && (sell < whole || size - sell < whole)) sell = 0;
     const buy = size - sell;
     if (sell > 0) {
       if (lv.bid) {

@@ -141,13 +141,25 @@ export const exchangeSchema = {
   rewards: {
     epochMs: {
       doc: "Liquidity reward epoch of the paper exchange, ms: at each end (epochs aligned to multiples of it since the unix epoch; a day ends at midnight UTC) the pool of every rewarded market is paid by the makers' scores. 1000 to 31622400000 (366 days). Flag --rewards-epoch (2m, 1h, 1d).",
-      format: 'nat',
+      format: boundedFormat('rewards-epoch-ms', {
+        type: 'integer',
+        default: 0,
+        min: 1000,
+        max: 31_622_400_000,
+        doc: '',
+      }),
       default: 86_400_000,
       env: 'MMKIT_EXCHANGE_REWARDS_EPOCH_MS',
     },
     sampleMs: {
       doc: 'How often the paper exchange samples the resting orders of its rewarded markets, ms of its clock (100 to epochMs). Flag --rewards-sample.',
-      format: 'nat',
+      format: boundedFormat('rewards-sample-ms', {
+        type: 'integer',
+        default: 0,
+        min: 100,
+        max: 31_622_400_000,
+        doc: '',
+      }),
       default: 60_000,
       env: 'MMKIT_EXCHANGE_REWARDS_SAMPLE_MS',
     },

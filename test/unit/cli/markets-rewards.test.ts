@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { OrderBook } from '../../../src/api/clob.ts';
 import { gammaMarketSchema } from '../../../src/api/schemas/gamma.ts';
 import type { Micro, Pips } from '../../../src/core/units.ts';
-import { gammaRewardConfig, rewardFigures } from '../../../src/cli/markets-rewards.ts';
+import { endsLabel, gammaRewardConfig, rewardFigures } from '../../../src/cli/markets-rewards.ts';
 
 const SH = 1_000_000;
 const wire = (over: Record<string, unknown> = {}) => ({
@@ -106,5 +106,17 @@ describe('rewardFigures', () => {
       estBid: null,
       competitionScore: '0.00',
     });
+  });
+});
+
+describe('endsLabel (the ENDS column)', () => {
+  const now = Date.parse('2026-11-29T10:38:00Z');
+  it('says when a market ends to the minute, and how soon when within two days (trial 16 F10)', () => {
+    expect(endsLabel('2026-11-29T10:45:00.000Z', now)).toBe('2026-11-29 10:45Z (in 7m)');
+    expect(endsLabel('2026-11-30T12:08:00Z', now)).toBe('2026-11-30 12:08Z (in 25h30)');
+    expect(endsLabel('2026-12-31T00:00:00Z', now)).toBe('2026-12-31 00:00Z');
+    expect(endsLabel('2026-11-29T10:00:00Z', now)).toBe('2026-11-29 10:00Z (ended)');
+    expect(endsLabel('2026-12-31', now)).toBe('2026-12-31');
+    expect(endsLabel(null, now)).toBeUndefined();
   });
 });

@@ -104,6 +104,21 @@ describe('bands: rewards', () => {
     expect(simple(quoteAt(ref, cfg, state, top))).toEqual(['Y BUY 4900 40', 'N BUY 4900 50']);
   });
 
+  it('on: holding less than the reward size, band 0 is one order of it, never split below it (trial 16 F1)', () => {
+    // (prices left out: the inventory skew moves them; this is about the orders' tokens and sizes)
+    const held = (yes: number, params: Record<string, unknown> = {}) =>
+      quotesOf(
+        { rewards: true, bands: 1, ...params },
+        fakeState({ books: [book(), book(YES2)], positions: { [YES1]: yes * SH } }),
+      )[M1]!.map((q) => q.replace(/ \d+ /, ' p '));
+    // 30 YES held: the ask is one NO buy of 50 (not a YES sell of 30 and a NO buy of 20, which score nothing)
+    expect(held(30)).toEqual(['Y BUY p 50', 'N BUY p 50']);
+    // 60 held: the ask sells 50 of them
+    expect(held(60, { maxPosition: 500 })).toEqual(['Y BUY p 50', 'Y SELL p 50']);
+    // near the position cap (bands' default maxPosition 100 less 60 held: 40 left), the bid would be 40: not quoted
+    expect(held(60)).toEqual(['Y SELL p 50']);
+  });
+
   it('rewardBands: the innermost band capped to the band, amounts raised; outer bands untouched', () => {
     const cfg = bandsConfig(resolveParams(BANDS_PARAMS, { margin: 0.04 }));
     const t = { config: rc, mid2: 10_000, bidFloor: 4800, askCeiling: 5300, size: 50 * SH, tick: 100 };

@@ -219,6 +219,35 @@ describe('quoteRewards', () => {
     expect(quoteRewards(ref, cfgOf(), inputs([[0.49, 200]], [[0.51, 200]]).state)).toEqual([]);
   });
 
+  it('holding less than the size: each side is still one order of the min size (never split below it: trial 16 F1)', () => {
+    const { ref } = inputs([[0.49, 200]], [[0.51, 200]]);
+    const state = fakeState({
+      books: [bookView(YES1, [[px(0.49), 200 * SH]], [[px(0.51), 200 * SH]])],
+      positions: { [YES1]: 30 * SH },
+    });
+    const qs = quoteRewards(ref, cfgOf(), state);
+    // the ask is one NO buy of 50 (same exposure as selling the 30 held and buying 20 NO), the bid a YES buy of 50
+    expect(simple(qs).map((x) => x.replace(/ \d+ /, ' p '))).toEqual(['Y BUY p 50', 'N BUY p 50']);
+    // holding the size or more: the ask sells what is held
+    const rich = fakeState({
+      books: [bookView(YES1, [[px(0.49), 200 * SH]], [[px(0.51), 200 * SH]])],
+      positions: { [YES1]: 80 * SH },
+    });
+    expect(simple(quoteRewards(ref, cfgOf(), rich)).map((x) => x.replace(/ \d+ /, ' p '))).toEqual([
+      'Y BUY p 50',
+      'Y SELL p 50',
+    ]);
+  });
+
+  it('a side the position limit cuts below the min size is not quoted (it would score nothing: trial 16 F6)', () => {
+    const { ref } = inputs([[0.49, 200]], [[0.51, 200]]);
+    const state = fakeState({
+      books: [bookView(YES1, [[px(0.49), 200 * SH]], [[px(0.51), 200 * SH]])],
+      positions: { [YES1]: 210 * SH }, // 40 left under maxPosition 250: the bid would be 40 < 50
+    });
+    expect(simple(quoteRewards(ref, cfgOf(), state)).map((x) => x.replace(/ \d+ /, ' p '))).toEqual(['Y SELL p 50']);
+  });
+
   it('at maxPosition the side adding to it is not quoted', () => {
     const { ref } = inputs([[0.49, 200]], [[0.51, 200]]);
     const state = fakeState({
@@ -244,16 +273,16 @@ describe('livePair', () => {
     expect(livePair(refOf(), fakeState({ orders: [order(M1, YES1, 'BUY', px(0.48), 50 * SH)] }), 50 * SH)).toBeNull();
   });
 
-  it('a side split over both tokens at one price counts whole (a YES sell of what we hold and a NO buy for the rest)', () => {
-    const state = fakeState({
+  it('orders count alone, as the venue scores them: a side split over both tokens below the size does not (trial 16 F1)', () => {
+    const split = fakeState({
       orders: [
         order(M1, YES1, 'BUY', px(0.05), 20 * SH),
         order(M1, YES1, 'SELL', px(0.06), 7 * SH),
-        order(M1, NO1, 'BUY', px(0.94), 13 * SH), // YES ask 0.06
+        order(M1, NO1, 'BUY', px(0.94), 13 * SH), // YES ask 0.06: 7 + 13, neither part scores at 20
       ],
     });
-    expect(livePair(refOf(), state, 20 * SH)).toEqual({ bid: px(0.05), ask: px(0.06) });
-    expect(livePair(refOf(), state, 21 * SH)).toBeNull();
+    expect(livePair(refOf(), split, 20 * SH)).toBeNull();
+    expect(livePair(refOf(), split, 13 * SH)).toEqual({ bid: px(0.05), ask: px(0.06) });
   });
 });
 
