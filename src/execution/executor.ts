@@ -24,16 +24,10 @@
  * shutdown): no place is sent after it starts, and `verifyFlat()` confirms zero open orders of
  * ours at the venue (src/execution/flatten.ts).
  *
- * Immediate orders (FOK/FAK) are sent in their market's turn, between its cycles, after a quote
- * change of that market handed before them (the same output's: its cancels free the shares and
- * collateral the gate let the orders use) and before any later one (src/execution/immediate-orders.ts).
- *
- * The venue's answers to places, and which refusals are not errors (post-only crossings, SELL
- * balance races: counted apart, not handed to the kill switch): src/execution/place-outcomes.ts.
- *
- * Orders and fills the bot did not make (another client on the same wallet, another member of a
- * fleet) follow `foreignOrders` (leave, cancel or adopt) and are recorded apart: see
- * src/execution/foreign-orders.ts.
+ * Immediate orders (FOK/FAK) go in their market's turn, after a quote change handed before them (its
+ * cancels free what the gate let them use), before any later one (src/execution/immediate-orders.ts).
+ * The venue's answers, and the refusals that are no errors: src/execution/place-outcomes.ts. Orders
+ * and fills the bot did not make follow `foreignOrders`: src/execution/foreign-orders.ts.
  */
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { ConfigError, RateLimitError, isRetryable } from '../core/errors.ts';
@@ -321,6 +315,14 @@ export class Executor {
    */
   execute(orders: readonly Approved<ImmediateIntent>[]): void {
     this.#immediates.execute(orders);
+  }
+
+  /**
+   * Cancel these orders of ours now, by the executor's cancel path (marked as the bot's own cancels,
+   * outcomes applied), e.g. the asks a merge takes down. @throws the venue's error.
+   */
+  cancel(ids: readonly OrderId[]): Promise<CancelOutcome> {
+    return this.#sender.cancelIds(ids);
   }
 
   /** Stop new places for `reason` (cancels still go out). Several reasons may hold at once. */

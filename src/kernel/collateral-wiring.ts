@@ -105,7 +105,8 @@ export function createCollateralWiring(p: CollateralParts): CollateralWiring {
                     .filter((x) => x.side === 'SELL')
                     .map((x) => x.id);
               if (sells.length > 0) {
-                const r = await venue.cancel(sells);
+                // (the executor's cancels: known as the bot's own, never "cancelled outside the daemon": trial 17 F3)
+                const r = await executor.cancel(sells);
                 log.info({ market, canceled: r.canceled.length }, 'asks taken down for a merge');
               }
             } catch (err) {

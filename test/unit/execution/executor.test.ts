@@ -191,6 +191,25 @@ describe('Executor: cancels first', () => {
     expect(store.summary()).toMatchObject({ ordersCancelled: 2, ordersOpen: 2 });
   });
 
+  it("cancel(ids): the bot's own cancel (cancel requested in the tracker, then cancelled, stored, counted: trial 17 F3)", async () => {
+    ex.submit(want([q('BUY', 4900), q('SELL', 5100)]));
+    await ex.idle();
+    const ask = ex.tracker.liveOrders(M).find((o) => o.side === 'SELL')!;
+    const sent = ex.stats().cancelsSent;
+    const requested: string[] = [];
+    venue.cancelHook = async (ids, cancel) => {
+      for (const id of ids) if (ex.tracker.get(id)?.cancelRequested === true) requested.push(id);
+      return cancel(ids);
+    };
+    const out = await ex.cancel([ask.id]);
+    expect(out.canceled).toEqual([ask.id]);
+    // marked as ours before the venue was asked: its CANCELLATION is never taken for one made outside the daemon
+    expect(requested).toEqual([ask.id]);
+    expect(ex.tracker.get(ask.id)?.status).toBe('cancelled');
+    expect(ex.stats().cancelsSent).toBe(sent + 1);
+    expect(store.summary()).toMatchObject({ ordersCancelled: 1, ordersOpen: 1 });
+  });
+
   it('a failed cancel sends no place (fail closed) and retries the intent after a backoff', async () => {
     ex.submit(want([q('BUY', 4900)]));
     await ex.idle();
