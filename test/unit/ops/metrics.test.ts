@@ -49,6 +49,11 @@ describe('Metrics', () => {
     ])
       expect(names, n).toContain(n);
     expect(text).toContain('mmkit_info{version="1.2.3",strategy="bands"} 1');
+    // as promtool checks them: only a counter's name ends in _total (prom-client's active_*_total gauges
+    // are left out; their per-type gauges stay: trial 17 F7)
+    const types = [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((x) => [x[1]!, x[2]!] as const);
+    for (const [n, t] of types) if (n.endsWith('_total')) expect(t, n).toBe('counter');
+    expect(names).toContain('mmkit_nodejs_active_handles');
     // every outcome is exported from the start (a rate of zero is a value, not a missing series)
     for (const o of ORDER_OUTCOMES) expect(text).toContain(`mmkit_orders_total{outcome="${o}"} 0`);
   });
