@@ -79,6 +79,10 @@ describe('HTTP fault injection', () => {
     expect((await admin('POST', '/faults', { route: '/clob/time', status: 404 })).status).toBe(400);
     expect((await admin('POST', '/faults', { freeze: true, route: '/clob' })).status).toBe(400);
     expect((await admin('POST', '/faults', { route: '/clob/time' })).status).toBe(400);
+    // a list POSTed: the answer says which verb takes it
+    const listed = await admin('POST', '/faults', [{ route: '/clob/time', status: 503 }]);
+    expect(listed.status).toBe(400);
+    expect(JSON.stringify(listed.body)).toContain('PUT /admin/faults replaces the list (an array)');
     const r = await fetch(`${base}/admin/faults`, { method: 'DELETE', headers: { 'x-admin-token': 'nope' } });
     expect(r.status).toBe(403);
   });

@@ -242,6 +242,11 @@ export function adminRoutes(ex: PaperExchange, opts: AdminRouteOptions) {
     });
     app.post('/faults', async (req) => {
       const f = needFaults();
+      // (trial 17 F6: an array here read "expected object, received array")
+      if (Array.isArray(req.body))
+        throw badRequest(
+          'POST /admin/faults adds one rule (an object); PUT /admin/faults replaces the list (an array)',
+        );
       const rule = asRule(req.body);
       return { rule: guarded(() => f.add(rule)) };
     });
