@@ -426,6 +426,14 @@ async function runLocked(
     },
     'starting',
   );
+  // positions of markets this run does not follow (a restart whose pick changed: trial 17 F2)
+  const followed = new Set<string>(markets.map((m) => m.market));
+  const strayed = store.positions().filter((p) => p.size !== 0 && !followed.has(p.market));
+  if (strayed.length > 0)
+    dlog.warn(
+      { positions: strayed.map((p) => ({ market: p.market, token: p.tokenId, size: formatAmount(p.size) })) },
+      `positions held in ${new Set(strayed.map((p) => p.market)).size} market(s) this run does not follow: nothing quotes them down and, without their books, they have no mark (list them in bot.markets to trade them)`,
+    );
 
   // child loggers per component and market ({component, market} on every line), made once each
   const marketLog = componentLoggers(log);

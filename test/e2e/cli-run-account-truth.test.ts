@@ -130,6 +130,40 @@ describe('mmkit run: the store follows the venue', () => {
 });
 
 describe('mmkit run: collateral housekeeping', () => {
+  it('a start that does not follow a market where the store holds a position says so (trial 17 F2)', async () => {
+    const { ex, base } = await h.exchange(13);
+    const { dir } = h.dataDir();
+    const [m1, m2] = ex.exchange
+      .listMarkets()
+      .filter((x) => !x.meta.negRisk)
+      .map((x) => x.meta);
+    expect(
+      (await runMmkit(['split', m1!.conditionId, '20', '--json', '--data-dir', dir, '--exchange-url', base])).code,
+    ).toBe(0);
+    // a first run on m1: its start books the 20 + 20 held there
+    const first = h.startBot(base, dir, ['--markets', m1!.conditionId, '--duration', '600s'], {
+      MMKIT_AUTO_MERGE: 'off',
+    });
+    const reconciled = () => logLines(first.err()).some((l) => l.msg === 'reconciled with the venue');
+    expect(await waitUntil(reconciled, 60_000), first.err().slice(-3000)).toBe(true);
+    first.p.kill('SIGTERM');
+    expect(await exited(first.p), first.err().slice(-3000)).toBe(0);
+    // the next run picks m2 only: it says what it leaves
+    const bot = h.startBot(base, dir, ['--markets', m2!.conditionId, '--duration', '600s'], {
+      MMKIT_AUTO_MERGE: 'off',
+    });
+    const said = () =>
+      logLines(bot.err()).find((l) => l.msg.startsWith('positions held in 1 market(s) this run does not follow'));
+    expect(await waitUntil(() => said() !== undefined, 60_000), bot.err().slice(-3000)).toBe(true);
+    const held = said()!['positions'] as Array<{ market: string; size: string }>;
+    expect(held.map((p) => [p.market, p.size])).toEqual([
+      [m1!.conditionId, '20'],
+      [m1!.conditionId, '20'],
+    ]);
+    bot.p.kill('SIGTERM');
+    expect(await exited(bot.p), bot.err().slice(-3000)).toBe(0);
+  }, 180_000);
+
   it('merges complementary holdings and redeems a resolved market on its own, exactly, positions reconciled', async () => {
     const { ex, base } = await h.exchange(12, { adminToken: 'tok' });
     const { dir, address } = h.dataDir();
