@@ -3,6 +3,8 @@
  *
  *   0  stopped on request (a signal, `mmkit kill`, the end of --duration) with zero open orders seen at the venue
  *   1  orders left open, or the venue could not be checked at exit
+ *   3  the kill switch tripped on heartbeats the venue never answered (hung, down: no refusal), flat
+ *      at exit: an availability fault, restartable (trial 17 F1)
  *   4  the kill switch tripped on a risk event (loss limit, rejections, heartbeat failures, a fill
  *      that could not be stored, an invariant): the bot stopped itself; also when orders were left open (the summary says how
  *      many): a supervisor must not simply restart it
@@ -18,7 +20,13 @@ export type RunStop =
   | { readonly kind: 'duration' }
   /** The caller's AbortSignal (runBot's third argument). */
   | { readonly kind: 'abort' }
-  | { readonly kind: 'killSwitch'; readonly trigger: KillTrigger; readonly message: string };
+  | {
+      readonly kind: 'killSwitch';
+      readonly trigger: KillTrigger;
+      readonly message: string;
+      /** Heartbeats the venue never answered (TripReason.venueUnavailable). */
+      readonly venueUnavailable?: boolean;
+    };
 
 /**
  * Resolves with the first of: a stop signal (`stops.first`; one received while starting resolves
@@ -35,7 +43,14 @@ export function whenStopped(
     stops.first.then((s) => res({ kind: 'signal', signal: s }));
     if (signal?.aborted) res({ kind: 'abort' });
     signal?.addEventListener('abort', () => res({ kind: 'abort' }));
-    kill.onTrip((t) => res({ kind: 'killSwitch', trigger: t.trigger, message: t.message }));
+    kill.onTrip((t) =>
+      res({
+        kind: 'killSwitch',
+        trigger: t.trigger,
+        message: t.message,
+        ...(t.venueUnavailable ? { venueUnavailable: true } : {}),
+      }),
+    );
     if (durationMs > 0) setTimeout(() => res({ kind: 'duration' }), durationMs).unref();
   });
 }
@@ -67,6 +82,8 @@ export function isRiskStop(s: RunStop): boolean {
  * @param verifiedFlat the venue was seen with zero open orders of the bot at exit
  */
 export function runExitCode(stop: RunStop, verifiedFlat: boolean): ExitCode {
+  // a venue that stopped answering (hung, down): an availability fault, restartable once flat (trial 17 F1)
+  if (stop.kind === 'killSwitch' && stop.venueUnavailable === true && verifiedFlat) return ExitCode.UNREACHABLE;
   if (isRiskStop(stop)) return ExitCode.RISK_STOP;
   return verifiedFlat ? ExitCode.OK : ExitCode.FAILURE;
 }

@@ -16,6 +16,7 @@
  * WARN line and the kill switch's reason.
  */
 import type { Clock, TimerHandle } from '../core/clock.ts';
+import { isRetryable } from '../core/errors.ts';
 
 /** What the keeper pauses and resumes (the Executor implements it). */
 export interface PauseTarget {
@@ -39,6 +40,11 @@ export interface HeartbeatStatus {
   readonly failed: number;
   /** The last failure's message, when the last attempt failed. */
   readonly error?: string;
+  /**
+   * True when the last attempt failed for the venue's availability: no answer within the bound, or
+   * an error worth retrying (network, 5xx, 425/503, 429); not a refusal (a 4xx such as a 401).
+   */
+  readonly unavailable?: boolean;
 }
 
 /** Options of the keeper. */
@@ -164,12 +170,14 @@ export class HeartbeatKeeper {
     const t0 = this.#o.clock.now();
     let ok = false;
     let error: string | undefined;
+    let unavailable = false;
     const ac = new AbortController();
     const ms = this.#o.timeoutMs;
     let timer: TimerHandle | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = this.#o.clock.setTimeout(() => {
         const e = new Error(`heartbeat: no answer within ${ms} ms`);
+        unavailable = true;
         ac.abort(e);
         reject(e);
       }, ms);
@@ -180,6 +188,7 @@ export class HeartbeatKeeper {
       if (!ok) error = 'heartbeat refused';
     } catch (e) {
       error = e instanceof Error ? e.message : String(e);
+      unavailable ||= isRetryable(e);
     } finally {
       if (timer !== undefined) this.#o.clock.clearTimeout(timer);
     }
@@ -194,6 +203,7 @@ export class HeartbeatKeeper {
       sent: s.sent + 1,
       failed: s.failed + (ok ? 0 : 1),
       ...(error !== undefined ? { error } : {}),
+      ...(!ok && unavailable ? { unavailable: true } : {}),
     };
     if (!ok && !this.#paused) {
       this.#paused = true;

@@ -269,7 +269,7 @@ export function createTrader(o: TraderOptions): Trader {
   });
   heartbeat.onStatus((s) => {
     // the failure's cause (the venue's error) goes into the trip reason: a clock skew reads as the 401
-    if (s.lastAttemptAt > 0) kill.recordHeartbeat(s.consecutiveFailures === 0, s.error);
+    if (s.lastAttemptAt > 0) kill.recordHeartbeat(s.consecutiveFailures === 0, s.error, s.unavailable === true);
     if (s.consecutiveFailures > 0)
       log.warn({ failures: s.consecutiveFailures, error: s.error }, 'heartbeat failed: new orders paused');
   });

@@ -74,6 +74,11 @@ export interface TripReason {
   readonly message: string;
   /** Clock time of the trip, unix ms. */
   readonly at: number;
+  /**
+   * `heartbeatFailure` only: every failed heartbeat went unanswered or the venue was unavailable (no
+   * refusal): an availability fault, not a risk breach (`mmkit run` exits 3 then when flat: trial 17 F1).
+   */
+  readonly venueUnavailable?: true;
 }
 
 /** What the gate reads of the switch. */
@@ -103,6 +108,8 @@ export class KillSwitch implements KillSwitchState {
   /** Times of recent rejections (unix ms), oldest first. */
   private rejections: number[] = [];
   private heartbeatFailures = 0;
+  /** A failure since the last success was a refusal (not the venue's availability). */
+  private heartbeatRefused = false;
 
   constructor(
     private readonly clock: Pick<Clock, 'now'>,
@@ -133,8 +140,17 @@ export class KillSwitch implements KillSwitchState {
    * @returns true when this call tripped it
    */
   trip(trigger: KillTrigger, message: string = trigger): boolean {
+    return this.tripWith(trigger, message, false);
+  }
+
+  private tripWith(trigger: KillTrigger, message: string, venueUnavailable: boolean): boolean {
     if (this.why !== null) return false;
-    const reason: TripReason = Object.freeze({ trigger, message, at: this.clock.now() });
+    const reason: TripReason = Object.freeze({
+      trigger,
+      message,
+      at: this.clock.now(),
+      ...(venueUnavailable ? { venueUnavailable: true as const } : {}),
+    });
     this.why = reason;
     for (const l of [...this.listeners]) this.call(l, reason);
     this.listeners.clear();
@@ -200,17 +216,25 @@ export class KillSwitch implements KillSwitchState {
    * failures (0 disables); a success resets the count. (Execution separately stops placing after a
    * single failure until a heartbeat succeeds; this is the give-up point.)
    * @param error the last failure's cause (the venue's error), said in the trip reason
+   * @param unavailable this failure was the venue's availability (no answer, 5xx...), not a refusal:
+   *   when every failure of the run that trips was, the trip says so (`venueUnavailable`)
    * @returns whether the switch is tripped afterwards
    */
-  recordHeartbeat(ok: boolean, error?: string): boolean {
+  recordHeartbeat(ok: boolean, error?: string, unavailable = false): boolean {
     if (ok) {
       this.heartbeatFailures = 0;
+      this.heartbeatRefused = false;
       return this.tripped;
     }
     this.heartbeatFailures++;
+    if (!unavailable) this.heartbeatRefused = true;
     if (this.limits.maxHeartbeatFailures > 0 && this.heartbeatFailures >= this.limits.maxHeartbeatFailures) {
       const last = error !== undefined && error !== '' ? ` (last: ${error.slice(0, 300)})` : '';
-      this.trip('heartbeatFailure', `${this.heartbeatFailures} consecutive heartbeat failures${last}`);
+      this.tripWith(
+        'heartbeatFailure',
+        `${this.heartbeatFailures} consecutive heartbeat failures${last}`,
+        !this.heartbeatRefused,
+      );
     }
     return this.tripped;
   }

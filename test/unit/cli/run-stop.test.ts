@@ -15,6 +15,12 @@ describe('run stop and exit code', () => {
     }
   });
 
+  it('heartbeats the venue never answered (hung, down): exit 3 when flat, restartable; 4 when orders were left (trial 17 F1)', () => {
+    const hung: RunStop = { kind: 'killSwitch', trigger: 'heartbeatFailure', message: 'm', venueUnavailable: true };
+    expect(runExitCode(hung, true)).toBe(ExitCode.UNREACHABLE);
+    expect(runExitCode(hung, false)).toBe(ExitCode.RISK_STOP);
+  });
+
   it('an operator stop (mmkit kill, a signal, the duration) exits 0 when flat, 1 when not', () => {
     const asked: RunStop[] = [
       trip('cli'),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../src/core/clock.ts';
+import { NetworkError } from '../../../src/core/errors.ts';
 import { HeartbeatKeeper, type HeartbeatStatus } from '../../../src/execution/heartbeat.ts';
 import { flush } from './fake-venue.ts';
 
@@ -146,6 +147,8 @@ describe('HeartbeatKeeper', () => {
       [11_000, 3],
     ]);
     expect(statuses[0]!.error).toBe('heartbeat: no answer within 3000 ms');
+    // the venue's availability, not a refusal (the kill switch's trip says so: trial 17 F1)
+    expect(statuses.every((x) => x.unavailable === true)).toBe(true);
     expect(pauses).toEqual(['pause:heartbeat']);
     expect(signals.slice(0, 3).every((x) => x.aborted)).toBe(true);
     // stop waits for the beat in flight: bounded too
@@ -166,7 +169,23 @@ describe('HeartbeatKeeper', () => {
     await hb.beatNow();
     expect(hb.status()).toMatchObject({ ok: false, consecutiveFailures: 1 });
     expect(hb.status().error).toMatch(/401 UNAUTHORIZED: POLY_TIMESTAMP/);
+    expect(hb.status().unavailable).toBeUndefined(); // a refusal
     expect(clock.pending()).toBe(0);
+  });
+
+  it('an error worth retrying (a 503, the network) is the venue unavailable; a false answer is a refusal', async () => {
+    const clock = new VirtualClock(0);
+    let answer: () => Promise<boolean> = async () => {
+      throw new NetworkError('503 from the venue', 'SERVICE_UNAVAILABLE');
+    };
+    const hb = new HeartbeatKeeper({ clock, beat: () => answer(), active: () => true });
+    await hb.beatNow();
+    expect(hb.status()).toMatchObject({ ok: false, unavailable: true });
+    answer = async () => false;
+    await hb.beatNow();
+    expect(hb.status().ok).toBe(false);
+    expect(hb.status().unavailable).toBeUndefined();
+    await hb.stop();
   });
 
   it('refuses a non-positive timeoutMs', () => {

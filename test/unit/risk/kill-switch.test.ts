@@ -87,6 +87,25 @@ describe('KillSwitch', () => {
     expect(ks.recordHeartbeat(false)).toBe(true);
     expect(ks.reason?.trigger).toBe('heartbeatFailure');
   });
+  it('says when every failed heartbeat went unanswered (the venue unavailable, no refusal: trial 17 F1)', () => {
+    const hung = new KillSwitch(new VirtualClock(), { limits });
+    hung.recordHeartbeat(false, 'no answer', true);
+    hung.recordHeartbeat(false, 'no answer', true);
+    expect(hung.reason).toMatchObject({ trigger: 'heartbeatFailure', venueUnavailable: true });
+    // one refusal among them (a 401): a heartbeat failure as before
+    const refused = new KillSwitch(new VirtualClock(), { limits });
+    refused.recordHeartbeat(false, '401', false);
+    refused.recordHeartbeat(false, 'no answer', true);
+    expect(refused.reason?.trigger).toBe('heartbeatFailure');
+    expect(refused.reason).not.toHaveProperty('venueUnavailable');
+    // a success in between starts the run afresh
+    const again = new KillSwitch(new VirtualClock(), { limits });
+    again.recordHeartbeat(false, '401', false);
+    again.recordHeartbeat(true);
+    again.recordHeartbeat(false, 'no answer', true);
+    again.recordHeartbeat(false, 'no answer', true);
+    expect(again.reason).toMatchObject({ venueUnavailable: true });
+  });
   it("names the last heartbeat failure's cause in the reason (findings-6 F7: a clock skew reads as the 401)", () => {
     const ks = new KillSwitch(new VirtualClock(), { limits });
     const err = 'POST /v1/heartbeats: 401 UNAUTHORIZED: POLY_TIMESTAMP is 401 s away from server time (max 300 s)';
