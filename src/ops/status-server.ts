@@ -3,7 +3,10 @@
  *
  *   GET  /             the status page (one self-contained HTML document, ./status-page.ts)
  *   GET  /metrics      Prometheus exposition (./metrics.ts)
- *   GET  /healthz      200 {status:'ok',...} or 503 {status:'unhealthy', reasons:[...]} (./health.ts)
+ *   GET  /healthz      200 {status:'ok',...} or 503 {status:'unhealthy', reasons:[...]} (./health.ts): readiness
+ *   GET  /livez        200 {status:'alive'} whenever the process answers (its event loop runs): liveness,
+ *                      which a venue outage does not fail (trial 17 F9: a liveness probe on /healthz
+ *                      restarted a daemon rightly waiting out a venue blip)
  *   GET  /api/status   the status snapshot as JSON (./status.ts)
  *   GET  /api/events   server-sent events: `status` with the snapshot every second (and at once); the
  *                      PnL series, own quotes and recent fills whole in the first frame, then only
@@ -11,7 +14,7 @@
  *   POST /api/kill     trips the kill switch (trigger 'cli'), waits until the daemon has cancelled
  *                      everything and verified zero open orders, answers {flat, openOrders}
  *
- * Built on node:http rather than fastify (which the paper exchange uses): six fixed routes, one of
+ * Built on node:http rather than fastify (which the paper exchange uses): seven fixed routes, one of
  * them a long-lived SSE stream that wants the raw response anyway (fastify would need
  * `reply.hijack()` for it), no bodies to parse but one tiny JSON, and nothing to add to the daemon's
  * start-up time or its dependency surface on the trading process.
@@ -219,6 +222,9 @@ export async function startStatusServer(o: StatusServerOptions): Promise<StatusS
       case '/metrics':
         if (!isRead) return json(res, 405, { error: 'method not allowed' });
         return send(res, 200, await o.metrics(), o.metricsContentType);
+      case '/livez':
+        if (!isRead) return json(res, 405, { error: 'method not allowed' });
+        return json(res, 200, { status: 'alive' });
       case '/healthz': {
         if (!isRead) return json(res, 405, { error: 'method not allowed' });
         const h = o.health();
@@ -300,7 +306,7 @@ export async function startStatusServer(o: StatusServerOptions): Promise<StatusS
       default:
         return json(res, 404, {
           error: 'not found',
-          routes: ['/', '/metrics', '/healthz', '/api/status', '/api/events', 'POST /api/kill'],
+          routes: ['/', '/metrics', '/healthz', '/livez', '/api/status', '/api/events', 'POST /api/kill'],
         });
     }
   };

@@ -90,6 +90,10 @@ describe('status server', () => {
     const h2 = await fetch(`${s.url}/healthz`);
     expect(h2.status).toBe(503);
     expect(await h2.json()).toMatchObject({ status: 'unhealthy', reasons: [{ code: 'feed_stale' }] });
+    // liveness: alive while unhealthy (a venue blip is no reason to restart the process: trial 17 F9)
+    const live = await fetch(`${s.url}/livez`);
+    expect(live.status).toBe(200);
+    expect(await live.json()).toEqual({ status: 'alive' });
     expect(await (await fetch(`${s.url}/api/status`)).json()).toMatchObject({ schema: 1 });
     expect((await fetch(`${s.url}/nope`)).status).toBe(404);
     expect((await fetch(`${s.url}/metrics`, { method: 'POST' })).status).toBe(405);
