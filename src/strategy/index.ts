@@ -24,6 +24,7 @@
  */
 export * from './api.ts';
 export * from './quoting.ts';
+export * from './common-params.ts';
 export * from './models.ts';
 export * from '../core/units.ts';
 export type * from '../core/ids.ts';

@@ -30,12 +30,12 @@
  * Everything here is pure (no clock, no I/O). Prices are pips on the YES scale unless a quote says
  * otherwise; sizes micro-shares.
  */
-import { assertNever, type MmkitEvent } from '../core/events.ts';
+import type { MmkitEvent } from '../core/events.ts';
 import type { ConditionId, TokenId } from '../core/ids.ts';
 import type { LiveOrderView, QuoteIntent } from '../core/intents.ts';
-import { AMOUNT_SCALE, LOT_MICRO, PRICE_SCALE, tickPips, type Micro, type Pips } from '../core/units.ts';
-import type { MarketInfo } from '../core/venue.ts';
+import { AMOUNT_SCALE, LOT_MICRO, PRICE_SCALE, type Micro, type Pips } from '../core/units.ts';
 import type { BookView, StrategyState } from './api.ts';
+import type { MarketRef, MarketRegistry } from './market-registry.ts';
 
 // ---- ticks and lots --------------------------------------------------------------------------------
 
@@ -75,122 +75,9 @@ export function sigmoid(x: number): number {
   return 1 / (1 + Math.exp(-x));
 }
 
-// ---- markets -----------------------------------------------------------------------------------------
+// ---- markets: ./market-registry.ts (re-exported) -------------------------------------------------
 
-/** What quoting needs to know about one market; `tick`, `minSize` and `quotable` follow the events. */
-export interface MarketRef {
-  readonly market: ConditionId;
-  /** The first token ("YES"). */
-  readonly yes: TokenId;
-  /** The second token ("NO"). */
-  readonly no: TokenId;
-  /** Current tick, pips. */
-  tick: number;
-  /** Smallest order, micro-shares. */
-  minSize: number;
-  /** False once resolved or when the venue lists it inactive: quotes stay empty. */
-  quotable: boolean;
-  readonly info: MarketInfo;
-}
-
-/** Which markets an event asks a strategy to re-quote: none, all of them, or one. */
-export type Affected =
-  | { readonly kind: 'none' }
-  | { readonly kind: 'all' }
-  | { readonly kind: 'market'; readonly ref: MarketRef };
-
-const NONE: Affected = { kind: 'none' };
-const ALL: Affected = { kind: 'all' };
-/** The answer "that market", made once per market (`note` runs on every event). */
-type One = Extract<Affected, { kind: 'market' }>;
-
-/**
- * The markets of a strategy instance, kept current from the events (tick changes, minimum sizes of
- * snapshots, resolution), and the standard answer to "which markets does this event move?":
- * a snapshot, the LAST level change of a batch, a tick change, a fill or a resolution: that market;
- * a timer or a market/user stream disconnect or resync: all; anything else: none.
- */
-export class MarketRegistry {
-  readonly #byId = new Map<ConditionId, One>();
-  readonly #byToken = new Map<TokenId, One>();
-
-  constructor(markets: Iterable<MarketInfo>) {
-    for (const m of markets) {
-      const ref: MarketRef = {
-        market: m.market,
-        yes: m.tokens[0].tokenId,
-        no: m.tokens[1].tokenId,
-        tick: tickPips(m.tick),
-        minSize: m.minOrderSize,
-        quotable: m.active,
-        info: m,
-      };
-      const one: One = { kind: 'market', ref };
-      this.#byId.set(m.market, one);
-      this.#byToken.set(ref.yes, one);
-      this.#byToken.set(ref.no, one);
-    }
-  }
-
-  get size(): number {
-    return this.#byId.size;
-  }
-  get(market: ConditionId): MarketRef | undefined {
-    return this.#byId.get(market)?.ref;
-  }
-  byToken(token: TokenId): MarketRef | undefined {
-    return this.#byToken.get(token)?.ref;
-  }
-  all(): MarketRef[] {
-    const out: MarketRef[] = [];
-    for (const one of this.#byId.values()) out.push(one.ref);
-    return out;
-  }
-
-  /** Applies what `e` says about ticks, sizes and resolution, and says which markets to re-quote. */
-  note(e: MmkitEvent): Affected {
-    switch (e.type) {
-      case 'book_snapshot': {
-        const one = this.#byToken.get(e.tokenId);
-        if (one === undefined) return NONE;
-        if (e.tickSize !== null && e.tickSize > 0) one.ref.tick = e.tickSize;
-        if (e.minOrderSize !== null) one.ref.minSize = e.minOrderSize;
-        return one;
-      }
-      case 'level_change':
-        return (e.endOfBatch ? this.#byToken.get(e.tokenId) : undefined) ?? NONE;
-      case 'tick_size_change': {
-        const one = this.#byToken.get(e.tokenId);
-        if (one === undefined) return NONE;
-        one.ref.tick = e.new;
-        return one;
-      }
-      case 'fill':
-        return this.#byId.get(e.market) ?? NONE;
-      case 'market_resolved': {
-        const one = this.#byId.get(e.market);
-        if (one === undefined) return NONE;
-        one.ref.quotable = false;
-        return one;
-      }
-      case 'timer':
-        return ALL;
-      case 'disconnected':
-      case 'resynced':
-        return e.stream === 'rtds' ? NONE : ALL;
-      case 'last_trade':
-      case 'best_bid_ask':
-      case 'new_market':
-      case 'order_update':
-      case 'price_tick':
-      case 'comment':
-      case 'stream_error':
-        return NONE;
-      default:
-        return assertNever(e, 'event');
-    }
-  }
-}
+export { type Affected, type MarketRef, MarketRegistry } from './market-registry.ts';
 
 // ---- the top of the market ------------------------------------------------------------------------
 
@@ -717,106 +604,4 @@ export function finishQuotes(
   const shaped = shapeLadder(levels, center, top, ref.tick, rules, inv.net);
   const routed = routeLadder(shaped, ref, rules, inv);
   return reconcileLive(routed, state.openOrders(ref.market), ref, rules, state.now);
-}
-
-// ---- the common parameters ----------------------------------------------------------------------
-
-/**
- * Builders of the common parameter specs, so every strategy documents them the same way; each
- * takes the strategy's default. `rulesOf` turns the resolved values into `QuotingRules`.
- */
-export const commonParam = {
-  tokens: (d: 'yes' | 'both') =>
-    ({
-      type: 'string',
-      default: d,
-      choices: ['yes', 'both'],
-      doc: "Which tokens to quote: 'yes' (bids buy YES, asks only sell YES held) or 'both' (bids sell NO held first then buy YES; asks sell YES held first then buy NO at 1 - price: two-sided from collateral alone). Both come from one YES ladder: never the same exposure twice.",
-    }) as const,
-  minSpread: (d: number) =>
-    ({
-      type: 'number',
-      default: d,
-      min: 0,
-      max: 0.5,
-      doc: "Minimum full spread around the strategy's centre, price units (0.02 = 2 cents): no bid above centre - minSpread/2, no ask below centre + minSpread/2.",
-    }) as const,
-  postOnly: (d: 'move' | 'drop') =>
-    ({
-      type: 'string',
-      default: d,
-      choices: ['move', 'drop'],
-      doc: "A quote that would cross the opposite best is never sent: 'move' puts it one tick behind the touch, 'drop' drops it.",
-    }) as const,
-  outOfRange: (d: 'clamp' | 'drop') =>
-    ({
-      type: 'string',
-      default: d,
-      choices: ['clamp', 'drop'],
-      doc: "A bid below one tick or an ask above 1 - tick: 'clamp' quotes it at the edge of the valid range (when the minimum spread allows), 'drop' drops it.",
-    }) as const,
-  maxPosition: (d: number) =>
-    ({
-      type: 'number',
-      default: d,
-      min: 0.01,
-      max: 500_000,
-      doc: 'Net YES exposure (shares; YES held - NO held) at which a side stops adding to it.',
-    }) as const,
-  priceTolerance: (d: number) =>
-    ({
-      type: 'integer',
-      default: d,
-      min: 0,
-      max: 100,
-      doc: 'Refresh tolerance, ticks: a live order this close to its desired price is kept as it is (no cancel/replace).',
-    }) as const,
-  sizeTolerance: (d: number) =>
-    ({
-      type: 'number',
-      default: d,
-      min: 0,
-      max: 1,
-      doc: 'Refresh tolerance, fraction: a live order whose remaining size is at least (1 - this) x the desired size (and not above it) is kept.',
-    }) as const,
-  maxOrderAge: (d: number) =>
-    ({
-      type: 'number',
-      default: d,
-      min: 0,
-      max: 86_400,
-      doc: 'Seconds after which a live order is cancelled and quoted afresh (0: never).',
-    }) as const,
-  excludeOwnOrders: (d: boolean) =>
-    ({
-      type: 'boolean',
-      default: d,
-      doc: 'Take the best prices net of our own orders, so the strategy does not chase its own quotes.',
-    }) as const,
-};
-
-/** The resolved common params (what `rulesOf` reads). */
-export interface CommonParamValues {
-  readonly tokens: string;
-  readonly minSpread: number;
-  readonly postOnly: string;
-  readonly outOfRange?: string;
-  readonly maxPosition: number;
-  readonly priceTolerance?: number;
-  readonly sizeTolerance?: number;
-  readonly maxOrderAge: number;
-}
-
-/** The rules in integer units from resolved params (price units to pips, shares to micro, s to ms). */
-export function rulesOf(p: CommonParamValues): QuotingRules {
-  return {
-    tokens: p.tokens === 'both' ? 'both' : 'yes',
-    minSpread: Math.round(p.minSpread * PRICE_SCALE),
-    postOnly: p.postOnly === 'drop' ? 'drop' : 'move',
-    outOfRange: p.outOfRange === 'clamp' ? 'clamp' : 'drop',
-    maxPosition: sharesToMicro(p.maxPosition),
-    priceTolerance: p.priceTolerance ?? 0,
-    sizeTolerance: p.sizeTolerance ?? 0,
-    maxOrderAgeMs: Math.round(p.maxOrderAge * 1000),
-  };
 }

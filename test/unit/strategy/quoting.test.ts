@@ -24,7 +24,6 @@ import {
   MarketRegistry,
   reconcileLive,
   routeLadder,
-  rulesOf,
   shapeLadder,
   sharesToMicro,
   sigmoid,
@@ -32,6 +31,7 @@ import {
   type QuotingRules,
   type YesLevel,
 } from '../../../src/strategy/quoting.ts';
+import { rulesOf } from '../../../src/strategy/common-params.ts';
 import {
   bookView,
   complementView,
