@@ -36,6 +36,7 @@ export type { MarketInfo } from '../core/venue.ts';
 export { VirtualClock, type Clock, type TimerHandle } from '../core/clock.ts';
 export { resolveParams } from './params.ts';
 export * from './reward-quoting.ts';
+export * from './band-ladder.ts';
 export {
   chooseMarkets,
   defaultSelectMarkets,

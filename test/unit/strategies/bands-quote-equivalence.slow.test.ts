@@ -12,7 +12,8 @@ import type { ConditionId, OrderId, TokenId } from '../../../src/core/ids.ts';
 import type { LiveOrderView, QuoteIntent } from '../../../src/core/intents.ts';
 import type { Micro, Pips, Side } from '../../../src/core/units.ts';
 import type { MarketTop } from '../../../src/strategy/quoting.ts';
-import { quoteAt, type Band, type BandsConfig, type MarketPlan } from '../../../strategies/bands.ts';
+import type { Band } from '../../../src/strategy/band-ladder.ts';
+import { quoteAt, type BandsConfig, type MarketPlan } from '../../../strategies/bands.ts';
 import { fakeState, M1, NO1, SH, YES1 } from '../strategy/fixtures.ts';
 import { referenceQuoteAt } from './bands-quote-reference.ts';
 

@@ -12,7 +12,8 @@ import type { Micro, Pips } from '../../../src/core/units.ts';
 import { resolveParams } from '../../../src/strategy/params.ts';
 import { MarketRegistry, marketTop } from '../../../src/strategy/quoting.ts';
 import { rewardEstimate, rewardTarget } from '../../../src/strategy/reward-quoting.ts';
-import bands, { BANDS_PARAMS, bandsConfig, quoteAt, rewardBands } from '../../../strategies/bands.ts';
+import { rewardBands } from '../../../src/strategy/band-ladder.ts';
+import bands, { BANDS_PARAMS, bandsConfig, quoteAt } from '../../../strategies/bands.ts';
 import {
   bookView,
   ctxFor,

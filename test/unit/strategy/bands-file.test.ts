@@ -12,14 +12,8 @@ import { ConfigError } from '../../../src/core/errors.ts';
 import type { QuoteIntent } from '../../../src/core/intents.ts';
 import { resolveParams } from '../../../src/strategy/params.ts';
 import { defaultSelectMarkets } from '../../../src/strategy/select.ts';
-import bands, {
-  BANDS_PARAMS,
-  bandsConfig,
-  loadBandsFile,
-  parseBands,
-  quoteMarket,
-  type MarketPlan,
-} from '../../../strategies/bands.ts';
+import { loadBandsFile, parseBands } from '../../../src/strategy/band-ladder.ts';
+import bands, { BANDS_PARAMS, bandsConfig, quoteMarket, type MarketPlan } from '../../../strategies/bands.ts';
 import {
   bookView,
   complementView,
