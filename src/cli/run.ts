@@ -136,6 +136,8 @@ export interface RunConfig {
   };
   /** Position reconciliation period, ms (venue.positionAuditMs, default 60,000; 0: at start and on reconnects only). */
   positionAuditMs?: number;
+  /** Re-read of the traded markets, ms (venue.marketRefreshMs, default 60,000; 0: never). */
+  marketRefreshMs?: number;
   /** SQLite store file; default <dataDir>/mmkit.db. */
   storeFile?: string;
   /** Filters of the automatic market pick (bot.marketFilters). */
@@ -474,6 +476,7 @@ async function runLocked(
     foreignOrders: cfg.foreignOrders ?? 'leave',
     postOnly: cfg.postOnly ?? true,
     rewards: { sampleMs: rewardSampleMs },
+    marketsPollMs: cfg.marketRefreshMs ?? 60_000,
     collateral: {
       mergeMinSize: onIn(cfg.collateral?.autoMerge, paper) ? (cfg.collateral?.mergeMinSize ?? 10_000_000) : 0,
       redeem: onIn(cfg.collateral?.autoRedeem, paper),

@@ -342,6 +342,8 @@ export interface VenueRunOptions {
   userAuditMs?: number;
   /** Position reconciliation period, ms (venue.positionAuditMs; 0: at start and on reconnects only). */
   positionAuditMs?: number;
+  /** Re-read of the traded markets, ms (venue.marketRefreshMs; 0: never). */
+  marketRefreshMs?: number;
   /** Order protocol (venue.protocol); absent: asked of the venue (GET /version). */
   protocol?: 1 | 2;
 }
@@ -361,6 +363,7 @@ export function runOptionsOf(cfg: MmkitConfig): VenueRunOptions {
     marketSilenceMs: cfg.venue.marketSilenceMs,
     userAuditMs: cfg.venue.userAuditMs,
     positionAuditMs: cfg.venue.positionAuditMs,
+    marketRefreshMs: cfg.venue.marketRefreshMs,
     ...(cfg.bot.storeFile ? { storeFile: cfg.bot.storeFile } : {}),
     marketFilters: { ...cfg.bot.marketFilters },
   };

@@ -15,10 +15,12 @@
  */
 import { InternalError } from './errors.ts';
 import type { ConditionId, OrderId, TokenId, TradeId } from './ids.ts';
+import type { MarketChange, MarketInfo } from './market-info.ts';
 import { formatAmount, formatPrice, type Micro, type Pips, type Side } from './units.ts';
 
 /** The streams of the venue. */
 export type StreamName = 'market' | 'user' | 'rtds';
+export type { MarketChange } from './market-info.ts';
 
 /** Fields every event carries. */
 export interface EventBase {
@@ -136,6 +138,20 @@ export interface MarketResolvedEvent extends EventBase {
   readonly market: ConditionId;
   readonly winningTokenId: TokenId;
   readonly winningOutcome: string;
+}
+
+/**
+ * A followed market's info changed at the venue (the engine re-reads the markets it follows every
+ * `marketsPollMs`; the live service sends no event for these): its liquidity reward config, its
+ * status (`info.active` false: closed or not accepting orders, so it is not quoted; true again:
+ * reopened) or its minimum order size. `info` is the whole new `MarketInfo` (its tick is the one
+ * the market channel gave last: tick changes come as `tick_size_change`).
+ */
+export interface MarketUpdatedEvent extends EventBase {
+  readonly type: 'market_updated';
+  readonly market: ConditionId;
+  readonly info: MarketInfo;
+  readonly changed: readonly MarketChange[];
 }
 
 // ---- user channel --------------------------------------------------------------------------------
@@ -317,7 +333,13 @@ export type RtdsDataEvent = PriceTickEvent | CommentEvent;
 export type RtdsEvent = RtdsDataEvent | StreamStatusEvent;
 
 /** Every event of mmkit. */
-export type MmkitEvent = MarketDataEvent | UserDataEvent | RtdsDataEvent | StreamStatusEvent | TimerEvent;
+export type MmkitEvent =
+  | MarketDataEvent
+  | UserDataEvent
+  | RtdsDataEvent
+  | StreamStatusEvent
+  | TimerEvent
+  | MarketUpdatedEvent;
 export type EventType = MmkitEvent['type'];
 
 /**

@@ -43,6 +43,16 @@ export interface RewardConfig {
   readonly multiplier?: number;
 }
 
+/** Whether two reward configs score and pay alike. */
+export function sameRewardConfig(a: RewardConfig, b: RewardConfig): boolean {
+  return (
+    a.maxSpread === b.maxSpread &&
+    a.minSize === b.minSize &&
+    a.dailyRate === b.dailyRate &&
+    (a.multiplier ?? 1) === (b.multiplier ?? 1)
+  );
+}
+
 /** One resting order, in YES terms. */
 export interface ScoredOrder {
   readonly maker: string;

@@ -3,27 +3,14 @@
  * src/api (paper exchange or the real service); the backtest adapter with the simulated venue. Both
  * pass the same contract test suite (test/contract/venue.contract.ts).
  */
-import type { RewardConfig } from './rewards.ts';
 import type { Observable } from 'rxjs';
 import type { Clock } from './clock.ts';
 import type { ConditionId, OrderId, TokenId } from './ids.ts';
 import type { MarketEvent, RtdsEvent, UserEvent } from './events.ts';
-import type { Micro, Pips, Side, TickSize } from './units.ts';
+import type { MarketInfo } from './market-info.ts';
+import type { Micro, Pips, Side } from './units.ts';
 
-/** What the engine needs to know about a market to quote it. */
-export interface MarketInfo {
-  readonly market: ConditionId;
-  readonly question: string;
-  readonly tokens: readonly [{ tokenId: TokenId; outcome: string }, { tokenId: TokenId; outcome: string }];
-  readonly tick: TickSize;
-  readonly minOrderSize: Micro;
-  readonly negRisk: boolean;
-  readonly feeRateBps: number;
-  readonly active: boolean;
-  readonly endDate: string;
-  /** The market's liquidity reward configuration (src/core/rewards.ts); absent or null: no rewards. */
-  readonly rewards?: RewardConfig | null;
-}
+export type { MarketInfo } from './market-info.ts';
 
 /**
  * The markets of `all` that `ids` names (condition ids, any case), in the order of `ids` (a repeat
@@ -155,6 +142,11 @@ export interface Venue {
   readonly clock: Clock;
   /** Markets the venue lists (active ones first). */
   markets(): Promise<readonly MarketInfo[]>;
+  /**
+   * One market as the venue lists it now (`GET /markets/{condition_id}`), or undefined when the venue
+   * does not know it. Optional: without it, the engine's re-read of its markets uses `markets()`.
+   */
+  market?(id: ConditionId): Promise<MarketInfo | undefined>;
   /** Market-channel events for these tokens (snapshots, level changes, trades, lifecycle, status). */
   marketEvents(tokenIds: readonly TokenId[]): Observable<MarketEvent>;
   /** The account's own order and fill events (with reconnect reconciliation). */

@@ -37,6 +37,7 @@ import { pullQuotes, type Approved } from '../risk/gate.ts';
 import type { StrategyHandlers, StrategyState } from '../strategy/api.ts';
 import { EngineState, type FillLike, type OrderViewSource } from './state.ts';
 import type { MarketInfo, Venue, VenueOrder } from '../core/venue.ts';
+import { marketChangeFields, marketChanges } from '../core/market-info.ts';
 import { RateLimitedLog, type RateLimitedLevel } from '../core/rate-limited-log.ts';
 import { outputProblem } from './output-check.ts';
 
@@ -69,9 +70,11 @@ export interface EngineOptions {
   clock: Clock;
   /**
    * Timer events for the strategy every `tickMs` (0: none); venue balance refresh every
-   * `balanceMs` (default 5 s; 0: never); market listing poll every `marketsPollMs` (default 0:
-   * never; the listing can be long on a real venue): a traded market no longer active is pulled
-   * for good, `market_resolved` or not.
+   * `balanceMs` (default 5 s; 0: never); a re-read of the traded markets every `marketsPollMs`
+   * (default 0: never; `venue.market(id)` each, else the venue's listing): a market whose reward
+   * config, status or minimum size changed becomes a `market_updated` event (the state follows it,
+   * the strategy re-quotes); one no longer active (closed, not accepting orders) is pulled until the
+   * venue lists it active again, `market_resolved` or not.
    */
   timers?: { tickMs: number; balanceMs?: number; marketsPollMs?: number };
   /**
@@ -196,7 +199,7 @@ export interface Engine {
 
 type Control =
   | { readonly kind: 'balance'; readonly available: number; readonly reserved: number }
-  | { readonly kind: 'listing'; readonly markets: readonly MarketInfo[] }
+  | { readonly kind: 'markets'; readonly markets: readonly MarketInfo[] }
   | { readonly kind: 'ready' };
 type Item = MmkitEvent | Control;
 
@@ -378,18 +381,29 @@ class EngineImpl implements Engine {
     }
     const listingMs = o.timers?.marketsPollMs ?? 0;
     if (listingMs > 0 && !this.#stopped) {
-      this.#listingTimer = o.clock.setInterval(() => void this.#pollListing(), listingMs);
+      this.#listingTimer = o.clock.setInterval(() => void this.#pollMarkets(), listingMs);
     }
     if (!this.#stopped) this.#control.next({ kind: 'ready' });
   }
 
-  async #pollListing(): Promise<void> {
+  /** Re-reads the traded markets (one by one when the venue can, else its listing) for `#onControl`. */
+  async #pollMarkets(): Promise<void> {
+    const v = this.#o.venue;
     try {
-      const markets = await this.#o.venue.markets();
-      if (!this.#stopped) this.#control.next({ kind: 'listing', markets });
+      const now: MarketInfo[] = [];
+      if (v.market !== undefined) {
+        for (const cid of this.#markets) {
+          const m = await v.market(cid);
+          if (this.#stopped) return;
+          if (m !== undefined) now.push(m);
+        }
+      } else {
+        for (const m of await v.markets()) if (this.#markets.has(m.market)) now.push(m);
+      }
+      if (!this.#stopped) this.#control.next({ kind: 'markets', markets: now });
     } catch (err) {
       this.#stats.errors.listing++;
-      this.#log(failLevel(err), 'listing', { err: errMsg(err) }, 'market listing poll failed');
+      this.#log(failLevel(err), 'listing', { err: errMsg(err) }, 'market re-read failed (tried again next time)');
     }
   }
 
@@ -527,9 +541,23 @@ class EngineImpl implements Engine {
       this.state.setCollateral(c.available, c.reserved);
       return;
     }
-    if (c.kind === 'listing') {
-      this.state.noteListing(c.markets);
-      if (this.state.dirtyMarkets.size > 0) this.#checkMarkets(this.#o.clock.now());
+    if (c.kind === 'markets') {
+      const now = this.#o.clock.now();
+      for (const fresh of c.markets) {
+        const was = this.state.market(fresh.market);
+        if (was === undefined) continue;
+        const changed = marketChanges(was, fresh);
+        if (changed.length === 0) continue;
+        // the tick stays the market channel's (tick_size_change is its event)
+        const info: MarketInfo = { ...fresh, tick: was.tick };
+        this.#log(
+          'info',
+          `market.${fresh.market}`,
+          { market: fresh.market, changed, ...marketChangeFields(was, info) },
+          `market updated at the venue: ${changed.join(', ')}`,
+        );
+        this.#step({ type: 'market_updated', market: fresh.market, info, changed, venueTime: now, recvTime: now });
+      }
       return;
     }
     // ready: the reconciliation succeeded; pull what is not quotable (adopted orders on stale books), then let the strategy run

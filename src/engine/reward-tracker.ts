@@ -17,6 +17,7 @@ import {
   estimateDailyReward,
   type RewardConfig,
   RewardAccrual,
+  sameRewardConfig,
   scoreMarketNow,
 } from '../core/rewards.ts';
 import type { Micro } from '../core/units.ts';
@@ -88,7 +89,7 @@ export class RewardTracker {
       return;
     }
     const e = this.entries.get(info.market);
-    if (e !== undefined && sameConfig(e.config, c)) return;
+    if (e !== undefined && sameRewardConfig(e.config, c)) return;
     this.entries.set(info.market, {
       info,
       config: c,
@@ -157,15 +158,6 @@ export class RewardTracker {
     for (const e of this.entries.values()) t += e.accrual.micro;
     return t as Micro;
   }
-}
-
-function sameConfig(a: RewardConfig, b: RewardConfig): boolean {
-  return (
-    a.maxSpread === b.maxSpread &&
-    a.minSize === b.minSize &&
-    a.dailyRate === b.dailyRate &&
-    (a.multiplier ?? 1) === (b.multiplier ?? 1)
-  );
 }
 
 function snapshotOf(e: Entry): RewardEstimate {

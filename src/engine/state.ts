@@ -184,6 +184,8 @@ export class EngineState implements StrategyState {
   readonly #views = new Map<string, MirrorView>();
   readonly #epochs = new Map<string, number>();
   readonly #resolved = new Set<ConditionId>();
+  /** Markets the venue lists closed or not accepting orders now (`market_updated`): not quoted while so. */
+  readonly #closed = new Set<ConditionId>();
   readonly #winners = new Map<ConditionId, TokenId>();
   readonly #resync = new Set<string>();
   readonly #orders = new Map<string, OwnOrder>();
@@ -240,19 +242,6 @@ export class EngineState implements StrategyState {
   /** The market of a token, or undefined when the engine does not trade it. */
   marketOf(tokenId: string): ConditionId | undefined {
     return this.#tokenMarket.get(tokenId);
-  }
-
-  /**
-   * Takes a fresh market listing into account: a traded market the venue no longer lists as active
-   * (closed, resolved, not accepting orders) is treated as resolved: never quoted again. (The
-   * venue does not always send `market_resolved`.) Other fields are left to the stream.
-   */
-  noteListing(listing: Iterable<MarketInfo>): void {
-    for (const m of listing) {
-      if (!this.#markets.has(m.market) || m.active || this.#resolved.has(m.market)) continue;
-      this.#resolved.add(m.market);
-      this.dirtyMarkets.add(m.market);
-    }
   }
 
   /** Sets the venue's collateral figures (micro). */
@@ -385,7 +374,7 @@ export class EngineState implements StrategyState {
    */
   quotable(cid: ConditionId): boolean {
     const m = this.#markets.get(cid);
-    if (m === undefined || this.#resolved.has(cid)) return false;
+    if (m === undefined || this.#resolved.has(cid) || this.#closed.has(cid)) return false;
     if (this.#requireUser && !this.#userSynced) return false;
     for (const t of m.tokens) {
       const b = this.books.get(t.tokenId);
@@ -399,6 +388,7 @@ export class EngineState implements StrategyState {
     const m = this.#markets.get(cid);
     if (m === undefined) return 'unknown market';
     if (this.#resolved.has(cid)) return 'market resolved or inactive';
+    if (this.#closed.has(cid)) return 'market closed (the venue accepts no orders)';
     if (this.#requireUser && !this.#userSynced) return 'user channel not in sync';
     for (const t of m.tokens) {
       const b = this.books.get(t.tokenId);
@@ -487,6 +477,16 @@ export class EngineState implements StrategyState {
           this.dirtyMarkets.add(e.market);
         }
         return;
+      case 'market_updated': {
+        const m = this.#markets.get(e.market);
+        if (m === undefined) return;
+        // the tick stays the market channel's (tick_size_change); the rest is the venue's listing now
+        this.#markets.set(e.market, { ...e.info, tick: m.tick });
+        if (e.info.active) this.#closed.delete(e.market);
+        else this.#closed.add(e.market);
+        this.dirtyMarkets.add(e.market);
+        return;
+      }
       case 'order_update':
         this.#orderUpdate(e);
         return;

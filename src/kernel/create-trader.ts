@@ -107,6 +107,12 @@ export interface TraderOptions {
   readonly tickMs?: number;
   /** How often the venue's collateral balance is read, ms (default 5,000). */
   readonly balanceMs?: number;
+  /**
+   * How often the traded markets are re-read at the venue, ms (default 0: never; `mmkit run` passes
+   * `venue.marketRefreshMs`): a changed reward config, status (closed, reopened) or minimum size
+   * becomes a `market_updated` event; a closed market is pulled, the reward estimate follows.
+   */
+  readonly marketsPollMs?: number;
   /** The bot's own open orders (the store knows them) found at start: cancel them (default) or adopt them. */
   readonly restartPolicy?: 'cancel' | 'adopt';
   /**
@@ -495,7 +501,11 @@ export function createTrader(o: TraderOptions): Trader {
       createStrategy(def, { clock, log: strategyLog, markets: state.markets, random, priceLimits }, o.params),
     markets: o.markets,
     clock,
-    timers: { tickMs: o.tickMs ?? 1000, ...(o.balanceMs !== undefined ? { balanceMs: o.balanceMs } : {}) },
+    timers: {
+      tickMs: o.tickMs ?? 1000,
+      ...(o.balanceMs !== undefined ? { balanceMs: o.balanceMs } : {}),
+      ...(o.marketsPollMs !== undefined ? { marketsPollMs: o.marketsPollMs } : {}),
+    },
     gate: gateQuotes,
     execute,
     gateOrders: (orders, _state, replacing) => gateOrders(orders, replacing),
@@ -545,6 +555,11 @@ export function createTrader(o: TraderOptions): Trader {
     else if (e.type === 'resynced' && e.stream === 'user' && !e.initial && auditor !== undefined) void runAudit();
     // a followed market resolved: its tokens can be redeemed (after the venue settles it)
     else if (e.type === 'market_resolved') keep();
+    // a reward config changed at the venue: estimate with the new one (sampling starts if it was off)
+    else if (e.type === 'market_updated' && e.changed.includes('rewards')) {
+      rewards.setMarket(e.info);
+      if (eng.ready) rewards.start();
+    }
   });
   // positions survive restarts: the state starts from every fill already in the store
   // (the current ledger epoch's: its fills, operation legs and adjustments, in the order they apply)

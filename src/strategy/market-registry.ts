@@ -20,9 +20,10 @@ export interface MarketRef {
   tick: number;
   /** Smallest order, micro-shares. */
   minSize: number;
-  /** False once resolved or when the venue lists it inactive: quotes stay empty. */
+  /** False once resolved or while the venue lists it inactive (closed, not accepting orders): quotes stay empty. */
   quotable: boolean;
-  readonly info: MarketInfo;
+  /** The market as the venue lists it (replaced on `market_updated`: its reward config, status, minimum size). */
+  info: MarketInfo;
 }
 
 /** Which markets an event asks a strategy to re-quote: none, all of them, or one. */
@@ -39,12 +40,14 @@ type One = Extract<Affected, { kind: 'market' }>;
 /**
  * The markets of a strategy instance, kept current from the events (tick changes, minimum sizes of
  * snapshots, resolution), and the standard answer to "which markets does this event move?":
- * a snapshot, the LAST level change of a batch, a tick change, a fill or a resolution: that market;
+ * a snapshot, the LAST level change of a batch, a tick change, a fill, a resolution or a
+ * `market_updated` (reward config, status, minimum size): that market;
  * a timer or a market/user stream disconnect or resync: all; anything else: none.
  */
 export class MarketRegistry {
   readonly #byId = new Map<ConditionId, One>();
   readonly #byToken = new Map<TokenId, One>();
+  readonly #resolved = new Set<ConditionId>();
 
   constructor(markets: Iterable<MarketInfo>) {
     for (const m of markets) {
@@ -79,7 +82,7 @@ export class MarketRegistry {
     return out;
   }
 
-  /** Applies what `e` says about ticks, sizes and resolution, and says which markets to re-quote. */
+  /** Applies what `e` says about ticks, sizes, resolution and the market's info, and says which markets to re-quote. */
   note(e: MmkitEvent): Affected {
     switch (e.type) {
       case 'book_snapshot': {
@@ -103,6 +106,15 @@ export class MarketRegistry {
         const one = this.#byId.get(e.market);
         if (one === undefined) return NONE;
         one.ref.quotable = false;
+        this.#resolved.add(e.market);
+        return one;
+      }
+      case 'market_updated': {
+        const one = this.#byId.get(e.market);
+        if (one === undefined) return NONE;
+        one.ref.info = e.info;
+        one.ref.minSize = e.info.minOrderSize;
+        one.ref.quotable = e.info.active && !this.#resolved.has(e.market);
         return one;
       }
       case 'timer':

@@ -62,6 +62,12 @@ export const venueSchema = {
     default: 60000,
     env: 'MMKIT_POSITION_AUDIT_MS',
   },
+  marketRefreshMs: {
+    doc: "Market re-read: every this many ms the daemon reads each market it trades at the venue (GET /markets/{id}); a changed liquidity reward config, status (closed, not accepting orders, reopened) or minimum order size is logged and followed: a closed market's quotes are pulled, the strategy re-quotes with the new reward config, the reward estimate uses it; 0: never (a change is then seen at the next start).",
+    format: 'nat',
+    default: 60000,
+    env: 'MMKIT_MARKET_REFRESH_MS',
+  },
   kind: {
     doc: 'Paper or live: auto (paper only when every venue URL is on loopback and no wallet, venue.contracts.* or doctor.geoblockUrl is configured; a real venue behind a local tunnel is live), paper, or live. A paper venue gets no pre-flight checks before `mmkit run`, bot.autoMerge/autoRedeem auto on, and a paper wallet when none is set.',
     format: ['auto', 'paper', 'live'],
@@ -131,6 +137,7 @@ export type VenueConfig = {
   marketSilenceMs: number;
   userAuditMs: number;
   positionAuditMs: number;
+  marketRefreshMs: number;
   kind: 'auto' | 'paper' | 'live';
   signatureType: 'eoa' | 'poly-proxy' | 'gnosis-safe';
   protocol: 'auto' | '1' | '2';

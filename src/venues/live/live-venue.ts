@@ -47,7 +47,14 @@ import { LiveMarketCache } from './market-cache.ts';
 import { LiveStreams } from './live-streams.ts';
 import { PresignPool, type PresignOptions } from './presign-pool.ts';
 import { cancelOutcome, toMarketInfo, toVenueOrder, tradeRecord, venueFillsOf } from './live-mappers.ts';
-import { AuthError, ConfigError, OrderRejectedError, RateLimitError, ValidationError } from '../../core/errors.ts';
+import {
+  AuthError,
+  ConfigError,
+  NotFoundError,
+  OrderRejectedError,
+  RateLimitError,
+  ValidationError,
+} from '../../core/errors.ts';
 import type { FillEvent, MarketEvent, RtdsEvent, UserEvent } from '../../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../../core/ids.ts';
 import { LOT_MICRO, marketBuyTerms, parsePrice, type Micro, type Pips } from '../../core/units.ts';
@@ -259,6 +266,20 @@ class LiveVenueImpl implements LiveVenue {
     const sorted = [...out.filter((m) => m.active), ...out.filter((m) => !m.active)];
     this.learnMarkets(sorted);
     return sorted;
+  }
+
+  /**
+   * One market as GET /markets/{condition_id} gives it now (the engine's re-read of its markets);
+   * undefined when the venue does not know it. The cache is not changed: it follows the market
+   * channel's ticks, which a listing may lag.
+   */
+  async market(id: ConditionId): Promise<MarketInfo | undefined> {
+    try {
+      return toMarketInfo(await this.clob.market(id), this.#cache.feeRateOf(id));
+    } catch (e) {
+      if (e instanceof NotFoundError) return undefined;
+      throw e;
+    }
   }
 
   // ---- streams -----------------------------------------------------------------------------------

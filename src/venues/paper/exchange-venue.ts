@@ -136,6 +136,12 @@ class ExchangeVenueImpl implements ExchangeVenue {
     return [...all.filter((m) => m.active), ...all.filter((m) => !m.active)];
   }
 
+  /** One market as the exchange lists it now, undefined when unknown (the engine's re-read of its markets). */
+  async market(id: ConditionId): Promise<MarketInfo | undefined> {
+    const e = this.#ex.market(id);
+    return e === undefined ? undefined : marketInfo(e);
+  }
+
   // ---- streams ---------------------------------------------------------------------------------
 
   marketEvents(tokenIds: readonly TokenId[]): Observable<MarketEvent> {

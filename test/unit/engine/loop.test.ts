@@ -3,6 +3,8 @@ import { Subject } from 'rxjs';
 import type { MmkitEvent, RtdsEvent } from '../../../src/core/events.ts';
 import type { DesiredQuotes, StrategyOutput } from '../../../src/core/intents.ts';
 import type { Pips, Micro } from '../../../src/core/units.ts';
+import type { ConditionId } from '../../../src/core/ids.ts';
+import type { MarketInfo } from '../../../src/core/venue.ts';
 import { createEngine, type EngineOptions, errAt, PRICE_CHECK_MS, readableLocation } from '../../../src/engine/loop.ts';
 import type { StrategyState } from '../../../src/strategy/api.ts';
 import {
@@ -589,17 +591,52 @@ describe('engine lifecycle', () => {
     expect(ctx.venue.clock.pending()).toBe(0);
   });
 
-  it('a market the listing poll shows inactive is pulled for good (no market_resolved needed); the strategy factory gets the state', async () => {
+  it('a market the re-read shows inactive is pulled (no market_resolved needed) until it is active again; a reward change reaches the strategy; the strategy factory gets the state', async () => {
     let got: unknown;
     const ctx = await setup({ timers: { tickMs: 0, balanceMs: 0, marketsPollMs: 1000 } });
     ctx.feedBooks();
     ctx.executed.length = 0;
-    ctx.venue.markets = async () => [market(), market(CID2, YES2, NO2, { active: false })];
+    ctx.seen.length = 0;
+    // without venue.market: the listing, the followed markets only
+    ctx.venue.markets = async () => [market(), market(CID2, YES2, NO2, { active: false }), market('0xother' as never)];
     ctx.venue.clock.advance(1000);
     await flush(10);
-    expect(ctx.executed).toEqual([{ market: CID2, quotes: [], at: ctx.venue.clock.now() }]);
+    // pulled (the strategy's output on the event, for CID, goes on)
+    expect(ctx.executed.filter((d) => d.market === CID2)).toEqual([
+      { market: CID2, quotes: [], at: ctx.venue.clock.now() },
+    ]);
     expect(ctx.engine.pulled().has(CID2)).toBe(true);
-    expect(ctx.engine.state.isResolved(CID2)).toBe(true);
+    expect(ctx.engine.state.isResolved(CID2)).toBe(false);
+    expect(ctx.engine.state.market(CID2)?.active).toBe(false);
+    expect(ctx.engine.state.whyNotQuotable(CID2)).toMatch(/market closed/);
+    expect(ctx.seen.map((x) => x.type)).toEqual(['market_updated']);
+    // the same listing again: no change, no event
+    ctx.venue.clock.advance(1000);
+    await flush(10);
+    expect(ctx.seen.map((x) => x.type)).toEqual(['market_updated']);
+    // reopened, with a reward config now (the tick stays the market channel's)
+    const rewards = { maxSpread: 350 as Pips, minSize: 50_000_000 as Micro, dailyRate: 65_000_000 as Micro };
+    ctx.venue.markets = async () => [market(), market(CID2, YES2, NO2, { rewards, tick: '0.001' })];
+    ctx.venue.clock.advance(1000);
+    await flush(10);
+    expect(ctx.engine.pulled().has(CID2)).toBe(false);
+    expect(ctx.engine.state.market(CID2)?.rewards).toEqual(rewards);
+    expect(ctx.engine.state.market(CID2)?.tick).toBe('0.01');
+    expect(ctx.seen.map((x) => x.type)).toEqual(['market_updated', 'market_updated']);
+    // with venue.market: one read per followed market
+    const asked: string[] = [];
+    ctx.venue.markets = async () => {
+      throw new Error('the listing is not read when the venue reads one market');
+    };
+    (ctx.venue as { market?: (id: ConditionId) => Promise<MarketInfo | undefined> }).market = async (id) => {
+      asked.push(id);
+      return id === CID ? market(CID, YES, NO, { minOrderSize: 10_000_000 as Micro }) : undefined;
+    };
+    ctx.venue.clock.advance(1000);
+    await flush(10);
+    expect(asked).toEqual([CID, CID2]);
+    expect(ctx.engine.state.market(CID)?.minOrderSize).toBe(10_000_000);
+    expect(ctx.engine.state.market(CID2)?.rewards).toEqual(rewards);
     const venue = new FakeVenue();
     const e2 = createEngine({
       ...passGates,

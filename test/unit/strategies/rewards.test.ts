@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ConditionId, TokenId } from '../../../src/core/ids.ts';
-import type { QuoteIntent } from '../../../src/core/intents.ts';
+import type { QuoteIntent, StrategyOutput } from '../../../src/core/intents.ts';
+import type { MmkitEvent } from '../../../src/core/events.ts';
 import type { RewardConfig } from '../../../src/core/rewards.ts';
 import type { Micro, Pips } from '../../../src/core/units.ts';
 import { loadStrategy } from '../../../src/strategy/loader.ts';
@@ -378,6 +379,32 @@ describe('the plugin', () => {
     expect(out1.quotes![0]!.quotes).toHaveLength(2);
     const out2 = h.onEvent(snapshotEvent(M2, YES2), state)!;
     expect(out2.quotes![0]!.quotes).toEqual([]);
+  });
+
+  it('quotes a reward config changed at the venue (market_updated) with the new min size, and nothing once it is gone (trial 16 F3)', () => {
+    const ms = [marketInfo(M1, YES1, NO1, { rewards: rc })];
+    const h = rewards.create(ctxFor(ms), resolveParams(REWARDS_PARAMS, { minRequoteMs: 0 }));
+    const state = fakeState({
+      books: [bookView(YES1, [[px(0.49), 200 * SH]], [[px(0.51), 200 * SH]])],
+    });
+    const sizes = (out: StrategyOutput | undefined) => out!.quotes![0]!.quotes.map((q) => q.size / SH);
+    const before = sizes(h.onEvent(snapshotEvent(M1, YES1), state));
+    expect(before.length).toBe(2);
+    expect(Math.min(...before)).toBeLessThan(80);
+    const updated = (info: ReturnType<typeof marketInfo>): MmkitEvent => ({
+      type: 'market_updated',
+      market: M1,
+      info,
+      changed: ['rewards'],
+      venueTime: 1,
+      recvTime: 1,
+    });
+    const after = sizes(
+      h.onEvent(updated(marketInfo(M1, YES1, NO1, { rewards: { ...rc, minSize: (80 * SH) as Micro } })), state),
+    );
+    expect(after.length).toBe(2);
+    expect(Math.min(...after)).toBeGreaterThanOrEqual(80);
+    expect(sizes(h.onEvent(updated(marketInfo(M1, YES1, NO1, { rewards: null })), state))).toEqual([]);
   });
 
   it("changes a market's quotes at most once per minRequoteMs, but pulls at once on a stale book", () => {

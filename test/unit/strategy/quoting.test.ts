@@ -575,4 +575,38 @@ describe('MarketRegistry', () => {
     expect(r.byToken(NO1)).toBe(r.get(M1));
     expect(r.all().map((x) => x.market)).toEqual([M1, M2]);
   });
+  it("follows the venue's market info (market_updated): reward config, status, minimum size; a resolved market stays unquotable", () => {
+    const r = reg();
+    const updated = (cid: typeof M1, info: ReturnType<typeof marketInfo>): MmkitEvent => ({
+      type: 'market_updated',
+      market: cid,
+      info,
+      changed: ['rewards', 'status', 'minOrderSize'],
+      venueTime: 1,
+      recvTime: 1,
+    });
+    const rewards = { maxSpread: 350 as Pips, minSize: (80 * SH) as Micro, dailyRate: (100 * SH) as Micro };
+    const closed = marketInfo(M1, YES1, NO1, { active: false, rewards, minOrderSize: (10 * SH) as Micro });
+    const a = r.note(updated(M1, closed));
+    expect(a).toMatchObject({ kind: 'market', ref: { market: M1 } });
+    expect(r.get(M1)).toMatchObject({ quotable: false, minSize: 10 * SH, info: closed });
+    expect(r.get(M1)!.info.rewards).toEqual(rewards);
+    r.note(updated(M1, marketInfo(M1, YES1, NO1)));
+    expect(r.get(M1)!.quotable).toBe(true); // reopened
+    expect(r.get(M1)!.info.rewards).toBeUndefined();
+    // M2 was listed inactive, then resolved: active again in a listing does not make it quotable
+    r.note(updated(M2, marketInfo(M2, YES2, NO2)));
+    expect(r.get(M2)!.quotable).toBe(true);
+    r.note({
+      type: 'market_resolved',
+      market: M2,
+      winningTokenId: YES2,
+      winningOutcome: 'Yes',
+      venueTime: 1,
+      recvTime: 1,
+    });
+    r.note(updated(M2, marketInfo(M2, YES2, NO2)));
+    expect(r.get(M2)!.quotable).toBe(false);
+    expect(kind(r, updated('0xnone' as never, marketInfo(M1, YES1, NO1)))).toBe('none');
+  });
 });
