@@ -179,6 +179,12 @@ export function runVenueContract(name: string, makeVenue: () => Promise<VenueHar
       if (firstInactive >= 0) expect(listed.slice(firstInactive).every((x) => !x.active)).toBe(true);
     });
 
+    it("market(id), where the venue has it, is the listing's record now; an unknown id is undefined", async (ctx) => {
+      if (v.market === undefined) return ctx.skip();
+      expect(await v.market(m.market)).toEqual(listed.find((x) => x.market === m.market));
+      expect(await v.market(`0x${'0'.repeat(64)}` as ConditionId)).toBeUndefined();
+    });
+
     it('market events: a snapshot, then level changes, for a subscribed token', async () => {
       const s = await market.waitFor<BookSnapshotEvent>(
         (e) => e.type === 'book_snapshot' && e.tokenId === yes,
