@@ -18,6 +18,16 @@ export function usd(micro: number, signed = false): string {
   return neg && cents > 0 ? `-${s}` : signed ? `+${s}` : s;
 }
 
+/**
+ * A reward amount: as `usd`, but a non-zero amount that would show as 0.00 is given to the micro
+ * (`+0.004213`), as the daemon prints rewards: a short run's rewards are sub-cent (trial 16 F11).
+ */
+export function rewardUsd(micro: number, signed = false): string {
+  if (micro === 0 || Math.abs(micro) >= AMOUNT_SCALE / 200) return usd(micro, signed);
+  const s = (Math.abs(micro) / AMOUNT_SCALE).toFixed(6);
+  return micro < 0 ? `-${s}` : signed ? `+${s}` : s;
+}
+
 /** Micro-shares as shares with up to 2 decimals. */
 export function shares(micro: number): string {
   const v = Math.round(micro / (AMOUNT_SCALE / 100)) / 100;
@@ -113,12 +123,12 @@ export function rewardsLine(rw: NonNullable<BacktestResult['rewards']>, m: Metri
   // world mode: what was earned but not credited is below the minimum payout (never paid) or the running epoch's
   const unpaid = rw.total - paid;
   const notPaid =
-    unpaid > 0 ? `, ${usd(unpaid)} not paid: below the minimum payout, or in the epoch running at the end` : '';
+    unpaid > 0 ? `, ${rewardUsd(unpaid)} not paid: below the minimum payout, or in the epoch running at the end` : '';
   const how =
     rw.source === 'estimate'
       ? `estimated against the recorded book (${scored} of ${samples} samples scored`
-      : `earned at the exchange (${usd(paid)} credited at epoch ends${notPaid}; the bot estimated ${usd(estimated)}`;
-  return `${usd(rw.total, true)} USDC ${how}; ${n} market${n === 1 ? '' : 's'}); PnL with rewards ${usd(m.pnlWithRewards ?? m.pnl + rw.total, true)} USDC`;
+      : `earned at the exchange (${rewardUsd(paid)} credited at epoch ends${notPaid}; the bot estimated ${rewardUsd(estimated)}`;
+  return `${rewardUsd(rw.total, true)} USDC ${how}; ${n} market${n === 1 ? '' : 's'}); PnL with rewards ${usd(m.pnlWithRewards ?? m.pnl + rw.total, true)} USDC`;
 }
 
 /**

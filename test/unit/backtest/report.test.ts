@@ -8,6 +8,7 @@ import {
   duration,
   formatSummary,
   rewardsLine,
+  rewardUsd,
   sharpeLine,
   shares,
   strategyFailure,
@@ -233,6 +234,17 @@ describe('backtest report: the rewards line', () => {
       '+0.61 USDC earned at the exchange (0.00 credited at epoch ends, 0.61 not paid: below the minimum payout, or in the epoch running at the end; the bot estimated 0.55; 2 markets); PnL with rewards +52.43 USDC',
     );
     expect(line).not.toContain('none below');
+  });
+
+  it('a sub-cent reward is given to the micro, not as 0.00 (trial 16 F11)', () => {
+    const rw = { source: 'estimate' as const, total: 4_213, byMarket: [row('a', 4_213, 0, 4_213)] };
+    expect(rewardsLine(rw, { ...m, pnlWithRewards: 1_004_213 })).toMatch(
+      /^\+0\.004213 USDC estimated against the recorded book \(.*; 1 market\); PnL with rewards \+1\.00 USDC$/,
+    );
+    expect(rewardUsd(0, true)).toBe('+0.00');
+    expect(rewardUsd(-4_999)).toBe('-0.004999');
+    expect(rewardUsd(5_000, true)).toBe('+0.01'); // a cent when rounded: as every other amount
+    expect(rewardUsd(1)).toBe('0.000001');
   });
 
   it('world mode: all credited says nothing of unpaid earnings', () => {
