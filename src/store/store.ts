@@ -85,7 +85,7 @@ function auditJson(data: unknown): string {
  * fills, PnL) is private, and SQLite gives the file's -wal and -shm companions the same mode. An
  * existing file keeps its mode; an in-memory or URI name is left to SQLite.
  */
-function createPrivate(file: string): void {
+export function createPrivate(file: string): void {
   if (file === '' || file === ':memory:' || file.startsWith('file:')) return;
   try {
     closeSync(openSync(file, 'wx', 0o600));
