@@ -14,6 +14,7 @@ import {
   type BotProcess,
   exited,
 } from './support/bot-harness.ts';
+import { runMmkit } from './support/cli.ts';
 
 const TOKEN = 'e2e-market-events-admin';
 const h = new BotHarness();
@@ -37,7 +38,10 @@ beforeAll(async () => {
   dir = d.dir;
   // the second test waits for the end of --duration: long enough for both tests' steps on a loaded
   // machine (on a quiet one they take ~25 s; the rest is waited out)
-  bot = h.startBot(x.base, d.dir, ['--duration', '150s', '--markets', markets.join(','), '--log-level', 'debug']);
+  // markets re-read every second (venue.marketRefreshMs): a close or a reward change is seen at once
+  bot = h.startBot(x.base, d.dir, ['--duration', '150s', '--markets', markets.join(','), '--log-level', 'debug'], {
+    MMKIT_MARKET_REFRESH_MS: '1000',
+  });
   expect(await waitUntil(() => quoted().size === markets.length, 60_000), bot.err().slice(-3000)).toBe(true);
 }, 120_000);
 afterAll(() => h.close());
@@ -93,7 +97,7 @@ describe('mmkit run: market events', () => {
     }
   }, 240_000);
 
-  it('a market resolving: its quotes pulled for good, the others still quoted', async () => {
+  it('a market resolving: its quotes pulled for good, the others still quoted; a market closed: pulled, a reward change followed', async () => {
     const [, gone, other] = markets as [string, string, string];
     const t = new Trader(ex.urls.clob_url);
     await t.createKey();
@@ -130,9 +134,59 @@ describe('mmkit run: market events', () => {
     expect(quoted().has(gone)).toBe(false);
     for (const m of markets)
       if (m !== gone) expect(await waitUntil(() => quoted().has(m), 30_000), `the bot stopped quoting ${m}`).toBe(true);
+
+    // the operator closes a market (no resolution) and rewards another: the daemon's re-read of its
+    // markets pulls the closed one (why: market closed, in the log and in `mmkit status`) and logs
+    // the reward config it now quotes and estimates with (trial 16 F3/F7)
+    const closed = markets[0]!;
+    const from2 = logLines(bot.err()).length;
+    await admin.call('POST', `/markets/${closed}/close`, {});
+    await admin.call('POST', '/rewards', {
+      condition_id: other,
+      rewards: { max_spread: 3.5, min_size: '50', daily_rate: '65' },
+    });
+    const since2 = () => logLines(bot.err()).slice(from2);
+    expect(
+      await waitUntil(
+        () =>
+          since2().some(
+            (l) => l.msg === 'pulling quotes' && l['market'] === closed && /market closed/.test(String(l['why'])),
+          ),
+        30_000,
+      ),
+      bot.err().slice(-3000),
+    ).toBe(true);
+    expect(
+      await waitUntil(
+        () =>
+          since2().some(
+            (l) =>
+              l.msg === 'market updated at the venue: rewards' &&
+              l['market'] === other &&
+              l['rewards'] === 'pool 65/day, band 3.5c, min 50',
+          ),
+        30_000,
+      ),
+      bot.err().slice(-3000),
+    ).toBe(true);
+    // `mmkit status` says why (its snapshot is taken every second: asked until it has the pull)
+    let shown: { quotable: boolean; why: string | null } | undefined;
+    for (let i = 0; i < 20; i++) {
+      const st = await runMmkit(['status', '--data-dir', dir, '--json']);
+      expect(st.code, st.err).toBe(0);
+      shown = (JSON.parse(st.out).markets as Array<{ market: string; quotable: boolean; why: string | null }>).find(
+        (x) => x.market === closed,
+      );
+      if (shown?.quotable === false) break;
+      await sleep(500);
+    }
+    expect(shown).toMatchObject({ quotable: false, why: 'market closed (the venue accepts no orders)' });
+    expect(await waitUntil(() => !quoted().has(closed), 10_000)).toBe(true);
+    expect(quoted().has(other)).toBe(true);
     // (a quote on the resolving market sent before the daemon saw the resolution is refused
     // MARKET_NOT_READY: a race of any quoter with the venue's own event, not a refusal of a good order)
-    const raced = (l: Record<string, unknown>) => l['code'] === 'MARKET_NOT_READY' && l['market'] === gone;
+    const raced = (l: Record<string, unknown>) =>
+      l['code'] === 'MARKET_NOT_READY' && (l['market'] === gone || l['market'] === markets[0]);
     expect(
       rejections()
         .filter((l) => !raced(l))
@@ -158,9 +212,9 @@ describe('mmkit run: market events', () => {
         `SELECT id, side, reject_code FROM orders WHERE status = 'rejected'
            AND reject_code != 'INVALID_POST_ONLY_ORDER'
            AND NOT (side = 'SELL' AND reject_code = 'INVALID_ORDER_NOT_ENOUGH_BALANCE')
-           AND NOT (market = ? AND reject_code = 'MARKET_NOT_READY')`,
+           AND NOT (market IN (?, ?) AND reject_code = 'MARKET_NOT_READY')`,
       )
-      .all(gone);
+      .all(gone, closed);
     db.close();
     expect(late).toEqual([]);
     const about = (refused as Array<{ id: string }>).flatMap((r) =>
