@@ -107,6 +107,8 @@ export interface Holdings {
     readonly available?: Micro;
     /** The venue's average entry price, when it reports one (pips, rounded half-up). */
     readonly avgPrice?: Pips;
+    /** The same in millionths (the venue's 6 decimals), exact: what an adjustment is booked at. */
+    readonly avgPriceMicro?: number;
   }[];
 }
 

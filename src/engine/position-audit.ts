@@ -63,7 +63,10 @@ export interface PositionAdjustment {
   readonly tokenId: TokenId;
   /** Venue size minus ledger size, micro-shares. */
   readonly size: number;
+  /** Pips. */
   readonly price: number;
+  /** The exact price in millionths when it is the venue's average price (its 6 decimals). */
+  readonly priceMicro?: number;
   readonly priceSource: AdjustmentPriceSource;
   readonly cause: AdjustmentCause;
   readonly note?: string;
@@ -159,6 +162,7 @@ export interface PositionDiff {
   readonly venue: number;
   readonly ledger: number;
   readonly avgPrice?: number;
+  readonly avgPriceMicro?: number;
 }
 
 /**
@@ -174,13 +178,17 @@ export function positionDiffs(
   const pendingBy = new Map<string, number>();
   for (const f of unsettled)
     pendingBy.set(f.tokenId, (pendingBy.get(f.tokenId) ?? 0) + (f.side === 'BUY' ? f.size : -f.size));
-  const seen = new Map<string, { market: string; venue: number; ledger: number; avgPrice?: number }>();
+  const seen = new Map<
+    string,
+    { market: string; venue: number; ledger: number; avgPrice?: number; avgPriceMicro?: number }
+  >();
   for (const h of holdings)
     seen.set(h.tokenId, {
       market: h.market,
       venue: h.size,
       ledger: 0,
       ...(h.avgPrice !== undefined ? { avgPrice: h.avgPrice } : {}),
+      ...(h.avgPrice !== undefined && h.avgPriceMicro !== undefined ? { avgPriceMicro: h.avgPriceMicro } : {}),
     });
   for (const p of ledger) {
     const s = seen.get(p.tokenId);
@@ -359,6 +367,8 @@ export class PositionAuditor {
     const pairPrice = new Map<string, { price: number | undefined; source: 'venue' | 'mid' | 'none' }>();
     for (const d of ready) {
       let price: number | undefined;
+      // the venue's average price to its 6 decimals, when that is the price (trial 13 F10)
+      let priceMicro: number | undefined;
       let priceSource: 'venue' | 'mid' | 'none' = 'venue';
       const complement = readyPairs.get(d.tokenId);
       const priced = complement === undefined ? undefined : pairPrice.get(complement);
@@ -378,6 +388,7 @@ export class PositionAuditor {
         pairPrice.set(d.tokenId, { price, source: priceSource });
       } else {
         price = d.avgPrice;
+        priceMicro = d.avgPriceMicro;
         if (price === undefined) {
           price = await o.mid(d.tokenId);
           priceSource = price === undefined ? 'none' : 'mid';
@@ -390,6 +401,7 @@ export class PositionAuditor {
       const winner = pair === undefined ? undefined : o.markets.winner(pair.market);
       if (winner !== undefined && winner !== null) {
         price = winner === d.tokenId ? PRICE_SCALE : 0;
+        priceMicro = undefined;
         priceSource = 'venue';
       }
       const a: PositionAdjustment = {
@@ -397,6 +409,7 @@ export class PositionAuditor {
         tokenId: d.tokenId as TokenId,
         size: d.venue - d.ledger,
         price: Math.round(price ?? 0),
+        ...(priceMicro !== undefined && price !== undefined ? { priceMicro } : {}),
         priceSource,
         cause,
         note: `venue ${d.venue}, ledger ${d.ledger}`,

@@ -48,6 +48,14 @@ export function checkAdjustment(a: AdjustmentInput, at: number): void {
   if (!str(a.tokenId)) throw new ValidationError('adjustment: tokenId is required');
   checkSize('adjustment size', a.size);
   checkPrice('adjustment price', a.price);
+  if (a.priceMicro !== undefined) {
+    if (!isInt(a.priceMicro) || a.priceMicro < 0 || a.priceMicro > PRICE_SCALE * 100)
+      throw new ValidationError(
+        `adjustment priceMicro: expected integer millionths in 0..1000000, got ${String(a.priceMicro)}`,
+      );
+    if (Math.abs(a.priceMicro - a.price * 100) > 50)
+      throw new ValidationError(`adjustment priceMicro ${a.priceMicro} does not round to its price ${a.price} pips`);
+  }
   if (!PRICE_SOURCES.has(a.priceSource))
     throw new ValidationError(`adjustment: priceSource must be venue, mid or none, got ${String(a.priceSource)}`);
   if (!CAUSES.has(a.cause))
@@ -94,6 +102,7 @@ export interface AdjustmentRow {
   token: string;
   size: number;
   price: number;
+  price_micro: number | null;
   price_source: string;
   cause: string;
   note: string | null;
@@ -135,6 +144,7 @@ export function toAdjustment(r: AdjustmentRow): StoredAdjustment {
     tokenId: r.token as TokenId,
     size: r.size as Micro,
     price: r.price as Pips,
+    priceMicro: r.price_micro ?? null,
     priceSource: r.price_source as PriceSource,
     cause: r.cause as AdjustmentCause,
     note: r.note,
@@ -181,6 +191,7 @@ const adjustmentEntry = (a: StoredAdjustment): LedgerEntry => ({
   tokenId: a.tokenId,
   side: a.size > 0 ? 'BUY' : 'SELL',
   price: a.price,
+  ...(a.priceMicro !== null ? { priceMicro: a.priceMicro } : {}),
   size: Math.abs(a.size) as Micro,
   fee: 0 as Micro,
   status: 'CONFIRMED',

@@ -131,6 +131,9 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX reward_credits_at ON reward_credits (at);
    CREATE TRIGGER reward_credits_no_update BEFORE UPDATE ON reward_credits BEGIN SELECT RAISE(ABORT, 'reward_credits is append-only'); END;
    CREATE TRIGGER reward_credits_no_delete BEFORE DELETE ON reward_credits BEGIN SELECT RAISE(ABORT, 'reward_credits is append-only'); END;`,
+  // 5: an adjustment booked at the venue's average price keeps it to the venue's 6 decimals (millionths;
+  // NULL: the price is whole pips), so the store's average prices and PnL follow the venue's exactly
+  `ALTER TABLE adjustments ADD COLUMN price_micro INTEGER CHECK (price_micro IS NULL OR price_micro BETWEEN 0 AND 1000000);`,
 ];
 
 /** The schema version this code writes. */

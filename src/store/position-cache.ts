@@ -15,7 +15,7 @@ import type { LedgerEntry } from './store-types.ts';
 /** One position-moving change, as the cache applies it (a LedgerEntry is one). */
 export type PositionChange = Pick<
   LedgerEntry,
-  'kind' | 'market' | 'tokenId' | 'side' | 'price' | 'size' | 'fee' | 'at'
+  'kind' | 'market' | 'tokenId' | 'side' | 'price' | 'priceMicro' | 'size' | 'fee' | 'at'
 >;
 
 /** Positions per token of one epoch; recomputed only when an append cannot keep them exact. */
@@ -100,5 +100,5 @@ function apply(c: Map<TokenId, PositionAccumulator>, e: PositionChange): void {
   let a = c.get(e.tokenId);
   if (a === undefined) c.set(e.tokenId, (a = new PositionAccumulator(e.market, e.tokenId)));
   if (e.kind === 'fill') a.add(e);
-  else a.move(e.side, e.size, e.price);
+  else a.move(e.side, e.size, e.price, e.priceMicro);
 }

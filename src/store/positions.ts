@@ -82,6 +82,8 @@ export interface PositionDecimals {
 }
 
 const SCALE = BigInt(PRICE_SCALE);
+/** Millionths of a price unit per pip. */
+const MICRO_PER_PIP = 100n;
 
 /** a / b rounded half away from zero (b > 0). */
 function divRound(a: bigint, b: bigint): bigint {
@@ -126,24 +128,31 @@ export class PositionAccumulator {
     this.fees += BigInt(f.fee);
     if (d > 0n) this.bought += q;
     else this.sold += q;
-    this.#move(d, q, BigInt(f.price));
+    this.#move(d, q, BigInt(f.price), 1n);
   }
 
   /**
    * Apply a change that is not a trade (an adjustment to the venue's truth, a leg of a split,
-   * merge, redeem or convert): the same average-cost math as a fill at `price`, without fee, not
-   * counted in `fills`, `bought` or `sold`.
+   * merge, redeem or convert): the same average-cost math as a fill at `price` pips, without fee,
+   * not counted in `fills`, `bought` or `sold`. `priceMicro`, when given, is the exact price in
+   * millionths (the venue's average price at its 6 decimals) and is used instead of `price`: a size
+   * in whole hundredths of a micro-share (every lot is) moves the cost by exactly size × priceMicro.
    */
-  move(side: Side, size: number, price: number): void {
-    this.#move(side === 'BUY' ? 1n : -1n, BigInt(size), BigInt(price));
+  move(side: Side, size: number, price: number, priceMicro?: number): void {
+    const d = side === 'BUY' ? 1n : -1n;
+    if (priceMicro === undefined) this.#move(d, BigInt(size), BigInt(price), 1n);
+    else this.#move(d, BigInt(size), BigInt(priceMicro), MICRO_PER_PIP);
   }
 
-  /** Buy (d = 1) or sell (d = −1) q micro-shares at p pips. */
-  #move(d: bigint, q: bigint, p: bigint): void {
+  /**
+   * Buy (d = 1) or sell (d = −1) q micro-shares at p / den pips (den 1: a pip price; 100: a price in
+   * millionths, whose pip-micro value q × p / 100 is truncated toward zero: exact for whole lots).
+   */
+  #move(d: bigint, q: bigint, p: bigint, den: bigint): void {
     if (q === 0n) return;
     if (this.size === 0n || this.size > 0n === d > 0n) {
       this.size += d * q;
-      this.cost += d * q * p;
+      this.cost += (d * q * p) / den;
       return;
     }
     const abs = this.size < 0n ? -this.size : this.size;
@@ -151,14 +160,14 @@ export class PositionAccumulator {
     // cost leaving the position: proportional share, truncated toward zero (same sign as cost)
     const removed = (this.cost * close) / abs;
     const sign = this.size > 0n ? 1n : -1n;
-    this.realized += sign * close * p - removed;
+    this.realized += (sign * close * p) / den - removed;
     this.size += d * close;
     this.cost -= removed;
     if (this.size === 0n) this.cost = 0n;
     const rest = q - close;
     if (rest > 0n) {
       this.size = d * rest;
-      this.cost = d * rest * p;
+      this.cost = (d * rest * p) / den;
     }
   }
 

@@ -94,8 +94,8 @@ export function prepareStatements(db: Database.Database) {
     operationsOf: db.prepare('SELECT * FROM operations WHERE epoch = ? ORDER BY at, seq'),
     operationsNoEpoch: db.prepare('SELECT * FROM operations WHERE epoch IS NULL ORDER BY at, seq'),
     insertAdjustment: db.prepare(
-      `INSERT INTO adjustments (epoch, at, market, token, size, price, price_source, cause, note)
-       VALUES (@epoch, @at, @market, @token, @size, @price, @price_source, @cause, @note) RETURNING *`,
+      `INSERT INTO adjustments (epoch, at, market, token, size, price, price_micro, price_source, cause, note)
+       VALUES (@epoch, @at, @market, @token, @size, @price, @price_micro, @price_source, @cause, @note) RETURNING *`,
     ),
     insertOperation: db.prepare(
       `INSERT INTO operations (epoch, at, kind, market, amount, collateral, tx, legs)

@@ -166,6 +166,11 @@ export interface AdjustmentInput {
   readonly size: number;
   /** Pips, 0..10,000. */
   readonly price: number;
+  /**
+   * The exact price in millionths, 0..1,000,000 (the venue's average price at its 6 decimals), when
+   * known: positions use it instead of `price` (whose pips it must round to).
+   */
+  readonly priceMicro?: number;
   readonly priceSource: PriceSource;
   readonly cause: AdjustmentCause;
   readonly note?: string;
@@ -182,6 +187,8 @@ export interface StoredAdjustment {
   readonly tokenId: TokenId;
   readonly size: Micro;
   readonly price: Pips;
+  /** The exact price in millionths, when it was booked with one (null otherwise). */
+  readonly priceMicro: number | null;
   readonly priceSource: PriceSource;
   readonly cause: AdjustmentCause;
   readonly note: string | null;
@@ -257,6 +264,8 @@ export interface LedgerEntry {
   readonly tokenId: TokenId;
   readonly side: Side;
   readonly price: Pips;
+  /** An adjustment's exact price in millionths, when booked with one. */
+  readonly priceMicro?: number;
   /** Unsigned micro-shares (the side says the direction). */
   readonly size: Micro;
   /** 0 for adjustments and legs. */

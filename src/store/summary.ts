@@ -48,7 +48,7 @@ export function realizedOf(
     if (a === undefined) acc.set(e.tokenId, (a = new PositionAccumulator(e.market, e.tokenId)));
     const before = a.realized;
     if (e.kind === 'fill') a.add(e);
-    else a.move(e.side, e.size, e.price);
+    else a.move(e.side, e.size, e.price, e.priceMicro);
     if (own === undefined || (e.kind === 'fill' && e.source !== 'external' && e.at >= own.from && e.at <= own.to))
       sum += a.realized - before;
   }

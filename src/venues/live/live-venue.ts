@@ -57,7 +57,7 @@ import {
 } from '../../core/errors.ts';
 import type { FillEvent, MarketEvent, RtdsEvent, UserEvent } from '../../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../../core/ids.ts';
-import { LOT_MICRO, marketBuyTerms, parsePrice, type Micro, type Pips } from '../../core/units.ts';
+import { LOT_MICRO, marketBuyTerms, parseAmount, parsePrice, type Micro, type Pips } from '../../core/units.ts';
 import type {
   CancelOutcome,
   CtfOperationKind,
@@ -567,11 +567,11 @@ class LiveVenueImpl implements LiveVenue {
     // balances first: the sizes are the truth; positions only add the venue's average prices
     // the account's (the funder's with a proxy / Safe wallet), not the API key's EOA's
     const b = await this.clob.balances({ makerAddress: this.address });
-    const avg = new Map<string, Pips>();
+    const avg = new Map<string, { pips: Pips; micro: number }>();
     try {
       for (const p of await this.clob.positions({ makerAddress: this.address })) {
         const px = parsePrice(p.avgPrice, 'half-up');
-        if (px > 0) avg.set(p.assetId, px);
+        if (px > 0) avg.set(p.assetId, { pips: px, micro: parseAmount(p.avgPrice, 'half-up') });
       }
     } catch (err) {
       this.#p.logger?.warn({ err: (err as Error).message?.slice(0, 200) }, 'positions not read: no average prices');
@@ -587,7 +587,7 @@ class LiveVenueImpl implements LiveVenue {
             market: t.market,
             size: t.balance,
             available: t.available,
-            ...(a !== undefined ? { avgPrice: a } : {}),
+            ...(a !== undefined ? { avgPrice: a.pips, avgPriceMicro: a.micro } : {}),
           };
         }),
     };

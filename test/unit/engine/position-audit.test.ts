@@ -117,6 +117,18 @@ describe('PositionAuditor', () => {
     // agreed now: nothing more
     expect((await s.auditor.audit({ confirm: true })).adjusted).toEqual([]);
   });
+  it("books at the venue's average price to its 6 decimals when the venue gives them (trial 13 F10); not the mid's", async () => {
+    const s = setup([{ ...h(Y, 3_000_000, 4200), avgPriceMicro: 421_987 }], 1_000_000);
+    const r = await s.auditor.audit({ confirm: false });
+    expect(r.adjusted).toEqual([
+      expect.objectContaining({ tokenId: Y, size: 2_000_000, price: 4200, priceMicro: 421_987, priceSource: 'venue' }),
+    ]);
+    // no venue price: the mid, in whole pips (no priceMicro)
+    const m = setup([h(Y, 3_000_000)], 1_000_000);
+    const [a] = (await m.auditor.audit({ confirm: false })).adjusted;
+    expect(a).toMatchObject({ price: 5000, priceSource: 'mid' });
+    expect(a).not.toHaveProperty('priceMicro');
+  });
   it('while trading, a difference must be seen twice with no fill of the token in between', async () => {
     const s = setup([h(Y, 3_000_000)], 1_000_000);
     expect((await s.auditor.audit({ confirm: true })).adjusted).toEqual([]);

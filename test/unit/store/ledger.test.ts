@@ -306,6 +306,7 @@ describe('adjustments', () => {
       tokenId: YES,
       size: 10_000_000,
       price: 4000,
+      priceMicro: null,
       priceSource: 'venue',
       cause: 'external_trade',
       note: 'venue holds more',
@@ -331,6 +332,24 @@ describe('adjustments', () => {
     expect(store.summary()).toMatchObject({ adjustments: 2, fills: 0 });
   });
 
+  it("at the venue's average price to its 6 decimals: the store's average price and PnL follow it exactly, after a reopen too (trial 13 F10)", () => {
+    store.openEpoch(PAPER);
+    const a = store.recordAdjustment(
+      adj({ size: 156_270_000, price: 6522, priceMicro: 652_231, cause: 'venue_reset' }),
+    );
+    expect(a).toMatchObject({ price: 6522, priceMicro: 652_231 });
+    const exact = { tokenId: YES, avgPrice: '0.652231', cost: '101.924138', realized: '0' };
+    expect(store.positionDecimals()).toEqual([exact]);
+    expect(store.ledgerEntries()[0]).toMatchObject({ kind: 'adjustment', price: 6522, priceMicro: 652_231 });
+    store.close();
+    store = open();
+    expect(store.positionDecimals()).toEqual([exact]);
+    expect(store.adjustments()[0]?.priceMicro).toBe(652_231);
+    // a sale at 0.70 realizes against the exact average: (0.70 - 0.652231) x 56.27
+    store.recordFill(fill('t1', { side: 'SELL', price: 7000 as Pips, size: 56_270_000 as Micro }));
+    expect(store.positionDecimals()[0]).toMatchObject({ avgPrice: '0.652231', realized: '2.687962' });
+  });
+
   it('refuses a zero or fractional size, a price outside 0..1, an unknown cause or price source, and records nothing', () => {
     store.openEpoch(PAPER);
     for (const bad of [
@@ -341,6 +360,9 @@ describe('adjustments', () => {
       { price: 12.5 },
       { cause: 'gift' },
       { priceSource: 'guess' },
+      { priceMicro: 1_000_001 },
+      { priceMicro: 400_000.5 },
+      { price: 4000, priceMicro: 400_051 }, // not the same price
       { tokenId: '' },
       { at: -5 },
     ])

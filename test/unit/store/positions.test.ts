@@ -142,3 +142,29 @@ describe('position decimals (what `positions --source store` prints)', () => {
     expect(new PositionAccumulator(M, T).decimals()).toMatchObject({ avgPrice: '0', cost: '0', realized: '0' });
   });
 });
+
+describe('a move at an exact price in millionths (an adjustment at the venue average price: trial 13 F10)', () => {
+  it("keeps the venue's 6 decimals: average price, cost and the realized PnL of a later sale", () => {
+    // trial 13: 156.27 shares at the venue's 0.652231 (pips would say 0.6522: 0.0016 USDC off)
+    const a = new PositionAccumulator(M, T);
+    a.move('BUY', 156_270_000, 6522, 652_231);
+    expect(a.decimals()).toEqual({ tokenId: T, avgPrice: '0.652231', cost: '101.924138', realized: '0' });
+    expect(a.snapshot()).toMatchObject({ avgPrice: 6522, cost: 101_924_138 });
+    a.add(toFill({ side: 'SELL', price: 7000, size: 56_270_000, fee: 0 }));
+    // (0.70 - 0.652231) x 56.27 = 2.68796163
+    expect(a.decimals()).toMatchObject({ avgPrice: '0.652231', realized: '2.687962' });
+    // without the exact price: the pips' average, off by 0.000031 a share
+    const b = new PositionAccumulator(M, T);
+    b.move('BUY', 156_270_000, 6522);
+    expect(b.decimals().avgPrice).toBe('0.6522');
+    // a fill-only sequence is unchanged by the new path (the same as `add` without fees)
+    const c = new PositionAccumulator(M, T);
+    c.move('BUY', 4_000_000, 3876, 387_600);
+    c.move('SELL', 1_333_333, 4000, 400_000);
+    const d = new PositionAccumulator(M, T);
+    d.move('BUY', 4_000_000, 3876);
+    d.move('SELL', 1_333_333, 4000);
+    expect(c.decimals()).toEqual(d.decimals());
+    expect(c.snapshot()).toEqual(d.snapshot());
+  });
+});
