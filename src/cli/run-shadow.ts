@@ -29,7 +29,7 @@ import { ClobClient } from '../api/clob.ts';
 import { createTransport } from '../api/http/transport.ts';
 import { LiveClock } from '../core/clock.ts';
 import { fillLogFields } from '../core/events.ts';
-import { ConfigError } from '../core/errors.ts';
+import { ConfigError, NotFoundError } from '../core/errors.ts';
 import type { TokenId } from '../core/ids.ts';
 import { formatAmount, type Micro } from '../core/units.ts';
 import type { MarketInfo } from '../core/venue.ts';
@@ -222,6 +222,17 @@ async function runShadowLocked(
       account: `${SHADOW_ADDRESS}@${startedAt}`,
       ...(cfg.marketSilenceMs !== undefined ? { silenceMs: cfg.marketSilenceMs } : {}),
       logger: log.child({ component: 'venue' }),
+      // the engine's re-read of its markets (venue.marketRefreshMs): public REST, as at start
+      readMarket: async (id) => {
+        try {
+          const m = toMarketInfo(await clob.market(id), 0);
+          const was = markets.find((x) => x.market === id);
+          return m === undefined ? undefined : { ...m, feeRateBps: was?.feeRateBps ?? 0 };
+        } catch (e) {
+          if (e instanceof NotFoundError) return undefined;
+          throw e;
+        }
+      },
     });
     const venue = ops.instrument(shadowVenue);
     try {
@@ -332,6 +343,7 @@ async function trade(
     logReconcile: false,
     postOnly: cfg.postOnly ?? true,
     rewards: { sampleMs: cfg.rewards?.sampleMs ?? REWARD_SAMPLE_MS },
+    marketsPollMs: cfg.marketRefreshMs ?? 60_000,
     // no positionAudit (no account at the venue: the simulated venue is the ledger) and no
     // collateral housekeeping (no relayer)
     hooks: {

@@ -73,6 +73,12 @@ export interface ShadowVenueOptions {
   readonly account?: string;
   /** Market channel silence after which the connection is replaced, ms (default 30 s). */
   readonly silenceMs?: number;
+  /**
+   * The venue's record of one market now (its public `GET /markets/{id}`), for the engine's re-read
+   * of its markets (`market_updated`: a reward change, a close). Absent: the venue's `market` is
+   * absent too (the markets stay as they were at start).
+   */
+  readonly readMarket?: (id: ConditionId) => Promise<MarketInfo | undefined>;
   readonly backoff?: Partial<BackoffPolicy>;
   readonly logger?: StreamLogger;
   /** Socket implementation (tests); default `ws`. */
@@ -141,7 +147,11 @@ class ShadowVenueImpl implements ShadowVenue {
     private readonly rtdsUrl: string,
   ) {
     this.clock = o.clock;
+    const read = o.readMarket;
+    if (read !== undefined) this.market = (id) => read(id);
   }
+
+  market?: (id: ConditionId) => Promise<MarketInfo | undefined>;
 
   get stats(): SimVenueStats {
     return this.sim.stats;
