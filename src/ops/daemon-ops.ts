@@ -269,6 +269,7 @@ export class DaemonOps {
   attach(p: DaemonParts): void {
     this.#kill = p.kill;
     this.metrics.strategy(p.strategy.name);
+    this.metrics.watchStoreFile(p.store.file);
     const state = p.engine.state;
     const view: DaemonView = {
       book: (t) => state.book(t as TokenId),

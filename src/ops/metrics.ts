@@ -12,6 +12,7 @@
  * too: `mmkit_nodejs_eventloop_lag_seconds`, `..._p50_seconds`, `..._p99_seconds`, and the process
  * metrics (`mmkit_process_cpu_seconds_total`, `mmkit_process_resident_memory_bytes`, ...).
  */
+import { statSync } from 'node:fs';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BudgetStats } from '../api/http/budgets.ts';
 import type { StreamName } from '../core/events.ts';
@@ -130,6 +131,7 @@ export class Metrics {
   readonly #lastData = new Map<StreamName, number>();
   #budgets: (() => BudgetStats | undefined) | undefined;
   #intents: (() => IntentCounts | undefined) | undefined;
+  #storeFile: string | undefined;
   #member: string | undefined;
   readonly #infoLabels: Record<string, string>;
   /** Per market, micro-shares and micro-collateral filled: integers, exact (exported as decimals at scrape). */
@@ -162,6 +164,7 @@ export class Metrics {
   readonly rewardDaily: Gauge<'market'>;
   readonly collateral: Gauge<'state'>;
   readonly openOrders: Gauge;
+  readonly storeSize: Gauge;
   readonly budgetUsed: Gauge<'rule'>;
   readonly budgetLimit: Gauge<'rule'>;
   readonly budgetUtilization: Gauge<'rule'>;
@@ -363,6 +366,16 @@ export class Metrics {
       help: 'Own orders resting or possibly resting (live, partly filled, unknown).',
       registers,
     });
+    this.storeSize = new Gauge({
+      name: n('store_size_bytes'),
+      help: "The SQLite store's size on disk: its file and its write-ahead log (`mmkit store archive` keeps it bounded).",
+      registers,
+      collect() {
+        const f = self.#storeFile;
+        if (f === undefined) return;
+        this.set(fileBytes(f) + fileBytes(`${f}-wal`));
+      },
+    });
 
     const budgets = () => this.#budgets?.();
     this.budgetUsed = new Gauge({
@@ -534,6 +547,11 @@ export class Metrics {
     this.#budgets = fn;
   }
 
+  /** The store file whose size `store_size_bytes` reads at scrape time. */
+  watchStoreFile(file: string): void {
+    this.#storeFile = file === '' || file === ':memory:' ? undefined : file;
+  }
+
   /** Read the gate's refusals and trims and the strategy's errors at scrape time (the kernel's counters). */
   watchIntents(fn: () => IntentCounts | undefined): void {
     this.#intents = fn;
@@ -695,5 +713,14 @@ export class Metrics {
 
   get contentType(): string {
     return this.registry.contentType;
+  }
+}
+
+/** A file's size in bytes, 0 when it is missing (a WAL checkpointed away). */
+function fileBytes(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
   }
 }

@@ -213,6 +213,8 @@ describe('mmkit run: metrics, health, status and kill, with no secret anywhere',
     expect(metric(m, 'mmkit_budget_used', { rule: 'POST /orders:burst' })).toBeGreaterThanOrEqual(0);
     expect(metric(m, 'mmkit_budget_limit', { rule: 'POST /orders:burst' })).toBeGreaterThan(0);
     expect(metric(m, 'mmkit_nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);
+    // the store's size on disk (an alert on its growth: README "Disk over weeks")
+    expect(metric(m, 'mmkit_store_size_bytes')).toBeGreaterThan(4096);
     expect(metric(m, 'mmkit_heartbeat_ok')).toBeGreaterThanOrEqual(0);
     expect(m).toMatch(/^mmkit_position_shares\{/m);
     expect(m).toMatch(/^mmkit_pnl_realized_usdc /m);
