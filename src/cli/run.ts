@@ -638,6 +638,7 @@ async function runLocked(
     venueUrl: urls.clob.replace(/\/clob$/, ''),
     venuePaper: paper,
     rewards: trader.rewards,
+    venueRewardShares: () => rewardBook.venueShares()?.shares,
     counters: trader.counters,
   });
 

@@ -420,7 +420,7 @@ export function formatStatus(s: StatusSnapshot, url: string): string {
     const r = m.rewards;
     if (r != null)
       out.push(
-        `    rewards: pool ${r.dailyRate}/day, band ${r.maxSpread}c, min ${r.minSize} shares; share ${(r.share * 100).toFixed(1)}% (~${r.estDaily}/day), scored ${r.scoredSamples}/${r.samples}; paid ${r.paid}, estimated ${r.estimated}`,
+        `    rewards: pool ${r.dailyRate}/day, band ${r.maxSpread}c, min ${r.minSize} shares; share ${(r.share * 100).toFixed(1)}% (~${r.estDaily}/day)${typeof r.venueShare === 'number' ? `, the venue's ${(r.venueShare * 100).toFixed(1)}% of the running epoch` : ''}, scored ${r.scoredSamples}/${r.samples}; paid ${r.paid}, estimated ${r.estimated}`,
       );
     for (const t of m.tokens) {
       const q = m.quotes

@@ -113,6 +113,8 @@ export interface DaemonParts {
   readonly counters?: Pick<TraderCounters, 'quotesRefused' | 'quotesTrimmed' | 'ordersRefusedByCode'>;
   /** The kernel's reward tracker (the estimate of each rewarded market's last sample); absent: none. */
   readonly rewards?: Pick<RewardTracker, 'snapshot'>;
+  /** The venue's share of each rewarded market's running epoch (0..1, lower-case ids), as last read; absent: none. */
+  readonly venueRewardShares?: () => ReadonlyMap<string, number> | undefined;
 }
 
 const NONE: ReadonlyMap<string, number> = new Map();
@@ -333,6 +335,10 @@ export class DaemonOps {
           estimated: t.estimated,
           byMarket: t.byMarket,
           live: p.rewards?.snapshot() ?? [],
+          ...(() => {
+            const v = p.venueRewardShares?.();
+            return v !== undefined ? { venueShares: v } : {};
+          })(),
         };
       },
     };

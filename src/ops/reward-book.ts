@@ -74,6 +74,12 @@ export interface RewardBookOptions {
    * data API's REWARD activity), for the cross-check after each poll; absent: no cross-check.
    */
   venueCredits?(sinceMs: number): Promise<readonly { readonly market: string; readonly amount: number }[]>;
+  /**
+   * The venue's share of each market's running epoch so far, percent 0-100 (`GET
+   * /rewards/user/percentages`), read after each poll and shown beside the bot's own estimate (which
+   * cannot know the competition's standing: README "Liquidity rewards"); absent: not read.
+   */
+  percentages?(): Promise<ReadonlyMap<string, number>>;
   /** Where the cross-check starts (the ledger epoch's start, unix ms; default 0). */
   readonly since?: number;
   /** A fleet member: payouts are booked once fleet-wide (see the module comment); absent: a lone daemon. */
@@ -169,6 +175,8 @@ export class RewardBook {
   #seen = new Map<string, string>();
   /** Differences logged already (not again while they stay the same). */
   readonly #reported = new Map<string, string>();
+  /** The venue's share of each market's running epoch (0..1) at the last read, and when it was read. */
+  #venueShares: { readonly shares: ReadonlyMap<string, number>; readonly at: number } | undefined;
   /** Polls done, failed; the last error. */
   polls = 0;
   pollFailures = 0;
@@ -308,6 +316,7 @@ export class RewardBook {
         }
       }
       if (o.venueCredits !== undefined) mismatches = await this.#crossCheck(o.venueCredits);
+      if (o.percentages !== undefined) await this.#readShares(o.percentages);
       this.polls++;
       this.lastError = undefined;
       return mismatches === undefined ? { dates, credits } : { dates, credits, mismatches };
@@ -327,6 +336,31 @@ export class RewardBook {
       throw e instanceof FleetClaimError ? e.cause : e;
     }
   }
+
+  /**
+   * The venue's share of each market's running epoch so far (0..1: its percent / 100), as last read;
+   * undefined before the first read (or without `percentages`).
+   */
+  venueShares(): { readonly shares: ReadonlyMap<string, number>; readonly at: number } | undefined {
+    return this.#venueShares;
+  }
+
+  /** Reads the venue's shares; a failure keeps the last ones (said once while it repeats). */
+  async #readShares(read: () => Promise<ReadonlyMap<string, number>>): Promise<void> {
+    try {
+      const shares = new Map<string, number>();
+      for (const [m, pct] of await read())
+        if (Number.isFinite(pct) && pct >= 0) shares.set(m.toLowerCase(), Math.min(pct, 100) / 100);
+      this.#venueShares = { shares, at: this.#o.clock.now() };
+      this.#sharesError = undefined;
+    } catch (e) {
+      const msg = e instanceof Error ? e.message.slice(0, 200) : String(e).slice(0, 200);
+      if (msg !== this.#sharesError)
+        this.#o.log?.warn({ err: msg }, "could not read the venue's reward shares (the estimate is shown alone)");
+      this.#sharesError = msg;
+    }
+  }
+  #sharesError: string | undefined;
 
   /**
    * A fleet member: re-asserts the parts of the last week's payouts it booked (its store's paid

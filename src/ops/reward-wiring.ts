@@ -51,6 +51,8 @@ export function bookRewards(
         earnings: r.earnings,
         maker: r.maker,
       })),
+    // the venue's own share of each running epoch, shown beside the estimate (trial 16 F4)
+    percentages: () => venue.rewards.userPercentages(),
     log: rlog,
   });
   tracker.onSample((e) => {

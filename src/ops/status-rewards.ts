@@ -20,6 +20,8 @@ export interface RewardsView {
     readonly lastDaily: number;
     readonly lastAt: number | null;
   }[];
+  /** The venue's share of each market's running epoch so far (0..1), as last read; absent: not known. */
+  readonly venueShares?: ReadonlyMap<string, number>;
 }
 
 /** A rewarded market's rewards as the status shows them (decimal strings; share 0..1). */
@@ -36,6 +38,8 @@ export interface MarketRewardStatus {
   readonly estDaily: string;
   readonly samples: number;
   readonly scoredSamples: number;
+  /** The venue's own figure of our share of the running epoch so far (0..1); null when not known. */
+  readonly venueShare: number | null;
 }
 
 /** The rewards of the status's PnL: paid by the venue, estimated, their total, by market. */
@@ -97,6 +101,7 @@ export function marketRewardStatus(rw: RewardsView): (market: string) => MarketR
           estDaily: formatAmount(rl.lastDaily),
           samples: rl.samples,
           scoredSamples: rl.scoredSamples,
+          venueShare: rw.venueShares?.get(market.toLowerCase()) ?? null,
         };
   };
 }

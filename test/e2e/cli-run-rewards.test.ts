@@ -88,7 +88,10 @@ describe('mmkit run earns liquidity rewards and books them', () => {
         total: string;
         rewards: { paid: string; estimated: string; total: string; byMarket: { market: string; paid: string }[] };
       };
-      markets: { market: string; rewards: { paid: string; samples: number; dailyRate: string } | null }[];
+      markets: {
+        market: string;
+        rewards: { paid: string; samples: number; dailyRate: string; venueShare: number | null } | null;
+      }[];
     };
     let status: Status | undefined;
     for (let end = Date.now() + 20_000; Date.now() < end; await sleep(500)) {
@@ -102,6 +105,9 @@ describe('mmkit run earns liquidity rewards and books them', () => {
     const mk = status!.markets.find((m) => m.market === cid)!;
     expect(mk.rewards).toMatchObject({ dailyRate: '7200', paid: formatAmount(paidToUs()) });
     expect(mk.rewards!.samples).toBeGreaterThan(2);
+    // the venue's own share of the running epoch, beside the estimate (GET /rewards/user/percentages)
+    expect(mk.rewards!.venueShare).toBeGreaterThanOrEqual(0);
+    expect(mk.rewards!.venueShare).toBeLessThanOrEqual(1);
     const metrics = await (await fetch(`${statusUrl}/metrics`)).text();
     expect(metrics).toContain(`mmkit_rewards_usdc{market="${cid}",state="paid"} ${paidToUs() / 1e6}`);
 

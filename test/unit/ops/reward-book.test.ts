@@ -288,3 +288,31 @@ describe('payouts', () => {
     expect(utcDate(Date.UTC(2026, 0, 1) - 1)).toBe('2025-12-31');
   });
 });
+
+describe("the venue's shares of the running epochs (trial 16 F4)", () => {
+  it('are read after each poll (percent to 0..1, ids in lower case); a failed read keeps the last ones, said once', async () => {
+    let answer: () => Promise<ReadonlyMap<string, number>> = async () => new Map([['0xAAA', 30.4]]);
+    const warned: string[] = [];
+    const book = new RewardBook({
+      store,
+      clock,
+      sampleMs: 10_000,
+      earnings: async () => [],
+      percentages: () => answer(),
+      log: { info() {}, warn: (_o, m) => void warned.push(m) },
+    });
+    expect(book.venueShares()).toBeUndefined();
+    await book.poll();
+    expect(book.venueShares()).toEqual({ shares: new Map([['0xaaa', 0.304]]), at: clock.now() });
+    answer = async () => {
+      throw new Error('HTTP 404');
+    };
+    clock.advance(60_000);
+    await book.poll();
+    await book.poll();
+    expect(book.venueShares()?.shares.get('0xaaa')).toBe(0.304);
+    expect(warned).toEqual(["could not read the venue's reward shares (the estimate is shown alone)"]);
+    // a failed share read does not fail the poll
+    expect(book.pollFailures).toBe(0);
+  });
+});

@@ -105,6 +105,7 @@ describe('rewards in the status', () => {
       estDaily: '25',
       samples: 12,
       scoredSamples: 10,
+      venueShare: null,
     });
   });
 
@@ -144,6 +145,14 @@ describe('rewards in the status', () => {
     );
     expect(text).toContain(
       'rewards: pool 100/day, band 4.5c, min 20 shares; share 25.0% (~25/day), scored 10/12; paid 1, estimated 0.010001',
+    );
+  });
+
+  it("the venue's share of the running epoch beside the estimate, once read (trial 16 F4)", () => {
+    const s = setup({ ...REWARDS, venueShares: new Map([[M.toLowerCase(), 0.304]]) }).monitor.sample();
+    expect(s.markets.find((m) => m.market === M)!.rewards).toMatchObject({ share: 0.25, venueShare: 0.304 });
+    expect(formatStatus(s, 'http://127.0.0.1:1')).toContain(
+      "share 25.0% (~25/day), the venue's 30.4% of the running epoch, scored 10/12",
     );
   });
 });
