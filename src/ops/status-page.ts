@@ -125,7 +125,7 @@ export const STATUS_PAGE_HTML = String.raw`<!doctype html>
 
   var rewardLine = function (r) {
     if (!r) return '';
-    return '<div class="meta rewards">rewards: pool ' + esc(r.dailyRate) + ' USDC/day, band ' + esc(r.maxSpread) + '¢, min ' + esc(r.minSize) + ' shares · share ' + esc((r.share * 100).toFixed(1)) + '% (≈' + esc(r.estDaily) + ' USDC/day) · scored ' + r.scoredSamples + '/' + r.samples + ' samples · paid ' + esc(r.paid) + ', estimated ' + esc(r.estimated) + '</div>';
+    return '<div class="meta rewards">rewards: pool ' + esc(r.dailyRate) + ' USDC/day, band ' + esc(r.maxSpread) + '¢, min ' + esc(r.minSize) + ' shares · share ' + esc((r.share * 100).toFixed(1)) + '% (≈' + esc(r.estDaily) + ' USDC/day)' + (typeof r.venueShare === 'number' ? ' · the venue: ' + esc((r.venueShare * 100).toFixed(1)) + '% of the running epoch' : '') + ' · scored ' + r.scoredSamples + '/' + r.samples + ' samples · paid ' + esc(r.paid) + ', estimated ' + esc(r.estimated) + '</div>';
   };
 
   var renders = 0;
