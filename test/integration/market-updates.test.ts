@@ -92,6 +92,10 @@ describe("a followed market's changes at the venue reach the running bot", () =>
       // the estimate samples the market with the new config
       expect(await eventually(() => bot.rewards.snapshot().length === 1, 20_000), 'the estimate follows').toBe(true);
       expect(bot.rewards.snapshot()[0]).toMatchObject({ market: M, config: cfg });
+      // one update (no spurious ones: the re-read of an unchanged market is no change)
+      expect(infos.filter((l) => l.msg.startsWith('market updated at the venue')).map((l) => l.msg)).toEqual([
+        'market updated at the venue: rewards',
+      ]);
       const updated = infos.find((l) => l.msg === 'market updated at the venue: rewards');
       expect(updated?.obj).toMatchObject({
         market: M,
