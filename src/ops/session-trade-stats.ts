@@ -5,7 +5,10 @@
  *    BUY, the fill price minus that mid for a SELL, size-weighted, in price units; a horizon whose
  *    book is stale or one-sided then is left out, as a backtest leaves it out (the same online
  *    accumulator: src/backtest/fill-stats.ts, and the same horizons: src/backtest/metrics.ts);
- *  - the fill ratio: orders of the session that got a fill over orders placed;
+ *  - the fill ratio: orders of the session that got a fill over orders placed (an order is counted
+ *    at its first fill; its id is forgotten FILLED_MEMORY_MS after its last fill once it is no longer
+ *    open, as a backtest forgets it (src/backtest/measurement.ts), so the set stays the recent
+ *    orders' and does not grow with the session: mem18);
  *  - the max drawdown: the largest fall of total PnL from its running peak, on the status samples
  *    (every second), as a backtest measures it on its PnL samples (`--sample-ms`, 1 s by default).
  *
@@ -42,14 +45,24 @@ export interface SessionTradeStatsOptions {
   /** The token's mid now, pips (may be x.5); null when its book is stale or one-sided. */
   readonly mid: (tokenId: string) => number | null;
   readonly horizonsMs?: readonly number[];
+  /** The ids of the bot's open orders now (an open order's id is kept however old its last fill). Default: none. */
+  readonly openOrderIds?: () => Iterable<string>;
 }
+
+/** How long after its last fill an order that is no longer open is remembered as filled (ms). */
+export const FILLED_MEMORY_MS = 600_000;
+/** Time between two prunings of the orders remembered as filled (ms). */
+const PRUNE_MS = 60_000;
 
 /** The session's markouts, fill ratio and drawdown (see the module comment). */
 export class SessionTradeStats {
   readonly #o: SessionTradeStatsOptions;
   readonly #horizons: readonly number[];
   readonly #acc: FillStatsAccumulator;
-  readonly #filled = new Set<string>();
+  /** Orders with a fill (id -> time of its last fill), forgotten as the module comment says. */
+  readonly #filled = new Map<string, number>();
+  #ordersFilled = 0;
+  #prunedAt: number;
   readonly #timers = new Set<TimerHandle>();
   #peak: number | undefined;
   #drawdown = 0;
@@ -59,6 +72,26 @@ export class SessionTradeStats {
     this.#o = o;
     this.#horizons = o.horizonsMs ?? MARKOUT_HORIZONS_MS;
     this.#acc = new FillStatsAccumulator({ horizonsMs: this.#horizons, limit: 0, startMs: o.clock.now(), tokens: [] });
+    this.#prunedAt = o.clock.now();
+  }
+
+  /** Counts the order at its first fill (each once while remembered). */
+  #filledNow(orderId: string): void {
+    const now = this.#o.clock.now();
+    if (!this.#filled.has(orderId)) this.#ordersFilled++;
+    this.#filled.set(orderId, now);
+    if (now - this.#prunedAt >= PRUNE_MS) this.#prune(now);
+  }
+
+  /** Forgets the orders whose last fill is older than FILLED_MEMORY_MS and that are not open. */
+  #prune(now: number): void {
+    this.#prunedAt = now;
+    let open: Set<string> | undefined;
+    for (const [id, at] of this.#filled) {
+      if (now - at < FILLED_MEMORY_MS) continue;
+      open ??= new Set(this.#o.openOrderIds?.() ?? []);
+      if (!open.has(id)) this.#filled.delete(id);
+    }
   }
 
   /** A new fill of the bot's own order (each once): counted, and its markouts timed. */
@@ -74,7 +107,7 @@ export class SessionTradeStats {
       role: f.role,
     };
     this.#acc.add(row);
-    this.#filled.add(f.orderId);
+    this.#filledNow(f.orderId);
     this.#horizons.forEach((h, i) => {
       const handle = this.#o.clock.setTimeout(() => {
         this.#timers.delete(handle);
@@ -90,7 +123,12 @@ export class SessionTradeStats {
    * markout (its horizons would come after the exit).
    */
   filledOrder(orderId: string): void {
-    this.#filled.add(orderId);
+    this.#filledNow(orderId);
+  }
+
+  /** Orders remembered as filled now (for tests: bounded by the recent and the open orders). */
+  get rememberedOrders(): number {
+    return this.#filled.size;
   }
 
   /** A sample of total PnL, micro-USDC: the drawdown from the running peak. */
@@ -104,8 +142,8 @@ export class SessionTradeStats {
     const r = this.#acc.result(this.#o.clock.now());
     return {
       markouts: r.markouts.map((m) => ({ horizonMs: m.horizonMs, fills: m.fills, avg: m.avg })),
-      ordersFilled: this.#filled.size,
-      fillRatio: placed > 0 ? Math.round((this.#filled.size / placed) * 1e6) / 1e6 : null,
+      ordersFilled: this.#ordersFilled,
+      fillRatio: placed > 0 ? Math.round((this.#ordersFilled / placed) * 1e6) / 1e6 : null,
       maxDrawdown: formatAmount(this.#drawdown),
     };
   }

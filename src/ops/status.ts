@@ -244,7 +244,11 @@ export class DaemonMonitor {
     this.#startedAt = o.clock.now();
     this.#seriesCap = Math.max(4, o.seriesCapacity ?? 720);
     this.#recentCap = Math.max(1, o.recentFills ?? 50);
-    this.#trade = new SessionTradeStats({ clock: o.clock, mid: (t) => midOfTop(this.#view?.book(t)) });
+    this.#trade = new SessionTradeStats({
+      clock: o.clock,
+      mid: (t) => midOfTop(this.#view?.book(t)),
+      openOrderIds: () => (this.#view?.liveOrders() ?? []).map((x) => x.id),
+    });
   }
 
   /** Stops the markout timers (at shutdown: the markouts still pending are left out, as at a backtest's end). */

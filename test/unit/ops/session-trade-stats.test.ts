@@ -7,7 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../src/core/clock.ts';
 import type { FillEvent } from '../../../src/core/events.ts';
-import { midOfTop, SessionTradeStats, sessionTradeLines } from '../../../src/ops/session-trade-stats.ts';
+import {
+  FILLED_MEMORY_MS,
+  midOfTop,
+  SessionTradeStats,
+  sessionTradeLines,
+} from '../../../src/ops/session-trade-stats.ts';
 
 const fill = (o: { orderId?: string; side: 'BUY' | 'SELL'; price: number; size: number }): FillEvent =>
   ({
@@ -83,6 +88,25 @@ describe('SessionTradeStats', () => {
     s.filledOrder('a'); // an order counted once
     expect(s.status(4)).toMatchObject({ ordersFilled: 2, fillRatio: 0.5 });
     expect(s.status(4).markouts.map((m) => m.fills)).toEqual([0, 0, 0]);
+  });
+
+  it('remembers the recent and the open orders only, each counted once (mem18: the set grew with the session)', () => {
+    const clock = new VirtualClock(0);
+    const open = new Set<string>(['keep']);
+    const s = new SessionTradeStats({ clock, mid: () => 5000, openOrderIds: () => open });
+    s.fill(fill({ orderId: 'keep', side: 'BUY', price: 4900, size: 1_000_000 }));
+    // 5,000 orders, one fill each, a second apart (83 minutes): only the last ten minutes' are kept
+    for (let i = 0; i < 5000; i++) {
+      clock.advanceTo(1000 * (i + 1));
+      s.fill(fill({ orderId: `o${i}`, side: 'BUY', price: 4900, size: 1_000_000 }));
+    }
+    expect(s.status(5001).ordersFilled).toBe(5001);
+    expect(s.rememberedOrders).toBeLessThanOrEqual(1 + (FILLED_MEMORY_MS + 60_000) / 1000 + 1);
+    // the open order is kept however old its last fill: its next fill is not counted again
+    s.fill(fill({ orderId: 'keep', side: 'SELL', price: 5100, size: 1_000_000 }));
+    // a recent order's second fill is not counted again either
+    s.fill(fill({ orderId: 'o4999', side: 'SELL', price: 5100, size: 1_000_000 }));
+    expect(s.status(5001).ordersFilled).toBe(5001);
   });
 
   it('midOfTop: the mid of a fresh two-sided top (x.5 pips when the spread is odd), else null', () => {
