@@ -243,6 +243,9 @@ class EngineImpl implements Engine {
 
   /** Re-reads the traded markets (one by one when the venue can, else its listing) for `#onControl`. */
   async #pollMarkets(): Promise<void> {
+    // one re-read at a time: a slow venue (each read waits out its timeout) never piles them up
+    if (this.#marketsPolling) return;
+    this.#marketsPolling = true;
     const v = this.#o.venue;
     try {
       const now: MarketInfo[] = [];
@@ -259,8 +262,11 @@ class EngineImpl implements Engine {
     } catch (err) {
       this.#stats.errors.listing++;
       this.#log(failLevel(err), 'listing', { err: errMsg(err) }, 'market re-read failed (tried again next time)');
+    } finally {
+      this.#marketsPolling = false;
     }
   }
+  #marketsPolling = false;
 
   async #refreshBalance(): Promise<void> {
     try {

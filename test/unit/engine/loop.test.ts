@@ -637,6 +637,21 @@ describe('engine lifecycle', () => {
     expect(asked).toEqual([CID, CID2]);
     expect(ctx.engine.state.market(CID)?.minOrderSize).toBe(10_000_000);
     expect(ctx.engine.state.market(CID2)?.rewards).toEqual(rewards);
+    // a venue that does not answer: one re-read at a time, however many periods pass
+    asked.length = 0;
+    let answer: (() => void) | undefined;
+    (ctx.venue as { market?: (id: ConditionId) => Promise<MarketInfo | undefined> }).market = (id) => {
+      asked.push(id);
+      return new Promise((r) => (answer = () => r(undefined)));
+    };
+    for (let i = 0; i < 5; i++) {
+      ctx.venue.clock.advance(1000);
+      await flush(5);
+    }
+    expect(asked).toEqual([CID]);
+    answer?.();
+    await flush(5);
+    expect(asked).toEqual([CID, CID2]);
     const venue = new FakeVenue();
     const e2 = createEngine({
       ...passGates,
