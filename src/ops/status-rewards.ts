@@ -2,6 +2,7 @@
  * The liquidity rewards on the status (src/ops/status.ts): the daemon's view of them, and what the
  * metrics, the markets and the PnL of the snapshot show of it (decimal strings on the snapshot).
  */
+import { rewardConfigText } from '../core/market-info.ts';
 import { formatAmount } from '../core/units.ts';
 
 /** Liquidity rewards as the daemon knows them. Money in micro-collateral. */
@@ -20,7 +21,10 @@ export interface RewardsView {
     readonly lastDaily: number;
     readonly lastAt: number | null;
   }[];
-  /** The venue's share of each market's running epoch so far (0..1), as last read; absent: not known. */
+  /**
+   * The venue's share of each market's running epoch so far (0..1), as last read (a market it left out: 0);
+   * absent: not read yet.
+   */
   readonly venueShares?: ReadonlyMap<string, number>;
 }
 
@@ -38,7 +42,7 @@ export interface MarketRewardStatus {
   readonly estDaily: string;
   readonly samples: number;
   readonly scoredSamples: number;
-  /** The venue's own figure of our share of the running epoch so far (0..1); null when not known. */
+  /** The venue's own figure of our share of the running epoch so far (0..1); null before the first read. */
   readonly venueShare: number | null;
 }
 
@@ -92,16 +96,16 @@ export function marketRewardStatus(rw: RewardsView): (market: string) => MarketR
     return rl === undefined
       ? null
       : {
-          maxSpread: String(rl.config.maxSpread / 100),
-          minSize: formatAmount(rl.config.minSize),
-          dailyRate: formatAmount(rl.config.dailyRate),
+          ...rewardConfigText(rl.config),
           paid: formatAmount(rp?.paid ?? 0),
           estimated: formatAmount(rp?.estimated ?? 0),
           share: rl.lastShare,
           estDaily: formatAmount(rl.lastDaily),
           samples: rl.samples,
           scoredSamples: rl.scoredSamples,
-          venueShare: rw.venueShares?.get(market.toLowerCase()) ?? null,
+          // the venue lists only the markets where we have a share: after a read, one it left out is 0 (at an
+          // epoch's start, before its first sample); null only before the first read
+          venueShare: rw.venueShares === undefined ? null : (rw.venueShares.get(market.toLowerCase()) ?? 0),
         };
   };
 }

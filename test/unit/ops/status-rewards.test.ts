@@ -155,4 +155,10 @@ describe('rewards in the status', () => {
       "share 25.0% (~25/day), the venue's 30.4% of the running epoch, scored 10/12",
     );
   });
+
+  it('a market the venue left out of a read is 0 (a new epoch before its first sample), not unknown', () => {
+    const s = setup({ ...REWARDS, venueShares: new Map([['0xother', 0.5]]) }).monitor.sample();
+    expect(s.markets.find((m) => m.market === M)!.rewards).toMatchObject({ venueShare: 0 });
+    expect(formatStatus(s, 'http://127.0.0.1:1')).toContain("the venue's 0.0% of the running epoch");
+  });
 });
