@@ -12,11 +12,11 @@
  * too: `mmkit_nodejs_eventloop_lag_seconds`, `..._p50_seconds`, `..._p99_seconds`, and the process
  * metrics (`mmkit_process_cpu_seconds_total`, `mmkit_process_resident_memory_bytes`, ...).
  */
-import { statSync } from 'node:fs';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BudgetStats } from '../api/http/budgets.ts';
 import type { StreamName } from '../core/events.ts';
 import { AMOUNT_SCALE, PRICE_SCALE, notional } from '../core/units.ts';
+import { storeFileBytes } from '../store/file-size.ts';
 import type { HealthReport } from './health.ts';
 
 /** Every metric name starts with this. */
@@ -296,7 +296,7 @@ export class Metrics {
       collect() {
         const f = self.#storeFile;
         if (f === undefined) return;
-        this.set(fileBytes(f) + fileBytes(`${f}-wal`));
+        this.set(storeFileBytes(f));
       },
     });
 
@@ -636,14 +636,5 @@ export class Metrics {
 
   get contentType(): string {
     return this.registry.contentType;
-  }
-}
-
-/** A file's size in bytes, 0 when it is missing (a WAL checkpointed away). */
-function fileBytes(file: string): number {
-  try {
-    return statSync(file).size;
-  } catch {
-    return 0;
   }
 }

@@ -20,8 +20,9 @@
  * Freed pages are reused by the store's later writes; `vacuum` also gives them back to the file
  * system (it rewrites the whole file: it needs as much free disk as the store's size, and time).
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { storeFileBytes } from './file-size.ts';
 import { migrate } from './migrations.ts';
 import { createPrivate } from './store.ts';
 
@@ -63,7 +64,7 @@ export interface ArchiveResult {
  */
 export function archiveStore(storeFile: string, o: ArchiveOptions): ArchiveResult {
   if (!existsSync(storeFile)) throw new Error(`${storeFile}: no such store`);
-  const bytesBefore = storeBytes(storeFile);
+  const bytesBefore = storeFileBytes(storeFile);
   const db = new Database(storeFile, { fileMustExist: true });
   try {
     db.pragma('journal_mode = WAL');
@@ -132,7 +133,7 @@ export function archiveStore(storeFile: string, o: ArchiveOptions): ArchiveResul
         audit: moved.audit,
         openKept,
         bytesBefore,
-        bytesAfter: storeBytes(storeFile),
+        bytesAfter: storeFileBytes(storeFile),
         freeBytes: freeBytes(db),
       };
     } catch (e) {
@@ -153,7 +154,3 @@ function freeBytes(db: Database.Database): number {
 }
 
 /** The store's size on disk: the file and its WAL. */
-function storeBytes(file: string): number {
-  const size = (f: string) => (existsSync(f) ? statSync(f).size : 0);
-  return size(file) + size(`${file}-wal`);
-}
