@@ -24,8 +24,8 @@ export function usd(micro: number, signed = false): string {
  */
 export function rewardUsd(micro: number, signed = false): string {
   if (micro === 0 || Math.abs(micro) >= AMOUNT_SCALE / 200) return usd(micro, signed);
-  const s = (Math.abs(micro) / AMOUNT_SCALE).toFixed(6);
-  return micro < 0 ? `-${s}` : signed ? `+${s}` : s;
+  const s = formatAmount(micro); // exact, to the micro (trailing zeros dropped, as the daemon prints it)
+  return signed && micro > 0 ? `+${s}` : s;
 }
 
 /** Micro-shares as shares with up to 2 decimals. */

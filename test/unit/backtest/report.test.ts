@@ -245,6 +245,7 @@ describe('backtest report: the rewards line', () => {
     expect(rewardUsd(-4_999)).toBe('-0.004999');
     expect(rewardUsd(5_000, true)).toBe('+0.01'); // a cent when rounded: as every other amount
     expect(rewardUsd(1)).toBe('0.000001');
+    expect(rewardUsd(4_210, true)).toBe('+0.00421'); // formatted as the daemon does: no trailing zero
   });
 
   it('world mode: all credited says nothing of unpaid earnings', () => {
