@@ -37,10 +37,27 @@ export function marketChanges(was: MarketInfo, now: MarketInfo): MarketChange[] 
   return out;
 }
 
+/**
+ * A reward config as people read it (one formatter for the log and the status, so they agree): the max
+ * spread in cents, the min size in shares and the daily pool in USDC, as decimal strings.
+ */
+export function rewardConfigText(c: {
+  readonly maxSpread: number;
+  readonly minSize: number;
+  readonly dailyRate: number;
+}): { readonly maxSpread: string; readonly minSize: string; readonly dailyRate: string } {
+  return {
+    maxSpread: String(maxSpreadToCents(c.maxSpread)),
+    minSize: formatAmount(c.minSize),
+    dailyRate: formatAmount(c.dailyRate),
+  };
+}
+
 /** A reward config as a log field: `pool 65/day, band 3.5c, min 50` (none: `none`). */
 export function rewardConfigLabel(c: RewardConfig | null | undefined): string {
   if (c == null) return 'none';
-  return `pool ${formatAmount(c.dailyRate)}/day, band ${maxSpreadToCents(c.maxSpread)}c, min ${formatAmount(c.minSize)}`;
+  const t = rewardConfigText(c);
+  return `pool ${t.dailyRate}/day, band ${t.maxSpread}c, min ${t.minSize}`;
 }
 
 /** The log fields of a market's change (`marketChanges`): before and after, readable. */
