@@ -370,6 +370,7 @@ SIGHUP or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit 
         restartPolicy: b.restartPolicy,
         foreignOrders: b.foreignOrders,
         postOnly: b.postOnly,
+        fillMemory: b.fillMemory,
         keystoreFile: b.keystoreFile,
         ...(o.config ? { configFile: String(o.config) } : {}),
         seed: b.seed,

@@ -35,7 +35,7 @@ import { formatAmount, type Micro } from '../core/units.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import { backfillFills } from '../engine/restart.ts';
 import { REWARD_SAMPLE_MS } from '../engine/reward-tracker.ts';
-import { createTrader } from '../kernel/create-trader.ts';
+import { DEFAULT_FILL_MEMORY, createTrader } from '../kernel/create-trader.ts';
 import { removeControlToken, removeDaemonFile } from '../ops/daemon-file.ts';
 import type { DaemonLock } from '../ops/daemon-lock.ts';
 import { MMKIT_VERSION, startOps } from '../ops/daemon-ops.ts';
@@ -342,6 +342,7 @@ async function trade(
     // no reconciliation with the venue's account: nothing to say of it (a fresh simulated account)
     logReconcile: false,
     postOnly: cfg.postOnly ?? true,
+    fillMemory: cfg.fillMemory ?? DEFAULT_FILL_MEMORY,
     rewards: { sampleMs: cfg.rewards?.sampleMs ?? REWARD_SAMPLE_MS },
     marketsPollMs: cfg.marketRefreshMs ?? 60_000,
     // no positionAudit (no account at the venue: the simulated venue is the ledger) and no

@@ -23,7 +23,7 @@ import { formatAmount, formatPrice } from '../core/units.ts';
 import type { BudgetConfig } from '../api/http/budgets.ts';
 import type { ApiCredentials } from '../api/http/transport.ts';
 import { createLiveVenue } from '../venues/live/create-live-venue.ts';
-import { createTrader } from '../kernel/create-trader.ts';
+import { DEFAULT_FILL_MEMORY, createTrader } from '../kernel/create-trader.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
 import { checkStoreOpens, openStore, type Store } from '../store/store.ts';
 import { loadStrategy } from '../strategy/loader.ts';
@@ -90,6 +90,8 @@ export interface RunConfig {
   foreignOrders?: 'leave' | 'cancel' | 'adopt';
   /** Quotes with the venue's post-only flag (bot.postOnly); default true. */
   postOnly?: boolean;
+  /** Fills kept in memory for dedupe (bot.fillMemory); default 200,000; 0: all. */
+  fillMemory?: number;
   keystoreFile: string;
   /** The `--config` file the daemon was started with (recorded in <dataDir>/venue.json for the recovery commands); absent: none. */
   configFile?: string;
@@ -475,6 +477,7 @@ async function runLocked(
     restartPolicy: cfg.restartPolicy,
     foreignOrders: cfg.foreignOrders ?? 'leave',
     postOnly: cfg.postOnly ?? true,
+    fillMemory: cfg.fillMemory ?? DEFAULT_FILL_MEMORY,
     rewards: { sampleMs: rewardSampleMs },
     marketsPollMs: cfg.marketRefreshMs ?? 60_000,
     collateral: {

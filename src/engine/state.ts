@@ -491,7 +491,7 @@ export class EngineState implements StrategyState {
         this.#orderUpdate(e);
         return;
       case 'fill':
-        this.#applyFill(e);
+        this.#applyFill(e, true);
         return;
       case 'disconnected':
         if (e.stream === 'market') {
@@ -601,9 +601,14 @@ export class EngineState implements StrategyState {
     return p;
   }
 
-  #applyFill(f: FillLike): boolean {
+  /** @param fromStream a fill event (not a seeded one): a repeat of a forgotten fill is asked of `seen`. */
+  #applyFill(f: FillLike, fromStream = false): boolean {
     const key = `${f.tradeId}|${f.orderId}`;
     const rec = this.#fills.get(key);
+    if (rec === undefined && fromStream && this.#forgotten > 0 && this.#seen?.(f.tradeId, f.orderId) === true) {
+      this.stats.fillDuplicates++; // a repeat of a fill older than the memory (see boundFills)
+      return false;
+    }
     if (rec !== undefined) {
       if (f.status === 'FAILED' && !rec.failed) {
         rec.failed = true;
@@ -637,21 +642,26 @@ export class EngineState implements StrategyState {
     return this.#fills.size;
   }
 
-  // ---- bounded fill memory (backtests) [added for the backtest's flat memory; separate from the rest] ----
+  // ---- bounded fill memory (a daemon's flat memory over days; backtests) ----
 
   #fillCap = Infinity;
+  /** Fill keys forgotten so far (0: every fill is still in memory, `seen` is never asked). */
+  #forgotten = 0;
+  #seen: ((tradeId: string, orderId: string) => boolean) | undefined;
 
   /**
-   * Keeps at most `capacity` fill keys (default: all, forever). Beyond it the oldest fill is
-   * forgotten: its key leaves the dedupe map and it is folded into its position's base, so positions
-   * stay exact (the same operations in the same order). What is lost: a duplicate or a FAILED
-   * reversal of a fill older than the last `capacity` fills is taken for a new fill (a duplicate is
-   * counted again; a FAILED one is never counted). A backtest's simulated venue never repeats a
-   * fill nor fails a trade, so a backtest can bound the memory; the live daemon does not call this.
+   * Keeps at most `capacity` fill keys (default: all, forever; ~200 bytes each). Beyond it the oldest
+   * fill is forgotten: its key leaves the dedupe map, it is folded into its position's base (exact).
+   * Once some were forgotten, a fill event not in memory is asked of `seen` (the daemon's store): a
+   * repeat of a forgotten fill is still a duplicate. Lost: a FAILED reversal of a forgotten fill stays
+   * in the running position (the store voids it; the next start rebuilds from it); without `seen`, a
+   * repeat is counted again. Trades fail within minutes, far inside bot.fillMemory (days). A
+   * backtest's venue never repeats nor fails a fill: it bounds the memory without `seen`.
    */
-  boundFills(capacity: number): void {
+  boundFills(capacity: number, seen?: (tradeId: string, orderId: string) => boolean): void {
     if (!(capacity >= 1)) throw new RangeError(`boundFills: capacity must be >= 1, got ${capacity}`);
     this.#fillCap = capacity;
+    this.#seen = seen;
     this.#fillOrder = new Fifo<string>();
     for (const k of this.#fills.keys()) this.#fillOrder.push(k);
     while (this.#fills.size > capacity) this.#forgetOldestFill();
@@ -662,6 +672,7 @@ export class EngineState implements StrategyState {
     const rec = key === undefined ? undefined : this.#fills.get(key);
     if (rec === undefined) return;
     this.#fills.delete(key!);
+    this.#forgotten++;
     const p = this.#positions.get(rec.tokenId);
     if (p === undefined) return;
     // adjustments before it are folded first (they are never keyed, so never forgotten otherwise)

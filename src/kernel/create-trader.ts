@@ -57,6 +57,9 @@ import { traderReconcile } from './reconcile.ts';
 import { createPositionAuditWiring, type LedgerFigures, type PositionAuditConfig } from './position-audit-wiring.ts';
 import type { TraderCounters, TraderFleet, TraderHooks, TraderLogger, TraderTuning } from './types.ts';
 
+/** Fills a daemon keeps in memory for dedupe by default (bot.fillMemory): ~40 MB, days of trading. */
+export const DEFAULT_FILL_MEMORY = 200_000;
+
 // moved to the kernel's modules; importers name them here
 export type { CollateralConfig } from './collateral-wiring.ts';
 export type { LedgerFigures, PositionAuditConfig } from './position-audit-wiring.ts';
@@ -113,6 +116,12 @@ export interface TraderOptions {
    * becomes a `market_updated` event; a closed market is pulled, the reward estimate follows.
    */
   readonly marketsPollMs?: number;
+  /**
+   * Fills the engine's state keeps in memory to recognise a repeat or a FAILED reversal (default:
+   * all, forever; `mmkit run` passes bot.fillMemory). Older ones are folded into their positions
+   * (exact); a repeat of one is recognised by the store (see EngineState.boundFills).
+   */
+  readonly fillMemory?: number;
   /** The bot's own open orders (the store knows them) found at start: cancel them (default) or adopt them. */
   readonly restartPolicy?: 'cancel' | 'adopt';
   /**
@@ -549,6 +558,9 @@ export function createTrader(o: TraderOptions): Trader {
     ...(o.rewards?.sampleMs !== undefined ? { sampleMs: o.rewards.sampleMs } : {}),
   });
   if (tuning.fillKeys !== undefined) eng.state.boundFills(tuning.fillKeys);
+  // a daemon's flat memory over days: the store holds every fill of the ledger epoch
+  else if (o.fillMemory !== undefined && o.fillMemory > 0)
+    eng.state.boundFills(o.fillMemory, (tradeId, orderId) => store.hasFillInEpoch(tradeId, orderId));
   fillsByToken = eng.events$.subscribe((e) => {
     if (e.type === 'fill') audits.countFill(e.tokenId);
     // a reconnect of the user channel may have missed anything: audit (differences confirmed next time)

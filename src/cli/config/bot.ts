@@ -121,6 +121,12 @@ export const botSchema = {
     default: true,
     env: 'MMKIT_POST_ONLY',
   },
+  fillMemory: {
+    doc: 'Fills the daemon keeps in memory to recognise a repeated fill or a FAILED reversal (about 200 bytes each; the default holds days of trading). Older fills are folded into their positions (exact) and a repeat of one is recognised by the store; 0: every fill of the ledger, forever (memory grows with every fill).',
+    format: 'nat',
+    default: 200000,
+    env: 'MMKIT_FILL_MEMORY',
+  },
   keystoreFile: {
     doc: 'Encrypted keystore file of the wallet (password in MMKIT_KEYSTORE_PASSWORD); else MMKIT_PRIVATE_KEY, else a paper wallet.',
     format: String,
@@ -198,6 +204,7 @@ export type BotConfig = {
   restartPolicy: 'cancel' | 'adopt';
   foreignOrders: 'leave' | 'cancel' | 'adopt';
   postOnly: boolean;
+  fillMemory: number;
   keystoreFile: string;
   seed: number;
   autoMerge: 'auto' | 'on' | 'off';

@@ -55,6 +55,35 @@ describe('EngineState.boundFills', () => {
     expect(s.stats).toMatchObject({ fillsCounted: 4, fillDuplicates: 1 });
     expect(() => s.boundFills(0)).toThrow(RangeError);
   });
+
+  it("with `seen` (the daemon's store), a repeat of a forgotten fill is still a duplicate; seeded fills never ask it", () => {
+    const stored = new Set<string>();
+    const asked: string[] = [];
+    const s = new EngineState([market()]);
+    s.boundFills(2, (t, o) => {
+      asked.push(`${t}|${o}`);
+      return stored.has(`${t}|${o}`);
+    });
+    const feed = (t: string, at: number) => {
+      s.apply(fill(t, `o-${t}`, 'MATCHED'), at);
+      stored.add(`${t}|o-${t}`); // the loop stores each fill event after the state applied it
+    };
+    feed('t1', 1);
+    feed('t2', 2);
+    expect(asked).toEqual([]); // nothing forgotten yet: the store is not asked
+    feed('t3', 3); // t1 forgotten (folded into the position)
+    const before = s.position(YES).size;
+    s.apply(fill('t1', 'o-t1', 'MATCHED'), 4); // the user channel repeats it days later
+    expect(s.position(YES).size).toBe(before);
+    expect(s.stats).toMatchObject({ fillsCounted: 3, fillDuplicates: 1 });
+    feed('t4', 5); // a new fill: asked, not stored, counted
+    expect(s.stats).toMatchObject({ fillsCounted: 4, fillDuplicates: 1 });
+    expect(asked).toEqual(['t1|o-t1', 't4|o-t4']);
+    // a fill seeded (the store's at start, a backfill already stored) is not asked: counted when new
+    stored.add('t9|o-t9');
+    expect(s.seedFill(fill('t9', 'o-t9', 'MATCHED'))).toBe(true);
+    expect(asked).toHaveLength(2);
+  });
 });
 
 describe('EngineState.boundFills: which key is forgotten', () => {
