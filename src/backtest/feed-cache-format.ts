@@ -5,7 +5,7 @@
  */
 
 /** Bump when the layout or the meaning of the events changes: older caches are then rebuilt. */
-export const FEED_CACHE_VERSION = 3;
+export const FEED_CACHE_VERSION = 4;
 /** The first bytes of every cache file. */
 export const MAGIC = Buffer.from('MMKFC1\n\0', 'latin1');
 /** Bytes before the first record: magic, u32 version, the feed's SHA-256. */
@@ -20,6 +20,8 @@ export const R_STRING = 5;
 export const R_END = 6;
 /** Malformed lines skipped before the next item (SkippedLines: the count goes on that item). */
 export const R_BAD = 7;
+/** A market line (FeedItem kind `market`): f64 t, u32 length, the MarketInfo as a structured clone. */
+export const R_MARKET = 8;
 /** Bytes of the end record: u32 length, u8 kind, f64 malformed, f64 damaged files. */
 export const END_RECORD = 4 + 1 + 8 + 8;
 

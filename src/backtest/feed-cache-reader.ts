@@ -4,6 +4,7 @@
  */
 import { open } from 'node:fs/promises';
 import { deserialize } from 'node:v8';
+import type { MarketInfo } from '../core/market-info.ts';
 import type { CachedItem, FeedChannel, FeedHeader, FeedStatus, ReplayStats } from '../venues/sim/feed.ts';
 import { CachedFrame, str } from './feed-cache-codec.ts';
 import {
@@ -15,6 +16,7 @@ import {
   R_EVENTS,
   R_FRAME,
   R_HEADER,
+  R_MARKET,
   R_STATUS,
   R_STRING,
 } from './feed-cache-format.ts';
@@ -163,6 +165,19 @@ export class CachedSource<T = CachedItem> {
         st.lines++;
         st.headers++;
         out.push(this.#bad > 0 ? { kind: 'header', t, header, bad: this.#take() } : { kind: 'header', t, header });
+      } else if (kind === R_MARKET) {
+        const t = v.getFloat64(p, true);
+        const n = v.getUint32(p + 8, true);
+        const info = deserialize(b.subarray(p + 12, p + 12 + n)) as MarketInfo;
+        st.lines++;
+        if (this.#keepM) {
+          st.statuses++;
+          out.push(
+            this.#bad > 0
+              ? { kind: 'market', t, ch: 'm', info, bad: this.#take() }
+              : { kind: 'market', t, ch: 'm', info },
+          );
+        }
       } else if (kind === R_BAD) {
         this.#bad += v.getFloat64(p, true);
       } else if (kind === R_END) {

@@ -10,7 +10,17 @@ import { FrameScanner } from '../api/streams/frame-scan.ts';
 import type { MarketDecoderStats } from '../api/streams/market-decode.ts';
 import type { DecodedFrameItem, FeedItem } from '../venues/sim/feed.ts';
 import { CachedFrame, Writer, writeEvents } from './feed-cache-codec.ts';
-import { FEED_CACHE_VERSION, MAGIC, PREAMBLE, R_BAD, R_END, R_FRAME, R_HEADER, R_STATUS } from './feed-cache-format.ts';
+import {
+  FEED_CACHE_VERSION,
+  MAGIC,
+  PREAMBLE,
+  R_BAD,
+  R_END,
+  R_FRAME,
+  R_HEADER,
+  R_MARKET,
+  R_STATUS,
+} from './feed-cache-format.ts';
 
 /**
  * Writes one feed's cache as its items go by (the replay's items in, the items to hand on out:
@@ -68,6 +78,15 @@ export class CacheWriter {
       w.f64(it.t);
       w.u32(h.length);
       w.bytes(h);
+      w.end();
+      return it;
+    }
+    if (it.kind === 'market') {
+      const m = serialize(it.info);
+      w.begin(R_MARKET);
+      w.f64(it.t);
+      w.u32(m.length);
+      w.bytes(m);
       w.end();
       return it;
     }

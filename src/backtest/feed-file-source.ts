@@ -237,7 +237,7 @@ export class FileSource {
             st.frames++;
             out.push(item);
           }
-        } else if (item.kind === 'status') {
+        } else if (item.kind === 'status' || item.kind === 'market') {
           if (item.ch === 'm' ? keepM : keepR) {
             st.statuses++;
             out.push(item);

@@ -1,9 +1,12 @@
 /**
  * Probing the venue a recording reads (`mmkit record`, ./recorder.ts): its URLs from its base URL
- * (`venueUrls`), its world id and a probe for it (`watchWorld`, a paper exchange's `GET /world`), and
- * the order protocol it speaks (`venueProtocol`, its `GET /version`).
+ * (`venueUrls`), its world id and a probe for it (`watchWorld`, a paper exchange's `GET /world`),
+ * the order protocol it speaks (`venueProtocol`, its `GET /version`), and its markets as it lists
+ * them now (`marketReader`, `GET /markets/{id}`, for the recorder's re-reads).
  */
 import { ClobClient } from '../api/clob.ts';
+import type { MarketInfo } from '../core/market-info.ts';
+import { toMarketInfo } from '../venues/live/live-mappers.ts';
 import { createTransport } from '../api/http/transport.ts';
 import { ConfigError } from '../core/errors.ts';
 import type { FeeProtocol } from '../core/fees.ts';
@@ -33,6 +36,26 @@ export async function watchWorld(clobUrl: string): Promise<WorldWatch> {
     await transport.close();
     throw err;
   }
+}
+
+/** Reads a recorded market as the venue lists it now, for `startRecorder`'s `marketRefresh`. */
+export interface MarketReader {
+  /** The market's info now (its fee rate as at the start); undefined: not a binary market any more. */
+  read(market: MarketInfo): Promise<MarketInfo | undefined>;
+  close(): Promise<void>;
+}
+
+/**
+ * A reader of the venue's markets (`GET {clob}/markets/{id}`), mapped as the live venue maps them;
+ * the fee rate is not asked again (the market's at the start is kept).
+ */
+export function marketReader(clobUrl: string): MarketReader {
+  const transport = createTransport({ urls: { clob: clobUrl } });
+  const clob = new ClobClient(transport);
+  return {
+    read: async (was) => toMarketInfo(await clob.market(was.market), was.feeRateBps),
+    close: () => transport.close(),
+  };
 }
 
 /**

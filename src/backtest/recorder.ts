@@ -57,13 +57,21 @@ import {
 } from '../api/streams/socket.ts';
 import { captureFrames } from '../api/streams/capture.ts';
 import type { MarketInfo } from '../core/venue.ts';
-import { frameLine, statusLine, stringFrameLine, type FeedChannel } from '../venues/sim/feed.ts';
+import { marketChangeFields, marketChanges } from '../core/market-info.ts';
+import { frameLine, marketLine, statusLine, stringFrameLine, type FeedChannel } from '../venues/sim/feed.ts';
 
 /** The file writer and the parts' names: ./feed-writer.ts. */
 export { FeedWriter, type FeedWriterOptions, partPath, recordingParts } from './feed-writer.ts';
 import { FeedWriter } from './feed-writer.ts';
 /** Probing the venue (its URLs, world and protocol): ./recorder-venue.ts. */
-export { venueProtocol, venueUrls, watchWorld, type WorldWatch } from './recorder-venue.ts';
+export {
+  marketReader,
+  type MarketReader,
+  venueProtocol,
+  venueUrls,
+  watchWorld,
+  type WorldWatch,
+} from './recorder-venue.ts';
 
 /** The `recorder` field of the headers this recorder writes. */
 export const RECORDER_ID = 'mmkit/0.1.0';
@@ -115,6 +123,12 @@ export interface RecorderOptions {
    * reconnect); undefined: not watched. See the module comment.
    */
   world?: { readonly id: string; readonly probe: () => Promise<string | undefined> };
+  /**
+   * Re-reads of the recorded markets (`venue.marketRefreshMs`, as the daemon does): every `everyMs`
+   * each market is read (`read`: `marketReader`); one whose reward config, status or minimum size
+   * changed is written as a market line, and later parts' headers carry it. Undefined: never.
+   */
+  marketRefresh?: { readonly everyMs: number; readonly read: (market: MarketInfo) => Promise<MarketInfo | undefined> };
 }
 
 export interface RecorderStats {
@@ -128,6 +142,8 @@ export interface RecorderStats {
   newWorlds: number;
   /** Frames kept in the `s` form (text that is not one-line JSON). */
   stringFrames: number;
+  /** Market lines written (a recorded market changed at the venue). */
+  marketUpdates: number;
   /** Uncompressed bytes written. */
   rawBytes: number;
   /** Compressed bytes written. */
@@ -174,7 +190,10 @@ export function startRecorder(o: RecorderOptions): Recorder {
     disconnects: { m: 0, r: 0 },
     stringFrames: 0,
     newWorlds: 0,
+    marketUpdates: 0,
   };
+  // the markets as last read: every part's header carries them (replaced in place on a change)
+  const current: MarketInfo[] = [...o.markets];
   let stopping = false;
   let failWith: (e: Error) => void = () => {};
   const failed = new Promise<Error>((r) => (failWith = r));
@@ -186,7 +205,7 @@ export function startRecorder(o: RecorderOptions): Recorder {
       source: o.source,
       recorder: RECORDER_ID,
       ...(o.protocol !== undefined ? { protocol: o.protocol } : {}),
-      markets: o.markets,
+      markets: current,
     },
     now,
     clock,
@@ -255,6 +274,42 @@ export function startRecorder(o: RecorderOptions): Recorder {
       worldId = id;
     });
   };
+
+  // the markets re-read (one round at a time): a change the engine acts on is written as a market line
+  let refreshing = false;
+  const refreshMarkets = async (): Promise<void> => {
+    const read = o.marketRefresh?.read;
+    if (read === undefined || refreshing || stopping) return;
+    refreshing = true;
+    try {
+      for (let i = 0; i < current.length && !stopping; i++) {
+        const was = current[i]!;
+        let fresh: MarketInfo | undefined;
+        try {
+          fresh = await read(was);
+        } catch (err) {
+          o.logger?.warn({ market: was.market, err: (err as Error).message }, 'recording: could not re-read a market');
+          continue;
+        }
+        if (stopping || fresh === undefined || fresh.market !== was.market) continue;
+        const changed = marketChanges(was, fresh);
+        if (changed.length === 0) continue;
+        current[i] = fresh;
+        counts.marketUpdates++;
+        writer.write(marketLine(now(), fresh));
+        o.logger?.info?.(
+          { market: was.market, changed, ...marketChangeFields(was, fresh) },
+          `recording: market updated at the venue: ${changed.join(', ')}`,
+        );
+      }
+    } finally {
+      refreshing = false;
+    }
+  };
+  const refreshTimer =
+    o.marketRefresh !== undefined && o.marketRefresh.everyMs > 0
+      ? clock.setInterval(() => void refreshMarkets(), o.marketRefresh.everyMs)
+      : undefined;
 
   const onSignal = (c: Channel, i: number) => (s: SocketSignal) => {
     if (stopping) return;
@@ -341,6 +396,7 @@ export function startRecorder(o: RecorderOptions): Recorder {
     disconnects: { ...counts.disconnects },
     newWorlds: counts.newWorlds,
     stringFrames: counts.stringFrames,
+    marketUpdates: counts.marketUpdates,
     rawBytes: writer.rawBytes,
     diskBytes: writer.diskBytes,
   });
@@ -360,6 +416,7 @@ export function startRecorder(o: RecorderOptions): Recorder {
           if (c.up.some(Boolean)) writer.write(statusLine(t, c.ch, 'disconnect', 'stop'));
         }
         stopping = true;
+        if (refreshTimer !== undefined) clock.clearInterval(refreshTimer);
         for (const s of subs) s.unsubscribe();
         for (const c of channels) for (const s of c.sockets) s.close();
         await writer.close();

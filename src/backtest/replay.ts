@@ -206,7 +206,7 @@ class TeeSource implements Source<CachedItem> {
           (x as { bad?: number }).bad = (x.bad ?? 0) + this.#carry;
           this.#carry = 0;
         }
-        if (x.kind === 'status') this.stats.statuses++;
+        if (x.kind === 'status' || x.kind === 'market') this.stats.statuses++;
         else if (x.kind !== 'header') this.stats.frames++;
         out.push(x);
       }

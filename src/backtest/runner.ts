@@ -429,9 +429,14 @@ async function runWith(
   meter.start();
   // the liquidity reward estimate (markets with a reward config only: none, no timer): the kernel's
   // tracker samples our quotes against the book once a minute of virtual time, as the venue does
-  const rewardTimer = trader.rewards.active
+  let rewardTimer = trader.rewards.active
     ? measure.setInterval(() => trader!.rewards.sample(), rewardSampleMs)
     : undefined;
+  // a feed's market line that gives a market a reward config starts it then (the kernel's tracker follows the config)
+  const rewardStarts = trader.engine.events$.subscribe((e) => {
+    if (e.type === 'market_updated' && rewardTimer === undefined && trader!.rewards.active)
+      rewardTimer = measure.setInterval(() => trader!.rewards.sample(), rewardSampleMs);
+  });
 
   // ---- driving -----------------------------------------------------------------------------------
   let stopReason: string | undefined;
@@ -514,6 +519,7 @@ async function runWith(
   // ---- the end: freeze the measurements, then shut down like the daemon ----------------------------
   meter.lastSample(endMs);
   measure.clearInterval(sampler);
+  rewardStarts.unsubscribe();
   if (rewardTimer !== undefined) measure.clearInterval(rewardTimer);
   const rewards = rewardsResult(markets, trader.rewards.snapshot(), driver.rewards?.());
   const frozen = meter.freeze();

@@ -328,6 +328,7 @@ export class BookMirrors {
       case 'best_bid_ask':
       case 'new_market':
       case 'market_resolved':
+      case 'market_updated':
       case 'resynced':
       case 'stream_error':
         return NONE;

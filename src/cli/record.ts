@@ -133,7 +133,7 @@ export const registerRecord = register;
  * @throws ConfigError on bad options; the venue's errors when markets cannot be resolved
  */
 export async function recordCommand(o: RecordCliOptions): Promise<number> {
-  const { partPath, resolveMarkets, startRecorder, venueProtocol, venueUrls, watchWorld } = await import(
+  const { marketReader, partPath, resolveMarkets, startRecorder, venueProtocol, venueUrls, watchWorld } = await import(
     '../backtest/recorder.ts'
   );
   if (o.markets !== undefined && o.top !== undefined)
@@ -150,12 +150,14 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
     );
   const durationMs = o.duration !== undefined ? (parseDuration(o.duration) ?? 0) : 0;
   // --top picks among the candidates of bot.marketFilters, as `mmkit run` does (--markets: as named)
-  const filters = topFilters(o.markets === undefined ? loadConfig(o.config).bot.marketFilters : undefined);
+  const cfg = loadConfig(o.config);
+  const filters = topFilters(o.markets === undefined ? cfg.bot.marketFilters : undefined);
   const { pino } = await import('pino');
   const log = pino({ level: o.logLevel }, pino.destination(2));
 
   let exchange: { close(): Promise<void> } | undefined;
   let watch: Awaited<ReturnType<typeof watchWorld>> | undefined;
+  let reader: ReturnType<typeof marketReader> | undefined;
   let base: string;
   if (o.exchangeUrl) base = o.exchangeUrl;
   else {
@@ -203,8 +205,13 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
       );
       return undefined;
     });
+    // the markets re-read as the daemon does (venue.marketRefreshMs): a change is written as a market line
+    reader = marketReader(urls.clob);
     const rec = startRecorder({
       out: o.out,
+      ...(cfg.venue.marketRefreshMs > 0
+        ? { marketRefresh: { everyMs: cfg.venue.marketRefreshMs, read: reader.read } }
+        : {}),
       ...(protocol !== undefined ? { protocol } : {}),
       ...(watch?.world !== undefined ? { world: watch.world } : {}),
       markets,
@@ -247,6 +254,11 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
         `  lines         ${stats.lines}`,
         `  frames        ${stats.frames.m} market, ${stats.frames.r} rtds`,
         `  disconnects   ${stats.disconnects.m} market, ${stats.disconnects.r} rtds`,
+        ...(stats.marketUpdates > 0
+          ? [
+              `  market updates ${stats.marketUpdates} (a market's rewards, status or minimum size changed: market lines)`,
+            ]
+          : []),
         ...(stats.newWorlds > 0
           ? [`  new worlds    ${stats.newWorlds} (the venue restarted as a new world: see the world status lines)`]
           : []),
@@ -260,6 +272,7 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
     return ExitCode.OK;
   } finally {
     await watch?.close();
+    await reader?.close();
     await exchange?.close();
   }
 }

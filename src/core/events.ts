@@ -322,7 +322,12 @@ export type MarketDataEvent =
   | BestBidAskEvent
   | NewMarketEvent
   | MarketResolvedEvent;
-export type MarketEvent = MarketDataEvent | StreamStatusEvent;
+/**
+ * What a venue's market stream emits: the market channel's events and statuses, and a market's
+ * change at the venue where the venue knows it in time (the simulated venue replays a feed's market
+ * lines as `market_updated`; live, the engine's re-read of its markets makes them).
+ */
+export type MarketEvent = MarketDataEvent | StreamStatusEvent | MarketUpdatedEvent;
 
 /** What the user channel emits. */
 export type UserDataEvent = OrderUpdateEvent | FillEvent;

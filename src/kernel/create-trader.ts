@@ -549,6 +549,8 @@ export function createTrader(o: TraderOptions): Trader {
     logger: log,
   });
   const eng = engine;
+  // the trader's start samples rewards (mmkit run); a backtest drives its own timer (src/backtest/runner.ts)
+  let rewardsSampling = false;
   const rewards = new RewardTracker({
     clock,
     markets: o.markets,
@@ -568,9 +570,10 @@ export function createTrader(o: TraderOptions): Trader {
     // a followed market resolved: its tokens can be redeemed (after the venue settles it)
     else if (e.type === 'market_resolved') keep();
     // a reward config changed at the venue: estimate with the new one (sampling starts if it was off)
+    // (only when the trader's start samples: a backtest drives its own sampling timer)
     else if (e.type === 'market_updated' && e.changed.includes('rewards')) {
       rewards.setMarket(e.info);
-      if (eng.ready) rewards.start();
+      if (rewardsSampling) rewards.start();
     }
   });
   // positions survive restarts: the state starts from every fill already in the store
@@ -616,6 +619,7 @@ export function createTrader(o: TraderOptions): Trader {
       await eng.start();
       // stopped while starting (a signal, the kill switch): the shutdown follows; nothing more starts
       if (eng.stopped) return;
+      rewardsSampling = true;
       rewards.start();
       keep(); // what the venue holds now may be merged or redeemed at once
     },

@@ -135,7 +135,7 @@ export async function writeWorldFeed(
  */
 export async function replicateFeed(src: string, dst: string, copies: number): Promise<number> {
   const { replayFeedBatches } = await import('../../src/backtest/replay.ts');
-  const { frameLine: fl, statusLine, stringFrameLine } = await import('../../src/venues/sim/feed.ts');
+  const { frameLine: fl, marketLine, statusLine, stringFrameLine } = await import('../../src/venues/sim/feed.ts');
   let first = Infinity;
   let last = 0;
   const items: Array<import('../../src/venues/sim/feed.ts').FeedItem> = [];
@@ -155,6 +155,7 @@ export async function replicateFeed(src: string, dst: string, copies: number): P
         if (c > 0) continue;
         lines.push(headerLine(it.header));
       } else if (it.kind === 'status') lines.push(statusLine(t, it.ch, it.status, it.reason));
+      else if (it.kind === 'market') lines.push(marketLine(t, it.info));
       else lines.push(it.raw.includes('\n') ? stringFrameLine(t, it.ch, it.raw) : fl(t, it.ch, it.raw));
       n++;
       if (lines.length >= 20_000) {

@@ -11,6 +11,7 @@
  *   frame    {"t":<ms>,"c":"m","s":"<the frame's text as a JSON string>"}  (text that is not one-line JSON)
  *   status   {"t":<ms>,"c":"m","e":"connect"|"disconnect","r":"<reason>"}
  *   status   {"t":<ms>,"c":"m","e":"world","r":"new world <id> (was <id>)"}
+ *   market   {"t":<ms>,"c":"m","mi":MarketInfo}  (a followed market as the venue lists it now: see below)
  *
  * `t` is the LOCAL receive time in unix milliseconds with up to 3 decimals (microseconds);
  * `c` is the channel: "m" market channel, "r" real-time data stream (RTDS). A frame is written as
@@ -34,6 +35,14 @@
  * (`MarketInfo.rewards`: `{"maxSpread":<pips>,"minSize":<micro-shares>,"dailyRate":<micro/day>}`,
  * optionally `"multiplier"`) is kept with it; a market without one (absent or null: feeds recorded
  * before rewards existed) has no rewards. {@link feedRewardConfig} checks one as read.
+ *
+ * A market line says a recorded market changed at the venue while recording: its reward config,
+ * its status (`active`: closed, not accepting orders, reopened) or its minimum order size (the
+ * recorder re-reads its markets as the daemon does, `venue.marketRefreshMs`, and writes one when
+ * something changed; the headers of later parts carry the new info). The simulated venue turns it
+ * into a `market_updated` event at that time, as the daemon's re-read does live. The tick in it is
+ * not acted on (the market channel's `tick_size_change` frames are the tick). Feeds recorded before
+ * it have none.
  */
 import { ValidationError } from '../../core/errors.ts';
 import type { MarketDataEvent } from '../../core/events.ts';
@@ -91,7 +100,14 @@ export type FeedItem =
       readonly status: FeedStatus;
       readonly reason: string;
     } & SkippedLines)
-  | ({ readonly kind: 'header'; readonly t: number; readonly header: FeedHeader } & SkippedLines);
+  | ({ readonly kind: 'header'; readonly t: number; readonly header: FeedHeader } & SkippedLines)
+  | ({
+      readonly kind: 'market';
+      readonly t: number;
+      readonly ch: 'm';
+      /** The market as the venue listed it then (not checked: {@link isFeedMarket}). */
+      readonly info: MarketInfo;
+    } & SkippedLines);
 
 /**
  * A market frame already decoded into events (replayed from a feed cache, src/backtest/feed-cache.ts).
@@ -117,6 +133,7 @@ export type CachedItem = DecodedFrameItem | FeedItem;
 export interface ReplayStats {
   lines: number;
   frames: number;
+  /** Status lines and market lines. */
   statuses: number;
   headers: number;
   /** Lines that were not a valid record (skipped). */
@@ -138,6 +155,11 @@ export function stringFrameLine(t: number, ch: FeedChannel, raw: string): string
 /** Formats a status line. */
 export function statusLine(t: number, ch: FeedChannel, status: FeedStatus, reason = ''): string {
   return `{"t":${formatT(t)},"c":"${ch}","e":"${status}","r":${JSON.stringify(reason)}}`;
+}
+
+/** Formats a market line: a recorded market as the venue lists it now. */
+export function marketLine(t: number, info: MarketInfo): string {
+  return `{"t":${formatT(t)},"c":"m","mi":${JSON.stringify(info)}}`;
 }
 
 /** Formats a header line. */
@@ -190,10 +212,29 @@ export function parseLine(line: string): FeedItem | undefined {
   const ch = r['c'];
   if (ch !== 'm' && ch !== 'r') return undefined;
   if (typeof r['s'] === 'string') return { kind: 'frame', t, ch, raw: r['s'] };
+  const mi = r['mi'];
+  if (mi !== undefined) return ch === 'm' && isFeedMarket(mi) ? { kind: 'market', t, ch, info: mi } : undefined;
   const e = r['e'];
   if (e === 'connect' || e === 'disconnect' || e === 'world')
     return { kind: 'status', t, ch, status: e, reason: typeof r['r'] === 'string' ? r['r'] : '' };
   return undefined;
+}
+
+/**
+ * True when `x` has a market's shape as a feed holds it (a header's market, a market line): a
+ * condition id and two tokens with ids. Other fields are checked where they are used
+ * ({@link feedRewardConfig}).
+ */
+export function isFeedMarket(x: unknown): x is MarketInfo {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return false;
+  const m = x as Record<string, unknown>;
+  const tokens = m['tokens'];
+  return (
+    typeof m['market'] === 'string' &&
+    Array.isArray(tokens) &&
+    tokens.length === 2 &&
+    tokens.every((t) => typeof t === 'object' && t !== null && typeof (t as { tokenId?: unknown }).tokenId === 'string')
+  );
 }
 
 /**

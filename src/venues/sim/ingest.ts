@@ -3,7 +3,8 @@
  * frames are decoded (the FrameScanner's fast path for canonical frames, else JSON.parse and the
  * MarketDecoder, same result), frames a feed cache decoded already are handed on as they are,
  * real-time price frames go to the SimPriceFeed, statuses become disconnects and reconnects (a
- * `world` status, a note that a new world began, changes nothing), and headers add markets. Bad data is counted and reported as stream errors, never thrown. Counts
+ * `world` status, a note that a new world began, changes nothing), headers add markets, and market
+ * lines update a known market. Bad data is counted and reported as stream errors, never thrown. Counts
  * the feed events and the feed latency (receive − venue time) of what it hands on.
  */
 import type { MarketDataEvent } from '../../core/events.ts';
@@ -29,6 +30,8 @@ export interface IngestSink {
   connect(t: number): void;
   /** A market a feed header lists. */
   market(info: MarketInfo): void;
+  /** A recorded market as the venue listed it at `t` (a feed's market line). */
+  marketInfo(info: MarketInfo, t: number): void;
 }
 
 /** The ingestion counters (shared with the venue's counters object). */
@@ -120,6 +123,10 @@ export class FeedIngest {
         if (item.status === 'world') return;
         if (item.status === 'disconnect') this.sink.disconnect(item.reason, item.t);
         else this.sink.connect(item.t);
+        return;
+      case 'market':
+        c.statuses++;
+        this.sink.marketInfo(item.info, item.t);
         return;
       case 'header':
         c.headers++;

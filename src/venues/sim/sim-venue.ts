@@ -94,6 +94,7 @@
 import { Observable } from 'rxjs';
 import type { Clock } from '../../core/clock.ts';
 import { ValidationError } from '../../core/errors.ts';
+import { marketChanges } from '../../core/market-info.ts';
 import { DEFAULT_FEE_PROTOCOL } from '../../core/fees.ts';
 import type { MarketEvent, RtdsEvent, UserDataEvent, UserEvent } from '../../core/events.ts';
 import type { ConditionId, OrderId, TokenId } from '../../core/ids.ts';
@@ -108,7 +109,7 @@ import type {
   VenueOrder,
 } from '../../core/venue.ts';
 import { MAX_BATCH_ORDERS, MAX_CANCEL_IDS } from '../../core/rate-limits.ts';
-import type { DecodedFrameItem, FeedItem } from './feed.ts';
+import { feedRewardConfig, type DecodedFrameItem, type FeedItem } from './feed.ts';
 import { latencySampler, rngStream, validateLatencySpec, type LatencySampler } from './latency.ts';
 import { createQueueModel, type QueueModel } from './queue.ts';
 import { BudgetMeter } from './sim-budget.ts';
@@ -252,6 +253,7 @@ class SimVenueImpl implements SimVenue {
       disconnect: (reason, t) => this.#events.onDisconnect(reason, t),
       connect: (t) => this.#events.onConnect(t),
       market: (m) => this.#addMarket(m, false),
+      marketInfo: (m, t) => this.#updateMarket(m, t),
     });
     this.#meter = new BudgetMeter(o.budgets ?? {});
     const keep = o.retainMs ?? 600_000;
@@ -312,6 +314,29 @@ class SimVenueImpl implements SimVenue {
     this.#marketList.push(m);
     this.#tokens.set(a.tokenId, m.tokens[0]);
     this.#tokens.set(b.tokenId, m.tokens[1]);
+  }
+
+  /**
+   * A feed's market line: a known market's info is replaced (the tick stays the market channel's),
+   * and a change the engine acts on (reward config, status, minimum size) becomes a `market_updated`
+   * event at that time; a closed market refuses our orders from then on. An unknown market, or no
+   * such change, changes nothing.
+   */
+  #updateMarket(fresh: MarketInfo, t: number): void {
+    const m = this.#markets.get(fresh.market);
+    const [a, b] = m?.info.tokens ?? [];
+    if (m === undefined || fresh.tokens[0].tokenId !== a?.tokenId || fresh.tokens[1].tokenId !== b?.tokenId) return;
+    let rewards: MarketInfo['rewards'];
+    try {
+      rewards = feedRewardConfig(fresh.rewards);
+    } catch {
+      return; // a malformed config is not a change (counted with the feed's oddities)
+    }
+    const info: MarketInfo = { ...fresh, tick: m.info.tick, rewards };
+    const changed = marketChanges(m.info, info);
+    m.info = info;
+    if (changed.length === 0) return;
+    this.#emitMarket({ type: 'market_updated', market: info.market, info, changed, venueTime: t, recvTime: t });
   }
 
   // ==== stats and account ==========================================================================

@@ -31,7 +31,14 @@
 import { writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { formatAmount, formatPrice, parseAmount, parsePrice, PRICE_SCALE } from '../../../src/core/units.ts';
-import { frameLine, headerLine, statusLine, type FeedHeader, type FeedItem } from '../../../src/venues/sim/feed.ts';
+import {
+  frameLine,
+  headerLine,
+  marketLine,
+  statusLine,
+  type FeedHeader,
+  type FeedItem,
+} from '../../../src/venues/sim/feed.ts';
 import { replayFeeds } from '../../../src/backtest/replay.ts';
 import type { ExchangeEvent, PaperExchange } from '../../../src/exchange/exchange.ts';
 import type { OrderState } from '../../../src/exchange/matching/types.ts';
@@ -306,6 +313,10 @@ export async function removeOwnOrders(
     if (!started && item.t >= window.fromMs) start();
     if (item.kind === 'status') {
       if (started) lines.push(statusLine(item.t, item.ch, item.status, item.reason));
+      continue;
+    }
+    if (item.kind === 'market') {
+      if (started) lines.push(marketLine(item.t, item.info));
       continue;
     }
     if (item.ch !== 'm') {

@@ -30,11 +30,13 @@ import {
 import {
   frameLine,
   headerLine,
+  marketLine,
   statusLine,
   stringFrameLine,
   type FeedChannel,
   type FeedHeader,
 } from '../../../src/venues/sim/feed.ts';
+import type { MarketInfo } from '../../../src/core/market-info.ts';
 import { CID, marketInfo, NO, T0, YES } from '../venues/sim/sim-fixtures.ts';
 import { writeWorldFeed } from '../../support/world-feed.ts';
 import { through } from './feed-cache-support.ts';
@@ -130,6 +132,10 @@ function handFeed(): string {
   L.push('');
   L.push(statusLine((t += 7), 'm', 'connect'));
   L.push(statusLine((t += 7), 'm', 'world', 'new world b (was a)'));
+  // market lines: a reward config given, then the market closed (market_updated events of the venue)
+  const rewards = { maxSpread: 300, minSize: 20_000_000, dailyRate: 144_000_000 };
+  L.push(marketLine((t += 7), { ...marketInfo(), rewards } as MarketInfo));
+  L.push(marketLine((t += 7), { ...marketInfo(), rewards, active: false } as MarketInfo));
   f([book(YES, t, [lv('0.48', '100')], [lv('0.52', '80')]), book(NO, t, [lv('0.48', '100')], [lv('0.52', '80')])]);
   f({
     event_type: 'price_change',
@@ -157,6 +163,11 @@ describe('feed cache', () => {
     expect((a.replay as { malformed: number }).malformed).toBe(1);
     expect((a.venue as { decodeErrors: number }).decodeErrors).toBeGreaterThan(0);
     expect(b).toEqual(a);
+    // the market lines: two market_updated events (rewards, then status), from the cache as from the text
+    expect(a.events.filter((e) => e.includes('"market_updated"')).map((e) => JSON.parse(e).changed)).toEqual([
+      ['rewards'],
+      ['status'],
+    ]);
     // with a channel filter too (stats count filtered lines as the text replay does)
     expect(await through([hand], { caches, channels: ['r'] })).toEqual(await through([hand], { channels: ['r'] }));
     expect(await through([hand], { caches, channels: ['m'] })).toEqual(await through([hand], { channels: ['m'] }));

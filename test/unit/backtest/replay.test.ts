@@ -60,7 +60,9 @@ const tags = (items: FeedItem[]) =>
       ? (JSON.parse(i.raw) as { tag: string }).tag
       : i.kind === 'status'
         ? `${i.status}`
-        : `H${i.header.part}`,
+        : i.kind === 'market'
+          ? `M${i.info.market}`
+          : `H${i.header.part}`,
   );
 
 describe('replayFeeds: merge by receive time', () => {

@@ -5,6 +5,7 @@ import {
   formatT,
   frameLine,
   headerLine,
+  marketLine,
   parseLine,
   statusLine,
   stringFrameLine,
@@ -122,6 +123,28 @@ describe('line formats round-trip through parseLine', () => {
     expect(line).not.toContain('\n');
     const it = parseLine(line);
     expect(it).toEqual({ kind: 'header', t: h.t, header: h });
+  });
+});
+
+describe('market lines', () => {
+  it('carry the MarketInfo exactly, on the market channel', () => {
+    const info = { ...market, active: false, rewards: { maxSpread: 300, minSize: 20_000_000, dailyRate: 144_000_000 } };
+    const line = marketLine(1_760_000_000_000.25, info as MarketInfo);
+    expect(line.startsWith('{"t":1760000000000.25,"c":"m","mi":{')).toBe(true);
+    expect(parseLine(line)).toEqual({ kind: 'market', t: 1_760_000_000_000.25, ch: 'm', info });
+  });
+
+  it('a market line without a market id, without two token ids, or on another channel is malformed', () => {
+    const bad = [
+      { ...market, market: 7 },
+      { ...market, tokens: [{ tokenId: '111', outcome: 'Yes' }] },
+      { ...market, tokens: [{ tokenId: '111' }, { outcome: 'No' }] },
+      null,
+      [market],
+      'x',
+    ];
+    for (const mi of bad) expect(parseLine(`{"t":5,"c":"m","mi":${JSON.stringify(mi)}}`)).toBeUndefined();
+    expect(parseLine(`{"t":5,"c":"r","mi":${JSON.stringify(market)}}`)).toBeUndefined();
   });
 });
 

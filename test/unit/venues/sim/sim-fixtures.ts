@@ -203,6 +203,12 @@ export class FeedBuilder {
     return this;
   }
 
+  /** A market line: the market as the venue lists it now (`o` over the builder's market). */
+  marketLine(o: Partial<MarketInfo>): this {
+    this.items.push({ kind: 'market', t: this.t, ch: 'm', info: { ...this.market, ...o } });
+    return this;
+  }
+
   raw(text: string): this {
     this.items.push({ kind: 'frame', t: this.t, ch: 'm', raw: text });
     return this;

@@ -497,6 +497,41 @@ describe('sim venue: resolution and settlement', () => {
     expect(h.venue.settle(CID, NO)).toBe(s); // idempotent: already settled
   });
 
+  it("a feed's market line: a change becomes market_updated at its time; closed, our orders are refused; reopened, accepted", async () => {
+    const h = harness({}, { bids: [[4000, 50]], asks: [[5200, 10]] });
+    const rewards = { maxSpread: 300 as Pips, minSize: (20 * SH) as Micro, dailyRate: (144 * SH) as Micro };
+    h.fb.at(1000).marketLine({ rewards, tick: '0.001' }); // the tick is the market channel's: kept
+    h.play();
+    const upd = h.market.filter((e) => e.type === 'market_updated');
+    expect(upd).toEqual([
+      expect.objectContaining({ market: CID, changed: ['rewards'], venueTime: T0 + 1000, recvTime: T0 + 1000 }),
+    ]);
+    expect(upd[0]!.type === 'market_updated' && upd[0]!.info).toMatchObject({ rewards, tick: '0.01' });
+    expect((await h.venue.markets())[0]!.rewards).toEqual(rewards);
+    // the same info again: nothing; closed: an event, and our orders are refused (the venue accepts none)
+    h.fb.at(2000).marketLine({ rewards }).marketLine({ rewards, active: false });
+    h.play();
+    expect(
+      h.market.filter((e) => e.type === 'market_updated').map((e) => e.type === 'market_updated' && e.changed),
+    ).toEqual([['rewards'], ['status']]);
+    expect((await h.place(req(4000, 10))).outcome).toMatchObject({ ok: false, code: 'MARKET_NOT_READY' });
+    h.fb.at(3000).marketLine({ rewards, active: true });
+    h.play();
+    expect((await h.place(req(4000, 10))).outcome).toMatchObject({ ok: true });
+    // an unknown market, or one whose tokens differ, changes nothing
+    h.fb.marketLine({ market: '0xunknown' as typeof CID, active: false });
+    h.fb.marketLine({
+      active: false,
+      tokens: [
+        { tokenId: NO, outcome: 'No' },
+        { tokenId: YES, outcome: 'Yes' },
+      ],
+    });
+    h.play();
+    expect(h.market.filter((e) => e.type === 'market_updated')).toHaveLength(3);
+    expect(h.venue.stats.statuses).toBeGreaterThanOrEqual(6);
+  });
+
   it('a losing position pays nothing; settle() resolves by hand', async () => {
     const h = harness({}, { bids: [[4000, 50]], asks: [[5200, 10]] });
     await h.place(req(5200, 10, { type: 'FAK' }));
