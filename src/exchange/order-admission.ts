@@ -34,7 +34,7 @@
  * charges them.
  */
 import { isMarketOrderType } from '../core/order-rules.ts';
-import { impliedPrice, MAX_ORDER_MICRO, PRICE_SCALE, type Side } from '../core/units.ts';
+import { formatAmount, impliedPrice, MAX_ORDER_MICRO, PRICE_SCALE, type Side } from '../core/units.ts';
 import type { SignedOrderStruct } from '../api/signing/order.ts';
 import { ZERO_BYTES32, type SignedOrderStructV2 } from '../api/signing/order-v2.ts';
 import type { ApiKeyRecord } from './accounts/keys.ts';
@@ -184,6 +184,12 @@ export function admitOrder(ctx: AdmissionContext, key: ApiKeyRecord, req: PlaceR
   const tickPips = market?.tickPips ?? 1;
   const terms = bookTerms(side, o.makerAmount, o.takerAmount, req.orderType, tickPips);
   if (terms.size <= 0) return reject('INVALID_ORDER_MIN_SIZE', 'order is invalid. Size lower than the minimum');
+  // said as such (the generic "could not insert order" reads as a transient failure a client retries)
+  if (terms.size > MAX_ORDER_MICRO)
+    return reject(
+      'INVALID_ORDER_ERROR',
+      `order is invalid. Size ${formatAmount(terms.size)} exceeds the maximum of ${formatAmount(MAX_ORDER_MICRO)} shares`,
+    );
   const now = ctx.now();
   if (req.protocol === 2) {
     // the signed time (ms) may be old (orders are signed ahead), not in the future beyond the clock skew

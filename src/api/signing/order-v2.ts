@@ -49,6 +49,7 @@ import {
   writeBytes32,
   writeSmall,
   writeUint,
+  ZERO_BYTES32,
 } from './order-common.ts';
 import type { WireOrder } from './order.ts';
 
@@ -627,12 +628,13 @@ export function orderFromWireV2(json: unknown): {
   const st = w['signatureType'];
   if (st !== 0 && st !== 1 && st !== 2 && st !== 3)
     throw new ValidationError('order.signatureType: expected the number 0, 1, 2 or 3');
-  const metadata = w['metadata'];
+  // "" is the zero bytes32 (the public service's own order example sends `"metadata": ""`)
+  const metadata = w['metadata'] === '' ? ZERO_BYTES32 : w['metadata'];
   if (typeof metadata !== 'string' || !HEX64.test(metadata))
-    throw new ValidationError('order.metadata: expected a bytes32 (0x + 64 hex)');
-  const builder = w['builder'];
+    throw new ValidationError('order.metadata: expected a bytes32 (0x + 64 hex, or "" for zero)');
+  const builder = w['builder'] === '' ? ZERO_BYTES32 : w['builder'];
   if (typeof builder !== 'string' || !HEX64.test(builder))
-    throw new ValidationError('order.builder: expected a bytes32 (0x + 64 hex)');
+    throw new ValidationError('order.builder: expected a bytes32 (0x + 64 hex, or "" for zero)');
   const signature = w['signature'];
   if (st === 3) {
     if (typeof signature !== 'string' || !POLY_1271_HEX.test(signature)) {

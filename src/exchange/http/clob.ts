@@ -119,6 +119,11 @@ function parseOrderRequest(body: unknown, maxTimestampAheadMs: number): PlaceReq
   return parsed;
 }
 
+/** An order the venue could not read, refused as every order refusal is (`errorMsg`, `orderID`). */
+function refusalOf(e: HttpError): Record<string, unknown> {
+  return envelope(e.code, e.message, { errorMsg: e.message, orderID: '', status: '' });
+}
+
 function orderResponse(r: PlaceOutcome): Record<string, unknown> {
   if (r.ok)
     return {
@@ -381,7 +386,16 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
     app.post('/order', async (req, reply) => {
       const k = l2(req);
       signer.admit(req, reply, k.address, ONE_ORDER);
-      const r = ex.place(k, parseOrderRequest(req.body, aheadMs));
+      let parsed: ReturnType<typeof parseOrderRequest>;
+      try {
+        parsed = parseOrderRequest(req.body, aheadMs);
+      } catch (e) {
+        // a body the venue cannot read is an order refusal too: `errorMsg` as public clients read it
+        if (!(e instanceof HttpError)) throw e;
+        reply.code(e.status);
+        return refusalOf(e);
+      }
+      const r = ex.place(k, parsed);
       if (!r.ok) reply.code(r.httpStatus);
       return orderResponse(r);
     });
@@ -396,8 +410,7 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
         try {
           return orderResponse(ex.place(k, parseOrderRequest(entry, aheadMs)));
         } catch (e) {
-          if (e instanceof HttpError)
-            return envelope(e.code, e.message, { errorMsg: e.message, orderID: '', status: '' });
+          if (e instanceof HttpError) return refusalOf(e);
           throw e;
         }
       });
@@ -446,9 +459,11 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       if (id === undefined || id === '') throw badRequest('missing order id');
       const o = ex.getOrder(k.address, id);
       if (o === undefined) throw notFound('order not found');
-      return renderOrder(o, k.apiKey);
+      return renderOrder(o, k.apiKey, ex.opts.gtdThresholdSec);
     };
     app.get<{ Params: { id: string } }>('/data/order/:id', async (req) => oneOrder(reader(req), req.params.id));
+    // the public API reference's path for one order (its clients use /data/order/{id})
+    app.get<{ Params: { id: string } }>('/order/:id', async (req) => oneOrder(reader(req), req.params.id));
     app.get('/order', async (req) =>
       oneOrder(reader(req), qString(req.query as Query, 'id') ?? qString(req.query as Query, 'orderID')),
     );
@@ -480,7 +495,7 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
       if (id) list = list.filter((o) => o.id === id);
       if (market) list = list.filter((o) => o.market === market);
       if (asset) list = list.filter((o) => o.tokenId === asset);
-      return cursorPage(list, q, (o) => renderOrder(o, k.apiKey), 500, 500);
+      return cursorPage(list, q, (o) => renderOrder(o, k.apiKey, ex.opts.gtdThresholdSec), 500, 500);
     };
     app.get('/data/orders', async (req) => openOrders(req));
     app.get('/orders', async (req) => openOrders(req));

@@ -18,7 +18,11 @@ function shownOwner(owner: string, viewerKey: string | undefined): string {
   return owner === viewerKey ? owner : ownerAlias(owner);
 }
 
-export function renderOrder(o: OrderState, viewerKey?: string): Record<string, unknown> {
+/**
+ * An order as its owner reads it. A GTD order's `expiration` is the one it was sent with: the book
+ * drops it `gtdThresholdSec` earlier (the public service's security threshold), at `expiresAt`.
+ */
+export function renderOrder(o: OrderState, viewerKey?: string, gtdThresholdSec = 0): Record<string, unknown> {
   return {
     id: o.id,
     status: o.status,
@@ -33,7 +37,7 @@ export function renderOrder(o: OrderState, viewerKey?: string): Record<string, u
     outcome: o.outcome,
     associate_trades: [...o.tradeIds],
     created_at: Math.floor(o.createdAt / 1000),
-    expiration: o.expiresAt > 0 ? String(Math.floor(o.expiresAt / 1000)) : '0',
+    expiration: o.expiresAt > 0 ? String(Math.floor(o.expiresAt / 1000) + gtdThresholdSec) : '0',
     order_type: o.type,
   };
 }
@@ -96,10 +100,16 @@ export interface WireBook {
   last_trade_price: string;
 }
 
+/** Per exchange, per token: the book last rendered (without its time) and since when it has stood. */
+const bookStamps = new WeakMap<PaperExchange, Map<string, { readonly state: string; readonly at: string }>>();
+
 /**
- * The book of one token. Levels are ordered as the public service orders them on REST, best LAST:
- * bids ascending by price, asks descending (the public client walks the arrays from the end).
- * `hash` is the SHA-1 of the summary serialised with hash "" (as the public client computes it).
+ * The book of one token (REST `GET /book`, the market channel's `book`). Levels are ordered as the
+ * public service orders them on REST, best LAST: bids ascending by price, asks descending (the
+ * public client walks the arrays from the end). `hash` is the SHA-1 of the summary serialised with
+ * hash "" (as the public client computes it). Its `timestamp` is when the book took this state (its
+ * first render), not when it is read, so the hash stays the same until the book changes: a client
+ * compares hashes to know whether the book changed between reads, as the public service documents.
  */
 export function renderBook(ex: PaperExchange, view: BookView, now: number): WireBook {
   const found = ex.marketOfToken(view.tokenId);
@@ -107,7 +117,7 @@ export function renderBook(ex: PaperExchange, view: BookView, now: number): Wire
   const book: WireBook = {
     market: view.market,
     asset_id: view.tokenId,
-    timestamp: String(now),
+    timestamp: '',
     hash: '',
     bids: view.bids.map((l) => ({ price: formatPrice(l.price), size: formatAmount(l.size) })).reverse(),
     asks: view.asks.map((l) => ({ price: formatPrice(l.price), size: formatAmount(l.size) })).reverse(),
@@ -116,6 +126,15 @@ export function renderBook(ex: PaperExchange, view: BookView, now: number): Wire
     neg_risk: found ? found.entry.meta.negRisk : false,
     last_trade_price: last ? formatPrice(last.price) : '',
   };
+  const state = JSON.stringify(book);
+  let stamps = bookStamps.get(ex);
+  if (stamps === undefined) bookStamps.set(ex, (stamps = new Map()));
+  const seen = stamps.get(view.tokenId);
+  if (seen !== undefined && seen.state === state) book.timestamp = seen.at;
+  else {
+    book.timestamp = String(now);
+    stamps.set(view.tokenId, { state, at: book.timestamp });
+  }
   book.hash = createHash('sha1').update(JSON.stringify(book)).digest('hex');
   return book;
 }

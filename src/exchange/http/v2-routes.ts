@@ -100,7 +100,7 @@ export function v2Routes(ex: PaperExchange, opts: V2RouteOptions) {
         protocolOf(ex) === 2
           ? ex.openOrders(k.address).filter((o) => ex.signedProtocol(o.id) === 1)
           : ([] as OrderState[]);
-      return cursorPage(list, req.query as Query, (o) => renderOrder(o, k.apiKey), 500, 500);
+      return cursorPage(list, req.query as Query, (o) => renderOrder(o, k.apiKey, ex.opts.gtdThresholdSec), 500, 500);
     });
   };
 }

@@ -189,7 +189,10 @@ export class UserChannel {
         if (to.length === 0) continue;
         gate ??= this.gate();
         for (const c of to)
-          c.conn.data(frame(JSON.stringify(orderEvent(o, ORDER_TYPE[e.type], c.key!.apiKey, e.at))), gate);
+          c.conn.data(
+            frame(JSON.stringify(orderEvent(o, ORDER_TYPE[e.type], c.key!.apiKey, e.at, this.ex.opts.gtdThresholdSec))),
+            gate,
+          );
       } else if (e.type === 'trade') {
         const t = e.trade;
         const accounts = tradeAccounts(t);
@@ -258,7 +261,7 @@ function tradeAccounts(t: Trade): string[] {
   return out;
 }
 
-function orderEvent(o: OrderState, type: string, viewerKey: string, at: number): Ev {
-  const r = renderOrder(o, viewerKey);
+function orderEvent(o: OrderState, type: string, viewerKey: string, at: number, gtdThresholdSec: number): Ev {
+  const r = renderOrder(o, viewerKey, gtdThresholdSec);
   return { event_type: 'order', type, ...r, order_owner: r['owner'], timestamp: secs(at) };
 }
