@@ -86,6 +86,14 @@ module.exports = {
       to: { path: '^src/api/' },
     },
     {
+      name: 'approvals-only-in-risk',
+      severity: 'error',
+      comment:
+        "Only src/risk makes an approval (execution acts on nothing else): src/risk/approval.ts exports the makers for the gate's modules, so nothing outside src/risk imports it (the brand's public part is re-exported by src/risk/gate.ts).",
+      from: { path: '^(src|strategies)/', pathNot: '^src/risk/' },
+      to: { path: '^src/risk/approval\\.ts$' },
+    },
+    {
       name: 'exchange-only-api-signing',
       severity: 'error',
       comment: 'The paper exchange verifies signatures with src/api/signing and uses nothing else of src/api.',

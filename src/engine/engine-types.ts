@@ -59,7 +59,7 @@ export interface EngineOptions {
   /**
    * The risk gate for immediate orders (required): the approved ones; refused ones are left out.
    * `replacing`: the quote sets of the same output the gate approved (handed to execution before the
-   * orders, they replace their markets' live orders first: src/risk/gate.ts OrderRoom).
+   * orders, they replace their markets' live orders first: src/risk/gate-orders.ts OrderRoom).
    */
   gateOrders: (
     orders: readonly ImmediateIntent[],

@@ -146,7 +146,7 @@ export function createGatePath(p: GatePathParts): GatePath {
   ): readonly Approved<ImmediateIntent>[] => {
     const out: Approved<ImmediateIntent>[] = [];
     // the same output's quote sets replace their markets' live orders first; each approved order
-    // spends its shares and collateral for the ones after it (src/risk/gate.ts: OrderRoom)
+    // spends its shares and collateral for the ones after it (src/risk/gate-orders.ts: OrderRoom)
     const room = orderRoom(replacing);
     for (const x of orders) {
       const r = gateOrder(x, riskView, room);

@@ -27,96 +27,32 @@
  * Units: prices in pips, sizes in micro-shares, collateral in micro. Notional = size x price,
  * rounded up, on the order's own token.
  */
-import type { ConditionId, TokenId } from '../core/ids.ts';
-import type { DesiredQuotes, ImmediateIntent, LiveOrderView, QuoteIntent } from '../core/intents.ts';
+import type { TokenId } from '../core/ids.ts';
+import type { DesiredQuotes, LiveOrderView, QuoteIntent } from '../core/intents.ts';
+import { LOT_MICRO, PRICE_SCALE, isValidPrice, notional, type Micro } from '../core/units.ts';
+import { approveQuotes, type Approved } from './approval.ts';
 import {
-  LOT_MICRO,
-  PRICE_SCALE,
-  formatAmount,
-  formatPrice,
-  isValidPrice,
-  marketBuyTerms,
-  notional,
-  tickFromPips,
-  tickPips,
-  type Micro,
-  type Pips,
-} from '../core/units.ts';
-import type { MarketInfo } from '../core/venue.ts';
-import type { BookView } from '../core/views.ts';
-import type { KillSwitchState } from './kill-switch.ts';
-import { limitsFor, type MarketLimits, type RiskLimits } from './limits.ts';
+  NO_FOREIGN,
+  badPrice,
+  badSide,
+  badSize,
+  checkMarket,
+  px,
+  remainingOf,
+  selfTrade,
+  sh,
+  type Refusal,
+  type RiskCode,
+  type RiskView,
+  type Top,
+} from './gate-checks.ts';
+import type { MarketLimits, RiskLimits } from './limits.ts';
 
-/** Stable codes of refusals and trims (for logs and metrics). */
-export type RiskCode =
-  | 'KILL_SWITCH'
-  | 'HALTED'
-  | 'HEARTBEAT'
-  | 'UNKNOWN_MARKET'
-  | 'MARKET_INACTIVE'
-  | 'NO_BOOK'
-  | 'STALE_BOOK'
-  | 'CROSSED_BOOK'
-  | 'NO_MID'
-  | 'WRONG_TOKEN'
-  | 'INVALID_SIDE'
-  | 'INVALID_PRICE'
-  | 'OFF_TICK'
-  | 'PRICE_LIMIT'
-  | 'PRICE_BAND'
-  | 'SELF_TRADE'
-  | 'WOULD_CROSS'
-  | 'SELF_CROSS'
-  | 'INVALID_SIZE'
-  | 'MIN_SIZE'
-  | 'LOT'
-  | 'ORDER_SIZE'
-  | 'POSITION'
-  | 'NO_INVENTORY'
-  | 'COLLATERAL'
-  | 'NOTIONAL_MARKET'
-  | 'NOTIONAL_GLOBAL'
-  | 'OPEN_ORDERS_MARKET'
-  | 'OPEN_ORDERS_GLOBAL';
-
-/** What the gate reads. Built by the engine from its state; everything current. */
-export interface RiskView {
-  readonly limits: RiskLimits;
-  /** The kill switch (a `KillSwitch` fits); tripped refuses everything. */
-  readonly killSwitch?: KillSwitchState;
-  /** A reason not to quote at all right now (e.g. "reconciling"); null/undefined when none. */
-  readonly halted?: string | null;
-  /**
-   * A reason not to quote this market right now (a fleet member that does not hold the market's
-   * lease); null/undefined when none. Optional: without it every market may be quoted.
-   */
-  marketHalted?(market: ConditionId): string | null | undefined;
-  /** False while heartbeats fail (execution fails closed until one succeeds); default true. */
-  readonly heartbeatOk?: boolean;
-  market(id: ConditionId): MarketInfo | undefined;
-  /** The current tick of a market in pips when it changed since MarketInfo (tick_size_change). */
-  tick?(id: ConditionId): Pips | undefined;
-  book(tokenId: TokenId): BookView | undefined;
-  /** Net shares held, micro. */
-  position(tokenId: TokenId): Micro;
-  /** Every live (resting or pending) order, all markets. */
-  openOrders(): readonly LiveOrderView[];
-  /**
-   * Orders resting on our own wallet that the bot did not place (another client's: the tracker's
-   * foreign orders), of one market: a quote that would match one is refused (SELF_TRADE).
-   * Optional: without it there are none.
-   */
-  foreignOrders?(market: ConditionId): readonly LiveOrderView[];
-  /** Collateral free for new orders (not reserved by live orders), micro. */
-  readonly availableCollateral: Micro;
-}
-
-/** A quote (or immediate order) the gate refused, with a stable code and a readable reason. */
-export interface Refusal<Q = QuoteIntent> {
-  readonly quote: Q;
-  readonly code: RiskCode;
-  readonly reason: string;
-}
+// the gate's public API lives in three sibling modules (the approval brand, the shared checks, the
+// immediate-order gate); importers keep importing it from here
+export { isApproved, pullQuotes, restamped, spendApproval, type Approved } from './approval.ts';
+export { selfTrade, type Refusal, type RiskCode, type RiskView } from './gate-checks.ts';
+export { gateOrder, gateOrders, orderRoom, type OrderGateResult, type OrderRoom } from './gate-orders.ts';
 
 /** An approved quote whose size the gate cut, and which limit cut it. */
 export interface Trim {
@@ -125,68 +61,6 @@ export interface Trim {
   readonly size: Micro;
   readonly code: RiskCode;
   readonly reason: string;
-}
-
-declare const APPROVED: unique symbol;
-/**
- * What the gate approved. Execution accepts nothing else (`Executor.submit` and `Executor.execute`
- * take `Approved<...>` and check at run time that the gate made it), so an unchecked intent cannot
- * reach the venue: barter's `RiskApproved<T>`. Only this module makes one: `gate`, `gateOrder`,
- * `pullQuotes` (pulling is always allowed) and `restamped` (an approval seen again at a later time).
- */
-export type Approved<T> = T & { readonly [APPROVED]: true };
-
-/**
- * An approved quote set. Only this module constructs one (the class is not exported), so
- * `instanceof` tells an approval from a look-alike (a cast, a spread copy). A class instead of a
- * registry of approved objects: the gate approves ~100,000 sets per backtest, and a WeakSet entry
- * per set cost more than the rest of the approval (and weighs on every garbage collection).
- */
-class ApprovedQuotes implements DesiredQuotes {
-  constructor(
-    readonly market: ConditionId,
-    readonly quotes: readonly QuoteIntent[],
-    readonly at: number,
-  ) {}
-}
-
-/** The immediate orders approved and not yet spent (an immediate order is spent when executed). */
-const orderApprovals = new WeakSet<object>();
-
-function approveQuotes(market: ConditionId, quotes: readonly QuoteIntent[], at: number): Approved<DesiredQuotes> {
-  return new ApprovedQuotes(market, quotes, at) as unknown as Approved<DesiredQuotes>;
-}
-
-function approveOrder(x: ImmediateIntent): Approved<ImmediateIntent> {
-  orderApprovals.add(x);
-  return x as Approved<ImmediateIntent>;
-}
-
-/** True when `x` is an approval made by this module (and, for an immediate order, not yet spent). */
-export function isApproved(x: object): boolean {
-  return x instanceof ApprovedQuotes || orderApprovals.has(x);
-}
-
-/**
- * Spends an immediate order's approval: true once for an approved order, false afterwards (an
- * approved FOK/FAK is executed at most once).
- */
-export function spendApproval(x: object): boolean {
-  return orderApprovals.delete(x);
-}
-
-/** An empty set for `market`: execution cancels its quotes. Pulling is always allowed. */
-export function pullQuotes(market: ConditionId, at: number): Approved<DesiredQuotes> {
-  return approveQuotes(market, [], at);
-}
-
-/**
- * The same approved quotes handed out again at a later time (a memo of the gate: src/risk/gate-memo.ts).
- * @throws Error when `prev` is not an approval of this module
- */
-export function restamped(prev: Approved<DesiredQuotes>, at: number): Approved<DesiredQuotes> {
-  if (!(prev instanceof ApprovedQuotes)) throw new Error('restamped: not an approval of the risk gate');
-  return prev.at === at ? prev : approveQuotes(prev.market, prev.quotes, at);
 }
 
 /** What `gate` returns: the set execution may act on, and every refusal and cut with its reason. */
@@ -198,39 +72,7 @@ export interface GateResult {
   readonly trims: readonly Trim[];
 }
 
-/** A token's top of book as the gate uses it. */
-interface Top {
-  readonly bid: number;
-  readonly ask: number;
-  readonly mid: number;
-  readonly book: BookView;
-  /** The view is the other token's book seen through the complement. */
-  readonly complement: boolean;
-}
-
-type TopOrError = Top | { readonly code: RiskCode; readonly reason: string };
-
-function topFor(token: TokenId, other: TokenId, view: RiskView): TopOrError {
-  const own = view.book(token);
-  const b = own ?? view.book(other);
-  if (b === undefined) return { code: 'NO_BOOK', reason: `no book for token ${token}` };
-  if (b.stale) return { code: 'STALE_BOOK', reason: `the book of ${b.tokenId} is stale` };
-  if (b.bestBid === null || b.bestAsk === null)
-    return { code: 'NO_MID', reason: `the book of ${b.tokenId} is one-sided: no mid` };
-  if (b.bestBid >= b.bestAsk)
-    return {
-      code: 'CROSSED_BOOK',
-      reason: `the book of ${b.tokenId} is crossed (${px(b.bestBid)} >= ${px(b.bestAsk)})`,
-    };
-  if (own !== undefined)
-    return { bid: b.bestBid, ask: b.bestAsk, mid: (b.bestBid + b.bestAsk) / 2, book: b, complement: false };
-  const bid = PRICE_SCALE - b.bestAsk;
-  const ask = PRICE_SCALE - b.bestBid;
-  return { bid, ask, mid: (bid + ask) / 2, book: b, complement: true };
-}
-
 const lotDown = (m: number): number => Math.floor(m / LOT_MICRO) * LOT_MICRO;
-const remainingOf = (o: LiveOrderView): number => o.originalSize - o.sizeMatched;
 
 /**
  * What open orders use of the global limits, as the gate counts it: the resting ones (remaining
@@ -285,72 +127,6 @@ function crossesOthers(
     if (size - (mine.get(p) ?? 0) > 0) return true;
   }
   return false;
-}
-
-/**
- * The first foreign order (resting on our own wallet) that a `side` order at `price` on `token`
- * would match: on the same token the other side at or through the price; on the complementary
- * token the same side at or through 1 - price (a BUY YES at p and a BUY NO at q match when
- * p + q >= 1; two SELLs when p + q <= 1). Undefined when none.
- */
-export function selfTrade(
-  side: 'BUY' | 'SELL',
-  price: number,
-  token: TokenId,
-  foreign: readonly LiveOrderView[],
-): LiveOrderView | undefined {
-  for (let i = 0; i < foreign.length; i++) {
-    const f = foreign[i]!;
-    if (remainingOf(f) <= 0) continue;
-    const same = f.tokenId === token;
-    // the foreign order on this token's scale: its side and price as a counterparty here
-    const fSide = same ? f.side : f.side === 'BUY' ? 'SELL' : 'BUY';
-    const fPrice = same ? f.price : PRICE_SCALE - f.price;
-    if (fSide === side) continue;
-    if (side === 'BUY' ? fPrice <= price : fPrice >= price) return f;
-  }
-  return undefined;
-}
-
-const NO_FOREIGN: readonly LiveOrderView[] = Object.freeze([]);
-
-interface MarketCheck {
-  readonly info: MarketInfo;
-  readonly limits: MarketLimits;
-  readonly tick: number;
-  readonly tops: ReadonlyMap<TokenId, Top>;
-}
-
-/** Whole-market checks; a refusal reason for every quote of the market, or what the rest needs. */
-function checkMarket(
-  market: ConditionId,
-  tokens: Iterable<TokenId>,
-  view: RiskView,
-): MarketCheck | { code: RiskCode; reason: string } {
-  const ks = view.killSwitch;
-  if (ks?.tripped)
-    return {
-      code: 'KILL_SWITCH',
-      reason: `kill switch tripped${ks.reason ? ` (${ks.reason.trigger}: ${ks.reason.message})` : ''}`,
-    };
-  if (view.halted) return { code: 'HALTED', reason: `halted: ${view.halted}` };
-  const mh = view.marketHalted?.(market);
-  if (mh) return { code: 'HALTED', reason: `halted: ${mh}` };
-  if (view.heartbeatOk === false)
-    return { code: 'HEARTBEAT', reason: 'heartbeats are failing: no new orders until one succeeds' };
-  const info = view.market(market);
-  if (info === undefined) return { code: 'UNKNOWN_MARKET', reason: `unknown market ${market}` };
-  if (!info.active) return { code: 'MARKET_INACTIVE', reason: `market ${market} is not active` };
-  const [a, b] = [info.tokens[0].tokenId, info.tokens[1].tokenId];
-  const tops = new Map<TokenId, Top>();
-  for (const t of tokens) {
-    if (t !== a && t !== b) continue; // refused per quote
-    if (tops.has(t)) continue;
-    const r = topFor(t, t === a ? b : a, view);
-    if ('code' in r) return r;
-    tops.set(t, r);
-  }
-  return { info, limits: limitsFor(view.limits, market), tick: view.tick?.(market) ?? tickPips(info.tick), tops };
 }
 
 /**
@@ -616,210 +392,4 @@ function cutReason(cut: number, pos: number, collateral: number, limits: MarketL
     default:
       return 'cut';
   }
-}
-
-/** The gate's answer for one immediate order. */
-export type OrderGateResult =
-  | { readonly approved: Approved<ImmediateIntent>; readonly refusal: null }
-  | { readonly approved: null; readonly refusal: Refusal<ImmediateIntent> };
-
-/**
- * What an output's other parts take from an immediate order's room (`gateOrders`). The approved
- * quote sets of the same output REPLACE their markets' live orders, and execution runs a market's
- * quote change handed before an immediate order ahead of it (src/execution/executor.ts), so the
- * shares and collateral the order may use are counted on the state after the replacement: the live
- * sells of a replaced market are gone and the set's approved sells reserve their size instead (the
- * venue refuses a SELL of shares a resting sell of ours holds: INVALID_ORDER_NOT_ENOUGH_BALANCE).
- * The orders approved before it in the same output have spent their shares and collateral.
- */
-export interface OrderRoom {
-  /** The output's approved quote sets, each replacing its market's live orders. */
-  readonly replacing: readonly DesiredQuotes[];
-  /** Shares sold and bought by the orders approved before, by token; collateral they spent. */
-  readonly sold: Map<TokenId, number>;
-  readonly bought: Map<TokenId, number>;
-  spent: number;
-}
-
-/** An empty room (no quote set replaced, no order before). */
-export function orderRoom(replacing: readonly DesiredQuotes[] = []): OrderRoom {
-  return { replacing, sold: new Map(), bought: new Map(), spent: 0 };
-}
-
-/** The shares of `token` that our resting sells will hold when the order goes (see OrderRoom). */
-function reservedShares(token: TokenId, market: ConditionId, view: RiskView, room: OrderRoom): number {
-  let n = 0;
-  const set = room.replacing.find((d) => d.market === market);
-  if (set !== undefined) {
-    for (const q of set.quotes) if (q.tokenId === token && q.side === 'SELL') n += q.size;
-    return n;
-  }
-  for (const o of view.openOrders()) if (o.tokenId === token && o.side === 'SELL') n += Math.max(0, remainingOf(o));
-  return n;
-}
-
-/** The collateral free when the order goes: a replaced market's live buys release theirs, its set's buys take theirs. */
-function freeCollateral(market: ConditionId, view: RiskView, room: OrderRoom): number {
-  let free = view.availableCollateral - room.spent;
-  const set = room.replacing.find((d) => d.market === market);
-  if (set === undefined) return free;
-  for (const o of view.openOrders()) {
-    const rem = remainingOf(o);
-    if (o.market === market && o.side === 'BUY' && rem > 0) free += notional(rem, o.price, 'up');
-  }
-  for (const q of set.quotes) if (q.side === 'BUY') free -= notional(q.size, q.price, 'up');
-  return free;
-}
-
-/**
- * Checks the immediate orders (FOK/FAK) of one output, in order, each as `gateOrder` does, on the
- * room the output leaves them (OrderRoom: its quote sets replace their markets' live orders, the
- * orders approved before spend shares and collateral). Pure.
- */
-export function gateOrders(
-  orders: readonly ImmediateIntent[],
-  view: RiskView,
-  replacing: readonly DesiredQuotes[] = [],
-): OrderGateResult[] {
-  const room = orderRoom(replacing);
-  return orders.map((o) => gateOrder(o, view, room));
-}
-
-/**
- * Checks a rare immediate order (FOK/FAK): the whole-market checks, the tick and price limits, the
- * price band (its worst price must be within maxMidDistance of the mid), no foreign order of our
- * own wallet within its worst price (SELF_TRADE), maxOrderSize, the position
- * limit (BUY) or the shares held and not reserved by our resting sells (SELL) and the collateral,
- * on `room` (what the same output's quote sets and earlier orders leave: OrderRoom; approving the
- * order spends its share of it). No trimming: an immediate order is approved whole or refused, a
- * BUY at the size its whole-cent amount buys (core/units.ts `marketBuyTerms`: the size asked, or a
- * little more at a price of 3-4 decimals), and under the market's minimum size it is refused
- * (MIN_SIZE), as the venue would. Pure but for `room`.
- */
-export function gateOrder(order: ImmediateIntent, view: RiskView, room: OrderRoom = orderRoom()): OrderGateResult {
-  const refuse = (code: RiskCode, reason: string): OrderGateResult => ({
-    approved: null,
-    refusal: { quote: order, code, reason },
-  });
-  const mc = checkMarket(order.market, [order.tokenId], view);
-  if ('code' in mc) return refuse(mc.code, mc.reason);
-  const top = mc.tops.get(order.tokenId);
-  if (top === undefined)
-    return refuse('WRONG_TOKEN', `token ${order.tokenId} is not a token of market ${order.market}`);
-  if (order.side !== 'BUY' && order.side !== 'SELL') return refuse('INVALID_SIDE', badSide(order.side));
-  if (!Number.isInteger(order.price) || order.price <= 0 || order.price >= PRICE_SCALE)
-    return refuse('INVALID_PRICE', badPrice(order.price));
-  if (!isValidPrice(order.price, mc.tick))
-    return refuse('OFF_TICK', `price ${px(order.price)} is not on the tick (${px(mc.tick)})`);
-  if (order.price < mc.limits.minPrice || order.price > mc.limits.maxPrice)
-    return refuse(
-      'PRICE_LIMIT',
-      `price ${px(order.price)} outside the limits [${px(mc.limits.minPrice)}, ${px(mc.limits.maxPrice)}]`,
-    );
-  if (Math.abs(order.price - top.mid) > mc.limits.maxMidDistance)
-    return refuse(
-      'PRICE_BAND',
-      `worst price ${px(order.price)} is too far from the mid ${px(top.mid)} (band ${px(mc.limits.maxMidDistance)})`,
-    );
-  const foreign = view.foreignOrders?.(order.market) ?? NO_FOREIGN;
-  const mine = foreign.length === 0 ? undefined : selfTrade(order.side, order.price, order.tokenId, foreign);
-  if (mine !== undefined)
-    return refuse(
-      'SELF_TRADE',
-      `a ${order.side} up to ${px(order.price)} could trade with an order resting on our own wallet that the bot did not place (${mine.side} at ${px(mine.price)})`,
-    );
-  if (!Number.isSafeInteger(order.size) || order.size <= 0 || order.size % LOT_MICRO !== 0)
-    return refuse(
-      'INVALID_SIZE',
-      badSize(order.size) ?? `size ${sh(order.size)} is not a positive number of 0.01-share lots`,
-    );
-  // a market BUY is signed for whole cents of collateral: it buys `size`, which may be a little more
-  // than asked at a price of 3-4 decimals (core/units.ts marketBuyTerms); the venues sign and fill it
-  const size =
-    order.side === 'BUY' ? marketBuyTerms(order.size, order.price, tickFromPips(mc.tick)).shares : order.size;
-  const bought = size === order.size ? '' : ` (${sh(size)} as signed: a market BUY spends whole cents)`;
-  const minSize = Math.max(mc.info.minOrderSize, LOT_MICRO);
-  if (size < minSize) return refuse('MIN_SIZE', `size ${sh(order.size)} is below the market's minimum ${sh(minSize)}`);
-  if (size > mc.limits.maxOrderSize)
-    return refuse('ORDER_SIZE', `size ${sh(order.size)}${bought} above maxOrderSize ${sh(mc.limits.maxOrderSize)}`);
-  const pos = Math.max(0, view.position(order.tokenId));
-  const token = order.tokenId;
-  if (order.side === 'BUY') {
-    const before = room.bought.get(token) ?? 0;
-    if (pos + before + size > mc.limits.maxPosition)
-      return refuse(
-        'POSITION',
-        `position ${sh(pos)}${before > 0 ? ` + ${sh(before)} bought by the orders before it` : ''} + ${sh(size)}${bought} would exceed maxPosition ${sh(mc.limits.maxPosition)}`,
-      );
-    const n = notional(size, order.price, 'up');
-    const free = freeCollateral(order.market, view, room);
-    if (n > free) return refuse('COLLATERAL', `needs more than the ${sh(Math.max(0, free))} USDC collateral available`);
-    room.bought.set(token, before + size);
-    room.spent += n;
-  } else {
-    const before = room.sold.get(token) ?? 0;
-    const reserved = reservedShares(token, order.market, view, room);
-    if (order.size > pos - reserved - before) {
-      const taken = [
-        reserved > 0 ? `${sh(reserved)} held by your resting sells (pull or shrink them first)` : '',
-        before > 0 ? `${sh(before)} sold by the orders before it` : '',
-      ].filter((x) => x !== '');
-      return refuse(
-        'NO_INVENTORY',
-        `sells ${sh(order.size)} with ${sh(pos)} shares held${taken.length > 0 ? `, ${taken.join(' and ')}` : ''}`,
-      );
-    }
-    room.sold.set(token, before + order.size);
-  }
-  // a copy: the approval is spent when executed, whatever the strategy does with its object
-  return {
-    approved: approveOrder(size === order.size ? { ...order } : { ...order, size: size as Micro }),
-    refusal: null,
-  };
-}
-
-/**
- * Why a side is not one: the gate is where an untyped plugin's output (a .js plugin, a string from
- * a config) meets the types first, so the value is shown as given (trial 10 F15).
- */
-function badSide(side: unknown): string {
-  return `unknown side ${show(side)}: expected 'BUY' or 'SELL' (upper case)`;
-}
-
-/**
- * Why a price is not a whole number of pips inside (0, 1), saying what was given: a string or a
- * decimal fraction is the unit mistake (a price of 0.21 is 2100 pips), not a range one (trial 10 F3).
- */
-function badPrice(p: unknown): string {
-  if (typeof p !== 'number')
-    return `price ${show(p)} is a ${typeof p}, not a number: prices are integer pips (0.21 is 2100)`;
-  if (Number.isNaN(p)) return 'price NaN is not a number of pips';
-  if (!Number.isInteger(p))
-    return p > 0 && p < 1
-      ? `price ${p} is not a whole number of pips: prices are integer pips (${p} is ${Math.round(p * PRICE_SCALE)})`
-      : `price ${p} pips is not a whole number of pips`;
-  return `price ${px(p)} is not inside (0, 1)`;
-}
-
-/** Why a size is not a number of micro-shares, when it is a type or unit mistake; undefined otherwise. */
-function badSize(s: unknown): string | undefined {
-  if (typeof s !== 'number')
-    return `size ${show(s)} is a ${typeof s}, not a number: sizes are integer micro-shares (5 shares is 5000000)`;
-  if (Number.isNaN(s)) return 'size NaN is not a number of micro-shares';
-  return undefined; // a fraction of a micro-share: said in shares by the caller ("10.0000005 is not a multiple")
-}
-
-/** A value as given, short (`"0.21"`, `'buy'`, `null`). */
-function show(v: unknown): string {
-  return typeof v === 'string' ? JSON.stringify(v.slice(0, 40)) : String(v).slice(0, 40);
-}
-
-/** A price in pips as a decimal for a reason ("0.45"; a half-pip mid as "0.45005"). */
-function px(p: number): string {
-  return Number.isSafeInteger(p) ? formatPrice(p) : String(p / PRICE_SCALE);
-}
-
-/** Micro-units (shares or USDC) as a decimal for a reason ("100", "12.5"). */
-function sh(m: number): string {
-  return Number.isSafeInteger(m) ? formatAmount(m) : String(m / 1e6);
 }
