@@ -18,25 +18,27 @@
  */
 import { NotFoundError, OrderRejectedError, ValidationError } from '../core/errors.ts';
 import type { z } from 'zod';
-import type { Address, ConditionId, TokenId } from '../core/ids.ts';
-import { parseRawAmount, type Micro, type Pips, type Side, type TickSize } from '../core/units.ts';
+import type { TokenId } from '../core/ids.ts';
+import { parseRawAmount, type Pips, type Side, type TickSize } from '../core/units.ts';
 import type { ApiCredentials, RequestObserver } from './http/transport.ts';
 import type { QueryValue, RequestSpec, Transport } from './http/types.ts';
-import { wireJson } from './signing/order-common.ts';
 import * as S from './schemas/clob.ts';
 import {
   accepted,
   isVenueCode,
-  micro,
   parseMidPips,
-  parseSignedMicro,
   pips,
   refusalOf,
+  resolvedPost,
   tickOf,
+  toBalances,
   toBook,
   toCancel,
+  toLastTrade,
   toMarket,
   toOpenOrder,
+  toPosition,
+  toPrices,
   toSimplified,
   toTrade,
 } from './clob-mappers.ts';
@@ -63,7 +65,7 @@ import {
   type TradesFilter,
   type AccountQuery,
 } from './clob-types.ts';
-import { jsonString, noteRetry, ORDER_TYPE_JSON, paginate, tradeQuery } from './clob-helpers.ts';
+import { noteRetry, openOrdersQuery, orderBody, orderBodyJson, paginate, tradeQuery } from './clob-helpers.ts';
 
 export { paginate } from './clob-helpers.ts';
 
@@ -274,13 +276,7 @@ export class ClobClient {
       body: req.map((x) => ({ token_id: x.tokenId, ...(x.side ? { side: x.side } : {}) })),
       call,
     });
-    const out = new Map<TokenId, { BUY?: Pips; SELL?: Pips }>();
-    for (const [k, v] of Object.entries(r))
-      out.set(k as TokenId, {
-        ...(v.BUY !== undefined ? { BUY: pips(v.BUY) } : {}),
-        ...(v.SELL !== undefined ? { SELL: pips(v.SELL) } : {}),
-      });
-    return out;
+    return toPrices(r);
   }
 
   /** GET /spread, pips. @throws NotFoundError without a two-sided book. */
@@ -315,11 +311,7 @@ export class ClobClient {
       body: tokenIds.map((t) => ({ token_id: t })),
       call,
     });
-    return r.map((x) => ({
-      tokenId: x.token_id as TokenId,
-      price: pips(x.price),
-      side: x.side === 'BUY' || x.side === 'SELL' ? x.side : '',
-    }));
+    return r.map(toLastTrade);
   }
 
   /** GET /tick-size. @throws ValidationError when the venue answers something that is not a tick. */
@@ -379,52 +371,6 @@ export class ClobClient {
 
   // ---- orders -----------------------------------------------------------------------------------
 
-  #body(o: SignedOrderLike, opts: PostOrderOptions): Record<string, unknown> {
-    const owner = this.#owner();
-    if (owner === undefined || owner === '')
-      throw new ValidationError('postOrder: no API key to own the order (set credentials on the transport or `owner`)');
-    const orderType = opts.orderType ?? 'GTC';
-    if (opts.postOnly === true && orderType !== 'GTC' && orderType !== 'GTD')
-      throw new ValidationError('postOnly: only with GTC or GTD orders');
-    const body: Record<string, unknown> = { order: o.wire, owner, orderType };
-    if (opts.postOnly !== undefined) body['postOnly'] = opts.postOnly;
-    if (opts.builder !== undefined) body['builder'] = opts.builder;
-    return body;
-  }
-
-  /**
-   * `JSON.stringify(body)` of a `#body` result, with the order's JSON taken from the cache of
-   * signed wire orders (`wireJson`): the same bytes, without serialising the order again.
-   * Undefined when the body is not plain enough for that (the transport then serialises it, and
-   * reports what cannot be serialised as before).
-   */
-  static #bodyJson(body: Record<string, unknown>): string | undefined {
-    const order = body['order'];
-    if (typeof order !== 'object' || order === null) return undefined;
-    try {
-      let s = '{"order":' + wireJson(order) + ',"owner":' + jsonString(body['owner']);
-      const orderType = body['orderType'];
-      s +=
-        ',"orderType":' +
-        (typeof orderType === 'string'
-          ? (ORDER_TYPE_JSON.get(orderType) ?? JSON.stringify(orderType))
-          : JSON.stringify(orderType));
-      const postOnly = body['postOnly'];
-      if (postOnly !== undefined) {
-        const j = postOnly === true ? 'true' : postOnly === false ? 'false' : JSON.stringify(postOnly);
-        if (j !== undefined) s += ',"postOnly":' + j;
-      }
-      const builder = body['builder'];
-      if (builder !== undefined) {
-        const j = JSON.stringify(builder);
-        if (j !== undefined) s += ',"builder":' + j;
-      }
-      return s + '}';
-    } catch {
-      return undefined;
-    }
-  }
-
   /**
    * POST /order: post one signed order. Resent byte for byte after an ambiguous failure; a resend
    * refused as a duplicate is resolved by id (`resolved: true`).
@@ -433,12 +379,12 @@ export class ClobClient {
    *   retries (then call `resolveOrder(order.id)`, never re-sign); AuthError; RateLimitError.
    */
   async postOrder(order: SignedOrderLike, opts: PostOrderOptions = {}): Promise<PostOrderResult> {
-    const body = this.#body(order, opts);
+    const body = orderBody(order, opts, this.#owner());
     const seen = { ambiguous: false };
     const observer: RequestObserver = { onRetry: noteRetry.bind(seen) };
     let r: S.WireOrderResponse;
     try {
-      const bodyJson = ClobClient.#bodyJson(body);
+      const bodyJson = orderBodyJson(body);
       r = await this.#req('POST', '/order', S.orderResponseSchema, {
         auth: 'l2',
         body,
@@ -450,17 +396,7 @@ export class ClobClient {
     } catch (err) {
       if (seen.ambiguous && err instanceof OrderRejectedError && err.code === 'INVALID_ORDER_DUPLICATED') {
         const found = await this.resolveOrder(order.id, opts);
-        if (found !== undefined)
-          return {
-            orderId: found.id,
-            status: found.status,
-            makingAmount: 0 as Micro,
-            takingAmount: 0 as Micro,
-            transactionsHashes: [],
-            tradeIds: found.associateTrades,
-            resolved: true,
-            order: found,
-          };
+        if (found !== undefined) return resolvedPost(found);
       }
       throw err;
     }
@@ -491,10 +427,10 @@ export class ClobClient {
     let bodyJson: string | undefined = '[';
     for (let i = 0; i < n; i++) {
       const e = orders[i]!;
-      const b = this.#body(e.order, e);
+      const b = orderBody(e.order, e, this.#owner());
       body[i] = b;
       if (bodyJson === undefined) continue;
-      const j = ClobClient.#bodyJson(b);
+      const j = orderBodyJson(b);
       bodyJson = j === undefined ? undefined : bodyJson + (i === 0 ? '' : ',') + j;
     }
     if (bodyJson !== undefined) bodyJson += ']';
@@ -522,17 +458,7 @@ export class ClobClient {
       if (seen.ambiguous && f.code === 'INVALID_ORDER_DUPLICATED') {
         const found = await this.resolveOrder(id, call);
         if (found !== undefined) {
-          out.push({
-            ok: true,
-            orderId: found.id,
-            status: found.status,
-            makingAmount: 0 as Micro,
-            takingAmount: 0 as Micro,
-            transactionsHashes: [],
-            tradeIds: found.associateTrades,
-            resolved: true,
-            order: found,
-          });
+          out.push({ ok: true, ...resolvedPost(found) });
           continue;
         }
       }
@@ -615,13 +541,7 @@ export class ClobClient {
   ): Promise<Page<OpenOrder>> {
     const p = await this.#req('GET', '/data/orders', S.cursorPageSchema(S.openOrderSchema), {
       auth: 'l2',
-      query: {
-        id: filter.id,
-        market: filter.market,
-        asset_id: filter.assetId,
-        limit: filter.limit,
-        next_cursor: cursor,
-      },
+      query: { ...openOrdersQuery(filter), next_cursor: cursor },
       call,
     });
     return { data: p.data.map(toOpenOrder), nextCursor: p.next_cursor };
@@ -640,13 +560,7 @@ export class ClobClient {
   ): Promise<Page<OpenOrder>> {
     const p = await this.#req('GET', '/orders', S.cursorPageSchema(S.openOrderSchema), {
       auth: 'l2',
-      query: {
-        id: filter.id,
-        market: filter.market,
-        asset_id: filter.assetId,
-        limit: filter.limit,
-        next_cursor: cursor,
-      },
+      query: { ...openOrdersQuery(filter), next_cursor: cursor },
       call,
     });
     return { data: p.data.map(toOpenOrder), nextCursor: p.next_cursor };
@@ -693,22 +607,7 @@ export class ClobClient {
       query: { maker_address: account.makerAddress?.toLowerCase() },
       call,
     });
-    return {
-      address: r.address.toLowerCase() as Address,
-      collateral: {
-        balance: micro(r.collateral.balance),
-        available: micro(r.collateral.available),
-        reserved: micro(r.collateral.reserved),
-      },
-      tokens: r.tokens.map((t) => ({
-        assetId: t.asset_id as TokenId,
-        market: t.market as ConditionId,
-        outcome: t.outcome,
-        balance: micro(t.balance),
-        available: micro(t.available),
-        reserved: micro(t.reserved),
-      })),
-    };
+    return toBalances(r);
   }
 
   /**
@@ -721,18 +620,7 @@ export class ClobClient {
       query: { maker_address: account.makerAddress?.toLowerCase() },
       call,
     });
-    return r.map((p) => ({
-      assetId: p.asset_id as TokenId,
-      market: p.market as ConditionId,
-      outcome: p.outcome,
-      size: micro(p.size),
-      avgPrice: p.avg_price,
-      cost: parseSignedMicro(p.cost),
-      realizedPnl: parseSignedMicro(p.realized_pnl),
-      curPrice: p.cur_price ?? undefined,
-      currentValue: p.current_value === null ? undefined : parseSignedMicro(p.current_value),
-      cashPnl: p.cash_pnl === null ? undefined : parseSignedMicro(p.cash_pnl),
-    }));
+    return r.map(toPosition);
   }
 
   /** GET /balance-allowance: the venue's raw balance of collateral or of one token, micro. */

@@ -13,10 +13,12 @@ import {
   parsePrice,
   type Micro,
   type Pips,
+  type Side,
   type TickSize,
 } from '../core/units.ts';
 import type * as S from './schemas/clob.ts';
 import type {
+  Balances,
   BookLevel,
   CancelResult,
   ClobMarket,
@@ -24,6 +26,7 @@ import type {
   OpenOrder,
   OrderBook,
   OrderStatus,
+  Position,
   PostOrderResult,
   SimplifiedMarket,
   Trade,
@@ -225,5 +228,79 @@ export function accepted(r: S.WireOrderResponse, fallbackId: string): PostOrderR
     transactionsHashes: r.transactionsHashes ?? [],
     tradeIds: (r.tradeIDs ?? []) as TradeId[],
     resolved: false,
+  };
+}
+
+/** POST /prices to token → {BUY?: best bid, SELL?: best ask}, pips. @throws ValidationError */
+export function toPrices(r: z.output<typeof S.pricesSchema>): Map<TokenId, { BUY?: Pips; SELL?: Pips }> {
+  const out = new Map<TokenId, { BUY?: Pips; SELL?: Pips }>();
+  for (const [k, v] of Object.entries(r))
+    out.set(k as TokenId, {
+      ...(v.BUY !== undefined ? { BUY: pips(v.BUY) } : {}),
+      ...(v.SELL !== undefined ? { SELL: pips(v.SELL) } : {}),
+    });
+  return out;
+}
+
+/** An entry of POST /last-trades-prices: price (pips) and taker side ('' when none). @throws ValidationError */
+export function toLastTrade(x: z.output<typeof S.lastTradesPricesSchema>[number]): {
+  tokenId: TokenId;
+  price: Pips;
+  side: Side | '';
+} {
+  return {
+    tokenId: x.token_id as TokenId,
+    price: pips(x.price),
+    side: x.side === 'BUY' || x.side === 'SELL' ? x.side : '',
+  };
+}
+
+/** The result of an order post whose outcome was resolved by id (`resolved: true`). */
+export function resolvedPost(found: OpenOrder): PostOrderResult {
+  return {
+    orderId: found.id,
+    status: found.status,
+    makingAmount: 0 as Micro,
+    takingAmount: 0 as Micro,
+    transactionsHashes: [],
+    tradeIds: found.associateTrades,
+    resolved: true,
+    order: found,
+  };
+}
+
+/** GET /balances to Balances (micro). @throws ValidationError on a bad amount */
+export function toBalances(r: z.output<typeof S.balancesSchema>): Balances {
+  return {
+    address: r.address.toLowerCase() as Address,
+    collateral: {
+      balance: micro(r.collateral.balance),
+      available: micro(r.collateral.available),
+      reserved: micro(r.collateral.reserved),
+    },
+    tokens: r.tokens.map((t) => ({
+      assetId: t.asset_id as TokenId,
+      market: t.market as ConditionId,
+      outcome: t.outcome,
+      balance: micro(t.balance),
+      available: micro(t.available),
+      reserved: micro(t.reserved),
+    })),
+  };
+}
+
+/** An entry of GET /positions to a Position (signed micro-units). @throws ValidationError on a bad amount */
+export function toPosition(p: z.output<typeof S.positionsSchema>[number]): Position {
+  return {
+    assetId: p.asset_id as TokenId,
+    market: p.market as ConditionId,
+    outcome: p.outcome,
+    size: micro(p.size),
+    avgPrice: p.avg_price,
+    cost: parseSignedMicro(p.cost),
+    realizedPnl: parseSignedMicro(p.realized_pnl),
+    curPrice: p.cur_price ?? undefined,
+    currentValue: p.current_value === null ? undefined : parseSignedMicro(p.current_value),
+    cashPnl: p.cash_pnl === null ? undefined : parseSignedMicro(p.cash_pnl),
   };
 }
