@@ -289,6 +289,60 @@ describe('startRecorder (fake sockets, virtual clock)', () => {
     ]);
   });
 
+  it("re-reads its markets: a change is one market line, later parts' headers carry it; a failed read is logged, the next goes on", async () => {
+    const clock = new VirtualClock(0);
+    const { factory, sockets } = fakeSockets();
+    const out = file();
+    const warnings: string[] = [];
+    let venue: MarketInfo | Error = market;
+    const rec = startRecorder({
+      out,
+      markets: [market],
+      marketUrl: 'ws://x/ws/market',
+      source: 'http://x',
+      now: () => clock.now(),
+      clock,
+      createSocket: factory,
+      logger: { warn: (_o, m) => void warnings.push(m) },
+      marketRefresh: {
+        everyMs: 1000,
+        read: async () => {
+          if (venue instanceof Error) throw venue;
+          return venue;
+        },
+      },
+    });
+    sockets[0]!.h.onOpen();
+    const round = async () => {
+      clock.advance(1000);
+      for (let i = 0; i < 5; i++) await Promise.resolve();
+    };
+    await round(); // unchanged: nothing written
+    const rewards = { maxSpread: 300, minSize: 20_000_000, dailyRate: 144_000_000 };
+    venue = { ...market, rewards } as MarketInfo;
+    await round();
+    await round(); // the same again: nothing more
+    venue = new Error('venue down');
+    await round();
+    expect(warnings).toEqual(['recording: could not re-read a market']);
+    venue = { ...market, rewards, active: false } as MarketInfo;
+    await round();
+    expect(rec.stats().marketUpdates).toBe(2);
+    rec.rotate();
+    await tick();
+    await rec.stop();
+    const parts = recordingParts(out);
+    expect(parts).toHaveLength(2);
+    const all = await items(parts);
+    const lines = all.filter((i) => i.kind === 'market');
+    expect(lines.map((i) => i.kind === 'market' && [i.t, i.info.active, i.info.rewards])).toEqual([
+      [2000, true, rewards],
+      [5000, false, rewards],
+    ]);
+    const headers = all.filter((i) => i.kind === 'header');
+    expect(headers.map((h) => h.kind === 'header' && h.header.markets[0]!.active)).toEqual([true, false]);
+  });
+
   it('splits more than 500 tokens over several market connections', async () => {
     const clock = new VirtualClock(0);
     const { factory, sockets } = fakeSockets();
