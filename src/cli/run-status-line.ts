@@ -1,9 +1,11 @@
 /**
  * The status line of `mmkit run`, every `bot.statusIntervalMs`: open orders, fills, positions, PnL
- * (and the reward total when a market is rewarded). The same tick feeds the kill switch its PnL: the
- * loss limit's marks are the books' mids, and for a position whose book has no mid (one side gone: a
- * collapsing market) a conservative mark (src/risk/marks.ts), so the loss limit sees every position
- * held on a market the run follows. Kept apart from the wiring (src/cli/run.ts) as its own concept.
+ * (realized, unrealized, fees, their total; the reward total when a market is rewarded); and the
+ * loss limit (bot.risk.maxLoss), checked at start, every second and after every fill, not at the
+ * status line's pace (trial 19 F1). The loss limit's marks are the books' mids, and for a position
+ * whose book has no mid (one side gone: a collapsing market) a conservative mark (src/risk/marks.ts),
+ * so it sees every position held on a market the run follows. Kept apart from the wiring
+ * (src/cli/run.ts) as its own concept.
  */
 import type { Logger } from 'pino';
 import type { TokenId } from '../core/ids.ts';
@@ -21,54 +23,120 @@ import { statusPositions } from './run-summary.ts';
  * @param o.fills the daemon's fill count now
  * @param everyMs the period (bot.statusIntervalMs)
  */
+/** How often the loss limit is checked besides after every fill, ms (not the status line's period: trial 19 F1). */
+export const LOSS_CHECK_MS = 1000;
+
+/** What the status line and the loss limit read: the engine's books, the store's PnL. */
+interface PnlSources {
+  readonly trader: Pick<Trader, 'engine' | 'tracker' | 'kill' | 'rewards'>;
+  readonly store: Pick<Store, 'pnl' | 'positions' | 'rewardTotals'>;
+  readonly markets: readonly MarketInfo[];
+}
+
+/**
+ * The run's PnL as the status line shows it (the books' mids) and as the loss limit judges it: also
+ * a position whose book has no mid (one side gone: a collapsing market) is marked, conservatively
+ * (src/risk/marks.ts), so the loss limit sees every position held on a market the run follows.
+ */
+class RunPnl {
+  readonly #lastMid = new Map<TokenId, number>();
+  constructor(private readonly o: PnlSources) {}
+
+  /** The PnL at the books' mids (positions without one unmarked), and the loss limit's. */
+  now(): { shown: ReturnType<Store['pnl']>; risk: ReturnType<Store['pnl']> } {
+    const { engine } = this.o.trader;
+    const marks = new Map<TokenId, number>();
+    for (const m of this.o.markets)
+      for (const t of m.tokens) {
+        const b = engine.state.book(t.tokenId);
+        if (b?.mid != null) {
+          marks.set(t.tokenId, Math.round(b.mid));
+          this.#lastMid.set(t.tokenId, Math.round(b.mid));
+        }
+      }
+    const shown = this.o.store.pnl(marks);
+    const riskMarks = new Map(marks);
+    for (const p of this.o.store.positions()) {
+      if (p.size === 0 || riskMarks.has(p.tokenId)) continue;
+      const b = engine.state.book(p.tokenId);
+      if (b === undefined || b === null) continue; // not a market of this run
+      const mk = riskMark(p.size, b, this.#lastMid.get(p.tokenId));
+      if (mk !== undefined) riskMarks.set(p.tokenId, mk);
+    }
+    return { shown, risk: riskMarks.size === marks.size ? shown : this.o.store.pnl(riskMarks) };
+  }
+
+  /** Feeds the kill switch the loss limit's PnL (net of fees); returns whether it is tripped. */
+  checkLoss(): boolean {
+    const { risk } = this.now();
+    return this.o.trader.kill.recordPnl(risk.realized - risk.fees, risk.unrealized, risk.fees);
+  }
+}
+
+/**
+ * The loss limit (bot.risk.maxLoss) of `mmkit run`: checked once now (call it before the strategy
+ * quotes: a daemon restarted past its limit trips before it trades), every LOSS_CHECK_MS, and soon
+ * after every fill (`afterFill`, coalesced). Stopped by `stop()`.
+ */
+export function startLossLimit(
+  o: PnlSources,
+  everyMs = LOSS_CHECK_MS,
+): { check(): boolean; afterFill(): void; stop(): void } {
+  const pnl = new RunPnl(o);
+  pnl.checkLoss();
+  const timer = setInterval(() => pnl.checkLoss(), everyMs);
+  timer.unref();
+  let pending: ReturnType<typeof setImmediate> | undefined;
+  return {
+    check: () => pnl.checkLoss(),
+    afterFill() {
+      pending ??= setImmediate(() => {
+        pending = undefined;
+        pnl.checkLoss();
+      });
+    },
+    stop() {
+      clearInterval(timer);
+      if (pending !== undefined) clearImmediate(pending);
+      pending = undefined;
+    },
+  };
+}
+
+/**
+ * Starts the status line's timer (unref'd: it holds no exit); returns it (cleared by the shutdown).
+ * @param o.log the root logger (the terminal view's fields), `o.dlog` the daemon's, which logs the line
+ * @param o.fills the daemon's fill count now
+ * @param everyMs the period (bot.statusIntervalMs)
+ */
 export function startStatusLine(
-  o: {
+  o: PnlSources & {
     readonly log: Logger;
     readonly dlog: Logger;
-    readonly trader: Pick<Trader, 'engine' | 'tracker' | 'kill' | 'rewards'>;
-    readonly store: Pick<Store, 'pnl' | 'positions' | 'rewardTotals'>;
-    readonly markets: readonly MarketInfo[];
     readonly outcomes: ReadonlyMap<string, string>;
     readonly fills: () => number;
   },
   everyMs: number,
 ): ReturnType<typeof setInterval> {
   const { log, dlog, trader, store, markets, outcomes } = o;
-  const { engine, tracker, kill } = trader;
-  const lastMid = new Map<TokenId, number>();
+  const { tracker } = trader;
+  const pnl = new RunPnl(o);
   const status = setInterval(() => {
-    const marks = new Map<TokenId, number>();
-    for (const m of markets)
-      for (const t of m.tokens) {
-        const b = engine.state.book(t.tokenId);
-        if (b?.mid != null) {
-          marks.set(t.tokenId, Math.round(b.mid));
-          lastMid.set(t.tokenId, Math.round(b.mid));
-        }
-      }
-    const pnl = store.pnl(marks);
-    // the loss limit, net of fees, marks every position held on a market it follows, also where the
-    // book has no mid (one side gone: a collapsing market), conservatively (src/risk/marks.ts)
-    const riskMarks = new Map(marks);
-    for (const p of store.positions()) {
-      if (p.size === 0 || riskMarks.has(p.tokenId)) continue;
-      const b = engine.state.book(p.tokenId);
-      if (b === undefined || b === null) continue; // not a market of this run
-      const mk = riskMark(p.size, b, lastMid.get(p.tokenId));
-      if (mk !== undefined) riskMarks.set(p.tokenId, mk);
-    }
-    const risk = riskMarks.size === marks.size ? pnl : store.pnl(riskMarks);
-    kill.recordPnl(risk.realized - risk.fees, risk.unrealized);
+    const { shown, risk } = pnl.now();
+    // the loss limit is checked on its own cadence too (startLossLimit); here as well, at no cost
+    trader.kill.recordPnl(risk.realized - risk.fees, risk.unrealized, risk.fees);
     dlog.info(
       {
         open: tracker.liveOrders().length,
         fills: o.fills(),
         positions: statusPositions(store.positions(), outcomes),
-        realized: formatAmount(pnl.realized),
-        unrealized: formatAmount(pnl.unrealized),
+        realized: formatAmount(shown.realized),
+        unrealized: formatAmount(shown.unrealized),
+        fees: formatAmount(shown.fees),
+        total: formatAmount(shown.realized + shown.unrealized - shown.fees),
         ...(trader.rewards.active ? { rewards: formatAmount(store.rewardTotals().total) } : {}),
         // the terminal view's one status line (src/ops/terminal): the JSON line stays as it was
-        ...prettyOnly(log, { markets: markets.length, fees: formatAmount(pnl.fees) }),
+        ...prettyOnly(log, { markets: markets.length }),
       },
       'status',
     );

@@ -63,7 +63,8 @@ import { preflight, type DoctorSettings } from './doctor.ts';
 import { whenStopped } from './run-stop.ts';
 import { probeStoreWritable } from './run-disk-probe.ts';
 import { shutdownRun } from './run-shutdown.ts';
-import { startStatusLine } from './run-status-line.ts';
+import { startLossLimit, startStatusLine } from './run-status-line.ts';
+import { fillFromEvent } from '../store/fills.ts';
 import { midMarks, tokenOutcomes, type RunSummary } from './run-summary.ts';
 
 export type { LedgerFigures, RunSummary } from './run-summary.ts';
@@ -442,6 +443,7 @@ async function runLocked(
   // child loggers per component and market ({component, market} on every line), made once each
   const marketLog = componentLoggers(log);
   let fills = 0;
+  let lossLimit: ReturnType<typeof startLossLimit> | undefined;
   // the bot samples as its venue does: with the in-process exchange, at its interval unless bot.rewards.sampleMs says otherwise
   let rewardSampleMs = cfg.rewards?.sampleMs ?? REWARD_SAMPLE_MS;
   if (exchange !== undefined && rewardSampleMs === REWARD_SAMPLE_MS && cfg.paperRewards?.sampleMs !== undefined)
@@ -533,9 +535,11 @@ async function runLocked(
       onFill: (f, change) => {
         if (change !== 'new') return;
         fills++;
+        lossLimit?.afterFill();
         ops.fill(f);
         marketLog('executor', f.market).info(
-          { ...fillLogFields(f, outcomes.get(f.tokenId)), source: f.source },
+          // the fee as the store booked it (a maker's 0), so the log alone adds up (trial 19 F7)
+          { ...fillLogFields(f, outcomes.get(f.tokenId)), fee: formatAmount(fillFromEvent(f).fee), source: f.source },
           'fill',
         );
       },
@@ -659,7 +663,11 @@ async function runLocked(
     dlog.info('a stop was asked during the start: no order will be placed; stopping once the start is done');
     void trader.engine.stop();
   });
+  // the loss limit (bot.risk.maxLoss): checked now, before anything is quoted (a daemon restarted past
+  // its limit trips before it trades), once the books are in, every second and after every fill
+  lossLimit = startLossLimit({ trader, store, markets });
   await trader.start();
+  lossLimit.check();
   starting = false;
   if (trader.rewards.active && !trader.engine.stopped) rewardBook.start();
   ops.lifecycle('running');
@@ -670,6 +678,7 @@ async function runLocked(
     cfg.statusIntervalMs,
   );
   const stop = await stopped;
+  lossLimit.stop();
 
   // ---- orderly shutdown (src/cli/run-shutdown.ts) -------------------------------------------------
   const ledger = { session, epoch: epoch.epoch, realizedAtStart, runStartMs };

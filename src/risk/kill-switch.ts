@@ -30,6 +30,7 @@
  * Time comes from the injected clock; nothing here reads the wall clock.
  */
 import type { Clock } from '../core/clock.ts';
+import { formatAmount } from '../core/units.ts';
 import type { KillSwitchLimits } from './limits.ts';
 import { DEFAULT_RISK_LIMITS } from './limits.ts';
 
@@ -175,16 +176,22 @@ export class KillSwitch implements KillSwitchState {
   /**
    * Feeds the current PnL (micro-collateral, signed). Trips `lossLimit` when realized + unrealized
    * is below -maxLoss (maxLoss 0 disables).
+   * @param realized realized PnL net of fees
+   * @param fees the fees inside `realized` (for the message only: realized is said before them)
    * @returns whether the switch is tripped afterwards
    */
-  recordPnl(realized: number, unrealized: number): boolean {
+  recordPnl(realized: number, unrealized: number, fees = 0): boolean {
     const total = realized + unrealized;
     if (Number.isFinite(total)) this.pnl = total;
     if (this.limits.maxLoss > 0 && Number.isFinite(total) && total < -this.limits.maxLoss) {
-      this.trip(
-        'lossLimit',
-        `PnL ${(total / 1e6).toFixed(2)} below -${(this.limits.maxLoss / 1e6).toFixed(2)} (realized ${(realized / 1e6).toFixed(2)}, unrealized ${(unrealized / 1e6).toFixed(2)})`,
-      );
+      // to the micro, as every other surface says them
+      const usd = (m: number): string => formatAmount(Math.round(m));
+      const parts = [
+        `realized ${usd(realized + fees)}`,
+        ...(fees !== 0 ? [`fees ${usd(fees)}`] : []),
+        `unrealized ${usd(unrealized)}`,
+      ];
+      this.trip('lossLimit', `PnL ${usd(total)} below -${usd(this.limits.maxLoss)} (${parts.join(', ')})`);
     }
     return this.tripped;
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { Micro } from '../../../src/core/units.ts';
 import { VirtualClock } from '../../../src/core/clock.ts';
 import { KillSwitch, type TripReason } from '../../../src/risk/kill-switch.ts';
 import { resolveRiskLimits } from '../../../src/risk/limits.ts';
@@ -64,7 +65,12 @@ describe('KillSwitch', () => {
     expect(ks.recordPnl(-30 * SH, -20 * SH)).toBe(false); // exactly -50: not below
     expect(ks.recordPnl(10 * SH, -61 * SH)).toBe(true);
     expect(ks.reason?.trigger).toBe('lossLimit');
-    expect(ks.reason?.message).toMatch(/PnL -51.00 below -50.00/);
+    expect(ks.reason?.message).toBe('PnL -51 below -50 (realized 10, unrealized -61)');
+  });
+  it('says the loss to the micro, realized before fees and the fees apart (trial 19 F6)', () => {
+    const ks = new KillSwitch(new VirtualClock(), { limits: { ...limits, maxLoss: 1_500_000 as Micro } });
+    expect(ks.recordPnl(-382_210, -1_200_000, 382_210)).toBe(true);
+    expect(ks.reason?.message).toBe('PnL -1.58221 below -1.5 (realized 0, fees 0.38221, unrealized -1.2)');
   });
   it('trips on N rejections within the window, not when they are spread out', () => {
     const clock = new VirtualClock(0);

@@ -1,0 +1,99 @@
+/**
+ * The loss limit (bot.risk.maxLoss) as a head of trading relies on it (trial 19 F1): checked after
+ * every fill and at start, not at the pace of the status line (bot.statusIntervalMs, here 10
+ * minutes). `mmkit run` (a child process) with a plugin that takes once with a FAK buy at the best ask
+ * on a paper exchange with a taker fee: the fee and the spread put it below a limit of 0.000001 USDC
+ * at once, and the kill switch stops it (exit 4) within seconds, saying the loss to the micro. Started
+ * again on the same data dir, past its limit, it stops before it places any order.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startExchange, type RunningExchange } from '../../src/exchange/server.ts';
+import { BotHarness, exited } from './support/bot-harness.ts';
+import { ROOT } from './support/cli.ts';
+
+/** Scratch space inside the project (so 'mmkit/strategy' resolves), outside tsconfig's and vitest's includes. */
+mkdirSync(join(ROOT, '.tmp'), { recursive: true });
+const scratch = mkdtempSync(join(ROOT, '.tmp', 'loss-limit-e2e-'));
+const h = new BotHarness();
+let ex: RunningExchange | undefined;
+afterAll(async () => {
+  await h.close();
+  await ex?.close();
+  rmSync(scratch, { recursive: true, force: true });
+  try {
+    rmdirSync(join(ROOT, '.tmp'));
+  } catch {
+    /* another run uses it */
+  }
+});
+
+/** One FAK buy of 5 shares at the best ask of the first market with a sane two-sided book, on a timer tick. */
+const PLUGIN = `import { defineStrategy, type StrategyOutput } from 'mmkit/strategy';
+
+export default defineStrategy({
+  name: 'one-fak',
+  description: 'buys once at the best ask with a FAK order',
+  params: {},
+  create(ctx) {
+    let sent = false;
+    return {
+      onEvent(event, state): StrategyOutput | undefined {
+        if (sent || event.type !== 'timer' || event.name !== 'tick') return undefined;
+        for (const m of ctx.markets.values()) {
+          const yes = m.tokens[0].tokenId;
+          const book = state.book(yes);
+          if (book === undefined || book.stale || book.bestBid === null || book.bestAsk === null) continue;
+          if (book.bestAsk - book.bestBid > 500 || book.bestBid < 1000 || book.bestAsk > 9000) continue;
+          sent = true;
+          const size = Math.max(m.minOrderSize, 5_000_000);
+          return { orders: [{ market: m.market, tokenId: yes, side: 'BUY', price: book.bestAsk, size, type: 'FAK' }] };
+        }
+        return undefined;
+      },
+    };
+  },
+});
+`;
+const plugin = join(scratch, 'one-fak.ts');
+writeFileSync(plugin, PLUGIN);
+
+const ENV = { MMKIT_RISK_MAX_LOSS: '0.000001', MMKIT_STATUS_INTERVAL_MS: '600000', MMKIT_LOG_FORMAT: 'json' };
+
+describe('mmkit run: the loss limit', () => {
+  it('trips within seconds of the losing fill, not at the status line; a restart past it trades nothing', async () => {
+    ex = await startExchange({
+      port: 0,
+      seed: 23,
+      world: { agents: 'default', lifecycle: false, priceFeed: false, feeRateBps: 200 },
+    });
+    const base = ex.urls.clob_url.replace(/\/clob$/, '');
+    const { dir, address } = h.dataDir();
+    const tradeCount = () => ex!.exchange.tradesOf(address).length;
+
+    const t0 = Date.now();
+    const bot = h.startBot(base, dir, ['--strategy', plugin, '--duration', '300s'], ENV);
+    const code = await exited(bot.p);
+    const took = Date.now() - t0;
+    expect(code, bot.err().slice(-3000)).toBe(4);
+    expect(took).toBeLessThan(120_000); // the status line would have waited 10 minutes
+    expect(tradeCount()).toBeGreaterThan(0);
+    const log = bot.out() + bot.err();
+    const trip = /PnL (-[0-9.]+) below -0\.000001 \(realized 0, fees ([0-9.]+), unrealized (-?[0-9.]+)\)/.exec(log);
+    expect(trip, log.slice(-3000)).not.toBeNull();
+    expect(Number(trip![2])).toBeGreaterThan(0);
+    // the fill's log line says its fee (the store's)
+    const fill = log.split('\n').find((l) => l.includes('"msg":"fill"'));
+    expect(JSON.parse(fill!)).toMatchObject({ role: 'TAKER', fee: trip![2] });
+
+    // again, on the same data dir: past the limit at start, it stops before any order
+    const trades = tradeCount();
+    const again = h.startBot(base, dir, ['--strategy', plugin, '--duration', '300s'], ENV);
+    expect(await exited(again.p), again.err().slice(-3000)).toBe(4);
+    expect(again.out() + again.err()).toMatch(/PnL -[0-9.]+ below -0\.000001/);
+    expect(tradeCount()).toBe(trades);
+    expect(ex.exchange.openOrders(address)).toEqual([]);
+    expect(readFileSync(join(dir, 'mmkit.db')).length).toBeGreaterThan(0);
+  }, 240_000);
+});
