@@ -340,8 +340,9 @@ export class PaperExchange {
       case 'place': {
         const r = e.place(c.order, c.t);
         if (r.ok && c.builder !== undefined) this.orderBuilder.set(c.order.id, c.builder);
-        // a V2 order pays the market's fee on the V2 curve: that is how the journal knows it
-        if (r.ok && c.order.feeModel === 'v2') this.v2Orders.add(c.order.id);
+        // a V2 order pays the market's fee on the V2 curve: that is how the journal knows it (an
+        // order of the exchange's own flow, owned by its account, is never asked: not kept)
+        if (r.ok && c.order.feeModel === 'v2' && c.order.owner !== c.order.account) this.v2Orders.add(c.order.id);
         return r;
       }
       case 'funder':
@@ -579,7 +580,7 @@ export class PaperExchange {
   /** Place an order from inside the exchange (flow agents): no signature, no API key. */
   placeInternal(o: InternalOrder): PlaceResult {
     const feeRateBps = this.tokenIndex.get(o.tokenId)?.entry.meta.feeRateBps ?? 0;
-    return this.exec({ k: 'place', order: internalOrder(o, feeRateBps) }) as PlaceResult;
+    return this.exec({ k: 'place', order: internalOrder(o, feeRateBps, this.protocol) }) as PlaceResult;
   }
 
   /**

@@ -245,9 +245,10 @@ export function admitOrder(ctx: AdmissionContext, key: ApiKeyRecord, req: PlaceR
 
 /**
  * The book order of an order from inside the exchange (flow agents, `placeInternal`): no signature,
- * no API key; the account owns it, and it pays `feeRateBps` (its market's).
+ * no API key; the account owns it, and it pays `feeRateBps` (its market's) as the protocol the
+ * exchange speaks charges a taker (V2: the fee curve; trial 19 F3: the world's takers paid V1's).
  */
-export function internalOrder(o: InternalOrder, feeRateBps: number): NewOrder {
+export function internalOrder(o: InternalOrder, feeRateBps: number, protocol: 1 | 2 = 1): NewOrder {
   return {
     id: o.id,
     account: o.account,
@@ -260,5 +261,6 @@ export function internalOrder(o: InternalOrder, feeRateBps: number): NewOrder {
     postOnly: o.postOnly ?? false,
     expiresAt: o.expiresAt ?? 0,
     feeRateBps,
+    ...(protocol === 2 ? { feeModel: 'v2' as const } : {}),
   };
 }

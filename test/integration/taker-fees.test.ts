@@ -118,5 +118,27 @@ for (const protocol of [2, 1] as const) {
       const back = (await venue.fills(0)).find((f) => f.role === 'TAKER');
       expect(back?.fee).toBe(charged);
     });
+
+    it("the world's own takers (flow agents: placeInternal) pay this protocol's fee too (trial 19 F3)", async () => {
+      const [yesTok, noTok] = market.tokens;
+      const maker = await v.trader();
+      expect((await maker.place(noTok, 'BUY', '0.30', '7.77', { feeRateBps: FEE_BPS })).status).toBe(200); // YES ask 0.70
+      const agent = '0x00000000000000000000000000000000000a9e47';
+      v.running.exchange.fund(agent, 100_000_000);
+      const r = v.running.exchange.placeInternal({
+        id: `agent-taker-${protocol}`,
+        account: agent,
+        tokenId: yesTok,
+        side: 'BUY',
+        price: 7000,
+        size: 7_770_000,
+        type: 'FAK',
+      });
+      expect(r.ok).toBe(true);
+      const t = v.running.exchange.allTrades().at(-1)!.trade;
+      expect(t.takerOrderId).toBe(`agent-taker-${protocol}`);
+      // V2: 7.77 × r × 0.7 × 0.3 floored to 10 micro; V1: 7.77 × r × 0.3 floored to the micro
+      expect(t.fee).toBe(protocol === 2 ? 54_330 : 77_622);
+    });
   });
 }
