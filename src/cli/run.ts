@@ -418,6 +418,20 @@ async function runLocked(
   const realizedAtStart = store.pnl(new Map()).realized;
   const all = await venue.markets();
   const markets = await pickMarkets(venue, all, cfg, clock.now(), def, params as Record<string, unknown>, log);
+  // the default pick keeps the markets where the ledger holds a position (trial 19 F4): their books
+  // mark it (the PnL, the loss limit) and the strategy may trade it down; bot.markets is as given
+  if (cfg.markets.length === 0) {
+    const picked = new Set<string>(markets.map((m) => m.market));
+    const held = new Set<string>(store.positions().flatMap((p) => (p.size !== 0 ? [p.market] : [])));
+    const more = all.filter((m) => m.active && held.has(m.market) && !picked.has(m.market));
+    if (more.length > 0) {
+      markets.push(...more);
+      dlog.info(
+        { markets: more.map((m) => ({ market: m.market, question: m.question })) },
+        `following ${more.length} more market(s) where the ledger holds a position (bot.markets is not set): their books mark it`,
+      );
+    }
+  }
   requireMarketsToTrade(markets, cfg, def.name, all.length);
   if (cfg.fleet !== undefined && cfg.fleet.redisUrl !== '') fleetMarketSet = new Set(markets.map((m) => m.market));
   terminalView(log)?.setMarkets(markets);

@@ -144,7 +144,9 @@ describe('mmkit run: collateral housekeeping', () => {
     const first = h.startBot(base, dir, ['--markets', m1!.conditionId, '--duration', '600s'], {
       MMKIT_AUTO_MERGE: 'off',
     });
-    const reconciled = () => logLines(first.err()).some((l) => l.msg === 'reconciled with the venue');
+    const reconciledIn = (b: { err(): string }) => () =>
+      logLines(b.err()).some((l) => l.msg === 'reconciled with the venue');
+    const reconciled = reconciledIn(first);
     expect(await waitUntil(reconciled, 60_000), first.err().slice(-3000)).toBe(true);
     first.p.kill('SIGTERM');
     expect(await exited(first.p), first.err().slice(-3000)).toBe(0);
@@ -162,7 +164,17 @@ describe('mmkit run: collateral housekeeping', () => {
     ]);
     bot.p.kill('SIGTERM');
     expect(await exited(bot.p), bot.err().slice(-3000)).toBe(0);
-  }, 180_000);
+    // without bot.markets, the default pick keeps the market it holds (trial 19 F4): followed, its books mark it
+    const third = h.startBot(base, dir, ['--duration', '600s'], { MMKIT_AUTO_MERGE: 'off', MMKIT_MARKET_COUNT: '1' });
+    const starting = () => logLines(third.err()).find((l) => l.msg === 'starting');
+    expect(await waitUntil(() => starting() !== undefined, 60_000), third.err().slice(-3000)).toBe(true);
+    const followed = (starting()!['markets'] as Array<{ market: string }>).map((m) => m.market);
+    expect(followed).toContain(m1!.conditionId);
+    expect(await waitUntil(reconciledIn(third), 60_000), third.err().slice(-3000)).toBe(true);
+    expect(logLines(third.err()).some((l) => l.msg.includes('this run does not follow'))).toBe(false);
+    third.p.kill('SIGTERM');
+    expect(await exited(third.p), third.err().slice(-3000)).toBe(0);
+  }, 240_000);
 
   it('merges complementary holdings and redeems a resolved market on its own, exactly, positions reconciled', async () => {
     const { ex, base } = await h.exchange(12, { adminToken: 'tok' });

@@ -19,7 +19,7 @@ export const botSchema = {
     env: 'MMKIT_STRATEGY_PARAMS',
   },
   markets: {
-    doc: 'Condition ids to trade (JSON array or comma list); empty: the most liquid `marketCount`.',
+    doc: 'Condition ids to trade (JSON array or comma list); empty: the most liquid `marketCount`, and every active market where the ledger holds a position (so its books mark it).',
     format: 'string-list',
     default: [] as string[],
     env: 'MMKIT_MARKETS',
