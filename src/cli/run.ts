@@ -419,8 +419,9 @@ async function runLocked(
   const all = await venue.markets();
   const markets = await pickMarkets(venue, all, cfg, clock.now(), def, params as Record<string, unknown>, log);
   // the default pick keeps the markets where the ledger holds a position (trial 19 F4): their books
-  // mark it (the PnL, the loss limit) and the strategy may trade it down; bot.markets is as given
-  if (cfg.markets.length === 0) {
+  // mark it (the PnL, the loss limit) and the strategy may trade it down; bot.markets is as given, and
+  // a fleet member trades the markets the fleet leases it
+  if (cfg.markets.length === 0 && !(cfg.fleet !== undefined && cfg.fleet.redisUrl !== '')) {
     const picked = new Set<string>(markets.map((m) => m.market));
     const held = new Set<string>(store.positions().flatMap((p) => (p.size !== 0 ? [p.market] : [])));
     const more = all.filter((m) => m.active && held.has(m.market) && !picked.has(m.market));
