@@ -10,6 +10,7 @@ import type { CancelReason, NewOrder } from './matching/types.ts';
 import type { RelayerOp } from './relayer/types.ts';
 import type { RewardConfig } from '../core/rewards.ts';
 import type { EpochPayout } from './rewards/ledger.ts';
+import type { WorldStore } from './world/store.ts';
 import type { ArticleRec, CommentRec, EventRec, ProfileRec, SeriesRec, SportRec, TagRec } from './world/model.ts';
 
 export type Command =
@@ -60,4 +61,25 @@ export type TimedCommand = Command & { t: number };
 /** Where applied commands go (the SQLite journal with --db; nothing in memory-only runs). */
 export interface CommandSink {
   append(cmd: TimedCommand): void;
+}
+
+/** The commands that only add content the world serves (metadata and content APIs): no engine state. */
+export type ContentCommand = Extract<Command, { k: 'event' | 'tag' | 'series' | 'sport' | 'article' | 'profile' }>;
+
+/** Applies a content command to the world's store (the exchange's `apply` hands them here). */
+export function applyContent(world: WorldStore, c: ContentCommand): void {
+  switch (c.k) {
+    case 'event':
+      return world.putEvent(c.event);
+    case 'tag':
+      return world.addTag(c.tag);
+    case 'series':
+      return world.addSeries(c.series);
+    case 'sport':
+      return world.addSport(c.sport);
+    case 'article':
+      return world.addArticle(c.article);
+    case 'profile':
+      return world.putProfile(c.profile);
+  }
 }

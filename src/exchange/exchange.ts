@@ -26,7 +26,7 @@ import { TradingAccounts } from './accounts/funders.ts';
 import { Allowances } from './accounts/allowances.ts';
 import { PositionBook } from './accounts/positions.ts';
 import { liquidityOf, refreshLiveState, toMarketDef, type LiveMarketState, type MarketMeta } from './markets.ts';
-import type { Command, CommandSink, TimedCommand } from './commands.ts';
+import { applyContent, type Command, type CommandSink, type TimedCommand } from './commands.ts';
 import { RelayerLedger } from './relayer/ledger.ts';
 import type { RelayerOp, RelayerOutcome } from './relayer/types.ts';
 import { WorldStore } from './world/store.ts';
@@ -285,22 +285,12 @@ export class PaperExchange {
       case 'market':
         return this.applyMarket(c.meta, c.t);
       case 'event':
-        this.world.putEvent(c.event);
-        return undefined;
       case 'tag':
-        this.world.addTag(c.tag);
-        return undefined;
       case 'series':
-        this.world.addSeries(c.series);
-        return undefined;
       case 'sport':
-        this.world.addSport(c.sport);
-        return undefined;
       case 'article':
-        this.world.addArticle(c.article);
-        return undefined;
       case 'profile':
-        this.world.putProfile(c.profile);
+        applyContent(this.world, c);
         return undefined;
       case 'comment':
         this.world.addComment(c.comment);
