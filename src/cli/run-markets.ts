@@ -51,3 +51,25 @@ export async function pickMarkets(
     },
   });
 }
+
+/**
+ * The default pick keeps the markets where the ledger holds a position (trial 19 F4): adds to
+ * `markets` every active market of `all` where a position is held and not picked, so its books mark
+ * it (the PnL, the loss limit) and the strategy may trade it down; logs them. Not for bot.markets.
+ */
+export function followHeldMarkets(
+  markets: MarketInfo[],
+  all: readonly MarketInfo[],
+  positions: ReadonlyArray<{ readonly market: string; readonly size: number }>,
+  log: Logger,
+): void {
+  const picked = new Set<string>(markets.map((m) => m.market));
+  const held = new Set<string>(positions.flatMap((p) => (p.size !== 0 ? [p.market] : [])));
+  const more = all.filter((m) => m.active && held.has(m.market) && !picked.has(m.market));
+  if (more.length === 0) return;
+  markets.push(...more);
+  log.info(
+    { markets: more.map((m) => ({ market: m.market, question: m.question })) },
+    `following ${more.length} more market(s) where the ledger holds a position (bot.markets is not set): their books mark it`,
+  );
+}

@@ -28,7 +28,7 @@ import { resolveRiskLimits } from '../risk/limits.ts';
 import { checkStoreOpens, openStore, type Store } from '../store/store.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import type { MarketFilters } from './market-filters.ts';
-import { pickMarkets } from './run-markets.ts';
+import { followHeldMarkets, pickMarkets } from './run-markets.ts';
 import { resolveParams } from '../strategy/params.ts';
 import { startExchange, type RunningExchange } from '../exchange/server.ts';
 import type { RewardOptions } from '../exchange/rewards/ledger.ts';
@@ -418,21 +418,9 @@ async function runLocked(
   const realizedAtStart = store.pnl(new Map()).realized;
   const all = await venue.markets();
   const markets = await pickMarkets(venue, all, cfg, clock.now(), def, params as Record<string, unknown>, log);
-  // the default pick keeps the markets where the ledger holds a position (trial 19 F4): their books
-  // mark it (the PnL, the loss limit) and the strategy may trade it down; bot.markets is as given, and
-  // a fleet member trades the markets the fleet leases it
-  if (cfg.markets.length === 0 && !(cfg.fleet !== undefined && cfg.fleet.redisUrl !== '')) {
-    const picked = new Set<string>(markets.map((m) => m.market));
-    const held = new Set<string>(store.positions().flatMap((p) => (p.size !== 0 ? [p.market] : [])));
-    const more = all.filter((m) => m.active && held.has(m.market) && !picked.has(m.market));
-    if (more.length > 0) {
-      markets.push(...more);
-      dlog.info(
-        { markets: more.map((m) => ({ market: m.market, question: m.question })) },
-        `following ${more.length} more market(s) where the ledger holds a position (bot.markets is not set): their books mark it`,
-      );
-    }
-  }
+  // without bot.markets, also the markets where the ledger holds a position (a fleet member: the fleet's leases only)
+  if (cfg.markets.length === 0 && !(cfg.fleet !== undefined && cfg.fleet.redisUrl !== ''))
+    followHeldMarkets(markets, all, store.positions(), dlog);
   requireMarketsToTrade(markets, cfg, def.name, all.length);
   if (cfg.fleet !== undefined && cfg.fleet.redisUrl !== '') fleetMarketSet = new Set(markets.map((m) => m.market));
   terminalView(log)?.setMarkets(markets);
