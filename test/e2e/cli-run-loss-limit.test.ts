@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startExchange, type RunningExchange } from '../../src/exchange/server.ts';
 import { BotHarness, exited } from './support/bot-harness.ts';
+import { ONE_FAK_PLUGIN } from './support/one-fak.ts';
 import { ROOT } from './support/cli.ts';
 
 /** Scratch space inside the project (so 'mmkit/strategy' resolves), outside tsconfig's and vitest's includes. */
@@ -29,35 +30,8 @@ afterAll(async () => {
   }
 });
 
-/** One FAK buy of 5 shares at the best ask of the first market with a sane two-sided book, on a timer tick. */
-const PLUGIN = `import { defineStrategy, type StrategyOutput } from 'mmkit/strategy';
-
-export default defineStrategy({
-  name: 'one-fak',
-  description: 'buys once at the best ask with a FAK order',
-  params: {},
-  create(ctx) {
-    let sent = false;
-    return {
-      onEvent(event, state): StrategyOutput | undefined {
-        if (sent || event.type !== 'timer' || event.name !== 'tick') return undefined;
-        for (const m of ctx.markets.values()) {
-          const yes = m.tokens[0].tokenId;
-          const book = state.book(yes);
-          if (book === undefined || book.stale || book.bestBid === null || book.bestAsk === null) continue;
-          if (book.bestAsk - book.bestBid > 500 || book.bestBid < 1000 || book.bestAsk > 9000) continue;
-          sent = true;
-          const size = Math.max(m.minOrderSize, 5_000_000);
-          return { orders: [{ market: m.market, tokenId: yes, side: 'BUY', price: book.bestAsk, size, type: 'FAK' }] };
-        }
-        return undefined;
-      },
-    };
-  },
-});
-`;
 const plugin = join(scratch, 'one-fak.ts');
-writeFileSync(plugin, PLUGIN);
+writeFileSync(plugin, ONE_FAK_PLUGIN);
 
 const ENV = { MMKIT_RISK_MAX_LOSS: '0.000001', MMKIT_STATUS_INTERVAL_MS: '600000', MMKIT_LOG_FORMAT: 'json' };
 

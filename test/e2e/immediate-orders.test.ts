@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmdirSync, rmSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ONE_FAK_PLUGIN } from './support/one-fak.ts';
 import { ROOT, runMmkit } from './support/cli.ts';
 
 const FEED = join(ROOT, 'test/fixtures/sample-feed.ndjson.gz');
@@ -25,39 +26,8 @@ afterAll(() => {
   }
 });
 
-/** The plugin: one FAK buy of 5 shares at the best ask of the first market with a two-sided book in [0.10, 0.90], on its first timer tick. */
-const PLUGIN = `import { defineStrategy, type StrategyOutput } from 'mmkit/strategy';
-
-export default defineStrategy({
-  name: 'one-fak',
-  description: 'buys once at the best ask with a FAK order',
-  params: {},
-  create(ctx) {
-    let sent = false;
-    return {
-      onEvent(event, state): StrategyOutput | undefined {
-        // on the strategy's timer (every second), once the markets are quoted: not on the first
-        // book events, which may come while a market is still pulled (its order would be dropped)
-        if (sent || event.type !== 'timer' || event.name !== 'tick') return undefined;
-        for (const m of ctx.markets.values()) {
-          const yes = m.tokens[0].tokenId;
-          const book = state.book(yes);
-          if (book === undefined || book.stale || book.bestBid === null || book.bestAsk === null) continue;
-          if (book.bestAsk - book.bestBid > 500) continue; // a sane spread: the ask is near the mid
-          // away from the edges, where the risk gate's limits near 0 and 1 do not apply
-          if (book.bestBid < 1000 || book.bestAsk > 9000) continue;
-          sent = true;
-          const size = Math.max(m.minOrderSize, 5_000_000);
-          return { orders: [{ market: m.market, tokenId: yes, side: 'BUY', price: book.bestAsk, size, type: 'FAK' }] };
-        }
-        return undefined;
-      },
-    };
-  },
-});
-`;
 const plugin = join(scratch, 'one-fak.ts');
-writeFileSync(plugin, PLUGIN);
+writeFileSync(plugin, ONE_FAK_PLUGIN);
 
 const mmkit = (args: string[]) => runMmkit(args);
 
