@@ -122,9 +122,8 @@ export function startStatusLine(
   const { tracker } = trader;
   const pnl = new RunPnl(o);
   const status = setInterval(() => {
-    const { shown, risk } = pnl.now();
-    // the loss limit is checked on its own cadence too (startLossLimit); here as well, at no cost
-    trader.kill.recordPnl(risk.realized - risk.fees, risk.unrealized, risk.fees);
+    // (the loss limit is checked on its own cadence: startLossLimit)
+    const { shown } = pnl.now();
     dlog.info(
       {
         open: tracker.liveOrders().length,
