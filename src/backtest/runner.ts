@@ -312,6 +312,8 @@ async function runWith(
   const rewardSampleMs = opts.rewardSampleMs ?? REWARD_SAMPLE_MS;
   // the bot: the one wiring (src/kernel), with the backtest's exact speed-ups (see TraderTuning)
   let trader: Trader | undefined;
+  // set once the reward timer can be started (below): a market line that gives a market a config starts it
+  let onRewardConfig: (() => void) | undefined;
 
   // ---- measurement (./measurement.ts) ---------------------------------------------------------------
   const maxPos =
@@ -397,6 +399,10 @@ async function runWith(
         meter.fill(f, change);
         opts.hooks?.onFill?.(f, change);
       },
+      onRewardConfig: (m) => {
+        onRewardConfig?.();
+        opts.hooks?.onRewardConfig?.(m);
+      },
     },
   });
   const { engine: eng, executor, tracker, kill } = trader;
@@ -432,11 +438,10 @@ async function runWith(
   let rewardTimer = trader.rewards.active
     ? measure.setInterval(() => trader!.rewards.sample(), rewardSampleMs)
     : undefined;
-  // a feed's market line that gives a market a reward config starts it then (the kernel's tracker follows the config)
-  const rewardStarts = trader.engine.events$.subscribe((e) => {
-    if (e.type === 'market_updated' && rewardTimer === undefined && trader!.rewards.active)
+  onRewardConfig = () => {
+    if (rewardTimer === undefined && trader!.rewards.active)
       rewardTimer = measure.setInterval(() => trader!.rewards.sample(), rewardSampleMs);
-  });
+  };
 
   // ---- driving -----------------------------------------------------------------------------------
   let stopReason: string | undefined;
@@ -519,7 +524,7 @@ async function runWith(
   // ---- the end: freeze the measurements, then shut down like the daemon ----------------------------
   meter.lastSample(endMs);
   measure.clearInterval(sampler);
-  rewardStarts.unsubscribe();
+  onRewardConfig = undefined;
   if (rewardTimer !== undefined) measure.clearInterval(rewardTimer);
   const rewards = rewardsResult(markets, trader.rewards.snapshot(), driver.rewards?.());
   const frozen = meter.freeze();

@@ -574,6 +574,7 @@ export function createTrader(o: TraderOptions): Trader {
     else if (e.type === 'market_updated' && e.changed.includes('rewards')) {
       rewards.setMarket(e.info);
       if (rewardsSampling) rewards.start();
+      hooks.onRewardConfig?.(e.market);
     }
   });
   // positions survive restarts: the state starts from every fill already in the store

@@ -62,6 +62,11 @@ export interface TraderHooks {
   onGate?(desired: DesiredQuotes, result: GateResult): void;
   /** Each immediate order the gate decided on. */
   onGateOrder?(order: ImmediateIntent, approved: boolean, code: string | null): void;
+  /**
+   * A market's reward config changed (a `market_updated` event), after the reward estimate took it: a
+   * backtest starts its own sampling timer here (the trader's `start()` samples by itself).
+   */
+  onRewardConfig?(market: ConditionId): void;
 }
 
 /** What the kernel reads of the fleet (TraderOptions.fleet). */
