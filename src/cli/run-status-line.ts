@@ -42,8 +42,11 @@ class RunPnl {
   readonly #lastMid = new Map<TokenId, number>();
   constructor(private readonly o: PnlSources) {}
 
-  /** The PnL at the books' mids (positions without one unmarked), and the loss limit's. */
-  now(): { shown: ReturnType<Store['pnl']>; risk: ReturnType<Store['pnl']> } {
+  /**
+   * The PnL at the books' mids (positions without one unmarked), and the loss limit's; `complete`:
+   * every position held on a followed market is marked in `risk` (a day's open needs it).
+   */
+  now(): { shown: ReturnType<Store['pnl']>; risk: ReturnType<Store['pnl']>; complete: boolean } {
     const { engine } = this.o.trader;
     const marks = new Map<TokenId, number>();
     for (const m of this.o.markets)
@@ -56,20 +59,22 @@ class RunPnl {
       }
     const shown = this.o.store.pnl(marks);
     const riskMarks = new Map(marks);
+    let complete = true;
     for (const p of this.o.store.positions()) {
       if (p.size === 0 || riskMarks.has(p.tokenId)) continue;
       const b = engine.state.book(p.tokenId);
-      if (b === undefined || b === null) continue; // not a market of this run
-      const mk = riskMark(p.size, b, this.#lastMid.get(p.tokenId));
+      const mk = b === undefined || b === null ? undefined : riskMark(p.size, b, this.#lastMid.get(p.tokenId));
       if (mk !== undefined) riskMarks.set(p.tokenId, mk);
+      // a followed market's position without a mark (its book not in yet, or empty)
+      else if (complete && this.o.markets.some((m) => m.tokens.some((t) => t.tokenId === p.tokenId))) complete = false;
     }
-    return { shown, risk: riskMarks.size === marks.size ? shown : this.o.store.pnl(riskMarks) };
+    return { shown, risk: riskMarks.size === marks.size ? shown : this.o.store.pnl(riskMarks), complete };
   }
 
   /** Feeds the kill switch the loss limit's PnL (net of fees); returns whether it is tripped. */
   checkLoss(): boolean {
-    const { risk } = this.now();
-    return this.o.trader.kill.recordPnl(risk.realized - risk.fees, risk.unrealized, risk.fees);
+    const { risk, complete } = this.now();
+    return this.o.trader.kill.recordPnl(risk.realized - risk.fees, risk.unrealized, risk.fees, complete);
   }
 }
 
@@ -133,6 +138,8 @@ export function startStatusLine(
         unrealized: formatAmount(shown.unrealized),
         fees: formatAmount(shown.fees),
         total: formatAmount(shown.realized + shown.unrealized - shown.fees),
+        // the UTC day's PnL the daily loss limit judges (risk.maxDailyLoss on)
+        ...(trader.kill.dailyPnl !== undefined ? { day: formatAmount(Math.round(trader.kill.dailyPnl.pnl)) } : {}),
         ...(trader.rewards.active ? { rewards: formatAmount(store.rewardTotals().total) } : {}),
         // the terminal view's one status line (src/ops/terminal): the JSON line stays as it was
         ...prettyOnly(log, { markets: markets.length }),

@@ -675,7 +675,7 @@ async function runLocked(
   if (trader.rewards.active && !trader.engine.stopped) rewardBook.start();
   ops.lifecycle('running');
   if (!trader.engine.stopped) trader.startHeartbeat();
-  // the status line, which feeds the kill switch its PnL too (src/cli/run-status-line.ts)
+  // the status line (src/cli/run-status-line.ts)
   const status = startStatusLine(
     { log, dlog, trader, store, markets, outcomes, fills: () => fills },
     cfg.statusIntervalMs,

@@ -392,6 +392,9 @@ export function formatStatus(s: StatusSnapshot, url: string): string {
   );
   // a position without a mark (a market the daemon no longer follows) is left out of the unrealized PnL:
   // said here as the exit summary says it (findings-8 F13)
+  // the UTC day's PnL the daily loss limit judges (risk.maxDailyLoss on; an older daemon sends none)
+  const day = s.pnl.day as StatusSnapshot['pnl']['day'] | undefined;
+  if (day != null) out.push(`            today (UTC ${day.date}) ${day.pnl}: the daily loss limit's PnL, net of fees`);
   if (s.pnl.unmarked > 0)
     out.push(
       `            (${s.pnl.unmarked} position(s) without a mark not counted in the unrealized PnL: see "held, not followed")`,

@@ -267,7 +267,8 @@ export function createTrader(o: TraderOptions): Trader {
     ...(o.fleet?.ledger !== undefined ? { fleetMarket: o.fleet.ledger.othersMarket } : {}),
     ...(o.fleet?.ledger?.externalClaims !== undefined ? { externalClaims: o.fleet.ledger.externalClaims } : {}),
   });
-  const kill = new KillSwitch(clock, { limits: limits.killSwitch });
+  // the UTC day's open PnL (risk.maxDailyLoss) is the store's: a restart the same day keeps it
+  const kill = new KillSwitch(clock, { limits: limits.killSwitch, dayOpen: (date, pnl) => store.dayOpen(date, pnl) });
   const fleet = o.fleet;
   const heartbeat = new HeartbeatKeeper({
     // in a fleet only the heartbeat lease holder beats; the others' beats count as sent

@@ -287,7 +287,11 @@ export class DaemonOps {
       heartbeat: () => p.heartbeat.status(),
       killSwitch: () => {
         const r = p.kill.reason;
-        return r === null ? { tripped: false } : { tripped: true, trigger: r.trigger, message: r.message, at: r.at };
+        const day = p.kill.dailyPnl;
+        return {
+          ...(r === null ? { tripped: false } : { tripped: true, trigger: r.trigger, message: r.message, at: r.at }),
+          ...(day !== undefined ? { day: { date: day.date, pnl: Math.round(day.pnl) } } : {}),
+        };
       },
       // this session's figures when the daemon began one (src/cli/run.ts), else the epoch's
       totals: () => p.store.summary(p.store.currentSession() !== undefined ? { scope: 'session' } : {}),

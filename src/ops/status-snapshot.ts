@@ -216,6 +216,11 @@ export interface StatusSnapshot {
     readonly rewards: RewardsStatus;
     readonly total: string;
     readonly unmarked: number;
+    /**
+     * The UTC day's PnL as risk.maxDailyLoss judges it (the loss limit's marks, net of fees: now less
+     * the day's open; null: the limit off, or the day not opened yet).
+     */
+    readonly day: { readonly date: string; readonly pnl: string } | null;
     readonly series: readonly PnlPoint[];
   };
   readonly orders: {

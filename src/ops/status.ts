@@ -70,7 +70,14 @@ export interface DaemonView {
     failed: number;
     error?: string;
   };
-  killSwitch(): { tripped: boolean; trigger?: string; message?: string; at?: number };
+  /** `day`: the UTC day's PnL the daily loss limit judges (risk.maxDailyLoss on, the day opened), µ. */
+  killSwitch(): {
+    tripped: boolean;
+    trigger?: string;
+    message?: string;
+    at?: number;
+    day?: { date: string; pnl: number };
+  };
   /** Totals of the store (orders placed, cancelled, rejected; fills; volume and notional micro). May be slow: read every `totalsEveryMs`. */
   totals(): {
     ordersPlaced: number;
@@ -630,6 +637,7 @@ export class DaemonMonitor {
         rewards: pnlRewardsStatus(rw, point.rewards),
         total: point.total,
         unmarked: pnl.unmarked.length,
+        day: ks.day !== undefined ? { date: ks.day.date, pnl: formatAmount(ks.day.pnl) } : null,
         series,
       },
       orders: {

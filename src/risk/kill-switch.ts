@@ -6,7 +6,8 @@
  * Triggers:
  *  - `signal`           SIGINT/SIGTERM/SIGHUP (the daemon calls `trip('signal', ...)`);
  *  - `cli`              an operator command (`mmkit kill`, the status page);
- *  - `lossLimit`        realized + unrealized PnL below -maxLoss (`recordPnl`);
+ *  - `lossLimit`        realized + unrealized PnL below -maxLoss, or the UTC day's PnL (now less its
+ *                       value at the day's open) below -maxDailyLoss (`recordPnl`);
  *  - `rejections`       maxRejections order rejections within rejectionWindowMs (`recordRejection`);
  *  - `heartbeatFailure` maxHeartbeatFailures consecutive failed heartbeats (`recordHeartbeat`);
  *  - `storeFailure`     a fill, an order (before it is sent: then it is not sent), an order's
@@ -97,6 +98,24 @@ export interface KillSwitchOptions {
   readonly limits?: KillSwitchLimits;
   /** Called with an error a listener threw (the other listeners still run, the switch stays tripped). */
   readonly onListenerError?: (err: unknown, reason: TripReason) => void;
+  /**
+   * The day's open for maxDailyLoss: the PnL `date`'s first reading (given as `pnl`) or, when the day
+   * was opened before (by this process or an earlier one: the store keeps it), that reading; answers it.
+   * Default: kept in memory.
+   */
+  readonly dayOpen?: (date: string, pnl: number) => number;
+}
+
+/** The UTC date of `ms`, `YYYY-MM-DD` (the day of maxDailyLoss). */
+export function utcDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** The day's PnL maxDailyLoss judges: the UTC date, its open and the PnL since, µ. */
+export interface DayPnl {
+  readonly date: string;
+  readonly open: number;
+  readonly pnl: number;
 }
 
 /** The kill switch (see the module comment). */
@@ -106,6 +125,10 @@ export class KillSwitch implements KillSwitchState {
   private readonly listeners = new Set<TripListener>();
   private why: TripReason | null = null;
   private pnl: number | undefined;
+  private readonly dayOpen: (date: string, pnl: number) => number;
+  /** The current day's open (asked of `dayOpen` once per date). */
+  private day: { date: string; open: number } | undefined;
+  private dayNow: DayPnl | undefined;
   /** Times of recent rejections (unix ms), oldest first. */
   private rejections: number[] = [];
   private heartbeatFailures = 0;
@@ -118,6 +141,19 @@ export class KillSwitch implements KillSwitchState {
   ) {
     this.limits = options.limits ?? DEFAULT_RISK_LIMITS.killSwitch;
     this.onListenerError = options.onListenerError;
+    if (options.dayOpen !== undefined) this.dayOpen = options.dayOpen;
+    else {
+      const opens = new Map<string, number>();
+      this.dayOpen = (date, pnl) => {
+        if (!opens.has(date)) opens.set(date, pnl);
+        return opens.get(date)!;
+      };
+    }
+  }
+
+  /** The UTC day's PnL at the last `recordPnl` once its day opened (maxDailyLoss on), else undefined. */
+  get dailyPnl(): DayPnl | undefined {
+    return this.dayNow;
   }
 
   /** True once tripped; never false again. */
@@ -175,17 +211,21 @@ export class KillSwitch implements KillSwitchState {
 
   /**
    * Feeds the current PnL (micro-collateral, signed). Trips `lossLimit` when realized + unrealized
-   * is below -maxLoss (maxLoss 0 disables).
+   * is below -maxLoss (maxLoss 0 disables), or when it fell by more than maxDailyLoss since the UTC
+   * day's open (0 disables; the day opens at its first complete reading).
    * @param realized realized PnL net of fees
    * @param fees the fees inside `realized` (for the message only: realized is said before them)
+   * @param complete every held position that should be marked is (false: a position is unmarked for
+   *   now, so the reading may not open a day; it is still judged against an open day)
    * @returns whether the switch is tripped afterwards
    */
-  recordPnl(realized: number, unrealized: number, fees = 0): boolean {
+  recordPnl(realized: number, unrealized: number, fees = 0, complete = true): boolean {
     const total = realized + unrealized;
-    if (Number.isFinite(total)) this.pnl = total;
-    if (this.limits.maxLoss > 0 && Number.isFinite(total) && total < -this.limits.maxLoss) {
-      // to the micro, as every other surface says them
-      const usd = (m: number): string => formatAmount(Math.round(m));
+    if (!Number.isFinite(total)) return this.tripped;
+    this.pnl = total;
+    // to the micro, as every other surface says them
+    const usd = (m: number): string => formatAmount(Math.round(m));
+    if (this.limits.maxLoss > 0 && total < -this.limits.maxLoss) {
       const parts = [
         `realized ${usd(realized + fees)}`,
         ...(fees !== 0 ? [`fees ${usd(fees)}`] : []),
@@ -193,7 +233,34 @@ export class KillSwitch implements KillSwitchState {
       ];
       this.trip('lossLimit', `PnL ${usd(total)} below -${usd(this.limits.maxLoss)} (${parts.join(', ')})`);
     }
+    const day = this.limits.maxDailyLoss > 0 ? this.openDay(Math.round(total), complete) : undefined;
+    this.dayNow = undefined;
+    if (day !== undefined) {
+      this.dayNow = { date: day.date, open: day.open, pnl: total - day.open };
+      if (total - day.open < -this.limits.maxDailyLoss)
+        this.trip(
+          'lossLimit',
+          `PnL of the day ${usd(total - day.open)} below -${usd(this.limits.maxDailyLoss)} (UTC ${day.date}: ${usd(day.open)} at its open, ${usd(total)} now)`,
+        );
+    }
     return this.tripped;
+  }
+
+  /** The current UTC day's open, opening it with `total` when this is its first complete reading. */
+  private openDay(total: number, complete: boolean): { date: string; open: number } | undefined {
+    const date = utcDate(this.clock.now());
+    if (this.day?.date === date) return this.day;
+    if (!complete) return undefined;
+    let open: number;
+    try {
+      open = this.dayOpen(date, total);
+    } catch (e) {
+      // the store could not keep it: a restart would not know the day's open (nor, likely, the fills)
+      this.trip('storeFailure', `the day's open PnL could not be kept: ${(e as Error).message}`);
+      return undefined;
+    }
+    this.day = { date, open };
+    return this.day;
   }
 
   /**

@@ -81,6 +81,13 @@ export const GLOBAL_LIMITS_SCHEMA = {
     max: 1e9,
     doc: "Kill switch: trips when realized + unrealized PnL net of fees falls below minus this, collateral (0 disables). The PnL is the ledger epoch's (every fill the store holds for this venue and account, across restarts: earlier profit widens the room; `mmkit positions --source store` shows it), checked at start before anything is quoted, every second and after every fill. A position on a book without a mid is marked at the price it could be closed at (src/risk/marks.ts).",
   },
+  maxDailyLoss: {
+    type: 'number',
+    default: 0,
+    min: 0,
+    max: 1e9,
+    doc: "Kill switch: trips when the PnL of the UTC day (realized + unrealized net of fees, now less its value at the day's open) falls below minus this, collateral (0 disables). The day opens at the first reading after midnight UTC with every held position of the followed markets marked, kept in the store per ledger epoch: a restart the same day keeps the day's open (a daemon stopped by it trips again at start until the next UTC day). Checked with maxLoss. In a fleet, each member's own ledger.",
+  },
   maxRejections: {
     type: 'integer',
     default: 10,
@@ -123,6 +130,8 @@ export interface MarketLimits {
 export interface KillSwitchLimits {
   /** Micro-collateral. */
   readonly maxLoss: Micro;
+  /** Micro-collateral: the UTC day's loss (0 disables). */
+  readonly maxDailyLoss: Micro;
   readonly maxRejections: number;
   readonly rejectionWindowMs: number;
   readonly maxHeartbeatFailures: number;
@@ -215,6 +224,7 @@ export function resolveRiskLimits(overrides: RiskLimitsConfig | Readonly<Record<
     global: Object.freeze({ maxNotional: shares(g.maxNotionalGlobal), maxOpenOrders: g.maxOpenOrdersGlobal }),
     killSwitch: Object.freeze({
       maxLoss: shares(g.maxLoss),
+      maxDailyLoss: shares(g.maxDailyLoss),
       maxRejections: g.maxRejections,
       rejectionWindowMs: g.rejectionWindowMs,
       maxHeartbeatFailures: g.maxHeartbeatFailures,

@@ -134,6 +134,15 @@ export const MIGRATIONS: readonly string[] = [
   // 5: an adjustment booked at the venue's average price keeps it to the venue's 6 decimals (millionths;
   // NULL: the price is whole pips), so the store's average prices and PnL follow the venue's exactly
   `ALTER TABLE adjustments ADD COLUMN price_micro INTEGER CHECK (price_micro IS NULL OR price_micro BETWEEN 0 AND 1000000);`,
+  // 6: the PnL of the ledger epoch (0: none) at the open of each UTC day (risk.maxDailyLoss: the day's
+  // loss is the PnL now less this; a restart the same day keeps it)
+  `CREATE TABLE day_opens (
+     epoch INTEGER NOT NULL CHECK (epoch >= 0),
+     date  TEXT    NOT NULL CHECK (date GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]'),
+     pnl   INTEGER NOT NULL,
+     at    INTEGER NOT NULL CHECK (at >= 0),
+     PRIMARY KEY (epoch, date)
+   ) STRICT;`,
 ];
 
 /** The schema version this code writes. */

@@ -55,15 +55,15 @@ interface CreditRow {
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** @throws ValidationError unless a real calendar date `YYYY-MM-DD`. */
-export function checkRewardDate(date: unknown): string {
+/** @throws ValidationError unless a real calendar date `YYYY-MM-DD` (`what`: the message's subject). */
+export function checkRewardDate(date: unknown, what = 'reward date'): string {
   if (
     typeof date !== 'string' ||
     !DATE.test(date) ||
     Number.isNaN(Date.parse(`${date}T00:00:00Z`)) ||
     new Date(`${date}T00:00:00Z`).toISOString().slice(0, 10) !== date
   )
-    throw new ValidationError(`reward date: expected YYYY-MM-DD, got ${String(date).slice(0, 30)}`);
+    throw new ValidationError(`${what}: expected YYYY-MM-DD, got ${String(date).slice(0, 30)}`);
   return date;
 }
 

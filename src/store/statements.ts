@@ -78,6 +78,9 @@ export function prepareStatements(db: Database.Database) {
       `SELECT MIN(match_time) AS t FROM fills WHERE epoch = ? AND match_time >= ? AND status NOT IN ('CONFIRMED', 'FAILED')`,
     ),
     insertAudit: db.prepare('INSERT INTO audit (time, kind, json) VALUES (?, ?, ?)'),
+    // ---- the day opens (migration 6; risk.maxDailyLoss) ----
+    insertDayOpen: db.prepare('INSERT OR IGNORE INTO day_opens (epoch, date, pnl, at) VALUES (?, ?, ?, ?)'),
+    dayOpen: db.prepare('SELECT pnl FROM day_opens WHERE epoch = ? AND date = ?'),
     // ---- the ledger (migration 3) ----
     // the position-moving rows of the current epoch, each in its own time order (./ledger.ts merges
     // them); the `All` / `NoEpoch` forms serve a store with no epoch (every row has epoch NULL)

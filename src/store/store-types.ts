@@ -638,6 +638,12 @@ export interface Store {
   rewardCredits(opts?: { epoch?: number; since?: number }): StoredRewardCredit[];
   /** Reward totals of an epoch (default: the current one). */
   rewardTotals(opts?: { epoch?: number }): RewardTotals;
+  /**
+   * The current epoch's PnL at the open of the UTC day `date` (`YYYY-MM-DD`; risk.maxDailyLoss): the
+   * first PnL given for the date is kept (`pnl`, µ, at the clock's now) and every later call answers it.
+   * @throws ValidationError on a bad date or a PnL that is not a safe integer (nothing written).
+   */
+  dayOpen(date: string, pnl: number): number;
   /** Append a decision to the audit log (kind: a short stable word; data: JSON-serialisable). */
   audit(kind: string, data: unknown): void;
   /** Read the audit log in order. */

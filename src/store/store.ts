@@ -51,7 +51,7 @@ import { storeOpenError } from './open-errors.ts';
 import { orderWrites } from './orders.ts';
 import { PositionCache, type PositionChange } from './position-cache.ts';
 import { pnlOf } from './positions.ts';
-import { rewardLedger } from './rewards.ts';
+import { checkRewardDate, rewardLedger } from './rewards.ts';
 import { checkInt, prepareStatements, toFill, toOrder, type FillRow, type OrderRow } from './statements.ts';
 import type { Durability, LedgerEpoch, Store, StoreOptions } from './store-types.ts';
 import { storeSummary } from './summary.ts';
@@ -503,6 +503,15 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
     rewardTotals(o = {}) {
       open();
       return rewardBook.totals(o);
+    },
+    dayOpen(date, pnl) {
+      open();
+      checkRewardDate(date, 'day open');
+      if (!Number.isSafeInteger(pnl)) throw new ValidationError(`day open: a PnL of integer µ, got ${String(pnl)}`);
+      setSync(otherSync);
+      const e = epoch?.id ?? 0;
+      st.insertDayOpen.run(e, date, pnl, clock.now());
+      return (st.dayOpen.get(e, date) as { pnl: number }).pnl;
     },
     audit(kind, data) {
       open();

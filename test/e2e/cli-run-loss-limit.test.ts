@@ -4,10 +4,14 @@
  * minutes). `mmkit run` (a child process) with a plugin that takes once with a FAK buy at the best ask
  * on a paper exchange with a taker fee: the fee and the spread put it below a limit of 0.000001 USDC
  * at once, and the kill switch stops it (exit 4) within seconds, saying the loss to the micro. Started
- * again on the same data dir, past its limit, it stops before it places any order.
+ * again on the same data dir, past its limit, it stops before it places any order. The daily limit
+ * (bot.risk.maxDailyLoss, the epoch's off) does the same with the UTC day's PnL, and a restart the
+ * same day keeps the day's open (the store's): it stops before trading instead of opening the day
+ * again at the loss.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startExchange, type RunningExchange } from '../../src/exchange/server.ts';
 import { BotHarness, exited } from './support/bot-harness.ts';
@@ -69,5 +73,43 @@ describe('mmkit run: the loss limit', () => {
     expect(tradeCount()).toBe(trades);
     expect(ex.exchange.openOrders(address)).toEqual([]);
     expect(readFileSync(join(dir, 'mmkit.db')).length).toBeGreaterThan(0);
+  }, 240_000);
+
+  it('the daily limit: trips on the loss of the day; a restart the same day keeps its open and trades nothing', async () => {
+    const ex2 = await startExchange({
+      port: 0,
+      seed: 29,
+      world: { agents: 'default', lifecycle: false, priceFeed: false, feeRateBps: 200 },
+    });
+    try {
+      const base = ex2.urls.clob_url.replace(/\/clob$/, '');
+      const { dir, address } = h.dataDir();
+      const tradeCount = () => ex2.exchange.tradesOf(address).length;
+      const env = { ...ENV, MMKIT_RISK_MAX_LOSS: '0', MMKIT_RISK_MAX_DAILY_LOSS: '0.000001' };
+      const bot = h.startBot(base, dir, ['--strategy', plugin, '--duration', '300s'], env);
+      expect(await exited(bot.p), bot.err().slice(-3000)).toBe(4);
+      expect(tradeCount()).toBeGreaterThan(0);
+      const today = new Date().toISOString().slice(0, 10);
+      const trip = new RegExp(
+        `PnL of the day (-[0-9.]+) below -0\\.000001 \\(UTC ${today}: 0 at its open, (-[0-9.]+) now\\)`,
+      );
+      const first = trip.exec(bot.out() + bot.err());
+      expect(first, (bot.out() + bot.err()).slice(-3000)).not.toBeNull();
+      expect(first![1]).toBe(first![2]);
+      // the store keeps the day's open (the fresh ledger's 0)
+      const db = new Database(join(dir, 'mmkit.db'), { readonly: true });
+      expect(db.prepare('SELECT date, pnl FROM day_opens').all()).toEqual([{ date: today, pnl: 0 }]);
+      db.close();
+
+      // again: the day opened at 0 (not at the loss it is at now), so it stops before any order
+      const trades = tradeCount();
+      const again = h.startBot(base, dir, ['--strategy', plugin, '--duration', '300s'], env);
+      expect(await exited(again.p), again.err().slice(-3000)).toBe(4);
+      expect(again.out() + again.err()).toMatch(trip);
+      expect(tradeCount()).toBe(trades);
+      expect(ex2.exchange.openOrders(address)).toEqual([]);
+    } finally {
+      await ex2.close();
+    }
   }, 240_000);
 });

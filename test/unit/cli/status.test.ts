@@ -343,6 +343,11 @@ describe('formatStatus', () => {
     } as unknown as StatusSnapshot;
     const text = formatStatus(s, 'u');
     expect(text).toContain('1 position(s) without a mark not counted in the unrealized PnL');
+    expect(text).not.toContain('today');
+    const day = { ...s.pnl, day: { date: '2026-11-29', pnl: '-3.5' } };
+    expect(formatStatus({ ...s, pnl: day }, 'u')).toContain(
+      "today (UTC 2026-11-29) -3.5: the daily loss limit's PnL, net of fees",
+    );
     const lines = text.split('\n');
     const at = lines.indexOf('held, not followed:');
     expect(at).toBeGreaterThan(0);

@@ -217,7 +217,7 @@ describe('DaemonMonitor', () => {
     ]);
     expect(s.inventory.collateral).toEqual({ available: '9990.5', reserved: '2.2' });
     expect(s.inventory.positions[0]).toMatchObject({ outcome: 'Yes', size: '1', avgPrice: '0.44', mark: '0.46' });
-    expect(s.pnl).toMatchObject({ realized: '0', unrealized: '0.02', total: '0.02' });
+    expect(s.pnl).toMatchObject({ realized: '0', unrealized: '0.02', total: '0.02', day: null });
     // of the rejections, those the kill switch does not count (the executor's sell-balance races and
     // post-only crossings), by cause
     expect(s.orders).toEqual({
@@ -318,6 +318,12 @@ describe('DaemonMonitor', () => {
     expect(text).toContain('mmkit_tick_to_order_seconds_count 1');
     const sum = Number(/mmkit_tick_to_order_seconds_sum (\S+)/.exec(text)![1]);
     expect(sum).toBeCloseTo(0.00275, 6);
+  });
+
+  it("says the UTC day's PnL the daily loss limit judges (risk.maxDailyLoss on)", () => {
+    const { monitor, view } = setup();
+    view.killSwitch = () => ({ tripped: false, day: { date: '2026-11-29', pnl: -1_234_567 } });
+    expect(monitor.sample().pnl.day).toEqual({ date: '2026-11-29', pnl: '-1.234567' });
   });
 
   it('keeps the PnL series over the whole run, thinned to the capacity', () => {

@@ -18,6 +18,7 @@ describe('resolveRiskLimits', () => {
     expect(DEFAULT_RISK_LIMITS.global).toEqual({ maxNotional: 2000 * SH, maxOpenOrders: 200 });
     expect(DEFAULT_RISK_LIMITS.killSwitch).toEqual({
       maxLoss: 100 * SH,
+      maxDailyLoss: 0,
       maxRejections: 10,
       rejectionWindowMs: 60_000,
       maxHeartbeatFailures: 3,

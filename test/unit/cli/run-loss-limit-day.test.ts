@@ -1,0 +1,99 @@
+/**
+ * The daemon's loss limit (src/cli/run-status-line.ts startLossLimit) opens the UTC day (risk.maxDailyLoss)
+ * only on a reading where every position held on a followed market is marked: at start, before the books
+ * are in, a held position would count no unrealized PnL, and the day would open at a figure the first
+ * marked reading then "loses" (a false trip, or false room). Real store (SQLite in memory), real kill
+ * switch; the engine's books are a map (what the loss limit reads of the engine).
+ */
+import { describe, expect, it } from 'vitest';
+import { startLossLimit } from '../../../src/cli/run-status-line.ts';
+import { VirtualClock } from '../../../src/core/clock.ts';
+import type { ConditionId, TokenId } from '../../../src/core/ids.ts';
+import type { Micro } from '../../../src/core/units.ts';
+import type { MarketInfo } from '../../../src/core/venue.ts';
+import type { Trader } from '../../../src/kernel/create-trader.ts';
+import { KillSwitch } from '../../../src/risk/kill-switch.ts';
+import { DEFAULT_RISK_LIMITS } from '../../../src/risk/limits.ts';
+import { openStore } from '../../../src/store/store.ts';
+
+const M = '0xm1' as ConditionId;
+const YES = 'yes-1' as TokenId;
+const NO = 'no-1' as TokenId;
+
+describe('mmkit run: the daily loss limit opens the day on a marked reading', () => {
+  it('not before the books are in; then at the marked PnL, so nothing is lost yet', () => {
+    const clock = new VirtualClock(Date.UTC(2026, 10, 29, 12));
+    const store = openStore(':memory:', { clock });
+    store.openEpoch({ venue: 'paper', world: 'w', address: '0x0000000000000000000000000000000000000001' });
+    // 10 shares bought at 0.40; the book's mid will be 0.30: 1 USDC under water
+    store.recordAdjustment({
+      market: M,
+      tokenId: YES,
+      size: 10_000_000,
+      price: 4000,
+      priceSource: 'venue',
+      cause: 'external_trade',
+    });
+    const kill = new KillSwitch(clock, {
+      limits: { ...DEFAULT_RISK_LIMITS.killSwitch, maxLoss: 0 as Micro, maxDailyLoss: 500_000 as Micro },
+      dayOpen: (d, p) => store.dayOpen(d, p),
+    });
+    const books = new Map<TokenId, { bestBid: number | null; bestAsk: number | null; mid: number | null }>();
+    const trader = { engine: { state: { book: (t: TokenId) => books.get(t) } }, kill } as unknown as Trader;
+    const markets = [{ market: M, tokens: [{ tokenId: YES }, { tokenId: NO }] }] as unknown as MarketInfo[];
+
+    const loss = startLossLimit({ trader, store, markets }, 3_600_000);
+    try {
+      // the start's check: no book yet, the position unmarked: the day does not open on it
+      expect(kill.dailyPnl).toBeUndefined();
+      expect(store.dayOpen('2026-11-29', 123)).toBe(123); // (nothing was kept: this call opens it)
+    } finally {
+      loss.stop();
+    }
+    store.close();
+  });
+
+  it('the day opens at the first marked reading and judges the moves after it', () => {
+    const clock = new VirtualClock(Date.UTC(2026, 10, 29, 12));
+    const store = openStore(':memory:', { clock });
+    store.openEpoch({ venue: 'paper', world: 'w', address: '0x0000000000000000000000000000000000000001' });
+    store.recordAdjustment({
+      market: M,
+      tokenId: YES,
+      size: 10_000_000,
+      price: 4000,
+      priceSource: 'venue',
+      cause: 'external_trade',
+    });
+    const kill = new KillSwitch(clock, {
+      limits: { ...DEFAULT_RISK_LIMITS.killSwitch, maxLoss: 0 as Micro, maxDailyLoss: 500_000 as Micro },
+      dayOpen: (d, p) => store.dayOpen(d, p),
+    });
+    const books = new Map<TokenId, { bestBid: number | null; bestAsk: number | null; mid: number | null }>();
+    const trader = { engine: { state: { book: (t: TokenId) => books.get(t) } }, kill } as unknown as Trader;
+    const markets = [{ market: M, tokens: [{ tokenId: YES }, { tokenId: NO }] }] as unknown as MarketInfo[];
+
+    const loss = startLossLimit({ trader, store, markets }, 3_600_000);
+    try {
+      expect(kill.dailyPnl).toBeUndefined();
+      // the books are in: mid 0.30, 1 USDC under the average price, all of it from before the day opened
+      books.set(YES, { bestBid: 2900, bestAsk: 3100, mid: 3000 });
+      books.set(NO, { bestBid: 6900, bestAsk: 7100, mid: 7000 });
+      expect(loss.check()).toBe(false);
+      expect(kill.dailyPnl).toEqual({ date: '2026-11-29', open: -1_000_000, pnl: 0 });
+      // 0.04 lower: 0.40 more lost today, within 0.50
+      books.set(YES, { bestBid: 2500, bestAsk: 2700, mid: 2600 });
+      expect(loss.check()).toBe(false);
+      expect(kill.dailyPnl?.pnl).toBe(-400_000);
+      // 0.06 lower than the open: 0.60 lost today
+      books.set(YES, { bestBid: 2300, bestAsk: 2500, mid: 2400 });
+      expect(loss.check()).toBe(true);
+      expect(kill.reason?.message).toMatch(
+        /^PnL of the day -0\.6 below -0\.5 \(UTC 2026-11-29: -1 at its open, -1\.6 now\)/,
+      );
+    } finally {
+      loss.stop();
+    }
+    store.close();
+  });
+});
