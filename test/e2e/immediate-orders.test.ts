@@ -119,4 +119,35 @@ describe('immediate orders (FOK/FAK) from a strategy', () => {
       db.close();
     }
   }, 180_000);
+
+  it("the daily loss limit (bot.risk.maxDailyLoss) stops the backtest as it stops the daemon: the day's open kept in its store", async () => {
+    const storeFile = join(scratch, 'backtest-daily.db');
+    const r = await mmkit([
+      'backtest',
+      '--feed',
+      FEED,
+      '--strategy',
+      plugin,
+      '--json',
+      '--no-feed-cache',
+      '--store',
+      storeFile,
+      '--risk',
+      '{"maxLoss":0,"maxDailyLoss":0.000001}',
+    ]);
+    expect(r.code, r.err).toBe(0);
+    const res = JSON.parse(r.out) as { stopReason: string; startMs: number; orders: { ordersFilled: number } };
+    expect(res.orders.ordersFilled).toBe(1);
+    // bought at the ask: marked at the mid, the day is under water at once
+    const day = new Date(res.startMs).toISOString().slice(0, 10);
+    expect(res.stopReason).toMatch(
+      new RegExp(`^kill switch: lossLimit: PnL of the day -[0-9.]+ below -0\\.000001 \\(UTC ${day}: 0 at its open`),
+    );
+    const db = new Database(storeFile, { readonly: true });
+    try {
+      expect(db.prepare('SELECT date, pnl FROM day_opens').all()).toEqual([{ date: day, pnl: 0 }]);
+    } finally {
+      db.close();
+    }
+  }, 180_000);
 });
