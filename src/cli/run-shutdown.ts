@@ -196,7 +196,7 @@ export async function shutdownRun(parts: RunShutdownParts, stop: RunStop): Promi
   // the payouts of the run's last epochs (bounded: a venue that does not answer does not hold the exit)
   if (fleetMember === undefined && trader.rewards.active)
     await finalRewardPoll(rewardBook, componentLogger(log, 'rewards'));
-  const marks = midMarks(markets, engine);
+  const marks = midMarks(markets, engine, trader.venueMarks());
   // the store's own writes at shutdown (the session's end, the last flush) fail too on a full disk
   // or a failing one, often the very reason of the stop: each is one ERROR line naming the store, and
   // the shutdown goes on to its summary and exit code (4 after the store failure's trip, README "Exit

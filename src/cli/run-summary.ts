@@ -292,17 +292,25 @@ export function positionsAtExit(
     }));
 }
 
-/** The mids of the books of the markets traded (rounded pips): the marks of the PnL. */
+/**
+ * The mids of the books of the markets traded (rounded pips): the marks of the PnL; with `venueMarks`
+ * (Trader.venueMarks: the venue's marks of the tokens held), a token of a market not traded is marked
+ * at the venue's.
+ */
 export function midMarks(
   markets: readonly { tokens: readonly { tokenId: TokenId }[] }[],
   engine: { state: { book(t: TokenId): { mid: number | null } | null | undefined } },
+  venueMarks?: ReadonlyMap<TokenId, number>,
 ): Map<TokenId, number> {
   const marks = new Map<TokenId, number>();
+  const followed = new Set<TokenId>();
   for (const m of markets)
     for (const t of m.tokens) {
+      followed.add(t.tokenId);
       const b = engine.state.book(t.tokenId);
       if (b?.mid != null) marks.set(t.tokenId, Math.round(b.mid));
     }
+  for (const [t, mark] of venueMarks ?? []) if (!followed.has(t)) marks.set(t, mark);
   return marks;
 }
 

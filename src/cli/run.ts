@@ -588,7 +588,7 @@ async function runLocked(
           ...(shared !== undefined ? { budgets: shared.shared } : {}),
           account: venue.address,
           figures: () => {
-            const pnl = store.pnl(midMarks(markets, engine));
+            const pnl = store.pnl(midMarks(markets, engine, trader.venueMarks()));
             return {
               openOrders: tracker.liveOrders().length,
               fills,
@@ -649,6 +649,7 @@ async function runLocked(
     venuePaper: paper,
     rewards: trader.rewards,
     venueRewardShares: () => rewardBook.venueShares()?.shares,
+    venueMarks: () => trader.venueMarks(),
     counters: trader.counters,
   });
 

@@ -109,6 +109,11 @@ export interface Holdings {
     readonly avgPrice?: Pips;
     /** The same in millionths (the venue's 6 decimals), exact: what an adjustment is booked at. */
     readonly avgPriceMicro?: number;
+    /**
+     * The venue's mark of the token (its current price: GET /positions `cur_price`), pips rounded
+     * half-up, when it reports one: what marks a position on a market the bot does not follow.
+     */
+    readonly mark?: Pips;
   }[];
 }
 

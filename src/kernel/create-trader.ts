@@ -30,7 +30,7 @@ import { randomInt } from 'node:crypto';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { RateLimitedLog } from '../core/rate-limited-log.ts';
 import type { FillEvent } from '../core/events.ts';
-import type { ConditionId } from '../core/ids.ts';
+import type { ConditionId, TokenId } from '../core/ids.ts';
 import { Rng } from '../core/random.ts';
 import { formatAmount, formatPrice, type Micro, tickPips, type Pips } from '../core/units.ts';
 import type { MarketInfo, Venue } from '../core/venue.ts';
@@ -192,6 +192,12 @@ export interface Trader {
   auditPositions(): Promise<AuditReport | undefined>;
   /** This member's ledger by token (what a fleet member publishes: src/fleet/fleet-ledger.ts). */
   ledgerFigures(): Record<string, LedgerFigures>;
+  /**
+   * The venue's marks (its current price: GET /positions `cur_price`) of the tokens the account held at
+   * the last position audit, pips: they mark a position on a market the bot does not follow (the loss
+   * limit, the status). Empty without an audit or when the venue reports none.
+   */
+  venueMarks(): ReadonlyMap<TokenId, Pips>;
   /** The collateral housekeeping (undefined without TraderOptions.collateral). */
   readonly keeper: CollateralKeeper | undefined;
   /** The liquidity reward estimate of the bot's quotes (samples once started; nothing when no market is rewarded). */
@@ -635,6 +641,7 @@ export function createTrader(o: TraderOptions): Trader {
     rewards,
     auditPositions: () => (auditor === undefined ? Promise.resolve(undefined) : runAudit()),
     ledgerFigures: audits.ledgerFigures,
+    venueMarks: () => audits.venueMarks,
     async stop() {
       if (auditTimer !== undefined) clock.clearInterval(auditTimer);
       if (keeperTimer !== undefined) clock.clearInterval(keeperTimer);

@@ -12,8 +12,8 @@
  */
 import type { Clock } from '../core/clock.ts';
 import type { ConditionId, TokenId } from '../core/ids.ts';
-import { formatAmount } from '../core/units.ts';
-import type { Venue } from '../core/venue.ts';
+import { formatAmount, type Pips } from '../core/units.ts';
+import type { Holdings, Venue } from '../core/venue.ts';
 import type { Engine } from '../engine/loop.ts';
 import {
   PositionAuditor,
@@ -100,6 +100,8 @@ export interface PositionAuditWiring {
   readonly countFill: (tokenId: string) => void;
   /** This member's ledger by token (Trader.ledgerFigures). */
   readonly ledgerFigures: () => Record<string, LedgerFigures>;
+  /** The venue's marks of the tokens held, pips, as of the last audit's read of the holdings (Trader.venueMarks). */
+  readonly venueMarks: ReadonlyMap<TokenId, Pips>;
 }
 
 /** Wires the position audit over the trader's parts (see the module comment). */
@@ -137,11 +139,19 @@ export function createPositionAuditWiring(parts: PositionAuditParts): PositionAu
       for (const t of r.tokens) recordOf.set(t, rec);
     }
   };
+  // the venue's marks of what the account holds, kept from each read of the holdings
+  const venueMarks = new Map<TokenId, Pips>();
+  const holdings = async (): Promise<Holdings> => {
+    const h = await venue.holdings!();
+    venueMarks.clear();
+    for (const t of h.tokens) if (t.mark !== undefined) venueMarks.set(t.tokenId, t.mark);
+    return h;
+  };
   const auditor =
     audit === undefined || venue.holdings === undefined
       ? undefined
       : new PositionAuditor({
-          venue,
+          venue: { holdings },
           now: () => clock.now(),
           ledger: {
             positions: () => store.positions(),
@@ -218,6 +228,7 @@ export function createPositionAuditWiring(parts: PositionAuditParts): PositionAu
   };
   return {
     auditor,
+    venueMarks,
     run: runAudit,
     countFill: (t) => {
       tokenFills.set(t, (tokenFills.get(t) ?? 0) + 1);

@@ -115,6 +115,8 @@ export interface DaemonParts {
   readonly rewards?: Pick<RewardTracker, 'snapshot'>;
   /** The venue's share of each rewarded market's running epoch (0..1, lower-case ids), as last read; absent: none. */
   readonly venueRewardShares?: () => ReadonlyMap<string, number> | undefined;
+  /** The venue's marks of the tokens held (Trader.venueMarks): a position on a market not followed is marked at it. */
+  readonly venueMarks?: () => ReadonlyMap<string, number>;
 }
 
 const NONE: ReadonlyMap<string, number> = new Map();
@@ -283,6 +285,7 @@ export class DaemonOps {
       liveOrders: () => p.tracker.liveOrders(),
       positions: () => positionsWithDecimals(p.store),
       pnl: (marks) => p.store.pnl(marks as ReadonlyMap<TokenId, number>),
+      venueMarks: () => p.venueMarks?.() ?? NONE,
       collateral: () => ({ available: state.availableCollateral, reserved: state.reservedCollateral }),
       heartbeat: () => p.heartbeat.status(),
       killSwitch: () => {

@@ -61,6 +61,8 @@ export interface DaemonView {
   positions(): readonly PositionLike[];
   /** PnL at these marks (pips per token). */
   pnl(marks: ReadonlyMap<string, number>): PnlLike;
+  /** The venue's marks of the tokens held (pips; Trader.venueMarks): they mark those of markets not followed. */
+  venueMarks?(): ReadonlyMap<string, number>;
   collateral(): { available: number; reserved: number };
   heartbeat(): {
     ok: boolean;
@@ -456,12 +458,16 @@ export class DaemonMonitor {
     const marks = new Map<string, number>();
     const v = this.#view;
     if (v === undefined) return marks;
+    const followed = new Set<string>();
     for (const m of this.#ctx.markets)
       for (const t of m.tokens) {
+        followed.add(t.tokenId);
         const b = v.book(t.tokenId);
         if (b !== undefined && b.bestBid !== null && b.bestAsk !== null)
           marks.set(t.tokenId, Math.round((b.bestBid + b.bestAsk) / 2));
       }
+    // a position held on a market not followed: the venue's mark (its current price), when it gives one
+    for (const [t, mark] of v.venueMarks?.() ?? []) if (!followed.has(t)) marks.set(t, mark);
     return marks;
   }
 

@@ -79,7 +79,7 @@ export const GLOBAL_LIMITS_SCHEMA = {
     default: 100,
     min: 0,
     max: 1e9,
-    doc: "Kill switch: trips when realized + unrealized PnL net of fees falls below minus this, collateral (0 disables). The PnL is the ledger epoch's (every fill the store holds for this venue and account, across restarts: earlier profit widens the room; `mmkit positions --source store` shows it), checked at start before anything is quoted, every second and after every fill. A position on a book without a mid is marked at the price it could be closed at (src/risk/marks.ts).",
+    doc: "Kill switch: trips when realized + unrealized PnL net of fees falls below minus this, collateral (0 disables). The PnL is the ledger epoch's (every fill the store holds for this venue and account, across restarts: earlier profit widens the room; `mmkit positions --source store` shows it), checked at start before anything is quoted, every second and after every fill. A position on a book without a mid is marked at the price it could be closed at (src/risk/marks.ts), one on a market not followed at the venue's mark (GET /positions cur_price, read at each position audit).",
   },
   maxDailyLoss: {
     type: 'number',

@@ -568,10 +568,12 @@ class LiveVenueImpl implements LiveVenue {
     // the account's (the funder's with a proxy / Safe wallet), not the API key's EOA's
     const b = await this.clob.balances({ makerAddress: this.address });
     const avg = new Map<string, { pips: Pips; micro: number }>();
+    const marks = new Map<string, Pips>();
     try {
       for (const p of await this.clob.positions({ makerAddress: this.address })) {
         const px = parsePrice(p.avgPrice, 'half-up');
         if (px > 0) avg.set(p.assetId, { pips: px, micro: parseAmount(p.avgPrice, 'half-up') });
+        if (p.curPrice !== undefined) marks.set(p.assetId, parsePrice(p.curPrice, 'half-up'));
       }
     } catch (err) {
       this.#p.logger?.warn({ err: (err as Error).message?.slice(0, 200) }, 'positions not read: no average prices');
@@ -582,12 +584,14 @@ class LiveVenueImpl implements LiveVenue {
         .filter((t) => t.balance > 0)
         .map((t) => {
           const a = avg.get(t.assetId);
+          const mark = marks.get(t.assetId);
           return {
             tokenId: t.assetId,
             market: t.market,
             size: t.balance,
             available: t.available,
             ...(a !== undefined ? { avgPrice: a.pips, avgPriceMicro: a.micro } : {}),
+            ...(mark !== undefined ? { mark } : {}),
           };
         }),
     };

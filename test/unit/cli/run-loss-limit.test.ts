@@ -1,9 +1,11 @@
 /**
- * The daemon's loss limit (src/cli/run-status-line.ts startLossLimit) opens the UTC day (risk.maxDailyLoss)
- * only on a reading where every position held on a followed market is marked: at start, before the books
- * are in, a held position would count no unrealized PnL, and the day would open at a figure the first
- * marked reading then "loses" (a false trip, or false room). Real store (SQLite in memory), real kill
- * switch; the engine's books are a map (what the loss limit reads of the engine).
+ * The daemon's loss limits (src/cli/run-status-line.ts startLossLimit) and their marks. The UTC day
+ * (risk.maxDailyLoss) opens only on a reading where every position held on a followed market is marked:
+ * at start, before the books are in, a held position would count no unrealized PnL, and the day would
+ * open at a figure the first marked reading then "loses" (a false trip, or false room). A position on a
+ * market the run does not follow is marked at the venue's mark (trial 19 F4). Real store (SQLite in
+ * memory), real kill switch; the engine's books and the venue's marks are maps (what the loss limit
+ * reads of the trader).
  */
 import { describe, expect, it } from 'vitest';
 import { startLossLimit } from '../../../src/cli/run-status-line.ts';
@@ -39,7 +41,11 @@ describe('mmkit run: the daily loss limit opens the day on a marked reading', ()
       dayOpen: (d, p) => store.dayOpen(d, p),
     });
     const books = new Map<TokenId, { bestBid: number | null; bestAsk: number | null; mid: number | null }>();
-    const trader = { engine: { state: { book: (t: TokenId) => books.get(t) } }, kill } as unknown as Trader;
+    const trader = {
+      engine: { state: { book: (t: TokenId) => books.get(t) } },
+      kill,
+      venueMarks: () => new Map(),
+    } as unknown as Trader;
     const markets = [{ market: M, tokens: [{ tokenId: YES }, { tokenId: NO }] }] as unknown as MarketInfo[];
 
     const loss = startLossLimit({ trader, store, markets }, 3_600_000);
@@ -70,7 +76,11 @@ describe('mmkit run: the daily loss limit opens the day on a marked reading', ()
       dayOpen: (d, p) => store.dayOpen(d, p),
     });
     const books = new Map<TokenId, { bestBid: number | null; bestAsk: number | null; mid: number | null }>();
-    const trader = { engine: { state: { book: (t: TokenId) => books.get(t) } }, kill } as unknown as Trader;
+    const trader = {
+      engine: { state: { book: (t: TokenId) => books.get(t) } },
+      kill,
+      venueMarks: () => new Map(),
+    } as unknown as Trader;
     const markets = [{ market: M, tokens: [{ tokenId: YES }, { tokenId: NO }] }] as unknown as MarketInfo[];
 
     const loss = startLossLimit({ trader, store, markets }, 3_600_000);
@@ -91,6 +101,51 @@ describe('mmkit run: the daily loss limit opens the day on a marked reading', ()
       expect(kill.reason?.message).toMatch(
         /^PnL of the day -0\.6 below -0\.5 \(UTC 2026-11-29: -1 at its open, -1\.6 now\)/,
       );
+    } finally {
+      loss.stop();
+    }
+    store.close();
+  });
+
+  it("a position on a market the run does not follow is marked at the venue's mark (trial 19 F4)", () => {
+    const clock = new VirtualClock(Date.UTC(2026, 10, 29, 12));
+    const store = openStore(':memory:', { clock });
+    store.openEpoch({ venue: 'paper', world: 'w', address: '0x0000000000000000000000000000000000000001' });
+    const OTHER = '0xother' as ConditionId;
+    const HELD = 'held-yes' as TokenId;
+    // 10 shares at 0.40 in a market this run does not follow
+    store.recordAdjustment({
+      market: OTHER,
+      tokenId: HELD,
+      size: 10_000_000,
+      price: 4000,
+      priceSource: 'venue',
+      cause: 'external_trade',
+    });
+    const kill = new KillSwitch(clock, {
+      limits: { ...DEFAULT_RISK_LIMITS.killSwitch, maxLoss: 2_000_000 as Micro },
+    });
+    const venueMarks = new Map<TokenId, number>();
+    const books = new Map<TokenId, { bestBid: number; bestAsk: number; mid: number }>([
+      [YES, { bestBid: 4900, bestAsk: 5100, mid: 5000 }],
+      [NO, { bestBid: 4900, bestAsk: 5100, mid: 5000 }],
+    ]);
+    const trader = {
+      engine: { state: { book: (t: TokenId) => books.get(t) } },
+      kill,
+      venueMarks: () => venueMarks,
+    } as unknown as Trader;
+    const markets = [{ market: M, tokens: [{ tokenId: YES }, { tokenId: NO }] }] as unknown as MarketInfo[];
+    const loss = startLossLimit({ trader, store, markets }, 3_600_000);
+    try {
+      // no mark from the venue yet: the position counts no unrealized PnL
+      expect(loss.check()).toBe(false);
+      expect(kill.lastPnl).toBe(0);
+      // the venue marks it at 0.15: 2.50 under water, past the limit of 2
+      venueMarks.set(HELD, 1500);
+      expect(loss.check()).toBe(true);
+      expect(kill.lastPnl).toBe(-2_500_000);
+      expect(kill.reason?.message).toMatch(/^PnL -2\.5 below -2 \(realized 0, unrealized -2\.5\)/);
     } finally {
       loss.stop();
     }
