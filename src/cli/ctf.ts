@@ -161,6 +161,7 @@ ${EXIT_CODES_HELP}`,
                 collateral: t.collateralDelta,
                 legs,
                 tx: t.id,
+                ...(t.hash !== '' ? { txHash: t.hash } : {}),
               },
             },
           );
@@ -168,6 +169,8 @@ ${EXIT_CODES_HELP}`,
             type: kind,
             market: m.conditionId,
             transaction: t.id,
+            // the on-chain hash the venue's account activity names it by (null until the venue gives one)
+            transactionHash: t.hash === '' ? null : t.hash,
             state: t.state,
             amount: formatAmount(t.amount),
             collateralDelta: formatAmount(t.collateralDelta),
@@ -183,7 +186,7 @@ ${EXIT_CODES_HELP}`,
             process.stdout.write(
               `${kind} ${out.amount} of ${m.conditionId}: collateral ${out.collateralDelta}, ${out.tokens
                 .map((x) => `${x.outcome || x.tokenId.slice(0, 10)} ${x.delta}`)
-                .join(', ')} (transaction ${t.id})\n`,
+                .join(', ')} (transaction ${t.id}${t.hash !== '' && t.hash !== t.id ? `, hash ${t.hash}` : ''})\n`,
             );
             if (recorded !== 'recorded') note(`not recorded in the store: ${recorded}`);
           }

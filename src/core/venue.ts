@@ -137,6 +137,8 @@ export interface CtfOperationResult {
   readonly market: ConditionId;
   /** The venue's transaction id (or hash). */
   readonly tx: string;
+  /** The on-chain transaction hash, when the venue gives it (the relayer's `transactionHash`). */
+  readonly hash?: string;
   /** The amount asked, micro-shares. */
   readonly amount: Micro;
   /** Collateral change, signed micro. */

@@ -17,6 +17,10 @@ import type { ConditionId, TokenId } from '../core/ids.ts';
 import { PRICE_SCALE, formatAmount, type Micro } from '../core/units.ts';
 import type { CtfOperationResult, MarketInfo, Venue } from '../core/venue.ts';
 
+/** The log field of an operation's on-chain hash, when the venue gave one. */
+const txHash = (op: { readonly hash?: string }): { txHash?: string } =>
+  op.hash !== undefined ? { txHash: op.hash } : {};
+
 /** One leg of an operation for the ledger: a token's position change at a price (pips). */
 export interface OperationLeg {
   readonly tokenId: TokenId;
@@ -144,7 +148,7 @@ export class CollateralKeeper {
           o.record(op, redeemLegs(op, winner));
           redeemed.push(op);
           o.log?.info(
-            { market: m.market, tx: op.tx, collateral: formatAmount(op.collateral) },
+            { market: m.market, tx: op.tx, ...txHash(op), collateral: formatAmount(op.collateral) },
             'redeemed the tokens of a resolved market',
           );
         } catch (err) {
@@ -175,7 +179,13 @@ export class CollateralKeeper {
         o.record(op, pairLegs(m, -free, pairPrice(m, o.mid)));
         merged.push(op);
         o.log?.info(
-          { market: m.market, amount: formatAmount(free), tx: op.tx, collateral: formatAmount(op.collateral) },
+          {
+            market: m.market,
+            amount: formatAmount(free),
+            tx: op.tx,
+            ...txHash(op),
+            collateral: formatAmount(op.collateral),
+          },
           'merged complementary holdings into collateral',
         );
       } catch (err) {

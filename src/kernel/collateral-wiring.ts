@@ -128,6 +128,7 @@ export function createCollateralWiring(p: CollateralParts): CollateralWiring {
                 collateral: op.collateral,
                 legs,
                 tx: op.tx,
+                ...(op.hash !== undefined ? { txHash: op.hash } : {}),
                 at: clock.now(),
               });
             } catch (err) {

@@ -90,6 +90,8 @@ export function checkOperation(op: LedgerOperation, at: number): void {
       throw new ValidationError(`operation leg ${i}: a ${op.kind} only removes tokens`);
   }
   if (op.tx !== undefined && typeof op.tx !== 'string') throw new ValidationError('operation: tx must be a string');
+  if (op.txHash !== undefined && typeof op.txHash !== 'string')
+    throw new ValidationError('operation: txHash must be a string');
   checkTime('operation at', at);
 }
 
@@ -117,6 +119,7 @@ export interface OperationRow {
   amount: number;
   collateral: number;
   tx: string | null;
+  tx_hash: string | null;
   legs: string;
 }
 /** A row of the ledger's fill query (statements' ledgerFills*). */
@@ -162,6 +165,7 @@ export function toOperation(r: OperationRow): StoredOperation {
     collateral: r.collateral,
     legs: legs.map((l) => ({ tokenId: l.tokenId as TokenId, size: l.size as Micro, price: l.price as Pips })),
     tx: r.tx,
+    txHash: r.tx_hash ?? null,
   };
 }
 /** The legs as stored: only the three fields, in this order. */

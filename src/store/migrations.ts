@@ -143,6 +143,9 @@ export const MIGRATIONS: readonly string[] = [
      at    INTEGER NOT NULL CHECK (at >= 0),
      PRIMARY KEY (epoch, date)
    ) STRICT;`,
+  // 7: an operation keeps its on-chain transaction hash beside the venue's transaction id (`tx`: the
+  // relayer's id), as the venue's account activity names it (NULL: not known, or an older row)
+  `ALTER TABLE operations ADD COLUMN tx_hash TEXT;`,
 ];
 
 /** The schema version this code writes. */

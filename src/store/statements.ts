@@ -101,8 +101,8 @@ export function prepareStatements(db: Database.Database) {
        VALUES (@epoch, @at, @market, @token, @size, @price, @price_micro, @price_source, @cause, @note) RETURNING *`,
     ),
     insertOperation: db.prepare(
-      `INSERT INTO operations (epoch, at, kind, market, amount, collateral, tx, legs)
-       VALUES (@epoch, @at, @kind, @market, @amount, @collateral, @tx, @legs) RETURNING *`,
+      `INSERT INTO operations (epoch, at, kind, market, amount, collateral, tx, tx_hash, legs)
+       VALUES (@epoch, @at, @kind, @market, @amount, @collateral, @tx, @tx_hash, @legs) RETURNING *`,
     ),
     latestEpoch: db.prepare('SELECT * FROM epochs ORDER BY id DESC LIMIT 1'),
     allEpochs: db.prepare('SELECT * FROM epochs ORDER BY id'),

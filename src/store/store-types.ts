@@ -219,8 +219,10 @@ export interface LedgerOperation {
   /** Signed collateral change, micro (split: negative; merge, redeem: positive). */
   readonly collateral: number;
   readonly legs: readonly OperationLeg[];
-  /** The venue's transaction id or hash. */
+  /** The venue's transaction id (the relayer's), or its hash where the venue gives no id. */
   readonly tx?: string;
+  /** The on-chain transaction hash, when known (the venue's account activity names the operation by it). */
+  readonly txHash?: string;
   /** Unix ms (default: the store's clock). */
   readonly at?: number;
 }
@@ -236,6 +238,8 @@ export interface StoredOperation {
   readonly collateral: number;
   readonly legs: readonly { readonly tokenId: TokenId; readonly size: Micro; readonly price: Pips }[];
   readonly tx: string | null;
+  /** The on-chain transaction hash (null: not known, or recorded before the store kept it). */
+  readonly txHash: string | null;
 }
 
 /** One run of the daemon on this store. */

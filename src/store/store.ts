@@ -423,6 +423,7 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
           amount: op.amount,
           collateral: op.collateral,
           tx: op.tx ?? null,
+          tx_hash: op.txHash ?? null,
           legs: legsJson(op),
         }) as OperationRow,
       );

@@ -29,8 +29,15 @@ describe('mmkit split, merge, redeem', () => {
     const split = await runMmkit(['split', cid, '12.5', ...common]);
     expect(split.code, split.err).toBe(0);
     const before = ex.exchange.engine.balance(address);
-    const s = JSON.parse(split.out) as { collateralDelta: string; tokens: { delta: string }[]; recorded: string };
+    const s = JSON.parse(split.out) as {
+      collateralDelta: string;
+      tokens: { delta: string }[];
+      recorded: string;
+      transaction: string;
+      transactionHash: string | null;
+    };
     expect(s.collateralDelta).toBe('-12.5');
+    expect(s.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(s.tokens.map((t) => t.delta)).toEqual(['12.5', '12.5']);
     expect(s.recorded).toBe('recorded');
     expect(before.tokens.get(yes)?.available).toBe(12_500_000);
@@ -58,7 +65,10 @@ describe('mmkit split, merge, redeem', () => {
     // the ledger: four operations, positions flat, the redeem realised +0.5 x 4 on YES and -0.5 x 4 on NO
     const db = new Database(join(dir, 'mmkit.db'), { readonly: true });
     const ops = db.prepare('SELECT kind, amount, collateral FROM operations ORDER BY seq').all();
+    // the relayer's id and the on-chain hash, as the venue's account activity names the operation
+    const first = db.prepare('SELECT tx, tx_hash FROM operations ORDER BY seq LIMIT 1').get();
     db.close();
+    expect(first).toEqual({ tx: s.transaction, tx_hash: s.transactionHash });
     expect(ops).toEqual([
       { kind: 'split', amount: 12_500_000, collateral: -12_500_000 },
       { kind: 'merge', amount: 12_500_000, collateral: 12_500_000 },

@@ -15,7 +15,7 @@ import { LiveClock } from '../../src/core/clock.ts';
 import type { TokenId } from '../../src/core/ids.ts';
 import { createTrader } from '../../src/kernel/create-trader.ts';
 import { resolveRiskLimits } from '../../src/risk/limits.ts';
-import { openStore } from '../../src/store/store.ts';
+import { openStore, type StoredOperation } from '../../src/store/store.ts';
 import { loadStrategy } from '../../src/strategy/loader.ts';
 import { resolveParams } from '../../src/strategy/params.ts';
 import { eventually, startVenue, type TestVenue, liveVenueFor } from './support/setup.ts';
@@ -37,7 +37,7 @@ afterAll(async () => {
 async function run(
   name: string,
   audit: boolean,
-  body: (ctx: { held: () => number[]; ledger: () => number[] }) => Promise<void>,
+  body: (ctx: { held: () => number[]; ledger: () => number[]; ops: () => StoredOperation[] }) => Promise<void>,
 ) {
   const wallet = new Wallet(Wallet.createRandom().privateKey);
   const clock = new LiveClock();
@@ -66,7 +66,7 @@ async function run(
   const ledger = () => tokens.map((t) => store.positions().find((p) => p.tokenId === (t as TokenId))?.size ?? 0);
   try {
     await bot.start();
-    await body({ held, ledger });
+    await body({ held, ledger, ops: () => store.operations() });
   } finally {
     await bot.stop();
     await bot.cancelAll('test end');
@@ -87,9 +87,13 @@ describe('the collateral keeper merges what the ledger holds (trial 8 F1)', () =
   }, 60_000);
 
   it('once the position audit booked them, they are merged, and the ledger ends flat, never short', async () => {
-    await run('booked', true, async ({ held, ledger }) => {
+    await run('booked', true, async ({ held, ledger, ops }) => {
       expect(await eventually(() => held().every((x) => x === 0), 30_000), `venue holds ${held()}`).toBe(true);
       expect(await eventually(() => ledger().every((x) => x === 0), 10_000), `ledger ${ledger()}`).toBe(true);
+      // the merge is kept with the relayer's id and its on-chain hash (the venue's activity names it by the hash)
+      const merges = ops().filter((o) => o.kind === 'merge');
+      expect(merges.length).toBeGreaterThan(0);
+      for (const m of merges) expect(m.txHash, JSON.stringify(m)).toMatch(/^0x[0-9a-f]{64}$/);
     });
   }, 60_000);
 });

@@ -79,6 +79,7 @@ function ctfResult(kind: CtfOperationKind, market: ConditionId, t: RelayerTransa
     kind,
     market,
     tx: t.id,
+    ...(t.hash !== '' ? { hash: t.hash } : {}),
     amount: t.amount as Micro,
     collateral: t.collateralDelta,
     tokens: t.tokens.map((x) => ({ tokenId: x.tokenId as TokenId, delta: x.delta })),

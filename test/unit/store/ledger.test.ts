@@ -375,14 +375,15 @@ describe('adjustments', () => {
 describe('operations', () => {
   it('split then merge nets to a zero position and no PnL change at marks summing to 1', () => {
     store.openEpoch(PAPER);
-    const s = store.recordOperation({ ...splitOp('split', 10_000_000, 3700), tx: '0xtx1' });
+    const s = store.recordOperation({ ...splitOp('split', 10_000_000, 3700), tx: 'relayer-1', txHash: '0xhash1' });
     expect(s).toMatchObject({
       seq: 1,
       epoch: 1,
       kind: 'split',
       amount: 10_000_000,
       collateral: -10_000_000,
-      tx: '0xtx1',
+      tx: 'relayer-1',
+      txHash: '0xhash1',
     });
     expect(s.legs).toEqual([
       { tokenId: YES, size: 10_000_000, price: 3700 },
@@ -404,6 +405,21 @@ describe('operations', () => {
     expect(p).toMatchObject({ realized: 0, unrealized: 0, total: 0 });
     expect(store.operations().map((o) => o.kind)).toEqual(['split', 'merge']);
     expect(store.summary()).toMatchObject({ operations: 2 });
+  });
+
+  it("an operation keeps the relayer's id and the on-chain hash apart (null when not known)", () => {
+    store.openEpoch(PAPER);
+    store.recordOperation({ ...splitOp('split', 10_000_000, 3700), tx: 'relayer-1', txHash: '0xhash1' });
+    // the relayer's id and the on-chain hash both read back; an operation without a hash keeps null
+    expect(store.recordOperation({ ...splitOp('split', 1_000_000, 3700), tx: 'relayer-2' }).txHash).toBeNull();
+    expect(store.operations().map((o) => [o.tx, o.txHash])).toEqual([
+      ['relayer-1', '0xhash1'],
+      ['relayer-2', null],
+    ]);
+    expect(() =>
+      store.recordOperation({ ...splitOp('split', 1_000_000, 3700), txHash: 7 as unknown as string }),
+    ).toThrow(/txHash must be a string/);
+    expect(store.operations()).toHaveLength(2);
   });
 
   it('split and merge next to traded positions leave total PnL at marks summing to 1 unchanged', () => {
