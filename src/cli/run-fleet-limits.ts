@@ -1,7 +1,7 @@
 /**
  * A fleet member's account limits and markets must be the fleet's (`mmkit run` in a fleet,
  * src/cli/run-fleet.ts; the records and their keeper are src/fleet/fleet-limits.ts, loaded only in a
- * fleet): risk.maxNotionalGlobal, maxOpenOrdersGlobal and maxLoss are the account's, and the
+ * fleet): risk.maxNotionalGlobal, maxOpenOrdersGlobal, maxLoss and maxDailyLoss are the account's, and the
  * members trade the same markets, so a member configured otherwise is refused at join, with an
  * exit-2 error that names the key and says how to change them.
  */
@@ -37,6 +37,7 @@ export async function checkRunFleetLimits(
     maxNotionalGlobal: o.limits.global.maxNotional,
     maxOpenOrdersGlobal: o.limits.global.maxOpenOrders,
     maxLoss: o.limits.killSwitch.maxLoss,
+    maxDailyLoss: o.limits.killSwitch.maxDailyLoss,
     markets: o.markets,
   };
   const bad = await checkFleetLimits(member.redis, member.keys, o.name, mine, { clock: o.clock });

@@ -16,7 +16,8 @@
  *    gate enforces its grant of them (src/fleet/risk-reserve.ts: a keeper fits the grant to the
  *    member's open orders every second), and risk.maxLoss applies to the members' summed PnL (each
  *    writes the last PnL its kill switch was fed every second; the sum below -maxLoss trips the
- *    fleet kill: src/fleet/fleet-loss.ts);
+ *    fleet kill: src/fleet/fleet-loss.ts), and risk.maxDailyLoss to the members' summed PnL of the
+ *    UTC day (each its own ledger's since the day's open);
  *  - reconciliation: the member publishes its ledger (src/fleet/fleet-ledger.ts: positions,
  *    unsettled fills and fill counts by token, on change and every 2 s); its position audit
  *    compares the venue with the sum of the members' ledgers and books a difference only on a
@@ -485,6 +486,9 @@ async function startRunFleetRisk(
     clock,
     maxLoss: o.limits.killSwitch.maxLoss,
     pnl: () => trader.kill.lastPnl,
+    // the member's day PnL (its ledger's since the UTC day's open), summed over the fleet's members
+    maxDailyLoss: o.limits.killSwitch.maxDailyLoss,
+    dayPnl: () => trader.kill.dailyPnl,
     onTrip: (rec) => flog.error({ reason: rec.reason }, 'fleet loss limit: fleet kill switch tripped'),
   });
   loss.start();

@@ -39,6 +39,11 @@ export interface FleetKeys {
   readonly riskLimits: string;
   /** HASH member -> its last PnL, µ-collateral (persistent: a dead member's positions still exist). */
   readonly pnl: string;
+  /**
+   * HASH ledger -> "<UTC date>:<PnL of that day, µ>": each member's day PnL (risk.maxDailyLoss, summed
+   * over the members of the same date: ./fleet-loss.ts).
+   */
+  readonly dayPnl: string;
   /** HASH member -> its published ledger (./fleet-ledger.ts; persistent: a dead member's positions stay). */
   readonly ledgers: string;
   /** STRING: the fleet's generation, a random id set by the first reader; a Redis restarted empty has another (./ledger-memory.ts). */
@@ -81,6 +86,7 @@ export function fleetKeys(account: string): FleetKeys {
     riskShort: `${prefix}risk:short`,
     riskLimits: `${prefix}risk:limits`,
     pnl: `${prefix}risk:pnl`,
+    dayPnl: `${prefix}risk:daypnl`,
     ledgers: `${prefix}ledgers`,
     generation: `${prefix}generation`,
     rewardsPaid(date) {

@@ -1,6 +1,6 @@
 /**
- * The account limits a fleet runs with (issue 21): `risk.maxNotionalGlobal`, `maxOpenOrdersGlobal`
- * and `maxLoss` are the account's, enforced together through Redis (./risk-reserve.ts,
+ * The account limits a fleet runs with (issue 21): `risk.maxNotionalGlobal`, `maxOpenOrdersGlobal`,
+ * `maxLoss` and `maxDailyLoss` are the account's, enforced together through Redis (./risk-reserve.ts,
  * ./fleet-loss.ts), so every member must be configured with the same values: a member whose grant
  * script or loss check used other caps would let the fleet exceed the tighter ones. The fleet's
  * markets (`bot.markets`, sorted) are recorded and checked the same way: a member with another list
@@ -35,9 +35,11 @@ export interface FleetLimits {
   readonly maxLoss: number;
   /** The fleet's markets (bot.markets), any order; absent: recorded as none. */
   readonly markets?: readonly string[];
+  /** The UTC day's loss limit, µ-collateral (absent: 0, off; a record written before it existed reads 0). */
+  readonly maxDailyLoss?: number;
 }
 
-const FIELDS = ['maxNotionalGlobal', 'maxOpenOrdersGlobal', 'maxLoss', 'markets'] as const;
+const FIELDS = ['maxNotionalGlobal', 'maxOpenOrdersGlobal', 'maxLoss', 'markets', 'maxDailyLoss'] as const;
 
 // KEYS: limits, members; ARGV: member, deadMs, mode, then the values in FIELDS order
 // mode 'join': no other live member -> written, {}; others live and no record -> {'pending'}
@@ -47,7 +49,7 @@ const FIELDS = ['maxNotionalGlobal', 'maxOpenOrdersGlobal', 'maxLoss', 'markets'
 const CHECK = new Script(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local fields = {'maxNotionalGlobal', 'maxOpenOrdersGlobal', 'maxLoss', 'markets'}
+local fields = {'maxNotionalGlobal', 'maxOpenOrdersGlobal', 'maxLoss', 'markets', 'maxDailyLoss'}
 local exists = redis.call('EXISTS', KEYS[1]) == 1
 if ARGV[3] == 'join' then
   local live = redis.call('ZRANGEBYSCORE', KEYS[2], now - tonumber(ARGV[2]), '+inf')
@@ -67,7 +69,8 @@ if not exists then
 end
 local out = {}
 for i, f in ipairs(fields) do
-  local v = redis.call('HGET', KEYS[1], f) or ''
+  -- (a record of a version without maxDailyLoss: off)
+  local v = redis.call('HGET', KEYS[1], f) or (f == 'maxDailyLoss' and '0' or '')
   if v ~= ARGV[3 + i] then out[#out + 1] = f; out[#out + 1] = v end
 end
 return out
@@ -90,7 +93,7 @@ function values(limits: FleetLimits): string[] {
           .map((m) => m.toLowerCase())
           .sort()
           .join(',')
-      : String(Math.round(limits[f])),
+      : String(Math.round(limits[f] ?? 0)),
   );
 }
 
@@ -99,7 +102,7 @@ function mismatches(r: string[], limits: FleetLimits): LimitMismatch[] {
   const out: LimitMismatch[] = [];
   for (let i = 0; i + 1 < r.length; i += 2) {
     const key = r[i] as LimitMismatch['key'];
-    out.push({ key, fleet: String(r[i + 1]), mine: key === 'markets' ? mine[3]! : limits[key] });
+    out.push({ key, fleet: String(r[i + 1]), mine: key === 'markets' ? mine[3]! : (limits[key] ?? 0) });
   }
   return out;
 }

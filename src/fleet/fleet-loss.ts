@@ -13,10 +13,17 @@
  * ledgers' HASH), the writer's own always: an older version's name-keyed figure, or the figure of a
  * ledger an operator removed (HDEL), no longer counts. A Redis restarted empty loses the figures of
  * members not running; the live members put them back from their memory (./ledger-memory.ts).
+ *
+ * `risk.maxDailyLoss` is the account's the same way: each member writes its PnL of the UTC day (its
+ * own ledger's, now less at the day's open: src/risk/kill-switch.ts) with the date
+ * (`<prefix>risk:daypnl`, ledger id -> "date:µ"), and the sum over the fleet's ledgers of the same
+ * date (a dead member's figure of the day included; yesterday's not) below -maxDailyLoss trips the
+ * fleet kill switch.
  */
 import type { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../core/clock.ts';
 import { ValidationError } from '../core/errors.ts';
+import { formatAmount } from '../core/units.ts';
 import type { FleetKeys } from './fleet-keys.ts';
 import { type FleetKillRecord, tripFleetKill } from './kill.ts';
 import { parseLedger } from './fleet-ledger.ts';
@@ -32,6 +39,39 @@ for i = 1, #all, 2 do
 end
 return string.format('%.0f', sum)
 `);
+
+// KEYS: dayPnl, ledgers; ARGV: ledger id, date, pnl -> the sum over the fleet's ledgers of that date
+const WRITE_DAY_SUM = new Script(`
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ':' .. ARGV[3])
+local sum = tonumber(ARGV[3])
+local all = redis.call('HGETALL', KEYS[1])
+local prefix = ARGV[2] .. ':'
+for i = 1, #all, 2 do
+  local v = all[i + 1]
+  if all[i] ~= ARGV[1] and string.sub(v, 1, #prefix) == prefix and redis.call('HEXISTS', KEYS[2], all[i]) == 1 then
+    sum = sum + (tonumber(string.sub(v, #prefix + 1)) or 0)
+  end
+end
+return string.format('%.0f', sum)
+`);
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * Writes ledger `ledger`'s PnL of the UTC day `date` and answers the fleet's summed PnL of that day, µ.
+ * @throws ValidationError on a bad date or a PnL that is not a safe integer (nothing written)
+ */
+export async function writeMemberDayPnl(
+  redis: Redis,
+  keys: FleetKeys,
+  ledger: string,
+  date: string,
+  pnl: number,
+): Promise<number> {
+  if (!DAY.test(date)) throw new ValidationError(`member day PnL: a UTC date (YYYY-MM-DD), got ${date}`);
+  if (!Number.isSafeInteger(pnl)) throw new ValidationError(`member day PnL must be a safe integer of µ, got ${pnl}`);
+  return Number(await WRITE_DAY_SUM.run(redis, [keys.dayPnl, keys.ledgers], [ledger, date, pnl]));
+}
 
 /**
  * Writes the PnL of ledger `ledger` (a member's) and answers the fleet's summed PnL, µ.
@@ -75,6 +115,10 @@ export interface FleetLossWatchOptions {
   readonly maxLoss: number;
   /** This member's PnL now, µ (realized + unrealized net of fees); undefined: not known yet (nothing written). */
   readonly pnl: () => number | undefined;
+  /** risk.maxDailyLoss, µ (0 or absent disables the trip; the day's PnL is still written when known). */
+  readonly maxDailyLoss?: number;
+  /** This member's PnL of the UTC day (KillSwitch.dailyPnl); undefined: the day not opened (nothing written). */
+  readonly dayPnl?: () => { readonly date: string; readonly pnl: number } | undefined;
   /** Period, ms (default 1000). */
   readonly everyMs?: number;
   /** Called once, after the fleet kill switch was tripped for the loss. */
@@ -90,10 +134,14 @@ export class FleetLossWatch {
   #tripped = false;
   /** The last sum read, µ (undefined before the first round). */
   lastSum: number | undefined;
+  /** The last summed PnL of the day read, with its date (undefined before a day was written). */
+  lastDaySum: { readonly date: string; readonly pnl: number } | undefined;
 
   constructor(o: FleetLossWatchOptions) {
     if (!Number.isSafeInteger(o.maxLoss) || o.maxLoss < 0)
       throw new ValidationError(`maxLoss must be a non-negative safe integer of µ, got ${o.maxLoss}`);
+    if (o.maxDailyLoss !== undefined && (!Number.isSafeInteger(o.maxDailyLoss) || o.maxDailyLoss < 0))
+      throw new ValidationError(`maxDailyLoss must be a non-negative safe integer of µ, got ${o.maxDailyLoss}`);
     if (!((o.everyMs ?? 1000) > 0)) throw new RangeError('fleet loss watch: everyMs must be positive');
     this.#o = o;
   }
@@ -108,6 +156,16 @@ export class FleetLossWatch {
     this.#timer = undefined;
   }
 
+  async #trip(reason: string): Promise<void> {
+    const rec = await tripFleetKill(this.#o.redis, this.#o.keys, {
+      reason,
+      by: this.#o.member,
+      at: this.#o.clock.now(),
+    });
+    this.#tripped = true;
+    this.#o.onTrip?.(rec);
+  }
+
   /** One round (rounds never overlap; a failed one is reported to onError). */
   async round(): Promise<void> {
     if (this.#busy) return;
@@ -116,17 +174,19 @@ export class FleetLossWatch {
       const now = this.#o.pnl();
       if (now === undefined) return; // a restarted member keeps its last value until it knows its PnL
       const pnl = Math.round(now);
-      const sum = await writeMemberPnl(this.#o.redis, this.#o.keys, this.#o.ledger ?? this.#o.member, pnl);
+      const ledger = this.#o.ledger ?? this.#o.member;
+      const sum = await writeMemberPnl(this.#o.redis, this.#o.keys, ledger, pnl);
       this.lastSum = sum;
-      if (!this.#tripped && lossLimitBroken(sum, this.#o.maxLoss)) {
-        const rec = await tripFleetKill(this.#o.redis, this.#o.keys, {
-          reason: `lossLimit: fleet PnL ${(sum / 1e6).toFixed(2)} below -${(this.#o.maxLoss / 1e6).toFixed(2)}`,
-          by: this.#o.member,
-          at: this.#o.clock.now(),
-        });
-        this.#tripped = true;
-        this.#o.onTrip?.(rec);
-      }
+      if (!this.#tripped && lossLimitBroken(sum, this.#o.maxLoss))
+        await this.#trip(`lossLimit: fleet PnL ${(sum / 1e6).toFixed(2)} below -${(this.#o.maxLoss / 1e6).toFixed(2)}`);
+      const day = this.#o.dayPnl?.();
+      if (day === undefined) return;
+      const daySum = await writeMemberDayPnl(this.#o.redis, this.#o.keys, ledger, day.date, Math.round(day.pnl));
+      this.lastDaySum = { date: day.date, pnl: daySum };
+      if (!this.#tripped && lossLimitBroken(daySum, this.#o.maxDailyLoss ?? 0))
+        await this.#trip(
+          `lossLimit: fleet PnL of the day ${formatAmount(daySum)} below -${formatAmount(this.#o.maxDailyLoss!)} (UTC ${day.date}, the members' sum)`,
+        );
     } catch (e) {
       this.#o.onError?.(e);
     } finally {

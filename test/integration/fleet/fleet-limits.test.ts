@@ -41,6 +41,7 @@ describe('checkFleetLimits', () => {
       maxOpenOrdersGlobal: '200',
       maxLoss: '100000000',
       markets: '',
+      maxDailyLoss: '0',
     });
     await seen('b', 0);
     expect(await checkFleetLimits(redis, keys, 'b', L)).toEqual([]);
@@ -54,6 +55,25 @@ describe('checkFleetLimits', () => {
     await seen('a', 5_000);
     expect(await checkFleetLimits(redis, keys, 'b', other)).toEqual([]);
     expect((await redis.hgetall(keys.riskLimits)).maxOpenOrdersGlobal).toBe('300');
+  });
+
+  it("the daily loss limit is the fleet's too; a record of a version without it reads as off", async () => {
+    const k = fleetKeys('0x00000000000000000000000000000000000000f7');
+    const at = async (member: string) => {
+      const [s, us] = await redis.time();
+      await redis.zadd(k.members, Number(s) * 1000 + Math.floor(Number(us) / 1000), member);
+    };
+    await at('a');
+    expect(await checkFleetLimits(redis, k, 'a', { ...L, maxDailyLoss: 25_000_000 })).toEqual([]);
+    await at('b');
+    expect(await checkFleetLimits(redis, k, 'b', L)).toEqual([{ key: 'maxDailyLoss', fleet: '25000000', mine: 0 }]);
+    expect(await checkFleetLimits(redis, k, 'b', { ...L, maxDailyLoss: 25_000_000 })).toEqual([]);
+    // a record written by an older mmkit (no maxDailyLoss field): the same as off
+    await redis.hdel(k.riskLimits, 'maxDailyLoss');
+    expect(await checkFleetLimits(redis, k, 'b', L)).toEqual([]);
+    expect(await checkFleetLimits(redis, k, 'b', { ...L, maxDailyLoss: 1 })).toEqual([
+      { key: 'maxDailyLoss', fleet: '0', mine: 1 },
+    ]);
   });
 });
 

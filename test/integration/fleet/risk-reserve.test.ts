@@ -12,7 +12,7 @@ import { LiveClock } from '../../../src/core/clock.ts';
 import { ValidationError } from '../../../src/core/errors.ts';
 import { formatFleetStatus, readFleetStatus } from '../../../src/cli/fleet-status.ts';
 import { fleetKeys } from '../../../src/fleet/fleet-keys.ts';
-import { FleetLossWatch, readFleetPnl, writeMemberPnl } from '../../../src/fleet/fleet-loss.ts';
+import { FleetLossWatch, readFleetPnl, writeMemberDayPnl, writeMemberPnl } from '../../../src/fleet/fleet-loss.ts';
 import { clearFleetKill, readFleetKill } from '../../../src/fleet/kill.ts';
 import { connectFleetRedis } from '../../../src/fleet/redis.ts';
 import { planAsk, type RiskAmounts, RiskGrants, RiskKeeper } from '../../../src/fleet/risk-reserve.ts';
@@ -428,6 +428,44 @@ describe('fleet loss limit', () => {
     // the writer's own figure counts before its ledger is published
     expect(await writeMemberPnl(conns[2]!, keys, 'L-new', -5)).toBe(-60_000_005);
     expect(await readFleetPnl(admin, keys)).toEqual({ 'box-100': -60_000_000 });
+  });
+
+  it("sums the members' PnL of the same UTC day and trips the fleet kill below -maxDailyLoss", async () => {
+    // m-a lost 6 today and 50 yesterday (its figure of yesterday does not count today)
+    expect(await writeMemberDayPnl(conns[0]!, keys, 'm-a', '2026-11-28', -50_000_000)).toBe(-50_000_000);
+    expect(await writeMemberDayPnl(conns[2]!, keys, 'm-c', '2026-11-29', -6_000_000)).toBe(-6_000_000);
+    const tripped: string[] = [];
+    let day: { date: string; pnl: number } | undefined;
+    const w = new FleetLossWatch({
+      redis: conns[1]!,
+      keys,
+      member: 'm-b',
+      clock,
+      maxLoss: 0,
+      pnl: () => -1,
+      maxDailyLoss: 10_000_000,
+      dayPnl: () => day,
+      onTrip: (rec) => tripped.push(rec.reason),
+    });
+    // the day not opened yet: nothing written
+    await w.round();
+    expect(w.lastDaySum).toBeUndefined();
+    expect(await admin.hget(keys.dayPnl, 'm-b')).toBeNull();
+    day = { date: '2026-11-29', pnl: -4_000_000 }; // -10 exactly: not below
+    await w.round();
+    expect(w.lastDaySum).toEqual({ date: '2026-11-29', pnl: -10_000_000 });
+    expect(await readFleetKill(admin, keys)).toBeNull();
+    day = { date: '2026-11-29', pnl: -4_000_001 };
+    await w.round();
+    expect((await readFleetKill(admin, keys))?.reason).toBe(
+      "lossLimit: fleet PnL of the day -10.000001 below -10 (UTC 2026-11-29, the members' sum)",
+    );
+    expect(tripped).toHaveLength(1);
+    expect(await admin.hget(keys.dayPnl, 'm-b')).toBe('2026-11-29:-4000001');
+    await expect(writeMemberDayPnl(conns[0]!, keys, 'm-a', '29/11/2026', 0)).rejects.toBeInstanceOf(ValidationError);
+    await expect(writeMemberDayPnl(conns[0]!, keys, 'm-a', '2026-11-29', 0.5)).rejects.toBeInstanceOf(ValidationError);
+    expect(await admin.hget(keys.dayPnl, 'm-a')).toBe('2026-11-28:-50000000');
+    await admin.del(keys.dayPnl);
   });
 
   it('maxLoss 0 disables the trip; a bad PnL is refused with nothing written', async () => {
