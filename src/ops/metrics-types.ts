@@ -68,6 +68,8 @@ export interface PnlSample {
   readonly total: number;
   /** Liquidity rewards: paid by the venue, and the bot's estimate of what is not paid yet (default 0). */
   readonly rewards?: { readonly paid: number; readonly estimated: number };
+  /** The UTC day's PnL the daily loss limit judges (risk.maxDailyLoss on and the day opened; absent: no series). */
+  readonly day?: number;
 }
 
 /** One rewarded market's figures, micro (share 0..1 of the last sample). */

@@ -81,6 +81,7 @@ export class Metrics {
   readonly pnlFees: Gauge;
   readonly pnlTotal: Gauge;
   readonly pnlTrading: Gauge;
+  readonly pnlDay: Gauge;
   readonly pnlRewards: Gauge<'state'>;
   readonly rewards: Gauge<'market' | 'state'>;
   readonly rewardShare: Gauge<'market'>;
@@ -252,6 +253,11 @@ export class Metrics {
     this.pnlTrading = new Gauge({
       name: n('pnl_trading_usdc'),
       help: 'Trading PnL before fees (realized + unrealized), USDC.',
+      registers,
+    });
+    this.pnlDay = new Gauge({
+      name: n('pnl_day_usdc'),
+      help: "The UTC day's PnL net of fees the daily loss limit judges (now less at the day's open), USDC (0 without risk.maxDailyLoss or before the day opened).",
       registers,
     });
     this.pnlRewards = new Gauge({
@@ -564,6 +570,7 @@ export class Metrics {
     this.pnlFees.set(usdc(p.fees));
     this.pnlTotal.set(usdc(p.total));
     this.pnlTrading.set(usdc(p.realized + p.unrealized));
+    this.pnlDay.set(usdc(p.day ?? 0));
     this.pnlRewards.set({ state: 'paid' }, usdc(p.rewards?.paid ?? 0));
     this.pnlRewards.set({ state: 'estimated' }, usdc(p.rewards?.estimated ?? 0));
   }

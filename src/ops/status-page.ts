@@ -190,7 +190,7 @@ export const STATUS_PAGE_HTML = String.raw`<!doctype html>
     $('pnl-total').textContent = s.pnl.total;
     $('pnl-total').className = 'big ' + signed(s.pnl.total);
     var R = s.pnl.rewards;
-    $('pnl-parts').innerHTML = kv([['trading', s.pnl.trading, signed(s.pnl.trading)], ['· realized', s.pnl.realized, signed(s.pnl.realized)], ['· unrealized', s.pnl.unrealized, signed(s.pnl.unrealized)], ['fees', s.pnl.fees], ['rewards', R.total, signed(R.total)], ['· paid', R.paid], ['· estimated (not paid yet)', R.estimated]]);
+    $('pnl-parts').innerHTML = kv([['trading', s.pnl.trading, signed(s.pnl.trading)], ['· realized', s.pnl.realized, signed(s.pnl.realized)], ['· unrealized', s.pnl.unrealized, signed(s.pnl.unrealized)], ['fees', s.pnl.fees], ['rewards', R.total, signed(R.total)], ['· paid', R.paid], ['· estimated (not paid yet)', R.estimated]].concat(s.pnl.day ? [['today (UTC ' + s.pnl.day.date + ': the daily loss limit)', s.pnl.day.pnl, signed(s.pnl.day.pnl)]] : []));
     chart(s.pnl.series);
 
     $('collateral').innerHTML = kv([['collateral available', s.inventory.collateral.available], ['reserved by orders', s.inventory.collateral.reserved]]);

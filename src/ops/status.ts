@@ -583,6 +583,7 @@ export class DaemonMonitor {
       fees: pnl.fees,
       total,
       rewards: { paid: rw.paid, estimated: rw.estimated },
+      ...(ks.day !== undefined ? { day: ks.day.pnl } : {}),
     });
     m.rewardsNow(rewardSamples(rw));
     m.collateralNow(collateral.available, collateral.reserved);

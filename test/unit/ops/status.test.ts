@@ -320,10 +320,13 @@ describe('DaemonMonitor', () => {
     expect(sum).toBeCloseTo(0.00275, 6);
   });
 
-  it("says the UTC day's PnL the daily loss limit judges (risk.maxDailyLoss on)", () => {
-    const { monitor, view } = setup();
+  it("says the UTC day's PnL the daily loss limit judges (risk.maxDailyLoss on), and /metrics has it", async () => {
+    const { monitor, view, metrics } = setup();
+    monitor.sample();
+    expect(await metrics.registry.metrics()).toContain('mmkit_pnl_day_usdc 0');
     view.killSwitch = () => ({ tripped: false, day: { date: '2026-11-29', pnl: -1_234_567 } });
     expect(monitor.sample().pnl.day).toEqual({ date: '2026-11-29', pnl: '-1.234567' });
+    expect(await metrics.registry.metrics()).toContain('mmkit_pnl_day_usdc -1.234567');
   });
 
   it('keeps the PnL series over the whole run, thinned to the capacity', () => {
