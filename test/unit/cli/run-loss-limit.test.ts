@@ -21,134 +21,109 @@ import { openStore } from '../../../src/store/store.ts';
 const M = '0xm1' as ConditionId;
 const YES = 'yes-1' as TokenId;
 const NO = 'no-1' as TokenId;
+const OTHER = '0xother' as ConditionId;
+const HELD = 'held-yes' as TokenId;
+
+type Book = { bestBid: number | null; bestAsk: number | null; mid: number | null };
+
+/**
+ * A store holding 10 shares at 0.40 of `tokenId` (of `market`), a kill switch with `limits` and the
+ * store's day opens, and the loss limit started over the run's one market M (checked on `check()`).
+ */
+function setup(o: { market: ConditionId; tokenId: TokenId; maxLoss: number; maxDailyLoss: number }) {
+  const clock = new VirtualClock(Date.UTC(2026, 10, 29, 12));
+  const store = openStore(':memory:', { clock });
+  store.openEpoch({ venue: 'paper', world: 'w', address: '0x0000000000000000000000000000000000000001' });
+  store.recordAdjustment({
+    market: o.market,
+    tokenId: o.tokenId,
+    size: 10_000_000,
+    price: 4000,
+    priceSource: 'venue',
+    cause: 'external_trade',
+  });
+  const kill = new KillSwitch(clock, {
+    limits: {
+      ...DEFAULT_RISK_LIMITS.killSwitch,
+      maxLoss: o.maxLoss as Micro,
+      maxDailyLoss: o.maxDailyLoss as Micro,
+    },
+    dayOpen: (d, p) => store.dayOpen(d, p),
+  });
+  const books = new Map<TokenId, Book>();
+  const venueMarks = new Map<TokenId, number>();
+  const trader = {
+    engine: { state: { book: (t: TokenId) => books.get(t) } },
+    kill,
+    venueMarks: () => venueMarks,
+  } as unknown as Trader;
+  const markets = [{ market: M, tokens: [{ tokenId: YES }, { tokenId: NO }] }] as unknown as MarketInfo[];
+  const loss = startLossLimit({ trader, store, markets }, 3_600_000);
+  return {
+    store,
+    kill,
+    books,
+    venueMarks,
+    loss,
+    close() {
+      loss.stop();
+      store.close();
+    },
+  };
+}
 
 describe('mmkit run: the daily loss limit opens the day on a marked reading', () => {
-  it('not before the books are in; then at the marked PnL, so nothing is lost yet', () => {
-    const clock = new VirtualClock(Date.UTC(2026, 10, 29, 12));
-    const store = openStore(':memory:', { clock });
-    store.openEpoch({ venue: 'paper', world: 'w', address: '0x0000000000000000000000000000000000000001' });
-    // 10 shares bought at 0.40; the book's mid will be 0.30: 1 USDC under water
-    store.recordAdjustment({
-      market: M,
-      tokenId: YES,
-      size: 10_000_000,
-      price: 4000,
-      priceSource: 'venue',
-      cause: 'external_trade',
-    });
-    const kill = new KillSwitch(clock, {
-      limits: { ...DEFAULT_RISK_LIMITS.killSwitch, maxLoss: 0 as Micro, maxDailyLoss: 500_000 as Micro },
-      dayOpen: (d, p) => store.dayOpen(d, p),
-    });
-    const books = new Map<TokenId, { bestBid: number | null; bestAsk: number | null; mid: number | null }>();
-    const trader = {
-      engine: { state: { book: (t: TokenId) => books.get(t) } },
-      kill,
-      venueMarks: () => new Map(),
-    } as unknown as Trader;
-    const markets = [{ market: M, tokens: [{ tokenId: YES }, { tokenId: NO }] }] as unknown as MarketInfo[];
-
-    const loss = startLossLimit({ trader, store, markets }, 3_600_000);
+  it('not before the books are in: the start check with the position unmarked opens nothing', () => {
+    // 10 shares bought at 0.40 on the run's market, no book yet
+    const t = setup({ market: M, tokenId: YES, maxLoss: 0, maxDailyLoss: 500_000 });
     try {
-      // the start's check: no book yet, the position unmarked: the day does not open on it
-      expect(kill.dailyPnl).toBeUndefined();
-      expect(store.dayOpen('2026-11-29', 123)).toBe(123); // (nothing was kept: this call opens it)
+      expect(t.kill.dailyPnl).toBeUndefined();
+      expect(t.store.dayOpen('2026-11-29', 123)).toBe(123); // (nothing was kept: this call opens it)
     } finally {
-      loss.stop();
+      t.close();
     }
-    store.close();
   });
 
   it('the day opens at the first marked reading and judges the moves after it', () => {
-    const clock = new VirtualClock(Date.UTC(2026, 10, 29, 12));
-    const store = openStore(':memory:', { clock });
-    store.openEpoch({ venue: 'paper', world: 'w', address: '0x0000000000000000000000000000000000000001' });
-    store.recordAdjustment({
-      market: M,
-      tokenId: YES,
-      size: 10_000_000,
-      price: 4000,
-      priceSource: 'venue',
-      cause: 'external_trade',
-    });
-    const kill = new KillSwitch(clock, {
-      limits: { ...DEFAULT_RISK_LIMITS.killSwitch, maxLoss: 0 as Micro, maxDailyLoss: 500_000 as Micro },
-      dayOpen: (d, p) => store.dayOpen(d, p),
-    });
-    const books = new Map<TokenId, { bestBid: number | null; bestAsk: number | null; mid: number | null }>();
-    const trader = {
-      engine: { state: { book: (t: TokenId) => books.get(t) } },
-      kill,
-      venueMarks: () => new Map(),
-    } as unknown as Trader;
-    const markets = [{ market: M, tokens: [{ tokenId: YES }, { tokenId: NO }] }] as unknown as MarketInfo[];
-
-    const loss = startLossLimit({ trader, store, markets }, 3_600_000);
+    const t = setup({ market: M, tokenId: YES, maxLoss: 0, maxDailyLoss: 500_000 });
     try {
-      expect(kill.dailyPnl).toBeUndefined();
+      expect(t.kill.dailyPnl).toBeUndefined();
       // the books are in: mid 0.30, 1 USDC under the average price, all of it from before the day opened
-      books.set(YES, { bestBid: 2900, bestAsk: 3100, mid: 3000 });
-      books.set(NO, { bestBid: 6900, bestAsk: 7100, mid: 7000 });
-      expect(loss.check()).toBe(false);
-      expect(kill.dailyPnl).toEqual({ date: '2026-11-29', open: -1_000_000, pnl: 0 });
+      t.books.set(YES, { bestBid: 2900, bestAsk: 3100, mid: 3000 });
+      t.books.set(NO, { bestBid: 6900, bestAsk: 7100, mid: 7000 });
+      expect(t.loss.check()).toBe(false);
+      expect(t.kill.dailyPnl).toEqual({ date: '2026-11-29', open: -1_000_000, pnl: 0 });
       // 0.04 lower: 0.40 more lost today, within 0.50
-      books.set(YES, { bestBid: 2500, bestAsk: 2700, mid: 2600 });
-      expect(loss.check()).toBe(false);
-      expect(kill.dailyPnl?.pnl).toBe(-400_000);
+      t.books.set(YES, { bestBid: 2500, bestAsk: 2700, mid: 2600 });
+      expect(t.loss.check()).toBe(false);
+      expect(t.kill.dailyPnl?.pnl).toBe(-400_000);
       // 0.06 lower than the open: 0.60 lost today
-      books.set(YES, { bestBid: 2300, bestAsk: 2500, mid: 2400 });
-      expect(loss.check()).toBe(true);
-      expect(kill.reason?.message).toMatch(
+      t.books.set(YES, { bestBid: 2300, bestAsk: 2500, mid: 2400 });
+      expect(t.loss.check()).toBe(true);
+      expect(t.kill.reason?.message).toMatch(
         /^PnL of the day -0\.6 below -0\.5 \(UTC 2026-11-29: -1 at its open, -1\.6 now\)/,
       );
     } finally {
-      loss.stop();
+      t.close();
     }
-    store.close();
   });
 
   it("a position on a market the run does not follow is marked at the venue's mark (trial 19 F4)", () => {
-    const clock = new VirtualClock(Date.UTC(2026, 10, 29, 12));
-    const store = openStore(':memory:', { clock });
-    store.openEpoch({ venue: 'paper', world: 'w', address: '0x0000000000000000000000000000000000000001' });
-    const OTHER = '0xother' as ConditionId;
-    const HELD = 'held-yes' as TokenId;
     // 10 shares at 0.40 in a market this run does not follow
-    store.recordAdjustment({
-      market: OTHER,
-      tokenId: HELD,
-      size: 10_000_000,
-      price: 4000,
-      priceSource: 'venue',
-      cause: 'external_trade',
-    });
-    const kill = new KillSwitch(clock, {
-      limits: { ...DEFAULT_RISK_LIMITS.killSwitch, maxLoss: 2_000_000 as Micro },
-    });
-    const venueMarks = new Map<TokenId, number>();
-    const books = new Map<TokenId, { bestBid: number; bestAsk: number; mid: number }>([
-      [YES, { bestBid: 4900, bestAsk: 5100, mid: 5000 }],
-      [NO, { bestBid: 4900, bestAsk: 5100, mid: 5000 }],
-    ]);
-    const trader = {
-      engine: { state: { book: (t: TokenId) => books.get(t) } },
-      kill,
-      venueMarks: () => venueMarks,
-    } as unknown as Trader;
-    const markets = [{ market: M, tokens: [{ tokenId: YES }, { tokenId: NO }] }] as unknown as MarketInfo[];
-    const loss = startLossLimit({ trader, store, markets }, 3_600_000);
+    const t = setup({ market: OTHER, tokenId: HELD, maxLoss: 2_000_000, maxDailyLoss: 0 });
     try {
+      t.books.set(YES, { bestBid: 4900, bestAsk: 5100, mid: 5000 });
+      t.books.set(NO, { bestBid: 4900, bestAsk: 5100, mid: 5000 });
       // no mark from the venue yet: the position counts no unrealized PnL
-      expect(loss.check()).toBe(false);
-      expect(kill.lastPnl).toBe(0);
+      expect(t.loss.check()).toBe(false);
+      expect(t.kill.lastPnl).toBe(0);
       // the venue marks it at 0.15: 2.50 under water, past the limit of 2
-      venueMarks.set(HELD, 1500);
-      expect(loss.check()).toBe(true);
-      expect(kill.lastPnl).toBe(-2_500_000);
-      expect(kill.reason?.message).toMatch(/^PnL -2\.5 below -2 \(realized 0, unrealized -2\.5\)/);
+      t.venueMarks.set(HELD, 1500);
+      expect(t.loss.check()).toBe(true);
+      expect(t.kill.lastPnl).toBe(-2_500_000);
+      expect(t.kill.reason?.message).toMatch(/^PnL -2\.5 below -2 \(realized 0, unrealized -2\.5\)/);
     } finally {
-      loss.stop();
+      t.close();
     }
-    store.close();
   });
 });
