@@ -214,6 +214,9 @@ export class PrettyView {
       const coloured = total > 0 ? paint(this.color, '32', pnl) : total < 0 ? paint(this.color, '31', pnl) : pnl;
       parts.push(`${coloured} (${detail.join(', ')})`);
     }
+    // the UTC day's PnL the daily loss limit judges (bot.risk.maxDailyLoss on)
+    const day = micro(o.day);
+    if (day !== undefined) parts.push(`today ${usd2(day, true)}`);
     return `${paint(this.color, '1;36', 'status')}  ${shadow}${parts.join(' · ')}`;
   }
 

@@ -101,6 +101,7 @@ const LINES: Record<string, unknown>[] = [
     rewards: '1.5',
     markets: 1,
     fees: '0',
+    day: '-2.345',
     msg: 'status',
   },
   {
@@ -159,7 +160,7 @@ const EXPECTED = `08:03:15 INFO  starting: 2 markets: "Will Apple announce a sma
 08:03:16 INFO  fill    BUY  10 Yes @ 0.3686 · Will Apple announce a smart home display in 2026?  (maker)
 08:03:17 INFO  fill    SELL 5.5 Yes @ 0.12 · Will the Federal Reserve raise interest rates by 25+…  (taker, backfilled)
 08:03:20 INFO  status  2 markets · 6 open orders · 2 fills this session · 2 positions · PnL +0.57 USDC (trading +0.58, fees -0.01)
-08:03:25 INFO  status  1 market · 0 open orders · 0 fills this session · 0 positions · PnL +1.50 USDC (trading +0.00, fees +0.00, rewards +1.50)
+08:03:25 INFO  status  1 market · 0 open orders · 0 fills this session · 0 positions · PnL +1.50 USDC (trading +0.00, fees +0.00, rewards +1.50) · today -2.35
 08:03:26 WARN  ledger · Will the Federal Reserve raise interest rates by 25+…: position adjusted to the venue's holdings  token="Yes · Will the Federal Reserve raise interest rates by 25+…" size=5 price=0.1 priceSource=mid cause=venue_reset
 08:03:26 WARN  executor · ${M3}: order refused  token=999 code=INVALID_ORDER_MIN_SIZE
 08:03:27 ERROR could not backfill fills at shutdown  err="no answer within 5000 ms"
