@@ -40,7 +40,6 @@ import { removeControlToken, removeDaemonFile } from '../ops/daemon-file.ts';
 import type { DaemonLock } from '../ops/daemon-lock.ts';
 import { MMKIT_VERSION, startOps } from '../ops/daemon-ops.ts';
 import { componentLogger, componentLoggers, DAEMON_COMPONENT, prettyOnly, terminalView } from '../ops/logger.ts';
-import { riskMark } from '../risk/marks.ts';
 import { resolveRiskLimits } from '../risk/limits.ts';
 import { openStore } from '../store/store.ts';
 import { loadStrategy } from '../strategy/loader.ts';
@@ -51,6 +50,7 @@ import type { SimVenueStats } from '../venues/sim/sim-venue.ts';
 import type { RunConfig } from './run.ts';
 import { pickMarkets } from './run-markets.ts';
 import { requireMarketsToTrade, takeDaemonDir, warnInProcessFlags } from './run-checks.ts';
+import { startLossLimit } from './run-status-line.ts';
 import { ledgerAtExit, midMarks, statusPositions, tokenOutcomes, type RunSummary } from './run-summary.ts';
 import { describeStop, whenStopped } from './run-stop.ts';
 import { runExitSummary } from './run-shutdown.ts';
@@ -325,6 +325,7 @@ async function trade(
   );
   const marketLog = componentLoggers(log);
   let fills = 0;
+  let lossLimit: ReturnType<typeof startLossLimit> | undefined;
   const trader = createTrader({
     venue,
     clock,
@@ -352,6 +353,7 @@ async function trade(
       onFill: (f, change) => {
         if (change !== 'new') return;
         fills++;
+        lossLimit?.afterFill();
         ops.fill(f);
         marketLog('executor', f.market).info(
           { ...fillLogFields(f, outcomes.get(f.tokenId)), shadow: true },
@@ -378,25 +380,17 @@ async function trade(
   const stopped = whenStopped(stops, signal, kill, cfg.durationMs);
   ops.lifecycle('reconciling');
   const runStartMs = clock.now();
+  // the loss limits as `mmkit run` checks them (src/cli/run-status-line.ts): every second, after every
+  // fill, and a UTC day opened only on a reading after the start with every followed position marked
+  const losses = startLossLimit({ trader, store, markets, log: dlog, now: () => clock.now() });
+  lossLimit = losses;
   await trader.start();
+  losses.started();
   ops.lifecycle('running');
   trader.startHeartbeat();
   const marksNow = (): Map<TokenId, number> => midMarks(markets, engine);
-  const lastMid = new Map<TokenId, number>();
   const status = setInterval(() => {
-    const marks = marksNow();
-    for (const [t, p] of marks) lastMid.set(t, p);
-    const pnl = store.pnl(marks);
-    const riskMarks = new Map(marks);
-    for (const p of store.positions()) {
-      if (p.size === 0 || riskMarks.has(p.tokenId)) continue;
-      const b = engine.state.book(p.tokenId);
-      if (b === undefined || b === null) continue;
-      const mk = riskMark(p.size, b, lastMid.get(p.tokenId));
-      if (mk !== undefined) riskMarks.set(p.tokenId, mk);
-    }
-    const risk = riskMarks.size === marks.size ? pnl : store.pnl(riskMarks);
-    kill.recordPnl(risk.realized - risk.fees, risk.unrealized);
+    const pnl = store.pnl(marksNow());
     dlog.info(
       {
         shadow: true,
@@ -417,6 +411,7 @@ async function trade(
   dlog.info({ reason }, 'stopping: cancelling all (simulated) orders');
   ops.lifecycle('stopping');
   clearInterval(status);
+  losses.stop();
   await trader.stop();
   await trader.cancelAll('shutdown');
   const flat = await trader.verifyFlat(5000);

@@ -14,6 +14,7 @@ import { formatAmount } from '../core/units.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import type { Trader } from '../kernel/create-trader.ts';
 import { prettyOnly } from '../ops/logger.ts';
+import { utcDate } from '../risk/kill-switch.ts';
 import { riskMark } from '../risk/marks.ts';
 import type { Store } from '../store/store.ts';
 import { statusPositions } from './run-summary.ts';
@@ -37,14 +38,21 @@ interface PnlSources {
  */
 class RunPnl {
   readonly #lastMid = new Map<TokenId, number>();
-  constructor(private readonly o: PnlSources) {}
+  /**
+   * The start has reconciled (`trader.start()` resolved: missed fills booked, the start audit's
+   * adjustments and the venue's marks read, the books in): before it no reading opens a UTC day.
+   */
+  started = false;
+  /** The UTC date the daily loss limit waits for a complete reading on, since when (unix ms), and whether it was said. */
+  #pending: { date: string; since: number; warned: boolean } | undefined;
+  constructor(private readonly o: PnlSources & LossLimitExtras) {}
 
   /**
    * The PnL at the books' mids (and the venue's marks off the followed markets), and the loss
-   * limit's; `complete`: every position held on a followed market is marked in `risk` (a day's open
-   * needs it).
+   * limit's; `unmarked`: the positions held on a followed market that `risk` could not mark (a day's
+   * open needs none).
    */
-  now(): { shown: ReturnType<Store['pnl']>; risk: ReturnType<Store['pnl']>; complete: boolean } {
+  now(): { shown: ReturnType<Store['pnl']>; risk: ReturnType<Store['pnl']>; unmarked: TokenId[] } {
     const { engine } = this.o.trader;
     const venueMarks = this.o.trader.venueMarks();
     const followed = new Set<TokenId>();
@@ -66,7 +74,7 @@ class RunPnl {
     }
     const shown = this.o.store.pnl(marks);
     const riskMarks = new Map(marks);
-    let complete = true;
+    const unmarked: TokenId[] = [];
     for (const p of positions) {
       if (p.size === 0 || riskMarks.has(p.tokenId)) continue;
       const b = engine.state.book(p.tokenId);
@@ -74,27 +82,63 @@ class RunPnl {
         (b == null ? undefined : riskMark(p.size, b, this.#lastMid.get(p.tokenId))) ?? venueMarks.get(p.tokenId);
       if (mk !== undefined) riskMarks.set(p.tokenId, mk);
       // a followed market's position without a mark (its book not in yet, or empty)
-      else if (followed.has(p.tokenId)) complete = false;
+      else if (followed.has(p.tokenId)) unmarked.push(p.tokenId);
     }
-    return { shown, risk: riskMarks.size === marks.size ? shown : this.o.store.pnl(riskMarks), complete };
+    return { shown, risk: riskMarks.size === marks.size ? shown : this.o.store.pnl(riskMarks), unmarked };
   }
 
   /** Feeds the kill switch the loss limit's PnL (net of fees); returns whether it is tripped. */
   checkLoss(): boolean {
-    const { risk, complete } = this.now();
-    return this.o.trader.kill.recordPnl(risk.realized - risk.fees, risk.unrealized, risk.fees, complete);
+    const { risk, unmarked } = this.now();
+    const { kill } = this.o.trader;
+    const complete = this.started && unmarked.length === 0;
+    const tripped = kill.recordPnl(risk.realized - risk.fees, risk.unrealized, risk.fees, complete);
+    if (this.started && !tripped && kill.maxDailyLoss > 0) this.#dayPending(kill.dailyPnl === undefined, unmarked);
+    return tripped;
+  }
+
+  /**
+   * The daily loss limit not in force (the UTC day not opened: a followed position without a mark):
+   * said once a day, at warn, when it lasts DAY_PENDING_WARN_MS.
+   */
+  #dayPending(pending: boolean, unmarked: readonly TokenId[]): void {
+    if (!pending) {
+      this.#pending = undefined;
+      return;
+    }
+    const now = (this.o.now ?? Date.now)();
+    const date = utcDate(now);
+    if (this.#pending?.date !== date) this.#pending = { date, since: now, warned: false };
+    if (this.#pending.warned || now - this.#pending.since < DAY_PENDING_WARN_MS) return;
+    this.#pending.warned = true;
+    this.o.log?.warn(
+      { date, unmarked: unmarked.slice(0, 10), count: unmarked.length },
+      `the daily loss limit is not in force yet for UTC ${date}: ${unmarked.length} held position(s) of followed markets have no mark (the day opens at the first reading with every one marked)`,
+    );
   }
 }
 
+/** How long the UTC day may wait for a complete reading before the daemon says so, ms. */
+export const DAY_PENDING_WARN_MS = 10_000;
+
+/** What the loss limit takes besides the PnL sources: a logger for its warnings, the clock's now. */
+interface LossLimitExtras {
+  readonly log?: Pick<Logger, 'warn'>;
+  readonly now?: () => number;
+}
+
 /**
- * The loss limit (bot.risk.maxLoss) of `mmkit run`: checked once now (call it before the strategy
- * quotes: a daemon restarted past its limit trips before it trades), every LOSS_CHECK_MS, and soon
- * after every fill (`afterFill`, coalesced). Stopped by `stop()`.
+ * The loss limits (bot.risk.maxLoss, maxDailyLoss) of `mmkit run`: checked once now (call it before
+ * the strategy quotes: a daemon restarted past its limit trips before it trades), every LOSS_CHECK_MS,
+ * and soon after every fill (`afterFill`, coalesced). `started()` once the trader's start resolved:
+ * only then may a reading open the UTC day (before it, missed fills, the start audit's adjustments and
+ * the venue's marks are not in yet: a day opened then would count their PnL as the day's); it checks
+ * at once. Stopped by `stop()`.
  */
 export function startLossLimit(
-  o: PnlSources,
+  o: PnlSources & LossLimitExtras,
   everyMs = LOSS_CHECK_MS,
-): { check(): boolean; afterFill(): void; stop(): void } {
+): { check(): boolean; started(): boolean; afterFill(): void; stop(): void } {
   const pnl = new RunPnl(o);
   pnl.checkLoss();
   const timer = setInterval(() => pnl.checkLoss(), everyMs);
@@ -102,6 +146,10 @@ export function startLossLimit(
   let pending: ReturnType<typeof setImmediate> | undefined;
   return {
     check: () => pnl.checkLoss(),
+    started() {
+      pnl.started = true;
+      return pnl.checkLoss();
+    },
     afterFill() {
       pending ??= setImmediate(() => {
         pending = undefined;

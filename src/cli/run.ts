@@ -667,11 +667,12 @@ async function runLocked(
     dlog.info('a stop was asked during the start: no order will be placed; stopping once the start is done');
     void trader.engine.stop();
   });
-  // the loss limit (bot.risk.maxLoss): checked now, before anything is quoted (a daemon restarted past
-  // its limit trips before it trades), once the books are in, every second and after every fill
-  lossLimit = startLossLimit({ trader, store, markets });
+  // the loss limits (bot.risk.maxLoss, maxDailyLoss): checked now, before anything is quoted (a daemon
+  // restarted past its limit trips before it trades), once the start has reconciled (only then may a
+  // reading open the UTC day), every second and after every fill
+  lossLimit = startLossLimit({ trader, store, markets, log: dlog, now: () => clock.now() });
   await trader.start();
-  lossLimit.check();
+  lossLimit.started();
   starting = false;
   if (trader.rewards.active && !trader.engine.stopped) rewardBook.start();
   ops.lifecycle('running');

@@ -115,6 +115,11 @@ export interface Holdings {
      */
     readonly mark?: Pips;
   }[];
+  /**
+   * False when the venue's marks (and average prices) could not be read this time (its positions
+   * endpoint failed): the tokens carry none, which does not mean the venue has none (keep the last).
+   */
+  readonly marksRead?: boolean;
 }
 
 /**

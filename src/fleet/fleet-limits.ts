@@ -56,6 +56,8 @@ if ARGV[3] == 'join' then
   local others = 0
   for _, m in ipairs(live) do if m ~= ARGV[1] then others = others + 1 end end
   if others == 0 then
+    -- the record anew, whole (a field an older version's record kept must not outlive it)
+    redis.call('DEL', KEYS[1])
     for i, f in ipairs(fields) do redis.call('HSET', KEYS[1], f, ARGV[3 + i]) end
     return {}
   end

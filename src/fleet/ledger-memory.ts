@@ -9,8 +9,8 @@
  * member's holdings) as its own, so the stores held those shares twice once the down member ran
  * again.
  *
- * So each member keeps the other ledgers' records (and their PnL figures, which the fleet's loss
- * limit sums: ./fleet-loss.ts) as it last read them, with the fleet's generation, in `<dataDir>/fleet-ledgers.json` (its own file: it survives the member's restart
+ * So each member keeps the other ledgers' records (and their PnL figures and PnL figures of the UTC
+ * day, which the fleet's loss limits sum: ./fleet-loss.ts) as it last read them, with the fleet's generation, in `<dataDir>/fleet-ledgers.json` (its own file: it survives the member's restart
  * too). The generation is a random id the first reader sets in Redis (`<prefix>generation`, no
  * TTL): a Redis restarted empty has none, or the new one another member set after the loss. A read
  * that finds another generation than the one remembered puts the remembered records back (HSETNX:
@@ -37,16 +37,19 @@ export interface RememberedLedgers {
   readonly ledgers: Readonly<Record<string, string>>;
   /** ledger id -> the last PnL the loss limit sums (./fleet-loss.ts, µ as written). */
   readonly pnl: Readonly<Record<string, string>>;
+  /** ledger id -> the last "date:PnL of that UTC day" the daily loss limit sums (absent in an older file: none). */
+  readonly dayPnl?: Readonly<Record<string, string>>;
 }
 
 const NOTHING: RememberedLedgers = { generation: undefined, ledgers: {}, pnl: {} };
 
 /**
- * KEYS[1] the generation, KEYS[2] the ledgers HASH, KEYS[3] the PnL HASH; ARGV[1] the generation
- * remembered ('' none), ARGV[2] a new generation (set when none exists), ARGV[3] how many ledger
- * pairs follow, then ledger id, record pairs, then ledger id, PnL pairs remembered. Puts the
+ * KEYS[1] the generation, KEYS[2] the ledgers HASH, KEYS[3] the PnL HASH, KEYS[4] the day PnL HASH;
+ * ARGV[1] the generation remembered ('' none), ARGV[2] a new generation (set when none exists),
+ * ARGV[3] how many ledger pairs follow, ARGV[4] how many PnL pairs follow them, then ledger id,
+ * record pairs, then ledger id, PnL pairs, then ledger id, day PnL pairs remembered. Puts the
  * remembered ones back (HSETNX) when a generation was remembered and Redis has another (or none);
- * returns { generation, how many records were put back, the ledgers (HGETALL), the PnL (HGETALL) }.
+ * returns { generation, how many records were put back, the ledgers, the PnL, the day PnL (HGETALLs) }.
  */
 const READ_LUA = `
 local gen = redis.call('GET', KEYS[1])
@@ -56,15 +59,19 @@ if not gen then
 end
 local restored = 0
 if ARGV[1] ~= '' and ARGV[1] ~= gen then
-  local last = 3 + 2 * tonumber(ARGV[3])
-  for i = 4, last, 2 do
+  local last = 4 + 2 * tonumber(ARGV[3])
+  for i = 5, last, 2 do
     restored = restored + redis.call('HSETNX', KEYS[2], ARGV[i], ARGV[i + 1])
   end
-  for i = last + 1, #ARGV, 2 do
+  local lastPnl = last + 2 * tonumber(ARGV[4])
+  for i = last + 1, lastPnl, 2 do
     redis.call('HSETNX', KEYS[3], ARGV[i], ARGV[i + 1])
   end
+  for i = lastPnl + 1, #ARGV, 2 do
+    redis.call('HSETNX', KEYS[4], ARGV[i], ARGV[i + 1])
+  end
 end
-return { gen, restored, redis.call('HGETALL', KEYS[2]), redis.call('HGETALL', KEYS[3]) }
+return { gen, restored, redis.call('HGETALL', KEYS[2]), redis.call('HGETALL', KEYS[3]), redis.call('HGETALL', KEYS[4]) }
 `;
 const READ = new Script(READ_LUA);
 
@@ -110,21 +117,23 @@ export class LedgerMemory {
     // (a data dir that traded another account's fleet before: nothing of it is put back here)
     const mem = this.#mem.fleet === keys.prefix ? this.#mem : NOTHING;
     const ledgers = Object.entries(mem.ledgers).filter(([id]) => id !== self);
-    const args: string[] = [mem.generation ?? '', randomUUID(), String(ledgers.length)];
+    const pnl = Object.entries(mem.pnl).filter(([id]) => id !== self);
+    const args: string[] = [mem.generation ?? '', randomUUID(), String(ledgers.length), String(pnl.length)];
     for (const [id, rec] of ledgers) args.push(id, rec);
-    for (const [id, v] of Object.entries(mem.pnl)) if (id !== self) args.push(id, v);
-    const [gen, restored, flat, flatPnl] = (await READ.run(redis, [keys.generation, keys.ledgers, keys.pnl], args)) as [
-      string,
-      number,
-      string[],
-      string[],
-    ];
+    for (const [id, v] of pnl) args.push(id, v);
+    for (const [id, v] of Object.entries(mem.dayPnl ?? {})) if (id !== self) args.push(id, v);
+    const [gen, restored, flat, flatPnl, flatDay] = (await READ.run(
+      redis,
+      [keys.generation, keys.ledgers, keys.pnl, keys.dayPnl],
+      args,
+    )) as [string, number, string[], string[], string[]];
     const records = pairs(flat);
     this.#remember({
       fleet: keys.prefix,
       generation: gen,
       ledgers: without(records, self),
       pnl: without(pairs(flatPnl), self),
+      dayPnl: without(pairs(flatDay), self),
     });
     return { records, restored };
   }
@@ -174,6 +183,7 @@ export function parseMemory(text: string): RememberedLedgers {
     generation: r.generation,
     ledgers: strings(r.ledgers),
     pnl: strings(r.pnl),
+    ...(typeof r.dayPnl === 'object' && r.dayPnl !== null ? { dayPnl: strings(r.dayPnl) } : {}),
   };
 }
 

@@ -104,6 +104,17 @@ export interface PositionAuditWiring {
   readonly venueMarks: ReadonlyMap<TokenId, Pips>;
 }
 
+/**
+ * Updates the venue's marks from a read of the holdings (Trader.venueMarks): the marks read replace
+ * the last; a token no longer held loses its mark; when the venue's marks could not be read this time
+ * (`marksRead: false`), the last marks of the tokens still held stay.
+ */
+export function keepVenueMarks(marks: Map<TokenId, Pips>, h: Holdings): void {
+  const held = new Set<string>(h.tokens.map((t) => t.tokenId));
+  for (const t of [...marks.keys()]) if (!held.has(t) || h.marksRead !== false) marks.delete(t);
+  for (const t of h.tokens) if (t.mark !== undefined) marks.set(t.tokenId, t.mark);
+}
+
 /** Wires the position audit over the trader's parts (see the module comment). */
 export function createPositionAuditWiring(parts: PositionAuditParts): PositionAuditWiring {
   const { venue, clock, store, fleet, engine, log, marketLog, afterAudit: keep } = parts;
@@ -139,12 +150,12 @@ export function createPositionAuditWiring(parts: PositionAuditParts): PositionAu
       for (const t of r.tokens) recordOf.set(t, rec);
     }
   };
-  // the venue's marks of what the account holds, kept from each read of the holdings
+  // the venue's marks of what the account holds, kept from each read of the holdings: a token no longer
+  // held loses its mark; when the venue's marks could not be read this time, the last ones stay
   const venueMarks = new Map<TokenId, Pips>();
   const holdings = async (): Promise<Holdings> => {
     const h = await venue.holdings!();
-    venueMarks.clear();
-    for (const t of h.tokens) if (t.mark !== undefined) venueMarks.set(t.tokenId, t.mark);
+    keepVenueMarks(venueMarks, h);
     return h;
   };
   const auditor =

@@ -99,11 +99,12 @@ export interface KillSwitchOptions {
   /** Called with an error a listener threw (the other listeners still run, the switch stays tripped). */
   readonly onListenerError?: (err: unknown, reason: TripReason) => void;
   /**
-   * The day's open for maxDailyLoss: the PnL `date`'s first reading (given as `pnl`) or, when the day
-   * was opened before (by this process or an earlier one: the store keeps it), that reading; answers it.
-   * Default: kept in memory.
+   * The day's open for maxDailyLoss: the PnL `date`'s first complete reading (given as `pnl`) or, when
+   * the day was opened before (by this process or an earlier one: the store keeps it), that reading;
+   * answers it. Without `pnl` (an incomplete reading), only reads it: undefined when the day has not
+   * opened. Default: kept in memory.
    */
-  readonly dayOpen?: (date: string, pnl: number) => number;
+  readonly dayOpen?: (date: string, pnl?: number) => number | undefined;
 }
 
 /** The UTC date of `ms`, `YYYY-MM-DD` (the day of maxDailyLoss). */
@@ -125,7 +126,7 @@ export class KillSwitch implements KillSwitchState {
   private readonly listeners = new Set<TripListener>();
   private why: TripReason | null = null;
   private pnl: number | undefined;
-  private readonly dayOpen: (date: string, pnl: number) => number;
+  private readonly dayOpen: (date: string, pnl?: number) => number | undefined;
   /** The current day's open (asked of `dayOpen` once per date). */
   private day: { date: string; open: number } | undefined;
   private dayNow: DayPnl | undefined;
@@ -145,8 +146,8 @@ export class KillSwitch implements KillSwitchState {
     else {
       const opens = new Map<string, number>();
       this.dayOpen = (date, pnl) => {
-        if (!opens.has(date)) opens.set(date, pnl);
-        return opens.get(date)!;
+        if (pnl !== undefined && !opens.has(date)) opens.set(date, pnl);
+        return opens.get(date);
       };
     }
   }
@@ -154,6 +155,11 @@ export class KillSwitch implements KillSwitchState {
   /** The UTC day's PnL at the last `recordPnl` once its day opened (maxDailyLoss on), else undefined. */
   get dailyPnl(): DayPnl | undefined {
     return this.dayNow;
+  }
+
+  /** The daily loss limit, µ (0: off). */
+  get maxDailyLoss(): number {
+    return this.limits.maxDailyLoss;
   }
 
   /** True once tripped; never false again. */
@@ -216,7 +222,8 @@ export class KillSwitch implements KillSwitchState {
    * @param realized realized PnL net of fees
    * @param fees the fees inside `realized` (for the message only: realized is said before them)
    * @param complete every held position that should be marked is (false: a position is unmarked for
-   *   now, so the reading may not open a day; it is still judged against an open day)
+   *   now, or the start has not reconciled yet, so the reading may not open a day; it is still judged
+   *   against a day opened before, by this process or, after a restart the same day, the store's)
    * @returns whether the switch is tripped afterwards
    */
   recordPnl(realized: number, unrealized: number, fees = 0, complete = true): boolean {
@@ -246,19 +253,23 @@ export class KillSwitch implements KillSwitchState {
     return this.tripped;
   }
 
-  /** The current UTC day's open, opening it with `total` when this is its first complete reading. */
+  /**
+   * The current UTC day's open: the one known (this process's, or the store's after a restart), else,
+   * on a complete reading, `total` (the day opens at it); undefined while it cannot open.
+   */
   private openDay(total: number, complete: boolean): { date: string; open: number } | undefined {
     const date = utcDate(this.clock.now());
     if (this.day?.date === date) return this.day;
-    if (!complete) return undefined;
-    let open: number;
+    let open: number | undefined;
     try {
-      open = this.dayOpen(date, total);
+      // an incomplete reading opens no day, but a day opened before (a restart the same day) is judged
+      open = complete ? (this.dayOpen(date, total) ?? total) : this.dayOpen(date);
     } catch (e) {
       // the store could not keep it: a restart would not know the day's open (nor, likely, the fills)
       this.trip('storeFailure', `the day's open PnL could not be kept: ${(e as Error).message}`);
       return undefined;
     }
+    if (open === undefined) return undefined;
     this.day = { date, open };
     return this.day;
   }

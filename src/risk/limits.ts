@@ -86,7 +86,7 @@ export const GLOBAL_LIMITS_SCHEMA = {
     default: 0,
     min: 0,
     max: 1e9,
-    doc: "Kill switch: trips when the PnL of the UTC day (realized + unrealized net of fees, now less its value at the day's open) falls below minus this, collateral (0 disables). The day opens at the first reading after midnight UTC with every held position of the followed markets marked, kept in the store per ledger epoch: a restart the same day keeps the day's open (a daemon stopped by it trips again at start until the next UTC day). Checked with maxLoss. In a fleet it is the account's, as maxLoss: the members' PnLs of the day summed (every member must have the same value).",
+    doc: "Kill switch: trips when the PnL of the UTC day (realized + unrealized net of fees, now less its value at the day's open) falls below minus this, collateral (0 disables). The day opens at the first reading of the UTC day, after the start's reconciliation and position audit, with every held position of the followed markets marked (until then it is not in force: said at warn after 10 s), kept in the store per ledger epoch: a restart the same day keeps the day's open (a daemon stopped by it trips again at start until the next UTC day). Checked with maxLoss. In a fleet it is the account's, as maxLoss: the members' PnLs of the day summed (every member must have the same value).",
   },
   maxRejections: {
     type: 'integer',

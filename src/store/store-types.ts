@@ -644,10 +644,12 @@ export interface Store {
   rewardTotals(opts?: { epoch?: number }): RewardTotals;
   /**
    * The current epoch's PnL at the open of the UTC day `date` (`YYYY-MM-DD`; risk.maxDailyLoss): the
-   * first PnL given for the date is kept (`pnl`, µ, at the clock's now) and every later call answers it.
+   * first PnL given for the date is kept (`pnl`, µ, at the clock's now) and every later call answers it;
+   * without `pnl`, only read (undefined: the day has not opened).
    * @throws ValidationError on a bad date or a PnL that is not a safe integer (nothing written).
    */
   dayOpen(date: string, pnl: number): number;
+  dayOpen(date: string, pnl?: number): number | undefined;
   /** Append a decision to the audit log (kind: a short stable word; data: JSON-serialisable). */
   audit(kind: string, data: unknown): void;
   /** Read the audit log in order. */

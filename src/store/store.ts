@@ -505,15 +505,19 @@ export function openStore(file: string, opts: StoreOptions = {}): Store {
       open();
       return rewardBook.totals(o);
     },
-    dayOpen(date, pnl) {
+    // (the overloads of Store['dayOpen']: with a PnL it always answers a number)
+    dayOpen: ((date: string, pnl?: number): number | undefined => {
       open();
       checkRewardDate(date, 'day open');
-      if (!Number.isSafeInteger(pnl)) throw new ValidationError(`day open: a PnL of integer µ, got ${String(pnl)}`);
-      setSync(otherSync);
+      if (pnl !== undefined && !Number.isSafeInteger(pnl))
+        throw new ValidationError(`day open: a PnL of integer µ, got ${String(pnl)}`);
       const e = epoch?.id ?? 0;
-      st.insertDayOpen.run(e, date, pnl, clock.now());
-      return (st.dayOpen.get(e, date) as { pnl: number }).pnl;
-    },
+      if (pnl !== undefined) {
+        setSync(otherSync);
+        st.insertDayOpen.run(e, date, pnl, clock.now());
+      }
+      return (st.dayOpen.get(e, date) as { pnl: number } | undefined)?.pnl;
+    }) as Store['dayOpen'],
     audit(kind, data) {
       open();
       setSync(otherSync);

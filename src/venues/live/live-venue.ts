@@ -570,14 +570,28 @@ class LiveVenueImpl implements LiveVenue {
     const b = await this.clob.balances({ makerAddress: this.address });
     const avg = new Map<string, { pips: Pips; micro: number }>();
     const marks = new Map<string, Pips>();
+    let marksRead = true;
     try {
       for (const p of await this.clob.positions({ makerAddress: this.address })) {
-        const px = parsePrice(p.avgPrice, 'half-up');
-        if (px > 0) avg.set(p.assetId, { pips: px, micro: parseAmount(p.avgPrice, 'half-up') });
-        if (p.curPrice !== undefined) marks.set(p.assetId, parsePrice(p.curPrice, 'half-up'));
+        // each figure on its own: one the venue writes oddly costs that figure only
+        try {
+          const px = parsePrice(p.avgPrice, 'half-up');
+          if (px > 0) avg.set(p.assetId, { pips: px, micro: parseAmount(p.avgPrice, 'half-up') });
+        } catch {
+          /* no average price for this token */
+        }
+        try {
+          if (p.curPrice !== undefined) marks.set(p.assetId, parsePrice(p.curPrice, 'half-up'));
+        } catch {
+          /* no mark for this token */
+        }
       }
     } catch (err) {
-      this.#p.logger?.warn({ err: (err as Error).message?.slice(0, 200) }, 'positions not read: no average prices');
+      marksRead = false;
+      this.#p.logger?.warn(
+        { err: (err as Error).message?.slice(0, 200) },
+        'positions not read: no average prices, the last marks kept',
+      );
     }
     return {
       collateral: { available: b.collateral.available, reserved: b.collateral.reserved },
@@ -595,6 +609,7 @@ class LiveVenueImpl implements LiveVenue {
             ...(mark !== undefined ? { mark } : {}),
           };
         }),
+      ...(marksRead ? {} : { marksRead: false }),
     };
   }
 

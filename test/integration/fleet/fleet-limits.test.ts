@@ -68,6 +68,12 @@ describe('checkFleetLimits', () => {
     await at('b');
     expect(await checkFleetLimits(redis, k, 'b', L)).toEqual([{ key: 'maxDailyLoss', fleet: '25000000', mine: 0 }]);
     expect(await checkFleetLimits(redis, k, 'b', { ...L, maxDailyLoss: 25_000_000 })).toEqual([]);
+    // a member alone records its limits whole: no field of an earlier record stays
+    await redis.hset(k.riskLimits, 'stale', 'x');
+    await redis.zrem(k.members, 'b');
+    expect(await checkFleetLimits(redis, k, 'a', { ...L, maxDailyLoss: 25_000_000 })).toEqual([]);
+    expect((await redis.hgetall(k.riskLimits)).stale).toBeUndefined();
+    await at('b');
     // a record written by an older mmkit (no maxDailyLoss field): the same as off
     await redis.hdel(k.riskLimits, 'maxDailyLoss');
     expect(await checkFleetLimits(redis, k, 'b', L)).toEqual([]);

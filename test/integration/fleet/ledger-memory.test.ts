@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LiveClock } from '../../../src/core/clock.ts';
 import { fleetKeys } from '../../../src/fleet/fleet-keys.ts';
 import { type LedgerToken, LedgerPublisher, readOtherLedgers } from '../../../src/fleet/fleet-ledger.ts';
-import { writeMemberPnl } from '../../../src/fleet/fleet-loss.ts';
+import { writeMemberDayPnl, writeMemberPnl } from '../../../src/fleet/fleet-loss.ts';
 import { LEDGER_MEMORY_FILE, LedgerMemory } from '../../../src/fleet/ledger-memory.ts';
 import { connectFleetRedis } from '../../../src/fleet/redis.ts';
 import { useTestRedis } from '../../support/redis-suite.ts';
@@ -58,6 +58,8 @@ describe('fleet ledger memory', () => {
     await writeMemberPnl(redis, keys, 'La', 1_000_000);
     await writeMemberPnl(redis, keys, 'Lb', 2_000_000);
     await writeMemberPnl(redis, keys, 'Lc', -40_000_000);
+    // and the PnL of the day the daily loss limit sums (c lost 7 today)
+    await writeMemberDayPnl(redis, keys, 'Lc', '2026-11-29', -7_000_000);
     const dirA = dataDir();
     const memA = new LedgerMemory(dirA);
     const first = await readOtherLedgers(redis, keys, 'La', memA);
@@ -66,6 +68,7 @@ describe('fleet ledger memory', () => {
     expect(memA.remembered.generation).toMatch(/^[0-9a-f-]{36}$/);
     expect(Object.keys(memA.remembered.ledgers).sort()).toEqual(['Lb', 'Lc']);
     expect(memA.remembered.pnl).toEqual({ Lb: '2000000', Lc: '-40000000' });
+    expect(memA.remembered.dayPnl).toEqual({ Lc: '2026-11-29:-7000000' });
 
     // c stops (kill -9: its record stays), then Redis restarts empty; a and b run on
     await c.stop();
@@ -84,6 +87,8 @@ describe('fleet ledger memory', () => {
     expect(after.tokens.get('t1')?.size).toBe(20_000_000);
     // c's loss counts in the loss limit's sum again; b's figure written since the loss is kept
     expect(await writeMemberPnl(redis, keys, 'La', 1_000_000)).toBe(1_000_000 + 3_000_000 - 40_000_000);
+    // and its loss of the day in the daily limit's sum
+    expect(await writeMemberDayPnl(redis, keys, 'La', '2026-11-29', -1_000_000)).toBe(-8_000_000);
     // the record is back for every member (b's audit, `mmkit fleet status`), and a new generation is set
     expect((await readOtherLedgers(redis, keys, 'Lb')).tokens.get('t2')?.size).toBe(50_000_000);
     const gen2 = await redis.get(keys.generation);

@@ -434,6 +434,8 @@ describe('fleet loss limit', () => {
     // m-a lost 6 today and 50 yesterday (its figure of yesterday does not count today)
     expect(await writeMemberDayPnl(conns[0]!, keys, 'm-a', '2026-11-28', -50_000_000)).toBe(-50_000_000);
     expect(await writeMemberDayPnl(conns[2]!, keys, 'm-c', '2026-11-29', -6_000_000)).toBe(-6_000_000);
+    // a ledger the fleet no longer has (an operator removed it): its figure is not counted
+    await admin.hset(keys.dayPnl, 'L-gone', '2026-11-29:-70000000');
     const tripped: string[] = [];
     let day: { date: string; pnl: number } | undefined;
     const w = new FleetLossWatch({

@@ -30,7 +30,14 @@ type Book = { bestBid: number | null; bestAsk: number | null; mid: number | null
  * A store holding 10 shares at 0.40 of `tokenId` (of `market`), a kill switch with `limits` and the
  * store's day opens, and the loss limit started over the run's one market M (checked on `check()`).
  */
-function setup(o: { market: ConditionId; tokenId: TokenId; maxLoss: number; maxDailyLoss: number }) {
+function setup(o: {
+  market: ConditionId;
+  tokenId: TokenId;
+  maxLoss: number;
+  maxDailyLoss: number;
+  log?: { warn(o: object, msg: string): void };
+  now?: () => number;
+}) {
   const clock = new VirtualClock(Date.UTC(2026, 10, 29, 12));
   const store = openStore(':memory:', { clock });
   store.openEpoch({ venue: 'paper', world: 'w', address: '0x0000000000000000000000000000000000000001' });
@@ -58,7 +65,16 @@ function setup(o: { market: ConditionId; tokenId: TokenId; maxLoss: number; maxD
     venueMarks: () => venueMarks,
   } as unknown as Trader;
   const markets = [{ market: M, tokens: [{ tokenId: YES }, { tokenId: NO }] }] as unknown as MarketInfo[];
-  const loss = startLossLimit({ trader, store, markets }, 3_600_000);
+  const loss = startLossLimit(
+    {
+      trader,
+      store,
+      markets,
+      ...(o.log !== undefined ? { log: o.log as never } : {}),
+      ...(o.now !== undefined ? { now: o.now } : {}),
+    },
+    3_600_000,
+  );
   return {
     store,
     kill,
@@ -73,26 +89,37 @@ function setup(o: { market: ConditionId; tokenId: TokenId; maxLoss: number; maxD
 }
 
 describe('mmkit run: the daily loss limit opens the day on a marked reading', () => {
-  it('not before the books are in: the start check with the position unmarked opens nothing', () => {
+  it('not before the start has reconciled, nor while a followed position is unmarked', () => {
     // 10 shares bought at 0.40 on the run's market, no book yet
     const t = setup({ market: M, tokenId: YES, maxLoss: 0, maxDailyLoss: 500_000 });
     try {
+      // the start's check: nothing opens
       expect(t.kill.dailyPnl).toBeUndefined();
-      expect(t.store.dayOpen('2026-11-29', 123)).toBe(123); // (nothing was kept: this call opens it)
+      expect(t.store.dayOpen('2026-11-29')).toBeUndefined();
+      // started with the book of YES empty (no mid ever seen): the day waits for a mark
+      t.books.set(YES, { bestBid: null, bestAsk: null, mid: null });
+      t.books.set(NO, { bestBid: 6900, bestAsk: 7100, mid: 7000 });
+      expect(t.loss.started()).toBe(false);
+      expect(t.kill.dailyPnl).toBeUndefined();
+      expect(t.store.dayOpen('2026-11-29')).toBeUndefined();
     } finally {
       t.close();
     }
   });
 
-  it('the day opens at the first marked reading and judges the moves after it', () => {
+  it('the day opens at the first marked reading after the start and judges the moves after it', () => {
     const t = setup({ market: M, tokenId: YES, maxLoss: 0, maxDailyLoss: 500_000 });
     try {
       expect(t.kill.dailyPnl).toBeUndefined();
       // the books are in: mid 0.30, 1 USDC under the average price, all of it from before the day opened
       t.books.set(YES, { bestBid: 2900, bestAsk: 3100, mid: 3000 });
       t.books.set(NO, { bestBid: 6900, bestAsk: 7100, mid: 7000 });
+      // but the start not done: nothing opens
       expect(t.loss.check()).toBe(false);
+      expect(t.store.dayOpen('2026-11-29')).toBeUndefined();
+      expect(t.loss.started()).toBe(false);
       expect(t.kill.dailyPnl).toEqual({ date: '2026-11-29', open: -1_000_000, pnl: 0 });
+      expect(t.store.dayOpen('2026-11-29')).toBe(-1_000_000);
       // 0.04 lower: 0.40 more lost today, within 0.50
       t.books.set(YES, { bestBid: 2500, bestAsk: 2700, mid: 2600 });
       expect(t.loss.check()).toBe(false);
@@ -103,6 +130,71 @@ describe('mmkit run: the daily loss limit opens the day on a marked reading', ()
       expect(t.kill.reason?.message).toMatch(
         /^PnL of the day -0\.6 below -0\.5 \(UTC 2026-11-29: -1 at its open, -1\.6 now\)/,
       );
+    } finally {
+      t.close();
+    }
+  });
+
+  it("with a position off the followed markets, the day opens after the start's audit read the venue's mark (review 46 F1)", () => {
+    // 10 shares at 0.40 in a market this run does not follow, worth 0.05 at the venue: 3.50 lost before today
+    const t = setup({ market: OTHER, tokenId: HELD, maxLoss: 0, maxDailyLoss: 1_000_000 });
+    try {
+      t.books.set(YES, { bestBid: 4900, bestAsk: 5100, mid: 5000 });
+      t.books.set(NO, { bestBid: 4900, bestAsk: 5100, mid: 5000 });
+      // the check before the start (no mark yet) opens nothing
+      expect(t.kill.dailyPnl).toBeUndefined();
+      // the start's audit reads the venue's marks, then the start resolves
+      t.venueMarks.set(HELD, 500);
+      expect(t.loss.started()).toBe(false);
+      expect(t.kill.dailyPnl).toEqual({ date: '2026-11-29', open: -3_500_000, pnl: 0 });
+      // the day's own loss from there: 0.05 -> 0 is 0.50, within 1
+      t.venueMarks.set(HELD, 0);
+      expect(t.loss.check()).toBe(false);
+      expect(t.kill.dailyPnl?.pnl).toBe(-500_000);
+    } finally {
+      t.close();
+    }
+  });
+
+  it('says once, at warn, when the daily limit waits for a mark longer than 10 s', () => {
+    const warned: string[] = [];
+    let now = Date.UTC(2026, 10, 29, 12);
+    const t = setup({
+      market: M,
+      tokenId: YES,
+      maxLoss: 0,
+      maxDailyLoss: 500_000,
+      log: { warn: (_o: object, msg: string) => void warned.push(msg) },
+      now: () => now,
+    });
+    try {
+      t.books.set(YES, { bestBid: null, bestAsk: null, mid: null });
+      t.loss.started();
+      now += 9_999;
+      t.loss.check();
+      expect(warned).toEqual([]);
+      now += 1;
+      t.loss.check();
+      t.loss.check();
+      expect(warned).toEqual([
+        'the daily loss limit is not in force yet for UTC 2026-11-29: 1 held position(s) of followed markets have no mark (the day opens at the first reading with every one marked)',
+      ]);
+    } finally {
+      t.close();
+    }
+  });
+
+  it("a followed position whose book is gone falls back to the venue's mark", () => {
+    const t = setup({ market: M, tokenId: YES, maxLoss: 2_000_000, maxDailyLoss: 0 });
+    try {
+      // the book of YES is not there (the market's stream lost it): no mid, no last mid
+      t.books.set(NO, { bestBid: 4900, bestAsk: 5100, mid: 5000 });
+      expect(t.loss.started()).toBe(false);
+      expect(t.kill.lastPnl).toBe(0);
+      // the venue marks YES at 0.15: 2.50 under water
+      t.venueMarks.set(YES, 1500);
+      expect(t.loss.check()).toBe(true);
+      expect(t.kill.lastPnl).toBe(-2_500_000);
     } finally {
       t.close();
     }

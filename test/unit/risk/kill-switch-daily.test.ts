@@ -65,15 +65,46 @@ describe('the daily loss limit', () => {
 
   it('asks dayOpen once per day: an open kept by an earlier process wins (a restart the same day)', () => {
     const clock = new VirtualClock(NOON);
-    const asked: Array<[string, number]> = [];
-    const dayOpen = (date: string, pnl: number): number => {
+    const asked: Array<[string, number | undefined]> = [];
+    const opens = new Map([['2026-11-29', 0]]); // the store's: the day opened at 0 before the restart
+    const dayOpen = (date: string, pnl?: number): number | undefined => {
       asked.push([date, pnl]);
-      return 0; // the store's: the day opened at 0 before the restart
+      if (pnl !== undefined && !opens.has(date)) opens.set(date, pnl);
+      return opens.get(date);
     };
     const k = new KillSwitch(clock, { limits: limits(10_000_000), dayOpen });
-    expect(k.recordPnl(-12_000_000, 0)).toBe(true);
-    expect(asked).toEqual([['2026-11-29', -12_000_000]]);
+    expect(k.recordPnl(-9_000_000, 0)).toBe(false);
+    expect(k.recordPnl(-9_500_000, 0)).toBe(false);
+    expect(k.recordPnl(-9_900_000, 0)).toBe(false);
+    expect(asked).toEqual([['2026-11-29', -9_000_000]]);
+    // the next day: asked once more, opened at its first reading
+    clock.advance(DAY);
+    expect(k.recordPnl(-12_000_000, 0)).toBe(false);
+    expect(k.recordPnl(-12_000_000, 0)).toBe(false);
+    expect(asked).toEqual([
+      ['2026-11-29', -9_000_000],
+      ['2026-11-30', -12_000_000],
+    ]);
+    expect(k.dailyPnl).toEqual({ date: '2026-11-30', open: -12_000_000, pnl: 0 });
+  });
+
+  it('an incomplete reading after a restart the same day is judged against the day kept (read, not opened)', () => {
+    const clock = new VirtualClock(NOON);
+    const asked: Array<[string, number | undefined]> = [];
+    const opens = new Map([['2026-11-29', 0]]);
+    const dayOpen = (date: string, pnl?: number): number | undefined => {
+      asked.push([date, pnl]);
+      return opens.get(date);
+    };
+    const k = new KillSwitch(clock, { limits: limits(10_000_000), dayOpen });
+    expect(k.recordPnl(-12_000_000, 0, 0, false)).toBe(true);
+    expect(asked).toEqual([['2026-11-29', undefined]]);
     expect(k.reason?.message).toMatch(/^PnL of the day -12 below -10 \(UTC 2026-11-29: 0 at its open/);
+    // a day nobody opened yet: an incomplete reading opens nothing and is not judged
+    const k2 = new KillSwitch(new VirtualClock(NOON + DAY), { limits: limits(10_000_000), dayOpen });
+    expect(k2.recordPnl(-50_000_000, 0, 0, false)).toBe(false);
+    expect(k2.dailyPnl).toBeUndefined();
+    expect(opens.has('2026-11-30')).toBe(false);
   });
 
   it('a day open that cannot be kept trips storeFailure', () => {

@@ -1,14 +1,17 @@
 /**
  * The store's day opens (migration 6; risk.maxDailyLoss): per ledger epoch and UTC date, the first PnL
- * given is kept and answered ever after, across a reopen; a new epoch opens its own days; bad input
- * is refused and writes nothing.
+ * given is kept and answered ever after, across a reopen; without a PnL only read; a new epoch opens
+ * its own days; bad input is refused and writes nothing; a store of schema 5 migrates (migrations 6
+ * and 7: day opens, operations' tx hash).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../src/core/clock.ts';
 import { ValidationError } from '../../../src/core/errors.ts';
+import { MIGRATIONS, migrate } from '../../../src/store/migrations.ts';
 import { openStore, type Store } from '../../../src/store/store.ts';
 
 const PAPER = { venue: 'paper', world: 'w-1', address: '0x0000000000000000000000000000000000000001' };
@@ -44,6 +47,31 @@ describe('the day opens', () => {
     store.dayOpen('2026-11-29', -1_500_000);
     store.openEpoch({ ...PAPER, world: 'w-2' });
     expect(store.dayOpen('2026-11-29', 0)).toBe(0);
+  });
+
+  it('without a PnL, only reads: undefined before the day opened, nothing written', () => {
+    expect(store.dayOpen('2026-12-01')).toBeUndefined();
+    expect(store.dayOpen('2026-12-01')).toBeUndefined();
+    expect(store.dayOpen('2026-12-01', 5)).toBe(5);
+    expect(store.dayOpen('2026-12-01')).toBe(5);
+  });
+
+  it('an old store (schema 5) migrates: its operations read a null tx hash, day opens work', () => {
+    store.close();
+    rmSync(file);
+    const db = new Database(file);
+    migrate(db, file, 5);
+    db.prepare("INSERT INTO epochs (venue, world, address, started_at) VALUES ('paper', 'w-1', ?, 1)").run(
+      PAPER.address,
+    );
+    db.prepare(
+      `INSERT INTO operations (epoch, at, kind, market, amount, collateral, tx, legs) VALUES (1, 5, 'merge', '0xm', 1000000, 1000000, 'relayer-9', '[]')`,
+    ).run();
+    db.close();
+    store = openStore(file, { clock, checkpoint: 'auto' });
+    expect(store.operations().map((o) => [o.tx, o.txHash])).toEqual([['relayer-9', null]]);
+    expect(store.dayOpen('2026-11-29', -3)).toBe(-3);
+    expect(MIGRATIONS.length).toBe(7);
   });
 
   it('refuses a bad date or PnL and writes nothing', () => {
