@@ -50,6 +50,9 @@ describe('config/polymarket.json', () => {
     expect(() => resolveRiskLimits(cfg.bot.risk)).not.toThrow();
     expect(cfg.bot.risk.maxOrderSizeShares).toBeLessThanOrEqual(10);
     expect(cfg.bot.risk.maxLoss).toBeLessThanOrEqual(25);
+    // a loss of the day stops it before the epoch's limit does
+    expect(cfg.bot.risk.maxDailyLoss).toBeGreaterThan(0);
+    expect(cfg.bot.risk.maxDailyLoss).toBeLessThan(cfg.bot.risk.maxLoss);
     expect(cfg.budgets).toMatchObject({ enabled: true, headroom: 0.2 });
     expect(cfg.bot.postOnly).toBe(true);
     expect(cfg.bot.marketCount).toBe(1);
