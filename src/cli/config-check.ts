@@ -158,6 +158,20 @@ export async function checkConfig(
   }
   // a proxy type without a funder is refused; a funder with eoa is a warning: it is harmless when it
   // is the wallet itself, which only the decrypted keystore tells (`mmkit doctor` and `mmkit run` refuse otherwise)
+  // real money without a loss limit: said (not refused: an operator may watch it by hand)
+  if (!paper) {
+    if (cfg.bot.risk.maxLoss === 0)
+      warnings.push({
+        key: 'bot.risk.maxLoss',
+        message: 'is 0 (no loss limit) on a venue that is not a paper exchange: nothing stops the bot on a loss',
+      });
+    if (cfg.bot.risk.maxDailyLoss === 0)
+      warnings.push({
+        key: 'bot.risk.maxDailyLoss',
+        message:
+          'is 0 (no daily loss limit) on a venue that is not a paper exchange: a bad day may lose up to bot.risk.maxLoss; set one (config/polymarket.json has 5)',
+      });
+  }
   const fp = funderProblem(cfg.venue.signatureType, cfg.venue.funder);
   if (fp !== undefined) (fp.certain ? problems : warnings).push({ key: fp.key, message: fp.message });
   for (const m of cfg.bot.markets)

@@ -350,6 +350,21 @@ describe('config: the shipped files', () => {
       [],
     );
     expect(withKey).toMatchObject({ ok: true, wallet: 'private-key' });
+    expect(withKey.warnings).toEqual([]);
+    // real money without a (daily) loss limit: said, not refused; a paper venue: nothing said
+    const noLimits = await checkConfig(
+      loadConfig(
+        join(ROOT, 'config/live.example.json'),
+        {},
+        { MMKIT_PRIVATE_KEY: KEY, MMKIT_RISK_MAX_LOSS: '0', MMKIT_RISK_MAX_DAILY_LOSS: '0' },
+      ),
+      [],
+    );
+    expect(noLimits.ok).toBe(true);
+    expect(noLimits.warnings.map((w) => w.key)).toEqual(['bot.risk.maxLoss', 'bot.risk.maxDailyLoss']);
+    expect(noLimits.warnings[1]?.message).toMatch(/no daily loss limit.*not a paper exchange/);
+    const paperNoLimits = await checkConfig(loadConfig(f, {}, { MMKIT_RISK_MAX_DAILY_LOSS: '0' }), [f]);
+    expect(paperNoLimits.warnings).toEqual([]);
   });
 
   it('check warns when a keystore and MMKIT_PRIVATE_KEY are both set, naming the one used (findings-5 P2)', async () => {
