@@ -384,8 +384,7 @@ async function trade(
   // fill, and a UTC day opened only on a reading after the start with every followed position marked
   const losses = startLossLimit({ trader, store, markets, log: dlog, now: () => clock.now() });
   lossLimit = losses;
-  await trader.start();
-  losses.started();
+  await trader.start({ beforeQuoting: async () => void (await losses.started()) });
   ops.lifecycle('running');
   trader.startHeartbeat();
   const marksNow = (): Map<TokenId, number> => midMarks(markets, engine);

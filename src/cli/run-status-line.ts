@@ -118,6 +118,9 @@ class RunPnl {
   }
 }
 
+/** How long the start waits for the books of the followed markets where a position is held, ms. */
+export const START_MARKS_WAIT_MS = 5_000;
+
 /** How long the UTC day may wait for a complete reading before the daemon says so, ms. */
 export const DAY_PENDING_WARN_MS = 10_000;
 
@@ -128,17 +131,18 @@ interface LossLimitExtras {
 }
 
 /**
- * The loss limits (bot.risk.maxLoss, maxDailyLoss) of `mmkit run`: checked once now (call it before
- * the strategy quotes: a daemon restarted past its limit trips before it trades), every LOSS_CHECK_MS,
- * and soon after every fill (`afterFill`, coalesced). `started()` once the trader's start resolved:
- * only then may a reading open the UTC day (before it, missed fills, the start audit's adjustments and
- * the venue's marks are not in yet: a day opened then would count their PnL as the day's); it checks
- * at once. Stopped by `stop()`.
+ * The loss limits (bot.risk.maxLoss, maxDailyLoss) of `mmkit run`: checked once now, every
+ * LOSS_CHECK_MS, and soon after every fill (`afterFill`, coalesced). `started()` once the start has
+ * reconciled, before the strategy gets any event (the trader's `beforeQuoting`): it waits up to
+ * `waitMs` for the books of the followed markets where a position is held, then checks, so a daemon
+ * restarted past its limit trips before it trades; and only from then may a reading open the UTC day
+ * (before it, missed fills, the start audit's adjustments and the venue's marks are not in yet: a day
+ * opened then would count their PnL as the day's). Stopped by `stop()`.
  */
 export function startLossLimit(
   o: PnlSources & LossLimitExtras,
   everyMs = LOSS_CHECK_MS,
-): { check(): boolean; started(): boolean; afterFill(): void; stop(): void } {
+): { check(): boolean; started(waitMs?: number): Promise<boolean>; afterFill(): void; stop(): void } {
   const pnl = new RunPnl(o);
   pnl.checkLoss();
   const timer = setInterval(() => pnl.checkLoss(), everyMs);
@@ -146,8 +150,11 @@ export function startLossLimit(
   let pending: ReturnType<typeof setImmediate> | undefined;
   return {
     check: () => pnl.checkLoss(),
-    started() {
+    async started(waitMs = START_MARKS_WAIT_MS) {
       pnl.started = true;
+      // the books of what is held come in with the streams (they run meanwhile): wait for them, bounded
+      const until = Date.now() + waitMs;
+      while (pnl.now().unmarked.length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
       return pnl.checkLoss();
     },
     afterFill() {
@@ -176,6 +183,8 @@ export function startStatusLine(
     readonly dlog: Logger;
     readonly outcomes: ReadonlyMap<string, string>;
     readonly fills: () => number;
+    /** The clock's now (the UTC day of the `day` figure; default Date.now). */
+    readonly now?: () => number;
   },
   everyMs: number,
 ): ReturnType<typeof setInterval> {
@@ -184,7 +193,14 @@ export function startStatusLine(
   const pnl = new RunPnl(o);
   const status = setInterval(() => {
     // (the loss limit is checked on its own cadence: startLossLimit)
-    const { shown } = pnl.now();
+    const { shown, risk } = pnl.now();
+    // the UTC day's PnL the daily loss limit judges (bot.risk.maxDailyLoss on), from this same reading:
+    // the loss limit's marks net of fees, less the day's open
+    const open = trader.kill.dailyPnl;
+    const day =
+      open !== undefined && open.date === utcDate((o.now ?? Date.now)())
+        ? Math.round(risk.realized - risk.fees + risk.unrealized - open.open)
+        : undefined;
     dlog.info(
       {
         open: tracker.liveOrders().length,
@@ -195,7 +211,7 @@ export function startStatusLine(
         fees: formatAmount(shown.fees),
         total: formatAmount(shown.realized + shown.unrealized - shown.fees),
         // the UTC day's PnL the daily loss limit judges (risk.maxDailyLoss on)
-        ...(trader.kill.dailyPnl !== undefined ? { day: formatAmount(Math.round(trader.kill.dailyPnl.pnl)) } : {}),
+        ...(day !== undefined ? { day: formatAmount(day) } : {}),
         ...(trader.rewards.active ? { rewards: formatAmount(store.rewardTotals().total) } : {}),
         // the terminal view's one status line (src/ops/terminal): the JSON line stays as it was
         ...prettyOnly(log, { markets: markets.length }),

@@ -440,7 +440,7 @@ async function runLocked(
   if (strayed.length > 0)
     dlog.warn(
       { positions: strayed.map((p) => ({ market: p.market, token: p.tokenId, size: formatAmount(p.size) })) },
-      `positions held in ${new Set(strayed.map((p) => p.market)).size} market(s) this run does not follow: nothing quotes them down and, without their books, they have no mark (list them in bot.markets to trade them)`,
+      `positions held in ${new Set(strayed.map((p) => p.market)).size} market(s) this run does not follow: nothing quotes them down; they are marked at the venue's price read by the position audit, none when the venue gives none (list them in bot.markets to trade them)`,
     );
 
   // child loggers per component and market ({component, market} on every line), made once each
@@ -670,16 +670,17 @@ async function runLocked(
   // the loss limits (bot.risk.maxLoss, maxDailyLoss): checked now, before anything is quoted (a daemon
   // restarted past its limit trips before it trades), once the start has reconciled (only then may a
   // reading open the UTC day), every second and after every fill
-  lossLimit = startLossLimit({ trader, store, markets, log: dlog, now: () => clock.now() });
-  await trader.start();
-  lossLimit.started();
+  const losses = startLossLimit({ trader, store, markets, log: dlog, now: () => clock.now() });
+  lossLimit = losses;
+  // (before the strategy gets any event: a restart past a limit trips before it quotes)
+  await trader.start({ beforeQuoting: async () => void (await losses.started()) });
   starting = false;
   if (trader.rewards.active && !trader.engine.stopped) rewardBook.start();
   ops.lifecycle('running');
   if (!trader.engine.stopped) trader.startHeartbeat();
   // the status line (src/cli/run-status-line.ts)
   const status = startStatusLine(
-    { log, dlog, trader, store, markets, outcomes, fills: () => fills },
+    { log, dlog, trader, store, markets, outcomes, fills: () => fills, now: () => clock.now() },
     cfg.statusIntervalMs,
   );
   const stop = await stopped;

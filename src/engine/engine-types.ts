@@ -82,6 +82,12 @@ export interface EngineOptions {
   priceSymbols?: readonly string[];
   /** The restart reconciliation; start() awaits it before any quoting. */
   reconcile?: () => Promise<StartReconciliation | void>;
+  /**
+   * Awaited by start() after the reconciliation and the balance read, before quoting is allowed (the
+   * strategy gets no event before it resolves): the daemon checks its loss limits here, so a restart
+   * past one trips before the strategy acts. The streams run meanwhile (books come in).
+   */
+  beforeReady?: () => Promise<void> | void;
   /** Own open orders from the executor's tracker instead of the order events. */
   orders?: OrderViewSource;
   /** Asks the venue for fresh snapshots (default: the venue's `resync` when it has one). */

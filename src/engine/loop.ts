@@ -238,6 +238,7 @@ class EngineImpl implements Engine {
     if (listingMs > 0 && !this.#stopped) {
       this.#listingTimer = o.clock.setInterval(() => void this.#pollMarkets(), listingMs);
     }
+    if (o.beforeReady !== undefined && !this.#stopped) await o.beforeReady();
     if (!this.#stopped) this.#control.next({ kind: 'ready' });
   }
 

@@ -202,8 +202,12 @@ export interface Trader {
   readonly keeper: CollateralKeeper | undefined;
   /** The liquidity reward estimate of the bot's quotes (samples once started; nothing when no market is rewarded). */
   readonly rewards: RewardTracker;
-  /** Subscribes the streams and reconciles with the venue; quoting starts once it succeeded. @throws what the reconciliation throws */
-  start(): Promise<void>;
+  /**
+   * Subscribes the streams and reconciles with the venue; quoting starts once it succeeded and
+   * `o.beforeQuoting` (awaited after the reconciliation, before the strategy gets any event: the
+   * daemon's loss limits) resolved. @throws what the reconciliation throws
+   */
+  start(o?: { readonly beforeQuoting?: () => Promise<void> | void }): Promise<void>;
   /** Starts the heartbeat keeper (dead-man switch) once the engine is ready. Idempotent. */
   startHeartbeat(): void;
   /** Stops the engine (no more events, no more intents). Idempotent. */
@@ -509,8 +513,11 @@ export function createTrader(o: TraderOptions): Trader {
     const l = limitsFor(limits, market);
     return { min: l.minPrice, max: l.maxPrice };
   };
+  // what the trader's start awaits before quoting (Trader.start's `beforeQuoting`)
+  let beforeQuoting: (() => Promise<void> | void) | undefined;
   engine = createEngine({
     venue,
+    beforeReady: () => beforeQuoting?.(),
     // ctx.markets is the engine's view of the markets, which follows tick-size changes
     // (a throw in create() is named: ./create-strategy.ts)
     strategy: (state) =>
@@ -623,7 +630,8 @@ export function createTrader(o: TraderOptions): Trader {
     store,
     riskView,
     counters,
-    start: async () => {
+    start: async (so) => {
+      beforeQuoting = so?.beforeQuoting;
       await eng.start();
       // stopped while starting (a signal, the kill switch): the shutdown follows; nothing more starts
       if (eng.stopped) return;

@@ -15,7 +15,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startExchange, type RunningExchange } from '../../src/exchange/server.ts';
 import { BotHarness, exited } from './support/bot-harness.ts';
-import { ONE_FAK_PLUGIN } from './support/one-fak.ts';
+import { EAGER_FAK_PLUGIN, ONE_FAK_PLUGIN } from './support/one-fak.ts';
 import { ROOT } from './support/cli.ts';
 
 /** Scratch space inside the project (so 'mmkit/strategy' resolves), outside tsconfig's and vitest's includes. */
@@ -36,6 +36,9 @@ afterAll(async () => {
 
 const plugin = join(scratch, 'one-fak.ts');
 writeFileSync(plugin, ONE_FAK_PLUGIN);
+// the restarts run a plugin that trades on its first event: the limits are checked before it gets one
+const eager = join(scratch, 'eager-fak.ts');
+writeFileSync(eager, EAGER_FAK_PLUGIN);
 
 const ENV = { MMKIT_RISK_MAX_LOSS: '0.000001', MMKIT_STATUS_INTERVAL_MS: '600000', MMKIT_LOG_FORMAT: 'json' };
 
@@ -67,7 +70,7 @@ describe('mmkit run: the loss limit', () => {
 
     // again, on the same data dir: past the limit at start, it stops before any order
     const trades = tradeCount();
-    const again = h.startBot(base, dir, ['--strategy', plugin, '--duration', '300s'], ENV);
+    const again = h.startBot(base, dir, ['--strategy', eager, '--duration', '300s'], ENV);
     expect(await exited(again.p), again.err().slice(-3000)).toBe(4);
     expect(again.out() + again.err()).toMatch(/PnL -[0-9.]+ below -0\.000001/);
     expect(tradeCount()).toBe(trades);
@@ -79,7 +82,9 @@ describe('mmkit run: the loss limit', () => {
     const ex2 = await startExchange({
       port: 0,
       seed: 29,
-      world: { agents: 'default', lifecycle: false, priceFeed: false, feeRateBps: 200 },
+      // no taker fee: the loss is the spread alone, which only the books' marks show (at the start of a
+      // restart they come with the streams: the limit must wait for them before the strategy acts)
+      world: { agents: 'default', lifecycle: false, priceFeed: false, feeRateBps: 0 },
     });
     try {
       const base = ex2.urls.clob_url.replace(/\/clob$/, '');
@@ -104,7 +109,7 @@ describe('mmkit run: the loss limit', () => {
       // again: the day opened at 0 (not at the loss it is at now), so it stops before any order (a
       // restart that finds another UTC day, a run around midnight, opens that day: then it may trade once)
       const trades = tradeCount();
-      const again = h.startBot(base, dir, ['--strategy', plugin, '--duration', '300s'], env);
+      const again = h.startBot(base, dir, ['--strategy', eager, '--duration', '300s'], env);
       expect(await exited(again.p), again.err().slice(-3000)).toBe(4);
       const second = trip.exec(again.out() + again.err());
       expect(second, (again.out() + again.err()).slice(-3000)).not.toBeNull();

@@ -33,3 +33,17 @@ export default defineStrategy({
   },
 });
 `;
+
+/**
+ * The same plugin acting on its very first event (the engine's `engine.ready` timer, or the first book
+ * event after it), as an eager plugin may: what a restart past a loss limit must never let trade
+ * (trial 20 F1).
+ */
+export const EAGER_FAK_PLUGIN: string = (() => {
+  const eager = ONE_FAK_PLUGIN.replace(
+    "if (sent || event.type !== 'timer' || event.name !== 'tick') return undefined;",
+    'if (sent) return undefined;',
+  ).replace("name: 'one-fak'", "name: 'eager-fak'");
+  if (!eager.includes('if (sent) return undefined;')) throw new Error('EAGER_FAK_PLUGIN: the one-fak plugin changed');
+  return eager;
+})();

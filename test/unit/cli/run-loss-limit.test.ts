@@ -8,7 +8,7 @@
  * reads of the trader).
  */
 import { describe, expect, it } from 'vitest';
-import { startLossLimit } from '../../../src/cli/run-status-line.ts';
+import { startLossLimit, startStatusLine } from '../../../src/cli/run-status-line.ts';
 import { VirtualClock } from '../../../src/core/clock.ts';
 import type { ConditionId, TokenId } from '../../../src/core/ids.ts';
 import type { Micro } from '../../../src/core/units.ts';
@@ -63,6 +63,8 @@ function setup(o: {
     engine: { state: { book: (t: TokenId) => books.get(t) } },
     kill,
     venueMarks: () => venueMarks,
+    tracker: { liveOrders: () => [] },
+    rewards: { active: false },
   } as unknown as Trader;
   const markets = [{ market: M, tokens: [{ tokenId: YES }, { tokenId: NO }] }] as unknown as MarketInfo[];
   const loss = startLossLimit(
@@ -81,6 +83,8 @@ function setup(o: {
     books,
     venueMarks,
     loss,
+    trader,
+    markets,
     close() {
       loss.stop();
       store.close();
@@ -89,17 +93,20 @@ function setup(o: {
 }
 
 describe('mmkit run: the daily loss limit opens the day on a marked reading', () => {
-  it('not before the start has reconciled, nor while a followed position is unmarked', () => {
+  it('not before the start has reconciled, nor while a followed position is unmarked (the start waits for it, bounded)', async () => {
     // 10 shares bought at 0.40 on the run's market, no book yet
     const t = setup({ market: M, tokenId: YES, maxLoss: 0, maxDailyLoss: 500_000 });
     try {
       // the start's check: nothing opens
       expect(t.kill.dailyPnl).toBeUndefined();
       expect(t.store.dayOpen('2026-11-29')).toBeUndefined();
-      // started with the book of YES empty (no mid ever seen): the day waits for a mark
+      // started with the book of YES empty (no mid ever seen): the start waits for it (here 120 ms), then
+      // checks; the day waits for a mark
       t.books.set(YES, { bestBid: null, bestAsk: null, mid: null });
       t.books.set(NO, { bestBid: 6900, bestAsk: 7100, mid: 7000 });
-      expect(t.loss.started()).toBe(false);
+      const t0 = Date.now();
+      expect(await t.loss.started(120)).toBe(false);
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(100);
       expect(t.kill.dailyPnl).toBeUndefined();
       expect(t.store.dayOpen('2026-11-29')).toBeUndefined();
     } finally {
@@ -107,7 +114,7 @@ describe('mmkit run: the daily loss limit opens the day on a marked reading', ()
     }
   });
 
-  it('the day opens at the first marked reading after the start and judges the moves after it', () => {
+  it('the day opens at the first marked reading after the start and judges the moves after it', async () => {
     const t = setup({ market: M, tokenId: YES, maxLoss: 0, maxDailyLoss: 500_000 });
     try {
       expect(t.kill.dailyPnl).toBeUndefined();
@@ -117,7 +124,7 @@ describe('mmkit run: the daily loss limit opens the day on a marked reading', ()
       // but the start not done: nothing opens
       expect(t.loss.check()).toBe(false);
       expect(t.store.dayOpen('2026-11-29')).toBeUndefined();
-      expect(t.loss.started()).toBe(false);
+      expect(await t.loss.started(0)).toBe(false);
       expect(t.kill.dailyPnl).toEqual({ date: '2026-11-29', open: -1_000_000, pnl: 0 });
       expect(t.store.dayOpen('2026-11-29')).toBe(-1_000_000);
       // 0.04 lower: 0.40 more lost today, within 0.50
@@ -135,7 +142,7 @@ describe('mmkit run: the daily loss limit opens the day on a marked reading', ()
     }
   });
 
-  it("with a position off the followed markets, the day opens after the start's audit read the venue's mark (review 46 F1)", () => {
+  it("with a position off the followed markets, the day opens after the start's audit read the venue's mark (review 46 F1)", async () => {
     // 10 shares at 0.40 in a market this run does not follow, worth 0.05 at the venue: 3.50 lost before today
     const t = setup({ market: OTHER, tokenId: HELD, maxLoss: 0, maxDailyLoss: 1_000_000 });
     try {
@@ -145,7 +152,7 @@ describe('mmkit run: the daily loss limit opens the day on a marked reading', ()
       expect(t.kill.dailyPnl).toBeUndefined();
       // the start's audit reads the venue's marks, then the start resolves
       t.venueMarks.set(HELD, 500);
-      expect(t.loss.started()).toBe(false);
+      expect(await t.loss.started(0)).toBe(false);
       expect(t.kill.dailyPnl).toEqual({ date: '2026-11-29', open: -3_500_000, pnl: 0 });
       // the day's own loss from there: 0.05 -> 0 is 0.50, within 1
       t.venueMarks.set(HELD, 0);
@@ -156,7 +163,7 @@ describe('mmkit run: the daily loss limit opens the day on a marked reading', ()
     }
   });
 
-  it('says once, at warn, when the daily limit waits for a mark longer than 10 s', () => {
+  it('says once, at warn, when the daily limit waits for a mark longer than 10 s', async () => {
     const warned: string[] = [];
     let now = Date.UTC(2026, 10, 29, 12);
     const t = setup({
@@ -169,7 +176,7 @@ describe('mmkit run: the daily loss limit opens the day on a marked reading', ()
     });
     try {
       t.books.set(YES, { bestBid: null, bestAsk: null, mid: null });
-      t.loss.started();
+      await t.loss.started(0);
       now += 9_999;
       t.loss.check();
       expect(warned).toEqual([]);
@@ -184,12 +191,63 @@ describe('mmkit run: the daily loss limit opens the day on a marked reading', ()
     }
   });
 
-  it("a followed position whose book is gone falls back to the venue's mark", () => {
+  it('the start waits for the books of what is held, then checks: a restart past the limit trips before quoting (trial 20 F1)', async () => {
+    // 10 shares at 0.40 on the run's market; the book, when it comes, marks them at 0.30: 1 USDC lost
+    const t = setup({ market: M, tokenId: YES, maxLoss: 500_000, maxDailyLoss: 0 });
+    try {
+      // the check at creation: no book yet, no mark, no loss seen
+      expect(t.kill.tripped).toBe(false);
+      setTimeout(() => {
+        t.books.set(YES, { bestBid: 2900, bestAsk: 3100, mid: 3000 });
+        t.books.set(NO, { bestBid: 6900, bestAsk: 7100, mid: 7000 });
+      }, 60);
+      expect(await t.loss.started(10_000)).toBe(true);
+      expect(t.kill.reason?.message).toMatch(/^PnL -1 below -0\.5 /);
+    } finally {
+      t.close();
+    }
+  });
+
+  it("the status line's day figure is of its own reading, not the loss limit's last one (trial 20 F3)", async () => {
+    const t = setup({ market: M, tokenId: YES, maxLoss: 0, maxDailyLoss: 500_000 });
+    const lines: Record<string, unknown>[] = [];
+    const dlog = { info: (o: Record<string, unknown>) => void lines.push(o) };
+    let status: ReturnType<typeof setInterval> | undefined;
+    try {
+      t.books.set(YES, { bestBid: 2900, bestAsk: 3100, mid: 3000 });
+      t.books.set(NO, { bestBid: 6900, bestAsk: 7100, mid: 7000 });
+      await t.loss.started(0);
+      expect(t.kill.dailyPnl?.open).toBe(-1_000_000);
+      // the book moves; the loss limit has not read it yet (its last reading: 0 today)
+      t.books.set(YES, { bestBid: 2700, bestAsk: 2900, mid: 2800 });
+      status = startStatusLine(
+        {
+          trader: t.trader,
+          store: t.store,
+          markets: t.markets,
+          log: dlog as never,
+          dlog: dlog as never,
+          outcomes: new Map(),
+          fills: () => 0,
+          now: () => Date.UTC(2026, 10, 29, 12),
+        },
+        5,
+      );
+      for (let i = 0; i < 200 && lines.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(lines[0]).toMatchObject({ total: '-1.2', day: '-0.2' });
+      expect(t.kill.dailyPnl?.pnl).toBe(0);
+    } finally {
+      if (status !== undefined) clearInterval(status);
+      t.close();
+    }
+  });
+
+  it("a followed position whose book is gone falls back to the venue's mark", async () => {
     const t = setup({ market: M, tokenId: YES, maxLoss: 2_000_000, maxDailyLoss: 0 });
     try {
       // the book of YES is not there (the market's stream lost it): no mid, no last mid
       t.books.set(NO, { bestBid: 4900, bestAsk: 5100, mid: 5000 });
-      expect(t.loss.started()).toBe(false);
+      expect(await t.loss.started(0)).toBe(false);
       expect(t.kill.lastPnl).toBe(0);
       // the venue marks YES at 0.15: 2.50 under water
       t.venueMarks.set(YES, 1500);
