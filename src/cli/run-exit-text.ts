@@ -54,6 +54,11 @@ export function exitSummaryText(summary: RunSummary, banner?: string): string {
     `  fees              ${e.fees} USDC`,
     `  rewards           ${e.rewards.total} USDC (paid ${e.rewards.paid}, estimated ${e.rewards.estimated}; this session paid ${s.rewards.paid})`,
     `  total PnL         ${e.totalPnl} USDC (trading ${e.tradingPnl} - fees ${e.fees} + rewards ${e.rewards.total})`,
+    ...(summary.dayPnl !== undefined
+      ? [
+          `  today             ${summary.dayPnl.pnl} USDC (UTC ${summary.dayPnl.date}: the daily loss limit's PnL, net of fees)`,
+        ]
+      : []),
     `  positions held    ${summary.positionsAtExit.length === 0 ? 'none' : summary.positionsAtExit.map((p) => `${p.size} ${summary.tokenLabels?.[p.tokenId] ?? `of ${p.tokenId}`} @ ${p.avgPrice}${p.mark !== null ? ` (mark ${p.mark})` : ''}`).join('; ')}`,
     `  open orders left  ${summary.openOrdersAtExit ?? 'unknown (the venue could not be checked: see the log)'}`,
     ...(summary.orderRoundTrips !== undefined

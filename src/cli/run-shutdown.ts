@@ -13,6 +13,7 @@
  *
  * `runExitSummary` is the exit summary's one assembly, shared with the shadow run (src/cli/run-shadow.ts).
  */
+import { formatAmount } from '../core/units.ts';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.ts';
@@ -251,10 +252,11 @@ export async function shutdownRun(parts: RunShutdownParts, stop: RunStop): Promi
 export function runExitSummary(
   exit: LedgerAtExit,
   end: { readonly flat: FlatReport; readonly reason: string; readonly stop: RunStop },
-  trader: Pick<Trader, 'executor' | 'engine' | 'counters'>,
+  trader: Pick<Trader, 'executor' | 'engine' | 'counters'> & { readonly kill?: Pick<Trader['kill'], 'dailyPnl'> },
   markets: readonly MarketInfo[],
   labels?: Parameters<typeof summaryLabels>[1],
 ): RunSummary {
+  const day = trader.kill?.dailyPnl;
   return {
     ...exit.summary(
       end.flat,
@@ -263,6 +265,7 @@ export function runExitSummary(
       rejectionsNotCounted(trader.executor.accountStats()),
       intentFigures(trader.engine, trader.counters),
     ),
+    ...(day !== undefined ? { dayPnl: { date: day.date, pnl: formatAmount(Math.round(day.pnl)) } } : {}),
     ...summaryLabels(markets, labels),
   };
 }

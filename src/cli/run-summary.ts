@@ -101,6 +101,11 @@ export interface RunSummary {
     /** Positions held without a mark (their unrealized PnL is not counted). */
     unmarked: number;
   };
+  /**
+   * The UTC day's PnL as the daily loss limit last judged it (bot.risk.maxDailyLoss on and the day
+   * opened): the loss limit's marks, net of fees, less the day's open; absent otherwise.
+   */
+  dayPnl?: { date: string; pnl: string };
   /** Positions of the epoch at exit (non-zero), with the last mark when there is one. */
   positionsAtExit: { market: string; tokenId: string; size: string; avgPrice: string; mark: string | null }[];
   /** True when the venue was seen with zero open orders of ours at exit (nothing in flight); positions may still be held. */

@@ -247,7 +247,7 @@ export class KillSwitch implements KillSwitchState {
       if (total - day.open < -this.limits.maxDailyLoss)
         this.trip(
           'lossLimit',
-          `PnL of the day ${usd(total - day.open)} below -${usd(this.limits.maxDailyLoss)} (UTC ${day.date}: ${usd(day.open)} at its open, ${usd(total)} now)`,
+          `PnL of the day ${usd(total - day.open)} below -${usd(this.limits.maxDailyLoss)} (UTC ${day.date}: ${usd(day.open)} at its open, ${usd(total)} now); a start before 00:00 UTC stops again`,
         );
     }
     return this.tripped;

@@ -101,6 +101,9 @@ describe('mmkit run: the loss limit', () => {
       expect(first![3]).toBe('0');
       expect(first![1]).toBe(first![4]);
       const day = first![2]!;
+      // the exit summary says the day's PnL as the limit judged it
+      const summary = (bot.out() + bot.err()).split('\n').find((l) => l.includes('"msg":"summary"'));
+      expect(JSON.parse(summary!).dayPnl).toEqual({ date: day, pnl: first![1] });
       // the store keeps the day's open (the fresh ledger's 0)
       const db = new Database(join(dir, 'mmkit.db'), { readonly: true });
       expect(db.prepare('SELECT date, pnl FROM day_opens').all()).toEqual([{ date: day, pnl: 0 }]);

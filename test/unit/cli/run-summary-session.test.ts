@@ -226,6 +226,11 @@ describe('exit summary text (trial 12 F5, F9)', () => {
     );
     expect(text).toContain('the total PnL of the ledger epoch below');
     expect(text).toContain('  total PnL         -1.182 USDC');
+    // the day's PnL only with the daily loss limit on
+    expect(text).not.toContain('  today ');
+    expect(exitSummaryText({ ...s, dayPnl: { date: '2026-11-29', pnl: '-0.4' } })).toContain(
+      "\n  today             -0.4 USDC (UTC 2026-11-29: the daily loss limit's PnL, net of fees)\n",
+    );
     // the stop is a time --to takes
     expect(timeArg('--to')(s.session.until)).toBe(Date.parse('2026-11-29T01:42:35.246Z'));
     // a shadow run's banner first

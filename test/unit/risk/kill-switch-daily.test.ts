@@ -37,7 +37,7 @@ describe('the daily loss limit', () => {
     expect(k.recordPnl(-55_000_000, -5_000_001, 1_000_000)).toBe(true);
     expect(k.reason).toMatchObject({ trigger: 'lossLimit' });
     expect(k.reason?.message).toBe(
-      'PnL of the day -10.000001 below -10 (UTC 2026-11-29: -50 at its open, -60.000001 now)',
+      'PnL of the day -10.000001 below -10 (UTC 2026-11-29: -50 at its open, -60.000001 now); a start before 00:00 UTC stops again',
     );
   });
 
