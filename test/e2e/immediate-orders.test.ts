@@ -30,6 +30,20 @@ const plugin = join(scratch, 'one-fak.ts');
 writeFileSync(plugin, ONE_FAK_PLUGIN);
 
 const mmkit = (args: string[]) => runMmkit(args);
+/** `mmkit backtest` of the sample feed with the plugin, its store in `storeFile`, `--json`. */
+const backtest = (storeFile: string, extra: string[] = []) =>
+  mmkit([
+    'backtest',
+    '--feed',
+    FEED,
+    '--strategy',
+    plugin,
+    '--json',
+    '--no-feed-cache',
+    '--store',
+    storeFile,
+    ...extra,
+  ]);
 
 describe('immediate orders (FOK/FAK) from a strategy', () => {
   it('mmkit strategy check: the FAK buy is placed, filled, and its fill is in the store', async () => {
@@ -73,17 +87,7 @@ describe('immediate orders (FOK/FAK) from a strategy', () => {
 
   it('a backtest of the sample feed fills the same plugin by the rules', async () => {
     const storeFile = join(scratch, 'backtest.db');
-    const r = await mmkit([
-      'backtest',
-      '--feed',
-      FEED,
-      '--strategy',
-      plugin,
-      '--json',
-      '--no-feed-cache',
-      '--store',
-      storeFile,
-    ]);
+    const r = await backtest(storeFile);
     expect(r.code, r.err).toBe(0);
     const res = JSON.parse(r.out) as { orders: { ordersSent: number; ordersAccepted: number; ordersFilled: number } };
     expect(res.orders).toMatchObject({ ordersSent: 1, ordersAccepted: 1, ordersFilled: 1 });
@@ -122,19 +126,7 @@ describe('immediate orders (FOK/FAK) from a strategy', () => {
 
   it("the daily loss limit (bot.risk.maxDailyLoss) stops the backtest as it stops the daemon: the day's open kept in its store", async () => {
     const storeFile = join(scratch, 'backtest-daily.db');
-    const r = await mmkit([
-      'backtest',
-      '--feed',
-      FEED,
-      '--strategy',
-      plugin,
-      '--json',
-      '--no-feed-cache',
-      '--store',
-      storeFile,
-      '--risk',
-      '{"maxLoss":0,"maxDailyLoss":0.000001}',
-    ]);
+    const r = await backtest(storeFile, ['--risk', '{"maxLoss":0,"maxDailyLoss":0.000001}']);
     expect(r.code, r.err).toBe(0);
     const res = JSON.parse(r.out) as { stopReason: string; startMs: number; orders: { ordersFilled: number } };
     expect(res.orders.ordersFilled).toBe(1);
