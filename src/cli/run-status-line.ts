@@ -39,8 +39,8 @@ interface PnlSources {
 class RunPnl {
   readonly #lastMid = new Map<TokenId, number>();
   /**
-   * The start has reconciled (`trader.start()` resolved: missed fills booked, the start audit's
-   * adjustments and the venue's marks read, the books in): before it no reading opens a UTC day.
+   * The start has reconciled (set by `started()`, the trader's `beforeQuoting`: missed fills booked,
+   * the start audit's adjustments and the venue's marks read): before it no reading opens a UTC day.
    */
   started = false;
   /** The UTC date the daily loss limit waits for a complete reading on, since when (unix ms), and whether it was said. */
