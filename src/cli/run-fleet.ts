@@ -183,6 +183,11 @@ export interface FleetRef {
   ledger?: import('../fleet/fleet-ledger.ts').LedgerPublisher;
   /** The fleet's registry of the members' filled orders (set once joined; src/fleet/member-orders.ts). */
   orders?: import('../fleet/member-orders.ts').MemberOrders;
+  /**
+   * The account's loss limits checked now with this member's PnL (src/fleet/fleet-loss.ts
+   * FleetLossWatch.check; set once joined): run before quoting, after the member's own check.
+   */
+  lossCheck?: () => Promise<void>;
   /** True when this ledger books the account's history (claimed at join: `startFleetLedger`, src/fleet/ledger-start.ts; unset: not asked). */
   history?: boolean;
 }
@@ -489,13 +494,22 @@ async function startRunFleetRisk(
     // the member's day PnL (its ledger's since the UTC day's open), summed over the fleet's members
     maxDailyLoss: o.limits.killSwitch.maxDailyLoss,
     dayPnl: () => trader.kill.dailyPnl,
-    onTrip: (rec) => flog.error({ reason: rec.reason }, 'fleet loss limit: fleet kill switch tripped'),
+    onTrip: (rec) => {
+      flog.error({ reason: rec.reason }, 'fleet loss limit: fleet kill switch tripped');
+      // this member stops at once (the fleet's key reaches it too, moments later): a trip in the check
+      // before quoting stops the start before the strategy gets any event
+      trader.kill.trip('manual', `${FROM_FLEET}${rec.reason} (by ${rec.by})`);
+    },
   });
   loss.start();
+  o.ref.lossCheck = () => loss.check();
   let left: Promise<void> | undefined;
   return () =>
     (left ??= (async () => {
       loss.stop();
+      // the last figures of this member (its PnL and PnL of the day at exit: a dead member's stay in the
+      // sums), written now: the rounds' last could be a second old, before the loss that stopped it
+      await loss.check();
       keepLimits();
       await keeper.stop().catch(() => undefined);
       await member.leave();

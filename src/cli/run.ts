@@ -673,7 +673,13 @@ async function runLocked(
   const losses = startLossLimit({ trader, store, markets, log: dlog, now: () => clock.now() });
   lossLimit = losses;
   // (before the strategy gets any event: a restart past a limit trips before it quotes)
-  await trader.start({ beforeQuoting: async () => void (await losses.started()) });
+  // (a fleet member: the account's limits too, with its reading: the members' sums, src/cli/run-fleet.ts)
+  await trader.start({
+    beforeQuoting: async () => {
+      await losses.started();
+      if (!trader.kill.tripped) await fleetRef.lossCheck?.();
+    },
+  });
   starting = false;
   if (trader.rewards.active && !trader.engine.stopped) rewardBook.start();
   ops.lifecycle('running');

@@ -130,7 +130,7 @@ export interface FleetLossWatchOptions {
 export class FleetLossWatch {
   readonly #o: FleetLossWatchOptions;
   #timer: TimerHandle | undefined;
-  #busy = false;
+  #running: Promise<void> | undefined;
   #tripped = false;
   /** The last sum read, µ (undefined before the first round). */
   lastSum: number | undefined;
@@ -166,10 +166,27 @@ export class FleetLossWatch {
     this.#o.onTrip?.(rec);
   }
 
-  /** One round (rounds never overlap; a failed one is reported to onError). */
-  async round(): Promise<void> {
-    if (this.#busy) return;
-    this.#busy = true;
+  /**
+   * One round, now, after the one in flight if any (so it reads the member's PnL as it is now): the
+   * check a member makes before it quotes (a member started while the account is past a limit, the
+   * fleet re-armed the same day, trips before its first order rather than a round later).
+   */
+  async check(): Promise<void> {
+    await this.#running;
+    await this.round();
+  }
+
+  /** One round (rounds never overlap: a call during one answers when it ends; a failed one is reported to onError). */
+  round(): Promise<void> {
+    if (this.#running !== undefined) return this.#running;
+    const r = this.#round().finally(() => {
+      this.#running = undefined;
+    });
+    this.#running = r;
+    return r;
+  }
+
+  async #round(): Promise<void> {
     try {
       const now = this.#o.pnl();
       if (now === undefined) return; // a restarted member keeps its last value until it knows its PnL
@@ -189,8 +206,6 @@ export class FleetLossWatch {
         );
     } catch (e) {
       this.#o.onError?.(e);
-    } finally {
-      this.#busy = false;
     }
   }
 }

@@ -392,6 +392,20 @@ describe('fleet loss limit', () => {
     expect(await readFleetPnl(admin, keys)).toEqual({ 'm-a': -60_000_000, 'm-b': -40_000_001 });
   });
 
+  it('check() runs a round after the one in flight, with the PnL as it is now (the check before quoting, the figure at exit)', async () => {
+    let pnl: number | undefined;
+    const w = new FleetLossWatch({ redis: conns[0]!, keys, member: 'm-a', clock, maxLoss: 1, pnl: () => pnl });
+    // a round in flight that read the PnL before the member knew it (writes nothing)
+    const inFlight = w.round();
+    // rounds do not overlap: a round asked meanwhile is the one in flight
+    expect(w.round()).toBe(inFlight);
+    pnl = -2;
+    await w.check();
+    expect(w.lastSum).toBe(-2);
+    expect((await readFleetKill(admin, keys))?.reason).toMatch(/^lossLimit: fleet PnL -0\.00 below -0\.00/);
+    await inFlight;
+  });
+
   it('writes nothing while the member does not know its PnL yet (a restart keeps its last value)', async () => {
     await writeMemberPnl(conns[0]!, keys, 'm-a', -7);
     const w = new FleetLossWatch({ redis: conns[0]!, keys, member: 'm-a', clock, maxLoss: 1, pnl: () => undefined });
