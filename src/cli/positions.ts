@@ -43,6 +43,7 @@ import { dataDirVenue, venueCommandConfig } from './data-dir-venue.ts';
 import { resolveVenue } from './venue.ts';
 import { dataDirAccount, otherAccountNote } from './data-dir-wallet.ts';
 import { epochVenueText } from './run-summary.ts';
+import { utcDate } from '../risk/kill-switch.ts';
 
 interface PositionsOptions extends CommonOptions {
   source: 'venue' | 'store';
@@ -219,6 +220,11 @@ ${EXIT_CODES_HELP}`,
             },
             total: signed(pnl.realized - pnl.fees + rt.total),
           };
+          // the UTC day's open as the daily loss limit keeps it (bot.risk.maxDailyLoss; null: not opened
+          // today): the day's PnL is the PnL now, with marks, less it (`mmkit status` while the daemon runs)
+          const today = utcDate(Date.now());
+          const opened = store.dayOpen(today);
+          const dayOpen = opened === undefined ? null : { date: today, pnl: signed(opened) };
           const rewards = store.rewards().map((r) => ({
             market: r.market,
             date: r.date,
@@ -227,7 +233,16 @@ ${EXIT_CODES_HELP}`,
             paid: formatAmount(r.paid),
           }));
           if (o.json)
-            printJson({ source: 'store', file, epoch, count: rows.length, positions: rows, pnl: totals, rewards });
+            printJson({
+              source: 'store',
+              file,
+              epoch,
+              count: rows.length,
+              positions: rows,
+              pnl: totals,
+              dayOpen,
+              rewards,
+            });
           else {
             const which =
               epoch === null
@@ -256,6 +271,11 @@ ${EXIT_CODES_HELP}`,
             }
             process.stderr.write(
               `mmkit: PnL (USDC, realized: no marks): trading ${totals.trading} - fees ${totals.fees} + rewards ${totals.rewards.total} (paid ${totals.rewards.paid}, estimated ${totals.rewards.estimated}) = ${totals.total}\n`,
+            );
+            process.stderr.write(
+              dayOpen === null
+                ? `mmkit: the UTC day ${today} has not opened in this store (with bot.risk.maxDailyLoss set, the daemon opens it at its first complete reading of the day)\n`
+                : `mmkit: the UTC day ${today} opened at PnL ${dayOpen.pnl} (the daily loss limit's reference: the day's PnL is the PnL now, with marks, less it; \`mmkit status\` shows it while the daemon runs)\n`,
             );
           }
         } finally {

@@ -32,6 +32,10 @@ const fill = (tradeId: string, over: Partial<FillRecord> = {}): FillRecord => ({
   ...over,
 });
 
+const TODAY_UTC = {
+  today: new Date().toISOString().slice(0, 10),
+  yesterday: new Date(Date.now() - 86_400_000).toISOString().slice(0, 10),
+};
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'mmkit-positions-store-'));
@@ -56,6 +60,9 @@ beforeAll(() => {
   s.recordRewardEstimate({ market: M, date: '2023-11-14', estimated: 1_100_000, samples: 10, scoredSamples: 9 });
   s.recordRewardPaid({ market: M, date: '2023-11-14', paid: 1_000_001 });
   s.recordRewardEstimate({ market: M, date: '2023-11-15', estimated: 250_000, samples: 3, scoredSamples: 3 });
+  // the daily loss limit's opens: yesterday's (not shown) and today's (UTC)
+  s.dayOpen(TODAY_UTC.yesterday, 7_000_000);
+  s.dayOpen(TODAY_UTC.today, -1_250_000);
   s.close();
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -90,6 +97,15 @@ describe('mmkit positions --source store', () => {
       { market: M, date: '2023-11-14', status: 'paid', estimated: '1.1', paid: '1.000001' },
       { market: M, date: '2023-11-15', status: 'estimated', estimated: '0.25', paid: '0' },
     ]);
+  });
+
+  it("shows the UTC day's open the daily loss limit keeps (trial 20 F6), today's only", async () => {
+    const j = JSON.parse((await runMmkit(['positions', '--source', 'store', '--json', '--data-dir', dir])).out);
+    const r = await runMmkit(['positions', '--source', 'store', '--data-dir', dir]);
+    // (a run across 00:00 UTC finds the next day not opened)
+    if (new Date().toISOString().slice(0, 10) !== TODAY_UTC.today) return;
+    expect(j.dayOpen).toEqual({ date: TODAY_UTC.today, pnl: '-1.25' });
+    expect(r.err).toContain(`the UTC day ${TODAY_UTC.today} opened at PnL -1.25 (the daily loss limit's reference`);
   });
 
   it('says which epoch, venue and world it shows', async () => {
