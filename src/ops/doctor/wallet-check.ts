@@ -26,6 +26,9 @@ const TITLE = 'wallet source and key file';
  * environment is checked first (re-importing the key does not mend a mistyped password).
  */
 function unloadableFix(error: string): string {
+  // no source at all (its message names both ways, the password's variable too: trial 20 F6)
+  if (/^no wallet:|so it needs a wallet/.test(error))
+    return 'import the key once with `mmkit keys import` (an encrypted keystore), then set bot.keystoreFile and MMKIT_KEYSTORE_PASSWORD (or set MMKIT_PRIVATE_KEY)';
   if (/MMKIT_KEYSTORE_PASSWORD/.test(error))
     return 'check MMKIT_KEYSTORE_PASSWORD: it must be the password the keystore was written with (`mmkit keys import`); only if it is lost, import the key again with `mmkit keys import --force`';
   if (/MMKIT_PRIVATE_KEY/.test(error))

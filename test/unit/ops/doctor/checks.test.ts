@@ -94,6 +94,26 @@ describe('wallet', () => {
       walletCheck({ error: 'the environment variable MMKIT_PRIVATE_KEY is not a private key' }, false).fix,
     ).toMatch(/^check MMKIT_PRIVATE_KEY/);
   });
+  it('no wallet at all: the fix says how to set one up, not to check a password never given (trial 20 F6)', () => {
+    const c = walletCheck(
+      {
+        error:
+          'no wallet: set the environment variable MMKIT_PRIVATE_KEY to the private key (0x + 64 hex), or configure a keystore file and MMKIT_KEYSTORE_PASSWORD',
+      },
+      false,
+    );
+    expect(c.status).toBe('fail');
+    expect(c.fix).toMatch(/^import the key once with `mmkit keys import`/);
+    // as resolveWallet says it for a venue that is not a paper exchange
+    const live = walletCheck(
+      {
+        error:
+          'config bot.keystoreFile: this venue is not a paper exchange, so it needs a wallet: set bot.keystoreFile (or MMKIT_KEYSTORE_FILE, or --keystore) with MMKIT_KEYSTORE_PASSWORD, or MMKIT_PRIVATE_KEY',
+      },
+      false,
+    );
+    expect(live.fix).toMatch(/^import the key once with `mmkit keys import`/);
+  });
   it('a keystore used while MMKIT_PRIVATE_KEY is set too warns, naming which one is used (findings-5 P2)', () => {
     const c = walletCheck(
       { kind: 'keystore', address: '0xab', file: '/k.json', mode: 0o600, ignoredPrivateKey: true },
