@@ -442,6 +442,9 @@ async function runLocked(
       { positions: strayed.map((p) => ({ market: p.market, token: p.tokenId, size: formatAmount(p.size) })) },
       `positions held in ${new Set(strayed.map((p) => p.market)).size} market(s) this run does not follow: nothing quotes them down; they are marked at the venue's price read by the position audit, none when the venue gives none (list them in bot.markets to trade them)`,
     );
+  // the terminal view names them too, as the text summary does (their lines: position at exit, ledger)
+  const strayedMarkets = new Set<string>(strayed.map((p) => p.market));
+  if (strayedMarkets.size > 0) terminalView(log)?.setMarkets(all.filter((m) => strayedMarkets.has(m.market)));
 
   // child loggers per component and market ({component, market} on every line), made once each
   const marketLog = componentLoggers(log);

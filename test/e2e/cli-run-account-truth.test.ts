@@ -164,6 +164,30 @@ describe('mmkit run: collateral housekeeping', () => {
     ]);
     bot.p.kill('SIGTERM');
     expect(await exited(bot.p), bot.err().slice(-3000)).toBe(0);
+    // the terminal view names the market it does not follow by its question, as the text summary does
+    // (trial 20 F6: the position at exit line named it by id)
+    const pretty = h.startBot(
+      base,
+      dir,
+      ['--markets', m2!.conditionId, '--duration', '600s', '--log-format', 'pretty'],
+      {
+        MMKIT_AUTO_MERGE: 'off',
+      },
+    );
+    expect(await waitUntil(() => pretty.err().includes('quoting allowed'), 60_000), pretty.err().slice(-3000)).toBe(
+      true,
+    );
+    pretty.p.kill('SIGTERM');
+    expect(await exited(pretty.p), pretty.err().slice(-3000)).toBe(0);
+    const atExit = pretty
+      .err()
+      .split('\n')
+      .filter((l) => l.includes('position at exit'));
+    expect(atExit, pretty.err().slice(-3000)).toHaveLength(2);
+    for (const l of atExit) {
+      expect(l).not.toContain(m1!.conditionId);
+      expect(l).toContain(m1!.question.slice(0, 20));
+    }
     // without bot.markets, the default pick keeps the market it holds (trial 19 F4): followed, its books mark it
     const third = h.startBot(base, dir, ['--duration', '600s'], { MMKIT_AUTO_MERGE: 'off', MMKIT_MARKET_COUNT: '1' });
     const starting = () => logLines(third.err()).find((l) => l.msg === 'starting');
