@@ -4,6 +4,7 @@
  */
 import type { Logger } from 'pino';
 import { ConfigError } from '../core/errors.ts';
+import { formatAmount } from '../core/units.ts';
 import { marketsInOrder, type MarketInfo } from '../core/venue.ts';
 import type { StrategyDefinition } from '../strategy/api.ts';
 import { chooseMarkets, levelsBookView } from '../strategy/select.ts';
@@ -72,4 +73,26 @@ export function followHeldMarkets(
     { markets: more.map((m) => ({ market: m.market, question: m.question })) },
     `following ${more.length} more market(s) where the ledger holds a position (bot.markets is not set): their books mark it`,
   );
+}
+
+/**
+ * The positions held in markets this run does not follow (a restart whose pick changed: trial 17 F2):
+ * says so at warn; answers those markets as the venue listed them (the terminal view names them by
+ * question, as the text summary does: trial 20 F6).
+ */
+export function strayedMarkets(
+  markets: readonly MarketInfo[],
+  all: readonly MarketInfo[],
+  positions: ReadonlyArray<{ readonly market: string; readonly tokenId: string; readonly size: number }>,
+  log: Logger,
+): MarketInfo[] {
+  const followed = new Set<string>(markets.map((m) => m.market));
+  const strayed = positions.filter((p) => p.size !== 0 && !followed.has(p.market));
+  if (strayed.length === 0) return [];
+  const ids = new Set<string>(strayed.map((p) => p.market));
+  log.warn(
+    { positions: strayed.map((p) => ({ market: p.market, token: p.tokenId, size: formatAmount(p.size) })) },
+    `positions held in ${ids.size} market(s) this run does not follow: nothing quotes them down; they are marked at the venue's price read by the position audit, none when the venue gives none (list them in bot.markets to trade them)`,
+  );
+  return all.filter((m) => ids.has(m.market));
 }

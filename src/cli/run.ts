@@ -28,7 +28,7 @@ import { resolveRiskLimits } from '../risk/limits.ts';
 import { checkStoreOpens, openStore, type Store } from '../store/store.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import type { MarketFilters } from './market-filters.ts';
-import { followHeldMarkets, pickMarkets } from './run-markets.ts';
+import { followHeldMarkets, pickMarkets, strayedMarkets } from './run-markets.ts';
 import { resolveParams } from '../strategy/params.ts';
 import { startExchange, type RunningExchange } from '../exchange/server.ts';
 import type { RewardOptions } from '../exchange/rewards/ledger.ts';
@@ -434,17 +434,9 @@ async function runLocked(
     },
     'starting',
   );
-  // positions of markets this run does not follow (a restart whose pick changed: trial 17 F2)
-  const followed = new Set<string>(markets.map((m) => m.market));
-  const strayed = store.positions().filter((p) => p.size !== 0 && !followed.has(p.market));
-  if (strayed.length > 0)
-    dlog.warn(
-      { positions: strayed.map((p) => ({ market: p.market, token: p.tokenId, size: formatAmount(p.size) })) },
-      `positions held in ${new Set(strayed.map((p) => p.market)).size} market(s) this run does not follow: nothing quotes them down; they are marked at the venue's price read by the position audit, none when the venue gives none (list them in bot.markets to trade them)`,
-    );
-  // the terminal view names them too, as the text summary does (their lines: position at exit, ledger)
-  const strayedMarkets = new Set<string>(strayed.map((p) => p.market));
-  if (strayedMarkets.size > 0) terminalView(log)?.setMarkets(all.filter((m) => strayedMarkets.has(m.market)));
+  // positions of markets this run does not follow (a restart whose pick changed: trial 17 F2): said, and named
+  const strayed = strayedMarkets(markets, all, store.positions(), dlog);
+  if (strayed.length > 0) terminalView(log)?.setMarkets(strayed);
 
   // child loggers per component and market ({component, market} on every line), made once each
   const marketLog = componentLoggers(log);
