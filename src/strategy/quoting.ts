@@ -262,6 +262,53 @@ function ownAt(live: readonly LiveOrderView[], ref: Pick<MarketRef, 'yes' | 'no'
 }
 
 /**
+ * Of our resting size at YES price `yp` (ownAt), how much a level of `size` shows: all of it when it
+ * fits; else an order of ours is in flight (placed and not shown yet, or cancelled and gone from the
+ * book before its cancellation reached us, as the market channel may tell it first), and the level
+ * shows the largest part of our orders there that fits its size (so the rest of it is others'
+ * only when no part of ours can account for it). Taking our whole size off such a level made it
+ * look like ours alone for a round trip: the mid moved, the quotes followed, and moved back once
+ * the order settled, which moved them again (a place/cancel loop of the same orders).
+ */
+function shownOwnAt(
+  live: readonly LiveOrderView[],
+  ref: Pick<MarketRef, 'yes' | 'no'>,
+  bid: boolean,
+  yp: number,
+  size: number,
+): number {
+  const own = ownAt(live, ref, bid, yp);
+  if (own <= size) return own;
+  const parts: number[] = [];
+  for (let i = 0; i < live.length; i++) {
+    const o = live[i]!;
+    const isYes = o.tokenId === ref.yes;
+    if (
+      (!isYes && o.tokenId !== ref.no) ||
+      (isYes === (o.side === 'BUY')) !== bid ||
+      (isYes ? o.price : PRICE_SCALE - o.price) !== yp
+    )
+      continue;
+    const remaining = o.originalSize - o.sizeMatched;
+    if (remaining > 0) parts.push(remaining);
+  }
+  let best = 0;
+  if (parts.length <= 12) {
+    // the largest sum of a subset of our orders at the level that fits its size (a few orders: every subset)
+    for (let m = 1; m < 1 << parts.length; m++) {
+      let sum = 0;
+      for (let k = 0; k < parts.length; k++) if (m & (1 << k)) sum += parts[k]!;
+      if (sum <= size && sum > best) best = sum;
+    }
+    return best;
+  }
+  // many orders at one level (never seen): the largest first, while they fit
+  parts.sort((a, b) => b - a);
+  for (const x of parts) if (best + x <= size) best += x;
+  return best;
+}
+
+/**
  * The best YES price on a side with size that is not ours; the touch itself when we rest nothing on
  * that side. No allocation beyond the few levels read (this runs on every re-quote): our orders are
  * few, so each level's own size is a scan of them.
@@ -291,7 +338,7 @@ function bestNotOwn(
   for (let i = 0; i < levels.length; i++) {
     const [p, size] = levels[i]!;
     const yp = complement ? PRICE_SCALE - p : p;
-    if (size - ownAt(live, ref, bid, yp) > 0) return yp;
+    if (size - shownOwnAt(live, ref, bid, yp, size) > 0) return yp;
   }
   return null;
 }

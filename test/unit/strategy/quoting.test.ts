@@ -164,6 +164,50 @@ describe('marketTop: no quote without a trustworthy price', () => {
     expect(marketTop(s, ref(), opts)).toEqual({ bid: 4700, ask: 5600, mid: 5150, touchBid: 5000, touchAsk: 5500 });
     expect(marketTop(s, ref(), { ...opts, excludeOwn: false })?.mid).toBe(5250);
   });
+  it('an order of ours the book does not show (in flight) does not hide the others at its level (trial 21 F2)', () => {
+    // our YES bid 9 @ 0.32 is cancelled and gone from the book (its level shows the others' 8) before
+    // its cancellation reaches us: the level is still the others' (it read as ours alone, so the mid
+    // moved for one round trip, the quotes with it, and back: a place/cancel loop of the same orders)
+    const b = bookView(
+      YES1,
+      [
+        [3200, 8 * SH],
+        [3100, 16 * SH],
+      ],
+      [[3600, 58 * SH]],
+    );
+    const s = fakeState({ books: [b], orders: [order(M1, YES1, 'BUY', 3200, 9 * SH)] });
+    expect(marketTop(s, ref(), opts)).toMatchObject({ bid: 3200, mid: 3400 });
+    // two orders of ours at the level, one shown (5) and one in flight (6), and no one else's: still ours
+    const alone = bookView(
+      YES1,
+      [
+        [3200, 5 * SH],
+        [3100, 16 * SH],
+      ],
+      [[3600, 58 * SH]],
+    );
+    const both = fakeState({
+      books: [alone],
+      orders: [order(M1, YES1, 'BUY', 3200, 5 * SH), order(M1, YES1, 'BUY', 3200, 6 * SH)],
+    });
+    expect(marketTop(both, ref(), opts)).toMatchObject({ bid: 3100 });
+    // the same with 3 of the others' there too: theirs
+    const more = fakeState({
+      books: [
+        bookView(
+          YES1,
+          [
+            [3200, 8 * SH],
+            [3100, 16 * SH],
+          ],
+          [[3600, 58 * SH]],
+        ),
+      ],
+      orders: [order(M1, YES1, 'BUY', 3200, 5 * SH), order(M1, YES1, 'BUY', 3200, 6 * SH)],
+    });
+    expect(marketTop(more, ref(), opts)).toMatchObject({ bid: 3200 });
+  });
 });
 
 describe('inventoryOf', () => {
