@@ -143,6 +143,12 @@ export interface EngineStats {
    * <why>`, no location). Absent while the strategy has not erred.
    */
   firstStrategyError?: { readonly message: string; readonly at?: string };
+  /**
+   * Present while the strategy is failing: it erred on STRATEGY_FAILING_AFTER evaluations in a row
+   * (./loop.ts), so every quote was pulled; since when (unix ms), the evaluations in a row that erred,
+   * the last error. Gone once an evaluation succeeds.
+   */
+  strategyFailing?: { readonly since: number; readonly consecutive: number; readonly lastError: string };
 }
 
 /** The running engine. */

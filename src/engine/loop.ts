@@ -50,6 +50,13 @@ export const PRICE_CHECK_MS = 30_000;
 /** The stall worth a warning in a live run (EngineOptions.stallWarnMs): well under the streams' silence timeout. */
 export const DEFAULT_STALL_WARN_MS = 1_000;
 
+/**
+ * Strategy evaluations that erred (threw or returned an invalid output) with no output between
+ * them, after which every quote is pulled: a strategy broken on some state would otherwise leave
+ * its last quotes resting, managed by nobody (trial 21 F1). It quotes again from its next output.
+ */
+export const STRATEGY_FAILING_AFTER = 5;
+
 export type { StrategyCalls, StrategyTiming } from './strategy-calls.ts';
 
 type Control =
@@ -85,6 +92,9 @@ class EngineImpl implements Engine {
     errors: { state: 0, strategy: 0, gate: 0, execute: 0, onFill: 0, source: 0, balance: 0, listing: 0 },
   };
   #evaluations = 0;
+  /** Strategy evaluations in a row that erred; the failing state once they reached STRATEGY_FAILING_AFTER. */
+  #erredInRow = 0;
+  #failing: { since: number; lastError: string } | undefined;
   readonly #times: CallTimes | undefined;
   /** Warnings and errors rate-limited by kind (dropped past the limit); info lines all logged. */
   readonly #logged = new RateLimitedLog({ others: 'drop', alwaysInfo: true });
@@ -133,7 +143,12 @@ class EngineImpl implements Engine {
   }
 
   stats(): EngineStats {
-    return { ...this.#stats, errors: { ...this.#stats.errors } };
+    const f = this.#failing;
+    return {
+      ...this.#stats,
+      errors: { ...this.#stats.errors },
+      ...(f !== undefined ? { strategyFailing: { ...f, consecutive: this.#erredInRow } } : {}),
+    };
   }
 
   strategyCalls(): StrategyCalls {
@@ -363,6 +378,7 @@ class EngineImpl implements Engine {
       const t = this.#times;
       const stall = this.#o.stallWarnMs;
       const t0 = t !== undefined || stall !== undefined ? performance.now() : 0;
+      let threw: string | undefined;
       try {
         out = this.#strategy.onEvent(e, this.state);
         if (t !== undefined) t.add(performance.now() - t0);
@@ -370,11 +386,12 @@ class EngineImpl implements Engine {
         if (t !== undefined) t.add(performance.now() - t0);
         this.#stats.errors.strategy++;
         const at = errAt(err);
-        this.#stats.firstStrategyError ??= { message: errMsg(err), ...(at !== undefined ? { at } : {}) };
+        threw = errMsg(err);
+        this.#stats.firstStrategyError ??= { message: threw, ...(at !== undefined ? { at } : {}) };
         this.#log(
           'error',
           'strategy',
-          { event: e.type, err: errMsg(err), ...(at !== undefined ? { at } : {}), stack: stackHead(err) },
+          { event: e.type, err: threw, ...(at !== undefined ? { at } : {}), stack: stackHead(err) },
           'strategy handler threw (output dropped)',
         );
       }
@@ -389,10 +406,18 @@ class EngineImpl implements Engine {
           );
       }
       // null is "nothing" too; anything else is checked where it leaves the handler (./output-check.ts)
-      if (out !== undefined && out !== null) {
-        const problem = outputProblem(out, this.#markets);
-        if (problem === undefined) this.#output(out);
-        else this.#invalidOutput(e.type, out, problem);
+      let invalid: string | undefined;
+      if (threw === undefined && out !== undefined && out !== null) {
+        invalid = outputProblem(out, this.#markets);
+        if (invalid !== undefined) this.#invalidOutput(e.type, out, invalid);
+      }
+      const erred = threw ?? (invalid === undefined ? undefined : `invalid output: ${invalid}`);
+      if (erred !== undefined) this.#strategyErred(erred, now);
+      else if (out !== undefined && out !== null) {
+        // an output ends a row of errors (no output proves nothing: a strategy broken on its timer may
+        // well answer its book events with none)
+        if (this.#erredInRow > 0) this.#strategyWell();
+        this.#output(out);
       }
     }
     this.#events.next(e);
@@ -464,6 +489,41 @@ class EngineImpl implements Engine {
       }
     }
     dirty.clear();
+  }
+
+  /**
+   * One more evaluation that erred since the last output: at STRATEGY_FAILING_AFTER, every market's
+   * quotes are pulled (its last quotes would rest unmanaged) until it gives an output again.
+   */
+  #strategyErred(err: string, now: number): void {
+    this.#erredInRow++;
+    if (this.#failing !== undefined) {
+      this.#failing.lastError = err;
+      return;
+    }
+    if (this.#erredInRow < STRATEGY_FAILING_AFTER) return;
+    this.#failing = { since: now, lastError: err };
+    this.#log(
+      'error',
+      'strategy.failing',
+      { evaluations: this.#erredInRow, err },
+      `the strategy erred on ${this.#erredInRow} evaluations in a row (no output between): every quote is pulled until it gives one`,
+    );
+    for (const cid of this.#markets.keys()) this.#hand(pullQuotes(cid, now));
+  }
+
+  /** An evaluation with an output: the count starts again; a failing strategy quotes again from it. */
+  #strategyWell(): void {
+    this.#erredInRow = 0;
+    const f = this.#failing;
+    if (f === undefined) return;
+    this.#failing = undefined;
+    this.#log(
+      'info',
+      'strategy.failing',
+      { failedForMs: this.#o.clock.now() - f.since },
+      'the strategy gives an output again: quoting resumes',
+    );
   }
 
   /** A strategy output that is not one (./output-check.ts): a strategy error, the output dropped. */

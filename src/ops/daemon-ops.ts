@@ -333,6 +333,7 @@ export class DaemonOps {
           ...(p.counters !== undefined ? gateCountsOf(p.counters) : { refused: NONE, trimmed: NONE }),
           strategyErrors: e.errors.strategy,
           ...(e.firstStrategyError !== undefined ? { firstStrategyError: e.firstStrategyError } : {}),
+          ...(e.strategyFailing !== undefined ? { strategyFailing: e.strategyFailing } : {}),
         };
       },
       rewards: () => {

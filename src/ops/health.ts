@@ -11,7 +11,9 @@
  *  - `feed_stale`: no market data for longer than `feedStaleMs` (a frozen socket that still
  *    answers PONG), or a traded book is stale (no snapshot yet, desynced, crossed);
  *  - `heartbeat_failing`: the last heartbeat to the venue's dead-man switch failed (placing is
- *    paused until one succeeds).
+ *    paused until one succeeds);
+ *  - `strategy_failing`: the strategy erred on several evaluations in a row (every quote is pulled
+ *    until one succeeds: src/engine/loop.ts STRATEGY_FAILING_AFTER).
  *
  * Pure: the caller gathers the inputs and passes the time.
  */
@@ -52,6 +54,8 @@ export interface HealthInput {
   readonly killSwitch: { readonly tripped: boolean; readonly trigger?: string; readonly message?: string };
   /** Market data silence after which the feed counts as stale, ms (0 disables the check). */
   readonly feedStaleMs: number;
+  /** The strategy's failing state (EngineStats.strategyFailing); absent: not failing. */
+  readonly strategyFailing?: { readonly consecutive: number; readonly lastError: string };
 }
 
 /** Stable codes of the reasons. */
@@ -64,7 +68,8 @@ export type HealthCode =
   | 'market_stream_down'
   | 'user_stream_down'
   | 'feed_stale'
-  | 'heartbeat_failing';
+  | 'heartbeat_failing'
+  | 'strategy_failing';
 
 export interface HealthReason {
   readonly code: HealthCode;
@@ -147,6 +152,11 @@ export function assessHealth(h: HealthInput, now: number): HealthReport {
       message: `${h.heartbeat.consecutiveFailures} consecutive heartbeat failure(s)${h.heartbeat.error ? `: ${h.heartbeat.error}` : ''}`,
     });
   }
+  if (h.strategyFailing !== undefined)
+    reasons.push({
+      code: 'strategy_failing',
+      message: `the strategy erred on ${h.strategyFailing.consecutive} evaluations in a row (last: ${h.strategyFailing.lastError}): every quote pulled until one succeeds`,
+    });
   const healthy = reasons.length === 0;
   return {
     status: healthy ? 'ok' : 'unhealthy',

@@ -88,6 +88,8 @@ export interface DaemonView {
 /** `DaemonView.intents`: the counters and the strategy's first error (EngineStats.firstStrategyError). */
 export interface DaemonIntents extends IntentCounts {
   readonly firstStrategyError?: { readonly message: string; readonly at?: string };
+  /** Present while the strategy is failing (EngineStats.strategyFailing: every quote pulled). */
+  readonly strategyFailing?: { readonly consecutive: number; readonly lastError: string };
 }
 
 /** No intents counted (a view without them). */

@@ -376,6 +376,7 @@ export class DaemonMonitor {
       }
     const hb = v?.heartbeat();
     const ks = v?.killSwitch();
+    const failing = v?.intents?.().strategyFailing;
     return assessHealth(
       {
         lifecycle: this.#lifecycle,
@@ -394,6 +395,7 @@ export class DaemonMonitor {
           ...(ks?.message !== undefined ? { message: ks.message } : {}),
         },
         feedStaleMs: this.#o.feedStaleMs,
+        ...(failing !== undefined ? { strategyFailing: failing } : {}),
       },
       now,
     );

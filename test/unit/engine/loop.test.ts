@@ -5,7 +5,14 @@ import type { DesiredQuotes, StrategyOutput } from '../../../src/core/intents.ts
 import type { Pips, Micro } from '../../../src/core/units.ts';
 import type { ConditionId } from '../../../src/core/ids.ts';
 import type { MarketInfo } from '../../../src/core/venue.ts';
-import { createEngine, type EngineOptions, errAt, PRICE_CHECK_MS, readableLocation } from '../../../src/engine/loop.ts';
+import {
+  createEngine,
+  type EngineOptions,
+  errAt,
+  PRICE_CHECK_MS,
+  readableLocation,
+  STRATEGY_FAILING_AFTER,
+} from '../../../src/engine/loop.ts';
 import type { StrategyState } from '../../../src/strategy/api.ts';
 import {
   CID,
@@ -269,6 +276,73 @@ describe('engine loop: errors never kill the loop', () => {
     expect(logs.some((l) => /strategy handler threw/.test(l))).toBe(true);
     expect(executed.length).toBeGreaterThan(2);
     expect(engine.state.book(YES)!.bestBid).toBe(4105);
+  });
+
+  it('a strategy that errs on every evaluation gets its quotes pulled, and quotes again once it evaluates (trial 21 F1)', async () => {
+    let broken = false;
+    const { venue, engine, executed, feedBooks, logs } = await setup({
+      onEvent: (_e, s) => {
+        if (broken) throw new Error('late21');
+        return { quotes: [quote(s.now)] };
+      },
+    });
+    feedBooks();
+    expect(executed.at(-1)!.quotes).toHaveLength(1);
+    broken = true;
+    executed.length = 0;
+    const ev = (i: number) => venue.market$.next(level(YES, 'BUY', 4100 + i, 1e6, { bid: 4100 + i, ask: 6000 }));
+    for (let i = 0; i < STRATEGY_FAILING_AFTER - 1; i++) ev(i);
+    // not yet: a strategy that erred now and then keeps its quotes
+    expect(executed).toEqual([]);
+    expect(engine.stats().strategyFailing).toBeUndefined();
+    ev(10);
+    // every market pulled at once (one empty set each), said at error
+    expect(executed).toEqual([
+      { market: CID, quotes: [], at: venue.clock.now() },
+      { market: CID2, quotes: [], at: venue.clock.now() },
+    ]);
+    expect(engine.stats().strategyFailing).toMatchObject({ consecutive: STRATEGY_FAILING_AFTER, lastError: 'late21' });
+    expect(
+      logs.some((l) => /erred on 5 evaluations in a row \(no output between\): every quote is pulled/.test(l)),
+    ).toBe(true);
+    ev(11);
+    expect(executed).toHaveLength(2); // pulled once
+    // it evaluates again: its quotes go out, the failing state is gone
+    broken = false;
+    ev(12);
+    expect(executed.at(-1)!.quotes).toHaveLength(1);
+    expect(engine.stats().strategyFailing).toBeUndefined();
+  });
+
+  it('invalid outputs count as errors too; evaluations with no output do not end the row, an output does', async () => {
+    let mode: 'bad' | 'none' | 'ok' = 'bad';
+    const { venue, engine, executed, feedBooks } = await setup({
+      onEvent: (_e, s) =>
+        mode === 'bad'
+          ? ({ qoutes: [] } as unknown as StrategyOutput)
+          : mode === 'ok'
+            ? { quotes: [quote(s.now)] }
+            : undefined,
+    });
+    feedBooks();
+    executed.length = 0;
+    for (let i = 0; i < STRATEGY_FAILING_AFTER - 1; i++)
+      venue.market$.next(level(YES, 'BUY', 4100 + i, 1e6, { bid: 4100 + i, ask: 6000 }));
+    mode = 'ok';
+    venue.market$.next(level(YES, 'BUY', 4200, 1e6, { bid: 4200, ask: 6000 }));
+    executed.length = 0;
+    mode = 'bad';
+    for (let i = 0; i < STRATEGY_FAILING_AFTER - 1; i++)
+      venue.market$.next(level(YES, 'BUY', 4300 + i, 1e6, { bid: 4300 + i, ask: 6000 }));
+    expect(engine.stats().strategyFailing).toBeUndefined();
+    // (a strategy broken on its timer may answer book events with nothing: that does not end the row)
+    mode = 'none';
+    venue.market$.next(level(YES, 'BUY', 4350, 1e6, { bid: 4350, ask: 6000 }));
+    expect(executed).toEqual([]);
+    mode = 'bad';
+    venue.market$.next(level(YES, 'BUY', 4400, 1e6, { bid: 4400, ask: 6000 }));
+    expect(engine.stats().strategyFailing?.lastError).toMatch(/^invalid output: unknown key "qoutes"/);
+    expect(executed.map((d) => d.quotes.length)).toEqual([0, 0]);
   });
 
   it('a non-Error throw is shown as util.inspect shows it, not [object Object]', async () => {

@@ -56,6 +56,14 @@ describe('assessHealth', () => {
     expect(codes(stale)).toEqual(['feed_stale']);
     expect(codes({ ...base, books: [{ ...base.books[0]!, stale: true, retired: true }] })).toEqual([]);
   });
+  it('is unhealthy while the strategy is failing (its quotes pulled; trial 21 F1)', () => {
+    const r = assessHealth(
+      { ...base, strategyFailing: { consecutive: 7, lastError: 'late21' } },
+      base.runningSince + 1000,
+    );
+    expect(r.reasons.map((x) => x.code)).toEqual(['strategy_failing']);
+    expect(r.reasons[0]!.message).toContain('erred on 7 evaluations in a row (last: late21)');
+  });
   it('is unhealthy while the heartbeat fails and once the kill switch tripped', () => {
     expect(codes({ ...base, heartbeat: { consecutiveFailures: 2, error: 'HTTP 500' } })).toEqual(['heartbeat_failing']);
     expect(codes({ ...base, killSwitch: { tripped: true, trigger: 'cli', message: 'operator' } })).toEqual([
