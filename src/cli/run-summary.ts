@@ -76,6 +76,8 @@ export interface RunSummary {
    * first: the two together (a backtest counts them apart: quotes refused, immediate orders refused).
    */
   riskRefusals: Record<string, number>;
+  /** Of those, the immediate (FOK/FAK) orders, by code; absent when none was refused. */
+  immediateRefusals?: Record<string, number>;
   /** Quotes the risk gate approved with a smaller size this run, by the code of the limit that cut them. */
   riskTrims: Record<string, number>;
   fills: number;
@@ -163,7 +165,13 @@ export function describeRejections(rejected: number, n: RejectionsNotCounted | u
 /** The strategy's errors and the gate's refusals and trims of a run (`RunSummary`'s fields of them). */
 export type IntentFigures = Pick<
   RunSummary,
-  'strategyErrors' | 'firstStrategyError' | 'strategyEvaluations' | 'strategyTiming' | 'riskRefusals' | 'riskTrims'
+  | 'strategyErrors'
+  | 'firstStrategyError'
+  | 'strategyEvaluations'
+  | 'strategyTiming'
+  | 'riskRefusals'
+  | 'immediateRefusals'
+  | 'riskTrims'
 >;
 
 /** No strategy error, nothing refused or cut. */
@@ -196,6 +204,9 @@ export function intentFigures(
     strategyEvaluations: calls?.evaluations ?? 0,
     riskRefusals: sortedCounts(g.refused),
     riskTrims: sortedCounts(g.trimmed),
+    ...(Object.keys(counters.ordersRefusedByCode).length > 0
+      ? { immediateRefusals: sortedCounts(counters.ordersRefusedByCode) }
+      : {}),
     ...(calls?.measured !== undefined ? { strategyTiming: calls.measured } : {}),
   };
 }

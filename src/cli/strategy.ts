@@ -161,14 +161,21 @@ function ms(x: number): string {
 
 /**
  * The check's warnings (it stays ok): most of what the strategy asked the gate for was refused
- * (`most quotes refused: OFF_TICK x30 of 31`), or exactly half (`half the quotes refused`), its
- * slowest `onEvent` took over SLOW_HANDLER_MS.
+ * (`most quotes refused: OFF_TICK x30 of 31`), or exactly half (`half the quotes refused`); every
+ * immediate (FOK/FAK) order it asked for was refused (`immediate`: those refused by code and those
+ * sent; the quotes resting meanwhile would hide a dead taking leg in the first count: trial 21 F7);
+ * its slowest `onEvent` took over SLOW_HANDLER_MS.
  */
 export function checkWarnings(
   refusals: Readonly<Record<string, number>>,
   timing: StrategyTiming | undefined,
+  immediate?: { readonly refused: Readonly<Record<string, number>>; readonly sent: number },
 ): string[] {
   const out: string[] = [];
+  if (immediate !== undefined && immediate.sent === 0 && countsTotal(immediate.refused) > 0)
+    out.push(
+      `every immediate order refused: ${codeCountsText(immediate.refused)} of ${countsTotal(immediate.refused)} (none reached the venue)`,
+    );
   const refused = countsTotal(refusals);
   if (timing !== undefined && refused * 2 > timing.asked)
     out.push(`most quotes refused: ${codeCountsText(refusals)} of ${timing.asked}`);
@@ -424,7 +431,10 @@ ${EXIT_CODES_HELP}`,
         const trimReasons = byCodeIn(lines, 'quote trimmed').firstReasons;
         const strategyErrors = strategyErrorsOf(summary, lines);
         const timing = summary.strategyTiming;
-        const warnings = checkWarnings(summary.riskRefusals, timing);
+        const warnings = checkWarnings(summary.riskRefusals, timing, {
+          refused: summary.immediateRefusals ?? {},
+          sent: orders.filter((x) => x.type === 'FOK' || x.type === 'FAK').length,
+        });
         const started = lines.find((l) => l['msg'] === 'starting') as
           | { markets?: Array<{ market: string; question: string }> }
           | undefined;

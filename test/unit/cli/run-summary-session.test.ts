@@ -90,6 +90,8 @@ describe("exit summary: the strategy's errors and the gate's refusals (user tria
       // (an engine without strategyCalls counts no evaluation)
       strategyEvaluations: 0,
       riskRefusals: { OFF_TICK: 30, PRICE_BAND: 2 },
+      // (of those, the immediate orders apart)
+      immediateRefusals: { OFF_TICK: 1 },
       riskTrims: { LOT: 1 },
     });
     // largest first, as printed

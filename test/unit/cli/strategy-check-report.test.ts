@@ -53,6 +53,17 @@ describe('strategy check: warnings', () => {
     expect(checkWarnings({ OFF_TICK: 7 }, timing({ asked: 16 }))).toEqual([]);
   });
 
+  it('warns when every immediate order was refused, whatever the quotes (trial 21 F7)', () => {
+    // 8 FOK refused among 96 asked: the resting quotes keep the first count under half
+    expect(checkWarnings({ ORDER_SIZE: 8 }, timing({ asked: 96 }), { refused: { ORDER_SIZE: 8 }, sent: 0 })).toEqual([
+      'every immediate order refused: ORDER_SIZE x8 of 8 (none reached the venue)',
+    ]);
+    expect(checkWarnings({ ORDER_SIZE: 8 }, timing({ asked: 96 }), { refused: { ORDER_SIZE: 8 }, sent: 1 })).toEqual(
+      [],
+    );
+    expect(checkWarnings({}, timing({ asked: 96 }), { refused: {}, sent: 0 })).toEqual([]);
+  });
+
   it('warns when the slowest onEvent took over 100 ms', () => {
     expect(SLOW_HANDLER_MS).toBe(100);
     expect(checkWarnings({}, timing({ slowestMs: 100 }))).toEqual([]);
