@@ -490,10 +490,11 @@ async function startRunFleetRisk(
     ...(o.ref.ledgerId !== undefined ? { ledger: o.ref.ledgerId } : {}),
     clock,
     maxLoss: o.limits.killSwitch.maxLoss,
-    pnl: () => trader.kill.lastPnl,
+    // its complete readings only (every held position marked): an incomplete one understates a loss
+    pnl: () => trader.kill.lastCompletePnl,
     // the member's day PnL (its ledger's since the UTC day's open), summed over the fleet's members
     maxDailyLoss: o.limits.killSwitch.maxDailyLoss,
-    dayPnl: () => trader.kill.dailyPnl,
+    dayPnl: () => trader.kill.completeDailyPnl,
     onTrip: (rec) => {
       flog.error({ reason: rec.reason }, 'fleet loss limit: fleet kill switch tripped');
       // this member stops at once (the fleet's key reaches it too, moments later): a trip in the check
