@@ -19,6 +19,9 @@ import { ConfigError, NetworkError } from '../core/errors.ts';
 /** The fleet's Redis could not be reached at start (the message names the URL redacted). */
 export class FleetUnreachableError extends NetworkError {}
 
+/** Redis refusing a connection's credentials (a wrong password or user, or none given where one is needed). */
+const AUTH_REFUSED = /^(WRONGPASS|NOAUTH)\b|invalid (username-)?password/i;
+
 /** How long a fleet command may take before it counts as failed, ms. */
 export const FLEET_COMMAND_TIMEOUT_MS = 500;
 
@@ -98,11 +101,22 @@ export async function connectFleetRedis(
   o: { onError?: (err: Error) => void; options?: RedisOptions } = {},
 ): Promise<Redis> {
   const c = new Redis(checkRedisUrl(url), fleetRedisOptions(o.options));
-  c.on('error', (err: Error) => o.onError?.(err));
+  // the first connection's errors: Redis refusing the credentials says so only here
+  let refused: string | undefined;
+  c.on('error', (err: Error) => {
+    if (refused === undefined && AUTH_REFUSED.test(err.message)) refused = err.message;
+    o.onError?.(err);
+  });
   try {
     await c.connect();
   } catch (err) {
     c.disconnect();
+    // a configuration to mend, not an outage to wait out (exit 2, not 3: trial 22 F7)
+    if (refused !== undefined)
+      throw new ConfigError(
+        'fleet.redisUrl',
+        `Redis at ${redactRedisUrl(url)} refused the credentials: ${refused} (the URL's password, redis://:PASSWORD@host:port, or user)`,
+      );
     throw new FleetUnreachableError(`fleet: cannot reach Redis at ${redactRedisUrl(url)}: ${(err as Error).message}`);
   }
   return c;
