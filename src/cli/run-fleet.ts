@@ -314,8 +314,16 @@ export async function joinRunFleet(
       clock: o.clock,
       markets: o.markets,
       onKill: (rec) => {
-        flog.error({ reason: rec.reason, by: rec.by }, 'fleet kill switch tripped');
-        trader.kill.trip('manual', `${FROM_FLEET}${rec.reason} (by ${rec.by})`);
+        // (a member started on a fleet tripped earlier learns it here: when, and how to re-arm: trial 22 F8)
+        const since = new Date(rec.at).toISOString();
+        flog.error(
+          { reason: rec.reason, by: rec.by, at: since },
+          'fleet kill switch tripped: every member stops; once its cause is dealt with, `mmkit kill --fleet --rearm` lets members start again',
+        );
+        trader.kill.trip(
+          'manual',
+          `${FROM_FLEET}${rec.reason} (by ${rec.by} at ${since}; re-arm: mmkit kill --fleet --rearm)`,
+        );
       },
       pauseTarget: trader.executor,
       onDown: () => {

@@ -60,7 +60,7 @@ describe('a fleet: the daily loss limit is the account’s', () => {
       let markets: string[] = [];
       await waitUntil(() => (markets = liquidMarkets(ex, 2)).length === 2, 60_000);
       expect(markets).toHaveLength(2);
-      const { address, dirs } = walletDirs(h, ['ra', 'rb']);
+      const { address, dirs } = walletDirs(h, ['ra', 'rb', 'rc']);
       const keys = fleetKeys(address);
       const placedBy = new Map<string, number>();
       let phase = 'ra';
@@ -116,6 +116,13 @@ describe('a fleet: the daily loss limit is the account’s', () => {
       expect(ex.exchange.openOrders(address)).toEqual([]);
       // the trip is the fleet's again, by rb
       expect((await readFleetKill(redis, keys))?.by).toBe('rb');
+      // a member started on the tripped fleet stops before quoting, saying since when and how to re-arm (trial 22 F8)
+      phase = 'rc';
+      const rc = h.startBot(base, dirs.rc, args(eager), env('rc'));
+      expect(await waitUntil(() => rc.p.exitCode !== null, 90_000), (rc.out() + rc.err()).slice(-3000)).toBe(true);
+      expect(rc.p.exitCode, rc.err().slice(-3000)).toBe(4);
+      expect(rc.out() + rc.err()).toMatch(/by rb at \d{4}-\d{2}-\d{2}T[0-9:.]+Z; re-arm: mmkit kill --fleet --rearm/);
+      expect(placedBy.get('rc') ?? 0).toBe(0);
     } finally {
       redis.disconnect();
       await ex.close();
