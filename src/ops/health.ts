@@ -13,7 +13,9 @@
  *  - `heartbeat_failing`: the last heartbeat to the venue's dead-man switch failed (placing is
  *    paused until one succeeds);
  *  - `strategy_failing`: the strategy erred on several evaluations in a row (every quote is pulled
- *    until one succeeds: src/engine/loop.ts STRATEGY_FAILING_AFTER).
+ *    until one succeeds: src/engine/loop.ts STRATEGY_FAILING_AFTER);
+ *  - `fleet_unreachable`: a fleet member cannot reach the fleet's Redis (it pulled its quotes and
+ *    places nothing until Redis is back: src/fleet/fail-closed.ts).
  *
  * Pure: the caller gathers the inputs and passes the time.
  */
@@ -54,6 +56,8 @@ export interface HealthInput {
   readonly killSwitch: { readonly tripped: boolean; readonly trigger?: string; readonly message?: string };
   /** Market data silence after which the feed counts as stale, ms (0 disables the check). */
   readonly feedStaleMs: number;
+  /** A fleet member that cannot reach the fleet's Redis (placing paused for 'fleet'); absent: not a member, or reachable. */
+  readonly fleetUnreachable?: boolean;
   /** The strategy's failing state (EngineStats.strategyFailing); absent: not failing. */
   readonly strategyFailing?: { readonly consecutive: number; readonly lastError: string };
 }
@@ -69,7 +73,8 @@ export type HealthCode =
   | 'user_stream_down'
   | 'feed_stale'
   | 'heartbeat_failing'
-  | 'strategy_failing';
+  | 'strategy_failing'
+  | 'fleet_unreachable';
 
 export interface HealthReason {
   readonly code: HealthCode;
@@ -156,6 +161,11 @@ export function assessHealth(h: HealthInput, now: number): HealthReport {
     reasons.push({
       code: 'strategy_failing',
       message: `the strategy erred on ${h.strategyFailing.consecutive} evaluations in a row (last: ${h.strategyFailing.lastError}): every quote pulled until one succeeds`,
+    });
+  if (h.fleetUnreachable === true)
+    reasons.push({
+      code: 'fleet_unreachable',
+      message: "the fleet's Redis cannot be reached: quotes pulled, placing paused until it is back",
     });
   const healthy = reasons.length === 0;
   return {

@@ -396,6 +396,7 @@ export class DaemonMonitor {
         },
         feedStaleMs: this.#o.feedStaleMs,
         ...(failing !== undefined ? { strategyFailing: failing } : {}),
+        ...(v?.pauseReasons().includes('fleet') === true ? { fleetUnreachable: true } : {}),
       },
       now,
     );

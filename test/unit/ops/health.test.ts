@@ -64,6 +64,10 @@ describe('assessHealth', () => {
     expect(r.reasons.map((x) => x.code)).toEqual(['strategy_failing']);
     expect(r.reasons[0]!.message).toContain('erred on 7 evaluations in a row (last: late21)');
   });
+  it("is unhealthy while a fleet member cannot reach the fleet's Redis (trial 22 F5)", () => {
+    expect(codes({ ...base, fleetUnreachable: true })).toEqual(['fleet_unreachable']);
+    expect(codes({ ...base, fleetUnreachable: false })).toEqual([]);
+  });
   it('is unhealthy while the heartbeat fails and once the kill switch tripped', () => {
     expect(codes({ ...base, heartbeat: { consecutiveFailures: 2, error: 'HTTP 500' } })).toEqual(['heartbeat_failing']);
     expect(codes({ ...base, killSwitch: { tripped: true, trigger: 'cli', message: 'operator' } })).toEqual([

@@ -46,6 +46,7 @@ function setup() {
   let realized = 0;
   const refused = new Map<string, number>();
   const intents = { strategyErrors: 0, first: undefined as { message: string; at?: string } | undefined };
+  const pauses: string[] = [];
   const view: DaemonView = {
     book: (t) => books.get(t),
     whyNotQuotable: () => undefined,
@@ -71,7 +72,7 @@ function setup() {
       notional: 440_000,
     }),
     rejectionsNotCounted: () => ({ sellBalanceRaces: 2, postOnlyCrossings: 1 }),
-    pauseReasons: () => [],
+    pauseReasons: () => pauses,
     intents: () => ({
       refused,
       trimmed: new Map(),
@@ -102,6 +103,7 @@ function setup() {
     books,
     refused,
     intents,
+    pauses,
     setHr: (v: number) => (hr = v),
     setRealized: (v: number) => (realized = v),
   };
@@ -291,6 +293,18 @@ describe('DaemonMonitor', () => {
     expect(monitor.health().reasons.map((r) => r.code)).toEqual(['feed_stale']);
     monitor.onEvent(level(clock.now()));
     expect(monitor.health().healthy).toBe(true);
+  });
+
+  it("goes unhealthy while placing is paused for the fleet's Redis (trial 22 F5), not for a merge", () => {
+    const { monitor, clock, pauses } = setup();
+    monitor.setLifecycle('running');
+    for (const stream of ['market', 'user'] as const)
+      monitor.onEvent({ type: 'resynced', stream, initial: true, venueTime: clock.now(), recvTime: clock.now() });
+    monitor.onEvent(level(clock.now()));
+    pauses.push('merge');
+    expect(monitor.health().healthy).toBe(true);
+    pauses.push('fleet');
+    expect(monitor.health().reasons.map((r) => r.code)).toEqual(['fleet_unreachable']);
   });
 
   it('measures tick-to-order from a market frame to the place request, and nothing for timer-driven quotes', async () => {
