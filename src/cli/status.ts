@@ -251,6 +251,10 @@ export function deadDaemonHint(
         ? ` (the venue it traded on, ${recorded}, recorded in ${join(dir, DAEMON_VENUE_FILE)})`
         : ` (without --exchange-url they ask the venue it recorded in ${join(dir, DAEMON_VENUE_FILE)}, ${recorded})`
       : " (without --exchange-url they ask the venue of the data dir's store, else the config's paper exchange)";
+  // a fleet member's: the account's orders are every member's, and a live member taking its markets
+  // cancels what it left there (trial 22 F6: cancel-all, as advised, cancelled the live members' too)
+  if (venue?.fleet === true)
+    return `${who}; it was a fleet member: a live member takes its markets over within seconds and cancels the orders it left there (\`mmkit fleet status${dd}\` shows who holds what); \`mmkit cancel-all\` would cancel every member's orders, the account's, so only with no member left (\`mmkit orders${dd}\` lists them)${password}${where}`;
   return `${who}: its orders may still rest at the venue (a venue's dead-man switch cancels them only once its heartbeat lapses): list them with \`mmkit orders${dd}\`, cancel them with \`mmkit cancel-all${dd}\`${password}${where}`;
 }
 

@@ -106,6 +106,8 @@ export interface DaemonVenueRecord {
   config?: string;
   /** The keystore file of its wallet (bot.keystoreFile), absolute; absent: none (MMKIT_PRIVATE_KEY or the paper wallet). */
   keystore?: string;
+  /** True when it was a fleet member (fleet.redisUrl): the account's orders are every member's. */
+  fleet?: boolean;
 }
 
 /** How the daemon was configured, for its venue.json: the files as given (made absolute there). */
@@ -116,6 +118,8 @@ export interface DaemonVenueOptions {
   config?: string;
   /** bot.keystoreFile ('' or absent: none). */
   keystore?: string;
+  /** A fleet member (fleet.redisUrl set). */
+  fleet?: boolean;
 }
 
 /** A URL without what may be a secret: user and password, query, fragment. */
@@ -148,6 +152,7 @@ export function writeDaemonVenue(
     ...(o.inProcess === true ? { inProcess: true } : {}),
     ...(o.config ? { config: resolvePath(o.config) } : {}),
     ...(o.keystore ? { keystore: resolvePath(o.keystore) } : {}),
+    ...(o.fleet === true ? { fleet: true } : {}),
   };
   if (base !== undefined && withoutCredentials(base) !== '') rec.url = withoutCredentials(base);
   const per = Object.entries(urls)
@@ -197,6 +202,7 @@ export function readDaemonVenue(
       inProcess?: unknown;
       config?: unknown;
       keystore?: unknown;
+      fleet?: unknown;
     };
     if (typeof v.pid !== 'number') return undefined;
     const urls =
@@ -214,6 +220,7 @@ export function readDaemonVenue(
       ...(v.inProcess === true ? { inProcess: true } : {}),
       ...(typeof v.config === 'string' && v.config !== '' ? { config: v.config } : {}),
       ...(typeof v.keystore === 'string' && v.keystore !== '' ? { keystore: v.keystore } : {}),
+      ...(v.fleet === true ? { fleet: true } : {}),
     };
   } catch {
     return undefined;

@@ -435,6 +435,19 @@ describe('deadDaemonHint (status and kill with no daemon reachable)', () => {
       `\`mmkit orders --config ${mine} --data-dir ${d}\``,
     );
   });
+  it("a fleet member's: its markets' new holder cancels what it left; cancel-all would take every member's (trial 22 F6)", () => {
+    const d = mkdtempSync(join(tmpdir(), 'mmkit-status-'));
+    stale(d, 2 ** 22 + 12349);
+    writeFileSync(
+      join(d, 'venue.json'),
+      JSON.stringify({ pid: 2 ** 22 + 12349, url: 'http://127.0.0.1:18090', fleet: true }),
+    );
+    const h = deadDaemonHint({ dataDir: d }, { source: 'config' }, {})!;
+    expect(h).toContain('it was a fleet member: a live member takes its markets over');
+    expect(h).toContain(`\`mmkit fleet status --data-dir ${d}\``);
+    expect(h).toContain("`mmkit cancel-all` would cancel every member's orders");
+    expect(h).not.toContain('cancel them with');
+  });
   it('without a lock, a daemon.json of a dead pid; a shadow run left no order at the venue', () => {
     const d = mkdtempSync(join(tmpdir(), 'mmkit-status-'));
     writeFileSync(join(d, 'daemon.json'), JSON.stringify({ statusUrl: 'http://127.0.0.1:9', pid: 2 ** 22 + 7 }));
