@@ -41,18 +41,27 @@ export interface FleetStatusReport {
     pnlSum: string;
     /** The account's risk.maxLoss the fleet runs with (decimal USDC; "0": off), null when none is recorded. */
     maxLoss: string | null;
+    /** The members' summed PnL of the UTC day (the daily loss limit's), and its limit (as maxLoss). */
+    day: { date: string; pnl: string; maxDailyLoss: string | null };
+    /** The account's caps the grants are shares of (null when none is recorded). */
+    maxNotionalGlobal: string | null;
+    maxOpenOrdersGlobal: number | null;
   };
 }
 
 /** Reads the fleet's state (see the module comment). */
-export async function readFleetStatus(redis: import('ioredis').Redis, account: string): Promise<FleetStatusReport> {
+export async function readFleetStatus(
+  redis: import('ioredis').Redis,
+  account: string,
+  now: number = Date.now(),
+): Promise<FleetStatusReport> {
   const { fleetKeys } = await import('../fleet/fleet-keys.ts');
   const { readLiveMembers } = await import('../fleet/market-leases.ts');
   const { readFleetKill } = await import('../fleet/kill.ts');
   const { parseLeaseValue } = await import('../fleet/lease.ts');
   const { fleetBudgetUse, readMemberStatuses, totalPnl } = await import('../fleet/member-status.ts');
   const { formatAmount } = await import('../core/units.ts');
-  const { readFleetPnl } = await import('../fleet/fleet-loss.ts');
+  const { readFleetDayPnl, readFleetPnl } = await import('../fleet/fleet-loss.ts');
   const { parseGrant } = await import('../fleet/risk-reserve.ts');
   const keys = fleetKeys(account);
   const members = await readLiveMembers(redis, keys);
@@ -65,7 +74,17 @@ export async function readFleetStatus(redis: import('ioredis').Redis, account: s
   const pnl: Record<string, string> = {};
   for (const m of Object.keys(pnlMicro).sort()) pnl[m] = formatAmount(pnlMicro[m]!);
   const records = await readMemberStatuses(redis, keys, members);
-  const maxLoss = await redis.hget(keys.riskLimits, 'maxLoss');
+  const [maxLoss, maxDailyLoss, maxNotional, maxOrders] = await redis.hmget(
+    keys.riskLimits,
+    'maxLoss',
+    'maxDailyLoss',
+    'maxNotionalGlobal',
+    'maxOpenOrdersGlobal',
+  );
+  const date = new Date(now).toISOString().slice(0, 10);
+  const dayPnl = await readFleetDayPnl(redis, keys, date);
+  const amount = (v: string | null | undefined): string | null =>
+    v == null || !/^\d+$/.test(v) ? null : formatAmount(Number(v));
   const hb = await redis.get(keys.heartbeatLease);
   const lease = hb === null ? null : parseLeaseValue(hb);
   return {
@@ -80,7 +99,10 @@ export async function readFleetStatus(redis: import('ioredis').Redis, account: s
       grants,
       pnl,
       pnlSum: formatAmount(Object.values(pnlMicro).reduce((a, b) => a + b, 0)),
-      maxLoss: maxLoss === null || !/^\d+$/.test(maxLoss) ? null : formatAmount(Number(maxLoss)),
+      maxLoss: amount(maxLoss),
+      day: { date, pnl: formatAmount(dayPnl), maxDailyLoss: amount(maxDailyLoss) },
+      maxNotionalGlobal: amount(maxNotional),
+      maxOpenOrdersGlobal: maxOrders == null || !/^\d+$/.test(maxOrders) ? null : Number(maxOrders),
     },
   };
 }
@@ -104,7 +126,7 @@ export function formatFleetStatus(r: FleetStatusReport): string {
   }
   if (r.risk.grants.length > 0)
     lines.push(
-      `risk grants: ${r.risk.grants.map((g) => `${g.member} ${g.notional} notional / ${g.orders} orders`).join(', ')}`,
+      `risk grants: ${r.risk.grants.map((g) => `${g.member} ${g.notional} notional / ${g.orders} orders`).join(', ')}${r.risk.maxNotionalGlobal !== null || r.risk.maxOpenOrdersGlobal !== null ? ` (of the account's ${r.risk.maxNotionalGlobal ?? '?'} notional / ${r.risk.maxOpenOrdersGlobal ?? '?'} orders)` : ''}`,
     );
   // (trial 14 F3, F10: the two PnL lines differed without a word, and the limit was not shown)
   if (Object.keys(r.risk.pnl).length > 0)
@@ -115,6 +137,11 @@ export function formatFleetStatus(r: FleetStatusReport): string {
         .map(([m, v]) => `${m} ${v}`)
         .join(', ')}`,
     );
+  // (trial 22 F9: the daily limit's sum was nowhere)
+  const d = r.risk.day;
+  lines.push(
+    `daily loss limit on the summed pnl of UTC ${d.date}: ${d.pnl}${d.maxDailyLoss === null || d.maxDailyLoss === '0' ? ' (risk.maxDailyLoss off)' : ` (trips below -${d.maxDailyLoss})`}`,
+  );
   lines.push(
     `total pnl of the members alive ${r.total.total} (realized ${r.total.realized}, unrealized ${r.total.unrealized}, fees ${r.total.fees}, rewards ${r.total.rewards})`,
   );

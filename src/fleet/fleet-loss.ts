@@ -83,6 +83,21 @@ export async function writeMemberPnl(redis: Redis, keys: FleetKeys, ledger: stri
 }
 
 /**
+ * The fleet's summed PnL of the UTC day `date`, µ, over the ledgers the fleet has (each its figure of
+ * that date; another date's does not count), as the daily loss limit judges it (`mmkit fleet status`).
+ */
+export async function readFleetDayPnl(redis: Redis, keys: FleetKeys, date: string): Promise<number> {
+  const [day, ledgers] = await Promise.all([redis.hgetall(keys.dayPnl), redis.hgetall(keys.ledgers)]);
+  let sum = 0;
+  for (const [id, v] of Object.entries(day)) {
+    if (ledgers[id] === undefined || !v.startsWith(`${date}:`)) continue;
+    const pnl = Number(v.slice(date.length + 1));
+    if (Number.isSafeInteger(pnl)) sum += pnl;
+  }
+  return sum;
+}
+
+/**
  * The last PnL of every ledger the fleet has, µ, by its member's name (for `mmkit fleet status`; a
  * name two ledgers share gets the ledger id's first 8 characters beside it).
  */

@@ -494,18 +494,22 @@ describe('fleet loss limit', () => {
 });
 
 describe('mmkit fleet status', () => {
+  const NOW = Date.UTC(2026, 10, 29, 12);
   it('shows the grants and the PnL the loss limit sums', async () => {
     await ledger('m-a');
     await ledger('m-b');
     await new RiskGrants(conns[0]!, keys, CAPS).request('m-a', { notional: 12_500_000, orders: 3 });
     await writeMemberPnl(conns[0]!, keys, 'm-a', -1_500_000);
     await writeMemberPnl(conns[1]!, keys, 'm-b', 250_000);
-    const s = await readFleetStatus(admin, ACCOUNT);
+    const s = await readFleetStatus(admin, ACCOUNT, NOW);
     expect(s.risk).toEqual({
       grants: [{ member: 'm-a', notional: '12.5', orders: 3 }],
       pnl: { 'm-a': '-1.5', 'm-b': '0.25' },
       pnlSum: '-1.25',
       maxLoss: null,
+      day: { date: '2026-11-29', pnl: '0', maxDailyLoss: null },
+      maxNotionalGlobal: null,
+      maxOpenOrdersGlobal: null,
     });
     const text = formatFleetStatus(s);
     expect(text).toContain('risk grants: m-a 12.5 notional / 3 orders');
@@ -515,10 +519,24 @@ describe('mmkit fleet status', () => {
     );
     expect(text).toMatch(/^total pnl of the members alive /m);
     await admin.hset(keys.riskLimits, 'maxLoss', '50000000');
-    const limited = await readFleetStatus(admin, ACCOUNT);
+    const limited = await readFleetStatus(admin, ACCOUNT, NOW);
     expect(limited.risk.maxLoss).toBe('50');
     expect(formatFleetStatus(limited)).toContain('loss limit on the summed pnl: -1.25 (trips below -50);');
-    await admin.hdel(keys.riskLimits, 'maxLoss');
+    // the daily limit's sum (today's figures only) and the caps the grants are shares of (trial 22 F9)
+    await writeMemberDayPnl(conns[0]!, keys, 'm-a', '2026-11-29', -3_000_000);
+    await writeMemberDayPnl(conns[1]!, keys, 'm-b', '2026-11-28', -9_000_000);
+    await admin.hset(keys.riskLimits, {
+      maxDailyLoss: '5000000',
+      maxNotionalGlobal: '1000000000',
+      maxOpenOrdersGlobal: '20',
+    });
+    const daily = await readFleetStatus(admin, ACCOUNT, NOW);
+    expect(daily.risk.day).toEqual({ date: '2026-11-29', pnl: '-3', maxDailyLoss: '5' });
+    const t = formatFleetStatus(daily);
+    expect(t).toContain('daily loss limit on the summed pnl of UTC 2026-11-29: -3 (trips below -5)');
+    expect(t).toContain("risk grants: m-a 12.5 notional / 3 orders (of the account's 1000 notional / 20 orders)");
+    await admin.hdel(keys.riskLimits, 'maxLoss', 'maxDailyLoss', 'maxNotionalGlobal', 'maxOpenOrdersGlobal');
+    await admin.del(keys.dayPnl);
     await admin.del(keys.ledgers);
   });
 });
