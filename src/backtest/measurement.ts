@@ -25,6 +25,7 @@ import type { LiveOrderView } from '../core/intents.ts';
 import { PRICE_SCALE } from '../core/units.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import type { BookView } from '../core/views.ts';
+import { riskMark } from '../risk/marks.ts';
 import { fillFromEvent, type FillChange, type Store } from '../store/store.ts';
 import { PositionAccumulator, pnlOf } from '../store/positions.ts';
 import { FillPointSampler, FillRowRing, FillStatsAccumulator } from './fill-stats.ts';
@@ -165,18 +166,26 @@ export class RunMeasurement {
   }
 
   /**
-   * A token's mark: its settlement after a resolution, else its book's mid, the book's last known
-   * state while it is stale (a stale book keeps its levels until the next snapshot: after a gap
-   * that the feed never closed it is the mid when the data stopped, not the one of the last PnL
-   * sample, so the marks do not depend on `--sample-ms`: trial 11 F2), else the last two-sided mid
-   * seen.
+   * A token's mark: its settlement after a resolution, else what its book says now, the book's last
+   * known state while it is stale (a stale book keeps its levels until the next snapshot: after a
+   * gap that the feed never closed it is the book when the data stopped, not the one of the last PnL
+   * sample, so the marks do not depend on `--sample-ms`: trial 11 F2). A two-sided book: its mid. A
+   * one-sided one marks the position held as the daemon's loss limit does (src/risk/marks.ts
+   * `riskMark`): a long at the best bid, with no bid the lower of the best ask and the last mid; a
+   * short at the best ask, with no ask the higher of the best bid and the last mid; so a market whose
+   * bids vanished is not marked at the mid from before the collapse. An empty book, or a flat
+   * position (no side to close), keeps the last two-sided mid seen.
    */
   #markOf(token: string): number | undefined {
     const s = this.#settledMark.get(token);
     if (s !== undefined) return s;
-    const m = this.#bot?.book(token as TokenId)?.mid ?? null;
+    const book = this.#bot?.book(token as TokenId);
+    const m = book?.mid ?? null;
     if (m !== null) this.#lastMid.set(token, Math.round(m));
-    return this.#lastMid.get(token);
+    const last = this.#lastMid.get(token);
+    const size = this.#accs.get(token as TokenId)?.size ?? 0n;
+    if (size === 0n) return last;
+    return riskMark(size > 0n ? 1 : -1, book, last);
   }
 
   /**
@@ -193,7 +202,7 @@ export class RunMeasurement {
     }
   }
 
-  /** The run's PnL now (marked as `#markOf` says; resolved markets settled). */
+  /** The run's PnL now (each position marked as `#markOf` says; resolved markets settled). */
   pnlNow(): ReturnType<typeof pnlOf> {
     this.#settle();
     const marks = new Map<TokenId, number>();
@@ -263,10 +272,18 @@ export class RunMeasurement {
     });
   }
 
-  /** Each event the engine processed: counted; a resolution fixes its tokens' marks. */
+  /**
+   * Each event the engine processed: counted; a book's change keeps its mid as the token's last
+   * two-sided mid (a one-sided book's marks are bounded by it: on every change, not only at the PnL
+   * samples, so they do not depend on `--sample-ms`); a resolution fixes its tokens' marks.
+   */
   event(e: MmkitEvent): void {
     if (isUser(e)) this.#userEvents++;
     else if (e.type !== 'timer') this.#marketEvents++;
+    if (e.type === 'book_snapshot' || (e.type === 'level_change' && e.endOfBatch)) {
+      const m = this.#bot?.book(e.tokenId)?.mid ?? null;
+      if (m !== null) this.#lastMid.set(e.tokenId, Math.round(m));
+    }
     if (e.type === 'market_resolved') {
       const m = this.#marketMap.get(e.market);
       if (m !== undefined && !this.#resolvedTo.has(m.market)) {
