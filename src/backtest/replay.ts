@@ -14,6 +14,9 @@
  *    argument list, then to the earlier line. Rotated parts of one recording are simply more files.
  *    A file is expected in `t` order (the recorder writes it so); the merge never reorders lines of
  *    one file.
+ *    A file given twice (the same path, another path to it, or a byte-identical copy) is not
+ *    merged with itself by anything here: `checkFeedFiles` finds it (and two recordings of one
+ *    market over the same time), for the commands to refuse (or warn) before a replay.
  *  - A line that is not a valid record is skipped and counted (`stats.malformed`); blank lines are
  *    not lines. A gzip stream that ends early (a crash while recording) is read to its end and
  *    counted in `stats.truncatedFiles`, never thrown; a partial last line is counted malformed.
@@ -36,7 +39,8 @@ import type { FeedChannel, FeedHeader, FeedItem, ReplayStats } from '../venues/s
 import type { CachedItem } from '../venues/sim/feed.ts';
 import { CachedSource } from './feed-cache-reader.ts';
 import { CacheWriter } from './feed-cache-writer.ts';
-import { feedUnchanged, type CacheTarget } from './feed-cache-plan.ts';
+import { feedUnchanged, fileSha256, type CacheTarget } from './feed-cache-plan.ts';
+import { realpathSync, statSync } from 'node:fs';
 import { FileSource } from './feed-file-source.ts';
 
 /** Options of a replay. */
@@ -274,6 +278,86 @@ export async function readFeedHeader(file: string): Promise<FeedHeader | undefin
   } finally {
     await src.close();
   }
+}
+
+// ---- feeds given together ----------------------------------------------------------------------
+
+/**
+ * What is wrong with a list of feed files given together, which the merge itself does not check
+ * (every file given is one more source, so a feed given twice would replay, and fill, every trade
+ * twice): `duplicate`, the first two paths that are the same file (`same-file`) or hold the same
+ * bytes (`same-content`: equal size, then equal SHA-256); `overlaps`, pairs of files whose headers
+ * list a market in common and whose time ranges overlap (two recordings of one market, not parts of
+ * one).
+ */
+export interface FeedFilesCheck {
+  readonly duplicate?: { readonly a: string; readonly b: string; readonly why: 'same-file' | 'same-content' };
+  readonly overlaps: readonly { readonly a: string; readonly b: string; readonly markets: readonly string[] }[];
+}
+
+/**
+ * Checks feed files given together (see FeedFilesCheck). Hashes only files of equal size. A file's
+ * time range runs from its header's `t` to its last record; the last record is read (the whole
+ * file) only for a file that shares a market with one starting later and is not an earlier part of
+ * the same recording (same `source`, lower `part`: the recorder starts a part when it ends the one
+ * before). A file without a header is left to the replay to refuse.
+ * @throws the file system's error when a file cannot be read
+ */
+export async function checkFeedFiles(files: readonly string[]): Promise<FeedFilesCheck> {
+  const real = new Map<string, string>();
+  for (const f of files) {
+    const r = realpathSync(f);
+    const prev = real.get(r);
+    if (prev !== undefined) return { duplicate: { a: prev, b: f, why: 'same-file' }, overlaps: [] };
+    real.set(r, f);
+  }
+  const bySize = new Map<number, string[]>();
+  for (const f of files) {
+    const size = statSync(f).size;
+    bySize.set(size, [...(bySize.get(size) ?? []), f]);
+  }
+  for (const same of bySize.values()) {
+    if (same.length < 2) continue;
+    const seen = new Map<string, string>();
+    for (const f of same) {
+      const sha = (await fileSha256(f)).toString('hex');
+      const prev = seen.get(sha);
+      if (prev !== undefined) return { duplicate: { a: prev, b: f, why: 'same-content' }, overlaps: [] };
+      seen.set(sha, f);
+    }
+  }
+  const heads: { file: string; h: FeedHeader }[] = [];
+  for (const f of files) {
+    const h = await readFeedHeader(f);
+    if (h !== undefined) heads.push({ file: f, h });
+  }
+  heads.sort((x, y) => x.h.t - y.h.t);
+  const ends = new Map<string, number>();
+  const overlaps: { a: string; b: string; markets: string[] }[] = [];
+  for (let i = 0; i < heads.length; i++) {
+    const a = heads[i]!;
+    const ids = new Set(a.h.markets.map((m) => m.market as string));
+    for (let j = i + 1; j < heads.length; j++) {
+      const b = heads[j]!;
+      const markets = b.h.markets.map((m) => m.market as string).filter((m) => ids.has(m));
+      if (markets.length === 0) continue;
+      if (a.h.source === b.h.source && a.h.part < b.h.part) continue;
+      let end = ends.get(a.file);
+      if (end === undefined) {
+        end = await lastRecordTime(a.file);
+        ends.set(a.file, end);
+      }
+      if (end > b.h.t) overlaps.push({ a: a.file, b: b.file, markets });
+    }
+  }
+  return { overlaps };
+}
+
+/** The receive time of a feed file's last record (reads the whole file). */
+async function lastRecordTime(file: string): Promise<number> {
+  let last = -Infinity;
+  for await (const b of replayFeedBatches([file])) if (b.length > 0) last = Math.max(last, b[b.length - 1]!.t);
+  return last;
 }
 
 // ---- the merge ----------------------------------------------------------------------------------

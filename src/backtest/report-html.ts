@@ -12,7 +12,7 @@
  * chart's title). The figures are over all the fills either way (`fillStats`, via the metrics).
  */
 import { distinctShortQuestions, shortQuestion, tokenLabel } from '../core/labels.ts';
-import { AMOUNT_SCALE, PRICE_SCALE } from '../core/units.ts';
+import { AMOUNT_SCALE, formatAmount, PRICE_SCALE } from '../core/units.ts';
 import type { Metrics } from './metrics.ts';
 import {
   describeSource,
@@ -20,6 +20,7 @@ import {
   formatSummary,
   inventoryLimitText,
   rewardsLine,
+  riskLimitsText,
   sharpeLine,
   shares,
   usd,
@@ -416,6 +417,8 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
     ['Source', describeSource(r)],
     ['Seed / latency', `${r.seed} / ${r.latencyMs} ms`],
     ...(r.feeProtocol === undefined ? [] : [['Fee protocol', String(r.feeProtocol)] as [string, string]]),
+    ['Post-only', r.postOnly === true ? 'on' : 'off'],
+    ...(r.risk === undefined ? [] : [['Risk limits', riskLimitsText(r.risk)] as [string, string]]),
     [
       'Virtual period',
       `${new Date(Math.floor(r.startMs)).toISOString()} → ${new Date(Math.floor(r.endMs)).toISOString()} (${duration(m.durationMs)})`,
@@ -423,7 +426,8 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
     ['Stopped', r.stopReason],
     ['Fills', `${m.fills} (${m.makerFills} maker, ${m.takerFills} taker)`],
     ['Volume / notional', `${sh(m.volume)} shares / ${usd(m.notional)} USDC`],
-    ['Fees', `${usd(m.fees)} USDC`],
+    // fees exact, as the summary gives them: a taker fee on small fills is cents or less
+    ['Fees', `${formatAmount(m.fees)} USDC`],
     ['PnL', `${usd(m.pnl, true)} USDC (realized ${usd(m.realized, true)}, unrealized ${usd(m.unrealized, true)})`],
     ...(r.rewards !== undefined ? [['Liquidity rewards', rewardsLine(r.rewards, m)] as [string, string]] : []),
     ['Sharpe', sharpeLine(m.sharpe)],
@@ -462,7 +466,7 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
             const mk = r.markets.find((q) => q.tokens.some((t) => t.tokenId === f.tokenId));
             const outcome = mk?.tokens.find((t) => t.tokenId === f.tokenId)?.outcome;
             const mo = f.markouts.map((v) => (v === null ? '' : (v / PRICE_SCALE).toFixed(4)));
-            return `<tr><td>${esc(new Date(Math.floor(f.t)).toISOString().slice(11, 23))}</td><td>${esc(mk !== undefined && outcome !== undefined ? tokenLabel(outcome, mk.question, 40) : f.tokenId)}</td><td>${f.side}</td><td>${(f.price / PRICE_SCALE).toFixed(4)}</td><td>${(f.size / AMOUNT_SCALE).toFixed(2)}</td><td>${f.role}</td><td>${usd(f.fee)}</td><td>${mo[0]}</td><td>${mo[1]}</td><td>${mo[2]}</td></tr>`;
+            return `<tr><td>${esc(new Date(Math.floor(f.t)).toISOString().slice(11, 23))}</td><td>${esc(mk !== undefined && outcome !== undefined ? tokenLabel(outcome, mk.question, 40) : f.tokenId)}</td><td>${f.side}</td><td>${(f.price / PRICE_SCALE).toFixed(4)}</td><td>${(f.size / AMOUNT_SCALE).toFixed(2)}</td><td>${f.role}</td><td>${formatAmount(f.fee)}</td><td>${mo[0]}</td><td>${mo[1]}</td><td>${mo[2]}</td></tr>`;
           })
           .join('')}</table>`;
   const markets = `<ol class="markets">${r.markets.map((mk) => `<li>${esc(mk.question)} <code>${esc(mk.market.slice(0, 12))}…</code> tick ${esc(mk.tick)}${mk.resolvedTo ? `, resolved to ${esc(mk.tokens.find((t) => t.tokenId === mk.resolvedTo)?.outcome ?? mk.resolvedTo)}` : ''}</li>`).join('')}</ol>`;

@@ -7,8 +7,10 @@
 import { codeCountsText, firstErrorText } from '../core/code-counts.ts';
 import { shortQuestion } from '../core/labels.ts';
 import { AMOUNT_SCALE, formatAmount, PRICE_SCALE } from '../core/units.ts';
+import { GLOBAL_LIMITS_SCHEMA, MARKET_LIMITS_SCHEMA } from '../risk/limits.ts';
+import { resolveValues } from '../strategy/params.ts';
 import type { Metrics } from './metrics.ts';
-import type { BacktestResult } from './types.ts';
+import type { BacktestResult, EffectiveRiskLimits } from './types.ts';
 
 /** Micro-collateral as "12.34" (signed when `signed`). */
 export function usd(micro: number, signed = false): string {
@@ -100,6 +102,61 @@ function price(x: number | null): string {
 
 const iso = (t: number): string => new Date(Math.floor(t)).toISOString().replace('.000Z', 'Z');
 
+/**
+ * The risk limits a run uses, in config units: every limit of the `risk` section (`risk`: as given,
+ * numbers may be strings) with its default applied, in schema order; `markets`, when given, with
+ * each market's limits in full (the section's per-market limits, then the market's own on top, as
+ * the risk gate resolves them).
+ * @throws ConfigError naming the key on a bad value (the runner has checked them before)
+ */
+export function effectiveRiskLimits(risk: Readonly<Record<string, unknown>> = {}): EffectiveRiskLimits {
+  const market: Record<string, unknown> = {};
+  const global: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(risk)) {
+    if (Object.hasOwn(MARKET_LIMITS_SCHEMA, k)) market[k] = v;
+    else if (Object.hasOwn(GLOBAL_LIMITS_SCHEMA, k)) global[k] = v;
+  }
+  const out: Record<string, EffectiveRiskLimits[string]> = {
+    ...resolveValues(MARKET_LIMITS_SCHEMA, market, 'risk'),
+    ...resolveValues(GLOBAL_LIMITS_SCHEMA, global, 'risk'),
+  };
+  const own = risk['markets'];
+  if (typeof own === 'object' && own !== null && Object.keys(own).length > 0) {
+    const markets: Record<string, Record<string, number>> = {};
+    for (const [id, mo] of Object.entries(own as Record<string, Record<string, unknown>>))
+      markets[id] = { ...resolveValues(MARKET_LIMITS_SCHEMA, { ...market, ...mo }, `risk.markets.${id}`) };
+    out['markets'] = markets;
+  }
+  return out;
+}
+
+/**
+ * The risk limits that differ from the defaults, as "maxPositionShares 50, maxLoss 20" (then "own
+ * limits for N market(s)" when some market has its own), or "default" when none does. Nothing is
+ * said for a result without its limits (written before they were said): "".
+ */
+export function riskLimitsText(risk: EffectiveRiskLimits | undefined): string {
+  if (risk === undefined) return '';
+  const schema: Record<string, { default: number }> = { ...MARKET_LIMITS_SCHEMA, ...GLOBAL_LIMITS_SCHEMA };
+  const changed = Object.entries(risk)
+    .filter(([k, v]) => typeof v === 'number' && schema[k] !== undefined && schema[k].default !== v)
+    .map(([k, v]) => `${k} ${String(v)}`);
+  const markets = risk['markets'];
+  const n = typeof markets === 'object' ? Object.keys(markets).length : 0;
+  if (n > 0) changed.push(`own limits for ${n} market${n === 1 ? '' : 's'}`);
+  return changed.length === 0 ? 'default' : changed.join(', ');
+}
+
+/**
+ * `, post-only on|off, risk limits default|<the non-default ones>`: the run's order rule and risk
+ * limits, for the summary's first line and the report's header (the limits only when the result
+ * says them).
+ */
+export function runRulesText(r: Pick<BacktestResult, 'postOnly' | 'risk'>): string {
+  const risk = riskLimitsText(r.risk);
+  return `, post-only ${r.postOnly === true ? 'on' : 'off'}${risk === '' ? '' : `, risk limits ${risk}`}`;
+}
+
 /** The human description of what was run. */
 export function describeSource(r: BacktestResult): string {
   if (r.mode === 'world' && r.source.world !== undefined)
@@ -156,7 +213,7 @@ function firstErrorNote(r: BacktestResult): string {
 
 /**
  * Why the run says nothing about the strategy, or undefined when it does: the strategy sent no
- * order while it threw (at least once; e.g. it throws on every event), or while it asked for
+ * order while it erred (threw or returned an invalid output, at least once; e.g. it throws on every event), or while it asked for
  * quotes or immediate orders the risk gate refused (e.g. every price off the tick). `mmkit
  * backtest` exits 1 then (README, Backtest), whatever the output format; a sweep ranks such a
  * point after the clean ones. The text follows "FAILED: ".
@@ -164,7 +221,7 @@ function firstErrorNote(r: BacktestResult): string {
 export function strategyFailure(r: BacktestResult, m: Metrics): string | undefined {
   if (m.orders.sent > 0) return undefined;
   if (r.engine.errors.strategy > 0)
-    return `the strategy threw ${r.engine.errors.strategy} time(s) and placed no order${firstErrorNote(r)}`;
+    return `the strategy erred ${r.engine.errors.strategy} time(s) (threw or returned an invalid output) and placed no order${firstErrorNote(r)}`;
   const quotes = codeCountsText(r.counts.quotesRefused);
   const orders = r.counts.ordersRefused ?? 0;
   if (quotes === '' && orders === 0) return undefined;
@@ -190,7 +247,7 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
     lines.push(`  ${k.padEnd(16)}${v}`);
   };
   lines.push(
-    `mmkit backtest: ${r.strategy.name} on ${r.markets.length} market${r.markets.length === 1 ? '' : 's'}, ${describeSource(r)}, seed ${r.seed}, latency ${r.latencyMs} ms${feeProtocolText(r)}`,
+    `mmkit backtest: ${r.strategy.name} on ${r.markets.length} market${r.markets.length === 1 ? '' : 's'}, ${describeSource(r)}, seed ${r.seed}, latency ${r.latencyMs} ms${feeProtocolText(r)}${runRulesText(r)}`,
   );
   row('period', `${iso(r.startMs)} → ${iso(r.endMs)} (${duration(m.durationMs)} virtual)`);
   row('stopped', r.stopReason);
@@ -259,7 +316,7 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
     const first = firstErrorText(r.engine.firstStrategyError);
     row(
       'strategy errors',
-      `${thrown} (the strategy threw; its output was dropped)${first === '' ? '' : `; first: ${first}`}`,
+      `${thrown} (the strategy erred: threw or returned an invalid output; its output was dropped)${first === '' ? '' : `; first: ${first}`}`,
     );
   }
   if (r.openOrdersAtEnd !== 0) row('open orders', `${r.openOrdersAtEnd} left at the venue after the final cancel-all`);

@@ -80,6 +80,7 @@ import { AMOUNT_SCALE } from '../core/units.ts';
 import { createTrader, type Trader } from '../kernel/create-trader.ts';
 import { isOpen } from '../execution/tracker.ts';
 import { resolveRiskLimits, type RiskLimits } from '../risk/limits.ts';
+import { effectiveRiskLimits } from './report.ts';
 import { openStore, type Store } from '../store/store.ts';
 import type { StrategyDefinition } from '../strategy/api.ts';
 import { loadStrategy } from '../strategy/loader.ts';
@@ -428,9 +429,11 @@ async function runWith(
       prunedAt = clock.now();
       meter.prune(clock.now());
     }
-    // one PnL for both (nothing changes in between)
+    // one PnL for both (nothing changes in between); the loss limit judges it net of fees, as the
+    // daemon's does (src/cli/run-status-line.ts); a reading with a held position unmarked (its book
+    // never priced) opens no UTC day, as live
     const p = meter.interval();
-    kill.recordPnl(p.realized, p.unrealized);
+    kill.recordPnl(p.realized - p.fees, p.unrealized, p.fees, p.unmarked.length === 0);
   }, sampleMs);
   meter.start();
   // the liquidity reward estimate (markets with a reward config only: none, no timer): the kernel's
@@ -585,6 +588,7 @@ async function runWith(
     latencyMs: opts.latencyMs,
     feeProtocol: driver.feeProtocol,
     ...(opts.postOnly === true ? { postOnly: true } : {}),
+    risk: effectiveRiskLimits(opts.risk),
     startMs,
     endMs,
     stopReason,

@@ -30,6 +30,7 @@ import { codeFingerprint, fileSha256 } from './sweep-fingerprint.ts';
 import {
   failedRow,
   rankRows,
+  sweepConditions,
   sweepTasks,
   type SweepOptions,
   type SweepResult,
@@ -222,7 +223,14 @@ export async function runQueuedSweep(o: QueuedSweepOptions): Promise<SweepResult
       );
     await finished;
     await Promise.all(jobs.map((j) => queue.remove(j.id!)));
-    return { strategy, grid: o.grid, rankBy, points: tasks.length, rows: rankRows(rows, rankBy) };
+    return {
+      strategy,
+      grid: o.grid,
+      rankBy,
+      points: tasks.length,
+      conditions: sweepConditions(o.base, rows),
+      rows: rankRows(rows, rankBy),
+    };
   } finally {
     if (watch !== undefined) clearInterval(watch);
     await events.close().catch(() => undefined);

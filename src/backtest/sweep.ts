@@ -32,14 +32,18 @@
  * lines of several workers do not interleave.
  */
 import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { firstErrorText } from '../core/code-counts.ts';
 import { ConfigError } from '../core/errors.ts';
 import { loadStrategy } from '../strategy/loader.ts';
 import { resolveParams } from '../strategy/params.ts';
+import type { FeeProtocol } from '../core/fees.ts';
+import { formatAmount } from '../core/units.ts';
 import { computeMetrics, type Metrics } from './metrics.ts';
-import { strategyFailure } from './report.ts';
+import { duration, effectiveRiskLimits, rewardUsd, runRulesText, strategyFailure, usd } from './report.ts';
 import type { BacktestOptions, BacktestResult } from './runner.ts';
+import type { EffectiveRiskLimits, WorldSpec } from './types.ts';
 import { PACKAGE_ROOT_URL, RUNNING_COMPILED } from '../core/package-root.ts';
 
 /** A grid: parameter name → the values to try. */
@@ -84,10 +88,13 @@ export interface SweepRow {
   /** Size-weighted markout at +10 s, price units. */
   readonly markout10s: number | null;
   readonly atLimit: number;
+  /** Why the run stopped (BacktestResult.stopReason); "kill switch: ..." when the kill switch stopped it (`killSwitched`). */
   readonly stopReason: string;
+  /** The order protocol whose taker fee the venue charged (BacktestResult.feeProtocol); absent on a point that could not run. */
+  readonly feeProtocol?: FeeProtocol;
   /** Liquidity rewards earned, micro (BacktestResult.rewards; absent when no traded market has a reward config). */
   readonly rewards?: number;
-  /** Times the strategy threw (its output dropped each time); 0 for a clean run. */
+  /** Times the strategy erred (threw or returned an invalid output; its output dropped each time); 0 for a clean run. */
   readonly strategyErrors: number;
   /** The first of them: its message and where (file:line:column); absent when none. */
   readonly firstStrategyError?: { readonly message: string; readonly at?: string };
@@ -104,12 +111,34 @@ export interface SweepRow {
   readonly error?: string;
 }
 
+/**
+ * What every point of a sweep ran under, as a backtest's --json says it of its run: the source, the
+ * fixed strategy params (each point's grid values go on top of them), seed, queue model (null for a
+ * world), latency, the fee protocol the points were charged under (null when no point ran), post-only,
+ * the effective risk limits, and the markets and window when given.
+ */
+export interface SweepConditions {
+  readonly source: { readonly feeds?: readonly string[]; readonly world?: WorldSpec };
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly seed: number;
+  readonly queue: 'risk-averse' | 'probabilistic' | null;
+  readonly latencyMs: number;
+  readonly feeProtocol: FeeProtocol | null;
+  readonly postOnly: boolean;
+  readonly risk: EffectiveRiskLimits;
+  readonly markets?: readonly string[];
+  readonly fromMs?: number;
+  readonly toMs?: number;
+}
+
 /** The ranked outcome of a sweep. */
 export interface SweepResult {
   readonly strategy: string;
   readonly grid: Grid;
   readonly rankBy: RankBy;
   readonly points: number;
+  /** What every point ran under (absent in a result written before it was said). */
+  readonly conditions?: SweepConditions;
   /**
    * Best first: the clean points, then those whose strategy threw or failed (`strategyErrors`,
    * `failed`), then those that could not run (`error`, in grid order).
@@ -177,12 +206,40 @@ export function sweepRow(index: number, point: SweepRow['point'], r: BacktestRes
     markout10s: m.markouts.find((x) => x.horizonMs === 10_000)?.avg ?? null,
     atLimit: m.inventory.maxFraction,
     stopReason: r.stopReason,
+    feeProtocol: r.feeProtocol,
     ...(m.rewards !== undefined ? { rewards: m.rewards } : {}),
     strategyErrors: r.engine.errors.strategy,
     ...(r.engine.firstStrategyError !== undefined ? { firstStrategyError: r.engine.firstStrategyError } : {}),
     ...(r.counts.quotesRefused !== undefined ? { quotesRefused: r.counts.quotesRefused } : {}),
     ...(r.counts.ordersRefused !== undefined ? { ordersRefused: r.counts.ordersRefused } : {}),
     ...(failure !== undefined ? { failed: failure } : {}),
+  };
+}
+
+/** True when the kill switch stopped a point's run (its figures cover the run up to the stop). */
+export function killSwitched(r: SweepRow): boolean {
+  return r.error === undefined && r.stopReason.startsWith('kill switch');
+}
+
+/**
+ * The conditions of a sweep (see SweepConditions) of its base options and its rows (the fee
+ * protocol is the one the points' runs were charged under: a feed's header says it). Feeds are
+ * named by absolute path, so a distributed sweep (which sends them so) says the same as a local one.
+ */
+export function sweepConditions(base: SweepOptions['base'], rows: readonly SweepRow[]): SweepConditions {
+  const feeProtocol = rows.find((r) => r.feeProtocol !== undefined)?.feeProtocol ?? base.feeProtocol ?? null;
+  return {
+    source: base.world !== undefined ? { world: base.world } : { feeds: (base.feeds ?? []).map((f) => resolve(f)) },
+    params: { ...(base.params ?? {}) },
+    seed: base.seed ?? 1,
+    queue: base.world !== undefined ? null : (base.queue ?? 'risk-averse'),
+    latencyMs: base.latencyMs ?? 0,
+    feeProtocol,
+    postOnly: base.postOnly === true,
+    risk: effectiveRiskLimits(base.risk),
+    ...(base.markets !== undefined ? { markets: [...base.markets] } : {}),
+    ...(base.fromMs !== undefined ? { fromMs: base.fromMs } : {}),
+    ...(base.toMs !== undefined ? { toMs: base.toMs } : {}),
   };
 }
 
@@ -300,21 +357,24 @@ export function rankNote(s: SweepResult): string | undefined {
 }
 
 /**
- * One line per point whose strategy threw or failed (ranked order), for stderr: which point, what
+ * One line per point whose strategy erred or failed (ranked order), for stderr: which point, what
  * went wrong (the first error and where; the gate's refusals by code), and that it ranks after the
- * clean points. Empty when every point ran clean.
+ * clean points; and one per point the kill switch stopped (marked "KILL" in the table). Empty when
+ * every point ran clean.
  */
 export function troubleNotes(s: SweepResult): string[] {
   const out: string[] = [];
   for (const r of s.rows) {
-    if (!troubled(r)) continue;
     const point = Object.entries(r.point)
       .map(([k, v]) => `${k}=${String(v)}`)
       .join(' ');
+    if (killSwitched(r))
+      out.push(`point ${point}: STOPPED by the ${r.stopReason}; its figures cover the run up to the stop`);
+    if (!troubled(r)) continue;
     const first = firstErrorText(r.firstStrategyError);
     const threw =
       r.strategyErrors > 0
-        ? `the strategy threw ${r.strategyErrors} time(s)${first === '' ? '' : ` (first: ${first})`}`
+        ? `the strategy erred ${r.strategyErrors} time(s) (threw or returned an invalid output)${first === '' ? '' : ` (first: ${first})`}`
         : '';
     const what = r.failed !== undefined ? `FAILED: ${r.failed}` : threw;
     out.push(`point ${point}: ${what}; ranked after the clean points`);
@@ -432,13 +492,50 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
     // tasks never handed out (every worker died): run them here
     for (const t of tasks) if (rows[t.index] === undefined) finish(await runPoint(t));
   }
-  return { strategy, grid: o.grid, rankBy, points: points.length, rows: rankRows(rows, rankBy) };
+  return {
+    strategy,
+    grid: o.grid,
+    rankBy,
+    points: points.length,
+    conditions: sweepConditions(o.base, rows),
+    rows: rankRows(rows, rankBy),
+  };
 }
 
-/** The ranked table for the terminal. */
+/**
+ * The lines under the table's title that say what every point ran under (SweepConditions), e.g.
+ * "feed a.ndjson.gz, queue risk-averse, seed 1, latency 0 ms, fee protocol 2, post-only off, risk
+ * limits default" and "fixed params: {"amount":5}"; none for a result without its conditions.
+ */
+export function conditionsLines(c: SweepConditions | undefined): string[] {
+  if (c === undefined) return [];
+  const feeds = c.source.feeds ?? [];
+  const w = c.source.world;
+  const source =
+    w !== undefined
+      ? `synthetic world ${w.seed}${w.profile !== undefined ? ` (${w.profile})` : ''}, ${duration(w.durationMs)}`
+      : `feed ${feeds.length === 1 ? feeds[0] : `(${feeds.length} files: ${feeds.join(', ')})`}, queue ${c.queue ?? '-'}`;
+  const window = [
+    ...(c.fromMs !== undefined ? [`from ${new Date(c.fromMs).toISOString()}`] : []),
+    ...(c.toMs !== undefined ? [`to ${new Date(c.toMs).toISOString()}`] : []),
+  ].join(' ');
+  const fee = c.feeProtocol === null ? '' : `, fee protocol ${c.feeProtocol}`;
+  const rules = runRulesText({ ...(c.postOnly ? { postOnly: true as const } : {}), risk: c.risk });
+  const params = Object.keys(c.params).length === 0 ? "none (the strategy's defaults)" : JSON.stringify(c.params);
+  return [
+    `${source}${window === '' ? '' : `, ${window}`}, seed ${c.seed}, latency ${c.latencyMs} ms${fee}${rules}`,
+    `fixed params: ${params}${c.markets !== undefined ? `; markets ${c.markets.join(', ')}` : ''}`,
+  ];
+}
+
+/**
+ * The ranked table for the terminal. Money as `mmkit backtest`'s summary gives it (./report.ts:
+ * signed PnL to the cent, fees exact); a point the kill switch stopped is marked KILL in a `stopped`
+ * column (shown when some point was).
+ */
 export function formatSweepTable(s: SweepResult): string {
   const keys = Object.keys(s.grid);
-  const usd = (m: number): string => (m / 1e6).toFixed(2);
+  const killed = s.rows.some(killSwitched);
   // the rewards columns only when a point earned rewards (a market with a reward config)
   const rw = s.rows.some((r) => r.rewards !== undefined);
   // the strategy's errors and the gate's refusals only when a point threw or failed
@@ -460,6 +557,7 @@ export function formatSweepTable(s: SweepResult): string {
     'mk+10s',
     'atLim%',
     ...(tr ? ['errors', 'refused'] : []),
+    ...(killed ? ['stopped'] : []),
   ];
   const body = s.rows.map((r, i) =>
     r.error !== undefined
@@ -467,10 +565,10 @@ export function formatSweepTable(s: SweepResult): string {
       : [
           String(i + 1),
           ...keys.map((k) => String(r.point[k])),
-          usd(r.pnl),
-          ...(rw ? [usd(r.rewards ?? 0), usd(r.pnl + (r.rewards ?? 0))] : []),
-          usd(r.realized),
-          usd(r.fees),
+          usd(r.pnl, true),
+          ...(rw ? [rewardUsd(r.rewards ?? 0, true), usd(r.pnl + (r.rewards ?? 0), true)] : []),
+          usd(r.realized, true),
+          formatAmount(r.fees),
           r.sharpe === null ? 'n/a' : r.sharpe.toFixed(2),
           usd(r.maxDrawdown),
           String(r.fills),
@@ -479,6 +577,7 @@ export function formatSweepTable(s: SweepResult): string {
           r.markout10s === null ? 'n/a' : r.markout10s.toFixed(4),
           (r.atLimit * 100).toFixed(1),
           ...(tr ? [String(r.strategyErrors), String(refusedOf(r))] : []),
+          ...(killed ? [killSwitched(r) ? 'KILL' : '-'] : []),
         ],
   );
   const widths = head.map((h, j) =>
@@ -491,6 +590,7 @@ export function formatSweepTable(s: SweepResult): string {
   return (
     [
       `sweep of ${s.strategy}: ${s.points} points, ranked by ${s.rankBy} (money in USDC)`,
+      ...conditionsLines(s.conditions),
       fmt(head),
       ...body.map(fmt),
     ].join('\n') + '\n'

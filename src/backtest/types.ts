@@ -204,6 +204,14 @@ export interface RewardsResult {
   readonly byMarket: readonly RewardMarketRow[];
 }
 
+/**
+ * Risk limits in config units (the `risk` section, defaults applied): limit name → value, and under
+ * `markets` (present when some market has limits of its own) condition id → every per-market limit.
+ */
+export interface EffectiveRiskLimits {
+  readonly [limit: string]: number | Readonly<Record<string, Readonly<Record<string, number>>>>;
+}
+
 /** What a backtest produced. Plain JSON; deterministic for the same inputs and seed. */
 export interface BacktestResult {
   readonly version: 1;
@@ -229,6 +237,12 @@ export interface BacktestResult {
   readonly feeProtocol: FeeProtocol;
   /** Present (true) when quotes were sent post-only (BacktestOptions.postOnly). */
   readonly postOnly?: true;
+  /**
+   * The risk limits the run used, in config units (./report.ts `effectiveRiskLimits`: every limit of
+   * the `risk` section with its default applied, and `markets` when some market has its own); absent
+   * in a result written before it was said.
+   */
+  readonly risk?: EffectiveRiskLimits;
   readonly startMs: number;
   readonly endMs: number;
   readonly stopReason: string;

@@ -439,6 +439,33 @@ export function backtestJson(r: BacktestResult, m: Metrics): Record<string, unkn
   return { ...rest, metrics: m };
 }
 
+/**
+ * Refuses feed files that are one feed given twice (two paths to one file, or two files of the
+ * same bytes: the merge would replay, and fill, every trade twice), and warns on stderr about two
+ * files that record a market in common over overlapping times (two recordings of one market, not
+ * parts of one: its trades would come twice too). Nothing for a world.
+ * @throws CliError (usage, exit 2) naming both paths
+ */
+export async function checkFeedList(opts: BacktestOptions, command: string): Promise<void> {
+  if (opts.feeds === undefined || opts.feeds.length < 2) return;
+  const { checkFeedFiles } = await import('../backtest/replay.ts');
+  const c = await checkFeedFiles(opts.feeds);
+  if (c.duplicate !== undefined) {
+    const { a, b, why } = c.duplicate;
+    throw usageError(
+      `--feed: ${a} and ${b} are ${why === 'same-file' ? 'the same file' : 'the same feed (identical content)'}: ` +
+        'every trade would be replayed (and filled) twice; give each feed once',
+    );
+  }
+  for (const o of c.overlaps) {
+    const n = o.markets.length;
+    process.stderr.write(
+      `mmkit ${command}: warning: --feed ${o.a} and ${o.b} both record ${n === 1 ? `market ${o.markets[0]}` : `${n} markets (${o.markets[0]}, ...)`} over overlapping times: ` +
+        'two recordings of one market, not parts of one (its trades come in twice)\n',
+    );
+  }
+}
+
 /** Options of `mmkit backtest` as commander hands them over. */
 export interface BacktestCliOptions extends SourceCliOptions {
   report?: string;
@@ -517,6 +544,7 @@ export function pruneFeedCacheAfterRun(
 /** Runs `mmkit backtest`; resolves with the exit code. */
 export async function backtestCommand(o: BacktestCliOptions): Promise<number> {
   const opts = prepareFeedCache(backtestOptionsOf(o), 'backtest');
+  await checkFeedList(opts, 'backtest');
   const maxMb = feedCacheMaxMb(o);
   const startedAt = Date.now();
   if (o.store !== undefined && o.store !== ':memory:' && existsSync(o.store))
@@ -609,7 +637,7 @@ Examples:
   mmkit backtest --feed day1.ndjson.gz --config config/paper.json --param margin=0.03 --log-level info
   mmkit backtest --world 1 --duration 1h --world-search "price of" --strategy crypto-fair-value --risk '{"maxMidDistance":0.5}'
 
-Same inputs and --seed: byte-identical --json. Exit codes: 0 done, 1 the strategy placed no order while it threw or the risk gate refused what it asked, 2 usage or configuration error.
+Same inputs and --seed: byte-identical --json. Exit codes: 0 done, 1 the strategy placed no order while it erred (threw or returned an invalid output) or the risk gate refused what it asked, 2 usage or configuration error.
 `,
   );
   addSourceOptions(cmd)

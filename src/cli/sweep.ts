@@ -18,6 +18,7 @@ import { RANK_KEYS, formatSweepTable, rankNote, troubleNotes, type Grid, type Ra
 import {
   addSourceOptions,
   backtestOptionsOf,
+  checkFeedList,
   feedCacheMaxMb,
   ignoredEnvWarning,
   prepareFeedCache,
@@ -63,6 +64,27 @@ export function gridOf(g: Record<string, unknown>): Grid {
   return out;
 }
 
+/**
+ * Refuses a parameter both varied by --grid and fixed by --params/--param (the grid's values would
+ * silently win), as `mmkit backtest` refuses a key given twice. A configuration's `bot.params` are
+ * the run's defaults, which the grid varies as --param overrides them: not refused.
+ * @throws CliError (usage) naming the key and both flags
+ */
+export function refuseFixedGridKeys(grid: Grid, o: Pick<SourceCliOptions, 'params' | 'param'>): void {
+  for (const k of Object.keys(grid)) {
+    const flag =
+      o.param !== undefined && Object.hasOwn(o.param, k)
+        ? '--param'
+        : o.params !== undefined && Object.hasOwn(o.params, k)
+          ? '--params'
+          : undefined;
+    if (flag !== undefined)
+      throw usageError(
+        `--grid: "${k}" is given in ${flag} too (give each parameter once: in --grid to vary it, in ${flag} to fix it)`,
+      );
+  }
+}
+
 /** Runs `mmkit sweep`; resolves with the exit code. */
 export async function sweepCommand(o: SweepCliOptions): Promise<number> {
   if (o.redis !== undefined && o.workers !== undefined)
@@ -72,10 +94,13 @@ export async function sweepCommand(o: SweepCliOptions): Promise<number> {
       '--log-level applies to local sweeps (the points of a distributed sweep run in `mmkit sweep-worker` processes)',
     );
   const distributed = o.redis !== undefined;
+  const grid = gridOf(o.grid);
+  refuseFixedGridKeys(grid, o);
   const ignored = ignoredEnvWarning('sweep', process.env, o.config !== undefined);
   if (ignored !== undefined) process.stderr.write(ignored);
   // a distributed sweep's coordinator decodes no feed: each worker uses its own feed cache
   const base = distributed ? backtestOptionsOf(o) : prepareFeedCache(backtestOptionsOf(o), 'sweep');
+  await checkFeedList(base, 'sweep');
   // a window outside the feed is refused once, as `mmkit backtest` refuses it (exit 2), not by every point
   if (!distributed && base.feeds !== undefined) {
     const { checkFeedWindow } = await import('../backtest/feed-driver.ts');
@@ -90,7 +115,6 @@ export async function sweepCommand(o: SweepCliOptions): Promise<number> {
   }
   const maxMb = feedCacheMaxMb(o);
   const startedAt = Date.now();
-  const grid = gridOf(o.grid);
   // no progress bar between log lines
   const bar = new ProgressBar(process.stderr.isTTY === true && (o.logLevel === undefined || o.logLevel === 'silent'));
   const onProgress = (p: { done: number; total: number; failed: number }): void =>
@@ -152,10 +176,12 @@ Examples:
 
 Results do not depend on --workers. With --redis URL the points go on a Redis queue and
 \`mmkit sweep-worker --redis URL\` processes run them on any machine (same code, Node.js and feed
-paths); the table is the same as the local sweep's. A point whose strategy threw, or placed no
-order because the risk gate refused what it asked, gets a line on stderr and ranks after the clean
-points. Exit codes: 0 done, 1 a point failed (it could not run, or its strategy placed no order
-while it threw or the gate refused everything), 2 usage or configuration error.
+paths); the table is the same as the local sweep's. A point whose strategy erred (threw or returned
+an invalid output), or placed no order because the risk gate refused what it asked, gets a line on
+stderr and ranks after the clean points; a point the kill switch stopped is marked KILL in the table
+and gets a line on stderr. A parameter given both in --grid and in --params/--param is refused.
+Exit codes: 0 done, 1 a point failed (it could not run, or its strategy placed no order while it
+erred or the gate refused everything), 2 usage or configuration error.
 `,
   );
   addSourceOptions(cmd)

@@ -68,12 +68,12 @@ describe('mmkit backtest / sweep with liquidity rewards', () => {
     ]);
     expect(s.code, s.err).toBe(0);
     const lines = s.out.trim().split('\n');
-    expect(lines[1]).toMatch(/^#\s+size\s+PnL\s+rewards\s+PnL\+rw\s/);
+    expect(lines[3]).toMatch(/^#\s+size\s+PnL\s+rewards\s+PnL\+rw\s/);
     // 100 shares: 44.4 against 11.1 = 4/5 of the pool; 50: 2/3; 10 (below the min size): nothing
-    expect(lines.slice(2).map((l) => l.split(/\s+/).slice(1, 4))).toEqual([
-      ['100', '0.00', '0.80'],
-      ['50', '0.00', '0.67'],
-      ['10', '0.00', '0.00'],
+    expect(lines.slice(4).map((l) => l.split(/\s+/).slice(1, 4))).toEqual([
+      ['100', '+0.00', '+0.80'],
+      ['50', '+0.00', '+0.67'],
+      ['10', '+0.00', '+0.00'],
     ]);
   }, 180_000);
 

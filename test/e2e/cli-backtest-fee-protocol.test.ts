@@ -34,7 +34,9 @@ describe('mmkit backtest --fee-protocol', () => {
     expect(JSON.parse(flag.out).feeProtocol).toBe(2);
     const summary = await backtest();
     expect(summary.code, summary.err).toBe(0);
-    expect(summary.out).toMatch(/^mmkit backtest: .*latency 0 ms, fee protocol 1$/m);
+    expect(summary.out).toMatch(
+      /^mmkit backtest: .*latency 0 ms, fee protocol 1, post-only off, risk limits default$/m,
+    );
   }, 120_000);
 
   it('a bad value is a usage error (exit 2), in backtest and sweep', async () => {

@@ -199,7 +199,7 @@ describe('mmkit backtest', () => {
       expect(r.code, r.err.slice(-2000)).toBe(1);
       const at = JSON.parse(r.out).engine.firstStrategyError.at as string;
       expect(at).toBe(`${file}:3:21`);
-      expect(r.err).toContain(`FAILED: the strategy threw`);
+      expect(r.err).toContain(`FAILED: the strategy erred`);
       expect(r.err).toContain(`(first: boom at ${file}:3:21)`);
       expect(r.out + r.err).not.toContain('data:');
       const text = await mmkit(['backtest', '--feed', feed, '--strategy', file, '--no-feed-cache']);
@@ -334,8 +334,11 @@ describe('mmkit sweep', () => {
     expect(t.code).toBe(0);
     const lines = t.out.trim().split('\n');
     expect(lines[0]).toBe('sweep of bands: 4 points, ranked by pnl (money in USDC)');
-    expect(lines[1]).toMatch(/^#\s+margin\s+amount\s+PnL/);
-    expect(lines).toHaveLength(6);
+    // the conditions every point ran under, then the table
+    expect(lines[1]).toMatch(/^feed .*, queue risk-averse, seed \d+, latency 0 ms, fee protocol 2, post-only off, /);
+    expect(lines[2]).toMatch(/^fixed params: /);
+    expect(lines[3]).toMatch(/^#\s+margin\s+amount\s+PnL/);
+    expect(lines).toHaveLength(8);
     const j1 = await mmkit([...args, '--json']);
     const j2 = await mmkit([...args.slice(0, -1), '1', '--json']);
     expect(j1.code).toBe(0);
@@ -426,10 +429,10 @@ export default defineStrategy({
     const t = await mmkit([...args, '--workers', '2']);
     expect(t.code, t.err.slice(-2000)).toBe(1);
     const lines = t.out.trim().split('\n');
-    expect(lines[1]).toMatch(/\s+errors\s+refused$/);
-    expect(lines[2]).toMatch(/^1\s+ok\s/);
+    expect(lines[3]).toMatch(/\s+errors\s+refused$/);
+    expect(lines[4]).toMatch(/^1\s+ok\s/);
     expect(t.err).toMatch(
-      /mmkit sweep: point mode=throw: FAILED: the strategy threw \d+ time\(s\) and placed no order \(first: boom in onEvent at .*bad\.ts:\d+:\d+\); ranked after the clean points/,
+      /mmkit sweep: point mode=throw: FAILED: the strategy erred \d+ time\(s\) \(threw or returned an invalid output\) and placed no order \(first: boom in onEvent at .*bad\.ts:\d+:\d+\); ranked after the clean points/,
     );
     expect(t.err).toMatch(
       /mmkit sweep: point mode=offtick: FAILED: the strategy placed no order: the risk gate refused everything it asked for \(quotes: OFF_TICK x\d+\); ranked after the clean points/,
@@ -442,7 +445,7 @@ export default defineStrategy({
     expect(rows[0]!['failed']).toBeUndefined();
     expect(rows[1]!['strategyErrors']).toBeGreaterThan(100);
     expect((rows[1]!['firstStrategyError'] as { message: string }).message).toBe('boom in onEvent');
-    expect(rows[1]!['failed']).toMatch(/^the strategy threw/);
+    expect(rows[1]!['failed']).toMatch(/^the strategy erred/);
     expect((rows[2]!['quotesRefused'] as Record<string, number>)['OFF_TICK']).toBeGreaterThan(1000);
     expect(rows[2]!['failed']).toMatch(/^the strategy placed no order: the risk gate refused/);
   }, 180_000);

@@ -6,6 +6,7 @@ import { computeMetrics } from '../../../src/backtest/metrics.ts';
 import {
   codeCountsText,
   duration,
+  effectiveRiskLimits,
   formatSummary,
   rewardsLine,
   rewardUsd,
@@ -105,13 +106,13 @@ describe('backtest report: terminal summary', () => {
     };
     const s = formatSummary(thrown, computeMetrics(thrown));
     expect(s).toContain(
-      'strategy errors 40366 (the strategy threw; its output was dropped); first: boom in onEvent at /tmp/bad.ts:2:99',
+      'strategy errors 40366 (the strategy erred: threw or returned an invalid output; its output was dropped); first: boom in onEvent at /tmp/bad.ts:2:99',
     );
     expect(strategyFailure(r, computeMetrics(r))).toBeUndefined();
     expect(strategyFailure(thrown, computeMetrics(thrown))).toBeUndefined(); // it sent orders
     const silent = { ...thrown, orders: { ...thrown.orders, ordersSent: 0, ordersAccepted: 0, ordersRejected: 0 } };
     expect(strategyFailure(silent, computeMetrics(silent))).toBe(
-      'the strategy threw 40366 time(s) and placed no order (first: boom in onEvent at /tmp/bad.ts:2:99)',
+      'the strategy erred 40366 time(s) (threw or returned an invalid output) and placed no order (first: boom in onEvent at /tmp/bad.ts:2:99)',
     );
   });
 
@@ -142,7 +143,48 @@ describe('backtest report: terminal summary', () => {
   });
 });
 
+describe('backtest report: the rules the run had (post-only, risk limits)', () => {
+  it('the effective risk limits: every limit with its default, per-market ones in full', () => {
+    const d = effectiveRiskLimits();
+    expect(d).toMatchObject({ maxPositionShares: 250, maxOrderSizeShares: 100, maxLoss: 100, maxDailyLoss: 0 });
+    expect(d['markets']).toBeUndefined();
+    const r = effectiveRiskLimits({ maxPositionShares: '50', markets: { m1: { maxOrderSizeShares: 10 } } });
+    expect(r['maxPositionShares']).toBe(50);
+    expect((r['markets'] as Record<string, Record<string, number>>)['m1']).toMatchObject({
+      maxPositionShares: 50,
+      maxOrderSizeShares: 10,
+    });
+  });
+
+  it('the first line says whether post-only was on and names the non-default risk limits; so does the HTML report', () => {
+    const r = { ...sampleResult(), risk: effectiveRiskLimits() };
+    expect(formatSummary(r, computeMetrics(r)).split('\n')[0]).toBe(
+      'mmkit backtest: bands on 1 market, feed x.ndjson.gz, queue risk-averse, seed 1, latency 0 ms, fee protocol 2, ' +
+        'post-only off, risk limits default',
+    );
+    const tight = {
+      ...r,
+      postOnly: true as const,
+      risk: effectiveRiskLimits({ maxPositionShares: 50, maxLoss: 20, markets: { m1: { maxOrderSizeShares: 10 } } }),
+    };
+    const m = computeMetrics(tight);
+    expect(formatSummary(tight, m).split('\n')[0]).toMatch(
+      /, post-only on, risk limits maxPositionShares 50, maxLoss 20, own limits for 1 market$/,
+    );
+    const html = renderHtmlReport(tight, m);
+    expect(html).toContain('<th>Post-only</th><td>on</td>');
+    expect(html).toContain('<th>Risk limits</th><td>maxPositionShares 50, maxLoss 20, own limits for 1 market</td>');
+  });
+});
+
 describe('backtest report: HTML', () => {
+  it('gives fees exact, as the summary does (Figures and the fill table)', () => {
+    const r = sampleResult();
+    const html = renderHtmlReport(r, computeMetrics(r));
+    expect(html).toContain('<th>Fees</th><td>0.012345 USDC</td>');
+    expect(html).toContain('<td>TAKER</td><td>0.012345</td>');
+  });
+
   it('is one self-contained page: no script, stylesheet, image or font fetched', () => {
     const r = sampleResult();
     const html = renderHtmlReport(r, computeMetrics(r));

@@ -2,15 +2,18 @@
  * The pure parts of sweeps (src/backtest/sweep.ts): the grid's points, the ranking, the table.
  * (Sweeps running in worker threads are covered by test/e2e/cli-backtest.test.ts.)
  */
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   formatSweepTable,
   gridPoints,
   rankNote,
   rankRows,
+  sweepConditions,
   troubleNotes,
   type SweepRow,
 } from '../../../src/backtest/sweep.ts';
+import { usd } from '../../../src/backtest/report.ts';
 
 const row = (index: number, pnl: number, o: Partial<SweepRow> = {}): SweepRow => ({
   index,
@@ -92,7 +95,7 @@ describe('sweep grid and ranking', () => {
     expect(lines[1]).toMatch(
       /^#\s+margin\s+PnL\s+realized\s+fees\s+Sharpe\s+maxDD\s+fills\s+orders\s+fill%\s+mk\+10s\s+atLim%$/,
     );
-    expect(lines[2]).toMatch(/^1\s+1\s+2\.50\s+2\.50\s+0\.00\s+1\.50\s+0\.00\s+3\s+6\s+50\.0\s+n\/a\s+0\.0$/);
+    expect(lines[2]).toMatch(/^1\s+1\s+\+2\.50\s+\+2\.50\s+0\s+1\.50\s+0\.00\s+3\s+6\s+50\.0\s+n\/a\s+0\.0$/);
     expect(lines[3]).toBe('2  0  error: bad');
   });
 
@@ -122,7 +125,7 @@ describe('sweep grid and ranking', () => {
       rows: ranked,
     };
     expect(troubleNotes(s)).toEqual([
-      'point margin=4: the strategy threw 3 time(s); ranked after the clean points',
+      'point margin=4: the strategy erred 3 time(s) (threw or returned an invalid output); ranked after the clean points',
       'point margin=1: FAILED: the strategy threw 1801 time(s) and placed no order (first: boom in onEvent at ' +
         '/tmp/bad.ts:15:44); ranked after the clean points',
       'point margin=2: FAILED: the strategy placed no order: the risk gate refused everything it asked for (quotes: ' +
@@ -153,7 +156,75 @@ describe('sweep grid and ranking', () => {
     const t = formatSweepTable({ strategy: 'rewards', grid: { margin: [0, 1, 2] }, rankBy: 'total', points: 3, rows });
     const lines = t.trim().split('\n');
     expect(lines[1]).toMatch(/^#\s+margin\s+PnL\s+rewards\s+PnL\+rw\s+realized\s+fees\s/);
-    expect(lines[3]).toMatch(/^2\s+1\s+1\.00\s+2\.50\s+3\.50\s+1\.00\s+0\.00\s/);
-    expect(lines[2]).toMatch(/^1\s+0\s+3\.00\s+0\.00\s+3\.00\s+3\.00\s/);
+    expect(lines[3]).toMatch(/^2\s+1\s+\+1\.00\s+\+2\.50\s+\+3\.50\s+\+1\.00\s+0\s/);
+    expect(lines[2]).toMatch(/^1\s+0\s+\+3\.00\s+\+0\.00\s+\+3\.00\s+\+3\.00\s/);
+  });
+
+  it('gives money as the backtest summary does: PnL to the cent, signed, rounded on integers; fees exact', () => {
+    const t = formatSweepTable({
+      strategy: 'bands',
+      grid: { margin: [0] },
+      rankBy: 'pnl',
+      points: 1,
+      rows: [row(0, 825_000, { fees: 6_720 })],
+    });
+    const line = t.trim().split('\n')[2]!;
+    // 825000 micro is 0.825: the summary's +0.83 (a float's toFixed gave 0.82)
+    expect(usd(825_000, true)).toBe('+0.83');
+    expect(line).toMatch(/^1\s+0\s+\+0\.83\s+\+0\.83\s+0\.00672\s/);
+  });
+
+  it('marks a point the kill switch stopped (KILL, stopped column) and gives it a note (trial: kill switch)', () => {
+    const rows = [
+      row(0, 1_000_000),
+      row(1, -3_000_000, { stopReason: 'kill switch: LOSS_LIMIT (pnl -3.00 below -2.00)' }),
+    ];
+    const s = { strategy: 'bands', grid: { margin: [0, 1] }, rankBy: 'pnl' as const, points: 2, rows };
+    const lines = formatSweepTable(s).trim().split('\n');
+    expect(lines[1]).toMatch(/\s+atLim%\s+stopped$/);
+    expect(lines[2]).toMatch(/\s-$/);
+    expect(lines[3]).toMatch(/\sKILL$/);
+    expect(troubleNotes(s)).toEqual([
+      'point margin=1: STOPPED by the kill switch: LOSS_LIMIT (pnl -3.00 below -2.00); its figures cover the run up to the stop',
+    ]);
+    // no column when no point was stopped so
+    expect(formatSweepTable({ ...s, rows: [row(0, 1)] })).not.toContain('stopped');
+  });
+
+  it('records what every point ran under: fixed params, seed, queue, latency, fee protocol, post-only, risk limits, feed', () => {
+    const c = sweepConditions(
+      {
+        feeds: ['a.ndjson.gz'],
+        strategy: 'bands',
+        params: { amount: 5 },
+        seed: 7,
+        latencyMs: 20,
+        postOnly: true,
+        risk: { maxPositionShares: 50 },
+      },
+      [row(0, 1, { feeProtocol: 2 })],
+    );
+    expect(c).toMatchObject({
+      source: { feeds: [resolve('a.ndjson.gz')] },
+      params: { amount: 5 },
+      seed: 7,
+      queue: 'risk-averse',
+      latencyMs: 20,
+      feeProtocol: 2,
+      postOnly: true,
+      risk: { maxPositionShares: 50, maxOrderSizeShares: 100, maxLoss: 100 },
+    });
+    const lines = formatSweepTable({
+      strategy: 'bands',
+      grid: { margin: [0] },
+      rankBy: 'pnl',
+      points: 1,
+      conditions: c,
+      rows: [row(0, 1)],
+    }).split('\n');
+    expect(lines[1]).toBe(
+      `feed ${resolve('a.ndjson.gz')}, queue risk-averse, seed 7, latency 20 ms, fee protocol 2, post-only on, risk limits maxPositionShares 50`,
+    );
+    expect(lines[2]).toBe('fixed params: {"amount":5}');
   });
 });
