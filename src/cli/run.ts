@@ -262,11 +262,7 @@ async function runLocked(
   let urls: VenueUrls;
   const given = cfg.urls ?? {};
   // how it was started, for the recovery commands after a crash (venue.ts DaemonVenueRecord)
-  const started = {
-    config: cfg.configFile ?? '',
-    keystore: cfg.keystoreFile,
-    fleet: cfg.fleet !== undefined && cfg.fleet.redisUrl !== '',
-  };
+  const started = { config: cfg.configFile ?? '', keystore: cfg.keystoreFile, fleet: Boolean(cfg.fleet?.redisUrl) };
   // flags only the in-process exchange takes have no effect on a venue given by URL: said once
   if (cfg.exchangeUrl || (given.clob && given.ws)) warnInProcessFlags(dlog, cfg.inProcessFlags);
   if (cfg.exchangeUrl) {
