@@ -443,6 +443,7 @@ async function trade(
   await venue.close();
   await x.transport.close();
   await ops.close();
+  const summary = runExitSummary(exit, { flat, reason, stop }, trader, markets);
   return {
     mode: 'shadow',
     sentToVenue: 0,
@@ -459,6 +460,8 @@ async function trade(
       takerFills: stats.takerFills,
       collateral: formatAmount(account.collateral),
     },
-    ...runExitSummary(exit, { flat, reason, stop }, trader, markets),
+    ...summary,
+    // the figures to compare with the backtest of its recording, as a run's summary has them (trial 21 F11)
+    trading: ops.monitor.tradeStats(summary.ordersPlaced),
   };
 }

@@ -64,6 +64,9 @@ describe('mmkit run --shadow', () => {
     own.stop();
     expect(recStats.connects.m).toBe(1);
     expect(bot.out()).toMatch(/^SHADOW run: .*orders sent to the venue: 0$/m);
+    // the figures to compare with the backtest of its recording, as a run's summary has them (trial 21 F11)
+    expect(bot.out()).toMatch(/^ {2}markouts {10}/m);
+    expect(bot.out()).toMatch(/^ {2}fill ratio {8}/m);
 
     // nothing reached the exchange: no key, no order, no trade of the bot's account, no key of anyone
     expect(x.exchange.keys.hasAny(address)).toBe(false);
