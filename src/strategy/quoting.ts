@@ -243,21 +243,23 @@ interface QuotedFrom {
   moved: boolean;
 }
 
-/** Our resting size at YES price `yp` on one side of the YES book (a NO order at q rests at 1 - q on the other side). */
+/** The remaining size of `o` when it rests at YES price `yp` on that side of the YES book (a NO order at q rests at 1 - q on the other side), else 0. */
+function restingAt(o: LiveOrderView, ref: Pick<MarketRef, 'yes' | 'no'>, bid: boolean, yp: number): number {
+  const isYes = o.tokenId === ref.yes;
+  if (
+    (!isYes && o.tokenId !== ref.no) ||
+    (isYes === (o.side === 'BUY')) !== bid ||
+    (isYes ? o.price : PRICE_SCALE - o.price) !== yp
+  )
+    return 0;
+  const remaining = o.originalSize - o.sizeMatched;
+  return remaining > 0 ? remaining : 0;
+}
+
+/** Our resting size at YES price `yp` on one side of the YES book. */
 function ownAt(live: readonly LiveOrderView[], ref: Pick<MarketRef, 'yes' | 'no'>, bid: boolean, yp: number): number {
   let s = 0;
-  for (let i = 0; i < live.length; i++) {
-    const o = live[i]!;
-    const isYes = o.tokenId === ref.yes;
-    if (
-      (!isYes && o.tokenId !== ref.no) ||
-      (isYes === (o.side === 'BUY')) !== bid ||
-      (isYes ? o.price : PRICE_SCALE - o.price) !== yp
-    )
-      continue;
-    const remaining = o.originalSize - o.sizeMatched;
-    if (remaining > 0) s += remaining;
-  }
+  for (let i = 0; i < live.length; i++) s += restingAt(live[i]!, ref, bid, yp);
   return s;
 }
 
@@ -281,16 +283,8 @@ function shownOwnAt(
   if (own <= size) return own;
   const parts: number[] = [];
   for (let i = 0; i < live.length; i++) {
-    const o = live[i]!;
-    const isYes = o.tokenId === ref.yes;
-    if (
-      (!isYes && o.tokenId !== ref.no) ||
-      (isYes === (o.side === 'BUY')) !== bid ||
-      (isYes ? o.price : PRICE_SCALE - o.price) !== yp
-    )
-      continue;
-    const remaining = o.originalSize - o.sizeMatched;
-    if (remaining > 0) parts.push(remaining);
+    const r = restingAt(live[i]!, ref, bid, yp);
+    if (r > 0) parts.push(r);
   }
   let best = 0;
   if (parts.length <= 12) {
