@@ -465,6 +465,19 @@ export async function joinRunFleet(
   };
 }
 
+/** The lower of two PnL figures, µ (either may be unknown). */
+const lowerOf = (a: number | undefined, b: number | undefined): number | undefined =>
+  a === undefined ? b : b === undefined ? a : Math.min(a, b);
+/** The lower of two PnLs of the UTC day, of the same date (the latest date otherwise). */
+function lowerDay<D extends { readonly date: string; readonly pnl: number }>(
+  a: D | undefined,
+  b: D | undefined,
+): D | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  if (a.date !== b.date) return a.date > b.date ? a : b;
+  return a.pnl <= b.pnl ? a : b;
+}
+
 /** Starts the grant keeper and the loss watch; returns the member's leave that stops them first. */
 async function startRunFleetRisk(
   member: FleetMember,
@@ -498,11 +511,12 @@ async function startRunFleetRisk(
     ...(o.ref.ledgerId !== undefined ? { ledger: o.ref.ledgerId } : {}),
     clock,
     maxLoss: o.limits.killSwitch.maxLoss,
-    // its complete readings only (every held position marked): an incomplete one understates a loss
-    pnl: () => trader.kill.lastCompletePnl,
+    // the lower of its last reading and its last complete one (every held position marked): an
+    // incomplete reading may leave a loss out, and a complete one may be old (trial 22 F2)
+    pnl: () => lowerOf(trader.kill.lastPnl, trader.kill.lastCompletePnl),
     // the member's day PnL (its ledger's since the UTC day's open), summed over the fleet's members
     maxDailyLoss: o.limits.killSwitch.maxDailyLoss,
-    dayPnl: () => trader.kill.completeDailyPnl,
+    dayPnl: () => lowerDay(trader.kill.dailyPnl, trader.kill.completeDailyPnl),
     onTrip: (rec) => {
       flog.error({ reason: rec.reason }, 'fleet loss limit: fleet kill switch tripped');
       // this member stops at once (the fleet's key reaches it too, moments later): a trip in the check

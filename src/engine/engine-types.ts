@@ -144,11 +144,18 @@ export interface EngineStats {
    */
   firstStrategyError?: { readonly message: string; readonly at?: string };
   /**
-   * Present while the strategy is failing: it erred on STRATEGY_FAILING_AFTER evaluations in a row
-   * (./loop.ts), so every quote was pulled; since when (unix ms), the evaluations in a row that erred,
-   * the last error. Gone once an evaluation succeeds.
+   * Present while the strategy is failing on some market: it erred on STRATEGY_FAILING_AFTER of its
+   * evaluations with no output for it between (./loop.ts), so its quotes were pulled; since when (unix
+   * ms, the earliest), the most evaluations in a row that erred, the last error, the markets. Gone
+   * once it gave an output for each.
    */
-  strategyFailing?: { readonly since: number; readonly consecutive: number; readonly lastError: string };
+  strategyFailing?: {
+    readonly since: number;
+    readonly consecutive: number;
+    readonly lastError: string;
+    /** The markets whose quotes are pulled. */
+    readonly markets: readonly ConditionId[];
+  };
 }
 
 /** The running engine. */

@@ -93,8 +93,8 @@ class EngineImpl implements Engine {
   };
   #evaluations = 0;
   /** Strategy evaluations in a row that erred; the failing state once they reached STRATEGY_FAILING_AFTER. */
-  #erredInRow = 0;
-  #failing: { since: number; lastError: string } | undefined;
+  /** Per market: its evaluations that erred since its last output, and since when it failed (its quotes pulled). */
+  readonly #erred = new Map<ConditionId, { inRow: number; failingSince?: number; lastError: string }>();
   readonly #times: CallTimes | undefined;
   /** Warnings and errors rate-limited by kind (dropped past the limit); info lines all logged. */
   readonly #logged = new RateLimitedLog({ others: 'drop', alwaysInfo: true });
@@ -143,12 +143,16 @@ class EngineImpl implements Engine {
   }
 
   stats(): EngineStats {
-    const f = this.#failing;
-    return {
-      ...this.#stats,
-      errors: { ...this.#stats.errors },
-      ...(f !== undefined ? { strategyFailing: { ...f, consecutive: this.#erredInRow } } : {}),
-    };
+    let f: { since: number; consecutive: number; lastError: string; markets: ConditionId[] } | undefined;
+    for (const [cid, x] of this.#erred) {
+      if (x.failingSince === undefined) continue;
+      f ??= { since: x.failingSince, consecutive: 0, lastError: x.lastError, markets: [] };
+      if (x.failingSince <= f.since) f.lastError = x.lastError;
+      f.since = Math.min(f.since, x.failingSince);
+      f.consecutive = Math.max(f.consecutive, x.inRow);
+      f.markets.push(cid);
+    }
+    return { ...this.#stats, errors: { ...this.#stats.errors }, ...(f !== undefined ? { strategyFailing: f } : {}) };
   }
 
   strategyCalls(): StrategyCalls {
@@ -412,12 +416,12 @@ class EngineImpl implements Engine {
         if (invalid !== undefined) this.#invalidOutput(e.type, out, invalid);
       }
       const erred = threw ?? (invalid === undefined ? undefined : `invalid output: ${invalid}`);
-      if (erred !== undefined) this.#strategyErred(erred, now);
+      if (erred !== undefined) this.#strategyErred(erred, e, now);
       else if (out !== undefined && out !== null) {
-        // an output ends a row of errors (no output proves nothing: a strategy broken on its timer may
-        // well answer its book events with none)
-        if (this.#erredInRow > 0) this.#strategyWell();
-        this.#output(out);
+        // an output ends the rows of errors of the markets it names (no output proves nothing: a
+        // strategy broken on its timer may well answer its book events with none)
+        if (this.#erred.size > 0) this.#strategyWell(out as StrategyOutput);
+        this.#output(out as StrategyOutput);
       }
     }
     this.#events.next(e);
@@ -492,38 +496,58 @@ class EngineImpl implements Engine {
   }
 
   /**
-   * One more evaluation that erred since the last output: at STRATEGY_FAILING_AFTER, every market's
-   * quotes are pulled (its last quotes would rest unmanaged) until it gives an output again.
+   * One more evaluation that erred, counted for the event's market (every market for an event of
+   * none: a timer): a market whose evaluations erred STRATEGY_FAILING_AFTER times with no output for
+   * it between has its quotes pulled (its last quotes would rest unmanaged) until the strategy gives
+   * an output for it again. Counted per market: an output for one market says nothing of another.
    */
-  #strategyErred(err: string, now: number): void {
-    this.#erredInRow++;
-    if (this.#failing !== undefined) {
-      this.#failing.lastError = err;
-      return;
+  #strategyErred(err: string, e: MmkitEvent, now: number): void {
+    const own = 'market' in e && typeof e.market === 'string' && this.#markets.has(e.market as ConditionId);
+    const markets = own ? [e.market as ConditionId] : this.#markets.keys();
+    const pulled: ConditionId[] = [];
+    let inRow = 0;
+    for (const cid of markets) {
+      let x = this.#erred.get(cid);
+      if (x === undefined) this.#erred.set(cid, (x = { inRow: 0, lastError: err }));
+      x.inRow++;
+      x.lastError = err;
+      inRow = Math.max(inRow, x.inRow);
+      if (x.failingSince !== undefined || x.inRow < STRATEGY_FAILING_AFTER) continue;
+      x.failingSince = now;
+      pulled.push(cid);
+      this.#hand(pullQuotes(cid, now));
     }
-    if (this.#erredInRow < STRATEGY_FAILING_AFTER) return;
-    this.#failing = { since: now, lastError: err };
-    this.#log(
-      'error',
-      'strategy.failing',
-      { evaluations: this.#erredInRow, err },
-      `the strategy erred on ${this.#erredInRow} evaluations in a row (no output between): every quote is pulled until it gives one`,
-    );
-    for (const cid of this.#markets.keys()) this.#hand(pullQuotes(cid, now));
+    if (pulled.length > 0)
+      this.#log(
+        'error',
+        'strategy.failing',
+        { markets: pulled, evaluations: inRow, err },
+        `the strategy erred on ${inRow} evaluations in a row (no output between) for ${pulled.length} market(s): their quotes are pulled until it gives an output for them`,
+      );
   }
 
-  /** An evaluation with an output: the count starts again; a failing strategy quotes again from it. */
-  #strategyWell(): void {
-    this.#erredInRow = 0;
-    const f = this.#failing;
-    if (f === undefined) return;
-    this.#failing = undefined;
-    this.#log(
-      'info',
-      'strategy.failing',
-      { failedForMs: this.#o.clock.now() - f.since },
-      'the strategy gives an output again: quoting resumes',
-    );
+  /** An output: the markets it names start their count again; those failing quote again from it. */
+  #strategyWell(out: StrategyOutput): void {
+    const named = new Set<ConditionId>();
+    for (const d of out.quotes ?? []) named.add(d.market);
+    for (const o of out.orders ?? []) named.add(o.market);
+    const back: ConditionId[] = [];
+    let since = Infinity;
+    for (const cid of named) {
+      const x = this.#erred.get(cid);
+      if (x === undefined) continue;
+      this.#erred.delete(cid);
+      if (x.failingSince === undefined) continue;
+      back.push(cid);
+      since = Math.min(since, x.failingSince);
+    }
+    if (back.length > 0)
+      this.#log(
+        'info',
+        'strategy.failing',
+        { markets: back, failedForMs: this.#o.clock.now() - since },
+        'the strategy gives an output again: quoting resumes',
+      );
   }
 
   /** A strategy output that is not one (./output-check.ts): a strategy error, the output dropped. */

@@ -204,20 +204,27 @@ export class FleetLossWatch {
   async #round(): Promise<void> {
     try {
       const now = this.#o.pnl();
-      if (now === undefined) return; // a restarted member keeps its last value until it knows its PnL
-      const pnl = Math.round(now);
       const ledger = this.#o.ledger ?? this.#o.member;
-      const sum = await writeMemberPnl(this.#o.redis, this.#o.keys, ledger, pnl);
+      // a restarted member keeps its last value until it knows its PnL: the sums are read as they are
+      // (the check before quoting judges them all the same)
+      const sum =
+        now === undefined
+          ? Object.values(await readFleetPnl(this.#o.redis, this.#o.keys)).reduce((a, b) => a + b, 0)
+          : await writeMemberPnl(this.#o.redis, this.#o.keys, ledger, Math.round(now));
       this.lastSum = sum;
       if (!this.#tripped && lossLimitBroken(sum, this.#o.maxLoss))
         await this.#trip(`lossLimit: fleet PnL ${(sum / 1e6).toFixed(2)} below -${(this.#o.maxLoss / 1e6).toFixed(2)}`);
-      const day = this.#o.dayPnl?.();
-      if (day === undefined) return;
-      const daySum = await writeMemberDayPnl(this.#o.redis, this.#o.keys, ledger, day.date, Math.round(day.pnl));
-      this.lastDaySum = { date: day.date, pnl: daySum };
+      if (this.#o.dayPnl === undefined) return;
+      const day = this.#o.dayPnl();
+      const date = day?.date ?? new Date(this.#o.clock.now()).toISOString().slice(0, 10);
+      const daySum =
+        day === undefined
+          ? await readFleetDayPnl(this.#o.redis, this.#o.keys, date)
+          : await writeMemberDayPnl(this.#o.redis, this.#o.keys, ledger, day.date, Math.round(day.pnl));
+      this.lastDaySum = { date, pnl: daySum };
       if (!this.#tripped && lossLimitBroken(daySum, this.#o.maxDailyLoss ?? 0))
         await this.#trip(
-          `lossLimit: fleet PnL of the day ${formatAmount(daySum)} below -${formatAmount(this.#o.maxDailyLoss!)} (UTC ${day.date}, the members' sum)`,
+          `lossLimit: fleet PnL of the day ${formatAmount(daySum)} below -${formatAmount(this.#o.maxDailyLoss!)} (UTC ${date}, the members' sum)`,
         );
     } catch (e) {
       this.#o.onError?.(e);

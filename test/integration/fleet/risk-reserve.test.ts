@@ -406,12 +406,29 @@ describe('fleet loss limit', () => {
     await inFlight;
   });
 
-  it('writes nothing while the member does not know its PnL yet (a restart keeps its last value)', async () => {
+  it('writes nothing while the member does not know its PnL yet (a restart keeps its last value), but judges the sums', async () => {
+    await ledger('m-a');
     await writeMemberPnl(conns[0]!, keys, 'm-a', -7);
-    const w = new FleetLossWatch({ redis: conns[0]!, keys, member: 'm-a', clock, maxLoss: 1, pnl: () => undefined });
+    const w = new FleetLossWatch({ redis: conns[0]!, keys, member: 'm-a', clock, maxLoss: 7, pnl: () => undefined });
     await w.round();
-    expect(w.lastSum).toBeUndefined();
+    expect(w.lastSum).toBe(-7);
     expect(await readFleetPnl(admin, keys)).toEqual({ 'm-a': -7 });
+    expect(await readFleetKill(admin, keys)).toBeNull();
+    // past the limit: the check before quoting trips on the sums read, its own PnL still unknown (review 47 F1)
+    await writeMemberPnl(conns[1]!, keys, 'm-a', -8);
+    const tripped: string[] = [];
+    const v = new FleetLossWatch({
+      redis: conns[2]!,
+      keys,
+      member: 'm-b',
+      clock,
+      maxLoss: 7,
+      pnl: () => undefined,
+      onTrip: (rec) => tripped.push(rec.reason),
+    });
+    await v.check();
+    expect(tripped).toEqual([expect.stringMatching(/^lossLimit: fleet PnL -0\.00 below -0\.00/)]);
+    await admin.del(keys.ledgers);
   });
 
   it("counts a data directory's PnL once across restarts under other names, and only ledgers the fleet has", async () => {
@@ -463,9 +480,9 @@ describe('fleet loss limit', () => {
       dayPnl: () => day,
       onTrip: (rec) => tripped.push(rec.reason),
     });
-    // the day not opened yet: nothing written
+    // the day not opened yet: nothing written (the sum of the clock's day read: the others' figures of today, none)
     await w.round();
-    expect(w.lastDaySum).toBeUndefined();
+    expect(w.lastDaySum).toEqual({ date: new Date(clock.now()).toISOString().slice(0, 10), pnl: 0 });
     expect(await admin.hget(keys.dayPnl, 'm-b')).toBeNull();
     day = { date: '2026-11-29', pnl: -4_000_000 }; // -10 exactly: not below
     await w.round();

@@ -296,17 +296,16 @@ describe('engine loop: errors never kill the loop', () => {
     expect(executed).toEqual([]);
     expect(engine.stats().strategyFailing).toBeUndefined();
     ev(10);
-    // every market pulled at once (one empty set each), said at error
-    expect(executed).toEqual([
-      { market: CID, quotes: [], at: venue.clock.now() },
-      { market: CID2, quotes: [], at: venue.clock.now() },
-    ]);
-    expect(engine.stats().strategyFailing).toMatchObject({ consecutive: STRATEGY_FAILING_AFTER, lastError: 'late21' });
-    expect(
-      logs.some((l) => /erred on 5 evaluations in a row \(no output between\): every quote is pulled/.test(l)),
-    ).toBe(true);
+    // the market of those events pulled (an empty set), said at error
+    expect(executed).toEqual([{ market: CID, quotes: [], at: venue.clock.now() }]);
+    expect(engine.stats().strategyFailing).toMatchObject({
+      consecutive: STRATEGY_FAILING_AFTER,
+      lastError: 'late21',
+      markets: [CID],
+    });
+    expect(logs.some((l) => /erred on 5 evaluations in a row \(no output between\) for 1 market/.test(l))).toBe(true);
     ev(11);
-    expect(executed).toHaveLength(2); // pulled once
+    expect(executed).toHaveLength(1); // pulled once
     // it evaluates again: its quotes go out, the failing state is gone
     broken = false;
     ev(12);
@@ -314,8 +313,26 @@ describe('engine loop: errors never kill the loop', () => {
     expect(engine.stats().strategyFailing).toBeUndefined();
   });
 
+  it('counted per market: errors on one market while the other gives outputs pull that one alone (review 47 F2)', async () => {
+    const { venue, engine, executed, feedBooks } = await setup({
+      onEvent: (e, s) => {
+        if (e.type === 'level_change' && e.market === CID2) throw new Error('broken on CID2');
+        return e.type === 'level_change' ? { quotes: [quote(s.now)] } : undefined;
+      },
+    });
+    feedBooks();
+    executed.length = 0;
+    for (let i = 0; i < STRATEGY_FAILING_AFTER; i++) {
+      venue.market$.next(level(YES, 'BUY', 4100 + i, 1e6, { bid: 4100 + i, ask: 6000 }));
+      venue.market$.next(level(YES2, 'BUY', 4100 + i, 1e6, { bid: 4100 + i, ask: 6000 }, true, CID2));
+    }
+    expect(executed.filter((d) => d.market === CID2)).toEqual([{ market: CID2, quotes: [], at: venue.clock.now() }]);
+    expect(executed.filter((d) => d.market === CID).every((d) => d.quotes.length === 1)).toBe(true);
+    expect(engine.stats().strategyFailing?.markets).toEqual([CID2]);
+  });
+
   it('invalid outputs count as errors too; evaluations with no output do not end the row, an output does', async () => {
-    let mode: 'bad' | 'none' | 'ok' = 'bad';
+    let mode: 'bad' | 'none' | 'ok' = 'none';
     const { venue, engine, executed, feedBooks } = await setup({
       onEvent: (_e, s) =>
         mode === 'bad'
@@ -326,6 +343,7 @@ describe('engine loop: errors never kill the loop', () => {
     });
     feedBooks();
     executed.length = 0;
+    mode = 'bad';
     for (let i = 0; i < STRATEGY_FAILING_AFTER - 1; i++)
       venue.market$.next(level(YES, 'BUY', 4100 + i, 1e6, { bid: 4100 + i, ask: 6000 }));
     mode = 'ok';
@@ -342,7 +360,7 @@ describe('engine loop: errors never kill the loop', () => {
     mode = 'bad';
     venue.market$.next(level(YES, 'BUY', 4400, 1e6, { bid: 4400, ask: 6000 }));
     expect(engine.stats().strategyFailing?.lastError).toMatch(/^invalid output: unknown key "qoutes"/);
-    expect(executed.map((d) => d.quotes.length)).toEqual([0, 0]);
+    expect(executed).toEqual([{ market: CID, quotes: [], at: venue.clock.now() }]);
   });
 
   it('a non-Error throw is shown as util.inspect shows it, not [object Object]', async () => {
