@@ -275,7 +275,7 @@ ${EXIT_CODES_HELP}`,
             process.stderr.write(
               dayOpen === null
                 ? `mmkit: the UTC day ${today} has not opened in this store (with bot.risk.maxDailyLoss set, the daemon opens it at its first complete reading of the day)\n`
-                : `mmkit: the UTC day ${today} opened at PnL ${dayOpen.pnl} (the daily loss limit's reference: the day's PnL is the PnL now, with marks, less it; \`mmkit status\` shows it while the daemon runs)\n`,
+                : `mmkit: the UTC day ${today} opened at PnL ${dayOpen.pnl} (the daily loss limit's reference: the day's PnL is the loss limit's PnL now, realized + unrealized at the marks net of fees, rewards left out, less it; \`mmkit status\` shows it while the daemon runs)\n`,
             );
           }
         } finally {
