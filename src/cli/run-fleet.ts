@@ -530,11 +530,13 @@ async function startRunFleetRisk(
   return () =>
     (left ??= (async () => {
       loss.stop();
+      // (the limits keeper first: its round touches the membership, and one after the leave would make
+      // this member look live for 3 s more, refusing a member started with other values meanwhile)
+      keepLimits();
+      await keeper.stop().catch(() => undefined);
       // the last figures of this member (its PnL and PnL of the day at exit: a dead member's stay in the
       // sums), written now: the rounds' last could be a second old, before the loss that stopped it
       await loss.check();
-      keepLimits();
-      await keeper.stop().catch(() => undefined);
       await member.leave();
     })());
 }
