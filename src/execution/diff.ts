@@ -11,7 +11,12 @@ import type { DesiredQuotes, LiveOrderView, QuoteIntent } from '../core/intents.
 export interface DiffTolerance {
   /** Max |price difference| in ticks (0: the exact price). */
   readonly priceTicks: number;
-  /** Max |remaining size − desired size| as a fraction of the desired size (0: the exact size). */
+  /**
+   * How far BELOW the desired size a live order's remaining size may be, as a fraction of the desired
+   * size (0: the exact size). Never above: the desired size is what the risk gate approved, and a
+   * kept order larger than it would rest beyond the limits the gate enforced (notional, position,
+   * a fleet member's grant).
+   */
   readonly sizeFraction: number;
 }
 
@@ -27,7 +32,8 @@ export interface QuoteDiff {
  * Diff the desired quotes of one market against the live orders.
  *
  * A live order can stand for a quote when it has the same token and side, a price within
- * `priceTicks × tickPips` and a remaining size within ±`sizeFraction` of the quote's size. The
+ * `priceTicks × tickPips` and a remaining size between (1 − `sizeFraction`) × and 1 × the quote's size (never above it: the
+ * quote's size is what the gate approved). The
  * matching is a MAXIMUM one (fewest cancels and places), found deterministically:
  *  1. every quote, in desired order, takes a free order with exactly its price and remaining size
  *     (the earliest in `live`): exact orders keep their queue position;
@@ -79,7 +85,8 @@ export function diffQuotes(
       const o = cands[i]!;
       if (o.tokenId !== q.tokenId || o.side !== q.side) continue;
       if (Math.abs(o.price - q.price) > maxPrice) continue;
-      if (Math.abs(o.originalSize - o.sizeMatched - q.size) > maxSize) continue;
+      const short = q.size - (o.originalSize - o.sizeMatched);
+      if (short < 0 || short > maxSize) continue;
       if (list === undefined) list = [i];
       else list.push(i);
     }

@@ -96,7 +96,7 @@ export const botSchema = {
       env: 'MMKIT_TOLERANCE_PRICE_TICKS',
     },
     sizeFraction: {
-      doc: 'A live order within this fraction of a desired size is kept.',
+      doc: 'A live order whose remaining size is at most this fraction below a desired size is kept (never one above it: the desired size is what the risk gate approved).',
       format: boundedFormat('tolerance-size-fraction', { type: 'number', default: 0.1, min: 0, max: 1, doc: '' }),
       default: 0.1,
       env: 'MMKIT_TOLERANCE_SIZE_FRACTION',

@@ -40,8 +40,8 @@ export function diffQuotesReference(
       if (o.tokenId !== q.tokenId || o.side !== q.side) continue;
       const dp = Math.abs(o.price - q.price);
       if (dp > maxPrice) continue;
-      const ds = Math.abs(o.originalSize - o.sizeMatched - q.size);
-      if (ds > maxSize) continue;
+      const ds = q.size - (o.originalSize - o.sizeMatched);
+      if (ds < 0 || ds > maxSize) continue; // never above the desired (approved) size
       list.push({ i, dp, ds });
     }
     list.sort((a, b) => a.dp - b.dp || a.ds - b.ds || a.i - b.i);

@@ -58,7 +58,7 @@ describe('diffQuotes', () => {
     expect(diffQuotes(desired([q('BUY', 4900, 10e6)]), [live('a', 'BUY', 5000, 10e6)], t, 10).cancels).toEqual(['a']);
   });
 
-  it('compares the REMAINING size within ±sizeFraction of the desired size', () => {
+  it('compares the REMAINING size within sizeFraction BELOW the desired size, never above it', () => {
     const t = { priceTicks: 0, sizeFraction: 0.1 };
     // 10 shares, 0.5 matched: 9.5 remaining, within 10 %
     expect(diffQuotes(desired([q('BUY', 4900, 10e6)]), [live('a', 'BUY', 4900, 10e6, 0.5e6)], t, TICK).places).toEqual(
@@ -68,8 +68,15 @@ describe('diffQuotes', () => {
     const d = diffQuotes(desired([q('BUY', 4900, 10e6)]), [live('a', 'BUY', 4900, 10e6, 2e6)], t, TICK);
     expect(d.cancels).toEqual(['a']);
     expect(d.places).toHaveLength(1);
-    // 11 shares live: +10 %, inside (boundary included)
-    expect(diffQuotes(desired([q('BUY', 4900, 10e6)]), [live('a', 'BUY', 4900, 11e6)], t, TICK).cancels).toEqual([]);
+    // 9 remaining: -10 %, inside (boundary included)
+    expect(diffQuotes(desired([q('BUY', 4900, 10e6)]), [live('a', 'BUY', 4900, 10e6, 1e6)], t, TICK).cancels).toEqual(
+      [],
+    );
+    // 10.05 shares live for an approved 10 (the gate trimmed the quote to fit a notional cap): a kept
+    // order that large would rest beyond the cap, so it is replaced (trial 22 F4: 40.05 of 40 USDC)
+    const over = diffQuotes(desired([q('BUY', 4900, 10e6)]), [live('a', 'BUY', 4900, 10.05e6)], t, TICK);
+    expect(over.cancels).toEqual(['a']);
+    expect(over.places).toEqual([q('BUY', 4900, 10e6)]);
   });
 
   it('token and side must match', () => {
@@ -203,7 +210,8 @@ function within(o: LiveOrderView, qq: QuoteIntent, t: DiffTolerance): boolean {
     o.tokenId === qq.tokenId &&
     o.side === qq.side &&
     Math.abs(o.price - qq.price) <= t.priceTicks * TICK &&
-    Math.abs(o.originalSize - o.sizeMatched - qq.size) <= Math.floor(qq.size * t.sizeFraction)
+    o.originalSize - o.sizeMatched <= qq.size &&
+    qq.size - (o.originalSize - o.sizeMatched) <= Math.floor(qq.size * t.sizeFraction)
   );
 }
 

@@ -153,7 +153,7 @@ describe('Executor: placing', () => {
     await ex.idle();
     const n = venue.calls.length;
     ex.submit(want([q('BUY', 4900), q('SELL', 5100)]));
-    ex.submit(want([q('BUY', 5000, 10_500_000), q('SELL', 5050, 9_500_000)]));
+    ex.submit(want([q('BUY', 5000, 10_500_000), q('SELL', 5050, 11_000_000)]));
     await ex.idle();
     expect(venue.calls.length).toBe(n);
     // outside tolerance: exactly one cancel and one place
