@@ -304,6 +304,12 @@ export async function joinRunFleet(
   const ready = new Promise<FleetMember>((res) => {
     joined = res;
   });
+  // (before the join: the first markets are taken during it, and a takeover reads the memory)
+  let memory: import('../fleet/ledger-memory.ts').LedgerMemory | undefined;
+  if (o.dataDir !== undefined) {
+    const { LedgerMemory } = await import('../fleet/ledger-memory.ts');
+    memory = new LedgerMemory(o.dataDir);
+  }
   let member: FleetMember;
   try {
     member = await joinFleet({
@@ -343,25 +349,36 @@ export async function joinRunFleet(
           await trader.heartbeat.beatNow();
         });
       },
-      onMarketGained: async (market, previous) => {
-        if (previous !== null) {
-          // what rests on the market and is not ours belonged to the previous holder: cancelled, not
-          // adopted; it and the orders of the market that filled just before are that member's
-          const { open, filled } = await previousHolderOrders(venue, trader.executor, market as ConditionId, {
-            ours: new Set<OrderId>(trader.tracker.liveOrders().map((x) => x.id)),
-            sinceMs: o.clock.now() - TAKEOVER_FILLS_MS,
-            onError: (err) =>
-              flog.warn(
-                { market, err: err.message },
-                'takeover: the recent fills could not be read (taken over anyway)',
-              ),
-          });
-          if (open.length > 0) await venue.cancel(open);
+      onMarketGained: async (market, previous, fleet) => {
+        // the fleet's Redis lost its records (restarted empty): the market's last holder is unknown, not
+        // none; what rests there and is not ours is a member's that may be gone (its lease went with the
+        // rest), or placed outside the fleet: cancelled, as at a takeover (trial 22 F1: a dead member's
+        // orders rested for good, kept alive by the heartbeat holder)
+        const unknown =
+          previous === null && memory !== undefined && (await memory.lostRecords(fleet.redis, fleet.keys));
+        if (previous === null && !unknown) {
+          flog.info({ market }, 'market taken');
+          return;
+        }
+        // what rests on the market and is not ours belonged to the previous holder: cancelled, not
+        // adopted; it and the orders of the market that filled just before are that member's
+        const { open, filled } = await previousHolderOrders(venue, trader.executor, market as ConditionId, {
+          ours: new Set<OrderId>(trader.tracker.liveOrders().map((x) => x.id)),
+          sinceMs: o.clock.now() - TAKEOVER_FILLS_MS,
+          onError: (err) =>
+            flog.warn({ market, err: err.message }, 'takeover: the recent fills could not be read (taken over anyway)'),
+        });
+        if (open.length > 0) await venue.cancel(open);
+        if (previous !== null)
           flog.info(
             { market, from: previous.member, cancelled: open.length, filled: filled.length },
             'market taken over',
           );
-        } else flog.info({ market }, 'market taken');
+        else
+          flog.warn(
+            { market, cancelled: open.length, orders: open, filled: filled.length },
+            "market taken after the fleet's Redis lost its records (restarted empty?): its last holder is unknown, so the orders resting there that are not this member's (a member's that may be gone, or placed outside the fleet) are cancelled",
+          );
       },
       onMarketLost: (market) => {
         flog.info({ market }, 'market given up: quotes pulled');
@@ -378,9 +395,8 @@ export async function joinRunFleet(
   }
   o.ref.member = member;
   o.ref.ledgerId = o.ledgerId ?? name;
-  if (o.dataDir !== undefined) {
-    const { LedgerMemory } = await import('../fleet/ledger-memory.ts');
-    o.ref.memory = new LedgerMemory(o.dataDir);
+  if (memory !== undefined) {
+    o.ref.memory = memory;
     o.ref.onLedgersRestored = (restored, members) =>
       flog.warn(
         { restored, members },

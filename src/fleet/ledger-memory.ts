@@ -90,6 +90,8 @@ export class LedgerMemory {
   readonly #file: string;
   #mem: RememberedLedgers;
   #written: string;
+  /** A generation this member's read found in place of the one it remembered (Redis lost its records into it). */
+  #lostInto: string | undefined;
 
   constructor(dir: string) {
     this.#file = join(dir, LEDGER_MEMORY_FILE);
@@ -128,6 +130,7 @@ export class LedgerMemory {
       args,
     )) as [string, number, string[], string[], string[]];
     const records = pairs(flat);
+    if (mem.generation !== undefined && mem.generation !== gen) this.#lostInto = gen;
     this.#remember({
       fleet: keys.prefix,
       generation: gen,
@@ -136,6 +139,21 @@ export class LedgerMemory {
       dayPnl: without(pairs(flatDay), self),
     });
     return { records, restored };
+  }
+
+  /**
+   * Whether the fleet's Redis lost its records (restarted empty, an empty replica) since this member,
+   * or its data directory, read them before: the generation in Redis is none or another than the one
+   * remembered, or the one a read of this process found in place of the remembered one (trial 22 F1:
+   * a market's last holder is gone with the rest, so whatever rests on a market taken then may be a
+   * member's that died). False when nothing was remembered (a new data dir knows nothing to compare).
+   * @throws what Redis throws
+   */
+  async lostRecords(redis: Pick<Redis, 'get'>, keys: FleetKeys): Promise<boolean> {
+    const mem = this.#mem.fleet === keys.prefix ? this.#mem : NOTHING;
+    const gen = await redis.get(keys.generation);
+    if (gen !== null && gen === this.#lostInto) return true;
+    return mem.generation !== undefined && gen !== mem.generation;
   }
 
   #remember(m: RememberedLedgers): void {

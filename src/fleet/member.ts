@@ -50,7 +50,16 @@ export interface FleetMemberOptions {
   readonly onDown?: () => void;
   readonly onUp?: () => void;
   readonly onHeartbeatLease?: (held: boolean) => void;
-  readonly onMarketGained?: (market: string, previous: PreviousHolder | null) => Promise<void> | void;
+  /**
+   * A market was taken (previous: its last holder when another member, else null); `fleet` is the
+   * fleet's Redis, for a wiring that must read more of it before it quotes (a Redis that lost its
+   * records: a null previous holder is then unknown, not none).
+   */
+  readonly onMarketGained?: (
+    market: string,
+    previous: PreviousHolder | null,
+    fleet: { readonly redis: Redis; readonly keys: FleetKeys },
+  ) => Promise<void> | void;
   readonly onMarketLost?: (market: string) => Promise<void> | void;
   /** Connection errors after the first (for a debug log; never carries the URL). */
   readonly onError?: (err: Error) => void;
@@ -128,7 +137,9 @@ export async function joinFleet(o: FleetMemberOptions): Promise<FleetMember> {
     clock: o.clock,
     markets: o.markets,
     ...(o.marketLeaseMs !== undefined ? { ttlMs: o.marketLeaseMs } : {}),
-    ...(o.onMarketGained ? { onGained: o.onMarketGained } : {}),
+    ...(o.onMarketGained
+      ? { onGained: (m: string, p: PreviousHolder | null) => o.onMarketGained!(m, p, { redis, keys }) }
+      : {}),
     ...(o.onMarketLost ? { onLost: o.onMarketLost } : {}),
   });
   const guard = new FleetGuard({

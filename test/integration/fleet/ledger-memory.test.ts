@@ -142,4 +142,31 @@ describe('fleet ledger memory', () => {
     await b.stop();
     redis.disconnect();
   }, 30_000);
+
+  it("tells when the fleet's Redis lost its records since they were read (a takeover's previous holder is then unknown: trial 22 F1)", async () => {
+    const redis = await connectFleetRedis(r.url);
+    await redis.flushall();
+    const dir = dataDir();
+    const mem = new LedgerMemory(dir);
+    // nothing remembered (a fresh data dir): nothing to compare, not lost
+    expect(await mem.lostRecords(redis, keys)).toBe(false);
+    await readOtherLedgers(redis, keys, 'La', mem); // sets and remembers the generation
+    expect(await mem.lostRecords(redis, keys)).toBe(false);
+    // Redis restarted empty: no generation at all
+    await redis.flushall();
+    expect(await mem.lostRecords(redis, keys)).toBe(true);
+    // another member read first and set a new generation: still lost for this one
+    await readOtherLedgers(redis, keys, 'Lb', new LedgerMemory(dataDir()));
+    expect(await mem.lostRecords(redis, keys)).toBe(true);
+    // this member's own read after the loss remembers the new generation, and still knows it came from a loss
+    await readOtherLedgers(redis, keys, 'La', mem);
+    expect(mem.remembered.generation).toBe(await redis.get(keys.generation));
+    expect(await mem.lostRecords(redis, keys)).toBe(true);
+    // a restart of the member on the same data dir remembers the new generation: nothing lost since
+    expect(await new LedgerMemory(dir).lostRecords(redis, keys)).toBe(false);
+    // the memory of another account's fleet says nothing of this one
+    const other = fleetKeys('0x00000000000000000000000000000000000000e8');
+    expect(await new LedgerMemory(dir).lostRecords(redis, other)).toBe(false);
+    redis.disconnect();
+  }, 30_000);
 });
