@@ -13,7 +13,7 @@
  *  - PnL: realized + unrealized (open positions marked to the last mid; a resolved market's
  *    positions settled into realized at 1 and 0, as a redemption) − fees, as the runner computed it
  *    at the end;
- *  - Sharpe: of the changes of total PnL per DAY when the run covers at least three days
+ *  - Sharpe: of the changes of total PnL per DAY when the run covers at least ten days
  *    (`DAILY_SHARPE_MIN_MS`), per HOUR when it is shorter: the PnL at each period's end (the last
  *    sample at or before it; 0 at the start) over the run's whole periods from its start (a last
  *    period short by under 1 % counts: the run's end is its end), mean / sample standard deviation
@@ -22,7 +22,9 @@
  *    30-minute run none: n/a) and the figure means little with under a few dozen. Not of 1-second
  *    changes: those annualise noise into ratios in the thousands. PnL changes, not returns: there
  *    is no capital base in market making that the ratio would be honest about. Null with fewer
- *    than two changes or no variation;
+ *    than `SHARPE_MIN_PERIODS` (10) changes (a standard deviation of two or three changes,
+ *    annualised ×94, gave ratios like 752: trial 21 F8; `mmkit sweep --rank sharpe` ranked on
+ *    them) or no variation;
  *  - max drawdown: the largest fall of total PnL from a running peak, over the samples;
  *  - fill ratio per quote: orders placed (accepted by the venue) that got at least one fill, over
  *    orders placed; also fills per order placed;
@@ -46,7 +48,7 @@ export type { InventoryTime, Markout } from './types.ts';
 /** The Sharpe ratio of a run's PnL (see the module comment). */
 export interface Sharpe {
   readonly value: number | null;
-  /** The period of the PnL changes: a day, or an hour for a run shorter than three days. */
+  /** The period of the PnL changes: a day, or an hour for a run shorter than ten days. */
   readonly period: 'day' | 'hour';
   readonly periodMs: number;
   /** How many changes (whole periods) the ratio is over. */
@@ -113,7 +115,10 @@ export function r6(x: number): number {
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** A run at least this long is measured in daily PnL changes, a shorter one in hourly. */
-export const DAILY_SHARPE_MIN_MS = 3 * DAY_MS;
+export const DAILY_SHARPE_MIN_MS = 10 * DAY_MS;
+
+/** The fewest PnL changes a Sharpe ratio is given over (fewer: null, n/a). */
+export const SHARPE_MIN_PERIODS = 10;
 
 /**
  * Sharpe of the PnL per day or hour (see the module comment): `values` sampled at times `t`
@@ -135,7 +140,7 @@ export function sharpeOf(t: readonly number[], values: readonly number[], startM
     at.push(i >= 0 ? values[i]! : 0);
   }
   const out = { period, periodMs, periods: n, periodsPerYear };
-  if (n < 2) return { value: null, ...out };
+  if (n < SHARPE_MIN_PERIODS) return { value: null, ...out };
   let sum = 0;
   for (let k = 1; k <= n; k++) sum += at[k]! - at[k - 1]!;
   const mean = sum / n;

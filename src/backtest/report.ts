@@ -9,7 +9,7 @@ import { shortQuestion } from '../core/labels.ts';
 import { AMOUNT_SCALE, formatAmount, PRICE_SCALE } from '../core/units.ts';
 import { GLOBAL_LIMITS_SCHEMA, MARKET_LIMITS_SCHEMA } from '../risk/limits.ts';
 import { resolveValues } from '../strategy/params.ts';
-import type { Metrics } from './metrics.ts';
+import { type Metrics, SHARPE_MIN_PERIODS } from './metrics.ts';
 import type { BacktestResult, EffectiveRiskLimits } from './types.ts';
 
 /** Micro-collateral as "12.34" (signed when `signed`). */
@@ -190,11 +190,12 @@ export function rewardsLine(rw: NonNullable<BacktestResult['rewards']>, m: Metri
 
 /**
  * The Sharpe line: the ratio and how many daily or hourly PnL changes it is over, e.g.
- * "0.84 (47 hourly PnL changes, annualised ×√8766)", or "n/a (0 hourly PnL changes: 2 needed)".
+ * "0.84 (47 hourly PnL changes, annualised ×√8766)", or "n/a (2 hourly PnL changes: 10 needed)".
  */
 export function sharpeLine(s: Metrics['sharpe']): string {
   const what = `${s.periods} ${s.period === 'day' ? 'daily' : 'hourly'} PnL change${s.periods === 1 ? '' : 's'}`;
-  if (s.value === null) return `n/a (${what}${s.periods < 2 ? ': 2 needed' : ', no variation'})`;
+  if (s.value === null)
+    return `n/a (${what}${s.periods < SHARPE_MIN_PERIODS ? `: ${SHARPE_MIN_PERIODS} needed` : ', no variation'})`;
   return `${s.value.toFixed(2)} (${what}, annualised ×√${Math.round(s.periodsPerYear)})`;
 }
 

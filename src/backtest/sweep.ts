@@ -40,7 +40,7 @@ import { loadStrategy } from '../strategy/loader.ts';
 import { resolveParams } from '../strategy/params.ts';
 import type { FeeProtocol } from '../core/fees.ts';
 import { formatAmount } from '../core/units.ts';
-import { computeMetrics, type Metrics } from './metrics.ts';
+import { computeMetrics, type Metrics, SHARPE_MIN_PERIODS } from './metrics.ts';
 import { duration, effectiveRiskLimits, rewardUsd, runRulesText, strategyFailure, usd } from './report.ts';
 import type { BacktestOptions, BacktestResult } from './runner.ts';
 import type { EffectiveRiskLimits, WorldSpec } from './types.ts';
@@ -342,7 +342,7 @@ export function rankRows(rows: readonly SweepRow[], rankBy: RankBy): SweepRow[] 
 
 /**
  * A note for stderr when the ranking key is missing on points (only Sharpe can be: it is n/a on a
- * run with fewer than two hourly PnL changes, e.g. any run shorter than 2 hours), saying the order
+ * run with fewer than ten hourly PnL changes, e.g. any run shorter than 10 hours), saying the order
  * used instead: such points rank after the others, in grid order. Undefined when nothing is missing.
  */
 export function rankNote(s: SweepResult): string | undefined {
@@ -350,7 +350,7 @@ export function rankNote(s: SweepResult): string | undefined {
   const ok = s.rows.filter((r) => r.error === undefined);
   const na = ok.filter((r) => r.sharpe === null).length;
   if (na === 0) return undefined;
-  const why = 'it needs two hourly PnL changes, a run of 2 hours or more';
+  const why = `it needs ${SHARPE_MIN_PERIODS} hourly PnL changes, a run of ${SHARPE_MIN_PERIODS} hours or more`;
   return na === ok.length
     ? `Sharpe is n/a on every point (${why}): the rows are in grid order, not ranked; rank by another key (--rank pnl|drawdown|...) or run longer`
     : `Sharpe is n/a on ${na} of ${ok.length} points (${why}): those are ranked last, in grid order`;

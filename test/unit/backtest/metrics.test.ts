@@ -35,12 +35,13 @@ describe('backtest metrics', () => {
     expect(markoutsOf([], [1000])).toEqual([{ horizonMs: 1000, fills: 0, avg: null }]);
   });
 
-  it('Sharpe of the hourly PnL changes for a run under three days, with the count of changes', () => {
+  it('Sharpe of the hourly PnL changes for a run under ten days, with the count of changes', () => {
     const H = 3_600_000;
-    // 5 h of samples every 30 min; the PnL at each hour's end: 0, 10, 4, 12, 6, 14 (the half hours
-    // between do not count) → changes 10, -6, 8, -6, 8: mean 2.8; deviations 7.2, -8.8, 5.2, -8.8,
-    // 5.2; sum of squares 260.8; sd = sqrt(260.8 / 4) = sqrt(65.2); 8766 hours a year
-    const hourly = [0, 10, 4, 12, 6, 14];
+    // 10 h of samples every 30 min; the PnL at each hour's end: 0, 10, 4, 12, 6, 14, 8, 16, 10, 18,
+    // 12 (the half hours between do not count) → changes 10, then -6, 8 four times, then -6: mean
+    // 1.2; deviations 8.8, then -7.2, 6.8 four times, then -7.2; sum of squares 77.44 + 4 × 46.24 +
+    // 5 × 51.84 = 521.6; sd = sqrt(521.6 / 9); 8766 hours a year
+    const hourly = [0, 10, 4, 12, 6, 14, 8, 16, 10, 18, 12];
     const t: number[] = [];
     const v: number[] = [];
     for (let k = 0; k < hourly.length; k++) {
@@ -48,38 +49,51 @@ describe('backtest metrics', () => {
       v.push(hourly[k]!);
       if (k + 1 < hourly.length) t.push(T0 + k * H + H / 2), v.push(1000 * (k + 1)); // noise within the hour
     }
-    const s = sharpeOf(t, v, T0, T0 + 5 * H);
+    const s = sharpeOf(t, v, T0, T0 + 10 * H);
     expect(s).toEqual({
-      value: Math.round((2.8 / Math.sqrt(65.2)) * Math.sqrt(8766) * 1e6) / 1e6,
+      value: Math.round((1.2 / Math.sqrt(521.6 / 9)) * Math.sqrt(8766) * 1e6) / 1e6,
       period: 'hour',
       periodMs: H,
-      periods: 5,
+      periods: 10,
       periodsPerYear: 8766,
     });
-    // the run ends a little before its fifth hour (under 1 %): that hour counts, with the last sample
-    expect(sharpeOf(t, v, T0, T0 + 5 * H - 20_000).value).toBe(s.value);
-    // a partial last hour does not count
-    expect(sharpeOf(t, v, T0, T0 + 4.5 * H).periods).toBe(4);
+    // the run ends a little before its tenth hour (under 1 %): that hour counts, with the last sample
+    expect(sharpeOf(t, v, T0, T0 + 10 * H - 20_000).value).toBe(s.value);
+    // a partial last hour does not count, and 9 changes are too few for a figure (trial 21 F8: a
+    // 2-hour run printed 752.06 from two changes)
+    expect(sharpeOf(t, v, T0, T0 + 9.5 * H)).toMatchObject({ periods: 9, value: null });
   });
 
-  it('Sharpe of daily changes from three days on; n/a under two changes or without variation', () => {
+  it('Sharpe of daily changes from ten days on; n/a under ten changes or without variation', () => {
     const D = 86_400_000;
-    const s = sharpeOf([T0, T0 + D, T0 + 2 * D, T0 + 3 * D], [0, 5, 3, 9], T0, T0 + 3 * D);
-    // changes 5, -2, 6: mean 3; deviations 2, -5, 3 → ss 38, sd sqrt(19); 365.25 days a year
+    const daily = [0, 5, 3, 9, 7, 13, 11, 17, 15, 21, 19];
+    const s = sharpeOf(
+      daily.map((_, k) => T0 + k * D),
+      daily,
+      T0,
+      T0 + 10 * D,
+    );
+    // changes 5, then 6, -2 four times... : 5, -2, 6, -2, 6, -2, 6, -2, 6, -2: mean 1.9; deviations
+    // 3.1, then -3.9 five times and 4.1 four times → ss 9.61 + 76.05 + 67.24 = 152.9, sd sqrt(152.9 / 9)
     expect(s).toEqual({
-      value: Math.round((3 / Math.sqrt(19)) * Math.sqrt(365.25) * 1e6) / 1e6,
+      value: Math.round((1.9 / Math.sqrt(152.9 / 9)) * Math.sqrt(365.25) * 1e6) / 1e6,
       period: 'day',
       periodMs: D,
-      periods: 3,
+      periods: 10,
       periodsPerYear: 365.25,
     });
+    // nine days: hourly changes (216 of them), not nine daily ones
+    expect(sharpeOf([T0], [0], T0, T0 + 9 * D)).toMatchObject({ period: 'hour', periods: 216 });
     // 30 minutes of 1-second samples: no whole hour, no figure (never an annualised 1-second ratio)
     const t = Array.from({ length: 1801 }, (_, i) => T0 + i * 1000);
     const v = t.map((_, i) => i * 7 + (i % 3));
     expect(sharpeOf(t, v, T0, T0 + 1_800_000)).toMatchObject({ value: null, period: 'hour', periods: 0 });
     expect(sharpeOf([T0, T0 + 3_600_000], [0, 1], T0, T0 + 3_600_000)).toMatchObject({ value: null, periods: 1 });
-    const flat = [0, 1, 2, 3].map((k) => T0 + k * 3_600_000);
-    expect(sharpeOf(flat, [0, 1, 2, 3], T0, T0 + 3 * 3_600_000).value).toBeNull(); // no variation
+    const flat = Array.from({ length: 11 }, (_, k) => T0 + k * 3_600_000);
+    expect(sharpeOf(flat, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10], T0, T0 + 10 * 3_600_000)).toMatchObject({
+      periods: 10,
+      value: null, // no variation
+    });
   });
 
   it('max drawdown: the largest fall from a running peak, with when it peaked and bottomed', () => {

@@ -50,7 +50,7 @@ describe('backtest report: terminal summary', () => {
     expect(s).toContain('fills           4 (3 maker, 1 taker); volume 65 shares, notional 33.50 USDC');
     // fees exact, as the venue charges them (trial 12 F10: a cent rounding hid them)
     expect(s).toContain('PnL             +1.99 USDC (realized +3.00, unrealized -1.00, fees 0.012345)');
-    expect(s).toContain('Sharpe          n/a (0 hourly PnL changes: 2 needed)');
+    expect(s).toContain('Sharpe          n/a (0 hourly PnL changes: 10 needed)');
     expect(s).toContain('max drawdown    0.00 USDC');
     // the venue's codes of the rejections (findings-3 F6)
     // the cancel-all names no id (trial 12 F12: "151 ids: 167 cancelled" read as a contradiction)
@@ -305,10 +305,10 @@ describe('backtest report: the Sharpe line', () => {
       '0.84 (47 hourly PnL changes, annualised ×√8766)',
     );
     expect(sharpeLine({ ...base, value: null, period: 'hour', periods: 1 })).toBe(
-      'n/a (1 hourly PnL change: 2 needed)',
+      'n/a (1 hourly PnL change: 10 needed)',
     );
-    expect(sharpeLine({ periodMs: 86_400_000, periodsPerYear: 365.25, value: null, period: 'day', periods: 9 })).toBe(
-      'n/a (9 daily PnL changes, no variation)',
+    expect(sharpeLine({ periodMs: 86_400_000, periodsPerYear: 365.25, value: null, period: 'day', periods: 12 })).toBe(
+      'n/a (12 daily PnL changes, no variation)',
     );
   });
 });

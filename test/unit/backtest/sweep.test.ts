@@ -67,12 +67,12 @@ describe('sweep grid and ranking', () => {
     const none = [row(0, 5), row(1, 9), row(2, 0, { error: 'boom' })];
     expect(rankRows(none, 'sharpe').map((r) => r.index)).toEqual([0, 1, 2]);
     expect(of('sharpe', none)).toBe(
-      'Sharpe is n/a on every point (it needs two hourly PnL changes, a run of 2 hours or more): the rows are in ' +
+      'Sharpe is n/a on every point (it needs 10 hourly PnL changes, a run of 10 hours or more): the rows are in ' +
         'grid order, not ranked; rank by another key (--rank pnl|drawdown|...) or run longer',
     );
     const some = [row(0, 5, { sharpe: 1 }), row(1, 9), row(2, 0)];
     expect(of('sharpe', some)).toBe(
-      'Sharpe is n/a on 2 of 3 points (it needs two hourly PnL changes, a run of 2 hours or more): those are ranked ' +
+      'Sharpe is n/a on 2 of 3 points (it needs 10 hourly PnL changes, a run of 10 hours or more): those are ranked ' +
         'last, in grid order',
     );
     expect(of('sharpe', [row(0, 5, { sharpe: 1 })])).toBeUndefined();
