@@ -8,8 +8,7 @@
  *    when the book is crossed (best bid >= best ask: the mirror no longer equals any real book).
  *    A stale token is queued for a fresh snapshot (`takeResyncRequests`). A tick-size change starts
  *    a new book epoch (`bookEpoch`) and updates the market's tick (`market(cid).tick`).
- *  - Own orders from `order_update` events (or, when given, the executor's order tracker, which
- *    also knows orders still in flight).
+ *  - Own orders from `order_update` events (or the executor's order tracker, which knows those in flight).
  *  - Positions from fills, keyed by (trade id, order id): each fill is counted once whatever status
  *    arrives first (MATCHED, MINED, CONFIRMED, RETRYING) and reversed on FAILED (a FAILED that
  *    arrives first is never counted). Average cost and realized PnL per token.
@@ -168,6 +167,7 @@ export class EngineState implements StrategyState {
   availableCollateral = 0 as Micro;
   /** Collateral reserved by open orders, micro (as the venue last said). */
   reservedCollateral = 0 as Micro;
+  maxOrderSize?: (market: ConditionId) => Micro; // the gate's (set by the kernel; StrategyState.maxOrderSize)
   /** Markets whose quotability may have changed since the loop last looked (the loop clears it). */
   readonly dirtyMarkets = new Set<ConditionId>();
   readonly stats: EngineStateStats = {

@@ -520,8 +520,11 @@ export function createTrader(o: TraderOptions): Trader {
     beforeReady: () => beforeQuoting?.(),
     // ctx.markets is the engine's view of the markets, which follows tick-size changes
     // (a throw in create() is named: ./create-strategy.ts)
-    strategy: (state) =>
-      createStrategy(def, { clock, log: strategyLog, markets: state.markets, random, priceLimits }, o.params),
+    strategy: (state) => {
+      // the gate's size limit, so a quote the gate cuts keeps its live order (trial 21 F6)
+      state.maxOrderSize = (market) => limitsFor(limits, market).maxOrderSize;
+      return createStrategy(def, { clock, log: strategyLog, markets: state.markets, random, priceLimits }, o.params);
+    },
     markets: o.markets,
     clock,
     timers: {

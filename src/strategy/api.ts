@@ -87,6 +87,13 @@ export interface StrategyState {
   openOrders(market: ConditionId): readonly LiveOrderView[];
   /** Collateral available to new orders, micro. */
   readonly availableCollateral: Micro;
+  /**
+   * The largest order the risk gate lets through on `market` (`bot.risk.maxOrderSizeShares`, per
+   * market where `bot.risk.markets` sets it), micro-shares: a larger quote is sent cut to it
+   * (`quote trimmed`), and `finishQuotes` keeps a live order of that cut size for it. Absent where no
+   * gate is known (a hand-made state in a unit test).
+   */
+  maxOrderSize?(market: ConditionId): Micro;
 }
 
 export interface StrategyHandlers {

@@ -565,7 +565,10 @@ const keyOf = (q: { tokenId: string; side: string; price: number }): string => `
  * Refresh tolerance and maximum order age against the live orders of the market: each desired quote
  * takes the closest free live order of its token and side whose price is within `priceTolerance`
  * ticks and whose remaining size is between (1 - sizeTolerance) x and 1 x the desired size, and is
- * output as that order (exact price and remaining size: execution keeps it). Aged orders are never
+ * output as that order (exact price and remaining size: execution keeps it). The desired size is
+ * the one the risk gate will send: cut to `maxOrderSize` (the gate's limit, whole lots) when above
+ * it, so that a quote the gate cuts keeps the live order it was sent as (trial 21 F6: compared with
+ * the uncut size, no live order ever matched, and every tick of the centre cancelled and replaced). Aged orders are never
  * taken, and a quote at an aged order's (token, side, price) is held back while it rests. Orders off
  * the current tick are never kept. If keeping would make our bids and asks cross, nothing is kept.
  */
@@ -575,8 +578,10 @@ export function reconcileLive(
   ref: MarketRef,
   rules: QuotingRules,
   now: number,
+  maxOrderSize?: number,
 ): QuoteIntent[] {
   const aged = agedOrders(live, now, rules.maxOrderAgeMs);
+  const cap = maxOrderSize !== undefined && maxOrderSize > 0 ? lotsDown(maxOrderSize) : Infinity;
   const agedKeys = new Set<string>();
   const cands: LiveOrderView[] = [];
   for (const o of live) {
@@ -590,7 +595,8 @@ export function reconcileLive(
   const plain: QuoteIntent[] = [];
   let anyKept = false;
   for (const q of quotes) {
-    const minRemaining = Math.ceil(q.size * (1 - Math.min(1, Math.max(0, rules.sizeTolerance))));
+    const want = Math.min(q.size, cap);
+    const minRemaining = Math.ceil(want * (1 - Math.min(1, Math.max(0, rules.sizeTolerance))));
     let best = -1;
     let bestDp = Infinity;
     let bestDs = Infinity;
@@ -600,8 +606,8 @@ export function reconcileLive(
       if (o.tokenId !== q.tokenId || o.side !== q.side) continue;
       const dp = Math.abs(o.price - q.price);
       const remaining = o.originalSize - o.sizeMatched;
-      if (dp > maxDp || remaining > q.size || remaining < minRemaining) continue;
-      const ds = q.size - remaining;
+      if (dp > maxDp || remaining > want || remaining < minRemaining) continue;
+      const ds = want - remaining;
       if (dp < bestDp || (dp === bestDp && ds < bestDs)) {
         best = i;
         bestDp = dp;
@@ -644,5 +650,5 @@ export function finishQuotes(
   const inv = inventoryOf(state, ref, rules.tokens);
   const shaped = shapeLadder(levels, center, top, ref.tick, rules, inv.net);
   const routed = routeLadder(shaped, ref, rules, inv);
-  return reconcileLive(routed, state.openOrders(ref.market), ref, rules, state.now);
+  return reconcileLive(routed, state.openOrders(ref.market), ref, rules, state.now, state.maxOrderSize?.(ref.market));
 }

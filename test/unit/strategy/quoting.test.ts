@@ -421,6 +421,39 @@ describe('reconcileLive: refresh tolerance and maximum order age', () => {
       'Y BUY 4800 10',
     ]); // 12 > 10
   });
+  it("compares with the gate's cut size when the quote is above maxOrderSize (trial 21 F6)", () => {
+    const big = [q(YES1, 'BUY', 4800, 30 * SH)];
+    // the gate sent the 30-share quote as 10 (maxOrderSize 10): a tick of the centre later, that order
+    // still stands for the quote (priceTolerance 1) and is output as itself
+    const sent = [order(M1, YES1, 'BUY', 4700, 10 * SH)];
+    const r = rules({ priceTolerance: 1 });
+    expect(simple(reconcileLive(big, sent, ref(), r, 1000, 10 * SH))).toEqual(['Y BUY 4700 10']);
+    // without the gate's limit: compared with 30, never kept, and every tick replaces it
+    expect(simple(reconcileLive(big, sent, ref(), r, 1000))).toEqual(['Y BUY 4800 30']);
+    // partly filled down to (1 - sizeTolerance) of the cut size still kept; a limit in odd micro is cut to lots
+    const part = [order(M1, YES1, 'BUY', 4700, 10 * SH, 1 * SH)];
+    expect(
+      simple(reconcileLive(big, part, ref(), rules({ priceTolerance: 1, sizeTolerance: 0.1 }), 1000, 10 * SH + 7)),
+    ).toEqual(['Y BUY 4700 9']);
+    // a quote under the limit is compared with its own size, as always
+    expect(simple(reconcileLive(want, sent, ref(), r, 1000, 100 * SH))).toEqual(['Y BUY 4700 10']);
+    expect(simple(reconcileLive(want, [order(M1, YES1, 'BUY', 4700, 12 * SH)], ref(), r, 1000, 100 * SH))).toEqual([
+      'Y BUY 4800 10',
+    ]);
+  });
+  it("finishQuotes reads the gate's limit from the state (StrategyState.maxOrderSize)", () => {
+    const m = ref();
+    const st = fakeState({
+      books: [bookView(YES1, [[4900, 100 * SH]], [[5100, 100 * SH]])],
+      orders: [order(M1, YES1, 'BUY', 4800, 10 * SH)],
+    });
+    const levels: YesLevel[] = [{ bid: true, price: 4810, size: 30 * SH }];
+    const r = rules({ priceTolerance: 1, minSpread: 0 });
+    const top = { touchBid: 4900, touchAsk: 5100 };
+    expect(simple(finishQuotes(levels, 5000, top, m, r, st))).toEqual(['Y BUY 4800 30']);
+    const gated = Object.assign(st, { maxOrderSize: () => 10 * SH });
+    expect(simple(finishQuotes(levels, 5000, top, m, r, gated))).toEqual(['Y BUY 4800 10']);
+  });
   it('never keeps a live order of another token, side, market, or off the current tick', () => {
     const live = [
       order(M1, NO1, 'BUY', 4800, 10 * SH),
