@@ -215,7 +215,10 @@ export function fleetView(ref: FleetRef, markets: readonly ConditionId[], clock:
         const self = ref.ledgerId ?? member.status().member;
         const others = await readOtherLedgers(member.redis, member.keys, self, ref.memory);
         if (others.restored > 0) ref.onLedgersRestored?.(others.restored, others.members);
-        return others.tokens;
+        const stale = others.unconfirmedMarkets;
+        if (stale === undefined) return others.tokens;
+        // (a record put back from memory, not published since by its member: no difference booked there)
+        return new Map([...others.tokens].map(([t, x]) => [t, stale.has(x.market) ? { ...x, unconfirmed: true } : x]));
       },
       changed: () => ref.ledger?.changed(),
       // whose fills (findings-2 F5, F8): the members' filled orders, recorded in the fleet's Redis

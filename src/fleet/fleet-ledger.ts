@@ -11,7 +11,8 @@
  * operator removes the record (HDEL; README "Scaling out"). The audit of a member reads the OTHER
  * ledgers' records (`readOtherLedgers`) and adds its own live ledger (`sumLedgers`, pure). A Redis
  * restarted empty loses the records; each member remembers the others' (./ledger-memory.ts) and puts
- * them back, so a member not running then still counts (trial 14 F8).
+ * them back, so a member not running then still counts (trial 14 F8); such a record may be stale
+ * until its member publishes again (`unconfirmed`: the audit books nothing on its markets, trial 22 F3).
  */
 import type { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../core/clock.ts';
@@ -43,6 +44,13 @@ export interface OthersLedger {
   /** Members whose records were read. */
   readonly members: readonly string[];
   readonly tokens: ReadonlyMap<string, LedgerToken>;
+  /**
+   * Markets of the records put back from a member's memory after Redis lost them and not published
+   * since by their own member (absent: none): their figures may be stale (./ledger-memory.ts).
+   */
+  readonly unconfirmedMarkets?: ReadonlySet<string>;
+  /** The members of those records. */
+  readonly unconfirmed?: readonly string[];
 }
 
 /** The empty view (a lone daemon, or no other member published yet). */
@@ -106,18 +114,34 @@ export async function readOtherLedgers(
 ): Promise<OthersLedger & { readonly restored: number }> {
   let all: Readonly<Record<string, string>>;
   let restored = 0;
+  let put: ReadonlySet<string> = new Set();
   if (memory === undefined) all = await redis.hgetall(keys.ledgers);
-  else ({ records: all, restored } = await memory.read(redis, keys, self));
+  else {
+    const r = await memory.read(redis, keys, self);
+    ({ records: all, restored } = r);
+    put = new Set(r.unconfirmed);
+  }
   const members: string[] = [];
   const ledgers: Record<string, LedgerToken>[] = [];
+  const unconfirmedMarkets = new Set<string>();
+  const unconfirmed: string[] = [];
   for (const [m, json] of Object.entries(all)) {
     if (m === self) continue;
     const l = parseLedger(json);
     if (l === undefined) continue;
     members.push(l.member);
     ledgers.push(l.tokens as Record<string, LedgerToken>);
+    if (put.has(m)) {
+      unconfirmed.push(l.member);
+      for (const t of Object.values(l.tokens)) unconfirmedMarkets.add(t.market);
+    }
   }
-  return { members: members.sort(), tokens: sumLedgers(ledgers), restored };
+  return {
+    members: members.sort(),
+    tokens: sumLedgers(ledgers),
+    restored,
+    ...(unconfirmed.length > 0 ? { unconfirmed: unconfirmed.sort(), unconfirmedMarkets } : {}),
+  };
 }
 
 export interface LedgerPublisherOptions {
@@ -180,8 +204,11 @@ export class LedgerPublisher {
         this.#again = false;
         const o = this.#o;
         const rec: PublishedLedger = { member: o.member, at: o.clock.now(), tokens: o.collect() };
+        const id = o.ledgerId ?? o.member;
         try {
-          await o.redis.hset(o.keys.ledgers, o.ledgerId ?? o.member, JSON.stringify(rec));
+          await o.redis.hset(o.keys.ledgers, id, JSON.stringify(rec));
+          // its own figures now: no longer a record put back from a memory (./ledger-memory.ts)
+          await o.redis.srem(o.keys.ledgersRestored, id);
           this.published++;
         } catch (e) {
           o.onError?.(e instanceof Error ? e : new Error(String(e)));

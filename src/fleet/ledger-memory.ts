@@ -17,6 +17,13 @@
  * a record a member published since, its own, is never replaced) before it sums, in one script. A
  * record an operator removed (HDEL, README "Scaling out") is not put back: the generation is the
  * same, and the next read forgets it.
+ *
+ * A record put back is the down member's as this member last read it: what that member did after
+ * (a read every audit) is not in it (trial 22 F3: a live member's audit booked the difference as an
+ * external trade, which stayed in its PnL after the down member came back). So the ids put back
+ * are kept in a SET (`ledgersRestored`) until their own member publishes again
+ * (./fleet-ledger.ts), and every read returns them (`unconfirmed`): the audit books no difference
+ * on a market such a record covers (src/engine/position-audit.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -44,12 +51,14 @@ export interface RememberedLedgers {
 const NOTHING: RememberedLedgers = { generation: undefined, ledgers: {}, pnl: {} };
 
 /**
- * KEYS[1] the generation, KEYS[2] the ledgers HASH, KEYS[3] the PnL HASH, KEYS[4] the day PnL HASH;
+ * KEYS[1] the generation, KEYS[2] the ledgers HASH, KEYS[3] the PnL HASH, KEYS[4] the day PnL HASH,
+ * KEYS[5] the SET of ledger ids put back and not published since by their member;
  * ARGV[1] the generation remembered ('' none), ARGV[2] a new generation (set when none exists),
  * ARGV[3] how many ledger pairs follow, ARGV[4] how many PnL pairs follow them, then ledger id,
  * record pairs, then ledger id, PnL pairs, then ledger id, day PnL pairs remembered. Puts the
  * remembered ones back (HSETNX) when a generation was remembered and Redis has another (or none);
- * returns { generation, how many records were put back, the ledgers, the PnL, the day PnL (HGETALLs) }.
+ * returns { generation, how many records were put back, the ledgers, the PnL, the day PnL (HGETALLs),
+ * the ids put back and not published since (SMEMBERS) }.
  */
 const READ_LUA = `
 local gen = redis.call('GET', KEYS[1])
@@ -61,7 +70,10 @@ local restored = 0
 if ARGV[1] ~= '' and ARGV[1] ~= gen then
   local last = 4 + 2 * tonumber(ARGV[3])
   for i = 5, last, 2 do
-    restored = restored + redis.call('HSETNX', KEYS[2], ARGV[i], ARGV[i + 1])
+    if redis.call('HSETNX', KEYS[2], ARGV[i], ARGV[i + 1]) == 1 then
+      restored = restored + 1
+      redis.call('SADD', KEYS[5], ARGV[i])
+    end
   end
   local lastPnl = last + 2 * tonumber(ARGV[4])
   for i = last + 1, lastPnl, 2 do
@@ -71,7 +83,8 @@ if ARGV[1] ~= '' and ARGV[1] ~= gen then
     redis.call('HSETNX', KEYS[4], ARGV[i], ARGV[i + 1])
   end
 end
-return { gen, restored, redis.call('HGETALL', KEYS[2]), redis.call('HGETALL', KEYS[3]), redis.call('HGETALL', KEYS[4]) }
+return { gen, restored, redis.call('HGETALL', KEYS[2]), redis.call('HGETALL', KEYS[3]), redis.call('HGETALL', KEYS[4]),
+  redis.call('SMEMBERS', KEYS[5]) }
 `;
 const READ = new Script(READ_LUA);
 
@@ -80,6 +93,8 @@ export interface LedgersRead {
   readonly records: Readonly<Record<string, string>>;
   /** Remembered records put back (a Redis restarted empty had lost them). */
   readonly restored: number;
+  /** Ledger ids of `records` put back (by any member) and not published since by their own member. */
+  readonly unconfirmed: readonly string[];
 }
 
 /**
@@ -124,11 +139,11 @@ export class LedgerMemory {
     for (const [id, rec] of ledgers) args.push(id, rec);
     for (const [id, v] of pnl) args.push(id, v);
     for (const [id, v] of Object.entries(mem.dayPnl ?? {})) if (id !== self) args.push(id, v);
-    const [gen, restored, flat, flatPnl, flatDay] = (await READ.run(
+    const [gen, restored, flat, flatPnl, flatDay, put] = (await READ.run(
       redis,
-      [keys.generation, keys.ledgers, keys.pnl, keys.dayPnl],
+      [keys.generation, keys.ledgers, keys.pnl, keys.dayPnl, keys.ledgersRestored],
       args,
-    )) as [string, number, string[], string[], string[]];
+    )) as [string, number, string[], string[], string[], string[]];
     const records = pairs(flat);
     if (mem.generation !== undefined && mem.generation !== gen) this.#lostInto = gen;
     this.#remember({
@@ -138,7 +153,7 @@ export class LedgerMemory {
       pnl: without(pairs(flatPnl), self),
       dayPnl: without(pairs(flatDay), self),
     });
-    return { records, restored };
+    return { records, restored, unconfirmed: put.filter((id) => id in records).sort() };
   }
 
   /**

@@ -227,6 +227,11 @@ export function createPositionAuditWiring(parts: PositionAuditParts): PositionAu
           { token: a.tokenId, size: formatAmount(a.size), cause: a.cause, note: a.note },
           'position difference on a market this member does not hold: left to its holder (fleet)',
         );
+      for (const a of r.withheld ?? [])
+        marketLog('audit', a.market).warn(
+          { token: a.tokenId, size: formatAmount(a.size), note: a.note },
+          "position difference not booked: a member's ledger on this market was put back from memory after the fleet's Redis lost it and may be stale; start that member (it publishes its own) or remove its record (HDEL, README Scaling out)",
+        );
       keep();
       return r;
     } catch (err) {

@@ -169,4 +169,51 @@ describe('fleet ledger memory', () => {
     expect(await new LedgerMemory(dir).lostRecords(redis, other)).toBe(false);
     redis.disconnect();
   }, 30_000);
+
+  it('marks the records it put back until their own member publishes again: the audit books nothing on their markets (trial 22 F3)', async () => {
+    const redis = await connectFleetRedis(r.url);
+    await redis.flushall();
+    const tokens: Record<string, Record<string, LedgerToken>> = {
+      La: { t1: { market: 'm1', size: 3_000_000, unsettled: 0, fills: 1 } },
+      Lc: { t2: { market: 'm2', size: 15_000_000, unsettled: 0, fills: 4 } },
+    };
+    const pub = (id: string) =>
+      new LedgerPublisher({
+        redis,
+        keys,
+        member: id.toLowerCase(),
+        ledgerId: id,
+        clock,
+        collect: () => tokens[id]!,
+        everyMs: 60_000,
+      });
+    const a = pub('La');
+    await a.start();
+    await pub('Lc').publish();
+    const memA = new LedgerMemory(dataDir());
+    const first = await readOtherLedgers(redis, keys, 'La', memA); // remembers c's record
+    expect(first.unconfirmed).toBeUndefined();
+    expect(first.unconfirmedMarkets).toBeUndefined();
+    // c sold its 15 and died; Redis lost everything; a (alive) publishes, then reads: c's record is back, unconfirmed
+    await redis.flushall();
+    await a.publish();
+    const back = await readOtherLedgers(redis, keys, 'La', memA);
+    expect(back.restored).toBe(1);
+    expect(back.tokens.get('t2')?.size).toBe(15_000_000); // still counted (its holdings are not booked again)
+    expect(back.unconfirmed).toEqual(['lc']);
+    expect([...(back.unconfirmedMarkets ?? [])]).toEqual(['m2']);
+    // another member's read (another memory) sees it unconfirmed too, and a's own record never is
+    const other = await readOtherLedgers(redis, keys, 'Lb', new LedgerMemory(dataDir()));
+    expect(other.unconfirmed).toEqual(['lc']);
+    expect([...(other.unconfirmedMarkets ?? [])]).toEqual(['m2']);
+    // c comes back and publishes its own figures: confirmed, for every reader
+    tokens['Lc'] = { t2: { market: 'm2', size: 0, unsettled: 0, fills: 5 } };
+    await pub('Lc').publish();
+    const now = await readOtherLedgers(redis, keys, 'La', memA);
+    expect(now.unconfirmed).toBeUndefined();
+    expect(now.tokens.get('t2')?.size).toBe(0);
+    expect(await redis.scard(keys.ledgersRestored)).toBe(0);
+    await a.stop();
+    redis.disconnect();
+  }, 30_000);
 });

@@ -155,4 +155,50 @@ describe('PositionAuditor in a fleet', () => {
     await expect(m.auditor.audit({ confirm: false })).rejects.toThrow('redis down');
     expect(m.recorded).toEqual([]);
   });
+
+  it("books nothing on a market where a member's record was put back from memory and not published since (trial 22 F3)", async () => {
+    // the venue: this member's 3 of A; the down member's remembered record says it holds 15 of A's
+    // complement C, but it sold them before it died (its last publish came after this member's read)
+    const C = 'tokC' as TokenId;
+    const venue = () =>
+      hold([
+        [A, MA, 3_000_000],
+        [C, MA, 0],
+      ]);
+    let stale = true;
+    const others = () =>
+      new Map<string, OthersToken>([
+        [
+          C,
+          { market: MA, size: stale ? 15_000_000 : 0, unsettled: 0, fills: 3, ...(stale ? { unconfirmed: true } : {}) },
+        ],
+      ]);
+    const m = member({ venue, own: [{ tokenId: A, market: MA, size: 3_000_000 }], others, holds: (x) => x === MA });
+    for (let i = 0; i < 4; i++) {
+      const r = await m.auditor.audit({ confirm: true });
+      expect(r.adjusted).toEqual([]);
+      // confirmed by a second audit: withheld, not booked (before: -15 booked as an external trade), and
+      // confirmed again by the next two
+      expect((r.withheld ?? []).map((a) => [a.tokenId, a.size])).toEqual(i % 2 === 0 ? [] : [[C, -15_000_000]]);
+    }
+    expect(m.recorded).toEqual([]);
+    // its member publishes again (0 of C): no difference at all, nothing was ever booked
+    stale = false;
+    for (let i = 0; i < 2; i++) {
+      const r = await m.auditor.audit({ confirm: true });
+      expect(r.adjusted).toEqual([]);
+      expect(r.withheld).toBeUndefined();
+    }
+    expect(m.recorded).toEqual([]);
+    // the same stale record without the mark: booked, the defect
+    const n = member({
+      venue,
+      own: [{ tokenId: A, market: MA, size: 3_000_000 }],
+      others: () => new Map([[C, { market: MA, size: 15_000_000, unsettled: 0, fills: 3 }]]),
+      holds: (x) => x === MA,
+    });
+    await n.auditor.audit({ confirm: true });
+    await n.auditor.audit({ confirm: true });
+    expect(n.recorded.map((a) => [a.tokenId, a.size, a.cause])).toEqual([[C, -15_000_000, 'unknown']]);
+  });
 });
