@@ -110,7 +110,11 @@ export async function readFleetStatus(
 /** The report as text. */
 export function formatFleetStatus(r: FleetStatusReport): string {
   const lines = [`fleet of ${r.account}: ${r.members.length} member(s) alive`];
-  lines.push(r.kill === null ? 'kill switch: armed' : `kill switch: TRIPPED (${r.kill.reason}, by ${r.kill.by})`);
+  lines.push(
+    r.kill === null
+      ? 'kill switch: armed'
+      : `kill switch: TRIPPED (${r.kill.reason}, by ${r.kill.by} at ${new Date(r.kill.at).toISOString()})`,
+  );
   lines.push(`heartbeat: ${r.heartbeat === null ? 'no holder' : `held by ${r.heartbeat.holder}`}`);
   const byName = new Map(r.records.map((x) => [x.member, x]));
   for (const m of r.members) {
@@ -120,7 +124,7 @@ export function formatFleetStatus(r: FleetStatusReport): string {
       continue;
     }
     lines.push(
-      `  ${m}: ${x.markets.length} market(s), ${x.openOrders} open order(s), ${x.fills} fill(s), pnl ${x.pnl.total} (realized ${x.pnl.realized}, unrealized ${x.pnl.unrealized}, fees ${x.pnl.fees}, rewards ${x.pnl.rewards})`,
+      `  ${m}: ${x.markets.length} market(s), ${x.openOrders} open order(s), ${x.fills} fill(s) this session, ledger pnl ${x.pnl.total} (realized ${x.pnl.realized}, unrealized ${x.pnl.unrealized}, fees ${x.pnl.fees}, rewards ${x.pnl.rewards})`,
     );
     for (const mk of x.markets) lines.push(`      ${mk}`);
   }

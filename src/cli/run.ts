@@ -255,6 +255,7 @@ async function runLocked(
     ...(cfg.ops ? { http: cfg.ops } : {}),
     dataDir: cfg.dataDir,
     version: MMKIT_VERSION,
+    ...(cfg.fleet?.redisUrl ? { fleet: true } : {}),
   });
   if (ops.url !== undefined) lock.setStatusUrl(ops.url);
 

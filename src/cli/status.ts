@@ -620,7 +620,10 @@ Examples:
         process.stdout.write(
           shadow
             ? `kill switch tripped at ${url} (SHADOW): every simulated order cancelled, none left at the simulated venue (no order was sent to the venue); the daemon is stopping (${body?.reason ?? ''})\n`
-            : `kill switch tripped at ${url}: every order cancelled, zero open orders at the venue; the daemon is stopping (${body?.reason ?? ''})\n`,
+            : body?.fleet === true
+              ? // (trial 22 F10: "zero open orders at the venue" while the other members' orders rested there)
+                `kill switch tripped at ${url} (a fleet member): every order of this member cancelled, none of its orders open at the venue (the other members trade on: \`mmkit kill --fleet\` stops them all); the daemon is stopping (${body?.reason ?? ''})\n`
+              : `kill switch tripped at ${url}: every order cancelled, zero open orders at the venue; the daemon is stopping (${body?.reason ?? ''})\n`,
         );
       else {
         const n = body?.openOrders;

@@ -211,7 +211,10 @@ export class ForeignOrders {
   /** The tracker's classifier: an id it never saw is own when the store knows it, else foreign (adopted by policy 'adopt'). */
   classify(id: OrderId, seen: LiveOrderView): OrderOrigin {
     if (this.#storeKnows(id)) return 'own';
-    // another member's (fleet): kept apart like a foreign one, but never the policy's
+    // another member's (fleet): kept apart like a foreign one, but never the policy's; also one marked
+    // so at a takeover (the previous holder's, cancelled by this member: their updates arrive once the
+    // market is this member's; trial 22 F10: each was reported as a foreign order "left")
+    if (this.#memberOrders.has(id)) return 'foreign';
     if (this.fleetMarket?.(seen.market) === true) {
       this.#addMemberOrder(id);
       return 'foreign';

@@ -213,7 +213,10 @@ export class FleetLossWatch {
           : await writeMemberPnl(this.#o.redis, this.#o.keys, ledger, Math.round(now));
       this.lastSum = sum;
       if (!this.#tripped && lossLimitBroken(sum, this.#o.maxLoss))
-        await this.#trip(`lossLimit: fleet PnL ${(sum / 1e6).toFixed(2)} below -${(this.#o.maxLoss / 1e6).toFixed(2)}`);
+        // (exact, as the daily limit's: trial 22 F10 found 2 decimals here and 6 there)
+        await this.#trip(
+          `lossLimit: fleet PnL ${formatAmount(sum)} below -${formatAmount(this.#o.maxLoss)} (the members' sum)`,
+        );
       if (this.#o.dayPnl === undefined) return;
       const day = this.#o.dayPnl();
       const date = day?.date ?? new Date(this.#o.clock.now()).toISOString().slice(0, 10);

@@ -86,6 +86,8 @@ export interface OpsOptions {
    * on /api/status (`mode`), the status page and /metrics (`mmkit_info{mode="shadow"}`). Default 'live'.
    */
   readonly mode?: 'live' | 'shadow';
+  /** A fleet member's ops: a kill's answer says its flat check counts this member's orders only. */
+  readonly fleet?: boolean;
   /** Sampling period of status and metrics, ms (default 1000). */
   readonly sampleMs?: number;
 }
@@ -412,6 +414,7 @@ export class DaemonOps {
       openOrders: r.flat ? 0 : r.open.length > 0 ? r.open.length : -1,
       reason,
       ...this.#shadow(),
+      ...(this.#o.fleet === true ? { fleet: true as const } : {}),
     };
     for (const w of this.#waiters.splice(0)) w(this.#flat);
     this.#server?.push();

@@ -55,6 +55,8 @@ export interface KillResult {
   readonly reason: string;
   /** A shadow daemon's (its orders were simulated: none was sent to the venue); absent: a live one's. */
   readonly mode?: 'shadow';
+  /** A fleet member's: `flat` and `openOrders` are this member's orders; the other members' rest on. */
+  readonly fleet?: true;
 }
 
 /** A minimal logger (pino fits). */

@@ -67,6 +67,10 @@ describe('mmkit fleet status', () => {
     expect(t.out).toContain('1 member(s) alive');
     expect(t.out).toContain('heartbeat: held by solo');
     expect(t.out).toContain('kill switch: armed');
+    // the member line says which figure is whose scope (trial 22 F10): fills this session, PnL of the ledger
+    expect(t.out).toMatch(
+      / {2}solo: \d+ market\(s\), \d+ open order\(s\), \d+ fill\(s\) this session, ledger pnl -?\d/,
+    );
 
     // the daemon's metrics carry the member label; its status has the fleet section
     const statusUrl = (JSON.parse(readFileSync(join(dir, 'daemon.json'), 'utf8')) as { statusUrl: string }).statusUrl;

@@ -6,12 +6,14 @@
  * heartbeat holder kept the venue's dead-man switch fed). Now a member that sees the fleet's Redis
  * lost its records (the generation it remembered is gone) treats a market it takes as taken from an
  * unknown holder: what rests there and is not its own is cancelled, and named in its log.
- * Two `mmkit run` daemons on one paper wallet, a real Redis and the real paper exchange.
+ * Then `mmkit kill --data-dir` of the living member says its check counts this member's orders
+ * (trial 22 F10). Two `mmkit run` daemons on one paper wallet, a real Redis and the real paper exchange.
  */
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { fleetKeys } from '../../src/fleet/fleet-keys.ts';
 import { type BotProcess, liquidMarkets, logLines, sleep, waitUntil } from './support/bot-harness.ts';
+import { runMmkit } from './support/cli.ts';
 import { fleetHarness, walletDirs } from './support/fleet-harness.ts';
 
 const NAMES = ['fa', 'fb'] as const;
@@ -96,6 +98,14 @@ describe('fleet: a market taken after Redis lost its records', () => {
       // its own market's orders were its own: taken back without a cancel of them
       for (const l of lines('fb', LOST_TAKEN).filter((x) => x['market'] === mB)) expect(l['cancelled'], logs()).toBe(0);
       expect(bots.fb.p.exitCode, logs()).toBeNull();
+
+      // `mmkit kill --data-dir` of a member says its flat check is the member's, not the account's (trial 22 F10)
+      const k = await runMmkit(['kill', '--data-dir', dirs.fb, '--reason', 'test']);
+      expect(k.code, k.err).toBe(0);
+      expect(k.out).toContain(
+        '(a fleet member): every order of this member cancelled, none of its orders open at the venue',
+      );
+      expect(k.out).not.toContain('zero open orders at the venue');
     } finally {
       redis.disconnect();
     }

@@ -13,7 +13,7 @@ import { ValidationError } from '../../../src/core/errors.ts';
 import { formatFleetStatus, readFleetStatus } from '../../../src/cli/fleet-status.ts';
 import { fleetKeys } from '../../../src/fleet/fleet-keys.ts';
 import { FleetLossWatch, readFleetPnl, writeMemberDayPnl, writeMemberPnl } from '../../../src/fleet/fleet-loss.ts';
-import { clearFleetKill, readFleetKill } from '../../../src/fleet/kill.ts';
+import { clearFleetKill, readFleetKill, tripFleetKill } from '../../../src/fleet/kill.ts';
 import { connectFleetRedis } from '../../../src/fleet/redis.ts';
 import { planAsk, type RiskAmounts, RiskGrants, RiskKeeper } from '../../../src/fleet/risk-reserve.ts';
 import { startRedis, type TestRedis } from '../../support/redis.ts';
@@ -384,7 +384,7 @@ describe('fleet loss limit', () => {
     pnl = -40_000_001;
     await w.round();
     const rec = await readFleetKill(admin, keys);
-    expect(rec?.reason).toMatch(/^lossLimit: fleet PnL -100\.00 below -100\.00/);
+    expect(rec?.reason).toBe("lossLimit: fleet PnL -100.000001 below -100 (the members' sum)");
     expect(rec?.by).toBe('m-b');
     expect(tripped).toHaveLength(1);
     await w.round();
@@ -402,7 +402,9 @@ describe('fleet loss limit', () => {
     pnl = -2;
     await w.check();
     expect(w.lastSum).toBe(-2);
-    expect((await readFleetKill(admin, keys))?.reason).toMatch(/^lossLimit: fleet PnL -0\.00 below -0\.00/);
+    expect((await readFleetKill(admin, keys))?.reason).toBe(
+      "lossLimit: fleet PnL -0.000002 below -0.000001 (the members' sum)",
+    );
     await inFlight;
   });
 
@@ -427,7 +429,7 @@ describe('fleet loss limit', () => {
       onTrip: (rec) => tripped.push(rec.reason),
     });
     await v.check();
-    expect(tripped).toEqual([expect.stringMatching(/^lossLimit: fleet PnL -0\.00 below -0\.00/)]);
+    expect(tripped).toEqual(["lossLimit: fleet PnL -0.000008 below -0.000007 (the members' sum)"]);
     await admin.del(keys.ledgers);
   });
 
@@ -552,6 +554,12 @@ describe('mmkit fleet status', () => {
     const t = formatFleetStatus(daily);
     expect(t).toContain('daily loss limit on the summed pnl of UTC 2026-11-29: -3 (trips below -5)');
     expect(t).toContain("risk grants: m-a 12.5 notional / 3 orders (of the account's 1000 notional / 20 orders)");
+    // a trip says when it happened, in the text too (trial 22 F10: only the JSON had `at`)
+    await tripFleetKill(admin, keys, { reason: 'final accounting', by: 'cli:vm', at: Date.UTC(2026, 10, 29, 23, 43) });
+    expect(formatFleetStatus(await readFleetStatus(admin, ACCOUNT, NOW))).toContain(
+      'kill switch: TRIPPED (final accounting, by cli:vm at 2026-11-29T23:43:00.000Z)',
+    );
+    await admin.del(keys.kill);
     await admin.hdel(keys.riskLimits, 'maxLoss', 'maxDailyLoss', 'maxNotionalGlobal', 'maxOpenOrdersGlobal');
     await admin.del(keys.dayPnl);
     await admin.del(keys.ledgers);

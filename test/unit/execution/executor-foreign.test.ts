@@ -348,6 +348,23 @@ describe('Executor in a fleet (fleetMarket: the markets other members hold)', ()
     void e.close();
   });
 
+  it("a market taken over: the previous holder's orders, marked, are not reported foreign when their updates arrive (trial 22 F10)", async () => {
+    await ex.close();
+    const foreign: ForeignEvent[] = [];
+    // the market is this member's now (fleetMarket false): only the mark tells the order apart
+    ex = make({ foreignOrders: 'leave', fleetMarket: () => false });
+    ex.onForeign((x) => foreign.push(x));
+    const prev = foreignAtVenue(venue, '0xprevious');
+    const outsider = foreignAtVenue(venue, '0xoutsider2');
+    ex.markMemberOrders([prev.id]);
+    ex.onUserEvent(update(prev));
+    ex.onUserEvent(update(outsider));
+    await flush();
+    await ex.idle();
+    expect(foreign.map((f) => (f.kind === 'order' ? f.order.id : ''))).toEqual([outsider.id]);
+    expect(ex.accountStats().foreignOrders).toEqual({ left: 1, cancelled: 0, adopted: 0 });
+  });
+
   it("cancelAll cancels by id (the venue's cancel-all would take the other members' orders); verifyFlat leaves theirs", async () => {
     await fleetEx();
     ex.submit(want([q('BUY', 2000)]));
