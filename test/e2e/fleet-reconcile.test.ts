@@ -17,8 +17,8 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { fleetKeys } from '../../src/fleet/fleet-keys.ts';
 import { Trader } from '../integration/support/trader.ts';
-import { fleetHarness } from './support/fleet-harness.ts';
-import { type BotProcess, exited, liquidMarkets, logLines, sleep, waitUntil } from './support/bot-harness.ts';
+import { fleetHarness, plainMarkets, waitOneMarketEach } from './support/fleet-harness.ts';
+import { type BotProcess, exited, logLines, sleep, waitUntil } from './support/bot-harness.ts';
 import { runMmkit } from './support/cli.ts';
 
 const NAMES = ['fa', 'fb'] as const;
@@ -31,15 +31,7 @@ const { h, r } = fleetHarness();
 describe('fleet reconciliation: two daemons on one wallet', () => {
   it('no adjustment for each other, an outside split booked once by the holder, a non-member order cancelled', async () => {
     const { ex, base } = await h.exchange(23);
-    const negRisk = new Map(ex.exchange.listMarkets().map((m) => [m.meta.conditionId, m.meta.negRisk]));
-    let markets: string[] = [];
-    await waitUntil(
-      () =>
-        (markets = liquidMarkets(ex, 8)
-          .filter((m) => !negRisk.get(m))
-          .slice(0, 2)).length === 2,
-      60_000,
-    );
+    const markets = await plainMarkets(ex, 2);
     expect(markets).toHaveLength(2);
 
     // one wallet: two members' data dirs and an outsider's (a client of the wallet that is no member)
@@ -64,18 +56,9 @@ describe('fleet reconciliation: two daemons on one wallet', () => {
 
     const redis = new Redis(r.url);
     const keys = fleetKeys(address);
-    const holderOf = async (m: string) => (await redis.get(keys.marketLease(m)))?.split(':')[0] ?? null;
     try {
       // ---- 1. one market each, both quoted; then a steady run: no adjustment, nothing foreign ----------
-      let holders: (string | null)[] = [];
-      const split = async () => {
-        holders = await Promise.all(markets.map(holderOf));
-        const quoted = new Set(ex.exchange.openOrders(address).map((o) => o.market));
-        return NAMES.every((n) => holders.includes(n)) && markets.every((m) => quoted.has(m));
-      };
-      let ok = false;
-      const end = Date.now() + 120_000;
-      while (!(ok = await split()) && Date.now() < end) await sleep(250);
+      const { ok, holders } = await waitOneMarketEach({ redis, keys, ex, address }, markets, NAMES);
       expect(ok, `${JSON.stringify(holders)}\n${logs()}`).toBe(true);
       const mA = markets[holders.indexOf('fa')]!;
       const mB = markets[holders.indexOf('fb')]!;

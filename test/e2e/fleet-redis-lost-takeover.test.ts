@@ -12,9 +12,9 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { fleetKeys } from '../../src/fleet/fleet-keys.ts';
-import { type BotProcess, liquidMarkets, logLines, sleep, waitUntil } from './support/bot-harness.ts';
+import { type BotProcess, logLines, sleep, waitUntil } from './support/bot-harness.ts';
 import { runMmkit } from './support/cli.ts';
-import { fleetHarness, walletDirs } from './support/fleet-harness.ts';
+import { fleetHarness, plainMarkets, waitOneMarketEach, walletDirs } from './support/fleet-harness.ts';
 
 const NAMES = ['fa', 'fb'] as const;
 type Name = (typeof NAMES)[number];
@@ -25,15 +25,7 @@ const { h, r } = fleetHarness();
 describe('fleet: a market taken after Redis lost its records', () => {
   it("a dead member's orders are cancelled by the member that takes its market, though no previous holder is recorded", async () => {
     const { ex, base } = await h.exchange(31);
-    const negRisk = new Map(ex.exchange.listMarkets().map((m) => [m.meta.conditionId, m.meta.negRisk]));
-    let markets: string[] = [];
-    await waitUntil(
-      () =>
-        (markets = liquidMarkets(ex, 8)
-          .filter((m) => !negRisk.get(m))
-          .slice(0, 2)).length === 2,
-      60_000,
-    );
+    const markets = await plainMarkets(ex, 2);
     expect(markets).toHaveLength(2);
     const { address, dirs } = walletDirs(h, NAMES);
     const bots = {} as Record<Name, BotProcess>;
@@ -51,15 +43,7 @@ describe('fleet: a market taken after Redis lost its records', () => {
     const holderOf = async (m: string) => (await redis.get(keys.marketLease(m)))?.split(':')[0] ?? null;
     try {
       // one market each, both quoted
-      let holders: (string | null)[] = [];
-      const split = async () => {
-        holders = await Promise.all(markets.map(holderOf));
-        const quoted = new Set(ex.exchange.openOrders(address).map((o) => o.market));
-        return NAMES.every((n) => holders.includes(n)) && markets.every((m) => quoted.has(m));
-      };
-      let ok = false;
-      const end = Date.now() + 120_000;
-      while (!(ok = await split()) && Date.now() < end) await sleep(250);
+      const { ok, holders } = await waitOneMarketEach({ redis, keys, ex, address }, markets, NAMES);
       expect(ok, `${JSON.stringify(holders)}\n${logs()}`).toBe(true);
       const mA = markets[holders.indexOf('fa')]!;
       const mB = markets[holders.indexOf('fb')]!;

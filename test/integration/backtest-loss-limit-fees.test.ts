@@ -7,17 +7,14 @@
  * the ask (FAK) once, 10 s in (the UTC day opened before, flat), and holds: 50 × (0.50 − 0.51) =
  * −0.50 at the mid, the fee 50 × 0.1 × 0.51 × 0.49 = 1.2495 (V2), so −1.7495 net against a limit of 1.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBacktest } from '../../src/backtest/runner.ts';
-import { frameLine, headerLine } from '../../src/venues/sim/feed.ts';
 import { genMarkets } from '../support/feed-gen.ts';
+import { bookFrame, writeBuyNoOnce, writeHandFeed } from '../support/hand-feed.ts';
 
-const API = pathToFileURL(fileURLToPath(new URL('../../src/strategy/index.ts', import.meta.url))).href;
 const START = Date.UTC(2026, 0, 1, 12);
 const M = { ...genMarkets(22, 1)[0]!, feeRateBps: 1000 };
 const [YES, NO] = [M.tokens[0]!.tokenId, M.tokens[1]!.tokenId];
@@ -25,61 +22,20 @@ let dir: string;
 let feed: string;
 let strategy: string;
 
-/** A `book` frame of `token`: one level a side, 500 shares each. */
-function bookFrame(t: number, token: string, bid: string, ask: string): string {
-  const msg = {
-    event_type: 'book',
-    market: M.market,
-    asset_id: token,
-    timestamp: String(t),
-    hash: `h${t}${token.slice(0, 4)}`,
-    bids: [{ price: bid, size: '500' }],
-    asks: [{ price: ask, size: '500' }],
-    min_order_size: '5',
-    tick_size: '0.01',
-    neg_risk: false,
-    last_trade_price: '',
-  };
-  return frameLine(t, 'm', JSON.stringify(msg));
-}
-
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'mmkit-bt-loss-fees-'));
   feed = join(dir, 'fees.ndjson.gz');
-  const lines = [headerLine({ h: 1, t: START, part: 0, source: 'synthetic', recorder: 'test', markets: [M] })];
-  // the same books every 10 s for a minute: the PnL before fees stays at −0.50
+  // the same books (one level a side, 500 shares each) every 10 s for a minute: the PnL before fees stays at −0.50
+  const frames: string[] = [];
   for (let t = START + 100; t < START + 60_000; t += 10_000)
-    lines.push(bookFrame(t, YES, '0.49', '0.51'), bookFrame(t, NO, '0.49', '0.51'));
-  writeFileSync(feed, gzipSync(`${lines.join('\n')}\n`));
+    frames.push(
+      bookFrame(M, t, YES, [['0.49', '500']], [['0.51', '500']]),
+      bookFrame(M, t, NO, [['0.49', '500']], [['0.51', '500']]),
+    );
+  writeHandFeed(feed, START, M, frames);
+  // buys 50 NO at the ask once (FAK), at its second book
   strategy = join(dir, 'buy-no-once.ts');
-  writeFileSync(
-    strategy,
-    `import { defineStrategy } from ${JSON.stringify(API)};
-export default defineStrategy({
-  name: 'buy-no-once',
-  description: 'buys 50 NO at the ask once (FAK), at its second book',
-  params: {},
-  create(ctx) {
-    let sent = false;
-    let books = 0;
-    return {
-      onEvent(event, state) {
-        if (sent) return undefined;
-        const m = [...ctx.markets.values()][0];
-        const no = m.tokens[1].tokenId;
-        if (event.type === 'book_snapshot' && event.tokenId === no) books++;
-        if (books < 2) return undefined;
-        const b = state.book(no);
-        if (b === undefined || b.stale || b.bestBid === null || b.bestAsk === null) return undefined;
-        sent = true;
-        const order = { market: m.market, tokenId: no, side: 'BUY', price: b.bestAsk, size: 50_000_000, type: 'FAK' };
-        return { orders: [order] };
-      },
-    };
-  },
-});
-`,
-  );
+  writeBuyNoOnce(strategy, { shares: 50, afterBooks: 2 });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -6,17 +6,14 @@
  * The real runner, engine, simulated venue and store on a hand-written feed; a plugin strategy
  * buys 15 NO at the ask (FAK) once, then the NO bids vanish.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBacktest } from '../../src/backtest/runner.ts';
-import { frameLine, headerLine } from '../../src/venues/sim/feed.ts';
 import { genMarkets } from '../support/feed-gen.ts';
+import { bookFrame, writeBuyNoOnce, writeHandFeed } from '../support/hand-feed.ts';
 
-const API = pathToFileURL(fileURLToPath(new URL('../../src/strategy/index.ts', import.meta.url))).href;
 const START = Date.UTC(2026, 0, 1);
 const M = genMarkets(21, 1)[0]!;
 const [YES, NO] = [M.tokens[0]!.tokenId, M.tokens[1]!.tokenId];
@@ -24,70 +21,25 @@ let dir: string;
 let feed: string;
 let strategy: string;
 
-/** A `book` frame of `token` (levels best first, [price, shares] as decimal strings). */
-function bookFrame(t: number, token: string, bids: [string, string][], asks: [string, string][]): string {
-  // the wire lists the best level last
-  const lv = (l: [string, string][]) => [...l].reverse().map(([price, size]) => ({ price, size }));
-  const msg = {
-    event_type: 'book',
-    market: M.market,
-    asset_id: token,
-    timestamp: String(t),
-    hash: `h${t}${token.slice(0, 4)}`,
-    bids: lv(bids),
-    asks: lv(asks),
-    min_order_size: '5',
-    tick_size: '0.01',
-    neg_risk: false,
-    last_trade_price: '',
-  };
-  return frameLine(t, 'm', JSON.stringify(msg));
-}
-
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'mmkit-bt-one-sided-'));
   feed = join(dir, 'collapse.ndjson.gz');
-  const lines = [
-    headerLine({ h: 1, t: START, part: 0, source: 'synthetic', recorder: 'test', markets: [M] }),
+  writeHandFeed(feed, START, M, [
     // NO 0.64 / 0.67 (mid 0.655), YES the complement
-    bookFrame(START + 100, YES, [['0.33', '100']], [['0.36', '100']]),
-    bookFrame(START + 100, NO, [['0.64', '100']], [['0.67', '100']]),
+    bookFrame(M, START + 100, YES, [['0.33', '100']], [['0.36', '100']]),
+    bookFrame(M, START + 100, NO, [['0.64', '100']], [['0.67', '100']]),
     // the same books a while later (the bot has bought by then)
-    bookFrame(START + 20_000, YES, [['0.33', '100']], [['0.36', '100']]),
-    bookFrame(START + 20_000, NO, [['0.64', '100']], [['0.67', '100']]),
+    bookFrame(M, START + 20_000, YES, [['0.33', '100']], [['0.36', '100']]),
+    bookFrame(M, START + 20_000, NO, [['0.64', '100']], [['0.67', '100']]),
     // news: the NO bids vanish (asks 0.30 only), the YES asks with them
-    bookFrame(START + 30_000, YES, [['0.70', '100']], []),
-    bookFrame(START + 30_000, NO, [], [['0.30', '100']]),
-    bookFrame(START + 60_000, YES, [['0.70', '100']], []),
-    bookFrame(START + 60_000, NO, [], [['0.30', '100']]),
-  ];
-  writeFileSync(feed, gzipSync(`${lines.join('\n')}\n`));
+    bookFrame(M, START + 30_000, YES, [['0.70', '100']], []),
+    bookFrame(M, START + 30_000, NO, [], [['0.30', '100']]),
+    bookFrame(M, START + 60_000, YES, [['0.70', '100']], []),
+    bookFrame(M, START + 60_000, NO, [], [['0.30', '100']]),
+  ]);
+  // buys 15 NO at the ask once (FAK)
   strategy = join(dir, 'buy-no-once.ts');
-  writeFileSync(
-    strategy,
-    `import { defineStrategy } from ${JSON.stringify(API)};
-export default defineStrategy({
-  name: 'buy-no-once',
-  description: 'buys 15 NO at the ask once (FAK)',
-  params: {},
-  create(ctx) {
-    let sent = false;
-    return {
-      onEvent(event, state) {
-        if (sent) return undefined;
-        const m = [...ctx.markets.values()][0];
-        const no = m.tokens[1].tokenId;
-        const b = state.book(no);
-        if (b === undefined || b.stale || b.bestBid === null || b.bestAsk === null) return undefined;
-        sent = true;
-        const order = { market: m.market, tokenId: no, side: 'BUY', price: b.bestAsk, size: 15_000_000, type: 'FAK' };
-        return { orders: [order] };
-      },
-    };
-  },
-});
-`,
-  );
+  writeBuyNoOnce(strategy, { shares: 15 });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -3,14 +3,17 @@
  * (test/support/redis-suite.ts), started before its tests and closed after them (the bots first,
  * then the Redis). `r` stands for the Redis once started (read inside the tests, not at load).
  * `walletDirs` makes the members' data dirs of one paper wallet; `memberLedger` reads what one
- * member's store booked.
+ * member's store booked; `plainMarkets` and `waitOneMarketEach` set up a scene of one market a member.
  */
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import type { Redis } from 'ioredis';
+import type { RunningExchange } from '../../../src/exchange/server.ts';
+import type { FleetKeys } from '../../../src/fleet/fleet-keys.ts';
 import type { TestRedis } from '../../support/redis.ts';
 import { useTestRedis } from '../../support/redis-suite.ts';
-import { BotHarness } from './bot-harness.ts';
+import { BotHarness, liquidMarkets, sleep, waitUntil } from './bot-harness.ts';
 
 /** A bot harness and a Redis of the test file's own (see the module comment). */
 export function fleetHarness(): { h: BotHarness; r: TestRedis } {
@@ -48,4 +51,41 @@ export function memberLedger(dir: string): { orders: Set<string>; fills: string[
   } finally {
     db.close();
   }
+}
+
+/** `count` liquid markets of the paper exchange that are not neg-risk (waited for up to 60 s; fewer when they did not come). */
+export async function plainMarkets(ex: RunningExchange, count: number): Promise<string[]> {
+  const negRisk = new Map(ex.exchange.listMarkets().map((m) => [m.meta.conditionId, m.meta.negRisk]));
+  let markets: string[] = [];
+  await waitUntil(
+    () =>
+      (markets = liquidMarkets(ex, 8)
+        .filter((m) => !negRisk.get(m))
+        .slice(0, count)).length === count,
+    60_000,
+  );
+  return markets;
+}
+
+/**
+ * Waits (up to `timeoutMs`) until every member of `names` holds the lease of one of `markets` and
+ * every market is quoted on `address`; `holders` names each market's holder (null: none).
+ */
+export async function waitOneMarketEach(
+  o: { redis: Redis; keys: FleetKeys; ex: RunningExchange; address: string },
+  markets: readonly string[],
+  names: readonly string[],
+  timeoutMs = 120_000,
+): Promise<{ ok: boolean; holders: (string | null)[] }> {
+  const holderOf = async (m: string) => (await o.redis.get(o.keys.marketLease(m)))?.split(':')[0] ?? null;
+  let holders: (string | null)[] = [];
+  const split = async () => {
+    holders = await Promise.all(markets.map(holderOf));
+    const quoted = new Set(o.ex.exchange.openOrders(o.address).map((x) => x.market));
+    return names.every((n) => holders.includes(n)) && markets.every((m) => quoted.has(m));
+  };
+  let ok = false;
+  const end = Date.now() + timeoutMs;
+  while (!(ok = await split()) && Date.now() < end) await sleep(250);
+  return { ok, holders };
 }

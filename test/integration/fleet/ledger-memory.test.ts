@@ -8,6 +8,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LiveClock } from '../../../src/core/clock.ts';
 import { fleetKeys } from '../../../src/fleet/fleet-keys.ts';
@@ -30,6 +31,20 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+/** A publisher of ledger `id` (its member named so in lower case) publishing `ledgers[id]` as it is then. */
+const publisherOf =
+  (redis: Redis, ledgers: Record<string, Record<string, LedgerToken>>) =>
+  (id: string): LedgerPublisher =>
+    new LedgerPublisher({
+      redis,
+      keys,
+      member: id.toLowerCase(),
+      ledgerId: id,
+      clock,
+      collect: () => ledgers[id]!,
+      everyMs: 60_000,
+    });
+
 describe('fleet ledger memory', () => {
   it('puts back the records of members not running after Redis lost them, never over a fresher one', async () => {
     const redis = await connectFleetRedis(r.url);
@@ -38,16 +53,7 @@ describe('fleet ledger memory', () => {
       Lb: { t1: { market: 'm1', size: 20_000_000, unsettled: 0, fills: 2 } },
       Lc: { t2: { market: 'm2', size: 50_000_000, unsettled: 0, fills: 3 } },
     };
-    const pub = (id: string) =>
-      new LedgerPublisher({
-        redis,
-        keys,
-        member: id.toLowerCase(),
-        ledgerId: id,
-        clock,
-        collect: () => ledgers[id]!,
-        everyMs: 60_000,
-      });
+    const pub = publisherOf(redis, ledgers);
     const a = pub('La');
     const b = pub('Lb');
     const c = pub('Lc');
@@ -177,16 +183,7 @@ describe('fleet ledger memory', () => {
       La: { t1: { market: 'm1', size: 3_000_000, unsettled: 0, fills: 1 } },
       Lc: { t2: { market: 'm2', size: 15_000_000, unsettled: 0, fills: 4 } },
     };
-    const pub = (id: string) =>
-      new LedgerPublisher({
-        redis,
-        keys,
-        member: id.toLowerCase(),
-        ledgerId: id,
-        clock,
-        collect: () => tokens[id]!,
-        everyMs: 60_000,
-      });
+    const pub = publisherOf(redis, tokens);
     const a = pub('La');
     await a.start();
     await pub('Lc').publish();
