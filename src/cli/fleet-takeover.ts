@@ -47,3 +47,45 @@ export async function previousHolderOrders(
   executor.markMemberOrders([...open, ...filled]);
   return { open, filled };
 }
+
+/**
+ * The account's open orders and recent fills for the takeovers of one lease round, each read once
+ * and reused for `ttlMs` (default 1 s): a round takes up to the member's whole share, and reading
+ * both per market, in series, made 20 markets × 2 requests outlast the 5 s lease on a slow venue
+ * (review 48 F1). A listing asked for a later `sinceMs` within the ttl is the earlier one (a superset:
+ * fills a second older at most). A failed read is not kept.
+ */
+export function sharedListing(
+  venue: Pick<Venue, 'openOrders' | 'fills'>,
+  now: () => number,
+  ttlMs = 1000,
+): Pick<Venue, 'openOrders' | 'fills'> {
+  let open: { at: number; p: ReturnType<Venue['openOrders']> } | undefined;
+  let fills: { at: number; p: ReturnType<Venue['fills']> } | undefined;
+  return {
+    openOrders: () => {
+      const t = now();
+      if (open === undefined || t - open.at >= ttlMs) {
+        const p = venue.openOrders();
+        const entry = { at: t, p };
+        open = entry;
+        p.catch(() => {
+          if (open === entry) open = undefined;
+        });
+      }
+      return open.p;
+    },
+    fills: (sinceMs) => {
+      const t = now();
+      if (fills === undefined || t - fills.at >= ttlMs) {
+        const p = venue.fills(sinceMs);
+        const entry = { at: t, p };
+        fills = entry;
+        p.catch(() => {
+          if (fills === entry) fills = undefined;
+        });
+      }
+      return fills.p;
+    },
+  };
+}

@@ -53,7 +53,7 @@ import { globalUsage } from '../risk/gate.ts';
 import { isRiskTrigger } from '../risk/kill-switch.ts';
 import type { RiskLimits } from '../risk/limits.ts';
 import { CliError, ExitCode } from './exit-codes.ts';
-import { previousHolderOrders, TAKEOVER_FILLS_MS } from './fleet-takeover.ts';
+import { previousHolderOrders, sharedListing, TAKEOVER_FILLS_MS } from './fleet-takeover.ts';
 import { checkRunFleetLimits } from './run-fleet-limits.ts';
 import type { Logger } from 'pino';
 
@@ -313,6 +313,8 @@ export async function joinRunFleet(
     const { LedgerMemory } = await import('../fleet/ledger-memory.ts');
     memory = new LedgerMemory(o.dataDir);
   }
+  // the takeovers of one lease round read the account's orders and fills once
+  const listing = sharedListing(venue, () => o.clock.now());
   let member: FleetMember;
   try {
     member = await joinFleet({
@@ -357,15 +359,19 @@ export async function joinRunFleet(
         // none; what rests there and is not ours is a member's that may be gone (its lease went with the
         // rest), or placed outside the fleet: cancelled, as at a takeover (trial 22 F1: a dead member's
         // orders rested for good, kept alive by the heartbeat holder)
+        // (only a market with no last holder recorded: one this member or another took since has one)
         const unknown =
-          previous === null && memory !== undefined && (await memory.lostRecords(fleet.redis, fleet.keys));
+          previous === null &&
+          !fleet.recorded &&
+          memory !== undefined &&
+          (await memory.lostRecords(fleet.redis, fleet.keys));
         if (previous === null && !unknown) {
           flog.info({ market }, 'market taken');
           return;
         }
         // what rests on the market and is not ours belonged to the previous holder: cancelled, not
         // adopted; it and the orders of the market that filled just before are that member's
-        const { open, filled } = await previousHolderOrders(venue, trader.executor, market as ConditionId, {
+        const { open, filled } = await previousHolderOrders(listing, trader.executor, market as ConditionId, {
           ours: new Set<OrderId>(trader.tracker.liveOrders().map((x) => x.id)),
           sinceMs: o.clock.now() - TAKEOVER_FILLS_MS,
           onError: (err) =>

@@ -6,6 +6,7 @@
  */
 import type { ConditionId, OrderId } from '../core/ids.ts';
 import type { DesiredQuotes, LiveOrderView, QuoteIntent } from '../core/intents.ts';
+import { LOT_MICRO } from '../core/units.ts';
 
 /** How far a live order may be from a desired quote and still stand for it. */
 export interface DiffTolerance {
@@ -15,7 +16,9 @@ export interface DiffTolerance {
    * How far BELOW the desired size a live order's remaining size may be, as a fraction of the desired
    * size (0: the exact size). Never above: the desired size is what the risk gate approved, and a
    * kept order larger than it would rest beyond the limits the gate enforced (notional, position,
-   * a fleet member's grant).
+   * a fleet member's grant). But for less than a 0.01-share lot: a partly filled order's remaining
+   * size need not be whole lots, and the gate approves quotes cut down to lots (review 48 F3: every
+   * such partial fill replaced the order and lost its queue place).
    */
   readonly sizeFraction: number;
 }
@@ -33,7 +36,7 @@ export interface QuoteDiff {
  *
  * A live order can stand for a quote when it has the same token and side, a price within
  * `priceTicks × tickPips` and a remaining size between (1 − `sizeFraction`) × and 1 × the quote's size (never above it: the
- * quote's size is what the gate approved). The
+ * quote's size is what the gate approved; but for less than a lot, see DiffTolerance). The
  * matching is a MAXIMUM one (fewest cancels and places), found deterministically:
  *  1. every quote, in desired order, takes a free order with exactly its price and remaining size
  *     (the earliest in `live`): exact orders keep their queue position;
@@ -86,7 +89,7 @@ export function diffQuotes(
       if (o.tokenId !== q.tokenId || o.side !== q.side) continue;
       if (Math.abs(o.price - q.price) > maxPrice) continue;
       const short = q.size - (o.originalSize - o.sizeMatched);
-      if (short < 0 || short > maxSize) continue;
+      if (short < 0 ? -short >= LOT_MICRO : short > maxSize) continue;
       if (list === undefined) list = [i];
       else list.push(i);
     }

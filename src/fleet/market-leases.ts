@@ -71,11 +71,11 @@ export interface MarketLeasesOptions {
   /** A member unseen this long is dead, ms (default 3000). */
   readonly memberDeadMs?: number;
   /**
-   * A market was taken (previous: its last holder when another member, else null). Cancel that
-   * member's orders there before quoting; `holds()` turns true once this resolves. A rejection gives
-   * the market back.
+   * A market was taken (previous: its last holder when another member, else null; `recorded`: a last
+   * holder was recorded at all, this member or another). Cancel that member's orders there before
+   * quoting; `holds()` turns true once this resolves. A rejection gives the market back.
    */
-  readonly onGained?: (market: string, previous: PreviousHolder | null) => Promise<void> | void;
+  readonly onGained?: (market: string, previous: PreviousHolder | null, recorded: boolean) => Promise<void> | void;
   /** A market is no longer this member's (lost, expired or given up): pull its quotes. */
   readonly onLost?: (market: string) => Promise<void> | void;
 }
@@ -208,7 +208,7 @@ export class MarketLeases {
     });
     const t0 = clock.now();
     const got = (await CLAIM.run(leases.redis, ks, [member, ttlMs, want])) as Array<string | number>;
-    const gained: Array<[string, Held, PreviousHolder | null]> = [];
+    const gained: Array<[string, Held, PreviousHolder | null, boolean]> = [];
     for (let j = 0; j + 3 < got.length; j += 4) {
       const m = cand[Number(got[j]) - 1]!;
       const h: Held = {
@@ -219,11 +219,12 @@ export class MarketLeases {
       };
       const prev = parseLeaseValue(String(got[j + 3]));
       this.#held.set(m, h);
-      gained.push([m, h, prev !== null && prev.member !== member ? prev : null]);
+      // (recorded: the market had a last holder, another member or this one: a Redis that lost its records has none)
+      gained.push([m, h, prev !== null && prev.member !== member ? prev : null, String(got[j + 3]) !== '']);
     }
-    for (const [m, h, prev] of gained) {
+    for (const [m, h, prev, recorded] of gained) {
       try {
-        await this.#o.onGained?.(m, prev);
+        await this.#o.onGained?.(m, prev, recorded);
         if (this.#held.get(m) === h) h.ready = true;
       } catch {
         if (this.#held.get(m) === h) {

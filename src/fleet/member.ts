@@ -52,13 +52,14 @@ export interface FleetMemberOptions {
   readonly onHeartbeatLease?: (held: boolean) => void;
   /**
    * A market was taken (previous: its last holder when another member, else null); `fleet` is the
-   * fleet's Redis, for a wiring that must read more of it before it quotes (a Redis that lost its
-   * records: a null previous holder is then unknown, not none).
+   * fleet's Redis, for a wiring that must read more of it before it quotes, and `recorded` whether
+   * the market had a last holder at all (this member or another): a market with none after the
+   * fleet's Redis lost its records has an unknown one, not none.
    */
   readonly onMarketGained?: (
     market: string,
     previous: PreviousHolder | null,
-    fleet: { readonly redis: Redis; readonly keys: FleetKeys },
+    fleet: { readonly redis: Redis; readonly keys: FleetKeys; readonly recorded: boolean },
   ) => Promise<void> | void;
   readonly onMarketLost?: (market: string) => Promise<void> | void;
   /** Connection errors after the first (for a debug log; never carries the URL). */
@@ -138,7 +139,10 @@ export async function joinFleet(o: FleetMemberOptions): Promise<FleetMember> {
     markets: o.markets,
     ...(o.marketLeaseMs !== undefined ? { ttlMs: o.marketLeaseMs } : {}),
     ...(o.onMarketGained
-      ? { onGained: (m: string, p: PreviousHolder | null) => o.onMarketGained!(m, p, { redis, keys }) }
+      ? {
+          onGained: (m: string, p: PreviousHolder | null, recorded: boolean) =>
+            o.onMarketGained!(m, p, { redis, keys, recorded }),
+        }
       : {}),
     ...(o.onMarketLost ? { onLost: o.onMarketLost } : {}),
   });

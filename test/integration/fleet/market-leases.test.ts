@@ -24,7 +24,7 @@ const conns: Redis[] = [];
 interface M {
   name: string;
   ml: MarketLeases;
-  gained: Array<{ market: string; previous: PreviousHolder | null; at: number }>;
+  gained: Array<{ market: string; previous: PreviousHolder | null; recorded: boolean; at: number }>;
   lost: string[];
 }
 const ms: M[] = [];
@@ -41,9 +41,9 @@ async function member(name: string): Promise<M> {
     member: name,
     clock,
     markets: MARKETS,
-    onGained: async (market, previous) => {
+    onGained: async (market, previous, recorded) => {
       // the wiring cancels the previous holder's orders on the market here, then quotes
-      m.gained.push({ market, previous, at: Date.now() });
+      m.gained.push({ market, previous, recorded, at: Date.now() });
     },
     onLost: (market) => {
       m.lost.push(market);
@@ -104,6 +104,13 @@ describe('market leases', () => {
       const h = await leases.holder(keys.marketLease(x));
       expect(ms.find((m) => m.ml.holds(x))?.name).toBe(h?.member);
     }
+    // a market's first claim in this Redis has no last holder recorded; one given up and taken again has
+    const first = new Map<string, boolean>();
+    for (const e of ms.flatMap((m) => m.gained).sort((x, y) => x.at - y.at))
+      if (!first.has(e.market)) first.set(e.market, e.recorded);
+    expect([...first.values()].every((x) => x === false)).toBe(true);
+    const again = ms.flatMap((m) => m.gained).filter((e) => e.previous !== null);
+    for (const e of again) expect(e.recorded).toBe(true);
     // stable: a few more rounds change nothing
     const before = ms.map((m) => m.ml.held().join());
     await new Promise((res) => setTimeout(res, 4000));
@@ -129,6 +136,7 @@ describe('market leases', () => {
     for (const x of orphaned) {
       const g = survivors.flatMap((m) => m.gained).find((e) => e.market === x && e.at >= t0)!;
       expect(g.previous?.member).toBe(dead.name);
+      expect(g.recorded).toBe(true);
     }
     for (const m of survivors) expect(m.ml.liveMembers()).not.toContain(dead.name);
   });

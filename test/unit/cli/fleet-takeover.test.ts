@@ -12,7 +12,7 @@ import type { FillEvent } from '../../../src/core/events.ts';
 import type { ConditionId, OrderId, TokenId, TradeId } from '../../../src/core/ids.ts';
 import type { Micro, Pips } from '../../../src/core/units.ts';
 import type { VenueFill, VenueOrder } from '../../../src/core/venue.ts';
-import { previousHolderOrders } from '../../../src/cli/fleet-takeover.ts';
+import { previousHolderOrders, sharedListing } from '../../../src/cli/fleet-takeover.ts';
 import { Executor } from '../../../src/execution/executor.ts';
 import { openStore, type Store } from '../../../src/store/store.ts';
 import { FakeVenue } from '../execution/fake-venue.ts';
@@ -138,5 +138,41 @@ describe('a fleet member taking a market over', () => {
     });
     expect(r2).toEqual({ open: [], filled: [] });
     expect(marked).toEqual([]);
+  });
+});
+
+describe('sharedListing: the takeovers of one round read the account once (review 48 F1)', () => {
+  it('reuses a listing within its ttl, reads again after it, and keeps no failed read', async () => {
+    let t = 0;
+    const calls = { open: 0, fills: 0 };
+    let fail = false;
+    const venue = {
+      openOrders: async () => {
+        calls.open++;
+        if (fail) throw new Error('venue down');
+        return [resting(`0xo${calls.open}`, M)];
+      },
+      fills: async (_since: number) => {
+        calls.fills++;
+        return [venueFill(`t${calls.fills}`, '0xo', M)];
+      },
+    };
+    const l = sharedListing(venue, () => t, 1000);
+    // twenty markets taken in one round: one read of each
+    for (let i = 0; i < 20; i++) {
+      await l.openOrders();
+      await l.fills(t - 60_000);
+      t += 10;
+    }
+    expect(calls).toEqual({ open: 1, fills: 1 });
+    t += 1000;
+    expect((await l.openOrders())[0]!.id).toBe('0xo2');
+    expect(calls.open).toBe(2);
+    // a failed read is not reused: the next takeover asks again
+    t += 1000;
+    fail = true;
+    await expect(l.openOrders()).rejects.toThrow('venue down');
+    fail = false;
+    expect((await l.openOrders())[0]!.id).toBe('0xo4');
   });
 });

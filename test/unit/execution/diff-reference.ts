@@ -8,6 +8,7 @@
 import type { ConditionId, OrderId } from '../../../src/core/ids.ts';
 import type { DesiredQuotes, LiveOrderView, QuoteIntent } from '../../../src/core/intents.ts';
 import type { DiffTolerance, QuoteDiff } from '../../../src/execution/diff.ts';
+import { LOT_MICRO } from '../../../src/core/units.ts';
 
 export function diffQuotesReference(
   desired: DesiredQuotes,
@@ -41,7 +42,7 @@ export function diffQuotesReference(
       const dp = Math.abs(o.price - q.price);
       if (dp > maxPrice) continue;
       const ds = q.size - (o.originalSize - o.sizeMatched);
-      if (ds < 0 || ds > maxSize) continue; // never above the desired (approved) size
+      if (ds < 0 ? -ds >= LOT_MICRO : ds > maxSize) continue; // never above the desired (approved) size, but for under a lot
       list.push({ i, dp, ds });
     }
     list.sort((a, b) => a.dp - b.dp || a.ds - b.ds || a.i - b.i);

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ConditionId, OrderId, TokenId } from '../../../src/core/ids.ts';
 import type { DesiredQuotes, LiveOrderView, QuoteIntent } from '../../../src/core/intents.ts';
-import type { Micro, Pips, Side } from '../../../src/core/units.ts';
+import { LOT_MICRO, type Micro, type Pips, type Side } from '../../../src/core/units.ts';
 import { diffQuotes, type DiffTolerance } from '../../../src/execution/diff.ts';
 
 const M = '0xm' as ConditionId;
@@ -77,6 +77,11 @@ describe('diffQuotes', () => {
     const over = diffQuotes(desired([q('BUY', 4900, 10e6)]), [live('a', 'BUY', 4900, 10.05e6)], t, TICK);
     expect(over.cancels).toEqual(['a']);
     expect(over.places).toEqual([q('BUY', 4900, 10e6)]);
+    // but a remaining size above by under a lot is kept: a partial fill of 3.333333 leaves 6.666667, and
+    // the gate approves the quote cut down to the lot, 6.66 (review 48 F3: it was replaced every time)
+    const part = diffQuotes(desired([q('BUY', 4900, 6.66e6)]), [live('b', 'BUY', 4900, 10e6, 3.333333e6)], t, TICK);
+    expect(part.cancels).toEqual([]);
+    expect(part.places).toEqual([]);
   });
 
   it('token and side must match', () => {
@@ -210,7 +215,7 @@ function within(o: LiveOrderView, qq: QuoteIntent, t: DiffTolerance): boolean {
     o.tokenId === qq.tokenId &&
     o.side === qq.side &&
     Math.abs(o.price - qq.price) <= t.priceTicks * TICK &&
-    o.originalSize - o.sizeMatched <= qq.size &&
+    o.originalSize - o.sizeMatched < qq.size + LOT_MICRO &&
     qq.size - (o.originalSize - o.sizeMatched) <= Math.floor(qq.size * t.sizeFraction)
   );
 }
