@@ -107,13 +107,19 @@ export async function readFleetStatus(
   };
 }
 
+/** " at <ISO time>" of a trip, "" when its record has no readable time (an unreadable record reads 0). */
+function tripTime(at: number): string {
+  const d = new Date(at);
+  return at > 0 && Number.isFinite(d.getTime()) ? ` at ${d.toISOString()}` : '';
+}
+
 /** The report as text. */
 export function formatFleetStatus(r: FleetStatusReport): string {
   const lines = [`fleet of ${r.account}: ${r.members.length} member(s) alive`];
   lines.push(
     r.kill === null
       ? 'kill switch: armed'
-      : `kill switch: TRIPPED (${r.kill.reason}, by ${r.kill.by} at ${new Date(r.kill.at).toISOString()})`,
+      : `kill switch: TRIPPED (${r.kill.reason}, by ${r.kill.by}${tripTime(r.kill.at)})`,
   );
   lines.push(`heartbeat: ${r.heartbeat === null ? 'no holder' : `held by ${r.heartbeat.holder}`}`);
   const byName = new Map(r.records.map((x) => [x.member, x]));

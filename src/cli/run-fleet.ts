@@ -197,6 +197,8 @@ const NO_CAPS: RiskAmounts = Object.freeze({ notional: 0, orders: 0 });
 /** What the kernel reads (TraderOptions.fleet): nothing is quoted or beaten before the member joined. */
 export function fleetView(ref: FleetRef, markets: readonly ConditionId[], clock: Pick<Clock, 'now'>): TraderFleet {
   const fleetMarkets = new Set<string>(markets);
+  // the members whose ledger is a record put back from memory, as of the last read (the audit books nothing meanwhile)
+  let unconfirmed: readonly string[] = [];
   return {
     shouldBeat: () => ref.member?.shouldBeat() ?? false,
     quotable: (m) => ref.member?.quotable(m) ?? false,
@@ -215,11 +217,10 @@ export function fleetView(ref: FleetRef, markets: readonly ConditionId[], clock:
         const self = ref.ledgerId ?? member.status().member;
         const others = await readOtherLedgers(member.redis, member.keys, self, ref.memory);
         if (others.restored > 0) ref.onLedgersRestored?.(others.restored, others.members);
-        const stale = others.unconfirmedMarkets;
-        if (stale === undefined) return others.tokens;
-        // (a record put back from memory, not published since by its member: no difference booked there)
-        return new Map([...others.tokens].map(([t, x]) => [t, stale.has(x.market) ? { ...x, unconfirmed: true } : x]));
+        unconfirmed = others.unconfirmed ?? [];
+        return others.tokens;
       },
+      unconfirmed: () => unconfirmed,
       changed: () => ref.ledger?.changed(),
       // whose fills (findings-2 F5, F8): the members' filled orders, recorded in the fleet's Redis
       memberOrders: async (ids) => {

@@ -37,10 +37,11 @@
  * is compared with the SUM of the ledgers (this member's live one and the others' published ones,
  * their unsettled fills and fill counts included), and a difference is booked only by the member
  * that holds the token's market now (`fleet.books`), so it is booked once fleet-wide; the others
- * report it (`AuditReport.unbooked`) and book nothing. Nor is a difference booked on a market where
- * another member's figures are a record put back from memory after the fleet's Redis lost them, not
- * yet published again by its member (`OthersToken.unconfirmed`; `AuditReport.withheld`): that
- * record may be stale, and the difference its member's doing (trial 22 F3).
+ * report it (`AuditReport.unbooked`) and book nothing. Nor is any difference booked while another
+ * member's figures are a record put back from memory after the fleet's Redis lost them, not yet
+ * published again by its member (`AuditFleet.unconfirmed`; `AuditReport.withheld`): that record may
+ * be stale, on any market (one it traded after the memory's read is not in it), and the difference
+ * its member's doing (trial 22 F3).
  */
 import type { ConditionId, TokenId } from '../core/ids.ts';
 import { PRICE_SCALE } from '../core/units.ts';
@@ -110,12 +111,6 @@ export interface OthersToken {
   /** Signed size of their unsettled fills (BUY +, SELL −). */
   readonly unsettled: number;
   readonly fills: number;
-  /**
-   * A record of another member put back from memory after the fleet's Redis lost it, and not
-   * published since by its member, counts in this token's market (src/fleet/ledger-memory.ts): its
-   * figures may be stale, so no difference of the market is booked.
-   */
-  readonly unconfirmed?: boolean;
 }
 
 /** The fleet as the audit sees it (PositionAuditOptions.fleet). */
@@ -124,6 +119,11 @@ export interface AuditFleet {
   others(): Promise<ReadonlyMap<string, OthersToken>>;
   /** Whether this member books the token's differences (it holds the token's market now). */
   books(tokenId: string, market: string): boolean;
+  /**
+   * The members whose ledger counts, as of the last `others()`, only as a record put back from memory
+   * after the fleet's Redis lost it (src/fleet/ledger-memory.ts); while any, nothing is booked. Absent: none.
+   */
+  unconfirmed?(): readonly string[];
 }
 
 /** Options of `PositionAuditor`. */
@@ -157,9 +157,8 @@ export interface AuditReport {
   /** In a fleet: confirmed differences left to the member holding the token's market (not recorded here). */
   readonly unbooked: readonly PositionAdjustment[];
   /**
-   * In a fleet: confirmed differences on a market where another member's figures are an unconfirmed
-   * record put back from memory (`OthersToken.unconfirmed`), not recorded until its member publishes
-   * again. Absent when none.
+   * In a fleet: confirmed differences this member would book, not recorded while another member's
+   * figures are an unconfirmed record put back from memory (`AuditFleet.unconfirmed`). Absent when none.
    */
   readonly withheld?: readonly PositionAdjustment[];
   /** Differences seen once, waiting for the next audit to confirm them. */
@@ -375,8 +374,7 @@ export class PositionAuditor {
     const adjusted: PositionAdjustment[] = [];
     const unbooked: PositionAdjustment[] = [];
     const withheld: PositionAdjustment[] = [];
-    const unconfirmed = new Set<string>();
-    if (others !== undefined) for (const t of others.values()) if (t.unconfirmed === true) unconfirmed.add(t.market);
+    const unconfirmed = (o.fleet?.unconfirmed?.() ?? []).length > 0;
     // both tokens of a market moved together by one amount (a split or a merge, whatever the cause says):
     // the first token's leg at its price p, its complement's at 1 - p, so the pair is worth 1 and moves
     // no PnL, as the daemon's own merges are booked (trial 8 F10: a merge before a new store's first
@@ -432,12 +430,12 @@ export class PositionAuditor {
         cause,
         note: `venue ${d.venue}, ledger ${d.ledger}`,
       };
-      if (unconfirmed.has(d.market)) {
-        withheld.push(a);
-        continue;
-      }
       if (o.fleet !== undefined && !o.fleet.books(d.tokenId, d.market)) {
         unbooked.push(a);
+        continue;
+      }
+      if (unconfirmed) {
+        withheld.push(a);
         continue;
       }
       o.ledger.recordAdjustment(a);

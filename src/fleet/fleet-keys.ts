@@ -46,11 +46,6 @@ export interface FleetKeys {
   readonly dayPnl: string;
   /** HASH member -> its published ledger (./fleet-ledger.ts; persistent: a dead member's positions stay). */
   readonly ledgers: string;
-  /**
-   * SET of ledger ids whose record a member put back from its memory after Redis lost them, until
-   * their own member publishes again (./ledger-memory.ts: such a record may be stale).
-   */
-  readonly ledgersRestored: string;
   /** STRING: the fleet's generation, a random id set by the first reader; a Redis restarted empty has another (./ledger-memory.ts). */
   readonly generation: string;
   /** HASH market -> the reward paid for a UTC date booked fleet-wide, micro (./reward-claims.ts). */
@@ -93,7 +88,6 @@ export function fleetKeys(account: string): FleetKeys {
     pnl: `${prefix}risk:pnl`,
     dayPnl: `${prefix}risk:daypnl`,
     ledgers: `${prefix}ledgers`,
-    ledgersRestored: `${prefix}ledgers:restored`,
     generation: `${prefix}generation`,
     rewardsPaid(date) {
       if (!DATE.test(date)) throw new ValidationError(`not a UTC date (YYYY-MM-DD): "${date}"`);

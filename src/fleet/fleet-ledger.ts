@@ -11,8 +11,9 @@
  * operator removes the record (HDEL; README "Scaling out"). The audit of a member reads the OTHER
  * ledgers' records (`readOtherLedgers`) and adds its own live ledger (`sumLedgers`, pure). A Redis
  * restarted empty loses the records; each member remembers the others' (./ledger-memory.ts) and puts
- * them back, so a member not running then still counts (trial 14 F8); such a record may be stale
- * until its member publishes again (`unconfirmed`: the audit books nothing on its markets, trial 22 F3).
+ * them back, so a member not running then still counts (trial 14 F8); such a record is marked
+ * (`restored`) until its member publishes again: it may be stale, and while any record is, the
+ * audits book no difference (`unconfirmed`; trial 22 F3).
  */
 import type { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../core/clock.ts';
@@ -37,6 +38,8 @@ export interface PublishedLedger {
   /** When published (the member's clock, unix ms). */
   readonly at: number;
   readonly tokens: Readonly<Record<string, LedgerToken>>;
+  /** Put back from a member's memory after Redis lost it, not published since by its own member (./ledger-memory.ts). */
+  readonly restored?: true;
 }
 
 /** The other members' ledgers as one (what the audit adds to its own). */
@@ -45,11 +48,9 @@ export interface OthersLedger {
   readonly members: readonly string[];
   readonly tokens: ReadonlyMap<string, LedgerToken>;
   /**
-   * Markets of the records put back from a member's memory after Redis lost them and not published
-   * since by their own member (absent: none): their figures may be stale (./ledger-memory.ts).
+   * The members whose records were put back from a member's memory after Redis lost them and not
+   * published since by their own member (absent: none): their figures may be stale (./ledger-memory.ts).
    */
-  readonly unconfirmedMarkets?: ReadonlySet<string>;
-  /** The members of those records. */
   readonly unconfirmed?: readonly string[];
 }
 
@@ -96,7 +97,7 @@ export function parseLedger(json: string): PublishedLedger | undefined {
     if (typeof e.market !== 'string' || !INT(e.size) || !INT(e.unsettled) || !INT(e.fills)) return undefined;
     tokens[t] = { market: e.market, size: e.size, unsettled: e.unsettled, fills: e.fills };
   }
-  return { member: r.member, at: r.at, tokens };
+  return { member: r.member, at: r.at, tokens, ...(r.restored === true ? { restored: true as const } : {}) };
 }
 
 /**
@@ -114,16 +115,10 @@ export async function readOtherLedgers(
 ): Promise<OthersLedger & { readonly restored: number }> {
   let all: Readonly<Record<string, string>>;
   let restored = 0;
-  let put: ReadonlySet<string> = new Set();
   if (memory === undefined) all = await redis.hgetall(keys.ledgers);
-  else {
-    const r = await memory.read(redis, keys, self);
-    ({ records: all, restored } = r);
-    put = new Set(r.unconfirmed);
-  }
+  else ({ records: all, restored } = await memory.read(redis, keys, self));
   const members: string[] = [];
   const ledgers: Record<string, LedgerToken>[] = [];
-  const unconfirmedMarkets = new Set<string>();
   const unconfirmed: string[] = [];
   for (const [m, json] of Object.entries(all)) {
     if (m === self) continue;
@@ -131,16 +126,13 @@ export async function readOtherLedgers(
     if (l === undefined) continue;
     members.push(l.member);
     ledgers.push(l.tokens as Record<string, LedgerToken>);
-    if (put.has(m)) {
-      unconfirmed.push(l.member);
-      for (const t of Object.values(l.tokens)) unconfirmedMarkets.add(t.market);
-    }
+    if (l.restored === true) unconfirmed.push(l.member);
   }
   return {
     members: members.sort(),
     tokens: sumLedgers(ledgers),
     restored,
-    ...(unconfirmed.length > 0 ? { unconfirmed: unconfirmed.sort(), unconfirmedMarkets } : {}),
+    ...(unconfirmed.length > 0 ? { unconfirmed: unconfirmed.sort() } : {}),
   };
 }
 
@@ -204,11 +196,9 @@ export class LedgerPublisher {
         this.#again = false;
         const o = this.#o;
         const rec: PublishedLedger = { member: o.member, at: o.clock.now(), tokens: o.collect() };
-        const id = o.ledgerId ?? o.member;
         try {
-          await o.redis.hset(o.keys.ledgers, id, JSON.stringify(rec));
-          // its own figures now: no longer a record put back from a memory (./ledger-memory.ts)
-          await o.redis.srem(o.keys.ledgersRestored, id);
+          // (the whole record: a mark of one put back from a memory goes with it, ./ledger-memory.ts)
+          await o.redis.hset(o.keys.ledgers, o.ledgerId ?? o.member, JSON.stringify(rec));
           this.published++;
         } catch (e) {
           o.onError?.(e instanceof Error ? e : new Error(String(e)));

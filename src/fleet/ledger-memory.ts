@@ -20,10 +20,11 @@
  *
  * A record put back is the down member's as this member last read it: what that member did after
  * (a read every audit) is not in it (trial 22 F3: a live member's audit booked the difference as an
- * external trade, which stayed in its PnL after the down member came back). So the ids put back
- * are kept in a SET (`ledgersRestored`) until their own member publishes again
- * (./fleet-ledger.ts), and every read returns them (`unconfirmed`): the audit books no difference
- * on a market such a record covers (src/engine/position-audit.ts).
+ * external trade, which stayed in its PnL after the down member came back). So a record is put
+ * back marked (`"restored":true` first in its JSON), until its own member publishes it again (of
+ * any mmkit version: the publish replaces the whole record); readers see the mark
+ * (./fleet-ledger.ts `unconfirmed`), and while any record is so, the audits book no difference
+ * (src/engine/position-audit.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -51,14 +52,13 @@ export interface RememberedLedgers {
 const NOTHING: RememberedLedgers = { generation: undefined, ledgers: {}, pnl: {} };
 
 /**
- * KEYS[1] the generation, KEYS[2] the ledgers HASH, KEYS[3] the PnL HASH, KEYS[4] the day PnL HASH,
- * KEYS[5] the SET of ledger ids put back and not published since by their member;
+ * KEYS[1] the generation, KEYS[2] the ledgers HASH, KEYS[3] the PnL HASH, KEYS[4] the day PnL HASH;
  * ARGV[1] the generation remembered ('' none), ARGV[2] a new generation (set when none exists),
  * ARGV[3] how many ledger pairs follow, ARGV[4] how many PnL pairs follow them, then ledger id,
  * record pairs, then ledger id, PnL pairs, then ledger id, day PnL pairs remembered. Puts the
  * remembered ones back (HSETNX) when a generation was remembered and Redis has another (or none);
- * returns { generation, how many records were put back, the ledgers, the PnL, the day PnL (HGETALLs),
- * the ids put back and not published since (SMEMBERS) }.
+ * returns { generation, how many records were put back, the ledgers, the PnL, the day PnL (HGETALLs) }.
+ * A record is put back with `"restored":true` first (once: a remembered record may carry it already).
  */
 const READ_LUA = `
 local gen = redis.call('GET', KEYS[1])
@@ -70,10 +70,9 @@ local restored = 0
 if ARGV[1] ~= '' and ARGV[1] ~= gen then
   local last = 4 + 2 * tonumber(ARGV[3])
   for i = 5, last, 2 do
-    if redis.call('HSETNX', KEYS[2], ARGV[i], ARGV[i + 1]) == 1 then
-      restored = restored + 1
-      redis.call('SADD', KEYS[5], ARGV[i])
-    end
+    local rec = ARGV[i + 1]
+    if string.sub(rec, 1, 17) ~= '{"restored":true,' then rec = '{"restored":true,' .. string.sub(rec, 2) end
+    restored = restored + redis.call('HSETNX', KEYS[2], ARGV[i], rec)
   end
   local lastPnl = last + 2 * tonumber(ARGV[4])
   for i = last + 1, lastPnl, 2 do
@@ -83,8 +82,7 @@ if ARGV[1] ~= '' and ARGV[1] ~= gen then
     redis.call('HSETNX', KEYS[4], ARGV[i], ARGV[i + 1])
   end
 end
-return { gen, restored, redis.call('HGETALL', KEYS[2]), redis.call('HGETALL', KEYS[3]), redis.call('HGETALL', KEYS[4]),
-  redis.call('SMEMBERS', KEYS[5]) }
+return { gen, restored, redis.call('HGETALL', KEYS[2]), redis.call('HGETALL', KEYS[3]), redis.call('HGETALL', KEYS[4]) }
 `;
 const READ = new Script(READ_LUA);
 
@@ -93,8 +91,6 @@ export interface LedgersRead {
   readonly records: Readonly<Record<string, string>>;
   /** Remembered records put back (a Redis restarted empty had lost them). */
   readonly restored: number;
-  /** Ledger ids of `records` put back (by any member) and not published since by their own member. */
-  readonly unconfirmed: readonly string[];
 }
 
 /**
@@ -139,11 +135,11 @@ export class LedgerMemory {
     for (const [id, rec] of ledgers) args.push(id, rec);
     for (const [id, v] of pnl) args.push(id, v);
     for (const [id, v] of Object.entries(mem.dayPnl ?? {})) if (id !== self) args.push(id, v);
-    const [gen, restored, flat, flatPnl, flatDay, put] = (await READ.run(
+    const [gen, restored, flat, flatPnl, flatDay] = (await READ.run(
       redis,
-      [keys.generation, keys.ledgers, keys.pnl, keys.dayPnl, keys.ledgersRestored],
+      [keys.generation, keys.ledgers, keys.pnl, keys.dayPnl],
       args,
-    )) as [string, number, string[], string[], string[], string[]];
+    )) as [string, number, string[], string[], string[]];
     const records = pairs(flat);
     if (mem.generation !== undefined && mem.generation !== gen) this.#lostInto = gen;
     this.#remember({
@@ -153,7 +149,7 @@ export class LedgerMemory {
       pnl: without(pairs(flatPnl), self),
       dayPnl: without(pairs(flatDay), self),
     });
-    return { records, restored, unconfirmed: put.filter((id) => id in records).sort() };
+    return { records, restored };
   }
 
   /**

@@ -182,6 +182,7 @@ export function createPositionAuditWiring(parts: PositionAuditParts): PositionAu
             ? {
                 fleet: {
                   others: () => fleetLedger.others(),
+                  ...(fleetLedger.unconfirmed !== undefined ? { unconfirmed: () => fleetLedger.unconfirmed!() } : {}),
                   // booked by the member holding the token's market now: once fleet-wide
                   books: (_t: string, m: string) => fleet.quotable(m as ConditionId),
                 },
@@ -229,8 +230,8 @@ export function createPositionAuditWiring(parts: PositionAuditParts): PositionAu
         );
       for (const a of r.withheld ?? [])
         marketLog('audit', a.market).warn(
-          { token: a.tokenId, size: formatAmount(a.size), note: a.note },
-          "position difference not booked: a member's ledger on this market was put back from memory after the fleet's Redis lost it and may be stale; start that member (it publishes its own) or remove its record (HDEL, README Scaling out)",
+          { token: a.tokenId, size: formatAmount(a.size), note: a.note, members: fleetLedger?.unconfirmed?.() },
+          "position difference not booked: the ledgers of members not running were put back from memory after the fleet's Redis lost them and may be stale; start those members (each publishes its own) or remove their records (HDEL, README Scaling out)",
         );
       keep();
       return r;

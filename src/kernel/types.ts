@@ -105,6 +105,8 @@ export interface TraderFleetLedger {
   othersMarket(market: ConditionId): boolean;
   /** The other members' published ledgers, summed by token. @throws when Redis cannot be read */
   others(): Promise<ReadonlyMap<string, OthersToken>>;
+  /** The members whose ledger is, as of the last `others()`, a record put back from memory and not published since (nothing is booked meanwhile). */
+  unconfirmed?(): readonly string[];
   /** This member's ledger changed (an own fill, an adjustment): publish it soon. */
   changed(): void;
   /**

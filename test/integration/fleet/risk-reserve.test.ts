@@ -559,6 +559,14 @@ describe('mmkit fleet status', () => {
     expect(formatFleetStatus(await readFleetStatus(admin, ACCOUNT, NOW))).toContain(
       'kill switch: TRIPPED (final accounting, by cli:vm at 2026-11-29T23:43:00.000Z)',
     );
+    // a record without a readable time (or one out of range) says none, and does not throw
+    for (const at of [0, 9e15]) {
+      await admin.del(keys.kill);
+      await tripFleetKill(admin, keys, { reason: 'odd', by: 'x', at });
+      expect(formatFleetStatus(await readFleetStatus(admin, ACCOUNT, NOW))).toContain(
+        'kill switch: TRIPPED (odd, by x)',
+      );
+    }
     await admin.del(keys.kill);
     await admin.hdel(keys.riskLimits, 'maxLoss', 'maxDailyLoss', 'maxNotionalGlobal', 'maxOpenOrdersGlobal');
     await admin.del(keys.dayPnl);

@@ -29,6 +29,7 @@ function member(o: {
   own: { tokenId: string; market: string; size: number }[];
   others: () => Map<string, OthersToken>;
   holds: (market: string) => boolean;
+  unconfirmed?: () => readonly string[];
 }) {
   const recorded: PositionAdjustment[] = [];
   const auditor = new PositionAuditor({
@@ -47,7 +48,11 @@ function member(o: {
     markets: { pair: () => undefined, winner: () => undefined },
     mid: () => 5000,
     now: () => 0,
-    fleet: { others: async () => o.others(), books: (_t, m) => o.holds(m) },
+    fleet: {
+      others: async () => o.others(),
+      books: (_t, m) => o.holds(m),
+      ...(o.unconfirmed ? { unconfirmed: o.unconfirmed } : {}),
+    },
   });
   return { auditor, recorded };
 }
@@ -156,33 +161,49 @@ describe('PositionAuditor in a fleet', () => {
     expect(m.recorded).toEqual([]);
   });
 
-  it("books nothing on a market where a member's record was put back from memory and not published since (trial 22 F3)", async () => {
+  it("books nothing while a member's ledger is a record put back from memory, not published since (trial 22 F3)", async () => {
     // the venue: this member's 3 of A; the down member's remembered record says it holds 15 of A's
-    // complement C, but it sold them before it died (its last publish came after this member's read)
+    // complement C, but it sold them before it died (its last publish came after this member's read);
+    // and it bought 4 of D, on a market its remembered record does not know (after that read too)
     const C = 'tokC' as TokenId;
+    const D = 'tokD' as TokenId;
+    const MD = '0xmd' as ConditionId;
     const venue = () =>
       hold([
         [A, MA, 3_000_000],
         [C, MA, 0],
+        [D, MD, 4_000_000],
       ]);
     let stale = true;
     const others = () =>
-      new Map<string, OthersToken>([
-        [
-          C,
-          { market: MA, size: stale ? 15_000_000 : 0, unsettled: 0, fills: 3, ...(stale ? { unconfirmed: true } : {}) },
-        ],
-      ]);
-    const m = member({ venue, own: [{ tokenId: A, market: MA, size: 3_000_000 }], others, holds: (x) => x === MA });
+      new Map<string, OthersToken>(
+        stale
+          ? [[C, { market: MA, size: 15_000_000, unsettled: 0, fills: 3 }]]
+          : [
+              [C, { market: MA, size: 0, unsettled: 0, fills: 4 }],
+              [D, { market: MD, size: 4_000_000, unsettled: 0, fills: 1 }],
+            ],
+      );
+    const own = [{ tokenId: A, market: MA, size: 3_000_000 }];
+    // this member holds MA and MD (it books both)
+    const unconfirmed = () => (stale ? ['c'] : []);
+    const m = member({ venue, own, others, holds: (x) => x === MA || x === MD, unconfirmed });
     for (let i = 0; i < 4; i++) {
       const r = await m.auditor.audit({ confirm: true });
       expect(r.adjusted).toEqual([]);
-      // confirmed by a second audit: withheld, not booked (before: -15 booked as an external trade), and
-      // confirmed again by the next two
-      expect((r.withheld ?? []).map((a) => [a.tokenId, a.size])).toEqual(i % 2 === 0 ? [] : [[C, -15_000_000]]);
+      // confirmed by a second audit: withheld, not booked (before: booked as external trades), the
+      // market the record does not know too; confirmed again by the next two
+      expect((r.withheld ?? []).map((a) => [a.tokenId, a.size])).toEqual(
+        i % 2 === 0
+          ? []
+          : [
+              [C, -15_000_000],
+              [D, 4_000_000],
+            ],
+      );
     }
     expect(m.recorded).toEqual([]);
-    // its member publishes again (0 of C): no difference at all, nothing was ever booked
+    // its member publishes again: no difference at all, nothing was ever booked
     stale = false;
     for (let i = 0; i < 2; i++) {
       const r = await m.auditor.audit({ confirm: true });
@@ -190,15 +211,31 @@ describe('PositionAuditor in a fleet', () => {
       expect(r.withheld).toBeUndefined();
     }
     expect(m.recorded).toEqual([]);
+    // a member that does not book the market (another holds it) reports it as before, and withholds nothing
+    stale = true;
+    const n0 = member({
+      venue,
+      own: [{ tokenId: A, market: MA, size: 3_000_000 }],
+      others,
+      holds: () => false,
+      unconfirmed,
+    });
+    await n0.auditor.audit({ confirm: true });
+    const r0 = await n0.auditor.audit({ confirm: true });
+    expect(r0.withheld).toBeUndefined();
+    expect(r0.unbooked.map((a) => a.tokenId)).toEqual([C, D]);
     // the same stale record without the mark: booked, the defect
     const n = member({
       venue,
       own: [{ tokenId: A, market: MA, size: 3_000_000 }],
-      others: () => new Map([[C, { market: MA, size: 15_000_000, unsettled: 0, fills: 3 }]]),
-      holds: (x) => x === MA,
+      others,
+      holds: (x) => x === MA || x === MD,
     });
     await n.auditor.audit({ confirm: true });
     await n.auditor.audit({ confirm: true });
-    expect(n.recorded.map((a) => [a.tokenId, a.size, a.cause])).toEqual([[C, -15_000_000, 'unknown']]);
+    expect(n.recorded.map((a) => [a.tokenId, a.size])).toEqual([
+      [C, -15_000_000],
+      [D, 4_000_000],
+    ]);
   });
 });
