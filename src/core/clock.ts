@@ -48,6 +48,31 @@ export class LiveClock implements Clock {
   }
 }
 
+/**
+ * `clock` with every timer callback guarded: one that throws, or returns a promise that rejects, is
+ * handed to `onError` (which must not throw) instead of the timer machinery. A strategy's
+ * `ctx.clock` is one: the engine counts such an error like a throw of its handler (trial 23 F1: a
+ * throwing callback crashed the daemon with its quotes resting).
+ */
+export function guardedClock(clock: Clock, onError: (err: unknown) => void): Clock {
+  const guard = (fn: () => void) => (): void => {
+    try {
+      const r: unknown = fn();
+      if (typeof (r as { then?: unknown } | null)?.then === 'function')
+        (r as Promise<unknown>).then(undefined, onError);
+    } catch (err) {
+      onError(err);
+    }
+  };
+  return {
+    now: () => clock.now(),
+    setTimeout: (fn, ms) => clock.setTimeout(guard(fn), ms),
+    clearTimeout: (h) => clock.clearTimeout(h),
+    setInterval: (fn, ms) => clock.setInterval(guard(fn), ms),
+    clearInterval: (h) => clock.clearInterval(h),
+  };
+}
+
 interface VirtualTimer {
   id: number;
   at: number;

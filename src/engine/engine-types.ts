@@ -178,4 +178,9 @@ export interface Engine {
   stats(): EngineStats;
   /** How often the strategy was called, and its times when measured (kept out of `stats()`: a backtest's result). */
   strategyCalls(): StrategyCalls;
+  /**
+   * An error of the strategy outside `onEvent`, in a callback of its `ctx.clock` (guardedClock):
+   * counted, logged and judged as a throw at a timer event (every market's count). Never throws.
+   */
+  strategyCallbackThrew(err: unknown): void;
 }

@@ -550,6 +550,25 @@ class EngineImpl implements Engine {
       );
   }
 
+  strategyCallbackThrew(err: unknown): void {
+    try {
+      this.#stats.errors.strategy++;
+      const at = errAt(err);
+      const msg = errMsg(err);
+      this.#stats.firstStrategyError ??= { message: msg, ...(at !== undefined ? { at } : {}) };
+      const now = this.#o.clock.now();
+      this.#log(
+        'error',
+        'strategy',
+        { event: 'ctx.clock', err: msg, ...(at !== undefined ? { at } : {}) },
+        'strategy timer callback threw',
+      );
+      this.#strategyErred(msg, { type: 'timer', name: 'ctx.clock', venueTime: now, recvTime: now }, now);
+    } catch {
+      /* never into the timer machinery */
+    }
+  }
+
   /** A strategy output that is not one (./output-check.ts): a strategy error, the output dropped. */
   #invalidOutput(event: MmkitEvent['type'], out: unknown, problem: string): void {
     // an async handler's promise: its rejection is this same error, never an unhandled one

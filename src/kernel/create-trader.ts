@@ -27,7 +27,7 @@
  * memories); they change no result (tests run the sample feed with them on and off).
  */
 import { randomInt } from 'node:crypto';
-import type { Clock, TimerHandle } from '../core/clock.ts';
+import { type Clock, guardedClock, type TimerHandle } from '../core/clock.ts';
 import { RateLimitedLog } from '../core/rate-limited-log.ts';
 import type { FillEvent } from '../core/events.ts';
 import type { ConditionId, TokenId } from '../core/ids.ts';
@@ -523,7 +523,13 @@ export function createTrader(o: TraderOptions): Trader {
     strategy: (state) => {
       // the gate's size limit, so a quote the gate cuts keeps its live order (trial 21 F6)
       state.maxOrderSize = (market) => limitsFor(limits, market).maxOrderSize;
-      return createStrategy(def, { clock, log: strategyLog, markets: state.markets, random, priceLimits }, o.params);
+      // its timers' callbacks guarded: an error there is the strategy's, counted like a throw of onEvent
+      const ctxClock = guardedClock(clock, (err) => engine?.strategyCallbackThrew(err));
+      return createStrategy(
+        def,
+        { clock: ctxClock, log: strategyLog, markets: state.markets, random, priceLimits },
+        o.params,
+      );
     },
     markets: o.markets,
     clock,

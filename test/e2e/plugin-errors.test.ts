@@ -120,6 +120,34 @@ describe('strategy output checked where it leaves onEvent (F3, F14)', () => {
   }, 120_000);
 });
 
+describe("an error in a callback of the strategy's ctx.clock (trial 23 F1)", () => {
+  it('is a strategy error like a throw of onEvent: counted with where, the daemon and the backtest go on', async () => {
+    // quotes on every timer event; its own interval throws every 300 ms (before: an uncaught exception
+    // killed the daemon with its quotes resting, and the backtest printed "mmkit: timer boom", no results)
+    const body = quoting('{ quotes: [entry] }').replace(
+      'create(ctx) {\n',
+      "create(ctx) {\n  ctx.clock.setInterval(() => { throw new Error('timer boom'); }, 300);\n",
+    );
+    const file = plugin('timerthrows', body);
+    const r = await mmkit(['strategy', 'check', file, '--duration', '4s', '--json']);
+    expect(r.err).not.toContain('Node.js v');
+    const check = JSON.parse(r.out) as { strategyErrors: { count: number; first: { message: string; at: string } } };
+    expect(check.strategyErrors.count).toBeGreaterThanOrEqual(5);
+    expect(check.strategyErrors.first.message).toBe('timer boom');
+    expect(check.strategyErrors.first.at).toMatch(new RegExp(`^${file}:3:\\d+$`));
+    expect(r.code).toBe(1);
+    const b = await mmkit(['backtest', '--feed', FEED, '--strategy', file, '--no-feed-cache', '--json']);
+    expect(b.err).not.toContain('Node.js v');
+    const bt = JSON.parse(b.out) as {
+      engine: { firstStrategyError: { message: string; at?: string } };
+      stopReason: string;
+    };
+    expect(bt.engine.firstStrategyError.message).toBe('timer boom');
+    expect(bt.engine.firstStrategyError.at).toMatch(new RegExp(`^${file}:3:\\d+$`));
+    expect(bt.stopReason).toBe('end of feed');
+  }, 240_000);
+});
+
 describe('create() and ConfigError (F14, F23)', () => {
   it('a throw in create() names the strategy and where, in check and backtest', async () => {
     const file = plugin('createthrows', "params: {}, create() {\n  throw new Error('cannot create');\n}");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../../src/core/clock.ts';
+import { guardedClock, VirtualClock } from '../../../src/core/clock.ts';
 
 describe('VirtualClock', () => {
   it('fires timers in time order as it advances', () => {
@@ -30,5 +30,33 @@ describe('VirtualClock', () => {
     expect(() => c.advance(-1)).toThrow(RangeError);
     expect(() => c.advanceTo(499)).toThrow(RangeError);
     expect(c.now()).toBe(500);
+  });
+});
+
+describe("guardedClock (a strategy's ctx.clock: trial 23 F1)", () => {
+  it("hands a callback's throw or rejection to onError; the clock and its other timers go on", async () => {
+    const clock = new VirtualClock(0);
+    const errors: unknown[] = [];
+    const g = guardedClock(clock, (e) => errors.push(e));
+    let ticks = 0;
+    g.setInterval(() => {
+      ticks++;
+      throw new Error(`boom ${ticks}`);
+    }, 100);
+    g.setTimeout(() => Promise.reject(new Error('async boom')) as unknown as void, 150);
+    let fine = 0;
+    g.setTimeout(() => fine++, 250);
+    expect(() => clock.advanceTo(300)).not.toThrow();
+    await Promise.resolve();
+    expect(ticks).toBe(3);
+    expect(fine).toBe(1);
+    expect(errors.map((e) => (e as Error).message)).toEqual(['boom 1', 'boom 2', 'boom 3', 'async boom']);
+    expect(g.now()).toBe(300);
+    // without the guard the throw reaches whoever drives the clock
+    const raw = new VirtualClock(0);
+    raw.setTimeout(() => {
+      throw new Error('raw');
+    }, 10);
+    expect(() => raw.advanceTo(20)).toThrow('raw');
   });
 });
