@@ -24,8 +24,8 @@
  * order protocol the feed's header says its venue spoke (2 when it says none; a synthetic world: 1),
  * or `--fee-protocol`'s; the summary and --json say which (`feeProtocol`).
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { WorldProfileName } from '../exchange/world/profiles.ts';
 import { rewardOptions, type RewardOptions } from '../exchange/rewards/ledger.ts';
@@ -38,7 +38,7 @@ import { formatSummary, duration, strategyFailure } from '../backtest/report.ts'
 import { renderHtmlReport } from '../backtest/report-html.ts';
 import type { BacktestOptions, BacktestProgress, BacktestResult } from '../backtest/runner.ts';
 import { loadConfig, parseDuration } from './config.ts';
-import { ExitCode, reportError, usageError } from './exit-codes.ts';
+import { CliError, ExitCode, reportError, usageError } from './exit-codes.ts';
 import {
   durationArg,
   feeProtocolArg,
@@ -541,6 +541,19 @@ export function pruneFeedCacheAfterRun(
   }
 }
 
+/**
+ * Refuses (a usage error naming `flag`) an output path that cannot be written: its directory missing
+ * or not one, or the path a directory. Checked before a run, so that a typo costs no run.
+ */
+function writablePath(flag: string, path: string): void {
+  const file = resolve(path);
+  if (existsSync(file) && statSync(file).isDirectory())
+    throw usageError(`${flag}: ${path} is a directory (give a file name)`);
+  const dir = dirname(file);
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw usageError(`${flag}: the directory of ${path} (${dir}) does not exist`);
+}
+
 /** Runs `mmkit backtest`; resolves with the exit code. */
 export async function backtestCommand(o: BacktestCliOptions): Promise<number> {
   const opts = prepareFeedCache(backtestOptionsOf(o), 'backtest');
@@ -549,6 +562,9 @@ export async function backtestCommand(o: BacktestCliOptions): Promise<number> {
   const startedAt = Date.now();
   if (o.store !== undefined && o.store !== ':memory:' && existsSync(o.store))
     throw usageError(`--store: ${o.store} exists already (a backtest starts from an empty store)`);
+  // output paths checked before the run, not after it (trial 23 F5: a typo lost the whole run's results)
+  if (o.store !== undefined && o.store !== ':memory:') writablePath('--store', o.store);
+  if (o.report !== undefined) writablePath('--report', o.report);
   const ignored = ignoredEnvWarning('backtest', process.env, o.config !== undefined);
   if (ignored !== undefined) process.stderr.write(ignored);
   const { runBacktest } = await import('../backtest/runner.ts');
@@ -597,13 +613,18 @@ export async function backtestCommand(o: BacktestCliOptions): Promise<number> {
   const wall = bar.elapsedSec;
   pruneFeedCacheAfterRun(opts, maxMb, startedAt, 'backtest');
   const m = computeMetrics(result);
-  if (o.report !== undefined) {
-    const file = resolve(o.report);
-    writeFileSync(file, renderHtmlReport(result, m));
-    process.stderr.write(`mmkit backtest: report written to ${file}\n`);
-  }
   if (o.json) process.stdout.write(JSON.stringify(backtestJson(result, m)) + '\n');
   else process.stdout.write(formatSummary(result, m));
+  // (after the results are out: a report that cannot be written loses nothing else)
+  if (o.report !== undefined) {
+    const file = resolve(o.report);
+    try {
+      writeFileSync(file, renderHtmlReport(result, m));
+    } catch (e) {
+      throw new CliError(`--report: cannot write ${file}: ${(e as Error).message}`, ExitCode.FAILURE);
+    }
+    process.stderr.write(`mmkit backtest: report written to ${file}\n`);
+  }
   const virt = result.endMs - result.startMs;
   const items =
     result.mode === 'feed'

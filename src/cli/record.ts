@@ -16,7 +16,8 @@
  * SIGTERM; either way the files are closed cleanly and the command exits 0. Logs go to stderr; the
  * summary to stdout.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { ConfigError } from '../core/errors.ts';
 import type { MarketInfo } from '../core/venue.ts';
@@ -148,6 +149,10 @@ export async function recordCommand(o: RecordCliOptions): Promise<number> {
       '--out',
       `${partPath(o.out, 1)} exists (a part of an earlier recording): choose another name`,
     );
+  // (before recording, not at the first write: trial 23 F5)
+  const outDir = dirname(resolve(o.out));
+  if (!existsSync(outDir) || !statSync(outDir).isDirectory())
+    throw new ConfigError('--out', `the directory of ${o.out} (${outDir}) does not exist`);
   const durationMs = o.duration !== undefined ? (parseDuration(o.duration) ?? 0) : 0;
   // --top picks among the candidates of bot.marketFilters, as `mmkit run` does (--markets: as named)
   const cfg = loadConfig(o.config);

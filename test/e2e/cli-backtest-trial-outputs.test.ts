@@ -140,3 +140,25 @@ describe('backtest: the rules the run had', () => {
     expect(d.out.split('\n')[0]).toMatch(/, post-only off, risk limits default$/);
   }, 120_000);
 });
+
+describe('output paths checked before a run (trial 23 F5)', () => {
+  it('--report or --store into a missing directory, or onto a directory: refused at once (exit 2), naming the flag', async () => {
+    const base = ['backtest', '--feed', feed, '--strategy', 'bands'];
+    const cases: [string[], RegExp][] = [
+      [['--report', join(dir, 'nodir', 'r.html')], /--report: the directory of .*nodir\/r\.html .* does not exist/],
+      [['--report', dir], /--report: .* is a directory \(give a file name\)/],
+      [['--store', join(dir, 'nodir', 's.db')], /--store: the directory of .*nodir\/s\.db .* does not exist/],
+    ];
+    for (const [flags, why] of cases) {
+      const r = await runMmkit([...base, ...flags], { env: env() });
+      expect(r.code, r.err).toBe(2);
+      expect(r.err).toMatch(why);
+      expect(r.out).toBe('');
+    }
+    const rec = await runMmkit(['record', '--out', join(dir, 'nodir', 'f.ndjson.gz'), '--duration', '1s'], {
+      env: env(),
+    });
+    expect(rec.code, rec.err).toBe(2);
+    expect(rec.err).toMatch(/--out.*the directory of .*nodir\/f\.ndjson\.gz .* does not exist/);
+  }, 120_000);
+});
