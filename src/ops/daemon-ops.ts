@@ -282,7 +282,10 @@ export class DaemonOps {
       whyNotQuotable: (m) =>
         p.engine.pulled().has(m as never) || !state.quotable(m as never)
           ? (state.whyNotQuotable(m as never) ?? (p.engine.ready ? 'pulled' : 'not quoting yet'))
-          : undefined,
+          : // (its quotes pulled while the strategy errs on it: not quoting, trial 23 F3)
+            p.engine.stats().strategyFailing?.markets.includes(m as never) === true
+            ? 'strategy failing'
+            : undefined,
       isRetired: (m) => state.isResolved(m as never),
       liveOrders: () => p.tracker.liveOrders(),
       positions: () => positionsWithDecimals(p.store),
