@@ -201,6 +201,12 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
     if (missing.length > 0)
       throw new ConfigError('backtest.markets', `unknown market(s) in world ${w.seed}: ${missing.join(', ')}`);
   } else {
+    // (a search that matches no question is said as such, not as a run too long: trial 23 F8)
+    if (
+      w.search !== undefined &&
+      !ex.listMarkets().some((e) => e.meta.question.toLowerCase().includes(w.search!.toLowerCase()))
+    )
+      throw new ConfigError('--world-search', `no market of world ${w.seed} has "${w.search}" in its question`);
     const scored = ex
       .listMarkets()
       .filter((e) => e.state.status === 'active' && Date.parse(e.meta.endDate) > endMs + 3_600_000)
@@ -237,7 +243,7 @@ export async function createWorldDriver(o: WorldDriverOptions): Promise<Backtest
   if (markets.length === 0)
     throw new ConfigError(
       'backtest.markets',
-      `world ${w.seed} has no active market with books that stays open for ${w.durationMs} ms`,
+      `world ${w.seed} has no active market with books${w.search !== undefined ? ` matching "${w.search}"` : ''} that stays open for the run (${w.durationMs / 1000} s) and an hour after it`,
     );
 
   // the news jumps of the traded markets from now on (the report's "picked off after jumps")

@@ -162,3 +162,17 @@ describe('output paths checked before a run (trial 23 F5)', () => {
     expect(rec.err).toMatch(/--out.*the directory of .*nodir\/f\.ndjson\.gz .* does not exist/);
   }, 120_000);
 });
+
+describe('a world search that matches nothing (trial 23 F8)', () => {
+  it('says the search matched no question, not that the run is too long', async () => {
+    const r = await runMmkit(
+      ['backtest', '--world', '5', '--duration', '2m', '--strategy', 'bands', '--world-search', 'zzzz'],
+      {
+        env: env(),
+      },
+    );
+    expect(r.code, r.err).toBe(2);
+    expect(r.err).toContain('--world-search: no market of world 5 has "zzzz" in its question');
+    expect(r.err).not.toContain('stays open');
+  }, 120_000);
+});
