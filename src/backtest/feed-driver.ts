@@ -20,6 +20,9 @@ import { createSimVenue, type SimLatencyOptions, type SimVenue } from '../venues
 import { planFeedCaches, type FeedCachePlan } from './feed-cache.ts';
 import { newReplayStats, replayCachedBatches, replayFeedBatches } from './replay.ts';
 import { firstBooks } from './feed-books.ts';
+
+/** A stretch of the feeds this long with no record is a gap (BacktestResult.gaps): an hour. */
+export const FEED_GAP_MS = 3_600_000;
 import type { BacktestDriver, MarketChooser } from './types.ts';
 
 /**
@@ -248,12 +251,16 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
     }
     clock.advanceTo(Math.max(clock.now(), from));
   }
+  // stretches of an hour or more with no record (BacktestResult.gaps)
+  const gaps: { fromMs: number; toMs: number }[] = [];
+  let lastT: number | undefined;
   return {
     mode: 'feed',
     clock,
     venue,
     markets,
     endMs: undefined,
+    gaps: () => gaps,
     bookIncludesOwn: showOwnOrders,
     source: { feeds: files },
     feeProtocol,
@@ -288,6 +295,8 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
               break outer;
             }
             n++;
+            if (lastT !== undefined && item.t - lastT >= FEED_GAP_MS) gaps.push({ fromMs: lastT, toMs: item.t });
+            lastT = item.t;
             if (item.kind === 'frame' || item.kind === 'events') frames++;
             bad += item.bad ?? 0;
             // the recorder's orderly stop: held until something follows it (then it was a gap,

@@ -251,6 +251,15 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
     `mmkit backtest: ${r.strategy.name} on ${r.markets.length} market${r.markets.length === 1 ? '' : 's'}, ${describeSource(r)}, seed ${r.seed}, latency ${r.latencyMs} ms${feeProtocolText(r)}${runRulesText(r)}`,
   );
   row('period', `${iso(r.startMs)} → ${iso(r.endMs)} (${duration(m.durationMs)} virtual)`);
+  if (r.gaps !== undefined && r.gaps.length > 0) {
+    // (trial 23 F2: feeds of two sessions merged with nothing said of the hours between them)
+    const first = r.gaps[0]!;
+    const total = r.gaps.reduce((a, g) => a + g.toMs - g.fromMs, 0);
+    row(
+      'gaps',
+      `${r.gaps.length} with no data for an hour or more, ${duration(total)} in all (the first ${iso(first.fromMs)} → ${iso(first.toMs)}); per-period figures (Sharpe) leave them out`,
+    );
+  }
   row('stopped', r.stopReason);
   row(
     'fills',

@@ -622,6 +622,7 @@ async function runWith(
     inventoryLimit,
     fills: fillParts.fills,
     ...(driver.news !== undefined ? { news: driver.news() } : {}),
+    ...((driver.gaps?.() ?? []).length > 0 ? { gaps: driver.gaps!().map((g) => ({ ...g })) } : {}),
     fillCount: fillParts.fillCount,
     fillStats: fillParts.fillStats,
     fillPoints: fillParts.fillPoints,

@@ -96,6 +96,32 @@ describe('backtest metrics', () => {
     });
   });
 
+  it('Sharpe leaves out the periods wholly inside a gap of the feeds (trial 23 F2)', () => {
+    const H = 3_600_000;
+    // 10 hours of data, 50 empty hours, then 2 more hours of data: the PnL at each hour's end
+    const data = [0, 10, 4, 12, 6, 14, 8, 16, 10, 18, 12];
+    const t: number[] = [];
+    const v: number[] = [];
+    data.forEach((x, k) => (t.push(T0 + k * H), v.push(x)));
+    t.push(T0 + 61 * H, T0 + 62 * H);
+    v.push(20, 15);
+    const gaps = [{ fromMs: T0 + 10 * H + 60_000, toMs: T0 + 60 * H + 60_000 }];
+    const s = sharpeOf(t, v, T0, T0 + 62 * H, gaps);
+    // the hours 12..60 lie wholly in the gap; 1..11 and 61..62 have data: 13 changes, the 11th hour's 0
+    // (its data ends at 10:00 + 1 min) and the one across the gap (20 - 12) among them
+    const changes = [10, -6, 8, -6, 8, -6, 8, -6, 8, -6, 0, 8, -5];
+    const mean = changes.reduce((a, b) => a + b, 0) / changes.length;
+    const sd = Math.sqrt(changes.reduce((a, c) => a + (c - mean) ** 2, 0) / (changes.length - 1));
+    expect(s.periods).toBe(13);
+    expect(s.value).toBe(Math.round((mean / sd) * Math.sqrt(8766) * 1e6) / 1e6);
+    // without the gaps: 62 changes, most of them 0, and another figure
+    const all = sharpeOf(t, v, T0, T0 + 62 * H);
+    expect(all.periods).toBe(62);
+    expect(all.value).not.toBe(s.value);
+    // a gap covering everything but a few hours: too few changes, n/a
+    expect(sharpeOf(t, v, T0, T0 + 62 * H, [{ fromMs: T0 + 2 * H, toMs: T0 + 61 * H }]).value).toBeNull();
+  });
+
   it('max drawdown: the largest fall from a running peak, with when it peaked and bottomed', () => {
     expect(maxDrawdownOf([0, 10, 4, 12, 6, 14], [0, 1, 2, 3, 4, 5])).toEqual({ value: 6, peakAt: 1, troughAt: 2 });
     expect(maxDrawdownOf([5, 3, 8, 1, 9], [0, 1, 2, 3, 4])).toEqual({ value: 7, peakAt: 2, troughAt: 3 });
