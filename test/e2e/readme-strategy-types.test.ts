@@ -10,7 +10,8 @@
  * command, so a command that checks nothing cannot pass. One tsc process each, a few seconds.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from './support/cli.ts';
@@ -104,6 +105,28 @@ export default defineStrategy({
     expect(r.out).toContain('TS2363'); // the right-hand side of an arithmetic operation must be a number
     expect(r.out).toMatch(/not assignable to type 'Pips'/);
     expect(r.out).toMatch(/not assignable to type 'Micro'/);
+  }, 180_000);
+
+  it("in a folder of one's own with the checkout linked: the README's flags with its compiler and --typeRoots (trial 23 F4)", () => {
+    const own = mkdtempSync(join(tmpdir(), 'mmkit-own-plugins-'));
+    try {
+      mkdirSync(join(own, 'node_modules'));
+      symlinkSync(ROOT, join(own, 'node_modules', 'mmkit'));
+      const ex = tsExamples().find((e) => e.name === 'my-quoter.ts')!;
+      writeFileSync(join(own, 'my-quoter.ts'), `${ex.code}\n`);
+      expect(README).toContain('`node_modules/mmkit/node_modules/.bin/tsc` with the same flags and `--typeRoots');
+      const argv = typecheckCommand();
+      const args = [...argv.slice(2), '--typeRoots', 'node_modules/mmkit/node_modules/@types'];
+      const r = spawnSync(join(own, 'node_modules/mmkit/node_modules/.bin/tsc'), args, {
+        cwd: own,
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      expect(r.stdout + r.stderr, 'tsc').toBe('');
+      expect(r.status).toBe(0);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
   }, 180_000);
 
   it('a string param with choices is typed as the union of its choices (trial 10 F11)', () => {
