@@ -161,7 +161,7 @@ function ms(x: number): string {
 
 /**
  * The check's warnings (it stays ok): most of what the strategy asked the gate for was refused
- * (`most quotes refused: OFF_TICK x30 of 31`), or exactly half (`half the quotes refused`); every
+ * (`most quotes refused: OFF_TICK x30 of 31`; all of them: `every quote refused`), or exactly half (`half the quotes refused`); every
  * immediate (FOK/FAK) order it asked for was refused (`immediate`: those refused by code and those
  * sent; the quotes resting meanwhile would hide a dead taking leg in the first count: trial 21 F7);
  * its slowest `onEvent` took over SLOW_HANDLER_MS.
@@ -178,7 +178,9 @@ export function checkWarnings(
     );
   const refused = countsTotal(refusals);
   if (timing !== undefined && refused * 2 > timing.asked)
-    out.push(`most quotes refused: ${codeCountsText(refusals)} of ${timing.asked}`);
+    out.push(
+      `${refused >= timing.asked ? 'every quote' : 'most quotes'} refused: ${codeCountsText(refusals)} of ${timing.asked}`,
+    );
   // exactly half: a two-sided quoter with one side (or one token) refused every time (trial 10 F4)
   else if (timing !== undefined && refused > 0 && refused * 2 === timing.asked)
     out.push(

@@ -39,6 +39,8 @@ describe('strategy check: warnings', () => {
 
   it('warns when the gate refused more than half of what the strategy asked for', () => {
     expect(checkWarnings({ OFF_TICK: 30 }, timing({}))).toEqual(['most quotes refused: OFF_TICK x30 of 31']);
+    // all of them: said so (trial 23 F9: "most quotes refused: INVALID_PRICE x4 of 4")
+    expect(checkWarnings({ INVALID_PRICE: 31 }, timing({}))).toEqual(['every quote refused: INVALID_PRICE x31 of 31']);
     expect(checkWarnings({ PRICE_BAND: 1, OFF_TICK: 15 }, timing({}))).toEqual([
       'most quotes refused: OFF_TICK x15, PRICE_BAND x1 of 31',
     ]);
