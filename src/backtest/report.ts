@@ -213,14 +213,20 @@ function firstErrorNote(r: BacktestResult): string {
 }
 
 /**
- * Why the run says nothing about the strategy, or undefined when it does: the strategy sent no
- * order while it erred (threw or returned an invalid output, at least once; e.g. it throws on every event), or while it asked for
+ * Why the run says nothing about the strategy, or undefined when it does: every order it sent was
+ * rejected by the venue (none rested or filled); or it sent no order while it erred (threw or returned an invalid output, at least once; e.g. it throws on every event), or while it asked for
  * quotes or immediate orders the risk gate refused (e.g. every price off the tick). `mmkit
  * backtest` exits 1 then (README, Backtest), whatever the output format; a sweep ranks such a
  * point after the clean ones. The text follows "FAILED: ".
  */
 export function strategyFailure(r: BacktestResult, m: Metrics): string | undefined {
-  if (m.orders.sent > 0) return undefined;
+  if (m.orders.sent > 0) {
+    // sent, and the venue rejected or killed every one (every FOK unfilled): `strategy check` fails
+    // such a strategy too (trial 23 F7: the backtest passed it)
+    if (r.orders.ordersAccepted > 0 || m.fills > 0) return undefined;
+    const codes = codeCountsText(r.orders.rejectCodes);
+    return `no order rested or filled: the venue rejected every order sent (${m.orders.sent}${codes !== '' ? `: ${codes}` : ''})`;
+  }
   if (r.engine.errors.strategy > 0)
     return `the strategy erred ${r.engine.errors.strategy} time(s) (threw or returned an invalid output) and placed no order${firstErrorNote(r)}`;
   const quotes = codeCountsText(r.counts.quotesRefused);
@@ -295,6 +301,13 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
       `${b.rule.padEnd(30)} ${String(b.requests).padStart(7)} requests, peak ${b.peak}/${b.limit} per ${duration(b.windowMs)} (${pct(b.utilisation)})${b.over > 0 ? `, ${b.over} waited for room` : ''}`,
     );
   }
+  // a strategy that fills the venue's request windows churns: said, not only in the figures (trial 23 F6)
+  const full = m.budgets.filter((b) => b.rule !== 'general' && b.rule !== 'clob' && b.over > 0);
+  if (full.length > 0)
+    row(
+      'warning',
+      `the strategy filled the venue's request budgets (${full.map((b) => `${b.rule} ${b.over} waited`).join(', ')}): it re-quotes faster than the venue allows, and live those waits delay its quotes (a fair value that moves with its own orders? see marketTop's excludeOwn)`,
+    );
   row(
     'events',
     `${r.counts.feedItems} ${r.mode === 'feed' ? 'feed items' : 'clock steps'}, ${r.counts.marketEvents} market events, ${r.counts.userEvents} user events, ${r.counts.intents} intents (${r.counts.intentsCoalesced} coalesced)${r.counts.malformed > 0 ? `, ${r.counts.malformed} malformed lines skipped` : ''}`,

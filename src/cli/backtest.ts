@@ -658,7 +658,7 @@ Examples:
   mmkit backtest --feed day1.ndjson.gz --config config/paper.json --param margin=0.03 --log-level info
   mmkit backtest --world 1 --duration 1h --world-search "price of" --strategy crypto-fair-value --risk '{"maxMidDistance":0.5}'
 
-Same inputs and --seed: byte-identical --json. Exit codes: 0 done, 1 the strategy placed no order while it erred (threw or returned an invalid output) or the risk gate refused what it asked, 2 usage or configuration error.
+Same inputs and --seed: byte-identical --json. Exit codes: 0 done, 1 the strategy placed no order while it erred (threw or returned an invalid output) or the risk gate refused what it asked, or the venue rejected every order it sent, 2 usage or configuration error.
 `,
   );
   addSourceOptions(cmd)

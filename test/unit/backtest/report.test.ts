@@ -77,6 +77,15 @@ describe('backtest report: terminal summary', () => {
     expect(s).toContain(
       'events          100 feed items, 150 market events, 20 user events, 40 intents (30 coalesced), 1 malformed lines skipped',
     );
+    expect(s).not.toContain('request budgets');
+    // requests that waited for room in a window: a warning line (trial 23 F6: 100 % and nothing said)
+    const churn = {
+      ...r,
+      budgets: [{ rule: 'POST /orders:burst', limit: 1000, windowMs: 10_000, requests: 44_688, peak: 1000, over: 73 }],
+    };
+    expect(formatSummary(churn, computeMetrics(churn))).toContain(
+      "  warning         the strategy filled the venue's request budgets (POST /orders:burst 73 waited): it re-quotes faster",
+    );
     expect(s.endsWith('\n')).toBe(true);
     expect(s).not.toContain('strategy errors');
     expect(s).not.toContain('refused');
@@ -136,6 +145,22 @@ describe('backtest report: terminal summary', () => {
     const fok = { ...none, counts: { ...r.counts, ordersRefused: 2 } };
     expect(strategyFailure(fok, computeMetrics(fok))).toBe(
       'the strategy placed no order: the risk gate refused everything it asked for (2 immediate order(s))',
+    );
+    // sent, and every one rejected by the venue (FOKs it killed), nothing filled: FAILED, as strategy check
+    // fails it (trial 23 F7)
+    const rejected = {
+      ...r,
+      fillStats: { ...r.fillStats, fills: 0 },
+      orders: {
+        ...r.orders,
+        ordersSent: 60,
+        ordersAccepted: 0,
+        ordersRejected: 60,
+        rejectCodes: { FOK_ORDER_NOT_FILLED_ERROR: 60 },
+      },
+    };
+    expect(strategyFailure(rejected, computeMetrics(rejected))).toBe(
+      'no order rested or filled: the venue rejected every order sent (60: FOK_ORDER_NOT_FILLED_ERROR x60)',
     );
     // nothing asked, nothing refused: a strategy that stays out is no failure
     const idle = { ...none, counts: r.counts };
