@@ -288,7 +288,10 @@ export default defineStrategy({ name: 'slow-mostly-refused', description: 'two o
     expect(r.out).toMatch(/\n {2}slowest onEvent (\d+) ms, p99 [\d.]+ ms \(\d+ calls\)\n/);
     expect(Number(/slowest onEvent (\d+) ms/.exec(r.out)![1])).toBeGreaterThanOrEqual(150);
     // (on a loaded machine the slow ticks can also delay the heartbeat: its refusals are listed too)
-    const warned = /\n {2}warning: (?:most quotes|every quote) refused: ((?:[A-Z_]+ x\d+)(?:, [A-Z_]+ x\d+)*) of (\d+)\n/.exec(r.out);
+    const warned =
+      /\n {2}warning: (?:most quotes|every quote) refused: ((?:[A-Z_]+ x\d+)(?:, [A-Z_]+ x\d+)*) of (\d+)\n/.exec(
+        r.out,
+      );
     expect(warned, r.out).not.toBeNull();
     // (which codes depends on the markets picked: a 0.0001 tick market's are PRICE_LIMIT)
     expect(warned![1]).toMatch(/\b(OFF_TICK|PRICE_LIMIT) x\d+/);
