@@ -337,6 +337,35 @@ function bestNotOwn(
   return null;
 }
 
+/**
+ * The levels of one side of `tokenId`'s book (a token of `ref`) with our own resting size taken out,
+ * as much of it as each level shows (our YES and NO orders, each shown in both books), best first,
+ * the levels left empty dropped, `[price, size]` in pips and micro-shares: the others' liquidity, for
+ * a fair value that weighs sizes (microprice, imbalance) without chasing its own orders (trial 23
+ * F6: a microprice from `levels()` moved with every re-quote). At most `depth` levels of the book
+ * are read (default 10). Empty without a book.
+ */
+export function othersLevels(
+  state: Pick<StrategyState, 'book' | 'openOrders'>,
+  ref: Pick<MarketRef, 'market' | 'yes' | 'no'>,
+  tokenId: TokenId,
+  side: 'bids' | 'asks',
+  depth = 10,
+): [Pips, Micro][] {
+  const book = state.book(tokenId);
+  if (book === undefined) return [];
+  const live = state.openOrders(ref.market);
+  const isYes = tokenId === ref.yes;
+  // a level of the NO book is the YES book's other side at 1 - price
+  const bid = isYes === (side === 'bids');
+  const out: [Pips, Micro][] = [];
+  for (const [p, size] of book.levels(side, depth)) {
+    const left = size - shownOwnAt(live, ref, bid, isYes ? p : PRICE_SCALE - p, size);
+    if (left > 0) out.push([p, left as Micro]);
+  }
+  return out;
+}
+
 /** True when a reference observed at `lastAt` (unix ms; undefined: never) is at most `staleMs` old at `now`. */
 export function isFresh(lastAt: number | undefined, now: number, staleMs: number): boolean {
   return lastAt !== undefined && now - lastAt <= staleMs;

@@ -21,6 +21,7 @@ import {
   logit,
   lotsDown,
   marketTop,
+  othersLevels,
   MarketRegistry,
   reconcileLive,
   routeLadder,
@@ -685,5 +686,44 @@ describe('MarketRegistry', () => {
     r.note(updated(M2, marketInfo(M2, YES2, NO2)));
     expect(r.get(M2)!.quotable).toBe(false);
     expect(kind(r, updated('0xnone' as never, marketInfo(M1, YES1, NO1)))).toBe('none');
+  });
+});
+
+describe('othersLevels: the book net of our own orders (trial 23 F6)', () => {
+  it('takes our resting size out of the levels that show it, YES and NO orders both, and drops levels of ours alone', () => {
+    const st = fakeState({
+      books: [
+        bookView(
+          YES1,
+          [
+            [4900, 30 * SH],
+            [4800, 10 * SH],
+          ],
+          [[5100, 25 * SH]],
+        ),
+        bookView(
+          NO1,
+          [[4900, 25 * SH]],
+          [
+            [5100, 30 * SH],
+            [5200, 10 * SH],
+          ],
+        ),
+      ],
+      orders: [
+        order(M1, YES1, 'BUY', 4900, 10 * SH), // 10 of the 30 at YES 0.49
+        order(M1, NO1, 'BUY', 5200, 10 * SH), // a NO bid at 0.52 is a YES ask at 0.48: not on these levels
+        order(M1, YES1, 'BUY', 4800, 10 * SH), // the whole 0.48 level
+        order(M1, NO1, 'SELL', 5100, 5 * SH), // a NO ask at 0.51 is a YES bid at 0.49: 5 more of it
+      ],
+    });
+    const m = ref();
+    expect(othersLevels(st, m, YES1, 'bids')).toEqual([[4900, 15 * SH]]);
+    expect(othersLevels(st, m, YES1, 'asks')).toEqual([[5100, 25 * SH]]);
+    // the NO book: its asks are the YES bids at 1 - p (0.51 <-> 0.49: ours 15 of 30), its 0.52 ask is the YES 0.48 bid (ours)
+    expect(othersLevels(st, m, NO1, 'asks')).toEqual([[5100, 15 * SH]]);
+    expect(othersLevels(st, m, NO1, 'bids')).toEqual([[4900, 25 * SH]]);
+    // no book: nothing
+    expect(othersLevels(fakeState({}), m, YES1, 'bids')).toEqual([]);
   });
 });
