@@ -306,7 +306,7 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
   if (full.length > 0)
     row(
       'warning',
-      `the strategy filled the venue's request budgets (${full.map((b) => `${b.rule} ${b.over} waited`).join(', ')}): it re-quotes faster than the venue allows, and live those waits delay its quotes (a fair value that moves with its own orders? see marketTop's excludeOwn)`,
+      `the strategy filled the venue's request budgets (${full.map((b) => `${b.rule} ${b.over} waited`).join(', ')}): it re-quotes faster than the venue allows, and live those waits delay its quotes (a fair value that moves with its own orders? see othersLevels and marketTop's excludeOwn in mmkit/strategy)`,
     );
   row(
     'events',
