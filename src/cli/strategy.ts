@@ -331,7 +331,8 @@ The run uses the real daemon (engine, risk gate, execution, SQLite store) with a
 wallet and data directory, so nothing of yours is touched. Exit code 0 when the strategy loaded,
 its params were valid, it placed at least one order, never threw and left no order open; 1 when
 it threw (the first error named, with its file:line) or returned an invalid output (why named),
-quoted nothing or left orders open; 2 for a load or params error (naming bot.params.<key>).
+quoted nothing or left orders open (a create() that throws is such an error too: 1); 2 for a load
+or params error (naming bot.params.<key>).
 Refusals count quotes and immediate (FOK/FAK) orders the risk gate refused, by code, with the
 gate's first reason for each. The report gives the slowest onEvent call and the p99 of its times;
 it warns (still exit 0) when the gate refused half or more of what the strategy asked for, or

@@ -28,6 +28,9 @@ describe('CallTimes: the p99 of handler times', () => {
     expect(timed(slow)).toMatchObject({ slowestMs: 9_000, p99Ms: 9_000 });
     expect(timed([...Array<number>(1000).fill(0.05)]).p99Ms).toBe(0.05);
   });
+  it('says the slowest to the µs, without float noise (trial 23 F9)', () => {
+    expect(timed([0.7790119999999661, 0.1])).toMatchObject({ slowestMs: 0.779, p99Ms: 0.779 });
+  });
   it('is 0 with no call', () => {
     expect(timed([])).toMatchObject({ calls: 0, slowestMs: 0, p99Ms: 0 });
   });
