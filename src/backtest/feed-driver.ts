@@ -20,10 +20,39 @@ import { createSimVenue, type SimLatencyOptions, type SimVenue } from '../venues
 import { planFeedCaches, type FeedCachePlan } from './feed-cache.ts';
 import { newReplayStats, replayCachedBatches, replayFeedBatches } from './replay.ts';
 import { firstBooks } from './feed-books.ts';
-
-/** A stretch of the feeds this long with no record is a gap (BacktestResult.gaps): an hour. */
-export const FEED_GAP_MS = 3_600_000;
 import type { BacktestDriver, MarketChooser } from './types.ts';
+
+/**
+ * A gap of the feeds (BacktestResult.gaps): an hour or more from the market channel's disconnect (the
+ * recorder's stop at the end of a file, or a connection lost) to the next record. A quiet hour of a
+ * connected recording is none: the recorder writes market lines only on change.
+ */
+export const FEED_GAP_MS = 3_600_000;
+
+/** Follows the feed's records for its gaps (FEED_GAP_MS), clipped to the run's window. */
+class GapWatch {
+  readonly gaps: { fromMs: number; toMs: number }[] = [];
+  /** The market channel's disconnect not yet followed by a record (its time), else undefined. */
+  #down: number | undefined;
+  /** The run's start (a window's `--from`): a gap is counted from it at the earliest. */
+  startMs = Number.NEGATIVE_INFINITY;
+
+  see(item: { readonly t: number; readonly kind: string; readonly ch?: string; readonly status?: string }): void {
+    if (this.#down !== undefined) this.#close(item.t);
+    if (item.kind === 'status' && item.status === 'disconnect' && item.ch === 'm') this.#down ??= item.t;
+    else this.#down = undefined;
+  }
+
+  /** The run ends at `t` (a window's `--to`) with the channel down: the gap up to it. */
+  end(t: number): void {
+    if (this.#down !== undefined) this.#close(t);
+  }
+
+  #close(t: number): void {
+    const from = Math.max(this.#down!, this.startMs);
+    if (t - from >= FEED_GAP_MS) this.gaps.push({ fromMs: from, toMs: t });
+  }
+}
 
 /**
  * The header of a feed file (its first line), or undefined when the first line is not one. Reads
@@ -222,6 +251,8 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
       );
     }
   }
+  // the feeds' gaps (a disconnect before the window's start counts from it)
+  const gapWatch = new GapWatch();
   // the replay, opened now: a window's start (`fromMs`) is reached before the bot exists
   type Item = Parameters<SimVenue['ingest']>[0];
   const stats = newReplayStats();
@@ -237,6 +268,7 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
     try {
       carry = await primeBooks(it, from, (item) => {
         clock.advanceTo(item.t > clock.now() ? item.t : clock.now());
+        gapWatch.see(item);
         venue.ingest(item);
       });
     } catch (e) {
@@ -250,17 +282,15 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
       throw windowAfterFeed(from, clock.now());
     }
     clock.advanceTo(Math.max(clock.now(), from));
+    gapWatch.startMs = from;
   }
-  // stretches of an hour or more with no record (BacktestResult.gaps)
-  const gaps: { fromMs: number; toMs: number }[] = [];
-  let lastT: number | undefined;
   return {
     mode: 'feed',
     clock,
     venue,
     markets,
     endMs: undefined,
-    gaps: () => gaps,
+    gaps: () => gapWatch.gaps,
     bookIncludesOwn: showOwnOrders,
     source: { feeds: files },
     feeProtocol,
@@ -289,14 +319,14 @@ export async function createFeedDriver(o: FeedDriverOptions): Promise<BacktestDr
           for (const item of batch) {
             // the window's end: the run lasts to it, and no record after it is taken
             if (item.t > to) {
+              gapWatch.end(to);
               clock.advanceTo(to > clock.now() ? to : clock.now());
               const s = step();
               if (s !== false && s !== true) await s;
               break outer;
             }
             n++;
-            if (lastT !== undefined && item.t - lastT >= FEED_GAP_MS) gaps.push({ fromMs: lastT, toMs: item.t });
-            lastT = item.t;
+            gapWatch.see(item);
             if (item.kind === 'frame' || item.kind === 'events') frames++;
             bad += item.bad ?? 0;
             // the recorder's orderly stop: held until something follows it (then it was a gap,

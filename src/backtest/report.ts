@@ -223,7 +223,8 @@ export function strategyFailure(r: BacktestResult, m: Metrics): string | undefin
   if (m.orders.sent > 0) {
     // sent, and the venue rejected or killed every one (every FOK unfilled): `strategy check` fails
     // such a strategy too (trial 23 F7: the backtest passed it)
-    if (r.orders.ordersAccepted > 0 || m.fills > 0) return undefined;
+    // (every one answered and refused: one unanswered (the run ended first, UNKNOWN) proves nothing)
+    if (r.orders.ordersAccepted > 0 || m.fills > 0 || r.orders.ordersRejected < m.orders.sent) return undefined;
     const codes = codeCountsText(r.orders.rejectCodes);
     return `no order rested or filled: the venue rejected every order sent (${m.orders.sent}${codes !== '' ? `: ${codes}` : ''})`;
   }
@@ -302,11 +303,17 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
     );
   }
   // a strategy that fills the venue's request windows churns: said, not only in the figures (trial 23 F6)
-  const full = m.budgets.filter((b) => b.rule !== 'general' && b.rule !== 'clob' && b.over > 0);
-  if (full.length > 0)
+  // (its orders' and cancels' endpoints, each once: the most that waited of its burst and sustained windows)
+  const waited = new Map<string, number>();
+  for (const b of m.budgets) {
+    const endpoint = b.rule.split(':')[0]!;
+    if ((endpoint === 'POST /orders' || endpoint === 'DELETE /orders') && b.over > 0)
+      waited.set(endpoint, Math.max(waited.get(endpoint) ?? 0, b.over));
+  }
+  if (waited.size > 0)
     row(
       'warning',
-      `the strategy filled the venue's request budgets (${full.map((b) => `${b.rule} ${b.over} waited`).join(', ')}): it re-quotes faster than the venue allows, and live those waits delay its quotes (a fair value that moves with its own orders? see othersLevels and marketTop's excludeOwn in mmkit/strategy)`,
+      `the strategy filled the venue's request budgets (${[...waited].map(([e, n]) => `${e} ${n} waited`).join(', ')}): it re-quotes faster than the venue allows, and live those waits delay its quotes (a fair value that moves with its own orders? see othersLevels and marketTop's excludeOwn in mmkit/strategy)`,
     );
   row(
     'events',

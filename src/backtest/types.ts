@@ -313,9 +313,10 @@ export interface BacktestResult {
    */
   readonly news?: readonly NewsJumpRow[];
   /**
-   * Stretches of the feeds with no record for at least `FEED_GAP_MS` (an hour): between the files of
-   * two sessions, or a recorder that was down. Periods wholly inside one count in no per-period
-   * figure (Sharpe). Absent when none (trial 23 F2: 68 empty hours made a Sharpe of 11.27).
+   * Stretches of the feeds with no data: an hour or more (`FEED_GAP_MS`) from the market channel's
+   * disconnect (the recorder's stop at the end of a file, or a lost connection) to the next record,
+   * clipped to the run's window. Periods wholly inside one count in no per-period figure (Sharpe).
+   * Absent when none (trial 23 F2: 68 empty hours between two files made a Sharpe of 11.27).
    */
   readonly gaps?: readonly { readonly fromMs: number; readonly toMs: number }[];
   /** Fills of the run (up to `endMs`), kept or not in `fills`. */

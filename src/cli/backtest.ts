@@ -24,7 +24,7 @@
  * order protocol the feed's header says its venue spoke (2 when it says none; a synthetic world: 1),
  * or `--fee-protocol`'s; the summary and --json say which (`feeProtocol`).
  */
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { WorldProfileName } from '../exchange/world/profiles.ts';
@@ -552,6 +552,11 @@ function writablePath(flag: string, path: string): void {
   const dir = dirname(file);
   if (!existsSync(dir) || !statSync(dir).isDirectory())
     throw usageError(`${flag}: the directory of ${path} (${dir}) does not exist`);
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch {
+    throw usageError(`${flag}: the directory of ${path} (${dir}) cannot be written`);
+  }
 }
 
 /** Runs `mmkit backtest`; resolves with the exit code. */

@@ -563,7 +563,9 @@ class EngineImpl implements Engine {
         { event: 'ctx.clock', err: msg, ...(at !== undefined ? { at } : {}) },
         'strategy timer callback threw',
       );
-      this.#strategyErred(msg, { type: 'timer', name: 'ctx.clock', venueTime: now, recvTime: now }, now);
+      // judged (and quotes pulled) only while quoting: not before the start's reconciliation, nor once stopped
+      if (this.#ready && this.#stopped === undefined)
+        this.#strategyErred(msg, { type: 'timer', name: 'ctx.clock', venueTime: now, recvTime: now }, now);
     } catch {
       /* never into the timer machinery */
     }

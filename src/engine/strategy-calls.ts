@@ -70,9 +70,9 @@ export class CallTimes {
     }
     // 100 calls or fewer: the p99 is the slowest (ceil(0.99 n) = n); in the last bucket (1.2 s or
     // more, unbounded), only the slowest bounds it (trial 10 F23: 1300 ms said of a 15 s call)
-    if (rank >= this.calls || p99 > CallTimes.#upper(398)) p99 = this.slowestMs;
     // (to the µs: a performance.now() difference carries float noise, 0.7790119999999661; trial 23 F9)
     const slowest = Math.round(this.slowestMs * 1000) / 1000;
+    if (rank >= this.calls || p99 > CallTimes.#upper(398)) p99 = slowest;
     return { asked: this.asked, calls: this.calls, slowestMs: slowest, p99Ms: Math.min(p99, slowest) };
   }
 }

@@ -524,7 +524,11 @@ export function createTrader(o: TraderOptions): Trader {
       // the gate's size limit, so a quote the gate cuts keeps its live order (trial 21 F6)
       state.maxOrderSize = (market) => limitsFor(limits, market).maxOrderSize;
       // its timers' callbacks guarded: an error there is the strategy's, counted like a throw of onEvent
-      const ctxClock = guardedClock(clock, (err) => engine?.strategyCallbackThrew(err));
+      const ctxClock = guardedClock(clock, (err) =>
+        engine !== undefined
+          ? engine.strategyCallbackThrew(err)
+          : log.error?.({ err: String(err) }, 'strategy timer callback threw (before the engine was made)'),
+      );
       return createStrategy(
         def,
         { clock: ctxClock, log: strategyLog, markets: state.markets, random, priceLimits },

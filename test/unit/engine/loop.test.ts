@@ -278,6 +278,31 @@ describe('engine loop: errors never kill the loop', () => {
     expect(engine.state.book(YES)!.bestBid).toBe(4105);
   });
 
+  it('a ctx.clock callback that throws: counted and logged always, judged only while quoting (trial 23 F1, review 48b F4)', async () => {
+    const { engine, executed, feedBooks, logs } = await setup({ noStart: true });
+    // before the start's reconciliation: counted, nothing pulled
+    for (let i = 0; i < STRATEGY_FAILING_AFTER + 1; i++) engine.strategyCallbackThrew(new Error('early'));
+    expect(engine.stats().errors.strategy).toBe(STRATEGY_FAILING_AFTER + 1);
+    expect(engine.stats().firstStrategyError?.message).toBe('early');
+    expect(engine.stats().strategyFailing).toBeUndefined();
+    expect(logs.filter((l) => l === 'strategy timer callback threw')).toHaveLength(STRATEGY_FAILING_AFTER + 1);
+    await engine.start();
+    feedBooks();
+    executed.length = 0;
+    // while quoting: five in a row pull every market (a timer's error concerns them all)
+    for (let i = 0; i < STRATEGY_FAILING_AFTER; i++) engine.strategyCallbackThrew(new Error('late'));
+    expect(engine.stats().strategyFailing?.markets).toEqual([CID, CID2]);
+    expect(executed.map((d) => [d.market, d.quotes.length])).toEqual([
+      [CID, 0],
+      [CID2, 0],
+    ]);
+    // after stop: counted, nothing handed
+    await engine.stop();
+    executed.length = 0;
+    engine.strategyCallbackThrew(new Error('after'));
+    expect(executed).toEqual([]);
+  });
+
   it('a strategy that errs on every evaluation gets its quotes pulled, and quotes again once it evaluates (trial 21 F1)', async () => {
     let broken = false;
     const { venue, engine, executed, feedBooks, logs } = await setup({

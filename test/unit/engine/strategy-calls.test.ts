@@ -30,6 +30,8 @@ describe('CallTimes: the p99 of handler times', () => {
   });
   it('says the slowest to the µs, without float noise (trial 23 F9)', () => {
     expect(timed([0.7790119999999661, 0.1])).toMatchObject({ slowestMs: 0.779, p99Ms: 0.779 });
+    // rounded up too, the p99 with it (review 48b F7)
+    expect(timed([0.7795999999999661, 0.1])).toMatchObject({ slowestMs: 0.78, p99Ms: 0.78 });
   });
   it('is 0 with no call', () => {
     expect(timed([])).toMatchObject({ calls: 0, slowestMs: 0, p99Ms: 0 });

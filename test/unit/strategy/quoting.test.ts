@@ -712,7 +712,7 @@ describe('othersLevels: the book net of our own orders (trial 23 F6)', () => {
       ],
       orders: [
         order(M1, YES1, 'BUY', 4900, 10 * SH), // 10 of the 30 at YES 0.49
-        order(M1, NO1, 'BUY', 5200, 10 * SH), // a NO bid at 0.52 is a YES ask at 0.48: not on these levels
+        order(M1, NO1, 'BUY', 4000, 10 * SH), // a NO bid at 0.40 is a YES ask at 0.60: not on these levels
         order(M1, YES1, 'BUY', 4800, 10 * SH), // the whole 0.48 level
         order(M1, NO1, 'SELL', 5100, 5 * SH), // a NO ask at 0.51 is a YES bid at 0.49: 5 more of it
       ],
