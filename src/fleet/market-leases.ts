@@ -127,7 +127,16 @@ export class MarketLeases {
     await Promise.all(
       held.map(([m, h]) => this.#o.leases.release(this.#o.keys.marketLease(m), h.value).catch(() => false)),
     );
-    await this.#o.leases.redis.zrem(this.#o.keys.members, this.#o.member).catch(() => 0);
+    // (tried a few times: a command timed out under load, or a connection reconnecting, left this member
+    // looking live for memberDeadMs after it left, and a member started then was judged against it)
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const ok = await this.#o.leases.redis.zrem(this.#o.keys.members, this.#o.member).then(
+        () => true,
+        () => false,
+      );
+      if (ok) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
   }
 
   /** Stops without releasing anything (what a crash looks like to the others). */

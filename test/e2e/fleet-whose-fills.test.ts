@@ -110,7 +110,9 @@ describe('whose fills in a fleet', () => {
       for (const n of ['fa', 'fb'] as const) expect(await exited(bots[n]!.p), logs()).toBe(0);
 
       // ---- 4. fc on a fresh data dir (and another market, as in the finding): none of the account's
-      // past fills is its
+      // past fills is its. Started once fa and fb are out of the membership (their leave removes them; a
+      // member on other markets is refused while members with the fleet's markets are live)
+      expect(await waitFor(async () => (await redis.zcard(keys.members)) === 0, 10_000), logs()).toBe(true);
       const fc = start('fc', [third]);
       expect(await waitUntil(() => reconciled(fc) !== undefined, 60_000), logs()).toBe(true);
       expect(reconciled(fc)!['externalFills'], logs()).toBe(0);
