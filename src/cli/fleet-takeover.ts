@@ -60,32 +60,27 @@ export function sharedListing(
   now: () => number,
   ttlMs = 1000,
 ): Pick<Venue, 'openOrders' | 'fills'> {
-  let open: { at: number; p: ReturnType<Venue['openOrders']> } | undefined;
-  let fills: { at: number; p: ReturnType<Venue['fills']> } | undefined;
-  return {
-    openOrders: () => {
-      const t = now();
-      if (open === undefined || t - open.at >= ttlMs) {
-        const p = venue.openOrders();
-        const entry = { at: t, p };
-        open = entry;
-        p.catch(() => {
-          if (open === entry) open = undefined;
-        });
-      }
-      return open.p;
-    },
-    fills: (sinceMs) => {
-      const t = now();
-      if (fills === undefined || t - fills.at >= ttlMs) {
-        const p = venue.fills(sinceMs);
-        const entry = { at: t, p };
-        fills = entry;
-        p.catch(() => {
-          if (fills === entry) fills = undefined;
-        });
-      }
-      return fills.p;
-    },
+  const openOrders = memoFor(ttlMs, now, () => venue.openOrders());
+  const fills = memoFor(ttlMs, now, (sinceMs: number) => venue.fills(sinceMs));
+  return { openOrders: () => openOrders(), fills: (sinceMs) => fills(sinceMs) };
+}
+
+/** `read`'s promise reused for `ttlMs` after it was asked (its arguments then ignored); a rejected one is not kept. */
+function memoFor<A extends unknown[], T>(
+  ttlMs: number,
+  now: () => number,
+  read: (...args: A) => Promise<T>,
+): (...args: A) => Promise<T> {
+  let last: { at: number; p: Promise<T> } | undefined;
+  return (...args) => {
+    const t = now();
+    if (last === undefined || t - last.at >= ttlMs) {
+      const entry = { at: t, p: read(...args) };
+      last = entry;
+      entry.p.catch(() => {
+        if (last === entry) last = undefined;
+      });
+    }
+    return last.p;
   };
 }

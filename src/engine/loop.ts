@@ -388,16 +388,7 @@ class EngineImpl implements Engine {
         if (t !== undefined) t.add(performance.now() - t0);
       } catch (err) {
         if (t !== undefined) t.add(performance.now() - t0);
-        this.#stats.errors.strategy++;
-        const at = errAt(err);
-        threw = errMsg(err);
-        this.#stats.firstStrategyError ??= { message: threw, ...(at !== undefined ? { at } : {}) };
-        this.#log(
-          'error',
-          'strategy',
-          { event: e.type, err: threw, ...(at !== undefined ? { at } : {}), stack: stackHead(err) },
-          'strategy handler threw (output dropped)',
-        );
+        threw = this.#countThrow(e.type, err, 'strategy handler threw (output dropped)');
       }
       if (stall !== undefined) {
         const took = performance.now() - t0;
@@ -552,23 +543,29 @@ class EngineImpl implements Engine {
 
   strategyCallbackThrew(err: unknown): void {
     try {
-      this.#stats.errors.strategy++;
-      const at = errAt(err);
-      const msg = errMsg(err);
-      this.#stats.firstStrategyError ??= { message: msg, ...(at !== undefined ? { at } : {}) };
+      const msg = this.#countThrow('ctx.clock', err, 'strategy timer callback threw');
       const now = this.#o.clock.now();
-      this.#log(
-        'error',
-        'strategy',
-        { event: 'ctx.clock', err: msg, ...(at !== undefined ? { at } : {}) },
-        'strategy timer callback threw',
-      );
       // judged (and quotes pulled) only while quoting: not before the start's reconciliation, nor once stopped
       if (this.#ready && this.#stopped === undefined)
         this.#strategyErred(msg, { type: 'timer', name: 'ctx.clock', venueTime: now, recvTime: now }, now);
     } catch {
       /* never into the timer machinery */
     }
+  }
+
+  /** A throw of the strategy's code (its handler, or a callback of its clock): counted, logged; returns its message. */
+  #countThrow(event: string, err: unknown, what: string): string {
+    this.#stats.errors.strategy++;
+    const at = errAt(err);
+    const message = errMsg(err);
+    this.#stats.firstStrategyError ??= { message, ...(at !== undefined ? { at } : {}) };
+    this.#log(
+      'error',
+      'strategy',
+      { event, err: message, ...(at !== undefined ? { at } : {}), stack: stackHead(err) },
+      what,
+    );
+    return message;
   }
 
   /** A strategy output that is not one (./output-check.ts): a strategy error, the output dropped. */

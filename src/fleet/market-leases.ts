@@ -135,6 +135,7 @@ export class MarketLeases {
         () => false,
       );
       if (ok) break;
+      // real time, not the injected clock: a leave waits on the network, and a test's virtual clock never advances here
       await new Promise((r) => setTimeout(r, 250));
     }
   }

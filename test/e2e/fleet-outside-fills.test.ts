@@ -20,7 +20,7 @@ import { fleetKeys } from '../../src/fleet/fleet-keys.ts';
 import { Trader } from '../integration/support/trader.ts';
 import { type BotProcess, exited, liquidMarkets, sleep, waitUntil } from './support/bot-harness.ts';
 import { runMmkit } from './support/cli.ts';
-import { fleetHarness } from './support/fleet-harness.ts';
+import { fleetHarness, membersLog, startMember } from './support/fleet-harness.ts';
 
 const { h, r } = fleetHarness();
 
@@ -65,17 +65,12 @@ describe('a fill outside the fleet', () => {
     const key = readFileSync(join(first.dir, 'paper-wallet.key'), 'utf8').trim();
     const bots: Record<string, BotProcess> = {};
     for (const n of ['fa', 'fb'] as const)
-      bots[n] = h.startBot(base, dirs[n], ['--duration', '600s', '--markets', markets.join(',')], {
-        MMKIT_REDIS_URL: r.url,
-        MMKIT_FLEET_MEMBER: n,
+      bots[n] = startMember(h, base, r.url, n, dirs[n], markets, {
         MMKIT_AUTO_MERGE: 'off',
         // the user channel's audit (the account's trades) every 2 s: both members see the operator's trade
         MMKIT_USER_AUDIT_MS: '2000',
       });
-    const logs = () =>
-      Object.entries(bots)
-        .map(([n, b]) => `--- ${n}\n${b.err().slice(-3000)}`)
-        .join('\n');
+    const logs = () => membersLog(bots);
     const redis = new Redis(r.url);
     const keys = fleetKeys(address);
     try {

@@ -17,7 +17,7 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { fleetKeys } from '../../src/fleet/fleet-keys.ts';
 import { Trader } from '../integration/support/trader.ts';
-import { fleetHarness, plainMarkets, waitOneMarketEach } from './support/fleet-harness.ts';
+import { fleetHarness, membersLog, plainMarkets, startMember, waitOneMarketEach } from './support/fleet-harness.ts';
 import { type BotProcess, exited, logLines, sleep, waitUntil } from './support/bot-harness.ts';
 import { runMmkit } from './support/cli.ts';
 
@@ -44,14 +44,12 @@ describe('fleet reconciliation: two daemons on one wallet', () => {
 
     const bots = {} as Record<Name, BotProcess>;
     for (const n of NAMES)
-      bots[n] = h.startBot(base, dirs[n], ['--duration', '600s', '--markets', markets.join(',')], {
-        MMKIT_REDIS_URL: r.url,
-        MMKIT_FLEET_MEMBER: n,
+      bots[n] = startMember(h, base, r.url, n, dirs[n], markets, {
         MMKIT_POSITION_AUDIT_MS: '1500',
         MMKIT_FOREIGN_ORDERS: 'cancel',
         MMKIT_AUTO_MERGE: 'off',
       });
-    const logs = () => NAMES.map((n) => `--- ${n}\n${bots[n].err().slice(-2500)}`).join('\n');
+    const logs = () => membersLog(bots, 2500);
     const lines = (n: Name, msg: string) => logLines(bots[n].err()).filter((l) => String(l.msg).startsWith(msg));
 
     const redis = new Redis(r.url);

@@ -14,7 +14,14 @@ import { describe, expect, it } from 'vitest';
 import { fleetKeys } from '../../src/fleet/fleet-keys.ts';
 import { type BotProcess, logLines, sleep, waitUntil } from './support/bot-harness.ts';
 import { runMmkit } from './support/cli.ts';
-import { fleetHarness, plainMarkets, waitOneMarketEach, walletDirs } from './support/fleet-harness.ts';
+import {
+  fleetHarness,
+  membersLog,
+  plainMarkets,
+  startMember,
+  waitOneMarketEach,
+  walletDirs,
+} from './support/fleet-harness.ts';
 
 const NAMES = ['fa', 'fb'] as const;
 type Name = (typeof NAMES)[number];
@@ -30,13 +37,11 @@ describe('fleet: a market taken after Redis lost its records', () => {
     const { address, dirs } = walletDirs(h, NAMES);
     const bots = {} as Record<Name, BotProcess>;
     for (const n of NAMES)
-      bots[n] = h.startBot(base, dirs[n], ['--duration', '600s', '--markets', markets.join(',')], {
-        MMKIT_REDIS_URL: r.url,
-        MMKIT_FLEET_MEMBER: n,
+      bots[n] = startMember(h, base, r.url, n, dirs[n], markets, {
         MMKIT_POSITION_AUDIT_MS: '1500',
         MMKIT_AUTO_MERGE: 'off',
       });
-    const logs = () => NAMES.map((n) => `--- ${n}\n${bots[n].err().slice(-3000)}`).join('\n');
+    const logs = () => membersLog(bots);
     const lines = (n: Name, msg: string) => logLines(bots[n].err()).filter((l) => String(l.msg).startsWith(msg));
     const redis = new Redis(r.url);
     const keys = fleetKeys(address);

@@ -29,7 +29,7 @@ import {
   waitUntil,
   watchFlat,
 } from './support/bot-harness.ts';
-import { fleetHarness, memberLedger, walletDirs } from './support/fleet-harness.ts';
+import { fleetHarness, memberLedger, membersLog, startMember, walletDirs } from './support/fleet-harness.ts';
 
 const NAMES = ['fa', 'fb', 'fc'] as const;
 type Name = (typeof NAMES)[number];
@@ -101,9 +101,7 @@ describe('a fleet of three daemons on one wallet', () => {
     // switch on the first order the venue rejects (the risk trip of 3), the others never on rejections
     const bots = {} as Record<Name, BotProcess>;
     const start = (n: Name) =>
-      (bots[n] = h.startBot(base, dirs[n], ['--duration', '600s', '--markets', markets.join(',')], {
-        MMKIT_REDIS_URL: r.url,
-        MMKIT_FLEET_MEMBER: n,
+      (bots[n] = startMember(h, base, r.url, n, dirs[n], markets, {
         MMKIT_RISK_MAX_REJECTIONS: n === 'fb' ? '1' : '0',
       }));
     start('fa');
@@ -111,7 +109,7 @@ describe('a fleet of three daemons on one wallet', () => {
     expect(await waitUntil(beatsFirst, 90_000), bots.fa.err().slice(-3000)).toBe(true);
     start('fb');
     start('fc');
-    const logs = () => NAMES.map((n) => `--- ${n}\n${bots[n].err().slice(-1500)}`).join('\n');
+    const logs = () => membersLog(bots, 1500);
 
     const redis = new Redis(r.url);
     const keys = fleetKeys(address);

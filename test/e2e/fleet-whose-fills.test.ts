@@ -26,7 +26,7 @@ import {
   sleep,
   waitUntil,
 } from './support/bot-harness.ts';
-import { fleetHarness, memberLedger as ledger, walletDirs } from './support/fleet-harness.ts';
+import { fleetHarness, memberLedger as ledger, startMember, walletDirs } from './support/fleet-harness.ts';
 
 const NAMES = ['fa', 'fb', 'fc'] as const;
 type Name = (typeof NAMES)[number];
@@ -46,9 +46,7 @@ describe('whose fills in a fleet', () => {
     const bots = {} as Partial<Record<Name, BotProcess>>;
     const runs: Record<Name, BotProcess[]> = { fa: [], fb: [], fc: [] };
     const start = (n: Name, ms: readonly string[] = markets) => {
-      const b = h.startBot(base, dirs[n], ['--duration', '600s', '--markets', ms.join(',')], {
-        MMKIT_REDIS_URL: r.url,
-        MMKIT_FLEET_MEMBER: n,
+      const b = startMember(h, base, r.url, n, dirs[n], ms, {
         MMKIT_AUTO_MERGE: 'off',
         // the user channel's audit (its trades since a margin before the stream started) soon after the start
         MMKIT_USER_AUDIT_MS: '2000',

@@ -13,13 +13,40 @@ import type { RunningExchange } from '../../../src/exchange/server.ts';
 import type { FleetKeys } from '../../../src/fleet/fleet-keys.ts';
 import type { TestRedis } from '../../support/redis.ts';
 import { useTestRedis } from '../../support/redis-suite.ts';
-import { BotHarness, liquidMarkets, sleep, waitUntil } from './bot-harness.ts';
+import { BotHarness, type BotProcess, liquidMarkets, sleep, waitUntil } from './bot-harness.ts';
 
 /** A bot harness and a Redis of the test file's own (see the module comment). */
 export function fleetHarness(): { h: BotHarness; r: TestRedis } {
   const h = new BotHarness();
   const r = useTestRedis({ beforeStop: () => h.close() });
   return { h, r };
+}
+
+/**
+ * A fleet member `name` of the Redis at `redisUrl`: `mmkit run` on `dir` for 600 s, quoting `markets`, with `env` on top
+ * (each test's own audits, merges, limits).
+ */
+export function startMember(
+  h: BotHarness,
+  base: string,
+  redisUrl: string,
+  name: string,
+  dir: string,
+  markets: readonly string[],
+  env: Record<string, string> = {},
+): BotProcess {
+  return h.startBot(base, dir, ['--duration', '600s', '--markets', markets.join(',')], {
+    MMKIT_REDIS_URL: redisUrl,
+    MMKIT_FLEET_MEMBER: name,
+    ...env,
+  });
+}
+
+/** The tail (`chars`) of each member's log, under its name: a failed expectation's message. */
+export function membersLog(bots: Readonly<Record<string, BotProcess>>, chars = 3000): string {
+  return Object.entries(bots)
+    .map(([n, b]) => `--- ${n}\n${b.err().slice(-chars)}`)
+    .join('\n');
 }
 
 /**
