@@ -17,6 +17,7 @@ import type { Metrics } from './metrics.ts';
 import {
   describeSource,
   duration,
+  endpointBudgets,
   formatSummary,
   inventoryLimitText,
   rewardsLine,
@@ -449,7 +450,7 @@ export function renderHtmlReport(r: BacktestResult, m: Metrics): string {
         : `${x.avg >= 0 ? '+' : ''}${x.avg.toFixed(4)} (price units, size-weighted, ${x.fills} fills)`,
     ]),
     ['Time at inventory limit', `${(m.inventory.maxFraction * 100).toFixed(1)} % (${inventoryLimitText(r, m)})`],
-    ...m.budgets.map((b): [string, string] => [
+    ...endpointBudgets(m).map((b): [string, string] => [
       `Budget ${b.rule}`,
       `${b.requests} requests; peak ${b.peak} / ${b.limit} per ${duration(b.windowMs)} (${(b.utilisation * 100).toFixed(1)} %)${b.over > 0 ? `; ${b.over} waited for room` : ''}`,
     ]),

@@ -49,6 +49,14 @@ export function duration(ms: number): string {
 }
 
 /**
+ * The budgets a report shows: the endpoints' own (burst and sustained), not the umbrella `general` and `clob`
+ * windows every request also counts in (a bot never comes near those; trial 23 F9: the text and HTML agree).
+ */
+export function endpointBudgets(m: Metrics): Metrics['budgets'] {
+  return m.budgets.filter((b) => b.rule !== 'general' && b.rule !== 'clob');
+}
+
+/**
  * The inventory limit the "time at limit" figure counts against, e.g. "limit 20 shares,
  * risk.maxPositionShares", then each market whose own risk limits bind at another size
  * ("; 10 shares for "Will the Fed…" (risk.markets)").
@@ -294,11 +302,14 @@ export function formatSummary(r: BacktestResult, m: Metrics): string {
     m.markouts.map((x) => `+${x.horizonMs / 1000}s ${price(x.avg)}`).join('   ') +
       `   (price units, size-weighted, over ${m.markouts.map((x) => x.fills).join('/')} fills)`,
   );
-  row('at inv. limit', `${pct(m.inventory.maxFraction)} of the time at most (${inventoryLimitText(r, m)})`);
-  for (const b of m.budgets) {
-    if (b.rule === 'general' || b.rule === 'clob') continue;
+  row(
+    'at inv. limit',
+    `${pct(m.inventory.maxFraction)} of the time, for the token longest there (${inventoryLimitText(r, m)})`,
+  );
+  const budgets = endpointBudgets(m);
+  for (const b of budgets) {
     row(
-      b.rule === m.budgets.find((x) => x.rule !== 'general' && x.rule !== 'clob')?.rule ? 'budgets' : '',
+      b === budgets[0] ? 'budgets' : '',
       `${b.rule.padEnd(30)} ${String(b.requests).padStart(7)} requests, peak ${b.peak}/${b.limit} per ${duration(b.windowMs)} (${pct(b.utilisation)})${b.over > 0 ? `, ${b.over} waited for room` : ''}`,
     );
   }

@@ -128,7 +128,7 @@ export async function reachable(url: string): Promise<void> {
 export async function runQueuedSweep(o: QueuedSweepOptions): Promise<SweepResult> {
   await reachable(o.redisUrl);
   const base = distributableBase(o.base);
-  const { strategy, tasks } = await sweepTasks({ base, grid: o.grid });
+  const { strategy, tasks, fixedParams } = await sweepTasks({ base, grid: o.grid });
   const rankBy = o.rankBy ?? 'pnl';
   const files: CheckedFile[] = [];
   for (const f of [...(base.feeds ?? []), ...(isStrategyPath(base.strategy) ? [base.strategy] : [])])
@@ -228,7 +228,7 @@ export async function runQueuedSweep(o: QueuedSweepOptions): Promise<SweepResult
       grid: o.grid,
       rankBy,
       points: tasks.length,
-      conditions: sweepConditions(o.base, rows),
+      conditions: sweepConditions(o.base, rows, fixedParams),
       rows: rankRows(rows, rankBy),
     };
   } finally {

@@ -226,11 +226,15 @@ export function killSwitched(r: SweepRow): boolean {
  * protocol is the one the points' runs were charged under: a feed's header says it). Feeds are
  * named by absolute path, so a distributed sweep (which sends them so) says the same as a local one.
  */
-export function sweepConditions(base: SweepOptions['base'], rows: readonly SweepRow[]): SweepConditions {
+export function sweepConditions(
+  base: SweepOptions['base'],
+  rows: readonly SweepRow[],
+  fixedParams: Readonly<Record<string, unknown>> = base.params ?? {},
+): SweepConditions {
   const feeProtocol = rows.find((r) => r.feeProtocol !== undefined)?.feeProtocol ?? base.feeProtocol ?? null;
   return {
     source: base.world !== undefined ? { world: base.world } : { feeds: (base.feeds ?? []).map((f) => resolve(f)) },
-    params: { ...(base.params ?? {}) },
+    params: { ...fixedParams },
     seed: base.seed ?? 1,
     queue: base.world !== undefined ? null : (base.queue ?? 'risk-averse'),
     latencyMs: base.latencyMs ?? 0,
@@ -405,17 +409,21 @@ export function startSweepThread(): Worker {
  */
 export async function sweepTasks(
   o: Pick<SweepOptions, 'base' | 'grid' | 'logLevel'>,
-): Promise<{ strategy: string; tasks: SweepTask[] }> {
+): Promise<{ strategy: string; tasks: SweepTask[]; fixedParams: Record<string, unknown> }> {
   const points = gridPoints(o.grid);
   const def = await loadStrategy(o.base.strategy);
   for (const p of points) resolveParams(def.params, { ...(o.base.params ?? {}), ...p });
+  // the fixed params as the strategy reads them (`--param micro=false` is the boolean false), for the conditions
+  const base = o.base.params ?? {};
+  const resolved: Readonly<Record<string, unknown>> = resolveParams(def.params, base);
+  const fixedParams = Object.fromEntries(Object.keys(base).map((k) => [k, resolved[k] ?? base[k]]));
   const tasks: SweepTask[] = points.map((p, index) => ({
     index,
     point: p,
     options: { ...o.base, params: { ...(o.base.params ?? {}), ...p } },
     ...(o.logLevel !== undefined ? { logLevel: o.logLevel } : {}),
   }));
-  return { strategy: def.name, tasks };
+  return { strategy: def.name, tasks, fixedParams };
 }
 
 /**
@@ -423,7 +431,7 @@ export async function sweepTasks(
  * @throws ConfigError on a bad grid or a point whose params the strategy refuses (before running anything)
  */
 export async function runSweep(o: SweepOptions): Promise<SweepResult> {
-  const { strategy, tasks } = await sweepTasks(o);
+  const { strategy, tasks, fixedParams } = await sweepTasks(o);
   const points = tasks.map((t) => t.point);
   const rankBy = o.rankBy ?? 'pnl';
   // the feeds' decoded-event caches are built once here, not by every worker at the same time
@@ -497,7 +505,7 @@ export async function runSweep(o: SweepOptions): Promise<SweepResult> {
     grid: o.grid,
     rankBy,
     points: points.length,
-    conditions: sweepConditions(o.base, rows),
+    conditions: sweepConditions(o.base, rows, fixedParams),
     rows: rankRows(rows, rankBy),
   };
 }

@@ -103,7 +103,7 @@ describe('sweep: fixed params and run conditions', () => {
     const doc = JSON.parse(j.out);
     expect(doc.conditions).toMatchObject({
       source: { feeds: [feed] },
-      params: { maxPosition: '500000' },
+      params: { maxPosition: 500000 },
       seed: 3,
       queue: 'risk-averse',
       latencyMs: 5,
@@ -119,7 +119,7 @@ describe('sweep: fixed params and run conditions', () => {
       `feed ${feed}, queue risk-averse, seed 3, latency 5 ms, fee protocol 2, post-only on, ` +
         'risk limits maxPositionShares 500000, maxOrderSizeShares 500000, maxNotionalPerMarket 1000000000, maxRejections 1',
     );
-    expect(lines[2]).toBe('fixed params: {"maxPosition":"500000"}');
+    expect(lines[2]).toBe('fixed params: {"maxPosition":500000}'); // as the strategy reads it (trial 23 F9)
     expect(lines[3]).toMatch(/\sstopped$/);
     expect(lines.filter((l) => /^\d+\s+100000\s.*\sKILL$/.test(l))).toHaveLength(1);
     expect(lines.filter((l) => /^\d+\s+5\s.*\s-$/.test(l))).toHaveLength(1);

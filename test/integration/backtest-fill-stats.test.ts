@@ -130,7 +130,9 @@ describe.skipIf(!existsSync(SAMPLE))('backtest: the inventory limit that binds (
     const line = formatSummary(r, m)
       .split('\n')
       .find((l) => l.includes('at inv. limit'));
-    expect(line).toMatch(/ [1-9][0-9.]* % of the time at most \(limit 20 shares, risk\.maxPositionShares\)$/);
+    expect(line).toMatch(
+      / [1-9][0-9.]* % of the time, for the token longest there \(limit 20 shares, risk\.maxPositionShares\)$/,
+    );
     expect(renderHtmlReport(r, m)).toContain('(limit 20 shares, risk.maxPositionShares)');
     // a looser risk limit leaves the strategy's, as before
     const loose = await runBacktest({ ...feedOpts, risk: { maxRejections: 100_000, maxPositionShares: 50 } });

@@ -70,7 +70,9 @@ describe('backtest report: terminal summary', () => {
     expect(s).toContain(
       'markouts        +1s +0.0154   +10s -0.0100   +60s +0.0500   (price units, size-weighted, over 4/2/1 fills)',
     );
-    expect(s).toContain('at inv. limit   40.0 % of the time at most (limit 20 shares, strategy.maxPosition)');
+    expect(s).toContain(
+      'at inv. limit   40.0 % of the time, for the token longest there (limit 20 shares, strategy.maxPosition)',
+    );
     expect(s).toContain(
       'budgets         POST /orders:burst                   5 requests, peak 250/1000 per 10s (25.0 %)',
     );
@@ -211,6 +213,24 @@ describe('backtest report: HTML', () => {
     const html = renderHtmlReport(r, computeMetrics(r));
     expect(html).toContain('<th>Fees</th><td>0.012345 USDC</td>');
     expect(html).toContain('<td>TAKER</td><td>0.012345</td>');
+  });
+
+  it('shows the same budget rows as the summary: the endpoints, not the umbrella general and clob windows (trial 23 F9)', () => {
+    const base = sampleResult();
+    const umbrella = { limit: 15_000, windowMs: 10_000, requests: 16, peak: 4, over: 0 };
+    const r = {
+      ...base,
+      budgets: [{ rule: 'general', ...umbrella }, { rule: 'clob', ...umbrella }, ...base.budgets],
+    };
+    const m = computeMetrics(r);
+    const html = renderHtmlReport(r, m);
+    const text = formatSummary(r, m);
+    for (const rule of ['general', 'clob']) {
+      expect(html).not.toContain(`<th>Budget ${rule}</th>`);
+      expect(text).not.toMatch(new RegExp(`^ +${rule} +16 requests`, 'm'));
+    }
+    expect(html).toContain('<th>Budget POST /orders:burst</th>');
+    expect(text).toContain('budgets         POST /orders:burst');
   });
 
   it('is one self-contained page: no script, stylesheet, image or font fetched', () => {

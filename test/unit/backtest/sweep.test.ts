@@ -9,7 +9,9 @@ import {
   gridPoints,
   rankNote,
   rankRows,
+  conditionsLines,
   sweepConditions,
+  sweepTasks,
   troubleNotes,
   type SweepRow,
 } from '../../../src/backtest/sweep.ts';
@@ -226,5 +228,16 @@ describe('sweep grid and ranking', () => {
       `feed ${resolve('a.ndjson.gz')}, queue risk-averse, seed 7, latency 20 ms, fee protocol 2, post-only on, risk limits maxPositionShares 50`,
     );
     expect(lines[2]).toBe('fixed params: {"amount":5}');
+  });
+
+  it('gives the fixed params as the strategy reads them: `--param excludeOwnOrders=false` is the boolean (trial 23 F9)', async () => {
+    const { fixedParams, tasks } = await sweepTasks({
+      base: { feeds: ['a.ndjson.gz'], strategy: 'bands', params: { excludeOwnOrders: 'false', maxPosition: '50' } },
+      grid: { margin: [0.01, 0.02] },
+    });
+    expect(fixedParams).toEqual({ excludeOwnOrders: false, maxPosition: 50 });
+    expect(tasks).toHaveLength(2);
+    const c = sweepConditions({ feeds: ['a.ndjson.gz'], strategy: 'bands' }, [row(0, 1)], fixedParams);
+    expect(conditionsLines(c)[1]).toBe('fixed params: {"excludeOwnOrders":false,"maxPosition":50}');
   });
 });
