@@ -15,6 +15,7 @@
  * Pure: no I/O, no clock (time is an argument).
  */
 import type { VenueRejectCode } from './errors.ts';
+import { type FeeProtocol, takerFee } from './fees.ts';
 import { LOT_MICRO, MAX_ORDER_MICRO, notional, PRICE_SCALE } from './units.ts';
 
 /** The V2 fee curve moved to ./fees.ts (one taker-fee module); kept here for its importers. */
@@ -105,14 +106,30 @@ export function orderShapeError(
 }
 
 /**
- * What an order reserves at placement: a BUY its notional rounded up plus the largest taker fee
- * (micro collateral), a SELL its size (micro-shares). The order is refused
- * (INVALID_ORDER_NOT_ENOUGH_BALANCE) when the account has less available.
+ * What an order reserves at placement: a BUY its notional rounded up plus the largest taker fee any
+ * of its fills can pay under `protocol` (micro collateral), a SELL its size (micro-shares). The order
+ * is refused (INVALID_ORDER_NOT_ENOUGH_BALANCE) when the account has less available.
+ *
+ * The fee bound is exact, not `rate × notional`: a BUY fills at its price or better (lower), at most
+ * its size, and both fee curves (V1 `rate × min(p, 1 − p)`, V2 `rate × p × (1 − p)`) rise up to 0.5, so
+ * no set of fills pays more than the fee of its whole size at min(price, 0.5) (each match's fee
+ * floored apart sums to no more than one floored fee of the sum). A post-only order never takes: no
+ * fee. (Trial 24 F8: `rate × notional` asked 20.68 of a V2 market buy whose fills cost 19.93, so the
+ * public V2 client's fee-aware "spend my balance" market buy was refused.)
  */
-export function orderReservation(isBuy: boolean, size: number, price: number, feeRateBps: number): number {
+export function orderReservation(
+  isBuy: boolean,
+  size: number,
+  price: number,
+  feeRateBps: number,
+  protocol: FeeProtocol,
+  postOnly = false,
+): number {
   if (!isBuy) return size;
   const n = notional(size, price, 'up');
-  return n + Math.floor((n * feeRateBps) / PRICE_SCALE);
+  if (postOnly || feeRateBps === 0) return n;
+  const half = PRICE_SCALE / 2;
+  return n + takerFee(protocol, size, price < half ? price : half, feeRateBps);
 }
 
 /**

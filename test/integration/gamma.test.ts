@@ -337,6 +337,44 @@ describe('markets', () => {
     for (const m of byCat) expect(m.category.toLowerCase()).toBe(cat.toLowerCase());
   });
 
+  it('filters by the public ranges (volume, liquidity, start and end dates), inclusive; a bad bound is a 400 (trial 24 F3)', async () => {
+    const all = (await get('/markets?limit=500')).body as any[];
+    const ids = (xs: any[]) => xs.map((m) => m.id).sort();
+    const open = all.find((m) => m.id === mOpen.condition_id)!;
+    expect(open.volumeNum).toBeGreaterThan(0);
+    // volume: exactly the traded market's volume is in (inclusive), a cent more is out
+    const vol = (await get(`/markets?volume_num_min=${open.volume}&limit=500`)).body;
+    expect(ids(vol)).toEqual(ids(all.filter((m) => m.volumeNum >= open.volumeNum)));
+    expect(ids(vol)).toContain(mOpen.condition_id);
+    const above = (await get(`/markets?volume_num_min=${open.volumeNum + 0.01}&limit=500`)).body;
+    expect(ids(above)).not.toContain(mOpen.condition_id);
+    const quiet = (await get('/markets?volume_num_max=0&limit=500')).body;
+    expect(ids(quiet)).toEqual(ids(all.filter((m) => m.volumeNum === 0)));
+    expect(quiet.length).toBeLessThan(all.length);
+    const liquid = (await get(`/markets?liquidity_num_min=${open.liquidityNum}&limit=500`)).body;
+    expect(ids(liquid)).toEqual(ids(all.filter((m) => m.liquidityNum >= open.liquidityNum)));
+    // end dates: those ending by a date between the earliest and latest
+    const ends = all.map((m) => Date.parse(m.endDate)).sort((x, y) => x - y);
+    const mid = new Date(ends[Math.floor(ends.length / 2)]!).toISOString();
+    const soon = (await get(`/markets?end_date_max=${mid}&limit=500`)).body;
+    expect(ids(soon)).toEqual(ids(all.filter((m) => Date.parse(m.endDate) <= Date.parse(mid))));
+    expect(soon.length).toBeGreaterThan(0);
+    expect(soon.length).toBeLessThan(all.length);
+    const late = (await get(`/markets?end_date_min=${mid}&limit=500`)).body;
+    expect(ids(late)).toEqual(ids(all.filter((m) => Date.parse(m.endDate) >= Date.parse(mid))));
+    // events: volume_min, start_date_min/max
+    const evs = (await get('/events?volume_min=0.000001&limit=500')).body;
+    expect(evs.map((e: any) => e.id)).toContain('e-open');
+    for (const e of evs) expect(e.volumeNum).toBeGreaterThan(0);
+    const started = (await get('/events?start_date_min=2026-02-01&start_date_max=2026-02-28T23:59:59Z&limit=500')).body;
+    expect(started.map((e: any) => e.id)).toEqual(['e-open']);
+    for (const bad of ['volume_num_min=lots', 'end_date_max=someday', 'liquidity_num_max=-1']) {
+      const r = await get(`/markets?${bad}`);
+      expect(r.status, bad).toBe(400);
+      expect(r.body.error.message).toContain(bad.split('=')[0]);
+    }
+  });
+
   it('orders by volume (descending by default, ascending=true) and pages consistently', async () => {
     const desc = (await get('/markets?order=volume&limit=500')).body;
     expect(desc[0].id).toBe(mOpen.condition_id);

@@ -16,6 +16,7 @@ import type { MakerFill, Trade } from '../matching/types.ts';
 import { decodeCursor, encodeCursor, END_CURSOR, qBool, qInt, qString, type Query } from './body.ts';
 import { badRequest } from './errors.ts';
 import { formatMid } from './render.ts';
+import { rangeFilter } from './range-filters.ts';
 import { gammaRewards, rewardPeriod } from '../rewards/wire.ts';
 
 // ---- query helpers ----------------------------------------------------------------------------
@@ -464,7 +465,7 @@ export function eventRecord(ex: PaperExchange, ev: EventRec): Record<string, unk
 
 /**
  * Events selected and ordered by the list parameters: `closed` (true: only closed, false: only
- * open, absent: all), `active`, `tag` (label, slug or id), `category`, `slug`/`id` (repeatable),
+ * open, absent: all), `active`, `tag` (label, slug or id), `category`, `slug`/`id` (repeatable), the ranges (./range-filters.ts: `volume_min`, `end_date_max`, ...),
  * `order` = volume | liquidity | start_date | end_date | created_at (descending unless
  * `ascending=true`; insertion order without `order`).
  */
@@ -476,6 +477,12 @@ export function selectEvents(ex: PaperExchange, q: Query): EventRec[] {
   const category = qString(q, 'category')?.toLowerCase();
   const slugs = new Set(qList(q, 'slug'));
   const ids = new Set(qList(q, 'id'));
+  const inRange = rangeFilter<EventRec>(q, 'events', {
+    volume: (ev) => eventTotals(ex, ev).volume,
+    liquidity: (ev) => eventTotals(ex, ev).liquidity,
+    startDate: (ev) => ev.startDate,
+    endDate: (ev) => ev.endDate,
+  });
   const list = [...ex.world.events.values()].filter((ev) => {
     const st = eventStatus(ex, ev);
     if (!closedOk(st.closed) || !activeOk(st.active)) return false;
@@ -483,7 +490,7 @@ export function selectEvents(ex: PaperExchange, q: Query): EventRec[] {
     if (category !== undefined && ev.category.toLowerCase() !== category) return false;
     if (slugs.size && !slugs.has(ev.slug)) return false;
     if (ids.size && !ids.has(ev.id)) return false;
-    return true;
+    return inRange(ev);
   });
   const vol = (ev: EventRec) => eventTotals(ex, ev).volume;
   const liq = (ev: EventRec) => eventTotals(ex, ev).liquidity;
@@ -504,7 +511,7 @@ export function selectEvents(ex: PaperExchange, q: Query): EventRec[] {
 /**
  * Markets selected and ordered by the list parameters: `active`, `closed` (absent: all), `tag`
  * (the market's or its event's), `category`, `condition_ids` / `id`, `clob_token_ids`, `slug`
- * (repeatable or comma-separated), `event_id`, `order` = volume | liquidity | end_date |
+ * (repeatable or comma-separated), `event_id`, the ranges (./range-filters.ts: `volume_num_min`, `end_date_max`, ...), `order` = volume | liquidity | end_date |
  * start_date | created_at (descending unless `ascending=true`; listing order without `order`).
  */
 export function selectMarkets(ex: PaperExchange, q: Query): MarketEntry[] {
@@ -517,6 +524,13 @@ export function selectMarkets(ex: PaperExchange, q: Query): MarketEntry[] {
   const toks = new Set(qList(q, 'clob_token_ids'));
   const slugs = new Set(qList(q, 'slug'));
   const eventId = qString(q, 'event_id');
+  const start = (e: MarketEntry) => eventOf(ex, e)?.startDate ?? e.meta.createdAt;
+  const inRange = rangeFilter<MarketEntry>(q, 'markets', {
+    volume: (e) => e.volume,
+    liquidity: (e) => ex.liquidity(e),
+    startDate: start,
+    endDate: (e) => e.meta.endDate,
+  });
   const list = ex.listMarkets().filter((e) => {
     const active = e.state.status === 'active';
     if (!activeOk(active) || !closedOk(!active)) return false;
@@ -527,10 +541,9 @@ export function selectMarkets(ex: PaperExchange, q: Query): MarketEntry[] {
       return false;
     if (eventId !== undefined && eventOf(ex, e)?.id !== eventId) return false;
     if (!tagOk(marketTags(ex, e))) return false;
-    return true;
+    return inRange(e);
   });
   const liq = (e: MarketEntry) => ex.liquidity(e);
-  const start = (e: MarketEntry) => eventOf(ex, e)?.startDate ?? e.meta.createdAt;
   return ordered(list, q, {
     volume: (e) => e.volume,
     volumeNum: (e) => e.volume,

@@ -87,7 +87,7 @@ export function place(c: EngineCore, o: NewOrder, now: number): PlaceResult {
   const isYes = o.tokenId === m.def.yesToken;
   const tokIdx = (m.idx << 1) | (isYes ? 0 : 1);
   const existing = c.accounts.get(o.account);
-  const need = orderReservation(isBuy, size, price, bps);
+  const need = orderReservation(isBuy, size, price, bps, feeProtocol, o.postOnly);
   if (isBuy) {
     if ((existing === undefined ? 0 : existing.collateral) < need) return reject('INVALID_ORDER_NOT_ENOUGH_BALANCE');
   } else {

@@ -228,7 +228,7 @@ export class OwnOrders {
     if (shapeError !== null) return this.#reject(p.id, shapeError);
     const market = isMarketOrderType(type);
     const isBuy = r.side === 'BUY';
-    const need = orderReservation(isBuy, size, price, bps);
+    const need = orderReservation(isBuy, size, price, bps, this.#feeProtocol, postOnly);
     if (isBuy) {
       if (this.#acct.collateral < need) return this.#reject(p.id, 'INVALID_ORDER_NOT_ENOUGH_BALANCE');
     } else if ((this.#acct.shares.get(tok.id)?.available ?? 0) < need)

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CURVE_FEE_STEP_MICRO, curveFee, MAX_FEE_RATE_BPS, orderReservation } from '../../../src/core/order-rules.ts';
+import { takerFee } from '../../../src/core/fees.ts';
 import { LOT_MICRO, MAX_ORDER_MICRO, PRICE_SCALE } from '../../../src/core/units.ts';
 
 /** The reference: size × price × (10^4 − price) × bps / 10^16 micro, floored to the step, in bigints. */
@@ -45,7 +46,34 @@ describe('curveFee', () => {
         const size = 10_000_000;
         const cash = (size * p) / PRICE_SCALE;
         expect(curveFee(size, p, r)).toBeLessThanOrEqual(Math.floor((cash * r) / PRICE_SCALE));
-        expect(cash + curveFee(size, p, r)).toBeLessThanOrEqual(orderReservation(true, size, p, r));
+        expect(cash + curveFee(size, p, r)).toBeLessThanOrEqual(orderReservation(true, size, p, r, 2));
       }
+  });
+
+  it("a BUY's reservation covers any fills at its price or better, each match's fee apart, under both protocols", () => {
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    for (let i = 0; i < 3000; i++) {
+      const protocol = (1 + next(2)) as 1 | 2;
+      const limit = 1 + next(PRICE_SCALE - 1);
+      const rate = next(MAX_FEE_RATE_BPS + 1);
+      const lots = 1 + next(5000);
+      const size = lots * LOT_MICRO;
+      const need = orderReservation(true, size, limit, rate, protocol);
+      // split the size into up to 6 matches at prices at or below the limit (the last takes the rest)
+      let left = lots;
+      let paid = 0;
+      for (let k = 0; left > 0; k++) {
+        const part = k === 5 ? left : 1 + next(left);
+        left -= part;
+        const p = 1 + next(limit);
+        const s = part * LOT_MICRO;
+        paid += (s * p) / PRICE_SCALE + takerFee(protocol, s, p, rate);
+      }
+      expect(paid, `protocol ${protocol} limit ${limit} rate ${rate} lots ${lots}`).toBeLessThanOrEqual(need);
+    }
   });
 });
