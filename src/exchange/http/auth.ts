@@ -152,7 +152,9 @@ export function authenticate(ex: PaperExchange, req: FastifyRequest, opts: AuthO
     if (!safeEqual(pass, rec.passphrase)) throw unauthorized('Unauthorized/Invalid api key');
     if (addr.toLowerCase() !== rec.address) throw unauthorized('POLY_ADDRESS does not own this api key');
     checkTimestamp(ex, ts, opts);
-    const path = req.apiPath ?? '/';
+    // the signed path is the route's, relative to its API base: never a default (security review 49 F2)
+    const path = req.apiPath;
+    if (path === undefined) throw unauthorized('L2 authentication needs a path under an API base (/clob, /data, ...)');
     const body = req.rawBody === undefined || req.rawBody === '' ? undefined : req.rawBody;
     const query = req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '';
     const ok =

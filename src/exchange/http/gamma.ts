@@ -173,10 +173,8 @@ export function gammaRoutes(ex: PaperExchange) {
           throw badRequest('replyTo must be a comment on the same event or market');
         replyTo = parent.id;
       }
-      let n = ex.world.comments.length + 1;
-      while (ex.world.commentById.has(String(n))) n++;
       const comment: CommentRec = {
-        id: String(n),
+        id: ex.world.nextCommentId(),
         body: b.body,
         parentEntityType: b.parentEntityType,
         parentEntityId,

@@ -164,6 +164,11 @@ export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInsta
     const path = req.url.split('?')[0] ?? '/';
     const a = apiOf(path);
     if (a) req.apiPath = a.rel;
+    // the router decodes percent-escapes, `/%63lob/book` is `/clob/book`; everything keyed on the API
+    // prefix (rate limits, the signed path, the admin checks) reads the raw one: an encoded prefix is refused
+    // (security review 49 F1/F2: it skipped every rate limit and unbound the L2 signature from the route)
+    else if (/^\/[^/]*%/.test(path))
+      throw badRequest('percent-encoded characters in the API prefix: send /clob, /gamma, /data, ... as they are');
   });
 
   const faults = opts.faults;

@@ -190,9 +190,8 @@ export class Lifecycle {
         }
       }
     }
-    let id = commentIdBase(this.rt.seed) + store.comments.length;
-    while (store.commentById.has(String(id))) id++;
-    const comment = commentRecord(rng, String(id), parent, author, this.rt.clock.now(), replyTo);
+    const id = store.nextCommentId(commentIdBase(this.rt.seed));
+    const comment = commentRecord(rng, id, parent, author, this.rt.clock.now(), replyTo);
     this.ex.exec({ k: 'comment', comment });
     this.rt.stats.comments++;
   }

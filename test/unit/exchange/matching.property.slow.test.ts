@@ -236,7 +236,12 @@ class Model {
     if (o.type === 'GTD' && o.expiresAt <= now) return { ok: false, code: 'INVALID_ORDER_EXPIRATION' };
     const buy = o.side === 'BUY';
     const notionalAll = (o.size * o.price) / S; // exact: sizes are whole lots
-    const need = buy ? notionalAll + Math.floor((notionalAll * o.feeRateBps) / S) : o.size;
+    // a BUY also reserves the most fee its fills can pay: its size at min(price, 0.5) (the V1 curve's peak;
+    // fills are at its price or better); a post-only one never takes
+    const maxFee = o.postOnly
+      ? 0
+      : Math.floor((Math.floor((o.size * Math.min(o.price, S / 2)) / S) * o.feeRateBps) / S);
+    const need = buy ? notionalAll + maxFee : o.size;
     if (
       buy
         ? (this.bal.get(o.account)?.coll ?? 0) < need
