@@ -11,6 +11,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { l2Headers } from '../../src/api/signing/hmac.ts';
 import { ADMIN, startVenue, yes, type TestVenue } from '../integration/support/setup.ts';
+import { WsClient } from '../integration/support/ws-client.ts';
 
 const venues: TestVenue[] = [];
 afterAll(async () => Promise.all(venues.map((v) => v.close())));
@@ -61,5 +62,84 @@ describe('security review 49', () => {
     // the key still works
     expect((await t.l2('GET', '/auth/api-keys')).status).toBe(200);
     expect(ADMIN).toBeTypeOf('string');
+  });
+
+  it("F6: an inherited property name as the Gamma lists' order is a 400 naming the known orders, never a 500", async () => {
+    const v = await limited();
+    const gamma = v.running.urls.gamma_url;
+    for (const list of ['markets', 'events'])
+      for (const name of ['__proto__', 'valueOf', 'hasOwnProperty', 'constructor', '__lookupGetter__', 'toString']) {
+        const r = await fetch(`${gamma}/${list}?order=${name}`);
+        expect(r.status, `${list} ${name}`).toBe(400);
+        expect(((await r.json()) as any).error.message).toContain('order must be one of volume');
+      }
+  });
+
+  it('F3: an RTDS connection keeps at most 100 comment filters; a message past it is refused whole and changes nothing', async () => {
+    const v = await limited();
+    const c = await WsClient.open(`${v.running.urls.ws_url}/rtds`);
+    try {
+      const filters = (from: number, n: number) =>
+        Array.from({ length: n }, (_, i) => ({
+          topic: 'comments',
+          type: 'comment_created',
+          filters: { parentEntityID: String(from + i), parentEntityType: 'Event' },
+        }));
+      c.send({ action: 'subscribe', subscriptions: filters(0, 50) });
+      c.send({ action: 'subscribe', subscriptions: filters(50, 50) });
+      // the same 50 again: no new filter, no refusal
+      c.send({ action: 'subscribe', subscriptions: filters(0, 50) });
+      c.send({ action: 'subscribe', subscriptions: [...filters(100, 1), ...filters(0, 1)] });
+      const refused = await c.waitFor((e) => e.event_type === 'error', { what: 'the refusal' });
+      expect(refused.error).toMatchObject({ code: 'LIMIT_EXCEEDED' });
+      expect(refused.error.message).toContain('at most 100 comment filters');
+      await c.quiet(100);
+      expect(c.events.filter((e) => e.event_type === 'error')).toHaveLength(1);
+      // unsubscribing one makes room for the one refused
+      c.send({ action: 'unsubscribe', subscriptions: filters(0, 1) });
+      c.send({ action: 'subscribe', subscriptions: filters(100, 1) });
+      await c.quiet(100);
+      expect(c.events.filter((e) => e.event_type === 'error')).toHaveLength(1);
+      // too many crypto symbols in all (101 distinct, over messages of at most 100)
+      const syms = (from: number, n: number) => Array.from({ length: n }, (_, i) => `sym${from + i}`).join(',');
+      c.send({
+        action: 'subscribe',
+        subscriptions: [{ topic: 'crypto_prices', type: 'update', filters: syms(0, 100) }],
+      });
+      c.send({
+        action: 'subscribe',
+        subscriptions: [{ topic: 'crypto_prices', type: 'update', filters: syms(100, 1) }],
+      });
+      await c.waitFor((e) => e.event_type === 'error' && e.error.message.includes('100 crypto symbols'), {
+        what: 'the symbols refusal',
+      });
+    } finally {
+      c.close();
+    }
+  });
+
+  it('F4: a user-channel connection keeps at most 1000 market ids', async () => {
+    const v = await limited();
+    const t = await v.trader();
+    const c = await WsClient.open(`${v.running.urls.ws_url}/ws/user`);
+    try {
+      const ids = (from: number, n: number) => Array.from({ length: n }, (_, i) => `m-${from + i}`);
+      const cr = t.creds!;
+      c.send({ auth: { apiKey: cr.apiKey, secret: cr.secret, passphrase: cr.passphrase }, markets: ids(0, 600) });
+      c.send({ operation: 'subscribe', markets: ids(600, 400) });
+      await c.quiet(100);
+      expect(c.events.filter((e) => e.event_type === 'error')).toEqual([]);
+      c.send({ operation: 'subscribe', markets: ids(1000, 1) });
+      const refused = await c.waitFor((e) => e.event_type === 'error', { what: 'the refusal' });
+      expect(refused.error).toMatchObject({ code: 'LIMIT_EXCEEDED' });
+      expect(refused.error.message).toContain('at most 1000 market ids (1000 now, 1 more asked)');
+      // ids already kept are no new ones
+      c.send({ operation: 'subscribe', markets: ids(0, 1000) });
+      await c.quiet(100);
+      expect(c.events.filter((e) => e.event_type === 'error')).toHaveLength(1);
+      expect(c.closed).toBeUndefined();
+    } finally {
+      c.close();
+    }
   });
 });

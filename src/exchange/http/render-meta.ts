@@ -162,7 +162,7 @@ export function ordered<T>(
     .map((s) => s.trim())
     .filter((s) => s !== '');
   const fns = names.map((n) => {
-    const fn = keys[n];
+    const fn = Object.hasOwn(keys, n) ? keys[n] : undefined; // never an inherited name (security review 49 F6)
     if (fn === undefined) throw badRequest(`order must be one of ${Object.keys(keys).join(', ')}`);
     return fn;
   });

@@ -19,7 +19,13 @@
 import type { ExchangeEvent, PaperExchange } from '../exchange.ts';
 import type { CommentRec } from '../world/model.ts';
 import { frame, type Gate, type SnapshotItem, type StreamConn } from '../ws/conn.ts';
-import { parseRtdsRequest, type CommentFilter } from './protocol.ts';
+import { MAX_SYMBOLS, parseRtdsRequest, type CommentFilter } from './protocol.ts';
+
+/**
+ * Most comment filters one connection keeps (security review 49 F3: uncapped, one socket's thousands of
+ * filters stalled the event loop at each subscribe and each comment). Symbols and exclusions: MAX_SYMBOLS.
+ */
+export const MAX_COMMENT_FILTERS = 100;
 
 /** Price points kept per symbol for subscription snapshots. */
 export const HISTORY = 300;
@@ -33,7 +39,8 @@ interface CryptoSub {
 interface RtdsClient {
   conn: StreamConn;
   crypto: CryptoSub | undefined;
-  comments: Array<CommentFilter | 'all'>;
+  /** Comment filters by their JSON (at most MAX_COMMENT_FILTERS). */
+  comments: Map<string, CommentFilter | 'all'>;
 }
 
 /** A comment as the venue's comment stream shows it (camelCase). */
@@ -91,7 +98,7 @@ export class RtdsChannel {
   }
 
   add(conn: StreamConn): void {
-    this.clients.set(conn, { conn, crypto: undefined, comments: [] });
+    this.clients.set(conn, { conn, crypto: undefined, comments: new Map() });
   }
 
   remove(conn: StreamConn): void {
@@ -105,10 +112,17 @@ export class RtdsChannel {
     const r = parseRtdsRequest(msg);
     if (!r.ok) return conn.error('BAD_REQUEST', r.message);
     const { action, subscriptions } = r.value;
+    // applied to copies, kept only within the caps: a refused message changes nothing
+    const crypto: CryptoSub | undefined =
+      c.crypto === undefined
+        ? undefined
+        : { all: c.crypto.all, symbols: new Set(c.crypto.symbols), excluded: new Set(c.crypto.excluded) };
+    let next = { crypto, comments: new Map(c.comments) };
+    const snapshots: string[][] = [];
     for (const s of subscriptions) {
       if (s.topic === 'crypto_prices') {
         if (action === 'subscribe') {
-          const sub = (c.crypto ??= { all: false, symbols: new Set(), excluded: new Set() });
+          const sub = (next.crypto ??= { all: false, symbols: new Set(), excluded: new Set() });
           if (s.symbols === 'all') {
             sub.all = true;
             sub.excluded.clear();
@@ -117,24 +131,32 @@ export class RtdsChannel {
               sub.symbols.add(sym);
               sub.excluded.delete(sym);
             }
-            this.snapshot(conn, s.symbols);
+            snapshots.push(s.symbols);
           }
-        } else if (c.crypto !== undefined) {
-          if (s.symbols === 'all') c.crypto = undefined;
+        } else if (next.crypto !== undefined) {
+          if (s.symbols === 'all') next.crypto = undefined;
           else
             for (const sym of s.symbols) {
-              c.crypto.symbols.delete(sym);
-              if (c.crypto.all) c.crypto.excluded.add(sym);
+              next.crypto.symbols.delete(sym);
+              if (next.crypto.all) next.crypto.excluded.add(sym);
             }
         }
       } else {
         const key = JSON.stringify(s.filter);
-        if (action === 'subscribe') {
-          if (!c.comments.some((f) => JSON.stringify(f) === key)) c.comments.push(s.filter);
-        } else if (s.filter === 'all') c.comments = [];
-        else c.comments = c.comments.filter((f) => JSON.stringify(f) !== key);
+        if (action === 'subscribe') next.comments.set(key, s.filter);
+        else if (s.filter === 'all') next = { ...next, comments: new Map() };
+        else next.comments.delete(key);
       }
     }
+    const symbols = Math.max(next.crypto?.symbols.size ?? 0, next.crypto?.excluded.size ?? 0);
+    if (next.comments.size > MAX_COMMENT_FILTERS || symbols > MAX_SYMBOLS)
+      return conn.error(
+        'LIMIT_EXCEEDED',
+        `a connection keeps at most ${MAX_COMMENT_FILTERS} comment filters and ${MAX_SYMBOLS} crypto symbols (this message would make ${next.comments.size} and ${symbols}): unsubscribe some first`,
+      );
+    c.crypto = next.crypto;
+    c.comments = next.comments;
+    for (const list of snapshots) this.snapshot(conn, list);
   }
 
   private snapshot(conn: StreamConn, symbols: string[]): void {
@@ -191,7 +213,13 @@ export class RtdsChannel {
         let payload: Record<string, unknown> | undefined;
         const now = this.ex.clock.now();
         for (const c of this.clients.values()) {
-          if (!c.comments.some((f) => matches(f, e.comment))) continue;
+          let any = false;
+          for (const f of c.comments.values())
+            if (matches(f, e.comment)) {
+              any = true;
+              break;
+            }
+          if (!any) continue;
           gate ??= this.gate();
           payload ??= commentPayload(this.ex, e.comment);
           const msg = { topic: 'comments', type: 'comment_created', timestamp: now, payload, connection_id: c.conn.id };

@@ -10,6 +10,8 @@
 export const MAX_ASSETS_PER_CONNECTION = 500;
 /** Most markets listed in one user-channel message. */
 export const MAX_MARKETS_PER_MESSAGE = 1000;
+/** Most market ids a user-channel connection keeps (followed, or excluded in its all-markets mode). */
+export const MAX_MARKETS_PER_CONNECTION = 1000;
 /** Longest id (token id, condition id) accepted; real ones are 66-78 characters. */
 export const MAX_ID_LENGTH = 100;
 

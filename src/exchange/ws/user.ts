@@ -25,7 +25,7 @@ import { renderOrder, renderTrade } from '../http/render.ts';
 import type { OrderState, Trade } from '../matching/types.ts';
 import { keyTag, type SecurityLog } from '../security-log.ts';
 import { frame, type Gate, type StreamConn } from './conn.ts';
-import { parseUserRequest } from './protocol.ts';
+import { MAX_MARKETS_PER_CONNECTION, parseUserRequest } from './protocol.ts';
 
 interface UserClient {
   conn: StreamConn;
@@ -127,6 +127,17 @@ export class UserChannel {
     }
     if (!r.ok) return conn.error('BAD_REQUEST', r.message);
     const { op, markets } = r.value;
+    // the set grows when a 'some' connection subscribes or an 'all' one unsubscribes: at most
+    // MAX_MARKETS_PER_CONNECTION ids (security review 49 F4: uncapped, one account's sockets grew the heap 10 MiB/s)
+    if (markets.length > 0 && (op === 'subscribe') === (c.mode === 'some')) {
+      let adding = 0;
+      for (const m of markets) if (!c.markets.has(m)) adding++;
+      if (c.markets.size + adding > MAX_MARKETS_PER_CONNECTION)
+        return conn.error(
+          'LIMIT_EXCEEDED',
+          `a connection keeps at most ${MAX_MARKETS_PER_CONNECTION} market ids (${c.markets.size} now, ${adding} more asked)`,
+        );
+    }
     if (op === 'subscribe') {
       if (markets.length === 0) {
         c.mode = 'all';
