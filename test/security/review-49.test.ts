@@ -142,4 +142,29 @@ describe('security review 49', () => {
       c.close();
     }
   });
+
+  it('F5: one L1 signature is one nonce however spelled ("0", "00"), and an address holds at most 20 API keys', async () => {
+    const v = await limited();
+    const t = await v.trader(); // its key: nonce 0
+    const h = t.l1(0);
+    for (const spelled of ['00', '000000', '0'.repeat(30)]) {
+      const r = await t.raw('POST', '/auth/api-key', { headers: { ...h, POLY_NONCE: spelled } });
+      expect(r.status, spelled).toBe(400);
+      expect((r.body as any).error.code).toBe('API_KEY_EXISTS');
+    }
+    expect(((await t.l2('GET', '/auth/api-keys')).body as any).apiKeys).toHaveLength(1);
+    // 19 more nonces: 20 keys; the 21st is refused, naming the limit; a deleted one makes room
+    for (let n = 1; n < 20; n++) expect((await t.raw('POST', '/auth/api-key', { headers: t.l1(n) })).status).toBe(200);
+    const over = await t.raw('POST', '/auth/api-key', { headers: t.l1(20) });
+    expect(over.status).toBe(400);
+    expect(over.body).toMatchObject({ error: { code: 'API_KEY_LIMIT' } });
+    expect(((await t.l2('GET', '/auth/api-keys')).body as any).apiKeys).toHaveLength(20);
+    // an existing key is still derived and re-created as existing, not refused for the limit
+    expect((await t.raw('GET', '/auth/derive-api-key', { headers: t.l1(7) })).status).toBe(200);
+    expect(((await t.raw('POST', '/auth/api-key', { headers: t.l1(7) })).body as any).error.code).toBe(
+      'API_KEY_EXISTS',
+    );
+    expect((await t.l2('DELETE', '/auth/api-key')).status).toBe(200);
+    expect((await t.raw('POST', '/auth/api-key', { headers: t.l1(20) })).status).toBe(200);
+  });
 });

@@ -46,6 +46,8 @@ export interface ReadonlyKeyRecord {
 
 /** Most read-only keys one address holds at once. */
 export const MAX_READONLY_KEYS = 20;
+/** Most API keys (L2) one address holds at once: a new nonce past it is refused (security review 49 F5). */
+export const MAX_API_KEYS = 20;
 
 /** A builder API key of an address: credentials, when made, and when revoked (if it was). */
 export interface BuilderKeyRecord extends ApiCreds {
@@ -80,6 +82,8 @@ export class ApiKeyStore {
    * replays delete in the same order, so the count, and every key, come out the same.
    */
   private readonly deletions = new Map<string, number>();
+  /** API keys held, by address. */
+  readonly #perAddress = new Map<string, number>();
 
   /** The credentials for (address, nonce), computed without storing them (`generation`: see `deletions`). */
   derive(address: string, nonce: string, generation = 0): ApiCreds {
@@ -106,7 +110,13 @@ export class ApiKeyStore {
     };
     this.byAddrNonce.set(k, rec);
     this.byKey.set(rec.apiKey, rec);
+    this.#perAddress.set(rec.address, (this.#perAddress.get(rec.address) ?? 0) + 1);
     return rec;
+  }
+
+  /** How many API keys (L2) `address` holds. */
+  countOf(address: string): number {
+    return this.#perAddress.get(address.toLowerCase()) ?? 0;
   }
 
   /** The key for (address, nonce) if it was created, registering it if it was not. */
@@ -147,6 +157,9 @@ export class ApiKeyStore {
     const k = `${rec.address}|${rec.nonce}`;
     this.byAddrNonce.delete(k);
     this.deletions.set(k, (this.deletions.get(k) ?? 0) + 1);
+    const n = (this.#perAddress.get(rec.address) ?? 1) - 1;
+    if (n > 0) this.#perAddress.set(rec.address, n);
+    else this.#perAddress.delete(rec.address);
     return true;
   }
 

@@ -253,5 +253,6 @@ export function authenticateL1(
   }
   if (recovered.toLowerCase() !== addr.toLowerCase())
     throw unauthorized('Invalid L1 Request headers: signature does not match POLY_ADDRESS');
-  return { address: addr.toLowerCase(), nonce };
+  // the nonce as the number signed: "0" and "00" are one nonce, one key (security review 49 F5)
+  return { address: addr.toLowerCase(), nonce: BigInt(nonce).toString() };
 }

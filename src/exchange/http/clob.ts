@@ -14,7 +14,7 @@ import { orderFromWireV2, wireProtocolOf } from '../../api/signing/order-v2.ts';
 /** The neg-risk adapter on Polygon (the public service's contracts page). */
 const NEG_RISK_ADAPTER = '0xd91E80cF2E7be2e162c6513ceD06f1dD0dA35296';
 import { ValidationError } from '../../core/errors.ts';
-import type { ApiKeyRecord } from '../accounts/keys.ts';
+import { type ApiKeyRecord, MAX_API_KEYS } from '../accounts/keys.ts';
 import { worldRecord } from '../identity.ts';
 import { clobMarketRecord } from '../markets.ts';
 import {
@@ -332,6 +332,11 @@ export function clobRoutes(ex: PaperExchange, opts: ClobRouteOptions) {
     // ---- API keys -----------------------------------------------------------------------------
     app.post('/auth/api-key', async (req) => {
       const { address, nonce } = authenticateL1(ex, req, opts.auth);
+      if (ex.deriveApiKey(address, nonce) === undefined && ex.keys.countOf(address) >= MAX_API_KEYS)
+        throw badRequest(
+          `Could not create api key: this address holds ${MAX_API_KEYS} already (delete one with DELETE /auth/api-key, or derive an existing one)`,
+          'API_KEY_LIMIT',
+        );
       const rec = ex.createApiKey(address, nonce);
       if (rec === null)
         throw badRequest(
