@@ -15,7 +15,7 @@ import type { MarketInfo } from '../core/venue.ts';
 import type { Trader } from '../kernel/create-trader.ts';
 import { prettyOnly } from '../ops/logger.ts';
 import { utcDate } from '../risk/kill-switch.ts';
-import { riskMark } from '../risk/marks.ts';
+import { resolutionMark, riskMark } from '../risk/marks.ts';
 import type { Store } from '../store/store.ts';
 import { statusPositions } from './run-summary.ts';
 
@@ -57,15 +57,23 @@ class RunPnl {
     const venueMarks = this.o.trader.venueMarks();
     const followed = new Set<TokenId>();
     const marks = new Map<TokenId, number>();
-    for (const m of this.o.markets)
+    for (const m of this.o.markets) {
+      // a resolved market's tokens at what they redeem for (1 or 0); with no winner seen, the venue's mark
+      const winner = engine.state.winner(m.market);
       for (const t of m.tokens) {
         followed.add(t.tokenId);
+        if (winner !== undefined) {
+          const mk = resolutionMark(t.tokenId, winner) ?? venueMarks.get(t.tokenId);
+          if (mk !== undefined) marks.set(t.tokenId, mk);
+          continue;
+        }
         const b = engine.state.book(t.tokenId);
         if (b?.mid != null) {
           marks.set(t.tokenId, Math.round(b.mid));
           this.#lastMid.set(t.tokenId, Math.round(b.mid));
         }
       }
+    }
     const positions = this.o.store.positions();
     for (const p of positions) {
       if (p.size === 0 || followed.has(p.tokenId)) continue;

@@ -394,14 +394,15 @@ export function formatStatus(s: StatusSnapshot, url: string): string {
   out.push(
     `PnL (USDC)  total ${s.pnl.total}   trading ${s.pnl.trading ?? '-'} (realized ${s.pnl.realized}, unrealized ${s.pnl.unrealized})   fees ${s.pnl.fees}   rewards ${rw?.total ?? '0'} (paid ${rw?.paid ?? '0'}, estimated ${rw?.estimated ?? '0'})${epoch !== undefined ? `   (ledger epoch ${epoch.id})` : ''}`,
   );
-  // a position without a mark (a market the daemon no longer follows) is left out of the unrealized PnL:
+  // a position without a mark (its book not in yet, a market not followed with no venue mark) is left out of
+  // the unrealized PnL (trial 25 F1: it pointed at a "held, not followed" section shown only for the latter):
   // said here as the exit summary says it (findings-8 F13)
   // the UTC day's PnL the daily loss limit judges (risk.maxDailyLoss on; an older daemon sends none)
   const day = s.pnl.day as StatusSnapshot['pnl']['day'] | undefined;
   if (day != null) out.push(`            today (UTC ${day.date}) ${day.pnl}: the daily loss limit's PnL, net of fees`);
   if (s.pnl.unmarked > 0)
     out.push(
-      `            (${s.pnl.unmarked} position(s) without a mark not counted in the unrealized PnL: see "held, not followed")`,
+      `            (${s.pnl.unmarked} position(s) without a mark not counted in the unrealized PnL: a book not in yet, or a market not followed the venue gives no price for)`,
     );
   out.push(`collateral  available ${s.inventory.collateral.available}   reserved ${s.inventory.collateral.reserved}`);
   out.push(

@@ -287,6 +287,7 @@ export class DaemonOps {
             ? 'strategy failing'
             : undefined,
       isRetired: (m) => state.isResolved(m as never),
+      winner: (m) => state.winner(m as never),
       liveOrders: () => p.tracker.liveOrders(),
       positions: () => positionsWithDecimals(p.store),
       pnl: (marks) => p.store.pnl(marks as ReadonlyMap<TokenId, number>),

@@ -31,6 +31,8 @@ export interface DaemonView {
   whyNotQuotable(market: string): string | undefined;
   /** True when the market resolved or is inactive. */
   isRetired(market: string): boolean;
+  /** The winning token of a market seen resolving; null: resolved (or inactive), no winner seen; undefined: not resolved. */
+  winner?(market: string): string | null | undefined;
   /** Own open orders (the tracker's live orders). */
   liveOrders(): readonly LiveOrderView[];
   positions(): readonly PositionLike[];

@@ -34,6 +34,9 @@ import type { FleetStatusSection } from './status-fleet.ts';
 import { NO_REWARDS, pnlRewardsStatus, rewardSamples } from './status-rewards.ts';
 import { RoundTrips, roundTripOp, type RoundTripStatus } from './round-trips.ts';
 import { midOfTop, SessionTradeStats, type SessionTradeStatus } from './session-trade-stats.ts';
+import { resolutionMark } from '../risk/marks.ts';
+
+const NO_MARKS: ReadonlyMap<string, number> = new Map();
 
 export type { FleetStatusSection } from './status-fleet.ts';
 export { avgPriceText, rejectionsNotCountedOf } from './status-snapshot.ts';
@@ -345,15 +348,24 @@ export class DaemonMonitor {
     const v = this.#view;
     if (v === undefined) return marks;
     const followed = new Set<string>();
-    for (const m of this.#ctx.markets)
+    const venue = v.venueMarks?.() ?? NO_MARKS;
+    for (const m of this.#ctx.markets) {
+      // a resolved market's tokens at what they redeem for (1 or 0); with no winner seen, the venue's mark
+      const winner = v.winner?.(m.market);
       for (const t of m.tokens) {
         followed.add(t.tokenId);
+        if (winner !== undefined) {
+          const mk = resolutionMark(t.tokenId, winner) ?? venue.get(t.tokenId);
+          if (mk !== undefined) marks.set(t.tokenId, mk);
+          continue;
+        }
         const b = v.book(t.tokenId);
         if (b !== undefined && b.bestBid !== null && b.bestAsk !== null)
           marks.set(t.tokenId, Math.round((b.bestBid + b.bestAsk) / 2));
       }
+    }
     // a position held on a market not followed: the venue's mark (its current price), when it gives one
-    for (const [t, mark] of v.venueMarks?.() ?? []) if (!followed.has(t)) marks.set(t, mark);
+    for (const [t, mark] of venue) if (!followed.has(t)) marks.set(t, mark);
     return marks;
   }
 

@@ -14,6 +14,8 @@
  *
  * Pure: the daemon keeps the last mids and calls this per held token.
  */
+import { PRICE_SCALE } from '../core/units.ts';
+
 export interface MarkBook {
   readonly bestBid: number | null;
   readonly bestAsk: number | null;
@@ -32,4 +34,16 @@ export function riskMark(size: number, book: MarkBook | undefined, lastMid: numb
   if (ask !== null) return ask;
   if (bid !== null) return lastMid === undefined ? bid : Math.max(bid, lastMid);
   return lastMid;
+}
+
+/**
+ * The mark of a token of a resolved market, pips: 1 for the winning token, 0 for the other (what it
+ * redeems for); undefined when the market has not resolved or its winner is not known (`winner`
+ * null). A market resolving against a position is the largest loss a daemon can take at once: its
+ * book is gone, and without this mark the loss limits did not see the loss while the daemon ran
+ * (trial 25 F1).
+ */
+export function resolutionMark(tokenId: string, winner: string | null | undefined): number | undefined {
+  if (winner === undefined || winner === null) return undefined;
+  return tokenId === winner ? PRICE_SCALE : 0;
 }

@@ -59,8 +59,10 @@ function setup(o: {
   });
   const books = new Map<TokenId, Book>();
   const venueMarks = new Map<TokenId, number>();
+  // markets seen resolving: their winning token (null: resolved, no winner seen)
+  const winners = new Map<ConditionId, TokenId | null>();
   const trader = {
-    engine: { state: { book: (t: TokenId) => books.get(t) } },
+    engine: { state: { book: (t: TokenId) => books.get(t), winner: (m: ConditionId) => winners.get(m) } },
     kill,
     venueMarks: () => venueMarks,
     tracker: { liveOrders: () => [] },
@@ -82,6 +84,7 @@ function setup(o: {
     kill,
     books,
     venueMarks,
+    winners,
     loss,
     trader,
     markets,
@@ -274,6 +277,52 @@ describe('mmkit run: the daily loss limit opens the day on a marked reading', ()
       expect(t.kill.reason?.message).toMatch(/^PnL -2\.5 below -2 \(realized 0, unrealized -2\.5\)/);
     } finally {
       t.close();
+    }
+  });
+
+  it('a followed market resolving against the position is marked at 0 at once, and the loss limit trips (trial 25 F1)', async () => {
+    // 10 YES bought at 0.40 on the run's market, marked at the mid 0.50 (+1 USDC)
+    const t = setup({ market: M, tokenId: YES, maxLoss: 2_000_000, maxDailyLoss: 0 });
+    try {
+      t.books.set(YES, { bestBid: 4900, bestAsk: 5100, mid: 5000 });
+      t.books.set(NO, { bestBid: 4900, bestAsk: 5100, mid: 5000 });
+      expect(await t.loss.started(0)).toBe(false);
+      expect(t.kill.lastPnl).toBe(1_000_000);
+      // NO wins: the books go, no venue mark read yet; YES redeems for nothing: -4 USDC, past the limit of 2
+      t.winners.set(M, NO);
+      t.books.clear();
+      expect(t.loss.check()).toBe(true);
+      expect(t.kill.lastPnl).toBe(-4_000_000);
+      expect(t.kill.reason?.message).toMatch(/^PnL -4 below -2 \(realized 0, unrealized -4\)/);
+    } finally {
+      t.close();
+    }
+  });
+
+  it("a followed market resolving for the position marks it at 1; resolved with no winner seen, at the venue's mark", async () => {
+    const t = setup({ market: M, tokenId: YES, maxLoss: 2_000_000, maxDailyLoss: 0 });
+    try {
+      t.books.set(YES, { bestBid: 3900, bestAsk: 4100, mid: 4000 });
+      expect(await t.loss.started(0)).toBe(false);
+      expect(t.kill.lastPnl).toBe(0);
+      // resolved, winner not seen (the venue lists it inactive): the venue's mark, 0.10 (-3)
+      t.winners.set(M, null);
+      t.venueMarks.set(YES, 1000);
+      expect(t.loss.check()).toBe(true);
+      expect(t.kill.lastPnl).toBe(-3_000_000);
+    } finally {
+      t.close();
+    }
+    const w = setup({ market: M, tokenId: YES, maxLoss: 2_000_000, maxDailyLoss: 0 });
+    try {
+      w.books.set(YES, { bestBid: 3900, bestAsk: 4100, mid: 4000 });
+      expect(await w.loss.started(0)).toBe(false);
+      w.winners.set(M, YES);
+      w.books.clear();
+      expect(w.loss.check()).toBe(false);
+      expect(w.kill.lastPnl).toBe(6_000_000);
+    } finally {
+      w.close();
     }
   });
 });
