@@ -213,8 +213,17 @@ export async function runCheck(o: { config?: string; json?: boolean }): Promise<
   try {
     loaded = loadConfigDetailed(o.config);
   } catch (e) {
-    if (!(e instanceof ConfigError) || !o.json) throw e;
-    printJson({ ok: false, problems: e.problems });
+    if (!(e instanceof ConfigError)) throw e;
+    // a misspelt MMKIT_* variable is said with the other problems, not only once they are mended (trial 25 F2)
+    const warnings = unknownVariables(process.env).map((v) => ({
+      key: v.name,
+      message: unknownVariableMessage(v, false),
+    }));
+    if (!o.json) {
+      for (const w of warnings) process.stderr.write(`mmkit: warning: config ${w.key}: ${w.message}\n`);
+      throw e;
+    }
+    printJson({ ok: false, problems: e.problems, warnings });
     return ExitCode.USAGE;
   }
   const report = await checkConfig(loaded.config, loaded.files);

@@ -307,7 +307,17 @@ SIGHUP or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit 
       import('./run-inprocess.ts'),
       import('./env-names.ts'),
     ]);
-    const cfg = loadConfig(o.config, {
+    const load = (...a: Parameters<typeof loadConfig>) => {
+      try {
+        return loadConfig(...a);
+      } catch (e) {
+        // a misspelt MMKIT_* variable is said with the config's problems, not once they are mended (trial 25 F2)
+        for (const v of unknownVariables(process.env))
+          process.stderr.write(`mmkit: warning: config ${v.name}: ${unknownVariableMessage(v, false)}\n`);
+        throw e;
+      }
+    };
+    const cfg = load(o.config, {
       'bot.strategy': o.strategy,
       'bot.markets':
         o.markets !== undefined

@@ -9,7 +9,8 @@
  *  - `market_stream_down` / `user_stream_down`: the stream's socket is gone (a `disconnected`
  *    event and no `resynced` since);
  *  - `feed_stale`: no market data for longer than `feedStaleMs` (a frozen socket that still
- *    answers PONG), or a traded book is stale (no snapshot yet, desynced, crossed);
+ *    answers PONG; not once every followed market resolved: nothing more comes), or a traded book is
+ *    stale (no snapshot yet, desynced, crossed);
  *  - `heartbeat_failing`: the last heartbeat to the venue's dead-man switch failed (placing is
  *    paused until one succeeds);
  *  - `strategy_failing`: the strategy erred on several evaluations in a row (every quote is pulled
@@ -134,7 +135,9 @@ export function assessHealth(h: HealthInput, now: number): HealthReport {
       message: `user stream disconnected${h.user.reason ? `: ${h.user.reason}` : ''}`,
     });
   const age = h.market.lastDataAt > 0 ? Math.max(0, now - h.market.lastDataAt) : null;
-  if (h.lifecycle === 'running' && h.feedStaleMs > 0 && h.market.connected) {
+  // every followed market resolved: nothing more comes, and the silence is expected (trial 25 F5: it flapped)
+  const allRetired = h.books.length > 0 && h.books.every((b) => b.retired === true);
+  if (h.lifecycle === 'running' && h.feedStaleMs > 0 && h.market.connected && !allRetired) {
     // before the first data event, the silence counts from when the daemon started running
     const silentFor = age ?? (h.runningSince > 0 ? now - h.runningSince : 0);
     if (silentFor > h.feedStaleMs)

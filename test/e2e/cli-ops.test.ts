@@ -438,6 +438,33 @@ describe('mmkit config check', () => {
       expect(t.code, args.join(' ')).toBe(2);
       expect(t.err).toMatch(/^mmkit: config log\.level: .*\nmmkit: config bot\.risk\.maxLoss: .*-5\n$/);
     }
+    // a misspelt variable is said with the problems, not only once they are mended (trial 25 F2)
+    // (a bad variable's value is refused as the config loads, before the other checks)
+    const typo = { MMKIT_RISK_MAX_POSITON_SHARES: '3', MMKIT_RISK_MAX_LOSS: 'abc' };
+    const good = join(dir, 'good.json');
+    writeFileSync(good, '{}');
+    const jt = await mmkit(['config', 'check', '--config', good, '--json'], { env: typo });
+    expect(jt.code).toBe(2);
+    expect(json(jt)).toMatchObject({
+      ok: false,
+      warnings: [
+        {
+          key: 'MMKIT_RISK_MAX_POSITON_SHARES',
+          message: expect.stringContaining('did you mean MMKIT_RISK_MAX_POSITION_SHARES?'),
+        },
+      ],
+    });
+    for (const args of [
+      ['config', 'check', '--config', good],
+      ['run', '--config', good, '--data-dir', dir],
+    ]) {
+      const t = await mmkit(args, { env: typo });
+      expect(t.code, args.join(' ')).toBe(2);
+      expect(t.err).toContain(
+        'mmkit: warning: config MMKIT_RISK_MAX_POSITON_SHARES: set, but mmkit reads no such variable: ignored (did you mean MMKIT_RISK_MAX_POSITION_SHARES?)',
+      );
+      expect(t.err).toContain('mmkit: config bot.risk.maxLoss:');
+    }
   }, 120_000);
 
   it('passes on config/live.example.json pointed at the paper exchange', async () => {

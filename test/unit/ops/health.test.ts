@@ -56,6 +56,13 @@ describe('assessHealth', () => {
     expect(codes(stale)).toEqual(['feed_stale']);
     expect(codes({ ...base, books: [{ ...base.books[0]!, stale: true, retired: true }] })).toEqual([]);
   });
+  it('says no feed_stale for the silence once every followed market resolved (nothing more comes; trial 25 F5)', () => {
+    const silent = { ...base, market: { connected: true, lastDataAt: T - 60_000 } };
+    const retired = silent.books.map((b) => ({ ...b, stale: true, retired: true }));
+    expect(codes({ ...silent, books: retired })).toEqual([]);
+    // one market still open: its silence is a stale feed
+    expect(codes({ ...silent, books: [retired[0]!, base.books[1]!] })).toEqual(['feed_stale']);
+  });
   it('is unhealthy while the strategy is failing (its quotes pulled; trial 21 F1)', () => {
     const r = assessHealth(
       { ...base, strategyFailing: { consecutive: 7, lastError: 'late21' } },
