@@ -118,6 +118,15 @@ describe('mmkit doctor', () => {
     // no key, so no account credited with the starting balance
     expect(ex.exchange.keys.list(freshAddress)).toEqual([]);
     expect(ex.exchange.engine.balance(freshAddress).collateral).toBe(0);
+    // what needs the key is listed as not checked, the allowances too, and the verdict names them (trial 25 F3)
+    const unchecked = report.checks.filter((c) => c.detail.startsWith('not checked')).map((c) => c.id);
+    expect(unchecked).toEqual(
+      expect.arrayContaining(['closed-only', 'balance', 'allowance.exchange', 'allowance.negRiskExchange']),
+    );
+    const table = await runMmkit(['doctor', '--exchange-url', base, '--data-dir', fresh]);
+    expect(table.out).toMatch(
+      /ready, with warnings \(not checked: [^)]*balance, allowance\.exchange, allowance\.negRiskExchange/,
+    );
   });
 
   it('an unreachable stream: its check fails as unreachable, exit 3', async () => {

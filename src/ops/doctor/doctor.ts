@@ -230,6 +230,9 @@ export async function runDoctor(input: DoctorInput): Promise<DoctorReport> {
       checks.push(
         notChecked('closed-only', 'closed-only status', why),
         notChecked('balance', 'collateral balance', why),
+        // listed, not left out (trial 25 F3: the table dropped them and still ended "ready")
+        notChecked('allowance.exchange', 'allowance to the CTF exchange', why),
+        notChecked('allowance.negRiskExchange', 'allowance to the neg-risk CTF exchange', why),
       );
     }
     checks.push(...(await streamChecks(input.urls, { tokens, credentials: creds, timeoutMs: input.timeoutMs })));

@@ -22,13 +22,15 @@ export function renderReport(r: DoctorReport): string {
     .filter((c) => c.status === 'fail')
     .map((c) => c.id)
     .join(', ');
+  // what could not run is named in the verdict: "ready" over unchecked balances misleads (trial 25 F3)
+  const unchecked = r.checks.filter((c) => c.status === 'warn' && c.detail.startsWith('not checked')).map((c) => c.id);
   const verdict =
     r.exitCode === 3
       ? `the venue did not answer: ${failed} (exit 3)`
       : r.exitCode === 1
         ? `failed: ${failed} (exit 1)`
         : warn > 0
-          ? 'ready, with warnings'
+          ? `ready, with warnings${unchecked.length > 0 ? ` (not checked: ${unchecked.join(', ')})` : ''}`
           : 'ready';
   lines.push('', `${pass} passed, ${warn} warned, ${fail} failed: ${verdict}`);
   return lines.join('\n') + '\n';
