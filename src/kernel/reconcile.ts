@@ -95,10 +95,15 @@ export function traderReconcile(p: ReconcileParts): () => Promise<StartReconcili
     }
     // each fill made while the bot was down, named as the user channel's are (trial 13 F3: only a
     // count was said, and these fills are in no session's figures)
+    // (a ledger that starts now, a data dir's first run or a new epoch, was never "down": trial 25 F4)
+    const when =
+      audit?.opening !== undefined
+        ? "backfilled: made before this data dir's ledger began"
+        : 'backfilled: made while the bot was down';
     for (const f of r.freshFills ?? []) {
       if (fleetLedger !== undefined && !fills.includes(f)) continue;
       const external = r.externalFills.has(`${f.tradeId}|${f.orderId}`);
-      lines.backfilled(f, external, 'backfilled: made while the bot was down');
+      lines.backfilled(f, external, when);
     }
     // the venue's holdings are the truth: before anything is quoted, the ledger follows them
     if (auditor !== undefined) {

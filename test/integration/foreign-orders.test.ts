@@ -268,6 +268,22 @@ describe('foreign orders on the bot wallet (bot.foreignOrders)', () => {
     }
   });
 
+  it("a first run on a data dir names the wallet's earlier trades as made before its ledger began, not 'while the bot was down' (trial 25 F4)", async () => {
+    // (a fresh store: its first ledger epoch opens, as `mmkit run` opens it on a new data dir)
+    const r = await setupRun('leave', { p1: 0.45, p2: 0.4, size: 5 }, { auditEveryMs: 60_000, epoch: 'first-run' });
+    try {
+      const taken = await r.other.place(yes(v.m1), 'BUY', '0.55', '10', { type: 'FAK' });
+      expect(taken.body.success, JSON.stringify(taken.body)).toBe(true);
+      await r.bot.start();
+      const backfilled = r.logs.filter((l) => /^info: external fill \(backfilled/.test(l.msg));
+      expect(backfilled.map((l) => [l.msg, l.obj['order'] ?? l.obj['orderId']])).toEqual([
+        ["info: external fill (backfilled: made before this data dir's ledger began)", taken.id],
+      ]);
+    } finally {
+      await r.stop().catch(() => undefined);
+    }
+  });
+
   it("'leave': another client's trade in a market the bot does not follow is booked once, as an external fill, by the position audit (trial 13 F16)", async () => {
     const r = await setupRun('leave', { p1: 0.45, p2: 0.4, size: 5 }, { auditEveryMs: 300 });
     try {
