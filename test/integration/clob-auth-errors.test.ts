@@ -223,6 +223,12 @@ describe('bad input', () => {
     expectEnvelope(empty, 400);
     // a missing field said plainly, not as "expected nonoptional, received undefined"
     expect(empty.body.error.message).toBe('invalid order request: order: required field is missing');
+    // the spec's unsigned body: told what to send instead (trial 24 F6)
+    const unsigned = await send(JSON.stringify({ tokenID: yes(v.m1), price: '0.30', size: '10', side: 'BUY' }));
+    expectEnvelope(unsigned, 400, 'BAD_REQUEST');
+    expect(unsigned.body.error.message).toMatch(
+      /^invalid order request: an order is signed by its maker: send \{order: \{salt, maker, signer/,
+    );
     const good = a.order(yes(v.m1), 'BUY', '0.30', '10').body as any;
     expectEnvelope(await send(JSON.stringify({ ...good, orderType: 'IOC' })), 400);
     const { owner: _, ...noOwner } = good;

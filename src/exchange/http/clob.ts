@@ -83,6 +83,12 @@ function wireShapeOf(order: unknown): 1 | 2 {
  * `maxTimestampAheadMs`: how far ahead of the clock a V2 order's signed timestamp may be.
  */
 function parseOrderRequest(body: unknown, maxTimestampAheadMs: number): PlaceRequest {
+  // the spec's unsigned form ({tokenID, price, size, side}): the exchange cannot sign for the caller,
+  // so it says what to send instead of naming a missing field (trial 24 F6)
+  if (body !== null && typeof body === 'object' && !('order' in body) && 'tokenID' in body)
+    throw badRequest(
+      'invalid order request: an order is signed by its maker: send {order: {salt, maker, signer, taker, tokenId, makerAmount, takerAmount, side, signatureType, signature, ...}, owner, orderType} (the public clients build it; GET /version says the order protocol)',
+    );
   const b = parseWith(postOrderSchema, body, 'order request');
   let parsed: PlaceRequest;
   const common = {
