@@ -677,6 +677,7 @@ const QUERY_KEYS: Record<string, Array<[string, ValueKind]>> = {
     ['end', 'seconds'],
     ['sizeThreshold', 'decimal'],
     ['history', 'bool'],
+    ['takerOnly', 'bool'],
     ['type', 'activityType'],
     ['event_id', 'eventRef'],
     ['markSource', 'any'],

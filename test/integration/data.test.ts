@@ -326,3 +326,49 @@ describe('events and markets', () => {
     expect(evs.body.data[0].markets[0].id).toBe(m.condition_id);
   });
 });
+
+describe("the public data API's own routes (?user=, bare arrays, numbers; trial 24 F2)", () => {
+  it('positions, trades and value of a user, as the public service answers them', async () => {
+    const pos = await get(`/positions?user=${a.address}`);
+    expect(pos.status).toBe(200);
+    expect(Array.isArray(pos.body)).toBe(true);
+    // A bought 10 YES at 0.40 and sold 5 at 0.55: 5 held, marked at the YES mid 0.55
+    expect(pos.body).toEqual([
+      expect.objectContaining({
+        proxyWallet: a.address,
+        asset: yes(m),
+        conditionId: m.condition_id,
+        size: 5,
+        avgPrice: 0.4,
+        initialValue: 2,
+        currentValue: 2.75,
+        cashPnl: 0.75,
+        realizedPnl: 0.75,
+        curPrice: 0.55,
+        outcome: 'Yes',
+        outcomeIndex: 0,
+        oppositeAsset: no(m),
+        redeemable: false,
+      }),
+    ]);
+    expect((await get(`/positions?user=${a.address}&market=${m.condition_id}`)).body).toHaveLength(1);
+    expect((await get(`/positions?user=${a.address}&sizeThreshold=6`)).body).toEqual([]);
+    // trades: takers only by default (the public default); A was the maker of both of its fills
+    expect((await get(`/trades?user=${a.address}`)).body).toEqual([]);
+    const all = (await get(`/trades?user=${a.address}&takerOnly=false`)).body;
+    expect(all.map((t: any) => [t.side, t.size, t.price, t.asset])).toEqual([
+      ['SELL', 5, 0.55, yes(m)],
+      ['BUY', 10, 0.4, yes(m)],
+    ]);
+    expect(all[0]).toMatchObject({ proxyWallet: a.address, conditionId: m.condition_id, outcome: 'Yes' });
+    expect(typeof all[0].timestamp).toBe('number');
+    const bt = (await get(`/trades?user=${b.address}`)).body;
+    expect(bt.map((t: any) => [t.side, t.size, t.price, t.asset])).toEqual([['BUY', 10, 0.6, no(m)]]);
+    expect((await get(`/value?user=${a.address}`)).body).toEqual([{ user: a.address, value: 2.75 }]);
+    for (const p of ['/positions', '/trades', '/value']) {
+      const r = await get(p);
+      expect(r.status, p).toBe(400);
+      expect(r.body.error.message).toContain('user');
+    }
+  });
+});

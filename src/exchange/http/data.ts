@@ -423,6 +423,106 @@ export function dataRoutes(ex: PaperExchange) {
       return ok(out);
     });
 
+    // ---- the public data API's own routes (trial 24 F2: an existing client's first calls) ---------
+    // `?user=`, bare arrays, camelCase, amounts as JSON numbers, as the public service answers them
+    // (the spec's /users/{address}/... above stay the exact decimal strings in the envelope)
+    const num = (micro: number) => Number(formatAmount(micro));
+    const userOf = (q: Query) => {
+      const u = qString(q, 'user');
+      if (u === undefined) throw badRequest('missing query parameter user');
+      return pathAddress(u);
+    };
+    app.get('/positions', async (req) => {
+      const q = req.query as Query;
+      const addr = userOf(q);
+      const th = qString(q, 'sizeThreshold');
+      let threshold = 0;
+      if (th !== undefined) {
+        try {
+          threshold = parseAmount(th, 'down');
+        } catch {
+          throw badRequest('sizeThreshold must be a non-negative decimal');
+        }
+      }
+      const markets = qString(q, 'market')
+        ?.split(',')
+        .map((x) => x.trim().toLowerCase());
+      const rows = positionsOf(ex, addr)
+        .filter(
+          (r) =>
+            r.size >= threshold && (markets === undefined || markets.includes(r.entry.meta.conditionId.toLowerCase())),
+        )
+        .sort((a, b) => (b.value ?? -1) - (a.value ?? -1) || b.cost - a.cost);
+      return paginate(rows, q, 100, 500).items.map((r) => {
+        const m = r.entry.meta;
+        const cash = r.mark === null ? 0 : unrealizedAt(r.size, r.mark, r.costPm);
+        const resolved = r.markSource === 'resolution';
+        return {
+          proxyWallet: addr,
+          asset: r.tokenId,
+          conditionId: m.conditionId,
+          size: num(r.size),
+          avgPrice: Number(r.avgPrice),
+          initialValue: num(r.cost),
+          currentValue: r.value === null ? 0 : num(r.value),
+          cashPnl: num(cash),
+          percentPnl: r.cost > 0 ? (cash / r.cost) * 100 : 0,
+          totalBought: num(r.bought),
+          realizedPnl: num(r.realized),
+          curPrice: r.mark === null ? 0 : r.mark / PRICE_SCALE,
+          redeemable: resolved,
+          mergeable: false,
+          title: m.question,
+          slug: m.slug,
+          outcome: m.outcomes[r.index],
+          outcomeIndex: r.index,
+          oppositeAsset: m.tokens[r.index === 0 ? 1 : 0],
+          endDate: m.endDate,
+          negativeRisk: m.negRisk,
+        };
+      });
+    });
+    app.get('/trades', async (req) => {
+      const q = req.query as Query;
+      const addr = userOf(q);
+      const markets = qString(q, 'market')
+        ?.split(',')
+        .map((x) => x.trim().toLowerCase());
+      const side = qString(q, 'side')?.toUpperCase();
+      if (side !== undefined && side !== 'BUY' && side !== 'SELL') throw badRequest('side must be BUY or SELL');
+      const takerOnly = qString(q, 'takerOnly') !== 'false';
+      const fills = userFills(ex, addr)
+        .filter(
+          (f) =>
+            (markets === undefined || markets.includes(f.rec.trade.market.toLowerCase())) &&
+            (side === undefined || f.side === side) &&
+            (!takerOnly || f.role === 'TAKER'),
+        )
+        .reverse();
+      return paginate(fills, q, 100, 500).items.map((f) => {
+        const found = ex.marketOfToken(f.tokenId);
+        const m = found?.entry.meta;
+        return {
+          proxyWallet: addr,
+          side: f.side,
+          asset: f.tokenId,
+          conditionId: f.rec.trade.market,
+          size: num(f.size),
+          price: Number(ratio6(f.notional, f.size)),
+          timestamp: unixSec(f.rec.trade.matchTime),
+          title: m?.question ?? '',
+          slug: m?.slug ?? '',
+          outcome: m && found ? m.outcomes[found.index] : '',
+          outcomeIndex: found?.index ?? null,
+          transactionHash: f.rec.transactionHash,
+        };
+      });
+    });
+    app.get('/value', async (req) => {
+      const addr = userOf(req.query as Query);
+      return [{ user: addr, value: num(pnlTotals(ex, addr).value) }];
+    });
+
     // ---- builders -----------------------------------------------------------------------------
     app.get<{ Params: { api_key: string } }>('/builders/:api_key', async (req) => {
       const key = builderKey(req.params.api_key);
