@@ -132,6 +132,39 @@ describe('rtds: crypto_prices', () => {
   });
 });
 
+describe('rtds: crypto_prices_chainlink (trial 24 F4)', () => {
+  it('the same series under the Chainlink names: {"symbol": "btc/usd"} gets its snapshot, then only its updates', async () => {
+    const t0 = Date.now() - 1000;
+    price('btcusdt', 70000.5, t0);
+    const c = await client();
+    await sendSync(c, {
+      action: 'subscribe',
+      subscriptions: [{ topic: 'crypto_prices_chainlink', type: '*', filters: '{"symbol":"btc/usd"}' }],
+    });
+    const snap = await c.waitFor((e) => e.type === 'subscribe');
+    expect(snap).toMatchObject({ topic: 'crypto_prices_chainlink', payload: { symbol: 'btc/usd' } });
+    expect(snap.payload.data).toContainEqual({ timestamp: t0, value: 70000.5 });
+    const from = c.events.length;
+    price('ethusdt', 3200);
+    price('btcusdt', 70100.25);
+    const up = await c.waitFor((e) => e.type === 'update', { from });
+    expect(up).toMatchObject({
+      topic: 'crypto_prices_chainlink',
+      type: 'update',
+      payload: { symbol: 'btc/usd', value: 70100.25 },
+    });
+    await sleep(100);
+    expect(c.events.slice(from).filter((e) => e.type === 'update')).toHaveLength(1);
+    // a symbol not in the Chainlink form is refused, naming the form
+    await sendSync(c, {
+      action: 'subscribe',
+      subscriptions: [{ topic: 'crypto_prices_chainlink', type: '*', filters: { symbol: 'btcusdt' } }],
+    });
+    const err = await c.waitFor((e) => e.event_type === 'error');
+    expect(err.error.message).toContain('"<base>/usd"');
+  });
+});
+
 describe('rtds: comments', () => {
   it('streams a published comment in camelCase; entity filters select', async () => {
     const any = await client();

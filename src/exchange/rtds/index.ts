@@ -1,5 +1,5 @@
 /**
- * The real-time data stream (RTDS, at `/rtds`): topics `crypto_prices` and `comments`, fed by the
+ * The real-time data stream (RTDS, at `/rtds`): topics `crypto_prices` (also as `crypto_prices_chainlink`, the series named `btc/usd`) and `comments`, fed by the
  * world's events (`crypto_price`, `comment_created`).
  *
  * Messages: `{topic, type, timestamp (unix ms number), payload, connection_id}`.
@@ -19,13 +19,15 @@
 import type { ExchangeEvent, PaperExchange } from '../exchange.ts';
 import type { CommentRec } from '../world/model.ts';
 import { frame, type Gate, type SnapshotItem, type StreamConn } from '../ws/conn.ts';
-import { MAX_SYMBOLS, parseRtdsRequest, type CommentFilter } from './protocol.ts';
+import { chainlinkSymbol, MAX_SYMBOLS, parseRtdsRequest, type CommentFilter, type PriceTopic } from './protocol.ts';
 
 /**
  * Most comment filters one connection keeps (security review 49 F3: uncapped, one socket's thousands of
  * filters stalled the event loop at each subscribe and each comment). Symbols and exclusions: MAX_SYMBOLS.
  */
 export const MAX_COMMENT_FILTERS = 100;
+
+const PRICE_TOPICS: readonly PriceTopic[] = ['crypto_prices', 'crypto_prices_chainlink'];
 
 /** Price points kept per symbol for subscription snapshots. */
 export const HISTORY = 300;
@@ -38,7 +40,8 @@ interface CryptoSub {
 
 interface RtdsClient {
   conn: StreamConn;
-  crypto: CryptoSub | undefined;
+  /** Per price topic, by the series' own symbols (`btcusdt`; a Chainlink subscription names it `btc/usd`). */
+  crypto: Partial<Record<PriceTopic, CryptoSub>>;
   /** Comment filters by their JSON (at most MAX_COMMENT_FILTERS). */
   comments: Map<string, CommentFilter | 'all'>;
 }
@@ -98,7 +101,7 @@ export class RtdsChannel {
   }
 
   add(conn: StreamConn): void {
-    this.clients.set(conn, { conn, crypto: undefined, comments: new Map() });
+    this.clients.set(conn, { conn, crypto: {}, comments: new Map() });
   }
 
   remove(conn: StreamConn): void {
@@ -113,16 +116,16 @@ export class RtdsChannel {
     if (!r.ok) return conn.error('BAD_REQUEST', r.message);
     const { action, subscriptions } = r.value;
     // applied to copies, kept only within the caps: a refused message changes nothing
-    const crypto: CryptoSub | undefined =
-      c.crypto === undefined
-        ? undefined
-        : { all: c.crypto.all, symbols: new Set(c.crypto.symbols), excluded: new Set(c.crypto.excluded) };
+    const crypto: Partial<Record<PriceTopic, CryptoSub>> = {};
+    for (const [t, x] of Object.entries(c.crypto) as [PriceTopic, CryptoSub][])
+      crypto[t] = { all: x.all, symbols: new Set(x.symbols), excluded: new Set(x.excluded) };
     let next = { crypto, comments: new Map(c.comments) };
-    const snapshots: string[][] = [];
+    const snapshots: [PriceTopic, string[]][] = [];
     for (const s of subscriptions) {
-      if (s.topic === 'crypto_prices') {
+      if (s.topic !== 'comments') {
+        const cur = next.crypto[s.topic];
         if (action === 'subscribe') {
-          const sub = (next.crypto ??= { all: false, symbols: new Set(), excluded: new Set() });
+          const sub = (next.crypto[s.topic] ??= { all: false, symbols: new Set(), excluded: new Set() });
           if (s.symbols === 'all') {
             sub.all = true;
             sub.excluded.clear();
@@ -131,14 +134,14 @@ export class RtdsChannel {
               sub.symbols.add(sym);
               sub.excluded.delete(sym);
             }
-            snapshots.push(s.symbols);
+            snapshots.push([s.topic, s.symbols]);
           }
-        } else if (next.crypto !== undefined) {
-          if (s.symbols === 'all') next.crypto = undefined;
+        } else if (cur !== undefined) {
+          if (s.symbols === 'all') delete next.crypto[s.topic];
           else
             for (const sym of s.symbols) {
-              next.crypto.symbols.delete(sym);
-              if (next.crypto.all) next.crypto.excluded.add(sym);
+              cur.symbols.delete(sym);
+              if (cur.all) cur.excluded.add(sym);
             }
         }
       } else {
@@ -148,7 +151,8 @@ export class RtdsChannel {
         else next.comments.delete(key);
       }
     }
-    const symbols = Math.max(next.crypto?.symbols.size ?? 0, next.crypto?.excluded.size ?? 0);
+    let symbols = 0;
+    for (const x of Object.values(next.crypto)) symbols = Math.max(symbols, x.symbols.size, x.excluded.size);
     if (next.comments.size > MAX_COMMENT_FILTERS || symbols > MAX_SYMBOLS)
       return conn.error(
         'LIMIT_EXCEEDED',
@@ -156,23 +160,25 @@ export class RtdsChannel {
       );
     c.crypto = next.crypto;
     c.comments = next.comments;
-    for (const list of snapshots) this.snapshot(conn, list);
+    for (const [topic, list] of snapshots) this.snapshot(conn, topic, list);
   }
 
-  private snapshot(conn: StreamConn, symbols: string[]): void {
+  private snapshot(conn: StreamConn, topic: PriceTopic, symbols: string[]): void {
     const now = this.ex.clock.now();
     const wanted: SnapshotItem[] = [];
     for (const symbol of symbols) {
       const h = this.history.get(symbol);
       if (h === undefined || h.length === 0) continue;
+      const named = topic === 'crypto_prices' ? symbol : chainlinkSymbol(symbol);
+      if (named === undefined) continue;
       wanted.push({
-        key: `crypto:${symbol}`,
+        key: `${topic}:${symbol}`,
         render: () =>
           JSON.stringify({
-            topic: 'crypto_prices',
+            topic,
             type: 'subscribe',
             timestamp: now,
-            payload: { symbol, data: h.map((p) => ({ ...p })) },
+            payload: { symbol: named, data: h.map((p) => ({ ...p })) },
             connection_id: conn.id,
           }),
       });
@@ -196,17 +202,22 @@ export class RtdsChannel {
         if (h.length > HISTORY) h.splice(0, h.length - HISTORY);
         if (this.clients.size === 0) continue;
         const now = this.ex.clock.now();
+        const chainlink = chainlinkSymbol(e.symbol);
         for (const c of this.clients.values()) {
-          if (!follows(c.crypto, e.symbol)) continue;
-          gate ??= this.gate();
-          const msg = {
-            topic: 'crypto_prices',
-            type: 'update',
-            timestamp: now,
-            payload: { symbol: e.symbol, timestamp: e.at, value: e.value },
-            connection_id: c.conn.id,
-          };
-          c.conn.data(frame(JSON.stringify(msg)), gate);
+          for (const topic of PRICE_TOPICS) {
+            if (!follows(c.crypto[topic], e.symbol)) continue;
+            const symbol = topic === 'crypto_prices' ? e.symbol : chainlink;
+            if (symbol === undefined) continue;
+            gate ??= this.gate();
+            const msg = {
+              topic,
+              type: 'update',
+              timestamp: now,
+              payload: { symbol, timestamp: e.at, value: e.value },
+              connection_id: c.conn.id,
+            };
+            c.conn.data(frame(JSON.stringify(msg)), gate);
+          }
         }
       } else if (e.type === 'comment_created') {
         if (this.clients.size === 0) continue;

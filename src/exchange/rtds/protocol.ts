@@ -8,7 +8,15 @@
  */
 import type { Parsed } from '../ws/protocol.ts';
 
-export const RTDS_TOPICS = ['crypto_prices', 'comments'] as const;
+export const RTDS_TOPICS = ['crypto_prices', 'crypto_prices_chainlink', 'comments'] as const;
+
+/** The two price topics: Binance-style symbols (`btcusdt`) and Chainlink's (`btc/usd`), one series each. */
+export type PriceTopic = 'crypto_prices' | 'crypto_prices_chainlink';
+
+/** The Chainlink name of a series (`btcusdt` → `btc/usd`), undefined for a symbol not quoted in USDT. */
+export function chainlinkSymbol(symbol: string): string | undefined {
+  return symbol.endsWith('usdt') && symbol.length > 4 ? `${symbol.slice(0, -4)}/usd` : undefined;
+}
 export type RtdsTopic = (typeof RTDS_TOPICS)[number];
 
 /** Most subscriptions in one message, and most symbols in one filter. */
@@ -21,7 +29,7 @@ export interface CommentFilter {
 }
 
 export type RtdsSubscription =
-  | { topic: 'crypto_prices'; type: string; symbols: string[] | 'all' }
+  | { topic: PriceTopic; type: string; symbols: string[] | 'all' }
   | { topic: 'comments'; type: string; filter: CommentFilter | 'all' };
 
 export interface RtdsRequest {
@@ -112,6 +120,31 @@ export function parseRtdsRequest(msg: Record<string, unknown>): Parsed<RtdsReque
       const sy = symbolsOf(r['filters']);
       if (!sy.ok) return sy;
       out.push({ topic, type, symbols: sy.value });
+    } else if (topic === 'crypto_prices_chainlink') {
+      // the public form: filters {"symbol": "btc/usd"} (an object or its JSON); a list of symbols too
+      if (type !== '*' && type !== 'update')
+        return { ok: false, message: 'crypto_prices_chainlink: type must be "update" or "*"' };
+      let f: unknown = r['filters'];
+      if (typeof f === 'string' && f.trim().startsWith('{')) {
+        try {
+          f = JSON.parse(f);
+        } catch {
+          return { ok: false, message: 'crypto_prices_chainlink filters: malformed JSON object' };
+        }
+      }
+      if (f !== null && typeof f === 'object' && !Array.isArray(f)) f = (f as Record<string, unknown>)['symbol'] ?? '';
+      const sy = symbolsOf(f);
+      if (!sy.ok) return { ok: false, message: sy.message.replace('crypto_prices', 'crypto_prices_chainlink') };
+      if (sy.value !== 'all')
+        for (const x of sy.value)
+          if (!/^[a-z0-9]+\/usd$/.test(x))
+            return {
+              ok: false,
+              message: `crypto_prices_chainlink filters: symbols are "<base>/usd" ("btc/usd"), got ${JSON.stringify(x)}`,
+            };
+      // kept by the series' own name (btc/usd → btcusdt)
+      const symbols = sy.value === 'all' ? 'all' : sy.value.map((x) => `${x.slice(0, -4)}usdt`);
+      out.push({ topic, type, symbols });
     } else if (topic === 'comments') {
       if (type !== '*' && type !== 'comment_created')
         return {
