@@ -240,6 +240,16 @@ function builderShare(ex: PaperExchange, key: string, t: Trade) {
   return { volume, fills, accounts };
 }
 
+/** A positions list's `sizeThreshold` (shares, micro; 0 when absent). @throws HTTP 400 when it is no decimal */
+function sizeThresholdOf(th: string | undefined): number {
+  if (th === undefined) return 0;
+  try {
+    return parseAmount(th, 'down');
+  } catch {
+    throw badRequest('sizeThreshold must be a non-negative decimal');
+  }
+}
+
 function builderKey(s: string): string {
   if (s.length < 1 || s.length > 100) throw badRequest('builder api_key must be 1 to 100 characters');
   return s;
@@ -371,15 +381,7 @@ export function dataRoutes(ex: PaperExchange) {
     app.get<{ Params: { address: string } }>('/users/:address/positions', async (req) => {
       const addr = pathAddress(req.params.address);
       const q = req.query as Query;
-      const th = qString(q, 'sizeThreshold') ?? qString(q, 'size_threshold');
-      let threshold = 0;
-      if (th !== undefined) {
-        try {
-          threshold = parseAmount(th, 'down');
-        } catch {
-          throw badRequest('sizeThreshold must be a non-negative decimal');
-        }
-      }
+      const threshold = sizeThresholdOf(qString(q, 'sizeThreshold') ?? qString(q, 'size_threshold'));
       const market = qString(q, 'market')?.toLowerCase();
       const rows = positionsOf(ex, addr)
         .filter(
@@ -435,15 +437,7 @@ export function dataRoutes(ex: PaperExchange) {
     app.get('/positions', async (req) => {
       const q = req.query as Query;
       const addr = userOf(q);
-      const th = qString(q, 'sizeThreshold');
-      let threshold = 0;
-      if (th !== undefined) {
-        try {
-          threshold = parseAmount(th, 'down');
-        } catch {
-          throw badRequest('sizeThreshold must be a non-negative decimal');
-        }
-      }
+      const threshold = sizeThresholdOf(qString(q, 'sizeThreshold'));
       const markets = qString(q, 'market')
         ?.split(',')
         .map((x) => x.trim().toLowerCase());
