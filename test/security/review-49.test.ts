@@ -8,6 +8,7 @@
  *  - F5: one L1 signature minted a key per spelling of its nonce ("0", "00", ...), no cap per address;
  *  - F6: `order=__proto__` (an inherited property name) on the Gamma lists was a 500.
  */
+import { request } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { l2Headers } from '../../src/api/signing/hmac.ts';
 import { ADMIN, startVenue, yes, type TestVenue } from '../integration/support/setup.ts';
@@ -36,6 +37,24 @@ describe('security review 49', () => {
       expect(r.status, p).toBe(400);
       await r.body?.cancel();
     }
+    // nor is a target in absolute form, or with a fragment (review 49b F1: routed, but counted nowhere)
+    const { port } = new URL(root);
+    const raw = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const r = request({ host: '127.0.0.1', port, path, headers: { 'x-admin-token': 'guess' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        r.on('error', reject);
+        r.end();
+      });
+    for (const target of [
+      `http://h${book.replace('/book', '/clob/book')}`,
+      '/admin#x',
+      '/clob/time#x',
+      'http://h/admin/security',
+    ])
+      expect(await raw(target), target).toBe(400);
     const statuses: number[] = [];
     for (let i = 0; i < 110; i++) {
       const r = await fetch(`${root}/clob${book}`);

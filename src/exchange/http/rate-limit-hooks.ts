@@ -104,7 +104,9 @@ export function installRateLimits(app: FastifyInstance, ex: PaperExchange, opts:
 
   app.addHook('onRequest', async (req, reply) => {
     const path = req.url.split('?')[0] ?? '/';
-    const s = scopeOf(path, opts.apiOf);
+    // a routed request always counts: its raw path, else the route it was given (review 49b F1)
+    const s =
+      scopeOf(path, opts.apiOf) ?? (req.routeOptions.url ? scopeOf(req.routeOptions.url, opts.apiOf) : undefined);
     if (s === undefined) return;
     const route = req.routeOptions.url ? (scopeOf(req.routeOptions.url, opts.apiOf)?.rel ?? s.rel) : s.rel;
     const rules = policy.rulesFor(s.api, req.method, route);

@@ -161,6 +161,11 @@ export function buildHttpApp(ex: PaperExchange, opts: HttpOptions): FastifyInsta
   app.addContentTypeParser('*', { parseAs: 'string' }, parseJson);
 
   app.addHook('onRequest', async (req) => {
+    // origin-form targets only: an absolute-form target (`GET http://h/clob/book`) or a fragment
+    // (`/admin#x`) is routed as its path but matches no API prefix below (review 49b F1: they skipped
+    // every rate limit, the admin token's included)
+    if (!req.url.startsWith('/') || req.url.includes('#'))
+      throw badRequest('the request target must be a path (/clob/..., /data/...), without a fragment');
     const path = req.url.split('?')[0] ?? '/';
     const a = apiOf(path);
     if (a) req.apiPath = a.rel;
