@@ -15,7 +15,7 @@
  * Pure: no I/O, no clock (time is an argument).
  */
 import type { VenueRejectCode } from './errors.ts';
-import { type FeeProtocol, takerFee } from './fees.ts';
+import type { FeeProtocol } from './fees.ts';
 import { LOT_MICRO, MAX_ORDER_MICRO, notional, PRICE_SCALE } from './units.ts';
 
 /** The V2 fee curve moved to ./fees.ts (one taker-fee module); kept here for its importers. */
@@ -106,16 +106,18 @@ export function orderShapeError(
 }
 
 /**
- * What an order reserves at placement: a BUY its notional rounded up plus the largest taker fee any
- * of its fills can pay under `protocol` (micro collateral), a SELL its size (micro-shares). The order
- * is refused (INVALID_ORDER_NOT_ENOUGH_BALANCE) when the account has less available.
+ * What an order reserves at placement: a BUY its notional rounded up plus the most taker fee its
+ * fills can make it pay beyond that (micro collateral), a SELL its size (micro-shares). The order is
+ * refused (INVALID_ORDER_NOT_ENOUGH_BALANCE) when the account has less available.
  *
- * The fee bound is exact, not `rate × notional`: a BUY fills at its price or better (lower), at most
- * its size, and both fee curves (V1 `rate × min(p, 1 − p)`, V2 `rate × p × (1 − p)`) rise up to 0.5, so
- * no set of fills pays more than the fee of its whole size at min(price, 0.5) (each match's fee
- * floored apart sums to no more than one floored fee of the sum). A post-only order never takes: no
- * fee. (Trial 24 F8: `rate × notional` asked 20.68 of a V2 market buy whose fills cost 19.93, so the
- * public V2 client's fee-aware "spend my balance" market buy was refused.)
+ * The bound: a BUY fills at its price or better (lower), at most its size, and what a share costs
+ * with its fee, `q + rate × g(q)` (V1 `g = min(q, 1 − q)`, V2 `g = q × (1 − q)`), rises with the fill
+ * price `q` (its slope is at least 1 − rate > 0, rates being at most 10 %): no set of fills costs
+ * more than its whole size at its own price with that price's fee, the fee floored to the micro
+ * (each match's fill is a whole number of micro and each fee is floored apart, so their sum is a
+ * whole number no larger). A post-only order never takes: no fee. Trial 24 F8 and review 49b F2:
+ * `rate × notional` asked 20.68 of a V2 market buy whose fills cost 19.93, so the public V2 client's
+ * fee-aware "spend my balance" market buy was refused.
  */
 export function orderReservation(
   isBuy: boolean,
@@ -128,8 +130,22 @@ export function orderReservation(
   if (!isBuy) return size;
   const n = notional(size, price, 'up');
   if (postOnly || feeRateBps === 0) return n;
-  const half = PRICE_SCALE / 2;
-  return n + takerFee(protocol, size, price < half ? price : half, feeRateBps);
+  const p = BigInt(price);
+  const scale = BigInt(PRICE_SCALE);
+  // size × rate × g(price), micro: V2 size·p·(S−p)·bps / S³, V1 size·min(p, S−p)·bps / S² (as S³ below)
+  const g = protocol === 2 ? p * (scale - p) : (price < PRICE_SCALE - price ? p : scale - p) * scale;
+  return n + Number((BigInt(size) * g * BigInt(feeRateBps)) / scale ** 3n);
+}
+
+/**
+ * The reservation of an order journaled before the rule above (2026-11-30): notional plus
+ * `rate × notional`. A journal replays its orders under the rule they were admitted by (review 49b
+ * F3: a BUY refused then would fill on a restart), so `NewOrder.reservation` says which.
+ */
+export function legacyOrderReservation(isBuy: boolean, size: number, price: number, feeRateBps: number): number {
+  if (!isBuy) return size;
+  const n = notional(size, price, 'up');
+  return n + Math.floor((n * feeRateBps) / PRICE_SCALE);
 }
 
 /**

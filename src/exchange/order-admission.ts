@@ -237,6 +237,7 @@ export function admitOrder(ctx: AdmissionContext, key: ApiKeyRecord, req: PlaceR
     expiresAt,
     feeRateBps,
     ...(req.protocol === 2 ? { feeModel: 'v2' as const } : {}),
+    reservation: 2,
   };
   // a V2 order's builder code (signed) attributes it; a V1 order's comes in the body
   const builder = req.protocol === 2 && req.order.builder !== ZERO_BYTES32 ? req.order.builder : req.builder;
@@ -262,5 +263,6 @@ export function internalOrder(o: InternalOrder, feeRateBps: number, protocol: 1 
     expiresAt: o.expiresAt ?? 0,
     feeRateBps,
     ...(protocol === 2 ? { feeModel: 'v2' as const } : {}),
+    reservation: 2,
   };
 }

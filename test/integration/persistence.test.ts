@@ -131,6 +131,49 @@ describe('persistence with --db', () => {
     expect(r.body.error.code).toBe('INVALID_ORDER_DUPLICATED');
   });
 
+  it('an order journaled before the reservation rule replays under the rule it was admitted by (review 49b F3)', async () => {
+    const db = join(dir, 'rule.db');
+    const r1 = await start(db);
+    const ex1 = r1.exchange;
+    const m = ex1.listMarkets().find((x) => !x.meta.negRisk && x.meta.tick === '0.01')!;
+    const [yesTok, noTok] = m.meta.tokens;
+    // a seller rests 10 YES at 0.90; the buyer has 9.5 USDC: a 10% taker fee is 0.09 at most (the rule
+    // now), 0.90 under the older one (rate × notional)
+    ex1.exec({ k: 'fund', account: '0xseller', micro: 0 });
+    ex1.setTokens('0xseller', yesTok!, 10_000_000);
+    ex1.setCollateral('0xbuyer', 9_500_000);
+    const order = (id: string, account: string, side: 'BUY' | 'SELL', reservation?: 2) => ({
+      id,
+      account,
+      owner: account,
+      tokenId: yesTok!,
+      side,
+      price: 9000,
+      size: 10_000_000,
+      type: 'GTC' as const,
+      postOnly: false,
+      expiresAt: 0,
+      feeRateBps: 1000,
+      ...(reservation !== undefined ? { reservation } : {}),
+    });
+    expect((ex1.exec({ k: 'place', order: order('ask', '0xseller', 'SELL', 2) }) as { ok: boolean }).ok).toBe(true);
+    // journaled as an older exchange wrote it (no rule): refused then, as now
+    const old = ex1.exec({ k: 'place', order: order('old-buy', '0xbuyer', 'BUY') }) as { ok: boolean; code?: string };
+    expect(old).toMatchObject({ ok: false, code: 'INVALID_ORDER_NOT_ENOUGH_BALANCE' });
+    const before = snapshot(ex1);
+    expect(ex1.engine.balance('0xbuyer').collateral).toBe(9_500_000);
+    await r1.close();
+    const r2 = await start(db);
+    // replayed under its own rule: still refused, nothing bought
+    expect(r2.exchange.engine.balance('0xbuyer').collateral).toBe(9_500_000);
+    expect(snapshot(r2.exchange)).toEqual(before);
+    // the same order admitted now: the fee it can pay is 0.09, it fills
+    const now = r2.exchange.exec({ k: 'place', order: order('new-buy', '0xbuyer', 'BUY', 2) }) as { ok: boolean };
+    expect(now.ok).toBe(true);
+    expect(r2.exchange.engine.balance('0xbuyer').tokens.get(yesTok!)?.available).toBe(10_000_000);
+    expect(noTok).toBeDefined();
+  });
+
   it('liquidity reward configs, payouts and their credits survive a restart', async () => {
     const db = join(dir, 'd.db');
     const EPOCH = 120_000;

@@ -173,35 +173,42 @@ describe('@polymarket/clob-client-v2 trades against a V2 paper exchange', () => 
     await maker.cancelAll();
   });
 
-  it("the client's fee-aware market buy of its whole balance fills: the reservation is the fee its fills can pay (trial 24 F8)", async () => {
-    const { c: maker } = await client();
-    const { c: taker, address } = await client();
-    const [y, n] = feeMarket.tokens;
-    // asks for YES at 0.40: BUY NO at 0.60 rests
-    const ask = await maker.createAndPostOrder(
-      { tokenID: n, price: 0.6, size: 100, side: Side.BUY },
-      { tickSize: '0.01', negRisk: false },
-    );
-    expect(ask.status).toBe('live');
-    expect((await v.admin('/balances', { address, collateral: '20' })).status).toBe(200);
-    expect(await balanceOf(taker)).toBe(20_000_000);
-    // the client sizes the order so that its cost and the V2 fee fit in the balance it is told
-    const o = await taker.createMarketOrder(
-      { tokenID: y, amount: 20, side: Side.BUY, userUSDCBalance: 20 },
-      { tickSize: '0.01', negRisk: false },
-    );
-    const spend = Number(o.makerAmount);
-    const shares = Number(o.takerAmount);
-    expect(spend).toBeLessThan(20_000_000);
-    const fee = curveFee(shares, 4000, FEE_BPS);
-    expect(spend + fee).toBeLessThanOrEqual(20_000_000);
-    // `rate × notional` on top (what was reserved before) is more than the balance: the order was refused
-    expect(spend + Math.floor((spend * FEE_BPS) / 10_000)).toBeGreaterThan(20_000_000);
-    const r = await taker.postOrder(o, OrderType.FOK);
-    expect(r, JSON.stringify(r)).toMatchObject({ success: true, status: 'matched' });
-    expect(await balanceOf(taker)).toBe(20_000_000 - (shares * 4000) / 10_000 - fee);
-    await maker.cancelAll();
-  });
+  // (at 0.40 and at 0.80: above 0.5 the fee at the price the order is signed for bounds too: review 49b F2)
+  it.each([
+    [0.4, 4000],
+    [0.8, 8000],
+  ])(
+    "the client's fee-aware market buy of its whole balance fills at an ask of %s: the reservation is the fee its fills can pay (trial 24 F8)",
+    async (askPrice, askPips) => {
+      const { c: maker } = await client();
+      const { c: taker, address } = await client();
+      const [y, n] = feeMarket.tokens;
+      // asks for YES at askPrice: a BUY NO rests at 1 - askPrice
+      const ask = await maker.createAndPostOrder(
+        { tokenID: n, price: Math.round((1 - askPrice) * 100) / 100, size: 100, side: Side.BUY },
+        { tickSize: '0.01', negRisk: false },
+      );
+      expect(ask.status).toBe('live');
+      expect((await v.admin('/balances', { address, collateral: '20' })).status).toBe(200);
+      expect(await balanceOf(taker)).toBe(20_000_000);
+      // the client sizes the order so that its cost and the V2 fee fit in the balance it is told
+      const o = await taker.createMarketOrder(
+        { tokenID: y, amount: 20, side: Side.BUY, userUSDCBalance: 20 },
+        { tickSize: '0.01', negRisk: false },
+      );
+      const spend = Number(o.makerAmount);
+      const shares = Number(o.takerAmount);
+      expect(spend).toBeLessThan(20_000_000);
+      const fee = curveFee(shares, askPips, FEE_BPS);
+      expect(spend + fee).toBeLessThanOrEqual(20_000_000);
+      // `rate × notional` on top (what was reserved before) is more than the balance: the order was refused
+      expect(spend + Math.floor((spend * FEE_BPS) / 10_000)).toBeGreaterThan(20_000_000);
+      const r = await taker.postOrder(o, OrderType.FOK);
+      expect(r, JSON.stringify(r)).toMatchObject({ success: true, status: 'matched' });
+      expect(await balanceOf(taker)).toBe(20_000_000 - (shares * askPips) / 10_000 - fee);
+      await maker.cancelAll();
+    },
+  );
 
   it('posts a batch of V2 orders, a neg-risk one included; a duplicate is refused', async () => {
     const { c } = await client();

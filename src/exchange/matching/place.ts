@@ -9,7 +9,13 @@
  */
 import { LOT_MICRO, PRICE_SCALE, notional } from '../../core/units.ts';
 import { takerFee } from '../../core/fees.ts';
-import { bookRuleError, orderReservation, orderShapeError, REJECT_MESSAGES } from '../../core/order-rules.ts';
+import {
+  bookRuleError,
+  legacyOrderReservation,
+  orderReservation,
+  orderShapeError,
+  REJECT_MESSAGES,
+} from '../../core/order-rules.ts';
 import type { MakerFill, NewOrder, OrderState, PlaceResult, RejectCode, Trade } from './types.ts';
 import type { EngineCore } from './engine-core.ts';
 import * as halfBook from './half-book.ts';
@@ -87,7 +93,10 @@ export function place(c: EngineCore, o: NewOrder, now: number): PlaceResult {
   const isYes = o.tokenId === m.def.yesToken;
   const tokIdx = (m.idx << 1) | (isYes ? 0 : 1);
   const existing = c.accounts.get(o.account);
-  const need = orderReservation(isBuy, size, price, bps, feeProtocol, o.postOnly);
+  const need =
+    o.reservation === 2
+      ? orderReservation(isBuy, size, price, bps, feeProtocol, o.postOnly)
+      : legacyOrderReservation(isBuy, size, price, bps);
   if (isBuy) {
     if ((existing === undefined ? 0 : existing.collateral) < need) return reject('INVALID_ORDER_NOT_ENOUGH_BALANCE');
   } else {

@@ -61,6 +61,12 @@ export interface NewOrder {
    * Either way a BUY pays it in collateral on top of the fill, a SELL off its proceeds.
    */
   feeModel?: 'v1' | 'v2';
+  /**
+   * The reservation rule it was admitted by: 2, the most fee its fills can pay (core/order-rules.ts
+   * `orderReservation`); absent, an order journaled before that rule: notional plus rate × notional
+   * (`legacyOrderReservation`), so a journal replays as it ran.
+   */
+  reservation?: 2;
 }
 
 export interface OrderState {

@@ -4,6 +4,7 @@ import {
   bookRuleError,
   isMarketOrderType,
   MAX_FEE_RATE_BPS,
+  legacyOrderReservation,
   orderReservation,
   orderShapeError,
   priceOnTick,
@@ -99,21 +100,26 @@ describe('order rules: shape', () => {
 });
 
 describe('order rules: reservation, book, helpers', () => {
-  it('reserves notional rounded up plus the largest fee its fills can pay for a BUY, the size for a SELL', () => {
+  it('reserves notional rounded up plus the most fee its fills can pay for a BUY, the size for a SELL', () => {
     expect(orderReservation(false, 10_000_000, 4_500, 100, 2)).toBe(10_000_000);
     // 10 shares at 0.45 = 4.5 USDC
     expect(orderReservation(true, 10_000_000, 4_500, 0, 2)).toBe(4_500_000);
     // V1 at 1%: 10 × 0.01 × min(0.45, 0.55) = 0.045; V2: 10 × 0.01 × 0.45 × 0.55 = 0.02475
     expect(orderReservation(true, 10_000_000, 4_500, 100, 1)).toBe(4_545_000);
     expect(orderReservation(true, 10_000_000, 4_500, 100, 2)).toBe(4_524_750);
-    // above 0.5 the curves' peak bounds the fee (a fill at 0.5 or better pays the most): 10 shares at 0.9, 10%
-    // (trial 24 F8: `rate × notional` asked 0.9 of fee, ten times what V2 can charge)
-    expect(orderReservation(true, 10_000_000, 9_000, 1000, 1)).toBe(9_000_000 + 500_000);
-    expect(orderReservation(true, 10_000_000, 9_000, 1000, 2)).toBe(9_000_000 + 250_000);
+    // above 0.5 too, the fee at its own price: a fill lower pays more fee but less notional (review 49b F2;
+    // trial 24 F8: `rate × notional` asked 0.9 of fee, ten times what V2 charges here)
+    expect(orderReservation(true, 10_000_000, 9_000, 1000, 1)).toBe(9_000_000 + 100_000);
+    expect(orderReservation(true, 10_000_000, 9_000, 1000, 2)).toBe(9_000_000 + 90_000);
+    // at 0.80 (7 %): 24.65 × 0.07 × 0.8 × 0.2 = 0.27608
+    expect(orderReservation(true, 24_650_000, 8_000, 700, 2)).toBe(19_720_000 + 276_080);
     // a post-only order never takes: no fee
     expect(orderReservation(true, 10_000_000, 9_000, 1000, 2, true)).toBe(9_000_000);
     // 0.01 share at 0.0001 rounds up to 1 micro
     expect(orderReservation(true, LOT_MICRO, 1, 0, 2)).toBe(1);
+    // the rule of orders journaled before it: notional + rate × notional
+    expect(legacyOrderReservation(true, 10_000_000, 9_000, 1000)).toBe(9_900_000);
+    expect(legacyOrderReservation(false, 10_000_000, 9_000, 1000)).toBe(10_000_000);
   });
 
   it('refuses a crossing post-only order and an unfillable FOK', () => {

@@ -236,11 +236,15 @@ class Model {
     if (o.type === 'GTD' && o.expiresAt <= now) return { ok: false, code: 'INVALID_ORDER_EXPIRATION' };
     const buy = o.side === 'BUY';
     const notionalAll = (o.size * o.price) / S; // exact: sizes are whole lots
-    // a BUY also reserves the most fee its fills can pay: its size at min(price, 0.5) (the V1 curve's peak;
-    // fills are at its price or better); a post-only one never takes
-    const maxFee = o.postOnly
-      ? 0
-      : Math.floor((Math.floor((o.size * Math.min(o.price, S / 2)) / S) * o.feeRateBps) / S);
+    // a BUY also reserves the most fee its fills can pay (reservation rule 2): its size at its own price,
+    // floored to the micro (fills are at its price or better, and a share's cost with its fee rises with the
+    // price); a post-only one never takes. An order of the older rule (journaled before it): rate × notional.
+    const maxFee =
+      o.reservation === 2
+        ? o.postOnly
+          ? 0
+          : Number((BigInt(o.size) * BigInt(Math.min(o.price, S - o.price)) * BigInt(o.feeRateBps)) / BigInt(S * S))
+        : Math.floor((notionalAll * o.feeRateBps) / S);
     const need = buy ? notionalAll + maxFee : o.size;
     if (
       buy
@@ -691,6 +695,8 @@ function runSequence(ops: Op[]): void {
           expiresAt: op.type === 'GTD' ? now + op.ttl : 0,
           feeRateBps:
             op.fee === 'min' ? md.feeRateBps : op.fee === 'bad' ? (n % 2 === 0 ? 1001 : md.feeRateBps - 1) : op.fee,
+          // both reservation rules: the current one, and that of an order replayed from an older journal
+          ...(op.jitter % 2 === 0 ? { reservation: 2 as const } : {}),
         };
         const got = toModelResult(e.place(o, now));
         COVERAGE.placed++;
