@@ -143,6 +143,8 @@ export async function createOrDeriveApiKey(transport: Transport, o: ApiKeyOption
     creds = await createApiKey(transport, o);
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
+    // the address holds as many keys as the venue allows: deriving would fail saying "create it" (review 49b F5)
+    if (err.details?.['code'] === 'API_KEY_LIMIT') throw err;
     creds = await deriveApiKey(transport, o);
   }
   // from now on every log line and error message of this process is scrubbed of them (src/core/secrets.ts)

@@ -162,6 +162,14 @@ describe('rtds: crypto_prices_chainlink (trial 24 F4)', () => {
     });
     const err = await c.waitFor((e) => e.event_type === 'error');
     expect(err.error.message).toContain('"<base>/usd"');
+    // an object without its symbol (a typo) is refused, not a subscription to every symbol (review 49b F8)
+    const n = c.events.length;
+    await sendSync(c, {
+      action: 'subscribe',
+      subscriptions: [{ topic: 'crypto_prices_chainlink', type: '*', filters: { symbols: 'btc/usd' } }],
+    });
+    const typo = await c.waitFor((e) => e.event_type === 'error', { from: n });
+    expect(typo.error.message).toContain('an object needs a "symbol"');
   });
 });
 

@@ -10,7 +10,10 @@
  */
 import { request } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createOrDeriveApiKey } from '../../src/api/auth.ts';
+import { createTransport } from '../../src/api/http/transport.ts';
 import { l2Headers } from '../../src/api/signing/hmac.ts';
+import { ValidationError } from '../../src/core/errors.ts';
 import { ADMIN, startVenue, yes, type TestVenue } from '../integration/support/setup.ts';
 import { WsClient } from '../integration/support/ws-client.ts';
 
@@ -183,6 +186,21 @@ describe('security review 49', () => {
     expect(((await t.raw('POST', '/auth/api-key', { headers: t.l1(7) })).body as any).error.code).toBe(
       'API_KEY_EXISTS',
     );
+    // mmkit's own create-or-derive says the limit, not "none exists: create it" (review 49b F5)
+    const base = v.clob.replace(/\/clob$/, '');
+    const transport = createTransport({
+      urls: { clob: v.clob, data: `${base}/data`, content: `${base}/content` },
+      signer: t.wallet,
+      authMode: 'l2',
+    });
+    try {
+      const err = await createOrDeriveApiKey(transport, { nonce: 20 }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ValidationError);
+      expect((err as ValidationError).details?.['code']).toBe('API_KEY_LIMIT');
+      expect((err as Error).message).toContain('holds 20 already');
+    } finally {
+      await transport.close();
+    }
     expect((await t.l2('DELETE', '/auth/api-key')).status).toBe(200);
     expect((await t.raw('POST', '/auth/api-key', { headers: t.l1(20) })).status).toBe(200);
   });

@@ -140,7 +140,9 @@ export class ApiKeyStore {
    * service's GET /auth/derive-api-key, 400 when there is none).
    */
   find(address: string, nonce: string): ApiKeyRecord | undefined {
-    return this.list(address).find((r) => r.nonce === nonce);
+    // by the number: a key journaled under "007" is nonce 7's (the L1 nonce is canonical since review 49 F5)
+    const n = BigInt(nonce);
+    return this.list(address).find((r) => BigInt(r.nonce) === n);
   }
 
   /** Number of addresses that hold at least one key. */

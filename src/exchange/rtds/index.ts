@@ -156,7 +156,7 @@ export class RtdsChannel {
     if (next.comments.size > MAX_COMMENT_FILTERS || symbols > MAX_SYMBOLS)
       return conn.error(
         'LIMIT_EXCEEDED',
-        `a connection keeps at most ${MAX_COMMENT_FILTERS} comment filters and ${MAX_SYMBOLS} crypto symbols (this message would make ${next.comments.size} and ${symbols}): unsubscribe some first`,
+        `a connection keeps at most ${MAX_COMMENT_FILTERS} comment filters and ${MAX_SYMBOLS} crypto symbols per price topic (this message would make ${next.comments.size} and ${symbols}): unsubscribe some first`,
       );
     c.crypto = next.crypto;
     c.comments = next.comments;

@@ -132,7 +132,13 @@ export function parseRtdsRequest(msg: Record<string, unknown>): Parsed<RtdsReque
           return { ok: false, message: 'crypto_prices_chainlink filters: malformed JSON object' };
         }
       }
-      if (f !== null && typeof f === 'object' && !Array.isArray(f)) f = (f as Record<string, unknown>)['symbol'] ?? '';
+      if (f !== null && typeof f === 'object' && !Array.isArray(f)) {
+        // an object names its symbol: one without (a typo, {"symbols": ...}) is no subscription to all (review 49b F8)
+        const sym = (f as Record<string, unknown>)['symbol'];
+        if (typeof sym !== 'string' || sym.trim() === '')
+          return { ok: false, message: 'crypto_prices_chainlink filters: an object needs a "symbol" ("btc/usd")' };
+        f = sym;
+      }
       const sy = symbolsOf(f);
       if (!sy.ok) return { ok: false, message: sy.message.replace('crypto_prices', 'crypto_prices_chainlink') };
       if (sy.value !== 'all')
