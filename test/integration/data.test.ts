@@ -365,7 +365,15 @@ describe("the public data API's own routes (?user=, bare arrays, numbers; trial 
     const bt = (await get(`/trades?user=${b.address}`)).body;
     expect(bt.map((t: any) => [t.side, t.size, t.price, t.asset])).toEqual([['BUY', 10, 0.6, no(m)]]);
     expect((await get(`/value?user=${a.address}`)).body).toEqual([{ user: a.address, value: 2.75 }]);
-    for (const p of ['/positions', '/trades', '/value']) {
+    // without a user, the market's trades, each by its taker (review 49b F6)
+    const market = (await get(`/trades?market=${m.condition_id}`)).body;
+    expect(market.map((t: any) => [t.proxyWallet, t.side, t.size, t.price])).toEqual([
+      [c.address, 'BUY', 5, 0.55],
+      [b.address, 'BUY', 10, 0.6],
+    ]);
+    // dust below one share is not listed by default (the public default sizeThreshold is 1)
+    expect((await get(`/positions?user=${a.address}&sizeThreshold=0`)).body).toHaveLength(1);
+    for (const p of ['/positions', '/value']) {
       const r = await get(p);
       expect(r.status, p).toBe(400);
       expect(r.body.error.message).toContain('user');

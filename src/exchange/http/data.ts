@@ -38,6 +38,7 @@ import {
   ratio6,
   selectEvents,
   selectMarkets,
+  takerNotional,
   unixSec,
   userFills,
   valueAt,
@@ -240,9 +241,9 @@ function builderShare(ex: PaperExchange, key: string, t: Trade) {
   return { volume, fills, accounts };
 }
 
-/** A positions list's `sizeThreshold` (shares, micro; 0 when absent). @throws HTTP 400 when it is no decimal */
-function sizeThresholdOf(th: string | undefined): number {
-  if (th === undefined) return 0;
+/** A positions list's `sizeThreshold` (shares, micro; `absent` when not given). @throws HTTP 400 when it is no decimal */
+function sizeThresholdOf(th: string | undefined, absent = 0): number {
+  if (th === undefined) return absent;
   try {
     return parseAmount(th, 'down');
   } catch {
@@ -437,7 +438,8 @@ export function dataRoutes(ex: PaperExchange) {
     app.get('/positions', async (req) => {
       const q = req.query as Query;
       const addr = userOf(q);
-      const threshold = sizeThresholdOf(qString(q, 'sizeThreshold'));
+      // (the public service's default: 1 share; dust below it is not listed)
+      const threshold = sizeThresholdOf(qString(q, 'sizeThreshold'), 1_000_000);
       const markets = qString(q, 'market')
         ?.split(',')
         .map((x) => x.trim().toLowerCase());
@@ -478,26 +480,45 @@ export function dataRoutes(ex: PaperExchange) {
     });
     app.get('/trades', async (req) => {
       const q = req.query as Query;
-      const addr = userOf(q);
+      // `user` is a filter: without it, the trades of every account (each as its taker's fill)
+      const user = qString(q, 'user');
+      const addr = user === undefined ? undefined : pathAddress(user);
       const markets = qString(q, 'market')
         ?.split(',')
         .map((x) => x.trim().toLowerCase());
       const side = qString(q, 'side')?.toUpperCase();
       if (side !== undefined && side !== 'BUY' && side !== 'SELL') throw badRequest('side must be BUY or SELL');
       const takerOnly = qString(q, 'takerOnly') !== 'false';
-      const fills = userFills(ex, addr)
+      const all: [string, UserFill][] =
+        addr !== undefined
+          ? userFills(ex, addr).map((f) => [addr, f])
+          : ex.allTrades().map((rec) => {
+              const t = rec.trade;
+              const f: UserFill = {
+                rec,
+                role: 'TAKER',
+                orderId: t.takerOrderId,
+                tokenId: t.tokenId,
+                side: t.side,
+                size: t.size,
+                notional: takerNotional(t),
+                fee: t.fee,
+              };
+              return [t.takerAccount, f];
+            });
+      const fills = all
         .filter(
-          (f) =>
+          ([, f]) =>
             (markets === undefined || markets.includes(f.rec.trade.market.toLowerCase())) &&
             (side === undefined || f.side === side) &&
             (!takerOnly || f.role === 'TAKER'),
         )
         .reverse();
-      return paginate(fills, q, 100, 500).items.map((f) => {
+      return paginate(fills, q, 100, 500).items.map(([account, f]) => {
         const found = ex.marketOfToken(f.tokenId);
         const m = found?.entry.meta;
         return {
-          proxyWallet: addr,
+          proxyWallet: account,
           side: f.side,
           asset: f.tokenId,
           conditionId: f.rec.trade.market,
