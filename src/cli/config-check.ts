@@ -18,7 +18,7 @@ import { ExitCode } from './exit-codes.ts';
 import { funderProblem } from '../ops/doctor/funder-check.ts';
 import { apiCredentialsOf, daemonVenue } from './venue.ts';
 import { venueKindOf } from './venue-kind.ts';
-import { unknownVariableMessage, unknownVariables } from './env-names.ts';
+import { unknownVariableWarnings } from './env-names.ts';
 
 /** One problem `config check` found. */
 export type { ConfigProblem };
@@ -79,7 +79,7 @@ export async function checkConfig(
   const problems: ConfigProblem[] = [];
   const warnings: ConfigProblem[] = [];
   // a misspelt MMKIT_* variable leaves its key at the default (trial 13 F1)
-  for (const v of unknownVariables(env)) warnings.push({ key: v.name, message: unknownVariableMessage(v, false) });
+  warnings.push(...unknownVariableWarnings(env));
   try {
     resolveRiskLimits(cfg.bot.risk);
   } catch (e) {
@@ -208,17 +208,17 @@ export function flatValues(cfg: Record<string, unknown>): Array<[string, unknown
   return schemaLeaves().map((l) => [l.key, get(l.key)]);
 }
 
-export async function runCheck(o: { config?: string; json?: boolean }): Promise<number> {
+export async function runCheck(
+  o: { config?: string; json?: boolean },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   let loaded;
   try {
     loaded = loadConfigDetailed(o.config);
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
     // a misspelt MMKIT_* variable is said with the other problems, not only once they are mended (trial 25 F2)
-    const warnings = unknownVariables(process.env).map((v) => ({
-      key: v.name,
-      message: unknownVariableMessage(v, false),
-    }));
+    const warnings = unknownVariableWarnings(env);
     if (!o.json) {
       for (const w of warnings) process.stderr.write(`mmkit: warning: config ${w.key}: ${w.message}\n`);
       throw e;
@@ -226,7 +226,7 @@ export async function runCheck(o: { config?: string; json?: boolean }): Promise<
     printJson({ ok: false, problems: e.problems, warnings });
     return ExitCode.USAGE;
   }
-  const report = await checkConfig(loaded.config, loaded.files);
+  const report = await checkConfig(loaded.config, loaded.files, env);
   if (o.json) printJson(report);
   else if (report.ok) {
     for (const w of report.warnings) process.stderr.write(`mmkit: warning: config ${w.key}: ${w.message}\n`);

@@ -83,3 +83,8 @@ export function unknownVariables(env: NodeJS.ProcessEnv): UnknownVariable[] {
 export function unknownVariableMessage(v: UnknownVariable, named = true): string {
   return `${named ? `${v.name} is ` : ''}set, but mmkit reads no such variable: ignored${v.nearest !== undefined ? ` (did you mean ${v.nearest}?)` : ''}`;
 }
+
+/** Each unknown variable of `env` as a config warning: `{key: its name, message}` (config check, run's start). */
+export function unknownVariableWarnings(env: NodeJS.ProcessEnv): { key: string; message: string }[] {
+  return unknownVariables(env).map((v) => ({ key: v.name, message: unknownVariableMessage(v, false) }));
+}

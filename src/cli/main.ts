@@ -299,7 +299,7 @@ SIGHUP or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit 
       { componentLogger, createLogger, DAEMON_COMPONENT, logFormatOf },
       { runOptionsOf, daemonVenue },
       { ignoredInProcessKeys, inProcessIgnoredMessage, unusedInProcessSettings },
-      { unknownVariables, unknownVariableMessage },
+      { unknownVariables, unknownVariableMessage, unknownVariableWarnings },
     ] = await Promise.all([
       import('./config.ts'),
       import('../ops/logger.ts'),
@@ -312,8 +312,8 @@ SIGHUP or \`mmkit kill\`. One daemon per data dir (<dataDir>/daemon.lock). Exit 
         return loadConfig(...a);
       } catch (e) {
         // a misspelt MMKIT_* variable is said with the config's problems, not once they are mended (trial 25 F2)
-        for (const v of unknownVariables(process.env))
-          process.stderr.write(`mmkit: warning: config ${v.name}: ${unknownVariableMessage(v, false)}\n`);
+        for (const w of unknownVariableWarnings(process.env))
+          process.stderr.write(`mmkit: warning: config ${w.key}: ${w.message}\n`);
         throw e;
       }
     };

@@ -9,13 +9,13 @@
  * (src/cli/run.ts) as its own concept.
  */
 import type { Logger } from 'pino';
-import type { TokenId } from '../core/ids.ts';
+import type { ConditionId, TokenId } from '../core/ids.ts';
 import { formatAmount } from '../core/units.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import type { Trader } from '../kernel/create-trader.ts';
 import { prettyOnly } from '../ops/logger.ts';
 import { utcDate } from '../risk/kill-switch.ts';
-import { resolutionMark, riskMark } from '../risk/marks.ts';
+import { followedMarks, riskMark } from '../risk/marks.ts';
 import type { Store } from '../store/store.ts';
 import { statusPositions } from './run-summary.ts';
 
@@ -55,25 +55,18 @@ class RunPnl {
   now(): { shown: ReturnType<Store['pnl']>; risk: ReturnType<Store['pnl']>; unmarked: TokenId[] } {
     const { engine } = this.o.trader;
     const venueMarks = this.o.trader.venueMarks();
-    const followed = new Set<TokenId>();
-    const marks = new Map<TokenId, number>();
-    for (const m of this.o.markets) {
-      // a resolved market's tokens at what they redeem for (1 or 0); with no winner seen, the venue's mark
-      const winner = engine.state.winner(m.market);
-      for (const t of m.tokens) {
-        followed.add(t.tokenId);
-        if (winner !== undefined) {
-          const mk = resolutionMark(t.tokenId, winner) ?? venueMarks.get(t.tokenId);
-          if (mk !== undefined) marks.set(t.tokenId, mk);
-          continue;
-        }
-        const b = engine.state.book(t.tokenId);
-        if (b?.mid != null) {
-          marks.set(t.tokenId, Math.round(b.mid));
-          this.#lastMid.set(t.tokenId, Math.round(b.mid));
-        }
-      }
-    }
+    const { marks, followed } = followedMarks(
+      this.o.markets,
+      (m) => engine.state.winner(m as ConditionId),
+      (t) => {
+        const b = engine.state.book(t);
+        if (b?.mid == null) return undefined;
+        const mid = Math.round(b.mid);
+        this.#lastMid.set(t, mid);
+        return mid;
+      },
+      venueMarks,
+    );
     const positions = this.o.store.positions();
     for (const p of positions) {
       if (p.size === 0 || followed.has(p.tokenId)) continue;

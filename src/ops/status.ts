@@ -34,7 +34,7 @@ import type { FleetStatusSection } from './status-fleet.ts';
 import { NO_REWARDS, pnlRewardsStatus, rewardSamples } from './status-rewards.ts';
 import { RoundTrips, roundTripOp, type RoundTripStatus } from './round-trips.ts';
 import { midOfTop, SessionTradeStats, type SessionTradeStatus } from './session-trade-stats.ts';
-import { resolutionMark } from '../risk/marks.ts';
+import { followedMarks } from '../risk/marks.ts';
 
 const NO_MARKS: ReadonlyMap<string, number> = new Map();
 
@@ -344,26 +344,20 @@ export class DaemonMonitor {
 
   /** The mark of each token with a two-sided book: the mid, rounded to a pip. */
   marks(): Map<string, number> {
-    const marks = new Map<string, number>();
     const v = this.#view;
-    if (v === undefined) return marks;
-    const followed = new Set<string>();
+    if (v === undefined) return new Map();
     const venue = v.venueMarks?.() ?? NO_MARKS;
-    for (const m of this.#ctx.markets) {
-      // a resolved market's tokens at what they redeem for (1 or 0); with no winner seen, the venue's mark
-      const winner = v.winner?.(m.market);
-      for (const t of m.tokens) {
-        followed.add(t.tokenId);
-        if (winner !== undefined) {
-          const mk = resolutionMark(t.tokenId, winner) ?? venue.get(t.tokenId);
-          if (mk !== undefined) marks.set(t.tokenId, mk);
-          continue;
-        }
-        const b = v.book(t.tokenId);
-        if (b !== undefined && b.bestBid !== null && b.bestAsk !== null)
-          marks.set(t.tokenId, Math.round((b.bestBid + b.bestAsk) / 2));
-      }
-    }
+    const { marks, followed } = followedMarks(
+      this.#ctx.markets,
+      (m) => v.winner?.(m),
+      (t) => {
+        const b = v.book(t);
+        return b !== undefined && b.bestBid !== null && b.bestAsk !== null
+          ? Math.round((b.bestBid + b.bestAsk) / 2)
+          : undefined;
+      },
+      venue,
+    );
     // a position held on a market not followed: the venue's mark (its current price), when it gives one
     for (const [t, mark] of venue) if (!followed.has(t)) marks.set(t, mark);
     return marks;

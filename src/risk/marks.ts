@@ -47,3 +47,27 @@ export function resolutionMark(tokenId: string, winner: string | null | undefine
   if (winner === undefined || winner === null) return undefined;
   return tokenId === winner ? PRICE_SCALE : 0;
 }
+
+/**
+ * The marks of the followed markets' tokens, pips, and the set of those tokens: a resolved market's
+ * at {@link resolutionMark} (with no winner seen, the venue's mark), an open one's at `mid` (its
+ * book's mid, rounded; undefined: none). One rule for the loss limits and the status (review 49b F7).
+ */
+export function followedMarks<T extends string>(
+  markets: readonly { readonly market: string; readonly tokens: readonly { readonly tokenId: T }[] }[],
+  winner: (market: string) => string | null | undefined,
+  mid: (tokenId: T) => number | undefined,
+  venueMarks: ReadonlyMap<string, number>,
+): { marks: Map<T, number>; followed: Set<T> } {
+  const marks = new Map<T, number>();
+  const followed = new Set<T>();
+  for (const m of markets) {
+    const w = winner(m.market);
+    for (const t of m.tokens) {
+      followed.add(t.tokenId);
+      const mk = w !== undefined ? (resolutionMark(t.tokenId, w) ?? venueMarks.get(t.tokenId)) : mid(t.tokenId);
+      if (mk !== undefined) marks.set(t.tokenId, mk);
+    }
+  }
+  return { marks, followed };
+}
