@@ -4,7 +4,7 @@
  */
 import { codeCountsText, firstErrorText, sortedCounts } from '../core/code-counts.ts';
 import { formatAmount, formatPrice } from '../core/units.ts';
-import type { TokenId } from '../core/ids.ts';
+import type { ConditionId, TokenId } from '../core/ids.ts';
 import { tokenLabel } from '../core/labels.ts';
 import type { MarketInfo } from '../core/venue.ts';
 import type { EngineStats, StrategyCalls, StrategyTiming } from '../engine/loop.ts';
@@ -12,6 +12,7 @@ import type { FlatReport } from '../execution/executor.ts';
 import type { TraderCounters } from '../kernel/types.ts';
 import { epochVenueShown } from '../ops/venue-display.ts';
 import { gateCountsOf } from '../ops/gate-counts.ts';
+import { followedMarks } from '../risk/marks.ts';
 import type { RoundTripStatus } from '../ops/round-trips.ts';
 import type { SessionTradeStatus } from '../ops/session-trade-stats.ts';
 import { rejectionsNotCountedOf, type RejectionsNotCountedStatus } from '../ops/status.ts';
@@ -309,24 +310,32 @@ export function positionsAtExit(
 }
 
 /**
- * The mids of the books of the markets traded (rounded pips): the marks of the PnL; with `venueMarks`
+ * The mids of the books of the markets traded (rounded pips; a resolved market at 1/0): the marks of the PnL; with `venueMarks`
  * (Trader.venueMarks: the venue's marks of the tokens held), a token of a market not traded is marked
  * at the venue's.
  */
 export function midMarks(
-  markets: readonly { tokens: readonly { tokenId: TokenId }[] }[],
-  engine: { state: { book(t: TokenId): { mid: number | null } | null | undefined } },
-  venueMarks?: ReadonlyMap<TokenId, number>,
+  markets: readonly { market: string; tokens: readonly { tokenId: TokenId }[] }[],
+  engine: {
+    state: {
+      book(t: TokenId): { mid: number | null } | null | undefined;
+      winner?(m: ConditionId): TokenId | null | undefined;
+    };
+  },
+  venueMarks: ReadonlyMap<TokenId, number> = new Map(),
 ): Map<TokenId, number> {
-  const marks = new Map<TokenId, number>();
-  const followed = new Set<TokenId>();
-  for (const m of markets)
-    for (const t of m.tokens) {
-      followed.add(t.tokenId);
-      const b = engine.state.book(t.tokenId);
-      if (b?.mid != null) marks.set(t.tokenId, Math.round(b.mid));
-    }
-  for (const [t, mark] of venueMarks ?? []) if (!followed.has(t)) marks.set(t, mark);
+  // the rule of the loss limits' and the status's marks (src/risk/marks.ts): a resolved market at 1/0
+  // (trial 25 F1's exit summary still said `mark=null` for a position the loss limit had marked at 0)
+  const { marks, followed } = followedMarks(
+    markets,
+    (m) => engine.state.winner?.(m as ConditionId),
+    (t) => {
+      const mid = engine.state.book(t)?.mid;
+      return mid == null ? undefined : Math.round(mid);
+    },
+    venueMarks,
+  );
+  for (const [t, mark] of venueMarks) if (!followed.has(t)) marks.set(t, mark);
   return marks;
 }
 

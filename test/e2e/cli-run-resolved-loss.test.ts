@@ -8,7 +8,7 @@
  * operator resolves it YES: the NO shares are worth nothing, the kill switch trips on the loss limit (exit 4) within seconds, well before any position audit (10 min).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { Admin, BotHarness, exited, liquidMarkets, waitForQuotes, waitUntil } from './support/bot-harness.ts';
+import { Admin, BotHarness, exited, liquidMarkets, logLines, waitForQuotes, waitUntil } from './support/bot-harness.ts';
 
 const TOKEN = 'e2e-resolved-loss-admin';
 const h = new BotHarness();
@@ -40,5 +40,9 @@ describe('mmkit run: a followed market resolves against the position', () => {
     expect(code, bot.err().slice(-3000)).toBe(4);
     expect(Date.now() - t0).toBeLessThan(60_000);
     expect(bot.out() + bot.err()).toMatch(/lossLimit: PnL -[0-9.]+ below -5 /);
+    // the exit summary marks it as the loss limit did: at 0, not "without a mark" (verification of trial 25 F1)
+    const atExit = logLines(bot.err()).find((l) => l.msg === 'position at exit' && l['tokenId'] === no);
+    expect(atExit, bot.err().slice(-3000)).toMatchObject({ mark: '0' });
+    expect(bot.out()).not.toContain('without a mark');
   }, 240_000);
 });
