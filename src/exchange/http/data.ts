@@ -38,7 +38,7 @@ import {
   ratio6,
   selectEvents,
   selectMarkets,
-  takerNotional,
+  takerFill,
   unixSec,
   userFills,
   valueAt,
@@ -492,20 +492,7 @@ export function dataRoutes(ex: PaperExchange) {
       const all: [string, UserFill][] =
         addr !== undefined
           ? userFills(ex, addr).map((f) => [addr, f])
-          : ex.allTrades().map((rec) => {
-              const t = rec.trade;
-              const f: UserFill = {
-                rec,
-                role: 'TAKER',
-                orderId: t.takerOrderId,
-                tokenId: t.tokenId,
-                side: t.side,
-                size: t.size,
-                notional: takerNotional(t),
-                fee: t.fee,
-              };
-              return [t.takerAccount, f];
-            });
+          : ex.allTrades().map((rec) => [rec.trade.takerAccount, takerFill(rec)]);
       const fills = all
         .filter(
           ([, f]) =>

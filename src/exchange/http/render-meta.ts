@@ -647,22 +647,27 @@ export interface UserFill {
   fee: number; // micro-collateral
 }
 
+/** A trade's taker part as its taker's fill. */
+export function takerFill(rec: TradeRecord): UserFill {
+  const t = rec.trade;
+  return {
+    rec,
+    role: 'TAKER',
+    orderId: t.takerOrderId,
+    tokenId: t.tokenId,
+    side: t.side,
+    size: t.size,
+    notional: takerNotional(t),
+    fee: t.fee,
+  };
+}
+
 /** The user's fills, oldest first (taker part first within a trade, then maker fills). */
 export function userFills(ex: PaperExchange, account: string): UserFill[] {
   const out: UserFill[] = [];
   for (const rec of ex.tradesOf(account)) {
     const t = rec.trade;
-    if (t.takerAccount === account)
-      out.push({
-        rec,
-        role: 'TAKER',
-        orderId: t.takerOrderId,
-        tokenId: t.tokenId,
-        side: t.side,
-        size: t.size,
-        notional: takerNotional(t),
-        fee: t.fee,
-      });
+    if (t.takerAccount === account) out.push(takerFill(rec));
     for (const m of t.makers)
       if (m.account === account)
         out.push({
